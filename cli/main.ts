@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+/**
+ * The command line: thin. Parses flags with commander and calls the library; every command lives
+ * in its own module that adds itself to the program.
+ */
+import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+import { UsageError, EXIT } from './errors.js';
+import { registerSpec } from './spec.js';
+import { registerSimulate } from './simulate.js';
+import { registerRun } from './run.js';
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('idp-conformance')
+    .description('Conformance harness and reference simulator for an OAuth 2.0 identity provider and its REST API v4')
+    .version(version())
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') });
+  registerRun(program);
+  registerSimulate(program);
+  registerSpec(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (error instanceof UsageError) {
+      process.stderr.write(`idp-conformance: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    throw error;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    process.stderr.write(`idp-conformance: internal error: ${(error as Error).stack ?? error}\n`);
+    process.exit(70);
+  },
+);

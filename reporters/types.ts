@@ -1,0 +1,49 @@
+/** The JSON report (a contract: see DESIGN.md and reporters/report.schema.json). */
+import type { Level } from '../spec/index.js';
+
+export type CheckStatus = 'passed' | 'failed' | 'warned' | 'skipped';
+export type RuleStatus = CheckStatus | 'untested';
+
+export interface Exchange {
+  request: { method: string; url: string; headers: Record<string, string>; body?: string };
+  response?: { status: number; headers: Record<string, string>; body?: string };
+}
+
+export interface CheckResult {
+  id: string;
+  suite: string;
+  title: string;
+  rules: string[];
+  status: CheckStatus;
+  durationMs: number;
+  message?: string;
+  /** fast-check counterexample after shrinking, as printed by fast-check. */
+  counterexample?: string;
+  /** The HTTP exchanges that show the failure, secrets redacted. */
+  exchange?: Exchange[];
+  /** A command line that reruns exactly this check with this seed. */
+  reproduce?: string;
+}
+
+export interface RuleResult {
+  id: string;
+  title: string;
+  level: Level;
+  source: string;
+  status: RuleStatus;
+  checks: string[];
+}
+
+export interface Report {
+  tool: 'idp-conformance';
+  version: string;
+  target: string;
+  release: string;
+  offering: string;
+  seed: number;
+  startedAt: string;
+  durationMs: number;
+  summary: { passed: number; failed: number; warned: number; skipped: number };
+  rules: RuleResult[];
+  checks: CheckResult[];
+}

@@ -1,0 +1,136 @@
+/**
+ * The simulator: one Fetch-style entry, `(Request) => Promise<Response>`, that every adapter
+ * (Node http, supertest, msw) calls. Routing comes from spec/openapi.yaml by operationId; each
+ * operation is a small handler module registered in oauth/ or api/.
+ */
+import { operations, profiles, inRelease, type OperationInfo } from '../spec/index.js';
+import { createClock } from './clock.js';
+import { createRouter } from './router.js';
+import { createStore, type Store } from './store.js';
+import { json } from './http.js';
+import type { Ctx, Handler, InstanceSettings, Middleware, ParsedBody, ResolvedOptions, Sim, SimulatorOptions } from './types.js';
+import { oauthHandlers, oauthMiddlewares, seedAccounts } from './oauth/index.js';
+import { apiHandlers, apiMiddlewares } from './api/index.js';
+
+const handlers: Record<string, Handler> = { ...oauthHandlers, ...apiHandlers };
+const middlewares: Middleware[] = [...apiMiddlewares, ...oauthMiddlewares];
+
+export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions {
+  const p = profiles();
+  const flags: Record<string, boolean> = {};
+  for (const [name, info] of Object.entries(p.flags)) flags[name] = info.default;
+  const settings = {} as Record<string, unknown>;
+  for (const [name, info] of Object.entries(p.settings)) settings[name] = info.default;
+  return {
+    release: options.release ?? p.defaults.release,
+    offering: options.offering ?? p.defaults.offering,
+    flags: { ...flags, ...options.flags },
+    settings: { ...(settings as unknown as InstanceSettings), ...options.settings },
+    faults: [...(options.faults ?? [])],
+    devMode: options.devMode ?? true,
+    seed: options.seed ?? 1,
+    seedSize: options.seedSize ?? 1,
+    issuer: options.issuer,
+  };
+}
+
+async function parseBody(request: Request): Promise<ParsedBody> {
+  if (request.method === 'GET' || request.method === 'HEAD') return { kind: 'none' };
+  const type = (request.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'multipart/form-data') {
+    try {
+      const data = await request.formData();
+      const form = new URLSearchParams();
+      for (const [k, v] of data) if (typeof v === 'string') form.append(k, v);
+      return { kind: 'form', form };
+    } catch {
+      return { kind: 'invalid', reason: 'malformed multipart body' };
+    }
+  }
+  const text = await request.text();
+  if (text.length === 0) return { kind: 'none' };
+  if (type === 'application/json' || type.endsWith('+json')) {
+    try {
+      return { kind: 'json', json: JSON.parse(text) };
+    } catch {
+      return { kind: 'invalid', reason: 'body is not valid JSON' };
+    }
+  }
+  if (type === '' || type === 'application/x-www-form-urlencoded') return { kind: 'form', form: new URLSearchParams(text) };
+  return { kind: 'invalid', reason: `unsupported content type ${type}` };
+}
+
+function available(sim: Sim, op: OperationInfo): boolean {
+  return sim.inForce(op) && (!op.flag || sim.flag(op.flag));
+}
+
+export function createSimulator(options: SimulatorOptions = {}): Sim {
+  const resolved = resolveOptions(options);
+  const clock = createClock(options.clock);
+  const route = createRouter(operations());
+  const faults = new Set(resolved.faults);
+  let store: Store = createStore();
+  let moduleState = new Map<string, unknown>();
+
+  const dispatch = async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    const match = route(request.method, url.pathname);
+    if (match.kind === 'not-found' || (match.kind === 'found' && !available(sim, match.op))) {
+      return json(404, { error: '404 Not Found' });
+    }
+    if (match.kind === 'method-not-allowed') {
+      return json(405, { error: '405 Method Not Allowed' }, { allow: match.allow.join(', ') });
+    }
+    const handler = handlers[match.op.operationId];
+    if (!handler) return json(501, { message: `${match.op.operationId} is not implemented by the simulator` });
+    let parsed: Promise<ParsedBody> | undefined;
+    const ctx: Ctx = {
+      sim,
+      request,
+      url,
+      method: request.method,
+      rawPath: url.pathname,
+      params: match.params,
+      query: url.searchParams,
+      op: match.op,
+      body: () => (parsed ??= parseBody(request)),
+      origin: url.origin,
+    };
+    return handler(ctx);
+  };
+
+  const sim: Sim = {
+    options: resolved,
+    clock,
+    get store() {
+      return store;
+    },
+    fault: (name) => faults.has(name),
+    flag: (name) => resolved.flags[name] ?? false,
+    inForce: (window) => inRelease(window, resolved.release),
+    state<T>(key: string, init: () => T): T {
+      if (!moduleState.has(key)) moduleState.set(key, init());
+      return moduleState.get(key) as T;
+    },
+    async handle(request) {
+      const run = (i: number): Promise<Response> =>
+        i < middlewares.length ? middlewares[i](request, sim, () => run(i + 1)) : dispatch(request);
+      try {
+        const response = await run(0);
+        return request.method === 'HEAD' ? new Response(null, response) : response;
+      } catch (error) {
+        // A bug of ours, never the client's fault: say so without echoing request data.
+        process.stderr.write(`simulator: internal error: ${(error as Error).stack ?? error}\n`);
+        return json(500, { message: '500 Internal Server Error' });
+      }
+    },
+    reset() {
+      store = createStore();
+      moduleState = new Map();
+      clock.reset();
+      seedAccounts(sim);
+    },
+  };
+  seedAccounts(sim);
+  return sim;
+}

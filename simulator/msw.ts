@@ -1,0 +1,1 @@
+export { simulatorHandlers } from './adapters/msw.js';

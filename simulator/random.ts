@@ -1,0 +1,11 @@
+import { randomBytes } from 'node:crypto';
+
+/** A CSPRNG secret as URL-safe base64, optionally behind a readable prefix (e.g. `gloas-`). */
+export function secret(bytes = 32, prefix = ''): string {
+  return prefix + randomBytes(bytes).toString('base64url');
+}
+
+/** A CSPRNG hex identifier (Application IDs are 64 hex characters in the real service). */
+export function hexId(bytes = 32): string {
+  return randomBytes(bytes).toString('hex');
+}

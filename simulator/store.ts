@@ -1,0 +1,121 @@
+/**
+ * In-memory state of the identity provider: accounts, applications and every credential.
+ * Plain records in Maps keyed by the value a request presents, so a lookup is one hash probe.
+ * The OAuth modules own the logic; the REST side only reads (authentication, current user).
+ */
+export interface User {
+  id: number;
+  username: string;
+  name: string;
+  email: string;
+  password: string;
+  admin: boolean;
+  twoFactor: boolean;
+  createdAt: number;
+}
+
+export interface Application {
+  id: number;
+  name: string;
+  /** Application ID (`client_id`). */
+  uid: string;
+  /** Client Secret; present for every registered application, required only when confidential. */
+  secret: string;
+  redirectUris: string[];
+  scopes: string[];
+  confidential: boolean;
+  ownerId: number | null;
+}
+
+export interface AccessToken {
+  token: string;
+  userId: number;
+  /** null for a personal access token. */
+  applicationId: number | null;
+  scopes: string[];
+  createdAt: number; // seconds
+  /** seconds of lifetime; null = never expires */
+  expiresIn: number | null;
+  revokedAt: number | null;
+  /** the refresh token issued with it, if any */
+  refreshToken: string | null;
+  /** authorization code it came from (reuse of that code revokes it) */
+  fromCode: string | null;
+  kind: 'oauth' | 'personal';
+}
+
+export interface RefreshToken {
+  token: string;
+  accessToken: string;
+  applicationId: number;
+  userId: number;
+  scopes: string[];
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export interface AuthorizationCode {
+  code: string;
+  applicationId: number;
+  userId: number;
+  redirectUri: string;
+  scopes: string[];
+  codeChallenge: string | null;
+  codeChallengeMethod: string | null;
+  nonce: string | null;
+  createdAt: number;
+  expiresIn: number;
+  /** access token minted from it; set once exchanged */
+  exchangedFor: string | null;
+  authTime: number;
+}
+
+export interface DeviceCode {
+  deviceCode: string;
+  userCode: string;
+  applicationId: number;
+  scopes: string[];
+  createdAt: number;
+  expiresIn: number;
+  interval: number;
+  /** state name from spec/machines/device-authorization.yaml */
+  state: string;
+  userId: number | null;
+  lastPollAt: number | null;
+}
+
+export interface Session {
+  id: string;
+  userId: number | null;
+  csrf: string;
+  createdAt: number;
+}
+
+export interface Store {
+  users: Map<number, User>;
+  applications: Map<string, Application>; // by uid
+  accessTokens: Map<string, AccessToken>;
+  refreshTokens: Map<string, RefreshToken>;
+  codes: Map<string, AuthorizationCode>;
+  deviceCodes: Map<string, DeviceCode>; // by device_code
+  sessions: Map<string, Session>;
+  nextId: { user: number; application: number };
+}
+
+export function createStore(): Store {
+  return {
+    users: new Map(),
+    applications: new Map(),
+    accessTokens: new Map(),
+    refreshTokens: new Map(),
+    codes: new Map(),
+    deviceCodes: new Map(),
+    sessions: new Map(),
+    nextId: { user: 1, application: 1 },
+  };
+}
+
+export function userByLogin(store: Store, login: string): User | undefined {
+  for (const u of store.users.values()) if (u.username === login || u.email === login) return u;
+  return undefined;
+}

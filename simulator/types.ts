@@ -1,0 +1,94 @@
+import type { Clock } from './clock.js';
+import type { Store } from './store.js';
+import type { OperationInfo, Offering } from '../spec/index.js';
+
+/** Instance settings an administrator can change (defaults live in spec/profiles.yaml). */
+export interface InstanceSettings {
+  /** "Allow password authentication for Git over HTTP(S)"; the password grant needs it. */
+  gitPasswordAuth: boolean;
+  /** Password grant accepted only with client credentials. */
+  passwordGrantClientCredentialsOnly: boolean;
+  /** Largest offset ((page-1)*per_page) offset pagination serves. */
+  maxOffset: number;
+  /** Longest request target (path + query) in bytes before 414. */
+  maxUrlLength: number;
+  /** Requests per period per client before 429; null = rate limiting off. */
+  rateLimit: { requests: number; periodSeconds: number } | null;
+}
+
+export interface SimulatorOptions {
+  release?: string;
+  offering?: Offering;
+  flags?: Record<string, boolean>;
+  settings?: Partial<InstanceSettings>;
+  faults?: string[];
+  /** Development mode accepts plain-HTTP redirect URIs. */
+  devMode?: boolean;
+  /** Seed of the generated REST data. */
+  seed?: number;
+  /** Size knob of the generated REST data. */
+  seedSize?: number;
+  /** Fixed issuer; otherwise the request's origin. */
+  issuer?: string;
+  /** Clock: frozen, or starting at a given epoch-ms. */
+  clock?: { start?: number; frozen?: boolean };
+}
+
+export interface ResolvedOptions {
+  release: string;
+  offering: Offering;
+  flags: Record<string, boolean>;
+  settings: InstanceSettings;
+  faults: string[];
+  devMode: boolean;
+  seed: number;
+  seedSize: number;
+  issuer?: string;
+}
+
+export interface Sim {
+  readonly options: ResolvedOptions;
+  readonly clock: Clock;
+  readonly store: Store;
+  /** Is this named fault switched on? */
+  fault(name: string): boolean;
+  /** Is a feature flag on (default from spec/profiles.yaml)? */
+  flag(name: string): boolean;
+  /** Is something with this release window in force on the simulated release? */
+  inForce(window: { since?: string; until?: string }): boolean;
+  /** Module-owned state, created on first use and dropped by reset(). */
+  state<T>(key: string, init: () => T): T;
+  /** The Fetch-style entry: every adapter ends here. */
+  handle(request: Request): Promise<Response>;
+  /** Back to the state right after start (seeded accounts and data, clock offset 0). */
+  reset(): void;
+}
+
+export type ParsedBody =
+  | { kind: 'none' }
+  | { kind: 'form'; form: URLSearchParams }
+  | { kind: 'json'; json: unknown }
+  | { kind: 'invalid'; reason: string };
+
+export interface Ctx {
+  sim: Sim;
+  request: Request;
+  url: URL;
+  method: string;
+  /** Path exactly as sent, percent-encoding intact (`group%2Fproject` stays one segment). */
+  rawPath: string;
+  /** Path parameters, percent-decoded. */
+  params: Record<string, string>;
+  /** Query string parameters (`+` already read as a space, `%2B` as a plus). */
+  query: URLSearchParams;
+  op: OperationInfo;
+  /** Request body parsed once by content type: form, JSON, none or invalid. */
+  body(): Promise<ParsedBody>;
+  /** The absolute origin the client used, for Link and Location URLs. */
+  origin: string;
+}
+
+export type Handler = (ctx: Ctx) => Response | Promise<Response>;
+
+/** Runs before routing; may answer itself (414, 429, CORS preflight) or call next(). */
+export type Middleware = (request: Request, sim: Sim, next: () => Promise<Response>) => Promise<Response>;

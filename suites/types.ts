@@ -1,0 +1,211 @@
+/**
+ * The contract between checks, the runner and targets. Checks are small plain values
+ * (Schemathesis-style): an id, the rule ids they prove, what they need, and an async run(t).
+ * The runner (CLI `run`) and the vitest files under suites/ both execute the same checks.
+ */
+import type * as fc from 'fast-check';
+import type { Offering } from '../spec/index.js';
+
+export type SuiteName =
+  | 'grants'
+  | 'device'
+  | 'tokens'
+  | 'oidc'
+  | 'cors'
+  | 'encoding'
+  | 'pagination'
+  | 'scopes'
+  | 'versioning';
+
+/** What a target can do; detected at start, never assumed. */
+export interface Capabilities {
+  /** The `/-/simulator/` control API answers (approve/deny device codes, create data). */
+  control: boolean;
+  /** Time can be moved forward (control API clock). */
+  clock: boolean;
+  /** Device authorization grant available (release >= 17.1 and flag on and endpoint answers). */
+  device: boolean;
+  /** Password grant available at this release and offering and instance setting. */
+  passwordGrant: boolean;
+  /** A personal access token is configured. */
+  pat: boolean;
+  /** The harness may create its own data (projects, applications) on the target. */
+  writable: boolean;
+  /** OpenID Connect: an application with the openid scope is configured. */
+  oidc: boolean;
+}
+export type Capability = keyof Capabilities;
+
+export type AppRole = 'confidential' | 'public' | 'limited';
+
+export interface AppConfig {
+  clientId: string;
+  clientSecret?: string;
+  redirectUri: string;
+  scopes: string[];
+}
+
+/** Target config (YAML or JSON), see DESIGN.md; validated against spec/target-config.schema.json. */
+export interface TargetConfig {
+  baseUrl: string;
+  issuer?: string;
+  release?: string;
+  offering?: Offering;
+  features?: Record<string, boolean>;
+  driver?: {
+    kind: 'simulator' | 'form' | 'browser' | 'manual';
+    signInPath?: string;
+    loginField?: string;
+    passwordField?: string;
+    approveSelector?: string;
+    denySelector?: string;
+  };
+  user?: { username: string; password: string };
+  personalAccessToken?: string;
+  applications?: Partial<Record<AppRole, AppConfig>>;
+  /** Existing data the checks may read on a live target. */
+  fixtures?: Fixtures;
+}
+
+export interface Fixtures {
+  /** Namespaced path of a readable project with issues, jobs, a repository tree and tags. */
+  project?: string;
+  /** A project whose old path answers with a redirect to its new one (release >= 16.7). */
+  movedProject?: { oldPath: string; newPath: string };
+  /** A namespaced path whose issues collection holds more than 10,000 records. */
+  largeProject?: string;
+  /** A group path (audit events). */
+  group?: string;
+  /** A registry repository id of `project` with tags. */
+  registryRepositoryId?: number;
+  /** A package id of `project` with pipelines. */
+  packageId?: number;
+}
+
+export interface HttpRequest {
+  method?: string;
+  /** Raw path, sent exactly as written (percent-encoding untouched); may carry a query string. */
+  path: string;
+  /** Extra query parameters, appended in order (arrays repeat the name). */
+  query?: Record<string, string | number | boolean | Array<string | number>>;
+  headers?: Record<string, string>;
+  /** application/x-www-form-urlencoded body. */
+  form?: Record<string, string | undefined> | URLSearchParams;
+  /** application/json body. */
+  json?: unknown;
+  /** Authorization: Bearer <token> */
+  bearer?: string;
+  /** Authorization: Basic base64(user:password) */
+  basic?: { user: string; password: string };
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** Parsed JSON body; fails the check with a clear message if the body is not JSON. */
+  json<T = any>(): T;
+  /** Absolute URL that was requested. */
+  url: string;
+}
+
+export interface Http {
+  readonly baseUrl: string;
+  send(request: HttpRequest): Promise<HttpResponse>;
+  get(path: string, options?: Omit<HttpRequest, 'path' | 'method'>): Promise<HttpResponse>;
+  post(path: string, options?: Omit<HttpRequest, 'path' | 'method'>): Promise<HttpResponse>;
+  /** Request an absolute URL handed out by the server (Link, Location) exactly as given. */
+  follow(absoluteUrl: string, options?: Omit<HttpRequest, 'path'>): Promise<HttpResponse>;
+}
+
+/** Who plays the user. */
+export interface Driver {
+  readonly kind: 'simulator' | 'form' | 'browser' | 'manual';
+  /**
+   * Open an /oauth/authorize URL as the configured user would: sign in if asked, then approve or
+   * deny the consent form. Returns the URL the provider redirected to (redirect_uri with code/state
+   * or error), or the error page response when the provider refused to redirect.
+   */
+  authorize(authorizeUrl: string, decision: 'approve' | 'deny'): Promise<{ redirect?: URL; response: HttpResponse }>;
+  approveDevice(userCode: string): Promise<void>;
+  denyDevice(userCode: string): Promise<void>;
+  /** Move time forward; only when caps.clock. */
+  advanceClock(seconds: number): Promise<void>;
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: string;
+  expires_in?: number;
+  refresh_token?: string;
+  created_at?: number;
+  scope?: string;
+  id_token?: string;
+  [key: string]: unknown;
+}
+
+/** Flows run through the real endpoints; every token minted here is revoked when the run ends. */
+export interface OAuthFlows {
+  /** PKCE verifier/challenge helper (S256). */
+  pkce(verifier?: string): { verifier: string; challenge: string };
+  /** Build an /oauth/authorize URL for an application. */
+  authorizeUrl(app: AppRole, params?: Record<string, string | undefined>): string;
+  /** Full authorization code flow up to the code (consent approved through the driver). */
+  code(app: AppRole, options?: { scope?: string; state?: string; pkce?: boolean; verifier?: string; nonce?: string }): Promise<{
+    code: string;
+    state: string | null;
+    verifier?: string;
+    redirectUri: string;
+  }>;
+  /** POST /oauth/token with the given form (client auth added per app unless `auth: 'none'`). */
+  tokenRequest(form: Record<string, string | undefined>, options?: { app?: AppRole; auth?: 'body' | 'basic' | 'none' }): Promise<HttpResponse>;
+  /** Code flow to a token response (tracked for revocation). */
+  token(app: AppRole, options?: { scope?: string; pkce?: boolean; nonce?: string }): Promise<TokenResponse>;
+  /** Password grant to a token response (tracked). */
+  password(options?: { scope?: string; auth?: 'body' | 'basic' | 'none' }): Promise<HttpResponse>;
+  /** Remember a token the check minted by hand so the run revokes it at the end. */
+  track(token: string | undefined, app?: AppRole): void;
+  revoke(token: string, app?: AppRole): Promise<HttpResponse>;
+}
+
+export interface CheckContext {
+  readonly config: TargetConfig;
+  readonly release: string;
+  readonly offering: Offering;
+  readonly caps: Capabilities;
+  readonly http: Http;
+  readonly driver: Driver;
+  readonly oauth: OAuthFlows;
+  readonly seed: number;
+  readonly numRuns: number;
+  /** Real-time waits allowed (`--slow`). */
+  readonly slow: boolean;
+  /**
+   * fc.assert with the run's seed and numRuns; on failure the shrunk counterexample is recorded
+   * in the report. Use for every property.
+   */
+  property<Ts extends [unknown, ...unknown[]]>(
+    ...args: [...arbitraries: { [K in keyof Ts]: fc.Arbitrary<Ts[K]> }, predicate: (...values: Ts) => Promise<boolean | void>]
+  ): Promise<void>;
+  /** Fail this check with a human sentence and structured context. */
+  fail(message: string, details?: Record<string, unknown>): never;
+  /** Assert: fail(message) unless condition. */
+  expect(condition: unknown, message: string, details?: Record<string, unknown>): asserts condition;
+  /** Skip this check with the reason (missing capability, release, fixture). */
+  skip(reason: string): never;
+  /** Is the rule in force for this run's release, offering and flags? */
+  inForce(ruleId: string): boolean;
+}
+
+export interface Check {
+  /** Stable id, `<suite>.<kebab-name>`; `run --check ID` reproduces just this one. */
+  id: string;
+  suite: SuiteName;
+  title: string;
+  /** Rule ids from spec/rules.yaml this check proves. */
+  rules: string[];
+  needs?: Capability[];
+  /** Waits in real time on a live target; runs only with --slow there. */
+  slow?: boolean;
+  run(t: CheckContext): Promise<void>;
+}
