@@ -130,3 +130,32 @@ export interface Profiles {
 export function profiles(): Profiles {
   return loadYaml<Profiles>('profiles.yaml');
 }
+
+export interface Limits {
+  accessTokenLifetime: number;
+  deviceCodeLifetime: number;
+  deviceInterval: number;
+  slowDownIncrement: number;
+  authorizationCodeLifetime: number;
+  verifierMinLength: number;
+  verifierMaxLength: number;
+  perPageDefault: number;
+  perPageMax: number;
+  paginationTotalsMax: number;
+  usersKeysetEnforcedAbove: number;
+}
+
+export function limits(): Limits {
+  return (profiles() as unknown as { limits: Limits }).limits;
+}
+
+export interface Fault {
+  name: string;
+  side: 'oauth' | 'api';
+  rules: string[];
+  description: string;
+}
+
+export function faults(): Fault[] {
+  return loadYaml<{ faults: Fault[] }>('faults.yaml').faults;
+}
