@@ -159,3 +159,48 @@ export interface Fault {
 export function faults(): Fault[] {
   return loadYaml<{ faults: Fault[] }>('faults.yaml').faults;
 }
+
+export interface MachineResult {
+  status: number;
+  /** OAuth error code of the error body. */
+  error?: string;
+  /** Schema name in openapi components of a success body. */
+  body?: string;
+  /** Name of an HTML page answer. */
+  page?: string;
+}
+
+export interface MachineRow {
+  state: string;
+  trigger: string;
+  condition: string;
+  next: string;
+  result: MachineResult;
+  effects: string[];
+  source: string;
+  rules: string[];
+}
+
+export interface Machine {
+  name: string;
+  title: string;
+  source: string;
+  since?: string;
+  until?: string;
+  flag?: string;
+  initial: string;
+  states: Record<string, { description: string; terminal?: boolean }>;
+  triggers: Record<string, { description: string }>;
+  conditions: Record<string, { description: string }>;
+  effects: Record<string, { description: string }>;
+  rows: MachineRow[];
+}
+
+export function machine(name: string): Machine {
+  return loadYaml<Machine>(`machines/${name}.yaml`);
+}
+
+/** The row a machine takes for (state, trigger): the first whose condition holds, in table order. */
+export function step(m: Machine, state: string, trigger: string, holds: (condition: string) => boolean): MachineRow | undefined {
+  return m.rows.find((r) => r.state === state && r.trigger === trigger && (r.condition === 'otherwise' || holds(r.condition)));
+}
