@@ -1,6 +1,152 @@
-/** `idp-conformance simulate` (owner: simulator). */
+/**
+ * `idp-conformance simulate`: serve the reference simulator over HTTP on loopback, print its base
+ * URL on one line, optionally write the target config (YAML), stop cleanly on SIGINT/SIGTERM.
+ */
+import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { stringify } from 'yaml';
+import { faults, profiles, type Offering } from '../spec/index.js';
+import { createSimulator } from '../simulator/core.js';
+import { serve, type Served } from '../simulator/adapters/node.js';
+import { targetConfig } from '../simulator/control/config.js';
+import type { InstanceSettings, Sim, SimulatorOptions } from '../simulator/types.js';
+import { UsageError } from './errors.js';
+
+export interface SimulateFlags {
+  port?: string;
+  host?: string;
+  release?: string;
+  offering?: string;
+  flag?: string[];
+  setting?: string[];
+  fault?: string[];
+  seedSize?: string;
+  writeConfig?: string;
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function pair(text: string, what: string): [string, string] {
+  const eq = text.indexOf('=');
+  if (eq <= 0) throw new UsageError(`--${what} expects key=value, got "${text}"`);
+  return [text.slice(0, eq), text.slice(eq + 1)];
+}
+
+function integer(text: string, what: string, min: number, max: number): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < min || n > max) throw new UsageError(`${what} must be an integer from ${min} to ${max}, got "${text}"`);
+  return n;
+}
+
+function booleanValue(text: string, what: string): boolean {
+  if (text === 'true' || text === '1') return true;
+  if (text === 'false' || text === '0') return false;
+  throw new UsageError(`${what} must be true or false, got "${text}"`);
+}
+
+/** A setting's value typed like its default in spec/profiles.yaml. */
+function settingValue(name: string, text: string): unknown {
+  const info = profiles().settings[name];
+  if (!info) throw new UsageError(`unknown setting ${name} (known: ${Object.keys(profiles().settings).join(', ')})`);
+  if (typeof info.default === 'boolean') return booleanValue(text, `--setting ${name}`);
+  if (typeof info.default === 'number') return integer(text, `--setting ${name}`, 0, Number.MAX_SAFE_INTEGER);
+  if (text === 'null' || text === 'off') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UsageError(`--setting ${name} expects JSON or null, got "${text}"`);
+  }
+}
+
+/** Command-line flags to simulator options; every problem is a UsageError with one line. */
+export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
+  const p = profiles();
+  const options: SimulatorOptions = { devMode: true };
+  if (flags.release !== undefined) {
+    if (!/^\d+\.\d+$/.test(flags.release)) throw new UsageError(`--release expects MAJOR.MINOR, got "${flags.release}"`);
+    options.release = flags.release;
+  }
+  if (flags.offering !== undefined) {
+    const offerings = Object.keys((p as { offerings?: Record<string, unknown> }).offerings ?? { 'self-managed': 1, hosted: 1 });
+    if (!offerings.includes(flags.offering)) throw new UsageError(`--offering must be one of ${offerings.join(', ')}, got "${flags.offering}"`);
+    options.offering = flags.offering as Offering;
+  }
+  for (const text of flags.flag ?? []) {
+    const [name, value] = pair(text, 'flag');
+    if (!p.flags[name]) throw new UsageError(`unknown flag ${name} (known: ${Object.keys(p.flags).join(', ')})`);
+    options.flags = { ...options.flags, [name]: booleanValue(value, `--flag ${name}`) };
+  }
+  for (const text of flags.setting ?? []) {
+    const [name, value] = pair(text, 'setting');
+    options.settings = { ...options.settings, [name]: settingValue(name, value) } as Partial<InstanceSettings>;
+  }
+  const known = new Set(faults().map((f) => f.name));
+  for (const name of flags.fault ?? []) {
+    if (!known.has(name)) throw new UsageError(`unknown fault ${name} (see spec/faults.yaml)`);
+  }
+  if (flags.fault?.length) options.faults = flags.fault;
+  if (flags.seedSize !== undefined) options.seedSize = integer(flags.seedSize, '--seed-size', 1, 1_000_000);
+  return options;
+}
+
+export interface Simulation {
+  sim: Sim;
+  served: Served;
+}
+
+/** Start the simulator as the command does; the caller owns stopping it. */
+export async function startSimulation(flags: SimulateFlags, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<Simulation> {
+  const sim = createSimulator(simulatorOptions(flags));
+  const port = flags.port === undefined ? 0 : integer(flags.port, '--port', 0, 65535);
+  const host = flags.host ?? '127.0.0.1';
+  let served: Served;
+  try {
+    served = await serve(sim, { port, host });
+  } catch (error) {
+    throw new UsageError(`cannot listen on ${host}:${port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  if (flags.writeConfig) {
+    try {
+      writeFileSync(flags.writeConfig, stringify(targetConfig(sim, served.url)), { mode: 0o600 });
+    } catch (error) {
+      await served.close();
+      throw new UsageError(`cannot write ${flags.writeConfig}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  }
+  out(served.url);
+  return { sim, served };
+}
+
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
 
 export function registerSimulate(program: Command): void {
-  program.command('simulate').description('serve the reference simulator over HTTP');
+  program
+    .command('simulate')
+    .description('serve the reference simulator over HTTP')
+    .option('--port <port>', 'port to listen on (0 picks a free one)')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--release <release>', 'release to play, e.g. 17.1')
+    .option('--offering <offering>', 'self-managed or hosted')
+    .option('--flag <name=value>', 'feature flag (repeatable)', collect)
+    .option('--setting <name=value>', 'instance setting (repeatable)', collect)
+    .option('--fault <name>', 'deliberate non-conformance from spec/faults.yaml (repeatable)', collect)
+    .option('--seed-size <n>', 'size of the generated REST data')
+    .option('--write-config <file>', 'write the target config (YAML) to this file')
+    .action(async (flags: SimulateFlags) => {
+      const { served } = await startSimulation(flags);
+      await untilSignal();
+      await served.close();
+    });
 }

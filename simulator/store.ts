@@ -12,6 +12,8 @@ export interface User {
   admin: boolean;
   twoFactor: boolean;
   createdAt: number;
+  /** Full paths of the groups the user is a direct member of (OIDC `groups_direct`). */
+  groups?: string[];
 }
 
 export interface Application {
@@ -52,6 +54,8 @@ export interface RefreshToken {
   scopes: string[];
   createdAt: number;
   revokedAt: number | null;
+  /** state name from spec/machines/token-refresh.yaml (absent = initial) */
+  state?: string;
 }
 
 export interface AuthorizationCode {
@@ -68,6 +72,8 @@ export interface AuthorizationCode {
   /** access token minted from it; set once exchanged */
   exchangedFor: string | null;
   authTime: number;
+  /** state name from spec/machines/authorization-code.yaml (absent = initial) */
+  state?: string;
 }
 
 export interface DeviceCode {

@@ -14,6 +14,8 @@ export interface InstanceSettings {
   maxUrlLength: number;
   /** Requests per period per client before 429; null = rate limiting off. */
   rateLimit: { requests: number; periodSeconds: number } | null;
+  /** The deprecated runner registration endpoints answer 410 Gone (the announced future major). */
+  runnerRegistrationGone: boolean;
 }
 
 export interface SimulatorOptions {

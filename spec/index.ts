@@ -1,56 +1,91 @@
 /**
  * The only reader of the spec's YAML. Everything else asks these accessors.
  *
- * BOOTSTRAP VERSION: the spec owner replaces the bodies (ajv validation, cross-checks, rules,
- * machines, profiles) but keeps every exported name and type stable, because the simulator and
- * the suites import them.
+ * The first accessor call validates the whole spec folder once (validateSpec: JSON Schemas,
+ * cross-references, machines, source map) and throws one clear error if anything is wrong, so no
+ * consumer ever runs on a half-valid spec. `idp-conformance spec lint` prints the same problems.
  */
-import { readFileSync, existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { parse } from 'yaml';
+import { machineFiles, readSpecFiles, SCHEMA_FILES, SPEC_FILES, specDir, type SpecFiles } from './files.js';
+import { inRelease, compareReleases } from './releases.js';
+import { parseSourceText, type SourceText } from './source-text.js';
+import { validateSpec } from './validate.js';
+import type {
+  Fault,
+  HttpMethod,
+  Limits,
+  Machine,
+  MachineRow,
+  Offering,
+  OperationInfo,
+  Profiles,
+  Rule,
+  SourceMapEntry,
+} from './types.js';
 
-/** The folder holding the YAML, whether we run from sources (spec/) or compiled (dist/spec/). */
-export function specDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 4; i++) {
-    if (existsSync(join(dir, 'openapi.yaml'))) return dir;
-    const candidate = join(dir, 'spec');
-    if (existsSync(join(candidate, 'openapi.yaml'))) return candidate;
-    dir = dirname(dir);
+export { specDir } from './files.js';
+export type { SpecSource } from './files.js';
+export { compareReleases, inRelease } from './releases.js';
+export { validateSpec, matchSourceMap } from './validate.js';
+export { parseSourceText, sectionMatches } from './source-text.js';
+export type { SourceText, SourceItem, SourceHeading } from './source-text.js';
+export { coverage } from './coverage.js';
+export type { Coverage, CheckRef } from './coverage.js';
+export type {
+  Level,
+  Offering,
+  HttpMethod,
+  OperationInfo,
+  Rule,
+  FlagInfo,
+  SettingInfo,
+  ReleaseInfo,
+  OfferingInfo,
+  Profiles,
+  Limits,
+  Fault,
+  MachineResult,
+  MachineRow,
+  Machine,
+  SourceMapEntry,
+  Problem,
+} from './types.js';
+
+interface Loaded {
+  files: SpecFiles;
+  values: Map<string, unknown>;
+}
+
+let loaded: Loaded | undefined;
+
+/** Validate once, then keep the parsed files. Throws with every problem listed. */
+function spec(): Loaded {
+  if (loaded) return loaded;
+  const files = readSpecFiles();
+  const problems = validateSpec({ dir: specDir() });
+  if (problems.length) {
+    const shown = problems.slice(0, 20).map((p) => `  spec/${p.file}:${p.line}: ${p.message}`);
+    const more = problems.length > shown.length ? [`  ... and ${problems.length - shown.length} more`] : [];
+    throw new Error(`the spec is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}; run \`idp-conformance spec lint\`):\n${[...shown, ...more].join('\n')}`);
   }
-  throw new Error('spec/openapi.yaml not found next to the package');
+  loaded = { files, values: new Map() };
+  return loaded;
 }
 
-export type Level = 'must' | 'should' | 'info';
-export type Offering = 'self-managed' | 'hosted';
-export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options' | 'head';
-
-export interface OperationInfo {
-  operationId: string;
-  method: HttpMethod;
-  /** OpenAPI path template, e.g. `/api/v4/projects/{id}`. */
-  path: string;
-  tags: string[];
-  /** A parameter allowed to span several path segments (x-greedy). */
-  greedy?: string;
-  since?: string;
-  until?: string;
-  flag?: string;
-  rules: string[];
-  deprecated: boolean;
-  raw: OpenAPIV3_1.OperationObject;
+function value<T>(file: string): T {
+  const { files, values } = spec();
+  if (!values.has(file)) {
+    const text = files.get(file);
+    if (text === undefined) throw new Error(`spec file ${file} not found in ${specDir()}`);
+    values.set(file, file.endsWith('.json') ? JSON.parse(text) : parse(text, { maxAliasCount: 100 }));
+  }
+  return values.get(file) as T;
 }
 
-const cache = new Map<string, unknown>();
-function loadYaml<T>(file: string): T {
-  if (!cache.has(file)) cache.set(file, parse(readFileSync(join(specDir(), file), 'utf8')));
-  return cache.get(file) as T;
-}
-
+// ------------------------------------------------------------------------------------------ openapi
 export function openapi(): OpenAPIV3_1.Document {
-  return loadYaml<OpenAPIV3_1.Document>('openapi.yaml');
+  return value<OpenAPIV3_1.Document>(SPEC_FILES.openapi);
 }
 
 const METHODS: HttpMethod[] = ['get', 'post', 'put', 'patch', 'delete', 'options', 'head'];
@@ -88,119 +123,91 @@ export function operation(operationId: string): OperationInfo {
   return found;
 }
 
-/** Compare dotted releases numerically: "16.10" > "16.9". */
-export function compareReleases(a: string, b: string): number {
-  const pa = a.split('.').map(Number);
-  const pb = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
+/** A schema of components.schemas by name (e.g. `DeviceTokenResponse`). */
+export function schema(name: string): OpenAPIV3_1.SchemaObject {
+  const found = openapi().components?.schemas?.[name];
+  if (!found) throw new Error(`unknown schema ${name} (not in spec/openapi.yaml components.schemas)`);
+  return found as OpenAPIV3_1.SchemaObject;
 }
 
-/** In force at `release`: since <= release < until. */
-export function inRelease(window: { since?: string; until?: string }, release: string): boolean {
-  if (window.since && compareReleases(release, window.since) < 0) return false;
-  if (window.until && compareReleases(release, window.until) >= 0) return false;
-  return true;
+// -------------------------------------------------------------------------------------------- rules
+export function rules(): Rule[] {
+  return value<{ rules: Rule[] }>(SPEC_FILES.rules).rules;
 }
 
-export interface FlagInfo {
-  default: boolean;
-  since?: string;
-  until?: string;
-  description?: string;
-  source?: string;
+export function rule(id: string): Rule {
+  const found = rules().find((r) => r.id === id);
+  if (!found) throw new Error(`unknown rule id ${id} (not in spec/rules.yaml)`);
+  return found;
 }
 
-export interface SettingInfo {
-  default: unknown;
-  description?: string;
-  source?: string;
+/**
+ * Flags of a run: each flag's default within its release window, then `overrides` (a target's
+ * `features`).
+ */
+export function flagsAt(release: string, overrides: Record<string, boolean> = {}): Record<string, boolean> {
+  const flags: Record<string, boolean> = {};
+  for (const [name, info] of Object.entries(profiles().flags)) flags[name] = info.default && inRelease(info, release);
+  return { ...flags, ...overrides };
 }
 
-export interface Profiles {
-  defaults: { release: string; offering: Offering };
-  flags: Record<string, FlagInfo>;
-  settings: Record<string, SettingInfo>;
-  [key: string]: unknown;
+/**
+ * The rules in force for a release, an offering and flags: since <= release < until, the rule's
+ * offering (if any) is this one, and its flag (if any) is on. Flags not given take their
+ * profile default within the flag's release window.
+ */
+export function rulesInForce(release: string, offering: Offering, flags: Record<string, boolean> = {}): Rule[] {
+  const effective = flagsAt(release, flags);
+  return rules().filter((r) => inRelease(r, release) && (!r.offering || r.offering === offering) && (!r.flag || effective[r.flag] === true));
 }
 
+// ----------------------------------------------------------------------------------------- profiles
 export function profiles(): Profiles {
-  return loadYaml<Profiles>('profiles.yaml');
+  return value<Profiles>(SPEC_FILES.profiles);
 }
 
-export interface Limits {
-  accessTokenLifetime: number;
-  deviceCodeLifetime: number;
-  deviceInterval: number;
-  slowDownIncrement: number;
-  authorizationCodeLifetime: number;
-  verifierMinLength: number;
-  verifierMaxLength: number;
-  perPageDefault: number;
-  perPageMax: number;
-  paginationTotalsMax: number;
-  usersKeysetEnforcedAbove: number;
+/** Every release the spec names, oldest first. */
+export function releases(): string[] {
+  return Object.keys(profiles().releases ?? {}).sort(compareReleases);
 }
 
 export function limits(): Limits {
   return (profiles() as unknown as { limits: Limits }).limits;
 }
 
-export interface Fault {
-  name: string;
-  side: 'oauth' | 'api';
-  rules: string[];
-  description: string;
-}
-
 export function faults(): Fault[] {
-  return loadYaml<{ faults: Fault[] }>('faults.yaml').faults;
+  return value<{ faults: Fault[] }>(SPEC_FILES.faults).faults;
 }
 
-export interface MachineResult {
-  status: number;
-  /** OAuth error code of the error body. */
-  error?: string;
-  /** Schema name in openapi components of a success body. */
-  body?: string;
-  /** Name of an HTML page answer. */
-  page?: string;
-}
-
-export interface MachineRow {
-  state: string;
-  trigger: string;
-  condition: string;
-  next: string;
-  result: MachineResult;
-  effects: string[];
-  source: string;
-  rules: string[];
-}
-
-export interface Machine {
-  name: string;
-  title: string;
-  source: string;
-  since?: string;
-  until?: string;
-  flag?: string;
-  initial: string;
-  states: Record<string, { description: string; terminal?: boolean }>;
-  triggers: Record<string, { description: string }>;
-  conditions: Record<string, { description: string }>;
-  effects: Record<string, { description: string }>;
-  rows: MachineRow[];
+// ----------------------------------------------------------------------------------------- machines
+/** Names of the machines in spec/machines/. */
+export function machineNames(): string[] {
+  return machineFiles(spec().files).map((f) => f.replace(/^machines\//, '').replace(/\.yaml$/, ''));
 }
 
 export function machine(name: string): Machine {
-  return loadYaml<Machine>(`machines/${name}.yaml`);
+  const file = `machines/${name}.yaml`;
+  if (!spec().files.has(file)) throw new Error(`unknown machine ${name} (no spec/${file})`);
+  return value<Machine>(file);
 }
 
 /** The row a machine takes for (state, trigger): the first whose condition holds, in table order. */
 export function step(m: Machine, state: string, trigger: string, holds: (condition: string) => boolean): MachineRow | undefined {
   return m.rows.find((r) => r.state === state && r.trigger === trigger && (r.condition === 'otherwise' || holds(r.condition)));
+}
+
+// --------------------------------------------------------------------------------- source and schemas
+export function sourceMap(): SourceMapEntry[] {
+  return value<{ entries: SourceMapEntry[] }>(SPEC_FILES.sourceMap).entries;
+}
+
+/** The vendored source document, parsed into headings, table rows and list items. */
+export function sourceText(): SourceText {
+  const text = spec().files.get(SPEC_FILES.sourceText) ?? '';
+  return parseSourceText(text);
+}
+
+/** The published JSON Schema of the target config (spec/target-config.schema.json). */
+export function targetConfigSchema(): Record<string, unknown> {
+  return value<Record<string, unknown>>(SCHEMA_FILES.targetConfig);
 }

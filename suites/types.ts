@@ -80,6 +80,10 @@ export interface Fixtures {
   registryRepositoryId?: number;
   /** A package id of `project` with pipelines. */
   packageId?: number;
+  /** A branch of `project` whose name contains `/` (encoding checks). */
+  slashedBranch?: string;
+  /** A tag of `project` whose name contains `/` (encoding checks). */
+  slashedTag?: string;
 }
 
 export interface HttpRequest {

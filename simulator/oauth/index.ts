@@ -1,8 +1,48 @@
-/** OAuth / OIDC / pages / control API operations, by operationId. */
-import type { Handler, Middleware, Sim } from '../types.js';
+/** OAuth / OIDC / pages / control API operations, by operationId (spec/openapi.yaml). */
+import type { Handler, Middleware } from '../types.js';
+import { oauthAuthorize } from './authorize.js';
+import { oauthAuthorizeDecision } from './authorize-decision.js';
+import { oauthToken } from './token.js';
+import { oauthAuthorizeDevice } from './authorize-device.js';
+import { oauthDevicePage } from './device-page.js';
+import { oauthDeviceDecision } from './device-decision.js';
+import { oauthRevoke } from './revoke.js';
+import { oauthTokenInfo } from './token-info.js';
+import { oauthUserinfo, oauthUserinfoPost } from './userinfo.js';
+import { legacyJwks, oauthDiscoveryKeys, openidConfiguration } from './discovery.js';
+import { cors } from './cors.js';
+import { signIn, signInPage } from '../pages/sign-in.js';
+import { applicationsCreate, applicationsPage } from '../pages/applications.js';
+import * as control from '../control/index.js';
 
-export const oauthHandlers: Record<string, Handler> = {};
-export const oauthMiddlewares: Middleware[] = [];
+export { seedAccounts } from './accounts.js';
 
-/** The accounts and applications every simulator starts with (see the target config). */
-export function seedAccounts(_sim: Sim): void {}
+export const oauthHandlers: Record<string, Handler> = {
+  oauthAuthorize,
+  oauthAuthorizeDecision,
+  oauthToken,
+  oauthAuthorizeDevice,
+  oauthDevicePage,
+  oauthDeviceDecision,
+  oauthRevoke,
+  oauthTokenInfo,
+  oauthUserinfo,
+  oauthUserinfoPost,
+  oauthDiscoveryKeys,
+  legacyJwks,
+  openidConfiguration,
+  signInPage,
+  signIn,
+  applicationsPage,
+  applicationsCreate,
+  simConfig: control.simConfig,
+  simReset: control.simReset,
+  simClock: control.simClock,
+  simDeviceApprove: control.simDeviceApprove,
+  simDeviceDeny: control.simDeviceDeny,
+  simCreateApplication: control.simCreateApplication,
+  simCreateUser: control.simCreateUser,
+  simStats: control.simStats,
+};
+
+export const oauthMiddlewares: Middleware[] = [cors];

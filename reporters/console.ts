@@ -1,0 +1,88 @@
+/**
+ * The terminal summary `run` prints: per-area counts, each failure and warning with its message,
+ * counterexample, exchanges (one line each) and reproduce command, the seed, and a final verdict
+ * line. ANSI colour only when asked; control characters from the target never reach the terminal.
+ */
+import { redact } from './redact.js';
+import { checkLabel, checksByArea, countStatuses, exchangeSummary, verdict, verdictLine, type Counts } from './text.js';
+import type { CheckResult, Report } from './types.js';
+
+export interface ConsoleOptions {
+  color?: boolean;
+}
+
+/** Colour for a stream: a terminal, unless NO_COLOR is set; FORCE_COLOR (not "0") forces it. */
+export function shouldColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.NO_COLOR) return false;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0';
+  return stream.isTTY === true;
+}
+
+const ANSI = { red: 31, green: 32, yellow: 33, grey: 90, bold: 1 } as const;
+type Tint = keyof typeof ANSI;
+
+/**
+ * Strips escape sequences and other control characters a hostile target could put in a message
+ * or body (they would rewrite the terminal); newlines and tabs stay.
+ */
+export function terminalSafe(text: string): string {
+  return text
+    .replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '')
+    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
+}
+
+function painter(color: boolean) {
+  return (tint: Tint, text: string) => (color ? `\u001b[${ANSI[tint]}m${text}\u001b[0m` : text);
+}
+
+const STATUS_TINT: Record<CheckResult['status'], Tint> = { passed: 'green', failed: 'red', warned: 'yellow', skipped: 'grey' };
+
+function countsTable(report: Report, paint: ReturnType<typeof painter>): string[] {
+  const head = ['Area', 'Passed', 'Failed', 'Warned', 'Skipped', 'Total'];
+  const row = (area: string, counts: Counts, total: number) => [area, counts.passed, counts.failed, counts.warned, counts.skipped, total].map(String);
+  const rows = checksByArea(report).map(({ area, items }) => row(terminalSafe(area), countStatuses(items), items.length));
+  const total = row('all', countStatuses(report.checks), report.checks.length);
+  const widths = head.map((cell, i) => Math.max(cell.length, ...[...rows, total].map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  return [paint('bold', line(head)), ...rows.map(line), paint('bold', line(total))];
+}
+
+function problem(check: CheckResult, paint: ReturnType<typeof painter>): string[] {
+  const tag = check.status === 'failed' ? 'FAILED' : 'WARNED';
+  const lines = [`${paint(STATUS_TINT[check.status], tag)} ${terminalSafe(check.suite)} ${terminalSafe(checkLabel(check))}`];
+  const indented = (label: string, text: string) => {
+    const [first, ...rest] = terminalSafe(text).split(/\r?\n/);
+    lines.push(`  ${label}${first}`, ...rest.map((line) => `    ${line}`));
+  };
+  if (check.message) indented('', check.message);
+  if (check.counterexample) indented('counterexample: ', check.counterexample);
+  for (const exchange of check.exchange ?? []) indented('exchange: ', exchangeSummary(exchange));
+  if (check.reproduce) indented(paint('bold', 'reproduce: '), check.reproduce);
+  return lines;
+}
+
+export function formatConsole(input: Report, options: ConsoleOptions = {}): string {
+  const report = redact(input);
+  const paint = painter(options.color === true);
+  const out: string[] = [
+    `${terminalSafe(report.tool)} ${terminalSafe(report.version)}: ${terminalSafe(report.target)} (release ${terminalSafe(report.release)}, ${terminalSafe(report.offering)})`,
+    '',
+    ...countsTable(report, paint),
+  ];
+  for (const status of ['failed', 'warned'] as const) {
+    const checks = report.checks.filter((check) => check.status === status);
+    if (checks.length === 0) continue;
+    out.push('');
+    for (const check of checks) out.push(...problem(check, paint));
+  }
+  const skipped = report.checks.filter((check) => check.status === 'skipped');
+  if (skipped.length > 0) out.push('');
+  for (const check of skipped) {
+    const reason = terminalSafe(check.message ?? '').split(/\r?\n/, 1)[0];
+    out.push(paint('grey', `SKIPPED ${terminalSafe(check.suite)} ${terminalSafe(checkLabel(check))}: ${reason}`));
+  }
+  out.push('', `seed: ${report.seed} (rerun with --seed ${report.seed})`);
+  const line = verdictLine(report);
+  out.push(paint('bold', paint(verdict(report) === 'fail' ? 'red' : 'green', line)));
+  return `${out.join('\n')}\n`;
+}

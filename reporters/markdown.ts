@@ -1,0 +1,166 @@
+/**
+ * Markdown for CI job summaries and PR comments (GitHub flavour): verdict and summary table,
+ * failures first with their details folded in <details>, warnings, per-area counts, skipped
+ * reasons, and the rules table folded at the end.
+ */
+import escapeHtml from 'escape-html';
+import { redact } from './redact.js';
+import {
+  checkLabel,
+  checksByArea,
+  countStatuses,
+  detailSections,
+  firstLine,
+  MAX_BODY_CHARS,
+  rulesByArea,
+  seconds,
+  verdict,
+  verdictLine,
+} from './text.js';
+import type { CheckResult, Report } from './types.js';
+
+/** Text in Markdown prose or a table cell: no HTML, no table breaks, one line. */
+function md(text: string): string {
+  return text
+    .replace(/([\\`*_[\]#])/g, '\\$1')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\|/g, '\\|')
+    .replace(/\r?\n/g, ' ');
+}
+
+/** Text inside raw HTML (a <summary>): Markdown is not interpreted there, only entities are. */
+function html(text: string): string {
+  return escapeHtml(text.replace(/\r?\n/g, ' '));
+}
+
+/** Inline code that survives backticks inside the value. */
+function code(text: string): string {
+  const oneLine = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+  const longest = Math.max(0, ...(oneLine.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = oneLine.startsWith('`') || oneLine.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${oneLine}${pad}${fence}`;
+}
+
+/** A fenced block whose fence is longer than any backtick run in the body (so bodies cannot escape it). */
+function fenced(body: string, lang = 'text'): string {
+  const longest = Math.max(0, ...(body.match(/`{3,}/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}${lang}\n${body}\n${fence}`;
+}
+
+const ICON: Record<string, string> = { passed: '✅', failed: '❌', warned: '⚠️', skipped: '⏭️', untested: '❔' };
+const icon = (status: string) => ICON[status] ?? '❔';
+
+function problem(check: CheckResult, maxBody: number): string {
+  const sections = detailSections(check, maxBody)
+    .map(({ heading, body }) => `**${md(heading)}**\n\n${fenced(body, heading === 'Reproduce' ? 'sh' : 'text')}`)
+    .join('\n\n');
+  const summary = `${icon(check.status)} <code>${html(check.suite)}</code> ${html(checkLabel(check))}: ${html(firstLine(check.message))}`;
+  return `<details><summary>${summary}</summary>\n\n${sections}\n\n</details>`;
+}
+
+function table(head: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(head), line(head.map((cell) => (/^(Passed|Failed|Warned|Skipped|Total|Rules)$/.test(cell) ? '---:' : '---'))), ...rows.map(line)].join('\n');
+}
+
+export interface MarkdownOptions {
+  /**
+   * Size budget: a GitHub PR comment holds 65,536 characters. Over budget, the report sheds detail
+   * in steps (passed rules, long bodies, then the details of the last problems), never the verdict,
+   * the counts or the list of failures.
+   */
+  maxChars?: number;
+}
+
+export const DEFAULT_MARKDOWN_BUDGET = 60_000;
+/** Body length once the budget bites. */
+const SHORT_BODY_CHARS = 500;
+
+interface Layout {
+  allRules: boolean;
+  maxBody: number;
+  /** How many failures and warnings (failures first) get their <details>; the rest one line each. */
+  detailed: number;
+}
+
+function oneLiner(check: CheckResult): string {
+  return `- ${icon(check.status)} ${code(check.suite)} ${md(checkLabel(check))}: ${md(firstLine(check.message))}`;
+}
+
+function layout(report: Report, options: Layout): string {
+  const out: string[] = [];
+  const result = verdict(report);
+  out.push(`## ${result === 'fail' ? '❌' : '✅'} idp-conformance: ${result.toUpperCase()}`);
+  out.push(
+    `Target ${code(report.target)} · release ${code(report.release)} · ${md(report.offering)} · seed ${code(String(report.seed))} · ${md(seconds(report.durationMs))} · ${md(report.tool)} ${md(report.version)}`,
+  );
+  const { summary } = report;
+  out.push(table(['Passed', 'Failed', 'Warned', 'Skipped'], [[summary.passed, summary.failed, summary.warned, summary.skipped].map(String)]));
+
+  const failed = report.checks.filter((check) => check.status === 'failed');
+  const warned = report.checks.filter((check) => check.status === 'warned');
+  const skipped = report.checks.filter((check) => check.status === 'skipped');
+  let budget = options.detailed;
+  const render = (check: CheckResult) => (budget-- > 0 ? problem(check, options.maxBody) : oneLiner(check));
+  if (failed.length > 0) out.push(`### ❌ Failures (${failed.length})`, ...failed.map(render));
+  if (warned.length > 0) out.push(`### ⚠️ Warnings: should-level rules (${warned.length})`, ...warned.map(render));
+  const undetailed = failed.length + warned.length - Math.max(0, options.detailed);
+  if (undetailed > 0) out.push(`_Details of ${undetailed} more checks are in the JSON and HTML reports (size limit)._`);
+
+  out.push(
+    '### Per area',
+    table(
+      ['Area', 'Passed', 'Failed', 'Warned', 'Skipped', 'Total'],
+      checksByArea(report).map(({ area, items }) => {
+        const counts = countStatuses(items);
+        return [md(area), counts.passed, counts.failed, counts.warned, counts.skipped, items.length].map(String);
+      }),
+    ),
+  );
+
+  if (skipped.length > 0) {
+    out.push(
+      `<details><summary>⏭️ Skipped checks (${skipped.length})</summary>\n\n${table(
+        ['Check', 'Reason'],
+        skipped.map((check) => [`${code(check.suite)} ${md(checkLabel(check))}`, md(firstLine(check.message))]),
+      )}\n\n</details>`,
+    );
+  }
+
+  const rules = rulesByArea(report).flatMap(({ items }) => items.filter((rule) => options.allRules || rule.status !== 'passed'));
+  const hidden = report.rules.length - rules.length;
+  const ruleRows = rules.map((rule) => [code(rule.id), `${icon(rule.status)} ${md(rule.status)}`, md(rule.level), md(rule.title), rule.checks.map(code).join(', ') || '—']);
+  const rulesTitle = hidden > 0 ? `Rules (${report.rules.length}; the ${hidden} passed are not listed)` : `Rules (${report.rules.length})`;
+  out.push(`<details><summary>${rulesTitle}</summary>\n\n${table(['Rule', 'Status', 'Level', 'Title', 'Checks'], ruleRows)}\n\n</details>`);
+  out.push(`${md(verdictLine(report))}`);
+  return `${out.join('\n\n')}\n`;
+}
+
+export function renderMarkdown(input: Report, options: MarkdownOptions = {}): string {
+  const report = redact(input);
+  const maxChars = options.maxChars ?? DEFAULT_MARKDOWN_BUDGET;
+  const problems = report.checks.filter((check) => check.status === 'failed' || check.status === 'warned').length;
+  const steps: Layout[] = [
+    { allRules: true, maxBody: MAX_BODY_CHARS, detailed: problems },
+    { allRules: false, maxBody: MAX_BODY_CHARS, detailed: problems },
+    { allRules: false, maxBody: SHORT_BODY_CHARS, detailed: problems },
+  ];
+  for (const step of steps) {
+    const text = layout(report, step);
+    if (text.length <= maxChars) return text;
+  }
+  // The most detailed problems that fit (the size grows with the count: binary search); with none
+  // detailed it is as small as it gets.
+  const at = (detailed: number) => layout(report, { allRules: false, maxBody: SHORT_BODY_CHARS, detailed });
+  let [low, high] = [0, problems - 1];
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (at(mid).length <= maxChars) low = mid;
+    else high = mid - 1;
+  }
+  return at(low);
+}

@@ -1,0 +1,281 @@
+/**
+ * Secret masking, one implementation for the whole tool: the runner redacts exchanges when it
+ * captures them, and every reporter passes the report through `redact` again before rendering
+ * (defence in depth). All helpers are pure and idempotent: redacting twice changes nothing more.
+ *
+ * A secret keeps a fixed-length prefix (enough to tell two tokens apart in a report) followed by
+ * `…`; a value too short for that prefix to be safe is masked whole.
+ */
+import type { CheckResult, Exchange, Report } from './types.js';
+
+export const MASK = '…';
+/** Characters of a secret kept in reports. */
+export const KEPT_PREFIX = 4;
+/** Values shorter than this are masked whole, so the kept prefix never reveals most of a secret. */
+const MIN_LENGTH_FOR_PREFIX = KEPT_PREFIX * 3;
+
+export interface RedactOptions {
+  /** Exact secret values known to the caller (tokens it minted, configured passwords): masked wherever they occur. */
+  secrets?: Iterable<string>;
+}
+
+/** The masked form of one secret value. */
+export function mask(value: string): string {
+  if (isMasked(value)) return value;
+  return value.length >= MIN_LENGTH_FOR_PREFIX ? value.slice(0, KEPT_PREFIX) + MASK : MASK;
+}
+
+function isMasked(value: string): boolean {
+  return value.endsWith(MASK) && value.length <= KEPT_PREFIX + MASK.length;
+}
+
+/**
+ * Protocol vocabulary that may follow a secret-looking name in a message ("error code:
+ * invalid_grant", "token: expired") and carries no secret.
+ */
+const VOCABULARY = new Set([
+  'invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type',
+  'invalid_scope', 'access_denied', 'authorization_pending', 'slow_down', 'expired_token', 'invalid_token',
+  'insufficient_scope', 'server_error', 'temporarily_unavailable', 'unsupported_response_type',
+  'bearer', 'Bearer', 'S256', 'plain', 'expired', 'revoked', 'missing', 'unknown', 'invalid', 'valid', 'absent', 'present',
+  'redacted', 'REDACTED',
+]);
+
+/** Values that carry no secret even under a secret-looking name (a status code, a JSON literal, an error code). */
+function harmless(value: string): boolean {
+  return value === '' || isMasked(value) || VOCABULARY.has(value) || /^(null|true|false|undefined|\d{1,7})$/.test(value);
+}
+
+const SECRET_NAMES = new Set(['code', 'devicecode', 'usercode', 'authorizationcode', 'authorization', 'proxyauthorization', 'cookie', 'setcookie']);
+const SECRET_SUFFIXES = ['token', 'secret', 'password', 'passwd', 'verifier', 'apikey', 'privatekey'];
+
+/**
+ * Whether a parameter, field or header name holds a secret: access_token, refresh_token,
+ * id_token, client_secret, password, code, code_verifier, device_code, token, PRIVATE-TOKEN,
+ * clientSecret, user[password], authenticity_token... Names are compared without case and
+ * punctuation, and `a[b]` is judged by `b`.
+ */
+export function isSecretName(name: string): boolean {
+  let key = name;
+  try {
+    key = decodeURIComponent(name);
+  } catch {
+    // keep the raw name
+  }
+  const bracket = /\[([^\][]*)\]$/.exec(key);
+  if (bracket && bracket[1] !== '') key = bracket[1];
+  const normalized = key.toLowerCase().replace(/[^a-z0-9]/g, '');
+  if (normalized === '') return false;
+  return SECRET_NAMES.has(normalized) || SECRET_SUFFIXES.some((suffix) => normalized.endsWith(suffix));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text
+
+/** Header-style credentials in free text: `Authorization: Bearer x`, `PRIVATE-TOKEN: x`, `Cookie: a=b`. */
+const AUTH_LINE = /\b((?:proxy-)?authorization)(["']?\s*[:=]\s*["']?)(?:([A-Za-z][\w.-]*)([ \t]+))?([^\s"',;]+)/gi;
+const TOKEN_LINE = /\b(private-token|job-token|deploy-token)(["']?\s*[:=]\s*["']?)([^\s"',;]+)/gi;
+const COOKIE_LINE = /\b(set-cookie|cookie)(["']?\s*:\s*["']?)([^\r\n"']+)/gi;
+/** A bare `Bearer <token>` anywhere. */
+const BEARER = /\b(Bearer)([ \t]+)([A-Za-z0-9\-._~+/]+=*…?)/g;
+/** A JSON Web Token anywhere (id_token, signed access tokens). */
+const JWT = /\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g;
+/** URL userinfo: scheme://user:password@host. */
+const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@)/gi;
+/**
+ * `name=value`, `name: value`, `"name": "value"`, `name="value"` in text, query strings, form
+ * bodies, JSON and logs. The name group is judged by isSecretName.
+ */
+const PAIR =
+  /(["']?)([A-Za-z_][\w\-.%[\]]*)\1(\s*[:=]\s*)(?:"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'&,;<>#)}\]]+))/g;
+/** HTML fields: <input name="authenticity_token" value="...">, <meta name="csrf-token" content="...">. */
+const INPUT_TAG = /<(?:input|meta)\b[^>]*>/gi;
+
+/**
+ * Masks everything in `text` that looks like a secret: credential headers, Bearer tokens, JWTs,
+ * URL passwords, secret-named parameters and fields in any common notation, hidden form fields,
+ * and the exact values in `options.secrets`.
+ */
+export function redactText(text: string, options: RedactOptions = {}): string {
+  let out = text;
+  for (const secret of options.secrets ?? []) {
+    // Very short "secrets" would shred ordinary words; those are left to the patterns below.
+    if (secret.length >= 3 && !isMasked(secret)) out = out.split(secret).join(mask(secret));
+  }
+  out = out.replace(JWT, (jwt) => mask(jwt));
+  out = out.replace(AUTH_LINE, (_m, name, sep, scheme = '', space = '', cred) => `${name}${sep}${scheme}${space}${maskUnlessHarmless(cred)}`);
+  out = out.replace(TOKEN_LINE, (_m, name, sep, value) => `${name}${sep}${maskUnlessHarmless(value)}`);
+  out = out.replace(COOKIE_LINE, (_m, name, sep, value) => `${name}${sep}${redactCookie(value, name.toLowerCase() === 'set-cookie')}`);
+  out = out.replace(BEARER, (m, scheme, space, token) => (looksLikeCredential(token) ? `${scheme}${space}${mask(token)}` : m));
+  out = out.replace(USERINFO, (_m, before, password, at) => `${before}${mask(password)}${at}`);
+  out = out.replace(INPUT_TAG, redactInputTag);
+  return redactPairs(out);
+}
+
+/**
+ * After "Bearer" in prose a word is only masked when it looks random: long, or with a digit
+ * ("Bearer tokens" stays readable). Header values are masked whatever their shape.
+ */
+function looksLikeCredential(token: string): boolean {
+  if (isMasked(token)) return false;
+  return token.length >= 16 || (token.length >= 8 && /\d/.test(token));
+}
+
+function maskUnlessHarmless(value: string): string {
+  return harmless(value) ? value : mask(value);
+}
+
+/**
+ * Masks the values of secret-named pairs. A pair with another name ("http://...", "page=2") is
+ * skipped by its name only, so a secret pair inside its value (a URL's query) is still found.
+ */
+function redactPairs(text: string): string {
+  const pattern = new RegExp(PAIR.source, 'g');
+  let out = '';
+  let copied = 0;
+  for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+    const [match, quote, name, sep, dq, sq, bare] = m;
+    const head = `${quote}${name}${quote}${sep}`;
+    if (!isSecretName(name) || HEADER_NAMES.test(name)) {
+      pattern.lastIndex = m.index + head.length;
+      continue;
+    }
+    const value = dq !== undefined ? `"${maskUnlessHarmless(dq)}"` : sq !== undefined ? `'${maskUnlessHarmless(sq)}'` : maskUnlessHarmless(bare ?? '');
+    out += text.slice(copied, m.index) + head + value;
+    copied = m.index + match.length;
+  }
+  return out + text.slice(copied);
+}
+
+/** Header-style names, handled (scheme and cookie names kept) by their own patterns. */
+const HEADER_NAMES = /^(proxy-)?authorization$|^(set-)?cookie$/i;
+
+function redactInputTag(tag: string): string {
+  const name = /\bname\s*=\s*["']([^"']*)["']/i.exec(tag)?.[1];
+  if (name === undefined || !isSecretName(name)) return tag;
+  return tag.replace(/(\b(?:value|content)\s*=\s*)(["'])([^"']*)\2/i, (_m, head, q, value) => `${head}${q}${maskUnlessHarmless(value)}${q}`);
+}
+
+/** `a=1; b=2` (Cookie) or `name=value; Path=/; HttpOnly` (Set-Cookie): every value masked, names and attributes kept. */
+function redactCookie(value: string, isSetCookie: boolean): string {
+  if (isSetCookie) {
+    // Only the first pair is the cookie; the rest are attributes (Path, Expires...).
+    return value.replace(/^(\s*[^=;\s]+=)([^;]*)/, (_m, head, v) => `${head}${maskUnlessHarmless(v)}`);
+  }
+  return value.replace(/(^|;\s*)([^=;\s]+=)([^;]*)/g, (_m, lead, head, v) => `${lead}${head}${maskUnlessHarmless(v)}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// URLs, headers, bodies
+
+/**
+ * A URL with secret query and fragment parameters (access_token, code, private_token...) and any
+ * userinfo password masked. The rest of the URL is kept byte for byte (raw encodings matter to
+ * the encoding checks), so no URL parsing or re-serialisation happens here.
+ */
+export function redactUrl(url: string, options: RedactOptions = {}): string {
+  return redactText(url, options);
+}
+
+const HEADER_WITH_SCHEME = new Set(['authorization', 'proxy-authorization']);
+const COOKIE_HEADERS = new Set(['cookie', 'set-cookie']);
+
+/** Headers with credentials masked: Authorization keeps its scheme, cookies keep their names. */
+export function redactHeaders(headers: Record<string, string>, options: RedactOptions = {}): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (HEADER_WITH_SCHEME.has(lower)) {
+      const m = /^(\s*[A-Za-z][\w.-]*)([ \t]+)(.+)$/.exec(value);
+      out[name] = m ? `${m[1]}${m[2]}${maskUnlessHarmless(m[3].trim())}` : maskUnlessHarmless(value);
+    } else if (COOKIE_HEADERS.has(lower)) {
+      out[name] = value
+        .split('\n') // several Set-Cookie headers may be joined by newlines
+        .map((line) => redactCookie(line, lower === 'set-cookie'))
+        .join('\n');
+    } else if (isSecretName(name)) {
+      out[name] = maskUnlessHarmless(value);
+    } else {
+      out[name] = redactText(value, options);
+    }
+  }
+  return out;
+}
+
+/**
+ * A request or response body with secrets masked. JSON bodies are walked (fields with secret
+ * names masked, other strings scanned as text); form bodies and anything else are scanned as text,
+ * which keeps their bytes except for the masked values.
+ */
+export function redactBody(body: string, contentType = '', options: RedactOptions = {}): string {
+  const looksJson = /json/i.test(contentType) || /^\s*[[{]/.test(body);
+  if (looksJson) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return redactText(body, options);
+    }
+    const redacted = redactJson(parsed, options);
+    if (JSON.stringify(redacted) === JSON.stringify(parsed)) return redactText(body, options);
+    return body.includes('\n') ? JSON.stringify(redacted, null, 2) : JSON.stringify(redacted);
+  }
+  return redactText(body, options);
+}
+
+function redactJson(value: unknown, options: RedactOptions, key?: string): unknown {
+  if (typeof value === 'string') {
+    return key !== undefined && isSecretName(key) ? maskUnlessHarmless(value) : redactText(value, options);
+  }
+  if (Array.isArray(value)) return value.map((item) => redactJson(item, options, key));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactJson(v, options, k)]));
+  }
+  return value;
+}
+
+function headerValue(headers: Record<string, string>, name: string): string {
+  const entry = Object.entries(headers).find(([key]) => key.toLowerCase() === name);
+  return entry?.[1] ?? '';
+}
+
+/** One HTTP exchange with its URL, headers and bodies redacted. */
+export function redactExchange(exchange: Exchange, options: RedactOptions = {}): Exchange {
+  const { request, response } = exchange;
+  const out: Exchange = {
+    request: {
+      method: request.method,
+      url: redactUrl(request.url, options),
+      headers: redactHeaders(request.headers, options),
+      ...(request.body !== undefined ? { body: redactBody(request.body, headerValue(request.headers, 'content-type'), options) } : {}),
+    },
+  };
+  if (response) {
+    out.response = {
+      status: response.status,
+      headers: redactHeaders(response.headers, options),
+      ...(response.body !== undefined ? { body: redactBody(response.body, headerValue(response.headers, 'content-type'), options) } : {}),
+    };
+  }
+  return out;
+}
+
+function redactCheck(check: CheckResult, options: RedactOptions): CheckResult {
+  const out: CheckResult = { ...check };
+  if (check.message !== undefined) out.message = redactText(check.message, options);
+  if (check.counterexample !== undefined) out.counterexample = redactText(check.counterexample, options);
+  if (check.reproduce !== undefined) out.reproduce = redactText(check.reproduce, options);
+  if (check.exchange !== undefined) out.exchange = check.exchange.map((exchange) => redactExchange(exchange, options));
+  return out;
+}
+
+/** The report with every secret masked; the input is not modified. Every reporter renders only this. */
+export function redact(report: Report, options: RedactOptions = {}): Report {
+  return {
+    ...report,
+    target: redactUrl(report.target, options),
+    summary: { ...report.summary },
+    rules: report.rules.map((rule) => ({ ...rule, checks: [...rule.checks] })),
+    checks: report.checks.map((check) => redactCheck(check, options)),
+  };
+}

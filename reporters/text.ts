@@ -1,0 +1,139 @@
+/**
+ * What every human-readable format shares: counts per area, the verdict, and the plain-text
+ * rendering of a failure (message, counterexample, exchanges, reproduce). Formats differ only in
+ * how they wrap these.
+ */
+import type { CheckResult, CheckStatus, Exchange, Report, RuleResult, RuleStatus } from './types.js';
+
+export type Counts = Record<CheckStatus, number>;
+
+export const CHECK_STATUSES: readonly CheckStatus[] = ['failed', 'warned', 'skipped', 'passed'];
+/** Worst first: the order in which tables list things. */
+export const RULE_STATUS_ORDER: readonly RuleStatus[] = ['failed', 'warned', 'untested', 'skipped', 'passed'];
+
+export function countStatuses(checks: readonly CheckResult[]): Counts {
+  const counts: Counts = { passed: 0, failed: 0, warned: 0, skipped: 0 };
+  for (const check of checks) counts[check.status] += 1;
+  return counts;
+}
+
+export interface AreaGroup<T> {
+  area: string;
+  items: T[];
+}
+
+/** Groups in order of first appearance, so reports follow the runner's order. */
+export function groupBy<T>(items: readonly T[], key: (item: T) => string): AreaGroup<T>[] {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const area = key(item);
+    const list = groups.get(area);
+    if (list) list.push(item);
+    else groups.set(area, [item]);
+  }
+  return [...groups].map(([area, list]) => ({ area, items: list }));
+}
+
+export function checksByArea(report: Report): AreaGroup<CheckResult>[] {
+  return groupBy(report.checks, (check) => check.suite);
+}
+
+/** A rule's area is its id prefix: `PKCE-VERIFIER-LENGTH` belongs to PKCE. */
+export function ruleArea(rule: RuleResult): string {
+  return rule.id.split('-')[0];
+}
+
+export function rulesByArea(report: Report): AreaGroup<RuleResult>[] {
+  return groupBy(report.rules, ruleArea).map(({ area, items }) => ({ area, items: sortRules(items) }));
+}
+
+export function sortRules(rules: readonly RuleResult[]): RuleResult[] {
+  const rank = (status: RuleStatus) => RULE_STATUS_ORDER.indexOf(status);
+  return [...rules].sort((a, b) => rank(a.status) - rank(b.status) || a.id.localeCompare(b.id));
+}
+
+export type Verdict = 'pass' | 'fail';
+
+/** Only a failed check (a `must` rule broken) fails the run; warnings do not. */
+export function verdict(report: Report): Verdict {
+  return report.summary.failed > 0 ? 'fail' : 'pass';
+}
+
+export function verdictLine(report: Report): string {
+  const { passed, failed, warned, skipped } = report.summary;
+  const head = verdict(report) === 'fail' ? 'FAIL' : 'PASS';
+  return `${head}: ${failed} failed, ${warned} warned, ${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}`;
+}
+
+export function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}
+
+/** `check id — title [RULE-A, RULE-B]`: how a check is named in every format. */
+export function checkLabel(check: CheckResult): string {
+  const rules = check.rules.length > 0 ? ` [${check.rules.join(', ')}]` : '';
+  return `${check.id} — ${check.title}${rules}`;
+}
+
+export function firstLine(text: string | undefined): string {
+  return (text ?? '').split(/\r?\n/, 1)[0].trim();
+}
+
+/** Bodies beyond this are cut in human-readable formats (the JSON report keeps them whole). */
+export const MAX_BODY_CHARS = 4000;
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
+}
+
+function indent(text: string, prefix: string): string {
+  return text
+    .split(/\r?\n/)
+    .map((line) => (line === '' ? '' : prefix + line))
+    .join('\n');
+}
+
+/** An exchange as readable HTTP: `→ METHOD url`, headers, body; then `← status`, headers, body. */
+export function formatExchange(exchange: Exchange, maxBody = MAX_BODY_CHARS): string {
+  const lines: string[] = [];
+  const part = (headers: Record<string, string>, body?: string) => {
+    for (const [name, value] of Object.entries(headers)) lines.push(`  ${name}: ${value}`);
+    if (body !== undefined && body !== '') lines.push('', indent(truncate(body, maxBody), '  '));
+  };
+  lines.push(`→ ${exchange.request.method} ${exchange.request.url}`);
+  part(exchange.request.headers, exchange.request.body);
+  if (exchange.response) {
+    lines.push(`← ${exchange.response.status}`);
+    part(exchange.response.headers, exchange.response.body);
+  } else {
+    lines.push('← (no response)');
+  }
+  return lines.join('\n');
+}
+
+/** One line per exchange: `POST http://…/oauth/token → 400`. */
+export function exchangeSummary(exchange: Exchange): string {
+  const status = exchange.response ? String(exchange.response.status) : 'no response';
+  return `${exchange.request.method} ${exchange.request.url} → ${status}`;
+}
+
+/** The detail sections of a non-passing check, each a heading and a plain-text body. */
+export function detailSections(check: CheckResult, maxBody = MAX_BODY_CHARS): { heading: string; body: string }[] {
+  const sections: { heading: string; body: string }[] = [];
+  if (check.message) sections.push({ heading: 'Message', body: check.message });
+  if (check.counterexample) sections.push({ heading: 'Counterexample', body: check.counterexample });
+  const exchanges = check.exchange ?? [];
+  exchanges.forEach((exchange, i) => {
+    const heading = exchanges.length > 1 ? `Exchange ${i + 1} of ${exchanges.length}` : 'Exchange';
+    sections.push({ heading, body: formatExchange(exchange, maxBody) });
+  });
+  if (check.reproduce) sections.push({ heading: 'Reproduce', body: check.reproduce });
+  return sections;
+}
+
+/** All detail sections as one plain-text block (JUnit failure bodies). */
+export function detailText(check: CheckResult, maxBody = MAX_BODY_CHARS): string {
+  return detailSections(check, maxBody)
+    .map(({ heading, body }) => `${heading}:\n${indent(body, '  ')}`)
+    .join('\n\n');
+}

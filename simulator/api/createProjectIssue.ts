@@ -1,0 +1,38 @@
+/**
+ * POST /api/v4/projects/:id/issues. Parameters from the query, a form or a JSON body alike:
+ * `labels[]=a&labels[]=b`, `labels=a,b` or `"labels": ["a","b"]`; `confidential` only true/false.
+ */
+import { apiError, json } from '../http.js';
+import { dataset } from '../data/index.js';
+import { IDS } from '../data/sizes.js';
+import { API, endpoint } from './endpoint.js';
+import { findProject } from './lookup.js';
+import { bool, list, readParams, str } from './params.js';
+import { renderIssue } from './render.js';
+
+export const createProjectIssue = endpoint(API, async (ctx, caller) => {
+  const project = findProject(ctx, ctx.params.id, caller);
+  if (project instanceof Response) return project;
+  const params = await readParams(ctx);
+  const title = str(params, 'title');
+  if (!title || !title.trim()) return apiError(400, 'title is missing');
+  const data = dataset(ctx.sim);
+  const created = data.createdIssues.get(project.id) ?? [];
+  const iid = project.sizes.issues + created.length + 1;
+  const issue = {
+    id: project.id * IDS.stride + iid,
+    iid,
+    projectId: project.id,
+    title,
+    description: str(params, 'description') ?? '',
+    state: 'opened' as const,
+    labels: list(params, 'labels') ?? [],
+    authorId: caller!.user.id,
+    confidential: bool(params, 'confidential') ?? false,
+    discussionLocked: null,
+    createdAt: ctx.sim.clock.now(),
+  };
+  created.push(issue);
+  data.createdIssues.set(project.id, created);
+  return json(201, renderIssue(ctx, project, issue));
+});

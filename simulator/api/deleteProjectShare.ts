@@ -1,0 +1,11 @@
+/** DELETE /api/v4/projects/:id/share/:group_id: unshares a project with a group (204). */
+import { API, endpoint } from './endpoint.js';
+import { findGroup, findProject } from './lookup.js';
+
+export const deleteProjectShare = endpoint(API, (ctx, caller) => {
+  const project = findProject(ctx, ctx.params.id, caller);
+  if (project instanceof Response) return project;
+  const group = findGroup(ctx, ctx.params.group_id, caller);
+  if (group instanceof Response) return group;
+  return new Response(null, { status: 204 });
+});

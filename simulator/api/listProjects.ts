@@ -1,0 +1,37 @@
+/**
+ * GET /api/v4/projects. Anonymous callers see public projects only. `search` filters by name or
+ * path (this is where `+` versus `%2B` shows: `search=C%2B%2B` finds "C++ Tools", `search=C++`
+ * searches for "C  "). Keyset by id, both directions.
+ */
+import { dataset, type ProjectRec } from '../data/index.js';
+import { filtered } from '../data/seq.js';
+import { endpoint, PUBLIC_READ } from './endpoint.js';
+import { idOrdering, paginate } from './pagination.js';
+import { bool, parsePairs, queryPairs, str } from './params.js';
+import { renderProject } from './render.js';
+
+export const listProjects = endpoint(PUBLIC_READ, (ctx, caller) => {
+  const params = parsePairs(queryPairs(ctx));
+  const search = str(params, 'search')?.toLowerCase();
+  const archived = bool(params, 'archived');
+  const visibility = str(params, 'visibility');
+  let seq = dataset(ctx.sim).catalog.projects.byId;
+  if (!caller || search !== undefined || archived !== undefined || visibility !== undefined) {
+    // a filter reads every project: projects are few (hundreds per seed-size unit)
+    seq = filtered(seq, (p: ProjectRec) =>
+      (caller !== null || p.visibility === 'public') &&
+      (search === undefined || p.name.toLowerCase().includes(search) || p.path.toLowerCase().includes(search)) &&
+      (archived === undefined || p.archived === archived) &&
+      (visibility === undefined || p.visibility === visibility),
+    );
+  }
+  return paginate(
+    ctx,
+    {
+      orderings: { id: idOrdering(seq, (p) => p.id) },
+      defaultOrder: { orderBy: 'id', sort: 'desc' },
+      render: (p) => renderProject(ctx, p),
+    },
+    caller !== null,
+  );
+});

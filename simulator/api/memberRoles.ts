@@ -1,0 +1,45 @@
+/** GET/POST /api/v4/member_roles and DELETE /api/v4/member_roles/:id: instance custom roles (administrators). */
+import { apiError, json } from '../http.js';
+import type { Ctx, Handler } from '../types.js';
+import type { Caller } from './auth.js';
+import { API, endpoint } from './endpoint.js';
+import { bool, readParams, str } from './params.js';
+
+const BASE_ACCESS_LEVELS = [10, 15, 20, 30, 40];
+
+interface MemberRole {
+  id: number;
+  name: string;
+  description: string;
+  base_access_level: number;
+  read_code: boolean;
+}
+
+function roles(ctx: Ctx): { next: number; all: Map<number, MemberRole> } {
+  return ctx.sim.state('api.memberRoles', () => ({ next: 1, all: new Map<number, MemberRole>() }));
+}
+
+function adminOnly(run: (ctx: Ctx, caller: Caller) => Response | Promise<Response>): Handler {
+  return endpoint(API, (ctx, caller) => (caller?.user.admin ? run(ctx, caller) : apiError(403, '403 Forbidden')));
+}
+
+export const listMemberRoles = adminOnly((ctx) => json(200, [...roles(ctx).all.values()]));
+
+export const createMemberRole = adminOnly(async (ctx) => {
+  const params = await readParams(ctx);
+  const name = str(params, 'name');
+  const level = Number(str(params, 'base_access_level'));
+  if (!name) return apiError(400, 'name is missing');
+  if (!BASE_ACCESS_LEVELS.includes(level)) return apiError(400, `base_access_level does not have a valid value (one of ${BASE_ACCESS_LEVELS.join(', ')})`);
+  const state = roles(ctx);
+  const role = { id: state.next++, name, description: str(params, 'description') ?? '', base_access_level: level, read_code: bool(params, 'read_code') ?? false };
+  state.all.set(role.id, role);
+  return json(201, role);
+});
+
+export const deleteMemberRole = adminOnly((ctx) => {
+  const state = roles(ctx);
+  const id = Number(ctx.params.id);
+  if (!state.all.delete(id)) return apiError(404, '404 Member Role Not Found');
+  return new Response(null, { status: 204 });
+});

@@ -1,0 +1,40 @@
+/**
+ * Rate limiting of /api/v4 (off unless settings.rateLimit is set): a fixed window per client (the
+ * presented token, else anonymous) on the simulator clock. Every limited response carries the
+ * RateLimit-* headers; the refused one is 429 with Retry-After.
+ */
+import { presentedToken } from '../credentials.js';
+import { apiError } from '../http.js';
+import type { Middleware } from '../types.js';
+
+interface Window {
+  start: number;
+  count: number;
+}
+
+export const rateLimit: Middleware = async (request, sim, next) => {
+  const limit = sim.options.settings.rateLimit;
+  const url = new URL(request.url);
+  if (!limit || !url.pathname.startsWith('/api/')) return next();
+  const windows = sim.state('api.rateLimit', () => new Map<string, Window>());
+  const key = presentedToken(request, url)?.token ?? 'anonymous';
+  const now = sim.clock.nowSeconds();
+  let w = windows.get(key);
+  if (!w || now >= w.start + limit.periodSeconds) windows.set(key, (w = { start: now, count: 0 }));
+  w.count += 1;
+  const reset = w.start + limit.periodSeconds;
+  const headers: Record<string, string> = {
+    'ratelimit-limit': String(limit.requests),
+    'ratelimit-observed': String(w.count),
+    'ratelimit-remaining': String(Math.max(0, limit.requests - w.count)),
+    'ratelimit-reset': String(reset),
+    'ratelimit-resettime': new Date(reset * 1000).toUTCString(),
+  };
+  if (w.count > limit.requests) {
+    return apiError(429, 'Retry later', { ...headers, 'retry-after': String(Math.max(1, reset - now)) });
+  }
+  const response = await next();
+  const out = new Response(response.body, response);
+  for (const [k, v] of Object.entries(headers)) out.headers.set(k, v);
+  return out;
+};

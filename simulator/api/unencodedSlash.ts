@@ -1,0 +1,29 @@
+/**
+ * Fault `unencoded-slash-accepted` only: reads `/projects/group/sub/project/...` as if the
+ * namespaced path had been sent encoded, the lenient behaviour the source forbids (404 is right).
+ */
+import { dataset } from '../data/index.js';
+import type { Middleware } from '../types.js';
+
+const PREFIX = '/api/v4/projects/';
+
+export const unencodedSlash: Middleware = async (request, sim, next) => {
+  if (!sim.fault('unencoded-slash-accepted')) return next();
+  const url = new URL(request.url);
+  if (!url.pathname.startsWith(PREFIX)) return next();
+  const segments = url.pathname.slice(PREFIX.length).split('/');
+  for (let k = segments.length; k >= 2; k--) {
+    let candidate: string;
+    try {
+      candidate = segments.slice(0, k).map(decodeURIComponent).join('/');
+    } catch {
+      return next();
+    }
+    if (dataset(sim).catalog.projects.byPath(candidate)) {
+      const rest = segments.slice(k).join('/');
+      url.pathname = PREFIX + encodeURIComponent(candidate) + (rest ? `/${rest}` : '');
+      return sim.handle(new Request(url, request));
+    }
+  }
+  return next();
+};

@@ -1,0 +1,12 @@
+/** 414 for a request target (path + query) longer than the instance's maxUrlLength setting. */
+import { apiError } from '../http.js';
+import type { Middleware } from '../types.js';
+
+export const urlLength: Middleware = async (request, sim, next) => {
+  const url = new URL(request.url);
+  const length = Buffer.byteLength(url.pathname + url.search);
+  if (length > sim.options.settings.maxUrlLength && !sim.fault('no-414')) {
+    return apiError(414, `414 Request-URI Too Large: the URL has ${length} bytes, the limit is ${sim.options.settings.maxUrlLength}; send the parameters in a request body instead`);
+  }
+  return next();
+};

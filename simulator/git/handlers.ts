@@ -1,0 +1,66 @@
+/**
+ * Git over HTTPS: GET /:namespace/:project.git/info/refs and the upload-pack / receive-pack POSTs.
+ * HTTP Basic with any username and a token as the password: read_repository (or
+ * write_repository, or api) to fetch, write_repository (or api) to push. No or a dead token: 401
+ * with a Basic challenge (git then asks for credentials); a live token without the scope: 403.
+ */
+import { checkAccessToken } from '../credentials.js';
+import { text } from '../http.js';
+import { dataset } from '../data/index.js';
+import type { Ctx, Handler } from '../types.js';
+import { httpBackend } from './backend.js';
+import { repositoryRoot } from './repository.js';
+
+const READ = ['read_repository', 'write_repository', 'api'];
+const WRITE = ['write_repository', 'api'];
+
+function basicPassword(request: Request): { user: string; password: string } | null {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.get('authorization') ?? '');
+  if (!m) return null;
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+  const cut = decoded.indexOf(':');
+  return cut < 0 ? null : { user: decoded.slice(0, cut), password: decoded.slice(cut + 1) };
+}
+
+const challenge = () => text(401, 'HTTP Basic: Access denied. Use a token with read_repository or write_repository as the password.\n', { 'www-authenticate': 'Basic realm="GitLab"' });
+
+function gitHandler(service: (ctx: Ctx) => 'git-upload-pack' | 'git-receive-pack' | null, suffix: string): Handler {
+  return async (ctx) => {
+    const wanted = service(ctx);
+    if (!wanted) return text(403, 'Git over HTTP needs the smart protocol: ?service=git-upload-pack or git-receive-pack\n');
+    const project = dataset(ctx.sim).catalog.projects.byPath(`${ctx.params.namespace}/${ctx.params.project}`);
+    if (!project) return text(404, 'The project you were looking for could not be found.\n');
+    const basic = basicPassword(ctx.request);
+    if (!basic) return challenge();
+    const check = checkAccessToken(ctx.sim, basic.password);
+    if (!check.ok) return challenge();
+    const needed = wanted === 'git-receive-pack' ? WRITE : READ;
+    if (!needed.some((s) => check.token.scopes.includes(s)) && !ctx.sim.fault('git-any-token')) {
+      return text(403, `HTTP Basic: Access denied. The token needs one of the scopes ${needed.join(', ')}.\n`);
+    }
+    const root = await repositoryRoot(dataset(ctx.sim).seed, project.id);
+    const body = ctx.method === 'POST' ? Buffer.from(await ctx.request.arrayBuffer()) : Buffer.alloc(0);
+    return httpBackend({
+      projectRoot: root,
+      pathInfo: `/repo.git${suffix}`,
+      method: ctx.method === 'HEAD' ? 'GET' : ctx.method,
+      query: ctx.url.search.slice(1),
+      contentType: ctx.request.headers.get('content-type'),
+      contentEncoding: ctx.request.headers.get('content-encoding'),
+      gitProtocol: ctx.request.headers.get('git-protocol'),
+      remoteUser: check.user.username,
+      body,
+    });
+  };
+}
+
+const fromQuery = (ctx: Ctx) => {
+  const s = ctx.query.get('service');
+  return s === 'git-upload-pack' || s === 'git-receive-pack' ? s : null;
+};
+
+export const gitHandlers: Record<string, Handler> = {
+  gitInfoRefs: gitHandler(fromQuery, '/info/refs'),
+  gitUploadPack: gitHandler(() => 'git-upload-pack', '/git-upload-pack'),
+  gitReceivePack: gitHandler(() => 'git-receive-pack', '/git-receive-pack'),
+};

@@ -1,0 +1,191 @@
+/**
+ * Accounts, applications and personal access tokens: creation with validation (shared by the
+ * applications page, the control API and the seed), and the seed every simulator starts with.
+ * Seeded secrets come from the CSPRNG once per simulator and survive reset(), so a target config
+ * written at start stays valid.
+ */
+import type { Sim } from '../types.js';
+import type { AccessToken, Application, User } from '../store.js';
+import { hexId, secret } from '../random.js';
+import { KNOWN_SCOPES, unknownScopes } from './scopes.js';
+
+/** A request to create something failed validation; the message is for the person who sent it. */
+export class ValidationError extends Error {
+  override name = 'ValidationError';
+}
+
+export interface NewUser {
+  username: string;
+  password?: string;
+  name?: string;
+  email?: string;
+  admin?: boolean;
+  twoFactor?: boolean;
+}
+
+export function createUser(sim: Sim, input: NewUser): User {
+  const { store } = sim;
+  const username = input.username?.trim() ?? '';
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$/.test(username)) {
+    throw new ValidationError('username must start with a letter or digit and use only letters, digits, _ . -');
+  }
+  for (const u of store.users.values()) {
+    if (u.username.toLowerCase() === username.toLowerCase()) throw new ValidationError(`username ${username} is taken`);
+  }
+  const user: User = {
+    id: store.nextId.user++,
+    username,
+    name: input.name?.trim() || username,
+    email: input.email?.trim() || `${username}@example.com`,
+    password: input.password || secret(18),
+    admin: input.admin ?? false,
+    twoFactor: input.twoFactor ?? false,
+    createdAt: sim.clock.nowSeconds(),
+  };
+  store.users.set(user.id, user);
+  return user;
+}
+
+/** A redirect URI the service accepts: absolute, no fragment, HTTPS unless in development mode. */
+export function redirectUriProblem(sim: Sim, uri: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return `${uri} is not an absolute URI`;
+  }
+  if (url.hash || uri.includes('#')) return `${uri} must not contain a fragment`;
+  if (['javascript:', 'data:', 'file:', 'vbscript:'].includes(url.protocol)) return `${uri} uses a forbidden scheme`;
+  if (url.protocol === 'http:' && !sim.options.devMode) return `${uri} must use HTTPS (plain HTTP is accepted only in development mode)`;
+  return null;
+}
+
+export interface NewApplication {
+  name: string;
+  redirectUris: string[];
+  scopes: string[];
+  confidential?: boolean;
+  ownerId?: number | null;
+}
+
+export function createApplication(sim: Sim, input: NewApplication): Application {
+  const { store } = sim;
+  const name = input.name?.trim() ?? '';
+  if (!name) throw new ValidationError('name is required');
+  const redirectUris = (input.redirectUris ?? []).map((u) => u.trim()).filter(Boolean);
+  if (redirectUris.length === 0) throw new ValidationError('at least one redirect URI is required');
+  for (const uri of redirectUris) {
+    const problem = redirectUriProblem(sim, uri);
+    if (problem) throw new ValidationError(problem);
+  }
+  const scopes = [...new Set(input.scopes ?? [])];
+  if (scopes.length === 0) throw new ValidationError(`choose at least one scope of ${KNOWN_SCOPES.join(', ')}`);
+  const unknown = unknownScopes(scopes);
+  if (unknown.length) throw new ValidationError(`unknown scope ${unknown.join(', ')}`);
+  const app: Application = {
+    id: store.nextId.application++,
+    name,
+    uid: hexId(32),
+    secret: secret(32, 'gloas-'),
+    redirectUris,
+    scopes,
+    confidential: input.confidential ?? true,
+    ownerId: input.ownerId ?? null,
+  };
+  store.applications.set(app.uid, app);
+  return app;
+}
+
+export function createPersonalAccessToken(sim: Sim, userId: number, scopes: string[], token = secret(20, 'glpat-')): AccessToken {
+  const record: AccessToken = {
+    token,
+    userId,
+    applicationId: null,
+    scopes,
+    createdAt: sim.clock.nowSeconds(),
+    expiresIn: null,
+    revokedAt: null,
+    refreshToken: null,
+    fromCode: null,
+    kind: 'personal',
+  };
+  sim.store.accessTokens.set(token, record);
+  return record;
+}
+
+export type AppRole = 'confidential' | 'public' | 'limited';
+
+export interface Seeded {
+  admin: User;
+  user: User;
+  twoFactorUser: User;
+  applications: Record<AppRole, Application>;
+  personalAccessToken: string;
+}
+
+interface SeedSecrets {
+  passwords: Record<'admin' | 'user' | 'twoFactorUser', string>;
+  apps: Record<AppRole, { uid: string; secret: string }>;
+  pat: string;
+}
+
+const secrets = new WeakMap<Sim, SeedSecrets>();
+
+function seedSecrets(sim: Sim): SeedSecrets {
+  let s = secrets.get(sim);
+  if (!s) {
+    const app = () => ({ uid: hexId(32), secret: secret(32, 'gloas-') });
+    s = {
+      passwords: { admin: secret(18), user: secret(18), twoFactorUser: secret(18) },
+      apps: { confidential: app(), public: app(), limited: app() },
+      pat: secret(20, 'glpat-'),
+    };
+    secrets.set(sim, s);
+  }
+  return s;
+}
+
+const APPS: Record<AppRole, { name: string; scopes: string[]; confidential: boolean }> = {
+  confidential: {
+    name: 'Confidential client',
+    scopes: ['api', 'read_user', 'openid', 'profile', 'email', 'read', 'read_repository', 'write_repository', 'read_registry', 'write_registry'],
+    confidential: true,
+  },
+  public: { name: 'Public PKCE client', scopes: ['api', 'openid'], confidential: false },
+  limited: { name: 'Limited client', scopes: ['read_user'], confidential: true },
+};
+
+/** The redirect URI of a seeded application; `.test` never resolves, clients only read the Location. */
+export function seededRedirectUri(role: AppRole): string {
+  return `https://client.test/${role}/callback`;
+}
+
+export function seedAccounts(sim: Sim): void {
+  const s = seedSecrets(sim);
+  const admin = createUser(sim, { username: 'root', name: 'Administrator', password: s.passwords.admin, admin: true });
+  const user = createUser(sim, { username: 'developer', name: 'Dev Eloper', password: s.passwords.user });
+  const twoFactorUser = createUser(sim, { username: 'two-factor', name: 'Two Factor', password: s.passwords.twoFactorUser, twoFactor: true });
+  const applications = {} as Record<AppRole, Application>;
+  for (const role of Object.keys(APPS) as AppRole[]) {
+    const app = createApplication(sim, { ...APPS[role], redirectUris: [seededRedirectUri(role)], ownerId: admin.id });
+    // Stable identifiers across reset: re-key the record under the seeded uid.
+    sim.store.applications.delete(app.uid);
+    Object.assign(app, s.apps[role]);
+    sim.store.applications.set(app.uid, app);
+    applications[role] = app;
+  }
+  createPersonalAccessToken(sim, admin.id, ['api'], s.pat);
+  sim.state<Seeded>('oauth:seeded', () => ({ admin, user, twoFactorUser, applications, personalAccessToken: s.pat }));
+}
+
+export function seeded(sim: Sim): Seeded {
+  return sim.state<Seeded>('oauth:seeded', () => {
+    throw new Error('seedAccounts has not run');
+  });
+}
+
+export function applicationById(sim: Sim, id: number | null): Application | undefined {
+  if (id === null) return undefined;
+  for (const app of sim.store.applications.values()) if (app.id === id) return app;
+  return undefined;
+}

@@ -1,0 +1,57 @@
+/**
+ * POST /oauth/authorize (oauthAuthorizeDecision): the consent form's answer. Approve issues a
+ * single-use code bound to client, redirect URI, scopes, PKCE challenge and nonce; deny sends
+ * access_denied. Both return `state` unchanged (RFC 6749 §4.1.2).
+ */
+import { limits } from '../../spec/index.js';
+import { redirect } from '../http.js';
+import type { Handler } from '../types.js';
+import type { AuthorizationCode } from '../store.js';
+import { hexId } from '../random.js';
+import { FIELDS, messagePage } from '../pages/layout.js';
+import { redirectTo, validateAuthorize } from './authorize-request.js';
+import { OAuthError } from './errors.js';
+import { bodyParams, type Params } from './params.js';
+import { csrfValid, signedIn } from './session.js';
+
+export const oauthAuthorizeDecision: Handler = async (ctx) => {
+  const { sim } = ctx;
+  const who = signedIn(sim, ctx.request);
+  if (!who) return messagePage(401, 'Authorization refused', 'Sign in first, then open the authorization link again.');
+  let params: Params;
+  try {
+    params = await bodyParams(ctx);
+  } catch (error) {
+    if (error instanceof OAuthError) return messagePage(400, 'Authorization refused', error.description);
+    throw error;
+  }
+  if (!csrfValid(who.session, params.get(FIELDS.csrf))) {
+    return messagePage(422, 'Authorization refused', 'The form expired or the request was forged (invalid authenticity token).');
+  }
+  const result = validateAuthorize(sim, params);
+  if (result.kind === 'page') return messagePage(result.status, 'Authorization request refused', result.message);
+  if (result.kind === 'redirect') return redirect(result.location);
+  const request = result.request;
+  const decision = params.get(FIELDS.decision);
+  const state = sim.fault('state-dropped') ? null : request.state;
+  if (decision === 'deny') {
+    return redirect(redirectTo(request.redirectUri, { error: 'access_denied', error_description: 'The resource owner denied the request', state }));
+  }
+  if (decision !== 'approve') return messagePage(400, 'Authorization refused', 'Choose Authorize or Deny.');
+  const code: AuthorizationCode = {
+    code: hexId(32),
+    applicationId: request.app.id,
+    userId: who.user.id,
+    redirectUri: request.redirectUri,
+    scopes: request.scopes,
+    codeChallenge: request.codeChallenge,
+    codeChallengeMethod: request.codeChallengeMethod,
+    nonce: request.nonce,
+    createdAt: sim.clock.nowSeconds(),
+    expiresIn: limits().authorizationCodeLifetime,
+    exchangedFor: null,
+    authTime: who.session.createdAt,
+  };
+  sim.store.codes.set(code.code, code);
+  return redirect(redirectTo(request.redirectUri, { code: code.code, state }));
+};

@@ -1,0 +1,46 @@
+/** POST /oauth/authorize_device (oauthAuthorizeDevice, RFC 8628 §3.1-3.2): start the device flow. */
+import { json } from '../http.js';
+import { limits } from '../../spec/index.js';
+import type { DeviceCode } from '../store.js';
+import { hexId } from '../random.js';
+import { authenticateClient, presentedClient } from './client-auth.js';
+import { endpoint, noStore } from './errors.js';
+import { deviceMachine, newUserCode } from './device.js';
+import { issuer } from './issuer.js';
+import { bodyParams, required } from './params.js';
+import { grantScopes } from './scopes.js';
+
+export const oauthAuthorizeDevice = endpoint(async (ctx) => {
+  const { sim } = ctx;
+  const params = await bodyParams(ctx);
+  required(params, 'client_id');
+  const app = authenticateClient(sim, presentedClient(ctx.request, params), 'if-sent');
+  const scopes = grantScopes(params.get('scope'), app.scopes);
+  const { deviceCodeLifetime, deviceInterval } = limits();
+  const record: DeviceCode = {
+    deviceCode: hexId(32),
+    userCode: newUserCode(),
+    applicationId: app.id,
+    scopes,
+    createdAt: sim.clock.nowSeconds(),
+    expiresIn: deviceCodeLifetime,
+    interval: deviceInterval,
+    state: deviceMachine.table.initial,
+    userId: null,
+    lastPollAt: null,
+  };
+  sim.store.deviceCodes.set(record.deviceCode, record);
+  const page = `${issuer(ctx)}/oauth/device`;
+  return json(
+    200,
+    {
+      device_code: record.deviceCode,
+      user_code: record.userCode,
+      verification_uri: page,
+      verification_uri_complete: `${page}?user_code=${encodeURIComponent(record.userCode)}`,
+      expires_in: record.expiresIn,
+      interval: record.interval,
+    },
+    noStore(sim),
+  );
+});

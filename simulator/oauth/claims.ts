@@ -1,0 +1,28 @@
+/**
+ * OpenID Connect claims of a user, as the public service documents them for /oauth/userinfo
+ * (sub, name, nickname, preferred_username, email, email_verified, website, profile, picture,
+ * groups, groups_direct). The id_token carries a subset.
+ */
+import type { User } from '../store.js';
+
+export function groupsOf(user: User): string[] {
+  return [...(user.groups ?? [])];
+}
+
+export function userinfoClaims(user: User, base: string): Record<string, unknown> {
+  return {
+    sub: String(user.id),
+    name: user.name,
+    nickname: user.username,
+    preferred_username: user.username,
+    email: user.email,
+    email_verified: true,
+    website: '',
+    profile: `${base}/${encodeURIComponent(user.username)}`,
+    picture: `${base}/uploads/-/system/user/avatar/${user.id}/avatar.png`,
+    groups: groupsOf(user),
+    groups_direct: groupsOf(user),
+  };
+}
+
+export const USERINFO_CLAIMS = Object.keys(userinfoClaims({ id: 0, username: '', name: '', email: '', password: '', admin: false, twoFactor: false, createdAt: 0 }, ''));

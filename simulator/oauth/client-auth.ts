@@ -1,0 +1,73 @@
+/**
+ * Client authentication at the token, device and revocation endpoints (RFC 6749 §2.3.1): HTTP
+ * Basic with the form-encoded client_id and client_secret, or both in the body, never both ways.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { Sim } from '../types.js';
+import type { Application } from '../store.js';
+import { InvalidClient, InvalidRequest } from './errors.js';
+import type { Params } from './params.js';
+
+export interface ClientCredentials {
+  clientId: string;
+  secret: string | null;
+  via: 'basic' | 'body';
+}
+
+function formDecode(value: string): string {
+  return decodeURIComponent(value.replace(/\+/g, ' '));
+}
+
+export function presentedClient(request: Request, params: Params): ClientCredentials | null {
+  const header = request.headers.get('authorization');
+  const bodyId = params.get('client_id') || undefined;
+  const bodySecret = params.get('client_secret') || undefined;
+  if (header && /^Basic\s/i.test(header)) {
+    let id: string;
+    let pass: string;
+    try {
+      const decoded = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (colon < 0) throw new Error('no colon');
+      id = formDecode(decoded.slice(0, colon));
+      pass = formDecode(decoded.slice(colon + 1));
+    } catch {
+      throw InvalidClient('The HTTP Basic credentials are malformed');
+    }
+    if (bodySecret !== undefined) throw InvalidRequest('Use one client authentication method: HTTP Basic or client_secret in the body, not both');
+    if (bodyId !== undefined && bodyId !== id) throw InvalidRequest('client_id in the body differs from the HTTP Basic user');
+    return { clientId: id, secret: pass || null, via: 'basic' };
+  }
+  if (bodyId === undefined) {
+    if (bodySecret !== undefined) throw InvalidRequest('client_secret was sent without client_id');
+    return null;
+  }
+  return { clientId: bodyId, secret: bodySecret ?? null, via: 'body' };
+}
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The application the request authenticates as. `secret: 'when-confidential'` demands the secret
+ * of confidential applications (code, refresh, revoke); `'if-sent'` checks it only when sent
+ * (the device flow takes client_id alone, as the source's parameter table shows).
+ */
+export function authenticateClient(
+  sim: Sim,
+  credentials: ClientCredentials | null,
+  mode: 'when-confidential' | 'if-sent' = 'when-confidential',
+): Application {
+  if (!credentials) throw InvalidClient('Client authentication failed: client_id is missing');
+  const app = sim.store.applications.get(credentials.clientId);
+  if (!app) throw InvalidClient('Client authentication failed: unknown client');
+  if (credentials.secret !== null) {
+    if (!sameSecret(credentials.secret, app.secret)) throw InvalidClient('Client authentication failed: wrong client secret');
+  } else if (app.confidential && mode === 'when-confidential') {
+    throw InvalidClient('Client authentication failed: this application is confidential and must send its client secret');
+  }
+  return app;
+}

@@ -1,0 +1,24 @@
+/** POST /oauth/device (oauthDeviceDecision): the signed-in user approves or denies a user code. */
+import type { Handler } from '../types.js';
+import { FIELDS, messagePage } from '../pages/layout.js';
+import { deviceForm, devicePage } from '../pages/device.js';
+import { deviceByUserCode, fireDevice } from './device.js';
+import { csrfValid, signedIn } from './session.js';
+
+export const oauthDeviceDecision: Handler = async (ctx) => {
+  const { sim } = ctx;
+  const who = signedIn(sim, ctx.request);
+  if (!who) return messagePage(401, 'Sign in required', 'Sign in first, then open the device page again.');
+  const body = await ctx.body();
+  const form = body.kind === 'form' ? body.form : new URLSearchParams();
+  if (!csrfValid(who.session, form.get(FIELDS.csrf))) {
+    return messagePage(422, 'Device refused', 'The form expired or the request was forged (invalid authenticity token).');
+  }
+  const typed = form.get('user_code') ?? '';
+  const decision = form.get(FIELDS.decision);
+  if (decision !== 'approve' && decision !== 'deny') return deviceForm(who.session.csrf, typed, who.user.username, 'Choose Authorize or Deny.', 400);
+  const record = deviceByUserCode(sim, typed);
+  if (!record) return deviceForm(who.session.csrf, typed, who.user.username, 'That code is not valid. Check it on your device.', 404);
+  const row = await fireDevice({ sim, record, user: who.user }, decision);
+  return devicePage(row);
+};

@@ -1,0 +1,71 @@
+/**
+ * The device code's life, executed from spec/machines/device-authorization.yaml: each condition
+ * and effect the table names is bound here by name; polling (token endpoint), the verification
+ * page and the control API all fire the same runner.
+ */
+import { limits } from '../../spec/index.js';
+import type { Sim } from '../types.js';
+import type { DeviceCode, User } from '../store.js';
+import { fromAlphabet } from '../random.js';
+import { applicationById } from './accounts.js';
+import { runner } from './machine.js';
+import { mintTokens, type Issued } from './tokens.js';
+
+export interface DeviceStep {
+  sim: Sim;
+  record: DeviceCode;
+  user?: User;
+  issued?: Issued;
+}
+
+export const deviceMachine = runner<DeviceStep>('device-authorization', {
+  conditions: {
+    code_expired: (x) => !x.sim.fault('device-code-never-expires') && x.sim.clock.nowSeconds() >= x.record.createdAt + x.record.expiresIn,
+    // lastPollAt is in milliseconds of the simulator clock
+    too_fast: (x) =>
+      !x.sim.fault('no-slow-down') && x.record.lastPollAt !== null && x.sim.clock.now() - x.record.lastPollAt < x.record.interval * 1000,
+  },
+  effects: {
+    grow_interval: (x) => {
+      x.record.interval += limits().slowDownIncrement;
+    },
+    record_poll: (x) => {
+      x.record.lastPollAt = x.sim.clock.now();
+    },
+    issue_tokens: (x) => {
+      const app = applicationById(x.sim, x.record.applicationId) ?? null;
+      x.issued = mintTokens(x.sim, { userId: x.record.userId!, app, scopes: x.record.scopes, refresh: false });
+    },
+    bind_user: (x) => {
+      if (x.user) x.record.userId = x.user.id;
+    },
+  },
+});
+
+/** Fire a trigger and move the record to the row's next state. */
+export async function fireDevice(x: DeviceStep, trigger: string) {
+  const row = await deviceMachine.fire(x.record.state, trigger, x);
+  if (!(row.next === 'consumed' && x.sim.fault('device-code-reusable'))) x.record.state = row.next;
+  return row;
+}
+
+/** RFC 8628 §6.1: consonants only (no words, no look-alikes), shown as XXXX-XXXX. */
+const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
+const USER_CODE_GROUP = 4;
+
+export function newUserCode(): string {
+  const raw = fromAlphabet(USER_CODE_GROUP * 2, USER_CODE_ALPHABET);
+  return `${raw.slice(0, USER_CODE_GROUP)}-${raw.slice(USER_CODE_GROUP)}`;
+}
+
+/** What a person types: case, spaces and dashes do not matter. */
+export function normalizeUserCode(value: string): string {
+  const compact = value.toUpperCase().replace(/[^A-Z]/g, '');
+  return compact.length === USER_CODE_GROUP * 2 ? `${compact.slice(0, USER_CODE_GROUP)}-${compact.slice(USER_CODE_GROUP)}` : compact;
+}
+
+export function deviceByUserCode(sim: Sim, value: string): DeviceCode | undefined {
+  const wanted = normalizeUserCode(value);
+  for (const record of sim.store.deviceCodes.values()) if (record.userCode === wanted) return record;
+  return undefined;
+}

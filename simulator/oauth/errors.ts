@@ -1,0 +1,69 @@
+/**
+ * Protocol errors as named values carrying their own status (RFC 6749 §5.2, RFC 8628 §3.5,
+ * RFC 6750 §3.1). A grant throws one; the endpoint wrapper turns it into the OAuth error body.
+ * invalid_client and unauthorized_client answer 401 with a WWW-Authenticate challenge; token and
+ * error responses are never cached.
+ */
+import { json } from '../http.js';
+import type { Handler, Ctx, Sim } from '../types.js';
+
+export class OAuthError extends Error {
+  constructor(
+    readonly error: string,
+    readonly description: string,
+    readonly status = 400,
+  ) {
+    super(description);
+    this.name = 'OAuthError';
+  }
+}
+
+const named = (error: string, status: number) => (description: string) => new OAuthError(error, description, status);
+
+export const InvalidRequest = named('invalid_request', 400);
+export const InvalidClient = named('invalid_client', 401);
+export const InvalidGrant = named('invalid_grant', 400);
+export const UnauthorizedClient = named('unauthorized_client', 401);
+export const UnsupportedGrantType = named('unsupported_grant_type', 400);
+export const InvalidScope = named('invalid_scope', 400);
+export const AuthorizationPending = named('authorization_pending', 400);
+export const SlowDown = named('slow_down', 400);
+export const ExpiredToken = named('expired_token', 400);
+export const AccessDenied = named('access_denied', 400);
+/** RFC 6750 §3.1: a resource request with a bad token. */
+export const InvalidToken = named('invalid_token', 401);
+export const InsufficientScope = named('insufficient_scope', 403);
+
+/** Headers every token-endpoint answer carries (RFC 6749 §5.1): never cached. */
+export function noStore(sim: Sim): Record<string, string> {
+  return sim.fault('token-cacheable') ? {} : { 'cache-control': 'no-store', pragma: 'no-cache' };
+}
+
+function challenge(error: OAuthError): string {
+  // Client authentication failures name the Basic scheme (RFC 6749 §5.2); resource errors Bearer.
+  const scheme = error.error === 'invalid_client' || error.error === 'unauthorized_client' ? 'Basic' : 'Bearer';
+  const description = error.description.replace(/["\\]/g, '');
+  return `${scheme} realm="oauth", error="${error.error}", error_description="${description}"`;
+}
+
+export function errorResponse(sim: Sim, error: OAuthError): Response {
+  const headers: Record<string, string> = noStore(sim);
+  let status = error.status;
+  if (status === 401 || status === 403) {
+    if (sim.fault('invalid-client-no-challenge') && error.error === 'invalid_client') status = 400;
+    else headers['www-authenticate'] = challenge(error);
+  }
+  return json(status, { error: error.error, error_description: error.description }, headers);
+}
+
+/** An OAuth endpoint: OAuthErrors thrown anywhere inside become the OAuth error body. */
+export function endpoint(handler: (ctx: Ctx) => Promise<Response> | Response): Handler {
+  return async (ctx) => {
+    try {
+      return await handler(ctx);
+    } catch (error) {
+      if (error instanceof OAuthError) return errorResponse(ctx.sim, error);
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,21 @@
+/** What every grant module exports (after node-oidc-provider's lib/actions/grants). */
+import { json } from '../../http.js';
+import type { Ctx, Sim } from '../../types.js';
+import { noStore } from '../errors.js';
+import type { Params } from '../params.js';
+
+export interface Grant {
+  /** grant_type value. */
+  type: string;
+  /** Parameters the source's table lists for it. */
+  parameters: string[];
+  /** Offered at this release, offering and flag state? */
+  available(sim: Sim): boolean;
+  handle(ctx: Ctx, params: Params): Promise<Response>;
+}
+
+/** A token response: JSON, never cached, absent fields left out. */
+export function tokenResponse(sim: Sim, body: Record<string, unknown>): Response {
+  const clean = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
+  return json(200, clean, noStore(sim));
+}

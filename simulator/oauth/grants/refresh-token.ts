@@ -1,0 +1,79 @@
+/**
+ * grant_type=refresh_token (RFC 6749 §6) for PKCE and confidential applications. The pair
+ * rotates: the old access and refresh tokens stop working, a new pair is returned, and this works
+ * after the access token expired (spec/machines/token-refresh.yaml).
+ */
+import type { Application, RefreshToken } from '../../store.js';
+import type { Sim } from '../../types.js';
+import { applicationById } from '../accounts.js';
+import { authenticateClient, presentedClient } from '../client-auth.js';
+import { InvalidGrant, InvalidScope, OAuthError } from '../errors.js';
+import { runner } from '../machine.js';
+import { required } from '../params.js';
+import { parseScope } from '../scopes.js';
+import { codeTokenBody, mintTokens, revokeAccessToken, type Issued } from '../tokens.js';
+import { tokenResponse, type Grant } from './grant.js';
+
+interface Refresh {
+  sim: Sim;
+  clientError: OAuthError | null;
+  app: Application | null;
+  refresh: RefreshToken;
+  scopes: string[];
+  issued?: Issued;
+}
+
+/** Rotation is recorded in `state`; revocation (of it or of its pair) in `revokedAt`. */
+export function refreshState(token: RefreshToken): string {
+  if (token.state && token.state !== 'active') return token.state;
+  return token.revokedAt !== null ? 'revoked' : 'active';
+}
+
+const refreshMachine = runner<Refresh>('token-refresh', {
+  conditions: {
+    client_auth_failed: (x) => x.clientError !== null,
+    client_mismatch: (x) => x.app!.id !== x.refresh.applicationId,
+  },
+  effects: {
+    revoke_access_token(x) {
+      const old = x.sim.store.accessTokens.get(x.refresh.accessToken);
+      if (old && !x.sim.fault('old-access-token-valid')) old.revokedAt ??= x.sim.clock.nowSeconds();
+    },
+    issue_token_pair(x) {
+      const old = x.sim.store.accessTokens.get(x.refresh.accessToken);
+      x.issued = mintTokens(x.sim, { userId: x.refresh.userId, app: x.app, scopes: x.scopes, refresh: true, fromCode: old?.fromCode ?? null });
+    },
+  },
+});
+
+export const refreshToken: Grant = {
+  type: 'refresh_token',
+  parameters: ['client_id', 'client_secret', 'refresh_token', 'redirect_uri', 'code_verifier', 'scope'],
+  available: () => true,
+  async handle(ctx, params) {
+    const { sim } = ctx;
+    const value = required(params, 'refresh_token');
+    let app: Application | null = null;
+    let clientError: OAuthError | null = null;
+    try {
+      app = authenticateClient(sim, presentedClient(ctx.request, params));
+    } catch (error) {
+      if (!(error instanceof OAuthError)) throw error;
+      clientError = error;
+    }
+    const refresh = sim.store.refreshTokens.get(value);
+    if (!refresh || !applicationById(sim, refresh.applicationId)) throw clientError ?? InvalidGrant('The refresh token is invalid');
+
+    // RFC 6749 §6: a narrower scope may be asked for, never a wider one.
+    const asked = parseScope(params.get('scope'));
+    const wider = asked.filter((s) => !refresh.scopes.includes(s));
+    if (wider.length && !clientError) throw InvalidScope(`The refresh token was not granted ${wider.join(' ')}`);
+    const x: Refresh = { sim, clientError, app, refresh, scopes: asked.length ? asked : refresh.scopes };
+
+    const row = await refreshMachine.fire(refreshState(refresh), 'refresh', x);
+    if (row.condition === 'client_auth_failed') throw clientError!;
+    if (!(row.next === 'rotated' && sim.fault('refresh-token-reusable'))) refresh.state = row.next;
+    if (row.result.error) throw refreshMachine.error(row);
+    return tokenResponse(sim, codeTokenBody(sim, x.issued!));
+  },
+};

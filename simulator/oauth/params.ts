@@ -1,0 +1,52 @@
+/**
+ * Parameters of an OAuth request, from a form-encoded or JSON body (or the query for GET).
+ * RFC 6749 §3.1-3.2: a parameter sent more than once, or a body we cannot read, is invalid_request.
+ */
+import type { Ctx } from '../types.js';
+import { InvalidRequest } from './errors.js';
+
+export type Params = ReadonlyMap<string, string>;
+
+function fromSearch(search: URLSearchParams): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [key, value] of search) {
+    if (out.has(key)) throw InvalidRequest(`The parameter ${key} was sent more than once`);
+    out.set(key, value);
+  }
+  return out;
+}
+
+export async function bodyParams(ctx: Ctx): Promise<Params> {
+  const body = await ctx.body();
+  switch (body.kind) {
+    case 'none':
+      return new Map();
+    case 'invalid':
+      throw InvalidRequest(`The request body could not be read: ${body.reason}`);
+    case 'form':
+      return fromSearch(body.form);
+    case 'json': {
+      if (typeof body.json !== 'object' || body.json === null || Array.isArray(body.json)) {
+        throw InvalidRequest('A JSON body must be an object of parameters');
+      }
+      const out = new Map<string, string>();
+      for (const [key, value] of Object.entries(body.json)) {
+        if (typeof value === 'string') out.set(key, value);
+        else if (typeof value === 'number' || typeof value === 'boolean') out.set(key, String(value));
+        else if (value !== null) throw InvalidRequest(`The parameter ${key} must be a string`);
+      }
+      return out;
+    }
+  }
+}
+
+export function queryParams(ctx: Ctx): Params {
+  return fromSearch(ctx.query);
+}
+
+/** A parameter that must be present and non-empty. */
+export function required(params: Params, name: string): string {
+  const value = params.get(name);
+  if (value === undefined || value === '') throw InvalidRequest(`The parameter ${name} is missing`);
+  return value;
+}

@@ -1,0 +1,77 @@
+/**
+ * POST /oauth/revoke (oauthRevoke, RFC 7009): 200 with `{}` for any token, known or not; a live
+ * token of the authenticated client is revoked together with its pair
+ * (spec/machines/revocation.yaml).
+ */
+import { json } from '../http.js';
+import type { Sim } from '../types.js';
+import type { AccessToken, Application, RefreshToken } from '../store.js';
+import { tokenExpired } from '../credentials.js';
+import { authenticateClient, presentedClient } from './client-auth.js';
+import { endpoint, noStore, OAuthError } from './errors.js';
+import { runner } from './machine.js';
+import { bodyParams, required } from './params.js';
+import { refreshState } from './grants/refresh-token.js';
+import { revokeAccessToken, revokeRefreshToken } from './tokens.js';
+
+interface Revocation {
+  sim: Sim;
+  clientError: OAuthError | null;
+  app: Application | null;
+  access?: AccessToken;
+  refresh?: RefreshToken;
+}
+
+const revocationMachine = runner<Revocation>('revocation', {
+  conditions: {
+    client_auth_failed: (x) => x.clientError !== null,
+    client_mismatch: (x) => (x.access?.applicationId ?? x.refresh?.applicationId) !== x.app!.id,
+  },
+  effects: {
+    revoke_token(x) {
+      if (x.sim.fault('revoke-ignored')) return;
+      if (x.access) x.access.revokedAt ??= x.sim.clock.nowSeconds();
+      if (x.refresh) x.refresh.revokedAt ??= x.sim.clock.nowSeconds();
+    },
+    revoke_paired_token(x) {
+      if (x.sim.fault('revoke-ignored')) return;
+      if (x.access) revokeAccessToken(x.sim, x.access);
+      if (x.refresh) revokeRefreshToken(x.sim, x.refresh);
+    },
+  },
+});
+
+function live(sim: Sim, x: Revocation): boolean {
+  if (x.access) return x.access.revokedAt === null && !tokenExpired(sim, x.access);
+  return refreshState(x.refresh!) === 'active';
+}
+
+export const oauthRevoke = endpoint(async (ctx) => {
+  const { sim } = ctx;
+  const params = await bodyParams(ctx);
+  const value = required(params, 'token');
+  let app: Application | null = null;
+  let clientError: OAuthError | null = null;
+  try {
+    app = authenticateClient(sim, presentedClient(ctx.request, params));
+  } catch (error) {
+    if (!(error instanceof OAuthError)) throw error;
+    clientError = error;
+  }
+  const hint = params.get('token_type_hint');
+  const access = sim.store.accessTokens.get(value);
+  const refresh = sim.store.refreshTokens.get(value);
+  const x: Revocation = { sim, clientError, app };
+  // RFC 7009 §2.1: the hint only orders the search; personal access tokens are not OAuth tokens.
+  if (hint === 'refresh_token' && refresh) x.refresh = refresh;
+  else if (access?.kind === 'oauth') x.access = access;
+  else if (refresh) x.refresh = refresh;
+  if (!x.access && !x.refresh) {
+    if (clientError) throw clientError;
+    return json(200, {}, noStore(sim));
+  }
+  const row = await revocationMachine.fire(live(sim, x) ? 'live' : 'revoked', 'revoke', x);
+  if (row.condition === 'client_auth_failed') throw clientError!;
+  if (row.result.error) throw revocationMachine.error(row);
+  return json(200, {}, noStore(sim));
+});

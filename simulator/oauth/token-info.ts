@@ -1,0 +1,29 @@
+/**
+ * GET /oauth/token/info (oauthTokenInfo): the token information response, with its deprecated
+ * aliases `scopes` and `expires_in_seconds`; 401 invalid_token for an unknown, expired or revoked
+ * token.
+ */
+import { json } from '../http.js';
+import { secondsLeft } from '../credentials.js';
+import { applicationById } from './accounts.js';
+import { bearerToken } from './bearer.js';
+import { endpoint, noStore } from './errors.js';
+
+export const oauthTokenInfo = endpoint((ctx) => {
+  const { sim } = ctx;
+  const { token } = bearerToken(ctx);
+  const app = applicationById(sim, token.applicationId);
+  const expiresIn = secondsLeft(sim, token);
+  const body: Record<string, unknown> = {
+    resource_owner_id: token.userId,
+    scope: [...token.scopes],
+    expires_in: expiresIn,
+    application: app ? { uid: app.uid } : null,
+    created_at: token.createdAt,
+  };
+  if (!sim.fault('token-info-no-aliases')) {
+    body.scopes = [...token.scopes];
+    body.expires_in_seconds = expiresIn;
+  }
+  return json(200, body, noStore(sim));
+});

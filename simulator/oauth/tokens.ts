@@ -1,0 +1,103 @@
+/**
+ * Minting and revoking access and refresh tokens, and the token response bodies exactly as the
+ * source's table shows them: lowercase `bearer` for code, refresh and password, `Bearer` for the
+ * device flow; expires_in from limits; created_at where the source shows it.
+ */
+import { limits } from '../../spec/index.js';
+import type { Sim } from '../types.js';
+import type { AccessToken, Application, RefreshToken } from '../store.js';
+import { hexId } from '../random.js';
+import { formatScope } from './scopes.js';
+
+export interface Issued {
+  access: AccessToken;
+  refresh: RefreshToken | null;
+}
+
+export function mintTokens(
+  sim: Sim,
+  input: { userId: number; app: Application | null; scopes: string[]; refresh: boolean; fromCode?: string | null },
+): Issued {
+  const now = sim.clock.nowSeconds();
+  const access: AccessToken = {
+    token: hexId(32),
+    userId: input.userId,
+    applicationId: input.app?.id ?? null,
+    scopes: [...input.scopes],
+    createdAt: now,
+    expiresIn: limits().accessTokenLifetime,
+    revokedAt: null,
+    refreshToken: null,
+    fromCode: input.fromCode ?? null,
+    kind: 'oauth',
+  };
+  let refresh: RefreshToken | null = null;
+  if (input.refresh && input.app) {
+    refresh = {
+      token: hexId(32),
+      accessToken: access.token,
+      applicationId: input.app.id,
+      userId: input.userId,
+      scopes: [...input.scopes],
+      createdAt: now,
+      revokedAt: null,
+    };
+    access.refreshToken = refresh.token;
+    sim.store.refreshTokens.set(refresh.token, refresh);
+  }
+  sim.store.accessTokens.set(access.token, access);
+  return { access, refresh };
+}
+
+/** Revoke an access token and the refresh token issued with it (they are one grant). */
+export function revokeAccessToken(sim: Sim, access: AccessToken): void {
+  const now = sim.clock.nowSeconds();
+  access.revokedAt ??= now;
+  const refresh = access.refreshToken ? sim.store.refreshTokens.get(access.refreshToken) : undefined;
+  if (refresh) refresh.revokedAt ??= now;
+}
+
+/** Revoke a refresh token and the access token issued with it (RFC 7009 §2.1). */
+export function revokeRefreshToken(sim: Sim, refresh: RefreshToken): void {
+  refresh.revokedAt ??= sim.clock.nowSeconds();
+  const access = sim.store.accessTokens.get(refresh.accessToken);
+  if (access) revokeAccessToken(sim, access);
+}
+
+/** RFC 6749 §4.1.2: a code used twice revokes every token issued from it, refreshed ones included. */
+export function revokeTokensFromCode(sim: Sim, code: string): void {
+  for (const token of sim.store.accessTokens.values()) if (token.fromCode === code) revokeAccessToken(sim, token);
+}
+
+/** The two spellings the source shows, and the fault that swaps them. */
+export function tokenType(sim: Sim, flow: 'device' | 'other'): string {
+  const device = flow === 'device';
+  return device !== sim.fault('token-type-case') ? 'Bearer' : 'bearer';
+}
+
+/** Authorization-code and refresh responses. */
+export function codeTokenBody(sim: Sim, issued: Issued): Record<string, unknown> {
+  return {
+    access_token: issued.access.token,
+    token_type: tokenType(sim, 'other'),
+    expires_in: issued.access.expiresIn,
+    refresh_token: issued.refresh?.token,
+    created_at: issued.access.createdAt,
+  };
+}
+
+/** Password response: only access_token, token_type and expires_in. */
+export function passwordTokenBody(sim: Sim, issued: Issued): Record<string, unknown> {
+  return { access_token: issued.access.token, token_type: tokenType(sim, 'other'), expires_in: issued.access.expiresIn };
+}
+
+/** Device response: with scope and created_at, without refresh_token. */
+export function deviceTokenBody(sim: Sim, issued: Issued): Record<string, unknown> {
+  return {
+    access_token: issued.access.token,
+    token_type: tokenType(sim, 'device'),
+    expires_in: issued.access.expiresIn,
+    scope: formatScope(issued.access.scopes),
+    created_at: issued.access.createdAt,
+  };
+}

@@ -1,0 +1,30 @@
+/** The consent page: the application asks for scopes; approve or deny posts back to /oauth/authorize. */
+import type { AuthorizeRequest } from '../oauth/authorize-request.js';
+import { formatScope } from '../oauth/scopes.js';
+import { FIELDS, decisionButtons, esc, hidden, page } from './layout.js';
+
+export function consentPage(request: AuthorizeRequest, csrf: string, username: string): Response {
+  const scopes = request.scopes.map((s) => `<li><code>${esc(s)}</code></li>`).join('\n');
+  return page(
+    200,
+    `Authorize ${request.app.name} to use your account?`,
+    `<p>Signed in as <strong id="username">${esc(username)}</strong>.</p>
+<p>An application called <strong id="application-name">${esc(request.app.name)}</strong> is requesting access to your account. It will be able to:</p>
+<ul id="scopes">
+${scopes}
+</ul>
+<p>You will be redirected to <code>${esc(request.redirectUri)}</code>.</p>
+<form id="consent" method="post" action="/oauth/authorize">
+${hidden(FIELDS.csrf, csrf)}
+${hidden('client_id', request.app.uid)}
+${hidden('redirect_uri', request.redirectUri)}
+${hidden('response_type', 'code')}
+${hidden('state', request.state)}
+${hidden('scope', formatScope(request.scopes))}
+${hidden('code_challenge', request.codeChallenge)}
+${hidden('code_challenge_method', request.codeChallengeMethod)}
+${hidden('nonce', request.nonce)}
+${decisionButtons('Authorize', 'Deny')}
+</form>`,
+  );
+}

@@ -1,0 +1,69 @@
+/**
+ * The HTML of every page: one layout, escaped values, anti-framing headers (consent and sign-in
+ * must never render inside another site's frame), never cached.
+ */
+import escapeHtml from 'escape-html';
+import { html } from '../http.js';
+
+export const esc = (value: unknown): string => escapeHtml(String(value ?? ''));
+
+/** Field names of the pages' forms; the target config's driver section names them too. */
+export const FIELDS = {
+  csrf: 'authenticity_token',
+  login: 'user[login]',
+  password: 'user[password]',
+  returnTo: 'redirect_to',
+  decision: 'decision',
+} as const;
+
+export const SELECTORS = {
+  approve: `button[name="${FIELDS.decision}"][value="approve"]`,
+  deny: `button[name="${FIELDS.decision}"][value="deny"]`,
+} as const;
+
+export function hidden(name: string, value: string | null | undefined): string {
+  return value == null ? '' : `<input type="hidden" name="${esc(name)}" value="${esc(value)}">`;
+}
+
+export function decisionButtons(approveLabel: string, denyLabel: string): string {
+  return (
+    `<button type="submit" name="${FIELDS.decision}" value="approve">${esc(approveLabel)}</button>\n` +
+    `<button type="submit" name="${FIELDS.decision}" value="deny">${esc(denyLabel)}</button>`
+  );
+}
+
+export const PAGE_HEADERS = {
+  'x-frame-options': 'DENY',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' https: http:; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
+export interface PageOptions {
+  setCookie?: string;
+  /** Machine-readable name of the page (`data-page`), e.g. the `page` a machine row names. */
+  name?: string;
+}
+
+export function page(status: number, title: string, body: string, options: PageOptions = {}): Response {
+  const document = `<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>${esc(title)}</title></head>
+<body>
+<main${options.name ? ` data-page="${esc(options.name)}"` : ''}>
+<h1>${esc(title)}</h1>
+${body}
+</main>
+</body>
+</html>
+`;
+  const headers: Record<string, string> = { ...PAGE_HEADERS };
+  if (options.setCookie) headers['set-cookie'] = options.setCookie;
+  return html(status, document, headers);
+}
+
+/** A page that only says something (errors, device results). */
+export function messagePage(status: number, title: string, message: string, options: PageOptions = {}): Response {
+  return page(status, title, `<p id="message">${esc(message)}</p>`, options);
+}

@@ -1,0 +1,72 @@
+/**
+ * Coverage views of the spec: each row and list item of the source with the rules that carry it
+ * (and those with none), and, given the suites' check list, the rules no check proves.
+ */
+import { rules, sourceMap, sourceText } from './index.js';
+import { matchSourceMap } from './validate.js';
+import type { Rule } from './types.js';
+
+/** What coverage needs of a check: its id and the rule ids it proves. */
+export interface CheckRef {
+  id: string;
+  rules: string[];
+}
+
+export interface CoveredItem {
+  section: string;
+  kind: 'row' | 'bullet';
+  text: string;
+  line: number;
+  rules: string[];
+}
+
+export interface Coverage {
+  /** Every table row and list item of the source, in document order, with its rule ids. */
+  items: CoveredItem[];
+  /** Items without any rule (the source-map test keeps this empty). */
+  unmapped: CoveredItem[];
+  /** Rules no source row or item names (rules that come from RFCs, or context). */
+  rulesWithoutSourceRow: Rule[];
+  /** Present when checks were given. */
+  checks?: {
+    /** Rules no check names, with the level so `must` gaps stand out. */
+    rulesWithoutCheck: Rule[];
+    /** Check ids naming a rule id that does not exist. */
+    unknownRuleRefs: { check: string; rule: string }[];
+    /** Rule id to the ids of the checks that prove it. */
+    byRule: Record<string, string[]>;
+  };
+}
+
+export function coverage(checks?: CheckRef[]): Coverage {
+  const { items: sourceItems } = sourceText();
+  const entries = sourceMap();
+  const { byItem } = matchSourceMap(sourceItems, entries);
+  const items: CoveredItem[] = sourceItems.map((item, i) => ({
+    section: item.section,
+    kind: item.kind,
+    text: item.text,
+    line: item.line,
+    rules: [...new Set(byItem[i].flatMap((e) => entries[e].rules))],
+  }));
+  const all = rules();
+  const named = new Set(items.flatMap((i) => i.rules));
+  const result: Coverage = {
+    items,
+    unmapped: items.filter((i) => i.rules.length === 0),
+    rulesWithoutSourceRow: all.filter((r) => !named.has(r.id)),
+  };
+  if (checks) {
+    const known = new Set(all.map((r) => r.id));
+    const byRule: Record<string, string[]> = {};
+    const unknownRuleRefs: { check: string; rule: string }[] = [];
+    for (const check of checks) {
+      for (const id of check.rules) {
+        if (!known.has(id)) unknownRuleRefs.push({ check: check.id, rule: id });
+        (byRule[id] ??= []).push(check.id);
+      }
+    }
+    result.checks = { rulesWithoutCheck: all.filter((r) => !byRule[r.id]), unknownRuleRefs, byRule };
+  }
+  return result;
+}

@@ -1,0 +1,122 @@
+/**
+ * Reads the source document (markdown) as data: its headings, the rows of its tables and the
+ * items of its lists, each under the heading path it appears in. The source map
+ * (spec/source-map.yaml) is checked against this, so a row added to the source without a map
+ * entry is caught.
+ */
+
+export interface SourceHeading {
+  /** Titles from level 2 down, joined by " > " (the document title is left out). */
+  path: string;
+  level: number;
+  line: number;
+}
+
+export interface SourceItem {
+  kind: 'row' | 'bullet';
+  /** Heading path the item sits under. */
+  section: string;
+  /** Row: cells joined by " | "; bullet: the item text. Backticks removed, spaces collapsed. */
+  text: string;
+  /** 1-based line in the markdown. */
+  line: number;
+}
+
+export interface SourceText {
+  headings: SourceHeading[];
+  items: SourceItem[];
+}
+
+const clean = (text: string): string => text.replace(/`/g, '').replace(/\s+/g, ' ').trim();
+
+function tableCells(line: string): string[] {
+  return line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map(clean);
+}
+
+const isSeparatorRow = (cells: string[]): boolean => cells.every((c) => /^:?-{3,}:?$/.test(c));
+
+export function parseSourceText(markdown: string): SourceText {
+  const lines = markdown.split(/\r?\n/);
+  const headings: SourceHeading[] = [];
+  const items: SourceItem[] = [];
+  const stack: string[] = [];
+  let section = '';
+  let inFence = false;
+  let tableRow = -1; // index within the current table, -1 outside a table
+  let openBullet: { item: SourceItem; indent: number } | undefined;
+
+  lines.forEach((raw, index) => {
+    const line = index + 1;
+    if (/^\s*```/.test(raw)) {
+      inFence = !inFence;
+      return;
+    }
+    if (inFence) return;
+
+    const heading = /^(#{1,6})\s+(.*)$/.exec(raw);
+    if (heading) {
+      const level = heading[1].length;
+      tableRow = -1;
+      openBullet = undefined;
+      if (level === 1) return;
+      stack.length = level - 2;
+      stack[level - 2] = clean(heading[2]);
+      section = stack.filter(Boolean).join(' > ');
+      headings.push({ path: section, level, line });
+      return;
+    }
+
+    if (/^\s*\|/.test(raw)) {
+      openBullet = undefined;
+      tableRow += 1;
+      const cells = tableCells(raw);
+      // Row 0 is the header, row 1 the separator.
+      if (tableRow >= 1 && !isSeparatorRow(cells)) items.push({ kind: 'row', section, text: cells.join(' | '), line });
+      return;
+    }
+    tableRow = -1;
+
+    const bullet = /^(\s*)(?:[-*+]|\d+\.)\s+(.*)$/.exec(raw);
+    if (bullet) {
+      const item: SourceItem = { kind: 'bullet', section, text: clean(bullet[2]), line };
+      items.push(item);
+      openBullet = { item, indent: bullet[1].length };
+      return;
+    }
+    if (raw.trim() === '') {
+      openBullet = undefined;
+      return;
+    }
+    // A wrapped list item continues on an indented line.
+    const indent = /^\s*/.exec(raw)![0].length;
+    if (openBullet && indent > openBullet.indent) openBullet.item.text = clean(`${openBullet.item.text} ${raw}`);
+    else openBullet = undefined;
+  });
+  return { headings, items };
+}
+
+/**
+ * Does a section reference ("Endpoints > POST /oauth/token") name this heading path? Each segment
+ * equals the heading title, or is the title without its parenthesised tail
+ * ("Token response" for "Token response (returned by POST /oauth/token)").
+ */
+export function sectionMatches(reference: string, path: string): boolean {
+  const ref = reference.split(' > ').map(clean);
+  const have = path.split(' > ');
+  if (ref.length !== have.length) return false;
+  return ref.every((segment, i) => segment === have[i] || have[i].startsWith(`${segment} (`));
+}
+
+/**
+ * Is `source` (a rule's or a row's source field) a plausible reference? Either it names a source
+ * that is not this document (an RFC, a standard, "(not shown)", documented behaviour, DESIGN), or
+ * it is a heading path of the source, optionally followed by one label inside that section
+ * ("Endpoints > POST /oauth/token > Rules") and a row note ("(row 3)").
+ */
+export function sourceReferenceOk(source: string, headings: SourceHeading[]): boolean {
+  if (/not shown|^RFC |^OpenID |^Fetch |^DESIGN|^Documented/.test(source)) return true;
+  const bare = source.replace(/\s*\(row \d+\)\s*$/, '').trim();
+  if (headings.some((h) => sectionMatches(bare, h.path))) return true;
+  const parent = bare.split(' > ').slice(0, -1).join(' > ');
+  return parent !== '' && headings.some((h) => sectionMatches(parent, h.path));
+}

@@ -1,0 +1,151 @@
+/** Types of the spec data (see spec/*.schema.json for the file formats). */
+import type { OpenAPIV3_1 } from 'openapi-types';
+
+export type Level = 'must' | 'should' | 'info';
+export type Offering = 'self-managed' | 'hosted';
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options' | 'head';
+
+export interface OperationInfo {
+  operationId: string;
+  method: HttpMethod;
+  /** OpenAPI path template, e.g. `/api/v4/projects/{id}`. */
+  path: string;
+  tags: string[];
+  /** A parameter allowed to span several path segments (x-greedy). */
+  greedy?: string;
+  since?: string;
+  until?: string;
+  flag?: string;
+  rules: string[];
+  deprecated: boolean;
+  raw: OpenAPIV3_1.OperationObject;
+}
+
+export interface Rule {
+  id: string;
+  title: string;
+  statement: string;
+  level: Level;
+  /** Section path of source-spec.md, or an RFC section "(not shown)". */
+  source: string;
+  since?: string;
+  until?: string;
+  offering?: Offering;
+  flag?: string;
+  /** Instance setting (profiles.yaml settings) that gates the rule. */
+  setting?: string;
+}
+
+export interface FlagInfo {
+  default: boolean;
+  since?: string;
+  until?: string;
+  description?: string;
+  source?: string;
+  rules?: string[];
+}
+
+export interface SettingInfo {
+  default: unknown;
+  description?: string;
+  source?: string;
+  offering?: Offering;
+  rules?: string[];
+}
+
+export interface ReleaseInfo {
+  description: string;
+  source: string;
+  changes: string[];
+  rules: string[];
+}
+
+export interface OfferingInfo {
+  description: string;
+  source: string;
+  settingsConfigurable: boolean;
+  /** Instance settings this offering fixes. */
+  settings: Record<string, unknown>;
+  clientAuthForPasswordGrantSince?: string;
+  rules: string[];
+}
+
+export interface Profiles {
+  defaults: { release: string; offering: Offering };
+  flags: Record<string, FlagInfo>;
+  settings: Record<string, SettingInfo>;
+  releases?: Record<string, ReleaseInfo>;
+  offerings?: Record<Offering, OfferingInfo>;
+  [key: string]: unknown;
+}
+
+export interface Limits {
+  accessTokenLifetime: number;
+  deviceCodeLifetime: number;
+  deviceInterval: number;
+  slowDownIncrement: number;
+  authorizationCodeLifetime: number;
+  verifierMinLength: number;
+  verifierMaxLength: number;
+  perPageDefault: number;
+  perPageMax: number;
+  paginationTotalsMax: number;
+  usersKeysetEnforcedAbove: number;
+}
+
+export interface Fault {
+  name: string;
+  side: 'oauth' | 'api';
+  rules: string[];
+  description: string;
+}
+
+export interface MachineResult {
+  status: number;
+  /** OAuth error code of the error body. */
+  error?: string;
+  /** Schema name in openapi components of a success body. */
+  body?: string;
+  /** Name of an HTML page answer. */
+  page?: string;
+}
+
+export interface MachineRow {
+  state: string;
+  trigger: string;
+  condition: string;
+  next: string;
+  result: MachineResult;
+  effects: string[];
+  source: string;
+  rules: string[];
+}
+
+export interface Machine {
+  name: string;
+  title: string;
+  source: string;
+  since?: string;
+  until?: string;
+  flag?: string;
+  initial: string;
+  states: Record<string, { description: string; terminal?: boolean }>;
+  triggers: Record<string, { description: string }>;
+  conditions: Record<string, { description: string }>;
+  effects: Record<string, { description: string }>;
+  rows: MachineRow[];
+}
+
+export interface SourceMapEntry {
+  section: string;
+  row?: string;
+  bullet?: string;
+  rules: string[];
+}
+
+/** One finding of validateSpec: file relative to the spec folder, 1-based line. */
+export interface Problem {
+  file: string;
+  line: number;
+  message: string;
+}

@@ -1,0 +1,126 @@
+/** CORS on the /oauth endpoints: simple cross-origin requests, preflight from 15.1, the headers preflight grants. */
+import fc from 'fast-check';
+import type { Check, CheckContext, HttpResponse } from '../types.js';
+import { word } from '../grants/variants.js';
+
+/** Endpoints with preflight from 15.1 and the method a browser would ask for (source: Endpoints > CORS). */
+const PREFLIGHT: Array<[string, string]> = [
+  ['/oauth/token', 'POST'],
+  ['/oauth/revoke', 'POST'],
+  ['/oauth/userinfo', 'GET'],
+];
+/** Headers any browser client of these endpoints sends (Fetch: not CORS-safelisted with these values). */
+const STANDARD_HEADERS = ['Authorization', 'Content-Type', 'Accept'];
+const origin = word.map((w) => `https://${w}.example`);
+
+function preflight(t: CheckContext, path: string, method: string, from: string, headers: string[]): Promise<HttpResponse> {
+  return t.http.send({
+    method: 'OPTIONS',
+    path,
+    headers: { origin: from, 'access-control-request-method': method, ...(headers.length ? { 'access-control-request-headers': headers.join(', ') } : {}) },
+  });
+}
+
+const list = (value: string | null) => (value ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+const succeeded = (res: HttpResponse) => res.status >= 200 && res.status < 300;
+const allowsOrigin = (res: HttpResponse, from: string) => [from, '*'].includes(res.headers.get('access-control-allow-origin') ?? '');
+/** Did the preflight grant the header? A failed preflight grants nothing; `*` grants everything. */
+const grants = (res: HttpResponse, header: string) =>
+  succeeded(res) && res.headers.has('access-control-allow-origin') && list(res.headers.get('access-control-allow-headers')).some((h) => h === '*' || h === header.toLowerCase());
+
+function needPreflight(t: CheckContext): void {
+  if (!t.inForce('CORS-PREFLIGHT')) t.skip(`preflight is supported from 15.1 (this run: ${t.release})`);
+}
+
+export const corsChecks: Check[] = [
+  {
+    id: 'cors.preflight',
+    suite: 'cors',
+    title: 'Preflight on /oauth/token, /oauth/revoke and /oauth/userinfo succeeds with Allow-Origin, Allow-Methods and Allow-Headers',
+    rules: ['CORS-PREFLIGHT'],
+    async run(t: CheckContext) {
+      needPreflight(t);
+      await t.property(origin, async (from) => {
+        for (const [path, method] of PREFLIGHT) {
+          const res = await preflight(t, path, method, from, ['Content-Type']);
+          const details = { path, status: res.status, allowOrigin: res.headers.get('access-control-allow-origin'), allowMethods: res.headers.get('access-control-allow-methods') };
+          t.expect(succeeded(res), `preflight on ${path} must succeed (2xx)`, details);
+          t.expect(allowsOrigin(res, from), `preflight on ${path} must allow the origin`, details);
+          t.expect(list(res.headers.get('access-control-allow-methods')).includes(method.toLowerCase()), `preflight on ${path} must allow ${method}`, details);
+          t.expect(grants(res, 'Content-Type'), `preflight on ${path} must allow the Content-Type header`, { ...details, allowHeaders: res.headers.get('access-control-allow-headers') });
+        }
+      });
+    },
+  },
+  {
+    id: 'cors.preflight-standard-headers',
+    suite: 'cors',
+    title: 'Preflight allows Authorization, Content-Type and Accept',
+    rules: ['CORS-ALLOWED-HEADERS-LIST'],
+    async run(t: CheckContext) {
+      needPreflight(t);
+      await t.property(fc.shuffledSubarray(STANDARD_HEADERS, { minLength: 1 }), fc.boolean(), async (headers, lower) => {
+        const asked = lower ? headers.map((h) => h.toLowerCase()) : headers;
+        for (const [path, method] of PREFLIGHT) {
+          const res = await preflight(t, path, method, 'https://client.example', asked);
+          for (const h of asked) {
+            t.expect(grants(res, h), `preflight on ${path} must allow the ${h} header`, { path, status: res.status, allowHeaders: res.headers.get('access-control-allow-headers') });
+          }
+        }
+      });
+    },
+  },
+  {
+    id: 'cors.x-requested-with-refused',
+    suite: 'cors',
+    title: 'Preflight never grants X-Requested-With',
+    rules: ['CORS-X-REQUESTED-WITH-REFUSED', 'CORS-ALLOWED-HEADERS-LIMITED'],
+    async run(t: CheckContext) {
+      needPreflight(t);
+      await t.property(fc.subarray(STANDARD_HEADERS), fc.constantFrom('X-Requested-With', 'x-requested-with'), async (others, xrw) => {
+        for (const [path, method] of PREFLIGHT) {
+          const res = await preflight(t, path, method, 'https://client.example', [...others, xrw]);
+          t.expect(!grants(res, xrw), `preflight on ${path} granted X-Requested-With`, { path, status: res.status, allowHeaders: res.headers.get('access-control-allow-headers') });
+        }
+      });
+    },
+  },
+  {
+    id: 'cors.unlisted-headers-refused',
+    suite: 'cors',
+    title: 'Preflight does not grant a header outside the allowed set',
+    rules: ['CORS-ALLOWED-HEADERS-LIMITED'],
+    async run(t: CheckContext) {
+      needPreflight(t);
+      await t.property(word, fc.constantFrom(...PREFLIGHT), async (w, [path, method]) => {
+        const header = `X-Custom-${w}`;
+        const res = await preflight(t, path, method, 'https://client.example', [header]);
+        t.expect(!grants(res, header), `preflight on ${path} granted an arbitrary header`, { path, header, allowHeaders: res.headers.get('access-control-allow-headers') });
+      });
+    },
+  },
+  {
+    id: 'cors.simple-requests',
+    suite: 'cors',
+    title: 'Cross-origin requests to the /oauth endpoints get Access-Control-Allow-Origin',
+    rules: ['CORS-OAUTH-ENDPOINTS'],
+    async run(t: CheckContext) {
+      await t.property(origin, async (from) => {
+        const requests: Array<[string, () => Promise<HttpResponse>]> = [
+          ['POST /oauth/token', () => t.http.post('/oauth/token', { headers: { origin: from }, form: { grant_type: 'authorization_code', code: 'not-a-code' } })],
+          ['POST /oauth/revoke', () => t.http.post('/oauth/revoke', { headers: { origin: from }, form: { token: 'not-a-token' } })],
+          ['GET /oauth/token/info', () => t.http.get('/oauth/token/info', { headers: { origin: from } })],
+          ['GET /oauth/userinfo', () => t.http.get('/oauth/userinfo', { headers: { origin: from } })],
+          ['GET /oauth/discovery/keys', () => t.http.get('/oauth/discovery/keys', { headers: { origin: from } })],
+        ];
+        for (const [what, send] of requests) {
+          const res = await send();
+          t.expect(allowsOrigin(res, from), `${what} from another origin must carry Access-Control-Allow-Origin`, {
+            status: res.status,
+            allowOrigin: res.headers.get('access-control-allow-origin'),
+          });
+        }
+      });
+    },
+  },
+];

@@ -1,0 +1,5 @@
+/** CORS checks. */
+import type { Check } from '../types.js';
+import { corsChecks } from './checks.js';
+
+export const checks: Check[] = corsChecks;

@@ -1,0 +1,180 @@
+/** Device authorization grant checks besides the model: response fields, token response, refusals. */
+import fc from 'fast-check';
+import { limits } from '../../spec/index.js';
+import type { Check, CheckContext } from '../types.js';
+import { DEVICE_GRANT, expectAccessAlive, expectOAuthError, expectTokenOk, jsonObject, TOKEN_PATH, tokenInfo } from '../grants/support.js';
+import { expectTokenFields } from '../grants/token-fields.js';
+import { authorizeDevice, AUTHORIZE_DEVICE_PATH, deviceApp, poll, startDevice } from './flow.js';
+import { deviceCommands, machineRules, runModel } from './model.js';
+
+function absoluteUrl(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
+
+export const deviceChecks: Check[] = [
+  {
+    id: 'device.state-machine',
+    suite: 'device',
+    title: 'Every sequence of polls, fast polls, approvals, denials and waiting answers as the device state table predicts',
+    rules: [...machineRules(), 'DEV-SLOW-DOWN-INTERVAL-GROWS', 'DEV-TOKEN-PARAMS'],
+    needs: ['device'],
+    async run(t: CheckContext) {
+      if (!t.caps.clock && !t.slow) t.skip('needs clock control (the simulator) or --slow to wait in real time');
+      await t.property(deviceCommands(!t.caps.clock), (commands) => runModel(t, commands));
+    },
+  },
+  {
+    id: 'device.authorization-response',
+    suite: 'device',
+    title: 'POST /oauth/authorize_device returns device_code, user_code, verification URIs, expires_in and interval',
+    rules: ['DEV-AVAILABILITY', 'DEV-AUTHORIZE-RESPONSE', 'DEV-VERIFICATION-URI-COMPLETE', 'DEV-AUTHORIZE-PARAMS'],
+    needs: ['device'],
+    async run(t: CheckContext) {
+      const start = await startDevice(t);
+      const fields = Object.keys(jsonObject(start.response) ?? {});
+      for (const [name, value] of Object.entries({ device_code: start.deviceCode, user_code: start.userCode })) {
+        t.expect(value.length > 0, `the device authorization response must carry ${name} as a non-empty string`, { fields });
+      }
+      t.expect(Number.isInteger(start.expiresIn) && start.expiresIn > 0, 'expires_in must be a positive integer', { fields });
+      t.expect(Number.isInteger(start.interval) && start.interval > 0, 'interval must be a positive integer', { fields });
+      const uri = absoluteUrl(start.verificationUri);
+      t.expect(uri && /^https?:$/.test(uri.protocol), 'verification_uri must be an absolute http(s) URL', { fields });
+      const complete = absoluteUrl(start.verificationUriComplete);
+      t.expect(complete, 'verification_uri_complete must be an absolute URL', { fields });
+      const stripped = new URL(complete);
+      stripped.searchParams.delete('user_code');
+      t.expect(complete.searchParams.get('user_code') === start.userCode, 'verification_uri_complete must carry user_code as a query parameter');
+      t.expect(`${stripped.origin}${stripped.pathname}` === `${uri.origin}${uri.pathname}`, 'verification_uri_complete must be verification_uri plus user_code', {
+        verificationUri: `${uri.origin}${uri.pathname}`,
+        complete: `${stripped.origin}${stripped.pathname}`,
+      });
+    },
+  },
+  {
+    id: 'device.authorization-timings',
+    suite: 'device',
+    title: 'The device code lives 300 seconds and the polling interval is 5 seconds',
+    rules: ['DEV-CODE-LIFETIME', 'DEV-POLL-INTERVAL'],
+    needs: ['device'],
+    async run(t: CheckContext) {
+      const start = await startDevice(t);
+      const { deviceCodeLifetime, deviceInterval } = limits();
+      t.expect(start.expiresIn === deviceCodeLifetime, `expires_in must be ${deviceCodeLifetime}`, { expiresIn: start.expiresIn });
+      t.expect(start.interval === deviceInterval, `interval must be ${deviceInterval}`, { interval: start.interval });
+    },
+  },
+  {
+    id: 'device.authorize-refusals',
+    suite: 'device',
+    title: 'POST /oauth/authorize_device without client_id gives invalid_request, with an unknown one invalid_client',
+    rules: ['DEV-AUTHORIZE-PARAMS'],
+    needs: ['device'],
+    async run(t: CheckContext) {
+      expectOAuthError(t, await authorizeDevice(t, { scope: 'api' }), { status: 400, error: 'invalid_request' }, 'device authorization without client_id');
+      await t.property(fc.stringMatching(/^[0-9a-f]{8,64}$/), async (clientId) => {
+        if (Object.values(t.config.applications ?? {}).some((a) => a?.clientId === clientId)) return;
+        expectOAuthError(t, await authorizeDevice(t, { client_id: clientId }), { status: 401, error: 'invalid_client' }, 'device authorization for an unknown client_id');
+      });
+    },
+  },
+  {
+    id: 'device.token-response',
+    suite: 'device',
+    title: 'After approval the first poll returns the device token response: Bearer, scope, created_at, no refresh_token; the token works',
+    rules: ['DEV-APPROVE', 'DEV-SUCCESS', 'DEV-TOKEN-PARAMS', 'TOK-DEVICE-RESPONSE-FIELDS', 'TOK-TYPE-DEVICE-BEARER', 'TOK-SCOPE-DEVICE', 'TOK-REFRESH-TOKEN-ABSENT', 'TOK-VERIFY-USER'],
+    needs: ['device'],
+    async run(t: CheckContext) {
+      const start = await startDevice(t);
+      await t.driver.approveDevice(start.userCode);
+      const body = expectTokenOk(t, await poll(t, start.deviceCode), 'first poll after the user approved');
+      expectTokenFields(t, body, 'device_code', 'device token response');
+      t.expect(body.scope === start.scope, 'the device token response must carry the requested scope', { requested: start.scope, scope: body.scope });
+      await expectAccessAlive(t, body.access_token, 'device flow access token');
+      const info = (await tokenInfo(t, body.access_token)).json<{ scope?: unknown }>();
+      t.expect(Array.isArray(info.scope) && info.scope.join(' ') === start.scope, 'the device token must hold the requested scope', { scope: info.scope ?? null });
+    },
+  },
+  {
+    id: 'device.unknown-device-code',
+    suite: 'device',
+    title: 'A device code the provider never issued is refused with invalid_grant',
+    rules: ['DEV-UNKNOWN-DEVICE-CODE'],
+    needs: ['device'],
+    async run(t: CheckContext) {
+      await t.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 64 }), async (code) => {
+        expectOAuthError(t, await poll(t, code), { status: 400, error: 'invalid_grant' }, 'poll with a device code never issued');
+      });
+    },
+  },
+  {
+    id: 'device.client-bound',
+    suite: 'device',
+    title: 'A device code polled by another client is refused with invalid_grant and stays usable by its own',
+    rules: ['DEV-CLIENT-BOUND'],
+    needs: ['device'],
+    async run(t: CheckContext) {
+      const own = deviceApp(t);
+      const other = (['confidential', 'limited', 'public'] as const).find((r) => r !== own && t.config.applications?.[r]);
+      if (!other) t.skip('needs a second application');
+      const start = await startDevice(t);
+      await t.driver.approveDevice(start.userCode);
+      expectOAuthError(t, await poll(t, start.deviceCode, other), { status: 400, error: 'invalid_grant' }, 'poll by a client the device code was not issued to');
+    },
+  },
+  {
+    id: 'device.unknown-user-code',
+    suite: 'device',
+    title: 'Approving a user code that matches no device code changes no device code',
+    rules: ['DEV-UNKNOWN-USER-CODE'],
+    needs: ['device'],
+    async run(t: CheckContext) {
+      const start = await startDevice(t);
+      const bogus = start.userCode.length > 1 ? [...start.userCode].reverse().join('') + 'Q' : 'NOPE-NOPE';
+      await t.driver.approveDevice(bogus).catch(() => undefined);
+      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'authorization_pending' }, 'poll after another user code was approved');
+    },
+  },
+  {
+    id: 'device.verification-page',
+    suite: 'device',
+    title: 'GET /oauth/device is an HTML page with the user code prefilled from the query',
+    rules: ['DEV-VERIFICATION-PAGE'],
+    needs: ['device'],
+    async run(t: CheckContext) {
+      const start = await startDevice(t);
+      const url = absoluteUrl(start.verificationUriComplete);
+      t.expect(url, 'verification_uri_complete must be an absolute URL');
+      let res = await t.http.follow(url.href);
+      const location = res.headers.get('location');
+      // The page may first send an anonymous visitor to sign in (same origin), as the real service does.
+      if (res.status >= 300 && res.status < 400 && location) {
+        const next = new URL(location, url);
+        t.expect(next.origin === url.origin, 'the verification page redirected off the provider', { status: res.status });
+        return;
+      }
+      t.expect(res.status === 200 && (res.headers.get('content-type') ?? '').includes('text/html'), 'GET /oauth/device must answer an HTML page', {
+        status: res.status,
+        contentType: res.headers.get('content-type'),
+      });
+      t.expect(res.text.includes(start.userCode), 'the verification page must show the user code given in the query');
+    },
+  },
+  {
+    id: 'device.unavailable',
+    suite: 'device',
+    title: 'Where the device grant is not available, /oauth/authorize_device answers 404 and its grant_type unsupported_grant_type',
+    rules: ['DEV-UNAVAILABLE-REFUSED'],
+    async run(t: CheckContext) {
+      if (t.caps.device || t.inForce('DEV-AVAILABILITY')) t.skip('the device grant is available on this target');
+      const app = t.config.applications?.public ?? t.config.applications?.confidential;
+      const res = await t.http.post(AUTHORIZE_DEVICE_PATH, { form: { client_id: app?.clientId ?? 'none' } });
+      t.expect(res.status === 404, `${AUTHORIZE_DEVICE_PATH} must answer 404 where the device grant is unavailable`, { status: res.status });
+      const grant = await t.http.post(TOKEN_PATH, { form: { grant_type: DEVICE_GRANT, device_code: 'none', client_id: app?.clientId } });
+      expectOAuthError(t, grant, { status: 400, error: 'unsupported_grant_type' }, 'device grant where it is unavailable');
+    },
+  },
+];

@@ -1,0 +1,178 @@
+/**
+ * Model-based test of the device code states. The model is spec/machines/device-authorization.yaml
+ * itself: each command fires a trigger of the table, the model evaluates the table's named
+ * conditions on its own clock, step() picks the row, and the real response must be that row's.
+ * Poll pacing and time passing move the target's clock by the interval the provider last asked for
+ * (grown after slow_down), so the model and the provider agree on "now".
+ */
+import fc from 'fast-check';
+import { limits, machine, step, type Machine, type MachineRow } from '../../spec/index.js';
+import type { CheckContext } from '../types.js';
+import { jsonObject } from '../grants/support.js';
+import { expectTokenFields } from '../grants/token-fields.js';
+import { poll, startDevice, wait, type DeviceStart } from './flow.js';
+
+export const DEVICE_MACHINE = 'device-authorization';
+
+export interface DeviceModel {
+  state: string;
+  /** Seconds since the device code was issued, as the model counts them. */
+  now: number;
+  lastPoll: number | null;
+  interval: number;
+  lifetime: number;
+}
+
+interface Real {
+  t: CheckContext;
+  start: DeviceStart;
+}
+
+/** The model's reading of each condition the table names; an unknown name is a spec change the model must learn. */
+function conditions(model: DeviceModel): (name: string) => boolean {
+  const known: Record<string, () => boolean> = {
+    code_expired: () => model.now >= model.lifetime,
+    too_fast: () => model.lastPoll !== null && model.now - model.lastPoll < model.interval,
+  };
+  return (name) => {
+    const c = known[name];
+    if (!c) throw new Error(`the device model does not know the condition ${name} of ${DEVICE_MACHINE}`);
+    return c();
+  };
+}
+
+/** The model side of each effect the table names. */
+function applyEffects(model: DeviceModel, row: MachineRow): void {
+  const effects: Record<string, () => void> = {
+    grow_interval: () => {
+      model.interval += limits().slowDownIncrement;
+    },
+    record_poll: () => {
+      model.lastPoll = model.now;
+    },
+    issue_tokens: () => {},
+    bind_user: () => {},
+  };
+  for (const e of row.effects) {
+    const effect = effects[e];
+    if (!effect) throw new Error(`the device model does not know the effect ${e} of ${DEVICE_MACHINE}`);
+    effect();
+  }
+  model.state = row.next;
+}
+
+function predict(m: Machine, model: DeviceModel, trigger: string): MachineRow {
+  const row = step(m, model.state, trigger, conditions(model));
+  if (!row) throw new Error(`${DEVICE_MACHINE} has no row for state ${model.state} and trigger ${trigger}`);
+  return row;
+}
+
+function describe(row: MachineRow): string {
+  return `${row.state} --${row.trigger}${row.condition === 'otherwise' ? '' : ` [${row.condition}]`}--> ${row.next}`;
+}
+
+/** Poll the token endpoint, after waiting the current interval (paced) or at once (too fast). */
+class PollCommand implements fc.AsyncCommand<DeviceModel, Real> {
+  constructor(
+    private readonly m: Machine,
+    private readonly paced: boolean,
+  ) {}
+  check(): boolean {
+    return true;
+  }
+  async run(model: DeviceModel, real: Real): Promise<void> {
+    const t: CheckContext = real.t;
+    const start = real.start;
+    if (this.paced) {
+      await wait(t, model.interval);
+      model.now += model.interval;
+    }
+    const row = predict(this.m, model, 'poll');
+    const res = await poll(t, start.deviceCode);
+    const body = jsonObject(res);
+    const details = { row: describe(row), rules: row.rules, expected: row.result, status: res.status, error: body?.error ?? null, model: { ...model } };
+    t.expect(res.status === row.result.status, `poll in state ${model.state}: expected status ${row.result.status}, got ${res.status}`, details);
+    if (row.result.error) {
+      t.expect(body?.error === row.result.error, `poll in state ${model.state}: expected error ${row.result.error}`, details);
+    } else {
+      t.expect(body && typeof body.access_token === 'string', `poll in state ${model.state}: expected the device token response`, details);
+      expectTokenFields(t, body as never, 'device_code', 'device token response');
+    }
+    applyEffects(model, row);
+  }
+  toString(): string {
+    return this.paced ? 'poll' : 'poll too fast';
+  }
+}
+
+/** The user approves or denies on the verification page (through the driver). */
+class DecideCommand implements fc.AsyncCommand<DeviceModel, Real> {
+  constructor(
+    private readonly m: Machine,
+    private readonly trigger: 'approve' | 'deny',
+  ) {}
+  check(): boolean {
+    return true;
+  }
+  async run(model: DeviceModel, { t, start }: Real): Promise<void> {
+    const row = predict(this.m, model, this.trigger);
+    const act = this.trigger === 'approve' ? t.driver.approveDevice(start.userCode) : t.driver.denyDevice(start.userCode);
+    // A refused decision (used or expired code) may surface as a driver error; the next polls judge it.
+    if (row.result.status < 400) await act;
+    else await act.catch(() => undefined);
+    applyEffects(model, row);
+  }
+  toString(): string {
+    return `user ${this.trigger === 'approve' ? 'approves' : 'denies'}`;
+  }
+}
+
+/** Time passes: a whole number of the current interval, up to past the code lifetime. */
+class TimePassesCommand implements fc.AsyncCommand<DeviceModel, Real> {
+  constructor(private readonly intervals: number) {}
+  check(): boolean {
+    return true;
+  }
+  async run(model: DeviceModel, { t }: Real): Promise<void> {
+    const seconds = this.intervals * model.interval;
+    await wait(t, seconds);
+    model.now += seconds;
+  }
+  toString(): string {
+    return `time passes ${this.intervals} interval(s)`;
+  }
+}
+
+/** The command arbitrary for one device code; `slow` keeps real-time waits short. */
+export function deviceCommands(slow: boolean) {
+  const m = machine(DEVICE_MACHINE);
+  const { deviceCodeLifetime, deviceInterval } = limits();
+  const longest = slow ? 1 : Math.ceil(deviceCodeLifetime / deviceInterval);
+  const intervals = fc.oneof({ arbitrary: fc.integer({ min: 1, max: Math.min(3, longest) }), weight: 4 }, { arbitrary: fc.integer({ min: 1, max: longest }), weight: 1 });
+  return fc.commands(
+    [
+      fc.constant(new PollCommand(m, true)),
+      fc.constant(new PollCommand(m, false)),
+      fc.constant(new DecideCommand(m, 'approve')),
+      fc.constant(new DecideCommand(m, 'deny')),
+      intervals.map((n) => new TimePassesCommand(n)),
+    ],
+    { maxCommands: slow ? 4 : 10 },
+  );
+}
+
+/** Rule ids the table's rows prove (the model check names them all). */
+export function machineRules(): string[] {
+  return [...new Set(machine(DEVICE_MACHINE).rows.flatMap((r) => r.rules))];
+}
+
+/** One property run: a fresh device code, then the commands against model and provider side by side. */
+export async function runModel(t: CheckContext, commands: Iterable<fc.AsyncCommand<DeviceModel, Real>>): Promise<void> {
+  const start = await startDevice(t);
+  t.expect(Number.isInteger(start.interval) && Number.isInteger(start.expiresIn) && start.deviceCode && start.userCode, 'the device authorization response lacks device_code, user_code, interval or expires_in', {
+    interval: start.interval,
+    expiresIn: start.expiresIn,
+  });
+  const model: DeviceModel = { state: machine(DEVICE_MACHINE).initial, now: 0, lastPoll: null, interval: start.interval, lifetime: start.expiresIn };
+  await fc.asyncModelRun(() => ({ model, real: { t, start } }), commands);
+}

@@ -1,0 +1,134 @@
+/**
+ * The `form` driver: plays the user through the provider's own HTML pages over HTTP, as a browser
+ * would: a cookie jar, redirects followed while they stay on the provider, the sign-in form filled
+ * with the configured user, and the consent (or device) form submitted with the approve or deny
+ * button. Forms are found generically, so other providers work with a few config overrides.
+ */
+import { CookieJar } from 'tough-cookie';
+import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
+import { CheckFailure, CheckSkipped } from '../runner/errors.js';
+import { formData, matchesSelector, parseForms, type HtmlForm, type SubmitButton } from './html.js';
+
+const DEFAULTS = {
+  signInPath: '/users/sign_in',
+  loginField: 'user[login]',
+  passwordField: 'user[password]',
+  devicePath: '/oauth/device',
+};
+/** Label words that mark a consent button when no selector is configured. */
+const DECISION_WORDS: Record<'approve' | 'deny', RegExp> = {
+  approve: /\b(approve|authori[sz]e|allow|accept|confirm|continue|submit)\b/i,
+  deny: /\b(deny|reject|decline|refuse|cancel)\b/i,
+};
+/** Redirects and form posts one user action may take before we call it a loop. */
+const MAX_STEPS = 12;
+
+type Decision = 'approve' | 'deny';
+
+export interface Browser {
+  /** Start at a provider URL and act until the provider leaves its own origin or has nothing to submit. */
+  browse(startUrl: string, decision: Decision, fill?: (form: HtmlForm) => Record<string, string>): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }>;
+}
+
+function buttonFor(forms: HtmlForm[], decision: Decision, selectors: Partial<Record<Decision, string>>): { form: HtmlForm; button?: SubmitButton } | undefined {
+  const selector = selectors[decision];
+  for (const form of forms) {
+    for (const button of form.buttons) {
+      const text = `${button.label} ${button.value ?? ''} ${button.name ?? ''}`;
+      if (selector ? matchesSelector(button, selector) : DECISION_WORDS[decision].test(text) && !DECISION_WORDS[decision === 'approve' ? 'deny' : 'approve'].test(text)) {
+        return { form, button };
+      }
+    }
+  }
+  // A page whose one form has no labelled buttons (submit on Enter) counts as approve.
+  if (decision === 'approve' && forms.length === 1 && forms[0].buttons.length <= 1) return { form: forms[0], button: forms[0].buttons[0] };
+  return undefined;
+}
+
+export function createBrowser(http: Http, config: TargetConfig): Browser {
+  const jar = new CookieJar(undefined, { rejectPublicSuffixes: false, allowSpecialUseDomain: true });
+  const d = { ...DEFAULTS, ...config.driver };
+  const origin = new URL(http.baseUrl).origin;
+  const redirectUris = Object.values(config.applications ?? {}).map((a) => a?.redirectUri).filter((u): u is string => !!u);
+  const leaves = (url: string) => redirectUris.some((r) => url.startsWith(r)) || new URL(url).origin !== origin;
+
+  const request = async (url: string, method: string, body?: URLSearchParams): Promise<HttpResponse> => {
+    const cookie = await jar.getCookieString(url);
+    const response = await http.follow(url, {
+      method: method.toUpperCase(),
+      ...(body ? { form: body } : {}),
+      headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) },
+    });
+    for (const c of response.headers.getSetCookie()) await jar.setCookie(c, url, { ignoreError: true });
+    return response;
+  };
+
+  const signInForm = (forms: HtmlForm[]) =>
+    forms.find((f) => f.fields.some((x) => x.name === d.passwordField)) ?? forms.find((f) => f.fields.some((x) => x.type === 'password'));
+
+  return {
+    async browse(startUrl, decision, fill) {
+      let url = startUrl;
+      let method = 'GET';
+      let body: URLSearchParams | undefined;
+      let signedIn = false;
+      let decided = false;
+      for (let step = 0; step < MAX_STEPS; step++) {
+        const response = await request(url, method, body);
+        const location = response.headers.get('location');
+        if (response.status >= 300 && response.status < 400 && location) {
+          const next = new URL(location, url).href;
+          if (leaves(next)) return { redirect: new URL(next), response, decided };
+          [url, method, body] = [next, 'GET', undefined];
+          continue;
+        }
+        if (!(response.headers.get('content-type') ?? '').includes('html')) return { response, decided };
+        const forms = parseForms(response.text);
+        const login = signInForm(forms);
+        if (login && !signedIn) {
+          if (!config.user) throw new CheckSkipped('the target asks to sign in and the config names no user');
+          const loginName = login.fields.find((f) => f.name === d.loginField)?.name ?? login.fields.find((f) => ['text', 'email'].includes(f.type))?.name ?? d.loginField;
+          const passwordName = login.fields.find((f) => f.name === d.passwordField || f.type === 'password')?.name ?? d.passwordField;
+          signedIn = true;
+          [url, method, body] = [new URL(login.action || url, url).href, login.method === 'get' ? 'GET' : 'POST', formData(login, { [loginName]: config.user.username, [passwordName]: config.user.password })];
+          continue;
+        }
+        const choice = decided ? undefined : buttonFor(forms.filter((f) => f !== login), decision, { approve: d.approveSelector, deny: d.denySelector });
+        if (!choice) return { response, decided };
+        decided = true;
+        const values = fill?.(choice.form) ?? {};
+        [url, method, body] = [new URL(choice.form.action || url, url).href, choice.form.method === 'get' ? 'GET' : 'POST', formData(choice.form, values, choice.button)];
+        if (method === 'GET') [url, body] = [`${url.split('?')[0]}?${body}`, undefined];
+      }
+      throw new CheckFailure(`the provider's pages did not settle within ${MAX_STEPS} redirects and form posts, starting at ${new URL(startUrl).pathname}`);
+    },
+  };
+}
+
+export function devicePageUrl(http: Http, config: TargetConfig, userCode: string): string {
+  return `${http.baseUrl}${DEFAULTS.devicePath}?user_code=${encodeURIComponent(userCode)}`;
+}
+
+/** Fill the user-code field when the page did not prefill it from the query. */
+const userCodeFill = (userCode: string) => (form: HtmlForm) =>
+  Object.fromEntries(form.fields.filter((f) => /user_?code/i.test(f.name) && !f.value).map((f) => [f.name, userCode]));
+
+export function createFormDriver(http: Http, config: TargetConfig): Driver {
+  const browser = createBrowser(http, config);
+  const device = async (userCode: string, decision: Decision) => {
+    const result = await browser.browse(devicePageUrl(http, config, userCode), decision, userCodeFill(userCode));
+    if (!result.decided) throw new CheckFailure(`no ${decision} button on the device verification page (status ${result.response.status})`);
+  };
+  return {
+    kind: 'form',
+    async authorize(authorizeUrl, decision) {
+      const { redirect, response } = await browser.browse(authorizeUrl, decision);
+      return { redirect, response };
+    },
+    approveDevice: (userCode) => device(userCode, 'approve'),
+    denyDevice: (userCode) => device(userCode, 'deny'),
+    async advanceClock() {
+      throw new CheckSkipped('the target offers no clock control');
+    },
+  };
+}

@@ -1,0 +1,23 @@
+/** Who plays the user, chosen by the target config's `driver.kind`. */
+import type { Driver, Http, TargetConfig } from '../types.js';
+import { UsageError } from '../../cli/errors.js';
+import { createFormDriver } from './form.js';
+import { createManualDriver } from './manual.js';
+import { createSimulatorDriver } from './simulator.js';
+
+export { createFormDriver, createManualDriver, createSimulatorDriver };
+
+export function createDriver(http: Http, config: TargetConfig, hasControl: boolean): Driver {
+  const kind = config.driver?.kind ?? (hasControl ? 'simulator' : 'form');
+  switch (kind) {
+    case 'simulator':
+      if (!hasControl) throw new UsageError(`driver "simulator" needs the simulator control API, and ${http.baseUrl}/-/simulator/config does not answer`);
+      return createSimulatorDriver(http, config);
+    case 'form':
+      return createFormDriver(http, config);
+    case 'manual':
+      return createManualDriver(http);
+    default:
+      throw new UsageError(`driver "${kind}" is not supported by this version (use simulator, form or manual)`);
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * The `manual` driver: a person at the terminal plays the user. It prints what to open or type on
+ * stderr and waits on stdin. Only sensible with a live target and a patient operator.
+ */
+import { createInterface } from 'node:readline/promises';
+import type { Driver, Http } from '../types.js';
+import { CheckFailure, CheckSkipped } from '../runner/errors.js';
+
+export interface Terminal {
+  ask(question: string): Promise<string>;
+}
+
+export const stdioTerminal: Terminal = {
+  async ask(question) {
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return await rl.question(question);
+    } finally {
+      rl.close();
+    }
+  },
+};
+
+export function createManualDriver(http: Http, terminal: Terminal = stdioTerminal): Driver {
+  const device = async (userCode: string, decision: 'approve' | 'deny') => {
+    await terminal.ask(`\nOpen ${http.baseUrl}/oauth/device, enter the user code ${userCode} and ${decision === 'approve' ? 'APPROVE' : 'DENY'} it; then press Enter. `);
+  };
+  return {
+    kind: 'manual',
+    async authorize(authorizeUrl, decision) {
+      const answer = await terminal.ask(
+        `\nOpen this URL in a browser, sign in and ${decision === 'approve' ? 'APPROVE' : 'DENY'} the request:\n  ${authorizeUrl}\n` +
+          `Then paste the full URL the browser was sent to (the redirect URI with code or error): `,
+      );
+      let redirect: URL;
+      try {
+        redirect = new URL(answer.trim());
+      } catch {
+        throw new CheckFailure('the operator did not paste a URL');
+      }
+      // The page the operator saw is not available to us; the redirect is what the checks read.
+      const response = { status: 302, headers: new Headers({ location: redirect.href }), text: '', url: authorizeUrl, json: () => ({}) as never };
+      return { redirect, response };
+    },
+    approveDevice: (userCode) => device(userCode, 'approve'),
+    denyDevice: (userCode) => device(userCode, 'deny'),
+    async advanceClock() {
+      throw new CheckSkipped('a manual target offers no clock control');
+    },
+  };
+}

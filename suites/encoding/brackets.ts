@@ -1,0 +1,143 @@
+/**
+ * Array (`name[]`), hash (`name[key]`) and array-of-hashes (`name[0][key]`, `name[][key]`)
+ * parameters, in a query, a form body and a JSON body. Read-only on the fixture project (an array
+ * filter of issues); writes (a pipeline that echoes what it read, an issue's labels) only into a
+ * project the harness created through the simulator's control API.
+ */
+import * as fc from 'fast-check';
+import { limits } from '../../spec/index.js';
+import { apiHeaders, fixtureProject, projectPath } from '../scopes/api-auth.js';
+import type { Check, CheckContext } from '../types.js';
+import { jsonObject } from './paths.js';
+
+/** A `name=value` pair for a raw query or form, with literal brackets in the name as the source writes it. */
+function pair(name: string, value: string): string {
+  return `${name}=${encodeURIComponent(value)}`;
+}
+
+/** Values with the characters that break naive encoders: & = + % # [ ] space, non-ASCII. */
+const trickyValue = fc.string({ unit: fc.constantFrom(...'ab09 &=+%#[]/?é中-_.'), minLength: 0, maxLength: 12 });
+const keyName = fc.stringMatching(/^[A-Z][A-Z0-9_]{0,11}$/);
+
+/** Array filter in a GET query: labels[]=a&labels[]=b means the same as the comma form. */
+export const arrayQuery: Check = {
+  id: 'encoding.array-params-query',
+  suite: 'encoding',
+  title: 'repeated name[]=value in a query is read as an array',
+  rules: ['ENC-ARRAY-PARAMS', 'ENC-PARAMS-QUERY-OR-BODY'],
+  async run(t: CheckContext) {
+    const headers = await apiHeaders(t);
+    const issues = `${projectPath(fixtureProject(t))}/issues`;
+    const listing = await t.http.get(issues, { headers, query: { per_page: limits().perPageMax } });
+    t.expect(listing.status === 200, `the fixture project's issues answered ${listing.status}`, { status: listing.status });
+    const labelled = listing.json<Array<{ id: unknown; labels: string[] }>>().filter((i) => Array.isArray(i.labels) && i.labels.length > 0);
+    if (labelled.length === 0) t.skip('no labelled issue in the fixture project to filter by');
+    const choice = fc.nat({ max: labelled.length - 1 }).chain((i) => fc.subarray(labelled[i].labels, { minLength: 1 }));
+    await t.property(choice, async (labels) => {
+      const query = labels.map((l) => pair('labels[]', l)).join('&');
+      const res = await t.http.get(`${issues}?${query}&per_page=${limits().perPageMax}`, { headers });
+      t.expect(res.status === 200, `GET issues?${query} answered ${res.status}, expected 200`, { labels, status: res.status });
+      const found = res.json<Array<{ id: unknown; labels: string[] }>>();
+      const wrong = found.find((i) => !labels.every((l) => i.labels?.includes(l)));
+      t.expect(!wrong, `GET issues?${query} returned an issue without every label: the array was not read`, { labels, issue: wrong?.id ?? null });
+      const comma = await t.http.get(issues, { headers, query: { labels: labels.join(','), per_page: limits().perPageMax } });
+      t.expect(JSON.stringify(found.map((i) => i.id)) === JSON.stringify(comma.json<Array<{ id: unknown }>>().map((i) => i.id)), `labels[] and labels=a,b select different issues`, { labels });
+    });
+  },
+};
+
+/** A project of the harness's own, created once per check through the control API. */
+async function scratchProject(t: CheckContext): Promise<string> {
+  const path = 'conformance-encoding/parameters';
+  const res = await t.http.post('/-/simulator/projects', { json: { path } });
+  t.expect(res.status >= 200 && res.status < 300, `the control API could not create ${path} (status ${res.status})`, { status: res.status });
+  return path;
+}
+
+type Encoding = 'query' | 'form' | 'json';
+
+interface Variable {
+  key: string;
+  value: string;
+  variable_type: 'env_var' | 'file';
+}
+
+/** The pipeline parameters as name/value pairs: arrays of hashes indexed (name[0][key]) or not (name[][key]). */
+function pipelinePairs(ref: string, variables: Variable[], inputs: Record<string, string>, indexed: boolean): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [['ref', ref]];
+  variables.forEach((v, i) => {
+    const at = indexed ? String(i) : '';
+    for (const field of ['key', 'value', 'variable_type'] as const) pairs.push([`variables[${at}][${field}]`, v[field]]);
+  });
+  for (const [k, v] of Object.entries(inputs)) pairs.push([`inputs[${k}]`, v]);
+  return pairs;
+}
+
+const variablesArb: fc.Arbitrary<Variable[]> = fc.uniqueArray(
+  fc.record({ key: keyName, value: trickyValue, variable_type: fc.constantFrom<'env_var' | 'file'>('env_var', 'file') }),
+  { selector: (v) => v.key, minLength: 1, maxLength: 4 },
+);
+const inputsArb = fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9_]{0,9}$/), trickyValue, { minKeys: 1, maxKeys: 3 });
+
+export const hashesEcho: Check = {
+  id: 'encoding.array-and-hash-params',
+  suite: 'encoding',
+  title: 'name[key] hashes and name[0][key] / name[][key] arrays of hashes mean the same in a query, a form and a JSON body',
+  rules: ['ENC-HASH-PARAMS', 'ENC-ARRAY-OF-HASHES', 'ENC-PARAMS-QUERY-OR-BODY', 'ENC-FORM-BODY', 'ENC-JSON-BODY-CONTENT-TYPE'],
+  needs: ['control', 'writable'],
+  async run(t: CheckContext) {
+    const headers = await apiHeaders(t);
+    const project = await scratchProject(t);
+    const info = jsonObject(await t.http.get(projectPath(project), { headers }));
+    const ref = typeof info?.default_branch === 'string' ? info.default_branch : 'main';
+    const encoding = fc.constantFrom<Encoding>('query', 'form', 'json');
+    await t.property(encoding, fc.boolean(), variablesArb, inputsArb, async (how, indexed, variables, inputs) => {
+      const path = `${projectPath(project)}/pipeline`;
+      const pairs = pipelinePairs(ref, variables, inputs, indexed);
+      const res =
+        how === 'query'
+          ? await t.http.post(`${path}?${pairs.map(([k, v]) => pair(k, v)).join('&')}`, { headers })
+          : how === 'form'
+            ? await t.http.post(path, { headers, form: formOf(pairs) })
+            : await t.http.post(path, { headers, json: { ref, variables, inputs } });
+      const what = `POST pipeline with ${how === 'json' ? 'a JSON body' : how === 'form' ? 'a form body' : 'a query string'}${how !== 'json' ? (indexed ? ' (name[0][key])' : ' (name[][key])') : ''}`;
+      const body = jsonObject(res);
+      t.expect(res.status === 201 && body, `${what} answered ${res.status}, expected 201`, { status: res.status, message: body?.message ?? null });
+      t.expect(JSON.stringify(body.variables) === JSON.stringify(variables), `${what}: the variables (an array of hashes) were not read as sent`, { sent: variables, read: body.variables });
+      t.expect(JSON.stringify(body.inputs) === JSON.stringify(inputs), `${what}: the inputs (a hash) were not read as sent`, { sent: inputs, read: body.inputs });
+    });
+  },
+};
+
+const labelArb = fc.uniqueArray(fc.string({ unit: fc.constantFrom(...'abz09 +&=é-'), minLength: 1, maxLength: 8 }).filter((s) => s.trim() === s && !s.includes(',')), {
+  minLength: 1,
+  maxLength: 4,
+});
+
+export const arrayBody: Check = {
+  id: 'encoding.array-params-body',
+  suite: 'encoding',
+  title: 'labels[]=a&labels[]=b in a form body and a JSON array in a JSON body give the same labels, in order',
+  rules: ['ENC-ARRAY-PARAMS', 'ENC-FORM-BODY', 'ENC-JSON-BODY-CONTENT-TYPE'],
+  needs: ['control', 'writable'],
+  async run(t: CheckContext) {
+    const headers = await apiHeaders(t);
+    const project = await scratchProject(t);
+    await t.property(fc.constantFrom<'form' | 'json'>('form', 'json'), labelArb, async (how, labels) => {
+      const path = `${projectPath(project)}/issues`;
+      const res =
+        how === 'form'
+          ? await t.http.post(path, { headers, form: formOf([['title', 'labels check'], ...labels.map((l) => ['labels[]', l] as [string, string])]) })
+          : await t.http.post(path, { headers, json: { title: 'labels check', labels } });
+      const body = jsonObject(res);
+      t.expect(res.status === 201 && body, `creating an issue with labels in a ${how} body answered ${res.status}, expected 201`, { status: res.status });
+      t.expect(JSON.stringify(body.labels) === JSON.stringify(labels), `labels sent as ${how === 'form' ? 'labels[]=…' : 'a JSON array'} were not read as sent`, { sent: labels, read: body.labels });
+    });
+  },
+};
+
+function formOf(pairs: Array<[string, string]>): URLSearchParams {
+  const form = new URLSearchParams();
+  for (const [k, v] of pairs) form.append(k, v);
+  return form;
+}

@@ -1,0 +1,69 @@
+/**
+ * A URL over the length limit answers 414; the same parameters travel in a body instead.
+ * The limit is the instance's setting when the settings API shows it, else the profile default.
+ */
+import * as fc from 'fast-check';
+import { profiles } from '../../spec/index.js';
+import { apiHeaders } from '../scopes/api-auth.js';
+import type { Check, CheckContext } from '../types.js';
+import { jsonObject } from './paths.js';
+
+async function maxUrlLength(t: CheckContext, headers: Record<string, string>): Promise<number> {
+  const settings = jsonObject(await t.http.get('/api/v4/application/settings', { headers }));
+  const shown = settings?.max_url_length;
+  if (typeof shown === 'number' && shown > 0) return shown;
+  return Number(profiles().settings.maxUrlLength.default);
+}
+
+/** A request target of exactly `length` bytes: `/api/v4/projects?search=xxxx…`. */
+function targetOfLength(length: number): string {
+  const base = '/api/v4/projects?search=';
+  return base + 'x'.repeat(Math.max(0, length - base.length));
+}
+
+/** How far past the limit: a byte, or a few kilobytes (kept below Node's own header limit). */
+const excess = fc.oneof(fc.constant(1), fc.integer({ min: 2, max: 4096 }));
+
+export const uriTooLong: Check = {
+  id: 'encoding.uri-too-long-414',
+  suite: 'encoding',
+  title: 'a GET whose URL exceeds the limit answers 414; one within it does not',
+  rules: ['ENC-URI-TOO-LONG', 'LIM-MAX-URL-LENGTH'],
+  async run(t: CheckContext) {
+    const headers = await apiHeaders(t);
+    const limit = await maxUrlLength(t, headers);
+    await t.property(excess, fc.integer({ min: 64, max: limit }), async (over, within) => {
+      const long = targetOfLength(limit + over);
+      const res = await t.http.get(long, { headers });
+      t.expect(res.status === 414, `a GET of ${long.length} bytes (limit ${limit}) answered ${res.status}, expected 414`, { bytes: long.length, limit, status: res.status });
+      const fits = targetOfLength(within);
+      const ok = await t.http.get(fits, { headers });
+      t.expect(ok.status === 200, `a GET of ${fits.length} bytes (within the limit ${limit}) answered ${ok.status}, expected 200`, { bytes: fits.length, limit, status: ok.status });
+    });
+  },
+};
+
+export const longParamsInBody: Check = {
+  id: 'encoding.long-params-in-body',
+  suite: 'encoding',
+  title: 'parameters too long for a URL are accepted in a request body',
+  rules: ['ENC-LONG-PARAMS-IN-BODY'],
+  needs: ['control', 'writable'],
+  async run(t: CheckContext) {
+    const headers = await apiHeaders(t);
+    const limit = await maxUrlLength(t, headers);
+    const path = 'conformance-encoding/long-parameters';
+    const created = await t.http.post('/-/simulator/projects', { json: { path } });
+    t.expect(created.status >= 200 && created.status < 300, `the control API could not create ${path} (status ${created.status})`, { status: created.status });
+    const issues = `/api/v4/projects/${encodeURIComponent(path)}/issues`;
+    await t.property(excess, fc.constantFrom<'form' | 'json'>('form', 'json'), async (over, how) => {
+      const description = 'd'.repeat(limit + over);
+      const inQuery = await t.http.post(`${issues}?title=long&description=${description}`, { headers });
+      t.expect(inQuery.status === 414, `the parameters in the URL (${limit + over} bytes of description) answered ${inQuery.status}, expected 414`, { status: inQuery.status });
+      const res = how === 'form' ? await t.http.post(issues, { headers, form: { title: 'long', description } }) : await t.http.post(issues, { headers, json: { title: 'long', description } });
+      const body = jsonObject(res);
+      t.expect(res.status === 201, `the same parameters in a ${how} body answered ${res.status}, expected 201`, { status: res.status });
+      t.expect(body?.description === description, `the ${how} body's long description was not read whole`, { sent: description.length, read: typeof body?.description === 'string' ? body.description.length : null });
+    });
+  },
+};

@@ -1,0 +1,65 @@
+/**
+ * `+` versus `%2B` in a query: an ISO 8601 offset sent as %2B is read as a plus, a bare `+` is a
+ * space. The filter boundary is put one second before a real record, so reading the offset
+ * differently (ignoring it, or reading `+` as a plus when it must be a space) moves the record.
+ */
+import * as fc from 'fast-check';
+import { limits } from '../../spec/index.js';
+import { apiHeaders, fixtureProject, projectPath } from '../scopes/api-auth.js';
+import type { Check, CheckContext, HttpResponse } from '../types.js';
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** `instant` written in local time at a positive UTC offset, the `+` left to the caller. */
+export function localTime(instantMs: number, offsetMinutes: number): { time: string; offset: string } {
+  const local = new Date(instantMs + offsetMinutes * 60_000);
+  const time = `${local.getUTCFullYear()}-${pad(local.getUTCMonth() + 1)}-${pad(local.getUTCDate())}T${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())}`;
+  return { time, offset: `${pad(Math.floor(offsetMinutes / 60))}:${pad(offsetMinutes % 60)}` };
+}
+
+function ids(res: HttpResponse): unknown[] | null {
+  try {
+    const body: unknown = JSON.parse(res.text);
+    return Array.isArray(body) ? body.map((i) => (i as Record<string, unknown>)?.id) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Positive offsets only (a `+`), never zero: +00:00 read as a space could still mean UTC. */
+const offsetMinutes = fc.tuple(fc.integer({ min: 1, max: 14 }), fc.constantFrom(0, 30, 45)).map(([h, m]) => h * 60 + m);
+
+export const plusVersus2B: Check = {
+  id: 'encoding.plus-versus-percent-2b',
+  suite: 'encoding',
+  title: 'a + in a query is sent as %2B (read as a plus); a bare + is read as a space',
+  rules: ['ENC-PLUS-AS-2B'],
+  async run(t: CheckContext) {
+    const headers = await apiHeaders(t);
+    const issues = `${projectPath(fixtureProject(t))}/issues`;
+    const listing = await t.http.get(issues, { headers, query: { order_by: 'created_at', sort: 'asc', per_page: limits().perPageMax } });
+    t.expect(listing.status === 200, `the fixture project's issues answered ${listing.status}, expected 200`, { status: listing.status });
+    const records = listing.json<Array<{ id: unknown; created_at: string }>>().filter((r) => !Number.isNaN(Date.parse(r.created_at)));
+    if (records.length === 0) t.skip('the fixture project has no issues to filter');
+    await t.property(fc.nat({ max: records.length - 1 }), offsetMinutes, async (index, minutes) => {
+      const record = records[index];
+      // One second before the record, whole seconds: the record is the first one created after it.
+      const boundary = Math.floor(Date.parse(record.created_at) / 1000) * 1000 - 1000;
+      const { time, offset } = localTime(boundary, minutes);
+      const ask = (plus: string) => t.http.get(`${issues}?order_by=created_at&sort=asc&per_page=1&created_after=${time}${plus}${offset}`, { headers });
+      const encoded = await ask('%2B');
+      const value = `${time}+${offset}`;
+      t.expect(encoded.status === 200, `created_after=${time}%2B${offset} answered ${encoded.status}, expected 200`, { value, status: encoded.status });
+      t.expect(ids(encoded)?.[0] === record.id, `created_after=${time}%2B${offset} did not start at the first issue after ${value}: the %2B was not read as +`, {
+        value,
+        expectedFirst: record.id,
+        gotFirst: ids(encoded)?.[0] ?? null,
+      });
+      const bare = await ask('+');
+      // A bare + is a space: the value is then another timestamp or none at all, never the same instant.
+      const sameAsPlus = bare.status === 200 && ids(bare)?.[0] === record.id;
+      t.expect(!sameAsPlus, `created_after=${time}+${offset} (bare +) was read like %2B: a bare + in a query must be read as a space`, { value, status: bare.status });
+      t.expect(bare.status < 500, `created_after with a bare + answered ${bare.status}: bad input must be a 4xx, never a 5xx`, { value, status: bare.status });
+    });
+  },
+};

@@ -1,0 +1,148 @@
+/** GET /oauth/authorize: redirect_uri registration, state round trip, scopes, response_type, consent. */
+import fc from 'fast-check';
+import type { Check, CheckContext } from '../types.js';
+import { appConfig, authorizeRedirect } from './support.js';
+import { namedScopes } from './scopes.js';
+import { mutationName, narrowApp, redirectMutations, word } from './variants.js';
+
+/** Did the provider send the user to `foreign` (and not merely back to the registered URI)? */
+function landsOn(redirect: URL, foreign: string, registered: URL): boolean {
+  const f = new URL(foreign);
+  f.hash = '';
+  if (f.href === registered.href) return false;
+  const sameTarget = redirect.origin === f.origin && redirect.pathname === f.pathname;
+  return sameTarget && [...f.searchParams].every(([k, v]) => redirect.searchParams.getAll(k).includes(v));
+}
+
+/** The provider answered an authorize request with an error page: no redirect, a 4xx status. */
+async function expectErrorPage(t: CheckContext, url: string, what: string): Promise<void> {
+  const { redirect, response } = await t.driver.authorize(url, 'approve');
+  t.expect(!redirect, `${what}: the provider must not redirect`, { status: response.status, redirectedTo: redirect ? `${redirect.origin}${redirect.pathname}` : null });
+  t.expect(response.status >= 400 && response.status < 500, `${what}: the error page must answer 4xx`, { status: response.status });
+}
+
+/** A redirect carrying `error` and the state, and no code. */
+function expectErrorRedirect(t: CheckContext, redirect: URL, error: string, state: string, what: string): void {
+  const got = { error: redirect.searchParams.get('error'), state: redirect.searchParams.get('state') };
+  t.expect(!redirect.searchParams.has('code'), `${what}: a code was issued`, got);
+  t.expect(got.error === error, `${what}: the redirect must carry error=${error}`, got);
+  t.expect(got.state === state, `${what}: the error redirect must carry state unchanged`, got);
+}
+
+export const authorizeChecks: Check[] = [
+  {
+    id: 'grants.state-unchanged',
+    suite: 'grants',
+    title: 'Any state string comes back unchanged in the redirect next to the code; none is added when none was sent',
+    rules: ['GRANT-STATE-ECHO', 'GRANT-REDIRECT-WITH-CODE', 'GRANT-AUTHORIZE-PARAMS', 'GRANT-CONSENT'],
+    async run(t: CheckContext) {
+      await t.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }), async (state) => {
+        const redirect = await authorizeRedirect(t, 'confidential', { state });
+        const back = redirect.searchParams.get('state');
+        t.expect(back === state, 'the redirect must carry state exactly as sent', { sent: state, returned: back });
+        t.expect(redirect.searchParams.get('code'), 'the redirect must carry a code next to state', { error: redirect.searchParams.get('error') });
+      });
+      const bare = await authorizeRedirect(t, 'confidential', { state: undefined });
+      t.expect(!bare.searchParams.has('state'), 'a redirect for a request without state must carry no state', { state: bare.searchParams.get('state') });
+    },
+  },
+  {
+    id: 'grants.authorize-unregistered-redirect',
+    suite: 'grants',
+    title: 'Authorization with a redirect_uri that is not registered never redirects to it and issues no code',
+    rules: ['GRANT-REDIRECT-URI-REGISTERED'],
+    async run(t: CheckContext) {
+      const registered = new URL(appConfig(t, 'confidential').redirectUri);
+      await t.property(mutationName, word, async (mutation, w) => {
+        const foreign = redirectMutations[mutation](registered, w);
+        if (foreign === registered.href) return;
+        const { redirect, response } = await t.driver.authorize(t.oauth.authorizeUrl('confidential', { redirect_uri: foreign }), 'approve');
+        const details = { status: response.status, mutation };
+        t.expect(!redirect?.searchParams.has('code'), `a code was issued for an unregistered redirect_uri (${mutation})`, details);
+        t.expect(!(redirect && landsOn(redirect, foreign, registered)), `authorize redirected to an unregistered redirect_uri (${mutation})`, details);
+      });
+    },
+  },
+  {
+    id: 'grants.scope-outside-application',
+    suite: 'grants',
+    title: 'Requesting a scope the application was not registered with is refused with invalid_scope',
+    rules: ['GRANT-SCOPE-ALLOWED'],
+    async run(t: CheckContext) {
+      const app = narrowApp(t);
+      const own = appConfig(t, app).scopes;
+      const foreign = namedScopes().filter((s) => !own.includes(s));
+      if (foreign.length === 0) t.skip(`the ${app} application holds every scope the spec names`);
+      await t.property(fc.subarray(own), fc.constantFrom(...foreign), fc.nat(), async (mine, outside, at) => {
+        const scopes = [...mine];
+        scopes.splice(at % (scopes.length + 1), 0, outside);
+        const state = `scope-${at}`;
+        const redirect = await authorizeRedirect(t, app, { scope: scopes.join(' '), state });
+        expectErrorRedirect(t, redirect, 'invalid_scope', state, `authorize for scope "${scopes.join(' ')}" beyond the application's`);
+      });
+    },
+  },
+  {
+    id: 'grants.scope-unknown',
+    suite: 'grants',
+    title: 'Requesting a scope the provider does not know is refused with invalid_scope',
+    rules: ['SCOPE-UNKNOWN-REFUSED'],
+    async run(t: CheckContext) {
+      const known = namedScopes();
+      await t.property(word.filter((w) => !known.includes(w)), async (unknown) => {
+        const state = 'scope-unknown';
+        const redirect = await authorizeRedirect(t, 'confidential', { scope: unknown, state });
+        expectErrorRedirect(t, redirect, 'invalid_scope', state, `authorize for the unknown scope "${unknown}"`);
+      });
+    },
+  },
+  {
+    id: 'grants.response-type-code-only',
+    suite: 'grants',
+    title: 'A response_type other than code is answered with unsupported_response_type',
+    rules: ['GRANT-RESPONSE-TYPE-CODE'],
+    async run(t: CheckContext) {
+      await t.property(fc.oneof(fc.constantFrom('token', 'id_token', 'code token', 'CODE'), word.filter((w) => w !== 'code')), async (responseType) => {
+        const state = 'response-type';
+        const redirect = await authorizeRedirect(t, 'confidential', { response_type: responseType, state });
+        expectErrorRedirect(t, redirect, 'unsupported_response_type', state, `authorize with response_type "${responseType}"`);
+      });
+    },
+  },
+  {
+    id: 'grants.authorize-unknown-client',
+    suite: 'grants',
+    title: 'An authorize request from an unknown client_id gets an error page and no redirect',
+    rules: ['GRANT-UNKNOWN-CLIENT', 'GRANT-APP-REGISTRATION'],
+    async run(t: CheckContext) {
+      await t.property(fc.stringMatching(/^[0-9a-f]{8,64}$/), async (clientId) => {
+        if (Object.values(t.config.applications ?? {}).some((a) => a?.clientId === clientId)) return;
+        await expectErrorPage(t, t.oauth.authorizeUrl('confidential', { client_id: clientId }), 'authorize with an unknown client_id');
+      });
+    },
+  },
+  {
+    id: 'grants.authorize-missing-parameters',
+    suite: 'grants',
+    title: 'Without client_id or redirect_uri no redirect happens; without response_type the redirect carries invalid_request',
+    rules: ['GRANT-AUTHORIZE-MISSING-PARAMS'],
+    async run(t: CheckContext) {
+      await expectErrorPage(t, t.oauth.authorizeUrl('confidential', { client_id: undefined }), 'authorize without client_id');
+      await expectErrorPage(t, t.oauth.authorizeUrl('confidential', { redirect_uri: undefined }), 'authorize without redirect_uri');
+      const state = 'missing-response-type';
+      const redirect = await authorizeRedirect(t, 'confidential', { response_type: undefined, state });
+      expectErrorRedirect(t, redirect, 'invalid_request', state, 'authorize without response_type');
+    },
+  },
+  {
+    id: 'grants.consent-denied',
+    suite: 'grants',
+    title: 'Denying consent redirects with access_denied, the unchanged state and no code',
+    rules: ['GRANT-CONSENT-DENIED', 'GRANT-CONSENT'],
+    async run(t: CheckContext) {
+      const state = 'consent-denied';
+      const redirect = await authorizeRedirect(t, 'confidential', { state }, 'deny');
+      expectErrorRedirect(t, redirect, 'access_denied', state, 'authorize denied by the user');
+    },
+  },
+];

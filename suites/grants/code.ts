@@ -1,0 +1,116 @@
+/** Authorization code exchange: single use, binding to redirect_uri and client, expiry, granted scopes. */
+import fc from 'fast-check';
+import { limits } from '../../spec/index.js';
+import type { Check, CheckContext } from '../types.js';
+import {
+  appConfig,
+  authorizeCode,
+  exchangeCode,
+  expectAccessAlive,
+  expectAccessDead,
+  expectOAuthError,
+  expectTokenOk,
+  tokenInfo,
+} from './support.js';
+import { mutationName, redirectMutations, word } from './variants.js';
+
+export const codeChecks: Check[] = [
+  {
+    id: 'grants.code-single-use',
+    suite: 'grants',
+    title: 'An authorization code is redeemed once; a second exchange is refused with invalid_grant',
+    rules: ['GRANT-CODE-SINGLE-USE'],
+    async run(t: CheckContext) {
+      const code = await authorizeCode(t, 'confidential', {});
+      expectTokenOk(t, await exchangeCode(t, 'confidential', code), 'first exchange of a fresh code');
+      expectOAuthError(t, await exchangeCode(t, 'confidential', code), { status: 400, error: 'invalid_grant' }, 'second exchange of the same code');
+    },
+  },
+  {
+    id: 'grants.code-reuse-revokes-tokens',
+    suite: 'grants',
+    title: 'Presenting a redeemed code again revokes the tokens issued for it',
+    rules: ['GRANT-CODE-REUSE-REVOKES'],
+    async run(t: CheckContext) {
+      const code = await authorizeCode(t, 'confidential', {});
+      const first = expectTokenOk(t, await exchangeCode(t, 'confidential', code), 'first exchange of a fresh code');
+      await expectAccessAlive(t, first.access_token, 'access token of the first exchange');
+      await exchangeCode(t, 'confidential', code);
+      await expectAccessDead(t, first.access_token, 'access token issued for a code that was presented again');
+    },
+  },
+  {
+    id: 'grants.redirect-uri-mismatch',
+    suite: 'grants',
+    title: 'The code exchange is refused unless redirect_uri equals the one of the authorization request',
+    rules: ['GRANT-CODE-REDIRECT-URI-MATCH'],
+    async run(t: CheckContext) {
+      const registered = new URL(appConfig(t, 'confidential').redirectUri);
+      await t.property(fc.oneof(mutationName, fc.constant('missing')), word, async (mutation, w) => {
+        const redirectUri = mutation === 'missing' ? undefined : redirectMutations[mutation](registered, w);
+        if (redirectUri === registered.href) return;
+        const code = await authorizeCode(t, 'confidential', {});
+        const res = await exchangeCode(t, 'confidential', code, { redirect_uri: redirectUri });
+        expectOAuthError(t, res, { status: 400, error: 'invalid_grant' }, `code exchange with redirect_uri ${mutation === 'missing' ? 'missing' : `changed (${mutation})`}`);
+      });
+    },
+  },
+  {
+    id: 'grants.code-unknown',
+    suite: 'grants',
+    title: 'A code the provider never issued is refused with invalid_grant, whatever its characters',
+    rules: ['GRANT-CODE-UNKNOWN', 'ERR-OAUTH-BODY', 'TOK-ERROR-BODY', 'ERR-TOKEN-STANDARD-CODES', 'ERR-NO-SERVER-ERROR'],
+    async run(t: CheckContext) {
+      await t.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 80 }), async (code) => {
+        const res = await exchangeCode(t, 'confidential', code);
+        expectOAuthError(t, res, { status: 400, error: 'invalid_grant' }, 'code exchange with a code never issued');
+      });
+    },
+  },
+  {
+    id: 'grants.code-client-bound',
+    suite: 'grants',
+    title: 'A code issued to one application is refused when another application presents it',
+    rules: ['GRANT-CODE-CLIENT-BOUND'],
+    async run(t: CheckContext) {
+      if (!t.config.applications?.limited?.clientSecret) t.skip('needs a second confidential application (applications.limited)');
+      const code = await authorizeCode(t, 'confidential', {});
+      const res = await exchangeCode(t, 'limited', code, { redirect_uri: appConfig(t, 'confidential').redirectUri });
+      expectOAuthError(t, res, { status: 400, error: 'invalid_grant' }, 'code exchange by an application the code was not issued to');
+    },
+  },
+  {
+    id: 'grants.code-expiry',
+    suite: 'grants',
+    title: 'A code not exchanged within its lifetime is refused with invalid_grant',
+    rules: ['GRANT-CODE-EXPIRY', 'LIM-AUTHORIZATION-CODE-LIFETIME'],
+    needs: ['clock'],
+    async run(t: CheckContext) {
+      const code = await authorizeCode(t, 'confidential', {});
+      await t.driver.advanceClock(limits().authorizationCodeLifetime + 1);
+      expectOAuthError(t, await exchangeCode(t, 'confidential', code), { status: 400, error: 'invalid_grant' }, 'code exchange after the code lifetime');
+    },
+  },
+  {
+    id: 'grants.scope-within-application',
+    suite: 'grants',
+    title: 'Requesting a subset of the application scopes yields a token with exactly those scopes',
+    rules: ['SCOPE-GRANTED-SUBSET', 'SCOPE-SPACE-SEPARATED'],
+    async run(t: CheckContext) {
+      const app = 'confidential';
+      const own = appConfig(t, app).scopes;
+      await t.property(fc.shuffledSubarray(own, { minLength: 1 }), async (requested) => {
+        const code = await authorizeCode(t, app, { scope: requested.join(' ') });
+        const body = expectTokenOk(t, await exchangeCode(t, app, code), `code exchange for scope "${requested.join(' ')}"`);
+        const info = await tokenInfo(t, body.access_token);
+        const scope = (info.json() as { scope?: unknown }).scope;
+        const granted = Array.isArray(scope) ? (scope as string[]) : [];
+        t.expect(
+          granted.length === requested.length && requested.every((s) => granted.includes(s)),
+          'the token must carry exactly the requested scopes',
+          { requested, granted },
+        );
+      });
+    },
+  },
+];

@@ -1,0 +1,95 @@
+/** Resource owner password credentials grant: fields, default scope, Basic client auth, refusals, removal in 19.0. */
+import fc from 'fast-check';
+import type { Check, CheckContext } from '../types.js';
+import { appConfig, expectOAuthError, expectTokenOk, tokenInfo, TOKEN_PATH, trackBody } from './support.js';
+import { expectTokenFields } from './token-fields.js';
+
+const CONTROL_USERS = '/-/simulator/users';
+
+/** A password grant for explicit credentials, client authenticated with HTTP Basic when the config has a confidential app. */
+function passwordGrant(t: CheckContext, username: string, password: string) {
+  return t.oauth.tokenRequest({ grant_type: 'password', username, password }, { app: 'confidential', auth: t.config.applications?.confidential ? 'basic' : 'none' });
+}
+
+export const passwordChecks: Check[] = [
+  {
+    id: 'grants.password-response',
+    suite: 'grants',
+    title: 'The password grant returns only access_token, token_type bearer and expires_in, with scope api by default',
+    rules: [
+      'GRANT-PASSWORD-PARAMS',
+      'GRANT-PASSWORD-DEFAULT-SCOPE',
+      'GRANT-PASSWORD-BASIC-AUTH',
+      'AUTH-CLIENT-BASIC',
+      'TOK-PASSWORD-RESPONSE-FIELDS',
+      'TOK-REFRESH-TOKEN-ABSENT',
+    ],
+    needs: ['passwordGrant'],
+    async run(t: CheckContext) {
+      const body = expectTokenOk(t, await t.oauth.password({ auth: 'basic' }), 'password grant with HTTP Basic client credentials');
+      expectTokenFields(t, body, 'password', 'password grant');
+      const scope = (await tokenInfo(t, body.access_token)).json<{ scope?: unknown }>().scope;
+      t.expect(Array.isArray(scope) && scope.length === 1 && scope[0] === 'api', 'a password grant without scope must yield scope api', { scope });
+    },
+  },
+  {
+    id: 'grants.password-bad-credentials',
+    suite: 'grants',
+    title: 'A password grant with a wrong password or an unknown user is refused with invalid_grant',
+    rules: ['GRANT-PASSWORD-BAD-CREDENTIALS'],
+    needs: ['passwordGrant'],
+    async run(t: CheckContext) {
+      const user = t.config.user;
+      if (!user) t.skip('the target config names no user');
+      await t.property(fc.boolean(), fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 40 }), async (unknownUser, guess) => {
+        if (guess === user.password) return;
+        const res = await passwordGrant(t, unknownUser ? `nobody-${guess.replace(/[^A-Za-z0-9]/g, '') || 'x'}-0` : user.username, guess);
+        expectOAuthError(t, res, { status: 400, error: 'invalid_grant' }, `password grant with ${unknownUser ? 'an unknown user' : 'a wrong password'}`);
+      });
+    },
+  },
+  {
+    id: 'grants.password-two-factor-refused',
+    suite: 'grants',
+    title: 'The password grant is refused for a user with two-factor authentication',
+    rules: ['GRANT-PASSWORD-2FA-REFUSED'],
+    needs: ['passwordGrant', 'control', 'writable'],
+    async run(t: CheckContext) {
+      const unique = `${t.seed >>> 0}-${Date.now().toString(36)}`;
+      const [username, password] = [`two-factor-${unique}`, `pw-${unique}-Zz9`];
+      const created = await t.http.post(CONTROL_USERS, { json: { username, password, twoFactor: true } });
+      t.expect(created.status < 300, 'the control API did not create a two-factor user', { status: created.status });
+      const res = await passwordGrant(t, username, password);
+      trackBody(t, res);
+      expectOAuthError(t, res, { status: 400, error: 'invalid_grant' }, 'password grant for a two-factor user');
+    },
+  },
+  {
+    id: 'grants.password-hosted-client-auth',
+    suite: 'grants',
+    title: 'On the hosted offering a password grant without client authentication is refused with invalid_client',
+    rules: ['GRANT-PASSWORD-HOSTED-CLIENT-AUTH'],
+    needs: ['passwordGrant'],
+    async run(t: CheckContext) {
+      if (!t.inForce('GRANT-PASSWORD-HOSTED-CLIENT-AUTH')) t.skip(`applies to the hosted offering only (this run: ${t.offering} ${t.release})`);
+      const res = await t.oauth.password({ auth: 'none' });
+      expectOAuthError(t, res, { status: 401, error: 'invalid_client' }, 'password grant without client authentication on the hosted offering');
+    },
+  },
+  {
+    id: 'grants.password-removed',
+    suite: 'grants',
+    title: 'From 19.0 grant_type=password is refused with unsupported_grant_type',
+    rules: ['VER-PASSWORD-GRANT-REMOVED'],
+    async run(t: CheckContext) {
+      if (!t.inForce('VER-PASSWORD-GRANT-REMOVED')) t.skip(`the password grant is removed from 19.0 (this run: ${t.release})`);
+      const user = t.config.user ?? { username: 'root', password: 'not-a-password' };
+      const res = await t.http.post(TOKEN_PATH, {
+        form: { grant_type: 'password', username: user.username, password: user.password },
+        basic: { user: appConfig(t, 'confidential').clientId, password: appConfig(t, 'confidential').clientSecret ?? '' },
+      });
+      trackBody(t, res);
+      expectOAuthError(t, res, { status: 400, error: 'unsupported_grant_type' }, 'password grant at a release without it');
+    },
+  },
+];

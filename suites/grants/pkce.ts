@@ -1,0 +1,75 @@
+/** PKCE (RFC 7636, S256): which verifiers a provider must accept and which it must refuse. */
+import fc from 'fast-check';
+import type { Check, CheckContext } from '../types.js';
+import { authorizeCode, authorizeRedirect, exchangeCode, expectOAuthError, expectTokenOk } from './support.js';
+import { expectTokenFields } from './token-fields.js';
+import { invalidVerifier, s256, validVerifier } from './verifiers.js';
+
+/** A PKCE code for the public application whose challenge is the S256 of `verifier` (whatever it is). */
+function pkceCode(t: CheckContext, verifier: string): Promise<string> {
+  return authorizeCode(t, 'public', { code_challenge: s256(verifier), code_challenge_method: 'S256' });
+}
+
+export const pkceChecks: Check[] = [
+  {
+    id: 'grants.pkce-valid-verifier',
+    suite: 'grants',
+    title: 'Any verifier of 43 to 128 allowed characters redeems the code whose challenge is its S256',
+    rules: ['PKCE-CHALLENGE-S256', 'PKCE-METHOD-S256', 'PKCE-VERIFIER-LENGTH', 'PKCE-VERIFIER-CHARSET', 'PKCE-TOKEN-PARAMS', 'PKCE-NO-SECRET', 'GRANT-PKCE-FLOW'],
+    async run(t: CheckContext) {
+      await t.property(validVerifier(), async (verifier) => {
+        const code = await pkceCode(t, verifier);
+        const res = await exchangeCode(t, 'public', code, { code_verifier: verifier });
+        expectTokenFields(t, expectTokenOk(t, res, 'code exchange with a valid verifier'), 'authorization_code', 'PKCE token response');
+      });
+    },
+  },
+  {
+    id: 'grants.pkce-invalid-verifier',
+    suite: 'grants',
+    title: 'A verifier too short, too long or with a character outside A-Z a-z 0-9 - . _ ~ is refused, even when its S256 matches',
+    rules: ['PKCE-VERIFIER-LENGTH', 'PKCE-VERIFIER-CHARSET'],
+    async run(t: CheckContext) {
+      await t.property(invalidVerifier(), async ({ kind, verifier }) => {
+        const code = await pkceCode(t, verifier);
+        const res = await exchangeCode(t, 'public', code, { code_verifier: verifier });
+        expectOAuthError(t, res, { status: 400, error: ['invalid_grant', 'invalid_request'] }, `code exchange with a ${kind} verifier (${[...verifier].length} characters)`);
+      });
+    },
+  },
+  {
+    id: 'grants.pkce-verifier-mismatch',
+    suite: 'grants',
+    title: 'A well-formed verifier that is not the one behind the challenge, or none at all, is refused',
+    rules: ['PKCE-VERIFIER-MISMATCH', 'PKCE-VERIFIER-REQUIRED'],
+    async run(t: CheckContext) {
+      await t.property(
+        fc.tuple(validVerifier(), validVerifier()).filter(([a, b]) => a !== b),
+        fc.boolean(),
+        async ([original, other], omit) => {
+          const code = await pkceCode(t, original);
+          const res = await exchangeCode(t, 'public', code, { code_verifier: omit ? undefined : other });
+          const what = omit ? 'code exchange without code_verifier' : 'code exchange with a verifier other than the challenged one';
+          expectOAuthError(t, res, { status: 400, error: 'invalid_grant' }, what);
+        },
+      );
+    },
+  },
+  {
+    id: 'grants.pkce-method-unsupported',
+    suite: 'grants',
+    title: 'A code_challenge_method other than S256 is refused with invalid_request',
+    rules: ['PKCE-METHOD-UNSUPPORTED'],
+    async run(t: CheckContext) {
+      await t.property(validVerifier(), fc.constantFrom('plain', 's256', 'S512', 'none', ''), async (verifier, method) => {
+        const state = 'pkce-method';
+        const redirect = await authorizeRedirect(t, 'public', { code_challenge: s256(verifier), code_challenge_method: method, state });
+        t.expect(!redirect.searchParams.has('code'), `a code was issued for code_challenge_method "${method}"`, { method });
+        t.expect(redirect.searchParams.get('error') === 'invalid_request', 'the redirect must carry error=invalid_request', {
+          method,
+          error: redirect.searchParams.get('error'),
+        });
+      });
+    },
+  },
+];

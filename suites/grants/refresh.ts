@@ -1,0 +1,79 @@
+/** Refresh tokens: rotation (old pair dead, new pair alive), refresh after the access token expired, client binding. */
+import { limits } from '../../spec/index.js';
+import type { AppRole, Check, CheckContext } from '../types.js';
+import { expectAccessAlive, expectAccessDead, expectOAuthError, expectTokenOk, mintPair, refresh, tokenInfo } from './support.js';
+import { expectTokenFields } from './token-fields.js';
+
+/** Applications of the config that take part: confidential (secret) and public (PKCE). */
+function roles(t: CheckContext): AppRole[] {
+  const apps = (['confidential', 'public'] as const).filter((r) => t.config.applications?.[r]);
+  if (apps.length === 0) t.skip('the target config names neither a confidential nor a public application');
+  return apps;
+}
+
+async function scopesOf(t: CheckContext, token: string): Promise<string[]> {
+  const scope = (await tokenInfo(t, token)).json<{ scope?: unknown }>().scope;
+  return Array.isArray(scope) ? [...(scope as string[])].sort() : [];
+}
+
+export const refreshChecks: Check[] = [
+  {
+    id: 'grants.refresh-rotation',
+    suite: 'grants',
+    title: 'A refresh returns a new pair and kills the old access and refresh tokens; the new pair works',
+    rules: [
+      'TOK-REFRESH-ROTATION',
+      'TOK-REFRESH-OLD-REFUSED',
+      'TOK-REFRESH-PARAMS',
+      'PKCE-REFRESH-PARAMS',
+      'TOK-REFRESH-RESPONSE-FIELDS',
+      'TOK-REFRESH-SCOPE-KEPT',
+      'TOK-VERIFY-USER',
+    ],
+    async run(t: CheckContext) {
+      for (const app of roles(t)) {
+        const { tokens: a, verifier } = await mintPair(t, app);
+        const before = await scopesOf(t, a.access_token);
+        const b = expectTokenOk(t, await refresh(t, app, a.refresh_token!, verifier), `refresh (${app} application)`);
+        expectTokenFields(t, b, 'refresh_token', `refresh (${app} application)`);
+        t.expect(b.access_token !== a.access_token && b.refresh_token !== a.refresh_token, `refresh (${app}): the new pair must differ from the old one`);
+        await expectAccessDead(t, a.access_token, `old access token after a refresh (${app})`);
+        expectOAuthError(t, await refresh(t, app, a.refresh_token!, verifier), { status: 400, error: 'invalid_grant' }, `reuse of a rotated refresh token (${app})`);
+        await expectAccessAlive(t, b.access_token, `new access token after a refresh (${app})`);
+        const after = await scopesOf(t, b.access_token);
+        t.expect(after.join(' ') === before.join(' '), `refresh (${app}): the new token must keep the scopes of the original grant`, { before, after });
+        const c = expectTokenOk(t, await refresh(t, app, b.refresh_token!, verifier), `refresh with the new refresh token (${app})`);
+        await expectAccessAlive(t, c.access_token, `access token of a second refresh (${app})`);
+      }
+    },
+  },
+  {
+    id: 'grants.refresh-after-expiry',
+    suite: 'grants',
+    title: 'Once the access token expired it is refused, and its refresh token still yields a working pair',
+    rules: ['TOK-REFRESH-AFTER-EXPIRY', 'TOK-ACCESS-TOKEN-EXPIRY', 'LIM-TOKEN-LIFETIME'],
+    needs: ['clock'],
+    async run(t: CheckContext) {
+      const { tokens: a, verifier } = await mintPair(t, 'confidential');
+      const lifetime = limits().accessTokenLifetime;
+      await t.driver.advanceClock(lifetime - 60);
+      await expectAccessAlive(t, a.access_token, `access token a minute before its ${lifetime} s lifetime ends`);
+      await t.driver.advanceClock(61);
+      await expectAccessDead(t, a.access_token, `access token after its ${lifetime} s lifetime`);
+      const b = expectTokenOk(t, await refresh(t, 'confidential', a.refresh_token!, verifier), 'refresh after the access token expired');
+      await expectAccessAlive(t, b.access_token, 'access token refreshed after expiry');
+    },
+  },
+  {
+    id: 'grants.refresh-client-bound',
+    suite: 'grants',
+    title: 'A refresh token presented by another application is refused with invalid_grant',
+    rules: ['TOK-REFRESH-CLIENT-BOUND'],
+    async run(t: CheckContext) {
+      if (!t.config.applications?.limited?.clientSecret) t.skip('needs a second confidential application (applications.limited)');
+      const { tokens } = await mintPair(t, 'confidential');
+      expectOAuthError(t, await refresh(t, 'limited', tokens.refresh_token!), { status: 400, error: 'invalid_grant' }, 'refresh by an application the token was not issued to');
+      await expectAccessAlive(t, tokens.access_token, 'access token whose refresh token another application presented');
+    },
+  },
+];

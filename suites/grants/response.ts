@@ -1,0 +1,120 @@
+/** Token endpoint wire format: exact fields per grant, headers, unsupported grant types, missing parameters, JSON bodies. */
+import fc from 'fast-check';
+import type { Check, CheckContext } from '../types.js';
+import {
+  appConfig,
+  authorizeCode,
+  DEVICE_GRANT,
+  expectJsonType,
+  expectNoStore,
+  expectOAuthError,
+  expectTokenOk,
+  mintPair,
+  refresh,
+  TOKEN_PATH,
+  trackBody,
+} from './support.js';
+import { expectTokenFields } from './token-fields.js';
+
+/** grant_type values some provider supports (RFC 6749, 8628); the property avoids them when generating unknown ones. */
+const SUPPORTED = ['authorization_code', 'refresh_token', 'password', DEVICE_GRANT];
+
+export const responseChecks: Check[] = [
+  {
+    id: 'grants.token-response-fields',
+    suite: 'grants',
+    title: 'Code (with and without PKCE) and refresh responses have exactly their fields, types, bearer and expires_in',
+    rules: [
+      'GRANT-FLOWS-SUPPORTED',
+      'GRANT-CODE-FLOW',
+      'GRANT-CODE-PARAMS',
+      'GRANT-FORM-PARAMETERS',
+      'TOK-RESPONSE-JSON',
+      'TOK-ACCESS-TOKEN',
+      'TOK-TYPE-LOWERCASE-BEARER',
+      'TOK-EXPIRES-IN',
+      'TOK-REFRESH-TOKEN-PRESENT',
+      'TOK-CREATED-AT',
+      'TOK-CODE-RESPONSE-FIELDS',
+      'TOK-REFRESH-RESPONSE-FIELDS',
+      'ENC-RESPONSE-JSON',
+    ],
+    async run(t: CheckContext) {
+      for (const app of ['confidential', 'public'] as const) {
+        if (!t.config.applications?.[app]) continue;
+        const { tokens, verifier } = await mintPair(t, app);
+        expectTokenFields(t, tokens, 'authorization_code', `code exchange (${app} application)`);
+        const refreshed = expectTokenOk(t, await refresh(t, app, tokens.refresh_token!, verifier), `refresh (${app} application)`);
+        expectTokenFields(t, refreshed, 'refresh_token', `refresh (${app} application)`);
+      }
+    },
+  },
+  {
+    id: 'grants.token-response-headers',
+    suite: 'grants',
+    title: 'Token responses and token errors carry Cache-Control no-store and Content-Type application/json without charset',
+    rules: ['TOK-NO-STORE', 'ENC-JSON-CONTENT-TYPE'],
+    async run(t: CheckContext) {
+      const app = appConfig(t, 'confidential');
+      const code = await authorizeCode(t, 'confidential', {});
+      const ok = await t.oauth.tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: app.redirectUri }, { app: 'confidential' });
+      expectTokenOk(t, ok, 'code exchange');
+      const refused = await t.oauth.tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: app.redirectUri }, { app: 'confidential' });
+      for (const [res, what] of [
+        [ok, 'token response'],
+        [refused, 'token error response'],
+      ] as const) {
+        expectNoStore(t, res, what);
+        expectJsonType(t, res, what);
+      }
+    },
+  },
+  {
+    id: 'grants.unsupported-grant-type',
+    suite: 'grants',
+    title: 'A grant_type the provider does not support is refused with unsupported_grant_type',
+    rules: ['GRANT-UNSUPPORTED-GRANT-TYPE', 'ERR-TOKEN-STANDARD-CODES', 'ERR-NO-SERVER-ERROR'],
+    async run(t: CheckContext) {
+      const grantType = fc.oneof(
+        fc.constantFrom('client_credentials', 'implicit', 'token', 'urn:ietf:params:oauth:grant-type:jwt-bearer', 'AUTHORIZATION_CODE'),
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }),
+      );
+      await t.property(grantType.filter((g) => !SUPPORTED.includes(g) && g.trim() !== ''), async (grant) => {
+        const res = await t.oauth.tokenRequest({ grant_type: grant, code: 'not-a-code', redirect_uri: appConfig(t, 'confidential').redirectUri }, { app: 'confidential' });
+        expectOAuthError(t, res, { status: 400, error: 'unsupported_grant_type' }, 'token request with an unknown grant_type');
+      });
+    },
+  },
+  {
+    id: 'grants.missing-parameter',
+    suite: 'grants',
+    title: 'A token request without grant_type, or without a parameter its grant requires, is refused with invalid_request',
+    rules: ['GRANT-MISSING-PARAMETER', 'ERR-TOKEN-STANDARD-CODES'],
+    async run(t: CheckContext) {
+      const app = appConfig(t, 'confidential');
+      const full = { grant_type: 'authorization_code', code: 'not-a-code', redirect_uri: app.redirectUri };
+      // Without code (or grant_type) the request is malformed; a wrong redirect_uri alone is invalid_grant, covered elsewhere.
+      for (const missing of ['grant_type', 'code'] as const) {
+        const res = await t.oauth.tokenRequest({ ...full, [missing]: undefined }, { app: 'confidential' });
+        expectOAuthError(t, res, { status: 400, error: 'invalid_request' }, `token request without ${missing}`);
+      }
+      const refreshRes = await t.oauth.tokenRequest({ grant_type: 'refresh_token', redirect_uri: app.redirectUri }, { app: 'confidential' });
+      expectOAuthError(t, refreshRes, { status: 400, error: 'invalid_request' }, 'refresh request without refresh_token');
+    },
+  },
+  {
+    id: 'grants.json-body',
+    suite: 'grants',
+    title: 'The token endpoint accepts its parameters as a JSON body',
+    rules: ['GRANT-JSON-BODY'],
+    async run(t: CheckContext) {
+      const app = appConfig(t, 'confidential');
+      const code = await authorizeCode(t, 'confidential', {});
+      const res = await t.http.post(TOKEN_PATH, {
+        json: { grant_type: 'authorization_code', code, redirect_uri: app.redirectUri, client_id: app.clientId, client_secret: app.clientSecret },
+      });
+      trackBody(t, res, 'confidential');
+      expectTokenFields(t, expectTokenOk(t, res, 'code exchange with a JSON body'), 'authorization_code', 'code exchange with a JSON body');
+    },
+  },
+];

@@ -1,0 +1,46 @@
+/**
+ * PKCE values for the grants checks: the S256 challenge of any string, and arbitraries of
+ * verifiers the source allows and of those it does not (too short, too long, a foreign character).
+ */
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { limits } from '../../spec/index.js';
+
+/** "Code verifier: random string of 43 to 128 characters from A-Z a-z 0-9 - . _ ~" (GET /oauth/authorize). */
+const ALLOWED = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~';
+const allowedChar = fc.constantFrom(...ALLOWED);
+
+/** URL-safe base64 without padding of SHA-256 over the verifier's UTF-8 bytes. Computed for any string on purpose. */
+export function s256(verifier: string): string {
+  return createHash('sha256').update(verifier, 'utf8').digest('base64url');
+}
+
+export function isAllowedVerifier(v: string): boolean {
+  const { verifierMinLength: min, verifierMaxLength: max } = limits();
+  return v.length >= min && v.length <= max && [...v].every((c) => ALLOWED.includes(c));
+}
+
+export function validVerifier(): fc.Arbitrary<string> {
+  const { verifierMinLength: min, verifierMaxLength: max } = limits();
+  return fc.string({ unit: allowedChar, minLength: min, maxLength: max });
+}
+
+/** A character outside the allowed set: the usual suspects of encoding mistakes, or any grapheme. */
+const foreignChar = fc
+  .oneof(fc.constantFrom(' ', '+', '/', '=', '%', '!', '*', '&', '#', '?', ',', ':', '\t'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }))
+  .filter((c) => c.length > 0 && ![...c].every((ch) => ALLOWED.includes(ch)));
+
+export type InvalidVerifier = { kind: 'too-short' | 'too-long' | 'foreign-character'; verifier: string };
+
+export function invalidVerifier(): fc.Arbitrary<InvalidVerifier> {
+  const { verifierMinLength: min, verifierMaxLength: max } = limits();
+  const tooShort = fc.string({ unit: allowedChar, minLength: 1, maxLength: min - 1 }).map((verifier) => ({ kind: 'too-short' as const, verifier }));
+  const tooLong = fc.string({ unit: allowedChar, minLength: max + 1, maxLength: max + 64 }).map((verifier) => ({ kind: 'too-long' as const, verifier }));
+  const foreign = fc
+    .tuple(fc.string({ unit: allowedChar, minLength: min - 1, maxLength: max - 1 }), foreignChar, fc.nat())
+    .map(([base, c, at]) => {
+      const i = at % (base.length + 1);
+      return { kind: 'foreign-character' as const, verifier: base.slice(0, i) + c + base.slice(i) };
+    });
+  return fc.oneof(tooShort, tooLong, foreign);
+}

@@ -1,0 +1,195 @@
+/** OpenID Connect: id_token signature and claims, discovery, key set, userinfo, the /-/jwks alias. */
+import fc from 'fast-check';
+import { jwtVerify, decodeProtectedHeader, type JWTPayload } from 'jose';
+import type { Check, CheckContext } from '../types.js';
+import { expectJsonType, jsonObject } from '../grants/support.js';
+import { DISCOVERY_PATH, expectedIssuer, fetchJwks, KEYS_PATH, LEGACY_JWKS_PATH, localKeys, openidApp, scopeWithoutOpenid, USERINFO_PATH } from './support.js';
+
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+const nonceArb = fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~'), minLength: 1, maxLength: 40 });
+
+/** Verify an id_token against the served key set; the claims on success, a failure naming the reason otherwise. */
+async function verifyIdToken(t: CheckContext, idToken: string, audience: string, issuer: string): Promise<JWTPayload> {
+  let header;
+  try {
+    header = decodeProtectedHeader(idToken);
+  } catch {
+    return t.fail('id_token is not a JWS compact serialization');
+  }
+  t.expect(header.alg === 'RS256', 'id_token must be signed with RS256', { alg: header.alg ?? null });
+  const jwks = await fetchJwks(t);
+  t.expect(jwks.keys.some((k) => k.kid === header.kid), `id_token names a kid that ${KEYS_PATH} does not publish`, { kid: header.kid ?? null });
+  try {
+    const { payload } = await jwtVerify(idToken, localKeys(t, jwks), { algorithms: ['RS256'], issuer, audience });
+    return payload;
+  } catch (error) {
+    return t.fail('id_token does not verify against the published keys, issuer and audience', { reason: (error as Error).message, code: (error as { code?: string }).code });
+  }
+}
+
+export const oidcChecks: Check[] = [
+  {
+    id: 'oidc.id-token',
+    suite: 'oidc',
+    title: 'The id_token is an RS256 JWT verified by /oauth/discovery/keys, with iss, sub, aud, exp, iat, auth_time and the nonce sent',
+    rules: ['OIDC-ID-TOKEN', 'OIDC-ID-TOKEN-CLAIMS', 'OIDC-ID-TOKEN-SIGNATURE'],
+    needs: ['oidc'],
+    async run(t: CheckContext) {
+      const app = openidApp(t);
+      const audience = t.config.applications![app]!.clientId;
+      const issuer = await expectedIssuer(t);
+      await t.property(nonceArb, async (nonce) => {
+        const tokens = await t.oauth.token(app, { scope: 'openid', nonce });
+        t.expect(typeof tokens.id_token === 'string', 'a code grant with scope openid must return an id_token', { fields: Object.keys(tokens) });
+        const claims = await verifyIdToken(t, tokens.id_token, audience, issuer);
+        t.expect(typeof claims.sub === 'string' && claims.sub.length > 0, 'id_token sub must be a non-empty string', { sub: claims.sub ?? null });
+        for (const name of ['exp', 'iat', 'auth_time'] as const) {
+          t.expect(Number.isInteger(claims[name]), `id_token ${name} must be an integer`, { [name]: claims[name] ?? null });
+        }
+        t.expect((claims.exp as number) > (claims.iat as number), 'id_token exp must come after iat', { exp: claims.exp, iat: claims.iat });
+        t.expect((claims.auth_time as number) <= (claims.iat as number), 'id_token auth_time cannot be later than iat', { authTime: claims.auth_time, iat: claims.iat });
+        t.expect(claims.nonce === nonce, 'id_token must echo the nonce of the authorize request', { sent: nonce, nonce: claims.nonce ?? null });
+      });
+    },
+  },
+  {
+    id: 'oidc.openid-scope-only',
+    suite: 'oidc',
+    title: 'A grant without the openid scope carries no id_token',
+    rules: ['OIDC-OPENID-SCOPE'],
+    needs: ['oidc'],
+    async run(t: CheckContext) {
+      const app = openidApp(t);
+      const tokens = await t.oauth.token(app, { scope: scopeWithoutOpenid(t, app) });
+      t.expect(!('id_token' in tokens), 'a grant without openid must not return an id_token', { fields: Object.keys(tokens) });
+    },
+  },
+  {
+    id: 'oidc.discovery',
+    suite: 'oidc',
+    title: 'The discovery document names the issuer, the endpoints, jwks_uri and what is supported',
+    rules: ['OIDC-DISCOVERY'],
+    async run(t: CheckContext) {
+      const res = await t.http.get(DISCOVERY_PATH);
+      const doc = jsonObject(res);
+      t.expect(res.status === 200 && doc, `GET ${DISCOVERY_PATH} must answer 200 with a JSON object`, { status: res.status });
+      expectJsonType(t, res, `GET ${DISCOVERY_PATH}`);
+      const issuer = typeof doc.issuer === 'string' ? doc.issuer : '';
+      t.expect(issuer && (!t.config.issuer || issuer === t.config.issuer.replace(/\/+$/, '')), 'issuer must be the configured issuer', { issuer: doc.issuer ?? null });
+      const endpoints: Record<string, string> = {
+        authorization_endpoint: '/oauth/authorize',
+        token_endpoint: '/oauth/token',
+        userinfo_endpoint: USERINFO_PATH,
+        revocation_endpoint: '/oauth/revoke',
+        jwks_uri: KEYS_PATH,
+      };
+      for (const [field, path] of Object.entries(endpoints)) {
+        const value = doc[field];
+        let url: URL | undefined;
+        try {
+          url = typeof value === 'string' ? new URL(value) : undefined;
+        } catch {
+          url = undefined;
+        }
+        t.expect(url && url.pathname.endsWith(path), `${field} must be the absolute URL of ${path}`, { [field]: value ?? null });
+      }
+      const lists: Record<string, string> = { scopes_supported: 'openid', response_types_supported: 'code', grant_types_supported: 'authorization_code' };
+      for (const [field, member] of Object.entries(lists)) {
+        t.expect(Array.isArray(doc[field]) && (doc[field] as unknown[]).includes(member), `${field} must list ${member}`, { [field]: doc[field] ?? null });
+      }
+    },
+  },
+  {
+    id: 'oidc.jwks',
+    suite: 'oidc',
+    title: '/oauth/discovery/keys is a JSON Web Key Set of public RSA signing keys, without private parts',
+    rules: ['OIDC-JWKS'],
+    async run(t: CheckContext) {
+      const jwks = await fetchJwks(t);
+      t.expect(jwks.keys.length > 0, `${KEYS_PATH} must publish at least one key`);
+      for (const key of jwks.keys) {
+        const leaked = PRIVATE_MEMBERS.filter((m) => m in key);
+        t.expect(leaked.length === 0, `${KEYS_PATH} publishes private key members`, { kid: key.kid ?? null, members: leaked });
+        t.expect(key.kty === 'RSA' && typeof key.n === 'string' && typeof key.e === 'string', 'each key must be an RSA public key (kty, n, e)', { kid: key.kid ?? null, kty: key.kty ?? null });
+        t.expect(typeof key.kid === 'string' && key.kid.length > 0, 'each key must carry a kid', { kty: key.kty });
+        t.expect(key.use === undefined || key.use === 'sig', 'a key use, when given, must be sig', { kid: key.kid, use: key.use });
+        t.expect(key.alg === undefined || key.alg === 'RS256', 'a key alg, when given, must be RS256', { kid: key.kid, alg: key.alg });
+      }
+      localKeys(t, jwks);
+    },
+  },
+  {
+    id: 'oidc.userinfo',
+    suite: 'oidc',
+    title: 'GET and POST /oauth/userinfo with an openid token return JSON claims whose sub is the id_token sub',
+    rules: ['OIDC-USERINFO'],
+    needs: ['oidc'],
+    async run(t: CheckContext) {
+      const app = openidApp(t);
+      const tokens = await t.oauth.token(app, { scope: 'openid' });
+      t.expect(typeof tokens.id_token === 'string', 'a code grant with scope openid must return an id_token', { fields: Object.keys(tokens) });
+      const claims = await verifyIdToken(t, tokens.id_token, t.config.applications![app]!.clientId, await expectedIssuer(t));
+      for (const method of ['get', 'post'] as const) {
+        const res = await t.http[method](USERINFO_PATH, { bearer: tokens.access_token });
+        const body = jsonObject(res);
+        t.expect(res.status === 200 && body, `${method.toUpperCase()} ${USERINFO_PATH} must answer 200 with JSON claims`, { status: res.status });
+        expectJsonType(t, res, `${method.toUpperCase()} ${USERINFO_PATH}`);
+        t.expect(body.sub === claims.sub, 'userinfo sub must equal the id_token sub', { sub: body.sub ?? null, idTokenSub: claims.sub });
+      }
+    },
+  },
+  {
+    id: 'oidc.userinfo-requires-openid',
+    suite: 'oidc',
+    title: 'A token without openid is refused on /oauth/userinfo with 403 insufficient_scope',
+    rules: ['OIDC-USERINFO-REQUIRES-OPENID'],
+    needs: ['oidc'],
+    async run(t: CheckContext) {
+      const app = openidApp(t);
+      const tokens = await t.oauth.token(app, { scope: scopeWithoutOpenid(t, app) });
+      const res = await t.http.get(USERINFO_PATH, { bearer: tokens.access_token });
+      const body = jsonObject(res);
+      t.expect(res.status === 403, `${USERINFO_PATH} must refuse a token without openid with 403`, { status: res.status });
+      t.expect(body?.error === 'insufficient_scope', 'the refusal must name insufficient_scope', { error: body?.error ?? null });
+    },
+  },
+  {
+    id: 'oidc.userinfo-invalid-token',
+    suite: 'oidc',
+    title: '/oauth/userinfo without a token or with an unknown one answers 401 with WWW-Authenticate Bearer',
+    rules: ['OIDC-USERINFO-INVALID-TOKEN'],
+    async run(t: CheckContext) {
+      await t.property(fc.option(fc.stringMatching(/^[A-Za-z0-9._~+/-]{1,64}$/), { nil: undefined }), async (token) => {
+        const res = await t.http.get(USERINFO_PATH, token === undefined ? {} : { bearer: token });
+        const what = token === undefined ? 'userinfo without a token' : 'userinfo with a token never issued';
+        t.expect(res.status === 401, `${what} must answer 401`, { status: res.status });
+        t.expect(/^bearer/i.test(res.headers.get('www-authenticate') ?? ''), `${what} must carry WWW-Authenticate: Bearer`, { status: res.status });
+      });
+    },
+  },
+  {
+    id: 'oidc.legacy-jwks-alias',
+    suite: 'oidc',
+    title: 'Before 17.0, /-/jwks serves the same key set as /oauth/discovery/keys',
+    rules: ['VER-JWKS-ALIAS'],
+    async run(t: CheckContext) {
+      if (!t.inForce('VER-JWKS-ALIAS')) t.skip(`/-/jwks exists only before 17.0 (this run: ${t.release})`);
+      const [current, legacy] = [await fetchJwks(t), await fetchJwks(t, LEGACY_JWKS_PATH)];
+      t.expect(JSON.stringify(legacy) === JSON.stringify(current), `${LEGACY_JWKS_PATH} must serve the key set of ${KEYS_PATH}`, {
+        legacyKids: legacy.keys.map((k) => k.kid),
+        kids: current.keys.map((k) => k.kid),
+      });
+    },
+  },
+  {
+    id: 'oidc.legacy-jwks-removed',
+    suite: 'oidc',
+    title: 'From 17.0, /-/jwks answers 404',
+    rules: ['VER-JWKS-REMOVED'],
+    async run(t: CheckContext) {
+      if (!t.inForce('VER-JWKS-REMOVED')) t.skip(`/-/jwks is removed from 17.0 (this run: ${t.release})`);
+      const res = await t.http.get(LEGACY_JWKS_PATH);
+      t.expect(res.status === 404, `${LEGACY_JWKS_PATH} must answer 404 from 17.0`, { status: res.status });
+    },
+  },
+];

@@ -1,0 +1,47 @@
+/** OpenID Connect helpers: the key set fetched through the run's Http, discovery, the openid application. */
+import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
+import type { AppRole, CheckContext } from '../types.js';
+import { expectJsonType, jsonObject } from '../grants/support.js';
+
+export const KEYS_PATH = '/oauth/discovery/keys';
+export const DISCOVERY_PATH = '/.well-known/openid-configuration';
+export const USERINFO_PATH = '/oauth/userinfo';
+export const LEGACY_JWKS_PATH = '/-/jwks';
+
+/** The key set as served (jose's remote fetcher would bypass our Http: redaction, rate limit, in-process target). */
+export async function fetchJwks(t: CheckContext, path = KEYS_PATH): Promise<JSONWebKeySet> {
+  const res = await t.http.get(path);
+  const body = jsonObject(res);
+  t.expect(res.status === 200 && body && Array.isArray(body.keys), `GET ${path} must answer 200 with a JSON Web Key Set (keys array)`, { status: res.status });
+  expectJsonType(t, res, `GET ${path}`);
+  return body as unknown as JSONWebKeySet;
+}
+
+export function localKeys(t: CheckContext, jwks: JSONWebKeySet) {
+  try {
+    return createLocalJWKSet(jwks);
+  } catch (error) {
+    return t.fail('the key set is not a valid JSON Web Key Set', { reason: (error as Error).message });
+  }
+}
+
+/** The issuer the id_token must name: the config's, else discovery's, else the base URL. */
+export async function expectedIssuer(t: CheckContext): Promise<string> {
+  if (t.config.issuer) return t.config.issuer.replace(/\/+$/, '');
+  const discovery = jsonObject(await t.http.get(DISCOVERY_PATH));
+  return typeof discovery?.issuer === 'string' ? discovery.issuer : t.http.baseUrl.replace(/\/+$/, '');
+}
+
+/** The configured application that may request openid. */
+export function openidApp(t: CheckContext): AppRole {
+  const role = (['confidential', 'public'] as const).find((r) => t.config.applications?.[r]?.scopes.includes('openid'));
+  if (!role) t.skip('no configured application holds the openid scope');
+  return role;
+}
+
+/** A scope for `role` that leaves openid out (api when it has it). */
+export function scopeWithoutOpenid(t: CheckContext, role: AppRole): string {
+  const scopes = t.config.applications![role]!.scopes.filter((s) => s !== 'openid');
+  if (scopes.length === 0) t.skip(`the ${role} application holds no scope besides openid`);
+  return scopes.includes('api') ? 'api' : scopes[0];
+}

@@ -1,0 +1,199 @@
+/**
+ * Keyset pagination checks, one pair per row of the keyset support table the target exposes:
+ * the protocol (must: parameters, cursor next link, the empty end, no offset headers, other
+ * orderings refused) and the rows (should: every record once, in order).
+ */
+import * as fc from 'fast-check';
+import { limits } from '../../spec/index.js';
+import type { Check, CheckContext } from '../types.js';
+import { apiHeaders, fixtureProject, projectPath } from '../scopes/api-auth.js';
+import { MAX_KEYSET_PAGES, describe, keysetQuery, keysetTable, nextOf, resolveRow, walkKeyset, walkKeys, type KeysetOrder, type KeysetRow, type KeysetTarget, type KeysetWalk } from './keyset.js';
+import { numberHeader } from './links.js';
+import { effectivePerPage, key } from './offset.js';
+import { readPage } from './traverse.js';
+
+/** Headers the source reserves for offset pagination (PAG-KEYSET-NO-OFFSET-HEADERS). */
+const OFFSET_ONLY = ['x-total', 'x-total-pages', 'x-page', 'x-next-page', 'x-prev-page'];
+/** Pages a property run reads: enough to cross two cursors. */
+const PREFIX_PAGES = 3;
+
+function kebab(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** Per-page values of property runs: any positive one, including above the maximum. */
+function perPageArb(): fc.Arbitrary<number> {
+  const { perPageMax } = limits();
+  return fc.oneof({ arbitrary: fc.integer({ min: 1, max: perPageMax }), weight: 4 }, { arbitrary: fc.integer({ min: perPageMax + 1, max: perPageMax * 5 }), weight: 1 });
+}
+
+/** The protocol of every page of a walk (see the module comment). */
+function assertKeysetProtocol(t: CheckContext, target: KeysetTarget, order: KeysetOrder, walk: KeysetWalk, perPage: number): void {
+  const what = describe(target, order);
+  const asked = keysetQuery(order);
+  walk.pages.forEach((page, i) => {
+    const index = i + 1;
+    for (const name of OFFSET_ONLY) {
+      const value = page.response.headers.get(name);
+      t.expect(value === null, `${what}: page ${index} carries the offset header ${name}`, { page: index, header: name, value });
+    }
+    t.expect(page.items.length <= perPage, `${what}: page ${index} holds ${page.items.length} records, more than per_page ${perPage}`, { page: index });
+    const following = walk.pages[i + 1];
+    if (following && following.items.length > 0) {
+      t.expect(page.items.length === perPage, `${what}: page ${index} holds ${page.items.length} records though more follow; expected ${perPage}`, { page: index });
+    }
+    const next = nextOf(t, page);
+    if (page.items.length > 0) {
+      t.expect(next !== undefined, `${what}: page ${index} holds records but has no rel=next; the end of a keyset collection is an empty page`, { page: index });
+      const params = new URL(next, page.response.url).searchParams;
+      for (const [name, value] of Object.entries(asked)) {
+        t.expect(params.get(name) === String(value), `${what}: the rel=next link of page ${index} does not keep ${name}=${value}`, { page: index, parameter: name, inLink: params.get(name) });
+      }
+      t.expect(!params.has('page'), `${what}: the rel=next link of page ${index} carries a page number instead of a cursor filter`, { page: index });
+      const added = [...params.keys()].filter((name) => !(name in asked) && name !== 'per_page');
+      t.expect(added.length > 0, `${what}: the rel=next link of page ${index} adds no cursor filter (id_after, cursor, ...)`, { page: index });
+    } else {
+      t.expect(page.response.headers.get('link') === null, `${what}: the empty end page still carries a Link header`, { page: index, link: page.response.headers.get('link') });
+    }
+  });
+}
+
+function protocolCheck(row: KeysetRow): Check {
+  return {
+    id: `pagination.keyset-${kebab(row.operationId)}`,
+    suite: 'pagination',
+    title: `keyset pagination of ${row.operationId}: cursor next links, an empty end without Link, no offset headers, other orderings refused`,
+    rules: [...row.rules, 'PAG-KEYSET-PARAMS', 'PAG-KEYSET-NEXT-LINK', 'PAG-KEYSET-END', 'PAG-KEYSET-NO-OFFSET-HEADERS', 'PAG-KEYSET-SELECTED-ENDPOINTS', 'LIM-PER-PAGE'],
+    async run(t: CheckContext) {
+      const target = await resolveRow(t, row);
+      const { perPageMax } = limits();
+      for (const order of row.orders) {
+        // Once per ordering, as far as the bound allows (to the empty end on all but huge collections).
+        assertKeysetProtocol(t, target, order, await walkKeyset(t, target, order, perPageMax, MAX_KEYSET_PAGES), perPageMax);
+      }
+      await t.property(fc.constantFrom(...row.orders), fc.option(perPageArb(), { nil: undefined }), async (order, perPage) => {
+        assertKeysetProtocol(t, target, order, await walkKeyset(t, target, order, perPage, PREFIX_PAGES), effectivePerPage(perPage));
+      });
+      if (row.who === 'both') {
+        const anonymous = await t.http.get(target.path, { query: keysetQuery(row.orders[0]) });
+        t.expect(anonymous.status === 200, `${describe(target, row.orders[0])} without authentication answered ${anonymous.status}; the table allows both`, { status: anonymous.status });
+      }
+      await assertOtherOrderingsRefused(t, target);
+    },
+  };
+}
+
+const CANDIDATE_ORDER_BY = ['id', 'name', 'username', 'created_at', 'updated_at', 'path'];
+
+async function assertOtherOrderingsRefused(t: CheckContext, target: KeysetTarget): Promise<void> {
+  const orders = target.row.orders;
+  if (orders.some((o) => o.order_by === null)) return; // no ordering applies: nothing to refuse
+  for (const orderBy of CANDIDATE_ORDER_BY) {
+    for (const sort of ['asc', 'desc'] as const) {
+      if (orders.some((o) => o.order_by === orderBy && o.sort === sort)) continue;
+      const res = await t.http.get(target.path, { headers: target.headers, query: { pagination: 'keyset', order_by: orderBy, sort } });
+      t.expect(res.status >= 400 && res.status < 500, `keyset ${target.row.operationId} with order_by=${orderBy}&sort=${sort} (not in the keyset table) answered ${res.status}, expected a 4xx refusal`, {
+        orderBy,
+        sort,
+        status: res.status,
+      });
+    }
+  }
+}
+
+function compare(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const x = String(a);
+  const y = String(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** The total an offset request reports for the same collection, when it reports one. */
+async function offsetTotal(t: CheckContext, target: KeysetTarget): Promise<number | null> {
+  const res = await t.http.get(target.path, { headers: target.headers, query: { per_page: 1 } });
+  if (res.status !== 200) return null;
+  const total = numberHeader(res, 'x-total');
+  return total !== null && Number.isInteger(total) ? total : null;
+}
+
+function rowsCheck(row: KeysetRow): Check {
+  return {
+    id: `pagination.keyset-rows-${kebab(row.operationId)}`,
+    suite: 'pagination',
+    title: `keyset pagination of ${row.operationId} visits every record once, ordered by order_by and sort, for any per_page`,
+    rules: ['PAG-KEYSET-ROWS'],
+    async run(t: CheckContext) {
+      const target = await resolveRow(t, row);
+      const { perPageMax } = limits();
+      const references = new Map<KeysetOrder, string[]>();
+      for (const order of row.orders) {
+        const what = describe(target, order);
+        const walk = await walkKeyset(t, target, order, perPageMax, MAX_KEYSET_PAGES);
+        const items = walk.pages.flatMap((p) => p.items);
+        const keys = items.map(key);
+        const repeated = keys.find((k, i) => keys.indexOf(k) !== i);
+        t.expect(repeated === undefined, `${what}: a record appears twice`, { record: repeated });
+        if (order.order_by !== null) {
+          const field = order.order_by;
+          const sign = order.sort === 'desc' ? -1 : 1;
+          const at = items.findIndex((item, i) => i > 0 && sign * compare(items[i - 1][field], item[field]) > 0);
+          t.expect(at < 0, `${what}: records ${at} and ${at + 1} are out of order by ${field} ${order.sort}`, {
+            before: at > 0 ? items[at - 1][field] : null,
+            after: at > 0 ? items[at][field] : null,
+          });
+        }
+        if (walk.complete) {
+          const total = await offsetTotal(t, target);
+          if (total !== null) t.expect(keys.length === total, `${what}: the keyset walk saw ${keys.length} records, offset pagination counts ${total}`, { seen: keys.length, total });
+        }
+        references.set(order, keys);
+      }
+      await t.property(fc.constantFrom(...row.orders), perPageArb(), async (order, perPage) => {
+        const keys = walkKeys(await walkKeyset(t, target, order, perPage, PREFIX_PAGES));
+        const reference = references.get(order)!;
+        const at = keys.findIndex((k, i) => k !== reference[i]);
+        t.expect(at < 0, `${describe(target, order)} at per_page=${perPage}: record ${at + 1} differs from the same walk at per_page=${perPageMax}`, {
+          position: at + 1,
+          got: keys[at] ?? null,
+          expected: reference[at] ?? null,
+        });
+      });
+    },
+  };
+}
+
+const keysetUnsupported: Check = {
+  id: 'pagination.keyset-unsupported-endpoint',
+  suite: 'pagination',
+  title: 'keyset pagination is refused on an endpoint outside the keyset support table',
+  rules: ['PAG-KEYSET-SELECTED-ENDPOINTS'],
+  async run(t: CheckContext) {
+    const path = `${projectPath(fixtureProject(t))}/issues`;
+    const res = await t.http.get(path, { headers: await apiHeaders(t), query: { pagination: 'keyset', order_by: 'id', sort: 'desc' } });
+    t.expect(res.status >= 400 && res.status < 500, `keyset pagination of project issues (not in the keyset table) answered ${res.status}, expected a 4xx refusal`, { status: res.status });
+  },
+};
+
+const usersKeysetEnforced: Check = {
+  id: 'pagination.users-offset-limit',
+  suite: 'pagination',
+  title: 'from 17.0 offset pagination of /users stops at 50,000 records; keyset reaches beyond',
+  rules: ['PAG-USERS-KEYSET-ENFORCED'],
+  async run(t: CheckContext) {
+    if (!t.inForce('PAG-USERS-KEYSET-ENFORCED')) t.skip(`PAG-USERS-KEYSET-ENFORCED is not in force at release ${t.release}`);
+    const { perPageMax, usersKeysetEnforcedAbove } = limits();
+    const headers = await apiHeaders(t);
+    const lastAllowed = Math.floor(usersKeysetEnforcedAbove / perPageMax);
+    const within = await t.http.get('/api/v4/users', { headers, query: { per_page: perPageMax, page: lastAllowed } });
+    t.expect(within.status === 200, `/users at page ${lastAllowed} of ${perPageMax} (within ${usersKeysetEnforcedAbove} records) answered ${within.status}, expected 200`, { status: within.status });
+    readPage(t, within, '/users within the offset limit');
+    const beyond = await t.http.get('/api/v4/users', { headers, query: { per_page: perPageMax, page: lastAllowed + 1 } });
+    t.expect(beyond.status >= 400 && beyond.status < 500, `/users at page ${lastAllowed + 1} of ${perPageMax} (beyond ${usersKeysetEnforcedAbove} records) answered ${beyond.status}, expected a 4xx asking for keyset`, {
+      status: beyond.status,
+    });
+    const keyset = await t.http.get('/api/v4/users', { headers, query: { pagination: 'keyset', order_by: 'id', sort: 'asc', per_page: perPageMax } });
+    t.expect(keyset.status === 200, `/users with pagination=keyset answered ${keyset.status}, expected 200`, { status: keyset.status });
+  },
+};
+
+export const keysetChecks: Check[] = [...keysetTable().flatMap((row) => [protocolCheck(row), rowsCheck(row)]), keysetUnsupported, usersKeysetEnforced];

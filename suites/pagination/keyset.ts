@@ -1,0 +1,113 @@
+/**
+ * Keyset pagination: the source's keyset support table (the `x-keyset` extension of each
+ * operation in spec/openapi.yaml), resolved against a target (its fixtures and release), and walks
+ * that follow rel=next to the empty end.
+ */
+import { inRelease, operation, operations } from '../../spec/index.js';
+import { apiHeaders } from '../scopes/api-auth.js';
+import type { CheckContext, HttpResponse } from '../types.js';
+import { key } from './offset.js';
+import { followNext, rel, type Page } from './traverse.js';
+
+export interface KeysetOrder {
+  order_by: string | null;
+  sort: 'asc' | 'desc' | null;
+}
+
+export interface KeysetRow {
+  operationId: string;
+  who: 'authenticated' | 'unauthenticated' | 'both';
+  since?: string;
+  until?: string;
+  rules: string[];
+  /** Every allowed (order_by, sort); one order with nulls where no ordering applies. */
+  orders: KeysetOrder[];
+}
+
+interface XKeyset {
+  orderBy: string[];
+  sort: Array<'asc' | 'desc'>;
+  who: KeysetRow['who'];
+  since?: string;
+  until?: string;
+  rule?: string;
+}
+
+export function keysetTable(): KeysetRow[] {
+  return operations().flatMap((op) => {
+    const x = (op.raw as Record<string, unknown>)['x-keyset'] as XKeyset | undefined;
+    if (!x) return [];
+    const orders: KeysetOrder[] = x.orderBy.length === 0 ? [{ order_by: null, sort: null }] : x.orderBy.flatMap((o) => x.sort.map((s) => ({ order_by: o, sort: s })));
+    return [{ operationId: op.operationId, who: x.who, since: x.since, until: x.until, rules: x.rule ? [x.rule] : [], orders }];
+  });
+}
+
+/** Pages a walk at per_page = max reads at most before it settles for a prefix. */
+export const MAX_KEYSET_PAGES = 40;
+
+/** A row as this target exposes it: a concrete path and the credentials its Who column asks for. */
+export interface KeysetTarget {
+  row: KeysetRow;
+  path: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Fill the operation's path from the target's fixtures; skip (with the reason) when the row is
+ * not in force at this release or the target names no fixture for one of its parameters.
+ */
+export async function resolveRow(t: CheckContext, row: KeysetRow): Promise<KeysetTarget> {
+  const op = operation(row.operationId);
+  if (!inRelease(row, t.release) || !inRelease(op, t.release)) t.skip(`keyset on ${row.operationId} is not in force at release ${t.release}`);
+  const fixtures = t.config.fixtures ?? {};
+  const values: Record<string, string | number | undefined> = {
+    id: op.path.startsWith('/api/v4/groups/') ? fixtures.group : fixtures.project,
+    package_id: fixtures.packageId,
+    repository_id: fixtures.registryRepositoryId,
+  };
+  const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = values[name];
+    if (value === undefined) t.skip(`target config names no fixture for {${name}} of ${op.path}`);
+    return encodeURIComponent(String(value));
+  });
+  const headers = row.who === 'unauthenticated' ? {} : await apiHeaders(t);
+  return { row, path, headers };
+}
+
+export function keysetQuery(order: KeysetOrder, perPage?: number | string): Record<string, string | number> {
+  const query: Record<string, string | number> = { pagination: 'keyset' };
+  if (perPage !== undefined) query.per_page = perPage;
+  if (order.order_by !== null) query.order_by = order.order_by;
+  if (order.sort !== null) query.sort = order.sort;
+  return query;
+}
+
+export function describe(target: KeysetTarget, order: KeysetOrder): string {
+  const ordering = order.order_by === null ? 'no ordering' : `order_by=${order.order_by}&sort=${order.sort}`;
+  return `keyset ${target.row.operationId} (${ordering})`;
+}
+
+export async function firstKeysetPage(t: CheckContext, target: KeysetTarget, order: KeysetOrder, perPage?: number | string): Promise<HttpResponse> {
+  return t.http.get(target.path, { headers: target.headers, query: keysetQuery(order, perPage) });
+}
+
+export interface KeysetWalk {
+  pages: Page[];
+  /** The last page read had no rel=next. */
+  complete: boolean;
+}
+
+export async function walkKeyset(t: CheckContext, target: KeysetTarget, order: KeysetOrder, perPage: number | undefined, maxPages: number): Promise<KeysetWalk> {
+  const first = await firstKeysetPage(t, target, order, perPage);
+  return followNext(t, first, { maxPages, headers: target.headers, what: describe(target, order) });
+}
+
+/** Keys of every record of a walk, in the order served. */
+export function walkKeys(walk: KeysetWalk): string[] {
+  return walk.pages.flatMap((p) => p.items.map(key));
+}
+
+/** The next link of a page, or undefined. */
+export function nextOf(t: CheckContext, page: Page): string | undefined {
+  return rel(t, page, 'next');
+}

@@ -1,0 +1,228 @@
+/**
+ * Offset pagination checks. Must-level header and limit assertions and should-level row and
+ * relation assertions are separate checks, so a report names exactly the broken sentence.
+ */
+import * as fc from 'fast-check';
+import { limits } from '../../spec/index.js';
+import type { Check, CheckContext } from '../types.js';
+import { numberHeader } from './links.js';
+import { MAX_WALK_PAGES, effectivePerPage, headersMayBeOmitted, key, offsetCollections, referenceOrder, walkOffset, type OffsetCollection, type OffsetWalk } from './offset.js';
+import { readPage, rel, type Page } from './traverse.js';
+
+function validPerPage(): fc.Arbitrary<number | undefined> {
+  const { perPageMax } = limits();
+  return fc.oneof(
+    { arbitrary: fc.constant(undefined), weight: 1 },
+    { arbitrary: fc.integer({ min: 1, max: perPageMax }), weight: 6 },
+    { arbitrary: fc.integer({ min: perPageMax + 1, max: perPageMax * 10 }), weight: 2 },
+  );
+}
+
+/** Values that are not a positive integer: zero, negatives, decimals, words, empty. */
+const notPositiveInteger: fc.Arbitrary<string> = fc.oneof(
+  fc.constant('0'),
+  fc.integer({ min: -1000, max: -1 }).map(String),
+  fc.tuple(fc.nat({ max: 50 }), fc.integer({ min: 1, max: 9 })).map(([a, b]) => `${a}.${b}`),
+  fc.string({ unit: fc.constantFrom(...'abcxyz-_'), minLength: 1, maxLength: 6 }),
+  fc.constant(''),
+);
+
+function perPageQuery(perPage: number | string | undefined): Record<string, string | number> {
+  return perPage === undefined ? {} : { per_page: perPage };
+}
+
+/** Expect an offset header to equal `expected` (null = absent or empty); hosted may omit it. */
+function expectHeader(t: CheckContext, page: Page, index: number, name: string, expected: number | null, what: string): void {
+  const raw = page.response.headers.get(name);
+  if (raw === null && headersMayBeOmitted(t)) return;
+  if (expected !== null) t.expect(raw !== null, `${what}: page ${index} lacks the ${name} header`, { page: index });
+  const actual = numberHeader(page.response, name);
+  t.expect(Object.is(actual, expected), `${what}: page ${index} says ${name}: ${JSON.stringify(raw)}, expected ${expected ?? 'empty'}`, {
+    page: index,
+    header: name,
+    actual: raw,
+    expected,
+  });
+}
+
+/** Reference orders learned once per check run (one walk at per_page = max per collection). */
+function referenceCache(t: CheckContext): (c: OffsetCollection) => Promise<string[]> {
+  const cache = new Map<string, Promise<string[]>>();
+  return (c) => {
+    if (!cache.has(c.path)) cache.set(c.path, referenceOrder(t, c));
+    return cache.get(c.path)!;
+  };
+}
+
+/** Header consistency of one walk: x-page, x-per-page, totals, prev/next numbers, Link present. */
+function assertOffsetHeaders(t: CheckContext, walk: OffsetWalk, perPage: number, what: string): void {
+  const first = walk.pages[0];
+  const total = numberHeader(first.response, 'x-total');
+  const seen = walk.pages.reduce((n, p) => n + p.items.length, 0);
+  // Totals the headers must agree with: what was seen when the walk was whole.
+  const expectedTotal = walk.complete ? seen : total;
+  expectHeader(t, first, 1, 'x-total', expectedTotal, what);
+  const totalPages = expectedTotal === null ? null : Math.max(1, Math.ceil(expectedTotal / perPage));
+  const pages = walk.last ? [...walk.pages.map((p, i) => [p, i + 1] as const), [walk.last, totalPages ?? 0] as const] : walk.pages.map((p, i) => [p, i + 1] as const);
+  if (walk.complete && !headersMayBeOmitted(t)) {
+    t.expect(walk.pages.length === totalPages, `${what}: rel=next led through ${walk.pages.length} pages, x-total-pages should then be ${totalPages}`, {
+      pagesWalked: walk.pages.length,
+      xTotalPages: first.response.headers.get('x-total-pages'),
+    });
+  }
+  for (const [page, index] of pages) {
+    t.expect((page.response.headers.get('link') ?? '').trim() !== '', `${what}: page ${index} carries no Link header`, { page: index });
+    expectHeader(t, page, index, 'x-page', index, what);
+    expectHeader(t, page, index, 'x-per-page', perPage, what);
+    expectHeader(t, page, index, 'x-total', expectedTotal, what);
+    expectHeader(t, page, index, 'x-total-pages', totalPages, what);
+    expectHeader(t, page, index, 'x-prev-page', index > 1 ? index - 1 : null, what);
+    if (totalPages !== null) expectHeader(t, page, index, 'x-next-page', index < totalPages ? index + 1 : null, what);
+    const full = totalPages === null || index < totalPages;
+    const expectedSize = full ? perPage : (expectedTotal ?? 0) - (totalPages! - 1) * perPage;
+    t.expect(page.items.length === expectedSize, `${what}: page ${index} holds ${page.items.length} records, expected ${expectedSize} at per_page ${perPage}`, {
+      page: index,
+      records: page.items.length,
+      expected: expectedSize,
+    });
+  }
+}
+
+const offsetHeaders: Check = {
+  id: 'pagination.offset-headers',
+  suite: 'pagination',
+  title: 'offset pages carry consistent x-page, x-per-page, x-total, x-total-pages, x-prev-page, x-next-page and Link, for any per_page',
+  rules: [
+    'PAG-OFFSET-DEFAULT',
+    'PAG-PAGE-DEFAULT',
+    'PAG-PER-PAGE-DEFAULT',
+    'PAG-PER-PAGE-MAX',
+    'LIM-PER-PAGE',
+    'PAG-LINK-HEADER',
+    'PAG-LINK-FOLLOW',
+    'PAG-LINKS-HEADER-REMOVED',
+    'PAG-OFFSET-HEADERS',
+    'PAG-X-PAGE-STARTS-AT-1',
+  ],
+  async run(t: CheckContext) {
+    const collections = await offsetCollections(t);
+    await t.property(fc.constantFrom(...collections), validPerPage(), async (collection, perPage) => {
+      const effective = effectivePerPage(perPage);
+      const walk = await walkOffset(t, collection, perPageQuery(perPage));
+      assertOffsetHeaders(t, walk, effective, `${collection.name} at per_page=${perPage ?? '(default)'}`);
+    });
+  },
+};
+
+/** Items of a page against the reference slice they must be. */
+function expectSlice(t: CheckContext, page: Page, index: number, reference: string[], perPage: number, what: string): void {
+  const expected = reference.slice((index - 1) * perPage, index * perPage);
+  const actual = page.items.map(key);
+  const at = actual.findIndex((k, i) => k !== expected[i]);
+  t.expect(at < 0 && actual.length === expected.length, `${what}: page ${index} does not hold records ${(index - 1) * perPage + 1}..${(index - 1) * perPage + expected.length} of the collection in order`, {
+    page: index,
+    firstDifferenceAt: at < 0 ? Math.min(actual.length, expected.length) : at,
+    got: actual[at < 0 ? Math.min(actual.length, expected.length) : at] ?? null,
+    expected: expected[at < 0 ? Math.min(actual.length, expected.length) : at] ?? null,
+  });
+}
+
+async function assertRowsAndRelations(t: CheckContext, collection: OffsetCollection, walk: OffsetWalk, reference: string[], perPage: number, what: string): Promise<void> {
+  const totalPages = Math.max(1, Math.ceil(reference.length / perPage));
+  walk.pages.forEach((page, i) => {
+    const index = i + 1;
+    expectSlice(t, page, index, reference, perPage, what);
+    t.expect((rel(t, page, 'prev') !== undefined) === index > 1, `${what}: page ${index} ${index > 1 ? 'lacks' : 'has'} rel=prev`, { page: index });
+    t.expect((rel(t, page, 'next') !== undefined) === index < totalPages, `${what}: page ${index} of ${totalPages} ${index < totalPages ? 'lacks' : 'has'} rel=next`, { page: index });
+    t.expect(rel(t, page, 'first') !== undefined, `${what}: page ${index} lacks rel=first`, { page: index });
+    t.expect(rel(t, page, 'last') !== undefined, `${what}: page ${index} lacks rel=last (the collection is below the totals limit)`, { page: index });
+  });
+  if (walk.complete) {
+    t.expect(walk.pages.length === totalPages, `${what}: rel=next visited ${walk.pages.length} pages, the collection fills ${totalPages}`, { pages: walk.pages.length, totalPages });
+  } else {
+    t.expect(walk.last, `${what}: the walk stopped after ${MAX_WALK_PAGES} pages and page 1 has no rel=last to jump to`);
+    expectSlice(t, walk.last, totalPages, reference, perPage, `${what} (rel=last)`);
+    t.expect(rel(t, walk.last, 'next') === undefined, `${what}: the page behind rel=last has rel=next`);
+  }
+  // rel=first and rel=prev of the last page reached lead where they say.
+  const lastReached = walk.pages[walk.pages.length - 1];
+  const firstUrl = rel(t, lastReached, 'first')!;
+  expectSlice(t, readPage(t, await t.http.follow(firstUrl, { headers: collection.headers }), 'rel=first'), 1, reference, perPage, `${what} (rel=first)`);
+  const prevUrl = rel(t, lastReached, 'prev');
+  if (prevUrl !== undefined) {
+    const index = walk.pages.length - 1;
+    expectSlice(t, readPage(t, await t.http.follow(prevUrl, { headers: collection.headers }), 'rel=prev'), index, reference, perPage, `${what} (rel=prev)`);
+  }
+}
+
+const offsetRows: Check = {
+  id: 'pagination.offset-rows',
+  suite: 'pagination',
+  title: 'following rel=next from the first page visits every record once, in order; prev/next/first/last where they belong',
+  rules: ['PAG-OFFSET-ROWS', 'PAG-LINK-RELS', 'PAG-INVALID-PARAMS'],
+  async run(t: CheckContext) {
+    const collections = await offsetCollections(t);
+    const reference = referenceCache(t);
+    const perPageArb = fc.oneof({ arbitrary: validPerPage(), weight: 3 }, { arbitrary: notPositiveInteger, weight: 1 });
+    await t.property(fc.constantFrom(...collections), perPageArb, async (collection, perPage) => {
+      const effective = typeof perPage === 'string' ? limits().perPageDefault : effectivePerPage(perPage);
+      const walk = await walkOffset(t, collection, perPageQuery(perPage));
+      await assertRowsAndRelations(t, collection, walk, await reference(collection), effective, `${collection.name} at per_page=${JSON.stringify(perPage ?? '(default)')}`);
+    });
+  },
+};
+
+const invalidParams: Check = {
+  id: 'pagination.invalid-params-default',
+  suite: 'pagination',
+  title: 'a page or per_page that is not a positive integer falls back to its default',
+  rules: ['PAG-INVALID-PARAMS'],
+  async run(t: CheckContext) {
+    const [collection] = await offsetCollections(t);
+    const reference = await referenceOrder(t, collection);
+    const { perPageDefault } = limits();
+    const badOrValid = (bad: fc.Arbitrary<string>) => fc.option(bad, { nil: undefined });
+    await t.property(badOrValid(notPositiveInteger), badOrValid(notPositiveInteger), async (page, perPage) => {
+      const query: Record<string, string> = {};
+      if (page !== undefined) query.page = page;
+      if (perPage !== undefined) query.per_page = perPage;
+      const what = `${collection.name} with ${JSON.stringify(query)}`;
+      const res = await t.http.get(collection.path, { headers: collection.headers, query });
+      t.expect(res.status === 200, `${what} answered ${res.status}: invalid pagination parameters must fall back to their defaults`, { query, status: res.status });
+      const first = readPage(t, res, what);
+      expectHeader(t, first, 1, 'x-page', 1, what);
+      expectHeader(t, first, 1, 'x-per-page', perPageDefault, what);
+      expectSlice(t, first, 1, reference, perPageDefault, what);
+    });
+  },
+};
+
+const totalsOmitted: Check = {
+  id: 'pagination.totals-omitted-above-limit',
+  suite: 'pagination',
+  title: 'above 10,000 records x-total, x-total-pages and rel=last are omitted; rel=next still leads on',
+  rules: ['PAG-TOTALS-OMITTED'],
+  async run(t: CheckContext) {
+    const large = t.config.fixtures?.largeProject;
+    if (!large) t.skip('target config names no fixtures.largeProject');
+    const [issues] = await offsetCollections(t);
+    const collection: OffsetCollection = { ...issues, name: 'issues of the large project', path: `/api/v4/projects/${encodeURIComponent(large)}/issues` };
+    const { paginationTotalsMax } = limits();
+    await t.property(validPerPage(), async (perPage) => {
+      const effective = effectivePerPage(perPage);
+      const walk = await walkOffset(t, collection, perPageQuery(perPage), 2);
+      const what = `${collection.name} (more than ${paginationTotalsMax} records) at per_page=${perPage ?? '(default)'}`;
+      walk.pages.forEach((page, i) => {
+        for (const name of ['x-total', 'x-total-pages']) {
+          t.expect(page.response.headers.get(name) === null, `${what}: page ${i + 1} carries ${name}`, { page: i + 1, header: name });
+        }
+        t.expect(rel(t, page, 'last') === undefined, `${what}: page ${i + 1} carries rel=last`, { page: i + 1 });
+        t.expect(rel(t, page, 'next') !== undefined, `${what}: page ${i + 1} lacks rel=next`, { page: i + 1 });
+        t.expect(page.items.length === effective, `${what}: page ${i + 1} holds ${page.items.length} records, expected ${effective}`, { page: i + 1 });
+      });
+      t.expect(walk.pages.length === 2, `${what}: rel=next of page 1 did not lead to page 2`);
+    });
+  },
+};
+
+export const offsetChecks: Check[] = [offsetHeaders, offsetRows, invalidParams, totalsOmitted];

@@ -1,0 +1,94 @@
+/**
+ * Offset pagination: walking a collection from its first page and reading what each page says
+ * about itself (x-* headers, Link relations). Checks assert on the observation; the walk itself
+ * only fails on what makes every observation meaningless (not 200, not an array, broken Link).
+ */
+import { limits } from '../../spec/index.js';
+import { apiHeaders, fixtureProject, projectPath } from '../scopes/api-auth.js';
+import type { CheckContext } from '../types.js';
+import { numberHeader } from './links.js';
+import { followNext, readPage, rel, type Page } from './traverse.js';
+
+/** Pages read by rel=next before a walk stops and jumps to rel=last: keeps every run short. */
+export const MAX_WALK_PAGES = 8;
+/** Pages read to learn a collection whole at per_page = max (the reference order). */
+const MAX_REFERENCE_PAGES = 30;
+
+export interface OffsetCollection {
+  name: string;
+  path: string;
+  /** Headers that authenticate the requests (empty for anonymous collections). */
+  headers: Record<string, string>;
+}
+
+/** The offset collections the checks walk: the fixture project's issues and the groups. */
+export async function offsetCollections(t: CheckContext): Promise<OffsetCollection[]> {
+  const headers = await apiHeaders(t);
+  return [
+    { name: 'project issues', path: `${projectPath(fixtureProject(t))}/issues`, headers },
+    { name: 'groups', path: '/api/v4/groups', headers },
+  ];
+}
+
+/** The per_page a server should apply: the default when absent, capped at the maximum. */
+export function effectivePerPage(perPage: number | undefined): number {
+  const { perPageDefault, perPageMax } = limits();
+  return perPage === undefined ? perPageDefault : Math.min(perPage, perPageMax);
+}
+
+/**
+ * A record's identity within a collection: its numeric id; else its path (tree entries, whose
+ * object id repeats for identical content); else its name (registry tags).
+ */
+export function key(item: Record<string, unknown>): string {
+  if (typeof item.id === 'number') return String(item.id);
+  if (typeof item.path === 'string') return item.path;
+  return String(item.name ?? item.id ?? JSON.stringify(item));
+}
+
+export interface OffsetWalk {
+  /** Pages 1..n read through rel=next. */
+  pages: Page[];
+  /** Page n had no rel=next. */
+  complete: boolean;
+  /** When the walk stopped early: the page behind page 1's rel=last (if it had one). */
+  last?: Page;
+}
+
+export async function walkOffset(
+  t: CheckContext,
+  collection: OffsetCollection,
+  query: Record<string, string | number>,
+  maxPages = MAX_WALK_PAGES,
+): Promise<OffsetWalk> {
+  const first = await t.http.get(collection.path, { headers: collection.headers, query });
+  const walk = await followNext(t, first, { maxPages, headers: collection.headers, what: collection.name });
+  if (walk.complete) return walk;
+  const lastUrl = rel(t, walk.pages[0], 'last');
+  if (lastUrl === undefined) return walk;
+  const last = readPage(t, await t.http.follow(lastUrl, { headers: collection.headers }), `rel=last of ${collection.name}`);
+  return { ...walk, last };
+}
+
+/**
+ * The whole collection in the server's order, at per_page = max. Fails when it repeats a record
+ * (the reference must itself be a partition); skips when the collection is too big to learn.
+ */
+export async function referenceOrder(t: CheckContext, collection: OffsetCollection): Promise<string[]> {
+  const walk = await walkOffset(t, collection, { per_page: limits().perPageMax }, MAX_REFERENCE_PAGES);
+  if (!walk.complete) t.skip(`${collection.name} holds more than ${MAX_REFERENCE_PAGES} pages of ${limits().perPageMax}; too big to walk whole`);
+  const keys = walk.pages.flatMap((p) => p.items.map(key));
+  const repeated = keys.find((k, i) => keys.indexOf(k) !== i);
+  t.expect(repeated === undefined, `${collection.name} at per_page=${limits().perPageMax} lists a record twice`, { record: repeated });
+  return keys;
+}
+
+/** The page number a header or a position says, for messages. */
+export function header(page: Page, name: string): number | null {
+  return numberHeader(page.response, name);
+}
+
+/** Hosted may omit pagination headers (source: "The hosted offering may omit some pagination headers"). */
+export function headersMayBeOmitted(t: CheckContext): boolean {
+  return t.offering === 'hosted';
+}

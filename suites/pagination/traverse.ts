@@ -1,0 +1,64 @@
+/**
+ * Walking a paginated collection the way the source tells clients to: request the first page,
+ * then only ever follow the server's `rel=next` link (t.http.follow), never a URL of our own.
+ */
+import type { CheckContext, HttpResponse } from '../types.js';
+import { parseLinkHeader, type Links } from './links.js';
+
+export interface Page {
+  response: HttpResponse;
+  items: Record<string, unknown>[];
+  links: Links;
+}
+
+/** Read one page: 200, a JSON array, a well-formed `Link`, and never the removed `Links` header. */
+export function readPage(t: CheckContext, response: HttpResponse, what: string): Page {
+  t.expect(response.status === 200, `${what} answered ${response.status}, expected 200`, { url: redact(response.url), status: response.status, body: response.text.slice(0, 300) });
+  const items = response.json();
+  t.expect(Array.isArray(items), `${what} did not answer a JSON array`, { url: redact(response.url) });
+  t.expect(response.headers.get('links') === null, `${what} carries the removed \`Links\` header (only \`Link\` exists)`, { url: redact(response.url), links: response.headers.get('links') });
+  const links = parseLinkHeader(response.headers.get('link'));
+  t.expect(links !== null, `${what} has a malformed Link header`, { url: redact(response.url), link: response.headers.get('link') });
+  return { response, items, links };
+}
+
+/** The single URL of a relation, failing when a relation appears twice. */
+export function rel(t: CheckContext, page: Page, name: string): string | undefined {
+  const urls = page.links[name];
+  t.expect(!urls || urls.length === 1, `Link header names rel=${name} ${urls?.length} times`, { url: redact(page.response.url) });
+  return urls?.[0];
+}
+
+export interface Walk {
+  pages: Page[];
+  /** The last page reached had no rel=next. */
+  complete: boolean;
+}
+
+/**
+ * From a first page, follow rel=next until it is absent or `maxPages` pages were read.
+ * A next link that points back to a page already seen is a loop and fails at once.
+ */
+export async function followNext(
+  t: CheckContext,
+  first: HttpResponse,
+  options: { maxPages: number; headers?: Record<string, string>; what?: string },
+): Promise<Walk> {
+  const what = options.what ?? 'collection';
+  const pages = [readPage(t, first, `first page of ${what}`)];
+  const seen = new Set<string>([first.url]);
+  while (pages.length < options.maxPages) {
+    const next = rel(t, pages[pages.length - 1], 'next');
+    if (next === undefined) return { pages, complete: true };
+    t.expect(!seen.has(next), `rel=next of page ${pages.length} of ${what} points to a page already visited`, { next: redact(next) });
+    seen.add(next);
+    const response = await t.http.follow(next, { headers: options.headers });
+    pages.push(readPage(t, response, `page ${pages.length + 1} of ${what} (from rel=next)`));
+  }
+  return { pages, complete: rel(t, pages[pages.length - 1], 'next') === undefined };
+}
+
+/** A URL for a report, with any token presented in its query masked. */
+export function redact(url: string): string {
+  return url.replace(/((?:access_token|private_token|token)=)[^&#]*/gi, '$1[redacted]');
+}

@@ -1,0 +1,79 @@
+/**
+ * What the target can do, found out by asking it. A declaration in the target config counts too
+ * (so a simulator whose endpoint is broken by a fault gets its checks run and failed, not skipped),
+ * but nothing is assumed from the release alone.
+ */
+import type { Capabilities, Http, TargetConfig } from '../types.js';
+import { CONTROL_PREFIX } from '../drivers/simulator.js';
+import type { TrackedFlows } from './oauth.js';
+
+export const DEVICE_FLAG = 'device_authorization_grant';
+export const PASSWORD_FEATURE = 'password_grant';
+
+async function answers(probe: () => Promise<{ status: number; text: string }>, ok: (status: number, text: string) => boolean): Promise<boolean> {
+  try {
+    const r = await probe();
+    return ok(r.status, r.text);
+  } catch {
+    return false;
+  }
+}
+
+const isJsonObject = (text: string) => {
+  try {
+    const v = JSON.parse(text);
+    return !!v && typeof v === 'object';
+  } catch {
+    return false;
+  }
+};
+
+export interface DetectInput {
+  http: Http;
+  /** Did the control API answer (see detectControl)? */
+  control: boolean;
+  config: TargetConfig;
+  oauth: TrackedFlows;
+  /** Feature flags of the run (profile defaults in their window, then the config). */
+  flags: Record<string, boolean>;
+  /** Is a rule window such as the password grant's still open at this release? */
+  passwordInForce: boolean;
+}
+
+/** The simulator's control API answers with its config. */
+export function detectControl(http: Http): Promise<boolean> {
+  return answers(() => http.get(`${CONTROL_PREFIX}/config`), (s, t) => s === 200 && isJsonObject(t));
+}
+
+export async function detectCapabilities({ http, control, config, oauth, flags, passwordInForce }: DetectInput): Promise<Capabilities> {
+  const clock = control && (await answers(() => http.post(`${CONTROL_PREFIX}/clock`, { json: { advanceSeconds: 0 } }), (s) => s >= 200 && s < 300));
+
+  const deviceApp = config.applications?.public ?? config.applications?.confidential;
+  const deviceDeclared = config.features?.[DEVICE_FLAG];
+  const deviceAnswers =
+    flags[DEVICE_FLAG] !== false &&
+    !!deviceApp &&
+    (await answers(
+      () => http.post('/oauth/authorize_device', { form: { client_id: deviceApp.clientId, scope: deviceApp.scopes[0] } }),
+      (s, t) => s === 200 && t.includes('device_code'),
+    ));
+  const device = flags[DEVICE_FLAG] !== false && (deviceAnswers || deviceDeclared === true);
+
+  const passwordDeclared = config.features?.[PASSWORD_FEATURE];
+  let passwordGrant = false;
+  if (passwordInForce && config.user && passwordDeclared !== false) {
+    const answered = await answers(() => oauth.password(), (s) => s === 200);
+    passwordGrant = answered || passwordDeclared === true;
+  }
+
+  return {
+    control,
+    clock,
+    device,
+    passwordGrant,
+    pat: !!config.personalAccessToken,
+    // Only the simulator is ours to write to; a live deployment is read, never changed.
+    writable: control,
+    oidc: Object.values(config.applications ?? {}).some((a) => a?.scopes.includes('openid')),
+  };
+}

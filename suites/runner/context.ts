@@ -1,0 +1,81 @@
+/**
+ * The CheckContext a check runs with: its own recorder, flows and failure helpers, sharing the
+ * session's target, driver and capabilities.
+ */
+import * as fc from 'fast-check';
+import type { Capabilities, CheckContext, Driver, Http, TargetConfig } from '../types.js';
+import type { Offering } from '../../spec/index.js';
+import { CheckFailure, CheckSkipped } from './errors.js';
+import type { TrackedFlows } from './oauth.js';
+import type { Recorder } from './http.js';
+import type { Redactor } from './redact.js';
+
+export interface ContextParts {
+  config: TargetConfig;
+  release: string;
+  offering: Offering;
+  caps: Capabilities;
+  http: Http;
+  driver: Driver;
+  oauth: TrackedFlows;
+  recorder: Recorder;
+  redactor: Redactor;
+  seed: number;
+  numRuns: number;
+  slow: boolean;
+  inForce(ruleId: string): boolean;
+}
+
+/** A predicate that returned false, said in a sentence. */
+const FALSE_PROPERTY = 'the property returned false';
+
+export function createCheckContext(parts: ContextParts): CheckContext {
+  const fail = (message: string, details?: Record<string, unknown>): never => {
+    throw new CheckFailure(message, details);
+  };
+
+  const property = async (...args: unknown[]): Promise<void> => {
+    const predicate = args[args.length - 1] as (...values: unknown[]) => Promise<boolean | void>;
+    const arbitraries = args.slice(0, -1) as fc.Arbitrary<unknown>[];
+    const prop = fc.asyncProperty(...(arbitraries as [fc.Arbitrary<unknown>]), async (...values: unknown[]) => predicate(...values));
+    const details = await fc.check(prop, { seed: parts.seed, numRuns: parts.numRuns });
+    if (!details.failed) return;
+    const error = details.errorInstance;
+    if (error instanceof CheckSkipped) throw error;
+    const counterexample = details.counterexample ? parts.redactor.text(fc.stringify(details.counterexample)) : undefined;
+    // Run the shrunk case once more so the recorded exchanges are the ones that show it.
+    if (details.counterexample) {
+      parts.recorder.clear();
+      try {
+        await predicate(...details.counterexample);
+      } catch {
+        /* expected: it is the failing case */
+      }
+    }
+    const base = error instanceof CheckFailure ? error : undefined;
+    const message = base?.message ?? (error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : FALSE_PROPERTY);
+    throw new CheckFailure(message, { ...base?.details, shrinks: details.numShrinks, seed: details.seed, path: details.counterexamplePath }, counterexample);
+  };
+
+  return {
+    config: parts.config,
+    release: parts.release,
+    offering: parts.offering,
+    caps: parts.caps,
+    http: parts.http,
+    driver: parts.driver,
+    oauth: parts.oauth,
+    seed: parts.seed,
+    numRuns: parts.numRuns,
+    slow: parts.slow,
+    property: property as CheckContext['property'],
+    fail,
+    expect(condition: unknown, message: string, details?: Record<string, unknown>): asserts condition {
+      if (!condition) fail(message, details);
+    },
+    skip(reason: string): never {
+      throw new CheckSkipped(reason);
+    },
+    inForce: parts.inForce,
+  };
+}

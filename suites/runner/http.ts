@@ -1,0 +1,155 @@
+/**
+ * The Http of suites/types.ts over a Target. Builds requests exactly as written, and records every
+ * exchange (secrets redacted) so a failure can show the last ones.
+ */
+import type { Exchange } from '../../reporters/types.js';
+import type { Http, HttpRequest, HttpResponse } from '../types.js';
+import { TransportError, type RawRequest, type Target } from '../target/types.js';
+import { CheckFailure } from './errors.js';
+import type { Redactor } from './redact.js';
+
+/** Exchanges kept per check: the failure is nearly always in the last few. */
+export const EXCHANGES_KEPT = 6;
+/** Bodies in a report are cut here; a page of HTML says nothing more after it. */
+const BODY_LIMIT = 2000;
+
+export interface Recorder {
+  readonly exchanges: Exchange[];
+  /** While false nothing is recorded (the runner's own housekeeping). */
+  enabled: boolean;
+  clear(): void;
+  add(exchange: Exchange): void;
+}
+
+export function createRecorder(limit = EXCHANGES_KEPT): Recorder {
+  const exchanges: Exchange[] = [];
+  return {
+    exchanges,
+    enabled: true,
+    clear: () => void exchanges.splice(0),
+    add(exchange) {
+      if (!this.enabled) return;
+      exchanges.push(exchange);
+      if (exchanges.length > limit) exchanges.splice(0, exchanges.length - limit);
+    },
+  };
+}
+
+function appendQuery(path: string, query: HttpRequest['query']): string {
+  if (!query) return path;
+  const parts: string[] = [];
+  for (const [name, value] of Object.entries(query)) {
+    for (const v of Array.isArray(value) ? value : [value]) parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(v))}`);
+  }
+  if (!parts.length) return path;
+  return path + (path.includes('?') ? '&' : '?') + parts.join('&');
+}
+
+function formBody(form: NonNullable<HttpRequest['form']>): string {
+  if (form instanceof URLSearchParams) return form.toString();
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(form)) if (v !== undefined) params.append(k, v);
+  return params.toString();
+}
+
+const clip = (s: string) => (s.length > BODY_LIMIT ? `${s.slice(0, BODY_LIMIT)}… (${s.length} characters)` : s);
+
+/** Sees every exchange after it happened (the session adopts token responses for revocation). */
+export type Observer = (request: RawRequest, response: HttpResponse) => void;
+
+export function createHttp(target: Target, recorder: Recorder, redactor: Redactor, observe?: Observer): Http {
+  const baseUrl = target.baseUrl;
+
+  const exchange = async (raw: RawRequest, display: string): Promise<HttpResponse> => {
+    const record: Exchange = {
+      request: {
+        method: raw.method,
+        url: redactor.url(display),
+        headers: redactor.headers(raw.headers),
+        ...(raw.body !== undefined ? { body: clip(redactor.body(raw.body, raw.headers.get('content-type'))) } : {}),
+      },
+    };
+    let response: Response;
+    try {
+      response = await target.send(raw);
+    } catch (error) {
+      recorder.add(record);
+      if (error instanceof TransportError) throw new CheckFailure(`${raw.method} ${redactor.url(display)}: ${error.message}`);
+      throw error;
+    }
+    const text = await response.text();
+    record.response = {
+      status: response.status,
+      headers: redactor.headers(response.headers),
+      ...(text ? { body: clip(redactor.body(text, response.headers.get('content-type'))) } : {}),
+    };
+    recorder.add(record);
+    let parsed: { ok: true; value: unknown } | { ok: false } | undefined;
+    const result: HttpResponse = {
+      status: response.status,
+      headers: response.headers,
+      text,
+      url: display,
+      json<T>(): T {
+        parsed ??= (() => {
+          try {
+            return { ok: true as const, value: JSON.parse(text) as unknown };
+          } catch {
+            return { ok: false as const };
+          }
+        })();
+        if (!parsed.ok) {
+          throw new CheckFailure(`${raw.method} ${redactor.url(display)} answered ${response.status} with a body that is not JSON`, {
+            contentType: response.headers.get('content-type'),
+            body: redactor.text(text.slice(0, 200)),
+          });
+        }
+        return parsed.value as T;
+      },
+    };
+    observe?.(raw, result);
+    return result;
+  };
+
+  const build = (request: HttpRequest, url: string): RawRequest => {
+    const headers = new Headers();
+    let body: string | undefined;
+    if (request.form !== undefined) {
+      headers.set('content-type', 'application/x-www-form-urlencoded');
+      body = formBody(request.form);
+    } else if (request.json !== undefined) {
+      headers.set('content-type', 'application/json');
+      body = JSON.stringify(request.json);
+    }
+    if (request.bearer !== undefined) {
+      redactor.remember(request.bearer);
+      headers.set('authorization', `Bearer ${request.bearer}`);
+    }
+    if (request.basic) {
+      redactor.remember(request.basic.password);
+      headers.set('authorization', `Basic ${Buffer.from(`${request.basic.user}:${request.basic.password}`).toString('base64')}`);
+    }
+    // Explicit headers win: a check may send a malformed Authorization on purpose.
+    for (const [k, v] of Object.entries(request.headers ?? {})) headers.set(k, v);
+    return { method: (request.method ?? (body !== undefined ? 'POST' : 'GET')).toUpperCase(), url: appendQuery(url, request.query), headers, body };
+  };
+
+  const send = (request: HttpRequest) => {
+    const path = request.path.startsWith('/') ? request.path : `/${request.path}`;
+    const raw = build(request, baseUrl + path);
+    return exchange(raw, raw.url);
+  };
+
+  return {
+    baseUrl,
+    send,
+    get: (path, options = {}) => send({ ...options, path, method: 'GET' }),
+    post: (path, options = {}) => send({ ...options, path, method: 'POST' }),
+    follow(absoluteUrl, options = {}) {
+      // A relative reference is taken against the base URL, never guessed further.
+      const url = /^https?:\/\//i.test(absoluteUrl) ? absoluteUrl : baseUrl + (absoluteUrl.startsWith('/') ? '' : '/') + absoluteUrl;
+      const raw = build({ ...options, path: '' }, url);
+      return exchange(raw, raw.url);
+    },
+  };
+}

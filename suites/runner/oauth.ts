@@ -1,0 +1,189 @@
+/**
+ * OAuthFlows: the flows a check needs, run through the target's real endpoints and the driver.
+ * Every token the target hands out through here is tracked and revoked when the check ends.
+ */
+import { createHash } from 'node:crypto';
+import { limits } from '../../spec/index.js';
+import type { AppConfig, AppRole, Driver, Http, HttpResponse, OAuthFlows, TargetConfig, TokenResponse } from '../types.js';
+import { CheckFailure, CheckSkipped } from './errors.js';
+import type { Random } from './random.js';
+import type { Redactor } from './redact.js';
+import type { RawRequest } from '../target/types.js';
+
+/** The characters RFC 7636 allows in a code verifier (the source's `A-Z a-z 0-9 - . _ ~`). */
+export const VERIFIER_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~';
+const STATE_LENGTH = 24;
+
+export function s256(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
+
+export interface TrackedFlows extends OAuthFlows {
+  /** Track the tokens of a token response however it was requested (see the session's observer). */
+  adopt(response: HttpResponse, role?: AppRole): void;
+  /** The application a token request authenticated as (client_id in the body or HTTP Basic). */
+  roleOf(request: RawRequest): AppRole | undefined;
+  /** Revoke every tracked token (the runner calls this after each check). */
+  revokeAll(): Promise<void>;
+}
+
+export function createOAuthFlows(http: Http, driver: Driver, config: TargetConfig, redactor: Redactor, random: Random): TrackedFlows {
+  const tracked = new Map<string, AppRole | undefined>();
+
+  const app = (role: AppRole): AppConfig => {
+    const found = config.applications?.[role];
+    if (!found) throw new CheckSkipped(`the target config has no ${role} application`);
+    return found;
+  };
+
+  const track = (token: string | undefined, role?: AppRole) => {
+    if (!token) return;
+    redactor.remember(token);
+    tracked.set(token, role);
+  };
+
+  /** A token response minted through us: remember its secrets for redaction and revocation. */
+  const adopt = (response: HttpResponse, role?: AppRole) => {
+    if (response.status !== 200) return;
+    try {
+      const body = JSON.parse(response.text) as Record<string, unknown>;
+      for (const key of ['access_token', 'refresh_token']) if (typeof body[key] === 'string') track(body[key] as string, role);
+      if (typeof body.id_token === 'string') redactor.remember(body.id_token);
+    } catch {
+      /* not a token response */
+    }
+  };
+
+  const pkce = (verifier?: string) => {
+    const v = verifier ?? random.string(limits().verifierMaxLength, VERIFIER_ALPHABET);
+    return { verifier: v, challenge: s256(v) };
+  };
+
+  const authorizeUrl = (role: AppRole, params: Record<string, string | undefined> = {}) => {
+    const a = app(role);
+    const query = new URLSearchParams();
+    const merged: Record<string, string | undefined> = {
+      client_id: a.clientId,
+      redirect_uri: a.redirectUri,
+      response_type: 'code',
+      scope: a.scopes.join(' '),
+      ...params,
+    };
+    for (const [k, v] of Object.entries(merged)) if (v !== undefined) query.append(k, v);
+    return `${http.baseUrl}/oauth/authorize?${query}`;
+  };
+
+  const tokenRequest: OAuthFlows['tokenRequest'] = async (form, options = {}) => {
+    const role = options.app ?? 'confidential';
+    const a = options.auth === 'none' ? undefined : app(role);
+    const auth = options.auth ?? (a?.clientSecret ? 'body' : 'none-secret');
+    const body: Record<string, string | undefined> = {};
+    if (a && auth !== 'basic') body.client_id = a.clientId;
+    if (a && auth === 'body') body.client_secret = a.clientSecret;
+    // The check's own fields win; an explicit undefined removes a field.
+    Object.assign(body, form);
+    if (a?.clientSecret) redactor.remember(a.clientSecret);
+    const response = await http.post('/oauth/token', {
+      form: body,
+      ...(a && auth === 'basic' ? { basic: { user: a.clientId, password: a.clientSecret ?? '' } } : {}),
+    });
+    adopt(response, role);
+    return response;
+  };
+
+  const code: OAuthFlows['code'] = async (role, options = {}) => {
+    const a = app(role);
+    const usePkce = options.pkce ?? (options.verifier !== undefined || !a.clientSecret);
+    const pair = usePkce ? pkce(options.verifier) : undefined;
+    const state = options.state ?? random.string(STATE_LENGTH, VERIFIER_ALPHABET);
+    const url = authorizeUrl(role, {
+      state,
+      scope: options.scope ?? a.scopes.join(' '),
+      nonce: options.nonce,
+      code_challenge: pair?.challenge,
+      code_challenge_method: pair ? 'S256' : undefined,
+    });
+    const { redirect, response } = await driver.authorize(url, 'approve');
+    if (!redirect) throw new CheckFailure(`the authorization request ended on a page (status ${response.status}) instead of redirecting to the application`);
+    const error = redirect.searchParams.get('error');
+    const got = redirect.searchParams.get('code');
+    if (error || !got) {
+      throw new CheckFailure(`the authorization request was refused: ${error ?? 'no code in the redirect'}`, {
+        error_description: redirect.searchParams.get('error_description') ?? undefined,
+      });
+    }
+    redactor.remember(got);
+    return { code: got, state: redirect.searchParams.get('state'), verifier: pair?.verifier, redirectUri: a.redirectUri };
+  };
+
+  const token: OAuthFlows['token'] = async (role, options = {}) => {
+    const grant = await code(role, options);
+    const response = await tokenRequest(
+      { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier },
+      { app: role },
+    );
+    if (response.status !== 200) {
+      throw new CheckFailure(`exchanging an authorization code for tokens failed with status ${response.status}`, { body: response.text.slice(0, 300) });
+    }
+    const body = response.json<TokenResponse>();
+    if (typeof body.access_token !== 'string') throw new CheckFailure('the token response has no access_token');
+    return body;
+  };
+
+  const password: OAuthFlows['password'] = async (options = {}) => {
+    if (!config.user) throw new CheckSkipped('the target config names no user for the password grant');
+    redactor.remember(config.user.password);
+    const hasConfidential = !!config.applications?.confidential;
+    return tokenRequest(
+      { grant_type: 'password', username: config.user.username, password: config.user.password, scope: options.scope },
+      { app: 'confidential', auth: options.auth ?? (hasConfidential ? 'basic' : 'none') },
+    );
+  };
+
+  const revoke: OAuthFlows['revoke'] = async (value, role = 'confidential') => {
+    const a = config.applications?.[role];
+    const response = await http.post('/oauth/revoke', {
+      form: { token: value, client_id: a?.clientId, client_secret: a?.clientSecret },
+    });
+    if (response.status === 200) tracked.delete(value);
+    return response;
+  };
+
+  const roleOf = (request: RawRequest): AppRole | undefined => {
+    let clientId: string | null | undefined;
+    const basic = /^Basic\s+(\S+)/i.exec(request.headers.get('authorization') ?? '');
+    if (basic) clientId = Buffer.from(basic[1], 'base64').toString('utf8').split(':')[0];
+    else if ((request.headers.get('content-type') ?? '').includes('json')) {
+      try {
+        clientId = (JSON.parse(request.body ?? '{}') as { client_id?: string }).client_id;
+      } catch {
+        clientId = undefined;
+      }
+    } else clientId = new URLSearchParams(request.body ?? '').get('client_id');
+    const found = Object.entries(config.applications ?? {}).find(([, a]) => a?.clientId === clientId);
+    return found?.[0] as AppRole | undefined;
+  };
+
+  return {
+    adopt,
+    roleOf,
+    pkce,
+    authorizeUrl,
+    code,
+    tokenRequest,
+    token,
+    password,
+    track,
+    revoke,
+    async revokeAll() {
+      for (const [value, role] of [...tracked]) {
+        try {
+          await revoke(value, role);
+        } catch {
+          /* best effort: an unreachable target cannot be cleaned */
+        }
+        tracked.delete(value);
+      }
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/** The Report of reporters/types.ts, built from check results; rule statuses derive from checks. */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CheckResult, CheckStatus, Report, RuleResult, RuleStatus } from '../../reporters/types.js';
+import type { RuleInfo } from './rules.js';
+
+/** The package's version, from sources (suites/runner) or compiled (dist/suites/runner). */
+export function packageVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++, dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'idp-conformance') return pkg.version ?? '0.0.0';
+    }
+  }
+  return '0.0.0';
+}
+
+/** Worst first: one failing check makes the rule fail. */
+const ORDER: CheckStatus[] = ['failed', 'warned', 'passed', 'skipped'];
+
+export function ruleStatus(level: RuleInfo['level'], statuses: CheckStatus[]): RuleStatus {
+  if (!statuses.length) return 'untested';
+  const worst = ORDER.find((s) => statuses.includes(s))!;
+  // A should or info rule is never failed, only warned: the source is silent or it is context.
+  return worst === 'failed' && level !== 'must' ? 'warned' : worst;
+}
+
+export interface ReportInput {
+  target: string;
+  release: string;
+  offering: string;
+  seed: number;
+  startedAt: Date;
+  checks: CheckResult[];
+  /** The rules the report lists (in force, and within the run's filters). */
+  rules: RuleInfo[];
+}
+
+export function buildReport(input: ReportInput): Report {
+  const byRule = new Map<string, CheckResult[]>();
+  for (const c of input.checks) for (const id of c.rules) byRule.set(id, [...(byRule.get(id) ?? []), c]);
+  const rules: RuleResult[] = input.rules.map((r) => {
+    const checks = byRule.get(r.id) ?? [];
+    return { id: r.id, title: r.title, level: r.level, source: r.source, status: ruleStatus(r.level, checks.map((c) => c.status)), checks: checks.map((c) => c.id) };
+  });
+  const summary = { passed: 0, failed: 0, warned: 0, skipped: 0 };
+  for (const c of input.checks) summary[c.status]++;
+  return {
+    tool: 'idp-conformance',
+    version: packageVersion(),
+    target: input.target,
+    release: input.release,
+    offering: input.offering,
+    seed: input.seed,
+    startedAt: input.startedAt.toISOString(),
+    durationMs: Date.now() - input.startedAt.getTime(),
+    summary,
+    rules,
+    checks: input.checks,
+  };
+}
+
+/** 0 when nothing `must` failed (warnings keep 0), else 1. Usage errors (2) never get this far. */
+export function exitCodeOf(report: Report): 0 | 1 {
+  return report.summary.failed > 0 ? 1 : 0;
+}

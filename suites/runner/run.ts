@@ -1,0 +1,68 @@
+/**
+ * The runner: select checks (suite, rule, check id), run them one at a time against a session,
+ * report progress, and build the Report. Checks run in sequence: they share one target, and a
+ * live deployment deserves a polite client.
+ */
+import type { Report } from '../../reporters/types.js';
+import { UsageError } from '../../cli/errors.js';
+import type { Check, SuiteName } from '../types.js';
+import { buildReport } from './report.js';
+import { openSession, type SessionOptions } from './session.js';
+
+export const SUITES: SuiteName[] = ['grants', 'device', 'tokens', 'oidc', 'cors', 'encoding', 'pagination', 'scopes', 'versioning'];
+
+export interface Selection {
+  suites?: string[];
+  rules?: string[];
+  check?: string;
+}
+
+export interface RunOptions extends SessionOptions {
+  checks: Check[];
+  select?: Selection;
+  /** One line per finished check (stderr in the CLI). */
+  progress?: (line: string) => void;
+}
+
+/** The checks a selection names; unknown names are usage errors, not empty runs. */
+export function selectChecks(checks: Check[], select: Selection = {}, knownRules?: Set<string>): Check[] {
+  const unknownSuites = (select.suites ?? []).filter((s) => !SUITES.includes(s as SuiteName));
+  if (unknownSuites.length) throw new UsageError(`unknown suite ${unknownSuites.join(', ')} (suites: ${SUITES.join(', ')})`);
+  if (knownRules?.size) {
+    const unknownRules = (select.rules ?? []).filter((r) => !knownRules.has(r));
+    if (unknownRules.length) throw new UsageError(`unknown rule ${unknownRules.join(', ')} (see spec/rules.yaml)`);
+  }
+  if (select.check && !checks.some((c) => c.id === select.check)) throw new UsageError(`unknown check ${select.check}`);
+  return checks.filter(
+    (c) =>
+      (!select.suites?.length || select.suites.includes(c.suite)) &&
+      (!select.rules?.length || c.rules.some((r) => select.rules!.includes(r))) &&
+      (!select.check || c.id === select.check),
+  );
+}
+
+const MARK = { passed: 'ok  ', failed: 'FAIL', warned: 'warn', skipped: 'skip' } as const;
+
+export async function runConformance(options: RunOptions): Promise<Report> {
+  const startedAt = new Date();
+  const session = await openSession(options);
+  try {
+    const known = new Set(session.catalogue.map((r) => r.id));
+    const selected = selectChecks(options.checks, options.select, known);
+    options.progress?.(`${session.target.name}: release ${session.release} (${session.offering}), seed ${session.seed}, ${selected.length} checks`);
+    const results = [];
+    for (const [i, check] of selected.entries()) {
+      const result = await session.runCheck(check);
+      results.push(result);
+      const note = result.status === 'passed' ? '' : ` — ${result.message ?? ''}`;
+      options.progress?.(`[${i + 1}/${selected.length}] ${MARK[result.status]} ${check.id} (${result.durationMs} ms)${note.length > 160 ? note.slice(0, 160) + '…' : note}`);
+    }
+    // The report lists the rules in force that this selection is about.
+    const filtered = !!(options.select?.suites?.length || options.select?.rules?.length || options.select?.check);
+    const touched = new Set(selected.flatMap((c) => c.rules));
+    const rules = session.catalogue.filter((r) => session.inForce(r.id) && (!filtered || touched.has(r.id) || options.select?.rules?.includes(r.id)));
+    return buildReport({ target: session.target.name, release: session.release, offering: session.offering, seed: session.seed, startedAt, checks: results, rules });
+  } finally {
+    await session.close();
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * A session: one target, its detected capabilities and driver, ready to run checks one by one.
+ * The CLI runner and the vitest glue both run checks through here, so they agree on every verdict.
+ */
+import { profiles } from '../../spec/index.js';
+import type { Offering } from '../../spec/index.js';
+import type { CheckResult, CheckStatus } from '../../reporters/types.js';
+import { UsageError } from '../../cli/errors.js';
+import type { Capabilities, Capability, Check, Driver, Http, TargetConfig } from '../types.js';
+import { TransportError, type Target } from '../target/types.js';
+import { createDriver } from '../drivers/index.js';
+import { detectCapabilities, detectControl } from './capabilities.js';
+import { createCheckContext } from './context.js';
+import { CheckFailure, CheckSkipped } from './errors.js';
+import { createHttp, createRecorder } from './http.js';
+import { createOAuthFlows, type TrackedFlows } from './oauth.js';
+import { createRandom } from './random.js';
+import { createRedactor, type Redactor } from './redact.js';
+import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, type RuleInfo } from './rules.js';
+
+/** The rule whose window says whether the password grant still exists at a release. */
+const PASSWORD_RULE = 'GRANT-PASSWORD-PARAMS';
+/** A check that has not finished after this long is failed, so one hang cannot stall a run. */
+export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
+
+const WHY_MISSING: Record<Capability, string> = {
+  control: 'the simulator control API does not answer',
+  clock: 'the target offers no clock control',
+  device: 'the device authorization grant is not available (release, flag, or endpoint)',
+  passwordGrant: 'the password grant is not available (release, setting, or no user configured)',
+  pat: 'no personal access token is configured',
+  writable: 'the harness may not create data on this target',
+  oidc: 'no application with the openid scope is configured',
+};
+
+export interface SessionOptions {
+  target: Target;
+  /** Overrides of the config's release and offering (command-line flags). */
+  release?: string;
+  offering?: Offering;
+  seed: number;
+  numRuns: number;
+  slow?: boolean;
+  /** The rule catalogue; spec/rules.yaml unless a test hands one in. */
+  rules?: RuleInfo[];
+  /** Arguments that point `idp-conformance run` at this same target (for reproduce commands). */
+  reproduceArgs?: string[];
+  checkTimeoutMs?: number;
+}
+
+export interface Session {
+  readonly target: Target;
+  readonly config: TargetConfig;
+  readonly release: string;
+  readonly offering: Offering;
+  readonly caps: Capabilities;
+  readonly http: Http;
+  readonly driver: Driver;
+  readonly redactor: Redactor;
+  readonly catalogue: RuleInfo[];
+  readonly seed: number;
+  /** Is a rule in force on this run (unknown ids count as in force, so a typo cannot hide a check)? */
+  inForce(ruleId: string): boolean;
+  runCheck(check: Check): Promise<CheckResult>;
+  close(): Promise<void>;
+}
+
+const quote = (arg: string) => (/^[\w./:=,@-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
+
+export function reproduceCommand(checkId: string, seed: number, args: string[] = []): string {
+  return ['idp-conformance', 'run', '--check', checkId, '--seed', String(seed), ...args].map(quote).join(' ');
+}
+
+async function assertReachable(target: Target): Promise<void> {
+  try {
+    await target.send({ method: 'GET', url: `${target.baseUrl}/`, headers: new Headers() });
+  } catch (error) {
+    if (error instanceof TransportError) throw new UsageError(`target ${target.baseUrl} does not answer: ${error.message}`);
+    throw error;
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  if (!Number.isFinite(ms) || ms <= 0) return promise;
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CheckFailure(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export async function openSession(options: SessionOptions): Promise<Session> {
+  const { target } = options;
+  await assertReachable(target);
+  const config = target.config;
+  const defaults = profiles().defaults;
+  const release = options.release ?? config.release ?? defaults.release;
+  const offering = options.offering ?? config.offering ?? defaults.offering;
+  const flags = flagsFor(release, config.features);
+  const catalogue = options.rules ?? ruleCatalogue();
+  const known = new Set(catalogue.map((r) => r.id));
+  const inForceSet = options.rules ? inForceOf(options.rules, release, offering, flags) : rulesInForce(release, offering, flags);
+  const inForce = (id: string) => !inForceSet || !known.has(id) || inForceSet.has(id);
+
+  const redactor = createRedactor([
+    config.personalAccessToken,
+    config.user?.password,
+    ...Object.values(config.applications ?? {}).map((a) => a?.clientSecret),
+  ]);
+  const recorder = createRecorder();
+  // Any token response, whoever asked for it, is adopted by the running check for revocation.
+  let current: TrackedFlows | undefined;
+  const http = createHttp(target, recorder, redactor, (request, response) => {
+    if (current && response.status === 200 && /\/oauth\/token(\?|$)/.test(request.url)) current.adopt(response, current.roleOf(request));
+  });
+  const random = createRandom(options.seed);
+
+  recorder.enabled = false;
+  const control = await detectControl(http);
+  const driver = createDriver(http, config, control);
+  const setupFlows = createOAuthFlows(http, driver, config, redactor, random);
+  current = setupFlows;
+  const caps = await detectCapabilities({ http, control, config, oauth: setupFlows, flags, passwordInForce: inForce(PASSWORD_RULE) });
+  await setupFlows.revokeAll();
+  current = undefined;
+  recorder.enabled = true;
+
+  const levelOf = new Map(catalogue.map((r) => [r.id, r.level]));
+  const gate = (check: Check): string | null => {
+    if (!check.rules.some(inForce)) return `its rules are not in force at release ${release} (${offering})`;
+    const missing = (check.needs ?? []).filter((c) => !caps[c]);
+    if (missing.length) return `needs ${missing.join(', ')}: ${missing.map((c) => WHY_MISSING[c]).join('; ')}`;
+    if (check.slow && !caps.clock && !options.slow) return 'waits in real time on this target; run with --slow';
+    return null;
+  };
+  /** A failure counts as a warning when every rule it proves (in force) is only `should` or `info`. */
+  const failedStatus = (check: Check): CheckStatus => {
+    const levels = check.rules.filter(inForce).map((id) => levelOf.get(id));
+    return levels.length && levels.every((l) => l === 'should' || l === 'info') ? 'warned' : 'failed';
+  };
+
+  const session: Session = {
+    target,
+    config,
+    release,
+    offering,
+    caps,
+    http,
+    driver,
+    redactor,
+    catalogue,
+    seed: options.seed,
+    inForce,
+    async runCheck(check) {
+      const started = Date.now();
+      const base = { id: check.id, suite: check.suite, title: check.title, rules: check.rules };
+      const reason = gate(check);
+      if (reason) return { ...base, status: 'skipped', durationMs: 0, message: reason };
+      recorder.clear();
+      const oauth: TrackedFlows = createOAuthFlows(http, driver, config, redactor, createRandom(options.seed));
+      current = oauth;
+      const t = createCheckContext({
+        config,
+        release,
+        offering,
+        caps,
+        http,
+        driver,
+        oauth,
+        recorder,
+        redactor,
+        seed: options.seed,
+        numRuns: options.numRuns,
+        slow: options.slow ?? false,
+        inForce,
+      });
+      let result: CheckResult;
+      try {
+        const timeoutMs = driver.kind === 'manual' ? 0 : (options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
+        await withTimeout(check.run(t), timeoutMs, `check ${check.id}`);
+        result = { ...base, status: 'passed', durationMs: Date.now() - started };
+      } catch (error) {
+        if (error instanceof CheckSkipped) {
+          result = { ...base, status: 'skipped', durationMs: Date.now() - started, message: redactor.text(error.message) };
+        } else {
+          const failure = error instanceof CheckFailure ? error : undefined;
+          const message = failure ? describeFailure(failure) : `the check crashed: ${(error as Error)?.stack?.split('\n').slice(0, 2).join(' ') ?? String(error)}`;
+          result = {
+            ...base,
+            status: failedStatus(check),
+            durationMs: Date.now() - started,
+            message: redactor.text(message),
+            ...(failure?.counterexample ? { counterexample: redactor.text(failure.counterexample) } : {}),
+            exchange: recorder.exchanges.map((e) => redactor.exchange(e)),
+            reproduce: reproduceCommand(check.id, options.seed, options.reproduceArgs),
+          };
+        }
+      } finally {
+        recorder.enabled = false;
+        await oauth.revokeAll();
+        current = undefined;
+        recorder.enabled = true;
+      }
+      return result;
+    },
+    close: () => target.close(),
+  };
+  return session;
+}
+
+/** The sentence, then the structured details a reader needs, short. */
+function describeFailure(failure: CheckFailure): string {
+  const details = Object.entries(failure.details ?? {}).filter(([k, v]) => v !== undefined && !['seed', 'path', 'shrinks'].includes(k));
+  if (!details.length) return failure.message;
+  const text = details.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('; ');
+  return `${failure.message} (${text.length > 400 ? text.slice(0, 400) + '…' : text})`;
+}

@@ -1,0 +1,33 @@
+/**
+ * Credentials for REST calls of the API suites: the configured personal access token when there
+ * is one (PRIVATE-TOKEN), else one `api` access token minted per run through the code flow
+ * (tracked by t.oauth, so the run revokes it). Minted once per run and shared by the checks.
+ */
+import type { CheckContext, OAuthFlows } from '../types.js';
+
+const minted = new WeakMap<OAuthFlows, Promise<string>>();
+
+export async function apiHeaders(t: CheckContext): Promise<Record<string, string>> {
+  if (t.caps.pat && t.config.personalAccessToken) return { 'PRIVATE-TOKEN': t.config.personalAccessToken };
+  if (!t.config.applications?.confidential) t.skip('no personal access token and no confidential application to mint an api token');
+  let token = minted.get(t.oauth);
+  if (!token) {
+    token = t.oauth.token('confidential', { scope: 'api' }).then((r) => r.access_token);
+    minted.set(t.oauth, token);
+    // A failed mint is not cached: the next check may try again and report its own reason.
+    token.catch(() => minted.delete(t.oauth));
+  }
+  return { authorization: `Bearer ${await token}` };
+}
+
+/** `/api/v4/projects/<id>` with the namespaced path URL-encoded as the source requires. */
+export function projectPath(pathWithNamespace: string | number): string {
+  return `/api/v4/projects/${encodeURIComponent(String(pathWithNamespace))}`;
+}
+
+/** The fixture project (namespaced path) or skip with the reason. */
+export function fixtureProject(t: CheckContext): string {
+  const project = t.config.fixtures?.project;
+  if (!project) t.skip('target config names no fixtures.project');
+  return project;
+}

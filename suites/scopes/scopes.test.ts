@@ -1,0 +1,4 @@
+import { defineSuite } from '../vitest.js';
+import { checks } from './index.js';
+
+defineSuite(checks);

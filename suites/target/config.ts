@@ -1,0 +1,75 @@
+/**
+ * The target config file (YAML or JSON; YAML reads both), validated against the JSON Schema that
+ * ships in spec/ so editors and this loader agree on one shape. Every problem is one line.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv, type ValidateFunction, type ErrorObject } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { parse } from 'yaml';
+import * as spec from '../../spec/index.js';
+import { UsageError } from '../../cli/errors.js';
+import type { TargetConfig } from '../types.js';
+
+const SCHEMA_FILE = 'target-config.schema.json';
+type AddFormats = (ajv: Ajv | Ajv2020) => unknown;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+
+/** The schema through the spec's accessor when it has one, else the file in spec/. */
+export function targetConfigSchema(): Record<string, unknown> | null {
+  const accessor = (spec as Record<string, unknown>).targetConfigSchema;
+  if (typeof accessor === 'function') return accessor() as Record<string, unknown>;
+  const file = join(spec.specDir(), SCHEMA_FILE);
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : null;
+}
+
+let validator: ValidateFunction | null | undefined;
+function validate(): ValidateFunction | null {
+  if (validator !== undefined) return validator;
+  const schema = targetConfigSchema();
+  if (!schema) return (validator = null);
+  const draft2020 = String(schema.$schema ?? '').includes('2020-12');
+  const ajv = draft2020 ? new Ajv2020({ allErrors: false, strict: false }) : new Ajv({ allErrors: false, strict: false });
+  addFormats(ajv);
+  return (validator = ajv.compile(schema));
+}
+
+function describe(error: ErrorObject): string {
+  const where = error.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : 'config';
+  const extra = error.keyword === 'additionalProperties' ? ` (${(error.params as { additionalProperty: string }).additionalProperty})` : '';
+  return `${where} ${error.message ?? 'is invalid'}${extra}`;
+}
+
+/** Check a parsed config; throws UsageError naming the first problem. */
+export function validateTargetConfig(value: unknown, origin = 'target config'): TargetConfig {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${origin}: expected a mapping of settings`);
+  const check = validate();
+  if (check && !check(value)) throw new UsageError(`${origin}: ${describe(check.errors![0])}`);
+  const config = value as TargetConfig;
+  // Holds with or without the schema: nothing works without a base URL.
+  if (typeof config.baseUrl !== 'string' || !/^https?:\/\/[^/]/i.test(config.baseUrl)) {
+    throw new UsageError(`${origin}: baseUrl must be an http(s) URL`);
+  }
+  return config;
+}
+
+export function parseTargetConfig(text: string, origin = 'target config'): TargetConfig {
+  let value: unknown;
+  try {
+    value = parse(text);
+  } catch (error) {
+    throw new UsageError(`${origin}: not valid YAML or JSON (${(error as Error).message.split('\n')[0]})`);
+  }
+  return validateTargetConfig(value, origin);
+}
+
+export function loadTargetConfig(file: string): TargetConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  return parseTargetConfig(text, file);
+}

@@ -1,0 +1,106 @@
+/**
+ * A target over real HTTP. node:http rather than fetch: the WHATWG URL parser would rewrite the
+ * path (dot segments, some escapes), and the encoding checks need it on the wire as written.
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { TargetConfig } from '../types.js';
+import { createRateLimiter, retryAfterSeconds } from './rate.js';
+import { TransportError, type RawRequest, type Target } from './types.js';
+
+export interface HttpTargetOptions {
+  /** Per-request timeout in milliseconds. */
+  timeoutMs?: number;
+  /** Requests per second (token bucket); unlimited when absent. */
+  rate?: number;
+  /** How often a 429 with Retry-After is waited out and retried before the 429 is returned. */
+  retries429?: number;
+  /** Longest Retry-After we wait out, in seconds. */
+  maxRetryAfter?: number;
+  name?: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 15_000;
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+/** Split an absolute URL without parsing its path: `http://h:1/a%2Fb/../c?x` → origin + raw path. */
+export function splitUrl(url: string): { protocol: 'http:' | 'https:'; host: string; path: string } {
+  const m = /^(https?):\/\/([^/?#]+)([^#]*)/i.exec(url);
+  if (!m) throw new TransportError(`not an http(s) URL: ${url}`, 'protocol');
+  // Only what cannot travel in a request line is escaped (space, controls, non-ASCII).
+  const path = (m[3] || '/').replace(/[^\u0021-\u007e]+/gu, (s) => encodeURIComponent(s));
+  return { protocol: `${m[1].toLowerCase()}:` as 'http:' | 'https:', host: m[2], path: path.startsWith('/') ? path : '/' + path };
+}
+
+function toResponse(res: IncomingMessage, body: Buffer): Response {
+  const headers = new Headers();
+  for (let i = 0; i < res.rawHeaders.length; i += 2) {
+    try {
+      headers.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
+    } catch {
+      /* a header value fetch cannot hold; the checks never rely on such */
+    }
+  }
+  const status = res.statusCode ?? 502;
+  return new Response(NULL_BODY.has(status) ? null : new Uint8Array(body), { status, statusText: res.statusMessage, headers });
+}
+
+export function createHttpTarget(config: TargetConfig, options: HttpTargetOptions = {}): Target {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const limiter = createRateLimiter(options.rate);
+  const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
+
+  const once = (raw: RawRequest): Promise<Response> => {
+    const { protocol, host, path } = splitUrl(raw.url);
+    const headers: Record<string, string | string[]> = {};
+    raw.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    const body = raw.body === undefined ? undefined : Buffer.from(raw.body, 'utf8');
+    if (body) headers['content-length'] = String(body.length);
+    const [hostname, port] = host.startsWith('[') ? [host.slice(1, host.indexOf(']')), host.split(']:')[1]] : host.split(':');
+    const send = protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise<Response>((resolve, reject) => {
+      const req = send(
+        { protocol, hostname, port: port ? Number(port) : undefined, method: raw.method, path, headers, agent: agents[protocol] },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve(toResponse(res, Buffer.concat(chunks))));
+          res.on('error', (e) => reject(new TransportError(`${raw.method} ${path}: ${e.message}`, 'protocol')));
+        },
+      );
+      req.setTimeout(timeoutMs, () => req.destroy(new TransportError(`${raw.method} ${path}: no answer within ${timeoutMs} ms`, 'timeout')));
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        if (e instanceof TransportError) return reject(e);
+        const code = e.code ?? '';
+        const unreachable = ['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNRESET'].includes(code);
+        reject(new TransportError(`${host} ${unreachable ? 'is unreachable' : 'failed'} (${code || e.message})`, unreachable ? 'unreachable' : 'protocol'));
+      });
+      req.end(body);
+    });
+  };
+
+  return {
+    kind: 'http',
+    name: options.name ?? config.baseUrl,
+    baseUrl: config.baseUrl.replace(/\/+$/, ''),
+    config,
+    async send(raw) {
+      const retries = options.retries429 ?? 2;
+      for (let attempt = 0; ; attempt++) {
+        await limiter.take();
+        const response = await once(raw);
+        if (response.status !== 429) return response;
+        const wait = retryAfterSeconds(response.headers.get('retry-after'));
+        if (wait === null) return response;
+        limiter.pause(wait);
+        if (attempt >= retries || wait > (options.maxRetryAfter ?? 60)) return response;
+      }
+    },
+    async close() {
+      agents['http:'].destroy();
+      agents['https:'].destroy();
+    },
+  };
+}

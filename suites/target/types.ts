@@ -1,0 +1,36 @@
+import type { TargetConfig } from '../types.js';
+
+/** A request as the harness writes it: the URL string goes on the wire untouched. */
+export interface RawRequest {
+  method: string;
+  /** Absolute URL, raw: percent-encoding and dot segments exactly as written. */
+  url: string;
+  headers: Headers;
+  body?: string;
+}
+
+/** The target did not answer in time or refused the connection. */
+export class TransportError extends Error {
+  override name = 'TransportError';
+  constructor(
+    message: string,
+    readonly code: 'timeout' | 'unreachable' | 'protocol',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Where requests go: the simulator in this process, or a base URL over HTTP. Redirects are never
+ * followed.
+ */
+export interface Target {
+  readonly kind: 'embedded' | 'http';
+  /** What the report names as the target. */
+  readonly name: string;
+  readonly baseUrl: string;
+  /** The target config: loaded from a file, or asked from the simulator's control API. */
+  readonly config: TargetConfig;
+  send(request: RawRequest): Promise<Response>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,6 @@
+/** Token information and revocation checks. */
+import type { Check } from '../types.js';
+import { infoChecks } from './info.js';
+import { revokeChecks } from './revoke.js';
+
+export const checks: Check[] = [...infoChecks, ...revokeChecks];

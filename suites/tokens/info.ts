@@ -1,0 +1,128 @@
+/** GET /oauth/token/info: both presentations, the fields and their deprecated aliases, refusals. */
+import fc from 'fast-check';
+import { limits } from '../../spec/index.js';
+import type { Check, CheckContext, HttpResponse } from '../types.js';
+import { appConfig, CURRENT_USER_PATH, expectJsonType, expectOAuthError, jsonObject, mintPair, TOKEN_INFO_PATH, tokenInfo } from '../grants/support.js';
+
+interface Info {
+  resource_owner_id?: unknown;
+  scope?: unknown;
+  expires_in?: unknown;
+  application?: { uid?: unknown } | null;
+  created_at?: unknown;
+  scopes?: unknown;
+  expires_in_seconds?: unknown;
+}
+
+function expectInfo(t: CheckContext, res: HttpResponse, what: string): Info {
+  const body = jsonObject(res) as Info | undefined;
+  t.expect(res.status === 200 && body, `${what}: expected 200 with the token information response`, { status: res.status });
+  expectJsonType(t, res, what);
+  return body;
+}
+
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
+const isIntOrNull = (v: unknown) => v === null || Number.isInteger(v);
+
+/** Seconds may tick between two requests on a live clock: compare everything else exactly. */
+function sameInfo(a: Info, b: Info): boolean {
+  const strip = ({ expires_in: _e, expires_in_seconds: _s, ...rest }: Info) => JSON.stringify(rest);
+  const close = (x: unknown, y: unknown) => x === y || (typeof x === 'number' && typeof y === 'number' && Math.abs(x - y) <= 1);
+  return strip(a) === strip(b) && close(a.expires_in, b.expires_in);
+}
+
+/** Header-safe token look-alikes and arbitrary query values that no provider issued. */
+const bogusToken = fc.stringMatching(/^[A-Za-z0-9._~+/-]{1,64}$/);
+
+export const infoChecks: Check[] = [
+  {
+    id: 'tokens.info-presentations',
+    suite: 'tokens',
+    title: 'Token info answers the same fields for the token as access_token query parameter and as Bearer header',
+    rules: ['INFO-TOKEN-PRESENTATION', 'INFO-RESPONSE-FIELDS'],
+    async run(t: CheckContext) {
+      const { tokens } = await mintPair(t, 'confidential');
+      const byHeader = expectInfo(t, await tokenInfo(t, tokens.access_token, 'header'), 'token info with Authorization: Bearer');
+      const byQuery = expectInfo(t, await tokenInfo(t, tokens.access_token, 'query'), 'token info with ?access_token=');
+      t.expect(sameInfo(byHeader, byQuery), 'token info must answer the same for both presentations', { header: Object.keys(byHeader), query: Object.keys(byQuery) });
+      const lifetime = limits().accessTokenLifetime;
+      t.expect(Number.isInteger(byHeader.resource_owner_id), 'resource_owner_id must be an integer', { type: typeof byHeader.resource_owner_id });
+      t.expect(isStringArray(byHeader.scope), 'scope must be an array of strings', { scope: byHeader.scope ?? null });
+      t.expect(isIntOrNull(byHeader.expires_in), 'expires_in must be an integer or null', { expiresIn: byHeader.expires_in ?? null });
+      t.expect(
+        byHeader.expires_in === null || ((byHeader.expires_in as number) > 0 && (byHeader.expires_in as number) <= lifetime),
+        `expires_in of a fresh token must be the seconds left, at most ${lifetime}`,
+        { expiresIn: byHeader.expires_in },
+      );
+      t.expect(byHeader.application?.uid === appConfig(t, 'confidential').clientId, 'application.uid must be the Application ID of the client', {
+        uidType: typeof byHeader.application?.uid,
+      });
+      t.expect(Number.isInteger(byHeader.created_at), 'created_at must be an integer Unix timestamp', { createdAt: byHeader.created_at ?? null });
+      const user = await t.http.get(CURRENT_USER_PATH, { bearer: tokens.access_token });
+      const userId = (jsonObject(user) as { id?: unknown } | undefined)?.id;
+      t.expect(userId === byHeader.resource_owner_id, 'resource_owner_id must be the id of the user the token acts for', { resourceOwnerId: byHeader.resource_owner_id, userId });
+    },
+  },
+  {
+    id: 'tokens.info-deprecated-aliases',
+    suite: 'tokens',
+    title: 'Token info carries scopes equal to scope and expires_in_seconds equal to expires_in',
+    rules: ['INFO-ALIAS-SCOPES', 'INFO-ALIAS-EXPIRES-IN-SECONDS'],
+    async run(t: CheckContext) {
+      const { tokens } = await mintPair(t, 'confidential');
+      for (const via of ['header', 'query'] as const) {
+        const info = expectInfo(t, await tokenInfo(t, tokens.access_token, via), `token info (${via})`);
+        t.expect('scopes' in info && JSON.stringify(info.scopes) === JSON.stringify(info.scope), 'scopes must equal scope', { scope: info.scope ?? null, scopes: info.scopes ?? null });
+        t.expect('expires_in_seconds' in info && info.expires_in_seconds === info.expires_in, 'expires_in_seconds must equal expires_in', {
+          expiresIn: info.expires_in ?? null,
+          expiresInSeconds: info.expires_in_seconds ?? null,
+        });
+      }
+    },
+  },
+  {
+    id: 'tokens.info-expires-in-remaining',
+    suite: 'tokens',
+    title: 'expires_in counts down the seconds left as time passes',
+    rules: ['INFO-EXPIRES-IN-REMAINING'],
+    needs: ['clock'],
+    async run(t: CheckContext) {
+      const { tokens } = await mintPair(t, 'confidential');
+      const before = expectInfo(t, await tokenInfo(t, tokens.access_token), 'token info of a fresh token').expires_in as number;
+      const step = Math.floor(limits().accessTokenLifetime / 4);
+      await t.driver.advanceClock(step);
+      const after = expectInfo(t, await tokenInfo(t, tokens.access_token), `token info ${step} s later`).expires_in as number;
+      t.expect(Number.isInteger(before) && Number.isInteger(after), 'expires_in must be an integer for an expiring token', { before, after });
+      const drop = before - after;
+      t.expect(drop >= step && drop <= step + 1, `expires_in must fall by ${step} when ${step} seconds pass`, { before, after });
+    },
+  },
+  {
+    id: 'tokens.info-expires-in-null',
+    suite: 'tokens',
+    title: 'For a token without expiry, expires_in and expires_in_seconds are null',
+    rules: ['INFO-EXPIRES-IN-NULL'],
+    needs: ['pat'],
+    async run(t: CheckContext) {
+      const res = await tokenInfo(t, t.config.personalAccessToken!);
+      if (res.status === 401) t.skip('token info does not accept the personal access token, the only token without expiry the harness has');
+      const info = expectInfo(t, res, 'token info of a token without expiry');
+      t.expect(info.expires_in === null && info.expires_in_seconds === null, 'expires_in and expires_in_seconds must be null for a token without expiry', {
+        expiresIn: info.expires_in ?? 'absent',
+        expiresInSeconds: info.expires_in_seconds ?? 'absent',
+      });
+    },
+  },
+  {
+    id: 'tokens.info-invalid-token',
+    suite: 'tokens',
+    title: 'Token info without a token or with one never issued answers 401 invalid_token',
+    rules: ['INFO-INVALID-TOKEN', 'ERR-OAUTH-BODY'],
+    async run(t: CheckContext) {
+      expectOAuthError(t, await t.http.get(TOKEN_INFO_PATH), { status: 401, error: 'invalid_token' }, 'token info without a token');
+      await t.property(bogusToken, fc.constantFrom<'header' | 'query'>('header', 'query'), async (token, via) => {
+        expectOAuthError(t, await tokenInfo(t, token, via), { status: 401, error: 'invalid_token' }, `token info with a token never issued (${via})`);
+      });
+    },
+  },
+];

@@ -1,0 +1,123 @@
+/** POST /oauth/revoke: 200 {}, the token dead everywhere, refresh tokens too, unknown tokens, client binding. */
+import fc from 'fast-check';
+import { limits } from '../../spec/index.js';
+import type { AppRole, Check, CheckContext, HttpResponse } from '../types.js';
+import {
+  appConfig,
+  CURRENT_USER_PATH,
+  expectAccessAlive,
+  expectAccessDead,
+  expectJsonType,
+  expectOAuthError,
+  jsonObject,
+  mintPair,
+  refresh,
+  REVOKE_PATH,
+  tokenInfo,
+} from '../grants/support.js';
+
+function expectEmptyObject(t: CheckContext, res: HttpResponse, what: string): void {
+  const body = jsonObject(res);
+  t.expect(res.status === 200, `${what}: revocation must answer 200`, { status: res.status, error: body?.error ?? null });
+  t.expect(body && Object.keys(body).length === 0, `${what}: revocation must answer the empty JSON object {}`, { fields: body ? Object.keys(body) : null });
+  expectJsonType(t, res, what);
+}
+
+/** Revoke as a given application with its own credentials (or a wrong secret). */
+function revokeAs(t: CheckContext, app: AppRole, token: string, secret?: string): Promise<HttpResponse> {
+  const a = appConfig(t, app);
+  return t.http.post(REVOKE_PATH, { form: { token, client_id: a.clientId, client_secret: secret ?? a.clientSecret } });
+}
+
+export const revokeChecks: Check[] = [
+  {
+    id: 'tokens.revoke-access-token',
+    suite: 'tokens',
+    title: 'Revoking an access token answers 200 {}; the token is then refused by token info, the REST API and its refresh token by refresh',
+    rules: ['REV-PARAMS', 'REV-EMPTY-OBJECT', 'REV-REVOKES-TOKEN'],
+    async run(t: CheckContext) {
+      const { tokens } = await mintPair(t, 'confidential');
+      await expectAccessAlive(t, tokens.access_token, 'access token before revocation');
+      expectEmptyObject(t, await t.oauth.revoke(tokens.access_token, 'confidential'), 'revoke an access token');
+      await expectAccessDead(t, tokens.access_token, 'revoked access token');
+      expectOAuthError(t, await refresh(t, 'confidential', tokens.refresh_token!), { status: 400, error: 'invalid_grant' }, 'refresh with the refresh token of a revoked access token');
+    },
+  },
+  {
+    id: 'tokens.info-dead-token',
+    suite: 'tokens',
+    title: 'Token info and the REST API answer a revoked or expired token with 401 (invalid_token, WWW-Authenticate)',
+    rules: ['INFO-INVALID-TOKEN', 'AUTH-INVALID-TOKEN-401'],
+    async run(t: CheckContext) {
+      const dead: Array<[string, string]> = [];
+      const revoked = (await mintPair(t, 'confidential')).tokens.access_token;
+      expectEmptyObject(t, await t.oauth.revoke(revoked, 'confidential'), 'revoke an access token');
+      dead.push([revoked, 'revoked']);
+      if (t.caps.clock) {
+        const expired = (await mintPair(t, 'confidential')).tokens.access_token;
+        await t.driver.advanceClock(limits().accessTokenLifetime + 1);
+        dead.push([expired, 'expired']);
+      }
+      for (const [token, why] of dead) {
+        for (const via of ['header', 'query'] as const) {
+          expectOAuthError(t, await tokenInfo(t, token, via), { status: 401, error: 'invalid_token' }, `token info of a ${why} token (${via})`);
+        }
+        const user = await t.http.get(CURRENT_USER_PATH, { bearer: token });
+        t.expect(user.status === 401, `${CURRENT_USER_PATH} must answer a ${why} token with 401`, { status: user.status });
+        t.expect(/^bearer/i.test(user.headers.get('www-authenticate') ?? ''), `${CURRENT_USER_PATH} must answer a ${why} bearer token with WWW-Authenticate: Bearer`, {
+          status: user.status,
+        });
+      }
+    },
+  },
+  {
+    id: 'tokens.revoke-refresh-token',
+    suite: 'tokens',
+    title: 'Revoking a refresh token kills it and the access token issued with it',
+    rules: ['REV-REVOKES-TOKEN', 'REV-REFRESH-REVOKES-PAIR'],
+    async run(t: CheckContext) {
+      const { tokens } = await mintPair(t, 'confidential');
+      expectEmptyObject(t, await t.oauth.revoke(tokens.refresh_token!, 'confidential'), 'revoke a refresh token');
+      expectOAuthError(t, await refresh(t, 'confidential', tokens.refresh_token!), { status: 400, error: 'invalid_grant' }, 'refresh with a revoked refresh token');
+      await expectAccessDead(t, tokens.access_token, 'access token whose refresh token was revoked');
+    },
+  },
+  {
+    id: 'tokens.revoke-unknown-token',
+    suite: 'tokens',
+    title: 'Revoking a token the provider does not know answers 200 {} as well',
+    rules: ['REV-UNKNOWN-TOKEN-OK'],
+    async run(t: CheckContext) {
+      await t.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 64 }), async (token) => {
+        expectEmptyObject(t, await revokeAs(t, 'confidential', token), 'revoke a token never issued');
+      });
+      const { tokens } = await mintPair(t, 'confidential');
+      expectEmptyObject(t, await t.oauth.revoke(tokens.access_token, 'confidential'), 'revoke a token');
+      expectEmptyObject(t, await revokeAs(t, 'confidential', tokens.access_token), 'revoke the same token again');
+    },
+  },
+  {
+    id: 'tokens.revoke-client-bound',
+    suite: 'tokens',
+    title: 'Another client cannot revoke a token it was not issued',
+    rules: ['REV-CLIENT-BOUND'],
+    async run(t: CheckContext) {
+      if (!t.config.applications?.limited?.clientSecret) t.skip('needs a second confidential application (applications.limited)');
+      const { tokens } = await mintPair(t, 'confidential');
+      await revokeAs(t, 'limited', tokens.access_token);
+      await expectAccessAlive(t, tokens.access_token, 'access token another client tried to revoke');
+    },
+  },
+  {
+    id: 'tokens.revoke-client-auth',
+    suite: 'tokens',
+    title: 'A revocation with a wrong client secret is refused with 401 invalid_client and revokes nothing',
+    rules: ['REV-CLIENT-AUTH'],
+    async run(t: CheckContext) {
+      const { tokens } = await mintPair(t, 'confidential');
+      const res = await revokeAs(t, 'confidential', tokens.access_token, `${appConfig(t, 'confidential').clientSecret ?? ''}-wrong`);
+      expectOAuthError(t, res, { status: 401, error: 'invalid_client' }, 'revocation with a wrong client secret');
+      await expectAccessAlive(t, tokens.access_token, 'access token after a refused revocation');
+    },
+  },
+];

@@ -1,0 +1,182 @@
+/**
+ * Versioning: the /api/v4 prefix, and behaviours the source ties to a release (removed
+ * attributes, the repository tree change of 17.7, member roles). Each check runs only where its
+ * rule is in force for the run's release and offering.
+ */
+import * as fc from 'fast-check';
+import type { Check, CheckContext, HttpResponse } from '../types.js';
+import { apiHeaders, fixtureProject, projectPath } from '../scopes/api-auth.js';
+
+function jsonOf(res: HttpResponse): unknown {
+  try {
+    return JSON.parse(res.text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Skip unless the rule is in force for this run (release window, offering, flag). */
+function requireInForce(t: CheckContext, rule: string): void {
+  if (!t.inForce(rule)) t.skip(`${rule} is not in force at release ${t.release} (${t.offering})`);
+}
+
+/** A path segment no service would route: a fixed marker plus arbitrary URL-safe characters. */
+const unknownSegment = fc
+  .string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-_~'), minLength: 1, maxLength: 16 })
+  .map((s) => `conformance-unknown-${s}`);
+
+const apiPrefix: Check = {
+  id: 'versioning.api-prefix',
+  suite: 'versioning',
+  title: 'the REST API answers under /api/v4 and under no other version prefix',
+  rules: ['VER-PATH-PREFIX', 'ENC-API-PREFIX'],
+  async run(t: CheckContext) {
+    const headers = await apiHeaders(t);
+    const current = await t.http.get('/api/v4/user', { headers });
+    t.expect(current.status === 200, `GET /api/v4/user answered ${current.status}, expected 200`, { status: current.status });
+    for (const prefix of ['/api/v3', '/api/v5', '/api']) {
+      const res = await t.http.get(`${prefix}/user`, { headers });
+      t.expect(res.status === 404, `GET ${prefix}/user must answer 404 (the version is /api/v4), got ${res.status}`, { status: res.status });
+    }
+  },
+};
+
+const unknownRoute: Check = {
+  id: 'versioning.unknown-route-404',
+  suite: 'versioning',
+  title: 'a path under /api/v4 that names no endpoint answers 404',
+  rules: ['ERR-UNKNOWN-ROUTE-404'],
+  async run(t: CheckContext) {
+    const headers = await apiHeaders(t);
+    await t.property(unknownSegment, fc.constantFrom('GET', 'POST', 'DELETE'), async (segment, method) => {
+      const path = `/api/v4/${segment}`;
+      const res = await t.http.send({ method, path, headers });
+      t.expect(res.status === 404, `${method} ${path} names no endpoint and must answer 404, got ${res.status}`, { method, path, status: res.status });
+    });
+  },
+};
+
+/** A path inside the repository that the fixture project cannot hold. */
+const missingTreePath = unknownSegment.map((s) => s.replace('unknown', 'missing'));
+
+async function treeOf(t: CheckContext, path?: string): Promise<HttpResponse> {
+  const project = fixtureProject(t);
+  return t.http.get(`${projectPath(project)}/repository/tree`, { headers: await apiHeaders(t), query: path === undefined ? undefined : { path } });
+}
+
+async function expectTreeAnswers(t: CheckContext): Promise<void> {
+  const root = await treeOf(t);
+  t.expect(root.status === 200 && Array.isArray(jsonOf(root)), `the repository tree of the fixture project answered ${root.status}, expected 200 with an array`, { status: root.status });
+}
+
+const treeMissingPath404: Check = {
+  id: 'versioning.tree-missing-path-404',
+  suite: 'versioning',
+  title: 'from 17.7 the repository tree of a missing path answers 404',
+  rules: ['ERR-TREE-MISSING-PATH-404'],
+  async run(t: CheckContext) {
+    requireInForce(t, 'ERR-TREE-MISSING-PATH-404');
+    await expectTreeAnswers(t);
+    await t.property(missingTreePath, async (path) => {
+      const res = await treeOf(t, path);
+      t.expect(res.status === 404, `the tree of a missing path must answer 404 from 17.7, got ${res.status}`, { path, status: res.status });
+    });
+  },
+};
+
+const treeMissingPathEmpty: Check = {
+  id: 'versioning.tree-missing-path-empty',
+  suite: 'versioning',
+  title: 'before 17.7 the repository tree of a missing path answers 200 []',
+  rules: ['ERR-TREE-MISSING-PATH-EMPTY'],
+  async run(t: CheckContext) {
+    requireInForce(t, 'ERR-TREE-MISSING-PATH-EMPTY');
+    await expectTreeAnswers(t);
+    await t.property(missingTreePath, async (path) => {
+      const res = await treeOf(t, path);
+      const body = jsonOf(res);
+      t.expect(res.status === 200 && Array.isArray(body) && body.length === 0, `the tree of a missing path must answer 200 [] before 17.7, got ${res.status}`, {
+        path,
+        status: res.status,
+      });
+    });
+  },
+};
+
+/** An attribute the source removes in a release: absent from every sampled item while the rule is in force. */
+function removedAttribute(options: { id: string; rule: string; attribute: string; what: string; items: (t: CheckContext) => Promise<unknown[]> }): Check {
+  return {
+    id: `versioning.${options.id}`,
+    suite: 'versioning',
+    title: `${options.what} carry no ${options.attribute}`,
+    rules: [options.rule],
+    async run(t: CheckContext) {
+      requireInForce(t, options.rule);
+      const items = await options.items(t);
+      if (items.length === 0) t.skip(`no ${options.what} to look at on this target`);
+      items.forEach((item, index) => {
+        t.expect(item && typeof item === 'object', `${options.what}: item ${index} is not a JSON object`);
+        t.expect(!(options.attribute in item), `${options.what} still carry ${options.attribute}, removed in this release`, { index });
+      });
+    },
+  };
+}
+
+async function listOf(t: CheckContext, suffix: string, what: string): Promise<unknown[]> {
+  const res = await t.http.get(`${projectPath(fixtureProject(t))}${suffix}`, { headers: await apiHeaders(t) });
+  if (res.status === 404) t.skip(`${what} are not available on the fixture project (404)`);
+  const body = jsonOf(res);
+  t.expect(res.status === 200, `${what} answered ${res.status}, expected 200`, { status: res.status });
+  return Array.isArray(body) ? body : [body];
+}
+
+const ciJobTokenScopeRemoved = removedAttribute({
+  id: 'ci-job-token-scope-removed',
+  rule: 'VER-CI-JOB-TOKEN-SCOPE-REMOVED',
+  attribute: 'ci_job_token_scope_enabled',
+  what: 'project responses',
+  items: (t) => listOf(t, '', 'the project'),
+});
+
+const featureFlagVersionRemoved = removedAttribute({
+  id: 'feature-flag-version-removed',
+  rule: 'VER-FEATURE-FLAG-VERSION-REMOVED',
+  attribute: 'version',
+  what: 'feature flags',
+  items: (t) => listOf(t, '/feature_flags', 'feature flags'),
+});
+
+const packagesPipelinesRemoved = removedAttribute({
+  id: 'packages-pipelines-removed',
+  rule: 'VER-PACKAGES-PIPELINES-REMOVED',
+  attribute: 'pipelines',
+  what: 'packages',
+  items: (t) => listOf(t, '/packages', 'packages'),
+});
+
+const memberRoles: Check = {
+  id: 'versioning.member-roles',
+  suite: 'versioning',
+  title: 'the instance member role endpoints exist',
+  rules: ['VER-MEMBER-ROLES'],
+  async run(t: CheckContext) {
+    requireInForce(t, 'VER-MEMBER-ROLES');
+    const res = await t.http.get('/api/v4/member_roles', { headers: await apiHeaders(t) });
+    // 403 is an answer of an existing endpoint to a non-administrator; 404 means it is missing.
+    t.expect(res.status === 200 || res.status === 403, `GET /api/v4/member_roles answered ${res.status}, expected 200 (or 403 for a non-administrator)`, {
+      status: res.status,
+    });
+    if (res.status === 200) t.expect(Array.isArray(jsonOf(res)), 'GET /api/v4/member_roles must answer a JSON array');
+  },
+};
+
+export const checks: Check[] = [
+  apiPrefix,
+  unknownRoute,
+  treeMissingPath404,
+  treeMissingPathEmpty,
+  ciJobTokenScopeRemoved,
+  featureFlagVersionRemoved,
+  packagesPipelinesRemoved,
+  memberRoles,
+];

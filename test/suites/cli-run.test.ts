@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { executeRun, parseRunFlags, reproduceArgs, type RunFlags } from '../../cli/run.js';
+import { CI_SEED } from '../../suites/runner/defaults.js';
+import type { Check } from '../../suites/types.js';
+
+async function run(flags: RunFlags, checks: Check[] = []) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await executeRun(flags, { out: (t) => void out.push(t), err: (t) => void err.push(t), checks: () => checks }, {});
+  return { code, out: out.join(''), err: err.join('') };
+}
+
+describe('idp-conformance run: flags and exit codes', () => {
+  it('exits 2 with one line when the target does not answer', async () => {
+    const r = await run({ target: 'http://127.0.0.1:1' });
+    expect(r.code).toBe(2);
+    const lines = r.err.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^idp-conformance: target http:\/\/127\.0\.0\.1:1 does not answer: .*unreachable/);
+    expect(r.out).toBe('');
+  });
+
+  it.each<[RunFlags, RegExp]>([
+    [{ runs: 'many' }, /--runs must be a whole number/],
+    [{ runs: '0' }, /--runs must be a whole number from 1/],
+    [{ seed: '-3' }, /--seed must be a whole number/],
+    [{ offering: 'cloud' }, /--offering must be self-managed or hosted/],
+    [{ release: 'latest' }, /--release must look like 17\.1/],
+    [{ suite: 'grants,nope' }, /unknown suite nope/],
+    [{ target: 'http://127.0.0.1:1', config: 'x.yaml' }, /not both/],
+    [{ target: 'http://127.0.0.1:1', fault: ['x'] }, /--fault applies only to the embedded simulator/],
+    [{ report: 'pdf=x.pdf' }, /unknown report kind/],
+    [{ config: '/nonexistent/t.yaml' }, /cannot read/],
+    [{ target: 'ftp://x' }, /--target must be an http\(s\) URL/],
+    [{ timeout: '1.5' }, /--timeout must be a whole number/],
+  ])('refuses %j with exit code 2 and one line', async (flags, message) => {
+    const r = await run(flags);
+    expect(r.code).toBe(2);
+    const lines = r.err.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(message);
+  });
+
+  it('uses a fixed seed in CI and a drawn one elsewhere, and prints it', () => {
+    expect(parseRunFlags({}, { CI: 'true' }).seed).toBe(CI_SEED);
+    expect(parseRunFlags({ seed: '42' }, { CI: 'true' }).seed).toBe(42);
+    const drawn = new Set([1, 2, 3, 4, 5].map(() => parseRunFlags({}, {}).seed));
+    expect(drawn.size).toBeGreaterThan(1);
+  });
+
+  it('builds reproduce arguments that point at the same target and settings', () => {
+    const s = parseRunFlags({ config: 't.yaml', release: '17.1', runs: '50', slow: true }, {});
+    expect(reproduceArgs(s)).toEqual(['--config', 't.yaml', '--release', '17.1', '--runs', '50', '--slow']);
+    expect(reproduceArgs(parseRunFlags({ fault: ['a,b'] }, {}))).toEqual(['--fault', 'a', '--fault', 'b']);
+  });
+
+  it('prints the seed and returns 1 when a check fails against the embedded simulator', async () => {
+    const failing: Check = { id: 'grants.always-fails', suite: 'grants', title: 'fails', rules: ['GRANT-CODE-FLOW'], run: async (t) => t.fail('on purpose') };
+    const r = await run({ seed: '9' }, [failing]);
+    expect(r.err).toContain('seed 9,');
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('idp-conformance run --check grants.always-fails --seed 9');
+  });
+});

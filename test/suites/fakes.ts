@@ -1,0 +1,28 @@
+/** A tiny in-memory target for the runner's own tests: a function from request to response. */
+import type { RawRequest, Target } from '../../suites/target/types.js';
+import type { Check, CheckContext, TargetConfig } from '../../suites/types.js';
+import type { RuleInfo } from '../../suites/runner/rules.js';
+
+export const FAKE_BASE = 'http://fake.test';
+
+export function fakeTarget(handler: (r: RawRequest) => Response | Promise<Response> = () => new Response('{}', { status: 404 }), config: Partial<TargetConfig> = {}): Target {
+  return {
+    kind: 'embedded',
+    name: 'fake target',
+    baseUrl: FAKE_BASE,
+    config: { baseUrl: FAKE_BASE, ...config },
+    send: async (r) => handler(r),
+    close: async () => undefined,
+  };
+}
+
+export const RULES: RuleInfo[] = [
+  { id: 'T-MUST', title: 'a must rule', level: 'must', source: 'test' },
+  { id: 'T-MUST-2', title: 'another must rule', level: 'must', source: 'test' },
+  { id: 'T-SHOULD', title: 'a should rule', level: 'should', source: 'test' },
+  { id: 'T-FUTURE', title: 'a rule of a later release', level: 'must', source: 'test', since: '99.0' },
+];
+
+export function check(id: string, rules: string[], run: (t: CheckContext) => Promise<void>, extra: Partial<Check> = {}): Check {
+  return { id: `grants.${id}`, suite: 'grants', title: id, rules, run, ...extra };
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { createHttp, createRecorder } from '../../suites/runner/http.js';
+import { createRedactor } from '../../suites/runner/redact.js';
+import { runConformance } from '../../suites/runner/run.js';
+import type { CheckContext } from '../../suites/types.js';
+import { check, fakeTarget, RULES } from './fakes.js';
+
+// One distinct value per secret kind, long enough to keep a 4-character prefix.
+const S = {
+  bearer: 'bearer-AAAA-1111-secret-value',
+  basicPassword: 'basic-BBBB-2222-secret-value',
+  pat: 'glpat-CCCC-3333-secret-value',
+  cookie: 'cookie-DDDD-4444-secret-value',
+  setCookie: 'setcookie-EEEE-5555-secret',
+  queryToken: 'query-FFFF-6666-access-token',
+  refresh: 'refresh-GGGG-7777-secret-val',
+  clientSecret: 'client-HHHH-8888-secret-val',
+  password: 'password-IIII-9999-secret',
+  code: 'code-JJJJ-0000-secret-value',
+  verifier: 'verifier-KKKK-1212-secret-v',
+  deviceCode: 'device-LLLL-1313-secret-val',
+  token: 'token-MMMM-1414-secret-value',
+  access: 'access-NNNN-1515-secret-valu',
+  idToken: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlLXNlY3JldA',
+  locationCode: 'loc-OOOO-1616-secret-code-v',
+  userPassword: 'userpass-PPPP-1717-secret',
+};
+
+function server() {
+  return fakeTarget((r) => {
+    const path = new URL(r.url).pathname;
+    if (path === '/oauth/token') {
+      return Response.json(
+        { access_token: S.access, refresh_token: S.refresh, id_token: S.idToken, token_type: 'bearer' },
+        { headers: { 'set-cookie': `_session=${S.setCookie}; Path=/; HttpOnly` } },
+      );
+    }
+    if (path === '/oauth/authorize') return new Response(null, { status: 302, headers: { location: `http://app.test/cb?code=${S.locationCode}&state=xyz` } });
+    // An error page that echoes what it was sent: the by-value net must catch it.
+    return new Response(`<p>bad token ${S.access} and ${S.code}</p>`, { status: 400, headers: { 'content-type': 'text/html' } });
+  });
+}
+
+describe('redaction of recorded exchanges', () => {
+  it('masks every secret kind in headers, URLs, form and JSON bodies, and anywhere it is echoed later', async () => {
+    const recorder = createRecorder(100);
+    const redactor = createRedactor();
+    const http = createHttp(server(), recorder, redactor);
+    await http.get('/api/v4/user', { bearer: S.bearer, query: { access_token: S.queryToken }, headers: { 'PRIVATE-TOKEN': S.pat, cookie: `_session=${S.cookie}` } });
+    await http.post('/oauth/token', {
+      basic: { user: 'client', password: S.basicPassword },
+      form: { grant_type: 'refresh_token', refresh_token: S.refresh, client_secret: S.clientSecret, password: S.password, code: S.code, code_verifier: S.verifier, device_code: S.deviceCode, token: S.token, 'user[password]': S.userPassword },
+    });
+    await http.post('/oauth/token', { json: { client_secret: S.clientSecret, code: S.code } });
+    await http.get('/oauth/authorize');
+    await http.get('/echo');
+    // As the runner attaches them to a failure: masked again with every secret learned since.
+    const recorded = JSON.stringify(recorder.exchanges.map((e) => redactor.exchange(e)));
+    for (const [kind, value] of Object.entries(S)) expect(recorded, kind).not.toContain(value);
+    // Masked to a short fixed prefix, so a reader can still tell tokens apart.
+    expect(recorded).toContain('acce…');
+    expect(recorded).toContain('Bearer bear…');
+    expect(recorder.exchanges[0].request.url).toContain('/api/v4/user?access_token=quer');
+  });
+
+  it('keeps secrets out of a failed check in the report: message, exchanges and details', async () => {
+    const report = await runConformance({
+      seed: 1,
+      numRuns: 5,
+      rules: RULES,
+      target: server(),
+      checks: [
+        check('leaky', ['T-MUST'], async (t: CheckContext) => {
+          const r = await t.http.post('/oauth/token', { form: { grant_type: 'password', password: S.password } });
+          const body = r.json<{ access_token: string }>();
+          await t.http.get('/echo');
+          t.fail(`token ${body.access_token} was refused`, { token: body.access_token });
+        }),
+      ],
+    });
+    const text = JSON.stringify(report);
+    expect(report.checks[0].status).toBe('failed');
+    expect(text).not.toContain(S.access);
+    expect(text).not.toContain(S.password);
+    expect(report.checks[0].message).toContain('acce…');
+  });
+});

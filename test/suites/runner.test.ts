@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import * as fc from 'fast-check';
+import { runConformance, selectChecks } from '../../suites/runner/run.js';
+import { exitCodeOf } from '../../suites/runner/report.js';
+import { openSession } from '../../suites/runner/session.js';
+import type { CheckContext } from '../../suites/types.js';
+import { check, fakeTarget, RULES } from './fakes.js';
+
+const base = { seed: 7, numRuns: 20, rules: RULES, reproduceArgs: ['--target', 'http://fake.test'] };
+
+describe('runner verdicts', () => {
+  it('reports passed, failed, skipped and crashed checks, and exit code 1 for a failed must', async () => {
+    const report = await runConformance({
+      ...base,
+      target: fakeTarget(),
+      checks: [
+        check('ok', ['T-MUST'], async () => undefined),
+        check('bad', ['T-MUST-2'], async (t: CheckContext) => t.fail('it broke', { status: 500 })),
+        check('skips', ['T-MUST'], async (t: CheckContext) => t.skip('no fixture')),
+        check('crash', ['T-MUST'], async () => {
+          throw new TypeError('boom');
+        }),
+      ],
+    });
+    const status = Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
+    expect(status).toEqual({ 'grants.ok': 'passed', 'grants.bad': 'failed', 'grants.skips': 'skipped', 'grants.crash': 'failed' });
+    expect(report.summary).toEqual({ passed: 1, failed: 2, warned: 0, skipped: 1 });
+    expect(report.checks.find((c) => c.id === 'grants.bad')!.message).toContain('it broke (status: 500)');
+    expect(report.checks.find((c) => c.id === 'grants.crash')!.message).toContain('TypeError: boom');
+    expect(report.checks.find((c) => c.id === 'grants.skips')!.message).toBe('no fixture');
+    expect(exitCodeOf(report)).toBe(1);
+    const rule = (id: string) => report.rules.find((r) => r.id === id)!;
+    expect(rule('T-MUST').status).toBe('failed');
+    expect(rule('T-MUST-2').status).toBe('failed');
+    expect(rule('T-SHOULD').status).toBe('untested');
+  });
+
+  it('counts a failure of a should-only check as warned, and keeps exit code 0', async () => {
+    const report = await runConformance({
+      ...base,
+      target: fakeTarget(),
+      checks: [check('soft', ['T-SHOULD'], async (t: CheckContext) => t.fail('not as the RFC says')), check('ok', ['T-MUST'], async () => undefined)],
+    });
+    expect(report.checks[0].status).toBe('warned');
+    expect(report.rules.find((r) => r.id === 'T-SHOULD')!.status).toBe('warned');
+    expect(report.summary).toEqual({ passed: 1, failed: 0, warned: 1, skipped: 0 });
+    expect(exitCodeOf(report)).toBe(0);
+  });
+
+  it('a failing check proving a must and a should rule fails', async () => {
+    const report = await runConformance({ ...base, target: fakeTarget(), checks: [check('mixed', ['T-SHOULD', 'T-MUST'], async (t: CheckContext) => t.fail('no'))] });
+    expect(report.checks[0].status).toBe('failed');
+    expect(report.rules.find((r) => r.id === 'T-SHOULD')!.status).toBe('warned');
+  });
+
+  it('skips, without running, a check that needs a capability the target lacks, and says which', async () => {
+    let ran = false;
+    const report = await runConformance({
+      ...base,
+      target: fakeTarget(),
+      checks: [
+        check('clock', ['T-MUST'], async () => void (ran = true), { needs: ['clock'] }),
+        check('pat', ['T-MUST'], async () => void (ran = true), { needs: ['pat'] }),
+      ],
+    });
+    expect(ran).toBe(false);
+    expect(report.checks.map((c) => c.status)).toEqual(['skipped', 'skipped']);
+    expect(report.checks[0].message).toMatch(/needs clock: .*clock control/);
+    expect(report.checks[1].message).toMatch(/needs pat: .*personal access token/);
+    expect(report.rules.find((r) => r.id === 'T-MUST')!.status).toBe('skipped');
+  });
+
+  it('detects capabilities from the target instead of assuming them', async () => {
+    const target = fakeTarget(
+      (r) => {
+        const path = new URL(r.url).pathname;
+        if (path === '/-/simulator/config') return Response.json({ baseUrl: 'http://fake.test' });
+        if (path === '/-/simulator/clock') return Response.json({ ok: true });
+        return new Response(null, { status: 404 });
+      },
+      { personalAccessToken: 'glpat-0123456789abcdef', applications: { confidential: { clientId: 'c', clientSecret: 's', redirectUri: 'http://x/cb', scopes: ['api', 'openid'] } } },
+    );
+    const session = await openSession({ ...base, target });
+    // The device endpoint answers 404 here, so no device grant whatever the release says.
+    expect(session.caps).toMatchObject({ control: true, clock: true, device: false, passwordGrant: false, pat: true, oidc: true });
+    await session.close();
+  });
+
+  it('skips a check whose rules are not in force at the release, and a slow check without --slow or a clock', async () => {
+    const report = await runConformance({
+      ...base,
+      target: fakeTarget(),
+      checks: [check('future', ['T-FUTURE'], async () => undefined), check('slow', ['T-MUST'], async () => undefined, { slow: true })],
+    });
+    expect(report.checks.map((c) => c.status)).toEqual(['skipped', 'skipped']);
+    expect(report.checks[0].message).toContain('not in force');
+    expect(report.checks[1].message).toContain('--slow');
+    expect(report.rules.map((r) => r.id)).not.toContain('T-FUTURE');
+  });
+
+  it('gives a failure a reproduce command naming the check, the seed and the target', async () => {
+    const report = await runConformance({ ...base, target: fakeTarget(), checks: [check('bad', ['T-MUST'], async (t: CheckContext) => t.fail('x'))] });
+    expect(report.checks[0].reproduce).toBe('idp-conformance run --check grants.bad --seed 7 --target http://fake.test');
+  });
+
+  it('captures the shrunk counterexample and the exchange of that very case', async () => {
+    const report = await runConformance({
+      ...base,
+      target: fakeTarget((r) => Response.json({ n: Number(new URL(r.url).searchParams.get('n')) })),
+      checks: [
+        check('prop', ['T-MUST'], async (t: CheckContext) => {
+          await t.property(fc.integer({ min: 0, max: 1000 }), async (n) => {
+            const body = (await t.http.get('/echo', { query: { n } })).json<{ n: number }>();
+            t.expect(body.n < 10, `n=${n} is too big`);
+          });
+        }),
+      ],
+    });
+    const c = report.checks[0];
+    expect(c.status).toBe('failed');
+    expect(c.counterexample).toBe('[10]');
+    expect(c.message).toBe('n=10 is too big');
+    expect(c.exchange!.at(-1)!.request.url).toBe('http://fake.test/echo?n=10');
+  });
+
+  it('fails a property that returns false, and passes one that holds', async () => {
+    const report = await runConformance({
+      ...base,
+      target: fakeTarget(),
+      checks: [
+        check('false', ['T-MUST'], async (t: CheckContext) => t.property(fc.nat(), async (n) => n < 0)),
+        check('true', ['T-MUST-2'], async (t: CheckContext) => t.property(fc.nat(), async (n) => n >= 0)),
+      ],
+    });
+    expect(report.checks.map((c) => c.status)).toEqual(['failed', 'passed']);
+    expect(report.checks[0].counterexample).toBe('[0]');
+  });
+
+  it('selects by suite, rule and check id, and refuses unknown names', () => {
+    const checks = [check('a', ['T-MUST'], async () => undefined), { ...check('b', ['T-SHOULD'], async () => undefined), suite: 'cors' as const }];
+    expect(selectChecks(checks, { suites: ['cors'] }).map((c) => c.id)).toEqual(['grants.b']);
+    expect(selectChecks(checks, { rules: ['T-MUST'] }).map((c) => c.id)).toEqual(['grants.a']);
+    expect(selectChecks(checks, { check: 'grants.a' }).map((c) => c.id)).toEqual(['grants.a']);
+    expect(() => selectChecks(checks, { suites: ['nope'] })).toThrow(/unknown suite nope/);
+    expect(() => selectChecks(checks, { check: 'grants.zzz' })).toThrow(/unknown check/);
+    expect(() => selectChecks(checks, { rules: ['T-NOPE'] }, new Set(['T-MUST']))).toThrow(/unknown rule T-NOPE/);
+  });
+});

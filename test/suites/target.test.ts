@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHttpTarget, splitUrl } from '../../suites/target/http.js';
+import { loadTargetConfig, parseTargetConfig } from '../../suites/target/config.js';
+import { createRateLimiter, retryAfterSeconds } from '../../suites/target/rate.js';
+import { TransportError } from '../../suites/target/types.js';
+import { UsageError } from '../../cli/errors.js';
+
+let server: Server;
+let base: string;
+const seen: string[] = [];
+let tooMany = 0;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    seen.push(req.url ?? '');
+    if (req.url === '/limited' && tooMany-- > 0) {
+      res.writeHead(429, { 'retry-after': '0' });
+      return res.end();
+    }
+    if (req.url === '/hang') return; // never answers
+    if (req.url === '/moved') {
+      res.writeHead(301, { location: '/new' });
+      return res.end();
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ url: req.url }));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+const get = (path: string) => ({ method: 'GET', url: base + path, headers: new Headers() });
+
+describe('http target', () => {
+  it('sends the path exactly as written: encodings and dot segments untouched', async () => {
+    const target = createHttpTarget({ baseUrl: base });
+    const raw = '/api/v4/projects/a%2Fb%2E/x/../%2e%2e/y?q=a+b%2B';
+    await target.send(get(raw));
+    expect(seen.at(-1)).toBe(raw);
+    await target.close();
+  });
+
+  it('escapes only what cannot travel in a request line', () => {
+    expect(splitUrl('http://h:1/a b/ü%2F?x=ö').path).toBe('/a%20b/%C3%BC%2F?x=%C3%B6');
+  });
+
+  it('never follows redirects', async () => {
+    const target = createHttpTarget({ baseUrl: base });
+    const r = await target.send(get('/moved'));
+    expect(r.status).toBe(301);
+    expect(r.headers.get('location')).toBe('/new');
+    await target.close();
+  });
+
+  it('waits out a 429 with Retry-After and retries', async () => {
+    const target = createHttpTarget({ baseUrl: base }, { rate: 50 });
+    tooMany = 1;
+    const r = await target.send(get('/limited'));
+    expect(r.status).toBe(200);
+    tooMany = 5;
+    const given = await target.send(get('/limited'));
+    // After the retries the 429 itself is the answer a check sees.
+    expect(given.status).toBe(429);
+    await target.close();
+  });
+
+  it('gives up on a request after the timeout with a transport error', async () => {
+    const target = createHttpTarget({ baseUrl: base }, { timeoutMs: 50 });
+    await expect(target.send(get('/hang'))).rejects.toMatchObject({ code: 'timeout' });
+    await target.close();
+  });
+
+  it('reports a refused connection as unreachable', async () => {
+    const target = createHttpTarget({ baseUrl: 'http://127.0.0.1:1' });
+    const error = await target.send({ method: 'GET', url: 'http://127.0.0.1:1/', headers: new Headers() }).catch((e) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error.code).toBe('unreachable');
+  });
+});
+
+describe('rate limiter', () => {
+  it('lets a burst through, then spaces requests by the rate', async () => {
+    let now = 0;
+    const limiter = createRateLimiter(2, () => now);
+    await limiter.take();
+    await limiter.take();
+    let third = false;
+    const p = limiter.take().then(() => (third = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(third).toBe(false); // the bucket is empty until virtual time moves
+    now = 1000;
+    await p;
+    expect(third).toBe(true);
+  });
+
+  it('reads Retry-After as seconds or a date', () => {
+    expect(retryAfterSeconds('3')).toBe(3);
+    expect(retryAfterSeconds(new Date(10_000).toUTCString(), () => 4_000)).toBe(6);
+    expect(retryAfterSeconds('soon')).toBeNull();
+    expect(retryAfterSeconds(null)).toBeNull();
+  });
+});
+
+describe('target config', () => {
+  it('reads YAML and JSON', () => {
+    expect(parseTargetConfig('baseUrl: http://127.0.0.1:3000\nrelease: "17.1"\n').release).toBe('17.1');
+    expect(parseTargetConfig('{"baseUrl":"http://127.0.0.1:3000"}').baseUrl).toBe('http://127.0.0.1:3000');
+  });
+
+  it('refuses bad configs with one line', () => {
+    for (const bad of ['baseUrl: [', '- a list', 'release: "17.1"', 'baseUrl: ftp://x']) {
+      let error: unknown;
+      try {
+        parseTargetConfig(bad, 't.yaml');
+      } catch (e) {
+        error = e;
+      }
+      expect(error, bad).toBeInstanceOf(UsageError);
+      expect((error as Error).message, bad).toMatch(/^t\.yaml: /);
+      expect((error as Error).message).not.toContain('\n');
+    }
+  });
+
+  it('validates against the schema shipped in spec/ and names the offending field', () => {
+    expect(() => parseTargetConfig('baseUrl: http://127.0.0.1:3000\noffering: cloud\n', 't.yaml')).toThrow(/^t\.yaml: offering /);
+    expect(() => parseTargetConfig('baseUrl: http://127.0.0.1:3000\nbaseURL: typo\n', 't.yaml')).toThrow(/additional.*\(baseURL\)/);
+    expect(() => parseTargetConfig('baseUrl: http://127.0.0.1:3000\nrelease: 18\n', 't.yaml')).toThrow(/^t\.yaml: release /);
+  });
+
+  it('loads a file and names a missing one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'idp-'));
+    const file = join(dir, 't.yaml');
+    writeFileSync(file, 'baseUrl: http://127.0.0.1:3000\n');
+    expect(loadTargetConfig(file).baseUrl).toBe('http://127.0.0.1:3000');
+    expect(() => loadTargetConfig(join(dir, 'none.yaml'))).toThrow(/cannot read .*ENOENT/);
+  });
+});
