@@ -35,19 +35,24 @@ function html(text: string): string {
   return escapeHtml(text.replace(/\r?\n/g, ' '));
 }
 
+/** Length of the longest match (no spread: a hostile body may hold more runs than arguments fit). */
+function longestRun(text: string, pattern: RegExp): number {
+  let longest = 0;
+  for (const run of text.match(pattern) ?? []) longest = Math.max(longest, run.length);
+  return longest;
+}
+
 /** Inline code that survives backticks inside the value. */
 function code(text: string): string {
   const oneLine = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
-  const longest = Math.max(0, ...(oneLine.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = '`'.repeat(longest + 1);
+  const fence = '`'.repeat(longestRun(oneLine, /`+/g) + 1);
   const pad = oneLine.startsWith('`') || oneLine.endsWith('`') ? ' ' : '';
   return `${fence}${pad}${oneLine}${pad}${fence}`;
 }
 
 /** A fenced block whose fence is longer than any backtick run in the body (so bodies cannot escape it). */
 function fenced(body: string, lang = 'text'): string {
-  const longest = Math.max(0, ...(body.match(/`{3,}/g) ?? []).map((run) => run.length));
-  const fence = '`'.repeat(Math.max(3, longest + 1));
+  const fence = '`'.repeat(Math.max(3, longestRun(body, /`{3,}/g) + 1));
   return `${fence}${lang}\n${body}\n${fence}`;
 }
 

@@ -81,15 +81,16 @@ const BEARER = /\b(Bearer)([ \t]+)([A-Za-z0-9\-._~+/]+=*…?)/g;
 /** A JSON Web Token anywhere (id_token, signed access tokens). */
 const JWT = /\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g;
 /** URL userinfo: scheme://user:password@host. */
-const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@)/gi;
+const USERINFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@)/gi;
 /**
  * `name=value`, `name: value`, `"name": "value"`, `name="value"` in text, query strings, form
- * bodies, JSON and logs. The name group is judged by isSecretName.
+ * bodies, JSON and logs: the head (name and separator) is found first and judged by isSecretName;
+ * only then is a value read, so a non-secret pair costs no scan of what follows it.
  */
-const PAIR =
-  /(["']?)([A-Za-z_][\w\-.%[\]]*)\1(\s*[:=]\s*)(?:"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'&,;<>#)}\]]+))/g;
+const PAIR_HEAD = /(["']?)(?<![\w\-.%[\]])([A-Za-z_][\w\-.%[\]]*)\1(\s*[:=]\s*)/g;
+const PAIR_VALUE = /"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'&,;<>#)}\]]+)/y;
 /** HTML fields: <input name="authenticity_token" value="...">, <meta name="csrf-token" content="...">. */
-const INPUT_TAG = /<(?:input|meta)\b[^>]*>/gi;
+const INPUT_TAG = /<(?:input|meta)\b[^<>]{0,2000}>/gi;
 
 /**
  * Masks everything in `text` that looks like a secret: credential headers, Bearer tokens, JWTs,
@@ -127,22 +128,24 @@ function maskUnlessHarmless(value: string): string {
 
 /**
  * Masks the values of secret-named pairs. A pair with another name ("http://...", "page=2") is
- * skipped by its name only, so a secret pair inside its value (a URL's query) is still found.
+ * skipped by its head only, so a secret pair inside its value (a URL's query) is still found.
  */
 function redactPairs(text: string): string {
-  const pattern = new RegExp(PAIR.source, 'g');
+  const head = new RegExp(PAIR_HEAD.source, 'g');
+  const valuePattern = new RegExp(PAIR_VALUE.source, 'y');
   let out = '';
   let copied = 0;
-  for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
-    const [match, quote, name, sep, dq, sq, bare] = m;
-    const head = `${quote}${name}${quote}${sep}`;
-    if (!isSecretName(name) || HEADER_NAMES.test(name)) {
-      pattern.lastIndex = m.index + head.length;
-      continue;
-    }
+  for (let m = head.exec(text); m; m = head.exec(text)) {
+    const name = m[2];
+    if (!isSecretName(name) || HEADER_NAMES.test(name)) continue;
+    valuePattern.lastIndex = head.lastIndex;
+    const v = valuePattern.exec(text);
+    if (!v) continue;
+    const [, dq, sq, bare] = v;
     const value = dq !== undefined ? `"${maskUnlessHarmless(dq)}"` : sq !== undefined ? `'${maskUnlessHarmless(sq)}'` : maskUnlessHarmless(bare ?? '');
-    out += text.slice(copied, m.index) + head + value;
-    copied = m.index + match.length;
+    out += text.slice(copied, head.lastIndex) + value;
+    copied = valuePattern.lastIndex;
+    head.lastIndex = valuePattern.lastIndex;
   }
   return out + text.slice(copied);
 }
@@ -165,6 +168,17 @@ function redactCookie(value: string, isSetCookie: boolean): string {
   return value.replace(/(^|;\s*)([^=;\s]+=)([^;]*)/g, (_m, lead, head, v) => `${lead}${head}${maskUnlessHarmless(v)}`);
 }
 
+/**
+ * Several Set-Cookie headers may arrive joined by newlines or by ", " (Headers.get); a comma
+ * followed by `name=` starts the next cookie (the comma of an Expires date does not).
+ */
+function redactSetCookies(value: string): string {
+  return value
+    .split(/(\n|,\s*(?=[^\s;=,]+=))/) // separators kept at the odd indexes
+    .map((part, i) => (i % 2 === 0 ? redactCookie(part, true) : part))
+    .join('');
+}
+
 // ---------------------------------------------------------------------------------------------
 // URLs, headers, bodies
 
@@ -180,19 +194,21 @@ export function redactUrl(url: string, options: RedactOptions = {}): string {
 const HEADER_WITH_SCHEME = new Set(['authorization', 'proxy-authorization']);
 const COOKIE_HEADERS = new Set(['cookie', 'set-cookie']);
 
+/** `Bearer abc…`: an Authorization value keeps its scheme, the credential is masked. */
+function maskCredential(value: string): string {
+  const m = /^(\s*[A-Za-z][\w.-]*)([ \t]+)(\S+)\s*$/.exec(value);
+  return m ? `${m[1]}${m[2]}${maskUnlessHarmless(m[3])}` : maskUnlessHarmless(value);
+}
+
 /** Headers with credentials masked: Authorization keeps its scheme, cookies keep their names. */
 export function redactHeaders(headers: Record<string, string>, options: RedactOptions = {}): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
     if (HEADER_WITH_SCHEME.has(lower)) {
-      const m = /^(\s*[A-Za-z][\w.-]*)([ \t]+)(.+)$/.exec(value);
-      out[name] = m ? `${m[1]}${m[2]}${maskUnlessHarmless(m[3].trim())}` : maskUnlessHarmless(value);
+      out[name] = maskCredential(value);
     } else if (COOKIE_HEADERS.has(lower)) {
-      out[name] = value
-        .split('\n') // several Set-Cookie headers may be joined by newlines
-        .map((line) => redactCookie(line, lower === 'set-cookie'))
-        .join('\n');
+      out[name] = lower === 'set-cookie' ? redactSetCookies(value) : redactCookie(value, false);
     } else if (isSecretName(name)) {
       out[name] = maskUnlessHarmless(value);
     } else {
@@ -223,13 +239,16 @@ export function redactBody(body: string, contentType = '', options: RedactOption
   return redactText(body, options);
 }
 
-function redactJson(value: unknown, options: RedactOptions, key?: string): unknown {
+/** Walks parsed JSON; everything under a secret-named field is masked, however deeply nested. */
+function redactJson(value: unknown, options: RedactOptions, key?: string, underSecret = false): unknown {
+  const secret = underSecret || (key !== undefined && isSecretName(key));
   if (typeof value === 'string') {
-    return key !== undefined && isSecretName(key) ? maskUnlessHarmless(value) : redactText(value, options);
+    if (!secret) return redactText(value, options);
+    return key !== undefined && HEADER_WITH_SCHEME.has(key.toLowerCase()) ? maskCredential(value) : maskUnlessHarmless(value);
   }
-  if (Array.isArray(value)) return value.map((item) => redactJson(item, options, key));
+  if (Array.isArray(value)) return value.map((item) => redactJson(item, options, key, secret));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactJson(v, options, k)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactJson(v, options, k, secret)]));
   }
   return value;
 }

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 
 /** The folder holding the YAML, whether we run from sources (spec/) or compiled (dist/spec/). */
 export function specDir(): string {
@@ -90,12 +90,24 @@ export function parseYaml(file: string, text: string): ParsedYaml {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const errors = doc.errors.map((e) => ({ line: lineCounter.linePos(e.pos[0]).line, message: e.message.split('\n')[0] }));
+  // The line of a mapping entry is the line of its key ("responses:"), not of its first child.
   const lineOf = (path: ReadonlyArray<string | number>): number => {
-    for (let n = path.length; n >= 0; n--) {
-      const node = doc.getIn(path.slice(0, n), true) as { range?: [number, number, number] } | undefined;
-      if (node && typeof node === 'object' && node.range) return lineCounter.linePos(node.range[0]).line;
+    let node: unknown = doc.contents;
+    let line = 1;
+    for (const segment of path) {
+      if (isMap(node)) {
+        const pair = node.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === segment);
+        if (!pair) break;
+        const keyRange = (pair.key as { range?: [number, number, number] } | null)?.range;
+        if (keyRange) line = lineCounter.linePos(keyRange[0]).line;
+        node = pair.value;
+      } else if (isSeq(node) && typeof segment === 'number' && node.items[segment] !== undefined) {
+        node = node.items[segment];
+        const range = (node as { range?: [number, number, number] }).range;
+        if (range) line = lineCounter.linePos(range[0]).line;
+      } else break;
     }
-    return 1;
+    return line;
   };
   return { file, doc, value: errors.length ? undefined : doc.toJS({ maxAliasCount: 100 }), lineOf, errors };
 }

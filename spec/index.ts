@@ -10,7 +10,7 @@ import { parse } from 'yaml';
 import { machineFiles, readSpecFiles, SCHEMA_FILES, SPEC_FILES, specDir, type SpecFiles } from './files.js';
 import { inRelease, compareReleases } from './releases.js';
 import { parseSourceText, type SourceText } from './source-text.js';
-import { validateSpec } from './validate.js';
+import { validateFiles } from './validate.js';
 import type {
   Fault,
   HttpMethod,
@@ -25,9 +25,9 @@ import type {
 } from './types.js';
 
 export { specDir } from './files.js';
-export type { SpecSource } from './files.js';
+export type { SpecSource, SpecFiles } from './files.js';
 export { compareReleases, inRelease } from './releases.js';
-export { validateSpec, matchSourceMap } from './validate.js';
+export { validateSpec, validateFiles, matchSourceMap } from './validate.js';
 export { parseSourceText, sectionMatches } from './source-text.js';
 export type { SourceText, SourceItem, SourceHeading } from './source-text.js';
 export { coverage } from './coverage.js';
@@ -63,7 +63,7 @@ let loaded: Loaded | undefined;
 function spec(): Loaded {
   if (loaded) return loaded;
   const files = readSpecFiles();
-  const problems = validateSpec({ dir: specDir() });
+  const problems = validateFiles(files);
   if (problems.length) {
     const shown = problems.slice(0, 20).map((p) => `  spec/${p.file}:${p.line}: ${p.message}`);
     const more = problems.length > shown.length ? [`  ... and ${problems.length - shown.length} more`] : [];
@@ -123,6 +123,33 @@ export function operation(operationId: string): OperationInfo {
   return found;
 }
 
+export interface CorsPreflight {
+  path: string;
+  since?: string;
+  rules: string[];
+  /** Lower-case header names a preflight may be granted (the source does not show the list). */
+  allowedHeaders: string[];
+  /** Lower-case header names never granted (X-Requested-With). */
+  refusedHeaders: string[];
+}
+
+/** Paths that answer CORS preflight requests (x-cors-preflight of their path item). */
+export function corsPreflights(): CorsPreflight[] {
+  const out: CorsPreflight[] = [];
+  for (const [path, item] of Object.entries(openapi().paths ?? {})) {
+    const ext = (item as Record<string, unknown> | undefined)?.['x-cors-preflight'] as Record<string, unknown> | undefined;
+    if (!ext) continue;
+    out.push({
+      path,
+      since: ext['x-since'] as string | undefined,
+      rules: (ext['x-rules'] as string[] | undefined) ?? [],
+      allowedHeaders: (ext.allowedHeaders as string[] | undefined) ?? [],
+      refusedHeaders: (ext.refusedHeaders as string[] | undefined) ?? [],
+    });
+  }
+  return out;
+}
+
 /** A schema of components.schemas by name (e.g. `DeviceTokenResponse`). */
 export function schema(name: string): OpenAPIV3_1.SchemaObject {
   const found = openapi().components?.schemas?.[name];
@@ -169,6 +196,12 @@ export function profiles(): Profiles {
 /** Every release the spec names, oldest first. */
 export function releases(): string[] {
   return Object.keys(profiles().releases ?? {}).sort(compareReleases);
+}
+
+/** The rules that start (since) or stop (until) at a release: what changes there. */
+export function rulesChangingAt(release: string): { starting: Rule[]; ending: Rule[] } {
+  const all = rules();
+  return { starting: all.filter((r) => r.since === release), ending: all.filter((r) => r.until === release) };
 }
 
 export function limits(): Limits {

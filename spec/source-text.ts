@@ -71,7 +71,7 @@ export function parseSourceText(markdown: string): SourceText {
       tableRow += 1;
       const cells = tableCells(raw);
       // Row 0 is the header, row 1 the separator.
-      if (tableRow >= 1 && !isSeparatorRow(cells)) items.push({ kind: 'row', section, text: cells.join(' | '), line });
+      if (tableRow >= 1 && !isSeparatorRow(cells)) items.push({ kind: 'row', section, text: cells.join(' | ').trim(), line });
       return;
     }
     tableRow = -1;
@@ -100,7 +100,16 @@ export function parseSourceText(markdown: string): SourceText {
  * equals the heading title, or is the title without its parenthesised tail
  * ("Token response" for "Token response (returned by POST /oauth/token)").
  */
+const matchCache = new Map<string, boolean>();
+
 export function sectionMatches(reference: string, path: string): boolean {
+  const key = `${reference}\u0000${path}`;
+  let hit = matchCache.get(key);
+  if (hit === undefined) matchCache.set(key, (hit = segmentsMatch(reference, path)));
+  return hit;
+}
+
+function segmentsMatch(reference: string, path: string): boolean {
   const ref = reference.split(' > ').map(clean);
   const have = path.split(' > ');
   if (ref.length !== have.length) return false;
@@ -113,10 +122,18 @@ export function sectionMatches(reference: string, path: string): boolean {
  * it is a heading path of the source, optionally followed by one label inside that section
  * ("Endpoints > POST /oauth/token > Rules") and a row note ("(row 3)").
  */
+/** A source outside this document: an RFC or other standard, documented behaviour, DESIGN. */
+export function isExternalSource(source: string): boolean {
+  return /not shown|^RFC |^OpenID |^Fetch |^DESIGN|^Documented/.test(source);
+}
+
 export function sourceReferenceOk(source: string, headings: SourceHeading[]): boolean {
-  if (/not shown|^RFC |^OpenID |^Fetch |^DESIGN|^Documented/.test(source)) return true;
+  if (isExternalSource(source)) return true;
   const bare = source.replace(/\s*\(row \d+\)\s*$/, '').trim();
   if (headings.some((h) => sectionMatches(bare, h.path))) return true;
-  const parent = bare.split(' > ').slice(0, -1).join(' > ');
-  return parent !== '' && headings.some((h) => sectionMatches(parent, h.path));
+  // A label inside a level-3 section ("Endpoints > POST /oauth/token > Rules"), never a
+  // misspelt heading directly under a top-level one.
+  const segments = bare.split(' > ');
+  const parent = segments.slice(0, -1).join(' > ');
+  return segments.length >= 3 && headings.some((h) => sectionMatches(parent, h.path));
 }

@@ -57,7 +57,6 @@ export interface ReleaseInfo {
   description: string;
   source: string;
   changes: string[];
-  rules: string[];
 }
 
 export interface OfferingInfo {
@@ -67,7 +66,6 @@ export interface OfferingInfo {
   /** Instance settings this offering fixes. */
   settings: Record<string, unknown>;
   clientAuthForPasswordGrantSince?: string;
-  rules: string[];
 }
 
 export interface Profiles {

@@ -9,12 +9,15 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats';
 import { compareReleases } from './releases.js';
 import { machineFiles, parseYaml, readSpecFiles, SCHEMA_FILES, SPEC_FILES, type ParsedYaml, type SpecFiles, type SpecSource } from './files.js';
-import { parseSourceText, sectionMatches, sourceReferenceOk, type SourceHeading, type SourceItem } from './source-text.js';
+import { isExternalSource, parseSourceText, sectionMatches, sourceReferenceOk, type SourceHeading, type SourceItem } from './source-text.js';
 import type { Machine, Problem, Profiles, Rule, SourceMapEntry, Fault } from './types.js';
 
 type Json = Record<string, unknown>;
 type AddFormats = (ajv: Ajv2020) => unknown;
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+
+/** Pagination response headers every paginated operation declares (PAG-LINK-HEADER, PAG-OFFSET-HEADERS). */
+const PAGINATION_HEADERS = ['link', 'x-next-page', 'x-page', 'x-per-page', 'x-prev-page', 'x-total', 'x-total-pages'];
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
@@ -45,7 +48,22 @@ function pathOf(error: ErrorObject): (string | number)[] {
     .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 }
 
+let compiledCache: { key: string; compiled: Map<string, ValidateFunction>; problems: Problem[] } | undefined;
+
+/** Compiling is the slow part of validation; the same schema texts compile once per process. */
 function compileSchemas(files: SpecFiles, problems: Problems): Map<string, ValidateFunction> {
+  const key = Object.values(SCHEMA_FILES)
+    .map((name) => files.get(name) ?? '')
+    .join('\u0000');
+  if (compiledCache?.key !== key) {
+    const own = new Problems();
+    compiledCache = { key, compiled: compileSchemasNow(files, own), problems: own.list };
+  }
+  for (const p of compiledCache.problems) problems.add(p.file, p.line, p.message);
+  return compiledCache.compiled;
+}
+
+function compileSchemasNow(files: SpecFiles, problems: Problems): Map<string, ValidateFunction> {
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   addFormats(ajv);
   const compiled = new Map<string, ValidateFunction>();
@@ -107,40 +125,48 @@ interface Context {
   headings: SourceHeading[];
 }
 
-function checkRuleRefs(ctx: Context, file: string, line: number, ids: unknown, where: string): void {
+/** Lines are looked up only when there is a problem to report (lookups are the costly part). */
+type At = () => number;
+
+function checkRuleRefs(ctx: Context, file: string, at: At, ids: unknown, where: string): void {
   if (!Array.isArray(ids)) return;
-  for (const id of ids) if (typeof id === 'string' && !ctx.knownRule(id)) ctx.problems.add(file, line, `${where}: unknown rule id ${id}`);
+  for (const id of ids) if (typeof id === 'string' && !ctx.knownRule(id)) ctx.problems.add(file, at(), `${where}: unknown rule id ${id}`);
 }
 
-function checkRelease(ctx: Context, file: string, line: number, release: unknown, where: string): void {
+function checkRelease(ctx: Context, file: string, at: At, release: unknown, where: string): void {
   if (typeof release === 'string' && ctx.releases.length && !ctx.releases.includes(release)) {
-    ctx.problems.add(file, line, `${where}: release ${release} is not listed in profiles.yaml releases`);
+    ctx.problems.add(file, at(), `${where}: release ${release} is not listed in profiles.yaml releases`);
   }
 }
 
-function checkSource(ctx: Context, file: string, line: number, source: unknown, where: string): void {
+function checkSource(ctx: Context, file: string, at: At, source: unknown, where: string): void {
   if (typeof source === 'string' && ctx.headings.length && !sourceReferenceOk(source, ctx.headings)) {
-    ctx.problems.add(file, line, `${where}: source "${source}" names no section of source-spec.md (nor an RFC "(not shown)")`);
+    ctx.problems.add(file, at(), `${where}: source "${source}" names no section of source-spec.md (nor an RFC "(not shown)")`);
   }
 }
 
 // ------------------------------------------------------------------------------------------- rules
 function checkRules(ctx: Context, parsed: ParsedYaml, rules: Rule[]): void {
   const seen = new Map<string, number>();
+  const line = (i: number) => parsed.lineOf(['rules', i, 'id']);
   rules.forEach((rule, i) => {
-    const line = parsed.lineOf(['rules', i, 'id']);
-    if (seen.has(rule.id)) ctx.problems.add(parsed.file, line, `duplicate rule id ${rule.id} (first at line ${seen.get(rule.id)})`);
-    else seen.set(rule.id, line);
-    checkRelease(ctx, parsed.file, parsed.lineOf(['rules', i, 'since']), rule.since, `rule ${rule.id} since`);
-    checkRelease(ctx, parsed.file, parsed.lineOf(['rules', i, 'until']), rule.until, `rule ${rule.id} until`);
+    const first = seen.get(rule.id);
+    if (first !== undefined) ctx.problems.add(parsed.file, line(i), `duplicate rule id ${rule.id} (first at line ${line(first)})`);
+    else seen.set(rule.id, i);
+    checkRelease(ctx, parsed.file, () => parsed.lineOf(['rules', i, 'since']), rule.since, `rule ${rule.id} since`);
+    checkRelease(ctx, parsed.file, () => parsed.lineOf(['rules', i, 'until']), rule.until, `rule ${rule.id} until`);
     if (rule.since && rule.until && compareReleases(rule.since, rule.until) >= 0) {
-      ctx.problems.add(parsed.file, line, `rule ${rule.id}: since ${rule.since} is not before until ${rule.until}`);
+      ctx.problems.add(parsed.file, line(i), `rule ${rule.id}: since ${rule.since} is not before until ${rule.until}`);
     }
     if (rule.flag && !ctx.flags.has(rule.flag)) ctx.problems.add(parsed.file, parsed.lineOf(['rules', i, 'flag']), `rule ${rule.id}: unknown flag ${rule.flag}`);
     if (rule.setting && !ctx.settings.has(rule.setting)) {
       ctx.problems.add(parsed.file, parsed.lineOf(['rules', i, 'setting']), `rule ${rule.id}: unknown setting ${rule.setting}`);
     }
-    checkSource(ctx, parsed.file, parsed.lineOf(['rules', i, 'source']), rule.source, `rule ${rule.id}`);
+    checkSource(ctx, parsed.file, () => parsed.lineOf(['rules', i, 'source']), rule.source, `rule ${rule.id}`);
+    // Where the source is silent we hold a deployment to the RFC only at `should` (DESIGN).
+    if (rule.level === 'must' && isExternalSource(rule.source)) {
+      ctx.problems.add(parsed.file, parsed.lineOf(['rules', i, 'level']), `rule ${rule.id}: level must, but its source "${rule.source}" is not the source document: use should`);
+    }
   });
 }
 
@@ -151,10 +177,10 @@ function checkMachine(ctx: Context, parsed: ParsedYaml, m: Machine): void {
   const expectedName = file.replace(/^.*\//, '').replace(/\.yaml$/, '');
   if (m.name !== expectedName) add(['name'], `machine name ${m.name} differs from its file name ${expectedName}`);
   if (!(m.initial in m.states)) add(['initial'], `initial state ${m.initial} is not declared in states`);
-  checkRelease(ctx, file, parsed.lineOf(['since']), m.since, 'machine since');
-  checkRelease(ctx, file, parsed.lineOf(['until']), m.until, 'machine until');
+  checkRelease(ctx, file, () => parsed.lineOf(['since']), m.since, 'machine since');
+  checkRelease(ctx, file, () => parsed.lineOf(['until']), m.until, 'machine until');
   if (m.flag && !ctx.flags.has(m.flag)) add(['flag'], `unknown flag ${m.flag}`);
-  checkSource(ctx, file, parsed.lineOf(['source']), m.source, 'machine');
+  checkSource(ctx, file, () => parsed.lineOf(['source']), m.source, 'machine');
 
   const used = { triggers: new Set<string>(), conditions: new Set<string>(), effects: new Set<string>() };
   const groups = new Map<string, { conditions: Map<string, number>; otherwiseAt?: number; lastIndex: number }>();
@@ -170,8 +196,8 @@ function checkMachine(ctx: Context, parsed: ParsedYaml, m: Machine): void {
       add(at('result'), `${label}: unknown schema ${row.result.body} (not in openapi.yaml components.schemas)`);
     }
     if (m.states[row.state]?.terminal && row.next !== row.state) add(at('next'), `${label}: terminal state ${row.state} must not lead to ${row.next}`);
-    checkRuleRefs(ctx, file, parsed.lineOf(at('rules')), row.rules, label);
-    checkSource(ctx, file, parsed.lineOf(at('source')), row.source, label);
+    checkRuleRefs(ctx, file, () => parsed.lineOf(at('rules')), row.rules, label);
+    checkSource(ctx, file, () => parsed.lineOf(at('source')), row.source, label);
     used.triggers.add(row.trigger);
     used.conditions.add(row.condition);
     row.effects.forEach((e) => used.effects.add(e));
@@ -216,7 +242,7 @@ function checkMachine(ctx: Context, parsed: ParsedYaml, m: Machine): void {
 }
 
 // ---------------------------------------------------------------------------------------- profiles
-function checkProfiles(ctx: Context, parsed: ParsedYaml, p: Profiles & { limits: Json; limitSources: Record<string, { rules: string[] }> }, rules: Rule[]): void {
+function checkProfiles(ctx: Context, parsed: ParsedYaml, p: Profiles & { limits: Json; limitSources: Record<string, { rules: string[] }> }): void {
   const { file } = parsed;
   const releases = Object.keys(p.releases ?? {});
   releases.forEach((r, i) => {
@@ -224,43 +250,20 @@ function checkProfiles(ctx: Context, parsed: ParsedYaml, p: Profiles & { limits:
   });
   if (!releases.includes(p.defaults.release)) ctx.problems.add(file, parsed.lineOf(['defaults', 'release']), `default release ${p.defaults.release} is not listed in releases`);
   for (const [name, flag] of Object.entries(p.flags)) {
-    checkRelease(ctx, file, parsed.lineOf(['flags', name, 'since']), flag.since, `flag ${name} since`);
-    checkRuleRefs(ctx, file, parsed.lineOf(['flags', name, 'rules']), flag.rules, `flag ${name}`);
+    checkRelease(ctx, file, () => parsed.lineOf(['flags', name, 'since']), flag.since, `flag ${name} since`);
+    checkRuleRefs(ctx, file, () => parsed.lineOf(['flags', name, 'rules']), flag.rules, `flag ${name}`);
   }
-  for (const [name, setting] of Object.entries(p.settings)) checkRuleRefs(ctx, file, parsed.lineOf(['settings', name, 'rules']), setting.rules, `setting ${name}`);
+  for (const [name, setting] of Object.entries(p.settings)) checkRuleRefs(ctx, file, () => parsed.lineOf(['settings', name, 'rules']), setting.rules, `setting ${name}`);
   for (const [name, offering] of Object.entries(p.offerings ?? {})) {
-    checkRuleRefs(ctx, file, parsed.lineOf(['offerings', name, 'rules']), offering.rules, `offering ${name}`);
     for (const key of Object.keys(offering.settings)) {
       if (!(key in p.settings)) ctx.problems.add(file, parsed.lineOf(['offerings', name, 'settings', key]), `offering ${name}: unknown setting ${key}`);
-    }
-    const expected = rules.filter((r) => r.offering === name).map((r) => r.id);
-    for (const id of expected) {
-      if (!offering.rules.includes(id)) ctx.problems.add(file, parsed.lineOf(['offerings', name, 'rules']), `offering ${name}: rule ${id} applies only to it but is not listed`);
-    }
-    for (const id of offering.rules) {
-      const rule = rules.find((r) => r.id === id);
-      if (rule && rule.offering !== name) ctx.problems.add(file, parsed.lineOf(['offerings', name, 'rules']), `offering ${name}: rule ${id} is listed but its offering is ${rule.offering ?? 'unset'}`);
-    }
-  }
-  // Each release lists exactly the rules that start or stop at it.
-  for (const release of releases) {
-    const listed = p.releases![release].rules;
-    checkRuleRefs(ctx, file, parsed.lineOf(['releases', release, 'rules']), listed, `release ${release}`);
-    for (const rule of rules) {
-      const changesHere = rule.since === release || rule.until === release;
-      if (changesHere && !listed.includes(rule.id)) {
-        ctx.problems.add(file, parsed.lineOf(['releases', release, 'rules']), `release ${release}: rule ${rule.id} starts or stops here but is not listed`);
-      }
-      if (!changesHere && listed.includes(rule.id)) {
-        ctx.problems.add(file, parsed.lineOf(['releases', release, 'rules']), `release ${release}: rule ${rule.id} is listed but neither starts nor stops here`);
-      }
     }
   }
   const limitKeys = Object.keys(p.limits);
   for (const key of limitKeys) if (!(key in p.limitSources)) ctx.problems.add(file, parsed.lineOf(['limits', key]), `limit ${key} has no limitSources entry`);
   for (const [key, entry] of Object.entries(p.limitSources)) {
     if (!limitKeys.includes(key)) ctx.problems.add(file, parsed.lineOf(['limitSources', key]), `limitSources names unknown limit ${key}`);
-    checkRuleRefs(ctx, file, parsed.lineOf(['limitSources', key, 'rules']), entry.rules, `limit ${key}`);
+    checkRuleRefs(ctx, file, () => parsed.lineOf(['limitSources', key, 'rules']), entry.rules, `limit ${key}`);
   }
 }
 
@@ -305,6 +308,11 @@ function checkOpenapi(ctx: Context, parsed: ParsedYaml, doc: Json): void {
       const responses = op.responses as Json | undefined;
       if (!responses || !Object.keys(responses).length) add(at(), `${label}: no responses`);
       else for (const code of Object.keys(responses)) if (!/^([1-5]\d\d|[1-5]XX|default)$/.test(code)) add(at('responses', code), `${label}: ${code} is not a status code`);
+      if (op['x-paginated'] === true) {
+        const headers = Object.keys((((responses ?? {})['200'] as Json | undefined)?.headers as Json | undefined) ?? {}).map((h) => h.toLowerCase());
+        const missing = PAGINATION_HEADERS.filter((h) => !headers.includes(h));
+        if (missing.length) add(at('responses'), `${label}: paginated, but its 200 response lacks the headers ${missing.join(', ')}`);
+      }
       const opParams = (Array.isArray(op.parameters) ? op.parameters : []) as Json[];
       const declared = [...pathLevel, ...opParams].filter((p) => p && p.in === 'path').map((p) => p.name as string);
       for (const name of templateParams) if (!declared.includes(name)) add(at(), `${label}: path parameter {${name}} is not declared`);
@@ -330,13 +338,13 @@ function checkOpenapi(ctx: Context, parsed: ParsedYaml, doc: Json): void {
         else if (resolvePointer(doc, value) === undefined) add(here, `$ref ${value} does not resolve`);
       } else if (key === 'x-rules') {
         if (!Array.isArray(value)) add(here, 'x-rules must be a list of rule ids');
-        else checkRuleRefs(ctx, file, parsed.lineOf(here), value, 'x-rules');
+        else checkRuleRefs(ctx, file, () => parsed.lineOf(here), value, 'x-rules');
       } else if (key === 'x-since' || key === 'x-until') {
-        checkRelease(ctx, file, parsed.lineOf(here), value, key);
+        checkRelease(ctx, file, () => parsed.lineOf(here), value, key);
       } else if (key === 'x-flag') {
         if (typeof value !== 'string' || !ctx.flags.has(value)) add(here, `x-flag: unknown flag ${String(value)}`);
       } else if (key === 'x-source') {
-        if (value !== 'not-shown') checkSource(ctx, file, parsed.lineOf(here), value, 'x-source');
+        if (value !== 'not-shown') checkSource(ctx, file, () => parsed.lineOf(here), value, 'x-source');
       } else if (key === 'x-keyset') {
         const rule = (value as Json | undefined)?.rule;
         if (typeof rule !== 'string' || !ctx.knownRule(rule)) add(here, `x-keyset: unknown rule id ${String(rule)}`);
@@ -350,6 +358,8 @@ function checkOpenapi(ctx: Context, parsed: ParsedYaml, doc: Json): void {
   };
   walk(doc, []);
 }
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function resolvePointer(doc: Json, ref: string): unknown {
   let node: unknown = doc;
@@ -382,7 +392,7 @@ export function matchSourceMap(items: SourceItem[], entries: SourceMapEntry[]): 
 function checkSourceMap(ctx: Context, parsed: ParsedYaml, entries: SourceMapEntry[], items: SourceItem[]): void {
   const { file } = parsed;
   entries.forEach((entry, i) => {
-    checkRuleRefs(ctx, file, parsed.lineOf(['entries', i, 'rules']), entry.rules, `entry ${i + 1}`);
+    checkRuleRefs(ctx, file, () => parsed.lineOf(['entries', i, 'rules']), entry.rules, `entry ${i + 1}`);
     if (ctx.headings.length && !ctx.headings.some((h) => sectionMatches(entry.section, h.path))) {
       ctx.problems.add(file, parsed.lineOf(['entries', i, 'section']), `entry ${i + 1}: section "${entry.section}" is not a heading of source-spec.md`);
     }
@@ -408,7 +418,11 @@ const entry = (e: SourceMapEntry): string => `${e.section}: ${e.row ?? e.bullet}
  * schema violations, unknown references, machine defects, source-map gaps. Empty when clean.
  */
 export function validateSpec(source: SpecSource | string = {}): Problem[] {
-  const files = readSpecFiles(typeof source === 'string' ? { dir: source } : source);
+  return validateFiles(readSpecFiles(typeof source === 'string' ? { dir: source } : source));
+}
+
+/** validateSpec on files already read (relative path to text). */
+export function validateFiles(files: SpecFiles): Problem[] {
   const problems = new Problems();
   const schemas = compileSchemas(files, problems);
 
@@ -433,25 +447,29 @@ export function validateSpec(source: SpecSource | string = {}): Problem[] {
 
   const rules = rulesOk ? ((rulesFile!.value as { rules: Rule[] }).rules ?? []) : [];
   const profiles = profilesOk ? (profilesFile!.value as Profiles & { limits: Json; limitSources: Record<string, { rules: string[] }> }) : undefined;
+  // Names come from the raw file even when its schema check failed, so one bad field in
+  // profiles.yaml does not make every release and flag elsewhere look unknown.
+  const rawProfiles = (isObject(profilesFile?.value) ? profilesFile!.value : {}) as Json;
+  const names = (key: string): string[] => (isObject(rawProfiles[key]) ? Object.keys(rawProfiles[key] as Json) : []);
   const ruleIds = new Set(rules.map((r) => r.id));
   const ctx: Context = {
     problems,
     knownRule: rulesOk ? (id) => ruleIds.has(id) : () => true,
-    releases: Object.keys(profiles?.releases ?? {}),
-    flags: new Set(Object.keys(profiles?.flags ?? {})),
-    settings: new Set(Object.keys(profiles?.settings ?? {})),
+    releases: names('releases'),
+    flags: new Set(names('flags')),
+    settings: new Set(names('settings')),
     schemas: new Set(Object.keys(((openapiDoc?.components as Json | undefined)?.schemas as Json | undefined) ?? {})),
     headings: sourceText.headings,
   };
   if (rulesOk) checkRules(ctx, rulesFile!, rules);
-  if (profilesOk) checkProfiles(ctx, profilesFile!, profiles!, rules);
+  if (profilesOk) checkProfiles(ctx, profilesFile!, profiles!);
   if (faultsOk) {
     const names = new Map<string, number>();
     ((faultsFile!.value as { faults: Fault[] }).faults ?? []).forEach((fault, i) => {
       const line = faultsFile!.lineOf(['faults', i, 'name']);
       if (names.has(fault.name)) problems.add(faultsFile!.file, line, `duplicate fault ${fault.name} (first at line ${names.get(fault.name)})`);
       else names.set(fault.name, line);
-      checkRuleRefs(ctx, faultsFile!.file, faultsFile!.lineOf(['faults', i, 'rules']), fault.rules, `fault ${fault.name}`);
+      checkRuleRefs(ctx, faultsFile!.file, () => faultsFile!.lineOf(['faults', i, 'rules']), fault.rules, `fault ${fault.name}`);
     });
   }
   if (openapiDoc) checkOpenapi(ctx, openapiFile!, openapiDoc);

@@ -1,6 +1,7 @@
 /** The data the checks may rely on (the target config's `fixtures`), as the simulator seeds it. */
 import type { Fixtures } from '../../suites/types.js';
 import { dataset } from '../data/index.js';
+import { BRANCHES, TAGS } from '../data/tree.js';
 import type { Sim } from '../types.js';
 
 export function apiFixtures(sim: Sim): Fixtures {
@@ -13,5 +14,7 @@ export function apiFixtures(sim: Sim): Fixtures {
     group: group.fullPath,
     registryRepositoryId: records.registryRepositoryId(project),
     packageId: records.packages(project).at(0).id,
+    slashedBranch: BRANCHES.find((b) => b.includes('/')),
+    slashedTag: TAGS.find((t) => t.includes('/')),
   };
 }

@@ -15,8 +15,15 @@ export const listProjects = endpoint(PUBLIC_READ, (ctx, caller) => {
   const search = str(params, 'search')?.toLowerCase();
   const archived = bool(params, 'archived');
   const visibility = str(params, 'visibility');
-  let seq = dataset(ctx.sim).catalog.projects.byId;
-  if (!caller || search !== undefined || archived !== undefined || visibility !== undefined) {
+  const { projects } = dataset(ctx.sim).catalog;
+  let seq = projects.byId;
+  const filters = search !== undefined || archived !== undefined || visibility !== undefined;
+  if (!caller && !filters) {
+    // the anonymous view, kept until a project is created
+    const cache = ctx.sim.state('api.publicProjects', () => ({ count: -1, seq }));
+    if (cache.count !== projects.count) Object.assign(cache, { count: projects.count, seq: filtered(seq, (p: ProjectRec) => p.visibility === 'public') });
+    seq = cache.seq;
+  } else if (filters) {
     // a filter reads every project: projects are few (hundreds per seed-size unit)
     seq = filtered(seq, (p: ProjectRec) =>
       (caller !== null || p.visibility === 'public') &&

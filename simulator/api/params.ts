@@ -26,9 +26,7 @@ function splitName(name: string): string[] {
   return keys;
 }
 
-type Node = { [key: string]: Node | string | Node[] | string[] } | string | (Node | string)[];
-
-function isHash(v: unknown): v is Record<string, Node> {
+function isHash(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 

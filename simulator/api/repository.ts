@@ -2,7 +2,7 @@
 import { dataset, type ProjectRec } from '../data/index.js';
 import { BRANCHES, TAGS, repositoryFiles, type RepoFile } from '../data/tree.js';
 import type { Ctx } from '../types.js';
-import { mix } from '../data/hash.js';
+import { hashString, objectHex } from '../data/hash.js';
 
 export function filesOf(ctx: Ctx, project: ProjectRec): RepoFile[] {
   return repositoryFiles(dataset(ctx.sim).seed, project.id);
@@ -14,9 +14,5 @@ export function refExists(ref: string): boolean {
 
 /** A stable commit id per (project, ref). */
 export function commitId(ctx: Ctx, project: ProjectRec, ref: string): string {
-  let n = 0;
-  for (let i = 0; i < ref.length; i++) n = (Math.imul(n, 33) + ref.charCodeAt(i)) | 0;
-  let out = '';
-  for (let i = 0; out.length < 40; i++) out += mix(dataset(ctx.sim).seed, 95, project.id, n, i).toString(16).padStart(8, '0');
-  return out.slice(0, 40);
+  return objectHex(dataset(ctx.sim).seed, 95, project.id, hashString(ref));
 }

@@ -28,7 +28,7 @@ export const simConfig: Handler = (ctx) => json(200, targetConfig(ctx.sim, ctx.o
 
 export const simReset = guarded((ctx) => {
   ctx.sim.reset();
-  return json(200, {});
+  return json(200, { ok: true });
 });
 
 export const simClock = guarded((ctx, body) => {
@@ -50,7 +50,8 @@ function deviceDecision(trigger: 'approve' | 'deny'): Handler {
     const record = deviceByUserCode(ctx.sim, userCode);
     if (!record) return apiError(404, 'no device authorization has this user_code');
     const row = await fireDevice({ sim: ctx.sim, record, user }, trigger);
-    return json(row.result.status, { user_code: record.userCode, state: record.state, result: row.result.page ?? null });
+    const ok = row.result.status < 400;
+    return json(row.result.status, { ok, user_code: record.userCode, state: record.state, result: row.result.page ?? null });
   });
 }
 
@@ -89,15 +90,17 @@ export const simCreateUser = guarded((ctx, body) => {
   });
   const groups = list(body, 'groups');
   if (groups) user.groups = groups;
+  // The REST User shape (spec/openapi.yaml `User`) plus what a test needs to sign in.
   return json(201, {
     id: user.id,
     username: user.username,
-    password: user.password,
     name: user.name,
+    state: 'active',
     email: user.email,
-    admin: user.admin,
-    twoFactor: user.twoFactor,
+    two_factor_enabled: user.twoFactor,
+    is_admin: user.admin,
     groups: user.groups ?? [],
+    password: user.password,
   });
 });
 

@@ -60,3 +60,17 @@ export const TOPICS = [
   'login page', 'token refresh', 'pagination links', 'CI cache', 'search index', 'webhook retries',
   'audit log export', 'registry cleanup', 'dark mode', 'rate limiter', 'file upload', 'merge checks',
 ];
+
+/** A 32-bit number from a string (paths, ref names), to feed mix(). */
+export function hashString(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) n = (Math.imul(n, 31) + text.charCodeAt(i)) | 0;
+  return n >>> 0;
+}
+
+/** A 40-hex-digit object id (commit, blob, pipeline sha) from mix() parts. */
+export function objectHex(...parts: number[]): string {
+  let out = '';
+  for (let i = 0; out.length < 40; i++) out += mix(...parts, i).toString(16).padStart(8, '0');
+  return out.slice(0, 40);
+}

@@ -4,7 +4,7 @@
  * `created_after` filter is a binary search too.
  */
 import type { GroupRec, ProjectRec } from './catalog.js';
-import { NOUNS, TOPICS, VERBS, mix, pad, pick } from './hash.js';
+import { NOUNS, TOPICS, VERBS, mix, objectHex, pad, pick } from './hash.js';
 import { IDS, spread } from './sizes.js';
 import { concat, fromArray, generated, type Seq } from './seq.js';
 
@@ -81,12 +81,6 @@ const STAGES = ['build', 'test', 'deploy'];
 const ACTIONS = ['added', 'changed', 'removed', 'signed_in', 'token_created', 'token_revoked'];
 const LABELS = ['bug', 'feature', 'docs', 'security', 'performance', 'ux'];
 const PACKAGE_TYPES = ['npm', 'maven', 'pypi', 'generic'];
-
-function sha(seed: number, ...parts: number[]): string {
-  let out = '';
-  for (let i = 0; out.length < 40; i++) out += mix(seed, ...parts, i).toString(16).padStart(8, '0');
-  return out.slice(0, 40);
-}
 
 export function createRecords(seed: number, authorIds: (h: number) => number) {
   const issueAt = (p: ProjectRec, pos: number): IssueRec => {
@@ -168,7 +162,7 @@ export function createRecords(seed: number, authorIds: (h: number) => number) {
           id: pkg.id * IDS.stride + pos + 1,
           iid: pos + 1,
           projectId: p.id,
-          sha: sha(seed, 72, pkg.id, pos),
+          sha: objectHex(seed, 72, pkg.id, pos),
           ref: 'main',
           status: pick(STATUSES, h),
           createdAt: spread(pos, p.sizes.packagePipelines),

@@ -3,7 +3,7 @@
  * The REST tree/file/branch/tag endpoints read it, and simulator/git writes the very same files
  * into the bare repository behind Git over HTTPS, so both views agree.
  */
-import { mix, pick, NOUNS } from './hash.js';
+import { NOUNS, hashString, mix, objectHex, pick } from './hash.js';
 
 export interface RepoFile {
   path: string;
@@ -47,11 +47,7 @@ export const BRANCHES = ['main', 'develop', 'feature/login-page'];
 export const TAGS = ['v1.0.0', 'v1.1.0', 'release/2024.01'];
 
 function objectId(seed: number, projectId: number, path: string): string {
-  let n = 0;
-  for (let i = 0; i < path.length; i++) n = (Math.imul(n, 31) + path.charCodeAt(i)) | 0;
-  let out = '';
-  for (let i = 0; out.length < 40; i++) out += mix(seed, 93, projectId, n, i).toString(16).padStart(8, '0');
-  return out.slice(0, 40);
+  return objectHex(seed, 93, projectId, hashString(path));
 }
 
 /**

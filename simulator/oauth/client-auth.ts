@@ -2,9 +2,9 @@
  * Client authentication at the token, device and revocation endpoints (RFC 6749 §2.3.1): HTTP
  * Basic with the form-encoded client_id and client_secret, or both in the body, never both ways.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { Sim } from '../types.js';
 import type { Application } from '../store.js';
+import { sameSecret } from './compare.js';
 import { InvalidClient, InvalidRequest } from './errors.js';
 import type { Params } from './params.js';
 
@@ -43,12 +43,6 @@ export function presentedClient(request: Request, params: Params): ClientCredent
     return null;
   }
   return { clientId: bodyId, secret: bodySecret ?? null, via: 'body' };
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /**

@@ -1,20 +1,16 @@
 /**
  * CORS on the /oauth endpoints. Cross-origin requests get `Access-Control-Allow-Origin: *`
- * (no credentials: tokens travel in headers, not cookies). From 15.1, preflight succeeds on
- * /oauth/token, /oauth/revoke and /oauth/userinfo, granting only the allowed headers:
- * X-Requested-With is never among them.
+ * (no credentials: tokens travel in headers, not cookies). Preflight is answered on the paths
+ * spec/openapi.yaml marks with x-cors-preflight, from its release on, granting only the headers
+ * listed there: X-Requested-With is never among them.
  */
-import type { Middleware } from '../types.js';
-import { corsPreflightAvailable } from './gates.js';
-
-const PREFLIGHT_METHODS: Record<string, string[]> = {
-  '/oauth/token': ['POST'],
-  '/oauth/revoke': ['POST'],
-  '/oauth/userinfo': ['GET', 'HEAD', 'POST'],
-};
+import { corsPreflights, operations, type CorsPreflight } from '../../spec/index.js';
+import type { Middleware, Sim } from '../types.js';
 
 const CROSS_ORIGIN = new Set([
-  ...Object.keys(PREFLIGHT_METHODS),
+  '/oauth/token',
+  '/oauth/revoke',
+  '/oauth/userinfo',
   '/oauth/token/info',
   '/oauth/authorize_device',
   '/oauth/discovery/keys',
@@ -22,20 +18,26 @@ const CROSS_ORIGIN = new Set([
   '/.well-known/openid-configuration',
 ]);
 
-export const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Accept'];
+function preflightOf(sim: Sim, path: string): CorsPreflight | undefined {
+  const found = corsPreflights().find((p) => p.path === path);
+  return found && sim.inForce({ since: found.since }) ? found : undefined;
+}
 
-function preflight(request: Request, methods: string[], allowAny: boolean): Response {
+function preflight(request: Request, sim: Sim, spec: CorsPreflight): Response {
+  const methods = operations()
+    .filter((o) => o.path === spec.path)
+    .map((o) => o.method.toUpperCase());
   const asked = (request.headers.get('access-control-request-headers') ?? '')
     .split(',')
-    .map((h) => h.trim())
+    .map((h) => h.trim().toLowerCase())
     .filter(Boolean);
-  const allowed = allowAny ? asked : ALLOWED_HEADERS;
+  const granted = sim.fault('cors-allows-x-requested-with') ? [...new Set([...spec.allowedHeaders, ...asked])] : spec.allowedHeaders;
   return new Response(null, {
     status: 204,
     headers: {
       'access-control-allow-origin': '*',
       'access-control-allow-methods': [...methods, 'OPTIONS'].join(', '),
-      'access-control-allow-headers': allowed.join(', '),
+      'access-control-allow-headers': granted.join(', '),
     },
   });
 }
@@ -43,12 +45,13 @@ function preflight(request: Request, methods: string[], allowAny: boolean): Resp
 export const cors: Middleware = async (request, sim, next) => {
   const path = new URL(request.url).pathname;
   const origin = request.headers.get('origin');
-  const methods = PREFLIGHT_METHODS[path];
-  if (request.method === 'OPTIONS' && origin && request.headers.has('access-control-request-method') && methods && corsPreflightAvailable(sim)) {
-    return preflight(request, methods, sim.fault('cors-allows-x-requested-with'));
+  if (request.method === 'OPTIONS' && origin && request.headers.has('access-control-request-method')) {
+    const spec = preflightOf(sim, path);
+    if (spec) return preflight(request, sim, spec);
   }
   const response = await next();
-  if (!origin || !CROSS_ORIGIN.has(path)) return response;
+  // An OPTIONS that is not a granted preflight gets no CORS headers: the browser must refuse it.
+  if (!origin || !CROSS_ORIGIN.has(path) || request.method === 'OPTIONS') return response;
   const out = new Response(response.body, response);
   out.headers.set('access-control-allow-origin', '*');
   return out;

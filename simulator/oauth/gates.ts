@@ -22,11 +22,6 @@ export function deviceGrantAvailable(sim: Sim): boolean {
   return sim.inForce(m) && (!m.flag || sim.flag(m.flag));
 }
 
-/** CORS preflight on the token, revoke and userinfo endpoints. */
-export function corsPreflightAvailable(sim: Sim): boolean {
-  return sim.inForce({ since: releaseNaming('CORS-PREFLIGHT') });
-}
-
 /** Must a password grant carry client credentials (admin setting, or the hosted offering since its date)? */
 export function passwordGrantNeedsClient(sim: Sim): boolean {
   if (sim.options.settings.passwordGrantClientCredentialsOnly) return true;

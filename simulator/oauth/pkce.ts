@@ -1,6 +1,7 @@
 /** PKCE (RFC 7636): the verifier's alphabet and length, the S256 challenge and its comparison. */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { limits } from '../../spec/index.js';
+import { sameSecret } from './compare.js';
 
 export const CHALLENGE_METHODS = ['S256'] as const;
 
@@ -26,7 +27,5 @@ export function verifierProblem(verifier: string): string | null {
 }
 
 export function verifierMatches(verifier: string, challenge: string): boolean {
-  const a = Buffer.from(s256(verifier));
-  const b = Buffer.from(challenge);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return sameSecret(s256(verifier), challenge);
 }

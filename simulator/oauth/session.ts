@@ -3,10 +3,10 @@
  * token per session, and a fresh session id on sign-in (no fixation). The session's createdAt is
  * the time of sign-in, which the id_token reports as auth_time.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { Sim } from '../types.js';
 import type { Session, User } from '../store.js';
 import { secret } from '../random.js';
+import { sameSecret } from './compare.js';
 
 export const SESSION_COOKIE = '_idp_session';
 
@@ -57,10 +57,7 @@ export function signIn(sim: Sim, request: Request, user: User): Session {
 }
 
 export function csrfValid(session: Session | undefined, token: string | undefined | null): boolean {
-  if (!session || !token) return false;
-  const a = Buffer.from(session.csrf);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return !!session && !!token && sameSecret(token, session.csrf);
 }
 
 /** Where to send a visitor who must sign in first, coming back to `returnTo` (a local path). */

@@ -18,7 +18,8 @@ export const oauthTokenInfo = endpoint((ctx) => {
     resource_owner_id: token.userId,
     scope: [...token.scopes],
     expires_in: expiresIn,
-    application: app ? { uid: app.uid } : null,
+    // Doorkeeper's shape: an application-less token (password grant without client) says uid null.
+    application: { uid: app?.uid ?? null },
     created_at: token.createdAt,
   };
   if (!sim.fault('token-info-no-aliases')) {

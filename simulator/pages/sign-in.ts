@@ -3,8 +3,8 @@ import type { Handler } from '../types.js';
 import { redirect } from '../http.js';
 import { userByLogin } from '../store.js';
 import { ensureSession, csrfValid, safeReturnPath, sessionCookie, signIn as startSession, sessionOf } from '../oauth/session.js';
+import { sameSecret } from '../oauth/compare.js';
 import { FIELDS, esc, hidden, messagePage, page } from './layout.js';
-import { timingSafeEqual } from 'node:crypto';
 
 const HOME = '/user_settings/applications';
 
@@ -25,12 +25,6 @@ export const signInPage: Handler = (ctx) => {
   return page(200, 'Sign in', form(session.csrf, returnTo), { setCookie });
 };
 
-function samePassword(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 export const signIn: Handler = async (ctx) => {
   const body = await ctx.body();
   const form_ = body.kind === 'form' ? body.form : new URLSearchParams();
@@ -40,7 +34,7 @@ export const signIn: Handler = async (ctx) => {
   }
   const returnTo = safeReturnPath(form_.get(FIELDS.returnTo), HOME);
   const user = userByLogin(ctx.sim.store, form_.get(FIELDS.login) ?? '');
-  if (!user || !samePassword(form_.get(FIELDS.password) ?? '', user.password)) {
+  if (!user || !sameSecret(form_.get(FIELDS.password) ?? '', user.password)) {
     return page(401, 'Sign in', form(session!.csrf, returnTo, 'Invalid login or password.'));
   }
   const fresh = startSession(ctx.sim, ctx.request, user);

@@ -4,7 +4,9 @@ import { limits } from '../../spec/index.js';
 import type { Check, CheckContext } from '../types.js';
 import { DEVICE_GRANT, expectAccessAlive, expectOAuthError, expectTokenOk, jsonObject, TOKEN_PATH, tokenInfo } from '../grants/support.js';
 import { expectTokenFields } from '../grants/token-fields.js';
-import { authorizeDevice, AUTHORIZE_DEVICE_PATH, deviceApp, poll, startDevice } from './flow.js';
+import { createBrowser } from '../drivers/form.js';
+import type { HtmlForm } from '../drivers/html.js';
+import { authorizeDevice, AUTHORIZE_DEVICE_PATH, deviceApp, needTime, poll, startDevice, wait } from './flow.js';
 import { deviceCommands, machineRules, runModel } from './model.js';
 
 function absoluteUrl(value: string): URL | undefined {
@@ -23,8 +25,72 @@ export const deviceChecks: Check[] = [
     rules: [...machineRules(), 'DEV-SLOW-DOWN-INTERVAL-GROWS', 'DEV-TOKEN-PARAMS'],
     needs: ['device'],
     async run(t: CheckContext) {
-      if (!t.caps.clock && !t.slow) t.skip('needs clock control (the simulator) or --slow to wait in real time');
+      needTime(t);
       await t.property(deviceCommands(!t.caps.clock), (commands) => runModel(t, commands));
+    },
+  },
+  {
+    id: 'device.expired-token',
+    suite: 'device',
+    title: 'Once the device code lifetime has passed, polls answer expired_token, also after the user approves',
+    rules: ['DEV-EXPIRED-TOKEN'],
+    needs: ['device'],
+    async run(t: CheckContext) {
+      needTime(t);
+      const start = await startDevice(t);
+      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'authorization_pending' }, 'first poll of a fresh device code');
+      await wait(t, start.expiresIn);
+      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'expired_token' }, `poll ${start.expiresIn} s after the device code was issued`);
+      await t.driver.approveDevice(start.userCode).catch(() => undefined);
+      await wait(t, start.interval);
+      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'expired_token' }, 'poll after the user tried to approve an expired code');
+    },
+  },
+  {
+    id: 'device.slow-down',
+    suite: 'device',
+    title: 'A poll sooner than the interval after the previous one answers slow_down',
+    rules: ['DEV-SLOW-DOWN', 'DEV-AUTHORIZATION-PENDING'],
+    needs: ['device'],
+    async run(t: CheckContext) {
+      const start = await startDevice(t);
+      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'authorization_pending' }, 'first poll of a fresh device code');
+      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'slow_down' }, 'a second poll at once');
+    },
+  },
+  {
+    id: 'device.slow-down-interval-grows',
+    suite: 'device',
+    title: 'After slow_down the interval grows by the increment: the old pace is still too fast, the grown one is not',
+    rules: ['DEV-SLOW-DOWN-INTERVAL-GROWS'],
+    needs: ['device'],
+    async run(t: CheckContext) {
+      needTime(t);
+      const { slowDownIncrement } = limits();
+      const start = await startDevice(t);
+      await poll(t, start.deviceCode);
+      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'slow_down' }, 'a second poll at once');
+      let interval = start.interval + slowDownIncrement;
+      await wait(t, start.interval);
+      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'slow_down' }, `a poll after the first interval (${start.interval} s), before the grown one (${interval} s)`);
+      interval += slowDownIncrement;
+      await wait(t, interval);
+      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'authorization_pending' }, `a poll after the grown interval (${interval} s)`);
+    },
+  },
+  {
+    id: 'device.single-use',
+    suite: 'device',
+    title: 'An authorized device code yields tokens once; the next poll is refused with invalid_grant',
+    rules: ['DEV-SINGLE-USE'],
+    needs: ['device'],
+    async run(t: CheckContext) {
+      needTime(t);
+      const start = await startDevice(t);
+      await t.driver.approveDevice(start.userCode);
+      expectTokenOk(t, await poll(t, start.deviceCode), 'first poll after approval');
+      await wait(t, start.interval);
+      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'invalid_grant' }, 'a poll after the tokens were issued');
     },
   },
   {
@@ -141,26 +207,23 @@ export const deviceChecks: Check[] = [
   {
     id: 'device.verification-page',
     suite: 'device',
-    title: 'GET /oauth/device is an HTML page with the user code prefilled from the query',
+    title: 'GET /oauth/device is an HTML form with the user code prefilled from the query; deciding there reaches the device',
     rules: ['DEV-VERIFICATION-PAGE'],
     needs: ['device'],
     async run(t: CheckContext) {
       const start = await startDevice(t);
-      const url = absoluteUrl(start.verificationUriComplete);
-      t.expect(url, 'verification_uri_complete must be an absolute URL');
-      let res = await t.http.follow(url.href);
-      const location = res.headers.get('location');
-      // The page may first send an anonymous visitor to sign in (same origin), as the real service does.
-      if (res.status >= 300 && res.status < 400 && location) {
-        const next = new URL(location, url);
-        t.expect(next.origin === url.origin, 'the verification page redirected off the provider', { status: res.status });
-        return;
-      }
-      t.expect(res.status === 200 && (res.headers.get('content-type') ?? '').includes('text/html'), 'GET /oauth/device must answer an HTML page', {
-        status: res.status,
-        contentType: res.headers.get('content-type'),
+      t.expect(absoluteUrl(start.verificationUriComplete), 'verification_uri_complete must be an absolute URL');
+      // Play the user through the real pages (sign-in first), whatever driver the run uses.
+      let form: HtmlForm | undefined;
+      const result = await createBrowser(t.http, t.config).browse(start.verificationUriComplete, 'deny', (f) => {
+        form = f;
+        return {};
       });
-      t.expect(res.text.includes(start.userCode), 'the verification page must show the user code given in the query');
+      t.expect(form && result.decided, 'the verification page must be an HTML form the user can decide on', { status: result.response.status });
+      const field = form.fields.find((f) => /user_?code/i.test(f.name));
+      t.expect(field, 'the verification form must have a user code field', { fields: form.fields.map((f) => f.name) });
+      t.expect(field.value === start.userCode, 'the verification form must prefill the user code given in the query', { prefilled: Boolean(field.value) });
+      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'access_denied' }, 'poll after the user denied on the verification page');
     },
   },
   {

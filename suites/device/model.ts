@@ -147,8 +147,14 @@ class TimePassesCommand implements fc.AsyncCommand<DeviceModel, Real> {
 export function deviceCommands(slow: boolean) {
   const m = machine(DEVICE_MACHINE);
   const { deviceCodeLifetime, deviceInterval } = limits();
-  const longest = slow ? 1 : Math.ceil(deviceCodeLifetime / deviceInterval);
-  const intervals = fc.oneof({ arbitrary: fc.integer({ min: 1, max: Math.min(3, longest) }), weight: 4 }, { arbitrary: fc.integer({ min: 1, max: longest }), weight: 1 });
+  // Short waits explore pacing; long ones land just before, on or just after the expiry.
+  const lifetimeIntervals = Math.ceil(deviceCodeLifetime / deviceInterval);
+  const intervals = slow
+    ? fc.constant(1)
+    : fc.oneof(
+        { arbitrary: fc.integer({ min: 1, max: 3 }), weight: 1 },
+        { arbitrary: fc.integer({ min: Math.max(1, lifetimeIntervals - 2), max: lifetimeIntervals + 1 }), weight: 1 },
+      );
   return fc.commands(
     [
       fc.constant(new PollCommand(m, true)),
@@ -157,7 +163,7 @@ export function deviceCommands(slow: boolean) {
       fc.constant(new DecideCommand(m, 'deny')),
       intervals.map((n) => new TimePassesCommand(n)),
     ],
-    { maxCommands: slow ? 4 : 10 },
+    { maxCommands: slow ? 4 : 10, size: 'max' },
   );
 }
 

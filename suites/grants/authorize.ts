@@ -1,6 +1,7 @@
 /** GET /oauth/authorize: redirect_uri registration, state round trip, scopes, response_type, consent. */
 import fc from 'fast-check';
 import type { Check, CheckContext } from '../types.js';
+import { parseForms } from '../drivers/html.js';
 import { appConfig, authorizeRedirect } from './support.js';
 import { namedScopes } from './scopes.js';
 import { mutationName, narrowApp, redirectMutations, word } from './variants.js';
@@ -143,6 +144,24 @@ export const authorizeChecks: Check[] = [
       const state = 'consent-denied';
       const redirect = await authorizeRedirect(t, 'confidential', { state }, 'deny');
       expectErrorRedirect(t, redirect, 'access_denied', state, 'authorize denied by the user');
+    },
+  },
+  {
+    id: 'grants.sign-in-required',
+    suite: 'grants',
+    title: 'An authorize request without a session is sent to the sign-in page of the provider',
+    rules: ['GRANT-SIGN-IN-REQUIRED'],
+    async run(t: CheckContext) {
+      const url = t.oauth.authorizeUrl('confidential', { state: 'anonymous' });
+      const first = await t.http.follow(url, { headers: { accept: 'text/html' } });
+      const location = first.headers.get('location');
+      t.expect(first.status >= 300 && first.status < 400 && location, 'an anonymous authorize request must redirect to sign in', { status: first.status });
+      const next = new URL(location, url);
+      t.expect(next.origin === new URL(url).origin, 'the sign-in redirect must stay on the provider', { redirectedTo: `${next.origin}${next.pathname}` });
+      t.expect(!next.searchParams.has('code'), 'no code may be issued before the user signed in');
+      const page = await t.http.follow(next.href, { headers: { accept: 'text/html' } });
+      const signIn = parseForms(page.text).some((f) => f.fields.some((x) => x.type === 'password'));
+      t.expect(page.status === 200 && signIn, 'the redirect must lead to a sign-in form', { status: page.status, path: next.pathname });
     },
   },
 ];

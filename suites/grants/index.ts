@@ -5,6 +5,7 @@ import { codeChecks } from './code.js';
 import { passwordChecks } from './password.js';
 import { pkceChecks } from './pkce.js';
 import { refreshChecks } from './refresh.js';
+import { registrationChecks } from './registration.js';
 import { responseChecks } from './response.js';
 
-export const checks: Check[] = [...pkceChecks, ...authorizeChecks, ...codeChecks, ...clientAuthChecks, ...refreshChecks, ...passwordChecks, ...responseChecks];
+export const checks: Check[] = [...pkceChecks, ...authorizeChecks, ...codeChecks, ...clientAuthChecks, ...refreshChecks, ...passwordChecks, ...registrationChecks, ...responseChecks];

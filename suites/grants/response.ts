@@ -5,7 +5,7 @@ import {
   appConfig,
   authorizeCode,
   DEVICE_GRANT,
-  expectJsonType,
+  expectExactJsonType,
   expectNoStore,
   expectOAuthError,
   expectTokenOk,
@@ -65,7 +65,7 @@ export const responseChecks: Check[] = [
         [refused, 'token error response'],
       ] as const) {
         expectNoStore(t, res, what);
-        expectJsonType(t, res, what);
+        expectExactJsonType(t, res, what);
       }
     },
   },

@@ -21,10 +21,19 @@ export function jsonObject(res: HttpResponse): Record<string, unknown> | undefin
   }
 }
 
-/** JSON responses carry exactly `application/json`, no charset parameter (the real service's wire format). */
+/** The response says it is JSON (media type application/json; parameters are judged by expectExactJsonType). */
 export function expectJsonType(t: CheckContext, res: HttpResponse, what: string): void {
   const type = res.headers.get('content-type');
-  t.expect(type === 'application/json', `${what}: Content-Type must be exactly application/json`, {
+  t.expect((type ?? '').split(';')[0].trim().toLowerCase() === 'application/json', `${what}: Content-Type must be application/json`, {
+    status: res.status,
+    contentType: type,
+  });
+}
+
+/** Exactly `application/json`, no charset parameter: the real service's wire format (ENC-JSON-CONTENT-TYPE, a should). */
+export function expectExactJsonType(t: CheckContext, res: HttpResponse, what: string): void {
+  const type = res.headers.get('content-type');
+  t.expect(type === 'application/json', `${what}: Content-Type must be exactly application/json, without parameters`, {
     status: res.status,
     contentType: type,
   });

@@ -7,7 +7,7 @@ import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
 import type { Check, CheckContext } from '../types.js';
 import { apiHeaders, fixtureProject, projectPath } from '../scopes/api-auth.js';
-import { MAX_KEYSET_PAGES, describe, keysetQuery, keysetTable, nextOf, resolveRow, walkKeyset, walkKeys, type KeysetOrder, type KeysetRow, type KeysetTarget, type KeysetWalk } from './keyset.js';
+import { describe, pagesPerOrder, keysetQuery, keysetTable, nextOf, resolveRow, walkKeyset, walkKeys, type KeysetOrder, type KeysetRow, type KeysetTarget, type KeysetWalk } from './keyset.js';
 import { numberHeader } from './links.js';
 import { effectivePerPage, key } from './offset.js';
 import { readPage } from './traverse.js';
@@ -63,13 +63,13 @@ function protocolCheck(row: KeysetRow): Check {
     id: `pagination.keyset-${kebab(row.operationId)}`,
     suite: 'pagination',
     title: `keyset pagination of ${row.operationId}: cursor next links, an empty end without Link, no offset headers, other orderings refused`,
-    rules: [...row.rules, 'PAG-KEYSET-PARAMS', 'PAG-KEYSET-NEXT-LINK', 'PAG-KEYSET-END', 'PAG-KEYSET-NO-OFFSET-HEADERS', 'PAG-KEYSET-SELECTED-ENDPOINTS', 'LIM-PER-PAGE'],
+    rules: [...row.rules, 'PAG-KEYSET-PARAMS', 'PAG-KEYSET-NEXT-LINK', 'PAG-LINK-FOLLOW', 'PAG-KEYSET-END', 'PAG-KEYSET-NO-OFFSET-HEADERS', 'PAG-KEYSET-SELECTED-ENDPOINTS', 'LIM-PER-PAGE'],
     async run(t: CheckContext) {
       const target = await resolveRow(t, row);
       const { perPageMax } = limits();
       for (const order of row.orders) {
         // Once per ordering, as far as the bound allows (to the empty end on all but huge collections).
-        assertKeysetProtocol(t, target, order, await walkKeyset(t, target, order, perPageMax, MAX_KEYSET_PAGES), perPageMax);
+        assertKeysetProtocol(t, target, order, await walkKeyset(t, target, order, perPageMax, pagesPerOrder(row)), perPageMax);
       }
       await t.property(fc.constantFrom(...row.orders), fc.option(perPageArb(), { nil: undefined }), async (order, perPage) => {
         assertKeysetProtocol(t, target, order, await walkKeyset(t, target, order, perPage, PREFIX_PAGES), effectivePerPage(perPage));
@@ -128,7 +128,7 @@ function rowsCheck(row: KeysetRow): Check {
       const references = new Map<KeysetOrder, string[]>();
       for (const order of row.orders) {
         const what = describe(target, order);
-        const walk = await walkKeyset(t, target, order, perPageMax, MAX_KEYSET_PAGES);
+        const walk = await walkKeyset(t, target, order, perPageMax, pagesPerOrder(row));
         const items = walk.pages.flatMap((p) => p.items);
         const keys = items.map(key);
         const repeated = keys.find((k, i) => keys.indexOf(k) !== i);

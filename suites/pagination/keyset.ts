@@ -42,8 +42,16 @@ export function keysetTable(): KeysetRow[] {
   });
 }
 
-/** Pages a walk at per_page = max reads at most before it settles for a prefix. */
-export const MAX_KEYSET_PAGES = 40;
+/**
+ * Pages one row's walks at per_page = max may read in all, shared by its orderings; a walk that
+ * runs out settles for a prefix. Enough to reach the end of every fixture collection but the
+ * huge ones (instance and group audit events, users), whose end other rows prove.
+ */
+const ROW_PAGE_BUDGET = 32;
+
+export function pagesPerOrder(row: KeysetRow): number {
+  return Math.max(4, Math.floor(ROW_PAGE_BUDGET / row.orders.length));
+}
 
 /** A row as this target exposes it: a concrete path and the credentials its Who column asks for. */
 export interface KeysetTarget {

@@ -17,6 +17,11 @@ const MAX_REFERENCE_PAGES = 30;
 export interface OffsetCollection {
   name: string;
   path: string;
+  /**
+   * Parameters every request of a walk carries: a non-default ordering, so a Link that drops
+   * the request's parameters (instead of keeping them) shows in the records it leads to.
+   */
+  query: Record<string, string>;
   /** Headers that authenticate the requests (empty for anonymous collections). */
   headers: Record<string, string>;
 }
@@ -25,8 +30,8 @@ export interface OffsetCollection {
 export async function offsetCollections(t: CheckContext): Promise<OffsetCollection[]> {
   const headers = await apiHeaders(t);
   return [
-    { name: 'project issues', path: `${projectPath(fixtureProject(t))}/issues`, headers },
-    { name: 'groups', path: '/api/v4/groups', headers },
+    { name: 'project issues', path: `${projectPath(fixtureProject(t))}/issues`, query: { order_by: 'created_at', sort: 'asc' }, headers },
+    { name: 'groups', path: '/api/v4/groups', query: { order_by: 'id', sort: 'desc' }, headers },
   ];
 }
 
@@ -61,7 +66,7 @@ export async function walkOffset(
   query: Record<string, string | number>,
   maxPages = MAX_WALK_PAGES,
 ): Promise<OffsetWalk> {
-  const first = await t.http.get(collection.path, { headers: collection.headers, query });
+  const first = await t.http.get(collection.path, { headers: collection.headers, query: { ...collection.query, ...query } });
   const walk = await followNext(t, first, { maxPages, headers: collection.headers, what: collection.name });
   if (walk.complete) return walk;
   const lastUrl = rel(t, walk.pages[0], 'last');

@@ -8,6 +8,11 @@ import { CONTROL_PREFIX } from '../drivers/simulator.js';
 import type { TrackedFlows } from './oauth.js';
 
 export const DEVICE_FLAG = 'device_authorization_grant';
+/**
+ * An answer that shows the feature exists: success, or a server error (a broken feature is
+ * there to be failed, not skipped). A refusal (4xx) means it is not offered.
+ */
+const present = (status: number) => status === 200 || status >= 500;
 export const PASSWORD_FEATURE = 'password_grant';
 
 async function answers(probe: () => Promise<{ status: number; text: string }>, ok: (status: number, text: string) => boolean): Promise<boolean> {
@@ -55,14 +60,14 @@ export async function detectCapabilities({ http, control, config, oauth, flags, 
     !!deviceApp &&
     (await answers(
       () => http.post('/oauth/authorize_device', { form: { client_id: deviceApp.clientId, scope: deviceApp.scopes[0] } }),
-      (s, t) => s === 200 && t.includes('device_code'),
+      (s, t) => (s === 200 && t.includes('device_code')) || s >= 500,
     ));
   const device = flags[DEVICE_FLAG] !== false && (deviceAnswers || deviceDeclared === true);
 
   const passwordDeclared = config.features?.[PASSWORD_FEATURE];
   let passwordGrant = false;
   if (passwordInForce && config.user && passwordDeclared !== false) {
-    const answered = await answers(() => oauth.password(), (s) => s === 200);
+    const answered = await answers(() => oauth.password(), present);
     passwordGrant = answered || passwordDeclared === true;
   }
 

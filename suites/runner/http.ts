@@ -10,8 +10,6 @@ import type { Redactor } from './redact.js';
 
 /** Exchanges kept per check: the failure is nearly always in the last few. */
 export const EXCHANGES_KEPT = 6;
-/** Bodies in a report are cut here; a page of HTML says nothing more after it. */
-const BODY_LIMIT = 2000;
 
 export interface Recorder {
   readonly exchanges: Exchange[];
@@ -52,8 +50,6 @@ function formBody(form: NonNullable<HttpRequest['form']>): string {
   return params.toString();
 }
 
-const clip = (s: string) => (s.length > BODY_LIMIT ? `${s.slice(0, BODY_LIMIT)}… (${s.length} characters)` : s);
-
 /** Sees every exchange after it happened (the session adopts token responses for revocation). */
 export type Observer = (request: RawRequest, response: HttpResponse) => void;
 
@@ -61,28 +57,25 @@ export function createHttp(target: Target, recorder: Recorder, redactor: Redacto
   const baseUrl = target.baseUrl;
 
   const exchange = async (raw: RawRequest, display: string): Promise<HttpResponse> => {
+    // Recorded raw and masked only when shown (Redactor.exchange); secrets are learned right away.
     const record: Exchange = {
-      request: {
-        method: raw.method,
-        url: redactor.url(display),
-        headers: redactor.headers(raw.headers),
-        ...(raw.body !== undefined ? { body: clip(redactor.body(raw.body, raw.headers.get('content-type'))) } : {}),
-      },
+      request: { method: raw.method, url: display, headers: Object.fromEntries(raw.headers), ...(raw.body !== undefined ? { body: raw.body } : {}) },
     };
     let response: Response;
     try {
       response = await target.send(raw);
     } catch (error) {
+      redactor.learn(record);
       recorder.add(record);
-      if (error instanceof TransportError) throw new CheckFailure(`${raw.method} ${redactor.url(display)}: ${error.message}`);
+      if (error instanceof TransportError) throw new CheckFailure(redactor.text(error.message));
       throw error;
     }
     const text = await response.text();
-    record.response = {
-      status: response.status,
-      headers: redactor.headers(response.headers),
-      ...(text ? { body: clip(redactor.body(text, response.headers.get('content-type'))) } : {}),
-    };
+    const responseHeaders: Record<string, string> = Object.fromEntries(response.headers);
+    const cookies = response.headers.getSetCookie();
+    if (cookies.length) responseHeaders['set-cookie'] = cookies.join('\n');
+    record.response = { status: response.status, headers: responseHeaders, ...(text ? { body: text } : {}) };
+    redactor.learn(record);
     recorder.add(record);
     let parsed: { ok: true; value: unknown } | { ok: false } | undefined;
     const result: HttpResponse = {

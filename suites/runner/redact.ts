@@ -1,9 +1,11 @@
 /**
  * The run's redactor: the one masking implementation (reporters/redact.ts) plus memory. Every
- * secret the run meets (configured secrets, tokens in responses, codes in redirects) is remembered,
- * so it is masked again wherever it turns up later: in an HTML page, a message, a counterexample.
+ * secret the run meets (configured secrets, tokens in responses, codes in redirects) is learned as
+ * exchanges happen, so it is masked wherever it turns up later: in an HTML page, a message, a
+ * counterexample. Masking itself happens only for what leaves the run (a failure's exchanges and
+ * messages): a run makes thousands of requests and shows a handful.
  */
-import { isSecretName, mask, redactBody, redactExchange, redactHeaders, redactText, redactUrl } from '../../reporters/redact.js';
+import { isSecretName, mask, redactExchange, redactText, redactUrl } from '../../reporters/redact.js';
 import type { Exchange } from '../../reporters/types.js';
 
 export { mask, isSecretName };
@@ -11,17 +13,28 @@ export { mask, isSecretName };
 export interface Redactor {
   /** Remember a secret value so it is masked wherever it appears later. */
   remember(value: string | undefined | null): void;
+  /** Learn the secrets an exchange carries (cheap; called for every exchange). */
+  learn(exchange: Exchange): void;
   text(text: string): string;
   url(url: string): string;
-  headers(headers: Headers | Record<string, string>): Record<string, string>;
-  /** A body by its content type: form, JSON, or text. */
-  body(body: string, contentType: string | null): string;
-  /** An exchange recorded earlier, masked again with every secret learned since. */
+  /** An exchange as a report may show it: masked with every secret learned so far, bodies cut short. */
   exchange(exchange: Exchange): Exchange;
 }
 
 /** Values too short to be worth remembering: masking them would shred ordinary words. */
 const MIN_REMEMBERED = 6;
+/** Bodies larger than this are not searched for secrets to learn: token responses are small. */
+const LEARN_BODY_LIMIT = 16 * 1024;
+/** A body that names none of these carries no secret field worth parsing it for. */
+const SECRETISH = /token|secret|password|passwd|code|verifier|key/i;
+/** Bodies in a report are cut here; a page of HTML says nothing more after it. */
+export const BODY_LIMIT = 2000;
+
+const clip = (s: string) => (s.length > BODY_LIMIT ? `${s.slice(0, BODY_LIMIT)}… (${s.length} characters)` : s);
+
+function header(headers: Record<string, string>, name: string): string {
+  return Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1] ?? '';
+}
 
 export function createRedactor(initial: Array<string | undefined> = []): Redactor {
   const secrets = new Set<string>();
@@ -54,37 +67,43 @@ export function createRedactor(initial: Array<string | undefined> = []): Redacto
     const q = url.indexOf('?');
     if (q >= 0) learnPairs(url.slice(q + 1).replace(/#/g, '&'));
   };
+  const learnHeaders = (headers: Record<string, string>) => {
+    for (const [name, value] of Object.entries(headers)) {
+      const lower = name.toLowerCase();
+      if (lower === 'authorization') remember(value.replace(/^\s*\S+\s+/, ''));
+      else if (lower === 'location') learnUrl(value);
+      else if (isSecretName(lower)) remember(value);
+    }
+  };
+  const learnBody = (body: string | undefined, contentType: string) => {
+    if (!body || body.length > LEARN_BODY_LIMIT || !SECRETISH.test(body)) return;
+    if (contentType.includes('json')) {
+      try {
+        learnJson(JSON.parse(body));
+      } catch {
+        /* not JSON after all */
+      }
+    } else if (contentType.includes('x-www-form-urlencoded')) learnPairs(body);
+  };
 
   return {
     remember,
-    text: (text) => redactText(text, options),
-    url(url) {
-      learnUrl(url);
-      return redactUrl(url, options);
-    },
-    headers(headers) {
-      const plain: Record<string, string> = {};
-      const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
-      for (const [name, value] of entries) {
-        const lower = name.toLowerCase();
-        if (lower === 'authorization') remember(value.replace(/^\s*\S+\s+/, ''));
-        else if (isSecretName(lower)) remember(value);
-        if (lower === 'location') learnUrl(value);
-        plain[lower] = value;
+    learn({ request, response }) {
+      learnUrl(request.url);
+      learnHeaders(request.headers);
+      learnBody(request.body, header(request.headers, 'content-type'));
+      if (response) {
+        learnHeaders(response.headers);
+        learnBody(response.body, header(response.headers, 'content-type'));
       }
-      return redactHeaders(plain, options);
     },
-    body(body, contentType) {
-      const type = (contentType ?? '').toLowerCase();
-      if (type.includes('json')) {
-        try {
-          learnJson(JSON.parse(body));
-        } catch {
-          /* not JSON after all */
-        }
-      } else if (type.includes('x-www-form-urlencoded')) learnPairs(body);
-      return redactBody(body, contentType ?? '', options);
+    text: (text) => redactText(text, options),
+    url: (url) => redactUrl(url, options),
+    exchange(exchange) {
+      const safe = redactExchange(exchange, options);
+      if (safe.request.body !== undefined) safe.request.body = clip(safe.request.body);
+      if (safe.response?.body !== undefined) safe.response.body = clip(safe.response.body);
+      return safe;
     },
-    exchange: (exchange) => redactExchange(exchange, options),
   };
 }

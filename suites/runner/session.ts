@@ -100,7 +100,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const catalogue = options.rules ?? ruleCatalogue();
   const known = new Set(catalogue.map((r) => r.id));
   const inForceSet = options.rules ? inForceOf(options.rules, release, offering, flags) : rulesInForce(release, offering, flags);
-  const inForce = (id: string) => !inForceSet || !known.has(id) || inForceSet.has(id);
+  const inForce = (id: string) => !known.has(id) || inForceSet.has(id);
 
   const redactor = createRedactor([
     config.personalAccessToken,

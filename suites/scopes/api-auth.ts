@@ -3,6 +3,7 @@
  * is one (PRIVATE-TOKEN), else one `api` access token minted per run through the code flow
  * (tracked by t.oauth, so the run revokes it). Minted once per run and shared by the checks.
  */
+import { profiles } from '../../spec/index.js';
 import type { CheckContext, OAuthFlows } from '../types.js';
 
 const minted = new WeakMap<OAuthFlows, Promise<string>>();
@@ -30,4 +31,20 @@ export function fixtureProject(t: CheckContext): string {
   const project = t.config.fixtures?.project;
   if (!project) t.skip('target config names no fixtures.project');
   return project;
+}
+
+/**
+ * An instance setting: as the settings API shows it (administrators), else the profile default
+ * (spec/profiles.yaml settings), which is what the simulator plays unless told otherwise.
+ */
+export async function instanceSetting(t: CheckContext, apiField: string, profileKey: string): Promise<number> {
+  const res = await t.http.get('/api/v4/application/settings', { headers: await apiHeaders(t) });
+  let shown: unknown;
+  try {
+    shown = res.status === 200 ? (JSON.parse(res.text) as Record<string, unknown>)[apiField] : undefined;
+  } catch {
+    shown = undefined;
+  }
+  if (typeof shown === 'number' && shown > 0) return shown;
+  return Number(profiles().settings[profileKey]?.default);
 }

@@ -3,7 +3,9 @@
  * narrow scope may and may not do, and that missing, bad and revoked tokens are refused.
  */
 import * as fc from 'fast-check';
+import { openapi } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
+import { gitChecks } from './git.js';
 
 const CURRENT_USER = '/api/v4/user';
 /** A read-only endpoint that needs the `api` scope (a `read_user` token must not list projects). */
@@ -37,7 +39,7 @@ const readUserReadsCurrentUser: Check = {
   id: 'scopes.read-user-reads-current-user',
   suite: 'scopes',
   title: 'a read_user token reads /api/v4/user',
-  rules: ['SCOPE-READ-USER-CURRENT-USER', 'AUTH-TOKEN-VERIFY-USER'],
+  rules: ['SCOPE-READ-USER'],
   async run(t: CheckContext) {
     if (!t.config.applications?.limited) t.skip('the target config names no limited (read_user) application');
     const token = await t.oauth.token('limited', { scope: 'read_user' });
@@ -45,22 +47,41 @@ const readUserReadsCurrentUser: Check = {
   },
 };
 
+/** A read_user token on an endpoint that needs api, in both access-token presentations. */
+async function refusedForScope(t: CheckContext): Promise<Array<{ via: Presentation; res: HttpResponse }>> {
+  if (!t.config.applications?.limited) t.skip('the target config names no limited (read_user) application');
+  const token = await t.oauth.token('limited', { scope: 'read_user' });
+  const out = [];
+  for (const via of ['bearer', 'query'] as const) out.push({ via, res: await present(t, NEEDS_API, token.access_token, via) });
+  // The refusal is about scope, not the token: the same token still reads the current user.
+  userId(t, await t.http.get(CURRENT_USER, { bearer: token.access_token }), 'read_user token after the refusal');
+  return out;
+}
+
 const readUserRefusedWhereApiNeeded: Check = {
   id: 'scopes.read-user-refused-where-api-needed',
   suite: 'scopes',
-  title: 'a read_user token is refused with 403 insufficient_scope where api is needed',
-  rules: ['SCOPE-INSUFFICIENT'],
+  title: 'a read_user token is refused where api is needed',
+  rules: ['SCOPE-MISSING-FAILS'],
   async run(t: CheckContext) {
-    if (!t.config.applications?.limited) t.skip('the target config names no limited (read_user) application');
-    const token = await t.oauth.token('limited', { scope: 'read_user' });
-    for (const via of ['bearer', 'query'] as const) {
-      const res = await present(t, NEEDS_API, token.access_token, via);
+    for (const { via, res } of await refusedForScope(t)) {
+      t.expect(res.status === 401 || res.status === 403, `a read_user token on ${NEEDS_API} must be refused, got ${res.status}`, { presentation: via, path: NEEDS_API, status: res.status });
+    }
+  },
+};
+
+const insufficientScope403: Check = {
+  id: 'scopes.insufficient-scope-403',
+  suite: 'scopes',
+  title: 'the refusal of a token without the needed scope is 403 insufficient_scope',
+  rules: ['SCOPE-INSUFFICIENT-403'],
+  async run(t: CheckContext) {
+    for (const { via, res } of await refusedForScope(t)) {
       const details = { presentation: via, path: NEEDS_API, status: res.status, error: errorCode(res) ?? null };
       t.expect(res.status === 403, `a read_user token on ${NEEDS_API} must be refused with 403, got ${res.status}`, details);
-      t.expect(errorCode(res) === 'insufficient_scope', `the 403 for a read_user token must carry error insufficient_scope`, details);
+      t.expect(errorCode(res) === 'insufficient_scope', 'the 403 for a read_user token must carry error insufficient_scope', details);
+      t.expect(/insufficient_scope/.test(res.headers.get('www-authenticate') ?? ''), 'the 403 must carry a WWW-Authenticate Bearer header naming insufficient_scope', details);
     }
-    // The refusal is about scope, not the token: the same token still reads the current user.
-    userId(t, await t.http.get(CURRENT_USER, { bearer: token.access_token }), 'read_user token after the refusal');
   },
 };
 
@@ -92,18 +113,31 @@ function presentationCheck(via: Presentation, rule: string): Check {
 /** Token-shaped strings no provider issued: the 20-character PAT shape and longer random ones. */
 const bogusToken = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_'), minLength: 1, maxLength: 64 });
 
-const missingOrBadToken: Check = {
-  id: 'scopes.missing-or-bad-token-401',
+/** An endpoint that needs authentication, and one that also answers anonymous requests. */
+const PROBED = [CURRENT_USER, NEEDS_API];
+
+const missingToken: Check = {
+  id: 'scopes.missing-token-401',
   suite: 'scopes',
-  title: 'no token or a token the provider never issued gets 401',
-  rules: ['AUTH-UNAUTHENTICATED-401'],
+  title: 'an endpoint that needs authentication answers 401 to a request without a token',
+  rules: ['AUTH-REQUIRED-401'],
   async run(t: CheckContext) {
     const none = await t.http.get(CURRENT_USER);
     t.expect(none.status === 401, `${CURRENT_USER} without a token must answer 401, got ${none.status}`, { status: none.status });
-    await t.property(bogusToken, fc.constantFrom<Presentation>('bearer', 'query', 'private-token'), async (token, via) => {
-      const res = await present(t, CURRENT_USER, `glpat-conformance-${token}`, via);
-      t.expect(res.status === 401, `a token the provider never issued, presented as ${via}, must get 401, got ${res.status}`, {
+  },
+};
+
+const badToken: Check = {
+  id: 'scopes.bad-token-401',
+  suite: 'scopes',
+  title: 'a token the provider never issued gets 401, on private and public endpoints, in every presentation',
+  rules: ['AUTH-INVALID-TOKEN-401'],
+  async run(t: CheckContext) {
+    await t.property(bogusToken, fc.constantFrom<Presentation>('bearer', 'query', 'private-token'), fc.constantFrom(...PROBED), async (token, via, path) => {
+      const res = await present(t, path, `glpat-conformance-${token}`, via);
+      t.expect(res.status === 401, `a token the provider never issued, presented as ${via} to ${path}, must get 401, got ${res.status}`, {
         presentation: via,
+        path,
         status: res.status,
       });
     });
@@ -113,27 +147,84 @@ const missingOrBadToken: Check = {
 const revokedToken: Check = {
   id: 'scopes.revoked-token-401',
   suite: 'scopes',
-  title: 'a revoked access token gets 401 on the REST API in every presentation',
-  rules: ['AUTH-REVOKED-401'],
+  title: 'a revoked access token gets 401 on private and public endpoints, in every presentation',
+  rules: ['AUTH-INVALID-TOKEN-401'],
   async run(t: CheckContext) {
     if (!t.config.applications?.confidential) t.skip('the target config names no confidential application');
     const token = await t.oauth.token('confidential', { scope: 'api' });
     userId(t, await t.http.get(CURRENT_USER, { bearer: token.access_token }), 'fresh access token');
     const revoked = await t.oauth.revoke(token.access_token, 'confidential');
     t.expect(revoked.status === 200, `revoking the access token answered ${revoked.status}, expected 200`, { status: revoked.status });
-    for (const via of ['bearer', 'query'] as const) {
-      const res = await present(t, CURRENT_USER, token.access_token, via);
-      t.expect(res.status === 401, `a revoked access token presented as ${via} must get 401, got ${res.status}`, { presentation: via, status: res.status });
+    for (const path of PROBED) {
+      for (const via of ['bearer', 'query'] as const) {
+        const res = await present(t, path, token.access_token, via);
+        t.expect(res.status === 401, `a revoked access token presented as ${via} to ${path} must get 401, got ${res.status}`, { presentation: via, path, status: res.status });
+      }
     }
   },
 };
 
+/** The scopes the source names, from the oauth2 security scheme of spec/openapi.yaml. */
+function namedScopes(): string[] {
+  const schemes = openapi().components?.securitySchemes as Record<string, { flows?: { authorizationCode?: { scopes?: Record<string, string> } } }> | undefined;
+  return Object.keys(schemes?.oauth2?.flows?.authorizationCode?.scopes ?? {});
+}
+
+const namedScopesKnown: Check = {
+  id: 'scopes.named-scopes-granted',
+  suite: 'scopes',
+  title: 'every scope the source names can be requested and is granted to an application registered for it',
+  rules: ['SCOPE-NAMES'],
+  async run(t: CheckContext) {
+    const app = t.config.applications?.confidential;
+    if (!app) t.skip('the target config names no confidential application');
+    const testable = namedScopes().filter((scope) => app.scopes.includes(scope));
+    if (testable.length === 0) t.skip('the confidential application is registered for none of the named scopes');
+    for (const scope of testable) {
+      const token = await t.oauth.token('confidential', { scope });
+      const info = await t.http.get('/oauth/token/info', { bearer: token.access_token });
+      const granted = info.status === 200 ? (info.json<{ scope?: unknown }>().scope as unknown) : undefined;
+      t.expect(Array.isArray(granted) && granted.includes(scope), `a token requested with scope ${scope} was not granted it`, { scope, status: info.status, granted: granted ?? null });
+    }
+  },
+};
+
+/** A project of the harness's own on the simulator, for the write half of the api scope. */
+const SCRATCH = 'conformance-scopes/api-write';
+
+const apiFullAccess: Check = {
+  id: 'scopes.api-full-access',
+  suite: 'scopes',
+  title: 'an api token reads the user, projects and issues, and (on the simulator) writes',
+  rules: ['SCOPE-API-FULL-ACCESS'],
+  async run(t: CheckContext) {
+    if (!t.config.applications?.confidential) t.skip('the target config names no confidential application');
+    const token = (await t.oauth.token('confidential', { scope: 'api' })).access_token;
+    const project = t.config.fixtures?.project;
+    const reads = [CURRENT_USER, NEEDS_API, ...(project ? [`/api/v4/projects/${encodeURIComponent(project)}/issues`] : [])];
+    for (const path of reads) {
+      const res = await t.http.get(path, { bearer: token });
+      t.expect(res.status === 200, `an api token reading ${path} answered ${res.status}, expected 200`, { path, status: res.status });
+    }
+    if (!t.caps.control || !t.caps.writable) return;
+    const created = await t.http.post('/-/simulator/projects', { json: { path: SCRATCH } });
+    t.expect(created.status >= 200 && created.status < 300, `the control API could not create ${SCRATCH} (status ${created.status})`, { status: created.status });
+    const write = await t.http.post(`/api/v4/projects/${encodeURIComponent(SCRATCH)}/issues`, { bearer: token, json: { title: 'written with an api token' } });
+    t.expect(write.status === 201, `an api token creating an issue answered ${write.status}, expected 201`, { status: write.status });
+  },
+};
+
 export const checks: Check[] = [
+  namedScopesKnown,
+  apiFullAccess,
   readUserReadsCurrentUser,
   readUserRefusedWhereApiNeeded,
   presentationCheck('bearer', 'AUTH-BEARER-HEADER'),
   presentationCheck('query', 'AUTH-ACCESS-TOKEN-QUERY'),
   presentationCheck('private-token', 'AUTH-PRIVATE-TOKEN'),
-  missingOrBadToken,
+  insufficientScope403,
+  missingToken,
+  badToken,
   revokedToken,
+  ...gitChecks,
 ];

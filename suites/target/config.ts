@@ -2,33 +2,23 @@
  * The target config file (YAML or JSON; YAML reads both), validated against the JSON Schema that
  * ships in spec/ so editors and this loader agree on one shape. Every problem is one line.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction, type ErrorObject } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
-import * as spec from '../../spec/index.js';
+import { targetConfigSchema } from '../../spec/index.js';
 import { UsageError } from '../../cli/errors.js';
 import type { TargetConfig } from '../types.js';
 
-const SCHEMA_FILE = 'target-config.schema.json';
 type AddFormats = (ajv: Ajv | Ajv2020) => unknown;
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
 
-/** The schema through the spec's accessor when it has one, else the file in spec/. */
-export function targetConfigSchema(): Record<string, unknown> | null {
-  const accessor = (spec as Record<string, unknown>).targetConfigSchema;
-  if (typeof accessor === 'function') return accessor() as Record<string, unknown>;
-  const file = join(spec.specDir(), SCHEMA_FILE);
-  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : null;
-}
-
-let validator: ValidateFunction | null | undefined;
-function validate(): ValidateFunction | null {
-  if (validator !== undefined) return validator;
+let validator: ValidateFunction | undefined;
+/** Compiled once from the schema that ships in spec/ (the one editors complete against). */
+function validate(): ValidateFunction {
+  if (validator) return validator;
   const schema = targetConfigSchema();
-  if (!schema) return (validator = null);
   const draft2020 = String(schema.$schema ?? '').includes('2020-12');
   const ajv = draft2020 ? new Ajv2020({ allErrors: false, strict: false }) : new Ajv({ allErrors: false, strict: false });
   addFormats(ajv);
@@ -45,9 +35,9 @@ function describe(error: ErrorObject): string {
 export function validateTargetConfig(value: unknown, origin = 'target config'): TargetConfig {
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${origin}: expected a mapping of settings`);
   const check = validate();
-  if (check && !check(value)) throw new UsageError(`${origin}: ${describe(check.errors![0])}`);
+  if (!check(value)) throw new UsageError(`${origin}: ${describe(check.errors![0])}`);
   const config = value as TargetConfig;
-  // Holds with or without the schema: nothing works without a base URL.
+  // The schema says so too; kept so the type below is never a lie.
   if (typeof config.baseUrl !== 'string' || !/^https?:\/\/[^/]/i.test(config.baseUrl)) {
     throw new UsageError(`${origin}: baseUrl must be an http(s) URL`);
   }

@@ -21,6 +21,10 @@ export interface HttpTargetOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 15_000;
+/** Response headers we accept: Link headers echo long URLs several times over (Node's default is 16 KiB). */
+const MAX_RESPONSE_HEADER_BYTES = 1024 * 1024;
+/** How much of a path an error message quotes. */
+const PATH_IN_MESSAGE = 120;
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 /** Split an absolute URL without parsing its path: `http://h:1/a%2Fb/../c?x` → origin + raw path. */
@@ -60,22 +64,23 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
     if (body) headers['content-length'] = String(body.length);
     const [hostname, port] = host.startsWith('[') ? [host.slice(1, host.indexOf(']')), host.split(']:')[1]] : host.split(':');
     const send = protocol === 'https:' ? httpsRequest : httpRequest;
+    const shown = path.length > PATH_IN_MESSAGE ? `${path.slice(0, PATH_IN_MESSAGE)}… (${path.length} bytes)` : path;
     return new Promise<Response>((resolve, reject) => {
       const req = send(
-        { protocol, hostname, port: port ? Number(port) : undefined, method: raw.method, path, headers, agent: agents[protocol] },
+        { protocol, hostname, port: port ? Number(port) : undefined, method: raw.method, path, headers, agent: agents[protocol], maxHeaderSize: MAX_RESPONSE_HEADER_BYTES },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => resolve(toResponse(res, Buffer.concat(chunks))));
-          res.on('error', (e) => reject(new TransportError(`${raw.method} ${path}: ${e.message}`, 'protocol')));
+          res.on('error', (e) => reject(new TransportError(`${raw.method} ${shown}: ${e.message}`, 'protocol')));
         },
       );
-      req.setTimeout(timeoutMs, () => req.destroy(new TransportError(`${raw.method} ${path}: no answer within ${timeoutMs} ms`, 'timeout')));
+      req.setTimeout(timeoutMs, () => req.destroy(new TransportError(`${raw.method} ${shown}: no answer within ${timeoutMs} ms`, 'timeout')));
       req.on('error', (e: NodeJS.ErrnoException) => {
         if (e instanceof TransportError) return reject(e);
         const code = e.code ?? '';
         const unreachable = ['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNRESET'].includes(code);
-        reject(new TransportError(`${host} ${unreachable ? 'is unreachable' : 'failed'} (${code || e.message})`, unreachable ? 'unreachable' : 'protocol'));
+        reject(new TransportError(`${raw.method} ${shown}: ${host} ${unreachable ? 'is unreachable' : 'failed'} (${code || e.message})`, unreachable ? 'unreachable' : 'protocol'));
       });
       req.end(body);
     });

@@ -10,7 +10,7 @@ export type { Target, RawRequest } from './types.js';
 export { TransportError } from './types.js';
 export { createEmbeddedTarget, EMBEDDED_BASE_URL } from './embedded.js';
 export { createHttpTarget } from './http.js';
-export { loadTargetConfig, parseTargetConfig, validateTargetConfig, targetConfigSchema } from './config.js';
+export { loadTargetConfig, parseTargetConfig, validateTargetConfig } from './config.js';
 
 export interface TargetChoice extends HttpTargetOptions {
   /** A base URL (a simulator there is asked for its config through the control API). */

@@ -56,6 +56,32 @@ const unknownRoute: Check = {
   },
 };
 
+const restErrorsJson: Check = {
+  id: 'versioning.rest-errors-json',
+  suite: 'versioning',
+  title: 'REST errors (404, 400, 401) answer a JSON body carrying message or error',
+  rules: ['ERR-REST-JSON-BODY'],
+  async run(t: CheckContext) {
+    const headers = await apiHeaders(t);
+    const project = fixtureProject(t);
+    const probes: Array<{ what: string; res: HttpResponse }> = [
+      { what: 'an unknown route', res: await t.http.get('/api/v4/conformance-unknown-route', { headers }) },
+      { what: 'an unknown project', res: await t.http.get(projectPath('conformance-missing/no-such-project'), { headers }) },
+      { what: 'an invalid filter', res: await t.http.get(`${projectPath(project)}/issues`, { headers, query: { created_after: 'not-a-date' } }) },
+      { what: 'a missing token', res: await t.http.get('/api/v4/user') },
+    ];
+    for (const { what, res } of probes) {
+      const body = jsonOf(res) as Record<string, unknown> | undefined;
+      t.expect(res.status >= 400 && res.status < 500, `${what} answered ${res.status}, expected a 4xx`, { probe: what, status: res.status });
+      t.expect(
+        body && typeof body === 'object' && (typeof body.message === 'string' || typeof body.error === 'string'),
+        `the ${res.status} for ${what} is not a JSON body with message or error`,
+        { probe: what, status: res.status, contentType: res.headers.get('content-type') },
+      );
+    }
+  },
+};
+
 /** A path inside the repository that the fixture project cannot hold. */
 const missingTreePath = unknownSegment.map((s) => s.replace('unknown', 'missing'));
 
@@ -170,9 +196,39 @@ const memberRoles: Check = {
   },
 };
 
+/**
+ * The deprecated runner registration endpoints: all gone (410) or all still answering, never
+ * missing. Registration is probed with a token no runner has (refused, or on the simulator
+ * registered in memory); the token resets, which would change a live instance, only on the simulator.
+ */
+const runnerRegistration: Check = {
+  id: 'versioning.runner-registration-deprecated',
+  suite: 'versioning',
+  title: 'the deprecated runner registration endpoints answer, or are all 410 Gone together',
+  rules: ['ERR-RUNNER-REGISTRATION-GONE', 'VER-RUNNER-RESET-TOKEN-DEPRECATED'],
+  async run(t: CheckContext) {
+    const answers: Array<{ path: string; status: number }> = [];
+    const register = await t.http.post('/api/v4/runners', { form: { token: 'conformance-no-such-registration-token' } });
+    answers.push({ path: 'POST /api/v4/runners', status: register.status });
+    if (t.caps.control) {
+      const headers = await apiHeaders(t);
+      const project = fixtureProject(t);
+      const group = t.config.fixtures?.group;
+      const resets = ['/api/v4/runners/reset_registration_token', `${projectPath(project)}/runners/reset_registration_token`];
+      if (group) resets.push(`/api/v4/groups/${encodeURIComponent(group)}/runners/reset_registration_token`);
+      for (const path of resets) answers.push({ path: `POST ${path}`, status: (await t.http.post(path, { headers })).status });
+    }
+    for (const a of answers) t.expect(a.status !== 404 && a.status < 500, `${a.path} answered ${a.status}: a deprecated endpoint answers (or is 410 Gone), it does not vanish`, a);
+    const gone = answers.filter((a) => a.status === 410);
+    t.expect(gone.length === 0 || gone.length === answers.length, 'some runner registration endpoints answer 410 Gone and others still work', { answers });
+  },
+};
+
 export const checks: Check[] = [
+  runnerRegistration,
   apiPrefix,
   unknownRoute,
+  restErrorsJson,
   treeMissingPath404,
   treeMissingPathEmpty,
   ciJobTokenScopeRemoved,

@@ -167,6 +167,16 @@ describe('markdown', () => {
   });
 });
 
+describe('markdown with hostile content', () => {
+  it('a body cannot close its fence, and very many backtick runs do not crash', () => {
+    const hostile = fixtureReport();
+    hostile.checks[1].message = 'before\n```\n</details><script>x</script>\n```';
+    hostile.checks[2].message = '` '.repeat(200_000);
+    const md = renderMarkdown(hostile, { maxChars: 10_000_000 });
+    expect(md).toContain('````text\nbefore\n```\n</details><script>x</script>\n```\n````');
+  });
+});
+
 describe('markdown size budget', () => {
   const big = fixtureReport();
   const template = big.checks[1];

@@ -119,6 +119,18 @@ describe('what is not a secret stays byte for byte', () => {
   });
 });
 
+describe('large and adversarial bodies', () => {
+  // Patterns that backtrack per position would take minutes on these; the test timeout catches that.
+  const shapes = ['x', 'a.', 'eyJ', '<input ', 'http://a', 'code', '"k":"', 'Bearer ', 'a=b&', '%5B'];
+  for (const shape of shapes) {
+    it(`${JSON.stringify(shape)} repeated to 200,000 characters`, () => {
+      const body = shape.repeat(Math.ceil(200_000 / shape.length));
+      expect(redactBody(body, 'text/plain').length).toBeGreaterThan(0);
+      expect(redactText(body).length).toBeGreaterThan(0);
+    });
+  }
+});
+
 describe('helpers', () => {
   it('masks to a fixed prefix, short values whole', () => {
     expect(mask('abcdefghijklmnop')).toBe(`abcd${MASK}`);
@@ -137,6 +149,18 @@ describe('helpers', () => {
       'Set-Cookie': `_s=SeSs${MASK}; Path=/; HttpOnly`,
       'X-Total': '42',
     });
+  });
+  it('masks every cookie of joined Set-Cookie headers, keeping Expires dates', () => {
+    const joined = `a=${SECRETS.session}; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Path=/, b=${SECRETS.csrf}; HttpOnly\nc=${SECRETS.accessToken}`;
+    expect(redactHeaders({ 'set-cookie': joined })['set-cookie']).toBe(
+      `a=SeSs${MASK}; Expires=Wed, 21 Oct 2026 07:28:00 GMT; Path=/, b=CsRf${MASK}; HttpOnly\nc=AcCe${MASK}`,
+    );
+  });
+  it('masks everything under a secret JSON field, and keeps the scheme of an Authorization field', () => {
+    const body = JSON.stringify({ password: { value: SECRETS.password, history: [SECRETS.code] }, headers: { Authorization: `Bearer ${SECRETS.accessToken}` } });
+    const out = redactBody(body, 'application/json');
+    expect(leakedSecrets(out)).toEqual([]);
+    expect(JSON.parse(out).headers.Authorization).toBe(`Bearer AcCe${MASK}`);
   });
   it('masks known secret values wherever they are', () => {
     const secret = 'configured-but-shapeless value';

@@ -5,22 +5,16 @@
  * two-factor users and while password authentication for Git over HTTP(S) is off. Scope
  * defaults to `api`; the response carries only access_token, token_type and expires_in.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { userByLogin } from '../../store.js';
 import type { Application } from '../../store.js';
 import { authenticateClient, presentedClient } from '../client-auth.js';
+import { sameSecret } from '../compare.js';
 import { InvalidClient, InvalidGrant, UnauthorizedClient } from '../errors.js';
 import { passwordGrantAvailable, passwordGrantNeedsClient } from '../gates.js';
 import { required } from '../params.js';
 import { KNOWN_SCOPES, grantScopes } from '../scopes.js';
 import { mintTokens, passwordTokenBody } from '../tokens.js';
 import { tokenResponse, type Grant } from './grant.js';
-
-function samePassword(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 export const password: Grant = {
   type: 'password',
@@ -42,7 +36,7 @@ export const password: Grant = {
 
     if (!sim.options.settings.gitPasswordAuth) throw InvalidGrant('Password authentication is disabled on this instance');
     const user = userByLogin(sim.store, username);
-    if (!user || !samePassword(secret, user.password)) throw InvalidGrant('Invalid username or password');
+    if (!user || !sameSecret(secret, user.password)) throw InvalidGrant('Invalid username or password');
     if (user.twoFactor && !sim.fault('password-grant-two-factor')) {
       throw InvalidGrant('Two-factor authentication is enabled for this user: use a personal access token');
     }

@@ -11,7 +11,7 @@ import { InvalidGrant, InvalidScope, OAuthError } from '../errors.js';
 import { runner } from '../machine.js';
 import { required } from '../params.js';
 import { parseScope } from '../scopes.js';
-import { codeTokenBody, mintTokens, revokeAccessToken, type Issued } from '../tokens.js';
+import { codeTokenBody, mintTokens, type Issued } from '../tokens.js';
 import { tokenResponse, type Grant } from './grant.js';
 
 interface Refresh {

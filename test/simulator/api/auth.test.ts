@@ -66,6 +66,23 @@ describe('API authentication and scopes (item 1)', () => {
   it('anonymous callers do not see private projects', async () => {
     expect((await api.get('/api/v4/projects/group%2Fprivate-project')).status).toBe(404);
     expect((await api.get('/api/v4/projects/group%2Fprivate-project').set('authorization', `Bearer ${apiToken}`)).status).toBe(200);
+    const names = async (auth?: string) => {
+      const all: string[] = [];
+      let page = 1;
+      for (;;) {
+        const req = api.get(`/api/v4/projects?per_page=100&page=${page}`);
+        if (auth) req.set('authorization', `Bearer ${auth}`);
+        const r = await req;
+        all.push(...r.body.map((p: { path_with_namespace: string; visibility: string }) => `${p.visibility}:${p.path_with_namespace}`));
+        if (!r.headers['x-next-page']) return all;
+        page += 1;
+      }
+    };
+    const anonymous = await names();
+    const member = await names(apiToken);
+    expect(anonymous.every((n) => n.startsWith('public:'))).toBe(true);
+    expect(member).toContain('private:group/private-project');
+    expect(member.length).toBeGreaterThan(anonymous.length);
   });
 });
 

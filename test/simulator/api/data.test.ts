@@ -98,8 +98,9 @@ describe('seeded data (item 2)', () => {
   });
 
   it('a project answers the same by id and by encoded path', async () => {
-    const byId = await api.get('/api/v4/projects/1');
-    const byPath = await api.get('/api/v4/projects/group%2Fsubgroup%2Fproject');
+    // one Host for both: supertest listens on a new port per request
+    const byId = await api.get('/api/v4/projects/1').set('host', 'gitlab.test');
+    const byPath = await api.get('/api/v4/projects/group%2Fsubgroup%2Fproject').set('host', 'gitlab.test');
     expect(byPath.body).toEqual(byId.body);
   });
 

@@ -20,7 +20,7 @@ export interface World {
 
 /** A simulator on a frozen clock: time moves only when a test says so. */
 export function world(options: SimulatorOptions = {}): World {
-  const sim = createSimulator({ clock: { frozen: true }, faults: (process.env.SIM_FAULTS ?? '').split(',').filter(Boolean), ...options });
+  const sim = createSimulator({ clock: { frozen: true }, ...options });
   const listener = toNodeListener(sim);
   return { sim, browser: request.agent(listener), http: () => request(listener) };
 }

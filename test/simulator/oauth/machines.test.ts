@@ -171,9 +171,9 @@ tableTests('token-refresh', async () => {
   const w = world();
   await signInRoot(w);
   const conf = app(w.sim, 'confidential');
-  const refresh = (token: string, client = { client_id: conf.uid, client_secret: conf.secret }) =>
+  const refresh = (token: string, client: Record<string, string> = { client_id: conf.uid, client_secret: conf.secret }) =>
     w.http().post('/oauth/token').type('form').send({ grant_type: 'refresh_token', refresh_token: token, ...client });
-  const revoke = (token: string, client = { client_id: conf.uid, client_secret: conf.secret }) =>
+  const revoke = (token: string, client: Record<string, string> = { client_id: conf.uid, client_secret: conf.secret }) =>
     w.http().post('/oauth/revoke').type('form').send({ token, ...client });
   const h: Harness<RefreshToken> = {
     async reach(state) {

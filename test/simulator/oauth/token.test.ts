@@ -267,3 +267,26 @@ describe('token endpoint errors', () => {
     expectError(await post(w, exchangeForm(w, 'confidential', c.code)), 'invalid_grant');
   });
 });
+
+describe('robustness', () => {
+  it('never answers 5xx and always an OAuth error body or a token, whatever the form (property, fixed seed)', async () => {
+    const fc = await import('fast-check');
+    const w = await signedIn();
+    const a = app(w.sim, 'confidential');
+    const keys = ['grant_type', 'client_id', 'client_secret', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'username', 'password', 'scope', 'device_code'];
+    const values = fc.oneof(
+      fc.string(),
+      fc.constantFrom('authorization_code', 'refresh_token', 'password', 'urn:ietf:params:oauth:grant-type:device_code', a.uid, a.secret, 'root', '%', '\u0000', 'ü'),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(fc.constantFrom(...keys), values), fc.boolean(), async (form, asJson) => {
+        const req = w.http().post('/oauth/token');
+        const res = asJson ? await req.send(form) : await req.type('form').send(form);
+        expect(res.status).toBeLessThan(500);
+        expect(res.headers['content-type']).toBe('application/json');
+        if (res.status !== 200) expect(typeof res.body.error).toBe('string');
+      }),
+      { seed: 20261121, numRuns: 150 },
+    );
+  });
+});

@@ -1,0 +1,45 @@
+/** Validate a response body against a schema of spec/openapi.yaml (components.schemas), with readable failures. */
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { schema } from '../../spec/index.js';
+import type { CheckContext } from '../types.js';
+
+type AddFormats = (ajv: Ajv2020) => unknown;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+
+// The spec's schemas carry x-* annotations: not strict.
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+const compiled = new Map<string, ValidateFunction>();
+
+/** One sentence per violation, naming fields and allowed values, never the values sent (they may be secrets). */
+function describe(e: ErrorObject): string {
+  const at = e.instancePath ? e.instancePath.slice(1) : 'the body';
+  switch (e.keyword) {
+    case 'required':
+      return `lacks ${(e.params as { missingProperty: string }).missingProperty}`;
+    case 'additionalProperties':
+      return `carries ${(e.params as { additionalProperty: string }).additionalProperty}, which it must not`;
+    case 'const':
+      return `${at} must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
+    case 'not':
+      return `${at} carries a field the spec excludes`;
+    default:
+      return `${at} ${e.message ?? 'is invalid'}`;
+  }
+}
+
+export function expectSchema(t: CheckContext, body: unknown, name: string, what: string): void {
+  let validate = compiled.get(name);
+  if (!validate) {
+    validate = ajv.compile(schema(name));
+    compiled.set(name, validate);
+  }
+  if (validate(body)) return;
+  const problems = [...new Set((validate.errors ?? []).map(describe))];
+  t.fail(`${what}: ${problems.join('; ')} (schema ${name})`, {
+    schema: name,
+    fields: body && typeof body === 'object' ? Object.keys(body) : typeof body,
+    problems,
+  });
+}

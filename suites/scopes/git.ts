@@ -1,0 +1,64 @@
+/**
+ * Git over HTTPS: a token is the password (any username), and its scope decides what it may do.
+ * Only the ref advertisement is requested (`info/refs`): it proves access without moving data,
+ * and asking for receive-pack there pushes nothing.
+ */
+import * as fc from 'fast-check';
+import type { Check, CheckContext, HttpResponse } from '../types.js';
+import { fixtureProject } from './api-auth.js';
+
+type Service = 'git-upload-pack' | 'git-receive-pack';
+
+function infoRefs(t: CheckContext, project: string, service: Service, user: string, password: string): Promise<HttpResponse> {
+  const path = `/${project.split('/').map(encodeURIComponent).join('/')}.git/info/refs?service=${service}`;
+  return t.http.get(path, { basic: { user, password } });
+}
+
+/** Usernames git clients send: oauth2 (recommended) or anything else without a colon. */
+const username = fc.oneof(fc.constant('oauth2'), fc.string({ unit: fc.constantFrom(...'abcxyz019-_.@ '), minLength: 1, maxLength: 16 }));
+
+async function token(t: CheckContext, app: 'confidential' | 'limited', scope: string): Promise<string> {
+  const config = t.config.applications?.[app];
+  if (!config) t.skip(`the target config names no ${app} application`);
+  if (!config.scopes.includes(scope)) t.skip(`the ${app} application is not registered for ${scope}`);
+  return (await t.oauth.token(app, { scope })).access_token;
+}
+
+const gitTokenAsPassword: Check = {
+  id: 'scopes.git-token-as-password',
+  suite: 'scopes',
+  title: 'a read_repository token is accepted as the Git over HTTPS password with any username',
+  rules: ['AUTH-GIT-HTTPS-TOKEN'],
+  async run(t: CheckContext) {
+    const project = fixtureProject(t);
+    const password = await token(t, 'confidential', 'read_repository');
+    await t.property(username, async (user) => {
+      const res = await infoRefs(t, project, 'git-upload-pack', user, password);
+      t.expect(res.status === 200, `git fetch advertisement with a read_repository token as password (username ${JSON.stringify(user)}) answered ${res.status}, expected 200`, {
+        username: user,
+        status: res.status,
+      });
+      t.expect((res.headers.get('content-type') ?? '').startsWith('application/x-git-upload-pack-advertisement'), 'the answer is not a git upload-pack advertisement', {
+        contentType: res.headers.get('content-type'),
+      });
+    });
+  },
+};
+
+const gitScopes: Check = {
+  id: 'scopes.git-needs-repository-scope',
+  suite: 'scopes',
+  title: 'Git over HTTPS refuses a token without read_repository, and pushing without write_repository',
+  rules: ['SCOPE-REPOSITORY-GIT'],
+  async run(t: CheckContext) {
+    const project = fixtureProject(t);
+    const readUser = await token(t, 'limited', 'read_user');
+    const fetchDenied = await infoRefs(t, project, 'git-upload-pack', 'oauth2', readUser);
+    t.expect(fetchDenied.status === 401 || fetchDenied.status === 403, `git fetch with a read_user token answered ${fetchDenied.status}, expected 401 or 403`, { status: fetchDenied.status });
+    const readOnly = await token(t, 'confidential', 'read_repository');
+    const pushDenied = await infoRefs(t, project, 'git-receive-pack', 'oauth2', readOnly);
+    t.expect(pushDenied.status === 401 || pushDenied.status === 403, `git push advertisement with a read_repository token answered ${pushDenied.status}, expected 401 or 403`, { status: pushDenied.status });
+  },
+};
+
+export const gitChecks: Check[] = [gitTokenAsPassword, gitScopes];
