@@ -7,6 +7,10 @@
  */
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { parse } from 'yaml';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { machineFiles, readSpecFiles, SCHEMA_FILES, SPEC_FILES, specDir, type SpecFiles } from './files.js';
 import { inRelease, compareReleases } from './releases.js';
 import { parseSourceText, type SourceText } from './source-text.js';
@@ -63,23 +67,67 @@ let loaded: Loaded | undefined;
 function spec(): Loaded {
   if (loaded) return loaded;
   const files = readSpecFiles();
+  const cached = readCache(files);
+  if (cached) return (loaded = { files, values: cached });
   const problems = validateFiles(files);
   if (problems.length) {
     const shown = problems.slice(0, 20).map((p) => `  spec/${p.file}:${p.line}: ${p.message}`);
     const more = problems.length > shown.length ? [`  ... and ${problems.length - shown.length} more`] : [];
     throw new Error(`the spec is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}; run \`idp-conformance spec lint\`):\n${[...shown, ...more].join('\n')}`);
   }
-  loaded = { files, values: new Map() };
+  loaded = { files, values: new Map([...files].map(([name, text]) => [name, parseFile(name, text)])) };
+  writeCache(files, loaded.values);
   return loaded;
 }
 
-function value<T>(file: string): T {
-  const { files, values } = spec();
-  if (!values.has(file)) {
-    const text = files.get(file);
-    if (text === undefined) throw new Error(`spec file ${file} not found in ${specDir()}`);
-    values.set(file, file.endsWith('.json') ? JSON.parse(text) : parse(text, { maxAliasCount: 100 }));
+function parseFile(name: string, text: string): unknown {
+  if (name.endsWith('.json')) return JSON.parse(text);
+  if (name.endsWith('.yaml')) return parse(text, { maxAliasCount: 100 });
+  return text;
+}
+
+/*
+ * Parsing the YAML with line positions and validating it costs about two seconds per process,
+ * and every vitest worker, every `run` and every `simulate` would pay it. The validated, parsed
+ * spec is therefore cached under node_modules/.cache, keyed by a hash of every spec file's name
+ * and text: any edit changes the key, so a stale or unvalidated spec is never served.
+ */
+function cacheFile(files: SpecFiles): string | null {
+  if (process.env.IDP_CONFORMANCE_SPEC_CACHE === 'off') return null;
+  const modules = join(dirname(specDir()), 'node_modules');
+  const dir = existsSync(modules) ? join(modules, '.cache', 'idp-conformance') : join(tmpdir(), 'idp-conformance-cache');
+  const hash = createHash('sha256');
+  for (const [name, text] of [...files].sort(([a], [b]) => a.localeCompare(b))) hash.update(`${name}\0${text}\0`);
+  return join(dir, `spec-${hash.digest('hex').slice(0, 24)}.json`);
+}
+
+function readCache(files: SpecFiles): Map<string, unknown> | null {
+  const file = cacheFile(files);
+  if (!file || !existsSync(file)) return null;
+  try {
+    return new Map(Object.entries(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>));
+  } catch {
+    return null; // a damaged cache is only a slower start
   }
+}
+
+function writeCache(files: SpecFiles, values: Map<string, unknown>): void {
+  const file = cacheFile(files);
+  if (!file) return;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    // Write then rename, so a parallel process never reads half a file.
+    const partial = `${file}.${process.pid}.tmp`;
+    writeFileSync(partial, JSON.stringify(Object.fromEntries(values)));
+    renameSync(partial, file);
+  } catch {
+    // read-only install: validate every time
+  }
+}
+
+function value<T>(file: string): T {
+  const { values } = spec();
+  if (!values.has(file)) throw new Error(`spec file ${file} not found in ${specDir()}`);
   return values.get(file) as T;
 }
 
