@@ -57,13 +57,13 @@ function compileSchemas(files: SpecFiles, problems: Problems): Map<string, Valid
     .join('\u0000');
   if (compiledCache?.key !== key) {
     const own = new Problems();
-    compiledCache = { key, compiled: compileSchemasNow(files, own), problems: own.list };
+    compiledCache = { key, compiled: compileSchemaFiles(files, own), problems: own.list };
   }
   for (const p of compiledCache.problems) problems.add(p.file, p.line, p.message);
   return compiledCache.compiled;
 }
 
-function compileSchemasNow(files: SpecFiles, problems: Problems): Map<string, ValidateFunction> {
+function compileSchemaFiles(files: SpecFiles, problems: Problems): Map<string, ValidateFunction> {
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   addFormats(ajv);
   const compiled = new Map<string, ValidateFunction>();
@@ -74,12 +74,18 @@ function compileSchemasNow(files: SpecFiles, problems: Problems): Map<string, Va
       problems.add(name, 1, 'schema file is missing');
       continue;
     }
+    let schema: Json;
     try {
-      const schema = JSON.parse(text) as Json;
-      schemas.push([name, schema]);
-      ajv.addSchema(schema, name);
+      schema = JSON.parse(text) as Json;
     } catch (error) {
       problems.add(name, 1, `not valid JSON: ${(error as Error).message}`);
+      continue;
+    }
+    try {
+      ajv.addSchema(schema, name);
+      schemas.push([name, schema]);
+    } catch (error) {
+      problems.add(name, 1, `not a valid JSON Schema: ${(error as Error).message}`);
     }
   }
   for (const [name] of schemas) {

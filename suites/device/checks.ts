@@ -143,7 +143,7 @@ export const deviceChecks: Check[] = [
       expectOAuthError(t, await authorizeDevice(t, { scope: 'api' }), { status: 400, error: 'invalid_request' }, 'device authorization without client_id');
       await t.property(fc.stringMatching(/^[0-9a-f]{8,64}$/), async (clientId) => {
         if (Object.values(t.config.applications ?? {}).some((a) => a?.clientId === clientId)) return;
-        expectOAuthError(t, await authorizeDevice(t, { client_id: clientId }), { status: 401, error: 'invalid_client' }, 'device authorization for an unknown client_id');
+        expectOAuthError(t, await authorizeDevice(t, { client_id: clientId }), { status: [400, 401], error: 'invalid_client' }, 'device authorization for an unknown client_id');
       });
     },
   },

@@ -6,9 +6,8 @@
  */
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { apiHeaders, fixtureProject, projectPath } from '../scopes/api-auth.js';
+import { apiHeaders, fixtureProject, jsonObject, ownProject, projectPath } from '../scopes/api.js';
 import type { Check, CheckContext } from '../types.js';
-import { jsonObject } from './paths.js';
 
 /** A `name=value` pair for a raw query or form, with literal brackets in the name as the source writes it. */
 function pair(name: string, value: string): string {
@@ -46,13 +45,8 @@ export const arrayQuery: Check = {
   },
 };
 
-/** A project of the harness's own, created once per check through the control API. */
-async function scratchProject(t: CheckContext): Promise<string> {
-  const path = 'conformance-encoding/parameters';
-  const res = await t.http.post('/-/simulator/projects', { json: { path } });
-  t.expect(res.status >= 200 && res.status < 300, `the control API could not create ${path} (status ${res.status})`, { status: res.status });
-  return path;
-}
+/** The harness's own project for the writes of these checks. */
+const SCRATCH = 'conformance-encoding/parameters';
 
 type Encoding = 'query' | 'form' | 'json';
 
@@ -87,7 +81,7 @@ export const hashesEcho: Check = {
   needs: ['control', 'writable'],
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
-    const project = await scratchProject(t);
+    const project = await ownProject(t, SCRATCH);
     const info = jsonObject(await t.http.get(projectPath(project), { headers }));
     const ref = typeof info?.default_branch === 'string' ? info.default_branch : 'main';
     const encoding = fc.constantFrom<Encoding>('query', 'form', 'json');
@@ -122,7 +116,7 @@ export const arrayBody: Check = {
   needs: ['control', 'writable'],
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
-    const project = await scratchProject(t);
+    const project = await ownProject(t, SCRATCH);
     await t.property(fc.constantFrom<'form' | 'json'>('form', 'json'), labelArb, async (how, labels) => {
       const path = `${projectPath(project)}/issues`;
       const res =

@@ -1,9 +1,8 @@
 /** Issues carry a global id and a per-project iid; paths take the iid. */
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { apiHeaders, fixtureProject, projectPath } from '../scopes/api-auth.js';
+import { apiHeaders, fixtureProject, jsonObject, projectPath } from '../scopes/api.js';
 import type { Check, CheckContext } from '../types.js';
-import { jsonObject } from './paths.js';
 
 interface IssueIds {
   id: number;

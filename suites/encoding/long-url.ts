@@ -3,9 +3,8 @@
  * The limit is the instance's setting when the settings API shows it, else the profile default.
  */
 import * as fc from 'fast-check';
-import { apiHeaders, instanceSetting } from '../scopes/api-auth.js';
+import { apiHeaders, instanceSetting, jsonObject, ownProject } from '../scopes/api.js';
 import type { Check, CheckContext } from '../types.js';
-import { jsonObject } from './paths.js';
 
 /** Filler of words, not one long run: long runs of word characters are slow for log redaction. */
 function words(length: number, space: string): string {
@@ -49,9 +48,7 @@ export const longParamsInBody: Check = {
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
     const limit = await instanceSetting(t, 'max_url_length', 'maxUrlLength');
-    const path = 'conformance-encoding/long-parameters';
-    const created = await t.http.post('/-/simulator/projects', { json: { path } });
-    t.expect(created.status >= 200 && created.status < 300, `the control API could not create ${path} (status ${created.status})`, { status: created.status });
+    const path = await ownProject(t, 'conformance-encoding/long-parameters');
     const issues = `/api/v4/projects/${encodeURIComponent(path)}/issues`;
     await t.property(excess, fc.constantFrom<'form' | 'json'>('form', 'json'), async (over, how) => {
       const description = words(limit + over, ' ');

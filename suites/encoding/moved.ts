@@ -1,7 +1,6 @@
 /** A project whose path changed answers its old path with a redirect the client must follow. */
-import { apiHeaders, projectPath } from '../scopes/api-auth.js';
+import { apiHeaders, jsonObject, projectPath } from '../scopes/api.js';
 import type { Check, CheckContext } from '../types.js';
-import { jsonObject } from './paths.js';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 

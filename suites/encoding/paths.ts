@@ -4,28 +4,9 @@
  */
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { apiHeaders, fixtureProject, projectPath } from '../scopes/api-auth.js';
+import { apiHeaders, fixtureProject, jsonObject, ownProject, projectPath } from '../scopes/api.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { encodedParam, namespacedPathArb, unencodedParam } from './names.js';
-
-export function jsonObject(res: HttpResponse): Record<string, unknown> | undefined {
-  try {
-    const v: unknown = JSON.parse(res.text);
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Create a project at `path` through the simulator's control API (idempotent for an existing path). */
-async function createProject(t: CheckContext, path: string): Promise<void> {
-  const res = await t.http.post('/-/simulator/projects', { json: { path } });
-  t.expect(res.status >= 200 && res.status < 300, `the control API could not create project ${JSON.stringify(path)} (status ${res.status})`, {
-    path,
-    status: res.status,
-    body: res.text.slice(0, 200),
-  });
-}
 
 /** Namespaced paths of projects already on a live target, read from the API (first page). */
 async function listedPaths(t: CheckContext, headers: Record<string, string>): Promise<string[]> {
@@ -41,7 +22,7 @@ async function listedPaths(t: CheckContext, headers: Record<string, string>): Pr
  * projects through the control API, else those the target already has.
  */
 async function pathsToTest(t: CheckContext, headers: Record<string, string>): Promise<{ arb: fc.Arbitrary<string>; prepare: (path: string) => Promise<void> }> {
-  if (t.caps.control && t.caps.writable) return { arb: namespacedPathArb, prepare: (path) => createProject(t, path) };
+  if (t.caps.control && t.caps.writable) return { arb: namespacedPathArb, prepare: async (path) => void (await ownProject(t, path)) };
   const paths = await listedPaths(t, headers);
   if (paths.length === 0) t.skip('the target lists no namespaced project and the harness may not create one');
   return { arb: fc.constantFrom(...paths), prepare: async () => undefined };

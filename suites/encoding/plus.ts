@@ -5,7 +5,7 @@
  */
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { apiHeaders, fixtureProject, projectPath } from '../scopes/api-auth.js';
+import { apiHeaders, fixtureProject, jsonValue, projectPath } from '../scopes/api.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -18,12 +18,8 @@ export function localTime(instantMs: number, offsetMinutes: number): { time: str
 }
 
 function ids(res: HttpResponse): unknown[] | null {
-  try {
-    const body: unknown = JSON.parse(res.text);
-    return Array.isArray(body) ? body.map((i) => (i as Record<string, unknown>)?.id) : null;
-  } catch {
-    return null;
-  }
+  const body = jsonValue(res);
+  return Array.isArray(body) ? body.map((i) => (i as Record<string, unknown>)?.id) : null;
 }
 
 /** Positive offsets only (a `+`), never zero: +00:00 read as a space could still mean UTC. */

@@ -73,7 +73,7 @@ export const passwordChecks: Check[] = [
     async run(t: CheckContext) {
       if (!t.inForce('GRANT-PASSWORD-HOSTED-CLIENT-AUTH')) t.skip(`applies to the hosted offering only (this run: ${t.offering} ${t.release})`);
       const res = await t.oauth.password({ auth: 'none' });
-      expectOAuthError(t, res, { status: 401, error: 'invalid_client' }, 'password grant without client authentication on the hosted offering');
+      expectOAuthError(t, res, { status: [400, 401], error: 'invalid_client' }, 'password grant without client authentication on the hosted offering');
     },
   },
   {

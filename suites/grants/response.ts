@@ -16,6 +16,9 @@ import {
 } from './support.js';
 import { expectTokenFields } from './token-fields.js';
 
+/** RFC 6749 §5.2 token error codes (rule ERR-TOKEN-STANDARD-CODES names the same list). */
+const STANDARD_ERRORS = ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'];
+
 /** grant_type values some provider supports (RFC 6749, 8628); the property avoids them when generating unknown ones. */
 const SUPPORTED = ['authorization_code', 'refresh_token', 'password', DEVICE_GRANT];
 
@@ -29,6 +32,7 @@ export const responseChecks: Check[] = [
       'GRANT-CODE-FLOW',
       'GRANT-CODE-PARAMS',
       'GRANT-FORM-PARAMETERS',
+      'AUTH-CLIENT-BODY',
       'TOK-RESPONSE-JSON',
       'TOK-ACCESS-TOKEN',
       'TOK-TYPE-LOWERCASE-BEARER',
@@ -67,6 +71,27 @@ export const responseChecks: Check[] = [
         expectNoStore(t, res, what);
         expectExactJsonType(t, res, what);
       }
+    },
+  },
+  {
+    id: 'grants.token-error-body',
+    suite: 'grants',
+    title: 'Every refused token request answers 4xx with an OAuth error body carrying a standard error code',
+    rules: ['ERR-OAUTH-BODY', 'TOK-ERROR-BODY', 'ERR-TOKEN-STANDARD-CODES'],
+    async run(t: CheckContext) {
+      const app = appConfig(t, 'confidential');
+      const junk = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 });
+      const broken = fc.oneof(
+        junk.map((code) => ({ grant_type: 'authorization_code', code, redirect_uri: app.redirectUri })),
+        junk.map((refresh_token) => ({ grant_type: 'refresh_token', refresh_token, redirect_uri: app.redirectUri })),
+        junk.map((grant_type) => ({ grant_type })),
+        fc.constant({ grant_type: undefined }),
+      );
+      await t.property(broken, async (form: Record<string, string | undefined>) => {
+        const res = await t.oauth.tokenRequest(form, { app: 'confidential' });
+        if (res.status === 200) return; // a junk grant_type that happens to be supported
+        expectOAuthError(t, res, { status: [400, 401], error: STANDARD_ERRORS }, `refused token request (grant_type ${form.grant_type === undefined ? 'missing' : 'as generated'})`);
+      });
     },
   },
   {

@@ -6,7 +6,7 @@
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
 import type { Check, CheckContext } from '../types.js';
-import { apiHeaders, fixtureProject, projectPath } from '../scopes/api-auth.js';
+import { apiHeaders, fixtureProject, projectPath } from '../scopes/api.js';
 import { describe, pagesPerOrder, keysetQuery, keysetTable, nextOf, resolveRow, walkKeyset, walkKeys, type KeysetOrder, type KeysetRow, type KeysetTarget, type KeysetWalk } from './keyset.js';
 import { numberHeader } from './links.js';
 import { effectivePerPage, key } from './offset.js';

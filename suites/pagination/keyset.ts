@@ -4,7 +4,7 @@
  * that follow rel=next to the empty end.
  */
 import { inRelease, operation, operations } from '../../spec/index.js';
-import { apiHeaders } from '../scopes/api-auth.js';
+import { apiHeaders } from '../scopes/api.js';
 import type { CheckContext, HttpResponse } from '../types.js';
 import { key } from './offset.js';
 import { followNext, rel, type Page } from './traverse.js';

@@ -4,7 +4,7 @@
  */
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { instanceSetting } from '../scopes/api-auth.js';
+import { instanceSetting } from '../scopes/api.js';
 import type { Check, CheckContext } from '../types.js';
 import { numberHeader } from './links.js';
 import { MAX_WALK_PAGES, effectivePerPage, headersMayBeOmitted, key, offsetCollections, referenceOrder, walkOffset, type OffsetCollection, type OffsetWalk } from './offset.js';

@@ -4,7 +4,7 @@
  * only fails on what makes every observation meaningless (not 200, not an array, broken Link).
  */
 import { limits } from '../../spec/index.js';
-import { apiHeaders, fixtureProject, projectPath } from '../scopes/api-auth.js';
+import { apiHeaders, fixtureProject, projectPath } from '../scopes/api.js';
 import type { CheckContext } from '../types.js';
 import { numberHeader } from './links.js';
 import { followNext, readPage, rel, type Page } from './traverse.js';

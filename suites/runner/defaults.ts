@@ -2,7 +2,7 @@
 import { randomInt } from 'node:crypto';
 
 /** Property runs per check: enough to find the faults the project tests for, fast on two cores. */
-export const DEFAULT_RUNS = 15;
+export const DEFAULT_RUNS = 30;
 /** The seed in CI (process.env.CI): runs there repeat exactly; elsewhere each run draws its own. */
 export const CI_SEED = 20_240_517;
 /** fast-check seeds are 32-bit integers. */

@@ -5,6 +5,7 @@
 import * as fc from 'fast-check';
 import { openapi } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
+import { jsonObject, ownProject } from './api.js';
 import { gitChecks } from './git.js';
 
 const CURRENT_USER = '/api/v4/user';
@@ -28,11 +29,7 @@ function userId(t: CheckContext, res: HttpResponse, what: string): unknown {
 }
 
 function errorCode(res: HttpResponse): unknown {
-  try {
-    return (JSON.parse(res.text) as Record<string, unknown>)?.error;
-  } catch {
-    return undefined;
-  }
+  return jsonObject(res)?.error;
 }
 
 const readUserReadsCurrentUser: Check = {
@@ -207,8 +204,7 @@ const apiFullAccess: Check = {
       t.expect(res.status === 200, `an api token reading ${path} answered ${res.status}, expected 200`, { path, status: res.status });
     }
     if (!t.caps.control || !t.caps.writable) return;
-    const created = await t.http.post('/-/simulator/projects', { json: { path: SCRATCH } });
-    t.expect(created.status >= 200 && created.status < 300, `the control API could not create ${SCRATCH} (status ${created.status})`, { status: created.status });
+    await ownProject(t, SCRATCH);
     const write = await t.http.post(`/api/v4/projects/${encodeURIComponent(SCRATCH)}/issues`, { bearer: token, json: { title: 'written with an api token' } });
     t.expect(write.status === 201, `an api token creating an issue answered ${write.status}, expected 201`, { status: write.status });
   },

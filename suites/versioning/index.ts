@@ -5,15 +5,7 @@
  */
 import * as fc from 'fast-check';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
-import { apiHeaders, fixtureProject, projectPath } from '../scopes/api-auth.js';
-
-function jsonOf(res: HttpResponse): unknown {
-  try {
-    return JSON.parse(res.text);
-  } catch {
-    return undefined;
-  }
-}
+import { apiHeaders, fixtureProject, jsonValue, projectPath } from '../scopes/api.js';
 
 /** Skip unless the rule is in force for this run (release window, offering, flag). */
 function requireInForce(t: CheckContext, rule: string): void {
@@ -71,7 +63,7 @@ const restErrorsJson: Check = {
       { what: 'a missing token', res: await t.http.get('/api/v4/user') },
     ];
     for (const { what, res } of probes) {
-      const body = jsonOf(res) as Record<string, unknown> | undefined;
+      const body = jsonValue(res) as Record<string, unknown> | undefined;
       t.expect(res.status >= 400 && res.status < 500, `${what} answered ${res.status}, expected a 4xx`, { probe: what, status: res.status });
       t.expect(
         body && typeof body === 'object' && (typeof body.message === 'string' || typeof body.error === 'string'),
@@ -92,7 +84,7 @@ async function treeOf(t: CheckContext, path?: string): Promise<HttpResponse> {
 
 async function expectTreeAnswers(t: CheckContext): Promise<void> {
   const root = await treeOf(t);
-  t.expect(root.status === 200 && Array.isArray(jsonOf(root)), `the repository tree of the fixture project answered ${root.status}, expected 200 with an array`, { status: root.status });
+  t.expect(root.status === 200 && Array.isArray(jsonValue(root)), `the repository tree of the fixture project answered ${root.status}, expected 200 with an array`, { status: root.status });
 }
 
 const treeMissingPath404: Check = {
@@ -120,7 +112,7 @@ const treeMissingPathEmpty: Check = {
     await expectTreeAnswers(t);
     await t.property(missingTreePath, async (path) => {
       const res = await treeOf(t, path);
-      const body = jsonOf(res);
+      const body = jsonValue(res);
       t.expect(res.status === 200 && Array.isArray(body) && body.length === 0, `the tree of a missing path must answer 200 [] before 17.7, got ${res.status}`, {
         path,
         status: res.status,
@@ -151,7 +143,7 @@ function removedAttribute(options: { id: string; rule: string; attribute: string
 async function listOf(t: CheckContext, suffix: string, what: string): Promise<unknown[]> {
   const res = await t.http.get(`${projectPath(fixtureProject(t))}${suffix}`, { headers: await apiHeaders(t) });
   if (res.status === 404) t.skip(`${what} are not available on the fixture project (404)`);
-  const body = jsonOf(res);
+  const body = jsonValue(res);
   t.expect(res.status === 200, `${what} answered ${res.status}, expected 200`, { status: res.status });
   return Array.isArray(body) ? body : [body];
 }
@@ -192,7 +184,7 @@ const memberRoles: Check = {
     t.expect(res.status === 200 || res.status === 403, `GET /api/v4/member_roles answered ${res.status}, expected 200 (or 403 for a non-administrator)`, {
       status: res.status,
     });
-    if (res.status === 200) t.expect(Array.isArray(jsonOf(res)), 'GET /api/v4/member_roles must answer a JSON array');
+    if (res.status === 200) t.expect(Array.isArray(jsonValue(res)), 'GET /api/v4/member_roles must answer a JSON array');
   },
 };
 

@@ -38,7 +38,7 @@ export function faultMatrix(side: Fault['side']): void {
       const checks = allChecks().filter((c) => ids.has(c.id));
       const report = await runConformance({ target: await createEmbeddedTarget(), checks, seed, numRuns: MATRIX_RUNS });
       const bad = report.checks.filter((c) => c.status === 'failed' || c.status === 'warned');
-      expect(bad, `seed ${seed}:\n${describeResults(bad)}`).toEqual([]);
+      expect(bad.map((c) => `${c.status} ${c.id}`), `seed ${seed}:\n${describeResults(bad)}`).toEqual([]);
     });
   });
 }

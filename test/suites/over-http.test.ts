@@ -16,6 +16,8 @@ const configFile = join(dir, 't.yaml');
 const seed = String(process.env.IDP_SEED ?? defaultSeed());
 /** Few runs: this compares verdicts of two transports, it does not hunt for counterexamples. */
 const RUNS = '5';
+/** Two whole runs on a shared two-core machine: generous, it is a bound and not a measurement. */
+const BOTH_RUNS_TIMEOUT_MS = 300_000;
 let simulation: Simulation;
 
 beforeAll(async () => {
@@ -42,7 +44,7 @@ describe('the suites over real HTTP', () => {
     expect(verdicts(overHttp.report)).toEqual(verdicts(inProcess.report));
     expect(overHttp.code).toBe(inProcess.code);
     expect(overHttp.report.target).toBe(simulation.served.url);
-  });
+  }, BOTH_RUNS_TIMEOUT_MS);
 
   it('leaves no live token behind: everything the run minted was revoked', async () => {
     const stats = await (await simulation.sim.handle(new Request(`${simulation.served.url}/-/simulator/stats`))).json();

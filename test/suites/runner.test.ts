@@ -86,6 +86,24 @@ describe('runner verdicts', () => {
     await session.close();
   });
 
+  it('treats a server error as a broken feature (checks run and fail), a refusal as an absent one', async () => {
+    const caps = async (status: number) => {
+      const target = fakeTarget(
+        (r) => {
+          const path = new URL(r.url).pathname;
+          if (path === '/oauth/token' || path === '/oauth/authorize_device') return Response.json({ error: status === 400 ? 'unsupported_grant_type' : 'x' }, { status });
+          return new Response(null, { status: 404 });
+        },
+        { user: { username: 'root', password: 'secret-password' }, applications: { confidential: { clientId: 'c', clientSecret: 's', redirectUri: 'http://x/cb', scopes: ['api'] } } },
+      );
+      const session = await openSession({ ...base, target });
+      await session.close();
+      return { device: session.caps.device, passwordGrant: session.caps.passwordGrant };
+    };
+    expect(await caps(500)).toEqual({ device: true, passwordGrant: true });
+    expect(await caps(400)).toEqual({ device: false, passwordGrant: false });
+  });
+
   it('skips a check whose rules are not in force at the release, and a slow check without --slow or a clock', async () => {
     const report = await runConformance({
       ...base,

@@ -57,6 +57,7 @@ const errorIs = async (res: Response, code: string) => {
 
 const ONLY = process.env.ONLY?.split(',');
 const mutants: Record<string, { mutant: Mutant; options?: SimulatorOptions }> = {
+  'grants.token-error-body': { mutant: async (r, next) => { const res = await next(r); return isToken(r) && res.status >= 400 ? editJson(res, (b) => ({ ...b, error: 'bad_thing' })) : res; } },
   'tokens.json-content-type': { mutant: async (r, next) => { const res = await next(r); if (path(r) !== '/oauth/discovery/keys') return res; const h = new Headers(res.headers); h.set('content-type', 'application/json; charset=utf-8'); return new Response(await res.text(), { status: res.status, headers: h }); } },
   'grants.application-registration': { mutant: async (r, next) => { const res = await next(r); return path(r) === '/user_settings/applications' && r.method === 'POST' ? new Response((await res.text()).replace(/id="client-secret">[^<]*/, 'id="client-secret">hidden-secret'), { status: res.status, headers: res.headers }) : res; } },
   'grants.password-git-setting': { mutant: async (r, next) => { const res = await next(r); return path(r) === '/api/v4/application/settings' ? editJson(res, (b) => ({ ...b, password_authentication_enabled_for_git: false })) : res; } },

@@ -1,10 +1,10 @@
 /**
- * Credentials for REST calls of the API suites: the configured personal access token when there
+ * Helpers of the API suites. Credentials for REST calls: the configured personal access token when there
  * is one (PRIVATE-TOKEN), else one `api` access token minted per run through the code flow
  * (tracked by t.oauth, so the run revokes it). Minted once per run and shared by the checks.
  */
 import { profiles } from '../../spec/index.js';
-import type { CheckContext, OAuthFlows } from '../types.js';
+import type { CheckContext, HttpResponse, OAuthFlows } from '../types.js';
 
 const minted = new WeakMap<OAuthFlows, Promise<string>>();
 
@@ -39,12 +39,36 @@ export function fixtureProject(t: CheckContext): string {
  */
 export async function instanceSetting(t: CheckContext, apiField: string, profileKey: string): Promise<number> {
   const res = await t.http.get('/api/v4/application/settings', { headers: await apiHeaders(t) });
-  let shown: unknown;
-  try {
-    shown = res.status === 200 ? (JSON.parse(res.text) as Record<string, unknown>)[apiField] : undefined;
-  } catch {
-    shown = undefined;
-  }
+  const shown = res.status === 200 ? jsonObject(res)?.[apiField] : undefined;
   if (typeof shown === 'number' && shown > 0) return shown;
   return Number(profiles().settings[profileKey]?.default);
+}
+
+/** The body as a JSON value; undefined when it is not JSON (a check then says what it expected). */
+export function jsonValue(res: HttpResponse): unknown {
+  try {
+    return JSON.parse(res.text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The body as a plain JSON object, or undefined. */
+export function jsonObject(res: HttpResponse): Record<string, unknown> | undefined {
+  const value = jsonValue(res);
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/**
+ * A project of the harness's own at `path`, created through the simulator's control API (which
+ * answers an existing path with that project). Only where caps.control and caps.writable hold.
+ */
+export async function ownProject(t: CheckContext, path: string): Promise<string> {
+  const res = await t.http.post('/-/simulator/projects', { json: { path } });
+  t.expect(res.status >= 200 && res.status < 300, `the control API could not create project ${JSON.stringify(path)} (status ${res.status})`, {
+    path,
+    status: res.status,
+    body: res.text.slice(0, 200),
+  });
+  return path;
 }
