@@ -23,7 +23,8 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') });
   registerRun(program);
   registerSimulate(program);
-  registerSpec(program);
+  // spec coverage also maps rules to the checks that prove them.
+  registerSpec(program, { checks: async () => (await import('../suites/index.js')).allChecks() });
   return program;
 }
 

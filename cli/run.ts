@@ -112,6 +112,13 @@ const stdio: RunIo = { out: (t) => process.stdout.write(t), err: (t) => process.
 
 /** The whole command; returns the exit code (0 passed, 1 a must failed, 2 usage or unreachable). */
 export async function executeRun(flags: RunFlags, io: RunIo = stdio, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // Ctrl-C finishes the running check (its tokens revoked), skips the rest and still reports.
+  let interrupted = false;
+  const interrupt = () => {
+    interrupted = true;
+    io.err('idp-conformance: interrupted; finishing the running check and revoking its tokens\n');
+  };
+  process.once('SIGINT', interrupt);
   try {
     const s = parseRunFlags(flags, env);
     const target = await openTarget({ url: s.target, configFile: s.config, release: s.release, offering: s.offering, faults: s.faults, rate: s.rate, timeoutMs: s.timeoutMs });
@@ -126,6 +133,7 @@ export async function executeRun(flags: RunFlags, io: RunIo = stdio, env: NodeJS
       slow: s.slow,
       reproduceArgs: reproduceArgs(s),
       progress: (line) => io.err(line + '\n'),
+      stopRequested: () => interrupted,
     });
     io.out(formatConsole(report));
     if (s.reports.length) await writeReports(report, s.reports);
@@ -136,6 +144,8 @@ export async function executeRun(flags: RunFlags, io: RunIo = stdio, env: NodeJS
       return EXIT.usage;
     }
     throw error;
+  } finally {
+    process.off('SIGINT', interrupt);
   }
 }
 

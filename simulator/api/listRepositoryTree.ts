@@ -11,7 +11,7 @@ import { endpoint, PUBLIC_READ } from './endpoint.js';
 import { findProject } from './lookup.js';
 import { keyOrdering, paginate } from './pagination.js';
 import { bool, parsePairs, queryPairs, str } from './params.js';
-import { ruleInForce } from './release.js';
+import { ruleInForce } from '../release.js';
 import { filesOf, refExists } from './repository.js';
 
 export const listRepositoryTree = endpoint(PUBLIC_READ, (ctx, caller) => {

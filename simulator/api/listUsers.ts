@@ -9,7 +9,7 @@ import { usersSorted, type UserRec } from '../data/users.js';
 import { endpoint, PUBLIC_USER_READ } from './endpoint.js';
 import { idOrdering, keyOrdering, paginate } from './pagination.js';
 import { parsePairs, queryPairs, str } from './params.js';
-import { ruleInForce } from './release.js';
+import { ruleInForce } from '../release.js';
 import { renderUser } from './render.js';
 
 export const listUsers = endpoint(PUBLIC_USER_READ, (ctx, caller) => {

@@ -8,7 +8,7 @@ import { apiError, redirect } from '../http.js';
 import { dataset, type GroupRec, type ProjectRec } from '../data/index.js';
 import type { Ctx } from '../types.js';
 import type { Caller } from './auth.js';
-import { ruleInForce } from './release.js';
+import { ruleInForce } from '../release.js';
 
 export function findProject(ctx: Ctx, ref: string, caller: Caller | null): ProjectRec | Response {
   const { catalog } = dataset(ctx.sim);

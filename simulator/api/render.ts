@@ -7,7 +7,7 @@ import type { Ctx } from '../types.js';
 import type { GroupRec, ProjectRec } from '../data/catalog.js';
 import type { AuditEventRec, FeatureFlagRec, IssueRec, JobRec, PackageRec, PipelineRec, TagRec } from '../data/records.js';
 import type { UserRec } from '../data/users.js';
-import { ruleInForce } from './release.js';
+import { ruleInForce } from '../release.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

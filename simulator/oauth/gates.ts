@@ -1,19 +1,14 @@
 /**
- * Release, offering and flag gates of OAuth behaviour, read from spec data: the release in
- * profiles.yaml that names a rule is the release where that rule's change happens.
+ * Release, offering and flag gates of OAuth behaviour, read from spec data: a change happens at
+ * the release window of the rule that states it (rules.yaml), so release numbers live there only.
  */
 import { machine, profiles } from '../../spec/index.js';
+import { ruleInForce } from '../release.js';
 import type { Sim } from '../types.js';
 
-function releaseNaming(ruleId: string): string {
-  const releases = (profiles() as unknown as { releases?: Record<string, { rules?: string[] }> }).releases ?? {};
-  for (const [release, info] of Object.entries(releases)) if (info.rules?.includes(ruleId)) return release;
-  throw new Error(`spec/profiles.yaml names no release for ${ruleId}`);
-}
-
-/** The password grant exists until the release that removes it. */
+/** The password grant exists until the release whose rule removes it. */
 export function passwordGrantAvailable(sim: Sim): boolean {
-  return sim.inForce({ until: releaseNaming('VER-PASSWORD-GRANT-REMOVED') });
+  return !ruleInForce(sim, 'VER-PASSWORD-GRANT-REMOVED');
 }
 
 /** The device authorization grant: its machine's release window and flag. */

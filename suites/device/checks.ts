@@ -189,6 +189,10 @@ export const deviceChecks: Check[] = [
       const start = await startDevice(t);
       await t.driver.approveDevice(start.userCode);
       expectOAuthError(t, await poll(t, start.deviceCode, other), { status: 400, error: 'invalid_grant' }, 'poll by a client the device code was not issued to');
+      if (t.caps.clock || t.slow) {
+        await wait(t, start.interval);
+        expectTokenOk(t, await poll(t, start.deviceCode, own), 'poll by the client the approved device code was issued to');
+      }
     },
   },
   {

@@ -17,9 +17,11 @@ const DEFAULTS = {
 };
 /** Label words that mark a consent button when no selector is configured. */
 const DECISION_WORDS: Record<'approve' | 'deny', RegExp> = {
-  approve: /\b(approve|authori[sz]e|allow|accept|confirm|continue|submit)\b/i,
+  approve: /\b(approve|authori[sz]e|allow|accept|grant|confirm)\b/i,
   deny: /\b(deny|reject|decline|refuse|cancel)\b/i,
 };
+/** A step on the way to the decision (enter the user code, then consent on the next page). */
+const NEUTRAL_WORDS = /\b(continue|submit|next|verify|proceed|ok)\b/i;
 /** Redirects and form posts one user action may take before we call it a loop. */
 const MAX_STEPS = 12;
 
@@ -30,18 +32,28 @@ export interface Browser {
   browse(startUrl: string, decision: Decision, fill?: (form: HtmlForm) => Record<string, string>): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }>;
 }
 
-function buttonFor(forms: HtmlForm[], decision: Decision, selectors: Partial<Record<Decision, string>>): { form: HtmlForm; button?: SubmitButton } | undefined {
+interface Choice {
+  form: HtmlForm;
+  button?: SubmitButton;
+  /** The decision itself (approve or deny), not a step towards it. */
+  explicit: boolean;
+}
+
+function buttonFor(forms: HtmlForm[], decision: Decision, selectors: Partial<Record<Decision, string>>): Choice | undefined {
   const selector = selectors[decision];
+  const other = DECISION_WORDS[decision === 'approve' ? 'deny' : 'approve'];
+  const text = (b: SubmitButton) => `${b.label} ${b.value ?? ''} ${b.name ?? ''}`;
   for (const form of forms) {
     for (const button of form.buttons) {
-      const text = `${button.label} ${button.value ?? ''} ${button.name ?? ''}`;
-      if (selector ? matchesSelector(button, selector) : DECISION_WORDS[decision].test(text) && !DECISION_WORDS[decision === 'approve' ? 'deny' : 'approve'].test(text)) {
-        return { form, button };
-      }
+      const hit = selector ? matchesSelector(button, selector) : DECISION_WORDS[decision].test(text(button)) && !other.test(text(button));
+      if (hit) return { form, button, explicit: true };
     }
   }
-  // A page whose one form has no labelled buttons (submit on Enter) counts as approve.
-  if (decision === 'approve' && forms.length === 1 && forms[0].buttons.length <= 1) return { form: forms[0], button: forms[0].buttons[0] };
+  for (const form of forms) {
+    for (const button of form.buttons) if (NEUTRAL_WORDS.test(text(button)) && !other.test(text(button))) return { form, button, explicit: false };
+  }
+  // One form with no labelled button (submitted with Enter) is a step too.
+  if (forms.length === 1 && forms[0].buttons.length === 0) return { form: forms[0], explicit: false };
   return undefined;
 }
 
@@ -73,6 +85,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       let body: URLSearchParams | undefined;
       let signedIn = false;
       let decided = false;
+      // A form submitted twice means the provider sent us back (a wrong code, an error): stop there.
+      const submitted = new Set<string>();
       for (let step = 0; step < MAX_STEPS; step++) {
         const response = await request(url, method, body);
         const location = response.headers.get('location');
@@ -93,9 +107,12 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           [url, method, body] = [new URL(login.action || url, url).href, login.method === 'get' ? 'GET' : 'POST', formData(login, { [loginName]: config.user.username, [passwordName]: config.user.password })];
           continue;
         }
-        const choice = decided ? undefined : buttonFor(forms.filter((f) => f !== login), decision, { approve: d.approveSelector, deny: d.denySelector });
+        const choice: Choice | undefined = decided ? undefined : buttonFor(forms.filter((f) => f !== login), decision, { approve: d.approveSelector, deny: d.denySelector });
         if (!choice) return { response, decided };
-        decided = true;
+        const signature = `${choice.form.action}|${choice.button?.name}=${choice.button?.value}|${choice.form.fields.map((f) => f.name).join(',')}`;
+        if (submitted.has(signature)) return { response, decided };
+        submitted.add(signature);
+        decided = choice.explicit;
         const values = fill?.(choice.form) ?? {};
         [url, method, body] = [new URL(choice.form.action || url, url).href, choice.form.method === 'get' ? 'GET' : 'POST', formData(choice.form, values, choice.button)];
         if (method === 'GET') [url, body] = [`${url.split('?')[0]}?${body}`, undefined];
@@ -105,7 +122,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
   };
 }
 
-export function devicePageUrl(http: Http, config: TargetConfig, userCode: string): string {
+export function devicePageUrl(http: Http, userCode: string): string {
   return `${http.baseUrl}${DEFAULTS.devicePath}?user_code=${encodeURIComponent(userCode)}`;
 }
 
@@ -116,7 +133,7 @@ const userCodeFill = (userCode: string) => (form: HtmlForm) =>
 export function createFormDriver(http: Http, config: TargetConfig): Driver {
   const browser = createBrowser(http, config);
   const device = async (userCode: string, decision: Decision) => {
-    const result = await browser.browse(devicePageUrl(http, config, userCode), decision, userCodeFill(userCode));
+    const result = await browser.browse(devicePageUrl(http, userCode), decision, userCodeFill(userCode));
     if (!result.decided) throw new CheckFailure(`no ${decision} button on the device verification page (status ${result.response.status})`);
   };
   return {

@@ -10,7 +10,7 @@ import { encodedParam, namespacedPathArb, unencodedParam } from './names.js';
 
 /** Namespaced paths of projects already on a live target, read from the API (first page). */
 async function listedPaths(t: CheckContext, headers: Record<string, string>): Promise<string[]> {
-  const res = await t.http.get('/api/v4/projects', { headers, query: { per_page: limits().perPageMax, simple: 'true' } });
+  const res = await t.http.get('/api/v4/projects', { headers, query: { per_page: limits().perPageMax, simple: 'true', membership: 'true' } });
   t.expect(res.status === 200, `GET /api/v4/projects answered ${res.status}, expected 200`, { status: res.status });
   const listed = (res.json<unknown[]>() ?? []).map((p) => (p as Record<string, unknown>)?.path_with_namespace).filter((p): p is string => typeof p === 'string');
   const fixture = t.config.fixtures?.project;

@@ -39,21 +39,25 @@ export const plusVersus2B: Check = {
     if (records.length === 0) t.skip('the fixture project has no issues to filter');
     await t.property(fc.nat({ max: records.length - 1 }), offsetMinutes, async (index, minutes) => {
       const record = records[index];
-      // One second before the record, whole seconds: the record is the first one created after it.
+      // One second before the record, whole seconds: the record is (about) the first one created after it.
       const boundary = Math.floor(Date.parse(record.created_at) / 1000) * 1000 - 1000;
       const { time, offset } = localTime(boundary, minutes);
       const ask = (plus: string) => t.http.get(`${issues}?order_by=created_at&sort=asc&per_page=1&created_after=${time}${plus}${offset}`, { headers });
       const encoded = await ask('%2B');
       const value = `${time}+${offset}`;
       t.expect(encoded.status === 200, `created_after=${time}%2B${offset} answered ${encoded.status}, expected 200`, { value, status: encoded.status });
-      t.expect(ids(encoded)?.[0] === record.id, `created_after=${time}%2B${offset} did not start at the first issue after ${value}: the %2B was not read as +`, {
+      // The first issue at or after the boundary (either, should one sit exactly on it: inclusive or not is not shown).
+      const atOrAfter = records.find((r) => Date.parse(r.created_at) >= boundary)?.id;
+      const after = records.find((r) => Date.parse(r.created_at) > boundary)?.id;
+      const first = ids(encoded)?.[0];
+      t.expect(first === atOrAfter || first === after, `created_after=${time}%2B${offset} did not start at the first issue after ${value}: the %2B was not read as +`, {
         value,
-        expectedFirst: record.id,
-        gotFirst: ids(encoded)?.[0] ?? null,
+        expectedFirst: after ?? null,
+        gotFirst: first ?? null,
       });
       const bare = await ask('+');
       // A bare + is a space: the value is then another timestamp or none at all, never the same instant.
-      const sameAsPlus = bare.status === 200 && ids(bare)?.[0] === record.id;
+      const sameAsPlus = bare.status === 200 && ids(bare)?.[0] === first;
       t.expect(!sameAsPlus, `created_after=${time}+${offset} (bare +) was read like %2B: a bare + in a query must be read as a space`, { value, status: bare.status });
       t.expect(bare.status < 500, `created_after with a bare + answered ${bare.status}: bad input must be a 4xx, never a 5xx`, { value, status: bare.status });
     });

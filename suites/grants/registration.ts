@@ -9,6 +9,8 @@ import { decodeEntities } from '../drivers/html.js';
 import { CURRENT_USER_PATH, expectOAuthError, expectTokenOk, jsonObject, REVOKE_PATH, TOKEN_PATH, tokenInfo } from './support.js';
 
 const APPLICATIONS_PATH = '/user_settings/applications';
+/** The registration form's submit button, as the real service and the simulator label it. */
+const SAVE_BUTTON = 'Save application';
 const SETTINGS_PATH = '/api/v4/application/settings';
 
 /** The value a result page shows next to a label (`<dt>Label</dt><dd><code>value</code>`, or an input). */
@@ -30,7 +32,8 @@ export const registrationChecks: Check[] = [
       const redirectUri = `https://registered-${unique}.test/callback`;
       const scope = 'read_user';
       let form: HtmlForm | undefined;
-      const browser = createBrowser(t.http, t.config);
+      // The browser picks consent buttons by their words; here the button to press is the form's save button.
+      const browser = createBrowser(t.http, { ...t.config, driver: { kind: 'form', ...t.config.driver, approveSelector: SAVE_BUTTON } });
       const result = await browser.browse(`${t.http.baseUrl}${APPLICATIONS_PATH}`, 'approve', (f) => {
         form = f;
         const redirectField = f.fields.find((x) => /redirect_uri/i.test(x.name))?.name ?? 'application[redirect_uri]';

@@ -68,5 +68,3 @@ export function numberHeader(response: HttpResponse, name: string): number | nul
   return Number.isInteger(n) ? n : NaN;
 }
 
-/** The offset headers the source names (Pagination: additional headers). */
-export const OFFSET_HEADERS = ['x-next-page', 'x-page', 'x-per-page', 'x-prev-page', 'x-total', 'x-total-pages'] as const;

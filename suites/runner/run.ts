@@ -22,6 +22,8 @@ export interface RunOptions extends SessionOptions {
   select?: Selection;
   /** One line per finished check (stderr in the CLI). */
   progress?: (line: string) => void;
+  /** Asked before each check: true stops the run there (Ctrl-C), the rest reported as skipped. */
+  stopRequested?: () => boolean;
 }
 
 /** The checks a selection names; unknown names are usage errors, not empty runs. */
@@ -52,7 +54,9 @@ export async function runConformance(options: RunOptions): Promise<Report> {
     options.progress?.(`${session.target.name}: release ${session.release} (${session.offering}), seed ${session.seed}, ${selected.length} checks`);
     const results = [];
     for (const [i, check] of selected.entries()) {
-      const result = await session.runCheck(check);
+      const result = options.stopRequested?.()
+        ? { id: check.id, suite: check.suite, title: check.title, rules: check.rules, status: 'skipped' as const, durationMs: 0, message: 'the run was interrupted' }
+        : await session.runCheck(check);
       results.push(result);
       const note = result.status === 'passed' ? '' : ` — ${result.message ?? ''}`;
       options.progress?.(`[${i + 1}/${selected.length}] ${MARK[result.status]} ${check.id} (${result.durationMs} ms)${note.length > 160 ? note.slice(0, 160) + '…' : note}`);

@@ -26,6 +26,13 @@ const withoutHeader = (raw: RawRequest, name: string): RawRequest => {
 };
 const anonymous = (raw: RawRequest) => !raw.headers.has('authorization') && !raw.headers.has('private-token') && !new URL(raw.url).searchParams.has('access_token');
 
+/** Rewrite the JSON object a matching request answers. */
+async function rewriteJson(raw: RawRequest, send: Send, path: RegExp, edit: (body: Record<string, unknown>) => unknown, method?: string): Promise<Response> {
+  const res = await send(raw);
+  if (!path.test(pathOf(raw)) || (method && raw.method !== method) || res.status >= 300) return res;
+  return json(res.status, edit((await res.json()) as Record<string, unknown>));
+}
+
 /** check id -> (release, mutant) */
 const MUTANTS: Record<string, { release?: string; mutant: Mutant }> = {
   'scopes.presentation-bearer': { mutant: (raw, send) => send(isRest(raw) ? withoutHeader(raw, 'authorization') : raw) },
@@ -71,6 +78,25 @@ const MUTANTS: Record<string, { release?: string; mutant: Mutant }> = {
       return send(withUrl(raw, url.href));
     },
   },
+  'encoding.slashed-names-encoded': {
+    // a proxy that decodes %2F before routing: raw-slash names then resolve, which the source forbids
+    mutant: (raw, send) => {
+      const m = /^(.*\/repository\/(?:files|branches|tags)\/)([^?]*)(.*)$/.exec(raw.url);
+      return send(m ? withUrl(raw, m[1] + encodeURIComponent(decodeURIComponent(m[2])) + m[3]) : raw);
+    },
+  },
+  'encoding.array-params-query': {
+    mutant: (raw, send) => {
+      const url = new URL(raw.url);
+      if (!url.searchParams.has('labels[]')) return send(raw);
+      url.searchParams.delete('labels[]');
+      return send(withUrl(raw, url.href));
+    },
+  },
+  'encoding.array-and-hash-params': { mutant: (raw, send) => rewriteJson(raw, send, /\/pipeline$/, (body) => ({ ...body, inputs: {} })) },
+  'encoding.array-params-body': { mutant: (raw, send) => rewriteJson(raw, send, /\/issues$/, (body) => ({ ...body, labels: [] }), 'POST') },
+  'scopes.api-full-access': { mutant: (raw, send) => (raw.method === 'POST' && pathOf(raw).endsWith('/issues') ? Promise.resolve(json(403, { error: 'insufficient_scope' })) : send(raw)) },
+  'versioning.runner-registration-deprecated': { mutant: (raw, send) => (pathOf(raw) === '/api/v4/runners' ? Promise.resolve(json(404, { message: '404 Not Found' })) : send(raw)) },
   'pagination.users-offset-limit': {
     mutant: (raw, send) => {
       const url = new URL(raw.url);

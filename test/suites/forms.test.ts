@@ -51,3 +51,30 @@ describe('form parsing', () => {
     expect(body.toString()).toBe('authenticity_token=csrf%26123&client_id=override&remember=on&extra=1&commit=approve');
   });
 });
+
+describe('form driver on a provider with two-step pages', () => {
+  it('enters the user code on one page, then consents on the next, and stops when sent back', async () => {
+    const { createBrowser } = await import('../../suites/drivers/form.js');
+    const { createHttp, createRecorder } = await import('../../suites/runner/http.js');
+    const { createRedactor } = await import('../../suites/runner/redact.js');
+    const { fakeTarget } = await import('./fakes.js');
+    const posts: string[] = [];
+    const page = (html: string) => new Response(html, { headers: { 'content-type': 'text/html' } });
+    const target = fakeTarget(async (r) => {
+      const path = new URL(r.url).pathname;
+      if (r.method === 'POST') posts.push(`${path} ${r.body}`);
+      if (path === '/device' && r.method === 'GET') return page('<form action="/device" method="post"><input name="user_code"><button>Continue</button></form>');
+      if (path === '/device') return page('<form action="/consent" method="post"><input type="hidden" name="t" value="1"><button name="d" value="yes">Authorize</button><button name="d" value="no">Deny</button></form>');
+      if (path === '/consent') return page(r.body?.includes('d=no') ? '<p>denied</p>' : '<p>approved</p>');
+      return page('<form action="/loop" method="post"><button>Continue</button></form>');
+    });
+    const http = createHttp(target, createRecorder(), createRedactor());
+    const browser = createBrowser(http, target.config);
+    const result = await browser.browse('http://fake.test/device', 'deny', (form): Record<string, string> => (form.fields.some((f) => f.name === 'user_code') ? { user_code: 'ABCD' } : {}));
+    expect(result.decided).toBe(true);
+    expect(result.response.text).toContain('denied');
+    expect(posts).toEqual(['/device user_code=ABCD', '/consent t=1&d=no']);
+    const loop = await browser.browse('http://fake.test/loop', 'approve');
+    expect(loop.decided).toBe(false);
+  });
+});

@@ -154,6 +154,19 @@ describe('runner verdicts', () => {
     expect(report.checks[0].counterexample).toBe('[0]');
   });
 
+  it('stops when interrupted: the running check finishes, the rest are skipped, not passed', async () => {
+    let done = 0;
+    const report = await runConformance({
+      ...base,
+      target: fakeTarget(),
+      checks: [check('one', ['T-MUST'], async () => void done++), check('two', ['T-MUST'], async () => void done++)],
+      stopRequested: () => done > 0,
+    });
+    expect(report.checks.map((c) => c.status)).toEqual(['passed', 'skipped']);
+    expect(report.checks[1].message).toBe('the run was interrupted');
+    expect(done).toBe(1);
+  });
+
   it('selects by suite, rule and check id, and refuses unknown names', () => {
     const checks = [check('a', ['T-MUST'], async () => undefined), { ...check('b', ['T-SHOULD'], async () => undefined), suite: 'cors' as const }];
     expect(selectChecks(checks, { suites: ['cors'] }).map((c) => c.id)).toEqual(['grants.b']);
