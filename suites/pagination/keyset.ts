@@ -5,6 +5,7 @@
  */
 import { inRelease, operation, operations } from '../../spec/index.js';
 import { apiHeaders } from '../scopes/api.js';
+import { fillPath } from './collections.js';
 import type { CheckContext, HttpResponse } from '../types.js';
 import { key } from './offset.js';
 import { followNext, rel, type Page } from './traverse.js';
@@ -67,17 +68,9 @@ export interface KeysetTarget {
 export async function resolveRow(t: CheckContext, row: KeysetRow): Promise<KeysetTarget> {
   const op = operation(row.operationId);
   if (!inRelease(row, t.release) || !inRelease(op, t.release)) t.skip(`keyset on ${row.operationId} is not in force at release ${t.release}`);
-  const fixtures = t.config.fixtures ?? {};
-  const values: Record<string, string | number | undefined> = {
-    id: op.path.startsWith('/api/v4/groups/') ? fixtures.group : fixtures.project,
-    package_id: fixtures.packageId,
-    repository_id: fixtures.registryRepositoryId,
-  };
-  const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = values[name];
-    if (value === undefined) t.skip(`target config names no fixture for {${name}} of ${op.path}`);
-    return encodeURIComponent(String(value));
-  });
+  const filled = fillPath(t, op);
+  if ('missing' in filled) t.skip(filled.missing);
+  const { path } = filled;
   const headers = row.who === 'unauthenticated' ? {} : await apiHeaders(t);
   return { row, path, headers };
 }

@@ -4,7 +4,7 @@
  */
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { instanceSetting } from '../scopes/api.js';
+import { apiHeaders, instanceSetting, projectPath } from '../scopes/api.js';
 import type { Check, CheckContext } from '../types.js';
 import { numberHeader } from './links.js';
 import { MAX_WALK_PAGES, effectivePerPage, headersMayBeOmitted, key, offsetCollections, learnedCollections, walkOffset, type OffsetCollection, type OffsetWalk } from './offset.js';
@@ -218,8 +218,7 @@ const totalsOmitted: Check = {
   async run(t: CheckContext) {
     const large = t.config.fixtures?.largeProject;
     if (!large) t.skip('target config names no fixtures.largeProject');
-    const [issues] = await offsetCollections(t);
-    const collection: OffsetCollection = { ...issues, name: 'issues of the large project', path: `/api/v4/projects/${encodeURIComponent(large)}/issues` };
+    const collection: OffsetCollection = { name: 'issues of the large project', path: `${projectPath(large)}/issues`, query: {}, headers: await apiHeaders(t) };
     const { paginationTotalsMax } = limits();
     await t.property(validPerPage(), async (perPage) => {
       const effective = effectivePerPage(perPage);

@@ -4,7 +4,8 @@
  * only fails on what makes every observation meaningless (not 200, not an array, broken Link).
  */
 import { limits } from '../../spec/index.js';
-import { apiHeaders, fixtureProject, projectPath } from '../scopes/api.js';
+import { apiHeaders } from '../scopes/api.js';
+import { fillPath, paginatedOperations } from './collections.js';
 import type { CheckContext } from '../types.js';
 import { followNext, readPage, rel, type Page } from './traverse.js';
 
@@ -25,13 +26,33 @@ export interface OffsetCollection {
   headers: Record<string, string>;
 }
 
-/** The offset collections the checks walk: the fixture project's issues and the groups. */
+/**
+ * Extra parameters of some collections: a non-default ordering, so a Link that drops the
+ * request's parameters shows in the records it leads to (and in the Link itself).
+ */
+const ORDERED: Record<string, Record<string, string>> = {
+  listProjectIssues: { order_by: 'created_at', sort: 'asc' },
+  listGroups: { order_by: 'id', sort: 'desc' },
+};
+
+/**
+ * The offset collections the checks walk: every paginated operation this target exposes (its
+ * fixtures fill the path, and its first page answers 200 to the API credentials), the fixture
+ * project's issues first.
+ */
 export async function offsetCollections(t: CheckContext): Promise<OffsetCollection[]> {
   const headers = await apiHeaders(t);
-  return [
-    { name: 'project issues', path: `${projectPath(fixtureProject(t))}/issues`, query: { order_by: 'created_at', sort: 'asc' }, headers },
-    { name: 'groups', path: '/api/v4/groups', query: { order_by: 'id', sort: 'desc' }, headers },
-  ];
+  const found: OffsetCollection[] = [];
+  for (const op of paginatedOperations(t)) {
+    const filled = fillPath(t, op);
+    if ('missing' in filled) continue;
+    const collection = { name: op.operationId, path: filled.path, query: ORDERED[op.operationId] ?? {}, headers };
+    const probe = await t.http.get(collection.path, { headers, query: { ...collection.query, per_page: 1 } });
+    if (probe.status === 200) found.push(collection);
+  }
+  found.sort((a, b) => Number(b.name === 'listProjectIssues') - Number(a.name === 'listProjectIssues'));
+  if (found.length === 0) t.skip('no paginated collection of this target answers the API credentials');
+  return found;
 }
 
 /** The per_page a server should apply: the default when absent, capped at the maximum. */

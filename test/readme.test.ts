@@ -1,0 +1,38 @@
+/**
+ * The README's promises that can drift: its first commands, and the "not checkable" table, which
+ * must list exactly the `must` rules that no check proves.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { coverage } from '../spec/index.js';
+import { allChecks } from '../suites/index.js';
+
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+
+function notCheckableTable(): string[] {
+  const section = readme.split(/^## /m).find((s) => s.startsWith('Rules that are not checkable'));
+  if (!section) throw new Error('README has no "Rules that are not checkable" section');
+  return section
+    .split('\n')
+    .filter((line) => /^\|\s*[A-Z]+-[A-Z0-9-]+\s*\|/.test(line))
+    .map((line) => line.split('|')[1].trim());
+}
+
+describe('README', () => {
+  it('opens with the two set-up commands', () => {
+    const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    expect(firstBlock).toContain('npm ci && npm start');
+    expect(firstBlock).toContain('npm test');
+    expect(readme.indexOf('```sh')).toBeLessThan(readme.indexOf('\n## '));
+  });
+
+  it('lists exactly the must rules no check proves, each with a reason', () => {
+    const cov = coverage(allChecks());
+    const uncheckedMust = cov.checks!.rulesWithoutCheck.filter((r) => r.level === 'must').map((r) => r.id).sort();
+    expect(notCheckableTable().sort()).toEqual(uncheckedMust);
+  });
+
+  it('names no check rule id that the catalogue lacks', () => {
+    expect(coverage(allChecks()).checks!.unknownRuleRefs).toEqual([]);
+  });
+});
