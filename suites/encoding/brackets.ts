@@ -126,6 +126,13 @@ export const arrayBody: Check = {
       const body = jsonObject(res);
       t.expect(res.status === 201 && body, `creating an issue with labels in a ${how} body answered ${res.status}, expected 201`, { status: res.status });
       t.expect(JSON.stringify(body.labels) === JSON.stringify(labels), `labels sent as ${how === 'form' ? 'labels[]=…' : 'a JSON array'} were not read as sent`, { sent: labels, read: body.labels });
+      if (how === 'json') {
+        // The same JSON without Content-Type application/json is not read as JSON.
+        const plain = await t.http.post(path, { headers: { ...headers, 'content-type': 'text/plain' }, json: { title: 'labels check', labels } });
+        const read = jsonObject(plain);
+        t.expect(!(plain.status === 201 && JSON.stringify(read?.labels) === JSON.stringify(labels)), 'a JSON body sent as text/plain was read as JSON', { status: plain.status });
+        t.expect(plain.status < 500, `a JSON body sent as text/plain answered ${plain.status}: bad input must be a 4xx, never a 5xx`, { status: plain.status });
+      }
     });
   },
 };
