@@ -171,6 +171,36 @@ export function operation(operationId: string): OperationInfo {
   return found;
 }
 
+/** One row of the source's keyset support table (the `x-keyset` extension of an operation). */
+export interface KeysetRow {
+  operationId: string;
+  who: 'authenticated' | 'unauthenticated' | 'both';
+  since?: string;
+  until?: string;
+  rules: string[];
+  /** Every allowed (order_by, sort); a single pair of nulls where no ordering applies. */
+  orders: { order_by: string | null; sort: 'asc' | 'desc' | null }[];
+}
+
+interface XKeyset {
+  orderBy: string[];
+  sort: Array<'asc' | 'desc'>;
+  who: KeysetRow['who'];
+  since?: string;
+  until?: string;
+  rule?: string;
+}
+
+/** The keyset support table, one row per operation that offers keyset pagination. */
+export function keysetTable(): KeysetRow[] {
+  return operations().flatMap((op) => {
+    const x = (op.raw as Record<string, unknown>)['x-keyset'] as XKeyset | undefined;
+    if (!x) return [];
+    const orders = x.orderBy.length === 0 ? [{ order_by: null, sort: null }] : x.orderBy.flatMap((o) => x.sort.map((sort) => ({ order_by: o, sort })));
+    return [{ operationId: op.operationId, who: x.who, since: x.since, until: x.until, rules: x.rule ? [x.rule] : [], orders }];
+  });
+}
+
 export interface CorsPreflight {
   path: string;
   since?: string;

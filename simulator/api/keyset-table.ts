@@ -5,9 +5,8 @@
  * id_after / id_before for order_by=id, an opaque `cursor` for other columns, and page_token
  * where no ordering applies (the repository tree).
  */
-import { operation } from '../../spec/index.js';
+import { keysetTable, type KeysetRow } from '../../spec/index.js';
 
-export type Who = 'authenticated' | 'unauthenticated' | 'both';
 export type CursorParam = 'id_after' | 'id_before' | 'cursor' | 'page_token';
 
 export interface KeysetOrder {
@@ -16,21 +15,8 @@ export interface KeysetOrder {
   cursor: CursorParam;
 }
 
-export interface KeysetSupport {
-  who: Who;
-  since?: string;
-  until?: string;
-  rule?: string;
+export interface KeysetSupport extends Omit<KeysetRow, 'orders'> {
   orders: KeysetOrder[];
-}
-
-interface XKeyset {
-  orderBy: string[];
-  sort: ('asc' | 'desc')[];
-  who: Who;
-  since?: string;
-  until?: string;
-  rule?: string;
 }
 
 export function cursorParam(orderBy: string | null, sort: 'asc' | 'desc' | null): CursorParam {
@@ -39,26 +25,13 @@ export function cursorParam(orderBy: string | null, sort: 'asc' | 'desc' | null)
   return 'cursor';
 }
 
-const cache = new Map<string, KeysetSupport | undefined>();
+let byOperation: Map<string, KeysetSupport> | undefined;
 
 export function keysetSupport(operationId: string): KeysetSupport | undefined {
-  if (!cache.has(operationId)) {
-    const x = (operation(operationId).raw as Record<string, unknown>)['x-keyset'] as XKeyset | undefined;
-    cache.set(
-      operationId,
-      x && {
-        who: x.who,
-        since: x.since,
-        until: x.until,
-        rule: x.rule,
-        orders:
-          x.orderBy.length === 0
-            ? [{ order_by: null, sort: null, cursor: 'page_token' }]
-            : x.orderBy.flatMap((o) => x.sort.map((s) => ({ order_by: o, sort: s, cursor: cursorParam(o, s) }))),
-      },
-    );
-  }
-  return cache.get(operationId);
+  byOperation ??= new Map(
+    keysetTable().map((row) => [row.operationId, { ...row, orders: row.orders.map((o) => ({ ...o, cursor: cursorParam(o.order_by, o.sort) })) }]),
+  );
+  return byOperation.get(operationId);
 }
 
 /** Every parameter any next link may carry (dropped from a link before the new one is set). */

@@ -4,6 +4,8 @@ import type { Ctx, Handler } from '../types.js';
 import type { Caller } from './auth.js';
 import { API, endpoint } from './endpoint.js';
 import { bool, readParams, str } from './params.js';
+import { idOrdering, paginate } from './pagination.js';
+import { fromArray } from '../data/seq.js';
 
 const BASE_ACCESS_LEVELS = [10, 15, 20, 30, 40];
 
@@ -23,7 +25,18 @@ function adminOnly(run: (ctx: Ctx, caller: Caller) => Response | Promise<Respons
   return endpoint(API, (ctx, caller) => (caller?.user.admin ? run(ctx, caller) : apiError(403, '403 Forbidden')));
 }
 
-export const listMemberRoles = adminOnly((ctx) => json(200, [...roles(ctx).all.values()]));
+// Offset pagination is the default on every list endpoint, this one included.
+export const listMemberRoles = adminOnly((ctx) =>
+  paginate(
+    ctx,
+    {
+      orderings: { id: idOrdering(fromArray([...roles(ctx).all.values()]), (r) => r.id) },
+      defaultOrder: { orderBy: 'id', sort: 'asc' },
+      render: (r) => r,
+    },
+    true,
+  ),
+);
 
 export const createMemberRole = adminOnly(async (ctx) => {
   const params = await readParams(ctx);

@@ -3,45 +3,15 @@
  * operation in spec/openapi.yaml), resolved against a target (its fixtures and release), and walks
  * that follow rel=next to the empty end.
  */
-import { inRelease, operation, operations } from '../../spec/index.js';
+import { inRelease, keysetTable, operation, type KeysetRow } from '../../spec/index.js';
 import { apiHeaders } from '../scopes/api.js';
 import { fillPath } from './collections.js';
 import type { CheckContext, HttpResponse } from '../types.js';
 import { key } from './offset.js';
 import { followNext, rel, type Page } from './traverse.js';
 
-export interface KeysetOrder {
-  order_by: string | null;
-  sort: 'asc' | 'desc' | null;
-}
-
-export interface KeysetRow {
-  operationId: string;
-  who: 'authenticated' | 'unauthenticated' | 'both';
-  since?: string;
-  until?: string;
-  rules: string[];
-  /** Every allowed (order_by, sort); one order with nulls where no ordering applies. */
-  orders: KeysetOrder[];
-}
-
-interface XKeyset {
-  orderBy: string[];
-  sort: Array<'asc' | 'desc'>;
-  who: KeysetRow['who'];
-  since?: string;
-  until?: string;
-  rule?: string;
-}
-
-export function keysetTable(): KeysetRow[] {
-  return operations().flatMap((op) => {
-    const x = (op.raw as Record<string, unknown>)['x-keyset'] as XKeyset | undefined;
-    if (!x) return [];
-    const orders: KeysetOrder[] = x.orderBy.length === 0 ? [{ order_by: null, sort: null }] : x.orderBy.flatMap((o) => x.sort.map((s) => ({ order_by: o, sort: s })));
-    return [{ operationId: op.operationId, who: x.who, since: x.since, until: x.until, rules: x.rule ? [x.rule] : [], orders }];
-  });
-}
+export type KeysetOrder = KeysetRow['orders'][number];
+export { keysetTable, type KeysetRow };
 
 /**
  * Pages one row's walks at per_page = max may read in all, shared by its orderings; a walk that
