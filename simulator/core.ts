@@ -9,7 +9,7 @@ import { createRouter } from './router.js';
 import { createStore, type Store } from './store.js';
 import { json } from './http.js';
 import type { Ctx, Handler, InstanceSettings, Middleware, ParsedBody, ResolvedOptions, Sim, SimulatorOptions } from './types.js';
-import { oauthHandlers, oauthMiddlewares, seedAccounts } from './oauth/index.js';
+import { oauthGateOverrides, oauthHandlers, oauthMiddlewares, seedAccounts } from './oauth/index.js';
 import { apiHandlers, apiMiddlewares } from './api/index.js';
 
 const handlers: Record<string, Handler> = { ...oauthHandlers, ...apiHandlers };
@@ -64,7 +64,9 @@ async function parseBody(request: Request): Promise<ParsedBody> {
 }
 
 function available(sim: Sim, op: OperationInfo): boolean {
-  return sim.inForce(op) && (!op.flag || sim.flag(op.flag));
+  // A fault may keep an operation routed outside its release window (oauthGateOverrides).
+  const inWindow = sim.inForce(op) || oauthGateOverrides[op.operationId]?.(sim) === true;
+  return inWindow && (!op.flag || sim.flag(op.flag));
 }
 
 export function createSimulator(options: SimulatorOptions = {}): Sim {
@@ -72,6 +74,8 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
   const clock = createClock(options.clock);
   const route = createRouter(operations());
   const faults = new Set(resolved.faults);
+  // Settings change at run time (control API); reset() goes back to these start values.
+  const startSettings = structuredClone(resolved.settings);
   let store: Store = createStore();
   let moduleState = new Map<string, unknown>();
 
@@ -130,6 +134,7 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
     reset() {
       store = createStore();
       moduleState = new Map();
+      resolved.settings = structuredClone(startSettings);
       clock.reset();
       seedAccounts(sim);
     },

@@ -23,6 +23,8 @@ export interface Capabilities {
   control: boolean;
   /** Time can be moved forward (control API clock). */
   clock: boolean;
+  /** Instance settings can be read and changed at run time (control API settings). */
+  settings: boolean;
   /** Device authorization grant available (release >= 17.1 and flag on and endpoint answers). */
   device: boolean;
   /** Password grant available at this release and offering and instance setting. */

@@ -10,8 +10,12 @@ import { tokenExpired } from '../credentials.js';
 import { createApplication, createUser, seeded, ValidationError } from '../oauth/accounts.js';
 import { deviceByUserCode, fireDevice } from '../oauth/device.js';
 import { refreshState } from '../oauth/grants/refresh-token.js';
+import { unknownScopes } from '../oauth/scopes.js';
+import { mintTokens } from '../oauth/tokens.js';
+import { limits } from '../../spec/index.js';
 import { BadControlRequest, badRequest, bool, controlBody, list, str } from './body.js';
 import { targetConfig } from './config.js';
+import { applySettings, currentSettings, settingChanges } from './settings.js';
 
 function guarded(handler: (ctx: Ctx, body: Record<string, unknown>) => Promise<Response> | Response): Handler {
   return async (ctx) => {
@@ -121,3 +125,33 @@ export const simStats: Handler = (ctx) => {
     sessions: store.sessions.size,
   });
 };
+
+export const simGetSettings: Handler = (ctx) => json(200, currentSettings(ctx.sim));
+
+export const simUpdateSettings = guarded((ctx, body) => json(200, applySettings(ctx.sim, settingChanges(body))));
+
+/** expiresIn: absent = the usual lifetime; null = no expiry (a token created before expiry became mandatory). */
+function lifetime(body: Record<string, unknown>): number | null {
+  if (!('expiresIn' in body)) return limits().accessTokenLifetime;
+  const v = body.expiresIn;
+  if (v === null) return null;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new BadControlRequest('expiresIn must be a positive integer or null');
+  return v;
+}
+
+/** Mint an OAuth access token directly: what no grant can give any more, such as one without expiry. */
+export const simCreateToken = guarded((ctx, body) => {
+  const { sim } = ctx;
+  const scopes = list(body, 'scopes');
+  if (!scopes?.length) throw new BadControlRequest('scopes is required');
+  const unknown = unknownScopes(scopes);
+  if (unknown.length) throw new BadControlRequest(`unknown scope ${unknown.join(', ')}`);
+  const username = str(body, 'username');
+  const user = username ? userByLogin(sim.store, username) : seeded(sim).admin;
+  if (!user) return apiError(404, `no user ${username}`);
+  const clientId = str(body, 'clientId');
+  const app = clientId ? sim.store.applications.get(clientId) : seeded(sim).applications.confidential;
+  if (!app) return apiError(404, 'no application has this clientId');
+  const { access } = mintTokens(sim, { userId: user.id, app, scopes, refresh: false, expiresIn: lifetime(body) });
+  return json(201, { access_token: access.token });
+});

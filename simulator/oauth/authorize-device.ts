@@ -31,13 +31,14 @@ export const oauthAuthorizeDevice = endpoint(async (ctx) => {
   };
   sim.store.deviceCodes.set(record.deviceCode, record);
   const page = `${issuer(ctx)}/oauth/device`;
+  const complete = sim.fault('device-uri-complete-no-user-code') ? page : `${page}?user_code=${encodeURIComponent(record.userCode)}`;
   return json(
     200,
     {
       device_code: record.deviceCode,
       user_code: record.userCode,
       verification_uri: page,
-      verification_uri_complete: `${page}?user_code=${encodeURIComponent(record.userCode)}`,
+      verification_uri_complete: complete,
       expires_in: record.expiresIn,
       interval: record.interval,
     },

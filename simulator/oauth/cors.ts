@@ -45,7 +45,7 @@ function preflight(request: Request, sim: Sim, spec: CorsPreflight): Response {
 export const cors: Middleware = async (request, sim, next) => {
   const path = new URL(request.url).pathname;
   const origin = request.headers.get('origin');
-  if (request.method === 'OPTIONS' && origin && request.headers.has('access-control-request-method')) {
+  if (request.method === 'OPTIONS' && origin && request.headers.has('access-control-request-method') && !sim.fault('cors-no-preflight')) {
     const spec = preflightOf(sim, path);
     if (spec) return preflight(request, sim, spec);
   }

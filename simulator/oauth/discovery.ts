@@ -4,7 +4,7 @@
  * routed only before 17.0 by the operation's x-until).
  */
 import { json } from '../http.js';
-import type { Handler } from '../types.js';
+import type { Handler, Sim } from '../types.js';
 import { CHALLENGE_METHODS } from './pkce.js';
 import { USERINFO_CLAIMS } from './claims.js';
 import { deviceGrantAvailable } from './gates.js';
@@ -42,3 +42,6 @@ export const openidConfiguration: Handler = (ctx) => {
 
 export const oauthDiscoveryKeys: Handler = async (ctx) => json(200, await jwks(ctx.sim));
 export const legacyJwks: Handler = oauthDiscoveryKeys;
+
+/** The fault that keeps /-/jwks routed after its removal in 17.0 (core's release gate defers to this). */
+export const legacyJwksStillServed = (sim: Sim): boolean => sim.fault('legacy-jwks-served');

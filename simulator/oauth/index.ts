@@ -1,5 +1,5 @@
 /** OAuth / OIDC / pages / control API operations, by operationId (spec/openapi.yaml). */
-import type { Handler, Middleware } from '../types.js';
+import type { Handler, Middleware, Sim } from '../types.js';
 import { oauthAuthorize } from './authorize.js';
 import { oauthAuthorizeDecision } from './authorize-decision.js';
 import { oauthToken } from './token.js';
@@ -9,7 +9,7 @@ import { oauthDeviceDecision } from './device-decision.js';
 import { oauthRevoke } from './revoke.js';
 import { oauthTokenInfo } from './token-info.js';
 import { oauthUserinfo, oauthUserinfoPost } from './userinfo.js';
-import { legacyJwks, oauthDiscoveryKeys, openidConfiguration } from './discovery.js';
+import { legacyJwks, legacyJwksStillServed, oauthDiscoveryKeys, openidConfiguration } from './discovery.js';
 import { cors } from './cors.js';
 import { signIn, signInPage } from '../pages/sign-in.js';
 import { applicationsCreate, applicationsPage } from '../pages/applications.js';
@@ -43,6 +43,12 @@ export const oauthHandlers: Record<string, Handler> = {
   simCreateApplication: control.simCreateApplication,
   simCreateUser: control.simCreateUser,
   simStats: control.simStats,
+  simGetSettings: control.simGetSettings,
+  simUpdateSettings: control.simUpdateSettings,
+  simCreateToken: control.simCreateToken,
 };
 
 export const oauthMiddlewares: Middleware[] = [cors];
+
+/** Operations a fault keeps routed outside their release window (x-since / x-until), by operationId. */
+export const oauthGateOverrides: Record<string, (sim: Sim) => boolean> = { legacyJwks: legacyJwksStillServed };

@@ -11,6 +11,8 @@ export interface SigningKey {
   kid: string;
   privateKey: KeyObject;
   publicJwk: JWK;
+  /** The private members (d, p, q, dp, dq, qi), published only under the fault `jwks-private-members`. */
+  privateMembers: JWK;
 }
 
 const generate = promisify(generateKeyPair);
@@ -20,7 +22,8 @@ async function makeKey(): Promise<SigningKey> {
   const { publicKey, privateKey } = await generate('rsa', { modulusLength: RSA_BITS });
   const jwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(jwk);
-  return { kid, privateKey, publicJwk: { kty: jwk.kty, kid, e: jwk.e, n: jwk.n, use: 'sig', alg: 'RS256' } };
+  const { d, p, q, dp, dq, qi } = await exportJWK(privateKey);
+  return { kid, privateKey, publicJwk: { kty: jwk.kty, kid, e: jwk.e, n: jwk.n, use: 'sig', alg: 'RS256' }, privateMembers: { d, p, q, dp, dq, qi } };
 }
 
 const published = new WeakMap<Sim, Promise<SigningKey>>();
@@ -40,5 +43,6 @@ export async function signingKey(sim: Sim): Promise<SigningKey> {
 }
 
 export async function jwks(sim: Sim): Promise<{ keys: JWK[] }> {
-  return { keys: [(await once(published, sim)).publicJwk] };
+  const key = await once(published, sim);
+  return { keys: [sim.fault('jwks-private-members') ? { ...key.publicJwk, ...key.privateMembers } : key.publicJwk] };
 }

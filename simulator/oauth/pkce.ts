@@ -6,7 +6,8 @@ import { sameSecret } from './compare.js';
 export const CHALLENGE_METHODS = ['S256'] as const;
 
 export function s256(verifier: string): string {
-  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+  // UTF-8, not ASCII: the same bytes for every valid verifier, and no silent folding of others.
+  return createHash('sha256').update(verifier, 'utf8').digest('base64url');
 }
 
 /** An S256 challenge is the unpadded URL-safe base64 of a SHA-256 digest: always this long. */

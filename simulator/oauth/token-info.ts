@@ -13,7 +13,8 @@ export const oauthTokenInfo = endpoint((ctx) => {
   const { sim } = ctx;
   const { token } = bearerToken(ctx);
   const app = applicationById(sim, token.applicationId);
-  const expiresIn = secondsLeft(sim, token);
+  // The fault answers the full lifetime as if no time had passed.
+  const expiresIn = sim.fault('token-info-expires-in-frozen') ? token.expiresIn : secondsLeft(sim, token);
   const body: Record<string, unknown> = {
     resource_owner_id: token.userId,
     scope: [...token.scopes],

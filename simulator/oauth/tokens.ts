@@ -16,7 +16,7 @@ export interface Issued {
 
 export function mintTokens(
   sim: Sim,
-  input: { userId: number; app: Application | null; scopes: string[]; refresh: boolean; fromCode?: string | null },
+  input: { userId: number; app: Application | null; scopes: string[]; refresh: boolean; fromCode?: string | null; expiresIn?: number | null },
 ): Issued {
   const now = sim.clock.nowSeconds();
   const access: AccessToken = {
@@ -25,7 +25,7 @@ export function mintTokens(
     applicationId: input.app?.id ?? null,
     scopes: [...input.scopes],
     createdAt: now,
-    expiresIn: limits().accessTokenLifetime,
+    expiresIn: input.expiresIn === undefined ? limits().accessTokenLifetime : input.expiresIn,
     revokedAt: null,
     refreshToken: null,
     fromCode: input.fromCode ?? null,

@@ -28,7 +28,10 @@ export const uriTooLong: Check = {
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
     const limit = await instanceSetting(t, 'max_url_length', 'maxUrlLength');
-    await t.property(excess, fc.integer({ min: 64, max: limit }), async (over, within) => {
+    // Right up to the limit only where the limit is known exactly (the simulator); a live
+    // deployment's front proxy may count a little differently, so stay well inside there.
+    const withinLength = fc.integer({ min: 64, max: t.caps.control ? limit : Math.floor(limit / 2) });
+    await t.property(excess, withinLength, async (over, within) => {
       const long = targetOfLength(limit + over);
       const res = await t.http.get(long, { headers });
       t.expect(res.status === 414, `a GET of ${long.length} bytes (limit ${limit}) answered ${res.status}, expected 414`, { bytes: long.length, limit, status: res.status });

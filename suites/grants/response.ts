@@ -17,7 +17,7 @@ import {
 import { expectTokenFields } from './token-fields.js';
 
 /** RFC 6749 §5.2 token error codes (rule ERR-TOKEN-STANDARD-CODES names the same list). */
-const STANDARD_ERRORS = ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'];
+export const STANDARD_ERRORS = ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'];
 
 /** grant_type values some provider supports (RFC 6749, 8628); the property avoids them when generating unknown ones. */
 const SUPPORTED = ['authorization_code', 'refresh_token', 'password', DEVICE_GRANT];

@@ -52,6 +52,7 @@ export function detectControl(http: Http): Promise<boolean> {
 
 export async function detectCapabilities({ http, control, config, oauth, flags, passwordInForce }: DetectInput): Promise<Capabilities> {
   const clock = control && (await answers(() => http.post(`${CONTROL_PREFIX}/clock`, { json: { advanceSeconds: 0 } }), (s) => s >= 200 && s < 300));
+  const settings = control && (await answers(() => http.get(`${CONTROL_PREFIX}/settings`), (s, t) => s === 200 && isJsonObject(t)));
 
   const deviceApp = config.applications?.public ?? config.applications?.confidential;
   const deviceDeclared = config.features?.[DEVICE_FLAG];
@@ -74,6 +75,7 @@ export async function detectCapabilities({ http, control, config, oauth, flags, 
   return {
     control,
     clock,
+    settings,
     device,
     passwordGrant,
     pat: !!config.personalAccessToken,

@@ -26,6 +26,7 @@ export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
 const WHY_MISSING: Record<Capability, string> = {
   control: 'the simulator control API does not answer',
   clock: 'the target offers no clock control',
+  settings: 'the target offers no control of its instance settings',
   device: 'the device authorization grant is not available (release, flag, or endpoint)',
   passwordGrant: 'the password grant is not available (release, setting, or no user configured)',
   pat: 'no personal access token is configured',

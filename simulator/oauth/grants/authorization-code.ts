@@ -33,10 +33,10 @@ const codeMachine = runner<Exchange>('authorization-code', {
   conditions: {
     client_auth_failed: (x) => x.clientError !== null,
     client_mismatch: (x) => x.app!.id !== x.code.applicationId,
-    code_expired: (x) => x.sim.clock.nowSeconds() >= x.code.createdAt + x.code.expiresIn,
+    code_expired: (x) => !x.sim.fault('code-never-expires') && x.sim.clock.nowSeconds() >= x.code.createdAt + x.code.expiresIn,
     redirect_uri_mismatch: (x) => !x.sim.fault('redirect-uri-unchecked') && x.params.get('redirect_uri') !== x.code.redirectUri,
     verifier_missing: (x) => pkce(x) && verifier(x) === '',
-    verifier_malformed: (x) => pkce(x) && verifierProblem(verifier(x)) !== null,
+    verifier_malformed: (x) => pkce(x) && !x.sim.fault('pkce-verifier-format-unchecked') && verifierProblem(verifier(x)) !== null,
     verifier_mismatch: (x) => pkce(x) && !x.sim.fault('pkce-verifier-ignored') && !verifierMatches(verifier(x), x.code.codeChallenge!),
   },
   effects: {
