@@ -17,6 +17,8 @@ export interface CheckResult {
   status: CheckStatus;
   durationMs: number;
   message?: string;
+  /** For a failed or warned check: the rules the failure broke (all its rules unless it named some). */
+  broken?: string[];
   /** fast-check counterexample after shrinking, as printed by fast-check. */
   counterexample?: string;
   /** The HTTP exchanges that show the failure, secrets redacted. */

@@ -174,6 +174,13 @@ export interface OAuthFlows {
   revoke(token: string, app?: AppRole): Promise<HttpResponse>;
 }
 
+/**
+ * Structured context of a failure. `rules`, when given, names the rules this failure breaks (a
+ * subset of the check's rules): their levels decide failed or warned, and only they are marked
+ * broken in the report. A check proving several rules should say which one a failure breaks.
+ */
+export type FailureDetails = Record<string, unknown> & { rules?: string[] };
+
 export interface CheckContext {
   readonly config: TargetConfig;
   readonly release: string;
@@ -194,9 +201,9 @@ export interface CheckContext {
     ...args: [...arbitraries: { [K in keyof Ts]: fc.Arbitrary<Ts[K]> }, predicate: (...values: Ts) => Promise<boolean | void>]
   ): Promise<void>;
   /** Fail this check with a human sentence and structured context. */
-  fail(message: string, details?: Record<string, unknown>): never;
+  fail(message: string, details?: FailureDetails): never;
   /** Assert: fail(message) unless condition. */
-  expect(condition: unknown, message: string, details?: Record<string, unknown>): asserts condition;
+  expect(condition: unknown, message: string, details?: FailureDetails): asserts condition;
   /** Skip this check with the reason (missing capability, release, fixture). */
   skip(reason: string): never;
   /** Is the rule in force for this run's release, offering and flags? */

@@ -3,7 +3,7 @@
  * session's target, driver and capabilities.
  */
 import * as fc from 'fast-check';
-import type { Capabilities, CheckContext, Driver, Http, TargetConfig } from '../types.js';
+import type { Capabilities, CheckContext, Driver, FailureDetails, Http, TargetConfig } from '../types.js';
 import type { Offering } from '../../spec/index.js';
 import { CheckFailure, CheckSkipped } from './errors.js';
 import type { TrackedFlows } from './oauth.js';
@@ -30,7 +30,7 @@ export interface ContextParts {
 const FALSE_PROPERTY = 'the property returned false';
 
 export function createCheckContext(parts: ContextParts): CheckContext {
-  const fail = (message: string, details?: Record<string, unknown>): never => {
+  const fail = (message: string, details?: FailureDetails): never => {
     throw new CheckFailure(message, details);
   };
 
@@ -70,7 +70,7 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     slow: parts.slow,
     property: property as CheckContext['property'],
     fail,
-    expect(condition: unknown, message: string, details?: Record<string, unknown>): asserts condition {
+    expect(condition: unknown, message: string, details?: FailureDetails): asserts condition {
       if (!condition) fail(message, details);
     },
     skip(reason: string): never {

@@ -9,6 +9,12 @@ export class CheckFailure extends Error {
   ) {
     super(message);
   }
+
+  /** The rules this failure names as broken (details.rules), if it names any. */
+  get rules(): string[] | undefined {
+    const rules = this.details?.rules;
+    return Array.isArray(rules) && rules.every((r) => typeof r === 'string') && rules.length ? rules : undefined;
+  }
 }
 
 export class CheckSkipped extends Error {

@@ -134,9 +134,15 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     if (check.slow && !caps.clock && !options.slow) return 'waits in real time on this target; run with --slow';
     return null;
   };
-  /** A failure counts as a warning when every rule it proves (in force) is only `should` or `info`. */
-  const failedStatus = (check: Check): CheckStatus => {
-    const levels = check.rules.filter(inForce).map((id) => levelOf.get(id));
+  /** The check's rules a failure broke: those it names, else all the check proves (in force). */
+  const brokenRules = (check: Check, failure?: CheckFailure): string[] => {
+    const inForceRules = check.rules.filter(inForce);
+    const named = failure?.rules?.filter((id) => inForceRules.includes(id));
+    return named?.length ? named : inForceRules;
+  };
+  /** A failure counts as a warning when every rule it broke is only `should` or `info`. */
+  const failedStatus = (broken: string[]): CheckStatus => {
+    const levels = broken.map((id) => levelOf.get(id));
     return levels.length && levels.every((l) => l === 'should' || l === 'info') ? 'warned' : 'failed';
   };
 
@@ -186,9 +192,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         } else {
           const failure = error instanceof CheckFailure ? error : undefined;
           const message = failure ? describeFailure(failure) : `the check crashed: ${(error as Error)?.stack?.split('\n').slice(0, 2).join(' ') ?? String(error)}`;
+          const broken = brokenRules(check, failure);
           result = {
             ...base,
-            status: failedStatus(check),
+            status: failedStatus(broken),
+            broken,
             durationMs: Date.now() - started,
             message: redactor.text(message),
             ...(failure?.counterexample ? { counterexample: redactor.text(failure.counterexample) } : {}),

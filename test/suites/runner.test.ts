@@ -53,6 +53,34 @@ describe('runner verdicts', () => {
     expect(report.rules.find((r) => r.id === 'T-SHOULD')!.status).toBe('warned');
   });
 
+  it('a failure naming the should rule it broke only warns, and leaves the must rule unjudged', async () => {
+    const report = await runConformance({
+      ...base,
+      target: fakeTarget(),
+      checks: [check('named', ['T-SHOULD', 'T-MUST'], async (t: CheckContext) => t.fail('row broke', { rules: ['T-SHOULD'] }))],
+    });
+    expect(report.checks[0].status).toBe('warned');
+    expect(report.checks[0].broken).toEqual(['T-SHOULD']);
+    expect(report.rules.find((r) => r.id === 'T-SHOULD')!.status).toBe('warned');
+    expect(report.rules.find((r) => r.id === 'T-MUST')!.status).toBe('untested');
+    expect(exitCodeOf(report)).toBe(0);
+  });
+
+  it('a failure naming a must rule fails, inside a property too', async () => {
+    const report = await runConformance({
+      ...base,
+      target: fakeTarget(),
+      checks: [
+        check('prop', ['T-SHOULD', 'T-MUST'], async (t: CheckContext) =>
+          t.property(fc.integer(), async (n) => t.expect(n < 50, 'too big', { rules: ['T-MUST'] })),
+        ),
+      ],
+    });
+    expect(report.checks[0].status).toBe('failed');
+    expect(report.checks[0].broken).toEqual(['T-MUST']);
+    expect(report.rules.find((r) => r.id === 'T-MUST')!.status).toBe('failed');
+  });
+
   it('skips, without running, a check that needs a capability the target lacks, and says which', async () => {
     let ran = false;
     const report = await runConformance({
