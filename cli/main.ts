@@ -20,7 +20,8 @@ export function buildProgram(): Command {
     .description('Conformance harness and reference simulator for an OAuth 2.0 identity provider and its REST API v4')
     .version(version())
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') });
+    // One line, in the same voice as our own usage errors.
+    .configureOutput({ outputError: (text, write) => write(`idp-conformance: ${text.split('\n')[0].replace(/^error: /, '')}\n`) });
   registerRun(program);
   registerSimulate(program);
   // spec coverage also maps rules to the checks that prove them.

@@ -1,0 +1,56 @@
+/**
+ * End to end: a run against a faulty simulator produces failures with HTTP exchanges, and no
+ * secret the simulator ever held (passwords, client secrets, tokens, refresh tokens, codes,
+ * device and user codes, session ids) appears in any report format or on the console.
+ */
+import { describe, expect, it } from 'vitest';
+import { createSimulator } from '../simulator/core.js';
+import { allChecks } from '../suites/index.js';
+import { createEmbeddedTarget } from '../suites/target/embedded.js';
+import { runConformance } from '../suites/runner/run.js';
+import { formatConsole, renderHtml, renderJson, renderJunit, renderMarkdown } from '../reporters/index.js';
+import type { Sim } from '../simulator/types.js';
+
+const FAULTS = ['code-reusable', 'refresh-token-reusable', 'revoke-ignored', 'pkce-verifier-ignored', 'token-info-no-aliases', 'scope-not-checked'];
+
+function everySecret(sim: Sim): string[] {
+  const s = sim.store;
+  const values = [
+    ...[...s.users.values()].map((u) => u.password),
+    ...[...s.applications.values()].map((a) => a.secret),
+    ...s.accessTokens.keys(),
+    ...s.refreshTokens.keys(),
+    ...s.codes.keys(),
+    ...[...s.deviceCodes.values()].flatMap((d) => [d.deviceCode, d.userCode]),
+    ...[...s.sessions.values()].flatMap((x) => [x.id, x.csrf]),
+  ];
+  // Short values (a 6-letter user code) could occur in text by chance; 8+ characters cannot.
+  return values.filter((v) => typeof v === 'string' && v.length >= 8);
+}
+
+describe('secrets never reach a report', () => {
+  it('masks every secret the simulator issued, in every format, in a run full of failures', async () => {
+    const sim = createSimulator({ faults: FAULTS });
+    const checks = allChecks().filter((c) => ['grants', 'device', 'tokens', 'scopes'].includes(c.suite));
+    const report = await runConformance({ target: await createEmbeddedTarget(sim), checks, seed: 11, numRuns: 5 });
+
+    // The run must have failed with exchanges, or this test would prove nothing.
+    const failed = report.checks.filter((c) => c.status === 'failed');
+    expect(failed.length).toBeGreaterThan(0);
+    expect(failed.some((c) => (c.exchange ?? []).length > 0)).toBe(true);
+
+    const secrets = everySecret(sim);
+    expect(secrets.length).toBeGreaterThan(20);
+    const outputs = {
+      json: renderJson(report),
+      junit: renderJunit(report),
+      html: renderHtml(report),
+      md: renderMarkdown(report),
+      console: formatConsole(report, { color: false }),
+    };
+    for (const [kind, text] of Object.entries(outputs)) {
+      const leaked = secrets.filter((secret) => text.includes(secret));
+      expect(leaked.length, `${kind} report leaks ${leaked.length} secret(s)`).toBe(0);
+    }
+  });
+});
