@@ -121,6 +121,8 @@ export function exchangeSummary(exchange: Exchange): string {
 export function detailSections(check: CheckResult, maxBody = MAX_BODY_CHARS): { heading: string; body: string }[] {
   const sections: { heading: string; body: string }[] = [];
   if (check.message) sections.push({ heading: 'Message', body: check.message });
+  // Which sentence of the spec this failure breaks, when it is narrower than everything the check proves.
+  if (check.broken?.length && check.broken.length < check.rules.length) sections.push({ heading: 'Breaks', body: check.broken.join(', ') });
   if (check.counterexample) sections.push({ heading: 'Counterexample', body: check.counterexample });
   const exchanges = check.exchange ?? [];
   exchanges.forEach((exchange, i) => {

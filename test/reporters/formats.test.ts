@@ -84,7 +84,7 @@ describe('junit', () => {
   it('names testcases `id — title [RULES]` with the suite as classname', () => {
     const pkce = cases.find((c) => c['@name'].startsWith('grants.pkce-verifier'));
     expect(pkce['@classname']).toBe('grants');
-    expect(pkce['@name']).toBe('grants.pkce-verifier — Verifiers outside 43..128 are refused [PKCE-VERIFIER-LENGTH]');
+    expect(pkce['@name']).toBe('grants.pkce-verifier — Verifiers outside 43..128 are refused [PKCE-VERIFIER-LENGTH, PKCE-VERIFIER-CHARSET]');
   });
   it('puts message, counterexample, exchange and reproduce into the failure', () => {
     const pkce = cases.find((c) => c['@name'].startsWith('grants.pkce-verifier'));
@@ -137,7 +137,9 @@ describe('html', () => {
   it('expands failures with message, counterexample, exchanges and reproduce', () => {
     const failures = html.slice(html.indexOf('<section id="failed">'), html.indexOf('<section id="warned">'));
     expect(failures.match(/<details open/g)).toHaveLength(2);
-    for (const heading of ['Message', 'Counterexample', 'Exchange 1 of 2', 'Exchange 2 of 2', 'Reproduce']) expect(failures).toContain(`<h4>${heading}</h4>`);
+    for (const heading of ['Message', 'Breaks', 'Counterexample', 'Exchange 1 of 2', 'Exchange 2 of 2', 'Reproduce']) expect(failures).toContain(`<h4>${heading}</h4>`);
+    // the rule the failure broke, narrower than all the check proves
+    expect(failures).toMatch(/<h4>Breaks<\/h4>\s*<pre><code>PKCE-VERIFIER-LENGTH<\/code><\/pre>/);
   });
 });
 
