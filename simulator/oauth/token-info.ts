@@ -4,17 +4,24 @@
  * token.
  */
 import { json } from '../http.js';
+import type { Sim } from '../types.js';
+import type { AccessToken } from '../store.js';
 import { secondsLeft } from '../credentials.js';
 import { applicationById } from './accounts.js';
 import { bearerToken } from './bearer.js';
 import { endpoint, noStore } from './errors.js';
 
+/** Seconds left, null without expiry; the faults answer the full lifetime, or 0 instead of null. */
+function expiresInOf(sim: Sim, token: AccessToken): number | null {
+  const left = sim.fault('token-info-expires-in-frozen') ? token.expiresIn : secondsLeft(sim, token);
+  return left === null && sim.fault('token-info-expiry-never-null') ? 0 : left;
+}
+
 export const oauthTokenInfo = endpoint((ctx) => {
   const { sim } = ctx;
   const { token } = bearerToken(ctx);
   const app = applicationById(sim, token.applicationId);
-  // The fault answers the full lifetime as if no time had passed.
-  const expiresIn = sim.fault('token-info-expires-in-frozen') ? token.expiresIn : secondsLeft(sim, token);
+  const expiresIn = expiresInOf(sim, token);
   const body: Record<string, unknown> = {
     resource_owner_id: token.userId,
     scope: [...token.scopes],

@@ -3,6 +3,8 @@ import fc from 'fast-check';
 import type { Check, CheckContext } from '../types.js';
 import { appConfig, expectOAuthError, expectTokenOk, tokenInfo, TOKEN_PATH, trackBody } from './support.js';
 import { expectTokenFields } from './token-fields.js';
+import { STANDARD_ERRORS } from './response.js';
+import { withSetting } from './settings.js';
 
 const CONTROL_USERS = '/-/simulator/users';
 
@@ -74,6 +76,37 @@ export const passwordChecks: Check[] = [
       if (!t.inForce('GRANT-PASSWORD-HOSTED-CLIENT-AUTH')) t.skip(`applies to the hosted offering only (this run: ${t.offering} ${t.release})`);
       const res = await t.oauth.password({ auth: 'none' });
       expectOAuthError(t, res, { status: [400, 401], error: 'invalid_client' }, 'password grant without client authentication on the hosted offering');
+    },
+  },
+  {
+    id: 'grants.password-client-credentials-setting',
+    suite: 'grants',
+    title: 'While the instance allows the password grant only with client credentials, one without them is refused with invalid_client and one with HTTP Basic succeeds',
+    rules: ['GRANT-PASSWORD-CLIENT-CREDENTIALS-SETTING', 'GRANT-PASSWORD-BASIC-AUTH'],
+    needs: ['passwordGrant', 'control', 'settings'],
+    async run(t: CheckContext) {
+      if (!t.config.applications?.confidential?.clientSecret) t.skip('needs a confidential application for HTTP Basic client credentials');
+      await withSetting(t, 'passwordGrantClientCredentialsOnly', true, async () => {
+        const without = await t.oauth.password({ auth: 'none' });
+        expectOAuthError(t, without, { status: [400, 401], error: 'invalid_client' }, 'password grant without client credentials while the setting requires them');
+        expectTokenOk(t, await t.oauth.password({ auth: 'basic' }), 'password grant with HTTP Basic client credentials while the setting requires them');
+      });
+    },
+  },
+  {
+    id: 'grants.password-git-setting-off',
+    suite: 'grants',
+    title: 'With password authentication for Git over HTTP(S) switched off, the password grant is refused',
+    rules: ['GRANT-PASSWORD-GIT-SETTING'],
+    needs: ['passwordGrant', 'control', 'settings'],
+    async run(t: CheckContext) {
+      const auth = t.config.applications?.confidential?.clientSecret ? 'basic' : 'none';
+      await withSetting(t, 'gitPasswordAuth', false, async () => {
+        const res = await t.oauth.password({ auth });
+        expectOAuthError(t, res, { status: [400, 401], error: STANDARD_ERRORS }, 'password grant while password authentication for Git is off');
+      });
+      // Switched back on, the same grant works again: the refusal was the setting's doing.
+      expectTokenOk(t, await t.oauth.password({ auth }), 'password grant after password authentication for Git is back on');
     },
   },
   {

@@ -34,7 +34,7 @@ export const password: Grant = {
 
     const scopes = grantScopes(params.get('scope'), app ? app.scopes : [...KNOWN_SCOPES]);
 
-    if (!sim.options.settings.gitPasswordAuth) throw InvalidGrant('Password authentication is disabled on this instance');
+    if (!sim.options.settings.gitPasswordAuth && !sim.fault('git-password-setting-ignored')) throw InvalidGrant('Password authentication is disabled on this instance');
     const user = userByLogin(sim.store, username);
     if (!user || !sameSecret(secret, user.password)) throw InvalidGrant('Invalid username or password');
     if (user.twoFactor && !sim.fault('password-grant-two-factor')) {

@@ -1,6 +1,8 @@
 /** CORS on /oauth and the /-/simulator/ control API. */
 import { describe, expect, it } from 'vitest';
-import { world } from './helpers.js';
+import { profiles } from '../../../spec/index.js';
+import { seeded } from '../../../simulator/oauth/accounts.js';
+import { L, app, world } from './helpers.js';
 
 const ORIGIN = 'https://spa.test';
 
@@ -131,5 +133,69 @@ describe('control API', () => {
     const w = world();
     expect((await w.http().post('/-/simulator/device/approve').send({ user_code: 'BBBB-BBBB' })).status).toBe(404);
     expect((await w.http().post('/-/simulator/device/deny').send({})).status).toBe(400);
+  });
+});
+
+describe('control API: settings and tokens', () => {
+  it('GET settings answers every setting of spec/profiles.yaml with its value', async () => {
+    const w = world();
+    const res = await w.http().get('/-/simulator/settings');
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(Object.keys(profiles().settings).sort());
+    expect(res.body.gitPasswordAuth).toBe(profiles().settings.gitPasswordAuth.default);
+  });
+
+  it('POST settings changes settings at once, answers all of them, and reset restores the start values', async () => {
+    const w = world({ settings: { maxOffset: 1234 } });
+    const { admin } = seeded(w.sim);
+    const grant = () => w.http().post('/oauth/token').type('form').send({ grant_type: 'password', username: admin.username, password: admin.password });
+    expect((await grant()).status).toBe(200);
+    const changed = await w.http().post('/-/simulator/settings').send({ gitPasswordAuth: false, maxOffset: 10, rateLimit: { requests: 5, periodSeconds: 60 } });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ gitPasswordAuth: false, maxOffset: 10, rateLimit: { requests: 5, periodSeconds: 60 }, passwordGrantClientCredentialsOnly: false });
+    expect((await grant()).body.error).toBe('invalid_grant');
+    expect((await w.http().post('/-/simulator/settings').send({})).body).toEqual(changed.body);
+    await w.http().post('/-/simulator/reset');
+    expect((await w.http().get('/-/simulator/settings')).body).toMatchObject({ gitPasswordAuth: true, maxOffset: 1234, rateLimit: null });
+    expect((await grant()).status).toBe(200);
+  });
+
+  it('POST settings refuses unknown names and wrong types with 400 and a message, changing nothing', async () => {
+    const w = world();
+    const before = (await w.http().get('/-/simulator/settings')).body;
+    const bad: Array<[unknown, RegExp]> = [
+      [{ noSuchSetting: true }, /unknown setting noSuchSetting/],
+      [{ gitPasswordAuth: 'perhaps' }, /gitPasswordAuth must be true or false/],
+      [{ gitPasswordAuth: null }, /gitPasswordAuth must be true or false/],
+      [{ maxOffset: -1 }, /maxOffset must be an integer/],
+      [{ maxUrlLength: 1.5 }, /maxUrlLength must be an integer/],
+      [{ rateLimit: { requests: 0, periodSeconds: 60 } }, /rateLimit must be null/],
+      [{ gitPasswordAuth: false, maxOffset: 'many' }, /maxOffset/],
+      [[true], /JSON object/],
+    ];
+    for (const [body, message] of bad) {
+      const res = await w.http().post('/-/simulator/settings').send(body as object);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.message).toMatch(message);
+    }
+    expect((await w.http().get('/-/simulator/settings')).body).toEqual(before);
+  });
+
+  it('POST tokens mints a token for a user and scopes, without expiry when expiresIn is null', async () => {
+    const w = world();
+    const forever = await w.http().post('/-/simulator/tokens').send({ scopes: ['read_user'], expiresIn: null });
+    expect(forever.status).toBe(201);
+    expect(Object.keys(forever.body)).toEqual(['access_token']);
+    w.sim.clock.advance(L.accessTokenLifetime * 10);
+    const info = await w.http().get('/oauth/token/info').set('authorization', `Bearer ${forever.body.access_token}`);
+    expect(info.body).toMatchObject({ scope: ['read_user'], expires_in: null, expires_in_seconds: null, application: { uid: app(w.sim, 'confidential').uid } });
+    const user = await w.http().post('/-/simulator/users').send({ username: 'bob', password: 'pw-bob' });
+    const timed = await w.http().post('/-/simulator/tokens').send({ username: 'bob', scopes: 'api', expiresIn: 60 });
+    const timedInfo = await w.http().get('/oauth/token/info').query({ access_token: timed.body.access_token });
+    expect(timedInfo.body).toMatchObject({ resource_owner_id: user.body.id, expires_in: 60 });
+    for (const body of [{}, { scopes: ['sudo'] }, { scopes: ['api'], expiresIn: 0 }, { scopes: ['api'], expiresIn: 'never' }]) {
+      expect((await w.http().post('/-/simulator/tokens').send(body)).status, JSON.stringify(body)).toBe(400);
+    }
+    expect((await w.http().post('/-/simulator/tokens').send({ scopes: ['api'], username: 'nobody' })).status).toBe(404);
   });
 });

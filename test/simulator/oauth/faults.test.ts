@@ -104,6 +104,49 @@ const PROBES: Record<string, (w: World) => Promise<boolean>> = {
       .set({ origin: 'https://spa.test', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-requested-with' });
     return !/x-requested-with/i.test(res.headers['access-control-allow-headers'] ?? '');
   },
+  'pkce-verifier-format-unchecked': async (w) => {
+    // Too short but its own challenge: only the format check can refuse it.
+    const c = await code(w, 'public', { verifier: 'short-verifier' });
+    return (await token(w, exchangeForm(w, 'public', c.code, c.verifier))).body.error === 'invalid_grant';
+  },
+  'device-uri-complete-no-user-code': async (w) => {
+    const { body } = await deviceStart(w);
+    return new URL(body.verification_uri_complete).searchParams.get('user_code') === body.user_code;
+  },
+  'legacy-jwks-served': async (w) => (await w.http().get('/-/jwks')).status === 404,
+  'jwks-private-members': async (w) => {
+    const { keys } = (await w.http().get('/oauth/discovery/keys')).body as { keys: Record<string, unknown>[] };
+    return keys.length > 0 && keys.every((k) => !('d' in k) && !('p' in k));
+  },
+  'cors-no-preflight': async (w) => {
+    const res = await w.http().options('/oauth/token').set({ origin: 'https://spa.test', 'access-control-request-method': 'POST' });
+    return res.status === 204 && res.headers['access-control-allow-origin'] === '*';
+  },
+  'code-never-expires': async (w) => {
+    const c = await code(w, 'confidential');
+    w.sim.clock.advance(L.authorizationCodeLifetime);
+    return (await token(w, exchangeForm(w, 'confidential', c.code))).body.error === 'invalid_grant';
+  },
+  'password-client-credentials-setting-ignored': async (w) => {
+    const { admin } = seeded(w.sim);
+    await w.http().post('/-/simulator/settings').send({ passwordGrantClientCredentialsOnly: true });
+    return (await token(w, { grant_type: 'password', username: admin.username, password: admin.password })).body.error === 'invalid_client';
+  },
+  'git-password-setting-ignored': async (w) => {
+    const { admin } = seeded(w.sim);
+    await w.http().post('/-/simulator/settings').send({ gitPasswordAuth: false });
+    return (await token(w, { grant_type: 'password', username: admin.username, password: admin.password })).body.error === 'invalid_grant';
+  },
+  'token-info-expiry-never-null': async (w) => {
+    const { access_token } = (await w.http().post('/-/simulator/tokens').send({ scopes: ['api'], expiresIn: null })).body;
+    const body = (await info(w, access_token)).body;
+    return body.expires_in === null && body.expires_in_seconds === null;
+  },
+  'token-info-expires-in-frozen': async (w) => {
+    const t = await tokens(w, 'confidential');
+    w.sim.clock.advance(60);
+    return (await info(w, t.access_token)).body.expires_in === L.accessTokenLifetime - 60;
+  },
   'id-token-unpublished-key': async (w) => {
     const t = await tokens(w, 'confidential', { scope: 'openid' });
     const keys = (await w.http().get('/oauth/discovery/keys')).body;
