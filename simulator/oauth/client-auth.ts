@@ -5,7 +5,7 @@
 import type { Sim } from '../types.js';
 import type { Application } from '../store.js';
 import { sameSecret } from './compare.js';
-import { InvalidClient, InvalidRequest } from './errors.js';
+import { InvalidClient, InvalidRequest, OAuthError } from './errors.js';
 import type { Params } from './params.js';
 
 export interface ClientCredentials {
@@ -64,4 +64,18 @@ export function authenticateClient(
     throw InvalidClient('Client authentication failed: this application is confidential and must send its client secret');
   }
   return app;
+}
+
+/**
+ * Client authentication whose failure is decided later: the code, refresh and revocation tables
+ * have rows for a failed client (client_auth_failed), so the error is carried, not thrown.
+ * Anything other than an OAuth error is a bug and propagates.
+ */
+export function tryAuthenticateClient(ctx: { sim: Sim; request: Request }, params: Params): { app: Application | null; clientError: OAuthError | null } {
+  try {
+    return { app: authenticateClient(ctx.sim, presentedClient(ctx.request, params)), clientError: null };
+  } catch (error) {
+    if (!(error instanceof OAuthError)) throw error;
+    return { app: null, clientError: error };
+  }
 }

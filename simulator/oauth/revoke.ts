@@ -7,7 +7,7 @@ import { json } from '../http.js';
 import type { Sim } from '../types.js';
 import type { AccessToken, Application, RefreshToken } from '../store.js';
 import { tokenExpired } from '../credentials.js';
-import { authenticateClient, presentedClient } from './client-auth.js';
+import { tryAuthenticateClient } from './client-auth.js';
 import { endpoint, noStore, OAuthError } from './errors.js';
 import { runner } from './machine.js';
 import { bodyParams, required } from './params.js';
@@ -50,14 +50,7 @@ export const oauthRevoke = endpoint(async (ctx) => {
   const { sim } = ctx;
   const params = await bodyParams(ctx);
   const value = required(params, 'token');
-  let app: Application | null = null;
-  let clientError: OAuthError | null = null;
-  try {
-    app = authenticateClient(sim, presentedClient(ctx.request, params));
-  } catch (error) {
-    if (!(error instanceof OAuthError)) throw error;
-    clientError = error;
-  }
+  const { app, clientError } = tryAuthenticateClient(ctx, params);
   const hint = params.get('token_type_hint');
   const access = sim.store.accessTokens.get(value);
   const refresh = sim.store.refreshTokens.get(value);

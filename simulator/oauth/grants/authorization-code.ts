@@ -5,7 +5,7 @@
  */
 import type { Application, AuthorizationCode, User } from '../../store.js';
 import type { Sim } from '../../types.js';
-import { authenticateClient, presentedClient } from '../client-auth.js';
+import { tryAuthenticateClient } from '../client-auth.js';
 import { InvalidGrant, OAuthError } from '../errors.js';
 import { idToken } from '../id-token.js';
 import { issuer } from '../issuer.js';
@@ -59,14 +59,7 @@ export const authorizationCode: Grant = {
   async handle(ctx, params) {
     const { sim } = ctx;
     const value = required(params, 'code');
-    let app: Application | null = null;
-    let clientError: OAuthError | null = null;
-    try {
-      app = authenticateClient(sim, presentedClient(ctx.request, params));
-    } catch (error) {
-      if (!(error instanceof OAuthError)) throw error;
-      clientError = error;
-    }
+    const { app, clientError } = tryAuthenticateClient(ctx, params);
     const code = sim.store.codes.get(value);
     if (!code) throw clientError ?? InvalidGrant('The authorization code is invalid');
 

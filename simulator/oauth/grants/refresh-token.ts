@@ -6,7 +6,7 @@
 import type { Application, RefreshToken } from '../../store.js';
 import type { Sim } from '../../types.js';
 import { applicationById } from '../accounts.js';
-import { authenticateClient, presentedClient } from '../client-auth.js';
+import { tryAuthenticateClient } from '../client-auth.js';
 import { InvalidGrant, InvalidScope, OAuthError } from '../errors.js';
 import { runner } from '../machine.js';
 import { required } from '../params.js';
@@ -53,14 +53,7 @@ export const refreshToken: Grant = {
   async handle(ctx, params) {
     const { sim } = ctx;
     const value = required(params, 'refresh_token');
-    let app: Application | null = null;
-    let clientError: OAuthError | null = null;
-    try {
-      app = authenticateClient(sim, presentedClient(ctx.request, params));
-    } catch (error) {
-      if (!(error instanceof OAuthError)) throw error;
-      clientError = error;
-    }
+    const { app, clientError } = tryAuthenticateClient(ctx, params);
     const refresh = sim.store.refreshTokens.get(value);
     if (!refresh || !applicationById(sim, refresh.applicationId)) throw clientError ?? InvalidGrant('The refresh token is invalid');
 
