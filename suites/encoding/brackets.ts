@@ -6,7 +6,7 @@
  */
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { apiHeaders, fixtureProject, jsonObject, ownProject, projectPath } from '../scopes/api.js';
+import { apiHeaders, breaking, fixtureProject, jsonObject, ownProject, projectPath, type Expect } from '../scopes/api.js';
 import type { Check, CheckContext } from '../types.js';
 
 /** A `name=value` pair for a raw query or form, with literal brackets in the name as the source writes it. */
@@ -26,21 +26,22 @@ export const arrayQuery: Check = {
   rules: ['ENC-ARRAY-PARAMS', 'ENC-PARAMS-QUERY-OR-BODY'],
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
+    const expectArray: Expect = breaking(t, 'ENC-ARRAY-PARAMS');
     const issues = `${projectPath(fixtureProject(t))}/issues`;
     const listing = await t.http.get(issues, { headers, query: { per_page: limits().perPageMax } });
-    t.expect(listing.status === 200, `the fixture project's issues answered ${listing.status}`, { status: listing.status });
+    t.expect(listing.status === 200, `the fixture project's issues answered ${listing.status}`, { status: listing.status, rules: ['ENC-PARAMS-QUERY-OR-BODY'] });
     const labelled = listing.json<Array<{ id: unknown; labels: string[] }>>().filter((i) => Array.isArray(i.labels) && i.labels.length > 0);
     if (labelled.length === 0) t.skip('no labelled issue in the fixture project to filter by');
     const choice = fc.nat({ max: labelled.length - 1 }).chain((i) => fc.subarray(labelled[i].labels, { minLength: 1 }));
     await t.property(choice, async (labels) => {
       const query = labels.map((l) => pair('labels[]', l)).join('&');
       const res = await t.http.get(`${issues}?${query}&per_page=${limits().perPageMax}`, { headers });
-      t.expect(res.status === 200, `GET issues?${query} answered ${res.status}, expected 200`, { labels, status: res.status });
+      expectArray(res.status === 200, `GET issues?${query} answered ${res.status}, expected 200`, { labels, status: res.status });
       const found = res.json<Array<{ id: unknown; labels: string[] }>>();
       const wrong = found.find((i) => !labels.every((l) => i.labels?.includes(l)));
-      t.expect(!wrong, `GET issues?${query} returned an issue without every label: the array was not read`, { labels, issue: wrong?.id ?? null });
+      expectArray(!wrong, `GET issues?${query} returned an issue without every label: the array was not read`, { labels, issue: wrong?.id ?? null });
       const comma = await t.http.get(issues, { headers, query: { labels: labels.join(','), per_page: limits().perPageMax } });
-      t.expect(JSON.stringify(found.map((i) => i.id)) === JSON.stringify(comma.json<Array<{ id: unknown }>>().map((i) => i.id)), `labels[] and labels=a,b select different issues`, { labels });
+      expectArray(JSON.stringify(found.map((i) => i.id)) === JSON.stringify(comma.json<Array<{ id: unknown }>>().map((i) => i.id)), `labels[] and labels=a,b select different issues`, { labels });
     });
   },
 };
@@ -49,6 +50,13 @@ export const arrayQuery: Check = {
 const SCRATCH = 'conformance-encoding/parameters';
 
 type Encoding = 'query' | 'form' | 'json';
+
+/** What a request refused (or not read at all) in each encoding breaks. */
+const CARRIER_RULE: Record<Encoding, string> = {
+  query: 'ENC-PARAMS-QUERY-OR-BODY',
+  form: 'ENC-FORM-BODY',
+  json: 'ENC-JSON-BODY-CONTENT-TYPE',
+};
 
 interface Variable {
   key: string;
@@ -96,9 +104,9 @@ export const hashesEcho: Check = {
             : await t.http.post(path, { headers, json: { ref, variables, inputs } });
       const what = `POST pipeline with ${how === 'json' ? 'a JSON body' : how === 'form' ? 'a form body' : 'a query string'}${how !== 'json' ? (indexed ? ' (name[0][key])' : ' (name[][key])') : ''}`;
       const body = jsonObject(res);
-      t.expect(res.status === 201 && body, `${what} answered ${res.status}, expected 201`, { status: res.status, message: body?.message ?? null });
-      t.expect(JSON.stringify(body.variables) === JSON.stringify(variables), `${what}: the variables (an array of hashes) were not read as sent`, { sent: variables, read: body.variables });
-      t.expect(JSON.stringify(body.inputs) === JSON.stringify(inputs), `${what}: the inputs (a hash) were not read as sent`, { sent: inputs, read: body.inputs });
+      t.expect(res.status === 201 && body, `${what} answered ${res.status}, expected 201`, { status: res.status, message: body?.message ?? null, rules: [CARRIER_RULE[how]] });
+      t.expect(JSON.stringify(body.variables) === JSON.stringify(variables), `${what}: the variables (an array of hashes) were not read as sent`, { sent: variables, read: body.variables, rules: ['ENC-ARRAY-OF-HASHES'] });
+      t.expect(JSON.stringify(body.inputs) === JSON.stringify(inputs), `${what}: the inputs (a hash) were not read as sent`, { sent: inputs, read: body.inputs, rules: ['ENC-HASH-PARAMS'] });
     });
   },
 };
@@ -112,7 +120,7 @@ export const arrayBody: Check = {
   id: 'encoding.array-params-body',
   suite: 'encoding',
   title: 'labels[]=a&labels[]=b in a form body and a JSON array in a JSON body give the same labels, in order',
-  rules: ['ENC-ARRAY-PARAMS', 'ENC-FORM-BODY', 'ENC-JSON-BODY-CONTENT-TYPE'],
+  rules: ['ENC-ARRAY-PARAMS', 'ENC-FORM-BODY', 'ENC-JSON-BODY-CONTENT-TYPE', 'ERR-NO-SERVER-ERROR'],
   needs: ['control', 'writable'],
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
@@ -124,14 +132,19 @@ export const arrayBody: Check = {
           ? await t.http.post(path, { headers, form: formOf([['title', 'labels check'], ...labels.map((l) => ['labels[]', l] as [string, string])]) })
           : await t.http.post(path, { headers, json: { title: 'labels check', labels } });
       const body = jsonObject(res);
-      t.expect(res.status === 201 && body, `creating an issue with labels in a ${how} body answered ${res.status}, expected 201`, { status: res.status });
-      t.expect(JSON.stringify(body.labels) === JSON.stringify(labels), `labels sent as ${how === 'form' ? 'labels[]=…' : 'a JSON array'} were not read as sent`, { sent: labels, read: body.labels });
+      t.expect(res.status === 201 && body, `creating an issue with labels in a ${how} body answered ${res.status}, expected 201`, { status: res.status, rules: [CARRIER_RULE[how]] });
+      t.expect(JSON.stringify(body.labels) === JSON.stringify(labels), `labels sent as ${how === 'form' ? 'labels[]=…' : 'a JSON array'} were not read as sent`, {
+        sent: labels,
+        read: body.labels,
+        // name[]=… is the array encoding; a JSON array misread is the JSON body misread.
+        rules: [how === 'form' ? 'ENC-ARRAY-PARAMS' : CARRIER_RULE.json],
+      });
       if (how === 'json') {
         // The same JSON without Content-Type application/json is not read as JSON.
         const plain = await t.http.post(path, { headers: { ...headers, 'content-type': 'text/plain' }, json: { title: 'labels check', labels } });
         const read = jsonObject(plain);
-        t.expect(!(plain.status === 201 && JSON.stringify(read?.labels) === JSON.stringify(labels)), 'a JSON body sent as text/plain was read as JSON', { status: plain.status });
-        t.expect(plain.status < 500, `a JSON body sent as text/plain answered ${plain.status}: bad input must be a 4xx, never a 5xx`, { status: plain.status });
+        t.expect(!(plain.status === 201 && JSON.stringify(read?.labels) === JSON.stringify(labels)), 'a JSON body sent as text/plain was read as JSON', { status: plain.status, rules: [CARRIER_RULE.json] });
+        t.expect(plain.status < 500, `a JSON body sent as text/plain answered ${plain.status}: bad input must be a 4xx, never a 5xx`, { status: plain.status, rules: ['ERR-NO-SERVER-ERROR'] });
       }
     });
   },

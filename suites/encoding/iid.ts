@@ -1,7 +1,7 @@
 /** Issues carry a global id and a per-project iid; paths take the iid. */
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { apiHeaders, fixtureProject, jsonObject, projectPath } from '../scopes/api.js';
+import { apiHeaders, breaking, fixtureProject, jsonObject, projectPath, type Expect } from '../scopes/api.js';
 import type { Check, CheckContext } from '../types.js';
 
 interface IssueIds {
@@ -16,26 +16,28 @@ export const iidInPath: Check = {
   rules: ['ENC-IID-IN-PATH', 'ENC-ID-AND-IID'],
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
+    const expectIds: Expect = breaking(t, 'ENC-ID-AND-IID');
+    const expectIidPath: Expect = breaking(t, 'ENC-IID-IN-PATH');
     const base = `${projectPath(fixtureProject(t))}/issues`;
     const listing = await t.http.get(base, { headers, query: { per_page: limits().perPageMax } });
-    t.expect(listing.status === 200, `the fixture project's issues answered ${listing.status}`, { status: listing.status });
+    expectIds(listing.status === 200, `the fixture project's issues answered ${listing.status}`, { status: listing.status });
     const issues = listing.json<Array<Record<string, unknown>>>();
     if (issues.length === 0) t.skip('the fixture project has no issues');
     const bad = issues.find((i) => !Number.isInteger(i.id) || !Number.isInteger(i.iid));
-    t.expect(!bad, 'an issue lacks an integer id or iid', { issue: bad?.id ?? null });
+    expectIds(!bad, 'an issue lacks an integer id or iid', { issue: bad?.id ?? null });
     const ids = issues as unknown as IssueIds[];
     for (const field of ['id', 'iid'] as const) {
       const values = ids.map((i) => i[field]);
-      t.expect(new Set(values).size === values.length, `two issues of one project share an ${field}`);
+      expectIds(new Set(values).size === values.length, `two issues of one project share an ${field}`);
     }
     await t.property(fc.constantFrom(...ids), async (issue) => {
       const byIid = jsonObject(await t.http.get(`${base}/${issue.iid}`, { headers }));
-      t.expect(byIid?.id === issue.id, `GET /issues/${issue.iid} (its iid) did not answer issue ${issue.id}`, { iid: issue.iid, answered: byIid?.id ?? null });
+      expectIidPath(byIid?.id === issue.id, `GET /issues/${issue.iid} (its iid) did not answer issue ${issue.id}`, { iid: issue.iid, answered: byIid?.id ?? null });
       if (issue.id === issue.iid) return;
       const byId = await t.http.get(`${base}/${issue.id}`, { headers });
       const answered = byId.status === 200 ? jsonObject(byId) : undefined;
       // The global id may happen to be another issue's iid; it must never find this issue.
-      t.expect(byId.status === 404 || (answered?.iid === issue.id && answered?.id !== issue.id), `GET /issues/${issue.id} (the global id) answered ${byId.status} with issue ${answered?.id ?? '-'}: the path takes the iid`, {
+      expectIidPath(byId.status === 404 || (answered?.iid === issue.id && answered?.id !== issue.id), `GET /issues/${issue.id} (the global id) answered ${byId.status} with issue ${answered?.id ?? '-'}: the path takes the iid`, {
         id: issue.id,
         iid: issue.iid,
         status: byId.status,

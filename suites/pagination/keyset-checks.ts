@@ -6,11 +6,11 @@
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
 import type { Check, CheckContext } from '../types.js';
-import { apiHeaders, fixtureProject, projectPath } from '../scopes/api.js';
+import { apiHeaders, breaking, fixtureProject, projectPath, type Expect } from '../scopes/api.js';
 import { describe, pagesPerOrder, keysetQuery, keysetTable, nextOf, resolveRow, walkKeyset, walkKeys, type KeysetOrder, type KeysetRow, type KeysetTarget, type KeysetWalk } from './keyset.js';
 import { numberHeader } from './links.js';
 import { effectivePerPage, key } from './offset.js';
-import { readPage } from './traverse.js';
+import { readPage, type WalkRules } from './traverse.js';
 
 /** Headers the source reserves for offset pagination (PAG-KEYSET-NO-OFFSET-HEADERS). */
 const OFFSET_ONLY = ['x-total', 'x-total-pages', 'x-page', 'x-next-page', 'x-prev-page'];
@@ -27,33 +27,47 @@ function perPageArb(): fc.Arbitrary<number> {
   return fc.oneof({ arbitrary: fc.integer({ min: 1, max: perPageMax }), weight: 4 }, { arbitrary: fc.integer({ min: perPageMax + 1, max: perPageMax * 5 }), weight: 1 });
 }
 
+/**
+ * A protocol walk: a refused first page breaks the row of the support table (the endpoint serves
+ * keyset with this ordering); a page behind rel=next refused, or a loop, breaks the cursor link,
+ * or the empty end when the link came from the empty page.
+ */
+function protocolWalk(row: KeysetRow): WalkRules {
+  return { start: row.rules, follow: ['PAG-KEYSET-NEXT-LINK'], end: ['PAG-KEYSET-END'] };
+}
+
 /** The protocol of every page of a walk (see the module comment). */
 function assertKeysetProtocol(t: CheckContext, target: KeysetTarget, order: KeysetOrder, walk: KeysetWalk, perPage: number): void {
   const what = describe(target, order);
   const asked = keysetQuery(order);
+  const expectCursor: Expect = breaking(t, 'PAG-KEYSET-NEXT-LINK');
+  const expectPerPage: Expect = breaking(t, 'PAG-KEYSET-PARAMS');
   walk.pages.forEach((page, i) => {
     const index = i + 1;
     for (const name of OFFSET_ONLY) {
       const value = page.response.headers.get(name);
-      t.expect(value === null, `${what}: page ${index} carries the offset header ${name}`, { page: index, header: name, value });
+      t.expect(value === null, `${what}: page ${index} carries the offset header ${name}`, { page: index, header: name, value, rules: ['PAG-KEYSET-NO-OFFSET-HEADERS'] });
     }
-    t.expect(page.items.length <= perPage, `${what}: page ${index} holds ${page.items.length} records, more than per_page ${perPage}`, { page: index });
-    const following = walk.pages[i + 1];
-    if (following && following.items.length > 0) {
-      t.expect(page.items.length === perPage, `${what}: page ${index} holds ${page.items.length} records though more follow; expected ${perPage}`, { page: index });
-    }
+    // More than the maximum also breaks the cap both paginations share.
+    const oversize = page.items.length > limits().perPageMax ? ['PAG-KEYSET-PARAMS', 'LIM-PER-PAGE'] : ['PAG-KEYSET-PARAMS'];
+    t.expect(page.items.length <= perPage, `${what}: page ${index} holds ${page.items.length} records, more than per_page ${perPage}`, { page: index, rules: oversize });
     const next = nextOf(t, page);
     if (page.items.length > 0) {
-      t.expect(next !== undefined, `${what}: page ${index} holds records but has no rel=next; the end of a keyset collection is an empty page`, { page: index });
+      t.expect(next !== undefined, `${what}: page ${index} holds records but has no rel=next; the end of a keyset collection is an empty page`, { page: index, rules: ['PAG-KEYSET-END', 'PAG-KEYSET-NEXT-LINK'] });
       const params = new URL(next, page.response.url).searchParams;
       for (const [name, value] of Object.entries(asked)) {
-        t.expect(params.get(name) === String(value), `${what}: the rel=next link of page ${index} does not keep ${name}=${value}`, { page: index, parameter: name, inLink: params.get(name) });
+        t.expect(params.get(name) === String(value), `${what}: the rel=next link of page ${index} does not keep ${name}=${value}`, { page: index, parameter: name, inLink: params.get(name), rules: ['PAG-LINK-FOLLOW'] });
       }
-      t.expect(!params.has('page'), `${what}: the rel=next link of page ${index} carries a page number instead of a cursor filter`, { page: index });
+      expectCursor(!params.has('page'), `${what}: the rel=next link of page ${index} carries a page number instead of a cursor filter`, { page: index });
       const added = [...params.keys()].filter((name) => !(name in asked) && name !== 'per_page');
-      t.expect(added.length > 0, `${what}: the rel=next link of page ${index} adds no cursor filter (id_after, cursor, ...)`, { page: index });
+      expectCursor(added.length > 0, `${what}: the rel=next link of page ${index} adds no cursor filter (id_after, cursor, ...)`, { page: index });
+      // Only behind a sound next link is the following page the rest of the collection.
+      const following = walk.pages[i + 1];
+      if (following && following.items.length > 0) {
+        expectPerPage(page.items.length === perPage, `${what}: page ${index} holds ${page.items.length} records though more follow; expected ${perPage}`, { page: index });
+      }
     } else {
-      t.expect(page.response.headers.get('link') === null, `${what}: the empty end page still carries a Link header`, { page: index, link: page.response.headers.get('link') });
+      t.expect(page.response.headers.get('link') === null, `${what}: the empty end page still carries a Link header`, { page: index, link: page.response.headers.get('link'), rules: ['PAG-KEYSET-END'] });
     }
   });
 }
@@ -69,14 +83,14 @@ function protocolCheck(row: KeysetRow): Check {
       const { perPageMax } = limits();
       for (const order of row.orders) {
         // Once per ordering, as far as the bound allows (to the empty end on all but huge collections).
-        assertKeysetProtocol(t, target, order, await walkKeyset(t, target, order, perPageMax, pagesPerOrder(row)), perPageMax);
+        assertKeysetProtocol(t, target, order, await walkKeyset(t, target, order, perPageMax, pagesPerOrder(row), protocolWalk(row)), perPageMax);
       }
       await t.property(fc.constantFrom(...row.orders), fc.option(perPageArb(), { nil: undefined }), async (order, perPage) => {
-        assertKeysetProtocol(t, target, order, await walkKeyset(t, target, order, perPage, PREFIX_PAGES), effectivePerPage(perPage));
+        assertKeysetProtocol(t, target, order, await walkKeyset(t, target, order, perPage, PREFIX_PAGES, protocolWalk(row)), effectivePerPage(perPage));
       });
       if (row.who === 'both') {
         const anonymous = await t.http.get(target.path, { query: keysetQuery(row.orders[0]) });
-        t.expect(anonymous.status === 200, `${describe(target, row.orders[0])} without authentication answered ${anonymous.status}; the table allows both`, { status: anonymous.status });
+        t.expect(anonymous.status === 200, `${describe(target, row.orders[0])} without authentication answered ${anonymous.status}; the table allows both`, { status: anonymous.status, rules: row.rules });
       }
       await assertOtherOrderingsRefused(t, target);
     },
@@ -96,6 +110,7 @@ async function assertOtherOrderingsRefused(t: CheckContext, target: KeysetTarget
         orderBy,
         sort,
         status: res.status,
+        rules: ['PAG-KEYSET-SELECTED-ENDPOINTS'],
       });
     }
   }
@@ -126,9 +141,10 @@ function rowsCheck(row: KeysetRow): Check {
       const target = await resolveRow(t, row);
       const { perPageMax } = limits();
       const references = new Map<KeysetOrder, string[]>();
+      const rules = ['PAG-KEYSET-ROWS'];
       for (const order of row.orders) {
         const what = describe(target, order);
-        const walk = await walkKeyset(t, target, order, perPageMax, pagesPerOrder(row));
+        const walk = await walkKeyset(t, target, order, perPageMax, pagesPerOrder(row), { start: rules, follow: rules });
         const items = walk.pages.flatMap((p) => p.items);
         const keys = items.map(key);
         const repeated = keys.find((k, i) => keys.indexOf(k) !== i);
@@ -149,7 +165,7 @@ function rowsCheck(row: KeysetRow): Check {
         references.set(order, keys);
       }
       await t.property(fc.constantFrom(...row.orders), perPageArb(), async (order, perPage) => {
-        const keys = walkKeys(await walkKeyset(t, target, order, perPage, PREFIX_PAGES));
+        const keys = walkKeys(await walkKeyset(t, target, order, perPage, PREFIX_PAGES, { start: rules, follow: rules }));
         const reference = references.get(order)!;
         const at = keys.findIndex((k, i) => k !== reference[i]);
         t.expect(at < 0, `${describe(target, order)} at per_page=${perPage}: record ${at + 1} differs from the same walk at per_page=${perPageMax}`, {
@@ -186,7 +202,7 @@ const usersKeysetEnforced: Check = {
     const lastAllowed = Math.floor(usersKeysetEnforcedAbove / perPageMax);
     const within = await t.http.get('/api/v4/users', { headers, query: { per_page: perPageMax, page: lastAllowed } });
     t.expect(within.status === 200, `/users at page ${lastAllowed} of ${perPageMax} (within ${usersKeysetEnforcedAbove} records) answered ${within.status}, expected 200`, { status: within.status });
-    readPage(t, within, '/users within the offset limit');
+    readPage(t, within, '/users within the offset limit', ['PAG-USERS-KEYSET-ENFORCED']);
     const beyond = await t.http.get('/api/v4/users', { headers, query: { per_page: perPageMax, page: lastAllowed + 1 } });
     t.expect(beyond.status >= 400 && beyond.status < 500, `/users at page ${lastAllowed + 1} of ${perPageMax} (beyond ${usersKeysetEnforcedAbove} records) answered ${beyond.status}, expected a 4xx asking for keyset`, {
       status: beyond.status,

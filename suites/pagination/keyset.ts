@@ -8,7 +8,7 @@ import { apiHeaders } from '../scopes/api.js';
 import { fillPath } from './collections.js';
 import type { CheckContext, HttpResponse } from '../types.js';
 import { key } from './offset.js';
-import { followNext, rel, type Page } from './traverse.js';
+import { followNext, rel, type Page, type WalkRules } from './traverse.js';
 
 export type KeysetOrder = KeysetRow['orders'][number];
 export { keysetTable, type KeysetRow };
@@ -68,9 +68,9 @@ export interface KeysetWalk {
   complete: boolean;
 }
 
-export async function walkKeyset(t: CheckContext, target: KeysetTarget, order: KeysetOrder, perPage: number | undefined, maxPages: number): Promise<KeysetWalk> {
+export async function walkKeyset(t: CheckContext, target: KeysetTarget, order: KeysetOrder, perPage: number | undefined, maxPages: number, rules: WalkRules): Promise<KeysetWalk> {
   const first = await firstKeysetPage(t, target, order, perPage);
-  return followNext(t, first, { maxPages, headers: target.headers, what: describe(target, order) });
+  return followNext(t, first, { maxPages, headers: target.headers, what: describe(target, order), rules });
 }
 
 /** Keys of every record of a walk, in the order served. */

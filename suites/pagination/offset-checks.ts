@@ -4,11 +4,11 @@
  */
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { apiHeaders, instanceSetting, projectPath } from '../scopes/api.js';
+import { apiHeaders, breaking, instanceSetting, projectPath, type Expect } from '../scopes/api.js';
 import type { Check, CheckContext } from '../types.js';
 import { numberHeader } from './links.js';
 import { MAX_WALK_PAGES, effectivePerPage, headersMayBeOmitted, key, offsetCollections, learnedCollections, walkOffset, type OffsetCollection, type OffsetWalk } from './offset.js';
-import { readPage, rel, type Page } from './traverse.js';
+import { readPage, rel, type Page, type WalkRules } from './traverse.js';
 
 function validPerPage(): fc.Arbitrary<number | undefined> {
   const { perPageMax } = limits();
@@ -41,37 +41,56 @@ function perPageQuery(perPage: number | string | undefined): Record<string, stri
   return perPage === undefined ? {} : { per_page: perPage };
 }
 
-/** Expect an offset header to equal `expected` (null = absent or empty); hosted may omit it. */
-function expectHeader(t: CheckContext, page: Page, index: number, name: string, expected: number | null, what: string, why = ''): void {
+/**
+ * Expect an offset header to equal `expected` (null = absent or empty); hosted may omit it. A
+ * missing header breaks PAG-OFFSET-HEADERS; a wrong value breaks `rules` (what the value says).
+ */
+function expectHeader(t: CheckContext, page: Page, index: number, name: string, expected: number | null, what: string, rules: string[], why = ''): void {
   const raw = page.response.headers.get(name);
   if (raw === null && headersMayBeOmitted(t)) return;
-  if (expected !== null) t.expect(raw !== null, `${what}: page ${index} lacks the ${name} header`, { page: index });
+  if (expected !== null) t.expect(raw !== null, `${what}: page ${index} lacks the ${name} header`, { page: index, rules: ['PAG-OFFSET-HEADERS'] });
   const actual = numberHeader(page.response, name);
   t.expect(Object.is(actual, expected), `${what}: page ${index} says ${name}: ${JSON.stringify(raw)}, expected ${expected ?? 'empty'}${why}`, {
     page: index,
     header: name,
     actual: raw,
     expected,
+    rules,
   });
+}
+
+/**
+ * What serving another page size than asked breaks: the default when per_page was left out, the
+ * cap when it was above the maximum, else the consistency of the page with its own headers.
+ */
+function perPageRules(requested: number | undefined): string[] {
+  if (requested === undefined) return ['PAG-PER-PAGE-DEFAULT', 'LIM-PER-PAGE'];
+  return requested > limits().perPageMax ? ['PAG-PER-PAGE-MAX', 'LIM-PER-PAGE'] : ['PAG-OFFSET-HEADERS'];
 }
 
 /** Every Link of every page keeps the parameters the walk started with (PAG-LINK-FOLLOW). */
 function assertLinksKeepParams(t: CheckContext, walk: OffsetWalk, kept: Record<string, string>, what: string): void {
+  const expectKept: Expect = breaking(t, 'PAG-LINK-FOLLOW');
   const pages = walk.last ? [...walk.pages, walk.last] : walk.pages;
   pages.forEach((page, i) => {
     for (const [relation, urls] of Object.entries(page.links)) {
       for (const url of urls) {
         const params = new URL(url, page.response.url).searchParams;
         for (const [name, value] of Object.entries(kept)) {
-          t.expect(params.get(name) === value, `${what}: rel=${relation} of page ${i + 1} drops the request's ${name}=${value}`, { relation, parameter: name, inLink: params.get(name) });
+          expectKept(params.get(name) === value, `${what}: rel=${relation} of page ${i + 1} drops the request's ${name}=${value}`, { relation, parameter: name, inLink: params.get(name) });
         }
       }
     }
   });
 }
 
-/** Header consistency of one walk: x-page, x-per-page, totals, prev/next numbers, Link present. */
-function assertOffsetHeaders(t: CheckContext, walk: OffsetWalk, perPage: number, what: string): void {
+/**
+ * Header consistency of one walk: x-page, x-per-page, totals, prev/next numbers, Link present.
+ * `perPage` is the size the server must apply, `requested` the per_page sent (if any).
+ */
+function assertOffsetHeaders(t: CheckContext, walk: OffsetWalk, perPage: number, requested: number | undefined, what: string): void {
+  const sizeRules = perPageRules(requested);
+  const headerRules = ['PAG-OFFSET-HEADERS'];
   const first = walk.pages[0];
   const total = numberHeader(first.response, 'x-total');
   const seen = walk.pages.reduce((n, p) => n + p.items.length, 0);
@@ -80,20 +99,21 @@ function assertOffsetHeaders(t: CheckContext, walk: OffsetWalk, perPage: number,
   const totalPages = expectedTotal === null ? null : Math.max(1, Math.ceil(expectedTotal / perPage));
   const pages = walk.last ? [...walk.pages.map((p, i) => [p, i + 1] as const), [walk.last, totalPages ?? 0] as const] : walk.pages.map((p, i) => [p, i + 1] as const);
   for (const [page, index] of pages) {
-    t.expect((page.response.headers.get('link') ?? '').trim() !== '', `${what}: page ${index} carries no Link header`, { page: index });
-    expectHeader(t, page, index, 'x-page', index, what);
-    expectHeader(t, page, index, 'x-per-page', perPage, what);
+    t.expect((page.response.headers.get('link') ?? '').trim() !== '', `${what}: page ${index} carries no Link header`, { page: index, rules: ['PAG-LINK-HEADER'] });
+    expectHeader(t, page, index, 'x-page', index, what, index === 1 ? ['PAG-X-PAGE-STARTS-AT-1'] : headerRules);
+    expectHeader(t, page, index, 'x-per-page', perPage, what, sizeRules);
     const basis = walk.complete ? ` (rel=next led through ${seen} records)` : ` (x-total ${expectedTotal} at per_page ${perPage})`;
-    expectHeader(t, page, index, 'x-total', expectedTotal, what, basis);
-    expectHeader(t, page, index, 'x-total-pages', totalPages, what, basis);
-    expectHeader(t, page, index, 'x-prev-page', index > 1 ? index - 1 : null, what);
-    if (totalPages !== null) expectHeader(t, page, index, 'x-next-page', index < totalPages ? index + 1 : null, what);
+    expectHeader(t, page, index, 'x-total', expectedTotal, what, headerRules, basis);
+    expectHeader(t, page, index, 'x-total-pages', totalPages, what, headerRules, basis);
+    expectHeader(t, page, index, 'x-prev-page', index > 1 ? index - 1 : null, what, headerRules);
+    if (totalPages !== null) expectHeader(t, page, index, 'x-next-page', index < totalPages ? index + 1 : null, what, headerRules);
     const full = totalPages === null || index < totalPages;
     const expectedSize = full ? perPage : (expectedTotal ?? 0) - (totalPages! - 1) * perPage;
     t.expect(page.items.length === expectedSize, `${what}: page ${index} holds ${page.items.length} records, expected ${expectedSize} at per_page ${perPage}`, {
       page: index,
       records: page.items.length,
       expected: expectedSize,
+      rules: sizeRules,
     });
   }
 }
@@ -119,16 +139,17 @@ const offsetHeaders: Check = {
     await t.property(collectionArb(collections), validPerPage(), async (name, perPage) => {
       const collection = byName(collections, name);
       const effective = effectivePerPage(perPage);
-      const walk = await walkOffset(t, collection, perPageQuery(perPage));
+      // A first page refused means no offset pagination; a page behind a Link refused, a Link not to follow.
+      const walk = await walkOffset(t, collection, perPageQuery(perPage), { start: ['PAG-OFFSET-DEFAULT'], follow: ['PAG-LINK-FOLLOW'] });
       const what = `${collection.name} at per_page=${perPage ?? '(default)'}`;
-      assertOffsetHeaders(t, walk, effective, what);
+      assertOffsetHeaders(t, walk, effective, perPage, what);
       assertLinksKeepParams(t, walk, collection.query, what);
     });
   },
 };
 
 /** Items of a page against the reference slice they must be. */
-function expectSlice(t: CheckContext, page: Page, index: number, reference: string[], perPage: number, what: string): void {
+function expectSlice(t: CheckContext, page: Page, index: number, reference: string[], perPage: number, what: string, rules: string[]): void {
   const expected = reference.slice((index - 1) * perPage, index * perPage);
   const actual = page.items.map(key);
   const at = actual.findIndex((k, i) => k !== expected[i]);
@@ -137,35 +158,42 @@ function expectSlice(t: CheckContext, page: Page, index: number, reference: stri
     firstDifferenceAt: at < 0 ? Math.min(actual.length, expected.length) : at,
     got: actual[at < 0 ? Math.min(actual.length, expected.length) : at] ?? null,
     expected: expected[at < 0 ? Math.min(actual.length, expected.length) : at] ?? null,
+    rules,
   });
 }
 
-async function assertRowsAndRelations(t: CheckContext, collection: OffsetCollection, walk: OffsetWalk, reference: string[], perPage: number, what: string): Promise<void> {
+/**
+ * Rows and relations of one walk. `rowRules` are what wrong rows break: PAG-OFFSET-ROWS, and
+ * PAG-INVALID-PARAMS too when the per_page sent was invalid (its default then sets the slices).
+ */
+async function assertRowsAndRelations(t: CheckContext, collection: OffsetCollection, walk: OffsetWalk, reference: string[], perPage: number, what: string, rowRules: string[]): Promise<void> {
+  const expectRels: Expect = breaking(t, 'PAG-LINK-RELS');
+  const relRules = ['PAG-LINK-RELS'];
   const totalPages = Math.max(1, Math.ceil(reference.length / perPage));
   walk.pages.forEach((page, i) => {
     const index = i + 1;
-    expectSlice(t, page, index, reference, perPage, what);
-    t.expect((rel(t, page, 'prev') !== undefined) === index > 1, `${what}: page ${index} ${index > 1 ? 'lacks' : 'has'} rel=prev`, { page: index });
-    t.expect((rel(t, page, 'next') !== undefined) === index < totalPages, `${what}: page ${index} of ${totalPages} ${index < totalPages ? 'lacks' : 'has'} rel=next`, { page: index });
-    t.expect(rel(t, page, 'first') !== undefined, `${what}: page ${index} lacks rel=first`, { page: index });
+    expectSlice(t, page, index, reference, perPage, what, rowRules);
+    expectRels((rel(t, page, 'prev') !== undefined) === index > 1, `${what}: page ${index} ${index > 1 ? 'lacks' : 'has'} rel=prev`, { page: index });
+    expectRels((rel(t, page, 'next') !== undefined) === index < totalPages, `${what}: page ${index} of ${totalPages} ${index < totalPages ? 'lacks' : 'has'} rel=next`, { page: index });
+    expectRels(rel(t, page, 'first') !== undefined, `${what}: page ${index} lacks rel=first`, { page: index });
     // The hosted offering may omit pagination headers, rel=last among them (it needs the total).
-    if (!headersMayBeOmitted(t)) t.expect(rel(t, page, 'last') !== undefined, `${what}: page ${index} lacks rel=last (the collection is below the totals limit)`, { page: index });
+    if (!headersMayBeOmitted(t)) expectRels(rel(t, page, 'last') !== undefined, `${what}: page ${index} lacks rel=last (the collection is below the totals limit)`, { page: index });
   });
   if (walk.complete) {
-    t.expect(walk.pages.length === totalPages, `${what}: rel=next visited ${walk.pages.length} pages, the collection fills ${totalPages}`, { pages: walk.pages.length, totalPages });
+    t.expect(walk.pages.length === totalPages, `${what}: rel=next visited ${walk.pages.length} pages, the collection fills ${totalPages}`, { pages: walk.pages.length, totalPages, rules: rowRules });
   } else if (walk.last || !headersMayBeOmitted(t)) {
-    t.expect(walk.last, `${what}: the walk stopped after ${MAX_WALK_PAGES} pages and page 1 has no rel=last to jump to`);
-    expectSlice(t, walk.last, totalPages, reference, perPage, `${what} (rel=last)`);
-    t.expect(rel(t, walk.last, 'next') === undefined, `${what}: the page behind rel=last has rel=next`);
+    expectRels(walk.last, `${what}: the walk stopped after ${MAX_WALK_PAGES} pages and page 1 has no rel=last to jump to`);
+    expectSlice(t, walk.last, totalPages, reference, perPage, `${what} (rel=last)`, relRules);
+    expectRels(rel(t, walk.last, 'next') === undefined, `${what}: the page behind rel=last has rel=next`);
   }
   // rel=first and rel=prev of the last page reached lead where they say.
   const lastReached = walk.pages[walk.pages.length - 1];
   const firstUrl = rel(t, lastReached, 'first')!;
-  expectSlice(t, readPage(t, await t.http.follow(firstUrl, { headers: collection.headers }), 'rel=first'), 1, reference, perPage, `${what} (rel=first)`);
+  expectSlice(t, readPage(t, await t.http.follow(firstUrl, { headers: collection.headers }), 'rel=first', relRules), 1, reference, perPage, `${what} (rel=first)`, relRules);
   const prevUrl = rel(t, lastReached, 'prev');
   if (prevUrl !== undefined) {
     const index = walk.pages.length - 1;
-    expectSlice(t, readPage(t, await t.http.follow(prevUrl, { headers: collection.headers }), 'rel=prev'), index, reference, perPage, `${what} (rel=prev)`);
+    expectSlice(t, readPage(t, await t.http.follow(prevUrl, { headers: collection.headers }), 'rel=prev', relRules), index, reference, perPage, `${what} (rel=prev)`, relRules);
   }
 }
 
@@ -179,9 +207,12 @@ const offsetRows: Check = {
     const perPageArb = fc.oneof({ arbitrary: validPerPage(), weight: 3 }, { arbitrary: notPositiveInteger, weight: 1 });
     await t.property(fc.constantFrom(...learned.map((l) => l.collection.name)), perPageArb, async (name, perPage) => {
       const { collection, reference } = learned.find((l) => l.collection.name === name)!;
-      const effective = typeof perPage === 'string' ? limits().perPageDefault : effectivePerPage(perPage);
-      const walk = await walkOffset(t, collection, perPageQuery(perPage));
-      await assertRowsAndRelations(t, collection, walk, reference, effective, `${collection.name} at per_page=${JSON.stringify(perPage ?? '(default)')}`);
+      const invalid = typeof perPage === 'string';
+      const effective = invalid ? limits().perPageDefault : effectivePerPage(perPage);
+      const rowRules = invalid ? ['PAG-OFFSET-ROWS', 'PAG-INVALID-PARAMS'] : ['PAG-OFFSET-ROWS'];
+      const walkRules: WalkRules = { start: invalid ? ['PAG-INVALID-PARAMS'] : ['PAG-OFFSET-ROWS'], follow: ['PAG-OFFSET-ROWS'] };
+      const walk = await walkOffset(t, collection, perPageQuery(perPage), walkRules);
+      await assertRowsAndRelations(t, collection, walk, reference, effective, `${collection.name} at per_page=${JSON.stringify(perPage ?? '(default)')}`, rowRules);
     });
   },
 };
@@ -194,6 +225,7 @@ const invalidParams: Check = {
   async run(t: CheckContext) {
     const [{ collection, reference }] = await learnedCollections(t, await offsetCollections(t));
     const { perPageDefault } = limits();
+    const rules = ['PAG-INVALID-PARAMS'];
     const badOrValid = (bad: fc.Arbitrary<string>) => fc.option(bad, { nil: undefined });
     await t.property(badOrValid(notPositiveInteger), badOrValid(notPositiveInteger), async (page, perPage) => {
       const query: Record<string, string> = {};
@@ -202,10 +234,10 @@ const invalidParams: Check = {
       const what = `${collection.name} with ${JSON.stringify(query)}`;
       const res = await t.http.get(collection.path, { headers: collection.headers, query: { ...collection.query, ...query } });
       t.expect(res.status === 200, `${what} answered ${res.status}: invalid pagination parameters must fall back to their defaults`, { query, status: res.status });
-      const first = readPage(t, res, what);
-      expectHeader(t, first, 1, 'x-page', 1, what);
-      expectHeader(t, first, 1, 'x-per-page', perPageDefault, what);
-      expectSlice(t, first, 1, reference, perPageDefault, what);
+      const first = readPage(t, res, what, rules);
+      expectHeader(t, first, 1, 'x-page', 1, what, rules);
+      expectHeader(t, first, 1, 'x-per-page', perPageDefault, what, rules);
+      expectSlice(t, first, 1, reference, perPageDefault, what, rules);
     });
   },
 };
@@ -220,9 +252,10 @@ const totalsOmitted: Check = {
     if (!large) t.skip('target config names no fixtures.largeProject');
     const collection: OffsetCollection = { name: 'issues of the large project', path: `${projectPath(large)}/issues`, query: {}, headers: await apiHeaders(t) };
     const { paginationTotalsMax } = limits();
+    const rules = ['PAG-TOTALS-OMITTED'];
     await t.property(validPerPage(), async (perPage) => {
       const effective = effectivePerPage(perPage);
-      const walk = await walkOffset(t, collection, perPageQuery(perPage), 2);
+      const walk = await walkOffset(t, collection, perPageQuery(perPage), { start: rules, follow: rules }, 2);
       const what = `${collection.name} (more than ${paginationTotalsMax} records) at per_page=${perPage ?? '(default)'}`;
       walk.pages.forEach((page, i) => {
         for (const name of ['x-total', 'x-total-pages']) {

@@ -7,7 +7,7 @@ import { limits } from '../../spec/index.js';
 import { apiHeaders } from '../scopes/api.js';
 import { fillPath, paginatedOperations } from './collections.js';
 import type { CheckContext } from '../types.js';
-import { followNext, readPage, rel, type Page } from './traverse.js';
+import { followNext, readPage, rel, type Page, type WalkRules } from './traverse.js';
 
 /** Pages read by rel=next before a walk stops and jumps to rel=last: keeps every run short. */
 export const MAX_WALK_PAGES = 8;
@@ -84,14 +84,15 @@ export async function walkOffset(
   t: CheckContext,
   collection: OffsetCollection,
   query: Record<string, string | number>,
+  rules: WalkRules,
   maxPages = MAX_WALK_PAGES,
 ): Promise<OffsetWalk> {
   const first = await t.http.get(collection.path, { headers: collection.headers, query: { ...collection.query, ...query } });
-  const walk = await followNext(t, first, { maxPages, headers: collection.headers, what: collection.name });
+  const walk = await followNext(t, first, { maxPages, headers: collection.headers, what: collection.name, rules });
   if (walk.complete) return walk;
   const lastUrl = rel(t, walk.pages[0], 'last');
   if (lastUrl === undefined) return walk;
-  const last = readPage(t, await t.http.follow(lastUrl, { headers: collection.headers }), `rel=last of ${collection.name}`);
+  const last = readPage(t, await t.http.follow(lastUrl, { headers: collection.headers }), `rel=last of ${collection.name}`, rules.follow);
   return { ...walk, last };
 }
 
@@ -101,11 +102,12 @@ export async function walkOffset(
  * record: the reference must itself be a partition.
  */
 export async function referenceOrder(t: CheckContext, collection: OffsetCollection): Promise<string[] | null> {
-  const walk = await walkOffset(t, collection, { per_page: limits().perPageMax }, MAX_REFERENCE_PAGES);
+  const rules = ['PAG-OFFSET-ROWS'];
+  const walk = await walkOffset(t, collection, { per_page: limits().perPageMax }, { start: rules, follow: rules }, MAX_REFERENCE_PAGES);
   if (!walk.complete) return null;
   const keys = walk.pages.flatMap((p) => p.items.map(key));
   const repeated = keys.find((k, i) => keys.indexOf(k) !== i);
-  t.expect(repeated === undefined, `${collection.name} at per_page=${limits().perPageMax} lists a record twice`, { record: repeated });
+  t.expect(repeated === undefined, `${collection.name} at per_page=${limits().perPageMax} lists a record twice`, { record: repeated, rules });
   return keys;
 }
 

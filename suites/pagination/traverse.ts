@@ -11,22 +11,41 @@ export interface Page {
   links: Links;
 }
 
-/** Read one page: 200, a JSON array, a well-formed `Link`, and never the removed `Links` header. */
-export function readPage(t: CheckContext, response: HttpResponse, what: string): Page {
-  t.expect(response.status === 200, `${what} answered ${response.status}, expected 200`, { url: redact(response.url), status: response.status, body: response.text.slice(0, 300) });
+/**
+ * Read one page: 200, a JSON array, a well-formed `Link`, and never the removed `Links` header.
+ * `rules` are what a page that is not a 200 JSON array breaks, which depends on how it was reached.
+ */
+export function readPage(t: CheckContext, response: HttpResponse, what: string, rules: string[]): Page {
+  t.expect(response.status === 200, `${what} answered ${response.status}, expected 200`, { url: redact(response.url), status: response.status, body: response.text.slice(0, 300), rules });
   const items = response.json();
-  t.expect(Array.isArray(items), `${what} did not answer a JSON array`, { url: redact(response.url) });
-  t.expect(response.headers.get('links') === null, `${what} carries the removed \`Links\` header (only \`Link\` exists)`, { url: redact(response.url), links: response.headers.get('links') });
+  t.expect(Array.isArray(items), `${what} did not answer a JSON array`, { url: redact(response.url), rules });
+  t.expect(response.headers.get('links') === null, `${what} carries the removed \`Links\` header (only \`Link\` exists)`, {
+    url: redact(response.url),
+    links: response.headers.get('links'),
+    rules: ['PAG-LINKS-HEADER-REMOVED'],
+  });
   const links = parseLinkHeader(response.headers.get('link'));
-  t.expect(links !== null, `${what} has a malformed Link header`, { url: redact(response.url), link: response.headers.get('link') });
+  t.expect(links !== null, `${what} has a malformed Link header`, { url: redact(response.url), link: response.headers.get('link'), rules: ['PAG-LINK-HEADER'] });
   return { response, items, links };
 }
 
 /** The single URL of a relation, failing when a relation appears twice. */
 export function rel(t: CheckContext, page: Page, name: string): string | undefined {
   const urls = page.links[name];
-  t.expect(!urls || urls.length === 1, `Link header names rel=${name} ${urls?.length} times`, { url: redact(page.response.url) });
+  t.expect(!urls || urls.length === 1, `Link header names rel=${name} ${urls?.length} times`, { url: redact(page.response.url), rules: ['PAG-LINK-HEADER'] });
   return urls?.[0];
+}
+
+/**
+ * What a broken walk breaks: `start` when the first page is not a 200 JSON array, `follow` when a
+ * page reached through rel=next is not one or rel=next leads back to a page already visited, and
+ * `end` (default `follow`) for the same when that rel=next came from an empty page, which should
+ * have been the end.
+ */
+export interface WalkRules {
+  start: string[];
+  follow: string[];
+  end?: string[];
 }
 
 export interface Walk {
@@ -42,18 +61,20 @@ export interface Walk {
 export async function followNext(
   t: CheckContext,
   first: HttpResponse,
-  options: { maxPages: number; headers?: Record<string, string>; what?: string },
+  options: { maxPages: number; headers?: Record<string, string>; what?: string; rules: WalkRules },
 ): Promise<Walk> {
   const what = options.what ?? 'collection';
-  const pages = [readPage(t, first, `first page of ${what}`)];
+  const pages = [readPage(t, first, `first page of ${what}`, options.rules.start)];
   const seen = new Set<string>([first.url]);
   while (pages.length < options.maxPages) {
-    const next = rel(t, pages[pages.length - 1], 'next');
+    const page = pages[pages.length - 1];
+    const next = rel(t, page, 'next');
     if (next === undefined) return { pages, complete: true };
-    t.expect(!seen.has(next), `rel=next of page ${pages.length} of ${what} points to a page already visited`, { next: redact(next) });
+    const rules = page.items.length === 0 ? (options.rules.end ?? options.rules.follow) : options.rules.follow;
+    t.expect(!seen.has(next), `rel=next of page ${pages.length} of ${what} points to a page already visited`, { next: redact(next), rules });
     seen.add(next);
     const response = await t.http.follow(next, { headers: options.headers });
-    pages.push(readPage(t, response, `page ${pages.length + 1} of ${what} (from rel=next)`));
+    pages.push(readPage(t, response, `page ${pages.length + 1} of ${what} (from rel=next)`, rules));
   }
   return { pages, complete: rel(t, pages[pages.length - 1], 'next') === undefined };
 }

@@ -118,11 +118,17 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 
   recorder.enabled = false;
   const control = await detectControl(http);
-  const driver = createDriver(http, config, control);
+  const driver = await createDriver(http, config, control);
   const setupFlows = createOAuthFlows(http, driver, config, redactor, random);
   current = setupFlows;
-  const caps = await detectCapabilities({ http, control, config, oauth: setupFlows, flags, passwordInForce: inForce(PASSWORD_RULE) });
-  await setupFlows.revokeAll();
+  let caps: Capabilities;
+  try {
+    caps = await detectCapabilities({ http, control, config, oauth: setupFlows, flags, passwordInForce: inForce(PASSWORD_RULE) });
+    await setupFlows.revokeAll();
+  } catch (error) {
+    await driver.close?.(); // no session to close it later
+    throw error;
+  }
   current = undefined;
   recorder.enabled = true;
 
@@ -212,14 +218,20 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       }
       return result;
     },
-    close: () => target.close(),
+    async close() {
+      try {
+        await driver.close?.();
+      } finally {
+        await target.close();
+      }
+    },
   };
   return session;
 }
 
 /** The sentence, then the structured details a reader needs, short. */
 function describeFailure(failure: CheckFailure): string {
-  const details = Object.entries(failure.details ?? {}).filter(([k, v]) => v !== undefined && !['seed', 'path', 'shrinks'].includes(k));
+  const details = Object.entries(failure.details ?? {}).filter(([k, v]) => v !== undefined && !['seed', 'path', 'shrinks', 'rules'].includes(k));
   if (!details.length) return failure.message;
   const text = details.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('; ');
   return `${failure.message} (${text.length > 400 ? text.slice(0, 400) + '…' : text})`;

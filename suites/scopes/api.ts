@@ -6,6 +6,18 @@
 import { profiles } from '../../spec/index.js';
 import type { CheckContext, HttpResponse, OAuthFlows } from '../types.js';
 
+/** An assertion whose failure names the rules it breaks (details.rules, see suites/types.ts). */
+export type Expect = (condition: unknown, message: string, details?: Record<string, unknown>) => asserts condition;
+
+/**
+ * t.expect bound to the rules its failures break, for a run of assertions that share them.
+ * Declare the result with the Expect type (`const expectX: Expect = breaking(t, ...)`): TypeScript
+ * narrows through an assertion function only when its type is written out.
+ */
+export function breaking(t: CheckContext, ...rules: string[]): Expect {
+  return (condition, message, details) => t.expect(condition, message, { ...details, rules });
+}
+
 const minted = new WeakMap<OAuthFlows, Promise<string>>();
 
 export async function apiHeaders(t: CheckContext): Promise<Record<string, string>> {

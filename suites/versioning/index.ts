@@ -25,10 +25,10 @@ const apiPrefix: Check = {
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
     const current = await t.http.get('/api/v4/user', { headers });
-    t.expect(current.status === 200, `GET /api/v4/user answered ${current.status}, expected 200`, { status: current.status });
+    t.expect(current.status === 200, `GET /api/v4/user answered ${current.status}, expected 200`, { status: current.status, rules: ['ENC-API-PREFIX'] });
     for (const prefix of ['/api/v3', '/api/v5', '/api']) {
       const res = await t.http.get(`${prefix}/user`, { headers });
-      t.expect(res.status === 404, `GET ${prefix}/user must answer 404 (the version is /api/v4), got ${res.status}`, { status: res.status });
+      t.expect(res.status === 404, `GET ${prefix}/user must answer 404 (the version is /api/v4), got ${res.status}`, { status: res.status, rules: ['VER-PATH-PREFIX'] });
     }
   },
 };
@@ -199,20 +199,27 @@ const runnerRegistration: Check = {
   title: 'the deprecated runner registration endpoints answer, or are all 410 Gone together',
   rules: ['ERR-RUNNER-REGISTRATION-GONE', 'VER-RUNNER-RESET-TOKEN-DEPRECATED'],
   async run(t: CheckContext) {
-    const answers: Array<{ path: string; status: number }> = [];
+    const answers: Array<{ path: string; status: number; rules: string[] }> = [];
+    const registration = ['ERR-RUNNER-REGISTRATION-GONE'];
     const register = await t.http.post('/api/v4/runners', { form: { token: 'conformance-no-such-registration-token' } });
-    answers.push({ path: 'POST /api/v4/runners', status: register.status });
+    answers.push({ path: 'POST /api/v4/runners', status: register.status, rules: registration });
     if (t.caps.control) {
       const headers = await apiHeaders(t);
       const project = fixtureProject(t);
       const group = t.config.fixtures?.group;
       const resets = ['/api/v4/runners/reset_registration_token', `${projectPath(project)}/runners/reset_registration_token`];
       if (group) resets.push(`/api/v4/groups/${encodeURIComponent(group)}/runners/reset_registration_token`);
-      for (const path of resets) answers.push({ path: `POST ${path}`, status: (await t.http.post(path, { headers })).status });
+      // The resets are named by both rules: the registration endpoints and their own deprecation.
+      const resetRules = [...registration, 'VER-RUNNER-RESET-TOKEN-DEPRECATED'];
+      for (const path of resets) answers.push({ path: `POST ${path}`, status: (await t.http.post(path, { headers })).status, rules: resetRules });
     }
     for (const a of answers) t.expect(a.status !== 404 && a.status < 500, `${a.path} answered ${a.status}: a deprecated endpoint answers (or is 410 Gone), it does not vanish`, a);
     const gone = answers.filter((a) => a.status === 410);
-    t.expect(gone.length === 0 || gone.length === answers.length, 'some runner registration endpoints answer 410 Gone and others still work', { answers });
+    // All gone together is the registration rule's word (it covers the resets too).
+    t.expect(gone.length === 0 || gone.length === answers.length, 'some runner registration endpoints answer 410 Gone and others still work', {
+      answers: answers.map(({ path, status }) => ({ path, status })),
+      rules: registration,
+    });
   },
 };
 
