@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { limits } from '../../spec/index.js';
 import type { Check, CheckContext } from '../types.js';
-import { DEVICE_GRANT, expectAccessAlive, expectOAuthError, expectTokenOk, jsonObject, TOKEN_PATH, tokenInfo } from '../grants/support.js';
+import { broke, DEVICE_GRANT, expectAccessAlive, expectOAuthError, expectTokenOk, jsonObject, TOKEN_PATH, tokenInfo } from '../grants/support.js';
 import { expectTokenFields } from '../grants/token-fields.js';
 import { createBrowser } from '../drivers/form.js';
 import type { HtmlForm } from '../drivers/html.js';
@@ -54,8 +54,8 @@ export const deviceChecks: Check[] = [
     needs: ['device'],
     async run(t: CheckContext) {
       const start = await startDevice(t);
-      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'authorization_pending' }, 'first poll of a fresh device code');
-      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'slow_down' }, 'a second poll at once');
+      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'authorization_pending', rules: ['DEV-AUTHORIZATION-PENDING'] }, 'first poll of a fresh device code');
+      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'slow_down', rules: ['DEV-SLOW-DOWN'] }, 'a second poll at once');
     },
   },
   {
@@ -102,22 +102,24 @@ export const deviceChecks: Check[] = [
     async run(t: CheckContext) {
       const start = await startDevice(t);
       const fields = Object.keys(jsonObject(start.response) ?? {});
+      const response = broke(['DEV-AUTHORIZE-RESPONSE'], { fields });
       for (const [name, value] of Object.entries({ device_code: start.deviceCode, user_code: start.userCode })) {
-        t.expect(value.length > 0, `the device authorization response must carry ${name} as a non-empty string`, { fields });
+        t.expect(value.length > 0, `the device authorization response must carry ${name} as a non-empty string`, response);
       }
-      t.expect(Number.isInteger(start.expiresIn) && start.expiresIn > 0, 'expires_in must be a positive integer', { fields });
-      t.expect(Number.isInteger(start.interval) && start.interval > 0, 'interval must be a positive integer', { fields });
+      t.expect(Number.isInteger(start.expiresIn) && start.expiresIn > 0, 'expires_in must be a positive integer', response);
+      t.expect(Number.isInteger(start.interval) && start.interval > 0, 'interval must be a positive integer', response);
       const uri = absoluteUrl(start.verificationUri);
-      t.expect(uri && /^https?:$/.test(uri.protocol), 'verification_uri must be an absolute http(s) URL', { fields });
+      t.expect(uri && /^https?:$/.test(uri.protocol), 'verification_uri must be an absolute http(s) URL', response);
       const complete = absoluteUrl(start.verificationUriComplete);
-      t.expect(complete, 'verification_uri_complete must be an absolute URL', { fields });
+      t.expect(complete, 'verification_uri_complete must be an absolute URL', broke(['DEV-AUTHORIZE-RESPONSE', 'DEV-VERIFICATION-URI-COMPLETE'], { fields }));
       const stripped = new URL(complete);
       stripped.searchParams.delete('user_code');
-      t.expect(complete.searchParams.get('user_code') === start.userCode, 'verification_uri_complete must carry user_code as a query parameter');
-      t.expect(`${stripped.origin}${stripped.pathname}` === `${uri.origin}${uri.pathname}`, 'verification_uri_complete must be verification_uri plus user_code', {
-        verificationUri: `${uri.origin}${uri.pathname}`,
-        complete: `${stripped.origin}${stripped.pathname}`,
-      });
+      t.expect(complete.searchParams.get('user_code') === start.userCode, 'verification_uri_complete must carry user_code as a query parameter', broke(['DEV-VERIFICATION-URI-COMPLETE']));
+      t.expect(
+        `${stripped.origin}${stripped.pathname}` === `${uri.origin}${uri.pathname}`,
+        'verification_uri_complete must be verification_uri plus user_code',
+        broke(['DEV-VERIFICATION-URI-COMPLETE'], { verificationUri: `${uri.origin}${uri.pathname}`, complete: `${stripped.origin}${stripped.pathname}` }),
+      );
     },
   },
   {
@@ -129,8 +131,8 @@ export const deviceChecks: Check[] = [
     async run(t: CheckContext) {
       const start = await startDevice(t);
       const { deviceCodeLifetime, deviceInterval } = limits();
-      t.expect(start.expiresIn === deviceCodeLifetime, `expires_in must be ${deviceCodeLifetime}`, { expiresIn: start.expiresIn });
-      t.expect(start.interval === deviceInterval, `interval must be ${deviceInterval}`, { interval: start.interval });
+      t.expect(start.expiresIn === deviceCodeLifetime, `expires_in must be ${deviceCodeLifetime}`, broke(['DEV-CODE-LIFETIME'], { expiresIn: start.expiresIn }));
+      t.expect(start.interval === deviceInterval, `interval must be ${deviceInterval}`, broke(['DEV-POLL-INTERVAL'], { interval: start.interval }));
     },
   },
   {
@@ -156,12 +158,17 @@ export const deviceChecks: Check[] = [
     async run(t: CheckContext) {
       const start = await startDevice(t);
       await t.driver.approveDevice(start.userCode);
-      const body = expectTokenOk(t, await poll(t, start.deviceCode), 'first poll after the user approved');
+      // No token on the first poll after approval: the approval did not take, or the poll was not answered.
+      const body = expectTokenOk(t, await poll(t, start.deviceCode), 'first poll after the user approved', ['DEV-APPROVE', 'DEV-SUCCESS', 'DEV-TOKEN-PARAMS']);
       expectTokenFields(t, body, 'device_code', 'device token response');
-      t.expect(body.scope === start.scope, 'the device token response must carry the requested scope', { requested: start.scope, scope: body.scope });
-      await expectAccessAlive(t, body.access_token, 'device flow access token');
+      t.expect(body.scope === start.scope, 'the device token response must carry the requested scope', broke(['TOK-SCOPE-DEVICE'], { requested: start.scope, scope: body.scope }));
+      await expectAccessAlive(t, body.access_token, 'device flow access token', ['TOK-VERIFY-USER']);
       const info = (await tokenInfo(t, body.access_token)).json<{ scope?: unknown }>();
-      t.expect(Array.isArray(info.scope) && info.scope.join(' ') === start.scope, 'the device token must hold the requested scope', { scope: info.scope ?? null });
+      t.expect(
+        Array.isArray(info.scope) && info.scope.join(' ') === start.scope,
+        'the device token must hold the requested scope',
+        broke(['TOK-SCOPE-DEVICE'], { scope: info.scope ?? null }),
+      );
     },
   },
   {

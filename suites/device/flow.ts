@@ -1,6 +1,6 @@
 /** The device flow as a client plays it: start, poll, wait; shared by the device checks. */
 import type { AppRole, CheckContext, HttpResponse } from '../types.js';
-import { DEVICE_GRANT, expectJsonType, jsonObject } from '../grants/support.js';
+import { broke, DEVICE_GRANT, expectJsonType, jsonObject } from '../grants/support.js';
 
 export const AUTHORIZE_DEVICE_PATH = '/oauth/authorize_device';
 
@@ -25,17 +25,21 @@ export function authorizeDevice(t: CheckContext, form: Record<string, string | u
   return t.http.post(AUTHORIZE_DEVICE_PATH, { form });
 }
 
+/** What a device authorization refused or malformed breaks: the grant's availability, its parameters, its response. */
+export const AUTHORIZE_DEVICE_RULES = ['DEV-AVAILABILITY', 'DEV-AUTHORIZE-PARAMS', 'DEV-AUTHORIZE-RESPONSE'];
+
 /** POST /oauth/authorize_device for the device app; fails unless it answers a device authorization response. */
 export async function startDevice(t: CheckContext, scope?: string): Promise<DeviceStart & { response: HttpResponse }> {
   const app = t.config.applications![deviceApp(t)]!;
   const requested = scope ?? app.scopes[0];
   const response = await authorizeDevice(t, { client_id: app.clientId, scope: requested });
   const body = jsonObject(response);
-  t.expect(response.status === 200 && body, 'POST /oauth/authorize_device must answer 200 with a JSON object', {
-    status: response.status,
-    error: body?.error ?? null,
-  });
-  expectJsonType(t, response, 'device authorization response');
+  t.expect(
+    response.status === 200 && body,
+    'POST /oauth/authorize_device must answer 200 with a JSON object',
+    broke(AUTHORIZE_DEVICE_RULES, { status: response.status, error: body?.error ?? null }),
+  );
+  expectJsonType(t, response, 'device authorization response', ['DEV-AUTHORIZE-RESPONSE']);
   const str = (k: string) => (typeof body[k] === 'string' ? (body[k] as string) : '');
   const int = (k: string) => (Number.isInteger(body[k]) ? (body[k] as number) : NaN);
   return {

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import type { Check, CheckContext } from '../types.js';
 import { parseForms } from '../drivers/html.js';
-import { appConfig, authorizeRedirect } from './support.js';
+import { appConfig, authorizeRedirect, broke } from './support.js';
 import { namedScopes } from './scopes.js';
 import { mutationName, narrowApp, redirectMutations, word } from './variants.js';
 
@@ -15,19 +15,30 @@ function landsOn(redirect: URL, foreign: string, registered: URL): boolean {
   return sameTarget && [...f.searchParams].every(([k, v]) => redirect.searchParams.getAll(k).includes(v));
 }
 
+/** Which rules an authorize refusal breaks: `page` the form of the refusal (error page, error redirect), `refusal` issuing a code anyway (default `page`). */
+interface RefusalRules {
+  page?: string[];
+  refusal?: string[];
+}
+
 /** The provider answered an authorize request with an error page: no redirect, a 4xx status. */
-async function expectErrorPage(t: CheckContext, url: string, what: string): Promise<void> {
+async function expectErrorPage(t: CheckContext, url: string, what: string, rules: RefusalRules = {}): Promise<void> {
   const { redirect, response } = await t.driver.authorize(url, 'approve');
-  t.expect(!redirect, `${what}: the provider must not redirect`, { status: response.status, redirectedTo: redirect ? `${redirect.origin}${redirect.pathname}` : null });
-  t.expect(response.status >= 400 && response.status < 500, `${what}: the error page must answer 4xx`, { status: response.status });
+  const page = rules.page ?? [];
+  const details = { status: response.status, redirectedTo: redirect ? `${redirect.origin}${redirect.pathname}` : null };
+  // A code is the worse failure (the request was not refused at all); judged first so it is blamed as such.
+  t.expect(!redirect?.searchParams.has('code'), `${what}: a code was issued`, broke([...(rules.refusal ?? page), ...page], details));
+  t.expect(!redirect, `${what}: the provider must not redirect`, broke(page, details));
+  t.expect(response.status >= 400 && response.status < 500, `${what}: the error page must answer 4xx`, broke(page, { status: response.status }));
 }
 
 /** A redirect carrying `error` and the state, and no code. */
-function expectErrorRedirect(t: CheckContext, redirect: URL, error: string, state: string, what: string): void {
+function expectErrorRedirect(t: CheckContext, redirect: URL, error: string, state: string, what: string, rules: RefusalRules = {}): void {
   const got = { error: redirect.searchParams.get('error'), state: redirect.searchParams.get('state') };
-  t.expect(!redirect.searchParams.has('code'), `${what}: a code was issued`, got);
-  t.expect(got.error === error, `${what}: the redirect must carry error=${error}`, got);
-  t.expect(got.state === state, `${what}: the error redirect must carry state unchanged`, got);
+  const page = rules.page ?? [];
+  t.expect(!redirect.searchParams.has('code'), `${what}: a code was issued`, broke([...(rules.refusal ?? page), ...page], got));
+  t.expect(got.error === error, `${what}: the redirect must carry error=${error}`, broke(page, got));
+  t.expect(got.state === state, `${what}: the error redirect must carry state unchanged`, broke(page, got));
 }
 
 export const authorizeChecks: Check[] = [
@@ -38,13 +49,18 @@ export const authorizeChecks: Check[] = [
     rules: ['GRANT-STATE-ECHO', 'GRANT-REDIRECT-WITH-CODE', 'GRANT-AUTHORIZE-PARAMS', 'GRANT-CONSENT'],
     async run(t: CheckContext) {
       await t.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }), async (state) => {
-        const redirect = await authorizeRedirect(t, 'confidential', { state });
+        // A state that makes the provider refuse, or not redirect, breaks the authorize parameters (state is one).
+        const redirect = await authorizeRedirect(t, 'confidential', { state }, 'approve', ['GRANT-AUTHORIZE-PARAMS', 'GRANT-CONSENT']);
         const back = redirect.searchParams.get('state');
-        t.expect(back === state, 'the redirect must carry state exactly as sent', { sent: state, returned: back });
-        t.expect(redirect.searchParams.get('code'), 'the redirect must carry a code next to state', { error: redirect.searchParams.get('error') });
+        t.expect(back === state, 'the redirect must carry state exactly as sent', broke(['GRANT-STATE-ECHO'], { sent: state, returned: back }));
+        t.expect(
+          redirect.searchParams.get('code'),
+          'the redirect must carry a code next to state',
+          broke(['GRANT-REDIRECT-WITH-CODE', 'GRANT-AUTHORIZE-PARAMS'], { error: redirect.searchParams.get('error') }),
+        );
       });
-      const bare = await authorizeRedirect(t, 'confidential', { state: undefined });
-      t.expect(!bare.searchParams.has('state'), 'a redirect for a request without state must carry no state', { state: bare.searchParams.get('state') });
+      const bare = await authorizeRedirect(t, 'confidential', { state: undefined }, 'approve', ['GRANT-CONSENT']);
+      t.expect(!bare.searchParams.has('state'), 'a redirect for a request without state must carry no state', broke(['GRANT-STATE-ECHO'], { state: bare.searchParams.get('state') }));
     },
   },
   {
@@ -118,7 +134,10 @@ export const authorizeChecks: Check[] = [
     async run(t: CheckContext) {
       await t.property(fc.stringMatching(/^[0-9a-f]{8,64}$/), async (clientId) => {
         if (Object.values(t.config.applications ?? {}).some((a) => a?.clientId === clientId)) return;
-        await expectErrorPage(t, t.oauth.authorizeUrl('confidential', { client_id: clientId }), 'authorize with an unknown client_id');
+        await expectErrorPage(t, t.oauth.authorizeUrl('confidential', { client_id: clientId }), 'authorize with an unknown client_id', {
+          page: ['GRANT-UNKNOWN-CLIENT'],
+          refusal: ['GRANT-APP-REGISTRATION'],
+        });
       });
     },
   },
@@ -143,7 +162,8 @@ export const authorizeChecks: Check[] = [
     async run(t: CheckContext) {
       const state = 'consent-denied';
       const redirect = await authorizeRedirect(t, 'confidential', { state }, 'deny');
-      expectErrorRedirect(t, redirect, 'access_denied', state, 'authorize denied by the user');
+      // A code after a denial was issued without the user's approval.
+      expectErrorRedirect(t, redirect, 'access_denied', state, 'authorize denied by the user', { page: ['GRANT-CONSENT-DENIED'], refusal: ['GRANT-CONSENT'] });
     },
   },
   {

@@ -1,7 +1,7 @@
 /** Client authentication at the token endpoint: wrong secret, missing secret, unknown client, body or Basic. */
 import fc from 'fast-check';
 import type { Check, CheckContext } from '../types.js';
-import { appConfig, expectOAuthError, TOKEN_PATH } from './support.js';
+import { appConfig, broke, expectOAuthError, TOKEN_PATH } from './support.js';
 
 type Failure = 'wrong secret' | 'missing secret' | 'unknown client';
 
@@ -32,8 +32,8 @@ export const clientAuthChecks: Check[] = [
               ? await t.http.post(TOKEN_PATH, { form: { ...form, client_id: clientId, client_secret: secret } })
               : await t.http.post(TOKEN_PATH, { form, basic: { user: clientId, password: secret ?? '' } });
           const what = `token request with ${failure} (client credentials in ${via === 'body' ? 'the body' : 'HTTP Basic'})`;
-          expectOAuthError(t, res, { status: 401, error: 'invalid_client' }, what);
-          t.expect(res.headers.get('www-authenticate'), `${what}: the 401 must carry a WWW-Authenticate header`, { status: res.status });
+          expectOAuthError(t, res, { status: 401, error: 'invalid_client', rules: ['AUTH-INVALID-CLIENT'], statusRules: ['ERR-TOKEN-STATUS'] }, what);
+          t.expect(res.headers.get('www-authenticate'), `${what}: the 401 must carry a WWW-Authenticate header`, broke(['AUTH-INVALID-CLIENT'], { status: res.status }));
         },
       );
     },

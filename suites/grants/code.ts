@@ -5,6 +5,7 @@ import type { Check, CheckContext } from '../types.js';
 import {
   appConfig,
   authorizeCode,
+  broke,
   exchangeCode,
   expectAccessAlive,
   expectAccessDead,
@@ -63,7 +64,12 @@ export const codeChecks: Check[] = [
     async run(t: CheckContext) {
       await t.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 80 }), async (code) => {
         const res = await exchangeCode(t, 'confidential', code);
-        expectOAuthError(t, res, { status: 400, error: 'invalid_grant' }, 'code exchange with a code never issued');
+        expectOAuthError(
+          t,
+          res,
+          { status: 400, error: 'invalid_grant', rules: ['GRANT-CODE-UNKNOWN'], serverErrorRules: ['ERR-NO-SERVER-ERROR'] },
+          'code exchange with a code never issued',
+        );
       });
     },
   },
@@ -88,7 +94,12 @@ export const codeChecks: Check[] = [
     async run(t: CheckContext) {
       const code = await authorizeCode(t, 'confidential', {});
       await t.driver.advanceClock(limits().authorizationCodeLifetime + 1);
-      expectOAuthError(t, await exchangeCode(t, 'confidential', code), { status: 400, error: 'invalid_grant' }, 'code exchange after the code lifetime');
+      expectOAuthError(
+        t,
+        await exchangeCode(t, 'confidential', code),
+        { status: 400, error: 'invalid_grant', rules: ['GRANT-CODE-EXPIRY', 'LIM-AUTHORIZATION-CODE-LIFETIME'] },
+        'code exchange after the code lifetime',
+      );
     },
   },
   {
@@ -100,15 +111,16 @@ export const codeChecks: Check[] = [
       const app = 'confidential';
       const own = appConfig(t, app).scopes;
       await t.property(fc.shuffledSubarray(own, { minLength: 1 }), async (requested) => {
-        const code = await authorizeCode(t, app, { scope: requested.join(' ') });
-        const body = expectTokenOk(t, await exchangeCode(t, app, code), `code exchange for scope "${requested.join(' ')}"`);
+        // Refusing allowed scopes joined by spaces is a failure to read the space-separated list.
+        const code = await authorizeCode(t, app, { scope: requested.join(' ') }, ['SCOPE-SPACE-SEPARATED']);
+        const body = expectTokenOk(t, await exchangeCode(t, app, code), `code exchange for scope "${requested.join(' ')}"`, ['SCOPE-SPACE-SEPARATED']);
         const info = await tokenInfo(t, body.access_token);
         const scope = (info.json() as { scope?: unknown }).scope;
         const granted = Array.isArray(scope) ? (scope as string[]) : [];
         t.expect(
           granted.length === requested.length && requested.every((s) => granted.includes(s)),
           'the token must carry exactly the requested scopes',
-          { requested, granted },
+          broke(['SCOPE-GRANTED-SUBSET'], { requested, granted }),
         );
       });
     },

@@ -1,7 +1,7 @@
 /** Resource owner password credentials grant: fields, default scope, Basic client auth, refusals, removal in 19.0. */
 import fc from 'fast-check';
 import type { Check, CheckContext } from '../types.js';
-import { appConfig, expectOAuthError, expectTokenOk, tokenInfo, TOKEN_PATH, trackBody } from './support.js';
+import { appConfig, broke, expectOAuthError, expectTokenOk, tokenInfo, TOKEN_PATH, trackBody } from './support.js';
 import { expectTokenFields } from './token-fields.js';
 import { STANDARD_ERRORS } from './response.js';
 import { withSetting } from './settings.js';
@@ -25,13 +25,19 @@ export const passwordChecks: Check[] = [
       'AUTH-CLIENT-BASIC',
       'TOK-PASSWORD-RESPONSE-FIELDS',
       'TOK-REFRESH-TOKEN-ABSENT',
+      'TOK-TYPE-LOWERCASE-BEARER',
+      'TOK-EXPIRES-IN',
     ],
     needs: ['passwordGrant'],
     async run(t: CheckContext) {
-      const body = expectTokenOk(t, await t.oauth.password({ auth: 'basic' }), 'password grant with HTTP Basic client credentials');
+      const body = expectTokenOk(t, await t.oauth.password({ auth: 'basic' }), 'password grant with HTTP Basic client credentials', [
+        'GRANT-PASSWORD-PARAMS',
+        'GRANT-PASSWORD-BASIC-AUTH',
+        'AUTH-CLIENT-BASIC',
+      ]);
       expectTokenFields(t, body, 'password', 'password grant');
       const scope = (await tokenInfo(t, body.access_token)).json<{ scope?: unknown }>().scope;
-      t.expect(Array.isArray(scope) && scope.length === 1 && scope[0] === 'api', 'a password grant without scope must yield scope api', { scope });
+      t.expect(Array.isArray(scope) && scope.length === 1 && scope[0] === 'api', 'a password grant without scope must yield scope api', broke(['GRANT-PASSWORD-DEFAULT-SCOPE'], { scope }));
     },
   },
   {
@@ -88,8 +94,13 @@ export const passwordChecks: Check[] = [
       if (!t.config.applications?.confidential?.clientSecret) t.skip('needs a confidential application for HTTP Basic client credentials');
       await withSetting(t, 'passwordGrantClientCredentialsOnly', true, async () => {
         const without = await t.oauth.password({ auth: 'none' });
-        expectOAuthError(t, without, { status: [400, 401], error: 'invalid_client' }, 'password grant without client credentials while the setting requires them');
-        expectTokenOk(t, await t.oauth.password({ auth: 'basic' }), 'password grant with HTTP Basic client credentials while the setting requires them');
+        expectOAuthError(
+          t,
+          without,
+          { status: [400, 401], error: 'invalid_client', rules: ['GRANT-PASSWORD-CLIENT-CREDENTIALS-SETTING'] },
+          'password grant without client credentials while the setting requires them',
+        );
+        expectTokenOk(t, await t.oauth.password({ auth: 'basic' }), 'password grant with HTTP Basic client credentials while the setting requires them', ['GRANT-PASSWORD-BASIC-AUTH']);
       });
     },
   },

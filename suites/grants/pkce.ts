@@ -6,21 +6,35 @@ import { expectTokenFields } from './token-fields.js';
 import { invalidVerifier, s256, validVerifier } from './verifiers.js';
 
 /** A PKCE code for the public application whose challenge is the S256 of `verifier` (whatever it is). */
-function pkceCode(t: CheckContext, verifier: string): Promise<string> {
-  return authorizeCode(t, 'public', { code_challenge: s256(verifier), code_challenge_method: 'S256' });
+function pkceCode(t: CheckContext, verifier: string, rules: readonly string[] = []): Promise<string> {
+  return authorizeCode(t, 'public', { code_challenge: s256(verifier), code_challenge_method: 'S256' }, ['PKCE-METHOD-S256', ...rules]);
 }
+
+/** The syntax rule an invalid verifier breaks. */
+const VERIFIER_RULE = { 'too-short': 'PKCE-VERIFIER-LENGTH', 'too-long': 'PKCE-VERIFIER-LENGTH', 'foreign-character': 'PKCE-VERIFIER-CHARSET' } as const;
 
 export const pkceChecks: Check[] = [
   {
     id: 'grants.pkce-valid-verifier',
     suite: 'grants',
     title: 'Any verifier of 43 to 128 allowed characters redeems the code whose challenge is its S256',
-    rules: ['PKCE-CHALLENGE-S256', 'PKCE-METHOD-S256', 'PKCE-VERIFIER-LENGTH', 'PKCE-VERIFIER-CHARSET', 'PKCE-TOKEN-PARAMS', 'PKCE-NO-SECRET', 'GRANT-PKCE-FLOW'],
+    rules: [
+      'PKCE-CHALLENGE-S256',
+      'PKCE-METHOD-S256',
+      'PKCE-VERIFIER-LENGTH',
+      'PKCE-VERIFIER-CHARSET',
+      'PKCE-TOKEN-PARAMS',
+      'PKCE-NO-SECRET',
+      'GRANT-PKCE-FLOW',
+      'TOK-CODE-RESPONSE-FIELDS',
+    ],
     async run(t: CheckContext) {
       await t.property(validVerifier(), async (verifier) => {
-        const code = await pkceCode(t, verifier);
+        const code = await pkceCode(t, verifier, ['GRANT-PKCE-FLOW']);
         const res = await exchangeCode(t, 'public', code, { code_verifier: verifier });
-        expectTokenFields(t, expectTokenOk(t, res, 'code exchange with a valid verifier'), 'authorization_code', 'PKCE token response');
+        // Any rule of a valid verifier's exchange may be the one a refusal breaks: its length, its characters, the S256 match, the secretless request.
+        const refused = ['PKCE-CHALLENGE-S256', 'PKCE-VERIFIER-LENGTH', 'PKCE-VERIFIER-CHARSET', 'PKCE-TOKEN-PARAMS', 'PKCE-NO-SECRET', 'GRANT-PKCE-FLOW'];
+        expectTokenFields(t, expectTokenOk(t, res, 'code exchange with a valid verifier', refused), 'authorization_code', 'PKCE token response');
       });
     },
   },
@@ -33,7 +47,12 @@ export const pkceChecks: Check[] = [
       await t.property(invalidVerifier(), async ({ kind, verifier }) => {
         const code = await pkceCode(t, verifier);
         const res = await exchangeCode(t, 'public', code, { code_verifier: verifier });
-        expectOAuthError(t, res, { status: 400, error: ['invalid_grant', 'invalid_request'] }, `code exchange with a ${kind} verifier (${[...verifier].length} characters)`);
+        expectOAuthError(
+          t,
+          res,
+          { status: 400, error: ['invalid_grant', 'invalid_request'], rules: [VERIFIER_RULE[kind]] },
+          `code exchange with a ${kind} verifier (${[...verifier].length} characters)`,
+        );
       });
     },
   },
@@ -50,7 +69,7 @@ export const pkceChecks: Check[] = [
           const code = await pkceCode(t, original);
           const res = await exchangeCode(t, 'public', code, { code_verifier: omit ? undefined : other });
           const what = omit ? 'code exchange without code_verifier' : 'code exchange with a verifier other than the challenged one';
-          expectOAuthError(t, res, { status: 400, error: 'invalid_grant' }, what);
+          expectOAuthError(t, res, { status: 400, error: 'invalid_grant', rules: [omit ? 'PKCE-VERIFIER-REQUIRED' : 'PKCE-VERIFIER-MISMATCH'] }, what);
         },
       );
     },

@@ -6,7 +6,7 @@ import type { Check, CheckContext } from '../types.js';
 import { createBrowser } from '../drivers/form.js';
 import type { HtmlForm } from '../drivers/html.js';
 import { decodeEntities } from '../drivers/html.js';
-import { CURRENT_USER_PATH, expectOAuthError, expectTokenOk, jsonObject, REVOKE_PATH, TOKEN_PATH, tokenInfo } from './support.js';
+import { broke, CURRENT_USER_PATH, expectOAuthError, expectTokenOk, jsonObject, REVOKE_PATH, TOKEN_PATH, tokenInfo } from './support.js';
 
 const APPLICATIONS_PATH = '/user_settings/applications';
 /** The registration form's submit button, as the real service and the simulator label it. */
@@ -40,25 +40,37 @@ export const registrationChecks: Check[] = [
         const prefix = redirectField.replace(/\[redirect_uri\]$/i, '');
         return { [`${prefix}[name]`]: `conformance ${unique}`, [redirectField]: redirectUri, [`${prefix}[scopes][]`]: scope };
       });
-      t.expect(form && result.decided, `${APPLICATIONS_PATH} must offer a registration form`, { status: result.response.status });
-      t.expect(result.response.status < 300, 'registering an application must succeed', { status: result.response.status });
+      const registering = ['GRANT-APP-REGISTRATION', 'GRANT-APP-REGISTRATION-FIELDS'];
+      t.expect(form && result.decided, `${APPLICATIONS_PATH} must offer a registration form`, broke(registering, { status: result.response.status }));
+      t.expect(result.response.status < 300, 'registering an application must succeed', broke(registering, { status: result.response.status }));
       const clientId = shown(result.response.text, /Application ID/);
       const clientSecret = shown(result.response.text, /Secret/);
-      t.expect(clientId && clientSecret, 'the registration result must show the Application ID and the Client Secret', { id: Boolean(clientId), secret: Boolean(clientSecret) });
+      t.expect(
+        clientId && clientSecret,
+        'the registration result must show the Application ID and the Client Secret',
+        broke(['GRANT-APP-REGISTRATION-FIELDS'], { id: Boolean(clientId), secret: Boolean(clientSecret) }),
+      );
+      // From here the registered credentials, redirect URI and scope must work in the plain code flow.
+      const working = ['GRANT-APP-REGISTRATION-FIELDS', 'GRANT-CODE-FLOW'];
       // The new credentials must work: the code flow with the registered redirect URI and scope.
       const url = t.oauth.authorizeUrl('confidential', { client_id: clientId, redirect_uri: redirectUri, scope, state: `reg-${unique}` });
       const { redirect, response } = await t.driver.authorize(url, 'approve');
       const code = redirect?.searchParams.get('code');
-      t.expect(code && redirect?.href.startsWith(redirectUri), 'the registered application must obtain a code at its redirect URI', { status: response.status, error: redirect?.searchParams.get('error') ?? null });
+      t.expect(
+        code && redirect?.href.startsWith(redirectUri),
+        'the registered application must obtain a code at its redirect URI',
+        broke(working, { status: response.status, error: redirect?.searchParams.get('error') ?? null }),
+      );
       const res = await t.http.post(TOKEN_PATH, { form: { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, client_secret: clientSecret } });
-      const body = expectTokenOk(t, res, 'code exchange with the registered credentials');
+      const body = expectTokenOk(t, res, 'code exchange with the registered credentials', working);
       try {
         const info = jsonObject(await tokenInfo(t, body.access_token));
-        t.expect(JSON.stringify(info?.scope) === JSON.stringify([scope]), 'the token must carry the registered scope', { scope: info?.scope ?? null });
+        t.expect(JSON.stringify(info?.scope) === JSON.stringify([scope]), 'the token must carry the registered scope', broke(['GRANT-APP-REGISTRATION-FIELDS'], { scope: info?.scope ?? null }));
         const user = await t.http.get(CURRENT_USER_PATH, { bearer: body.access_token });
-        t.expect(user.status === 200, `the token must work on ${CURRENT_USER_PATH}`, { status: user.status });
+        t.expect(user.status === 200, `the token must work on ${CURRENT_USER_PATH}`, broke(['GRANT-CODE-FLOW'], { status: user.status }));
         const wrong = await t.http.post(TOKEN_PATH, { form: { grant_type: 'authorization_code', code: 'not-a-code', redirect_uri: redirectUri, client_id: clientId, client_secret: `${clientSecret}x` } });
-        expectOAuthError(t, wrong, { status: [400, 401], error: 'invalid_client' }, 'a wrong secret for the registered application');
+        // The plain code flow authenticates with the client secret: a wrong one must not pass.
+        expectOAuthError(t, wrong, { status: [400, 401], error: 'invalid_client', rules: ['GRANT-CODE-FLOW'] }, 'a wrong secret for the registered application');
       } finally {
         // Revoked with the new application's own credentials (the run's cleanup knows only the configured ones).
         for (const token of [body.access_token, body.refresh_token]) {

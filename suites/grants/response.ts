@@ -11,13 +11,16 @@ import {
   expectTokenOk,
   mintPair,
   refresh,
+  STANDARD_ERRORS,
   TOKEN_PATH,
   trackBody,
 } from './support.js';
 import { expectTokenFields } from './token-fields.js';
 
-/** RFC 6749 §5.2 token error codes (rule ERR-TOKEN-STANDARD-CODES names the same list). */
-export const STANDARD_ERRORS = ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'];
+export { STANDARD_ERRORS };
+
+/** What a wrong refusal of a request missing a parameter breaks. */
+const MISSING = { rules: ['GRANT-MISSING-PARAMETER'], codeRules: ['ERR-TOKEN-STANDARD-CODES'] };
 
 /** grant_type values some provider supports (RFC 6749, 8628); the property avoids them when generating unknown ones. */
 const SUPPORTED = ['authorization_code', 'refresh_token', 'password', DEVICE_GRANT];
@@ -46,9 +49,13 @@ export const responseChecks: Check[] = [
     async run(t: CheckContext) {
       for (const app of ['confidential', 'public'] as const) {
         if (!t.config.applications?.[app]) continue;
-        const { tokens, verifier } = await mintPair(t, app);
+        // A refused grant breaks the support of the flow and its form-encoded parameters.
+        const { tokens, verifier } = await mintPair(t, app, {}, ['GRANT-FLOWS-SUPPORTED', 'GRANT-FORM-PARAMETERS']);
         expectTokenFields(t, tokens, 'authorization_code', `code exchange (${app} application)`);
-        const refreshed = expectTokenOk(t, await refresh(t, app, tokens.refresh_token!, verifier), `refresh (${app} application)`);
+        const refreshed = expectTokenOk(t, await refresh(t, app, tokens.refresh_token!, verifier), `refresh (${app} application)`, [
+          'GRANT-FORM-PARAMETERS',
+          'TOK-REFRESH-RESPONSE-FIELDS',
+        ]);
         expectTokenFields(t, refreshed, 'refresh_token', `refresh (${app} application)`);
       }
     },
@@ -62,7 +69,7 @@ export const responseChecks: Check[] = [
       const app = appConfig(t, 'confidential');
       const code = await authorizeCode(t, 'confidential', {});
       const ok = await t.oauth.tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: app.redirectUri }, { app: 'confidential' });
-      expectTokenOk(t, ok, 'code exchange');
+      expectTokenOk(t, ok, 'code exchange', ['GRANT-CODE-FLOW']);
       const refused = await t.oauth.tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: app.redirectUri }, { app: 'confidential' });
       for (const [res, what] of [
         [ok, 'token response'],
@@ -90,7 +97,13 @@ export const responseChecks: Check[] = [
       await t.property(broken, async (form: Record<string, string | undefined>) => {
         const res = await t.oauth.tokenRequest(form, { app: 'confidential' });
         if (res.status === 200) return; // a junk grant_type that happens to be supported
-        expectOAuthError(t, res, { status: [400, 401], error: STANDARD_ERRORS }, `refused token request (grant_type ${form.grant_type === undefined ? 'missing' : 'as generated'})`);
+        expectOAuthError(
+          t,
+          res,
+          // A token or a status but 4xx is no error answer; a code outside the list breaks only the standard codes.
+          { status: [400, 401], error: STANDARD_ERRORS, rules: ['TOK-ERROR-BODY'], errorRules: [], codeRules: ['ERR-TOKEN-STANDARD-CODES'] },
+          `refused token request (grant_type ${form.grant_type === undefined ? 'missing' : 'as generated'})`,
+        );
       });
     },
   },
@@ -106,7 +119,12 @@ export const responseChecks: Check[] = [
       );
       await t.property(grantType.filter((g) => !SUPPORTED.includes(g) && g.trim() !== ''), async (grant) => {
         const res = await t.oauth.tokenRequest({ grant_type: grant, code: 'not-a-code', redirect_uri: appConfig(t, 'confidential').redirectUri }, { app: 'confidential' });
-        expectOAuthError(t, res, { status: 400, error: 'unsupported_grant_type' }, 'token request with an unknown grant_type');
+        expectOAuthError(
+          t,
+          res,
+          { status: 400, error: 'unsupported_grant_type', rules: ['GRANT-UNSUPPORTED-GRANT-TYPE'], serverErrorRules: ['ERR-NO-SERVER-ERROR'], codeRules: ['ERR-TOKEN-STANDARD-CODES'] },
+          'token request with an unknown grant_type',
+        );
       });
     },
   },
@@ -121,10 +139,10 @@ export const responseChecks: Check[] = [
       // Without code (or grant_type) the request is malformed; a wrong redirect_uri alone is invalid_grant, covered elsewhere.
       for (const missing of ['grant_type', 'code'] as const) {
         const res = await t.oauth.tokenRequest({ ...full, [missing]: undefined }, { app: 'confidential' });
-        expectOAuthError(t, res, { status: 400, error: 'invalid_request' }, `token request without ${missing}`);
+        expectOAuthError(t, res, { ...MISSING, status: 400, error: 'invalid_request' }, `token request without ${missing}`);
       }
       const refreshRes = await t.oauth.tokenRequest({ grant_type: 'refresh_token', redirect_uri: app.redirectUri }, { app: 'confidential' });
-      expectOAuthError(t, refreshRes, { status: 400, error: 'invalid_request' }, 'refresh request without refresh_token');
+      expectOAuthError(t, refreshRes, { ...MISSING, status: 400, error: 'invalid_request' }, 'refresh request without refresh_token');
     },
   },
   {

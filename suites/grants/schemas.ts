@@ -29,17 +29,30 @@ function describe(e: ErrorObject): string {
   }
 }
 
-export function expectSchema(t: CheckContext, body: unknown, name: string, what: string): void {
+/** The top-level field a violation is about (missing, extra or invalid), if any. */
+function fieldOf(e: ErrorObject): string | undefined {
+  if (e.keyword === 'required') return (e.params as { missingProperty: string }).missingProperty;
+  if (e.keyword === 'additionalProperties') return (e.params as { additionalProperty: string }).additionalProperty;
+  return e.instancePath.split('/')[1] || undefined;
+}
+
+/** Which rules one violation breaks: by the field it is about and the schema keyword that failed. */
+export type ViolationRules = (field: string | undefined, keyword: string) => readonly string[];
+
+/**
+ * Fail unless `body` matches schema `name`. `rules` (a list, or a function of each violation)
+ * names the rules the failure breaks: the union over all violations found.
+ */
+export function expectSchema(t: CheckContext, body: unknown, name: string, what: string, rules: readonly string[] | ViolationRules = []): void {
   let validate = compiled.get(name);
   if (!validate) {
     validate = ajv.compile(schema(name));
     compiled.set(name, validate);
   }
   if (validate(body)) return;
-  const problems = [...new Set((validate.errors ?? []).map(describe))];
-  t.fail(`${what}: ${problems.join('; ')} (schema ${name})`, {
-    schema: name,
-    fields: body && typeof body === 'object' ? Object.keys(body) : typeof body,
-    problems,
-  });
+  const errors = validate.errors ?? [];
+  const problems = [...new Set(errors.map(describe))];
+  const broken = typeof rules === 'function' ? errors.flatMap((e) => rules(fieldOf(e), e.keyword)) : rules;
+  const details = { schema: name, fields: body && typeof body === 'object' ? Object.keys(body) : typeof body, problems };
+  t.fail(`${what}: ${problems.join('; ')} (schema ${name})`, broken.length ? { ...details, rules: [...new Set(broken)] } : details);
 }

@@ -3,13 +3,25 @@
  * Messages name what was wrong and never carry a token, a code or a secret: details hold
  * statuses, error codes and field names only.
  */
-import type { AppRole, CheckContext, HttpResponse, TokenResponse } from '../types.js';
+import type { AppRole, CheckContext, FailureDetails, HttpResponse, TokenResponse } from '../types.js';
 
 export const TOKEN_PATH = '/oauth/token';
 export const REVOKE_PATH = '/oauth/revoke';
 export const TOKEN_INFO_PATH = '/oauth/token/info';
 export const CURRENT_USER_PATH = '/api/v4/user';
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/** RFC 6749 §5.2 token error codes (rule ERR-TOKEN-STANDARD-CODES names the same list). */
+export const STANDARD_ERRORS = ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'];
+
+/**
+ * Failure details naming the rules the failure breaks (FailureDetails.rules). Helpers name the
+ * rules their own assertion proves and add the caller's; the runner keeps those the check proves.
+ */
+export function broke(rules: readonly string[], details: Record<string, unknown> = {}): FailureDetails {
+  const named = [...new Set(rules)];
+  return named.length ? { ...details, rules: named } : details;
+}
 
 /** The body of a response as a plain object, or undefined when it is not a JSON object. */
 export function jsonObject(res: HttpResponse): Record<string, unknown> | undefined {
@@ -21,22 +33,24 @@ export function jsonObject(res: HttpResponse): Record<string, unknown> | undefin
   }
 }
 
-/** The response says it is JSON (media type application/json; parameters are judged by expectExactJsonType). */
-export function expectJsonType(t: CheckContext, res: HttpResponse, what: string): void {
+/** The response says it is JSON (media type application/json; parameters are judged by expectExactJsonType). Breaks ENC-RESPONSE-JSON and `rules`. */
+export function expectJsonType(t: CheckContext, res: HttpResponse, what: string, rules: readonly string[] = []): void {
   const type = res.headers.get('content-type');
-  t.expect((type ?? '').split(';')[0].trim().toLowerCase() === 'application/json', `${what}: Content-Type must be application/json`, {
-    status: res.status,
-    contentType: type,
-  });
+  t.expect(
+    (type ?? '').split(';')[0].trim().toLowerCase() === 'application/json',
+    `${what}: Content-Type must be application/json`,
+    broke(['ENC-RESPONSE-JSON', ...rules], { status: res.status, contentType: type }),
+  );
 }
 
 /** Exactly `application/json`, no charset parameter: the real service's wire format (ENC-JSON-CONTENT-TYPE, a should). */
 export function expectExactJsonType(t: CheckContext, res: HttpResponse, what: string): void {
   const type = res.headers.get('content-type');
-  t.expect(type === 'application/json', `${what}: Content-Type must be exactly application/json, without parameters`, {
-    status: res.status,
-    contentType: type,
-  });
+  t.expect(
+    type === 'application/json',
+    `${what}: Content-Type must be exactly application/json, without parameters`,
+    broke(['ENC-JSON-CONTENT-TYPE'], { status: res.status, contentType: type }),
+  );
 }
 
 /** Token endpoint answers must not be cached (RFC 6749 §5.1). */
@@ -48,18 +62,18 @@ export function expectNoStore(t: CheckContext, res: HttpResponse, what: string):
       .split(',')
       .some((d) => d.trim() === 'no-store'),
     `${what}: Cache-Control must contain no-store`,
-    { status: res.status, cacheControl: cacheControl || null },
+    broke(['TOK-NO-STORE'], { status: res.status, cacheControl: cacheControl || null }),
   );
 }
 
-/** A 200 token response as an object; fails with the error code otherwise. */
-export function expectTokenOk(t: CheckContext, res: HttpResponse, what: string): TokenResponse {
+/** A 200 token response as an object; fails with the error code otherwise (TOK-RESPONSE-JSON and `rules`, those of the request that should have worked). */
+export function expectTokenOk(t: CheckContext, res: HttpResponse, what: string, rules: readonly string[] = []): TokenResponse {
   const body = jsonObject(res);
-  t.expect(res.status === 200 && body && typeof body.access_token === 'string', `${what}: expected 200 with a token response`, {
-    status: res.status,
-    error: body?.error ?? null,
-    errorDescription: body?.error_description ?? null,
-  });
+  t.expect(
+    res.status === 200 && body && typeof body.access_token === 'string',
+    `${what}: expected 200 with a token response`,
+    broke(['TOK-RESPONSE-JSON', ...rules], { status: res.status, error: body?.error ?? null, errorDescription: body?.error_description ?? null }),
+  );
   return body as unknown as TokenResponse;
 }
 
@@ -68,6 +82,18 @@ export interface ExpectedError {
   status: number | number[];
   /** Accepted `error` codes. */
   error: string | string[];
+  /** Rules a wrong outcome breaks: a token instead of a refusal, another status, another error code. */
+  rules?: string[];
+  /** Rules a malformed refusal breaks besides ERR-OAUTH-BODY (not a JSON object, error or error_description not a string, not JSON); default `rules`. */
+  bodyRules?: string[];
+  /** Rules any status other than the expected ones breaks besides `rules` (ERR-TOKEN-STATUS). */
+  statusRules?: string[];
+  /** Rules a 5xx breaks besides `rules` (ERR-NO-SERVER-ERROR). */
+  serverErrorRules?: string[];
+  /** Rules an error code other than `error` breaks; default `rules`. */
+  errorRules?: string[];
+  /** Rules an error code outside STANDARD_ERRORS breaks besides `errorRules` (ERR-TOKEN-STANDARD-CODES). */
+  codeRules?: string[];
 }
 
 /** An OAuth error body (`error`, `error_description` strings) with one of the expected statuses and codes. */
@@ -76,15 +102,21 @@ export function expectOAuthError(t: CheckContext, res: HttpResponse, expected: E
   const errors = ([] as string[]).concat(expected.error);
   const body = jsonObject(res);
   const details = { status: res.status, error: body?.error ?? null, expectedStatus: statuses, expectedError: errors };
-  t.expect(!(body && typeof body.access_token === 'string'), `${what}: expected a refusal, got a token response`, details);
-  t.expect(statuses.includes(res.status), `${what}: expected status ${statuses.join(' or ')}, got ${res.status}`, details);
-  t.expect(body !== undefined, `${what}: the refusal must be an OAuth error body (JSON object)`, {
-    ...details,
-    contentType: res.headers.get('content-type'),
-  });
-  t.expect(typeof body.error === 'string' && errors.includes(body.error), `${what}: expected error ${errors.join(' or ')}`, details);
-  t.expect(typeof body.error_description === 'string', `${what}: the OAuth error body must carry an error_description string`, details);
-  expectJsonType(t, res, what);
+  const outcome = expected.rules ?? [];
+  const malformed = ['ERR-OAUTH-BODY', ...(expected.bodyRules ?? outcome)];
+  t.expect(!(body && typeof body.access_token === 'string'), `${what}: expected a refusal, got a token response`, broke(outcome, details));
+  const serverError = res.status >= 500 ? (expected.serverErrorRules ?? []) : [];
+  t.expect(
+    statuses.includes(res.status),
+    `${what}: expected status ${statuses.join(' or ')}, got ${res.status}`,
+    broke([...outcome, ...(expected.statusRules ?? []), ...serverError], details),
+  );
+  t.expect(body !== undefined, `${what}: the refusal must be an OAuth error body (JSON object)`, broke(malformed, { ...details, contentType: res.headers.get('content-type') }));
+  t.expect(typeof body.error === 'string', `${what}: the OAuth error body must carry an error string`, broke(malformed, details));
+  const nonStandard = STANDARD_ERRORS.includes(body.error) ? [] : (expected.codeRules ?? []);
+  t.expect(errors.includes(body.error), `${what}: expected error ${errors.join(' or ')}`, broke([...(expected.errorRules ?? outcome), ...nonStandard], details));
+  t.expect(typeof body.error_description === 'string', `${what}: the OAuth error body must carry an error_description string`, broke(malformed, details));
+  expectJsonType(t, res, what, malformed);
   return body;
 }
 
@@ -92,20 +124,26 @@ export function tokenInfo(t: CheckContext, token: string, via: 'header' | 'query
   return via === 'header' ? t.http.get(TOKEN_INFO_PATH, { bearer: token }) : t.http.get(TOKEN_INFO_PATH, { query: { access_token: token } });
 }
 
-/** The access token works on token info and on the REST API. */
-export async function expectAccessAlive(t: CheckContext, token: string, what: string): Promise<void> {
+/**
+ * The access token works on token info (INFO-TOKEN-PRESENTATION) and on the REST API
+ * (TOK-VERIFY-USER); `rules` name why it should still work.
+ */
+export async function expectAccessAlive(t: CheckContext, token: string, what: string, rules: readonly string[] = []): Promise<void> {
   const info = await tokenInfo(t, token);
-  t.expect(info.status === 200, `${what}: the access token must be accepted by ${TOKEN_INFO_PATH}`, { status: info.status });
+  t.expect(info.status === 200, `${what}: the access token must be accepted by ${TOKEN_INFO_PATH}`, broke([...rules, 'INFO-TOKEN-PRESENTATION'], { status: info.status }));
   const user = await t.http.get(CURRENT_USER_PATH, { bearer: token });
-  t.expect(user.status === 200, `${what}: the access token must be accepted by ${CURRENT_USER_PATH}`, { status: user.status });
+  t.expect(user.status === 200, `${what}: the access token must be accepted by ${CURRENT_USER_PATH}`, broke([...rules, 'TOK-VERIFY-USER'], { status: user.status }));
 }
 
-/** The access token is refused by token info (401 OAuth error) and by the REST API (401). */
-export async function expectAccessDead(t: CheckContext, token: string, what: string): Promise<void> {
+/**
+ * The access token is refused by token info (401, INFO-INVALID-TOKEN) and by the REST API (401,
+ * AUTH-INVALID-TOKEN-401); `rules` name what should have killed it (rotation, revocation, expiry).
+ */
+export async function expectAccessDead(t: CheckContext, token: string, what: string, rules: readonly string[] = []): Promise<void> {
   const info = await tokenInfo(t, token);
-  t.expect(info.status === 401, `${what}: ${TOKEN_INFO_PATH} must refuse the access token with 401`, { status: info.status });
+  t.expect(info.status === 401, `${what}: ${TOKEN_INFO_PATH} must refuse the access token with 401`, broke([...rules, 'INFO-INVALID-TOKEN'], { status: info.status }));
   const user = await t.http.get(CURRENT_USER_PATH, { bearer: token });
-  t.expect(user.status === 401, `${what}: ${CURRENT_USER_PATH} must refuse the access token with 401`, { status: user.status });
+  t.expect(user.status === 401, `${what}: ${CURRENT_USER_PATH} must refuse the access token with 401`, broke([...rules, 'AUTH-INVALID-TOKEN-401'], { status: user.status }));
 }
 
 /** The client parameters a refresh needs besides the refresh token, per application kind (source: POST /oauth/token). */
@@ -139,24 +177,27 @@ export function appConfig(t: CheckContext, app: AppRole) {
 
 /**
  * Run /oauth/authorize for `app` with explicit parameters and approve through the driver.
- * Returns the redirect (code or error in its query) or fails when the provider did not redirect.
+ * Returns the redirect (code or error in its query) or fails when the provider did not redirect
+ * (GRANT-REDIRECT-WITH-CODE after approval, GRANT-CONSENT-DENIED after denial, and `rules`).
  */
 export async function authorizeRedirect(
   t: CheckContext,
   app: AppRole,
   params: Record<string, string | undefined>,
   decision: 'approve' | 'deny' = 'approve',
+  rules: readonly string[] = [],
 ): Promise<URL> {
   const { redirect, response } = await t.driver.authorize(t.oauth.authorizeUrl(app, params), decision);
-  t.expect(redirect, 'authorize: the provider did not redirect back to the redirect_uri', { status: response.status });
+  const redirectRule = decision === 'approve' ? 'GRANT-REDIRECT-WITH-CODE' : 'GRANT-CONSENT-DENIED';
+  t.expect(redirect, 'authorize: the provider did not redirect back to the redirect_uri', broke([redirectRule, ...rules], { status: response.status }));
   return redirect;
 }
 
-/** The code of an approved authorization (fails with the redirect's error code otherwise). */
-export async function authorizeCode(t: CheckContext, app: AppRole, params: Record<string, string | undefined>): Promise<string> {
-  const redirect = await authorizeRedirect(t, app, params);
+/** The code of an approved authorization (fails with the redirect's error code otherwise: GRANT-REDIRECT-WITH-CODE and `rules`). */
+export async function authorizeCode(t: CheckContext, app: AppRole, params: Record<string, string | undefined>, rules: readonly string[] = []): Promise<string> {
+  const redirect = await authorizeRedirect(t, app, params, 'approve', rules);
   const code = redirect.searchParams.get('code');
-  t.expect(code, 'authorize: the redirect carries no code', { error: redirect.searchParams.get('error') });
+  t.expect(code, 'authorize: the redirect carries no code', broke(['GRANT-REDIRECT-WITH-CODE', ...rules], { error: redirect.searchParams.get('error') }));
   return code;
 }
 
@@ -165,13 +206,26 @@ export function exchangeCode(t: CheckContext, app: AppRole, code: string, extra:
   return t.oauth.tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: appConfig(t, app).redirectUri, ...extra }, { app });
 }
 
+/** The rules an application's code flow rests on: the plain flow with a secret, or PKCE without one. */
+export function codeFlowRules(t: CheckContext, app: AppRole): string[] {
+  return appConfig(t, app).clientSecret
+    ? ['GRANT-CODE-FLOW', 'GRANT-CODE-PARAMS', 'AUTH-CLIENT-BODY']
+    : ['GRANT-PKCE-FLOW', 'PKCE-TOKEN-PARAMS', 'PKCE-NO-SECRET', 'PKCE-CHALLENGE-S256'];
+}
+
 /**
  * A fresh token pair through the code flow (PKCE for an application without a secret), with the
- * verifier a PKCE refresh needs.
+ * verifier a PKCE refresh needs. A failure breaks the app's code flow rules and `rules`.
  */
-export async function mintPair(t: CheckContext, app: AppRole, params: Record<string, string | undefined> = {}): Promise<{ tokens: TokenResponse; verifier?: string }> {
+export async function mintPair(
+  t: CheckContext,
+  app: AppRole,
+  params: Record<string, string | undefined> = {},
+  rules: readonly string[] = [],
+): Promise<{ tokens: TokenResponse; verifier?: string }> {
   const pkce = appConfig(t, app).clientSecret ? undefined : t.oauth.pkce();
-  const code = await authorizeCode(t, app, pkce ? { ...params, code_challenge: pkce.challenge, code_challenge_method: 'S256' } : params);
+  const flow = [...codeFlowRules(t, app), ...rules];
+  const code = await authorizeCode(t, app, pkce ? { ...params, code_challenge: pkce.challenge, code_challenge_method: 'S256' } : params, flow);
   const res = await exchangeCode(t, app, code, pkce ? { code_verifier: pkce.verifier } : {});
-  return { tokens: expectTokenOk(t, res, `code exchange (${app} application)`), verifier: pkce?.verifier };
+  return { tokens: expectTokenOk(t, res, `code exchange (${app} application)`, flow), verifier: pkce?.verifier };
 }

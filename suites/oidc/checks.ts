@@ -2,12 +2,15 @@
 import fc from 'fast-check';
 import { jwtVerify, decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { Check, CheckContext } from '../types.js';
-import { expectJsonType, jsonObject } from '../grants/support.js';
+import { broke, expectJsonType, jsonObject } from '../grants/support.js';
 import { DISCOVERY_PATH, expectedIssuer, fetchJwks, KEYS_PATH, LEGACY_JWKS_PATH, localKeys, openidApp, scopeWithoutOpenid, USERINFO_PATH } from './support.js';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 /** Any nonce the client may choose: it travels through the authorize URL and the consent form into the id_token. */
 const nonceArb = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 });
+
+/** jose errors about the claims (iss, aud, exp, nbf...) break the claims rule; any other verification error the signature rule. */
+const CLAIM_ERRORS = ['ERR_JWT_CLAIM_VALIDATION_FAILED', 'ERR_JWT_EXPIRED'];
 
 /** Verify an id_token against the served key set; the claims on success, a failure naming the reason otherwise. */
 async function verifyIdToken(t: CheckContext, idToken: string, audience: string, issuer: string): Promise<JWTPayload> {
@@ -15,16 +18,21 @@ async function verifyIdToken(t: CheckContext, idToken: string, audience: string,
   try {
     header = decodeProtectedHeader(idToken);
   } catch {
-    return t.fail('id_token is not a JWS compact serialization');
+    return t.fail('id_token is not a JWS compact serialization', broke(['OIDC-ID-TOKEN']));
   }
-  t.expect(header.alg === 'RS256', 'id_token must be signed with RS256', { alg: header.alg ?? null });
+  t.expect(header.alg === 'RS256', 'id_token must be signed with RS256', broke(['OIDC-ID-TOKEN-SIGNATURE'], { alg: header.alg ?? null }));
   const jwks = await fetchJwks(t);
-  t.expect(jwks.keys.some((k) => k.kid === header.kid), `id_token names a kid that ${KEYS_PATH} does not publish`, { kid: header.kid ?? null });
+  t.expect(jwks.keys.some((k) => k.kid === header.kid), `id_token names a kid that ${KEYS_PATH} does not publish`, broke(['OIDC-ID-TOKEN-SIGNATURE'], { kid: header.kid ?? null }));
+  const keys = localKeys(t, jwks);
   try {
-    const { payload } = await jwtVerify(idToken, localKeys(t, jwks), { algorithms: ['RS256'], issuer, audience });
+    const { payload } = await jwtVerify(idToken, keys, { algorithms: ['RS256'], issuer, audience });
     return payload;
   } catch (error) {
-    return t.fail('id_token does not verify against the published keys, issuer and audience', { reason: (error as Error).message, code: (error as { code?: string }).code });
+    const code = (error as { code?: string }).code;
+    return t.fail(
+      'id_token does not verify against the published keys, issuer and audience',
+      broke([code && CLAIM_ERRORS.includes(code) ? 'OIDC-ID-TOKEN-CLAIMS' : 'OIDC-ID-TOKEN-SIGNATURE'], { reason: (error as Error).message, code }),
+    );
   }
 }
 
@@ -41,15 +49,16 @@ export const oidcChecks: Check[] = [
       const issuer = await expectedIssuer(t);
       await t.property(nonceArb, async (nonce) => {
         const tokens = await t.oauth.token(app, { scope: 'openid', nonce });
-        t.expect(typeof tokens.id_token === 'string', 'a code grant with scope openid must return an id_token', { fields: Object.keys(tokens) });
+        t.expect(typeof tokens.id_token === 'string', 'a code grant with scope openid must return an id_token', broke(['OIDC-ID-TOKEN'], { fields: Object.keys(tokens) }));
         const claims = await verifyIdToken(t, tokens.id_token, audience, issuer);
-        t.expect(typeof claims.sub === 'string' && claims.sub.length > 0, 'id_token sub must be a non-empty string', { sub: claims.sub ?? null });
+        const claim = (details: Record<string, unknown>) => broke(['OIDC-ID-TOKEN-CLAIMS'], details);
+        t.expect(typeof claims.sub === 'string' && claims.sub.length > 0, 'id_token sub must be a non-empty string', claim({ sub: claims.sub ?? null }));
         for (const name of ['exp', 'iat', 'auth_time'] as const) {
-          t.expect(Number.isInteger(claims[name]), `id_token ${name} must be an integer`, { [name]: claims[name] ?? null });
+          t.expect(Number.isInteger(claims[name]), `id_token ${name} must be an integer`, claim({ [name]: claims[name] ?? null }));
         }
-        t.expect((claims.exp as number) > (claims.iat as number), 'id_token exp must come after iat', { exp: claims.exp, iat: claims.iat });
-        t.expect((claims.auth_time as number) <= (claims.iat as number), 'id_token auth_time cannot be later than iat', { authTime: claims.auth_time, iat: claims.iat });
-        t.expect(claims.nonce === nonce, 'id_token must echo the nonce of the authorize request', { sent: nonce, nonce: claims.nonce ?? null });
+        t.expect((claims.exp as number) > (claims.iat as number), 'id_token exp must come after iat', claim({ exp: claims.exp, iat: claims.iat }));
+        t.expect((claims.auth_time as number) <= (claims.iat as number), 'id_token auth_time cannot be later than iat', claim({ authTime: claims.auth_time, iat: claims.iat }));
+        t.expect(claims.nonce === nonce, 'id_token must echo the nonce of the authorize request', claim({ sent: nonce, nonce: claims.nonce ?? null }));
       });
     },
   },

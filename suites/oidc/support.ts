@@ -1,7 +1,7 @@
 /** OpenID Connect helpers: the key set fetched through the run's Http, discovery, the openid application. */
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import type { AppRole, CheckContext } from '../types.js';
-import { expectJsonType, jsonObject } from '../grants/support.js';
+import { broke, expectJsonType, jsonObject } from '../grants/support.js';
 
 export const KEYS_PATH = '/oauth/discovery/keys';
 export const DISCOVERY_PATH = '/.well-known/openid-configuration';
@@ -12,8 +12,8 @@ export const LEGACY_JWKS_PATH = '/-/jwks';
 export async function fetchJwks(t: CheckContext, path = KEYS_PATH): Promise<JSONWebKeySet> {
   const res = await t.http.get(path);
   const body = jsonObject(res);
-  t.expect(res.status === 200 && body && Array.isArray(body.keys), `GET ${path} must answer 200 with a JSON Web Key Set (keys array)`, { status: res.status });
-  expectJsonType(t, res, `GET ${path}`);
+  t.expect(res.status === 200 && body && Array.isArray(body.keys), `GET ${path} must answer 200 with a JSON Web Key Set (keys array)`, broke(['OIDC-JWKS'], { status: res.status }));
+  expectJsonType(t, res, `GET ${path}`, ['OIDC-JWKS']);
   return body as unknown as JSONWebKeySet;
 }
 
@@ -21,7 +21,7 @@ export function localKeys(t: CheckContext, jwks: JSONWebKeySet) {
   try {
     return createLocalJWKSet(jwks);
   } catch (error) {
-    return t.fail('the key set is not a valid JSON Web Key Set', { reason: (error as Error).message });
+    return t.fail('the key set is not a valid JSON Web Key Set', broke(['OIDC-JWKS'], { reason: (error as Error).message }));
   }
 }
 

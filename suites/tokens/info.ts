@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { limits } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
-import { appConfig, CURRENT_USER_PATH, expectJsonType, expectOAuthError, jsonObject, mintPair, TOKEN_INFO_PATH, tokenInfo } from '../grants/support.js';
+import { appConfig, broke, CURRENT_USER_PATH, expectJsonType, expectOAuthError, jsonObject, mintPair, TOKEN_INFO_PATH, tokenInfo } from '../grants/support.js';
 
 const CONTROL_TOKENS_PATH = `${CONTROL_PREFIX}/tokens`;
 
@@ -17,10 +17,11 @@ interface Info {
   expires_in_seconds?: unknown;
 }
 
+/** A 200 token information response; refusing a live token breaks INFO-TOKEN-PRESENTATION, a non-JSON answer INFO-RESPONSE-FIELDS. */
 function expectInfo(t: CheckContext, res: HttpResponse, what: string): Info {
   const body = jsonObject(res) as Info | undefined;
-  t.expect(res.status === 200 && body, `${what}: expected 200 with the token information response`, { status: res.status });
-  expectJsonType(t, res, what);
+  t.expect(res.status === 200 && body, `${what}: expected 200 with the token information response`, broke(['INFO-TOKEN-PRESENTATION'], { status: res.status }));
+  expectJsonType(t, res, what, ['INFO-RESPONSE-FIELDS']);
   return body;
 }
 
@@ -65,23 +66,34 @@ export const infoChecks: Check[] = [
       const { tokens } = await mintPair(t, 'confidential');
       const byHeader = expectInfo(t, await tokenInfo(t, tokens.access_token, 'header'), 'token info with Authorization: Bearer');
       const byQuery = expectInfo(t, await tokenInfo(t, tokens.access_token, 'query'), 'token info with ?access_token=');
-      t.expect(sameInfo(byHeader, byQuery), 'token info must answer the same for both presentations', { header: Object.keys(byHeader), query: Object.keys(byQuery) });
+      t.expect(
+        sameInfo(byHeader, byQuery),
+        'token info must answer the same for both presentations',
+        broke(['INFO-TOKEN-PRESENTATION'], { header: Object.keys(byHeader), query: Object.keys(byQuery) }),
+      );
       const lifetime = limits().accessTokenLifetime;
-      t.expect(Number.isInteger(byHeader.resource_owner_id), 'resource_owner_id must be an integer', { type: typeof byHeader.resource_owner_id });
-      t.expect(isStringArray(byHeader.scope), 'scope must be an array of strings', { scope: byHeader.scope ?? null });
-      t.expect(isIntOrNull(byHeader.expires_in), 'expires_in must be an integer or null', { expiresIn: byHeader.expires_in ?? null });
+      const fields = (details: Record<string, unknown>) => broke(['INFO-RESPONSE-FIELDS'], details);
+      t.expect(Number.isInteger(byHeader.resource_owner_id), 'resource_owner_id must be an integer', fields({ type: typeof byHeader.resource_owner_id }));
+      t.expect(isStringArray(byHeader.scope), 'scope must be an array of strings', fields({ scope: byHeader.scope ?? null }));
+      t.expect(isIntOrNull(byHeader.expires_in), 'expires_in must be an integer or null', fields({ expiresIn: byHeader.expires_in ?? null }));
       t.expect(
         byHeader.expires_in === null || ((byHeader.expires_in as number) > 0 && (byHeader.expires_in as number) <= lifetime),
         `expires_in of a fresh token must be the seconds left, at most ${lifetime}`,
-        { expiresIn: byHeader.expires_in },
+        fields({ expiresIn: byHeader.expires_in }),
       );
-      t.expect(byHeader.application?.uid === appConfig(t, 'confidential').clientId, 'application.uid must be the Application ID of the client', {
-        uidType: typeof byHeader.application?.uid,
-      });
-      t.expect(Number.isInteger(byHeader.created_at), 'created_at must be an integer Unix timestamp', { createdAt: byHeader.created_at ?? null });
+      t.expect(
+        byHeader.application?.uid === appConfig(t, 'confidential').clientId,
+        'application.uid must be the Application ID of the client',
+        fields({ uidType: typeof byHeader.application?.uid }),
+      );
+      t.expect(Number.isInteger(byHeader.created_at), 'created_at must be an integer Unix timestamp', fields({ createdAt: byHeader.created_at ?? null }));
       const user = await t.http.get(CURRENT_USER_PATH, { bearer: tokens.access_token });
       const userId = (jsonObject(user) as { id?: unknown } | undefined)?.id;
-      t.expect(userId === byHeader.resource_owner_id, 'resource_owner_id must be the id of the user the token acts for', { resourceOwnerId: byHeader.resource_owner_id, userId });
+      t.expect(
+        userId === byHeader.resource_owner_id,
+        'resource_owner_id must be the id of the user the token acts for',
+        fields({ resourceOwnerId: byHeader.resource_owner_id, userId }),
+      );
     },
   },
   {
@@ -93,11 +105,16 @@ export const infoChecks: Check[] = [
       const { tokens } = await mintPair(t, 'confidential');
       for (const via of ['header', 'query'] as const) {
         const info = expectInfo(t, await tokenInfo(t, tokens.access_token, via), `token info (${via})`);
-        t.expect('scopes' in info && JSON.stringify(info.scopes) === JSON.stringify(info.scope), 'scopes must equal scope', { scope: info.scope ?? null, scopes: info.scopes ?? null });
-        t.expect('expires_in_seconds' in info && info.expires_in_seconds === info.expires_in, 'expires_in_seconds must equal expires_in', {
-          expiresIn: info.expires_in ?? null,
-          expiresInSeconds: info.expires_in_seconds ?? null,
-        });
+        t.expect(
+          'scopes' in info && JSON.stringify(info.scopes) === JSON.stringify(info.scope),
+          'scopes must equal scope',
+          broke(['INFO-ALIAS-SCOPES'], { scope: info.scope ?? null, scopes: info.scopes ?? null }),
+        );
+        t.expect(
+          'expires_in_seconds' in info && info.expires_in_seconds === info.expires_in,
+          'expires_in_seconds must equal expires_in',
+          broke(['INFO-ALIAS-EXPIRES-IN-SECONDS'], { expiresIn: info.expires_in ?? null, expiresInSeconds: info.expires_in_seconds ?? null }),
+        );
       }
     },
   },
@@ -140,9 +157,10 @@ export const infoChecks: Check[] = [
     title: 'Token info without a token or with one never issued answers 401 invalid_token',
     rules: ['INFO-INVALID-TOKEN', 'ERR-OAUTH-BODY'],
     async run(t: CheckContext) {
-      expectOAuthError(t, await t.http.get(TOKEN_INFO_PATH), { status: 401, error: 'invalid_token' }, 'token info without a token');
+      const refusal = { status: 401, error: 'invalid_token', rules: ['INFO-INVALID-TOKEN'], bodyRules: [] };
+      expectOAuthError(t, await t.http.get(TOKEN_INFO_PATH), refusal, 'token info without a token');
       await t.property(bogusToken, fc.constantFrom<'header' | 'query'>('header', 'query'), async (token, via) => {
-        expectOAuthError(t, await tokenInfo(t, token, via), { status: 401, error: 'invalid_token' }, `token info with a token never issued (${via})`);
+        expectOAuthError(t, await tokenInfo(t, token, via), refusal, `token info with a token never issued (${via})`);
       });
     },
   },

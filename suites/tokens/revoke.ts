@@ -4,6 +4,7 @@ import { limits } from '../../spec/index.js';
 import type { AppRole, Check, CheckContext, HttpResponse } from '../types.js';
 import {
   appConfig,
+  broke,
   CURRENT_USER_PATH,
   expectAccessAlive,
   expectAccessDead,
@@ -16,11 +17,16 @@ import {
   tokenInfo,
 } from '../grants/support.js';
 
-function expectEmptyObject(t: CheckContext, res: HttpResponse, what: string): void {
+/**
+ * 200 with {} (REV-EMPTY-OBJECT; a refusal also breaks REV-PARAMS, the request being well formed);
+ * `rules` name what else the answer breaks (REV-UNKNOWN-TOKEN-OK for tokens never issued).
+ */
+function expectEmptyObject(t: CheckContext, res: HttpResponse, what: string, rules: readonly string[] = []): void {
   const body = jsonObject(res);
-  t.expect(res.status === 200, `${what}: revocation must answer 200`, { status: res.status, error: body?.error ?? null });
-  t.expect(body && Object.keys(body).length === 0, `${what}: revocation must answer the empty JSON object {}`, { fields: body ? Object.keys(body) : null });
-  expectJsonType(t, res, what);
+  const answer = ['REV-EMPTY-OBJECT', ...rules];
+  t.expect(res.status === 200, `${what}: revocation must answer 200`, broke([...answer, 'REV-PARAMS'], { status: res.status, error: body?.error ?? null }));
+  t.expect(body && Object.keys(body).length === 0, `${what}: revocation must answer the empty JSON object {}`, broke(answer, { fields: body ? Object.keys(body) : null }));
+  expectJsonType(t, res, what, answer);
 }
 
 /** Revoke as a given application with its own credentials (or a wrong secret). */
@@ -39,8 +45,13 @@ export const revokeChecks: Check[] = [
       const { tokens } = await mintPair(t, 'confidential');
       await expectAccessAlive(t, tokens.access_token, 'access token before revocation');
       expectEmptyObject(t, await t.oauth.revoke(tokens.access_token, 'confidential'), 'revoke an access token');
-      await expectAccessDead(t, tokens.access_token, 'revoked access token');
-      expectOAuthError(t, await refresh(t, 'confidential', tokens.refresh_token!), { status: 400, error: 'invalid_grant' }, 'refresh with the refresh token of a revoked access token');
+      await expectAccessDead(t, tokens.access_token, 'revoked access token', ['REV-REVOKES-TOKEN']);
+      expectOAuthError(
+        t,
+        await refresh(t, 'confidential', tokens.refresh_token!),
+        { status: 400, error: 'invalid_grant', rules: ['REV-REVOKES-TOKEN'] },
+        'refresh with the refresh token of a revoked access token',
+      );
     },
   },
   {
@@ -60,13 +71,15 @@ export const revokeChecks: Check[] = [
       }
       for (const [token, why] of dead) {
         for (const via of ['header', 'query'] as const) {
-          expectOAuthError(t, await tokenInfo(t, token, via), { status: 401, error: 'invalid_token' }, `token info of a ${why} token (${via})`);
+          expectOAuthError(t, await tokenInfo(t, token, via), { status: 401, error: 'invalid_token', rules: ['INFO-INVALID-TOKEN'] }, `token info of a ${why} token (${via})`);
         }
         const user = await t.http.get(CURRENT_USER_PATH, { bearer: token });
-        t.expect(user.status === 401, `${CURRENT_USER_PATH} must answer a ${why} token with 401`, { status: user.status });
-        t.expect(/^bearer/i.test(user.headers.get('www-authenticate') ?? ''), `${CURRENT_USER_PATH} must answer a ${why} bearer token with WWW-Authenticate: Bearer`, {
-          status: user.status,
-        });
+        t.expect(user.status === 401, `${CURRENT_USER_PATH} must answer a ${why} token with 401`, broke(['AUTH-INVALID-TOKEN-401'], { status: user.status }));
+        t.expect(
+          /^bearer/i.test(user.headers.get('www-authenticate') ?? ''),
+          `${CURRENT_USER_PATH} must answer a ${why} bearer token with WWW-Authenticate: Bearer`,
+          broke(['AUTH-INVALID-TOKEN-401'], { status: user.status }),
+        );
       }
     },
   },
@@ -78,8 +91,8 @@ export const revokeChecks: Check[] = [
     async run(t: CheckContext) {
       const { tokens } = await mintPair(t, 'confidential');
       expectEmptyObject(t, await t.oauth.revoke(tokens.refresh_token!, 'confidential'), 'revoke a refresh token');
-      expectOAuthError(t, await refresh(t, 'confidential', tokens.refresh_token!), { status: 400, error: 'invalid_grant' }, 'refresh with a revoked refresh token');
-      await expectAccessDead(t, tokens.access_token, 'access token whose refresh token was revoked');
+      expectOAuthError(t, await refresh(t, 'confidential', tokens.refresh_token!), { status: 400, error: 'invalid_grant', rules: ['REV-REVOKES-TOKEN'] }, 'refresh with a revoked refresh token');
+      await expectAccessDead(t, tokens.access_token, 'access token whose refresh token was revoked', ['REV-REFRESH-REVOKES-PAIR']);
     },
   },
   {
@@ -89,11 +102,11 @@ export const revokeChecks: Check[] = [
     rules: ['REV-UNKNOWN-TOKEN-OK'],
     async run(t: CheckContext) {
       await t.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 64 }), async (token) => {
-        expectEmptyObject(t, await revokeAs(t, 'confidential', token), 'revoke a token never issued');
+        expectEmptyObject(t, await revokeAs(t, 'confidential', token), 'revoke a token never issued', ['REV-UNKNOWN-TOKEN-OK']);
       });
       const { tokens } = await mintPair(t, 'confidential');
       expectEmptyObject(t, await t.oauth.revoke(tokens.access_token, 'confidential'), 'revoke a token');
-      expectEmptyObject(t, await revokeAs(t, 'confidential', tokens.access_token), 'revoke the same token again');
+      expectEmptyObject(t, await revokeAs(t, 'confidential', tokens.access_token), 'revoke the same token again', ['REV-UNKNOWN-TOKEN-OK']);
     },
   },
   {
