@@ -137,6 +137,8 @@ export interface Driver {
   denyDevice(userCode: string): Promise<void>;
   /** Move time forward; only when caps.clock. */
   advanceClock(seconds: number): Promise<void>;
+  /** Release what the driver holds (the browser driver's Chromium); the session calls it at the end. */
+  close?(): Promise<void>;
 }
 
 export interface TokenResponse {

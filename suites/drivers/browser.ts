@@ -1,0 +1,341 @@
+/**
+ * The `browser` driver: plays the user in a real Chromium (Debian's, never a downloaded one)
+ * through playwright-core, for providers whose sign-in or consent needs JavaScript. It signs in
+ * when the sign-in form appears, clicks the approve or deny button, and captures the redirect to
+ * the application without loading it: requests that leave the provider are aborted, their URL kept.
+ *
+ * playwright-core is an optional dependency, imported only when this driver is chosen; a missing
+ * package or browser is a usage error (one line, exit 2), not a crash of the run.
+ */
+import { accessSync, constants } from 'node:fs';
+import type { Browser, BrowserContext, Page, Request as PwRequest, Response as PwResponse } from 'playwright-core';
+import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
+import { UsageError } from '../../cli/errors.js';
+import { SELECTORS, FIELDS } from '../../simulator/pages/layout.js';
+import { EMBEDDED_BASE_URL } from '../target/embedded.js';
+import { CheckFailure, CheckSkipped } from '../runner/errors.js';
+import { devicePageUrl } from './form.js';
+import { createSimulatorDriver } from './simulator.js';
+
+export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
+/** Quiet, offline, throwaway: no sandbox (containers), no GPU, nothing fetched in the background. */
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+/** How long one page may take to answer a navigation or show a control. */
+const PAGE_TIMEOUT_MS = 30_000;
+/** Page loads and form posts one user action may take before we call it a loop. */
+const MAX_STEPS = 12;
+/** A page with scripts may draw its form after `load`: how long to wait for a control to show. */
+const SCRIPT_RENDER_MS = 2_000;
+
+type Decision = 'approve' | 'deny';
+
+export interface BrowserDriverOptions {
+  /** Chromium binary; default $IDP_CHROMIUM, else /usr/bin/chromium. */
+  executablePath?: string;
+  /** Does the target answer the simulator control API (then the clock can be moved)? */
+  hasControl?: boolean;
+}
+
+export interface BrowserDriver extends Driver {
+  close(): Promise<void>;
+}
+
+// One Chromium per process, shared by every driver that is open (a test file and the runs it
+// starts reuse one launch); each driver gets its own context, so cookies never cross drivers.
+let shared: { browser: Promise<Browser>; users: number } | undefined;
+
+function chromiumPath(options: BrowserDriverOptions): string {
+  const path = options.executablePath ?? process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM;
+  try {
+    accessSync(path, constants.X_OK);
+  } catch {
+    throw new UsageError(`driver "browser" needs Chromium at ${path} (apt-get install chromium, or set IDP_CHROMIUM)`);
+  }
+  return path;
+}
+
+async function launch(executablePath: string): Promise<Browser> {
+  let playwright: typeof import('playwright-core');
+  try {
+    playwright = await import('playwright-core');
+  } catch {
+    throw new UsageError('driver "browser" needs the optional package playwright-core (npm install playwright-core)');
+  }
+  try {
+    // launch() gives each browser a fresh temporary profile (user-data-dir) and deletes it on close.
+    // SIGINT stays ours: Ctrl-C lets the running check finish, so the browser must outlive it.
+    return await playwright.chromium.launch({ executablePath, args: CHROMIUM_ARGS, handleSIGINT: false, timeout: PAGE_TIMEOUT_MS });
+  } catch (error) {
+    throw new UsageError(`driver "browser" could not start Chromium at ${executablePath}: ${String((error as Error)?.message ?? error).split('\n')[0]}`);
+  }
+}
+
+async function acquireBrowser(executablePath: string): Promise<Browser> {
+  if (!shared) {
+    const entry = { browser: launch(executablePath), users: 0 };
+    shared = entry;
+    entry.browser.catch(() => {
+      if (shared === entry) shared = undefined;
+    });
+  }
+  shared.users++;
+  return shared.browser;
+}
+
+async function releaseBrowser(): Promise<void> {
+  if (!shared || --shared.users > 0) return;
+  const { browser } = shared;
+  shared = undefined;
+  await (await browser.catch(() => undefined))?.close().catch(() => undefined);
+}
+
+const cssString = (value: string) => `"${value.replace(/["\\]/g, '\\$&')}"`;
+
+/** Headers from name/value pairs; Playwright joins repeated ones (Set-Cookie) with newlines. */
+function toHeaders(pairs: Iterable<[string, string]>): Headers {
+  const headers = new Headers();
+  for (const [name, value] of pairs) {
+    try {
+      for (const line of value.split('\n')) headers.append(name, line);
+    } catch {
+      // A header Chromium passes on but Fetch's Headers refuses: not something a check reads.
+    }
+  }
+  return headers;
+}
+
+function httpResponse(status: number, headers: Headers, text: string, url: string): HttpResponse {
+  return {
+    status,
+    headers,
+    text,
+    url,
+    json<T>(): T {
+      try {
+        return JSON.parse(text) as T;
+      } catch {
+        throw new CheckFailure(`the page at ${new URL(url).pathname} answered ${status} with a body that is not JSON`, { contentType: headers.get('content-type') });
+      }
+    },
+  };
+}
+
+async function fromPage(page: Page, last: PwResponse | undefined): Promise<HttpResponse> {
+  if (!last) return httpResponse(0, new Headers(), await page.content().catch(() => ''), page.url());
+  const text = await last.text().catch(() => page.content().catch(() => ''));
+  return httpResponse(last.status(), toHeaders(Object.entries(last.headers())), text, last.url());
+}
+
+const isMainNavigation = (page: Page, request: PwRequest) => {
+  try {
+    return request.isNavigationRequest() && request.frame() === page.mainFrame();
+  } catch {
+    return false; // a service worker's request has no frame
+  }
+};
+
+const headerOf = (headers: Array<{ name: string; value: string }> | undefined, name: string) => headers?.find((h) => h.name.toLowerCase() === name)?.value;
+
+interface Handover {
+  url: URL;
+  /** The provider's redirect; absent when the page itself navigated away (link, script). */
+  response?: HttpResponse;
+}
+
+/**
+ * Stop the main frame at the hand-over to the application before Chromium contacts it, and keep
+ * the URL. Playwright's page.route never sees redirect hops, so this asks Chromium's Fetch domain
+ * directly: each document request pauses before it is sent, and again when its answer (a redirect
+ * too) arrives; whatever leaves the provider is failed as aborted, the rest continues untouched.
+ */
+async function guardHandover(context: BrowserContext, page: Page, leaves: (url: string) => boolean): Promise<() => Handover | undefined> {
+  const cdp = await context.newCDPSession(page);
+  const main = (await cdp.send('Page.getFrameTree')).frameTree.frame.id;
+  let handover: Handover | undefined;
+  cdp.on('Fetch.requestPaused', (event) => {
+    const { requestId, request, responseStatusCode: status, responseHeaders } = event;
+    let next: string | undefined;
+    if (event.frameId === main && status === undefined && leaves(request.url)) next = request.url;
+    const location = status !== undefined && status >= 300 && status < 400 ? headerOf(responseHeaders, 'location') : undefined;
+    if (event.frameId === main && location) {
+      const to = URL.canParse(location, request.url) ? new URL(location, request.url).href : undefined;
+      if (to && leaves(to)) next = to;
+    }
+    if (next === undefined) return void cdp.send('Fetch.continueRequest', { requestId }).catch(() => undefined);
+    if (!handover) {
+      const headers = toHeaders((responseHeaders ?? []).map((h) => [h.name, h.value]));
+      handover = { url: new URL(next), ...(status !== undefined ? { response: httpResponse(status, headers, '', request.url) } : {}) };
+    }
+    void cdp.send('Fetch.failRequest', { requestId, errorReason: 'Aborted' }).catch(() => undefined);
+  });
+  const stages = ['Request', 'Response'] as const;
+  await cdp.send('Fetch.enable', { patterns: stages.map((requestStage) => ({ urlPattern: '*', resourceType: 'Document' as const, requestStage })) });
+  return () => handover;
+}
+
+export async function createBrowserDriver(http: Http, config: TargetConfig, options: BrowserDriverOptions = {}): Promise<BrowserDriver> {
+  if (http.baseUrl === EMBEDDED_BASE_URL) {
+    throw new UsageError('driver "browser" needs a target served over HTTP (give --config or --target; `idp-conformance simulate` serves the simulator)');
+  }
+  const executablePath = chromiumPath(options);
+  const browser = await acquireBrowser(executablePath);
+  let context: BrowserContext;
+  try {
+    context = await browser.newContext();
+  } catch (error) {
+    await releaseBrowser();
+    throw new UsageError(`driver "browser" could not open a browser context: ${String((error as Error)?.message ?? error).split('\n')[0]}`);
+  }
+  context.setDefaultTimeout(PAGE_TIMEOUT_MS);
+
+  const d = { loginField: FIELDS.login, passwordField: FIELDS.password, approveSelector: SELECTORS.approve, denySelector: SELECTORS.deny, ...config.driver };
+  const selector = (decision: Decision) => (decision === 'approve' ? d.approveSelector : d.denySelector);
+  const origin = new URL(http.baseUrl).origin;
+  const redirectUris = Object.values(config.applications ?? {}).map((a) => a?.redirectUri).filter((u): u is string => !!u);
+  /** Where the provider hands the user back to an application: a redirect URI, or any other origin. */
+  const leaves = (url: string) => {
+    try {
+      return redirectUris.some((r) => url.startsWith(r)) || new URL(url).origin !== origin;
+    } catch {
+      return true;
+    }
+  };
+  const clock = options.hasControl ? createSimulatorDriver(http, config) : undefined;
+  const passwordCss = `input[name=${cssString(d.passwordField)}], input[type="password"]`;
+
+  /** Wait until the main frame shows a new document, or its navigation failed (we aborted it). */
+  async function settle(page: Page, action: () => Promise<unknown>): Promise<void> {
+    let cleanup = () => undefined as void;
+    const settled = new Promise<void>((resolve, reject) => {
+      const onLoad = () => done();
+      const onFailed = (request: PwRequest) => isMainNavigation(page, request) && done();
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new CheckFailure(`the provider's page did not respond within ${PAGE_TIMEOUT_MS} ms (at ${new URL(page.url()).pathname})`));
+      }, PAGE_TIMEOUT_MS);
+      const done = () => {
+        cleanup();
+        resolve();
+      };
+      cleanup = () => {
+        clearTimeout(timer);
+        page.off('domcontentloaded', onLoad);
+        page.off('requestfailed', onFailed);
+      };
+      page.on('domcontentloaded', onLoad);
+      page.on('requestfailed', onFailed);
+    });
+    try {
+      await action();
+    } catch (error) {
+      cleanup();
+      throw error;
+    }
+    await settled;
+  }
+
+  /** Is a control there? An invalid selector in the config is the config's fault, said plainly. */
+  async function present(page: Page, css: string, what: string): Promise<boolean> {
+    try {
+      const first = page.locator(css).first();
+      return (await first.count()) > 0 && (await first.isVisible());
+    } catch (error) {
+      const message = String((error as Error)?.message ?? error);
+      if (!/selector|unexpected token/i.test(message)) throw error;
+      throw new CheckFailure(`the ${what} "${css}" is not a valid selector: ${message.split('\n')[0]}`);
+    }
+  }
+
+  /** Plain HTML is ready at `load`; a page with scripts gets a moment to draw a control we act on. */
+  async function ready(page: Page, selectors: string[]): Promise<void> {
+    await page.waitForLoadState('load').catch(() => undefined);
+    if ((await page.locator('script').count().catch(() => 0)) === 0) return;
+    const any = selectors.map((s) => page.locator(s)).reduce((a, b) => a.or(b));
+    await any.first().waitFor({ state: 'visible', timeout: SCRIPT_RENDER_MS }).catch(() => undefined);
+  }
+
+  async function signIn(page: Page): Promise<void> {
+    if (!config.user) throw new CheckSkipped('the target asks to sign in and the config names no user');
+    const password = page.locator(passwordCss).first();
+    const form = password.locator('xpath=ancestor::form[1]');
+    const named = form.locator(`input[name=${cssString(d.loginField)}]`);
+    const login = (await named.count()) ? named.first() : form.locator('input[type="text"], input[type="email"], input:not([type])').first();
+    await login.fill(config.user.username);
+    await password.fill(config.user.password);
+    // Enter submits the form as a person would, with its default button's name and value.
+    await settle(page, () => password.press('Enter'));
+  }
+
+  /**
+   * Open `startUrl` and act as the user until the provider hands over to the application or has
+   * nothing left to decide. `userCode` goes into the device page's code field when it is empty.
+   */
+  async function visit(startUrl: string, decision: Decision, userCode?: string): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }> {
+    const page = await context.newPage();
+    let last: PwResponse | undefined;
+    page.on('response', (response) => {
+      if (isMainNavigation(page, response.request())) last = response;
+    });
+    const handover = await guardHandover(context, page, leaves);
+    try {
+      let signedIn = false;
+      let decided = false;
+      await settle(page, () => page.goto(startUrl, { waitUntil: 'commit' }).catch((error: Error) => {
+        // An aborted navigation (we caught the hand-over) is the expected end, not an error.
+        if (handover() || /ERR_ABORTED|ERR_FAILED|frame was detached/i.test(error.message)) return;
+        // Chromium's reason only: its message repeats the URL, and a device URL carries the user code.
+        const reason = /net::[A-Z_]+/.exec(error.message)?.[0] ?? error.name;
+        throw new CheckFailure(`the browser could not open ${new URL(startUrl).pathname}: ${reason}`);
+      }));
+      for (let step = 0; step < MAX_STEPS && !handover(); step++) {
+        await ready(page, [passwordCss, selector(decision)]);
+        if (!signedIn && (await present(page, passwordCss, 'password field'))) {
+          signedIn = true;
+          await signIn(page);
+          continue;
+        }
+        if (decided) break;
+        if (userCode !== undefined) {
+          const field = page.locator('input[name*="user_code" i], input[name*="usercode" i]').first();
+          if ((await field.count()) && !(await field.inputValue())) await field.fill(userCode);
+        }
+        const css = selector(decision);
+        if (!(await present(page, css, `${decision}Selector`))) break;
+        decided = true;
+        await settle(page, () => page.locator(css).first().click());
+      }
+      const away = handover();
+      if (away) return { redirect: away.url, response: away.response ?? (await fromPage(page, last)), decided };
+      return { response: await fromPage(page, last), decided };
+    } finally {
+      await page.close().catch(() => undefined);
+    }
+  }
+
+  const device = async (userCode: string, decision: Decision) => {
+    const { decided, response } = await visit(devicePageUrl(http, userCode), decision, userCode);
+    // A 4xx result page (a used or expired code) is an answer the checks judge by polling.
+    if (!decided) throw new CheckFailure(`no ${decision} button on the device verification page (status ${response.status})`);
+  };
+
+  let closed = false;
+  return {
+    kind: 'browser',
+    async authorize(authorizeUrl, decision) {
+      const { redirect, response } = await visit(authorizeUrl, decision);
+      return { redirect, response };
+    },
+    approveDevice: (userCode) => device(userCode, 'approve'),
+    denyDevice: (userCode) => device(userCode, 'deny'),
+    async advanceClock(seconds) {
+      if (!clock) throw new CheckSkipped('the target offers no clock control');
+      await clock.advanceClock(seconds);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await context.close().catch(() => undefined);
+      await releaseBrowser();
+    },
+  };
+}
