@@ -154,6 +154,8 @@ export interface TokenResponse {
 
 /** Flows run through the real endpoints; every token minted here is revoked when the run ends. */
 export interface OAuthFlows {
+  /** The configured application of this role; skips the check when the target config has none. */
+  app(role: AppRole): AppConfig;
   /** PKCE verifier/challenge helper (S256). */
   pkce(verifier?: string): { verifier: string; challenge: string };
   /** Build an /oauth/authorize URL for an application. */

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import type { Check, CheckContext } from '../types.js';
 import { parseForms } from '../drivers/html.js';
-import { appConfig, authorizeRedirect, broke } from './support.js';
+import { authorizeRedirect, broke } from './support.js';
 import { namedScopes } from './scopes.js';
 import { mutationName, narrowApp, redirectMutations, word } from './variants.js';
 
@@ -69,7 +69,7 @@ export const authorizeChecks: Check[] = [
     title: 'Authorization with a redirect_uri that is not registered never redirects to it and issues no code',
     rules: ['GRANT-REDIRECT-URI-REGISTERED'],
     async run(t: CheckContext) {
-      const registered = new URL(appConfig(t, 'confidential').redirectUri);
+      const registered = new URL(t.oauth.app('confidential').redirectUri);
       await t.property(mutationName, word, async (mutation, w) => {
         const foreign = redirectMutations[mutation](registered, w);
         if (foreign === registered.href) return;
@@ -87,7 +87,7 @@ export const authorizeChecks: Check[] = [
     rules: ['GRANT-SCOPE-ALLOWED'],
     async run(t: CheckContext) {
       const app = narrowApp(t);
-      const own = appConfig(t, app).scopes;
+      const own = t.oauth.app(app).scopes;
       const foreign = namedScopes().filter((s) => !own.includes(s));
       if (foreign.length === 0) t.skip(`the ${app} application holds every scope the spec names`);
       await t.property(fc.subarray(own), fc.constantFrom(...foreign), fc.nat(), async (mine, outside, at) => {

@@ -1,7 +1,7 @@
 /** Client authentication at the token endpoint: wrong secret, missing secret, unknown client, body or Basic. */
 import fc from 'fast-check';
 import type { Check, CheckContext } from '../types.js';
-import { appConfig, broke, expectOAuthError, TOKEN_PATH } from './support.js';
+import { broke, expectOAuthError, TOKEN_PATH } from './support.js';
 
 type Failure = 'wrong secret' | 'missing secret' | 'unknown client';
 
@@ -12,7 +12,7 @@ export const clientAuthChecks: Check[] = [
     title: 'A wrong or missing client secret, or an unknown client_id, is refused with 401 invalid_client and WWW-Authenticate',
     rules: ['AUTH-INVALID-CLIENT', 'ERR-TOKEN-STATUS'],
     async run(t: CheckContext) {
-      const app = appConfig(t, 'confidential');
+      const app = t.oauth.app('confidential');
       const secretLike = fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 64 });
       await t.property(
         fc.constantFrom<Failure>('wrong secret', 'missing secret', 'unknown client'),

@@ -3,7 +3,6 @@ import fc from 'fast-check';
 import { limits } from '../../spec/index.js';
 import type { Check, CheckContext } from '../types.js';
 import {
-  appConfig,
   authorizeCode,
   broke,
   exchangeCode,
@@ -46,7 +45,7 @@ export const codeChecks: Check[] = [
     title: 'The code exchange is refused unless redirect_uri equals the one of the authorization request',
     rules: ['GRANT-CODE-REDIRECT-URI-MATCH'],
     async run(t: CheckContext) {
-      const registered = new URL(appConfig(t, 'confidential').redirectUri);
+      const registered = new URL(t.oauth.app('confidential').redirectUri);
       await t.property(fc.oneof(mutationName, fc.constant('missing')), word, async (mutation, w) => {
         const redirectUri = mutation === 'missing' ? undefined : redirectMutations[mutation](registered, w);
         if (redirectUri === registered.href) return;
@@ -81,7 +80,7 @@ export const codeChecks: Check[] = [
     async run(t: CheckContext) {
       if (!t.config.applications?.limited?.clientSecret) t.skip('needs a second confidential application (applications.limited)');
       const code = await authorizeCode(t, 'confidential', {});
-      const res = await exchangeCode(t, 'limited', code, { redirect_uri: appConfig(t, 'confidential').redirectUri });
+      const res = await exchangeCode(t, 'limited', code, { redirect_uri: t.oauth.app('confidential').redirectUri });
       expectOAuthError(t, res, { status: 400, error: 'invalid_grant' }, 'code exchange by an application the code was not issued to');
     },
   },
@@ -109,7 +108,7 @@ export const codeChecks: Check[] = [
     rules: ['SCOPE-GRANTED-SUBSET', 'SCOPE-SPACE-SEPARATED'],
     async run(t: CheckContext) {
       const app = 'confidential';
-      const own = appConfig(t, app).scopes;
+      const own = t.oauth.app(app).scopes;
       await t.property(fc.shuffledSubarray(own, { minLength: 1 }), async (requested) => {
         // Refusing allowed scopes joined by spaces is a failure to read the space-separated list.
         const code = await authorizeCode(t, app, { scope: requested.join(' ') }, ['SCOPE-SPACE-SEPARATED']);

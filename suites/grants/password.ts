@@ -1,7 +1,7 @@
 /** Resource owner password credentials grant: fields, default scope, Basic client auth, refusals, removal in 19.0. */
 import fc from 'fast-check';
 import type { Check, CheckContext } from '../types.js';
-import { appConfig, broke, expectOAuthError, expectTokenOk, tokenInfo, TOKEN_PATH, trackBody } from './support.js';
+import { broke, expectOAuthError, expectTokenOk, tokenInfo, TOKEN_PATH, trackBody } from './support.js';
 import { expectTokenFields } from './token-fields.js';
 import { STANDARD_ERRORS } from './response.js';
 import { withSetting } from './settings.js';
@@ -130,7 +130,7 @@ export const passwordChecks: Check[] = [
       const user = t.config.user ?? { username: 'root', password: 'not-a-password' };
       const res = await t.http.post(TOKEN_PATH, {
         form: { grant_type: 'password', username: user.username, password: user.password },
-        basic: { user: appConfig(t, 'confidential').clientId, password: appConfig(t, 'confidential').clientSecret ?? '' },
+        basic: { user: t.oauth.app('confidential').clientId, password: t.oauth.app('confidential').clientSecret ?? '' },
       });
       trackBody(t, res);
       expectOAuthError(t, res, { status: 400, error: 'unsupported_grant_type' }, 'password grant at a release without it');

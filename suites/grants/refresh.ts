@@ -1,7 +1,7 @@
 /** Refresh tokens: rotation (old pair dead, new pair alive), refresh after the access token expired, client binding. */
 import { limits } from '../../spec/index.js';
 import type { AppRole, Check, CheckContext } from '../types.js';
-import { appConfig, broke, expectAccessAlive, expectAccessDead, expectOAuthError, expectTokenOk, mintPair, refresh, tokenInfo } from './support.js';
+import { broke, expectAccessAlive, expectAccessDead, expectOAuthError, expectTokenOk, mintPair, refresh, tokenInfo } from './support.js';
 import { expectTokenFields } from './token-fields.js';
 
 /** Applications of the config that take part: confidential (secret) and public (PKCE). */
@@ -13,7 +13,7 @@ function roles(t: CheckContext): AppRole[] {
 
 /** The rule of the parameters a refresh by `app` sends: with its secret, or with the PKCE verifier. */
 function refreshParamsRule(t: CheckContext, app: AppRole): string {
-  return appConfig(t, app).clientSecret ? 'TOK-REFRESH-PARAMS' : 'PKCE-REFRESH-PARAMS';
+  return t.oauth.app(app).clientSecret ? 'TOK-REFRESH-PARAMS' : 'PKCE-REFRESH-PARAMS';
 }
 
 async function scopesOf(t: CheckContext, token: string): Promise<string[]> {

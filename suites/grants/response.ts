@@ -2,7 +2,6 @@
 import fc from 'fast-check';
 import type { Check, CheckContext } from '../types.js';
 import {
-  appConfig,
   authorizeCode,
   DEVICE_GRANT,
   expectExactJsonType,
@@ -66,7 +65,7 @@ export const responseChecks: Check[] = [
     title: 'Token responses and token errors carry Cache-Control no-store and Content-Type application/json without charset',
     rules: ['TOK-NO-STORE', 'ENC-JSON-CONTENT-TYPE'],
     async run(t: CheckContext) {
-      const app = appConfig(t, 'confidential');
+      const app = t.oauth.app('confidential');
       const code = await authorizeCode(t, 'confidential', {});
       const ok = await t.oauth.tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: app.redirectUri }, { app: 'confidential' });
       expectTokenOk(t, ok, 'code exchange', ['GRANT-CODE-FLOW']);
@@ -86,7 +85,7 @@ export const responseChecks: Check[] = [
     title: 'Every refused token request answers 4xx with an OAuth error body carrying a standard error code',
     rules: ['ERR-OAUTH-BODY', 'TOK-ERROR-BODY', 'ERR-TOKEN-STANDARD-CODES'],
     async run(t: CheckContext) {
-      const app = appConfig(t, 'confidential');
+      const app = t.oauth.app('confidential');
       const junk = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 });
       const broken = fc.oneof(
         junk.map((code) => ({ grant_type: 'authorization_code', code, redirect_uri: app.redirectUri })),
@@ -118,7 +117,7 @@ export const responseChecks: Check[] = [
         fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }),
       );
       await t.property(grantType.filter((g) => !SUPPORTED.includes(g) && g.trim() !== ''), async (grant) => {
-        const res = await t.oauth.tokenRequest({ grant_type: grant, code: 'not-a-code', redirect_uri: appConfig(t, 'confidential').redirectUri }, { app: 'confidential' });
+        const res = await t.oauth.tokenRequest({ grant_type: grant, code: 'not-a-code', redirect_uri: t.oauth.app('confidential').redirectUri }, { app: 'confidential' });
         expectOAuthError(
           t,
           res,
@@ -134,7 +133,7 @@ export const responseChecks: Check[] = [
     title: 'A token request without grant_type, or without a parameter its grant requires, is refused with invalid_request',
     rules: ['GRANT-MISSING-PARAMETER', 'ERR-TOKEN-STANDARD-CODES'],
     async run(t: CheckContext) {
-      const app = appConfig(t, 'confidential');
+      const app = t.oauth.app('confidential');
       const full = { grant_type: 'authorization_code', code: 'not-a-code', redirect_uri: app.redirectUri };
       // Without code (or grant_type) the request is malformed; a wrong redirect_uri alone is invalid_grant, covered elsewhere.
       for (const missing of ['grant_type', 'code'] as const) {
@@ -151,7 +150,7 @@ export const responseChecks: Check[] = [
     title: 'The token endpoint accepts its parameters as a JSON body',
     rules: ['GRANT-JSON-BODY'],
     async run(t: CheckContext) {
-      const app = appConfig(t, 'confidential');
+      const app = t.oauth.app('confidential');
       const code = await authorizeCode(t, 'confidential', {});
       const res = await t.http.post(TOKEN_PATH, {
         json: { grant_type: 'authorization_code', code, redirect_uri: app.redirectUri, client_id: app.clientId, client_secret: app.clientSecret },

@@ -148,7 +148,7 @@ export async function expectAccessDead(t: CheckContext, token: string, what: str
 
 /** The client parameters a refresh needs besides the refresh token, per application kind (source: POST /oauth/token). */
 export function refreshForm(t: CheckContext, app: AppRole, refreshToken: string, verifier?: string): Record<string, string | undefined> {
-  const config = appConfig(t, app);
+  const config = t.oauth.app(app);
   return {
     grant_type: 'refresh_token',
     refresh_token: refreshToken,
@@ -167,12 +167,6 @@ export function trackBody(t: CheckContext, res: HttpResponse, app?: AppRole): vo
   const body = jsonObject(res);
   if (typeof body?.access_token === 'string') t.oauth.track(body.access_token, app);
   if (typeof body?.refresh_token === 'string') t.oauth.track(body.refresh_token, app);
-}
-
-export function appConfig(t: CheckContext, app: AppRole) {
-  const config = t.config.applications?.[app];
-  if (!config) t.skip(`the target config names no ${app} application`);
-  return config;
 }
 
 /**
@@ -203,12 +197,12 @@ export async function authorizeCode(t: CheckContext, app: AppRole, params: Recor
 
 /** Exchange a code: client auth per app, redirect_uri of the app unless overridden (t.oauth tracks the tokens). */
 export function exchangeCode(t: CheckContext, app: AppRole, code: string, extra: Record<string, string | undefined> = {}): Promise<HttpResponse> {
-  return t.oauth.tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: appConfig(t, app).redirectUri, ...extra }, { app });
+  return t.oauth.tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: t.oauth.app(app).redirectUri, ...extra }, { app });
 }
 
 /** The rules an application's code flow rests on: the plain flow with a secret, or PKCE without one. */
 export function codeFlowRules(t: CheckContext, app: AppRole): string[] {
-  return appConfig(t, app).clientSecret
+  return t.oauth.app(app).clientSecret
     ? ['GRANT-CODE-FLOW', 'GRANT-CODE-PARAMS', 'AUTH-CLIENT-BODY']
     : ['GRANT-PKCE-FLOW', 'PKCE-TOKEN-PARAMS', 'PKCE-NO-SECRET', 'PKCE-CHALLENGE-S256'];
 }
@@ -223,7 +217,7 @@ export async function mintPair(
   params: Record<string, string | undefined> = {},
   rules: readonly string[] = [],
 ): Promise<{ tokens: TokenResponse; verifier?: string }> {
-  const pkce = appConfig(t, app).clientSecret ? undefined : t.oauth.pkce();
+  const pkce = t.oauth.app(app).clientSecret ? undefined : t.oauth.pkce();
   const flow = [...codeFlowRules(t, app), ...rules];
   const code = await authorizeCode(t, app, pkce ? { ...params, code_challenge: pkce.challenge, code_challenge_method: 'S256' } : params, flow);
   const res = await exchangeCode(t, app, code, pkce ? { code_verifier: pkce.verifier } : {});

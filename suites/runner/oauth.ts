@@ -165,6 +165,7 @@ export function createOAuthFlows(http: Http, driver: Driver, config: TargetConfi
   };
 
   return {
+    app,
     adopt,
     roleOf,
     pkce,

@@ -18,8 +18,7 @@ function infoRefs(t: CheckContext, project: string, service: Service, user: stri
 const username = fc.oneof(fc.constant('oauth2'), fc.string({ unit: fc.constantFrom(...'abcxyz019-_.@ '), minLength: 1, maxLength: 16 }));
 
 async function token(t: CheckContext, app: 'confidential' | 'limited', scope: string): Promise<string> {
-  const config = t.config.applications?.[app];
-  if (!config) t.skip(`the target config names no ${app} application`);
+  const config = t.oauth.app(app);
   if (!config.scopes.includes(scope)) t.skip(`the ${app} application is not registered for ${scope}`);
   return (await t.oauth.token(app, { scope })).access_token;
 }

@@ -38,7 +38,6 @@ const readUserReadsCurrentUser: Check = {
   title: 'a read_user token reads /api/v4/user',
   rules: ['SCOPE-READ-USER'],
   async run(t: CheckContext) {
-    if (!t.config.applications?.limited) t.skip('the target config names no limited (read_user) application');
     const token = await t.oauth.token('limited', { scope: 'read_user' });
     userId(t, await t.http.get(CURRENT_USER, { bearer: token.access_token }), 'read_user token');
   },
@@ -46,7 +45,6 @@ const readUserReadsCurrentUser: Check = {
 
 /** A read_user token on an endpoint that needs api, in both access-token presentations. */
 async function refusedForScope(t: CheckContext): Promise<Array<{ via: Presentation; res: HttpResponse }>> {
-  if (!t.config.applications?.limited) t.skip('the target config names no limited (read_user) application');
   const token = await t.oauth.token('limited', { scope: 'read_user' });
   const out = [];
   for (const via of ['bearer', 'query'] as const) out.push({ via, res: await present(t, NEEDS_API, token.access_token, via) });
@@ -96,7 +94,6 @@ function presentationCheck(via: Presentation, rule: string): Check {
         if (!t.config.personalAccessToken) t.skip('no personal access token configured');
         token = t.config.personalAccessToken;
       } else {
-        if (!t.config.applications?.confidential) t.skip('the target config names no confidential application');
         token = (await t.oauth.token('confidential', { scope: 'api' })).access_token;
       }
       userId(t, await present(t, CURRENT_USER, token, via), `token presented as ${via}`);
@@ -147,7 +144,6 @@ const revokedToken: Check = {
   title: 'a revoked access token gets 401 on private and public endpoints, in every presentation',
   rules: ['AUTH-INVALID-TOKEN-401'],
   async run(t: CheckContext) {
-    if (!t.config.applications?.confidential) t.skip('the target config names no confidential application');
     const token = await t.oauth.token('confidential', { scope: 'api' });
     userId(t, await t.http.get(CURRENT_USER, { bearer: token.access_token }), 'fresh access token');
     const revoked = await t.oauth.revoke(token.access_token, 'confidential');
@@ -173,8 +169,7 @@ const namedScopesKnown: Check = {
   title: 'every scope the source names can be requested and is granted to an application registered for it',
   rules: ['SCOPE-NAMES'],
   async run(t: CheckContext) {
-    const app = t.config.applications?.confidential;
-    if (!app) t.skip('the target config names no confidential application');
+    const app = t.oauth.app('confidential');
     const testable = namedScopes().filter((scope) => app.scopes.includes(scope));
     if (testable.length === 0) t.skip('the confidential application is registered for none of the named scopes');
     for (const scope of testable) {
@@ -195,7 +190,6 @@ const apiFullAccess: Check = {
   title: 'an api token reads the user, projects and issues, and (on the simulator) writes',
   rules: ['SCOPE-API-FULL-ACCESS'],
   async run(t: CheckContext) {
-    if (!t.config.applications?.confidential) t.skip('the target config names no confidential application');
     const token = (await t.oauth.token('confidential', { scope: 'api' })).access_token;
     const project = t.config.fixtures?.project;
     const reads = [CURRENT_USER, NEEDS_API, ...(project ? [`/api/v4/projects/${encodeURIComponent(project)}/issues`] : [])];

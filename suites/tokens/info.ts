@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { limits } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
-import { appConfig, broke, CURRENT_USER_PATH, expectJsonType, expectOAuthError, jsonObject, mintPair, TOKEN_INFO_PATH, tokenInfo } from '../grants/support.js';
+import { broke, CURRENT_USER_PATH, expectJsonType, expectOAuthError, jsonObject, mintPair, TOKEN_INFO_PATH, tokenInfo } from '../grants/support.js';
 
 const CONTROL_TOKENS_PATH = `${CONTROL_PREFIX}/tokens`;
 
@@ -45,7 +45,7 @@ async function tokenWithoutExpiry(t: CheckContext): Promise<string> {
     if (!t.config.personalAccessToken) t.skip('needs the simulator control API or a personal access token for a token without expiry');
     return t.config.personalAccessToken;
   }
-  const { scopes } = appConfig(t, 'confidential');
+  const { scopes } = t.oauth.app('confidential');
   const res = await t.http.post(CONTROL_TOKENS_PATH, { json: { scopes, expiresIn: null } });
   const token = jsonObject(res)?.access_token;
   t.expect(res.status === 201 && typeof token === 'string', 'the control API did not mint a token without expiry', { status: res.status });
@@ -82,7 +82,7 @@ export const infoChecks: Check[] = [
         fields({ expiresIn: byHeader.expires_in }),
       );
       t.expect(
-        byHeader.application?.uid === appConfig(t, 'confidential').clientId,
+        byHeader.application?.uid === t.oauth.app('confidential').clientId,
         'application.uid must be the Application ID of the client',
         fields({ uidType: typeof byHeader.application?.uid }),
       );

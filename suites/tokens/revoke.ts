@@ -3,7 +3,6 @@ import fc from 'fast-check';
 import { limits } from '../../spec/index.js';
 import type { AppRole, Check, CheckContext, HttpResponse } from '../types.js';
 import {
-  appConfig,
   broke,
   CURRENT_USER_PATH,
   expectAccessAlive,
@@ -31,7 +30,7 @@ function expectEmptyObject(t: CheckContext, res: HttpResponse, what: string, rul
 
 /** Revoke as a given application with its own credentials (or a wrong secret). */
 function revokeAs(t: CheckContext, app: AppRole, token: string, secret?: string): Promise<HttpResponse> {
-  const a = appConfig(t, app);
+  const a = t.oauth.app(app);
   return t.http.post(REVOKE_PATH, { form: { token, client_id: a.clientId, client_secret: secret ?? a.clientSecret } });
 }
 
@@ -128,7 +127,7 @@ export const revokeChecks: Check[] = [
     rules: ['REV-CLIENT-AUTH'],
     async run(t: CheckContext) {
       const { tokens } = await mintPair(t, 'confidential');
-      const res = await revokeAs(t, 'confidential', tokens.access_token, `${appConfig(t, 'confidential').clientSecret ?? ''}-wrong`);
+      const res = await revokeAs(t, 'confidential', tokens.access_token, `${t.oauth.app('confidential').clientSecret ?? ''}-wrong`);
       expectOAuthError(t, res, { status: 401, error: 'invalid_client' }, 'revocation with a wrong client secret');
       await expectAccessAlive(t, tokens.access_token, 'access token after a refused revocation');
     },
