@@ -121,8 +121,9 @@ export function exchangeSummary(exchange: Exchange): string {
 export function detailSections(check: CheckResult, maxBody = MAX_BODY_CHARS): { heading: string; body: string }[] {
   const sections: { heading: string; body: string }[] = [];
   if (check.message) sections.push({ heading: 'Message', body: check.message });
-  // Which sentence of the spec this failure breaks, when it is narrower than everything the check proves.
-  if (check.broken?.length && check.broken.length < check.rules.length) sections.push({ heading: 'Breaks', body: check.broken.join(', ') });
+  // Which sentence of the spec this failure breaks, when that is not simply every rule the check proves.
+  const sameAsRules = check.broken?.length === check.rules.length && check.broken.every((id) => check.rules.includes(id));
+  if (check.broken?.length && !sameAsRules) sections.push({ heading: 'Breaks', body: check.broken.join(', ') });
   if (check.counterexample) sections.push({ heading: 'Counterexample', body: check.counterexample });
   const exchanges = check.exchange ?? [];
   exchanges.forEach((exchange, i) => {

@@ -17,7 +17,7 @@ export interface CheckResult {
   status: CheckStatus;
   durationMs: number;
   message?: string;
-  /** For a failed or warned check: the rules the failure broke (all its rules unless it named some). */
+  /** For a failed or warned check: the rules the failure broke (all its rules unless it named some; a named one may lie outside `rules`). */
   broken?: string[];
   /** fast-check counterexample after shrinking, as printed by fast-check. */
   counterexample?: string;

@@ -140,11 +140,14 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     if (check.slow && !caps.clock && !options.slow) return 'waits in real time on this target; run with --slow';
     return null;
   };
-  /** The check's rules a failure broke: those it names, else all the check proves (in force). */
+  /**
+   * The rules a failure broke: those it names (known and in force), else all the check proves.
+   * A named rule may lie outside the check's own, as when setting up a revocation check finds the
+   * token response itself wrong: the report then blames the sentence really broken.
+   */
   const brokenRules = (check: Check, failure?: CheckFailure): string[] => {
-    const inForceRules = check.rules.filter(inForce);
-    const named = failure?.rules?.filter((id) => inForceRules.includes(id));
-    return named?.length ? named : inForceRules;
+    const named = failure?.rules?.filter((id) => levelOf.has(id) && inForce(id));
+    return named?.length ? named : check.rules.filter(inForce);
   };
   /** A failure counts as a warning when every rule it broke is only `should` or `info`. */
   const failedStatus = (broken: string[]): CheckStatus => {

@@ -81,6 +81,19 @@ describe('runner verdicts', () => {
     expect(report.rules.find((r) => r.id === 'T-MUST')!.status).toBe('failed');
   });
 
+  it('a failure naming a rule outside the check (a broken set-up step) blames that rule', async () => {
+    const report = await runConformance({
+      ...base,
+      target: fakeTarget(),
+      checks: [check('setup', ['T-SHOULD'], async (t: CheckContext) => t.fail('minting the token failed', { rules: ['T-MUST-2', 'NO-SUCH-RULE'] }))],
+    });
+    expect(report.checks[0].status).toBe('failed');
+    expect(report.checks[0].broken).toEqual(['T-MUST-2']);
+    expect(report.rules.find((r) => r.id === 'T-MUST-2')!.status).toBe('failed');
+    expect(report.rules.find((r) => r.id === 'T-MUST-2')!.checks).toEqual(['grants.setup']);
+    expect(report.rules.find((r) => r.id === 'T-SHOULD')!.status).toBe('untested');
+  });
+
   it('skips, without running, a check that needs a capability the target lacks, and says which', async () => {
     let ran = false;
     const report = await runConformance({
