@@ -22,6 +22,8 @@ export interface SimulateFlags {
   fault?: string[];
   seedSize?: string;
   writeConfig?: string;
+  /** false with --no-control */
+  control?: boolean;
 }
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -87,6 +89,7 @@ export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
     if (!known.has(name)) throw new UsageError(`unknown fault ${name} (see spec/faults.yaml)`);
   }
   if (flags.fault?.length) options.faults = flags.fault;
+  if (flags.control === false) options.control = false;
   if (flags.seedSize !== undefined) options.seedSize = integer(flags.seedSize, '--seed-size', 1, 1_000_000);
   return options;
 }
@@ -144,6 +147,7 @@ export function registerSimulate(program: Command): void {
     .option('--fault <name>', 'deliberate non-conformance from spec/faults.yaml (repeatable)', collect)
     .option('--seed-size <n>', 'size of the generated REST data')
     .option('--write-config <file>', 'write the target config (YAML) to this file')
+    .option('--no-control', 'serve no /-/simulator/ control API, like a live deployment')
     .action(async (flags: SimulateFlags) => {
       const { served } = await startSimulation(flags);
       await untilSignal();

@@ -34,6 +34,7 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     seed: options.seed ?? 1,
     seedSize: options.seedSize ?? 1,
     issuer: options.issuer,
+    control: options.control ?? true,
   };
 }
 
@@ -64,6 +65,7 @@ async function parseBody(request: Request): Promise<ParsedBody> {
 }
 
 function available(sim: Sim, op: OperationInfo): boolean {
+  if (!sim.options.control && op.tags.includes('simulator')) return false;
   // A fault may keep an operation routed outside its release window (oauthGateOverrides).
   const inWindow = sim.inForce(op) || oauthGateOverrides[op.operationId]?.(sim) === true;
   return inWindow && (!op.flag || sim.flag(op.flag));

@@ -32,6 +32,11 @@ export interface SimulatorOptions {
   seedSize?: number;
   /** Fixed issuer; otherwise the request's origin. */
   issuer?: string;
+  /**
+   * Serve the /-/simulator/ control API (default). Off, the simulator looks like a live
+   * deployment: the harness must detect that and neither approve, move time nor create data.
+   */
+  control?: boolean;
   /** Clock: frozen, or starting at a given epoch-ms. */
   clock?: { start?: number; frozen?: boolean };
 }
@@ -46,6 +51,7 @@ export interface ResolvedOptions {
   seed: number;
   seedSize: number;
   issuer?: string;
+  control: boolean;
 }
 
 export interface Sim {

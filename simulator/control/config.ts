@@ -38,7 +38,8 @@ export function targetConfig(sim: Sim, baseUrl: string): TargetConfig {
     offering: sim.options.offering,
     features: features(sim),
     driver: {
-      kind: 'simulator',
+      // Without the control API only the HTML forms can play the user.
+      kind: sim.options.control ? 'simulator' : 'form',
       signInPath: '/users/sign_in',
       loginField: FIELDS.login,
       passwordField: FIELDS.password,
