@@ -45,6 +45,50 @@ export interface ProjectRec {
   sizes: ProjectSizes;
 }
 
+/**
+ * One id space: fixed records (ids from 1), generated ones (ids from IDS.generatedBase, computed
+ * from their index, which their last path segment carries as `-<index>`), then records created at
+ * run time. Lookup by id or full path is O(1) in each part; groups and projects share it.
+ */
+function recordSpace<T extends { id: number }>(fixed: T[], generatedCount: number, generate: (i: number) => T, pathOf: (r: T) => string) {
+  const created: T[] = [];
+  const byKnownPath = new Map<string, T>(fixed.map((r) => [pathOf(r), r]));
+  const indexOf = (segment: string): number => {
+    const m = /-(\d{5,})$/.exec(segment);
+    return m ? Number(m[1]) : -1;
+  };
+  return {
+    fixed,
+    created,
+    get count() {
+      return fixed.length + generatedCount + created.length;
+    },
+    get byId(): Seq<T> {
+      return concat(fromArray(fixed), generated(generatedCount, generate), fromArray(created));
+    },
+    get(id: number): T | undefined {
+      if (id >= 1 && id <= fixed.length) return fixed[id - 1];
+      const i = id - IDS.generatedBase;
+      if (i >= 0 && i < generatedCount) return generate(i);
+      return created[i - generatedCount];
+    },
+    byPath(path: string): T | undefined {
+      const known = byKnownPath.get(path);
+      if (known) return known;
+      const i = indexOf(path.slice(path.lastIndexOf('/') + 1));
+      if (i < 0 || i >= generatedCount) return undefined;
+      const r = generate(i);
+      return pathOf(r) === path ? r : undefined;
+    },
+    /** The id the next created record takes. */
+    nextId: () => IDS.generatedBase + generatedCount + created.length,
+    add(r: T): void {
+      created.push(r);
+      byKnownPath.set(pathOf(r), r);
+    },
+  };
+}
+
 export interface Catalog {
   groups: { count: number; byId: Seq<GroupRec>; byName: Seq<GroupRec>; get(id: number): GroupRec | undefined; byPath(path: string): GroupRec | undefined; auditEvents(group: GroupRec): number };
   projects: { count: number; byId: Seq<ProjectRec>; get(id: number): ProjectRec | undefined; byPath(path: string): ProjectRec | undefined };
@@ -83,39 +127,22 @@ export function createCatalog(seed: number, seedSize: number): Catalog {
       createdAt: spread(i, groupCount),
     };
   };
-  const createdGroups: GroupRec[] = [];
-  const groupsByPath = new Map<string, GroupRec>(fixedGroups.map((g) => [g.fullPath, g]));
-  const groupIndexOf = (segment: string): number => {
-    const m = /-(\d{5,})$/.exec(segment);
-    return m ? Number(m[1]) : -1;
-  };
+  const groupSpace = recordSpace(fixedGroups, groupCount, generatedGroup, (g) => g.fullPath);
 
   const groups: Catalog['groups'] = {
     get count() {
-      return fixedGroups.length + groupCount + createdGroups.length;
+      return groupSpace.count;
     },
     get byId() {
-      return concat(fromArray(fixedGroups), generated(groupCount, generatedGroup), fromArray(createdGroups));
+      return groupSpace.byId;
     },
     /** ascending by (name, id): generated names sort like their index; the few others merge in */
     get byName() {
       const cmp = (a: GroupRec, b: GroupRec) => (a.name !== b.name ? (a.name < b.name ? -1 : 1) : a.id - b.id);
-      return mergeSorted(generated(groupCount, generatedGroup), [...fixedGroups, ...createdGroups], cmp);
+      return mergeSorted(generated(groupCount, generatedGroup), [...groupSpace.fixed, ...groupSpace.created], cmp);
     },
-    get(id) {
-      if (id >= 1 && id <= fixedGroups.length) return fixedGroups[id - 1];
-      const i = id - IDS.generatedBase;
-      if (i >= 0 && i < groupCount) return generatedGroup(i);
-      return createdGroups[i - groupCount];
-    },
-    byPath(path) {
-      const known = groupsByPath.get(path);
-      if (known) return known;
-      const i = groupIndexOf(path.slice(path.lastIndexOf('/') + 1));
-      if (i < 0 || i >= groupCount) return undefined;
-      const g = generatedGroup(i);
-      return g.fullPath === path ? g : undefined;
-    },
+    get: (id) => groupSpace.get(id),
+    byPath: (path) => groupSpace.byPath(path),
     auditEvents: (group) => (group.id === root.id ? BASE.fixtureGroupAuditEvents * seedSize : 10 + (mix(seed, 12, group.id) % 50)),
   };
 
@@ -171,30 +198,17 @@ export function createCatalog(seed: number, seedSize: number): Catalog {
       emailsDisabled: h % 3 === 0 ? null : h % 3 === 1,
     };
   };
-  const createdProjects: ProjectRec[] = [];
-  const projectsByPath = new Map<string, ProjectRec>(fixedProjects.map((p) => [p.pathWithNamespace, p]));
+  const projectSpace = recordSpace(fixedProjects, projectCount, generatedProject, (p) => p.pathWithNamespace);
 
   const projects: Catalog['projects'] = {
     get count() {
-      return fixedProjects.length + projectCount + createdProjects.length;
+      return projectSpace.count;
     },
     get byId() {
-      return concat(fromArray(fixedProjects), generated(projectCount, generatedProject), fromArray(createdProjects));
+      return projectSpace.byId;
     },
-    get(id) {
-      if (id >= 1 && id <= fixedProjects.length) return fixedProjects[id - 1];
-      const i = id - IDS.generatedBase;
-      if (i >= 0 && i < projectCount) return generatedProject(i);
-      return createdProjects[i - projectCount];
-    },
-    byPath(path) {
-      const known = projectsByPath.get(path);
-      if (known) return known;
-      const i = groupIndexOf(path.slice(path.lastIndexOf('/') + 1));
-      if (i < 0 || i >= projectCount) return undefined;
-      const p = generatedProject(i);
-      return p.pathWithNamespace === path ? p : undefined;
-    },
+    get: (id) => projectSpace.get(id),
+    byPath: (path) => projectSpace.byPath(path),
   };
 
   const ensureGroup = (fullPath: string): GroupRec => {
@@ -204,7 +218,7 @@ export function createCatalog(seed: number, seedSize: number): Catalog {
     const parent = cut > 0 ? ensureGroup(fullPath.slice(0, cut)) : null;
     const path = fullPath.slice(cut + 1);
     const g: GroupRec = {
-      id: IDS.generatedBase + groupCount + createdGroups.length,
+      id: groupSpace.nextId(),
       name: path,
       path,
       fullPath,
@@ -212,8 +226,7 @@ export function createCatalog(seed: number, seedSize: number): Catalog {
       visibility: 'public',
       createdAt: fixtureTime,
     };
-    createdGroups.push(g);
-    groupsByPath.set(fullPath, g);
+    groupSpace.add(g);
     return g;
   };
 
@@ -230,13 +243,12 @@ export function createCatalog(seed: number, seedSize: number): Catalog {
       if (existing) return { project: existing, created: false };
       const ns = ensureGroup(segments.slice(0, -1).join('/'));
       const path = segments[segments.length - 1];
-      const p = project(IDS.generatedBase + projectCount + createdProjects.length, name ?? path, path, ns, {
+      const p = project(projectSpace.nextId(), name ?? path, path, ns, {
         issues: 3,
         jobs: 3,
         auditEvents: 3,
       });
-      createdProjects.push(p);
-      projectsByPath.set(p.pathWithNamespace, p);
+      projectSpace.add(p);
       return { project: p, created: true };
     },
     fixtures: { project: fixedProjects[0], largeProject: fixedProjects[1], movedProject: fixedProjects[2], movedFrom, group: root },
