@@ -29,8 +29,16 @@ function token(sim: Sim): string {
   const root = [...sim.store.users.values()].find((u) => u.admin)!;
   const value = secret(20, 'bench-');
   sim.store.accessTokens.set(value, {
-    token: value, userId: root.id, applicationId: null, scopes: ['api'], createdAt: sim.clock.nowSeconds(),
-    expiresIn: null, revokedAt: null, refreshToken: null, fromCode: null, kind: 'personal',
+    token: value,
+    userId: root.id,
+    applicationId: null,
+    scopes: ['api'],
+    createdAt: sim.clock.nowSeconds(),
+    expiresIn: null,
+    revokedAt: null,
+    refreshToken: null,
+    fromCode: null,
+    kind: 'personal',
   });
   return value;
 }
@@ -76,7 +84,12 @@ async function main(): Promise<void> {
 
   const depth = 900_000;
   // newest first: the record at position p (0-based) has id total - p
-  const keysetFirst = await median(sim, bearer, `/api/v4/audit_events?pagination=keyset&order_by=id&sort=desc&per_page=${PER_PAGE}`, total);
+  const keysetFirst = await median(
+    sim,
+    bearer,
+    `/api/v4/audit_events?pagination=keyset&order_by=id&sort=desc&per_page=${PER_PAGE}`,
+    total,
+  );
   const keysetDeep = await median(
     sim,
     bearer,
@@ -84,7 +97,12 @@ async function main(): Promise<void> {
     total - depth,
   );
   const offsetFirst = await median(sim, bearer, `/api/v4/audit_events?per_page=${PER_PAGE}&page=1`, total);
-  const offsetDeep = await median(sim, bearer, `/api/v4/audit_events?per_page=${PER_PAGE}&page=${depth / PER_PAGE + 1}`, total - depth);
+  const offsetDeep = await median(
+    sim,
+    bearer,
+    `/api/v4/audit_events?per_page=${PER_PAGE}&page=${depth / PER_PAGE + 1}`,
+    total - depth,
+  );
   const after = memory();
 
   const rows: [string, string][] = [

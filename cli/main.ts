@@ -21,7 +21,9 @@ export function buildProgram(): Command {
     .version(version())
     .exitOverride()
     // One line, in the same voice as our own usage errors.
-    .configureOutput({ outputError: (text, write) => write(`idp-conformance: ${text.split('\n')[0].replace(/^error: /, '')}\n`) });
+    .configureOutput({
+      outputError: (text, write) => write(`idp-conformance: ${text.split('\n')[0].replace(/^error: /, '')}\n`),
+    });
   registerRun(program);
   registerSimulate(program);
   // spec coverage also maps rules to the checks that prove them.

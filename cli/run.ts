@@ -50,18 +50,25 @@ export interface RunSettings {
   faults: string[];
 }
 
-const list = (value?: string) => (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const list = (value?: string) =>
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 function integer(flag: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
-    throw new UsageError(`${flag} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}, got "${value}"`);
+    throw new UsageError(
+      `${flag} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}, got "${value}"`,
+    );
   }
   return Number(value);
 }
 
 export function parseRunFlags(flags: RunFlags, env: NodeJS.ProcessEnv = process.env): RunSettings {
   if (flags.target && flags.config) throw new UsageError('give --target or --config, not both');
-  if (flags.release !== undefined && !/^\d+\.\d+$/.test(flags.release)) throw new UsageError(`--release must look like 17.1, got "${flags.release}"`);
+  if (flags.release !== undefined && !/^\d+\.\d+$/.test(flags.release))
+    throw new UsageError(`--release must look like 17.1, got "${flags.release}"`);
   if (flags.offering !== undefined && !OFFERINGS.includes(flags.offering as Offering)) {
     throw new UsageError(`--offering must be ${OFFERINGS.join(' or ')}, got "${flags.offering}"`);
   }
@@ -69,7 +76,8 @@ export function parseRunFlags(flags: RunFlags, env: NodeJS.ProcessEnv = process.
   const unknown = suites.filter((s) => !(SUITES as string[]).includes(s));
   if (unknown.length) throw new UsageError(`unknown suite ${unknown.join(', ')} (suites: ${SUITES.join(', ')})`);
   const faults = (flags.fault ?? []).flatMap((f) => list(f));
-  if (faults.length && (flags.target || flags.config)) throw new UsageError('--fault applies only to the embedded simulator (no --target or --config)');
+  if (faults.length && (flags.target || flags.config))
+    throw new UsageError('--fault applies only to the embedded simulator (no --target or --config)');
   return {
     target: flags.target,
     config: flags.config,
@@ -111,7 +119,11 @@ export interface RunIo {
 const stdio: RunIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
 
 /** The whole command; returns the exit code (0 passed, 1 a must failed, 2 usage or unreachable). */
-export async function executeRun(flags: RunFlags, io: RunIo = stdio, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function executeRun(
+  flags: RunFlags,
+  io: RunIo = stdio,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   // Ctrl-C finishes the running check (its tokens revoked), skips the rest and still reports.
   let interrupted = false;
   const interrupt = () => {
@@ -121,7 +133,15 @@ export async function executeRun(flags: RunFlags, io: RunIo = stdio, env: NodeJS
   process.once('SIGINT', interrupt);
   try {
     const s = parseRunFlags(flags, env);
-    const target = await openTarget({ url: s.target, configFile: s.config, release: s.release, offering: s.offering, faults: s.faults, rate: s.rate, timeoutMs: s.timeoutMs });
+    const target = await openTarget({
+      url: s.target,
+      configFile: s.config,
+      release: s.release,
+      offering: s.offering,
+      faults: s.faults,
+      rate: s.rate,
+      timeoutMs: s.timeoutMs,
+    });
     const report = await runConformance({
       target,
       checks: (io.checks ?? allChecks)(),

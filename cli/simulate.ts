@@ -38,7 +38,8 @@ function pair(text: string, what: string): [string, string] {
 
 function integer(text: string, what: string, min: number, max: number): number {
   const n = Number(text);
-  if (!/^\d+$/.test(text) || n < min || n > max) throw new UsageError(`${what} must be an integer from ${min} to ${max}, got "${text}"`);
+  if (!/^\d+$/.test(text) || n < min || n > max)
+    throw new UsageError(`${what} must be an integer from ${min} to ${max}, got "${text}"`);
   return n;
 }
 
@@ -67,12 +68,16 @@ export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
   const p = profiles();
   const options: SimulatorOptions = { devMode: true };
   if (flags.release !== undefined) {
-    if (!/^\d+\.\d+$/.test(flags.release)) throw new UsageError(`--release expects MAJOR.MINOR, got "${flags.release}"`);
+    if (!/^\d+\.\d+$/.test(flags.release))
+      throw new UsageError(`--release expects MAJOR.MINOR, got "${flags.release}"`);
     options.release = flags.release;
   }
   if (flags.offering !== undefined) {
-    const offerings = Object.keys((p as { offerings?: Record<string, unknown> }).offerings ?? { 'self-managed': 1, hosted: 1 });
-    if (!offerings.includes(flags.offering)) throw new UsageError(`--offering must be one of ${offerings.join(', ')}, got "${flags.offering}"`);
+    const offerings = Object.keys(
+      (p as { offerings?: Record<string, unknown> }).offerings ?? { 'self-managed': 1, hosted: 1 },
+    );
+    if (!offerings.includes(flags.offering))
+      throw new UsageError(`--offering must be one of ${offerings.join(', ')}, got "${flags.offering}"`);
     options.offering = flags.offering as Offering;
   }
   for (const text of flags.flag ?? []) {
@@ -100,7 +105,10 @@ export interface Simulation {
 }
 
 /** Start the simulator as the command does; the caller owns stopping it. */
-export async function startSimulation(flags: SimulateFlags, out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<Simulation> {
+export async function startSimulation(
+  flags: SimulateFlags,
+  out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+): Promise<Simulation> {
   const sim = createSimulator(simulatorOptions(flags));
   const port = flags.port === undefined ? 0 : integer(flags.port, '--port', 0, 65535);
   const host = flags.host ?? '127.0.0.1';
@@ -108,14 +116,18 @@ export async function startSimulation(flags: SimulateFlags, out: (line: string) 
   try {
     served = await serve(sim, { port, host });
   } catch (error) {
-    throw new UsageError(`cannot listen on ${host}:${port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new UsageError(
+      `cannot listen on ${host}:${port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   if (flags.writeConfig) {
     try {
       writeFileSync(flags.writeConfig, stringify(targetConfig(sim, served.url)), { mode: 0o600 });
     } catch (error) {
       await served.close();
-      throw new UsageError(`cannot write ${flags.writeConfig}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new UsageError(
+        `cannot write ${flags.writeConfig}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
   }
   out(served.url);

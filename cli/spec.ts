@@ -41,7 +41,9 @@ export function printCoverage(report: Coverage): void {
   out(`Rows and items with no rule: ${report.unmapped.length || 'none'}`);
   for (const item of report.unmapped) out(`  source-spec.md:${item.line}: ${item.text}`);
   out();
-  out(`Rules named by no source row or item (from RFCs where the source is silent, or context): ${report.rulesWithoutSourceRow.length}`);
+  out(
+    `Rules named by no source row or item (from RFCs where the source is silent, or context): ${report.rulesWithoutSourceRow.length}`,
+  );
   for (const rule of report.rulesWithoutSourceRow) out(`  ${rule.id} [${rule.level}] ${rule.source}`);
   if (report.checks) {
     out();

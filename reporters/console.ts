@@ -26,30 +26,39 @@ type Tint = keyof typeof ANSI;
  * or body (they would rewrite the terminal); newlines and tabs stay.
  */
 export function terminalSafe(text: string): string {
-  return text
-    .replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '')
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
+  return text.replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
 }
 
 function painter(color: boolean) {
   return (tint: Tint, text: string) => (color ? `\u001b[${ANSI[tint]}m${text}\u001b[0m` : text);
 }
 
-const STATUS_TINT: Record<CheckResult['status'], Tint> = { passed: 'green', failed: 'red', warned: 'yellow', skipped: 'grey' };
+const STATUS_TINT: Record<CheckResult['status'], Tint> = {
+  passed: 'green',
+  failed: 'red',
+  warned: 'yellow',
+  skipped: 'grey',
+};
 
 function countsTable(report: Report, paint: ReturnType<typeof painter>): string[] {
   const head = ['Area', 'Passed', 'Failed', 'Warned', 'Skipped', 'Total'];
-  const row = (area: string, counts: Counts, total: number) => [area, counts.passed, counts.failed, counts.warned, counts.skipped, total].map(String);
-  const rows = checksByArea(report).map(({ area, items }) => row(terminalSafe(area), countStatuses(items), items.length));
+  const row = (area: string, counts: Counts, total: number) =>
+    [area, counts.passed, counts.failed, counts.warned, counts.skipped, total].map(String);
+  const rows = checksByArea(report).map(({ area, items }) =>
+    row(terminalSafe(area), countStatuses(items), items.length),
+  );
   const total = row('all', countStatuses(report.checks), report.checks.length);
   const widths = head.map((cell, i) => Math.max(cell.length, ...[...rows, total].map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
   return [paint('bold', line(head)), ...rows.map(line), paint('bold', line(total))];
 }
 
 function problem(check: CheckResult, paint: ReturnType<typeof painter>): string[] {
   const tag = check.status === 'failed' ? 'FAILED' : 'WARNED';
-  const lines = [`${paint(STATUS_TINT[check.status], tag)} ${terminalSafe(check.suite)} ${terminalSafe(checkLabel(check))}`];
+  const lines = [
+    `${paint(STATUS_TINT[check.status], tag)} ${terminalSafe(check.suite)} ${terminalSafe(checkLabel(check))}`,
+  ];
   const indented = (label: string, text: string) => {
     const [first, ...rest] = terminalSafe(text).split(/\r?\n/);
     lines.push(`  ${label}${first}`, ...rest.map((line) => `    ${line}`));

@@ -124,7 +124,8 @@ function countCells(counts: Counts, total: number): string {
 
 function areaTable(report: Report): string {
   const rows = checksByArea(report).map(
-    ({ area, items }) => `<tr><th><a href="#area-${h(area)}">${h(area)}</a></th>${countCells(countStatuses(items), items.length)}</tr>`,
+    ({ area, items }) =>
+      `<tr><th><a href="#area-${h(area)}">${h(area)}</a></th>${countCells(countStatuses(items), items.length)}</tr>`,
   );
   const all = countStatuses(report.checks);
   return `<section id="areas"><h2>Checks by area</h2><table>
@@ -160,7 +161,10 @@ function checksSection(report: Report, anchor: Anchors): string {
     const rows = items.map((check) => {
       const id = anchor.row(check);
       const note = check.status === 'passed' ? '' : h(firstLine(check.message));
-      const label = check.status === 'failed' || check.status === 'warned' ? `<a href="#detail-${h(id)}">${h(checkLabel(check))}</a>` : h(checkLabel(check));
+      const label =
+        check.status === 'failed' || check.status === 'warned'
+          ? `<a href="#detail-${h(id)}">${h(checkLabel(check))}</a>`
+          : h(checkLabel(check));
       return `<tr id="${h(id)}"><td>${badge(check.status)}</td><td>${label}</td><td class="num">${h(seconds(check.durationMs))}</td><td>${note}</td></tr>`;
     });
     return `<h3 id="area-${h(area)}">${h(area)}</h3><table>

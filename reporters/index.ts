@@ -50,13 +50,15 @@ export function parseReportSpecs(text: string): ReportTarget[] {
     .split(',')
     .map((item) => item.trim())
     .filter((item) => item !== '');
-  if (items.length === 0) throw new UsageError(`--report needs kind=path pairs such as json=reports/report.json (kinds: ${kindList()})`);
+  if (items.length === 0)
+    throw new UsageError(`--report needs kind=path pairs such as json=reports/report.json (kinds: ${kindList()})`);
   const seen = new Set<string>();
   return items.map((item) => {
     const eq = item.indexOf('=');
     const kind = (eq < 0 ? item : item.slice(0, eq)).trim();
     const path = eq < 0 ? '' : item.slice(eq + 1).trim();
-    if (!isKind(kind)) throw new UsageError(`unknown report kind "${oneLine(kind)}" in "${oneLine(item)}" (expected ${kindList()})`);
+    if (!isKind(kind))
+      throw new UsageError(`unknown report kind "${oneLine(kind)}" in "${oneLine(item)}" (expected ${kindList()})`);
     if (path === '') throw new UsageError(`report "${oneLine(item)}" has no path (write ${kind}=FILE)`);
     if (seen.has(path)) throw new UsageError(`report path "${oneLine(path)}" is named twice`);
     seen.add(path);
@@ -73,7 +75,8 @@ export async function writeReports(report: Report, targets: readonly ReportTarge
   const safe = redact(report);
   await Promise.all(
     targets.map(async ({ kind, path }) => {
-      if (!isKind(kind)) throw new UsageError(`unknown report kind "${oneLine(String(kind))}" (expected ${kindList()})`);
+      if (!isKind(kind))
+        throw new UsageError(`unknown report kind "${oneLine(String(kind))}" (expected ${kindList()})`);
       const content = RENDERERS[kind](safe);
       try {
         await mkdir(dirname(path), { recursive: true });

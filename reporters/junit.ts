@@ -29,10 +29,16 @@ function properties(parent: XMLBuilder, report: Report): void {
 }
 
 function testcase(parent: XMLBuilder, check: CheckResult): void {
-  const node = parent.ele('testcase', { classname: check.suite, name: checkLabel(check), time: secondsAttr(check.durationMs) });
+  const node = parent.ele('testcase', {
+    classname: check.suite,
+    name: checkLabel(check),
+    time: secondsAttr(check.durationMs),
+  });
   switch (check.status) {
     case 'failed':
-      node.ele('failure', { message: firstLine(check.message) || 'check failed', type: 'ConformanceFailure' }).txt(detailText(check));
+      node
+        .ele('failure', { message: firstLine(check.message) || 'check failed', type: 'ConformanceFailure' })
+        .txt(detailText(check));
       break;
     case 'skipped':
       node.ele('skipped', { message: firstLine(check.message) || 'skipped' });

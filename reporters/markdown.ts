@@ -69,7 +69,11 @@ function problem(check: CheckResult, maxBody: number): string {
 
 function table(head: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  return [line(head), line(head.map((cell) => (/^(Passed|Failed|Warned|Skipped|Total|Rules)$/.test(cell) ? '---:' : '---'))), ...rows.map(line)].join('\n');
+  return [
+    line(head),
+    line(head.map((cell) => (/^(Passed|Failed|Warned|Skipped|Total|Rules)$/.test(cell) ? '---:' : '---'))),
+    ...rows.map(line),
+  ].join('\n');
 }
 
 export interface MarkdownOptions {
@@ -104,7 +108,12 @@ function layout(report: Report, options: Layout): string {
     `Target ${code(report.target)} · release ${code(report.release)} · ${md(report.offering)} · seed ${code(String(report.seed))} · ${md(seconds(report.durationMs))} · ${md(report.tool)} ${md(report.version)}`,
   );
   const { summary } = report;
-  out.push(table(['Passed', 'Failed', 'Warned', 'Skipped'], [[summary.passed, summary.failed, summary.warned, summary.skipped].map(String)]));
+  out.push(
+    table(
+      ['Passed', 'Failed', 'Warned', 'Skipped'],
+      [[summary.passed, summary.failed, summary.warned, summary.skipped].map(String)],
+    ),
+  );
 
   const failed = report.checks.filter((check) => check.status === 'failed');
   const warned = report.checks.filter((check) => check.status === 'warned');
@@ -136,11 +145,24 @@ function layout(report: Report, options: Layout): string {
     );
   }
 
-  const rules = rulesByArea(report).flatMap(({ items }) => items.filter((rule) => options.allRules || rule.status !== 'passed'));
+  const rules = rulesByArea(report).flatMap(({ items }) =>
+    items.filter((rule) => options.allRules || rule.status !== 'passed'),
+  );
   const hidden = report.rules.length - rules.length;
-  const ruleRows = rules.map((rule) => [code(rule.id), `${icon(rule.status)} ${md(rule.status)}`, md(rule.level), md(rule.title), rule.checks.map(code).join(', ') || '—']);
-  const rulesTitle = hidden > 0 ? `Rules (${report.rules.length}; the ${hidden} passed are not listed)` : `Rules (${report.rules.length})`;
-  out.push(`<details><summary>${rulesTitle}</summary>\n\n${table(['Rule', 'Status', 'Level', 'Title', 'Checks'], ruleRows)}\n\n</details>`);
+  const ruleRows = rules.map((rule) => [
+    code(rule.id),
+    `${icon(rule.status)} ${md(rule.status)}`,
+    md(rule.level),
+    md(rule.title),
+    rule.checks.map(code).join(', ') || '—',
+  ]);
+  const rulesTitle =
+    hidden > 0
+      ? `Rules (${report.rules.length}; the ${hidden} passed are not listed)`
+      : `Rules (${report.rules.length})`;
+  out.push(
+    `<details><summary>${rulesTitle}</summary>\n\n${table(['Rule', 'Status', 'Level', 'Title', 'Checks'], ruleRows)}\n\n</details>`,
+  );
   out.push(`${md(verdictLine(report))}`);
   return `${out.join('\n\n')}\n`;
 }

@@ -34,19 +34,54 @@ function isMasked(value: string): boolean {
  * invalid_grant", "token: expired") and carries no secret.
  */
 const VOCABULARY = new Set([
-  'invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type',
-  'invalid_scope', 'access_denied', 'authorization_pending', 'slow_down', 'expired_token', 'invalid_token',
-  'insufficient_scope', 'server_error', 'temporarily_unavailable', 'unsupported_response_type',
-  'bearer', 'Bearer', 'S256', 'plain', 'expired', 'revoked', 'missing', 'unknown', 'invalid', 'valid', 'absent', 'present',
-  'redacted', 'REDACTED',
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'access_denied',
+  'authorization_pending',
+  'slow_down',
+  'expired_token',
+  'invalid_token',
+  'insufficient_scope',
+  'server_error',
+  'temporarily_unavailable',
+  'unsupported_response_type',
+  'bearer',
+  'Bearer',
+  'S256',
+  'plain',
+  'expired',
+  'revoked',
+  'missing',
+  'unknown',
+  'invalid',
+  'valid',
+  'absent',
+  'present',
+  'redacted',
+  'REDACTED',
 ]);
 
 /** Values that carry no secret even under a secret-looking name (a status code, a JSON literal, an error code). */
 function harmless(value: string): boolean {
-  return value === '' || isMasked(value) || VOCABULARY.has(value) || /^(null|true|false|undefined|\d{1,7})$/.test(value);
+  return (
+    value === '' || isMasked(value) || VOCABULARY.has(value) || /^(null|true|false|undefined|\d{1,7})$/.test(value)
+  );
 }
 
-const SECRET_NAMES = new Set(['code', 'devicecode', 'usercode', 'authorizationcode', 'authorization', 'proxyauthorization', 'cookie', 'setcookie']);
+const SECRET_NAMES = new Set([
+  'code',
+  'devicecode',
+  'usercode',
+  'authorizationcode',
+  'authorization',
+  'proxyauthorization',
+  'cookie',
+  'setcookie',
+]);
 const SECRET_SUFFIXES = ['token', 'secret', 'password', 'passwd', 'verifier', 'apikey', 'privatekey'];
 
 /**
@@ -104,10 +139,18 @@ export function redactText(text: string, options: RedactOptions = {}): string {
     if (secret.length >= 3 && !isMasked(secret)) out = out.split(secret).join(mask(secret));
   }
   out = out.replace(JWT, (jwt) => mask(jwt));
-  out = out.replace(AUTH_LINE, (_m, name, sep, scheme = '', space = '', cred) => `${name}${sep}${scheme}${space}${maskUnlessHarmless(cred)}`);
+  out = out.replace(
+    AUTH_LINE,
+    (_m, name, sep, scheme = '', space = '', cred) => `${name}${sep}${scheme}${space}${maskUnlessHarmless(cred)}`,
+  );
   out = out.replace(TOKEN_LINE, (_m, name, sep, value) => `${name}${sep}${maskUnlessHarmless(value)}`);
-  out = out.replace(COOKIE_LINE, (_m, name, sep, value) => `${name}${sep}${redactCookie(value, name.toLowerCase() === 'set-cookie')}`);
-  out = out.replace(BEARER, (m, scheme, space, token) => (looksLikeCredential(token) ? `${scheme}${space}${mask(token)}` : m));
+  out = out.replace(
+    COOKIE_LINE,
+    (_m, name, sep, value) => `${name}${sep}${redactCookie(value, name.toLowerCase() === 'set-cookie')}`,
+  );
+  out = out.replace(BEARER, (m, scheme, space, token) =>
+    looksLikeCredential(token) ? `${scheme}${space}${mask(token)}` : m,
+  );
   out = out.replace(USERINFO, (_m, before, password, at) => `${before}${mask(password)}${at}`);
   out = out.replace(INPUT_TAG, redactInputTag);
   return redactPairs(out);
@@ -142,7 +185,12 @@ function redactPairs(text: string): string {
     const v = valuePattern.exec(text);
     if (!v) continue;
     const [, dq, sq, bare] = v;
-    const value = dq !== undefined ? `"${maskUnlessHarmless(dq)}"` : sq !== undefined ? `'${maskUnlessHarmless(sq)}'` : maskUnlessHarmless(bare ?? '');
+    const value =
+      dq !== undefined
+        ? `"${maskUnlessHarmless(dq)}"`
+        : sq !== undefined
+          ? `'${maskUnlessHarmless(sq)}'`
+          : maskUnlessHarmless(bare ?? '');
     out += text.slice(copied, head.lastIndex) + value;
     copied = valuePattern.lastIndex;
     head.lastIndex = valuePattern.lastIndex;
@@ -156,7 +204,10 @@ const HEADER_NAMES = /^(proxy-)?authorization$|^(set-)?cookie$/i;
 function redactInputTag(tag: string): string {
   const name = /\bname\s*=\s*["']([^"']*)["']/i.exec(tag)?.[1];
   if (name === undefined || !isSecretName(name)) return tag;
-  return tag.replace(/(\b(?:value|content)\s*=\s*)(["'])([^"']*)\2/i, (_m, head, q, value) => `${head}${q}${maskUnlessHarmless(value)}${q}`);
+  return tag.replace(
+    /(\b(?:value|content)\s*=\s*)(["'])([^"']*)\2/i,
+    (_m, head, q, value) => `${head}${q}${maskUnlessHarmless(value)}${q}`,
+  );
 }
 
 /** `a=1; b=2` (Cookie) or `name=value; Path=/; HttpOnly` (Set-Cookie): every value masked, names and attributes kept. */
@@ -244,7 +295,9 @@ function redactJson(value: unknown, options: RedactOptions, key?: string, underS
   const secret = underSecret || (key !== undefined && isSecretName(key));
   if (typeof value === 'string') {
     if (!secret) return redactText(value, options);
-    return key !== undefined && HEADER_WITH_SCHEME.has(key.toLowerCase()) ? maskCredential(value) : maskUnlessHarmless(value);
+    return key !== undefined && HEADER_WITH_SCHEME.has(key.toLowerCase())
+      ? maskCredential(value)
+      : maskUnlessHarmless(value);
   }
   if (Array.isArray(value)) return value.map((item) => redactJson(item, options, key, secret));
   if (value !== null && typeof value === 'object') {
@@ -266,14 +319,18 @@ export function redactExchange(exchange: Exchange, options: RedactOptions = {}):
       method: request.method,
       url: redactUrl(request.url, options),
       headers: redactHeaders(request.headers, options),
-      ...(request.body !== undefined ? { body: redactBody(request.body, headerValue(request.headers, 'content-type'), options) } : {}),
+      ...(request.body !== undefined
+        ? { body: redactBody(request.body, headerValue(request.headers, 'content-type'), options) }
+        : {}),
     },
   };
   if (response) {
     out.response = {
       status: response.status,
       headers: redactHeaders(response.headers, options),
-      ...(response.body !== undefined ? { body: redactBody(response.body, headerValue(response.headers, 'content-type'), options) } : {}),
+      ...(response.body !== undefined
+        ? { body: redactBody(response.body, headerValue(response.headers, 'content-type'), options) }
+        : {}),
     };
   }
   return out;

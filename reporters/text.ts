@@ -122,7 +122,8 @@ export function detailSections(check: CheckResult, maxBody = MAX_BODY_CHARS): { 
   const sections: { heading: string; body: string }[] = [];
   if (check.message) sections.push({ heading: 'Message', body: check.message });
   // Which sentence of the spec this failure breaks, when that is not simply every rule the check proves.
-  const sameAsRules = check.broken?.length === check.rules.length && check.broken.every((id) => check.rules.includes(id));
+  const sameAsRules =
+    check.broken?.length === check.rules.length && check.broken.every((id) => check.rules.includes(id));
   if (check.broken?.length && !sameAsRules) sections.push({ heading: 'Breaks', body: check.broken.join(', ') });
   if (check.counterexample) sections.push({ heading: 'Counterexample', body: check.counterexample });
   const exchanges = check.exchange ?? [];

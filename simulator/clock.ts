@@ -28,7 +28,8 @@ export function createClock(options: ClockOptions = {}): Clock {
     now,
     nowSeconds: () => Math.floor(now() / 1000),
     advance(seconds) {
-      if (!Number.isFinite(seconds) || seconds < 0) throw new RangeError('advance needs a non-negative number of seconds');
+      if (!Number.isFinite(seconds) || seconds < 0)
+        throw new RangeError('advance needs a non-negative number of seconds');
       offset += seconds * 1000;
     },
     reset() {

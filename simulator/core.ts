@@ -8,7 +8,16 @@ import { createClock } from './clock.js';
 import { createRouter } from './router.js';
 import { createStore, type Store } from './store.js';
 import { json } from './http.js';
-import type { Ctx, Handler, InstanceSettings, Middleware, ParsedBody, ResolvedOptions, Sim, SimulatorOptions } from './types.js';
+import type {
+  Ctx,
+  Handler,
+  InstanceSettings,
+  Middleware,
+  ParsedBody,
+  ResolvedOptions,
+  Sim,
+  SimulatorOptions,
+} from './types.js';
 import { oauthGateOverrides, oauthHandlers, oauthMiddlewares, seedAccounts } from './oauth/index.js';
 import { apiHandlers, apiMiddlewares } from './api/index.js';
 
@@ -60,7 +69,8 @@ async function parseBody(request: Request): Promise<ParsedBody> {
       return { kind: 'invalid', reason: 'body is not valid JSON' };
     }
   }
-  if (type === '' || type === 'application/x-www-form-urlencoded') return { kind: 'form', form: new URLSearchParams(text) };
+  if (type === '' || type === 'application/x-www-form-urlencoded')
+    return { kind: 'form', form: new URLSearchParams(text) };
   return { kind: 'invalid', reason: `unsupported content type ${type}` };
 }
 

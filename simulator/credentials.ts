@@ -27,8 +27,7 @@ export function presentedToken(request: Request, url: URL = new URL(request.url)
 }
 
 export type TokenCheck =
-  | { ok: true; token: AccessToken; user: User }
-  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' };
+  { ok: true; token: AccessToken; user: User } | { ok: false; reason: 'unknown' | 'expired' | 'revoked' };
 
 export function tokenExpired(sim: Sim, token: { createdAt: number; expiresIn: number | null }): boolean {
   return token.expiresIn !== null && sim.clock.nowSeconds() >= token.createdAt + token.expiresIn;

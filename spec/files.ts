@@ -89,7 +89,10 @@ export interface ParsedYaml {
 export function parseYaml(file: string, text: string): ParsedYaml {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
-  const errors = doc.errors.map((e) => ({ line: lineCounter.linePos(e.pos[0]).line, message: e.message.split('\n')[0] }));
+  const errors = doc.errors.map((e) => ({
+    line: lineCounter.linePos(e.pos[0]).line,
+    message: e.message.split('\n')[0],
+  }));
   // The line of a mapping entry is the line of its key ("responses:"), not of its first child.
   const lineOf = (path: ReadonlyArray<string | number>): number => {
     let node: unknown = doc.contents;

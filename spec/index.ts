@@ -73,7 +73,9 @@ function spec(): Loaded {
   if (problems.length) {
     const shown = problems.slice(0, 20).map((p) => `  spec/${p.file}:${p.line}: ${p.message}`);
     const more = problems.length > shown.length ? [`  ... and ${problems.length - shown.length} more`] : [];
-    throw new Error(`the spec is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}; run \`idp-conformance spec lint\`):\n${[...shown, ...more].join('\n')}`);
+    throw new Error(
+      `the spec is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'}; run \`idp-conformance spec lint\`):\n${[...shown, ...more].join('\n')}`,
+    );
   }
   loaded = { files, values: new Map([...files].map(([name, text]) => [name, parseFile(name, text)])) };
   writeCache(files, loaded.values);
@@ -95,7 +97,9 @@ function parseFile(name: string, text: string): unknown {
 function cacheFile(files: SpecFiles): string | null {
   if (process.env.IDP_CONFORMANCE_SPEC_CACHE === 'off') return null;
   const modules = join(dirname(specDir()), 'node_modules');
-  const dir = existsSync(modules) ? join(modules, '.cache', 'idp-conformance') : join(tmpdir(), 'idp-conformance-cache');
+  const dir = existsSync(modules)
+    ? join(modules, '.cache', 'idp-conformance')
+    : join(tmpdir(), 'idp-conformance-cache');
   const hash = createHash('sha256');
   for (const [name, text] of [...files].sort(([a], [b]) => a.localeCompare(b))) hash.update(`${name}\0${text}\0`);
   return join(dir, `spec-${hash.digest('hex').slice(0, 24)}.json`);
@@ -145,7 +149,8 @@ export function operations(): OperationInfo[] {
     if (!item) continue;
     const greedy = (item as Record<string, unknown>)['x-greedy'] as string | undefined;
     for (const method of METHODS) {
-      const op = (item as Record<string, unknown>)[method] as (OpenAPIV3_1.OperationObject & Record<string, unknown>) | undefined;
+      const op = (item as Record<string, unknown>)[method] as
+        (OpenAPIV3_1.OperationObject & Record<string, unknown>) | undefined;
       if (!op?.operationId) continue;
       out.push({
         operationId: op.operationId,
@@ -196,8 +201,20 @@ export function keysetTable(): KeysetRow[] {
   return operations().flatMap((op) => {
     const x = (op.raw as Record<string, unknown>)['x-keyset'] as XKeyset | undefined;
     if (!x) return [];
-    const orders = x.orderBy.length === 0 ? [{ order_by: null, sort: null }] : x.orderBy.flatMap((o) => x.sort.map((sort) => ({ order_by: o, sort })));
-    return [{ operationId: op.operationId, who: x.who, since: x.since, until: x.until, rules: x.rule ? [x.rule] : [], orders }];
+    const orders =
+      x.orderBy.length === 0
+        ? [{ order_by: null, sort: null }]
+        : x.orderBy.flatMap((o) => x.sort.map((sort) => ({ order_by: o, sort })));
+    return [
+      {
+        operationId: op.operationId,
+        who: x.who,
+        since: x.since,
+        until: x.until,
+        rules: x.rule ? [x.rule] : [],
+        orders,
+      },
+    ];
   });
 }
 
@@ -215,7 +232,8 @@ export interface CorsPreflight {
 export function corsPreflights(): CorsPreflight[] {
   const out: CorsPreflight[] = [];
   for (const [path, item] of Object.entries(openapi().paths ?? {})) {
-    const ext = (item as Record<string, unknown> | undefined)?.['x-cors-preflight'] as Record<string, unknown> | undefined;
+    const ext = (item as Record<string, unknown> | undefined)?.['x-cors-preflight'] as
+      Record<string, unknown> | undefined;
     if (!ext) continue;
     out.push({
       path,
@@ -263,7 +281,9 @@ export function flagsAt(release: string, overrides: Record<string, boolean> = {}
  */
 export function rulesInForce(release: string, offering: Offering, flags: Record<string, boolean> = {}): Rule[] {
   const effective = flagsAt(release, flags);
-  return rules().filter((r) => inRelease(r, release) && (!r.offering || r.offering === offering) && (!r.flag || effective[r.flag] === true));
+  return rules().filter(
+    (r) => inRelease(r, release) && (!r.offering || r.offering === offering) && (!r.flag || effective[r.flag] === true),
+  );
 }
 
 // ----------------------------------------------------------------------------------------- profiles
@@ -303,8 +323,15 @@ export function machine(name: string): Machine {
 }
 
 /** The row a machine takes for (state, trigger): the first whose condition holds, in table order. */
-export function step(m: Machine, state: string, trigger: string, holds: (condition: string) => boolean): MachineRow | undefined {
-  return m.rows.find((r) => r.state === state && r.trigger === trigger && (r.condition === 'otherwise' || holds(r.condition)));
+export function step(
+  m: Machine,
+  state: string,
+  trigger: string,
+  holds: (condition: string) => boolean,
+): MachineRow | undefined {
+  return m.rows.find(
+    (r) => r.state === state && r.trigger === trigger && (r.condition === 'otherwise' || holds(r.condition)),
+  );
 }
 
 // --------------------------------------------------------------------------------- source and schemas

@@ -71,7 +71,8 @@ export function parseSourceText(markdown: string): SourceText {
       tableRow += 1;
       const cells = tableCells(raw);
       // Row 0 is the header, row 1 the separator.
-      if (tableRow >= 1 && !isSeparatorRow(cells)) items.push({ kind: 'row', section, text: cells.join(' | ').trim(), line });
+      if (tableRow >= 1 && !isSeparatorRow(cells))
+        items.push({ kind: 'row', section, text: cells.join(' | ').trim(), line });
       return;
     }
     tableRow = -1;

@@ -8,13 +8,30 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { compareReleases } from './releases.js';
-import { machineFiles, parseYaml, readSpecFiles, SCHEMA_FILES, SPEC_FILES, type ParsedYaml, type SpecFiles, type SpecSource } from './files.js';
-import { isExternalSource, parseSourceText, sectionMatches, sourceReferenceOk, type SourceHeading, type SourceItem } from './source-text.js';
+import {
+  machineFiles,
+  parseYaml,
+  readSpecFiles,
+  SCHEMA_FILES,
+  SPEC_FILES,
+  type ParsedYaml,
+  type SpecFiles,
+  type SpecSource,
+} from './files.js';
+import {
+  isExternalSource,
+  parseSourceText,
+  sectionMatches,
+  sourceReferenceOk,
+  type SourceHeading,
+  type SourceItem,
+} from './source-text.js';
 import type { Machine, Problem, Profiles, Rule, SourceMapEntry, Fault } from './types.js';
 
 type Json = Record<string, unknown>;
 type AddFormats = (ajv: Ajv2020) => unknown;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
 
 /** Pagination response headers every paginated operation declares (PAG-LINK-HEADER, PAG-OFFSET-HEADERS). */
 const PAGINATION_HEADERS = ['link', 'x-next-page', 'x-page', 'x-per-page', 'x-prev-page', 'x-total', 'x-total-pages'];
@@ -136,7 +153,8 @@ type At = () => number;
 
 function checkRuleRefs(ctx: Context, file: string, at: At, ids: unknown, where: string): void {
   if (!Array.isArray(ids)) return;
-  for (const id of ids) if (typeof id === 'string' && !ctx.knownRule(id)) ctx.problems.add(file, at(), `${where}: unknown rule id ${id}`);
+  for (const id of ids)
+    if (typeof id === 'string' && !ctx.knownRule(id)) ctx.problems.add(file, at(), `${where}: unknown rule id ${id}`);
 }
 
 function checkRelease(ctx: Context, file: string, at: At, release: unknown, where: string): void {
@@ -147,7 +165,11 @@ function checkRelease(ctx: Context, file: string, at: At, release: unknown, wher
 
 function checkSource(ctx: Context, file: string, at: At, source: unknown, where: string): void {
   if (typeof source === 'string' && ctx.headings.length && !sourceReferenceOk(source, ctx.headings)) {
-    ctx.problems.add(file, at(), `${where}: source "${source}" names no section of source-spec.md (nor an RFC "(not shown)")`);
+    ctx.problems.add(
+      file,
+      at(),
+      `${where}: source "${source}" names no section of source-spec.md (nor an RFC "(not shown)")`,
+    );
   }
 }
 
@@ -157,21 +179,31 @@ function checkRules(ctx: Context, parsed: ParsedYaml, rules: Rule[]): void {
   const line = (i: number) => parsed.lineOf(['rules', i, 'id']);
   rules.forEach((rule, i) => {
     const first = seen.get(rule.id);
-    if (first !== undefined) ctx.problems.add(parsed.file, line(i), `duplicate rule id ${rule.id} (first at line ${line(first)})`);
+    if (first !== undefined)
+      ctx.problems.add(parsed.file, line(i), `duplicate rule id ${rule.id} (first at line ${line(first)})`);
     else seen.set(rule.id, i);
     checkRelease(ctx, parsed.file, () => parsed.lineOf(['rules', i, 'since']), rule.since, `rule ${rule.id} since`);
     checkRelease(ctx, parsed.file, () => parsed.lineOf(['rules', i, 'until']), rule.until, `rule ${rule.id} until`);
     if (rule.since && rule.until && compareReleases(rule.since, rule.until) >= 0) {
       ctx.problems.add(parsed.file, line(i), `rule ${rule.id}: since ${rule.since} is not before until ${rule.until}`);
     }
-    if (rule.flag && !ctx.flags.has(rule.flag)) ctx.problems.add(parsed.file, parsed.lineOf(['rules', i, 'flag']), `rule ${rule.id}: unknown flag ${rule.flag}`);
+    if (rule.flag && !ctx.flags.has(rule.flag))
+      ctx.problems.add(parsed.file, parsed.lineOf(['rules', i, 'flag']), `rule ${rule.id}: unknown flag ${rule.flag}`);
     if (rule.setting && !ctx.settings.has(rule.setting)) {
-      ctx.problems.add(parsed.file, parsed.lineOf(['rules', i, 'setting']), `rule ${rule.id}: unknown setting ${rule.setting}`);
+      ctx.problems.add(
+        parsed.file,
+        parsed.lineOf(['rules', i, 'setting']),
+        `rule ${rule.id}: unknown setting ${rule.setting}`,
+      );
     }
     checkSource(ctx, parsed.file, () => parsed.lineOf(['rules', i, 'source']), rule.source, `rule ${rule.id}`);
     // Where the source is silent we hold a deployment to the RFC only at `should` (DESIGN).
     if (rule.level === 'must' && isExternalSource(rule.source)) {
-      ctx.problems.add(parsed.file, parsed.lineOf(['rules', i, 'level']), `rule ${rule.id}: level must, but its source "${rule.source}" is not the source document: use should`);
+      ctx.problems.add(
+        parsed.file,
+        parsed.lineOf(['rules', i, 'level']),
+        `rule ${rule.id}: level must, but its source "${rule.source}" is not the source document: use should`,
+      );
     }
   });
 }
@@ -197,11 +229,13 @@ function checkMachine(ctx: Context, parsed: ParsedYaml, m: Machine): void {
     if (!(row.next in m.states)) add(at('next'), `${label}: unknown next state ${row.next}`);
     if (!(row.trigger in m.triggers)) add(at('trigger'), `${label}: unknown trigger ${row.trigger}`);
     if (!(row.condition in m.conditions)) add(at('condition'), `${label}: unknown condition ${row.condition}`);
-    for (const effect of row.effects) if (!(effect in m.effects)) add(at('effects'), `${label}: unknown effect ${effect}`);
+    for (const effect of row.effects)
+      if (!(effect in m.effects)) add(at('effects'), `${label}: unknown effect ${effect}`);
     if (row.result.body && !ctx.schemas.has(row.result.body)) {
       add(at('result'), `${label}: unknown schema ${row.result.body} (not in openapi.yaml components.schemas)`);
     }
-    if (m.states[row.state]?.terminal && row.next !== row.state) add(at('next'), `${label}: terminal state ${row.state} must not lead to ${row.next}`);
+    if (m.states[row.state]?.terminal && row.next !== row.state)
+      add(at('next'), `${label}: terminal state ${row.state} must not lead to ${row.next}`);
     checkRuleRefs(ctx, file, () => parsed.lineOf(at('rules')), row.rules, label);
     checkSource(ctx, file, () => parsed.lineOf(at('source')), row.source, label);
     used.triggers.add(row.trigger);
@@ -212,10 +246,14 @@ function checkMachine(ctx: Context, parsed: ParsedYaml, m: Machine): void {
     const group = groups.get(key) ?? { conditions: new Map<string, number>(), lastIndex: i };
     groups.set(key, group);
     const first = group.conditions.get(row.condition);
-    if (first !== undefined) add(at('condition'), `${label}: ambiguous, row ${first + 1} has the same state, trigger and condition`);
+    if (first !== undefined)
+      add(at('condition'), `${label}: ambiguous, row ${first + 1} has the same state, trigger and condition`);
     else group.conditions.set(row.condition, i);
     if (group.otherwiseAt !== undefined) {
-      add(at('condition'), `${label}: comes after the otherwise row ${group.otherwiseAt + 1} of (${row.state}, ${row.trigger}), so it is never taken`);
+      add(
+        at('condition'),
+        `${label}: comes after the otherwise row ${group.otherwiseAt + 1} of (${row.state}, ${row.trigger}), so it is never taken`,
+      );
     }
     if (row.condition === 'otherwise' && group.otherwiseAt === undefined) group.otherwiseAt = i;
     group.lastIndex = i;
@@ -228,12 +266,13 @@ function checkMachine(ctx: Context, parsed: ParsedYaml, m: Machine): void {
   }
   for (const kind of ['triggers', 'conditions', 'effects'] as const) {
     for (const name of Object.keys(m[kind])) {
-      if (!used[kind].has(name) && !(kind === 'conditions' && name === 'otherwise')) add([kind, name], `${kind.slice(0, -1)} ${name} is declared but no row uses it`);
+      if (!used[kind].has(name) && !(kind === 'conditions' && name === 'otherwise'))
+        add([kind, name], `${kind.slice(0, -1)} ${name} is declared but no row uses it`);
     }
   }
   // Reachability from the initial state along the rows.
   const reached = new Set<string>([m.initial]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const row of m.rows) {
       if (reached.has(row.state) && !reached.has(row.next)) {
@@ -243,32 +282,56 @@ function checkMachine(ctx: Context, parsed: ParsedYaml, m: Machine): void {
     }
   }
   for (const state of Object.keys(m.states)) {
-    if (!reached.has(state)) add(['states', state], `state ${state} is unreachable from the initial state ${m.initial}`);
+    if (!reached.has(state))
+      add(['states', state], `state ${state} is unreachable from the initial state ${m.initial}`);
   }
 }
 
 // ---------------------------------------------------------------------------------------- profiles
-function checkProfiles(ctx: Context, parsed: ParsedYaml, p: Profiles & { limits: Json; limitSources: Record<string, { rules: string[] }> }): void {
+function checkProfiles(
+  ctx: Context,
+  parsed: ParsedYaml,
+  p: Profiles & { limits: Json; limitSources: Record<string, { rules: string[] }> },
+): void {
   const { file } = parsed;
   const releases = Object.keys(p.releases ?? {});
   releases.forEach((r, i) => {
-    if (i > 0 && compareReleases(releases[i - 1], r) >= 0) ctx.problems.add(file, parsed.lineOf(['releases', r]), `release ${r} is listed after ${releases[i - 1]}: keep releases in ascending order`);
+    if (i > 0 && compareReleases(releases[i - 1], r) >= 0)
+      ctx.problems.add(
+        file,
+        parsed.lineOf(['releases', r]),
+        `release ${r} is listed after ${releases[i - 1]}: keep releases in ascending order`,
+      );
   });
-  if (!releases.includes(p.defaults.release)) ctx.problems.add(file, parsed.lineOf(['defaults', 'release']), `default release ${p.defaults.release} is not listed in releases`);
+  if (!releases.includes(p.defaults.release))
+    ctx.problems.add(
+      file,
+      parsed.lineOf(['defaults', 'release']),
+      `default release ${p.defaults.release} is not listed in releases`,
+    );
   for (const [name, flag] of Object.entries(p.flags)) {
     checkRelease(ctx, file, () => parsed.lineOf(['flags', name, 'since']), flag.since, `flag ${name} since`);
     checkRuleRefs(ctx, file, () => parsed.lineOf(['flags', name, 'rules']), flag.rules, `flag ${name}`);
   }
-  for (const [name, setting] of Object.entries(p.settings)) checkRuleRefs(ctx, file, () => parsed.lineOf(['settings', name, 'rules']), setting.rules, `setting ${name}`);
+  for (const [name, setting] of Object.entries(p.settings))
+    checkRuleRefs(ctx, file, () => parsed.lineOf(['settings', name, 'rules']), setting.rules, `setting ${name}`);
   for (const [name, offering] of Object.entries(p.offerings ?? {})) {
     for (const key of Object.keys(offering.settings)) {
-      if (!(key in p.settings)) ctx.problems.add(file, parsed.lineOf(['offerings', name, 'settings', key]), `offering ${name}: unknown setting ${key}`);
+      if (!(key in p.settings))
+        ctx.problems.add(
+          file,
+          parsed.lineOf(['offerings', name, 'settings', key]),
+          `offering ${name}: unknown setting ${key}`,
+        );
     }
   }
   const limitKeys = Object.keys(p.limits);
-  for (const key of limitKeys) if (!(key in p.limitSources)) ctx.problems.add(file, parsed.lineOf(['limits', key]), `limit ${key} has no limitSources entry`);
+  for (const key of limitKeys)
+    if (!(key in p.limitSources))
+      ctx.problems.add(file, parsed.lineOf(['limits', key]), `limit ${key} has no limitSources entry`);
   for (const [key, entry] of Object.entries(p.limitSources)) {
-    if (!limitKeys.includes(key)) ctx.problems.add(file, parsed.lineOf(['limitSources', key]), `limitSources names unknown limit ${key}`);
+    if (!limitKeys.includes(key))
+      ctx.problems.add(file, parsed.lineOf(['limitSources', key]), `limitSources names unknown limit ${key}`);
     checkRuleRefs(ctx, file, () => parsed.lineOf(['limitSources', key, 'rules']), entry.rules, `limit ${key}`);
   }
 }
@@ -277,9 +340,11 @@ function checkProfiles(ctx: Context, parsed: ParsedYaml, p: Profiles & { limits:
 function checkOpenapi(ctx: Context, parsed: ParsedYaml, doc: Json): void {
   const { file } = parsed;
   const add = (path: (string | number)[], message: string) => ctx.problems.add(file, parsed.lineOf(path), message);
-  if (typeof doc.openapi !== 'string' || !/^3\.1\.\d+$/.test(doc.openapi)) add(['openapi'], 'openapi must be a 3.1.x version string');
+  if (typeof doc.openapi !== 'string' || !/^3\.1\.\d+$/.test(doc.openapi))
+    add(['openapi'], 'openapi must be a 3.1.x version string');
   const info = doc.info as Json | undefined;
-  if (!info || typeof info.title !== 'string' || typeof info.version !== 'string') add(['info'], 'info needs a title and a version');
+  if (!info || typeof info.title !== 'string' || typeof info.version !== 'string')
+    add(['info'], 'info needs a title and a version');
   const paths = doc.paths as Record<string, Json> | undefined;
   if (!paths || typeof paths !== 'object') {
     add([], 'paths is missing');
@@ -299,7 +364,14 @@ function checkOpenapi(ctx: Context, parsed: ParsedYaml, doc: Json): void {
     const pathLevel = (Array.isArray(item.parameters) ? item.parameters : []) as Json[];
     let operations = 0;
     for (const method of Object.keys(item)) {
-      if (method.startsWith('x-') || method === 'parameters' || method === 'summary' || method === 'description' || method === 'servers') continue;
+      if (
+        method.startsWith('x-') ||
+        method === 'parameters' ||
+        method === 'summary' ||
+        method === 'description' ||
+        method === 'servers'
+      )
+        continue;
       if (!HTTP_METHODS.includes(method)) {
         add(['paths', path, method], `${path}: ${method} is not an HTTP method`);
         continue;
@@ -309,25 +381,39 @@ function checkOpenapi(ctx: Context, parsed: ParsedYaml, doc: Json): void {
       const at = (...rest: (string | number)[]) => ['paths', path, method, ...rest];
       const label = `${method.toUpperCase()} ${path}`;
       if (typeof op.operationId !== 'string') add(at(), `${label}: operationId is missing`);
-      else if (operationIds.has(op.operationId)) add(at('operationId'), `${label}: operationId ${op.operationId} is also used by ${operationIds.get(op.operationId)}`);
+      else if (operationIds.has(op.operationId))
+        add(
+          at('operationId'),
+          `${label}: operationId ${op.operationId} is also used by ${operationIds.get(op.operationId)}`,
+        );
       else operationIds.set(op.operationId, label);
       const responses = op.responses as Json | undefined;
       if (!responses || !Object.keys(responses).length) add(at(), `${label}: no responses`);
-      else for (const code of Object.keys(responses)) if (!/^([1-5]\d\d|[1-5]XX|default)$/.test(code)) add(at('responses', code), `${label}: ${code} is not a status code`);
+      else
+        for (const code of Object.keys(responses))
+          if (!/^([1-5]\d\d|[1-5]XX|default)$/.test(code))
+            add(at('responses', code), `${label}: ${code} is not a status code`);
       if (op['x-paginated'] === true) {
-        const headers = Object.keys((((responses ?? {})['200'] as Json | undefined)?.headers as Json | undefined) ?? {}).map((h) => h.toLowerCase());
+        const headers = Object.keys(
+          (((responses ?? {})['200'] as Json | undefined)?.headers as Json | undefined) ?? {},
+        ).map((h) => h.toLowerCase());
         const missing = PAGINATION_HEADERS.filter((h) => !headers.includes(h));
-        if (missing.length) add(at('responses'), `${label}: paginated, but its 200 response lacks the headers ${missing.join(', ')}`);
+        if (missing.length)
+          add(at('responses'), `${label}: paginated, but its 200 response lacks the headers ${missing.join(', ')}`);
       }
       const opParams = (Array.isArray(op.parameters) ? op.parameters : []) as Json[];
       const declared = [...pathLevel, ...opParams].filter((p) => p && p.in === 'path').map((p) => p.name as string);
-      for (const name of templateParams) if (!declared.includes(name)) add(at(), `${label}: path parameter {${name}} is not declared`);
-      for (const name of declared) if (!templateParams.includes(name)) add(at(), `${label}: path parameter ${name} is declared but not in the path`);
+      for (const name of templateParams)
+        if (!declared.includes(name)) add(at(), `${label}: path parameter {${name}} is not declared`);
+      for (const name of declared)
+        if (!templateParams.includes(name))
+          add(at(), `${label}: path parameter ${name} is declared but not in the path`);
       if (op.security !== undefined) {
         if (!Array.isArray(op.security)) add(at('security'), `${label}: security must be a list`);
         else
           (op.security as Json[]).forEach((requirement, i) => {
-            for (const scheme of Object.keys(requirement ?? {})) if (!(scheme in securitySchemes)) add(at('security', i), `${label}: unknown security scheme ${scheme}`);
+            for (const scheme of Object.keys(requirement ?? {}))
+              if (!(scheme in securitySchemes)) add(at('security', i), `${label}: unknown security scheme ${scheme}`);
           });
       }
     }
@@ -356,7 +442,8 @@ function checkOpenapi(ctx: Context, parsed: ParsedYaml, doc: Json): void {
         if (typeof rule !== 'string' || !ctx.knownRule(rule)) add(here, `x-keyset: unknown rule id ${String(rule)}`);
       } else if (key === 'mapping' && path[path.length - 1] === 'discriminator') {
         for (const [name, target] of Object.entries(value as Json)) {
-          if (typeof target !== 'string' || resolvePointer(doc, target) === undefined) add([...here, name], `discriminator mapping ${name}: ${String(target)} does not resolve`);
+          if (typeof target !== 'string' || resolvePointer(doc, target) === undefined)
+            add([...here, name], `discriminator mapping ${name}: ${String(target)} does not resolve`);
         }
       }
       walk(value, here);
@@ -379,7 +466,10 @@ function resolvePointer(doc: Json, ref: string): unknown {
 
 // -------------------------------------------------------------------------------------- source map
 /** Which source items each map entry matches (by section and text piece). */
-export function matchSourceMap(items: SourceItem[], entries: SourceMapEntry[]): { byEntry: SourceItem[][]; byItem: number[][] } {
+export function matchSourceMap(
+  items: SourceItem[],
+  entries: SourceMapEntry[],
+): { byEntry: SourceItem[][]; byItem: number[][] } {
   const byEntry = entries.map(() => [] as SourceItem[]);
   const byItem = items.map(() => [] as number[]);
   items.forEach((item, ii) => {
@@ -400,18 +490,36 @@ function checkSourceMap(ctx: Context, parsed: ParsedYaml, entries: SourceMapEntr
   entries.forEach((entry, i) => {
     checkRuleRefs(ctx, file, () => parsed.lineOf(['entries', i, 'rules']), entry.rules, `entry ${i + 1}`);
     if (ctx.headings.length && !ctx.headings.some((h) => sectionMatches(entry.section, h.path))) {
-      ctx.problems.add(file, parsed.lineOf(['entries', i, 'section']), `entry ${i + 1}: section "${entry.section}" is not a heading of source-spec.md`);
+      ctx.problems.add(
+        file,
+        parsed.lineOf(['entries', i, 'section']),
+        `entry ${i + 1}: section "${entry.section}" is not a heading of source-spec.md`,
+      );
     }
   });
   const { byEntry, byItem } = matchSourceMap(items, entries);
   byEntry.forEach((matched, i) => {
     const what = entry(entries[i]);
-    if (matched.length === 0) ctx.problems.add(file, parsed.lineOf(['entries', i]), `entry ${i + 1} (${what}) matches no ${entries[i].row !== undefined ? 'row' : 'list item'} of source-spec.md`);
-    if (matched.length > 1) ctx.problems.add(file, parsed.lineOf(['entries', i]), `entry ${i + 1} (${what}) matches ${matched.length} items (lines ${matched.map((m) => m.line).join(', ')}): make it unique`);
+    if (matched.length === 0)
+      ctx.problems.add(
+        file,
+        parsed.lineOf(['entries', i]),
+        `entry ${i + 1} (${what}) matches no ${entries[i].row !== undefined ? 'row' : 'list item'} of source-spec.md`,
+      );
+    if (matched.length > 1)
+      ctx.problems.add(
+        file,
+        parsed.lineOf(['entries', i]),
+        `entry ${i + 1} (${what}) matches ${matched.length} items (lines ${matched.map((m) => m.line).join(', ')}): make it unique`,
+      );
   });
   items.forEach((item, i) => {
     if (byItem[i].length === 0) {
-      ctx.problems.add(SPEC_FILES.sourceText, item.line, `${item.kind === 'row' ? 'table row' : 'list item'} under "${item.section}" has no entry in source-map.yaml: ${item.text.slice(0, 80)}`);
+      ctx.problems.add(
+        SPEC_FILES.sourceText,
+        item.line,
+        `${item.kind === 'row' ? 'table row' : 'list item'} under "${item.section}" has no entry in source-map.yaml: ${item.text.slice(0, 80)}`,
+      );
     }
   });
 }
@@ -444,15 +552,19 @@ export function validateFiles(files: SpecFiles): Problem[] {
   const faultsOk = faultsFile && checkSchema(faultsFile, schemas.get(SCHEMA_FILES.faults), problems);
   const mapOk = mapFile && checkSchema(mapFile, schemas.get(SCHEMA_FILES.sourceMap), problems);
   const machinesOk = machineParsed.map((m) => m && checkSchema(m, schemas.get(SCHEMA_FILES.machine), problems));
-  const openapiDoc = openapiFile?.value && typeof openapiFile.value === 'object' ? (openapiFile.value as Json) : undefined;
+  const openapiDoc =
+    openapiFile?.value && typeof openapiFile.value === 'object' ? (openapiFile.value as Json) : undefined;
   if (openapiFile && !openapiDoc) problems.add(openapiFile.file, 1, 'the document must be a mapping');
 
   const text = files.get(SPEC_FILES.sourceText);
-  if (text === undefined) problems.add(SPEC_FILES.sourceText, 1, 'file is missing (vendored copy of the source document)');
+  if (text === undefined)
+    problems.add(SPEC_FILES.sourceText, 1, 'file is missing (vendored copy of the source document)');
   const sourceText = text === undefined ? { headings: [], items: [] } : parseSourceText(text);
 
   const rules = rulesOk ? ((rulesFile!.value as { rules: Rule[] }).rules ?? []) : [];
-  const profiles = profilesOk ? (profilesFile!.value as Profiles & { limits: Json; limitSources: Record<string, { rules: string[] }> }) : undefined;
+  const profiles = profilesOk
+    ? (profilesFile!.value as Profiles & { limits: Json; limitSources: Record<string, { rules: string[] }> })
+    : undefined;
   // Names come from the raw file even when its schema check failed, so one bad field in
   // profiles.yaml does not make every release and flag elsewhere look unknown.
   const rawProfiles = (isObject(profilesFile?.value) ? profilesFile!.value : {}) as Json;
@@ -473,9 +585,16 @@ export function validateFiles(files: SpecFiles): Problem[] {
     const names = new Map<string, number>();
     ((faultsFile!.value as { faults: Fault[] }).faults ?? []).forEach((fault, i) => {
       const line = faultsFile!.lineOf(['faults', i, 'name']);
-      if (names.has(fault.name)) problems.add(faultsFile!.file, line, `duplicate fault ${fault.name} (first at line ${names.get(fault.name)})`);
+      if (names.has(fault.name))
+        problems.add(faultsFile!.file, line, `duplicate fault ${fault.name} (first at line ${names.get(fault.name)})`);
       else names.set(fault.name, line);
-      checkRuleRefs(ctx, faultsFile!.file, () => faultsFile!.lineOf(['faults', i, 'rules']), fault.rules, `fault ${fault.name}`);
+      checkRuleRefs(
+        ctx,
+        faultsFile!.file,
+        () => faultsFile!.lineOf(['faults', i, 'rules']),
+        fault.rules,
+        `fault ${fault.name}`,
+      );
     });
   }
   if (openapiDoc) checkOpenapi(ctx, openapiFile!, openapiDoc);

@@ -7,15 +7,7 @@ import type * as fc from 'fast-check';
 import type { Offering } from '../spec/index.js';
 
 export type SuiteName =
-  | 'grants'
-  | 'device'
-  | 'tokens'
-  | 'oidc'
-  | 'cors'
-  | 'encoding'
-  | 'pagination'
-  | 'scopes'
-  | 'versioning';
+  'grants' | 'device' | 'tokens' | 'oidc' | 'cors' | 'encoding' | 'pagination' | 'scopes' | 'versioning';
 
 /** What a target can do; detected at start, never assumed. */
 export interface Capabilities {
@@ -161,14 +153,20 @@ export interface OAuthFlows {
   /** Build an /oauth/authorize URL for an application. */
   authorizeUrl(app: AppRole, params?: Record<string, string | undefined>): string;
   /** Full authorization code flow up to the code (consent approved through the driver). */
-  code(app: AppRole, options?: { scope?: string; state?: string; pkce?: boolean; verifier?: string; nonce?: string }): Promise<{
+  code(
+    app: AppRole,
+    options?: { scope?: string; state?: string; pkce?: boolean; verifier?: string; nonce?: string },
+  ): Promise<{
     code: string;
     state: string | null;
     verifier?: string;
     redirectUri: string;
   }>;
   /** POST /oauth/token with the given form (client auth added per app unless `auth: 'none'`). */
-  tokenRequest(form: Record<string, string | undefined>, options?: { app?: AppRole; auth?: 'body' | 'basic' | 'none' }): Promise<HttpResponse>;
+  tokenRequest(
+    form: Record<string, string | undefined>,
+    options?: { app?: AppRole; auth?: 'body' | 'basic' | 'none' },
+  ): Promise<HttpResponse>;
   /** Code flow to a token response (tracked for revocation). */
   token(app: AppRole, options?: { scope?: string; pkce?: boolean; nonce?: string }): Promise<TokenResponse>;
   /** Password grant to a token response (tracked). */
@@ -202,7 +200,10 @@ export interface CheckContext {
    * in the report. Use for every property.
    */
   property<Ts extends [unknown, ...unknown[]]>(
-    ...args: [...arbitraries: { [K in keyof Ts]: fc.Arbitrary<Ts[K]> }, predicate: (...values: Ts) => Promise<boolean | void>]
+    ...args: [
+      ...arbitraries: { [K in keyof Ts]: fc.Arbitrary<Ts[K]> },
+      predicate: (...values: Ts) => Promise<boolean | void>,
+    ]
   ): Promise<void>;
   /** Fail this check with a human sentence and structured context. */
   fail(message: string, details?: FailureDetails): never;

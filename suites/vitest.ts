@@ -15,7 +15,9 @@ function failureText(r: CheckResult): string {
   return [
     r.message ?? 'failed',
     ...(r.counterexample ? [`counterexample: ${r.counterexample}`] : []),
-    ...(r.exchange ?? []).map((e) => `exchange: ${e.request.method} ${e.request.url} → ${e.response?.status ?? 'no answer'}`),
+    ...(r.exchange ?? []).map(
+      (e) => `exchange: ${e.request.method} ${e.request.url} → ${e.response?.status ?? 'no answer'}`,
+    ),
     ...(r.reproduce ? [`reproduce: ${r.reproduce}`] : []),
   ].join('\n');
 }
@@ -28,7 +30,11 @@ export function defineSuite(checks: Check[]): void {
 
   beforeAll(async () => {
     const target = await openTarget({ url: env.IDP_TARGET, configFile: env.IDP_CONFIG });
-    const reproduceArgs = env.IDP_TARGET ? ['--target', env.IDP_TARGET] : env.IDP_CONFIG ? ['--config', env.IDP_CONFIG] : [];
+    const reproduceArgs = env.IDP_TARGET
+      ? ['--target', env.IDP_TARGET]
+      : env.IDP_CONFIG
+        ? ['--config', env.IDP_CONFIG]
+        : [];
     session = await openSession({ target, seed, numRuns, reproduceArgs });
   });
   afterAll(async () => {
@@ -37,12 +43,16 @@ export function defineSuite(checks: Check[]): void {
 
   if (!checks.length) it.todo('no checks yet');
   for (const check of checks) {
-    it(`${check.id}: ${check.title}`, async (ctx) => {
-      const result = await session!.runCheck(check);
-      if (result.status === 'skipped') ctx.skip(result.message);
-      // A warned check (a `should` rule) is reported, not failed: the run's exit code stays 0 too.
-      if (result.status === 'warned') console.warn(`warned ${check.id} (seed ${seed}): ${failureText(result)}`);
-      if (result.status === 'failed') throw new Error(`${failureText(result)}\n(seed ${seed})`);
-    }, DEFAULT_CHECK_TIMEOUT_MS + 10_000); // the session's own per-check timeout speaks first
+    it(
+      `${check.id}: ${check.title}`,
+      async (ctx) => {
+        const result = await session!.runCheck(check);
+        if (result.status === 'skipped') ctx.skip(result.message);
+        // A warned check (a `should` rule) is reported, not failed: the run's exit code stays 0 too.
+        if (result.status === 'warned') console.warn(`warned ${check.id} (seed ${seed}): ${failureText(result)}`);
+        if (result.status === 'failed') throw new Error(`${failureText(result)}\n(seed ${seed})`);
+      },
+      DEFAULT_CHECK_TIMEOUT_MS + 10_000,
+    ); // the session's own per-check timeout speaks first
   }
 }

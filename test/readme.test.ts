@@ -33,7 +33,10 @@ describe('README', () => {
 
   it('lists exactly the must rules no check proves, each with a reason', () => {
     const cov = coverage(allChecks());
-    const uncheckedMust = cov.checks!.rulesWithoutCheck.filter((r) => r.level === 'must').map((r) => r.id).sort();
+    const uncheckedMust = cov
+      .checks!.rulesWithoutCheck.filter((r) => r.level === 'must')
+      .map((r) => r.id)
+      .sort();
     const rows = notCheckableTable().sort();
     expect(rows).toEqual(uncheckedMust);
     // With no rows, the section must say so rather than show an empty table.

@@ -25,14 +25,18 @@ describe(`release sweep (seed ${seed})`, () => {
     const report = await runConformance({ target, checks: allChecks(), seed, numRuns: RUNS, release, offering });
     sweptCases++;
     for (const c of report.checks) if (c.status === 'passed') passedSomewhere.add(c.id);
-    const bad = report.checks.filter((c) => c.status === 'failed' || c.status === 'warned').map((c) => `${c.status} ${c.id}: ${c.message?.slice(0, 200)}`);
+    const bad = report.checks
+      .filter((c) => c.status === 'failed' || c.status === 'warned')
+      .map((c) => `${c.status} ${c.id}: ${c.message?.slice(0, 200)}`);
     expect(bad, `release ${release} ${offering}, seed ${seed}`).toEqual([]);
   });
 
   it('runs every check at some release and offering', (ctx) => {
     // Only meaningful after the whole sweep (a filtered run, `-t`, skips it).
     if (sweptCases < cases.length) ctx.skip();
-    const never = allChecks().map((c) => c.id).filter((id) => !passedSomewhere.has(id));
+    const never = allChecks()
+      .map((c) => c.id)
+      .filter((id) => !passedSomewhere.has(id));
     expect(never).toEqual([]);
   });
 });

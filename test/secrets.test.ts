@@ -11,7 +11,14 @@ import { runConformance } from '../suites/runner/run.js';
 import { formatConsole, renderHtml, renderJson, renderJunit, renderMarkdown } from '../reporters/index.js';
 import type { Sim } from '../simulator/types.js';
 
-const FAULTS = ['code-reusable', 'refresh-token-reusable', 'revoke-ignored', 'pkce-verifier-ignored', 'token-info-no-aliases', 'scope-not-checked'];
+const FAULTS = [
+  'code-reusable',
+  'refresh-token-reusable',
+  'revoke-ignored',
+  'pkce-verifier-ignored',
+  'token-info-no-aliases',
+  'scope-not-checked',
+];
 
 function everySecret(sim: Sim): string[] {
   const s = sim.store;

@@ -8,7 +8,11 @@ import { renderAuditEvent } from './render.js';
 export function auditEventPage(ctx: Ctx, events: Seq<AuditEventRec>, authenticated: boolean): Response {
   return paginate(
     ctx,
-    { orderings: { id: idOrdering(events, (e) => e.id) }, defaultOrder: { orderBy: 'id', sort: 'desc' }, render: renderAuditEvent },
+    {
+      orderings: { id: idOrdering(events, (e) => e.id) },
+      defaultOrder: { orderBy: 'id', sort: 'desc' },
+      render: renderAuditEvent,
+    },
     authenticated,
   );
 }

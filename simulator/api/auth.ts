@@ -36,7 +36,8 @@ function challenge(extra = ''): Record<string, string> {
 }
 
 export function unauthorized(reason: keyof typeof TOKEN_PROBLEM): Response {
-  if (reason === 'missing') return json(401, { message: '401 Unauthorized', error_description: TOKEN_PROBLEM.missing }, challenge());
+  if (reason === 'missing')
+    return json(401, { message: '401 Unauthorized', error_description: TOKEN_PROBLEM.missing }, challenge());
   return json(
     401,
     { message: '401 Unauthorized', error: 'invalid_token', error_description: TOKEN_PROBLEM[reason] },
@@ -48,7 +49,11 @@ export function insufficientScope(scopes: readonly string[]): Response {
   const scope = scopes.join(' ');
   return json(
     403,
-    { error: 'insufficient_scope', error_description: 'The request requires higher privileges than provided by the access token.', scope },
+    {
+      error: 'insufficient_scope',
+      error_description: 'The request requires higher privileges than provided by the access token.',
+      scope,
+    },
     challenge(`, error="insufficient_scope", scope="${scope}"`),
   );
 }
@@ -63,7 +68,11 @@ export function authenticate(ctx: Ctx, need: Need): Caller | null | Response {
     if (!need.required && ctx.sim.fault('invalid-token-anonymous')) return null;
     return unauthorized(check.reason);
   }
-  if (need.scopes.length > 0 && !need.scopes.some((s) => check.token.scopes.includes(s)) && !ctx.sim.fault('scope-not-checked')) {
+  if (
+    need.scopes.length > 0 &&
+    !need.scopes.some((s) => check.token.scopes.includes(s)) &&
+    !ctx.sim.fault('scope-not-checked')
+  ) {
     return insufficientScope(need.scopes);
   }
   return { user: check.user, token: check.token };

@@ -23,7 +23,8 @@ export const createPipeline = endpoint(API, async (ctx, caller) => {
     const key = v.key;
     if (typeof key !== 'string' || key === '') throw new ParamError(`variables[${i}][key] is missing`);
     const type = v.variable_type ?? 'env_var';
-    if (typeof type !== 'string' || !VARIABLE_TYPES.includes(type)) throw new ParamError(`variables[${i}][variable_type] does not have a valid value`);
+    if (typeof type !== 'string' || !VARIABLE_TYPES.includes(type))
+      throw new ParamError(`variables[${i}][variable_type] does not have a valid value`);
     return { key, value: v.value === undefined || v.value === null ? '' : String(v.value), variable_type: type };
   });
   const inputs = hash(params, 'inputs') ?? {};

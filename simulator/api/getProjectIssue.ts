@@ -13,7 +13,8 @@ export const getProjectIssue = endpoint(PUBLIC_READ, (ctx, caller) => {
   if (!/^\d+$/.test(ctx.params.issue_iid)) return apiError(404, '404 Issue Not Found');
   let iid = Number(ctx.params.issue_iid);
   // fault: the global id is accepted where the iid belongs
-  if (ctx.sim.fault('iid-accepts-global-id') && Math.floor(iid / IDS.stride) === project.id) iid -= project.id * IDS.stride;
+  if (ctx.sim.fault('iid-accepts-global-id') && Math.floor(iid / IDS.stride) === project.id)
+    iid -= project.id * IDS.stride;
   if (iid < 1 || iid > issues.length) return apiError(404, '404 Issue Not Found');
   return json(200, renderIssue(ctx, project, issues.at(iid - 1)));
 });

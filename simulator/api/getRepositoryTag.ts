@@ -10,5 +10,12 @@ export const getRepositoryTag = endpoint(PUBLIC_READ, (ctx, caller) => {
   if (project instanceof Response) return project;
   const name = ctx.params.tag_name;
   if (!TAGS.includes(name)) return apiError(404, '404 Tag Not Found');
-  return json(200, { name, message: `Release ${name}`, target: commitId(ctx, project, name), commit: { id: commitId(ctx, project, name) }, release: null, protected: false });
+  return json(200, {
+    name,
+    message: `Release ${name}`,
+    target: commitId(ctx, project, name),
+    commit: { id: commitId(ctx, project, name) },
+    release: null,
+    protected: false,
+  });
 });

@@ -29,7 +29,10 @@ let byOperation: Map<string, KeysetSupport> | undefined;
 
 export function keysetSupport(operationId: string): KeysetSupport | undefined {
   byOperation ??= new Map(
-    keysetTable().map((row) => [row.operationId, { ...row, orders: row.orders.map((o) => ({ ...o, cursor: cursorParam(o.order_by, o.sort) })) }]),
+    keysetTable().map((row) => [
+      row.operationId,
+      { ...row, orders: row.orders.map((o) => ({ ...o, cursor: cursorParam(o.order_by, o.sort) })) },
+    ]),
   );
   return byOperation.get(operationId);
 }

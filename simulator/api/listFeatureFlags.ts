@@ -12,7 +12,13 @@ export const listFeatureFlags = endpoint(API, (ctx, caller) => {
   return paginate(
     ctx,
     {
-      orderings: { created_at: keyOrdering(flags, (f) => f.createdAt, (f) => f.name) },
+      orderings: {
+        created_at: keyOrdering(
+          flags,
+          (f) => f.createdAt,
+          (f) => f.name,
+        ),
+      },
       defaultOrder: { orderBy: 'created_at', sort: 'asc' },
       render: (f) => renderFeatureFlag(ctx, f),
     },

@@ -8,5 +8,9 @@ export const listGroupAuditEvents = endpoint(API, (ctx, caller) => {
   const group = findGroup(ctx, ctx.params.id, caller);
   if (group instanceof Response) return group;
   const { records, catalog } = dataset(ctx.sim);
-  return auditEventPage(ctx, records.auditEvents({ kind: 'group', group, count: catalog.groups.auditEvents(group) }), true);
+  return auditEventPage(
+    ctx,
+    records.auditEvents({ kind: 'group', group, count: catalog.groups.auditEvents(group) }),
+    true,
+  );
 });

@@ -9,7 +9,8 @@ import { renderGroup } from './render.js';
 export const listGroups = endpoint(PUBLIC_READ, (ctx, caller) => {
   const { groups } = dataset(ctx.sim).catalog;
   const search = str(parsePairs(queryPairs(ctx)), 'search')?.toLowerCase();
-  const keep = (g: GroupRec) => search === undefined || g.name.toLowerCase().includes(search) || g.fullPath.toLowerCase().includes(search);
+  const keep = (g: GroupRec) =>
+    search === undefined || g.name.toLowerCase().includes(search) || g.fullPath.toLowerCase().includes(search);
   const id = (g: GroupRec) => g.id;
   return paginate(
     ctx,

@@ -6,5 +6,9 @@ import { API, endpoint } from './endpoint.js';
 
 export const listInstanceAuditEvents = endpoint(API, (ctx) => {
   const { records, seedSize } = dataset(ctx.sim);
-  return auditEventPage(ctx, records.auditEvents({ kind: 'instance', count: BASE.instanceAuditEvents * seedSize }), true);
+  return auditEventPage(
+    ctx,
+    records.auditEvents({ kind: 'instance', count: BASE.instanceAuditEvents * seedSize }),
+    true,
+  );
 });

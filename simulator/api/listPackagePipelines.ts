@@ -10,7 +10,9 @@ export const listPackagePipelines = endpoint(API, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
   if (project instanceof Response) return project;
   const { records } = dataset(ctx.sim);
-  const pkg = /^\d+$/.test(ctx.params.package_id) ? records.packageOf(project, Number(ctx.params.package_id)) : undefined;
+  const pkg = /^\d+$/.test(ctx.params.package_id)
+    ? records.packageOf(project, Number(ctx.params.package_id))
+    : undefined;
   if (!pkg) return apiError(404, '404 Package Not Found');
   return paginate(
     ctx,

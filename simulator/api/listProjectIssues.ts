@@ -20,18 +20,33 @@ export const listProjectIssues = endpoint(PUBLIC_READ, (ctx, caller) => {
   const before = str(params, 'created_before');
   if (after !== undefined) {
     const t = parseTimestamp('created_after', after);
-    seq = slice(seq, lowerBound(seq, (i: IssueRec) => i.createdAt <= t));
+    seq = slice(
+      seq,
+      lowerBound(seq, (i: IssueRec) => i.createdAt <= t),
+    );
   }
   if (before !== undefined) {
     const t = parseTimestamp('created_before', before);
-    seq = slice(seq, 0, lowerBound(seq, (i: IssueRec) => i.createdAt < t));
+    seq = slice(
+      seq,
+      0,
+      lowerBound(seq, (i: IssueRec) => i.createdAt < t),
+    );
   }
   const state = str(params, 'state');
   const labels = list(params, 'labels');
   if ((state && state !== 'all') || labels) {
-    seq = filtered(seq, (i: IssueRec) => (!state || state === 'all' || i.state === state) && (!labels || labels.every((l) => i.labels.includes(l))));
+    seq = filtered(
+      seq,
+      (i: IssueRec) =>
+        (!state || state === 'all' || i.state === state) && (!labels || labels.every((l) => i.labels.includes(l))),
+    );
   }
-  const ordering = keyOrdering(seq, (i) => i.createdAt, (i) => i.id);
+  const ordering = keyOrdering(
+    seq,
+    (i) => i.createdAt,
+    (i) => i.id,
+  );
   return paginate(
     ctx,
     {

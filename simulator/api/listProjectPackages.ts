@@ -17,7 +17,8 @@ export const listProjectPackages = endpoint(API, (ctx, caller) => {
       orderings: { id: idOrdering(records.packages(project), (p) => p.id) },
       defaultOrder: { orderBy: 'id', sort: 'asc' },
       // the newest pipelines of the package, at most one page of them
-      render: (pkg) => renderPackage(ctx, pkg, take(reversed(records.packagePipelines(project, pkg)), 0, limits().perPageDefault)),
+      render: (pkg) =>
+        renderPackage(ctx, pkg, take(reversed(records.packagePipelines(project, pkg)), 0, limits().perPageDefault)),
     },
     caller !== null,
   );

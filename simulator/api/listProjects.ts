@@ -21,15 +21,18 @@ export const listProjects = endpoint(PUBLIC_READ, (ctx, caller) => {
   if (!caller && !filters) {
     // the anonymous view, kept until a project is created
     const cache = ctx.sim.state('api.publicProjects', () => ({ count: -1, seq }));
-    if (cache.count !== projects.count) Object.assign(cache, { count: projects.count, seq: filtered(seq, (p: ProjectRec) => p.visibility === 'public') });
+    if (cache.count !== projects.count)
+      Object.assign(cache, { count: projects.count, seq: filtered(seq, (p: ProjectRec) => p.visibility === 'public') });
     seq = cache.seq;
   } else if (filters) {
     // a filter reads every project: projects are few (hundreds per seed-size unit)
-    seq = filtered(seq, (p: ProjectRec) =>
-      (caller !== null || p.visibility === 'public') &&
-      (search === undefined || p.name.toLowerCase().includes(search) || p.path.toLowerCase().includes(search)) &&
-      (archived === undefined || p.archived === archived) &&
-      (visibility === undefined || p.visibility === visibility),
+    seq = filtered(
+      seq,
+      (p: ProjectRec) =>
+        (caller !== null || p.visibility === 'public') &&
+        (search === undefined || p.name.toLowerCase().includes(search) || p.path.toLowerCase().includes(search)) &&
+        (archived === undefined || p.archived === archived) &&
+        (visibility === undefined || p.visibility === visibility),
     );
   }
   return paginate(

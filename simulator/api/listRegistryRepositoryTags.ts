@@ -10,11 +10,18 @@ export const listRegistryRepositoryTags = endpoint(API, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
   if (project instanceof Response) return project;
   const { records } = dataset(ctx.sim);
-  if (ctx.params.repository_id !== String(records.registryRepositoryId(project))) return apiError(404, '404 Repository Not Found');
+  if (ctx.params.repository_id !== String(records.registryRepositoryId(project)))
+    return apiError(404, '404 Repository Not Found');
   return paginate(
     ctx,
     {
-      orderings: { name: keyOrdering(records.registryTags(project), (t) => t.name, (t) => t.name) },
+      orderings: {
+        name: keyOrdering(
+          records.registryTags(project),
+          (t) => t.name,
+          (t) => t.name,
+        ),
+      },
       defaultOrder: { orderBy: 'name', sort: 'asc' },
       render: renderTag,
     },

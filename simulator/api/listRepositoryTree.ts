@@ -29,7 +29,11 @@ export const listRepositoryTree = endpoint(PUBLIC_READ, (ctx, caller) => {
     }
     entries = [];
   }
-  const ordering = keyOrdering(fromArray(entries), (e) => `${e.type === 'tree' ? 0 : 1}${e.path}`, (e) => e.path);
+  const ordering = keyOrdering(
+    fromArray(entries),
+    (e) => `${e.type === 'tree' ? 0 : 1}${e.path}`,
+    (e) => e.path,
+  );
   return paginate(
     ctx,
     { orderings: { path: ordering }, defaultOrder: { orderBy: 'path', sort: 'asc' }, render: (e) => e },

@@ -22,9 +22,11 @@ export const listUsers = endpoint(PUBLIC_USER_READ, (ctx, caller) => {
   const sorted = (order: 'id' | 'name' | 'username'): Seq<UserRec> => {
     const all = usersSorted(store, options.seedSize, order);
     if (username === undefined && search === undefined) return all;
-    return filtered(all, (u) =>
-      (username === undefined || u.username.toLowerCase() === username) &&
-      (search === undefined || u.username.toLowerCase().includes(search) || u.name.toLowerCase().includes(search)),
+    return filtered(
+      all,
+      (u) =>
+        (username === undefined || u.username.toLowerCase() === username) &&
+        (search === undefined || u.username.toLowerCase().includes(search) || u.name.toLowerCase().includes(search)),
     );
   };
   return paginate(
@@ -44,7 +46,9 @@ export const listUsers = endpoint(PUBLIC_USER_READ, (ctx, caller) => {
       },
       defaultOrder: { orderBy: 'id', sort: 'asc' },
       render: (u) => renderUser(ctx, u),
-      offsetRecordLimit: ruleInForce(ctx.sim, 'PAG-USERS-KEYSET-ENFORCED') ? limits().usersKeysetEnforcedAbove : undefined,
+      offsetRecordLimit: ruleInForce(ctx.sim, 'PAG-USERS-KEYSET-ENFORCED')
+        ? limits().usersKeysetEnforcedAbove
+        : undefined,
     },
     caller !== null,
   );

@@ -22,7 +22,12 @@ export function findProject(ctx: Ctx, ref: string, caller: Caller | null): Proje
   if (moved && ruleInForce(ctx.sim, 'ENC-MOVED-REDIRECT') && !ctx.sim.fault('no-moved-redirect')) {
     const oldSegment = encodeURIComponent(ref);
     const cut = ctx.rawPath.toLowerCase().indexOf(oldSegment.toLowerCase());
-    const path = cut < 0 ? ctx.rawPath : ctx.rawPath.slice(0, cut) + encodeURIComponent(moved.pathWithNamespace) + ctx.rawPath.slice(cut + oldSegment.length);
+    const path =
+      cut < 0
+        ? ctx.rawPath
+        : ctx.rawPath.slice(0, cut) +
+          encodeURIComponent(moved.pathWithNamespace) +
+          ctx.rawPath.slice(cut + oldSegment.length);
     const status = ctx.method === 'GET' || ctx.method === 'HEAD' ? 301 : 308;
     return redirect(`${ctx.origin}${path}${ctx.url.search}`, status);
   }

@@ -43,9 +43,16 @@ export const createMemberRole = adminOnly(async (ctx) => {
   const name = str(params, 'name');
   const level = Number(str(params, 'base_access_level'));
   if (!name) return apiError(400, 'name is missing');
-  if (!BASE_ACCESS_LEVELS.includes(level)) return apiError(400, `base_access_level does not have a valid value (one of ${BASE_ACCESS_LEVELS.join(', ')})`);
+  if (!BASE_ACCESS_LEVELS.includes(level))
+    return apiError(400, `base_access_level does not have a valid value (one of ${BASE_ACCESS_LEVELS.join(', ')})`);
   const state = roles(ctx);
-  const role = { id: state.next++, name, description: str(params, 'description') ?? '', base_access_level: level, read_code: bool(params, 'read_code') ?? false };
+  const role = {
+    id: state.next++,
+    name,
+    description: str(params, 'description') ?? '',
+    base_access_level: level,
+    read_code: bool(params, 'read_code') ?? false,
+  };
   state.all.set(role.id, role);
   return json(201, role);
 });

@@ -91,7 +91,8 @@ function orderingOf<T>(ctx: Ctx, listing: Listing<T>): { ordering: Ordering<T>; 
   const orderBy = ctx.query.get('order_by') ?? listing.defaultOrder.orderBy;
   const sort = ctx.query.get('sort') ?? listing.defaultOrder.sort;
   const ordering = listing.orderings[orderBy];
-  if (!ordering) return apiError(400, `order_by does not have a valid value (one of ${Object.keys(listing.orderings).join(', ')})`);
+  if (!ordering)
+    return apiError(400, `order_by does not have a valid value (one of ${Object.keys(listing.orderings).join(', ')})`);
   if (sort !== 'asc' && sort !== 'desc') return apiError(400, 'sort does not have a valid value (asc or desc)');
   return { ordering, sort };
 }
@@ -104,7 +105,8 @@ function directed<T>(ordering: Ordering<T>, sort: SortDir): Seq<T> {
 export function paginate<T>(ctx: Ctx, listing: Listing<T>, authenticated: boolean): Response {
   const mode = ctx.query.get('pagination');
   if (mode === 'keyset') return keyset(ctx, listing, authenticated);
-  if (mode !== null && mode !== 'offset') return apiError(400, 'pagination does not have a valid value (offset or keyset)');
+  if (mode !== null && mode !== 'offset')
+    return apiError(400, 'pagination does not have a valid value (offset or keyset)');
   return offset(ctx, listing);
 }
 
@@ -121,7 +123,10 @@ function offset<T>(ctx: Ctx, listing: Listing<T>): Response {
   }
   const { maxOffset } = ctx.sim.options.settings;
   if (start > maxOffset && !ctx.sim.fault('max-offset-ignored')) {
-    return apiError(400, `Offset pagination has a maximum allowed offset of ${maxOffset}. Use keyset pagination, or narrow the query, to read further.`);
+    return apiError(
+      400,
+      `Offset pagination has a maximum allowed offset of ${maxOffset}. Use keyset pagination, or narrow the query, to read further.`,
+    );
   }
   const seq = directed(chosen.ordering, chosen.sort);
   const total = seq.length;
@@ -188,12 +193,23 @@ function keyset<T>(ctx: Ctx, listing: Listing<T>, authenticated: boolean): Respo
   let order = support.orders.find((o) =>
     o.order_by === null ? orderBy === null || orderBy === '' : o.order_by === orderBy && o.sort === sort,
   );
-  if (!order && ctx.sim.fault('keyset-any-order') && orderBy && listing.orderings[orderBy] && (sort === 'asc' || sort === 'desc')) {
+  if (
+    !order &&
+    ctx.sim.fault('keyset-any-order') &&
+    orderBy &&
+    listing.orderings[orderBy] &&
+    (sort === 'asc' || sort === 'desc')
+  ) {
     order = { order_by: orderBy, sort, cursor: cursorParam(orderBy, sort) };
   }
   if (!order) {
-    const allowed = support.orders.map((o) => (o.order_by ? `order_by=${o.order_by}&sort=${o.sort}` : 'no order_by')).join(', ');
-    return apiError(400, `This combination of order_by and sort is not supported with keyset pagination here; allowed: ${allowed}`);
+    const allowed = support.orders
+      .map((o) => (o.order_by ? `order_by=${o.order_by}&sort=${o.sort}` : 'no order_by'))
+      .join(', ');
+    return apiError(
+      400,
+      `This combination of order_by and sort is not supported with keyset pagination here; allowed: ${allowed}`,
+    );
   }
   const ordering = listing.orderings[order.order_by ?? listing.defaultOrder.orderBy];
   const dir: SortDir = order.sort ?? listing.defaultOrder.sort;
@@ -215,9 +231,17 @@ function keyset<T>(ctx: Ctx, listing: Listing<T>, authenticated: boolean): Respo
   const last = items[items.length - 1];
   // A next link follows every non-empty page; past the last record the page is empty and carries
   // no Link at all (PAG-KEYSET-END).
-  const nextCursor = last !== undefined ? ordering.cursorOf(last) : ctx.sim.fault('keyset-end-next-link') && raw ? decodeCursor(order, raw) : null;
+  const nextCursor =
+    last !== undefined
+      ? ordering.cursorOf(last)
+      : ctx.sim.fault('keyset-end-next-link') && raw
+        ? decodeCursor(order, raw)
+        : null;
   if (nextCursor) {
-    const url = linkUrl(ctx, { [order.cursor]: encodeCursor(order, nextCursor), per_page: String(perPage) }, [...CURSOR_PARAMS, 'page']);
+    const url = linkUrl(ctx, { [order.cursor]: encodeCursor(order, nextCursor), per_page: String(perPage) }, [
+      ...CURSOR_PARAMS,
+      'page',
+    ]);
     Object.assign(headers, linkHeader([['next', url]]));
   }
   if (ctx.sim.fault('keyset-offset-headers')) {
@@ -233,6 +257,10 @@ export function idOrdering<T>(seq: Seq<T>, id: (item: T) => number): Ordering<T>
 }
 
 /** An ordering by a key with a unique tie-breaker (the sequence is ascending by both). */
-export function keyOrdering<T>(seq: Seq<T>, key: (item: T) => string | number, tie: (item: T) => string | number): Ordering<T> {
+export function keyOrdering<T>(
+  seq: Seq<T>,
+  key: (item: T) => string | number,
+  tie: (item: T) => string | number,
+): Ordering<T> {
   return { seq, cursorOf: (item) => ({ k: key(item), id: tie(item) }) };
 }

@@ -33,7 +33,8 @@ function isHash(v: unknown): v is Record<string, unknown> {
 function assign(target: Record<string, unknown>, keys: string[], value: string, full: string): void {
   const [head, ...rest] = keys;
   if (rest.length === 0) {
-    if (head in target && typeof target[head] !== 'string') throw new ParamError(`${full} conflicts with another parameter of the same name`);
+    if (head in target && typeof target[head] !== 'string')
+      throw new ParamError(`${full} conflicts with another parameter of the same name`);
     target[head] = value;
     return;
   }
@@ -94,18 +95,21 @@ export function queryPairs(ctx: Ctx): [string, string][] {
   if (!ctx.sim.fault('plus-read-as-plus')) return [...ctx.query];
   const raw = ctx.url.search.slice(1);
   if (!raw) return [];
-  return raw.split('&').filter(Boolean).map((pair) => {
-    const cut = pair.indexOf('=');
-    const [k, v] = cut < 0 ? [pair, ''] : [pair.slice(0, cut), pair.slice(cut + 1)];
-    const decode = (s: string) => {
-      try {
-        return decodeURIComponent(s);
-      } catch {
-        return s;
-      }
-    };
-    return [decode(k), decode(v)];
-  });
+  return raw
+    .split('&')
+    .filter(Boolean)
+    .map((pair) => {
+      const cut = pair.indexOf('=');
+      const [k, v] = cut < 0 ? [pair, ''] : [pair.slice(0, cut), pair.slice(cut + 1)];
+      const decode = (s: string) => {
+        try {
+          return decodeURIComponent(s);
+        } catch {
+          return s;
+        }
+      };
+      return [decode(k), decode(v)];
+    });
 }
 
 /** Query and body merged (the body wins on a clash, as in the real service). */
@@ -146,7 +150,10 @@ export function list(params: Params, name: string): string[] | undefined {
     return v.map(String);
   }
   if (typeof v === 'object') throw new ParamError(`${name} must be a list`);
-  return String(v).split(',').map((s) => s.trim()).filter(Boolean);
+  return String(v)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** An array of hashes: name[0][key]=v, name[][key]=v, or a JSON array of objects. */

@@ -5,7 +5,15 @@
  */
 import type { Ctx } from '../types.js';
 import type { GroupRec, ProjectRec } from '../data/catalog.js';
-import type { AuditEventRec, FeatureFlagRec, IssueRec, JobRec, PackageRec, PipelineRec, TagRec } from '../data/records.js';
+import type {
+  AuditEventRec,
+  FeatureFlagRec,
+  IssueRec,
+  JobRec,
+  PackageRec,
+  PipelineRec,
+  TagRec,
+} from '../data/records.js';
 import type { UserRec } from '../data/users.js';
 import { ruleInForce } from '../release.js';
 
@@ -60,7 +68,13 @@ export function renderProject(ctx: Ctx, p: ProjectRec): Record<string, unknown> 
     description: p.description,
     default_branch: 'main',
     visibility: p.visibility,
-    namespace: { id: p.namespace.id, name: p.namespace.name, path: p.namespace.path, kind: 'group', full_path: p.namespace.fullPath },
+    namespace: {
+      id: p.namespace.id,
+      name: p.namespace.name,
+      path: p.namespace.path,
+      kind: 'group',
+      full_path: p.namespace.fullPath,
+    },
     web_url: `${ctx.origin}/${p.pathWithNamespace}`,
     http_url_to_repo: `${ctx.origin}/${p.pathWithNamespace}.git`,
     created_at: iso(p.createdAt),
@@ -116,7 +130,15 @@ export function renderAuditEvent(e: AuditEventRec): Record<string, unknown> {
 }
 
 export function renderPipeline(p: PipelineRec): Record<string, unknown> {
-  return { id: p.id, iid: p.iid, project_id: p.projectId, sha: p.sha, ref: p.ref, status: p.status, created_at: iso(p.createdAt) };
+  return {
+    id: p.id,
+    iid: p.iid,
+    project_id: p.projectId,
+    sha: p.sha,
+    ref: p.ref,
+    status: p.status,
+    created_at: iso(p.createdAt),
+  };
 }
 
 export function renderPackage(ctx: Ctx, pkg: PackageRec, pipelines: PipelineRec[]): Record<string, unknown> {
@@ -136,7 +158,12 @@ export function renderTag(t: TagRec): Record<string, unknown> {
 }
 
 export function renderFeatureFlag(ctx: Ctx, f: FeatureFlagRec): Record<string, unknown> {
-  const out: Record<string, unknown> = { name: f.name, description: f.description, active: f.active, created_at: iso(f.createdAt) };
+  const out: Record<string, unknown> = {
+    name: f.name,
+    description: f.description,
+    active: f.active,
+    created_at: iso(f.createdAt),
+  };
   if (!removed(ctx, 'VER-FEATURE-FLAG-VERSION-REMOVED')) out.version = f.version;
   return out;
 }

@@ -12,7 +12,9 @@ import { readParams, str } from './params.js';
 const DEPRECATED = { deprecation: 'true' };
 
 function gone(ctx: Ctx): Response | null {
-  return ctx.sim.options.settings.runnerRegistrationGone ? apiError(410, '410 Gone: runner registration tokens are removed; create runners with an authentication token') : null;
+  return ctx.sim.options.settings.runnerRegistrationGone
+    ? apiError(410, '410 Gone: runner registration tokens are removed; create runners with an authentication token')
+    : null;
 }
 
 export const registerRunner: Handler = endpoint({ required: false, scopes: [] }, async (ctx) => {
@@ -32,7 +34,9 @@ function resetToken(scope: (ctx: Ctx, caller: Parameters<typeof findProject>[2])
   });
 }
 
-export const resetRunnerRegistrationToken = resetToken((_ctx, caller) => (caller?.user.admin ? null : apiError(403, '403 Forbidden')));
+export const resetRunnerRegistrationToken = resetToken((_ctx, caller) =>
+  caller?.user.admin ? null : apiError(403, '403 Forbidden'),
+);
 export const resetProjectRunnerRegistrationToken = resetToken((ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
   return project instanceof Response ? project : null;
@@ -41,4 +45,3 @@ export const resetGroupRunnerRegistrationToken = resetToken((ctx, caller) => {
   const group = findGroup(ctx, ctx.params.id, caller);
   return group instanceof Response ? group : null;
 });
-

@@ -6,7 +6,10 @@ export const urlLength: Middleware = async (request, sim, next) => {
   const url = new URL(request.url);
   const length = Buffer.byteLength(url.pathname + url.search);
   if (length > sim.options.settings.maxUrlLength && !sim.fault('no-414')) {
-    return apiError(414, `414 Request-URI Too Large: the URL has ${length} bytes, the limit is ${sim.options.settings.maxUrlLength}; send the parameters in a request body instead`);
+    return apiError(
+      414,
+      `414 Request-URI Too Large: the URL has ${length} bytes, the limit is ${sim.options.settings.maxUrlLength}; send the parameters in a request body instead`,
+    );
   }
   return next();
 };

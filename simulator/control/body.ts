@@ -9,7 +9,8 @@ export async function controlBody(ctx: Ctx): Promise<Record<string, unknown>> {
   if (body.kind === 'none') return {};
   if (body.kind === 'invalid') throw new BadControlRequest(body.reason);
   if (body.kind === 'form') return Object.fromEntries(body.form);
-  if (typeof body.json !== 'object' || body.json === null || Array.isArray(body.json)) throw new BadControlRequest('the body must be a JSON object');
+  if (typeof body.json !== 'object' || body.json === null || Array.isArray(body.json))
+    throw new BadControlRequest('the body must be a JSON object');
   return body.json as Record<string, unknown>;
 }
 

@@ -30,7 +30,8 @@ export function targetConfig(sim: Sim, baseUrl: string): TargetConfig {
   const seed = seeded(sim);
   const base = baseUrl.replace(/\/+$/, '');
   const applications = {} as Record<AppRole, AppConfig>;
-  for (const [role, app] of Object.entries(seed.applications) as [AppRole, Application][]) applications[role] = appConfig(app);
+  for (const [role, app] of Object.entries(seed.applications) as [AppRole, Application][])
+    applications[role] = appConfig(app);
   return {
     baseUrl: base,
     issuer: sim.options.issuer ?? base,

@@ -55,7 +55,12 @@ function deviceDecision(trigger: 'approve' | 'deny'): Handler {
     if (!record) return apiError(404, 'no device authorization has this user_code');
     const row = await fireDevice({ sim: ctx.sim, record, user }, trigger);
     const ok = row.result.status < 400;
-    return json(row.result.status, { ok, user_code: record.userCode, state: record.state, result: row.result.page ?? null });
+    return json(row.result.status, {
+      ok,
+      user_code: record.userCode,
+      state: record.state,
+      result: row.result.page ?? null,
+    });
   });
 }
 
@@ -117,11 +122,20 @@ export const simStats: Handler = (ctx) => {
   return json(200, {
     users: store.users.size,
     applications: store.applications.size,
-    accessTokens: count(store.accessTokens.values(), (t) => t.kind === 'oauth' && t.revokedAt === null && !tokenExpired(sim, t)),
-    personalAccessTokens: count(store.accessTokens.values(), (t) => t.kind === 'personal' && t.revokedAt === null && !tokenExpired(sim, t)),
+    accessTokens: count(
+      store.accessTokens.values(),
+      (t) => t.kind === 'oauth' && t.revokedAt === null && !tokenExpired(sim, t),
+    ),
+    personalAccessTokens: count(
+      store.accessTokens.values(),
+      (t) => t.kind === 'personal' && t.revokedAt === null && !tokenExpired(sim, t),
+    ),
     refreshTokens: count(store.refreshTokens.values(), (t) => refreshState(t) === 'active'),
     codes: count(store.codes.values(), (c) => (c.state ?? 'issued') === 'issued' && now < c.createdAt + c.expiresIn),
-    deviceCodes: count(store.deviceCodes.values(), (d) => (d.state === 'pending' || d.state === 'authorized') && now < d.createdAt + d.expiresIn),
+    deviceCodes: count(
+      store.deviceCodes.values(),
+      (d) => (d.state === 'pending' || d.state === 'authorized') && now < d.createdAt + d.expiresIn,
+    ),
     sessions: store.sessions.size,
   });
 };
@@ -135,7 +149,8 @@ function lifetime(body: Record<string, unknown>): number | null {
   if (!('expiresIn' in body)) return limits().accessTokenLifetime;
   const v = body.expiresIn;
   if (v === null) return null;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new BadControlRequest('expiresIn must be a positive integer or null');
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
+    throw new BadControlRequest('expiresIn must be a positive integer or null');
   return v;
 }
 

@@ -21,7 +21,9 @@ function windowOrNull(name: string, value: unknown): InstanceSettings['rateLimit
   if (value === null) return null;
   const w = value as { requests?: unknown; periodSeconds?: unknown } | undefined;
   if (typeof w !== 'object' || !isCount(w.requests, 1) || !isCount(w.periodSeconds, 1) || Object.keys(w).length !== 2) {
-    throw new BadControlRequest(`setting ${name} must be null (off) or {requests, periodSeconds} with positive integers`);
+    throw new BadControlRequest(
+      `setting ${name} must be null (off) or {requests, periodSeconds} with positive integers`,
+    );
   }
   return { requests: w.requests, periodSeconds: w.periodSeconds };
 }
@@ -40,7 +42,8 @@ function settingValue(name: string, value: unknown, fallback: unknown): unknown 
 export function settingChanges(body: Record<string, unknown>): Partial<InstanceSettings> {
   const known = profiles().settings;
   const unknown = Object.keys(body).filter((name) => !Object.hasOwn(known, name));
-  if (unknown.length) throw new BadControlRequest(`unknown setting ${unknown.join(', ')} (known: ${Object.keys(known).join(', ')})`);
+  if (unknown.length)
+    throw new BadControlRequest(`unknown setting ${unknown.join(', ')} (known: ${Object.keys(known).join(', ')})`);
   const changes: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(body)) changes[name] = settingValue(name, value, known[name].default);
   return changes as Partial<InstanceSettings>;

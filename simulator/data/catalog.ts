@@ -50,7 +50,12 @@ export interface ProjectRec {
  * from their index, which their last path segment carries as `-<index>`), then records created at
  * run time. Lookup by id or full path is O(1) in each part; groups and projects share it.
  */
-function recordSpace<T extends { id: number }>(fixed: T[], generatedCount: number, generate: (i: number) => T, pathOf: (r: T) => string) {
+function recordSpace<T extends { id: number }>(
+  fixed: T[],
+  generatedCount: number,
+  generate: (i: number) => T,
+  pathOf: (r: T) => string,
+) {
   const created: T[] = [];
   const byKnownPath = new Map<string, T>(fixed.map((r) => [pathOf(r), r]));
   const indexOf = (segment: string): number => {
@@ -90,15 +95,41 @@ function recordSpace<T extends { id: number }>(fixed: T[], generatedCount: numbe
 }
 
 export interface Catalog {
-  groups: { count: number; byId: Seq<GroupRec>; byName: Seq<GroupRec>; get(id: number): GroupRec | undefined; byPath(path: string): GroupRec | undefined; auditEvents(group: GroupRec): number };
-  projects: { count: number; byId: Seq<ProjectRec>; get(id: number): ProjectRec | undefined; byPath(path: string): ProjectRec | undefined };
+  groups: {
+    count: number;
+    byId: Seq<GroupRec>;
+    byName: Seq<GroupRec>;
+    get(id: number): GroupRec | undefined;
+    byPath(path: string): GroupRec | undefined;
+    auditEvents(group: GroupRec): number;
+  };
+  projects: {
+    count: number;
+    byId: Seq<ProjectRec>;
+    get(id: number): ProjectRec | undefined;
+    byPath(path: string): ProjectRec | undefined;
+  };
   /** old full path -> current project (renamed projects) */
   redirects: Map<string, ProjectRec>;
   create(path: string, name?: string): { project: ProjectRec; created: boolean } | { error: string };
-  fixtures: { project: ProjectRec; largeProject: ProjectRec; movedProject: ProjectRec; movedFrom: string; group: GroupRec };
+  fixtures: {
+    project: ProjectRec;
+    largeProject: ProjectRec;
+    movedProject: ProjectRec;
+    movedFrom: string;
+    group: GroupRec;
+  };
 }
 
-const SMALL: ProjectSizes = { issues: 0, jobs: 0, auditEvents: 0, packages: 0, packagePipelines: 0, registryTags: 0, featureFlags: 0 };
+const SMALL: ProjectSizes = {
+  issues: 0,
+  jobs: 0,
+  auditEvents: 0,
+  packages: 0,
+  packagePipelines: 0,
+  registryTags: 0,
+  featureFlags: 0,
+};
 
 export function createCatalog(seed: number, seedSize: number): Catalog {
   const groupCount = BASE.groups * seedSize;
@@ -106,8 +137,24 @@ export function createCatalog(seed: number, seedSize: number): Catalog {
   const fixtureTime = Date.UTC(2020, 5, 1);
 
   const fixedGroups: GroupRec[] = [
-    { id: 1, name: 'group', path: 'group', fullPath: 'group', parentId: null, visibility: 'public', createdAt: fixtureTime },
-    { id: 2, name: 'subgroup', path: 'subgroup', fullPath: 'group/subgroup', parentId: 1, visibility: 'public', createdAt: fixtureTime },
+    {
+      id: 1,
+      name: 'group',
+      path: 'group',
+      fullPath: 'group',
+      parentId: null,
+      visibility: 'public',
+      createdAt: fixtureTime,
+    },
+    {
+      id: 2,
+      name: 'subgroup',
+      path: 'subgroup',
+      fullPath: 'group/subgroup',
+      parentId: 1,
+      visibility: 'public',
+      createdAt: fixtureTime,
+    },
   ];
   const [root, sub] = fixedGroups;
 
@@ -143,10 +190,18 @@ export function createCatalog(seed: number, seedSize: number): Catalog {
     },
     get: (id) => groupSpace.get(id),
     byPath: (path) => groupSpace.byPath(path),
-    auditEvents: (group) => (group.id === root.id ? BASE.fixtureGroupAuditEvents * seedSize : 10 + (mix(seed, 12, group.id) % 50)),
+    auditEvents: (group) =>
+      group.id === root.id ? BASE.fixtureGroupAuditEvents * seedSize : 10 + (mix(seed, 12, group.id) % 50),
   };
 
-  const project = (id: number, name: string, path: string, ns: GroupRec, sizes: Partial<ProjectSizes>, extra: Partial<ProjectRec> = {}): ProjectRec => ({
+  const project = (
+    id: number,
+    name: string,
+    path: string,
+    ns: GroupRec,
+    sizes: Partial<ProjectSizes>,
+    extra: Partial<ProjectRec> = {},
+  ): ProjectRec => ({
     id,
     name,
     path,
@@ -171,10 +226,21 @@ export function createCatalog(seed: number, seedSize: number): Catalog {
       registryTags: BASE.fixtureRegistryTags * s,
       featureFlags: 6,
     }),
-    project(2, 'Large Project', 'large-project', root, { issues: BASE.largeProjectIssues * s, jobs: 40, auditEvents: 30 }),
+    project(2, 'Large Project', 'large-project', root, {
+      issues: BASE.largeProjectIssues * s,
+      jobs: 40,
+      auditEvents: 30,
+    }),
     project(3, 'New Name', 'new-name', root, { issues: 12, jobs: 5, auditEvents: 5 }),
     project(4, 'C++ Tools', 'cpp-tools', root, { issues: 8, jobs: 3 }),
-    project(5, 'Private Project', 'private-project', root, { issues: 4 }, { visibility: 'private', emailsDisabled: true }),
+    project(
+      5,
+      'Private Project',
+      'private-project',
+      root,
+      { issues: 4 },
+      { visibility: 'private', emailsDisabled: true },
+    ),
   ];
   const movedFrom = 'group/old-name';
 
@@ -236,7 +302,10 @@ export function createCatalog(seed: number, seedSize: number): Catalog {
     redirects: new Map([[movedFrom, fixedProjects[2]]]),
     create(fullPath, name) {
       const segments = fullPath.split('/');
-      if (segments.length < 2 || segments.some((seg) => seg.length === 0 || seg === '.' || seg === '..' || /[\u0000-\u001f]/.test(seg))) {
+      if (
+        segments.length < 2 ||
+        segments.some((seg) => seg.length === 0 || seg === '.' || seg === '..' || /[\u0000-\u001f]/.test(seg))
+      ) {
         return { error: 'path must be namespace/project with non-empty segments (no control characters, no . or ..)' };
       }
       const existing = projects.byPath(fullPath);
@@ -251,6 +320,12 @@ export function createCatalog(seed: number, seedSize: number): Catalog {
       projectSpace.add(p);
       return { project: p, created: true };
     },
-    fixtures: { project: fixedProjects[0], largeProject: fixedProjects[1], movedProject: fixedProjects[2], movedFrom, group: root },
+    fixtures: {
+      project: fixedProjects[0],
+      largeProject: fixedProjects[1],
+      movedProject: fixedProjects[2],
+      movedFrom,
+      group: root,
+    },
   };
 }

@@ -104,7 +104,10 @@ export function createRecords(seed: number, authorIds: (h: number) => number) {
   return {
     /** generated issues then the ones created at run time (already in iid order) */
     issues(p: ProjectRec, created: readonly IssueRec[] = []): Seq<IssueRec> {
-      return concat(generated(p.sizes.issues, (pos) => issueAt(p, pos)), fromArray(created));
+      return concat(
+        generated(p.sizes.issues, (pos) => issueAt(p, pos)),
+        fromArray(created),
+      );
     },
     jobs(p: ProjectRec): Seq<JobRec> {
       return generated(p.sizes.jobs, (pos) => {
@@ -121,7 +124,12 @@ export function createRecords(seed: number, authorIds: (h: number) => number) {
         };
       });
     },
-    auditEvents(owner: { kind: 'instance'; count: number } | { kind: 'group'; group: GroupRec; count: number } | { kind: 'project'; project: ProjectRec }): Seq<AuditEventRec> {
+    auditEvents(
+      owner:
+        | { kind: 'instance'; count: number }
+        | { kind: 'group'; group: GroupRec; count: number }
+        | { kind: 'project'; project: ProjectRec },
+    ): Seq<AuditEventRec> {
       const ownerId = owner.kind === 'instance' ? 0 : owner.kind === 'group' ? owner.group.id : owner.project.id;
       const count = owner.kind === 'project' ? owner.project.sizes.auditEvents : owner.count;
       const tag = owner.kind === 'instance' ? 51 : owner.kind === 'group' ? 52 : 53;

@@ -36,7 +36,10 @@ export function repositoryFiles(seed: number, projectId: number): RepoFile[] {
     { path: 'src/lib/index.ts', content: MODULES.map((m) => `export * from './${m}/index.js';`).join('\n') + '\n' },
   ];
   for (const [k, m] of MODULES.entries()) {
-    files.push({ path: `src/lib/${m}/index.ts`, content: `export const ${m} = ${mix(seed, 92, projectId, k) % 1000};\n` });
+    files.push({
+      path: `src/lib/${m}/index.ts`,
+      content: `export const ${m} = ${mix(seed, 92, projectId, k) % 1000};\n`,
+    });
     files.push({ path: `src/lib/${m}/${m}.test.ts`, content: `import { ${m} } from './index.js';\n` });
   }
   files.push({ path: 'test/fixtures/sample.json', content: '{"ok": true}\n' });
@@ -54,7 +57,13 @@ function objectId(seed: number, projectId: number, path: string): string {
  * Entries directly under `dir` ('' = root), or every entry below it when recursive; trees first,
  * then blobs, each by name (the order the real service lists). null when `dir` is not a directory.
  */
-export function treeEntries(files: RepoFile[], seed: number, projectId: number, dir: string, recursive: boolean): TreeEntry[] | null {
+export function treeEntries(
+  files: RepoFile[],
+  seed: number,
+  projectId: number,
+  dir: string,
+  recursive: boolean,
+): TreeEntry[] | null {
   const prefix = dir === '' ? '' : `${dir.replace(/\/+$/, '')}/`;
   const entries = new Map<string, TreeEntry>();
   for (const file of files) {
@@ -65,12 +74,20 @@ export function treeEntries(files: RepoFile[], seed: number, projectId: number, 
       const path = prefix + rest.slice(0, d).join('/');
       const type = d === rest.length ? 'blob' : 'tree';
       if (!entries.has(path)) {
-        entries.set(path, { id: objectId(seed, projectId, path), name: rest[d - 1], type, path, mode: type === 'tree' ? '040000' : '100644' });
+        entries.set(path, {
+          id: objectId(seed, projectId, path),
+          name: rest[d - 1],
+          type,
+          path,
+          mode: type === 'tree' ? '040000' : '100644',
+        });
       }
     }
   }
   if (prefix !== '' && entries.size === 0) return null;
-  return [...entries.values()].sort((a, b) => (a.type !== b.type ? (a.type === 'tree' ? -1 : 1) : a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return [...entries.values()].sort((a, b) =>
+    a.type !== b.type ? (a.type === 'tree' ? -1 : 1) : a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
+  );
 }
 
 export function blobId(seed: number, projectId: number, path: string): string {

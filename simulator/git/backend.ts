@@ -61,7 +61,11 @@ export function httpBackend(req: CgiRequest): Promise<Response> {
         else headers.append(name, value);
       }
       if (out.length === 0) {
-        resolve(new Response(`git http-backend failed: ${Buffer.concat(err).toString('utf8').slice(0, 200)}`, { status: 500 }));
+        resolve(
+          new Response(`git http-backend failed: ${Buffer.concat(err).toString('utf8').slice(0, 200)}`, {
+            status: 500,
+          }),
+        );
         return;
       }
       resolve(new Response(status === 204 || status === 304 ? null : new Uint8Array(body), { status, headers }));

@@ -22,12 +22,16 @@ function basicPassword(request: Request): { user: string; password: string } | n
   return cut < 0 ? null : { user: decoded.slice(0, cut), password: decoded.slice(cut + 1) };
 }
 
-const challenge = () => text(401, 'HTTP Basic: Access denied. Use a token with read_repository or write_repository as the password.\n', { 'www-authenticate': 'Basic realm="GitLab"' });
+const challenge = () =>
+  text(401, 'HTTP Basic: Access denied. Use a token with read_repository or write_repository as the password.\n', {
+    'www-authenticate': 'Basic realm="GitLab"',
+  });
 
 function gitHandler(service: (ctx: Ctx) => 'git-upload-pack' | 'git-receive-pack' | null, suffix: string): Handler {
   return async (ctx) => {
     const wanted = service(ctx);
-    if (!wanted) return text(403, 'Git over HTTP needs the smart protocol: ?service=git-upload-pack or git-receive-pack\n');
+    if (!wanted)
+      return text(403, 'Git over HTTP needs the smart protocol: ?service=git-upload-pack or git-receive-pack\n');
     const project = dataset(ctx.sim).catalog.projects.byPath(`${ctx.params.namespace}/${ctx.params.project}`);
     if (!project) return text(404, 'The project you were looking for could not be found.\n');
     const basic = basicPassword(ctx.request);

@@ -56,7 +56,8 @@ export function redirectUriProblem(sim: Sim, uri: string): string | null {
   }
   if (url.hash || uri.includes('#')) return `${uri} must not contain a fragment`;
   if (['javascript:', 'data:', 'file:', 'vbscript:'].includes(url.protocol)) return `${uri} uses a forbidden scheme`;
-  if (url.protocol === 'http:' && !sim.options.devMode) return `${uri} must use HTTPS (plain HTTP is accepted only in development mode)`;
+  if (url.protocol === 'http:' && !sim.options.devMode)
+    return `${uri} must use HTTPS (plain HTTP is accepted only in development mode)`;
   return null;
 }
 
@@ -96,7 +97,12 @@ export function createApplication(sim: Sim, input: NewApplication): Application 
   return app;
 }
 
-export function createPersonalAccessToken(sim: Sim, userId: number, scopes: string[], token = secret(20, 'glpat-')): AccessToken {
+export function createPersonalAccessToken(
+  sim: Sim,
+  userId: number,
+  scopes: string[],
+  token = secret(20, 'glpat-'),
+): AccessToken {
   const record: AccessToken = {
     token,
     userId,
@@ -148,7 +154,18 @@ function seedSecrets(sim: Sim): SeedSecrets {
 const APPS: Record<AppRole, { name: string; scopes: string[]; confidential: boolean }> = {
   confidential: {
     name: 'Confidential client',
-    scopes: ['api', 'read_user', 'openid', 'profile', 'email', 'read', 'read_repository', 'write_repository', 'read_registry', 'write_registry'],
+    scopes: [
+      'api',
+      'read_user',
+      'openid',
+      'profile',
+      'email',
+      'read',
+      'read_repository',
+      'write_repository',
+      'read_registry',
+      'write_registry',
+    ],
     confidential: true,
   },
   public: { name: 'Public PKCE client', scopes: ['api', 'openid'], confidential: false },
@@ -164,7 +181,12 @@ export function seedAccounts(sim: Sim): void {
   const s = seedSecrets(sim);
   const admin = createUser(sim, { username: 'root', name: 'Administrator', password: s.passwords.admin, admin: true });
   const user = createUser(sim, { username: 'developer', name: 'Dev Eloper', password: s.passwords.user });
-  const twoFactorUser = createUser(sim, { username: 'two-factor', name: 'Two Factor', password: s.passwords.twoFactorUser, twoFactor: true });
+  const twoFactorUser = createUser(sim, {
+    username: 'two-factor',
+    name: 'Two Factor',
+    password: s.passwords.twoFactorUser,
+    twoFactor: true,
+  });
   const applications = {} as Record<AppRole, Application>;
   for (const role of Object.keys(APPS) as AppRole[]) {
     const app = createApplication(sim, { ...APPS[role], redirectUris: [seededRedirectUri(role)], ownerId: admin.id });

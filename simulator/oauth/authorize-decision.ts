@@ -26,7 +26,11 @@ export const oauthAuthorizeDecision: Handler = async (ctx) => {
     throw error;
   }
   if (!csrfValid(who.session, params.get(FIELDS.csrf))) {
-    return messagePage(422, 'Authorization refused', 'The form expired or the request was forged (invalid authenticity token).');
+    return messagePage(
+      422,
+      'Authorization refused',
+      'The form expired or the request was forged (invalid authenticity token).',
+    );
   }
   const result = validateAuthorize(sim, params);
   if (result.kind === 'page') return messagePage(result.status, 'Authorization request refused', result.message);
@@ -35,7 +39,13 @@ export const oauthAuthorizeDecision: Handler = async (ctx) => {
   const decision = params.get(FIELDS.decision);
   const state = sim.fault('state-dropped') ? null : request.state;
   if (decision === 'deny') {
-    return redirect(redirectTo(request.redirectUri, { error: 'access_denied', error_description: 'The resource owner denied the request', state }));
+    return redirect(
+      redirectTo(request.redirectUri, {
+        error: 'access_denied',
+        error_description: 'The resource owner denied the request',
+        state,
+      }),
+    );
   }
   if (decision !== 'approve') return messagePage(400, 'Authorization refused', 'Choose Authorize or Deny.');
   const code: AuthorizationCode = {

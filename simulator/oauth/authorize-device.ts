@@ -31,7 +31,9 @@ export const oauthAuthorizeDevice = endpoint(async (ctx) => {
   };
   sim.store.deviceCodes.set(record.deviceCode, record);
   const page = `${issuer(ctx)}/oauth/device`;
-  const complete = sim.fault('device-uri-complete-no-user-code') ? page : `${page}?user_code=${encodeURIComponent(record.userCode)}`;
+  const complete = sim.fault('device-uri-complete-no-user-code')
+    ? page
+    : `${page}?user_code=${encodeURIComponent(record.userCode)}`;
   return json(
     200,
     {

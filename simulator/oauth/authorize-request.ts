@@ -93,6 +93,14 @@ export function validateAuthorize(sim: Sim, params: Params): AuthorizeValidation
 
   return {
     kind: 'ok',
-    request: { app, redirectUri, state, scopes, codeChallenge: challenge, codeChallengeMethod: method, nonce: params.get('nonce') || null },
+    request: {
+      app,
+      redirectUri,
+      state,
+      scopes,
+      codeChallenge: challenge,
+      codeChallengeMethod: method,
+      nonce: params.get('nonce') || null,
+    },
   };
 }

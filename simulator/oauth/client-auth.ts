@@ -34,8 +34,10 @@ export function presentedClient(request: Request, params: Params): ClientCredent
     } catch {
       throw InvalidClient('The HTTP Basic credentials are malformed');
     }
-    if (bodySecret !== undefined) throw InvalidRequest('Use one client authentication method: HTTP Basic or client_secret in the body, not both');
-    if (bodyId !== undefined && bodyId !== id) throw InvalidRequest('client_id in the body differs from the HTTP Basic user');
+    if (bodySecret !== undefined)
+      throw InvalidRequest('Use one client authentication method: HTTP Basic or client_secret in the body, not both');
+    if (bodyId !== undefined && bodyId !== id)
+      throw InvalidRequest('client_id in the body differs from the HTTP Basic user');
     return { clientId: id, secret: pass || null, via: 'basic' };
   }
   if (bodyId === undefined) {
@@ -59,9 +61,12 @@ export function authenticateClient(
   const app = sim.store.applications.get(credentials.clientId);
   if (!app) throw InvalidClient('Client authentication failed: unknown client');
   if (credentials.secret !== null) {
-    if (!sameSecret(credentials.secret, app.secret)) throw InvalidClient('Client authentication failed: wrong client secret');
+    if (!sameSecret(credentials.secret, app.secret))
+      throw InvalidClient('Client authentication failed: wrong client secret');
   } else if (app.confidential && mode === 'when-confidential') {
-    throw InvalidClient('Client authentication failed: this application is confidential and must send its client secret');
+    throw InvalidClient(
+      'Client authentication failed: this application is confidential and must send its client secret',
+    );
   }
   return app;
 }
@@ -71,7 +76,10 @@ export function authenticateClient(
  * have rows for a failed client (client_auth_failed), so the error is carried, not thrown.
  * Anything other than an OAuth error is a bug and propagates.
  */
-export function tryAuthenticateClient(ctx: { sim: Sim; request: Request }, params: Params): { app: Application | null; clientError: OAuthError | null } {
+export function tryAuthenticateClient(
+  ctx: { sim: Sim; request: Request },
+  params: Params,
+): { app: Application | null; clientError: OAuthError | null } {
   try {
     return { app: authenticateClient(ctx.sim, presentedClient(ctx.request, params)), clientError: null };
   } catch (error) {

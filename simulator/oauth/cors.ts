@@ -31,7 +31,9 @@ function preflight(request: Request, sim: Sim, spec: CorsPreflight): Response {
     .split(',')
     .map((h) => h.trim().toLowerCase())
     .filter(Boolean);
-  const granted = sim.fault('cors-allows-x-requested-with') ? [...new Set([...spec.allowedHeaders, ...asked])] : spec.allowedHeaders;
+  const granted = sim.fault('cors-allows-x-requested-with')
+    ? [...new Set([...spec.allowedHeaders, ...asked])]
+    : spec.allowedHeaders;
   return new Response(null, {
     status: 204,
     headers: {
@@ -45,7 +47,12 @@ function preflight(request: Request, sim: Sim, spec: CorsPreflight): Response {
 export const cors: Middleware = async (request, sim, next) => {
   const path = new URL(request.url).pathname;
   const origin = request.headers.get('origin');
-  if (request.method === 'OPTIONS' && origin && request.headers.has('access-control-request-method') && !sim.fault('cors-no-preflight')) {
+  if (
+    request.method === 'OPTIONS' &&
+    origin &&
+    request.headers.has('access-control-request-method') &&
+    !sim.fault('cors-no-preflight')
+  ) {
     const spec = preflightOf(sim, path);
     if (spec) return preflight(request, sim, spec);
   }

@@ -12,13 +12,25 @@ export const oauthDeviceDecision: Handler = async (ctx) => {
   const body = await ctx.body();
   const form = body.kind === 'form' ? body.form : new URLSearchParams();
   if (!csrfValid(who.session, form.get(FIELDS.csrf))) {
-    return messagePage(422, 'Device refused', 'The form expired or the request was forged (invalid authenticity token).');
+    return messagePage(
+      422,
+      'Device refused',
+      'The form expired or the request was forged (invalid authenticity token).',
+    );
   }
   const typed = form.get('user_code') ?? '';
   const decision = form.get(FIELDS.decision);
-  if (decision !== 'approve' && decision !== 'deny') return deviceForm(who.session.csrf, typed, who.user.username, 'Choose Authorize or Deny.', 400);
+  if (decision !== 'approve' && decision !== 'deny')
+    return deviceForm(who.session.csrf, typed, who.user.username, 'Choose Authorize or Deny.', 400);
   const record = deviceByUserCode(sim, typed);
-  if (!record) return deviceForm(who.session.csrf, typed, who.user.username, 'That code is not valid. Check it on your device.', 404);
+  if (!record)
+    return deviceForm(
+      who.session.csrf,
+      typed,
+      who.user.username,
+      'That code is not valid. Check it on your device.',
+      404,
+    );
   const row = await fireDevice({ sim, record, user: who.user }, decision);
   return devicePage(row);
 };

@@ -20,10 +20,13 @@ export interface DeviceStep {
 
 export const deviceMachine = runner<DeviceStep>('device-authorization', {
   conditions: {
-    code_expired: (x) => !x.sim.fault('device-code-never-expires') && x.sim.clock.nowSeconds() >= x.record.createdAt + x.record.expiresIn,
+    code_expired: (x) =>
+      !x.sim.fault('device-code-never-expires') && x.sim.clock.nowSeconds() >= x.record.createdAt + x.record.expiresIn,
     // lastPollAt is in milliseconds of the simulator clock
     too_fast: (x) =>
-      !x.sim.fault('no-slow-down') && x.record.lastPollAt !== null && x.sim.clock.now() - x.record.lastPollAt < x.record.interval * 1000,
+      !x.sim.fault('no-slow-down') &&
+      x.record.lastPollAt !== null &&
+      x.sim.clock.now() - x.record.lastPollAt < x.record.interval * 1000,
   },
   effects: {
     grow_interval: (x) => {
@@ -61,7 +64,9 @@ export function newUserCode(): string {
 /** What a person types: case, spaces and dashes do not matter. */
 export function normalizeUserCode(value: string): string {
   const compact = value.toUpperCase().replace(/[^A-Z]/g, '');
-  return compact.length === USER_CODE_GROUP * 2 ? `${compact.slice(0, USER_CODE_GROUP)}-${compact.slice(USER_CODE_GROUP)}` : compact;
+  return compact.length === USER_CODE_GROUP * 2
+    ? `${compact.slice(0, USER_CODE_GROUP)}-${compact.slice(USER_CODE_GROUP)}`
+    : compact;
 }
 
 export function deviceByUserCode(sim: Sim, value: string): DeviceCode | undefined {

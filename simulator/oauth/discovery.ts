@@ -13,7 +13,18 @@ import { issuer } from './issuer.js';
 import { jwks } from './keys.js';
 import { KNOWN_SCOPES } from './scopes.js';
 
-const ID_TOKEN_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'email', 'email_verified', 'groups_direct'];
+const ID_TOKEN_CLAIMS = [
+  'iss',
+  'sub',
+  'aud',
+  'exp',
+  'iat',
+  'auth_time',
+  'nonce',
+  'email',
+  'email_verified',
+  'groups_direct',
+];
 
 export const openidConfiguration: Handler = (ctx) => {
   const base = issuer(ctx);

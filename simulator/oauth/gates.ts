@@ -19,9 +19,15 @@ export function deviceGrantAvailable(sim: Sim): boolean {
 
 /** Must a password grant carry client credentials (admin setting, or the hosted offering since its date)? */
 export function passwordGrantNeedsClient(sim: Sim): boolean {
-  if (sim.options.settings.passwordGrantClientCredentialsOnly && !sim.fault('password-client-credentials-setting-ignored')) return true;
+  if (
+    sim.options.settings.passwordGrantClientCredentialsOnly &&
+    !sim.fault('password-client-credentials-setting-ignored')
+  )
+    return true;
   if (sim.options.offering !== 'hosted') return false;
-  const offerings = (profiles() as unknown as { offerings?: Record<string, { clientAuthForPasswordGrantSince?: string }> }).offerings;
+  const offerings = (
+    profiles() as unknown as { offerings?: Record<string, { clientAuthForPasswordGrantSince?: string }> }
+  ).offerings;
   const since = offerings?.hosted?.clientAuthForPasswordGrantSince;
   return since === undefined || sim.clock.now() >= Date.parse(since);
 }

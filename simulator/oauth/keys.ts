@@ -23,7 +23,12 @@ async function makeKey(): Promise<SigningKey> {
   const jwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(jwk);
   const { d, p, q, dp, dq, qi } = await exportJWK(privateKey);
-  return { kid, privateKey, publicJwk: { kty: jwk.kty, kid, e: jwk.e, n: jwk.n, use: 'sig', alg: 'RS256' }, privateMembers: { d, p, q, dp, dq, qi } };
+  return {
+    kid,
+    privateKey,
+    publicJwk: { kty: jwk.kty, kid, e: jwk.e, n: jwk.n, use: 'sig', alg: 'RS256' },
+    privateMembers: { d, p, q, dp, dq, qi },
+  };
 }
 
 const published = new WeakMap<Sim, Promise<SigningKey>>();

@@ -21,8 +21,12 @@ export interface Runner<C> {
 
 function checkBinding<C>(m: Machine, binding: Binding<C>): void {
   const missing = [
-    ...Object.keys(m.conditions).filter((c) => c !== 'otherwise' && !binding.conditions[c]).map((c) => `condition ${c}`),
-    ...Object.keys(m.effects).filter((e) => !binding.effects[e]).map((e) => `effect ${e}`),
+    ...Object.keys(m.conditions)
+      .filter((c) => c !== 'otherwise' && !binding.conditions[c])
+      .map((c) => `condition ${c}`),
+    ...Object.keys(m.effects)
+      .filter((e) => !binding.effects[e])
+      .map((e) => `effect ${e}`),
   ];
   if (missing.length) throw new Error(`machine ${m.name}: the simulator implements no ${missing.join(', ')}`);
 }
@@ -49,8 +53,13 @@ export function runner<C>(name: string, binding: Binding<C>): Runner<C> {
     },
     error(row) {
       const m = table();
-      const why = row.condition === 'otherwise' ? m.states[row.state]?.description : m.conditions[row.condition]?.description;
-      return new OAuthError(row.result.error ?? 'invalid_request', why ?? row.result.error ?? 'refused', row.result.status);
+      const why =
+        row.condition === 'otherwise' ? m.states[row.state]?.description : m.conditions[row.condition]?.description;
+      return new OAuthError(
+        row.result.error ?? 'invalid_request',
+        why ?? row.result.error ?? 'refused',
+        row.result.status,
+      );
     },
   };
 }

@@ -16,7 +16,14 @@ export interface Issued {
 
 export function mintTokens(
   sim: Sim,
-  input: { userId: number; app: Application | null; scopes: string[]; refresh: boolean; fromCode?: string | null; expiresIn?: number | null },
+  input: {
+    userId: number;
+    app: Application | null;
+    scopes: string[];
+    refresh: boolean;
+    fromCode?: string | null;
+    expiresIn?: number | null;
+  },
 ): Issued {
   const now = sim.clock.nowSeconds();
   const access: AccessToken = {
@@ -88,7 +95,11 @@ export function codeTokenBody(sim: Sim, issued: Issued): Record<string, unknown>
 
 /** Password response: only access_token, token_type and expires_in. */
 export function passwordTokenBody(sim: Sim, issued: Issued): Record<string, unknown> {
-  return { access_token: issued.access.token, token_type: tokenType(sim, 'other'), expires_in: issued.access.expiresIn };
+  return {
+    access_token: issued.access.token,
+    token_type: tokenType(sim, 'other'),
+    expires_in: issued.access.expiresIn,
+  };
 }
 
 /** Device response: with scope and created_at, without refresh_token. */

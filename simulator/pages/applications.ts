@@ -23,7 +23,10 @@ function list(ctx: Ctx, user: User): string {
   const mine = [...ctx.sim.store.applications.values()].filter((a) => a.ownerId === user.id);
   if (mine.length === 0) return '<p>No applications yet.</p>';
   const rows = mine
-    .map((a) => `<tr><td>${esc(a.name)}</td><td><code>${esc(a.uid)}</code></td><td>${esc(a.scopes.join(' '))}</td><td>${a.confidential ? 'yes' : 'no'}</td></tr>`)
+    .map(
+      (a) =>
+        `<tr><td>${esc(a.name)}</td><td><code>${esc(a.uid)}</code></td><td>${esc(a.scopes.join(' '))}</td><td>${a.confidential ? 'yes' : 'no'}</td></tr>`,
+    )
     .join('\n');
   return `<table id="applications"><thead><tr><th>Name</th><th>Application ID</th><th>Scopes</th><th>Confidential</th></tr></thead>\n<tbody>${rows}</tbody></table>`;
 }
@@ -57,7 +60,11 @@ export const applicationsCreate: Handler = async (ctx) => {
   const body = await ctx.body();
   const f = body.kind === 'form' ? body.form : new URLSearchParams();
   if (!csrfValid(who.session, f.get(FIELDS.csrf))) {
-    return page(422, 'Applications', form(who.session.csrf, 'The form expired or the request was forged (invalid authenticity token).'));
+    return page(
+      422,
+      'Applications',
+      form(who.session.csrf, 'The form expired or the request was forged (invalid authenticity token).'),
+    );
   }
   try {
     const app = createApplication(ctx.sim, {

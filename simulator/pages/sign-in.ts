@@ -2,7 +2,14 @@
 import type { Handler } from '../types.js';
 import { redirect } from '../http.js';
 import { userByLogin } from '../store.js';
-import { ensureSession, csrfValid, safeReturnPath, sessionCookie, signIn as startSession, sessionOf } from '../oauth/session.js';
+import {
+  ensureSession,
+  csrfValid,
+  safeReturnPath,
+  sessionCookie,
+  signIn as startSession,
+  sessionOf,
+} from '../oauth/session.js';
 import { sameSecret } from '../oauth/compare.js';
 import { FIELDS, esc, hidden, messagePage, page } from './layout.js';
 
@@ -30,7 +37,11 @@ export const signIn: Handler = async (ctx) => {
   const form_ = body.kind === 'form' ? body.form : new URLSearchParams();
   const session = sessionOf(ctx.sim, ctx.request);
   if (!csrfValid(session, form_.get(FIELDS.csrf))) {
-    return messagePage(422, 'Sign-in refused', 'The form expired or the request was forged (invalid authenticity token). Reload the sign-in page and try again.');
+    return messagePage(
+      422,
+      'Sign-in refused',
+      'The form expired or the request was forged (invalid authenticity token). Reload the sign-in page and try again.',
+    );
   }
   const returnTo = safeReturnPath(form_.get(FIELDS.returnTo), HOME);
   const user = userByLogin(ctx.sim.store, form_.get(FIELDS.login) ?? '');

@@ -22,20 +22,37 @@ const X_REQUESTED_WITH = 'x-requested-with';
 const capitalized = (h: string) => h.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
 const origin = word.map((w) => `https://${w}.example`);
 
-function preflight(t: CheckContext, path: string, method: string, from: string, headers: string[]): Promise<HttpResponse> {
+function preflight(
+  t: CheckContext,
+  path: string,
+  method: string,
+  from: string,
+  headers: string[],
+): Promise<HttpResponse> {
   return t.http.send({
     method: 'OPTIONS',
     path,
-    headers: { origin: from, 'access-control-request-method': method, ...(headers.length ? { 'access-control-request-headers': headers.join(', ') } : {}) },
+    headers: {
+      origin: from,
+      'access-control-request-method': method,
+      ...(headers.length ? { 'access-control-request-headers': headers.join(', ') } : {}),
+    },
   });
 }
 
-const list = (value: string | null) => (value ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+const list = (value: string | null) =>
+  (value ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
 const succeeded = (res: HttpResponse) => res.status >= 200 && res.status < 300;
-const allowsOrigin = (res: HttpResponse, from: string) => [from, '*'].includes(res.headers.get('access-control-allow-origin') ?? '');
+const allowsOrigin = (res: HttpResponse, from: string) =>
+  [from, '*'].includes(res.headers.get('access-control-allow-origin') ?? '');
 /** Did the preflight grant the header? A failed preflight grants nothing; `*` grants everything. */
 const grants = (res: HttpResponse, header: string) =>
-  succeeded(res) && res.headers.has('access-control-allow-origin') && list(res.headers.get('access-control-allow-headers')).some((h) => h === '*' || h === header.toLowerCase());
+  succeeded(res) &&
+  res.headers.has('access-control-allow-origin') &&
+  list(res.headers.get('access-control-allow-headers')).some((h) => h === '*' || h === header.toLowerCase());
 
 function needPreflight(t: CheckContext): void {
   if (!t.inForce('CORS-PREFLIGHT')) t.skip(`preflight is supported from 15.1 (this run: ${t.release})`);
@@ -45,7 +62,8 @@ export const corsChecks: Check[] = [
   {
     id: 'cors.preflight',
     suite: 'cors',
-    title: 'Preflight on /oauth/token, /oauth/revoke and /oauth/userinfo succeeds with Allow-Origin, Allow-Methods and Allow-Headers',
+    title:
+      'Preflight on /oauth/token, /oauth/revoke and /oauth/userinfo succeeds with Allow-Origin, Allow-Methods and Allow-Headers',
     rules: ['CORS-PREFLIGHT'],
     async run(t: CheckContext) {
       needPreflight(t);
@@ -53,11 +71,23 @@ export const corsChecks: Check[] = [
         for (const [path, method] of PREFLIGHT) {
           const res = await preflight(t, path, method, from, ['Content-Type']);
           // Content-Type with a JSON or form body is the one header every browser client of these endpoints sends.
-          const details = { path, status: res.status, allowOrigin: res.headers.get('access-control-allow-origin'), allowMethods: res.headers.get('access-control-allow-methods') };
+          const details = {
+            path,
+            status: res.status,
+            allowOrigin: res.headers.get('access-control-allow-origin'),
+            allowMethods: res.headers.get('access-control-allow-methods'),
+          };
           t.expect(succeeded(res), `preflight on ${path} must succeed (2xx)`, details);
           t.expect(allowsOrigin(res, from), `preflight on ${path} must allow the origin`, details);
-          t.expect(list(res.headers.get('access-control-allow-methods')).includes(method.toLowerCase()), `preflight on ${path} must allow ${method}`, details);
-          t.expect(grants(res, 'Content-Type'), `preflight on ${path} must allow the Content-Type header`, { ...details, allowHeaders: res.headers.get('access-control-allow-headers') });
+          t.expect(
+            list(res.headers.get('access-control-allow-methods')).includes(method.toLowerCase()),
+            `preflight on ${path} must allow ${method}`,
+            details,
+          );
+          t.expect(grants(res, 'Content-Type'), `preflight on ${path} must allow the Content-Type header`, {
+            ...details,
+            allowHeaders: res.headers.get('access-control-allow-headers'),
+          });
         }
       });
     },
@@ -69,15 +99,23 @@ export const corsChecks: Check[] = [
     rules: ['CORS-ALLOWED-HEADERS-LIST'],
     async run(t: CheckContext) {
       needPreflight(t);
-      await t.property(fc.shuffledSubarray(STANDARD_HEADERS, { minLength: 1 }), fc.boolean(), async (headers, lower) => {
-        const asked = lower ? headers : headers.map(capitalized);
-        for (const [path, method] of PREFLIGHT) {
-          const res = await preflight(t, path, method, 'https://client.example', asked);
-          for (const h of asked) {
-            t.expect(grants(res, h), `preflight on ${path} must allow the ${h} header`, { path, status: res.status, allowHeaders: res.headers.get('access-control-allow-headers') });
+      await t.property(
+        fc.shuffledSubarray(STANDARD_HEADERS, { minLength: 1 }),
+        fc.boolean(),
+        async (headers, lower) => {
+          const asked = lower ? headers : headers.map(capitalized);
+          for (const [path, method] of PREFLIGHT) {
+            const res = await preflight(t, path, method, 'https://client.example', asked);
+            for (const h of asked) {
+              t.expect(grants(res, h), `preflight on ${path} must allow the ${h} header`, {
+                path,
+                status: res.status,
+                allowHeaders: res.headers.get('access-control-allow-headers'),
+              });
+            }
           }
-        }
-      });
+        },
+      );
     },
   },
   {
@@ -87,13 +125,23 @@ export const corsChecks: Check[] = [
     rules: ['CORS-X-REQUESTED-WITH-REFUSED', 'CORS-ALLOWED-HEADERS-LIMITED'],
     async run(t: CheckContext) {
       needPreflight(t);
-      const refused = fc.constantFrom(...REFUSED_HEADERS).chain((h) => fc.constantFrom(h, h.toUpperCase(), capitalized(h)));
+      const refused = fc
+        .constantFrom(...REFUSED_HEADERS)
+        .chain((h) => fc.constantFrom(h, h.toUpperCase(), capitalized(h)));
       await t.property(fc.subarray(STANDARD_HEADERS), refused, async (others, header) => {
         for (const [path, method] of PREFLIGHT) {
           const res = await preflight(t, path, method, 'https://client.example', [...others, header]);
           // A refused header granted breaks the limit on preflight headers as well; X-Requested-With has its own rule.
-          const broken = header.toLowerCase() === X_REQUESTED_WITH ? ['CORS-X-REQUESTED-WITH-REFUSED', 'CORS-ALLOWED-HEADERS-LIMITED'] : ['CORS-ALLOWED-HEADERS-LIMITED'];
-          t.expect(!grants(res, header), `preflight on ${path} granted ${header}`, { path, status: res.status, allowHeaders: res.headers.get('access-control-allow-headers'), rules: broken });
+          const broken =
+            header.toLowerCase() === X_REQUESTED_WITH
+              ? ['CORS-X-REQUESTED-WITH-REFUSED', 'CORS-ALLOWED-HEADERS-LIMITED']
+              : ['CORS-ALLOWED-HEADERS-LIMITED'];
+          t.expect(!grants(res, header), `preflight on ${path} granted ${header}`, {
+            path,
+            status: res.status,
+            allowHeaders: res.headers.get('access-control-allow-headers'),
+            rules: broken,
+          });
         }
       });
     },
@@ -109,7 +157,11 @@ export const corsChecks: Check[] = [
         const header = `X-Custom-${w}`;
         if (STANDARD_HEADERS.includes(header.toLowerCase())) return;
         const res = await preflight(t, path, method, 'https://client.example', [header]);
-        t.expect(!grants(res, header), `preflight on ${path} granted an arbitrary header`, { path, header, allowHeaders: res.headers.get('access-control-allow-headers') });
+        t.expect(!grants(res, header), `preflight on ${path} granted an arbitrary header`, {
+          path,
+          header,
+          allowHeaders: res.headers.get('access-control-allow-headers'),
+        });
       });
     },
   },
@@ -121,8 +173,18 @@ export const corsChecks: Check[] = [
     async run(t: CheckContext) {
       await t.property(origin, async (from) => {
         const requests: Array<[string, () => Promise<HttpResponse>]> = [
-          ['POST /oauth/token', () => t.http.post('/oauth/token', { headers: { origin: from }, form: { grant_type: 'authorization_code', code: 'not-a-code' } })],
-          ['POST /oauth/revoke', () => t.http.post('/oauth/revoke', { headers: { origin: from }, form: { token: 'not-a-token' } })],
+          [
+            'POST /oauth/token',
+            () =>
+              t.http.post('/oauth/token', {
+                headers: { origin: from },
+                form: { grant_type: 'authorization_code', code: 'not-a-code' },
+              }),
+          ],
+          [
+            'POST /oauth/revoke',
+            () => t.http.post('/oauth/revoke', { headers: { origin: from }, form: { token: 'not-a-token' } }),
+          ],
           ['GET /oauth/token/info', () => t.http.get('/oauth/token/info', { headers: { origin: from } })],
           ['GET /oauth/userinfo', () => t.http.get('/oauth/userinfo', { headers: { origin: from } })],
           ['GET /oauth/discovery/keys', () => t.http.get('/oauth/discovery/keys', { headers: { origin: from } })],

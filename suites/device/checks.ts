@@ -2,7 +2,16 @@
 import fc from 'fast-check';
 import { limits } from '../../spec/index.js';
 import type { Check, CheckContext } from '../types.js';
-import { broke, DEVICE_GRANT, expectAccessAlive, expectOAuthError, expectTokenOk, jsonObject, TOKEN_PATH, tokenInfo } from '../grants/support.js';
+import {
+  broke,
+  DEVICE_GRANT,
+  expectAccessAlive,
+  expectOAuthError,
+  expectTokenOk,
+  jsonObject,
+  TOKEN_PATH,
+  tokenInfo,
+} from '../grants/support.js';
 import { expectTokenFields } from '../grants/token-fields.js';
 import { createBrowser } from '../drivers/form.js';
 import type { HtmlForm } from '../drivers/html.js';
@@ -21,7 +30,8 @@ export const deviceChecks: Check[] = [
   {
     id: 'device.state-machine',
     suite: 'device',
-    title: 'Every sequence of polls, fast polls, approvals, denials and waiting answers as the device state table predicts',
+    title:
+      'Every sequence of polls, fast polls, approvals, denials and waiting answers as the device state table predicts',
     rules: [...machineRules(), 'DEV-SLOW-DOWN-INTERVAL-GROWS', 'DEV-TOKEN-PARAMS'],
     needs: ['device'],
     async run(t: CheckContext) {
@@ -38,12 +48,27 @@ export const deviceChecks: Check[] = [
     async run(t: CheckContext) {
       needTime(t);
       const start = await startDevice(t);
-      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'authorization_pending' }, 'first poll of a fresh device code');
+      expectOAuthError(
+        t,
+        await poll(t, start.deviceCode),
+        { status: 400, error: 'authorization_pending' },
+        'first poll of a fresh device code',
+      );
       await wait(t, start.expiresIn);
-      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'expired_token' }, `poll ${start.expiresIn} s after the device code was issued`);
+      expectOAuthError(
+        t,
+        await poll(t, start.deviceCode),
+        { status: 400, error: 'expired_token' },
+        `poll ${start.expiresIn} s after the device code was issued`,
+      );
       await t.driver.approveDevice(start.userCode).catch(() => undefined);
       await wait(t, start.interval);
-      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'expired_token' }, 'poll after the user tried to approve an expired code');
+      expectOAuthError(
+        t,
+        await poll(t, start.deviceCode),
+        { status: 400, error: 'expired_token' },
+        'poll after the user tried to approve an expired code',
+      );
     },
   },
   {
@@ -54,8 +79,18 @@ export const deviceChecks: Check[] = [
     needs: ['device'],
     async run(t: CheckContext) {
       const start = await startDevice(t);
-      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'authorization_pending', rules: ['DEV-AUTHORIZATION-PENDING'] }, 'first poll of a fresh device code');
-      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'slow_down', rules: ['DEV-SLOW-DOWN'] }, 'a second poll at once');
+      expectOAuthError(
+        t,
+        await poll(t, start.deviceCode),
+        { status: 400, error: 'authorization_pending', rules: ['DEV-AUTHORIZATION-PENDING'] },
+        'first poll of a fresh device code',
+      );
+      expectOAuthError(
+        t,
+        await poll(t, start.deviceCode),
+        { status: 400, error: 'slow_down', rules: ['DEV-SLOW-DOWN'] },
+        'a second poll at once',
+      );
     },
   },
   {
@@ -69,13 +104,28 @@ export const deviceChecks: Check[] = [
       const { slowDownIncrement } = limits();
       const start = await startDevice(t);
       await poll(t, start.deviceCode);
-      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'slow_down' }, 'a second poll at once');
+      expectOAuthError(
+        t,
+        await poll(t, start.deviceCode),
+        { status: 400, error: 'slow_down' },
+        'a second poll at once',
+      );
       let interval = start.interval + slowDownIncrement;
       await wait(t, start.interval);
-      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'slow_down' }, `a poll after the first interval (${start.interval} s), before the grown one (${interval} s)`);
+      expectOAuthError(
+        t,
+        await poll(t, start.deviceCode),
+        { status: 400, error: 'slow_down' },
+        `a poll after the first interval (${start.interval} s), before the grown one (${interval} s)`,
+      );
       interval += slowDownIncrement;
       await wait(t, interval);
-      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'authorization_pending' }, `a poll after the grown interval (${interval} s)`);
+      expectOAuthError(
+        t,
+        await poll(t, start.deviceCode),
+        { status: 400, error: 'authorization_pending' },
+        `a poll after the grown interval (${interval} s)`,
+      );
     },
   },
   {
@@ -90,7 +140,12 @@ export const deviceChecks: Check[] = [
       await t.driver.approveDevice(start.userCode);
       expectTokenOk(t, await poll(t, start.deviceCode), 'first poll after approval');
       await wait(t, start.interval);
-      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'invalid_grant' }, 'a poll after the tokens were issued');
+      expectOAuthError(
+        t,
+        await poll(t, start.deviceCode),
+        { status: 400, error: 'invalid_grant' },
+        'a poll after the tokens were issued',
+      );
     },
   },
   {
@@ -104,21 +159,40 @@ export const deviceChecks: Check[] = [
       const fields = Object.keys(jsonObject(start.response) ?? {});
       const response = broke(['DEV-AUTHORIZE-RESPONSE'], { fields });
       for (const [name, value] of Object.entries({ device_code: start.deviceCode, user_code: start.userCode })) {
-        t.expect(value.length > 0, `the device authorization response must carry ${name} as a non-empty string`, response);
+        t.expect(
+          value.length > 0,
+          `the device authorization response must carry ${name} as a non-empty string`,
+          response,
+        );
       }
-      t.expect(Number.isInteger(start.expiresIn) && start.expiresIn > 0, 'expires_in must be a positive integer', response);
+      t.expect(
+        Number.isInteger(start.expiresIn) && start.expiresIn > 0,
+        'expires_in must be a positive integer',
+        response,
+      );
       t.expect(Number.isInteger(start.interval) && start.interval > 0, 'interval must be a positive integer', response);
       const uri = absoluteUrl(start.verificationUri);
       t.expect(uri && /^https?:$/.test(uri.protocol), 'verification_uri must be an absolute http(s) URL', response);
       const complete = absoluteUrl(start.verificationUriComplete);
-      t.expect(complete, 'verification_uri_complete must be an absolute URL', broke(['DEV-AUTHORIZE-RESPONSE', 'DEV-VERIFICATION-URI-COMPLETE'], { fields }));
+      t.expect(
+        complete,
+        'verification_uri_complete must be an absolute URL',
+        broke(['DEV-AUTHORIZE-RESPONSE', 'DEV-VERIFICATION-URI-COMPLETE'], { fields }),
+      );
       const stripped = new URL(complete);
       stripped.searchParams.delete('user_code');
-      t.expect(complete.searchParams.get('user_code') === start.userCode, 'verification_uri_complete must carry user_code as a query parameter', broke(['DEV-VERIFICATION-URI-COMPLETE']));
+      t.expect(
+        complete.searchParams.get('user_code') === start.userCode,
+        'verification_uri_complete must carry user_code as a query parameter',
+        broke(['DEV-VERIFICATION-URI-COMPLETE']),
+      );
       t.expect(
         `${stripped.origin}${stripped.pathname}` === `${uri.origin}${uri.pathname}`,
         'verification_uri_complete must be verification_uri plus user_code',
-        broke(['DEV-VERIFICATION-URI-COMPLETE'], { verificationUri: `${uri.origin}${uri.pathname}`, complete: `${stripped.origin}${stripped.pathname}` }),
+        broke(['DEV-VERIFICATION-URI-COMPLETE'], {
+          verificationUri: `${uri.origin}${uri.pathname}`,
+          complete: `${stripped.origin}${stripped.pathname}`,
+        }),
       );
     },
   },
@@ -131,8 +205,16 @@ export const deviceChecks: Check[] = [
     async run(t: CheckContext) {
       const start = await startDevice(t);
       const { deviceCodeLifetime, deviceInterval } = limits();
-      t.expect(start.expiresIn === deviceCodeLifetime, `expires_in must be ${deviceCodeLifetime}`, broke(['DEV-CODE-LIFETIME'], { expiresIn: start.expiresIn }));
-      t.expect(start.interval === deviceInterval, `interval must be ${deviceInterval}`, broke(['DEV-POLL-INTERVAL'], { interval: start.interval }));
+      t.expect(
+        start.expiresIn === deviceCodeLifetime,
+        `expires_in must be ${deviceCodeLifetime}`,
+        broke(['DEV-CODE-LIFETIME'], { expiresIn: start.expiresIn }),
+      );
+      t.expect(
+        start.interval === deviceInterval,
+        `interval must be ${deviceInterval}`,
+        broke(['DEV-POLL-INTERVAL'], { interval: start.interval }),
+      );
     },
   },
   {
@@ -142,26 +224,54 @@ export const deviceChecks: Check[] = [
     rules: ['DEV-AUTHORIZE-PARAMS'],
     needs: ['device'],
     async run(t: CheckContext) {
-      expectOAuthError(t, await authorizeDevice(t, { scope: 'api' }), { status: 400, error: 'invalid_request' }, 'device authorization without client_id');
+      expectOAuthError(
+        t,
+        await authorizeDevice(t, { scope: 'api' }),
+        { status: 400, error: 'invalid_request' },
+        'device authorization without client_id',
+      );
       await t.property(fc.stringMatching(/^[0-9a-f]{8,64}$/), async (clientId) => {
         if (Object.values(t.config.applications ?? {}).some((a) => a?.clientId === clientId)) return;
-        expectOAuthError(t, await authorizeDevice(t, { client_id: clientId }), { status: [400, 401], error: 'invalid_client' }, 'device authorization for an unknown client_id');
+        expectOAuthError(
+          t,
+          await authorizeDevice(t, { client_id: clientId }),
+          { status: [400, 401], error: 'invalid_client' },
+          'device authorization for an unknown client_id',
+        );
       });
     },
   },
   {
     id: 'device.token-response',
     suite: 'device',
-    title: 'After approval the first poll returns the device token response: Bearer, scope, created_at, no refresh_token; the token works',
-    rules: ['DEV-APPROVE', 'DEV-SUCCESS', 'DEV-TOKEN-PARAMS', 'TOK-DEVICE-RESPONSE-FIELDS', 'TOK-TYPE-DEVICE-BEARER', 'TOK-SCOPE-DEVICE', 'TOK-REFRESH-TOKEN-ABSENT', 'TOK-VERIFY-USER'],
+    title:
+      'After approval the first poll returns the device token response: Bearer, scope, created_at, no refresh_token; the token works',
+    rules: [
+      'DEV-APPROVE',
+      'DEV-SUCCESS',
+      'DEV-TOKEN-PARAMS',
+      'TOK-DEVICE-RESPONSE-FIELDS',
+      'TOK-TYPE-DEVICE-BEARER',
+      'TOK-SCOPE-DEVICE',
+      'TOK-REFRESH-TOKEN-ABSENT',
+      'TOK-VERIFY-USER',
+    ],
     needs: ['device'],
     async run(t: CheckContext) {
       const start = await startDevice(t);
       await t.driver.approveDevice(start.userCode);
       // No token on the first poll after approval: the approval did not take, or the poll was not answered.
-      const body = expectTokenOk(t, await poll(t, start.deviceCode), 'first poll after the user approved', ['DEV-APPROVE', 'DEV-SUCCESS', 'DEV-TOKEN-PARAMS']);
+      const body = expectTokenOk(t, await poll(t, start.deviceCode), 'first poll after the user approved', [
+        'DEV-APPROVE',
+        'DEV-SUCCESS',
+        'DEV-TOKEN-PARAMS',
+      ]);
       expectTokenFields(t, body, 'device_code', 'device token response');
-      t.expect(body.scope === start.scope, 'the device token response must carry the requested scope', broke(['TOK-SCOPE-DEVICE'], { requested: start.scope, scope: body.scope }));
+      t.expect(
+        body.scope === start.scope,
+        'the device token response must carry the requested scope',
+        broke(['TOK-SCOPE-DEVICE'], { requested: start.scope, scope: body.scope }),
+      );
       await expectAccessAlive(t, body.access_token, 'device flow access token', ['TOK-VERIFY-USER']);
       const info = (await tokenInfo(t, body.access_token)).json<{ scope?: unknown }>();
       t.expect(
@@ -179,7 +289,12 @@ export const deviceChecks: Check[] = [
     needs: ['device'],
     async run(t: CheckContext) {
       await t.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 64 }), async (code) => {
-        expectOAuthError(t, await poll(t, code), { status: 400, error: 'invalid_grant' }, 'poll with a device code never issued');
+        expectOAuthError(
+          t,
+          await poll(t, code),
+          { status: 400, error: 'invalid_grant' },
+          'poll with a device code never issued',
+        );
       });
     },
   },
@@ -191,14 +306,25 @@ export const deviceChecks: Check[] = [
     needs: ['device'],
     async run(t: CheckContext) {
       const own = deviceApp(t);
-      const other = (['confidential', 'limited', 'public'] as const).find((r) => r !== own && t.config.applications?.[r]);
+      const other = (['confidential', 'limited', 'public'] as const).find(
+        (r) => r !== own && t.config.applications?.[r],
+      );
       if (!other) t.skip('needs a second application');
       const start = await startDevice(t);
       await t.driver.approveDevice(start.userCode);
-      expectOAuthError(t, await poll(t, start.deviceCode, other), { status: 400, error: 'invalid_grant' }, 'poll by a client the device code was not issued to');
+      expectOAuthError(
+        t,
+        await poll(t, start.deviceCode, other),
+        { status: 400, error: 'invalid_grant' },
+        'poll by a client the device code was not issued to',
+      );
       if (t.caps.clock || t.slow) {
         await wait(t, start.interval);
-        expectTokenOk(t, await poll(t, start.deviceCode, own), 'poll by the client the approved device code was issued to');
+        expectTokenOk(
+          t,
+          await poll(t, start.deviceCode, own),
+          'poll by the client the approved device code was issued to',
+        );
       }
     },
   },
@@ -212,13 +338,19 @@ export const deviceChecks: Check[] = [
       const start = await startDevice(t);
       const bogus = start.userCode.length > 1 ? [...start.userCode].reverse().join('') + 'Q' : 'NOPE-NOPE';
       await t.driver.approveDevice(bogus).catch(() => undefined);
-      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'authorization_pending' }, 'poll after another user code was approved');
+      expectOAuthError(
+        t,
+        await poll(t, start.deviceCode),
+        { status: 400, error: 'authorization_pending' },
+        'poll after another user code was approved',
+      );
     },
   },
   {
     id: 'device.verification-page',
     suite: 'device',
-    title: 'GET /oauth/device is an HTML form with the user code prefilled from the query; deciding there reaches the device',
+    title:
+      'GET /oauth/device is an HTML form with the user code prefilled from the query; deciding there reaches the device',
     rules: ['DEV-VERIFICATION-PAGE'],
     needs: ['device'],
     async run(t: CheckContext) {
@@ -230,25 +362,44 @@ export const deviceChecks: Check[] = [
         form = f;
         return {};
       });
-      t.expect(form && result.decided, 'the verification page must be an HTML form the user can decide on', { status: result.response.status });
+      t.expect(form && result.decided, 'the verification page must be an HTML form the user can decide on', {
+        status: result.response.status,
+      });
       const field = form.fields.find((f) => /user_?code/i.test(f.name));
       t.expect(field, 'the verification form must have a user code field', { fields: form.fields.map((f) => f.name) });
-      t.expect(field.value === start.userCode, 'the verification form must prefill the user code given in the query', { prefilled: Boolean(field.value) });
-      expectOAuthError(t, await poll(t, start.deviceCode), { status: 400, error: 'access_denied' }, 'poll after the user denied on the verification page');
+      t.expect(field.value === start.userCode, 'the verification form must prefill the user code given in the query', {
+        prefilled: Boolean(field.value),
+      });
+      expectOAuthError(
+        t,
+        await poll(t, start.deviceCode),
+        { status: 400, error: 'access_denied' },
+        'poll after the user denied on the verification page',
+      );
     },
   },
   {
     id: 'device.unavailable',
     suite: 'device',
-    title: 'Where the device grant is not available, /oauth/authorize_device answers 404 and its grant_type unsupported_grant_type',
+    title:
+      'Where the device grant is not available, /oauth/authorize_device answers 404 and its grant_type unsupported_grant_type',
     rules: ['DEV-UNAVAILABLE-REFUSED'],
     async run(t: CheckContext) {
       if (t.caps.device || t.inForce('DEV-AVAILABILITY')) t.skip('the device grant is available on this target');
       const app = t.config.applications?.public ?? t.config.applications?.confidential;
       const res = await t.http.post(AUTHORIZE_DEVICE_PATH, { form: { client_id: app?.clientId ?? 'none' } });
-      t.expect(res.status === 404, `${AUTHORIZE_DEVICE_PATH} must answer 404 where the device grant is unavailable`, { status: res.status });
-      const grant = await t.http.post(TOKEN_PATH, { form: { grant_type: DEVICE_GRANT, device_code: 'none', client_id: app?.clientId } });
-      expectOAuthError(t, grant, { status: 400, error: 'unsupported_grant_type' }, 'device grant where it is unavailable');
+      t.expect(res.status === 404, `${AUTHORIZE_DEVICE_PATH} must answer 404 where the device grant is unavailable`, {
+        status: res.status,
+      });
+      const grant = await t.http.post(TOKEN_PATH, {
+        form: { grant_type: DEVICE_GRANT, device_code: 'none', client_id: app?.clientId },
+      });
+      expectOAuthError(
+        t,
+        grant,
+        { status: 400, error: 'unsupported_grant_type' },
+        'device grant where it is unavailable',
+      );
     },
   },
 ];

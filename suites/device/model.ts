@@ -91,14 +91,34 @@ class PollCommand implements fc.AsyncCommand<DeviceModel, Real> {
     const res = await poll(t, start.deviceCode);
     const body = jsonObject(res);
     // A slow_down once the model's grown interval had passed means the provider grew it otherwise.
-    const grewOtherwise = body?.error === 'slow_down' && row.result.error === 'authorization_pending' && model.interval !== start.interval;
+    const grewOtherwise =
+      body?.error === 'slow_down' && row.result.error === 'authorization_pending' && model.interval !== start.interval;
     const rules = grewOtherwise ? [...row.rules, 'DEV-SLOW-DOWN-INTERVAL-GROWS'] : row.rules;
-    const details = { row: describe(row), rules, expected: row.result, status: res.status, error: body?.error ?? null, model: { ...model } };
-    t.expect(res.status === row.result.status, `poll in state ${model.state}: expected status ${row.result.status}, got ${res.status}`, details);
+    const details = {
+      row: describe(row),
+      rules,
+      expected: row.result,
+      status: res.status,
+      error: body?.error ?? null,
+      model: { ...model },
+    };
+    t.expect(
+      res.status === row.result.status,
+      `poll in state ${model.state}: expected status ${row.result.status}, got ${res.status}`,
+      details,
+    );
     if (row.result.error) {
-      t.expect(body?.error === row.result.error, `poll in state ${model.state}: expected error ${row.result.error}`, details);
+      t.expect(
+        body?.error === row.result.error,
+        `poll in state ${model.state}: expected error ${row.result.error}`,
+        details,
+      );
     } else {
-      t.expect(body && typeof body.access_token === 'string', `poll in state ${model.state}: expected the device token response`, details);
+      t.expect(
+        body && typeof body.access_token === 'string',
+        `poll in state ${model.state}: expected the device token response`,
+        details,
+      );
       expectTokenFields(t, body as never, 'device_code', 'device token response');
     }
     applyEffects(model, row);
@@ -119,7 +139,8 @@ class DecideCommand implements fc.AsyncCommand<DeviceModel, Real> {
   }
   async run(model: DeviceModel, { t, start }: Real): Promise<void> {
     const row = predict(this.m, model, this.trigger);
-    const act = this.trigger === 'approve' ? t.driver.approveDevice(start.userCode) : t.driver.denyDevice(start.userCode);
+    const act =
+      this.trigger === 'approve' ? t.driver.approveDevice(start.userCode) : t.driver.denyDevice(start.userCode);
     // A refused decision (used or expired code) may surface as a driver error; the next polls judge it.
     if (row.result.status < 400) await act;
     else await act.catch(() => undefined);
@@ -183,6 +204,12 @@ export async function runModel(t: CheckContext, commands: Iterable<fc.AsyncComma
     'the device authorization response lacks device_code, user_code, interval or expires_in',
     broke(['DEV-AUTHORIZE-RESPONSE'], { interval: start.interval, expiresIn: start.expiresIn }),
   );
-  const model: DeviceModel = { state: machine(DEVICE_MACHINE).initial, now: 0, lastPoll: null, interval: start.interval, lifetime: start.expiresIn };
+  const model: DeviceModel = {
+    state: machine(DEVICE_MACHINE).initial,
+    now: 0,
+    lastPoll: null,
+    interval: start.interval,
+    lifetime: start.expiresIn,
+  };
   await fc.asyncModelRun(() => ({ model, real: { t, start } }), commands);
 }

@@ -19,7 +19,15 @@ import { createSimulatorDriver } from './simulator.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 /** Quiet, offline, throwaway: no sandbox (containers), no GPU, nothing fetched in the background. */
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 /** How long one page may take to answer a navigation or show a control. */
 const PAGE_TIMEOUT_MS = 30_000;
 /** Page loads and form posts one user action may take before we call it a loop. */
@@ -64,9 +72,16 @@ async function launch(executablePath: string): Promise<Browser> {
   try {
     // launch() gives each browser a fresh temporary profile (user-data-dir) and deletes it on close.
     // SIGINT stays ours: Ctrl-C lets the running check finish, so the browser must outlive it.
-    return await playwright.chromium.launch({ executablePath, args: CHROMIUM_ARGS, handleSIGINT: false, timeout: PAGE_TIMEOUT_MS });
+    return await playwright.chromium.launch({
+      executablePath,
+      args: CHROMIUM_ARGS,
+      handleSIGINT: false,
+      timeout: PAGE_TIMEOUT_MS,
+    });
   } catch (error) {
-    throw new UsageError(`driver "browser" could not start Chromium at ${executablePath}: ${String((error as Error)?.message ?? error).split('\n')[0]}`);
+    throw new UsageError(
+      `driver "browser" could not start Chromium at ${executablePath}: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
+    );
   }
 }
 
@@ -114,7 +129,9 @@ function httpResponse(status: number, headers: Headers, text: string, url: strin
       try {
         return JSON.parse(text) as T;
       } catch {
-        throw new CheckFailure(`the page at ${new URL(url).pathname} answered ${status} with a body that is not JSON`, { contentType: headers.get('content-type') });
+        throw new CheckFailure(`the page at ${new URL(url).pathname} answered ${status} with a body that is not JSON`, {
+          contentType: headers.get('content-type'),
+        });
       }
     },
   };
@@ -134,7 +151,8 @@ const isMainNavigation = (page: Page, request: PwRequest) => {
   }
 };
 
-const headerOf = (headers: Array<{ name: string; value: string }> | undefined, name: string) => headers?.find((h) => h.name.toLowerCase() === name)?.value;
+const headerOf = (headers: Array<{ name: string; value: string }> | undefined, name: string) =>
+  headers?.find((h) => h.name.toLowerCase() === name)?.value;
 
 interface Handover {
   url: URL;
@@ -148,7 +166,11 @@ interface Handover {
  * directly: each document request pauses before it is sent, and again when its answer (a redirect
  * too) arrives; whatever leaves the provider is failed as aborted, the rest continues untouched.
  */
-async function guardHandover(context: BrowserContext, page: Page, leaves: (url: string) => boolean): Promise<() => Handover | undefined> {
+async function guardHandover(
+  context: BrowserContext,
+  page: Page,
+  leaves: (url: string) => boolean,
+): Promise<() => Handover | undefined> {
   const cdp = await context.newCDPSession(page);
   const main = (await cdp.send('Page.getFrameTree')).frameTree.frame.id;
   let handover: Handover | undefined;
@@ -156,7 +178,8 @@ async function guardHandover(context: BrowserContext, page: Page, leaves: (url: 
     const { requestId, request, responseStatusCode: status, responseHeaders } = event;
     let next: string | undefined;
     if (event.frameId === main && status === undefined && leaves(request.url)) next = request.url;
-    const location = status !== undefined && status >= 300 && status < 400 ? headerOf(responseHeaders, 'location') : undefined;
+    const location =
+      status !== undefined && status >= 300 && status < 400 ? headerOf(responseHeaders, 'location') : undefined;
     if (event.frameId === main && location) {
       const to = URL.canParse(location, request.url) ? new URL(location, request.url).href : undefined;
       if (to && leaves(to)) next = to;
@@ -164,18 +187,29 @@ async function guardHandover(context: BrowserContext, page: Page, leaves: (url: 
     if (next === undefined) return void cdp.send('Fetch.continueRequest', { requestId }).catch(() => undefined);
     if (!handover) {
       const headers = toHeaders((responseHeaders ?? []).map((h) => [h.name, h.value]));
-      handover = { url: new URL(next), ...(status !== undefined ? { response: httpResponse(status, headers, '', request.url) } : {}) };
+      handover = {
+        url: new URL(next),
+        ...(status !== undefined ? { response: httpResponse(status, headers, '', request.url) } : {}),
+      };
     }
     void cdp.send('Fetch.failRequest', { requestId, errorReason: 'Aborted' }).catch(() => undefined);
   });
   const stages = ['Request', 'Response'] as const;
-  await cdp.send('Fetch.enable', { patterns: stages.map((requestStage) => ({ urlPattern: '*', resourceType: 'Document' as const, requestStage })) });
+  await cdp.send('Fetch.enable', {
+    patterns: stages.map((requestStage) => ({ urlPattern: '*', resourceType: 'Document' as const, requestStage })),
+  });
   return () => handover;
 }
 
-export async function createBrowserDriver(http: Http, config: TargetConfig, options: BrowserDriverOptions = {}): Promise<BrowserDriver> {
+export async function createBrowserDriver(
+  http: Http,
+  config: TargetConfig,
+  options: BrowserDriverOptions = {},
+): Promise<BrowserDriver> {
   if (http.baseUrl === EMBEDDED_BASE_URL) {
-    throw new UsageError('driver "browser" needs a target served over HTTP (give --config or --target; `idp-conformance simulate` serves the simulator)');
+    throw new UsageError(
+      'driver "browser" needs a target served over HTTP (give --config or --target; `idp-conformance simulate` serves the simulator)',
+    );
   }
   const executablePath = chromiumPath(options);
   const browser = await acquireBrowser(executablePath);
@@ -184,14 +218,24 @@ export async function createBrowserDriver(http: Http, config: TargetConfig, opti
     context = await browser.newContext();
   } catch (error) {
     await releaseBrowser();
-    throw new UsageError(`driver "browser" could not open a browser context: ${String((error as Error)?.message ?? error).split('\n')[0]}`);
+    throw new UsageError(
+      `driver "browser" could not open a browser context: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
+    );
   }
   context.setDefaultTimeout(PAGE_TIMEOUT_MS);
 
-  const d = { loginField: FIELDS.login, passwordField: FIELDS.password, approveSelector: SELECTORS.approve, denySelector: SELECTORS.deny, ...config.driver };
+  const d = {
+    loginField: FIELDS.login,
+    passwordField: FIELDS.password,
+    approveSelector: SELECTORS.approve,
+    denySelector: SELECTORS.deny,
+    ...config.driver,
+  };
   const selector = (decision: Decision) => (decision === 'approve' ? d.approveSelector : d.denySelector);
   const origin = new URL(http.baseUrl).origin;
-  const redirectUris = Object.values(config.applications ?? {}).map((a) => a?.redirectUri).filter((u): u is string => !!u);
+  const redirectUris = Object.values(config.applications ?? {})
+    .map((a) => a?.redirectUri)
+    .filter((u): u is string => !!u);
   /** Where the provider hands the user back to an application: a redirect URI, or any other origin. */
   const leaves = (url: string) => {
     try {
@@ -211,7 +255,11 @@ export async function createBrowserDriver(http: Http, config: TargetConfig, opti
       const onFailed = (request: PwRequest) => isMainNavigation(page, request) && done();
       const timer = setTimeout(() => {
         cleanup();
-        reject(new CheckFailure(`the provider's page did not respond within ${PAGE_TIMEOUT_MS} ms (at ${new URL(page.url()).pathname})`));
+        reject(
+          new CheckFailure(
+            `the provider's page did not respond within ${PAGE_TIMEOUT_MS} ms (at ${new URL(page.url()).pathname})`,
+          ),
+        );
       }, PAGE_TIMEOUT_MS);
       const done = () => {
         cleanup();
@@ -249,9 +297,18 @@ export async function createBrowserDriver(http: Http, config: TargetConfig, opti
   /** Plain HTML is ready at `load`; a page with scripts gets a moment to draw a control we act on. */
   async function ready(page: Page, selectors: string[]): Promise<void> {
     await page.waitForLoadState('load').catch(() => undefined);
-    if ((await page.locator('script').count().catch(() => 0)) === 0) return;
+    if (
+      (await page
+        .locator('script')
+        .count()
+        .catch(() => 0)) === 0
+    )
+      return;
     const any = selectors.map((s) => page.locator(s)).reduce((a, b) => a.or(b));
-    await any.first().waitFor({ state: 'visible', timeout: SCRIPT_RENDER_MS }).catch(() => undefined);
+    await any
+      .first()
+      .waitFor({ state: 'visible', timeout: SCRIPT_RENDER_MS })
+      .catch(() => undefined);
   }
 
   async function signIn(page: Page): Promise<void> {
@@ -259,7 +316,9 @@ export async function createBrowserDriver(http: Http, config: TargetConfig, opti
     const password = page.locator(passwordCss).first();
     const form = password.locator('xpath=ancestor::form[1]');
     const named = form.locator(`input[name=${cssString(d.loginField)}]`);
-    const login = (await named.count()) ? named.first() : form.locator('input[type="text"], input[type="email"], input:not([type])').first();
+    const login = (await named.count())
+      ? named.first()
+      : form.locator('input[type="text"], input[type="email"], input:not([type])').first();
     await login.fill(config.user.username);
     await password.fill(config.user.password);
     // Enter submits the form as a person would, with its default button's name and value.
@@ -270,7 +329,11 @@ export async function createBrowserDriver(http: Http, config: TargetConfig, opti
    * Open `startUrl` and act as the user until the provider hands over to the application or has
    * nothing left to decide. `userCode` goes into the device page's code field when it is empty.
    */
-  async function visit(startUrl: string, decision: Decision, userCode?: string): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }> {
+  async function visit(
+    startUrl: string,
+    decision: Decision,
+    userCode?: string,
+  ): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }> {
     const page = await context.newPage();
     let last: PwResponse | undefined;
     page.on('response', (response) => {
@@ -280,13 +343,15 @@ export async function createBrowserDriver(http: Http, config: TargetConfig, opti
     try {
       let signedIn = false;
       let decided = false;
-      await settle(page, () => page.goto(startUrl, { waitUntil: 'commit' }).catch((error: Error) => {
-        // An aborted navigation (we caught the hand-over) is the expected end, not an error.
-        if (handover() || /ERR_ABORTED|ERR_FAILED|frame was detached/i.test(error.message)) return;
-        // Chromium's reason only: its message repeats the URL, and a device URL carries the user code.
-        const reason = /net::[A-Z_]+/.exec(error.message)?.[0] ?? error.name;
-        throw new CheckFailure(`the browser could not open ${new URL(startUrl).pathname}: ${reason}`);
-      }));
+      await settle(page, () =>
+        page.goto(startUrl, { waitUntil: 'commit' }).catch((error: Error) => {
+          // An aborted navigation (we caught the hand-over) is the expected end, not an error.
+          if (handover() || /ERR_ABORTED|ERR_FAILED|frame was detached/i.test(error.message)) return;
+          // Chromium's reason only: its message repeats the URL, and a device URL carries the user code.
+          const reason = /net::[A-Z_]+/.exec(error.message)?.[0] ?? error.name;
+          throw new CheckFailure(`the browser could not open ${new URL(startUrl).pathname}: ${reason}`);
+        }),
+      );
       for (let step = 0; step < MAX_STEPS && !handover(); step++) {
         await ready(page, [passwordCss, selector(decision)]);
         if (!signedIn && (await present(page, passwordCss, 'password field'))) {
@@ -315,7 +380,8 @@ export async function createBrowserDriver(http: Http, config: TargetConfig, opti
   const device = async (userCode: string, decision: Decision) => {
     const { decided, response } = await visit(devicePageUrl(http, userCode), decision, userCode);
     // A 4xx result page (a used or expired code) is an answer the checks judge by polling.
-    if (!decided) throw new CheckFailure(`no ${decision} button on the device verification page (status ${response.status})`);
+    if (!decided)
+      throw new CheckFailure(`no ${decision} button on the device verification page (status ${response.status})`);
   };
 
   let closed = false;

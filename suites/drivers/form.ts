@@ -29,7 +29,11 @@ type Decision = 'approve' | 'deny';
 
 export interface Browser {
   /** Start at a provider URL and act until the provider leaves its own origin or has nothing to submit. */
-  browse(startUrl: string, decision: Decision, fill?: (form: HtmlForm) => Record<string, string>): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }>;
+  browse(
+    startUrl: string,
+    decision: Decision,
+    fill?: (form: HtmlForm) => Record<string, string>,
+  ): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }>;
 }
 
 interface Choice {
@@ -39,18 +43,25 @@ interface Choice {
   explicit: boolean;
 }
 
-function buttonFor(forms: HtmlForm[], decision: Decision, selectors: Partial<Record<Decision, string>>): Choice | undefined {
+function buttonFor(
+  forms: HtmlForm[],
+  decision: Decision,
+  selectors: Partial<Record<Decision, string>>,
+): Choice | undefined {
   const selector = selectors[decision];
   const other = DECISION_WORDS[decision === 'approve' ? 'deny' : 'approve'];
   const text = (b: SubmitButton) => `${b.label} ${b.value ?? ''} ${b.name ?? ''}`;
   for (const form of forms) {
     for (const button of form.buttons) {
-      const hit = selector ? matchesSelector(button, selector) : DECISION_WORDS[decision].test(text(button)) && !other.test(text(button));
+      const hit = selector
+        ? matchesSelector(button, selector)
+        : DECISION_WORDS[decision].test(text(button)) && !other.test(text(button));
       if (hit) return { form, button, explicit: true };
     }
   }
   for (const form of forms) {
-    for (const button of form.buttons) if (NEUTRAL_WORDS.test(text(button)) && !other.test(text(button))) return { form, button, explicit: false };
+    for (const button of form.buttons)
+      if (NEUTRAL_WORDS.test(text(button)) && !other.test(text(button))) return { form, button, explicit: false };
   }
   // One form with no labelled button (submitted with Enter) is a step too.
   if (forms.length === 1 && forms[0].buttons.length === 0) return { form: forms[0], explicit: false };
@@ -61,7 +72,9 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
   const jar = new CookieJar(undefined, { rejectPublicSuffixes: false, allowSpecialUseDomain: true });
   const d = { ...DEFAULTS, ...config.driver };
   const origin = new URL(http.baseUrl).origin;
-  const redirectUris = Object.values(config.applications ?? {}).map((a) => a?.redirectUri).filter((u): u is string => !!u);
+  const redirectUris = Object.values(config.applications ?? {})
+    .map((a) => a?.redirectUri)
+    .filter((u): u is string => !!u);
   const leaves = (url: string) => redirectUris.some((r) => url.startsWith(r)) || new URL(url).origin !== origin;
 
   const request = async (url: string, method: string, body?: URLSearchParams): Promise<HttpResponse> => {
@@ -76,7 +89,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
   };
 
   const signInForm = (forms: HtmlForm[]) =>
-    forms.find((f) => f.fields.some((x) => x.name === d.passwordField)) ?? forms.find((f) => f.fields.some((x) => x.type === 'password'));
+    forms.find((f) => f.fields.some((x) => x.name === d.passwordField)) ??
+    forms.find((f) => f.fields.some((x) => x.type === 'password'));
 
   return {
     async browse(startUrl, decision, fill) {
@@ -101,23 +115,43 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         const login = signInForm(forms);
         if (login && !signedIn) {
           if (!config.user) throw new CheckSkipped('the target asks to sign in and the config names no user');
-          const loginName = login.fields.find((f) => f.name === d.loginField)?.name ?? login.fields.find((f) => ['text', 'email'].includes(f.type))?.name ?? d.loginField;
-          const passwordName = login.fields.find((f) => f.name === d.passwordField || f.type === 'password')?.name ?? d.passwordField;
+          const loginName =
+            login.fields.find((f) => f.name === d.loginField)?.name ??
+            login.fields.find((f) => ['text', 'email'].includes(f.type))?.name ??
+            d.loginField;
+          const passwordName =
+            login.fields.find((f) => f.name === d.passwordField || f.type === 'password')?.name ?? d.passwordField;
           signedIn = true;
-          [url, method, body] = [new URL(login.action || url, url).href, login.method === 'get' ? 'GET' : 'POST', formData(login, { [loginName]: config.user.username, [passwordName]: config.user.password })];
+          [url, method, body] = [
+            new URL(login.action || url, url).href,
+            login.method === 'get' ? 'GET' : 'POST',
+            formData(login, { [loginName]: config.user.username, [passwordName]: config.user.password }),
+          ];
           continue;
         }
-        const choice: Choice | undefined = decided ? undefined : buttonFor(forms.filter((f) => f !== login), decision, { approve: d.approveSelector, deny: d.denySelector });
+        const choice: Choice | undefined = decided
+          ? undefined
+          : buttonFor(
+              forms.filter((f) => f !== login),
+              decision,
+              { approve: d.approveSelector, deny: d.denySelector },
+            );
         if (!choice) return { response, decided };
         const signature = `${choice.form.action}|${choice.button?.name}=${choice.button?.value}|${choice.form.fields.map((f) => f.name).join(',')}`;
         if (submitted.has(signature)) return { response, decided };
         submitted.add(signature);
         decided = choice.explicit;
         const values = fill?.(choice.form) ?? {};
-        [url, method, body] = [new URL(choice.form.action || url, url).href, choice.form.method === 'get' ? 'GET' : 'POST', formData(choice.form, values, choice.button)];
+        [url, method, body] = [
+          new URL(choice.form.action || url, url).href,
+          choice.form.method === 'get' ? 'GET' : 'POST',
+          formData(choice.form, values, choice.button),
+        ];
         if (method === 'GET') [url, body] = [`${url.split('?')[0]}?${body}`, undefined];
       }
-      throw new CheckFailure(`the provider's pages did not settle within ${MAX_STEPS} redirects and form posts, starting at ${new URL(startUrl).pathname}`);
+      throw new CheckFailure(
+        `the provider's pages did not settle within ${MAX_STEPS} redirects and form posts, starting at ${new URL(startUrl).pathname}`,
+      );
     },
   };
 }
@@ -134,7 +168,10 @@ export function createFormDriver(http: Http, config: TargetConfig): Driver {
   const browser = createBrowser(http, config);
   const device = async (userCode: string, decision: Decision) => {
     const result = await browser.browse(devicePageUrl(http, userCode), decision, userCodeFill(userCode));
-    if (!result.decided) throw new CheckFailure(`no ${decision} button on the device verification page (status ${result.response.status})`);
+    if (!result.decided)
+      throw new CheckFailure(
+        `no ${decision} button on the device verification page (status ${result.response.status})`,
+      );
   };
   return {
     kind: 'form',

@@ -48,7 +48,10 @@ export function parseAttributes(tag: string): Record<string, string> {
   return attrs;
 }
 
-const stripTags = (html: string) => decodeEntities(html.replace(/<[^>]*>/g, '')).replace(/\s+/g, ' ').trim();
+const stripTags = (html: string) =>
+  decodeEntities(html.replace(/<[^>]*>/g, ''))
+    .replace(/\s+/g, ' ')
+    .trim();
 
 export function parseForms(html: string): HtmlForm[] {
   const forms: HtmlForm[] = [];
@@ -65,7 +68,8 @@ export function parseForms(html: string): HtmlForm[] {
       const kind = (c[1] ?? 'button').toLowerCase();
       if (kind === 'button') {
         const type = (a.type ?? 'submit').toLowerCase();
-        if (type === 'submit') buttons.push({ tag: 'button', name: a.name, value: a.value, label: stripTags(c[2] ?? ''), attrs: a });
+        if (type === 'submit')
+          buttons.push({ tag: 'button', name: a.name, value: a.value, label: stripTags(c[2] ?? ''), attrs: a });
         continue;
       }
       if (!a.name && kind !== 'input') continue;

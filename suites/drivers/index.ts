@@ -13,7 +13,10 @@ export async function createDriver(http: Http, config: TargetConfig, hasControl:
   const kind = config.driver?.kind ?? (hasControl ? 'simulator' : 'form');
   switch (kind) {
     case 'simulator':
-      if (!hasControl) throw new UsageError(`driver "simulator" needs the simulator control API, and ${http.baseUrl}/-/simulator/config does not answer`);
+      if (!hasControl)
+        throw new UsageError(
+          `driver "simulator" needs the simulator control API, and ${http.baseUrl}/-/simulator/config does not answer`,
+        );
       return createSimulatorDriver(http, config);
     case 'form':
       return createFormDriver(http, config);
@@ -22,6 +25,8 @@ export async function createDriver(http: Http, config: TargetConfig, hasControl:
     case 'manual':
       return createManualDriver(http);
     default:
-      throw new UsageError(`driver "${kind}" is not supported by this version (use simulator, form, browser or manual)`);
+      throw new UsageError(
+        `driver "${kind}" is not supported by this version (use simulator, form, browser or manual)`,
+      );
   }
 }

@@ -23,7 +23,9 @@ export const stdioTerminal: Terminal = {
 
 export function createManualDriver(http: Http, terminal: Terminal = stdioTerminal): Driver {
   const device = async (userCode: string, decision: 'approve' | 'deny') => {
-    await terminal.ask(`\nOpen ${http.baseUrl}/oauth/device, enter the user code ${userCode} and ${decision === 'approve' ? 'APPROVE' : 'DENY'} it; then press Enter. `);
+    await terminal.ask(
+      `\nOpen ${http.baseUrl}/oauth/device, enter the user code ${userCode} and ${decision === 'approve' ? 'APPROVE' : 'DENY'} it; then press Enter. `,
+    );
   };
   return {
     kind: 'manual',
@@ -39,7 +41,13 @@ export function createManualDriver(http: Http, terminal: Terminal = stdioTermina
         throw new CheckFailure('the operator did not paste a URL');
       }
       // The page the operator saw is not available to us; the redirect is what the checks read.
-      const response = { status: 302, headers: new Headers({ location: redirect.href }), text: '', url: authorizeUrl, json: () => ({}) as never };
+      const response = {
+        status: 302,
+        headers: new Headers({ location: redirect.href }),
+        text: '',
+        url: authorizeUrl,
+        json: () => ({}) as never,
+      };
       return { redirect, response };
     },
     approveDevice: (userCode) => device(userCode, 'approve'),

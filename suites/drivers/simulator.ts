@@ -26,7 +26,8 @@ export function createSimulatorDriver(http: Http, config: TargetConfig): Driver 
     },
     async advanceClock(seconds) {
       const response = await control('clock', { advanceSeconds: seconds });
-      if (response.status >= 300) throw new CheckFailure(`the simulator refused to move its clock by ${seconds} s (status ${response.status})`);
+      if (response.status >= 300)
+        throw new CheckFailure(`the simulator refused to move its clock by ${seconds} s (status ${response.status})`);
     },
   };
 }

@@ -6,7 +6,15 @@
  */
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { apiHeaders, breaking, fixtureProject, jsonObject, ownProject, projectPath, type Expect } from '../scopes/api.js';
+import {
+  apiHeaders,
+  breaking,
+  fixtureProject,
+  jsonObject,
+  ownProject,
+  projectPath,
+  type Expect,
+} from '../scopes/api.js';
 import type { Check, CheckContext } from '../types.js';
 
 /** A `name=value` pair for a raw query or form, with literal brackets in the name as the source writes it. */
@@ -29,19 +37,38 @@ export const arrayQuery: Check = {
     const expectArray: Expect = breaking(t, 'ENC-ARRAY-PARAMS');
     const issues = `${projectPath(fixtureProject(t))}/issues`;
     const listing = await t.http.get(issues, { headers, query: { per_page: limits().perPageMax } });
-    t.expect(listing.status === 200, `the fixture project's issues answered ${listing.status}`, { status: listing.status, rules: ['ENC-PARAMS-QUERY-OR-BODY'] });
-    const labelled = listing.json<Array<{ id: unknown; labels: string[] }>>().filter((i) => Array.isArray(i.labels) && i.labels.length > 0);
+    t.expect(listing.status === 200, `the fixture project's issues answered ${listing.status}`, {
+      status: listing.status,
+      rules: ['ENC-PARAMS-QUERY-OR-BODY'],
+    });
+    const labelled = listing
+      .json<Array<{ id: unknown; labels: string[] }>>()
+      .filter((i) => Array.isArray(i.labels) && i.labels.length > 0);
     if (labelled.length === 0) t.skip('no labelled issue in the fixture project to filter by');
     const choice = fc.nat({ max: labelled.length - 1 }).chain((i) => fc.subarray(labelled[i].labels, { minLength: 1 }));
     await t.property(choice, async (labels) => {
       const query = labels.map((l) => pair('labels[]', l)).join('&');
       const res = await t.http.get(`${issues}?${query}&per_page=${limits().perPageMax}`, { headers });
-      expectArray(res.status === 200, `GET issues?${query} answered ${res.status}, expected 200`, { labels, status: res.status });
+      expectArray(res.status === 200, `GET issues?${query} answered ${res.status}, expected 200`, {
+        labels,
+        status: res.status,
+      });
       const found = res.json<Array<{ id: unknown; labels: string[] }>>();
       const wrong = found.find((i) => !labels.every((l) => i.labels?.includes(l)));
-      expectArray(!wrong, `GET issues?${query} returned an issue without every label: the array was not read`, { labels, issue: wrong?.id ?? null });
-      const comma = await t.http.get(issues, { headers, query: { labels: labels.join(','), per_page: limits().perPageMax } });
-      expectArray(JSON.stringify(found.map((i) => i.id)) === JSON.stringify(comma.json<Array<{ id: unknown }>>().map((i) => i.id)), `labels[] and labels=a,b select different issues`, { labels });
+      expectArray(!wrong, `GET issues?${query} returned an issue without every label: the array was not read`, {
+        labels,
+        issue: wrong?.id ?? null,
+      });
+      const comma = await t.http.get(issues, {
+        headers,
+        query: { labels: labels.join(','), per_page: limits().perPageMax },
+      });
+      expectArray(
+        JSON.stringify(found.map((i) => i.id)) ===
+          JSON.stringify(comma.json<Array<{ id: unknown }>>().map((i) => i.id)),
+        `labels[] and labels=a,b select different issues`,
+        { labels },
+      );
     });
   },
 };
@@ -65,18 +92,28 @@ interface Variable {
 }
 
 /** The pipeline parameters as name/value pairs: arrays of hashes indexed (name[0][key]) or not (name[][key]). */
-function pipelinePairs(ref: string, variables: Variable[], inputs: Record<string, string>, indexed: boolean): Array<[string, string]> {
+function pipelinePairs(
+  ref: string,
+  variables: Variable[],
+  inputs: Record<string, string>,
+  indexed: boolean,
+): Array<[string, string]> {
   const pairs: Array<[string, string]> = [['ref', ref]];
   variables.forEach((v, i) => {
     const at = indexed ? String(i) : '';
-    for (const field of ['key', 'value', 'variable_type'] as const) pairs.push([`variables[${at}][${field}]`, v[field]]);
+    for (const field of ['key', 'value', 'variable_type'] as const)
+      pairs.push([`variables[${at}][${field}]`, v[field]]);
   });
   for (const [k, v] of Object.entries(inputs)) pairs.push([`inputs[${k}]`, v]);
   return pairs;
 }
 
 const variablesArb: fc.Arbitrary<Variable[]> = fc.uniqueArray(
-  fc.record({ key: keyName, value: trickyValue, variable_type: fc.constantFrom<'env_var' | 'file'>('env_var', 'file') }),
+  fc.record({
+    key: keyName,
+    value: trickyValue,
+    variable_type: fc.constantFrom<'env_var' | 'file'>('env_var', 'file'),
+  }),
   { selector: (v) => v.key, minLength: 1, maxLength: 4 },
 );
 const inputsArb = fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9_]{0,9}$/), trickyValue, { minKeys: 1, maxKeys: 3 });
@@ -84,8 +121,15 @@ const inputsArb = fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9_]{0,9}$/), tric
 export const hashesEcho: Check = {
   id: 'encoding.array-and-hash-params',
   suite: 'encoding',
-  title: 'name[key] hashes and name[0][key] / name[][key] arrays of hashes mean the same in a query, a form and a JSON body',
-  rules: ['ENC-HASH-PARAMS', 'ENC-ARRAY-OF-HASHES', 'ENC-PARAMS-QUERY-OR-BODY', 'ENC-FORM-BODY', 'ENC-JSON-BODY-CONTENT-TYPE'],
+  title:
+    'name[key] hashes and name[0][key] / name[][key] arrays of hashes mean the same in a query, a form and a JSON body',
+  rules: [
+    'ENC-HASH-PARAMS',
+    'ENC-ARRAY-OF-HASHES',
+    'ENC-PARAMS-QUERY-OR-BODY',
+    'ENC-FORM-BODY',
+    'ENC-JSON-BODY-CONTENT-TYPE',
+  ],
   needs: ['control', 'writable'],
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
@@ -104,17 +148,34 @@ export const hashesEcho: Check = {
             : await t.http.post(path, { headers, json: { ref, variables, inputs } });
       const what = `POST pipeline with ${how === 'json' ? 'a JSON body' : how === 'form' ? 'a form body' : 'a query string'}${how !== 'json' ? (indexed ? ' (name[0][key])' : ' (name[][key])') : ''}`;
       const body = jsonObject(res);
-      t.expect(res.status === 201 && body, `${what} answered ${res.status}, expected 201`, { status: res.status, message: body?.message ?? null, rules: [CARRIER_RULE[how]] });
-      t.expect(JSON.stringify(body.variables) === JSON.stringify(variables), `${what}: the variables (an array of hashes) were not read as sent`, { sent: variables, read: body.variables, rules: ['ENC-ARRAY-OF-HASHES'] });
-      t.expect(JSON.stringify(body.inputs) === JSON.stringify(inputs), `${what}: the inputs (a hash) were not read as sent`, { sent: inputs, read: body.inputs, rules: ['ENC-HASH-PARAMS'] });
+      t.expect(res.status === 201 && body, `${what} answered ${res.status}, expected 201`, {
+        status: res.status,
+        message: body?.message ?? null,
+        rules: [CARRIER_RULE[how]],
+      });
+      t.expect(
+        JSON.stringify(body.variables) === JSON.stringify(variables),
+        `${what}: the variables (an array of hashes) were not read as sent`,
+        { sent: variables, read: body.variables, rules: ['ENC-ARRAY-OF-HASHES'] },
+      );
+      t.expect(
+        JSON.stringify(body.inputs) === JSON.stringify(inputs),
+        `${what}: the inputs (a hash) were not read as sent`,
+        { sent: inputs, read: body.inputs, rules: ['ENC-HASH-PARAMS'] },
+      );
     });
   },
 };
 
-const labelArb = fc.uniqueArray(fc.string({ unit: fc.constantFrom(...'abz09 +&=é-'), minLength: 1, maxLength: 8 }).filter((s) => s.trim() === s && !s.includes(',')), {
-  minLength: 1,
-  maxLength: 4,
-});
+const labelArb = fc.uniqueArray(
+  fc
+    .string({ unit: fc.constantFrom(...'abz09 +&=é-'), minLength: 1, maxLength: 8 })
+    .filter((s) => s.trim() === s && !s.includes(',')),
+  {
+    minLength: 1,
+    maxLength: 4,
+  },
+);
 
 export const arrayBody: Check = {
   id: 'encoding.array-params-body',
@@ -129,22 +190,44 @@ export const arrayBody: Check = {
       const path = `${projectPath(project)}/issues`;
       const res =
         how === 'form'
-          ? await t.http.post(path, { headers, form: formOf([['title', 'labels check'], ...labels.map((l) => ['labels[]', l] as [string, string])]) })
+          ? await t.http.post(path, {
+              headers,
+              form: formOf([['title', 'labels check'], ...labels.map((l) => ['labels[]', l] as [string, string])]),
+            })
           : await t.http.post(path, { headers, json: { title: 'labels check', labels } });
       const body = jsonObject(res);
-      t.expect(res.status === 201 && body, `creating an issue with labels in a ${how} body answered ${res.status}, expected 201`, { status: res.status, rules: [CARRIER_RULE[how]] });
-      t.expect(JSON.stringify(body.labels) === JSON.stringify(labels), `labels sent as ${how === 'form' ? 'labels[]=…' : 'a JSON array'} were not read as sent`, {
-        sent: labels,
-        read: body.labels,
-        // name[]=… is the array encoding; a JSON array misread is the JSON body misread.
-        rules: [how === 'form' ? 'ENC-ARRAY-PARAMS' : CARRIER_RULE.json],
-      });
+      t.expect(
+        res.status === 201 && body,
+        `creating an issue with labels in a ${how} body answered ${res.status}, expected 201`,
+        { status: res.status, rules: [CARRIER_RULE[how]] },
+      );
+      t.expect(
+        JSON.stringify(body.labels) === JSON.stringify(labels),
+        `labels sent as ${how === 'form' ? 'labels[]=…' : 'a JSON array'} were not read as sent`,
+        {
+          sent: labels,
+          read: body.labels,
+          // name[]=… is the array encoding; a JSON array misread is the JSON body misread.
+          rules: [how === 'form' ? 'ENC-ARRAY-PARAMS' : CARRIER_RULE.json],
+        },
+      );
       if (how === 'json') {
         // The same JSON without Content-Type application/json is not read as JSON.
-        const plain = await t.http.post(path, { headers: { ...headers, 'content-type': 'text/plain' }, json: { title: 'labels check', labels } });
+        const plain = await t.http.post(path, {
+          headers: { ...headers, 'content-type': 'text/plain' },
+          json: { title: 'labels check', labels },
+        });
         const read = jsonObject(plain);
-        t.expect(!(plain.status === 201 && JSON.stringify(read?.labels) === JSON.stringify(labels)), 'a JSON body sent as text/plain was read as JSON', { status: plain.status, rules: [CARRIER_RULE.json] });
-        t.expect(plain.status < 500, `a JSON body sent as text/plain answered ${plain.status}: bad input must be a 4xx, never a 5xx`, { status: plain.status, rules: ['ERR-NO-SERVER-ERROR'] });
+        t.expect(
+          !(plain.status === 201 && JSON.stringify(read?.labels) === JSON.stringify(labels)),
+          'a JSON body sent as text/plain was read as JSON',
+          { status: plain.status, rules: [CARRIER_RULE.json] },
+        );
+        t.expect(
+          plain.status < 500,
+          `a JSON body sent as text/plain answered ${plain.status}: bad input must be a 4xx, never a 5xx`,
+          { status: plain.status, rules: ['ERR-NO-SERVER-ERROR'] },
+        );
       }
     });
   },

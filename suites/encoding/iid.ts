@@ -20,7 +20,9 @@ export const iidInPath: Check = {
     const expectIidPath: Expect = breaking(t, 'ENC-IID-IN-PATH');
     const base = `${projectPath(fixtureProject(t))}/issues`;
     const listing = await t.http.get(base, { headers, query: { per_page: limits().perPageMax } });
-    expectIds(listing.status === 200, `the fixture project's issues answered ${listing.status}`, { status: listing.status });
+    expectIds(listing.status === 200, `the fixture project's issues answered ${listing.status}`, {
+      status: listing.status,
+    });
     const issues = listing.json<Array<Record<string, unknown>>>();
     if (issues.length === 0) t.skip('the fixture project has no issues');
     const bad = issues.find((i) => !Number.isInteger(i.id) || !Number.isInteger(i.iid));
@@ -32,16 +34,23 @@ export const iidInPath: Check = {
     }
     await t.property(fc.constantFrom(...ids), async (issue) => {
       const byIid = jsonObject(await t.http.get(`${base}/${issue.iid}`, { headers }));
-      expectIidPath(byIid?.id === issue.id, `GET /issues/${issue.iid} (its iid) did not answer issue ${issue.id}`, { iid: issue.iid, answered: byIid?.id ?? null });
+      expectIidPath(byIid?.id === issue.id, `GET /issues/${issue.iid} (its iid) did not answer issue ${issue.id}`, {
+        iid: issue.iid,
+        answered: byIid?.id ?? null,
+      });
       if (issue.id === issue.iid) return;
       const byId = await t.http.get(`${base}/${issue.id}`, { headers });
       const answered = byId.status === 200 ? jsonObject(byId) : undefined;
       // The global id may happen to be another issue's iid; it must never find this issue.
-      expectIidPath(byId.status === 404 || (answered?.iid === issue.id && answered?.id !== issue.id), `GET /issues/${issue.id} (the global id) answered ${byId.status} with issue ${answered?.id ?? '-'}: the path takes the iid`, {
-        id: issue.id,
-        iid: issue.iid,
-        status: byId.status,
-      });
+      expectIidPath(
+        byId.status === 404 || (answered?.iid === issue.id && answered?.id !== issue.id),
+        `GET /issues/${issue.id} (the global id) answered ${byId.status} with issue ${answered?.id ?? '-'}: the path takes the iid`,
+        {
+          id: issue.id,
+          iid: issue.iid,
+          status: byId.status,
+        },
+      );
     });
   },
 };

@@ -10,4 +10,15 @@ import { movedRedirect } from './moved.js';
 import { namespacedPaths, slashedNames } from './paths.js';
 import { plusVersus2B } from './plus.js';
 
-export const checks: Check[] = [namespacedPaths, slashedNames, plusVersus2B, arrayQuery, hashesEcho, arrayBody, uriTooLong, longParamsInBody, movedRedirect, iidInPath];
+export const checks: Check[] = [
+  namespacedPaths,
+  slashedNames,
+  plusVersus2B,
+  arrayQuery,
+  hashesEcho,
+  arrayBody,
+  uriTooLong,
+  longParamsInBody,
+  movedRedirect,
+  iidInPath,
+];

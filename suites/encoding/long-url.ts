@@ -34,16 +34,24 @@ export const uriTooLong: Check = {
     await t.property(excess, withinLength, async (over, within) => {
       const long = targetOfLength(limit + over);
       const res = await t.http.get(long, { headers });
-      t.expect(res.status === 414, `a GET of ${long.length} bytes (limit ${limit}) answered ${res.status}, expected 414`, {
-        bytes: long.length,
-        limit,
-        status: res.status,
-        rules: ['ENC-URI-TOO-LONG', 'LIM-MAX-URL-LENGTH'],
-      });
+      t.expect(
+        res.status === 414,
+        `a GET of ${long.length} bytes (limit ${limit}) answered ${res.status}, expected 414`,
+        {
+          bytes: long.length,
+          limit,
+          status: res.status,
+          rules: ['ENC-URI-TOO-LONG', 'LIM-MAX-URL-LENGTH'],
+        },
+      );
       const fits = targetOfLength(within);
       const ok = await t.http.get(fits, { headers });
       // Refusing a URL within the limit is a limit set lower than the setting.
-      t.expect(ok.status === 200, `a GET of ${fits.length} bytes (within the limit ${limit}) answered ${ok.status}, expected 200`, { bytes: fits.length, limit, status: ok.status, rules: ['LIM-MAX-URL-LENGTH'] });
+      t.expect(
+        ok.status === 200,
+        `a GET of ${fits.length} bytes (within the limit ${limit}) answered ${ok.status}, expected 200`,
+        { bytes: fits.length, limit, status: ok.status, rules: ['LIM-MAX-URL-LENGTH'] },
+      );
     });
   },
 };
@@ -61,12 +69,26 @@ export const longParamsInBody: Check = {
     const issues = `/api/v4/projects/${encodeURIComponent(path)}/issues`;
     await t.property(excess, fc.constantFrom<'form' | 'json'>('form', 'json'), async (over, how) => {
       const description = words(limit + over, ' ');
-      const inQuery = await t.http.post(`${issues}?title=long&description=${description.replace(/ /g, '+')}`, { headers });
-      t.expect(inQuery.status === 414, `the parameters in the URL (${limit + over} bytes of description) answered ${inQuery.status}, expected 414`, { status: inQuery.status });
-      const res = how === 'form' ? await t.http.post(issues, { headers, form: { title: 'long', description } }) : await t.http.post(issues, { headers, json: { title: 'long', description } });
+      const inQuery = await t.http.post(`${issues}?title=long&description=${description.replace(/ /g, '+')}`, {
+        headers,
+      });
+      t.expect(
+        inQuery.status === 414,
+        `the parameters in the URL (${limit + over} bytes of description) answered ${inQuery.status}, expected 414`,
+        { status: inQuery.status },
+      );
+      const res =
+        how === 'form'
+          ? await t.http.post(issues, { headers, form: { title: 'long', description } })
+          : await t.http.post(issues, { headers, json: { title: 'long', description } });
       const body = jsonObject(res);
-      t.expect(res.status === 201, `the same parameters in a ${how} body answered ${res.status}, expected 201`, { status: res.status });
-      t.expect(body?.description === description, `the ${how} body's long description was not read whole`, { sent: description.length, read: typeof body?.description === 'string' ? body.description.length : null });
+      t.expect(res.status === 201, `the same parameters in a ${how} body answered ${res.status}, expected 201`, {
+        status: res.status,
+      });
+      t.expect(body?.description === description, `the ${how} body's long description was not read whole`, {
+        sent: description.length,
+        read: typeof body?.description === 'string' ? body.description.length : null,
+      });
     });
   },
 };

@@ -17,19 +17,29 @@ export const movedRedirect: Check = {
     for (const suffix of ['', '/issues']) {
       const old = `${projectPath(moved.oldPath)}${suffix}`;
       const res = await t.http.get(old, { headers });
-      t.expect(REDIRECTS.has(res.status), `GET ${old} (a moved path) answered ${res.status}, expected a redirect`, { path: old, status: res.status });
+      t.expect(REDIRECTS.has(res.status), `GET ${old} (a moved path) answered ${res.status}, expected a redirect`, {
+        path: old,
+        status: res.status,
+      });
       const location = res.headers.get('location');
       t.expect(location, `the redirect from ${old} carries no Location header`, { path: old, status: res.status });
       // Location may be relative (RFC 9110 §10.2.2): resolve it against the request, then use it as given.
       const target = new URL(location, res.url).href;
       const followed = await t.http.follow(target, { headers });
-      t.expect(followed.status === 200, `following Location of ${old} answered ${followed.status}, expected 200`, { location: target, status: followed.status });
+      t.expect(followed.status === 200, `following Location of ${old} answered ${followed.status}, expected 200`, {
+        location: target,
+        status: followed.status,
+      });
       if (suffix === '') {
         const body = jsonObject(followed);
-        t.expect(body?.path_with_namespace === moved.newPath, `Location of ${old} leads to another project than ${moved.newPath}`, {
-          location: target,
-          pathWithNamespace: body?.path_with_namespace ?? null,
-        });
+        t.expect(
+          body?.path_with_namespace === moved.newPath,
+          `Location of ${old} leads to another project than ${moved.newPath}`,
+          {
+            location: target,
+            pathWithNamespace: body?.path_with_namespace ?? null,
+          },
+        );
       }
     }
   },

@@ -14,7 +14,11 @@ const INNER = [...EDGE, '.', '-', '_'];
  * or `.atom` at the end. Lowercase only: paths compare case-insensitively on the real service.
  */
 export const segmentArb: fc.Arbitrary<string> = fc
-  .tuple(fc.constantFrom(...EDGE), fc.string({ unit: fc.constantFrom(...INNER), maxLength: 10 }), fc.constantFrom(...EDGE))
+  .tuple(
+    fc.constantFrom(...EDGE),
+    fc.string({ unit: fc.constantFrom(...INNER), maxLength: 10 }),
+    fc.constantFrom(...EDGE),
+  )
   .map(([a, middle, b]) => `${a}${middle}${b}`)
   .filter((s) => !/^\d+$/.test(s) && !s.includes('..') && !/\.(git|atom)$/.test(s));
 

@@ -34,33 +34,58 @@ export const plusVersus2B: Check = {
     const headers = await apiHeaders(t);
     const expectPlus: Expect = breaking(t, 'ENC-PLUS-AS-2B');
     const issues = `${projectPath(fixtureProject(t))}/issues`;
-    const listing = await t.http.get(issues, { headers, query: { order_by: 'created_at', sort: 'asc', per_page: limits().perPageMax } });
-    expectPlus(listing.status === 200, `the fixture project's issues answered ${listing.status}, expected 200`, { status: listing.status });
-    const records = listing.json<Array<{ id: unknown; created_at: string }>>().filter((r) => !Number.isNaN(Date.parse(r.created_at)));
+    const listing = await t.http.get(issues, {
+      headers,
+      query: { order_by: 'created_at', sort: 'asc', per_page: limits().perPageMax },
+    });
+    expectPlus(listing.status === 200, `the fixture project's issues answered ${listing.status}, expected 200`, {
+      status: listing.status,
+    });
+    const records = listing
+      .json<Array<{ id: unknown; created_at: string }>>()
+      .filter((r) => !Number.isNaN(Date.parse(r.created_at)));
     if (records.length === 0) t.skip('the fixture project has no issues to filter');
     await t.property(fc.nat({ max: records.length - 1 }), offsetMinutes, async (index, minutes) => {
       const record = records[index];
       // One second before the record, whole seconds: the record is (about) the first one created after it.
       const boundary = Math.floor(Date.parse(record.created_at) / 1000) * 1000 - 1000;
       const { time, offset } = localTime(boundary, minutes);
-      const ask = (plus: string) => t.http.get(`${issues}?order_by=created_at&sort=asc&per_page=1&created_after=${time}${plus}${offset}`, { headers });
+      const ask = (plus: string) =>
+        t.http.get(`${issues}?order_by=created_at&sort=asc&per_page=1&created_after=${time}${plus}${offset}`, {
+          headers,
+        });
       const encoded = await ask('%2B');
       const value = `${time}+${offset}`;
-      expectPlus(encoded.status === 200, `created_after=${time}%2B${offset} answered ${encoded.status}, expected 200`, { value, status: encoded.status });
+      expectPlus(encoded.status === 200, `created_after=${time}%2B${offset} answered ${encoded.status}, expected 200`, {
+        value,
+        status: encoded.status,
+      });
       // The first issue at or after the boundary (either, should one sit exactly on it: inclusive or not is not shown).
       const atOrAfter = records.find((r) => Date.parse(r.created_at) >= boundary)?.id;
       const after = records.find((r) => Date.parse(r.created_at) > boundary)?.id;
       const first = ids(encoded)?.[0];
-      expectPlus(first === atOrAfter || first === after, `created_after=${time}%2B${offset} did not start at the first issue after ${value}: the %2B was not read as +`, {
-        value,
-        expectedFirst: after ?? null,
-        gotFirst: first ?? null,
-      });
+      expectPlus(
+        first === atOrAfter || first === after,
+        `created_after=${time}%2B${offset} did not start at the first issue after ${value}: the %2B was not read as +`,
+        {
+          value,
+          expectedFirst: after ?? null,
+          gotFirst: first ?? null,
+        },
+      );
       const bare = await ask('+');
       // A bare + is a space: the value is then another timestamp or none at all, never the same instant.
       const sameAsPlus = bare.status === 200 && ids(bare)?.[0] === first;
-      expectPlus(!sameAsPlus, `created_after=${time}+${offset} (bare +) was read like %2B: a bare + in a query must be read as a space`, { value, status: bare.status });
-      t.expect(bare.status < 500, `created_after with a bare + answered ${bare.status}: bad input must be a 4xx, never a 5xx`, { value, status: bare.status, rules: ['ERR-NO-SERVER-ERROR'] });
+      expectPlus(
+        !sameAsPlus,
+        `created_after=${time}+${offset} (bare +) was read like %2B: a bare + in a query must be read as a space`,
+        { value, status: bare.status },
+      );
+      t.expect(
+        bare.status < 500,
+        `created_after with a bare + answered ${bare.status}: bad input must be a 4xx, never a 5xx`,
+        { value, status: bare.status, rules: ['ERR-NO-SERVER-ERROR'] },
+      );
     });
   },
 };

@@ -27,16 +27,35 @@ async function expectErrorPage(t: CheckContext, url: string, what: string, rules
   const page = rules.page ?? [];
   const details = { status: response.status, redirectedTo: redirect ? `${redirect.origin}${redirect.pathname}` : null };
   // A code is the worse failure (the request was not refused at all); judged first so it is blamed as such.
-  t.expect(!redirect?.searchParams.has('code'), `${what}: a code was issued`, broke([...(rules.refusal ?? page), ...page], details));
+  t.expect(
+    !redirect?.searchParams.has('code'),
+    `${what}: a code was issued`,
+    broke([...(rules.refusal ?? page), ...page], details),
+  );
   t.expect(!redirect, `${what}: the provider must not redirect`, broke(page, details));
-  t.expect(response.status >= 400 && response.status < 500, `${what}: the error page must answer 4xx`, broke(page, { status: response.status }));
+  t.expect(
+    response.status >= 400 && response.status < 500,
+    `${what}: the error page must answer 4xx`,
+    broke(page, { status: response.status }),
+  );
 }
 
 /** A redirect carrying `error` and the state, and no code. */
-function expectErrorRedirect(t: CheckContext, redirect: URL, error: string, state: string, what: string, rules: RefusalRules = {}): void {
+function expectErrorRedirect(
+  t: CheckContext,
+  redirect: URL,
+  error: string,
+  state: string,
+  what: string,
+  rules: RefusalRules = {},
+): void {
   const got = { error: redirect.searchParams.get('error'), state: redirect.searchParams.get('state') };
   const page = rules.page ?? [];
-  t.expect(!redirect.searchParams.has('code'), `${what}: a code was issued`, broke([...(rules.refusal ?? page), ...page], got));
+  t.expect(
+    !redirect.searchParams.has('code'),
+    `${what}: a code was issued`,
+    broke([...(rules.refusal ?? page), ...page], got),
+  );
   t.expect(got.error === error, `${what}: the redirect must carry error=${error}`, broke(page, got));
   t.expect(got.state === state, `${what}: the error redirect must carry state unchanged`, broke(page, got));
 }
@@ -50,9 +69,16 @@ export const authorizeChecks: Check[] = [
     async run(t: CheckContext) {
       await t.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }), async (state) => {
         // A state that makes the provider refuse, or not redirect, breaks the authorize parameters (state is one).
-        const redirect = await authorizeRedirect(t, 'confidential', { state }, 'approve', ['GRANT-AUTHORIZE-PARAMS', 'GRANT-CONSENT']);
+        const redirect = await authorizeRedirect(t, 'confidential', { state }, 'approve', [
+          'GRANT-AUTHORIZE-PARAMS',
+          'GRANT-CONSENT',
+        ]);
         const back = redirect.searchParams.get('state');
-        t.expect(back === state, 'the redirect must carry state exactly as sent', broke(['GRANT-STATE-ECHO'], { sent: state, returned: back }));
+        t.expect(
+          back === state,
+          'the redirect must carry state exactly as sent',
+          broke(['GRANT-STATE-ECHO'], { sent: state, returned: back }),
+        );
         t.expect(
           redirect.searchParams.get('code'),
           'the redirect must carry a code next to state',
@@ -60,7 +86,11 @@ export const authorizeChecks: Check[] = [
         );
       });
       const bare = await authorizeRedirect(t, 'confidential', { state: undefined }, 'approve', ['GRANT-CONSENT']);
-      t.expect(!bare.searchParams.has('state'), 'a redirect for a request without state must carry no state', broke(['GRANT-STATE-ECHO'], { state: bare.searchParams.get('state') }));
+      t.expect(
+        !bare.searchParams.has('state'),
+        'a redirect for a request without state must carry no state',
+        broke(['GRANT-STATE-ECHO'], { state: bare.searchParams.get('state') }),
+      );
     },
   },
   {
@@ -73,10 +103,21 @@ export const authorizeChecks: Check[] = [
       await t.property(mutationName, word, async (mutation, w) => {
         const foreign = redirectMutations[mutation](registered, w);
         if (foreign === registered.href) return;
-        const { redirect, response } = await t.driver.authorize(t.oauth.authorizeUrl('confidential', { redirect_uri: foreign }), 'approve');
+        const { redirect, response } = await t.driver.authorize(
+          t.oauth.authorizeUrl('confidential', { redirect_uri: foreign }),
+          'approve',
+        );
         const details = { status: response.status, mutation };
-        t.expect(!redirect?.searchParams.has('code'), `a code was issued for an unregistered redirect_uri (${mutation})`, details);
-        t.expect(!(redirect && landsOn(redirect, foreign, registered)), `authorize redirected to an unregistered redirect_uri (${mutation})`, details);
+        t.expect(
+          !redirect?.searchParams.has('code'),
+          `a code was issued for an unregistered redirect_uri (${mutation})`,
+          details,
+        );
+        t.expect(
+          !(redirect && landsOn(redirect, foreign, registered)),
+          `authorize redirected to an unregistered redirect_uri (${mutation})`,
+          details,
+        );
       });
     },
   },
@@ -95,7 +136,13 @@ export const authorizeChecks: Check[] = [
         scopes.splice(at % (scopes.length + 1), 0, outside);
         const state = `scope-${at}`;
         const redirect = await authorizeRedirect(t, app, { scope: scopes.join(' '), state });
-        expectErrorRedirect(t, redirect, 'invalid_scope', state, `authorize for scope "${scopes.join(' ')}" beyond the application's`);
+        expectErrorRedirect(
+          t,
+          redirect,
+          'invalid_scope',
+          state,
+          `authorize for scope "${scopes.join(' ')}" beyond the application's`,
+        );
       });
     },
   },
@@ -106,11 +153,14 @@ export const authorizeChecks: Check[] = [
     rules: ['SCOPE-UNKNOWN-REFUSED'],
     async run(t: CheckContext) {
       const known = namedScopes();
-      await t.property(word.filter((w) => !known.includes(w)), async (unknown) => {
-        const state = 'scope-unknown';
-        const redirect = await authorizeRedirect(t, 'confidential', { scope: unknown, state });
-        expectErrorRedirect(t, redirect, 'invalid_scope', state, `authorize for the unknown scope "${unknown}"`);
-      });
+      await t.property(
+        word.filter((w) => !known.includes(w)),
+        async (unknown) => {
+          const state = 'scope-unknown';
+          const redirect = await authorizeRedirect(t, 'confidential', { scope: unknown, state });
+          expectErrorRedirect(t, redirect, 'invalid_scope', state, `authorize for the unknown scope "${unknown}"`);
+        },
+      );
     },
   },
   {
@@ -119,11 +169,23 @@ export const authorizeChecks: Check[] = [
     title: 'A response_type other than code is answered with unsupported_response_type',
     rules: ['GRANT-RESPONSE-TYPE-CODE'],
     async run(t: CheckContext) {
-      await t.property(fc.oneof(fc.constantFrom('token', 'id_token', 'code token', 'CODE'), word.filter((w) => w !== 'code')), async (responseType) => {
-        const state = 'response-type';
-        const redirect = await authorizeRedirect(t, 'confidential', { response_type: responseType, state });
-        expectErrorRedirect(t, redirect, 'unsupported_response_type', state, `authorize with response_type "${responseType}"`);
-      });
+      await t.property(
+        fc.oneof(
+          fc.constantFrom('token', 'id_token', 'code token', 'CODE'),
+          word.filter((w) => w !== 'code'),
+        ),
+        async (responseType) => {
+          const state = 'response-type';
+          const redirect = await authorizeRedirect(t, 'confidential', { response_type: responseType, state });
+          expectErrorRedirect(
+            t,
+            redirect,
+            'unsupported_response_type',
+            state,
+            `authorize with response_type "${responseType}"`,
+          );
+        },
+      );
     },
   },
   {
@@ -134,21 +196,35 @@ export const authorizeChecks: Check[] = [
     async run(t: CheckContext) {
       await t.property(fc.stringMatching(/^[0-9a-f]{8,64}$/), async (clientId) => {
         if (Object.values(t.config.applications ?? {}).some((a) => a?.clientId === clientId)) return;
-        await expectErrorPage(t, t.oauth.authorizeUrl('confidential', { client_id: clientId }), 'authorize with an unknown client_id', {
-          page: ['GRANT-UNKNOWN-CLIENT'],
-          refusal: ['GRANT-APP-REGISTRATION'],
-        });
+        await expectErrorPage(
+          t,
+          t.oauth.authorizeUrl('confidential', { client_id: clientId }),
+          'authorize with an unknown client_id',
+          {
+            page: ['GRANT-UNKNOWN-CLIENT'],
+            refusal: ['GRANT-APP-REGISTRATION'],
+          },
+        );
       });
     },
   },
   {
     id: 'grants.authorize-missing-parameters',
     suite: 'grants',
-    title: 'Without client_id or redirect_uri no redirect happens; without response_type the redirect carries invalid_request',
+    title:
+      'Without client_id or redirect_uri no redirect happens; without response_type the redirect carries invalid_request',
     rules: ['GRANT-AUTHORIZE-MISSING-PARAMS'],
     async run(t: CheckContext) {
-      await expectErrorPage(t, t.oauth.authorizeUrl('confidential', { client_id: undefined }), 'authorize without client_id');
-      await expectErrorPage(t, t.oauth.authorizeUrl('confidential', { redirect_uri: undefined }), 'authorize without redirect_uri');
+      await expectErrorPage(
+        t,
+        t.oauth.authorizeUrl('confidential', { client_id: undefined }),
+        'authorize without client_id',
+      );
+      await expectErrorPage(
+        t,
+        t.oauth.authorizeUrl('confidential', { redirect_uri: undefined }),
+        'authorize without redirect_uri',
+      );
       const state = 'missing-response-type';
       const redirect = await authorizeRedirect(t, 'confidential', { response_type: undefined, state });
       expectErrorRedirect(t, redirect, 'invalid_request', state, 'authorize without response_type');
@@ -163,7 +239,10 @@ export const authorizeChecks: Check[] = [
       const state = 'consent-denied';
       const redirect = await authorizeRedirect(t, 'confidential', { state }, 'deny');
       // A code after a denial was issued without the user's approval.
-      expectErrorRedirect(t, redirect, 'access_denied', state, 'authorize denied by the user', { page: ['GRANT-CONSENT-DENIED'], refusal: ['GRANT-CONSENT'] });
+      expectErrorRedirect(t, redirect, 'access_denied', state, 'authorize denied by the user', {
+        page: ['GRANT-CONSENT-DENIED'],
+        refusal: ['GRANT-CONSENT'],
+      });
     },
   },
   {
@@ -175,13 +254,22 @@ export const authorizeChecks: Check[] = [
       const url = t.oauth.authorizeUrl('confidential', { state: 'anonymous' });
       const first = await t.http.follow(url, { headers: { accept: 'text/html' } });
       const location = first.headers.get('location');
-      t.expect(first.status >= 300 && first.status < 400 && location, 'an anonymous authorize request must redirect to sign in', { status: first.status });
+      t.expect(
+        first.status >= 300 && first.status < 400 && location,
+        'an anonymous authorize request must redirect to sign in',
+        { status: first.status },
+      );
       const next = new URL(location, url);
-      t.expect(next.origin === new URL(url).origin, 'the sign-in redirect must stay on the provider', { redirectedTo: `${next.origin}${next.pathname}` });
+      t.expect(next.origin === new URL(url).origin, 'the sign-in redirect must stay on the provider', {
+        redirectedTo: `${next.origin}${next.pathname}`,
+      });
       t.expect(!next.searchParams.has('code'), 'no code may be issued before the user signed in');
       const page = await t.http.follow(next.href, { headers: { accept: 'text/html' } });
       const signIn = parseForms(page.text).some((f) => f.fields.some((x) => x.type === 'password'));
-      t.expect(page.status === 200 && signIn, 'the redirect must lead to a sign-in form', { status: page.status, path: next.pathname });
+      t.expect(page.status === 200 && signIn, 'the redirect must lead to a sign-in form', {
+        status: page.status,
+        path: next.pathname,
+      });
     },
   },
 ];

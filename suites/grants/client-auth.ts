@@ -9,7 +9,8 @@ export const clientAuthChecks: Check[] = [
   {
     id: 'grants.client-authentication-failures',
     suite: 'grants',
-    title: 'A wrong or missing client secret, or an unknown client_id, is refused with 401 invalid_client and WWW-Authenticate',
+    title:
+      'A wrong or missing client secret, or an unknown client_id, is refused with 401 invalid_client and WWW-Authenticate',
     rules: ['AUTH-INVALID-CLIENT', 'ERR-TOKEN-STATUS'],
     async run(t: CheckContext) {
       const app = t.oauth.app('confidential');
@@ -24,7 +25,8 @@ export const clientAuthChecks: Check[] = [
           // Missing secret only exists in the body form (Basic always carries a password).
           const via = failure === 'missing secret' ? 'body' : presentation;
           const clientId = failure === 'unknown client' ? otherClient : app.clientId;
-          const secret = failure === 'wrong secret' ? otherSecret : failure === 'missing secret' ? undefined : app.clientSecret;
+          const secret =
+            failure === 'wrong secret' ? otherSecret : failure === 'missing secret' ? undefined : app.clientSecret;
           // A bogus code: client authentication comes before the grant is looked at.
           const form = { grant_type: 'authorization_code', code: 'not-a-code', redirect_uri: app.redirectUri };
           const res =
@@ -32,8 +34,17 @@ export const clientAuthChecks: Check[] = [
               ? await t.http.post(TOKEN_PATH, { form: { ...form, client_id: clientId, client_secret: secret } })
               : await t.http.post(TOKEN_PATH, { form, basic: { user: clientId, password: secret ?? '' } });
           const what = `token request with ${failure} (client credentials in ${via === 'body' ? 'the body' : 'HTTP Basic'})`;
-          expectOAuthError(t, res, { status: 401, error: 'invalid_client', rules: ['AUTH-INVALID-CLIENT'], statusRules: ['ERR-TOKEN-STATUS'] }, what);
-          t.expect(res.headers.get('www-authenticate'), `${what}: the 401 must carry a WWW-Authenticate header`, broke(['AUTH-INVALID-CLIENT'], { status: res.status }));
+          expectOAuthError(
+            t,
+            res,
+            { status: 401, error: 'invalid_client', rules: ['AUTH-INVALID-CLIENT'], statusRules: ['ERR-TOKEN-STATUS'] },
+            what,
+          );
+          t.expect(
+            res.headers.get('www-authenticate'),
+            `${what}: the 401 must carry a WWW-Authenticate header`,
+            broke(['AUTH-INVALID-CLIENT'], { status: res.status }),
+          );
         },
       );
     },

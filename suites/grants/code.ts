@@ -23,7 +23,12 @@ export const codeChecks: Check[] = [
     async run(t: CheckContext) {
       const code = await authorizeCode(t, 'confidential', {});
       expectTokenOk(t, await exchangeCode(t, 'confidential', code), 'first exchange of a fresh code');
-      expectOAuthError(t, await exchangeCode(t, 'confidential', code), { status: 400, error: 'invalid_grant' }, 'second exchange of the same code');
+      expectOAuthError(
+        t,
+        await exchangeCode(t, 'confidential', code),
+        { status: 400, error: 'invalid_grant' },
+        'second exchange of the same code',
+      );
     },
   },
   {
@@ -51,7 +56,12 @@ export const codeChecks: Check[] = [
         if (redirectUri === registered.href) return;
         const code = await authorizeCode(t, 'confidential', {});
         const res = await exchangeCode(t, 'confidential', code, { redirect_uri: redirectUri });
-        expectOAuthError(t, res, { status: 400, error: 'invalid_grant' }, `code exchange with redirect_uri ${mutation === 'missing' ? 'missing' : `changed (${mutation})`}`);
+        expectOAuthError(
+          t,
+          res,
+          { status: 400, error: 'invalid_grant' },
+          `code exchange with redirect_uri ${mutation === 'missing' ? 'missing' : `changed (${mutation})`}`,
+        );
       });
     },
   },
@@ -66,7 +76,12 @@ export const codeChecks: Check[] = [
         expectOAuthError(
           t,
           res,
-          { status: 400, error: 'invalid_grant', rules: ['GRANT-CODE-UNKNOWN'], serverErrorRules: ['ERR-NO-SERVER-ERROR'] },
+          {
+            status: 400,
+            error: 'invalid_grant',
+            rules: ['GRANT-CODE-UNKNOWN'],
+            serverErrorRules: ['ERR-NO-SERVER-ERROR'],
+          },
           'code exchange with a code never issued',
         );
       });
@@ -78,10 +93,16 @@ export const codeChecks: Check[] = [
     title: 'A code issued to one application is refused when another application presents it',
     rules: ['GRANT-CODE-CLIENT-BOUND'],
     async run(t: CheckContext) {
-      if (!t.config.applications?.limited?.clientSecret) t.skip('needs a second confidential application (applications.limited)');
+      if (!t.config.applications?.limited?.clientSecret)
+        t.skip('needs a second confidential application (applications.limited)');
       const code = await authorizeCode(t, 'confidential', {});
       const res = await exchangeCode(t, 'limited', code, { redirect_uri: t.oauth.app('confidential').redirectUri });
-      expectOAuthError(t, res, { status: 400, error: 'invalid_grant' }, 'code exchange by an application the code was not issued to');
+      expectOAuthError(
+        t,
+        res,
+        { status: 400, error: 'invalid_grant' },
+        'code exchange by an application the code was not issued to',
+      );
     },
   },
   {
@@ -112,7 +133,12 @@ export const codeChecks: Check[] = [
       await t.property(fc.shuffledSubarray(own, { minLength: 1 }), async (requested) => {
         // Refusing allowed scopes joined by spaces is a failure to read the space-separated list.
         const code = await authorizeCode(t, app, { scope: requested.join(' ') }, ['SCOPE-SPACE-SEPARATED']);
-        const body = expectTokenOk(t, await exchangeCode(t, app, code), `code exchange for scope "${requested.join(' ')}"`, ['SCOPE-SPACE-SEPARATED']);
+        const body = expectTokenOk(
+          t,
+          await exchangeCode(t, app, code),
+          `code exchange for scope "${requested.join(' ')}"`,
+          ['SCOPE-SPACE-SEPARATED'],
+        );
         const info = await tokenInfo(t, body.access_token);
         const scope = (info.json() as { scope?: unknown }).scope;
         const granted = Array.isArray(scope) ? (scope as string[]) : [];

@@ -8,4 +8,13 @@ import { refreshChecks } from './refresh.js';
 import { registrationChecks } from './registration.js';
 import { responseChecks } from './response.js';
 
-export const checks: Check[] = [...pkceChecks, ...authorizeChecks, ...codeChecks, ...clientAuthChecks, ...refreshChecks, ...passwordChecks, ...registrationChecks, ...responseChecks];
+export const checks: Check[] = [
+  ...pkceChecks,
+  ...authorizeChecks,
+  ...codeChecks,
+  ...clientAuthChecks,
+  ...refreshChecks,
+  ...passwordChecks,
+  ...registrationChecks,
+  ...responseChecks,
+];

@@ -10,7 +10,10 @@ const CONTROL_USERS = '/-/simulator/users';
 
 /** A password grant for explicit credentials, client authenticated with HTTP Basic when the config has a confidential app. */
 function passwordGrant(t: CheckContext, username: string, password: string) {
-  return t.oauth.tokenRequest({ grant_type: 'password', username, password }, { app: 'confidential', auth: t.config.applications?.confidential ? 'basic' : 'none' });
+  return t.oauth.tokenRequest(
+    { grant_type: 'password', username, password },
+    { app: 'confidential', auth: t.config.applications?.confidential ? 'basic' : 'none' },
+  );
 }
 
 export const passwordChecks: Check[] = [
@@ -30,14 +33,19 @@ export const passwordChecks: Check[] = [
     ],
     needs: ['passwordGrant'],
     async run(t: CheckContext) {
-      const body = expectTokenOk(t, await t.oauth.password({ auth: 'basic' }), 'password grant with HTTP Basic client credentials', [
-        'GRANT-PASSWORD-PARAMS',
-        'GRANT-PASSWORD-BASIC-AUTH',
-        'AUTH-CLIENT-BASIC',
-      ]);
+      const body = expectTokenOk(
+        t,
+        await t.oauth.password({ auth: 'basic' }),
+        'password grant with HTTP Basic client credentials',
+        ['GRANT-PASSWORD-PARAMS', 'GRANT-PASSWORD-BASIC-AUTH', 'AUTH-CLIENT-BASIC'],
+      );
       expectTokenFields(t, body, 'password', 'password grant');
       const scope = (await tokenInfo(t, body.access_token)).json<{ scope?: unknown }>().scope;
-      t.expect(Array.isArray(scope) && scope.length === 1 && scope[0] === 'api', 'a password grant without scope must yield scope api', broke(['GRANT-PASSWORD-DEFAULT-SCOPE'], { scope }));
+      t.expect(
+        Array.isArray(scope) && scope.length === 1 && scope[0] === 'api',
+        'a password grant without scope must yield scope api',
+        broke(['GRANT-PASSWORD-DEFAULT-SCOPE'], { scope }),
+      );
     },
   },
   {
@@ -49,11 +57,24 @@ export const passwordChecks: Check[] = [
     async run(t: CheckContext) {
       const user = t.config.user;
       if (!user) t.skip('the target config names no user');
-      await t.property(fc.boolean(), fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 40 }), async (unknownUser, guess) => {
-        if (guess === user.password) return;
-        const res = await passwordGrant(t, unknownUser ? `nobody-${guess.replace(/[^A-Za-z0-9]/g, '') || 'x'}-0` : user.username, guess);
-        expectOAuthError(t, res, { status: 400, error: 'invalid_grant' }, `password grant with ${unknownUser ? 'an unknown user' : 'a wrong password'}`);
-      });
+      await t.property(
+        fc.boolean(),
+        fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 40 }),
+        async (unknownUser, guess) => {
+          if (guess === user.password) return;
+          const res = await passwordGrant(
+            t,
+            unknownUser ? `nobody-${guess.replace(/[^A-Za-z0-9]/g, '') || 'x'}-0` : user.username,
+            guess,
+          );
+          expectOAuthError(
+            t,
+            res,
+            { status: 400, error: 'invalid_grant' },
+            `password grant with ${unknownUser ? 'an unknown user' : 'a wrong password'}`,
+          );
+        },
+      );
     },
   },
   {
@@ -79,19 +100,27 @@ export const passwordChecks: Check[] = [
     rules: ['GRANT-PASSWORD-HOSTED-CLIENT-AUTH'],
     needs: ['passwordGrant'],
     async run(t: CheckContext) {
-      if (!t.inForce('GRANT-PASSWORD-HOSTED-CLIENT-AUTH')) t.skip(`applies to the hosted offering only (this run: ${t.offering} ${t.release})`);
+      if (!t.inForce('GRANT-PASSWORD-HOSTED-CLIENT-AUTH'))
+        t.skip(`applies to the hosted offering only (this run: ${t.offering} ${t.release})`);
       const res = await t.oauth.password({ auth: 'none' });
-      expectOAuthError(t, res, { status: [400, 401], error: 'invalid_client' }, 'password grant without client authentication on the hosted offering');
+      expectOAuthError(
+        t,
+        res,
+        { status: [400, 401], error: 'invalid_client' },
+        'password grant without client authentication on the hosted offering',
+      );
     },
   },
   {
     id: 'grants.password-client-credentials-setting',
     suite: 'grants',
-    title: 'While the instance allows the password grant only with client credentials, one without them is refused with invalid_client and one with HTTP Basic succeeds',
+    title:
+      'While the instance allows the password grant only with client credentials, one without them is refused with invalid_client and one with HTTP Basic succeeds',
     rules: ['GRANT-PASSWORD-CLIENT-CREDENTIALS-SETTING', 'GRANT-PASSWORD-BASIC-AUTH'],
     needs: ['passwordGrant', 'control', 'settings'],
     async run(t: CheckContext) {
-      if (!t.config.applications?.confidential?.clientSecret) t.skip('needs a confidential application for HTTP Basic client credentials');
+      if (!t.config.applications?.confidential?.clientSecret)
+        t.skip('needs a confidential application for HTTP Basic client credentials');
       await withSetting(t, 'passwordGrantClientCredentialsOnly', true, async () => {
         const without = await t.oauth.password({ auth: 'none' });
         expectOAuthError(
@@ -100,7 +129,12 @@ export const passwordChecks: Check[] = [
           { status: [400, 401], error: 'invalid_client', rules: ['GRANT-PASSWORD-CLIENT-CREDENTIALS-SETTING'] },
           'password grant without client credentials while the setting requires them',
         );
-        expectTokenOk(t, await t.oauth.password({ auth: 'basic' }), 'password grant with HTTP Basic client credentials while the setting requires them', ['GRANT-PASSWORD-BASIC-AUTH']);
+        expectTokenOk(
+          t,
+          await t.oauth.password({ auth: 'basic' }),
+          'password grant with HTTP Basic client credentials while the setting requires them',
+          ['GRANT-PASSWORD-BASIC-AUTH'],
+        );
       });
     },
   },
@@ -114,10 +148,19 @@ export const passwordChecks: Check[] = [
       const auth = t.config.applications?.confidential?.clientSecret ? 'basic' : 'none';
       await withSetting(t, 'gitPasswordAuth', false, async () => {
         const res = await t.oauth.password({ auth });
-        expectOAuthError(t, res, { status: [400, 401], error: STANDARD_ERRORS }, 'password grant while password authentication for Git is off');
+        expectOAuthError(
+          t,
+          res,
+          { status: [400, 401], error: STANDARD_ERRORS },
+          'password grant while password authentication for Git is off',
+        );
       });
       // Switched back on, the same grant works again: the refusal was the setting's doing.
-      expectTokenOk(t, await t.oauth.password({ auth }), 'password grant after password authentication for Git is back on');
+      expectTokenOk(
+        t,
+        await t.oauth.password({ auth }),
+        'password grant after password authentication for Git is back on',
+      );
     },
   },
   {
@@ -126,14 +169,20 @@ export const passwordChecks: Check[] = [
     title: 'From 19.0 grant_type=password is refused with unsupported_grant_type',
     rules: ['VER-PASSWORD-GRANT-REMOVED'],
     async run(t: CheckContext) {
-      if (!t.inForce('VER-PASSWORD-GRANT-REMOVED')) t.skip(`the password grant is removed from 19.0 (this run: ${t.release})`);
+      if (!t.inForce('VER-PASSWORD-GRANT-REMOVED'))
+        t.skip(`the password grant is removed from 19.0 (this run: ${t.release})`);
       const user = t.config.user ?? { username: 'root', password: 'not-a-password' };
       const res = await t.http.post(TOKEN_PATH, {
         form: { grant_type: 'password', username: user.username, password: user.password },
         basic: { user: t.oauth.app('confidential').clientId, password: t.oauth.app('confidential').clientSecret ?? '' },
       });
       trackBody(t, res);
-      expectOAuthError(t, res, { status: 400, error: 'unsupported_grant_type' }, 'password grant at a release without it');
+      expectOAuthError(
+        t,
+        res,
+        { status: 400, error: 'unsupported_grant_type' },
+        'password grant at a release without it',
+      );
     },
   },
 ];

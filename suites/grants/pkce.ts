@@ -7,11 +7,18 @@ import { invalidVerifier, s256, validVerifier } from './verifiers.js';
 
 /** A PKCE code for the public application whose challenge is the S256 of `verifier` (whatever it is). */
 function pkceCode(t: CheckContext, verifier: string, rules: readonly string[] = []): Promise<string> {
-  return authorizeCode(t, 'public', { code_challenge: s256(verifier), code_challenge_method: 'S256' }, ['PKCE-METHOD-S256', ...rules]);
+  return authorizeCode(t, 'public', { code_challenge: s256(verifier), code_challenge_method: 'S256' }, [
+    'PKCE-METHOD-S256',
+    ...rules,
+  ]);
 }
 
 /** The syntax rule an invalid verifier breaks. */
-const VERIFIER_RULE = { 'too-short': 'PKCE-VERIFIER-LENGTH', 'too-long': 'PKCE-VERIFIER-LENGTH', 'foreign-character': 'PKCE-VERIFIER-CHARSET' } as const;
+const VERIFIER_RULE = {
+  'too-short': 'PKCE-VERIFIER-LENGTH',
+  'too-long': 'PKCE-VERIFIER-LENGTH',
+  'foreign-character': 'PKCE-VERIFIER-CHARSET',
+} as const;
 
 export const pkceChecks: Check[] = [
   {
@@ -33,15 +40,28 @@ export const pkceChecks: Check[] = [
         const code = await pkceCode(t, verifier, ['GRANT-PKCE-FLOW']);
         const res = await exchangeCode(t, 'public', code, { code_verifier: verifier });
         // Any rule of a valid verifier's exchange may be the one a refusal breaks: its length, its characters, the S256 match, the secretless request.
-        const refused = ['PKCE-CHALLENGE-S256', 'PKCE-VERIFIER-LENGTH', 'PKCE-VERIFIER-CHARSET', 'PKCE-TOKEN-PARAMS', 'PKCE-NO-SECRET', 'GRANT-PKCE-FLOW'];
-        expectTokenFields(t, expectTokenOk(t, res, 'code exchange with a valid verifier', refused), 'authorization_code', 'PKCE token response');
+        const refused = [
+          'PKCE-CHALLENGE-S256',
+          'PKCE-VERIFIER-LENGTH',
+          'PKCE-VERIFIER-CHARSET',
+          'PKCE-TOKEN-PARAMS',
+          'PKCE-NO-SECRET',
+          'GRANT-PKCE-FLOW',
+        ];
+        expectTokenFields(
+          t,
+          expectTokenOk(t, res, 'code exchange with a valid verifier', refused),
+          'authorization_code',
+          'PKCE token response',
+        );
       });
     },
   },
   {
     id: 'grants.pkce-invalid-verifier',
     suite: 'grants',
-    title: 'A verifier too short, too long or with a character outside A-Z a-z 0-9 - . _ ~ is refused, even when its S256 matches',
+    title:
+      'A verifier too short, too long or with a character outside A-Z a-z 0-9 - . _ ~ is refused, even when its S256 matches',
     rules: ['PKCE-VERIFIER-LENGTH', 'PKCE-VERIFIER-CHARSET'],
     async run(t: CheckContext) {
       await t.property(invalidVerifier(), async ({ kind, verifier }) => {
@@ -68,8 +88,19 @@ export const pkceChecks: Check[] = [
         async ([original, other], omit) => {
           const code = await pkceCode(t, original);
           const res = await exchangeCode(t, 'public', code, { code_verifier: omit ? undefined : other });
-          const what = omit ? 'code exchange without code_verifier' : 'code exchange with a verifier other than the challenged one';
-          expectOAuthError(t, res, { status: 400, error: 'invalid_grant', rules: [omit ? 'PKCE-VERIFIER-REQUIRED' : 'PKCE-VERIFIER-MISMATCH'] }, what);
+          const what = omit
+            ? 'code exchange without code_verifier'
+            : 'code exchange with a verifier other than the challenged one';
+          expectOAuthError(
+            t,
+            res,
+            {
+              status: 400,
+              error: 'invalid_grant',
+              rules: [omit ? 'PKCE-VERIFIER-REQUIRED' : 'PKCE-VERIFIER-MISMATCH'],
+            },
+            what,
+          );
         },
       );
     },
@@ -80,15 +111,29 @@ export const pkceChecks: Check[] = [
     title: 'A code_challenge_method other than S256 is refused with invalid_request',
     rules: ['PKCE-METHOD-UNSUPPORTED'],
     async run(t: CheckContext) {
-      await t.property(validVerifier(), fc.constantFrom('plain', 's256', 'S512', 'none', ''), async (verifier, method) => {
-        const state = 'pkce-method';
-        const redirect = await authorizeRedirect(t, 'public', { code_challenge: s256(verifier), code_challenge_method: method, state });
-        t.expect(!redirect.searchParams.has('code'), `a code was issued for code_challenge_method "${method}"`, { method });
-        t.expect(redirect.searchParams.get('error') === 'invalid_request', 'the redirect must carry error=invalid_request', {
-          method,
-          error: redirect.searchParams.get('error'),
-        });
-      });
+      await t.property(
+        validVerifier(),
+        fc.constantFrom('plain', 's256', 'S512', 'none', ''),
+        async (verifier, method) => {
+          const state = 'pkce-method';
+          const redirect = await authorizeRedirect(t, 'public', {
+            code_challenge: s256(verifier),
+            code_challenge_method: method,
+            state,
+          });
+          t.expect(!redirect.searchParams.has('code'), `a code was issued for code_challenge_method "${method}"`, {
+            method,
+          });
+          t.expect(
+            redirect.searchParams.get('error') === 'invalid_request',
+            'the redirect must carry error=invalid_request',
+            {
+              method,
+              error: redirect.searchParams.get('error'),
+            },
+          );
+        },
+      );
     },
   },
 ];

@@ -1,7 +1,16 @@
 /** Refresh tokens: rotation (old pair dead, new pair alive), refresh after the access token expired, client binding. */
 import { limits } from '../../spec/index.js';
 import type { AppRole, Check, CheckContext } from '../types.js';
-import { broke, expectAccessAlive, expectAccessDead, expectOAuthError, expectTokenOk, mintPair, refresh, tokenInfo } from './support.js';
+import {
+  broke,
+  expectAccessAlive,
+  expectAccessDead,
+  expectOAuthError,
+  expectTokenOk,
+  mintPair,
+  refresh,
+  tokenInfo,
+} from './support.js';
 import { expectTokenFields } from './token-fields.js';
 
 /** Applications of the config that take part: confidential (secret) and public (PKCE). */
@@ -40,25 +49,45 @@ export const refreshChecks: Check[] = [
         const { tokens: a, verifier } = await mintPair(t, app);
         const before = await scopesOf(t, a.access_token);
         const refused = [refreshParamsRule(t, app), 'TOK-REFRESH-ROTATION'];
-        const b = expectTokenOk(t, await refresh(t, app, a.refresh_token!, verifier), `refresh (${app} application)`, refused);
+        const b = expectTokenOk(
+          t,
+          await refresh(t, app, a.refresh_token!, verifier),
+          `refresh (${app} application)`,
+          refused,
+        );
         expectTokenFields(t, b, 'refresh_token', `refresh (${app} application)`);
         t.expect(
           b.access_token !== a.access_token && b.refresh_token !== a.refresh_token,
           `refresh (${app}): the new pair must differ from the old one`,
           broke(['TOK-REFRESH-ROTATION']),
         );
-        await expectAccessDead(t, a.access_token, `old access token after a refresh (${app})`, ['TOK-REFRESH-ROTATION']);
+        await expectAccessDead(t, a.access_token, `old access token after a refresh (${app})`, [
+          'TOK-REFRESH-ROTATION',
+        ]);
         expectOAuthError(
           t,
           await refresh(t, app, a.refresh_token!, verifier),
           { status: 400, error: 'invalid_grant', rules: ['TOK-REFRESH-OLD-REFUSED', 'TOK-REFRESH-ROTATION'] },
           `reuse of a rotated refresh token (${app})`,
         );
-        await expectAccessAlive(t, b.access_token, `new access token after a refresh (${app})`, ['TOK-REFRESH-ROTATION']);
+        await expectAccessAlive(t, b.access_token, `new access token after a refresh (${app})`, [
+          'TOK-REFRESH-ROTATION',
+        ]);
         const after = await scopesOf(t, b.access_token);
-        t.expect(after.join(' ') === before.join(' '), `refresh (${app}): the new token must keep the scopes of the original grant`, broke(['TOK-REFRESH-SCOPE-KEPT'], { before, after }));
-        const c = expectTokenOk(t, await refresh(t, app, b.refresh_token!, verifier), `refresh with the new refresh token (${app})`, refused);
-        await expectAccessAlive(t, c.access_token, `access token of a second refresh (${app})`, ['TOK-REFRESH-ROTATION']);
+        t.expect(
+          after.join(' ') === before.join(' '),
+          `refresh (${app}): the new token must keep the scopes of the original grant`,
+          broke(['TOK-REFRESH-SCOPE-KEPT'], { before, after }),
+        );
+        const c = expectTokenOk(
+          t,
+          await refresh(t, app, b.refresh_token!, verifier),
+          `refresh with the new refresh token (${app})`,
+          refused,
+        );
+        await expectAccessAlive(t, c.access_token, `access token of a second refresh (${app})`, [
+          'TOK-REFRESH-ROTATION',
+        ]);
       }
     },
   },
@@ -72,10 +101,20 @@ export const refreshChecks: Check[] = [
       const { tokens: a, verifier } = await mintPair(t, 'confidential');
       const lifetime = limits().accessTokenLifetime;
       await t.driver.advanceClock(lifetime - 60);
-      await expectAccessAlive(t, a.access_token, `access token a minute before its ${lifetime} s lifetime ends`, ['LIM-TOKEN-LIFETIME']);
+      await expectAccessAlive(t, a.access_token, `access token a minute before its ${lifetime} s lifetime ends`, [
+        'LIM-TOKEN-LIFETIME',
+      ]);
       await t.driver.advanceClock(61);
-      await expectAccessDead(t, a.access_token, `access token after its ${lifetime} s lifetime`, ['TOK-ACCESS-TOKEN-EXPIRY', 'LIM-TOKEN-LIFETIME']);
-      const b = expectTokenOk(t, await refresh(t, 'confidential', a.refresh_token!, verifier), 'refresh after the access token expired', ['TOK-REFRESH-AFTER-EXPIRY']);
+      await expectAccessDead(t, a.access_token, `access token after its ${lifetime} s lifetime`, [
+        'TOK-ACCESS-TOKEN-EXPIRY',
+        'LIM-TOKEN-LIFETIME',
+      ]);
+      const b = expectTokenOk(
+        t,
+        await refresh(t, 'confidential', a.refresh_token!, verifier),
+        'refresh after the access token expired',
+        ['TOK-REFRESH-AFTER-EXPIRY'],
+      );
       await expectAccessAlive(t, b.access_token, 'access token refreshed after expiry', ['TOK-REFRESH-AFTER-EXPIRY']);
     },
   },
@@ -85,9 +124,15 @@ export const refreshChecks: Check[] = [
     title: 'A refresh token presented by another application is refused with invalid_grant',
     rules: ['TOK-REFRESH-CLIENT-BOUND'],
     async run(t: CheckContext) {
-      if (!t.config.applications?.limited?.clientSecret) t.skip('needs a second confidential application (applications.limited)');
+      if (!t.config.applications?.limited?.clientSecret)
+        t.skip('needs a second confidential application (applications.limited)');
       const { tokens } = await mintPair(t, 'confidential');
-      expectOAuthError(t, await refresh(t, 'limited', tokens.refresh_token!), { status: 400, error: 'invalid_grant' }, 'refresh by an application the token was not issued to');
+      expectOAuthError(
+        t,
+        await refresh(t, 'limited', tokens.refresh_token!),
+        { status: 400, error: 'invalid_grant' },
+        'refresh by an application the token was not issued to',
+      );
       await expectAccessAlive(t, tokens.access_token, 'access token whose refresh token another application presented');
     },
   },

@@ -6,7 +6,16 @@ import type { Check, CheckContext } from '../types.js';
 import { createBrowser } from '../drivers/form.js';
 import type { HtmlForm } from '../drivers/html.js';
 import { decodeEntities } from '../drivers/html.js';
-import { broke, CURRENT_USER_PATH, expectOAuthError, expectTokenOk, jsonObject, REVOKE_PATH, TOKEN_PATH, tokenInfo } from './support.js';
+import {
+  broke,
+  CURRENT_USER_PATH,
+  expectOAuthError,
+  expectTokenOk,
+  jsonObject,
+  REVOKE_PATH,
+  TOKEN_PATH,
+  tokenInfo,
+} from './support.js';
 
 const APPLICATIONS_PATH = '/user_settings/applications';
 /** The registration form's submit button, as the real service and the simulator label it. */
@@ -15,7 +24,10 @@ const SETTINGS_PATH = '/api/v4/application/settings';
 
 /** The value a result page shows next to a label (`<dt>Label</dt><dd><code>value</code>`, or an input). */
 function shown(html: string, label: RegExp): string | undefined {
-  const m = new RegExp(`${label.source}[\\s\\S]{0,200}?<(?:code|input)[^>]*?(?:value="([^"]+)"[^>]*)?>([^<]*)`, 'i').exec(html);
+  const m = new RegExp(
+    `${label.source}[\\s\\S]{0,200}?<(?:code|input)[^>]*?(?:value="([^"]+)"[^>]*)?>([^<]*)`,
+    'i',
+  ).exec(html);
   const value = m?.[1] ?? m?.[2];
   return value ? decodeEntities(value.trim()) : undefined;
 }
@@ -24,7 +36,8 @@ export const registrationChecks: Check[] = [
   {
     id: 'grants.application-registration',
     suite: 'grants',
-    title: 'Registering an application on /user_settings/applications yields an Application ID and Client Secret that work with its redirect URI and scopes',
+    title:
+      'Registering an application on /user_settings/applications yields an Application ID and Client Secret that work with its redirect URI and scopes',
     rules: ['GRANT-APP-REGISTRATION-FIELDS', 'GRANT-APP-REGISTRATION', 'GRANT-CODE-FLOW'],
     needs: ['writable'],
     async run(t: CheckContext) {
@@ -33,16 +46,31 @@ export const registrationChecks: Check[] = [
       const scope = 'read_user';
       let form: HtmlForm | undefined;
       // The browser picks consent buttons by their words; here the button to press is the form's save button.
-      const browser = createBrowser(t.http, { ...t.config, driver: { kind: 'form', ...t.config.driver, approveSelector: SAVE_BUTTON } });
+      const browser = createBrowser(t.http, {
+        ...t.config,
+        driver: { kind: 'form', ...t.config.driver, approveSelector: SAVE_BUTTON },
+      });
       const result = await browser.browse(`${t.http.baseUrl}${APPLICATIONS_PATH}`, 'approve', (f) => {
         form = f;
         const redirectField = f.fields.find((x) => /redirect_uri/i.test(x.name))?.name ?? 'application[redirect_uri]';
         const prefix = redirectField.replace(/\[redirect_uri\]$/i, '');
-        return { [`${prefix}[name]`]: `conformance ${unique}`, [redirectField]: redirectUri, [`${prefix}[scopes][]`]: scope };
+        return {
+          [`${prefix}[name]`]: `conformance ${unique}`,
+          [redirectField]: redirectUri,
+          [`${prefix}[scopes][]`]: scope,
+        };
       });
       const registering = ['GRANT-APP-REGISTRATION', 'GRANT-APP-REGISTRATION-FIELDS'];
-      t.expect(form && result.decided, `${APPLICATIONS_PATH} must offer a registration form`, broke(registering, { status: result.response.status }));
-      t.expect(result.response.status < 300, 'registering an application must succeed', broke(registering, { status: result.response.status }));
+      t.expect(
+        form && result.decided,
+        `${APPLICATIONS_PATH} must offer a registration form`,
+        broke(registering, { status: result.response.status }),
+      );
+      t.expect(
+        result.response.status < 300,
+        'registering an application must succeed',
+        broke(registering, { status: result.response.status }),
+      );
       const clientId = shown(result.response.text, /Application ID/);
       const clientSecret = shown(result.response.text, /Secret/);
       t.expect(
@@ -53,7 +81,12 @@ export const registrationChecks: Check[] = [
       // From here the registered credentials, redirect URI and scope must work in the plain code flow.
       const working = ['GRANT-APP-REGISTRATION-FIELDS', 'GRANT-CODE-FLOW'];
       // The new credentials must work: the code flow with the registered redirect URI and scope.
-      const url = t.oauth.authorizeUrl('confidential', { client_id: clientId, redirect_uri: redirectUri, scope, state: `reg-${unique}` });
+      const url = t.oauth.authorizeUrl('confidential', {
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        scope,
+        state: `reg-${unique}`,
+      });
       const { redirect, response } = await t.driver.authorize(url, 'approve');
       const code = redirect?.searchParams.get('code');
       t.expect(
@@ -61,20 +94,50 @@ export const registrationChecks: Check[] = [
         'the registered application must obtain a code at its redirect URI',
         broke(working, { status: response.status, error: redirect?.searchParams.get('error') ?? null }),
       );
-      const res = await t.http.post(TOKEN_PATH, { form: { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, client_secret: clientSecret } });
+      const res = await t.http.post(TOKEN_PATH, {
+        form: {
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: redirectUri,
+          client_id: clientId,
+          client_secret: clientSecret,
+        },
+      });
       const body = expectTokenOk(t, res, 'code exchange with the registered credentials', working);
       try {
         const info = jsonObject(await tokenInfo(t, body.access_token));
-        t.expect(JSON.stringify(info?.scope) === JSON.stringify([scope]), 'the token must carry the registered scope', broke(['GRANT-APP-REGISTRATION-FIELDS'], { scope: info?.scope ?? null }));
+        t.expect(
+          JSON.stringify(info?.scope) === JSON.stringify([scope]),
+          'the token must carry the registered scope',
+          broke(['GRANT-APP-REGISTRATION-FIELDS'], { scope: info?.scope ?? null }),
+        );
         const user = await t.http.get(CURRENT_USER_PATH, { bearer: body.access_token });
-        t.expect(user.status === 200, `the token must work on ${CURRENT_USER_PATH}`, broke(['GRANT-CODE-FLOW'], { status: user.status }));
-        const wrong = await t.http.post(TOKEN_PATH, { form: { grant_type: 'authorization_code', code: 'not-a-code', redirect_uri: redirectUri, client_id: clientId, client_secret: `${clientSecret}x` } });
+        t.expect(
+          user.status === 200,
+          `the token must work on ${CURRENT_USER_PATH}`,
+          broke(['GRANT-CODE-FLOW'], { status: user.status }),
+        );
+        const wrong = await t.http.post(TOKEN_PATH, {
+          form: {
+            grant_type: 'authorization_code',
+            code: 'not-a-code',
+            redirect_uri: redirectUri,
+            client_id: clientId,
+            client_secret: `${clientSecret}x`,
+          },
+        });
         // The plain code flow authenticates with the client secret: a wrong one must not pass.
-        expectOAuthError(t, wrong, { status: [400, 401], error: 'invalid_client', rules: ['GRANT-CODE-FLOW'] }, 'a wrong secret for the registered application');
+        expectOAuthError(
+          t,
+          wrong,
+          { status: [400, 401], error: 'invalid_client', rules: ['GRANT-CODE-FLOW'] },
+          'a wrong secret for the registered application',
+        );
       } finally {
         // Revoked with the new application's own credentials (the run's cleanup knows only the configured ones).
         for (const token of [body.access_token, body.refresh_token]) {
-          if (token) await t.http.post(REVOKE_PATH, { form: { token, client_id: clientId, client_secret: clientSecret } });
+          if (token)
+            await t.http.post(REVOKE_PATH, { form: { token, client_id: clientId, client_secret: clientSecret } });
         }
       }
     },
@@ -89,10 +152,18 @@ export const registrationChecks: Check[] = [
       if (!t.config.user) t.skip('the target config names no user for the password grant');
       const settings = await t.http.get(SETTINGS_PATH, { headers: { 'PRIVATE-TOKEN': t.config.personalAccessToken! } });
       const allowed = jsonObject(settings)?.password_authentication_enabled_for_git;
-      if (settings.status !== 200 || typeof allowed !== 'boolean') t.skip(`${SETTINGS_PATH} does not tell the setting (status ${settings.status}; an administrator's token is needed)`);
+      if (settings.status !== 200 || typeof allowed !== 'boolean')
+        t.skip(
+          `${SETTINGS_PATH} does not tell the setting (status ${settings.status}; an administrator's token is needed)`,
+        );
       const res = await t.oauth.password();
       if (allowed) expectTokenOk(t, res, 'password grant while password authentication for Git is allowed');
-      else t.expect(res.status >= 400 && res.status < 500, 'the password grant must be refused while password authentication for Git is off', { status: res.status });
+      else
+        t.expect(
+          res.status >= 400 && res.status < 500,
+          'the password grant must be refused while password authentication for Git is off',
+          { status: res.status },
+        );
     },
   },
 ];

@@ -51,10 +51,12 @@ export const responseChecks: Check[] = [
         // A refused grant breaks the support of the flow and its form-encoded parameters.
         const { tokens, verifier } = await mintPair(t, app, {}, ['GRANT-FLOWS-SUPPORTED', 'GRANT-FORM-PARAMETERS']);
         expectTokenFields(t, tokens, 'authorization_code', `code exchange (${app} application)`);
-        const refreshed = expectTokenOk(t, await refresh(t, app, tokens.refresh_token!, verifier), `refresh (${app} application)`, [
-          'GRANT-FORM-PARAMETERS',
-          'TOK-REFRESH-RESPONSE-FIELDS',
-        ]);
+        const refreshed = expectTokenOk(
+          t,
+          await refresh(t, app, tokens.refresh_token!, verifier),
+          `refresh (${app} application)`,
+          ['GRANT-FORM-PARAMETERS', 'TOK-REFRESH-RESPONSE-FIELDS'],
+        );
         expectTokenFields(t, refreshed, 'refresh_token', `refresh (${app} application)`);
       }
     },
@@ -62,14 +64,21 @@ export const responseChecks: Check[] = [
   {
     id: 'grants.token-response-headers',
     suite: 'grants',
-    title: 'Token responses and token errors carry Cache-Control no-store and Content-Type application/json without charset',
+    title:
+      'Token responses and token errors carry Cache-Control no-store and Content-Type application/json without charset',
     rules: ['TOK-NO-STORE', 'ENC-JSON-CONTENT-TYPE'],
     async run(t: CheckContext) {
       const app = t.oauth.app('confidential');
       const code = await authorizeCode(t, 'confidential', {});
-      const ok = await t.oauth.tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: app.redirectUri }, { app: 'confidential' });
+      const ok = await t.oauth.tokenRequest(
+        { grant_type: 'authorization_code', code, redirect_uri: app.redirectUri },
+        { app: 'confidential' },
+      );
       expectTokenOk(t, ok, 'code exchange', ['GRANT-CODE-FLOW']);
-      const refused = await t.oauth.tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: app.redirectUri }, { app: 'confidential' });
+      const refused = await t.oauth.tokenRequest(
+        { grant_type: 'authorization_code', code, redirect_uri: app.redirectUri },
+        { app: 'confidential' },
+      );
       for (const [res, what] of [
         [ok, 'token response'],
         [refused, 'token error response'],
@@ -100,7 +109,13 @@ export const responseChecks: Check[] = [
           t,
           res,
           // A token or a status but 4xx is no error answer; a code outside the list breaks only the standard codes.
-          { status: [400, 401], error: STANDARD_ERRORS, rules: ['TOK-ERROR-BODY'], errorRules: [], codeRules: ['ERR-TOKEN-STANDARD-CODES'] },
+          {
+            status: [400, 401],
+            error: STANDARD_ERRORS,
+            rules: ['TOK-ERROR-BODY'],
+            errorRules: [],
+            codeRules: ['ERR-TOKEN-STANDARD-CODES'],
+          },
           `refused token request (grant_type ${form.grant_type === undefined ? 'missing' : 'as generated'})`,
         );
       });
@@ -113,24 +128,43 @@ export const responseChecks: Check[] = [
     rules: ['GRANT-UNSUPPORTED-GRANT-TYPE', 'ERR-TOKEN-STANDARD-CODES', 'ERR-NO-SERVER-ERROR'],
     async run(t: CheckContext) {
       const grantType = fc.oneof(
-        fc.constantFrom('client_credentials', 'implicit', 'token', 'urn:ietf:params:oauth:grant-type:jwt-bearer', 'AUTHORIZATION_CODE'),
+        fc.constantFrom(
+          'client_credentials',
+          'implicit',
+          'token',
+          'urn:ietf:params:oauth:grant-type:jwt-bearer',
+          'AUTHORIZATION_CODE',
+        ),
         fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }),
       );
-      await t.property(grantType.filter((g) => !SUPPORTED.includes(g) && g.trim() !== ''), async (grant) => {
-        const res = await t.oauth.tokenRequest({ grant_type: grant, code: 'not-a-code', redirect_uri: t.oauth.app('confidential').redirectUri }, { app: 'confidential' });
-        expectOAuthError(
-          t,
-          res,
-          { status: 400, error: 'unsupported_grant_type', rules: ['GRANT-UNSUPPORTED-GRANT-TYPE'], serverErrorRules: ['ERR-NO-SERVER-ERROR'], codeRules: ['ERR-TOKEN-STANDARD-CODES'] },
-          'token request with an unknown grant_type',
-        );
-      });
+      await t.property(
+        grantType.filter((g) => !SUPPORTED.includes(g) && g.trim() !== ''),
+        async (grant) => {
+          const res = await t.oauth.tokenRequest(
+            { grant_type: grant, code: 'not-a-code', redirect_uri: t.oauth.app('confidential').redirectUri },
+            { app: 'confidential' },
+          );
+          expectOAuthError(
+            t,
+            res,
+            {
+              status: 400,
+              error: 'unsupported_grant_type',
+              rules: ['GRANT-UNSUPPORTED-GRANT-TYPE'],
+              serverErrorRules: ['ERR-NO-SERVER-ERROR'],
+              codeRules: ['ERR-TOKEN-STANDARD-CODES'],
+            },
+            'token request with an unknown grant_type',
+          );
+        },
+      );
     },
   },
   {
     id: 'grants.missing-parameter',
     suite: 'grants',
-    title: 'A token request without grant_type, or without a parameter its grant requires, is refused with invalid_request',
+    title:
+      'A token request without grant_type, or without a parameter its grant requires, is refused with invalid_request',
     rules: ['GRANT-MISSING-PARAMETER', 'ERR-TOKEN-STANDARD-CODES'],
     async run(t: CheckContext) {
       const app = t.oauth.app('confidential');
@@ -138,10 +172,23 @@ export const responseChecks: Check[] = [
       // Without code (or grant_type) the request is malformed; a wrong redirect_uri alone is invalid_grant, covered elsewhere.
       for (const missing of ['grant_type', 'code'] as const) {
         const res = await t.oauth.tokenRequest({ ...full, [missing]: undefined }, { app: 'confidential' });
-        expectOAuthError(t, res, { ...MISSING, status: 400, error: 'invalid_request' }, `token request without ${missing}`);
+        expectOAuthError(
+          t,
+          res,
+          { ...MISSING, status: 400, error: 'invalid_request' },
+          `token request without ${missing}`,
+        );
       }
-      const refreshRes = await t.oauth.tokenRequest({ grant_type: 'refresh_token', redirect_uri: app.redirectUri }, { app: 'confidential' });
-      expectOAuthError(t, refreshRes, { ...MISSING, status: 400, error: 'invalid_request' }, 'refresh request without refresh_token');
+      const refreshRes = await t.oauth.tokenRequest(
+        { grant_type: 'refresh_token', redirect_uri: app.redirectUri },
+        { app: 'confidential' },
+      );
+      expectOAuthError(
+        t,
+        refreshRes,
+        { ...MISSING, status: 400, error: 'invalid_request' },
+        'refresh request without refresh_token',
+      );
     },
   },
   {
@@ -153,10 +200,21 @@ export const responseChecks: Check[] = [
       const app = t.oauth.app('confidential');
       const code = await authorizeCode(t, 'confidential', {});
       const res = await t.http.post(TOKEN_PATH, {
-        json: { grant_type: 'authorization_code', code, redirect_uri: app.redirectUri, client_id: app.clientId, client_secret: app.clientSecret },
+        json: {
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: app.redirectUri,
+          client_id: app.clientId,
+          client_secret: app.clientSecret,
+        },
       });
       trackBody(t, res, 'confidential');
-      expectTokenFields(t, expectTokenOk(t, res, 'code exchange with a JSON body'), 'authorization_code', 'code exchange with a JSON body');
+      expectTokenFields(
+        t,
+        expectTokenOk(t, res, 'code exchange with a JSON body'),
+        'authorization_code',
+        'code exchange with a JSON body',
+      );
     },
   },
 ];

@@ -5,7 +5,8 @@ import { schema } from '../../spec/index.js';
 import type { CheckContext } from '../types.js';
 
 type AddFormats = (ajv: Ajv2020) => unknown;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
 
 // The spec's schemas carry x-* annotations: not strict.
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -43,7 +44,13 @@ export type ViolationRules = (field: string | undefined, keyword: string) => rea
  * Fail unless `body` matches schema `name`. `rules` (a list, or a function of each violation)
  * names the rules the failure breaks: the union over all violations found.
  */
-export function expectSchema(t: CheckContext, body: unknown, name: string, what: string, rules: readonly string[] | ViolationRules = []): void {
+export function expectSchema(
+  t: CheckContext,
+  body: unknown,
+  name: string,
+  what: string,
+  rules: readonly string[] | ViolationRules = [],
+): void {
   let validate = compiled.get(name);
   if (!validate) {
     validate = ajv.compile(schema(name));
@@ -53,6 +60,13 @@ export function expectSchema(t: CheckContext, body: unknown, name: string, what:
   const errors = validate.errors ?? [];
   const problems = [...new Set(errors.map(describe))];
   const broken = typeof rules === 'function' ? errors.flatMap((e) => rules(fieldOf(e), e.keyword)) : rules;
-  const details = { schema: name, fields: body && typeof body === 'object' ? Object.keys(body) : typeof body, problems };
-  t.fail(`${what}: ${problems.join('; ')} (schema ${name})`, broken.length ? { ...details, rules: [...new Set(broken)] } : details);
+  const details = {
+    schema: name,
+    fields: body && typeof body === 'object' ? Object.keys(body) : typeof body,
+    problems,
+  };
+  t.fail(
+    `${what}: ${problems.join('; ')} (schema ${name})`,
+    broken.length ? { ...details, rules: [...new Set(broken)] } : details,
+  );
 }

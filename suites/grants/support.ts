@@ -12,7 +12,14 @@ export const CURRENT_USER_PATH = '/api/v4/user';
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 /** RFC 6749 §5.2 token error codes (rule ERR-TOKEN-STANDARD-CODES names the same list). */
-export const STANDARD_ERRORS = ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'];
+export const STANDARD_ERRORS = [
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+];
 
 /**
  * Failure details naming the rules the failure breaks (FailureDetails.rules). Helpers name the
@@ -27,7 +34,9 @@ export function broke(rules: readonly string[], details: Record<string, unknown>
 export function jsonObject(res: HttpResponse): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(res.text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -67,12 +76,21 @@ export function expectNoStore(t: CheckContext, res: HttpResponse, what: string):
 }
 
 /** A 200 token response as an object; fails with the error code otherwise (TOK-RESPONSE-JSON and `rules`, those of the request that should have worked). */
-export function expectTokenOk(t: CheckContext, res: HttpResponse, what: string, rules: readonly string[] = []): TokenResponse {
+export function expectTokenOk(
+  t: CheckContext,
+  res: HttpResponse,
+  what: string,
+  rules: readonly string[] = [],
+): TokenResponse {
   const body = jsonObject(res);
   t.expect(
     res.status === 200 && body && typeof body.access_token === 'string',
     `${what}: expected 200 with a token response`,
-    broke(['TOK-RESPONSE-JSON', ...rules], { status: res.status, error: body?.error ?? null, errorDescription: body?.error_description ?? null }),
+    broke(['TOK-RESPONSE-JSON', ...rules], {
+      status: res.status,
+      error: body?.error ?? null,
+      errorDescription: body?.error_description ?? null,
+    }),
   );
   return body as unknown as TokenResponse;
 }
@@ -97,57 +115,115 @@ export interface ExpectedError {
 }
 
 /** An OAuth error body (`error`, `error_description` strings) with one of the expected statuses and codes. */
-export function expectOAuthError(t: CheckContext, res: HttpResponse, expected: ExpectedError, what: string): Record<string, unknown> {
+export function expectOAuthError(
+  t: CheckContext,
+  res: HttpResponse,
+  expected: ExpectedError,
+  what: string,
+): Record<string, unknown> {
   const statuses = ([] as number[]).concat(expected.status);
   const errors = ([] as string[]).concat(expected.error);
   const body = jsonObject(res);
   const details = { status: res.status, error: body?.error ?? null, expectedStatus: statuses, expectedError: errors };
   const outcome = expected.rules ?? [];
   const malformed = ['ERR-OAUTH-BODY', ...(expected.bodyRules ?? outcome)];
-  t.expect(!(body && typeof body.access_token === 'string'), `${what}: expected a refusal, got a token response`, broke(outcome, details));
+  t.expect(
+    !(body && typeof body.access_token === 'string'),
+    `${what}: expected a refusal, got a token response`,
+    broke(outcome, details),
+  );
   const serverError = res.status >= 500 ? (expected.serverErrorRules ?? []) : [];
   t.expect(
     statuses.includes(res.status),
     `${what}: expected status ${statuses.join(' or ')}, got ${res.status}`,
     broke([...outcome, ...(expected.statusRules ?? []), ...serverError], details),
   );
-  t.expect(body !== undefined, `${what}: the refusal must be an OAuth error body (JSON object)`, broke(malformed, { ...details, contentType: res.headers.get('content-type') }));
-  t.expect(typeof body.error === 'string', `${what}: the OAuth error body must carry an error string`, broke(malformed, details));
+  t.expect(
+    body !== undefined,
+    `${what}: the refusal must be an OAuth error body (JSON object)`,
+    broke(malformed, { ...details, contentType: res.headers.get('content-type') }),
+  );
+  t.expect(
+    typeof body.error === 'string',
+    `${what}: the OAuth error body must carry an error string`,
+    broke(malformed, details),
+  );
   const nonStandard = STANDARD_ERRORS.includes(body.error) ? [] : (expected.codeRules ?? []);
-  t.expect(errors.includes(body.error), `${what}: expected error ${errors.join(' or ')}`, broke([...(expected.errorRules ?? outcome), ...nonStandard], details));
-  t.expect(typeof body.error_description === 'string', `${what}: the OAuth error body must carry an error_description string`, broke(malformed, details));
+  t.expect(
+    errors.includes(body.error),
+    `${what}: expected error ${errors.join(' or ')}`,
+    broke([...(expected.errorRules ?? outcome), ...nonStandard], details),
+  );
+  t.expect(
+    typeof body.error_description === 'string',
+    `${what}: the OAuth error body must carry an error_description string`,
+    broke(malformed, details),
+  );
   expectJsonType(t, res, what, malformed);
   return body;
 }
 
 export function tokenInfo(t: CheckContext, token: string, via: 'header' | 'query' = 'header'): Promise<HttpResponse> {
-  return via === 'header' ? t.http.get(TOKEN_INFO_PATH, { bearer: token }) : t.http.get(TOKEN_INFO_PATH, { query: { access_token: token } });
+  return via === 'header'
+    ? t.http.get(TOKEN_INFO_PATH, { bearer: token })
+    : t.http.get(TOKEN_INFO_PATH, { query: { access_token: token } });
 }
 
 /**
  * The access token works on token info (INFO-TOKEN-PRESENTATION) and on the REST API
  * (TOK-VERIFY-USER); `rules` name why it should still work.
  */
-export async function expectAccessAlive(t: CheckContext, token: string, what: string, rules: readonly string[] = []): Promise<void> {
+export async function expectAccessAlive(
+  t: CheckContext,
+  token: string,
+  what: string,
+  rules: readonly string[] = [],
+): Promise<void> {
   const info = await tokenInfo(t, token);
-  t.expect(info.status === 200, `${what}: the access token must be accepted by ${TOKEN_INFO_PATH}`, broke([...rules, 'INFO-TOKEN-PRESENTATION'], { status: info.status }));
+  t.expect(
+    info.status === 200,
+    `${what}: the access token must be accepted by ${TOKEN_INFO_PATH}`,
+    broke([...rules, 'INFO-TOKEN-PRESENTATION'], { status: info.status }),
+  );
   const user = await t.http.get(CURRENT_USER_PATH, { bearer: token });
-  t.expect(user.status === 200, `${what}: the access token must be accepted by ${CURRENT_USER_PATH}`, broke([...rules, 'TOK-VERIFY-USER'], { status: user.status }));
+  t.expect(
+    user.status === 200,
+    `${what}: the access token must be accepted by ${CURRENT_USER_PATH}`,
+    broke([...rules, 'TOK-VERIFY-USER'], { status: user.status }),
+  );
 }
 
 /**
  * The access token is refused by token info (401, INFO-INVALID-TOKEN) and by the REST API (401,
  * AUTH-INVALID-TOKEN-401); `rules` name what should have killed it (rotation, revocation, expiry).
  */
-export async function expectAccessDead(t: CheckContext, token: string, what: string, rules: readonly string[] = []): Promise<void> {
+export async function expectAccessDead(
+  t: CheckContext,
+  token: string,
+  what: string,
+  rules: readonly string[] = [],
+): Promise<void> {
   const info = await tokenInfo(t, token);
-  t.expect(info.status === 401, `${what}: ${TOKEN_INFO_PATH} must refuse the access token with 401`, broke([...rules, 'INFO-INVALID-TOKEN'], { status: info.status }));
+  t.expect(
+    info.status === 401,
+    `${what}: ${TOKEN_INFO_PATH} must refuse the access token with 401`,
+    broke([...rules, 'INFO-INVALID-TOKEN'], { status: info.status }),
+  );
   const user = await t.http.get(CURRENT_USER_PATH, { bearer: token });
-  t.expect(user.status === 401, `${what}: ${CURRENT_USER_PATH} must refuse the access token with 401`, broke([...rules, 'AUTH-INVALID-TOKEN-401'], { status: user.status }));
+  t.expect(
+    user.status === 401,
+    `${what}: ${CURRENT_USER_PATH} must refuse the access token with 401`,
+    broke([...rules, 'AUTH-INVALID-TOKEN-401'], { status: user.status }),
+  );
 }
 
 /** The client parameters a refresh needs besides the refresh token, per application kind (source: POST /oauth/token). */
-export function refreshForm(t: CheckContext, app: AppRole, refreshToken: string, verifier?: string): Record<string, string | undefined> {
+export function refreshForm(
+  t: CheckContext,
+  app: AppRole,
+  refreshToken: string,
+  verifier?: string,
+): Record<string, string | undefined> {
   const config = t.oauth.app(app);
   return {
     grant_type: 'refresh_token',
@@ -183,21 +259,42 @@ export async function authorizeRedirect(
 ): Promise<URL> {
   const { redirect, response } = await t.driver.authorize(t.oauth.authorizeUrl(app, params), decision);
   const redirectRule = decision === 'approve' ? 'GRANT-REDIRECT-WITH-CODE' : 'GRANT-CONSENT-DENIED';
-  t.expect(redirect, 'authorize: the provider did not redirect back to the redirect_uri', broke([redirectRule, ...rules], { status: response.status }));
+  t.expect(
+    redirect,
+    'authorize: the provider did not redirect back to the redirect_uri',
+    broke([redirectRule, ...rules], { status: response.status }),
+  );
   return redirect;
 }
 
 /** The code of an approved authorization (fails with the redirect's error code otherwise: GRANT-REDIRECT-WITH-CODE and `rules`). */
-export async function authorizeCode(t: CheckContext, app: AppRole, params: Record<string, string | undefined>, rules: readonly string[] = []): Promise<string> {
+export async function authorizeCode(
+  t: CheckContext,
+  app: AppRole,
+  params: Record<string, string | undefined>,
+  rules: readonly string[] = [],
+): Promise<string> {
   const redirect = await authorizeRedirect(t, app, params, 'approve', rules);
   const code = redirect.searchParams.get('code');
-  t.expect(code, 'authorize: the redirect carries no code', broke(['GRANT-REDIRECT-WITH-CODE', ...rules], { error: redirect.searchParams.get('error') }));
+  t.expect(
+    code,
+    'authorize: the redirect carries no code',
+    broke(['GRANT-REDIRECT-WITH-CODE', ...rules], { error: redirect.searchParams.get('error') }),
+  );
   return code;
 }
 
 /** Exchange a code: client auth per app, redirect_uri of the app unless overridden (t.oauth tracks the tokens). */
-export function exchangeCode(t: CheckContext, app: AppRole, code: string, extra: Record<string, string | undefined> = {}): Promise<HttpResponse> {
-  return t.oauth.tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: t.oauth.app(app).redirectUri, ...extra }, { app });
+export function exchangeCode(
+  t: CheckContext,
+  app: AppRole,
+  code: string,
+  extra: Record<string, string | undefined> = {},
+): Promise<HttpResponse> {
+  return t.oauth.tokenRequest(
+    { grant_type: 'authorization_code', code, redirect_uri: t.oauth.app(app).redirectUri, ...extra },
+    { app },
+  );
 }
 
 /** The rules an application's code flow rests on: the plain flow with a secret, or PKCE without one. */
@@ -219,7 +316,12 @@ export async function mintPair(
 ): Promise<{ tokens: TokenResponse; verifier?: string }> {
   const pkce = t.oauth.app(app).clientSecret ? undefined : t.oauth.pkce();
   const flow = [...codeFlowRules(t, app), ...rules];
-  const code = await authorizeCode(t, app, pkce ? { ...params, code_challenge: pkce.challenge, code_challenge_method: 'S256' } : params, flow);
+  const code = await authorizeCode(
+    t,
+    app,
+    pkce ? { ...params, code_challenge: pkce.challenge, code_challenge_method: 'S256' } : params,
+    flow,
+  );
   const res = await exchangeCode(t, app, code, pkce ? { code_verifier: pkce.verifier } : {});
   return { tokens: expectTokenOk(t, res, `code exchange (${app} application)`, flow), verifier: pkce?.verifier };
 }

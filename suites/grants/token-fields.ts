@@ -25,9 +25,24 @@ const GRANTS: Record<Grant, GrantResponse> = {
     tokenType: 'TOK-TYPE-LOWERCASE-BEARER',
     refreshToken: 'TOK-REFRESH-TOKEN-PRESENT',
   },
-  refresh_token: { schema: 'RefreshTokenResponse', shape: 'TOK-REFRESH-RESPONSE-FIELDS', tokenType: 'TOK-TYPE-LOWERCASE-BEARER', refreshToken: 'TOK-REFRESH-TOKEN-PRESENT' },
-  password: { schema: 'PasswordTokenResponse', shape: 'TOK-PASSWORD-RESPONSE-FIELDS', tokenType: 'TOK-TYPE-LOWERCASE-BEARER', refreshToken: 'TOK-REFRESH-TOKEN-ABSENT' },
-  device_code: { schema: 'DeviceTokenResponse', shape: 'TOK-DEVICE-RESPONSE-FIELDS', tokenType: 'TOK-TYPE-DEVICE-BEARER', refreshToken: 'TOK-REFRESH-TOKEN-ABSENT' },
+  refresh_token: {
+    schema: 'RefreshTokenResponse',
+    shape: 'TOK-REFRESH-RESPONSE-FIELDS',
+    tokenType: 'TOK-TYPE-LOWERCASE-BEARER',
+    refreshToken: 'TOK-REFRESH-TOKEN-PRESENT',
+  },
+  password: {
+    schema: 'PasswordTokenResponse',
+    shape: 'TOK-PASSWORD-RESPONSE-FIELDS',
+    tokenType: 'TOK-TYPE-LOWERCASE-BEARER',
+    refreshToken: 'TOK-REFRESH-TOKEN-ABSENT',
+  },
+  device_code: {
+    schema: 'DeviceTokenResponse',
+    shape: 'TOK-DEVICE-RESPONSE-FIELDS',
+    tokenType: 'TOK-TYPE-DEVICE-BEARER',
+    refreshToken: 'TOK-REFRESH-TOKEN-ABSENT',
+  },
 };
 
 /** Fields whose rule is the same for every grant (scope is the device response's own field). */

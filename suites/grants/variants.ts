@@ -26,7 +26,11 @@ export const redirectMutations: Record<string, (uri: URL, word: string) => strin
 export const mutationName = fc.constantFrom(...Object.keys(redirectMutations));
 
 /** A short lowercase word (path segment, parameter name, host label). */
-export const word = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'), minLength: 1, maxLength: 12 });
+export const word = fc.string({
+  unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'),
+  minLength: 1,
+  maxLength: 12,
+});
 
 /** The application the scope checks use: the one registered with the fewest scopes, so others lie outside it. */
 export function narrowApp(t: CheckContext): AppRole {

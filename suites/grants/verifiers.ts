@@ -25,15 +25,22 @@ export function validVerifier(): fc.Arbitrary<string> {
 
 /** A character outside the allowed set: the usual suspects of encoding mistakes, or any grapheme. */
 const foreignChar = fc
-  .oneof(fc.constantFrom(' ', '+', '/', '=', '%', '!', '*', '&', '#', '?', ',', ':', '\t'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }))
+  .oneof(
+    fc.constantFrom(' ', '+', '/', '=', '%', '!', '*', '&', '#', '?', ',', ':', '\t'),
+    fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }),
+  )
   .filter((c) => c.length > 0 && ![...c].every((ch) => ALLOWED.includes(ch)));
 
 export type InvalidVerifier = { kind: 'too-short' | 'too-long' | 'foreign-character'; verifier: string };
 
 export function invalidVerifier(): fc.Arbitrary<InvalidVerifier> {
   const { verifierMinLength: min, verifierMaxLength: max } = limits();
-  const tooShort = fc.string({ unit: allowedChar, minLength: 1, maxLength: min - 1 }).map((verifier) => ({ kind: 'too-short' as const, verifier }));
-  const tooLong = fc.string({ unit: allowedChar, minLength: max + 1, maxLength: max + 64 }).map((verifier) => ({ kind: 'too-long' as const, verifier }));
+  const tooShort = fc
+    .string({ unit: allowedChar, minLength: 1, maxLength: min - 1 })
+    .map((verifier) => ({ kind: 'too-short' as const, verifier }));
+  const tooLong = fc
+    .string({ unit: allowedChar, minLength: max + 1, maxLength: max + 64 })
+    .map((verifier) => ({ kind: 'too-long' as const, verifier }));
   const foreign = fc
     .tuple(fc.string({ unit: allowedChar, minLength: min - 1, maxLength: max - 1 }), foreignChar, fc.nat())
     .map(([base, c, at]) => {

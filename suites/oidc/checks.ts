@@ -3,7 +3,17 @@ import fc from 'fast-check';
 import { jwtVerify, decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { Check, CheckContext } from '../types.js';
 import { broke, expectJsonType, jsonObject } from '../grants/support.js';
-import { DISCOVERY_PATH, expectedIssuer, fetchJwks, KEYS_PATH, LEGACY_JWKS_PATH, localKeys, openidApp, scopeWithoutOpenid, USERINFO_PATH } from './support.js';
+import {
+  DISCOVERY_PATH,
+  expectedIssuer,
+  fetchJwks,
+  KEYS_PATH,
+  LEGACY_JWKS_PATH,
+  localKeys,
+  openidApp,
+  scopeWithoutOpenid,
+  USERINFO_PATH,
+} from './support.js';
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 /** Any nonce the client may choose: it travels through the authorize URL and the consent form into the id_token. */
@@ -20,9 +30,17 @@ async function verifyIdToken(t: CheckContext, idToken: string, audience: string,
   } catch {
     return t.fail('id_token is not a JWS compact serialization', broke(['OIDC-ID-TOKEN']));
   }
-  t.expect(header.alg === 'RS256', 'id_token must be signed with RS256', broke(['OIDC-ID-TOKEN-SIGNATURE'], { alg: header.alg ?? null }));
+  t.expect(
+    header.alg === 'RS256',
+    'id_token must be signed with RS256',
+    broke(['OIDC-ID-TOKEN-SIGNATURE'], { alg: header.alg ?? null }),
+  );
   const jwks = await fetchJwks(t);
-  t.expect(jwks.keys.some((k) => k.kid === header.kid), `id_token names a kid that ${KEYS_PATH} does not publish`, broke(['OIDC-ID-TOKEN-SIGNATURE'], { kid: header.kid ?? null }));
+  t.expect(
+    jwks.keys.some((k) => k.kid === header.kid),
+    `id_token names a kid that ${KEYS_PATH} does not publish`,
+    broke(['OIDC-ID-TOKEN-SIGNATURE'], { kid: header.kid ?? null }),
+  );
   const keys = localKeys(t, jwks);
   try {
     const { payload } = await jwtVerify(idToken, keys, { algorithms: ['RS256'], issuer, audience });
@@ -31,7 +49,10 @@ async function verifyIdToken(t: CheckContext, idToken: string, audience: string,
     const code = (error as { code?: string }).code;
     return t.fail(
       'id_token does not verify against the published keys, issuer and audience',
-      broke([code && CLAIM_ERRORS.includes(code) ? 'OIDC-ID-TOKEN-CLAIMS' : 'OIDC-ID-TOKEN-SIGNATURE'], { reason: (error as Error).message, code }),
+      broke([code && CLAIM_ERRORS.includes(code) ? 'OIDC-ID-TOKEN-CLAIMS' : 'OIDC-ID-TOKEN-SIGNATURE'], {
+        reason: (error as Error).message,
+        code,
+      }),
     );
   }
 }
@@ -40,7 +61,8 @@ export const oidcChecks: Check[] = [
   {
     id: 'oidc.id-token',
     suite: 'oidc',
-    title: 'The id_token is an RS256 JWT verified by /oauth/discovery/keys, with iss, sub, aud, exp, iat, auth_time and the nonce sent',
+    title:
+      'The id_token is an RS256 JWT verified by /oauth/discovery/keys, with iss, sub, aud, exp, iat, auth_time and the nonce sent',
     rules: ['OIDC-ID-TOKEN', 'OIDC-ID-TOKEN-CLAIMS', 'OIDC-ID-TOKEN-SIGNATURE'],
     needs: ['oidc'],
     async run(t: CheckContext) {
@@ -49,16 +71,40 @@ export const oidcChecks: Check[] = [
       const issuer = await expectedIssuer(t);
       await t.property(nonceArb, async (nonce) => {
         const tokens = await t.oauth.token(app, { scope: 'openid', nonce });
-        t.expect(typeof tokens.id_token === 'string', 'a code grant with scope openid must return an id_token', broke(['OIDC-ID-TOKEN'], { fields: Object.keys(tokens) }));
+        t.expect(
+          typeof tokens.id_token === 'string',
+          'a code grant with scope openid must return an id_token',
+          broke(['OIDC-ID-TOKEN'], { fields: Object.keys(tokens) }),
+        );
         const claims = await verifyIdToken(t, tokens.id_token, audience, issuer);
         const claim = (details: Record<string, unknown>) => broke(['OIDC-ID-TOKEN-CLAIMS'], details);
-        t.expect(typeof claims.sub === 'string' && claims.sub.length > 0, 'id_token sub must be a non-empty string', claim({ sub: claims.sub ?? null }));
+        t.expect(
+          typeof claims.sub === 'string' && claims.sub.length > 0,
+          'id_token sub must be a non-empty string',
+          claim({ sub: claims.sub ?? null }),
+        );
         for (const name of ['exp', 'iat', 'auth_time'] as const) {
-          t.expect(Number.isInteger(claims[name]), `id_token ${name} must be an integer`, claim({ [name]: claims[name] ?? null }));
+          t.expect(
+            Number.isInteger(claims[name]),
+            `id_token ${name} must be an integer`,
+            claim({ [name]: claims[name] ?? null }),
+          );
         }
-        t.expect((claims.exp as number) > (claims.iat as number), 'id_token exp must come after iat', claim({ exp: claims.exp, iat: claims.iat }));
-        t.expect((claims.auth_time as number) <= (claims.iat as number), 'id_token auth_time cannot be later than iat', claim({ authTime: claims.auth_time, iat: claims.iat }));
-        t.expect(claims.nonce === nonce, 'id_token must echo the nonce of the authorize request', claim({ sent: nonce, nonce: claims.nonce ?? null }));
+        t.expect(
+          (claims.exp as number) > (claims.iat as number),
+          'id_token exp must come after iat',
+          claim({ exp: claims.exp, iat: claims.iat }),
+        );
+        t.expect(
+          (claims.auth_time as number) <= (claims.iat as number),
+          'id_token auth_time cannot be later than iat',
+          claim({ authTime: claims.auth_time, iat: claims.iat }),
+        );
+        t.expect(
+          claims.nonce === nonce,
+          'id_token must echo the nonce of the authorize request',
+          claim({ sent: nonce, nonce: claims.nonce ?? null }),
+        );
       });
     },
   },
@@ -71,7 +117,9 @@ export const oidcChecks: Check[] = [
     async run(t: CheckContext) {
       const app = openidApp(t);
       const tokens = await t.oauth.token(app, { scope: scopeWithoutOpenid(t, app) });
-      t.expect(!('id_token' in tokens), 'a grant without openid must not return an id_token', { fields: Object.keys(tokens) });
+      t.expect(!('id_token' in tokens), 'a grant without openid must not return an id_token', {
+        fields: Object.keys(tokens),
+      });
     },
   },
   {
@@ -82,10 +130,16 @@ export const oidcChecks: Check[] = [
     async run(t: CheckContext) {
       const res = await t.http.get(DISCOVERY_PATH);
       const doc = jsonObject(res);
-      t.expect(res.status === 200 && doc, `GET ${DISCOVERY_PATH} must answer 200 with a JSON object`, { status: res.status });
+      t.expect(res.status === 200 && doc, `GET ${DISCOVERY_PATH} must answer 200 with a JSON object`, {
+        status: res.status,
+      });
       expectJsonType(t, res, `GET ${DISCOVERY_PATH}`);
       const issuer = typeof doc.issuer === 'string' ? doc.issuer : '';
-      t.expect(issuer && (!t.config.issuer || issuer === t.config.issuer.replace(/\/+$/, '')), 'issuer must be the configured issuer', { issuer: doc.issuer ?? null });
+      t.expect(
+        issuer && (!t.config.issuer || issuer === t.config.issuer.replace(/\/+$/, '')),
+        'issuer must be the configured issuer',
+        { issuer: doc.issuer ?? null },
+      );
       const endpoints: Record<string, string> = {
         authorization_endpoint: '/oauth/authorize',
         token_endpoint: '/oauth/token',
@@ -101,11 +155,21 @@ export const oidcChecks: Check[] = [
         } catch {
           url = undefined;
         }
-        t.expect(url && url.pathname.endsWith(path), `${field} must be the absolute URL of ${path}`, { [field]: value ?? null });
+        t.expect(url && url.pathname.endsWith(path), `${field} must be the absolute URL of ${path}`, {
+          [field]: value ?? null,
+        });
       }
-      const lists: Record<string, string> = { scopes_supported: 'openid', response_types_supported: 'code', grant_types_supported: 'authorization_code' };
+      const lists: Record<string, string> = {
+        scopes_supported: 'openid',
+        response_types_supported: 'code',
+        grant_types_supported: 'authorization_code',
+      };
       for (const [field, member] of Object.entries(lists)) {
-        t.expect(Array.isArray(doc[field]) && (doc[field] as unknown[]).includes(member), `${field} must list ${member}`, { [field]: doc[field] ?? null });
+        t.expect(
+          Array.isArray(doc[field]) && (doc[field] as unknown[]).includes(member),
+          `${field} must list ${member}`,
+          { [field]: doc[field] ?? null },
+        );
       }
     },
   },
@@ -119,11 +183,24 @@ export const oidcChecks: Check[] = [
       t.expect(jwks.keys.length > 0, `${KEYS_PATH} must publish at least one key`);
       for (const key of jwks.keys) {
         const leaked = PRIVATE_MEMBERS.filter((m) => m in key);
-        t.expect(leaked.length === 0, `${KEYS_PATH} publishes private key members`, { kid: key.kid ?? null, members: leaked });
-        t.expect(key.kty === 'RSA' && typeof key.n === 'string' && typeof key.e === 'string', 'each key must be an RSA public key (kty, n, e)', { kid: key.kid ?? null, kty: key.kty ?? null });
+        t.expect(leaked.length === 0, `${KEYS_PATH} publishes private key members`, {
+          kid: key.kid ?? null,
+          members: leaked,
+        });
+        t.expect(
+          key.kty === 'RSA' && typeof key.n === 'string' && typeof key.e === 'string',
+          'each key must be an RSA public key (kty, n, e)',
+          { kid: key.kid ?? null, kty: key.kty ?? null },
+        );
         t.expect(typeof key.kid === 'string' && key.kid.length > 0, 'each key must carry a kid', { kty: key.kty });
-        t.expect(key.use === undefined || key.use === 'sig', 'a key use, when given, must be sig', { kid: key.kid, use: key.use });
-        t.expect(key.alg === undefined || key.alg === 'RS256', 'a key alg, when given, must be RS256', { kid: key.kid, alg: key.alg });
+        t.expect(key.use === undefined || key.use === 'sig', 'a key use, when given, must be sig', {
+          kid: key.kid,
+          use: key.use,
+        });
+        t.expect(key.alg === undefined || key.alg === 'RS256', 'a key alg, when given, must be RS256', {
+          kid: key.kid,
+          alg: key.alg,
+        });
       }
       localKeys(t, jwks);
     },
@@ -137,14 +214,28 @@ export const oidcChecks: Check[] = [
     async run(t: CheckContext) {
       const app = openidApp(t);
       const tokens = await t.oauth.token(app, { scope: 'openid' });
-      t.expect(typeof tokens.id_token === 'string', 'a code grant with scope openid must return an id_token', { fields: Object.keys(tokens) });
-      const claims = await verifyIdToken(t, tokens.id_token, t.config.applications![app]!.clientId, await expectedIssuer(t));
+      t.expect(typeof tokens.id_token === 'string', 'a code grant with scope openid must return an id_token', {
+        fields: Object.keys(tokens),
+      });
+      const claims = await verifyIdToken(
+        t,
+        tokens.id_token,
+        t.config.applications![app]!.clientId,
+        await expectedIssuer(t),
+      );
       for (const method of ['get', 'post'] as const) {
         const res = await t.http[method](USERINFO_PATH, { bearer: tokens.access_token });
         const body = jsonObject(res);
-        t.expect(res.status === 200 && body, `${method.toUpperCase()} ${USERINFO_PATH} must answer 200 with JSON claims`, { status: res.status });
+        t.expect(
+          res.status === 200 && body,
+          `${method.toUpperCase()} ${USERINFO_PATH} must answer 200 with JSON claims`,
+          { status: res.status },
+        );
         expectJsonType(t, res, `${method.toUpperCase()} ${USERINFO_PATH}`);
-        t.expect(body.sub === claims.sub, 'userinfo sub must equal the id_token sub', { sub: body.sub ?? null, idTokenSub: claims.sub });
+        t.expect(body.sub === claims.sub, 'userinfo sub must equal the id_token sub', {
+          sub: body.sub ?? null,
+          idTokenSub: claims.sub,
+        });
       }
     },
   },
@@ -159,8 +250,12 @@ export const oidcChecks: Check[] = [
       const tokens = await t.oauth.token(app, { scope: scopeWithoutOpenid(t, app) });
       const res = await t.http.get(USERINFO_PATH, { bearer: tokens.access_token });
       const body = jsonObject(res);
-      t.expect(res.status === 403, `${USERINFO_PATH} must refuse a token without openid with 403`, { status: res.status });
-      t.expect(body?.error === 'insufficient_scope', 'the refusal must name insufficient_scope', { error: body?.error ?? null });
+      t.expect(res.status === 403, `${USERINFO_PATH} must refuse a token without openid with 403`, {
+        status: res.status,
+      });
+      t.expect(body?.error === 'insufficient_scope', 'the refusal must name insufficient_scope', {
+        error: body?.error ?? null,
+      });
     },
   },
   {
@@ -173,7 +268,11 @@ export const oidcChecks: Check[] = [
         const res = await t.http.get(USERINFO_PATH, token === undefined ? {} : { bearer: token });
         const what = token === undefined ? 'userinfo without a token' : 'userinfo with a token never issued';
         t.expect(res.status === 401, `${what} must answer 401`, { status: res.status });
-        t.expect(/^bearer/i.test(res.headers.get('www-authenticate') ?? ''), `${what} must carry WWW-Authenticate: Bearer`, { status: res.status });
+        t.expect(
+          /^bearer/i.test(res.headers.get('www-authenticate') ?? ''),
+          `${what} must carry WWW-Authenticate: Bearer`,
+          { status: res.status },
+        );
       });
     },
   },
@@ -185,10 +284,14 @@ export const oidcChecks: Check[] = [
     async run(t: CheckContext) {
       if (!t.inForce('VER-JWKS-ALIAS')) t.skip(`/-/jwks exists only before 17.0 (this run: ${t.release})`);
       const [current, legacy] = [await fetchJwks(t), await fetchJwks(t, LEGACY_JWKS_PATH)];
-      t.expect(JSON.stringify(legacy) === JSON.stringify(current), `${LEGACY_JWKS_PATH} must serve the key set of ${KEYS_PATH}`, {
-        legacyKids: legacy.keys.map((k) => k.kid),
-        kids: current.keys.map((k) => k.kid),
-      });
+      t.expect(
+        JSON.stringify(legacy) === JSON.stringify(current),
+        `${LEGACY_JWKS_PATH} must serve the key set of ${KEYS_PATH}`,
+        {
+          legacyKids: legacy.keys.map((k) => k.kid),
+          kids: current.keys.map((k) => k.kid),
+        },
+      );
     },
   },
   {

@@ -12,7 +12,11 @@ export const LEGACY_JWKS_PATH = '/-/jwks';
 export async function fetchJwks(t: CheckContext, path = KEYS_PATH): Promise<JSONWebKeySet> {
   const res = await t.http.get(path);
   const body = jsonObject(res);
-  t.expect(res.status === 200 && body && Array.isArray(body.keys), `GET ${path} must answer 200 with a JSON Web Key Set (keys array)`, broke(['OIDC-JWKS'], { status: res.status }));
+  t.expect(
+    res.status === 200 && body && Array.isArray(body.keys),
+    `GET ${path} must answer 200 with a JSON Web Key Set (keys array)`,
+    broke(['OIDC-JWKS'], { status: res.status }),
+  );
   expectJsonType(t, res, `GET ${path}`, ['OIDC-JWKS']);
   return body as unknown as JSONWebKeySet;
 }
@@ -21,7 +25,10 @@ export function localKeys(t: CheckContext, jwks: JSONWebKeySet) {
   try {
     return createLocalJWKSet(jwks);
   } catch (error) {
-    return t.fail('the key set is not a valid JSON Web Key Set', broke(['OIDC-JWKS'], { reason: (error as Error).message }));
+    return t.fail(
+      'the key set is not a valid JSON Web Key Set',
+      broke(['OIDC-JWKS'], { reason: (error as Error).message }),
+    );
   }
 }
 

@@ -24,5 +24,8 @@ export function fillPath(t: CheckContext, op: OperationInfo): { path: string } |
 
 /** Paginated GET operations available at this run's release. */
 export function paginatedOperations(t: CheckContext): OperationInfo[] {
-  return operations().filter((op) => op.method === 'get' && (op.raw as Record<string, unknown>)['x-paginated'] === true && inRelease(op, t.release));
+  return operations().filter(
+    (op) =>
+      op.method === 'get' && (op.raw as Record<string, unknown>)['x-paginated'] === true && inRelease(op, t.release),
+  );
 }

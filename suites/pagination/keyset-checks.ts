@@ -7,7 +7,20 @@ import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
 import type { Check, CheckContext } from '../types.js';
 import { apiHeaders, breaking, fixtureProject, projectPath, type Expect } from '../scopes/api.js';
-import { describe, pagesPerOrder, keysetQuery, keysetTable, nextOf, resolveRow, walkKeyset, walkKeys, type KeysetOrder, type KeysetRow, type KeysetTarget, type KeysetWalk } from './keyset.js';
+import {
+  describe,
+  pagesPerOrder,
+  keysetQuery,
+  keysetTable,
+  nextOf,
+  resolveRow,
+  walkKeyset,
+  walkKeys,
+  type KeysetOrder,
+  type KeysetRow,
+  type KeysetTarget,
+  type KeysetWalk,
+} from './keyset.js';
 import { numberHeader } from './links.js';
 import { effectivePerPage, key } from './offset.js';
 import { readPage, type WalkRules } from './traverse.js';
@@ -24,7 +37,10 @@ function kebab(name: string): string {
 /** Per-page values of property runs: any positive one, including above the maximum. */
 function perPageArb(): fc.Arbitrary<number> {
   const { perPageMax } = limits();
-  return fc.oneof({ arbitrary: fc.integer({ min: 1, max: perPageMax }), weight: 4 }, { arbitrary: fc.integer({ min: perPageMax + 1, max: perPageMax * 5 }), weight: 1 });
+  return fc.oneof(
+    { arbitrary: fc.integer({ min: 1, max: perPageMax }), weight: 4 },
+    { arbitrary: fc.integer({ min: perPageMax + 1, max: perPageMax * 5 }), weight: 1 },
+  );
 }
 
 /**
@@ -37,7 +53,13 @@ function protocolWalk(row: KeysetRow): WalkRules {
 }
 
 /** The protocol of every page of a walk (see the module comment). */
-function assertKeysetProtocol(t: CheckContext, target: KeysetTarget, order: KeysetOrder, walk: KeysetWalk, perPage: number): void {
+function assertKeysetProtocol(
+  t: CheckContext,
+  target: KeysetTarget,
+  order: KeysetOrder,
+  walk: KeysetWalk,
+  perPage: number,
+): void {
   const what = describe(target, order);
   const asked = keysetQuery(order);
   const expectCursor: Expect = breaking(t, 'PAG-KEYSET-NEXT-LINK');
@@ -46,28 +68,62 @@ function assertKeysetProtocol(t: CheckContext, target: KeysetTarget, order: Keys
     const index = i + 1;
     for (const name of OFFSET_ONLY) {
       const value = page.response.headers.get(name);
-      t.expect(value === null, `${what}: page ${index} carries the offset header ${name}`, { page: index, header: name, value, rules: ['PAG-KEYSET-NO-OFFSET-HEADERS'] });
+      t.expect(value === null, `${what}: page ${index} carries the offset header ${name}`, {
+        page: index,
+        header: name,
+        value,
+        rules: ['PAG-KEYSET-NO-OFFSET-HEADERS'],
+      });
     }
     // More than the maximum also breaks the cap both paginations share.
-    const oversize = page.items.length > limits().perPageMax ? ['PAG-KEYSET-PARAMS', 'LIM-PER-PAGE'] : ['PAG-KEYSET-PARAMS'];
-    t.expect(page.items.length <= perPage, `${what}: page ${index} holds ${page.items.length} records, more than per_page ${perPage}`, { page: index, rules: oversize });
+    const oversize =
+      page.items.length > limits().perPageMax ? ['PAG-KEYSET-PARAMS', 'LIM-PER-PAGE'] : ['PAG-KEYSET-PARAMS'];
+    t.expect(
+      page.items.length <= perPage,
+      `${what}: page ${index} holds ${page.items.length} records, more than per_page ${perPage}`,
+      { page: index, rules: oversize },
+    );
     const next = nextOf(t, page);
     if (page.items.length > 0) {
-      t.expect(next !== undefined, `${what}: page ${index} holds records but has no rel=next; the end of a keyset collection is an empty page`, { page: index, rules: ['PAG-KEYSET-END', 'PAG-KEYSET-NEXT-LINK'] });
+      t.expect(
+        next !== undefined,
+        `${what}: page ${index} holds records but has no rel=next; the end of a keyset collection is an empty page`,
+        { page: index, rules: ['PAG-KEYSET-END', 'PAG-KEYSET-NEXT-LINK'] },
+      );
       const params = new URL(next, page.response.url).searchParams;
       for (const [name, value] of Object.entries(asked)) {
-        t.expect(params.get(name) === String(value), `${what}: the rel=next link of page ${index} does not keep ${name}=${value}`, { page: index, parameter: name, inLink: params.get(name), rules: ['PAG-LINK-FOLLOW'] });
+        t.expect(
+          params.get(name) === String(value),
+          `${what}: the rel=next link of page ${index} does not keep ${name}=${value}`,
+          { page: index, parameter: name, inLink: params.get(name), rules: ['PAG-LINK-FOLLOW'] },
+        );
       }
-      expectCursor(!params.has('page'), `${what}: the rel=next link of page ${index} carries a page number instead of a cursor filter`, { page: index });
+      expectCursor(
+        !params.has('page'),
+        `${what}: the rel=next link of page ${index} carries a page number instead of a cursor filter`,
+        { page: index },
+      );
       const added = [...params.keys()].filter((name) => !(name in asked) && name !== 'per_page');
-      expectCursor(added.length > 0, `${what}: the rel=next link of page ${index} adds no cursor filter (id_after, cursor, ...)`, { page: index });
+      expectCursor(
+        added.length > 0,
+        `${what}: the rel=next link of page ${index} adds no cursor filter (id_after, cursor, ...)`,
+        { page: index },
+      );
       // Only behind a sound next link is the following page the rest of the collection.
       const following = walk.pages[i + 1];
       if (following && following.items.length > 0) {
-        expectPerPage(page.items.length === perPage, `${what}: page ${index} holds ${page.items.length} records though more follow; expected ${perPage}`, { page: index });
+        expectPerPage(
+          page.items.length === perPage,
+          `${what}: page ${index} holds ${page.items.length} records though more follow; expected ${perPage}`,
+          { page: index },
+        );
       }
     } else {
-      t.expect(page.response.headers.get('link') === null, `${what}: the empty end page still carries a Link header`, { page: index, link: page.response.headers.get('link'), rules: ['PAG-KEYSET-END'] });
+      t.expect(page.response.headers.get('link') === null, `${what}: the empty end page still carries a Link header`, {
+        page: index,
+        link: page.response.headers.get('link'),
+        rules: ['PAG-KEYSET-END'],
+      });
     }
   });
 }
@@ -77,20 +133,49 @@ function protocolCheck(row: KeysetRow): Check {
     id: `pagination.keyset-${kebab(row.operationId)}`,
     suite: 'pagination',
     title: `keyset pagination of ${row.operationId}: cursor next links, an empty end without Link, no offset headers, other orderings refused`,
-    rules: [...row.rules, 'PAG-KEYSET-PARAMS', 'PAG-KEYSET-NEXT-LINK', 'PAG-LINK-FOLLOW', 'PAG-KEYSET-END', 'PAG-KEYSET-NO-OFFSET-HEADERS', 'PAG-KEYSET-SELECTED-ENDPOINTS', 'LIM-PER-PAGE'],
+    rules: [
+      ...row.rules,
+      'PAG-KEYSET-PARAMS',
+      'PAG-KEYSET-NEXT-LINK',
+      'PAG-LINK-FOLLOW',
+      'PAG-KEYSET-END',
+      'PAG-KEYSET-NO-OFFSET-HEADERS',
+      'PAG-KEYSET-SELECTED-ENDPOINTS',
+      'LIM-PER-PAGE',
+    ],
     async run(t: CheckContext) {
       const target = await resolveRow(t, row);
       const { perPageMax } = limits();
       for (const order of row.orders) {
         // Once per ordering, as far as the bound allows (to the empty end on all but huge collections).
-        assertKeysetProtocol(t, target, order, await walkKeyset(t, target, order, perPageMax, pagesPerOrder(row), protocolWalk(row)), perPageMax);
+        assertKeysetProtocol(
+          t,
+          target,
+          order,
+          await walkKeyset(t, target, order, perPageMax, pagesPerOrder(row), protocolWalk(row)),
+          perPageMax,
+        );
       }
-      await t.property(fc.constantFrom(...row.orders), fc.option(perPageArb(), { nil: undefined }), async (order, perPage) => {
-        assertKeysetProtocol(t, target, order, await walkKeyset(t, target, order, perPage, PREFIX_PAGES, protocolWalk(row)), effectivePerPage(perPage));
-      });
+      await t.property(
+        fc.constantFrom(...row.orders),
+        fc.option(perPageArb(), { nil: undefined }),
+        async (order, perPage) => {
+          assertKeysetProtocol(
+            t,
+            target,
+            order,
+            await walkKeyset(t, target, order, perPage, PREFIX_PAGES, protocolWalk(row)),
+            effectivePerPage(perPage),
+          );
+        },
+      );
       if (row.who === 'both') {
         const anonymous = await t.http.get(target.path, { query: keysetQuery(row.orders[0]) });
-        t.expect(anonymous.status === 200, `${describe(target, row.orders[0])} without authentication answered ${anonymous.status}; the table allows both`, { status: anonymous.status, rules: row.rules });
+        t.expect(
+          anonymous.status === 200,
+          `${describe(target, row.orders[0])} without authentication answered ${anonymous.status}; the table allows both`,
+          { status: anonymous.status, rules: row.rules },
+        );
       }
       await assertOtherOrderingsRefused(t, target);
     },
@@ -105,13 +190,20 @@ async function assertOtherOrderingsRefused(t: CheckContext, target: KeysetTarget
   for (const orderBy of CANDIDATE_ORDER_BY) {
     for (const sort of ['asc', 'desc'] as const) {
       if (orders.some((o) => o.order_by === orderBy && o.sort === sort)) continue;
-      const res = await t.http.get(target.path, { headers: target.headers, query: { pagination: 'keyset', order_by: orderBy, sort } });
-      t.expect(res.status >= 400 && res.status < 500, `keyset ${target.row.operationId} with order_by=${orderBy}&sort=${sort} (not in the keyset table) answered ${res.status}, expected a 4xx refusal`, {
-        orderBy,
-        sort,
-        status: res.status,
-        rules: ['PAG-KEYSET-SELECTED-ENDPOINTS'],
+      const res = await t.http.get(target.path, {
+        headers: target.headers,
+        query: { pagination: 'keyset', order_by: orderBy, sort },
       });
+      t.expect(
+        res.status >= 400 && res.status < 500,
+        `keyset ${target.row.operationId} with order_by=${orderBy}&sort=${sort} (not in the keyset table) answered ${res.status}, expected a 4xx refusal`,
+        {
+          orderBy,
+          sort,
+          status: res.status,
+          rules: ['PAG-KEYSET-SELECTED-ENDPOINTS'],
+        },
+      );
     }
   }
 }
@@ -144,7 +236,10 @@ function rowsCheck(row: KeysetRow): Check {
       const rules = ['PAG-KEYSET-ROWS'];
       for (const order of row.orders) {
         const what = describe(target, order);
-        const walk = await walkKeyset(t, target, order, perPageMax, pagesPerOrder(row), { start: rules, follow: rules });
+        const walk = await walkKeyset(t, target, order, perPageMax, pagesPerOrder(row), {
+          start: rules,
+          follow: rules,
+        });
         const items = walk.pages.flatMap((p) => p.items);
         const keys = items.map(key);
         const repeated = keys.find((k, i) => keys.indexOf(k) !== i);
@@ -160,19 +255,30 @@ function rowsCheck(row: KeysetRow): Check {
         }
         if (walk.complete) {
           const total = await offsetTotal(t, target);
-          if (total !== null) t.expect(keys.length === total, `${what}: the keyset walk saw ${keys.length} records, offset pagination counts ${total}`, { seen: keys.length, total });
+          if (total !== null)
+            t.expect(
+              keys.length === total,
+              `${what}: the keyset walk saw ${keys.length} records, offset pagination counts ${total}`,
+              { seen: keys.length, total },
+            );
         }
         references.set(order, keys);
       }
       await t.property(fc.constantFrom(...row.orders), perPageArb(), async (order, perPage) => {
-        const keys = walkKeys(await walkKeyset(t, target, order, perPage, PREFIX_PAGES, { start: rules, follow: rules }));
+        const keys = walkKeys(
+          await walkKeyset(t, target, order, perPage, PREFIX_PAGES, { start: rules, follow: rules }),
+        );
         const reference = references.get(order)!;
         const at = keys.findIndex((k, i) => k !== reference[i]);
-        t.expect(at < 0, `${describe(target, order)} at per_page=${perPage}: record ${at + 1} differs from the same walk at per_page=${perPageMax}`, {
-          position: at + 1,
-          got: keys[at] ?? null,
-          expected: reference[at] ?? null,
-        });
+        t.expect(
+          at < 0,
+          `${describe(target, order)} at per_page=${perPage}: record ${at + 1} differs from the same walk at per_page=${perPageMax}`,
+          {
+            position: at + 1,
+            got: keys[at] ?? null,
+            expected: reference[at] ?? null,
+          },
+        );
       });
     },
   };
@@ -185,8 +291,15 @@ const keysetUnsupported: Check = {
   rules: ['PAG-KEYSET-SELECTED-ENDPOINTS'],
   async run(t: CheckContext) {
     const path = `${projectPath(fixtureProject(t))}/issues`;
-    const res = await t.http.get(path, { headers: await apiHeaders(t), query: { pagination: 'keyset', order_by: 'id', sort: 'desc' } });
-    t.expect(res.status >= 400 && res.status < 500, `keyset pagination of project issues (not in the keyset table) answered ${res.status}, expected a 4xx refusal`, { status: res.status });
+    const res = await t.http.get(path, {
+      headers: await apiHeaders(t),
+      query: { pagination: 'keyset', order_by: 'id', sort: 'desc' },
+    });
+    t.expect(
+      res.status >= 400 && res.status < 500,
+      `keyset pagination of project issues (not in the keyset table) answered ${res.status}, expected a 4xx refusal`,
+      { status: res.status },
+    );
   },
 };
 
@@ -196,20 +309,41 @@ const usersKeysetEnforced: Check = {
   title: 'from 17.0 offset pagination of /users stops at 50,000 records; keyset reaches beyond',
   rules: ['PAG-USERS-KEYSET-ENFORCED'],
   async run(t: CheckContext) {
-    if (!t.inForce('PAG-USERS-KEYSET-ENFORCED')) t.skip(`PAG-USERS-KEYSET-ENFORCED is not in force at release ${t.release}`);
+    if (!t.inForce('PAG-USERS-KEYSET-ENFORCED'))
+      t.skip(`PAG-USERS-KEYSET-ENFORCED is not in force at release ${t.release}`);
     const { perPageMax, usersKeysetEnforcedAbove } = limits();
     const headers = await apiHeaders(t);
     const lastAllowed = Math.floor(usersKeysetEnforcedAbove / perPageMax);
     const within = await t.http.get('/api/v4/users', { headers, query: { per_page: perPageMax, page: lastAllowed } });
-    t.expect(within.status === 200, `/users at page ${lastAllowed} of ${perPageMax} (within ${usersKeysetEnforcedAbove} records) answered ${within.status}, expected 200`, { status: within.status });
+    t.expect(
+      within.status === 200,
+      `/users at page ${lastAllowed} of ${perPageMax} (within ${usersKeysetEnforcedAbove} records) answered ${within.status}, expected 200`,
+      { status: within.status },
+    );
     readPage(t, within, '/users within the offset limit', ['PAG-USERS-KEYSET-ENFORCED']);
-    const beyond = await t.http.get('/api/v4/users', { headers, query: { per_page: perPageMax, page: lastAllowed + 1 } });
-    t.expect(beyond.status >= 400 && beyond.status < 500, `/users at page ${lastAllowed + 1} of ${perPageMax} (beyond ${usersKeysetEnforcedAbove} records) answered ${beyond.status}, expected a 4xx asking for keyset`, {
-      status: beyond.status,
+    const beyond = await t.http.get('/api/v4/users', {
+      headers,
+      query: { per_page: perPageMax, page: lastAllowed + 1 },
     });
-    const keyset = await t.http.get('/api/v4/users', { headers, query: { pagination: 'keyset', order_by: 'id', sort: 'asc', per_page: perPageMax } });
-    t.expect(keyset.status === 200, `/users with pagination=keyset answered ${keyset.status}, expected 200`, { status: keyset.status });
+    t.expect(
+      beyond.status >= 400 && beyond.status < 500,
+      `/users at page ${lastAllowed + 1} of ${perPageMax} (beyond ${usersKeysetEnforcedAbove} records) answered ${beyond.status}, expected a 4xx asking for keyset`,
+      {
+        status: beyond.status,
+      },
+    );
+    const keyset = await t.http.get('/api/v4/users', {
+      headers,
+      query: { pagination: 'keyset', order_by: 'id', sort: 'asc', per_page: perPageMax },
+    });
+    t.expect(keyset.status === 200, `/users with pagination=keyset answered ${keyset.status}, expected 200`, {
+      status: keyset.status,
+    });
   },
 };
 
-export const keysetChecks: Check[] = [...keysetTable().flatMap((row) => [protocolCheck(row), rowsCheck(row)]), keysetUnsupported, usersKeysetEnforced];
+export const keysetChecks: Check[] = [
+  ...keysetTable().flatMap((row) => [protocolCheck(row), rowsCheck(row)]),
+  keysetUnsupported,
+  usersKeysetEnforced,
+];

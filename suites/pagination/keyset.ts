@@ -37,7 +37,8 @@ export interface KeysetTarget {
  */
 export async function resolveRow(t: CheckContext, row: KeysetRow): Promise<KeysetTarget> {
   const op = operation(row.operationId);
-  if (!inRelease(row, t.release) || !inRelease(op, t.release)) t.skip(`keyset on ${row.operationId} is not in force at release ${t.release}`);
+  if (!inRelease(row, t.release) || !inRelease(op, t.release))
+    t.skip(`keyset on ${row.operationId} is not in force at release ${t.release}`);
   const filled = fillPath(t, op);
   if ('missing' in filled) t.skip(filled.missing);
   const { path } = filled;
@@ -58,7 +59,12 @@ export function describe(target: KeysetTarget, order: KeysetOrder): string {
   return `keyset ${target.row.operationId} (${ordering})`;
 }
 
-export async function firstKeysetPage(t: CheckContext, target: KeysetTarget, order: KeysetOrder, perPage?: number | string): Promise<HttpResponse> {
+export async function firstKeysetPage(
+  t: CheckContext,
+  target: KeysetTarget,
+  order: KeysetOrder,
+  perPage?: number | string,
+): Promise<HttpResponse> {
   return t.http.get(target.path, { headers: target.headers, query: keysetQuery(order, perPage) });
 }
 
@@ -68,7 +74,14 @@ export interface KeysetWalk {
   complete: boolean;
 }
 
-export async function walkKeyset(t: CheckContext, target: KeysetTarget, order: KeysetOrder, perPage: number | undefined, maxPages: number, rules: WalkRules): Promise<KeysetWalk> {
+export async function walkKeyset(
+  t: CheckContext,
+  target: KeysetTarget,
+  order: KeysetOrder,
+  perPage: number | undefined,
+  maxPages: number,
+  rules: WalkRules,
+): Promise<KeysetWalk> {
   const first = await firstKeysetPage(t, target, order, perPage);
   return followNext(t, first, { maxPages, headers: target.headers, what: describe(target, order), rules });
 }

@@ -12,12 +12,22 @@ const relName = fc.constantFrom('next', 'prev', 'first', 'last');
 describe('parseLinkHeader', () => {
   it('reads back every link of a header written with quoted, unquoted and multiple rels', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(url, fc.uniqueArray(relName, { minLength: 1, maxLength: 2 }), fc.boolean()), { maxLength: 4 }), (entries) => {
-        const header = entries.map(([u, rels, quoted]) => `<${u}>; ${quoted || rels.length > 1 ? `rel="${rels.join(' ')}"` : `rel=${rels[0]}`}; title="x, y"`).join(', ');
-        const expected: Record<string, string[]> = {};
-        for (const [u, rels] of entries) for (const r of rels) (expected[r] ??= []).push(u);
-        expect(parseLinkHeader(header)).toEqual(expected);
-      }),
+      fc.property(
+        fc.array(fc.tuple(url, fc.uniqueArray(relName, { minLength: 1, maxLength: 2 }), fc.boolean()), {
+          maxLength: 4,
+        }),
+        (entries) => {
+          const header = entries
+            .map(
+              ([u, rels, quoted]) =>
+                `<${u}>; ${quoted || rels.length > 1 ? `rel="${rels.join(' ')}"` : `rel=${rels[0]}`}; title="x, y"`,
+            )
+            .join(', ');
+          const expected: Record<string, string[]> = {};
+          for (const [u, rels] of entries) for (const r of rels) (expected[r] ??= []).push(u);
+          expect(parseLinkHeader(header)).toEqual(expected);
+        },
+      ),
       { seed: SEED },
     );
   });

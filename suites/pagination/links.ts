@@ -53,7 +53,13 @@ export function parseLinkHeader(value: string | null): Links | null {
           i += param.length;
         }
       }
-      if (name.toLowerCase() === 'rel') rels.push(...param.split(/\s+/).filter(Boolean).map((r) => r.toLowerCase()));
+      if (name.toLowerCase() === 'rel')
+        rels.push(
+          ...param
+            .split(/\s+/)
+            .filter(Boolean)
+            .map((r) => r.toLowerCase()),
+        );
     }
     for (const rel of rels) (links[rel] ??= []).push(uri);
   }
@@ -67,4 +73,3 @@ export function numberHeader(response: HttpResponse, name: string): number | nul
   const n = Number(raw);
   return Number.isInteger(n) ? n : NaN;
 }
-

@@ -7,7 +7,17 @@ import { limits } from '../../spec/index.js';
 import { apiHeaders, breaking, instanceSetting, projectPath, type Expect } from '../scopes/api.js';
 import type { Check, CheckContext } from '../types.js';
 import { numberHeader } from './links.js';
-import { MAX_WALK_PAGES, effectivePerPage, headersMayBeOmitted, key, offsetCollections, learnedCollections, walkOffset, type OffsetCollection, type OffsetWalk } from './offset.js';
+import {
+  MAX_WALK_PAGES,
+  effectivePerPage,
+  headersMayBeOmitted,
+  key,
+  offsetCollections,
+  learnedCollections,
+  walkOffset,
+  type OffsetCollection,
+  type OffsetWalk,
+} from './offset.js';
 import { readPage, rel, type Page, type WalkRules } from './traverse.js';
 
 function validPerPage(): fc.Arbitrary<number | undefined> {
@@ -45,18 +55,35 @@ function perPageQuery(perPage: number | string | undefined): Record<string, stri
  * Expect an offset header to equal `expected` (null = absent or empty); hosted may omit it. A
  * missing header breaks PAG-OFFSET-HEADERS; a wrong value breaks `rules` (what the value says).
  */
-function expectHeader(t: CheckContext, page: Page, index: number, name: string, expected: number | null, what: string, rules: string[], why = ''): void {
+function expectHeader(
+  t: CheckContext,
+  page: Page,
+  index: number,
+  name: string,
+  expected: number | null,
+  what: string,
+  rules: string[],
+  why = '',
+): void {
   const raw = page.response.headers.get(name);
   if (raw === null && headersMayBeOmitted(t)) return;
-  if (expected !== null) t.expect(raw !== null, `${what}: page ${index} lacks the ${name} header`, { page: index, rules: ['PAG-OFFSET-HEADERS'] });
+  if (expected !== null)
+    t.expect(raw !== null, `${what}: page ${index} lacks the ${name} header`, {
+      page: index,
+      rules: ['PAG-OFFSET-HEADERS'],
+    });
   const actual = numberHeader(page.response, name);
-  t.expect(Object.is(actual, expected), `${what}: page ${index} says ${name}: ${JSON.stringify(raw)}, expected ${expected ?? 'empty'}${why}`, {
-    page: index,
-    header: name,
-    actual: raw,
-    expected,
-    rules,
-  });
+  t.expect(
+    Object.is(actual, expected),
+    `${what}: page ${index} says ${name}: ${JSON.stringify(raw)}, expected ${expected ?? 'empty'}${why}`,
+    {
+      page: index,
+      header: name,
+      actual: raw,
+      expected,
+      rules,
+    },
+  );
 }
 
 /**
@@ -77,7 +104,11 @@ function assertLinksKeepParams(t: CheckContext, walk: OffsetWalk, kept: Record<s
       for (const url of urls) {
         const params = new URL(url, page.response.url).searchParams;
         for (const [name, value] of Object.entries(kept)) {
-          expectKept(params.get(name) === value, `${what}: rel=${relation} of page ${i + 1} drops the request's ${name}=${value}`, { relation, parameter: name, inLink: params.get(name) });
+          expectKept(
+            params.get(name) === value,
+            `${what}: rel=${relation} of page ${i + 1} drops the request's ${name}=${value}`,
+            { relation, parameter: name, inLink: params.get(name) },
+          );
         }
       }
     }
@@ -88,7 +119,13 @@ function assertLinksKeepParams(t: CheckContext, walk: OffsetWalk, kept: Record<s
  * Header consistency of one walk: x-page, x-per-page, totals, prev/next numbers, Link present.
  * `perPage` is the size the server must apply, `requested` the per_page sent (if any).
  */
-function assertOffsetHeaders(t: CheckContext, walk: OffsetWalk, perPage: number, requested: number | undefined, what: string): void {
+function assertOffsetHeaders(
+  t: CheckContext,
+  walk: OffsetWalk,
+  perPage: number,
+  requested: number | undefined,
+  what: string,
+): void {
   const sizeRules = perPageRules(requested);
   const headerRules = ['PAG-OFFSET-HEADERS'];
   const first = walk.pages[0];
@@ -97,31 +134,44 @@ function assertOffsetHeaders(t: CheckContext, walk: OffsetWalk, perPage: number,
   // Totals the headers must agree with: what was seen when the walk was whole.
   const expectedTotal = walk.complete ? seen : total;
   const totalPages = expectedTotal === null ? null : Math.max(1, Math.ceil(expectedTotal / perPage));
-  const pages = walk.last ? [...walk.pages.map((p, i) => [p, i + 1] as const), [walk.last, totalPages ?? 0] as const] : walk.pages.map((p, i) => [p, i + 1] as const);
+  const pages = walk.last
+    ? [...walk.pages.map((p, i) => [p, i + 1] as const), [walk.last, totalPages ?? 0] as const]
+    : walk.pages.map((p, i) => [p, i + 1] as const);
   for (const [page, index] of pages) {
-    t.expect((page.response.headers.get('link') ?? '').trim() !== '', `${what}: page ${index} carries no Link header`, { page: index, rules: ['PAG-LINK-HEADER'] });
+    t.expect((page.response.headers.get('link') ?? '').trim() !== '', `${what}: page ${index} carries no Link header`, {
+      page: index,
+      rules: ['PAG-LINK-HEADER'],
+    });
     expectHeader(t, page, index, 'x-page', index, what, index === 1 ? ['PAG-X-PAGE-STARTS-AT-1'] : headerRules);
     expectHeader(t, page, index, 'x-per-page', perPage, what, sizeRules);
-    const basis = walk.complete ? ` (rel=next led through ${seen} records)` : ` (x-total ${expectedTotal} at per_page ${perPage})`;
+    const basis = walk.complete
+      ? ` (rel=next led through ${seen} records)`
+      : ` (x-total ${expectedTotal} at per_page ${perPage})`;
     expectHeader(t, page, index, 'x-total', expectedTotal, what, headerRules, basis);
     expectHeader(t, page, index, 'x-total-pages', totalPages, what, headerRules, basis);
     expectHeader(t, page, index, 'x-prev-page', index > 1 ? index - 1 : null, what, headerRules);
-    if (totalPages !== null) expectHeader(t, page, index, 'x-next-page', index < totalPages ? index + 1 : null, what, headerRules);
+    if (totalPages !== null)
+      expectHeader(t, page, index, 'x-next-page', index < totalPages ? index + 1 : null, what, headerRules);
     const full = totalPages === null || index < totalPages;
     const expectedSize = full ? perPage : (expectedTotal ?? 0) - (totalPages! - 1) * perPage;
-    t.expect(page.items.length === expectedSize, `${what}: page ${index} holds ${page.items.length} records, expected ${expectedSize} at per_page ${perPage}`, {
-      page: index,
-      records: page.items.length,
-      expected: expectedSize,
-      rules: sizeRules,
-    });
+    t.expect(
+      page.items.length === expectedSize,
+      `${what}: page ${index} holds ${page.items.length} records, expected ${expectedSize} at per_page ${perPage}`,
+      {
+        page: index,
+        records: page.items.length,
+        expected: expectedSize,
+        rules: sizeRules,
+      },
+    );
   }
 }
 
 const offsetHeaders: Check = {
   id: 'pagination.offset-headers',
   suite: 'pagination',
-  title: 'offset pages carry consistent x-page, x-per-page, x-total, x-total-pages, x-prev-page, x-next-page and Link, for any per_page',
+  title:
+    'offset pages carry consistent x-page, x-per-page, x-total, x-total-pages, x-prev-page, x-next-page and Link, for any per_page',
   rules: [
     'PAG-OFFSET-DEFAULT',
     'PAG-PAGE-DEFAULT',
@@ -140,7 +190,10 @@ const offsetHeaders: Check = {
       const collection = byName(collections, name);
       const effective = effectivePerPage(perPage);
       // A first page refused means no offset pagination; a page behind a Link refused, a Link not to follow.
-      const walk = await walkOffset(t, collection, perPageQuery(perPage), { start: ['PAG-OFFSET-DEFAULT'], follow: ['PAG-LINK-FOLLOW'] });
+      const walk = await walkOffset(t, collection, perPageQuery(perPage), {
+        start: ['PAG-OFFSET-DEFAULT'],
+        follow: ['PAG-LINK-FOLLOW'],
+      });
       const what = `${collection.name} at per_page=${perPage ?? '(default)'}`;
       assertOffsetHeaders(t, walk, effective, perPage, what);
       assertLinksKeepParams(t, walk, collection.query, what);
@@ -149,58 +202,115 @@ const offsetHeaders: Check = {
 };
 
 /** Items of a page against the reference slice they must be. */
-function expectSlice(t: CheckContext, page: Page, index: number, reference: string[], perPage: number, what: string, rules: string[]): void {
+function expectSlice(
+  t: CheckContext,
+  page: Page,
+  index: number,
+  reference: string[],
+  perPage: number,
+  what: string,
+  rules: string[],
+): void {
   const expected = reference.slice((index - 1) * perPage, index * perPage);
   const actual = page.items.map(key);
   const at = actual.findIndex((k, i) => k !== expected[i]);
-  t.expect(at < 0 && actual.length === expected.length, `${what}: page ${index} does not hold records ${(index - 1) * perPage + 1}..${(index - 1) * perPage + expected.length} of the collection in order`, {
-    page: index,
-    firstDifferenceAt: at < 0 ? Math.min(actual.length, expected.length) : at,
-    got: actual[at < 0 ? Math.min(actual.length, expected.length) : at] ?? null,
-    expected: expected[at < 0 ? Math.min(actual.length, expected.length) : at] ?? null,
-    rules,
-  });
+  t.expect(
+    at < 0 && actual.length === expected.length,
+    `${what}: page ${index} does not hold records ${(index - 1) * perPage + 1}..${(index - 1) * perPage + expected.length} of the collection in order`,
+    {
+      page: index,
+      firstDifferenceAt: at < 0 ? Math.min(actual.length, expected.length) : at,
+      got: actual[at < 0 ? Math.min(actual.length, expected.length) : at] ?? null,
+      expected: expected[at < 0 ? Math.min(actual.length, expected.length) : at] ?? null,
+      rules,
+    },
+  );
 }
 
 /**
  * Rows and relations of one walk. `rowRules` are what wrong rows break: PAG-OFFSET-ROWS, and
  * PAG-INVALID-PARAMS too when the per_page sent was invalid (its default then sets the slices).
  */
-async function assertRowsAndRelations(t: CheckContext, collection: OffsetCollection, walk: OffsetWalk, reference: string[], perPage: number, what: string, rowRules: string[]): Promise<void> {
+async function assertRowsAndRelations(
+  t: CheckContext,
+  collection: OffsetCollection,
+  walk: OffsetWalk,
+  reference: string[],
+  perPage: number,
+  what: string,
+  rowRules: string[],
+): Promise<void> {
   const expectRels: Expect = breaking(t, 'PAG-LINK-RELS');
   const relRules = ['PAG-LINK-RELS'];
   const totalPages = Math.max(1, Math.ceil(reference.length / perPage));
   walk.pages.forEach((page, i) => {
     const index = i + 1;
     expectSlice(t, page, index, reference, perPage, what, rowRules);
-    expectRels((rel(t, page, 'prev') !== undefined) === index > 1, `${what}: page ${index} ${index > 1 ? 'lacks' : 'has'} rel=prev`, { page: index });
-    expectRels((rel(t, page, 'next') !== undefined) === index < totalPages, `${what}: page ${index} of ${totalPages} ${index < totalPages ? 'lacks' : 'has'} rel=next`, { page: index });
+    expectRels(
+      (rel(t, page, 'prev') !== undefined) === index > 1,
+      `${what}: page ${index} ${index > 1 ? 'lacks' : 'has'} rel=prev`,
+      { page: index },
+    );
+    expectRels(
+      (rel(t, page, 'next') !== undefined) === index < totalPages,
+      `${what}: page ${index} of ${totalPages} ${index < totalPages ? 'lacks' : 'has'} rel=next`,
+      { page: index },
+    );
     expectRels(rel(t, page, 'first') !== undefined, `${what}: page ${index} lacks rel=first`, { page: index });
     // The hosted offering may omit pagination headers, rel=last among them (it needs the total).
-    if (!headersMayBeOmitted(t)) expectRels(rel(t, page, 'last') !== undefined, `${what}: page ${index} lacks rel=last (the collection is below the totals limit)`, { page: index });
+    if (!headersMayBeOmitted(t))
+      expectRels(
+        rel(t, page, 'last') !== undefined,
+        `${what}: page ${index} lacks rel=last (the collection is below the totals limit)`,
+        { page: index },
+      );
   });
   if (walk.complete) {
-    t.expect(walk.pages.length === totalPages, `${what}: rel=next visited ${walk.pages.length} pages, the collection fills ${totalPages}`, { pages: walk.pages.length, totalPages, rules: rowRules });
+    t.expect(
+      walk.pages.length === totalPages,
+      `${what}: rel=next visited ${walk.pages.length} pages, the collection fills ${totalPages}`,
+      { pages: walk.pages.length, totalPages, rules: rowRules },
+    );
   } else if (walk.last || !headersMayBeOmitted(t)) {
-    expectRels(walk.last, `${what}: the walk stopped after ${MAX_WALK_PAGES} pages and page 1 has no rel=last to jump to`);
+    expectRels(
+      walk.last,
+      `${what}: the walk stopped after ${MAX_WALK_PAGES} pages and page 1 has no rel=last to jump to`,
+    );
     expectSlice(t, walk.last, totalPages, reference, perPage, `${what} (rel=last)`, relRules);
     expectRels(rel(t, walk.last, 'next') === undefined, `${what}: the page behind rel=last has rel=next`);
   }
   // rel=first and rel=prev of the last page reached lead where they say.
   const lastReached = walk.pages[walk.pages.length - 1];
   const firstUrl = rel(t, lastReached, 'first')!;
-  expectSlice(t, readPage(t, await t.http.follow(firstUrl, { headers: collection.headers }), 'rel=first', relRules), 1, reference, perPage, `${what} (rel=first)`, relRules);
+  expectSlice(
+    t,
+    readPage(t, await t.http.follow(firstUrl, { headers: collection.headers }), 'rel=first', relRules),
+    1,
+    reference,
+    perPage,
+    `${what} (rel=first)`,
+    relRules,
+  );
   const prevUrl = rel(t, lastReached, 'prev');
   if (prevUrl !== undefined) {
     const index = walk.pages.length - 1;
-    expectSlice(t, readPage(t, await t.http.follow(prevUrl, { headers: collection.headers }), 'rel=prev', relRules), index, reference, perPage, `${what} (rel=prev)`, relRules);
+    expectSlice(
+      t,
+      readPage(t, await t.http.follow(prevUrl, { headers: collection.headers }), 'rel=prev', relRules),
+      index,
+      reference,
+      perPage,
+      `${what} (rel=prev)`,
+      relRules,
+    );
   }
 }
 
 const offsetRows: Check = {
   id: 'pagination.offset-rows',
   suite: 'pagination',
-  title: 'following rel=next from the first page visits every record once, in order; prev/next/first/last where they belong',
+  title:
+    'following rel=next from the first page visits every record once, in order; prev/next/first/last where they belong',
   rules: ['PAG-OFFSET-ROWS', 'PAG-LINK-RELS', 'PAG-INVALID-PARAMS'],
   async run(t: CheckContext) {
     const learned = await learnedCollections(t, await offsetCollections(t));
@@ -210,9 +320,20 @@ const offsetRows: Check = {
       const invalid = typeof perPage === 'string';
       const effective = invalid ? limits().perPageDefault : effectivePerPage(perPage);
       const rowRules = invalid ? ['PAG-OFFSET-ROWS', 'PAG-INVALID-PARAMS'] : ['PAG-OFFSET-ROWS'];
-      const walkRules: WalkRules = { start: invalid ? ['PAG-INVALID-PARAMS'] : ['PAG-OFFSET-ROWS'], follow: ['PAG-OFFSET-ROWS'] };
+      const walkRules: WalkRules = {
+        start: invalid ? ['PAG-INVALID-PARAMS'] : ['PAG-OFFSET-ROWS'],
+        follow: ['PAG-OFFSET-ROWS'],
+      };
       const walk = await walkOffset(t, collection, perPageQuery(perPage), walkRules);
-      await assertRowsAndRelations(t, collection, walk, reference, effective, `${collection.name} at per_page=${JSON.stringify(perPage ?? '(default)')}`, rowRules);
+      await assertRowsAndRelations(
+        t,
+        collection,
+        walk,
+        reference,
+        effective,
+        `${collection.name} at per_page=${JSON.stringify(perPage ?? '(default)')}`,
+        rowRules,
+      );
     });
   },
 };
@@ -232,8 +353,15 @@ const invalidParams: Check = {
       if (page !== undefined) query.page = page;
       if (perPage !== undefined) query.per_page = perPage;
       const what = `${collection.name} with ${JSON.stringify(query)}`;
-      const res = await t.http.get(collection.path, { headers: collection.headers, query: { ...collection.query, ...query } });
-      t.expect(res.status === 200, `${what} answered ${res.status}: invalid pagination parameters must fall back to their defaults`, { query, status: res.status });
+      const res = await t.http.get(collection.path, {
+        headers: collection.headers,
+        query: { ...collection.query, ...query },
+      });
+      t.expect(
+        res.status === 200,
+        `${what} answered ${res.status}: invalid pagination parameters must fall back to their defaults`,
+        { query, status: res.status },
+      );
       const first = readPage(t, res, what, rules);
       expectHeader(t, first, 1, 'x-page', 1, what, rules);
       expectHeader(t, first, 1, 'x-per-page', perPageDefault, what, rules);
@@ -250,7 +378,12 @@ const totalsOmitted: Check = {
   async run(t: CheckContext) {
     const large = t.config.fixtures?.largeProject;
     if (!large) t.skip('target config names no fixtures.largeProject');
-    const collection: OffsetCollection = { name: 'issues of the large project', path: `${projectPath(large)}/issues`, query: {}, headers: await apiHeaders(t) };
+    const collection: OffsetCollection = {
+      name: 'issues of the large project',
+      path: `${projectPath(large)}/issues`,
+      query: {},
+      headers: await apiHeaders(t),
+    };
     const { paginationTotalsMax } = limits();
     const rules = ['PAG-TOTALS-OMITTED'];
     await t.property(validPerPage(), async (perPage) => {
@@ -259,11 +392,18 @@ const totalsOmitted: Check = {
       const what = `${collection.name} (more than ${paginationTotalsMax} records) at per_page=${perPage ?? '(default)'}`;
       walk.pages.forEach((page, i) => {
         for (const name of ['x-total', 'x-total-pages']) {
-          t.expect(page.response.headers.get(name) === null, `${what}: page ${i + 1} carries ${name}`, { page: i + 1, header: name });
+          t.expect(page.response.headers.get(name) === null, `${what}: page ${i + 1} carries ${name}`, {
+            page: i + 1,
+            header: name,
+          });
         }
         t.expect(rel(t, page, 'last') === undefined, `${what}: page ${i + 1} carries rel=last`, { page: i + 1 });
         t.expect(rel(t, page, 'next') !== undefined, `${what}: page ${i + 1} lacks rel=next`, { page: i + 1 });
-        t.expect(page.items.length === effective, `${what}: page ${i + 1} holds ${page.items.length} records, expected ${effective}`, { page: i + 1 });
+        t.expect(
+          page.items.length === effective,
+          `${what}: page ${i + 1} holds ${page.items.length} records, expected ${effective}`,
+          { page: i + 1 },
+        );
       });
       t.expect(walk.pages.length === 2, `${what}: rel=next of page 1 did not lead to page 2`);
     });
@@ -284,10 +424,24 @@ const maxOffset: Check = {
     await t.property(fc.integer({ min: 1, max: perPageMax }), async (perPage) => {
       // The last page whose offset ((page - 1) * per_page) is within the limit, and the one after it.
       const lastPage = Math.floor(limit / perPage) + 1;
-      const within = await t.http.get(collection.path, { headers: collection.headers, query: { ...collection.query, per_page: perPage, page: lastPage } });
-      t.expect(within.status === 200, `page ${lastPage} at per_page ${perPage} (offset ${(lastPage - 1) * perPage}, limit ${limit}) answered ${within.status}, expected 200`, { status: within.status });
-      const beyond = await t.http.get(collection.path, { headers: collection.headers, query: { ...collection.query, per_page: perPage, page: lastPage + 1 } });
-      t.expect(beyond.status === 400, `page ${lastPage + 1} at per_page ${perPage} (offset ${lastPage * perPage}, beyond ${limit}) answered ${beyond.status}, expected 400`, { status: beyond.status });
+      const within = await t.http.get(collection.path, {
+        headers: collection.headers,
+        query: { ...collection.query, per_page: perPage, page: lastPage },
+      });
+      t.expect(
+        within.status === 200,
+        `page ${lastPage} at per_page ${perPage} (offset ${(lastPage - 1) * perPage}, limit ${limit}) answered ${within.status}, expected 200`,
+        { status: within.status },
+      );
+      const beyond = await t.http.get(collection.path, {
+        headers: collection.headers,
+        query: { ...collection.query, per_page: perPage, page: lastPage + 1 },
+      });
+      t.expect(
+        beyond.status === 400,
+        `page ${lastPage + 1} at per_page ${perPage} (offset ${lastPage * perPage}, beyond ${limit}) answered ${beyond.status}, expected 400`,
+        { status: beyond.status },
+      );
     });
   },
 };

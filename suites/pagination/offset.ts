@@ -87,12 +87,20 @@ export async function walkOffset(
   rules: WalkRules,
   maxPages = MAX_WALK_PAGES,
 ): Promise<OffsetWalk> {
-  const first = await t.http.get(collection.path, { headers: collection.headers, query: { ...collection.query, ...query } });
+  const first = await t.http.get(collection.path, {
+    headers: collection.headers,
+    query: { ...collection.query, ...query },
+  });
   const walk = await followNext(t, first, { maxPages, headers: collection.headers, what: collection.name, rules });
   if (walk.complete) return walk;
   const lastUrl = rel(t, walk.pages[0], 'last');
   if (lastUrl === undefined) return walk;
-  const last = readPage(t, await t.http.follow(lastUrl, { headers: collection.headers }), `rel=last of ${collection.name}`, rules.follow);
+  const last = readPage(
+    t,
+    await t.http.follow(lastUrl, { headers: collection.headers }),
+    `rel=last of ${collection.name}`,
+    rules.follow,
+  );
   return { ...walk, last };
 }
 
@@ -103,22 +111,37 @@ export async function walkOffset(
  */
 export async function referenceOrder(t: CheckContext, collection: OffsetCollection): Promise<string[] | null> {
   const rules = ['PAG-OFFSET-ROWS'];
-  const walk = await walkOffset(t, collection, { per_page: limits().perPageMax }, { start: rules, follow: rules }, MAX_REFERENCE_PAGES);
+  const walk = await walkOffset(
+    t,
+    collection,
+    { per_page: limits().perPageMax },
+    { start: rules, follow: rules },
+    MAX_REFERENCE_PAGES,
+  );
   if (!walk.complete) return null;
   const keys = walk.pages.flatMap((p) => p.items.map(key));
   const repeated = keys.find((k, i) => keys.indexOf(k) !== i);
-  t.expect(repeated === undefined, `${collection.name} at per_page=${limits().perPageMax} lists a record twice`, { record: repeated, rules });
+  t.expect(repeated === undefined, `${collection.name} at per_page=${limits().perPageMax} lists a record twice`, {
+    record: repeated,
+    rules,
+  });
   return keys;
 }
 
 /** The collections small enough to learn whole, with their reference order; skips when there is none. */
-export async function learnedCollections(t: CheckContext, collections: OffsetCollection[]): Promise<Array<{ collection: OffsetCollection; reference: string[] }>> {
+export async function learnedCollections(
+  t: CheckContext,
+  collections: OffsetCollection[],
+): Promise<Array<{ collection: OffsetCollection; reference: string[] }>> {
   const learned = [];
   for (const collection of collections) {
     const reference = await referenceOrder(t, collection);
     if (reference) learned.push({ collection, reference });
   }
-  if (learned.length === 0) t.skip(`every offset collection holds more than ${MAX_REFERENCE_PAGES} pages of ${limits().perPageMax}; too big to walk whole`);
+  if (learned.length === 0)
+    t.skip(
+      `every offset collection holds more than ${MAX_REFERENCE_PAGES} pages of ${limits().perPageMax}; too big to walk whole`,
+    );
   return learned;
 }
 

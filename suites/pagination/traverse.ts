@@ -16,23 +16,39 @@ export interface Page {
  * `rules` are what a page that is not a 200 JSON array breaks, which depends on how it was reached.
  */
 export function readPage(t: CheckContext, response: HttpResponse, what: string, rules: string[]): Page {
-  t.expect(response.status === 200, `${what} answered ${response.status}, expected 200`, { url: redact(response.url), status: response.status, body: response.text.slice(0, 300), rules });
+  t.expect(response.status === 200, `${what} answered ${response.status}, expected 200`, {
+    url: redact(response.url),
+    status: response.status,
+    body: response.text.slice(0, 300),
+    rules,
+  });
   const items = response.json();
   t.expect(Array.isArray(items), `${what} did not answer a JSON array`, { url: redact(response.url), rules });
-  t.expect(response.headers.get('links') === null, `${what} carries the removed \`Links\` header (only \`Link\` exists)`, {
-    url: redact(response.url),
-    links: response.headers.get('links'),
-    rules: ['PAG-LINKS-HEADER-REMOVED'],
-  });
+  t.expect(
+    response.headers.get('links') === null,
+    `${what} carries the removed \`Links\` header (only \`Link\` exists)`,
+    {
+      url: redact(response.url),
+      links: response.headers.get('links'),
+      rules: ['PAG-LINKS-HEADER-REMOVED'],
+    },
+  );
   const links = parseLinkHeader(response.headers.get('link'));
-  t.expect(links !== null, `${what} has a malformed Link header`, { url: redact(response.url), link: response.headers.get('link'), rules: ['PAG-LINK-HEADER'] });
+  t.expect(links !== null, `${what} has a malformed Link header`, {
+    url: redact(response.url),
+    link: response.headers.get('link'),
+    rules: ['PAG-LINK-HEADER'],
+  });
   return { response, items, links };
 }
 
 /** The single URL of a relation, failing when a relation appears twice. */
 export function rel(t: CheckContext, page: Page, name: string): string | undefined {
   const urls = page.links[name];
-  t.expect(!urls || urls.length === 1, `Link header names rel=${name} ${urls?.length} times`, { url: redact(page.response.url), rules: ['PAG-LINK-HEADER'] });
+  t.expect(!urls || urls.length === 1, `Link header names rel=${name} ${urls?.length} times`, {
+    url: redact(page.response.url),
+    rules: ['PAG-LINK-HEADER'],
+  });
   return urls?.[0];
 }
 
@@ -71,7 +87,10 @@ export async function followNext(
     const next = rel(t, page, 'next');
     if (next === undefined) return { pages, complete: true };
     const rules = page.items.length === 0 ? (options.rules.end ?? options.rules.follow) : options.rules.follow;
-    t.expect(!seen.has(next), `rel=next of page ${pages.length} of ${what} points to a page already visited`, { next: redact(next), rules });
+    t.expect(!seen.has(next), `rel=next of page ${pages.length} of ${what} points to a page already visited`, {
+      next: redact(next),
+      rules,
+    });
     seen.add(next);
     const response = await t.http.follow(next, { headers: options.headers });
     pages.push(readPage(t, response, `page ${pages.length + 1} of ${what} (from rel=next)`, rules));

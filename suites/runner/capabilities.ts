@@ -15,7 +15,10 @@ export const DEVICE_FLAG = 'device_authorization_grant';
 const present = (status: number) => status === 200 || status >= 500;
 export const PASSWORD_FEATURE = 'password_grant';
 
-async function answers(probe: () => Promise<{ status: number; text: string }>, ok: (status: number, text: string) => boolean): Promise<boolean> {
+async function answers(
+  probe: () => Promise<{ status: number; text: string }>,
+  ok: (status: number, text: string) => boolean,
+): Promise<boolean> {
   try {
     const r = await probe();
     return ok(r.status, r.text);
@@ -47,12 +50,32 @@ export interface DetectInput {
 
 /** The simulator's control API answers with its config. */
 export function detectControl(http: Http): Promise<boolean> {
-  return answers(() => http.get(`${CONTROL_PREFIX}/config`), (s, t) => s === 200 && isJsonObject(t));
+  return answers(
+    () => http.get(`${CONTROL_PREFIX}/config`),
+    (s, t) => s === 200 && isJsonObject(t),
+  );
 }
 
-export async function detectCapabilities({ http, control, config, oauth, flags, passwordInForce }: DetectInput): Promise<Capabilities> {
-  const clock = control && (await answers(() => http.post(`${CONTROL_PREFIX}/clock`, { json: { advanceSeconds: 0 } }), (s) => s >= 200 && s < 300));
-  const settings = control && (await answers(() => http.get(`${CONTROL_PREFIX}/settings`), (s, t) => s === 200 && isJsonObject(t)));
+export async function detectCapabilities({
+  http,
+  control,
+  config,
+  oauth,
+  flags,
+  passwordInForce,
+}: DetectInput): Promise<Capabilities> {
+  const clock =
+    control &&
+    (await answers(
+      () => http.post(`${CONTROL_PREFIX}/clock`, { json: { advanceSeconds: 0 } }),
+      (s) => s >= 200 && s < 300,
+    ));
+  const settings =
+    control &&
+    (await answers(
+      () => http.get(`${CONTROL_PREFIX}/settings`),
+      (s, t) => s === 200 && isJsonObject(t),
+    ));
 
   const deviceApp = config.applications?.public ?? config.applications?.confidential;
   const deviceDeclared = config.features?.[DEVICE_FLAG];
@@ -60,7 +83,8 @@ export async function detectCapabilities({ http, control, config, oauth, flags, 
     flags[DEVICE_FLAG] !== false &&
     !!deviceApp &&
     (await answers(
-      () => http.post('/oauth/authorize_device', { form: { client_id: deviceApp.clientId, scope: deviceApp.scopes[0] } }),
+      () =>
+        http.post('/oauth/authorize_device', { form: { client_id: deviceApp.clientId, scope: deviceApp.scopes[0] } }),
       (s, t) => (s === 200 && t.includes('device_code')) || s >= 500,
     ));
   const device = flags[DEVICE_FLAG] !== false && (deviceAnswers || deviceDeclared === true);

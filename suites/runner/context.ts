@@ -37,12 +37,16 @@ export function createCheckContext(parts: ContextParts): CheckContext {
   const property = async (...args: unknown[]): Promise<void> => {
     const predicate = args[args.length - 1] as (...values: unknown[]) => Promise<boolean | void>;
     const arbitraries = args.slice(0, -1) as fc.Arbitrary<unknown>[];
-    const prop = fc.asyncProperty(...(arbitraries as [fc.Arbitrary<unknown>]), async (...values: unknown[]) => predicate(...values));
+    const prop = fc.asyncProperty(...(arbitraries as [fc.Arbitrary<unknown>]), async (...values: unknown[]) =>
+      predicate(...values),
+    );
     const details = await fc.check(prop, { seed: parts.seed, numRuns: parts.numRuns });
     if (!details.failed) return;
     const error = details.errorInstance;
     if (error instanceof CheckSkipped) throw error;
-    const counterexample = details.counterexample ? parts.redactor.text(fc.stringify(details.counterexample)) : undefined;
+    const counterexample = details.counterexample
+      ? parts.redactor.text(fc.stringify(details.counterexample))
+      : undefined;
     // Run the shrunk case once more so the recorded exchanges are the ones that show it.
     if (details.counterexample) {
       parts.recorder.clear();
@@ -53,8 +57,14 @@ export function createCheckContext(parts: ContextParts): CheckContext {
       }
     }
     const base = error instanceof CheckFailure ? error : undefined;
-    const message = base?.message ?? (error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : FALSE_PROPERTY);
-    throw new CheckFailure(message, { ...base?.details, shrinks: details.numShrinks, seed: details.seed, path: details.counterexamplePath }, counterexample);
+    const message =
+      base?.message ??
+      (error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : FALSE_PROPERTY);
+    throw new CheckFailure(
+      message,
+      { ...base?.details, shrinks: details.numShrinks, seed: details.seed, path: details.counterexamplePath },
+      counterexample,
+    );
   };
 
   return {

@@ -37,7 +37,8 @@ function appendQuery(path: string, query: HttpRequest['query']): string {
   if (!query) return path;
   const parts: string[] = [];
   for (const [name, value] of Object.entries(query)) {
-    for (const v of Array.isArray(value) ? value : [value]) parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(v))}`);
+    for (const v of Array.isArray(value) ? value : [value])
+      parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(String(v))}`);
   }
   if (!parts.length) return path;
   return path + (path.includes('?') ? '&' : '?') + parts.join('&');
@@ -59,7 +60,12 @@ export function createHttp(target: Target, recorder: Recorder, redactor: Redacto
   const exchange = async (raw: RawRequest, display: string): Promise<HttpResponse> => {
     // Recorded raw and masked only when shown (Redactor.exchange); secrets are learned right away.
     const record: Exchange = {
-      request: { method: raw.method, url: display, headers: Object.fromEntries(raw.headers), ...(raw.body !== undefined ? { body: raw.body } : {}) },
+      request: {
+        method: raw.method,
+        url: display,
+        headers: Object.fromEntries(raw.headers),
+        ...(raw.body !== undefined ? { body: raw.body } : {}),
+      },
     };
     let response: Response;
     try {
@@ -92,10 +98,13 @@ export function createHttp(target: Target, recorder: Recorder, redactor: Redacto
           }
         })();
         if (!parsed.ok) {
-          throw new CheckFailure(`${raw.method} ${redactor.url(display)} answered ${response.status} with a body that is not JSON`, {
-            contentType: response.headers.get('content-type'),
-            body: redactor.text(text.slice(0, 200)),
-          });
+          throw new CheckFailure(
+            `${raw.method} ${redactor.url(display)} answered ${response.status} with a body that is not JSON`,
+            {
+              contentType: response.headers.get('content-type'),
+              body: redactor.text(text.slice(0, 200)),
+            },
+          );
         }
         return parsed.value as T;
       },
@@ -120,11 +129,19 @@ export function createHttp(target: Target, recorder: Recorder, redactor: Redacto
     }
     if (request.basic) {
       redactor.remember(request.basic.password);
-      headers.set('authorization', `Basic ${Buffer.from(`${request.basic.user}:${request.basic.password}`).toString('base64')}`);
+      headers.set(
+        'authorization',
+        `Basic ${Buffer.from(`${request.basic.user}:${request.basic.password}`).toString('base64')}`,
+      );
     }
     // Explicit headers win: a check may send a malformed Authorization on purpose.
     for (const [k, v] of Object.entries(request.headers ?? {})) headers.set(k, v);
-    return { method: (request.method ?? (body !== undefined ? 'POST' : 'GET')).toUpperCase(), url: appendQuery(url, request.query), headers, body };
+    return {
+      method: (request.method ?? (body !== undefined ? 'POST' : 'GET')).toUpperCase(),
+      url: appendQuery(url, request.query),
+      headers,
+      body,
+    };
   };
 
   const send = (request: HttpRequest) => {
@@ -140,7 +157,9 @@ export function createHttp(target: Target, recorder: Recorder, redactor: Redacto
     post: (path, options = {}) => send({ ...options, path, method: 'POST' }),
     follow(absoluteUrl, options = {}) {
       // A relative reference is taken against the base URL, never guessed further.
-      const url = /^https?:\/\//i.test(absoluteUrl) ? absoluteUrl : baseUrl + (absoluteUrl.startsWith('/') ? '' : '/') + absoluteUrl;
+      const url = /^https?:\/\//i.test(absoluteUrl)
+        ? absoluteUrl
+        : baseUrl + (absoluteUrl.startsWith('/') ? '' : '/') + absoluteUrl;
       const raw = build({ ...options, path: '' }, url);
       return exchange(raw, raw.url);
     },

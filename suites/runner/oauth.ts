@@ -4,7 +4,16 @@
  */
 import { createHash } from 'node:crypto';
 import { limits } from '../../spec/index.js';
-import type { AppConfig, AppRole, Driver, Http, HttpResponse, OAuthFlows, TargetConfig, TokenResponse } from '../types.js';
+import type {
+  AppConfig,
+  AppRole,
+  Driver,
+  Http,
+  HttpResponse,
+  OAuthFlows,
+  TargetConfig,
+  TokenResponse,
+} from '../types.js';
 import { CheckFailure, CheckSkipped } from './errors.js';
 import type { Random } from './random.js';
 import type { Redactor } from './redact.js';
@@ -27,7 +36,13 @@ export interface TrackedFlows extends OAuthFlows {
   revokeAll(): Promise<void>;
 }
 
-export function createOAuthFlows(http: Http, driver: Driver, config: TargetConfig, redactor: Redactor, random: Random): TrackedFlows {
+export function createOAuthFlows(
+  http: Http,
+  driver: Driver,
+  config: TargetConfig,
+  redactor: Redactor,
+  random: Random,
+): TrackedFlows {
   const tracked = new Map<string, AppRole | undefined>();
 
   const app = (role: AppRole): AppConfig => {
@@ -47,7 +62,8 @@ export function createOAuthFlows(http: Http, driver: Driver, config: TargetConfi
     if (response.status !== 200) return;
     try {
       const body = JSON.parse(response.text) as Record<string, unknown>;
-      for (const key of ['access_token', 'refresh_token']) if (typeof body[key] === 'string') track(body[key] as string, role);
+      for (const key of ['access_token', 'refresh_token'])
+        if (typeof body[key] === 'string') track(body[key] as string, role);
       if (typeof body.id_token === 'string') redactor.remember(body.id_token);
     } catch {
       /* not a token response */
@@ -104,7 +120,10 @@ export function createOAuthFlows(http: Http, driver: Driver, config: TargetConfi
       code_challenge_method: pair ? 'S256' : undefined,
     });
     const { redirect, response } = await driver.authorize(url, 'approve');
-    if (!redirect) throw new CheckFailure(`the authorization request ended on a page (status ${response.status}) instead of redirecting to the application`);
+    if (!redirect)
+      throw new CheckFailure(
+        `the authorization request ended on a page (status ${response.status}) instead of redirecting to the application`,
+      );
     const error = redirect.searchParams.get('error');
     const got = redirect.searchParams.get('code');
     if (error || !got) {
@@ -113,17 +132,29 @@ export function createOAuthFlows(http: Http, driver: Driver, config: TargetConfi
       });
     }
     redactor.remember(got);
-    return { code: got, state: redirect.searchParams.get('state'), verifier: pair?.verifier, redirectUri: a.redirectUri };
+    return {
+      code: got,
+      state: redirect.searchParams.get('state'),
+      verifier: pair?.verifier,
+      redirectUri: a.redirectUri,
+    };
   };
 
   const token: OAuthFlows['token'] = async (role, options = {}) => {
     const grant = await code(role, options);
     const response = await tokenRequest(
-      { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier },
+      {
+        grant_type: 'authorization_code',
+        code: grant.code,
+        redirect_uri: grant.redirectUri,
+        code_verifier: grant.verifier,
+      },
       { app: role },
     );
     if (response.status !== 200) {
-      throw new CheckFailure(`exchanging an authorization code for tokens failed with status ${response.status}`, { body: response.text.slice(0, 300) });
+      throw new CheckFailure(`exchanging an authorization code for tokens failed with status ${response.status}`, {
+        body: response.text.slice(0, 300),
+      });
     }
     const body = response.json<TokenResponse>();
     if (typeof body.access_token !== 'string') throw new CheckFailure('the token response has no access_token');

@@ -44,11 +44,22 @@ export function buildReport(input: ReportInput): Report {
   // A failure that names the rules it broke says nothing, good or bad, about the check's other rules.
   const judges = (c: CheckResult, id: string) => !c.broken || c.broken.includes(id);
   for (const c of input.checks) {
-    for (const id of new Set([...c.rules, ...(c.broken ?? [])])) if (judges(c, id)) byRule.set(id, [...(byRule.get(id) ?? []), c]);
+    for (const id of new Set([...c.rules, ...(c.broken ?? [])]))
+      if (judges(c, id)) byRule.set(id, [...(byRule.get(id) ?? []), c]);
   }
   const rules: RuleResult[] = input.rules.map((r) => {
     const checks = byRule.get(r.id) ?? [];
-    return { id: r.id, title: r.title, level: r.level, source: r.source, status: ruleStatus(r.level, checks.map((c) => c.status)), checks: checks.map((c) => c.id) };
+    return {
+      id: r.id,
+      title: r.title,
+      level: r.level,
+      source: r.source,
+      status: ruleStatus(
+        r.level,
+        checks.map((c) => c.status),
+      ),
+      checks: checks.map((c) => c.id),
+    };
   });
   const summary = { passed: 0, failed: 0, warned: 0, skipped: 0 };
   for (const c of input.checks) summary[c.status]++;

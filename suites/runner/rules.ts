@@ -2,7 +2,14 @@
  * The rule catalogue and which rules are in force, from spec/index.ts (the only reader of
  * rules.yaml). A test may hand in its own catalogue; it is read with the spec's own predicate.
  */
-import { flagsAt, inRelease, rules, rulesInForce as specRulesInForce, type Offering, type Rule } from '../../spec/index.js';
+import {
+  flagsAt,
+  inRelease,
+  rules,
+  rulesInForce as specRulesInForce,
+  type Offering,
+  type Rule,
+} from '../../spec/index.js';
 
 /** What the runner needs of a rule (tests build these by hand). */
 export type RuleInfo = Pick<Rule, 'id' | 'title' | 'level' | 'source' | 'since' | 'until' | 'offering' | 'flag'>;
@@ -17,10 +24,20 @@ export function rulesInForce(release: string, offering: Offering, flags: Record<
 }
 
 /** The same reading for a catalogue a test hands in. */
-export function inForceOf(catalogue: RuleInfo[], release: string, offering: Offering, flags: Record<string, boolean>): Set<string> {
+export function inForceOf(
+  catalogue: RuleInfo[],
+  release: string,
+  offering: Offering,
+  flags: Record<string, boolean>,
+): Set<string> {
   const effective = flagsAt(release, flags);
   return new Set(
-    catalogue.filter((r) => inRelease(r, release) && (!r.offering || r.offering === offering) && (!r.flag || effective[r.flag] === true)).map((r) => r.id),
+    catalogue
+      .filter(
+        (r) =>
+          inRelease(r, release) && (!r.offering || r.offering === offering) && (!r.flag || effective[r.flag] === true),
+      )
+      .map((r) => r.id),
   );
 }
 

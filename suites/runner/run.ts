@@ -9,7 +9,17 @@ import type { Check, SuiteName } from '../types.js';
 import { buildReport } from './report.js';
 import { openSession, type SessionOptions } from './session.js';
 
-export const SUITES: SuiteName[] = ['grants', 'device', 'tokens', 'oidc', 'cors', 'encoding', 'pagination', 'scopes', 'versioning'];
+export const SUITES: SuiteName[] = [
+  'grants',
+  'device',
+  'tokens',
+  'oidc',
+  'cors',
+  'encoding',
+  'pagination',
+  'scopes',
+  'versioning',
+];
 
 export interface Selection {
   suites?: string[];
@@ -29,7 +39,8 @@ export interface RunOptions extends SessionOptions {
 /** The checks a selection names; unknown names are usage errors, not empty runs. */
 export function selectChecks(checks: Check[], select: Selection = {}, knownRules?: Set<string>): Check[] {
   const unknownSuites = (select.suites ?? []).filter((s) => !SUITES.includes(s as SuiteName));
-  if (unknownSuites.length) throw new UsageError(`unknown suite ${unknownSuites.join(', ')} (suites: ${SUITES.join(', ')})`);
+  if (unknownSuites.length)
+    throw new UsageError(`unknown suite ${unknownSuites.join(', ')} (suites: ${SUITES.join(', ')})`);
   if (knownRules?.size) {
     const unknownRules = (select.rules ?? []).filter((r) => !knownRules.has(r));
     if (unknownRules.length) throw new UsageError(`unknown rule ${unknownRules.join(', ')} (see spec/rules.yaml)`);
@@ -51,21 +62,43 @@ export async function runConformance(options: RunOptions): Promise<Report> {
   try {
     const known = new Set(session.catalogue.map((r) => r.id));
     const selected = selectChecks(options.checks, options.select, known);
-    options.progress?.(`${session.target.name}: release ${session.release} (${session.offering}), seed ${session.seed}, ${selected.length} checks`);
+    options.progress?.(
+      `${session.target.name}: release ${session.release} (${session.offering}), seed ${session.seed}, ${selected.length} checks`,
+    );
     const results = [];
     for (const [i, check] of selected.entries()) {
       const result = options.stopRequested?.()
-        ? { id: check.id, suite: check.suite, title: check.title, rules: check.rules, status: 'skipped' as const, durationMs: 0, message: 'the run was interrupted' }
+        ? {
+            id: check.id,
+            suite: check.suite,
+            title: check.title,
+            rules: check.rules,
+            status: 'skipped' as const,
+            durationMs: 0,
+            message: 'the run was interrupted',
+          }
         : await session.runCheck(check);
       results.push(result);
       const note = result.status === 'passed' ? '' : ` — ${result.message ?? ''}`;
-      options.progress?.(`[${i + 1}/${selected.length}] ${MARK[result.status]} ${check.id} (${result.durationMs} ms)${note.length > 160 ? note.slice(0, 160) + '…' : note}`);
+      options.progress?.(
+        `[${i + 1}/${selected.length}] ${MARK[result.status]} ${check.id} (${result.durationMs} ms)${note.length > 160 ? note.slice(0, 160) + '…' : note}`,
+      );
     }
     // The report lists the rules in force that this selection is about.
     const filtered = !!(options.select?.suites?.length || options.select?.rules?.length || options.select?.check);
     const touched = new Set(selected.flatMap((c) => c.rules));
-    const rules = session.catalogue.filter((r) => session.inForce(r.id) && (!filtered || touched.has(r.id) || options.select?.rules?.includes(r.id)));
-    return buildReport({ target: session.target.name, release: session.release, offering: session.offering, seed: session.seed, startedAt, checks: results, rules });
+    const rules = session.catalogue.filter(
+      (r) => session.inForce(r.id) && (!filtered || touched.has(r.id) || options.select?.rules?.includes(r.id)),
+    );
+    return buildReport({
+      target: session.target.name,
+      release: session.release,
+      offering: session.offering,
+      seed: session.seed,
+      startedAt,
+      checks: results,
+      rules,
+    });
   } finally {
     await session.close();
   }

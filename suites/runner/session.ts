@@ -76,7 +76,8 @@ async function assertReachable(target: Target): Promise<void> {
   try {
     await target.send({ method: 'GET', url: `${target.baseUrl}/`, headers: new Headers() });
   } catch (error) {
-    if (error instanceof TransportError) throw new UsageError(`target ${target.baseUrl} does not answer: ${error.message}`);
+    if (error instanceof TransportError)
+      throw new UsageError(`target ${target.baseUrl} does not answer: ${error.message}`);
     throw error;
   }
 }
@@ -100,7 +101,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const flags = flagsFor(release, config.features);
   const catalogue = options.rules ?? ruleCatalogue();
   const known = new Set(catalogue.map((r) => r.id));
-  const inForceSet = options.rules ? inForceOf(options.rules, release, offering, flags) : rulesInForce(release, offering, flags);
+  const inForceSet = options.rules
+    ? inForceOf(options.rules, release, offering, flags)
+    : rulesInForce(release, offering, flags);
   const inForce = (id: string) => !known.has(id) || inForceSet.has(id);
 
   const redactor = createRedactor([
@@ -112,7 +115,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   // Any token response, whoever asked for it, is adopted by the running check for revocation.
   let current: TrackedFlows | undefined;
   const http = createHttp(target, recorder, redactor, (request, response) => {
-    if (current && response.status === 200 && /\/oauth\/token(\?|$)/.test(request.url)) current.adopt(response, current.roleOf(request));
+    if (current && response.status === 200 && /\/oauth\/token(\?|$)/.test(request.url))
+      current.adopt(response, current.roleOf(request));
   });
   const random = createRandom(options.seed);
 
@@ -123,7 +127,14 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   current = setupFlows;
   let caps: Capabilities;
   try {
-    caps = await detectCapabilities({ http, control, config, oauth: setupFlows, flags, passwordInForce: inForce(PASSWORD_RULE) });
+    caps = await detectCapabilities({
+      http,
+      control,
+      config,
+      oauth: setupFlows,
+      flags,
+      passwordInForce: inForce(PASSWORD_RULE),
+    });
     await setupFlows.revokeAll();
   } catch (error) {
     await driver.close?.(); // no session to close it later
@@ -197,10 +208,17 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         result = { ...base, status: 'passed', durationMs: Date.now() - started };
       } catch (error) {
         if (error instanceof CheckSkipped) {
-          result = { ...base, status: 'skipped', durationMs: Date.now() - started, message: redactor.text(error.message) };
+          result = {
+            ...base,
+            status: 'skipped',
+            durationMs: Date.now() - started,
+            message: redactor.text(error.message),
+          };
         } else {
           const failure = error instanceof CheckFailure ? error : undefined;
-          const message = failure ? describeFailure(failure) : `the check crashed: ${(error as Error)?.stack?.split('\n').slice(0, 2).join(' ') ?? String(error)}`;
+          const message = failure
+            ? describeFailure(failure)
+            : `the check crashed: ${(error as Error)?.stack?.split('\n').slice(0, 2).join(' ') ?? String(error)}`;
           const broken = brokenRules(check, failure);
           result = {
             ...base,
@@ -234,7 +252,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 
 /** The sentence, then the structured details a reader needs, short. */
 function describeFailure(failure: CheckFailure): string {
-  const details = Object.entries(failure.details ?? {}).filter(([k, v]) => v !== undefined && !['seed', 'path', 'shrinks', 'rules'].includes(k));
+  const details = Object.entries(failure.details ?? {}).filter(
+    ([k, v]) => v !== undefined && !['seed', 'path', 'shrinks', 'rules'].includes(k),
+  );
   if (!details.length) return failure.message;
   const text = details.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('; ');
   return `${failure.message} (${text.length > 400 ? text.slice(0, 400) + '…' : text})`;

@@ -22,7 +22,8 @@ const minted = new WeakMap<OAuthFlows, Promise<string>>();
 
 export async function apiHeaders(t: CheckContext): Promise<Record<string, string>> {
   if (t.caps.pat && t.config.personalAccessToken) return { 'PRIVATE-TOKEN': t.config.personalAccessToken };
-  if (!t.config.applications?.confidential) t.skip('no personal access token and no confidential application to mint an api token');
+  if (!t.config.applications?.confidential)
+    t.skip('no personal access token and no confidential application to mint an api token');
   let token = minted.get(t.oauth);
   if (!token) {
     token = t.oauth.token('confidential', { scope: 'api' }).then((r) => r.access_token);
@@ -68,7 +69,9 @@ export function jsonValue(res: HttpResponse): unknown {
 /** The body as a plain JSON object, or undefined. */
 export function jsonObject(res: HttpResponse): Record<string, unknown> | undefined {
   const value = jsonValue(res);
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /**
@@ -77,10 +80,14 @@ export function jsonObject(res: HttpResponse): Record<string, unknown> | undefin
  */
 export async function ownProject(t: CheckContext, path: string): Promise<string> {
   const res = await t.http.post('/-/simulator/projects', { json: { path } });
-  t.expect(res.status >= 200 && res.status < 300, `the control API could not create project ${JSON.stringify(path)} (status ${res.status})`, {
-    path,
-    status: res.status,
-    body: res.text.slice(0, 200),
-  });
+  t.expect(
+    res.status >= 200 && res.status < 300,
+    `the control API could not create project ${JSON.stringify(path)} (status ${res.status})`,
+    {
+      path,
+      status: res.status,
+      body: res.text.slice(0, 200),
+    },
+  );
   return path;
 }

@@ -9,13 +9,22 @@ import { fixtureProject } from './api.js';
 
 type Service = 'git-upload-pack' | 'git-receive-pack';
 
-function infoRefs(t: CheckContext, project: string, service: Service, user: string, password: string): Promise<HttpResponse> {
+function infoRefs(
+  t: CheckContext,
+  project: string,
+  service: Service,
+  user: string,
+  password: string,
+): Promise<HttpResponse> {
   const path = `/${project.split('/').map(encodeURIComponent).join('/')}.git/info/refs?service=${service}`;
   return t.http.get(path, { basic: { user, password } });
 }
 
 /** Usernames git clients send: oauth2 (recommended) or anything else without a colon. */
-const username = fc.oneof(fc.constant('oauth2'), fc.string({ unit: fc.constantFrom(...'abcxyz019-_.@ '), minLength: 1, maxLength: 16 }));
+const username = fc.oneof(
+  fc.constant('oauth2'),
+  fc.string({ unit: fc.constantFrom(...'abcxyz019-_.@ '), minLength: 1, maxLength: 16 }),
+);
 
 async function token(t: CheckContext, app: 'confidential' | 'limited', scope: string): Promise<string> {
   const config = t.oauth.app(app);
@@ -33,13 +42,21 @@ const gitTokenAsPassword: Check = {
     const password = await token(t, 'confidential', 'read_repository');
     await t.property(username, async (user) => {
       const res = await infoRefs(t, project, 'git-upload-pack', user, password);
-      t.expect(res.status === 200, `git fetch advertisement with a read_repository token as password (username ${JSON.stringify(user)}) answered ${res.status}, expected 200`, {
-        username: user,
-        status: res.status,
-      });
-      t.expect((res.headers.get('content-type') ?? '').startsWith('application/x-git-upload-pack-advertisement'), 'the answer is not a git upload-pack advertisement', {
-        contentType: res.headers.get('content-type'),
-      });
+      t.expect(
+        res.status === 200,
+        `git fetch advertisement with a read_repository token as password (username ${JSON.stringify(user)}) answered ${res.status}, expected 200`,
+        {
+          username: user,
+          status: res.status,
+        },
+      );
+      t.expect(
+        (res.headers.get('content-type') ?? '').startsWith('application/x-git-upload-pack-advertisement'),
+        'the answer is not a git upload-pack advertisement',
+        {
+          contentType: res.headers.get('content-type'),
+        },
+      );
     });
   },
 };
@@ -53,10 +70,18 @@ const gitScopes: Check = {
     const project = fixtureProject(t);
     const readUser = await token(t, 'limited', 'read_user');
     const fetchDenied = await infoRefs(t, project, 'git-upload-pack', 'oauth2', readUser);
-    t.expect(fetchDenied.status === 401 || fetchDenied.status === 403, `git fetch with a read_user token answered ${fetchDenied.status}, expected 401 or 403`, { status: fetchDenied.status });
+    t.expect(
+      fetchDenied.status === 401 || fetchDenied.status === 403,
+      `git fetch with a read_user token answered ${fetchDenied.status}, expected 401 or 403`,
+      { status: fetchDenied.status },
+    );
     const readOnly = await token(t, 'confidential', 'read_repository');
     const pushDenied = await infoRefs(t, project, 'git-receive-pack', 'oauth2', readOnly);
-    t.expect(pushDenied.status === 401 || pushDenied.status === 403, `git push advertisement with a read_repository token answered ${pushDenied.status}, expected 401 or 403`, { status: pushDenied.status });
+    t.expect(
+      pushDenied.status === 401 || pushDenied.status === 403,
+      `git push advertisement with a read_repository token answered ${pushDenied.status}, expected 401 or 403`,
+      { status: pushDenied.status },
+    );
   },
 };
 

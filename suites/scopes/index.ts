@@ -24,7 +24,11 @@ function present(t: CheckContext, path: string, token: string, via: Presentation
 function userId(t: CheckContext, res: HttpResponse, what: string): unknown {
   t.expect(res.status === 200, `${what}: ${CURRENT_USER} answered ${res.status}, expected 200`, { status: res.status });
   const body = res.json<Record<string, unknown>>();
-  t.expect(body && typeof body === 'object' && 'id' in body, `${what}: ${CURRENT_USER} must answer the user object with an id`, { status: res.status });
+  t.expect(
+    body && typeof body === 'object' && 'id' in body,
+    `${what}: ${CURRENT_USER} must answer the user object with an id`,
+    { status: res.status },
+  );
   return body.id;
 }
 
@@ -47,7 +51,8 @@ const readUserReadsCurrentUser: Check = {
 async function refusedForScope(t: CheckContext): Promise<Array<{ via: Presentation; res: HttpResponse }>> {
   const token = await t.oauth.token('limited', { scope: 'read_user' });
   const out = [];
-  for (const via of ['bearer', 'query'] as const) out.push({ via, res: await present(t, NEEDS_API, token.access_token, via) });
+  for (const via of ['bearer', 'query'] as const)
+    out.push({ via, res: await present(t, NEEDS_API, token.access_token, via) });
   // The refusal is about scope, not the token: the same token still reads the current user.
   userId(t, await t.http.get(CURRENT_USER, { bearer: token.access_token }), 'read_user token after the refusal');
   return out;
@@ -60,7 +65,11 @@ const readUserRefusedWhereApiNeeded: Check = {
   rules: ['SCOPE-MISSING-FAILS'],
   async run(t: CheckContext) {
     for (const { via, res } of await refusedForScope(t)) {
-      t.expect(res.status === 401 || res.status === 403, `a read_user token on ${NEEDS_API} must be refused, got ${res.status}`, { presentation: via, path: NEEDS_API, status: res.status });
+      t.expect(
+        res.status === 401 || res.status === 403,
+        `a read_user token on ${NEEDS_API} must be refused, got ${res.status}`,
+        { presentation: via, path: NEEDS_API, status: res.status },
+      );
     }
   },
 };
@@ -73,9 +82,21 @@ const insufficientScope403: Check = {
   async run(t: CheckContext) {
     for (const { via, res } of await refusedForScope(t)) {
       const details = { presentation: via, path: NEEDS_API, status: res.status, error: errorCode(res) ?? null };
-      t.expect(res.status === 403, `a read_user token on ${NEEDS_API} must be refused with 403, got ${res.status}`, details);
-      t.expect(errorCode(res) === 'insufficient_scope', 'the 403 for a read_user token must carry error insufficient_scope', details);
-      t.expect(/insufficient_scope/.test(res.headers.get('www-authenticate') ?? ''), 'the 403 must carry a WWW-Authenticate Bearer header naming insufficient_scope', details);
+      t.expect(
+        res.status === 403,
+        `a read_user token on ${NEEDS_API} must be refused with 403, got ${res.status}`,
+        details,
+      );
+      t.expect(
+        errorCode(res) === 'insufficient_scope',
+        'the 403 for a read_user token must carry error insufficient_scope',
+        details,
+      );
+      t.expect(
+        /insufficient_scope/.test(res.headers.get('www-authenticate') ?? ''),
+        'the 403 must carry a WWW-Authenticate Bearer header naming insufficient_scope',
+        details,
+      );
     }
   },
 };
@@ -99,13 +120,19 @@ function presentationCheck(via: Presentation, rule: string): Check {
       userId(t, await present(t, CURRENT_USER, token, via), `token presented as ${via}`);
       // The presentation is what authenticates: the same request without it is refused.
       const bare = await t.http.get(CURRENT_USER);
-      t.expect(bare.status === 401, `${CURRENT_USER} without the token must answer 401, got ${bare.status}`, { status: bare.status });
+      t.expect(bare.status === 401, `${CURRENT_USER} without the token must answer 401, got ${bare.status}`, {
+        status: bare.status,
+      });
     },
   };
 }
 
 /** Token-shaped strings no provider issued: the 20-character PAT shape and longer random ones. */
-const bogusToken = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_'), minLength: 1, maxLength: 64 });
+const bogusToken = fc.string({
+  unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_'),
+  minLength: 1,
+  maxLength: 64,
+});
 
 /** An endpoint that needs authentication, and one that also answers anonymous requests. */
 const PROBED = [CURRENT_USER, NEEDS_API];
@@ -117,7 +144,9 @@ const missingToken: Check = {
   rules: ['AUTH-REQUIRED-401'],
   async run(t: CheckContext) {
     const none = await t.http.get(CURRENT_USER);
-    t.expect(none.status === 401, `${CURRENT_USER} without a token must answer 401, got ${none.status}`, { status: none.status });
+    t.expect(none.status === 401, `${CURRENT_USER} without a token must answer 401, got ${none.status}`, {
+      status: none.status,
+    });
   },
 };
 
@@ -127,14 +156,23 @@ const badToken: Check = {
   title: 'a token the provider never issued gets 401, on private and public endpoints, in every presentation',
   rules: ['AUTH-INVALID-TOKEN-401'],
   async run(t: CheckContext) {
-    await t.property(bogusToken, fc.constantFrom<Presentation>('bearer', 'query', 'private-token'), fc.constantFrom(...PROBED), async (token, via, path) => {
-      const res = await present(t, path, `glpat-conformance-${token}`, via);
-      t.expect(res.status === 401, `a token the provider never issued, presented as ${via} to ${path}, must get 401, got ${res.status}`, {
-        presentation: via,
-        path,
-        status: res.status,
-      });
-    });
+    await t.property(
+      bogusToken,
+      fc.constantFrom<Presentation>('bearer', 'query', 'private-token'),
+      fc.constantFrom(...PROBED),
+      async (token, via, path) => {
+        const res = await present(t, path, `glpat-conformance-${token}`, via);
+        t.expect(
+          res.status === 401,
+          `a token the provider never issued, presented as ${via} to ${path}, must get 401, got ${res.status}`,
+          {
+            presentation: via,
+            path,
+            status: res.status,
+          },
+        );
+      },
+    );
   },
 };
 
@@ -147,11 +185,17 @@ const revokedToken: Check = {
     const token = await t.oauth.token('confidential', { scope: 'api' });
     userId(t, await t.http.get(CURRENT_USER, { bearer: token.access_token }), 'fresh access token');
     const revoked = await t.oauth.revoke(token.access_token, 'confidential');
-    t.expect(revoked.status === 200, `revoking the access token answered ${revoked.status}, expected 200`, { status: revoked.status });
+    t.expect(revoked.status === 200, `revoking the access token answered ${revoked.status}, expected 200`, {
+      status: revoked.status,
+    });
     for (const path of PROBED) {
       for (const via of ['bearer', 'query'] as const) {
         const res = await present(t, path, token.access_token, via);
-        t.expect(res.status === 401, `a revoked access token presented as ${via} to ${path} must get 401, got ${res.status}`, { presentation: via, path, status: res.status });
+        t.expect(
+          res.status === 401,
+          `a revoked access token presented as ${via} to ${path} must get 401, got ${res.status}`,
+          { presentation: via, path, status: res.status },
+        );
       }
     }
   },
@@ -159,7 +203,8 @@ const revokedToken: Check = {
 
 /** The scopes the source names, from the oauth2 security scheme of spec/openapi.yaml. */
 function namedScopes(): string[] {
-  const schemes = openapi().components?.securitySchemes as Record<string, { flows?: { authorizationCode?: { scopes?: Record<string, string> } } }> | undefined;
+  const schemes = openapi().components?.securitySchemes as
+    Record<string, { flows?: { authorizationCode?: { scopes?: Record<string, string> } } }> | undefined;
   return Object.keys(schemes?.oauth2?.flows?.authorizationCode?.scopes ?? {});
 }
 
@@ -176,7 +221,11 @@ const namedScopesKnown: Check = {
       const token = await t.oauth.token('confidential', { scope });
       const info = await t.http.get('/oauth/token/info', { bearer: token.access_token });
       const granted = info.status === 200 ? (info.json<{ scope?: unknown }>().scope as unknown) : undefined;
-      t.expect(Array.isArray(granted) && granted.includes(scope), `a token requested with scope ${scope} was not granted it`, { scope, status: info.status, granted: granted ?? null });
+      t.expect(
+        Array.isArray(granted) && granted.includes(scope),
+        `a token requested with scope ${scope} was not granted it`,
+        { scope, status: info.status, granted: granted ?? null },
+      );
     }
   },
 };
@@ -192,15 +241,27 @@ const apiFullAccess: Check = {
   async run(t: CheckContext) {
     const token = (await t.oauth.token('confidential', { scope: 'api' })).access_token;
     const project = t.config.fixtures?.project;
-    const reads = [CURRENT_USER, NEEDS_API, ...(project ? [`/api/v4/projects/${encodeURIComponent(project)}/issues`] : [])];
+    const reads = [
+      CURRENT_USER,
+      NEEDS_API,
+      ...(project ? [`/api/v4/projects/${encodeURIComponent(project)}/issues`] : []),
+    ];
     for (const path of reads) {
       const res = await t.http.get(path, { bearer: token });
-      t.expect(res.status === 200, `an api token reading ${path} answered ${res.status}, expected 200`, { path, status: res.status });
+      t.expect(res.status === 200, `an api token reading ${path} answered ${res.status}, expected 200`, {
+        path,
+        status: res.status,
+      });
     }
     if (!t.caps.control || !t.caps.writable) return;
     await ownProject(t, SCRATCH);
-    const write = await t.http.post(`/api/v4/projects/${encodeURIComponent(SCRATCH)}/issues`, { bearer: token, json: { title: 'written with an api token' } });
-    t.expect(write.status === 201, `an api token creating an issue answered ${write.status}, expected 201`, { status: write.status });
+    const write = await t.http.post(`/api/v4/projects/${encodeURIComponent(SCRATCH)}/issues`, {
+      bearer: token,
+      json: { title: 'written with an api token' },
+    });
+    t.expect(write.status === 201, `an api token creating an issue answered ${write.status}, expected 201`, {
+      status: write.status,
+    });
   },
 };
 

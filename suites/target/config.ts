@@ -12,7 +12,8 @@ import { UsageError } from '../../cli/errors.js';
 import type { TargetConfig } from '../types.js';
 
 type AddFormats = (ajv: Ajv | Ajv2020) => unknown;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
 
 let validator: ValidateFunction | undefined;
 /** Compiled once from the schema that ships in spec/ (the one editors complete against). */
@@ -20,20 +21,26 @@ function validate(): ValidateFunction {
   if (validator) return validator;
   const schema = targetConfigSchema();
   const draft2020 = String(schema.$schema ?? '').includes('2020-12');
-  const ajv = draft2020 ? new Ajv2020({ allErrors: false, strict: false }) : new Ajv({ allErrors: false, strict: false });
+  const ajv = draft2020
+    ? new Ajv2020({ allErrors: false, strict: false })
+    : new Ajv({ allErrors: false, strict: false });
   addFormats(ajv);
   return (validator = ajv.compile(schema));
 }
 
 function describe(error: ErrorObject): string {
   const where = error.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : 'config';
-  const extra = error.keyword === 'additionalProperties' ? ` (${(error.params as { additionalProperty: string }).additionalProperty})` : '';
+  const extra =
+    error.keyword === 'additionalProperties'
+      ? ` (${(error.params as { additionalProperty: string }).additionalProperty})`
+      : '';
   return `${where} ${error.message ?? 'is invalid'}${extra}`;
 }
 
 /** Check a parsed config; throws UsageError naming the first problem. */
 export function validateTargetConfig(value: unknown, origin = 'target config'): TargetConfig {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${origin}: expected a mapping of settings`);
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new UsageError(`${origin}: expected a mapping of settings`);
   const check = validate();
   if (!check(value)) throw new UsageError(`${origin}: ${describe(check.errors![0])}`);
   const config = value as TargetConfig;

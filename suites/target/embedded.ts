@@ -30,8 +30,15 @@ export async function createEmbeddedTarget(simOrOptions: Sim | SimulatorOptions 
 }
 
 /** GET /-/simulator/config; a bare config when the control API does not answer. */
-export async function readSimulatorConfig(send: (raw: RawRequest) => Promise<Response>, baseUrl: string): Promise<TargetConfig> {
-  const response = await send({ method: 'GET', url: `${baseUrl}/-/simulator/config`, headers: new Headers({ accept: 'application/json' }) });
+export async function readSimulatorConfig(
+  send: (raw: RawRequest) => Promise<Response>,
+  baseUrl: string,
+): Promise<TargetConfig> {
+  const response = await send({
+    method: 'GET',
+    url: `${baseUrl}/-/simulator/config`,
+    headers: new Headers({ accept: 'application/json' }),
+  });
   if (response.status !== 200) return { baseUrl };
   try {
     return { ...((await response.json()) as TargetConfig), baseUrl };

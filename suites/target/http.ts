@@ -33,7 +33,11 @@ export function splitUrl(url: string): { protocol: 'http:' | 'https:'; host: str
   if (!m) throw new TransportError(`not an http(s) URL: ${url}`, 'protocol');
   // Only what cannot travel in a request line is escaped (space, controls, non-ASCII).
   const path = (m[3] || '/').replace(/[^\u0021-\u007e]+/gu, (s) => encodeURIComponent(s));
-  return { protocol: `${m[1].toLowerCase()}:` as 'http:' | 'https:', host: m[2], path: path.startsWith('/') ? path : '/' + path };
+  return {
+    protocol: `${m[1].toLowerCase()}:` as 'http:' | 'https:',
+    host: m[2],
+    path: path.startsWith('/') ? path : '/' + path,
+  };
 }
 
 function toResponse(res: IncomingMessage, body: Buffer): Response {
@@ -46,7 +50,11 @@ function toResponse(res: IncomingMessage, body: Buffer): Response {
     }
   }
   const status = res.statusCode ?? 502;
-  return new Response(NULL_BODY.has(status) ? null : new Uint8Array(body), { status, statusText: res.statusMessage, headers });
+  return new Response(NULL_BODY.has(status) ? null : new Uint8Array(body), {
+    status,
+    statusText: res.statusMessage,
+    headers,
+  });
 }
 
 export function createHttpTarget(config: TargetConfig, options: HttpTargetOptions = {}): Target {
@@ -62,12 +70,23 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
     });
     const body = raw.body === undefined ? undefined : Buffer.from(raw.body, 'utf8');
     if (body) headers['content-length'] = String(body.length);
-    const [hostname, port] = host.startsWith('[') ? [host.slice(1, host.indexOf(']')), host.split(']:')[1]] : host.split(':');
+    const [hostname, port] = host.startsWith('[')
+      ? [host.slice(1, host.indexOf(']')), host.split(']:')[1]]
+      : host.split(':');
     const send = protocol === 'https:' ? httpsRequest : httpRequest;
     const shown = path.length > PATH_IN_MESSAGE ? `${path.slice(0, PATH_IN_MESSAGE)}… (${path.length} bytes)` : path;
     return new Promise<Response>((resolve, reject) => {
       const req = send(
-        { protocol, hostname, port: port ? Number(port) : undefined, method: raw.method, path, headers, agent: agents[protocol], maxHeaderSize: MAX_RESPONSE_HEADER_BYTES },
+        {
+          protocol,
+          hostname,
+          port: port ? Number(port) : undefined,
+          method: raw.method,
+          path,
+          headers,
+          agent: agents[protocol],
+          maxHeaderSize: MAX_RESPONSE_HEADER_BYTES,
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -75,12 +94,26 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
           res.on('error', (e) => reject(new TransportError(`${raw.method} ${shown}: ${e.message}`, 'protocol')));
         },
       );
-      req.setTimeout(timeoutMs, () => req.destroy(new TransportError(`${raw.method} ${shown}: no answer within ${timeoutMs} ms`, 'timeout')));
+      req.setTimeout(timeoutMs, () =>
+        req.destroy(new TransportError(`${raw.method} ${shown}: no answer within ${timeoutMs} ms`, 'timeout')),
+      );
       req.on('error', (e: NodeJS.ErrnoException) => {
         if (e instanceof TransportError) return reject(e);
         const code = e.code ?? '';
-        const unreachable = ['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNRESET'].includes(code);
-        reject(new TransportError(`${raw.method} ${shown}: ${host} ${unreachable ? 'is unreachable' : 'failed'} (${code || e.message})`, unreachable ? 'unreachable' : 'protocol'));
+        const unreachable = [
+          'ECONNREFUSED',
+          'ENOTFOUND',
+          'EHOSTUNREACH',
+          'ENETUNREACH',
+          'EAI_AGAIN',
+          'ECONNRESET',
+        ].includes(code);
+        reject(
+          new TransportError(
+            `${raw.method} ${shown}: ${host} ${unreachable ? 'is unreachable' : 'failed'} (${code || e.message})`,
+            unreachable ? 'unreachable' : 'protocol',
+          ),
+        );
       });
       req.end(body);
     });

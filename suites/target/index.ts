@@ -25,10 +25,12 @@ export interface TargetChoice extends HttpTargetOptions {
 
 export async function openTarget(choice: TargetChoice): Promise<Target> {
   if (choice.url && choice.configFile) throw new UsageError('give --target or --config, not both');
-  if ((choice.url || choice.configFile) && choice.faults?.length) throw new UsageError('--fault applies only to the embedded simulator (no --target or --config)');
+  if ((choice.url || choice.configFile) && choice.faults?.length)
+    throw new UsageError('--fault applies only to the embedded simulator (no --target or --config)');
   if (choice.configFile) return createHttpTarget(loadTargetConfig(choice.configFile), choice);
   if (choice.url) {
-    if (!/^https?:\/\/[^/]/i.test(choice.url)) throw new UsageError(`--target must be an http(s) URL, got "${choice.url}"`);
+    if (!/^https?:\/\/[^/]/i.test(choice.url))
+      throw new UsageError(`--target must be an http(s) URL, got "${choice.url}"`);
     const baseUrl = choice.url.replace(/\/+$/, '');
     const bare = createHttpTarget({ baseUrl }, choice);
     let config;

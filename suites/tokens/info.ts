@@ -3,7 +3,16 @@ import fc from 'fast-check';
 import { limits } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
-import { broke, CURRENT_USER_PATH, expectJsonType, expectOAuthError, jsonObject, mintPair, TOKEN_INFO_PATH, tokenInfo } from '../grants/support.js';
+import {
+  broke,
+  CURRENT_USER_PATH,
+  expectJsonType,
+  expectOAuthError,
+  jsonObject,
+  mintPair,
+  TOKEN_INFO_PATH,
+  tokenInfo,
+} from '../grants/support.js';
 
 const CONTROL_TOKENS_PATH = `${CONTROL_PREFIX}/tokens`;
 
@@ -20,7 +29,11 @@ interface Info {
 /** A 200 token information response; refusing a live token breaks INFO-TOKEN-PRESENTATION, a non-JSON answer INFO-RESPONSE-FIELDS. */
 function expectInfo(t: CheckContext, res: HttpResponse, what: string): Info {
   const body = jsonObject(res) as Info | undefined;
-  t.expect(res.status === 200 && body, `${what}: expected 200 with the token information response`, broke(['INFO-TOKEN-PRESENTATION'], { status: res.status }));
+  t.expect(
+    res.status === 200 && body,
+    `${what}: expected 200 with the token information response`,
+    broke(['INFO-TOKEN-PRESENTATION'], { status: res.status }),
+  );
   expectJsonType(t, res, what, ['INFO-RESPONSE-FIELDS']);
   return body;
 }
@@ -31,7 +44,8 @@ const isIntOrNull = (v: unknown) => v === null || Number.isInteger(v);
 /** Seconds may tick between two requests on a live clock: compare everything else exactly. */
 function sameInfo(a: Info, b: Info): boolean {
   const strip = ({ expires_in: _e, expires_in_seconds: _s, ...rest }: Info) => JSON.stringify(rest);
-  const close = (x: unknown, y: unknown) => x === y || (typeof x === 'number' && typeof y === 'number' && Math.abs(x - y) <= 1);
+  const close = (x: unknown, y: unknown) =>
+    x === y || (typeof x === 'number' && typeof y === 'number' && Math.abs(x - y) <= 1);
   return strip(a) === strip(b) && close(a.expires_in, b.expires_in);
 }
 
@@ -42,13 +56,16 @@ function sameInfo(a: Info, b: Info): boolean {
  */
 async function tokenWithoutExpiry(t: CheckContext): Promise<string> {
   if (!t.caps.control) {
-    if (!t.config.personalAccessToken) t.skip('needs the simulator control API or a personal access token for a token without expiry');
+    if (!t.config.personalAccessToken)
+      t.skip('needs the simulator control API or a personal access token for a token without expiry');
     return t.config.personalAccessToken;
   }
   const { scopes } = t.oauth.app('confidential');
   const res = await t.http.post(CONTROL_TOKENS_PATH, { json: { scopes, expiresIn: null } });
   const token = jsonObject(res)?.access_token;
-  t.expect(res.status === 201 && typeof token === 'string', 'the control API did not mint a token without expiry', { status: res.status });
+  t.expect(res.status === 201 && typeof token === 'string', 'the control API did not mint a token without expiry', {
+    status: res.status,
+  });
   t.oauth.track(token, 'confidential');
   return token;
 }
@@ -64,7 +81,11 @@ export const infoChecks: Check[] = [
     rules: ['INFO-TOKEN-PRESENTATION', 'INFO-RESPONSE-FIELDS'],
     async run(t: CheckContext) {
       const { tokens } = await mintPair(t, 'confidential');
-      const byHeader = expectInfo(t, await tokenInfo(t, tokens.access_token, 'header'), 'token info with Authorization: Bearer');
+      const byHeader = expectInfo(
+        t,
+        await tokenInfo(t, tokens.access_token, 'header'),
+        'token info with Authorization: Bearer',
+      );
       const byQuery = expectInfo(t, await tokenInfo(t, tokens.access_token, 'query'), 'token info with ?access_token=');
       t.expect(
         sameInfo(byHeader, byQuery),
@@ -73,11 +94,24 @@ export const infoChecks: Check[] = [
       );
       const lifetime = limits().accessTokenLifetime;
       const fields = (details: Record<string, unknown>) => broke(['INFO-RESPONSE-FIELDS'], details);
-      t.expect(Number.isInteger(byHeader.resource_owner_id), 'resource_owner_id must be an integer', fields({ type: typeof byHeader.resource_owner_id }));
-      t.expect(isStringArray(byHeader.scope), 'scope must be an array of strings', fields({ scope: byHeader.scope ?? null }));
-      t.expect(isIntOrNull(byHeader.expires_in), 'expires_in must be an integer or null', fields({ expiresIn: byHeader.expires_in ?? null }));
       t.expect(
-        byHeader.expires_in === null || ((byHeader.expires_in as number) > 0 && (byHeader.expires_in as number) <= lifetime),
+        Number.isInteger(byHeader.resource_owner_id),
+        'resource_owner_id must be an integer',
+        fields({ type: typeof byHeader.resource_owner_id }),
+      );
+      t.expect(
+        isStringArray(byHeader.scope),
+        'scope must be an array of strings',
+        fields({ scope: byHeader.scope ?? null }),
+      );
+      t.expect(
+        isIntOrNull(byHeader.expires_in),
+        'expires_in must be an integer or null',
+        fields({ expiresIn: byHeader.expires_in ?? null }),
+      );
+      t.expect(
+        byHeader.expires_in === null ||
+          ((byHeader.expires_in as number) > 0 && (byHeader.expires_in as number) <= lifetime),
         `expires_in of a fresh token must be the seconds left, at most ${lifetime}`,
         fields({ expiresIn: byHeader.expires_in }),
       );
@@ -86,7 +120,11 @@ export const infoChecks: Check[] = [
         'application.uid must be the Application ID of the client',
         fields({ uidType: typeof byHeader.application?.uid }),
       );
-      t.expect(Number.isInteger(byHeader.created_at), 'created_at must be an integer Unix timestamp', fields({ createdAt: byHeader.created_at ?? null }));
+      t.expect(
+        Number.isInteger(byHeader.created_at),
+        'created_at must be an integer Unix timestamp',
+        fields({ createdAt: byHeader.created_at ?? null }),
+      );
       const user = await t.http.get(CURRENT_USER_PATH, { bearer: tokens.access_token });
       const userId = (jsonObject(user) as { id?: unknown } | undefined)?.id;
       t.expect(
@@ -113,7 +151,10 @@ export const infoChecks: Check[] = [
         t.expect(
           'expires_in_seconds' in info && info.expires_in_seconds === info.expires_in,
           'expires_in_seconds must equal expires_in',
-          broke(['INFO-ALIAS-EXPIRES-IN-SECONDS'], { expiresIn: info.expires_in ?? null, expiresInSeconds: info.expires_in_seconds ?? null }),
+          broke(['INFO-ALIAS-EXPIRES-IN-SECONDS'], {
+            expiresIn: info.expires_in ?? null,
+            expiresInSeconds: info.expires_in_seconds ?? null,
+          }),
         );
       }
     },
@@ -126,13 +167,22 @@ export const infoChecks: Check[] = [
     needs: ['clock'],
     async run(t: CheckContext) {
       const { tokens } = await mintPair(t, 'confidential');
-      const before = expectInfo(t, await tokenInfo(t, tokens.access_token), 'token info of a fresh token').expires_in as number;
+      const before = expectInfo(t, await tokenInfo(t, tokens.access_token), 'token info of a fresh token')
+        .expires_in as number;
       const step = Math.floor(limits().accessTokenLifetime / 4);
       await t.driver.advanceClock(step);
-      const after = expectInfo(t, await tokenInfo(t, tokens.access_token), `token info ${step} s later`).expires_in as number;
-      t.expect(Number.isInteger(before) && Number.isInteger(after), 'expires_in must be an integer for an expiring token', { before, after });
+      const after = expectInfo(t, await tokenInfo(t, tokens.access_token), `token info ${step} s later`)
+        .expires_in as number;
+      t.expect(
+        Number.isInteger(before) && Number.isInteger(after),
+        'expires_in must be an integer for an expiring token',
+        { before, after },
+      );
       const drop = before - after;
-      t.expect(drop >= step && drop <= step + 1, `expires_in must fall by ${step} when ${step} seconds pass`, { before, after });
+      t.expect(drop >= step && drop <= step + 1, `expires_in must fall by ${step} when ${step} seconds pass`, {
+        before,
+        after,
+      });
     },
   },
   {
@@ -143,12 +193,19 @@ export const infoChecks: Check[] = [
     async run(t: CheckContext) {
       const token = await tokenWithoutExpiry(t);
       const res = await tokenInfo(t, token);
-      if (!t.caps.control && res.status === 401) t.skip('token info does not accept the personal access token, and without the control API the harness has no other token without expiry');
+      if (!t.caps.control && res.status === 401)
+        t.skip(
+          'token info does not accept the personal access token, and without the control API the harness has no other token without expiry',
+        );
       const info = expectInfo(t, res, 'token info of a token without expiry');
-      t.expect(info.expires_in === null && info.expires_in_seconds === null, 'expires_in and expires_in_seconds must be null for a token without expiry', {
-        expiresIn: info.expires_in ?? 'absent',
-        expiresInSeconds: info.expires_in_seconds ?? 'absent',
-      });
+      t.expect(
+        info.expires_in === null && info.expires_in_seconds === null,
+        'expires_in and expires_in_seconds must be null for a token without expiry',
+        {
+          expiresIn: info.expires_in ?? 'absent',
+          expiresInSeconds: info.expires_in_seconds ?? 'absent',
+        },
+      );
     },
   },
   {

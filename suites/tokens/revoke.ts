@@ -23,8 +23,16 @@ import {
 function expectEmptyObject(t: CheckContext, res: HttpResponse, what: string, rules: readonly string[] = []): void {
   const body = jsonObject(res);
   const answer = ['REV-EMPTY-OBJECT', ...rules];
-  t.expect(res.status === 200, `${what}: revocation must answer 200`, broke([...answer, 'REV-PARAMS'], { status: res.status, error: body?.error ?? null }));
-  t.expect(body && Object.keys(body).length === 0, `${what}: revocation must answer the empty JSON object {}`, broke(answer, { fields: body ? Object.keys(body) : null }));
+  t.expect(
+    res.status === 200,
+    `${what}: revocation must answer 200`,
+    broke([...answer, 'REV-PARAMS'], { status: res.status, error: body?.error ?? null }),
+  );
+  t.expect(
+    body && Object.keys(body).length === 0,
+    `${what}: revocation must answer the empty JSON object {}`,
+    broke(answer, { fields: body ? Object.keys(body) : null }),
+  );
   expectJsonType(t, res, what, answer);
 }
 
@@ -38,7 +46,8 @@ export const revokeChecks: Check[] = [
   {
     id: 'tokens.revoke-access-token',
     suite: 'tokens',
-    title: 'Revoking an access token answers 200 {}; the token is then refused by token info, the REST API and its refresh token by refresh',
+    title:
+      'Revoking an access token answers 200 {}; the token is then refused by token info, the REST API and its refresh token by refresh',
     rules: ['REV-PARAMS', 'REV-EMPTY-OBJECT', 'REV-REVOKES-TOKEN'],
     async run(t: CheckContext) {
       const { tokens } = await mintPair(t, 'confidential');
@@ -70,10 +79,19 @@ export const revokeChecks: Check[] = [
       }
       for (const [token, why] of dead) {
         for (const via of ['header', 'query'] as const) {
-          expectOAuthError(t, await tokenInfo(t, token, via), { status: 401, error: 'invalid_token', rules: ['INFO-INVALID-TOKEN'] }, `token info of a ${why} token (${via})`);
+          expectOAuthError(
+            t,
+            await tokenInfo(t, token, via),
+            { status: 401, error: 'invalid_token', rules: ['INFO-INVALID-TOKEN'] },
+            `token info of a ${why} token (${via})`,
+          );
         }
         const user = await t.http.get(CURRENT_USER_PATH, { bearer: token });
-        t.expect(user.status === 401, `${CURRENT_USER_PATH} must answer a ${why} token with 401`, broke(['AUTH-INVALID-TOKEN-401'], { status: user.status }));
+        t.expect(
+          user.status === 401,
+          `${CURRENT_USER_PATH} must answer a ${why} token with 401`,
+          broke(['AUTH-INVALID-TOKEN-401'], { status: user.status }),
+        );
         t.expect(
           /^bearer/i.test(user.headers.get('www-authenticate') ?? ''),
           `${CURRENT_USER_PATH} must answer a ${why} bearer token with WWW-Authenticate: Bearer`,
@@ -90,8 +108,15 @@ export const revokeChecks: Check[] = [
     async run(t: CheckContext) {
       const { tokens } = await mintPair(t, 'confidential');
       expectEmptyObject(t, await t.oauth.revoke(tokens.refresh_token!, 'confidential'), 'revoke a refresh token');
-      expectOAuthError(t, await refresh(t, 'confidential', tokens.refresh_token!), { status: 400, error: 'invalid_grant', rules: ['REV-REVOKES-TOKEN'] }, 'refresh with a revoked refresh token');
-      await expectAccessDead(t, tokens.access_token, 'access token whose refresh token was revoked', ['REV-REFRESH-REVOKES-PAIR']);
+      expectOAuthError(
+        t,
+        await refresh(t, 'confidential', tokens.refresh_token!),
+        { status: 400, error: 'invalid_grant', rules: ['REV-REVOKES-TOKEN'] },
+        'refresh with a revoked refresh token',
+      );
+      await expectAccessDead(t, tokens.access_token, 'access token whose refresh token was revoked', [
+        'REV-REFRESH-REVOKES-PAIR',
+      ]);
     },
   },
   {
@@ -101,11 +126,15 @@ export const revokeChecks: Check[] = [
     rules: ['REV-UNKNOWN-TOKEN-OK'],
     async run(t: CheckContext) {
       await t.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 64 }), async (token) => {
-        expectEmptyObject(t, await revokeAs(t, 'confidential', token), 'revoke a token never issued', ['REV-UNKNOWN-TOKEN-OK']);
+        expectEmptyObject(t, await revokeAs(t, 'confidential', token), 'revoke a token never issued', [
+          'REV-UNKNOWN-TOKEN-OK',
+        ]);
       });
       const { tokens } = await mintPair(t, 'confidential');
       expectEmptyObject(t, await t.oauth.revoke(tokens.access_token, 'confidential'), 'revoke a token');
-      expectEmptyObject(t, await revokeAs(t, 'confidential', tokens.access_token), 'revoke the same token again', ['REV-UNKNOWN-TOKEN-OK']);
+      expectEmptyObject(t, await revokeAs(t, 'confidential', tokens.access_token), 'revoke the same token again', [
+        'REV-UNKNOWN-TOKEN-OK',
+      ]);
     },
   },
   {
@@ -114,7 +143,8 @@ export const revokeChecks: Check[] = [
     title: 'Another client cannot revoke a token it was not issued',
     rules: ['REV-CLIENT-BOUND'],
     async run(t: CheckContext) {
-      if (!t.config.applications?.limited?.clientSecret) t.skip('needs a second confidential application (applications.limited)');
+      if (!t.config.applications?.limited?.clientSecret)
+        t.skip('needs a second confidential application (applications.limited)');
       const { tokens } = await mintPair(t, 'confidential');
       await revokeAs(t, 'limited', tokens.access_token);
       await expectAccessAlive(t, tokens.access_token, 'access token another client tried to revoke');
@@ -127,7 +157,12 @@ export const revokeChecks: Check[] = [
     rules: ['REV-CLIENT-AUTH'],
     async run(t: CheckContext) {
       const { tokens } = await mintPair(t, 'confidential');
-      const res = await revokeAs(t, 'confidential', tokens.access_token, `${t.oauth.app('confidential').clientSecret ?? ''}-wrong`);
+      const res = await revokeAs(
+        t,
+        'confidential',
+        tokens.access_token,
+        `${t.oauth.app('confidential').clientSecret ?? ''}-wrong`,
+      );
       expectOAuthError(t, res, { status: 401, error: 'invalid_client' }, 'revocation with a wrong client secret');
       await expectAccessAlive(t, tokens.access_token, 'access token after a refused revocation');
     },

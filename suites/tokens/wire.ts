@@ -6,7 +6,8 @@ export const wireChecks: Check[] = [
   {
     id: 'tokens.json-content-type',
     suite: 'tokens',
-    title: 'Token info, revocation, userinfo, keys and discovery answer Content-Type application/json without charset, errors included',
+    title:
+      'Token info, revocation, userinfo, keys and discovery answer Content-Type application/json without charset, errors included',
     rules: ['ENC-JSON-CONTENT-TYPE'],
     async run(t: CheckContext) {
       const { tokens } = await mintPair(t, 'confidential');

@@ -25,10 +25,16 @@ const apiPrefix: Check = {
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
     const current = await t.http.get('/api/v4/user', { headers });
-    t.expect(current.status === 200, `GET /api/v4/user answered ${current.status}, expected 200`, { status: current.status, rules: ['ENC-API-PREFIX'] });
+    t.expect(current.status === 200, `GET /api/v4/user answered ${current.status}, expected 200`, {
+      status: current.status,
+      rules: ['ENC-API-PREFIX'],
+    });
     for (const prefix of ['/api/v3', '/api/v5', '/api']) {
       const res = await t.http.get(`${prefix}/user`, { headers });
-      t.expect(res.status === 404, `GET ${prefix}/user must answer 404 (the version is /api/v4), got ${res.status}`, { status: res.status, rules: ['VER-PATH-PREFIX'] });
+      t.expect(res.status === 404, `GET ${prefix}/user must answer 404 (the version is /api/v4), got ${res.status}`, {
+        status: res.status,
+        rules: ['VER-PATH-PREFIX'],
+      });
     }
   },
 };
@@ -43,7 +49,11 @@ const unknownRoute: Check = {
     await t.property(unknownSegment, fc.constantFrom('GET', 'POST', 'DELETE'), async (segment, method) => {
       const path = `/api/v4/${segment}`;
       const res = await t.http.send({ method, path, headers });
-      t.expect(res.status === 404, `${method} ${path} names no endpoint and must answer 404, got ${res.status}`, { method, path, status: res.status });
+      t.expect(res.status === 404, `${method} ${path} names no endpoint and must answer 404, got ${res.status}`, {
+        method,
+        path,
+        status: res.status,
+      });
     });
   },
 };
@@ -58,13 +68,22 @@ const restErrorsJson: Check = {
     const project = fixtureProject(t);
     const probes: Array<{ what: string; res: HttpResponse }> = [
       { what: 'an unknown route', res: await t.http.get('/api/v4/conformance-unknown-route', { headers }) },
-      { what: 'an unknown project', res: await t.http.get(projectPath('conformance-missing/no-such-project'), { headers }) },
-      { what: 'an invalid filter', res: await t.http.get(`${projectPath(project)}/issues`, { headers, query: { created_after: 'not-a-date' } }) },
+      {
+        what: 'an unknown project',
+        res: await t.http.get(projectPath('conformance-missing/no-such-project'), { headers }),
+      },
+      {
+        what: 'an invalid filter',
+        res: await t.http.get(`${projectPath(project)}/issues`, { headers, query: { created_after: 'not-a-date' } }),
+      },
       { what: 'a missing token', res: await t.http.get('/api/v4/user') },
     ];
     for (const { what, res } of probes) {
       const body = jsonValue(res) as Record<string, unknown> | undefined;
-      t.expect(res.status >= 400 && res.status < 500, `${what} answered ${res.status}, expected a 4xx`, { probe: what, status: res.status });
+      t.expect(res.status >= 400 && res.status < 500, `${what} answered ${res.status}, expected a 4xx`, {
+        probe: what,
+        status: res.status,
+      });
       t.expect(
         body && typeof body === 'object' && (typeof body.message === 'string' || typeof body.error === 'string'),
         `the ${res.status} for ${what} is not a JSON body with message or error`,
@@ -79,12 +98,19 @@ const missingTreePath = unknownSegment.map((s) => s.replace('unknown', 'missing'
 
 async function treeOf(t: CheckContext, path?: string): Promise<HttpResponse> {
   const project = fixtureProject(t);
-  return t.http.get(`${projectPath(project)}/repository/tree`, { headers: await apiHeaders(t), query: path === undefined ? undefined : { path } });
+  return t.http.get(`${projectPath(project)}/repository/tree`, {
+    headers: await apiHeaders(t),
+    query: path === undefined ? undefined : { path },
+  });
 }
 
 async function expectTreeAnswers(t: CheckContext): Promise<void> {
   const root = await treeOf(t);
-  t.expect(root.status === 200 && Array.isArray(jsonValue(root)), `the repository tree of the fixture project answered ${root.status}, expected 200 with an array`, { status: root.status });
+  t.expect(
+    root.status === 200 && Array.isArray(jsonValue(root)),
+    `the repository tree of the fixture project answered ${root.status}, expected 200 with an array`,
+    { status: root.status },
+  );
 }
 
 const treeMissingPath404: Check = {
@@ -97,7 +123,10 @@ const treeMissingPath404: Check = {
     await expectTreeAnswers(t);
     await t.property(missingTreePath, async (path) => {
       const res = await treeOf(t, path);
-      t.expect(res.status === 404, `the tree of a missing path must answer 404 from 17.7, got ${res.status}`, { path, status: res.status });
+      t.expect(res.status === 404, `the tree of a missing path must answer 404 from 17.7, got ${res.status}`, {
+        path,
+        status: res.status,
+      });
     });
   },
 };
@@ -113,16 +142,26 @@ const treeMissingPathEmpty: Check = {
     await t.property(missingTreePath, async (path) => {
       const res = await treeOf(t, path);
       const body = jsonValue(res);
-      t.expect(res.status === 200 && Array.isArray(body) && body.length === 0, `the tree of a missing path must answer 200 [] before 17.7, got ${res.status}`, {
-        path,
-        status: res.status,
-      });
+      t.expect(
+        res.status === 200 && Array.isArray(body) && body.length === 0,
+        `the tree of a missing path must answer 200 [] before 17.7, got ${res.status}`,
+        {
+          path,
+          status: res.status,
+        },
+      );
     });
   },
 };
 
 /** An attribute the source removes in a release: absent from every sampled item while the rule is in force. */
-function removedAttribute(options: { id: string; rule: string; attribute: string; what: string; items: (t: CheckContext) => Promise<unknown[]> }): Check {
+function removedAttribute(options: {
+  id: string;
+  rule: string;
+  attribute: string;
+  what: string;
+  items: (t: CheckContext) => Promise<unknown[]>;
+}): Check {
   return {
     id: `versioning.${options.id}`,
     suite: 'versioning',
@@ -134,7 +173,11 @@ function removedAttribute(options: { id: string; rule: string; attribute: string
       if (items.length === 0) t.skip(`no ${options.what} to look at on this target`);
       items.forEach((item, index) => {
         t.expect(item && typeof item === 'object', `${options.what}: item ${index} is not a JSON object`);
-        t.expect(!(options.attribute in item), `${options.what} still carry ${options.attribute}, removed in this release`, { index });
+        t.expect(
+          !(options.attribute in item),
+          `${options.what} still carry ${options.attribute}, removed in this release`,
+          { index },
+        );
       });
     },
   };
@@ -181,10 +224,15 @@ const memberRoles: Check = {
     requireInForce(t, 'VER-MEMBER-ROLES');
     const res = await t.http.get('/api/v4/member_roles', { headers: await apiHeaders(t) });
     // 403 is an answer of an existing endpoint to a non-administrator; 404 means it is missing.
-    t.expect(res.status === 200 || res.status === 403, `GET /api/v4/member_roles answered ${res.status}, expected 200 (or 403 for a non-administrator)`, {
-      status: res.status,
-    });
-    if (res.status === 200) t.expect(Array.isArray(jsonValue(res)), 'GET /api/v4/member_roles must answer a JSON array');
+    t.expect(
+      res.status === 200 || res.status === 403,
+      `GET /api/v4/member_roles answered ${res.status}, expected 200 (or 403 for a non-administrator)`,
+      {
+        status: res.status,
+      },
+    );
+    if (res.status === 200)
+      t.expect(Array.isArray(jsonValue(res)), 'GET /api/v4/member_roles must answer a JSON array');
   },
 };
 
@@ -201,25 +249,44 @@ const runnerRegistration: Check = {
   async run(t: CheckContext) {
     const answers: Array<{ path: string; status: number; rules: string[] }> = [];
     const registration = ['ERR-RUNNER-REGISTRATION-GONE'];
-    const register = await t.http.post('/api/v4/runners', { form: { token: 'conformance-no-such-registration-token' } });
+    const register = await t.http.post('/api/v4/runners', {
+      form: { token: 'conformance-no-such-registration-token' },
+    });
     answers.push({ path: 'POST /api/v4/runners', status: register.status, rules: registration });
     if (t.caps.control) {
       const headers = await apiHeaders(t);
       const project = fixtureProject(t);
       const group = t.config.fixtures?.group;
-      const resets = ['/api/v4/runners/reset_registration_token', `${projectPath(project)}/runners/reset_registration_token`];
+      const resets = [
+        '/api/v4/runners/reset_registration_token',
+        `${projectPath(project)}/runners/reset_registration_token`,
+      ];
       if (group) resets.push(`/api/v4/groups/${encodeURIComponent(group)}/runners/reset_registration_token`);
       // The resets are named by both rules: the registration endpoints and their own deprecation.
       const resetRules = [...registration, 'VER-RUNNER-RESET-TOKEN-DEPRECATED'];
-      for (const path of resets) answers.push({ path: `POST ${path}`, status: (await t.http.post(path, { headers })).status, rules: resetRules });
+      for (const path of resets)
+        answers.push({
+          path: `POST ${path}`,
+          status: (await t.http.post(path, { headers })).status,
+          rules: resetRules,
+        });
     }
-    for (const a of answers) t.expect(a.status !== 404 && a.status < 500, `${a.path} answered ${a.status}: a deprecated endpoint answers (or is 410 Gone), it does not vanish`, a);
+    for (const a of answers)
+      t.expect(
+        a.status !== 404 && a.status < 500,
+        `${a.path} answered ${a.status}: a deprecated endpoint answers (or is 410 Gone), it does not vanish`,
+        a,
+      );
     const gone = answers.filter((a) => a.status === 410);
     // All gone together is the registration rule's word (it covers the resets too).
-    t.expect(gone.length === 0 || gone.length === answers.length, 'some runner registration endpoints answer 410 Gone and others still work', {
-      answers: answers.map(({ path, status }) => ({ path, status })),
-      rules: registration,
-    });
+    t.expect(
+      gone.length === 0 || gone.length === answers.length,
+      'some runner registration endpoints answer 410 Gone and others still work',
+      {
+        answers: answers.map(({ path, status }) => ({ path, status })),
+        rules: registration,
+      },
+    );
   },
 };
 

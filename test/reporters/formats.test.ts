@@ -47,7 +47,9 @@ describe('json', () => {
     const parsed = JSON.parse(renderJson(report));
     expect(validateReport(parsed)).toEqual([]);
     expect(parsed.summary).toEqual(report.summary);
-    expect(parsed.checks.map((c: { id: string; status: string }) => [c.id, c.status])).toEqual(report.checks.map((c) => [c.id, c.status]));
+    expect(parsed.checks.map((c: { id: string; status: string }) => [c.id, c.status])).toEqual(
+      report.checks.map((c) => [c.id, c.status]),
+    );
     expect(parsed.checks[1].counterexample).toBe(report.checks[1].counterexample);
     expect(parsed.checks[1].exchange[0].request.headers.authorization).toMatch(/^Basic \S{4}…$/);
   });
@@ -84,7 +86,9 @@ describe('junit', () => {
   it('names testcases `id — title [RULES]` with the suite as classname', () => {
     const pkce = cases.find((c) => c['@name'].startsWith('grants.pkce-verifier'));
     expect(pkce['@classname']).toBe('grants');
-    expect(pkce['@name']).toBe('grants.pkce-verifier — Verifiers outside 43..128 are refused [PKCE-VERIFIER-LENGTH, PKCE-VERIFIER-CHARSET]');
+    expect(pkce['@name']).toBe(
+      'grants.pkce-verifier — Verifiers outside 43..128 are refused [PKCE-VERIFIER-LENGTH, PKCE-VERIFIER-CHARSET]',
+    );
   });
   it('puts message, counterexample, exchange and reproduce into the failure', () => {
     const pkce = cases.find((c) => c['@name'].startsWith('grants.pkce-verifier'));
@@ -105,7 +109,12 @@ describe('junit', () => {
   });
   it('carries target, release, offering and seed as properties', () => {
     const props = Object.fromEntries([suites[0].properties.property].flat().map((p: any) => [p['@name'], p['@value']]));
-    expect(props).toMatchObject({ target: 'http://127.0.0.1:3000', release: '18.0', offering: 'self-managed', seed: '1234567' });
+    expect(props).toMatchObject({
+      target: 'http://127.0.0.1:3000',
+      release: '18.0',
+      offering: 'self-managed',
+      seed: '1234567',
+    });
   });
   it('stays well-formed when a message holds characters XML cannot carry', () => {
     const nasty = fixtureReport();
@@ -131,13 +140,15 @@ describe('html', () => {
     expect(html).toContain(`Content-Security-Policy" content="default-src 'none'`);
   });
   it('shows every rule with its status, and every check', () => {
-    for (const rule of report.rules) expect(html).toMatch(new RegExp(`<code>${rule.id}</code></td><td><span class="badge ${rule.status}">`));
+    for (const rule of report.rules)
+      expect(html).toMatch(new RegExp(`<code>${rule.id}</code></td><td><span class="badge ${rule.status}">`));
     for (const check of report.checks) expect(html).toContain(check.title);
   });
   it('expands failures with message, counterexample, exchanges and reproduce', () => {
     const failures = html.slice(html.indexOf('<section id="failed">'), html.indexOf('<section id="warned">'));
     expect(failures.match(/<details open/g)).toHaveLength(2);
-    for (const heading of ['Message', 'Breaks', 'Counterexample', 'Exchange 1 of 2', 'Exchange 2 of 2', 'Reproduce']) expect(failures).toContain(`<h4>${heading}</h4>`);
+    for (const heading of ['Message', 'Breaks', 'Counterexample', 'Exchange 1 of 2', 'Exchange 2 of 2', 'Reproduce'])
+      expect(failures).toContain(`<h4>${heading}</h4>`);
     // the rule the failure broke, narrower than all the check proves
     expect(failures).toMatch(/<h4>Breaks<\/h4>\s*<pre><code>PKCE-VERIFIER-LENGTH<\/code><\/pre>/);
   });
@@ -182,7 +193,11 @@ describe('markdown with hostile content', () => {
 describe('markdown size budget', () => {
   const big = fixtureReport();
   const template = big.checks[1];
-  big.checks = Array.from({ length: 150 }, (_, i) => ({ ...template, id: `grants.big-${i}`, exchange: template.exchange!.map((e) => ({ ...e, response: { ...e.response!, body: 'x'.repeat(20_000) } })) }));
+  big.checks = Array.from({ length: 150 }, (_, i) => ({
+    ...template,
+    id: `grants.big-${i}`,
+    exchange: template.exchange!.map((e) => ({ ...e, response: { ...e.response!, body: 'x'.repeat(20_000) } })),
+  }));
   big.summary = { passed: 0, failed: 150, warned: 0, skipped: 0 };
   it('stays under the budget yet lists every failure and the verdict', () => {
     const md = renderMarkdown(big, { maxChars: 60_000 });
@@ -205,7 +220,9 @@ describe('console', () => {
     expect(text).toMatch(/^grants\s+1\s+1\s+0\s+0\s+2$/m);
     expect(text).toMatch(/^all\s+3\s+2\s+1\s+1\s+7$/m);
     expect(text).toContain('FAILED grants grants.pkce-verifier');
-    expect(text).toContain('reproduce: npx idp-conformance run --suite grants --rule PKCE-VERIFIER-LENGTH --seed 1234567');
+    expect(text).toContain(
+      'reproduce: npx idp-conformance run --suite grants --rule PKCE-VERIFIER-LENGTH --seed 1234567',
+    );
     expect(text).toContain('WARNED cors');
     expect(text).toContain('SKIPPED device');
     expect(text).toContain('seed: 1234567');

@@ -17,28 +17,49 @@ import { SECRETS, fixtureReport, leakedSecrets } from './fixture.js';
 /** Fixed in CI; fast-check prints the seed and the counterexample when a property fails. */
 const SEED = Number(process.env.FC_SEED ?? 20261121);
 const RUNS = 300;
-const assertProperty = (property: fc.IPropertyWithHooks<any> | fc.IProperty<any>) => fc.assert(property, { seed: SEED, numRuns: RUNS });
+const assertProperty = (property: fc.IPropertyWithHooks<any> | fc.IProperty<any>) =>
+  fc.assert(property, { seed: SEED, numRuns: RUNS });
 
 const TOKEN_CHARS = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~'];
 const secretArb = fc.string({ unit: fc.constantFrom(...TOKEN_CHARS), minLength: 8, maxLength: 64 });
-const SECRET_NAMES = ['access_token', 'refresh_token', 'id_token', 'client_secret', 'password', 'code', 'code_verifier', 'device_code', 'token', 'private_token', 'clientSecret', 'user[password]', 'user%5Bpassword%5D', 'authenticity_token'];
+const SECRET_NAMES = [
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'client_secret',
+  'password',
+  'code',
+  'code_verifier',
+  'device_code',
+  'token',
+  'private_token',
+  'clientSecret',
+  'user[password]',
+  'user%5Bpassword%5D',
+  'authenticity_token',
+];
 const nameArb = fc.constantFrom(...SECRET_NAMES);
 
 /** Every place a secret travels, as a function from the secret to the redacted text. */
 const CARRIERS: Record<string, (name: string, secret: string) => string> = {
   'URL query': (name, secret) => redactUrl(`http://127.0.0.1:3000/oauth/token/info?page=2&${name}=${secret}&x=1`),
   'URL fragment': (name, secret) => redactUrl(`http://127.0.0.1/cb#state=s&${name}=${secret}`),
-  'form body': (name, secret) => redactBody(`grant_type=authorization_code&${name}=${secret}`, 'application/x-www-form-urlencoded'),
-  'JSON body': (name, secret) => redactBody(JSON.stringify({ grant_type: 'x', nested: [{ [name]: secret }] }), 'application/json'),
+  'form body': (name, secret) =>
+    redactBody(`grant_type=authorization_code&${name}=${secret}`, 'application/x-www-form-urlencoded'),
+  'JSON body': (name, secret) =>
+    redactBody(JSON.stringify({ grant_type: 'x', nested: [{ [name]: secret }] }), 'application/json'),
   'pretty JSON body': (name, secret) => redactBody(JSON.stringify({ [name]: secret, ok: true }, null, 2), ''),
   'message text': (name, secret) => redactText(`expected a failure, but ${name}: ${secret} was accepted`),
   'log assignment': (name, secret) => redactText(`${name}="${secret}"`),
-  'HTML hidden field': (name, secret) => redactBody(`<form><input type="hidden" name="${name}" value="${secret}"></form>`, 'text/html'),
+  'HTML hidden field': (name, secret) =>
+    redactBody(`<form><input type="hidden" name="${name}" value="${secret}"></form>`, 'text/html'),
   'Authorization header': (_name, secret) => JSON.stringify(redactHeaders({ Authorization: `Bearer ${secret}` })),
   'PRIVATE-TOKEN header': (_name, secret) => JSON.stringify(redactHeaders({ 'PRIVATE-TOKEN': secret })),
   'Cookie header': (_name, secret) => JSON.stringify(redactHeaders({ Cookie: `a=1; _session=${secret}` })),
-  'Set-Cookie header': (_name, secret) => JSON.stringify(redactHeaders({ 'set-cookie': `_session=${secret}; Path=/; HttpOnly` })),
-  'Location header': (name, secret) => JSON.stringify(redactHeaders({ Location: `http://127.0.0.1/cb?${name}=${secret}&state=x` })),
+  'Set-Cookie header': (_name, secret) =>
+    JSON.stringify(redactHeaders({ 'set-cookie': `_session=${secret}; Path=/; HttpOnly` })),
+  'Location header': (name, secret) =>
+    JSON.stringify(redactHeaders({ Location: `http://127.0.0.1/cb?${name}=${secret}&state=x` })),
   'Authorization in text': (_name, secret) => redactText(`sent Authorization: Basic ${secret} and got 200`),
   'URL userinfo': (_name, secret) => redactUrl(`https://oauth2:${secret}@127.0.0.1/group/project.git`),
 };
@@ -104,7 +125,11 @@ describe('what is not a secret stays byte for byte', () => {
     '"expires_in": null',
     'http://127.0.0.1:3000/oauth/token',
   );
-  const word = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'), minLength: 1, maxLength: 10 });
+  const word = fc.string({
+    unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'),
+    minLength: 1,
+    maxLength: 10,
+  });
   it('protocol words, pagination and encodings are untouched', () => {
     assertProperty(
       fc.property(fc.array(fc.oneof(benign, word), { maxLength: 10 }), (parts) => {
@@ -115,7 +140,9 @@ describe('what is not a secret stays byte for byte', () => {
   });
   it('a URL keeps its raw encoding around the masked value', () => {
     const url = `http://127.0.0.1/api/v4/projects/a%2Fb%2Fc/issues?labels[]=x%2By&access_token=${SECRETS.accessToken}#frag`;
-    expect(redactUrl(url)).toBe(`http://127.0.0.1/api/v4/projects/a%2Fb%2Fc/issues?labels[]=x%2By&access_token=${SECRETS.accessToken.slice(0, KEPT_PREFIX)}${MASK}#frag`);
+    expect(redactUrl(url)).toBe(
+      `http://127.0.0.1/api/v4/projects/a%2Fb%2Fc/issues?labels[]=x%2By&access_token=${SECRETS.accessToken.slice(0, KEPT_PREFIX)}${MASK}#frag`,
+    );
   });
 });
 
@@ -138,13 +165,38 @@ describe('helpers', () => {
     expect(mask(`abcd${MASK}`)).toBe(`abcd${MASK}`);
   });
   it('recognises secret names in every notation', () => {
-    for (const name of [...SECRET_NAMES, 'PRIVATE-TOKEN', 'Authorization', 'personalAccessToken', 'user_code', 'csrf-token'])
+    for (const name of [
+      ...SECRET_NAMES,
+      'PRIVATE-TOKEN',
+      'Authorization',
+      'personalAccessToken',
+      'user_code',
+      'csrf-token',
+    ])
       expect(isSecretName(name), name).toBe(true);
-    for (const name of ['token_type', 'token_type_hint', 'code_challenge', 'code_challenge_method', 'response_type', 'scope', 'state', 'expires_in', 'username', 'user[login]', 'redirect_uri'])
+    for (const name of [
+      'token_type',
+      'token_type_hint',
+      'code_challenge',
+      'code_challenge_method',
+      'response_type',
+      'scope',
+      'state',
+      'expires_in',
+      'username',
+      'user[login]',
+      'redirect_uri',
+    ])
       expect(isSecretName(name), name).toBe(false);
   });
   it('keeps the Authorization scheme and cookie names', () => {
-    expect(redactHeaders({ Authorization: `Bearer ${SECRETS.accessToken}`, 'Set-Cookie': `_s=${SECRETS.session}; Path=/; HttpOnly`, 'X-Total': '42' })).toEqual({
+    expect(
+      redactHeaders({
+        Authorization: `Bearer ${SECRETS.accessToken}`,
+        'Set-Cookie': `_s=${SECRETS.session}; Path=/; HttpOnly`,
+        'X-Total': '42',
+      }),
+    ).toEqual({
       Authorization: `Bearer AcCe${MASK}`,
       'Set-Cookie': `_s=SeSs${MASK}; Path=/; HttpOnly`,
       'X-Total': '42',
@@ -157,7 +209,10 @@ describe('helpers', () => {
     );
   });
   it('masks everything under a secret JSON field, and keeps the scheme of an Authorization field', () => {
-    const body = JSON.stringify({ password: { value: SECRETS.password, history: [SECRETS.code] }, headers: { Authorization: `Bearer ${SECRETS.accessToken}` } });
+    const body = JSON.stringify({
+      password: { value: SECRETS.password, history: [SECRETS.code] },
+      headers: { Authorization: `Bearer ${SECRETS.accessToken}` },
+    });
     const out = redactBody(body, 'application/json');
     expect(leakedSecrets(out)).toEqual([]);
     expect(JSON.parse(out).headers.Authorization).toBe(`Bearer AcCe${MASK}`);
@@ -169,7 +224,12 @@ describe('helpers', () => {
   it('redacts a whole exchange and leaves JSON without secrets as sent', () => {
     const body = '{"id": 1,  "name": "x"}';
     const out = redactExchange({
-      request: { method: 'POST', url: `http://h/oauth/revoke?token=${SECRETS.accessToken}`, headers: { 'Content-Type': 'application/json' }, body: `{"token":"${SECRETS.accessToken}"}` },
+      request: {
+        method: 'POST',
+        url: `http://h/oauth/revoke?token=${SECRETS.accessToken}`,
+        headers: { 'Content-Type': 'application/json' },
+        body: `{"token":"${SECRETS.accessToken}"}`,
+      },
       response: { status: 200, headers: { 'content-type': 'application/json' }, body },
     });
     expect(leakedSecrets(JSON.stringify(out))).toEqual([]);

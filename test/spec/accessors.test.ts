@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import * as spec from '../../spec/index.js';
 
 type AddFormats = (ajv: Ajv2020) => unknown;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
 
 const ids = (list: { id: string }[]) => new Set(list.map((r) => r.id));
 
@@ -13,7 +14,18 @@ describe('rules', () => {
   it('holds well over 100 rules with the ids other files rely on', () => {
     const all = spec.rules();
     expect(all.length).toBeGreaterThan(150);
-    for (const id of ['DEV-EXPIRED-TOKEN', 'DEV-SLOW-DOWN', 'DEV-AUTHORIZATION-PENDING', 'DEV-APPROVE', 'DEV-ACCESS-DENIED', 'DEV-SUCCESS', 'DEV-USER-CODE-ONCE', 'DEV-SINGLE-USE', 'TOK-DEVICE-RESPONSE-FIELDS', 'PKCE-VERIFIER-LENGTH']) {
+    for (const id of [
+      'DEV-EXPIRED-TOKEN',
+      'DEV-SLOW-DOWN',
+      'DEV-AUTHORIZATION-PENDING',
+      'DEV-APPROVE',
+      'DEV-ACCESS-DENIED',
+      'DEV-SUCCESS',
+      'DEV-USER-CODE-ONCE',
+      'DEV-SINGLE-USE',
+      'TOK-DEVICE-RESPONSE-FIELDS',
+      'PKCE-VERIFIER-LENGTH',
+    ]) {
       expect(spec.rule(id).id).toBe(id);
     }
   });
@@ -47,7 +59,9 @@ describe('rules', () => {
   it('rulesInForce follows flags, defaulting to the profile within the flag window', () => {
     expect(ids(spec.rulesInForce('17.0', 'self-managed'))).not.toContain('DEV-SUCCESS');
     expect(ids(spec.rulesInForce('17.1', 'self-managed'))).toContain('DEV-SUCCESS');
-    expect(ids(spec.rulesInForce('17.1', 'self-managed', { device_authorization_grant: false }))).not.toContain('DEV-SUCCESS');
+    expect(ids(spec.rulesInForce('17.1', 'self-managed', { device_authorization_grant: false }))).not.toContain(
+      'DEV-SUCCESS',
+    );
     expect(spec.flagsAt('17.0')).toEqual({ device_authorization_grant: false });
     expect(spec.flagsAt('18.0', { device_authorization_grant: false })).toEqual({ device_authorization_grant: false });
   });
@@ -69,7 +83,15 @@ describe('profiles', () => {
   });
   it('keeps the keys the simulator reads', () => {
     const p = spec.profiles();
-    expect(Object.keys(p.settings)).toEqual(expect.arrayContaining(['gitPasswordAuth', 'passwordGrantClientCredentialsOnly', 'maxOffset', 'maxUrlLength', 'rateLimit']));
+    expect(Object.keys(p.settings)).toEqual(
+      expect.arrayContaining([
+        'gitPasswordAuth',
+        'passwordGrantClientCredentialsOnly',
+        'maxOffset',
+        'maxUrlLength',
+        'rateLimit',
+      ]),
+    );
     expect(p.flags.device_authorization_grant.since).toBe('17.1');
     expect(p.offerings?.hosted.settings).toEqual({ passwordGrantClientCredentialsOnly: true });
     expect(spec.limits().verifierMinLength).toBeLessThan(spec.limits().verifierMaxLength);
@@ -78,7 +100,13 @@ describe('profiles', () => {
 
 describe('machines', () => {
   it('loads every machine of the folder', () => {
-    expect(spec.machineNames()).toEqual(['access-token', 'authorization-code', 'device-authorization', 'revocation', 'token-refresh']);
+    expect(spec.machineNames()).toEqual([
+      'access-token',
+      'authorization-code',
+      'device-authorization',
+      'revocation',
+      'token-refresh',
+    ]);
     for (const name of spec.machineNames()) expect(spec.machine(name).name).toBe(name);
     expect(() => spec.machine('nope')).toThrow(/unknown machine nope/);
   });
@@ -88,14 +116,48 @@ describe('machines', () => {
     expect(spec.step(device, 'pending', 'poll', () => true)?.result.error).toBe('expired_token');
     expect(spec.step(device, 'pending', 'poll', () => false)?.result.error).toBe('authorization_pending');
     const code = spec.machine('authorization-code');
-    expect(spec.step(code, 'exchanged', 'exchange', () => false)).toMatchObject({ next: 'reused', effects: ['revoke_issued_tokens'] });
+    expect(spec.step(code, 'exchanged', 'exchange', () => false)).toMatchObject({
+      next: 'reused',
+      effects: ['revoke_issued_tokens'],
+    });
   });
 });
 
 describe('openapi', () => {
   it('keeps the operationIds that route the simulator', () => {
     const known = new Set(spec.operations().map((o) => o.operationId));
-    for (const id of ['oauthAuthorize', 'oauthAuthorizeDecision', 'oauthToken', 'oauthAuthorizeDevice', 'oauthDevicePage', 'oauthDeviceDecision', 'oauthRevoke', 'oauthTokenInfo', 'oauthUserinfo', 'oauthDiscoveryKeys', 'openidConfiguration', 'legacyJwks', 'getCurrentUser', 'listUsers', 'listProjects', 'getProject', 'listProjectIssues', 'getProjectIssue', 'listRepositoryTree', 'listProjectJobs', 'listProjectAuditEvents', 'listPackagePipelines', 'listRegistryRepositoryTags', 'listGroups', 'listGroupAuditEvents', 'listInstanceAuditEvents', 'registerRunner', 'listMemberRoles', 'createMemberRole', 'deleteMemberRole']) {
+    for (const id of [
+      'oauthAuthorize',
+      'oauthAuthorizeDecision',
+      'oauthToken',
+      'oauthAuthorizeDevice',
+      'oauthDevicePage',
+      'oauthDeviceDecision',
+      'oauthRevoke',
+      'oauthTokenInfo',
+      'oauthUserinfo',
+      'oauthDiscoveryKeys',
+      'openidConfiguration',
+      'legacyJwks',
+      'getCurrentUser',
+      'listUsers',
+      'listProjects',
+      'getProject',
+      'listProjectIssues',
+      'getProjectIssue',
+      'listRepositoryTree',
+      'listProjectJobs',
+      'listProjectAuditEvents',
+      'listPackagePipelines',
+      'listRegistryRepositoryTags',
+      'listGroups',
+      'listGroupAuditEvents',
+      'listInstanceAuditEvents',
+      'registerRunner',
+      'listMemberRoles',
+      'createMemberRole',
+      'deleteMemberRole',
+    ]) {
       expect(known, id).toContain(id);
     }
     expect(spec.operation('legacyJwks').until).toBe('17.0');
@@ -107,7 +169,15 @@ describe('openapi', () => {
     expect(paginated.length).toBeGreaterThanOrEqual(12);
     for (const op of paginated) {
       const headers = Object.keys((op.raw.responses?.['200'] as { headers?: object }).headers ?? {});
-      expect(headers, op.operationId).toEqual(['Link', 'x-next-page', 'x-page', 'x-per-page', 'x-prev-page', 'x-total', 'x-total-pages']);
+      expect(headers, op.operationId).toEqual([
+        'Link',
+        'x-next-page',
+        'x-page',
+        'x-per-page',
+        'x-prev-page',
+        'x-total',
+        'x-total-pages',
+      ]);
     }
   });
 
@@ -123,23 +193,59 @@ describe('openapi', () => {
     expect(valid('AuthorizationCodeTokenResponse', { ...base, token_type: 'Bearer', refresh_token: 'r' })).toBe(false);
     expect(valid('AuthorizationCodeTokenResponse', { ...base, token_type: 'bearer' })).toBe(false);
     expect(valid('PasswordTokenResponse', { access_token: 'a', token_type: 'bearer', expires_in: 7200 })).toBe(true);
-    expect(valid('PasswordTokenResponse', { access_token: 'a', token_type: 'bearer', expires_in: 7200, refresh_token: 'r' })).toBe(false);
+    expect(
+      valid('PasswordTokenResponse', { access_token: 'a', token_type: 'bearer', expires_in: 7200, refresh_token: 'r' }),
+    ).toBe(false);
     expect(valid('DeviceTokenResponse', { ...base, token_type: 'Bearer', scope: 'api' })).toBe(true);
     expect(valid('DeviceTokenResponse', { ...base, token_type: 'bearer', scope: 'api' })).toBe(false);
-    expect(valid('DeviceTokenResponse', { ...base, token_type: 'Bearer', scope: 'api', refresh_token: 'r' })).toBe(false);
+    expect(valid('DeviceTokenResponse', { ...base, token_type: 'Bearer', scope: 'api', refresh_token: 'r' })).toBe(
+      false,
+    );
   });
 
   it('token requests: one schema per grant type', () => {
-    expect(valid('TokenRequest', { grant_type: 'authorization_code', client_id: 'c', code: 'x', redirect_uri: 'u', code_verifier: 'v'.repeat(43) })).toBe(true);
-    expect(valid('TokenRequest', { grant_type: 'authorization_code', client_id: 'c', client_secret: 's', code: 'x', redirect_uri: 'u' })).toBe(true);
-    expect(valid('TokenRequest', { grant_type: 'authorization_code', client_id: 'c', code: 'x', redirect_uri: 'u' })).toBe(false);
+    expect(
+      valid('TokenRequest', {
+        grant_type: 'authorization_code',
+        client_id: 'c',
+        code: 'x',
+        redirect_uri: 'u',
+        code_verifier: 'v'.repeat(43),
+      }),
+    ).toBe(true);
+    expect(
+      valid('TokenRequest', {
+        grant_type: 'authorization_code',
+        client_id: 'c',
+        client_secret: 's',
+        code: 'x',
+        redirect_uri: 'u',
+      }),
+    ).toBe(true);
+    expect(
+      valid('TokenRequest', { grant_type: 'authorization_code', client_id: 'c', code: 'x', redirect_uri: 'u' }),
+    ).toBe(false);
     expect(valid('TokenRequest', { grant_type: 'password', username: 'u', password: 'p' })).toBe(true);
-    expect(valid('TokenRequest', { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'd', client_id: 'c' })).toBe(true);
+    expect(
+      valid('TokenRequest', {
+        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+        device_code: 'd',
+        client_id: 'c',
+      }),
+    ).toBe(true);
     expect(valid('TokenRequest', { grant_type: 'client_credentials', client_id: 'c' })).toBe(false);
   });
 
   it('token info carries its deprecated aliases; revoke is an empty object', () => {
-    const info = { resource_owner_id: 1, scope: ['api'], expires_in: null, application: { uid: 'x' }, created_at: 1, scopes: ['api'], expires_in_seconds: null };
+    const info = {
+      resource_owner_id: 1,
+      scope: ['api'],
+      expires_in: null,
+      application: { uid: 'x' },
+      created_at: 1,
+      scopes: ['api'],
+      expires_in_seconds: null,
+    };
     expect(valid('TokenInfo', info)).toBe(true);
     const { scopes: _dropped, ...withoutAlias } = info;
     expect(valid('TokenInfo', withoutAlias)).toBe(false);
@@ -175,11 +281,21 @@ describe('target config schema', () => {
       release: '18.0',
       offering: 'self-managed',
       features: { device_authorization_grant: true },
-      driver: { kind: 'simulator', signInPath: '/users/sign_in', loginField: 'user[login]', passwordField: 'user[password]' },
+      driver: {
+        kind: 'simulator',
+        signInPath: '/users/sign_in',
+        loginField: 'user[login]',
+        passwordField: 'user[password]',
+      },
       user: { username: 'root', password: 'x' },
       personalAccessToken: 'p',
       applications: {
-        confidential: { clientId: 'a', clientSecret: 'b', redirectUri: 'http://127.0.0.1:3000/cb', scopes: ['api', 'read_user', 'openid'] },
+        confidential: {
+          clientId: 'a',
+          clientSecret: 'b',
+          redirectUri: 'http://127.0.0.1:3000/cb',
+          scopes: ['api', 'read_user', 'openid'],
+        },
         public: { clientId: 'c', redirectUri: 'http://127.0.0.1:3000/cb', scopes: ['api', 'openid'] },
       },
       fixtures: { project: 'group/subgroup/project' },

@@ -45,9 +45,16 @@ describe('spec lint', () => {
     try {
       const file = join(dir, 'machines', 'revocation.yaml');
       writeFileSync(file, readFileSync(file, 'utf8').replace('rules: [REV-PARAMS, ', 'rules: [REV-PARAMZ, '));
-      const line = readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes('REV-PARAMZ')) + 1;
+      const line =
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .findIndex((l) => l.includes('REV-PARAMZ')) + 1;
       expect(await run('lint', '--dir', dir)).toBe(1);
-      expect(stdout.join('')).toMatch(new RegExp(`/machines/revocation\\.yaml:${line}: row 3 \\(live, revoke, otherwise\\): unknown rule id REV-PARAMZ\\n$`));
+      expect(stdout.join('')).toMatch(
+        new RegExp(
+          `/machines/revocation\\.yaml:${line}: row 3 \\(live, revoke, otherwise\\): unknown rule id REV-PARAMZ\\n$`,
+        ),
+      );
       expect(stderr.join('')).toBe('spec lint: 1 problem\n');
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -79,4 +86,3 @@ describe('spec coverage', () => {
     expect(report.checks.byRule['DEV-SLOW-DOWN']).toEqual(['device.polls']);
   });
 });
-

@@ -29,7 +29,10 @@ export function problemsWith(files: Record<string, string>): Problem[] {
 }
 
 /** Exactly the expected problem is reported (and nothing else), at the expected file and line. */
-export function expectOnly(problems: Problem[], expected: { file: string; line: number; message: string | RegExp }): void {
+export function expectOnly(
+  problems: Problem[],
+  expected: { file: string; line: number; message: string | RegExp },
+): void {
   expect(problems, JSON.stringify(problems, null, 1)).toHaveLength(1);
   expect(problems[0].file).toBe(expected.file);
   expect(problems[0].line).toBe(expected.line);

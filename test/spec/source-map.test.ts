@@ -22,20 +22,36 @@ describe('source-map.yaml', () => {
 
   it('reads the tables and lists the issue names', () => {
     const sections = new Set(source.items.map((i) => i.section));
-    for (const name of ['Endpoints', 'Endpoints > POST /oauth/token', 'Errors', 'Limits', 'Endpoints > Pagination', 'Versioning', 'States and transitions > Device authorization (device code states)', 'Endpoints > REST request conventions', 'Authentication', 'Endpoints > CORS']) {
+    for (const name of [
+      'Endpoints',
+      'Endpoints > POST /oauth/token',
+      'Errors',
+      'Limits',
+      'Endpoints > Pagination',
+      'Versioning',
+      'States and transitions > Device authorization (device code states)',
+      'Endpoints > REST request conventions',
+      'Authentication',
+      'Endpoints > CORS',
+    ]) {
       expect(sections, name).toContain(name);
     }
     // Spot counts from the source: 9 endpoints, 6 grant rows, 9 error rows, 8 limit rows, 5 device states.
-    const rowsIn = (section: string) => source.items.filter((i) => i.kind === 'row' && sectionMatches(section, i.section)).length;
+    const rowsIn = (section: string) =>
+      source.items.filter((i) => i.kind === 'row' && sectionMatches(section, i.section)).length;
     expect(rowsIn('Endpoints')).toBe(9);
-    expect(source.items.filter((i) => i.kind === 'row' && i.section === 'Endpoints > POST /oauth/token')).toHaveLength(6);
+    expect(source.items.filter((i) => i.kind === 'row' && i.section === 'Endpoints > POST /oauth/token')).toHaveLength(
+      6,
+    );
     expect(rowsIn('Errors')).toBe(9);
     expect(rowsIn('Limits')).toBe(8);
     expect(rowsIn('States and transitions > Device authorization')).toBe(5);
   });
 
   it('has an entry for every row and list item of the source', () => {
-    const missing = source.items.filter((_, i) => byItem[i].length === 0).map((i) => `${i.section} (line ${i.line}): ${i.text}`);
+    const missing = source.items
+      .filter((_, i) => byItem[i].length === 0)
+      .map((i) => `${i.section} (line ${i.line}): ${i.text}`);
     expect(missing).toEqual([]);
   });
 

@@ -43,147 +43,193 @@ describe('browser driver refuses what it cannot do, in one line', () => {
   });
 });
 
-describe.skipIf(!hasChromium)(hasChromium ? 'browser driver through real Chromium' : `browser driver: skipped, no Chromium at ${CHROMIUM} (apt-get install chromium)`, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'idp-browser-'));
-  let served: Served;
-  let config: TargetConfig;
-  let http: Http;
-  let driver: BrowserDriver;
-  let flows: TrackedFlows;
+describe.skipIf(!hasChromium)(
+  hasChromium
+    ? 'browser driver through real Chromium'
+    : `browser driver: skipped, no Chromium at ${CHROMIUM} (apt-get install chromium)`,
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), 'idp-browser-'));
+    let served: Served;
+    let config: TargetConfig;
+    let http: Http;
+    let driver: BrowserDriver;
+    let flows: TrackedFlows;
 
-  beforeAll(async () => {
-    const sim = createSimulator();
-    served = await serve(sim);
-    config = { ...targetConfig(sim, served.url), driver: { kind: 'browser' } };
-    http = createHttp(createHttpTarget(config), createRecorder(50), createRedactor());
-    driver = await createBrowserDriver(http, config, { hasControl: true });
-    flows = createOAuthFlows(http, driver, config, createRedactor(), createRandom(7));
-  });
-  afterAll(async () => {
-    await flows?.revokeAll();
-    await driver?.close();
-    await served?.close();
-  });
-
-  it('approves: signs in, consents, captures the redirect with code and state, and the code (PKCE) buys a token', async () => {
-    const app = config.applications!.public!;
-    const { verifier, challenge } = flows.pkce();
-    const url = flows.authorizeUrl('public', { state: 'st-approve', scope: app.scopes.join(' '), code_challenge: challenge, code_challenge_method: 'S256' });
-    const { redirect, response } = await driver.authorize(url, 'approve');
-    expect(redirect?.href.startsWith(app.redirectUri)).toBe(true);
-    expect(redirect?.searchParams.get('state')).toBe('st-approve');
-    const code = redirect?.searchParams.get('code');
-    expect(code).toBeTruthy();
-    // The hand-over is the provider's redirect response, not a page of the (never loaded) client.
-    expect(response.status).toBeGreaterThanOrEqual(300);
-    expect(response.status).toBeLessThan(400);
-    expect(response.headers.get('location')).toBe(redirect?.href);
-    const token = await flows.tokenRequest({ grant_type: 'authorization_code', code: code!, redirect_uri: app.redirectUri, code_verifier: verifier }, { app: 'public' });
-    expect(token.status).toBe(200);
-    const body = token.json<{ access_token?: string }>();
-    expect(body.access_token).toBeTruthy();
-    flows.track(body.access_token, 'public');
-  });
-
-  it('denies: the redirect carries error=access_denied with the state and no code', async () => {
-    const url = flows.authorizeUrl('confidential', { state: 'st-deny' });
-    const { redirect } = await driver.authorize(url, 'deny');
-    expect(redirect?.searchParams.get('error')).toBe('access_denied');
-    expect(redirect?.searchParams.get('state')).toBe('st-deny');
-    expect(redirect?.searchParams.has('code')).toBe(false);
-  });
-
-  it('never loads the redirect URI: an application listening on loopback gets no request', async () => {
-    let hits = 0;
-    const client = createServer((_, res) => void (hits++, res.end('client page')));
-    await new Promise<void>((resolve) => client.listen(0, '127.0.0.1', resolve));
-    try {
-      const redirectUri = `http://127.0.0.1:${(client.address() as AddressInfo).port}/cb`;
-      const created = await http.post('/-/simulator/applications', { json: { name: 'loopback client', redirectUri, scopes: ['api'], confidential: true } });
-      const app = created.json<{ clientId: string; clientSecret: string }>();
-      const url = flows.authorizeUrl('confidential', { client_id: app.clientId, redirect_uri: redirectUri, scope: 'api', state: 'st-loop' });
-      const { redirect } = await driver.authorize(url, 'approve');
-      expect(redirect?.href.startsWith(`${redirectUri}?`)).toBe(true);
-      expect(redirect?.searchParams.get('code')).toBeTruthy();
-      expect(hits).toBe(0);
-    } finally {
-      await new Promise((resolve) => client.close(resolve));
-    }
-  });
-
-  it('acts on a page whose script draws the consent form after load (what the form driver cannot do)', async () => {
-    // A provider of a few lines: its consent form exists only once a script has run.
-    const form = `<form method="post" action="/decide"><button id="yes" name="decision" value="approve">Allow</button></form>`;
-    const provider = createServer((req, res) => {
-      if (req.method === 'POST') return void res.writeHead(302, { location: 'https://client.test/cb?code=drawn-by-script&state=s1' }).end();
-      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!DOCTYPE html><body><script>setTimeout(() => { document.body.innerHTML = ${JSON.stringify(form)}; }, 300);</script></body>`);
+    beforeAll(async () => {
+      const sim = createSimulator();
+      served = await serve(sim);
+      config = { ...targetConfig(sim, served.url), driver: { kind: 'browser' } };
+      http = createHttp(createHttpTarget(config), createRecorder(50), createRedactor());
+      driver = await createBrowserDriver(http, config, { hasControl: true });
+      flows = createOAuthFlows(http, driver, config, createRedactor(), createRandom(7));
     });
-    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
-    const baseUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
-    const scripted: TargetConfig = {
-      baseUrl,
-      driver: { kind: 'browser', approveSelector: '#yes' },
-      applications: { confidential: { clientId: 'c', redirectUri: 'https://client.test/cb', scopes: ['api'] } },
-    };
-    const other = await createBrowserDriver(createHttp(createHttpTarget(scripted), createRecorder(5), createRedactor()), scripted);
-    try {
-      const { redirect } = await other.authorize(`${baseUrl}/oauth/authorize?client_id=c&state=s1`, 'approve');
-      expect(redirect?.searchParams.get('code')).toBe('drawn-by-script');
-    } finally {
-      await other.close();
-      await new Promise((resolve) => provider.close(resolve));
-    }
-  });
+    afterAll(async () => {
+      await flows?.revokeAll();
+      await driver?.close();
+      await served?.close();
+    });
 
-  it('returns the error page when the provider refuses to redirect (unregistered redirect_uri)', async () => {
-    const url = flows.authorizeUrl('confidential', { redirect_uri: 'https://elsewhere.test/cb', state: 'st-bad' });
-    const { redirect, response } = await driver.authorize(url, 'approve');
-    expect(redirect).toBeUndefined();
-    expect(response.status).toBeGreaterThanOrEqual(400);
-    expect(response.status).toBeLessThan(500);
-    expect(response.headers.get('content-type')).toMatch(/html/);
-    expect(response.text).toMatch(/<html/i);
-  });
+    it('approves: signs in, consents, captures the redirect with code and state, and the code (PKCE) buys a token', async () => {
+      const app = config.applications!.public!;
+      const { verifier, challenge } = flows.pkce();
+      const url = flows.authorizeUrl('public', {
+        state: 'st-approve',
+        scope: app.scopes.join(' '),
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      });
+      const { redirect, response } = await driver.authorize(url, 'approve');
+      expect(redirect?.href.startsWith(app.redirectUri)).toBe(true);
+      expect(redirect?.searchParams.get('state')).toBe('st-approve');
+      const code = redirect?.searchParams.get('code');
+      expect(code).toBeTruthy();
+      // The hand-over is the provider's redirect response, not a page of the (never loaded) client.
+      expect(response.status).toBeGreaterThanOrEqual(300);
+      expect(response.status).toBeLessThan(400);
+      expect(response.headers.get('location')).toBe(redirect?.href);
+      const token = await flows.tokenRequest(
+        { grant_type: 'authorization_code', code: code!, redirect_uri: app.redirectUri, code_verifier: verifier },
+        { app: 'public' },
+      );
+      expect(token.status).toBe(200);
+      const body = token.json<{ access_token?: string }>();
+      expect(body.access_token).toBeTruthy();
+      flows.track(body.access_token, 'public');
+    });
 
-  it('approves a device code on the verification page, and the device gets its token', async () => {
-    const app = config.applications!.public!;
-    const start = (await http.post('/oauth/authorize_device', { form: { client_id: app.clientId, scope: app.scopes[0] } })).json<{ device_code: string; user_code: string }>();
-    const pending = await flows.tokenRequest({ grant_type: DEVICE_GRANT, device_code: start.device_code }, { app: 'public' });
-    expect(pending.json<{ error?: string }>().error).toBe('authorization_pending');
-    await driver.approveDevice(start.user_code);
-    const token = await flows.tokenRequest({ grant_type: DEVICE_GRANT, device_code: start.device_code }, { app: 'public' });
-    expect(token.status).toBe(200);
-    const body = token.json<{ access_token?: string }>();
-    expect(body.access_token).toBeTruthy();
-    flows.track(body.access_token, 'public');
-  });
+    it('denies: the redirect carries error=access_denied with the state and no code', async () => {
+      const url = flows.authorizeUrl('confidential', { state: 'st-deny' });
+      const { redirect } = await driver.authorize(url, 'deny');
+      expect(redirect?.searchParams.get('error')).toBe('access_denied');
+      expect(redirect?.searchParams.get('state')).toBe('st-deny');
+      expect(redirect?.searchParams.has('code')).toBe(false);
+    });
 
-  it('`run --suite grants --config` with driver.kind browser passes', async () => {
-    const configFile = join(dir, 'target.json');
-    writeFileSync(configFile, JSON.stringify(config), { mode: 0o600 });
-    const reportFile = join(dir, 'report.json');
-    const err: string[] = [];
-    const code = await executeRun({ config: configFile, suite: 'grants', runs: '2', seed: '1', report: `json=${reportFile}` }, { out: () => undefined, err: (t) => void err.push(t) }, {});
-    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
-    const failed = report.checks.filter((c) => c.status === 'failed').map((c) => `${c.id}: ${c.message}`);
-    expect(failed).toEqual([]);
-    expect(code).toBe(0);
-    expect(report.summary.passed).toBeGreaterThan(0);
-    // The password never reaches the log.
-    expect(err.join('')).not.toContain(config.user!.password);
-  }, 300_000);
+    it('never loads the redirect URI: an application listening on loopback gets no request', async () => {
+      let hits = 0;
+      const client = createServer((_, res) => void (hits++, res.end('client page')));
+      await new Promise<void>((resolve) => client.listen(0, '127.0.0.1', resolve));
+      try {
+        const redirectUri = `http://127.0.0.1:${(client.address() as AddressInfo).port}/cb`;
+        const created = await http.post('/-/simulator/applications', {
+          json: { name: 'loopback client', redirectUri, scopes: ['api'], confidential: true },
+        });
+        const app = created.json<{ clientId: string; clientSecret: string }>();
+        const url = flows.authorizeUrl('confidential', {
+          client_id: app.clientId,
+          redirect_uri: redirectUri,
+          scope: 'api',
+          state: 'st-loop',
+        });
+        const { redirect } = await driver.authorize(url, 'approve');
+        expect(redirect?.href.startsWith(`${redirectUri}?`)).toBe(true);
+        expect(redirect?.searchParams.get('code')).toBeTruthy();
+        expect(hits).toBe(0);
+      } finally {
+        await new Promise((resolve) => client.close(resolve));
+      }
+    });
 
-  it('a missing Chromium makes `run` exit 2 with one line', async () => {
-    vi.stubEnv('IDP_CHROMIUM', '/nonexistent/chromium');
-    try {
+    it('acts on a page whose script draws the consent form after load (what the form driver cannot do)', async () => {
+      // A provider of a few lines: its consent form exists only once a script has run.
+      const form = `<form method="post" action="/decide"><button id="yes" name="decision" value="approve">Allow</button></form>`;
+      const provider = createServer((req, res) => {
+        if (req.method === 'POST')
+          return void res.writeHead(302, { location: 'https://client.test/cb?code=drawn-by-script&state=s1' }).end();
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            `<!DOCTYPE html><body><script>setTimeout(() => { document.body.innerHTML = ${JSON.stringify(form)}; }, 300);</script></body>`,
+          );
+      });
+      await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+      const baseUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
+      const scripted: TargetConfig = {
+        baseUrl,
+        driver: { kind: 'browser', approveSelector: '#yes' },
+        applications: { confidential: { clientId: 'c', redirectUri: 'https://client.test/cb', scopes: ['api'] } },
+      };
+      const other = await createBrowserDriver(
+        createHttp(createHttpTarget(scripted), createRecorder(5), createRedactor()),
+        scripted,
+      );
+      try {
+        const { redirect } = await other.authorize(`${baseUrl}/oauth/authorize?client_id=c&state=s1`, 'approve');
+        expect(redirect?.searchParams.get('code')).toBe('drawn-by-script');
+      } finally {
+        await other.close();
+        await new Promise((resolve) => provider.close(resolve));
+      }
+    });
+
+    it('returns the error page when the provider refuses to redirect (unregistered redirect_uri)', async () => {
+      const url = flows.authorizeUrl('confidential', { redirect_uri: 'https://elsewhere.test/cb', state: 'st-bad' });
+      const { redirect, response } = await driver.authorize(url, 'approve');
+      expect(redirect).toBeUndefined();
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(response.status).toBeLessThan(500);
+      expect(response.headers.get('content-type')).toMatch(/html/);
+      expect(response.text).toMatch(/<html/i);
+    });
+
+    it('approves a device code on the verification page, and the device gets its token', async () => {
+      const app = config.applications!.public!;
+      const start = (
+        await http.post('/oauth/authorize_device', { form: { client_id: app.clientId, scope: app.scopes[0] } })
+      ).json<{ device_code: string; user_code: string }>();
+      const pending = await flows.tokenRequest(
+        { grant_type: DEVICE_GRANT, device_code: start.device_code },
+        { app: 'public' },
+      );
+      expect(pending.json<{ error?: string }>().error).toBe('authorization_pending');
+      await driver.approveDevice(start.user_code);
+      const token = await flows.tokenRequest(
+        { grant_type: DEVICE_GRANT, device_code: start.device_code },
+        { app: 'public' },
+      );
+      expect(token.status).toBe(200);
+      const body = token.json<{ access_token?: string }>();
+      expect(body.access_token).toBeTruthy();
+      flows.track(body.access_token, 'public');
+    });
+
+    it('`run --suite grants --config` with driver.kind browser passes', async () => {
       const configFile = join(dir, 'target.json');
       writeFileSync(configFile, JSON.stringify(config), { mode: 0o600 });
+      const reportFile = join(dir, 'report.json');
       const err: string[] = [];
-      const code = await executeRun({ config: configFile, suite: 'grants' }, { out: () => undefined, err: (t) => void err.push(t) }, {});
-      expect(code).toBe(2);
-      expect(err.join('')).toMatch(/^idp-conformance: driver "browser" needs Chromium at \/nonexistent\/chromium[^\n]*\n$/);
-    } finally {
-      vi.unstubAllEnvs();
-    }
-  });
-});
+      const code = await executeRun(
+        { config: configFile, suite: 'grants', runs: '2', seed: '1', report: `json=${reportFile}` },
+        { out: () => undefined, err: (t) => void err.push(t) },
+        {},
+      );
+      const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
+      const failed = report.checks.filter((c) => c.status === 'failed').map((c) => `${c.id}: ${c.message}`);
+      expect(failed).toEqual([]);
+      expect(code).toBe(0);
+      expect(report.summary.passed).toBeGreaterThan(0);
+      // The password never reaches the log.
+      expect(err.join('')).not.toContain(config.user!.password);
+    }, 300_000);
+
+    it('a missing Chromium makes `run` exit 2 with one line', async () => {
+      vi.stubEnv('IDP_CHROMIUM', '/nonexistent/chromium');
+      try {
+        const configFile = join(dir, 'target.json');
+        writeFileSync(configFile, JSON.stringify(config), { mode: 0o600 });
+        const err: string[] = [];
+        const code = await executeRun(
+          { config: configFile, suite: 'grants' },
+          { out: () => undefined, err: (t) => void err.push(t) },
+          {},
+        );
+        expect(code).toBe(2);
+        expect(err.join('')).toMatch(
+          /^idp-conformance: driver "browser" needs Chromium at \/nonexistent\/chromium[^\n]*\n$/,
+        );
+      } finally {
+        vi.unstubAllEnvs();
+      }
+    });
+  },
+);

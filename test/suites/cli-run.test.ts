@@ -6,7 +6,11 @@ import type { Check } from '../../suites/types.js';
 async function run(flags: RunFlags, checks: Check[] = []) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await executeRun(flags, { out: (t) => void out.push(t), err: (t) => void err.push(t), checks: () => checks }, {});
+  const code = await executeRun(
+    flags,
+    { out: (t) => void out.push(t), err: (t) => void err.push(t), checks: () => checks },
+    {},
+  );
   return { code, out: out.join(''), err: err.join('') };
 }
 
@@ -55,7 +59,13 @@ describe('idp-conformance run: flags and exit codes', () => {
   });
 
   it('prints the seed and returns 1 when a check fails against the embedded simulator', async () => {
-    const failing: Check = { id: 'grants.always-fails', suite: 'grants', title: 'fails', rules: ['GRANT-CODE-FLOW'], run: async (t) => t.fail('on purpose') };
+    const failing: Check = {
+      id: 'grants.always-fails',
+      suite: 'grants',
+      title: 'fails',
+      rules: ['GRANT-CODE-FLOW'],
+      run: async (t) => t.fail('on purpose'),
+    };
     const r = await run({ seed: '9' }, [failing]);
     expect(r.err).toContain('seed 9,');
     expect(r.code).toBe(1);

@@ -35,7 +35,9 @@ describe('form driver (generic HTML forms, cookie jar, CSRF from the page)', () 
   it('approves a device code through the verification page, and the device gets its token', async () => {
     const { driver, flows, http, target } = await setup();
     const app = target.config.applications!.public ?? target.config.applications!.confidential!;
-    const start = (await http.post('/oauth/authorize_device', { form: { client_id: app.clientId, scope: app.scopes[0] } })).json<{ device_code: string; user_code: string }>();
+    const start = (
+      await http.post('/oauth/authorize_device', { form: { client_id: app.clientId, scope: app.scopes[0] } })
+    ).json<{ device_code: string; user_code: string }>();
     await driver.approveDevice(start.user_code);
     const token = await flows.tokenRequest(
       { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: start.device_code },
@@ -50,7 +52,9 @@ describe('manual driver', () => {
   it('asks the operator and reads the pasted redirect URL', async () => {
     const { http, flows } = await setup();
     const questions: string[] = [];
-    const driver = createManualDriver(http, { ask: async (q) => (questions.push(q), 'https://client.test/cb?code=abc&state=xyz') });
+    const driver = createManualDriver(http, {
+      ask: async (q) => (questions.push(q), 'https://client.test/cb?code=abc&state=xyz'),
+    });
     const { redirect } = await driver.authorize(flows.authorizeUrl('confidential'), 'approve');
     expect(questions[0]).toContain('/oauth/authorize?');
     expect(redirect?.searchParams.get('code')).toBe('abc');

@@ -5,7 +5,10 @@ import type { RuleInfo } from '../../suites/runner/rules.js';
 
 export const FAKE_BASE = 'http://fake.test';
 
-export function fakeTarget(handler: (r: RawRequest) => Response | Promise<Response> = () => new Response('{}', { status: 404 }), config: Partial<TargetConfig> = {}): Target {
+export function fakeTarget(
+  handler: (r: RawRequest) => Response | Promise<Response> = () => new Response('{}', { status: 404 }),
+  config: Partial<TargetConfig> = {},
+): Target {
   return {
     kind: 'embedded',
     name: 'fake target',
@@ -23,6 +26,11 @@ export const RULES: RuleInfo[] = [
   { id: 'T-FUTURE', title: 'a rule of a later release', level: 'must', source: 'test', since: '99.0' },
 ];
 
-export function check(id: string, rules: string[], run: (t: CheckContext) => Promise<void>, extra: Partial<Check> = {}): Check {
+export function check(
+  id: string,
+  rules: string[],
+  run: (t: CheckContext) => Promise<void>,
+  extra: Partial<Check> = {},
+): Check {
   return { id: `grants.${id}`, suite: 'grants', title: id, rules, run, ...extra };
 }

@@ -17,7 +17,8 @@ const MATRIX_RUNS = 8;
 
 const relevant = (fault: Fault) => allChecks().filter((c) => c.rules.some((r) => fault.rules.includes(r)));
 const describeResults = (results: CheckResult[]) =>
-  results.map((r) => `${r.status} ${r.id}${r.message ? `: ${r.message.slice(0, 200)}` : ''}`).join('\n') || '(no checks name these rules)';
+  results.map((r) => `${r.status} ${r.id}${r.message ? `: ${r.message.slice(0, 200)}` : ''}`).join('\n') ||
+  '(no checks name these rules)';
 
 export function faultMatrix(side: Fault['side']): void {
   const seed = Number(process.env.IDP_SEED ?? defaultSeed());
@@ -26,20 +27,38 @@ export function faultMatrix(side: Fault['side']): void {
   describe(`fault matrix, ${side} side (seed ${seed})`, () => {
     if (!list.length) it.todo(`no ${side} faults in spec/faults.yaml yet`);
 
-    it.each(list.map((f) => [f.name, f] as const))('fault %s is reported by a check of its rules', async (_name, fault) => {
-      const checks = relevant(fault);
-      const report = await runConformance({ target: await createEmbeddedTarget({ faults: [fault.name] }), checks, seed, numRuns: MATRIX_RUNS });
-      // The failure must break one of the fault's rules, not merely come from a check that names one.
-      const caught = report.checks.filter((c) => (c.status === 'failed' || c.status === 'warned') && (c.broken ?? c.rules).some((r) => fault.rules.includes(r)));
-      expect(caught.length, `fault ${fault.name} (rules ${fault.rules.join(', ')}, seed ${seed}) went unnoticed:\n${describeResults(report.checks)}`).toBeGreaterThan(0);
-    });
+    it.each(list.map((f) => [f.name, f] as const))(
+      'fault %s is reported by a check of its rules',
+      async (_name, fault) => {
+        const checks = relevant(fault);
+        const report = await runConformance({
+          target: await createEmbeddedTarget({ faults: [fault.name] }),
+          checks,
+          seed,
+          numRuns: MATRIX_RUNS,
+        });
+        // The failure must break one of the fault's rules, not merely come from a check that names one.
+        const caught = report.checks.filter(
+          (c) =>
+            (c.status === 'failed' || c.status === 'warned') &&
+            (c.broken ?? c.rules).some((r) => fault.rules.includes(r)),
+        );
+        expect(
+          caught.length,
+          `fault ${fault.name} (rules ${fault.rules.join(', ')}, seed ${seed}) went unnoticed:\n${describeResults(report.checks)}`,
+        ).toBeGreaterThan(0);
+      },
+    );
 
     it(`with no fault, every check of the ${side} faults' rules passes`, async () => {
       const ids = new Set(list.flatMap((f) => relevant(f).map((c) => c.id)));
       const checks = allChecks().filter((c) => ids.has(c.id));
       const report = await runConformance({ target: await createEmbeddedTarget(), checks, seed, numRuns: MATRIX_RUNS });
       const bad = report.checks.filter((c) => c.status === 'failed' || c.status === 'warned');
-      expect(bad.map((c) => `${c.status} ${c.id}`), `seed ${seed}:\n${describeResults(bad)}`).toEqual([]);
+      expect(
+        bad.map((c) => `${c.status} ${c.id}`),
+        `seed ${seed}:\n${describeResults(bad)}`,
+      ).toEqual([]);
     });
   });
 }

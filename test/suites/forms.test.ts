@@ -63,14 +63,20 @@ describe('form driver on a provider with two-step pages', () => {
     const target = fakeTarget(async (r) => {
       const path = new URL(r.url).pathname;
       if (r.method === 'POST') posts.push(`${path} ${r.body}`);
-      if (path === '/device' && r.method === 'GET') return page('<form action="/device" method="post"><input name="user_code"><button>Continue</button></form>');
-      if (path === '/device') return page('<form action="/consent" method="post"><input type="hidden" name="t" value="1"><button name="d" value="yes">Authorize</button><button name="d" value="no">Deny</button></form>');
+      if (path === '/device' && r.method === 'GET')
+        return page('<form action="/device" method="post"><input name="user_code"><button>Continue</button></form>');
+      if (path === '/device')
+        return page(
+          '<form action="/consent" method="post"><input type="hidden" name="t" value="1"><button name="d" value="yes">Authorize</button><button name="d" value="no">Deny</button></form>',
+        );
       if (path === '/consent') return page(r.body?.includes('d=no') ? '<p>denied</p>' : '<p>approved</p>');
       return page('<form action="/loop" method="post"><button>Continue</button></form>');
     });
     const http = createHttp(target, createRecorder(), createRedactor());
     const browser = createBrowser(http, target.config);
-    const result = await browser.browse('http://fake.test/device', 'deny', (form): Record<string, string> => (form.fields.some((f) => f.name === 'user_code') ? { user_code: 'ABCD' } : {}));
+    const result = await browser.browse('http://fake.test/device', 'deny', (form): Record<string, string> =>
+      form.fields.some((f) => f.name === 'user_code') ? { user_code: 'ABCD' } : {},
+    );
     expect(result.decided).toBe(true);
     expect(result.response.text).toContain('denied');
     expect(posts).toEqual(['/device user_code=ABCD', '/consent t=1&d=no']);

@@ -52,9 +52,15 @@ describe('a live-looking target (no control API, form driver, over HTTP)', () =>
   it(`passes every check it can run, and skips the rest with a reason (seed ${seed})`, async () => {
     const file = join(dir, 'report.json');
     const err: string[] = [];
-    code = await executeRun({ config: configFile, seed, runs: '5', report: `json=${file}` }, { out: () => undefined, err: (t) => void err.push(t) }, {});
+    code = await executeRun(
+      { config: configFile, seed, runs: '5', report: `json=${file}` },
+      { out: () => undefined, err: (t) => void err.push(t) },
+      {},
+    );
     report = JSON.parse(readFileSync(file, 'utf8')) as Report;
-    const bad = report.checks.filter((c) => c.status === 'failed' || c.status === 'warned').map((c) => `${c.status} ${c.id}: ${c.message}`);
+    const bad = report.checks
+      .filter((c) => c.status === 'failed' || c.status === 'warned')
+      .map((c) => `${c.status} ${c.id}: ${c.message}`);
     expect(bad, err.join('')).toEqual([]);
     expect(code).toBe(0);
     const passed = report.checks.filter((c) => c.status === 'passed').length;
@@ -65,7 +71,12 @@ describe('a live-looking target (no control API, form driver, over HTTP)', () =>
 
   it('changed nothing: no control API call beyond the probe, no REST write, no application registered', () => {
     const writes = seen.filter(
-      (r) => WRITE.has(r.method) && (r.path.startsWith('/api/v4/') || r.path.startsWith('/-/simulator/') || r.path === '/user_settings/applications') && !harmlessProbe(r.path),
+      (r) =>
+        WRITE.has(r.method) &&
+        (r.path.startsWith('/api/v4/') ||
+          r.path.startsWith('/-/simulator/') ||
+          r.path === '/user_settings/applications') &&
+        !harmlessProbe(r.path),
     );
     expect(writes).toEqual([]);
     const control = seen.filter((r) => r.path.startsWith('/-/simulator/') && r.path !== '/-/simulator/config');
@@ -74,7 +85,9 @@ describe('a live-looking target (no control API, form driver, over HTTP)', () =>
   });
 
   it('left no OAuth token alive', () => {
-    const alive = [...simulation.sim.store.accessTokens.values()].filter((t) => t.kind === 'oauth' && checkAccessToken(simulation.sim, t.token).ok);
+    const alive = [...simulation.sim.store.accessTokens.values()].filter(
+      (t) => t.kind === 'oauth' && checkAccessToken(simulation.sim, t.token).ok,
+    );
     expect(alive.length).toBe(0);
     const refresh = [...simulation.sim.store.refreshTokens.values()].filter((r) => refreshState(r) === 'active');
     expect(refresh.length).toBe(0);

@@ -30,21 +30,29 @@ afterAll(async () => {
 async function run(flags: RunFlags, name: string): Promise<{ code: number; report: Report }> {
   const file = join(dir, `${name}.json`);
   const err: string[] = [];
-  const code = await executeRun({ ...flags, seed, runs: RUNS, report: `json=${file}` }, { out: () => undefined, err: (t) => void err.push(t) }, {});
+  const code = await executeRun(
+    { ...flags, seed, runs: RUNS, report: `json=${file}` },
+    { out: () => undefined, err: (t) => void err.push(t) },
+    {},
+  );
   expect(code, err.join('')).not.toBe(2);
   return { code, report: JSON.parse(readFileSync(file, 'utf8')) as Report };
 }
 
 describe('the suites over real HTTP', () => {
-  it(`give the same verdict for every check as in process (seed ${seed})`, async () => {
-    const overHttp = await run({ config: configFile }, 'http');
-    const inProcess = await run({}, 'embedded');
-    const verdicts = (r: Report) => Object.fromEntries(r.checks.map((c) => [c.id, c.status]));
-    expect(overHttp.report.checks.length).toBeGreaterThan(0);
-    expect(verdicts(overHttp.report)).toEqual(verdicts(inProcess.report));
-    expect(overHttp.code).toBe(inProcess.code);
-    expect(overHttp.report.target).toBe(simulation.served.url);
-  }, BOTH_RUNS_TIMEOUT_MS);
+  it(
+    `give the same verdict for every check as in process (seed ${seed})`,
+    async () => {
+      const overHttp = await run({ config: configFile }, 'http');
+      const inProcess = await run({}, 'embedded');
+      const verdicts = (r: Report) => Object.fromEntries(r.checks.map((c) => [c.id, c.status]));
+      expect(overHttp.report.checks.length).toBeGreaterThan(0);
+      expect(verdicts(overHttp.report)).toEqual(verdicts(inProcess.report));
+      expect(overHttp.code).toBe(inProcess.code);
+      expect(overHttp.report.target).toBe(simulation.served.url);
+    },
+    BOTH_RUNS_TIMEOUT_MS,
+  );
 
   it('leaves no live token behind: everything the run minted was revoked', async () => {
     const stats = await (await simulation.sim.handle(new Request(`${simulation.served.url}/-/simulator/stats`))).json();

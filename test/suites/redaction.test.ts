@@ -35,9 +35,16 @@ function server() {
         { headers: { 'set-cookie': `_session=${S.setCookie}; Path=/; HttpOnly` } },
       );
     }
-    if (path === '/oauth/authorize') return new Response(null, { status: 302, headers: { location: `http://app.test/cb?code=${S.locationCode}&state=xyz` } });
+    if (path === '/oauth/authorize')
+      return new Response(null, {
+        status: 302,
+        headers: { location: `http://app.test/cb?code=${S.locationCode}&state=xyz` },
+      });
     // An error page that echoes what it was sent: the by-value net must catch it.
-    return new Response(`<p>bad token ${S.access} and ${S.code}</p>`, { status: 400, headers: { 'content-type': 'text/html' } });
+    return new Response(`<p>bad token ${S.access} and ${S.code}</p>`, {
+      status: 400,
+      headers: { 'content-type': 'text/html' },
+    });
   });
 }
 
@@ -46,10 +53,24 @@ describe('redaction of recorded exchanges', () => {
     const recorder = createRecorder(100);
     const redactor = createRedactor();
     const http = createHttp(server(), recorder, redactor);
-    await http.get('/api/v4/user', { bearer: S.bearer, query: { access_token: S.queryToken }, headers: { 'PRIVATE-TOKEN': S.pat, cookie: `_session=${S.cookie}` } });
+    await http.get('/api/v4/user', {
+      bearer: S.bearer,
+      query: { access_token: S.queryToken },
+      headers: { 'PRIVATE-TOKEN': S.pat, cookie: `_session=${S.cookie}` },
+    });
     await http.post('/oauth/token', {
       basic: { user: 'client', password: S.basicPassword },
-      form: { grant_type: 'refresh_token', refresh_token: S.refresh, client_secret: S.clientSecret, password: S.password, code: S.code, code_verifier: S.verifier, device_code: S.deviceCode, token: S.token, 'user[password]': S.userPassword },
+      form: {
+        grant_type: 'refresh_token',
+        refresh_token: S.refresh,
+        client_secret: S.clientSecret,
+        password: S.password,
+        code: S.code,
+        code_verifier: S.verifier,
+        device_code: S.deviceCode,
+        token: S.token,
+        'user[password]': S.userPassword,
+      },
     });
     await http.post('/oauth/token', { json: { client_secret: S.clientSecret, code: S.code } });
     await http.get('/oauth/authorize');

@@ -23,7 +23,12 @@ describe('runner verdicts', () => {
       ],
     });
     const status = Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
-    expect(status).toEqual({ 'grants.ok': 'passed', 'grants.bad': 'failed', 'grants.skips': 'skipped', 'grants.crash': 'failed' });
+    expect(status).toEqual({
+      'grants.ok': 'passed',
+      'grants.bad': 'failed',
+      'grants.skips': 'skipped',
+      'grants.crash': 'failed',
+    });
     expect(report.summary).toEqual({ passed: 1, failed: 2, warned: 0, skipped: 1 });
     expect(report.checks.find((c) => c.id === 'grants.bad')!.message).toContain('it broke (status: 500)');
     expect(report.checks.find((c) => c.id === 'grants.crash')!.message).toContain('TypeError: boom');
@@ -39,7 +44,10 @@ describe('runner verdicts', () => {
     const report = await runConformance({
       ...base,
       target: fakeTarget(),
-      checks: [check('soft', ['T-SHOULD'], async (t: CheckContext) => t.fail('not as the RFC says')), check('ok', ['T-MUST'], async () => undefined)],
+      checks: [
+        check('soft', ['T-SHOULD'], async (t: CheckContext) => t.fail('not as the RFC says')),
+        check('ok', ['T-MUST'], async () => undefined),
+      ],
     });
     expect(report.checks[0].status).toBe('warned');
     expect(report.rules.find((r) => r.id === 'T-SHOULD')!.status).toBe('warned');
@@ -48,7 +56,11 @@ describe('runner verdicts', () => {
   });
 
   it('a failing check proving a must and a should rule fails', async () => {
-    const report = await runConformance({ ...base, target: fakeTarget(), checks: [check('mixed', ['T-SHOULD', 'T-MUST'], async (t: CheckContext) => t.fail('no'))] });
+    const report = await runConformance({
+      ...base,
+      target: fakeTarget(),
+      checks: [check('mixed', ['T-SHOULD', 'T-MUST'], async (t: CheckContext) => t.fail('no'))],
+    });
     expect(report.checks[0].status).toBe('failed');
     expect(report.rules.find((r) => r.id === 'T-SHOULD')!.status).toBe('warned');
   });
@@ -57,7 +69,9 @@ describe('runner verdicts', () => {
     const report = await runConformance({
       ...base,
       target: fakeTarget(),
-      checks: [check('named', ['T-SHOULD', 'T-MUST'], async (t: CheckContext) => t.fail('row broke', { rules: ['T-SHOULD'] }))],
+      checks: [
+        check('named', ['T-SHOULD', 'T-MUST'], async (t: CheckContext) => t.fail('row broke', { rules: ['T-SHOULD'] })),
+      ],
     });
     expect(report.checks[0].status).toBe('warned');
     expect(report.checks[0].broken).toEqual(['T-SHOULD']);
@@ -85,7 +99,11 @@ describe('runner verdicts', () => {
     const report = await runConformance({
       ...base,
       target: fakeTarget(),
-      checks: [check('setup', ['T-SHOULD'], async (t: CheckContext) => t.fail('minting the token failed', { rules: ['T-MUST-2', 'NO-SUCH-RULE'] }))],
+      checks: [
+        check('setup', ['T-SHOULD'], async (t: CheckContext) =>
+          t.fail('minting the token failed', { rules: ['T-MUST-2', 'NO-SUCH-RULE'] }),
+        ),
+      ],
     });
     expect(report.checks[0].status).toBe('failed');
     expect(report.checks[0].broken).toEqual(['T-MUST-2']);
@@ -119,11 +137,23 @@ describe('runner verdicts', () => {
         if (path === '/-/simulator/clock') return Response.json({ ok: true });
         return new Response(null, { status: 404 });
       },
-      { personalAccessToken: 'glpat-0123456789abcdef', applications: { confidential: { clientId: 'c', clientSecret: 's', redirectUri: 'http://x/cb', scopes: ['api', 'openid'] } } },
+      {
+        personalAccessToken: 'glpat-0123456789abcdef',
+        applications: {
+          confidential: { clientId: 'c', clientSecret: 's', redirectUri: 'http://x/cb', scopes: ['api', 'openid'] },
+        },
+      },
     );
     const session = await openSession({ ...base, target });
     // The device endpoint answers 404 here, so no device grant whatever the release says.
-    expect(session.caps).toMatchObject({ control: true, clock: true, device: false, passwordGrant: false, pat: true, oidc: true });
+    expect(session.caps).toMatchObject({
+      control: true,
+      clock: true,
+      device: false,
+      passwordGrant: false,
+      pat: true,
+      oidc: true,
+    });
     await session.close();
   });
 
@@ -132,10 +162,16 @@ describe('runner verdicts', () => {
       const target = fakeTarget(
         (r) => {
           const path = new URL(r.url).pathname;
-          if (path === '/oauth/token' || path === '/oauth/authorize_device') return Response.json({ error: status === 400 ? 'unsupported_grant_type' : 'x' }, { status });
+          if (path === '/oauth/token' || path === '/oauth/authorize_device')
+            return Response.json({ error: status === 400 ? 'unsupported_grant_type' : 'x' }, { status });
           return new Response(null, { status: 404 });
         },
-        { user: { username: 'root', password: 'secret-password' }, applications: { confidential: { clientId: 'c', clientSecret: 's', redirectUri: 'http://x/cb', scopes: ['api'] } } },
+        {
+          user: { username: 'root', password: 'secret-password' },
+          applications: {
+            confidential: { clientId: 'c', clientSecret: 's', redirectUri: 'http://x/cb', scopes: ['api'] },
+          },
+        },
       );
       const session = await openSession({ ...base, target });
       await session.close();
@@ -149,7 +185,10 @@ describe('runner verdicts', () => {
     const report = await runConformance({
       ...base,
       target: fakeTarget(),
-      checks: [check('future', ['T-FUTURE'], async () => undefined), check('slow', ['T-MUST'], async () => undefined, { slow: true })],
+      checks: [
+        check('future', ['T-FUTURE'], async () => undefined),
+        check('slow', ['T-MUST'], async () => undefined, { slow: true }),
+      ],
     });
     expect(report.checks.map((c) => c.status)).toEqual(['skipped', 'skipped']);
     expect(report.checks[0].message).toContain('not in force');
@@ -158,8 +197,14 @@ describe('runner verdicts', () => {
   });
 
   it('gives a failure a reproduce command naming the check, the seed and the target', async () => {
-    const report = await runConformance({ ...base, target: fakeTarget(), checks: [check('bad', ['T-MUST'], async (t: CheckContext) => t.fail('x'))] });
-    expect(report.checks[0].reproduce).toBe('idp-conformance run --check grants.bad --seed 7 --target http://fake.test');
+    const report = await runConformance({
+      ...base,
+      target: fakeTarget(),
+      checks: [check('bad', ['T-MUST'], async (t: CheckContext) => t.fail('x'))],
+    });
+    expect(report.checks[0].reproduce).toBe(
+      'idp-conformance run --check grants.bad --seed 7 --target http://fake.test',
+    );
   });
 
   it('captures the shrunk counterexample and the exchange of that very case', async () => {
@@ -209,7 +254,10 @@ describe('runner verdicts', () => {
   });
 
   it('selects by suite, rule and check id, and refuses unknown names', () => {
-    const checks = [check('a', ['T-MUST'], async () => undefined), { ...check('b', ['T-SHOULD'], async () => undefined), suite: 'cors' as const }];
+    const checks = [
+      check('a', ['T-MUST'], async () => undefined),
+      { ...check('b', ['T-SHOULD'], async () => undefined), suite: 'cors' as const },
+    ];
     expect(selectChecks(checks, { suites: ['cors'] }).map((c) => c.id)).toEqual(['grants.b']);
     expect(selectChecks(checks, { rules: ['T-MUST'] }).map((c) => c.id)).toEqual(['grants.a']);
     expect(selectChecks(checks, { check: 'grants.a' }).map((c) => c.id)).toEqual(['grants.a']);

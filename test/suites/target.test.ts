@@ -81,7 +81,9 @@ describe('http target', () => {
 
   it('reports a refused connection as unreachable', async () => {
     const target = createHttpTarget({ baseUrl: 'http://127.0.0.1:1' });
-    const error = await target.send({ method: 'GET', url: 'http://127.0.0.1:1/', headers: new Headers() }).catch((e) => e);
+    const error = await target
+      .send({ method: 'GET', url: 'http://127.0.0.1:1/', headers: new Headers() })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(TransportError);
     expect(error.code).toBe('unreachable');
   });
@@ -131,9 +133,15 @@ describe('target config', () => {
   });
 
   it('validates against the schema shipped in spec/ and names the offending field', () => {
-    expect(() => parseTargetConfig('baseUrl: http://127.0.0.1:3000\noffering: cloud\n', 't.yaml')).toThrow(/^t\.yaml: offering /);
-    expect(() => parseTargetConfig('baseUrl: http://127.0.0.1:3000\nbaseURL: typo\n', 't.yaml')).toThrow(/additional.*\(baseURL\)/);
-    expect(() => parseTargetConfig('baseUrl: http://127.0.0.1:3000\nrelease: 18\n', 't.yaml')).toThrow(/^t\.yaml: release /);
+    expect(() => parseTargetConfig('baseUrl: http://127.0.0.1:3000\noffering: cloud\n', 't.yaml')).toThrow(
+      /^t\.yaml: offering /,
+    );
+    expect(() => parseTargetConfig('baseUrl: http://127.0.0.1:3000\nbaseURL: typo\n', 't.yaml')).toThrow(
+      /additional.*\(baseURL\)/,
+    );
+    expect(() => parseTargetConfig('baseUrl: http://127.0.0.1:3000\nrelease: 18\n', 't.yaml')).toThrow(
+      /^t\.yaml: release /,
+    );
   });
 
   it('loads a file and names a missing one', () => {

@@ -33,19 +33,35 @@ const codeMachine = runner<Exchange>('authorization-code', {
   conditions: {
     client_auth_failed: (x) => x.clientError !== null,
     client_mismatch: (x) => x.app!.id !== x.code.applicationId,
-    code_expired: (x) => !x.sim.fault('code-never-expires') && x.sim.clock.nowSeconds() >= x.code.createdAt + x.code.expiresIn,
-    redirect_uri_mismatch: (x) => !x.sim.fault('redirect-uri-unchecked') && x.params.get('redirect_uri') !== x.code.redirectUri,
+    code_expired: (x) =>
+      !x.sim.fault('code-never-expires') && x.sim.clock.nowSeconds() >= x.code.createdAt + x.code.expiresIn,
+    redirect_uri_mismatch: (x) =>
+      !x.sim.fault('redirect-uri-unchecked') && x.params.get('redirect_uri') !== x.code.redirectUri,
     verifier_missing: (x) => pkce(x) && verifier(x) === '',
-    verifier_malformed: (x) => pkce(x) && !x.sim.fault('pkce-verifier-format-unchecked') && verifierProblem(verifier(x)) !== null,
-    verifier_mismatch: (x) => pkce(x) && !x.sim.fault('pkce-verifier-ignored') && !verifierMatches(verifier(x), x.code.codeChallenge!),
+    verifier_malformed: (x) =>
+      pkce(x) && !x.sim.fault('pkce-verifier-format-unchecked') && verifierProblem(verifier(x)) !== null,
+    verifier_mismatch: (x) =>
+      pkce(x) && !x.sim.fault('pkce-verifier-ignored') && !verifierMatches(verifier(x), x.code.codeChallenge!),
   },
   effects: {
     async issue_tokens(x) {
-      x.issued = mintTokens(x.sim, { userId: x.code.userId, app: x.app, scopes: x.code.scopes, refresh: true, fromCode: x.code.code });
+      x.issued = mintTokens(x.sim, {
+        userId: x.code.userId,
+        app: x.app,
+        scopes: x.code.scopes,
+        refresh: true,
+        fromCode: x.code.code,
+      });
       x.code.exchangedFor = x.issued.access.token;
       const user = x.sim.store.users.get(x.code.userId) as User;
       if (x.code.scopes.includes('openid')) {
-        x.idToken = await idToken(x.sim, { issuer: x.issuer, app: x.app!, user, nonce: x.code.nonce, authTime: x.code.authTime });
+        x.idToken = await idToken(x.sim, {
+          issuer: x.issuer,
+          app: x.app!,
+          user,
+          nonce: x.code.nonce,
+          authTime: x.code.authTime,
+        });
       }
     },
     revoke_issued_tokens: (x) => revokeTokensFromCode(x.sim, x.code.code),

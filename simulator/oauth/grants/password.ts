@@ -28,13 +28,15 @@ export const password: Grant = {
     const credentials = presentedClient(ctx.request, params);
     let app: Application | null = null;
     if (credentials) app = authenticateClient(sim, credentials);
-    else if (passwordGrantNeedsClient(sim)) throw InvalidClient('The password grant requires client authentication (HTTP Basic client_id:client_secret)');
+    else if (passwordGrantNeedsClient(sim))
+      throw InvalidClient('The password grant requires client authentication (HTTP Basic client_id:client_secret)');
     // RFC 6749 §4.3 is for trusted first-party clients: one that cannot keep a secret may not use it.
     if (app && !app.confidential) throw UnauthorizedClient('A public application may not use the password grant');
 
     const scopes = grantScopes(params.get('scope'), app ? app.scopes : [...KNOWN_SCOPES]);
 
-    if (!sim.options.settings.gitPasswordAuth && !sim.fault('git-password-setting-ignored')) throw InvalidGrant('Password authentication is disabled on this instance');
+    if (!sim.options.settings.gitPasswordAuth && !sim.fault('git-password-setting-ignored'))
+      throw InvalidGrant('Password authentication is disabled on this instance');
     const user = userByLogin(sim.store, username);
     if (!user || !sameSecret(secret, user.password)) throw InvalidGrant('Invalid username or password');
     if (user.twoFactor && !sim.fault('password-grant-two-factor')) {

@@ -41,7 +41,13 @@ const refreshMachine = runner<Refresh>('token-refresh', {
     },
     issue_token_pair(x) {
       const old = x.sim.store.accessTokens.get(x.refresh.accessToken);
-      x.issued = mintTokens(x.sim, { userId: x.refresh.userId, app: x.app, scopes: x.scopes, refresh: true, fromCode: old?.fromCode ?? null });
+      x.issued = mintTokens(x.sim, {
+        userId: x.refresh.userId,
+        app: x.app,
+        scopes: x.scopes,
+        refresh: true,
+        fromCode: old?.fromCode ?? null,
+      });
     },
   },
 });
@@ -55,7 +61,8 @@ export const refreshToken: Grant = {
     const value = required(params, 'refresh_token');
     const { app, clientError } = tryAuthenticateClient(ctx, params);
     const refresh = sim.store.refreshTokens.get(value);
-    if (!refresh || !applicationById(sim, refresh.applicationId)) throw clientError ?? InvalidGrant('The refresh token is invalid');
+    if (!refresh || !applicationById(sim, refresh.applicationId))
+      throw clientError ?? InvalidGrant('The refresh token is invalid');
 
     // RFC 6749 §6: a narrower scope may be asked for, never a wider one.
     const asked = parseScope(params.get('scope'));

@@ -65,7 +65,9 @@ describe('API authentication and scopes (item 1)', () => {
 
   it('anonymous callers do not see private projects', async () => {
     expect((await api.get('/api/v4/projects/group%2Fprivate-project')).status).toBe(404);
-    expect((await api.get('/api/v4/projects/group%2Fprivate-project').set('authorization', `Bearer ${apiToken}`)).status).toBe(200);
+    expect(
+      (await api.get('/api/v4/projects/group%2Fprivate-project').set('authorization', `Bearer ${apiToken}`)).status,
+    ).toBe(200);
     const names = async (auth?: string) => {
       const all: string[] = [];
       let page = 1;
@@ -73,7 +75,11 @@ describe('API authentication and scopes (item 1)', () => {
         const req = api.get(`/api/v4/projects?per_page=100&page=${page}`);
         if (auth) req.set('authorization', `Bearer ${auth}`);
         const r = await req;
-        all.push(...r.body.map((p: { path_with_namespace: string; visibility: string }) => `${p.visibility}:${p.path_with_namespace}`));
+        all.push(
+          ...r.body.map(
+            (p: { path_with_namespace: string; visibility: string }) => `${p.visibility}:${p.path_with_namespace}`,
+          ),
+        );
         if (!r.headers['x-next-page']) return all;
         page += 1;
       }
@@ -94,7 +100,10 @@ describe('rate limiting (item 1)', () => {
   });
 
   it('answers 429 with Retry-After and RateLimit-* headers once the window is used up, and recovers after it', async () => {
-    const { sim, api } = setup({ settings: { rateLimit: { requests: 3, periodSeconds: 60 } }, clock: { frozen: true } });
+    const { sim, api } = setup({
+      settings: { rateLimit: { requests: 3, periodSeconds: 60 } },
+      clock: { frozen: true },
+    });
     for (let i = 1; i <= 3; i++) {
       const ok = await api.get('/api/v4/projects');
       expect(ok.status).toBe(200);

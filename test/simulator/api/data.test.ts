@@ -18,7 +18,9 @@ describe('seeded data (item 2)', () => {
     const b = setup({ seed: 7 });
     const c = setup({ seed: 8 });
     const get = (s: ReturnType<typeof setup>) =>
-      s.api.get('/api/v4/projects/group%2Flarge-project/issues?per_page=50&page=3').then((r) => r.body.map((i: { title: string; labels: string[] }) => [i.title, i.labels]));
+      s.api
+        .get('/api/v4/projects/group%2Flarge-project/issues?per_page=50&page=3')
+        .then((r) => r.body.map((i: { title: string; labels: string[] }) => [i.title, i.labels]));
     expect(await get(a)).toEqual(await get(b));
     expect(await get(a)).not.toEqual(await get(c));
   });
@@ -39,14 +41,25 @@ describe('seeded data (item 2)', () => {
     // real users (root first) then generated ones
     expect(first.body[0].username).toBe('root');
     const real = big.sim.store.users.size;
-    expect(first.body.slice(0, real).map((u: { id: number }) => u.id)).toEqual([...big.sim.store.users.keys()].sort((x, y) => x - y));
+    expect(first.body.slice(0, real).map((u: { id: number }) => u.id)).toEqual(
+      [...big.sim.store.users.keys()].sort((x, y) => x - y),
+    );
     expect(top - first.body[real].id + 1).toBe(generatedUserCount(21));
   });
 
   it('users list includes the store users then the generated ones, and a user created later appears', async () => {
     const before = await api.get('/api/v4/users?per_page=5');
     expect(before.body[0].username).toBe('root');
-    sim.store.users.set(99, { id: 99, username: 'zz-late', name: 'Late User', email: 'l@x', password: 'p', admin: false, twoFactor: false, createdAt: 0 });
+    sim.store.users.set(99, {
+      id: 99,
+      username: 'zz-late',
+      name: 'Late User',
+      email: 'l@x',
+      password: 'p',
+      admin: false,
+      twoFactor: false,
+      createdAt: 0,
+    });
     const byName = await api.get('/api/v4/users?order_by=username&sort=desc&per_page=1');
     expect(byName.body[0].username).toBe('zz-late');
     sim.store.users.delete(99);
@@ -77,7 +90,11 @@ describe('seeded data (item 2)', () => {
 
   it('serves nested groups, jobs, audit events, package pipelines, registry tags and a nested tree', async () => {
     const groups = await api.get('/api/v4/groups?per_page=100');
-    expect(groups.body.some((g: { full_path: string; parent_id: number | null }) => g.full_path.includes('/') && g.parent_id !== null)).toBe(true);
+    expect(
+      groups.body.some(
+        (g: { full_path: string; parent_id: number | null }) => g.full_path.includes('/') && g.parent_id !== null,
+      ),
+    ).toBe(true);
     for (const path of [
       '/api/v4/projects/1/jobs',
       '/api/v4/projects/1/audit_events',
@@ -120,11 +137,15 @@ describe('seeded data (item 2)', () => {
 describe('sequences (the data layer)', () => {
   it('mergeSorted is the sorted union, at any position', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 500 }), { maxLength: 60 }), fc.array(fc.integer({ min: 0, max: 500 }), { maxLength: 8 }), (big, small) => {
-        const sortedBig = [...big].sort((a, b) => a - b);
-        const merged = mergeSorted(fromArray(sortedBig), small, (a, b) => a - b);
-        expect(take(merged, 0, merged.length)).toEqual([...big, ...small].sort((a, b) => a - b));
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 500 }), { maxLength: 60 }),
+        fc.array(fc.integer({ min: 0, max: 500 }), { maxLength: 8 }),
+        (big, small) => {
+          const sortedBig = [...big].sort((a, b) => a - b);
+          const merged = mergeSorted(fromArray(sortedBig), small, (a, b) => a - b);
+          expect(take(merged, 0, merged.length)).toEqual([...big, ...small].sort((a, b) => a - b));
+        },
+      ),
       { seed: SEED, numRuns: 200 },
     );
   });

@@ -24,7 +24,9 @@ describe('encoding rules (item 3)', () => {
     const file = await api.get('/api/v4/projects/1/repository/files/docs%2Fgetting%20started.md?ref=main');
     expect(file.status).toBe(200);
     expect(Buffer.from(file.body.content, 'base64').toString()).toMatch(/Getting started/);
-    const plus = await api.get('/api/v4/projects/1/repository/files/src%2Fc%2B%2B%2Fparser.cc?ref=feature%2Flogin-page');
+    const plus = await api.get(
+      '/api/v4/projects/1/repository/files/src%2Fc%2B%2B%2Fparser.cc?ref=feature%2Flogin-page',
+    );
     expect(plus.body.file_path).toBe('src/c++/parser.cc');
     expect((await api.get('/api/v4/projects/1/repository/files/src/index.ts?ref=main')).status).toBe(404);
   });
@@ -34,7 +36,8 @@ describe('encoding rules (item 3)', () => {
     const encoded = await api.get(`${base}&created_after=2024-01-01T00:00:00%2B01:00`);
     expect(encoded.status).toBe(200);
     expect(encoded.body.length).toBeGreaterThan(0);
-    for (const issue of encoded.body) expect(Date.parse(issue.created_at)).toBeGreaterThan(Date.parse('2023-12-31T23:00:00Z'));
+    for (const issue of encoded.body)
+      expect(Date.parse(issue.created_at)).toBeGreaterThan(Date.parse('2023-12-31T23:00:00Z'));
     const bare = await api.get(`${base}&created_after=2024-01-01T00:00:00+01:00`);
     expect(bare.status).toBe(400);
     expect(bare.body.message).toMatch(/created_after/);
@@ -52,7 +55,13 @@ describe('encoding rules (item 3)', () => {
   });
 
   it('parses name[], name[key] and name[0][key] (the Rack conventions)', () => {
-    expect(parsePairs(new URLSearchParams('a[]=1&a[]=2&h[k]=v&h[j]=w&x[0][key]=A&x[1][key]=B&x[0][value]=1&y[][key]=C&y[][value]=2&y[][key]=D'))).toEqual({
+    expect(
+      parsePairs(
+        new URLSearchParams(
+          'a[]=1&a[]=2&h[k]=v&h[j]=w&x[0][key]=A&x[1][key]=B&x[0][value]=1&y[][key]=C&y[][value]=2&y[][key]=D',
+        ),
+      ),
+    ).toEqual({
       a: ['1', '2'],
       h: { k: 'v', j: 'w' },
       x: [{ key: 'A', value: '1' }, { key: 'B' }],
@@ -66,7 +75,8 @@ describe('encoding rules (item 3)', () => {
       { key: 'ONE', value: '1', variable_type: 'env_var' },
       { key: 'TWO', value: 'two words', variable_type: 'file' },
     ];
-    const form = 'ref=main&variables[0][key]=ONE&variables[0][value]=1&variables[1][key]=TWO&variables[1][value]=two+words&variables[1][variable_type]=file&inputs[env]=prod&inputs[debug]=true';
+    const form =
+      'ref=main&variables[0][key]=ONE&variables[0][value]=1&variables[1][key]=TWO&variables[1][value]=two+words&variables[1][variable_type]=file&inputs[env]=prod&inputs[debug]=true';
     const viaForm = await api.post('/api/v4/projects/1/pipeline').set(auth).type('form').send(form);
     const viaQuery = await api.post(`/api/v4/projects/1/pipeline?${form}`).set(auth);
     const viaJson = await api
@@ -78,13 +88,24 @@ describe('encoding rules (item 3)', () => {
       expect(r.body.variables).toEqual(variables);
       expect(r.body.inputs).toEqual({ env: 'prod', debug: 'true' });
     }
-    const labelsForm = await api.post('/api/v4/projects/1/issues').set(auth).type('form').send('title=x&labels[]=bug&labels[]=ux');
-    const labelsJson = await api.post('/api/v4/projects/1/issues').set(auth).send({ title: 'x', labels: ['bug', 'ux'] });
+    const labelsForm = await api
+      .post('/api/v4/projects/1/issues')
+      .set(auth)
+      .type('form')
+      .send('title=x&labels[]=bug&labels[]=ux');
+    const labelsJson = await api
+      .post('/api/v4/projects/1/issues')
+      .set(auth)
+      .send({ title: 'x', labels: ['bug', 'ux'] });
     expect(labelsForm.body.labels).toEqual(['bug', 'ux']);
     expect(labelsJson.body.labels).toEqual(['bug', 'ux']);
     const bad = await api.post('/api/v4/projects/1/pipeline').set(auth).send({ ref: 'main', variables: 'nope' });
     expect(bad.status).toBe(400);
-    const broken = await api.post('/api/v4/projects/1/pipeline').set(auth).set('content-type', 'application/json').send('{"ref":');
+    const broken = await api
+      .post('/api/v4/projects/1/pipeline')
+      .set(auth)
+      .set('content-type', 'application/json')
+      .send('{"ref":');
     expect(broken.status).toBe(400);
   });
 

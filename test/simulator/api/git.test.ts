@@ -28,14 +28,20 @@ describe('Git over HTTPS (item 7)', () => {
     expect(stdout).toMatch(/\trefs\/heads\/main$/m);
     expect(stdout).toMatch(/\trefs\/heads\/feature\/login-page$/m);
     expect(stdout).toMatch(/\trefs\/tags\/release\/2024\.01$/m);
-    const other = await run('git', ['ls-remote', `http://anyone:${mint(sim, ['write_repository'])}@127.0.0.1:${port()}/group/subgroup/project.git`], { env: gitEnv() });
+    const other = await run(
+      'git',
+      ['ls-remote', `http://anyone:${mint(sim, ['write_repository'])}@127.0.0.1:${port()}/group/subgroup/project.git`],
+      { env: gitEnv() },
+    );
     expect(other.stdout).toBe(stdout);
   });
 
   it('fails with a token lacking the scope, a wrong token, or none', async () => {
     await expect(lsRemote(mint(sim, ['read_user']))).rejects.toThrow(/403|denied/i);
     await expect(lsRemote('not-a-token')).rejects.toThrow();
-    await expect(run('git', ['ls-remote', `http://127.0.0.1:${port()}/group/subgroup/project.git`], { env: gitEnv() })).rejects.toThrow();
+    await expect(
+      run('git', ['ls-remote', `http://127.0.0.1:${port()}/group/subgroup/project.git`], { env: gitEnv() }),
+    ).rejects.toThrow();
     const revoked = mint(sim, ['read_repository'], { revoked: true });
     await expect(lsRemote(revoked)).rejects.toThrow();
   });
@@ -49,8 +55,19 @@ describe('Git over HTTPS (item 7)', () => {
   it('clones the same files the REST API lists', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'idp-clone-'));
     try {
-      await run('git', ['clone', '-q', `http://oauth2:${mint(sim, ['read_repository'])}@127.0.0.1:${port()}/group/subgroup/project.git`, dir], { env: gitEnv() });
-      const api = await fetch(`${served.url}/api/v4/projects/1/repository/files/README.md?ref=main`).then((r) => r.json());
+      await run(
+        'git',
+        [
+          'clone',
+          '-q',
+          `http://oauth2:${mint(sim, ['read_repository'])}@127.0.0.1:${port()}/group/subgroup/project.git`,
+          dir,
+        ],
+        { env: gitEnv() },
+      );
+      const api = await fetch(`${served.url}/api/v4/projects/1/repository/files/README.md?ref=main`).then((r) =>
+        r.json(),
+      );
       expect(readFileSync(join(dir, 'README.md'), 'utf8')).toBe(Buffer.from(api.content, 'base64').toString());
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -64,8 +81,16 @@ describe('Git over HTTPS (item 7)', () => {
       await run('git', ['clone', '-q', remote(mint(sim, ['read_repository'])), dir], { env: gitEnv() });
       await run('git', ['checkout', '-q', '-b', 'pushed/by-test'], { cwd: dir, env: gitEnv() });
       await run('git', ['commit', '-q', '--allow-empty', '-m', 'pushed'], { cwd: dir, env: gitEnv() });
-      await expect(run('git', ['push', '-q', remote(mint(sim, ['read_repository'])), 'pushed/by-test'], { cwd: dir, env: gitEnv() })).rejects.toThrow();
-      await run('git', ['push', '-q', remote(mint(sim, ['write_repository'])), 'pushed/by-test'], { cwd: dir, env: gitEnv() });
+      await expect(
+        run('git', ['push', '-q', remote(mint(sim, ['read_repository'])), 'pushed/by-test'], {
+          cwd: dir,
+          env: gitEnv(),
+        }),
+      ).rejects.toThrow();
+      await run('git', ['push', '-q', remote(mint(sim, ['write_repository'])), 'pushed/by-test'], {
+        cwd: dir,
+        env: gitEnv(),
+      });
       const { stdout } = await lsRemote(mint(sim, ['read_repository']));
       expect(stdout).toMatch(/\trefs\/heads\/pushed\/by-test$/m);
     } finally {

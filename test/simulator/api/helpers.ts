@@ -41,7 +41,8 @@ export function mint(
 
 /** The seeded personal access token (scope api), found through the store. */
 export function seededPat(sim: Sim): string {
-  for (const t of sim.store.accessTokens.values()) if (t.kind === 'personal' && t.scopes.includes('api')) return t.token;
+  for (const t of sim.store.accessTokens.values())
+    if (t.kind === 'personal' && t.scopes.includes('api')) return t.token;
   throw new Error('no seeded personal access token with scope api');
 }
 

@@ -26,7 +26,10 @@ describe('keyset pagination (item 5)', () => {
   const auth = { authorization: `Bearer ${token}` };
 
   it('covers exactly the operations with an x-keyset table entry', () => {
-    const withKeyset = operations().filter((o) => keysetSupport(o.operationId)).map((o) => o.operationId).sort();
+    const withKeyset = operations()
+      .filter((o) => keysetSupport(o.operationId))
+      .map((o) => o.operationId)
+      .sort();
     expect(withKeyset).toEqual(Object.keys(LIST_PATHS).sort());
   });
 
@@ -40,7 +43,8 @@ describe('keyset pagination (item 5)', () => {
         const r = await req;
         expect(r.status, `${operationId} ${q}`).toBe(200);
         expect(r.body.length).toBe(2);
-        for (const h of ['x-total', 'x-total-pages', 'x-page', 'x-next-page', 'x-prev-page']) expect(r.headers[h]).toBeUndefined();
+        for (const h of ['x-total', 'x-total-pages', 'x-page', 'x-next-page', 'x-prev-page'])
+          expect(r.headers[h]).toBeUndefined();
         const next = links(r.headers.link).next;
         expect(new URL(next).searchParams.get(order.cursor)).toBeTruthy();
         const second = api.get(pathOf(next));
@@ -72,7 +76,8 @@ describe('keyset pagination (item 5)', () => {
 
   it('at the end the Link header is absent and the array is empty; every record is seen once, in order', async () => {
     const ids: number[] = [];
-    let next: string | undefined = '/api/v4/projects/1/audit_events?pagination=keyset&order_by=id&sort=desc&per_page=100';
+    let next: string | undefined =
+      '/api/v4/projects/1/audit_events?pagination=keyset&order_by=id&sort=desc&per_page=100';
     let last: { body: unknown[]; headers: Record<string, string> } | undefined;
     while (next) {
       last = await api.get(next).set(auth);
@@ -99,12 +104,23 @@ describe('keyset pagination (item 5)', () => {
     const url = new URL(links(r.headers.link).next);
     const param = [...url.searchParams.keys()].find((k) => k === 'cursor' || k === 'id_before')!;
     // rebuild the cursor of record 100,001 the same way the link encodes record 999,998
-    const cursor = param === 'id_before' ? '100001' : Buffer.from(JSON.stringify({ k: 100_001, id: 100_001 })).toString('base64url');
+    const cursor =
+      param === 'id_before' ? '100001' : Buffer.from(JSON.stringify({ k: 100_001, id: 100_001 })).toString('base64url');
     url.searchParams.set(param, cursor);
     const deep = await api.get(pathOf(url.toString())).set(auth);
     expect(deep.body.map((e: { id: number }) => e.id)).toEqual([100_000, 99_999, 99_998]);
-    expect((await api.get(`/api/v4/audit_events?pagination=keyset&order_by=id&sort=desc&${param}=%%%`).set(auth)).status).toBe(400);
-    expect((await api.get('/api/v4/projects/1/registry/repositories/11/tags?pagination=keyset&order_by=name&sort=asc&cursor=bm9wZQ').set(auth)).status).toBe(400);
+    expect(
+      (await api.get(`/api/v4/audit_events?pagination=keyset&order_by=id&sort=desc&${param}=%%%`).set(auth)).status,
+    ).toBe(400);
+    expect(
+      (
+        await api
+          .get(
+            '/api/v4/projects/1/registry/repositories/11/tags?pagination=keyset&order_by=name&sort=asc&cursor=bm9wZQ',
+          )
+          .set(auth)
+      ).status,
+    ).toBe(400);
   });
 
   it('walking users by name with any per_page visits every user exactly once, in order', async () => {
@@ -121,14 +137,17 @@ describe('keyset pagination (item 5)', () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 100 }), fc.constantFrom('asc', 'desc'), async (perPage, sort) => {
         const seen: number[] = [];
-        let url: string | undefined = `/api/v4/projects/1/registry/repositories/11/tags?pagination=keyset&order_by=name&sort=${sort}&per_page=${perPage}`;
+        let url: string | undefined =
+          `/api/v4/projects/1/registry/repositories/11/tags?pagination=keyset&order_by=name&sort=${sort}&per_page=${perPage}`;
         let pages = 0;
         while (url && pages++ < 40) {
           const r: { body: { name: string }[]; headers: Record<string, string> } = await api.get(url).set(auth);
           seen.push(...r.body.map((t: { name: string }) => Number(t.name.slice(3))));
           url = links(r.headers.link).next && pathOf(links(r.headers.link).next);
         }
-        const expected = seen.length ? Array.from({ length: seen.length }, (_, i) => (sort === 'asc' ? i : seen[0] - i)) : [];
+        const expected = seen.length
+          ? Array.from({ length: seen.length }, (_, i) => (sort === 'asc' ? i : seen[0] - i))
+          : [];
         expect(seen).toEqual(expected);
       }),
       { seed: SEED, numRuns: 15 },

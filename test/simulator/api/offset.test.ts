@@ -26,7 +26,9 @@ describe('offset pagination (item 4)', () => {
   });
 
   it('Link URLs are absolute and keep the other parameters', async () => {
-    const r = await api.get('/api/v4/projects/group%2Fsubgroup%2Fproject/issues?state=opened&labels=bug&per_page=3&page=2');
+    const r = await api.get(
+      '/api/v4/projects/group%2Fsubgroup%2Fproject/issues?state=opened&labels=bug&per_page=3&page=2',
+    );
     const l = links(r.headers.link);
     expect(Object.keys(l).sort()).toEqual(['first', 'last', 'next', 'prev']);
     for (const url of Object.values(l)) {
@@ -71,8 +73,13 @@ describe('offset pagination (item 4)', () => {
   it('refuses an offset beyond settings.maxOffset with a clear 400', async () => {
     const capped = setup({ settings: { maxOffset: 400 } });
     const token = mint(capped.sim, ['api']);
-    expect((await capped.api.get('/api/v4/projects/1/jobs?per_page=100&page=5').set('authorization', `Bearer ${token}`)).status).toBe(200);
-    const beyond = await capped.api.get('/api/v4/projects/1/jobs?per_page=100&page=6').set('authorization', `Bearer ${token}`);
+    expect(
+      (await capped.api.get('/api/v4/projects/1/jobs?per_page=100&page=5').set('authorization', `Bearer ${token}`))
+        .status,
+    ).toBe(200);
+    const beyond = await capped.api
+      .get('/api/v4/projects/1/jobs?per_page=100&page=6')
+      .set('authorization', `Bearer ${token}`);
     expect(beyond.status).toBe(400);
     expect(beyond.body.message).toMatch(/maximum allowed offset of 400/);
   });

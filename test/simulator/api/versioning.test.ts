@@ -28,16 +28,26 @@ describe('versioning and deprecations (item 6)', () => {
     const works = at('18.0');
     const registered = await works.api.post('/api/v4/runners').send({ token: 'registration-token' });
     expect(registered.status).toBe(201);
-    expect((await works.api.post('/api/v4/projects/1/runners/reset_registration_token').set(works.auth)).status).toBe(201);
+    expect((await works.api.post('/api/v4/projects/1/runners/reset_registration_token').set(works.auth)).status).toBe(
+      201,
+    );
     const gone = at('18.0', { runnerRegistrationGone: true });
-    for (const path of ['/api/v4/runners', '/api/v4/runners/reset_registration_token', '/api/v4/projects/1/runners/reset_registration_token', '/api/v4/groups/group/runners/reset_registration_token']) {
+    for (const path of [
+      '/api/v4/runners',
+      '/api/v4/runners/reset_registration_token',
+      '/api/v4/projects/1/runners/reset_registration_token',
+      '/api/v4/groups/group/runners/reset_registration_token',
+    ]) {
       const r = await gone.api.post(path).set(gone.auth).send({ token: 't' });
       expect(r.status, path).toBe(410);
     }
   });
 
   it('attributes removed in 17.0 are absent from 17.0 and present before', async () => {
-    for (const [release, present] of [['16.11', true], ['17.0', false]] as const) {
+    for (const [release, present] of [
+      ['16.11', true],
+      ['17.0', false],
+    ] as const) {
       const s = at(release);
       const project = await s.api.get('/api/v4/projects/1');
       expect('ci_job_token_scope_enabled' in project.body, release).toBe(present);
@@ -50,12 +60,17 @@ describe('versioning and deprecations (item 6)', () => {
 
   it('member_roles endpoints list, create and delete (administrators)', async () => {
     const s = at('18.0');
-    const created = await s.api.post('/api/v4/member_roles').set(s.auth).send({ name: 'Auditor', base_access_level: 10 });
+    const created = await s.api
+      .post('/api/v4/member_roles')
+      .set(s.auth)
+      .send({ name: 'Auditor', base_access_level: 10 });
     expect(created.status).toBe(201);
     expect((await s.api.get('/api/v4/member_roles').set(s.auth)).body).toEqual([created.body]);
     expect((await s.api.delete(`/api/v4/member_roles/${created.body.id}`).set(s.auth)).status).toBe(204);
     expect((await s.api.delete(`/api/v4/member_roles/${created.body.id}`).set(s.auth)).status).toBe(404);
-    expect((await s.api.post('/api/v4/member_roles').set(s.auth).send({ name: 'x', base_access_level: 11 })).status).toBe(400);
+    expect(
+      (await s.api.post('/api/v4/member_roles').set(s.auth).send({ name: 'x', base_access_level: 11 })).status,
+    ).toBe(400);
     const dev = { authorization: `Bearer ${mint(s.sim, ['api'], { username: 'developer' })}` };
     expect((await s.api.get('/api/v4/member_roles').set(dev)).status).toBe(403);
   });

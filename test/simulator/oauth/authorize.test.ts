@@ -4,7 +4,11 @@ import { app, code, consent, formFields, pkcePair, signIn, signInRoot, tokens, w
 
 const PAGE_SECURITY = { 'x-frame-options': 'DENY' };
 
-function authorizeQuery(w: ReturnType<typeof world>, role: 'confidential' | 'public' | 'limited', extra: Record<string, string> = {}) {
+function authorizeQuery(
+  w: ReturnType<typeof world>,
+  role: 'confidential' | 'public' | 'limited',
+  extra: Record<string, string> = {},
+) {
   const a = app(w.sim, role);
   return { client_id: a.uid, redirect_uri: a.redirectUris[0], response_type: 'code', ...extra };
 }
@@ -25,13 +29,20 @@ describe('sign-in page', () => {
     const w = world();
     const { admin } = seeded(w.sim);
     await w.browser.get('/users/sign_in');
-    const forged = await w.browser.post('/users/sign_in').type('form').send({ 'user[login]': admin.username, 'user[password]': admin.password });
+    const forged = await w.browser
+      .post('/users/sign_in')
+      .type('form')
+      .send({ 'user[login]': admin.username, 'user[password]': admin.password });
     expect(forged.status).toBe(422);
     const page = await w.browser.get('/users/sign_in');
     const wrong = await w.browser
       .post('/users/sign_in')
       .type('form')
-      .send({ ...formFields(page.text, 'sign-in'), 'user[login]': admin.username, 'user[password]': 'not-the-password' });
+      .send({
+        ...formFields(page.text, 'sign-in'),
+        'user[login]': admin.username,
+        'user[password]': 'not-the-password',
+      });
     expect(wrong.status).toBe(401);
     expect(wrong.text).toContain('Invalid login or password');
   });
@@ -81,7 +92,12 @@ describe('applications page', () => {
     expect(res.status).toBe(201);
     const uid = /id="application-id">([0-9a-f]+)</.exec(res.text)![1];
     const stored = w.sim.store.applications.get(uid)!;
-    expect(stored).toMatchObject({ name: 'My app', scopes: ['api', 'openid'], confidential: true, redirectUris: ['http://localhost:8080/cb', 'https://app.test/cb'] });
+    expect(stored).toMatchObject({
+      name: 'My app',
+      scopes: ['api', 'openid'],
+      confidential: true,
+      redirectUris: ['http://localhost:8080/cb', 'https://app.test/cb'],
+    });
     expect(uid).toMatch(/^[0-9a-f]{64}$/);
     expect(res.text).toContain(stored.secret);
     const again = await w.browser.get('/user_settings/applications');
@@ -140,7 +156,9 @@ describe('GET /oauth/authorize', () => {
       [{ code_challenge_method: 'S256' }, 'invalid_request'],
     ];
     for (const [extra, error] of cases) {
-      const res = await w.browser.get('/oauth/authorize').query(authorizeQuery(w, 'confidential', { state: 's 1', ...extra }));
+      const res = await w.browser
+        .get('/oauth/authorize')
+        .query(authorizeQuery(w, 'confidential', { state: 's 1', ...extra }));
       expect(res.status, JSON.stringify(extra)).toBe(302);
       const location = new URL(res.headers.location);
       expect(location.searchParams.get('error'), JSON.stringify(extra)).toBe(error);
@@ -182,7 +200,10 @@ describe('GET /oauth/authorize', () => {
     expect(page.status).toBe(200);
     const fields = formFields(page.text, 'consent');
     expect(fields.scope).toBe('api read_user');
-    const res = await w.browser.post('/oauth/authorize').type('form').send({ ...fields, decision: 'approve' });
+    const res = await w.browser
+      .post('/oauth/authorize')
+      .type('form')
+      .send({ ...fields, decision: 'approve' });
     expect(res.status).toBe(302);
     const location = new URL(res.headers.location);
     expect(location.origin + location.pathname).toBe(a.redirectUris[0]);
@@ -207,9 +228,16 @@ describe('GET /oauth/authorize', () => {
     await signInRoot(w);
     const page = await w.browser.get('/oauth/authorize').query(authorizeQuery(w, 'confidential'));
     const fields = formFields(page.text, 'consent');
-    const forged = await w.browser.post('/oauth/authorize').type('form').send({ ...fields, authenticity_token: 'x', decision: 'approve' });
+    const forged = await w.browser
+      .post('/oauth/authorize')
+      .type('form')
+      .send({ ...fields, authenticity_token: 'x', decision: 'approve' });
     expect(forged.status).toBe(422);
-    const anonymous = await w.http().post('/oauth/authorize').type('form').send({ ...fields, decision: 'approve' });
+    const anonymous = await w
+      .http()
+      .post('/oauth/authorize')
+      .type('form')
+      .send({ ...fields, decision: 'approve' });
     expect(anonymous.status).toBe(401);
     const tampered = await w.browser
       .post('/oauth/authorize')

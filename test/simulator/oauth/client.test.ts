@@ -23,7 +23,10 @@ beforeAll(async () => {
   served = await serve(createSimulator());
   config = (await (await fetch(`${served.url}/-/simulator/config`)).json()) as TargetConfig;
   const issuer = new URL(config.issuer!);
-  as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...insecure }));
+  as = await oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...insecure }),
+  );
 });
 
 afterAll(() => served.close());
@@ -34,7 +37,12 @@ function browser() {
   return async (url: string, init: { method?: string; form?: Record<string, string> } = {}) => {
     const headers: Record<string, string> = { cookie: await jar.getCookieString(url) };
     if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const res = await fetch(url, { method: init.method ?? 'GET', headers, body: init.form ? new URLSearchParams(init.form) : undefined, redirect: 'manual' });
+    const res = await fetch(url, {
+      method: init.method ?? 'GET',
+      headers,
+      body: init.form ? new URLSearchParams(init.form) : undefined,
+      redirect: 'manual',
+    });
     for (const cookie of res.headers.getSetCookie()) await jar.setCookie(cookie, url);
     return res;
   };
@@ -73,26 +81,52 @@ describe('oauth4webapi against the simulator', () => {
     const signInPage = await (await go(signInUrl)).text();
     res = await go(`${served.url}/users/sign_in`, {
       method: 'POST',
-      form: { ...formFields(signInPage, 'sign-in'), 'user[login]': config.user!.username, 'user[password]': config.user!.password },
+      form: {
+        ...formFields(signInPage, 'sign-in'),
+        'user[login]': config.user!.username,
+        'user[password]': config.user!.password,
+      },
     });
     expect(res.status).toBe(302);
     const consentPage = await (await go(new URL(res.headers.get('location')!, served.url).href)).text();
-    res = await go(`${served.url}/oauth/authorize`, { method: 'POST', form: { ...formFields(consentPage, 'consent'), decision: 'approve' } });
+    res = await go(`${served.url}/oauth/authorize`, {
+      method: 'POST',
+      form: { ...formFields(consentPage, 'consent'), decision: 'approve' },
+    });
     expect(res.status).toBe(302);
     const callback = new URL(res.headers.get('location')!);
 
     const params = oauth.validateAuthResponse(as, client, callback, state);
-    const codeResponse = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, pub.redirectUri, verifier, insecure);
-    const result = await oauth.processAuthorizationCodeResponse(as, client, codeResponse, { expectedNonce: nonce, requireIdToken: true });
+    const codeResponse = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      clientAuth,
+      params,
+      pub.redirectUri,
+      verifier,
+      insecure,
+    );
+    const result = await oauth.processAuthorizationCodeResponse(as, client, codeResponse, {
+      expectedNonce: nonce,
+      requireIdToken: true,
+    });
     expect(result.token_type).toBe('bearer');
     await oauth.validateApplicationLevelSignature(as, codeResponse, insecure);
     const claims = oauth.getValidatedIdTokenClaims(result)!;
     expect(claims.aud).toBe(pub.clientId);
     // The same check with jose, fetching the key set from jwks_uri.
-    const { payload } = await jwtVerify(result.id_token!, createRemoteJWKSet(new URL(as.jwks_uri!)), { issuer: as.issuer, audience: pub.clientId });
+    const { payload } = await jwtVerify(result.id_token!, createRemoteJWKSet(new URL(as.jwks_uri!)), {
+      issuer: as.issuer,
+      audience: pub.clientId,
+    });
     expect(payload.sub).toBe(claims.sub);
 
-    const userinfo = await oauth.processUserInfoResponse(as, client, claims.sub, await oauth.userInfoRequest(as, client, result.access_token, insecure));
+    const userinfo = await oauth.processUserInfoResponse(
+      as,
+      client,
+      claims.sub,
+      await oauth.userInfoRequest(as, client, result.access_token, insecure),
+    );
     expect(userinfo.preferred_username).toBe(config.user!.username);
 
     const refreshed = await oauth.processRefreshTokenResponse(
@@ -101,11 +135,17 @@ describe('oauth4webapi against the simulator', () => {
       await oauth.refreshTokenGrantRequest(as, client, clientAuth, result.refresh_token!, insecure),
     );
     expect(refreshed.access_token).not.toBe(result.access_token);
-    const old = await fetch(`${served.url}/oauth/token/info`, { headers: { authorization: `Bearer ${result.access_token}` } });
+    const old = await fetch(`${served.url}/oauth/token/info`, {
+      headers: { authorization: `Bearer ${result.access_token}` },
+    });
     expect(old.status).toBe(401);
 
-    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuth, refreshed.access_token, insecure));
-    const revoked = await fetch(`${served.url}/oauth/token/info`, { headers: { authorization: `Bearer ${refreshed.access_token}` } });
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, client, clientAuth, refreshed.access_token, insecure),
+    );
+    const revoked = await fetch(`${served.url}/oauth/token/info`, {
+      headers: { authorization: `Bearer ${refreshed.access_token}` },
+    });
     expect(revoked.status).toBe(401);
   });
 
@@ -118,7 +158,12 @@ describe('oauth4webapi against the simulator', () => {
       client,
       await oauth.deviceAuthorizationRequest(as, client, clientAuth, new URLSearchParams({ scope: 'api' }), insecure),
     );
-    const poll = async () => oauth.processDeviceCodeResponse(as, client, await oauth.deviceCodeGrantRequest(as, client, clientAuth, device.device_code, insecure));
+    const poll = async () =>
+      oauth.processDeviceCodeResponse(
+        as,
+        client,
+        await oauth.deviceCodeGrantRequest(as, client, clientAuth, device.device_code, insecure),
+      );
     await expect(poll()).rejects.toMatchObject({ error: 'authorization_pending' });
     const approve = await fetch(`${served.url}/-/simulator/device/approve`, {
       method: 'POST',
@@ -134,7 +179,9 @@ describe('oauth4webapi against the simulator', () => {
     const result = await poll();
     expect(result.token_type).toBe('bearer'); // oauth4webapi normalizes the case; the wire says Bearer
     expect(result.scope).toBe('api');
-    const me = await fetch(`${served.url}/oauth/token/info`, { headers: { authorization: `Bearer ${result.access_token}` } });
+    const me = await fetch(`${served.url}/oauth/token/info`, {
+      headers: { authorization: `Bearer ${result.access_token}` },
+    });
     expect(me.status).toBe(200);
   });
 });

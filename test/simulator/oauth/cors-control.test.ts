@@ -59,16 +59,32 @@ describe('control API', () => {
     expect(res.status).toBe(200);
     const c = res.body;
     expect(c.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1(:\d+)?$/);
-    expect(c).toMatchObject({ release: '17.0', offering: 'self-managed', features: { device_authorization_grant: false }, driver: { kind: 'simulator', signInPath: '/users/sign_in', loginField: 'user[login]', passwordField: 'user[password]' } });
+    expect(c).toMatchObject({
+      release: '17.0',
+      offering: 'self-managed',
+      features: { device_authorization_grant: false },
+      driver: {
+        kind: 'simulator',
+        signInPath: '/users/sign_in',
+        loginField: 'user[login]',
+        passwordField: 'user[password]',
+      },
+    });
     expect(c.user.username).toBe('root');
     expect(c.applications.public.clientSecret).toBeUndefined();
     expect(c.applications.confidential.clientSecret).toMatch(/^gloas-/);
     expect(c.applications.limited.scopes).toEqual(['read_user']);
-    expect(c.applications.confidential.scopes).toEqual(expect.arrayContaining(['api', 'read_user', 'openid', 'profile']));
+    expect(c.applications.confidential.scopes).toEqual(
+      expect.arrayContaining(['api', 'read_user', 'openid', 'profile']),
+    );
     expect(c.applications.public.scopes).toEqual(['api', 'openid']);
     expect(typeof c.personalAccessToken).toBe('string');
     expect(c.fixtures).toBeTypeOf('object');
-    const pw = await w.http().post('/oauth/token').type('form').send({ grant_type: 'password', username: c.user.username, password: c.user.password });
+    const pw = await w
+      .http()
+      .post('/oauth/token')
+      .type('form')
+      .send({ grant_type: 'password', username: c.user.username, password: c.user.password });
     expect(pw.status).toBe(200);
   });
 
@@ -95,15 +111,28 @@ describe('control API', () => {
       expect(bad.status).toBe(400);
       expect(typeof bad.body.message).toBe('string');
     }
-    expect((await w.http().post('/-/simulator/clock').set('content-type', 'application/json').send('{')).status).toBe(400);
+    expect((await w.http().post('/-/simulator/clock').set('content-type', 'application/json').send('{')).status).toBe(
+      400,
+    );
   });
 
   it('POST applications and users create records that work at once', async () => {
     const w = world();
-    const created = await w.http().post('/-/simulator/applications').send({ name: 'CI', redirectUri: 'http://127.0.0.1:9/cb', scopes: 'api read_user', confidential: true });
+    const created = await w
+      .http()
+      .post('/-/simulator/applications')
+      .send({ name: 'CI', redirectUri: 'http://127.0.0.1:9/cb', scopes: 'api read_user', confidential: true });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ name: 'CI', scopes: ['api', 'read_user'], confidential: true, redirectUri: 'http://127.0.0.1:9/cb' });
-    const user = await w.http().post('/-/simulator/users').send({ username: 'alice', password: 'pw-alice', groups: ['g1'] });
+    expect(created.body).toMatchObject({
+      name: 'CI',
+      scopes: ['api', 'read_user'],
+      confidential: true,
+      redirectUri: 'http://127.0.0.1:9/cb',
+    });
+    const user = await w
+      .http()
+      .post('/-/simulator/users')
+      .send({ username: 'alice', password: 'pw-alice', groups: ['g1'] });
     expect(user.status).toBe(201);
     const token = await w
       .http()
@@ -113,17 +142,48 @@ describe('control API', () => {
       .send({ grant_type: 'password', username: 'alice', password: 'pw-alice', scope: 'read_user' });
     expect(token.status).toBe(200);
     expect((await w.http().post('/-/simulator/users').send({ username: 'alice' })).status).toBe(400);
-    expect((await w.http().post('/-/simulator/applications').send({ name: 'x', redirectUri: 'nope', scopes: ['api'] })).status).toBe(400);
-    expect((await w.http().post('/-/simulator/applications').send({ name: 'x', redirectUri: 'https://a.test/', scopes: ['sudo'] })).status).toBe(400);
-    expect((await world({ devMode: false }).http().post('/-/simulator/applications').send({ name: 'x', redirectUri: 'http://a.test/', scopes: ['api'] })).status).toBe(400);
+    expect(
+      (
+        await w
+          .http()
+          .post('/-/simulator/applications')
+          .send({ name: 'x', redirectUri: 'nope', scopes: ['api'] })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await w
+          .http()
+          .post('/-/simulator/applications')
+          .send({ name: 'x', redirectUri: 'https://a.test/', scopes: ['sudo'] })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await world({ devMode: false })
+          .http()
+          .post('/-/simulator/applications')
+          .send({ name: 'x', redirectUri: 'http://a.test/', scopes: ['api'] })
+      ).status,
+    ).toBe(400);
   });
 
   it('GET stats counts live tokens, codes and device codes', async () => {
     const w = world();
     const c = (await w.http().get('/-/simulator/config')).body;
     const base = (await w.http().get('/-/simulator/stats')).body;
-    expect(base).toMatchObject({ accessTokens: 0, refreshTokens: 0, codes: 0, deviceCodes: 0, personalAccessTokens: 1 });
-    await w.http().post('/oauth/token').type('form').send({ grant_type: 'password', username: c.user.username, password: c.user.password });
+    expect(base).toMatchObject({
+      accessTokens: 0,
+      refreshTokens: 0,
+      codes: 0,
+      deviceCodes: 0,
+      personalAccessTokens: 1,
+    });
+    await w
+      .http()
+      .post('/oauth/token')
+      .type('form')
+      .send({ grant_type: 'password', username: c.user.username, password: c.user.password });
     await w.http().post('/oauth/authorize_device').type('form').send({ client_id: c.applications.public.clientId });
     const after = (await w.http().get('/-/simulator/stats')).body;
     expect(after).toMatchObject({ accessTokens: 1, deviceCodes: 1 });
@@ -148,15 +208,32 @@ describe('control API: settings and tokens', () => {
   it('POST settings changes settings at once, answers all of them, and reset restores the start values', async () => {
     const w = world({ settings: { maxOffset: 1234 } });
     const { admin } = seeded(w.sim);
-    const grant = () => w.http().post('/oauth/token').type('form').send({ grant_type: 'password', username: admin.username, password: admin.password });
+    const grant = () =>
+      w
+        .http()
+        .post('/oauth/token')
+        .type('form')
+        .send({ grant_type: 'password', username: admin.username, password: admin.password });
     expect((await grant()).status).toBe(200);
-    const changed = await w.http().post('/-/simulator/settings').send({ gitPasswordAuth: false, maxOffset: 10, rateLimit: { requests: 5, periodSeconds: 60 } });
+    const changed = await w
+      .http()
+      .post('/-/simulator/settings')
+      .send({ gitPasswordAuth: false, maxOffset: 10, rateLimit: { requests: 5, periodSeconds: 60 } });
     expect(changed.status).toBe(200);
-    expect(changed.body).toMatchObject({ gitPasswordAuth: false, maxOffset: 10, rateLimit: { requests: 5, periodSeconds: 60 }, passwordGrantClientCredentialsOnly: false });
+    expect(changed.body).toMatchObject({
+      gitPasswordAuth: false,
+      maxOffset: 10,
+      rateLimit: { requests: 5, periodSeconds: 60 },
+      passwordGrantClientCredentialsOnly: false,
+    });
     expect((await grant()).body.error).toBe('invalid_grant');
     expect((await w.http().post('/-/simulator/settings').send({})).body).toEqual(changed.body);
     await w.http().post('/-/simulator/reset');
-    expect((await w.http().get('/-/simulator/settings')).body).toMatchObject({ gitPasswordAuth: true, maxOffset: 1234, rateLimit: null });
+    expect((await w.http().get('/-/simulator/settings')).body).toMatchObject({
+      gitPasswordAuth: true,
+      maxOffset: 1234,
+      rateLimit: null,
+    });
     expect((await grant()).status).toBe(200);
   });
 
@@ -174,7 +251,10 @@ describe('control API: settings and tokens', () => {
       [[true], /JSON object/],
     ];
     for (const [body, message] of bad) {
-      const res = await w.http().post('/-/simulator/settings').send(body as object);
+      const res = await w
+        .http()
+        .post('/-/simulator/settings')
+        .send(body as object);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.message).toMatch(message);
     }
@@ -183,19 +263,39 @@ describe('control API: settings and tokens', () => {
 
   it('POST tokens mints a token for a user and scopes, without expiry when expiresIn is null', async () => {
     const w = world();
-    const forever = await w.http().post('/-/simulator/tokens').send({ scopes: ['read_user'], expiresIn: null });
+    const forever = await w
+      .http()
+      .post('/-/simulator/tokens')
+      .send({ scopes: ['read_user'], expiresIn: null });
     expect(forever.status).toBe(201);
     expect(Object.keys(forever.body)).toEqual(['access_token']);
     w.sim.clock.advance(L.accessTokenLifetime * 10);
     const info = await w.http().get('/oauth/token/info').set('authorization', `Bearer ${forever.body.access_token}`);
-    expect(info.body).toMatchObject({ scope: ['read_user'], expires_in: null, expires_in_seconds: null, application: { uid: app(w.sim, 'confidential').uid } });
+    expect(info.body).toMatchObject({
+      scope: ['read_user'],
+      expires_in: null,
+      expires_in_seconds: null,
+      application: { uid: app(w.sim, 'confidential').uid },
+    });
     const user = await w.http().post('/-/simulator/users').send({ username: 'bob', password: 'pw-bob' });
     const timed = await w.http().post('/-/simulator/tokens').send({ username: 'bob', scopes: 'api', expiresIn: 60 });
     const timedInfo = await w.http().get('/oauth/token/info').query({ access_token: timed.body.access_token });
     expect(timedInfo.body).toMatchObject({ resource_owner_id: user.body.id, expires_in: 60 });
-    for (const body of [{}, { scopes: ['sudo'] }, { scopes: ['api'], expiresIn: 0 }, { scopes: ['api'], expiresIn: 'never' }]) {
+    for (const body of [
+      {},
+      { scopes: ['sudo'] },
+      { scopes: ['api'], expiresIn: 0 },
+      { scopes: ['api'], expiresIn: 'never' },
+    ]) {
       expect((await w.http().post('/-/simulator/tokens').send(body)).status, JSON.stringify(body)).toBe(400);
     }
-    expect((await w.http().post('/-/simulator/tokens').send({ scopes: ['api'], username: 'nobody' })).status).toBe(404);
+    expect(
+      (
+        await w
+          .http()
+          .post('/-/simulator/tokens')
+          .send({ scopes: ['api'], username: 'nobody' })
+      ).status,
+    ).toBe(404);
   });
 });

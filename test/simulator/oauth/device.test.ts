@@ -6,11 +6,19 @@ const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 async function start(w: World, scope?: string) {
   const pub = app(w.sim, 'public');
-  return w.http().post('/oauth/authorize_device').type('form').send(scope ? { client_id: pub.uid, scope } : { client_id: pub.uid });
+  return w
+    .http()
+    .post('/oauth/authorize_device')
+    .type('form')
+    .send(scope ? { client_id: pub.uid, scope } : { client_id: pub.uid });
 }
 
 const poll = (w: World, deviceCode: string, clientId = app(w.sim, 'public').uid) =>
-  w.http().post('/oauth/token').type('form').send({ grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: clientId });
+  w
+    .http()
+    .post('/oauth/token')
+    .type('form')
+    .send({ grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: clientId });
 
 describe('POST /oauth/authorize_device', () => {
   it('returns the device authorization response: codes, verification URIs, expires_in and interval', async () => {
@@ -19,7 +27,14 @@ describe('POST /oauth/authorize_device', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(Object.keys(res.body).sort()).toEqual(['device_code', 'expires_in', 'interval', 'user_code', 'verification_uri', 'verification_uri_complete']);
+    expect(Object.keys(res.body).sort()).toEqual([
+      'device_code',
+      'expires_in',
+      'interval',
+      'user_code',
+      'verification_uri',
+      'verification_uri_complete',
+    ]);
     expect(res.body.expires_in).toBe(L.deviceCodeLifetime);
     expect(res.body.interval).toBe(L.deviceInterval);
     const page = new URL(res.body.verification_uri);
@@ -71,7 +86,12 @@ describe('polling', () => {
     w.sim.clock.advance(record.interval);
     const ok = await poll(w, body.device_code);
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ token_type: 'Bearer', expires_in: L.accessTokenLifetime, scope: 'api openid', created_at: w.sim.clock.nowSeconds() });
+    expect(ok.body).toMatchObject({
+      token_type: 'Bearer',
+      expires_in: L.accessTokenLifetime,
+      scope: 'api openid',
+      created_at: w.sim.clock.nowSeconds(),
+    });
     expect(ok.body.refresh_token).toBeUndefined();
     const info = await w.http().get('/oauth/token/info').set('authorization', `Bearer ${ok.body.access_token}`);
     expect(info.status).toBe(200);
@@ -79,13 +99,17 @@ describe('polling', () => {
     expect((await poll(w, body.device_code)).body.error).toBe('invalid_grant');
   });
 
-  it('refuses an unknown device code, another client\'s code, and a missing device_code', async () => {
+  it("refuses an unknown device code, another client's code, and a missing device_code", async () => {
     const w = world();
     const { body } = await start(w);
     expect((await poll(w, 'nope')).body.error).toBe('invalid_grant');
     const conf = app(w.sim, 'confidential');
     expect((await poll(w, body.device_code, conf.uid)).body.error).toBe('invalid_grant');
-    const missing = await w.http().post('/oauth/token').type('form').send({ grant_type: DEVICE_GRANT, client_id: conf.uid });
+    const missing = await w
+      .http()
+      .post('/oauth/token')
+      .type('form')
+      .send({ grant_type: DEVICE_GRANT, client_id: conf.uid });
     expect(missing.body.error).toBe('invalid_request');
   });
 
@@ -94,7 +118,10 @@ describe('polling', () => {
     await signInRoot(w);
     const denied = (await start(w)).body;
     const page = await w.browser.get('/oauth/device').query({ user_code: denied.user_code });
-    await w.browser.post('/oauth/device').type('form').send({ ...formFields(page.text, 'device'), user_code: denied.user_code, decision: 'deny' });
+    await w.browser
+      .post('/oauth/device')
+      .type('form')
+      .send({ ...formFields(page.text, 'device'), user_code: denied.user_code, decision: 'deny' });
     expect((await poll(w, denied.device_code)).body.error).toBe('access_denied');
     const late = (await start(w)).body;
     w.sim.clock.advance(L.deviceCodeLifetime);
@@ -122,12 +149,21 @@ describe('GET /oauth/device (verification page)', () => {
     const { body } = await start(w);
     const page = await w.browser.get('/oauth/device');
     const fields = formFields(page.text, 'device');
-    const unknown = await w.browser.post('/oauth/device').type('form').send({ ...fields, user_code: 'BBBB-BBBB', decision: 'approve' });
+    const unknown = await w.browser
+      .post('/oauth/device')
+      .type('form')
+      .send({ ...fields, user_code: 'BBBB-BBBB', decision: 'approve' });
     expect(unknown.status).toBe(404);
-    const forged = await w.browser.post('/oauth/device').type('form').send({ user_code: body.user_code, decision: 'approve' });
+    const forged = await w.browser
+      .post('/oauth/device')
+      .type('form')
+      .send({ user_code: body.user_code, decision: 'approve' });
     expect(forged.status).toBe(422);
     const typed = body.user_code.replace('-', '').toLowerCase();
-    const ok = await w.browser.post('/oauth/device').type('form').send({ ...fields, user_code: typed, decision: 'approve' });
+    const ok = await w.browser
+      .post('/oauth/device')
+      .type('form')
+      .send({ ...fields, user_code: typed, decision: 'approve' });
     expect(ok.status).toBe(200);
     expect(ok.text).toContain('data-page="device_approved"');
     expect(w.sim.store.deviceCodes.get(body.device_code)!.state).toBe('authorized');

@@ -37,19 +37,27 @@ const PROBES: Record<string, (w: World) => Promise<boolean>> = {
   },
   'redirect-uri-unchecked': async (w) => {
     const c = await code(w, 'confidential');
-    return (await token(w, { ...exchangeForm(w, 'confidential', c.code), redirect_uri: 'https://client.test/other' })).body.error === 'invalid_grant';
+    return (
+      (await token(w, { ...exchangeForm(w, 'confidential', c.code), redirect_uri: 'https://client.test/other' })).body
+        .error === 'invalid_grant'
+    );
   },
   'authorize-open-redirect': async (w) => {
     const a = app(w.sim, 'confidential');
-    const res = await w.browser.get('/oauth/authorize').query({ client_id: a.uid, redirect_uri: 'https://evil.test/cb', response_type: 'code' });
+    const res = await w.browser
+      .get('/oauth/authorize')
+      .query({ client_id: a.uid, redirect_uri: 'https://evil.test/cb', response_type: 'code' });
     return res.status === 400 && res.headers.location === undefined;
   },
   'scope-not-enforced': async (w) => {
     const a = app(w.sim, 'limited');
-    const res = await w.browser.get('/oauth/authorize').query({ client_id: a.uid, redirect_uri: a.redirectUris[0], response_type: 'code', scope: 'api' });
+    const res = await w.browser
+      .get('/oauth/authorize')
+      .query({ client_id: a.uid, redirect_uri: a.redirectUris[0], response_type: 'code', scope: 'api' });
     return res.status === 302 && new URL(res.headers.location).searchParams.get('error') === 'invalid_scope';
   },
-  'state-dropped': async (w) => (await consent(w, 'confidential', { state: 'st' })).location.searchParams.get('state') === 'st',
+  'state-dropped': async (w) =>
+    (await consent(w, 'confidential', { state: 'st' })).location.searchParams.get('state') === 'st',
   'refresh-token-reusable': async (w) => {
     const t = await tokens(w, 'confidential');
     await token(w, refreshForm(w, t.refresh_token));
@@ -63,12 +71,20 @@ const PROBES: Record<string, (w: World) => Promise<boolean>> = {
   'token-type-case': async (w) => (await tokens(w, 'confidential')).token_type === 'bearer',
   'token-cacheable': async (w) => (await token(w, { grant_type: 'nope' })).headers['cache-control'] === 'no-store',
   'invalid-client-no-challenge': async (w) => {
-    const res = await token(w, { grant_type: 'authorization_code', client_id: 'unknown', code: 'x', redirect_uri: 'https://x.test/' });
+    const res = await token(w, {
+      grant_type: 'authorization_code',
+      client_id: 'unknown',
+      code: 'x',
+      redirect_uri: 'https://x.test/',
+    });
     return res.status === 401 && res.headers['www-authenticate'] !== undefined;
   },
   'password-grant-two-factor': async (w) => {
     const { twoFactorUser: u } = seeded(w.sim);
-    return (await token(w, { grant_type: 'password', username: u.username, password: u.password })).body.error === 'invalid_grant';
+    return (
+      (await token(w, { grant_type: 'password', username: u.username, password: u.password })).body.error ===
+      'invalid_grant'
+    );
   },
   'no-slow-down': async (w) => {
     const d = await deviceStart(w);
@@ -90,7 +106,11 @@ const PROBES: Record<string, (w: World) => Promise<boolean>> = {
   'revoke-ignored': async (w) => {
     const t = await tokens(w, 'confidential');
     const a = app(w.sim, 'confidential');
-    await w.http().post('/oauth/revoke').type('form').send({ client_id: a.uid, client_secret: a.secret, token: t.access_token });
+    await w
+      .http()
+      .post('/oauth/revoke')
+      .type('form')
+      .send({ client_id: a.uid, client_secret: a.secret, token: t.access_token });
     return (await info(w, t.access_token)).status === 401;
   },
   'token-info-no-aliases': async (w) => {
@@ -101,7 +121,11 @@ const PROBES: Record<string, (w: World) => Promise<boolean>> = {
     const res = await w
       .http()
       .options('/oauth/token')
-      .set({ origin: 'https://spa.test', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-requested-with' });
+      .set({
+        origin: 'https://spa.test',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-requested-with',
+      });
     return !/x-requested-with/i.test(res.headers['access-control-allow-headers'] ?? '');
   },
   'pkce-verifier-format-unchecked': async (w) => {
@@ -119,7 +143,10 @@ const PROBES: Record<string, (w: World) => Promise<boolean>> = {
     return keys.length > 0 && keys.every((k) => !('d' in k) && !('p' in k));
   },
   'cors-no-preflight': async (w) => {
-    const res = await w.http().options('/oauth/token').set({ origin: 'https://spa.test', 'access-control-request-method': 'POST' });
+    const res = await w
+      .http()
+      .options('/oauth/token')
+      .set({ origin: 'https://spa.test', 'access-control-request-method': 'POST' });
     return res.status === 204 && res.headers['access-control-allow-origin'] === '*';
   },
   'code-never-expires': async (w) => {
@@ -130,15 +157,26 @@ const PROBES: Record<string, (w: World) => Promise<boolean>> = {
   'password-client-credentials-setting-ignored': async (w) => {
     const { admin } = seeded(w.sim);
     await w.http().post('/-/simulator/settings').send({ passwordGrantClientCredentialsOnly: true });
-    return (await token(w, { grant_type: 'password', username: admin.username, password: admin.password })).body.error === 'invalid_client';
+    return (
+      (await token(w, { grant_type: 'password', username: admin.username, password: admin.password })).body.error ===
+      'invalid_client'
+    );
   },
   'git-password-setting-ignored': async (w) => {
     const { admin } = seeded(w.sim);
     await w.http().post('/-/simulator/settings').send({ gitPasswordAuth: false });
-    return (await token(w, { grant_type: 'password', username: admin.username, password: admin.password })).body.error === 'invalid_grant';
+    return (
+      (await token(w, { grant_type: 'password', username: admin.username, password: admin.password })).body.error ===
+      'invalid_grant'
+    );
   },
   'token-info-expiry-never-null': async (w) => {
-    const { access_token } = (await w.http().post('/-/simulator/tokens').send({ scopes: ['api'], expiresIn: null })).body;
+    const { access_token } = (
+      await w
+        .http()
+        .post('/-/simulator/tokens')
+        .send({ scopes: ['api'], expiresIn: null })
+    ).body;
     const body = (await info(w, access_token)).body;
     return body.expires_in === null && body.expires_in_seconds === null;
   },

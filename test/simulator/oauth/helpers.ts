@@ -30,7 +30,12 @@ export function app(sim: Sim, role: AppRole) {
 }
 
 export function unescapeHtml(text: string): string {
-  return text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 /** The hidden inputs of the form with this id (what the page carries for the browser). */
@@ -76,7 +81,11 @@ export interface CodeOptions {
 }
 
 /** Authorize in the browser (signed in already) and approve the consent form: the redirect URL. */
-export async function consent(w: World, role: AppRole, options: CodeOptions = {}): Promise<{ location: URL; verifier?: string }> {
+export async function consent(
+  w: World,
+  role: AppRole,
+  options: CodeOptions = {},
+): Promise<{ location: URL; verifier?: string }> {
   const a = app(w.sim, role);
   const pair = options.pkce || !a.confidential ? pkcePair(options.verifier) : undefined;
   const query: Record<string, string> = { client_id: a.uid, redirect_uri: a.redirectUris[0], response_type: 'code' };
@@ -85,7 +94,8 @@ export async function consent(w: World, role: AppRole, options: CodeOptions = {}
   if (options.nonce !== undefined) query.nonce = options.nonce;
   if (pair) Object.assign(query, { code_challenge: pair.challenge, code_challenge_method: 'S256' });
   const page = await w.browser.get('/oauth/authorize').query(query);
-  if (page.status !== 200) throw new Error(`authorize answered ${page.status} ${page.headers.location ?? page.text.slice(0, 300)}`);
+  if (page.status !== 200)
+    throw new Error(`authorize answered ${page.status} ${page.headers.location ?? page.text.slice(0, 300)}`);
   const fields = formFields(page.text, 'consent');
   const res = await w.browser
     .post('/oauth/authorize')
@@ -96,7 +106,11 @@ export async function consent(w: World, role: AppRole, options: CodeOptions = {}
 }
 
 /** A fresh authorization code of an application, with the verifier when PKCE was used. */
-export async function code(w: World, role: AppRole, options: CodeOptions = {}): Promise<{ code: string; verifier?: string }> {
+export async function code(
+  w: World,
+  role: AppRole,
+  options: CodeOptions = {},
+): Promise<{ code: string; verifier?: string }> {
   const { location, verifier } = await consent(w, role, options);
   const value = location.searchParams.get('code');
   if (!value) throw new Error(`no code in ${location}`);
@@ -106,7 +120,12 @@ export async function code(w: World, role: AppRole, options: CodeOptions = {}): 
 /** The token-endpoint form of a code exchange as the source's table lists it for this app. */
 export function exchangeForm(w: World, role: AppRole, value: string, verifier?: string): Record<string, string> {
   const a = app(w.sim, role);
-  const form: Record<string, string> = { grant_type: 'authorization_code', client_id: a.uid, code: value, redirect_uri: a.redirectUris[0] };
+  const form: Record<string, string> = {
+    grant_type: 'authorization_code',
+    client_id: a.uid,
+    code: value,
+    redirect_uri: a.redirectUris[0],
+  };
   if (a.confidential) form.client_secret = a.secret;
   if (verifier) form.code_verifier = verifier;
   return form;
@@ -114,9 +133,20 @@ export function exchangeForm(w: World, role: AppRole, value: string, verifier?: 
 
 export async function tokens(w: World, role: AppRole, options: CodeOptions = {}) {
   const c = await code(w, role, options);
-  const res = await w.http().post('/oauth/token').type('form').send(exchangeForm(w, role, c.code, c.verifier));
+  const res = await w
+    .http()
+    .post('/oauth/token')
+    .type('form')
+    .send(exchangeForm(w, role, c.code, c.verifier));
   if (res.status !== 200) throw new Error(`exchange failed: ${res.status} ${res.text}`);
-  return res.body as { access_token: string; refresh_token: string; id_token?: string; token_type: string; expires_in: number; created_at: number };
+  return res.body as {
+    access_token: string;
+    refresh_token: string;
+    id_token?: string;
+    token_type: string;
+    expires_in: number;
+    created_at: number;
+  };
 }
 
 export const L = limits();

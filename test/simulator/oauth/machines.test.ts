@@ -56,20 +56,23 @@ function seen(res: { status: number; body: any; text: string; headers: Record<st
 function tableTests<T>(name: string, make: () => Promise<{ h: Harness<T> }>) {
   describe(`machine ${name}`, () => {
     const rows = machine(name).rows;
-    it.each(rows.map((r) => [`${r.state} --${r.trigger}[${r.condition}]--> ${r.next}`, r] as const))('%s', async (_label, row) => {
-      const { h } = await make();
-      const t = await h.reach(row.state, row);
-      const answer = await h.fire(t, row);
-      expect(answer.status).toBe(row.result.status);
-      if (row.result.error) expect(answer.error).toBe(row.result.error);
-      if (row.result.page) expect(answer.page).toBe(row.result.page);
-      if (row.result.body) {
-        const check = BODIES[row.result.body];
-        if (!check) throw new Error(`no body check for ${row.result.body}`);
-        check(answer.body!);
-      }
-      expect(h.state(t)).toBe(row.next);
-    });
+    it.each(rows.map((r) => [`${r.state} --${r.trigger}[${r.condition}]--> ${r.next}`, r] as const))(
+      '%s',
+      async (_label, row) => {
+        const { h } = await make();
+        const t = await h.reach(row.state, row);
+        const answer = await h.fire(t, row);
+        expect(answer.status).toBe(row.result.status);
+        if (row.result.error) expect(answer.error).toBe(row.result.error);
+        if (row.result.page) expect(answer.page).toBe(row.result.page);
+        if (row.result.body) {
+          const check = BODIES[row.result.body];
+          if (!check) throw new Error(`no body check for ${row.result.body}`);
+          check(answer.body!);
+        }
+        expect(h.state(t)).toBe(row.next);
+      },
+    );
   });
 }
 
@@ -79,15 +82,30 @@ tableTests('device-authorization', async () => {
   await signInRoot(w);
   const pub = app(w.sim, 'public');
   const poll = (d: DeviceCode) =>
-    w.http().post('/oauth/token').type('form').send({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', client_id: pub.uid, device_code: d.deviceCode });
+    w
+      .http()
+      .post('/oauth/token')
+      .type('form')
+      .send({
+        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+        client_id: pub.uid,
+        device_code: d.deviceCode,
+      });
   const decide = async (d: DeviceCode, decision: string) => {
     const page = await w.browser.get('/oauth/device').query({ user_code: d.userCode });
-    return w.browser.post('/oauth/device').type('form').send({ ...formFields(page.text, 'device'), user_code: d.userCode, decision });
+    return w.browser
+      .post('/oauth/device')
+      .type('form')
+      .send({ ...formFields(page.text, 'device'), user_code: d.userCode, decision });
   };
   const wait = () => w.sim.clock.advance(L.deviceInterval);
   const h: Harness<DeviceCode> = {
     async reach(state) {
-      const res = await w.http().post('/oauth/authorize_device').type('form').send({ client_id: pub.uid, scope: 'api' });
+      const res = await w
+        .http()
+        .post('/oauth/authorize_device')
+        .type('form')
+        .send({ client_id: pub.uid, scope: 'api' });
       const d = w.sim.store.deviceCodes.get(res.body.device_code)!;
       if (state === 'pending') return d;
       if (state === 'authorized' || state === 'consumed') await decide(d, 'approve');
@@ -139,15 +157,31 @@ tableTests('authorization-code', async () => {
       const form = { ...t.form };
       const limited = app(w.sim, 'limited');
       switch (row.condition) {
-        case 'client_auth_failed': form.client_secret = 'wrong'; break;
-        case 'client_mismatch': Object.assign(form, { client_id: limited.uid, client_secret: limited.secret }); break;
-        case 'code_expired': w.sim.clock.advance(L.authorizationCodeLifetime); break;
-        case 'redirect_uri_mismatch': form.redirect_uri = 'https://client.test/elsewhere'; break;
-        case 'verifier_missing': delete form.code_verifier; break;
-        case 'verifier_malformed': form.code_verifier = 'short'; break;
-        case 'verifier_mismatch': form.code_verifier = pkcePair().verifier; break;
-        case 'otherwise': break;
-        default: noScenario(row);
+        case 'client_auth_failed':
+          form.client_secret = 'wrong';
+          break;
+        case 'client_mismatch':
+          Object.assign(form, { client_id: limited.uid, client_secret: limited.secret });
+          break;
+        case 'code_expired':
+          w.sim.clock.advance(L.authorizationCodeLifetime);
+          break;
+        case 'redirect_uri_mismatch':
+          form.redirect_uri = 'https://client.test/elsewhere';
+          break;
+        case 'verifier_missing':
+          delete form.code_verifier;
+          break;
+        case 'verifier_malformed':
+          form.code_verifier = 'short';
+          break;
+        case 'verifier_mismatch':
+          form.code_verifier = pkcePair().verifier;
+          break;
+        case 'otherwise':
+          break;
+        default:
+          noScenario(row);
       }
       if (row.trigger !== 'exchange') noScenario(row);
       return seen(await exchange(form));
@@ -171,10 +205,24 @@ tableTests('token-refresh', async () => {
   const w = world();
   await signInRoot(w);
   const conf = app(w.sim, 'confidential');
-  const refresh = (token: string, client: Record<string, string> = { client_id: conf.uid, client_secret: conf.secret }) =>
-    w.http().post('/oauth/token').type('form').send({ grant_type: 'refresh_token', refresh_token: token, ...client });
-  const revoke = (token: string, client: Record<string, string> = { client_id: conf.uid, client_secret: conf.secret }) =>
-    w.http().post('/oauth/revoke').type('form').send({ token, ...client });
+  const refresh = (
+    token: string,
+    client: Record<string, string> = { client_id: conf.uid, client_secret: conf.secret },
+  ) =>
+    w
+      .http()
+      .post('/oauth/token')
+      .type('form')
+      .send({ grant_type: 'refresh_token', refresh_token: token, ...client });
+  const revoke = (
+    token: string,
+    client: Record<string, string> = { client_id: conf.uid, client_secret: conf.secret },
+  ) =>
+    w
+      .http()
+      .post('/oauth/revoke')
+      .type('form')
+      .send({ token, ...client });
   const h: Harness<RefreshToken> = {
     async reach(state) {
       const t = await tokens(w, 'confidential');
@@ -200,7 +248,12 @@ tableTests('revocation', async () => {
   const w = world();
   await signInRoot(w);
   const conf = app(w.sim, 'confidential');
-  const revoke = (token: string, client: Record<string, string>) => w.http().post('/oauth/revoke').type('form').send({ token, ...client });
+  const revoke = (token: string, client: Record<string, string>) =>
+    w
+      .http()
+      .post('/oauth/revoke')
+      .type('form')
+      .send({ token, ...client });
   const h: Harness<AccessToken> = {
     async reach(state) {
       const t = await tokens(w, 'confidential');
@@ -209,7 +262,8 @@ tableTests('revocation', async () => {
     },
     async fire(a, row) {
       if (row.trigger === 'revoke') return seen(await revoke(a.token, clientForm(w, row.condition, row)));
-      if (row.trigger === 'use' && row.condition === 'otherwise') return seen(await w.http().get('/oauth/token/info').set('authorization', `Bearer ${a.token}`));
+      if (row.trigger === 'use' && row.condition === 'otherwise')
+        return seen(await w.http().get('/oauth/token/info').set('authorization', `Bearer ${a.token}`));
       return noScenario(row);
     },
     state: (a) => (a.revokedAt === null ? 'live' : 'revoked'),
@@ -225,17 +279,30 @@ tableTests('access-token', async () => {
   const confClient = { client_id: conf.uid, client_secret: conf.secret };
   type A = { access: AccessToken; refresh: string };
   const stateOf = (a: A): string => {
-    if (a.access.revokedAt !== null) return w.sim.store.refreshTokens.get(a.refresh)!.state === 'rotated' ? 'superseded' : 'revoked';
+    if (a.access.revokedAt !== null)
+      return w.sim.store.refreshTokens.get(a.refresh)!.state === 'rotated' ? 'superseded' : 'revoked';
     return tokenExpired(w.sim, a.access) ? 'expired' : 'active';
   };
   const h: Harness<A> = {
     async reach(state, row) {
       // /oauth/userinfo needs openid: a token without it plays "scope_insufficient".
-      const t = await tokens(w, 'confidential', { scope: row.condition === 'scope_insufficient' ? 'api' : 'api openid' });
+      const t = await tokens(w, 'confidential', {
+        scope: row.condition === 'scope_insufficient' ? 'api' : 'api openid',
+      });
       const a = { access: w.sim.store.accessTokens.get(t.access_token)!, refresh: t.refresh_token };
       if (state === 'expired') w.sim.clock.advance(L.accessTokenLifetime);
-      if (state === 'revoked') await w.http().post('/oauth/revoke').type('form').send({ token: t.access_token, ...confClient });
-      if (state === 'superseded') await w.http().post('/oauth/token').type('form').send({ grant_type: 'refresh_token', refresh_token: t.refresh_token, ...confClient });
+      if (state === 'revoked')
+        await w
+          .http()
+          .post('/oauth/revoke')
+          .type('form')
+          .send({ token: t.access_token, ...confClient });
+      if (state === 'superseded')
+        await w
+          .http()
+          .post('/oauth/token')
+          .type('form')
+          .send({ grant_type: 'refresh_token', refresh_token: t.refresh_token, ...confClient });
       expect(stateOf(a)).toBe(state);
       return a;
     },
@@ -245,9 +312,22 @@ tableTests('access-token', async () => {
         if (!['token_expired', 'scope_insufficient', 'otherwise'].includes(row.condition)) noScenario(row);
         return seen(await w.http().get('/oauth/userinfo').set('authorization', `Bearer ${a.access.token}`));
       }
-      if (row.trigger === 'revoke') return seen(await w.http().post('/oauth/revoke').type('form').send({ token: a.access.token, ...clientForm(w, row.condition, row) }));
+      if (row.trigger === 'revoke')
+        return seen(
+          await w
+            .http()
+            .post('/oauth/revoke')
+            .type('form')
+            .send({ token: a.access.token, ...clientForm(w, row.condition, row) }),
+        );
       if (row.trigger === 'rotate' && row.condition === 'otherwise') {
-        return seen(await w.http().post('/oauth/token').type('form').send({ grant_type: 'refresh_token', refresh_token: a.refresh, ...confClient }));
+        return seen(
+          await w
+            .http()
+            .post('/oauth/token')
+            .type('form')
+            .send({ grant_type: 'refresh_token', refresh_token: a.refresh, ...confClient }),
+        );
       }
       return noScenario(row);
     },
@@ -261,7 +341,10 @@ describe('control API drives the device machine too', () => {
     const w = world();
     const pub = app(w.sim, 'public');
     const start = await w.http().post('/oauth/authorize_device').type('form').send({ client_id: pub.uid });
-    const ok = await w.http().post('/-/simulator/device/approve').send({ user_code: start.body.user_code.toLowerCase() });
+    const ok = await w
+      .http()
+      .post('/-/simulator/device/approve')
+      .send({ user_code: start.body.user_code.toLowerCase() });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ state: 'authorized', result: 'device_approved' });
     const again = await w.http().post('/-/simulator/device/deny').send({ user_code: start.body.user_code });

@@ -19,7 +19,10 @@ describe('msw handlers', () => {
     const config = (await (await fetch(`${BASE}/-/simulator/config`)).json()) as TargetConfig;
     expect(config.baseUrl).toBe(BASE);
     const issuer = new URL(BASE);
-    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...insecure }));
+    const as = await oauth.processDiscoveryResponse(
+      issuer,
+      await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...insecure }),
+    );
     expect(as.token_endpoint).toBe(`${BASE}/oauth/token`);
 
     const conf = config.applications!.confidential!;
@@ -35,7 +38,9 @@ describe('msw handlers', () => {
     const token = await oauth.processGenericTokenEndpointResponse(as, client, response);
     expect(token.refresh_token).toBeUndefined();
 
-    const info = await fetch(`${BASE}/oauth/token/info`, { headers: { authorization: `Bearer ${token.access_token}` } });
+    const info = await fetch(`${BASE}/oauth/token/info`, {
+      headers: { authorization: `Bearer ${token.access_token}` },
+    });
     expect(info.status).toBe(200);
     expect(await info.json()).toMatchObject({ scope: ['read_user'], application: { uid: conf.clientId } });
 

@@ -26,7 +26,13 @@ describe('id_token', () => {
       currentDate: new Date(w.sim.clock.now()),
     });
     const { admin } = seeded(w.sim);
-    expect(payload).toMatchObject({ sub: String(admin.id), email: admin.email, email_verified: true, groups_direct: [], nonce: 'n-0S6' });
+    expect(payload).toMatchObject({
+      sub: String(admin.id),
+      email: admin.email,
+      email_verified: true,
+      groups_direct: [],
+      nonce: 'n-0S6',
+    });
     expect(payload.exp! - payload.iat!).toBe(L.accessTokenLifetime);
     expect(typeof payload.auth_time).toBe('number');
   });
@@ -47,7 +53,19 @@ describe('userinfo', () => {
     expect(get.status).toBe(200);
     expect(get.headers['content-type']).toBe('application/json');
     expect(Object.keys(get.body).sort()).toEqual(
-      ['email', 'email_verified', 'groups', 'groups_direct', 'name', 'nickname', 'picture', 'preferred_username', 'profile', 'sub', 'website'].sort(),
+      [
+        'email',
+        'email_verified',
+        'groups',
+        'groups_direct',
+        'name',
+        'nickname',
+        'picture',
+        'preferred_username',
+        'profile',
+        'sub',
+        'website',
+      ].sort(),
     );
     const [, payload] = t.id_token!.split('.');
     expect(get.body.sub).toBe(JSON.parse(Buffer.from(payload, 'base64url').toString()).sub);
@@ -93,8 +111,15 @@ describe('discovery', () => {
       code_challenge_methods_supported: ['S256'],
     });
     expect(res.body.scopes_supported).toEqual(expect.arrayContaining(['openid', 'api', 'read_user', 'profile']));
-    expect(res.body.grant_types_supported).toEqual(['authorization_code', 'refresh_token', 'password', 'urn:ietf:params:oauth:grant-type:device_code']);
-    expect(res.body.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(['client_secret_basic', 'client_secret_post']));
+    expect(res.body.grant_types_supported).toEqual([
+      'authorization_code',
+      'refresh_token',
+      'password',
+      'urn:ietf:params:oauth:grant-type:device_code',
+    ]);
+    expect(res.body.token_endpoint_auth_methods_supported).toEqual(
+      expect.arrayContaining(['client_secret_basic', 'client_secret_post']),
+    );
     expect(res.body.claims_supported).toEqual(expect.arrayContaining(['sub', 'email', 'groups_direct', 'auth_time']));
     const old = await world({ release: '19.0' }).http().get('/.well-known/openid-configuration');
     expect(old.body.grant_types_supported).not.toContain('password');
@@ -145,7 +170,11 @@ describe('GET /oauth/token/info', () => {
     await check(w.http().get('/oauth/token/info').query({ access_token: 'nope' }));
     const revoked = await tokens(w, 'confidential');
     const a = app(w.sim, 'confidential');
-    await w.http().post('/oauth/revoke').type('form').send({ client_id: a.uid, client_secret: a.secret, token: revoked.access_token });
+    await w
+      .http()
+      .post('/oauth/revoke')
+      .type('form')
+      .send({ client_id: a.uid, client_secret: a.secret, token: revoked.access_token });
     await check(w.http().get('/oauth/token/info').query({ access_token: revoked.access_token }));
     const expired = await tokens(w, 'confidential');
     w.sim.clock.advance(L.accessTokenLifetime);
@@ -159,23 +188,47 @@ describe('POST /oauth/revoke', () => {
     await signInRoot(w);
     const a = app(w.sim, 'confidential');
     const t = await tokens(w, 'confidential');
-    const res = await w.http().post('/oauth/revoke').type('form').send({ client_id: a.uid, client_secret: a.secret, token: t.refresh_token });
+    const res = await w
+      .http()
+      .post('/oauth/revoke')
+      .type('form')
+      .send({ client_id: a.uid, client_secret: a.secret, token: t.refresh_token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({});
     expect(res.headers['content-type']).toBe('application/json');
     expect((await w.http().get('/oauth/token/info').query({ access_token: t.access_token })).status).toBe(401);
-    const again = await w.http().post('/oauth/token').type('form').send({ grant_type: 'refresh_token', client_id: a.uid, client_secret: a.secret, refresh_token: t.refresh_token });
+    const again = await w
+      .http()
+      .post('/oauth/token')
+      .type('form')
+      .send({ grant_type: 'refresh_token', client_id: a.uid, client_secret: a.secret, refresh_token: t.refresh_token });
     expect(again.body.error).toBe('invalid_grant');
   });
 
   it('answers 200 {} for an unknown token; 401 invalid_client for bad client credentials; 400 without token', async () => {
     const w = world();
     const a = app(w.sim, 'confidential');
-    expect((await w.http().post('/oauth/revoke').type('form').send({ client_id: a.uid, client_secret: a.secret, token: 'nope' })).body).toEqual({});
-    const bad = await w.http().post('/oauth/revoke').type('form').send({ client_id: a.uid, client_secret: 'x', token: 'nope' });
+    expect(
+      (
+        await w
+          .http()
+          .post('/oauth/revoke')
+          .type('form')
+          .send({ client_id: a.uid, client_secret: a.secret, token: 'nope' })
+      ).body,
+    ).toEqual({});
+    const bad = await w
+      .http()
+      .post('/oauth/revoke')
+      .type('form')
+      .send({ client_id: a.uid, client_secret: 'x', token: 'nope' });
     expect(bad.status).toBe(401);
     expect(bad.body.error).toBe('invalid_client');
-    const missing = await w.http().post('/oauth/revoke').type('form').send({ client_id: a.uid, client_secret: a.secret });
+    const missing = await w
+      .http()
+      .post('/oauth/revoke')
+      .type('form')
+      .send({ client_id: a.uid, client_secret: a.secret });
     expect(missing.status).toBe(400);
     expect(missing.body.error).toBe('invalid_request');
   });
@@ -184,7 +237,11 @@ describe('POST /oauth/revoke', () => {
     const w = world();
     await signInRoot(w);
     const t = await tokens(w, 'public');
-    const res = await w.http().post('/oauth/revoke').type('form').send({ client_id: app(w.sim, 'public').uid, token: t.access_token });
+    const res = await w
+      .http()
+      .post('/oauth/revoke')
+      .type('form')
+      .send({ client_id: app(w.sim, 'public').uid, token: t.access_token });
     expect(res.status).toBe(200);
     expect(w.sim.store.accessTokens.get(t.access_token)!.revokedAt).not.toBeNull();
   });

@@ -27,21 +27,54 @@ describe('responses match spec/openapi.yaml schemas', () => {
     const userinfo = await w.http().get('/oauth/userinfo').set('authorization', `Bearer ${code.access_token}`);
     conforms('UserInfo', userinfo.body);
     const a = app(w.sim, 'confidential');
-    const refreshed = await w.http().post('/oauth/token').type('form').send({ grant_type: 'refresh_token', client_id: a.uid, client_secret: a.secret, refresh_token: code.refresh_token });
+    const refreshed = await w
+      .http()
+      .post('/oauth/token')
+      .type('form')
+      .send({
+        grant_type: 'refresh_token',
+        client_id: a.uid,
+        client_secret: a.secret,
+        refresh_token: code.refresh_token,
+      });
     conforms('RefreshTokenResponse', refreshed.body);
     const { admin } = seeded(w.sim);
-    const pw = await w.http().post('/oauth/token').type('form').send({ grant_type: 'password', username: admin.username, password: admin.password });
+    const pw = await w
+      .http()
+      .post('/oauth/token')
+      .type('form')
+      .send({ grant_type: 'password', username: admin.username, password: admin.password });
     conforms('PasswordTokenResponse', pw.body);
     const pub = app(w.sim, 'public');
     const device = await w.http().post('/oauth/authorize_device').type('form').send({ client_id: pub.uid });
     conforms('DeviceAuthorizationResponse', device.body);
-    const pending = await w.http().post('/oauth/token').type('form').send({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', client_id: pub.uid, device_code: device.body.device_code });
+    const pending = await w
+      .http()
+      .post('/oauth/token')
+      .type('form')
+      .send({
+        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+        client_id: pub.uid,
+        device_code: device.body.device_code,
+      });
     conforms('OAuthError', pending.body);
     await w.http().post('/-/simulator/device/approve').send({ user_code: device.body.user_code });
     w.sim.clock.advance(device.body.interval);
-    const deviceToken = await w.http().post('/oauth/token').type('form').send({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', client_id: pub.uid, device_code: device.body.device_code });
+    const deviceToken = await w
+      .http()
+      .post('/oauth/token')
+      .type('form')
+      .send({
+        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+        client_id: pub.uid,
+        device_code: device.body.device_code,
+      });
     conforms('DeviceTokenResponse', deviceToken.body);
-    const revoke = await w.http().post('/oauth/revoke').type('form').send({ client_id: a.uid, client_secret: a.secret, token: refreshed.body.access_token });
+    const revoke = await w
+      .http()
+      .post('/oauth/revoke')
+      .type('form')
+      .send({ client_id: a.uid, client_secret: a.secret, token: refreshed.body.access_token });
     conforms('RevokeResponse', revoke.body);
     const info = await w.http().get('/oauth/token/info').query({ access_token: deviceToken.body.access_token });
     conforms('TokenInfo', info.body);
@@ -54,14 +87,25 @@ describe('responses match spec/openapi.yaml schemas', () => {
     conforms('SimulatorOk', (await w.http().post('/-/simulator/reset')).body);
     conforms('SimulatorClock', (await w.http().post('/-/simulator/clock').send({ advanceSeconds: 1 })).body);
     conforms('SimulatorStats', (await w.http().get('/-/simulator/stats')).body);
-    conforms('SimulatorApplication', (await w.http().post('/-/simulator/applications').send({ name: 'a', redirectUri: 'https://a.test/cb', scopes: ['api'] })).body);
+    conforms(
+      'SimulatorApplication',
+      (
+        await w
+          .http()
+          .post('/-/simulator/applications')
+          .send({ name: 'a', redirectUri: 'https://a.test/cb', scopes: ['api'] })
+      ).body,
+    );
     conforms('User', (await w.http().post('/-/simulator/users').send({ username: 'u1', password: 'pw' })).body);
     const pub = app(w.sim, 'public');
     const device = await w.http().post('/oauth/authorize_device').type('form').send({ client_id: pub.uid });
-    conforms('SimulatorOk', (await w.http().post('/-/simulator/device/approve').send({ user_code: device.body.user_code })).body);
+    conforms(
+      'SimulatorOk',
+      (await w.http().post('/-/simulator/device/approve').send({ user_code: device.body.user_code })).body,
+    );
   });
 
-  it('GET /-/simulator/config matches the published target-config schema (fixtures are API-SIM\'s)', async () => {
+  it("GET /-/simulator/config matches the published target-config schema (fixtures are API-SIM's)", async () => {
     const w = world();
     const config = (await w.http().get('/-/simulator/config')).body;
     const validate = ajv.compile({ ...targetConfigSchema(), $id: undefined, $schema: undefined });

@@ -15,17 +15,29 @@ describe('simulate', () => {
   it('--port 0 --write-config f.yaml: prints its URL on one line and writes a usable target config', async () => {
     const file = join(dir, 'f.yaml');
     const lines: string[] = [];
-    const { served } = await startSimulation({ port: '0', writeConfig: file, release: '17.1', fault: ['no-slow-down'] }, (l) => lines.push(l));
+    const { served } = await startSimulation(
+      { port: '0', writeConfig: file, release: '17.1', fault: ['no-slow-down'] },
+      (l) => lines.push(l),
+    );
     try {
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(lines[0]).toBe(served.url);
       expect(statSync(file).mode & 0o077).toBe(0);
       const config = parse(readFileSync(file, 'utf8')) as TargetConfig;
-      expect(config).toMatchObject({ baseUrl: served.url, release: '17.1', driver: { kind: 'simulator' }, features: { device_authorization_grant: true } });
+      expect(config).toMatchObject({
+        baseUrl: served.url,
+        release: '17.1',
+        driver: { kind: 'simulator' },
+        features: { device_authorization_grant: true },
+      });
       const res = await fetch(`${config.baseUrl}/oauth/token`, {
         method: 'POST',
-        body: new URLSearchParams({ grant_type: 'password', username: config.user!.username, password: config.user!.password }),
+        body: new URLSearchParams({
+          grant_type: 'password',
+          username: config.user!.username,
+          password: config.user!.password,
+        }),
       });
       expect(res.status).toBe(200);
       expect(readFileSync(file, 'utf8')).toContain(`baseUrl: ${served.url}`);
@@ -36,7 +48,13 @@ describe('simulate', () => {
 
   it('turns flags into simulator options', () => {
     expect(
-      simulatorOptions({ release: '16.5', offering: 'hosted', flag: ['device_authorization_grant=false'], setting: ['gitPasswordAuth=false', 'maxOffset=100', 'rateLimit=null'], seedSize: '3' }),
+      simulatorOptions({
+        release: '16.5',
+        offering: 'hosted',
+        flag: ['device_authorization_grant=false'],
+        setting: ['gitPasswordAuth=false', 'maxOffset=100', 'rateLimit=null'],
+        seedSize: '3',
+      }),
     ).toEqual({
       devMode: true,
       release: '16.5',
@@ -69,7 +87,9 @@ describe('simulate', () => {
   });
 
   it('refuses an unwritable config path without leaving a server behind', async () => {
-    const error = await startSimulation({ writeConfig: join(dir, 'missing', 'f.yaml') }, () => {}).catch((e: unknown) => e);
+    const error = await startSimulation({ writeConfig: join(dir, 'missing', 'f.yaml') }, () => {}).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(UsageError);
   });
 });

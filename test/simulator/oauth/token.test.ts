@@ -61,7 +61,15 @@ describe('parameter table: authorization_code', () => {
     const w = await signedIn();
     const c = await code(w, 'confidential', { pkce: true });
     expect((await post(w, exchangeForm(w, 'confidential', c.code))).body.error).toBe('invalid_grant');
-    const ok = await post(w, exchangeForm(w, 'confidential', (await code(w, 'confidential', { pkce: true, verifier: c.verifier })).code, c.verifier));
+    const ok = await post(
+      w,
+      exchangeForm(
+        w,
+        'confidential',
+        (await code(w, 'confidential', { pkce: true, verifier: c.verifier })).code,
+        c.verifier,
+      ),
+    );
     expect(ok.status).toBe(200);
   });
 
@@ -69,10 +77,17 @@ describe('parameter table: authorization_code', () => {
     const w = await signedIn();
     const a = app(w.sim, 'confidential');
     const c = await code(w, 'confidential');
-    const viaBasic = await post(w, { grant_type: 'authorization_code', code: c.code, redirect_uri: a.redirectUris[0] }, { authorization: basic(a.uid, a.secret) });
+    const viaBasic = await post(
+      w,
+      { grant_type: 'authorization_code', code: c.code, redirect_uri: a.redirectUris[0] },
+      { authorization: basic(a.uid, a.secret) },
+    );
     expect(viaBasic.status).toBe(200);
     const c2 = await code(w, 'confidential');
-    const viaJson = await w.http().post('/oauth/token').send(exchangeForm(w, 'confidential', c2.code));
+    const viaJson = await w
+      .http()
+      .post('/oauth/token')
+      .send(exchangeForm(w, 'confidential', c2.code));
     expect(viaJson.status).toBe(200);
   });
 });
@@ -83,7 +98,13 @@ describe('parameter table: refresh_token', () => {
     const c = await code(w, 'public');
     const first = (await post(w, exchangeForm(w, 'public', c.code, c.verifier))).body;
     const a = app(w.sim, 'public');
-    const res = await post(w, { grant_type: 'refresh_token', client_id: a.uid, refresh_token: first.refresh_token, redirect_uri: a.redirectUris[0], code_verifier: c.verifier! });
+    const res = await post(w, {
+      grant_type: 'refresh_token',
+      client_id: a.uid,
+      refresh_token: first.refresh_token,
+      redirect_uri: a.redirectUris[0],
+      code_verifier: c.verifier!,
+    });
     expect(res.status).toBe(200);
     expectCodeShape(res.body, w.sim.clock.nowSeconds());
     expect(res.body.access_token).not.toBe(first.access_token);
@@ -97,7 +118,13 @@ describe('parameter table: refresh_token', () => {
     const expired = await w.http().get('/oauth/token/info').query({ access_token: first.access_token });
     expect(expired.status).toBe(401);
     const a = app(w.sim, 'confidential');
-    const form = { grant_type: 'refresh_token', client_id: a.uid, client_secret: a.secret, refresh_token: first.refresh_token, redirect_uri: a.redirectUris[0] };
+    const form = {
+      grant_type: 'refresh_token',
+      client_id: a.uid,
+      client_secret: a.secret,
+      refresh_token: first.refresh_token,
+      redirect_uri: a.redirectUris[0],
+    };
     const res = await post(w, form);
     expect(res.status).toBe(200);
     expectCodeShape(res.body, w.sim.clock.nowSeconds());
@@ -111,7 +138,12 @@ describe('parameter table: refresh_token', () => {
     const w = await signedIn();
     const first = await tokens(w, 'confidential');
     const a = app(w.sim, 'confidential');
-    await post(w, { grant_type: 'refresh_token', client_id: a.uid, client_secret: a.secret, refresh_token: first.refresh_token });
+    await post(w, {
+      grant_type: 'refresh_token',
+      client_id: a.uid,
+      client_secret: a.secret,
+      refresh_token: first.refresh_token,
+    });
     expect((await w.http().get('/oauth/token/info').query({ access_token: first.access_token })).status).toBe(401);
   });
 
@@ -119,7 +151,12 @@ describe('parameter table: refresh_token', () => {
     const w = await signedIn();
     const first = await tokens(w, 'confidential', { scope: 'api read_user' });
     const a = app(w.sim, 'confidential');
-    const base = { grant_type: 'refresh_token', client_id: a.uid, client_secret: a.secret, refresh_token: first.refresh_token };
+    const base = {
+      grant_type: 'refresh_token',
+      client_id: a.uid,
+      client_secret: a.secret,
+      refresh_token: first.refresh_token,
+    };
     expectError(await post(w, { ...base, scope: 'api openid' }), 'invalid_scope');
     const narrow = await post(w, { ...base, scope: 'read_user' });
     expect(narrow.status).toBe(200);
@@ -148,10 +185,16 @@ describe('parameter table: password', () => {
     const a = app(w.sim, 'confidential');
     const res = await post(w, { ...creds(w), scope: 'read_user' }, { authorization: basic(a.uid, a.secret) });
     expect(res.status).toBe(200);
-    expect(w.sim.store.accessTokens.get(res.body.access_token)).toMatchObject({ applicationId: a.id, scopes: ['read_user'] });
+    expect(w.sim.store.accessTokens.get(res.body.access_token)).toMatchObject({
+      applicationId: a.id,
+      scopes: ['read_user'],
+    });
     expectError(await post(w, creds(w), { authorization: basic(a.uid, 'wrong') }), 'invalid_client', 401);
     const limited = app(w.sim, 'limited');
-    expectError(await post(w, { ...creds(w), scope: 'api' }, { authorization: basic(limited.uid, limited.secret) }), 'invalid_scope');
+    expectError(
+      await post(w, { ...creds(w), scope: 'api' }, { authorization: basic(limited.uid, limited.secret) }),
+      'invalid_scope',
+    );
     const own = await post(w, creds(w), { authorization: basic(limited.uid, limited.secret) });
     expect(w.sim.store.accessTokens.get(own.body.access_token)!.scopes).toEqual(['read_user']);
   });
@@ -161,7 +204,10 @@ describe('parameter table: password', () => {
     expectError(await post(w, { ...creds(w), password: 'wrong' }), 'invalid_grant');
     expectError(await post(w, { ...creds(w), username: 'nobody' }), 'invalid_grant');
     const { twoFactorUser } = seeded(w.sim);
-    expectError(await post(w, { grant_type: 'password', username: twoFactorUser.username, password: twoFactorUser.password }), 'invalid_grant');
+    expectError(
+      await post(w, { grant_type: 'password', username: twoFactorUser.username, password: twoFactorUser.password }),
+      'invalid_grant',
+    );
     expectError(await post(w, { ...creds(w), scope: 'sudo' }), 'invalid_scope');
     expectError(await post(w, { ...creds(w), client_id: app(w.sim, 'public').uid }), 'unauthorized_client', 401);
   });
@@ -172,7 +218,10 @@ describe('parameter table: password', () => {
   });
 
   it('needs client credentials when the admin setting says so, and on the hosted offering', async () => {
-    for (const w of [world({ settings: { passwordGrantClientCredentialsOnly: true } }), world({ offering: 'hosted' })]) {
+    for (const w of [
+      world({ settings: { passwordGrantClientCredentialsOnly: true } }),
+      world({ offering: 'hosted' }),
+    ]) {
       expectError(await post(w, creds(w)), 'invalid_client', 401);
       const a = app(w.sim, 'confidential');
       expect((await post(w, creds(w), { authorization: basic(a.uid, a.secret) })).status).toBe(200);
@@ -190,14 +239,30 @@ describe('token endpoint errors', () => {
   it('invalid_request: missing grant_type, missing parameters, a repeated parameter, an unreadable body', async () => {
     const w = world();
     expectError(await post(w, {}), 'invalid_request');
-    expectError(await post(w, { grant_type: 'authorization_code', client_id: app(w.sim, 'public').uid }), 'invalid_request');
+    expectError(
+      await post(w, { grant_type: 'authorization_code', client_id: app(w.sim, 'public').uid }),
+      'invalid_request',
+    );
     expectError(await post(w, { grant_type: 'refresh_token' }), 'invalid_request');
     expectError(await post(w, { grant_type: 'password', username: 'root' }), 'invalid_request');
-    expectError(await w.http().post('/oauth/token').type('form').send('grant_type=password&grant_type=password'), 'invalid_request');
-    expectError(await w.http().post('/oauth/token').set('content-type', 'application/json').send('{nope'), 'invalid_request');
+    expectError(
+      await w.http().post('/oauth/token').type('form').send('grant_type=password&grant_type=password'),
+      'invalid_request',
+    );
+    expectError(
+      await w.http().post('/oauth/token').set('content-type', 'application/json').send('{nope'),
+      'invalid_request',
+    );
     expectError(await w.http().post('/oauth/token').set('content-type', 'text/plain').send('x'), 'invalid_request');
     const a = app(w.sim, 'confidential');
-    expectError(await post(w, { grant_type: 'password', username: 'root', password: 'x', client_secret: a.secret }, { authorization: basic(a.uid, a.secret) }), 'invalid_request');
+    expectError(
+      await post(
+        w,
+        { grant_type: 'password', username: 'root', password: 'x', client_secret: a.secret },
+        { authorization: basic(a.uid, a.secret) },
+      ),
+      'invalid_request',
+    );
   });
 
   it('unsupported_grant_type for an unknown grant', async () => {
@@ -214,14 +279,18 @@ describe('token endpoint errors', () => {
     expectError(await post(w, { ...form, client_secret: 'wrong' }), 'invalid_client', 401);
     const { client_secret: _, ...noSecret } = form;
     expectError(await post(w, noSecret), 'invalid_client', 401);
-    const viaBasic = await post(w, { grant_type: 'authorization_code', code: c.code, redirect_uri: form.redirect_uri }, { authorization: basic(form.client_id, 'wrong') });
+    const viaBasic = await post(
+      w,
+      { grant_type: 'authorization_code', code: c.code, redirect_uri: form.redirect_uri },
+      { authorization: basic(form.client_id, 'wrong') },
+    );
     expectError(viaBasic, 'invalid_client', 401);
     expect(viaBasic.headers['www-authenticate']).toMatch(/^Basic /);
     expectError(await post(w, { ...form, code: 'unknown' }, {}), 'invalid_grant');
     expect((await post(w, form)).status).toBe(200);
   });
 
-  it('invalid_grant: unknown code, another client\'s code, a redirect_uri or PKCE mismatch', async () => {
+  it("invalid_grant: unknown code, another client's code, a redirect_uri or PKCE mismatch", async () => {
     const w = await signedIn();
     const c = await code(w, 'public');
     const form = exchangeForm(w, 'public', c.code, c.verifier);
@@ -242,7 +311,10 @@ describe('token endpoint errors', () => {
 
   it('accepts verifiers of exactly the minimum and maximum length from the allowed alphabet', async () => {
     const w = await signedIn();
-    for (const verifier of ['A-._~'.repeat(L.verifierMinLength).slice(0, L.verifierMinLength), 'z9'.repeat(L.verifierMaxLength).slice(0, L.verifierMaxLength)]) {
+    for (const verifier of [
+      'A-._~'.repeat(L.verifierMinLength).slice(0, L.verifierMinLength),
+      'z9'.repeat(L.verifierMaxLength).slice(0, L.verifierMaxLength),
+    ]) {
       const c = await code(w, 'public', { verifier });
       expect((await post(w, exchangeForm(w, 'public', c.code, verifier))).status).toBe(200);
     }
@@ -254,10 +326,25 @@ describe('token endpoint errors', () => {
     const form = exchangeForm(w, 'confidential', c.code);
     const first = (await post(w, form)).body;
     const a = app(w.sim, 'confidential');
-    const refreshed = (await post(w, { grant_type: 'refresh_token', client_id: a.uid, client_secret: a.secret, refresh_token: first.refresh_token })).body;
+    const refreshed = (
+      await post(w, {
+        grant_type: 'refresh_token',
+        client_id: a.uid,
+        client_secret: a.secret,
+        refresh_token: first.refresh_token,
+      })
+    ).body;
     expectError(await post(w, form), 'invalid_grant');
     expect((await w.http().get('/oauth/token/info').query({ access_token: refreshed.access_token })).status).toBe(401);
-    expectError(await post(w, { grant_type: 'refresh_token', client_id: a.uid, client_secret: a.secret, refresh_token: refreshed.refresh_token }), 'invalid_grant');
+    expectError(
+      await post(w, {
+        grant_type: 'refresh_token',
+        client_id: a.uid,
+        client_secret: a.secret,
+        refresh_token: refreshed.refresh_token,
+      }),
+      'invalid_grant',
+    );
   });
 
   it('a code expires after its lifetime', async () => {
@@ -273,10 +360,33 @@ describe('robustness', () => {
     const fc = await import('fast-check');
     const w = await signedIn();
     const a = app(w.sim, 'confidential');
-    const keys = ['grant_type', 'client_id', 'client_secret', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'username', 'password', 'scope', 'device_code'];
+    const keys = [
+      'grant_type',
+      'client_id',
+      'client_secret',
+      'code',
+      'redirect_uri',
+      'code_verifier',
+      'refresh_token',
+      'username',
+      'password',
+      'scope',
+      'device_code',
+    ];
     const values = fc.oneof(
       fc.string(),
-      fc.constantFrom('authorization_code', 'refresh_token', 'password', 'urn:ietf:params:oauth:grant-type:device_code', a.uid, a.secret, 'root', '%', '\u0000', 'ü'),
+      fc.constantFrom(
+        'authorization_code',
+        'refresh_token',
+        'password',
+        'urn:ietf:params:oauth:grant-type:device_code',
+        a.uid,
+        a.secret,
+        'root',
+        '%',
+        '\u0000',
+        'ü',
+      ),
     );
     await fc.assert(
       fc.asyncProperty(fc.dictionary(fc.constantFrom(...keys), values), fc.boolean(), async (form, asJson) => {
