@@ -142,13 +142,13 @@ function ruleRow(rule: RuleResult, anchor: Anchors): string {
       return target ? `<a href="#${h(target)}"><code>${h(checkId)}</code></a>` : `<code>${h(checkId)}</code>`;
     })
     .join(', ');
-  return `<tr><td><code>${h(rule.id)}</code></td><td>${badge(rule.status)}</td><td>${h(rule.level)}</td><td>${h(rule.title)}</td><td>${h(rule.source)}</td><td>${checks || '—'}</td></tr>`;
+  return `<tr><td><code>${h(rule.id)}</code></td><td>${badge(rule.status)}</td><td>${h(rule.level)}</td><td>${h(rule.title)}</td><td>${h(rule.origin)}</td><td>${h(rule.source)}</td><td>${checks || '—'}</td></tr>`;
 }
 
 function rulesSection(report: Report, anchor: Anchors): string {
   const groups = rulesByArea(report).map(
     ({ area, items }) => `<h3 id="rules-${h(area)}">${h(area)} (${items.length})</h3><table>
-<thead><tr><th>Rule</th><th>Status</th><th>Level</th><th>Title</th><th>Source</th><th>Checks</th></tr></thead>
+<thead><tr><th>Rule</th><th>Status</th><th>Level</th><th>Origin</th><th>Title</th><th>Source</th><th>Checks</th></tr></thead>
 <tbody>${items.map((rule) => ruleRow(rule, anchor)).join('\n')}</tbody></table>`,
   );
   return `<section id="rules"><h2>Rules (${report.rules.length}), worst first within each area</h2>

@@ -153,6 +153,7 @@ function layout(report: Report, options: Layout): string {
     code(rule.id),
     `${icon(rule.status)} ${md(rule.status)}`,
     md(rule.level),
+    md(rule.origin),
     md(rule.title),
     rule.checks.map(code).join(', ') || '—',
   ]);
@@ -161,7 +162,7 @@ function layout(report: Report, options: Layout): string {
       ? `Rules (${report.rules.length}; the ${hidden} passed are not listed)`
       : `Rules (${report.rules.length})`;
   out.push(
-    `<details><summary>${rulesTitle}</summary>\n\n${table(['Rule', 'Status', 'Level', 'Title', 'Checks'], ruleRows)}\n\n</details>`,
+    `<details><summary>${rulesTitle}</summary>\n\n${table(['Rule', 'Status', 'Level', 'Origin', 'Title', 'Checks'], ruleRows)}\n\n</details>`,
   );
   out.push(`${md(verdictLine(report))}`);
   return `${out.join('\n\n')}\n`;

@@ -32,6 +32,8 @@ export interface RuleResult {
   title: string;
   level: Level;
   source: string;
+  /** Where the level comes from: `source`, `documented`, or an RFC section. */
+  origin: string;
   status: RuleStatus;
   checks: string[];
 }

@@ -54,6 +54,7 @@ export function buildReport(input: ReportInput): Report {
       title: r.title,
       level: r.level,
       source: r.source,
+      origin: r.origin,
       status: ruleStatus(
         r.level,
         checks.map((c) => c.status),

@@ -12,7 +12,10 @@ import {
 } from '../../spec/index.js';
 
 /** What the runner needs of a rule (tests build these by hand). */
-export type RuleInfo = Pick<Rule, 'id' | 'title' | 'level' | 'source' | 'since' | 'until' | 'offering' | 'flag'>;
+export type RuleInfo = Pick<
+  Rule,
+  'id' | 'title' | 'level' | 'source' | 'origin' | 'since' | 'until' | 'offering' | 'flag'
+>;
 
 export function ruleCatalogue(): RuleInfo[] {
   return rules();
