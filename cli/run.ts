@@ -11,6 +11,7 @@ import { runConformance, SUITES } from '../suites/runner/run.js';
 import { exitCodeOf } from '../suites/runner/report.js';
 import { DEFAULT_RUNS, MAX_SEED, defaultSeed } from '../suites/runner/defaults.js';
 import type { Check } from '../suites/types.js';
+import type { Report } from '../reporters/types.js';
 import { EXIT, UsageError } from './errors.js';
 
 const OFFERINGS: Offering[] = ['self-managed', 'hosted'];
@@ -114,6 +115,8 @@ export interface RunIo {
   out(text: string): void;
   err(text: string): void;
   checks?: () => Check[];
+  /** Sees the finished report (tests read verdicts without parsing the console). */
+  onReport?: (report: Report) => void;
 }
 
 const stdio: RunIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
@@ -155,6 +158,7 @@ export async function executeRun(
       progress: (line) => io.err(line + '\n'),
       stopRequested: () => interrupted,
     });
+    io.onReport?.(report);
     io.out(formatConsole(report));
     if (s.reports.length) await writeReports(report, s.reports);
     return exitCodeOf(report);
