@@ -4,6 +4,8 @@ import type { OperationInfo, Offering } from '../spec/index.js';
 
 /** Instance settings an administrator can change (defaults live in spec/profiles.yaml). */
 export interface InstanceSettings {
+  /** Development mode accepts plain-HTTP redirect URIs; off (production) they must use HTTPS. */
+  developmentMode: boolean;
   /** "Allow password authentication for Git over HTTP(S)"; the password grant needs it. */
   gitPasswordAuth: boolean;
   /** Password grant accepted only with client credentials. */
@@ -24,7 +26,7 @@ export interface SimulatorOptions {
   flags?: Record<string, boolean>;
   settings?: Partial<InstanceSettings>;
   faults?: string[];
-  /** Development mode accepts plain-HTTP redirect URIs. */
+  /** Shorthand for settings.developmentMode (plain-HTTP redirect URIs accepted). */
   devMode?: boolean;
   /** Seed of the generated REST data. */
   seed?: number;
@@ -47,7 +49,6 @@ export interface ResolvedOptions {
   flags: Record<string, boolean>;
   settings: InstanceSettings;
   faults: string[];
-  devMode: boolean;
   seed: number;
   seedSize: number;
   issuer?: string;
