@@ -18,6 +18,8 @@ export interface InstanceSettings {
   rateLimit: { requests: number; periodSeconds: number } | null;
   /** The deprecated runner registration endpoints answer 410 Gone (the announced future major). */
   runnerRegistrationGone: boolean;
+  /** The deprecated reset_registration_token endpoints answer 410 Gone (their own future release). */
+  runnerResetTokenGone: boolean;
 }
 
 export interface SimulatorOptions {

@@ -1,6 +1,7 @@
 /**
- * The deprecated runner registration endpoints. They work (marked deprecated) until the instance
- * plays the announced future major (setting runnerRegistrationGone), then answer 410 Gone.
+ * The deprecated runner registration endpoints. They work (marked deprecated) until 410 Gone, on
+ * two timelines: registration with a registration token in a future major release (setting
+ * runnerRegistrationGone), the registration token resets in a future release (runnerResetTokenGone).
  */
 import { apiError, json } from '../http.js';
 import { secret } from '../random.js';
@@ -11,14 +12,14 @@ import { readParams, str } from './params.js';
 
 const DEPRECATED = { deprecation: 'true' };
 
-function gone(ctx: Ctx): Response | null {
-  return ctx.sim.options.settings.runnerRegistrationGone
+function gone(ctx: Ctx, setting: 'runnerRegistrationGone' | 'runnerResetTokenGone'): Response | null {
+  return ctx.sim.options.settings[setting]
     ? apiError(410, '410 Gone: runner registration tokens are removed; create runners with an authentication token')
     : null;
 }
 
 export const registerRunner: Handler = endpoint({ required: false, scopes: [] }, async (ctx) => {
-  const refused = gone(ctx);
+  const refused = gone(ctx, 'runnerRegistrationGone');
   if (refused) return refused;
   const params = await readParams(ctx);
   if (!str(params, 'token')) return apiError(400, 'token is missing');
@@ -28,7 +29,7 @@ export const registerRunner: Handler = endpoint({ required: false, scopes: [] },
 
 function resetToken(scope: (ctx: Ctx, caller: Parameters<typeof findProject>[2]) => Response | null): Handler {
   return endpoint(API, (ctx, caller) => {
-    const refused = gone(ctx) ?? scope(ctx, caller);
+    const refused = gone(ctx, 'runnerResetTokenGone') ?? scope(ctx, caller);
     if (refused) return refused;
     return json(201, { token: secret(20, 'GR1348941'), token_expires_at: null }, DEPRECATED);
   });
