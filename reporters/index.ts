@@ -9,16 +9,23 @@ import { renderHtml } from './html.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
-import { redact } from './redact.js';
-import type { Report } from './types.js';
+import { redact } from '../suites/report/redact.js';
+import type { Report } from '../suites/report/model.js';
 
 export { formatConsole, shouldColor, terminalSafe, type ConsoleOptions } from './console.js';
 export { renderHtml, renderJson, renderJunit, renderMarkdown, redact };
 export type { MarkdownOptions } from './markdown.js';
-export { redactBody, redactExchange, redactHeaders, redactText, redactUrl, type RedactOptions } from './redact.js';
+export {
+  redactBody,
+  redactExchange,
+  redactHeaders,
+  redactText,
+  redactUrl,
+  type RedactOptions,
+} from '../suites/report/redact.js';
 export { countStatuses, verdict, verdictLine } from './text.js';
 export { reportSchema, validateReport } from './schema.js';
-export type * from './types.js';
+export type * from '../suites/report/model.js';
 
 export type ReportKind = 'json' | 'junit' | 'html' | 'md';
 export interface ReportTarget {

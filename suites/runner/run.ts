@@ -3,7 +3,7 @@
  * report progress, and build the Report. Checks run in sequence: they share one target, and a
  * live deployment deserves a polite client.
  */
-import type { Report } from '../../reporters/types.js';
+import type { Report } from '../report/model.js';
 import { UsageError } from '../../cli/errors.js';
 import type { Check, SuiteName } from '../types.js';
 import { buildReport } from './report.js';

@@ -4,7 +4,7 @@
  */
 import { profiles } from '../../spec/index.js';
 import type { Offering } from '../../spec/index.js';
-import type { CheckResult, CheckStatus } from '../../reporters/types.js';
+import type { CheckResult, CheckStatus } from '../report/model.js';
 import { UsageError } from '../../cli/errors.js';
 import type { Capabilities, Capability, Check, Driver, Http, TargetConfig } from '../types.js';
 import { TransportError, type Target } from '../target/types.js';

@@ -23,7 +23,7 @@ import { createBrowserDriver, DEFAULT_CHROMIUM, type BrowserDriver } from '../..
 import { executeRun } from '../../cli/run.js';
 import { UsageError } from '../../cli/errors.js';
 import type { Http, TargetConfig } from '../../suites/types.js';
-import type { Report } from '../../reporters/types.js';
+import type { Report } from '../../suites/report/model.js';
 
 const CHROMIUM = process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM;
 const hasChromium = existsSync(CHROMIUM);

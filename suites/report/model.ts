@@ -1,5 +1,5 @@
 /** The JSON report (a contract: see DESIGN.md and reporters/report.schema.json). */
-import type { Level } from '../spec/index.js';
+import type { Level } from '../../spec/index.js';
 
 export type CheckStatus = 'passed' | 'failed' | 'warned' | 'skipped';
 export type RuleStatus = CheckStatus | 'untested';
