@@ -4,7 +4,7 @@
  * live deployment deserves a polite client.
  */
 import type { Report } from '../report/model.js';
-import { UsageError } from '../../cli/errors.js';
+import { SelectionError } from '../errors.js';
 import type { Check, SuiteName } from '../types.js';
 import { buildReport } from './report.js';
 import { openSession, type SessionOptions } from './session.js';
@@ -40,12 +40,13 @@ export interface RunOptions extends SessionOptions {
 export function selectChecks(checks: Check[], select: Selection = {}, knownRules?: Set<string>): Check[] {
   const unknownSuites = (select.suites ?? []).filter((s) => !SUITES.includes(s as SuiteName));
   if (unknownSuites.length)
-    throw new UsageError(`unknown suite ${unknownSuites.join(', ')} (suites: ${SUITES.join(', ')})`);
+    throw new SelectionError(`unknown suite ${unknownSuites.join(', ')} (suites: ${SUITES.join(', ')})`);
   if (knownRules?.size) {
     const unknownRules = (select.rules ?? []).filter((r) => !knownRules.has(r));
-    if (unknownRules.length) throw new UsageError(`unknown rule ${unknownRules.join(', ')} (see spec/rules.yaml)`);
+    if (unknownRules.length) throw new SelectionError(`unknown rule ${unknownRules.join(', ')} (see spec/rules.yaml)`);
   }
-  if (select.check && !checks.some((c) => c.id === select.check)) throw new UsageError(`unknown check ${select.check}`);
+  if (select.check && !checks.some((c) => c.id === select.check))
+    throw new SelectionError(`unknown check ${select.check}`);
   return checks.filter(
     (c) =>
       (!select.suites?.length || select.suites.includes(c.suite)) &&

@@ -5,7 +5,7 @@
 import { profiles } from '../../spec/index.js';
 import type { Offering } from '../../spec/index.js';
 import type { CheckResult, CheckStatus } from '../report/model.js';
-import { UsageError } from '../../cli/errors.js';
+import { TargetError } from '../errors.js';
 import type { Capabilities, Capability, Check, Driver, Http, TargetConfig } from '../types.js';
 import { TransportError, type Target } from '../target/types.js';
 import { createDriver } from '../drivers/index.js';
@@ -77,7 +77,7 @@ async function assertReachable(target: Target): Promise<void> {
     await target.send({ method: 'GET', url: `${target.baseUrl}/`, headers: new Headers() });
   } catch (error) {
     if (error instanceof TransportError)
-      throw new UsageError(`target ${target.baseUrl} does not answer: ${error.message}`);
+      throw new TargetError(`target ${target.baseUrl} does not answer: ${error.message}`);
     throw error;
   }
 }
