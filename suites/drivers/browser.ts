@@ -11,7 +11,7 @@ import { accessSync, constants } from 'node:fs';
 import type { Browser, BrowserContext, Page, Request as PwRequest, Response as PwResponse } from 'playwright-core';
 import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { DriverError } from '../errors.js';
-import { SELECTORS, FIELDS } from '../../simulator/pages/layout.js';
+import { DECISION_SELECTORS, SIGN_IN_DEFAULTS } from './defaults.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
 import { CheckFailure, CheckSkipped } from '../runner/errors.js';
 import { devicePageUrl } from './form.js';
@@ -225,10 +225,10 @@ export async function createBrowserDriver(
   context.setDefaultTimeout(PAGE_TIMEOUT_MS);
 
   const d = {
-    loginField: FIELDS.login,
-    passwordField: FIELDS.password,
-    approveSelector: SELECTORS.approve,
-    denySelector: SELECTORS.deny,
+    loginField: SIGN_IN_DEFAULTS.loginField,
+    passwordField: SIGN_IN_DEFAULTS.passwordField,
+    approveSelector: DECISION_SELECTORS.approve,
+    denySelector: DECISION_SELECTORS.deny,
     ...config.driver,
   };
   const selector = (decision: Decision) => (decision === 'approve' ? d.approveSelector : d.denySelector);
