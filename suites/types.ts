@@ -7,8 +7,19 @@ import type * as fc from 'fast-check';
 import type { Offering } from '../spec/index.js';
 import type { AppConfig, AppRole, DriverKind, TargetConfig } from '../spec/target-config.js';
 
-export type SuiteName =
-  'grants' | 'device' | 'tokens' | 'oidc' | 'cors' | 'encoding' | 'pagination' | 'scopes' | 'versioning';
+/** Every suite, in the order runs and reports list them; SuiteName derives from it. */
+export const SUITE_NAMES = [
+  'grants',
+  'device',
+  'tokens',
+  'oidc',
+  'cors',
+  'encoding',
+  'pagination',
+  'scopes',
+  'versioning',
+] as const;
+export type SuiteName = (typeof SUITE_NAMES)[number];
 
 /** What a target can do; detected at start, never assumed. */
 export interface Capabilities {

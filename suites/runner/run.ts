@@ -5,21 +5,11 @@
  */
 import type { Report } from '../report/model.js';
 import { SelectionError } from '../errors.js';
-import type { Check, SuiteName } from '../types.js';
+import { SUITE_NAMES, type Check, type SuiteName } from '../types.js';
 import { buildReport } from './report.js';
 import { openSession, type SessionOptions } from './session.js';
 
-export const SUITES: SuiteName[] = [
-  'grants',
-  'device',
-  'tokens',
-  'oidc',
-  'cors',
-  'encoding',
-  'pagination',
-  'scopes',
-  'versioning',
-];
+export const SUITES: SuiteName[] = [...SUITE_NAMES];
 
 export interface Selection {
   suites?: string[];

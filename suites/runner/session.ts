@@ -6,11 +6,11 @@ import { profiles } from '../../spec/index.js';
 import type { Offering } from '../../spec/index.js';
 import type { CheckResult, CheckStatus } from '../report/model.js';
 import { TargetError } from '../errors.js';
-import type { Capabilities, Capability, Check, Driver, Http, TargetConfig } from '../types.js';
+import type { Capabilities, Capability, Check } from '../types.js';
 import { TransportError, type Target } from '../target/types.js';
 import { createDriver } from '../drivers/index.js';
 import { detectCapabilities, detectControl } from './capabilities.js';
-import { createCheckContext } from './context.js';
+import { createCheckContext, type SessionGround } from './context.js';
 import { CheckFailure, CheckSkipped } from './errors.js';
 import { createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
@@ -49,19 +49,11 @@ export interface SessionOptions {
   checkTimeoutMs?: number;
 }
 
-export interface Session {
+/** `inForce` counts unknown ids as in force, so a typo cannot hide a check. */
+export interface Session extends SessionGround {
   readonly target: Target;
-  readonly config: TargetConfig;
-  readonly release: string;
-  readonly offering: Offering;
-  readonly caps: Capabilities;
-  readonly http: Http;
-  readonly driver: Driver;
   readonly redactor: Redactor;
   readonly catalogue: RuleInfo[];
-  readonly seed: number;
-  /** Is a rule in force on this run (unknown ids count as in force, so a typo cannot hide a check)? */
-  inForce(ruleId: string): boolean;
   runCheck(check: Check): Promise<CheckResult>;
   close(): Promise<void>;
 }
@@ -187,19 +179,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       const oauth: TrackedFlows = createOAuthFlows(http, driver, config, redactor, createRandom(options.seed));
       current = oauth;
       const t = createCheckContext({
-        config,
-        release,
-        offering,
-        caps,
-        http,
-        driver,
+        ...session,
         oauth,
         recorder,
-        redactor,
-        seed: options.seed,
         numRuns: options.numRuns,
         slow: options.slow ?? false,
-        inForce,
       });
       let result: CheckResult;
       try {
