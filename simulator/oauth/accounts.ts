@@ -4,6 +4,7 @@
  * Seeded secrets come from the CSPRNG once per simulator and survive reset(), so a target config
  * written at start stays valid.
  */
+import type { AppRole } from '../../spec/target-config.js';
 import type { Sim } from '../types.js';
 import type { AccessToken, Application, User } from '../store.js';
 import { hexId, secret } from '../random.js';
@@ -119,7 +120,7 @@ export function createPersonalAccessToken(
   return record;
 }
 
-export type AppRole = 'confidential' | 'public' | 'limited';
+export type { AppRole };
 
 export interface Seeded {
   admin: User;
