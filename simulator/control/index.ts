@@ -5,7 +5,7 @@
  */
 import { ControlError } from '../errors.js';
 import { json } from '../http.js';
-import type { Ctx, Handler } from '../types.js';
+import type { Handler } from '../types.js';
 import { userByLogin } from '../store.js';
 import { tokenExpired } from '../credentials.js';
 import { createApplication, createUser, seeded } from '../oauth/accounts.js';
@@ -17,29 +17,27 @@ import { bool, controlBody, list, str } from './body.js';
 import { targetConfig } from './config.js';
 import { applySettings, currentSettings, settingChanges } from './settings.js';
 
-/** A control operation that reads a body (even reset: an unreadable one is still a 400). */
-function withBody(handler: (ctx: Ctx, body: Record<string, unknown>) => Promise<Response> | Response): Handler {
-  return async (ctx) => handler(ctx, await controlBody(ctx));
-}
-
 export const simConfig: Handler = (ctx) => json(200, targetConfig(ctx.sim, ctx.origin));
 
-export const simReset = withBody((ctx) => {
+export const simReset: Handler = async (ctx) => {
+  await controlBody(ctx); // an unreadable body is a 400 even here
   ctx.sim.reset();
   return json(200, { ok: true });
-});
+};
 
-export const simClock = withBody((ctx, body) => {
+export const simClock: Handler = async (ctx) => {
+  const body = await controlBody(ctx);
   const seconds = typeof body.advanceSeconds === 'string' ? Number(body.advanceSeconds) : body.advanceSeconds;
   if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
     throw new ControlError('advanceSeconds must be a non-negative number');
   }
   ctx.sim.clock.advance(seconds);
   return json(200, { now: ctx.sim.clock.nowSeconds() });
-});
+};
 
 function deviceDecision(trigger: 'approve' | 'deny'): Handler {
-  return withBody(async (ctx, body) => {
+  return async (ctx) => {
+    const body = await controlBody(ctx);
     const userCode = str(body, 'user_code');
     if (!userCode) throw new ControlError('user_code is required');
     const username = str(body, 'username');
@@ -55,13 +53,14 @@ function deviceDecision(trigger: 'approve' | 'deny'): Handler {
       state: record.state,
       result: row.result.page ?? null,
     });
-  });
+  };
 }
 
 export const simDeviceApprove = deviceDecision('approve');
 export const simDeviceDeny = deviceDecision('deny');
 
-export const simCreateApplication = withBody((ctx, body) => {
+export const simCreateApplication: Handler = async (ctx) => {
+  const body = await controlBody(ctx);
   const single = str(body, 'redirectUri');
   const app = createApplication(ctx.sim, {
     name: str(body, 'name') ?? '',
@@ -80,9 +79,10 @@ export const simCreateApplication = withBody((ctx, body) => {
     scopes: app.scopes,
     confidential: app.confidential,
   });
-});
+};
 
-export const simCreateUser = withBody((ctx, body) => {
+export const simCreateUser: Handler = async (ctx) => {
+  const body = await controlBody(ctx);
   const user = createUser(ctx.sim, {
     username: str(body, 'username') ?? '',
     password: str(body, 'password'),
@@ -105,7 +105,7 @@ export const simCreateUser = withBody((ctx, body) => {
     groups: user.groups ?? [],
     password: user.password,
   });
-});
+};
 
 /** Live counts: what is still usable right now. */
 export const simStats: Handler = (ctx) => {
@@ -136,7 +136,8 @@ export const simStats: Handler = (ctx) => {
 
 export const simGetSettings: Handler = (ctx) => json(200, currentSettings(ctx.sim));
 
-export const simUpdateSettings = withBody((ctx, body) => json(200, applySettings(ctx.sim, settingChanges(body))));
+export const simUpdateSettings: Handler = async (ctx) =>
+  json(200, applySettings(ctx.sim, settingChanges(await controlBody(ctx))));
 
 /** expiresIn: absent = the usual lifetime; null = no expiry (a token created before expiry became mandatory). */
 function lifetime(body: Record<string, unknown>): number | null {
@@ -149,7 +150,8 @@ function lifetime(body: Record<string, unknown>): number | null {
 }
 
 /** Mint an OAuth access token directly: what no grant can give any more, such as one without expiry. */
-export const simCreateToken = withBody((ctx, body) => {
+export const simCreateToken: Handler = async (ctx) => {
+  const body = await controlBody(ctx);
   const { sim } = ctx;
   const scopes = list(body, 'scopes');
   if (!scopes?.length) throw new ControlError('scopes is required');
@@ -163,4 +165,4 @@ export const simCreateToken = withBody((ctx, body) => {
   if (!app) throw new ControlError('no application has this clientId', 404);
   const { access } = mintTokens(sim, { userId: user.id, app, scopes, refresh: false, expiresIn: lifetime(body) });
   return json(201, { access_token: access.token });
-});
+};
