@@ -11,8 +11,8 @@ import { runConformance, SUITES } from '../suites/runner/run.js';
 import { exitCodeOf } from '../suites/runner/report.js';
 import { DEFAULT_RUNS, MAX_SEED, defaultSeed } from '../suites/runner/defaults.js';
 import type { Check } from '../suites/types.js';
-import type { Report } from '../reporters/types.js';
-import { EXIT, UsageError } from './errors.js';
+import type { Report } from '../suites/report/model.js';
+import { EXIT, isUsageError, UsageError } from './errors.js';
 
 const OFFERINGS: Offering[] = ['self-managed', 'hosted'];
 
@@ -163,7 +163,7 @@ export async function executeRun(
     if (s.reports.length) await writeReports(report, s.reports);
     return exitCodeOf(report);
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (isUsageError(error)) {
       io.err(`idp-conformance: ${error.message.split('\n')[0]}\n`);
       return EXIT.usage;
     }

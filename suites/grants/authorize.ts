@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import type { AppRole, Check, CheckContext } from '../types.js';
 import { parseForms } from '../drivers/html.js';
-import { authorizeRedirect, broke, exchangeCode, expectTokenOk, jsonObject, tokenInfo } from './support.js';
+import { authorizeRedirect, broke, exchangeCode, expectTokenOk, jsonObject, tokenInfo } from '../shared/oauth.js';
 import { namedScopes } from './scopes.js';
 import { mutationName, narrowApp, redirectMutations, word } from './variants.js';
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { jwtVerify, decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { Check, CheckContext } from '../types.js';
 import { CheckFailure } from '../runner/errors.js';
-import { broke, exchangeCode, expectJsonType, jsonObject } from '../grants/support.js';
+import { broke, exchangeCode, expectJsonType, jsonObject } from '../shared/oauth.js';
 import {
   DISCOVERY_PATH,
   expectedIssuer,

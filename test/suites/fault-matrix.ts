@@ -13,7 +13,7 @@ import { createEmbeddedTarget } from '../../suites/target/embedded.js';
 import { runConformance } from '../../suites/runner/run.js';
 import { defaultSeed } from '../../suites/runner/defaults.js';
 import { executeRun } from '../../cli/run.js';
-import type { CheckResult, Report } from '../../reporters/types.js';
+import type { CheckResult, Report } from '../../suites/report/model.js';
 
 /** Few property runs: the matrix asks "is the fault caught", not "is every input fine". */
 const MATRIX_RUNS = 8;
