@@ -4,7 +4,7 @@
  * The runner (CLI `run`) and the vitest files under suites/ both execute the same checks.
  */
 import type * as fc from 'fast-check';
-import type { Offering } from '../spec/index.js';
+import type { Offering, RuleId } from '../spec/index.js';
 
 export type SuiteName =
   'grants' | 'device' | 'tokens' | 'oidc' | 'cors' | 'encoding' | 'pagination' | 'scopes' | 'versioning';
@@ -181,7 +181,7 @@ export interface OAuthFlows {
  * subset of the check's rules): their levels decide failed or warned, and only they are marked
  * broken in the report. A check proving several rules should say which one a failure breaks.
  */
-export type FailureDetails = Record<string, unknown> & { rules?: string[] };
+export type FailureDetails = Record<string, unknown> & { rules?: RuleId[] };
 
 export interface CheckContext {
   readonly config: TargetConfig;
@@ -212,7 +212,7 @@ export interface CheckContext {
   /** Skip this check with the reason (missing capability, release, fixture). */
   skip(reason: string): never;
   /** Is the rule in force for this run's release, offering and flags? */
-  inForce(ruleId: string): boolean;
+  inForce(ruleId: RuleId): boolean;
 }
 
 export interface Check {
@@ -221,7 +221,7 @@ export interface Check {
   suite: SuiteName;
   title: string;
   /** Rule ids from spec/rules.yaml this check proves. */
-  rules: string[];
+  rules: RuleId[];
   needs?: Capability[];
   /** Waits in real time on a live target; runs only with --slow there. */
   slow?: boolean;

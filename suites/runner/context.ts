@@ -4,7 +4,7 @@
  */
 import * as fc from 'fast-check';
 import type { Capabilities, CheckContext, Driver, FailureDetails, Http, TargetConfig } from '../types.js';
-import type { Offering } from '../../spec/index.js';
+import type { Offering, RuleId } from '../../spec/index.js';
 import { CheckFailure, CheckSkipped } from './errors.js';
 import type { TrackedFlows } from './oauth.js';
 import type { Recorder } from './http.js';
@@ -23,7 +23,7 @@ export interface ContextParts {
   seed: number;
   numRuns: number;
   slow: boolean;
-  inForce(ruleId: string): boolean;
+  inForce(ruleId: RuleId): boolean;
 }
 
 /** A predicate that returned false, said in a sentence. */

@@ -1,3 +1,5 @@
+import type { RuleId } from '../../spec/index.js';
+
 /** Typed outcomes a check throws: a failure with a human sentence, or a skip with its reason. */
 export class CheckFailure extends Error {
   override name = 'CheckFailure';
@@ -10,13 +12,23 @@ export class CheckFailure extends Error {
     super(message);
   }
 
-  /** The rules this failure names as broken (details.rules), if it names any. */
-  get rules(): string[] | undefined {
+  /**
+   * The rules this failure names as broken (details.rules), if it names any. Typed as rule ids;
+   * the runner still checks them against its catalogue, since details may come from a cast.
+   */
+  get rules(): RuleId[] | undefined {
     const rules = this.details?.rules;
-    return Array.isArray(rules) && rules.every((r) => typeof r === 'string') && rules.length ? rules : undefined;
+    return Array.isArray(rules) && rules.every((r) => typeof r === 'string') && rules.length
+      ? (rules as RuleId[])
+      : undefined;
   }
 }
 
 export class CheckSkipped extends Error {
   override name = 'CheckSkipped';
+}
+
+/** A bug of the harness itself (never a verdict on the provider): the run stops and says so. */
+export class HarnessError extends Error {
+  override name = 'HarnessError';
 }

@@ -86,7 +86,7 @@ export async function runConformance(options: RunOptions): Promise<Report> {
     }
     // The report lists the rules in force that this selection is about.
     const filtered = !!(options.select?.suites?.length || options.select?.rules?.length || options.select?.check);
-    const touched = new Set(selected.flatMap((c) => c.rules));
+    const touched = new Set<string>(selected.flatMap((c) => c.rules));
     const rules = session.catalogue.filter(
       (r) => session.inForce(r.id) && (!filtered || touched.has(r.id) || options.select?.rules?.includes(r.id)),
     );

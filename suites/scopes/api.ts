@@ -3,7 +3,7 @@
  * is one (PRIVATE-TOKEN), else one `api` access token minted per run through the code flow
  * (tracked by t.oauth, so the run revokes it). Minted once per run and shared by the checks.
  */
-import { profiles } from '../../spec/index.js';
+import { profiles, type RuleId } from '../../spec/index.js';
 import type { CheckContext, HttpResponse, OAuthFlows } from '../types.js';
 
 /** An assertion whose failure names the rules it breaks (details.rules, see suites/types.ts). */
@@ -14,7 +14,7 @@ export type Expect = (condition: unknown, message: string, details?: Record<stri
  * Declare the result with the Expect type (`const expectX: Expect = breaking(t, ...)`): TypeScript
  * narrows through an assertion function only when its type is written out.
  */
-export function breaking(t: CheckContext, ...rules: string[]): Expect {
+export function breaking(t: CheckContext, ...rules: RuleId[]): Expect {
   return (condition, message, details) => t.expect(condition, message, { ...details, rules });
 }
 

@@ -2,6 +2,7 @@
 import type { RawRequest, Target } from '../../suites/target/types.js';
 import type { Check, CheckContext, TargetConfig } from '../../suites/types.js';
 import type { RuleInfo } from '../../suites/runner/rules.js';
+import type { RuleId } from '../../spec/index.js';
 
 export const FAKE_BASE = 'http://fake.test';
 
@@ -26,11 +27,14 @@ export const RULES: RuleInfo[] = [
   { id: 'T-FUTURE', title: 'a rule of a later release', level: 'must', source: 'test', since: '99.0' },
 ];
 
+/** The invented ids of RULES where code wants rule ids (they are not in spec/rules.yaml: hence the cast). */
+export const fakeRules = (...ids: string[]): RuleId[] => ids as RuleId[];
+
 export function check(
   id: string,
   rules: string[],
   run: (t: CheckContext) => Promise<void>,
   extra: Partial<Check> = {},
 ): Check {
-  return { id: `grants.${id}`, suite: 'grants', title: id, rules, run, ...extra };
+  return { id: `grants.${id}`, suite: 'grants', title: id, rules: fakeRules(...rules), run, ...extra };
 }
