@@ -4,11 +4,12 @@
  * rule is in force for the run's release and offering.
  */
 import * as fc from 'fast-check';
+import type { RuleId } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { apiHeaders, fixtureProject, jsonValue, projectPath } from '../shared/api.js';
 
 /** Skip unless the rule is in force for this run (release window, offering, flag). */
-function requireInForce(t: CheckContext, rule: string): void {
+function requireInForce(t: CheckContext, rule: RuleId): void {
   if (!t.inForce(rule)) t.skip(`${rule} is not in force at release ${t.release} (${t.offering})`);
 }
 
@@ -157,7 +158,7 @@ const treeMissingPathEmpty: Check = {
 /** An attribute the source removes in a release: absent from every sampled item while the rule is in force. */
 function removedAttribute(options: {
   id: string;
-  rule: string;
+  rule: RuleId;
   attribute: string;
   what: string;
   items: (t: CheckContext) => Promise<unknown[]>;
@@ -286,8 +287,8 @@ const runnerRegistration: Check = {
   title: 'the deprecated runner registration and registration-token reset endpoints each answer, or are 410 Gone',
   rules: ['ERR-RUNNER-REGISTRATION-GONE', 'VER-RUNNER-RESET-TOKEN-DEPRECATED'],
   async run(t: CheckContext) {
-    const answers: Array<{ path: string; status: number; rules: string[] }> = [];
-    const registration = ['ERR-RUNNER-REGISTRATION-GONE'];
+    const answers: Array<{ path: string; status: number; rules: RuleId[] }> = [];
+    const registration: RuleId[] = ['ERR-RUNNER-REGISTRATION-GONE'];
     const register = await t.http.post('/api/v4/runners', {
       form: { token: 'conformance-no-such-registration-token' },
     });

@@ -53,15 +53,15 @@ export function faultMatrix(side: Fault['side']): void {
     it.each(list.map((f) => [f.name, f] as const))(
       'fault %s is caught: a failure (exit 1) when it breaks a must rule, else a warning',
       async (_name, fault) => {
-        const must = mustRulesOf(fault);
+        const must: readonly string[] = mustRulesOf(fault);
+        const rules: readonly string[] = fault.rules;
         const { code, report } = await runWithFault(fault, seed);
         // The verdict must break one of the fault's rules, not merely come from a check that names one;
         // a must fault counts only as a failure of one of its must rules.
         const caught = report.checks.filter((c) =>
           must.length
             ? c.status === 'failed' && (c.broken ?? c.rules).some((r) => must.includes(r))
-            : (c.status === 'failed' || c.status === 'warned') &&
-              (c.broken ?? c.rules).some((r) => fault.rules.includes(r)),
+            : (c.status === 'failed' || c.status === 'warned') && (c.broken ?? c.rules).some((r) => rules.includes(r)),
         );
         const why = `fault ${fault.name} (rules ${fault.rules.join(', ')}; must: ${must.join(', ') || 'none'}; seed ${seed})`;
         expect(caught.length, `${why} went unnoticed:\n${describeResults(report.checks)}`).toBeGreaterThan(0);
