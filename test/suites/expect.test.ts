@@ -3,7 +3,7 @@
  * passes is `stale`; a bad file is exit code 2 with one line. Through the CLI's run function, on
  * the embedded simulator with the code-reusable fault (which breaks GRANT-CODE-SINGLE-USE, must).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,6 +12,9 @@ import { renderMarkdown } from '../../reporters/markdown.js';
 import { renderJunit } from '../../reporters/junit.js';
 import { validateReport } from '../../reporters/schema.js';
 import type { Report } from '../../suites/report/model.js';
+import { parseExpectations } from '../../suites/runner/expect.js';
+import { ruleCatalogue } from '../../suites/runner/rules.js';
+import { allChecks } from '../../suites/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-expect-'));
 let n = 0;
@@ -83,6 +86,20 @@ describe('run --expect', () => {
     const r = await run({ fault: ['code-reusable'], expect: other });
     expect(r.code).toBe(1);
     expect(r.report!.checks[0].status).toBe('failed');
+  });
+
+  it("accepts the README's example file", async () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const example = /```yaml\n(expected:[\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toBeDefined();
+    const known = {
+      rules: new Set(ruleCatalogue().map((r) => r.id)),
+      checks: new Set(allChecks().map((c) => c.id)),
+    };
+    expect(parseExpectations(example!, 'README.md', known).map((e) => e.rule)).toEqual([
+      'GRANT-CODE-SINGLE-USE',
+      'TOK-NO-STORE',
+    ]);
   });
 
   it.each([
