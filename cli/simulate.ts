@@ -99,7 +99,7 @@ export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
   if (flags.production) {
     if (options.settings?.developmentMode === true)
       throw new UsageError('--production contradicts --setting developmentMode=true');
-    options.settings = { ...options.settings, developmentMode: false } as Partial<InstanceSettings>;
+    options.settings = { ...options.settings, developmentMode: false };
   }
   if (flags.control === false) options.control = false;
   if (flags.seedSize !== undefined) options.seedSize = integer(flags.seedSize, '--seed-size', 1, 1_000_000);
