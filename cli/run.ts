@@ -3,7 +3,7 @@
  * open the target, run the selected checks, print the summary, write the reports.
  */
 import type { Command } from 'commander';
-import type { Offering } from '../spec/index.js';
+import { releaseProblem, type Offering } from '../spec/index.js';
 import { formatConsole, parseReportSpecs, writeReports, type ReportTarget } from '../reporters/index.js';
 import { allChecks } from '../suites/index.js';
 import { openTarget } from '../suites/target/index.js';
@@ -67,8 +67,8 @@ function integer(flag: string, value: string, min: number, max = Number.MAX_SAFE
 
 export function parseRunFlags(flags: RunFlags, env: NodeJS.ProcessEnv = process.env): RunSettings {
   if (flags.target && flags.config) throw new UsageError('give --target or --config, not both');
-  if (flags.release !== undefined && !/^\d+\.\d+$/.test(flags.release))
-    throw new UsageError(`--release must look like 17.1, got "${flags.release}"`);
+  const releaseWrong = flags.release === undefined ? undefined : releaseProblem(flags.release);
+  if (releaseWrong) throw new UsageError(`--release: ${releaseWrong}`);
   if (flags.offering !== undefined && !OFFERINGS.includes(flags.offering as Offering)) {
     throw new UsageError(`--offering must be ${OFFERINGS.join(' or ')}, got "${flags.offering}"`);
   }

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
-import { faults, profiles, type Offering } from '../spec/index.js';
+import { faults, profiles, releaseProblem, type Offering } from '../spec/index.js';
 import { createSimulator } from '../simulator/core.js';
 import { serve, type Served } from '../simulator/adapters/node.js';
 import { targetConfig } from '../simulator/control/config.js';
@@ -68,8 +68,8 @@ export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
   const p = profiles();
   const options: SimulatorOptions = { devMode: true };
   if (flags.release !== undefined) {
-    if (!/^\d+\.\d+$/.test(flags.release))
-      throw new UsageError(`--release expects MAJOR.MINOR, got "${flags.release}"`);
+    const wrong = releaseProblem(flags.release);
+    if (wrong) throw new UsageError(`--release: ${wrong}`);
     options.release = flags.release;
   }
   if (flags.offering !== undefined) {

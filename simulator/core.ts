@@ -3,7 +3,14 @@
  * (Node http, supertest, msw) calls. Routing comes from spec/openapi.yaml by operationId; each
  * operation is a small handler module registered in oauth/ or api/.
  */
-import { operations, profiles, faults as faultCatalogue, inRelease, type OperationInfo } from '../spec/index.js';
+import {
+  operations,
+  profiles,
+  faults as faultCatalogue,
+  inRelease,
+  releaseProblem,
+  type OperationInfo,
+} from '../spec/index.js';
 import { createClock } from './clock.js';
 import { createRouter } from './router.js';
 import { createStore, type Store } from './store.js';
@@ -29,6 +36,8 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
   const known = new Set(faultCatalogue().map((f) => f.name));
   const unknown = (options.faults ?? []).filter((f) => !known.has(f));
   if (unknown.length) throw new RangeError(`unknown fault ${unknown.join(', ')} (see spec/faults.yaml)`);
+  const releaseWrong = options.release === undefined ? undefined : releaseProblem(options.release);
+  if (releaseWrong) throw new RangeError(releaseWrong);
   const flags: Record<string, boolean> = {};
   for (const [name, info] of Object.entries(p.flags)) flags[name] = info.default;
   const settings = {} as Record<string, unknown>;

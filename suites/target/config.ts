@@ -7,7 +7,7 @@ import { Ajv, type ValidateFunction, type ErrorObject } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
-import { targetConfigSchema } from '../../spec/index.js';
+import { releaseProblem, targetConfigSchema } from '../../spec/index.js';
 import { UsageError } from '../../cli/errors.js';
 import type { TargetConfig } from '../types.js';
 
@@ -44,6 +44,8 @@ export function validateTargetConfig(value: unknown, origin = 'target config'): 
   const check = validate();
   if (!check(value)) throw new UsageError(`${origin}: ${describe(check.errors![0])}`);
   const config = value as TargetConfig;
+  const releaseWrong = config.release === undefined ? undefined : releaseProblem(String(config.release));
+  if (releaseWrong) throw new UsageError(`${origin}: release: ${releaseWrong}`);
   // The schema says so too; kept so the type below is never a lie.
   if (typeof config.baseUrl !== 'string' || !/^https?:\/\/[^/]/i.test(config.baseUrl)) {
     throw new UsageError(`${origin}: baseUrl must be an http(s) URL`);
