@@ -108,6 +108,7 @@ export interface Simulation {
 export async function startSimulation(
   flags: SimulateFlags,
   out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+  note: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
 ): Promise<Simulation> {
   const sim = createSimulator(simulatorOptions(flags));
   const port = flags.port === undefined ? 0 : integer(flags.port, '--port', 0, 65535);
@@ -131,6 +132,8 @@ export async function startSimulation(
     }
   }
   out(served.url);
+  // stdout stays the one URL line scripts read; the file goes to the person.
+  if (flags.writeConfig) note(`target config written to ${flags.writeConfig} (run --config ${flags.writeConfig})`);
   return { sim, served };
 }
 

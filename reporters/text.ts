@@ -3,7 +3,7 @@
  * rendering of a failure (message, counterexample, exchanges, reproduce). Formats differ only in
  * how they wrap these.
  */
-import type { CheckResult, CheckStatus, Exchange, Report, RuleResult, RuleStatus } from './types.js';
+import type { CheckResult, CheckStatus, Coverage, Exchange, Report, RuleResult, RuleStatus } from './types.js';
 
 export type Counts = Record<CheckStatus, number>;
 
@@ -54,15 +54,51 @@ export function sortRules(rules: readonly RuleResult[]): RuleResult[] {
 
 export type Verdict = 'pass' | 'fail';
 
-/** Only a failed check (a `must` rule broken) fails the run; warnings do not. */
+/** Rule statuses that say nothing about the rule: no check saw it hold or break. */
+const NOT_TESTED = new Set<string>(['untested', 'skipped', 'errored']);
+
+/** How many of the listed `must` rules a check tested (report.coverage, else from the rules). */
+export function mustCoverage(rules: readonly RuleResult[], required?: number): Coverage {
+  const must = rules.filter((r) => r.level === 'must');
+  const mustTested = must.filter((r) => !NOT_TESTED.has(r.status)).length;
+  return { must: must.length, mustTested, ...(required !== undefined ? { required } : {}) };
+}
+
+function coverageOf(report: Report): Coverage {
+  return report.coverage ?? mustCoverage(report.rules);
+}
+
+/** Below `--require-coverage`: the tested share of `must` rules is less than asked. */
+export function coverageShort(report: Report): boolean {
+  const { must, mustTested, required } = coverageOf(report);
+  return required !== undefined && must > 0 && (mustTested * 100) / must < required;
+}
+
+/**
+ * A failed check (a `must` rule broken), an interrupted run or a coverage below the required
+ * share fails the run; warnings do not.
+ */
 export function verdict(report: Report): Verdict {
-  return report.summary.failed > 0 ? 'fail' : 'pass';
+  return report.summary.failed > 0 || report.interrupted || coverageShort(report) ? 'fail' : 'pass';
+}
+
+/** PASS, FAIL or INTERRUPTED: the first word of every verdict. */
+export function verdictHead(report: Report): string {
+  return report.interrupted ? 'INTERRUPTED' : verdict(report) === 'fail' ? 'FAIL' : 'PASS';
+}
+
+/** `41 of 143 must rules tested`, `partial: ` in front when some were not. */
+export function coverageText(report: Report): string {
+  const { must, mustTested, required } = coverageOf(report);
+  const share = `${mustTested} of ${must} must rules tested`;
+  const below = coverageShort(report) ? `, below the required ${required}%` : '';
+  return `${mustTested < must ? 'partial: ' : ''}${share}${below}`;
 }
 
 export function verdictLine(report: Report): string {
   const { passed, failed, warned, skipped } = report.summary;
-  const head = verdict(report) === 'fail' ? 'FAIL' : 'PASS';
-  return `${head}: ${failed} failed, ${warned} warned, ${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}`;
+  const by = report.interrupted ? `by ${report.interrupted}; ` : '';
+  return `${verdictHead(report)} (${by}${coverageText(report)}): ${failed} failed, ${warned} warned, ${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}`;
 }
 
 export function seconds(ms: number): string {

@@ -27,6 +27,15 @@ export interface CheckResult {
   reproduce?: string;
 }
 
+export interface Coverage {
+  /** `must` rules the report lists. */
+  must: number;
+  /** Of those, the ones a check tested (passed, failed or warned; not skipped, untested or errored). */
+  mustTested: number;
+  /** `--require-coverage`: the run fails when the tested share is below this percentage. */
+  required?: number;
+}
+
 export interface RuleResult {
   id: string;
   title: string;
@@ -46,6 +55,10 @@ export interface Report {
   startedAt: string;
   durationMs: number;
   summary: { passed: number; failed: number; warned: number; skipped: number };
+  /** Share of the listed `must` rules a check actually tested (reporters/text.ts mustCoverage). */
+  coverage?: Coverage;
+  /** The run was stopped by this signal; checks it did not reach are skipped. */
+  interrupted?: 'SIGINT' | 'SIGTERM';
   rules: RuleResult[];
   checks: CheckResult[];
 }

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CheckResult, CheckStatus, Report, RuleResult, RuleStatus } from '../../reporters/types.js';
 import type { RuleInfo } from './rules.js';
+import { mustCoverage, verdict } from '../../reporters/text.js';
 
 /** The package's version, from sources (suites/runner) or compiled (dist/suites/runner). */
 export function packageVersion(): string {
@@ -37,6 +38,9 @@ export interface ReportInput {
   checks: CheckResult[];
   /** The rules the report lists (in force, and within the run's filters). */
   rules: RuleInfo[];
+  /** `--require-coverage`: percentage of the listed must rules that must be tested. */
+  requiredCoverage?: number;
+  interrupted?: Report['interrupted'];
 }
 
 export function buildReport(input: ReportInput): Report {
@@ -73,12 +77,21 @@ export function buildReport(input: ReportInput): Report {
     startedAt: input.startedAt.toISOString(),
     durationMs: Date.now() - input.startedAt.getTime(),
     summary,
+    coverage: mustCoverage(rules, input.requiredCoverage),
+    ...(input.interrupted ? { interrupted: input.interrupted } : {}),
     rules,
     checks: input.checks,
   };
 }
 
-/** 0 when nothing `must` failed (warnings keep 0), else 1. Usage errors (2) never get this far. */
-export function exitCodeOf(report: Report): 0 | 1 {
-  return report.summary.failed > 0 ? 1 : 0;
+/** The exit code of a signal, as shells report it: 128 + its number. */
+export const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+
+/**
+ * 0 when nothing `must` failed (warnings keep 0) and coverage is as required, else 1; an
+ * interrupted run exits as its signal does. Usage errors (2) never get this far.
+ */
+export function exitCodeOf(report: Report): number {
+  if (report.interrupted) return SIGNAL_EXIT[report.interrupted];
+  return verdict(report) === 'fail' ? 1 : 0;
 }

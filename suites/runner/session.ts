@@ -18,6 +18,8 @@ import { createRandom } from './random.js';
 import { createRedactor, type Redactor } from './redact.js';
 import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, type RuleInfo } from './rules.js';
 
+/** Why a check the run did not finish is skipped. */
+export const INTERRUPTED = 'the run was interrupted';
 /** The rule whose window says whether the password grant still exists at a release. */
 const PASSWORD_RULE = 'GRANT-PASSWORD-PARAMS';
 /** A check that has not finished after this long is failed, so one hang cannot stall a run. */
@@ -47,6 +49,11 @@ export interface SessionOptions {
   /** Arguments that point `idp-conformance run` at this same target (for reproduce commands). */
   reproduceArgs?: string[];
   checkTimeoutMs?: number;
+  /**
+   * Asked before each check and each request a check sends: a signal (or true) stops the run
+   * (Ctrl-C). The running check stops at its next request and is skipped, its tokens still revoked.
+   */
+  stopRequested?: () => 'SIGINT' | 'SIGTERM' | boolean | undefined;
 }
 
 export interface Session {
@@ -69,7 +76,7 @@ export interface Session {
 const quote = (arg: string) => (/^[\w./:=,@-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
 
 export function reproduceCommand(checkId: string, seed: number, args: string[] = []): string {
-  return ['idp-conformance', 'run', '--check', checkId, '--seed', String(seed), ...args].map(quote).join(' ');
+  return ['npx', 'idp-conformance', 'run', '--check', checkId, '--seed', String(seed), ...args].map(quote).join(' ');
 }
 
 async function assertReachable(target: Target): Promise<void> {
@@ -114,10 +121,24 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const recorder = createRecorder();
   // Any token response, whoever asked for it, is adopted by the running check for revocation.
   let current: TrackedFlows | undefined;
-  const http = createHttp(target, recorder, redactor, (request, response) => {
-    if (current && response.status === 200 && /\/oauth\/token(\?|$)/.test(request.url))
-      current.adopt(response, current.roleOf(request));
-  });
+  // A check's own requests stop once the run is interrupted; housekeeping (revocation) never does.
+  let checkRunning = false;
+  let stoppedCheck = false;
+  const http = createHttp(
+    target,
+    recorder,
+    redactor,
+    (request, response) => {
+      if (current && response.status === 200 && /\/oauth\/token(\?|$)/.test(request.url))
+        current.adopt(response, current.roleOf(request));
+    },
+    () => {
+      if (checkRunning && recorder.enabled && options.stopRequested?.()) {
+        stoppedCheck = true;
+        throw new CheckSkipped(INTERRUPTED);
+      }
+    },
+  );
   const random = createRandom(options.seed);
 
   recorder.enabled = false;
@@ -202,6 +223,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         inForce,
       });
       let result: CheckResult;
+      checkRunning = true;
+      stoppedCheck = false;
       try {
         const timeoutMs = driver.kind === 'manual' ? 0 : (options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
         await withTimeout(check.run(t), timeoutMs, `check ${check.id}`);
@@ -232,11 +255,14 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           };
         }
       } finally {
+        checkRunning = false;
         recorder.enabled = false;
         await oauth.revokeAll();
         current = undefined;
         recorder.enabled = true;
       }
+      // Whatever the check made of its refused requests, an interrupted check proved nothing.
+      if (stoppedCheck) return { ...base, status: 'skipped', durationMs: Date.now() - started, message: INTERRUPTED };
       return result;
     },
     async close() {
