@@ -105,7 +105,7 @@ export async function checkReportTargets(targets: readonly ReportTarget[]): Prom
     for (;;) {
       const info = await stat(dir).catch((error: NodeJS.ErrnoException) => error);
       if (info instanceof Error) {
-        if (info.code === 'ENOENT' && dirname(dir) !== dir) {
+        if ((info.code === 'ENOENT' || info.code === 'ENOTDIR') && dirname(dir) !== dir) {
           dir = dirname(dir);
           continue;
         }
@@ -132,6 +132,14 @@ export async function writeReports(report: Report, targets: readonly ReportTarge
       const content = RENDERERS[kind](safe);
       try {
         await mkdir(dirname(path), { recursive: true });
+      } catch (error) {
+        // mkdir meets a file where a folder should be: EEXIST or ENOTDIR, either way the same words.
+        const where = (error as NodeJS.ErrnoException).path ?? dirname(path);
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST' || code === 'ENOTDIR') throw cannotWrite(kind, path, `${where} is not a directory`);
+        throw cannotWrite(kind, path, `${where}: ${errnoWords(error)}`);
+      }
+      try {
         await writeFile(path, content, 'utf8');
       } catch (error) {
         const where = (error as NodeJS.ErrnoException).path;

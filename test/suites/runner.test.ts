@@ -203,7 +203,7 @@ describe('runner verdicts', () => {
       checks: [check('bad', ['T-MUST'], async (t: CheckContext) => t.fail('x'))],
     });
     expect(report.checks[0].reproduce).toBe(
-      'idp-conformance run --check grants.bad --seed 7 --target http://fake.test',
+      'npx idp-conformance run --check grants.bad --seed 7 --target http://fake.test',
     );
   });
 
