@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { createSimulator } from '../../simulator/core.js';
 import { toNodeListener } from '../../simulator/adapters/node.js';
-import type { SimulatorOptions } from '../../simulator/types.js';
+import type { Sim, SimulatorOptions } from '../../simulator/types.js';
 import { executeRun, type RunFlags } from '../../cli/run.js';
 import type { Check } from '../../suites/types.js';
 
@@ -88,12 +88,17 @@ export const shortBody =
 /** The simulator over HTTP, with `hostile` answering the requests it wants (return true) instead. */
 export async function simulatorWith(
   hostile: (req: IncomingMessage, res: ServerResponse) => boolean,
-  options: SimulatorOptions = {},
-): Promise<Loopback> {
-  const listener = toNodeListener(createSimulator(options));
-  return listen((req, res) => {
-    if (!hostile(req, res)) listener(req, res);
+  options: SimulatorOptions & { delayMs?: number } = {},
+): Promise<Loopback & { sim: Sim }> {
+  const { delayMs = 0, ...simOptions } = options;
+  const sim = createSimulator(simOptions);
+  const listener = toNodeListener(sim);
+  const served = await listen((req, res) => {
+    if (hostile(req, res)) return;
+    if (delayMs > 0) setTimeout(() => listener(req, res), delayMs);
+    else listener(req, res);
   });
+  return { ...served, sim };
 }
 
 /** `idp-conformance run` in process, its output captured; a chosen set of checks or all. */
