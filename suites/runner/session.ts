@@ -277,7 +277,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 }
 
 /** The sentence, then the structured details a reader needs, short. */
-function describeFailure(failure: CheckFailure): string {
+export function describeFailure(failure: CheckFailure): string {
   const details = Object.entries(failure.details ?? {}).filter(
     ([k, v]) => v !== undefined && !['seed', 'path', 'shrinks', 'rules'].includes(k),
   );

@@ -2,7 +2,8 @@
  * The fault matrix, data-driven from spec/faults.yaml: for each fault, the checks proving any of
  * its rules run against an embedded simulator with that fault on, and at least one of them must
  * report a failure (or a warning, for `should` rules) of one of those rules. The same checks with
- * no fault must all pass, so a failure is the fault's doing and not the check's.
+ * no fault must all pass, so a failure is the fault's doing and not the check's. Every failure
+ * message is also rendered as the reports show it: no word lost, no secret kept.
  */
 import { describe, expect, it } from 'vitest';
 import { faults, type Fault } from '../../spec/index.js';
@@ -11,6 +12,7 @@ import { createEmbeddedTarget } from '../../suites/target/embedded.js';
 import { runConformance } from '../../suites/runner/run.js';
 import { defaultSeed } from '../../suites/runner/defaults.js';
 import type { CheckResult } from '../../reporters/types.js';
+import { witness } from './failure-text.js';
 
 /** Few property runs: the matrix asks "is the fault caught", not "is every input fine". */
 const MATRIX_RUNS = 8;
@@ -30,13 +32,9 @@ export function faultMatrix(side: Fault['side']): void {
     it.each(list.map((f) => [f.name, f] as const))(
       'fault %s is reported by a check of its rules',
       async (_name, fault) => {
-        const checks = relevant(fault);
-        const report = await runConformance({
-          target: await createEmbeddedTarget({ faults: [fault.name] }),
-          checks,
-          seed,
-          numRuns: MATRIX_RUNS,
-        });
+        // The witness also holds every failure message to its words and every secret out (issue 10).
+        const run = await witness([fault.name], relevant(fault));
+        const report = await runConformance({ target: run.target, checks: run.checks, seed, numRuns: MATRIX_RUNS });
         // The failure must break one of the fault's rules, not merely come from a check that names one.
         const caught = report.checks.filter(
           (c) =>
@@ -47,6 +45,7 @@ export function faultMatrix(side: Fault['side']): void {
           caught.length,
           `fault ${fault.name} (rules ${fault.rules.join(', ')}, seed ${seed}) went unnoticed:\n${describeResults(report.checks)}`,
         ).toBeGreaterThan(0);
+        run.verify(report);
       },
     );
 
