@@ -220,3 +220,39 @@ describe('the console respects people and CI', () => {
     );
   });
 });
+
+describe('help and simulate say what they do', () => {
+  it('run --help shows every default and the exit codes', async () => {
+    const { Command } = await import('commander');
+    const { registerRun } = await import('../../cli/run.js');
+    const program = new Command('idp-conformance');
+    registerRun(program);
+    const run = program.commands.find((c) => c.name() === 'run')!;
+    let help = '';
+    run.configureOutput({ writeOut: (s) => void (help += s) });
+    run.outputHelp();
+    help = help.replace(/\n\s+(?=\S)/g, (m) => (/\n\s{20,}/.test(m) ? ' ' : m));
+    for (const option of run.options.filter(
+      (o) => !o.hidden && !['--check', '--target', '--config', '--fault'].includes(o.long!),
+    ))
+      expect(help, option.long).toMatch(new RegExp(`${option.long}[^\\n]*default`));
+    expect(help).toMatch(/default 15000\)/);
+    expect(help).toMatch(/Exit codes:\n\s+0 .*\n\s+1 .*\n\s+2 .*\n.*\n\s+130 .*143/);
+    expect(help).not.toContain('--no-probe');
+  });
+
+  it('simulate --write-config names the file it wrote', async () => {
+    const { startSimulation } = await import('../../cli/simulate.js');
+    const file = join(dir, 'written.yaml');
+    const notes: string[] = [];
+    const lines: string[] = [];
+    const { served } = await startSimulation(
+      { port: '0', writeConfig: file },
+      (l) => lines.push(l),
+      (l) => notes.push(l),
+    );
+    await served.close();
+    expect(lines).toEqual([served.url]);
+    expect(notes).toEqual([`target config written to ${file} (run --config ${file})`]);
+  });
+});
