@@ -200,7 +200,8 @@ export async function executeRun(
       maxBodyBytes: s.maxBodyBytes,
     });
     if (s.probe) await probeOrStop(target);
-    const progress = createProgress({ write: io.err, tty: io.stderrTty === true, quiet: s.quiet });
+    // CI logs keep every line a terminal would rewrite: a line per area there, even on a pseudo-terminal.
+    const progress = createProgress({ write: io.err, tty: io.stderrTty === true && !env.CI, quiet: s.quiet });
     let report;
     try {
       report = await runConformance({

@@ -211,6 +211,9 @@ describe('the console respects people and CI', () => {
     expect(tty.err.split('\n').length).toBeLessThanOrEqual(3);
     const noColor = await runCli({ suite: 'oidc', seed: '5', runs: '2' }, { tty: true, env: { NO_COLOR: '1' } });
     expect(noColor.out).not.toMatch(/\u001b\[/);
+    const ci = await runCli({ suite: 'oidc', seed: '5', runs: '2' }, { tty: true, env: { CI: 'true' } });
+    expect(ci.err).not.toMatch(/\r/);
+    expect(ci.err).toMatch(/^oidc: \d+ passed/m);
   });
 
   it('prints reproduce commands that work in a clone', async () => {
