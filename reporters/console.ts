@@ -51,12 +51,13 @@ const STATUS_TINT: Record<CheckResult['status'], Tint> = {
   failed: 'red',
   warned: 'yellow',
   skipped: 'grey',
+  errored: 'red',
 };
 
 function countsTable(report: Report, paint: ReturnType<typeof painter>): string[] {
-  const head = ['Area', 'Passed', 'Failed', 'Warned', 'Skipped', 'Total'];
+  const head = ['Area', 'Passed', 'Failed', 'Warned', 'Errored', 'Skipped', 'Total'];
   const row = (area: string, counts: Counts, total: number) =>
-    [area, counts.passed, counts.failed, counts.warned, counts.skipped, total].map(String);
+    [area, counts.passed, counts.failed, counts.warned, counts.errored, counts.skipped, total].map(String);
   const rows = checksByArea(report).map(({ area, items }) =>
     row(terminalSafe(area), countStatuses(items), items.length),
   );
@@ -68,7 +69,7 @@ function countsTable(report: Report, paint: ReturnType<typeof painter>): string[
 }
 
 function problem(check: CheckResult, paint: ReturnType<typeof painter>): string[] {
-  const tag = check.status === 'failed' ? 'FAILED' : 'WARNED';
+  const tag = check.status.toUpperCase();
   const lines = [
     `${paint(STATUS_TINT[check.status], tag)} ${terminalSafe(check.suite)} ${terminalSafe(checkLabel(check))}`,
   ];
@@ -107,7 +108,7 @@ function wrapIds(ids: string[], width = 100): string[] {
 }
 
 function verdictPainted(report: Report, paint: ReturnType<typeof painter>): string {
-  return paint('bold', paint(verdict(report) === 'fail' ? 'red' : 'green', verdictLine(report)));
+  return paint('bold', paint(verdict(report) === 'pass' ? 'green' : 'red', verdictLine(report)));
 }
 
 export function formatConsole(input: Report, options: ConsoleOptions = {}): string {
@@ -120,7 +121,7 @@ export function formatConsole(input: Report, options: ConsoleOptions = {}): stri
     '',
     ...countsTable(report, paint),
   ];
-  for (const status of ['failed', 'warned'] as const) {
+  for (const status of ['failed', 'errored', 'warned'] as const) {
     const checks = report.checks.filter((check) => check.status === status);
     if (checks.length === 0) continue;
     out.push('');

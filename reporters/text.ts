@@ -7,12 +7,12 @@ import type { CheckResult, CheckStatus, Coverage, Exchange, Report, RuleResult, 
 
 export type Counts = Record<CheckStatus, number>;
 
-export const CHECK_STATUSES: readonly CheckStatus[] = ['failed', 'warned', 'skipped', 'passed'];
+export const CHECK_STATUSES: readonly CheckStatus[] = ['failed', 'errored', 'warned', 'skipped', 'passed'];
 /** Worst first: the order in which tables list things. */
 export const RULE_STATUS_ORDER: readonly RuleStatus[] = ['failed', 'warned', 'untested', 'skipped', 'passed'];
 
 export function countStatuses(checks: readonly CheckResult[]): Counts {
-  const counts: Counts = { passed: 0, failed: 0, warned: 0, skipped: 0 };
+  const counts: Counts = { passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0 };
   for (const check of checks) counts[check.status] += 1;
   return counts;
 }
@@ -52,7 +52,7 @@ export function sortRules(rules: readonly RuleResult[]): RuleResult[] {
   return [...rules].sort((a, b) => rank(a.status) - rank(b.status) || a.id.localeCompare(b.id));
 }
 
-export type Verdict = 'pass' | 'fail';
+export type Verdict = 'pass' | 'fail' | 'error';
 
 /** Rule statuses that say nothing about the rule: no check saw it hold or break. */
 const NOT_TESTED = new Set<string>(['untested', 'skipped', 'errored']);
@@ -76,15 +76,17 @@ export function coverageShort(report: Report): boolean {
 
 /**
  * A failed check (a `must` rule broken), an interrupted run or a coverage below the required
- * share fails the run; warnings do not.
+ * share fails the run; else an errored check (the harness could not do its part) makes it an
+ * error; warnings do not count.
  */
 export function verdict(report: Report): Verdict {
-  return report.summary.failed > 0 || report.interrupted || coverageShort(report) ? 'fail' : 'pass';
+  if (report.summary.failed > 0 || report.interrupted || coverageShort(report)) return 'fail';
+  return (report.summary.errored ?? 0) > 0 ? 'error' : 'pass';
 }
 
-/** PASS, FAIL or INTERRUPTED: the first word of every verdict. */
+/** PASS, FAIL, ERROR or INTERRUPTED: the first word of every verdict. */
 export function verdictHead(report: Report): string {
-  return report.interrupted ? 'INTERRUPTED' : verdict(report) === 'fail' ? 'FAIL' : 'PASS';
+  return report.interrupted ? 'INTERRUPTED' : { fail: 'FAIL', error: 'ERROR', pass: 'PASS' }[verdict(report)];
 }
 
 /** `41 of 143 must rules tested`, `partial: ` in front when some were not. */
@@ -96,9 +98,10 @@ export function coverageText(report: Report): string {
 }
 
 export function verdictLine(report: Report): string {
-  const { passed, failed, warned, skipped } = report.summary;
+  const { passed, failed, warned, skipped, errored = 0 } = report.summary;
   const by = report.interrupted ? `by ${report.interrupted}; ` : '';
-  return `${verdictHead(report)} (${by}${coverageText(report)}): ${failed} failed, ${warned} warned, ${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}`;
+  const erroredText = errored ? `${errored} errored, ` : '';
+  return `${verdictHead(report)} (${by}${coverageText(report)}): ${failed} failed, ${erroredText}${warned} warned, ${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}`;
 }
 
 export function seconds(ms: number): string {

@@ -22,7 +22,9 @@ export function packageVersion(): string {
 /** Worst first: one failing check makes the rule fail. */
 const ORDER: CheckStatus[] = ['failed', 'warned', 'passed', 'skipped'];
 
-export function ruleStatus(level: RuleInfo['level'], statuses: CheckStatus[]): RuleStatus {
+export function ruleStatus(level: RuleInfo['level'], all: CheckStatus[]): RuleStatus {
+  // An errored check saw nothing about the rule: it neither passes nor fails it.
+  const statuses: CheckStatus[] = all.filter((s) => s !== 'errored');
   if (!statuses.length) return 'untested';
   const worst = ORDER.find((s) => statuses.includes(s))!;
   // A should or info rule is never failed, only warned: the source is silent or it is context.
@@ -45,8 +47,10 @@ export interface ReportInput {
 
 export function buildReport(input: ReportInput): Report {
   const byRule = new Map<string, CheckResult[]>();
-  // A failure that names the rules it broke says nothing, good or bad, about the check's other rules.
-  const judges = (c: CheckResult, id: string) => !c.broken || c.broken.includes(id);
+  // A failure that names the rules it broke says nothing, good or bad, about the check's other rules;
+  // a pass whose assertions named rules proves only those.
+  const judges = (c: CheckResult, id: string) =>
+    c.status === 'passed' ? !c.proved || c.proved.includes(id) : !c.broken || c.broken.includes(id);
   for (const c of input.checks) {
     for (const id of new Set([...c.rules, ...(c.broken ?? [])]))
       if (judges(c, id)) byRule.set(id, [...(byRule.get(id) ?? []), c]);
@@ -65,7 +69,7 @@ export function buildReport(input: ReportInput): Report {
       checks: checks.map((c) => c.id),
     };
   });
-  const summary = { passed: 0, failed: 0, warned: 0, skipped: 0 };
+  const summary = { passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0 };
   for (const c of input.checks) summary[c.status]++;
   return {
     tool: 'idp-conformance',
@@ -88,10 +92,12 @@ export function buildReport(input: ReportInput): Report {
 export const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
 /**
- * 0 when nothing `must` failed (warnings keep 0) and coverage is as required, else 1; an
- * interrupted run exits as its signal does. Usage errors (2) never get this far.
+ * An interrupted run exits as its signal does; else 1 when a `must` check failed or fewer must
+ * rules were tested than required; else 2 when a check errored (the harness could not do its
+ * part, so the run proves less than it claims to); else 0 (warnings keep 0).
  */
 export function exitCodeOf(report: Report): number {
   if (report.interrupted) return SIGNAL_EXIT[report.interrupted];
-  return verdict(report) === 'fail' ? 1 : 0;
+  const v = verdict(report);
+  return v === 'fail' ? 1 : v === 'error' ? 2 : 0;
 }

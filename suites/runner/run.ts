@@ -62,7 +62,7 @@ function stopSignal(options: SessionOptions): Report['interrupted'] {
   return typeof stop === 'string' ? stop : stop ? 'SIGINT' : undefined;
 }
 
-const MARK = { passed: 'ok  ', failed: 'FAIL', warned: 'warn', skipped: 'skip' } as const;
+const MARK = { passed: 'ok  ', failed: 'FAIL', warned: 'warn', skipped: 'skip', errored: 'ERR ' } as const;
 
 export async function runConformance(options: RunOptions): Promise<Report> {
   const startedAt = new Date();
