@@ -2,7 +2,7 @@
  * Progress while a run goes: on a terminal one line that rewrites itself; elsewhere (CI logs,
  * pipes) one line per area when the area is done, never one per check. Quiet prints nothing.
  */
-import type { CheckResult } from '../reporters/types.js';
+import type { CheckResult } from '../suites/report/model.js';
 import { countStatuses } from '../reporters/text.js';
 import { terminalSafe } from '../reporters/console.js';
 

@@ -21,7 +21,8 @@ import { createProgress } from './progress.js';
 import { CI_SEED, DEFAULT_RUNS, MAX_SEED, defaultSeed } from '../suites/runner/defaults.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT_MS } from '../suites/target/http.js';
 import type { Check } from '../suites/types.js';
-import { EXIT, UsageError } from './errors.js';
+import { EXIT, isUsageError, UsageError } from './errors.js';
+import { TargetError } from '../suites/errors.js';
 
 const OFFERINGS: Offering[] = ['self-managed', 'hosted'];
 
@@ -228,7 +229,7 @@ export async function executeRun(
     io.out(formatConsole(report, { color, quiet: s.quiet, written }));
     return exitCodeOf(report);
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (isUsageError(error)) {
       io.err(`idp-conformance: ${error.message.split('\n')[0]}\n`);
       return EXIT.usage;
     }
@@ -246,12 +247,12 @@ async function probeOrStop(target: Target): Promise<void> {
   } catch (error) {
     await target.close();
     if (error instanceof TransportError)
-      throw new UsageError(`target ${target.baseUrl} does not answer: ${error.message}`);
+      throw new TargetError(`target ${target.baseUrl} does not answer: ${error.message}`);
     throw error;
   }
   if (!result.provider) {
     await target.close();
-    throw new UsageError(notAProvider(target, result));
+    throw new TargetError(notAProvider(target, result));
   }
 }
 

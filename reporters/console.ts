@@ -3,7 +3,7 @@
  * counterexample, exchanges (one line each) and reproduce command, the seed, and a final verdict
  * line. ANSI colour only when asked; control characters from the target never reach the terminal.
  */
-import { redact } from './redact.js';
+import { redact } from '../suites/report/redact.js';
 import {
   checkLabel,
   checksByArea,
@@ -14,7 +14,7 @@ import {
   verdictLine,
   type Counts,
 } from './text.js';
-import type { CheckResult, Report } from './types.js';
+import type { CheckResult, Report } from '../suites/report/model.js';
 
 export interface ConsoleOptions {
   color?: boolean;

@@ -15,6 +15,7 @@ import { createClock } from './clock.js';
 import { createRouter } from './router.js';
 import { createStore, type Store } from './store.js';
 import { json } from './http.js';
+import { HttpError } from './errors.js';
 import type {
   Ctx,
   Handler,
@@ -124,7 +125,13 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
       body: () => (parsed ??= parseBody(request)),
       origin: url.origin,
     };
-    return handler(ctx);
+    // The one place thrown answers become responses, inside the middlewares (CORS still applies).
+    try {
+      return await handler(ctx);
+    } catch (error) {
+      if (error instanceof HttpError) return error.toResponse(sim);
+      throw error;
+    }
   };
 
   const sim: Sim = {

@@ -34,8 +34,6 @@ export { compareReleases, inRelease } from './releases.js';
 export { validateSpec, validateFiles, matchSourceMap } from './validate.js';
 export { parseSourceText, sectionMatches } from './source-text.js';
 export type { SourceText, SourceItem, SourceHeading } from './source-text.js';
-export { coverage } from './coverage.js';
-export type { Coverage, CheckRef } from './coverage.js';
 export type {
   Level,
   Offering,

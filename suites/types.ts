@@ -5,10 +5,22 @@
  */
 import type * as fc from 'fast-check';
 import type { Offering } from '../spec/index.js';
-import type { Exchange } from '../reporters/types.js';
+import type { Exchange } from './report/model.js';
+import type { AppConfig, AppRole, DriverKind, TargetConfig } from '../spec/target-config.js';
 
-export type SuiteName =
-  'grants' | 'device' | 'tokens' | 'oidc' | 'cors' | 'encoding' | 'pagination' | 'scopes' | 'versioning';
+/** Every suite, in the order runs and reports list them; SuiteName derives from it. */
+export const SUITE_NAMES = [
+  'grants',
+  'device',
+  'tokens',
+  'oidc',
+  'cors',
+  'encoding',
+  'pagination',
+  'scopes',
+  'versioning',
+] as const;
+export type SuiteName = (typeof SUITE_NAMES)[number];
 
 /** What a target can do; detected at start, never assumed. */
 export interface Capabilities {
@@ -31,55 +43,7 @@ export interface Capabilities {
 }
 export type Capability = keyof Capabilities;
 
-export type AppRole = 'confidential' | 'public' | 'limited';
-
-export interface AppConfig {
-  clientId: string;
-  clientSecret?: string;
-  redirectUri: string;
-  scopes: string[];
-}
-
-/** Target config (YAML or JSON), see DESIGN.md; validated against spec/target-config.schema.json. */
-export interface TargetConfig {
-  baseUrl: string;
-  issuer?: string;
-  release?: string;
-  offering?: Offering;
-  features?: Record<string, boolean>;
-  driver?: {
-    kind: 'simulator' | 'form' | 'browser' | 'manual';
-    signInPath?: string;
-    loginField?: string;
-    passwordField?: string;
-    approveSelector?: string;
-    denySelector?: string;
-  };
-  user?: { username: string; password: string };
-  personalAccessToken?: string;
-  applications?: Partial<Record<AppRole, AppConfig>>;
-  /** Existing data the checks may read on a live target. */
-  fixtures?: Fixtures;
-}
-
-export interface Fixtures {
-  /** Namespaced path of a readable project with issues, jobs, a repository tree and tags. */
-  project?: string;
-  /** A project whose old path answers with a redirect to its new one (release >= 16.7). */
-  movedProject?: { oldPath: string; newPath: string };
-  /** A namespaced path whose issues collection holds more than 10,000 records. */
-  largeProject?: string;
-  /** A group path (audit events). */
-  group?: string;
-  /** A registry repository id of `project` with tags. */
-  registryRepositoryId?: number;
-  /** A package id of `project` with pipelines. */
-  packageId?: number;
-  /** A branch of `project` whose name contains `/` (encoding checks). */
-  slashedBranch?: string;
-  /** A tag of `project` whose name contains `/` (encoding checks). */
-  slashedTag?: string;
-}
+export type { AppConfig, AppRole, DriverConfig, DriverKind, Fixtures, TargetConfig } from '../spec/target-config.js';
 
 export interface HttpRequest {
   method?: string;
@@ -121,7 +85,7 @@ export interface Http {
 
 /** Who plays the user. */
 export interface Driver {
-  readonly kind: 'simulator' | 'form' | 'browser' | 'manual';
+  readonly kind: DriverKind;
   /**
    * Open an /oauth/authorize URL as the configured user would: sign in if asked, then approve or
    * deny the consent form. Returns the URL the provider redirected to (redirect_uri with code/state

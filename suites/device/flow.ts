@@ -1,6 +1,6 @@
 /** The device flow as a client plays it: start, poll, wait; shared by the device checks. */
 import type { AppRole, CheckContext, HttpResponse } from '../types.js';
-import { broke, DEVICE_GRANT, expectJsonType, jsonObject } from '../grants/support.js';
+import { broke, DEVICE_GRANT, expectJsonType, jsonObject } from '../shared/oauth.js';
 
 export const AUTHORIZE_DEVICE_PATH = '/oauth/authorize_device';
 

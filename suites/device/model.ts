@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { limits, machine, step, type Machine, type MachineRow } from '../../spec/index.js';
 import type { CheckContext } from '../types.js';
-import { broke, jsonObject } from '../grants/support.js';
+import { broke, jsonObject } from '../shared/oauth.js';
 import { expectTokenFields } from '../grants/token-fields.js';
 import { poll, startDevice, wait, type DeviceStart } from './flow.js';
 

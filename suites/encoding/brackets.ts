@@ -14,7 +14,7 @@ import {
   ownProject,
   projectPath,
   type Expect,
-} from '../scopes/api.js';
+} from '../shared/api.js';
 import type { Check, CheckContext } from '../types.js';
 
 /** A `name=value` pair for a raw query or form, with literal brackets in the name as the source writes it. */

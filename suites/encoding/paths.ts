@@ -12,7 +12,7 @@ import {
   ownProject,
   projectPath,
   type Expect,
-} from '../scopes/api.js';
+} from '../shared/api.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { encodedParam, namespacedPathArb, unencodedParam } from './names.js';
 

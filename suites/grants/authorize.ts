@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import type { Check, CheckContext } from '../types.js';
 import { parseForms } from '../drivers/html.js';
-import { authorizeCode, authorizeRedirect, broke } from './support.js';
+import { authorizeCode, authorizeRedirect, broke } from '../shared/oauth.js';
 import { namedScopes } from './scopes.js';
 import { mutationName, narrowApp, redirectMutations, word } from './variants.js';
 

@@ -1,7 +1,7 @@
 /** PKCE (RFC 7636, S256): which verifiers a provider must accept and which it must refuse. */
 import fc from 'fast-check';
 import type { Check, CheckContext } from '../types.js';
-import { authorizeCode, authorizeRedirect, exchangeCode, expectOAuthError, expectTokenOk } from './support.js';
+import { authorizeCode, authorizeRedirect, exchangeCode, expectOAuthError, expectTokenOk } from '../shared/oauth.js';
 import { expectTokenFields } from './token-fields.js';
 import { invalidVerifier, s256, validVerifier } from './verifiers.js';
 

@@ -10,7 +10,7 @@ import {
   mintPair,
   refresh,
   tokenInfo,
-} from './support.js';
+} from '../shared/oauth.js';
 import { expectTokenFields } from './token-fields.js';
 
 /** Applications of the config that take part: confidential (secret) and public (PKCE). */

@@ -15,7 +15,7 @@ import {
   REVOKE_PATH,
   TOKEN_PATH,
   tokenInfo,
-} from './support.js';
+} from '../shared/oauth.js';
 
 const APPLICATIONS_PATH = '/user_settings/applications';
 /** The registration form's submit button, as the real service and the simulator label it. */

@@ -13,7 +13,7 @@ import {
   STANDARD_ERRORS,
   TOKEN_PATH,
   trackBody,
-} from './support.js';
+} from '../shared/oauth.js';
 import { expectTokenFields } from './token-fields.js';
 
 export { STANDARD_ERRORS };

@@ -6,7 +6,7 @@
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
 import type { Check, CheckContext } from '../types.js';
-import { apiHeaders, breaking, fixtureProject, projectPath, type Expect } from '../scopes/api.js';
+import { apiHeaders, breaking, fixtureProject, projectPath, type Expect } from '../shared/api.js';
 import {
   describe,
   pagesPerOrder,

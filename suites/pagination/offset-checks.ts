@@ -4,7 +4,7 @@
  */
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { apiHeaders, breaking, instanceSetting, projectPath, type Expect } from '../scopes/api.js';
+import { apiHeaders, breaking, instanceSetting, projectPath, type Expect } from '../shared/api.js';
 import type { Check, CheckContext } from '../types.js';
 import { numberHeader } from './links.js';
 import {

@@ -4,7 +4,7 @@
  * only fails on what makes every observation meaningless (not 200, not an array, broken Link).
  */
 import { limits } from '../../spec/index.js';
-import { apiHeaders } from '../scopes/api.js';
+import { apiHeaders } from '../shared/api.js';
 import { fillPath, paginatedOperations } from './collections.js';
 import type { CheckContext } from '../types.js';
 import { followNext, readPage, rel, type Page, type WalkRules } from './traverse.js';

@@ -3,23 +3,13 @@
  * report progress, and build the Report. Checks run in sequence: they share one target, and a
  * live deployment deserves a polite client.
  */
-import type { CheckResult, Report } from '../../reporters/types.js';
-import { UsageError } from '../../cli/errors.js';
-import type { Check, SuiteName } from '../types.js';
+import type { CheckResult, Report } from '../report/model.js';
+import { SelectionError } from '../errors.js';
+import { SUITE_NAMES, type Check, type SuiteName } from '../types.js';
 import { buildReport } from './report.js';
 import { INTERRUPTED, openSession, type SessionOptions } from './session.js';
 
-export const SUITES: SuiteName[] = [
-  'grants',
-  'device',
-  'tokens',
-  'oidc',
-  'cors',
-  'encoding',
-  'pagination',
-  'scopes',
-  'versioning',
-];
+export const SUITES: SuiteName[] = [...SUITE_NAMES];
 
 export interface Selection {
   suites?: string[];
@@ -42,12 +32,13 @@ export interface RunOptions extends SessionOptions {
 export function selectChecks(checks: Check[], select: Selection = {}, knownRules?: Set<string>): Check[] {
   const unknownSuites = (select.suites ?? []).filter((s) => !SUITES.includes(s as SuiteName));
   if (unknownSuites.length)
-    throw new UsageError(`unknown suite ${unknownSuites.join(', ')} (suites: ${SUITES.join(', ')})`);
+    throw new SelectionError(`unknown suite ${unknownSuites.join(', ')} (suites: ${SUITES.join(', ')})`);
   if (knownRules?.size) {
     const unknownRules = (select.rules ?? []).filter((r) => !knownRules.has(r));
-    if (unknownRules.length) throw new UsageError(`unknown rule ${unknownRules.join(', ')} (see spec/rules.yaml)`);
+    if (unknownRules.length) throw new SelectionError(`unknown rule ${unknownRules.join(', ')} (see spec/rules.yaml)`);
   }
-  if (select.check && !checks.some((c) => c.id === select.check)) throw new UsageError(`unknown check ${select.check}`);
+  if (select.check && !checks.some((c) => c.id === select.check))
+    throw new SelectionError(`unknown check ${select.check}`);
   return checks.filter(
     (c) =>
       (!select.suites?.length || select.suites.includes(c.suite)) &&

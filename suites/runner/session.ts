@@ -4,13 +4,13 @@
  */
 import { profiles } from '../../spec/index.js';
 import type { Offering } from '../../spec/index.js';
-import type { CheckResult, CheckStatus } from '../../reporters/types.js';
-import { UsageError } from '../../cli/errors.js';
-import type { Capabilities, Capability, Check, Driver, Http, TargetConfig } from '../types.js';
+import type { CheckResult, CheckStatus } from '../report/model.js';
+import { TargetError } from '../errors.js';
+import type { Capabilities, Capability, Check } from '../types.js';
 import { TransportError, type Target } from '../target/types.js';
 import { createDriver } from '../drivers/index.js';
 import { detectCapabilities, detectControl } from './capabilities.js';
-import { createCheckContext, createEvidence, type Evidence } from './context.js';
+import { createCheckContext, createEvidence, type Evidence, type SessionGround } from './context.js';
 import { CheckFailure, CheckSkipped, HarnessError } from './errors.js';
 import { createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
@@ -56,19 +56,11 @@ export interface SessionOptions {
   stopRequested?: () => 'SIGINT' | 'SIGTERM' | boolean | undefined;
 }
 
-export interface Session {
+/** `inForce` counts unknown ids as in force, so a typo cannot hide a check. */
+export interface Session extends SessionGround {
   readonly target: Target;
-  readonly config: TargetConfig;
-  readonly release: string;
-  readonly offering: Offering;
-  readonly caps: Capabilities;
-  readonly http: Http;
-  readonly driver: Driver;
   readonly redactor: Redactor;
   readonly catalogue: RuleInfo[];
-  readonly seed: number;
-  /** Is a rule in force on this run (unknown ids count as in force, so a typo cannot hide a check)? */
-  inForce(ruleId: string): boolean;
   runCheck(check: Check): Promise<CheckResult>;
   close(): Promise<void>;
 }
@@ -84,7 +76,7 @@ async function assertReachable(target: Target): Promise<void> {
     await target.send({ method: 'GET', url: `${target.baseUrl}/`, headers: new Headers() });
   } catch (error) {
     if (error instanceof TransportError)
-      throw new UsageError(`target ${target.baseUrl} does not answer: ${error.message}`);
+      throw new TargetError(`target ${target.baseUrl} does not answer: ${error.message}`);
     throw error;
   }
 }
@@ -236,19 +228,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       current = oauth;
       const evidence = createEvidence();
       const t = createCheckContext({
-        config,
-        release,
-        offering,
-        caps,
-        http,
-        driver,
+        ...session,
         oauth,
         recorder,
-        redactor,
-        seed: options.seed,
         numRuns: options.numRuns,
         slow: options.slow ?? false,
-        inForce,
         evidence,
       });
       const done = (status: CheckStatus, fields: Partial<CheckResult> = {}): CheckResult => ({

@@ -5,7 +5,7 @@
 import * as fc from 'fast-check';
 import { openapi } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
-import { jsonObject, ownProject } from './api.js';
+import { jsonObject, ownProject } from '../shared/api.js';
 import { gitChecks } from './git.js';
 
 const CURRENT_USER = '/api/v4/user';

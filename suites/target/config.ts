@@ -8,7 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 import { releaseProblem, targetConfigSchema } from '../../spec/index.js';
-import { UsageError } from '../../cli/errors.js';
+import { ConfigError } from '../errors.js';
 import type { TargetConfig } from '../types.js';
 
 type AddFormats = (ajv: Ajv | Ajv2020) => unknown;
@@ -37,18 +37,18 @@ function describe(error: ErrorObject): string {
   return `${where} ${error.message ?? 'is invalid'}${extra}`;
 }
 
-/** Check a parsed config; throws UsageError naming the first problem. */
+/** Check a parsed config; throws ConfigError naming the first problem. */
 export function validateTargetConfig(value: unknown, origin = 'target config'): TargetConfig {
   if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw new UsageError(`${origin}: expected a mapping of settings`);
+    throw new ConfigError(`${origin}: expected a mapping of settings`);
   const check = validate();
-  if (!check(value)) throw new UsageError(`${origin}: ${describe(check.errors![0])}`);
+  if (!check(value)) throw new ConfigError(`${origin}: ${describe(check.errors![0])}`);
   const config = value as TargetConfig;
   const releaseWrong = config.release === undefined ? undefined : releaseProblem(String(config.release));
-  if (releaseWrong) throw new UsageError(`${origin}: release: ${releaseWrong}`);
+  if (releaseWrong) throw new ConfigError(`${origin}: release: ${releaseWrong}`);
   // The schema says so too; kept so the type below is never a lie.
   if (typeof config.baseUrl !== 'string' || !/^https?:\/\/[^/]/i.test(config.baseUrl)) {
-    throw new UsageError(`${origin}: baseUrl must be an http(s) URL`);
+    throw new ConfigError(`${origin}: baseUrl must be an http(s) URL`);
   }
   return config;
 }
@@ -58,7 +58,7 @@ export function parseTargetConfig(text: string, origin = 'target config'): Targe
   try {
     value = parse(text);
   } catch (error) {
-    throw new UsageError(`${origin}: not valid YAML or JSON (${(error as Error).message.split('\n')[0]})`);
+    throw new ConfigError(`${origin}: not valid YAML or JSON (${(error as Error).message.split('\n')[0]})`);
   }
   return validateTargetConfig(value, origin);
 }
@@ -68,7 +68,7 @@ export function loadTargetConfig(file: string): TargetConfig {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new UsageError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new ConfigError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   return parseTargetConfig(text, file);
 }

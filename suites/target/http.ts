@@ -31,8 +31,7 @@ const MAX_RESPONSE_HEADER_BYTES = 1024 * 1024;
 const PATH_IN_MESSAGE = 120;
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
-const bytes = (n: number) =>
-  n >= 1024 * 1024 && n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : `${n} bytes`;
+const bytes = (n: number) => (n >= 1024 * 1024 && n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : `${n} bytes`);
 
 /** Split an absolute URL without parsing its path: `http://h:1/a%2Fb/../c?x` → origin + raw path. */
 export function splitUrl(url: string): { protocol: 'http:' | 'https:'; host: string; path: string } {

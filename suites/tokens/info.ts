@@ -12,7 +12,7 @@ import {
   mintPair,
   TOKEN_INFO_PATH,
   tokenInfo,
-} from '../grants/support.js';
+} from '../shared/oauth.js';
 
 const CONTROL_TOKENS_PATH = `${CONTROL_PREFIX}/tokens`;
 

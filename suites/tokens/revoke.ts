@@ -14,7 +14,7 @@ import {
   refresh,
   REVOKE_PATH,
   tokenInfo,
-} from '../grants/support.js';
+} from '../shared/oauth.js';
 
 /**
  * 200 with {} (REV-EMPTY-OBJECT; a refusal also breaks REV-PARAMS, the request being well formed);

@@ -5,7 +5,7 @@
  */
 import * as fc from 'fast-check';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
-import { apiHeaders, fixtureProject, jsonValue, projectPath } from '../scopes/api.js';
+import { apiHeaders, fixtureProject, jsonValue, projectPath } from '../shared/api.js';
 
 /** Skip unless the rule is in force for this run (release window, offering, flag). */
 function requireInForce(t: CheckContext, rule: string): void {

@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import { createSimulator } from '../../simulator/core.js';
 import type { Sim } from '../../simulator/types.js';
 import { formatConsole, renderHtml, renderJson, renderJunit, renderMarkdown, redact } from '../../reporters/index.js';
-import type { Report } from '../../reporters/types.js';
+import type { Report } from '../../suites/report/model.js';
 import { CheckFailure } from '../../suites/runner/errors.js';
 import { describeFailure } from '../../suites/runner/session.js';
 import { createEmbeddedTarget } from '../../suites/target/embedded.js';

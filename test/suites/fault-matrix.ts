@@ -11,7 +11,7 @@ import { allChecks } from '../../suites/index.js';
 import { createEmbeddedTarget } from '../../suites/target/embedded.js';
 import { runConformance } from '../../suites/runner/run.js';
 import { defaultSeed } from '../../suites/runner/defaults.js';
-import type { CheckResult } from '../../reporters/types.js';
+import type { CheckResult } from '../../suites/report/model.js';
 import { witness } from './failure-text.js';
 
 /** Few property runs: the matrix asks "is the fault caught", not "is every input fine". */

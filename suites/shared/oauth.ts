@@ -3,7 +3,11 @@
  * Messages name what was wrong and never carry a token, a code or a secret: details hold
  * statuses, error codes and field names only.
  */
-import type { AppRole, CheckContext, FailureDetails, HttpResponse, TokenResponse } from '../types.js';
+import type { AppRole, CheckContext, HttpResponse, TokenResponse } from '../types.js';
+import { jsonObject } from './json.js';
+import { broke } from './rules.js';
+
+export { broke, jsonObject };
 
 export const TOKEN_PATH = '/oauth/token';
 export const REVOKE_PATH = '/oauth/revoke';
@@ -20,27 +24,6 @@ export const STANDARD_ERRORS = [
   'unsupported_grant_type',
   'invalid_scope',
 ];
-
-/**
- * Failure details naming the rules the failure breaks (FailureDetails.rules). Helpers name the
- * rules their own assertion proves and add the caller's; the runner keeps those the check proves.
- */
-export function broke(rules: readonly string[], details: Record<string, unknown> = {}): FailureDetails {
-  const named = [...new Set(rules)];
-  return named.length ? { ...details, rules: named } : details;
-}
-
-/** The body of a response as a plain object, or undefined when it is not a JSON object. */
-export function jsonObject(res: HttpResponse): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(res.text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The response says it is JSON (media type application/json; parameters are judged by expectExactJsonType). Breaks ENC-RESPONSE-JSON and `rules`. */
 export function expectJsonType(t: CheckContext, res: HttpResponse, what: string, rules: readonly string[] = []): void {
