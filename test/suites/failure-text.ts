@@ -47,14 +47,20 @@ export async function witness(faults: string[], checks: Check[]): Promise<Witnes
     harvest(sim, secrets);
     return response;
   };
-  const said = new Map<string, string>();
+  // What each check said when it failed: the error it threw and every soft assertion that did not hold.
+  const said = new Map<string, string[]>();
+  const say = (id: string, failure: CheckFailure) => said.set(id, [...(said.get(id) ?? []), describeFailure(failure)]);
   const wrapped = checks.map((check) => ({
     ...check,
     run: async (t: Parameters<Check['run']>[0]) => {
+      const soft: typeof t.soft = (condition, message, details) => {
+        if (!condition) say(check.id, new CheckFailure(message, details));
+        return t.soft(condition, message, details);
+      };
       try {
-        await check.run(t);
+        await check.run({ ...t, soft });
       } catch (error) {
-        if (error instanceof CheckFailure) said.set(check.id, describeFailure(error));
+        if (error instanceof CheckFailure) say(check.id, error);
         throw error;
       }
     },
@@ -67,10 +73,11 @@ export async function witness(faults: string[], checks: Check[]): Promise<Witnes
       harvest(sim, secrets);
       const shown = redact(report);
       for (const check of shown.checks) {
-        const raw = said.get(check.id);
-        if (!raw || (check.status !== 'failed' && check.status !== 'warned')) continue;
-        const lost = lostWords(raw, check.message ?? '', secrets);
-        expect(lost, `${check.id} lost words:\n  said:  ${raw}\n  shown: ${check.message}`).toEqual([]);
+        if (check.status !== 'failed' && check.status !== 'warned') continue;
+        for (const raw of said.get(check.id) ?? []) {
+          const lost = lostWords(raw, check.message ?? '', secrets);
+          expect(lost, `${check.id} lost words:\n  said:  ${raw}\n  shown: ${check.message}`).toEqual([]);
+        }
       }
       const rendered = [renderJson, renderJunit, renderHtml, renderMarkdown, formatConsole].map((r) => r(report));
       const leaked = [...secrets].filter((s) => rendered.some((text) => text.includes(s)));
