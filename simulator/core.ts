@@ -9,6 +9,7 @@ import {
   faults as faultCatalogue,
   inRelease,
   releaseProblem,
+  type FaultName,
   type OperationInfo,
 } from '../spec/index.js';
 import { createClock } from './clock.js';
@@ -18,7 +19,7 @@ import { json } from './http.js';
 import { HttpError } from './errors.js';
 import type {
   Ctx,
-  Handler,
+  Handlers,
   InstanceSettings,
   Middleware,
   ParsedBody,
@@ -29,13 +30,14 @@ import type {
 import { oauthGateOverrides, oauthHandlers, oauthMiddlewares, seedAccounts } from './oauth/index.js';
 import { apiHandlers, apiMiddlewares } from './api/index.js';
 
-const handlers: Record<string, Handler> = { ...oauthHandlers, ...apiHandlers };
+const handlers: Handlers = { ...oauthHandlers, ...apiHandlers };
 const middlewares: Middleware[] = [...apiMiddlewares, ...oauthMiddlewares];
 
 export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions {
   const p = profiles();
-  const known = new Set(faultCatalogue().map((f) => f.name));
-  const unknown = (options.faults ?? []).filter((f) => !known.has(f));
+  const known = new Set<string>(faultCatalogue().map((f) => f.name));
+  const isFault = (f: string): f is FaultName => known.has(f);
+  const unknown = (options.faults ?? []).filter((f) => !isFault(f));
   if (unknown.length) throw new RangeError(`unknown fault ${unknown.join(', ')} (see spec/faults.yaml)`);
   const releaseWrong = options.release === undefined ? undefined : releaseProblem(options.release);
   if (releaseWrong) throw new RangeError(releaseWrong);
@@ -48,7 +50,7 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     offering: options.offering ?? p.defaults.offering,
     flags: { ...flags, ...options.flags },
     settings: { ...(settings as unknown as InstanceSettings), ...options.settings },
-    faults: [...(options.faults ?? [])],
+    faults: (options.faults ?? []).filter(isFault),
     devMode: options.devMode ?? true,
     seed: options.seed ?? 1,
     seedSize: options.seedSize ?? 1,

@@ -4,7 +4,7 @@
  * The runner (CLI `run`) and the vitest files under suites/ both execute the same checks.
  */
 import type * as fc from 'fast-check';
-import type { Offering } from '../spec/index.js';
+import type { Offering, RuleId } from '../spec/index.js';
 import type { Exchange } from './report/model.js';
 import type { AppConfig, AppRole, DriverKind, TargetConfig } from '../spec/target-config.js';
 
@@ -144,11 +144,12 @@ export interface OAuthFlows {
 }
 
 /**
- * Structured context of a failure. `rules`, when given, names the rules this failure breaks (a
- * subset of the check's rules): their levels decide failed or warned, and only they are marked
- * broken in the report. A check proving several rules should say which one a failure breaks.
+ * Structured context of a failure. `rules`, when given, names the rules this failure breaks
+ * (usually some of the check's rules; a set-up step may name another): their levels decide failed
+ * or warned, and only they are marked broken in the report. A check proving several rules should
+ * say which one a failure breaks. An id that is no rule does not compile, and stops the run if cast.
  */
-export type FailureDetails = Record<string, unknown> & { rules?: string[] };
+export type FailureDetails = Record<string, unknown> & { rules?: RuleId[] };
 
 export interface CheckContext {
   readonly config: TargetConfig;
@@ -190,7 +191,7 @@ export interface CheckContext {
   /** Skip this check with the reason (missing capability, release, fixture). */
   skip(reason: string): never;
   /** Is the rule in force for this run's release, offering and flags? */
-  inForce(ruleId: string): boolean;
+  inForce(ruleId: RuleId): boolean;
 }
 
 export interface Check {
@@ -199,7 +200,7 @@ export interface Check {
   suite: SuiteName;
   title: string;
   /** Rule ids from spec/rules.yaml this check proves. */
-  rules: string[];
+  rules: RuleId[];
   needs?: Capability[];
   /** Waits in real time on a live target; runs only with --slow there. */
   slow?: boolean;

@@ -6,7 +6,7 @@
  * module moves a subject through its table, so every machine answers client errors, faults and
  * row errors in the same order.
  */
-import { machine, step, type Machine, type MachineRow } from '../../spec/index.js';
+import { machine, step, type FaultName, type Machine, type MachineRow } from '../../spec/index.js';
 import type { Sim } from '../types.js';
 import { OAuthError } from './errors.js';
 
@@ -23,7 +23,7 @@ export interface Move {
   /** records the row's next state; absent when the state is derived, not stored (revocation) */
   save?: (next: string) => void;
   /** a fault that leaves the subject where it was instead of entering `state` (a reusable code) */
-  stay?: { state: string; fault: string };
+  stay?: { state: string; fault: FaultName };
   /** throw the row's OAuth error (default); false when the caller renders the row (a page) */
   throws?: boolean;
 }

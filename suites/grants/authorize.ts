@@ -1,5 +1,6 @@
 /** GET /oauth/authorize: redirect_uri registration, state round trip, scopes, response_type, consent. */
 import fc from 'fast-check';
+import type { RuleId } from '../../spec/index.js';
 import type { Check, CheckContext } from '../types.js';
 import { parseForms } from '../drivers/html.js';
 import { authorizeCode, authorizeRedirect, broke } from '../shared/oauth.js';
@@ -17,8 +18,8 @@ function landsOn(redirect: URL, foreign: string, registered: URL): boolean {
 
 /** Which rules an authorize refusal breaks: `page` the form of the refusal (error page, error redirect), `refusal` issuing a code anyway (default `page`). */
 interface RefusalRules {
-  page?: string[];
-  refusal?: string[];
+  page?: RuleId[];
+  refusal?: RuleId[];
 }
 
 /**

@@ -3,6 +3,7 @@
  * report progress, and build the Report. Checks run in sequence: they share one target, and a
  * live deployment deserves a polite client.
  */
+import type { RuleId } from '../../spec/index.js';
 import type { CheckResult, Report } from '../report/model.js';
 import { SelectionError } from '../errors.js';
 import { SUITE_NAMES, type Check, type SuiteName } from '../types.js';
@@ -88,9 +89,12 @@ export async function runConformance(options: RunOptions): Promise<Report> {
     }
     // The report lists the rules in force that this selection is about.
     const filtered = !!(options.select?.suites?.length || options.select?.rules?.length || options.select?.check);
-    const touched = new Set(selected.flatMap((c) => c.rules));
+    const touched = new Set<string>(selected.flatMap((c) => c.rules));
     const rules = session.catalogue.filter(
-      (r) => session.inForce(r.id) && (!filtered || touched.has(r.id) || options.select?.rules?.includes(r.id)),
+      // The catalogue may be a test's own (ids outside spec/rules.yaml): inForce treats those as in force.
+      (r) =>
+        session.inForce(r.id as RuleId) &&
+        (!filtered || touched.has(r.id) || (options.select?.rules as string[] | undefined)?.includes(r.id)),
     );
     return buildReport({
       target: session.target.name,

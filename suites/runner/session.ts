@@ -3,7 +3,7 @@
  * The CLI runner and the vitest glue both run checks through here, so they agree on every verdict.
  */
 import { profiles } from '../../spec/index.js';
-import type { Offering } from '../../spec/index.js';
+import type { Offering, RuleId } from '../../spec/index.js';
 import type { CheckResult, CheckStatus } from '../report/model.js';
 import { TargetError } from '../errors.js';
 import type { Capabilities, Capability, Check } from '../types.js';
@@ -21,7 +21,7 @@ import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, type RuleInfo } from 
 /** Why a check the run did not finish is skipped. */
 export const INTERRUPTED = 'the run was interrupted';
 /** The rule whose window says whether the password grant still exists at a release. */
-const PASSWORD_RULE = 'GRANT-PASSWORD-PARAMS';
+const PASSWORD_RULE: RuleId = 'GRANT-PASSWORD-PARAMS';
 /** A check that has not finished after this long is failed, so one hang cannot stall a run. */
 export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
 
@@ -99,7 +99,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const offering = options.offering ?? config.offering ?? defaults.offering;
   const flags = flagsFor(release, config.features);
   const catalogue = options.rules ?? ruleCatalogue();
-  const known = new Set(catalogue.map((r) => r.id));
+  const known = new Set<string>(catalogue.map((r) => r.id));
   const inForceSet = options.rules
     ? inForceOf(options.rules, release, offering, flags)
     : rulesInForce(release, offering, flags);
@@ -167,10 +167,16 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   /**
    * The rules a failure broke: those it names (known and in force), else all the check proves.
    * A named rule may lie outside the check's own, as when setting up a revocation check finds the
-   * token response itself wrong: the report then blames the sentence really broken.
+   * token response itself wrong: the report then blames the sentence really broken. A named id
+   * that is no rule at all is the check's bug: the run stops rather than blame all its rules.
    */
   const brokenRules = (check: Check, failure?: CheckFailure): string[] => {
-    const named = failure?.rules?.filter((id) => levelOf.has(id) && inForce(id));
+    const unknown = failure?.rules?.filter((id) => !levelOf.has(id)) ?? [];
+    if (unknown.length)
+      throw new HarnessError(
+        `check ${check.id} failed naming rule${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}, not in the rule catalogue (spec/rules.yaml): fix the check`,
+      );
+    const named = failure?.rules?.filter((id) => inForce(id));
     return named?.length ? named : check.rules.filter(inForce);
   };
   /** A failure counts as a warning when every rule it broke is only `should` or `info`. */

@@ -3,29 +3,18 @@
  * ships in spec/ so editors and this loader agree on one shape. Every problem is one line.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv, type ValidateFunction, type ErrorObject } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createAjv, type ValidateFunction, type ErrorObject } from '../../spec/ajv.js';
 import { parse } from 'yaml';
 import { releaseProblem, targetConfigSchema } from '../../spec/index.js';
 import { ConfigError } from '../errors.js';
 import type { TargetConfig } from '../types.js';
 
-type AddFormats = (ajv: Ajv | Ajv2020) => unknown;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
-  addFormatsModule) as unknown as AddFormats;
-
 let validator: ValidateFunction | undefined;
 /** Compiled once from the schema that ships in spec/ (the one editors complete against). */
 function validate(): ValidateFunction {
   if (validator) return validator;
-  const schema = targetConfigSchema();
-  const draft2020 = String(schema.$schema ?? '').includes('2020-12');
-  const ajv = draft2020
-    ? new Ajv2020({ allErrors: false, strict: false })
-    : new Ajv({ allErrors: false, strict: false });
-  addFormats(ajv);
-  return (validator = ajv.compile(schema));
+  // The schema declares JSON Schema 2020-12, as every schema of spec/ does.
+  return (validator = createAjv({ allErrors: false, strict: false }).compile(targetConfigSchema()));
 }
 
 function describe(error: ErrorObject): string {

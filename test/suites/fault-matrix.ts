@@ -39,7 +39,7 @@ export function faultMatrix(side: Fault['side']): void {
         const caught = report.checks.filter(
           (c) =>
             (c.status === 'failed' || c.status === 'warned') &&
-            (c.broken ?? c.rules).some((r) => fault.rules.includes(r)),
+            (c.broken ?? c.rules).some((r) => (fault.rules as readonly string[]).includes(r)),
         );
         expect(
           caught.length,
