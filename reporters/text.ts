@@ -3,15 +3,8 @@
  * rendering of a failure (message, counterexample, exchanges, reproduce). Formats differ only in
  * how they wrap these.
  */
-import type {
-  CheckResult,
-  CheckStatus,
-  Coverage,
-  Exchange,
-  Report,
-  RuleResult,
-  RuleStatus,
-} from '../suites/report/model.js';
+import type { CheckResult, CheckStatus, Exchange, Report, RuleResult, RuleStatus } from '../suites/report/model.js';
+import { coverageOf, coverageShort, verdict } from '../suites/report/verdict.js';
 
 export type Counts = Record<CheckStatus, number>;
 
@@ -60,37 +53,7 @@ export function sortRules(rules: readonly RuleResult[]): RuleResult[] {
   return [...rules].sort((a, b) => rank(a.status) - rank(b.status) || a.id.localeCompare(b.id));
 }
 
-export type Verdict = 'pass' | 'fail' | 'error';
-
-/** Rule statuses that say nothing about the rule: no check saw it hold or break. */
-const NOT_TESTED = new Set<string>(['untested', 'skipped', 'errored']);
-
-/** How many of the listed `must` rules a check tested (report.coverage, else from the rules). */
-export function mustCoverage(rules: readonly RuleResult[], required?: number): Coverage {
-  const must = rules.filter((r) => r.level === 'must');
-  const mustTested = must.filter((r) => !NOT_TESTED.has(r.status)).length;
-  return { must: must.length, mustTested, ...(required !== undefined ? { required } : {}) };
-}
-
-function coverageOf(report: Report): Coverage {
-  return report.coverage ?? mustCoverage(report.rules);
-}
-
-/** Below `--require-coverage`: the tested share of `must` rules is less than asked. */
-export function coverageShort(report: Report): boolean {
-  const { must, mustTested, required } = coverageOf(report);
-  return required !== undefined && must > 0 && (mustTested * 100) / must < required;
-}
-
-/**
- * A failed check (a `must` rule broken), an interrupted run or a coverage below the required
- * share fails the run; else an errored check (the harness could not do its part) makes it an
- * error; warnings do not count.
- */
-export function verdict(report: Report): Verdict {
-  if (report.summary.failed > 0 || report.interrupted || coverageShort(report)) return 'fail';
-  return (report.summary.errored ?? 0) > 0 ? 'error' : 'pass';
-}
+export { coverageOf, coverageShort, mustCoverage, verdict, type Verdict } from '../suites/report/verdict.js';
 
 /** PASS, FAIL, ERROR or INTERRUPTED: the first word of every verdict. */
 export function verdictHead(report: Report): string {

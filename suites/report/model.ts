@@ -67,7 +67,7 @@ export interface Report {
   startedAt: string;
   durationMs: number;
   summary: { passed: number; failed: number; warned: number; skipped: number; errored: number };
-  /** Share of the listed `must` rules a check actually tested (reporters/text.ts mustCoverage). */
+  /** Share of the listed `must` rules a check actually tested (suites/report/verdict.ts mustCoverage). */
   coverage?: Coverage;
   /** The run was stopped by this signal; checks it did not reach are skipped. */
   interrupted?: 'SIGINT' | 'SIGTERM';

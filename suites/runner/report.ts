@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CheckResult, CheckStatus, Report, RuleResult, RuleStatus } from '../report/model.js';
 import type { RuleInfo } from './rules.js';
-import { mustCoverage, verdict } from '../../reporters/text.js';
+import { mustCoverage, verdict } from '../report/verdict.js';
 
 /** The package's version, from sources (suites/runner) or compiled (dist/suites/runner). */
 export function packageVersion(): string {
