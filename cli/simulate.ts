@@ -77,7 +77,7 @@ export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
       (p as { offerings?: Record<string, unknown> }).offerings ?? { 'self-managed': 1, hosted: 1 },
     );
     if (!offerings.includes(flags.offering))
-      throw new UsageError(`--offering must be one of ${offerings.join(', ')}, got "${flags.offering}"`);
+      throw new UsageError(`--offering must be ${offerings.join(' or ')}, got "${flags.offering}"`);
     options.offering = flags.offering as Offering;
   }
   for (const text of flags.flag ?? []) {

@@ -31,4 +31,10 @@ describe('release validation', () => {
     }
     expect(() => createSimulator({ release: r })).toThrow(words);
   });
+
+  it('says a wrong offering in the same words in run and simulate', () => {
+    const words = '--offering must be self-managed or hosted, got "cloud"';
+    expect(() => parseRunFlags({ offering: 'cloud' }, {})).toThrow(words);
+    expect(() => simulatorOptions({ offering: 'cloud' })).toThrow(words);
+  });
 });
