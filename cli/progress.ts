@@ -7,7 +7,7 @@ import { countStatuses } from '../reporters/text.js';
 import { terminalSafe } from '../reporters/console.js';
 
 export interface ProgressOptions {
-  write(text: string): void;
+  write: (text: string) => void;
   /** stderr is a terminal: rewrite one line in place. */
   tty: boolean;
   quiet: boolean;

@@ -148,8 +148,8 @@ export function reproduceArgs(s: RunSettings): string[] {
 }
 
 export interface RunIo {
-  out(text: string): void;
-  err(text: string): void;
+  out: (text: string) => void;
+  err: (text: string) => void;
   checks?: () => Check[];
   /** stdout is a terminal (colour); stderr is a terminal (one live progress line). */
   stdoutTty?: boolean;

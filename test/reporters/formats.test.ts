@@ -226,7 +226,7 @@ describe('console', () => {
       'reproduce: npx idp-conformance run --suite grants --rule PKCE-VERIFIER-LENGTH --seed 1234567',
     );
     expect(text).toContain('WARNED cors');
-    expect(text).toMatch(/^SKIPPED \(1\) .+\n  device\./m);
+    expect(text).toMatch(/^SKIPPED \(1\) .+\n {2}device\./m);
     expect(text).toContain('seed: 1234567');
     expect(text.trimEnd().split('\n').at(-1)).toMatch(
       /^FAIL \(partial: 4 of 6 must rules tested\): 2 failed, 1 warned, 1 skipped, 3 passed/,

@@ -32,7 +32,10 @@ function harvest(sim: Sim, into: Set<string>): void {
   for (const key of store.accessTokens.keys()) add(key);
   for (const key of store.refreshTokens.keys()) add(key);
   for (const key of store.codes.keys()) add(key);
-  for (const [key, d] of store.deviceCodes) (add(key), add((d as { userCode?: string }).userCode));
+  for (const [key, d] of store.deviceCodes) {
+    add(key);
+    add((d as { userCode?: string }).userCode);
+  }
   for (const key of store.sessions.keys()) add(key);
   for (const app of store.applications.values()) add(app.secret);
   for (const user of store.users.values()) add(user.password);

@@ -200,7 +200,7 @@ describe('the console respects people and CI', () => {
       expect.stringMatching(/^device: (\d+ \w+(, )?)+$/),
       expect.stringMatching(/^oidc: (\d+ \w+(, )?)+$/),
     ]);
-    expect(r.out).toMatch(/^SKIPPED \(\d+\) needs [^\n]+\n  (device|oidc)\.[\w-]+/m);
+    expect(r.out).toMatch(/^SKIPPED \(\d+\) needs [^\n]+\n {2}(device|oidc)\.[\w-]+/m);
     expect(r.out).not.toMatch(/^SKIPPED \w+ \w+\./m);
   });
 
