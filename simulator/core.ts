@@ -8,6 +8,7 @@ import {
   profiles,
   faults as faultCatalogue,
   inRelease,
+  releaseProblem,
   type FaultName,
   type OperationInfo,
 } from '../spec/index.js';
@@ -38,6 +39,8 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
   const isFault = (f: string): f is FaultName => known.has(f);
   const unknown = (options.faults ?? []).filter((f) => !isFault(f));
   if (unknown.length) throw new RangeError(`unknown fault ${unknown.join(', ')} (see spec/faults.yaml)`);
+  const releaseWrong = options.release === undefined ? undefined : releaseProblem(options.release);
+  if (releaseWrong) throw new RangeError(releaseWrong);
   const flags: Record<string, boolean> = {};
   for (const [name, info] of Object.entries(p.flags)) flags[name] = info.default;
   const settings = {} as Record<string, unknown>;

@@ -300,6 +300,21 @@ export function releases(): string[] {
   return Object.keys(profiles().releases ?? {}).sort(compareReleases);
 }
 
+/**
+ * Why a release cannot be played or held to, or undefined when it can: one wording for every
+ * command and config. Known are the releases from the oldest profiles.yaml lists to any minor of
+ * its newest major; one between two listed releases behaves as the older.
+ */
+export function releaseProblem(release: string): string | undefined {
+  const known = releases();
+  const newestMajor = known[known.length - 1].split('.')[0];
+  const listing = `known: ${known[0]} to ${newestMajor}.x, changing at ${known.join(', ')}`;
+  if (!/^\d+\.\d+$/.test(release)) return `release "${release}" is not a release number like 17.1 (${listing})`;
+  if (compareReleases(release, known[0]) < 0 || Number(release.split('.')[0]) > Number(newestMajor))
+    return `unknown release "${release}" (${listing})`;
+  return undefined;
+}
+
 /** The rules that start (since) or stop (until) at a release: what changes there. */
 export function rulesChangingAt(release: string): { starting: Rule[]; ending: Rule[] } {
   const all = rules();
