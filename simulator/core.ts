@@ -7,6 +7,7 @@ import { operations, profiles, faults as faultCatalogue, inRelease, type Operati
 import { createClock } from './clock.js';
 import { createRouter } from './router.js';
 import { createStore, type Store } from './store.js';
+import { createEvictor } from './evict.js';
 import { json } from './http.js';
 import type {
   Ctx,
@@ -90,6 +91,7 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
   const startSettings = structuredClone(resolved.settings);
   let store: Store = createStore();
   let moduleState = new Map<string, unknown>();
+  const evictor = createEvictor(() => store);
 
   const dispatch = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
@@ -132,6 +134,7 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
       return moduleState.get(key) as T;
     },
     async handle(request) {
+      evictor.due(clock.nowSeconds());
       const run = (i: number): Promise<Response> =>
         i < middlewares.length ? middlewares[i](request, sim, () => run(i + 1)) : dispatch(request);
       try {
@@ -148,6 +151,7 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
       moduleState = new Map();
       resolved.settings = structuredClone(startSettings);
       clock.reset();
+      evictor.reset();
       seedAccounts(sim);
     },
   };

@@ -24,6 +24,7 @@ import type {
   Offering,
   OperationInfo,
   Profiles,
+  Retention,
   Rule,
   SourceMapEntry,
 } from './types.js';
@@ -48,6 +49,7 @@ export type {
   OfferingInfo,
   Profiles,
   Limits,
+  Retention,
   Fault,
   MachineResult,
   MachineRow,
@@ -304,6 +306,11 @@ export function rulesChangingAt(release: string): { starting: Rule[]; ending: Ru
 
 export function limits(): Limits {
   return (profiles() as unknown as { limits: Limits }).limits;
+}
+
+/** How long the simulator keeps what has expired, been revoked or ended (profiles.yaml `retention`). */
+export function retention(): Retention {
+  return (profiles() as unknown as { retention: Retention }).retention;
 }
 
 export function faults(): Fault[] {

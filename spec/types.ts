@@ -91,6 +91,14 @@ export interface Limits {
   usersKeysetEnforcedAbove: number;
 }
 
+/** The simulator's housekeeping (spec/profiles.yaml `retention`), seconds of its clock. */
+export interface Retention {
+  evictionInterval: number;
+  expiredGrace: number;
+  revokedGrace: number;
+  sessionLifetime: number;
+}
+
 export interface Fault {
   name: string;
   side: 'oauth' | 'api';

@@ -12,6 +12,7 @@ import { deviceByUserCode, fireDevice } from '../oauth/device.js';
 import { refreshState } from '../oauth/grants/refresh-token.js';
 import { unknownScopes } from '../oauth/scopes.js';
 import { mintTokens } from '../oauth/tokens.js';
+import { storeSizes } from '../evict.js';
 import { limits } from '../../spec/index.js';
 import { BadControlRequest, badRequest, bool, controlBody, list, str } from './body.js';
 import { targetConfig } from './config.js';
@@ -113,7 +114,7 @@ export const simCreateUser = guarded((ctx, body) => {
   });
 });
 
-/** Live counts: what is still usable right now. */
+/** Live counts: what is still usable right now; `stored`: what the store holds, evicted or not yet. */
 export const simStats: Handler = (ctx) => {
   const { sim } = ctx;
   const { store } = sim;
@@ -137,6 +138,7 @@ export const simStats: Handler = (ctx) => {
       (d) => (d.state === 'pending' || d.state === 'authorized') && now < d.createdAt + d.expiresIn,
     ),
     sessions: store.sessions.size,
+    stored: storeSizes(store),
   });
 };
 
