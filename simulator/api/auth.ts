@@ -9,7 +9,7 @@
  * - a token without any of the endpoint's scopes: 403 insufficient_scope naming them.
  */
 import { checkAccessToken, presentedToken, TOKEN_PROBLEM } from '../credentials.js';
-import { json } from '../http.js';
+import { json, type Answer } from '../http.js';
 import type { AccessToken, User } from '../store.js';
 import type { Ctx } from '../types.js';
 
@@ -35,7 +35,7 @@ function challenge(extra = ''): Record<string, string> {
   return { 'www-authenticate': `Bearer realm="api"${extra}` };
 }
 
-export function unauthorized(reason: keyof typeof TOKEN_PROBLEM): Response {
+export function unauthorized(reason: keyof typeof TOKEN_PROBLEM): Answer {
   if (reason === 'missing')
     return json(401, { message: '401 Unauthorized', error_description: TOKEN_PROBLEM.missing }, challenge());
   return json(
@@ -45,7 +45,7 @@ export function unauthorized(reason: keyof typeof TOKEN_PROBLEM): Response {
   );
 }
 
-export function insufficientScope(scopes: readonly string[]): Response {
+export function insufficientScope(scopes: readonly string[]): Answer {
   const scope = scopes.join(' ');
   return json(
     403,
@@ -59,7 +59,7 @@ export function insufficientScope(scopes: readonly string[]): Response {
 }
 
 /** The caller (null when anonymous and allowed), or the 401/403 answer. */
-export function authenticate(ctx: Ctx, need: Need): Caller | null | Response {
+export function authenticate(ctx: Ctx, need: Need): Caller | null | Answer {
   const presented = presentedToken(ctx.request, ctx.url);
   if (!presented) return need.required ? unauthorized('missing') : null;
   const check = checkAccessToken(ctx.sim, presented.token);

@@ -1,11 +1,12 @@
 /** DELETE /api/v4/projects/:id/share/:group_id: unshares a project with a group (204). */
 import { API, endpoint } from './endpoint.js';
 import { findGroup, findProject } from './lookup.js';
+import { isAnswer, Reply } from '../http.js';
 
 export const deleteProjectShare = endpoint(API, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (project instanceof Response) return project;
+  if (isAnswer(project)) return project;
   const group = findGroup(ctx, ctx.params.group_id, caller);
-  if (group instanceof Response) return group;
-  return new Response(null, { status: 204 });
+  if (isAnswer(group)) return group;
+  return new Reply(204, null);
 });

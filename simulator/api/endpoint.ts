@@ -2,15 +2,15 @@
  * The frame of every /api/v4 handler: authenticate with the operation's need, run, and turn a
  * parameter error into a clear 400 (never a 500).
  */
-import { apiError } from '../http.js';
+import { apiError, isAnswer, type Answer } from '../http.js';
 import type { Ctx, Handler } from '../types.js';
 import { authenticate, SCOPES, type Caller, type Need } from './auth.js';
 import { ParamError } from './params.js';
 
-export function endpoint(need: Need, run: (ctx: Ctx, caller: Caller | null) => Response | Promise<Response>): Handler {
+export function endpoint(need: Need, run: (ctx: Ctx, caller: Caller | null) => Answer | Promise<Answer>): Handler {
   return async (ctx) => {
     const caller = authenticate(ctx, need);
-    if (caller instanceof Response) return caller;
+    if (isAnswer(caller)) return caller;
     try {
       return await run(ctx, caller);
     } catch (error) {

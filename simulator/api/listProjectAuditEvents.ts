@@ -3,9 +3,10 @@ import { dataset } from '../data/index.js';
 import { auditEventPage } from './auditEvents.js';
 import { API, endpoint } from './endpoint.js';
 import { findProject } from './lookup.js';
+import { isAnswer } from '../http.js';
 
 export const listProjectAuditEvents = endpoint(API, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (project instanceof Response) return project;
+  if (isAnswer(project)) return project;
   return auditEventPage(ctx, dataset(ctx.sim).records.auditEvents({ kind: 'project', project }), true);
 });

@@ -4,13 +4,13 @@
  * never reaches here: it matches no route). A renamed project's old path answers with a redirect
  * to the same URL under the new path, from the release that introduced it.
  */
-import { apiError, redirect } from '../http.js';
+import { apiError, redirect, type Answer } from '../http.js';
 import { dataset, type GroupRec, type ProjectRec } from '../data/index.js';
 import type { Ctx } from '../types.js';
 import type { Caller } from './auth.js';
 import { ruleInForce } from '../release.js';
 
-export function findProject(ctx: Ctx, ref: string, caller: Caller | null): ProjectRec | Response {
+export function findProject(ctx: Ctx, ref: string, caller: Caller | null): ProjectRec | Answer {
   const { catalog } = dataset(ctx.sim);
   if (ref.includes('/') && ctx.sim.fault('encoded-slash-rejected')) return apiError(404, '404 Project Not Found');
   const project = /^\d+$/.test(ref) ? catalog.projects.get(Number(ref)) : catalog.projects.byPath(ref);
@@ -34,7 +34,7 @@ export function findProject(ctx: Ctx, ref: string, caller: Caller | null): Proje
   return apiError(404, '404 Project Not Found');
 }
 
-export function findGroup(ctx: Ctx, ref: string, caller: Caller | null): GroupRec | Response {
+export function findGroup(ctx: Ctx, ref: string, caller: Caller | null): GroupRec | Answer {
   const { catalog } = dataset(ctx.sim);
   const group = /^\d+$/.test(ref) ? catalog.groups.get(Number(ref)) : catalog.groups.byPath(ref);
   if (!group || (group.visibility === 'private' && !caller)) return apiError(404, '404 Group Not Found');

@@ -2,7 +2,7 @@
  * The deprecated runner registration endpoints. They work (marked deprecated) until the instance
  * plays the announced future major (setting runnerRegistrationGone), then answer 410 Gone.
  */
-import { apiError, json } from '../http.js';
+import { apiError, json, isAnswer, type Answer } from '../http.js';
 import { secret } from '../random.js';
 import type { Ctx, Handler } from '../types.js';
 import { API, endpoint } from './endpoint.js';
@@ -11,7 +11,7 @@ import { readParams, str } from './params.js';
 
 const DEPRECATED = { deprecation: 'true' };
 
-function gone(ctx: Ctx): Response | null {
+function gone(ctx: Ctx): Answer | null {
   return ctx.sim.options.settings.runnerRegistrationGone
     ? apiError(410, '410 Gone: runner registration tokens are removed; create runners with an authentication token')
     : null;
@@ -26,7 +26,7 @@ export const registerRunner: Handler = endpoint({ required: false, scopes: [] },
   return json(201, { id: state.next++, token: secret(20, 'glrt-'), token_expires_at: null }, DEPRECATED);
 });
 
-function resetToken(scope: (ctx: Ctx, caller: Parameters<typeof findProject>[2]) => Response | null): Handler {
+function resetToken(scope: (ctx: Ctx, caller: Parameters<typeof findProject>[2]) => Answer | null): Handler {
   return endpoint(API, (ctx, caller) => {
     const refused = gone(ctx) ?? scope(ctx, caller);
     if (refused) return refused;
@@ -39,9 +39,9 @@ export const resetRunnerRegistrationToken = resetToken((_ctx, caller) =>
 );
 export const resetProjectRunnerRegistrationToken = resetToken((ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  return project instanceof Response ? project : null;
+  return isAnswer(project) ? project : null;
 });
 export const resetGroupRunnerRegistrationToken = resetToken((ctx, caller) => {
   const group = findGroup(ctx, ctx.params.id, caller);
-  return group instanceof Response ? group : null;
+  return isAnswer(group) ? group : null;
 });

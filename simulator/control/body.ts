@@ -1,5 +1,5 @@
 /** JSON (or form) bodies of the control API, with a plain `{message}` 400 for anything unreadable. */
-import { apiError } from '../http.js';
+import { apiError, type Answer } from '../http.js';
 import type { Ctx } from '../types.js';
 
 export class BadControlRequest extends Error {}
@@ -39,6 +39,6 @@ export function list(body: Record<string, unknown>, name: string): string[] | un
   throw new BadControlRequest(`${name} must be an array of strings or a space-separated string`);
 }
 
-export function badRequest(error: unknown): Response {
+export function badRequest(error: unknown): Answer {
   return apiError(400, (error as Error).message);
 }

@@ -3,7 +3,7 @@
  * test. JSON in and out; a bad body answers 400 `{message}`. simCreateProject belongs to the
  * REST side (simulator/api).
  */
-import { apiError, json } from '../http.js';
+import { apiError, json, type Answer } from '../http.js';
 import type { Ctx, Handler } from '../types.js';
 import { userByLogin } from '../store.js';
 import { tokenExpired } from '../credentials.js';
@@ -18,7 +18,7 @@ import { BadControlRequest, badRequest, bool, controlBody, list, str } from './b
 import { targetConfig } from './config.js';
 import { applySettings, currentSettings, settingChanges } from './settings.js';
 
-function guarded(handler: (ctx: Ctx, body: Record<string, unknown>) => Promise<Response> | Response): Handler {
+function guarded(handler: (ctx: Ctx, body: Record<string, unknown>) => Promise<Answer> | Answer): Handler {
   return async (ctx) => {
     try {
       return await handler(ctx, await controlBody(ctx));

@@ -4,7 +4,7 @@
  * invalid_client and unauthorized_client answer 401 with a WWW-Authenticate challenge; token and
  * error responses are never cached.
  */
-import { json } from '../http.js';
+import { json, type Answer } from '../http.js';
 import type { Handler, Ctx, Sim } from '../types.js';
 
 export class OAuthError extends Error {
@@ -46,7 +46,7 @@ function challenge(error: OAuthError): string {
   return `${scheme} realm="oauth", error="${error.error}", error_description="${description}"`;
 }
 
-export function errorResponse(sim: Sim, error: OAuthError): Response {
+export function errorResponse(sim: Sim, error: OAuthError): Answer {
   const headers: Record<string, string> = noStore(sim);
   let status = error.status;
   if (status === 401 || status === 403) {
@@ -57,7 +57,7 @@ export function errorResponse(sim: Sim, error: OAuthError): Response {
 }
 
 /** An OAuth endpoint: OAuthErrors thrown anywhere inside become the OAuth error body. */
-export function endpoint(handler: (ctx: Ctx) => Promise<Response> | Response): Handler {
+export function endpoint(handler: (ctx: Ctx) => Promise<Answer> | Answer): Handler {
   return async (ctx) => {
     try {
       return await handler(ctx);
