@@ -260,8 +260,14 @@ export function rules(): Rule[] {
   return value<{ rules: Rule[] }>(SPEC_FILES.rules).rules;
 }
 
+/** Rules by id, built once per loaded rules list (the simulator asks per rendered record). */
+const ruleIndex = new WeakMap<Rule[], Map<string, Rule>>();
+
 export function rule(id: string): Rule {
-  const found = rules().find((r) => r.id === id);
+  const all = rules();
+  let index = ruleIndex.get(all);
+  if (!index) ruleIndex.set(all, (index = new Map(all.map((r) => [r.id, r]))));
+  const found = index.get(id);
   if (!found) throw new Error(`unknown rule id ${id} (not in spec/rules.yaml)`);
   return found;
 }
