@@ -79,9 +79,12 @@ export function serveAsks(answer: (ask: Ask) => Promise<Record<string, unknown>>
   process.on('SIGTERM', () => process.exit(0));
 }
 
-/** Memory after a full collection (the child runs with --expose-gc). */
+/**
+ * Memory after a full, memory-reducing collection (the child runs with --expose-gc): the one V8
+ * runs on its own when a process goes idle, so every reading is taken in the same state.
+ */
 export function memory(): { rss: number; heapUsed: number } {
-  (globalThis as { gc?: () => void }).gc?.();
+  (globalThis as { gc?: (options?: object) => void }).gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   const m = process.memoryUsage();
   return { rss: m.rss, heapUsed: m.heapUsed };
 }

@@ -19,8 +19,10 @@ export interface LoadResult {
   rps: number;
   p50: number;
   p99: number;
-  /** answers with a status other than the expected one, plus socket errors and timeouts */
+  /** answers with a status other than the expected one */
   unexpected: number;
+  /** requests that got no answer (socket errors, timeouts) */
+  failed: number;
 }
 
 interface AutocannonResult {
@@ -56,6 +58,7 @@ export async function load(
     rps: result.requests.total / seconds,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    unexpected: answered - expected + result.errors + result.timeouts,
+    unexpected: answered - expected,
+    failed: result.errors + result.timeouts,
   };
 }

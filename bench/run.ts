@@ -25,7 +25,7 @@ import {
 import { load, type LoadRequest, type LoadResult } from './load.js';
 
 const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
-const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 0.4 : 3));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 0.25 : 3));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
 const CONNECTIONS = 50;
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -201,7 +201,7 @@ async function main(): Promise<void> {
       bare: bare.ready.url as string,
       oidc: oidc.ready.url as string,
     };
-    const idle = await sim.ask<{ rss: number }>('memory');
+    const idle = await sim.ask<{ rss: number; heapUsed: number }>('memory');
     const idleStats = await (await fetch(`${simUrl}/-/simulator/stats`)).json();
 
     const runs = new Map<string, LoadResult[]>();
@@ -234,19 +234,20 @@ async function main(): Promise<void> {
         p50: median(rs.map((r) => r.p50)),
         p99: median(rs.map((r) => r.p99)),
         unexpected: rs.reduce((n, r) => n + r.unexpected, 0),
+        failed: rs.reduce((n, r) => n + r.failed, 0),
       };
     };
 
-    const afterLoad = await sim.ask<{ rss: number }>('memory');
+    const afterLoad = await sim.ask<{ rss: number; heapUsed: number }>('memory');
     const loadStats = await (await fetch(`${simUrl}/-/simulator/stats`)).json();
     // Past every lifetime and grace period: the next request's sweep evicts what the load left.
     const lim = limits() as unknown as Record<string, number>;
     const beyond = 2 * Math.max(...Object.values(lim).filter((v) => typeof v === 'number'), 86_400);
     await post(`${simUrl}/-/simulator/clock`, { advanceSeconds: beyond }, true);
     const evictedStats = await (await fetch(`${simUrl}/-/simulator/stats`)).json();
-    const afterEviction = await sim.ask<{ rss: number }>('memory');
+    const afterEviction = await sim.ask<{ rss: number; heapUsed: number }>('memory');
 
-    const inProcess = await runJson<Record<string, number>>(join(HERE, 'inprocess.js'), [String(QUICK ? 0.3 : 2)]);
+    const inProcess = await runJson<Record<string, number>>(join(HERE, 'inprocess.js'), [String(QUICK ? 0.2 : 2)]);
     const starts: number[] = [];
     for (let i = 0; i < (QUICK ? 1 : 3); i++) starts.push(await timeToFirstLine([CLI, 'simulate', '--port', '0']));
     const fullRun = QUICK ? undefined : await timeToExit([CLI, 'run']);
@@ -254,7 +255,7 @@ async function main(): Promise<void> {
       join(HERE, 'pagination.js'),
       [],
       {
-        BENCH_ITERATIONS: QUICK ? '20' : '2000',
+        BENCH_ITERATIONS: QUICK ? '5' : '2000',
       },
     );
 
@@ -321,8 +322,12 @@ async function main(): Promise<void> {
         '< 20 s',
         fullRun.ms < 20_000,
       );
-    single('simulator RSS idle (started, one request of each kind)', mib(idle.rss));
-    single('simulator RSS after the load', mib(afterLoad.rss), `${fmt(afterLoad.rss / idle.rss, 2)} × idle`);
+    single('simulator RSS idle (started, one request of each kind)', `${mib(idle.rss)} (heap ${mib(idle.heapUsed)})`);
+    single(
+      'simulator RSS after the load',
+      `${mib(afterLoad.rss)} (heap ${mib(afterLoad.heapUsed)})`,
+      `${fmt(afterLoad.rss / idle.rss, 2)} × idle`,
+    );
     const evictRatio = afterEviction.rss / idle.rss;
     single(
       `simulator RSS after eviction (clock +${fmt(beyond)} s)`,
