@@ -331,7 +331,7 @@ async function main(): Promise<void> {
     const evictRatio = afterEviction.rss / idle.rss;
     single(
       `simulator RSS after eviction (clock +${fmt(beyond)} s)`,
-      mib(afterEviction.rss),
+      `${mib(afterEviction.rss)} (heap ${mib(afterEviction.heapUsed)})`,
       `${fmt(evictRatio, 2)} × idle`,
       '≤ 1.5 × idle',
       evictRatio <= 1.5,
