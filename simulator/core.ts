@@ -4,16 +4,24 @@
  * a light request and writes the answer without making Fetch objects. Routing comes from spec/openapi.yaml by operationId; each
  * operation is a small handler module registered in oauth/ or api/.
  */
-import { operations, profiles, faults as faultCatalogue, inRelease, type OperationInfo } from '../spec/index.js';
+import {
+  operations,
+  profiles,
+  faults as faultCatalogue,
+  inRelease,
+  type FaultName,
+  type OperationInfo,
+} from '../spec/index.js';
 import { createClock } from './clock.js';
 import { createRouter } from './router.js';
 import { createStore, type Store } from './store.js';
 import { createEvictor } from './evict.js';
 import { json, Reply, type Answer } from './http.js';
 import { requestUrl } from './request.js';
+import { HttpError } from './errors.js';
 import type {
   Ctx,
-  Handler,
+  Handlers,
   InstanceSettings,
   Middleware,
   ParsedBody,
@@ -25,13 +33,14 @@ import type {
 import { oauthGateOverrides, oauthHandlers, oauthMiddlewares, seedAccounts } from './oauth/index.js';
 import { apiHandlers, apiMiddlewares } from './api/index.js';
 
-const handlers: Record<string, Handler> = { ...oauthHandlers, ...apiHandlers };
+const handlers: Handlers = { ...oauthHandlers, ...apiHandlers };
 const middlewares: Middleware[] = [...apiMiddlewares, ...oauthMiddlewares];
 
 export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions {
   const p = profiles();
-  const known = new Set(faultCatalogue().map((f) => f.name));
-  const unknown = (options.faults ?? []).filter((f) => !known.has(f));
+  const known = new Set<string>(faultCatalogue().map((f) => f.name));
+  const isFault = (f: string): f is FaultName => known.has(f);
+  const unknown = (options.faults ?? []).filter((f) => !isFault(f));
   if (unknown.length) throw new RangeError(`unknown fault ${unknown.join(', ')} (see spec/faults.yaml)`);
   const flags: Record<string, boolean> = {};
   for (const [name, info] of Object.entries(p.flags)) flags[name] = info.default;
@@ -42,7 +51,7 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     offering: options.offering ?? p.defaults.offering,
     flags: { ...flags, ...options.flags },
     settings: { ...(settings as unknown as InstanceSettings), ...options.settings },
-    faults: [...(options.faults ?? [])],
+    faults: (options.faults ?? []).filter(isFault),
     devMode: options.devMode ?? true,
     seed: options.seed ?? 1,
     seedSize: options.seedSize ?? 1,
@@ -124,7 +133,13 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
       body: () => (parsed ??= parseBody(request)),
       origin: url.origin,
     };
-    return handler(ctx);
+    // The one place thrown answers become responses, inside the middlewares (CORS still applies).
+    try {
+      return await handler(ctx);
+    } catch (error) {
+      if (error instanceof HttpError) return error.toResponse(sim);
+      throw error;
+    }
   };
 
   const sim: Sim = {
@@ -152,8 +167,7 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
         return answer.toResponse(!head);
       } catch (error) {
         // Fetch refuses a header value the handler built (a bug of ours, as in answer()).
-        process.stderr.write(`simulator: internal error: ${(error as Error).stack ?? error}
-`);
+        process.stderr.write(`simulator: internal error: ${(error as Error).stack ?? error}\n`);
         return json(500, { message: '500 Internal Server Error' }).toResponse();
       }
     },

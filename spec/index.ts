@@ -22,10 +22,12 @@ import type {
   Machine,
   MachineRow,
   Offering,
+  OperationId,
   OperationInfo,
   Profiles,
   Retention,
   Rule,
+  RuleId,
   SourceMapEntry,
 } from './types.js';
 
@@ -35,9 +37,11 @@ export { compareReleases, inRelease } from './releases.js';
 export { validateSpec, validateFiles, matchSourceMap } from './validate.js';
 export { parseSourceText, sectionMatches } from './source-text.js';
 export type { SourceText, SourceItem, SourceHeading } from './source-text.js';
-export { coverage } from './coverage.js';
-export type { Coverage, CheckRef } from './coverage.js';
+export { RULE_IDS, FAULT_NAMES, OPERATION_IDS } from './ids.js';
 export type {
+  RuleId,
+  FaultName,
+  OperationId,
   Level,
   Offering,
   HttpMethod,
@@ -155,7 +159,7 @@ export function operations(): OperationInfo[] {
         (OpenAPIV3_1.OperationObject & Record<string, unknown>) | undefined;
       if (!op?.operationId) continue;
       out.push({
-        operationId: op.operationId,
+        operationId: op.operationId as OperationId,
         method,
         path,
         tags: op.tags ?? [],
@@ -163,7 +167,7 @@ export function operations(): OperationInfo[] {
         since: op['x-since'] as string | undefined,
         until: op['x-until'] as string | undefined,
         flag: op['x-flag'] as string | undefined,
-        rules: (op['x-rules'] as string[] | undefined) ?? [],
+        rules: (op['x-rules'] as RuleId[] | undefined) ?? [],
         deprecated: op.deprecated ?? false,
         raw: op,
       });
@@ -172,7 +176,7 @@ export function operations(): OperationInfo[] {
   return out;
 }
 
-export function operation(operationId: string): OperationInfo {
+export function operation(operationId: OperationId): OperationInfo {
   const found = operations().find((o) => o.operationId === operationId);
   if (!found) throw new Error(`unknown operationId ${operationId}`);
   return found;
@@ -180,11 +184,11 @@ export function operation(operationId: string): OperationInfo {
 
 /** One row of the source's keyset support table (the `x-keyset` extension of an operation). */
 export interface KeysetRow {
-  operationId: string;
+  operationId: OperationId;
   who: 'authenticated' | 'unauthenticated' | 'both';
   since?: string;
   until?: string;
-  rules: string[];
+  rules: RuleId[];
   /** Every allowed (order_by, sort); a single pair of nulls where no ordering applies. */
   orders: { order_by: string | null; sort: 'asc' | 'desc' | null }[];
 }
@@ -195,7 +199,7 @@ interface XKeyset {
   who: KeysetRow['who'];
   since?: string;
   until?: string;
-  rule?: string;
+  rule?: RuleId;
 }
 
 /** The keyset support table, one row per operation that offers keyset pagination. */
@@ -209,7 +213,7 @@ export function keysetTable(): KeysetRow[] {
         : x.orderBy.flatMap((o) => x.sort.map((sort) => ({ order_by: o, sort })));
     return [
       {
-        operationId: op.operationId,
+        operationId: op.operationId as OperationId,
         who: x.who,
         since: x.since,
         until: x.until,
@@ -223,7 +227,7 @@ export function keysetTable(): KeysetRow[] {
 export interface CorsPreflight {
   path: string;
   since?: string;
-  rules: string[];
+  rules: RuleId[];
   /** Lower-case header names a preflight may be granted (the source does not show the list). */
   allowedHeaders: string[];
   /** Lower-case header names never granted (X-Requested-With). */
@@ -240,7 +244,7 @@ export function corsPreflights(): CorsPreflight[] {
     out.push({
       path,
       since: ext['x-since'] as string | undefined,
-      rules: (ext['x-rules'] as string[] | undefined) ?? [],
+      rules: (ext['x-rules'] as RuleId[] | undefined) ?? [],
       allowedHeaders: (ext.allowedHeaders as string[] | undefined) ?? [],
       refusedHeaders: (ext.refusedHeaders as string[] | undefined) ?? [],
     });
@@ -263,7 +267,7 @@ export function rules(): Rule[] {
 /** Rules by id, built once per loaded rules list (the simulator asks per rendered record). */
 const ruleIndex = new WeakMap<Rule[], Map<string, Rule>>();
 
-export function rule(id: string): Rule {
+export function rule(id: RuleId): Rule {
   const all = rules();
   let index = ruleIndex.get(all);
   if (!index) ruleIndex.set(all, (index = new Map(all.map((r) => [r.id, r]))));
@@ -311,12 +315,12 @@ export function rulesChangingAt(release: string): { starting: Rule[]; ending: Ru
 }
 
 export function limits(): Limits {
-  return (profiles() as unknown as { limits: Limits }).limits;
+  return profiles().limits;
 }
 
 /** How long the simulator keeps what has expired, been revoked or ended (profiles.yaml `retention`). */
 export function retention(): Retention {
-  return (profiles() as unknown as { retention: Retention }).retention;
+  return profiles().retention;
 }
 
 export function faults(): Fault[] {

@@ -3,7 +3,7 @@
  * variables[][key]=K, or a JSON array of objects) and `inputs` a hash (inputs[name]=v or a JSON
  * object). The simulator echoes both in the response, so a client can see how they were read.
  */
-import { apiError, json, isAnswer } from '../http.js';
+import { apiError, json } from '../http.js';
 import { IDS } from '../data/sizes.js';
 import { API, endpoint } from './endpoint.js';
 import { findProject } from './lookup.js';
@@ -14,7 +14,6 @@ const VARIABLE_TYPES = ['env_var', 'file'];
 
 export const createPipeline = endpoint(API, async (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (isAnswer(project)) return project;
   const params = await readParams(ctx);
   const ref = str(params, 'ref');
   if (!ref) return apiError(400, 'ref is missing');

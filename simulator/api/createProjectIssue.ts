@@ -2,7 +2,7 @@
  * POST /api/v4/projects/:id/issues. Parameters from the query, a form or a JSON body alike:
  * `labels[]=a&labels[]=b`, `labels=a,b` or `"labels": ["a","b"]`; `confidential` only true/false.
  */
-import { apiError, json, isAnswer } from '../http.js';
+import { apiError, json } from '../http.js';
 import { dataset } from '../data/index.js';
 import { IDS } from '../data/sizes.js';
 import { API, endpoint } from './endpoint.js';
@@ -12,7 +12,6 @@ import { renderIssue } from './render.js';
 
 export const createProjectIssue = endpoint(API, async (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (isAnswer(project)) return project;
   const params = await readParams(ctx);
   const title = str(params, 'title');
   if (!title || !title.trim()) return apiError(400, 'title is missing');

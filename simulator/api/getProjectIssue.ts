@@ -1,5 +1,5 @@
 /** GET /api/v4/projects/:id/issues/:issue_iid: the per-project iid; a global id there is a 404. */
-import { apiError, json, isAnswer } from '../http.js';
+import { apiError, json } from '../http.js';
 import { dataset } from '../data/index.js';
 import { IDS } from '../data/sizes.js';
 import { endpoint, PUBLIC_READ } from './endpoint.js';
@@ -8,7 +8,6 @@ import { renderIssue } from './render.js';
 
 export const getProjectIssue = endpoint(PUBLIC_READ, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (isAnswer(project)) return project;
   const issues = dataset(ctx.sim).issuesOf(project);
   if (!/^\d+$/.test(ctx.params.issue_iid)) return apiError(404, '404 Issue Not Found');
   let iid = Number(ctx.params.issue_iid);

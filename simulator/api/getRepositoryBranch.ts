@@ -1,5 +1,5 @@
 /** GET /api/v4/projects/:id/repository/branches/:branch (`feature/x` arrives as `feature%2Fx`). */
-import { apiError, json, isAnswer } from '../http.js';
+import { apiError, json } from '../http.js';
 import { BRANCHES } from '../data/tree.js';
 import { endpoint, PUBLIC_READ } from './endpoint.js';
 import { findProject } from './lookup.js';
@@ -7,7 +7,6 @@ import { commitId } from './repository.js';
 
 export const getRepositoryBranch = endpoint(PUBLIC_READ, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (isAnswer(project)) return project;
   const name = ctx.params.branch;
   if (!BRANCHES.includes(name)) return apiError(404, '404 Branch Not Found');
   return json(200, {

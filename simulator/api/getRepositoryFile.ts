@@ -1,5 +1,5 @@
 /** GET /api/v4/projects/:id/repository/files/:file_path?ref=...: the file path arrives %2F-encoded. */
-import { apiError, json, isAnswer } from '../http.js';
+import { apiError, json } from '../http.js';
 import { dataset } from '../data/index.js';
 import { blobId } from '../data/tree.js';
 import { endpoint, PUBLIC_READ } from './endpoint.js';
@@ -9,7 +9,6 @@ import { commitId, filesOf, refExists } from './repository.js';
 
 export const getRepositoryFile = endpoint(PUBLIC_READ, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (isAnswer(project)) return project;
   const ref = str(parsePairs(queryPairs(ctx)), 'ref');
   if (!ref) return apiError(400, 'ref is missing');
   if (!refExists(ref)) return apiError(404, '404 Commit Not Found');

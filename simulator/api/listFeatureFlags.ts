@@ -4,11 +4,9 @@ import { API, endpoint } from './endpoint.js';
 import { findProject } from './lookup.js';
 import { keyOrdering, paginate } from './pagination.js';
 import { renderFeatureFlag } from './render.js';
-import { isAnswer } from '../http.js';
 
 export const listFeatureFlags = endpoint(API, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (isAnswer(project)) return project;
   const flags = dataset(ctx.sim).records.featureFlags(project);
   return paginate(
     ctx,

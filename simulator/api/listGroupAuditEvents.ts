@@ -3,11 +3,9 @@ import { dataset } from '../data/index.js';
 import { auditEventPage } from './auditEvents.js';
 import { API, endpoint } from './endpoint.js';
 import { findGroup } from './lookup.js';
-import { isAnswer } from '../http.js';
 
 export const listGroupAuditEvents = endpoint(API, (ctx, caller) => {
   const group = findGroup(ctx, ctx.params.id, caller);
-  if (isAnswer(group)) return group;
   const { records, catalog } = dataset(ctx.sim);
   return auditEventPage(
     ctx,

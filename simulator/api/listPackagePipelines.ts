@@ -1,5 +1,5 @@
 /** GET /api/v4/projects/:id/packages/:package_id/pipelines: newest first, keyset by id desc. */
-import { apiError, isAnswer } from '../http.js';
+import { apiError } from '../http.js';
 import { dataset } from '../data/index.js';
 import { API, endpoint } from './endpoint.js';
 import { findProject } from './lookup.js';
@@ -8,7 +8,6 @@ import { renderPipeline } from './render.js';
 
 export const listPackagePipelines = endpoint(API, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (isAnswer(project)) return project;
   const { records } = dataset(ctx.sim);
   const pkg = /^\d+$/.test(ctx.params.package_id)
     ? records.packageOf(project, Number(ctx.params.package_id))

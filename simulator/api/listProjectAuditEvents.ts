@@ -3,10 +3,8 @@ import { dataset } from '../data/index.js';
 import { auditEventPage } from './auditEvents.js';
 import { API, endpoint } from './endpoint.js';
 import { findProject } from './lookup.js';
-import { isAnswer } from '../http.js';
 
 export const listProjectAuditEvents = endpoint(API, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (isAnswer(project)) return project;
   return auditEventPage(ctx, dataset(ctx.sim).records.auditEvents({ kind: 'project', project }), true);
 });

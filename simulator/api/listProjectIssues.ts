@@ -10,11 +10,9 @@ import { findProject } from './lookup.js';
 import { keyOrdering, paginate } from './pagination.js';
 import { list, parsePairs, queryPairs, str } from './params.js';
 import { renderIssue } from './render.js';
-import { isAnswer } from '../http.js';
 
 export const listProjectIssues = endpoint(PUBLIC_READ, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (isAnswer(project)) return project;
   const params = parsePairs(queryPairs(ctx));
   let seq = dataset(ctx.sim).issuesOf(project);
   const after = str(params, 'created_after');

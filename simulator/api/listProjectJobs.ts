@@ -4,11 +4,9 @@ import { API, endpoint } from './endpoint.js';
 import { findProject } from './lookup.js';
 import { idOrdering, paginate } from './pagination.js';
 import { renderJob } from './render.js';
-import { isAnswer } from '../http.js';
 
 export const listProjectJobs = endpoint(API, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (isAnswer(project)) return project;
   return paginate(
     ctx,
     {

@@ -6,11 +6,9 @@ import { API, endpoint } from './endpoint.js';
 import { findProject } from './lookup.js';
 import { idOrdering, paginate } from './pagination.js';
 import { renderPackage } from './render.js';
-import { isAnswer } from '../http.js';
 
 export const listProjectPackages = endpoint(API, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (isAnswer(project)) return project;
   const { records } = dataset(ctx.sim);
   return paginate(
     ctx,

@@ -1,5 +1,5 @@
 /** GET /api/v4/projects/:id/registry/repositories/:repository_id/tags: by name, keyset asc or desc. */
-import { apiError, isAnswer } from '../http.js';
+import { apiError } from '../http.js';
 import { dataset } from '../data/index.js';
 import { API, endpoint } from './endpoint.js';
 import { findProject } from './lookup.js';
@@ -8,7 +8,6 @@ import { renderTag } from './render.js';
 
 export const listRegistryRepositoryTags = endpoint(API, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (isAnswer(project)) return project;
   const { records } = dataset(ctx.sim);
   if (ctx.params.repository_id !== String(records.registryRepositoryId(project)))
     return apiError(404, '404 Repository Not Found');

@@ -3,7 +3,7 @@
  * ERR-TREE-MISSING-PATH-404 and 200 [] before it. Keyset pagination (no ordering; the next link
  * carries page_token) from the release the keyset table names.
  */
-import { apiError, isAnswer } from '../http.js';
+import { apiError } from '../http.js';
 import { dataset } from '../data/index.js';
 import { fromArray } from '../data/seq.js';
 import { treeEntries } from '../data/tree.js';
@@ -16,7 +16,6 @@ import { filesOf, refExists } from './repository.js';
 
 export const listRepositoryTree = endpoint(PUBLIC_READ, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (isAnswer(project)) return project;
   const params = parsePairs(queryPairs(ctx));
   const ref = str(params, 'ref') ?? 'main';
   if (!refExists(ref)) return apiError(404, '404 Tree Not Found');

@@ -10,10 +10,10 @@
 import { accessSync, constants } from 'node:fs';
 import type { Browser, BrowserContext, Page, Request as PwRequest, Response as PwResponse } from 'playwright-core';
 import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
-import { UsageError } from '../../cli/errors.js';
-import { SELECTORS, FIELDS } from '../../simulator/pages/layout.js';
+import { DriverError } from '../errors.js';
+import { DECISION_SELECTORS, SIGN_IN_DEFAULTS } from './defaults.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
-import { CheckFailure, CheckSkipped } from '../runner/errors.js';
+import { CheckFailure, CheckSkipped, HarnessError } from '../runner/errors.js';
 import { devicePageUrl } from './form.js';
 import { createSimulatorDriver } from './simulator.js';
 
@@ -57,7 +57,7 @@ function chromiumPath(options: BrowserDriverOptions): string {
   try {
     accessSync(path, constants.X_OK);
   } catch {
-    throw new UsageError(`driver "browser" needs Chromium at ${path} (apt-get install chromium, or set IDP_CHROMIUM)`);
+    throw new DriverError(`driver "browser" needs Chromium at ${path} (apt-get install chromium, or set IDP_CHROMIUM)`);
   }
   return path;
 }
@@ -67,7 +67,7 @@ async function launch(executablePath: string): Promise<Browser> {
   try {
     playwright = await import('playwright-core');
   } catch {
-    throw new UsageError('driver "browser" needs the optional package playwright-core (npm install playwright-core)');
+    throw new DriverError('driver "browser" needs the optional package playwright-core (npm install playwright-core)');
   }
   try {
     // launch() gives each browser a fresh temporary profile (user-data-dir) and deletes it on close.
@@ -79,7 +79,7 @@ async function launch(executablePath: string): Promise<Browser> {
       timeout: PAGE_TIMEOUT_MS,
     });
   } catch (error) {
-    throw new UsageError(
+    throw new DriverError(
       `driver "browser" could not start Chromium at ${executablePath}: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
     );
   }
@@ -207,7 +207,7 @@ export async function createBrowserDriver(
   options: BrowserDriverOptions = {},
 ): Promise<BrowserDriver> {
   if (http.baseUrl === EMBEDDED_BASE_URL) {
-    throw new UsageError(
+    throw new DriverError(
       'driver "browser" needs a target served over HTTP (give --config or --target; `idp-conformance simulate` serves the simulator)',
     );
   }
@@ -218,17 +218,17 @@ export async function createBrowserDriver(
     context = await browser.newContext();
   } catch (error) {
     await releaseBrowser();
-    throw new UsageError(
+    throw new DriverError(
       `driver "browser" could not open a browser context: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
     );
   }
   context.setDefaultTimeout(PAGE_TIMEOUT_MS);
 
   const d = {
-    loginField: FIELDS.login,
-    passwordField: FIELDS.password,
-    approveSelector: SELECTORS.approve,
-    denySelector: SELECTORS.deny,
+    loginField: SIGN_IN_DEFAULTS.loginField,
+    passwordField: SIGN_IN_DEFAULTS.passwordField,
+    approveSelector: DECISION_SELECTORS.approve,
+    denySelector: DECISION_SELECTORS.deny,
     ...config.driver,
   };
   const selector = (decision: Decision) => (decision === 'approve' ? d.approveSelector : d.denySelector);
@@ -256,7 +256,7 @@ export async function createBrowserDriver(
       const timer = setTimeout(() => {
         cleanup();
         reject(
-          new CheckFailure(
+          new HarnessError(
             `the provider's page did not respond within ${PAGE_TIMEOUT_MS} ms (at ${new URL(page.url()).pathname})`,
           ),
         );
@@ -290,7 +290,7 @@ export async function createBrowserDriver(
     } catch (error) {
       const message = String((error as Error)?.message ?? error);
       if (!/selector|unexpected token/i.test(message)) throw error;
-      throw new CheckFailure(`the ${what} "${css}" is not a valid selector: ${message.split('\n')[0]}`);
+      throw new HarnessError(`the ${what} "${css}" is not a valid selector: ${message.split('\n')[0]}`);
     }
   }
 
@@ -337,7 +337,13 @@ export async function createBrowserDriver(
     const page = await context.newPage();
     let last: PwResponse | undefined;
     page.on('response', (response) => {
-      if (isMainNavigation(page, response.request())) last = response;
+      if (!isMainNavigation(page, response.request())) return;
+      last = response;
+      // The page loads are the evidence of this flow; headers only (bodies stay in the browser).
+      http.record({
+        request: { method: response.request().method(), url: response.url(), headers: {} },
+        response: { status: response.status(), headers: response.headers() },
+      });
     });
     const handover = await guardHandover(context, page, leaves);
     try {
@@ -349,7 +355,7 @@ export async function createBrowserDriver(
           if (handover() || /ERR_ABORTED|ERR_FAILED|frame was detached/i.test(error.message)) return;
           // Chromium's reason only: its message repeats the URL, and a device URL carries the user code.
           const reason = /net::[A-Z_]+/.exec(error.message)?.[0] ?? error.name;
-          throw new CheckFailure(`the browser could not open ${new URL(startUrl).pathname}: ${reason}`);
+          throw new HarnessError(`the browser could not open ${new URL(startUrl).pathname}: ${reason}`);
         }),
       );
       for (let step = 0; step < MAX_STEPS && !handover(); step++) {
@@ -370,6 +376,12 @@ export async function createBrowserDriver(
         await settle(page, () => page.locator(css).first().click());
       }
       const away = handover();
+      // The provider's redirect to the application was stopped before Playwright saw it: record it.
+      if (away?.response)
+        http.record({
+          request: { method: 'GET', url: away.response.url, headers: {} },
+          response: { status: away.response.status, headers: Object.fromEntries(away.response.headers) },
+        });
       if (away) return { redirect: away.url, response: away.response ?? (await fromPage(page, last)), decided };
       return { response: await fromPage(page, last), decided };
     } finally {
@@ -381,7 +393,7 @@ export async function createBrowserDriver(
     const { decided, response } = await visit(devicePageUrl(http, userCode), decision, userCode);
     // A 4xx result page (a used or expired code) is an answer the checks judge by polling.
     if (!decided)
-      throw new CheckFailure(`no ${decision} button on the device verification page (status ${response.status})`);
+      throw new HarnessError(`no ${decision} button on the device verification page (status ${response.status})`);
   };
 
   let closed = false;

@@ -3,15 +3,15 @@
  * The CLI runner and the vitest glue both run checks through here, so they agree on every verdict.
  */
 import { profiles } from '../../spec/index.js';
-import type { Offering } from '../../spec/index.js';
-import type { CheckResult, CheckStatus } from '../../reporters/types.js';
-import { UsageError } from '../../cli/errors.js';
-import type { Capabilities, Capability, Check, Driver, Http, TargetConfig } from '../types.js';
+import type { Offering, RuleId } from '../../spec/index.js';
+import type { CheckResult, CheckStatus } from '../report/model.js';
+import { TargetError } from '../errors.js';
+import type { Capabilities, Capability, Check } from '../types.js';
 import { TransportError, type Target } from '../target/types.js';
 import { createDriver } from '../drivers/index.js';
 import { detectCapabilities, detectControl } from './capabilities.js';
-import { createCheckContext } from './context.js';
-import { CheckFailure, CheckSkipped } from './errors.js';
+import { createCheckContext, createEvidence, type Evidence, type SessionGround } from './context.js';
+import { CheckFailure, CheckSkipped, HarnessError } from './errors.js';
 import { createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
@@ -19,7 +19,7 @@ import { createRedactor, type Redactor } from './redact.js';
 import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, type RuleInfo } from './rules.js';
 
 /** The rule whose window says whether the password grant still exists at a release. */
-const PASSWORD_RULE = 'GRANT-PASSWORD-PARAMS';
+const PASSWORD_RULE: RuleId = 'GRANT-PASSWORD-PARAMS';
 /** A check that has not finished after this long is failed, so one hang cannot stall a run. */
 export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
 
@@ -49,19 +49,11 @@ export interface SessionOptions {
   checkTimeoutMs?: number;
 }
 
-export interface Session {
+/** `inForce` counts unknown ids as in force, so a typo cannot hide a check. */
+export interface Session extends SessionGround {
   readonly target: Target;
-  readonly config: TargetConfig;
-  readonly release: string;
-  readonly offering: Offering;
-  readonly caps: Capabilities;
-  readonly http: Http;
-  readonly driver: Driver;
   readonly redactor: Redactor;
   readonly catalogue: RuleInfo[];
-  readonly seed: number;
-  /** Is a rule in force on this run (unknown ids count as in force, so a typo cannot hide a check)? */
-  inForce(ruleId: string): boolean;
   runCheck(check: Check): Promise<CheckResult>;
   close(): Promise<void>;
 }
@@ -77,7 +69,7 @@ async function assertReachable(target: Target): Promise<void> {
     await target.send({ method: 'GET', url: `${target.baseUrl}/`, headers: new Headers() });
   } catch (error) {
     if (error instanceof TransportError)
-      throw new UsageError(`target ${target.baseUrl} does not answer: ${error.message}`);
+      throw new TargetError(`target ${target.baseUrl} does not answer: ${error.message}`);
     throw error;
   }
 }
@@ -100,7 +92,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const offering = options.offering ?? config.offering ?? defaults.offering;
   const flags = flagsFor(release, config.features);
   const catalogue = options.rules ?? ruleCatalogue();
-  const known = new Set(catalogue.map((r) => r.id));
+  const known = new Set<string>(catalogue.map((r) => r.id));
   const inForceSet = options.rules
     ? inForceOf(options.rules, release, offering, flags)
     : rulesInForce(release, offering, flags);
@@ -154,16 +146,49 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   /**
    * The rules a failure broke: those it names (known and in force), else all the check proves.
    * A named rule may lie outside the check's own, as when setting up a revocation check finds the
-   * token response itself wrong: the report then blames the sentence really broken.
+   * token response itself wrong: the report then blames the sentence really broken. A named id
+   * that is no rule at all is the check's bug: the run stops rather than blame all its rules.
    */
   const brokenRules = (check: Check, failure?: CheckFailure): string[] => {
-    const named = failure?.rules?.filter((id) => levelOf.has(id) && inForce(id));
+    const unknown = failure?.rules?.filter((id) => !levelOf.has(id)) ?? [];
+    if (unknown.length)
+      throw new HarnessError(
+        `check ${check.id} failed naming rule${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}, not in the rule catalogue (spec/rules.yaml): fix the check`,
+      );
+    const named = failure?.rules?.filter((id) => inForce(id));
     return named?.length ? named : check.rules.filter(inForce);
   };
   /** A failure counts as a warning when every rule it broke is only `should` or `info`. */
   const failedStatus = (broken: string[]): CheckStatus => {
     const levels = broken.map((id) => levelOf.get(id));
     return levels.length && levels.every((l) => l === 'should' || l === 'info') ? 'warned' : 'failed';
+  };
+
+  /** One result for every failure a check recorded: each names the rules it broke. */
+  const failed = (
+    check: Check,
+    failures: CheckFailure[],
+    done: (status: CheckStatus, fields: Partial<CheckResult>) => CheckResult,
+    evidenceFields: () => Partial<CheckResult>,
+  ): CheckResult => {
+    const each = failures.map((f) => ({ message: redactor.text(describeFailure(f)), broken: brokenRules(check, f) }));
+    const broken = [...new Set(each.flatMap((f) => f.broken))];
+    const message =
+      each.length === 1 ? each[0].message : each.map((f, i) => `(${i + 1}/${each.length}) ${f.message}`).join('\n');
+    const counterexample = failures.find((f) => f.counterexample)?.counterexample;
+    return done(failedStatus(broken), {
+      broken,
+      message,
+      ...(each.length > 1 ? { failures: each } : {}),
+      ...(counterexample ? { counterexample: redactor.text(counterexample) } : {}),
+      ...evidenceFields(),
+    });
+  };
+  /** A pass proves the rules its assertions named; an assertion that named none speaks for all. */
+  const provedFields = (check: Check, evidence: Evidence): Partial<CheckResult> => {
+    if (evidence.unnamed) return {};
+    const proved = check.rules.filter((id) => evidence.rules.has(id));
+    return proved.length === check.rules.length ? {} : { proved };
   };
 
   const session: Session = {
@@ -186,50 +211,49 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       recorder.clear();
       const oauth: TrackedFlows = createOAuthFlows(http, driver, config, redactor, createRandom(options.seed));
       current = oauth;
+      const evidence = createEvidence();
       const t = createCheckContext({
-        config,
-        release,
-        offering,
-        caps,
-        http,
-        driver,
+        ...session,
         oauth,
         recorder,
-        redactor,
-        seed: options.seed,
         numRuns: options.numRuns,
         slow: options.slow ?? false,
-        inForce,
+        evidence,
       });
+      const done = (status: CheckStatus, fields: Partial<CheckResult> = {}): CheckResult => ({
+        ...base,
+        status,
+        durationMs: Date.now() - started,
+        ...fields,
+      });
+      /** The evidence a reader needs for anything but a pass: exchanges and the reproduce command. */
+      const evidenceFields = () => ({
+        exchange: recorder.exchanges.map((e) => redactor.exchange(e)),
+        reproduce: reproduceCommand(check.id, options.seed, options.reproduceArgs),
+      });
+      const errored = (message: string) => done('errored', { message: redactor.text(message), ...evidenceFields() });
       let result: CheckResult;
       try {
         const timeoutMs = driver.kind === 'manual' ? 0 : (options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
         await withTimeout(check.run(t), timeoutMs, `check ${check.id}`);
-        result = { ...base, status: 'passed', durationMs: Date.now() - started };
+        if (evidence.failures.length) result = failed(check, evidence.failures, done, evidenceFields);
+        else if (recorder.count === 0)
+          result = errored('the check made no request to the target: nothing was seen, so nothing is passed');
+        else if (evidence.assertions === 0)
+          result = errored('the check asserted nothing about the answers it got: nothing is passed');
+        else result = done('passed', provedFields(check, evidence));
       } catch (error) {
-        if (error instanceof CheckSkipped) {
-          result = {
-            ...base,
-            status: 'skipped',
-            durationMs: Date.now() - started,
-            message: redactor.text(error.message),
-          };
+        // Failures already recorded by soft assertions stand, whatever stopped the check after them.
+        if (error instanceof CheckFailure || evidence.failures.length) {
+          const all = error instanceof CheckFailure ? [...evidence.failures, error] : evidence.failures;
+          result = failed(check, all, done, evidenceFields);
+        } else if (error instanceof CheckSkipped) {
+          result = done('skipped', { message: redactor.text(error.message) });
+        } else if (error instanceof HarnessError) {
+          result = errored(`the harness could not complete this check: ${error.message}`);
         } else {
-          const failure = error instanceof CheckFailure ? error : undefined;
-          const message = failure
-            ? describeFailure(failure)
-            : `the check crashed: ${(error as Error)?.stack?.split('\n').slice(0, 2).join(' ') ?? String(error)}`;
-          const broken = brokenRules(check, failure);
-          result = {
-            ...base,
-            status: failedStatus(broken),
-            broken,
-            durationMs: Date.now() - started,
-            message: redactor.text(message),
-            ...(failure?.counterexample ? { counterexample: redactor.text(failure.counterexample) } : {}),
-            exchange: recorder.exchanges.map((e) => redactor.exchange(e)),
-            reproduce: reproduceCommand(check.id, options.seed, options.reproduceArgs),
-          };
+          const stack = (error as Error)?.stack?.split('\n').slice(0, 2).join(' ') ?? String(error);
+          result = errored(`the check crashed (a defect of the harness, not a verdict on the target): ${stack}`);
         }
       } finally {
         recorder.enabled = false;

@@ -2,7 +2,7 @@
  * A report with one check of every status, a failure carrying a counterexample, exchanges full of
  * secrets in every place they can hide, a reproduce line, and a message with HTML in it.
  */
-import type { Report } from '../../reporters/types.js';
+import type { Report } from '../../suites/report/model.js';
 
 /** Every secret the fixture hides; none may appear in any rendered output. */
 export const SECRETS = {
@@ -34,7 +34,7 @@ export function fixtureReport(): Report {
     seed: 1234567,
     startedAt: '2026-11-21T05:00:00.000Z',
     durationMs: 4321,
-    summary: { passed: 3, failed: 2, warned: 1, skipped: 1 },
+    summary: { passed: 3, failed: 2, warned: 1, skipped: 1, errored: 0 },
     rules: [
       {
         id: 'PKCE-VERIFIER-LENGTH',
