@@ -1,7 +1,7 @@
 /** The device verification page (RFC 8628 §3.3) and the pages its machine rows name. */
 import type { MachineRow } from '../../spec/index.js';
 import { FIELDS, decisionButtons, esc, hidden, messagePage, page } from './layout.js';
-import { type Answer } from '../http.js';
+import type { Answer } from '../http.js';
 
 export function deviceForm(csrf: string, userCode: string, username: string, error?: string, status = 200): Answer {
   return page(
