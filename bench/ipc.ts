@@ -96,7 +96,7 @@ export function runJson<T>(script: string, args: string[] = [], env: Record<stri
     : [process.execPath, [script, ...args]];
   const proc = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   let out = '';
-  proc.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   return new Promise((resolve, reject) => {
     proc.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`${script} exited with ${code}`));
@@ -118,7 +118,7 @@ export function timeToFirstLine(args: string[]): Promise<number> {
   const proc = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     proc.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code} before printing`)));
-    proc.stdout!.once('data', () => {
+    proc.stdout.once('data', () => {
       const ms = performance.now() - start;
       proc.removeAllListeners('exit');
       proc.once('exit', () => resolve(ms));

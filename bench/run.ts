@@ -202,11 +202,11 @@ async function main(): Promise<void> {
       oidc: oidc.ready.url as string,
     };
     const idle = await sim.ask<{ rss: number; heapUsed: number }>('memory');
-    const idleStats = await (await fetch(`${simUrl}/-/simulator/stats`)).json();
+    const idleStats = (await (await fetch(`${simUrl}/-/simulator/stats`)).json()) as unknown;
 
     const runs = new Map<string, LoadResult[]>();
     const once = async (c: Case, server: Server, seconds: number): Promise<LoadResult> => {
-      const request = server === 'bare' ? sizes.get(c)!.req : await c.build[server as 'sim' | 'oidc']!();
+      const request = server === 'bare' ? sizes.get(c)!.req : await c.build[server]!();
       return load(urls[server], request, {
         connections: CONNECTIONS,
         seconds,
@@ -239,12 +239,12 @@ async function main(): Promise<void> {
     };
 
     const afterLoad = await sim.ask<{ rss: number; heapUsed: number }>('memory');
-    const loadStats = await (await fetch(`${simUrl}/-/simulator/stats`)).json();
+    const loadStats = (await (await fetch(`${simUrl}/-/simulator/stats`)).json()) as unknown;
     // Past every lifetime and grace period: the next request's sweep evicts what the load left.
     const lim = limits() as unknown as Record<string, number>;
     const beyond = 2 * Math.max(...Object.values(lim).filter((v) => typeof v === 'number'), 86_400);
     await post(`${simUrl}/-/simulator/clock`, { advanceSeconds: beyond }, true);
-    const evictedStats = await (await fetch(`${simUrl}/-/simulator/stats`)).json();
+    const evictedStats = (await (await fetch(`${simUrl}/-/simulator/stats`)).json()) as unknown;
     const afterEviction = await sim.ask<{ rss: number; heapUsed: number }>('memory');
 
     const inProcess = await runJson<Record<string, number>>(join(HERE, 'inprocess.js'), [String(QUICK ? 0.2 : 2)]);

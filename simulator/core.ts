@@ -167,7 +167,7 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
         return answer.toResponse(!head);
       } catch (error) {
         // Fetch refuses a header value the handler built (a bug of ours, as in answer()).
-        process.stderr.write(`simulator: internal error: ${(error as Error).stack ?? error}\n`);
+        process.stderr.write(`simulator: internal error: ${(error as Error).stack ?? String(error)}\n`);
         return json(500, { message: '500 Internal Server Error' }).toResponse();
       }
     },

@@ -21,7 +21,11 @@ export function evict(store: Store, now: number): number {
   const { expiredGrace, revokedGrace, sessionLifetime } = retention();
   let removed = 0;
   const drop = <K, V>(map: Map<K, V>, gone: (value: V) => boolean) => {
-    for (const [key, value] of map) if (gone(value)) (map.delete(key), removed++);
+    for (const [key, value] of map) {
+      if (!gone(value)) continue;
+      map.delete(key);
+      removed++;
+    }
   };
   // An active refresh token has no expiry; a revoked or rotated one goes after the grace period.
   // Rotation revoked its access token at that moment: that time dates it (before access tokens go).

@@ -41,7 +41,7 @@ export const openidConfiguration: Handler = (ctx) => {
   const key = `${base} ${device} ${grants.join(' ')}`;
   let texts = discoveryText.get(ctx.sim);
   // The issuer may come from the Host header: a client sending many must not grow this.
-  if (!texts || texts.size >= 16) discoveryText.set(ctx.sim, (texts = new Map()));
+  if (!texts || texts.size >= 16) discoveryText.set(ctx.sim, (texts = new Map<string, string>()));
   let body = texts.get(key);
   if (body === undefined) texts.set(key, (body = JSON.stringify(discovery(base, device, grants))));
   return jsonText(200, body);
