@@ -25,6 +25,7 @@ import type {
   OperationId,
   OperationInfo,
   Profiles,
+  Retention,
   Rule,
   RuleId,
   SourceMapEntry,
@@ -52,6 +53,7 @@ export type {
   OfferingInfo,
   Profiles,
   Limits,
+  Retention,
   Fault,
   MachineResult,
   MachineRow,
@@ -262,8 +264,14 @@ export function rules(): Rule[] {
   return value<{ rules: Rule[] }>(SPEC_FILES.rules).rules;
 }
 
+/** Rules by id, built once per loaded rules list (the simulator asks per rendered record). */
+const ruleIndex = new WeakMap<Rule[], Map<string, Rule>>();
+
 export function rule(id: RuleId): Rule {
-  const found = rules().find((r) => r.id === id);
+  const all = rules();
+  let index = ruleIndex.get(all);
+  if (!index) ruleIndex.set(all, (index = new Map(all.map((r) => [r.id, r]))));
+  const found = index.get(id);
   if (!found) throw new Error(`unknown rule id ${id} (not in spec/rules.yaml)`);
   return found;
 }
@@ -323,6 +331,11 @@ export function rulesChangingAt(release: string): { starting: Rule[]; ending: Ru
 
 export function limits(): Limits {
   return profiles().limits;
+}
+
+/** How long the simulator keeps what has expired, been revoked or ended (profiles.yaml `retention`). */
+export function retention(): Retention {
+  return profiles().retention;
 }
 
 export function faults(): Fault[] {
