@@ -134,6 +134,15 @@ function tally(results) {
   return t;
 }
 
+/** The mutants no test noticed, one line each, to read next to the HTML report. */
+function printUndetected(results) {
+  for (const r of results.filter((m) => m.status === 'Survived' || m.status === 'NoCoverage')) {
+    const where = `${r.fileName.replace(`${root}/`, '')}:${r.location.start.line}:${r.location.start.column}`;
+    const replacement = (r.replacement ?? '').replace(/\s+/g, ' ').slice(0, 100);
+    console.log(`  ${r.status.padEnd(10)} ${where} ${r.mutatorName}: ${replacement}`);
+  }
+}
+
 const args = parseArgs(process.argv.slice(2));
 mkdirSync('reports/mutation', { recursive: true });
 const rows = [];
@@ -145,6 +154,7 @@ for (const name of args.modules) {
   try {
     const results = await new Stryker(options(name, module, args)).runMutationTest();
     rows.push({ name, ...tally(results) });
+    printUndetected(results);
   } catch (error) {
     console.error(`mutate: ${name} did not run: ${error?.message ?? error}`);
     rows.push({ name, error: true });
