@@ -70,7 +70,7 @@ const MODULES = {
   },
   redact: {
     mutate: ['reporters/redact.ts'],
-    tests: ['test/reporters/redact.test.ts', 'test/reporters/formats.test.ts'],
+    tests: ['test/reporters/redact.test.ts', 'test/reporters/redact-exact.test.ts'],
   },
 };
 

@@ -228,7 +228,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
             message: redactor.text(message),
             ...(failure?.counterexample ? { counterexample: redactor.text(failure.counterexample) } : {}),
             exchange: recorder.exchanges.map((e) => redactor.exchange(e)),
-            reproduce: reproduceCommand(check.id, options.seed, options.reproduceArgs),
+            // The rerun command repeats the target's URL and config path: a password or token in them is masked too.
+            reproduce: redactor.text(reproduceCommand(check.id, options.seed, options.reproduceArgs)),
           };
         }
       } finally {
