@@ -42,6 +42,13 @@ describe('too_fast at its boundary', () => {
     expect(d.record.lastPollAt).toBe(w.sim.clock.now());
   });
 
+  it('the first poll is never too fast, even on a clock at the epoch', async () => {
+    const w = world({ clock: { frozen: true, start: 0 } });
+    const d = await start(w);
+    expect((await d.poll()).error).toBe('authorization_pending');
+    expect(d.record.interval).toBe(L.deviceInterval);
+  });
+
   it('a poll exactly one interval later is pending, and the interval stays', async () => {
     const w = world();
     const d = await start(w);
@@ -115,6 +122,7 @@ describe('the token a device code yields', () => {
     expect(access.applicationId).toBe(app(w.sim, 'public').id);
     expect(access.scopes).toEqual(d.record.scopes);
     expect(ok.refresh_token).toBeUndefined();
+    expect(w.sim.store.refreshTokens.size).toBe(0);
     expect(d.record.state).toBe('consumed');
   });
 
