@@ -38,12 +38,13 @@ const STATUS_TINT: Record<CheckResult['status'], Tint> = {
   failed: 'red',
   warned: 'yellow',
   skipped: 'grey',
+  errored: 'red',
 };
 
 function countsTable(report: Report, paint: ReturnType<typeof painter>): string[] {
-  const head = ['Area', 'Passed', 'Failed', 'Warned', 'Skipped', 'Total'];
+  const head = ['Area', 'Passed', 'Failed', 'Warned', 'Errored', 'Skipped', 'Total'];
   const row = (area: string, counts: Counts, total: number) =>
-    [area, counts.passed, counts.failed, counts.warned, counts.skipped, total].map(String);
+    [area, counts.passed, counts.failed, counts.warned, counts.errored, counts.skipped, total].map(String);
   const rows = checksByArea(report).map(({ area, items }) =>
     row(terminalSafe(area), countStatuses(items), items.length),
   );
@@ -55,7 +56,7 @@ function countsTable(report: Report, paint: ReturnType<typeof painter>): string[
 }
 
 function problem(check: CheckResult, paint: ReturnType<typeof painter>): string[] {
-  const tag = check.status === 'failed' ? 'FAILED' : 'WARNED';
+  const tag = check.status.toUpperCase();
   const lines = [
     `${paint(STATUS_TINT[check.status], tag)} ${terminalSafe(check.suite)} ${terminalSafe(checkLabel(check))}`,
   ];
@@ -78,7 +79,7 @@ export function formatConsole(input: Report, options: ConsoleOptions = {}): stri
     '',
     ...countsTable(report, paint),
   ];
-  for (const status of ['failed', 'warned'] as const) {
+  for (const status of ['failed', 'errored', 'warned'] as const) {
     const checks = report.checks.filter((check) => check.status === status);
     if (checks.length === 0) continue;
     out.push('');
@@ -92,6 +93,6 @@ export function formatConsole(input: Report, options: ConsoleOptions = {}): stri
   }
   out.push('', `seed: ${report.seed} (rerun with --seed ${report.seed})`);
   const line = verdictLine(report);
-  out.push(paint('bold', paint(verdict(report) === 'fail' ? 'red' : 'green', line)));
+  out.push(paint('bold', paint(verdict(report) === 'pass' ? 'green' : 'red', line)));
   return `${out.join('\n')}\n`;
 }

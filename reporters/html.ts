@@ -32,7 +32,7 @@ pre { background: #f6f8fa; border: 1px solid var(--line); padding: .5rem; overfl
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
 .badge { display: inline-block; padding: 0 .5rem; border-radius: 1rem; color: #fff; font-size: .8rem; font-weight: 600; text-transform: uppercase; }
 .passed, .pass { background: var(--pass); } .failed, .fail { background: var(--fail); } .warned { background: var(--warn); }
-.skipped { background: var(--skip); } .untested { background: var(--untested); }
+.skipped { background: var(--skip); } .errored { background: var(--fail); } .untested { background: var(--untested); }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; } dl.meta dt { font-weight: 600; } dl.meta dd { margin: 0; }
 .cards { display: flex; gap: 1rem; flex-wrap: wrap; } .card { border: 1px solid var(--line); border-radius: .5rem; padding: .5rem 1rem; min-width: 7rem; }
 .card b { display: block; font-size: 1.6rem; }
@@ -43,7 +43,7 @@ nav a { margin-right: 1rem; }
 
 /** Only known statuses become class names; anything else renders as `untested`. */
 function badge(status: string): string {
-  const known = ['passed', 'failed', 'warned', 'skipped', 'untested', 'pass', 'fail'];
+  const known = ['passed', 'failed', 'warned', 'skipped', 'errored', 'untested', 'pass', 'fail', 'error'];
   const cls = known.includes(status) ? status : 'untested';
   return `<span class="badge ${cls}">${h(status)}</span>`;
 }
@@ -96,7 +96,7 @@ function cards(report: Report): string {
     `<div class="card"><span class="badge ${cls}">${h(label)}</span><b>${h(value)}</b></div>`;
   const untested = report.rules.filter((rule) => rule.status === 'untested').length;
   return `<section id="summary"><h2>Summary</h2><div class="cards">
-${card('passed', summary.passed, 'passed')}${card('failed', summary.failed, 'failed')}${card('warned', summary.warned, 'warned')}${card('skipped', summary.skipped, 'skipped')}${card('rules untested', untested, 'untested')}
+${card('passed', summary.passed, 'passed')}${card('failed', summary.failed, 'failed')}${card('warned', summary.warned, 'warned')}${card('errored', summary.errored ?? 0, 'errored')}${card('skipped', summary.skipped, 'skipped')}${card('rules untested', untested, 'untested')}
 </div></section>`;
 }
 
@@ -110,7 +110,12 @@ ${sections}
 </details>`;
 }
 
-function problemSection(report: Report, status: 'failed' | 'warned', title: string, anchor: Anchors): string {
+function problemSection(
+  report: Report,
+  status: 'failed' | 'warned' | 'errored',
+  title: string,
+  anchor: Anchors,
+): string {
   const checks = report.checks.filter((check) => check.status === status);
   if (checks.length === 0) return '';
   return `<section id="${status}"><h2>${h(title)} (${checks.length})</h2>
@@ -162,7 +167,7 @@ function checksSection(report: Report, anchor: Anchors): string {
       const id = anchor.row(check);
       const note = check.status === 'passed' ? '' : h(firstLine(check.message));
       const label =
-        check.status === 'failed' || check.status === 'warned'
+        check.status === 'failed' || check.status === 'warned' || check.status === 'errored'
           ? `<a href="#detail-${h(id)}">${h(checkLabel(check))}</a>`
           : h(checkLabel(check));
       return `<tr id="${h(id)}"><td>${badge(check.status)}</td><td>${label}</td><td class="num">${h(seconds(check.durationMs))}</td><td>${note}</td></tr>`;
@@ -194,6 +199,7 @@ ${header(report)}
 <nav><a href="#summary">Summary</a><a href="#failed">Failures</a><a href="#warned">Warnings</a><a href="#areas">Areas</a><a href="#rules">Rules</a><a href="#checks">Checks</a></nav>
 ${cards(report)}
 ${problemSection(report, 'failed', 'Failures', anchor)}
+${problemSection(report, 'errored', 'Errored (the harness could not do its part; not a verdict on the target)', anchor)}
 ${problemSection(report, 'warned', 'Warnings (should-level rules)', anchor)}
 ${areaTable(report)}
 ${rulesSection(report, anchor)}

@@ -40,6 +40,14 @@ function testcase(parent: XMLBuilder, check: CheckResult): void {
         .ele('failure', { message: firstLine(check.message) || 'check failed', type: 'ConformanceFailure' })
         .txt(detailText(check));
       break;
+    case 'errored':
+      node
+        .ele('error', {
+          message: firstLine(check.message) || 'the harness could not complete the check',
+          type: 'HarnessError',
+        })
+        .txt(detailText(check));
+      break;
     case 'skipped':
       node.ele('skipped', { message: firstLine(check.message) || 'skipped' });
       break;
@@ -59,7 +67,7 @@ export function renderJunit(input: Report): string {
     name: report.tool,
     tests: String(report.checks.length),
     failures: String(totals.failed),
-    errors: '0',
+    errors: String(totals.errored),
     skipped: String(totals.skipped),
     time: secondsAttr(report.durationMs),
     timestamp: report.startedAt,
@@ -70,7 +78,7 @@ export function renderJunit(input: Report): string {
       name: area,
       tests: String(items.length),
       failures: String(counts.failed),
-      errors: '0',
+      errors: String(counts.errored),
       skipped: String(counts.skipped),
       time: secondsAttr(items.reduce((sum, check) => sum + check.durationMs, 0)),
       timestamp: report.startedAt,

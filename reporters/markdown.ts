@@ -56,7 +56,14 @@ function fenced(body: string, lang = 'text'): string {
   return `${fence}${lang}\n${body}\n${fence}`;
 }
 
-const ICON: Record<string, string> = { passed: '✅', failed: '❌', warned: '⚠️', skipped: '⏭️', untested: '❔' };
+const ICON: Record<string, string> = {
+  passed: '✅',
+  failed: '❌',
+  warned: '⚠️',
+  skipped: '⏭️',
+  errored: '🛑',
+  untested: '❔',
+};
 const icon = (status: string) => ICON[status] ?? '❔';
 
 function problem(check: CheckResult, maxBody: number): string {
@@ -71,7 +78,7 @@ function table(head: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [
     line(head),
-    line(head.map((cell) => (/^(Passed|Failed|Warned|Skipped|Total|Rules)$/.test(cell) ? '---:' : '---'))),
+    line(head.map((cell) => (/^(Passed|Failed|Warned|Errored|Skipped|Total|Rules)$/.test(cell) ? '---:' : '---'))),
     ...rows.map(line),
   ].join('\n');
 }
@@ -103,35 +110,49 @@ function oneLiner(check: CheckResult): string {
 function layout(report: Report, options: Layout): string {
   const out: string[] = [];
   const result = verdict(report);
-  out.push(`## ${result === 'fail' ? '❌' : '✅'} idp-conformance: ${result.toUpperCase()}`);
+  out.push(`## ${{ fail: '❌', error: '🛑', pass: '✅' }[result]} idp-conformance: ${result.toUpperCase()}`);
   out.push(
     `Target ${code(report.target)} · release ${code(report.release)} · ${md(report.offering)} · seed ${code(String(report.seed))} · ${md(seconds(report.durationMs))} · ${md(report.tool)} ${md(report.version)}`,
   );
   const { summary } = report;
   out.push(
     table(
-      ['Passed', 'Failed', 'Warned', 'Skipped'],
-      [[summary.passed, summary.failed, summary.warned, summary.skipped].map(String)],
+      ['Passed', 'Failed', 'Warned', 'Errored', 'Skipped'],
+      [[summary.passed, summary.failed, summary.warned, summary.errored ?? 0, summary.skipped].map(String)],
     ),
   );
 
   const failed = report.checks.filter((check) => check.status === 'failed');
   const warned = report.checks.filter((check) => check.status === 'warned');
+  const errored = report.checks.filter((check) => check.status === 'errored');
   const skipped = report.checks.filter((check) => check.status === 'skipped');
   let budget = options.detailed;
   const render = (check: CheckResult) => (budget-- > 0 ? problem(check, options.maxBody) : oneLiner(check));
   if (failed.length > 0) out.push(`### ❌ Failures (${failed.length})`, ...failed.map(render));
+  if (errored.length > 0)
+    out.push(
+      `### 🛑 Errored: the harness could not do its part, no verdict (${errored.length})`,
+      ...errored.map(render),
+    );
   if (warned.length > 0) out.push(`### ⚠️ Warnings: should-level rules (${warned.length})`, ...warned.map(render));
-  const undetailed = failed.length + warned.length - Math.max(0, options.detailed);
+  const undetailed = failed.length + errored.length + warned.length - Math.max(0, options.detailed);
   if (undetailed > 0) out.push(`_Details of ${undetailed} more checks are in the JSON and HTML reports (size limit)._`);
 
   out.push(
     '### Per area',
     table(
-      ['Area', 'Passed', 'Failed', 'Warned', 'Skipped', 'Total'],
+      ['Area', 'Passed', 'Failed', 'Warned', 'Errored', 'Skipped', 'Total'],
       checksByArea(report).map(({ area, items }) => {
         const counts = countStatuses(items);
-        return [md(area), counts.passed, counts.failed, counts.warned, counts.skipped, items.length].map(String);
+        return [
+          md(area),
+          counts.passed,
+          counts.failed,
+          counts.warned,
+          counts.errored,
+          counts.skipped,
+          items.length,
+        ].map(String);
       }),
     ),
   );
@@ -170,7 +191,7 @@ function layout(report: Report, options: Layout): string {
 export function renderMarkdown(input: Report, options: MarkdownOptions = {}): string {
   const report = redact(input);
   const maxChars = options.maxChars ?? DEFAULT_MARKDOWN_BUDGET;
-  const problems = report.checks.filter((check) => check.status === 'failed' || check.status === 'warned').length;
+  const problems = report.checks.filter((check) => ['failed', 'warned', 'errored'].includes(check.status)).length;
   const steps: Layout[] = [
     { allRules: true, maxBody: MAX_BODY_CHARS, detailed: problems },
     { allRules: false, maxBody: MAX_BODY_CHARS, detailed: problems },

@@ -7,12 +7,12 @@ import type { CheckResult, CheckStatus, Exchange, Report, RuleResult, RuleStatus
 
 export type Counts = Record<CheckStatus, number>;
 
-export const CHECK_STATUSES: readonly CheckStatus[] = ['failed', 'warned', 'skipped', 'passed'];
+export const CHECK_STATUSES: readonly CheckStatus[] = ['failed', 'errored', 'warned', 'skipped', 'passed'];
 /** Worst first: the order in which tables list things. */
 export const RULE_STATUS_ORDER: readonly RuleStatus[] = ['failed', 'warned', 'untested', 'skipped', 'passed'];
 
 export function countStatuses(checks: readonly CheckResult[]): Counts {
-  const counts: Counts = { passed: 0, failed: 0, warned: 0, skipped: 0 };
+  const counts: Counts = { passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0 };
   for (const check of checks) counts[check.status] += 1;
   return counts;
 }
@@ -52,17 +52,22 @@ export function sortRules(rules: readonly RuleResult[]): RuleResult[] {
   return [...rules].sort((a, b) => rank(a.status) - rank(b.status) || a.id.localeCompare(b.id));
 }
 
-export type Verdict = 'pass' | 'fail';
+export type Verdict = 'pass' | 'fail' | 'error';
 
-/** Only a failed check (a `must` rule broken) fails the run; warnings do not. */
+/**
+ * A failed check (a `must` rule broken) fails the run; else an errored check (the harness could
+ * not do its part) makes it an error; warnings do not count.
+ */
 export function verdict(report: Report): Verdict {
-  return report.summary.failed > 0 ? 'fail' : 'pass';
+  if (report.summary.failed > 0) return 'fail';
+  return (report.summary.errored ?? 0) > 0 ? 'error' : 'pass';
 }
 
 export function verdictLine(report: Report): string {
-  const { passed, failed, warned, skipped } = report.summary;
-  const head = verdict(report) === 'fail' ? 'FAIL' : 'PASS';
-  return `${head}: ${failed} failed, ${warned} warned, ${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}`;
+  const { passed, failed, warned, skipped, errored = 0 } = report.summary;
+  const head = { fail: 'FAIL', error: 'ERROR', pass: 'PASS' }[verdict(report)];
+  const erroredText = errored ? `${errored} errored, ` : '';
+  return `${head}: ${failed} failed, ${erroredText}${warned} warned, ${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}`;
 }
 
 export function seconds(ms: number): string {

@@ -1,7 +1,12 @@
 /** The JSON report (a contract: see DESIGN.md and reporters/report.schema.json). */
 import type { Level } from '../spec/index.js';
 
-export type CheckStatus = 'passed' | 'failed' | 'warned' | 'skipped';
+/**
+ * `errored`: the harness could not do its part (a driver that cannot play a page, a step the
+ * provider skipped, a check that saw nothing or crashed). It is never the provider's failure: it
+ * makes the run exit 2 when nothing failed, and the check's rules stay untested.
+ */
+export type CheckStatus = 'passed' | 'failed' | 'warned' | 'skipped' | 'errored';
 export type RuleStatus = CheckStatus | 'untested';
 
 export interface Exchange {
@@ -19,6 +24,13 @@ export interface CheckResult {
   message?: string;
   /** For a failed or warned check: the rules the failure broke (all its rules unless it named some; a named one may lie outside `rules`). */
   broken?: string[];
+  /**
+   * For a passed check whose assertions named rules: the rules it was seen to prove (the others
+   * of `rules` were not asserted, so they are not passed through this check).
+   */
+  proved?: string[];
+  /** Every assertion that failed, when there were several (soft assertions): message and rules. */
+  failures?: { message: string; broken: string[] }[];
   /** fast-check counterexample after shrinking, as printed by fast-check. */
   counterexample?: string;
   /** The HTTP exchanges that show the failure, secrets redacted. */
@@ -45,7 +57,7 @@ export interface Report {
   seed: number;
   startedAt: string;
   durationMs: number;
-  summary: { passed: number; failed: number; warned: number; skipped: number };
+  summary: { passed: number; failed: number; warned: number; skipped: number; errored: number };
   rules: RuleResult[];
   checks: CheckResult[];
 }

@@ -5,6 +5,7 @@
  */
 import type * as fc from 'fast-check';
 import type { Offering } from '../spec/index.js';
+import type { Exchange } from '../reporters/types.js';
 
 export type SuiteName =
   'grants' | 'device' | 'tokens' | 'oidc' | 'cors' | 'encoding' | 'pagination' | 'scopes' | 'versioning';
@@ -114,6 +115,8 @@ export interface Http {
   post(path: string, options?: Omit<HttpRequest, 'path' | 'method'>): Promise<HttpResponse>;
   /** Request an absolute URL handed out by the server (Link, Location) exactly as given. */
   follow(absoluteUrl: string, options?: Omit<HttpRequest, 'path'>): Promise<HttpResponse>;
+  /** Record traffic that did not go through send() (a browser's page loads): it is evidence too. */
+  record(exchange: Exchange): void;
 }
 
 /** Who plays the user. */
@@ -209,6 +212,17 @@ export interface CheckContext {
   fail(message: string, details?: FailureDetails): never;
   /** Assert: fail(message) unless condition. */
   expect(condition: unknown, message: string, details?: FailureDetails): asserts condition;
+  /**
+   * A soft assertion: a false condition is recorded as a failure of the rules in `details.rules`
+   * and the check goes on, so one broken detail does not hide what the assertions after it prove.
+   * Use it for assertions nothing later depends on. Returns the condition.
+   */
+  soft(condition: unknown, message: string, details?: FailureDetails): boolean;
+  /**
+   * The harness cannot do its part (the driver cannot play the page, the provider skipped the step
+   * this check needs, an oracle it leans on is missing): the check is `errored`, not failed.
+   */
+  harness(message: string): never;
   /** Skip this check with the reason (missing capability, release, fixture). */
   skip(reason: string): never;
   /** Is the rule in force for this run's release, offering and flags? */

@@ -50,7 +50,9 @@ export function defineSuite(checks: Check[]): void {
         if (result.status === 'skipped') ctx.skip(result.message);
         // A warned check (a `should` rule) is reported, not failed: the run's exit code stays 0 too.
         if (result.status === 'warned') console.warn(`warned ${check.id} (seed ${seed}): ${failureText(result)}`);
-        if (result.status === 'failed') throw new Error(`${failureText(result)}\n(seed ${seed})`);
+        // Errored is the harness's own trouble: in the project's tests that is a defect to see, not to hide.
+        if (result.status === 'failed' || result.status === 'errored')
+          throw new Error(`${result.status}: ${failureText(result)}\n(seed ${seed})`);
       },
       DEFAULT_CHECK_TIMEOUT_MS + 10_000,
     ); // the session's own per-check timeout speaks first

@@ -13,7 +13,7 @@ import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { UsageError } from '../../cli/errors.js';
 import { SELECTORS, FIELDS } from '../../simulator/pages/layout.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
-import { CheckFailure, CheckSkipped } from '../runner/errors.js';
+import { CheckFailure, CheckSkipped, HarnessError } from '../runner/errors.js';
 import { devicePageUrl } from './form.js';
 import { createSimulatorDriver } from './simulator.js';
 
@@ -256,7 +256,7 @@ export async function createBrowserDriver(
       const timer = setTimeout(() => {
         cleanup();
         reject(
-          new CheckFailure(
+          new HarnessError(
             `the provider's page did not respond within ${PAGE_TIMEOUT_MS} ms (at ${new URL(page.url()).pathname})`,
           ),
         );
@@ -290,7 +290,7 @@ export async function createBrowserDriver(
     } catch (error) {
       const message = String((error as Error)?.message ?? error);
       if (!/selector|unexpected token/i.test(message)) throw error;
-      throw new CheckFailure(`the ${what} "${css}" is not a valid selector: ${message.split('\n')[0]}`);
+      throw new HarnessError(`the ${what} "${css}" is not a valid selector: ${message.split('\n')[0]}`);
     }
   }
 
@@ -337,7 +337,13 @@ export async function createBrowserDriver(
     const page = await context.newPage();
     let last: PwResponse | undefined;
     page.on('response', (response) => {
-      if (isMainNavigation(page, response.request())) last = response;
+      if (!isMainNavigation(page, response.request())) return;
+      last = response;
+      // The page loads are the evidence of this flow; headers only (bodies stay in the browser).
+      http.record({
+        request: { method: response.request().method(), url: response.url(), headers: {} },
+        response: { status: response.status(), headers: response.headers() },
+      });
     });
     const handover = await guardHandover(context, page, leaves);
     try {
@@ -349,7 +355,7 @@ export async function createBrowserDriver(
           if (handover() || /ERR_ABORTED|ERR_FAILED|frame was detached/i.test(error.message)) return;
           // Chromium's reason only: its message repeats the URL, and a device URL carries the user code.
           const reason = /net::[A-Z_]+/.exec(error.message)?.[0] ?? error.name;
-          throw new CheckFailure(`the browser could not open ${new URL(startUrl).pathname}: ${reason}`);
+          throw new HarnessError(`the browser could not open ${new URL(startUrl).pathname}: ${reason}`);
         }),
       );
       for (let step = 0; step < MAX_STEPS && !handover(); step++) {
@@ -370,6 +376,12 @@ export async function createBrowserDriver(
         await settle(page, () => page.locator(css).first().click());
       }
       const away = handover();
+      // The provider's redirect to the application was stopped before Playwright saw it: record it.
+      if (away?.response)
+        http.record({
+          request: { method: 'GET', url: away.response.url, headers: {} },
+          response: { status: away.response.status, headers: Object.fromEntries(away.response.headers) },
+        });
       if (away) return { redirect: away.url, response: away.response ?? (await fromPage(page, last)), decided };
       return { response: await fromPage(page, last), decided };
     } finally {
@@ -381,7 +393,7 @@ export async function createBrowserDriver(
     const { decided, response } = await visit(devicePageUrl(http, userCode), decision, userCode);
     // A 4xx result page (a used or expired code) is an answer the checks judge by polling.
     if (!decided)
-      throw new CheckFailure(`no ${decision} button on the device verification page (status ${response.status})`);
+      throw new HarnessError(`no ${decision} button on the device verification page (status ${response.status})`);
   };
 
   let closed = false;

@@ -6,7 +6,7 @@
  */
 import { CookieJar } from 'tough-cookie';
 import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
-import { CheckFailure, CheckSkipped } from '../runner/errors.js';
+import { CheckSkipped, HarnessError } from '../runner/errors.js';
 import { formData, matchesSelector, parseForms, type HtmlForm, type SubmitButton } from './html.js';
 
 const DEFAULTS = {
@@ -149,7 +149,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         ];
         if (method === 'GET') [url, body] = [`${url.split('?')[0]}?${body}`, undefined];
       }
-      throw new CheckFailure(
+      throw new HarnessError(
         `the provider's pages did not settle within ${MAX_STEPS} redirects and form posts, starting at ${new URL(startUrl).pathname}`,
       );
     },
@@ -169,7 +169,7 @@ export function createFormDriver(http: Http, config: TargetConfig): Driver {
   const device = async (userCode: string, decision: Decision) => {
     const result = await browser.browse(devicePageUrl(http, userCode), decision, userCodeFill(userCode));
     if (!result.decided)
-      throw new CheckFailure(
+      throw new HarnessError(
         `no ${decision} button on the device verification page (status ${result.response.status})`,
       );
   };

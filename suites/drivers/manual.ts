@@ -4,7 +4,7 @@
  */
 import { createInterface } from 'node:readline/promises';
 import type { Driver, Http } from '../types.js';
-import { CheckFailure, CheckSkipped } from '../runner/errors.js';
+import { CheckSkipped, HarnessError } from '../runner/errors.js';
 
 export interface Terminal {
   ask(question: string): Promise<string>;
@@ -38,7 +38,7 @@ export function createManualDriver(http: Http, terminal: Terminal = stdioTermina
       try {
         redirect = new URL(answer.trim());
       } catch {
-        throw new CheckFailure('the operator did not paste a URL');
+        throw new HarnessError('the operator did not paste a URL');
       }
       // The page the operator saw is not available to us; the redirect is what the checks read.
       const response = {

@@ -4,7 +4,7 @@
  * the clock.
  */
 import type { Driver, Http, TargetConfig } from '../types.js';
-import { CheckFailure } from '../runner/errors.js';
+import { HarnessError } from '../runner/errors.js';
 import { createFormDriver } from './form.js';
 
 export const CONTROL_PREFIX = '/-/simulator';
@@ -27,7 +27,7 @@ export function createSimulatorDriver(http: Http, config: TargetConfig): Driver 
     async advanceClock(seconds) {
       const response = await control('clock', { advanceSeconds: seconds });
       if (response.status >= 300)
-        throw new CheckFailure(`the simulator refused to move its clock by ${seconds} s (status ${response.status})`);
+        throw new HarnessError(`the simulator refused to move its clock by ${seconds} s (status ${response.status})`);
     },
   };
 }

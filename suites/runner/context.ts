@@ -5,7 +5,7 @@
 import * as fc from 'fast-check';
 import type { Capabilities, CheckContext, Driver, FailureDetails, Http, TargetConfig } from '../types.js';
 import type { Offering } from '../../spec/index.js';
-import { CheckFailure, CheckSkipped } from './errors.js';
+import { CheckFailure, CheckSkipped, HarnessError } from './errors.js';
 import type { TrackedFlows } from './oauth.js';
 import type { Recorder } from './http.js';
 import type { Redactor } from './redact.js';
@@ -24,13 +24,37 @@ export interface ContextParts {
   numRuns: number;
   slow: boolean;
   inForce(ruleId: string): boolean;
+  evidence: Evidence;
+}
+
+/**
+ * What a check asserted, so the runner can tell "seen to hold" from "saw nothing": the number of
+ * assertions, the rules they named (all the check's rules when one named none), and the soft
+ * failures recorded so far.
+ */
+export interface Evidence {
+  assertions: number;
+  rules: Set<string>;
+  /** An assertion named no rule: it speaks for every rule of the check. */
+  unnamed: boolean;
+  failures: CheckFailure[];
+}
+
+export const createEvidence = (): Evidence => ({ assertions: 0, rules: new Set(), unnamed: false, failures: [] });
+
+function noteAssertion(evidence: Evidence, details?: FailureDetails): void {
+  evidence.assertions++;
+  if (details?.rules?.length) for (const id of details.rules) evidence.rules.add(id);
+  else evidence.unnamed = true;
 }
 
 /** A predicate that returned false, said in a sentence. */
 const FALSE_PROPERTY = 'the property returned false';
 
 export function createCheckContext(parts: ContextParts): CheckContext {
+  const { evidence } = parts;
   const fail = (message: string, details?: FailureDetails): never => {
+    noteAssertion(evidence, details);
     throw new CheckFailure(message, details);
   };
 
@@ -40,6 +64,7 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     const prop = fc.asyncProperty(...(arbitraries as [fc.Arbitrary<unknown>]), async (...values: unknown[]) =>
       predicate(...values),
     );
+    noteAssertion(evidence);
     const details = await fc.check(prop, { seed: parts.seed, numRuns: parts.numRuns });
     if (!details.failed) return;
     const error = details.errorInstance;
@@ -82,6 +107,15 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     fail,
     expect(condition: unknown, message: string, details?: FailureDetails): asserts condition {
       if (!condition) fail(message, details);
+      noteAssertion(evidence, details);
+    },
+    soft(condition: unknown, message: string, details?: FailureDetails): boolean {
+      noteAssertion(evidence, details);
+      if (!condition) evidence.failures.push(new CheckFailure(message, details));
+      return !!condition;
+    },
+    harness(message: string): never {
+      throw new HarnessError(message);
     },
     skip(reason: string): never {
       throw new CheckSkipped(reason);

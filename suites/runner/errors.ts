@@ -20,3 +20,12 @@ export class CheckFailure extends Error {
 export class CheckSkipped extends Error {
   override name = 'CheckSkipped';
 }
+
+/**
+ * The harness could not do its part: the driver cannot play a page, the provider skipped the step
+ * the check needs (a consent it remembered), an oracle endpoint the check leans on is missing. The
+ * check is `errored`, never failed: nothing was shown about the provider's conformance.
+ */
+export class HarnessError extends Error {
+  override name = 'HarnessError';
+}

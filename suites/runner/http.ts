@@ -13,6 +13,8 @@ export const EXCHANGES_KEPT = 6;
 
 export interface Recorder {
   readonly exchanges: Exchange[];
+  /** Exchanges recorded since the last clear(), including those no longer kept. */
+  readonly count: number;
   /** While false nothing is recorded (the runner's own housekeeping). */
   enabled: boolean;
   clear(): void;
@@ -21,12 +23,20 @@ export interface Recorder {
 
 export function createRecorder(limit = EXCHANGES_KEPT): Recorder {
   const exchanges: Exchange[] = [];
+  let count = 0;
   return {
     exchanges,
+    get count() {
+      return count;
+    },
     enabled: true,
-    clear: () => void exchanges.splice(0),
+    clear() {
+      exchanges.splice(0);
+      count = 0;
+    },
     add(exchange) {
       if (!this.enabled) return;
+      count++;
       exchanges.push(exchange);
       if (exchanges.length > limit) exchanges.splice(0, exchanges.length - limit);
     },
@@ -162,6 +172,10 @@ export function createHttp(target: Target, recorder: Recorder, redactor: Redacto
         : baseUrl + (absoluteUrl.startsWith('/') ? '' : '/') + absoluteUrl;
       const raw = build({ ...options, path: '' }, url);
       return exchange(raw, raw.url);
+    },
+    record(entry) {
+      redactor.learn(entry);
+      recorder.add(entry);
     },
   };
 }

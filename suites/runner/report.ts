@@ -21,7 +21,9 @@ export function packageVersion(): string {
 /** Worst first: one failing check makes the rule fail. */
 const ORDER: CheckStatus[] = ['failed', 'warned', 'passed', 'skipped'];
 
-export function ruleStatus(level: RuleInfo['level'], statuses: CheckStatus[]): RuleStatus {
+export function ruleStatus(level: RuleInfo['level'], all: CheckStatus[]): RuleStatus {
+  // An errored check saw nothing about the rule: it neither passes nor fails it.
+  const statuses: CheckStatus[] = all.filter((s) => s !== 'errored');
   if (!statuses.length) return 'untested';
   const worst = ORDER.find((s) => statuses.includes(s))!;
   // A should or info rule is never failed, only warned: the source is silent or it is context.
@@ -41,8 +43,10 @@ export interface ReportInput {
 
 export function buildReport(input: ReportInput): Report {
   const byRule = new Map<string, CheckResult[]>();
-  // A failure that names the rules it broke says nothing, good or bad, about the check's other rules.
-  const judges = (c: CheckResult, id: string) => !c.broken || c.broken.includes(id);
+  // A failure that names the rules it broke says nothing, good or bad, about the check's other rules;
+  // a pass whose assertions named rules proves only those.
+  const judges = (c: CheckResult, id: string) =>
+    c.status === 'passed' ? !c.proved || c.proved.includes(id) : !c.broken || c.broken.includes(id);
   for (const c of input.checks) {
     for (const id of new Set([...c.rules, ...(c.broken ?? [])]))
       if (judges(c, id)) byRule.set(id, [...(byRule.get(id) ?? []), c]);
@@ -61,7 +65,7 @@ export function buildReport(input: ReportInput): Report {
       checks: checks.map((c) => c.id),
     };
   });
-  const summary = { passed: 0, failed: 0, warned: 0, skipped: 0 };
+  const summary = { passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0 };
   for (const c of input.checks) summary[c.status]++;
   return {
     tool: 'idp-conformance',
@@ -78,7 +82,11 @@ export function buildReport(input: ReportInput): Report {
   };
 }
 
-/** 0 when nothing `must` failed (warnings keep 0), else 1. Usage errors (2) never get this far. */
-export function exitCodeOf(report: Report): 0 | 1 {
-  return report.summary.failed > 0 ? 1 : 0;
+/**
+ * 1 when a `must` check failed; else 2 when a check errored (the harness could not do its part, so
+ * the run proves less than it claims to); else 0 (warnings keep 0).
+ */
+export function exitCodeOf(report: Report): 0 | 1 | 2 {
+  if (report.summary.failed > 0) return 1;
+  return report.summary.errored > 0 ? 2 : 0;
 }

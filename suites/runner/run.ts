@@ -54,7 +54,7 @@ export function selectChecks(checks: Check[], select: Selection = {}, knownRules
   );
 }
 
-const MARK = { passed: 'ok  ', failed: 'FAIL', warned: 'warn', skipped: 'skip' } as const;
+const MARK = { passed: 'ok  ', failed: 'FAIL', warned: 'warn', skipped: 'skip', errored: 'ERR ' } as const;
 
 export async function runConformance(options: RunOptions): Promise<Report> {
   const startedAt = new Date();

@@ -10,8 +10,8 @@ import type { Capabilities, Capability, Check, Driver, Http, TargetConfig } from
 import { TransportError, type Target } from '../target/types.js';
 import { createDriver } from '../drivers/index.js';
 import { detectCapabilities, detectControl } from './capabilities.js';
-import { createCheckContext } from './context.js';
-import { CheckFailure, CheckSkipped } from './errors.js';
+import { createCheckContext, createEvidence, type Evidence } from './context.js';
+import { CheckFailure, CheckSkipped, HarnessError } from './errors.js';
 import { createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
@@ -166,6 +166,33 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     return levels.length && levels.every((l) => l === 'should' || l === 'info') ? 'warned' : 'failed';
   };
 
+  /** One result for every failure a check recorded: each names the rules it broke. */
+  const failed = (
+    check: Check,
+    failures: CheckFailure[],
+    done: (status: CheckStatus, fields: Partial<CheckResult>) => CheckResult,
+    evidenceFields: () => Partial<CheckResult>,
+  ): CheckResult => {
+    const each = failures.map((f) => ({ message: redactor.text(describeFailure(f)), broken: brokenRules(check, f) }));
+    const broken = [...new Set(each.flatMap((f) => f.broken))];
+    const message =
+      each.length === 1 ? each[0].message : each.map((f, i) => `(${i + 1}/${each.length}) ${f.message}`).join('\n');
+    const counterexample = failures.find((f) => f.counterexample)?.counterexample;
+    return done(failedStatus(broken), {
+      broken,
+      message,
+      ...(each.length > 1 ? { failures: each } : {}),
+      ...(counterexample ? { counterexample: redactor.text(counterexample) } : {}),
+      ...evidenceFields(),
+    });
+  };
+  /** A pass proves the rules its assertions named; an assertion that named none speaks for all. */
+  const provedFields = (check: Check, evidence: Evidence): Partial<CheckResult> => {
+    if (evidence.unnamed) return {};
+    const proved = check.rules.filter((id) => evidence.rules.has(id));
+    return proved.length === check.rules.length ? {} : { proved };
+  };
+
   const session: Session = {
     target,
     config,
@@ -186,6 +213,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       recorder.clear();
       const oauth: TrackedFlows = createOAuthFlows(http, driver, config, redactor, createRandom(options.seed));
       current = oauth;
+      const evidence = createEvidence();
       const t = createCheckContext({
         config,
         release,
@@ -200,37 +228,43 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         numRuns: options.numRuns,
         slow: options.slow ?? false,
         inForce,
+        evidence,
       });
+      const done = (status: CheckStatus, fields: Partial<CheckResult> = {}): CheckResult => ({
+        ...base,
+        status,
+        durationMs: Date.now() - started,
+        ...fields,
+      });
+      /** The evidence a reader needs for anything but a pass: exchanges and the reproduce command. */
+      const evidenceFields = () => ({
+        exchange: recorder.exchanges.map((e) => redactor.exchange(e)),
+        // The rerun command repeats the target's URL and config path: a password or token in them is masked too.
+        reproduce: redactor.text(reproduceCommand(check.id, options.seed, options.reproduceArgs)),
+      });
+      const errored = (message: string) => done('errored', { message: redactor.text(message), ...evidenceFields() });
       let result: CheckResult;
       try {
         const timeoutMs = driver.kind === 'manual' ? 0 : (options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
         await withTimeout(check.run(t), timeoutMs, `check ${check.id}`);
-        result = { ...base, status: 'passed', durationMs: Date.now() - started };
+        if (evidence.failures.length) result = failed(check, evidence.failures, done, evidenceFields);
+        else if (recorder.count === 0)
+          result = errored('the check made no request to the target: nothing was seen, so nothing is passed');
+        else if (evidence.assertions === 0)
+          result = errored('the check asserted nothing about the answers it got: nothing is passed');
+        else result = done('passed', provedFields(check, evidence));
       } catch (error) {
-        if (error instanceof CheckSkipped) {
-          result = {
-            ...base,
-            status: 'skipped',
-            durationMs: Date.now() - started,
-            message: redactor.text(error.message),
-          };
+        // Failures already recorded by soft assertions stand, whatever stopped the check after them.
+        if (error instanceof CheckFailure || evidence.failures.length) {
+          const all = error instanceof CheckFailure ? [...evidence.failures, error] : evidence.failures;
+          result = failed(check, all, done, evidenceFields);
+        } else if (error instanceof CheckSkipped) {
+          result = done('skipped', { message: redactor.text(error.message) });
+        } else if (error instanceof HarnessError) {
+          result = errored(`the harness could not complete this check: ${error.message}`);
         } else {
-          const failure = error instanceof CheckFailure ? error : undefined;
-          const message = failure
-            ? describeFailure(failure)
-            : `the check crashed: ${(error as Error)?.stack?.split('\n').slice(0, 2).join(' ') ?? String(error)}`;
-          const broken = brokenRules(check, failure);
-          result = {
-            ...base,
-            status: failedStatus(broken),
-            broken,
-            durationMs: Date.now() - started,
-            message: redactor.text(message),
-            ...(failure?.counterexample ? { counterexample: redactor.text(failure.counterexample) } : {}),
-            exchange: recorder.exchanges.map((e) => redactor.exchange(e)),
-            // The rerun command repeats the target's URL and config path: a password or token in them is masked too.
-            reproduce: redactor.text(reproduceCommand(check.id, options.seed, options.reproduceArgs)),
-          };
+          const stack = (error as Error)?.stack?.split('\n').slice(0, 2).join(' ') ?? String(error);
+          result = errored(`the check crashed (a defect of the harness, not a verdict on the target): ${stack}`);
         }
       } finally {
         recorder.enabled = false;

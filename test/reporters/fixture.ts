@@ -34,7 +34,7 @@ export function fixtureReport(): Report {
     seed: 1234567,
     startedAt: '2026-11-21T05:00:00.000Z',
     durationMs: 4321,
-    summary: { passed: 3, failed: 2, warned: 1, skipped: 1 },
+    summary: { passed: 3, failed: 2, warned: 1, skipped: 1, errored: 0 },
     rules: [
       {
         id: 'PKCE-VERIFIER-LENGTH',

@@ -170,9 +170,11 @@ describe('markdown', () => {
     expect(md).toContain('**Counterexample**');
   });
   it('has the summary table and per-area counts', () => {
-    expect(md).toContain('| Passed | Failed | Warned | Skipped |\n| ---: | ---: | ---: | ---: |\n| 3 | 2 | 1 | 1 |');
-    expect(md).toContain('| grants | 1 | 1 | 0 | 0 | 2 |');
-    expect(md).toContain('| pagination | 2 | 0 | 0 | 0 | 2 |');
+    expect(md).toContain(
+      '| Passed | Failed | Warned | Errored | Skipped |\n| ---: | ---: | ---: | ---: | ---: |\n| 3 | 2 | 1 | 0 | 1 |',
+    );
+    expect(md).toContain('| grants | 1 | 1 | 0 | 0 | 0 | 2 |');
+    expect(md).toContain('| pagination | 2 | 0 | 0 | 0 | 0 | 2 |');
   });
   it('keeps hostile HTML out of the raw-HTML parts', () => {
     const outsideFences = md.replace(/(`{3,})[^\n]*\n[\s\S]*?\n\1/g, '');
@@ -198,7 +200,7 @@ describe('markdown size budget', () => {
     id: `grants.big-${i}`,
     exchange: template.exchange!.map((e) => ({ ...e, response: { ...e.response!, body: 'x'.repeat(20_000) } })),
   }));
-  big.summary = { passed: 0, failed: 150, warned: 0, skipped: 0 };
+  big.summary = { passed: 0, failed: 150, warned: 0, skipped: 0, errored: 0 };
   it('stays under the budget yet lists every failure and the verdict', () => {
     const md = renderMarkdown(big, { maxChars: 60_000 });
     expect(md.length).toBeLessThanOrEqual(60_000);
@@ -217,8 +219,8 @@ describe('markdown size budget', () => {
 describe('console', () => {
   it('prints per-area counts, failures with reproduce, the seed and the verdict', () => {
     const text = formatConsole(report);
-    expect(text).toMatch(/^grants\s+1\s+1\s+0\s+0\s+2$/m);
-    expect(text).toMatch(/^all\s+3\s+2\s+1\s+1\s+7$/m);
+    expect(text).toMatch(/^grants\s+1\s+1\s+0\s+0\s+0\s+2$/m);
+    expect(text).toMatch(/^all\s+3\s+2\s+1\s+0\s+1\s+7$/m);
     expect(text).toContain('FAILED grants grants.pkce-verifier');
     expect(text).toContain(
       'reproduce: npx idp-conformance run --suite grants --rule PKCE-VERIFIER-LENGTH --seed 1234567',
@@ -242,7 +244,7 @@ describe('console', () => {
   it('passes with warnings', () => {
     const ok = fixtureReport();
     ok.checks = ok.checks.filter((check) => check.status !== 'failed');
-    ok.summary = { passed: 3, failed: 0, warned: 1, skipped: 1 };
+    ok.summary = { passed: 3, failed: 0, warned: 1, skipped: 1, errored: 0 };
     expect(formatConsole(ok).trimEnd().split('\n').at(-1)).toMatch(/^PASS: 0 failed, 1 warned/);
   });
   it('strips terminal escape sequences a target put in a message', () => {

@@ -306,7 +306,7 @@ describe('redact: a secret in every field a report can carry one in', () => {
       seed: 7,
       startedAt: '2026-11-23T00:00:00.000Z',
       durationMs: 10,
-      summary: { passed: 0, failed: 1, warned: 0, skipped: 1 },
+      summary: { passed: 0, failed: 1, warned: 0, skipped: 1, errored: 0 },
       rules: [
         {
           id: 'R-1',

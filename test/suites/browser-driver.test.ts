@@ -204,7 +204,9 @@ describe.skipIf(!hasChromium)(
         {},
       );
       const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
-      const failed = report.checks.filter((c) => c.status === 'failed').map((c) => `${c.id}: ${c.message}`);
+      const failed = report.checks
+        .filter((c) => c.status === 'failed' || c.status === 'errored')
+        .map((c) => `${c.id}: ${c.message}`);
       expect(failed).toEqual([]);
       expect(code).toBe(0);
       expect(report.summary.passed).toBeGreaterThan(0);

@@ -26,6 +26,14 @@ export const RULES: RuleInfo[] = [
   { id: 'T-FUTURE', title: 'a rule of a later release', level: 'must', source: 'test', since: '99.0' },
 ];
 
+/** A check body that asks the target something and asserts on the answer: the least a pass needs. */
+export const seen =
+  (rules?: string[]) =>
+  async (t: CheckContext): Promise<void> => {
+    const response = await t.http.get('/');
+    t.expect(response.status > 0, 'the target answered', rules ? { rules } : undefined);
+  };
+
 export function check(
   id: string,
   rules: string[],

@@ -4,7 +4,7 @@ import { runConformance, selectChecks } from '../../suites/runner/run.js';
 import { exitCodeOf } from '../../suites/runner/report.js';
 import { openSession } from '../../suites/runner/session.js';
 import type { CheckContext } from '../../suites/types.js';
-import { check, fakeTarget, RULES } from './fakes.js';
+import { check, fakeTarget, RULES, seen } from './fakes.js';
 
 const base = { seed: 7, numRuns: 20, rules: RULES, reproduceArgs: ['--target', 'http://fake.test'] };
 
@@ -14,7 +14,7 @@ describe('runner verdicts', () => {
       ...base,
       target: fakeTarget(),
       checks: [
-        check('ok', ['T-MUST'], async () => undefined),
+        check('ok', ['T-MUST'], seen()),
         check('bad', ['T-MUST-2'], async (t: CheckContext) => t.fail('it broke', { status: 500 })),
         check('skips', ['T-MUST'], async (t: CheckContext) => t.skip('no fixture')),
         check('crash', ['T-MUST'], async () => {
@@ -27,17 +27,78 @@ describe('runner verdicts', () => {
       'grants.ok': 'passed',
       'grants.bad': 'failed',
       'grants.skips': 'skipped',
-      'grants.crash': 'failed',
+      'grants.crash': 'errored',
     });
-    expect(report.summary).toEqual({ passed: 1, failed: 2, warned: 0, skipped: 1 });
+    expect(report.summary).toEqual({ passed: 1, failed: 1, warned: 0, skipped: 1, errored: 1 });
     expect(report.checks.find((c) => c.id === 'grants.bad')!.message).toContain('it broke (status: 500)');
     expect(report.checks.find((c) => c.id === 'grants.crash')!.message).toContain('TypeError: boom');
     expect(report.checks.find((c) => c.id === 'grants.skips')!.message).toBe('no fixture');
     expect(exitCodeOf(report)).toBe(1);
     const rule = (id: string) => report.rules.find((r) => r.id === id)!;
-    expect(rule('T-MUST').status).toBe('failed');
+    // Passed by `ok`; the skipped and the errored check judge nothing.
+    expect(rule('T-MUST').status).toBe('passed');
     expect(rule('T-MUST-2').status).toBe('failed');
     expect(rule('T-SHOULD').status).toBe('untested');
+  });
+
+  it('errors, never passes, a check that saw nothing or asserted nothing; the exit code is 2', async () => {
+    const report = await runConformance({
+      ...base,
+      target: fakeTarget(),
+      checks: [
+        check('blind', ['T-MUST'], async (t: CheckContext) => t.expect(true, 'nothing asked')),
+        check('mute', ['T-MUST-2'], async (t: CheckContext) => void (await t.http.get('/'))),
+        check('harness', ['T-SHOULD'], async (t: CheckContext) => {
+          await t.http.get('/');
+          t.harness('no approve button on the consent page');
+        }),
+      ],
+    });
+    expect(report.checks.map((c) => c.status)).toEqual(['errored', 'errored', 'errored']);
+    expect(report.checks[0].message).toMatch(/made no request/);
+    expect(report.checks[1].message).toMatch(/asserted nothing/);
+    expect(report.checks[2].message).toMatch(/harness could not complete this check: no approve button/);
+    expect(report.checks[2].reproduce).toContain('--check grants.harness');
+    // An errored check judged nothing: its rules are untested, and the run is not green.
+    expect(report.rules.map((r) => r.status)).toEqual(['untested', 'untested', 'untested']);
+    expect(exitCodeOf(report)).toBe(2);
+  });
+
+  it('soft assertions: a check reports every rule it broke, and one failure does not stop the next', async () => {
+    let after = false;
+    const report = await runConformance({
+      ...base,
+      target: fakeTarget(),
+      checks: [
+        check('several', ['T-MUST', 'T-MUST-2', 'T-SHOULD'], async (t: CheckContext) => {
+          await t.http.get('/');
+          t.soft(false, 'first detail wrong', { rules: ['T-SHOULD'] });
+          t.soft(true, 'this one holds', { rules: ['T-MUST'] });
+          t.soft(false, 'second detail wrong', { rules: ['T-MUST-2'] });
+          after = true;
+        }),
+      ],
+    });
+    expect(after).toBe(true);
+    const [c] = report.checks;
+    expect(c.status).toBe('failed');
+    expect(c.broken).toEqual(['T-SHOULD', 'T-MUST-2']);
+    expect(c.failures?.map((f) => f.message)).toEqual(['first detail wrong', 'second detail wrong']);
+    const status = (id: string) => report.rules.find((r) => r.id === id)!.status;
+    expect([status('T-SHOULD'), status('T-MUST-2')]).toEqual(['warned', 'failed']);
+    // The rule the check did prove is not blamed, and (named by no other failure) not judged here.
+    expect(status('T-MUST')).toBe('untested');
+  });
+
+  it('a pass proves only the rules its assertions named', async () => {
+    const report = await runConformance({
+      ...base,
+      target: fakeTarget(),
+      checks: [check('narrow', ['T-MUST', 'T-MUST-2'], seen(['T-MUST']))],
+    });
+    expect(report.checks[0]).toMatchObject({ status: 'passed', proved: ['T-MUST'] });
+    expect(report.rules.find((r) => r.id === 'T-MUST')!.status).toBe('passed');
+    expect(report.rules.find((r) => r.id === 'T-MUST-2')!.status).toBe('untested');
   });
 
   it('counts a failure of a should-only check as warned, and keeps exit code 0', async () => {
@@ -46,12 +107,12 @@ describe('runner verdicts', () => {
       target: fakeTarget(),
       checks: [
         check('soft', ['T-SHOULD'], async (t: CheckContext) => t.fail('not as the RFC says')),
-        check('ok', ['T-MUST'], async () => undefined),
+        check('ok', ['T-MUST'], seen()),
       ],
     });
     expect(report.checks[0].status).toBe('warned');
     expect(report.rules.find((r) => r.id === 'T-SHOULD')!.status).toBe('warned');
-    expect(report.summary).toEqual({ passed: 1, failed: 0, warned: 1, skipped: 0 });
+    expect(report.summary).toEqual({ passed: 1, failed: 0, warned: 1, skipped: 0, errored: 0 });
     expect(exitCodeOf(report)).toBe(0);
   });
 
@@ -233,7 +294,9 @@ describe('runner verdicts', () => {
       target: fakeTarget(),
       checks: [
         check('false', ['T-MUST'], async (t: CheckContext) => t.property(fc.nat(), async (n) => n < 0)),
-        check('true', ['T-MUST-2'], async (t: CheckContext) => t.property(fc.nat(), async (n) => n >= 0)),
+        check('true', ['T-MUST-2'], async (t: CheckContext) =>
+          t.property(fc.nat(), async (n) => (await t.http.get('/')).status > 0 && n >= 0),
+        ),
       ],
     });
     expect(report.checks.map((c) => c.status)).toEqual(['failed', 'passed']);
@@ -245,7 +308,13 @@ describe('runner verdicts', () => {
     const report = await runConformance({
       ...base,
       target: fakeTarget(),
-      checks: [check('one', ['T-MUST'], async () => void done++), check('two', ['T-MUST'], async () => void done++)],
+      checks: [
+        check('one', ['T-MUST'], async (t: CheckContext) => {
+          done++;
+          await seen()(t);
+        }),
+        check('two', ['T-MUST'], async () => void done++),
+      ],
       stopRequested: () => done > 0,
     });
     expect(report.checks.map((c) => c.status)).toEqual(['passed', 'skipped']);

@@ -118,14 +118,11 @@ const PROBES: Record<string, (w: World) => Promise<boolean>> = {
     return 'scopes' in body && 'expires_in_seconds' in body;
   },
   'cors-allows-x-requested-with': async (w) => {
-    const res = await w
-      .http()
-      .options('/oauth/token')
-      .set({
-        origin: 'https://spa.test',
-        'access-control-request-method': 'POST',
-        'access-control-request-headers': 'x-requested-with',
-      });
+    const res = await w.http().options('/oauth/token').set({
+      origin: 'https://spa.test',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'x-requested-with',
+    });
     return !/x-requested-with/i.test(res.headers['access-control-allow-headers'] ?? '');
   },
   'pkce-verifier-format-unchecked': async (w) => {

@@ -82,15 +82,11 @@ tableTests('device-authorization', async () => {
   await signInRoot(w);
   const pub = app(w.sim, 'public');
   const poll = (d: DeviceCode) =>
-    w
-      .http()
-      .post('/oauth/token')
-      .type('form')
-      .send({
-        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
-        client_id: pub.uid,
-        device_code: d.deviceCode,
-      });
+    w.http().post('/oauth/token').type('form').send({
+      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+      client_id: pub.uid,
+      device_code: d.deviceCode,
+    });
   const decide = async (d: DeviceCode, decision: string) => {
     const page = await w.browser.get('/oauth/device').query({ user_code: d.userCode });
     return w.browser

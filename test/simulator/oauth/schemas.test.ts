@@ -27,16 +27,12 @@ describe('responses match spec/openapi.yaml schemas', () => {
     const userinfo = await w.http().get('/oauth/userinfo').set('authorization', `Bearer ${code.access_token}`);
     conforms('UserInfo', userinfo.body);
     const a = app(w.sim, 'confidential');
-    const refreshed = await w
-      .http()
-      .post('/oauth/token')
-      .type('form')
-      .send({
-        grant_type: 'refresh_token',
-        client_id: a.uid,
-        client_secret: a.secret,
-        refresh_token: code.refresh_token,
-      });
+    const refreshed = await w.http().post('/oauth/token').type('form').send({
+      grant_type: 'refresh_token',
+      client_id: a.uid,
+      client_secret: a.secret,
+      refresh_token: code.refresh_token,
+    });
     conforms('RefreshTokenResponse', refreshed.body);
     const { admin } = seeded(w.sim);
     const pw = await w
@@ -48,27 +44,19 @@ describe('responses match spec/openapi.yaml schemas', () => {
     const pub = app(w.sim, 'public');
     const device = await w.http().post('/oauth/authorize_device').type('form').send({ client_id: pub.uid });
     conforms('DeviceAuthorizationResponse', device.body);
-    const pending = await w
-      .http()
-      .post('/oauth/token')
-      .type('form')
-      .send({
-        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
-        client_id: pub.uid,
-        device_code: device.body.device_code,
-      });
+    const pending = await w.http().post('/oauth/token').type('form').send({
+      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+      client_id: pub.uid,
+      device_code: device.body.device_code,
+    });
     conforms('OAuthError', pending.body);
     await w.http().post('/-/simulator/device/approve').send({ user_code: device.body.user_code });
     w.sim.clock.advance(device.body.interval);
-    const deviceToken = await w
-      .http()
-      .post('/oauth/token')
-      .type('form')
-      .send({
-        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
-        client_id: pub.uid,
-        device_code: device.body.device_code,
-      });
+    const deviceToken = await w.http().post('/oauth/token').type('form').send({
+      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+      client_id: pub.uid,
+      device_code: device.body.device_code,
+    });
     conforms('DeviceTokenResponse', deviceToken.body);
     const revoke = await w
       .http()
