@@ -1,8 +1,9 @@
 /** GET /oauth/authorize: redirect_uri registration, state round trip, scopes, response_type, consent. */
 import fc from 'fast-check';
+import type { RuleId } from '../../spec/index.js';
 import type { Check, CheckContext } from '../types.js';
 import { parseForms } from '../drivers/html.js';
-import { authorizeRedirect, broke } from './support.js';
+import { authorizeRedirect, broke } from '../shared/oauth.js';
 import { namedScopes } from './scopes.js';
 import { mutationName, narrowApp, redirectMutations, word } from './variants.js';
 
@@ -17,8 +18,8 @@ function landsOn(redirect: URL, foreign: string, registered: URL): boolean {
 
 /** Which rules an authorize refusal breaks: `page` the form of the refusal (error page, error redirect), `refusal` issuing a code anyway (default `page`). */
 interface RefusalRules {
-  page?: string[];
-  refusal?: string[];
+  page?: RuleId[];
+  refusal?: RuleId[];
 }
 
 /** The provider answered an authorize request with an error page: no redirect, a 4xx status. */

@@ -1,6 +1,6 @@
 /** POST /oauth/revoke: 200 {}, the token dead everywhere, refresh tokens too, unknown tokens, client binding. */
 import fc from 'fast-check';
-import { limits } from '../../spec/index.js';
+import { limits, type RuleId } from '../../spec/index.js';
 import type { AppRole, Check, CheckContext, HttpResponse } from '../types.js';
 import {
   broke,
@@ -14,15 +14,15 @@ import {
   refresh,
   REVOKE_PATH,
   tokenInfo,
-} from '../grants/support.js';
+} from '../shared/oauth.js';
 
 /**
  * 200 with {} (REV-EMPTY-OBJECT; a refusal also breaks REV-PARAMS, the request being well formed);
  * `rules` name what else the answer breaks (REV-UNKNOWN-TOKEN-OK for tokens never issued).
  */
-function expectEmptyObject(t: CheckContext, res: HttpResponse, what: string, rules: readonly string[] = []): void {
+function expectEmptyObject(t: CheckContext, res: HttpResponse, what: string, rules: readonly RuleId[] = []): void {
   const body = jsonObject(res);
-  const answer = ['REV-EMPTY-OBJECT', ...rules];
+  const answer: RuleId[] = ['REV-EMPTY-OBJECT', ...rules];
   t.expect(
     res.status === 200,
     `${what}: revocation must answer 200`,
