@@ -55,7 +55,7 @@ const MODULES = {
     tests: ['test/suites/runner.test.ts', 'test/suites/redaction.test.ts', 'test/suites/runner-units.test.ts'],
   },
   redact: {
-    mutate: ['reporters/redact.ts'],
+    mutate: ['suites/report/redact.ts'],
     tests: ['test/reporters/redact.test.ts', 'test/reporters/redact-exact.test.ts'],
   },
 };

@@ -15,8 +15,8 @@ import {
   redactHeaders,
   redactText,
   redactUrl,
-} from '../../reporters/redact.js';
-import type { Report } from '../../reporters/types.js';
+} from '../../suites/report/redact.js';
+import type { Report } from '../../suites/report/model.js';
 
 const AT = 'AcCeSs7TokEnValuE0123456789abcdefXYZ';
 const RT = 'ReFrEsH5TokEnValuE9876543210fedcbaQRS';

@@ -13,7 +13,7 @@ import { createRandom } from '../../suites/runner/random.js';
 import { BODY_LIMIT, createRedactor } from '../../suites/runner/redact.js';
 import { buildReport, exitCodeOf, packageVersion, ruleStatus } from '../../suites/runner/report.js';
 import { inForceOf } from '../../suites/runner/rules.js';
-import type { CheckResult } from '../../reporters/types.js';
+import type { CheckResult } from '../../suites/report/model.js';
 import { FAKE_BASE, RULES, fakeTarget } from './fakes.js';
 
 interface Sent {
