@@ -147,14 +147,20 @@ describe('advance', () => {
 
   it('a failed client authentication is answered as itself, before the state changes', async () => {
     const code = runner<Ctx & { clientError?: OAuthError | null }>('authorization-code', {
-      conditions: new Proxy({} as Record<string, (c: Ctx) => boolean>, {
-        get: (_t, name: string) => when(name),
-        has: () => true,
-      }),
-      effects: new Proxy({} as Record<string, (c: Ctx) => Promise<void>>, {
-        get: (_t, name: string) => effect(name),
-        has: () => true,
-      }),
+      conditions: new Proxy(
+        {},
+        {
+          get: (_t, name: string) => when(name),
+          has: () => true,
+        },
+      ),
+      effects: new Proxy(
+        {},
+        {
+          get: (_t, name: string) => effect(name),
+          has: () => true,
+        },
+      ),
     });
     const own = new OAuthError('invalid_client', 'the client secret is wrong', 401);
     const saved: string[] = [];
