@@ -24,6 +24,8 @@ export interface SimulateFlags {
   writeConfig?: string;
   /** false with --no-control */
   control?: boolean;
+  /** --production: development mode off, redirect URIs must use HTTPS. */
+  production?: boolean;
 }
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -66,7 +68,7 @@ function settingValue(name: string, text: string): unknown {
 /** Command-line flags to simulator options; every problem is a UsageError with one line. */
 export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
   const p = profiles();
-  const options: SimulatorOptions = { devMode: true };
+  const options: SimulatorOptions = {};
   if (flags.release !== undefined) {
     if (!/^\d+\.\d+$/.test(flags.release))
       throw new UsageError(`--release expects MAJOR.MINOR, got "${flags.release}"`);
@@ -94,6 +96,11 @@ export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
     if (!known.has(name)) throw new UsageError(`unknown fault ${name} (see spec/faults.yaml)`);
   }
   if (flags.fault?.length) options.faults = flags.fault;
+  if (flags.production) {
+    if (options.settings?.developmentMode === true)
+      throw new UsageError('--production contradicts --setting developmentMode=true');
+    options.settings = { ...options.settings, developmentMode: false };
+  }
   if (flags.control === false) options.control = false;
   if (flags.seedSize !== undefined) options.seedSize = integer(flags.seedSize, '--seed-size', 1, 1_000_000);
   return options;
@@ -160,6 +167,7 @@ export function registerSimulate(program: Command): void {
     .option('--seed-size <n>', 'size of the generated REST data')
     .option('--write-config <file>', 'write the target config (YAML) to this file')
     .option('--no-control', 'serve no /-/simulator/ control API, like a live deployment')
+    .option('--production', 'production mode: redirect URIs must use HTTPS (same as --setting developmentMode=false)')
     .action(async (flags: SimulateFlags) => {
       const { served } = await startSimulation(flags);
       await untilSignal();
