@@ -313,6 +313,7 @@ describe('redact: a secret in every field a report can carry one in', () => {
           title: 'a rule',
           level: 'must',
           source: 'Errors',
+          origin: 'source',
           status: 'failed',
           checks: ['s.one', 's.two'],
         },

@@ -339,15 +339,25 @@ describe('rule statuses, the report and the exit code', () => {
           title: 'a must rule',
           level: 'must',
           source: 'test',
+          origin: 'source',
           status: 'passed',
           checks: ['a', 'c', 'd', 'e'],
         },
-        { id: 'T-MUST-2', title: 'another must rule', level: 'must', source: 'test', status: 'failed', checks: ['b'] },
+        {
+          id: 'T-MUST-2',
+          title: 'another must rule',
+          level: 'must',
+          source: 'test',
+          origin: 'source',
+          status: 'failed',
+          checks: ['b'],
+        },
         {
           id: 'T-SHOULD',
           title: 'a should rule',
           level: 'should',
           source: 'test',
+          origin: 'source',
           status: 'passed',
           checks: ['c', 'd', 'e'],
         },
@@ -374,9 +384,23 @@ describe('rules in force of a catalogue, failures, seeds and random', () => {
   it('inForceOf follows the release window, the offering and the flags', () => {
     const catalogue = [
       ...RULES,
-      { id: 'T-HOSTED', title: 'h', level: 'must' as const, source: 't', offering: 'hosted' as const },
-      { id: 'T-FLAG', title: 'f', level: 'must' as const, source: 't', flag: 'device_authorization_grant' },
-      { id: 'T-OLD', title: 'o', level: 'must' as const, source: 't', until: '17.0' },
+      {
+        id: 'T-HOSTED',
+        title: 'h',
+        level: 'must' as const,
+        source: 't',
+        origin: 'source',
+        offering: 'hosted' as const,
+      },
+      {
+        id: 'T-FLAG',
+        title: 'f',
+        level: 'must' as const,
+        source: 't',
+        origin: 'source',
+        flag: 'device_authorization_grant',
+      },
+      { id: 'T-OLD', title: 'o', level: 'must' as const, source: 't', origin: 'source', until: '17.0' },
     ];
     expect([...inForceOf(catalogue, '18.0', 'self-managed', {})].sort()).toEqual([
       'T-FLAG',
