@@ -254,7 +254,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       /** The evidence a reader needs for anything but a pass: exchanges and the reproduce command. */
       const evidenceFields = () => ({
         exchange: recorder.exchanges.map((e) => redactor.exchange(e)),
-        reproduce: reproduceCommand(check.id, options.seed, options.reproduceArgs),
+        // The rerun command repeats the target's URL and config path: a password or token in them is masked too.
+        reproduce: redactor.text(reproduceCommand(check.id, options.seed, options.reproduceArgs)),
       });
       const errored = (message: string) => done('errored', { message: redactor.text(message), ...evidenceFields() });
       let result: CheckResult;
