@@ -77,7 +77,8 @@ function ctx(query: string, s: Setup = {}): Ctx {
 }
 
 async function answer(query: string, s: Setup = {}, l = listing(), authenticated = true) {
-  const res = paginate(ctx(query, s), l, authenticated);
+  const answered = paginate(ctx(query, s), l, authenticated);
+  const res = answered instanceof Response ? answered : answered.toResponse();
   const headers = Object.fromEntries(res.headers.entries());
   delete headers['content-type'];
   return { status: res.status, body: (await res.json()) as unknown, headers };
