@@ -307,7 +307,7 @@ export function registerRun(program: Command): void {
     .option('--runs <n>', `property runs per check (default ${DEFAULT_RUNS})`)
     .option(
       '--expect <file>',
-      'known deviations (YAML, spec/expect.schema.json): listed failures are expected, not failed',
+      'known deviations (YAML, spec/expect.schema.json): listed failures are expected, not failed (default: none)',
     )
     .option('--seed <n>', `fast-check seed (default: ${CI_SEED} under CI, random otherwise; always printed)`)
     .option('--report <specs>', 'reports to write: kind=path,... (json, junit, html, md; default: none)')
