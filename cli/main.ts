@@ -9,6 +9,7 @@ import { isUsageError, EXIT } from './errors.js';
 import { registerSpec } from './spec.js';
 import { registerSimulate } from './simulate.js';
 import { registerRun } from './run.js';
+import { registerReport } from './report.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
     });
   registerRun(program);
   registerSimulate(program);
+  registerReport(program);
   // spec coverage also maps rules to the checks that prove them.
   registerSpec(program, { checks: async () => (await import('../suites/index.js')).allChecks() });
   return program;

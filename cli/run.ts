@@ -12,6 +12,8 @@ import { exitCodeOf } from '../suites/runner/report.js';
 import { DEFAULT_RUNS, MAX_SEED, defaultSeed } from '../suites/runner/defaults.js';
 import type { Check } from '../suites/types.js';
 import { EXIT, isUsageError, UsageError } from './errors.js';
+import { parseShard, type Shard } from '../suites/runner/shard.js';
+import { resolveSavedRun } from './saved-run.js';
 
 const OFFERINGS: Offering[] = ['self-managed', 'hosted'];
 
@@ -30,6 +32,10 @@ export interface RunFlags {
   timeout?: string;
   slow?: boolean;
   fault?: string[];
+  shard?: string;
+  durations?: string;
+  rerunFailed?: string;
+  from?: string;
 }
 
 export interface RunSettings {
@@ -48,6 +54,7 @@ export interface RunSettings {
   timeoutMs?: number;
   slow: boolean;
   faults: string[];
+  shard?: Shard;
 }
 
 const list = (value?: string) =>
@@ -94,6 +101,7 @@ export function parseRunFlags(flags: RunFlags, env: NodeJS.ProcessEnv = process.
     timeoutMs: flags.timeout === undefined ? undefined : integer('--timeout', flags.timeout, 1),
     slow: flags.slow ?? false,
     faults,
+    ...(flags.shard === undefined ? {} : { shard: parseShard(flags.shard) }),
   };
 }
 
@@ -132,7 +140,12 @@ export async function executeRun(
   };
   process.once('SIGINT', interrupt);
   try {
-    const s = parseRunFlags(flags, env);
+    const saved = await resolveSavedRun(flags);
+    const s = parseRunFlags(saved.flags, env);
+    if (saved.checks?.length === 0) {
+      io.out(`idp-conformance: nothing to rerun: no check failed, warned or errored in ${flags.rerunFailed}\n`);
+      return EXIT.ok;
+    }
     const target = await openTarget({
       url: s.target,
       configFile: s.config,
@@ -145,7 +158,8 @@ export async function executeRun(
     const report = await runConformance({
       target,
       checks: (io.checks ?? allChecks)(),
-      select: { suites: s.suites, rules: s.rules, check: s.check },
+      select: { suites: s.suites, rules: s.rules, check: s.check, checks: saved.checks },
+      shard: s.shard && { ...s.shard, durations: saved.durations },
       release: s.release,
       offering: s.offering,
       seed: s.seed,
@@ -184,10 +198,17 @@ export function registerRun(program: Command): void {
     .option('--check <id>', 'run one check (see the reproduce command of a failure)')
     .option('--runs <n>', `property runs per check (default ${DEFAULT_RUNS})`)
     .option('--seed <n>', 'fast-check seed (default: fixed in CI, random otherwise; always printed)')
-    .option('--report <specs>', 'reports to write: kind=path,... (json, junit, html, md)')
+    .option('--report <specs>', 'reports to write: kind=path,... (json, junit, junit-rules, html, md)')
     .option('--rate <n>', 'at most n requests per second (honours 429 Retry-After)')
     .option('--timeout <ms>', 'per-request timeout in milliseconds')
     .option('--slow', 'allow checks that wait in real time on a live target')
+    .option('--shard <i/n>', 'run slice i of n (1-based) of the selected checks; report merge joins the slices')
+    .option('--durations <report.json>', 'with --shard: balance the slices by the check durations of a JSON report')
+    .option(
+      '--rerun-failed <report.json>',
+      'rerun the checks that failed, warned or errored there, same seed and target',
+    )
+    .option('--from <report.json>', 'take the seed and target of a JSON report (e.g. with --check ID)')
     .option('--fault <name>', 'embedded simulator only: switch on a fault from spec/faults.yaml (repeatable)', collect)
     .action(async (flags: RunFlags) => {
       process.exitCode = await executeRun(flags);

@@ -58,6 +58,10 @@ export interface Report {
   startedAt: string;
   durationMs: number;
   summary: { passed: number; failed: number; warned: number; skipped: number; errored: number };
+  /** The flags that pointed the run at its target (`run --rerun-failed` and `--from` reuse them). */
+  invocation?: { args: string[] };
+  /** This report covers one slice of the checks (`run --shard index/total`). */
+  shard?: { index: number; total: number };
   rules: RuleResult[];
   checks: CheckResult[];
 }

@@ -30,29 +30,37 @@ export function ruleStatus(level: RuleInfo['level'], all: CheckStatus[]): RuleSt
   return worst === 'failed' && level !== 'must' ? 'warned' : worst;
 }
 
+/** What a report needs of a rule: a run hands in catalogue entries, `report merge` the shards' rule results. */
+export type ReportRule = Pick<RuleInfo, 'id' | 'title' | 'level' | 'source'>;
+
 export interface ReportInput {
   target: string;
   release: string;
   offering: string;
   seed: number;
   startedAt: Date;
+  /** Wall-clock time of the run; measured from startedAt to now when not given (a merge gives the span). */
+  durationMs?: number;
   checks: CheckResult[];
   /** The rules the report lists (in force, and within the run's filters). */
-  rules: RuleInfo[];
+  rules: ReportRule[];
+  invocation?: Report['invocation'];
+  shard?: Report['shard'];
 }
 
-export function buildReport(input: ReportInput): Report {
+/** Each rule's status from the checks that judge it: the one reading for a run and for a merge of shards. */
+export function ruleResults(rules: readonly ReportRule[], checks: readonly CheckResult[]): RuleResult[] {
   const byRule = new Map<string, CheckResult[]>();
   // A failure that names the rules it broke says nothing, good or bad, about the check's other rules;
   // a pass whose assertions named rules proves only those.
   const judges = (c: CheckResult, id: string) =>
     c.status === 'passed' ? !c.proved || c.proved.includes(id) : !c.broken || c.broken.includes(id);
-  for (const c of input.checks) {
+  for (const c of checks) {
     for (const id of new Set([...c.rules, ...(c.broken ?? [])]))
       if (judges(c, id)) byRule.set(id, [...(byRule.get(id) ?? []), c]);
   }
-  const rules: RuleResult[] = input.rules.map((r) => {
-    const checks = byRule.get(r.id) ?? [];
+  return rules.map((r) => {
+    const judged = byRule.get(r.id) ?? [];
     return {
       id: r.id,
       title: r.title,
@@ -60,11 +68,15 @@ export function buildReport(input: ReportInput): Report {
       source: r.source,
       status: ruleStatus(
         r.level,
-        checks.map((c) => c.status),
+        judged.map((c) => c.status),
       ),
-      checks: checks.map((c) => c.id),
+      checks: judged.map((c) => c.id),
     };
   });
+}
+
+export function buildReport(input: ReportInput): Report {
+  const rules = ruleResults(input.rules, input.checks);
   const summary = { passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0 };
   for (const c of input.checks) summary[c.status]++;
   return {
@@ -75,8 +87,10 @@ export function buildReport(input: ReportInput): Report {
     offering: input.offering,
     seed: input.seed,
     startedAt: input.startedAt.toISOString(),
-    durationMs: Date.now() - input.startedAt.getTime(),
+    durationMs: input.durationMs ?? Date.now() - input.startedAt.getTime(),
     summary,
+    ...(input.invocation ? { invocation: input.invocation } : {}),
+    ...(input.shard ? { shard: input.shard } : {}),
     rules,
     checks: input.checks,
   };

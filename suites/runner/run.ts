@@ -9,6 +9,7 @@ import { SelectionError } from '../errors.js';
 import { SUITE_NAMES, type Check, type SuiteName } from '../types.js';
 import { buildReport } from './report.js';
 import { openSession, type SessionOptions } from './session.js';
+import { shardOf, type Shard } from './shard.js';
 
 export const SUITES: SuiteName[] = [...SUITE_NAMES];
 
@@ -16,11 +17,20 @@ export interface Selection {
   suites?: string[];
   rules?: string[];
   check?: string;
+  /** Exactly these checks (`--rerun-failed`); ids no longer known are usage errors. */
+  checks?: string[];
+}
+
+export interface Sharding extends Shard {
+  /** Recorded durations by check id (`--durations report.json`): balance by time, else by count. */
+  durations?: ReadonlyMap<string, number>;
 }
 
 export interface RunOptions extends SessionOptions {
   checks: Check[];
   select?: Selection;
+  /** Run one slice of the selection; the report still lists every rule the whole selection is about. */
+  shard?: Sharding;
   /** One line per finished check (stderr in the CLI). */
   progress?: (line: string) => void;
   /** Asked before each check: true stops the run there (Ctrl-C), the rest reported as skipped. */
@@ -36,13 +46,17 @@ export function selectChecks(checks: Check[], select: Selection = {}, knownRules
     const unknownRules = (select.rules ?? []).filter((r) => !knownRules.has(r));
     if (unknownRules.length) throw new SelectionError(`unknown rule ${unknownRules.join(', ')} (see spec/rules.yaml)`);
   }
-  if (select.check && !checks.some((c) => c.id === select.check))
-    throw new SelectionError(`unknown check ${select.check}`);
+  const ids = new Set(checks.map((c) => c.id));
+  const unknownChecks = [...(select.check ? [select.check] : []), ...(select.checks ?? [])].filter(
+    (id) => !ids.has(id),
+  );
+  if (unknownChecks.length) throw new SelectionError(`unknown check ${unknownChecks.join(', ')}`);
   return checks.filter(
     (c) =>
       (!select.suites?.length || select.suites.includes(c.suite)) &&
       (!select.rules?.length || c.rules.some((r) => select.rules!.includes(r))) &&
-      (!select.check || c.id === select.check),
+      (!select.check || c.id === select.check) &&
+      (!select.checks || select.checks.includes(c.id)),
   );
 }
 
@@ -53,9 +67,11 @@ export async function runConformance(options: RunOptions): Promise<Report> {
   const session = await openSession(options);
   try {
     const known = new Set(session.catalogue.map((r) => r.id));
-    const selected = selectChecks(options.checks, options.select, known);
+    const whole = selectChecks(options.checks, options.select, known);
+    const selected = options.shard ? shardOf(whole, options.shard, options.shard.durations) : whole;
     options.progress?.(
-      `${session.target.name}: release ${session.release} (${session.offering}), seed ${session.seed}, ${selected.length} checks`,
+      `${session.target.name}: release ${session.release} (${session.offering}), seed ${session.seed}, ${selected.length} checks` +
+        (options.shard ? ` (shard ${options.shard.index}/${options.shard.total} of ${whole.length})` : ''),
     );
     const results = [];
     for (const [i, check] of selected.entries()) {
@@ -77,8 +93,13 @@ export async function runConformance(options: RunOptions): Promise<Report> {
       );
     }
     // The report lists the rules in force that this selection is about.
-    const filtered = !!(options.select?.suites?.length || options.select?.rules?.length || options.select?.check);
-    const touched = new Set<string>(selected.flatMap((c) => c.rules));
+    const filtered = !!(
+      options.select?.suites?.length ||
+      options.select?.rules?.length ||
+      options.select?.check ||
+      options.select?.checks
+    );
+    const touched = new Set<string>(whole.flatMap((c) => c.rules));
     const rules = session.catalogue.filter(
       // The catalogue may be a test's own (ids outside spec/rules.yaml): inForce treats those as in force.
       (r) =>
@@ -93,6 +114,8 @@ export async function runConformance(options: RunOptions): Promise<Report> {
       startedAt,
       checks: results,
       rules,
+      invocation: { args: options.reproduceArgs ?? [] },
+      ...(options.shard ? { shard: { index: options.shard.index, total: options.shard.total } } : {}),
     });
   } finally {
     await session.close();

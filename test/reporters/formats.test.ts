@@ -265,7 +265,7 @@ describe('parseReportSpecs', () => {
   });
   const bad: [string, RegExp][] = [
     ['', /needs kind=path/],
-    ['xml=out.xml', /unknown report kind "xml".*expected json, junit, html or md/],
+    ['xml=out.xml', /unknown report kind "xml".*expected json, junit, junit-rules, html or md/],
     ['junit=', /has no path/],
     ['junit', /has no path/],
     ['json=a.json,md=a.json', /named twice/],
