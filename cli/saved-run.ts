@@ -6,13 +6,26 @@
 import { readReport } from '../reporters/index.js';
 import type { Report } from '../suites/report/model.js';
 import { durationsOf } from '../suites/runner/shard.js';
-import type { RunFlags } from './run.js';
 import { UsageError } from './errors.js';
 
 export const RERUN_STATUSES = ['failed', 'warned', 'errored'] as const;
 
-export interface SavedRun {
-  flags: RunFlags;
+/** The run flags this module reads (cli/run.ts's RunFlags has them all; importing it would close a cycle). */
+export interface SavedRunFlags {
+  target?: string;
+  config?: string;
+  fault?: string[];
+  seed?: string;
+  check?: string;
+  rule?: string;
+  shard?: string;
+  durations?: string;
+  rerunFailed?: string;
+  from?: string;
+}
+
+export interface SavedRun<F extends SavedRunFlags> {
+  flags: F;
   /** `--rerun-failed`: exactly these checks (empty: nothing to rerun). */
   checks?: string[];
   durations?: Map<string, number>;
@@ -25,7 +38,7 @@ const camel = (flag: string) => flag.replace(/^--/, '').replace(/-([a-z])/g, (_,
  * The report's invocation args (`--target URL --fault a --slow`) as run flags. Repeated flags
  * collect into a list (as `--fault` does); a flag followed by another flag is a switch.
  */
-export function flagsOfArgs(args: readonly string[]): RunFlags {
+export function flagsOfArgs(args: readonly string[]): SavedRunFlags & Record<string, unknown> {
   const out: Record<string, string | boolean | string[]> = {};
   for (let i = 0; i < args.length; i++) {
     if (!args[i].startsWith('--')) continue;
@@ -34,21 +47,21 @@ export function flagsOfArgs(args: readonly string[]): RunFlags {
     if (key === 'fault') out.fault = [...((out.fault as string[] | undefined) ?? []), String(value)];
     else out[key] = value;
   }
-  return out as RunFlags;
+  return out;
 }
 
 /** The report's seed and its way to the target, under whatever the command line gives itself. */
-function fromReport(report: Report, flags: RunFlags): RunFlags {
-  const own = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) as RunFlags;
+function fromReport<F extends SavedRunFlags>(report: Report, flags: F): F {
+  const own = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) as F;
   // Another target on the command line replaces the report's whole way to it (faults are the embedded one's).
   const elsewhere = own.target !== undefined || own.config !== undefined || own.fault !== undefined;
   const saved = elsewhere ? {} : flagsOfArgs(report.invocation?.args ?? []);
   // A report without invocation (an older one) still names its release and offering.
   const held = report.invocation ? {} : { release: report.release, offering: report.offering };
-  return { ...held, ...saved, seed: String(report.seed), ...own };
+  return { ...held, ...saved, seed: String(report.seed), ...own } as F;
 }
 
-export async function resolveSavedRun(flags: RunFlags): Promise<SavedRun> {
+export async function resolveSavedRun<F extends SavedRunFlags>(flags: F): Promise<SavedRun<F>> {
   if (flags.rerunFailed !== undefined && flags.from !== undefined)
     throw new UsageError('give --rerun-failed or --from, not both');
   if (flags.durations !== undefined && flags.shard === undefined)
