@@ -58,7 +58,7 @@ function fromReport<F extends SavedRunFlags>(report: Report, flags: F): F {
   const saved = elsewhere ? {} : flagsOfArgs(report.invocation?.args ?? []);
   // A report without invocation (an older one) still names its release and offering.
   const held = report.invocation ? {} : { release: report.release, offering: report.offering };
-  return { ...held, ...saved, seed: String(report.seed), ...own } as F;
+  return { ...held, ...saved, seed: String(report.seed), ...own };
 }
 
 export async function resolveSavedRun<F extends SavedRunFlags>(flags: F): Promise<SavedRun<F>> {

@@ -174,7 +174,11 @@ function filters(report: Report, f: Facets): string {
     ['status', 'Status', [...statuses].sort((a, b) => statusRank(a) - statusRank(b))],
     ['level', 'Level', (['must', 'should', 'info'] as string[]).filter((l) => report.rules.some((r) => r.level === l))],
     ['origin', 'Origin', [...new Set(report.rules.flatMap((r) => (originOf(r) ? [originOf(r)!] : [])))].sort()],
-    ['area', 'Area', [...new Set([...report.checks.map((c) => c.suite), ...report.rules.flatMap(f.ruleAreas)])]],
+    [
+      'area',
+      'Area',
+      [...new Set([...report.checks.map((c) => c.suite), ...report.rules.flatMap((r) => f.ruleAreas(r))])],
+    ],
   ];
   const fieldsets = groups
     .filter(([, , values]) => values.length > 0)

@@ -6,9 +6,7 @@ import { fixtureReport, SECRETS } from './fixture.js';
 
 const report = fixtureReport();
 const xml = renderJunitRules(report);
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const doc = create(xml).end({ format: 'object' }) as any;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const suites: any[] = [doc.testsuites.testsuite].flat();
 const cases = suites.flatMap((s) => [s.testcase].flat());
 const byRule = (id: string) => cases.find((c) => String(c['@name']).startsWith(`${id} — `));
