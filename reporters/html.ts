@@ -21,6 +21,7 @@ import {
   seconds,
   sortRules,
   verdict,
+  verdictHead,
   verdictLine,
 } from './text.js';
 import { HTML_SCRIPT } from './html-script.js';
@@ -42,7 +43,7 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
 .badge { display: inline-block; padding: 0 .5rem; border-radius: 1rem; color: #fff; font-size: .8rem; font-weight: 600; text-transform: uppercase; }
 /* Status colours only on badges, bar segments and legend swatches (a failed details block is not painted red). */
 :is(.badge, .bar span, .legend i):is(.passed, .pass) { background: var(--pass); } :is(.badge, .bar span, .legend i):is(.failed, .fail) { background: var(--fail); }
-:is(.badge, .bar span, .legend i).warned { background: var(--warn); } :is(.badge, .bar span, .legend i).skipped { background: var(--skip); }
+:is(.badge, .bar span, .legend i):is(.warned, .expected) { background: var(--warn); } :is(.badge, .bar span, .legend i):is(.skipped, .stale) { background: var(--skip); }
 :is(.badge, .bar span, .legend i):is(.errored, .error) { background: var(--err); } :is(.badge, .bar span, .legend i):is(.untested, .other) { background: var(--untested); }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; } dl.meta dt { font-weight: 600; } dl.meta dd { margin: 0; }
 .cards { display: flex; gap: 1rem; flex-wrap: wrap; } .card { border: 1px solid var(--line); border-radius: .5rem; padding: .5rem 1rem; min-width: 7rem; }
@@ -74,13 +75,13 @@ form#filters label { margin-right: .6rem; white-space: nowrap; } .shown { color:
 
 /** Only known statuses become class names; anything else renders with a neutral colour. */
 function badge(status: string): string {
-  const known = [...CHECK_STATUSES, 'untested', 'pass', 'fail', 'error'];
+  const known = [...CHECK_STATUSES, 'stale', 'untested', 'pass', 'fail', 'error'];
   const cls = known.includes(status) ? status : 'other';
   return `<span class="badge ${cls}">${h(status)}</span>`;
 }
 
-/** `origin` (source, documented, or an RFC section) arrives with the rules' provenance; older reports lack it. */
-const originOf = (rule: RuleResult): string | undefined => (rule as { origin?: string }).origin;
+/** `origin` (source, documented, or an RFC section); reports written before it lack it. */
+const originOf = (rule: RuleResult): string | undefined => (rule as { origin?: string }).origin || undefined;
 /** An attribute value of space-separated facet values (spaces inside a value become dashes). */
 const facet = (values: Iterable<string>) => h([...new Set([...values].map((v) => v.replace(/\s+/g, '-')))].join(' '));
 
@@ -154,7 +155,12 @@ function cards(report: Report): string {
   const rules = [...ruleCounts]
     .sort(([a], [b]) => statusRank(a) - statusRank(b))
     .map(([s, n]) =>
-      card(`rules ${s}`, n, CHECK_STATUSES.includes(s as never) || s === 'untested' ? s : 'other', `rules-${s}`),
+      card(
+        `rules ${s}`,
+        n,
+        CHECK_STATUSES.includes(s as never) || s === 'untested' || s === 'stale' ? s : 'other',
+        `rules-${s}`,
+      ),
     )
     .join('');
   return `<section id="summary"><h2>Summary</h2>
@@ -273,12 +279,14 @@ function checksSection(report: Report, anchor: Anchors, f: Facets): string {
   const rows = report.checks.map((check) => {
     const id = anchor.row(check);
     const problem = check.status === 'failed' || check.status === 'warned' || check.status === 'errored';
-    // A problem's message lives in its details block; only a skip's reason shows here.
+    // A problem's message lives in its details block; only a skip's reason and a known deviation show here.
     const note = problem
       ? `<a href="#detail-${h(id)}">details</a>`
       : check.status === 'skipped'
         ? h(firstLine(check.message))
-        : '';
+        : check.status === 'expected'
+          ? h(`${firstLine(check.message)} (known deviation: ${check.expectedReason ?? ''})`)
+          : '';
     return `<tr id="${h(id)}" data-f="check" data-status="${h(check.status)}" data-level="${facet(f.checkLevels(check))}" data-origin="${facet(f.checkOrigins(check))}" data-area="${facet([check.suite])}"><td data-v="${CHECK_STATUSES.indexOf(check.status)}">${badge(check.status)}</td><td>${h(check.suite)}</td><td>${h(checkLabel(check))}</td><td class="num" data-v="${check.durationMs}">${h(seconds(check.durationMs))}</td><td>${note}</td></tr>`;
   });
   return `<section id="checks"><h2>Checks (<span data-shown="check">${report.checks.length}</span> shown of ${report.checks.length})</h2>
@@ -294,7 +302,7 @@ export function renderHtml(input: Report): string {
   const report = redact(input);
   const anchor = anchors(report);
   const f = facets(report);
-  const title = `idp-conformance ${verdict(report).toUpperCase()}: ${report.target}`;
+  const title = `idp-conformance ${verdictHead(report)}: ${report.target}`;
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -1,7 +1,8 @@
 /**
  * JUnit XML by rule: one testsuite per rule area, one testcase per rule (classname = area, name =
  * rule id and title), so a CI test report names the sentence of the spec that broke. A failed rule
- * is a failure, an untested or skipped one is skipped, a warned (should) one passes with a note.
+ * is a failure, an untested or skipped one is skipped, a warned (should) one, a known deviation
+ * (`expected`) and a `stale` expectation pass with a note.
  */
 import { create } from 'xmlbuilder2';
 import { redact } from '../suites/report/redact.js';
@@ -41,6 +42,18 @@ function testcase(parent: XMLBuilder, area: string, rule: RuleResult, checks: Ma
       break;
     case 'warned':
       node.ele('system-out').txt(`WARNING (${rule.level} rule, does not fail the run)\n${evidence(rule, checks)}`);
+      break;
+    case 'expected':
+      node
+        .ele('system-out')
+        .txt(
+          `EXPECTED (known deviation: ${rule.expectedReason ?? ''}; does not fail the run)\n${evidence(rule, checks)}`,
+        );
+      break;
+    case 'stale':
+      node
+        .ele('system-out')
+        .txt(`STALE (listed in --expect but seen to hold; remove the entry: ${rule.expectedReason ?? ''})`);
       break;
     case 'passed':
       break;

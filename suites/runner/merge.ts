@@ -1,10 +1,13 @@
 /**
  * `report merge`: the reports of the shards of one run combined into the report of the whole run.
  * Rule verdicts are not carried over but recomputed from every shard's checks by the runner's own
- * reading (report.ts), so a rule failed in any shard is failed in the merge.
+ * reading (report.ts), so a rule failed in any shard is failed in the merge; the same goes for
+ * `--expect` (a listed rule passed in every shard that saw it is stale) and the must coverage. A
+ * shard stopped by a signal leaves the merge interrupted.
  */
 import { ReportError } from '../errors.js';
 import type { Report } from '../report/model.js';
+import type { Expectation } from './expect.js';
 import { buildReport, type ReportRule } from './report.js';
 
 export interface NamedReport {
@@ -45,6 +48,16 @@ export function mergeReports(reports: readonly NamedReport[], order: readonly st
     .map(({ check }) => check);
   const rules = new Map<string, ReportRule>();
   for (const { report } of reports) for (const rule of report.rules) if (!rules.has(rule.id)) rules.set(rule.id, rule);
+  // The shards read their checks against the expect file already; its rules come back from the
+  // shards' rule rows (a listed rule seen passed or expected carries its reason there). `checks: []`
+  // excuses no check a second time, it only names the rule for the stale and expected readings.
+  const reasons = new Map<string, string>();
+  for (const { report } of reports)
+    for (const rule of report.rules) if (rule.expectedReason) reasons.set(rule.id, rule.expectedReason);
+  const hadExpect = reports.some(({ report }) => report.summary.expected !== undefined);
+  const expect: Expectation[] = [...reasons].map(([rule, reason]) => ({ rule, reason, checks: [] }));
+  const required = reports.find(({ report }) => report.coverage?.required !== undefined)?.report.coverage?.required;
+  const interrupted = reports.find(({ report }) => report.interrupted)?.report.interrupted;
   const starts = reports.map(({ report }) => Date.parse(report.startedAt));
   const start = Math.min(...starts);
   const end = Math.max(...reports.map(({ report }, i) => starts[i] + report.durationMs));
@@ -57,6 +70,9 @@ export function mergeReports(reports: readonly NamedReport[], order: readonly st
     durationMs: end - start,
     checks,
     rules: [...rules.values()],
+    ...(hadExpect ? { expect } : {}),
+    ...(required !== undefined ? { requiredCoverage: required } : {}),
+    ...(interrupted ? { interrupted } : {}),
     ...(first.report.invocation ? { invocation: first.report.invocation } : {}),
   });
 }
