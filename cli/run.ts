@@ -334,13 +334,19 @@ export function registerRun(program: Command): void {
     .option('--require-coverage <percent>', 'fail the run when fewer of the must rules are tested (default 0)')
     .option('--slow', 'allow checks that wait in real time on a live target (default: off)')
     .option('--quiet', 'print the verdict line only (default: counts, failures, skips and verdict)')
-    .option('--shard <i/n>', 'run slice i of n (1-based) of the selected checks; report merge joins the slices')
-    .option('--durations <report.json>', 'with --shard: balance the slices by the check durations of a JSON report')
+    .option(
+      '--shard <i/n>',
+      'run slice i of n (1-based) of the selected checks; report merge joins the slices (default: all)',
+    )
+    .option(
+      '--durations <report.json>',
+      'with --shard: balance the slices by the check durations of a JSON report (default: by count)',
+    )
     .option(
       '--rerun-failed <report.json>',
-      'rerun the checks that failed, warned or errored there, same seed and target',
+      'rerun the checks that failed, warned or errored there, same seed and target (default: none)',
     )
-    .option('--from <report.json>', 'take the seed and target of a JSON report (e.g. with --check ID)')
+    .option('--from <report.json>', 'take the seed and target of a JSON report, e.g. with --check ID (default: none)')
     .option('--fault <name>', 'embedded simulator only: switch on a fault from spec/faults.yaml (repeatable)', collect)
     .addOption(new Option('--no-probe', 'run the checks even when the target is plainly not a provider').hideHelp())
     .addHelpText('after', EXIT_CODES_HELP)

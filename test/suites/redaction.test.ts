@@ -116,7 +116,7 @@ describe('redaction of recorded exchanges', () => {
       checks: [check('fails', ['T-MUST'], async (t: CheckContext) => t.fail('no'))],
     });
     expect(report.checks[0].reproduce).toBe(
-      `idp-conformance run --check grants.fails --seed 42 --target 'https://ci:pass…@idp.test/?private_token=glpa…' --runs 5`,
+      `npx idp-conformance run --check grants.fails --seed 42 --target 'https://ci:pass…@idp.test/?private_token=glpa…' --runs 5`,
     );
   });
 });
