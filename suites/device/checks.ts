@@ -252,6 +252,7 @@ export const deviceChecks: Check[] = [
       'DEV-TOKEN-PARAMS',
       'TOK-DEVICE-RESPONSE-FIELDS',
       'TOK-TYPE-DEVICE-BEARER',
+      'TOK-TYPE-BEARER',
       'TOK-SCOPE-DEVICE',
       'TOK-REFRESH-TOKEN-ABSENT',
       'TOK-VERIFY-USER',

@@ -18,7 +18,7 @@ const DEFAULTS = {
 /** Label words that mark a consent button when no selector is configured. */
 const DECISION_WORDS: Record<'approve' | 'deny', RegExp> = {
   approve: /\b(approve|authori[sz]e|allow|accept|grant|confirm)\b/i,
-  deny: /\b(deny|reject|decline|refuse|cancel)\b/i,
+  deny: /\b(deny|reject|decline|refuse|cancel|abort)\b/i,
 };
 /** A step on the way to the decision (enter the user code, then consent on the next page). */
 const NEUTRAL_WORDS = /\b(continue|submit|next|verify|proceed|ok)\b/i;
@@ -176,8 +176,7 @@ export function createFormDriver(http: Http, config: TargetConfig): Driver {
   return {
     kind: 'form',
     async authorize(authorizeUrl, decision) {
-      const { redirect, response } = await browser.browse(authorizeUrl, decision);
-      return { redirect, response };
+      return browser.browse(authorizeUrl, decision);
     },
     approveDevice: (userCode) => device(userCode, 'approve'),
     denyDevice: (userCode) => device(userCode, 'deny'),

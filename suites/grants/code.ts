@@ -56,10 +56,11 @@ export const codeChecks: Check[] = [
         if (redirectUri === registered.href) return;
         const code = await authorizeCode(t, 'confidential', {});
         const res = await exchangeCode(t, 'confidential', code, { redirect_uri: redirectUri });
+        // A missing redirect_uri is a missing required parameter: invalid_request (RFC 6749 §5.2) is as right as invalid_grant.
         expectOAuthError(
           t,
           res,
-          { status: 400, error: 'invalid_grant' },
+          { status: 400, error: mutation === 'missing' ? ['invalid_grant', 'invalid_request'] : 'invalid_grant' },
           `code exchange with redirect_uri ${mutation === 'missing' ? 'missing' : `changed (${mutation})`}`,
         );
       });

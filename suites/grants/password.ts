@@ -29,6 +29,7 @@ export const passwordChecks: Check[] = [
       'TOK-PASSWORD-RESPONSE-FIELDS',
       'TOK-REFRESH-TOKEN-ABSENT',
       'TOK-TYPE-LOWERCASE-BEARER',
+      'TOK-TYPE-BEARER',
       'TOK-EXPIRES-IN',
     ],
     needs: ['passwordGrant'],
