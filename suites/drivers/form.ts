@@ -129,18 +129,22 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           ];
           continue;
         }
-        const choice: Choice | undefined = decided
-          ? undefined
-          : buttonFor(
-              forms.filter((f) => f !== login),
-              decision,
-              { approve: d.approveSelector, deny: d.denySelector },
-            );
+        // After a denial nothing more is pressed; an approval may need a second one (the device
+        // page's confirmation, then the consent page), but never a mere step after it.
+        const found: Choice | undefined =
+          decided && decision === 'deny'
+            ? undefined
+            : buttonFor(
+                forms.filter((f) => f !== login),
+                decision,
+                { approve: d.approveSelector, deny: d.denySelector },
+              );
+        const choice: Choice | undefined = decided && !found?.explicit ? undefined : found;
         if (!choice) return { response, decided };
         const signature = `${choice.form.action}|${choice.button?.name}=${choice.button?.value}|${choice.form.fields.map((f) => f.name).join(',')}`;
         if (submitted.has(signature)) return { response, decided };
         submitted.add(signature);
-        decided = choice.explicit;
+        decided ||= choice.explicit;
         const values = fill?.(choice.form) ?? {};
         [url, method, body] = [
           new URL(choice.form.action || url, url).href,

@@ -10,7 +10,7 @@ import {
   expectAccessDead,
   expectOAuthError,
   expectTokenOk,
-  tokenInfo,
+  heldScopes,
 } from './support.js';
 import { mutationName, redirectMutations, word } from './variants.js';
 
@@ -140,9 +140,7 @@ export const codeChecks: Check[] = [
           `code exchange for scope "${requested.join(' ')}"`,
           ['SCOPE-SPACE-SEPARATED'],
         );
-        const info = await tokenInfo(t, body.access_token);
-        const scope = (info.json() as { scope?: unknown }).scope;
-        const granted = Array.isArray(scope) ? (scope as string[]) : [];
+        const granted = await heldScopes(t, body, requested);
         t.expect(
           granted.length === requested.length && requested.every((s) => granted.includes(s)),
           'the token must carry exactly the requested scopes',

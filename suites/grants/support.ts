@@ -91,7 +91,8 @@ export function expectTokenOk(
   t.expect(
     res.status === 200 && body && typeof body.access_token === 'string',
     `${what}: expected 200 with a token response`,
-    broke(['TOK-RESPONSE-JSON', ...rules], {
+    // A refusal breaks the rules of the request that should have worked; a 200 that is no token response, TOK-RESPONSE-JSON.
+    broke(res.status === 200 ? ['TOK-RESPONSE-JSON', ...rules] : rules, {
       status: res.status,
       error: body?.error ?? null,
       errorDescription: body?.error_description ?? null,
@@ -244,6 +245,21 @@ export async function expectAccessDead(
         broke([statusRule], { status: res.status }),
       );
   }
+}
+
+/**
+ * The scopes an access token holds: from token info (an array), or, where token info is missing
+ * (404: its own checks fail it), from the token response (RFC 6749 §5.1: `scope`, or, when it is
+ * absent, exactly the scopes requested). Sorted.
+ */
+export async function heldScopes(t: CheckContext, body: TokenResponse, requested: readonly string[]): Promise<string[]> {
+  const info = await tokenInfo(t, body.access_token);
+  if (info.status === 404) {
+    const scope = (body as unknown as { scope?: unknown }).scope;
+    return (typeof scope === 'string' ? scope.split(' ').filter(Boolean) : [...requested]).sort();
+  }
+  const scope = jsonObject(info)?.scope;
+  return Array.isArray(scope) ? [...(scope as string[])].sort() : [];
 }
 
 /** The client parameters a refresh needs besides the refresh token, per application kind (source: POST /oauth/token). */
