@@ -145,7 +145,8 @@ export const authorizeChecks: Check[] = [
   {
     id: 'grants.scope-outside-application',
     suite: 'grants',
-    title: 'Requesting a scope the application was not registered with issues no code; the refusal redirects with invalid_scope',
+    title:
+      'Requesting a scope the application was not registered with issues no code; the refusal redirects with invalid_scope',
     rules: ['GRANT-SCOPE-ALLOWED', 'GRANT-AUTHORIZE-ERROR-REDIRECT'],
     async run(t: CheckContext) {
       const app = narrowApp(t);
@@ -156,10 +157,20 @@ export const authorizeChecks: Check[] = [
         const scopes = [...mine];
         scopes.splice(at % (scopes.length + 1), 0, outside);
         const state = `scope-${at}`;
-        const outcome = await t.driver.authorize(t.oauth.authorizeUrl(app, { scope: scopes.join(' '), state }), 'approve');
-        expectRefused(t, outcome, ['invalid_scope'], state, `authorize for scope "${scopes.join(' ')}" beyond the application's`, {
-          refusal: ['GRANT-SCOPE-ALLOWED'],
-        });
+        const outcome = await t.driver.authorize(
+          t.oauth.authorizeUrl(app, { scope: scopes.join(' '), state }),
+          'approve',
+        );
+        expectRefused(
+          t,
+          outcome,
+          ['invalid_scope'],
+          state,
+          `authorize for scope "${scopes.join(' ')}" beyond the application's`,
+          {
+            refusal: ['GRANT-SCOPE-ALLOWED'],
+          },
+        );
       });
     },
   },
@@ -259,10 +270,17 @@ export const authorizeChecks: Check[] = [
         'approve',
       );
       // RFC 6749 §4.1.2.1: invalid_request for a missing parameter; unsupported_response_type is also read that way.
-      expectRefused(t, outcome, ['invalid_request', 'unsupported_response_type'], state, 'authorize without response_type', {
-        refusal: ['GRANT-AUTHORIZE-MISSING-PARAMS'],
-        delivery: ['GRANT-AUTHORIZE-MISSING-PARAMS'],
-      });
+      expectRefused(
+        t,
+        outcome,
+        ['invalid_request', 'unsupported_response_type'],
+        state,
+        'authorize without response_type',
+        {
+          refusal: ['GRANT-AUTHORIZE-MISSING-PARAMS'],
+          delivery: ['GRANT-AUTHORIZE-MISSING-PARAMS'],
+        },
+      );
     },
   },
   {
@@ -307,7 +325,12 @@ export const authorizeChecks: Check[] = [
         redirectedTo: `${next.origin}${next.pathname}`,
       });
       t.expect(!next.searchParams.has('code'), 'no code may be issued before the user signed in');
-      const page = await t.http.follow(next.href, { headers: { accept: 'text/html' } });
+      // The cookies the provider set with the redirect (its interaction session), as a browser sends them back.
+      const cookie = first.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .join('; ');
+      const page = await t.http.follow(next.href, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) } });
       const signIn = parseForms(page.text).some((f) => f.fields.some((x) => x.type === 'password'));
       t.expect(page.status === 200 && signIn, 'the redirect must lead to a sign-in form', {
         status: page.status,

@@ -25,7 +25,6 @@ function refreshParamsRule(t: CheckContext, app: AppRole): string {
   return t.oauth.app(app).clientSecret ? 'TOK-REFRESH-PARAMS' : 'PKCE-REFRESH-PARAMS';
 }
 
-
 export const refreshChecks: Check[] = [
   {
     id: 'grants.refresh-rotation',

@@ -21,7 +21,6 @@ export { STANDARD_ERRORS };
 /** What a wrong refusal of a request missing a parameter breaks. */
 const MISSING = { rules: ['GRANT-MISSING-PARAMETER'], codeRules: ['ERR-TOKEN-STANDARD-CODES'] };
 
-
 export const responseChecks: Check[] = [
   {
     id: 'grants.token-response-fields',
@@ -132,27 +131,24 @@ export const responseChecks: Check[] = [
         word.map((w) => `urn:example:unregistered:${w}`),
         fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).map((g) => `x-unregistered-${g}`),
       );
-      await t.property(
-        grantType,
-        async (grant) => {
-          const res = await t.oauth.tokenRequest(
-            { grant_type: grant, code: 'not-a-code', redirect_uri: t.oauth.app('confidential').redirectUri },
-            { app: 'confidential' },
-          );
-          expectOAuthError(
-            t,
-            res,
-            {
-              status: 400,
-              error: 'unsupported_grant_type',
-              rules: ['GRANT-UNSUPPORTED-GRANT-TYPE'],
-              serverErrorRules: ['ERR-NO-SERVER-ERROR'],
-              codeRules: ['ERR-TOKEN-STANDARD-CODES'],
-            },
-            'token request with an unknown grant_type',
-          );
-        },
-      );
+      await t.property(grantType, async (grant) => {
+        const res = await t.oauth.tokenRequest(
+          { grant_type: grant, code: 'not-a-code', redirect_uri: t.oauth.app('confidential').redirectUri },
+          { app: 'confidential' },
+        );
+        expectOAuthError(
+          t,
+          res,
+          {
+            status: 400,
+            error: 'unsupported_grant_type',
+            rules: ['GRANT-UNSUPPORTED-GRANT-TYPE'],
+            serverErrorRules: ['ERR-NO-SERVER-ERROR'],
+            codeRules: ['ERR-TOKEN-STANDARD-CODES'],
+          },
+          'token request with an unknown grant_type',
+        );
+      });
     },
   },
   {

@@ -73,7 +73,11 @@ export function expectSchema(
   if (!groups.size) t.soft(ok, `${what}: does not match schema ${name}`, { schema: name, fields });
   for (const { rules: broken, problems } of groups.values()) {
     const details = { schema: name, fields, problems };
-    t.soft(false, `${what}: ${problems.join('; ')} (schema ${name})`, broken.length ? { ...details, rules: broken } : details);
+    t.soft(
+      false,
+      `${what}: ${problems.join('; ')} (schema ${name})`,
+      broken.length ? { ...details, rules: broken } : details,
+    );
   }
   return ok;
 }

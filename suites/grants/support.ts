@@ -238,7 +238,13 @@ export async function expectAccessDead(
     [user, CURRENT_USER_PATH, 'AUTH-INVALID-TOKEN-401'],
   ] as const) {
     if (!res) continue;
-    if (t.soft(res.status !== 200, `${what}: ${path} still accepts the access token`, broke(rules, { status: res.status })))
+    if (
+      t.soft(
+        res.status !== 200,
+        `${what}: ${path} still accepts the access token`,
+        broke(rules, { status: res.status }),
+      )
+    )
       t.soft(
         res.status === 401,
         `${what}: ${path} must refuse the access token with 401`,
@@ -252,7 +258,11 @@ export async function expectAccessDead(
  * (404: its own checks fail it), from the token response (RFC 6749 §5.1: `scope`, or, when it is
  * absent, exactly the scopes requested). Sorted.
  */
-export async function heldScopes(t: CheckContext, body: TokenResponse, requested: readonly string[]): Promise<string[]> {
+export async function heldScopes(
+  t: CheckContext,
+  body: TokenResponse,
+  requested: readonly string[],
+): Promise<string[]> {
   const info = await tokenInfo(t, body.access_token);
   if (info.status === 404) {
     const scope = (body as unknown as { scope?: unknown }).scope;

@@ -73,10 +73,9 @@ function fieldRules(g: GrantResponse, grant: Grant, body: TokenResponse) {
 
 export function expectTokenFields(t: CheckContext, body: TokenResponse, grant: Grant, what: string): void {
   const g = GRANTS[grant];
-  t.soft(
-    bearer(body?.token_type),
-    `${what} (${grant} grant): token_type must be bearer (in any case)`,
-    { rules: ['TOK-TYPE-BEARER'], tokenType: typeof body?.token_type === 'string' ? body.token_type : null },
-  );
+  t.soft(bearer(body?.token_type), `${what} (${grant} grant): token_type must be bearer (in any case)`, {
+    rules: ['TOK-TYPE-BEARER'],
+    tokenType: typeof body?.token_type === 'string' ? body.token_type : null,
+  });
   expectSchema(t, body, g.schema, `${what} (${grant} grant)`, fieldRules(g, grant, body));
 }

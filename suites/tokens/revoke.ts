@@ -82,7 +82,13 @@ export const revokeChecks: Check[] = [
         for (const via of ['header', 'query'] as const) {
           const info = await tokenInfo(t, token, via);
           // A missing endpoint is one failure of its rule, not a malformed refusal besides.
-          if (!t.soft(info.status !== 404, `${TOKEN_INFO_PATH} answers 404: the endpoint is missing`, broke(['INFO-INVALID-TOKEN'])))
+          if (
+            !t.soft(
+              info.status !== 404,
+              `${TOKEN_INFO_PATH} answers 404: the endpoint is missing`,
+              broke(['INFO-INVALID-TOKEN']),
+            )
+          )
             break;
           expectOAuthError(
             t,
