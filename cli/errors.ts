@@ -1,6 +1,15 @@
-/** Bad usage, bad config or unreachable target: one line on stderr, exit code 2. */
-export class UsageError extends Error {
+import { HarnessInputError } from '../suites/errors.js';
+
+/**
+ * Bad usage of the command line itself (a malformed flag). Every HarnessInputError, this one and
+ * the library's (bad config, unreachable target, unknown suite, unwritable report), ends the same
+ * way: one line on stderr, exit code 2 (see isUsageError).
+ */
+export class UsageError extends HarnessInputError {
   override name = 'UsageError';
 }
+
+/** Is this error the user's input (exit code 2, one line) rather than a bug (a stack trace)? */
+export const isUsageError = (error: unknown): error is HarnessInputError => error instanceof HarnessInputError;
 
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;

@@ -5,7 +5,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
-import { UsageError, EXIT } from './errors.js';
+import { isUsageError, EXIT } from './errors.js';
 import { registerSpec } from './spec.js';
 import { registerSimulate } from './simulate.js';
 import { registerRun } from './run.js';
@@ -41,7 +41,7 @@ export async function main(argv: string[]): Promise<number> {
       // --help and --version end here too, with exit code 0.
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
-    if (error instanceof UsageError) {
+    if (isUsageError(error)) {
       process.stderr.write(`idp-conformance: ${error.message}\n`);
       return EXIT.usage;
     }

@@ -11,7 +11,7 @@ import { runConformance, SUITES } from '../suites/runner/run.js';
 import { exitCodeOf } from '../suites/runner/report.js';
 import { DEFAULT_RUNS, MAX_SEED, defaultSeed } from '../suites/runner/defaults.js';
 import type { Check } from '../suites/types.js';
-import { EXIT, UsageError } from './errors.js';
+import { EXIT, isUsageError, UsageError } from './errors.js';
 
 const OFFERINGS: Offering[] = ['self-managed', 'hosted'];
 
@@ -159,7 +159,7 @@ export async function executeRun(
     if (s.reports.length) await writeReports(report, s.reports);
     return exitCodeOf(report);
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (isUsageError(error)) {
       io.err(`idp-conformance: ${error.message.split('\n')[0]}\n`);
       return EXIT.usage;
     }

@@ -89,7 +89,7 @@ export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
     const [name, value] = pair(text, 'setting');
     options.settings = { ...options.settings, [name]: settingValue(name, value) } as Partial<InstanceSettings>;
   }
-  const known = new Set(faults().map((f) => f.name));
+  const known = new Set<string>(faults().map((f) => f.name));
   for (const name of flags.fault ?? []) {
     if (!known.has(name)) throw new UsageError(`unknown fault ${name} (see spec/faults.yaml)`);
   }

@@ -2,7 +2,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { coverage, specDir, validateSpec, type CheckRef, type Coverage } from '../spec/index.js';
+import { specDir, validateSpec } from '../spec/index.js';
+import { coverage, type CheckRef, type Coverage } from '../spec/coverage.js';
 import { EXIT, UsageError } from './errors.js';
 
 export interface SpecCommandOptions {

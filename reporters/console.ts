@@ -3,9 +3,9 @@
  * counterexample, exchanges (one line each) and reproduce command, the seed, and a final verdict
  * line. ANSI colour only when asked; control characters from the target never reach the terminal.
  */
-import { redact } from './redact.js';
+import { redact } from '../suites/report/redact.js';
 import { checkLabel, checksByArea, countStatuses, exchangeSummary, verdict, verdictLine, type Counts } from './text.js';
-import type { CheckResult, Report } from './types.js';
+import type { CheckResult, Report } from '../suites/report/model.js';
 
 export interface ConsoleOptions {
   color?: boolean;

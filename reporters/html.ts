@@ -4,7 +4,7 @@
  * through escape-html; failures are expanded with <details open>.
  */
 import escapeHtml from 'escape-html';
-import { redact } from './redact.js';
+import { redact } from '../suites/report/redact.js';
 import {
   checkLabel,
   checksByArea,
@@ -17,7 +17,7 @@ import {
   verdictLine,
   type Counts,
 } from './text.js';
-import type { CheckResult, Report, RuleResult } from './types.js';
+import type { CheckResult, Report, RuleResult } from '../suites/report/model.js';
 
 const h = (value: unknown): string => escapeHtml(String(value));
 

@@ -1,6 +1,6 @@
 /** The JSON report: the contract of DESIGN.md and reporters/report.schema.json, pretty-printed. */
-import { redact } from './redact.js';
-import type { Report } from './types.js';
+import { redact } from '../suites/report/redact.js';
+import type { Report } from '../suites/report/model.js';
 
 export function renderJson(report: Report): string {
   return `${JSON.stringify(redact(report), null, 2)}\n`;

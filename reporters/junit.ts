@@ -3,9 +3,9 @@
  * passed testcase with a note in system-out, because CI must not go red on it.
  */
 import { create } from 'xmlbuilder2';
-import { redact } from './redact.js';
+import { redact } from '../suites/report/redact.js';
 import { checkLabel, checksByArea, countStatuses, detailText, firstLine } from './text.js';
-import type { CheckResult, Report } from './types.js';
+import type { CheckResult, Report } from '../suites/report/model.js';
 
 type XMLBuilder = ReturnType<typeof create>;
 

@@ -4,7 +4,7 @@
  * reasons, and the rules table folded at the end.
  */
 import escapeHtml from 'escape-html';
-import { redact } from './redact.js';
+import { redact } from '../suites/report/redact.js';
 import {
   checkLabel,
   checksByArea,
@@ -17,7 +17,7 @@ import {
   verdict,
   verdictLine,
 } from './text.js';
-import type { CheckResult, Report } from './types.js';
+import type { CheckResult, Report } from '../suites/report/model.js';
 
 /** Text in Markdown prose or a table cell: no HTML, no table breaks, one line. */
 function md(text: string): string {

@@ -3,7 +3,7 @@
  * rendering of a failure (message, counterexample, exchanges, reproduce). Formats differ only in
  * how they wrap these.
  */
-import type { CheckResult, CheckStatus, Exchange, Report, RuleResult, RuleStatus } from './types.js';
+import type { CheckResult, CheckStatus, Exchange, Report, RuleResult, RuleStatus } from '../suites/report/model.js';
 
 export type Counts = Record<CheckStatus, number>;
 

@@ -3,14 +3,22 @@
  * (Node http, supertest, msw) calls. Routing comes from spec/openapi.yaml by operationId; each
  * operation is a small handler module registered in oauth/ or api/.
  */
-import { operations, profiles, faults as faultCatalogue, inRelease, type OperationInfo } from '../spec/index.js';
+import {
+  operations,
+  profiles,
+  faults as faultCatalogue,
+  inRelease,
+  type FaultName,
+  type OperationInfo,
+} from '../spec/index.js';
 import { createClock } from './clock.js';
 import { createRouter } from './router.js';
 import { createStore, type Store } from './store.js';
 import { json } from './http.js';
+import { HttpError } from './errors.js';
 import type {
   Ctx,
-  Handler,
+  Handlers,
   InstanceSettings,
   Middleware,
   ParsedBody,
@@ -21,13 +29,14 @@ import type {
 import { oauthGateOverrides, oauthHandlers, oauthMiddlewares, seedAccounts } from './oauth/index.js';
 import { apiHandlers, apiMiddlewares } from './api/index.js';
 
-const handlers: Record<string, Handler> = { ...oauthHandlers, ...apiHandlers };
+const handlers: Handlers = { ...oauthHandlers, ...apiHandlers };
 const middlewares: Middleware[] = [...apiMiddlewares, ...oauthMiddlewares];
 
 export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions {
   const p = profiles();
-  const known = new Set(faultCatalogue().map((f) => f.name));
-  const unknown = (options.faults ?? []).filter((f) => !known.has(f));
+  const known = new Set<string>(faultCatalogue().map((f) => f.name));
+  const isFault = (f: string): f is FaultName => known.has(f);
+  const unknown = (options.faults ?? []).filter((f) => !isFault(f));
   if (unknown.length) throw new RangeError(`unknown fault ${unknown.join(', ')} (see spec/faults.yaml)`);
   const flags: Record<string, boolean> = {};
   for (const [name, info] of Object.entries(p.flags)) flags[name] = info.default;
@@ -38,7 +47,7 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     offering: options.offering ?? p.defaults.offering,
     flags: { ...flags, ...options.flags },
     settings: { ...(settings as unknown as InstanceSettings), ...options.settings },
-    faults: [...(options.faults ?? [])],
+    faults: (options.faults ?? []).filter(isFault),
     devMode: options.devMode ?? true,
     seed: options.seed ?? 1,
     seedSize: options.seedSize ?? 1,
@@ -115,7 +124,13 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
       body: () => (parsed ??= parseBody(request)),
       origin: url.origin,
     };
-    return handler(ctx);
+    // The one place thrown answers become responses, inside the middlewares (CORS still applies).
+    try {
+      return await handler(ctx);
+    } catch (error) {
+      if (error instanceof HttpError) return error.toResponse(sim);
+      throw error;
+    }
   };
 
   const sim: Sim = {

@@ -1,6 +1,6 @@
 import type { Clock } from './clock.js';
 import type { Store } from './store.js';
-import type { OperationInfo, Offering } from '../spec/index.js';
+import type { FaultName, OperationId, OperationInfo, Offering } from '../spec/index.js';
 
 /** Instance settings an administrator can change (defaults live in spec/profiles.yaml). */
 export interface InstanceSettings {
@@ -23,7 +23,8 @@ export interface SimulatorOptions {
   offering?: Offering;
   flags?: Record<string, boolean>;
   settings?: Partial<InstanceSettings>;
-  faults?: string[];
+  /** Names of spec/faults.yaml (checked when the simulator starts: they come from users). */
+  faults?: readonly string[];
   /** Development mode accepts plain-HTTP redirect URIs. */
   devMode?: boolean;
   /** Seed of the generated REST data. */
@@ -46,7 +47,7 @@ export interface ResolvedOptions {
   offering: Offering;
   flags: Record<string, boolean>;
   settings: InstanceSettings;
-  faults: string[];
+  faults: FaultName[];
   devMode: boolean;
   seed: number;
   seedSize: number;
@@ -59,7 +60,7 @@ export interface Sim {
   readonly clock: Clock;
   readonly store: Store;
   /** Is this named fault switched on? */
-  fault(name: string): boolean;
+  fault(name: FaultName): boolean;
   /** Is a feature flag on (default from spec/profiles.yaml)? */
   flag(name: string): boolean;
   /** Is something with this release window in force on the simulated release? */
@@ -97,6 +98,9 @@ export interface Ctx {
 }
 
 export type Handler = (ctx: Ctx) => Response | Promise<Response>;
+
+/** Handlers by the operationId of spec/openapi.yaml they serve. */
+export type Handlers = Partial<Record<OperationId, Handler>>;
 
 /** Runs before routing; may answer itself (414, 429, CORS preflight) or call next(). */
 export type Middleware = (request: Request, sim: Sim, next: () => Promise<Response>) => Promise<Response>;

@@ -57,7 +57,7 @@ export function coverage(checks?: CheckRef[]): Coverage {
     rulesWithoutSourceRow: all.filter((r) => !named.has(r.id)),
   };
   if (checks) {
-    const known = new Set(all.map((r) => r.id));
+    const known = new Set<string>(all.map((r) => r.id));
     const byRule: Record<string, string[]> = {};
     const unknownRuleRefs: { check: string; rule: string }[] = [];
     for (const check of checks) {

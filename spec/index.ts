@@ -22,9 +22,11 @@ import type {
   Machine,
   MachineRow,
   Offering,
+  OperationId,
   OperationInfo,
   Profiles,
   Rule,
+  RuleId,
   SourceMapEntry,
 } from './types.js';
 
@@ -34,9 +36,11 @@ export { compareReleases, inRelease } from './releases.js';
 export { validateSpec, validateFiles, matchSourceMap } from './validate.js';
 export { parseSourceText, sectionMatches } from './source-text.js';
 export type { SourceText, SourceItem, SourceHeading } from './source-text.js';
-export { coverage } from './coverage.js';
-export type { Coverage, CheckRef } from './coverage.js';
+export { RULE_IDS, FAULT_NAMES, OPERATION_IDS } from './ids.js';
 export type {
+  RuleId,
+  FaultName,
+  OperationId,
   Level,
   Offering,
   HttpMethod,
@@ -153,7 +157,7 @@ export function operations(): OperationInfo[] {
         (OpenAPIV3_1.OperationObject & Record<string, unknown>) | undefined;
       if (!op?.operationId) continue;
       out.push({
-        operationId: op.operationId,
+        operationId: op.operationId as OperationId,
         method,
         path,
         tags: op.tags ?? [],
@@ -161,7 +165,7 @@ export function operations(): OperationInfo[] {
         since: op['x-since'] as string | undefined,
         until: op['x-until'] as string | undefined,
         flag: op['x-flag'] as string | undefined,
-        rules: (op['x-rules'] as string[] | undefined) ?? [],
+        rules: (op['x-rules'] as RuleId[] | undefined) ?? [],
         deprecated: op.deprecated ?? false,
         raw: op,
       });
@@ -170,7 +174,7 @@ export function operations(): OperationInfo[] {
   return out;
 }
 
-export function operation(operationId: string): OperationInfo {
+export function operation(operationId: OperationId): OperationInfo {
   const found = operations().find((o) => o.operationId === operationId);
   if (!found) throw new Error(`unknown operationId ${operationId}`);
   return found;
@@ -178,11 +182,11 @@ export function operation(operationId: string): OperationInfo {
 
 /** One row of the source's keyset support table (the `x-keyset` extension of an operation). */
 export interface KeysetRow {
-  operationId: string;
+  operationId: OperationId;
   who: 'authenticated' | 'unauthenticated' | 'both';
   since?: string;
   until?: string;
-  rules: string[];
+  rules: RuleId[];
   /** Every allowed (order_by, sort); a single pair of nulls where no ordering applies. */
   orders: { order_by: string | null; sort: 'asc' | 'desc' | null }[];
 }
@@ -193,7 +197,7 @@ interface XKeyset {
   who: KeysetRow['who'];
   since?: string;
   until?: string;
-  rule?: string;
+  rule?: RuleId;
 }
 
 /** The keyset support table, one row per operation that offers keyset pagination. */
@@ -207,7 +211,7 @@ export function keysetTable(): KeysetRow[] {
         : x.orderBy.flatMap((o) => x.sort.map((sort) => ({ order_by: o, sort })));
     return [
       {
-        operationId: op.operationId,
+        operationId: op.operationId as OperationId,
         who: x.who,
         since: x.since,
         until: x.until,
@@ -221,7 +225,7 @@ export function keysetTable(): KeysetRow[] {
 export interface CorsPreflight {
   path: string;
   since?: string;
-  rules: string[];
+  rules: RuleId[];
   /** Lower-case header names a preflight may be granted (the source does not show the list). */
   allowedHeaders: string[];
   /** Lower-case header names never granted (X-Requested-With). */
@@ -238,7 +242,7 @@ export function corsPreflights(): CorsPreflight[] {
     out.push({
       path,
       since: ext['x-since'] as string | undefined,
-      rules: (ext['x-rules'] as string[] | undefined) ?? [],
+      rules: (ext['x-rules'] as RuleId[] | undefined) ?? [],
       allowedHeaders: (ext.allowedHeaders as string[] | undefined) ?? [],
       refusedHeaders: (ext.refusedHeaders as string[] | undefined) ?? [],
     });
@@ -258,7 +262,7 @@ export function rules(): Rule[] {
   return value<{ rules: Rule[] }>(SPEC_FILES.rules).rules;
 }
 
-export function rule(id: string): Rule {
+export function rule(id: RuleId): Rule {
   const found = rules().find((r) => r.id === id);
   if (!found) throw new Error(`unknown rule id ${id} (not in spec/rules.yaml)`);
   return found;
@@ -303,7 +307,7 @@ export function rulesChangingAt(release: string): { starting: Rule[]; ending: Ru
 }
 
 export function limits(): Limits {
-  return (profiles() as unknown as { limits: Limits }).limits;
+  return profiles().limits;
 }
 
 export function faults(): Fault[] {

@@ -1,12 +1,15 @@
 /** Types of the spec data (see spec/*.schema.json for the file formats). */
 import type { OpenAPIV3_1 } from 'openapi-types';
+import type { FaultName, OperationId, RuleId } from './ids.js';
+
+export type { FaultName, OperationId, RuleId } from './ids.js';
 
 export type Level = 'must' | 'should' | 'info';
 export type Offering = 'self-managed' | 'hosted';
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options' | 'head';
 
 export interface OperationInfo {
-  operationId: string;
+  operationId: OperationId;
   method: HttpMethod;
   /** OpenAPI path template, e.g. `/api/v4/projects/{id}`. */
   path: string;
@@ -16,13 +19,13 @@ export interface OperationInfo {
   since?: string;
   until?: string;
   flag?: string;
-  rules: string[];
+  rules: RuleId[];
   deprecated: boolean;
   raw: OpenAPIV3_1.OperationObject;
 }
 
 export interface Rule {
-  id: string;
+  id: RuleId;
   title: string;
   statement: string;
   level: Level;
@@ -42,7 +45,7 @@ export interface FlagInfo {
   until?: string;
   description?: string;
   source?: string;
-  rules?: string[];
+  rules?: RuleId[];
 }
 
 export interface SettingInfo {
@@ -50,7 +53,7 @@ export interface SettingInfo {
   description?: string;
   source?: string;
   offering?: Offering;
-  rules?: string[];
+  rules?: RuleId[];
 }
 
 export interface ReleaseInfo {
@@ -74,7 +77,9 @@ export interface Profiles {
   settings: Record<string, SettingInfo>;
   releases?: Record<string, ReleaseInfo>;
   offerings?: Record<Offering, OfferingInfo>;
-  [key: string]: unknown;
+  limits: Limits;
+  /** Where each limit comes from: the rules that state it. */
+  limitSources: Record<keyof Limits, { rules: RuleId[] }>;
 }
 
 export interface Limits {
@@ -92,9 +97,9 @@ export interface Limits {
 }
 
 export interface Fault {
-  name: string;
+  name: FaultName;
   side: 'oauth' | 'api';
-  rules: string[];
+  rules: RuleId[];
   description: string;
 }
 
@@ -116,7 +121,7 @@ export interface MachineRow {
   result: MachineResult;
   effects: string[];
   source: string;
-  rules: string[];
+  rules: RuleId[];
 }
 
 export interface Machine {
@@ -138,7 +143,7 @@ export interface SourceMapEntry {
   section: string;
   row?: string;
   bullet?: string;
-  rules: string[];
+  rules: RuleId[];
 }
 
 /** One finding of validateSpec: file relative to the spec folder, 1-based line. */

@@ -5,8 +5,7 @@
  * are known, the OpenAPI document holds together, and every row and item of the source text has
  * exactly one source-map entry.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createAjv, type ErrorObject, type ValidateFunction } from './ajv.js';
 import { compareReleases } from './releases.js';
 import {
   machineFiles,
@@ -29,9 +28,6 @@ import {
 import type { Machine, Problem, Profiles, Rule, SourceMapEntry, Fault } from './types.js';
 
 type Json = Record<string, unknown>;
-type AddFormats = (ajv: Ajv2020) => unknown;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
-  addFormatsModule) as unknown as AddFormats;
 
 /** Pagination response headers every paginated operation declares (PAG-LINK-HEADER, PAG-OFFSET-HEADERS). */
 const PAGINATION_HEADERS = ['link', 'x-next-page', 'x-page', 'x-per-page', 'x-prev-page', 'x-total', 'x-total-pages'];
@@ -81,8 +77,7 @@ function compileSchemas(files: SpecFiles, problems: Problems): Map<string, Valid
 }
 
 function compileSchemaFiles(files: SpecFiles, problems: Problems): Map<string, ValidateFunction> {
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
-  addFormats(ajv);
+  const ajv = createAjv({ allErrors: true, strict: false });
   const compiled = new Map<string, ValidateFunction>();
   const schemas: [string, Json][] = [];
   for (const name of Object.values(SCHEMA_FILES)) {
@@ -288,11 +283,13 @@ function checkMachine(ctx: Context, parsed: ParsedYaml, m: Machine): void {
 }
 
 // ---------------------------------------------------------------------------------------- profiles
-function checkProfiles(
-  ctx: Context,
-  parsed: ParsedYaml,
-  p: Profiles & { limits: Json; limitSources: Record<string, { rules: string[] }> },
-): void {
+/** profiles.yaml before its limits are known to be the ones the code reads. */
+type RawProfiles = Omit<Profiles, 'limits' | 'limitSources'> & {
+  limits: Json;
+  limitSources: Record<string, { rules: string[] }>;
+};
+
+function checkProfiles(ctx: Context, parsed: ParsedYaml, p: RawProfiles): void {
   const { file } = parsed;
   const releases = Object.keys(p.releases ?? {});
   releases.forEach((r, i) => {
@@ -562,14 +559,12 @@ export function validateFiles(files: SpecFiles): Problem[] {
   const sourceText = text === undefined ? { headings: [], items: [] } : parseSourceText(text);
 
   const rules = rulesOk ? ((rulesFile!.value as { rules: Rule[] }).rules ?? []) : [];
-  const profiles = profilesOk
-    ? (profilesFile!.value as Profiles & { limits: Json; limitSources: Record<string, { rules: string[] }> })
-    : undefined;
+  const profiles = profilesOk ? (profilesFile!.value as RawProfiles) : undefined;
   // Names come from the raw file even when its schema check failed, so one bad field in
   // profiles.yaml does not make every release and flag elsewhere look unknown.
   const rawProfiles = (isObject(profilesFile?.value) ? profilesFile!.value : {}) as Json;
   const names = (key: string): string[] => (isObject(rawProfiles[key]) ? Object.keys(rawProfiles[key] as Json) : []);
-  const ruleIds = new Set(rules.map((r) => r.id));
+  const ruleIds = new Set<string>(rules.map((r) => r.id));
   const ctx: Context = {
     problems,
     knownRule: rulesOk ? (id) => ruleIds.has(id) : () => true,

@@ -20,3 +20,5 @@ export function allChecks(): Check[] {
   }
   return all;
 }
+
+export { HarnessInputError, ConfigError, TargetError, SelectionError, DriverError, ReportError } from './errors.js';

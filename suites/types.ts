@@ -4,11 +4,23 @@
  * The runner (CLI `run`) and the vitest files under suites/ both execute the same checks.
  */
 import type * as fc from 'fast-check';
-import type { Offering } from '../spec/index.js';
-import type { Exchange } from '../reporters/types.js';
+import type { Offering, RuleId } from '../spec/index.js';
+import type { Exchange } from './report/model.js';
+import type { AppConfig, AppRole, DriverKind, TargetConfig } from '../spec/target-config.js';
 
-export type SuiteName =
-  'grants' | 'device' | 'tokens' | 'oidc' | 'cors' | 'encoding' | 'pagination' | 'scopes' | 'versioning';
+/** Every suite, in the order runs and reports list them; SuiteName derives from it. */
+export const SUITE_NAMES = [
+  'grants',
+  'device',
+  'tokens',
+  'oidc',
+  'cors',
+  'encoding',
+  'pagination',
+  'scopes',
+  'versioning',
+] as const;
+export type SuiteName = (typeof SUITE_NAMES)[number];
 
 /** What a target can do; detected at start, never assumed. */
 export interface Capabilities {
@@ -31,55 +43,7 @@ export interface Capabilities {
 }
 export type Capability = keyof Capabilities;
 
-export type AppRole = 'confidential' | 'public' | 'limited';
-
-export interface AppConfig {
-  clientId: string;
-  clientSecret?: string;
-  redirectUri: string;
-  scopes: string[];
-}
-
-/** Target config (YAML or JSON), see DESIGN.md; validated against spec/target-config.schema.json. */
-export interface TargetConfig {
-  baseUrl: string;
-  issuer?: string;
-  release?: string;
-  offering?: Offering;
-  features?: Record<string, boolean>;
-  driver?: {
-    kind: 'simulator' | 'form' | 'browser' | 'manual';
-    signInPath?: string;
-    loginField?: string;
-    passwordField?: string;
-    approveSelector?: string;
-    denySelector?: string;
-  };
-  user?: { username: string; password: string };
-  personalAccessToken?: string;
-  applications?: Partial<Record<AppRole, AppConfig>>;
-  /** Existing data the checks may read on a live target. */
-  fixtures?: Fixtures;
-}
-
-export interface Fixtures {
-  /** Namespaced path of a readable project with issues, jobs, a repository tree and tags. */
-  project?: string;
-  /** A project whose old path answers with a redirect to its new one (release >= 16.7). */
-  movedProject?: { oldPath: string; newPath: string };
-  /** A namespaced path whose issues collection holds more than 10,000 records. */
-  largeProject?: string;
-  /** A group path (audit events). */
-  group?: string;
-  /** A registry repository id of `project` with tags. */
-  registryRepositoryId?: number;
-  /** A package id of `project` with pipelines. */
-  packageId?: number;
-  /** A branch of `project` whose name contains `/` (encoding checks). */
-  slashedBranch?: string;
-  /** A tag of `project` whose name contains `/` (encoding checks). */
-  slashedTag?: string;
-}
+export type { AppConfig, AppRole, DriverConfig, DriverKind, Fixtures, TargetConfig } from '../spec/target-config.js';
 
 export interface HttpRequest {
   method?: string;
@@ -128,7 +92,7 @@ export interface AuthorizeOutcome {
 
 /** Who plays the user. */
 export interface Driver {
-  readonly kind: 'simulator' | 'form' | 'browser' | 'manual';
+  readonly kind: DriverKind;
   /**
    * Open an /oauth/authorize URL as the configured user would: sign in if asked, then approve or
    * deny the consent form. Returns the URL the provider redirected to (redirect_uri with code/state
@@ -190,11 +154,12 @@ export interface OAuthFlows {
 }
 
 /**
- * Structured context of a failure. `rules`, when given, names the rules this failure breaks (a
- * subset of the check's rules): their levels decide failed or warned, and only they are marked
- * broken in the report. A check proving several rules should say which one a failure breaks.
+ * Structured context of a failure. `rules`, when given, names the rules this failure breaks
+ * (usually some of the check's rules; a set-up step may name another): their levels decide failed
+ * or warned, and only they are marked broken in the report. A check proving several rules should
+ * say which one a failure breaks. An id that is no rule does not compile, and stops the run if cast.
  */
-export type FailureDetails = Record<string, unknown> & { rules?: string[] };
+export type FailureDetails = Record<string, unknown> & { rules?: RuleId[] };
 
 export interface CheckContext {
   readonly config: TargetConfig;
@@ -236,7 +201,7 @@ export interface CheckContext {
   /** Skip this check with the reason (missing capability, release, fixture). */
   skip(reason: string): never;
   /** Is the rule in force for this run's release, offering and flags? */
-  inForce(ruleId: string): boolean;
+  inForce(ruleId: RuleId): boolean;
 }
 
 export interface Check {
@@ -245,7 +210,7 @@ export interface Check {
   suite: SuiteName;
   title: string;
   /** Rule ids from spec/rules.yaml this check proves. */
-  rules: string[];
+  rules: RuleId[];
   needs?: Capability[];
   /** Waits in real time on a live target; runs only with --slow there. */
   slow?: boolean;

@@ -5,7 +5,7 @@
  * as `idp-conformance run`.
  */
 import { afterAll, beforeAll, it } from 'vitest';
-import type { CheckResult } from '../reporters/types.js';
+import type { CheckResult } from './report/model.js';
 import type { Check } from './types.js';
 import { openTarget } from './target/index.js';
 import { DEFAULT_CHECK_TIMEOUT_MS, openSession, type Session } from './runner/session.js';

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { coverage } from '../spec/index.js';
+import { coverage } from '../spec/coverage.js';
 import { allChecks } from '../suites/index.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');

@@ -9,7 +9,7 @@
  * - a token without any of the endpoint's scopes: 403 insufficient_scope naming them.
  */
 import { checkAccessToken, presentedToken, TOKEN_PROBLEM } from '../credentials.js';
-import { json } from '../http.js';
+import { ApiError } from '../errors.js';
 import type { AccessToken, User } from '../store.js';
 import type { Ctx } from '../types.js';
 
@@ -35,45 +35,52 @@ function challenge(extra = ''): Record<string, string> {
   return { 'www-authenticate': `Bearer realm="api"${extra}` };
 }
 
-export function unauthorized(reason: keyof typeof TOKEN_PROBLEM): Response {
+const UNAUTHORIZED = '401 Unauthorized';
+
+function unauthorized(reason: keyof typeof TOKEN_PROBLEM): ApiError {
   if (reason === 'missing')
-    return json(401, { message: '401 Unauthorized', error_description: TOKEN_PROBLEM.missing }, challenge());
-  return json(
+    return new ApiError(401, UNAUTHORIZED, challenge(), {
+      message: UNAUTHORIZED,
+      error_description: TOKEN_PROBLEM.missing,
+    });
+  return new ApiError(
     401,
-    { message: '401 Unauthorized', error: 'invalid_token', error_description: TOKEN_PROBLEM[reason] },
+    UNAUTHORIZED,
     challenge(`, error="invalid_token", error_description="${TOKEN_PROBLEM[reason]}"`),
+    { message: UNAUTHORIZED, error: 'invalid_token', error_description: TOKEN_PROBLEM[reason] },
   );
 }
 
-export function insufficientScope(scopes: readonly string[]): Response {
+/** RFC 6750 §3.1: the body names the error as OAuth does, with no `message`. */
+function insufficientScope(scopes: readonly string[]): ApiError {
   const scope = scopes.join(' ');
-  return json(
-    403,
-    {
-      error: 'insufficient_scope',
-      error_description: 'The request requires higher privileges than provided by the access token.',
-      scope,
-    },
-    challenge(`, error="insufficient_scope", scope="${scope}"`),
-  );
+  const description = 'The request requires higher privileges than provided by the access token.';
+  return new ApiError(403, description, challenge(`, error="insufficient_scope", scope="${scope}"`), {
+    error: 'insufficient_scope',
+    error_description: description,
+    scope,
+  });
 }
 
-/** The caller (null when anonymous and allowed), or the 401/403 answer. */
-export function authenticate(ctx: Ctx, need: Need): Caller | null | Response {
+/** The caller (null when anonymous and allowed); a 401/403 is thrown. */
+export function authenticate(ctx: Ctx, need: Need): Caller | null {
   const presented = presentedToken(ctx.request, ctx.url);
-  if (!presented) return need.required ? unauthorized('missing') : null;
+  if (!presented) {
+    if (need.required) throw unauthorized('missing');
+    return null;
+  }
   const check = checkAccessToken(ctx.sim, presented.token);
   if (!check.ok) {
     // fault: a dead token on a public endpoint is read as no token at all
     if (!need.required && ctx.sim.fault('invalid-token-anonymous')) return null;
-    return unauthorized(check.reason);
+    throw unauthorized(check.reason);
   }
   if (
     need.scopes.length > 0 &&
     !need.scopes.some((s) => check.token.scopes.includes(s)) &&
     !ctx.sim.fault('scope-not-checked')
   ) {
-    return insufficientScope(need.scopes);
+    throw insufficientScope(need.scopes);
   }
   return { user: check.user, token: check.token };
 }

@@ -14,7 +14,6 @@ const VARIABLE_TYPES = ['env_var', 'file'];
 
 export const createPipeline = endpoint(API, async (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (project instanceof Response) return project;
   const params = await readParams(ctx);
   const ref = str(params, 'ref');
   if (!ref) return apiError(400, 'ref is missing');

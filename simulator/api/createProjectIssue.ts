@@ -12,7 +12,6 @@ import { renderIssue } from './render.js';
 
 export const createProjectIssue = endpoint(API, async (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (project instanceof Response) return project;
   const params = await readParams(ctx);
   const title = str(params, 'title');
   if (!title || !title.trim()) return apiError(400, 'title is missing');

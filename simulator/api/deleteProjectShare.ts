@@ -3,9 +3,8 @@ import { API, endpoint } from './endpoint.js';
 import { findGroup, findProject } from './lookup.js';
 
 export const deleteProjectShare = endpoint(API, (ctx, caller) => {
-  const project = findProject(ctx, ctx.params.id, caller);
-  if (project instanceof Response) return project;
-  const group = findGroup(ctx, ctx.params.group_id, caller);
-  if (group instanceof Response) return group;
+  // Both must exist (and be visible): a miss throws the 404.
+  findProject(ctx, ctx.params.id, caller);
+  findGroup(ctx, ctx.params.group_id, caller);
   return new Response(null, { status: 204 });
 });

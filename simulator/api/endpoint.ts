@@ -1,23 +1,12 @@
 /**
- * The frame of every /api/v4 handler: authenticate with the operation's need, run, and turn a
- * parameter error into a clear 400 (never a 500).
+ * The frame of every /api/v4 handler: authenticate with the operation's need, then run. Errors
+ * (401/403, a bad parameter, a missing project) are thrown as ApiError and answered by core.ts.
  */
-import { apiError } from '../http.js';
 import type { Ctx, Handler } from '../types.js';
 import { authenticate, SCOPES, type Caller, type Need } from './auth.js';
-import { ParamError } from './params.js';
 
 export function endpoint(need: Need, run: (ctx: Ctx, caller: Caller | null) => Response | Promise<Response>): Handler {
-  return async (ctx) => {
-    const caller = authenticate(ctx, need);
-    if (caller instanceof Response) return caller;
-    try {
-      return await run(ctx, caller);
-    } catch (error) {
-      if (error instanceof ParamError) return apiError(400, error.message);
-      throw error;
-    }
-  };
+  return (ctx) => run(ctx, authenticate(ctx, need));
 }
 
 /** Public reads: anonymous allowed, a presented token needs `api` (read_user is not enough). */

@@ -1,5 +1,5 @@
 /** The data the checks may rely on (the target config's `fixtures`), as the simulator seeds it. */
-import type { Fixtures } from '../../suites/types.js';
+import type { Fixtures } from '../../spec/target-config.js';
 import { dataset } from '../data/index.js';
 import { BRANCHES, TAGS } from '../data/tree.js';
 import type { Sim } from '../types.js';

@@ -6,6 +6,5 @@ import { renderProject } from './render.js';
 
 export const getProject = endpoint(PUBLIC_READ, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (project instanceof Response) return project;
   return json(200, renderProject(ctx, project));
 });

@@ -8,7 +8,6 @@ import { renderIssue } from './render.js';
 
 export const getProjectIssue = endpoint(PUBLIC_READ, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (project instanceof Response) return project;
   const issues = dataset(ctx.sim).issuesOf(project);
   if (!/^\d+$/.test(ctx.params.issue_iid)) return apiError(404, '404 Issue Not Found');
   let iid = Number(ctx.params.issue_iid);

@@ -7,7 +7,6 @@ import { commitId } from './repository.js';
 
 export const getRepositoryBranch = endpoint(PUBLIC_READ, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (project instanceof Response) return project;
   const name = ctx.params.branch;
   if (!BRANCHES.includes(name)) return apiError(404, '404 Branch Not Found');
   return json(200, {

@@ -9,7 +9,6 @@ import { commitId, filesOf, refExists } from './repository.js';
 
 export const getRepositoryFile = endpoint(PUBLIC_READ, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (project instanceof Response) return project;
   const ref = str(parsePairs(queryPairs(ctx)), 'ref');
   if (!ref) return apiError(400, 'ref is missing');
   if (!refExists(ref)) return apiError(404, '404 Commit Not Found');

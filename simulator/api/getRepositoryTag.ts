@@ -7,7 +7,6 @@ import { commitId } from './repository.js';
 
 export const getRepositoryTag = endpoint(PUBLIC_READ, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (project instanceof Response) return project;
   const name = ctx.params.tag_name;
   if (!TAGS.includes(name)) return apiError(404, '404 Tag Not Found');
   return json(200, {

@@ -1,5 +1,5 @@
 /** REST API v4 operations, by operationId (one module each), and the middlewares of /api/v4. */
-import type { Handler, Middleware } from '../types.js';
+import type { Handlers, Middleware } from '../types.js';
 import { gitHandlers } from '../git/handlers.js';
 import { createPipeline } from './createPipeline.js';
 import { createProjectIssue } from './createProjectIssue.js';
@@ -36,7 +36,7 @@ import { simCreateProject } from './simCreateProject.js';
 import { unencodedSlash } from './unencodedSlash.js';
 import { urlLength } from './urlLength.js';
 
-export const apiHandlers: Record<string, Handler> = {
+export const apiHandlers: Handlers = {
   getCurrentUser,
   listUsers,
   listProjects,

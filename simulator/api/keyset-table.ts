@@ -5,7 +5,7 @@
  * id_after / id_before for order_by=id, an opaque `cursor` for other columns, and page_token
  * where no ordering applies (the repository tree).
  */
-import { keysetTable, type KeysetRow } from '../../spec/index.js';
+import { keysetTable, type KeysetRow, type OperationId } from '../../spec/index.js';
 
 export type CursorParam = 'id_after' | 'id_before' | 'cursor' | 'page_token';
 
@@ -25,9 +25,9 @@ export function cursorParam(orderBy: string | null, sort: 'asc' | 'desc' | null)
   return 'cursor';
 }
 
-let byOperation: Map<string, KeysetSupport> | undefined;
+let byOperation: Map<OperationId, KeysetSupport> | undefined;
 
-export function keysetSupport(operationId: string): KeysetSupport | undefined {
+export function keysetSupport(operationId: OperationId): KeysetSupport | undefined {
   byOperation ??= new Map(
     keysetTable().map((row) => [
       row.operationId,

@@ -7,7 +7,6 @@ import { renderFeatureFlag } from './render.js';
 
 export const listFeatureFlags = endpoint(API, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (project instanceof Response) return project;
   const flags = dataset(ctx.sim).records.featureFlags(project);
   return paginate(
     ctx,

@@ -6,7 +6,6 @@ import { findGroup } from './lookup.js';
 
 export const listGroupAuditEvents = endpoint(API, (ctx, caller) => {
   const group = findGroup(ctx, ctx.params.id, caller);
-  if (group instanceof Response) return group;
   const { records, catalog } = dataset(ctx.sim);
   return auditEventPage(
     ctx,

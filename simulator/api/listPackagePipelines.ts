@@ -8,7 +8,6 @@ import { renderPipeline } from './render.js';
 
 export const listPackagePipelines = endpoint(API, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (project instanceof Response) return project;
   const { records } = dataset(ctx.sim);
   const pkg = /^\d+$/.test(ctx.params.package_id)
     ? records.packageOf(project, Number(ctx.params.package_id))

@@ -6,6 +6,5 @@ import { findProject } from './lookup.js';
 
 export const listProjectAuditEvents = endpoint(API, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (project instanceof Response) return project;
   return auditEventPage(ctx, dataset(ctx.sim).records.auditEvents({ kind: 'project', project }), true);
 });

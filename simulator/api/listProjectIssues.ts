@@ -13,7 +13,6 @@ import { renderIssue } from './render.js';
 
 export const listProjectIssues = endpoint(PUBLIC_READ, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (project instanceof Response) return project;
   const params = parsePairs(queryPairs(ctx));
   let seq = dataset(ctx.sim).issuesOf(project);
   const after = str(params, 'created_after');

@@ -7,7 +7,6 @@ import { renderJob } from './render.js';
 
 export const listProjectJobs = endpoint(API, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (project instanceof Response) return project;
   return paginate(
     ctx,
     {

@@ -9,7 +9,6 @@ import { renderPackage } from './render.js';
 
 export const listProjectPackages = endpoint(API, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (project instanceof Response) return project;
   const { records } = dataset(ctx.sim);
   return paginate(
     ctx,

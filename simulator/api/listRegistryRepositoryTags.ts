@@ -8,7 +8,6 @@ import { renderTag } from './render.js';
 
 export const listRegistryRepositoryTags = endpoint(API, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (project instanceof Response) return project;
   const { records } = dataset(ctx.sim);
   if (ctx.params.repository_id !== String(records.registryRepositoryId(project)))
     return apiError(404, '404 Repository Not Found');

@@ -16,7 +16,6 @@ import { filesOf, refExists } from './repository.js';
 
 export const listRepositoryTree = endpoint(PUBLIC_READ, (ctx, caller) => {
   const project = findProject(ctx, ctx.params.id, caller);
-  if (project instanceof Response) return project;
   const params = parsePairs(queryPairs(ctx));
   const ref = str(params, 'ref') ?? 'main';
   if (!refExists(ref)) return apiError(404, '404 Tree Not Found');

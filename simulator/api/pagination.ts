@@ -17,6 +17,7 @@ import { apiError, json } from '../http.js';
 import { lowerBound, reversed, take, type Seq } from '../data/seq.js';
 import type { Ctx } from '../types.js';
 import { CURSOR_PARAMS, cursorParam, keysetSupport, type KeysetOrder } from './keyset-table.js';
+import { ParamError } from './params.js';
 
 export type SortDir = 'asc' | 'desc';
 
@@ -87,13 +88,13 @@ function finish(ctx: Ctx, body: unknown[], headers: Record<string, string>): Res
   return json(200, body, headers);
 }
 
-function orderingOf<T>(ctx: Ctx, listing: Listing<T>): { ordering: Ordering<T>; sort: SortDir } | Response {
+function orderingOf<T>(ctx: Ctx, listing: Listing<T>): { ordering: Ordering<T>; sort: SortDir } {
   const orderBy = ctx.query.get('order_by') ?? listing.defaultOrder.orderBy;
   const sort = ctx.query.get('sort') ?? listing.defaultOrder.sort;
   const ordering = listing.orderings[orderBy];
   if (!ordering)
-    return apiError(400, `order_by does not have a valid value (one of ${Object.keys(listing.orderings).join(', ')})`);
-  if (sort !== 'asc' && sort !== 'desc') return apiError(400, 'sort does not have a valid value (asc or desc)');
+    throw new ParamError(`order_by does not have a valid value (one of ${Object.keys(listing.orderings).join(', ')})`);
+  if (sort !== 'asc' && sort !== 'desc') throw new ParamError('sort does not have a valid value (asc or desc)');
   return { ordering, sort };
 }
 
@@ -112,7 +113,6 @@ export function paginate<T>(ctx: Ctx, listing: Listing<T>, authenticated: boolea
 
 function offset<T>(ctx: Ctx, listing: Listing<T>): Response {
   const chosen = orderingOf(ctx, listing);
-  if (chosen instanceof Response) return chosen;
   const { page, perPage } = pageParams(ctx);
   const start = (page - 1) * perPage;
   if (listing.offsetRecordLimit !== undefined && page * perPage > listing.offsetRecordLimit) {

@@ -9,11 +9,17 @@
  * A JSON body (Content-Type application/json) gives the same shapes directly.
  */
 import type { Ctx } from '../types.js';
+import { ApiError } from '../errors.js';
 
 export type Value = string | boolean | number | null | Value[] | { [key: string]: Value };
 export type Params = Record<string, Value>;
 
-export class ParamError extends Error {}
+/** A parameter the REST API cannot read: 400 `{message}` naming it. */
+export class ParamError extends ApiError {
+  constructor(message: string) {
+    super(400, message);
+  }
+}
 
 const MAX_DEPTH = 8;
 

@@ -3,6 +3,7 @@
  * documented public behaviour). Attributes removed in a release are absent from it on, per the
  * window of the rule that announces the removal.
  */
+import type { RuleId } from '../../spec/index.js';
 import type { Ctx } from '../types.js';
 import type { GroupRec, ProjectRec } from '../data/catalog.js';
 import type {
@@ -20,7 +21,7 @@ import { ruleInForce } from '../release.js';
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Removed attributes stay until their rule's release (the fault keeps them forever). */
-function removed(ctx: Ctx, rule: string): boolean {
+function removed(ctx: Ctx, rule: RuleId): boolean {
   return ruleInForce(ctx.sim, rule) && !ctx.sim.fault('removed-attributes-present');
 }
 

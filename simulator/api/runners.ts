@@ -2,7 +2,8 @@
  * The deprecated runner registration endpoints. They work (marked deprecated) until the instance
  * plays the announced future major (setting runnerRegistrationGone), then answer 410 Gone.
  */
-import { apiError, json } from '../http.js';
+import { ApiError } from '../errors.js';
+import { json } from '../http.js';
 import { secret } from '../random.js';
 import type { Ctx, Handler } from '../types.js';
 import { API, endpoint } from './endpoint.js';
@@ -11,37 +12,37 @@ import { readParams, str } from './params.js';
 
 const DEPRECATED = { deprecation: 'true' };
 
-function gone(ctx: Ctx): Response | null {
-  return ctx.sim.options.settings.runnerRegistrationGone
-    ? apiError(410, '410 Gone: runner registration tokens are removed; create runners with an authentication token')
-    : null;
+function refuseIfGone(ctx: Ctx): void {
+  if (ctx.sim.options.settings.runnerRegistrationGone)
+    throw new ApiError(
+      410,
+      '410 Gone: runner registration tokens are removed; create runners with an authentication token',
+    );
 }
 
 export const registerRunner: Handler = endpoint({ required: false, scopes: [] }, async (ctx) => {
-  const refused = gone(ctx);
-  if (refused) return refused;
+  refuseIfGone(ctx);
   const params = await readParams(ctx);
-  if (!str(params, 'token')) return apiError(400, 'token is missing');
+  if (!str(params, 'token')) throw new ApiError(400, 'token is missing');
   const state = ctx.sim.state('api.runners', () => ({ next: 1 }));
   return json(201, { id: state.next++, token: secret(20, 'glrt-'), token_expires_at: null }, DEPRECATED);
 });
 
-function resetToken(scope: (ctx: Ctx, caller: Parameters<typeof findProject>[2]) => Response | null): Handler {
+/** `scope` throws when the caller may not reset this token (after the 410, as before). */
+function resetToken(scope: (ctx: Ctx, caller: Parameters<typeof findProject>[2]) => void): Handler {
   return endpoint(API, (ctx, caller) => {
-    const refused = gone(ctx) ?? scope(ctx, caller);
-    if (refused) return refused;
+    refuseIfGone(ctx);
+    scope(ctx, caller);
     return json(201, { token: secret(20, 'GR1348941'), token_expires_at: null }, DEPRECATED);
   });
 }
 
-export const resetRunnerRegistrationToken = resetToken((_ctx, caller) =>
-  caller?.user.admin ? null : apiError(403, '403 Forbidden'),
-);
+export const resetRunnerRegistrationToken = resetToken((_ctx, caller) => {
+  if (!caller?.user.admin) throw new ApiError(403, '403 Forbidden');
+});
 export const resetProjectRunnerRegistrationToken = resetToken((ctx, caller) => {
-  const project = findProject(ctx, ctx.params.id, caller);
-  return project instanceof Response ? project : null;
+  findProject(ctx, ctx.params.id, caller);
 });
 export const resetGroupRunnerRegistrationToken = resetToken((ctx, caller) => {
-  const group = findGroup(ctx, ctx.params.id, caller);
-  return group instanceof Response ? group : null;
+  findGroup(ctx, ctx.params.id, caller);
 });

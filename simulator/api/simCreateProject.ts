@@ -5,20 +5,13 @@
 import { apiError, json } from '../http.js';
 import { dataset } from '../data/index.js';
 import type { Handler } from '../types.js';
-import { ParamError, readParams, str } from './params.js';
+import { readParams, str } from './params.js';
 import { renderProject } from './render.js';
 
 export const simCreateProject: Handler = async (ctx) => {
-  let path: string | undefined;
-  let name: string | undefined;
-  try {
-    const params = await readParams(ctx);
-    path = str(params, 'path');
-    name = str(params, 'name');
-  } catch (error) {
-    if (error instanceof ParamError) return apiError(400, error.message);
-    throw error;
-  }
+  const params = await readParams(ctx);
+  const path = str(params, 'path');
+  const name = str(params, 'name');
   if (!path) return apiError(400, 'path is missing');
   const result = dataset(ctx.sim).catalog.create(path, name);
   if ('error' in result) return apiError(400, result.error);

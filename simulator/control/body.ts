@@ -1,23 +1,21 @@
-/** JSON (or form) bodies of the control API, with a plain `{message}` 400 for anything unreadable. */
-import { apiError } from '../http.js';
+/** JSON (or form) bodies of the control API; anything unreadable throws a ControlError (400 `{message}`). */
+import { ControlError } from '../errors.js';
 import type { Ctx } from '../types.js';
-
-export class BadControlRequest extends Error {}
 
 export async function controlBody(ctx: Ctx): Promise<Record<string, unknown>> {
   const body = await ctx.body();
   if (body.kind === 'none') return {};
-  if (body.kind === 'invalid') throw new BadControlRequest(body.reason);
+  if (body.kind === 'invalid') throw new ControlError(body.reason);
   if (body.kind === 'form') return Object.fromEntries(body.form);
   if (typeof body.json !== 'object' || body.json === null || Array.isArray(body.json))
-    throw new BadControlRequest('the body must be a JSON object');
+    throw new ControlError('the body must be a JSON object');
   return body.json as Record<string, unknown>;
 }
 
 export function str(body: Record<string, unknown>, name: string): string | undefined {
   const v = body[name];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw new BadControlRequest(`${name} must be a string`);
+  if (typeof v !== 'string') throw new ControlError(`${name} must be a string`);
   return v;
 }
 
@@ -27,7 +25,7 @@ export function bool(body: Record<string, unknown>, name: string): boolean | und
   if (typeof v === 'boolean') return v;
   if (v === 'true' || v === '1') return true;
   if (v === 'false' || v === '0') return false;
-  throw new BadControlRequest(`${name} must be true or false`);
+  throw new ControlError(`${name} must be true or false`);
 }
 
 /** A list given as a JSON array or as a space-separated string. */
@@ -36,9 +34,5 @@ export function list(body: Record<string, unknown>, name: string): string[] | un
   if (v === undefined || v === null) return undefined;
   if (typeof v === 'string') return v.split(/\s+/).filter(Boolean);
   if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
-  throw new BadControlRequest(`${name} must be an array of strings or a space-separated string`);
-}
-
-export function badRequest(error: unknown): Response {
-  return apiError(400, (error as Error).message);
+  throw new ControlError(`${name} must be an array of strings or a space-separated string`);
 }

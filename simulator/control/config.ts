@@ -1,13 +1,13 @@
 /**
- * The target config (suites/types.ts TargetConfig) that describes this simulator to the suites
+ * The target config (spec/target-config.ts) that describes this simulator to the suites
  * and to any client: served by GET /-/simulator/config and written by `simulate --write-config`.
  */
 import { profiles } from '../../spec/index.js';
-import type { TargetConfig, AppConfig } from '../../suites/types.js';
+import type { AppConfig, AppRole, TargetConfig } from '../../spec/target-config.js';
 import type { Sim } from '../types.js';
 import type { Application } from '../store.js';
 import { apiFixtures } from '../api/fixtures.js';
-import { seeded, type AppRole } from '../oauth/accounts.js';
+import { seeded } from '../oauth/accounts.js';
 import { FIELDS, SELECTORS } from '../pages/layout.js';
 
 function appConfig(app: Application): AppConfig {

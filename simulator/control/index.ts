@@ -1,58 +1,50 @@
 /**
  * The simulator control API under /-/simulator/ (DESIGN.md): what a person cannot do quickly in a
- * test. JSON in and out; a bad body answers 400 `{message}`. simCreateProject belongs to the
+ * test. JSON in and out; a bad body throws a ControlError, answered 400 `{message}` by core.ts. simCreateProject belongs to the
  * REST side (simulator/api).
  */
-import { apiError, json } from '../http.js';
-import type { Ctx, Handler } from '../types.js';
+import { ControlError } from '../errors.js';
+import { json } from '../http.js';
+import type { Handler } from '../types.js';
 import { userByLogin } from '../store.js';
 import { tokenExpired } from '../credentials.js';
-import { createApplication, createUser, seeded, ValidationError } from '../oauth/accounts.js';
+import { createApplication, createUser, seeded } from '../oauth/accounts.js';
 import { deviceByUserCode, fireDevice } from '../oauth/device.js';
-import { refreshState } from '../oauth/grants/refresh-token.js';
 import { unknownScopes } from '../oauth/scopes.js';
-import { mintTokens } from '../oauth/tokens.js';
+import { mintTokens, refreshState } from '../oauth/tokens.js';
 import { limits } from '../../spec/index.js';
-import { BadControlRequest, badRequest, bool, controlBody, list, str } from './body.js';
+import { bool, controlBody, list, str } from './body.js';
 import { targetConfig } from './config.js';
 import { applySettings, currentSettings, settingChanges } from './settings.js';
 
-function guarded(handler: (ctx: Ctx, body: Record<string, unknown>) => Promise<Response> | Response): Handler {
-  return async (ctx) => {
-    try {
-      return await handler(ctx, await controlBody(ctx));
-    } catch (error) {
-      if (error instanceof BadControlRequest || error instanceof ValidationError) return badRequest(error);
-      throw error;
-    }
-  };
-}
-
 export const simConfig: Handler = (ctx) => json(200, targetConfig(ctx.sim, ctx.origin));
 
-export const simReset = guarded((ctx) => {
+export const simReset: Handler = async (ctx) => {
+  await controlBody(ctx); // an unreadable body is a 400 even here
   ctx.sim.reset();
   return json(200, { ok: true });
-});
+};
 
-export const simClock = guarded((ctx, body) => {
+export const simClock: Handler = async (ctx) => {
+  const body = await controlBody(ctx);
   const seconds = typeof body.advanceSeconds === 'string' ? Number(body.advanceSeconds) : body.advanceSeconds;
   if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
-    throw new BadControlRequest('advanceSeconds must be a non-negative number');
+    throw new ControlError('advanceSeconds must be a non-negative number');
   }
   ctx.sim.clock.advance(seconds);
   return json(200, { now: ctx.sim.clock.nowSeconds() });
-});
+};
 
 function deviceDecision(trigger: 'approve' | 'deny'): Handler {
-  return guarded(async (ctx, body) => {
+  return async (ctx) => {
+    const body = await controlBody(ctx);
     const userCode = str(body, 'user_code');
-    if (!userCode) throw new BadControlRequest('user_code is required');
+    if (!userCode) throw new ControlError('user_code is required');
     const username = str(body, 'username');
     const user = username ? userByLogin(ctx.sim.store, username) : seeded(ctx.sim).admin;
-    if (!user) return apiError(404, `no user ${username}`);
+    if (!user) throw new ControlError(`no user ${username}`, 404);
     const record = deviceByUserCode(ctx.sim, userCode);
-    if (!record) return apiError(404, 'no device authorization has this user_code');
+    if (!record) throw new ControlError('no device authorization has this user_code', 404);
     const row = await fireDevice({ sim: ctx.sim, record, user }, trigger);
     const ok = row.result.status < 400;
     return json(row.result.status, {
@@ -61,13 +53,14 @@ function deviceDecision(trigger: 'approve' | 'deny'): Handler {
       state: record.state,
       result: row.result.page ?? null,
     });
-  });
+  };
 }
 
 export const simDeviceApprove = deviceDecision('approve');
 export const simDeviceDeny = deviceDecision('deny');
 
-export const simCreateApplication = guarded((ctx, body) => {
+export const simCreateApplication: Handler = async (ctx) => {
+  const body = await controlBody(ctx);
   const single = str(body, 'redirectUri');
   const app = createApplication(ctx.sim, {
     name: str(body, 'name') ?? '',
@@ -86,9 +79,10 @@ export const simCreateApplication = guarded((ctx, body) => {
     scopes: app.scopes,
     confidential: app.confidential,
   });
-});
+};
 
-export const simCreateUser = guarded((ctx, body) => {
+export const simCreateUser: Handler = async (ctx) => {
+  const body = await controlBody(ctx);
   const user = createUser(ctx.sim, {
     username: str(body, 'username') ?? '',
     password: str(body, 'password'),
@@ -111,7 +105,7 @@ export const simCreateUser = guarded((ctx, body) => {
     groups: user.groups ?? [],
     password: user.password,
   });
-});
+};
 
 /** Live counts: what is still usable right now. */
 export const simStats: Handler = (ctx) => {
@@ -142,7 +136,8 @@ export const simStats: Handler = (ctx) => {
 
 export const simGetSettings: Handler = (ctx) => json(200, currentSettings(ctx.sim));
 
-export const simUpdateSettings = guarded((ctx, body) => json(200, applySettings(ctx.sim, settingChanges(body))));
+export const simUpdateSettings: Handler = async (ctx) =>
+  json(200, applySettings(ctx.sim, settingChanges(await controlBody(ctx))));
 
 /** expiresIn: absent = the usual lifetime; null = no expiry (a token created before expiry became mandatory). */
 function lifetime(body: Record<string, unknown>): number | null {
@@ -150,23 +145,24 @@ function lifetime(body: Record<string, unknown>): number | null {
   const v = body.expiresIn;
   if (v === null) return null;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1)
-    throw new BadControlRequest('expiresIn must be a positive integer or null');
+    throw new ControlError('expiresIn must be a positive integer or null');
   return v;
 }
 
 /** Mint an OAuth access token directly: what no grant can give any more, such as one without expiry. */
-export const simCreateToken = guarded((ctx, body) => {
+export const simCreateToken: Handler = async (ctx) => {
+  const body = await controlBody(ctx);
   const { sim } = ctx;
   const scopes = list(body, 'scopes');
-  if (!scopes?.length) throw new BadControlRequest('scopes is required');
+  if (!scopes?.length) throw new ControlError('scopes is required');
   const unknown = unknownScopes(scopes);
-  if (unknown.length) throw new BadControlRequest(`unknown scope ${unknown.join(', ')}`);
+  if (unknown.length) throw new ControlError(`unknown scope ${unknown.join(', ')}`);
   const username = str(body, 'username');
   const user = username ? userByLogin(sim.store, username) : seeded(sim).admin;
-  if (!user) return apiError(404, `no user ${username}`);
+  if (!user) throw new ControlError(`no user ${username}`, 404);
   const clientId = str(body, 'clientId');
   const app = clientId ? sim.store.applications.get(clientId) : seeded(sim).applications.confidential;
-  if (!app) return apiError(404, 'no application has this clientId');
+  if (!app) throw new ControlError('no application has this clientId', 404);
   const { access } = mintTokens(sim, { userId: user.id, app, scopes, refresh: false, expiresIn: lifetime(body) });
   return json(201, { access_token: access.token });
-});
+};

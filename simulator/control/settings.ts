@@ -7,13 +7,14 @@
  */
 import { profiles } from '../../spec/index.js';
 import type { InstanceSettings, Sim } from '../types.js';
-import { BadControlRequest, bool } from './body.js';
+import { ControlError } from '../errors.js';
+import { bool } from './body.js';
 
 const isCount = (v: unknown, min: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= min;
 
 function integer(name: string, value: unknown, min: number): number {
   const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  if (!isCount(n, min)) throw new BadControlRequest(`setting ${name} must be an integer of at least ${min}`);
+  if (!isCount(n, min)) throw new ControlError(`setting ${name} must be an integer of at least ${min}`);
   return n;
 }
 
@@ -21,9 +22,7 @@ function windowOrNull(name: string, value: unknown): InstanceSettings['rateLimit
   if (value === null) return null;
   const w = value as { requests?: unknown; periodSeconds?: unknown } | undefined;
   if (typeof w !== 'object' || !isCount(w.requests, 1) || !isCount(w.periodSeconds, 1) || Object.keys(w).length !== 2) {
-    throw new BadControlRequest(
-      `setting ${name} must be null (off) or {requests, periodSeconds} with positive integers`,
-    );
+    throw new ControlError(`setting ${name} must be null (off) or {requests, periodSeconds} with positive integers`);
   }
   return { requests: w.requests, periodSeconds: w.periodSeconds };
 }
@@ -31,19 +30,19 @@ function windowOrNull(name: string, value: unknown): InstanceSettings['rateLimit
 /** One setting's new value, typed by its default in spec/profiles.yaml. */
 function settingValue(name: string, value: unknown, fallback: unknown): unknown {
   if (typeof fallback === 'boolean') {
-    if (value === null) throw new BadControlRequest(`setting ${name} must be true or false`);
+    if (value === null) throw new ControlError(`setting ${name} must be true or false`);
     return bool({ [name]: value }, name);
   }
   if (typeof fallback === 'number') return integer(name, value, 0);
   return windowOrNull(name, value);
 }
 
-/** The validated changes of a request body; unknown names and wrong types throw BadControlRequest. */
+/** The validated changes of a request body; unknown names and wrong types throw ControlError. */
 export function settingChanges(body: Record<string, unknown>): Partial<InstanceSettings> {
   const known = profiles().settings;
   const unknown = Object.keys(body).filter((name) => !Object.hasOwn(known, name));
   if (unknown.length)
-    throw new BadControlRequest(`unknown setting ${unknown.join(', ')} (known: ${Object.keys(known).join(', ')})`);
+    throw new ControlError(`unknown setting ${unknown.join(', ')} (known: ${Object.keys(known).join(', ')})`);
   const changes: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(body)) changes[name] = settingValue(name, value, known[name].default);
   return changes as Partial<InstanceSettings>;

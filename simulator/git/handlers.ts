@@ -7,7 +7,7 @@
 import { checkAccessToken } from '../credentials.js';
 import { text } from '../http.js';
 import { dataset } from '../data/index.js';
-import type { Ctx, Handler } from '../types.js';
+import type { Ctx, Handler, Handlers } from '../types.js';
 import { httpBackend } from './backend.js';
 import { repositoryRoot } from './repository.js';
 
@@ -63,7 +63,7 @@ const fromQuery = (ctx: Ctx) => {
   return s === 'git-upload-pack' || s === 'git-receive-pack' ? s : null;
 };
 
-export const gitHandlers: Record<string, Handler> = {
+export const gitHandlers: Handlers = {
   gitInfoRefs: gitHandler(fromQuery, '/info/refs'),
   gitUploadPack: gitHandler(() => 'git-upload-pack', '/git-upload-pack'),
   gitReceivePack: gitHandler(() => 'git-receive-pack', '/git-receive-pack'),

@@ -4,15 +4,18 @@
  * Seeded secrets come from the CSPRNG once per simulator and survive reset(), so a target config
  * written at start stays valid.
  */
+import type { AppRole } from '../../spec/target-config.js';
 import type { Sim } from '../types.js';
 import type { AccessToken, Application, User } from '../store.js';
 import { hexId, secret } from '../random.js';
+import { ControlError } from '../errors.js';
 import { KNOWN_SCOPES, unknownScopes } from './scopes.js';
 
-/** A request to create something failed validation; the message is for the person who sent it. */
-export class ValidationError extends Error {
-  override name = 'ValidationError';
-}
+/**
+ * A request to create something failed validation; the message is for the person who sent it.
+ * The control API lets it answer 400 `{message}`; the applications page catches it to show a form.
+ */
+export class ValidationError extends ControlError {}
 
 export interface NewUser {
   username: string;
@@ -119,7 +122,7 @@ export function createPersonalAccessToken(
   return record;
 }
 
-export type AppRole = 'confidential' | 'public' | 'limited';
+export type { AppRole };
 
 export interface Seeded {
   admin: User;

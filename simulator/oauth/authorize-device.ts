@@ -1,16 +1,17 @@
 /** POST /oauth/authorize_device (oauthAuthorizeDevice, RFC 8628 §3.1-3.2): start the device flow. */
+import type { Handler } from '../types.js';
 import { json } from '../http.js';
 import { limits } from '../../spec/index.js';
 import type { DeviceCode } from '../store.js';
 import { hexId } from '../random.js';
 import { authenticateClient, presentedClient } from './client-auth.js';
-import { endpoint, noStore } from './errors.js';
+import { noStore } from './errors.js';
 import { deviceMachine, newUserCode } from './device.js';
 import { issuer } from './issuer.js';
 import { bodyParams, required } from './params.js';
 import { grantScopes } from './scopes.js';
 
-export const oauthAuthorizeDevice = endpoint(async (ctx) => {
+export const oauthAuthorizeDevice: Handler = async (ctx) => {
   const { sim } = ctx;
   const params = await bodyParams(ctx);
   required(params, 'client_id');
@@ -46,4 +47,4 @@ export const oauthAuthorizeDevice = endpoint(async (ctx) => {
     },
     noStore(sim),
   );
-});
+};

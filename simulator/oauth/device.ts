@@ -45,11 +45,18 @@ export const deviceMachine = runner<DeviceStep>('device-authorization', {
   },
 });
 
-/** Fire a trigger and move the record to the row's next state. */
-export async function fireDevice(x: DeviceStep, trigger: string) {
-  const row = await deviceMachine.fire(x.record.state, trigger, x);
-  if (!(row.next === 'consumed' && x.sim.fault('device-code-reusable'))) x.record.state = row.next;
-  return row;
+/**
+ * Fire a trigger and move the record to the row's next state. The poll throws the row's OAuth
+ * error; the page and the control API render the row themselves (throws false).
+ */
+export function fireDevice(x: DeviceStep, trigger: string, throws = false) {
+  return deviceMachine.advance(x, {
+    from: x.record.state,
+    trigger,
+    save: (next) => (x.record.state = next),
+    stay: { state: 'consumed', fault: 'device-code-reusable' },
+    throws,
+  });
 }
 
 /** RFC 8628 §6.1: consonants only (no words, no look-alikes), shown as XXXX-XXXX. */

@@ -1,20 +1,35 @@
 /**
  * Protocol errors as named values carrying their own status (RFC 6749 §5.2, RFC 8628 §3.5,
- * RFC 6750 §3.1). A grant throws one; the endpoint wrapper turns it into the OAuth error body.
+ * RFC 6750 §3.1). A grant throws one; core.ts answers it with the OAuth error body.
  * invalid_client and unauthorized_client answer 401 with a WWW-Authenticate challenge; token and
  * error responses are never cached.
  */
+import { HttpError } from '../errors.js';
 import { json } from '../http.js';
-import type { Handler, Ctx, Sim } from '../types.js';
+import type { Sim } from '../types.js';
 
-export class OAuthError extends Error {
+export class OAuthError extends HttpError {
   constructor(
     readonly error: string,
     readonly description: string,
-    readonly status = 400,
+    status = 400,
   ) {
-    super(description);
-    this.name = 'OAuthError';
+    super(status, description);
+  }
+
+  body(): unknown {
+    return { error: this.error, error_description: this.description };
+  }
+
+  /** Never cached; a 401/403 names its challenge unless a fault drops it. */
+  override toResponse(sim: Sim): Response {
+    const headers: Record<string, string> = noStore(sim);
+    let status = this.status;
+    if (status === 401 || status === 403) {
+      if (sim.fault('invalid-client-no-challenge') && this.error === 'invalid_client') status = 400;
+      else headers['www-authenticate'] = challenge(this);
+    }
+    return json(status, this.body(), headers);
   }
 }
 
@@ -44,26 +59,4 @@ function challenge(error: OAuthError): string {
   const scheme = error.error === 'invalid_client' || error.error === 'unauthorized_client' ? 'Basic' : 'Bearer';
   const description = error.description.replace(/["\\]/g, '');
   return `${scheme} realm="oauth", error="${error.error}", error_description="${description}"`;
-}
-
-export function errorResponse(sim: Sim, error: OAuthError): Response {
-  const headers: Record<string, string> = noStore(sim);
-  let status = error.status;
-  if (status === 401 || status === 403) {
-    if (sim.fault('invalid-client-no-challenge') && error.error === 'invalid_client') status = 400;
-    else headers['www-authenticate'] = challenge(error);
-  }
-  return json(status, { error: error.error, error_description: error.description }, headers);
-}
-
-/** An OAuth endpoint: OAuthErrors thrown anywhere inside become the OAuth error body. */
-export function endpoint(handler: (ctx: Ctx) => Promise<Response> | Response): Handler {
-  return async (ctx) => {
-    try {
-      return await handler(ctx);
-    } catch (error) {
-      if (error instanceof OAuthError) return errorResponse(ctx.sim, error);
-      throw error;
-    }
-  };
 }

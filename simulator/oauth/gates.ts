@@ -25,9 +25,6 @@ export function passwordGrantNeedsClient(sim: Sim): boolean {
   )
     return true;
   if (sim.options.offering !== 'hosted') return false;
-  const offerings = (
-    profiles() as unknown as { offerings?: Record<string, { clientAuthForPasswordGrantSince?: string }> }
-  ).offerings;
-  const since = offerings?.hosted?.clientAuthForPasswordGrantSince;
+  const since = profiles().offerings?.hosted?.clientAuthForPasswordGrantSince;
   return since === undefined || sim.clock.now() >= Date.parse(since);
 }

@@ -1,5 +1,6 @@
 /** OAuth / OIDC / pages / control API operations, by operationId (spec/openapi.yaml). */
-import type { Handler, Middleware, Sim } from '../types.js';
+import type { OperationId } from '../../spec/index.js';
+import type { Handlers, Middleware, Sim } from '../types.js';
 import { oauthAuthorize } from './authorize.js';
 import { oauthAuthorizeDecision } from './authorize-decision.js';
 import { oauthToken } from './token.js';
@@ -17,7 +18,7 @@ import * as control from '../control/index.js';
 
 export { seedAccounts } from './accounts.js';
 
-export const oauthHandlers: Record<string, Handler> = {
+export const oauthHandlers: Handlers = {
   oauthAuthorize,
   oauthAuthorizeDecision,
   oauthToken,
@@ -51,4 +52,6 @@ export const oauthHandlers: Record<string, Handler> = {
 export const oauthMiddlewares: Middleware[] = [cors];
 
 /** Operations a fault keeps routed outside their release window (x-since / x-until), by operationId. */
-export const oauthGateOverrides: Record<string, (sim: Sim) => boolean> = { legacyJwks: legacyJwksStillServed };
+export const oauthGateOverrides: Partial<Record<OperationId, (sim: Sim) => boolean>> = {
+  legacyJwks: legacyJwksStillServed,
+};

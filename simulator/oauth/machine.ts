@@ -2,21 +2,52 @@
  * The generic executor of spec/machines tables. A module binds each condition and effect the
  * table names to a function of its own context; fire() takes the first row of (state, trigger)
  * whose condition holds, runs its effects in order and returns the row. Nothing here knows a
- * particular table: a change of the YAML changes the behaviour.
+ * particular table: a change of the YAML changes the behaviour. advance() is the one way a
+ * module moves a subject through its table, so every machine answers client errors, faults and
+ * row errors in the same order.
  */
-import { machine, step, type Machine, type MachineRow } from '../../spec/index.js';
+import { machine, step, type FaultName, type Machine, type MachineRow } from '../../spec/index.js';
+import type { Sim } from '../types.js';
 import { OAuthError } from './errors.js';
+
+/** What every context carries: the instance (for faults), and a failed client authentication if any. */
+export interface Subject {
+  sim: Sim;
+  clientError?: OAuthError | null;
+}
+
+export interface Move {
+  /** the subject's state now */
+  from: string;
+  trigger: string;
+  /** records the row's next state; absent when the state is derived, not stored (revocation) */
+  save?: (next: string) => void;
+  /** a fault that leaves the subject where it was instead of entering `state` (a reusable code) */
+  stay?: { state: string; fault: FaultName };
+  /** throw the row's OAuth error (default); false when the caller renders the row (a page) */
+  throws?: boolean;
+}
 
 export interface Binding<C> {
   conditions: Record<string, (c: C) => boolean>;
   effects: Record<string, (c: C) => void | Promise<void>>;
 }
 
-export interface Runner<C> {
+export interface Runner<C extends Subject> {
   readonly table: Machine;
   fire(state: string, trigger: string, c: C): Promise<MachineRow>;
-  /** The OAuth error a row's result names, described by the condition that chose it. */
-  error(row: MachineRow): OAuthError;
+  /**
+   * Fire, answer a failed client authentication as itself (before any state changes), save the
+   * next state unless the `stay` fault holds, then throw the row's error.
+   */
+  advance(c: C, move: Move): Promise<MachineRow>;
+}
+
+/** The OAuth error a row's result names, described by the condition (or state) that chose it. */
+function rowError(m: Machine, row: MachineRow): OAuthError {
+  const why =
+    row.condition === 'otherwise' ? m.states[row.state]?.description : m.conditions[row.condition]?.description;
+  return new OAuthError(row.result.error ?? 'invalid_request', why ?? row.result.error ?? 'refused', row.result.status);
 }
 
 function checkBinding<C>(m: Machine, binding: Binding<C>): void {
@@ -31,7 +62,7 @@ function checkBinding<C>(m: Machine, binding: Binding<C>): void {
   if (missing.length) throw new Error(`machine ${m.name}: the simulator implements no ${missing.join(', ')}`);
 }
 
-export function runner<C>(name: string, binding: Binding<C>): Runner<C> {
+export function runner<C extends Subject>(name: string, binding: Binding<C>): Runner<C> {
   let checked: Machine | undefined;
   const table = (): Machine => {
     if (!checked) {
@@ -40,7 +71,7 @@ export function runner<C>(name: string, binding: Binding<C>): Runner<C> {
     }
     return checked;
   };
-  return {
+  const self: Runner<C> = {
     get table() {
       return table();
     },
@@ -51,15 +82,13 @@ export function runner<C>(name: string, binding: Binding<C>): Runner<C> {
       for (const effect of row.effects) await binding.effects[effect](c);
       return row;
     },
-    error(row) {
-      const m = table();
-      const why =
-        row.condition === 'otherwise' ? m.states[row.state]?.description : m.conditions[row.condition]?.description;
-      return new OAuthError(
-        row.result.error ?? 'invalid_request',
-        why ?? row.result.error ?? 'refused',
-        row.result.status,
-      );
+    async advance(c, { from, trigger, save, stay, throws = true }) {
+      const row = await self.fire(from, trigger, c);
+      if (row.condition === 'client_auth_failed' && c.clientError) throw c.clientError;
+      if (save && !(stay && row.next === stay.state && c.sim.fault(stay.fault))) save(row.next);
+      if (throws && row.result.error) throw rowError(table(), row);
+      return row;
     },
   };
+  return self;
 }

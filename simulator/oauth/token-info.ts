@@ -4,12 +4,12 @@
  * token.
  */
 import { json } from '../http.js';
-import type { Sim } from '../types.js';
+import type { Sim, Handler } from '../types.js';
 import type { AccessToken } from '../store.js';
 import { secondsLeft } from '../credentials.js';
 import { applicationById } from './accounts.js';
 import { bearerToken } from './bearer.js';
-import { endpoint, noStore } from './errors.js';
+import { noStore } from './errors.js';
 
 /** Seconds left, null without expiry; the faults answer the full lifetime, or 0 instead of null. */
 function expiresInOf(sim: Sim, token: AccessToken): number | null {
@@ -17,7 +17,7 @@ function expiresInOf(sim: Sim, token: AccessToken): number | null {
   return left === null && sim.fault('token-info-expiry-never-null') ? 0 : left;
 }
 
-export const oauthTokenInfo = endpoint((ctx) => {
+export const oauthTokenInfo: Handler = (ctx) => {
   const { sim } = ctx;
   const { token } = bearerToken(ctx);
   const app = applicationById(sim, token.applicationId);
@@ -35,4 +35,4 @@ export const oauthTokenInfo = endpoint((ctx) => {
     body.expires_in_seconds = expiresIn;
   }
   return json(200, body, noStore(sim));
-});
+};

@@ -72,6 +72,12 @@ export function revokeRefreshToken(sim: Sim, refresh: RefreshToken): void {
 }
 
 /** RFC 6749 §4.1.2: a code used twice revokes every token issued from it, refreshed ones included. */
+/** A refresh token's state in spec/machines/token-refresh.yaml: rotation is recorded in `state`, revocation (of it or of its pair) in `revokedAt`. */
+export function refreshState(token: RefreshToken): string {
+  if (token.state && token.state !== 'active') return token.state;
+  return token.revokedAt !== null ? 'revoked' : 'active';
+}
+
 export function revokeTokensFromCode(sim: Sim, code: string): void {
   for (const token of sim.store.accessTokens.values()) if (token.fromCode === code) revokeAccessToken(sim, token);
 }

@@ -4,10 +4,10 @@
  * insufficient_scope without openid.
  */
 import { json } from '../http.js';
-import type { Ctx } from '../types.js';
+import type { Ctx, Handler } from '../types.js';
 import { bearerToken } from './bearer.js';
 import { userinfoClaims } from './claims.js';
-import { endpoint, InsufficientScope } from './errors.js';
+import { InsufficientScope } from './errors.js';
 import { issuer } from './issuer.js';
 import { bodyParams } from './params.js';
 
@@ -17,7 +17,7 @@ async function userinfo(ctx: Ctx, bodyToken?: string): Promise<Response> {
   return json(200, userinfoClaims(user, issuer(ctx)), { 'cache-control': 'no-store' });
 }
 
-export const oauthUserinfo = endpoint((ctx) => userinfo(ctx));
+export const oauthUserinfo: Handler = (ctx) => userinfo(ctx);
 
 /** RFC 6750 §2.2: a POST may carry the token as the form parameter access_token. */
-export const oauthUserinfoPost = endpoint(async (ctx) => userinfo(ctx, (await bodyParams(ctx)).get('access_token')));
+export const oauthUserinfoPost: Handler = async (ctx) => userinfo(ctx, (await bodyParams(ctx)).get('access_token'));

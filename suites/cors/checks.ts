@@ -1,6 +1,6 @@
 /** CORS on the /oauth endpoints: simple cross-origin requests, preflight from 15.1, the headers preflight grants. */
 import fc from 'fast-check';
-import { corsPreflights, operations } from '../../spec/index.js';
+import { corsPreflights, operations, type RuleId } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { word } from '../grants/variants.js';
 
@@ -132,7 +132,7 @@ export const corsChecks: Check[] = [
         for (const [path, method] of PREFLIGHT) {
           const res = await preflight(t, path, method, 'https://client.example', [...others, header]);
           // A refused header granted breaks the limit on preflight headers as well; X-Requested-With has its own rule.
-          const broken =
+          const broken: RuleId[] =
             header.toLowerCase() === X_REQUESTED_WITH
               ? ['CORS-X-REQUESTED-WITH-REFUSED', 'CORS-ALLOWED-HEADERS-LIMITED']
               : ['CORS-ALLOWED-HEADERS-LIMITED'];

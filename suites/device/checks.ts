@@ -11,7 +11,7 @@ import {
   jsonObject,
   TOKEN_PATH,
   heldScopes,
-} from '../grants/support.js';
+} from '../shared/oauth.js';
 import { expectTokenFields } from '../grants/token-fields.js';
 import { createBrowser } from '../drivers/form.js';
 import type { HtmlForm } from '../drivers/html.js';

@@ -1,6 +1,7 @@
 /** The device flow as a client plays it: start, poll, wait; shared by the device checks. */
+import type { RuleId } from '../../spec/index.js';
 import type { AppRole, CheckContext, HttpResponse } from '../types.js';
-import { broke, DEVICE_GRANT, expectJsonType, jsonObject } from '../grants/support.js';
+import { broke, DEVICE_GRANT, expectJsonType, jsonObject } from '../shared/oauth.js';
 
 export const AUTHORIZE_DEVICE_PATH = '/oauth/authorize_device';
 
@@ -26,7 +27,7 @@ export function authorizeDevice(t: CheckContext, form: Record<string, string | u
 }
 
 /** What a device authorization refused or malformed breaks: the grant's availability, its parameters, its response. */
-export const AUTHORIZE_DEVICE_RULES = ['DEV-AVAILABILITY', 'DEV-AUTHORIZE-PARAMS', 'DEV-AUTHORIZE-RESPONSE'];
+export const AUTHORIZE_DEVICE_RULES: RuleId[] = ['DEV-AVAILABILITY', 'DEV-AUTHORIZE-PARAMS', 'DEV-AUTHORIZE-RESPONSE'];
 
 /** POST /oauth/authorize_device for the device app; fails unless it answers a device authorization response. */
 export async function startDevice(t: CheckContext, scope?: string): Promise<DeviceStart & { response: HttpResponse }> {

@@ -6,9 +6,9 @@
  * (grown after slow_down), so the model and the provider agree on "now".
  */
 import fc from 'fast-check';
-import { limits, machine, step, type Machine, type MachineRow } from '../../spec/index.js';
+import { limits, machine, step, type Machine, type MachineRow, type RuleId } from '../../spec/index.js';
 import type { CheckContext } from '../types.js';
-import { broke, jsonObject } from '../grants/support.js';
+import { broke, jsonObject } from '../shared/oauth.js';
 import { expectTokenFields } from '../grants/token-fields.js';
 import { poll, startDevice, wait, type DeviceStart } from './flow.js';
 
@@ -93,7 +93,7 @@ class PollCommand implements fc.AsyncCommand<DeviceModel, Real> {
     // A slow_down once the model's grown interval had passed means the provider grew it otherwise.
     const grewOtherwise =
       body?.error === 'slow_down' && row.result.error === 'authorization_pending' && model.interval !== start.interval;
-    const rules = grewOtherwise ? [...row.rules, 'DEV-SLOW-DOWN-INTERVAL-GROWS'] : row.rules;
+    const rules: RuleId[] = grewOtherwise ? [...row.rules, 'DEV-SLOW-DOWN-INTERVAL-GROWS'] : row.rules;
     const details = {
       row: describe(row),
       rules,
@@ -192,7 +192,7 @@ export function deviceCommands(slow: boolean) {
 }
 
 /** Rule ids the table's rows prove (the model check names them all). */
-export function machineRules(): string[] {
+export function machineRules(): RuleId[] {
   return [...new Set(machine(DEVICE_MACHINE).rows.flatMap((r) => r.rules))];
 }
 

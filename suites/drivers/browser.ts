@@ -10,8 +10,8 @@
 import { accessSync, constants } from 'node:fs';
 import type { Browser, BrowserContext, Page, Request as PwRequest, Response as PwResponse } from 'playwright-core';
 import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
-import { UsageError } from '../../cli/errors.js';
-import { SELECTORS, FIELDS } from '../../simulator/pages/layout.js';
+import { DriverError } from '../errors.js';
+import { DECISION_SELECTORS, SIGN_IN_DEFAULTS } from './defaults.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
 import { CheckFailure, CheckSkipped, HarnessError } from '../runner/errors.js';
 import { devicePageUrl } from './form.js';
@@ -57,7 +57,7 @@ function chromiumPath(options: BrowserDriverOptions): string {
   try {
     accessSync(path, constants.X_OK);
   } catch {
-    throw new UsageError(`driver "browser" needs Chromium at ${path} (apt-get install chromium, or set IDP_CHROMIUM)`);
+    throw new DriverError(`driver "browser" needs Chromium at ${path} (apt-get install chromium, or set IDP_CHROMIUM)`);
   }
   return path;
 }
@@ -67,7 +67,7 @@ async function launch(executablePath: string): Promise<Browser> {
   try {
     playwright = await import('playwright-core');
   } catch {
-    throw new UsageError('driver "browser" needs the optional package playwright-core (npm install playwright-core)');
+    throw new DriverError('driver "browser" needs the optional package playwright-core (npm install playwright-core)');
   }
   try {
     // launch() gives each browser a fresh temporary profile (user-data-dir) and deletes it on close.
@@ -79,7 +79,7 @@ async function launch(executablePath: string): Promise<Browser> {
       timeout: PAGE_TIMEOUT_MS,
     });
   } catch (error) {
-    throw new UsageError(
+    throw new DriverError(
       `driver "browser" could not start Chromium at ${executablePath}: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
     );
   }
@@ -207,7 +207,7 @@ export async function createBrowserDriver(
   options: BrowserDriverOptions = {},
 ): Promise<BrowserDriver> {
   if (http.baseUrl === EMBEDDED_BASE_URL) {
-    throw new UsageError(
+    throw new DriverError(
       'driver "browser" needs a target served over HTTP (give --config or --target; `idp-conformance simulate` serves the simulator)',
     );
   }
@@ -218,17 +218,17 @@ export async function createBrowserDriver(
     context = await browser.newContext();
   } catch (error) {
     await releaseBrowser();
-    throw new UsageError(
+    throw new DriverError(
       `driver "browser" could not open a browser context: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
     );
   }
   context.setDefaultTimeout(PAGE_TIMEOUT_MS);
 
   const d = {
-    loginField: FIELDS.login,
-    passwordField: FIELDS.password,
-    approveSelector: SELECTORS.approve,
-    denySelector: SELECTORS.deny,
+    loginField: SIGN_IN_DEFAULTS.loginField,
+    passwordField: SIGN_IN_DEFAULTS.passwordField,
+    approveSelector: DECISION_SELECTORS.approve,
+    denySelector: DECISION_SELECTORS.deny,
     ...config.driver,
   };
   const selector = (decision: Decision) => (decision === 'approve' ? d.approveSelector : d.denySelector);

@@ -7,12 +7,11 @@
 import { CookieJar } from 'tough-cookie';
 import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { CheckSkipped, HarnessError } from '../runner/errors.js';
+import { SIGN_IN_DEFAULTS } from './defaults.js';
 import { formData, matchesSelector, parseForms, type HtmlForm, type SubmitButton } from './html.js';
 
 const DEFAULTS = {
-  signInPath: '/users/sign_in',
-  loginField: 'user[login]',
-  passwordField: 'user[password]',
+  ...SIGN_IN_DEFAULTS,
   devicePath: '/oauth/device',
 };
 /** Label words that mark a consent button when no selector is configured. */

@@ -1,6 +1,6 @@
 /** Who plays the user, chosen by the target config's `driver.kind`. */
 import type { Driver, Http, TargetConfig } from '../types.js';
-import { UsageError } from '../../cli/errors.js';
+import { ConfigError, TargetError } from '../errors.js';
 import { createBrowserDriver } from './browser.js';
 import { createFormDriver } from './form.js';
 import { createManualDriver } from './manual.js';
@@ -14,7 +14,7 @@ export async function createDriver(http: Http, config: TargetConfig, hasControl:
   switch (kind) {
     case 'simulator':
       if (!hasControl)
-        throw new UsageError(
+        throw new TargetError(
           `driver "simulator" needs the simulator control API, and ${http.baseUrl}/-/simulator/config does not answer`,
         );
       return createSimulatorDriver(http, config);
@@ -25,7 +25,7 @@ export async function createDriver(http: Http, config: TargetConfig, hasControl:
     case 'manual':
       return createManualDriver(http);
     default:
-      throw new UsageError(
+      throw new ConfigError(
         `driver "${kind}" is not supported by this version (use simulator, form, browser or manual)`,
       );
   }

@@ -5,7 +5,7 @@
  * project the harness created through the simulator's control API.
  */
 import * as fc from 'fast-check';
-import { limits } from '../../spec/index.js';
+import { limits, type RuleId } from '../../spec/index.js';
 import {
   apiHeaders,
   breaking,
@@ -14,7 +14,7 @@ import {
   ownProject,
   projectPath,
   type Expect,
-} from '../scopes/api.js';
+} from '../shared/api.js';
 import type { Check, CheckContext } from '../types.js';
 
 /** A `name=value` pair for a raw query or form, with literal brackets in the name as the source writes it. */
@@ -79,7 +79,7 @@ const SCRATCH = 'conformance-encoding/parameters';
 type Encoding = 'query' | 'form' | 'json';
 
 /** What a request refused (or not read at all) in each encoding breaks. */
-const CARRIER_RULE: Record<Encoding, string> = {
+const CARRIER_RULE: Record<Encoding, RuleId> = {
   query: 'ENC-PARAMS-QUERY-OR-BODY',
   form: 'ENC-FORM-BODY',
   json: 'ENC-JSON-BODY-CONTENT-TYPE',

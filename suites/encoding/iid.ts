@@ -1,7 +1,7 @@
 /** Issues carry a global id and a per-project iid; paths take the iid. */
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { apiHeaders, breaking, fixtureProject, jsonObject, projectPath, type Expect } from '../scopes/api.js';
+import { apiHeaders, breaking, fixtureProject, jsonObject, projectPath, type Expect } from '../shared/api.js';
 import type { Check, CheckContext } from '../types.js';
 
 interface IssueIds {

@@ -3,7 +3,7 @@
  * The limit is the instance's setting when the settings API shows it, else the profile default.
  */
 import * as fc from 'fast-check';
-import { apiHeaders, instanceSetting, jsonObject, ownProject } from '../scopes/api.js';
+import { apiHeaders, instanceSetting, jsonObject, ownProject } from '../shared/api.js';
 import type { Check, CheckContext } from '../types.js';
 
 /** Filler of words, not one long run: long runs of word characters are slow for log redaction. */

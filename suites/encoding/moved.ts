@@ -1,5 +1,5 @@
 /** A project whose path changed answers its old path with a redirect the client must follow. */
-import { apiHeaders, jsonObject, projectPath } from '../scopes/api.js';
+import { apiHeaders, jsonObject, projectPath } from '../shared/api.js';
 import type { Check, CheckContext } from '../types.js';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);

@@ -3,7 +3,7 @@
  * simulator, or listed from a live target) and slashed file, branch and tag names.
  */
 import * as fc from 'fast-check';
-import { limits } from '../../spec/index.js';
+import { limits, type RuleId } from '../../spec/index.js';
 import {
   apiHeaders,
   breaking,
@@ -12,7 +12,7 @@ import {
   ownProject,
   projectPath,
   type Expect,
-} from '../scopes/api.js';
+} from '../shared/api.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { encodedParam, namespacedPathArb, unencodedParam } from './names.js';
 
@@ -54,7 +54,7 @@ function expectProject(
   res: HttpResponse,
   path: string,
   how: string,
-  rules: string[],
+  rules: RuleId[],
 ): Record<string, unknown> {
   const expectIt: Expect = breaking(t, ...rules);
   const body = jsonObject(res);
@@ -84,7 +84,7 @@ export const namespacedPaths: Check = {
     const { arb, prepare } = await pathsToTest(t, headers);
     await t.property(arb, async (path) => {
       await prepare(path);
-      const encoded = ['ENC-NAMESPACED-PATH', 'ENC-PATH-PARAM-ENCODED'];
+      const encoded: RuleId[] = ['ENC-NAMESPACED-PATH', 'ENC-PATH-PARAM-ENCODED'];
       const project = expectProject(
         t,
         await t.http.get(projectPath(path), { headers }),

@@ -5,7 +5,7 @@
  */
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { apiHeaders, breaking, fixtureProject, jsonValue, projectPath, type Expect } from '../scopes/api.js';
+import { apiHeaders, breaking, fixtureProject, jsonValue, projectPath, type Expect } from '../shared/api.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 
 const pad = (n: number) => String(n).padStart(2, '0');

@@ -1,8 +1,9 @@
 /** GET /oauth/authorize: redirect_uri registration, state round trip, scopes, response_type, consent. */
 import fc from 'fast-check';
+import type { RuleId } from '../../spec/index.js';
 import type { AuthorizeOutcome, Check, CheckContext } from '../types.js';
 import { parseForms } from '../drivers/html.js';
-import { authorizeRedirect, broke } from './support.js';
+import { authorizeRedirect, broke } from '../shared/oauth.js';
 import { namedScopes } from './scopes.js';
 import { mutationName, narrowApp, redirectMutations, word } from './variants.js';
 
@@ -22,8 +23,8 @@ function landsOn(redirect: URL, foreign: string, registered: URL): boolean {
  * client and redirect URI are trusted, an error page (4xx) when they are not.
  */
 interface Refusal {
-  refusal: string[];
-  delivery?: string[];
+  refusal: RuleId[];
+  delivery?: RuleId[];
 }
 
 /** The error parameters of a redirect: the query, or the fragment for response types that use it (RFC 6749 §4.2.2.1). */
@@ -67,7 +68,7 @@ function expectRefused(
   rules: Refusal,
 ): void {
   const { redirect, response } = outcome;
-  const delivery = [...(rules.delivery ?? []), 'GRANT-AUTHORIZE-ERROR-REDIRECT'];
+  const delivery: RuleId[] = [...(rules.delivery ?? []), 'GRANT-AUTHORIZE-ERROR-REDIRECT'];
   const params = redirect ? redirectParams(redirect) : undefined;
   const got = { error: params?.get('error') ?? null, state: params?.get('state') ?? null, status: response.status };
   t.soft(!granted(redirect), `${what}: a code was issued`, broke(rules.refusal, got));

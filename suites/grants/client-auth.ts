@@ -1,7 +1,7 @@
 /** Client authentication at the token endpoint: wrong secret, missing secret, unknown client, body or Basic. */
 import fc from 'fast-check';
 import type { Check, CheckContext } from '../types.js';
-import { broke, expectOAuthError, TOKEN_PATH } from './support.js';
+import { broke, expectOAuthError, TOKEN_PATH } from '../shared/oauth.js';
 
 type Failure = 'wrong secret' | 'missing secret' | 'unknown client';
 

@@ -11,7 +11,7 @@ import {
   expectOAuthError,
   expectTokenOk,
   heldScopes,
-} from './support.js';
+} from '../shared/oauth.js';
 import { mutationName, redirectMutations, word } from './variants.js';
 
 export const codeChecks: Check[] = [

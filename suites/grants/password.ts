@@ -1,7 +1,7 @@
 /** Resource owner password credentials grant: fields, default scope, Basic client auth, refusals, removal in 19.0. */
 import fc from 'fast-check';
 import type { Check, CheckContext } from '../types.js';
-import { broke, expectOAuthError, expectTokenOk, heldScopes, TOKEN_PATH, trackBody } from './support.js';
+import { broke, expectOAuthError, expectTokenOk, heldScopes, TOKEN_PATH, trackBody } from '../shared/oauth.js';
 import { expectTokenFields } from './token-fields.js';
 import { STANDARD_ERRORS } from './response.js';
 import { withSetting } from './settings.js';

@@ -1,12 +1,13 @@
 /** PKCE (RFC 7636, S256): which verifiers a provider must accept and which it must refuse. */
+import type { RuleId } from '../../spec/index.js';
 import fc from 'fast-check';
 import type { Check, CheckContext } from '../types.js';
-import { authorizeCode, authorizeRedirect, exchangeCode, expectOAuthError, expectTokenOk } from './support.js';
+import { authorizeCode, authorizeRedirect, exchangeCode, expectOAuthError, expectTokenOk } from '../shared/oauth.js';
 import { expectTokenFields } from './token-fields.js';
 import { invalidVerifier, s256, validVerifier } from './verifiers.js';
 
 /** A PKCE code for the public application whose challenge is the S256 of `verifier` (whatever it is). */
-function pkceCode(t: CheckContext, verifier: string, rules: readonly string[] = []): Promise<string> {
+function pkceCode(t: CheckContext, verifier: string, rules: readonly RuleId[] = []): Promise<string> {
   return authorizeCode(t, 'public', { code_challenge: s256(verifier), code_challenge_method: 'S256' }, [
     'PKCE-METHOD-S256',
     ...rules,
@@ -40,7 +41,7 @@ export const pkceChecks: Check[] = [
         const code = await pkceCode(t, verifier, ['GRANT-PKCE-FLOW']);
         const res = await exchangeCode(t, 'public', code, { code_verifier: verifier });
         // Any rule of a valid verifier's exchange may be the one a refusal breaks: its length, its characters, the S256 match, the secretless request.
-        const refused = [
+        const refused: RuleId[] = [
           'PKCE-CHALLENGE-S256',
           'PKCE-VERIFIER-LENGTH',
           'PKCE-VERIFIER-CHARSET',

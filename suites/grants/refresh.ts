@@ -1,5 +1,5 @@
 /** Refresh tokens: rotation (old pair dead, new pair alive), refresh after the access token expired, client binding. */
-import { limits } from '../../spec/index.js';
+import { limits, type RuleId } from '../../spec/index.js';
 import type { AppRole, Check, CheckContext } from '../types.js';
 import {
   broke,
@@ -10,7 +10,7 @@ import {
   mintPair,
   refresh,
   heldScopes,
-} from './support.js';
+} from '../shared/oauth.js';
 import { expectTokenFields } from './token-fields.js';
 
 /** Applications of the config that take part: confidential (secret) and public (PKCE). */
@@ -21,7 +21,7 @@ function roles(t: CheckContext): AppRole[] {
 }
 
 /** The rule of the parameters a refresh by `app` sends: with its secret, or with the PKCE verifier. */
-function refreshParamsRule(t: CheckContext, app: AppRole): string {
+function refreshParamsRule(t: CheckContext, app: AppRole): RuleId {
   return t.oauth.app(app).clientSecret ? 'TOK-REFRESH-PARAMS' : 'PKCE-REFRESH-PARAMS';
 }
 
@@ -43,7 +43,7 @@ export const refreshChecks: Check[] = [
       for (const app of roles(t)) {
         const { tokens: a, verifier } = await mintPair(t, app);
         const before = await heldScopes(t, a, t.oauth.app(app).scopes);
-        const refused = [refreshParamsRule(t, app), 'TOK-REFRESH-ROTATION'];
+        const refused: RuleId[] = [refreshParamsRule(t, app), 'TOK-REFRESH-ROTATION'];
         const b = expectTokenOk(
           t,
           await refresh(t, app, a.refresh_token!, verifier),

@@ -2,6 +2,7 @@
  * Application registration through the user-settings page, and the instance setting that gates the
  * password grant. Registration changes the target, so it runs only where the harness may write.
  */
+import type { RuleId } from '../../spec/index.js';
 import type { Check, CheckContext } from '../types.js';
 import { createBrowser } from '../drivers/form.js';
 import type { HtmlForm } from '../drivers/html.js';
@@ -15,7 +16,7 @@ import {
   REVOKE_PATH,
   TOKEN_PATH,
   tokenInfo,
-} from './support.js';
+} from '../shared/oauth.js';
 
 const APPLICATIONS_PATH = '/user_settings/applications';
 /** The registration form's submit button, as the real service and the simulator label it. */
@@ -60,7 +61,7 @@ export const registrationChecks: Check[] = [
           [`${prefix}[scopes][]`]: scope,
         };
       });
-      const registering = ['GRANT-APP-REGISTRATION', 'GRANT-APP-REGISTRATION-FIELDS'];
+      const registering: RuleId[] = ['GRANT-APP-REGISTRATION', 'GRANT-APP-REGISTRATION-FIELDS'];
       t.expect(
         form && result.decided,
         `${APPLICATIONS_PATH} must offer a registration form`,
@@ -79,7 +80,7 @@ export const registrationChecks: Check[] = [
         broke(['GRANT-APP-REGISTRATION-FIELDS'], { id: Boolean(clientId), secret: Boolean(clientSecret) }),
       );
       // From here the registered credentials, redirect URI and scope must work in the plain code flow.
-      const working = ['GRANT-APP-REGISTRATION-FIELDS', 'GRANT-CODE-FLOW'];
+      const working: RuleId[] = ['GRANT-APP-REGISTRATION-FIELDS', 'GRANT-CODE-FLOW'];
       // The new credentials must work: the code flow with the registered redirect URI and scope.
       const url = t.oauth.authorizeUrl('confidential', {
         client_id: clientId,

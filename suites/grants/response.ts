@@ -1,5 +1,6 @@
 /** Token endpoint wire format: exact fields per grant, headers, unsupported grant types, missing parameters, JSON bodies. */
 import fc from 'fast-check';
+import type { RuleId } from '../../spec/index.js';
 import type { Check, CheckContext } from '../types.js';
 import {
   authorizeCode,
@@ -12,14 +13,17 @@ import {
   STANDARD_ERRORS,
   TOKEN_PATH,
   trackBody,
-} from './support.js';
+} from '../shared/oauth.js';
 import { expectTokenFields } from './token-fields.js';
 import { word } from './variants.js';
 
 export { STANDARD_ERRORS };
 
 /** What a wrong refusal of a request missing a parameter breaks. */
-const MISSING = { rules: ['GRANT-MISSING-PARAMETER'], codeRules: ['ERR-TOKEN-STANDARD-CODES'] };
+const MISSING: { rules: RuleId[]; codeRules: RuleId[] } = {
+  rules: ['GRANT-MISSING-PARAMETER'],
+  codeRules: ['ERR-TOKEN-STANDARD-CODES'],
+};
 
 export const responseChecks: Check[] = [
   {

@@ -1,16 +1,10 @@
 /** Validate a response body against a schema of spec/openapi.yaml (components.schemas), with readable failures. */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
-import { schema } from '../../spec/index.js';
+import { createAjv, type ErrorObject, type ValidateFunction } from '../../spec/ajv.js';
+import { schema, type RuleId } from '../../spec/index.js';
 import type { CheckContext } from '../types.js';
 
-type AddFormats = (ajv: Ajv2020) => unknown;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
-  addFormatsModule) as unknown as AddFormats;
-
 // The spec's schemas carry x-* annotations: not strict.
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
+const ajv = createAjv({ strict: false, allErrors: true });
 const compiled = new Map<string, ValidateFunction>();
 
 /** One sentence per violation, naming fields and allowed values, never the values sent (they may be secrets). */
@@ -38,7 +32,7 @@ function fieldOf(e: ErrorObject): string | undefined {
 }
 
 /** Which rules one violation breaks: by the field it is about and the schema keyword that failed. */
-export type ViolationRules = (field: string | undefined, keyword: string) => readonly string[];
+export type ViolationRules = (field: string | undefined, keyword: string) => readonly RuleId[];
 
 /**
  * Judge `body` against schema `name`, one soft failure per rule set broken, so a wrong detail
@@ -50,7 +44,7 @@ export function expectSchema(
   body: unknown,
   name: string,
   what: string,
-  rules: readonly string[] | ViolationRules = [],
+  rules: readonly RuleId[] | ViolationRules = [],
 ): boolean {
   let validate = compiled.get(name);
   if (!validate) {
@@ -61,7 +55,7 @@ export function expectSchema(
   const errors = ok ? [] : (validate.errors ?? []);
   const fields = body && typeof body === 'object' ? Object.keys(body) : typeof body;
   // Violations grouped by the rules they break: each group is one failure, in the schema's order.
-  const groups = new Map<string, { rules: string[]; problems: string[] }>();
+  const groups = new Map<string, { rules: RuleId[]; problems: string[] }>();
   for (const e of errors) {
     const broken = [...new Set(typeof rules === 'function' ? rules(fieldOf(e), e.keyword) : rules)];
     const key = broken.join(',');

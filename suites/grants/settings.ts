@@ -5,7 +5,7 @@
  */
 import type { CheckContext } from '../types.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
-import { jsonObject } from './support.js';
+import { jsonObject } from '../shared/oauth.js';
 
 const SETTINGS_PATH = `${CONTROL_PREFIX}/settings`;
 

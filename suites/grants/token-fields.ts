@@ -3,6 +3,7 @@
  * types, `bearer` versus `Bearer`, expires_in, refresh_token present or excluded). Each violation
  * names the grant's response-shape rule and the rule of the field it is about.
  */
+import type { RuleId } from '../../spec/index.js';
 import type { CheckContext, TokenResponse } from '../types.js';
 import { expectSchema } from './schemas.js';
 
@@ -11,11 +12,11 @@ export type Grant = 'authorization_code' | 'refresh_token' | 'password' | 'devic
 interface GrantResponse {
   schema: string;
   /** The rule fixing the whole response shape. */
-  shape: string;
+  shape: RuleId;
   /** The rule fixing token_type's spelling. */
-  tokenType: string;
+  tokenType: RuleId;
   /** The rule on refresh_token: present or absent. */
-  refreshToken: string;
+  refreshToken: RuleId;
 }
 
 const GRANTS: Record<Grant, GrantResponse> = {
@@ -46,7 +47,7 @@ const GRANTS: Record<Grant, GrantResponse> = {
 };
 
 /** Fields whose rule is the same for every grant (scope is the device response's own field). */
-const FIELD_RULES: Record<string, string> = {
+const FIELD_RULES: Record<string, RuleId> = {
   access_token: 'TOK-ACCESS-TOKEN',
   expires_in: 'TOK-EXPIRES-IN',
   created_at: 'TOK-CREATED-AT',
@@ -57,7 +58,7 @@ const FIELD_RULES: Record<string, string> = {
 const bearer = (value: unknown) => typeof value === 'string' && value.toLowerCase() === 'bearer';
 
 function fieldRules(g: GrantResponse, grant: Grant, body: TokenResponse) {
-  return (field: string | undefined, keyword: string): string[] => {
+  return (field: string | undefined, keyword: string): RuleId[] => {
     // The device schema excludes refresh_token with `not: required`; the password schema with additionalProperties.
     if (keyword === 'not' || field === 'refresh_token') return [g.shape, g.refreshToken];
     // A present token_type of another spelling breaks the spelling rule only; not bearer at all, also TOK-TYPE-BEARER.

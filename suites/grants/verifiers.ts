@@ -2,21 +2,13 @@
  * PKCE values for the grants checks: the S256 challenge of any string, and arbitraries of
  * verifiers the source allows and of those it does not (too short, too long, a foreign character).
  */
-import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { VERIFIER_ALPHABET as ALLOWED } from '../runner/oauth.js';
+import { s256, VERIFIER_ALPHABET as ALLOWED } from '../runner/oauth.js';
 
 const allowedChar = fc.constantFrom(...ALLOWED);
 
-/**
- * URL-safe base64 without padding of SHA-256 over the verifier's UTF-8 bytes. Computed for any
- * string on purpose (the runner's helper is for valid, ASCII verifiers): a provider that skips the
- * syntax check then sees a matching challenge and must still refuse.
- */
-export function s256(verifier: string): string {
-  return createHash('sha256').update(verifier, 'utf8').digest('base64url');
-}
+export { s256 };
 
 export function validVerifier(): fc.Arbitrary<string> {
   const { verifierMinLength: min, verifierMaxLength: max } = limits();

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { jwtVerify, decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { Check, CheckContext } from '../types.js';
-import { broke, expectJsonType, jsonObject } from '../grants/support.js';
+import { broke, expectJsonType, jsonObject } from '../shared/oauth.js';
 import {
   DISCOVERY_PATH,
   expectedIssuer,

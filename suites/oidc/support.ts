@@ -1,7 +1,7 @@
 /** OpenID Connect helpers: the key set fetched through the run's Http, discovery, the openid application. */
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import type { AppRole, CheckContext } from '../types.js';
-import { broke, expectJsonType, jsonObject } from '../grants/support.js';
+import { broke, expectJsonType, jsonObject } from '../shared/oauth.js';
 
 export const KEYS_PATH = '/oauth/discovery/keys';
 export const DISCOVERY_PATH = '/.well-known/openid-configuration';

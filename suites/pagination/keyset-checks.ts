@@ -4,9 +4,9 @@
  * orderings refused) and the rows (should: every record once, in order).
  */
 import * as fc from 'fast-check';
-import { limits } from '../../spec/index.js';
+import { limits, type RuleId } from '../../spec/index.js';
 import type { Check, CheckContext } from '../types.js';
-import { apiHeaders, breaking, fixtureProject, projectPath, type Expect } from '../scopes/api.js';
+import { apiHeaders, breaking, fixtureProject, projectPath, type Expect } from '../shared/api.js';
 import {
   describe,
   pagesPerOrder,
@@ -76,7 +76,7 @@ function assertKeysetProtocol(
       });
     }
     // More than the maximum also breaks the cap both paginations share.
-    const oversize =
+    const oversize: RuleId[] =
       page.items.length > limits().perPageMax ? ['PAG-KEYSET-PARAMS', 'LIM-PER-PAGE'] : ['PAG-KEYSET-PARAMS'];
     t.expect(
       page.items.length <= perPage,
@@ -233,7 +233,7 @@ function rowsCheck(row: KeysetRow): Check {
       const target = await resolveRow(t, row);
       const { perPageMax } = limits();
       const references = new Map<KeysetOrder, string[]>();
-      const rules = ['PAG-KEYSET-ROWS'];
+      const rules: RuleId[] = ['PAG-KEYSET-ROWS'];
       for (const order of row.orders) {
         const what = describe(target, order);
         const walk = await walkKeyset(t, target, order, perPageMax, pagesPerOrder(row), {

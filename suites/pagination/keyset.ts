@@ -4,7 +4,7 @@
  * that follow rel=next to the empty end.
  */
 import { inRelease, keysetTable, operation, type KeysetRow } from '../../spec/index.js';
-import { apiHeaders } from '../scopes/api.js';
+import { apiHeaders } from '../shared/api.js';
 import { fillPath } from './collections.js';
 import type { CheckContext, HttpResponse } from '../types.js';
 import { key } from './offset.js';

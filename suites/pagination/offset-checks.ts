@@ -3,8 +3,8 @@
  * relation assertions are separate checks, so a report names exactly the broken sentence.
  */
 import * as fc from 'fast-check';
-import { limits } from '../../spec/index.js';
-import { apiHeaders, breaking, instanceSetting, projectPath, type Expect } from '../scopes/api.js';
+import { limits, type RuleId } from '../../spec/index.js';
+import { apiHeaders, breaking, instanceSetting, projectPath, type Expect } from '../shared/api.js';
 import type { Check, CheckContext } from '../types.js';
 import { numberHeader } from './links.js';
 import {
@@ -62,7 +62,7 @@ function expectHeader(
   name: string,
   expected: number | null,
   what: string,
-  rules: string[],
+  rules: RuleId[],
   why = '',
 ): void {
   const raw = page.response.headers.get(name);
@@ -90,7 +90,7 @@ function expectHeader(
  * What serving another page size than asked breaks: the default when per_page was left out, the
  * cap when it was above the maximum, else the consistency of the page with its own headers.
  */
-function perPageRules(requested: number | undefined): string[] {
+function perPageRules(requested: number | undefined): RuleId[] {
   if (requested === undefined) return ['PAG-PER-PAGE-DEFAULT', 'LIM-PER-PAGE'];
   return requested > limits().perPageMax ? ['PAG-PER-PAGE-MAX', 'LIM-PER-PAGE'] : ['PAG-OFFSET-HEADERS'];
 }
@@ -127,7 +127,7 @@ function assertOffsetHeaders(
   what: string,
 ): void {
   const sizeRules = perPageRules(requested);
-  const headerRules = ['PAG-OFFSET-HEADERS'];
+  const headerRules: RuleId[] = ['PAG-OFFSET-HEADERS'];
   const first = walk.pages[0];
   const total = numberHeader(first.response, 'x-total');
   const seen = walk.pages.reduce((n, p) => n + p.items.length, 0);
@@ -209,7 +209,7 @@ function expectSlice(
   reference: string[],
   perPage: number,
   what: string,
-  rules: string[],
+  rules: RuleId[],
 ): void {
   const expected = reference.slice((index - 1) * perPage, index * perPage);
   const actual = page.items.map(key);
@@ -238,10 +238,10 @@ async function assertRowsAndRelations(
   reference: string[],
   perPage: number,
   what: string,
-  rowRules: string[],
+  rowRules: RuleId[],
 ): Promise<void> {
   const expectRels: Expect = breaking(t, 'PAG-LINK-RELS');
-  const relRules = ['PAG-LINK-RELS'];
+  const relRules: RuleId[] = ['PAG-LINK-RELS'];
   const totalPages = Math.max(1, Math.ceil(reference.length / perPage));
   walk.pages.forEach((page, i) => {
     const index = i + 1;
@@ -319,7 +319,7 @@ const offsetRows: Check = {
       const { collection, reference } = learned.find((l) => l.collection.name === name)!;
       const invalid = typeof perPage === 'string';
       const effective = invalid ? limits().perPageDefault : effectivePerPage(perPage);
-      const rowRules = invalid ? ['PAG-OFFSET-ROWS', 'PAG-INVALID-PARAMS'] : ['PAG-OFFSET-ROWS'];
+      const rowRules: RuleId[] = invalid ? ['PAG-OFFSET-ROWS', 'PAG-INVALID-PARAMS'] : ['PAG-OFFSET-ROWS'];
       const walkRules: WalkRules = {
         start: invalid ? ['PAG-INVALID-PARAMS'] : ['PAG-OFFSET-ROWS'],
         follow: ['PAG-OFFSET-ROWS'],
@@ -346,7 +346,7 @@ const invalidParams: Check = {
   async run(t: CheckContext) {
     const [{ collection, reference }] = await learnedCollections(t, await offsetCollections(t));
     const { perPageDefault } = limits();
-    const rules = ['PAG-INVALID-PARAMS'];
+    const rules: RuleId[] = ['PAG-INVALID-PARAMS'];
     const badOrValid = (bad: fc.Arbitrary<string>) => fc.option(bad, { nil: undefined });
     await t.property(badOrValid(notPositiveInteger), badOrValid(notPositiveInteger), async (page, perPage) => {
       const query: Record<string, string> = {};
@@ -385,7 +385,7 @@ const totalsOmitted: Check = {
       headers: await apiHeaders(t),
     };
     const { paginationTotalsMax } = limits();
-    const rules = ['PAG-TOTALS-OMITTED'];
+    const rules: RuleId[] = ['PAG-TOTALS-OMITTED'];
     await t.property(validPerPage(), async (perPage) => {
       const effective = effectivePerPage(perPage);
       const walk = await walkOffset(t, collection, perPageQuery(perPage), { start: rules, follow: rules }, 2);

@@ -3,8 +3,8 @@
  * about itself (x-* headers, Link relations). Checks assert on the observation; the walk itself
  * only fails on what makes every observation meaningless (not 200, not an array, broken Link).
  */
-import { limits } from '../../spec/index.js';
-import { apiHeaders } from '../scopes/api.js';
+import { limits, type OperationId, type RuleId } from '../../spec/index.js';
+import { apiHeaders } from '../shared/api.js';
 import { fillPath, paginatedOperations } from './collections.js';
 import type { CheckContext } from '../types.js';
 import { followNext, readPage, rel, type Page, type WalkRules } from './traverse.js';
@@ -30,7 +30,7 @@ export interface OffsetCollection {
  * Extra parameters of some collections: a non-default ordering, so a Link that drops the
  * request's parameters shows in the records it leads to (and in the Link itself).
  */
-const ORDERED: Record<string, Record<string, string>> = {
+const ORDERED: Partial<Record<OperationId, Record<string, string>>> = {
   listProjectIssues: { order_by: 'created_at', sort: 'asc' },
   listGroups: { order_by: 'id', sort: 'desc' },
 };
@@ -110,7 +110,7 @@ export async function walkOffset(
  * record: the reference must itself be a partition.
  */
 export async function referenceOrder(t: CheckContext, collection: OffsetCollection): Promise<string[] | null> {
-  const rules = ['PAG-OFFSET-ROWS'];
+  const rules: RuleId[] = ['PAG-OFFSET-ROWS'];
   const walk = await walkOffset(
     t,
     collection,

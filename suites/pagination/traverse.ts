@@ -2,6 +2,7 @@
  * Walking a paginated collection the way the source tells clients to: request the first page,
  * then only ever follow the server's `rel=next` link (t.http.follow), never a URL of our own.
  */
+import type { RuleId } from '../../spec/index.js';
 import type { CheckContext, HttpResponse } from '../types.js';
 import { parseLinkHeader, type Links } from './links.js';
 
@@ -15,7 +16,7 @@ export interface Page {
  * Read one page: 200, a JSON array, a well-formed `Link`, and never the removed `Links` header.
  * `rules` are what a page that is not a 200 JSON array breaks, which depends on how it was reached.
  */
-export function readPage(t: CheckContext, response: HttpResponse, what: string, rules: string[]): Page {
+export function readPage(t: CheckContext, response: HttpResponse, what: string, rules: RuleId[]): Page {
   t.expect(response.status === 200, `${what} answered ${response.status}, expected 200`, {
     url: redact(response.url),
     status: response.status,
@@ -59,9 +60,9 @@ export function rel(t: CheckContext, page: Page, name: string): string | undefin
  * have been the end.
  */
 export interface WalkRules {
-  start: string[];
-  follow: string[];
-  end?: string[];
+  start: RuleId[];
+  follow: RuleId[];
+  end?: RuleId[];
 }
 
 export interface Walk {

@@ -3,27 +3,23 @@
  * session's target, driver and capabilities.
  */
 import * as fc from 'fast-check';
-import type { Capabilities, CheckContext, Driver, FailureDetails, Http, TargetConfig } from '../types.js';
-import type { Offering } from '../../spec/index.js';
+import type { CheckContext, FailureDetails } from '../types.js';
 import { CheckFailure, CheckSkipped, HarnessError } from './errors.js';
 import type { TrackedFlows } from './oauth.js';
 import type { Recorder } from './http.js';
 import type { Redactor } from './redact.js';
 
-export interface ContextParts {
-  config: TargetConfig;
-  release: string;
-  offering: Offering;
-  caps: Capabilities;
-  http: Http;
-  driver: Driver;
+/** What every check of a session shares, as the session holds it (one field list: CheckContext's). */
+export type SessionGround = Pick<
+  CheckContext,
+  'config' | 'release' | 'offering' | 'caps' | 'http' | 'driver' | 'seed' | 'inForce'
+>;
+
+/** The session's ground plus what each check gets of its own. */
+export interface ContextParts extends SessionGround, Pick<CheckContext, 'numRuns' | 'slow'> {
   oauth: TrackedFlows;
   recorder: Recorder;
   redactor: Redactor;
-  seed: number;
-  numRuns: number;
-  slow: boolean;
-  inForce(ruleId: string): boolean;
   evidence: Evidence;
 }
 
@@ -92,17 +88,18 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     );
   };
 
+  const { config, release, offering, caps, http, driver, oauth, seed, numRuns, slow, inForce } = parts;
   return {
-    config: parts.config,
-    release: parts.release,
-    offering: parts.offering,
-    caps: parts.caps,
-    http: parts.http,
-    driver: parts.driver,
-    oauth: parts.oauth,
-    seed: parts.seed,
-    numRuns: parts.numRuns,
-    slow: parts.slow,
+    config,
+    release,
+    offering,
+    caps,
+    http,
+    driver,
+    oauth,
+    seed,
+    numRuns,
+    slow,
     property: property as CheckContext['property'],
     fail,
     expect(condition: unknown, message: string, details?: FailureDetails): asserts condition {
@@ -122,6 +119,6 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     skip(reason: string): never {
       throw new CheckSkipped(reason);
     },
-    inForce: parts.inForce,
+    inForce,
   };
 }

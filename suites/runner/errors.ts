@@ -1,3 +1,5 @@
+import type { RuleId } from '../../spec/index.js';
+
 /** Typed outcomes a check throws: a failure with a human sentence, or a skip with its reason. */
 export class CheckFailure extends Error {
   override name = 'CheckFailure';
@@ -10,10 +12,15 @@ export class CheckFailure extends Error {
     super(message);
   }
 
-  /** The rules this failure names as broken (details.rules), if it names any. */
-  get rules(): string[] | undefined {
+  /**
+   * The rules this failure names as broken (details.rules), if it names any. Typed as rule ids;
+   * the runner still checks them against its catalogue, since details may come from a cast.
+   */
+  get rules(): RuleId[] | undefined {
     const rules = this.details?.rules;
-    return Array.isArray(rules) && rules.every((r) => typeof r === 'string') && rules.length ? rules : undefined;
+    return Array.isArray(rules) && rules.every((r) => typeof r === 'string') && rules.length
+      ? (rules as RuleId[])
+      : undefined;
   }
 }
 
@@ -24,7 +31,8 @@ export class CheckSkipped extends Error {
 /**
  * The harness could not do its part: the driver cannot play a page, the provider skipped the step
  * the check needs (a consent it remembered), an oracle endpoint the check leans on is missing. The
- * check is `errored`, never failed: nothing was shown about the provider's conformance.
+ * check is `errored`, never failed: nothing was shown about the provider's conformance. Thrown by
+ * the runner itself (a check naming a rule that does not exist), it stops the run: a harness bug.
  */
 export class HarnessError extends Error {
   override name = 'HarnessError';

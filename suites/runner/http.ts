@@ -2,7 +2,7 @@
  * The Http of suites/types.ts over a Target. Builds requests exactly as written, and records every
  * exchange (secrets redacted) so a failure can show the last ones.
  */
-import type { Exchange } from '../../reporters/types.js';
+import type { Exchange } from '../report/model.js';
 import type { Http, HttpRequest, HttpResponse } from '../types.js';
 import { TransportError, type RawRequest, type Target } from '../target/types.js';
 import { CheckFailure } from './errors.js';

@@ -23,8 +23,13 @@ import type { RawRequest } from '../target/types.js';
 export const VERIFIER_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~';
 const STATE_LENGTH = 24;
 
+/**
+ * URL-safe base64 without padding of SHA-256 over the verifier's UTF-8 bytes. Computed for any
+ * string on purpose (the grants checks hash verifiers the source forbids): a provider that skips
+ * the syntax check then sees a matching challenge and must still refuse.
+ */
 export function s256(verifier: string): string {
-  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+  return createHash('sha256').update(verifier, 'utf8').digest('base64url');
 }
 
 export interface TrackedFlows extends OAuthFlows {

@@ -1,12 +1,12 @@
 /**
- * The run's redactor: the one masking implementation (reporters/redact.ts) plus memory. Every
+ * The run's redactor: the one masking implementation (suites/report/redact.ts) plus memory. Every
  * secret the run meets (configured secrets, tokens in responses, codes in redirects) is learned as
  * exchanges happen, so it is masked wherever it turns up later: in an HTML page, a message, a
  * counterexample. Masking itself happens only for what leaves the run (a failure's exchanges and
  * messages): a run makes thousands of requests and shows a handful.
  */
-import { isSecretName, mask, redactExchange, redactText, redactUrl } from '../../reporters/redact.js';
-import type { Exchange } from '../../reporters/types.js';
+import { isSecretName, mask, redactExchange, redactText, redactUrl } from '../report/redact.js';
+import type { Exchange } from '../report/model.js';
 
 export { mask, isSecretName };
 

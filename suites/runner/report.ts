@@ -1,8 +1,8 @@
-/** The Report of reporters/types.ts, built from check results; rule statuses derive from checks. */
+/** The Report of suites/report/model.ts, built from check results; rule statuses derive from checks. */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CheckResult, CheckStatus, Report, RuleResult, RuleStatus } from '../../reporters/types.js';
+import type { CheckResult, CheckStatus, Report, RuleResult, RuleStatus } from '../report/model.js';
 import type { RuleInfo } from './rules.js';
 
 /** The package's version, from sources (suites/runner) or compiled (dist/suites/runner). */

@@ -3,23 +3,14 @@
  * report progress, and build the Report. Checks run in sequence: they share one target, and a
  * live deployment deserves a polite client.
  */
-import type { Report } from '../../reporters/types.js';
-import { UsageError } from '../../cli/errors.js';
-import type { Check, SuiteName } from '../types.js';
+import type { RuleId } from '../../spec/index.js';
+import type { Report } from '../report/model.js';
+import { SelectionError } from '../errors.js';
+import { SUITE_NAMES, type Check, type SuiteName } from '../types.js';
 import { buildReport } from './report.js';
 import { openSession, type SessionOptions } from './session.js';
 
-export const SUITES: SuiteName[] = [
-  'grants',
-  'device',
-  'tokens',
-  'oidc',
-  'cors',
-  'encoding',
-  'pagination',
-  'scopes',
-  'versioning',
-];
+export const SUITES: SuiteName[] = [...SUITE_NAMES];
 
 export interface Selection {
   suites?: string[];
@@ -40,12 +31,13 @@ export interface RunOptions extends SessionOptions {
 export function selectChecks(checks: Check[], select: Selection = {}, knownRules?: Set<string>): Check[] {
   const unknownSuites = (select.suites ?? []).filter((s) => !SUITES.includes(s as SuiteName));
   if (unknownSuites.length)
-    throw new UsageError(`unknown suite ${unknownSuites.join(', ')} (suites: ${SUITES.join(', ')})`);
+    throw new SelectionError(`unknown suite ${unknownSuites.join(', ')} (suites: ${SUITES.join(', ')})`);
   if (knownRules?.size) {
     const unknownRules = (select.rules ?? []).filter((r) => !knownRules.has(r));
-    if (unknownRules.length) throw new UsageError(`unknown rule ${unknownRules.join(', ')} (see spec/rules.yaml)`);
+    if (unknownRules.length) throw new SelectionError(`unknown rule ${unknownRules.join(', ')} (see spec/rules.yaml)`);
   }
-  if (select.check && !checks.some((c) => c.id === select.check)) throw new UsageError(`unknown check ${select.check}`);
+  if (select.check && !checks.some((c) => c.id === select.check))
+    throw new SelectionError(`unknown check ${select.check}`);
   return checks.filter(
     (c) =>
       (!select.suites?.length || select.suites.includes(c.suite)) &&
@@ -86,9 +78,12 @@ export async function runConformance(options: RunOptions): Promise<Report> {
     }
     // The report lists the rules in force that this selection is about.
     const filtered = !!(options.select?.suites?.length || options.select?.rules?.length || options.select?.check);
-    const touched = new Set(selected.flatMap((c) => c.rules));
+    const touched = new Set<string>(selected.flatMap((c) => c.rules));
     const rules = session.catalogue.filter(
-      (r) => session.inForce(r.id) && (!filtered || touched.has(r.id) || options.select?.rules?.includes(r.id)),
+      // The catalogue may be a test's own (ids outside spec/rules.yaml): inForce treats those as in force.
+      (r) =>
+        session.inForce(r.id as RuleId) &&
+        (!filtered || touched.has(r.id) || (options.select?.rules as string[] | undefined)?.includes(r.id)),
     );
     return buildReport({
       target: session.target.name,

@@ -3,14 +3,14 @@
  * The CLI runner and the vitest glue both run checks through here, so they agree on every verdict.
  */
 import { profiles } from '../../spec/index.js';
-import type { Offering } from '../../spec/index.js';
-import type { CheckResult, CheckStatus } from '../../reporters/types.js';
-import { UsageError } from '../../cli/errors.js';
-import type { Capabilities, Capability, Check, Driver, Http, TargetConfig } from '../types.js';
+import type { Offering, RuleId } from '../../spec/index.js';
+import type { CheckResult, CheckStatus } from '../report/model.js';
+import { TargetError } from '../errors.js';
+import type { Capabilities, Capability, Check } from '../types.js';
 import { TransportError, type Target } from '../target/types.js';
 import { createDriver } from '../drivers/index.js';
 import { detectCapabilities, detectControl } from './capabilities.js';
-import { createCheckContext, createEvidence, type Evidence } from './context.js';
+import { createCheckContext, createEvidence, type Evidence, type SessionGround } from './context.js';
 import { CheckFailure, CheckSkipped, HarnessError } from './errors.js';
 import { createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
@@ -19,7 +19,7 @@ import { createRedactor, type Redactor } from './redact.js';
 import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, type RuleInfo } from './rules.js';
 
 /** The rule whose window says whether the password grant still exists at a release. */
-const PASSWORD_RULE = 'GRANT-PASSWORD-PARAMS';
+const PASSWORD_RULE: RuleId = 'GRANT-PASSWORD-PARAMS';
 /** A check that has not finished after this long is failed, so one hang cannot stall a run. */
 export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
 
@@ -49,19 +49,11 @@ export interface SessionOptions {
   checkTimeoutMs?: number;
 }
 
-export interface Session {
+/** `inForce` counts unknown ids as in force, so a typo cannot hide a check. */
+export interface Session extends SessionGround {
   readonly target: Target;
-  readonly config: TargetConfig;
-  readonly release: string;
-  readonly offering: Offering;
-  readonly caps: Capabilities;
-  readonly http: Http;
-  readonly driver: Driver;
   readonly redactor: Redactor;
   readonly catalogue: RuleInfo[];
-  readonly seed: number;
-  /** Is a rule in force on this run (unknown ids count as in force, so a typo cannot hide a check)? */
-  inForce(ruleId: string): boolean;
   runCheck(check: Check): Promise<CheckResult>;
   close(): Promise<void>;
 }
@@ -77,7 +69,7 @@ async function assertReachable(target: Target): Promise<void> {
     await target.send({ method: 'GET', url: `${target.baseUrl}/`, headers: new Headers() });
   } catch (error) {
     if (error instanceof TransportError)
-      throw new UsageError(`target ${target.baseUrl} does not answer: ${error.message}`);
+      throw new TargetError(`target ${target.baseUrl} does not answer: ${error.message}`);
     throw error;
   }
 }
@@ -100,7 +92,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const offering = options.offering ?? config.offering ?? defaults.offering;
   const flags = flagsFor(release, config.features);
   const catalogue = options.rules ?? ruleCatalogue();
-  const known = new Set(catalogue.map((r) => r.id));
+  const known = new Set<string>(catalogue.map((r) => r.id));
   const inForceSet = options.rules
     ? inForceOf(options.rules, release, offering, flags)
     : rulesInForce(release, offering, flags);
@@ -154,10 +146,16 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   /**
    * The rules a failure broke: those it names (known and in force), else all the check proves.
    * A named rule may lie outside the check's own, as when setting up a revocation check finds the
-   * token response itself wrong: the report then blames the sentence really broken.
+   * token response itself wrong: the report then blames the sentence really broken. A named id
+   * that is no rule at all is the check's bug: the run stops rather than blame all its rules.
    */
   const brokenRules = (check: Check, failure?: CheckFailure): string[] => {
-    const named = failure?.rules?.filter((id) => levelOf.has(id) && inForce(id));
+    const unknown = failure?.rules?.filter((id) => !levelOf.has(id)) ?? [];
+    if (unknown.length)
+      throw new HarnessError(
+        `check ${check.id} failed naming rule${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}, not in the rule catalogue (spec/rules.yaml): fix the check`,
+      );
+    const named = failure?.rules?.filter((id) => inForce(id));
     return named?.length ? named : check.rules.filter(inForce);
   };
   /** A failure counts as a warning when every rule it broke is only `should` or `info`. */
@@ -215,19 +213,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       current = oauth;
       const evidence = createEvidence();
       const t = createCheckContext({
-        config,
-        release,
-        offering,
-        caps,
-        http,
-        driver,
+        ...session,
         oauth,
         recorder,
-        redactor,
-        seed: options.seed,
         numRuns: options.numRuns,
         slow: options.slow ?? false,
-        inForce,
         evidence,
       });
       const done = (status: CheckStatus, fields: Partial<CheckResult> = {}): CheckResult => ({

@@ -5,7 +5,7 @@
  */
 import * as fc from 'fast-check';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
-import { fixtureProject } from './api.js';
+import { fixtureProject } from '../shared/api.js';
 
 type Service = 'git-upload-pack' | 'git-receive-pack';
 

@@ -3,9 +3,9 @@
  * narrow scope may and may not do, and that missing, bad and revoked tokens are refused.
  */
 import * as fc from 'fast-check';
-import { openapi } from '../../spec/index.js';
+import { openapi, type RuleId } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
-import { jsonObject, ownProject } from './api.js';
+import { jsonObject, ownProject } from '../shared/api.js';
 import { gitChecks } from './git.js';
 
 const CURRENT_USER = '/api/v4/user';
@@ -102,7 +102,7 @@ const insufficientScope403: Check = {
 };
 
 /** One check per presentation, so a missing personal access token skips only its own. */
-function presentationCheck(via: Presentation, rule: string): Check {
+function presentationCheck(via: Presentation, rule: RuleId): Check {
   return {
     id: `scopes.presentation-${via}`,
     suite: 'scopes',

@@ -3,29 +3,18 @@
  * ships in spec/ so editors and this loader agree on one shape. Every problem is one line.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv, type ValidateFunction, type ErrorObject } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createAjv, type ValidateFunction, type ErrorObject } from '../../spec/ajv.js';
 import { parse } from 'yaml';
 import { targetConfigSchema } from '../../spec/index.js';
-import { UsageError } from '../../cli/errors.js';
+import { ConfigError } from '../errors.js';
 import type { TargetConfig } from '../types.js';
-
-type AddFormats = (ajv: Ajv | Ajv2020) => unknown;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
-  addFormatsModule) as unknown as AddFormats;
 
 let validator: ValidateFunction | undefined;
 /** Compiled once from the schema that ships in spec/ (the one editors complete against). */
 function validate(): ValidateFunction {
   if (validator) return validator;
-  const schema = targetConfigSchema();
-  const draft2020 = String(schema.$schema ?? '').includes('2020-12');
-  const ajv = draft2020
-    ? new Ajv2020({ allErrors: false, strict: false })
-    : new Ajv({ allErrors: false, strict: false });
-  addFormats(ajv);
-  return (validator = ajv.compile(schema));
+  // The schema declares JSON Schema 2020-12, as every schema of spec/ does.
+  return (validator = createAjv({ allErrors: false, strict: false }).compile(targetConfigSchema()));
 }
 
 function describe(error: ErrorObject): string {
@@ -37,16 +26,16 @@ function describe(error: ErrorObject): string {
   return `${where} ${error.message ?? 'is invalid'}${extra}`;
 }
 
-/** Check a parsed config; throws UsageError naming the first problem. */
+/** Check a parsed config; throws ConfigError naming the first problem. */
 export function validateTargetConfig(value: unknown, origin = 'target config'): TargetConfig {
   if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw new UsageError(`${origin}: expected a mapping of settings`);
+    throw new ConfigError(`${origin}: expected a mapping of settings`);
   const check = validate();
-  if (!check(value)) throw new UsageError(`${origin}: ${describe(check.errors![0])}`);
+  if (!check(value)) throw new ConfigError(`${origin}: ${describe(check.errors![0])}`);
   const config = value as TargetConfig;
   // The schema says so too; kept so the type below is never a lie.
   if (typeof config.baseUrl !== 'string' || !/^https?:\/\/[^/]/i.test(config.baseUrl)) {
-    throw new UsageError(`${origin}: baseUrl must be an http(s) URL`);
+    throw new ConfigError(`${origin}: baseUrl must be an http(s) URL`);
   }
   return config;
 }
@@ -56,7 +45,7 @@ export function parseTargetConfig(text: string, origin = 'target config'): Targe
   try {
     value = parse(text);
   } catch (error) {
-    throw new UsageError(`${origin}: not valid YAML or JSON (${(error as Error).message.split('\n')[0]})`);
+    throw new ConfigError(`${origin}: not valid YAML or JSON (${(error as Error).message.split('\n')[0]})`);
   }
   return validateTargetConfig(value, origin);
 }
@@ -66,7 +55,7 @@ export function loadTargetConfig(file: string): TargetConfig {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new UsageError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new ConfigError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   return parseTargetConfig(text, file);
 }

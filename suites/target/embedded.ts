@@ -1,8 +1,9 @@
 /**
  * The simulator in this process: requests go straight to sim.handle, no socket. The target config
- * (applications, user, tokens) is what the simulator's control API says about itself.
+ * (applications, user, tokens) is what the simulator's control API says about itself. The
+ * simulator is imported only when an embedded target is opened, so a run against an HTTP target
+ * loads none of its code.
  */
-import { createSimulator } from '../../simulator/core.js';
 import type { Sim, SimulatorOptions } from '../../simulator/types.js';
 import type { TargetConfig } from '../types.js';
 import type { RawRequest, Target } from './types.js';
@@ -15,7 +16,10 @@ export function toRequest(raw: RawRequest): Request {
 }
 
 export async function createEmbeddedTarget(simOrOptions: Sim | SimulatorOptions = {}): Promise<Target> {
-  const sim = 'handle' in simOrOptions ? (simOrOptions as Sim) : createSimulator(simOrOptions as SimulatorOptions);
+  const sim =
+    'handle' in simOrOptions
+      ? (simOrOptions as Sim)
+      : (await import('../../simulator/core.js')).createSimulator(simOrOptions as SimulatorOptions);
   const send = (raw: RawRequest) => sim.handle(toRequest(raw));
   const config = await readSimulatorConfig(send, EMBEDDED_BASE_URL);
   const faults = sim.options.faults.length ? ` with fault ${sim.options.faults.join(', ')}` : '';

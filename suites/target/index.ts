@@ -1,5 +1,5 @@
 /** Open the target a run names: a base URL, a config file, or (default) the embedded simulator. */
-import { UsageError } from '../../cli/errors.js';
+import { ConfigError, TargetError } from '../errors.js';
 import type { Offering } from '../../spec/index.js';
 import { loadTargetConfig } from './config.js';
 import { createEmbeddedTarget, readSimulatorConfig } from './embedded.js';
@@ -24,13 +24,13 @@ export interface TargetChoice extends HttpTargetOptions {
 }
 
 export async function openTarget(choice: TargetChoice): Promise<Target> {
-  if (choice.url && choice.configFile) throw new UsageError('give --target or --config, not both');
+  if (choice.url && choice.configFile) throw new ConfigError('give --target or --config, not both');
   if ((choice.url || choice.configFile) && choice.faults?.length)
-    throw new UsageError('--fault applies only to the embedded simulator (no --target or --config)');
+    throw new ConfigError('--fault applies only to the embedded simulator (no --target or --config)');
   if (choice.configFile) return createHttpTarget(loadTargetConfig(choice.configFile), choice);
   if (choice.url) {
     if (!/^https?:\/\/[^/]/i.test(choice.url))
-      throw new UsageError(`--target must be an http(s) URL, got "${choice.url}"`);
+      throw new ConfigError(`--target must be an http(s) URL, got "${choice.url}"`);
     const baseUrl = choice.url.replace(/\/+$/, '');
     const bare = createHttpTarget({ baseUrl }, choice);
     let config;
@@ -38,7 +38,7 @@ export async function openTarget(choice: TargetChoice): Promise<Target> {
       config = await readSimulatorConfig((r) => bare.send(r), baseUrl);
     } catch (error) {
       await bare.close();
-      if (error instanceof TransportError) throw new UsageError(`target ${baseUrl} does not answer: ${error.message}`);
+      if (error instanceof TransportError) throw new TargetError(`target ${baseUrl} does not answer: ${error.message}`);
       throw error;
     }
     await bare.close();
@@ -48,7 +48,7 @@ export async function openTarget(choice: TargetChoice): Promise<Target> {
     return await createEmbeddedTarget({ release: choice.release, offering: choice.offering, faults: choice.faults });
   } catch (error) {
     // An unknown fault or release is the user's mistake: one line.
-    if (error instanceof RangeError) throw new UsageError(error.message);
+    if (error instanceof RangeError) throw new ConfigError(error.message);
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 /** GET /oauth/token/info: both presentations, the fields and their deprecated aliases, refusals. */
 import fc from 'fast-check';
-import { limits } from '../../spec/index.js';
+import { limits, type RuleId } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
 import {
@@ -12,7 +12,7 @@ import {
   mintPair,
   TOKEN_INFO_PATH,
   tokenInfo,
-} from '../grants/support.js';
+} from '../shared/oauth.js';
 
 const CONTROL_TOKENS_PATH = `${CONTROL_PREFIX}/tokens`;
 
@@ -214,7 +214,7 @@ export const infoChecks: Check[] = [
     title: 'Token info without a token or with one never issued answers 401 invalid_token',
     rules: ['INFO-INVALID-TOKEN', 'ERR-OAUTH-BODY'],
     async run(t: CheckContext) {
-      const refusal = { status: 401, error: 'invalid_token', rules: ['INFO-INVALID-TOKEN'], bodyRules: [] };
+      const refusal = { status: 401, error: 'invalid_token', rules: ['INFO-INVALID-TOKEN'] as RuleId[], bodyRules: [] };
       const bare = await t.http.get(TOKEN_INFO_PATH);
       // A missing endpoint is one failure of its rule, not a malformed body and a wrong media type besides.
       t.expect(

@@ -1,6 +1,6 @@
 /** POST /oauth/revoke: 200 {}, the token dead everywhere, refresh tokens too, unknown tokens, client binding. */
 import fc from 'fast-check';
-import { limits } from '../../spec/index.js';
+import { limits, type RuleId } from '../../spec/index.js';
 import type { AppRole, Check, CheckContext, HttpResponse } from '../types.js';
 import {
   broke,
@@ -15,13 +15,13 @@ import {
   REVOKE_PATH,
   TOKEN_INFO_PATH,
   tokenInfo,
-} from '../grants/support.js';
+} from '../shared/oauth.js';
 
 /**
  * 200 with {} (REV-EMPTY-OBJECT; a refusal also breaks REV-PARAMS, the request being well formed);
  * `rules` name what else the answer breaks (REV-UNKNOWN-TOKEN-OK for tokens never issued).
  */
-function expectEmptyObject(t: CheckContext, res: HttpResponse, what: string, rules: readonly string[] = []): void {
+function expectEmptyObject(t: CheckContext, res: HttpResponse, what: string, rules: readonly RuleId[] = []): void {
   const body = jsonObject(res);
   // The status is what `rules` are about (a token never issued is revoked with 200 too); the body is REV-EMPTY-OBJECT alone.
   t.soft(

@@ -1,6 +1,6 @@
 /** Wire format of the other /oauth JSON answers: exactly `application/json`, without a charset parameter. */
 import type { Check, CheckContext, HttpResponse } from '../types.js';
-import { expectExactJsonType, mintPair, REVOKE_PATH, TOKEN_INFO_PATH, tokenInfo } from '../grants/support.js';
+import { expectExactJsonType, mintPair, REVOKE_PATH, TOKEN_INFO_PATH, tokenInfo } from '../shared/oauth.js';
 
 export const wireChecks: Check[] = [
   {

@@ -4,11 +4,12 @@
  * rule is in force for the run's release and offering.
  */
 import * as fc from 'fast-check';
+import type { RuleId } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
-import { apiHeaders, fixtureProject, jsonValue, projectPath } from '../scopes/api.js';
+import { apiHeaders, fixtureProject, jsonValue, projectPath } from '../shared/api.js';
 
 /** Skip unless the rule is in force for this run (release window, offering, flag). */
-function requireInForce(t: CheckContext, rule: string): void {
+function requireInForce(t: CheckContext, rule: RuleId): void {
   if (!t.inForce(rule)) t.skip(`${rule} is not in force at release ${t.release} (${t.offering})`);
 }
 
@@ -157,7 +158,7 @@ const treeMissingPathEmpty: Check = {
 /** An attribute the source removes in a release: absent from every sampled item while the rule is in force. */
 function removedAttribute(options: {
   id: string;
-  rule: string;
+  rule: RuleId;
   attribute: string;
   what: string;
   items: (t: CheckContext) => Promise<unknown[]>;
@@ -247,8 +248,8 @@ const runnerRegistration: Check = {
   title: 'the deprecated runner registration endpoints answer, or are all 410 Gone together',
   rules: ['ERR-RUNNER-REGISTRATION-GONE', 'VER-RUNNER-RESET-TOKEN-DEPRECATED'],
   async run(t: CheckContext) {
-    const answers: Array<{ path: string; status: number; rules: string[] }> = [];
-    const registration = ['ERR-RUNNER-REGISTRATION-GONE'];
+    const answers: Array<{ path: string; status: number; rules: RuleId[] }> = [];
+    const registration: RuleId[] = ['ERR-RUNNER-REGISTRATION-GONE'];
     const register = await t.http.post('/api/v4/runners', {
       form: { token: 'conformance-no-such-registration-token' },
     });
@@ -263,7 +264,7 @@ const runnerRegistration: Check = {
       ];
       if (group) resets.push(`/api/v4/groups/${encodeURIComponent(group)}/runners/reset_registration_token`);
       // The resets are named by both rules: the registration endpoints and their own deprecation.
-      const resetRules = [...registration, 'VER-RUNNER-RESET-TOKEN-DEPRECATED'];
+      const resetRules: RuleId[] = [...registration, 'VER-RUNNER-RESET-TOKEN-DEPRECATED'];
       for (const path of resets)
         answers.push({
           path: `POST ${path}`,

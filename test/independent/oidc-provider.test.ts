@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { executeRun } from '../../cli/run.js';
-import type { Report } from '../../reporters/types.js';
+import type { Report } from '../../suites/report/model.js';
 import { startOidcProvider, type IndependentProvider } from './oidc-provider-target.js';
 
 /** `check rule`: why it is a real deviation of oidc-provider (as configured) from the source. */

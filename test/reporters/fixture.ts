@@ -2,7 +2,7 @@
  * A report with one check of every status, a failure carrying a counterexample, exchanges full of
  * secrets in every place they can hide, a reproduce line, and a message with HTML in it.
  */
-import type { Report } from '../../reporters/types.js';
+import type { Report } from '../../suites/report/model.js';
 
 /** Every secret the fixture hides; none may appear in any rendered output. */
 export const SECRETS = {

@@ -11,7 +11,7 @@ import {
   redactHeaders,
   redactText,
   redactUrl,
-} from '../../reporters/redact.js';
+} from '../../suites/report/redact.js';
 import { SECRETS, fixtureReport, leakedSecrets } from './fixture.js';
 
 /** Fixed in CI; fast-check prints the seed and the counterexample when a property fails. */

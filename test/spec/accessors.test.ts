@@ -1,12 +1,7 @@
 /** The typed accessors: rules and the release/offering/flag filter, machines, operations, schemas. */
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createAjv } from '../../spec/ajv.js';
 import { describe, expect, it } from 'vitest';
 import * as spec from '../../spec/index.js';
-
-type AddFormats = (ajv: Ajv2020) => unknown;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
-  addFormatsModule) as unknown as AddFormats;
 
 const ids = (list: { id: string }[]) => new Set(list.map((r) => r.id));
 
@@ -25,13 +20,13 @@ describe('rules', () => {
       'DEV-SINGLE-USE',
       'TOK-DEVICE-RESPONSE-FIELDS',
       'PKCE-VERIFIER-LENGTH',
-    ]) {
+    ] satisfies spec.RuleId[]) {
       expect(spec.rule(id).id).toBe(id);
     }
   });
 
   it('rule() names an unknown id in its error', () => {
-    expect(() => spec.rule('NOPE-RULE')).toThrow(/unknown rule id NOPE-RULE/);
+    expect(() => spec.rule('NOPE-RULE' as spec.RuleId)).toThrow(/unknown rule id NOPE-RULE/);
   });
 
   it('rulesInForce follows since/until', () => {
@@ -182,8 +177,7 @@ describe('openapi', () => {
   });
 
   // The body schemas say exactly what the source says about each response.
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv);
+  const ajv = createAjv({ strict: false, allErrors: true });
   ajv.addSchema(spec.openapi() as object, 'openapi');
   const valid = (name: string, body: unknown) => ajv.getSchema(`openapi#/components/schemas/${name}`)!(body) as boolean;
   const base = { access_token: 'a', expires_in: 7200, created_at: 1 };
@@ -272,8 +266,7 @@ describe('openapi', () => {
 });
 
 describe('target config schema', () => {
-  const ajv = new Ajv2020({ strict: false, allErrors: true });
-  addFormats(ajv);
+  const ajv = createAjv({ strict: false, allErrors: true });
   const check = ajv.compile(spec.targetConfigSchema());
   it('accepts the design example', () => {
     const config = {

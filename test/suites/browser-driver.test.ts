@@ -21,9 +21,9 @@ import { createOAuthFlows, type TrackedFlows } from '../../suites/runner/oauth.j
 import { createRandom } from '../../suites/runner/random.js';
 import { createBrowserDriver, DEFAULT_CHROMIUM, type BrowserDriver } from '../../suites/drivers/browser.js';
 import { executeRun } from '../../cli/run.js';
-import { UsageError } from '../../cli/errors.js';
+import { DriverError } from '../../suites/errors.js';
 import type { Http, TargetConfig } from '../../suites/types.js';
-import type { Report } from '../../reporters/types.js';
+import type { Report } from '../../suites/report/model.js';
 
 const CHROMIUM = process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM;
 const hasChromium = existsSync(CHROMIUM);
@@ -35,7 +35,7 @@ describe('browser driver refuses what it cannot do, in one line', () => {
     const config: TargetConfig = { baseUrl: 'http://127.0.0.1:9', driver: { kind: 'browser' } };
     const http = createHttp(createHttpTarget(config), createRecorder(5), createRedactor());
     const missing = createBrowserDriver(http, config, { executablePath: '/nonexistent/chromium' });
-    await expect(missing).rejects.toBeInstanceOf(UsageError);
+    await expect(missing).rejects.toBeInstanceOf(DriverError);
     await expect(missing).rejects.toThrow(/needs Chromium at \/nonexistent\/chromium/);
     const target = await createEmbeddedTarget();
     const embedded = createHttp(target, createRecorder(5), createRedactor());

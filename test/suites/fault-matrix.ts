@@ -10,7 +10,7 @@ import { allChecks } from '../../suites/index.js';
 import { createEmbeddedTarget } from '../../suites/target/embedded.js';
 import { runConformance } from '../../suites/runner/run.js';
 import { defaultSeed } from '../../suites/runner/defaults.js';
-import type { CheckResult } from '../../reporters/types.js';
+import type { CheckResult } from '../../suites/report/model.js';
 
 /** Few property runs: the matrix asks "is the fault caught", not "is every input fine". */
 const MATRIX_RUNS = 8;
@@ -41,7 +41,7 @@ export function faultMatrix(side: Fault['side']): void {
         const caught = report.checks.filter(
           (c) =>
             (c.status === 'failed' || c.status === 'warned') &&
-            (c.broken ?? c.rules).some((r) => fault.rules.includes(r)),
+            (c.broken ?? c.rules).some((r) => (fault.rules as readonly string[]).includes(r)),
         );
         expect(
           caught.length,

@@ -12,8 +12,8 @@ import { parse } from 'yaml';
 import { startSimulation, type Simulation } from '../../cli/simulate.js';
 import { executeRun } from '../../cli/run.js';
 import { checkAccessToken } from '../../simulator/credentials.js';
-import { refreshState } from '../../simulator/oauth/grants/refresh-token.js';
-import type { Report } from '../../reporters/types.js';
+import { refreshState } from '../../simulator/oauth/tokens.js';
+import type { Report } from '../../suites/report/model.js';
 import { defaultSeed } from '../../suites/runner/defaults.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-live-'));

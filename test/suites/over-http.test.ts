@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulation, type Simulation } from '../../cli/simulate.js';
 import { executeRun, type RunFlags } from '../../cli/run.js';
-import type { Report } from '../../reporters/types.js';
+import type { Report } from '../../suites/report/model.js';
 import { defaultSeed } from '../../suites/runner/defaults.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-over-http-'));

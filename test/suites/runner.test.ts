@@ -4,7 +4,7 @@ import { runConformance, selectChecks } from '../../suites/runner/run.js';
 import { exitCodeOf } from '../../suites/runner/report.js';
 import { openSession } from '../../suites/runner/session.js';
 import type { CheckContext } from '../../suites/types.js';
-import { check, fakeTarget, RULES, seen } from './fakes.js';
+import { check, fakeRules, fakeTarget, RULES, seen } from './fakes.js';
 
 const base = { seed: 7, numRuns: 20, rules: RULES, reproduceArgs: ['--target', 'http://fake.test'] };
 
@@ -72,9 +72,9 @@ describe('runner verdicts', () => {
       checks: [
         check('several', ['T-MUST', 'T-MUST-2', 'T-SHOULD'], async (t: CheckContext) => {
           await t.http.get('/');
-          t.soft(false, 'first detail wrong', { rules: ['T-SHOULD'] });
-          t.soft(true, 'this one holds', { rules: ['T-MUST'] });
-          t.soft(false, 'second detail wrong', { rules: ['T-MUST-2'] });
+          t.soft(false, 'first detail wrong', { rules: fakeRules('T-SHOULD') });
+          t.soft(true, 'this one holds', { rules: fakeRules('T-MUST') });
+          t.soft(false, 'second detail wrong', { rules: fakeRules('T-MUST-2') });
           after = true;
         }),
       ],
@@ -131,7 +131,9 @@ describe('runner verdicts', () => {
       ...base,
       target: fakeTarget(),
       checks: [
-        check('named', ['T-SHOULD', 'T-MUST'], async (t: CheckContext) => t.fail('row broke', { rules: ['T-SHOULD'] })),
+        check('named', ['T-SHOULD', 'T-MUST'], async (t: CheckContext) =>
+          t.fail('row broke', { rules: fakeRules('T-SHOULD') }),
+        ),
       ],
     });
     expect(report.checks[0].status).toBe('warned');
@@ -147,7 +149,7 @@ describe('runner verdicts', () => {
       target: fakeTarget(),
       checks: [
         check('prop', ['T-SHOULD', 'T-MUST'], async (t: CheckContext) =>
-          t.property(fc.integer(), async (n) => t.expect(n < 50, 'too big', { rules: ['T-MUST'] })),
+          t.property(fc.integer(), async (n) => t.expect(n < 50, 'too big', { rules: fakeRules('T-MUST') })),
         ),
       ],
     });
@@ -162,7 +164,7 @@ describe('runner verdicts', () => {
       target: fakeTarget(),
       checks: [
         check('setup', ['T-SHOULD'], async (t: CheckContext) =>
-          t.fail('minting the token failed', { rules: ['T-MUST-2', 'NO-SUCH-RULE'] }),
+          t.fail('minting the token failed', { rules: fakeRules('T-MUST-2') }),
         ),
       ],
     });
@@ -171,6 +173,21 @@ describe('runner verdicts', () => {
     expect(report.rules.find((r) => r.id === 'T-MUST-2')!.status).toBe('failed');
     expect(report.rules.find((r) => r.id === 'T-MUST-2')!.checks).toEqual(['grants.setup']);
     expect(report.rules.find((r) => r.id === 'T-SHOULD')!.status).toBe('untested');
+  });
+
+  it('refuses, as a harness error, a failure naming an id that is no rule, instead of blaming every rule of the check', async () => {
+    const run = runConformance({
+      ...base,
+      target: fakeTarget(),
+      checks: [
+        check('typo', ['T-SHOULD', 'T-MUST'], async (t: CheckContext) =>
+          t.fail('row broke', { rules: fakeRules('T-MUST', 'T-MSUT') }),
+        ),
+      ],
+    });
+    await expect(run).rejects.toThrow(
+      /check grants\.typo failed naming rule T-MSUT, not in the rule catalogue \(spec\/rules\.yaml\): fix the check/,
+    );
   });
 
   it('skips, without running, a check that needs a capability the target lacks, and says which', async () => {

@@ -8,7 +8,7 @@ import { createHttpTarget, splitUrl } from '../../suites/target/http.js';
 import { loadTargetConfig, parseTargetConfig } from '../../suites/target/config.js';
 import { createRateLimiter, retryAfterSeconds } from '../../suites/target/rate.js';
 import { TransportError } from '../../suites/target/types.js';
-import { UsageError } from '../../cli/errors.js';
+import { ConfigError } from '../../suites/errors.js';
 
 let server: Server;
 let base: string;
@@ -126,7 +126,7 @@ describe('target config', () => {
       } catch (e) {
         error = e;
       }
-      expect(error, bad).toBeInstanceOf(UsageError);
+      expect(error, bad).toBeInstanceOf(ConfigError);
       expect((error as Error).message, bad).toMatch(/^t\.yaml: /);
       expect((error as Error).message).not.toContain('\n');
     }

@@ -70,7 +70,6 @@ const codeMachine = runner<Exchange>('authorization-code', {
 
 export const authorizationCode: Grant = {
   type: 'authorization_code',
-  parameters: ['client_id', 'client_secret', 'code', 'redirect_uri', 'code_verifier'],
   available: () => true,
   async handle(ctx, params) {
     const { sim } = ctx;
@@ -80,10 +79,12 @@ export const authorizationCode: Grant = {
     if (!code) throw clientError ?? InvalidGrant('The authorization code is invalid');
 
     const x: Exchange = { sim, params, issuer: issuer(ctx), clientError, app, code };
-    const row = await codeMachine.fire(code.state ?? codeMachine.table.initial, 'exchange', x);
-    if (row.condition === 'client_auth_failed') throw clientError!;
-    if (!(row.next === 'exchanged' && sim.fault('code-reusable'))) code.state = row.next;
-    if (row.result.error) throw codeMachine.error(row);
+    await codeMachine.advance(x, {
+      from: code.state ?? codeMachine.table.initial,
+      trigger: 'exchange',
+      save: (next) => (code.state = next),
+      stay: { state: 'exchanged', fault: 'code-reusable' },
+    });
     return tokenResponse(sim, { ...codeTokenBody(sim, x.issued!), id_token: x.idToken });
   },
 };

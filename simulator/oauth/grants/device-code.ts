@@ -4,7 +4,7 @@
  */
 import { authenticateClient, presentedClient } from '../client-auth.js';
 import { InvalidGrant } from '../errors.js';
-import { deviceMachine, fireDevice, type DeviceStep } from '../device.js';
+import { fireDevice, type DeviceStep } from '../device.js';
 import { deviceGrantAvailable } from '../gates.js';
 import { required } from '../params.js';
 import { deviceTokenBody } from '../tokens.js';
@@ -12,7 +12,6 @@ import { tokenResponse, type Grant } from './grant.js';
 
 export const deviceCode: Grant = {
   type: 'urn:ietf:params:oauth:grant-type:device_code',
-  parameters: ['device_code', 'client_id'],
   available: deviceGrantAvailable,
   async handle(ctx, params) {
     const { sim } = ctx;
@@ -23,8 +22,7 @@ export const deviceCode: Grant = {
     if (record.applicationId !== app.id) throw InvalidGrant('The device code was issued to another client');
 
     const x: DeviceStep = { sim, record };
-    const row = await fireDevice(x, 'poll');
-    if (row.result.error) throw deviceMachine.error(row);
+    await fireDevice(x, 'poll', true);
     return tokenResponse(sim, deviceTokenBody(sim, x.issued!));
   },
 };

@@ -1,4 +1,9 @@
-/** What every grant module exports (after node-oidc-provider's lib/actions/grants). */
+/**
+ * What every grant module exports (after node-oidc-provider's lib/actions/grants). No list of
+ * parameters: the source's table (spec/source-spec.md, token endpoint) says what a client sends,
+ * and RFC 6749 §3.2 has the server ignore any parameter it does not recognise, so such a list
+ * could only ever be documentation duplicating the source.
+ */
 import { json } from '../../http.js';
 import type { Ctx, Sim } from '../../types.js';
 import { noStore } from '../errors.js';
@@ -7,8 +12,6 @@ import type { Params } from '../params.js';
 export interface Grant {
   /** grant_type value. */
   type: string;
-  /** Parameters the source's table lists for it. */
-  parameters: string[];
   /** Offered at this release, offering and flag state? */
   available(sim: Sim): boolean;
   handle(ctx: Ctx, params: Params): Promise<Response>;

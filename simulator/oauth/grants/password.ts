@@ -18,7 +18,6 @@ import { tokenResponse, type Grant } from './grant.js';
 
 export const password: Grant = {
   type: 'password',
-  parameters: ['username', 'password', 'scope', 'client_id', 'client_secret'],
   available: passwordGrantAvailable,
   async handle(ctx, params) {
     const { sim } = ctx;

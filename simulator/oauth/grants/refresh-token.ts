@@ -11,7 +11,7 @@ import { InvalidGrant, InvalidScope, OAuthError } from '../errors.js';
 import { runner } from '../machine.js';
 import { required } from '../params.js';
 import { parseScope } from '../scopes.js';
-import { codeTokenBody, mintTokens, type Issued } from '../tokens.js';
+import { codeTokenBody, mintTokens, refreshState, type Issued } from '../tokens.js';
 import { tokenResponse, type Grant } from './grant.js';
 
 interface Refresh {
@@ -21,12 +21,6 @@ interface Refresh {
   refresh: RefreshToken;
   scopes: string[];
   issued?: Issued;
-}
-
-/** Rotation is recorded in `state`; revocation (of it or of its pair) in `revokedAt`. */
-export function refreshState(token: RefreshToken): string {
-  if (token.state && token.state !== 'active') return token.state;
-  return token.revokedAt !== null ? 'revoked' : 'active';
 }
 
 const refreshMachine = runner<Refresh>('token-refresh', {
@@ -54,7 +48,6 @@ const refreshMachine = runner<Refresh>('token-refresh', {
 
 export const refreshToken: Grant = {
   type: 'refresh_token',
-  parameters: ['client_id', 'client_secret', 'refresh_token', 'redirect_uri', 'code_verifier', 'scope'],
   available: () => true,
   async handle(ctx, params) {
     const { sim } = ctx;
@@ -70,10 +63,12 @@ export const refreshToken: Grant = {
     if (wider.length && !clientError) throw InvalidScope(`The refresh token was not granted ${wider.join(' ')}`);
     const x: Refresh = { sim, clientError, app, refresh, scopes: asked.length ? asked : refresh.scopes };
 
-    const row = await refreshMachine.fire(refreshState(refresh), 'refresh', x);
-    if (row.condition === 'client_auth_failed') throw clientError!;
-    if (!(row.next === 'rotated' && sim.fault('refresh-token-reusable'))) refresh.state = row.next;
-    if (row.result.error) throw refreshMachine.error(row);
+    await refreshMachine.advance(x, {
+      from: refreshState(refresh),
+      trigger: 'refresh',
+      save: (next) => (refresh.state = next),
+      stay: { state: 'rotated', fault: 'refresh-token-reusable' },
+    });
     return tokenResponse(sim, codeTokenBody(sim, x.issued!));
   },
 };

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { operations } from '../../../spec/index.js';
+import { operations, type OperationId } from '../../../spec/index.js';
 import { keysetSupport } from '../../../simulator/api/keyset-table.js';
 import { links, mint, pathOf, setup } from './helpers.js';
 
 const SEED = Number(process.env.FC_SEED ?? 4242);
 
 /** A request path for each list operation of the keyset table. */
-const LIST_PATHS: Record<string, string> = {
+const LIST_PATHS: Partial<Record<OperationId, string>> = {
   listGroupAuditEvents: '/api/v4/groups/group/audit_events',
   listGroups: '/api/v4/groups',
   listInstanceAuditEvents: '/api/v4/audit_events',
@@ -33,7 +33,7 @@ describe('keyset pagination (item 5)', () => {
     expect(withKeyset).toEqual(Object.keys(LIST_PATHS).sort());
   });
 
-  for (const [operationId, path] of Object.entries(LIST_PATHS)) {
+  for (const [operationId, path] of Object.entries(LIST_PATHS) as [OperationId, string][]) {
     it(`${operationId}: every allowed ordering walks with a cursor link, without offset headers`, async () => {
       const support = keysetSupport(operationId)!;
       for (const order of support.orders) {

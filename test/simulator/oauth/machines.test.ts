@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { machine, type MachineRow } from '../../../spec/index.js';
 import type { AccessToken, AuthorizationCode, DeviceCode, RefreshToken } from '../../../simulator/store.js';
 import { tokenExpired } from '../../../simulator/credentials.js';
-import { refreshState } from '../../../simulator/oauth/grants/refresh-token.js';
+import { refreshState } from '../../../simulator/oauth/tokens.js';
 import { seeded } from '../../../simulator/oauth/accounts.js';
 import { L, app, code, exchangeForm, formFields, pkcePair, signInRoot, tokens, world, type World } from './helpers.js';
 

@@ -1,13 +1,11 @@
 /** Responses conform to the schemas of spec/openapi.yaml (one source for both sides). */
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { createAjv } from '../../../spec/ajv.js';
 import { describe, expect, it } from 'vitest';
 import { openapi, targetConfigSchema } from '../../../spec/index.js';
 import { seeded } from '../../../simulator/oauth/accounts.js';
 import { app, signInRoot, tokens, world } from './helpers.js';
 
-const ajv = new Ajv2020.default({ strict: false, allErrors: true });
-addFormats.default(ajv);
+const ajv = createAjv({ strict: false, allErrors: true });
 ajv.addSchema({ $id: 'openapi', components: openapi().components }, 'openapi');
 
 function conforms(name: string, body: unknown) {

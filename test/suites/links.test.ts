@@ -1,7 +1,7 @@
 /** The Link header parser the pagination checks rely on: it must read what servers write, and never throw. */
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseLinkHeader } from './links.js';
+import { parseLinkHeader } from '../../suites/pagination/links.js';
 
 const SEED = 20_240_517;
 

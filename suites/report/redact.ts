@@ -6,7 +6,7 @@
  * A secret keeps a fixed-length prefix (enough to tell two tokens apart in a report) followed by
  * `…`; a value too short for that prefix to be safe is masked whole.
  */
-import type { CheckResult, Exchange, Report } from './types.js';
+import type { CheckResult, Exchange, Report } from './model.js';
 
 export const MASK = '…';
 /** Characters of a secret kept in reports. */

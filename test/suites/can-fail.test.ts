@@ -4,10 +4,10 @@
  * about, and must then fail (or warn, for a `should` rule). Without the mutant it must pass.
  */
 import { describe, expect, it } from 'vitest';
-import { allChecks } from '../index.js';
-import { runConformance } from '../runner/run.js';
-import { createEmbeddedTarget } from '../target/embedded.js';
-import type { RawRequest, Target } from '../target/types.js';
+import { allChecks } from '../../suites/index.js';
+import { runConformance } from '../../suites/runner/run.js';
+import { createEmbeddedTarget } from '../../suites/target/embedded.js';
+import type { RawRequest, Target } from '../../suites/target/types.js';
 
 type Send = (raw: RawRequest) => Promise<Response>;
 type Mutant = (raw: RawRequest, send: Send) => Promise<Response>;

@@ -3,7 +3,12 @@
  * Messages name what was wrong and never carry a token, a code or a secret: details hold
  * statuses, error codes and field names only.
  */
-import type { AppRole, CheckContext, FailureDetails, HttpResponse, TokenResponse } from '../types.js';
+import type { RuleId } from '../../spec/index.js';
+import type { AppRole, CheckContext, HttpResponse, TokenResponse } from '../types.js';
+import { jsonObject } from './json.js';
+import { broke } from './rules.js';
+
+export { broke, jsonObject };
 
 export const TOKEN_PATH = '/oauth/token';
 export const REVOKE_PATH = '/oauth/revoke';
@@ -22,32 +27,11 @@ export const STANDARD_ERRORS = [
 ];
 
 /**
- * Failure details naming the rules the failure breaks (FailureDetails.rules). Helpers name the
- * rules their own assertion proves and add the caller's; the runner keeps those the check proves.
- */
-export function broke(rules: readonly string[], details: Record<string, unknown> = {}): FailureDetails {
-  const named = [...new Set(rules)];
-  return named.length ? { ...details, rules: named } : details;
-}
-
-/** The body of a response as a plain object, or undefined when it is not a JSON object. */
-export function jsonObject(res: HttpResponse): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(res.text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
  * The response says it is JSON: application/json, or a JSON-based media type (`+json`, as RFC
  * 7517's application/jwk-set+json). Exactly `application/json` is judged by expectExactJsonType.
  * Breaks ENC-RESPONSE-JSON and `rules`.
  */
-export function expectJsonType(t: CheckContext, res: HttpResponse, what: string, rules: readonly string[] = []): void {
+export function expectJsonType(t: CheckContext, res: HttpResponse, what: string, rules: readonly RuleId[] = []): void {
   const type = res.headers.get('content-type');
   const media = (type ?? '').split(';')[0].trim().toLowerCase();
   t.soft(
@@ -85,7 +69,7 @@ export function expectTokenOk(
   t: CheckContext,
   res: HttpResponse,
   what: string,
-  rules: readonly string[] = [],
+  rules: readonly RuleId[] = [],
 ): TokenResponse {
   const body = jsonObject(res);
   t.expect(
@@ -107,17 +91,17 @@ export interface ExpectedError {
   /** Accepted `error` codes. */
   error: string | string[];
   /** Rules a wrong outcome breaks: a token instead of a refusal, another status, another error code. */
-  rules?: string[];
+  rules?: RuleId[];
   /** Rules a malformed refusal breaks besides ERR-OAUTH-BODY (not a JSON object, error or error_description not a string, not JSON); default `rules`. */
-  bodyRules?: string[];
+  bodyRules?: RuleId[];
   /** Rules any status other than the expected ones breaks besides `rules` (ERR-TOKEN-STATUS). */
-  statusRules?: string[];
+  statusRules?: RuleId[];
   /** Rules a 5xx breaks besides `rules` (ERR-NO-SERVER-ERROR). */
-  serverErrorRules?: string[];
+  serverErrorRules?: RuleId[];
   /** Rules an error code other than `error` breaks; default `rules`. */
-  errorRules?: string[];
+  errorRules?: RuleId[];
   /** Rules an error code outside STANDARD_ERRORS breaks besides `errorRules` (ERR-TOKEN-STANDARD-CODES). */
-  codeRules?: string[];
+  codeRules?: RuleId[];
 }
 
 /** An OAuth error body (`error`, `error_description` strings) with one of the expected statuses and codes. */
@@ -132,7 +116,7 @@ export function expectOAuthError(
   const body = jsonObject(res);
   const details = { status: res.status, error: body?.error ?? null, expectedStatus: statuses, expectedError: errors };
   const outcome = expected.rules ?? [];
-  const malformed = ['ERR-OAUTH-BODY', ...(expected.bodyRules ?? outcome)];
+  const malformed: RuleId[] = ['ERR-OAUTH-BODY', ...(expected.bodyRules ?? outcome)];
   // A token instead of a refusal stops here; the rest are independent details of the refusal.
   t.expect(
     !(body && typeof body.access_token === 'string'),
@@ -204,7 +188,7 @@ export async function expectAccessAlive(
   t: CheckContext,
   token: string,
   what: string,
-  rules: readonly string[] = [],
+  rules: readonly RuleId[] = [],
 ): Promise<void> {
   const { info, user } = await oracles(t, token);
   if (info)
@@ -230,7 +214,7 @@ export async function expectAccessDead(
   t: CheckContext,
   token: string,
   what: string,
-  rules: readonly string[] = [],
+  rules: readonly RuleId[] = [],
 ): Promise<void> {
   const { info, user } = await oracles(t, token);
   for (const [res, path, statusRule] of [
@@ -310,12 +294,12 @@ export async function authorizeRedirect(
   app: AppRole,
   params: Record<string, string | undefined>,
   decision: 'approve' | 'deny' = 'approve',
-  rules: readonly string[] = [],
+  rules: readonly RuleId[] = [],
 ): Promise<URL> {
   const { redirect, response, decided } = await t.driver.authorize(t.oauth.authorizeUrl(app, params), decision);
   if (!redirect && decided === false)
     t.harness(`the driver found no ${decision} control on the provider's page (status ${response.status})`);
-  const redirectRule = decision === 'approve' ? 'GRANT-REDIRECT-WITH-CODE' : 'GRANT-CONSENT-DENIED';
+  const redirectRule: RuleId = decision === 'approve' ? 'GRANT-REDIRECT-WITH-CODE' : 'GRANT-CONSENT-DENIED';
   t.expect(
     redirect,
     'authorize: the provider did not redirect back to the redirect_uri',
@@ -329,7 +313,7 @@ export async function authorizeCode(
   t: CheckContext,
   app: AppRole,
   params: Record<string, string | undefined>,
-  rules: readonly string[] = [],
+  rules: readonly RuleId[] = [],
 ): Promise<string> {
   const redirect = await authorizeRedirect(t, app, params, 'approve', rules);
   const code = redirect.searchParams.get('code');
@@ -355,7 +339,7 @@ export function exchangeCode(
 }
 
 /** The rules an application's code flow rests on: the plain flow with a secret, or PKCE without one. */
-export function codeFlowRules(t: CheckContext, app: AppRole): string[] {
+export function codeFlowRules(t: CheckContext, app: AppRole): RuleId[] {
   return t.oauth.app(app).clientSecret
     ? ['GRANT-CODE-FLOW', 'GRANT-CODE-PARAMS', 'AUTH-CLIENT-BODY']
     : ['GRANT-PKCE-FLOW', 'PKCE-TOKEN-PARAMS', 'PKCE-NO-SECRET', 'PKCE-CHALLENGE-S256'];
@@ -369,7 +353,7 @@ export async function mintPair(
   t: CheckContext,
   app: AppRole,
   params: Record<string, string | undefined> = {},
-  rules: readonly string[] = [],
+  rules: readonly RuleId[] = [],
 ): Promise<{ tokens: TokenResponse; verifier?: string }> {
   const pkce = t.oauth.app(app).clientSecret ? undefined : t.oauth.pkce();
   const flow = [...codeFlowRules(t, app), ...rules];

@@ -1,5 +1,5 @@
 /** The JSON report (a contract: see DESIGN.md and reporters/report.schema.json). */
-import type { Level } from '../spec/index.js';
+import type { Level } from '../../spec/index.js';
 
 /**
  * `errored`: the harness could not do its part (a driver that cannot play a page, a step the

@@ -4,19 +4,12 @@
  * (tracked by t.oauth, so the run revokes it). Minted once per run and shared by the checks.
  */
 import { profiles } from '../../spec/index.js';
-import type { CheckContext, HttpResponse, OAuthFlows } from '../types.js';
+import type { CheckContext, OAuthFlows } from '../types.js';
+import { jsonObject } from './json.js';
 
-/** An assertion whose failure names the rules it breaks (details.rules, see suites/types.ts). */
-export type Expect = (condition: unknown, message: string, details?: Record<string, unknown>) => asserts condition;
-
-/**
- * t.expect bound to the rules its failures break, for a run of assertions that share them.
- * Declare the result with the Expect type (`const expectX: Expect = breaking(t, ...)`): TypeScript
- * narrows through an assertion function only when its type is written out.
- */
-export function breaking(t: CheckContext, ...rules: string[]): Expect {
-  return (condition, message, details) => t.expect(condition, message, { ...details, rules });
-}
+export { jsonObject };
+export { jsonValue } from './json.js';
+export { breaking, type Expect } from './rules.js';
 
 const minted = new WeakMap<OAuthFlows, Promise<string>>();
 
@@ -55,23 +48,6 @@ export async function instanceSetting(t: CheckContext, apiField: string, profile
   const shown = res.status === 200 ? jsonObject(res)?.[apiField] : undefined;
   if (typeof shown === 'number' && shown > 0) return shown;
   return Number(profiles().settings[profileKey]?.default);
-}
-
-/** The body as a JSON value; undefined when it is not JSON (a check then says what it expected). */
-export function jsonValue(res: HttpResponse): unknown {
-  try {
-    return JSON.parse(res.text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The body as a plain JSON object, or undefined. */
-export function jsonObject(res: HttpResponse): Record<string, unknown> | undefined {
-  const value = jsonValue(res);
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
 }
 
 /**

@@ -1,0 +1,24 @@
+/** Failure details that name the rules a failure breaks (FailureDetails.rules, see suites/types.ts). */
+import type { RuleId } from '../../spec/index.js';
+import type { CheckContext, FailureDetails } from '../types.js';
+
+/**
+ * Failure details naming the rules the failure breaks. Helpers name the rules their own assertion
+ * proves and add the caller's; the runner keeps those the check proves.
+ */
+export function broke(rules: readonly RuleId[], details: Record<string, unknown> = {}): FailureDetails {
+  const named = [...new Set(rules)];
+  return named.length ? { ...details, rules: named } : details;
+}
+
+/** An assertion whose failure names the rules it breaks. */
+export type Expect = (condition: unknown, message: string, details?: Record<string, unknown>) => asserts condition;
+
+/**
+ * t.expect bound to the rules its failures break, for a run of assertions that share them.
+ * Declare the result with the Expect type (`const expectX: Expect = breaking(t, ...)`): TypeScript
+ * narrows through an assertion function only when its type is written out.
+ */
+export function breaking(t: CheckContext, ...rules: RuleId[]): Expect {
+  return (condition, message, details) => t.expect(condition, message, broke(rules, details));
+}
