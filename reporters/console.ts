@@ -4,11 +4,24 @@
  * line. ANSI colour only when asked; control characters from the target never reach the terminal.
  */
 import { redact } from '../suites/report/redact.js';
-import { checkLabel, checksByArea, countStatuses, exchangeSummary, verdict, verdictLine, type Counts } from './text.js';
+import {
+  checkLabel,
+  checksByArea,
+  countStatuses,
+  exchangeSummary,
+  firstFailure,
+  ruleCountsLine,
+  rulesToShow,
+  verdict,
+  verdictLine,
+  type Counts,
+} from './text.js';
 import type { CheckResult, Report } from '../suites/report/model.js';
 
 export interface ConsoleOptions {
   color?: boolean;
+  /** List every rule in the per-rule table, not only those not passed. */
+  allRules?: boolean;
 }
 
 /** Colour for a stream: a terminal, unless NO_COLOR is set; FORCE_COLOR (not "0") forces it. */
@@ -55,6 +68,36 @@ function countsTable(report: Report, paint: ReturnType<typeof painter>): string[
   return [paint('bold', line(head)), ...rows.map(line), paint('bold', line(total))];
 }
 
+/**
+ * The per-rule verdicts, first: counts by level, then each rule not passed (failed, warned) with its
+ * level, checks and first failure; every rule with `all`. Compact: one line a rule.
+ */
+function rulesTable(report: Report, paint: ReturnType<typeof painter>, all: boolean): string[] {
+  const rules = rulesToShow(report, all);
+  const out = [paint('bold', `Rules (${report.rules.length}) ${ruleCountsLine(report)}`)];
+  if (!rules.length) return out;
+  const rows = rules.map((rule) => [
+    terminalSafe(rule.id),
+    rule.level,
+    rule.status,
+    terminalSafe(rule.checks.join(',')),
+    terminalSafe(firstFailure(report, rule)),
+  ]);
+  const head = ['Rule', 'Level', 'Verdict', 'Checks', 'First failure'];
+  const widths = head.map((cell, i) => Math.max(cell.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) =>
+        i === cells.length - 1
+          ? cell.length > 100
+            ? `${cell.slice(0, 99)}…`
+            : cell
+          : cell.padEnd(Math.min(widths[i], 48)),
+      )
+      .join('  ');
+  return [...out, paint('bold', line(head)), ...rows.map(line)];
+}
+
 function problem(check: CheckResult, paint: ReturnType<typeof painter>): string[] {
   const tag = check.status.toUpperCase();
   const lines = [
@@ -76,6 +119,8 @@ export function formatConsole(input: Report, options: ConsoleOptions = {}): stri
   const paint = painter(options.color === true);
   const out: string[] = [
     `${terminalSafe(report.tool)} ${terminalSafe(report.version)}: ${terminalSafe(report.target)} (release ${terminalSafe(report.release)}, ${terminalSafe(report.offering)})`,
+    '',
+    ...rulesTable(report, paint, options.allRules === true),
     '',
     ...countsTable(report, paint),
   ];
