@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
-import { faults, profiles, type Offering } from '../spec/index.js';
+import { faults, profiles, releaseProblem, type Offering } from '../spec/index.js';
 import { createSimulator } from '../simulator/core.js';
 import { serve, type Served } from '../simulator/adapters/node.js';
 import { targetConfig } from '../simulator/control/config.js';
@@ -24,6 +24,8 @@ export interface SimulateFlags {
   writeConfig?: string;
   /** false with --no-control */
   control?: boolean;
+  /** --production: development mode off, redirect URIs must use HTTPS. */
+  production?: boolean;
 }
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -66,10 +68,10 @@ function settingValue(name: string, text: string): unknown {
 /** Command-line flags to simulator options; every problem is a UsageError with one line. */
 export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
   const p = profiles();
-  const options: SimulatorOptions = { devMode: true };
+  const options: SimulatorOptions = {};
   if (flags.release !== undefined) {
-    if (!/^\d+\.\d+$/.test(flags.release))
-      throw new UsageError(`--release expects MAJOR.MINOR, got "${flags.release}"`);
+    const wrong = releaseProblem(flags.release);
+    if (wrong) throw new UsageError(`--release: ${wrong}`);
     options.release = flags.release;
   }
   if (flags.offering !== undefined) {
@@ -77,7 +79,7 @@ export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
       (p as { offerings?: Record<string, unknown> }).offerings ?? { 'self-managed': 1, hosted: 1 },
     );
     if (!offerings.includes(flags.offering))
-      throw new UsageError(`--offering must be one of ${offerings.join(', ')}, got "${flags.offering}"`);
+      throw new UsageError(`--offering must be ${offerings.join(' or ')}, got "${flags.offering}"`);
     options.offering = flags.offering as Offering;
   }
   for (const text of flags.flag ?? []) {
@@ -94,6 +96,11 @@ export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
     if (!known.has(name)) throw new UsageError(`unknown fault ${name} (see spec/faults.yaml)`);
   }
   if (flags.fault?.length) options.faults = flags.fault;
+  if (flags.production) {
+    if (options.settings?.developmentMode === true)
+      throw new UsageError('--production contradicts --setting developmentMode=true');
+    options.settings = { ...options.settings, developmentMode: false };
+  }
   if (flags.control === false) options.control = false;
   if (flags.seedSize !== undefined) options.seedSize = integer(flags.seedSize, '--seed-size', 1, 1_000_000);
   return options;
@@ -108,6 +115,7 @@ export interface Simulation {
 export async function startSimulation(
   flags: SimulateFlags,
   out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+  note: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
 ): Promise<Simulation> {
   const sim = createSimulator(simulatorOptions(flags));
   const port = flags.port === undefined ? 0 : integer(flags.port, '--port', 0, 65535);
@@ -131,6 +139,8 @@ export async function startSimulation(
     }
   }
   out(served.url);
+  // stdout stays the one URL line scripts read; the file goes to the person.
+  if (flags.writeConfig) note(`target config written to ${flags.writeConfig} (run --config ${flags.writeConfig})`);
   return { sim, served };
 }
 
@@ -160,6 +170,7 @@ export function registerSimulate(program: Command): void {
     .option('--seed-size <n>', 'size of the generated REST data')
     .option('--write-config <file>', 'write the target config (YAML) to this file')
     .option('--no-control', 'serve no /-/simulator/ control API, like a live deployment')
+    .option('--production', 'production mode: redirect URIs must use HTTPS (same as --setting developmentMode=false)')
     .action(async (flags: SimulateFlags) => {
       const { served } = await startSimulation(flags);
       await untilSignal();

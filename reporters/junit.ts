@@ -4,7 +4,7 @@
  */
 import { create } from 'xmlbuilder2';
 import { redact } from '../suites/report/redact.js';
-import { checkLabel, checksByArea, countStatuses, detailText, firstLine } from './text.js';
+import { checkLabel, checksByArea, countStatuses, detailText, firstLine, verdictLine } from './text.js';
 import type { CheckResult, Report } from '../suites/report/model.js';
 
 type XMLBuilder = ReturnType<typeof create>;
@@ -24,6 +24,7 @@ function properties(parent: XMLBuilder, report: Report): void {
     ['offering', report.offering],
     ['seed', String(report.seed)],
     ['tool', `${report.tool} ${report.version}`],
+    ['verdict', verdictLine(report)],
   ];
   for (const [name, value] of values) props.ele('property', { name, value });
 }
@@ -53,6 +54,10 @@ function testcase(parent: XMLBuilder, check: CheckResult): void {
       break;
     case 'warned':
       node.ele('system-out').txt(`WARNING (should-level rule, does not fail the run)\n${detailText(check)}`);
+      break;
+    case 'expected':
+      // A known deviation (--expect): shown, never a CI failure.
+      node.ele('system-out').txt(`EXPECTED (known deviation: ${check.expectedReason ?? ''})\n${detailText(check)}`);
       break;
     case 'passed':
       break;

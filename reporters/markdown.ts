@@ -16,6 +16,7 @@ import {
   rulesByArea,
   seconds,
   verdict,
+  verdictHead,
   verdictLine,
 } from './text.js';
 import type { CheckResult, Report } from '../suites/report/model.js';
@@ -63,6 +64,8 @@ const ICON: Record<string, string> = {
   warned: '⚠️',
   skipped: '⏭️',
   errored: '🛑',
+  expected: '🟡',
+  stale: '♻️',
   untested: '❔',
 };
 const icon = (status: string) => ICON[status] ?? '❔';
@@ -111,7 +114,8 @@ function oneLiner(check: CheckResult): string {
 function layout(report: Report, options: Layout): string {
   const out: string[] = [];
   const result = verdict(report);
-  out.push(`## ${{ fail: '❌', error: '🛑', pass: '✅' }[result]} idp-conformance: ${result.toUpperCase()}`);
+  out.push(`## ${{ fail: '❌', error: '🛑', pass: '✅' }[result]} idp-conformance: ${verdictHead(report)}`);
+  out.push(md(verdictLine(report)));
   out.push(
     `Target ${code(report.target)} · release ${code(report.release)} · ${md(report.offering)} · seed ${code(String(report.seed))} · ${md(seconds(report.durationMs))} · ${md(report.tool)} ${md(report.version)}`,
   );
@@ -132,6 +136,7 @@ function layout(report: Report, options: Layout): string {
     code(rule.id),
     `${icon(rule.status)} ${md(rule.status)}`,
     md(rule.level),
+    md(rule.origin),
     md(rule.title),
     rule.checks.map(code).join(', ') || '—',
     md(firstFailure(report, rule)) || '—',
@@ -141,7 +146,7 @@ function layout(report: Report, options: Layout): string {
       ? `Rules (${report.rules.length}; the ${hidden} passed are not listed)`
       : `Rules (${report.rules.length})`;
   out.push(
-    `<details><summary>${rulesTitle}</summary>\n\n${table(['Rule', 'Status', 'Level', 'Title', 'Checks', 'First failure'], ruleRows)}\n\n</details>`,
+    `<details><summary>${rulesTitle}</summary>\n\n${table(['Rule', 'Status', 'Level', 'Origin', 'Title', 'Checks', 'First failure'], ruleRows)}\n\n</details>`,
   );
   const failed = report.checks.filter((check) => check.status === 'failed');
   const warned = report.checks.filter((check) => check.status === 'warned');
@@ -156,6 +161,21 @@ function layout(report: Report, options: Layout): string {
       ...errored.map(render),
     );
   if (warned.length > 0) out.push(`### ⚠️ Warnings: should-level rules (${warned.length})`, ...warned.map(render));
+  // Known deviations (--expect): excused failures with their reasons, and listed rules that now pass.
+  const expected = report.checks.filter((check) => check.status === 'expected');
+  const stale = report.rules.filter((rule) => rule.status === 'stale');
+  if (expected.length > 0)
+    out.push(
+      `### 🟡 Expected: known deviations listed in --expect (${expected.length})`,
+      ...expected.map(
+        (check) => `- ${code(check.id)}: ${md(firstLine(check.message))} (reason: ${md(check.expectedReason ?? '')})`,
+      ),
+    );
+  if (stale.length > 0)
+    out.push(
+      `### ♻️ Stale expectations: listed in --expect but passed; remove them (${stale.length})`,
+      ...stale.map((rule) => `- ${code(rule.id)} (reason given: ${md(rule.expectedReason ?? '')})`),
+    );
   const undetailed = failed.length + errored.length + warned.length - Math.max(0, options.detailed);
   if (undetailed > 0) out.push(`_Details of ${undetailed} more checks are in the JSON and HTML reports (size limit)._`);
 

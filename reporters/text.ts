@@ -4,15 +4,24 @@
  * how they wrap these.
  */
 import type { CheckResult, CheckStatus, Exchange, Report, RuleResult, RuleStatus } from '../suites/report/model.js';
+import { coverageOf, coverageShort, verdict } from '../suites/report/verdict.js';
 
 export type Counts = Record<CheckStatus, number>;
 
-export const CHECK_STATUSES: readonly CheckStatus[] = ['failed', 'errored', 'warned', 'skipped', 'passed'];
+export const CHECK_STATUSES: readonly CheckStatus[] = ['failed', 'errored', 'warned', 'expected', 'skipped', 'passed'];
 /** Worst first: the order in which tables list things. */
-export const RULE_STATUS_ORDER: readonly RuleStatus[] = ['failed', 'warned', 'untested', 'skipped', 'passed'];
+export const RULE_STATUS_ORDER: readonly RuleStatus[] = [
+  'failed',
+  'warned',
+  'expected',
+  'stale',
+  'untested',
+  'skipped',
+  'passed',
+];
 
 export function countStatuses(checks: readonly CheckResult[]): Counts {
-  const counts: Counts = { passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0 };
+  const counts: Counts = { passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0, expected: 0 };
   for (const check of checks) counts[check.status] += 1;
   return counts;
 }
@@ -52,22 +61,29 @@ export function sortRules(rules: readonly RuleResult[]): RuleResult[] {
   return [...rules].sort((a, b) => rank(a.status) - rank(b.status) || a.id.localeCompare(b.id));
 }
 
-export type Verdict = 'pass' | 'fail' | 'error';
+export { coverageOf, coverageShort, mustCoverage, verdict, type Verdict } from '../suites/report/verdict.js';
 
-/**
- * A failed check (a `must` rule broken) fails the run; else an errored check (the harness could
- * not do its part) makes it an error; warnings do not count.
- */
-export function verdict(report: Report): Verdict {
-  if (report.summary.failed > 0) return 'fail';
-  return (report.summary.errored ?? 0) > 0 ? 'error' : 'pass';
+/** PASS, FAIL, ERROR or INTERRUPTED: the first word of every verdict. */
+export function verdictHead(report: Report): string {
+  return report.interrupted ? 'INTERRUPTED' : { fail: 'FAIL', error: 'ERROR', pass: 'PASS' }[verdict(report)];
+}
+
+/** `41 of 143 must rules tested`, `partial: ` in front when some were not. */
+export function coverageText(report: Report): string {
+  const { must, mustTested, required } = coverageOf(report);
+  const share = `${mustTested} of ${must} must rules tested`;
+  const below = coverageShort(report) ? `, below the required ${required}%` : '';
+  return `${mustTested < must ? 'partial: ' : ''}${share}${below}`;
 }
 
 export function verdictLine(report: Report): string {
   const { passed, failed, warned, skipped, errored = 0 } = report.summary;
-  const head = { fail: 'FAIL', error: 'ERROR', pass: 'PASS' }[verdict(report)];
+  const by = report.interrupted ? `by ${report.interrupted}; ` : '';
   const erroredText = errored ? `${errored} errored, ` : '';
-  return `${head}: ${failed} failed, ${erroredText}${warned} warned, ${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}`;
+  const expectedText = report.summary.expected !== undefined ? `${report.summary.expected} expected, ` : '';
+  const stale = report.rules.filter((r) => r.status === 'stale').length;
+  const staleText = stale ? ` (${stale} stale expectation${stale === 1 ? '' : 's'})` : '';
+  return `${verdictHead(report)} (${by}${coverageText(report)}): ${failed} failed, ${erroredText}${warned} warned, ${expectedText}${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}${staleText}`;
 }
 
 export function seconds(ms: number): string {

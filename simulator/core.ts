@@ -1,6 +1,7 @@
 /**
- * The simulator: one Fetch-style entry, `(Request) => Promise<Response>`, that every adapter
- * (Node http, supertest, msw) calls. Routing comes from spec/openapi.yaml by operationId; each
+ * The simulator: one entry, `answer(request)`, that every adapter calls: the Fetch one
+ * (`handle`: Request in, Response out; msw and in-process callers) and the Node one, which passes
+ * a light request and writes the answer without making Fetch objects. Routing comes from spec/openapi.yaml by operationId; each
  * operation is a small handler module registered in oauth/ or api/.
  */
 import {
@@ -8,13 +9,16 @@ import {
   profiles,
   faults as faultCatalogue,
   inRelease,
+  releaseProblem,
   type FaultName,
   type OperationInfo,
 } from '../spec/index.js';
 import { createClock } from './clock.js';
 import { createRouter } from './router.js';
 import { createStore, type Store } from './store.js';
-import { json } from './http.js';
+import { createEvictor } from './evict.js';
+import { json, Reply, type Answer } from './http.js';
+import { requestUrl } from './request.js';
 import { HttpError } from './errors.js';
 import type {
   Ctx,
@@ -24,6 +28,7 @@ import type {
   ParsedBody,
   ResolvedOptions,
   Sim,
+  SimRequest,
   SimulatorOptions,
 } from './types.js';
 import { oauthGateOverrides, oauthHandlers, oauthMiddlewares, seedAccounts } from './oauth/index.js';
@@ -38,6 +43,8 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
   const isFault = (f: string): f is FaultName => known.has(f);
   const unknown = (options.faults ?? []).filter((f) => !isFault(f));
   if (unknown.length) throw new RangeError(`unknown fault ${unknown.join(', ')} (see spec/faults.yaml)`);
+  const releaseWrong = options.release === undefined ? undefined : releaseProblem(options.release);
+  if (releaseWrong) throw new RangeError(releaseWrong);
   const flags: Record<string, boolean> = {};
   for (const [name, info] of Object.entries(p.flags)) flags[name] = info.default;
   const settings = {} as Record<string, unknown>;
@@ -46,9 +53,12 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     release: options.release ?? p.defaults.release,
     offering: options.offering ?? p.defaults.offering,
     flags: { ...flags, ...options.flags },
-    settings: { ...(settings as unknown as InstanceSettings), ...options.settings },
+    settings: {
+      ...(settings as unknown as InstanceSettings),
+      ...options.settings,
+      ...(options.devMode === undefined ? {} : { developmentMode: options.devMode }),
+    },
     faults: (options.faults ?? []).filter(isFault),
-    devMode: options.devMode ?? true,
     seed: options.seed ?? 1,
     seedSize: options.seedSize ?? 1,
     issuer: options.issuer,
@@ -56,7 +66,7 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
   };
 }
 
-async function parseBody(request: Request): Promise<ParsedBody> {
+async function parseBody(request: SimRequest): Promise<ParsedBody> {
   if (request.method === 'GET' || request.method === 'HEAD') return { kind: 'none' };
   const type = (request.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
   if (type === 'multipart/form-data') {
@@ -99,9 +109,14 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
   const startSettings = structuredClone(resolved.settings);
   let store: Store = createStore();
   let moduleState = new Map<string, unknown>();
+  const evictor = createEvictor(() => store);
 
-  const dispatch = async (request: Request): Promise<Response> => {
-    const url = new URL(request.url);
+  // Release windows are fixed per simulator: each window object (operation, rule) is judged once.
+  const windows = new WeakMap<object, boolean>();
+
+  const dispatch = async (request: SimRequest): Promise<Answer> => {
+    // A copy: handlers may read and rewrite it (the middlewares share requestUrl's).
+    const url = new URL(requestUrl(request));
     const match = route(request.method, url.pathname);
     if (match.kind === 'not-found' || (match.kind === 'found' && !available(sim, match.op))) {
       return json(404, { error: '404 Not Found' });
@@ -141,17 +156,33 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
     },
     fault: (name) => faults.has(name),
     flag: (name) => resolved.flags[name] ?? false,
-    inForce: (window) => inRelease(window, resolved.release),
+    inForce: (window) => {
+      let known = windows.get(window);
+      if (known === undefined) windows.set(window, (known = inRelease(window, resolved.release)));
+      return known;
+    },
     state<T>(key: string, init: () => T): T {
       if (!moduleState.has(key)) moduleState.set(key, init());
       return moduleState.get(key) as T;
     },
     async handle(request) {
-      const run = (i: number): Promise<Response> =>
+      const answer = await sim.answer(request);
+      const head = request.method === 'HEAD';
+      if (!(answer instanceof Reply)) return head ? new Response(null, answer) : answer;
+      try {
+        return answer.toResponse(!head);
+      } catch (error) {
+        // Fetch refuses a header value the handler built (a bug of ours, as in answer()).
+        process.stderr.write(`simulator: internal error: ${(error as Error).stack ?? String(error)}\n`);
+        return json(500, { message: '500 Internal Server Error' }).toResponse();
+      }
+    },
+    async answer(request) {
+      evictor.due(clock.nowSeconds());
+      const run = (i: number): Promise<Answer> =>
         i < middlewares.length ? middlewares[i](request, sim, () => run(i + 1)) : dispatch(request);
       try {
-        const response = await run(0);
-        return request.method === 'HEAD' ? new Response(null, response) : response;
+        return await run(0);
       } catch (error) {
         // A bug of ours, never the client's fault: say so without echoing request data.
         process.stderr.write(`simulator: internal error: ${(error as Error).stack ?? String(error)}\n`);
@@ -163,6 +194,7 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
       moduleState = new Map();
       resolved.settings = structuredClone(startSettings);
       clock.reset();
+      evictor.reset();
       seedAccounts(sim);
     },
   };

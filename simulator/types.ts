@@ -1,9 +1,26 @@
 import type { Clock } from './clock.js';
 import type { Store } from './store.js';
 import type { FaultName, OperationId, OperationInfo, Offering } from '../spec/index.js';
+import type { Answer } from './http.js';
+
+/**
+ * What the simulator reads of a request: the part of the Fetch Request it uses. A Fetch Request
+ * is one (sim.handle, msw); the Node adapter passes a lighter one built from IncomingMessage.
+ */
+export interface SimRequest {
+  readonly method: string;
+  /** Absolute URL, path exactly as sent. */
+  readonly url: string;
+  readonly headers: { get(name: string): string | null; has(name: string): boolean };
+  text(): Promise<string>;
+  arrayBuffer(): Promise<ArrayBuffer>;
+  formData(): Promise<FormData>;
+}
 
 /** Instance settings an administrator can change (defaults live in spec/profiles.yaml). */
 export interface InstanceSettings {
+  /** Development mode accepts plain-HTTP redirect URIs; off (production) they must use HTTPS. */
+  developmentMode: boolean;
   /** "Allow password authentication for Git over HTTP(S)"; the password grant needs it. */
   gitPasswordAuth: boolean;
   /** Password grant accepted only with client credentials. */
@@ -16,6 +33,8 @@ export interface InstanceSettings {
   rateLimit: { requests: number; periodSeconds: number } | null;
   /** The deprecated runner registration endpoints answer 410 Gone (the announced future major). */
   runnerRegistrationGone: boolean;
+  /** The deprecated reset_registration_token endpoints answer 410 Gone (their own future release). */
+  runnerResetTokenGone: boolean;
 }
 
 export interface SimulatorOptions {
@@ -25,7 +44,7 @@ export interface SimulatorOptions {
   settings?: Partial<InstanceSettings>;
   /** Names of spec/faults.yaml (checked when the simulator starts: they come from users). */
   faults?: readonly string[];
-  /** Development mode accepts plain-HTTP redirect URIs. */
+  /** Shorthand for settings.developmentMode (plain-HTTP redirect URIs accepted). */
   devMode?: boolean;
   /** Seed of the generated REST data. */
   seed?: number;
@@ -48,7 +67,6 @@ export interface ResolvedOptions {
   flags: Record<string, boolean>;
   settings: InstanceSettings;
   faults: FaultName[];
-  devMode: boolean;
   seed: number;
   seedSize: number;
   issuer?: string;
@@ -67,8 +85,10 @@ export interface Sim {
   inForce(window: { since?: string; until?: string }): boolean;
   /** Module-owned state, created on first use and dropped by reset(). */
   state<T>(key: string, init: () => T): T;
-  /** The Fetch-style entry: every adapter ends here. */
+  /** The Fetch entry (msw, supertest through the Node adapter's callers, in-process tests). */
   handle(request: Request): Promise<Response>;
+  /** The entry every adapter ends in: the answer before any Fetch Response is made of it. */
+  answer(request: SimRequest): Promise<Answer>;
   /** Back to the state right after start (seeded accounts and data, clock offset 0). */
   reset(): void;
 }
@@ -81,7 +101,7 @@ export type ParsedBody =
 
 export interface Ctx {
   sim: Sim;
-  request: Request;
+  request: SimRequest;
   url: URL;
   method: string;
   /** Path exactly as sent, percent-encoding intact (`group%2Fproject` stays one segment). */
@@ -97,10 +117,10 @@ export interface Ctx {
   origin: string;
 }
 
-export type Handler = (ctx: Ctx) => Response | Promise<Response>;
+export type Handler = (ctx: Ctx) => Answer | Promise<Answer>;
 
 /** Handlers by the operationId of spec/openapi.yaml they serve. */
 export type Handlers = Partial<Record<OperationId, Handler>>;
 
 /** Runs before routing; may answer itself (414, 429, CORS preflight) or call next(). */
-export type Middleware = (request: Request, sim: Sim, next: () => Promise<Response>) => Promise<Response>;
+export type Middleware = (request: SimRequest, sim: Sim, next: () => Promise<Answer>) => Promise<Answer>;

@@ -31,6 +31,8 @@ export interface Rule {
   level: Level;
   /** Section path of source-spec.md, or an RFC section "(not shown)". */
   source: string;
+  /** Where the rule's force comes from: `source`, `documented`, or an RFC/standard section. */
+  origin: string;
   since?: string;
   until?: string;
   offering?: Offering;
@@ -78,6 +80,7 @@ export interface Profiles {
   releases?: Record<string, ReleaseInfo>;
   offerings?: Record<Offering, OfferingInfo>;
   limits: Limits;
+  retention: Retention;
   /** Where each limit comes from: the rules that state it. */
   limitSources: Record<keyof Limits, { rules: RuleId[] }>;
 }
@@ -94,6 +97,14 @@ export interface Limits {
   perPageMax: number;
   paginationTotalsMax: number;
   usersKeysetEnforcedAbove: number;
+}
+
+/** The simulator's housekeeping (spec/profiles.yaml `retention`), seconds of its clock. */
+export interface Retention {
+  evictionInterval: number;
+  expiredGrace: number;
+  revokedGrace: number;
+  sessionLifetime: number;
 }
 
 export interface Fault {

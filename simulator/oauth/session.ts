@@ -3,14 +3,14 @@
  * token per session, and a fresh session id on sign-in (no fixation). The session's createdAt is
  * the time of sign-in, which the id_token reports as auth_time.
  */
-import type { Sim } from '../types.js';
+import type { Sim, SimRequest } from '../types.js';
 import type { Session, User } from '../store.js';
 import { secret } from '../random.js';
 import { sameSecret } from './compare.js';
 
 export const SESSION_COOKIE = '_idp_session';
 
-function cookieValue(request: Request, name: string): string | undefined {
+function cookieValue(request: SimRequest, name: string): string | undefined {
   const header = request.headers.get('cookie');
   if (!header) return undefined;
   for (const part of header.split(';')) {
@@ -20,7 +20,7 @@ function cookieValue(request: Request, name: string): string | undefined {
   return undefined;
 }
 
-export function sessionOf(sim: Sim, request: Request): Session | undefined {
+export function sessionOf(sim: Sim, request: SimRequest): Session | undefined {
   const id = cookieValue(request, SESSION_COOKIE);
   return id ? sim.store.sessions.get(id) : undefined;
 }
@@ -36,21 +36,21 @@ export function sessionCookie(session: Session): string {
 }
 
 /** The session of the request, or a new anonymous one with the cookie to set. */
-export function ensureSession(sim: Sim, request: Request): { session: Session; setCookie?: string } {
+export function ensureSession(sim: Sim, request: SimRequest): { session: Session; setCookie?: string } {
   const existing = sessionOf(sim, request);
   if (existing) return { session: existing };
   const session = createSession(sim);
   return { session, setCookie: sessionCookie(session) };
 }
 
-export function signedIn(sim: Sim, request: Request): { session: Session; user: User } | null {
+export function signedIn(sim: Sim, request: SimRequest): { session: Session; user: User } | null {
   const session = sessionOf(sim, request);
   const user = session?.userId != null ? sim.store.users.get(session.userId) : undefined;
   return session && user ? { session, user } : null;
 }
 
 /** Replace the session with a signed-in one (the old id stops working). */
-export function signIn(sim: Sim, request: Request, user: User): Session {
+export function signIn(sim: Sim, request: SimRequest, user: User): Session {
   const old = sessionOf(sim, request);
   if (old) sim.store.sessions.delete(old.id);
   return createSession(sim, user.id);

@@ -270,8 +270,23 @@ describe('runner verdicts', () => {
     });
     expect(report.checks.map((c) => c.status)).toEqual(['skipped', 'skipped']);
     expect(report.checks[0].message).toContain('not in force');
+    expect(report.checks[0].message).toContain('T-FUTURE applies from release 99.0');
     expect(report.checks[1].message).toContain('--slow');
     expect(report.rules.map((r) => r.id)).not.toContain('T-FUTURE');
+  });
+
+  it('says a check is skipped because a feature flag is off, not because of the release', async () => {
+    const { createEmbeddedTarget } = await import('../../suites/target/embedded.js');
+    const { allChecks } = await import('../../suites/index.js');
+    const report = await runConformance({
+      seed: 7,
+      numRuns: 2,
+      target: await createEmbeddedTarget({ flags: { device_authorization_grant: false } }),
+      checks: allChecks().filter((c) => c.id === 'device.authorization-timings'),
+    });
+    expect(report.checks[0].status).toBe('skipped');
+    expect(report.checks[0].message).toMatch(/needs feature flag device_authorization_grant, which is off/);
+    expect(report.checks[0].message).not.toMatch(/release/);
   });
 
   it('gives a failure a reproduce command naming the check, the seed and the target', async () => {
@@ -281,7 +296,7 @@ describe('runner verdicts', () => {
       checks: [check('bad', ['T-MUST'], async (t: CheckContext) => t.fail('x'))],
     });
     expect(report.checks[0].reproduce).toBe(
-      'idp-conformance run --check grants.bad --seed 7 --target http://fake.test',
+      'npx idp-conformance run --check grants.bad --seed 7 --target http://fake.test',
     );
   });
 
@@ -320,15 +335,15 @@ describe('runner verdicts', () => {
     expect(report.checks[0].counterexample).toBe('[0]');
   });
 
-  it('stops when interrupted: the running check finishes, the rest are skipped, not passed', async () => {
+  it('stops when interrupted: a finished check stands, the rest are skipped, not passed', async () => {
     let done = 0;
     const report = await runConformance({
       ...base,
       target: fakeTarget(),
       checks: [
         check('one', ['T-MUST'], async (t: CheckContext) => {
-          done++;
           await seen()(t);
+          done++;
         }),
         check('two', ['T-MUST'], async () => void done++),
       ],
@@ -336,7 +351,27 @@ describe('runner verdicts', () => {
     });
     expect(report.checks.map((c) => c.status)).toEqual(['passed', 'skipped']);
     expect(report.checks[1].message).toBe('the run was interrupted');
+    expect(report.interrupted).toBe('SIGINT');
     expect(done).toBe(1);
+  });
+
+  it('stops the running check at its next request: skipped as interrupted, never passed', async () => {
+    let stop = false;
+    const report = await runConformance({
+      ...base,
+      target: fakeTarget(),
+      checks: [
+        check('long', ['T-MUST'], async (t: CheckContext) => {
+          await seen()(t);
+          stop = true;
+          // A check that swallows the refusal still proves nothing.
+          await t.http.get('/again').catch(() => undefined);
+        }),
+      ],
+      stopRequested: () => (stop ? 'SIGTERM' : undefined),
+    });
+    expect(report.checks.map((c) => [c.status, c.message])).toEqual([['skipped', 'the run was interrupted']]);
+    expect(report.interrupted).toBe('SIGTERM');
   });
 
   it('selects by suite, rule and check id, and refuses unknown names', () => {
