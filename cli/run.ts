@@ -305,11 +305,6 @@ export function registerRun(program: Command): void {
     .option('--rule <ids>', 'comma-separated rule ids: only checks proving them (default: all)')
     .option('--check <id>', 'run one check (see the reproduce command of a failure)')
     .option('--runs <n>', `property runs per check (default ${DEFAULT_RUNS})`)
-    .option('--seed <n>', 'fast-check seed (default: fixed in CI, random otherwise; always printed)')
-    .option('--report <specs>', 'reports to write: kind=path,... (json, junit, html, md)')
-    .option('--rate <n>', 'at most n requests per second (honours 429 Retry-After)')
-    .option('--timeout <ms>', 'per-request timeout in milliseconds')
-    .option('--slow', 'allow checks that wait in real time on a live target')
     .option(
       '--expect <file>',
       'known deviations (YAML, spec/expect.schema.json): listed failures are expected, not failed',
