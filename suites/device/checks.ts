@@ -18,6 +18,9 @@ import type { HtmlForm } from '../drivers/html.js';
 import { authorizeDevice, AUTHORIZE_DEVICE_PATH, deviceApp, needTime, poll, startDevice, wait } from './flow.js';
 import { deviceCommands, machineRules, runModel } from './model.js';
 
+/** The polling interval a client uses when the device authorization response gives none (RFC 8628 §3.2). */
+const RFC8628_DEFAULT_INTERVAL = 5;
+
 function absoluteUrl(value: string): URL | undefined {
   try {
     return new URL(value);
@@ -210,10 +213,14 @@ export const deviceChecks: Check[] = [
         `expires_in must be ${deviceCodeLifetime}`,
         broke(['DEV-CODE-LIFETIME'], { expiresIn: start.expiresIn }),
       );
+      // RFC 8628 §3.2: a client polls every 5 seconds when interval is absent, so an absent interval
+      // is 5; the missing field is DEV-AUTHORIZE-RESPONSE's failure, not this rule's.
+      const absent = jsonObject(start.response)?.interval === undefined;
+      const interval = absent ? RFC8628_DEFAULT_INTERVAL : start.interval;
       t.expect(
-        start.interval === deviceInterval,
+        interval === deviceInterval,
         `interval must be ${deviceInterval}`,
-        broke(['DEV-POLL-INTERVAL'], { interval: start.interval }),
+        broke(['DEV-POLL-INTERVAL'], { interval: absent ? 'absent' : start.interval }),
       );
     },
   },
