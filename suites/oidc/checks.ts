@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { jwtVerify, decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { Check, CheckContext } from '../types.js';
 import { CheckFailure } from '../runner/errors.js';
-import { broke, exchangeCode, expectJsonType, jsonObject } from '../shared/oauth.js';
+import { authorizeCode, broke, exchangeCode, expectJsonType, jsonObject } from '../shared/oauth.js';
 import {
   DISCOVERY_PATH,
   expectedIssuer,
@@ -143,7 +143,9 @@ export const oidcChecks: Check[] = [
       );
       const code = redirect?.searchParams.get('code');
       // Refusing the request (a page or an error redirect) is conformant: no code, no OpenID Connect.
+      // It counts only where the same application, asked without openid, gets its code.
       if (!code) {
+        await authorizeCode(t, 'limited', { scope: app.scopes.join(' ') }, ['GRANT-CODE-FLOW']);
         t.expect(!redirect?.searchParams.has('code'), `${what}: refused, no code`, { status: response.status });
         return;
       }
