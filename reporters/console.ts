@@ -9,7 +9,10 @@ import {
   checksByArea,
   countStatuses,
   exchangeSummary,
+  firstFailure,
   groupBy,
+  ruleCountsLine,
+  rulesToShow,
   verdict,
   verdictLine,
   type Counts,
@@ -18,6 +21,8 @@ import type { CheckResult, Report } from '../suites/report/model.js';
 
 export interface ConsoleOptions {
   color?: boolean;
+  /** List every rule in the per-rule table, not only those not passed. */
+  allRules?: boolean;
   /** The verdict line only (`run --quiet`). */
   quiet?: boolean;
   /** Report files written, listed after the verdict. */
@@ -67,6 +72,36 @@ function countsTable(report: Report, paint: ReturnType<typeof painter>): string[
   const line = (cells: string[]) =>
     cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
   return [paint('bold', line(head)), ...rows.map(line), paint('bold', line(total))];
+}
+
+/**
+ * The per-rule verdicts, first: counts by level, then each rule not passed (failed, warned) with its
+ * level, checks and first failure; every rule with `all`. Compact: one line a rule.
+ */
+function rulesTable(report: Report, paint: ReturnType<typeof painter>, all: boolean): string[] {
+  const rules = rulesToShow(report, all);
+  const out = [paint('bold', `Rules (${report.rules.length}) ${ruleCountsLine(report)}`)];
+  if (!rules.length) return out;
+  const rows = rules.map((rule) => [
+    terminalSafe(rule.id),
+    rule.level,
+    rule.status,
+    terminalSafe(rule.checks.join(',')),
+    terminalSafe(firstFailure(report, rule)),
+  ]);
+  const head = ['Rule', 'Level', 'Verdict', 'Checks', 'First failure'];
+  const widths = head.map((cell, i) => Math.max(cell.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) =>
+        i === cells.length - 1
+          ? cell.length > 100
+            ? `${cell.slice(0, 99)}…`
+            : cell
+          : cell.padEnd(Math.min(widths[i], 48)),
+      )
+      .join('  ');
+  return [...out, paint('bold', line(head)), ...rows.map(line)];
 }
 
 function problem(check: CheckResult, paint: ReturnType<typeof painter>): string[] {
@@ -119,6 +154,8 @@ export function formatConsole(input: Report, options: ConsoleOptions = {}): stri
   if (options.quiet) return `${[verdictPainted(report, paint), ...written].join('\n')}\n`;
   const out: string[] = [
     `${terminalSafe(report.tool)} ${terminalSafe(report.version)}: ${terminalSafe(report.target)} (release ${terminalSafe(report.release)}, ${terminalSafe(report.offering)})`,
+    '',
+    ...rulesTable(report, paint, options.allRules === true),
     '',
     ...countsTable(report, paint),
   ];

@@ -6,6 +6,7 @@
 import escapeHtml from 'escape-html';
 import { redact } from '../suites/report/redact.js';
 import {
+  firstFailure,
   checkLabel,
   checksByArea,
   countStatuses,
@@ -126,6 +127,27 @@ function layout(report: Report, options: Layout): string {
     ),
   );
 
+  // The per-rule verdicts lead: which sentence of the source a target breaks.
+  const rules = rulesByArea(report).flatMap(({ items }) =>
+    items.filter((rule) => options.allRules || rule.status !== 'passed'),
+  );
+  const hidden = report.rules.length - rules.length;
+  const ruleRows = rules.map((rule) => [
+    code(rule.id),
+    `${icon(rule.status)} ${md(rule.status)}`,
+    md(rule.level),
+    md(rule.origin),
+    md(rule.title),
+    rule.checks.map(code).join(', ') || '—',
+    md(firstFailure(report, rule)) || '—',
+  ]);
+  const rulesTitle =
+    hidden > 0
+      ? `Rules (${report.rules.length}; the ${hidden} passed are not listed)`
+      : `Rules (${report.rules.length})`;
+  out.push(
+    `<details><summary>${rulesTitle}</summary>\n\n${table(['Rule', 'Status', 'Level', 'Origin', 'Title', 'Checks', 'First failure'], ruleRows)}\n\n</details>`,
+  );
   const failed = report.checks.filter((check) => check.status === 'failed');
   const warned = report.checks.filter((check) => check.status === 'warned');
   const errored = report.checks.filter((check) => check.status === 'errored');
@@ -185,25 +207,6 @@ function layout(report: Report, options: Layout): string {
     );
   }
 
-  const rules = rulesByArea(report).flatMap(({ items }) =>
-    items.filter((rule) => options.allRules || rule.status !== 'passed'),
-  );
-  const hidden = report.rules.length - rules.length;
-  const ruleRows = rules.map((rule) => [
-    code(rule.id),
-    `${icon(rule.status)} ${md(rule.status)}`,
-    md(rule.level),
-    md(rule.origin),
-    md(rule.title),
-    rule.checks.map(code).join(', ') || '—',
-  ]);
-  const rulesTitle =
-    hidden > 0
-      ? `Rules (${report.rules.length}; the ${hidden} passed are not listed)`
-      : `Rules (${report.rules.length})`;
-  out.push(
-    `<details><summary>${rulesTitle}</summary>\n\n${table(['Rule', 'Status', 'Level', 'Origin', 'Title', 'Checks'], ruleRows)}\n\n</details>`,
-  );
   out.push(`${md(verdictLine(report))}`);
   return `${out.join('\n\n')}\n`;
 }

@@ -162,3 +162,34 @@ export function detailText(check: CheckResult, maxBody = MAX_BODY_CHARS): string
     .map(({ heading, body }) => `${heading}:\n${indent(body, '  ')}`)
     .join('\n\n');
 }
+
+/** The first failure that broke `rule`: its check and message (first line), for the per-rule table. */
+export function firstFailure(report: Report, rule: RuleResult): string {
+  for (const check of report.checks) {
+    if (check.status !== 'failed' && check.status !== 'warned') continue;
+    const failures = check.failures ?? [{ message: check.message ?? '', broken: check.broken ?? check.rules }];
+    const hit = failures.find((f) => f.broken.includes(rule.id));
+    if (hit) return `${check.id}: ${firstLine(hit.message)}`;
+  }
+  return '';
+}
+
+/** Rules worth a line in a compact table (not passed, and not merely out of force or skipped), worst first. */
+export function rulesToShow(report: Report, all = false): RuleResult[] {
+  return sortRules(report.rules).filter(
+    (rule) => all || rule.status === 'failed' || rule.status === 'warned' || rule.status === 'errored',
+  );
+}
+
+/** "must 120 passed, 3 failed; should …": the per-rule counts by level in one line. */
+export function ruleCountsLine(report: Report): string {
+  const byLevel = new Map<string, Map<string, number>>();
+  for (const rule of report.rules) {
+    const counts = byLevel.get(rule.level) ?? new Map<string, number>();
+    counts.set(rule.status, (counts.get(rule.status) ?? 0) + 1);
+    byLevel.set(rule.level, counts);
+  }
+  return [...byLevel]
+    .map(([level, counts]) => `${level}: ${[...counts].map(([status, n]) => `${n} ${status}`).join(', ')}`)
+    .join('; ');
+}

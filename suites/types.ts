@@ -83,15 +83,25 @@ export interface Http {
   record(exchange: Exchange): void;
 }
 
+/** What came of playing the user on an authorize URL (see Driver.authorize). */
+export interface AuthorizeOutcome {
+  redirect?: URL;
+  response: HttpResponse;
+  decided?: boolean;
+}
+
 /** Who plays the user. */
 export interface Driver {
   readonly kind: DriverKind;
   /**
    * Open an /oauth/authorize URL as the configured user would: sign in if asked, then approve or
    * deny the consent form. Returns the URL the provider redirected to (redirect_uri with code/state
-   * or error), or the error page response when the provider refused to redirect.
+   * or error), or the error page response when the provider refused to redirect. `decided` says
+   * whether the driver really pressed the approve or deny control: false when the provider asked
+   * nothing (a remembered consent) or offered no such control, so a check can tell the provider's
+   * answer from a decision nobody made (undefined: the driver cannot know, as a person deciding).
    */
-  authorize(authorizeUrl: string, decision: 'approve' | 'deny'): Promise<{ redirect?: URL; response: HttpResponse }>;
+  authorize(authorizeUrl: string, decision: 'approve' | 'deny'): Promise<AuthorizeOutcome>;
   approveDevice(userCode: string): Promise<void>;
   denyDevice(userCode: string): Promise<void>;
   /** Move time forward; only when caps.clock. */

@@ -194,6 +194,7 @@ export const corsChecks: Check[] = [
     title: 'Cross-origin requests to the /oauth endpoints get Access-Control-Allow-Origin',
     rules: ['CORS-OAUTH-ENDPOINTS'],
     async run(t: CheckContext) {
+      let judged = 0;
       await t.property(origin, async (from) => {
         const requests: Array<[string, () => Promise<HttpResponse>]> = [
           [
@@ -214,12 +215,16 @@ export const corsChecks: Check[] = [
         ];
         for (const [what, send] of requests) {
           const res = await send();
-          t.expect(allowsOrigin(res, from), `${what} from another origin must carry Access-Control-Allow-Origin`, {
+          // An endpoint that is missing says nothing of CORS: its own checks fail it.
+          if (res.status === 404) continue;
+          judged += 1;
+          t.soft(allowsOrigin(res, from), `${what} from another origin must carry Access-Control-Allow-Origin`, {
             status: res.status,
             allowOrigin: res.headers.get('access-control-allow-origin'),
           });
         }
       });
+      if (judged === 0) t.skip('every OAuth endpoint answered 404: no CORS headers to judge');
     },
   },
 ];

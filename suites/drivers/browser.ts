@@ -400,8 +400,7 @@ export async function createBrowserDriver(
   return {
     kind: 'browser',
     async authorize(authorizeUrl, decision) {
-      const { redirect, response } = await visit(authorizeUrl, decision);
-      return { redirect, response };
+      return visit(authorizeUrl, decision);
     },
     approveDevice: (userCode) => device(userCode, 'approve'),
     denyDevice: (userCode) => device(userCode, 'deny'),

@@ -17,7 +17,7 @@ const DEFAULTS = {
 /** Label words that mark a consent button when no selector is configured. */
 const DECISION_WORDS: Record<'approve' | 'deny', RegExp> = {
   approve: /\b(approve|authori[sz]e|allow|accept|grant|confirm)\b/i,
-  deny: /\b(deny|reject|decline|refuse|cancel)\b/i,
+  deny: /\b(deny|reject|decline|refuse|cancel|abort)\b/i,
 };
 /** A step on the way to the decision (enter the user code, then consent on the next page). */
 const NEUTRAL_WORDS = /\b(continue|submit|next|verify|proceed|ok)\b/i;
@@ -128,18 +128,22 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           ];
           continue;
         }
-        const choice: Choice | undefined = decided
-          ? undefined
-          : buttonFor(
-              forms.filter((f) => f !== login),
-              decision,
-              { approve: d.approveSelector, deny: d.denySelector },
-            );
+        // After a denial nothing more is pressed; an approval may need a second one (the device
+        // page's confirmation, then the consent page), but never a mere step after it.
+        const found: Choice | undefined =
+          decided && decision === 'deny'
+            ? undefined
+            : buttonFor(
+                forms.filter((f) => f !== login),
+                decision,
+                { approve: d.approveSelector, deny: d.denySelector },
+              );
+        const choice: Choice | undefined = decided && !found?.explicit ? undefined : found;
         if (!choice) return { response, decided };
         const signature = `${choice.form.action}|${choice.button?.name}=${choice.button?.value}|${choice.form.fields.map((f) => f.name).join(',')}`;
         if (submitted.has(signature)) return { response, decided };
         submitted.add(signature);
-        decided = choice.explicit;
+        decided ||= choice.explicit;
         const values = fill?.(choice.form) ?? {};
         [url, method, body] = [
           new URL(choice.form.action || url, url).href,
@@ -175,8 +179,7 @@ export function createFormDriver(http: Http, config: TargetConfig): Driver {
   return {
     kind: 'form',
     async authorize(authorizeUrl, decision) {
-      const { redirect, response } = await browser.browse(authorizeUrl, decision);
-      return { redirect, response };
+      return browser.browse(authorizeUrl, decision);
     },
     approveDevice: (userCode) => device(userCode, 'approve'),
     denyDevice: (userCode) => device(userCode, 'deny'),

@@ -53,36 +53,54 @@ const stripTags = (html: string) =>
     .replace(/\s+/g, ' ')
     .trim();
 
+const CONTROL_RE = /<(input|select|textarea)\b[^>]*>|<button\b[^>]*>([\s\S]*?)<\/button\s*>/gi;
+
+/** Add one control (field or submit button) to a form, as a browser would submit it. */
+function addControl(form: HtmlForm, control: RegExpExecArray): void {
+  const a = parseAttributes(/^<[^>]*>/.exec(control[0])![0]);
+  const kind = (control[1] ?? 'button').toLowerCase();
+  if (kind === 'button') {
+    const type = (a.type ?? 'submit').toLowerCase();
+    if (type === 'submit')
+      form.buttons.push({ tag: 'button', name: a.name, value: a.value, label: stripTags(control[2] ?? ''), attrs: a });
+    return;
+  }
+  if (!a.name && kind !== 'input') return;
+  const type = (a.type ?? (kind === 'input' ? 'text' : kind)).toLowerCase();
+  if (kind === 'input' && (type === 'submit' || type === 'image')) {
+    form.buttons.push({ tag: 'input', name: a.name, value: a.value, label: a.value ?? '', attrs: a });
+    return;
+  }
+  if (!a.name || 'disabled' in a) return;
+  if ((type === 'checkbox' || type === 'radio') && !('checked' in a)) return;
+  form.fields.push({ name: a.name, value: a.value ?? (type === 'checkbox' ? 'on' : ''), type });
+}
+
+/** The `form` attribute of a control: it belongs to that form wherever it stands in the page. */
+const ownerOf = (control: string) => parseAttributes(/^<[^>]*>/.exec(control)![0]).form;
+
 export function parseForms(html: string): HtmlForm[] {
   const forms: HtmlForm[] = [];
   const formRe = /<form\b[^>]*>([\s\S]*?)<\/form\s*>/gi;
   for (let m = formRe.exec(html); m; m = formRe.exec(html)) {
     const attrs = parseAttributes(/^<form\b[^>]*>/i.exec(m[0])![0]);
-    const inner = m[1];
-    const fields: FormField[] = [];
-    const buttons: SubmitButton[] = [];
-    const controlRe = /<(input|select|textarea)\b[^>]*>|<button\b[^>]*>([\s\S]*?)<\/button\s*>/gi;
-    for (let c = controlRe.exec(inner); c; c = controlRe.exec(inner)) {
-      const tag = /^<[^>]*>/.exec(c[0])![0];
-      const a = parseAttributes(tag);
-      const kind = (c[1] ?? 'button').toLowerCase();
-      if (kind === 'button') {
-        const type = (a.type ?? 'submit').toLowerCase();
-        if (type === 'submit')
-          buttons.push({ tag: 'button', name: a.name, value: a.value, label: stripTags(c[2] ?? ''), attrs: a });
-        continue;
-      }
-      if (!a.name && kind !== 'input') continue;
-      const type = (a.type ?? (kind === 'input' ? 'text' : kind)).toLowerCase();
-      if (kind === 'input' && (type === 'submit' || type === 'image')) {
-        buttons.push({ tag: 'input', name: a.name, value: a.value, label: a.value ?? '', attrs: a });
-        continue;
-      }
-      if (!a.name || 'disabled' in a) continue;
-      if ((type === 'checkbox' || type === 'radio') && !('checked' in a)) continue;
-      fields.push({ name: a.name, value: a.value ?? (type === 'checkbox' ? 'on' : ''), type });
-    }
-    forms.push({ action: attrs.action ?? '', method: (attrs.method ?? 'get').toLowerCase(), attrs, fields, buttons });
+    const form: HtmlForm = {
+      action: attrs.action ?? '',
+      method: (attrs.method ?? 'get').toLowerCase(),
+      attrs,
+      fields: [],
+      buttons: [],
+    };
+    const controls = new RegExp(CONTROL_RE.source, 'gi');
+    for (let c = controls.exec(m[1]); c; c = controls.exec(m[1])) if (!ownerOf(c[0])) addControl(form, c);
+    forms.push(form);
+  }
+  // Controls placed outside their form (`<button form="id">`), as some providers' pages do.
+  const controls = new RegExp(CONTROL_RE.source, 'gi');
+  for (let c = controls.exec(html); c; c = controls.exec(html)) {
+    const owner = ownerOf(c[0]);
+    const form = owner ? forms.find((f) => f.attrs.id === owner) : undefined;
+    if (form) addControl(form, c);
   }
   return forms;
 }

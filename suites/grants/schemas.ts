@@ -35,8 +35,9 @@ function fieldOf(e: ErrorObject): string | undefined {
 export type ViolationRules = (field: string | undefined, keyword: string) => readonly RuleId[];
 
 /**
- * Fail unless `body` matches schema `name`. `rules` (a list, or a function of each violation)
- * names the rules the failure breaks: the union over all violations found.
+ * Judge `body` against schema `name`, one soft failure per rule set broken, so a wrong detail
+ * (one field's value) does not hide the others. `rules` (a list, or a function of each violation)
+ * names the rules each violation breaks. Returns whether the body matched.
  */
 export function expectSchema(
   t: CheckContext,
@@ -44,23 +45,33 @@ export function expectSchema(
   name: string,
   what: string,
   rules: readonly RuleId[] | ViolationRules = [],
-): void {
+): boolean {
   let validate = compiled.get(name);
   if (!validate) {
     validate = ajv.compile(schema(name));
     compiled.set(name, validate);
   }
-  if (validate(body)) return;
-  const errors = validate.errors ?? [];
-  const problems = [...new Set(errors.map(describe))];
-  const broken = typeof rules === 'function' ? errors.flatMap((e) => rules(fieldOf(e), e.keyword)) : rules;
-  const details = {
-    schema: name,
-    fields: body && typeof body === 'object' ? Object.keys(body) : typeof body,
-    problems,
-  };
-  t.fail(
-    `${what}: ${problems.join('; ')} (schema ${name})`,
-    broken.length ? { ...details, rules: [...new Set(broken)] } : details,
-  );
+  const ok = validate(body);
+  const errors = ok ? [] : (validate.errors ?? []);
+  const fields = body && typeof body === 'object' ? Object.keys(body) : typeof body;
+  // Violations grouped by the rules they break: each group is one failure, in the schema's order.
+  const groups = new Map<string, { rules: RuleId[]; problems: string[] }>();
+  for (const e of errors) {
+    const broken = [...new Set(typeof rules === 'function' ? rules(fieldOf(e), e.keyword) : rules)];
+    const key = broken.join(',');
+    const group = groups.get(key) ?? { rules: broken, problems: [] };
+    const problem = describe(e);
+    if (!group.problems.includes(problem)) group.problems.push(problem);
+    groups.set(key, group);
+  }
+  if (!groups.size) t.soft(ok, `${what}: does not match schema ${name}`, { schema: name, fields });
+  for (const { rules: broken, problems } of groups.values()) {
+    const details = { schema: name, fields, problems };
+    t.soft(
+      false,
+      `${what}: ${problems.join('; ')} (schema ${name})`,
+      broken.length ? { ...details, rules: broken } : details,
+    );
+  }
+  return ok;
 }

@@ -54,11 +54,18 @@ const FIELD_RULES: Record<string, RuleId> = {
   id_token: 'OIDC-ID-TOKEN',
 };
 
-function fieldRules(g: GrantResponse, grant: Grant) {
+/** RFC 6749 §5.1/§7.1: the token type is case insensitive; the source's exact spelling is the grant's own rule. */
+const bearer = (value: unknown) => typeof value === 'string' && value.toLowerCase() === 'bearer';
+
+function fieldRules(g: GrantResponse, grant: Grant, body: TokenResponse) {
   return (field: string | undefined, keyword: string): RuleId[] => {
     // The device schema excludes refresh_token with `not: required`; the password schema with additionalProperties.
     if (keyword === 'not' || field === 'refresh_token') return [g.shape, g.refreshToken];
-    if (field === 'token_type') return [g.shape, g.tokenType];
+    // A present token_type of another spelling breaks the spelling rule only; not bearer at all, also TOK-TYPE-BEARER.
+    if (field === 'token_type' && keyword === 'required') return [g.shape, 'TOK-TYPE-BEARER'];
+    if (field === 'token_type') return bearer(body?.token_type) ? [g.tokenType] : [g.tokenType, 'TOK-TYPE-BEARER'];
+    // A value other than the source's (expires_in 3600) breaks that field's rule, not the response's shape.
+    if (keyword === 'const' && field && FIELD_RULES[field]) return [FIELD_RULES[field]];
     if (field === 'scope' && grant === 'device_code') return [g.shape, 'TOK-SCOPE-DEVICE'];
     if (field === undefined && keyword === 'type') return [g.shape, 'TOK-RESPONSE-JSON'];
     return field && FIELD_RULES[field] ? [g.shape, FIELD_RULES[field]] : [g.shape];
@@ -67,5 +74,9 @@ function fieldRules(g: GrantResponse, grant: Grant) {
 
 export function expectTokenFields(t: CheckContext, body: TokenResponse, grant: Grant, what: string): void {
   const g = GRANTS[grant];
-  expectSchema(t, body, g.schema, `${what} (${grant} grant)`, fieldRules(g, grant));
+  t.soft(bearer(body?.token_type), `${what} (${grant} grant): token_type must be bearer (in any case)`, {
+    rules: ['TOK-TYPE-BEARER'],
+    tokenType: typeof body?.token_type === 'string' ? body.token_type : null,
+  });
+  expectSchema(t, body, g.schema, `${what} (${grant} grant)`, fieldRules(g, grant, body));
 }

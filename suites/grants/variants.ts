@@ -2,7 +2,15 @@
 import fc from 'fast-check';
 import type { AppRole, CheckContext } from '../types.js';
 
-/** Ways a redirect_uri can differ from the registered one while looking alike. */
+/** RFC 8252 §7.3/§8.3: loopback hosts, where any port must be accepted. */
+const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
+export const isLoopback = (uri: URL) => LOOPBACK.has(uri.hostname);
+
+/**
+ * Ways a redirect_uri can differ from the registered one while looking alike. A loopback URI is
+ * never varied by its port alone (RFC 8252 §7.3 requires any port to be accepted there): the
+ * mutation then returns the registered URI, which the checks skip, and path, host or scheme vary.
+ */
 export const redirectMutations: Record<string, (uri: URL, word: string) => string> = {
   'extra path segment': (u, w) => new URL(`${u.pathname.replace(/\/$/, '')}/${w}`, u).href,
   'extra query parameter': (u, w) => {
@@ -11,6 +19,7 @@ export const redirectMutations: Record<string, (uri: URL, word: string) => strin
     return v.href;
   },
   'other port': (u) => {
+    if (isLoopback(u)) return u.href;
     const v = new URL(u);
     v.port = String(((Number(v.port) || (v.protocol === 'https:' ? 443 : 80)) % 60000) + 1);
     return v.href;
@@ -18,6 +27,11 @@ export const redirectMutations: Record<string, (uri: URL, word: string) => strin
   'other host': (u, w) => {
     const v = new URL(u);
     v.hostname = `${w}.invalid`;
+    return v.href;
+  },
+  'other scheme': (u) => {
+    const v = new URL(u);
+    v.protocol = v.protocol === 'https:' ? 'http:' : 'https:';
     return v.href;
   },
   'fragment added': (u, w) => `${u.href.replace(/#.*/, '')}#${w}`,

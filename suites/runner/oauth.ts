@@ -14,7 +14,7 @@ import type {
   TargetConfig,
   TokenResponse,
 } from '../types.js';
-import { CheckFailure, CheckSkipped } from './errors.js';
+import { CheckFailure, CheckSkipped, HarnessError } from './errors.js';
 import type { Random } from './random.js';
 import type { Redactor } from './redact.js';
 import type { RawRequest } from '../target/types.js';
@@ -123,7 +123,10 @@ export function createOAuthFlows(
       code_challenge: pair?.challenge,
       code_challenge_method: pair ? 'S256' : undefined,
     });
-    const { redirect, response } = await driver.authorize(url, 'approve');
+    const { redirect, response, decided } = await driver.authorize(url, 'approve');
+    // The driver could not play the page: the harness's trouble, not the provider's failure.
+    if (!redirect && decided === false)
+      throw new HarnessError(`the driver found no approve control on the provider's page (status ${response.status})`);
     if (!redirect)
       throw new CheckFailure(
         `the authorization request ended on a page (status ${response.status}) instead of redirecting to the application`,

@@ -215,7 +215,14 @@ export const infoChecks: Check[] = [
     rules: ['INFO-INVALID-TOKEN', 'ERR-OAUTH-BODY'],
     async run(t: CheckContext) {
       const refusal = { status: 401, error: 'invalid_token', rules: ['INFO-INVALID-TOKEN'] as RuleId[], bodyRules: [] };
-      expectOAuthError(t, await t.http.get(TOKEN_INFO_PATH), refusal, 'token info without a token');
+      const bare = await t.http.get(TOKEN_INFO_PATH);
+      // A missing endpoint is one failure of its rule, not a malformed body and a wrong media type besides.
+      t.expect(
+        bare.status !== 404,
+        `${TOKEN_INFO_PATH} answers 404: the endpoint the source names is missing`,
+        broke(['INFO-INVALID-TOKEN'], { status: bare.status }),
+      );
+      expectOAuthError(t, bare, refusal, 'token info without a token');
       await t.property(bogusToken, fc.constantFrom<'header' | 'query'>('header', 'query'), async (token, via) => {
         expectOAuthError(t, await tokenInfo(t, token, via), refusal, `token info with a token never issued (${via})`);
       });
