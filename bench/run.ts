@@ -4,6 +4,7 @@
  * (their ratio shows the cost does not grow with depth), offset pages near and far, and the
  * memory of the simulator holding the collection. Medians of many iterations; ratios compare.
  */
+import { digest } from '../simulator/digest.js';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createSimulator } from '../simulator/core.js';
@@ -28,8 +29,8 @@ function memory(): { heapUsed: number; rss: number } {
 function token(sim: Sim): string {
   const root = [...sim.store.users.values()].find((u) => u.admin)!;
   const value = secret(20, 'bench-');
-  sim.store.accessTokens.set(value, {
-    token: value,
+  sim.store.accessTokens.set(digest(value), {
+    digest: digest(value),
     userId: root.id,
     applicationId: null,
     scopes: ['api'],

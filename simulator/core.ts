@@ -8,6 +8,7 @@ import {
   profiles,
   faults as faultCatalogue,
   inRelease,
+  limits,
   type FaultName,
   type OperationInfo,
 } from '../spec/index.js';
@@ -15,7 +16,8 @@ import { createClock } from './clock.js';
 import { createRouter } from './router.js';
 import { createStore, type Store } from './store.js';
 import { json } from './http.js';
-import { HttpError } from './errors.js';
+import { ApiError, ControlError, HttpError } from './errors.js';
+import { OAuthError } from './oauth/errors.js';
 import type {
   Ctx,
   Handlers,
@@ -53,6 +55,8 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     seedSize: options.seedSize ?? 1,
     issuer: options.issuer,
     control: options.control ?? true,
+    trustProxy: options.trustProxy ?? false,
+    controlHosts: options.controlHosts,
   };
 }
 
@@ -83,6 +87,29 @@ async function parseBody(request: Request): Promise<ParsedBody> {
   return { kind: 'invalid', reason: `unsupported content type ${type}` };
 }
 
+/**
+ * DNS rebinding defence (AUTH-CONTROL-API-LOCAL): a page on another name that resolves to us
+ * sends its own Host, which is not ours. `name:port` entries match exactly, bare names any port.
+ */
+function controlHostAllowed(sim: Sim, url: URL): boolean {
+  const allowed = sim.options.controlHosts;
+  if (!allowed) return true;
+  const host = url.host.toLowerCase();
+  const name = url.hostname.toLowerCase();
+  return allowed.some((entry) => {
+    const e = entry.toLowerCase();
+    return e === host || e === name;
+  });
+}
+
+/** LIM-REQUEST-BODY-SIZE: 413 in the error family of the path (OAuth body, {message} elsewhere). */
+function payloadTooLarge(pathname: string, limit: number): HttpError {
+  const message = `413 Request Entity Too Large: the body is over ${limit} bytes`;
+  if (pathname === '/oauth' || pathname.startsWith('/oauth/')) return new OAuthError('invalid_request', message, 413);
+  if (pathname.startsWith('/-/simulator/')) return new ControlError(message, 413);
+  return new ApiError(413, message);
+}
+
 function available(sim: Sim, op: OperationInfo): boolean {
   if (!sim.options.control && op.tags.includes('simulator')) return false;
   // A fault may keep an operation routed outside its release window (oauthGateOverrides).
@@ -108,6 +135,12 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
     }
     if (match.kind === 'method-not-allowed') {
       return json(405, { error: '405 Method Not Allowed' }, { allow: match.allow.join(', ') });
+    }
+    if (match.op.tags.includes('simulator') && !controlHostAllowed(sim, url)) {
+      return new ControlError(
+        `the control API answers only the simulator's own address, not Host ${url.host} (see --allow-host)`,
+        403,
+      ).toResponse(sim);
     }
     const handler = handlers[match.op.operationId];
     if (!handler) return json(501, { message: `${match.op.operationId} is not implemented by the simulator` });
@@ -146,7 +179,22 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
       if (!moduleState.has(key)) moduleState.set(key, init());
       return moduleState.get(key) as T;
     },
+    bodyLimit(method, pathname) {
+      const match = route(method, pathname);
+      const git = match.kind === 'found' && match.op.tags.includes('git');
+      return git ? limits().gitRequestBodyMaxBytes : limits().requestBodyMaxBytes;
+    },
+    tooLarge(request) {
+      const { pathname } = new URL(request.url);
+      const response = payloadTooLarge(pathname, sim.bodyLimit(request.method, pathname)).toResponse(sim);
+      // The rest of the body is not read: the client must open a new connection.
+      response.headers.set('connection', 'close');
+      return response;
+    },
     async handle(request) {
+      // Adapters that do not stream (msw) still refuse a declared oversized body here.
+      const declared = Number(request.headers.get('content-length'));
+      if (declared > sim.bodyLimit(request.method, new URL(request.url).pathname)) return sim.tooLarge(request);
       const run = (i: number): Promise<Response> =>
         i < middlewares.length ? middlewares[i](request, sim, () => run(i + 1)) : dispatch(request);
       try {

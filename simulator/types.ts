@@ -38,6 +38,13 @@ export interface SimulatorOptions {
    * deployment: the harness must detect that and neither approve, move time nor create data.
    */
   control?: boolean;
+  /** Trust X-Forwarded-Proto (behind a TLS-terminating proxy): the session cookie gets Secure. */
+  trustProxy?: boolean;
+  /**
+   * Host header values (`name` or `name:port`) the control API answers (AUTH-CONTROL-API-LOCAL).
+   * Unset: any (in-process adapters have no Host to forge); serve() sets its own address.
+   */
+  controlHosts?: string[];
   /** Clock: frozen, or starting at a given epoch-ms. */
   clock?: { start?: number; frozen?: boolean };
 }
@@ -53,6 +60,8 @@ export interface ResolvedOptions {
   seedSize: number;
   issuer?: string;
   control: boolean;
+  trustProxy: boolean;
+  controlHosts?: string[];
 }
 
 export interface Sim {
@@ -67,6 +76,10 @@ export interface Sim {
   inForce(window: { since?: string; until?: string }): boolean;
   /** Module-owned state, created on first use and dropped by reset(). */
   state<T>(key: string, init: () => T): T;
+  /** Largest body this method and path accept (LIM-REQUEST-BODY-SIZE), for adapters that stream. */
+  bodyLimit(method: string, pathname: string): number;
+  /** The 413 answer of a body over bodyLimit, in the error shape of the path. */
+  tooLarge(request: Request): Response;
   /** The Fetch-style entry: every adapter ends here. */
   handle(request: Request): Promise<Response>;
   /** Back to the state right after start (seeded accounts and data, clock offset 0). */

@@ -94,6 +94,11 @@ export interface Limits {
   perPageMax: number;
   paginationTotalsMax: number;
   usersKeysetEnforcedAbove: number;
+  requestBodyMaxBytes: number;
+  gitRequestBodyMaxBytes: number;
+  responseHeaderMaxBytes: number;
+  authFailuresMax: number;
+  authFailureWindowSeconds: number;
 }
 
 export interface Fault {

@@ -6,10 +6,52 @@ import { createServer, type IncomingMessage, type ServerResponse, type Server } 
 import type { AddressInfo } from 'node:net';
 import type { Sim } from '../types.js';
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+/**
+ * The body, or null once it is over `limit` bytes (declared or counted): nothing more is kept
+ * (LIM-REQUEST-BODY-SIZE), so a huge upload costs at most `limit` bytes of memory.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  if (Number(req.headers['content-length']) > limit) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      req.off('data', onData).off('end', onEnd).off('error', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        done();
+        chunks.length = 0;
+        resolve(null);
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = (error: Error) => {
+      done();
+      reject(error);
+    };
+    req.on('data', onData).on('end', onEnd).on('error', onError);
+  });
+}
+
+/** How long the rest of an oversized body is drained (unkept) so the 413 reaches the client. */
+const DRAIN_MS = 2000;
+
+/**
+ * After a 413 the connection closes; until then the unread rest is discarded, not buffered:
+ * closing a socket with unread data sends a reset that can destroy the answer in flight.
+ */
+function drainThenClose(req: IncomingMessage, res: ServerResponse): void {
+  req.resume();
+  res.once('finish', () => {
+    const timer = setTimeout(() => req.socket.destroy(), DRAIN_MS);
+    timer.unref();
+    req.socket.once('close', () => clearTimeout(timer));
+  });
 }
 
 export function toRequest(req: IncomingMessage, body: Buffer | null): Request {
@@ -40,7 +82,14 @@ export function toNodeListener(sim: Sim): (req: IncomingMessage, res: ServerResp
     (async () => {
       let request: Request;
       try {
-        request = toRequest(req, await readBody(req));
+        const path = (req.url ?? '/').split('?')[0];
+        const body = await readBody(req, sim.bodyLimit(req.method ?? 'GET', path));
+        if (body === null) {
+          drainThenClose(req, res);
+          await writeResponse(res, sim.tooLarge(toRequest(req, null)));
+          return;
+        }
+        request = toRequest(req, body);
       } catch {
         res.writeHead(400, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: '400 Bad Request' }));

@@ -1,3 +1,4 @@
+import { digest } from '../../../simulator/digest.js';
 import { describe, expect, it } from 'vitest';
 import { seeded } from '../../../simulator/oauth/accounts.js';
 import { app, code, consent, formFields, pkcePair, signIn, signInRoot, tokens, world } from './helpers.js';
@@ -99,10 +100,12 @@ describe('applications page', () => {
       redirectUris: ['http://localhost:8080/cb', 'https://app.test/cb'],
     });
     expect(uid).toMatch(/^[0-9a-f]{64}$/);
-    expect(res.text).toContain(stored.secret);
+    const shownSecret = /id="client-secret">([^<]+)</.exec(res.text)![1];
+    expect(stored.secretHash).toBe(digest(shownSecret));
+    expect(JSON.stringify(stored)).not.toContain(shownSecret);
     const again = await w.browser.get('/user_settings/applications');
     expect(again.text).toContain(uid);
-    expect(again.text).not.toContain(stored.secret);
+    expect(again.text).not.toContain(shownSecret);
   });
 
   it('refuses plain-HTTP redirect URIs outside development mode, and a missing CSRF token', async () => {
