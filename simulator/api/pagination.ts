@@ -14,6 +14,7 @@
  */
 import { limits } from '../../spec/index.js';
 import { apiError, json } from '../http.js';
+import { ApiError } from '../errors.js';
 import { lowerBound, reversed, take, type Seq } from '../data/seq.js';
 import type { Ctx } from '../types.js';
 import { CURSOR_PARAMS, cursorParam, keysetSupport, type KeysetOrder } from './keyset-table.js';
@@ -79,6 +80,14 @@ export function linkUrl(ctx: Ctx, set: Record<string, string>, drop: readonly st
 function linkHeader(links: [string, string][]): Record<string, string> {
   if (links.length === 0) return {};
   const value = links.map(([rel, url]) => `<${url}>; rel="${rel}"`).join(', ');
+  // LIM-RESPONSE-HEADERS-BOUNDED: the Link echoes the query up to four times; one that would pass
+  // what clients accept in a header is refused before it is sent.
+  const max = limits().responseHeaderMaxBytes;
+  if (Buffer.byteLength(value) > max)
+    throw new ApiError(
+      414,
+      `414 Request-URI Too Large: the query is too long to repeat in the Link header (over ${max} bytes); shorten it`,
+    );
   return { link: value };
 }
 

@@ -15,7 +15,7 @@ function authorizeQuery(
 }
 
 describe('sign-in page', () => {
-  it('serves a form with a CSRF token and sets an HttpOnly session cookie', async () => {
+  it('serves a form with a CSRF token and an HttpOnly pre-session cookie, storing no session', async () => {
     const w = world();
     const res = await w.browser.get('/users/sign_in');
     expect(res.status).toBe(200);
@@ -23,7 +23,8 @@ describe('sign-in page', () => {
     expect(res.headers).toMatchObject(PAGE_SECURITY);
     const fields = formFields(res.text, 'sign-in');
     expect(fields.authenticity_token.length).toBeGreaterThan(20);
-    expect(res.headers['set-cookie'][0]).toMatch(/^_idp_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax/);
+    expect(res.headers['set-cookie'][0]).toMatch(/^_idp_presession=[^;]+; Path=\/; HttpOnly; SameSite=Lax$/);
+    expect(w.sim.store.sessions.size).toBe(0);
   });
 
   it('refuses a sign-in without the CSRF token (422) and a wrong password (401)', async () => {
@@ -265,6 +266,6 @@ describe('GET /oauth/authorize', () => {
     const { user } = seeded(w.sim);
     await signIn(w.browser, user.username, user.password);
     const t = await tokens(w, 'confidential', { scope: 'read_user' });
-    expect(w.sim.store.accessTokens.get(t.access_token)!.userId).toBe(user.id);
+    expect(w.sim.store.accessTokens.get(digest(t.access_token))!.userId).toBe(user.id);
   });
 });
