@@ -110,8 +110,19 @@ export interface Served {
   close(): Promise<void>;
 }
 
-/** Serve on loopback (127.0.0.1 unless told otherwise); port 0 picks a free port. */
-export async function serve(sim: Sim, options: { port?: number; host?: string } = {}): Promise<Served> {
+/** Is this address loopback (where only this machine can reach the control API)? */
+export function isLoopback(host: string): boolean {
+  return /^127\./.test(host) || host === '::1' || host === '[::1]' || host.toLowerCase() === 'localhost';
+}
+
+/**
+ * Serve on loopback (127.0.0.1 unless told otherwise); port 0 picks a free port. The control
+ * API then answers only a Host naming this address (AUTH-CONTROL-API-LOCAL) or `allowHosts`.
+ */
+export async function serve(
+  sim: Sim,
+  options: { port?: number; host?: string; allowHosts?: string[] } = {},
+): Promise<Served> {
   const host = options.host ?? '127.0.0.1';
   // Node's own header limit must stay above the simulator's URL limit so that 414 comes from us.
   const server = createServer({ maxHeaderSize: 64 * 1024 }, toNodeListener(sim));
@@ -121,6 +132,10 @@ export async function serve(sim: Sim, options: { port?: number; host?: string } 
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (sim.options.controlHosts === undefined) {
+    const own = [new URL(url).host, `127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+    sim.options.controlHosts = [...new Set([...own, ...(options.allowHosts ?? [])])];
+  }
   return {
     url,
     server,
