@@ -103,7 +103,8 @@ export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
   if (flags.issuer !== undefined) options.issuer = issuerUrl(flags.issuer);
   if (flags.trustProxy) options.trustProxy = true;
   for (const host of flags.allowHost ?? [])
-    if (!/^[A-Za-z0-9.[\]:-]+$/.test(host)) throw new UsageError(`--allow-host expects a host or host:port, got "${host}"`);
+    if (!/^[A-Za-z0-9.[\]:-]+$/.test(host))
+      throw new UsageError(`--allow-host expects a host or host:port, got "${host}"`);
   return options;
 }
 

@@ -16,8 +16,8 @@ import { createClock } from './clock.js';
 import { createRouter } from './router.js';
 import { createStore, type Store } from './store.js';
 import { json } from './http.js';
-import { ApiError, ControlError, HttpError } from './errors.js';
-import { OAuthError } from './oauth/errors.js';
+import { ControlError, HttpError } from './errors.js';
+import { errorFor } from './error-shape.js';
 import type {
   Ctx,
   Handlers,
@@ -102,14 +102,6 @@ function controlHostAllowed(sim: Sim, url: URL): boolean {
   });
 }
 
-/** LIM-REQUEST-BODY-SIZE: 413 in the error family of the path (OAuth body, {message} elsewhere). */
-function payloadTooLarge(pathname: string, limit: number): HttpError {
-  const message = `413 Request Entity Too Large: the body is over ${limit} bytes`;
-  if (pathname === '/oauth' || pathname.startsWith('/oauth/')) return new OAuthError('invalid_request', message, 413);
-  if (pathname.startsWith('/-/simulator/')) return new ControlError(message, 413);
-  return new ApiError(413, message);
-}
-
 function available(sim: Sim, op: OperationInfo): boolean {
   if (!sim.options.control && op.tags.includes('simulator')) return false;
   // A fault may keep an operation routed outside its release window (oauthGateOverrides).
@@ -186,7 +178,10 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
     },
     tooLarge(request) {
       const { pathname } = new URL(request.url);
-      const response = payloadTooLarge(pathname, sim.bodyLimit(request.method, pathname)).toResponse(sim);
+      // LIM-REQUEST-BODY-SIZE: 413 in the error family of the path.
+      const limit = sim.bodyLimit(request.method, pathname);
+      const message = `413 Request Entity Too Large: the body is over ${limit} bytes`;
+      const response = errorFor(pathname, 413, message).toResponse(sim);
       // The rest of the body is not read: the client must open a new connection.
       response.headers.set('connection', 'close');
       return response;

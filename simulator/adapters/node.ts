@@ -3,7 +3,7 @@
  * serves `idp-conformance simulate` and supertest (which accepts a request listener).
  */
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Sim } from '../types.js';
 
 /**
@@ -126,6 +126,19 @@ export async function serve(
   const host = options.host ?? '127.0.0.1';
   // Node's own header limit must stay above the simulator's URL limit so that 414 comes from us.
   const server = createServer({ maxHeaderSize: 64 * 1024 }, toNodeListener(sim));
+  // Every socket, also those Node no longer counts as HTTP (CONNECT, a 413 draining): close() ends them.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  // Node hands CONNECT to a 'connect' listener and, without one, drops the connection: answer it.
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    const body = JSON.stringify({ error: '405 Method Not Allowed' });
+    socket.end(
+      `HTTP/1.1 405 Method Not Allowed\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
@@ -141,8 +154,9 @@ export async function serve(
     server,
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
         server.close(() => resolve());
+        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
       }),
   };
 }

@@ -41,9 +41,7 @@ export const password: Grant = {
     // AUTH-BRUTE-FORCE-THROTTLED: invalid_grant with a description, whatever the password.
     const key = accountKey(user, username);
     if (accountLocked(sim, key))
-      throw InvalidGrant(
-        `Too many failed attempts for this account; try again in ${retryAfter(sim, key)} seconds`,
-      );
+      throw InvalidGrant(`Too many failed attempts for this account; try again in ${retryAfter(sim, key)} seconds`);
     if (!user || !matchesDigest(secret, user.passwordHash)) {
       recordFailure(sim, key);
       throw InvalidGrant('Invalid username or password');
