@@ -9,7 +9,7 @@ import { faults, profiles, type Offering } from '../spec/index.js';
 import { createSimulator } from '../simulator/core.js';
 import { isLoopback, serve, type Served } from '../simulator/adapters/node.js';
 import { targetConfig } from '../simulator/control/config.js';
-import type { InstanceSettings, Sim, SimulatorOptions } from '../simulator/types.js';
+import type { Sim, SimulatorOptions } from '../simulator/types.js';
 import { UsageError } from './errors.js';
 
 export interface SimulateFlags {
@@ -91,7 +91,7 @@ export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
   }
   for (const text of flags.setting ?? []) {
     const [name, value] = pair(text, 'setting');
-    options.settings = { ...options.settings, [name]: settingValue(name, value) } as Partial<InstanceSettings>;
+    options.settings = { ...options.settings, [name]: settingValue(name, value) };
   }
   const known = new Set<string>(faults().map((f) => f.name));
   for (const name of flags.fault ?? []) {

@@ -197,7 +197,7 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
         return request.method === 'HEAD' ? new Response(null, response) : response;
       } catch (error) {
         // A bug of ours, never the client's fault: say so without echoing request data.
-        process.stderr.write(`simulator: internal error: ${(error as Error).stack ?? error}\n`);
+        process.stderr.write(`simulator: internal error: ${(error as Error).stack ?? String(error)}\n`);
         return json(500, { message: '500 Internal Server Error' });
       }
     },

@@ -31,7 +31,7 @@ export function compileRoute(op: OperationInfo): Route {
     source += escape(op.path.slice(last, m.index));
     names.push(m[1]);
     source += m[1] === op.greedy ? '([^?#]+?)' : '([^/?#]+?)';
-    last = m.index! + m[0].length;
+    last = m.index + m[0].length;
   }
   source += escape(op.path.slice(last));
   const specificity = op.path.replace(/\{\w+\}/g, '').length;

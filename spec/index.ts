@@ -211,7 +211,7 @@ export function keysetTable(): KeysetRow[] {
         : x.orderBy.flatMap((o) => x.sort.map((sort) => ({ order_by: o, sort })));
     return [
       {
-        operationId: op.operationId as OperationId,
+        operationId: op.operationId,
         who: x.who,
         since: x.since,
         until: x.until,
@@ -254,7 +254,7 @@ export function corsPreflights(): CorsPreflight[] {
 export function schema(name: string): OpenAPIV3_1.SchemaObject {
   const found = openapi().components?.schemas?.[name];
   if (!found) throw new Error(`unknown schema ${name} (not in spec/openapi.yaml components.schemas)`);
-  return found as OpenAPIV3_1.SchemaObject;
+  return found;
 }
 
 // -------------------------------------------------------------------------------------------- rules

@@ -558,12 +558,12 @@ export function validateFiles(files: SpecFiles): Problem[] {
     problems.add(SPEC_FILES.sourceText, 1, 'file is missing (vendored copy of the source document)');
   const sourceText = text === undefined ? { headings: [], items: [] } : parseSourceText(text);
 
-  const rules = rulesOk ? ((rulesFile!.value as { rules: Rule[] }).rules ?? []) : [];
-  const profiles = profilesOk ? (profilesFile!.value as RawProfiles) : undefined;
+  const rules = rulesOk ? ((rulesFile.value as { rules: Rule[] }).rules ?? []) : [];
+  const profiles = profilesOk ? (profilesFile.value as RawProfiles) : undefined;
   // Names come from the raw file even when its schema check failed, so one bad field in
   // profiles.yaml does not make every release and flag elsewhere look unknown.
-  const rawProfiles = (isObject(profilesFile?.value) ? profilesFile!.value : {}) as Json;
-  const names = (key: string): string[] => (isObject(rawProfiles[key]) ? Object.keys(rawProfiles[key] as Json) : []);
+  const rawProfiles = isObject(profilesFile?.value) ? profilesFile.value : {};
+  const names = (key: string): string[] => (isObject(rawProfiles[key]) ? Object.keys(rawProfiles[key]) : []);
   const ruleIds = new Set<string>(rules.map((r) => r.id));
   const ctx: Context = {
     problems,
@@ -574,19 +574,19 @@ export function validateFiles(files: SpecFiles): Problem[] {
     schemas: new Set(Object.keys(((openapiDoc?.components as Json | undefined)?.schemas as Json | undefined) ?? {})),
     headings: sourceText.headings,
   };
-  if (rulesOk) checkRules(ctx, rulesFile!, rules);
-  if (profilesOk) checkProfiles(ctx, profilesFile!, profiles!);
+  if (rulesOk) checkRules(ctx, rulesFile, rules);
+  if (profilesOk) checkProfiles(ctx, profilesFile, profiles!);
   if (faultsOk) {
     const names = new Map<string, number>();
-    ((faultsFile!.value as { faults: Fault[] }).faults ?? []).forEach((fault, i) => {
-      const line = faultsFile!.lineOf(['faults', i, 'name']);
+    ((faultsFile.value as { faults: Fault[] }).faults ?? []).forEach((fault, i) => {
+      const line = faultsFile.lineOf(['faults', i, 'name']);
       if (names.has(fault.name))
-        problems.add(faultsFile!.file, line, `duplicate fault ${fault.name} (first at line ${names.get(fault.name)})`);
+        problems.add(faultsFile.file, line, `duplicate fault ${fault.name} (first at line ${names.get(fault.name)})`);
       else names.set(fault.name, line);
       checkRuleRefs(
         ctx,
-        faultsFile!.file,
-        () => faultsFile!.lineOf(['faults', i, 'rules']),
+        faultsFile.file,
+        () => faultsFile.lineOf(['faults', i, 'rules']),
         fault.rules,
         `fault ${fault.name}`,
       );
@@ -597,7 +597,7 @@ export function validateFiles(files: SpecFiles): Problem[] {
     if (parsed && machinesOk[i]) checkMachine(ctx, parsed, parsed.value as Machine);
   });
   if (!machineParsed.length) problems.add('machines/', 1, 'no machine files');
-  if (mapOk) checkSourceMap(ctx, mapFile!, (mapFile!.value as { entries: SourceMapEntry[] }).entries, sourceText.items);
+  if (mapOk) checkSourceMap(ctx, mapFile, (mapFile.value as { entries: SourceMapEntry[] }).entries, sourceText.items);
 
   return problems.list.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
 }

@@ -67,7 +67,7 @@ export interface HttpResponse {
   headers: Headers;
   text: string;
   /** Parsed JSON body; fails the check with a clear message if the body is not JSON. */
-  json<T = any>(): T;
+  json<T = unknown>(): T;
   /** Absolute URL that was requested. */
   url: string;
 }

@@ -24,6 +24,8 @@ export const createPipeline = endpoint(API, async (ctx, caller) => {
     const type = v.variable_type ?? 'env_var';
     if (typeof type !== 'string' || !VARIABLE_TYPES.includes(type))
       throw new ParamError(`variables[${i}][variable_type] does not have a valid value`);
+    // A nested value (variables[0][value][x]=1) is stringified as before; the spec does not say otherwise.
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
     return { key, value: v.value === undefined || v.value === null ? '' : String(v.value), variable_type: type };
   });
   const inputs = hash(params, 'inputs') ?? {};

@@ -39,7 +39,7 @@ export interface Listing<T> {
   orderings: Record<string, Ordering<T>>;
   /** The ordering of a request that names none. */
   defaultOrder: { orderBy: string; sort: SortDir };
-  render(item: T): unknown;
+  render: (item: T) => unknown;
   /** Offset requests reaching beyond this many records are refused (the /users rule from 17.0). */
   offsetRecordLimit?: number;
 }

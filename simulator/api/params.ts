@@ -68,7 +68,7 @@ function hasPath(hash: Record<string, unknown>, keys: string[]): boolean {
   const [head, ...rest] = keys;
   if (!(head in hash)) return false;
   if (rest.length === 0 || rest[0] === '') return true;
-  return isHash(hash[head]) && hasPath(hash[head] as Record<string, unknown>, rest);
+  return isHash(hash[head]) && hasPath(hash[head], rest);
 }
 
 /** Objects keyed only by indexes (name[0][key]) become arrays ordered by index. */
@@ -175,5 +175,5 @@ export function hash(params: Params, name: string): Record<string, Value> | unde
   const v = params[name];
   if (v === undefined || v === null) return undefined;
   if (!isHash(v)) throw new ParamError(`${name} must be a hash`);
-  return v as Record<string, Value>;
+  return v;
 }

@@ -33,6 +33,6 @@ export function list(body: Record<string, unknown>, name: string): string[] | un
   const v = body[name];
   if (v === undefined || v === null) return undefined;
   if (typeof v === 'string') return v.split(/\s+/).filter(Boolean);
-  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
   throw new ControlError(`${name} must be an array of strings or a space-separated string`);
 }

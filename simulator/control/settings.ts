@@ -20,7 +20,7 @@ function integer(name: string, value: unknown, min: number): number {
 
 function windowOrNull(name: string, value: unknown): InstanceSettings['rateLimit'] {
   if (value === null) return null;
-  const w = value as { requests?: unknown; periodSeconds?: unknown } | undefined;
+  const w = value as { requests?: unknown; periodSeconds?: unknown };
   if (typeof w !== 'object' || !isCount(w.requests, 1) || !isCount(w.periodSeconds, 1) || Object.keys(w).length !== 2) {
     throw new ControlError(`setting ${name} must be null (off) or {requests, periodSeconds} with positive integers`);
   }
@@ -45,7 +45,7 @@ export function settingChanges(body: Record<string, unknown>): Partial<InstanceS
     throw new ControlError(`unknown setting ${unknown.join(', ')} (known: ${Object.keys(known).join(', ')})`);
   const changes: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(body)) changes[name] = settingValue(name, value, known[name].default);
-  return changes as Partial<InstanceSettings>;
+  return changes;
 }
 
 export function applySettings(sim: Sim, changes: Partial<InstanceSettings>): InstanceSettings {

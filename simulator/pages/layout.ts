@@ -5,7 +5,7 @@
 import escapeHtml from 'escape-html';
 import { html } from '../http.js';
 
-export const esc = (value: unknown): string => escapeHtml(String(value ?? ''));
+export const esc = (value: string | number | boolean | null | undefined): string => escapeHtml(String(value ?? ''));
 
 /** Field names of the pages' forms; the target config's driver section names them too. */
 export const FIELDS = {

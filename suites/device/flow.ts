@@ -41,7 +41,7 @@ export async function startDevice(t: CheckContext, scope?: string): Promise<Devi
     broke(AUTHORIZE_DEVICE_RULES, { status: response.status, error: body?.error ?? null }),
   );
   expectJsonType(t, response, 'device authorization response', ['DEV-AUTHORIZE-RESPONSE']);
-  const str = (k: string) => (typeof body[k] === 'string' ? (body[k] as string) : '');
+  const str = (k: string) => (typeof body[k] === 'string' ? body[k] : '');
   const int = (k: string) => (Number.isInteger(body[k]) ? (body[k] as number) : NaN);
   return {
     response,

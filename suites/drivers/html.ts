@@ -41,7 +41,7 @@ export function decodeEntities(text: string): string {
 export function parseAttributes(tag: string): Record<string, string> {
   const attrs: Record<string, string> = {};
   const body = tag.replace(/^<\s*[\w-]+/, '').replace(/\/?>$/, '');
-  const re = /([^\s=\/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?/g;
+  const re = /([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?/g;
   for (let m = re.exec(body); m; m = re.exec(body)) {
     attrs[m[1].toLowerCase()] = decodeEntities(m[2] ?? m[3] ?? m[4] ?? '');
   }

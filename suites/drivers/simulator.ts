@@ -17,7 +17,7 @@ export function createSimulatorDriver(http: Http, config: TargetConfig): Driver 
   };
   return {
     kind: 'simulator',
-    authorize: form.authorize,
+    authorize: (url, decision) => form.authorize(url, decision),
     async approveDevice(userCode) {
       await control('device/approve', { user_code: userCode });
     },

@@ -44,7 +44,7 @@ export const iidInPath: Check = {
       // The global id may happen to be another issue's iid; it must never find this issue.
       expectIidPath(
         byId.status === 404 || (answered?.iid === issue.id && answered?.id !== issue.id),
-        `GET /issues/${issue.id} (the global id) answered ${byId.status} with issue ${answered?.id ?? '-'}: the path takes the iid`,
+        `GET /issues/${issue.id} (the global id) answered ${byId.status} with issue ${answered ? String(answered.id) : '-'}: the path takes the iid`,
         {
           id: issue.id,
           iid: issue.iid,

@@ -96,7 +96,7 @@ export const namespacedPaths: Check = {
         t,
         await t.http.get(projectPath(Number(project.id)), { headers }),
         path,
-        `by its id ${project.id}`,
+        `by its id ${String(project.id)}`,
         ['ENC-NAMESPACED-PATH'],
       );
       const issues = await t.http.get(`${projectPath(path)}/issues`, { headers });

@@ -140,7 +140,7 @@ export const codeChecks: Check[] = [
           ['SCOPE-SPACE-SEPARATED'],
         );
         const info = await tokenInfo(t, body.access_token);
-        const scope = (info.json() as { scope?: unknown }).scope;
+        const scope = info.json<{ scope?: unknown }>().scope;
         const granted = Array.isArray(scope) ? (scope as string[]) : [];
         t.expect(
           granted.length === requested.length && requested.every((s) => granted.includes(s)),

@@ -153,7 +153,7 @@ function assertOffsetHeaders(
     if (totalPages !== null)
       expectHeader(t, page, index, 'x-next-page', index < totalPages ? index + 1 : null, what, headerRules);
     const full = totalPages === null || index < totalPages;
-    const expectedSize = full ? perPage : (expectedTotal ?? 0) - (totalPages! - 1) * perPage;
+    const expectedSize = full ? perPage : (expectedTotal ?? 0) - (totalPages - 1) * perPage;
     t.expect(
       page.items.length === expectedSize,
       `${what}: page ${index} holds ${page.items.length} records, expected ${expectedSize} at per_page ${perPage}`,

@@ -68,7 +68,8 @@ export function effectivePerPage(perPage: number | undefined): number {
 export function key(item: Record<string, unknown>): string {
   if (typeof item.id === 'number') return String(item.id);
   if (typeof item.path === 'string') return item.path;
-  return String(item.name ?? item.id ?? JSON.stringify(item));
+  const name = item.name ?? item.id;
+  return typeof name === 'string' || typeof name === 'number' ? String(name) : JSON.stringify(item);
 }
 
 export interface OffsetWalk {

@@ -23,7 +23,7 @@ export function readPage(t: CheckContext, response: HttpResponse, what: string, 
     body: response.text.slice(0, 300),
     rules,
   });
-  const items = response.json();
+  const items = response.json<Record<string, unknown>[]>();
   t.expect(Array.isArray(items), `${what} did not answer a JSON array`, { url: redact(response.url), rules });
   t.expect(
     response.headers.get('links') === null,

@@ -141,17 +141,22 @@ export function redactText(text: string, options: RedactOptions = {}): string {
   out = out.replace(JWT, (jwt) => mask(jwt));
   out = out.replace(
     AUTH_LINE,
-    (_m, name, sep, scheme = '', space = '', cred) => `${name}${sep}${scheme}${space}${maskUnlessHarmless(cred)}`,
+    (_m, name: string, sep: string, scheme = '', space = '', cred: string) =>
+      `${name}${sep}${scheme}${space}${maskUnlessHarmless(cred)}`,
   );
-  out = out.replace(TOKEN_LINE, (_m, name, sep, value) => `${name}${sep}${maskUnlessHarmless(value)}`);
+  out = out.replace(
+    TOKEN_LINE,
+    (_m, name: string, sep: string, value: string) => `${name}${sep}${maskUnlessHarmless(value)}`,
+  );
   out = out.replace(
     COOKIE_LINE,
-    (_m, name, sep, value) => `${name}${sep}${redactCookie(value, name.toLowerCase() === 'set-cookie')}`,
+    (_m, name: string, sep: string, value: string) =>
+      `${name}${sep}${redactCookie(value, name.toLowerCase() === 'set-cookie')}`,
   );
-  out = out.replace(BEARER, (m, scheme, space, token) =>
+  out = out.replace(BEARER, (m, scheme: string, space: string, token: string) =>
     looksLikeCredential(token) ? `${scheme}${space}${mask(token)}` : m,
   );
-  out = out.replace(USERINFO, (_m, before, password, at) => `${before}${mask(password)}${at}`);
+  out = out.replace(USERINFO, (_m, before: string, password: string, at: string) => `${before}${mask(password)}${at}`);
   out = out.replace(INPUT_TAG, redactInputTag);
   return redactPairs(out);
 }
@@ -206,7 +211,7 @@ function redactInputTag(tag: string): string {
   if (name === undefined || !isSecretName(name)) return tag;
   return tag.replace(
     /(\b(?:value|content)\s*=\s*)(["'])([^"']*)\2/i,
-    (_m, head, q, value) => `${head}${q}${maskUnlessHarmless(value)}${q}`,
+    (_m, head: string, q: string, value: string) => `${head}${q}${maskUnlessHarmless(value)}${q}`,
   );
 }
 
@@ -214,9 +219,12 @@ function redactInputTag(tag: string): string {
 function redactCookie(value: string, isSetCookie: boolean): string {
   if (isSetCookie) {
     // Only the first pair is the cookie; the rest are attributes (Path, Expires...).
-    return value.replace(/^(\s*[^=;\s]+=)([^;]*)/, (_m, head, v) => `${head}${maskUnlessHarmless(v)}`);
+    return value.replace(/^(\s*[^=;\s]+=)([^;]*)/, (_m, head: string, v: string) => `${head}${maskUnlessHarmless(v)}`);
   }
-  return value.replace(/(^|;\s*)([^=;\s]+=)([^;]*)/g, (_m, lead, head, v) => `${lead}${head}${maskUnlessHarmless(v)}`);
+  return value.replace(
+    /(^|;\s*)([^=;\s]+=)([^;]*)/g,
+    (_m, lead: string, head: string, v: string) => `${lead}${head}${maskUnlessHarmless(v)}`,
+  );
 }
 
 /**

@@ -29,7 +29,7 @@ async function answers(
 
 const isJsonObject = (text: string) => {
   try {
-    const v = JSON.parse(text);
+    const v: unknown = JSON.parse(text);
     return !!v && typeof v === 'object';
   } catch {
     return false;

@@ -100,7 +100,7 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     seed,
     numRuns,
     slow,
-    property: property as CheckContext['property'],
+    property: property,
     fail,
     expect(condition: unknown, message: string, details?: FailureDetails): asserts condition {
       if (!condition) fail(message, details);

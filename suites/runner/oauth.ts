@@ -67,8 +67,7 @@ export function createOAuthFlows(
     if (response.status !== 200) return;
     try {
       const body = JSON.parse(response.text) as Record<string, unknown>;
-      for (const key of ['access_token', 'refresh_token'])
-        if (typeof body[key] === 'string') track(body[key] as string, role);
+      for (const key of ['access_token', 'refresh_token']) if (typeof body[key] === 'string') track(body[key], role);
       if (typeof body.id_token === 'string') redactor.remember(body.id_token);
     } catch {
       /* not a token response */

@@ -82,8 +82,7 @@ export async function runConformance(options: RunOptions): Promise<Report> {
     const rules = session.catalogue.filter(
       // The catalogue may be a test's own (ids outside spec/rules.yaml): inForce treats those as in force.
       (r) =>
-        session.inForce(r.id as RuleId) &&
-        (!filtered || touched.has(r.id) || (options.select?.rules as string[] | undefined)?.includes(r.id)),
+        session.inForce(r.id as RuleId) && (!filtered || touched.has(r.id) || options.select?.rules?.includes(r.id)),
     );
     return buildReport({
       target: session.target.name,

@@ -220,7 +220,7 @@ const namedScopesKnown: Check = {
     for (const scope of testable) {
       const token = await t.oauth.token('confidential', { scope });
       const info = await t.http.get('/oauth/token/info', { bearer: token.access_token });
-      const granted = info.status === 200 ? (info.json<{ scope?: unknown }>().scope as unknown) : undefined;
+      const granted = info.status === 200 ? info.json<{ scope?: unknown }>().scope : undefined;
       t.expect(
         Array.isArray(granted) && granted.includes(scope),
         `a token requested with scope ${scope} was not granted it`,

@@ -17,9 +17,7 @@ export function toRequest(raw: RawRequest): Request {
 
 export async function createEmbeddedTarget(simOrOptions: Sim | SimulatorOptions = {}): Promise<Target> {
   const sim =
-    'handle' in simOrOptions
-      ? (simOrOptions as Sim)
-      : (await import('../../simulator/core.js')).createSimulator(simOrOptions as SimulatorOptions);
+    'handle' in simOrOptions ? simOrOptions : (await import('../../simulator/core.js')).createSimulator(simOrOptions);
   const send = (raw: RawRequest) => sim.handle(toRequest(raw));
   const config = await readSimulatorConfig(send, EMBEDDED_BASE_URL);
   const faults = sim.options.faults.length ? ` with fault ${sim.options.faults.join(', ')}` : '';

@@ -189,7 +189,7 @@ async function listOf(t: CheckContext, suffix: string, what: string): Promise<un
   if (res.status === 404) t.skip(`${what} are not available on the fixture project (404)`);
   const body = jsonValue(res);
   t.expect(res.status === 200, `${what} answered ${res.status}, expected 200`, { status: res.status });
-  return Array.isArray(body) ? body : [body];
+  return Array.isArray(body) ? (body as unknown[]) : [body];
 }
 
 const ciJobTokenScopeRemoved = removedAttribute({

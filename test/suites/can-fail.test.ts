@@ -153,7 +153,7 @@ const MUTANTS: Record<string, { release?: string; mutant: Mutant }> = {
 
 async function target(release: string | undefined, mutant?: Mutant): Promise<Target> {
   const inner = await createEmbeddedTarget({ release });
-  return mutant ? { ...inner, send: (raw) => mutant(raw, inner.send) } : inner;
+  return mutant ? { ...inner, send: (raw) => mutant(raw, (r) => inner.send(r)) } : inner;
 }
 
 describe('API checks without a simulator fault can fail', () => {

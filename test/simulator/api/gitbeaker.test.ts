@@ -24,7 +24,7 @@ describe('@gitbeaker/rest over real HTTP', () => {
 
   it('offset mode: every user exactly once', async () => {
     const users = await api.Users.all({ perPage: 100 });
-    const ids = users.map((u) => u.id as number);
+    const ids = users.map((u) => u.id);
     expect(ids.length).toBeGreaterThanOrEqual(1000);
     expect(ids.length).toBe(expected);
     expect(new Set(ids).size).toBe(ids.length);
