@@ -36,7 +36,7 @@ function recordShown(sim: Sim): void {
         .json()
         .catch(() => null)) as Record<string, unknown> | null;
       for (const key of ['access_token', 'refresh_token', 'id_token', 'device_code'])
-        if (body && typeof body[key] === 'string') shown.push(body[key] as string);
+        if (body && typeof body[key] === 'string') shown.push(body[key]);
     }
     return response;
   };
