@@ -77,12 +77,14 @@ export function linkUrl(ctx: Ctx, set: Record<string, string>, drop: readonly st
   return `${ctx.origin}${ctx.rawPath}?${params}`;
 }
 
-function linkHeader(links: [string, string][]): Record<string, string> {
+function linkHeader(ctx: Ctx, links: [string, string][]): Record<string, string> {
   if (links.length === 0) return {};
   const value = links.map(([rel, url]) => `<${url}>; rel="${rel}"`).join(', ');
-  // LIM-RESPONSE-HEADERS-BOUNDED: the Link echoes the query up to four times; one that would pass
-  // what clients accept in a header is refused before it is sent.
-  const max = limits().responseHeaderMaxBytes;
+  // LIM-RESPONSE-HEADERS-BOUNDED: the Link echoes the query up to four times; one past the bound
+  // is refused before it is sent. LIM-MAX-URL-LENGTH (a must) serves every URL within
+  // maxUrlLength, so the bound is never below what four such URLs make.
+  const fromUrlLimit = 4 * (ctx.sim.options.settings.maxUrlLength + ctx.origin.length + 64);
+  const max = Math.max(limits().responseHeaderMaxBytes, fromUrlLimit);
   if (Buffer.byteLength(value) > max)
     throw new ApiError(
       414,
@@ -162,7 +164,7 @@ function offset<T>(ctx: Ctx, listing: Listing<T>): Response {
   if (hasNext) links.push(['next', linkUrl(ctx, { page: String(page + 1), per_page: per })]);
   links.push(['first', linkUrl(ctx, { page: '1', per_page: per })]);
   if (totalsShown) links.push(['last', linkUrl(ctx, { page: String(totalPages), per_page: per })]);
-  Object.assign(headers, linkHeader(links));
+  Object.assign(headers, linkHeader(ctx, links));
   return finish(ctx, items.map(listing.render), headers);
 }
 
@@ -251,7 +253,7 @@ function keyset<T>(ctx: Ctx, listing: Listing<T>, authenticated: boolean): Respo
       ...CURSOR_PARAMS,
       'page',
     ]);
-    Object.assign(headers, linkHeader([['next', url]]));
+    Object.assign(headers, linkHeader(ctx, [['next', url]]));
   }
   if (ctx.sim.fault('keyset-offset-headers')) {
     headers['x-total'] = String(seq.length);
