@@ -9,8 +9,11 @@ import { allChecks } from '../suites/index.js';
 import { openTarget } from '../suites/target/index.js';
 import { runConformance, SUITES } from '../suites/runner/run.js';
 import { exitCodeOf } from '../suites/runner/report.js';
+import { loadExpectations } from '../suites/runner/expect.js';
+import { ruleCatalogue } from '../suites/runner/rules.js';
 import { DEFAULT_RUNS, MAX_SEED, defaultSeed } from '../suites/runner/defaults.js';
 import type { Check } from '../suites/types.js';
+import type { Report } from '../suites/report/model.js';
 import { EXIT, isUsageError, UsageError } from './errors.js';
 
 const OFFERINGS: Offering[] = ['self-managed', 'hosted'];
@@ -30,6 +33,7 @@ export interface RunFlags {
   timeout?: string;
   slow?: boolean;
   fault?: string[];
+  expect?: string;
 }
 
 export interface RunSettings {
@@ -48,6 +52,8 @@ export interface RunSettings {
   timeoutMs?: number;
   slow: boolean;
   faults: string[];
+  /** Known-deviations file (`--expect`). */
+  expect?: string;
 }
 
 const list = (value?: string) =>
@@ -94,6 +100,7 @@ export function parseRunFlags(flags: RunFlags, env: NodeJS.ProcessEnv = process.
     timeoutMs: flags.timeout === undefined ? undefined : integer('--timeout', flags.timeout, 1),
     slow: flags.slow ?? false,
     faults,
+    expect: flags.expect,
   };
 }
 
@@ -107,6 +114,7 @@ export function reproduceArgs(s: RunSettings): string[] {
     ...(s.runsGiven ? ['--runs', String(s.runs)] : []),
     ...(s.slow ? ['--slow'] : []),
     ...s.faults.flatMap((f) => ['--fault', f]),
+    ...(s.expect ? ['--expect', s.expect] : []),
   ];
 }
 
@@ -114,6 +122,8 @@ export interface RunIo {
   out(text: string): void;
   err(text: string): void;
   checks?: () => Check[];
+  /** Sees the finished report (tests read verdicts without parsing the console). */
+  onReport?: (report: Report) => void;
 }
 
 const stdio: RunIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
@@ -133,6 +143,14 @@ export async function executeRun(
   process.once('SIGINT', interrupt);
   try {
     const s = parseRunFlags(flags, env);
+    const checks = (io.checks ?? allChecks)();
+    // Read before the target opens: a bad file is exit 2 at once, not after the run.
+    const expect = s.expect
+      ? loadExpectations(s.expect, {
+          rules: new Set(ruleCatalogue().map((r) => r.id)),
+          checks: new Set(checks.map((c) => c.id)),
+        })
+      : undefined;
     const target = await openTarget({
       url: s.target,
       configFile: s.config,
@@ -144,7 +162,8 @@ export async function executeRun(
     });
     const report = await runConformance({
       target,
-      checks: (io.checks ?? allChecks)(),
+      checks,
+      expect,
       select: { suites: s.suites, rules: s.rules, check: s.check },
       release: s.release,
       offering: s.offering,
@@ -155,6 +174,7 @@ export async function executeRun(
       progress: (line) => io.err(line + '\n'),
       stopRequested: () => interrupted,
     });
+    io.onReport?.(report);
     io.out(formatConsole(report));
     if (s.reports.length) await writeReports(report, s.reports);
     return exitCodeOf(report);
@@ -188,6 +208,10 @@ export function registerRun(program: Command): void {
     .option('--rate <n>', 'at most n requests per second (honours 429 Retry-After)')
     .option('--timeout <ms>', 'per-request timeout in milliseconds')
     .option('--slow', 'allow checks that wait in real time on a live target')
+    .option(
+      '--expect <file>',
+      'known deviations (YAML, spec/expect.schema.json): listed failures are expected, not failed',
+    )
     .option('--fault <name>', 'embedded simulator only: switch on a fault from spec/faults.yaml (repeatable)', collect)
     .action(async (flags: RunFlags) => {
       process.exitCode = await executeRun(flags);

@@ -28,6 +28,8 @@ export interface SimulateFlags {
   allowHost?: string[];
   trustProxy?: boolean;
   exposeControl?: boolean;
+  /** --production: development mode off, redirect URIs must use HTTPS. */
+  production?: boolean;
 }
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -70,7 +72,7 @@ function settingValue(name: string, text: string): unknown {
 /** Command-line flags to simulator options; every problem is a UsageError with one line. */
 export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
   const p = profiles();
-  const options: SimulatorOptions = { devMode: true };
+  const options: SimulatorOptions = {};
   if (flags.release !== undefined) {
     if (!/^\d+\.\d+$/.test(flags.release))
       throw new UsageError(`--release expects MAJOR.MINOR, got "${flags.release}"`);
@@ -98,6 +100,11 @@ export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
     if (!known.has(name)) throw new UsageError(`unknown fault ${name} (see spec/faults.yaml)`);
   }
   if (flags.fault?.length) options.faults = flags.fault;
+  if (flags.production) {
+    if (options.settings?.developmentMode === true)
+      throw new UsageError('--production contradicts --setting developmentMode=true');
+    options.settings = { ...options.settings, developmentMode: false };
+  }
   if (flags.control === false) options.control = false;
   if (flags.seedSize !== undefined) options.seedSize = integer(flags.seedSize, '--seed-size', 1, 1_000_000);
   if (flags.issuer !== undefined) options.issuer = issuerUrl(flags.issuer);
@@ -191,6 +198,7 @@ export function registerSimulate(program: Command): void {
     .option('--allow-host <host>', 'another Host the control API answers, name or name:port (repeatable)', collect)
     .option('--trust-proxy', 'trust X-Forwarded-Proto from a TLS-terminating proxy (Secure cookies)')
     .option('--expose-control', 'allow the control API on a non-loopback --host')
+    .option('--production', 'production mode: redirect URIs must use HTTPS (same as --setting developmentMode=false)')
     .action(async (flags: SimulateFlags) => {
       const { served } = await startSimulation(flags);
       await untilSignal();

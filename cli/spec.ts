@@ -45,7 +45,14 @@ export function printCoverage(report: Coverage): void {
   out(
     `Rules named by no source row or item (from RFCs where the source is silent, or context): ${report.rulesWithoutSourceRow.length}`,
   );
-  for (const rule of report.rulesWithoutSourceRow) out(`  ${rule.id} [${rule.level}] ${rule.source}`);
+  for (const rule of report.rulesWithoutSourceRow) out(`  ${rule.id} [${rule.level}] ${rule.origin}`);
+  out();
+  out('Rules by level and origin');
+  for (const level of ['must', 'should', 'info'] as const) {
+    const groups = report.byLevel.filter((g) => g.level === level);
+    out(`  ${level}: ${groups.reduce((n, g) => n + g.rules.length, 0)}`);
+    for (const g of groups) out(`    ${g.origin} (${g.rules.length}): ${g.rules.join(', ')}`);
+  }
   if (report.checks) {
     out();
     out(`Rules with no check: ${report.checks.rulesWithoutCheck.length}`);

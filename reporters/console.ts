@@ -39,6 +39,7 @@ const STATUS_TINT: Record<CheckResult['status'], Tint> = {
   warned: 'yellow',
   skipped: 'grey',
   errored: 'red',
+  expected: 'yellow',
 };
 
 function countsTable(report: Report, paint: ReturnType<typeof painter>): string[] {
@@ -90,6 +91,20 @@ export function formatConsole(input: Report, options: ConsoleOptions = {}): stri
   for (const check of skipped) {
     const reason = terminalSafe(check.message ?? '').split(/\r?\n/, 1)[0];
     out.push(paint('grey', `SKIPPED ${terminalSafe(check.suite)} ${terminalSafe(checkLabel(check))}: ${reason}`));
+  }
+  // Known deviations (--expect): excused failures, and listed rules that now pass (remove them).
+  const expected = report.checks.filter((check) => check.status === 'expected');
+  const stale = report.rules.filter((rule) => rule.status === 'stale');
+  if (expected.length + stale.length > 0) out.push('');
+  for (const check of expected) {
+    const why = terminalSafe(check.expectedReason ?? '').split(/\r?\n/, 1)[0];
+    out.push(paint('yellow', `EXPECTED ${terminalSafe(check.suite)} ${terminalSafe(checkLabel(check))}: ${why}`));
+  }
+  for (const rule of stale) {
+    const why = terminalSafe(rule.expectedReason ?? '').split(/\r?\n/, 1)[0];
+    out.push(
+      paint('yellow', `STALE ${terminalSafe(rule.id)}: listed in --expect (${why}) but passed; remove the entry`),
+    );
   }
   out.push('', `seed: ${report.seed} (rerun with --seed ${report.seed})`);
   const line = verdictLine(report);

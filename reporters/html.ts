@@ -32,7 +32,7 @@ pre { background: #f6f8fa; border: 1px solid var(--line); padding: .5rem; overfl
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
 .badge { display: inline-block; padding: 0 .5rem; border-radius: 1rem; color: #fff; font-size: .8rem; font-weight: 600; text-transform: uppercase; }
 .passed, .pass { background: var(--pass); } .failed, .fail { background: var(--fail); } .warned { background: var(--warn); }
-.skipped { background: var(--skip); } .errored { background: var(--fail); } .untested { background: var(--untested); }
+.skipped { background: var(--skip); } .expected { background: var(--warn); } .stale { background: var(--skip); } .errored { background: var(--fail); } .untested { background: var(--untested); }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; } dl.meta dt { font-weight: 600; } dl.meta dd { margin: 0; }
 .cards { display: flex; gap: 1rem; flex-wrap: wrap; } .card { border: 1px solid var(--line); border-radius: .5rem; padding: .5rem 1rem; min-width: 7rem; }
 .card b { display: block; font-size: 1.6rem; }
@@ -43,7 +43,19 @@ nav a { margin-right: 1rem; }
 
 /** Only known statuses become class names; anything else renders as `untested`. */
 function badge(status: string): string {
-  const known = ['passed', 'failed', 'warned', 'skipped', 'errored', 'untested', 'pass', 'fail', 'error'];
+  const known = [
+    'passed',
+    'failed',
+    'warned',
+    'skipped',
+    'errored',
+    'expected',
+    'stale',
+    'untested',
+    'pass',
+    'fail',
+    'error',
+  ];
   const cls = known.includes(status) ? status : 'untested';
   return `<span class="badge ${cls}">${h(status)}</span>`;
 }
@@ -147,13 +159,13 @@ function ruleRow(rule: RuleResult, anchor: Anchors): string {
       return target ? `<a href="#${h(target)}"><code>${h(checkId)}</code></a>` : `<code>${h(checkId)}</code>`;
     })
     .join(', ');
-  return `<tr><td><code>${h(rule.id)}</code></td><td>${badge(rule.status)}</td><td>${h(rule.level)}</td><td>${h(rule.title)}</td><td>${h(rule.source)}</td><td>${checks || '—'}</td></tr>`;
+  return `<tr><td><code>${h(rule.id)}</code></td><td>${badge(rule.status)}</td><td>${h(rule.level)}</td><td>${h(rule.title)}</td><td>${h(rule.origin)}</td><td>${h(rule.source)}</td><td>${checks || '—'}</td></tr>`;
 }
 
 function rulesSection(report: Report, anchor: Anchors): string {
   const groups = rulesByArea(report).map(
     ({ area, items }) => `<h3 id="rules-${h(area)}">${h(area)} (${items.length})</h3><table>
-<thead><tr><th>Rule</th><th>Status</th><th>Level</th><th>Title</th><th>Source</th><th>Checks</th></tr></thead>
+<thead><tr><th>Rule</th><th>Status</th><th>Level</th><th>Origin</th><th>Title</th><th>Source</th><th>Checks</th></tr></thead>
 <tbody>${items.map((rule) => ruleRow(rule, anchor)).join('\n')}</tbody></table>`,
   );
   return `<section id="rules"><h2>Rules (${report.rules.length}), worst first within each area</h2>
@@ -165,7 +177,8 @@ function checksSection(report: Report, anchor: Anchors): string {
   const groups = checksByArea(report).map(({ area, items }) => {
     const rows = items.map((check) => {
       const id = anchor.row(check);
-      const note = check.status === 'passed' ? '' : h(firstLine(check.message));
+      const reason = check.status === 'expected' ? ` (known deviation: ${check.expectedReason ?? ''})` : '';
+      const note = check.status === 'passed' ? '' : h(firstLine(check.message) + reason);
       const label =
         check.status === 'failed' || check.status === 'warned' || check.status === 'errored'
           ? `<a href="#detail-${h(id)}">${h(checkLabel(check))}</a>`

@@ -62,6 +62,8 @@ const ICON: Record<string, string> = {
   warned: '⚠️',
   skipped: '⏭️',
   errored: '🛑',
+  expected: '🟡',
+  stale: '♻️',
   untested: '❔',
 };
 const icon = (status: string) => ICON[status] ?? '❔';
@@ -135,6 +137,21 @@ function layout(report: Report, options: Layout): string {
       ...errored.map(render),
     );
   if (warned.length > 0) out.push(`### ⚠️ Warnings: should-level rules (${warned.length})`, ...warned.map(render));
+  // Known deviations (--expect): excused failures with their reasons, and listed rules that now pass.
+  const expected = report.checks.filter((check) => check.status === 'expected');
+  const stale = report.rules.filter((rule) => rule.status === 'stale');
+  if (expected.length > 0)
+    out.push(
+      `### 🟡 Expected: known deviations listed in --expect (${expected.length})`,
+      ...expected.map(
+        (check) => `- ${code(check.id)}: ${md(firstLine(check.message))} (reason: ${md(check.expectedReason ?? '')})`,
+      ),
+    );
+  if (stale.length > 0)
+    out.push(
+      `### ♻️ Stale expectations: listed in --expect but passed; remove them (${stale.length})`,
+      ...stale.map((rule) => `- ${code(rule.id)} (reason given: ${md(rule.expectedReason ?? '')})`),
+    );
   const undetailed = failed.length + errored.length + warned.length - Math.max(0, options.detailed);
   if (undetailed > 0) out.push(`_Details of ${undetailed} more checks are in the JSON and HTML reports (size limit)._`);
 
@@ -174,6 +191,7 @@ function layout(report: Report, options: Layout): string {
     code(rule.id),
     `${icon(rule.status)} ${md(rule.status)}`,
     md(rule.level),
+    md(rule.origin),
     md(rule.title),
     rule.checks.map(code).join(', ') || '—',
   ]);
@@ -182,7 +200,7 @@ function layout(report: Report, options: Layout): string {
       ? `Rules (${report.rules.length}; the ${hidden} passed are not listed)`
       : `Rules (${report.rules.length})`;
   out.push(
-    `<details><summary>${rulesTitle}</summary>\n\n${table(['Rule', 'Status', 'Level', 'Title', 'Checks'], ruleRows)}\n\n</details>`,
+    `<details><summary>${rulesTitle}</summary>\n\n${table(['Rule', 'Status', 'Level', 'Origin', 'Title', 'Checks'], ruleRows)}\n\n</details>`,
   );
   out.push(`${md(verdictLine(report))}`);
   return `${out.join('\n\n')}\n`;

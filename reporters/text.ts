@@ -7,12 +7,20 @@ import type { CheckResult, CheckStatus, Exchange, Report, RuleResult, RuleStatus
 
 export type Counts = Record<CheckStatus, number>;
 
-export const CHECK_STATUSES: readonly CheckStatus[] = ['failed', 'errored', 'warned', 'skipped', 'passed'];
+export const CHECK_STATUSES: readonly CheckStatus[] = ['failed', 'errored', 'warned', 'expected', 'skipped', 'passed'];
 /** Worst first: the order in which tables list things. */
-export const RULE_STATUS_ORDER: readonly RuleStatus[] = ['failed', 'warned', 'untested', 'skipped', 'passed'];
+export const RULE_STATUS_ORDER: readonly RuleStatus[] = [
+  'failed',
+  'warned',
+  'expected',
+  'stale',
+  'untested',
+  'skipped',
+  'passed',
+];
 
 export function countStatuses(checks: readonly CheckResult[]): Counts {
-  const counts: Counts = { passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0 };
+  const counts: Counts = { passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0, expected: 0 };
   for (const check of checks) counts[check.status] += 1;
   return counts;
 }
@@ -67,7 +75,10 @@ export function verdictLine(report: Report): string {
   const { passed, failed, warned, skipped, errored = 0 } = report.summary;
   const head = { fail: 'FAIL', error: 'ERROR', pass: 'PASS' }[verdict(report)];
   const erroredText = errored ? `${errored} errored, ` : '';
-  return `${head}: ${failed} failed, ${erroredText}${warned} warned, ${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}`;
+  const expectedText = report.summary.expected !== undefined ? `${report.summary.expected} expected, ` : '';
+  const stale = report.rules.filter((r) => r.status === 'stale').length;
+  const staleText = stale ? ` (${stale} stale expectation${stale === 1 ? '' : 's'})` : '';
+  return `${head}: ${failed} failed, ${erroredText}${warned} warned, ${expectedText}${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}${staleText}`;
 }
 
 export function seconds(ms: number): string {

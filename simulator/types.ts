@@ -4,6 +4,8 @@ import type { FaultName, OperationId, OperationInfo, Offering } from '../spec/in
 
 /** Instance settings an administrator can change (defaults live in spec/profiles.yaml). */
 export interface InstanceSettings {
+  /** Development mode accepts plain-HTTP redirect URIs; off (production) they must use HTTPS. */
+  developmentMode: boolean;
   /** "Allow password authentication for Git over HTTP(S)"; the password grant needs it. */
   gitPasswordAuth: boolean;
   /** Password grant accepted only with client credentials. */
@@ -16,6 +18,8 @@ export interface InstanceSettings {
   rateLimit: { requests: number; periodSeconds: number } | null;
   /** The deprecated runner registration endpoints answer 410 Gone (the announced future major). */
   runnerRegistrationGone: boolean;
+  /** The deprecated reset_registration_token endpoints answer 410 Gone (their own future release). */
+  runnerResetTokenGone: boolean;
 }
 
 export interface SimulatorOptions {
@@ -25,7 +29,7 @@ export interface SimulatorOptions {
   settings?: Partial<InstanceSettings>;
   /** Names of spec/faults.yaml (checked when the simulator starts: they come from users). */
   faults?: readonly string[];
-  /** Development mode accepts plain-HTTP redirect URIs. */
+  /** Shorthand for settings.developmentMode (plain-HTTP redirect URIs accepted). */
   devMode?: boolean;
   /** Seed of the generated REST data. */
   seed?: number;
@@ -55,7 +59,6 @@ export interface ResolvedOptions {
   flags: Record<string, boolean>;
   settings: InstanceSettings;
   faults: FaultName[];
-  devMode: boolean;
   seed: number;
   seedSize: number;
   issuer?: string;

@@ -27,6 +27,8 @@ export interface Coverage {
   unmapped: CoveredItem[];
   /** Rules no source row or item names (rules that come from RFCs, or context). */
   rulesWithoutSourceRow: Rule[];
+  /** Every rule grouped by level (must, should, info) then origin (source, documented, RFC sections). */
+  byLevel: LevelGroup[];
   /** Present when checks were given. */
   checks?: {
     /** Rules no check names, with the level so `must` gaps stand out. */
@@ -36,6 +38,33 @@ export interface Coverage {
     /** Rule id to the ids of the checks that prove it. */
     byRule: Record<string, string[]>;
   };
+}
+
+export interface LevelGroup {
+  level: Rule['level'];
+  origin: string;
+  rules: string[];
+}
+
+const LEVELS: Rule['level'][] = ['must', 'should', 'info'];
+
+/** Origins in a stable order: the source first, then documented behaviour, then RFC sections. */
+function originRank(origin: string): string {
+  return origin === 'source' ? '0' : origin === 'documented' ? '1' : `2${origin}`;
+}
+
+export function rulesByLevel(all: Rule[]): LevelGroup[] {
+  const groups = new Map<string, LevelGroup>();
+  for (const r of all) {
+    const key = `${r.level}\u0000${r.origin}`;
+    if (!groups.has(key)) groups.set(key, { level: r.level, origin: r.origin, rules: [] });
+    groups.get(key)!.rules.push(r.id);
+  }
+  return [...groups.values()].sort(
+    (a, b) =>
+      LEVELS.indexOf(a.level) - LEVELS.indexOf(b.level) ||
+      originRank(a.origin).localeCompare(originRank(b.origin), 'en', { numeric: true }),
+  );
 }
 
 export function coverage(checks?: CheckRef[]): Coverage {
@@ -55,6 +84,7 @@ export function coverage(checks?: CheckRef[]): Coverage {
     items,
     unmapped: items.filter((i) => i.rules.length === 0),
     rulesWithoutSourceRow: all.filter((r) => !named.has(r.id)),
+    byLevel: rulesByLevel(all),
   };
   if (checks) {
     const known = new Set<string>(all.map((r) => r.id));

@@ -36,6 +36,7 @@ export const SCHEMA_FILES = {
   faults: 'faults.schema.json',
   sourceMap: 'source-map.schema.json',
   targetConfig: 'target-config.schema.json',
+  expect: 'expect.schema.json',
 } as const;
 
 export const MACHINES_DIR = 'machines';

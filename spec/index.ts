@@ -349,6 +349,11 @@ export function sourceText(): SourceText {
   return parseSourceText(text);
 }
 
+/** The published JSON Schema of `run --expect` files (spec/expect.schema.json). */
+export function expectSchema(): Record<string, unknown> {
+  return value<Record<string, unknown>>(SCHEMA_FILES.expect);
+}
+
 /** The published JSON Schema of the target config (spec/target-config.schema.json). */
 export function targetConfigSchema(): Record<string, unknown> {
   return value<Record<string, unknown>>(SCHEMA_FILES.targetConfig);

@@ -31,6 +31,8 @@ export interface Rule {
   level: Level;
   /** Section path of source-spec.md, or an RFC section "(not shown)". */
   source: string;
+  /** Where the rule's force comes from: `source`, `documented`, or an RFC/standard section. */
+  origin: string;
   since?: string;
   until?: string;
   offering?: Offering;

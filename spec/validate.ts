@@ -192,15 +192,29 @@ function checkRules(ctx: Context, parsed: ParsedYaml, rules: Rule[]): void {
       );
     }
     checkSource(ctx, parsed.file, () => parsed.lineOf(['rules', i, 'source']), rule.source, `rule ${rule.id}`);
-    // Where the source is silent we hold a deployment to the RFC only at `should` (DESIGN).
-    if (rule.level === 'must' && isExternalSource(rule.source)) {
-      ctx.problems.add(
-        parsed.file,
-        parsed.lineOf(['rules', i, 'level']),
-        `rule ${rule.id}: level must, but its source "${rule.source}" is not the source document: use should`,
-      );
-    }
+    checkOrigin(ctx, parsed, rule, i);
   });
+}
+
+/**
+ * Levels from the strongest source: `origin` says where a rule's force comes from and agrees with
+ * `source`; a `must` rule is the source's word or an RFC MUST, which then cites its section;
+ * documented behaviour the source does not show is never more than `should`.
+ */
+function checkOrigin(ctx: Context, parsed: ParsedYaml, rule: Rule, i: number): void {
+  const add = (key: string, message: string) =>
+    ctx.problems.add(parsed.file, parsed.lineOf(['rules', i, key]), `rule ${rule.id}: ${message}`);
+  const origin = (rule as Partial<Rule>).origin;
+  if (typeof origin !== 'string' || !origin) return add('id', 'has no origin (source, documented, or an RFC section)');
+  const external = isExternalSource(rule.source);
+  if (origin === 'source' && external)
+    add('origin', `origin source, but its source "${rule.source}" is not the source document`);
+  if (origin !== 'source' && !external)
+    add('origin', `origin ${origin}, but its source "${rule.source}" is a section of the source document`);
+  if (rule.level === 'must' && origin === 'documented')
+    add('level', 'level must, but documented behaviour the source does not show is at most should');
+  if (rule.level === 'must' && !['source', 'documented'].includes(origin) && !/ §\d/.test(origin))
+    add('origin', `level must of RFC origin "${origin}": cite the section (e.g. "RFC 6749 §4.1.2")`);
 }
 
 // ---------------------------------------------------------------------------------------- machines

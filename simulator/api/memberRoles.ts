@@ -60,6 +60,7 @@ export const createMemberRole = adminOnly(async (ctx) => {
 export const deleteMemberRole = adminOnly((ctx) => {
   const state = roles(ctx);
   const id = Number(ctx.params.id);
+  if (ctx.sim.fault('member-role-delete-ignored')) return new Response(null, { status: 204 });
   if (!state.all.delete(id)) return apiError(404, '404 Member Role Not Found');
   return new Response(null, { status: 204 });
 });

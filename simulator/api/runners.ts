@@ -1,6 +1,7 @@
 /**
- * The deprecated runner registration endpoints. They work (marked deprecated) until the instance
- * plays the announced future major (setting runnerRegistrationGone), then answer 410 Gone.
+ * The deprecated runner registration endpoints. They work (marked deprecated) until 410 Gone, on
+ * two timelines: registration with a registration token in a future major release (setting
+ * runnerRegistrationGone), the registration token resets in a future release (runnerResetTokenGone).
  */
 import { ApiError } from '../errors.js';
 import { json } from '../http.js';
@@ -12,8 +13,8 @@ import { readParams, str } from './params.js';
 
 const DEPRECATED = { deprecation: 'true' };
 
-function refuseIfGone(ctx: Ctx): void {
-  if (ctx.sim.options.settings.runnerRegistrationGone)
+function refuseIfGone(ctx: Ctx, setting: 'runnerRegistrationGone' | 'runnerResetTokenGone'): void {
+  if (ctx.sim.options.settings[setting])
     throw new ApiError(
       410,
       '410 Gone: runner registration tokens are removed; create runners with an authentication token',
@@ -21,7 +22,7 @@ function refuseIfGone(ctx: Ctx): void {
 }
 
 export const registerRunner: Handler = endpoint({ required: false, scopes: [] }, async (ctx) => {
-  refuseIfGone(ctx);
+  refuseIfGone(ctx, 'runnerRegistrationGone');
   const params = await readParams(ctx);
   if (!str(params, 'token')) throw new ApiError(400, 'token is missing');
   const state = ctx.sim.state('api.runners', () => ({ next: 1 }));
@@ -31,7 +32,7 @@ export const registerRunner: Handler = endpoint({ required: false, scopes: [] },
 /** `scope` throws when the caller may not reset this token (after the 410, as before). */
 function resetToken(scope: (ctx: Ctx, caller: Parameters<typeof findProject>[2]) => void): Handler {
   return endpoint(API, (ctx, caller) => {
-    refuseIfGone(ctx);
+    refuseIfGone(ctx, 'runnerResetTokenGone');
     scope(ctx, caller);
     return json(201, { token: secret(20, 'GR1348941'), token_expires_at: null }, DEPRECATED);
   });

@@ -38,7 +38,9 @@ function gitHandler(service: (ctx: Ctx) => 'git-upload-pack' | 'git-receive-pack
     if (!basic) return challenge();
     const check = checkAccessToken(ctx.sim, basic.password);
     if (!check.ok) return challenge();
-    const needed = wanted === 'git-receive-pack' ? WRITE : READ;
+    const needed = (wanted === 'git-receive-pack' ? WRITE : READ).filter(
+      (s) => !(s === 'write_repository' && ctx.sim.fault('git-write-repository-refused')),
+    );
     if (!needed.some((s) => check.token.scopes.includes(s)) && !ctx.sim.fault('git-any-token')) {
       return text(403, `HTTP Basic: Access denied. The token needs one of the scopes ${needed.join(', ')}.\n`);
     }

@@ -72,7 +72,7 @@ export function redirectUriProblem(sim: Sim, uri: string): string | null {
   }
   if (url.hash || uri.includes('#')) return `${uri} must not contain a fragment`;
   if (['javascript:', 'data:', 'file:', 'vbscript:'].includes(url.protocol)) return `${uri} uses a forbidden scheme`;
-  if (url.protocol === 'http:' && !sim.options.devMode)
+  if (url.protocol === 'http:' && !sim.options.settings.developmentMode && !sim.fault('http-redirect-accepted'))
     return `${uri} must use HTTPS (plain HTTP is accepted only in development mode)`;
   return null;
 }

@@ -25,8 +25,9 @@ export const oauthAuthorizeDevice: Handler = async (ctx) => {
     applicationId: app.id,
     scopes,
     createdAt: sim.clock.nowSeconds(),
-    expiresIn: deviceCodeLifetime,
-    interval: deviceInterval,
+    // The fault doubles both: the response shows 600 and 10 where the source shows 300 and 5.
+    expiresIn: deviceCodeLifetime * (sim.fault('device-timings-doubled') ? 2 : 1),
+    interval: deviceInterval * (sim.fault('device-timings-doubled') ? 2 : 1),
     state: deviceMachine.table.initial,
     userId: null,
     lastPollAt: null,

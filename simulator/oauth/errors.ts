@@ -1,7 +1,8 @@
 /**
  * Protocol errors as named values carrying their own status (RFC 6749 §5.2, RFC 8628 §3.5,
  * RFC 6750 §3.1). A grant throws one; core.ts answers it with the OAuth error body.
- * invalid_client and unauthorized_client answer 401 with a WWW-Authenticate challenge; token and
+ * invalid_client answers 401 with a WWW-Authenticate challenge (unauthorized_client is a 400 like
+ * every other token error, RFC 6749 §5.2); token and
  * error responses are never cached.
  */
 import { HttpError } from '../errors.js';
@@ -38,7 +39,7 @@ const named = (error: string, status: number) => (description: string) => new OA
 export const InvalidRequest = named('invalid_request', 400);
 export const InvalidClient = named('invalid_client', 401);
 export const InvalidGrant = named('invalid_grant', 400);
-export const UnauthorizedClient = named('unauthorized_client', 401);
+export const UnauthorizedClient = named('unauthorized_client', 400);
 export const UnsupportedGrantType = named('unsupported_grant_type', 400);
 export const InvalidScope = named('invalid_scope', 400);
 export const AuthorizationPending = named('authorization_pending', 400);
@@ -56,7 +57,7 @@ export function noStore(sim: Sim): Record<string, string> {
 
 function challenge(error: OAuthError): string {
   // Client authentication failures name the Basic scheme (RFC 6749 §5.2); resource errors Bearer.
-  const scheme = error.error === 'invalid_client' || error.error === 'unauthorized_client' ? 'Basic' : 'Bearer';
+  const scheme = error.error === 'invalid_client' ? 'Basic' : 'Bearer';
   const description = error.description.replace(/["\\]/g, '');
   return `${scheme} realm="oauth", error="${error.error}", error_description="${description}"`;
 }

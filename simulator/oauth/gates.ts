@@ -24,7 +24,7 @@ export function passwordGrantNeedsClient(sim: Sim): boolean {
     !sim.fault('password-client-credentials-setting-ignored')
   )
     return true;
-  if (sim.options.offering !== 'hosted') return false;
+  if (sim.options.offering !== 'hosted') return sim.fault('password-requires-client');
   const since = profiles().offerings?.hosted?.clientAuthForPasswordGrantSince;
   return since === undefined || sim.clock.now() >= Date.parse(since);
 }

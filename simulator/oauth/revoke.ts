@@ -25,7 +25,11 @@ interface Revocation {
 const revocationMachine = runner<Revocation>('revocation', {
   conditions: {
     client_auth_failed: (x) => x.clientError !== null,
-    client_mismatch: (x) => (x.access?.applicationId ?? x.refresh?.applicationId) !== x.app!.id,
+    // A token issued without a client (password grant) belongs to no application: any client may revoke it.
+    client_mismatch: (x) => {
+      const owner = x.access ? x.access.applicationId : x.refresh!.applicationId;
+      return owner !== null && owner !== x.app!.id;
+    },
   },
   effects: {
     revoke_token(x) {

@@ -26,8 +26,9 @@ export const oauthTokenInfo: Handler = (ctx) => {
     resource_owner_id: token.userId,
     scope: [...token.scopes],
     expires_in: expiresIn,
-    // Doorkeeper's shape: an application-less token (password grant without client) says uid null.
-    application: { uid: app?.uid ?? null },
+    // The source types uid as a string: a token issued without a client (password grant without
+    // client authentication) has no application, so its uid is the empty string, never null.
+    application: { uid: app?.uid ?? '' },
     created_at: token.createdAt,
   };
   if (!sim.fault('token-info-no-aliases')) {

@@ -1,7 +1,15 @@
 /** Resource owner password credentials grant: fields, default scope, Basic client auth, refusals, removal in 19.0. */
 import fc from 'fast-check';
 import type { Check, CheckContext } from '../types.js';
-import { broke, expectOAuthError, expectTokenOk, tokenInfo, TOKEN_PATH, trackBody } from '../shared/oauth.js';
+import {
+  broke,
+  expectOAuthError,
+  expectTokenOk,
+  jsonObject,
+  tokenInfo,
+  TOKEN_PATH,
+  trackBody,
+} from '../shared/oauth.js';
 import { expectTokenFields } from './token-fields.js';
 import { STANDARD_ERRORS } from './response.js';
 import { withSetting } from './settings.js';
@@ -98,6 +106,34 @@ export const passwordChecks: Check[] = [
       const res = await passwordGrant(t, username, password);
       trackBody(t, res);
       expectOAuthError(t, res, { status: 400, error: 'invalid_grant' }, 'password grant for a two-factor user');
+    },
+  },
+  {
+    id: 'grants.password-without-client',
+    suite: 'grants',
+    title:
+      'On self-managed a password grant without client authentication succeeds, and its token info names an application uid string',
+    rules: ['GRANT-PASSWORD-PARAMS', 'INFO-RESPONSE-FIELDS'],
+    needs: ['passwordGrant'],
+    async run(t: CheckContext) {
+      if (t.inForce('GRANT-PASSWORD-HOSTED-CLIENT-AUTH'))
+        t.skip(`the hosted offering requires client authentication for the password grant (this run: ${t.offering})`);
+      const attempt = async (): Promise<void> => {
+        const res = await t.oauth.password({ auth: 'none' });
+        if (!t.caps.settings && res.status !== 200 && jsonObject(res)?.error === 'invalid_client')
+          t.skip('refused with invalid_client: the instance may allow the password grant only with client credentials');
+        const body = expectTokenOk(t, res, 'password grant without client authentication', ['GRANT-PASSWORD-PARAMS']);
+        const info = jsonObject(await tokenInfo(t, body.access_token));
+        const application = info?.application as { uid?: unknown } | undefined;
+        t.expect(
+          typeof application?.uid === 'string',
+          'token info of a password token issued without a client must carry application.uid, a string',
+          broke(['INFO-RESPONSE-FIELDS'], { uid: application?.uid === undefined ? 'absent' : application.uid }),
+        );
+      };
+      // The setting that demands client credentials is off by default; hold it off where it can be set.
+      if (t.caps.settings) await withSetting(t, 'passwordGrantClientCredentialsOnly', false, attempt);
+      else await attempt();
     },
   },
   {

@@ -7,6 +7,7 @@ import type { Check, CheckContext } from '../types.js';
 import { createBrowser } from '../drivers/form.js';
 import type { HtmlForm } from '../drivers/html.js';
 import { decodeEntities } from '../drivers/html.js';
+import { withSetting } from './settings.js';
 import {
   broke,
   CURRENT_USER_PATH,
@@ -33,7 +34,60 @@ function shown(html: string, label: RegExp): string | undefined {
   return value ? decodeEntities(value.trim()) : undefined;
 }
 
+/** Fill and submit the registration form of /user_settings/applications as the configured user. */
+async function submitRegistration(t: CheckContext, name: string, redirectUri: string, scope: string) {
+  let form: HtmlForm | undefined;
+  // The browser picks consent buttons by their words; here the button to press is the form's save button.
+  const browser = createBrowser(t.http, {
+    ...t.config,
+    driver: { kind: 'form', ...t.config.driver, approveSelector: SAVE_BUTTON },
+  });
+  const result = await browser.browse(`${t.http.baseUrl}${APPLICATIONS_PATH}`, 'approve', (f) => {
+    form = f;
+    const redirectField = f.fields.find((x) => /redirect_uri/i.test(x.name))?.name ?? 'application[redirect_uri]';
+    const prefix = redirectField.replace(/\[redirect_uri\]$/i, '');
+    return { [`${prefix}[name]`]: name, [redirectField]: redirectUri, [`${prefix}[scopes][]`]: scope };
+  });
+  return { form, result };
+}
+
 export const registrationChecks: Check[] = [
+  {
+    id: 'grants.redirect-uri-https',
+    suite: 'grants',
+    title:
+      'Outside development mode a plain-HTTP redirect URI cannot be registered and an HTTPS one can; in development mode plain HTTP (loopback included) is accepted',
+    rules: ['GRANT-REDIRECT-URI-HTTPS'],
+    needs: ['writable', 'settings'],
+    async run(t: CheckContext) {
+      const unique = `${t.seed >>> 0}${Date.now().toString(36)}`;
+      const register = async (mode: string, uri: string) => {
+        const { form, result } = await submitRegistration(t, `conformance ${mode} ${unique}`, uri, 'read_user');
+        t.expect(form && result.decided, `${APPLICATIONS_PATH} must offer a registration form`, {
+          status: result.response.status,
+          rules: ['GRANT-APP-REGISTRATION'],
+        });
+        return result.response.status < 300 && /Application ID/.test(result.response.text);
+      };
+      await withSetting(t, 'developmentMode', false, async () => {
+        const http = `http://registered-${unique}.test/callback`;
+        t.expect(
+          !(await register('production', http)),
+          `in production the plain-HTTP redirect URI ${http} was registered`,
+        );
+        const https = `https://registered-${unique}.test/callback`;
+        t.expect(await register('production', https), `in production the HTTPS redirect URI ${https} was refused`);
+      });
+      await withSetting(t, 'developmentMode', true, async () => {
+        for (const uri of [`http://registered-${unique}.test/callback`, 'http://127.0.0.1:8123/callback']) {
+          t.expect(
+            await register('development', uri),
+            `in development mode the plain-HTTP redirect URI ${uri} was refused`,
+          );
+        }
+      });
+    },
+  },
   {
     id: 'grants.application-registration',
     suite: 'grants',
@@ -45,22 +99,7 @@ export const registrationChecks: Check[] = [
       const unique = `${t.seed >>> 0}${Date.now().toString(36)}`;
       const redirectUri = `https://registered-${unique}.test/callback`;
       const scope = 'read_user';
-      let form: HtmlForm | undefined;
-      // The browser picks consent buttons by their words; here the button to press is the form's save button.
-      const browser = createBrowser(t.http, {
-        ...t.config,
-        driver: { kind: 'form', ...t.config.driver, approveSelector: SAVE_BUTTON },
-      });
-      const result = await browser.browse(`${t.http.baseUrl}${APPLICATIONS_PATH}`, 'approve', (f) => {
-        form = f;
-        const redirectField = f.fields.find((x) => /redirect_uri/i.test(x.name))?.name ?? 'application[redirect_uri]';
-        const prefix = redirectField.replace(/\[redirect_uri\]$/i, '');
-        return {
-          [`${prefix}[name]`]: `conformance ${unique}`,
-          [redirectField]: redirectUri,
-          [`${prefix}[scopes][]`]: scope,
-        };
-      });
+      const { form, result } = await submitRegistration(t, `conformance ${unique}`, redirectUri, scope);
       const registering: RuleId[] = ['GRANT-APP-REGISTRATION', 'GRANT-APP-REGISTRATION-FIELDS'];
       t.expect(
         form && result.decided,

@@ -26,7 +26,7 @@ import { effectivePerPage, key } from './offset.js';
 import { readPage, type WalkRules } from './traverse.js';
 
 /** Headers the source reserves for offset pagination (PAG-KEYSET-NO-OFFSET-HEADERS). */
-const OFFSET_ONLY = ['x-total', 'x-total-pages', 'x-page', 'x-next-page', 'x-prev-page'];
+const OFFSET_ONLY = ['x-total', 'x-total-pages', 'x-page', 'x-per-page', 'x-next-page', 'x-prev-page'];
 /** Pages a property run reads: enough to cross two cursors. */
 const PREFIX_PAGES = 3;
 

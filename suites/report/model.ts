@@ -6,8 +6,12 @@ import type { Level } from '../../spec/index.js';
  * provider skipped, a check that saw nothing or crashed). It is never the provider's failure: it
  * makes the run exit 2 when nothing failed, and the check's rules stay untested.
  */
-export type CheckStatus = 'passed' | 'failed' | 'warned' | 'skipped' | 'errored';
-export type RuleStatus = CheckStatus | 'untested';
+/**
+ * `expected`: a failure of a rule listed as a known deviation (`run --expect`): reported, but it
+ * does not fail the run. `stale` (rules only): listed as a known deviation, yet it passed.
+ */
+export type CheckStatus = 'passed' | 'failed' | 'warned' | 'skipped' | 'errored' | 'expected';
+export type RuleStatus = CheckStatus | 'untested' | 'stale';
 
 export interface Exchange {
   request: { method: string; url: string; headers: Record<string, string>; body?: string };
@@ -37,6 +41,8 @@ export interface CheckResult {
   exchange?: Exchange[];
   /** A command line that reruns exactly this check with this seed. */
   reproduce?: string;
+  /** For an `expected` check: the reasons of the known deviations (`--expect`) that excuse it. */
+  expectedReason?: string;
 }
 
 export interface RuleResult {
@@ -44,8 +50,12 @@ export interface RuleResult {
   title: string;
   level: Level;
   source: string;
+  /** Where the level comes from: `source`, `documented`, or an RFC section. */
+  origin: string;
   status: RuleStatus;
   checks: string[];
+  /** For a rule listed in `--expect` (status expected or stale): the listed reason. */
+  expectedReason?: string;
 }
 
 export interface Report {
@@ -57,7 +67,15 @@ export interface Report {
   seed: number;
   startedAt: string;
   durationMs: number;
-  summary: { passed: number; failed: number; warned: number; skipped: number; errored: number };
+  summary: {
+    passed: number;
+    failed: number;
+    warned: number;
+    skipped: number;
+    errored: number;
+    /** Failures excused by `--expect` (present when the run had an expect file). */
+    expected?: number;
+  };
   rules: RuleResult[];
   checks: CheckResult[];
 }

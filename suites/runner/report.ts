@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import type { CheckResult, CheckStatus, Report, RuleResult, RuleStatus } from '../report/model.js';
 import type { RuleInfo } from './rules.js';
 
+import { applyToCheck, reasonFor, type Expectation } from './expect.js';
+
 /** The package's version, from sources (suites/runner) or compiled (dist/suites/runner). */
 export function packageVersion(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -19,7 +21,7 @@ export function packageVersion(): string {
 }
 
 /** Worst first: one failing check makes the rule fail. */
-const ORDER: CheckStatus[] = ['failed', 'warned', 'passed', 'skipped'];
+const ORDER: CheckStatus[] = ['failed', 'warned', 'expected', 'passed', 'skipped'];
 
 export function ruleStatus(level: RuleInfo['level'], all: CheckStatus[]): RuleStatus {
   // An errored check saw nothing about the rule: it neither passes nor fails it.
@@ -39,34 +41,44 @@ export interface ReportInput {
   checks: CheckResult[];
   /** The rules the report lists (in force, and within the run's filters). */
   rules: RuleInfo[];
+  /** Known deviations (`--expect`): their failures are `expected`, their passes `stale`. */
+  expect?: Expectation[];
 }
 
 export function buildReport(input: ReportInput): Report {
+  const expect = input.expect ?? [];
+  const checks = input.checks.map((c) => applyToCheck(c, expect));
   const byRule = new Map<string, CheckResult[]>();
   // A failure that names the rules it broke says nothing, good or bad, about the check's other rules;
   // a pass whose assertions named rules proves only those.
   const judges = (c: CheckResult, id: string) =>
     c.status === 'passed' ? !c.proved || c.proved.includes(id) : !c.broken || c.broken.includes(id);
-  for (const c of input.checks) {
+  for (const c of checks) {
     for (const id of new Set([...c.rules, ...(c.broken ?? [])]))
       if (judges(c, id)) byRule.set(id, [...(byRule.get(id) ?? []), c]);
   }
   const rules: RuleResult[] = input.rules.map((r) => {
-    const checks = byRule.get(r.id) ?? [];
+    const judged = byRule.get(r.id) ?? [];
+    const status = ruleStatus(
+      r.level,
+      judged.map((c) => c.status),
+    );
+    const expectedReason = reasonFor(expect, r.id);
     return {
       id: r.id,
       title: r.title,
       level: r.level,
       source: r.source,
-      status: ruleStatus(
-        r.level,
-        checks.map((c) => c.status),
-      ),
-      checks: checks.map((c) => c.id),
+      origin: r.origin,
+      // A listed rule seen to hold is stale: the known deviation is gone, the entry can go too.
+      status: expectedReason && status === 'passed' ? 'stale' : status,
+      checks: judged.map((c) => c.id),
+      ...(expectedReason && (status === 'passed' || status === 'expected') ? { expectedReason } : {}),
     };
   });
-  const summary = { passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0 };
-  for (const c of input.checks) summary[c.status]++;
+  const summary: Report['summary'] = { passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0 };
+  if (input.expect) summary.expected = 0;
+  for (const c of checks) summary[c.status] = (summary[c.status] ?? 0) + 1;
   return {
     tool: 'idp-conformance',
     version: packageVersion(),
@@ -78,7 +90,7 @@ export function buildReport(input: ReportInput): Report {
     durationMs: Date.now() - input.startedAt.getTime(),
     summary,
     rules,
-    checks: input.checks,
+    checks,
   };
 }
 

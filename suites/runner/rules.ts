@@ -12,7 +12,7 @@ import {
 } from '../../spec/index.js';
 
 /** What the runner needs of a rule. Tests build these by hand, with ids of their own: hence `string`. */
-export type RuleInfo = Pick<Rule, 'title' | 'level' | 'source' | 'since' | 'until' | 'offering' | 'flag'> & {
+export type RuleInfo = Pick<Rule, 'title' | 'level' | 'source' | 'origin' | 'since' | 'until' | 'offering' | 'flag'> & {
   id: string;
 };
 
@@ -41,6 +41,28 @@ export function inForceOf(
       )
       .map((r) => r.id),
   );
+}
+
+/**
+ * Why a rule is not in force on a run, in the words a reader acts on: the release window first
+ * (it explains a flag that does not exist yet), then the feature flag, then the offering.
+ */
+export function whyNotInForce(
+  rule: RuleInfo,
+  release: string,
+  offering: Offering,
+  flags: Record<string, boolean>,
+): string | null {
+  if (!inRelease(rule, release)) {
+    return rule.since && !inRelease({ since: rule.since }, release)
+      ? `${rule.id} applies from release ${rule.since} (this run: ${release})`
+      : `${rule.id} applies until release ${rule.until} (this run: ${release})`;
+  }
+  if (rule.flag && flagsAt(release, flags)[rule.flag] !== true)
+    return `${rule.id} needs feature flag ${rule.flag}, which is off`;
+  if (rule.offering && rule.offering !== offering)
+    return `${rule.id} applies to the ${rule.offering} offering only (this run: ${offering})`;
+  return null;
 }
 
 /** Feature flags of a run: the profile's defaults in their release window, then the config's. */

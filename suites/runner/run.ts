@@ -8,6 +8,7 @@ import type { Report } from '../report/model.js';
 import { SelectionError } from '../errors.js';
 import { SUITE_NAMES, type Check, type SuiteName } from '../types.js';
 import { buildReport } from './report.js';
+import type { Expectation } from './expect.js';
 import { openSession, type SessionOptions } from './session.js';
 
 export const SUITES: SuiteName[] = [...SUITE_NAMES];
@@ -25,6 +26,8 @@ export interface RunOptions extends SessionOptions {
   progress?: (line: string) => void;
   /** Asked before each check: true stops the run there (Ctrl-C), the rest reported as skipped. */
   stopRequested?: () => boolean;
+  /** Known deviations (`--expect`): their failures are reported `expected`, their passes `stale`. */
+  expect?: Expectation[];
 }
 
 /** The checks a selection names; unknown names are usage errors, not empty runs. */
@@ -46,7 +49,14 @@ export function selectChecks(checks: Check[], select: Selection = {}, knownRules
   );
 }
 
-const MARK = { passed: 'ok  ', failed: 'FAIL', warned: 'warn', skipped: 'skip', errored: 'ERR ' } as const;
+const MARK = {
+  passed: 'ok  ',
+  failed: 'FAIL',
+  warned: 'warn',
+  skipped: 'skip',
+  errored: 'ERR ',
+  expected: 'xpct',
+} as const;
 
 export async function runConformance(options: RunOptions): Promise<Report> {
   const startedAt = new Date();
@@ -92,6 +102,7 @@ export async function runConformance(options: RunOptions): Promise<Report> {
       startedAt,
       checks: results,
       rules,
+      expect: options.expect,
     });
   } finally {
     await session.close();

@@ -16,7 +16,7 @@ import { createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
 import { createRedactor, type Redactor } from './redact.js';
-import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, type RuleInfo } from './rules.js';
+import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, whyNotInForce, type RuleInfo } from './rules.js';
 
 /** The rule whose window says whether the password grant still exists at a release. */
 const PASSWORD_RULE: RuleId = 'GRANT-PASSWORD-PARAMS';
@@ -136,8 +136,12 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   recorder.enabled = true;
 
   const levelOf = new Map(catalogue.map((r) => [r.id, r.level]));
+  const ruleOf = new Map(catalogue.map((r) => [r.id, r]));
   const gate = (check: Check): string | null => {
-    if (!check.rules.some(inForce)) return `its rules are not in force at release ${release} (${offering})`;
+    if (!check.rules.some(inForce)) {
+      const reasons = check.rules.map((id) => whyNotInForce(ruleOf.get(id)!, release, offering, config.features ?? {}));
+      return `its rules are not in force: ${[...new Set(reasons.filter(Boolean))].join('; ')}`;
+    }
     const missing = (check.needs ?? []).filter((c) => !caps[c]);
     if (missing.length) return `needs ${missing.join(', ')}: ${missing.map((c) => WHY_MISSING[c]).join('; ')}`;
     if (check.slow && !caps.clock && !options.slow) return 'waits in real time on this target; run with --slow';

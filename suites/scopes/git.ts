@@ -32,32 +32,38 @@ async function token(t: CheckContext, app: 'confidential' | 'limited', scope: st
   return (await t.oauth.token(app, { scope })).access_token;
 }
 
+/** What each repository scope is for: read_repository fetches, write_repository pushes. */
+const SERVICE_OF: Array<[scope: string, service: Service, what: string]> = [
+  ['read_repository', 'git-upload-pack', 'git fetch'],
+  ['write_repository', 'git-receive-pack', 'git push'],
+];
+
 const gitTokenAsPassword: Check = {
   id: 'scopes.git-token-as-password',
   suite: 'scopes',
-  title: 'a read_repository token is accepted as the Git over HTTPS password with any username',
+  title:
+    'a read_repository token (fetch) and a write_repository token (push) are accepted as the Git over HTTPS password with any username',
   rules: ['AUTH-GIT-HTTPS-TOKEN'],
   async run(t: CheckContext) {
     const project = fixtureProject(t);
-    const password = await token(t, 'confidential', 'read_repository');
-    await t.property(username, async (user) => {
-      const res = await infoRefs(t, project, 'git-upload-pack', user, password);
-      t.expect(
-        res.status === 200,
-        `git fetch advertisement with a read_repository token as password (username ${JSON.stringify(user)}) answered ${res.status}, expected 200`,
-        {
-          username: user,
-          status: res.status,
-        },
-      );
-      t.expect(
-        (res.headers.get('content-type') ?? '').startsWith('application/x-git-upload-pack-advertisement'),
-        'the answer is not a git upload-pack advertisement',
-        {
-          contentType: res.headers.get('content-type'),
-        },
-      );
-    });
+    const held = SERVICE_OF.filter(([scope]) => t.oauth.app('confidential').scopes.includes(scope));
+    if (!held.length) t.skip('the confidential application holds neither read_repository nor write_repository');
+    for (const [scope, service, what] of held) {
+      const password = await token(t, 'confidential', scope);
+      await t.property(username, async (user) => {
+        const res = await infoRefs(t, project, service, user, password);
+        t.expect(
+          res.status === 200,
+          `${what} advertisement with a ${scope} token as password (username ${JSON.stringify(user)}) answered ${res.status}, expected 200`,
+          { username: user, status: res.status },
+        );
+        t.expect(
+          (res.headers.get('content-type') ?? '').startsWith(`application/x-${service}-advertisement`),
+          `the answer is not a ${service} advertisement`,
+          { contentType: res.headers.get('content-type') },
+        );
+      });
+    }
   },
 };
 

@@ -153,18 +153,25 @@ export const revokeChecks: Check[] = [
   {
     id: 'tokens.revoke-client-auth',
     suite: 'tokens',
-    title: 'A revocation with a wrong client secret is refused with 401 invalid_client and revokes nothing',
+    title:
+      'A revocation with a wrong or missing client secret is refused with invalid_client (401, or 400 for body credentials) and revokes nothing',
     rules: ['REV-CLIENT-AUTH'],
     async run(t: CheckContext) {
       const { tokens } = await mintPair(t, 'confidential');
-      const res = await revokeAs(
-        t,
-        'confidential',
-        tokens.access_token,
-        `${t.oauth.app('confidential').clientSecret ?? ''}-wrong`,
-      );
-      expectOAuthError(t, res, { status: 401, error: 'invalid_client' }, 'revocation with a wrong client secret');
-      await expectAccessAlive(t, tokens.access_token, 'access token after a refused revocation');
+      const secret = t.oauth.app('confidential').clientSecret ?? '';
+      const attempts: Array<[string, string | undefined]> = [
+        ['a wrong client secret', `${secret}-wrong`],
+        ['no client secret', undefined],
+      ];
+      for (const [what, given] of attempts) {
+        const a = t.oauth.app('confidential');
+        const res = await t.http.post(REVOKE_PATH, {
+          form: { token: tokens.access_token, client_id: a.clientId, client_secret: given },
+        });
+        // RFC 7009 §2.2.1 names invalid_client; RFC 6749 §5.2 allows 400 or 401 when the credentials came in the body.
+        expectOAuthError(t, res, { status: [400, 401], error: 'invalid_client' }, `revocation with ${what}`);
+        await expectAccessAlive(t, tokens.access_token, `access token after a revocation with ${what}`);
+      }
     },
   },
 ];

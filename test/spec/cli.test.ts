@@ -77,6 +77,10 @@ describe('spec coverage', () => {
     expect(text).toMatch(/Rules with no check: \d+/);
     expect(text).not.toMatch(/^ {2}DEV-SLOW-DOWN \[must\]/m);
     expect(text).toContain('device.polls -> NOT-A-RULE');
+    // Rules by level, then origin: the source's word, documented behaviour, RFC sections.
+    expect(text).toMatch(/Rules by level and origin\n {2}must: \d+\n {4}source \(\d+\): /);
+    expect(text).toMatch(/^ {4}RFC 7636 §4\.6 \(2\): PKCE-VERIFIER-REQUIRED, PKCE-VERIFIER-MISMATCH$/m);
+    expect(text).toMatch(/^ {2}should: \d+\n {4}source \(\d+\): .*\n {4}documented \(\d+\): /m);
   });
 
   it('prints JSON with --json', async () => {
@@ -84,5 +88,6 @@ describe('spec coverage', () => {
     const report = JSON.parse(stdout.join(''));
     expect(report.unmapped).toEqual([]);
     expect(report.checks.byRule['DEV-SLOW-DOWN']).toEqual(['device.polls']);
+    expect(report.byLevel[0]).toMatchObject({ level: 'must', origin: 'source' });
   });
 });

@@ -72,8 +72,8 @@ describe('rules.yaml', () => {
   it('rejects a release that profiles.yaml does not list, and an unknown flag', () => {
     const files = edit(
       'rules.yaml',
-      '    source: "Endpoints > CORS"\n    since: "15.1"\n  - id: CORS-ALLOWED-HEADERS-LIMITED',
-      '    source: "Endpoints > CORS"\n    since: "15.2"\n    flag: no_such_flag\n  - id: CORS-ALLOWED-HEADERS-LIMITED',
+      '    source: "Endpoints > CORS"\n    origin: source\n    since: "15.1"\n  - id: CORS-ALLOWED-HEADERS-LIMITED',
+      '    source: "Endpoints > CORS"\n    origin: source\n    since: "15.2"\n    flag: no_such_flag\n  - id: CORS-ALLOWED-HEADERS-LIMITED',
     );
     const problems = problemsWith(files);
     expectIncludes(problems, {
@@ -103,17 +103,39 @@ describe('rules.yaml', () => {
     });
   });
 
-  it('rejects level must on a rule whose source is an RFC (the source is silent)', () => {
-    const files = edit(
-      'rules.yaml',
-      '    level: should\n    source: "RFC 7636 §4.4.1 (not shown)"',
-      '    level: must\n    source: "RFC 7636 §4.4.1 (not shown)"',
-    );
+  it('requires a must rule of RFC origin to cite its section', () => {
+    const files = edit('rules.yaml', '    origin: "RFC 6749 §4.1.3"', '    origin: "RFC 6749"');
     expectOnly(problemsWith(files), {
       file: 'rules.yaml',
-      line: lineOf(files['rules.yaml'], '    level: must\n    source: "RFC 7636 §4.4.1'),
+      line: lineOf(files['rules.yaml'], '    origin: "RFC 6749"\n'),
       message:
-        'rule PKCE-METHOD-UNSUPPORTED: level must, but its source "RFC 7636 §4.4.1 (not shown)" is not the source document: use should',
+        'rule GRANT-CODE-CLIENT-BOUND: level must of RFC origin "RFC 6749": cite the section (e.g. "RFC 6749 §4.1.2")',
+    });
+  });
+
+  it('requires every rule to have an origin', () => {
+    const files = edit('rules.yaml', '    origin: "RFC 6749 §4.1.3"\n', '');
+    const problems = problemsWith(files);
+    expect(problems.map((p) => p.message).join('\n')).toMatch(/origin/);
+  });
+
+  it('keeps documented behaviour at should, and origin in agreement with source', () => {
+    const documented = edit(
+      'rules.yaml',
+      '    level: should\n    source: "Documented public behaviour (not shown)"\n    origin: documented\n\n  # ---------------------------------------------------------------- PKCE',
+      '    level: must\n    source: "Documented public behaviour (not shown)"\n    origin: documented\n\n  # ---------------------------------------------------------------- PKCE',
+    );
+    expectOnly(problemsWith(documented), {
+      file: 'rules.yaml',
+      line: lineOf(documented['rules.yaml'], '    level: must\n    source: "Documented public behaviour'),
+      message: 'rule GRANT-JSON-BODY: level must, but documented behaviour the source does not show is at most should',
+    });
+    const mismatch = edit('rules.yaml', '    origin: "RFC 6749 §4.1.3"', '    origin: source');
+    expectOnly(problemsWith(mismatch), {
+      file: 'rules.yaml',
+      line: lineOf(mismatch['rules.yaml'], '    source: "RFC 6749 §4.1.3 (not shown)"\n    origin: source') + 1,
+      message:
+        'rule GRANT-CODE-CLIENT-BOUND: origin source, but its source "RFC 6749 §4.1.3 (not shown)" is not the source document',
     });
   });
 

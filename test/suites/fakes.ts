@@ -21,10 +21,17 @@ export function fakeTarget(
 }
 
 export const RULES: RuleInfo[] = [
-  { id: 'T-MUST', title: 'a must rule', level: 'must', source: 'test' },
-  { id: 'T-MUST-2', title: 'another must rule', level: 'must', source: 'test' },
-  { id: 'T-SHOULD', title: 'a should rule', level: 'should', source: 'test' },
-  { id: 'T-FUTURE', title: 'a rule of a later release', level: 'must', source: 'test', since: '99.0' },
+  { id: 'T-MUST', title: 'a must rule', level: 'must', source: 'test', origin: 'source' },
+  { id: 'T-MUST-2', title: 'another must rule', level: 'must', source: 'test', origin: 'source' },
+  { id: 'T-SHOULD', title: 'a should rule', level: 'should', source: 'test', origin: 'source' },
+  {
+    id: 'T-FUTURE',
+    title: 'a rule of a later release',
+    level: 'must',
+    source: 'test',
+    origin: 'source',
+    since: '99.0',
+  },
 ];
 
 /** A check body that asks the target something and asserts on the answer: the least a pass needs. */

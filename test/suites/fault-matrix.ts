@@ -1,24 +1,47 @@
 /**
- * The fault matrix, data-driven from spec/faults.yaml: for each fault, the checks proving any of
- * its rules run against an embedded simulator with that fault on, and at least one of them must
- * report a failure (or a warning, for `should` rules) of one of those rules. The same checks with
- * no fault must all pass, so a failure is the fault's doing and not the check's.
+ * The fault matrix, data-driven from spec/faults.yaml, through the CLI's own run function: for each
+ * fault, `run --fault NAME --rule <its rules>` against the embedded simulator. A fault that breaks
+ * a `must` rule is caught only by a failure of one of its must rules, and the run exits 1; a fault
+ * whose rules are all `should` is caught by a warning of one of them, and the run exits 0. (Only
+ * the checks of the fault's rules run, for speed: a full run adds checks, never removes a failure.)
+ * The same checks with no fault must all pass, so a failure is the fault's doing and not the check's.
  */
 import { describe, expect, it } from 'vitest';
-import { faults, type Fault } from '../../spec/index.js';
+import { faults, rule, type Fault } from '../../spec/index.js';
 import { allChecks } from '../../suites/index.js';
 import { createEmbeddedTarget } from '../../suites/target/embedded.js';
 import { runConformance } from '../../suites/runner/run.js';
 import { defaultSeed } from '../../suites/runner/defaults.js';
-import type { CheckResult } from '../../suites/report/model.js';
+import { executeRun } from '../../cli/run.js';
+import type { CheckResult, Report } from '../../suites/report/model.js';
 
 /** Few property runs: the matrix asks "is the fault caught", not "is every input fine". */
 const MATRIX_RUNS = 8;
 
 const relevant = (fault: Fault) => allChecks().filter((c) => c.rules.some((r) => fault.rules.includes(r)));
 const describeResults = (results: CheckResult[]) =>
-  results.map((r) => `${r.status} ${r.id}${r.message ? `: ${r.message.slice(0, 200)}` : ''}`).join('\n') ||
-  '(no checks name these rules)';
+  results
+    .map(
+      (r) =>
+        `${r.status} ${r.id}${r.broken ? ` [${r.broken.join(', ')}]` : ''}${r.message ? `: ${r.message.slice(0, 200)}` : ''}`,
+    )
+    .join('\n') || '(no checks name these rules)';
+
+/** The must rules a fault breaks; none means it is caught by a warning. */
+export const mustRulesOf = (fault: Fault) => fault.rules.filter((id) => rule(id).level === 'must');
+
+/** `run --fault NAME --rule <rules>` in process: its exit code and report. */
+export async function runWithFault(fault: Fault, seed: number): Promise<{ code: number; report: Report; err: string }> {
+  let report: Report | undefined;
+  const err: string[] = [];
+  const code = await executeRun(
+    { fault: [fault.name], rule: fault.rules.join(','), runs: String(MATRIX_RUNS), seed: String(seed) },
+    { out: () => {}, err: (t) => void err.push(t), onReport: (r) => (report = r) },
+    {},
+  );
+  if (!report) throw new Error(`run --fault ${fault.name} made no report (exit ${code}):\n${err.join('')}`);
+  return { code, report, err: err.join('') };
+}
 
 export function faultMatrix(side: Fault['side']): void {
   const seed = Number(process.env.IDP_SEED ?? defaultSeed());
@@ -28,25 +51,23 @@ export function faultMatrix(side: Fault['side']): void {
     if (!list.length) it.todo(`no ${side} faults in spec/faults.yaml yet`);
 
     it.each(list.map((f) => [f.name, f] as const))(
-      'fault %s is reported by a check of its rules',
+      'fault %s is caught: a failure (exit 1) when it breaks a must rule, else a warning',
       async (_name, fault) => {
-        const checks = relevant(fault);
-        const report = await runConformance({
-          target: await createEmbeddedTarget({ faults: [fault.name] }),
-          checks,
-          seed,
-          numRuns: MATRIX_RUNS,
-        });
-        // The failure must break one of the fault's rules, not merely come from a check that names one.
-        const caught = report.checks.filter(
-          (c) =>
-            (c.status === 'failed' || c.status === 'warned') &&
-            (c.broken ?? c.rules).some((r) => (fault.rules as readonly string[]).includes(r)),
+        const must: readonly string[] = mustRulesOf(fault);
+        const rules: readonly string[] = fault.rules;
+        const { code, report } = await runWithFault(fault, seed);
+        // The verdict must break one of the fault's rules, not merely come from a check that names one;
+        // a must fault counts only as a failure of one of its must rules.
+        const caught = report.checks.filter((c) =>
+          must.length
+            ? c.status === 'failed' && (c.broken ?? c.rules).some((r) => must.includes(r))
+            : (c.status === 'failed' || c.status === 'warned') && (c.broken ?? c.rules).some((r) => rules.includes(r)),
         );
-        expect(
-          caught.length,
-          `fault ${fault.name} (rules ${fault.rules.join(', ')}, seed ${seed}) went unnoticed:\n${describeResults(report.checks)}`,
-        ).toBeGreaterThan(0);
+        const why = `fault ${fault.name} (rules ${fault.rules.join(', ')}; must: ${must.join(', ') || 'none'}; seed ${seed})`;
+        expect(caught.length, `${why} went unnoticed:\n${describeResults(report.checks)}`).toBeGreaterThan(0);
+        expect(code, `${why}: run --fault ${fault.name} exit code\n${describeResults(report.checks)}`).toBe(
+          must.length ? 1 : 0,
+        );
       },
     );
 

@@ -270,8 +270,23 @@ describe('runner verdicts', () => {
     });
     expect(report.checks.map((c) => c.status)).toEqual(['skipped', 'skipped']);
     expect(report.checks[0].message).toContain('not in force');
+    expect(report.checks[0].message).toContain('T-FUTURE applies from release 99.0');
     expect(report.checks[1].message).toContain('--slow');
     expect(report.rules.map((r) => r.id)).not.toContain('T-FUTURE');
+  });
+
+  it('says a check is skipped because a feature flag is off, not because of the release', async () => {
+    const { createEmbeddedTarget } = await import('../../suites/target/embedded.js');
+    const { allChecks } = await import('../../suites/index.js');
+    const report = await runConformance({
+      seed: 7,
+      numRuns: 2,
+      target: await createEmbeddedTarget({ flags: { device_authorization_grant: false } }),
+      checks: allChecks().filter((c) => c.id === 'device.authorization-timings'),
+    });
+    expect(report.checks[0].status).toBe('skipped');
+    expect(report.checks[0].message).toMatch(/needs feature flag device_authorization_grant, which is off/);
+    expect(report.checks[0].message).not.toMatch(/release/);
   });
 
   it('gives a failure a reproduce command naming the check, the seed and the target', async () => {

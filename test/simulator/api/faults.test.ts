@@ -53,7 +53,7 @@ const PROBES: Record<
   },
   'keyset-offset-headers': {
     probe: async ({ api }) =>
-      (await api.get('/api/v4/projects?pagination=keyset&order_by=id&sort=asc')).headers['x-total'] !== undefined,
+      (await api.get('/api/v4/projects?pagination=keyset&order_by=id&sort=asc')).headers['x-per-page'] !== undefined,
   },
   'keyset-duplicate-row': {
     probe: async ({ api }) => {
@@ -98,6 +98,22 @@ const PROBES: Record<
   },
   'invalid-token-anonymous': {
     probe: async ({ api }) => (await api.get('/api/v4/projects').set('authorization', 'Bearer dead')).status === 200,
+  },
+  'member-role-delete-ignored': {
+    probe: async ({ api }, auth) => {
+      const role = (await api.post('/api/v4/member_roles').set(auth).send({ name: 'r', base_access_level: 10 })).body;
+      await api.delete(`/api/v4/member_roles/${role.id}`).set(auth);
+      return (await api.get('/api/v4/member_roles').set(auth)).body.some((r: { id: number }) => r.id === role.id);
+    },
+  },
+  'git-write-repository-refused': {
+    probe: async ({ api, sim }) => {
+      const basic = Buffer.from(`oauth2:${mint(sim, ['write_repository'])}`).toString('base64');
+      const r = await api
+        .get('/group/subgroup/project.git/info/refs?service=git-receive-pack')
+        .set('authorization', `Basic ${basic}`);
+      return r.status !== 200;
+    },
   },
   'git-any-token': {
     probe: async ({ api, sim }) => {

@@ -177,6 +177,24 @@ const PROBES: Record<string, (w: World) => Promise<boolean>> = {
     const body = (await info(w, access_token)).body;
     return body.expires_in === null && body.expires_in_seconds === null;
   },
+  'device-timings-doubled': async (w) => {
+    const { body } = await deviceStart(w);
+    return body.expires_in === L.deviceCodeLifetime && body.interval === L.deviceInterval;
+  },
+  'password-requires-client': async (w) => {
+    const { admin } = seeded(w.sim);
+    return (
+      (await token(w, { grant_type: 'password', username: admin.username, password: admin.password })).status === 200
+    );
+  },
+  'http-redirect-accepted': async (w) => {
+    await w.http().post('/-/simulator/settings').send({ developmentMode: false });
+    const res = await w
+      .http()
+      .post('/-/simulator/applications')
+      .send({ name: 'plain http', redirectUri: 'http://app.test/cb', scopes: ['api'] });
+    return res.status === 400;
+  },
   'token-info-expires-in-frozen': async (w) => {
     const t = await tokens(w, 'confidential');
     w.sim.clock.advance(60);

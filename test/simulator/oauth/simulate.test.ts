@@ -56,13 +56,15 @@ describe('simulate', () => {
         seedSize: '3',
       }),
     ).toEqual({
-      devMode: true,
       release: '16.5',
       offering: 'hosted',
       flags: { device_authorization_grant: false },
       settings: { gitPasswordAuth: false, maxOffset: 100, rateLimit: null },
       seedSize: 3,
     });
+    // Development mode is the simulator's default; --production turns it off.
+    expect(simulatorOptions({ production: true }).settings).toEqual({ developmentMode: false });
+    expect(() => simulatorOptions({ production: true, setting: ['developmentMode=true'] })).toThrow(/contradicts/);
   });
 
   it.each([

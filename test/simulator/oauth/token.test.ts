@@ -210,7 +210,7 @@ describe('parameter table: password', () => {
       'invalid_grant',
     );
     expectError(await post(w, { ...creds(w), scope: 'sudo' }), 'invalid_scope');
-    expectError(await post(w, { ...creds(w), client_id: app(w.sim, 'public').uid }), 'unauthorized_client', 401);
+    expectError(await post(w, { ...creds(w), client_id: app(w.sim, 'public').uid }), 'unauthorized_client', 400);
   });
 
   it('is refused while the Git password-authentication setting is off', async () => {
