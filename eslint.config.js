@@ -49,9 +49,11 @@ export default tseslint.config(
     },
   },
   {
-    // Plain JS config files are outside the tsconfig: lint them without type information.
-    files: ['**/*.js', '**/*.cjs'],
+    // Plain JS files (configs, scripts/) are outside the tsconfig: lint them without type information.
+    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
-    languageOptions: { globals: { module: 'writable', require: 'readonly', process: 'readonly' } },
+    languageOptions: {
+      globals: { module: 'writable', require: 'readonly', process: 'readonly', console: 'readonly', URL: 'readonly' },
+    },
   },
 );

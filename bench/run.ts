@@ -1,131 +1,378 @@
 /**
- * `npm run bench`: what the simulator's REST pagination costs, in process (sim.handle, no
- * sockets). Keyset pages of the 1,000,000 instance audit events at depth 1 and at depth 900,000
- * (their ratio shows the cost does not grow with depth), offset pages near and far, and the
- * memory of the simulator holding the collection. Medians of many iterations; ratios compare.
+ * `npm run bench` (`--quick` or BENCH_QUICK=1: a short smoke run): one run, one table.
+ *
+ * Over loopback HTTP, 50 connections, autocannon in this process and every server in its own
+ * process pinned to one core (taskset, where it exists): the simulator, a bare `node:http` server
+ * answering a fixed body of the simulator's size (the runtime's limit) and node-oidc-provider
+ * (the peer). The servers take turns request by request, for a few rounds; each cell is the
+ * median of the rounds. Then in-process throughput (sim.handle, msw), `simulate` start time,
+ * the simulator's RSS idle, after the load and after eviction, and the in-process pagination
+ * figures. Figures are only compared within this run: ratios, never absolute thresholds.
  */
-import { digest } from '../simulator/digest.js';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { createSimulator } from '../simulator/core.js';
-import { secret } from '../simulator/random.js';
-import { dataset } from '../simulator/data/index.js';
-import { BASE } from '../simulator/data/sizes.js';
-import type { Sim } from '../simulator/types.js';
+import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { limits } from '../spec/index.js';
+import {
+  pinSelfAwayFromServer,
+  hasTaskset,
+  runJson,
+  startChild,
+  timeToExit,
+  timeToFirstLine,
+  type Child,
+} from './ipc.js';
+import { load, type LoadRequest, type LoadResult } from './load.js';
 
-const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 2000);
-const WARMUP = 200;
-const PER_PAGE = 100;
+const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 0.25 : 3));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
+const CONNECTIONS = 50;
+const HERE = dirname(fileURLToPath(import.meta.url));
+const CLI = join(HERE, '..', 'cli', 'main.js');
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
+type Server = 'sim' | 'bare' | 'oidc';
 
-function memory(): { heapUsed: number; rss: number } {
-  gc();
-  const m = process.memoryUsage();
-  return { heapUsed: m.heapUsed, rss: m.rss };
+/** One row of HTTP load: how to ask each server (absent = that server is not compared on it). */
+interface Case {
+  label: string;
+  expect: number;
+  /** A request per server; built fresh before every run (a device code per run, tokens per connection). */
+  build: Partial<Record<Server, () => Promise<LoadRequest>>>;
+  /** Target of sim / bare req/s (issue 12, point 4). */
+  target?: number;
 }
 
-function token(sim: Sim): string {
-  const root = [...sim.store.users.values()].find((u) => u.admin)!;
-  const value = secret(20, 'bench-');
-  sim.store.accessTokens.set(digest(value), {
-    digest: digest(value),
-    userId: root.id,
-    applicationId: null,
-    scopes: ['api'],
-    createdAt: sim.clock.nowSeconds(),
-    expiresIn: null,
-    revokedAt: null,
-    refreshToken: null,
-    fromCode: null,
-    kind: 'personal',
+interface TargetConfigLike {
+  personalAccessToken: string;
+  applications: { confidential: { clientId: string; clientSecret: string } };
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+async function post(url: string, body: Record<string, unknown>, json = false): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: json ? { 'content-type': 'application/json' } : FORM,
+    body: json ? JSON.stringify(body) : new URLSearchParams(body as Record<string, string>).toString(),
   });
-  return value;
 }
 
-async function median(sim: Sim, bearer: string, path: string, expectFirstId?: number): Promise<number> {
-  const url = `http://127.0.0.1${path}`;
-  const once = async () => {
-    const response = await sim.handle(new Request(url, { headers: { authorization: `Bearer ${bearer}` } }));
-    if (response.status !== 200) throw new Error(`${path}: status ${response.status}`);
-    return (await response.json()) as { id: number }[];
+function casesFor(sim: Child, simUrl: string, oidc: Child, config: TargetConfigLike): Case[] {
+  const app = config.applications.confidential;
+  const client = { client_id: app.clientId, client_secret: app.clientSecret };
+  const oidcClient = { client_id: oidc.ready.clientId as string, client_secret: oidc.ready.clientSecret as string };
+  const oidcUrl = oidc.ready.url as string;
+  const bearer = { authorization: `Bearer ${config.personalAccessToken}` };
+  const get =
+    (path: string, headers: Record<string, string> = {}) =>
+    async (): Promise<LoadRequest> => ({
+      method: 'GET',
+      path,
+      headers,
+    });
+  const form = (path: string, fields: Record<string, string>) => async (): Promise<LoadRequest> => ({
+    method: 'POST',
+    path,
+    headers: FORM,
+    body: new URLSearchParams(fields).toString(),
+  });
+  const devicePoll =
+    (base: string, start: string, poll: string, who: Record<string, string>, scope: string) => async () => {
+      const issued = (await (await post(base + start, { ...who, scope })).json()) as { device_code: string };
+      return form(poll, { grant_type: DEVICE_GRANT, device_code: issued.device_code, ...who })();
+    };
+  // A pool of live refresh tokens: each request takes one, each answer puts its successor back
+  // (autocannon clears a connection's context between requests, so the pool is shared).
+  const refreshChain = async (): Promise<LoadRequest> => {
+    const { tokens } = await sim.ask<{ tokens: string[] }>('refresh-tokens', { count: CONNECTIONS * 2 });
+    return {
+      method: 'POST',
+      path: '/oauth/token',
+      headers: FORM,
+      setupRequest: (request) => {
+        const token = tokens.shift() ?? '';
+        const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, ...client });
+        return { ...request, body: body.toString() };
+      },
+      onResponse: (status, body) => {
+        if (status === 200) tokens.push((JSON.parse(body) as { refresh_token: string }).refresh_token);
+      },
+    };
   };
-  const first = await once();
-  if (first.length !== PER_PAGE || (expectFirstId !== undefined && first[0].id !== expectFirstId)) {
-    throw new Error(`${path}: unexpected page (first id ${first[0]?.id}, ${first.length} items)`);
-  }
-  for (let i = 0; i < WARMUP; i++) await once();
-  const times: number[] = [];
-  for (let i = 0; i < ITERATIONS; i++) {
-    const start = process.hrtime.bigint();
-    await once();
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+  const accessToken = async () => {
+    const minted = (await (await post(`${simUrl}/-/simulator/tokens`, { scopes: ['api'] }, true)).json()) as {
+      access_token: string;
+    };
+    return minted.access_token;
+  };
+  const tokenInfo = async (): Promise<LoadRequest> => ({
+    method: 'GET',
+    path: '/oauth/token/info',
+    headers: { authorization: `Bearer ${await accessToken()}` },
+  });
+  const total = 1_000_000;
+  const keyset = `/api/v4/audit_events?pagination=keyset&order_by=id&sort=desc&per_page=20`;
+  const deep = `${keyset}&id_before=${total - 900_000 + 1}`;
+  const simDevice = devicePoll(simUrl, '/oauth/authorize_device', '/oauth/token', client, 'api');
+  const oidcDevice = devicePoll(oidcUrl, '/device/auth', '/token', oidcClient, 'openid');
+  return [
+    {
+      label: 'GET /api/v4/projects?per_page=20',
+      expect: 200,
+      target: 0.5,
+      build: { sim: get('/api/v4/projects?per_page=20', bearer) },
+    },
+    {
+      label: 'GET /oauth/discovery/keys',
+      expect: 200,
+      target: 0.5,
+      build: { sim: get('/oauth/discovery/keys'), oidc: get('/jwks') },
+    },
+    {
+      label: 'POST /oauth/authorize_device',
+      expect: 200,
+      target: 0.4,
+      build: {
+        sim: form('/oauth/authorize_device', { ...client, scope: 'api' }),
+        oidc: form('/device/auth', { ...oidcClient, scope: 'openid' }),
+      },
+    },
+    {
+      label: 'POST /oauth/token (device poll, pending)',
+      expect: 400,
+      target: 0.4,
+      build: { sim: simDevice, oidc: oidcDevice },
+    },
+    { label: 'POST /oauth/token (refresh grant)', expect: 200, build: { sim: refreshChain } },
+    { label: 'GET /oauth/token/info', expect: 200, target: 0.5, build: { sim: tokenInfo } },
+    { label: 'keyset page, depth 1 (per_page 20, of 1,000,000)', expect: 200, build: { sim: get(keyset, bearer) } },
+    { label: 'keyset page, depth 900,000', expect: 200, build: { sim: get(deep, bearer) } },
+  ];
 }
 
-const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
-const ms = (n: number) => `${(n * 1000).toFixed(1)} µs`;
+/** The bare server answers each case's request with a body of the size the simulator sends. */
+async function measureSizes(
+  simUrl: string,
+  cases: Case[],
+): Promise<Map<Case, { key: string; size: number; req: LoadRequest }>> {
+  const out = new Map<Case, { key: string; size: number; req: LoadRequest }>();
+  for (const c of cases) {
+    const req = await c.build.sim!();
+    const sent = req.setupRequest ? req.setupRequest(req, {}) : req;
+    const response = await fetch(simUrl + sent.path, { method: sent.method, headers: sent.headers, body: sent.body });
+    const body = Buffer.from(await response.arrayBuffer());
+    if (response.status !== c.expect)
+      throw new Error(`${c.label}: the simulator answered ${response.status}, expected ${c.expect}`);
+    out.set(c, { key: `${sent.method} ${sent.path}`, size: body.length, req: sent });
+  }
+  return out;
+}
+
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const mib = (bytes: number) => `${fmt(bytes / 1024 / 1024, 1)} MiB`;
+const lat = (r?: LoadResult) => (r ? `${fmt(r.p50)} / ${fmt(r.p99)}` : '');
+const ratio = (a?: number, b?: number) => (a !== undefined && b ? fmt(a / b, 2) : '');
 
 async function main(): Promise<void> {
-  const before = memory();
-  const created = process.hrtime.bigint();
-  // a generous maxOffset so the far offset page is served too (the default would refuse it)
-  const sim = createSimulator({ settings: { maxOffset: 2_000_000 } });
-  const startupMs = Number(process.hrtime.bigint() - created) / 1e6;
-  const total = BASE.instanceAuditEvents * sim.options.seedSize;
-  const bearer = token(sim);
-  const generating = process.hrtime.bigint();
-  const events = dataset(sim).records.auditEvents({ kind: 'instance', count: total });
-  events.at(total - 1);
-  const generateMs = Number(process.hrtime.bigint() - generating) / 1e6;
-  const holding = memory();
+  const cores = availableParallelism();
+  const pinned = pinSelfAwayFromServer(cores);
+  const simStarted = performance.now();
+  const sim = await startChild(join(HERE, 'sim-server.js'), [], ['--expose-gc']);
+  const simUrl = sim.ready.url as string;
+  const oidc = await startChild(join(HERE, 'oidc-server.js'), [], ['--expose-gc']);
+  void simStarted;
+  let bare: Child | undefined;
+  try {
+    const config = (await (await fetch(`${simUrl}/-/simulator/config`)).json()) as TargetConfigLike;
+    const cases = casesFor(sim, simUrl, oidc, config);
+    const sizes = await measureSizes(simUrl, cases);
+    bare = await startChild(join(HERE, 'bare-server.js'), [
+      JSON.stringify(Object.fromEntries([...sizes.values()].map((s) => [s.key, s.size]))),
+    ]);
+    const urls: Record<Server, string> = {
+      sim: simUrl,
+      bare: bare.ready.url as string,
+      oidc: oidc.ready.url as string,
+    };
+    const idle = await sim.ask<{ rss: number; heapUsed: number }>('memory');
+    const idleStats = (await (await fetch(`${simUrl}/-/simulator/stats`)).json()) as unknown;
 
-  const depth = 900_000;
-  // newest first: the record at position p (0-based) has id total - p
-  const keysetFirst = await median(
-    sim,
-    bearer,
-    `/api/v4/audit_events?pagination=keyset&order_by=id&sort=desc&per_page=${PER_PAGE}`,
-    total,
-  );
-  const keysetDeep = await median(
-    sim,
-    bearer,
-    `/api/v4/audit_events?pagination=keyset&order_by=id&sort=desc&per_page=${PER_PAGE}&id_before=${total - depth + 1}`,
-    total - depth,
-  );
-  const offsetFirst = await median(sim, bearer, `/api/v4/audit_events?per_page=${PER_PAGE}&page=1`, total);
-  const offsetDeep = await median(
-    sim,
-    bearer,
-    `/api/v4/audit_events?per_page=${PER_PAGE}&page=${depth / PER_PAGE + 1}`,
-    total - depth,
-  );
-  const after = memory();
+    const runs = new Map<string, LoadResult[]>();
+    const once = async (c: Case, server: Server, seconds: number): Promise<LoadResult> => {
+      const request = server === 'bare' ? sizes.get(c)!.req : await c.build[server]!();
+      return load(urls[server], request, {
+        connections: CONNECTIONS,
+        seconds,
+        expect: server === 'bare' ? 200 : c.expect,
+      });
+    };
+    const order: Server[] = ['bare', 'sim', 'oidc'];
+    if (!QUICK) for (const c of cases) for (const s of order) if (s === 'bare' || c.build[s]) await once(c, s, 1);
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternate who goes first, so a slow moment of the shared machine does not always hit the same server.
+      const turn = order.map((_, i) => order[(i + round) % order.length]);
+      for (const c of cases) {
+        for (const s of turn) {
+          if (s !== 'bare' && !c.build[s]) continue;
+          const key = `${c.label}|${s}`;
+          runs.set(key, [...(runs.get(key) ?? []), await once(c, s, SECONDS)]);
+        }
+      }
+    }
+    const med = (c: Case, s: Server): LoadResult | undefined => {
+      const rs = runs.get(`${c.label}|${s}`);
+      if (!rs) return undefined;
+      return {
+        rps: median(rs.map((r) => r.rps)),
+        p50: median(rs.map((r) => r.p50)),
+        p99: median(rs.map((r) => r.p99)),
+        unexpected: rs.reduce((n, r) => n + r.unexpected, 0),
+        failed: rs.reduce((n, r) => n + r.failed, 0),
+      };
+    };
 
-  const rows: [string, string][] = [
-    ['collection', `instance audit events, ${events.length.toLocaleString('en')} records (generated by index)`],
-    ['iterations per case (median reported)', String(ITERATIONS)],
-    ['simulator start (spec loading, accounts)', `${startupMs.toFixed(1)} ms`],
-    ['data set + the millionth record', `${generateMs.toFixed(3)} ms`],
-    [`keyset page, depth 1 (per_page ${PER_PAGE})`, ms(keysetFirst)],
-    [`keyset page, depth ${depth.toLocaleString('en')}`, ms(keysetDeep)],
-    ['keyset ratio deep / first', (keysetDeep / keysetFirst).toFixed(2)],
-    ['offset page 1', ms(offsetFirst)],
-    [`offset page at offset ${depth.toLocaleString('en')}`, ms(offsetDeep)],
-    ['offset ratio deep / first', (offsetDeep / offsetFirst).toFixed(2)],
-    ['heapUsed before simulator', mib(before.heapUsed)],
-    ['heapUsed holding the collection', `${mib(holding.heapUsed)} (+${mib(holding.heapUsed - before.heapUsed)})`],
-    ['heapUsed after all pages', mib(after.heapUsed)],
-    ['rss holding the collection', mib(holding.rss)],
-    ['rss after all pages', mib(after.rss)],
-  ];
-  const width = Math.max(...rows.map(([k]) => k.length));
-  process.stdout.write(`${'measure'.padEnd(width)}  value\n${'-'.repeat(width)}  ${'-'.repeat(40)}\n`);
-  for (const [k, v] of rows) process.stdout.write(`${k.padEnd(width)}  ${v}\n`);
+    const afterLoad = await sim.ask<{ rss: number; heapUsed: number }>('memory');
+    const loadStats = (await (await fetch(`${simUrl}/-/simulator/stats`)).json()) as unknown;
+    // Past every lifetime and grace period: the next request's sweep evicts what the load left.
+    const lim = limits() as unknown as Record<string, number>;
+    // Sizes in bytes are no durations: only the other limits can bound a lifetime.
+    const durations = Object.entries(lim).filter(([k, v]) => typeof v === 'number' && !k.endsWith('Bytes'));
+    const beyond = 2 * Math.max(...durations.map(([, v]) => v), 86_400);
+    await post(`${simUrl}/-/simulator/clock`, { advanceSeconds: beyond }, true);
+    const evictedStats = (await (await fetch(`${simUrl}/-/simulator/stats`)).json()) as unknown;
+    const afterEviction = await sim.ask<{ rss: number; heapUsed: number }>('memory');
+
+    const inProcess = await runJson<Record<string, number>>(join(HERE, 'inprocess.js'), [String(QUICK ? 0.2 : 2)]);
+    const starts: number[] = [];
+    for (let i = 0; i < (QUICK ? 1 : 3); i++) starts.push(await timeToFirstLine([CLI, 'simulate', '--port', '0']));
+    const fullRun = QUICK ? undefined : await timeToExit([CLI, 'run']);
+    const pagination = await runJson<{ rows: [string, string][]; keysetRatio: number }>(
+      join(HERE, 'pagination.js'),
+      [],
+      {
+        BENCH_ITERATIONS: QUICK ? '5' : '2000',
+      },
+    );
+
+    // One table: HTTP rows with the three servers, then the single figures (in the simulator column).
+    const head = [
+      'measure',
+      'simulator req/s',
+      'p50 / p99 ms',
+      'bare Node http req/s',
+      'p50 / p99 ms',
+      'sim / bare',
+      'node-oidc-provider req/s',
+      'p50 / p99 ms',
+      'sim / oidc',
+      'target',
+      'met',
+    ];
+    const rows: string[][] = [];
+    const verdict = (ok: boolean | undefined) => (ok === undefined ? '' : ok ? 'yes' : 'no');
+    const notes: string[] = [];
+    for (const c of cases) {
+      const [s, b, o] = [med(c, 'sim'), med(c, 'bare'), med(c, 'oidc')];
+      const r = s && b ? s.rps / b.rps : undefined;
+      for (const [who, m] of [
+        ['simulator', s],
+        ['bare', b],
+        ['node-oidc-provider', o],
+      ] as const)
+        if (m?.unexpected)
+          notes.push(`${c.label}: ${fmt(m.unexpected)} answers of ${who} were not ${who === 'bare' ? 200 : c.expect}`);
+      rows.push([
+        `${c.label} (${fmt(sizes.get(c)!.size)} B)`,
+        fmt(s!.rps),
+        lat(s),
+        fmt(b!.rps),
+        lat(b),
+        ratio(s?.rps, b?.rps),
+        o ? fmt(o.rps) : '',
+        lat(o),
+        ratio(s?.rps, o?.rps),
+        c.target ? `sim / bare ≥ ${c.target}` : '',
+        c.target ? verdict(r! >= c.target) : '',
+      ]);
+    }
+    const [first, deep] = cases.slice(-2).map((c) => med(c, 'sim')!);
+    const single = (label: string, value: string, r = '', target = '', met?: boolean) =>
+      rows.push([label, value, '', '', '', r, '', '', '', target, verdict(met)]);
+    single(
+      'keyset over HTTP, depth 1 / depth 900,000 (req/s)',
+      '',
+      fmt(first.rps / deep.rps, 2),
+      '≤ 1.5',
+      first.rps / deep.rps <= 1.5,
+    );
+    for (const [k, v] of Object.entries(inProcess))
+      single(`in process, ${k.replace('handle', 'sim.handle').replace('msw', 'msw handlers')}`, `${fmt(v)} req/s`);
+    const start = median(starts);
+    single('`simulate` start until its URL is printed', `${fmt(start)} ms`, '', '< 1,000 ms', start < 1000);
+    if (fullRun)
+      single(
+        'full default `run` (all suites, embedded simulator)',
+        `${fmt(fullRun.ms / 1000, 1)} s (exit ${fullRun.code})`,
+        '',
+        '< 20 s',
+        fullRun.ms < 20_000,
+      );
+    single('simulator RSS idle (started, one request of each kind)', `${mib(idle.rss)} (heap ${mib(idle.heapUsed)})`);
+    single(
+      'simulator RSS after the load',
+      `${mib(afterLoad.rss)} (heap ${mib(afterLoad.heapUsed)})`,
+      `${fmt(afterLoad.rss / idle.rss, 2)} × idle`,
+    );
+    const evictRatio = afterEviction.rss / idle.rss;
+    single(
+      `simulator RSS after eviction (clock +${fmt(beyond)} s)`,
+      `${mib(afterEviction.rss)} (heap ${mib(afterEviction.heapUsed)})`,
+      `${fmt(evictRatio, 2)} × idle`,
+      '≤ 1.5 × idle',
+      evictRatio <= 1.5,
+    );
+    for (const [label, stats] of [
+      ['idle', idleStats],
+      ['after load', loadStats],
+      ['after eviction', evictedStats],
+    ] as const)
+      single(`stored records ${label} (GET /-/simulator/stats)`, storeLine(stats));
+    for (const [k, v] of pagination.rows) single(`pagination in process: ${k}`, v);
+    single(
+      'pagination in process: keyset deep / first (µs)',
+      '',
+      fmt(pagination.keysetRatio, 2),
+      '≤ 1.5',
+      pagination.keysetRatio <= 1.5,
+    );
+
+    const line = (cells: string[]) => `| ${cells.join(' | ')} |\n`;
+    process.stdout.write(
+      `idp-conformance bench${QUICK ? ' (quick)' : ''}: ${CONNECTIONS} connections, ${ROUNDS} round(s) of ${SECONDS} s per request, medians; ` +
+        `servers ${hasTaskset ? 'pinned to core 0 (taskset)' : 'not pinned (no taskset)'}, load generator ${pinned ? 'on the other cores' : 'unpinned'}; ` +
+        `${cores} cores, Node ${process.version}\n\n`,
+    );
+    process.stdout.write(line(head) + line(head.map(() => '---')));
+    for (const r of rows) process.stdout.write(line(r));
+    if (notes.length) process.stdout.write(`\n${notes.join('\n')}\n`);
+  } finally {
+    await Promise.all([sim.stop(), oidc.stop(), bare?.stop()]);
+  }
+}
+
+function storeLine(stats: unknown): string {
+  const stored = (stats as { stored?: Record<string, number> }).stored;
+  if (!stored) return 'not reported';
+  return Object.entries(stored)
+    .map(([k, v]) => `${k} ${fmt(v)}`)
+    .join(', ');
 }
 
 main().catch((error) => {

@@ -6,16 +6,27 @@
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { isUsageError, EXIT } from './errors.js';
-import { registerSpec } from './spec.js';
-import { registerSimulate } from './simulate.js';
-import { registerRun } from './run.js';
+
+type Register = (program: Command) => void;
+
+/** Each command's module, loaded on demand: `simulate` needs none of the suites and starts faster. */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  run: async () => (await import('./run.js')).registerRun,
+  simulate: async () => (await import('./simulate.js')).registerSimulate,
+  // spec coverage also maps rules to the checks that prove them.
+  spec: async () => {
+    const { registerSpec } = await import('./spec.js');
+    return (program) => registerSpec(program, { checks: async () => (await import('../suites/index.js')).allChecks() });
+  },
+};
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }
 
-export function buildProgram(): Command {
+/** The program with the command `argv` names (all of them when it names none, e.g. for --help). */
+export async function buildProgram(argv: string[] = []): Promise<Command> {
   const program = new Command('idp-conformance')
     .description('Conformance harness and reference simulator for an OAuth 2.0 identity provider and its REST API v4')
     .version(version())
@@ -24,15 +35,14 @@ export function buildProgram(): Command {
     .configureOutput({
       outputError: (text, write) => write(`idp-conformance: ${text.split('\n')[0].replace(/^error: /, '')}\n`),
     });
-  registerRun(program);
-  registerSimulate(program);
-  // spec coverage also maps rules to the checks that prove them.
-  registerSpec(program, { checks: async () => (await import('../suites/index.js')).allChecks() });
+  const asked = argv.find((arg) => !arg.startsWith('-'));
+  const names = asked !== undefined && asked in COMMANDS ? [asked] : Object.keys(COMMANDS);
+  for (const name of names) (await COMMANDS[name]())(program);
   return program;
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;

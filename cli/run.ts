@@ -2,19 +2,30 @@
  * `idp-conformance run`: parse and check the flags (one line and exit code 2 for anything wrong),
  * open the target, run the selected checks, print the summary, write the reports.
  */
-import type { Command } from 'commander';
-import type { Offering } from '../spec/index.js';
-import { formatConsole, parseReportSpecs, writeReports, type ReportTarget } from '../reporters/index.js';
+import { Option, type Command } from 'commander';
+import { profiles, releaseProblem, type Offering } from '../spec/index.js';
+import {
+  checkReportTargets,
+  formatConsole,
+  parseReportSpecs,
+  shouldColor,
+  writeReports,
+  type ReportTarget,
+} from '../reporters/index.js';
 import { allChecks } from '../suites/index.js';
-import { openTarget } from '../suites/target/index.js';
+import { openTarget, TransportError, type Target } from '../suites/target/index.js';
 import { runConformance, SUITES } from '../suites/runner/run.js';
-import { exitCodeOf } from '../suites/runner/report.js';
+import { exitCodeOf, SIGNAL_EXIT } from '../suites/runner/report.js';
+import { notAProvider, probeTarget } from '../suites/runner/probe.js';
+import { createProgress } from './progress.js';
+import { CI_SEED, DEFAULT_RUNS, MAX_SEED, defaultSeed } from '../suites/runner/defaults.js';
+import { DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT_MS } from '../suites/target/http.js';
 import { loadExpectations } from '../suites/runner/expect.js';
 import { ruleCatalogue } from '../suites/runner/rules.js';
-import { DEFAULT_RUNS, MAX_SEED, defaultSeed } from '../suites/runner/defaults.js';
 import type { Check } from '../suites/types.js';
 import type { Report } from '../suites/report/model.js';
 import { EXIT, isUsageError, UsageError } from './errors.js';
+import { TargetError } from '../suites/errors.js';
 
 const OFFERINGS: Offering[] = ['self-managed', 'hosted'];
 
@@ -31,9 +42,14 @@ export interface RunFlags {
   report?: string;
   rate?: string;
   timeout?: string;
+  maxBody?: string;
   slow?: boolean;
   fault?: string[];
   expect?: string;
+  quiet?: boolean;
+  requireCoverage?: string;
+  /** false with the hidden --no-probe: run the checks even against what is plainly not a provider. */
+  probe?: boolean;
 }
 
 export interface RunSettings {
@@ -50,10 +66,14 @@ export interface RunSettings {
   reports: ReportTarget[];
   rate?: number;
   timeoutMs?: number;
+  maxBodyBytes?: number;
   slow: boolean;
   faults: string[];
   /** Known-deviations file (`--expect`). */
   expect?: string;
+  quiet: boolean;
+  requireCoverage?: number;
+  probe: boolean;
 }
 
 const list = (value?: string) =>
@@ -71,10 +91,21 @@ function integer(flag: string, value: string, min: number, max = Number.MAX_SAFE
   return Number(value);
 }
 
+const UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 * 1024 };
+
+/** `8388608`, `512k`, `8M`: a size in bytes (k and M are 1024 and 1024²). */
+function byteSize(flag: string, value: string): number {
+  const m = /^(\d+)\s*([kKmM]?)$/.exec(value.trim());
+  const n = m ? Number(m[1]) * UNITS[m[2].toLowerCase()] : NaN;
+  if (!m || n < 1024 || !Number.isSafeInteger(n))
+    throw new UsageError(`${flag} must be a size of at least 1024 bytes, like 8M or 512k, got "${value}"`);
+  return n;
+}
+
 export function parseRunFlags(flags: RunFlags, env: NodeJS.ProcessEnv = process.env): RunSettings {
   if (flags.target && flags.config) throw new UsageError('give --target or --config, not both');
-  if (flags.release !== undefined && !/^\d+\.\d+$/.test(flags.release))
-    throw new UsageError(`--release must look like 17.1, got "${flags.release}"`);
+  const releaseWrong = flags.release === undefined ? undefined : releaseProblem(flags.release);
+  if (releaseWrong) throw new UsageError(`--release: ${releaseWrong}`);
   if (flags.offering !== undefined && !OFFERINGS.includes(flags.offering as Offering)) {
     throw new UsageError(`--offering must be ${OFFERINGS.join(' or ')}, got "${flags.offering}"`);
   }
@@ -98,9 +129,14 @@ export function parseRunFlags(flags: RunFlags, env: NodeJS.ProcessEnv = process.
     reports: flags.report === undefined ? [] : parseReportSpecs(flags.report),
     rate: flags.rate === undefined ? undefined : integer('--rate', flags.rate, 1),
     timeoutMs: flags.timeout === undefined ? undefined : integer('--timeout', flags.timeout, 1),
+    maxBodyBytes: flags.maxBody === undefined ? undefined : byteSize('--max-body', flags.maxBody),
     slow: flags.slow ?? false,
     faults,
     expect: flags.expect,
+    quiet: flags.quiet ?? false,
+    requireCoverage:
+      flags.requireCoverage === undefined ? undefined : integer('--require-coverage', flags.requireCoverage, 0, 100),
+    probe: flags.probe !== false,
   };
 }
 
@@ -112,6 +148,7 @@ export function reproduceArgs(s: RunSettings): string[] {
     ...(s.release ? ['--release', s.release] : []),
     ...(s.offering ? ['--offering', s.offering] : []),
     ...(s.runsGiven ? ['--runs', String(s.runs)] : []),
+    ...(s.maxBodyBytes !== undefined ? ['--max-body', String(s.maxBodyBytes)] : []),
     ...(s.slow ? ['--slow'] : []),
     ...s.faults.flatMap((f) => ['--fault', f]),
     ...(s.expect ? ['--expect', s.expect] : []),
@@ -119,28 +156,49 @@ export function reproduceArgs(s: RunSettings): string[] {
 }
 
 export interface RunIo {
-  out(text: string): void;
-  err(text: string): void;
+  out: (text: string) => void;
+  err: (text: string) => void;
   checks?: () => Check[];
   /** Sees the finished report (tests read verdicts without parsing the console). */
   onReport?: (report: Report) => void;
+  /** A target opened by the caller (tests that watch the simulator behind it), instead of the flags'. */
+  target?: () => Promise<Target>;
+  /** stdout is a terminal (colour); stderr is a terminal (one live progress line). */
+  stdoutTty?: boolean;
+  stderrTty?: boolean;
 }
 
-const stdio: RunIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
+const stdio: RunIo = {
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+  stdoutTty: process.stdout.isTTY === true,
+  stderrTty: process.stderr.isTTY === true,
+};
 
-/** The whole command; returns the exit code (0 passed, 1 a must failed, 2 usage or unreachable). */
+type Signal = 'SIGINT' | 'SIGTERM';
+
+/**
+ * The whole command; returns the exit code: 0 passed, 1 a must failed (or coverage below
+ * --require-coverage), 2 usage, config, unreachable or not a provider, 130/143 interrupted.
+ */
 export async function executeRun(
   flags: RunFlags,
   io: RunIo = stdio,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  // Ctrl-C finishes the running check (its tokens revoked), skips the rest and still reports.
-  let interrupted = false;
-  const interrupt = () => {
-    interrupted = true;
-    io.err('idp-conformance: interrupted; finishing the running check and revoking its tokens\n');
+  // The first signal stops the running check at its next request, revokes its tokens, skips the
+  // rest and still reports; a second one leaves at once.
+  let interrupted: Signal | undefined;
+  const onSignal = (signal: Signal) => {
+    if (interrupted) {
+      io.err(`idp-conformance: ${signal} again; leaving without revoking the tokens of the running check\n`);
+      process.exit(SIGNAL_EXIT[signal]);
+    }
+    interrupted = signal;
+    io.err(`\nidp-conformance: ${signal}: stopping after the running request; revoking its tokens\n`);
   };
-  process.once('SIGINT', interrupt);
+  const signals: Signal[] = ['SIGINT', 'SIGTERM'];
+  for (const signal of signals) process.on(signal, onSignal);
   try {
     const s = parseRunFlags(flags, env);
     const checks = (io.checks ?? allChecks)();
@@ -151,32 +209,48 @@ export async function executeRun(
           checks: new Set(checks.map((c) => c.id)),
         })
       : undefined;
-    const target = await openTarget({
-      url: s.target,
-      configFile: s.config,
-      release: s.release,
-      offering: s.offering,
-      faults: s.faults,
-      rate: s.rate,
-      timeoutMs: s.timeoutMs,
-    });
-    const report = await runConformance({
-      target,
-      checks,
-      expect,
-      select: { suites: s.suites, rules: s.rules, check: s.check },
-      release: s.release,
-      offering: s.offering,
-      seed: s.seed,
-      numRuns: s.runs,
-      slow: s.slow,
-      reproduceArgs: reproduceArgs(s),
-      progress: (line) => io.err(line + '\n'),
-      stopRequested: () => interrupted,
-    });
+    await checkReportTargets(s.reports);
+    const target = io.target
+      ? await io.target()
+      : await openTarget({
+          url: s.target,
+          configFile: s.config,
+          release: s.release,
+          offering: s.offering,
+          faults: s.faults,
+          rate: s.rate,
+          timeoutMs: s.timeoutMs,
+          maxBodyBytes: s.maxBodyBytes,
+        });
+    if (s.probe) await probeOrStop(target);
+    // CI logs keep every line a terminal would rewrite: a line per area there, even on a pseudo-terminal.
+    const progress = createProgress({ write: io.err, tty: io.stderrTty === true && !env.CI, quiet: s.quiet });
+    let report;
+    try {
+      report = await runConformance({
+        target,
+        checks,
+        expect,
+        select: { suites: s.suites, rules: s.rules, check: s.check },
+        release: s.release,
+        offering: s.offering,
+        seed: s.seed,
+        numRuns: s.runs,
+        slow: s.slow,
+        reproduceArgs: reproduceArgs(s),
+        progress: (line) => progress.start(line),
+        onResult: (result, i, total) => progress.result(result, i, total),
+        stopRequested: () => interrupted,
+        requiredCoverage: s.requireCoverage,
+      });
+    } finally {
+      progress.done();
+    }
+    // Reports first: a report that cannot be written is known before any verdict is printed.
     io.onReport?.(report);
-    io.out(formatConsole(report));
-    if (s.reports.length) await writeReports(report, s.reports);
+    const written = s.reports.length ? await writeReports(report, s.reports) : [];
+    const color = shouldColor({ isTTY: io.stdoutTty }, env);
+    io.out(formatConsole(report, { color, quiet: s.quiet, written }));
     return exitCodeOf(report);
   } catch (error) {
     if (isUsageError(error)) {
@@ -185,22 +259,50 @@ export async function executeRun(
     }
     throw error;
   } finally {
-    process.off('SIGINT', interrupt);
+    for (const signal of signals) process.off(signal, onSignal);
+  }
+}
+
+/** Stop with one line (exit 2) when the target is plainly not a provider of the spec. */
+async function probeOrStop(target: Target): Promise<void> {
+  let result;
+  try {
+    result = await probeTarget(target);
+  } catch (error) {
+    await target.close();
+    if (error instanceof TransportError)
+      throw new TargetError(`target ${target.baseUrl} does not answer: ${error.message}`);
+    throw error;
+  }
+  if (!result.provider) {
+    await target.close();
+    throw new TargetError(notAProvider(target, result));
   }
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+/** What `run --help` ends with: how a CI job reads the outcome. */
+export const EXIT_CODES_HELP = `
+Exit codes:
+  0    every check in force passed (a failed should rule is a warning and keeps 0)
+  1    a must rule failed, or fewer must rules were tested than --require-coverage asks
+  2    bad usage, a bad config, an unreachable target, a target that is plainly not an
+       identity provider of the spec, or a report that cannot be written (one line on stderr)
+  130  interrupted by SIGINT (Ctrl-C); 143 by SIGTERM: the reports say INTERRUPTED
+`;
+
 export function registerRun(program: Command): void {
+  const p = profiles();
   program
     .command('run')
     .description('run the conformance suites against a target (default: the embedded simulator)')
     .option('--target <url>', 'base URL of the target')
     .option('--config <file>', 'target config file (YAML or JSON)')
-    .option('--release <release>', 'release to hold the target to, e.g. 17.1')
-    .option('--offering <offering>', `offering: ${OFFERINGS.join(' or ')}`)
-    .option('--suite <names>', `comma-separated suites (${SUITES.join(', ')})`)
-    .option('--rule <ids>', 'comma-separated rule ids: only checks proving them')
+    .option('--release <release>', `release to hold the target to (default: the config's, else ${p.defaults.release})`)
+    .option('--offering <offering>', `${OFFERINGS.join(' or ')} (default: the config's, else ${p.defaults.offering})`)
+    .option('--suite <names>', `comma-separated suites (default: all: ${SUITES.join(', ')})`)
+    .option('--rule <ids>', 'comma-separated rule ids: only checks proving them (default: all)')
     .option('--check <id>', 'run one check (see the reproduce command of a failure)')
     .option('--runs <n>', `property runs per check (default ${DEFAULT_RUNS})`)
     .option('--seed <n>', 'fast-check seed (default: fixed in CI, random otherwise; always printed)')
@@ -212,7 +314,20 @@ export function registerRun(program: Command): void {
       '--expect <file>',
       'known deviations (YAML, spec/expect.schema.json): listed failures are expected, not failed',
     )
+    .option('--seed <n>', `fast-check seed (default: ${CI_SEED} under CI, random otherwise; always printed)`)
+    .option('--report <specs>', 'reports to write: kind=path,... (json, junit, html, md; default: none)')
+    .option('--rate <n>', 'at most n requests per second, honouring 429 Retry-After (default: no limit)')
+    .option('--timeout <ms>', `per-request timeout in milliseconds (default ${DEFAULT_TIMEOUT_MS})`)
+    .option(
+      '--max-body <size>',
+      `largest response body read, e.g. 8M or 512k; a longer one fails its check (default ${DEFAULT_MAX_BODY_BYTES / (1024 * 1024)}M)`,
+    )
+    .option('--require-coverage <percent>', 'fail the run when fewer of the must rules are tested (default 0)')
+    .option('--slow', 'allow checks that wait in real time on a live target (default: off)')
+    .option('--quiet', 'print the verdict line only (default: counts, failures, skips and verdict)')
     .option('--fault <name>', 'embedded simulator only: switch on a fault from spec/faults.yaml (repeatable)', collect)
+    .addOption(new Option('--no-probe', 'run the checks even when the target is plainly not a provider').hideHelp())
+    .addHelpText('after', EXIT_CODES_HELP)
     .action(async (flags: RunFlags) => {
       process.exitCode = await executeRun(flags);
     });

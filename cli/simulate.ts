@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
-import { faults, profiles, type Offering } from '../spec/index.js';
+import { faults, profiles, releaseProblem, type Offering } from '../spec/index.js';
 import { createSimulator } from '../simulator/core.js';
 import { isLoopback, serve, type Served } from '../simulator/adapters/node.js';
 import { targetConfig } from '../simulator/control/config.js';
@@ -74,8 +74,8 @@ export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
   const p = profiles();
   const options: SimulatorOptions = {};
   if (flags.release !== undefined) {
-    if (!/^\d+\.\d+$/.test(flags.release))
-      throw new UsageError(`--release expects MAJOR.MINOR, got "${flags.release}"`);
+    const wrong = releaseProblem(flags.release);
+    if (wrong) throw new UsageError(`--release: ${wrong}`);
     options.release = flags.release;
   }
   if (flags.offering !== undefined) {
@@ -83,7 +83,7 @@ export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
       (p as { offerings?: Record<string, unknown> }).offerings ?? { 'self-managed': 1, hosted: 1 },
     );
     if (!offerings.includes(flags.offering))
-      throw new UsageError(`--offering must be one of ${offerings.join(', ')}, got "${flags.offering}"`);
+      throw new UsageError(`--offering must be ${offerings.join(' or ')}, got "${flags.offering}"`);
     options.offering = flags.offering as Offering;
   }
   for (const text of flags.flag ?? []) {
@@ -137,6 +137,7 @@ export interface Simulation {
 export async function startSimulation(
   flags: SimulateFlags,
   out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+  note: (line: string) => void = (l) => process.stderr.write(`${l}\n`),
 ): Promise<Simulation> {
   const sim = createSimulator(simulatorOptions(flags));
   const port = flags.port === undefined ? 0 : integer(flags.port, '--port', 0, 65535);
@@ -165,6 +166,8 @@ export async function startSimulation(
     }
   }
   out(served.url);
+  // stdout stays the one URL line scripts read; the file goes to the person.
+  if (flags.writeConfig) note(`target config written to ${flags.writeConfig} (run --config ${flags.writeConfig})`);
   return { sim, served };
 }
 

@@ -4,11 +4,24 @@
  * line. ANSI colour only when asked; control characters from the target never reach the terminal.
  */
 import { redact } from '../suites/report/redact.js';
-import { checkLabel, checksByArea, countStatuses, exchangeSummary, verdict, verdictLine, type Counts } from './text.js';
+import {
+  checkLabel,
+  checksByArea,
+  countStatuses,
+  exchangeSummary,
+  groupBy,
+  verdict,
+  verdictLine,
+  type Counts,
+} from './text.js';
 import type { CheckResult, Report } from '../suites/report/model.js';
 
 export interface ConsoleOptions {
   color?: boolean;
+  /** The verdict line only (`run --quiet`). */
+  quiet?: boolean;
+  /** Report files written, listed after the verdict. */
+  written?: { kind: string; path: string }[];
 }
 
 /** Colour for a stream: a terminal, unless NO_COLOR is set; FORCE_COLOR (not "0") forces it. */
@@ -72,9 +85,38 @@ function problem(check: CheckResult, paint: ReturnType<typeof painter>): string[
   return lines;
 }
 
+/** Skipped checks grouped by their reason: `SKIPPED (12) needs control: …` and the check ids under it. */
+function skippedByReason(report: Report, paint: ReturnType<typeof painter>): string[] {
+  const byReason = groupBy(
+    report.checks.filter((check) => check.status === 'skipped'),
+    (check) => terminalSafe(check.message ?? '').split(/\r?\n/, 1)[0] || 'no reason given',
+  );
+  return byReason.flatMap(({ area: reason, items }) => [
+    paint('grey', `SKIPPED (${items.length}) ${reason}`),
+    ...wrapIds(items.map((check) => terminalSafe(check.id))).map((line) => paint('grey', `  ${line}`)),
+  ]);
+}
+
+/** Ids joined by ", " into lines of at most `width` characters. */
+function wrapIds(ids: string[], width = 100): string[] {
+  const lines: string[] = [];
+  for (const id of ids) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + id.length + 2 <= width) lines[last] += `, ${id}`;
+    else lines.push(id);
+  }
+  return lines;
+}
+
+function verdictPainted(report: Report, paint: ReturnType<typeof painter>): string {
+  return paint('bold', paint(verdict(report) === 'pass' ? 'green' : 'red', verdictLine(report)));
+}
+
 export function formatConsole(input: Report, options: ConsoleOptions = {}): string {
   const report = redact(input);
   const paint = painter(options.color === true);
+  const written = (options.written ?? []).map(({ kind, path }) => `${kind} report: ${terminalSafe(path)}`);
+  if (options.quiet) return `${[verdictPainted(report, paint), ...written].join('\n')}\n`;
   const out: string[] = [
     `${terminalSafe(report.tool)} ${terminalSafe(report.version)}: ${terminalSafe(report.target)} (release ${terminalSafe(report.release)}, ${terminalSafe(report.offering)})`,
     '',
@@ -86,12 +128,8 @@ export function formatConsole(input: Report, options: ConsoleOptions = {}): stri
     out.push('');
     for (const check of checks) out.push(...problem(check, paint));
   }
-  const skipped = report.checks.filter((check) => check.status === 'skipped');
-  if (skipped.length > 0) out.push('');
-  for (const check of skipped) {
-    const reason = terminalSafe(check.message ?? '').split(/\r?\n/, 1)[0];
-    out.push(paint('grey', `SKIPPED ${terminalSafe(check.suite)} ${terminalSafe(checkLabel(check))}: ${reason}`));
-  }
+  const skipped = skippedByReason(report, paint);
+  if (skipped.length > 0) out.push('', ...skipped);
   // Known deviations (--expect): excused failures, and listed rules that now pass (remove them).
   const expected = report.checks.filter((check) => check.status === 'expected');
   const stale = report.rules.filter((rule) => rule.status === 'stale');
@@ -107,7 +145,6 @@ export function formatConsole(input: Report, options: ConsoleOptions = {}): stri
     );
   }
   out.push('', `seed: ${report.seed} (rerun with --seed ${report.seed})`);
-  const line = verdictLine(report);
-  out.push(paint('bold', paint(verdict(report) === 'pass' ? 'green' : 'red', line)));
+  out.push(verdictPainted(report, paint), ...written);
   return `${out.join('\n')}\n`;
 }

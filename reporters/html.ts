@@ -14,6 +14,7 @@ import {
   rulesByArea,
   seconds,
   verdict,
+  verdictHead,
   verdictLine,
   type Counts,
 } from './text.js';
@@ -197,7 +198,7 @@ ${groups.join('\n')}
 export function renderHtml(input: Report): string {
   const report = redact(input);
   const anchor = anchors(report);
-  const title = `idp-conformance ${verdict(report).toUpperCase()}: ${report.target}`;
+  const title = `idp-conformance ${verdictHead(report)}: ${report.target}`;
   return `<!doctype html>
 <html lang="en">
 <head>

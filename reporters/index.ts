@@ -2,8 +2,8 @@
  * The reporters' public face: render a report in every format, write them to files, parse the
  * `--report kind=path,...` flag. Every renderer passes the report through `redact` first.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { access, constants, mkdir, stat, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { ReportError } from '../suites/errors.js';
 import { renderHtml } from './html.js';
 import { renderJson } from './json.js';
@@ -23,7 +23,7 @@ export {
   redactUrl,
   type RedactOptions,
 } from '../suites/report/redact.js';
-export { countStatuses, verdict, verdictLine } from './text.js';
+export { countStatuses, coverageText, mustCoverage, verdict, verdictHead, verdictLine } from './text.js';
 export { reportSchema, validateReport } from './schema.js';
 export type * from '../suites/report/model.js';
 
@@ -77,8 +77,60 @@ function oneLine(text: string): string {
   return text.replace(/[\r\n]+/g, ' ');
 }
 
-/** Renders each target's format and writes it, creating parent folders. */
-export async function writeReports(report: Report, targets: readonly ReportTarget[]): Promise<void> {
+/** What a file-system error means, in words. */
+const ERRNO_WORDS: Record<string, string> = {
+  ENOTDIR: 'not a directory',
+  EISDIR: 'is a directory',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on the device',
+  ENAMETOOLONG: 'file name too long',
+  ELOOP: 'too many symbolic links',
+};
+
+/** `permission denied (EACCES)`: the words first, the code for searching. */
+export function errnoWords(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code && ERRNO_WORDS[code]) return `${ERRNO_WORDS[code]} (${code})`;
+  return code ?? (error as Error)?.message ?? String(error);
+}
+
+const cannotWrite = (kind: string, path: string, why: string) =>
+  new ReportError(`cannot write the ${kind} report to ${oneLine(path)}: ${oneLine(why)}`);
+
+/**
+ * Before a run: can every report be written where asked? The path must not be a directory, its
+ * nearest existing ancestor must be a writable directory. Nothing is created yet.
+ */
+export async function checkReportTargets(targets: readonly ReportTarget[]): Promise<void> {
+  for (const { kind, path } of targets) {
+    const full = resolve(path);
+    const self = await stat(full).catch(() => undefined);
+    if (self?.isDirectory()) throw cannotWrite(kind, path, `${path} is a directory`);
+    let dir = dirname(full);
+    for (;;) {
+      const info = await stat(dir).catch((error: NodeJS.ErrnoException) => error);
+      if (info instanceof Error) {
+        if ((info.code === 'ENOENT' || info.code === 'ENOTDIR') && dirname(dir) !== dir) {
+          dir = dirname(dir);
+          continue;
+        }
+        throw cannotWrite(kind, path, `${dir}: ${errnoWords(info)}`);
+      }
+      if (!info.isDirectory()) throw cannotWrite(kind, path, `${dir} is not a directory`);
+      break;
+    }
+    try {
+      await access(self ? full : dir, constants.W_OK);
+    } catch (error) {
+      throw cannotWrite(kind, path, `${self ? full : dir}: ${errnoWords(error)}`);
+    }
+  }
+}
+
+/** Renders each target's format and writes it, creating parent folders; returns what it wrote. */
+export async function writeReports(report: Report, targets: readonly ReportTarget[]): Promise<ReportTarget[]> {
   const safe = redact(report);
   await Promise.all(
     targets.map(async ({ kind, path }) => {
@@ -87,11 +139,20 @@ export async function writeReports(report: Report, targets: readonly ReportTarge
       const content = RENDERERS[kind](safe);
       try {
         await mkdir(dirname(path), { recursive: true });
+      } catch (error) {
+        // mkdir meets a file where a folder should be: EEXIST or ENOTDIR, either way the same words.
+        const where = (error as NodeJS.ErrnoException).path ?? dirname(path);
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST' || code === 'ENOTDIR') throw cannotWrite(kind, path, `${where} is not a directory`);
+        throw cannotWrite(kind, path, `${where}: ${errnoWords(error)}`);
+      }
+      try {
         await writeFile(path, content, 'utf8');
       } catch (error) {
-        const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-        throw new ReportError(`cannot write the ${kind} report to ${oneLine(path)}: ${oneLine(String(reason))}`);
+        const where = (error as NodeJS.ErrnoException).path;
+        throw cannotWrite(kind, path, `${where && where !== path ? `${where}: ` : ''}${errnoWords(error)}`);
       }
     }),
   );
+  return [...targets];
 }

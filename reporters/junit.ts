@@ -4,7 +4,7 @@
  */
 import { create } from 'xmlbuilder2';
 import { redact } from '../suites/report/redact.js';
-import { checkLabel, checksByArea, countStatuses, detailText, firstLine } from './text.js';
+import { checkLabel, checksByArea, countStatuses, detailText, firstLine, verdictLine } from './text.js';
 import type { CheckResult, Report } from '../suites/report/model.js';
 
 type XMLBuilder = ReturnType<typeof create>;
@@ -24,6 +24,7 @@ function properties(parent: XMLBuilder, report: Report): void {
     ['offering', report.offering],
     ['seed', String(report.seed)],
     ['tool', `${report.tool} ${report.version}`],
+    ['verdict', verdictLine(report)],
   ];
   for (const [name, value] of values) props.ele('property', { name, value });
 }

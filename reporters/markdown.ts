@@ -15,6 +15,7 @@ import {
   rulesByArea,
   seconds,
   verdict,
+  verdictHead,
   verdictLine,
 } from './text.js';
 import type { CheckResult, Report } from '../suites/report/model.js';
@@ -112,7 +113,8 @@ function oneLiner(check: CheckResult): string {
 function layout(report: Report, options: Layout): string {
   const out: string[] = [];
   const result = verdict(report);
-  out.push(`## ${{ fail: '❌', error: '🛑', pass: '✅' }[result]} idp-conformance: ${result.toUpperCase()}`);
+  out.push(`## ${{ fail: '❌', error: '🛑', pass: '✅' }[result]} idp-conformance: ${verdictHead(report)}`);
+  out.push(md(verdictLine(report)));
   out.push(
     `Target ${code(report.target)} · release ${code(report.release)} · ${md(report.offering)} · seed ${code(String(report.seed))} · ${md(seconds(report.durationMs))} · ${md(report.tool)} ${md(report.version)}`,
   );

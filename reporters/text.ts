@@ -4,6 +4,7 @@
  * how they wrap these.
  */
 import type { CheckResult, CheckStatus, Exchange, Report, RuleResult, RuleStatus } from '../suites/report/model.js';
+import { coverageOf, coverageShort, verdict } from '../suites/report/verdict.js';
 
 export type Counts = Record<CheckStatus, number>;
 
@@ -60,25 +61,29 @@ export function sortRules(rules: readonly RuleResult[]): RuleResult[] {
   return [...rules].sort((a, b) => rank(a.status) - rank(b.status) || a.id.localeCompare(b.id));
 }
 
-export type Verdict = 'pass' | 'fail' | 'error';
+export { coverageOf, coverageShort, mustCoverage, verdict, type Verdict } from '../suites/report/verdict.js';
 
-/**
- * A failed check (a `must` rule broken) fails the run; else an errored check (the harness could
- * not do its part) makes it an error; warnings do not count.
- */
-export function verdict(report: Report): Verdict {
-  if (report.summary.failed > 0) return 'fail';
-  return (report.summary.errored ?? 0) > 0 ? 'error' : 'pass';
+/** PASS, FAIL, ERROR or INTERRUPTED: the first word of every verdict. */
+export function verdictHead(report: Report): string {
+  return report.interrupted ? 'INTERRUPTED' : { fail: 'FAIL', error: 'ERROR', pass: 'PASS' }[verdict(report)];
+}
+
+/** `41 of 143 must rules tested`, `partial: ` in front when some were not. */
+export function coverageText(report: Report): string {
+  const { must, mustTested, required } = coverageOf(report);
+  const share = `${mustTested} of ${must} must rules tested`;
+  const below = coverageShort(report) ? `, below the required ${required}%` : '';
+  return `${mustTested < must ? 'partial: ' : ''}${share}${below}`;
 }
 
 export function verdictLine(report: Report): string {
   const { passed, failed, warned, skipped, errored = 0 } = report.summary;
-  const head = { fail: 'FAIL', error: 'ERROR', pass: 'PASS' }[verdict(report)];
+  const by = report.interrupted ? `by ${report.interrupted}; ` : '';
   const erroredText = errored ? `${errored} errored, ` : '';
   const expectedText = report.summary.expected !== undefined ? `${report.summary.expected} expected, ` : '';
   const stale = report.rules.filter((r) => r.status === 'stale').length;
   const staleText = stale ? ` (${stale} stale expectation${stale === 1 ? '' : 's'})` : '';
-  return `${head}: ${failed} failed, ${erroredText}${warned} warned, ${expectedText}${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}${staleText}`;
+  return `${verdictHead(report)} (${by}${coverageText(report)}): ${failed} failed, ${erroredText}${warned} warned, ${expectedText}${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}${staleText}`;
 }
 
 export function seconds(ms: number): string {

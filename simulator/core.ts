@@ -1,6 +1,7 @@
 /**
- * The simulator: one Fetch-style entry, `(Request) => Promise<Response>`, that every adapter
- * (Node http, supertest, msw) calls. Routing comes from spec/openapi.yaml by operationId; each
+ * The simulator: one entry, `answer(request)`, that every adapter calls: the Fetch one
+ * (`handle`: Request in, Response out; msw and in-process callers) and the Node one, which passes
+ * a light request and writes the answer without making Fetch objects. Routing comes from spec/openapi.yaml by operationId; each
  * operation is a small handler module registered in oauth/ or api/.
  */
 import {
@@ -9,13 +10,16 @@ import {
   faults as faultCatalogue,
   inRelease,
   limits,
+  releaseProblem,
   type FaultName,
   type OperationInfo,
 } from '../spec/index.js';
 import { createClock } from './clock.js';
 import { createRouter } from './router.js';
 import { createStore, type Store } from './store.js';
-import { json } from './http.js';
+import { createEvictor } from './evict.js';
+import { json, Reply, type Answer } from './http.js';
+import { requestUrl } from './request.js';
 import { ControlError, HttpError } from './errors.js';
 import { errorFor } from './error-shape.js';
 import type {
@@ -26,6 +30,7 @@ import type {
   ParsedBody,
   ResolvedOptions,
   Sim,
+  SimRequest,
   SimulatorOptions,
 } from './types.js';
 import { oauthGateOverrides, oauthHandlers, oauthMiddlewares, seedAccounts } from './oauth/index.js';
@@ -40,6 +45,8 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
   const isFault = (f: string): f is FaultName => known.has(f);
   const unknown = (options.faults ?? []).filter((f) => !isFault(f));
   if (unknown.length) throw new RangeError(`unknown fault ${unknown.join(', ')} (see spec/faults.yaml)`);
+  const releaseWrong = options.release === undefined ? undefined : releaseProblem(options.release);
+  if (releaseWrong) throw new RangeError(releaseWrong);
   const flags: Record<string, boolean> = {};
   for (const [name, info] of Object.entries(p.flags)) flags[name] = info.default;
   const settings = {} as Record<string, unknown>;
@@ -63,7 +70,7 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
   };
 }
 
-async function parseBody(request: Request): Promise<ParsedBody> {
+async function parseBody(request: SimRequest): Promise<ParsedBody> {
   if (request.method === 'GET' || request.method === 'HEAD') return { kind: 'none' };
   const type = (request.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
   if (type === 'multipart/form-data') {
@@ -121,9 +128,14 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
   const startSettings = structuredClone(resolved.settings);
   let store: Store = createStore();
   let moduleState = new Map<string, unknown>();
+  const evictor = createEvictor(() => store);
 
-  const dispatch = async (request: Request): Promise<Response> => {
-    const url = new URL(request.url);
+  // Release windows are fixed per simulator: each window object (operation, rule) is judged once.
+  const windows = new WeakMap<object, boolean>();
+
+  const dispatch = async (request: SimRequest): Promise<Answer> => {
+    // A copy: handlers may read and rewrite it (the middlewares share requestUrl's).
+    const url = new URL(requestUrl(request));
     const match = route(request.method, url.pathname);
     if (match.kind === 'not-found' || (match.kind === 'found' && !available(sim, match.op))) {
       return json(404, { error: '404 Not Found' });
@@ -169,7 +181,11 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
     },
     fault: (name) => faults.has(name),
     flag: (name) => resolved.flags[name] ?? false,
-    inForce: (window) => inRelease(window, resolved.release),
+    inForce: (window) => {
+      let known = windows.get(window);
+      if (known === undefined) windows.set(window, (known = inRelease(window, resolved.release)));
+      return known;
+    },
     state<T>(key: string, init: () => T): T {
       if (!moduleState.has(key)) moduleState.set(key, init());
       return moduleState.get(key) as T;
@@ -180,24 +196,36 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
       return git ? limits().gitRequestBodyMaxBytes : limits().requestBodyMaxBytes;
     },
     tooLarge(request) {
-      const { pathname } = new URL(request.url);
+      const { pathname } = requestUrl(request);
       // LIM-REQUEST-BODY-SIZE: 413 in the error family of the path.
       const limit = sim.bodyLimit(request.method, pathname);
       const message = `413 Request Entity Too Large: the body is over ${limit} bytes`;
-      const response = errorFor(pathname, 413, message).toResponse(sim);
+      const reply = errorFor(pathname, 413, message).toResponse(sim);
       // The rest of the body is not read: the client must open a new connection.
-      response.headers.set('connection', 'close');
-      return response;
+      reply.headers.set('connection', 'close');
+      return reply;
     },
     async handle(request) {
       // Adapters that do not stream (msw) still refuse a declared oversized body here.
       const declared = Number(request.headers.get('content-length'));
-      if (declared > sim.bodyLimit(request.method, new URL(request.url).pathname)) return sim.tooLarge(request);
-      const run = (i: number): Promise<Response> =>
+      const tooLarge = declared > sim.bodyLimit(request.method, requestUrl(request).pathname);
+      const answer = tooLarge ? sim.tooLarge(request) : await sim.answer(request);
+      const head = request.method === 'HEAD';
+      if (!(answer instanceof Reply)) return head ? new Response(null, answer) : answer;
+      try {
+        return answer.toResponse(!head);
+      } catch (error) {
+        // Fetch refuses a header value the handler built (a bug of ours, as in answer()).
+        process.stderr.write(`simulator: internal error: ${(error as Error).stack ?? String(error)}\n`);
+        return json(500, { message: '500 Internal Server Error' }).toResponse();
+      }
+    },
+    async answer(request) {
+      evictor.due(clock.nowSeconds());
+      const run = (i: number): Promise<Answer> =>
         i < middlewares.length ? middlewares[i](request, sim, () => run(i + 1)) : dispatch(request);
       try {
-        const response = await run(0);
-        return request.method === 'HEAD' ? new Response(null, response) : response;
+        return await run(0);
       } catch (error) {
         // A bug of ours, never the client's fault: say so without echoing request data.
         process.stderr.write(`simulator: internal error: ${(error as Error).stack ?? String(error)}\n`);
@@ -209,6 +237,7 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
       moduleState = new Map();
       resolved.settings = structuredClone(startSettings);
       clock.reset();
+      evictor.reset();
       seedAccounts(sim);
     },
   };

@@ -3,7 +3,7 @@
  * /oauth/userinfo, /api/v4 authentication and Git over HTTPS, so all agree on what "valid" means.
  */
 import { digest } from './digest.js';
-import type { Sim } from './types.js';
+import type { Sim, SimRequest } from './types.js';
 import type { AccessToken, User } from './store.js';
 
 export type Presentation = 'bearer' | 'query' | 'private-token' | 'basic';
@@ -14,7 +14,7 @@ export interface Presented {
 }
 
 /** The token a request presents, in the source's order: Bearer header, access_token query, PRIVATE-TOKEN. */
-export function presentedToken(request: Request, url: URL = new URL(request.url)): Presented | null {
+export function presentedToken(request: SimRequest, url: URL = new URL(request.url)): Presented | null {
   const auth = request.headers.get('authorization');
   if (auth) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);

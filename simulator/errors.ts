@@ -4,7 +4,7 @@
  * its own body shape: OAuth (oauth/errors.ts) `{error, error_description}`, the REST API and the
  * control API `{message}`; anything else thrown is a bug and answers 500.
  */
-import { json, redirect, type HeaderInit } from './http.js';
+import { json, redirect, type HeaderInit, type Reply } from './http.js';
 import type { Sim } from './types.js';
 
 export abstract class HttpError extends Error {
@@ -20,7 +20,7 @@ export abstract class HttpError extends Error {
   abstract body(): unknown;
 
   /** The answer; sim for families whose headers depend on the instance (faults). */
-  toResponse(_sim: Sim): Response {
+  toResponse(_sim: Sim): Reply {
     return json(this.status, this.body(), this.headers);
   }
 }
@@ -54,7 +54,7 @@ export class ApiRedirect extends HttpError {
     return null;
   }
 
-  override toResponse(): Response {
+  override toResponse(): Reply {
     return redirect(this.location, this.status);
   }
 }

@@ -1,29 +1,131 @@
 /**
  * Response builders. JSON goes out as `application/json` with no charset parameter, as the real
  * service sends it (some clients accept nothing else).
+ *
+ * Handlers answer with a Reply: status, headers and a finished body, a plain object that costs
+ * nothing to build. The Fetch adapters (sim.handle, msw, supertest through it) turn it into a
+ * WHATWG Response at the edge; the Node adapter writes it straight to the socket. A handler that
+ * must stream (Git) may still answer a Fetch Response: an Answer is either.
  */
 export type HeaderInit = Record<string, string>;
 
-export function json(status: number, body: unknown, headers: HeaderInit = {}): Response {
-  return new Response(status === 204 ? null : JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/json', ...headers },
+/** Lowercase header names, as Fetch's Headers; `set-cookie` keeps each value apart. */
+export class ReplyHeaders {
+  private readonly map = new Map<string, string>();
+  private readonly cookies: string[] = [];
+
+  constructor(init: HeaderInit = {}) {
+    for (const name in init) this.set(name, init[name]);
+  }
+
+  get(name: string): string | null {
+    const key = name.toLowerCase();
+    if (key === 'set-cookie') return this.cookies.length ? this.cookies.join(', ') : null;
+    return this.map.get(key) ?? null;
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== null;
+  }
+
+  set(name: string, value: string): void {
+    const key = name.toLowerCase();
+    if (key === 'set-cookie') this.cookies.splice(0, this.cookies.length, value);
+    else this.map.set(key, value);
+  }
+
+  append(name: string, value: string): void {
+    const key = name.toLowerCase();
+    if (key === 'set-cookie') this.cookies.push(value);
+    else this.map.set(key, this.map.has(key) ? `${this.map.get(key)}, ${value}` : value);
+  }
+
+  delete(name: string): void {
+    const key = name.toLowerCase();
+    if (key === 'set-cookie') this.cookies.length = 0;
+    else this.map.delete(key);
+  }
+
+  getSetCookie(): string[] {
+    return [...this.cookies];
+  }
+
+  forEach(visit: (value: string, name: string) => void): void {
+    for (const [name, value] of this.map) visit(value, name);
+    for (const value of this.cookies) visit(value, 'set-cookie');
+  }
+
+  /** For node's writeHead: one value per name, set-cookie as a list. */
+  toNode(): Record<string, string | string[]> {
+    const out: Record<string, string | string[]> = Object.fromEntries(this.map);
+    if (this.cookies.length) out['set-cookie'] = [...this.cookies];
+    return out;
+  }
+}
+
+export class Reply {
+  readonly headers: ReplyHeaders;
+
+  constructor(
+    readonly status: number,
+    /** The whole body; null for none. */
+    readonly body: string | Uint8Array | null,
+    headers: HeaderInit = {},
+  ) {
+    this.headers = new ReplyHeaders(headers);
+  }
+
+  /** The same answer as a WHATWG Response (the Fetch contract of sim.handle and msw). */
+  toResponse(withBody = true): Response {
+    const headers = new Headers();
+    this.headers.forEach((value, name) => headers.append(name, value));
+    return new Response(withBody ? (this.body as BodyInit | null) : null, { status: this.status, headers });
+  }
+}
+
+/** What a handler or middleware answers. */
+export type Answer = Reply | Response;
+
+export function isAnswer(value: unknown): value is Answer {
+  return value instanceof Reply || value instanceof Response;
+}
+
+/** The answer with some headers set (CORS, rate limit), whichever kind it is. */
+export function withHeaders(answer: Answer, headers: HeaderInit): Answer {
+  if (answer instanceof Reply) {
+    for (const name in headers) answer.headers.set(name, headers[name]);
+    return answer;
+  }
+  const out = new Response(answer.body, answer);
+  for (const name in headers) out.headers.set(name, headers[name]);
+  return out;
+}
+
+export function json(status: number, body: unknown, headers: HeaderInit = {}): Reply {
+  return new Reply(status, status === 204 ? null : JSON.stringify(body), {
+    'content-type': 'application/json',
+    ...headers,
   });
 }
 
-export function html(status: number, body: string, headers: HeaderInit = {}): Response {
-  return new Response(body, { status, headers: { 'content-type': 'text/html; charset=utf-8', ...headers } });
+/** JSON already serialised (constant documents computed once: discovery, keys). */
+export function jsonText(status: number, body: string, headers: HeaderInit = {}): Reply {
+  return new Reply(status, body, { 'content-type': 'application/json', ...headers });
 }
 
-export function text(status: number, body: string, headers: HeaderInit = {}): Response {
-  return new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } });
+export function html(status: number, body: string, headers: HeaderInit = {}): Reply {
+  return new Reply(status, body, { 'content-type': 'text/html; charset=utf-8', ...headers });
 }
 
-export function redirect(location: string, status = 302, headers: HeaderInit = {}): Response {
-  return new Response(null, { status, headers: { location, ...headers } });
+export function text(status: number, body: string, headers: HeaderInit = {}): Reply {
+  return new Reply(status, body, { 'content-type': 'text/plain; charset=utf-8', ...headers });
+}
+
+export function redirect(location: string, status = 302, headers: HeaderInit = {}): Reply {
+  return new Reply(status, null, { location, ...headers });
 }
 
 /** The REST API's plain error shape: `{ "message": ... }` (404, 400, 405, 410, 414). */
-export function apiError(status: number, message: string, headers: HeaderInit = {}): Response {
+export function apiError(status: number, message: string, headers: HeaderInit = {}): Reply {
   return json(status, { message }, headers);
 }

@@ -12,6 +12,8 @@ export interface Route {
   names: string[];
   /** literal characters in the template: more literal = more specific = tried first */
   specificity: number;
+  /** the template's text before its first parameter: a path not starting with it cannot match */
+  prefix: string;
 }
 
 export type Match =
@@ -35,26 +37,52 @@ export function compileRoute(op: OperationInfo): Route {
   }
   source += escape(op.path.slice(last));
   const specificity = op.path.replace(/\{\w+\}/g, '').length;
-  return { op, pattern: new RegExp(`^${source}$`), names, specificity };
+  return { op, pattern: new RegExp(`^${source}$`), names, specificity, prefix: op.path.split('{')[0] };
 }
 
+/** The first segment of a path (`api` of `/api/v4/...`), the key routes are grouped by. */
+function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return end === -1 ? path.slice(1) : path.slice(1, end);
+}
+
+/**
+ * Routes are grouped by the first path segment their template fixes (`api`, `oauth`, ...); a
+ * template whose first segment is a parameter (Git's `/{namespace}/...`) is in every group. A
+ * lookup tries only its group, in order of specificity, and runs a route's expression only when
+ * the path starts with the route's literal prefix.
+ */
 export function createRouter(ops: OperationInfo[]): (method: string, rawPath: string) => Match {
   const routes = ops.map(compileRoute).sort((a, b) => b.specificity - a.specificity);
+  const fixesFirst = (r: Route) => r.prefix.indexOf('/', 1) !== -1 || r.prefix === r.op.path;
+  const anywhere = routes.filter((r) => !fixesFirst(r));
+  const groups = new Map<string, Route[]>();
+  for (const r of routes.filter(fixesFirst)) {
+    const key = firstSegment(r.prefix);
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key)!.push(r);
+  }
+  for (const [key, list] of groups)
+    groups.set(
+      key,
+      [...list, ...anywhere].sort((a, b) => b.specificity - a.specificity),
+    );
   return (method, rawPath) => {
     const wanted = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
     const allow = new Set<string>();
-    for (const route of routes) {
+    for (const route of groups.get(firstSegment(rawPath)) ?? anywhere) {
+      if (!rawPath.startsWith(route.prefix)) continue;
       const m = route.pattern.exec(rawPath);
       if (!m) continue;
       const params: Record<string, string> = {};
       let decodable = true;
-      route.names.forEach((name, i) => {
+      for (let i = 0; i < route.names.length && decodable; i++) {
         try {
-          params[name] = decodeURIComponent(m[i + 1]);
+          params[route.names[i]] = decodeURIComponent(m[i + 1]);
         } catch {
           decodable = false;
         }
-      });
+      }
       if (!decodable) continue;
       if (route.op.method === wanted) return { kind: 'found', op: route.op, params };
       allow.add(route.op.method.toUpperCase());

@@ -1,6 +1,21 @@
 import type { Clock } from './clock.js';
 import type { Store } from './store.js';
 import type { FaultName, OperationId, OperationInfo, Offering } from '../spec/index.js';
+import type { Answer, Reply } from './http.js';
+
+/**
+ * What the simulator reads of a request: the part of the Fetch Request it uses. A Fetch Request
+ * is one (sim.handle, msw); the Node adapter passes a lighter one built from IncomingMessage.
+ */
+export interface SimRequest {
+  readonly method: string;
+  /** Absolute URL, path exactly as sent. */
+  readonly url: string;
+  readonly headers: { get(name: string): string | null; has(name: string): boolean };
+  text(): Promise<string>;
+  arrayBuffer(): Promise<ArrayBuffer>;
+  formData(): Promise<FormData>;
+}
 
 /** Instance settings an administrator can change (defaults live in spec/profiles.yaml). */
 export interface InstanceSettings {
@@ -82,9 +97,11 @@ export interface Sim {
   /** Largest body this method and path accept (LIM-REQUEST-BODY-SIZE), for adapters that stream. */
   bodyLimit(method: string, pathname: string): number;
   /** The 413 answer of a body over bodyLimit, in the error shape of the path. */
-  tooLarge(request: Request): Response;
-  /** The Fetch-style entry: every adapter ends here. */
+  tooLarge(request: SimRequest): Reply;
+  /** The Fetch entry (msw, supertest through the Node adapter's callers, in-process tests). */
   handle(request: Request): Promise<Response>;
+  /** The entry every adapter ends in: the answer before any Fetch Response is made of it. */
+  answer(request: SimRequest): Promise<Answer>;
   /** Back to the state right after start (seeded accounts and data, clock offset 0). */
   reset(): void;
 }
@@ -97,7 +114,7 @@ export type ParsedBody =
 
 export interface Ctx {
   sim: Sim;
-  request: Request;
+  request: SimRequest;
   url: URL;
   method: string;
   /** Path exactly as sent, percent-encoding intact (`group%2Fproject` stays one segment). */
@@ -113,10 +130,10 @@ export interface Ctx {
   origin: string;
 }
 
-export type Handler = (ctx: Ctx) => Response | Promise<Response>;
+export type Handler = (ctx: Ctx) => Answer | Promise<Answer>;
 
 /** Handlers by the operationId of spec/openapi.yaml they serve. */
 export type Handlers = Partial<Record<OperationId, Handler>>;
 
 /** Runs before routing; may answer itself (414, 429, CORS preflight) or call next(). */
-export type Middleware = (request: Request, sim: Sim, next: () => Promise<Response>) => Promise<Response>;
+export type Middleware = (request: SimRequest, sim: Sim, next: () => Promise<Answer>) => Promise<Answer>;

@@ -25,6 +25,7 @@ import type {
   OperationId,
   OperationInfo,
   Profiles,
+  Retention,
   Rule,
   RuleId,
   SourceMapEntry,
@@ -52,6 +53,7 @@ export type {
   OfferingInfo,
   Profiles,
   Limits,
+  Retention,
   Fault,
   MachineResult,
   MachineRow,
@@ -262,8 +264,14 @@ export function rules(): Rule[] {
   return value<{ rules: Rule[] }>(SPEC_FILES.rules).rules;
 }
 
+/** Rules by id, built once per loaded rules list (the simulator asks per rendered record). */
+const ruleIndex = new WeakMap<Rule[], Map<string, Rule>>();
+
 export function rule(id: RuleId): Rule {
-  const found = rules().find((r) => r.id === id);
+  const all = rules();
+  let index = ruleIndex.get(all);
+  if (!index) ruleIndex.set(all, (index = new Map(all.map((r) => [r.id, r]))));
+  const found = index.get(id);
   if (!found) throw new Error(`unknown rule id ${id} (not in spec/rules.yaml)`);
   return found;
 }
@@ -300,6 +308,21 @@ export function releases(): string[] {
   return Object.keys(profiles().releases ?? {}).sort(compareReleases);
 }
 
+/**
+ * Why a release cannot be played or held to, or undefined when it can: one wording for every
+ * command and config. Known are the releases from the oldest profiles.yaml lists to any minor of
+ * its newest major; one between two listed releases behaves as the older.
+ */
+export function releaseProblem(release: string): string | undefined {
+  const known = releases();
+  const newestMajor = known[known.length - 1].split('.')[0];
+  const listing = `known: ${known[0]} to ${newestMajor}.x, changing at ${known.join(', ')}`;
+  if (!/^\d+\.\d+$/.test(release)) return `release "${release}" is not a release number like 17.1 (${listing})`;
+  if (compareReleases(release, known[0]) < 0 || Number(release.split('.')[0]) > Number(newestMajor))
+    return `unknown release "${release}" (${listing})`;
+  return undefined;
+}
+
 /** The rules that start (since) or stop (until) at a release: what changes there. */
 export function rulesChangingAt(release: string): { starting: Rule[]; ending: Rule[] } {
   const all = rules();
@@ -308,6 +331,11 @@ export function rulesChangingAt(release: string): { starting: Rule[]; ending: Ru
 
 export function limits(): Limits {
   return profiles().limits;
+}
+
+/** How long the simulator keeps what has expired, been revoked or ended (profiles.yaml `retention`). */
+export function retention(): Retention {
+  return profiles().retention;
 }
 
 export function faults(): Fault[] {

@@ -80,6 +80,7 @@ export interface Profiles {
   releases?: Record<string, ReleaseInfo>;
   offerings?: Record<Offering, OfferingInfo>;
   limits: Limits;
+  retention: Retention;
   /** Where each limit comes from: the rules that state it. */
   limitSources: Record<keyof Limits, { rules: RuleId[] }>;
 }
@@ -101,6 +102,14 @@ export interface Limits {
   responseHeaderMaxBytes: number;
   authFailuresMax: number;
   authFailureWindowSeconds: number;
+}
+
+/** The simulator's housekeeping (spec/profiles.yaml `retention`), seconds of its clock. */
+export interface Retention {
+  evictionInterval: number;
+  expiredGrace: number;
+  revokedGrace: number;
+  sessionLifetime: number;
 }
 
 export interface Fault {

@@ -1,10 +1,14 @@
 /**
- * Node http adapter: turns IncomingMessage into a Fetch Request and back. The same listener
- * serves `idp-conformance simulate` and supertest (which accepts a request listener).
+ * Node http adapter. The same listener serves `idp-conformance simulate` and supertest (which
+ * accepts a request listener). It reaches the core with a light request read from the
+ * IncomingMessage and writes the core's Reply straight to the socket: no Fetch Request or
+ * Response is made on this path (a handler's own Fetch Response, Git's, is written as it is).
  */
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Sim } from '../types.js';
+import { Reply, type Answer } from '../http.js';
+import { rememberUrl } from '../request.js';
+import type { Sim, SimRequest } from '../types.js';
 
 /**
  * The body, or null once it is over `limit` bytes (declared or counted): nothing more is kept
@@ -54,17 +58,88 @@ function drainThenClose(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
-export function toRequest(req: IncomingMessage, body: Buffer | null): Request {
-  const host = req.headers.host ?? '127.0.0.1';
-  // Concatenate rather than resolve: `new URL('//x', base)` would read `//x` as a host.
-  const url = `http://${host}${req.url ?? '/'}`;
-  const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
-  const method = req.method ?? 'GET';
-  const hasBody = body !== null && body.length > 0 && method !== 'GET' && method !== 'HEAD';
-  return new Request(url, { method, headers, body: hasBody ? new Uint8Array(body) : undefined });
+/** Request headers as Fetch reads them: names lowercased, repeated headers joined with ", ". */
+class NodeHeaders {
+  private map?: Map<string, string>;
+
+  constructor(private readonly raw: string[]) {}
+
+  private all(): Map<string, string> {
+    if (this.map) return this.map;
+    const map = new Map<string, string>();
+    for (let i = 0; i < this.raw.length; i += 2) {
+      const name = this.raw[i].toLowerCase();
+      const value = this.raw[i + 1];
+      const seen = map.get(name);
+      map.set(name, seen === undefined ? value : `${seen}, ${value}`);
+    }
+    return (this.map = map);
+  }
+
+  get(name: string): string | null {
+    return this.all().get(name.toLowerCase()) ?? null;
+  }
+
+  has(name: string): boolean {
+    return this.all().has(name.toLowerCase());
+  }
+
+  pairs(): [string, string][] {
+    return [...this.all()];
+  }
 }
 
+/** Fetch refuses these methods outright; the adapter answered them 400 and still does. */
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
+class NodeRequest implements SimRequest {
+  readonly headers: NodeHeaders;
+
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    rawHeaders: string[],
+    private readonly body: Buffer,
+  ) {
+    this.headers = new NodeHeaders(rawHeaders);
+  }
+
+  async text(): Promise<string> {
+    // TextDecoder drops a leading byte order mark, as Fetch's text() does.
+    return new TextDecoder().decode(this.body);
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    return new Uint8Array(this.body).buffer;
+  }
+
+  /** Multipart is rare here: let Fetch parse it. */
+  formData(): Promise<FormData> {
+    const body = this.body.length ? new Uint8Array(this.body) : undefined;
+    return new Request(this.url, { method: this.method, headers: this.headers.pairs(), body }).formData();
+  }
+}
+
+/** The light request of an IncomingMessage, or null when Fetch would have refused it (bad URL or method). */
+export function toSimRequest(req: IncomingMessage, body: Buffer | null): SimRequest | null {
+  const host = req.headers.host ?? '127.0.0.1';
+  // Concatenate rather than resolve: `new URL('//x', base)` would read `//x` as a host.
+  const href = `http://${host}${req.url ?? '/'}`;
+  const method = req.method ?? 'GET';
+  if (FORBIDDEN_METHODS.has(method.toUpperCase())) return null;
+  let url: URL;
+  try {
+    url = new URL(href);
+  } catch {
+    return null;
+  }
+  const hasBody = body !== null && body.length > 0 && method !== 'GET' && method !== 'HEAD';
+  const request = new NodeRequest(method, href, req.rawHeaders, hasBody ? body : Buffer.alloc(0));
+  rememberUrl(request, url);
+  return request;
+}
+
+/** Write a Fetch Response (a handler's own, e.g. Git's stream) to the socket. */
 export async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, key) => {
@@ -77,25 +152,47 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
   res.end(body ?? undefined);
 }
 
+async function writeAnswer(res: ServerResponse, answer: Answer, head: boolean): Promise<void> {
+  if (!(answer instanceof Reply)) return writeResponse(res, head ? new Response(null, answer) : answer);
+  const headers = answer.headers.toNode();
+  if (head || answer.body === null) {
+    res.writeHead(answer.status, headers);
+    res.end();
+    return;
+  }
+  const body = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
+  headers['content-length'] = String(body.length);
+  res.writeHead(answer.status, headers);
+  res.end(body);
+}
+
+function badRequest(res: ServerResponse): void {
+  res.writeHead(400, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: '400 Bad Request' }));
+}
+
 export function toNodeListener(sim: Sim): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     (async () => {
-      let request: Request;
+      let request: SimRequest | null;
       try {
-        const path = (req.url ?? '/').split('?')[0];
-        const body = await readBody(req, sim.bodyLimit(req.method ?? 'GET', path));
+        // The route's limit is looked up only for a request that carries a body (most GETs do not).
+        const carries = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
+        const limit = carries ? sim.bodyLimit(req.method ?? 'GET', (req.url ?? '/').split('?')[0]) : Infinity;
+        const body = await readBody(req, limit);
         if (body === null) {
           drainThenClose(req, res);
-          await writeResponse(res, sim.tooLarge(toRequest(req, null)));
+          const refused = toSimRequest(req, null);
+          if (!refused) return badRequest(res);
+          await writeAnswer(res, sim.tooLarge(refused), refused.method === 'HEAD');
           return;
         }
-        request = toRequest(req, body);
+        request = toSimRequest(req, body);
       } catch {
-        res.writeHead(400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: '400 Bad Request' }));
-        return;
+        request = null;
       }
-      await writeResponse(res, await sim.handle(request));
+      if (!request) return badRequest(res);
+      await writeAnswer(res, await sim.answer(request), request.method === 'HEAD');
     })().catch((error) => {
       process.stderr.write(`simulator: adapter error: ${(error as Error).message}\n`);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });

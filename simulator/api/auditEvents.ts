@@ -4,8 +4,9 @@ import type { AuditEventRec } from '../data/records.js';
 import type { Ctx } from '../types.js';
 import { idOrdering, paginate } from './pagination.js';
 import { renderAuditEvent } from './render.js';
+import type { Answer } from '../http.js';
 
-export function auditEventPage(ctx: Ctx, events: Seq<AuditEventRec>, authenticated: boolean): Response {
+export function auditEventPage(ctx: Ctx, events: Seq<AuditEventRec>, authenticated: boolean): Answer {
   return paginate(
     ctx,
     {

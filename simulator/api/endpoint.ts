@@ -4,8 +4,9 @@
  */
 import type { Ctx, Handler } from '../types.js';
 import { authenticate, SCOPES, type Caller, type Need } from './auth.js';
+import type { Answer } from '../http.js';
 
-export function endpoint(need: Need, run: (ctx: Ctx, caller: Caller | null) => Response | Promise<Response>): Handler {
+export function endpoint(need: Need, run: (ctx: Ctx, caller: Caller | null) => Answer | Promise<Answer>): Handler {
   return (ctx) => run(ctx, authenticate(ctx, need));
 }
 

@@ -1,5 +1,5 @@
 /** GET/POST /api/v4/member_roles and DELETE /api/v4/member_roles/:id: instance custom roles (administrators). */
-import { apiError, json } from '../http.js';
+import { apiError, json, type Answer, Reply } from '../http.js';
 import type { Ctx, Handler } from '../types.js';
 import type { Caller } from './auth.js';
 import { API, endpoint } from './endpoint.js';
@@ -21,7 +21,7 @@ function roles(ctx: Ctx): { next: number; all: Map<number, MemberRole> } {
   return ctx.sim.state('api.memberRoles', () => ({ next: 1, all: new Map<number, MemberRole>() }));
 }
 
-function adminOnly(run: (ctx: Ctx, caller: Caller) => Response | Promise<Response>): Handler {
+function adminOnly(run: (ctx: Ctx, caller: Caller) => Answer | Promise<Answer>): Handler {
   return endpoint(API, (ctx, caller) => (caller?.user.admin ? run(ctx, caller) : apiError(403, '403 Forbidden')));
 }
 
@@ -62,5 +62,5 @@ export const deleteMemberRole = adminOnly((ctx) => {
   const id = Number(ctx.params.id);
   if (ctx.sim.fault('member-role-delete-ignored')) return new Response(null, { status: 204 });
   if (!state.all.delete(id)) return apiError(404, '404 Member Role Not Found');
-  return new Response(null, { status: 204 });
+  return new Reply(204, null);
 });

@@ -13,7 +13,7 @@
  * its cursor by binary search over the ordered sequence, O(log n + per_page) at any depth.
  */
 import { limits } from '../../spec/index.js';
-import { apiError, json } from '../http.js';
+import { apiError, json, type Answer } from '../http.js';
 import { ApiError } from '../errors.js';
 import { lowerBound, reversed, take, type Seq } from '../data/seq.js';
 import type { Ctx } from '../types.js';
@@ -93,7 +93,7 @@ function linkHeader(ctx: Ctx, links: [string, string][]): Record<string, string>
   return { link: value };
 }
 
-function finish(ctx: Ctx, body: unknown[], headers: Record<string, string>): Response {
+function finish(ctx: Ctx, body: unknown[], headers: Record<string, string>): Answer {
   if (ctx.sim.fault('link-header-dropped')) delete headers.link;
   if (ctx.sim.fault('links-header-present') && headers.link) headers.links = headers.link;
   return json(200, body, headers);
@@ -114,7 +114,7 @@ function directed<T>(ordering: Ordering<T>, sort: SortDir): Seq<T> {
 }
 
 /** Answer a list request: offset by default, keyset when pagination=keyset. */
-export function paginate<T>(ctx: Ctx, listing: Listing<T>, authenticated: boolean): Response {
+export function paginate<T>(ctx: Ctx, listing: Listing<T>, authenticated: boolean): Answer {
   const mode = ctx.query.get('pagination');
   if (mode === 'keyset') return keyset(ctx, listing, authenticated);
   if (mode !== null && mode !== 'offset')
@@ -122,7 +122,7 @@ export function paginate<T>(ctx: Ctx, listing: Listing<T>, authenticated: boolea
   return offset(ctx, listing);
 }
 
-function offset<T>(ctx: Ctx, listing: Listing<T>): Response {
+function offset<T>(ctx: Ctx, listing: Listing<T>): Answer {
   const chosen = orderingOf(ctx, listing);
   const { page, perPage } = pageParams(ctx);
   const start = (page - 1) * perPage;
@@ -188,7 +188,7 @@ function decodeCursor(order: KeysetOrder, raw: string): Cursor | null {
   }
 }
 
-function keyset<T>(ctx: Ctx, listing: Listing<T>, authenticated: boolean): Response {
+function keyset<T>(ctx: Ctx, listing: Listing<T>, authenticated: boolean): Answer {
   const support = keysetSupport(ctx.op.operationId);
   if (!support || !ctx.sim.inForce(support)) {
     return apiError(400, 'Keyset pagination is not supported for this endpoint (see the keyset support table)');

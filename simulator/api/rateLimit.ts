@@ -4,8 +4,9 @@
  * RateLimit-* headers; the refused one is 429 with Retry-After.
  */
 import { presentedToken } from '../credentials.js';
-import { apiError } from '../http.js';
+import { apiError, withHeaders } from '../http.js';
 import type { Middleware } from '../types.js';
+import { requestUrl } from '../request.js';
 
 interface Window {
   start: number;
@@ -14,7 +15,7 @@ interface Window {
 
 export const rateLimit: Middleware = async (request, sim, next) => {
   const limit = sim.options.settings.rateLimit;
-  const url = new URL(request.url);
+  const url = requestUrl(request);
   if (!limit || !url.pathname.startsWith('/api/')) return next();
   const windows = sim.state('api.rateLimit', () => new Map<string, Window>());
   const key = presentedToken(request, url)?.token ?? 'anonymous';
@@ -33,8 +34,5 @@ export const rateLimit: Middleware = async (request, sim, next) => {
   if (w.count > limit.requests) {
     return apiError(429, 'Retry later', { ...headers, 'retry-after': String(Math.max(1, reset - now)) });
   }
-  const response = await next();
-  const out = new Response(response.body, response);
-  for (const [k, v] of Object.entries(headers)) out.headers.set(k, v);
-  return out;
+  return withHeaders(await next(), headers);
 };

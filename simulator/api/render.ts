@@ -18,7 +18,17 @@ import type {
 import type { UserRec } from '../data/users.js';
 import { ruleInForce } from '../release.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
+// Records are pure functions of (seed, index): their timestamps repeat from page to page, and
+// formatting a date is a large part of rendering one. Bounded: cleared when full.
+const isoCache = new Map<number, string>();
+function iso(ms: number): string {
+  let text = isoCache.get(ms);
+  if (text === undefined) {
+    if (isoCache.size >= 50_000) isoCache.clear();
+    isoCache.set(ms, (text = new Date(ms).toISOString()));
+  }
+  return text;
+}
 
 /** Removed attributes stay until their rule's release (the fault keeps them forever). */
 function removed(ctx: Ctx, rule: RuleId): boolean {

@@ -4,6 +4,7 @@
  */
 import { dataset } from '../data/index.js';
 import type { Middleware } from '../types.js';
+import { withUrl } from '../request.js';
 
 const PREFIX = '/api/v4/projects/';
 
@@ -22,7 +23,7 @@ export const unencodedSlash: Middleware = async (request, sim, next) => {
     if (dataset(sim).catalog.projects.byPath(candidate)) {
       const rest = segments.slice(k).join('/');
       url.pathname = PREFIX + encodeURIComponent(candidate) + (rest ? `/${rest}` : '');
-      return sim.handle(new Request(url, request));
+      return sim.answer(withUrl(request, url.href));
     }
   }
   return next();

@@ -1,9 +1,10 @@
 /** 414 for a request target (path + query) longer than the instance's maxUrlLength setting. */
 import { errorFor } from '../error-shape.js';
 import type { Middleware } from '../types.js';
+import { requestUrl } from '../request.js';
 
 export const urlLength: Middleware = async (request, sim, next) => {
-  const url = new URL(request.url);
+  const url = requestUrl(request);
   const length = Buffer.byteLength(url.pathname + url.search);
   if (length > sim.options.settings.maxUrlLength && !sim.fault('no-414')) {
     return errorFor(

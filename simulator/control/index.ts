@@ -12,6 +12,7 @@ import { createApplication, createUser, seeded } from '../oauth/accounts.js';
 import { deviceByUserCode, fireDevice } from '../oauth/device.js';
 import { unknownScopes } from '../oauth/scopes.js';
 import { mintTokens, refreshState } from '../oauth/tokens.js';
+import { storeSizes } from '../evict.js';
 import { limits } from '../../spec/index.js';
 import { bool, controlBody, list, str } from './body.js';
 import { targetConfig } from './config.js';
@@ -107,7 +108,7 @@ export const simCreateUser: Handler = async (ctx) => {
   });
 };
 
-/** Live counts: what is still usable right now. */
+/** Live counts: what is still usable right now; `stored`: what the store holds, evicted or not yet. */
 export const simStats: Handler = (ctx) => {
   const { sim } = ctx;
   const { store } = sim;
@@ -131,6 +132,7 @@ export const simStats: Handler = (ctx) => {
       (d) => (d.state === 'pending' || d.state === 'authorized') && now < d.createdAt + d.expiresIn,
     ),
     sessions: store.sessions.size,
+    stored: storeSizes(store),
   });
 };
 

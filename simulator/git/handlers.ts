@@ -7,14 +7,14 @@
 import { checkAccessToken } from '../credentials.js';
 import { text } from '../http.js';
 import { dataset } from '../data/index.js';
-import type { Ctx, Handler, Handlers } from '../types.js';
+import type { Ctx, Handler, Handlers, SimRequest } from '../types.js';
 import { httpBackend } from './backend.js';
 import { repositoryRoot } from './repository.js';
 
 const READ = ['read_repository', 'write_repository', 'api'];
 const WRITE = ['write_repository', 'api'];
 
-function basicPassword(request: Request): { user: string; password: string } | null {
+function basicPassword(request: SimRequest): { user: string; password: string } | null {
   const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.get('authorization') ?? '');
   if (!m) return null;
   const decoded = Buffer.from(m[1], 'base64').toString('utf8');

@@ -2,7 +2,7 @@
  * Client authentication at the token, device and revocation endpoints (RFC 6749 §2.3.1): HTTP
  * Basic with the form-encoded client_id and client_secret, or both in the body, never both ways.
  */
-import type { Sim } from '../types.js';
+import type { Sim, SimRequest } from '../types.js';
 import type { Application } from '../store.js';
 import { matchesDigest } from '../digest.js';
 import { InvalidClient, InvalidRequest, OAuthError } from './errors.js';
@@ -18,7 +18,7 @@ function formDecode(value: string): string {
   return decodeURIComponent(value.replace(/\+/g, ' '));
 }
 
-export function presentedClient(request: Request, params: Params): ClientCredentials | null {
+export function presentedClient(request: SimRequest, params: Params): ClientCredentials | null {
   const header = request.headers.get('authorization');
   const bodyId = params.get('client_id') || undefined;
   const bodySecret = params.get('client_secret') || undefined;
@@ -77,7 +77,7 @@ export function authenticateClient(
  * Anything other than an OAuth error is a bug and propagates.
  */
 export function tryAuthenticateClient(
-  ctx: { sim: Sim; request: Request },
+  ctx: { sim: Sim; request: SimRequest },
   params: Params,
 ): { app: Application | null; clientError: OAuthError | null } {
   try {

@@ -5,7 +5,9 @@
  * listed there: X-Requested-With is never among them.
  */
 import { corsPreflights, operations, type CorsPreflight } from '../../spec/index.js';
-import type { Middleware, Sim } from '../types.js';
+import type { Middleware, Sim, SimRequest } from '../types.js';
+import { Reply, withHeaders, type Answer } from '../http.js';
+import { requestUrl } from '../request.js';
 
 const CROSS_ORIGIN = new Set([
   '/oauth/token',
@@ -23,7 +25,7 @@ function preflightOf(sim: Sim, path: string): CorsPreflight | undefined {
   return found && sim.inForce({ since: found.since }) ? found : undefined;
 }
 
-function preflight(request: Request, sim: Sim, spec: CorsPreflight): Response {
+function preflight(request: SimRequest, sim: Sim, spec: CorsPreflight): Answer {
   const methods = operations()
     .filter((o) => o.path === spec.path)
     .map((o) => o.method.toUpperCase());
@@ -34,18 +36,15 @@ function preflight(request: Request, sim: Sim, spec: CorsPreflight): Response {
   const granted = sim.fault('cors-allows-x-requested-with')
     ? [...new Set([...spec.allowedHeaders, ...asked])]
     : spec.allowedHeaders;
-  return new Response(null, {
-    status: 204,
-    headers: {
-      'access-control-allow-origin': '*',
-      'access-control-allow-methods': [...methods, 'OPTIONS'].join(', '),
-      'access-control-allow-headers': granted.join(', '),
-    },
+  return new Reply(204, null, {
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': [...methods, 'OPTIONS'].join(', '),
+    'access-control-allow-headers': granted.join(', '),
   });
 }
 
 export const cors: Middleware = async (request, sim, next) => {
-  const path = new URL(request.url).pathname;
+  const path = requestUrl(request).pathname;
   const origin = request.headers.get('origin');
   if (
     request.method === 'OPTIONS' &&
@@ -59,7 +58,5 @@ export const cors: Middleware = async (request, sim, next) => {
   const response = await next();
   // An OPTIONS that is not a granted preflight gets no CORS headers: the browser must refuse it.
   if (!origin || !CROSS_ORIGIN.has(path) || request.method === 'OPTIONS') return response;
-  const out = new Response(response.body, response);
-  out.headers.set('access-control-allow-origin', '*');
-  return out;
+  return withHeaders(response, { 'access-control-allow-origin': '*' });
 };

@@ -3,7 +3,7 @@
  * key set at /oauth/discovery/keys (oauthDiscoveryKeys) and its old alias /-/jwks (legacyJwks,
  * routed only before 17.0 by the operation's x-until).
  */
-import { json } from '../http.js';
+import { jsonText } from '../http.js';
 import type { Handler, Sim } from '../types.js';
 import { CHALLENGE_METHODS } from './pkce.js';
 import { USERINFO_CLAIMS } from './claims.js';
@@ -26,10 +26,29 @@ const ID_TOKEN_CLAIMS = [
   'groups_direct',
 ];
 
+/**
+ * Constant documents are serialised once: discovery per issuer and per set of available grants
+ * (settings can change those at run time), keys per simulator (its key is made once and never
+ * rotates).
+ */
+const discoveryText = new WeakMap<Sim, Map<string, string>>();
+const keysText = new WeakMap<Sim, string>();
+
 export const openidConfiguration: Handler = (ctx) => {
   const base = issuer(ctx);
+  const grants = GRANTS.filter((g) => g.available(ctx.sim)).map((g) => g.type);
   const device = deviceGrantAvailable(ctx.sim);
-  return json(200, {
+  const key = `${base} ${device} ${grants.join(' ')}`;
+  let texts = discoveryText.get(ctx.sim);
+  // The issuer may come from the Host header: a client sending many must not grow this.
+  if (!texts || texts.size >= 16) discoveryText.set(ctx.sim, (texts = new Map<string, string>()));
+  let body = texts.get(key);
+  if (body === undefined) texts.set(key, (body = JSON.stringify(discovery(base, device, grants))));
+  return jsonText(200, body);
+};
+
+function discovery(base: string, device: boolean, grants: string[]): Record<string, unknown> {
+  return {
     issuer: base,
     authorization_endpoint: `${base}/oauth/authorize`,
     token_endpoint: `${base}/oauth/token`,
@@ -40,7 +59,7 @@ export const openidConfiguration: Handler = (ctx) => {
     scopes_supported: [...KNOWN_SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: GRANTS.filter((g) => g.available(ctx.sim)).map((g) => g.type),
+    grant_types_supported: grants,
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     subject_types_supported: ['public'],
@@ -48,10 +67,14 @@ export const openidConfiguration: Handler = (ctx) => {
     claim_types_supported: ['normal'],
     claims_supported: [...new Set([...ID_TOKEN_CLAIMS, ...USERINFO_CLAIMS])],
     code_challenge_methods_supported: [...CHALLENGE_METHODS],
-  });
-};
+  };
+}
 
-export const oauthDiscoveryKeys: Handler = async (ctx) => json(200, await jwks(ctx.sim));
+export const oauthDiscoveryKeys: Handler = async (ctx) => {
+  let body = keysText.get(ctx.sim);
+  if (body === undefined) keysText.set(ctx.sim, (body = JSON.stringify(await jwks(ctx.sim))));
+  return jsonText(200, body);
+};
 export const legacyJwks: Handler = oauthDiscoveryKeys;
 
 /** The fault that keeps /-/jwks routed after its removal in 17.0 (core's release gate defers to this). */

@@ -6,7 +6,7 @@
  * error responses are never cached.
  */
 import { HttpError } from '../errors.js';
-import { json } from '../http.js';
+import { json, type Reply } from '../http.js';
 import type { Sim } from '../types.js';
 
 export class OAuthError extends HttpError {
@@ -23,7 +23,7 @@ export class OAuthError extends HttpError {
   }
 
   /** Never cached; a 401/403 names its challenge unless a fault drops it. */
-  override toResponse(sim: Sim): Response {
+  override toResponse(sim: Sim): Reply {
     const headers: Record<string, string> = noStore(sim);
     let status = this.status;
     if (status === 401 || status === 403) {

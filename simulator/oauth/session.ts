@@ -3,17 +3,18 @@
  * token per session, and a fresh session id on sign-in (no fixation). The session's createdAt is
  * the time of sign-in, which the id_token reports as auth_time.
  */
-import type { Sim } from '../types.js';
+import type { Sim, SimRequest } from '../types.js';
 import type { Session, User } from '../store.js';
 import { secret } from '../random.js';
 import { digest } from '../digest.js';
 import { sameSecret } from './compare.js';
+import { requestUrl } from '../request.js';
 
 export const SESSION_COOKIE = '_idp_session';
 /** Before sign-in: a random value tied to the form's CSRF token, with nothing stored server-side. */
 export const PRE_SESSION_COOKIE = '_idp_presession';
 
-function cookieValue(request: Request, name: string): string | undefined {
+function cookieValue(request: SimRequest, name: string): string | undefined {
   const header = request.headers.get('cookie');
   if (!header) return undefined;
   for (const part of header.split(';')) {
@@ -23,7 +24,7 @@ function cookieValue(request: Request, name: string): string | undefined {
   return undefined;
 }
 
-export function sessionOf(sim: Sim, request: Request): Session | undefined {
+export function sessionOf(sim: Sim, request: SimRequest): Session | undefined {
   const id = cookieValue(request, SESSION_COOKIE);
   return id ? sim.store.sessions.get(id) : undefined;
 }
@@ -38,18 +39,18 @@ export function createSession(sim: Sim, userId: number | null = null): Session {
  * Reached over HTTPS? The request's own scheme, or, only behind a trusted proxy (--trust-proxy),
  * the first X-Forwarded-Proto value (AUTH-SESSION-COOKIE-SECURE).
  */
-export function overHttps(sim: Sim, request: Request): boolean {
-  if (new URL(request.url).protocol === 'https:') return true;
+export function overHttps(sim: Sim, request: SimRequest): boolean {
+  if (requestUrl(request).protocol === 'https:') return true;
   if (!sim.options.trustProxy) return false;
   const forwarded = request.headers.get('x-forwarded-proto')?.split(',')[0].trim().toLowerCase();
   return forwarded === 'https';
 }
 
-function cookie(sim: Sim, request: Request, name: string, value: string): string {
+function cookie(sim: Sim, request: SimRequest, name: string, value: string): string {
   return `${name}=${value}; Path=/; HttpOnly; SameSite=Lax${overHttps(sim, request) ? '; Secure' : ''}`;
 }
 
-export function sessionCookie(sim: Sim, request: Request, session: Session): string {
+export function sessionCookie(sim: Sim, request: SimRequest, session: Session): string {
   return cookie(sim, request, SESSION_COOKIE, session.id);
 }
 
@@ -58,7 +59,7 @@ export function sessionCookie(sim: Sim, request: Request, session: Session): str
  * without one gets a pre-session cookie and a token derived from it (keyed hash), so a page view
  * stores nothing: a session is created only at sign-in, when there is something to keep.
  */
-export function signInCsrf(sim: Sim, request: Request): { csrf: string; setCookie?: string } {
+export function signInCsrf(sim: Sim, request: SimRequest): { csrf: string; setCookie?: string } {
   const existing = sessionOf(sim, request);
   if (existing) return { csrf: existing.csrf };
   const nonce = cookieValue(request, PRE_SESSION_COOKIE);
@@ -68,21 +69,21 @@ export function signInCsrf(sim: Sim, request: Request): { csrf: string; setCooki
 }
 
 /** Is the sign-in form's token the one of this request's session or pre-session cookie? */
-export function signInCsrfValid(sim: Sim, request: Request, token: string | null): boolean {
+export function signInCsrfValid(sim: Sim, request: SimRequest, token: string | null): boolean {
   const session = sessionOf(sim, request);
   if (session) return csrfValid(session, token);
   const nonce = cookieValue(request, PRE_SESSION_COOKIE);
   return !!nonce && !!token && sameSecret(token, digest(`csrf:${nonce}`));
 }
 
-export function signedIn(sim: Sim, request: Request): { session: Session; user: User } | null {
+export function signedIn(sim: Sim, request: SimRequest): { session: Session; user: User } | null {
   const session = sessionOf(sim, request);
   const user = session?.userId != null ? sim.store.users.get(session.userId) : undefined;
   return session && user ? { session, user } : null;
 }
 
 /** Replace the session with a signed-in one (the old id stops working). */
-export function signIn(sim: Sim, request: Request, user: User): Session {
+export function signIn(sim: Sim, request: SimRequest, user: User): Session {
   const old = sessionOf(sim, request);
   if (old) sim.store.sessions.delete(old.id);
   return createSession(sim, user.id);

@@ -3,7 +3,7 @@
  * the user's claims for a token holding `openid`; 401 for a missing or bad token, 403
  * insufficient_scope without openid.
  */
-import { json } from '../http.js';
+import { json, type Answer } from '../http.js';
 import type { Ctx, Handler } from '../types.js';
 import { bearerToken } from './bearer.js';
 import { userinfoClaims } from './claims.js';
@@ -11,7 +11,7 @@ import { InsufficientScope } from './errors.js';
 import { issuer } from './issuer.js';
 import { bodyParams } from './params.js';
 
-async function userinfo(ctx: Ctx, bodyToken?: string): Promise<Response> {
+async function userinfo(ctx: Ctx, bodyToken?: string): Promise<Answer> {
   const { token, user } = bearerToken(ctx, bodyToken);
   if (!token.scopes.includes('openid')) throw InsufficientScope('The access token was not granted the openid scope');
   return json(200, userinfoClaims(user, issuer(ctx)), { 'cache-control': 'no-store' });

@@ -2,8 +2,9 @@
 import type { AuthorizeRequest } from '../oauth/authorize-request.js';
 import { formatScope } from '../oauth/scopes.js';
 import { FIELDS, decisionButtons, esc, hidden, page } from './layout.js';
+import type { Answer } from '../http.js';
 
-export function consentPage(request: AuthorizeRequest, csrf: string, username: string): Response {
+export function consentPage(request: AuthorizeRequest, csrf: string, username: string): Answer {
   const scopes = request.scopes.map((s) => `<li><code>${esc(s)}</code></li>`).join('\n');
   return page(
     200,

@@ -1,8 +1,9 @@
 /** The device verification page (RFC 8628 §3.3) and the pages its machine rows name. */
 import type { MachineRow } from '../../spec/index.js';
 import { FIELDS, decisionButtons, esc, hidden, messagePage, page } from './layout.js';
+import type { Answer } from '../http.js';
 
-export function deviceForm(csrf: string, userCode: string, username: string, error?: string, status = 200): Response {
+export function deviceForm(csrf: string, userCode: string, username: string, error?: string, status = 200): Answer {
   return page(
     status,
     'Connect a device',
@@ -24,7 +25,7 @@ const RESULT_PAGES: Record<string, { title: string; message: string }> = {
 };
 
 /** The HTML answer a device machine row names by `result.page`. */
-export function devicePage(row: MachineRow): Response {
+export function devicePage(row: MachineRow): Answer {
   const known = RESULT_PAGES[row.result.page ?? ''] ?? { title: 'Device', message: row.result.page ?? '' };
   return messagePage(row.result.status, known.title, known.message, { name: row.result.page });
 }

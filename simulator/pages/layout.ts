@@ -3,7 +3,7 @@
  * must never render inside another site's frame), never cached.
  */
 import escapeHtml from 'escape-html';
-import { html } from '../http.js';
+import { html, type Answer } from '../http.js';
 
 export const esc = (value: string | number | boolean | null | undefined): string => escapeHtml(String(value ?? ''));
 
@@ -49,7 +49,7 @@ export interface PageOptions {
   headers?: Record<string, string>;
 }
 
-export function page(status: number, title: string, body: string, options: PageOptions = {}): Response {
+export function page(status: number, title: string, body: string, options: PageOptions = {}): Answer {
   const document = `<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><title>${esc(title)}</title></head>
@@ -68,6 +68,6 @@ ${body}
 }
 
 /** A page that only says something (errors, device results). */
-export function messagePage(status: number, title: string, message: string, options: PageOptions = {}): Response {
+export function messagePage(status: number, title: string, message: string, options: PageOptions = {}): Answer {
   return page(status, title, `<p id="message">${esc(message)}</p>`, options);
 }

@@ -58,6 +58,27 @@ function needPreflight(t: CheckContext): void {
   if (!t.inForce('CORS-PREFLIGHT')) t.skip(`preflight is supported from 15.1 (this run: ${t.release})`);
 }
 
+/**
+ * A header not granted proves the limit only where preflight is served: each endpoint must first
+ * grant Content-Type to a plain preflight. A 404 or a 500 grants nothing, and that is CORS-PREFLIGHT
+ * broken, not the limit kept.
+ */
+async function expectPreflightServed(t: CheckContext): Promise<void> {
+  for (const [path, method] of PREFLIGHT) {
+    const res = await preflight(t, path, method, 'https://client.example', ['Content-Type']);
+    t.expect(
+      grants(res, 'Content-Type'),
+      `preflight on ${path} must succeed and grant Content-Type before refusing other headers means anything`,
+      {
+        path,
+        status: res.status,
+        allowHeaders: res.headers.get('access-control-allow-headers'),
+        rules: ['CORS-PREFLIGHT'],
+      },
+    );
+  }
+}
+
 export const corsChecks: Check[] = [
   {
     id: 'cors.preflight',
@@ -125,6 +146,7 @@ export const corsChecks: Check[] = [
     rules: ['CORS-X-REQUESTED-WITH-REFUSED', 'CORS-ALLOWED-HEADERS-LIMITED'],
     async run(t: CheckContext) {
       needPreflight(t);
+      await expectPreflightServed(t);
       const refused = fc
         .constantFrom(...REFUSED_HEADERS)
         .chain((h) => fc.constantFrom(h, h.toUpperCase(), capitalized(h)));
@@ -153,6 +175,7 @@ export const corsChecks: Check[] = [
     rules: ['CORS-ALLOWED-HEADERS-LIMITED'],
     async run(t: CheckContext) {
       needPreflight(t);
+      await expectPreflightServed(t);
       await t.property(word, fc.constantFrom(...PREFLIGHT), async (w, [path, method]) => {
         const header = `X-Custom-${w}`;
         if (STANDARD_HEADERS.includes(header.toLowerCase())) return;

@@ -3,7 +3,15 @@ import fc from 'fast-check';
 import type { RuleId } from '../../spec/index.js';
 import type { AppRole, Check, CheckContext } from '../types.js';
 import { parseForms } from '../drivers/html.js';
-import { authorizeRedirect, broke, exchangeCode, expectTokenOk, jsonObject, tokenInfo } from '../shared/oauth.js';
+import {
+  authorizeCode,
+  authorizeRedirect,
+  broke,
+  exchangeCode,
+  expectTokenOk,
+  jsonObject,
+  tokenInfo,
+} from '../shared/oauth.js';
 import { namedScopes } from './scopes.js';
 import { mutationName, narrowApp, redirectMutations, word } from './variants.js';
 
@@ -30,6 +38,15 @@ function landsOn(redirect: URL, foreign: string, registered: URL): boolean {
 interface RefusalRules {
   page?: RuleId[];
   refusal?: RuleId[];
+}
+
+/**
+ * A refusal proves a rule only where a consent is given: the same application, asked properly,
+ * must get its code first. A target that refuses everything (404, 500) fails the code flow here,
+ * and its refusal of the bad request is never counted as the rule holding.
+ */
+async function expectAuthorizeWorks(t: CheckContext): Promise<void> {
+  await authorizeCode(t, 'confidential', {}, ['GRANT-CODE-FLOW']);
 }
 
 /** The provider answered an authorize request with an error page: no redirect, a 4xx status. */
@@ -111,6 +128,7 @@ export const authorizeChecks: Check[] = [
     rules: ['GRANT-REDIRECT-URI-REGISTERED'],
     async run(t: CheckContext) {
       const registered = new URL(t.oauth.app('confidential').redirectUri);
+      await expectAuthorizeWorks(t);
       await t.property(mutationName, word, async (mutation, w) => {
         const foreign = redirectMutations[mutation](registered, w);
         if (foreign === registered.href) return;
@@ -127,6 +145,12 @@ export const authorizeChecks: Check[] = [
         t.expect(
           !(redirect && landsOn(redirect, foreign, registered)),
           `authorize redirected to an unregistered redirect_uri (${mutation})`,
+          details,
+        );
+        // The error page must be one: a crash is no page shown to the user.
+        t.expect(
+          redirect || response.status < 500,
+          `authorize with an unregistered redirect_uri (${mutation}) answered ${response.status} instead of an error page`,
           details,
         );
       });
@@ -221,6 +245,7 @@ export const authorizeChecks: Check[] = [
     title: 'An authorize request from an unknown client_id gets an error page and no redirect',
     rules: ['GRANT-UNKNOWN-CLIENT', 'GRANT-APP-REGISTRATION'],
     async run(t: CheckContext) {
+      await expectAuthorizeWorks(t);
       await t.property(fc.stringMatching(/^[0-9a-f]{8,64}$/), async (clientId) => {
         if (Object.values(t.config.applications ?? {}).some((a) => a?.clientId === clientId)) return;
         await expectErrorPage(

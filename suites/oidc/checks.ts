@@ -340,6 +340,8 @@ export const oidcChecks: Check[] = [
     rules: ['VER-JWKS-REMOVED'],
     async run(t: CheckContext) {
       if (!t.inForce('VER-JWKS-REMOVED')) t.skip(`/-/jwks is removed from 17.0 (this run: ${t.release})`);
+      // A 404 shows the alias removed only where the key set itself is served.
+      await fetchJwks(t);
       const res = await t.http.get(LEGACY_JWKS_PATH);
       t.expect(res.status === 404, `${LEGACY_JWKS_PATH} must answer 404 from 17.0`, { status: res.status });
     },

@@ -291,6 +291,17 @@ const keysetUnsupported: Check = {
   rules: ['PAG-KEYSET-SELECTED-ENDPOINTS'],
   async run(t: CheckContext) {
     const path = `${projectPath(fixtureProject(t))}/issues`;
+    // A refusal of keyset says something only where the same list is served without it.
+    const plain = await t.http.get(path, { headers: await apiHeaders(t) });
+    // A crash is the provider's; any other refusal leaves nothing to compare (often the fixture named in the config).
+    t.expect(plain.status < 500, `the issues of the fixture project answered ${plain.status} without keyset`, {
+      status: plain.status,
+      rules: ['ERR-NO-SERVER-ERROR'],
+    });
+    if (plain.status !== 200)
+      t.harness(
+        `the issues of the fixture project answered ${plain.status} without keyset, so a refusal of keyset would prove nothing (is fixtures.project readable?)`,
+      );
     const res = await t.http.get(path, {
       headers: await apiHeaders(t),
       query: { pagination: 'keyset', order_by: 'id', sort: 'desc' },

@@ -45,6 +45,15 @@ export interface CheckResult {
   expectedReason?: string;
 }
 
+export interface Coverage {
+  /** `must` rules the report lists. */
+  must: number;
+  /** Of those, the ones a check tested (passed, failed or warned; not skipped, untested or errored). */
+  mustTested: number;
+  /** `--require-coverage`: the run fails when the tested share is below this percentage. */
+  required?: number;
+}
+
 export interface RuleResult {
   id: string;
   title: string;
@@ -76,6 +85,10 @@ export interface Report {
     /** Failures excused by `--expect` (present when the run had an expect file). */
     expected?: number;
   };
+  /** Share of the listed `must` rules a check actually tested (suites/report/verdict.ts mustCoverage). */
+  coverage?: Coverage;
+  /** The run was stopped by this signal; checks it did not reach are skipped. */
+  interrupted?: 'SIGINT' | 'SIGTERM';
   rules: RuleResult[];
   checks: CheckResult[];
 }

@@ -68,7 +68,12 @@ const VOCABULARY = new Set([
 /** Values that carry no secret even under a secret-looking name (a status code, a JSON literal, an error code). */
 function harmless(value: string): boolean {
   return (
-    value === '' || isMasked(value) || VOCABULARY.has(value) || /^(null|true|false|undefined|\d{1,7})$/.test(value)
+    value === '' ||
+    isMasked(value) ||
+    VOCABULARY.has(value) ||
+    /^(null|true|false|undefined|\d{1,7})$/.test(value) ||
+    // A placeholder the harness wrote where it left a value out.
+    /^\[?(redacted|REDACTED)\]?$/.test(value)
   );
 }
 
@@ -190,6 +195,9 @@ function redactPairs(text: string): string {
     const v = valuePattern.exec(text);
     if (!v) continue;
     const [, dq, sq, bare] = v;
+    // `code: expected …` is a sentence, not a field: in prose only a value shaped like a credential goes.
+    const prose = m[1] === '' && m[3].includes(':') && bare !== undefined;
+    if (prose && !credentialShaped(bare)) continue;
     const value =
       dq !== undefined
         ? `"${maskUnlessHarmless(dq)}"`
@@ -201,6 +209,18 @@ function redactPairs(text: string): string {
     head.lastIndex = valuePattern.lastIndex;
   }
   return out + text.slice(copied);
+}
+
+/**
+ * After `name: ` in prose, the harness's own words stay: a word (with its punctuation), a path,
+ * an error code such as ERR_JWS_INVALID, a URL (its secret parameters are masked on their own).
+ * Exact secrets the run learned are masked by value before this, wherever they are.
+ */
+function credentialShaped(value: string): boolean {
+  if (harmless(value)) return false;
+  if (/^[A-Za-z]+(?:-[A-Za-z]+)*[,.;:!?]*$/.test(value)) return false;
+  if (value.startsWith('/') || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return false;
+  return !/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(value);
 }
 
 /** Header-style names, handled (scheme and cookie names kept) by their own patterns. */

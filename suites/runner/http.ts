@@ -64,10 +64,20 @@ function formBody(form: NonNullable<HttpRequest['form']>): string {
 /** Sees every exchange after it happened (the session adopts token responses for revocation). */
 export type Observer = (request: RawRequest, response: HttpResponse) => void;
 
-export function createHttp(target: Target, recorder: Recorder, redactor: Redactor, observe?: Observer): Http {
+/**
+ * `gate` is asked before every request and may throw to refuse it (the run was interrupted).
+ */
+export function createHttp(
+  target: Target,
+  recorder: Recorder,
+  redactor: Redactor,
+  observe?: Observer,
+  gate?: () => void,
+): Http {
   const baseUrl = target.baseUrl;
 
   const exchange = async (raw: RawRequest, display: string): Promise<HttpResponse> => {
+    gate?.();
     // Recorded raw and masked only when shown (Redactor.exchange); secrets are learned right away.
     const record: Exchange = {
       request: {

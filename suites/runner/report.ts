@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CheckResult, CheckStatus, Report, RuleResult, RuleStatus } from '../report/model.js';
 import type { RuleInfo } from './rules.js';
+import { mustCoverage, verdict } from '../report/verdict.js';
 
 import { applyToCheck, reasonFor, type Expectation } from './expect.js';
 
@@ -43,6 +44,9 @@ export interface ReportInput {
   rules: RuleInfo[];
   /** Known deviations (`--expect`): their failures are `expected`, their passes `stale`. */
   expect?: Expectation[];
+  /** `--require-coverage`: percentage of the listed must rules that must be tested. */
+  requiredCoverage?: number;
+  interrupted?: Report['interrupted'];
 }
 
 export function buildReport(input: ReportInput): Report {
@@ -89,16 +93,23 @@ export function buildReport(input: ReportInput): Report {
     startedAt: input.startedAt.toISOString(),
     durationMs: Date.now() - input.startedAt.getTime(),
     summary,
+    coverage: mustCoverage(rules, input.requiredCoverage),
+    ...(input.interrupted ? { interrupted: input.interrupted } : {}),
     rules,
     checks,
   };
 }
 
+/** The exit code of a signal, as shells report it: 128 + its number. */
+export const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+
 /**
- * 1 when a `must` check failed; else 2 when a check errored (the harness could not do its part, so
- * the run proves less than it claims to); else 0 (warnings keep 0).
+ * An interrupted run exits as its signal does; else 1 when a `must` check failed or fewer must
+ * rules were tested than required; else 2 when a check errored (the harness could not do its
+ * part, so the run proves less than it claims to); else 0 (warnings keep 0).
  */
-export function exitCodeOf(report: Report): 0 | 1 | 2 {
-  if (report.summary.failed > 0) return 1;
-  return report.summary.errored > 0 ? 2 : 0;
+export function exitCodeOf(report: Report): number {
+  if (report.interrupted) return SIGNAL_EXIT[report.interrupted];
+  const v = verdict(report);
+  return v === 'fail' ? 1 : v === 'error' ? 2 : 0;
 }

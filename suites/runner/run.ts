@@ -4,12 +4,12 @@
  * live deployment deserves a polite client.
  */
 import type { RuleId } from '../../spec/index.js';
-import type { Report } from '../report/model.js';
+import type { CheckResult, Report } from '../report/model.js';
 import { SelectionError } from '../errors.js';
 import { SUITE_NAMES, type Check, type SuiteName } from '../types.js';
 import { buildReport } from './report.js';
 import type { Expectation } from './expect.js';
-import { openSession, type SessionOptions } from './session.js';
+import { INTERRUPTED, openSession, type SessionOptions } from './session.js';
 
 export const SUITES: SuiteName[] = [...SUITE_NAMES];
 
@@ -24,10 +24,12 @@ export interface RunOptions extends SessionOptions {
   select?: Selection;
   /** One line per finished check (stderr in the CLI). */
   progress?: (line: string) => void;
-  /** Asked before each check: true stops the run there (Ctrl-C), the rest reported as skipped. */
-  stopRequested?: () => boolean;
   /** Known deviations (`--expect`): their failures are reported `expected`, their passes `stale`. */
   expect?: Expectation[];
+  /** Each finished check, for a caller that shows progress its own way. */
+  onResult?: (result: CheckResult, index: number, total: number) => void;
+  /** `--require-coverage`: percentage of the listed must rules that must be tested. */
+  requiredCoverage?: number;
 }
 
 /** The checks a selection names; unknown names are usage errors, not empty runs. */
@@ -47,6 +49,12 @@ export function selectChecks(checks: Check[], select: Selection = {}, knownRules
       (!select.rules?.length || c.rules.some((r) => select.rules!.includes(r))) &&
       (!select.check || c.id === select.check),
   );
+}
+
+/** The signal that stopped the run, if one did (`true` from a caller that knows none: SIGINT). */
+function stopSignal(options: SessionOptions): Report['interrupted'] {
+  const stop = options.stopRequested?.();
+  return typeof stop === 'string' ? stop : stop ? 'SIGINT' : undefined;
 }
 
 const MARK = {
@@ -69,7 +77,7 @@ export async function runConformance(options: RunOptions): Promise<Report> {
     );
     const results = [];
     for (const [i, check] of selected.entries()) {
-      const result = options.stopRequested?.()
+      const result: CheckResult = stopSignal(options)
         ? {
             id: check.id,
             suite: check.suite,
@@ -77,14 +85,17 @@ export async function runConformance(options: RunOptions): Promise<Report> {
             rules: check.rules,
             status: 'skipped' as const,
             durationMs: 0,
-            message: 'the run was interrupted',
+            message: INTERRUPTED,
           }
         : await session.runCheck(check);
       results.push(result);
+      options.onResult?.(result, i, selected.length);
       const note = result.status === 'passed' ? '' : ` — ${result.message ?? ''}`;
-      options.progress?.(
-        `[${i + 1}/${selected.length}] ${MARK[result.status]} ${check.id} (${result.durationMs} ms)${note.length > 160 ? note.slice(0, 160) + '…' : note}`,
-      );
+      // A caller that takes each result shows progress its own way.
+      if (!options.onResult)
+        options.progress?.(
+          `[${i + 1}/${selected.length}] ${MARK[result.status]} ${check.id} (${result.durationMs} ms)${note.length > 160 ? note.slice(0, 160) + '…' : note}`,
+        );
     }
     // The report lists the rules in force that this selection is about.
     const filtered = !!(options.select?.suites?.length || options.select?.rules?.length || options.select?.check);
@@ -103,6 +114,8 @@ export async function runConformance(options: RunOptions): Promise<Report> {
       checks: results,
       rules,
       expect: options.expect,
+      requiredCoverage: options.requiredCoverage,
+      interrupted: stopSignal(options),
     });
   } finally {
     await session.close();

@@ -18,6 +18,8 @@ import { createRandom } from './random.js';
 import { createRedactor, type Redactor } from './redact.js';
 import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, whyNotInForce, type RuleInfo } from './rules.js';
 
+/** Why a check the run did not finish is skipped. */
+export const INTERRUPTED = 'the run was interrupted';
 /** The rule whose window says whether the password grant still exists at a release. */
 const PASSWORD_RULE: RuleId = 'GRANT-PASSWORD-PARAMS';
 /** A check that has not finished after this long is failed, so one hang cannot stall a run. */
@@ -47,6 +49,11 @@ export interface SessionOptions {
   /** Arguments that point `idp-conformance run` at this same target (for reproduce commands). */
   reproduceArgs?: string[];
   checkTimeoutMs?: number;
+  /**
+   * Asked before each check and each request a check sends: a signal (or true) stops the run
+   * (Ctrl-C). The running check stops at its next request and is skipped, its tokens still revoked.
+   */
+  stopRequested?: () => 'SIGINT' | 'SIGTERM' | boolean | undefined;
 }
 
 /** `inForce` counts unknown ids as in force, so a typo cannot hide a check. */
@@ -61,7 +68,7 @@ export interface Session extends SessionGround {
 const quote = (arg: string) => (/^[\w./:=,@-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
 
 export function reproduceCommand(checkId: string, seed: number, args: string[] = []): string {
-  return ['idp-conformance', 'run', '--check', checkId, '--seed', String(seed), ...args].map(quote).join(' ');
+  return ['npx', 'idp-conformance', 'run', '--check', checkId, '--seed', String(seed), ...args].map(quote).join(' ');
 }
 
 async function assertReachable(target: Target): Promise<void> {
@@ -106,10 +113,24 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const recorder = createRecorder();
   // Any token response, whoever asked for it, is adopted by the running check for revocation.
   let current: TrackedFlows | undefined;
-  const http = createHttp(target, recorder, redactor, (request, response) => {
-    if (current && response.status === 200 && /\/oauth\/token(\?|$)/.test(request.url))
-      current.adopt(response, current.roleOf(request));
-  });
+  // A check's own requests stop once the run is interrupted; housekeeping (revocation) never does.
+  let checkRunning = false;
+  let stoppedCheck = false;
+  const http = createHttp(
+    target,
+    recorder,
+    redactor,
+    (request, response) => {
+      if (current && response.status === 200 && /\/oauth\/token(\?|$)/.test(request.url))
+        current.adopt(response, current.roleOf(request));
+    },
+    () => {
+      if (checkRunning && recorder.enabled && options.stopRequested?.()) {
+        stoppedCheck = true;
+        throw new CheckSkipped(INTERRUPTED);
+      }
+    },
+  );
   const random = createRandom(options.seed);
 
   recorder.enabled = false;
@@ -233,10 +254,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       /** The evidence a reader needs for anything but a pass: exchanges and the reproduce command. */
       const evidenceFields = () => ({
         exchange: recorder.exchanges.map((e) => redactor.exchange(e)),
-        reproduce: reproduceCommand(check.id, options.seed, options.reproduceArgs),
+        // The rerun command repeats the target's URL and config path: a password or token in them is masked too.
+        reproduce: redactor.text(reproduceCommand(check.id, options.seed, options.reproduceArgs)),
       });
       const errored = (message: string) => done('errored', { message: redactor.text(message), ...evidenceFields() });
       let result: CheckResult;
+      checkRunning = true;
+      stoppedCheck = false;
       try {
         const timeoutMs = driver.kind === 'manual' ? 0 : (options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
         await withTimeout(check.run(t), timeoutMs, `check ${check.id}`);
@@ -260,11 +284,14 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           result = errored(`the check crashed (a defect of the harness, not a verdict on the target): ${stack}`);
         }
       } finally {
+        checkRunning = false;
         recorder.enabled = false;
         await oauth.revokeAll();
         current = undefined;
         recorder.enabled = true;
       }
+      // Whatever the check made of its refused requests, an interrupted check proved nothing.
+      if (stoppedCheck) return { ...base, status: 'skipped', durationMs: Date.now() - started, message: INTERRUPTED };
       return result;
     },
     async close() {
@@ -279,7 +306,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 }
 
 /** The sentence, then the structured details a reader needs, short. */
-function describeFailure(failure: CheckFailure): string {
+export function describeFailure(failure: CheckFailure): string {
   const details = Object.entries(failure.details ?? {}).filter(
     ([k, v]) => v !== undefined && !['seed', 'path', 'shrinks', 'rules'].includes(k),
   );

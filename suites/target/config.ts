@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { createAjv, type ValidateFunction, type ErrorObject } from '../../spec/ajv.js';
 import { parse } from 'yaml';
-import { targetConfigSchema } from '../../spec/index.js';
+import { releaseProblem, targetConfigSchema } from '../../spec/index.js';
 import { ConfigError } from '../errors.js';
 import type { TargetConfig } from '../types.js';
 
@@ -33,6 +33,8 @@ export function validateTargetConfig(value: unknown, origin = 'target config'): 
   const check = validate();
   if (!check(value)) throw new ConfigError(`${origin}: ${describe(check.errors![0])}`);
   const config = value as TargetConfig;
+  const releaseWrong = config.release === undefined ? undefined : releaseProblem(String(config.release));
+  if (releaseWrong) throw new ConfigError(`${origin}: release: ${releaseWrong}`);
   // The schema says so too; kept so the type below is never a lie.
   if (typeof config.baseUrl !== 'string' || !/^https?:\/\/[^/]/i.test(config.baseUrl)) {
     throw new ConfigError(`${origin}: baseUrl must be an http(s) URL`);

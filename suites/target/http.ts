@@ -17,15 +17,21 @@ export interface HttpTargetOptions {
   retries429?: number;
   /** Longest Retry-After we wait out, in seconds. */
   maxRetryAfter?: number;
+  /** Largest response body read, in bytes; a longer one fails the request (the check that sent it). */
+  maxBodyBytes?: number;
   name?: string;
 }
 
-const DEFAULT_TIMEOUT_MS = 15_000;
+export const DEFAULT_TIMEOUT_MS = 15_000;
+/** A hostile or broken target cannot make the harness hold more than this per response. */
+export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 /** Response headers we accept: Link headers echo long URLs several times over (Node's default is 16 KiB). */
 const MAX_RESPONSE_HEADER_BYTES = 1024 * 1024;
 /** How much of a path an error message quotes. */
 const PATH_IN_MESSAGE = 120;
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+const bytes = (n: number) => (n >= 1024 * 1024 && n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : `${n} bytes`);
 
 /** Split an absolute URL without parsing its path: `http://h:1/a%2Fb/../c?x` → origin + raw path. */
 export function splitUrl(url: string): { protocol: 'http:' | 'https:'; host: string; path: string } {
@@ -59,6 +65,7 @@ function toResponse(res: IncomingMessage, body: Buffer): Response {
 
 export function createHttpTarget(config: TargetConfig, options: HttpTargetOptions = {}): Target {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const limiter = createRateLimiter(options.rate);
   const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
 
@@ -88,8 +95,25 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
           maxHeaderSize: MAX_RESPONSE_HEADER_BYTES,
         },
         (res) => {
+          // Refused before reading when announced too long; cut off as soon as the count passes the cap.
+          const tooLarge = (what: string) => {
+            const error = new TransportError(
+              `${raw.method} ${shown}: ${what}, more than the ${bytes(maxBody)} a response may have (--max-body)`,
+              'too-large',
+            );
+            req.destroy(error);
+            reject(error);
+          };
+          const announced = Number(res.headers['content-length']);
+          if (Number.isFinite(announced) && announced > maxBody)
+            return tooLarge(`the answer announced a body of ${announced} bytes`);
           const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
+          let received = 0;
+          res.on('data', (c: Buffer) => {
+            received += c.length;
+            if (received > maxBody) return tooLarge(`the body went on past ${received} bytes`);
+            chunks.push(c);
+          });
           res.on('end', () => resolve(toResponse(res, Buffer.concat(chunks))));
           res.on('error', (e) => reject(new TransportError(`${raw.method} ${shown}: ${e.message}`, 'protocol')));
         },

@@ -14,7 +14,7 @@ export class TransportError extends Error {
   override name = 'TransportError';
   constructor(
     message: string,
-    readonly code: 'timeout' | 'unreachable' | 'protocol',
+    readonly code: 'timeout' | 'unreachable' | 'protocol' | 'too-large',
   ) {
     super(message);
   }

@@ -47,6 +47,16 @@ const unknownRoute: Check = {
   rules: ['ERR-UNKNOWN-ROUTE-404'],
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
+    // A 404 for an unknown path says something only where /api/v4 routes known ones.
+    const known = await t.http.get('/api/v4/user', { headers });
+    t.expect(
+      known.status !== 404 && known.status < 500,
+      `GET /api/v4/user answered ${known.status}: /api/v4 routes nothing`,
+      {
+        status: known.status,
+        rules: ['ENC-API-PREFIX'],
+      },
+    );
     await t.property(unknownSegment, fc.constantFrom('GET', 'POST', 'DELETE'), async (segment, method) => {
       const path = `/api/v4/${segment}`;
       const res = await t.http.send({ method, path, headers });

@@ -157,7 +157,7 @@ export function fixtureReport(): Report {
             },
           },
         ],
-        reproduce: 'npx idp-conformance run --suite grants --rule PKCE-VERIFIER-LENGTH --seed 1234567 --runs 100',
+        reproduce: `npx idp-conformance run --suite grants --rule PKCE-VERIFIER-LENGTH --seed 1234567 --runs 100 --target 'https://ci:${s.password}@127.0.0.1:3000/?private_token=${s.pat}'`,
       },
       {
         id: 'tokens.refresh-rotation',

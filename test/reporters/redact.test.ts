@@ -71,6 +71,9 @@ describe('every carrier of a secret is masked', () => {
         fc.property(nameArb, secretArb, (name, secret) => {
           const template = render(name, 'PLACEHOLDER');
           fc.pre(!template.includes(secret) && !secret.includes('PLACEHOLDER'));
+          // In prose (`name: value`) a plain word is the harness's own; secrets there are masked by value.
+          if (carrier === 'message text')
+            fc.pre(!/^[A-Za-z]+(-[A-Za-z]+)*[.]*$/.test(secret) && !secret.startsWith('/'));
           const out = render(name, secret);
           expect(out).not.toContain(secret);
           // What stays is the fixed prefix (long secrets) or nothing.
@@ -124,6 +127,10 @@ describe('what is not a secret stays byte for byte', () => {
     'token_type_hint=refresh_token',
     '"expires_in": null',
     'http://127.0.0.1:3000/oauth/token',
+    'code: expected a refusal, got a token response',
+    'revoked access token: /oauth/token/info must refuse it',
+    'code: ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+    'page_token=[redacted]',
   );
   const word = fc.string({
     unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'),

@@ -10,9 +10,9 @@ import { InvalidClient, InvalidGrant } from '../../simulator/oauth/errors.js';
 const sim = createSimulator({ clock: { frozen: true } });
 
 async function answer(error: HttpError, on = sim) {
-  const response = error.toResponse(on);
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+  const reply = error.toResponse(on);
+  const text = typeof reply.body === 'string' ? reply.body : '';
+  return { status: reply.status, headers: reply.headers, body: text ? JSON.parse(text) : null };
 }
 
 describe('HttpError families', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRouter } from '../../simulator/router.js';
+import { compileRoute, createRouter } from '../../simulator/router.js';
 import { operations } from '../../spec/index.js';
 
 const route = createRouter(operations());
@@ -31,5 +31,40 @@ describe('router (from spec/openapi.yaml)', () => {
   it('answers method-not-allowed with the allowed methods', () => {
     const m = route('DELETE', '/oauth/token');
     expect(m).toEqual({ kind: 'method-not-allowed', allow: ['POST'] });
+  });
+});
+
+describe('router grouping', () => {
+  // Grouping by first segment is an optimisation: it must answer exactly as trying every route in
+  // order of specificity does (this reference is that plain scan).
+  const routes = operations()
+    .map(compileRoute)
+    .sort((a, b) => b.specificity - a.specificity);
+  const reference = (method: string, rawPath: string) => {
+    const wanted = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
+    const allow = new Set<string>();
+    for (const r of routes) {
+      const m = r.pattern.exec(rawPath);
+      if (!m) continue;
+      const params: Record<string, string> = {};
+      try {
+        r.names.forEach((name, i) => (params[name] = decodeURIComponent(m[i + 1])));
+      } catch {
+        continue;
+      }
+      if (r.op.method === wanted) return { kind: 'found', op: r.op, params };
+      allow.add(r.op.method.toUpperCase());
+    }
+    return allow.size ? { kind: 'method-not-allowed', allow: [...allow] } : { kind: 'not-found' };
+  };
+  const fillers = ['x1', '42', 'group%2Fproject', 'a/b', '%E0%A4%A', 'info', 'oauth'];
+  const paths = new Set(['/', '//x', '/api', '/api/v4', '/oauth', '/oauth/', '/-/simulator/stats', '/unknown/path']);
+  for (const op of operations()) for (const fill of fillers) paths.add(op.path.replace(/\{\w+\}/g, fill));
+
+  it('routes every path as the plain scan does, for every method', () => {
+    expect(paths.size).toBeGreaterThan(100);
+    for (const path of paths)
+      for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'])
+        expect(route(method, path), `${method} ${path}`).toEqual(reference(method, path));
   });
 });

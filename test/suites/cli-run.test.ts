@@ -29,7 +29,12 @@ describe('idp-conformance run: flags and exit codes', () => {
     [{ runs: '0' }, /--runs must be a whole number from 1/],
     [{ seed: '-3' }, /--seed must be a whole number/],
     [{ offering: 'cloud' }, /--offering must be self-managed or hosted/],
-    [{ release: 'latest' }, /--release must look like 17\.1/],
+    [{ release: 'latest' }, /--release: release "latest" is not a release number like 17\.1 \(known: 15\.0 to 19\.x/],
+    [
+      { release: '99.0' },
+      /--release: unknown release "99\.0" \(known: 15\.0 to 19\.x, changing at 15\.0, 15\.1, .*19\.0\)/,
+    ],
+    [{ release: '1.0' }, /--release: unknown release "1\.0"/],
     [{ suite: 'grants,nope' }, /unknown suite nope/],
     [{ target: 'http://127.0.0.1:1', config: 'x.yaml' }, /not both/],
     [{ target: 'http://127.0.0.1:1', fault: ['x'] }, /--fault applies only to the embedded simulator/],

@@ -60,7 +60,7 @@ describe('run --expect', () => {
     expect(r.report!.summary.expected).toBe(1);
     expect(r.report!.rules.find((x) => x.id === 'GRANT-CODE-SINGLE-USE')?.status).toBe('expected');
     expect(r.out).toMatch(/^EXPECTED grants grants\.code-single-use .*vendor ticket 123/m);
-    expect(r.out).toMatch(/^PASS: 0 failed, 0 warned, 1 expected/m);
+    expect(r.out).toMatch(/^PASS \(1 of 1 must rules tested\): 0 failed, 0 warned, 1 expected/m);
     expect(validateReport(JSON.parse(JSON.stringify(r.report)))).toEqual([]);
     expect(renderMarkdown(r.report!)).toContain('Expected: known deviations');
     expect(renderJunit(r.report!)).toContain('EXPECTED (known deviation');

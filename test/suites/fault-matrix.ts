@@ -5,6 +5,7 @@
  * whose rules are all `should` is caught by a warning of one of them, and the run exits 0. (Only
  * the checks of the fault's rules run, for speed: a full run adds checks, never removes a failure.)
  * The same checks with no fault must all pass, so a failure is the fault's doing and not the check's.
+ * Every failure message is also rendered as the reports show it: no word lost, no secret kept.
  */
 import { describe, expect, it } from 'vitest';
 import { faults, rule, type Fault } from '../../spec/index.js';
@@ -14,6 +15,7 @@ import { runConformance } from '../../suites/runner/run.js';
 import { defaultSeed } from '../../suites/runner/defaults.js';
 import { executeRun } from '../../cli/run.js';
 import type { CheckResult, Report } from '../../suites/report/model.js';
+import { witness, type Witness } from './failure-text.js';
 
 /** Few property runs: the matrix asks "is the fault caught", not "is every input fine". */
 const MATRIX_RUNS = 8;
@@ -31,12 +33,21 @@ const describeResults = (results: CheckResult[]) =>
 export const mustRulesOf = (fault: Fault) => fault.rules.filter((id) => rule(id).level === 'must');
 
 /** `run --fault NAME --rule <rules>` in process: its exit code and report. */
-export async function runWithFault(fault: Fault, seed: number): Promise<{ code: number; report: Report; err: string }> {
+export async function runWithFault(
+  fault: Fault,
+  seed: number,
+  run?: Witness,
+): Promise<{ code: number; report: Report; err: string }> {
   let report: Report | undefined;
   const err: string[] = [];
   const code = await executeRun(
     { fault: [fault.name], rule: fault.rules.join(','), runs: String(MATRIX_RUNS), seed: String(seed) },
-    { out: () => {}, err: (t) => void err.push(t), onReport: (r) => (report = r) },
+    {
+      out: () => {},
+      err: (t) => void err.push(t),
+      onReport: (r) => (report = r),
+      ...(run ? { checks: () => run.checks, target: () => Promise.resolve(run.target) } : {}),
+    },
     {},
   );
   if (!report) throw new Error(`run --fault ${fault.name} made no report (exit ${code}):\n${err.join('')}`);
@@ -55,7 +66,9 @@ export function faultMatrix(side: Fault['side']): void {
       async (_name, fault) => {
         const must: readonly string[] = mustRulesOf(fault);
         const rules: readonly string[] = fault.rules;
-        const { code, report } = await runWithFault(fault, seed);
+        // The witness also holds every failure message to its words and every secret out (issue 10).
+        const run = await witness([fault.name], relevant(fault));
+        const { code, report } = await runWithFault(fault, seed, run);
         // The verdict must break one of the fault's rules, not merely come from a check that names one;
         // a must fault counts only as a failure of one of its must rules.
         const caught = report.checks.filter((c) =>
@@ -68,6 +81,7 @@ export function faultMatrix(side: Fault['side']): void {
         expect(code, `${why}: run --fault ${fault.name} exit code\n${describeResults(report.checks)}`).toBe(
           must.length ? 1 : 0,
         );
+        run.verify(report);
       },
     );
 

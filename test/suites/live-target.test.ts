@@ -30,11 +30,11 @@ const seen: { method: string; path: string }[] = [];
 
 beforeAll(async () => {
   simulation = await startSimulation({ writeConfig: configFile, control: false }, () => undefined);
-  const handle = simulation.sim.handle.bind(simulation.sim);
-  // Every request the harness sends, as the deployment sees it.
-  simulation.sim.handle = (request: Request) => {
+  const answer = simulation.sim.answer.bind(simulation.sim);
+  // Every request the harness sends, as the deployment sees it (answer: the entry of every adapter).
+  simulation.sim.answer = (request) => {
     seen.push({ method: request.method, path: new URL(request.url).pathname });
-    return handle(request);
+    return answer(request);
   };
 });
 afterAll(async () => {

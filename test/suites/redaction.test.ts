@@ -105,4 +105,18 @@ describe('redaction of recorded exchanges', () => {
     expect(text).not.toContain(S.password);
     expect(report.checks[0].message).toContain('acce…');
   });
+
+  it('masks a password or token in the reproduce command, word for word, and nothing else of it', async () => {
+    const report = await runConformance({
+      seed: 42,
+      numRuns: 5,
+      rules: RULES,
+      target: server(),
+      reproduceArgs: ['--target', `https://ci:${S.password}@idp.test/?private_token=${S.pat}`, '--runs', '5'],
+      checks: [check('fails', ['T-MUST'], async (t: CheckContext) => t.fail('no'))],
+    });
+    expect(report.checks[0].reproduce).toBe(
+      `idp-conformance run --check grants.fails --seed 42 --target 'https://ci:pass…@idp.test/?private_token=glpa…' --runs 5`,
+    );
+  });
 });

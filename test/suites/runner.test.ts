@@ -296,7 +296,7 @@ describe('runner verdicts', () => {
       checks: [check('bad', ['T-MUST'], async (t: CheckContext) => t.fail('x'))],
     });
     expect(report.checks[0].reproduce).toBe(
-      'idp-conformance run --check grants.bad --seed 7 --target http://fake.test',
+      'npx idp-conformance run --check grants.bad --seed 7 --target http://fake.test',
     );
   });
 
@@ -335,15 +335,15 @@ describe('runner verdicts', () => {
     expect(report.checks[0].counterexample).toBe('[0]');
   });
 
-  it('stops when interrupted: the running check finishes, the rest are skipped, not passed', async () => {
+  it('stops when interrupted: a finished check stands, the rest are skipped, not passed', async () => {
     let done = 0;
     const report = await runConformance({
       ...base,
       target: fakeTarget(),
       checks: [
         check('one', ['T-MUST'], async (t: CheckContext) => {
-          done++;
           await seen()(t);
+          done++;
         }),
         check('two', ['T-MUST'], async () => void done++),
       ],
@@ -351,7 +351,27 @@ describe('runner verdicts', () => {
     });
     expect(report.checks.map((c) => c.status)).toEqual(['passed', 'skipped']);
     expect(report.checks[1].message).toBe('the run was interrupted');
+    expect(report.interrupted).toBe('SIGINT');
     expect(done).toBe(1);
+  });
+
+  it('stops the running check at its next request: skipped as interrupted, never passed', async () => {
+    let stop = false;
+    const report = await runConformance({
+      ...base,
+      target: fakeTarget(),
+      checks: [
+        check('long', ['T-MUST'], async (t: CheckContext) => {
+          await seen()(t);
+          stop = true;
+          // A check that swallows the refusal still proves nothing.
+          await t.http.get('/again').catch(() => undefined);
+        }),
+      ],
+      stopRequested: () => (stop ? 'SIGTERM' : undefined),
+    });
+    expect(report.checks.map((c) => [c.status, c.message])).toEqual([['skipped', 'the run was interrupted']]);
+    expect(report.interrupted).toBe('SIGTERM');
   });
 
   it('selects by suite, rule and check id, and refuses unknown names', () => {

@@ -4,7 +4,7 @@
  * and RFC 6749 §3.2 has the server ignore any parameter it does not recognise, so such a list
  * could only ever be documentation duplicating the source.
  */
-import { json } from '../../http.js';
+import { json, type Answer } from '../../http.js';
 import type { Ctx, Sim } from '../../types.js';
 import { noStore } from '../errors.js';
 import type { Params } from '../params.js';
@@ -14,11 +14,11 @@ export interface Grant {
   type: string;
   /** Offered at this release, offering and flag state? */
   available(sim: Sim): boolean;
-  handle(ctx: Ctx, params: Params): Promise<Response>;
+  handle(ctx: Ctx, params: Params): Promise<Answer>;
 }
 
 /** A token response: JSON, never cached, absent fields left out. */
-export function tokenResponse(sim: Sim, body: Record<string, unknown>): Response {
+export function tokenResponse(sim: Sim, body: Record<string, unknown>): Answer {
   const clean = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
   return json(200, clean, noStore(sim));
 }

@@ -1,0 +1,135 @@
+/**
+ * The bench's processes talk over Node's IPC channel: the parent asks ({ id, type, ... }), the
+ * child answers with the same id. Servers run in their own processes, pinned to one core where
+ * `taskset` exists, so the load generator never shares the server's event loop or core.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+
+export interface Ask {
+  id: number;
+  type: string;
+  [key: string]: unknown;
+}
+
+export const hasTaskset = spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0;
+
+/** The core the servers run on; the load generator takes the others. */
+export const SERVER_CORE = 0;
+
+/** Keep this process (the load generator) off the servers' core when the machine has more than one. */
+export function pinSelfAwayFromServer(cores: number): boolean {
+  if (!hasTaskset || cores < 2) return false;
+  const others = Array.from({ length: cores }, (_, i) => i).filter((c) => c !== SERVER_CORE);
+  return spawnSync('taskset', ['-pc', others.join(','), String(process.pid)], { stdio: 'ignore' }).status === 0;
+}
+
+export interface Child {
+  process: ChildProcess;
+  ready: Record<string, unknown>;
+  ask<T = Record<string, unknown>>(type: string, payload?: Record<string, unknown>): Promise<T>;
+  stop(): Promise<void>;
+}
+
+/** Start a Node script (pinned to the server core when possible) and wait for its `ready` message. */
+export function startChild(script: string, args: string[] = [], nodeArgs: string[] = []): Promise<Child> {
+  const node = [...nodeArgs, script, ...args];
+  const [command, argv] = hasTaskset
+    ? ['taskset', ['-c', String(SERVER_CORE), process.execPath, ...node]]
+    : [process.execPath, node];
+  const proc = spawn(command, argv, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  let next = 1;
+  const waiting = new Map<number, (value: Record<string, unknown>) => void>();
+  return new Promise((resolve, reject) => {
+    proc.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
+    proc.on('message', (message: Record<string, unknown>) => {
+      if (message.type === 'ready') {
+        proc.removeAllListeners('exit');
+        resolve({
+          process: proc,
+          ready: message,
+          ask: (type, payload = {}) =>
+            new Promise((answer) => {
+              const id = next++;
+              waiting.set(id, answer as (value: Record<string, unknown>) => void);
+              proc.send({ id, type, ...payload });
+            }),
+          stop: () =>
+            new Promise((done) => {
+              if (proc.exitCode !== null) return done();
+              proc.once('exit', () => done());
+              proc.kill('SIGTERM');
+            }),
+        });
+        return;
+      }
+      const answer = waiting.get(message.id as number);
+      waiting.delete(message.id as number);
+      answer?.(message);
+    });
+  });
+}
+
+/** Child side: answer the parent's questions, then say ready. */
+export function serveAsks(answer: (ask: Ask) => Promise<Record<string, unknown>> | Record<string, unknown>): void {
+  process.on('message', (ask: Ask) => {
+    Promise.resolve(answer(ask))
+      .then((reply) => process.send!({ ...reply, id: ask.id }))
+      .catch((error: Error) => process.send!({ id: ask.id, error: error.message }));
+  });
+  process.on('SIGTERM', () => process.exit(0));
+}
+
+/**
+ * Memory after a full, memory-reducing collection (the child runs with --expose-gc): the one V8
+ * runs on its own when a process goes idle, so every reading is taken in the same state.
+ */
+export function memory(): { rss: number; heapUsed: number } {
+  (globalThis as { gc?: (options?: object) => void }).gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  const m = process.memoryUsage();
+  return { rss: m.rss, heapUsed: m.heapUsed };
+}
+
+/** Run a Node script to its end (pinned like the servers) and parse the JSON of its last stdout line. */
+export function runJson<T>(script: string, args: string[] = [], env: Record<string, string> = {}): Promise<T> {
+  const [command, argv] = hasTaskset
+    ? ['taskset', ['-c', String(SERVER_CORE), process.execPath, script, ...args]]
+    : [process.execPath, [script, ...args]];
+  const proc = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  let out = '';
+  proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    proc.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`${script} exited with ${code}`));
+      try {
+        resolve(JSON.parse(out.trim().split('\n').at(-1)!) as T);
+      } catch {
+        reject(new Error(`${script} printed no JSON result`));
+      }
+    });
+  });
+}
+
+/** Milliseconds from spawning a command until it prints its first line of stdout; then it is stopped. */
+export function timeToFirstLine(args: string[]): Promise<number> {
+  const [command, argv] = hasTaskset
+    ? ['taskset', ['-c', String(SERVER_CORE), process.execPath, ...args]]
+    : [process.execPath, args];
+  const start = performance.now();
+  const proc = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    proc.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code} before printing`)));
+    proc.stdout.once('data', () => {
+      const ms = performance.now() - start;
+      proc.removeAllListeners('exit');
+      proc.once('exit', () => resolve(ms));
+      proc.kill('SIGTERM');
+    });
+  });
+}
+
+/** Milliseconds a command takes to its end (its output discarded); rejects on a crash, not on exit code 1. */
+export function timeToExit(args: string[]): Promise<{ ms: number; code: number | null }> {
+  const start = performance.now();
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  return new Promise((resolve) => proc.once('exit', (code) => resolve({ ms: performance.now() - start, code })));
+}

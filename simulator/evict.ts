@@ -1,0 +1,74 @@
+/**
+ * Bounded memory: what has expired, been revoked or ended is forgotten after its grace period
+ * (spec/profiles.yaml `retention`), judged by the simulator's clock, so a frozen clock keeps
+ * everything and a moved clock evicts at once. A sweep walks the store at most once per
+ * `evictionInterval` of that clock; core.ts runs it before a request.
+ */
+import { retention } from '../spec/index.js';
+import type { Store } from './store.js';
+
+/** When a record that ended without a timestamp (a rotated refresh token) was first seen ended. */
+const endedSeen = new WeakMap<object, number>();
+
+function endedAt(record: object, now: number): number {
+  let at = endedSeen.get(record);
+  if (at === undefined) endedSeen.set(record, (at = now));
+  return at;
+}
+
+/** Remove from the store what is past its retention at `now` (seconds); returns how many went. */
+export function evict(store: Store, now: number): number {
+  const { expiredGrace, revokedGrace, sessionLifetime } = retention();
+  let removed = 0;
+  const drop = <K, V>(map: Map<K, V>, gone: (value: V) => boolean) => {
+    for (const [key, value] of map) {
+      if (!gone(value)) continue;
+      map.delete(key);
+      removed++;
+    }
+  };
+  // An active refresh token has no expiry; a revoked or rotated one goes after the grace period.
+  // Rotation revoked its access token at that moment: that time dates it (before access tokens go).
+  drop(store.refreshTokens, (t) => {
+    if (t.revokedAt !== null) return now >= t.revokedAt + revokedGrace;
+    if (!t.state || t.state === 'active') return false;
+    const rotated = store.accessTokens.get(t.accessToken)?.revokedAt ?? endedAt(t, now);
+    return now >= rotated + revokedGrace;
+  });
+  drop(
+    store.accessTokens,
+    (t) =>
+      (t.revokedAt !== null && now >= t.revokedAt + revokedGrace) ||
+      (t.expiresIn !== null && now >= t.createdAt + t.expiresIn + expiredGrace),
+  );
+  drop(store.codes, (c) => now >= c.createdAt + c.expiresIn + expiredGrace);
+  drop(store.deviceCodes, (d) => now >= d.createdAt + d.expiresIn + expiredGrace);
+  drop(store.sessions, (s) => now >= s.createdAt + sessionLifetime);
+  return removed;
+}
+
+/** The sweep schedule of one simulator: `due(now)` runs evict when an interval has passed. */
+export function createEvictor(store: () => Store): { due(now: number): void; reset(): void } {
+  let next = -Infinity;
+  return {
+    due(now) {
+      if (now < next) return;
+      evict(store(), now);
+      next = now + retention().evictionInterval;
+    },
+    reset() {
+      next = -Infinity;
+    },
+  };
+}
+
+/** How many records each credential map holds, live or not (GET /-/simulator/stats `stored`). */
+export function storeSizes(store: Store): Record<string, number> {
+  return {
+    accessTokens: store.accessTokens.size,
+    refreshTokens: store.refreshTokens.size,
+    codes: store.codes.size,
+    deviceCodes: store.deviceCodes.size,
+    sessions: store.sessions.size,
+  };
+}

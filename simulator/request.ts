@@ -1,0 +1,28 @@
+/** Small helpers over SimRequest (types.ts): one URL parse per request, and a request re-addressed. */
+import type { SimRequest } from './types.js';
+
+const parsed = new WeakMap<SimRequest, URL>();
+
+/** The request's URL, parsed once however many middlewares ask. Callers must not modify it. */
+export function requestUrl(request: SimRequest): URL {
+  let url = parsed.get(request);
+  if (!url) parsed.set(request, (url = new URL(request.url)));
+  return url;
+}
+
+/** The same request sent to another URL (same method, headers and body). */
+export function withUrl(request: SimRequest, url: string): SimRequest {
+  return {
+    method: request.method,
+    url,
+    headers: request.headers,
+    text: () => request.text(),
+    arrayBuffer: () => request.arrayBuffer(),
+    formData: () => request.formData(),
+  };
+}
+
+/** An adapter that parsed the URL already (to refuse a bad one) hands it over. */
+export function rememberUrl(request: SimRequest, url: URL): void {
+  parsed.set(request, url);
+}

@@ -1,0 +1,84 @@
+/**
+ * Before any check: is this plausibly an identity provider of the spec at all? Three cheap
+ * questions, any one answered as a provider answers being enough: a discovery document, an OAuth
+ * error from the token endpoint, JSON from the REST API. A static file server, a site that answers
+ * 500 or HTML to everything answers none, and the run stops with one line instead of 70 failures.
+ */
+import { TransportError, type Target } from '../target/types.js';
+
+export interface ProbeResult {
+  /** At least one answer only a provider of the spec would give. */
+  provider: boolean;
+  /** What each question got, in words: `GET /.well-known/openid-configuration: 404 text/html`. */
+  found: string[];
+}
+
+interface Question {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+  /** Does this answer come from a provider of the spec? */
+  provider(status: number, json: unknown): boolean;
+  /** What a provider would have answered, for the sentence. */
+  wanted: string;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+const QUESTIONS: Question[] = [
+  {
+    method: 'GET',
+    path: '/.well-known/openid-configuration',
+    provider: (s, j) =>
+      s === 200 && isObject(j) && (typeof j.issuer === 'string' || typeof j.token_endpoint === 'string'),
+    wanted: 'no discovery document',
+  },
+  {
+    method: 'POST',
+    path: '/oauth/token',
+    // No client and no code: every provider refuses it with an OAuth error body (RFC 6749 5.2).
+    body: 'grant_type=authorization_code',
+    provider: (s, j) => s >= 400 && s < 500 && isObject(j) && typeof j.error === 'string',
+    wanted: 'no OAuth error',
+  },
+  {
+    method: 'GET',
+    path: '/api/v4/user',
+    provider: (s, j) => s < 500 && j !== undefined,
+    wanted: 'not JSON',
+  },
+];
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export async function probeTarget(target: Target): Promise<ProbeResult> {
+  const found: string[] = [];
+  for (const q of QUESTIONS) {
+    const headers = new Headers({ accept: 'application/json' });
+    if (q.body) headers.set('content-type', 'application/x-www-form-urlencoded');
+    let response: Response;
+    try {
+      response = await target.send({ method: q.method, url: target.baseUrl + q.path, headers, body: q.body });
+    } catch (error) {
+      if (!(error instanceof TransportError) || error.code === 'unreachable') throw error;
+      found.push(`${q.method} ${q.path}: ${error.message.replace(`${q.method} ${q.path}: `, '')}`);
+      continue;
+    }
+    const text = await response.text();
+    if (q.provider(response.status, parse(text))) return { provider: true, found: [] };
+    const type = (response.headers.get('content-type') ?? 'no content type').split(';')[0];
+    found.push(`${q.method} ${q.path} answered ${response.status} ${type}, ${q.wanted}`);
+  }
+  return { provider: false, found };
+}
+
+/** The one line a run stops with. */
+export function notAProvider(target: Target, result: ProbeResult): string {
+  return `${target.baseUrl} is not an identity provider of this spec (${result.found.join('; ')}); no check was run`;
+}

@@ -1,0 +1,55 @@
+/**
+ * `npm run bench` runs: its quick mode (a fraction of a second per request, one round) prints the
+ * one table with every row. No figure is judged here: performance is only read from the table.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const script = new URL('../dist/bench/run.js', import.meta.url).pathname;
+
+describe('npm run bench --quick', () => {
+  it.skipIf(!existsSync(script))(
+    'prints the table: HTTP rows beside the bare server and node-oidc-provider, in-process, start, memory, pagination',
+    async () => {
+      const { stdout } = await promisify(execFile)(process.execPath, [script, '--quick'], {
+        maxBuffer: 1 << 20,
+        timeout: 170_000,
+      });
+      const rows = stdout.split('\n').filter((line) => line.startsWith('| '));
+      const row = (label: string) => rows.find((r) => r.startsWith(`| ${label}`));
+      const header = rows[0].split('|').map((c) => c.trim());
+      expect(header).toEqual(
+        expect.arrayContaining(['simulator req/s', 'bare Node http req/s', 'node-oidc-provider req/s']),
+      );
+      for (const label of [
+        'GET /api/v4/projects?per_page=20',
+        'GET /oauth/discovery/keys',
+        'POST /oauth/authorize_device',
+        'POST /oauth/token (device poll, pending)',
+        'POST /oauth/token (refresh grant)',
+        'GET /oauth/token/info',
+        'keyset page, depth 900,000',
+        'in process, sim.handle',
+        'in process, msw handlers',
+        '`simulate` start',
+        'simulator RSS idle',
+        'simulator RSS after the load',
+        'simulator RSS after eviction',
+        'stored records after eviction',
+        'pagination in process: keyset page, depth 900,000',
+      ]) {
+        expect(row(label), label).toBeDefined();
+      }
+      // the peer answered the keys request, with a figure in its column
+      const keys = row('GET /oauth/discovery/keys')!
+        .split('|')
+        .map((c) => c.trim());
+      expect(keys[header.indexOf('node-oidc-provider req/s')]).toMatch(/^[\d,]+$/);
+      // every measured answer had the status the row expects (otherwise a note follows the table)
+      expect(stdout).not.toMatch(/answers of .* were not/);
+    },
+    180_000,
+  );
+});

@@ -1,0 +1,89 @@
+/**
+ * Interrupted is not green: the real command in a child process, against a slow simulator over
+ * HTTP, stopped by SIGINT or SIGTERM mid-run. It exits 130 or 143, says INTERRUPTED in the console
+ * and the report, and leaves no token alive. Needs the build (npm test builds first).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { simulatorWith, type Loopback } from './loopback.js';
+import type { Sim } from '../../simulator/types.js';
+
+const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'interrupt-'));
+const servers: Loopback[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+async function stats(sim: Sim) {
+  return (await sim.handle(new Request('http://127.0.0.1/-/simulator/stats'))).json() as Promise<{
+    accessTokens: number;
+    refreshTokens: number;
+  }>;
+}
+
+describe('an interrupted run', () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)(
+    '%s mid-run: exit %i, INTERRUPTED in the console and the report, every token revoked',
+    async (signal, code) => {
+      // Every answer a little late, so the run is long enough to be interrupted in the middle.
+      const server = await simulatorWith(() => false, { delayMs: 15 });
+      servers.push(server);
+      const before = await stats(server.sim);
+      const report = join(dir, `${signal}.json`);
+      const child = spawn(
+        process.execPath,
+        [
+          MAIN,
+          'run',
+          '--target',
+          server.url,
+          '--suite',
+          'grants,tokens',
+          '--seed',
+          '4',
+          '--runs',
+          '20',
+          '--report',
+          `json=${report}`,
+        ],
+        { env: { ...process.env, NO_COLOR: '1', CI: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (c) => (out += c));
+      child.stderr.on('data', (c) => (err += c));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+      // Once the checks are under way (the run has named its target), a little later, the signal.
+      await new Promise<void>((resolve, reject) => {
+        const wait = setInterval(() => {
+          if (/seed 4, \d+ checks/.test(err)) {
+            clearInterval(wait);
+            setTimeout(resolve, 1500);
+          }
+        }, 20);
+        child.on('exit', () => reject(new Error(`the run ended before the signal:\n${err}\n${out}`)));
+      });
+      child.kill(signal);
+      expect(await exited, err + out).toBe(code);
+      expect(out).toMatch(new RegExp(`^INTERRUPTED \\(by ${signal}; partial: \\d+ of \\d+ must rules tested\\)`, 'm'));
+      const json = JSON.parse(readFileSync(report, 'utf8'));
+      expect(json.interrupted).toBe(signal);
+      expect(
+        json.checks.filter((c: { message?: string }) => c.message === 'the run was interrupted').length,
+      ).toBeGreaterThan(0);
+      expect(await stats(server.sim)).toMatchObject({
+        accessTokens: before.accessTokens,
+        refreshTokens: before.refreshTokens,
+      });
+    },
+    120_000,
+  );
+});

@@ -1,0 +1,123 @@
+/**
+ * Loopback servers that are not good providers: a static file server, one that answers 500 or
+ * HTML to everything, and the simulator with some paths made hostile (endless bodies, bodies
+ * shorter than announced, slow answers). For the run's own honesty tests.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createSimulator } from '../../simulator/core.js';
+import { toNodeListener } from '../../simulator/adapters/node.js';
+import type { Sim, SimulatorOptions } from '../../simulator/types.js';
+import { executeRun, type RunFlags } from '../../cli/run.js';
+import type { Check } from '../../suites/types.js';
+
+export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface Loopback {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function listen(handler: Handler): Promise<Loopback> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Drain the request body first, so the client's write never races our answer. */
+const answer =
+  (status: number, type: string, body: string): Handler =>
+  (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    });
+  };
+
+/** What `python3 -m http.server` answers in an empty folder: HTML listing at /, 404 HTML elsewhere. */
+export const staticFiles: Handler = (req, res) =>
+  (req.url === '/' || req.url?.startsWith('/?')
+    ? answer(
+        200,
+        'text/html; charset=utf-8',
+        '<!DOCTYPE HTML><html><body><h1>Directory listing for /</h1></body></html>',
+      )
+    : req.method === 'GET' || req.method === 'HEAD'
+      ? answer(
+          404,
+          'text/html;charset=utf-8',
+          '<html><body><h1>Error response</h1><p>Error code: 404</p></body></html>',
+        )
+      : answer(501, 'text/html;charset=utf-8', '<html><body><p>Error code: 501</p></body></html>'))(req, res);
+
+export const everything404: Handler = answer(404, 'text/plain', 'Not Found');
+export const everything500: Handler = answer(500, 'text/plain', 'Internal Server Error');
+export const htmlEverywhere: Handler = answer(200, 'text/html', '<!doctype html><title>Welcome</title><p>Hello');
+
+/** An endless chunked body, as fast as the socket takes it. */
+export const endlessBody: Handler = (req, res) => {
+  req.resume();
+  res.writeHead(200, { 'content-type': 'application/json' });
+  const chunk = Buffer.alloc(64 * 1024, 'a');
+  const pump = () => {
+    while (!res.destroyed && res.write(chunk));
+    if (!res.destroyed) res.once('drain', pump);
+  };
+  res.write('{"keys":"');
+  pump();
+};
+
+/** Announces `length` bytes, sends a few, then never more (the socket stays open). */
+export const shortBody =
+  (length: number): Handler =>
+  (req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(length) });
+    res.write('{"keys":[');
+  };
+
+/** The simulator over HTTP, with `hostile` answering the requests it wants (return true) instead. */
+export async function simulatorWith(
+  hostile: (req: IncomingMessage, res: ServerResponse) => boolean,
+  options: SimulatorOptions & { delayMs?: number } = {},
+): Promise<Loopback & { sim: Sim }> {
+  const { delayMs = 0, ...simOptions } = options;
+  const sim = createSimulator(simOptions);
+  const listener = toNodeListener(sim);
+  const served = await listen((req, res) => {
+    if (hostile(req, res)) return;
+    if (delayMs > 0) setTimeout(() => listener(req, res), delayMs);
+    else listener(req, res);
+  });
+  return { ...served, sim };
+}
+
+/** `idp-conformance run` in process, its output captured; a chosen set of checks or all. */
+export async function runCli(
+  flags: RunFlags,
+  options: { checks?: Check[]; tty?: boolean; env?: NodeJS.ProcessEnv } = {},
+) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await executeRun(
+    flags,
+    {
+      out: (t) => void out.push(t),
+      err: (t) => void err.push(t),
+      ...(options.checks ? { checks: () => options.checks! } : {}),
+      stdoutTty: options.tty,
+      stderrTty: options.tty,
+    },
+    options.env ?? {},
+  );
+  return { code, out: out.join(''), err: err.join('') };
+}

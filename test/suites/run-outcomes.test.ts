@@ -1,0 +1,261 @@
+/**
+ * What `run` says against targets that are not good providers: one line for what is plainly not a
+ * provider, a failed check (never a crash, never unbounded memory) for a hostile body, report paths
+ * judged before the run, and a verdict that says how much was tested.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkReportTargets, errnoWords, validateReport } from '../../reporters/index.js';
+import {
+  endlessBody,
+  everything500,
+  htmlEverywhere,
+  listen,
+  runCli,
+  shortBody,
+  simulatorWith,
+  staticFiles,
+  type Loopback,
+} from './loopback.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'run-outcomes-'));
+const servers: Loopback[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+const started = async (server: Promise<Loopback>) => {
+  const s = await server;
+  servers.push(s);
+  return s;
+};
+
+describe('a target that is plainly not an identity provider', () => {
+  it.each([
+    ['a static file server', staticFiles, /GET \/\.well-known\/openid-configuration answered 404 text\/html/],
+    ['a server answering 500 to everything', everything500, /answered 500 text\/plain, no discovery document/],
+    [
+      'a server answering HTML everywhere',
+      htmlEverywhere,
+      /POST \/oauth\/token answered 200 text\/html, no OAuth error/,
+    ],
+  ])('stops %s with one line and exit code 2, before any check', async (_name, handler, found) => {
+    const { url } = await started(listen(handler));
+    const r = await runCli({ target: url });
+    expect(r.code).toBe(2);
+    const lines = r.err.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^idp-conformance: ${url} is not an identity provider of this spec \\(`));
+    expect(lines[0]).toMatch(found);
+    expect(lines[0]).toMatch(/GET \/api\/v4\/user answered \d+ [^,]+, not JSON\); no check was run$/);
+    expect(r.out).toBe('');
+  });
+
+  it('lets a provider through: the simulator over HTTP passes the probe', async () => {
+    const { url } = await started(simulatorWith(() => false));
+    const r = await runCli({ target: url, check: 'oidc.discovery', seed: '1' });
+    expect(r.err).not.toMatch(/not an identity provider/);
+    expect(r.code).toBe(0);
+  });
+});
+
+/** Peak resident memory while `work` runs, above what it was before. */
+async function peakRssGrowth<T>(work: () => Promise<T>): Promise<{ value: T; growthMb: number }> {
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+  try {
+    const value = await work();
+    peak = Math.max(peak, process.memoryUsage().rss);
+    return { value, growthMb: (peak - before) / 2 ** 20 };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+describe('bounded memory against hostile bodies', () => {
+  const keysPath = (req: { url?: string }) => req.url?.startsWith('/oauth/discovery/keys') === true;
+
+  it.each([
+    [
+      'an endless body',
+      endlessBody,
+      /the body went on past \d+ bytes, more than the 1 MiB a response may have \(--max-body\)/,
+    ],
+    [
+      'a Content-Length of 2 GiB never delivered',
+      shortBody(2 ** 31),
+      /the answer announced a body of 2147483648 bytes, more than the 1 MiB a response may have \(--max-body\)/,
+    ],
+  ])('%s fails the check that read it, with a report, and memory stays bounded', async (_name, hostile, message) => {
+    const { url } = await started(simulatorWith((req, res) => keysPath(req) && (hostile(req, res), true)));
+    const report = join(dir, `hostile-${Math.random().toString(36).slice(2)}.json`);
+    const { value: r, growthMb } = await peakRssGrowth(() =>
+      runCli({ target: url, check: 'oidc.jwks', seed: '3', maxBody: '1M', report: `json=${report}` }),
+    );
+    expect(r.code, r.err + r.out).toBe(1);
+    expect(r.out).toMatch(/FAILED oidc oidc\.jwks/);
+    expect(r.out).toMatch(message);
+    const json = JSON.parse(readFileSync(report, 'utf8'));
+    expect(validateReport(json)).toEqual([]);
+    expect(json.checks[0]).toMatchObject({ id: 'oidc.jwks', status: 'failed' });
+    expect(json.checks[0].message).toMatch(message);
+    // Without the cap an endless body grows until the process dies; with it, a few MB.
+    expect(growthMb).toBeLessThan(300);
+  });
+
+  it('a body shorter than announced, under the cap, ends at the request timeout as a failed check', async () => {
+    const { url } = await started(simulatorWith((req, res) => keysPath(req) && (shortBody(5000)(req, res), true)));
+    const r = await runCli({ target: url, check: 'oidc.jwks', seed: '3', timeout: '300' });
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/FAILED oidc oidc\.jwks/);
+    expect(r.out).toMatch(/GET \/oauth\/discovery\/keys: no answer within 300 ms/);
+  });
+
+  it('refuses a --max-body that is not a size', async () => {
+    const r = await runCli({ maxBody: 'lots' });
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(
+      'idp-conformance: --max-body must be a size of at least 1024 bytes, like 8M or 512k, got "lots"\n',
+    );
+  });
+});
+
+describe('report paths are judged before the run, in words', () => {
+  const file = join(dir, 'a-file');
+  writeFileSync(file, 'x');
+
+  it.each([
+    [
+      `json=${join(file, 'r.json')}`,
+      `cannot write the json report to ${join(file, 'r.json')}: ${file} is not a directory`,
+    ],
+    [`html=${dir}`, `cannot write the html report to ${dir}: ${dir} is a directory`],
+    [`md=${join(file, 'deeper', 'r.md')}`, `${file} is not a directory`],
+  ])('%s: exit 2 with the path, and no check ran', async (report, words) => {
+    const r = await runCli({ report, seed: '1' });
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toContain(words);
+    expect(r.out).toBe('');
+  });
+
+  it('names permission problems in words, with the code', () => {
+    expect(errnoWords(Object.assign(new Error('x'), { code: 'EACCES' }))).toBe('permission denied (EACCES)');
+    expect(errnoWords(Object.assign(new Error('x'), { code: 'EROFS' }))).toBe('read-only file system (EROFS)');
+  });
+
+  it('accepts a path whose folders do not exist yet', async () => {
+    await expect(checkReportTargets([{ kind: 'json', path: join(dir, 'new', 'deep', 'r.json') }])).resolves.toBe(
+      undefined,
+    );
+  });
+});
+
+describe('the verdict says how much was tested', () => {
+  it('names the share of must rules tested, in the console and every report, and --quiet prints only that', async () => {
+    const reports = ['json', 'junit', 'html', 'md'].map((kind) => ({ kind, path: join(dir, `cov.${kind}`) }));
+    const r = await runCli({
+      suite: 'oidc',
+      seed: '5',
+      runs: '2',
+      quiet: true,
+      report: reports.map((x) => `${x.kind}=${x.path}`).join(','),
+    });
+    expect(r.code).toBe(0);
+    const [verdictLine, ...written] = r.out.trimEnd().split('\n');
+    expect(verdictLine).toMatch(
+      /^PASS \((partial: )?\d+ of \d+ must rules tested\): 0 failed, \d+ warned, \d+ skipped, \d+ passed in /,
+    );
+    expect(written).toEqual(reports.map((x) => `${x.kind} report: ${x.path}`));
+    const json = JSON.parse(readFileSync(reports[0].path, 'utf8'));
+    expect(json.coverage.must).toBe(json.rules.filter((x: { level: string }) => x.level === 'must').length);
+    const share = `${json.coverage.mustTested} of ${json.coverage.must} must rules tested`;
+    expect(verdictLine).toContain(share);
+    for (const { path } of reports.slice(1)) expect(readFileSync(path, 'utf8')).toContain(share);
+    // Not a progress line, not a table: quiet is quiet.
+    expect(r.err).toBe('');
+  });
+
+  it('says partial when must rules went untested, and --require-coverage fails such a run', async () => {
+    // Against a live-looking target most checks skip: no control API.
+    const { url } = await started(simulatorWith(() => false, { control: false }));
+    const plain = await runCli({ target: url, suite: 'oidc,cors', seed: '5', runs: '2' });
+    expect(plain.code).toBe(0);
+    expect(plain.out).toMatch(/^PASS \(partial: \d+ of \d+ must rules tested\)/m);
+    const strict = await runCli({ target: url, suite: 'oidc,cors', seed: '5', runs: '2', requireCoverage: '100' });
+    expect(strict.code).toBe(1);
+    expect(strict.out).toMatch(/^FAIL \(partial: \d+ of \d+ must rules tested, below the required 100%\)/m);
+  });
+});
+
+describe('the console respects people and CI', () => {
+  it('piped: no colour, one progress line per area, skips grouped by reason', async () => {
+    const { url } = await started(simulatorWith(() => false, { control: false }));
+    const r = await runCli({ target: url, suite: 'oidc,device', seed: '5', runs: '2' });
+    expect(r.out + r.err).not.toMatch(/\u001b\[/);
+    const progress = r.err.trim().split('\n');
+    expect(progress.slice(1)).toEqual([
+      expect.stringMatching(/^device: (\d+ \w+(, )?)+$/),
+      expect.stringMatching(/^oidc: (\d+ \w+(, )?)+$/),
+    ]);
+    expect(r.out).toMatch(/^SKIPPED \(\d+\) needs [^\n]+\n {2}(device|oidc)\.[\w-]+/m);
+    expect(r.out).not.toMatch(/^SKIPPED \w+ \w+\./m);
+  });
+
+  it('on a terminal: colour and one line rewritten in place; NO_COLOR turns colour off', async () => {
+    const tty = await runCli({ suite: 'oidc', seed: '5', runs: '2' }, { tty: true });
+    expect(tty.out).toMatch(/\u001b\[1m/);
+    expect(tty.err).toMatch(/\r\u001b\[2K\[1\/\d+\] /);
+    expect(tty.err.split('\n').length).toBeLessThanOrEqual(3);
+    const noColor = await runCli({ suite: 'oidc', seed: '5', runs: '2' }, { tty: true, env: { NO_COLOR: '1' } });
+    expect(noColor.out).not.toMatch(/\u001b\[/);
+    const ci = await runCli({ suite: 'oidc', seed: '5', runs: '2' }, { tty: true, env: { CI: 'true' } });
+    expect(ci.err).not.toMatch(/\r/);
+    expect(ci.err).toMatch(/^oidc: \d+ passed/m);
+  });
+
+  it('prints reproduce commands that work in a clone', async () => {
+    const r = await runCli({ seed: '9', check: 'oidc.jwks', fault: ['jwks-private-members'] });
+    expect(r.out).toMatch(
+      /reproduce: npx idp-conformance run --check oidc\.jwks --seed 9 --fault jwks-private-members/,
+    );
+  });
+});
+
+describe('help and simulate say what they do', () => {
+  it('run --help shows every default and the exit codes', async () => {
+    const { Command } = await import('commander');
+    const { registerRun } = await import('../../cli/run.js');
+    const program = new Command('idp-conformance');
+    registerRun(program);
+    const run = program.commands.find((c) => c.name() === 'run')!;
+    let help = '';
+    run.configureOutput({ writeOut: (s) => void (help += s) });
+    run.outputHelp();
+    help = help.replace(/\n\s+(?=\S)/g, (m) => (/\n\s{20,}/.test(m) ? ' ' : m));
+    for (const option of run.options.filter(
+      (o) => !o.hidden && !['--check', '--target', '--config', '--fault'].includes(o.long!),
+    ))
+      expect(help, option.long).toMatch(new RegExp(`${option.long}[^\\n]*default`));
+    expect(help).toMatch(/default 15000\)/);
+    expect(help).toMatch(/Exit codes:\n\s+0 .*\n\s+1 .*\n\s+2 .*\n.*\n\s+130 .*143/);
+    expect(help).not.toContain('--no-probe');
+  });
+
+  it('simulate --write-config names the file it wrote', async () => {
+    const { startSimulation } = await import('../../cli/simulate.js');
+    const file = join(dir, 'written.yaml');
+    const notes: string[] = [];
+    const lines: string[] = [];
+    const { served } = await startSimulation(
+      { port: '0', writeConfig: file },
+      (l) => lines.push(l),
+      (l) => notes.push(l),
+    );
+    await served.close();
+    expect(lines).toEqual([served.url]);
+    expect(notes).toEqual([`target config written to ${file} (run --config ${file})`]);
+  });
+});
