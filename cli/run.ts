@@ -25,6 +25,8 @@ import { ruleCatalogue } from '../suites/runner/rules.js';
 import type { Check } from '../suites/types.js';
 import type { Report } from '../suites/report/model.js';
 import { EXIT, isUsageError, UsageError } from './errors.js';
+import { parseShard, type Shard } from '../suites/runner/shard.js';
+import { resolveSavedRun } from './saved-run.js';
 import { TargetError } from '../suites/errors.js';
 
 const OFFERINGS: Offering[] = ['self-managed', 'hosted'];
@@ -45,6 +47,10 @@ export interface RunFlags {
   maxBody?: string;
   slow?: boolean;
   fault?: string[];
+  shard?: string;
+  durations?: string;
+  rerunFailed?: string;
+  from?: string;
   expect?: string;
   quiet?: boolean;
   requireCoverage?: string;
@@ -69,6 +75,7 @@ export interface RunSettings {
   maxBodyBytes?: number;
   slow: boolean;
   faults: string[];
+  shard?: Shard;
   /** Known-deviations file (`--expect`). */
   expect?: string;
   quiet: boolean;
@@ -137,6 +144,7 @@ export function parseRunFlags(flags: RunFlags, env: NodeJS.ProcessEnv = process.
     requireCoverage:
       flags.requireCoverage === undefined ? undefined : integer('--require-coverage', flags.requireCoverage, 0, 100),
     probe: flags.probe !== false,
+    ...(flags.shard === undefined ? {} : { shard: parseShard(flags.shard) }),
   };
 }
 
@@ -200,7 +208,12 @@ export async function executeRun(
   const signals: Signal[] = ['SIGINT', 'SIGTERM'];
   for (const signal of signals) process.on(signal, onSignal);
   try {
-    const s = parseRunFlags(flags, env);
+    const saved = await resolveSavedRun(flags);
+    const s = parseRunFlags(saved.flags, env);
+    if (saved.checks?.length === 0) {
+      io.out(`idp-conformance: nothing to rerun: no check failed, warned or errored in ${flags.rerunFailed}\n`);
+      return EXIT.ok;
+    }
     const checks = (io.checks ?? allChecks)();
     // Read before the target opens: a bad file is exit 2 at once, not after the run.
     const expect = s.expect
@@ -231,7 +244,8 @@ export async function executeRun(
         target,
         checks,
         expect,
-        select: { suites: s.suites, rules: s.rules, check: s.check },
+        select: { suites: s.suites, rules: s.rules, check: s.check, checks: saved.checks },
+        shard: s.shard && { ...s.shard, durations: saved.durations },
         release: s.release,
         offering: s.offering,
         seed: s.seed,
@@ -305,17 +319,12 @@ export function registerRun(program: Command): void {
     .option('--rule <ids>', 'comma-separated rule ids: only checks proving them (default: all)')
     .option('--check <id>', 'run one check (see the reproduce command of a failure)')
     .option('--runs <n>', `property runs per check (default ${DEFAULT_RUNS})`)
-    .option('--seed <n>', 'fast-check seed (default: fixed in CI, random otherwise; always printed)')
-    .option('--report <specs>', 'reports to write: kind=path,... (json, junit, html, md)')
-    .option('--rate <n>', 'at most n requests per second (honours 429 Retry-After)')
-    .option('--timeout <ms>', 'per-request timeout in milliseconds')
-    .option('--slow', 'allow checks that wait in real time on a live target')
     .option(
       '--expect <file>',
-      'known deviations (YAML, spec/expect.schema.json): listed failures are expected, not failed',
+      'known deviations (YAML, spec/expect.schema.json): listed failures are expected, not failed (default: none)',
     )
     .option('--seed <n>', `fast-check seed (default: ${CI_SEED} under CI, random otherwise; always printed)`)
-    .option('--report <specs>', 'reports to write: kind=path,... (json, junit, html, md; default: none)')
+    .option('--report <specs>', 'reports to write: kind=path,... (json, junit, junit-rules, html, md; default: none)')
     .option('--rate <n>', 'at most n requests per second, honouring 429 Retry-After (default: no limit)')
     .option('--timeout <ms>', `per-request timeout in milliseconds (default ${DEFAULT_TIMEOUT_MS})`)
     .option(
@@ -325,6 +334,13 @@ export function registerRun(program: Command): void {
     .option('--require-coverage <percent>', 'fail the run when fewer of the must rules are tested (default 0)')
     .option('--slow', 'allow checks that wait in real time on a live target (default: off)')
     .option('--quiet', 'print the verdict line only (default: counts, failures, skips and verdict)')
+    .option('--shard <i/n>', 'run slice i of n (1-based) of the selected checks; report merge joins the slices')
+    .option('--durations <report.json>', 'with --shard: balance the slices by the check durations of a JSON report')
+    .option(
+      '--rerun-failed <report.json>',
+      'rerun the checks that failed, warned or errored there, same seed and target',
+    )
+    .option('--from <report.json>', 'take the seed and target of a JSON report (e.g. with --check ID)')
     .option('--fault <name>', 'embedded simulator only: switch on a fault from spec/faults.yaml (repeatable)', collect)
     .addOption(new Option('--no-probe', 'run the checks even when the target is plainly not a provider').hideHelp())
     .addHelpText('after', EXIT_CODES_HELP)

@@ -8,12 +8,14 @@ import { ReportError } from '../suites/errors.js';
 import { renderHtml } from './html.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
+import { renderJunitRules } from './junit-rules.js';
 import { renderMarkdown } from './markdown.js';
 import { redact } from '../suites/report/redact.js';
 import type { Report } from '../suites/report/model.js';
 
 export { formatConsole, shouldColor, terminalSafe, type ConsoleOptions } from './console.js';
-export { renderHtml, renderJson, renderJunit, renderMarkdown, redact };
+export { renderHtml, renderJson, renderJunit, renderJunitRules, renderMarkdown, redact };
+export { readReport } from './read.js';
 export type { MarkdownOptions } from './markdown.js';
 export {
   redactBody,
@@ -27,7 +29,7 @@ export { countStatuses, coverageText, mustCoverage, verdict, verdictHead, verdic
 export { reportSchema, validateReport } from './schema.js';
 export type * from '../suites/report/model.js';
 
-export type ReportKind = 'json' | 'junit' | 'html' | 'md';
+export type ReportKind = 'json' | 'junit' | 'junit-rules' | 'html' | 'md';
 export interface ReportTarget {
   kind: ReportKind;
   path: string;
@@ -36,6 +38,7 @@ export interface ReportTarget {
 const RENDERERS: Record<ReportKind, (report: Report) => string> = {
   json: renderJson,
   junit: renderJunit,
+  'junit-rules': renderJunitRules,
   html: renderHtml,
   md: renderMarkdown,
 };

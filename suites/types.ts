@@ -140,6 +140,8 @@ export interface OAuthFlows {
   password(options?: { scope?: string; auth?: 'body' | 'basic' | 'none' }): Promise<HttpResponse>;
   /** Remember a token the check minted by hand so the run revokes it at the end. */
   track(token: string | undefined, app?: AppRole): void;
+  /** A secret the check read where the redactor cannot tell it is one (a client secret on a page): never shown. */
+  conceal(secret: string | undefined): void;
   revoke(token: string, app?: AppRole): Promise<HttpResponse>;
 }
 

@@ -19,7 +19,7 @@ import { createSimulatorDriver } from './simulator.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 /** Quiet, offline, throwaway: no sandbox (containers), no GPU, nothing fetched in the background. */
-const CHROMIUM_ARGS = [
+export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',

@@ -48,6 +48,8 @@ async function submitRegistration(t: CheckContext, name: string, redirectUri: st
     const prefix = redirectField.replace(/\[redirect_uri\]$/i, '');
     return { [`${prefix}[name]`]: name, [redirectField]: redirectUri, [`${prefix}[scopes][]`]: scope };
   });
+  // The page shows the new application's secret: it must never reach a report.
+  t.oauth.conceal(shown(result.response.text, /Secret/));
   return { form, result };
 }
 

@@ -89,6 +89,10 @@ export interface Report {
   coverage?: Coverage;
   /** The run was stopped by this signal; checks it did not reach are skipped. */
   interrupted?: 'SIGINT' | 'SIGTERM';
+  /** The flags that pointed the run at its target (`run --rerun-failed` and `--from` reuse them). */
+  invocation?: { args: string[] };
+  /** This report covers one slice of the checks (`run --shard index/total`). */
+  shard?: { index: number; total: number };
   rules: RuleResult[];
   checks: CheckResult[];
 }

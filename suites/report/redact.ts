@@ -379,6 +379,7 @@ export function redact(report: Report, options: RedactOptions = {}): Report {
     ...report,
     target: redactUrl(report.target, options),
     summary: { ...report.summary },
+    ...(report.invocation ? { invocation: { args: report.invocation.args.map((a) => redactText(a, options)) } } : {}),
     rules: report.rules.map((rule) => ({ ...rule, checks: [...rule.checks] })),
     checks: report.checks.map((check) => redactCheck(check, options)),
   };

@@ -210,6 +210,7 @@ export function createOAuthFlows(
     token,
     password,
     track,
+    conceal: (secret) => void (secret && redactor.remember(secret)),
     revoke,
     async revokeAll() {
       for (const [value, role] of [...tracked]) {

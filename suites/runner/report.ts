@@ -33,25 +33,38 @@ export function ruleStatus(level: RuleInfo['level'], all: CheckStatus[]): RuleSt
   return worst === 'failed' && level !== 'must' ? 'warned' : worst;
 }
 
+/** What a report needs of a rule: a run hands in catalogue entries, `report merge` the shards' rule results. */
+export type ReportRule = Pick<RuleInfo, 'id' | 'title' | 'level' | 'source' | 'origin'>;
+
 export interface ReportInput {
   target: string;
   release: string;
   offering: string;
   seed: number;
   startedAt: Date;
+  /** Wall-clock time of the run; measured from startedAt to now when not given (a merge gives the span). */
+  durationMs?: number;
   checks: CheckResult[];
   /** The rules the report lists (in force, and within the run's filters). */
-  rules: RuleInfo[];
+  rules: ReportRule[];
   /** Known deviations (`--expect`): their failures are `expected`, their passes `stale`. */
   expect?: Expectation[];
   /** `--require-coverage`: percentage of the listed must rules that must be tested. */
   requiredCoverage?: number;
   interrupted?: Report['interrupted'];
+  invocation?: Report['invocation'];
+  shard?: Report['shard'];
 }
 
-export function buildReport(input: ReportInput): Report {
-  const expect = input.expect ?? [];
-  const checks = input.checks.map((c) => applyToCheck(c, expect));
+/**
+ * Each rule's status from the checks that judge it (already read against `expect`): the one
+ * reading for a run and for a merge of shards.
+ */
+export function ruleResults(
+  rules: readonly ReportRule[],
+  checks: readonly CheckResult[],
+  expect: Expectation[] = [],
+): RuleResult[] {
   const byRule = new Map<string, CheckResult[]>();
   // A failure that names the rules it broke says nothing, good or bad, about the check's other rules;
   // a pass whose assertions named rules proves only those.
@@ -61,7 +74,7 @@ export function buildReport(input: ReportInput): Report {
     for (const id of new Set([...c.rules, ...(c.broken ?? [])]))
       if (judges(c, id)) byRule.set(id, [...(byRule.get(id) ?? []), c]);
   }
-  const rules: RuleResult[] = input.rules.map((r) => {
+  return rules.map((r) => {
     const judged = byRule.get(r.id) ?? [];
     const status = ruleStatus(
       r.level,
@@ -80,6 +93,12 @@ export function buildReport(input: ReportInput): Report {
       ...(expectedReason && (status === 'passed' || status === 'expected') ? { expectedReason } : {}),
     };
   });
+}
+
+export function buildReport(input: ReportInput): Report {
+  const expect = input.expect ?? [];
+  const checks = input.checks.map((c) => applyToCheck(c, expect));
+  const rules = ruleResults(input.rules, checks, expect);
   const summary: Report['summary'] = { passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0 };
   if (input.expect) summary.expected = 0;
   for (const c of checks) summary[c.status] = (summary[c.status] ?? 0) + 1;
@@ -91,10 +110,12 @@ export function buildReport(input: ReportInput): Report {
     offering: input.offering,
     seed: input.seed,
     startedAt: input.startedAt.toISOString(),
-    durationMs: Date.now() - input.startedAt.getTime(),
+    durationMs: input.durationMs ?? Date.now() - input.startedAt.getTime(),
     summary,
     coverage: mustCoverage(rules, input.requiredCoverage),
     ...(input.interrupted ? { interrupted: input.interrupted } : {}),
+    ...(input.invocation ? { invocation: input.invocation } : {}),
+    ...(input.shard ? { shard: input.shard } : {}),
     rules,
     checks,
   };

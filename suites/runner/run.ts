@@ -10,6 +10,7 @@ import { SUITE_NAMES, type Check, type SuiteName } from '../types.js';
 import { buildReport } from './report.js';
 import type { Expectation } from './expect.js';
 import { INTERRUPTED, openSession, type SessionOptions } from './session.js';
+import { shardOf, type Shard } from './shard.js';
 
 export const SUITES: SuiteName[] = [...SUITE_NAMES];
 
@@ -17,11 +18,20 @@ export interface Selection {
   suites?: string[];
   rules?: string[];
   check?: string;
+  /** Exactly these checks (`--rerun-failed`); ids no longer known are usage errors. */
+  checks?: string[];
+}
+
+export interface Sharding extends Shard {
+  /** Recorded durations by check id (`--durations report.json`): balance by time, else by count. */
+  durations?: ReadonlyMap<string, number>;
 }
 
 export interface RunOptions extends SessionOptions {
   checks: Check[];
   select?: Selection;
+  /** Run one slice of the selection; the report still lists every rule the whole selection is about. */
+  shard?: Sharding;
   /** One line per finished check (stderr in the CLI). */
   progress?: (line: string) => void;
   /** Known deviations (`--expect`): their failures are reported `expected`, their passes `stale`. */
@@ -41,13 +51,17 @@ export function selectChecks(checks: Check[], select: Selection = {}, knownRules
     const unknownRules = (select.rules ?? []).filter((r) => !knownRules.has(r));
     if (unknownRules.length) throw new SelectionError(`unknown rule ${unknownRules.join(', ')} (see spec/rules.yaml)`);
   }
-  if (select.check && !checks.some((c) => c.id === select.check))
-    throw new SelectionError(`unknown check ${select.check}`);
+  const ids = new Set(checks.map((c) => c.id));
+  const unknownChecks = [...(select.check ? [select.check] : []), ...(select.checks ?? [])].filter(
+    (id) => !ids.has(id),
+  );
+  if (unknownChecks.length) throw new SelectionError(`unknown check ${unknownChecks.join(', ')}`);
   return checks.filter(
     (c) =>
       (!select.suites?.length || select.suites.includes(c.suite)) &&
       (!select.rules?.length || c.rules.some((r) => select.rules!.includes(r))) &&
-      (!select.check || c.id === select.check),
+      (!select.check || c.id === select.check) &&
+      (!select.checks || select.checks.includes(c.id)),
   );
 }
 
@@ -71,9 +85,11 @@ export async function runConformance(options: RunOptions): Promise<Report> {
   const session = await openSession(options);
   try {
     const known = new Set(session.catalogue.map((r) => r.id));
-    const selected = selectChecks(options.checks, options.select, known);
+    const whole = selectChecks(options.checks, options.select, known);
+    const selected = options.shard ? shardOf(whole, options.shard, options.shard.durations) : whole;
     options.progress?.(
-      `${session.target.name}: release ${session.release} (${session.offering}), seed ${session.seed}, ${selected.length} checks`,
+      `${session.target.name}: release ${session.release} (${session.offering}), seed ${session.seed}, ${selected.length} checks` +
+        (options.shard ? ` (shard ${options.shard.index}/${options.shard.total} of ${whole.length})` : ''),
     );
     const results = [];
     for (const [i, check] of selected.entries()) {
@@ -98,8 +114,13 @@ export async function runConformance(options: RunOptions): Promise<Report> {
         );
     }
     // The report lists the rules in force that this selection is about.
-    const filtered = !!(options.select?.suites?.length || options.select?.rules?.length || options.select?.check);
-    const touched = new Set<string>(selected.flatMap((c) => c.rules));
+    const filtered = !!(
+      options.select?.suites?.length ||
+      options.select?.rules?.length ||
+      options.select?.check ||
+      options.select?.checks
+    );
+    const touched = new Set<string>(whole.flatMap((c) => c.rules));
     const rules = session.catalogue.filter(
       // The catalogue may be a test's own (ids outside spec/rules.yaml): inForce treats those as in force.
       (r) =>
@@ -113,6 +134,8 @@ export async function runConformance(options: RunOptions): Promise<Report> {
       startedAt,
       checks: results,
       rules,
+      invocation: { args: options.reproduceArgs ?? [] },
+      ...(options.shard ? { shard: { index: options.shard.index, total: options.shard.total } } : {}),
       expect: options.expect,
       requiredCoverage: options.requiredCoverage,
       interrupted: stopSignal(options),

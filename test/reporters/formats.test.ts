@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import escapeHtml from 'escape-html';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +8,7 @@ import { convert, create } from 'xmlbuilder2';
 import {
   formatConsole,
   parseReportSpecs,
+  redact,
   renderHtml,
   renderJson,
   renderJunit,
@@ -129,7 +132,9 @@ describe('junit', () => {
 describe('html', () => {
   const html = renderHtml(report);
   it('escapes HTML from messages: no script or element injection', () => {
-    expect(html).not.toMatch(/<script/i);
+    // One script, ours, allowed by its hash; none from the report.
+    expect(html.match(/<script/gi)).toHaveLength(1);
+    expect(html).toMatch(/script-src 'sha256-[A-Za-z0-9+/]+=*'/);
     expect(html).not.toMatch(/<img/i);
     expect(html).toContain('&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;');
     expect(html).not.toContain(HOSTILE);
@@ -141,7 +146,9 @@ describe('html', () => {
   });
   it('shows every rule with its status, and every check', () => {
     for (const rule of report.rules)
-      expect(html).toMatch(new RegExp(`<code>${rule.id}</code></td><td><span class="badge ${rule.status}">`));
+      expect(html).toMatch(
+        new RegExp(`<code>${rule.id}</code></td><td data-v="\\d+"><span class="badge ${rule.status}">`),
+      );
     for (const check of report.checks) expect(html).toContain(check.title);
   });
   it('expands failures with message, counterexample, exchanges and reproduce', () => {
@@ -151,6 +158,22 @@ describe('html', () => {
       expect(failures).toContain(`<h4>${heading}</h4>`);
     // the rule the failure broke, narrower than all the check proves
     expect(failures).toMatch(/<h4>Breaks<\/h4>\s*<pre><code>PKCE-VERIFIER-LENGTH<\/code><\/pre>/);
+  });
+});
+
+describe('html: one place per failure, one allowed script', () => {
+  const html = renderHtml(report);
+  it('shows each failure message once', () => {
+    for (const check of redact(report).checks.filter((c) => c.status === 'failed')) {
+      const first = escapeHtml(check.message!.split('\n')[0]);
+      expect(html.split(first).length - 1, check.id).toBe(1);
+    }
+  });
+  it('folds the exchanges and lets only its own script run, by hash', () => {
+    expect(html).toMatch(/<details class="exchanges"><summary>/);
+    const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1];
+    const hash = createHash('sha256').update(script).digest('base64');
+    expect(html).toContain(`script-src 'sha256-${hash}'`);
   });
 });
 
@@ -269,7 +292,7 @@ describe('parseReportSpecs', () => {
   });
   const bad: [string, RegExp][] = [
     ['', /needs kind=path/],
-    ['xml=out.xml', /unknown report kind "xml".*expected json, junit, html or md/],
+    ['xml=out.xml', /unknown report kind "xml".*expected json, junit, junit-rules, html or md/],
     ['junit=', /has no path/],
     ['junit', /has no path/],
     ['json=a.json,md=a.json', /named twice/],

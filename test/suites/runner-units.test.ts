@@ -333,6 +333,7 @@ describe('rule statuses, the report and the exit code', () => {
       seed: 3,
       startedAt: startedAt.toISOString(),
       summary: { passed: 2, failed: 1, warned: 0, skipped: 1, errored: 1 },
+      coverage: { must: 2, mustTested: 2 },
       rules: [
         {
           id: 'T-MUST',
@@ -372,7 +373,7 @@ describe('rule statuses, the report and the exit code', () => {
 
   it('exitCodeOf: 1 for a failure, else 2 for an error, else 0', () => {
     const of = (failed: number, errored: number, warned = 0) =>
-      exitCodeOf({ summary: { passed: 1, failed, warned, skipped: 0, errored } } as never);
+      exitCodeOf({ summary: { passed: 1, failed, warned, skipped: 0, errored }, rules: [] } as never);
     expect(of(0, 0, 3)).toBe(0);
     expect(of(1, 0)).toBe(1);
     expect(of(1, 1)).toBe(1);

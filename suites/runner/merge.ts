@@ -1,0 +1,78 @@
+/**
+ * `report merge`: the reports of the shards of one run combined into the report of the whole run.
+ * Rule verdicts are not carried over but recomputed from every shard's checks by the runner's own
+ * reading (report.ts), so a rule failed in any shard is failed in the merge; the same goes for
+ * `--expect` (a listed rule passed in every shard that saw it is stale) and the must coverage. A
+ * shard stopped by a signal leaves the merge interrupted.
+ */
+import { ReportError } from '../errors.js';
+import type { Report } from '../report/model.js';
+import type { Expectation } from './expect.js';
+import { buildReport, type ReportRule } from './report.js';
+
+export interface NamedReport {
+  /** Where it came from (a file name), for error messages. */
+  name: string;
+  report: Report;
+}
+
+/** The fields every shard of one run shares; a merge of different runs would mean nothing. */
+const SAME = ['target', 'release', 'offering', 'seed'] as const;
+
+/**
+ * Throws a ReportError for no reports, reports of different runs, or a check that two shards both
+ * ran. `order` (check ids, e.g. the catalogue) orders the merged checks as one run would.
+ */
+export function mergeReports(reports: readonly NamedReport[], order: readonly string[] = []): Report {
+  if (!reports.length) throw new ReportError('report merge needs at least one report');
+  const [first] = reports;
+  for (const { name, report } of reports.slice(1)) {
+    for (const field of SAME)
+      if (report[field] !== first.report[field])
+        throw new ReportError(
+          `${name} is not a shard of the run of ${first.name}: ${field} ${String(report[field])} is not ${String(first.report[field])}`,
+        );
+  }
+  const seen = new Map<string, string>();
+  for (const { name, report } of reports)
+    for (const check of report.checks) {
+      const other = seen.get(check.id);
+      if (other !== undefined) throw new ReportError(`check ${check.id} is in both ${other} and ${name}`);
+      seen.set(check.id, name);
+    }
+  const position = new Map(order.map((id, i) => [id, i]));
+  const checks = reports
+    .flatMap(({ report }) => report.checks)
+    .map((check, i) => ({ check, i }))
+    .sort((a, b) => (position.get(a.check.id) ?? order.length + a.i) - (position.get(b.check.id) ?? order.length + b.i))
+    .map(({ check }) => check);
+  const rules = new Map<string, ReportRule>();
+  for (const { report } of reports) for (const rule of report.rules) if (!rules.has(rule.id)) rules.set(rule.id, rule);
+  // The shards read their checks against the expect file already; its rules come back from the
+  // shards' rule rows (a listed rule seen passed or expected carries its reason there). `checks: []`
+  // excuses no check a second time, it only names the rule for the stale and expected readings.
+  const reasons = new Map<string, string>();
+  for (const { report } of reports)
+    for (const rule of report.rules) if (rule.expectedReason) reasons.set(rule.id, rule.expectedReason);
+  const hadExpect = reports.some(({ report }) => report.summary.expected !== undefined);
+  const expect: Expectation[] = [...reasons].map(([rule, reason]) => ({ rule, reason, checks: [] }));
+  const required = reports.find(({ report }) => report.coverage?.required !== undefined)?.report.coverage?.required;
+  const interrupted = reports.find(({ report }) => report.interrupted)?.report.interrupted;
+  const starts = reports.map(({ report }) => Date.parse(report.startedAt));
+  const start = Math.min(...starts);
+  const end = Math.max(...reports.map(({ report }, i) => starts[i] + report.durationMs));
+  return buildReport({
+    target: first.report.target,
+    release: first.report.release,
+    offering: first.report.offering,
+    seed: first.report.seed,
+    startedAt: new Date(start),
+    durationMs: end - start,
+    checks,
+    rules: [...rules.values()],
+    ...(hadExpect ? { expect } : {}),
+    ...(required !== undefined ? { requiredCoverage: required } : {}),
+    ...(interrupted ? { interrupted } : {}),
+    ...(first.report.invocation ? { invocation: first.report.invocation } : {}),
+  });
+}

@@ -1,0 +1,93 @@
+/** `run --rerun-failed report.json` and `run --from report.json --check ID`. */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { executeRun, type RunFlags } from '../../cli/run.js';
+import { flagsOfArgs } from '../../cli/saved-run.js';
+import type { Report } from '../../suites/report/model.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'idp-rerun-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Report;
+
+async function run(flags: RunFlags) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await executeRun({ runs: '5', ...flags }, { out: (t) => void out.push(t), err: (t) => void err.push(t) }, {});
+  return { code, out: out.join(''), err: err.join('') };
+}
+
+describe('run --rerun-failed', () => {
+  it('runs exactly the failed checks of a fault run, with its seed and its fault', async () => {
+    const first = await run({
+      suite: 'grants,tokens',
+      seed: '23',
+      fault: ['refresh-token-reusable'],
+      report: `json=${dir}/first.json`,
+    });
+    expect(first.code).toBe(1);
+    const report = read(`${dir}/first.json`);
+    expect(report.invocation?.args).toEqual(['--runs', '5', '--fault', 'refresh-token-reusable']);
+    const failing = report.checks.filter((c) => ['failed', 'warned', 'errored'].includes(c.status)).map((c) => c.id);
+    expect(failing.length).toBeGreaterThan(0);
+    expect(failing.length).toBeLessThan(report.checks.length);
+
+    // No --seed and no --fault: both come from the report, so the failures come back.
+    const again = await run({ rerunFailed: `${dir}/first.json`, report: `json=${dir}/again.json` });
+    expect(again.code).toBe(1);
+    const rerun = read(`${dir}/again.json`);
+    expect(rerun.checks.map((c) => c.id)).toEqual(failing);
+    expect(rerun.seed).toBe(23);
+    expect(rerun.target).toBe(report.target);
+    expect(rerun.checks.every((c) => c.status === 'failed' || c.status === 'warned')).toBe(true);
+  });
+
+  it('says there is nothing to rerun when nothing failed, and exits 0', async () => {
+    await run({ check: 'grants.state-unchanged', seed: '5', report: `json=${dir}/green.json` });
+    const r = await run({ rerunFailed: `${dir}/green.json` });
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/nothing to rerun: no check failed, warned or errored in .*green\.json/);
+  });
+
+  it.each<[RunFlags, RegExp]>([
+    [{ rerunFailed: 'a.json', from: 'b.json' }, /give --rerun-failed or --from, not both/],
+    [{ rerunFailed: 'a.json', check: 'x' }, /--rerun-failed runs the checks the report names/],
+    [{ rerunFailed: '/nonexistent/r.json' }, /cannot read the report \/nonexistent\/r\.json: ENOENT/],
+  ])('refuses %j with one line and exit code 2', async (flags, message) => {
+    const r = await run(flags);
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(message);
+  });
+});
+
+describe('run --from report.json --check ID', () => {
+  it('reproduces one check from a saved report: its seed and fault, this check only', async () => {
+    const report = read(`${dir}/first.json`);
+    const failed = report.checks.find((c) => c.status === 'failed')!;
+    const r = await run({ from: `${dir}/first.json`, check: failed.id, report: `json=${dir}/one.json` });
+    expect(r.code).toBe(1);
+    const one = read(`${dir}/one.json`);
+    expect(one.checks.map((c) => [c.id, c.status])).toEqual([[failed.id, 'failed']]);
+    expect(one.seed).toBe(report.seed);
+    // The reproduce line the failure prints names the same seed and fault.
+    expect(one.checks[0].reproduce).toBe(failed.reproduce);
+  });
+
+  it('lets the command line override the report (another seed)', async () => {
+    const r = await run({ from: `${dir}/first.json`, check: 'grants.state-unchanged', seed: '99', report: `json=${dir}/o.json` });
+    expect(r.code).toBe(0);
+    expect(read(`${dir}/o.json`).seed).toBe(99);
+  });
+
+  it('reads invocation args back as flags', () => {
+    expect(flagsOfArgs(['--target', 'http://x', '--slow', '--fault', 'a', '--fault', 'b', '--runs', '5'])).toEqual({
+      target: 'http://x',
+      slow: true,
+      fault: ['a', 'b'],
+      runs: '5',
+    });
+  });
+});
