@@ -242,7 +242,9 @@ async function main(): Promise<void> {
     const loadStats = (await (await fetch(`${simUrl}/-/simulator/stats`)).json()) as unknown;
     // Past every lifetime and grace period: the next request's sweep evicts what the load left.
     const lim = limits() as unknown as Record<string, number>;
-    const beyond = 2 * Math.max(...Object.values(lim).filter((v) => typeof v === 'number'), 86_400);
+    // Sizes in bytes are no durations: only the other limits can bound a lifetime.
+    const durations = Object.entries(lim).filter(([k, v]) => typeof v === 'number' && !k.endsWith('Bytes'));
+    const beyond = 2 * Math.max(...durations.map(([, v]) => v), 86_400);
     await post(`${simUrl}/-/simulator/clock`, { advanceSeconds: beyond }, true);
     const evictedStats = (await (await fetch(`${simUrl}/-/simulator/stats`)).json()) as unknown;
     const afterEviction = await sim.ask<{ rss: number; heapUsed: number }>('memory');

@@ -17,13 +17,13 @@ serveAsks((ask) => {
   if (ask.type === 'refresh-tokens') {
     const { confidential } = seeded(sim).applications;
     const tokens = Array.from({ length: Number(ask.count) }, () => {
-      const { refresh } = mintTokens(sim, {
+      const { refreshToken } = mintTokens(sim, {
         userId: seeded(sim).admin.id,
         app: confidential,
         scopes: ['api'],
         refresh: true,
       });
-      return refresh!.token;
+      return refreshToken!;
     });
     return { tokens };
   }

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { faults, profiles, releaseProblem, type Offering } from '../spec/index.js';
 import { createSimulator } from '../simulator/core.js';
-import { serve, type Served } from '../simulator/adapters/node.js';
+import { isLoopback, serve, type Served } from '../simulator/adapters/node.js';
 import { targetConfig } from '../simulator/control/config.js';
 import type { Sim, SimulatorOptions } from '../simulator/types.js';
 import { UsageError } from './errors.js';
@@ -24,6 +24,10 @@ export interface SimulateFlags {
   writeConfig?: string;
   /** false with --no-control */
   control?: boolean;
+  issuer?: string;
+  allowHost?: string[];
+  trustProxy?: boolean;
+  exposeControl?: boolean;
   /** --production: development mode off, redirect URIs must use HTTPS. */
   production?: boolean;
 }
@@ -103,7 +107,25 @@ export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
   }
   if (flags.control === false) options.control = false;
   if (flags.seedSize !== undefined) options.seedSize = integer(flags.seedSize, '--seed-size', 1, 1_000_000);
+  if (flags.issuer !== undefined) options.issuer = issuerUrl(flags.issuer);
+  if (flags.trustProxy) options.trustProxy = true;
+  for (const host of flags.allowHost ?? [])
+    if (!/^[A-Za-z0-9.[\]:-]+$/.test(host))
+      throw new UsageError(`--allow-host expects a host or host:port, got "${host}"`);
   return options;
+}
+
+/** --issuer: an absolute http(s) URL without query or fragment; it replaces the Host-derived one. */
+function issuerUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`--issuer expects an absolute URL, got "${text}"`);
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username)
+    throw new UsageError(`--issuer must be an http(s) URL without query, fragment or user, got "${text}"`);
+  return url.href.replace(/\/+$/, '');
 }
 
 export interface Simulation {
@@ -120,9 +142,14 @@ export async function startSimulation(
   const sim = createSimulator(simulatorOptions(flags));
   const port = flags.port === undefined ? 0 : integer(flags.port, '--port', 0, 65535);
   const host = flags.host ?? '127.0.0.1';
+  // AUTH-CONTROL-API-LOCAL: the control API hands out every secret; off loopback only on request.
+  if (flags.control !== false && !isLoopback(host) && !flags.exposeControl)
+    throw new UsageError(
+      `refusing to serve the control API on non-loopback ${host}: pass --no-control, or --expose-control with --allow-host`,
+    );
   let served: Served;
   try {
-    served = await serve(sim, { port, host });
+    served = await serve(sim, { port, host, allowHosts: flags.allowHost });
   } catch (error) {
     throw new UsageError(
       `cannot listen on ${host}:${port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
@@ -170,6 +197,10 @@ export function registerSimulate(program: Command): void {
     .option('--seed-size <n>', 'size of the generated REST data')
     .option('--write-config <file>', 'write the target config (YAML) to this file')
     .option('--no-control', 'serve no /-/simulator/ control API, like a live deployment')
+    .option('--issuer <url>', 'fixed issuer (also verification_uri and id_token iss) instead of the Host')
+    .option('--allow-host <host>', 'another Host the control API answers, name or name:port (repeatable)', collect)
+    .option('--trust-proxy', 'trust X-Forwarded-Proto from a TLS-terminating proxy (Secure cookies)')
+    .option('--expose-control', 'allow the control API on a non-loopback --host')
     .option('--production', 'production mode: redirect URIs must use HTTPS (same as --setting developmentMode=false)')
     .action(async (flags: SimulateFlags) => {
       const { served } = await startSimulation(flags);

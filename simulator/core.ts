@@ -9,6 +9,7 @@ import {
   profiles,
   faults as faultCatalogue,
   inRelease,
+  limits,
   releaseProblem,
   type FaultName,
   type OperationInfo,
@@ -19,7 +20,8 @@ import { createStore, type Store } from './store.js';
 import { createEvictor } from './evict.js';
 import { json, Reply, type Answer } from './http.js';
 import { requestUrl } from './request.js';
-import { HttpError } from './errors.js';
+import { ControlError, HttpError } from './errors.js';
+import { errorFor } from './error-shape.js';
 import type {
   Ctx,
   Handlers,
@@ -63,6 +65,8 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     seedSize: options.seedSize ?? 1,
     issuer: options.issuer,
     control: options.control ?? true,
+    trustProxy: options.trustProxy ?? false,
+    controlHosts: options.controlHosts,
   };
 }
 
@@ -91,6 +95,21 @@ async function parseBody(request: SimRequest): Promise<ParsedBody> {
   if (type === '' || type === 'application/x-www-form-urlencoded')
     return { kind: 'form', form: new URLSearchParams(text) };
   return { kind: 'invalid', reason: `unsupported content type ${type}` };
+}
+
+/**
+ * DNS rebinding defence (AUTH-CONTROL-API-LOCAL): a page on another name that resolves to us
+ * sends its own Host, which is not ours. `name:port` entries match exactly, bare names any port.
+ */
+function controlHostAllowed(sim: Sim, url: URL): boolean {
+  const allowed = sim.options.controlHosts;
+  if (!allowed) return true;
+  const host = url.host.toLowerCase();
+  const name = url.hostname.toLowerCase();
+  return allowed.some((entry) => {
+    const e = entry.toLowerCase();
+    return e === host || e === name;
+  });
 }
 
 function available(sim: Sim, op: OperationInfo): boolean {
@@ -123,6 +142,12 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
     }
     if (match.kind === 'method-not-allowed') {
       return json(405, { error: '405 Method Not Allowed' }, { allow: match.allow.join(', ') });
+    }
+    if (match.op.tags.includes('simulator') && !controlHostAllowed(sim, url)) {
+      return new ControlError(
+        `the control API answers only the simulator's own address, not Host ${url.host} (see --allow-host)`,
+        403,
+      ).toResponse(sim);
     }
     const handler = handlers[match.op.operationId];
     if (!handler) return json(501, { message: `${match.op.operationId} is not implemented by the simulator` });
@@ -165,8 +190,26 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
       if (!moduleState.has(key)) moduleState.set(key, init());
       return moduleState.get(key) as T;
     },
+    bodyLimit(method, pathname) {
+      const match = route(method, pathname);
+      const git = match.kind === 'found' && match.op.tags.includes('git');
+      return git ? limits().gitRequestBodyMaxBytes : limits().requestBodyMaxBytes;
+    },
+    tooLarge(request) {
+      const { pathname } = requestUrl(request);
+      // LIM-REQUEST-BODY-SIZE: 413 in the error family of the path.
+      const limit = sim.bodyLimit(request.method, pathname);
+      const message = `413 Request Entity Too Large: the body is over ${limit} bytes`;
+      const reply = errorFor(pathname, 413, message).toResponse(sim);
+      // The rest of the body is not read: the client must open a new connection.
+      reply.headers.set('connection', 'close');
+      return reply;
+    },
     async handle(request) {
-      const answer = await sim.answer(request);
+      // Adapters that do not stream (msw) still refuse a declared oversized body here.
+      const declared = Number(request.headers.get('content-length'));
+      const tooLarge = declared > sim.bodyLimit(request.method, requestUrl(request).pathname);
+      const answer = tooLarge ? sim.tooLarge(request) : await sim.answer(request);
       const head = request.method === 'HEAD';
       if (!(answer instanceof Reply)) return head ? new Response(null, answer) : answer;
       try {

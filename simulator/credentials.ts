@@ -2,6 +2,7 @@
  * How a request presents a token, and whether that token is alive. Shared by /oauth/token/info,
  * /oauth/userinfo, /api/v4 authentication and Git over HTTPS, so all agree on what "valid" means.
  */
+import { digest } from './digest.js';
 import type { Sim, SimRequest } from './types.js';
 import type { AccessToken, User } from './store.js';
 
@@ -39,7 +40,7 @@ export function secondsLeft(sim: Sim, token: AccessToken): number | null {
 }
 
 export function checkAccessToken(sim: Sim, value: string): TokenCheck {
-  const token = sim.store.accessTokens.get(value);
+  const token = sim.store.accessTokens.get(digest(value));
   const user = token && sim.store.users.get(token.userId);
   if (!token || !user) return { ok: false, reason: 'unknown' };
   if (token.revokedAt !== null) return { ok: false, reason: 'revoked' };

@@ -8,7 +8,8 @@ export interface User {
   username: string;
   name: string;
   email: string;
-  password: string;
+  /** Keyed hash of the password (digest.ts); the plaintext is never stored. */
+  passwordHash: string;
   admin: boolean;
   twoFactor: boolean;
   createdAt: number;
@@ -21,8 +22,8 @@ export interface Application {
   name: string;
   /** Application ID (`client_id`). */
   uid: string;
-  /** Client Secret; present for every registered application, required only when confidential. */
-  secret: string;
+  /** Keyed hash of the Client Secret (digest.ts); present for every application, required only when confidential. */
+  secretHash: string;
   redirectUris: string[];
   scopes: string[];
   confidential: boolean;
@@ -30,7 +31,8 @@ export interface Application {
 }
 
 export interface AccessToken {
-  token: string;
+  /** Digest of the token (digest.ts): the key of accessTokens; the token itself is not stored. */
+  digest: string;
   userId: number;
   /** null for a personal access token. */
   applicationId: number | null;
@@ -39,7 +41,7 @@ export interface AccessToken {
   /** seconds of lifetime; null = never expires */
   expiresIn: number | null;
   revokedAt: number | null;
-  /** the refresh token issued with it, if any */
+  /** digest of the refresh token issued with it, if any */
   refreshToken: string | null;
   /** authorization code it came from (reuse of that code revokes it) */
   fromCode: string | null;
@@ -47,7 +49,9 @@ export interface AccessToken {
 }
 
 export interface RefreshToken {
-  token: string;
+  /** Digest of the token: the key of refreshTokens. */
+  digest: string;
+  /** digest of the access token issued with it */
   accessToken: string;
   applicationId: number;
   userId: number;
@@ -100,8 +104,8 @@ export interface Session {
 export interface Store {
   users: Map<number, User>;
   applications: Map<string, Application>; // by uid
-  accessTokens: Map<string, AccessToken>;
-  refreshTokens: Map<string, RefreshToken>;
+  accessTokens: Map<string, AccessToken>; // by digest
+  refreshTokens: Map<string, RefreshToken>; // by digest
   codes: Map<string, AuthorizationCode>;
   deviceCodes: Map<string, DeviceCode>; // by device_code
   sessions: Map<string, Session>;

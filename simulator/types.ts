@@ -1,7 +1,7 @@
 import type { Clock } from './clock.js';
 import type { Store } from './store.js';
 import type { FaultName, OperationId, OperationInfo, Offering } from '../spec/index.js';
-import type { Answer } from './http.js';
+import type { Answer, Reply } from './http.js';
 
 /**
  * What the simulator reads of a request: the part of the Fetch Request it uses. A Fetch Request
@@ -57,6 +57,13 @@ export interface SimulatorOptions {
    * deployment: the harness must detect that and neither approve, move time nor create data.
    */
   control?: boolean;
+  /** Trust X-Forwarded-Proto (behind a TLS-terminating proxy): the session cookie gets Secure. */
+  trustProxy?: boolean;
+  /**
+   * Host header values (`name` or `name:port`) the control API answers (AUTH-CONTROL-API-LOCAL).
+   * Unset: any (in-process adapters have no Host to forge); serve() sets its own address.
+   */
+  controlHosts?: string[];
   /** Clock: frozen, or starting at a given epoch-ms. */
   clock?: { start?: number; frozen?: boolean };
 }
@@ -71,6 +78,8 @@ export interface ResolvedOptions {
   seedSize: number;
   issuer?: string;
   control: boolean;
+  trustProxy: boolean;
+  controlHosts?: string[];
 }
 
 export interface Sim {
@@ -85,6 +94,10 @@ export interface Sim {
   inForce(window: { since?: string; until?: string }): boolean;
   /** Module-owned state, created on first use and dropped by reset(). */
   state<T>(key: string, init: () => T): T;
+  /** Largest body this method and path accept (LIM-REQUEST-BODY-SIZE), for adapters that stream. */
+  bodyLimit(method: string, pathname: string): number;
+  /** The 413 answer of a body over bodyLimit, in the error shape of the path. */
+  tooLarge(request: SimRequest): Reply;
   /** The Fetch entry (msw, supertest through the Node adapter's callers, in-process tests). */
   handle(request: Request): Promise<Response>;
   /** The entry every adapter ends in: the answer before any Fetch Response is made of it. */

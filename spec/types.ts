@@ -97,6 +97,11 @@ export interface Limits {
   perPageMax: number;
   paginationTotalsMax: number;
   usersKeysetEnforcedAbove: number;
+  requestBodyMaxBytes: number;
+  gitRequestBodyMaxBytes: number;
+  responseHeaderMaxBytes: number;
+  authFailuresMax: number;
+  authFailureWindowSeconds: number;
 }
 
 /** The simulator's housekeeping (spec/profiles.yaml `retention`), seconds of its clock. */

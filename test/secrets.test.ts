@@ -10,6 +10,7 @@ import { createEmbeddedTarget } from '../suites/target/embedded.js';
 import { runConformance } from '../suites/runner/run.js';
 import { formatConsole, renderHtml, renderJson, renderJunit, renderMarkdown } from '../reporters/index.js';
 import type { Sim } from '../simulator/types.js';
+import { seeded } from '../simulator/oauth/accounts.js';
 
 const FAULTS = [
   'code-reusable',
@@ -20,13 +21,40 @@ const FAULTS = [
   'scope-not-checked',
 ];
 
+const shownValues = new WeakMap<Sim, string[]>();
+
+/** Remember every credential a JSON response hands out (the store keeps only their digests). */
+function recordShown(sim: Sim): void {
+  const shown: string[] = [];
+  shownValues.set(sim, shown);
+  const handle = sim.handle.bind(sim);
+  sim.handle = async (request) => {
+    const response = await handle(request);
+    if ((response.headers.get('content-type') ?? '').includes('json')) {
+      const body = (await response
+        .clone()
+        .json()
+        .catch(() => null)) as Record<string, unknown> | null;
+      for (const key of ['access_token', 'refresh_token', 'id_token', 'device_code'])
+        if (body && typeof body[key] === 'string') shown.push(body[key]);
+    }
+    return response;
+  };
+}
+
 function everySecret(sim: Sim): string[] {
   const s = sim.store;
   const values = [
-    ...[...s.users.values()].map((u) => u.password),
-    ...[...s.applications.values()].map((a) => a.secret),
+    // The store keeps passwords, client secrets and tokens only as digests (and the digests too
+    // must not leak); the plaintext values are those seeded and those the responses showed.
+    ...[...s.users.values()].map((u) => u.passwordHash),
+    ...[...s.applications.values()].map((a) => a.secretHash),
     ...s.accessTokens.keys(),
     ...s.refreshTokens.keys(),
+    ...Object.values(seeded(sim).applications).map((a) => a.secret),
+    ...[seeded(sim).admin, seeded(sim).user, seeded(sim).twoFactorUser].map((u) => u.password),
+    seeded(sim).personalAccessToken,
+    ...(shownValues.get(sim) ?? []),
     ...s.codes.keys(),
     ...[...s.deviceCodes.values()].flatMap((d) => [d.deviceCode, d.userCode]),
     ...[...s.sessions.values()].flatMap((x) => [x.id, x.csrf]),
@@ -38,6 +66,7 @@ function everySecret(sim: Sim): string[] {
 describe('secrets never reach a report', () => {
   it('masks every secret the simulator issued, in every format, in a run full of failures', async () => {
     const sim = createSimulator({ faults: FAULTS });
+    recordShown(sim);
     const checks = allChecks().filter((c) => ['grants', 'device', 'tokens', 'scopes'].includes(c.suite));
     const report = await runConformance({ target: await createEmbeddedTarget(sim), checks, seed: 11, numRuns: 5 });
 

@@ -5,15 +5,57 @@
  * Response is made on this path (a handler's own Fetch Response, Git's, is written as it is).
  */
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { Reply, type Answer } from '../http.js';
 import { rememberUrl } from '../request.js';
 import type { Sim, SimRequest } from '../types.js';
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
+/**
+ * The body, or null once it is over `limit` bytes (declared or counted): nothing more is kept
+ * (LIM-REQUEST-BODY-SIZE), so a huge upload costs at most `limit` bytes of memory.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+  if (Number(req.headers['content-length']) > limit) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      req.off('data', onData).off('end', onEnd).off('error', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        done();
+        chunks.length = 0;
+        resolve(null);
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = (error: Error) => {
+      done();
+      reject(error);
+    };
+    req.on('data', onData).on('end', onEnd).on('error', onError);
+  });
+}
+
+/** How long the rest of an oversized body is drained (unkept) so the 413 reaches the client. */
+const DRAIN_MS = 2000;
+
+/**
+ * After a 413 the connection closes; until then the unread rest is discarded, not buffered:
+ * closing a socket with unread data sends a reset that can destroy the answer in flight.
+ */
+function drainThenClose(req: IncomingMessage, res: ServerResponse): void {
+  req.resume();
+  res.once('finish', () => {
+    const timer = setTimeout(() => req.socket.destroy(), DRAIN_MS);
+    timer.unref();
+    req.socket.once('close', () => clearTimeout(timer));
+  });
 }
 
 /** Request headers as Fetch reads them: names lowercased, repeated headers joined with ", ". */
@@ -134,7 +176,18 @@ export function toNodeListener(sim: Sim): (req: IncomingMessage, res: ServerResp
     (async () => {
       let request: SimRequest | null;
       try {
-        request = toSimRequest(req, await readBody(req));
+        // The route's limit is looked up only for a request that carries a body (most GETs do not).
+        const carries = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
+        const limit = carries ? sim.bodyLimit(req.method ?? 'GET', (req.url ?? '/').split('?')[0]) : Infinity;
+        const body = await readBody(req, limit);
+        if (body === null) {
+          drainThenClose(req, res);
+          const refused = toSimRequest(req, null);
+          if (!refused) return badRequest(res);
+          await writeAnswer(res, sim.tooLarge(refused), refused.method === 'HEAD');
+          return;
+        }
+        request = toSimRequest(req, body);
       } catch {
         request = null;
       }
@@ -154,24 +207,53 @@ export interface Served {
   close(): Promise<void>;
 }
 
-/** Serve on loopback (127.0.0.1 unless told otherwise); port 0 picks a free port. */
-export async function serve(sim: Sim, options: { port?: number; host?: string } = {}): Promise<Served> {
+/** Is this address loopback (where only this machine can reach the control API)? */
+export function isLoopback(host: string): boolean {
+  return /^127\./.test(host) || host === '::1' || host === '[::1]' || host.toLowerCase() === 'localhost';
+}
+
+/**
+ * Serve on loopback (127.0.0.1 unless told otherwise); port 0 picks a free port. The control
+ * API then answers only a Host naming this address (AUTH-CONTROL-API-LOCAL) or `allowHosts`.
+ */
+export async function serve(
+  sim: Sim,
+  options: { port?: number; host?: string; allowHosts?: string[] } = {},
+): Promise<Served> {
   const host = options.host ?? '127.0.0.1';
   // Node's own header limit must stay above the simulator's URL limit so that 414 comes from us.
   const server = createServer({ maxHeaderSize: 64 * 1024 }, toNodeListener(sim));
+  // Every socket, also those Node no longer counts as HTTP (CONNECT, a 413 draining): close() ends them.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  // Node hands CONNECT to a 'connect' listener and, without one, drops the connection: answer it.
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    const body = JSON.stringify({ error: '405 Method Not Allowed' });
+    socket.end(
+      `HTTP/1.1 405 Method Not Allowed\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (sim.options.controlHosts === undefined) {
+    const own = [new URL(url).host, `127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+    sim.options.controlHosts = [...new Set([...own, ...(options.allowHosts ?? [])])];
+  }
   return {
     url,
     server,
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
         server.close(() => resolve());
+        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
       }),
   };
 }

@@ -14,6 +14,7 @@
  */
 import { limits } from '../../spec/index.js';
 import { apiError, json, type Answer } from '../http.js';
+import { ApiError } from '../errors.js';
 import { lowerBound, reversed, take, type Seq } from '../data/seq.js';
 import type { Ctx } from '../types.js';
 import { CURSOR_PARAMS, cursorParam, keysetSupport, type KeysetOrder } from './keyset-table.js';
@@ -76,9 +77,19 @@ export function linkUrl(ctx: Ctx, set: Record<string, string>, drop: readonly st
   return `${ctx.origin}${ctx.rawPath}?${params}`;
 }
 
-function linkHeader(links: [string, string][]): Record<string, string> {
+function linkHeader(ctx: Ctx, links: [string, string][]): Record<string, string> {
   if (links.length === 0) return {};
   const value = links.map(([rel, url]) => `<${url}>; rel="${rel}"`).join(', ');
+  // LIM-RESPONSE-HEADERS-BOUNDED: the Link echoes the query up to four times; one past the bound
+  // is refused before it is sent. LIM-MAX-URL-LENGTH (a must) serves every URL within
+  // maxUrlLength, so the bound is never below what four such URLs make.
+  const fromUrlLimit = 4 * (ctx.sim.options.settings.maxUrlLength + ctx.origin.length + 64);
+  const max = Math.max(limits().responseHeaderMaxBytes, fromUrlLimit);
+  if (Buffer.byteLength(value) > max)
+    throw new ApiError(
+      414,
+      `414 Request-URI Too Large: the query is too long to repeat in the Link header (over ${max} bytes); shorten it`,
+    );
   return { link: value };
 }
 
@@ -153,7 +164,7 @@ function offset<T>(ctx: Ctx, listing: Listing<T>): Answer {
   if (hasNext) links.push(['next', linkUrl(ctx, { page: String(page + 1), per_page: per })]);
   links.push(['first', linkUrl(ctx, { page: '1', per_page: per })]);
   if (totalsShown) links.push(['last', linkUrl(ctx, { page: String(totalPages), per_page: per })]);
-  Object.assign(headers, linkHeader(links));
+  Object.assign(headers, linkHeader(ctx, links));
   return finish(ctx, items.map(listing.render), headers);
 }
 
@@ -242,7 +253,7 @@ function keyset<T>(ctx: Ctx, listing: Listing<T>, authenticated: boolean): Answe
       ...CURSOR_PARAMS,
       'page',
     ]);
-    Object.assign(headers, linkHeader([['next', url]]));
+    Object.assign(headers, linkHeader(ctx, [['next', url]]));
   }
   if (ctx.sim.fault('keyset-offset-headers')) {
     // x-per-page alone: the one a keyset page could be mistaken to need (it has a page size).

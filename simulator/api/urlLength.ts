@@ -1,5 +1,5 @@
 /** 414 for a request target (path + query) longer than the instance's maxUrlLength setting. */
-import { apiError } from '../http.js';
+import { errorFor } from '../error-shape.js';
 import type { Middleware } from '../types.js';
 import { requestUrl } from '../request.js';
 
@@ -7,10 +7,11 @@ export const urlLength: Middleware = async (request, sim, next) => {
   const url = requestUrl(request);
   const length = Buffer.byteLength(url.pathname + url.search);
   if (length > sim.options.settings.maxUrlLength && !sim.fault('no-414')) {
-    return apiError(
+    return errorFor(
+      url.pathname,
       414,
       `414 Request-URI Too Large: the URL has ${length} bytes, the limit is ${sim.options.settings.maxUrlLength}; send the parameters in a request body instead`,
-    );
+    ).toResponse(sim);
   }
   return next();
 };

@@ -7,10 +7,10 @@ import type { AppConfig, AppRole, TargetConfig } from '../../spec/target-config.
 import type { Sim } from '../types.js';
 import type { Application } from '../store.js';
 import { apiFixtures } from '../api/fixtures.js';
-import { seeded } from '../oauth/accounts.js';
+import { seeded, type Shown } from '../oauth/accounts.js';
 import { FIELDS, SELECTORS } from '../pages/layout.js';
 
-function appConfig(app: Application): AppConfig {
+function appConfig(app: Shown<Application, 'secret'>): AppConfig {
   return {
     clientId: app.uid,
     ...(app.confidential ? { clientSecret: app.secret } : {}),
@@ -30,7 +30,7 @@ export function targetConfig(sim: Sim, baseUrl: string): TargetConfig {
   const seed = seeded(sim);
   const base = baseUrl.replace(/\/+$/, '');
   const applications = {} as Record<AppRole, AppConfig>;
-  for (const [role, app] of Object.entries(seed.applications) as [AppRole, Application][])
+  for (const [role, app] of Object.entries(seed.applications) as [AppRole, Shown<Application, 'secret'>][])
     applications[role] = appConfig(app);
   return {
     baseUrl: base,

@@ -8,6 +8,7 @@ import type { AppRole } from '../../spec/target-config.js';
 import type { Sim } from '../types.js';
 import type { AccessToken, Application, User } from '../store.js';
 import { hexId, secret } from '../random.js';
+import { digest } from '../digest.js';
 import { ControlError } from '../errors.js';
 import { KNOWN_SCOPES, unknownScopes } from './scopes.js';
 
@@ -26,7 +27,17 @@ export interface NewUser {
   twoFactor?: boolean;
 }
 
-export function createUser(sim: Sim, input: NewUser): User {
+/**
+ * A record as just created, with the plaintext credential the store does not keep: the record's
+ * fields read through (prototype), the plaintext is an own property shown once to the creator.
+ */
+export type Shown<T, K extends string> = T & Record<K, string>;
+
+function shown<T extends object, K extends string>(record: T, key: K, value: string): Shown<T, K> {
+  return Object.assign(Object.create(record) as T, { [key]: value } as Record<K, string>);
+}
+
+export function createUser(sim: Sim, input: NewUser): Shown<User, 'password'> {
   const { store } = sim;
   const username = input.username?.trim() ?? '';
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$/.test(username)) {
@@ -40,13 +51,15 @@ export function createUser(sim: Sim, input: NewUser): User {
     username,
     name: input.name?.trim() || username,
     email: input.email?.trim() || `${username}@example.com`,
-    password: input.password || secret(18),
+    passwordHash: '',
     admin: input.admin ?? false,
     twoFactor: input.twoFactor ?? false,
     createdAt: sim.clock.nowSeconds(),
   };
+  const password = input.password || secret(18);
+  user.passwordHash = digest(password);
   store.users.set(user.id, user);
-  return user;
+  return shown(user, 'password', password);
 }
 
 /** A redirect URI the service accepts: absolute, no fragment, HTTPS unless in development mode. */
@@ -72,7 +85,7 @@ export interface NewApplication {
   ownerId?: number | null;
 }
 
-export function createApplication(sim: Sim, input: NewApplication): Application {
+export function createApplication(sim: Sim, input: NewApplication): Shown<Application, 'secret'> {
   const { store } = sim;
   const name = input.name?.trim() ?? '';
   if (!name) throw new ValidationError('name is required');
@@ -90,14 +103,16 @@ export function createApplication(sim: Sim, input: NewApplication): Application 
     id: store.nextId.application++,
     name,
     uid: hexId(32),
-    secret: secret(32, 'gloas-'),
+    secretHash: '',
     redirectUris,
     scopes,
     confidential: input.confidential ?? true,
     ownerId: input.ownerId ?? null,
   };
+  const clientSecret = secret(32, 'gloas-');
+  app.secretHash = digest(clientSecret);
   store.applications.set(app.uid, app);
-  return app;
+  return shown(app, 'secret', clientSecret);
 }
 
 export function createPersonalAccessToken(
@@ -105,9 +120,9 @@ export function createPersonalAccessToken(
   userId: number,
   scopes: string[],
   token = secret(20, 'glpat-'),
-): AccessToken {
+): Shown<AccessToken, 'token'> {
   const record: AccessToken = {
-    token,
+    digest: digest(token),
     userId,
     applicationId: null,
     scopes,
@@ -118,17 +133,22 @@ export function createPersonalAccessToken(
     fromCode: null,
     kind: 'personal',
   };
-  sim.store.accessTokens.set(token, record);
-  return record;
+  sim.store.accessTokens.set(record.digest, record);
+  return shown(record, 'token', token);
 }
 
 export type { AppRole };
 
+/**
+ * The seeded accounts as the harness needs them. The store keeps only hashes; the plaintext of
+ * these seeded credentials is kept here (module state of this simulator) because
+ * GET /-/simulator/config hands them out to the harness on the local machine.
+ */
 export interface Seeded {
-  admin: User;
-  user: User;
-  twoFactorUser: User;
-  applications: Record<AppRole, Application>;
+  admin: Shown<User, 'password'>;
+  user: Shown<User, 'password'>;
+  twoFactorUser: Shown<User, 'password'>;
+  applications: Record<AppRole, Shown<Application, 'secret'>>;
   personalAccessToken: string;
 }
 
@@ -190,14 +210,20 @@ export function seedAccounts(sim: Sim): void {
     password: s.passwords.twoFactorUser,
     twoFactor: true,
   });
-  const applications = {} as Record<AppRole, Application>;
+  const applications = {} as Record<AppRole, Shown<Application, 'secret'>>;
   for (const role of Object.keys(APPS) as AppRole[]) {
-    const app = createApplication(sim, { ...APPS[role], redirectUris: [seededRedirectUri(role)], ownerId: admin.id });
-    // Stable identifiers across reset: re-key the record under the seeded uid.
+    const created = createApplication(sim, {
+      ...APPS[role],
+      redirectUris: [seededRedirectUri(role)],
+      ownerId: admin.id,
+    });
+    // Stable identifiers across reset: re-key the record under the seeded uid and secret.
+    const app = Object.getPrototypeOf(created) as Application;
     sim.store.applications.delete(app.uid);
-    Object.assign(app, s.apps[role]);
+    app.uid = s.apps[role].uid;
+    app.secretHash = digest(s.apps[role].secret);
     sim.store.applications.set(app.uid, app);
-    applications[role] = app;
+    applications[role] = shown(app, 'secret', s.apps[role].secret);
   }
   createPersonalAccessToken(sim, admin.id, ['api'], s.pat);
   sim.state<Seeded>('oauth:seeded', () => ({ admin, user, twoFactorUser, applications, personalAccessToken: s.pat }));

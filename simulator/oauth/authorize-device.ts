@@ -6,7 +6,7 @@ import type { DeviceCode } from '../store.js';
 import { hexId } from '../random.js';
 import { authenticateClient, presentedClient } from './client-auth.js';
 import { noStore } from './errors.js';
-import { deviceMachine, newUserCode } from './device.js';
+import { deviceMachine, issueUserCode } from './device.js';
 import { issuer } from './issuer.js';
 import { bodyParams, required } from './params.js';
 import { grantScopes } from './scopes.js';
@@ -18,9 +18,10 @@ export const oauthAuthorizeDevice: Handler = async (ctx) => {
   const app = authenticateClient(sim, presentedClient(ctx.request, params), 'if-sent');
   const scopes = grantScopes(params.get('scope'), app.scopes);
   const { deviceCodeLifetime, deviceInterval } = limits();
+  const deviceCode = hexId(32);
   const record: DeviceCode = {
-    deviceCode: hexId(32),
-    userCode: newUserCode(),
+    deviceCode,
+    userCode: issueUserCode(sim, deviceCode),
     applicationId: app.id,
     scopes,
     createdAt: sim.clock.nowSeconds(),

@@ -27,7 +27,7 @@ export function userinfoClaims(user: User, base: string): Record<string, unknown
 
 export const USERINFO_CLAIMS = Object.keys(
   userinfoClaims(
-    { id: 0, username: '', name: '', email: '', password: '', admin: false, twoFactor: false, createdAt: 0 },
+    { id: 0, username: '', name: '', email: '', passwordHash: '', admin: false, twoFactor: false, createdAt: 0 },
     '',
   ),
 );

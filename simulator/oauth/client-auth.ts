@@ -4,7 +4,7 @@
  */
 import type { Sim, SimRequest } from '../types.js';
 import type { Application } from '../store.js';
-import { sameSecret } from './compare.js';
+import { matchesDigest } from '../digest.js';
 import { InvalidClient, InvalidRequest, OAuthError } from './errors.js';
 import type { Params } from './params.js';
 
@@ -61,7 +61,7 @@ export function authenticateClient(
   const app = sim.store.applications.get(credentials.clientId);
   if (!app) throw InvalidClient('Client authentication failed: unknown client');
   if (credentials.secret !== null) {
-    if (!sameSecret(credentials.secret, app.secret))
+    if (!matchesDigest(credentials.secret, app.secretHash))
       throw InvalidClient('Client authentication failed: wrong client secret');
   } else if (app.confidential && mode === 'when-confidential') {
     throw InvalidClient(

@@ -76,8 +76,36 @@ export function normalizeUserCode(value: string): string {
     : compact;
 }
 
+/** user code -> device code, so a typed code is one Map probe (module state, dropped by reset). */
+function userCodeIndex(sim: Sim): Map<string, string> {
+  return sim.state('oauth:user-codes', () => new Map<string, string>());
+}
+
+function live(sim: Sim, record: DeviceCode): boolean {
+  return sim.clock.nowSeconds() < record.createdAt + record.expiresIn;
+}
+
+/**
+ * A user code no live device authorization holds (AUTH-BRUTE-FORCE-THROTTLED, RFC 8628 §6.1),
+ * indexed for `deviceCode`. Entries whose device code left the store are swept once the index
+ * outgrows the store, so the index never keeps what the store has evicted.
+ */
+export function issueUserCode(sim: Sim, deviceCode: string): string {
+  const index = userCodeIndex(sim);
+  let code = newUserCode();
+  for (let held = deviceByUserCode(sim, code); held && live(sim, held); held = deviceByUserCode(sim, code))
+    code = newUserCode();
+  index.set(code, deviceCode);
+  if (index.size > 2 * sim.store.deviceCodes.size + 1024)
+    for (const [user, device] of index) if (!sim.store.deviceCodes.has(device)) index.delete(user);
+  return code;
+}
+
 export function deviceByUserCode(sim: Sim, value: string): DeviceCode | undefined {
   const wanted = normalizeUserCode(value);
-  for (const record of sim.store.deviceCodes.values()) if (record.userCode === wanted) return record;
-  return undefined;
+  const index = userCodeIndex(sim);
+  const deviceCode = index.get(wanted);
+  const record = deviceCode === undefined ? undefined : sim.store.deviceCodes.get(deviceCode);
+  if (deviceCode !== undefined && !record) index.delete(wanted);
+  return record;
 }

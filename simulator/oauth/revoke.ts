@@ -3,6 +3,7 @@
  * token of the authenticated client is revoked together with its pair
  * (spec/machines/revocation.yaml).
  */
+import { digest } from '../digest.js';
 import { json } from '../http.js';
 import type { Sim, Handler } from '../types.js';
 import type { AccessToken, Application, RefreshToken } from '../store.js';
@@ -55,8 +56,8 @@ export const oauthRevoke: Handler = async (ctx) => {
   const value = required(params, 'token');
   const { app, clientError } = tryAuthenticateClient(ctx, params);
   const hint = params.get('token_type_hint');
-  const access = sim.store.accessTokens.get(value);
-  const refresh = sim.store.refreshTokens.get(value);
+  const access = sim.store.accessTokens.get(digest(value));
+  const refresh = sim.store.refreshTokens.get(digest(value));
   const x: Revocation = { sim, clientError, app };
   // RFC 7009 §2.1: the hint only orders the search; personal access tokens are not OAuth tokens.
   if (hint === 'refresh_token' && refresh) x.refresh = refresh;

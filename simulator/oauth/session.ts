@@ -6,9 +6,13 @@
 import type { Sim, SimRequest } from '../types.js';
 import type { Session, User } from '../store.js';
 import { secret } from '../random.js';
+import { digest } from '../digest.js';
 import { sameSecret } from './compare.js';
+import { requestUrl } from '../request.js';
 
 export const SESSION_COOKIE = '_idp_session';
+/** Before sign-in: a random value tied to the form's CSRF token, with nothing stored server-side. */
+export const PRE_SESSION_COOKIE = '_idp_presession';
 
 function cookieValue(request: SimRequest, name: string): string | undefined {
   const header = request.headers.get('cookie');
@@ -31,16 +35,45 @@ export function createSession(sim: Sim, userId: number | null = null): Session {
   return session;
 }
 
-export function sessionCookie(session: Session): string {
-  return `${SESSION_COOKIE}=${session.id}; Path=/; HttpOnly; SameSite=Lax`;
+/**
+ * Reached over HTTPS? The request's own scheme, or, only behind a trusted proxy (--trust-proxy),
+ * the first X-Forwarded-Proto value (AUTH-SESSION-COOKIE-SECURE).
+ */
+export function overHttps(sim: Sim, request: SimRequest): boolean {
+  if (requestUrl(request).protocol === 'https:') return true;
+  if (!sim.options.trustProxy) return false;
+  const forwarded = request.headers.get('x-forwarded-proto')?.split(',')[0].trim().toLowerCase();
+  return forwarded === 'https';
 }
 
-/** The session of the request, or a new anonymous one with the cookie to set. */
-export function ensureSession(sim: Sim, request: SimRequest): { session: Session; setCookie?: string } {
+function cookie(sim: Sim, request: SimRequest, name: string, value: string): string {
+  return `${name}=${value}; Path=/; HttpOnly; SameSite=Lax${overHttps(sim, request) ? '; Secure' : ''}`;
+}
+
+export function sessionCookie(sim: Sim, request: SimRequest, session: Session): string {
+  return cookie(sim, request, SESSION_COOKIE, session.id);
+}
+
+/**
+ * The CSRF token of the sign-in form. A signed-in or existing session keeps its own; a visitor
+ * without one gets a pre-session cookie and a token derived from it (keyed hash), so a page view
+ * stores nothing: a session is created only at sign-in, when there is something to keep.
+ */
+export function signInCsrf(sim: Sim, request: SimRequest): { csrf: string; setCookie?: string } {
   const existing = sessionOf(sim, request);
-  if (existing) return { session: existing };
-  const session = createSession(sim);
-  return { session, setCookie: sessionCookie(session) };
+  if (existing) return { csrf: existing.csrf };
+  const nonce = cookieValue(request, PRE_SESSION_COOKIE);
+  if (nonce && /^[A-Za-z0-9_-]{43}$/.test(nonce)) return { csrf: digest(`csrf:${nonce}`) };
+  const fresh = secret(32);
+  return { csrf: digest(`csrf:${fresh}`), setCookie: cookie(sim, request, PRE_SESSION_COOKIE, fresh) };
+}
+
+/** Is the sign-in form's token the one of this request's session or pre-session cookie? */
+export function signInCsrfValid(sim: Sim, request: SimRequest, token: string | null): boolean {
+  const session = sessionOf(sim, request);
+  if (session) return csrfValid(session, token);
+  const nonce = cookieValue(request, PRE_SESSION_COOKIE);
+  return !!nonce && !!token && sameSecret(token, digest(`csrf:${nonce}`));
 }
 
 export function signedIn(sim: Sim, request: SimRequest): { session: Session; user: User } | null {
@@ -65,7 +98,25 @@ export function signInLocation(returnTo: string): string {
   return `/users/sign_in?redirect_to=${encodeURIComponent(returnTo)}`;
 }
 
-/** Only local paths are followed after sign-in (no open redirect). */
-export function safeReturnPath(value: string | null | undefined, fallback: string): string {
-  return value && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : fallback;
+/**
+ * Only a same-origin path is followed after sign-in (GRANT-SIGN-IN-RETURN-SAME-ORIGIN): it must
+ * start with one `/`, hold no control character, space or backslash (which browsers and URL
+ * parsers drop or read as `/`, turning `/\t/evil.example` into a host), and resolve against our
+ * own origin to that origin. Nothing is stripped: a value that fails is replaced by `fallback`
+ * as a whole. The answer is the URL's own serialization (percent-encoded, safe in a header).
+ */
+export function safeReturnPath(value: string | null | undefined, fallback: string, origin: string): string {
+  if (!value || !value.startsWith('/') || /[\u0000-\u0020\u007f\\]/.test(value)) return fallback;
+  let url: URL;
+  let own: URL;
+  try {
+    own = new URL(origin);
+    url = new URL(value, own);
+  } catch {
+    return fallback;
+  }
+  if (url.origin !== own.origin || url.username || url.password) return fallback;
+  const path = url.pathname + url.search + url.hash;
+  // `/.//evil` normalizes to `//evil`: the answer itself must read back as the same place.
+  return new URL(path, own).href === url.href && !path.startsWith('//') ? path : fallback;
 }

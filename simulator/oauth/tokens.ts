@@ -7,11 +7,15 @@ import { limits } from '../../spec/index.js';
 import type { Sim } from '../types.js';
 import type { AccessToken, Application, RefreshToken } from '../store.js';
 import { hexId } from '../random.js';
+import { digest } from '../digest.js';
 import { formatScope } from './scopes.js';
 
+/** The records as stored (by digest) and the token values, shown once in the response. */
 export interface Issued {
   access: AccessToken;
   refresh: RefreshToken | null;
+  accessToken: string;
+  refreshToken: string | null;
 }
 
 export function mintTokens(
@@ -26,8 +30,9 @@ export function mintTokens(
   },
 ): Issued {
   const now = sim.clock.nowSeconds();
+  const accessToken = hexId(32);
   const access: AccessToken = {
-    token: hexId(32),
+    digest: digest(accessToken),
     userId: input.userId,
     applicationId: input.app?.id ?? null,
     scopes: [...input.scopes],
@@ -39,21 +44,23 @@ export function mintTokens(
     kind: 'oauth',
   };
   let refresh: RefreshToken | null = null;
+  let refreshToken: string | null = null;
   if (input.refresh && input.app) {
+    refreshToken = hexId(32);
     refresh = {
-      token: hexId(32),
-      accessToken: access.token,
+      digest: digest(refreshToken),
+      accessToken: access.digest,
       applicationId: input.app.id,
       userId: input.userId,
       scopes: [...input.scopes],
       createdAt: now,
       revokedAt: null,
     };
-    access.refreshToken = refresh.token;
-    sim.store.refreshTokens.set(refresh.token, refresh);
+    access.refreshToken = refresh.digest;
+    sim.store.refreshTokens.set(refresh.digest, refresh);
   }
-  sim.store.accessTokens.set(access.token, access);
-  return { access, refresh };
+  sim.store.accessTokens.set(access.digest, access);
+  return { access, refresh, accessToken, refreshToken };
 }
 
 /** Revoke an access token and the refresh token issued with it (they are one grant). */
@@ -91,10 +98,10 @@ export function tokenType(sim: Sim, flow: 'device' | 'other'): string {
 /** Authorization-code and refresh responses. */
 export function codeTokenBody(sim: Sim, issued: Issued): Record<string, unknown> {
   return {
-    access_token: issued.access.token,
+    access_token: issued.accessToken,
     token_type: tokenType(sim, 'other'),
     expires_in: issued.access.expiresIn,
-    refresh_token: issued.refresh?.token,
+    refresh_token: issued.refreshToken ?? undefined,
     created_at: issued.access.createdAt,
   };
 }
@@ -102,7 +109,7 @@ export function codeTokenBody(sim: Sim, issued: Issued): Record<string, unknown>
 /** Password response: only access_token, token_type and expires_in. */
 export function passwordTokenBody(sim: Sim, issued: Issued): Record<string, unknown> {
   return {
-    access_token: issued.access.token,
+    access_token: issued.accessToken,
     token_type: tokenType(sim, 'other'),
     expires_in: issued.access.expiresIn,
   };
@@ -111,7 +118,7 @@ export function passwordTokenBody(sim: Sim, issued: Issued): Record<string, unkn
 /** Device response: with scope and created_at, without refresh_token. */
 export function deviceTokenBody(sim: Sim, issued: Issued): Record<string, unknown> {
   return {
-    access_token: issued.access.token,
+    access_token: issued.accessToken,
     token_type: tokenType(sim, 'device'),
     expires_in: issued.access.expiresIn,
     scope: formatScope(issued.access.scopes),

@@ -45,6 +45,8 @@ export interface PageOptions {
   setCookie?: string;
   /** Machine-readable name of the page (`data-page`), e.g. the `page` a machine row names. */
   name?: string;
+  /** More response headers (Retry-After of a throttled form). */
+  headers?: Record<string, string>;
 }
 
 export function page(status: number, title: string, body: string, options: PageOptions = {}): Answer {
@@ -61,6 +63,7 @@ ${body}
 `;
   const headers: Record<string, string> = { ...PAGE_HEADERS };
   if (options.setCookie) headers['set-cookie'] = options.setCookie;
+  Object.assign(headers, options.headers);
   return html(status, document, headers);
 }
 

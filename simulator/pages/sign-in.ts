@@ -1,16 +1,16 @@
-/** `/users/sign_in`: the sign-in form (CSRF token, session cookie) and its POST. */
+/** `/users/sign_in`: the sign-in form (CSRF token, pre-session cookie) and its POST. */
 import type { Handler } from '../types.js';
 import { redirect } from '../http.js';
 import { userByLogin } from '../store.js';
 import {
-  ensureSession,
-  csrfValid,
   safeReturnPath,
   sessionCookie,
   signIn as startSession,
-  sessionOf,
+  signInCsrf,
+  signInCsrfValid,
 } from '../oauth/session.js';
-import { sameSecret } from '../oauth/compare.js';
+import { matchesDigest } from '../digest.js';
+import { accountKey, accountLocked, recordFailure, retryAfter } from '../oauth/throttle.js';
 import { FIELDS, esc, hidden, messagePage, page } from './layout.js';
 
 const HOME = '/user_settings/applications';
@@ -27,27 +27,37 @@ ${hidden(FIELDS.returnTo, returnTo)}
 }
 
 export const signInPage: Handler = (ctx) => {
-  const { session, setCookie } = ensureSession(ctx.sim, ctx.request);
-  const returnTo = safeReturnPath(ctx.query.get(FIELDS.returnTo), HOME);
-  return page(200, 'Sign in', form(session.csrf, returnTo), { setCookie });
+  const { csrf, setCookie } = signInCsrf(ctx.sim, ctx.request);
+  const returnTo = safeReturnPath(ctx.query.get(FIELDS.returnTo), HOME, ctx.origin);
+  return page(200, 'Sign in', form(csrf, returnTo), { setCookie });
 };
 
 export const signIn: Handler = async (ctx) => {
+  const { sim, request } = ctx;
   const body = await ctx.body();
   const form_ = body.kind === 'form' ? body.form : new URLSearchParams();
-  const session = sessionOf(ctx.sim, ctx.request);
-  if (!csrfValid(session, form_.get(FIELDS.csrf))) {
+  if (!signInCsrfValid(sim, request, form_.get(FIELDS.csrf))) {
     return messagePage(
       422,
       'Sign-in refused',
       'The form expired or the request was forged (invalid authenticity token). Reload the sign-in page and try again.',
     );
   }
-  const returnTo = safeReturnPath(form_.get(FIELDS.returnTo), HOME);
-  const user = userByLogin(ctx.sim.store, form_.get(FIELDS.login) ?? '');
-  if (!user || !sameSecret(form_.get(FIELDS.password) ?? '', user.password)) {
-    return page(401, 'Sign in', form(session!.csrf, returnTo, 'Invalid login or password.'));
+  const { csrf } = signInCsrf(sim, request);
+  const returnTo = safeReturnPath(form_.get(FIELDS.returnTo), HOME, ctx.origin);
+  const login = form_.get(FIELDS.login) ?? '';
+  const user = userByLogin(sim.store, login);
+  // AUTH-BRUTE-FORCE-THROTTLED: a throttled account is refused whatever the password.
+  const key = accountKey(user, login);
+  if (accountLocked(sim, key)) {
+    return messagePage(429, 'Too many attempts', 'Too many failed sign-in attempts. Try again later.', {
+      headers: { 'retry-after': String(retryAfter(sim, key)) },
+    });
   }
-  const fresh = startSession(ctx.sim, ctx.request, user);
-  return redirect(returnTo, 302, { 'set-cookie': sessionCookie(fresh), 'cache-control': 'no-store' });
+  if (!user || !matchesDigest(form_.get(FIELDS.password) ?? '', user.passwordHash)) {
+    recordFailure(sim, key);
+    return page(401, 'Sign in', form(csrf, returnTo, 'Invalid login or password.'));
+  }
+  const fresh = startSession(sim, request, user);
+  return redirect(returnTo, 302, { 'set-cookie': sessionCookie(sim, request, fresh), 'cache-control': 'no-store' });
 };

@@ -3,6 +3,7 @@
  * the store after its grace period on the simulator's clock, never while that clock stands still,
  * and GET /-/simulator/stats shows the store sizes. No sleeps: the clock is frozen and moved.
  */
+import { digest } from '../../simulator/digest.js';
 import { describe, expect, it } from 'vitest';
 import { limits, retention } from '../../spec/index.js';
 import { app, code, signInRoot, world, type World } from './oauth/helpers.js';
@@ -72,8 +73,8 @@ describe('eviction by the simulator clock', () => {
     const after = await stored(w);
     expect(after.codes).toBe(0);
     expect(after.accessTokens).toBe(before.accessTokens - 1);
-    expect(w.sim.store.accessTokens.has(forever.body.access_token)).toBe(true);
-    expect(w.sim.store.accessTokens.has(timed.body.access_token)).toBe(false);
+    expect(w.sim.store.accessTokens.has(digest(forever.body.access_token))).toBe(true);
+    expect(w.sim.store.accessTokens.has(digest(timed.body.access_token))).toBe(false);
     const info = await w.http().get('/oauth/token/info').set('authorization', `Bearer ${forever.body.access_token}`);
     expect(info.status).toBe(200);
   });
@@ -105,19 +106,19 @@ describe('eviction by the simulator clock', () => {
       .send({ token: refreshed.body.access_token, client_id: a.uid, client_secret: a.secret });
     expect(revoke.status).toBe(200);
     const { store } = w.sim;
-    expect(store.refreshTokens.has(exchange.body.refresh_token)).toBe(true);
+    expect(store.refreshTokens.has(digest(exchange.body.refresh_token))).toBe(true);
     // The first sweep after rotation notes when the rotated token was first seen ended.
     await stored(w);
     w.sim.clock.advance(R.revokedGrace - 1);
     await stored(w);
-    expect(store.accessTokens.has(refreshed.body.access_token)).toBe(true);
-    expect(store.refreshTokens.has(refreshed.body.refresh_token)).toBe(true);
+    expect(store.accessTokens.has(digest(refreshed.body.access_token))).toBe(true);
+    expect(store.refreshTokens.has(digest(refreshed.body.refresh_token))).toBe(true);
     w.sim.clock.advance(1 + R.evictionInterval);
     await stored(w);
     for (const t of [exchange.body.access_token, refreshed.body.access_token])
-      expect(store.accessTokens.has(t)).toBe(false);
+      expect(store.accessTokens.has(digest(t))).toBe(false);
     for (const t of [exchange.body.refresh_token, refreshed.body.refresh_token])
-      expect(store.refreshTokens.has(t)).toBe(false);
+      expect(store.refreshTokens.has(digest(t))).toBe(false);
   });
 
   it('sweeps at most once per eviction interval, and sessions after their lifetime', async () => {

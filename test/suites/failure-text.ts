@@ -5,6 +5,7 @@
  */
 import { expect } from 'vitest';
 import { createSimulator } from '../../simulator/core.js';
+import { seeded } from '../../simulator/oauth/accounts.js';
 import type { Sim } from '../../simulator/types.js';
 import { formatConsole, renderHtml, renderJson, renderJunit, renderMarkdown, redact } from '../../reporters/index.js';
 import type { Report } from '../../suites/report/model.js';
@@ -25,20 +26,36 @@ export interface Witness {
   verify(report: Report): void;
 }
 
-/** Every secret value the simulator holds right now. */
-function harvest(sim: Sim, into: Set<string>): void {
-  const { store } = sim;
+/** Fields of a JSON answer that carry a secret the simulator hands out. */
+const SECRET_FIELDS = ['access_token', 'refresh_token', 'id_token', 'device_code', 'user_code', 'secret', 'token'];
+
+/**
+ * Every secret the simulator handed out so far. Its store keeps only keyed hashes (issue 13), so
+ * the plaintexts are read where they leave it: the seeded credentials and each answer.
+ */
+async function harvest(sim: Sim, response: Response, into: Set<string>): Promise<void> {
   const add = (v: unknown) => typeof v === 'string' && v.length >= MIN_SECRET && into.add(v);
-  for (const key of store.accessTokens.keys()) add(key);
-  for (const key of store.refreshTokens.keys()) add(key);
-  for (const key of store.codes.keys()) add(key);
-  for (const [key, d] of store.deviceCodes) {
-    add(key);
-    add((d as { userCode?: string }).userCode);
-  }
-  for (const key of store.sessions.keys()) add(key);
-  for (const app of store.applications.values()) add(app.secret);
-  for (const user of store.users.values()) add(user.password);
+  const accounts = seeded(sim);
+  for (const user of [accounts.admin, accounts.user, accounts.twoFactorUser]) add(user.password);
+  for (const app of Object.values(accounts.applications)) add(app.secret);
+  add(accounts.personalAccessToken);
+  const location = response.headers.get('location');
+  if (location) add(new URL(location, 'http://x').searchParams.get('code'));
+  if (!response.headers.get('content-type')?.includes('json')) return;
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) {
+        if (SECRET_FIELDS.includes(k)) add(x);
+        else walk(x);
+      }
+  };
+  walk(
+    await response
+      .clone()
+      .json()
+      .catch(() => null),
+  );
 }
 
 export async function witness(faults: string[], checks: Check[]): Promise<Witness> {
@@ -47,7 +64,7 @@ export async function witness(faults: string[], checks: Check[]): Promise<Witnes
   const handle = sim.handle.bind(sim);
   sim.handle = async (request: Request) => {
     const response = await handle(request);
-    harvest(sim, secrets);
+    await harvest(sim, response, secrets);
     return response;
   };
   // What each check said when it failed: the error it threw and every soft assertion that did not hold.
@@ -73,7 +90,6 @@ export async function witness(faults: string[], checks: Check[]): Promise<Witnes
     target,
     checks: wrapped,
     verify(report) {
-      harvest(sim, secrets);
       const shown = redact(report);
       for (const check of shown.checks) {
         if (check.status !== 'failed' && check.status !== 'warned') continue;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { startSimulation, type Simulation } from '../../cli/simulate.js';
 import { executeRun } from '../../cli/run.js';
-import { checkAccessToken } from '../../simulator/credentials.js';
+import { tokenExpired } from '../../simulator/credentials.js';
 import { refreshState } from '../../simulator/oauth/tokens.js';
 import type { Report } from '../../suites/report/model.js';
 import { defaultSeed } from '../../suites/runner/defaults.js';
@@ -86,7 +86,7 @@ describe('a live-looking target (no control API, form driver, over HTTP)', () =>
 
   it('left no OAuth token alive', () => {
     const alive = [...simulation.sim.store.accessTokens.values()].filter(
-      (t) => t.kind === 'oauth' && checkAccessToken(simulation.sim, t.token).ok,
+      (t) => t.kind === 'oauth' && t.revokedAt === null && !tokenExpired(simulation.sim, t),
     );
     expect(alive.length).toBe(0);
     const refresh = [...simulation.sim.store.refreshTokens.values()].filter((r) => refreshState(r) === 'active');

@@ -52,7 +52,7 @@ const codeMachine = runner<Exchange>('authorization-code', {
         refresh: true,
         fromCode: x.code.code,
       });
-      x.code.exchangedFor = x.issued.access.token;
+      x.code.exchangedFor = x.issued.access.digest;
       const user = x.sim.store.users.get(x.code.userId) as User;
       if (x.code.scopes.includes('openid')) {
         x.idToken = await idToken(x.sim, {

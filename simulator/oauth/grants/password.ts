@@ -8,7 +8,8 @@
 import { userByLogin } from '../../store.js';
 import type { Application } from '../../store.js';
 import { authenticateClient, presentedClient } from '../client-auth.js';
-import { sameSecret } from '../compare.js';
+import { matchesDigest } from '../../digest.js';
+import { accountKey, accountLocked, recordFailure, retryAfter } from '../throttle.js';
 import { InvalidClient, InvalidGrant, UnauthorizedClient } from '../errors.js';
 import { passwordGrantAvailable, passwordGrantNeedsClient } from '../gates.js';
 import { required } from '../params.js';
@@ -37,7 +38,14 @@ export const password: Grant = {
     if (!sim.options.settings.gitPasswordAuth && !sim.fault('git-password-setting-ignored'))
       throw InvalidGrant('Password authentication is disabled on this instance');
     const user = userByLogin(sim.store, username);
-    if (!user || !sameSecret(secret, user.password)) throw InvalidGrant('Invalid username or password');
+    // AUTH-BRUTE-FORCE-THROTTLED: invalid_grant with a description, whatever the password.
+    const key = accountKey(user, username);
+    if (accountLocked(sim, key))
+      throw InvalidGrant(`Too many failed attempts for this account; try again in ${retryAfter(sim, key)} seconds`);
+    if (!user || !matchesDigest(secret, user.passwordHash)) {
+      recordFailure(sim, key);
+      throw InvalidGrant('Invalid username or password');
+    }
     if (user.twoFactor && !sim.fault('password-grant-two-factor')) {
       throw InvalidGrant('Two-factor authentication is enabled for this user: use a personal access token');
     }

@@ -3,6 +3,7 @@
  * rotates: the old access and refresh tokens stop working, a new pair is returned, and this works
  * after the access token expired (spec/machines/token-refresh.yaml).
  */
+import { digest } from '../../digest.js';
 import type { Application, RefreshToken } from '../../store.js';
 import type { Sim } from '../../types.js';
 import { applicationById } from '../accounts.js';
@@ -53,7 +54,7 @@ export const refreshToken: Grant = {
     const { sim } = ctx;
     const value = required(params, 'refresh_token');
     const { app, clientError } = tryAuthenticateClient(ctx, params);
-    const refresh = sim.store.refreshTokens.get(value);
+    const refresh = sim.store.refreshTokens.get(digest(value));
     if (!refresh || !applicationById(sim, refresh.applicationId))
       throw clientError ?? InvalidGrant('The refresh token is invalid');
 

@@ -55,7 +55,7 @@ describe('seeded data (item 2)', () => {
       username: 'zz-late',
       name: 'Late User',
       email: 'l@x',
-      password: 'p',
+      passwordHash: 'p',
       admin: false,
       twoFactor: false,
       createdAt: 0,

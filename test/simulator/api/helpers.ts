@@ -1,4 +1,6 @@
 /** Shared by the API tests: a simulator, a supertest agent over its Node listener, and tokens. */
+import { digest } from '../../../simulator/digest.js';
+import { seeded } from '../../../simulator/oauth/accounts.js';
 import request from 'supertest';
 import { createSimulator } from '../../../simulator/core.js';
 import { toNodeListener } from '../../../simulator/adapters/node.js';
@@ -24,8 +26,8 @@ export function mint(
   options: { username?: string; expiresIn?: number | null; revoked?: boolean; kind?: AccessToken['kind'] } = {},
 ): string {
   const token = secret(20, 'test-');
-  sim.store.accessTokens.set(token, {
-    token,
+  sim.store.accessTokens.set(digest(token), {
+    digest: digest(token),
     userId: userId(sim, options.username ?? 'root'),
     applicationId: null,
     scopes,
@@ -41,9 +43,7 @@ export function mint(
 
 /** The seeded personal access token (scope api), found through the store. */
 export function seededPat(sim: Sim): string {
-  for (const t of sim.store.accessTokens.values())
-    if (t.kind === 'personal' && t.scopes.includes('api')) return t.token;
-  throw new Error('no seeded personal access token with scope api');
+  return seeded(sim).personalAccessToken;
 }
 
 /** Link header as { rel: url }. */

@@ -1,3 +1,4 @@
+import { digest } from '../../../simulator/digest.js';
 import { describe, expect, it } from 'vitest';
 import { seeded } from '../../../simulator/oauth/accounts.js';
 import { app, code, consent, formFields, pkcePair, signIn, signInRoot, tokens, world } from './helpers.js';
@@ -14,7 +15,7 @@ function authorizeQuery(
 }
 
 describe('sign-in page', () => {
-  it('serves a form with a CSRF token and sets an HttpOnly session cookie', async () => {
+  it('serves a form with a CSRF token and an HttpOnly pre-session cookie, storing no session', async () => {
     const w = world();
     const res = await w.browser.get('/users/sign_in');
     expect(res.status).toBe(200);
@@ -22,7 +23,8 @@ describe('sign-in page', () => {
     expect(res.headers).toMatchObject(PAGE_SECURITY);
     const fields = formFields(res.text, 'sign-in');
     expect(fields.authenticity_token.length).toBeGreaterThan(20);
-    expect(res.headers['set-cookie'][0]).toMatch(/^_idp_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax/);
+    expect(res.headers['set-cookie'][0]).toMatch(/^_idp_presession=[^;]+; Path=\/; HttpOnly; SameSite=Lax$/);
+    expect(w.sim.store.sessions.size).toBe(0);
   });
 
   it('refuses a sign-in without the CSRF token (422) and a wrong password (401)', async () => {
@@ -99,10 +101,12 @@ describe('applications page', () => {
       redirectUris: ['http://localhost:8080/cb', 'https://app.test/cb'],
     });
     expect(uid).toMatch(/^[0-9a-f]{64}$/);
-    expect(res.text).toContain(stored.secret);
+    const shownSecret = /id="client-secret">([^<]+)</.exec(res.text)![1];
+    expect(stored.secretHash).toBe(digest(shownSecret));
+    expect(JSON.stringify(stored)).not.toContain(shownSecret);
     const again = await w.browser.get('/user_settings/applications');
     expect(again.text).toContain(uid);
-    expect(again.text).not.toContain(stored.secret);
+    expect(again.text).not.toContain(shownSecret);
   });
 
   it('refuses plain-HTTP redirect URIs outside development mode, and a missing CSRF token', async () => {
@@ -262,6 +266,6 @@ describe('GET /oauth/authorize', () => {
     const { user } = seeded(w.sim);
     await signIn(w.browser, user.username, user.password);
     const t = await tokens(w, 'confidential', { scope: 'read_user' });
-    expect(w.sim.store.accessTokens.get(t.access_token)!.userId).toBe(user.id);
+    expect(w.sim.store.accessTokens.get(digest(t.access_token))!.userId).toBe(user.id);
   });
 });

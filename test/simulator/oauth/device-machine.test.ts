@@ -2,6 +2,7 @@
  * The device code's conditions and effects at their exact boundaries, the token's user and
  * application, the user code's shape, and the specific wrong answer each device fault gives.
  */
+import { digest } from '../../../simulator/digest.js';
 import { describe, expect, it } from 'vitest';
 import { seeded } from '../../../simulator/oauth/accounts.js';
 import { deviceByUserCode, newUserCode, normalizeUserCode } from '../../../simulator/oauth/device.js';
@@ -117,7 +118,7 @@ describe('the token a device code yields', () => {
     });
     expect(d.record.userId).toBe(other.id);
     const ok = await d.poll();
-    const access = w.sim.store.accessTokens.get(ok.access_token)!;
+    const access = w.sim.store.accessTokens.get(digest(ok.access_token))!;
     expect(access.userId).toBe(other.id);
     expect(access.applicationId).toBe(app(w.sim, 'public').id);
     expect(access.scopes).toEqual(d.record.scopes);
@@ -148,7 +149,7 @@ describe('device-code-reusable', () => {
     expect(second.token_type).toBe('Bearer');
     expect(second.access_token).not.toBe(first.access_token);
     expect(d.record.state).toBe('authorized');
-    expect(w.sim.store.accessTokens.get(second.access_token)!.userId).toBe(seeded(w.sim).admin.id);
+    expect(w.sim.store.accessTokens.get(digest(second.access_token))!.userId).toBe(seeded(w.sim).admin.id);
   });
 
   it('touches no other transition: pending stays pending, a denial is kept', async () => {

@@ -10,6 +10,13 @@ import { tokenExpired } from '../../../simulator/credentials.js';
 import { refreshState } from '../../../simulator/oauth/tokens.js';
 import { seeded } from '../../../simulator/oauth/accounts.js';
 import { L, app, code, exchangeForm, formFields, pkcePair, signInRoot, tokens, world, type World } from './helpers.js';
+import { digest } from '../../../simulator/digest.js';
+
+/** A stored token record (kept by digest) with the value a client presents. */
+type WithValue<T> = T & { token: string };
+function withValue<T extends object>(record: T, token: string): WithValue<T> {
+  return Object.assign(Object.create(record) as T, { token });
+}
 
 interface Seen {
   status: number;
@@ -219,14 +226,14 @@ tableTests('token-refresh', async () => {
       .post('/oauth/revoke')
       .type('form')
       .send({ token, ...client });
-  const h: Harness<RefreshToken> = {
+  const h: Harness<WithValue<RefreshToken>> = {
     async reach(state) {
       const t = await tokens(w, 'confidential');
       if (state === 'rotated') await refresh(t.refresh_token);
       if (state === 'revoked') await revoke(t.refresh_token);
-      const record = w.sim.store.refreshTokens.get(t.refresh_token)!;
+      const record = w.sim.store.refreshTokens.get(digest(t.refresh_token))!;
       expect(refreshState(record)).toBe(state);
-      return record;
+      return withValue(record, t.refresh_token);
     },
     async fire(r, row) {
       const client = clientForm(w, row.condition, row);
@@ -250,11 +257,11 @@ tableTests('revocation', async () => {
       .post('/oauth/revoke')
       .type('form')
       .send({ token, ...client });
-  const h: Harness<AccessToken> = {
+  const h: Harness<WithValue<AccessToken>> = {
     async reach(state) {
       const t = await tokens(w, 'confidential');
       if (state === 'revoked') await revoke(t.access_token, { client_id: conf.uid, client_secret: conf.secret });
-      return w.sim.store.accessTokens.get(t.access_token)!;
+      return withValue(w.sim.store.accessTokens.get(digest(t.access_token))!, t.access_token);
     },
     async fire(a, row) {
       if (row.trigger === 'revoke') return seen(await revoke(a.token, clientForm(w, row.condition, row)));
@@ -273,10 +280,10 @@ tableTests('access-token', async () => {
   await signInRoot(w);
   const conf = app(w.sim, 'confidential');
   const confClient = { client_id: conf.uid, client_secret: conf.secret };
-  type A = { access: AccessToken; refresh: string };
+  type A = { access: WithValue<AccessToken>; refresh: string };
   const stateOf = (a: A): string => {
     if (a.access.revokedAt !== null)
-      return w.sim.store.refreshTokens.get(a.refresh)!.state === 'rotated' ? 'superseded' : 'revoked';
+      return w.sim.store.refreshTokens.get(digest(a.refresh))!.state === 'rotated' ? 'superseded' : 'revoked';
     return tokenExpired(w.sim, a.access) ? 'expired' : 'active';
   };
   const h: Harness<A> = {
@@ -285,7 +292,10 @@ tableTests('access-token', async () => {
       const t = await tokens(w, 'confidential', {
         scope: row.condition === 'scope_insufficient' ? 'api' : 'api openid',
       });
-      const a = { access: w.sim.store.accessTokens.get(t.access_token)!, refresh: t.refresh_token };
+      const a = {
+        access: withValue(w.sim.store.accessTokens.get(digest(t.access_token))!, t.access_token),
+        refresh: t.refresh_token,
+      };
       if (state === 'expired') w.sim.clock.advance(L.accessTokenLifetime);
       if (state === 'revoked')
         await w

@@ -1,3 +1,4 @@
+import { digest } from '../../../simulator/digest.js';
 /** OpenID Connect, token information and revocation. */
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
@@ -243,6 +244,6 @@ describe('POST /oauth/revoke', () => {
       .type('form')
       .send({ client_id: app(w.sim, 'public').uid, token: t.access_token });
     expect(res.status).toBe(200);
-    expect(w.sim.store.accessTokens.get(t.access_token)!.revokedAt).not.toBeNull();
+    expect(w.sim.store.accessTokens.get(digest(t.access_token))!.revokedAt).not.toBeNull();
   });
 });

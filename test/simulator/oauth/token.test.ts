@@ -1,3 +1,4 @@
+import { digest } from '../../../simulator/digest.js';
 /** POST /oauth/token: every row of the source's parameter table, the token responses, the errors. */
 import { describe, expect, it } from 'vitest';
 import { seeded } from '../../../simulator/oauth/accounts.js';
@@ -128,7 +129,7 @@ describe('parameter table: refresh_token', () => {
     const res = await post(w, form);
     expect(res.status).toBe(200);
     expectCodeShape(res.body, w.sim.clock.nowSeconds());
-    expect(w.sim.store.accessTokens.get(res.body.access_token)!.scopes).toEqual(['api', 'read_user']);
+    expect(w.sim.store.accessTokens.get(digest(res.body.access_token))!.scopes).toEqual(['api', 'read_user']);
     expectError(await post(w, form), 'invalid_grant');
     const fresh = await w.http().get('/oauth/token/info').query({ access_token: res.body.access_token });
     expect(fresh.status).toBe(200);
@@ -160,7 +161,7 @@ describe('parameter table: refresh_token', () => {
     expectError(await post(w, { ...base, scope: 'api openid' }), 'invalid_scope');
     const narrow = await post(w, { ...base, scope: 'read_user' });
     expect(narrow.status).toBe(200);
-    expect(w.sim.store.accessTokens.get(narrow.body.access_token)!.scopes).toEqual(['read_user']);
+    expect(w.sim.store.accessTokens.get(digest(narrow.body.access_token))!.scopes).toEqual(['read_user']);
   });
 });
 
@@ -177,7 +178,7 @@ describe('parameter table: password', () => {
     expect(Object.keys(res.body).sort()).toEqual(['access_token', 'expires_in', 'token_type']);
     expect(res.body.token_type).toBe('bearer');
     expect(res.body.expires_in).toBe(L.accessTokenLifetime);
-    expect(w.sim.store.accessTokens.get(res.body.access_token)!.scopes).toEqual(['api']);
+    expect(w.sim.store.accessTokens.get(digest(res.body.access_token))!.scopes).toEqual(['api']);
   });
 
   it('optional HTTP Basic client authentication (client_id as user, client_secret as password)', async () => {
@@ -185,7 +186,7 @@ describe('parameter table: password', () => {
     const a = app(w.sim, 'confidential');
     const res = await post(w, { ...creds(w), scope: 'read_user' }, { authorization: basic(a.uid, a.secret) });
     expect(res.status).toBe(200);
-    expect(w.sim.store.accessTokens.get(res.body.access_token)).toMatchObject({
+    expect(w.sim.store.accessTokens.get(digest(res.body.access_token))).toMatchObject({
       applicationId: a.id,
       scopes: ['read_user'],
     });
@@ -196,7 +197,7 @@ describe('parameter table: password', () => {
       'invalid_scope',
     );
     const own = await post(w, creds(w), { authorization: basic(limited.uid, limited.secret) });
-    expect(w.sim.store.accessTokens.get(own.body.access_token)!.scopes).toEqual(['read_user']);
+    expect(w.sim.store.accessTokens.get(digest(own.body.access_token))!.scopes).toEqual(['read_user']);
   });
 
   it('refuses wrong credentials, two-factor users, unknown scopes and public applications', async () => {

@@ -1,0 +1,338 @@
+/**
+ * The simulator under hostile input (issue 13): no open redirect after sign-in, a body limit per
+ * route, a control API only for its own host, brute force throttled, credentials stored hashed.
+ */
+import { request as httpRequest } from 'node:http';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { limits } from '../../spec/index.js';
+import { createSimulator } from '../../simulator/core.js';
+import { serve } from '../../simulator/adapters/node.js';
+import { digest } from '../../simulator/digest.js';
+import { seeded } from '../../simulator/oauth/accounts.js';
+import { safeReturnPath } from '../../simulator/oauth/session.js';
+import { UsageError } from '../../cli/errors.js';
+import { simulatorOptions, startSimulation } from '../../cli/simulate.js';
+import { app, formFields, world } from './oauth/helpers.js';
+
+const ORIGIN = 'http://127.0.0.1:3000';
+const HOME = '/home';
+const SEED = Number(process.env.FC_SEED ?? 20261123);
+
+describe('safeReturnPath (GRANT-SIGN-IN-RETURN-SAME-ORIGIN)', () => {
+  it.each([
+    '//evil.example/x',
+    '/\\evil.example/x',
+    '/\t/evil.example/x',
+    '/\n/evil.example/x',
+    '/\r/evil.example/x',
+    '/%09/evil.example/x'.replace('%09', '\t'),
+    '/.//evil.example/x',
+    '\\/evil.example',
+    'https://evil.example/',
+    'javascript:alert(1)',
+    ' /x',
+    '/x\r\nSet-Cookie: a=b',
+    '',
+  ])('refuses %j', (value) => {
+    expect(safeReturnPath(value, HOME, ORIGIN)).toBe(HOME);
+  });
+
+  it.each([
+    ['/oauth/authorize?client_id=a&scope=api%20openid', '/oauth/authorize?client_id=a&scope=api%20openid'],
+    ['/user_settings/applications', '/user_settings/applications'],
+    ['/a/../b', '/b'],
+    ['/ü', '/%C3%BC'],
+  ])('follows %j as %j', (value, expected) => {
+    expect(safeReturnPath(value, HOME, ORIGIN)).toBe(expected);
+  });
+
+  it('property: whatever it answers resolves, against our origin, to our origin and is a header-safe path', () => {
+    const chars = fc.constantFrom(
+      '/',
+      '\\',
+      '\t',
+      '\n',
+      '\r',
+      ' ',
+      '.',
+      ':',
+      '@',
+      '%',
+      '?',
+      '#',
+      'e',
+      'v',
+      'x',
+      '\u0000',
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: chars, maxLength: 24 }), fc.string({ maxLength: 24 })), (value) => {
+        const out = safeReturnPath(value, HOME, ORIGIN);
+        expect(new URL(out, ORIGIN).origin).toBe(ORIGIN);
+        expect(out.startsWith('/') && !out.startsWith('//')).toBe(true);
+        expect(out).toMatch(/^[\x21-\x7e]+$/);
+        // Strip nothing silently: an answer other than the fallback is the value, normalized.
+        if (out !== HOME) expect(new URL(out, ORIGIN).href).toBe(new URL(value, ORIGIN).href);
+      }),
+      { seed: SEED, numRuns: 2000 },
+    );
+  });
+
+  it('the sign-in form with a tab or newline in redirect_to goes home, never 500, never off-site', async () => {
+    for (const evil of ['/\t/evil.example/x', '/\n/evil.example/x', '/\r\n/evil.example/x']) {
+      const w = world();
+      const { admin } = seeded(w.sim);
+      const page = await w.browser.get(`/users/sign_in?redirect_to=${encodeURIComponent(evil)}`);
+      expect(page.status).toBe(200);
+      const fields = formFields(page.text, 'sign-in');
+      const res = await w.browser
+        .post('/users/sign_in')
+        .type('form')
+        .send({ ...fields, redirect_to: evil, 'user[login]': admin.username, 'user[password]': admin.password });
+      expect(res.status).toBe(302);
+      expect(res.headers.location).toBe('/user_settings/applications');
+    }
+  });
+});
+
+/** A raw POST streaming `megabytes` of body, answered or not. */
+function bigPost(url: string, path: string, megabytes: number, declare: boolean) {
+  const u = new URL(url);
+  return new Promise<{ status?: number; body: string; error?: string }>((resolve) => {
+    const headers: Record<string, string | number> = { 'content-type': 'application/x-www-form-urlencoded' };
+    if (declare) headers['content-length'] = megabytes * 1024 * 1024;
+    const req = httpRequest({ host: u.hostname, port: u.port, method: 'POST', path, headers });
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (c) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode, body }));
+    });
+    req.on('error', (e: NodeJS.ErrnoException) => resolve({ body: '', error: e.code }));
+    const chunk = Buffer.alloc(1024 * 1024, 'a');
+    let sent = 0;
+    const write = () => {
+      while (sent < megabytes) {
+        sent++;
+        if (!req.write(chunk)) return void req.once('drain', write);
+      }
+      req.end();
+    };
+    write();
+  });
+}
+
+describe('body limit (LIM-REQUEST-BODY-SIZE)', () => {
+  it('a 50 MB POST gets 413 in the path shape, memory stays bounded, the next request works', async () => {
+    const served = await serve(createSimulator());
+    try {
+      const before = process.memoryUsage().rss;
+      for (const declare of [true, false]) {
+        const oauth = await bigPost(served.url, '/oauth/token', 50, declare);
+        expect(oauth.status).toBe(413);
+        expect(JSON.parse(oauth.body)).toMatchObject({ error: 'invalid_request' });
+        const api = await bigPost(served.url, '/api/v4/projects/1/issues', 50, declare);
+        expect(api.status).toBe(413);
+        expect(JSON.parse(api.body)).toEqual({ message: expect.stringContaining('413') });
+      }
+      // Four 50 MB bodies read whole would cost hundreds of MB; refused, they cost little.
+      expect(process.memoryUsage().rss - before).toBeLessThan(100 * 1024 * 1024);
+      const next = await fetch(`${served.url}/oauth/token`, {
+        method: 'POST',
+        body: new URLSearchParams({ grant_type: 'nope' }),
+      });
+      expect(next.status).toBe(400);
+      expect(await next.json()).toMatchObject({ error: 'unsupported_grant_type' });
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('a body just under the limit is read; Git routes take more', async () => {
+    const sim = createSimulator();
+    const { requestBodyMaxBytes, gitRequestBodyMaxBytes } = limits();
+    expect(sim.bodyLimit('POST', '/oauth/token')).toBe(requestBodyMaxBytes);
+    expect(sim.bodyLimit('POST', '/group/project.git/git-receive-pack')).toBe(gitRequestBodyMaxBytes);
+    expect(gitRequestBodyMaxBytes).toBeGreaterThan(requestBodyMaxBytes);
+    const form = `grant_type=nope&pad=${'a'.repeat(requestBodyMaxBytes - 40)}`;
+    const under = await sim.handle(new Request(`${ORIGIN}/oauth/token`, { method: 'POST', body: form }));
+    expect(under.status).toBe(400);
+  });
+
+  it('a Link header past the bound is refused with 414 first (a URL within maxUrlLength is always served)', async () => {
+    // Only a URL past maxUrlLength can make such a Link: the no-414 fault lets one through.
+    const sim = createSimulator({ faults: ['no-414'] });
+    const pat = seeded(sim).personalAccessToken;
+    const q = 'x'.repeat(4 * sim.options.settings.maxUrlLength);
+    const res = await sim.handle(
+      new Request(`${ORIGIN}/api/v4/projects?per_page=1&search_junk=${q}`, { headers: { 'private-token': pat } }),
+    );
+    expect(res.status).toBe(414);
+    expect(await res.json()).toEqual({ message: expect.stringContaining('Link') });
+  });
+});
+
+describe('control API host (AUTH-CONTROL-API-LOCAL)', () => {
+  it('answers its own address, refuses another Host (DNS rebinding), accepts --allow-host', async () => {
+    const served = await serve(createSimulator(), { allowHosts: ['idp.internal'] });
+    try {
+      const get = (host: string) =>
+        new Promise<number>((resolve, reject) => {
+          const u = new URL(served.url);
+          httpRequest({ host: u.hostname, port: u.port, path: '/-/simulator/config', headers: { host } }, (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          })
+            .on('error', reject)
+            .end();
+        });
+      const port = new URL(served.url).port;
+      expect(await get(`127.0.0.1:${port}`)).toBe(200);
+      expect(await get(`localhost:${port}`)).toBe(200);
+      expect(await get(`evil.example:${port}`)).toBe(403);
+      expect(await get('evil.example')).toBe(403);
+      expect(await get(`idp.internal:${port}`)).toBe(200);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('refuses a non-loopback --host without --expose-control; --issuer fixes iss and verification_uri', async () => {
+    await expect(startSimulation({ host: '0.0.0.0', port: '0' }, () => {})).rejects.toThrow(UsageError);
+    expect(() => simulatorOptions({ issuer: 'not a url' })).toThrow(UsageError);
+    expect(() => simulatorOptions({ issuer: 'https://idp.test/?x=1' })).toThrow(UsageError);
+    const options = simulatorOptions({ issuer: 'https://idp.test/' });
+    expect(options.issuer).toBe('https://idp.test');
+    const sim = createSimulator({ ...options, clock: { frozen: true } });
+    const discovery = await sim.handle(new Request('http://attacker.test/.well-known/openid-configuration'));
+    expect((await discovery.json()).issuer).toBe('https://idp.test');
+    const device = await sim.handle(
+      new Request('http://attacker.test/oauth/authorize_device', {
+        method: 'POST',
+        body: new URLSearchParams({ client_id: seeded(sim).applications.public.uid, scope: 'api' }),
+      }),
+    );
+    expect((await device.json()).verification_uri).toBe('https://idp.test/oauth/device');
+  });
+});
+
+describe('brute force (AUTH-BRUTE-FORCE-THROTTLED)', () => {
+  it('password grant: after the limit the account is refused with invalid_grant, even the right password, until the window passes', async () => {
+    const w = world();
+    const { admin } = seeded(w.sim);
+    const post = (password: string) =>
+      w.http().post('/oauth/token').type('form').send({ grant_type: 'password', username: admin.username, password });
+    const { authFailuresMax, authFailureWindowSeconds } = limits();
+    for (let i = 0; i < authFailuresMax; i++) expect((await post(`wrong-${i}`)).body.error).toBe('invalid_grant');
+    const locked = await post(admin.password);
+    expect(locked.status).toBe(400);
+    expect(locked.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/Too many/) });
+    w.sim.clock.advance(authFailureWindowSeconds);
+    expect((await post(admin.password)).status).toBe(200);
+  });
+
+  it('sign-in form: 429 with Retry-After once the account is throttled', async () => {
+    const w = world();
+    const { user } = seeded(w.sim);
+    const page = await w.browser.get('/users/sign_in');
+    const fields = formFields(page.text, 'sign-in');
+    const send = (password: string) =>
+      w.browser
+        .post('/users/sign_in')
+        .type('form')
+        .send({ ...fields, 'user[login]': user.username, 'user[password]': password });
+    for (let i = 0; i < limits().authFailuresMax; i++) expect((await send(`wrong-${i}`)).status).toBe(401);
+    const locked = await send(user.password);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('device page: wrong user codes are throttled per account; user codes are unique and found by code', async () => {
+    const w = world({ release: '17.1' });
+    const { admin } = seeded(w.sim);
+    const codes = new Set<string>();
+    for (let i = 0; i < 200; i++) {
+      const res = await w
+        .http()
+        .post('/oauth/authorize_device')
+        .type('form')
+        .send({ client_id: app(w.sim, 'public').uid, scope: 'api' });
+      codes.add(res.body.user_code);
+    }
+    expect(codes.size).toBe(200);
+    const page = await w.browser.get('/users/sign_in');
+    await w.browser
+      .post('/users/sign_in')
+      .type('form')
+      .send({ ...formFields(page.text, 'sign-in'), 'user[login]': admin.username, 'user[password]': admin.password });
+    const form = formFields((await w.browser.get('/oauth/device')).text, 'device');
+    const decide = (code: string) =>
+      w.browser
+        .post('/oauth/device')
+        .type('form')
+        .send({ ...form, user_code: code, decision: 'approve' });
+    for (let i = 0; i < limits().authFailuresMax; i++) expect((await decide('BBBB-BBBB')).status).toBe(404);
+    expect((await decide([...codes][0])).status).toBe(429);
+  });
+});
+
+describe('stored like a real provider (AUTH-CREDENTIALS-STORED-HASHED, AUTH-SESSION-COOKIE-SECURE)', () => {
+  it('keeps hashes of passwords and client secrets and tokens by digest, never the plaintext', async () => {
+    const w = world();
+    const s = seeded(w.sim);
+    const res = await w
+      .http()
+      .post('/oauth/token')
+      .type('form')
+      .send({ grant_type: 'password', username: s.admin.username, password: s.admin.password });
+    const stored = JSON.stringify({
+      users: [...w.sim.store.users.values()],
+      apps: [...w.sim.store.applications.values()],
+      tokens: [...w.sim.store.accessTokens.entries()],
+    });
+    for (const plain of [
+      s.admin.password,
+      s.applications.confidential.secret,
+      res.body.access_token,
+      s.personalAccessToken,
+    ])
+      expect(stored).not.toContain(plain);
+    expect(w.sim.store.users.get(s.admin.id)!.passwordHash).toBe(digest(s.admin.password));
+    expect(w.sim.store.accessTokens.has(digest(res.body.access_token))).toBe(true);
+    // The config still hands the harness the plaintext it needs.
+    const config = (await w.http().get('/-/simulator/config')).body;
+    expect(config.user.password).toBe(s.admin.password);
+    expect(config.applications.confidential.clientSecret).toBe(s.applications.confidential.secret);
+  });
+
+  it('sets Secure on the session cookie over HTTPS; X-Forwarded-Proto only with trustProxy', async () => {
+    const cookieOf = async (
+      sim: ReturnType<typeof createSimulator>,
+      url: string,
+      headers: Record<string, string> = {},
+    ) => (await sim.handle(new Request(url, { headers }))).headers.get('set-cookie') ?? '';
+    const plain = createSimulator();
+    expect(await cookieOf(plain, 'https://idp.test/users/sign_in')).toMatch(/; Secure/);
+    expect(await cookieOf(plain, 'http://idp.test/users/sign_in')).not.toMatch(/Secure/);
+    expect(await cookieOf(plain, 'http://idp.test/users/sign_in', { 'x-forwarded-proto': 'https' })).not.toMatch(
+      /Secure/,
+    );
+    const proxied = createSimulator({ trustProxy: true });
+    expect(await cookieOf(proxied, 'http://idp.test/users/sign_in', { 'x-forwarded-proto': 'https' })).toMatch(
+      /; Secure/,
+    );
+  });
+
+  it('creates no session for sign-in page views, one at sign-in', async () => {
+    const w = world();
+    for (let i = 0; i < 50; i++) await w.http().get('/users/sign_in');
+    expect(w.sim.store.sessions.size).toBe(0);
+    const { admin } = seeded(w.sim);
+    const page = await w.browser.get('/users/sign_in');
+    await w.browser
+      .post('/users/sign_in')
+      .type('form')
+      .send({ ...formFields(page.text, 'sign-in'), 'user[login]': admin.username, 'user[password]': admin.password });
+    expect(w.sim.store.sessions.size).toBe(1);
+  });
+});
