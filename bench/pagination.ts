@@ -9,7 +9,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createSimulator } from '../simulator/core.js';
 import { secret } from '../simulator/random.js';
-import { digest } from '../simulator/digest.js';
+import { createPersonalAccessToken } from '../simulator/oauth/accounts.js';
 import { dataset } from '../simulator/data/index.js';
 import { BASE } from '../simulator/data/sizes.js';
 import type { Sim } from '../simulator/types.js';
@@ -29,20 +29,7 @@ function memory(): { heapUsed: number; rss: number } {
 
 function token(sim: Sim): string {
   const root = [...sim.store.users.values()].find((u) => u.admin)!;
-  const value = secret(20, 'bench-');
-  sim.store.accessTokens.set(digest(value), {
-    digest: digest(value),
-    userId: root.id,
-    applicationId: null,
-    scopes: ['api'],
-    createdAt: sim.clock.nowSeconds(),
-    expiresIn: null,
-    revokedAt: null,
-    refreshToken: null,
-    fromCode: null,
-    kind: 'personal',
-  });
-  return value;
+  return createPersonalAccessToken(sim, root.id, ['api'], secret(20, 'bench-')).token;
 }
 
 async function median(sim: Sim, bearer: string, path: string, expectFirstId?: number): Promise<number> {

@@ -97,7 +97,9 @@ export function issueUserCode(sim: Sim, deviceCode: string): string {
     code = newUserCode();
   index.set(code, deviceCode);
   if (index.size > 2 * sim.store.deviceCodes.size + 1024)
-    for (const [user, device] of index) if (!sim.store.deviceCodes.has(device)) index.delete(user);
+    // The code just issued is not stored yet (its record is built around it): keep it.
+    for (const [user, device] of index)
+      if (device !== deviceCode && !sim.store.deviceCodes.has(device)) index.delete(user);
   return code;
 }
 

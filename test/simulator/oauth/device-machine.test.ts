@@ -189,3 +189,18 @@ describe('user codes', () => {
     expect(deviceByUserCode(w.sim, other)).toBeUndefined();
   });
 });
+
+describe('user-code index sweep', () => {
+  it('keeps the code it is issuing when it sweeps codes whose device authorization left the store', async () => {
+    const { createSimulator } = await import('../../../simulator/core.js');
+    const { issueUserCode } = await import('../../../simulator/oauth/device.js');
+    const sim = createSimulator();
+    // Codes of device authorizations never stored (or since evicted): the next code issued sweeps them.
+    for (let i = 0; i < 1024; i++) issueUserCode(sim, `gone-${i}`);
+    const userCode = issueUserCode(sim, 'fresh');
+    // The record is stored after its user code is issued, as POST /oauth/authorize_device does.
+    sim.store.deviceCodes.set('fresh', { deviceCode: 'fresh', userCode } as never);
+    expect(deviceByUserCode(sim, userCode)?.deviceCode).toBe('fresh');
+    expect(deviceByUserCode(sim, issueUserCode(sim, 'gone-again'))).toBeUndefined();
+  });
+});
