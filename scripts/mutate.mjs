@@ -33,6 +33,47 @@ const MODULES = {
     mutate: ['simulator/oauth/machine.ts'],
     tests: ['test/simulator/oauth/machine.test.ts', 'test/simulator/oauth/device-machine.test.ts'],
   },
+  // The rest of simulator/oauth/, in four groups by what they serve; each against the OAuth
+  // simulator tests (perTest coverage runs only the tests that reach a mutant).
+  'oauth-grants': {
+    mutate: ['simulator/oauth/{tokens,token,params,client-auth,revoke,token-info,scopes,bearer,compare}.ts'],
+    tests: [
+      'test/simulator/oauth/token.test.ts',
+      'test/simulator/oauth/client.test.ts',
+      'test/simulator/oauth/faults.test.ts',
+      'test/simulator/oauth/pkce.test.ts',
+      'test/simulator/oauth/device.test.ts',
+    ],
+  },
+  'oauth-authorize': {
+    mutate: [
+      'simulator/oauth/{authorize,authorize-request,authorize-decision,session,gates,device-decision,device-page,authorize-device}.ts',
+    ],
+    tests: [
+      'test/simulator/oauth/authorize.test.ts',
+      'test/simulator/oauth/device.test.ts',
+      'test/simulator/oauth/faults.test.ts',
+      'test/simulator/oauth/client.test.ts',
+    ],
+  },
+  'oauth-identity': {
+    mutate: ['simulator/oauth/{accounts,id-token,claims,keys,discovery,userinfo,issuer}.ts'],
+    tests: [
+      'test/simulator/oauth/oidc.test.ts',
+      'test/simulator/oauth/token.test.ts',
+      'test/simulator/oauth/client.test.ts',
+      'test/simulator/oauth/faults.test.ts',
+    ],
+  },
+  'oauth-edges': {
+    mutate: ['simulator/oauth/{cors,throttle,errors,index}.ts'],
+    tests: [
+      'test/simulator/oauth/cors-control.test.ts',
+      'test/simulator/oauth/faults.test.ts',
+      'test/simulator/oauth/token.test.ts',
+      'test/simulator/errors.test.ts',
+    ],
+  },
   pagination: {
     mutate: ['simulator/api/pagination.ts'],
     tests: [
