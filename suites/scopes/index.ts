@@ -85,7 +85,7 @@ const readUserRefusedWhereApiNeeded: Check = {
   async run(t: CheckContext) {
     for (const { via, res } of await refusedForScope(t)) {
       // "must fail": any refusal; that it is 403 insufficient_scope is SCOPE-INSUFFICIENT-403's.
-      t.soft(refused(res), `a read_user token on ${NEEDS_API} must be refused, got ${res.status}`, {
+      t.soft(refused(res), `a read_user token presented as ${via} on ${NEEDS_API} must be refused, got ${res.status}`, {
         presentation: via,
         path: NEEDS_API,
         status: res.status,
@@ -111,19 +111,19 @@ const insufficientScope403: Check = {
       };
       t.soft(
         res.status === 403,
-        `a read_user token on ${NEEDS_API} must be refused with 403, got ${res.status}`,
+        `a read_user token presented as ${via} on ${NEEDS_API} must be refused with 403, got ${res.status}`,
         details,
       );
       // RFC 6750 §3: the challenge is a MUST for a token that does not enable access, and its
       // error attribute names the code; the same code in a JSON body is the real service's habit.
       t.soft(
         /^\s*bearer\b/i.test(challenge) || /,\s*bearer\b/i.test(challenge),
-        'the 403 must carry a WWW-Authenticate Bearer challenge',
+        `the 403 for a read_user token presented as ${via} must carry a WWW-Authenticate Bearer challenge`,
         details,
       );
       t.soft(
         /error\s*=\s*"?insufficient_scope"?/i.test(challenge) || errorCode(res) === 'insufficient_scope',
-        'the 403 for a read_user token must name the error insufficient_scope (WWW-Authenticate or JSON body)',
+        `the 403 for a read_user token presented as ${via} must name the error insufficient_scope (WWW-Authenticate or JSON body)`,
         details,
       );
     }
