@@ -100,7 +100,11 @@ const restErrorsJson: Check = {
     for (const { what, res } of errors) {
       const body = jsonValue(res) as Record<string, unknown> | undefined;
       t.soft(
-        body && typeof body === 'object' && (typeof body.message === 'string' || typeof body.error === 'string'),
+        // A validation error's message may be an object of field errors ({"message": {"title": [...]}}).
+        body &&
+          typeof body === 'object' &&
+          !Array.isArray(body) &&
+          ((body.message !== undefined && body.message !== null) || typeof body.error === 'string'),
         `the ${res.status} for ${what} is not a JSON body with message or error`,
         { probe: what, status: res.status, contentType: res.headers.get('content-type') },
       );

@@ -146,6 +146,15 @@ const CASES: Case[] = [
     status: 'passed',
   },
   {
+    check: 'versioning.rest-errors-json',
+    why: 'a validation error may carry message as an object of field errors',
+    wrap: async (raw, send) =>
+      new URL(raw.url).searchParams.get('created_after') === 'not-a-date'
+        ? json(400, { message: { created_after: ['is invalid'] } })
+        : send(raw),
+    status: 'passed',
+  },
+  {
     check: 'pagination.totals-omitted-above-limit',
     why: 'a missing rel=next is PAG-LINK-RELS (should), not the totals rule',
     wrap: async (raw, send) => {
