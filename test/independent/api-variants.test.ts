@@ -98,7 +98,7 @@ function reorder(value: unknown): unknown {
 /** An extra member on the answer and on each record of a list: nothing in the source forbids one. */
 function withExtra(value: unknown): unknown {
   const extra = (v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? { ...(v as object), _links_note: 'added by the proxy' } : v;
+    v && typeof v === 'object' && !Array.isArray(v) ? { ...v, _links_note: 'added by the proxy' } : v;
   return Array.isArray(value) ? value.map(extra) : extra(value);
 }
 
