@@ -199,12 +199,18 @@ export const registrationChecks: Check[] = [
           `${SETTINGS_PATH} does not tell the setting (status ${settings.status}; an administrator's token is needed)`,
         );
       const res = await t.oauth.password();
-      if (allowed) expectTokenOk(t, res, 'password grant while password authentication for Git is allowed');
-      else
+      if (allowed) {
+        t.expect(
+          res.status === 200,
+          `the password grant answered ${res.status} while password authentication for Git is allowed`,
+          { status: res.status, rules: ['GRANT-PASSWORD-GIT-SETTING'] },
+        );
+        expectTokenOk(t, res, 'password grant while password authentication for Git is allowed');
+      } else
         t.expect(
           res.status >= 400 && res.status < 500,
           'the password grant must be refused while password authentication for Git is off',
-          { status: res.status },
+          { status: res.status, rules: ['GRANT-PASSWORD-GIT-SETTING'] },
         );
     },
   },

@@ -25,7 +25,11 @@ const foreignChar = fc
 
 export type InvalidVerifier = { kind: 'too-short' | 'too-long' | 'foreign-character'; verifier: string };
 
-export function invalidVerifier(): fc.Arbitrary<InvalidVerifier> {
+/**
+ * One verifier outside the length bounds and one with a foreign character: a run that tries both
+ * every time sees each rule, where a drawn kind could miss one for a whole (short) run.
+ */
+export function invalidVerifiers(): fc.Arbitrary<[InvalidVerifier, InvalidVerifier]> {
   const { verifierMinLength: min, verifierMaxLength: max } = limits();
   const tooShort = fc
     .string({ unit: allowedChar, minLength: 1, maxLength: min - 1 })
@@ -39,5 +43,5 @@ export function invalidVerifier(): fc.Arbitrary<InvalidVerifier> {
       const i = at % (base.length + 1);
       return { kind: 'foreign-character' as const, verifier: base.slice(0, i) + c + base.slice(i) };
     });
-  return fc.oneof(tooShort, tooLong, foreign);
+  return fc.tuple(fc.oneof(tooShort, tooLong), foreign);
 }

@@ -29,6 +29,14 @@ function validPerPage(): fc.Arbitrary<number | undefined> {
   );
 }
 
+/**
+ * The per_page values whose rules a short property run may not draw: none (the default) and one
+ * above the maximum (capped). Run first, whatever the seed, so each of their rules is seen.
+ */
+async function alwaysAtPerPageEdges(walkAt: (perPage: number | undefined) => Promise<void>): Promise<void> {
+  for (const perPage of [undefined, limits().perPageMax + 1]) await walkAt(perPage);
+}
+
 /** Values that are not a positive integer: zero, negatives, decimals, words, empty. */
 const notPositiveInteger: fc.Arbitrary<string> = fc.oneof(
   fc.constant('0'),
@@ -186,7 +194,7 @@ const offsetHeaders: Check = {
   ],
   async run(t: CheckContext) {
     const collections = await offsetCollections(t);
-    await t.property(collectionArb(collections), validPerPage(), async (name, perPage) => {
+    const walkAt = async (name: string, perPage: number | undefined) => {
       const collection = byName(collections, name);
       const effective = effectivePerPage(perPage);
       // A first page refused means no offset pagination; a page behind a Link refused, a Link not to follow.
@@ -197,7 +205,25 @@ const offsetHeaders: Check = {
       const what = `${collection.name} at per_page=${perPage ?? '(default)'}`;
       assertOffsetHeaders(t, walk, effective, perPage, what);
       assertLinksKeepParams(t, walk, collection.query, what);
-    });
+      // The walk began without `page`: that answer is the one `page=1` gives.
+      const explicit = readPage(
+        t,
+        await t.http.get(collection.path, {
+          headers: collection.headers,
+          query: { ...collection.query, ...perPageQuery(perPage), page: 1 },
+        }),
+        `${what}, page=1`,
+        ['PAG-OFFSET-DEFAULT'],
+      );
+      const [implicitKeys, explicitKeys] = [walk.pages[0].items.map(key), explicit.items.map(key)];
+      t.expect(
+        implicitKeys.join('\n') === explicitKeys.join('\n'),
+        `${what}: the page asked without page= is not the page page=1 answers`,
+        { withoutPage: implicitKeys.slice(0, 5), page1: explicitKeys.slice(0, 5), rules: ['PAG-PAGE-DEFAULT'] },
+      );
+    };
+    await alwaysAtPerPageEdges((perPage) => walkAt(collections[0].name, perPage));
+    await t.property(collectionArb(collections), validPerPage(), walkAt);
   },
 };
 
@@ -315,7 +341,7 @@ const offsetRows: Check = {
   async run(t: CheckContext) {
     const learned = await learnedCollections(t, await offsetCollections(t));
     const perPageArb = fc.oneof({ arbitrary: validPerPage(), weight: 3 }, { arbitrary: notPositiveInteger, weight: 1 });
-    await t.property(fc.constantFrom(...learned.map((l) => l.collection.name)), perPageArb, async (name, perPage) => {
+    const walkAt = async (name: string, perPage: number | string | undefined) => {
       const { collection, reference } = learned.find((l) => l.collection.name === name)!;
       const invalid = typeof perPage === 'string';
       const effective = invalid ? limits().perPageDefault : effectivePerPage(perPage);
@@ -334,7 +360,10 @@ const offsetRows: Check = {
         `${collection.name} at per_page=${JSON.stringify(perPage ?? '(default)')}`,
         rowRules,
       );
-    });
+    };
+    // An invalid per_page every run, whatever the draw: its rule is seen even in a short run.
+    await walkAt(learned[0].collection.name, '0');
+    await t.property(fc.constantFrom(...learned.map((l) => l.collection.name)), perPageArb, walkAt);
   },
 };
 
@@ -393,7 +422,7 @@ const totalsOmitted: Check = {
     };
     const { paginationTotalsMax } = limits();
     const rules: RuleId[] = ['PAG-TOTALS-OMITTED'];
-    await t.property(validPerPage(), async (perPage) => {
+    const walkAt = async (perPage: number | undefined) => {
       const effective = effectivePerPage(perPage);
       const walk = await walkOffset(t, collection, perPageQuery(perPage), { start: rules, follow: rules }, 2);
       const what = `${collection.name} (more than ${paginationTotalsMax} records) at per_page=${perPage ?? '(default)'}`;
@@ -417,7 +446,9 @@ const totalsOmitted: Check = {
           { page: i + 1, rules: perPageRules(perPage) },
         );
       });
-    });
+    };
+    await alwaysAtPerPageEdges(walkAt);
+    await t.property(validPerPage(), walkAt);
   },
 };
 

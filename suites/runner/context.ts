@@ -57,11 +57,16 @@ export function createCheckContext(parts: ContextParts): CheckContext {
   const property = async (...args: unknown[]): Promise<void> => {
     const predicate = args[args.length - 1] as (...values: unknown[]) => Promise<boolean | void>;
     const arbitraries = args.slice(0, -1) as fc.Arbitrary<unknown>[];
-    const prop = fc.asyncProperty(...(arbitraries as [fc.Arbitrary<unknown>]), async (...values: unknown[]) =>
-      predicate(...values),
-    );
-    noteAssertion(evidence);
+    // A predicate that answers true or false is itself an assertion, naming no rule (it speaks for
+    // the check's rules); one that returns nothing proves only what its t.expect/t.soft name.
+    let judged = false;
+    const prop = fc.asyncProperty(...(arbitraries as [fc.Arbitrary<unknown>]), async (...values: unknown[]) => {
+      const verdict = await predicate(...values);
+      if (typeof verdict === 'boolean') judged = true;
+      return verdict;
+    });
     const details = await fc.check(prop, { seed: parts.seed, numRuns: parts.numRuns });
+    if (judged || details.failed) noteAssertion(evidence);
     if (!details.failed) return;
     const error = details.errorInstance;
     if (error instanceof CheckSkipped) throw error;

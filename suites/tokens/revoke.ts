@@ -158,7 +158,9 @@ export const revokeChecks: Check[] = [
         t.skip('needs a second confidential application (applications.limited)');
       const { tokens } = await mintPair(t, 'confidential');
       await revokeAs(t, 'limited', tokens.access_token);
-      await expectAccessAlive(t, tokens.access_token, 'access token another client tried to revoke');
+      await expectAccessAlive(t, tokens.access_token, 'access token another client tried to revoke', [
+        'REV-CLIENT-BOUND',
+      ]);
     },
   },
   {
@@ -181,7 +183,9 @@ export const revokeChecks: Check[] = [
         });
         // RFC 7009 §2.2.1 names invalid_client; RFC 6749 §5.2 allows 400 or 401 when the credentials came in the body.
         expectOAuthError(t, res, { status: [400, 401], error: 'invalid_client' }, `revocation with ${what}`);
-        await expectAccessAlive(t, tokens.access_token, `access token after a revocation with ${what}`);
+        await expectAccessAlive(t, tokens.access_token, `access token after a revocation with ${what}`, [
+          'REV-CLIENT-AUTH',
+        ]);
       }
     },
   },
