@@ -38,6 +38,7 @@ const MODULES = {
   'oauth-grants': {
     mutate: ['simulator/oauth/{tokens,token,params,client-auth,revoke,token-info,scopes,bearer,compare}.ts'],
     tests: [
+      'test/simulator/oauth/grants-exact.test.ts',
       'test/simulator/oauth/token.test.ts',
       'test/simulator/oauth/client.test.ts',
       'test/simulator/oauth/faults.test.ts',
