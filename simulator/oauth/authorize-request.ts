@@ -33,17 +33,6 @@ export function redirectTo(uri: string, params: Record<string, string | null | u
   return url.toString();
 }
 
-export const AUTHORIZE_PARAMS = [
-  'client_id',
-  'redirect_uri',
-  'response_type',
-  'state',
-  'scope',
-  'code_challenge',
-  'code_challenge_method',
-  'nonce',
-] as const;
-
 export function validateAuthorize(sim: Sim, params: Params): AuthorizeValidation {
   const clientId = params.get('client_id');
   if (!clientId) return { kind: 'page', status: 400, message: 'The request has no client_id.' };

@@ -115,8 +115,11 @@ export function safeReturnPath(value: string | null | undefined, fallback: strin
   } catch {
     return fallback;
   }
-  if (url.origin !== own.origin || url.username || url.password) return fallback;
   const path = url.pathname + url.search + url.hash;
-  // `/.//evil` normalizes to `//evil`: the answer itself must read back as the same place.
-  return new URL(path, own).href === url.href && !path.startsWith('//') ? path : fallback;
+  // `/.//evil` normalizes to `//evil`, which would read as a host (and `//@` does not even parse):
+  // refused before it is parsed again.
+  if (path.startsWith('//')) return fallback;
+  // The answer must read back, against our origin, as exactly the URL the value named: that also
+  // refuses another origin and user or password parts, which a bare path cannot carry.
+  return new URL(path, own).href === url.href ? path : fallback;
 }

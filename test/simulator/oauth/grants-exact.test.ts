@@ -309,7 +309,7 @@ describe('tokens as issued', () => {
     const w = world();
     const conf = app(w.sim, 'confidential');
     const basic = `Basic ${Buffer.from(`${conf.uid}:${conf.secret}`).toString('base64')}`;
-    for (const headers of [{}, { authorization: basic }]) {
+    for (const headers of [{}, { authorization: basic }] as Array<Record<string, string>>) {
       const res = await passwordToken(w, headers);
       expect(res.status).toBe(200);
       expect(w.sim.store.accessTokens.get(digest(res.body.access_token))!.refreshToken).toBeNull();
