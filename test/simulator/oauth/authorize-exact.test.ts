@@ -333,13 +333,16 @@ describe('sessions and CSRF', () => {
 
   it('finds the session cookie among others, by exact name, trimmed', () => {
     const sim = createSimulator({ clock: { frozen: true } });
-    const session: Session = { id: 'sid-1', userId: null, csrf: 'c', createdAt: 0 };
+    const session: Session = { id: 'sid-1', userId: 1, csrf: 'c', createdAt: 0 };
     sim.store.sessions.set(session.id, session);
     expect(sessionOf(sim, request({ cookie: 'a=1; _idp_session=sid-1; b=2' }))).toBe(session);
     expect(sessionOf(sim, request({ cookie: '_idp_session=sid-1' }))).toBe(session);
     expect(sessionOf(sim, request({ cookie: 'x_idp_session=sid-1' }))).toBeUndefined();
     expect(sessionOf(sim, request({ cookie: '=sid-1; _idp_session_=sid-1' }))).toBeUndefined();
     expect(sessionOf(sim, request({ cookie: '_idp_session=other' }))).toBeUndefined();
+    // A part without "=" names no cookie, even when its text is a session id.
+    sim.store.sessions.set('_idp_sessionX', { ...session, id: '_idp_sessionX' });
+    expect(sessionOf(sim, request({ cookie: '_idp_sessionX' }))).toBeUndefined();
     expect(sessionOf(sim, request())).toBeUndefined();
   });
 
@@ -370,7 +373,7 @@ describe('sessions and CSRF', () => {
       const cookie = fresh.setCookie!.split(';')[0];
       expect(fresh.csrf).toBe(digest(`csrf:${cookie.slice('_idp_presession='.length)}`));
     }
-    const session: Session = { id: 'sid', userId: null, csrf: 'session-token', createdAt: 0 };
+    const session: Session = { id: 'sid', userId: 1, csrf: 'session-token', createdAt: 0 };
     sim.store.sessions.set(session.id, session);
     expect(signInCsrf(sim, request({ cookie: `_idp_session=sid; _idp_presession=${nonce}` }))).toEqual({
       csrf: 'session-token',
@@ -386,7 +389,7 @@ describe('sessions and CSRF', () => {
     expect(signInCsrfValid(sim, withNonce, null)).toBe(false);
     expect(signInCsrfValid(sim, withNonce, digest('csrf:other'))).toBe(false);
     expect(signInCsrfValid(sim, request(), token)).toBe(false);
-    const session: Session = { id: 'sid', userId: null, csrf: 'session-token', createdAt: 0 };
+    const session: Session = { id: 'sid', userId: 1, csrf: 'session-token', createdAt: 0 };
     sim.store.sessions.set(session.id, session);
     const withSession = request({ cookie: `_idp_session=sid; _idp_presession=${nonce}` });
     expect(signInCsrfValid(sim, withSession, 'session-token')).toBe(true);
@@ -418,6 +421,10 @@ describe('sessions and CSRF', () => {
     expect(safeReturnPath('a/b', '/home', origin)).toBe('/home');
     expect(safeReturnPath('/a b', '/home', origin)).toBe('/home');
     expect(safeReturnPath('/a\u007f', '/home', origin)).toBe('/home');
+    // Nothing is stripped or rewritten: a backslash or control character fails the whole value.
+    expect(safeReturnPath('/a\\b', '/home', origin)).toBe('/home');
+    expect(safeReturnPath('/a\u0000b', '/home', origin)).toBe('/home');
+    expect(safeReturnPath('/a\u001fb', '/home', origin)).toBe('/home');
     expect(safeReturnPath('/.//evil.test/x', '/home', origin)).toBe('/home');
     expect(safeReturnPath('//u:p@127.0.0.1:3000/x', '/home', origin)).toBe('/home');
     // Normalized to `//@`, which does not parse as a URL: the fallback, not an exception.
