@@ -68,6 +68,7 @@ function revokeAccessToken(sim: Sim, access: AccessToken): void {
   const now = sim.clock.nowSeconds();
   access.revokedAt ??= now;
   const refresh = access.refreshToken ? sim.store.refreshTokens.get(access.refreshToken) : undefined;
+  // Stryker disable next-line ConditionalExpression: a token from a code always has its refresh token (evicted together with it)
   if (refresh) refresh.revokedAt ??= now;
 }
 

@@ -409,6 +409,15 @@ describe('POST /oauth/revoke', () => {
     expect(again.body).toEqual({});
   });
 
+  it('a rotated refresh token is no longer live: 200 {} whatever the client', async () => {
+    const w = await signedIn();
+    const t = await tokens(w, 'confidential');
+    expect((await refresh(w, t.refresh_token)).status).toBe(200);
+    const again = await revoke(w, t.refresh_token, { ...clientOf(w, 'confidential'), client_secret: 'wrong' });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({});
+  });
+
   it("another client's tokens: 200 {}, and both keep working (REV-CLIENT-BOUND)", async () => {
     const w = await signedIn();
     const t = await tokens(w, 'confidential');
