@@ -94,9 +94,10 @@ export interface DeviceCode {
   lastPollAt: number | null;
 }
 
+/** A signed-in browser (a visitor before sign-in has only a pre-session cookie, nothing stored). */
 export interface Session {
   id: string;
-  userId: number | null;
+  userId: number;
   csrf: string;
   createdAt: number;
 }

@@ -22,6 +22,7 @@ export const oauthAuthorizeDecision: Handler = async (ctx) => {
   try {
     params = await bodyParams(ctx);
   } catch (error) {
+    // Stryker disable next-line ConditionalExpression: bodyParams throws only OAuth errors; the test is the bug guard
     if (error instanceof OAuthError) return messagePage(400, 'Authorization refused', error.description);
     throw error;
   }

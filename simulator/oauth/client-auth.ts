@@ -11,11 +11,27 @@ import type { Params } from './params.js';
 export interface ClientCredentials {
   clientId: string;
   secret: string | null;
-  via: 'basic' | 'body';
 }
 
 function formDecode(value: string): string {
   return decodeURIComponent(value.replace(/\+/g, ' '));
+}
+
+/**
+ * RFC 6749 §2.3.1 with RFC 7617: base64 of `user-id:password`, each form-encoded first. An empty
+ * user-id is well-formed (and names no client).
+ */
+function basicCredentials(header: string): { id: string; pass: string } {
+  const malformed = () => InvalidClient('The HTTP Basic credentials are malformed');
+  // The scheme and one space go; Node's base64 decoder skips any further whitespace.
+  const decoded = Buffer.from(header.slice('Basic '.length), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw malformed();
+  try {
+    return { id: formDecode(decoded.slice(0, colon)), pass: formDecode(decoded.slice(colon + 1)) };
+  } catch {
+    throw malformed();
+  }
 }
 
 export function presentedClient(request: SimRequest, params: Params): ClientCredentials | null {
@@ -23,28 +39,18 @@ export function presentedClient(request: SimRequest, params: Params): ClientCred
   const bodyId = params.get('client_id') || undefined;
   const bodySecret = params.get('client_secret') || undefined;
   if (header && /^Basic\s/i.test(header)) {
-    let id: string;
-    let pass: string;
-    try {
-      const decoded = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      if (colon < 0) throw new Error('no colon');
-      id = formDecode(decoded.slice(0, colon));
-      pass = formDecode(decoded.slice(colon + 1));
-    } catch {
-      throw InvalidClient('The HTTP Basic credentials are malformed');
-    }
+    const { id, pass } = basicCredentials(header);
     if (bodySecret !== undefined)
       throw InvalidRequest('Use one client authentication method: HTTP Basic or client_secret in the body, not both');
     if (bodyId !== undefined && bodyId !== id)
       throw InvalidRequest('client_id in the body differs from the HTTP Basic user');
-    return { clientId: id, secret: pass || null, via: 'basic' };
+    return { clientId: id, secret: pass || null };
   }
   if (bodyId === undefined) {
     if (bodySecret !== undefined) throw InvalidRequest('client_secret was sent without client_id');
     return null;
   }
-  return { clientId: bodyId, secret: bodySecret ?? null, via: 'body' };
+  return { clientId: bodyId, secret: bodySecret ?? null };
 }
 
 /**

@@ -21,7 +21,7 @@ export const KNOWN_SCOPES = [
 export const DEFAULT_SCOPE = 'api';
 
 export function parseScope(value: string | undefined | null): string[] {
-  return [...new Set((value ?? '').split(/\s+/).filter(Boolean))];
+  return [...new Set((value ?? '').split(/\s/).filter(Boolean))];
 }
 
 export function formatScope(scopes: string[]): string {

