@@ -69,9 +69,8 @@ const MODULES = {
   'oauth-edges': {
     mutate: ['simulator/oauth/{cors,throttle,errors,index}.ts'],
     tests: [
+      'test/simulator/oauth/edges.test.ts',
       'test/simulator/oauth/cors-control.test.ts',
-      'test/simulator/oauth/faults.test.ts',
-      'test/simulator/oauth/token.test.ts',
       'test/simulator/errors.test.ts',
     ],
   },
