@@ -39,8 +39,8 @@ function shown<T extends object, K extends string>(record: T, key: K, value: str
 
 export function createUser(sim: Sim, input: NewUser): Shown<User, 'password'> {
   const { store } = sim;
-  const username = input.username?.trim() ?? '';
-  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$/.test(username)) {
+  const username = input.username?.trim();
+  if (!username || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$/.test(username)) {
     throw new ValidationError('username must start with a letter or digit and use only letters, digits, _ . -');
   }
   for (const u of store.users.values()) {
@@ -236,7 +236,6 @@ export function seeded(sim: Sim): Seeded {
 }
 
 export function applicationById(sim: Sim, id: number | null): Application | undefined {
-  if (id === null) return undefined;
   for (const app of sim.store.applications.values()) if (app.id === id) return app;
   return undefined;
 }

@@ -29,6 +29,12 @@ import type { User } from '../../../simulator/store.js';
 import type { Sim } from '../../../simulator/types.js';
 
 const BASE = 'http://127.0.0.1';
+
+/** Simulators are made inside tests: a mutant breaking their start must fail a test, not the file's loading. */
+function lazy<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}
 const SPA = 'https://spa.test';
 
 async function send(sim: Sim, method: string, path: string, headers: Record<string, string>) {
@@ -43,7 +49,7 @@ const preflightHeaders = (asked = 'authorization, content-type') => ({
 });
 
 describe('CORS preflight (CORS-PREFLIGHT, CORS-ALLOWED-HEADERS-LIST, CORS-X-REQUESTED-WITH-REFUSED)', () => {
-  const sim = createSimulator();
+  const sim = lazy(() => createSimulator());
 
   it('answers 204 with the origin, the methods of the path plus OPTIONS, and exactly the listed headers', async () => {
     const methods: Record<string, string> = {
@@ -52,7 +58,7 @@ describe('CORS preflight (CORS-PREFLIGHT, CORS-ALLOWED-HEADERS-LIST, CORS-X-REQU
       '/oauth/userinfo': 'GET, POST, OPTIONS',
     };
     for (const [path, allowed] of Object.entries(methods)) {
-      const res = await send(sim, 'OPTIONS', path, preflightHeaders('x-requested-with, authorization, x-custom'));
+      const res = await send(sim(), 'OPTIONS', path, preflightHeaders('x-requested-with, authorization, x-custom'));
       expect(res, path).toEqual({
         status: 204,
         headers: {
@@ -79,9 +85,9 @@ describe('CORS preflight (CORS-PREFLIGHT, CORS-ALLOWED-HEADERS-LIST, CORS-X-REQU
     };
     const { origin: _origin, ...noOrigin } = preflightHeaders();
     const { 'access-control-request-method': _method, ...noMethod } = preflightHeaders();
-    await notPreflight(sim, '/oauth/token', noOrigin);
-    await notPreflight(sim, '/oauth/token', noMethod);
-    await notPreflight(sim, '/oauth/token/info', preflightHeaders());
+    await notPreflight(sim(), '/oauth/token', noOrigin);
+    await notPreflight(sim(), '/oauth/token', noMethod);
+    await notPreflight(sim(), '/oauth/token/info', preflightHeaders());
     await notPreflight(createSimulator({ release: '15.0' }), '/oauth/token', preflightHeaders());
     expect(
       (await send(createSimulator({ release: '15.1' }), 'OPTIONS', '/oauth/token', preflightHeaders())).status,
@@ -152,9 +158,9 @@ describe('cross-origin answers (CORS-OAUTH-ENDPOINTS)', () => {
 });
 
 describe('OAuth errors (RFC 6749 §5.2, RFC 8628 §3.5, RFC 6750 §3.1)', () => {
-  const sim = createSimulator();
+  const sim = lazy(() => createSimulator());
 
-  function answer(error: OAuthError, on: Sim = sim) {
+  function answer(error: OAuthError, on: Sim = sim()) {
     const reply = error.toResponse(on);
     return { status: reply.status, headers: reply.headers.toNode(), body: JSON.parse(String(reply.body)) as unknown };
   }
@@ -227,7 +233,7 @@ describe('OAuth errors (RFC 6749 §5.2, RFC 8628 §3.5, RFC 6750 §3.1)', () => 
       'Bearer realm="oauth", error="invalid_token", error_description="expired"',
     );
     const cacheable = createSimulator({ faults: ['token-cacheable'] });
-    expect(noStore(sim)).toEqual({ 'cache-control': 'no-store', pragma: 'no-cache' });
+    expect(noStore(sim())).toEqual({ 'cache-control': 'no-store', pragma: 'no-cache' });
     expect(noStore(cacheable)).toEqual({});
     expect(answer(InvalidGrant('x'), cacheable).headers).toEqual({ 'content-type': 'application/json' });
   });

@@ -4,7 +4,7 @@
  * word, the discovery document whole, and what each identity fault changes.
  */
 import { calculateJwkThumbprint, createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { limits } from '../../../spec/index.js';
 import { createSimulator } from '../../../simulator/core.js';
 import { digest } from '../../../simulator/digest.js';
@@ -25,7 +25,16 @@ import type { User } from '../../../simulator/store.js';
 import type { Sim } from '../../../simulator/types.js';
 import { mint } from '../api/helpers.js';
 
-const sim = createSimulator({ clock: { frozen: true } });
+/**
+ * Simulators are made inside tests, never while the file loads: a mutant that breaks the seed
+ * must fail a test, not the loading of the file (which a mutation run would not count).
+ */
+function lazy<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}
+
+const sim = lazy(() => createSimulator({ clock: { frozen: true } }));
 const ISSUER = 'http://idp.test';
 
 function refusal(run: () => unknown): string {
@@ -49,29 +58,29 @@ describe('createUser', () => {
 
   it('accepts a username of one letter or digit, then letters, digits, _ . - up to 255 characters', () => {
     for (const name of ['a', 'Z', '9', 'a_b.c-D9', `u${'x'.repeat(254)}`]) {
-      expect(createUser(sim, { username: name }).username).toBe(name);
+      expect(createUser(sim(), { username: name }).username).toBe(name);
     }
   });
 
   it('refuses every other username with one message', () => {
     for (const name of ['', ' ', '_a', '.a', '-a', 'a b', 'a/b', 'ab!', '!ab', 'é', `v${'x'.repeat(255)}`]) {
       expect(
-        refusal(() => createUser(sim, { username: name })),
+        refusal(() => createUser(sim(), { username: name })),
         name,
       ).toBe(bad);
     }
-    expect(refusal(() => createUser(sim, { username: undefined as unknown as string }))).toBe(bad);
+    expect(refusal(() => createUser(sim(), { username: undefined as unknown as string }))).toBe(bad);
   });
 
   it('trims the username and refuses one taken in any letter case, naming it', () => {
-    expect(createUser(sim, { username: '  Trimmed  ' }).username).toBe('Trimmed');
-    expect(refusal(() => createUser(sim, { username: 'ROOT' }))).toBe('username ROOT is taken');
-    expect(refusal(() => createUser(sim, { username: 'trimmed' }))).toBe('username trimmed is taken');
+    expect(createUser(sim(), { username: '  Trimmed  ' }).username).toBe('Trimmed');
+    expect(refusal(() => createUser(sim(), { username: 'ROOT' }))).toBe('username ROOT is taken');
+    expect(refusal(() => createUser(sim(), { username: 'trimmed' }))).toBe('username trimmed is taken');
   });
 
   it('fills name and email from the username, trims given ones, and keeps the record with its next id', () => {
-    const next = sim.store.nextId.user;
-    const plain = createUser(sim, { username: 'plain', name: '  ', email: ' ' });
+    const next = sim().store.nextId.user;
+    const plain = createUser(sim(), { username: 'plain', name: '  ', email: ' ' });
     expect({ ...Object.getPrototypeOf(plain) }).toEqual({
       id: next,
       username: 'plain',
@@ -80,9 +89,9 @@ describe('createUser', () => {
       passwordHash: digest(plain.password),
       admin: false,
       twoFactor: false,
-      createdAt: sim.clock.nowSeconds(),
+      createdAt: sim().clock.nowSeconds(),
     });
-    const full = createUser(sim, {
+    const full = createUser(sim(), {
       username: 'full',
       name: ' Full Name ',
       email: ' full@corp.test ',
@@ -97,19 +106,19 @@ describe('createUser', () => {
       admin: true,
       twoFactor: true,
     });
-    expect(sim.store.users.get(next + 1)).toBe(Object.getPrototypeOf(full));
-    expect(sim.store.nextId.user).toBe(next + 2);
+    expect(sim().store.users.get(next + 1)).toBe(Object.getPrototypeOf(full));
+    expect(sim().store.nextId.user).toBe(next + 2);
   });
 
   it('stores only the hash of the password; the plaintext is shown once, generated when none or an empty one is given', () => {
-    const given = createUser(sim, { username: 'given', password: 'correct horse' });
+    const given = createUser(sim(), { username: 'given', password: 'correct horse' });
     expect(given.password).toBe('correct horse');
     expect(Object.hasOwn(given, 'password')).toBe(true);
-    const stored = sim.store.users.get(given.id)!;
+    const stored = sim().store.users.get(given.id)!;
     expect('password' in stored).toBe(false);
     expect(stored.passwordHash).toBe(digest('correct horse'));
     for (const password of [undefined, '']) {
-      const made = createUser(sim, { username: `made${password ?? 'none'}`, password });
+      const made = createUser(sim(), { username: `made${password ?? 'none'}`, password });
       expect(made.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
       expect(made.passwordHash).toBe(digest(made.password));
     }
@@ -117,28 +126,30 @@ describe('createUser', () => {
 });
 
 describe('redirectUriProblem', () => {
-  const production = createSimulator({ settings: { developmentMode: false } });
-  const tolerant = createSimulator({ settings: { developmentMode: false }, faults: ['http-redirect-accepted'] });
+  const production = lazy(() => createSimulator({ settings: { developmentMode: false } }));
+  const tolerant = lazy(() =>
+    createSimulator({ settings: { developmentMode: false }, faults: ['http-redirect-accepted'] }),
+  );
 
   it('names the problem of each kind of URI, word for word', () => {
-    expect(redirectUriProblem(sim, 'client/cb')).toBe('client/cb is not an absolute URI');
-    expect(redirectUriProblem(sim, 'https://c.test/cb#x')).toBe('https://c.test/cb#x must not contain a fragment');
-    expect(redirectUriProblem(sim, 'https://c.test/cb#')).toBe('https://c.test/cb# must not contain a fragment');
+    expect(redirectUriProblem(sim(), 'client/cb')).toBe('client/cb is not an absolute URI');
+    expect(redirectUriProblem(sim(), 'https://c.test/cb#x')).toBe('https://c.test/cb#x must not contain a fragment');
+    expect(redirectUriProblem(sim(), 'https://c.test/cb#')).toBe('https://c.test/cb# must not contain a fragment');
     for (const uri of ['javascript:alert(1)', 'data:text/html,x', 'file:///etc/passwd', 'vbscript:x']) {
-      expect(redirectUriProblem(sim, uri), uri).toBe(`${uri} uses a forbidden scheme`);
+      expect(redirectUriProblem(sim(), uri), uri).toBe(`${uri} uses a forbidden scheme`);
     }
   });
 
   it('accepts HTTPS and native schemes anywhere, plain HTTP only in development mode (GRANT-REDIRECT-HTTPS)', () => {
-    for (const on of [sim, production]) {
+    for (const on of [sim(), production()]) {
       expect(redirectUriProblem(on, 'https://c.test/cb?x=1')).toBeNull();
       expect(redirectUriProblem(on, 'com.example.app:/cb')).toBeNull();
     }
-    expect(redirectUriProblem(sim, 'http://127.0.0.1:8080/cb')).toBeNull();
-    expect(redirectUriProblem(production, 'http://127.0.0.1:8080/cb')).toBe(
+    expect(redirectUriProblem(sim(), 'http://127.0.0.1:8080/cb')).toBeNull();
+    expect(redirectUriProblem(production(), 'http://127.0.0.1:8080/cb')).toBe(
       'http://127.0.0.1:8080/cb must use HTTPS (plain HTTP is accepted only in development mode)',
     );
-    expect(redirectUriProblem(tolerant, 'http://127.0.0.1:8080/cb')).toBeNull();
+    expect(redirectUriProblem(tolerant(), 'http://127.0.0.1:8080/cb')).toBeNull();
   });
 });
 
@@ -146,7 +157,8 @@ describe('createApplication', () => {
   const input = { name: 'App', redirectUris: ['https://c.test/cb'], scopes: ['api'] };
 
   it('refuses a missing name, no redirect URI, a bad one, no scope and unknown scopes, one at a time', () => {
-    const refused = (change: Record<string, unknown>) => refusal(() => createApplication(sim, { ...input, ...change }));
+    const refused = (change: Record<string, unknown>) =>
+      refusal(() => createApplication(sim(), { ...input, ...change }));
     expect(refused({ name: '  ' })).toBe('name is required');
     expect(refused({ name: undefined })).toBe('name is required');
     expect(refused({ redirectUris: [' ', ''] })).toBe('at least one redirect URI is required');
@@ -160,13 +172,13 @@ describe('createApplication', () => {
   });
 
   it('keeps trimmed URIs and distinct scopes; confidential and ownerless unless said; a 64-hex uid and a gloas- secret', () => {
-    const next = sim.store.nextId.application;
-    const app = createApplication(sim, {
+    const next = sim().store.nextId.application;
+    const app = createApplication(sim(), {
       name: ' App ',
       redirectUris: [' https://c.test/a ', '', 'https://c.test/b'],
       scopes: ['api', 'read_user', 'api'],
     });
-    const stored = sim.store.applications.get(app.uid)!;
+    const stored = sim().store.applications.get(app.uid)!;
     expect(stored).toBe(Object.getPrototypeOf(app));
     expect({ ...stored }).toEqual({
       id: next,
@@ -181,34 +193,38 @@ describe('createApplication', () => {
     expect(app.uid).toMatch(/^[0-9a-f]{64}$/);
     expect(app.secret).toMatch(/^gloas-[A-Za-z0-9_-]{43}$/);
     expect('secret' in stored).toBe(false);
-    const pub = createApplication(sim, { ...input, confidential: false, ownerId: 7 });
+    const pub = createApplication(sim(), { ...input, confidential: false, ownerId: 7 });
     expect(pub).toMatchObject({ id: next + 1, confidential: false, ownerId: 7 });
   });
 });
 
 describe('createPersonalAccessToken', () => {
   it('stores a personal token without expiry under the digest of the token it shows', () => {
-    const pat = createPersonalAccessToken(sim, 5, ['read_user'], 'glpat-given');
+    const pat = createPersonalAccessToken(sim(), 5, ['read_user'], 'glpat-given');
     expect(pat.token).toBe('glpat-given');
-    expect(sim.store.accessTokens.get(digest('glpat-given'))).toEqual({
+    expect(sim().store.accessTokens.get(digest('glpat-given'))).toEqual({
       digest: digest('glpat-given'),
       userId: 5,
       applicationId: null,
       scopes: ['read_user'],
-      createdAt: sim.clock.nowSeconds(),
+      createdAt: sim().clock.nowSeconds(),
       expiresIn: null,
       revokedAt: null,
       refreshToken: null,
       fromCode: null,
       kind: 'personal',
     });
-    expect(createPersonalAccessToken(sim, 5, ['api']).token).toMatch(/^glpat-[A-Za-z0-9_-]{27}$/);
+    expect(createPersonalAccessToken(sim(), 5, ['api']).token).toMatch(/^glpat-[A-Za-z0-9_-]{27}$/);
   });
 });
 
 describe('the seeded accounts', () => {
-  const fresh = createSimulator({ clock: { frozen: true } });
-  const s = seeded(fresh);
+  let fresh: Sim;
+  let s: ReturnType<typeof seeded>;
+  beforeEach(() => {
+    fresh = createSimulator({ clock: { frozen: true } });
+    s = seeded(fresh);
+  });
 
   it('are root (admin), developer and two-factor, each with a stored password hash', () => {
     const users = [s.admin, s.user, s.twoFactorUser].map((u) => ({
@@ -403,7 +419,7 @@ describe('discovery (OIDC-DISCOVERY)', () => {
 
   it('follows the origin of each request without a fixed issuer', async () => {
     for (const origin of ['http://a.test', 'http://b.test:8080', 'http://a.test']) {
-      const res = await get(sim, `${origin}/.well-known/openid-configuration`);
+      const res = await get(sim(), `${origin}/.well-known/openid-configuration`);
       expect(JSON.parse(res.text)).toEqual(document(origin, all, true));
     }
   });
@@ -424,26 +440,34 @@ describe('discovery (OIDC-DISCOVERY)', () => {
 
 describe('keys and the id_token (OIDC-JWKS, OIDC-ID-TOKEN-CLAIMS, OIDC-ID-TOKEN-SIGNATURE)', () => {
   const keysOf = async (on: Sim) => JSON.parse((await get(on, `${ISSUER}/oauth/discovery/keys`)).text);
-  const admin = () => sim.store.users.get(seeded(sim).admin.id)!;
-  const confidential = () => sim.store.applications.get(seeded(sim).applications.confidential.uid)!;
+  const admin = () => sim().store.users.get(seeded(sim()).admin.id)!;
+  const confidential = () => sim().store.applications.get(seeded(sim()).applications.confidential.uid)!;
 
   it('one public RSA key, its kid the JWK thumbprint, the same on every request', async () => {
-    const first = await keysOf(sim);
+    const first = await keysOf(sim());
     expect(first.keys).toHaveLength(1);
     const [key] = first.keys;
     expect(Object.keys(key)).toEqual(['kty', 'kid', 'e', 'n', 'use', 'alg']);
     expect(key).toMatchObject({ kty: 'RSA', e: 'AQAB', use: 'sig', alg: 'RS256' });
     expect(key.n).toHaveLength(342); // 2048 bits
     expect(key.kid).toBe(await calculateJwkThumbprint({ kty: 'RSA', e: key.e, n: key.n }));
-    expect(await keysOf(sim)).toEqual(first);
+    expect(await keysOf(sim())).toEqual(first);
   });
 
   it('an id_token with exactly the documented claims, signed by the published key', async () => {
-    const token = await idToken(sim, { issuer: ISSUER, app: confidential(), user: admin(), nonce: null, authTime: 77 });
-    const { keys } = await keysOf(sim);
+    const token = await idToken(sim(), {
+      issuer: ISSUER,
+      app: confidential(),
+      user: admin(),
+      nonce: null,
+      authTime: 77,
+    });
+    const { keys } = await keysOf(sim());
     expect(decodeProtectedHeader(token)).toEqual({ alg: 'RS256', kid: keys[0].kid, typ: 'JWT' });
-    const now = sim.clock.nowSeconds();
-    const { payload } = await jwtVerify(token, createLocalJWKSet({ keys }), { currentDate: new Date(sim.clock.now()) });
+    const now = sim().clock.nowSeconds();
+    const { payload } = await jwtVerify(token, createLocalJWKSet({ keys }), {
+      currentDate: new Date(sim().clock.now()),
+    });
     expect(payload).toEqual({
       email: admin().email,
       email_verified: true,
@@ -455,7 +479,7 @@ describe('keys and the id_token (OIDC-JWKS, OIDC-ID-TOKEN-CLAIMS, OIDC-ID-TOKEN-
       iat: now,
       exp: now + limits().accessTokenLifetime,
     });
-    const withNonce = await idToken(sim, {
+    const withNonce = await idToken(sim(), {
       issuer: ISSUER,
       app: confidential(),
       user: admin(),
@@ -497,9 +521,23 @@ describe('userinfo (OIDC-USERINFO, OIDC-USERINFO-REQUIRES-OPENID)', () => {
     expect(JSON.parse(res.text)).toEqual(userinfoClaims(dev, ISSUER));
   });
 
+  it('POST takes the token as the form parameter access_token (RFC 6750 §2.2)', async () => {
+    const token = mint(sim(), ['openid'], { username: 'developer' });
+    const res = await sim().handle(
+      new Request(`${ISSUER}/oauth/userinfo`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ access_token: token }),
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(await res.json()).toEqual(userinfoClaims(sim().store.users.get(seeded(sim()).user.id)!, ISSUER));
+  });
+
   it('refuses a token without openid with 403 insufficient_scope, saying why', async () => {
-    const token = mint(sim, ['api']);
-    const res = await get(sim, `${ISSUER}/oauth/userinfo`, { authorization: `Bearer ${token}` });
+    const token = mint(sim(), ['api']);
+    const res = await get(sim(), `${ISSUER}/oauth/userinfo`, { authorization: `Bearer ${token}` });
     expect(res.status).toBe(403);
     expect(JSON.parse(res.text)).toEqual({
       error: 'insufficient_scope',
