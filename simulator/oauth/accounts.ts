@@ -46,18 +46,17 @@ export function createUser(sim: Sim, input: NewUser): Shown<User, 'password'> {
   for (const u of store.users.values()) {
     if (u.username.toLowerCase() === username.toLowerCase()) throw new ValidationError(`username ${username} is taken`);
   }
+  const password = input.password || secret(18);
   const user: User = {
     id: store.nextId.user++,
     username,
     name: input.name?.trim() || username,
     email: input.email?.trim() || `${username}@example.com`,
-    passwordHash: '',
+    passwordHash: digest(password),
     admin: input.admin ?? false,
     twoFactor: input.twoFactor ?? false,
     createdAt: sim.clock.nowSeconds(),
   };
-  const password = input.password || secret(18);
-  user.passwordHash = digest(password);
   store.users.set(user.id, user);
   return shown(user, 'password', password);
 }
@@ -99,18 +98,17 @@ export function createApplication(sim: Sim, input: NewApplication): Shown<Applic
   if (scopes.length === 0) throw new ValidationError(`choose at least one scope of ${KNOWN_SCOPES.join(', ')}`);
   const unknown = unknownScopes(scopes);
   if (unknown.length) throw new ValidationError(`unknown scope ${unknown.join(', ')}`);
+  const clientSecret = secret(32, 'gloas-');
   const app: Application = {
     id: store.nextId.application++,
     name,
     uid: hexId(32),
-    secretHash: '',
+    secretHash: digest(clientSecret),
     redirectUris,
     scopes,
     confidential: input.confidential ?? true,
     ownerId: input.ownerId ?? null,
   };
-  const clientSecret = secret(32, 'gloas-');
-  app.secretHash = digest(clientSecret);
   store.applications.set(app.uid, app);
   return shown(app, 'secret', clientSecret);
 }

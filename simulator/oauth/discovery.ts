@@ -6,7 +6,7 @@
 import { jsonText } from '../http.js';
 import type { Handler, Sim } from '../types.js';
 import { CHALLENGE_METHODS } from './pkce.js';
-import { USERINFO_CLAIMS } from './claims.js';
+import { userinfoClaimNames } from './claims.js';
 import { deviceGrantAvailable } from './gates.js';
 import { GRANTS } from './token.js';
 import { issuer } from './issuer.js';
@@ -69,7 +69,7 @@ function discovery(base: string, device: boolean, grants: string[]): Record<stri
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['RS256'],
     claim_types_supported: ['normal'],
-    claims_supported: [...new Set([...ID_TOKEN_CLAIMS, ...USERINFO_CLAIMS])],
+    claims_supported: [...new Set([...ID_TOKEN_CLAIMS, ...userinfoClaimNames()])],
     code_challenge_methods_supported: [...CHALLENGE_METHODS],
   };
 }

@@ -18,7 +18,7 @@ import {
   seededRedirectUri,
   ValidationError,
 } from '../../../simulator/oauth/accounts.js';
-import { groupsOf, USERINFO_CLAIMS, userinfoClaims } from '../../../simulator/oauth/claims.js';
+import { groupsOf, userinfoClaimNames, userinfoClaims } from '../../../simulator/oauth/claims.js';
 import { idToken } from '../../../simulator/oauth/id-token.js';
 import { KNOWN_SCOPES } from '../../../simulator/oauth/scopes.js';
 import type { User } from '../../../simulator/store.js';
@@ -296,14 +296,19 @@ describe('the seeded accounts', () => {
     expect(fresh.store.applications.size).toBe(3);
   });
 
-  it("include root's personal access token with scope api", () => {
+  it("include root's personal access token with scope api; each seeded credential has its form", () => {
     expect(fresh.store.accessTokens.get(digest(s.personalAccessToken))).toMatchObject({
       userId: s.admin.id,
       scopes: ['api'],
       kind: 'personal',
       expiresIn: null,
     });
-    expect(s.personalAccessToken).toMatch(/^glpat-/);
+    expect(s.personalAccessToken).toMatch(/^glpat-[A-Za-z0-9_-]{27}$/);
+    for (const a of Object.values(s.applications)) {
+      expect(a.uid).toMatch(/^[0-9a-f]{64}$/);
+      expect(a.secret).toMatch(/^gloas-[A-Za-z0-9_-]{43}$/);
+    }
+    for (const u of [s.admin, s.user, s.twoFactorUser]) expect(u.password).toMatch(/^[A-Za-z0-9_-]{24}$/);
   });
 
   it('keep their identifiers and secrets across reset()', () => {
@@ -362,7 +367,7 @@ describe('claims', () => {
     (claims.groups as string[]).push('x');
     expect(user.groups).toEqual(['g/one', 'g/two']);
     expect(groupsOf({ ...user, groups: undefined })).toEqual([]);
-    expect(USERINFO_CLAIMS).toEqual(Object.keys(claims));
+    expect(userinfoClaimNames()).toEqual(Object.keys(claims));
   });
 });
 
@@ -452,6 +457,15 @@ describe('keys and the id_token (OIDC-JWKS, OIDC-ID-TOKEN-CLAIMS, OIDC-ID-TOKEN-
     expect(key.n).toHaveLength(342); // 2048 bits
     expect(key.kid).toBe(await calculateJwkThumbprint({ kty: 'RSA', e: key.e, n: key.n }));
     expect(await keysOf(sim())).toEqual(first);
+  });
+
+  it('the old /-/jwks serves the same key set before 17.0, and from 17.0 only under legacy-jwks-served', async () => {
+    const jwksOf = async (on: Sim) => (await get(on, `${ISSUER}/-/jwks`)).text;
+    const before = createSimulator({ release: '16.11' });
+    expect(await jwksOf(before)).toBe(JSON.stringify(await keysOf(before)));
+    const kept = createSimulator({ release: '17.0', faults: ['legacy-jwks-served'] });
+    expect(await jwksOf(kept)).toBe(JSON.stringify(await keysOf(kept)));
+    expect((await get(createSimulator({ release: '17.0' }), `${ISSUER}/-/jwks`)).status).toBe(404);
   });
 
   it('an id_token with exactly the documented claims, signed by the published key', async () => {
