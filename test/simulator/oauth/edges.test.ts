@@ -88,6 +88,12 @@ describe('CORS preflight (CORS-PREFLIGHT, CORS-ALLOWED-HEADERS-LIST, CORS-X-REQU
     await notPreflight(sim(), '/oauth/token', noOrigin);
     await notPreflight(sim(), '/oauth/token', noMethod);
     await notPreflight(sim(), '/oauth/token/info', preflightHeaders());
+    // Only OPTIONS is a preflight: a POST carrying the same headers is answered as a POST.
+    const post = await send(sim(), 'POST', '/oauth/token', preflightHeaders());
+    expect(post.status).toBe(400);
+    expect(JSON.parse(post.text)).toMatchObject({ error: 'invalid_request' });
+    expect(post.headers['access-control-allow-origin']).toBe('*');
+    expect(post.headers['access-control-allow-methods']).toBeUndefined();
     await notPreflight(createSimulator({ release: '15.0' }), '/oauth/token', preflightHeaders());
     expect(
       (await send(createSimulator({ release: '15.1' }), 'OPTIONS', '/oauth/token', preflightHeaders())).status,
