@@ -39,25 +39,24 @@ function shown<T extends object, K extends string>(record: T, key: K, value: str
 
 export function createUser(sim: Sim, input: NewUser): Shown<User, 'password'> {
   const { store } = sim;
-  const username = input.username?.trim() ?? '';
-  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$/.test(username)) {
+  const username = input.username?.trim();
+  if (!username || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,254}$/.test(username)) {
     throw new ValidationError('username must start with a letter or digit and use only letters, digits, _ . -');
   }
   for (const u of store.users.values()) {
     if (u.username.toLowerCase() === username.toLowerCase()) throw new ValidationError(`username ${username} is taken`);
   }
+  const password = input.password || secret(18);
   const user: User = {
     id: store.nextId.user++,
     username,
     name: input.name?.trim() || username,
     email: input.email?.trim() || `${username}@example.com`,
-    passwordHash: '',
+    passwordHash: digest(password),
     admin: input.admin ?? false,
     twoFactor: input.twoFactor ?? false,
     createdAt: sim.clock.nowSeconds(),
   };
-  const password = input.password || secret(18);
-  user.passwordHash = digest(password);
   store.users.set(user.id, user);
   return shown(user, 'password', password);
 }
@@ -99,18 +98,17 @@ export function createApplication(sim: Sim, input: NewApplication): Shown<Applic
   if (scopes.length === 0) throw new ValidationError(`choose at least one scope of ${KNOWN_SCOPES.join(', ')}`);
   const unknown = unknownScopes(scopes);
   if (unknown.length) throw new ValidationError(`unknown scope ${unknown.join(', ')}`);
+  const clientSecret = secret(32, 'gloas-');
   const app: Application = {
     id: store.nextId.application++,
     name,
     uid: hexId(32),
-    secretHash: '',
+    secretHash: digest(clientSecret),
     redirectUris,
     scopes,
     confidential: input.confidential ?? true,
     ownerId: input.ownerId ?? null,
   };
-  const clientSecret = secret(32, 'gloas-');
-  app.secretHash = digest(clientSecret);
   store.applications.set(app.uid, app);
   return shown(app, 'secret', clientSecret);
 }
@@ -236,7 +234,6 @@ export function seeded(sim: Sim): Seeded {
 }
 
 export function applicationById(sim: Sim, id: number | null): Application | undefined {
-  if (id === null) return undefined;
   for (const app of sim.store.applications.values()) if (app.id === id) return app;
   return undefined;
 }

@@ -58,5 +58,6 @@ export function recordFailure(sim: Sim, key: string): void {
 /** Seconds until a locked key is accepted again (Retry-After). */
 export function retryAfter(sim: Sim, key: string): number {
   const entry = current(sim, key);
-  return entry ? Math.max(1, entry.since + limits().authFailureWindowSeconds - sim.clock.nowSeconds()) : 0;
+  // At least 1: current() drops an entry once its window has passed, and the clock counts whole seconds.
+  return entry ? entry.since + limits().authFailureWindowSeconds - sim.clock.nowSeconds() : 0;
 }

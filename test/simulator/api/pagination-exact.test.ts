@@ -14,6 +14,8 @@ import {
   paginate,
   type Listing,
 } from '../../../simulator/api/pagination.js';
+import { HttpError } from '../../../simulator/errors.js';
+import { links } from './helpers.js';
 import type { Ctx, Sim } from '../../../simulator/types.js';
 
 interface Row {
@@ -52,6 +54,7 @@ interface Setup {
   faults?: string[];
   offering?: 'self-managed' | 'hosted';
   maxOffset?: number;
+  maxUrlLength?: number;
   operationId?: string;
   inForce?: boolean;
 }
@@ -62,7 +65,10 @@ const PATH = '/api/v4/users';
 function ctx(query: string, s: Setup = {}): Ctx {
   const url = new URL(`${ORIGIN}${PATH}${query ? `?${query}` : ''}`);
   const sim = {
-    options: { offering: s.offering ?? 'self-managed', settings: { maxOffset: s.maxOffset ?? 50_000 } },
+    options: {
+      offering: s.offering ?? 'self-managed',
+      settings: { maxOffset: s.maxOffset ?? 50_000, maxUrlLength: s.maxUrlLength ?? 8192 },
+    },
     fault: (name: string) => (s.faults ?? []).includes(name),
     inForce: () => s.inForce ?? true,
   } as unknown as Sim;
@@ -76,8 +82,19 @@ function ctx(query: string, s: Setup = {}): Ctx {
   } as unknown as Ctx;
 }
 
+/** The answer as core.ts gives it: a thrown HttpError is rendered, as the simulator's one error model does. */
+function reply(query: string, s: Setup, l: Listing<Row>, authenticated: boolean) {
+  const c = ctx(query, s);
+  try {
+    return paginate(c, l, authenticated);
+  } catch (error) {
+    if (error instanceof HttpError) return error.toResponse(c.sim);
+    throw error;
+  }
+}
+
 async function answer(query: string, s: Setup = {}, l = listing(), authenticated = true) {
-  const answered = paginate(ctx(query, s), l, authenticated);
+  const answered = reply(query, s, l, authenticated);
   const res = answered instanceof Response ? answered : answered.toResponse();
   const headers = Object.fromEntries(res.headers.entries());
   delete headers['content-type'];
@@ -289,6 +306,13 @@ describe('offset faults give their specific wrong answer', () => {
     expect(linkUrl(c, { page: '3' }, ['cursor'])).toBe(link('a=1&page=3&b=2'));
     expect(linkUrl(c, {})).toBe(link('a=1&page=2&b=2&cursor=x'));
   });
+
+  it('linkUrl keeps the other parameters as the request spelled them, and only the first of a repeated one it sets', () => {
+    const c = ctx('q=a+b&r=%7E&s=!&page=2&toString=1&page=5&t=(x)&&u');
+    expect(linkUrl(c, { page: '3', per_page: '7' })).toBe(link('q=a+b&r=%7E&s=!&page=3&toString=1&t=(x)&u&per_page=7'));
+    expect(linkUrl(c, { s: 'x y' }, ['page', 'u'])).toBe(link('q=a+b&r=%7E&s=x+y&toString=1&t=(x)'));
+    expect(linkUrl(ctx(''), { page: '1' })).toBe(link('page=1'));
+  });
 });
 
 /** Follow rel=next to the end: the ids of every page and the cursor each link carried. */
@@ -487,5 +511,87 @@ describe('keyset faults give their specific wrong answer', () => {
         q,
       ).toBe(400);
     }
+  });
+});
+
+describe('the Link header bound (LIM-RESPONSE-HEADERS-BOUNDED)', () => {
+  // A keyset page has one link, `<URL>; rel="next"`; its query is padded to reach an exact length.
+  const query = (pad: number) => `pagination=keyset&order_by=id&sort=asc&per_page=2&pad=${'x'.repeat(pad)}`;
+  const header = (pad: number) => `<${link(`${query(pad)}&id_after=2`)}>; rel="next"`;
+  const refused = (max: number) => ({
+    status: 414,
+    body: {
+      message: `414 Request-URI Too Large: the query is too long to repeat in the Link header (over ${max} bytes); shorten it`,
+    },
+    headers: {},
+  });
+
+  async function edge(max: number, maxUrlLength: number) {
+    const pad = max - header(0).length;
+    const served = await answer(query(pad), { maxUrlLength });
+    expect(served.status).toBe(200);
+    expect(served.headers.link).toBe(header(pad));
+    expect(Buffer.byteLength(served.headers.link)).toBe(max);
+    expect(await answer(query(pad + 1), { maxUrlLength })).toEqual(refused(max));
+  }
+
+  it('serves a Link of exactly responseHeaderMaxBytes and refuses one byte more, where that bound is the larger', async () => {
+    const { responseHeaderMaxBytes } = limits();
+    expect(4 * (100 + ORIGIN.length + 64)).toBeLessThan(responseHeaderMaxBytes);
+    await edge(responseHeaderMaxBytes, 100);
+  });
+
+  it('where four URLs of maxUrlLength (each with the origin and 64 bytes of page parameters) make more, that is the bound', async () => {
+    const maxUrlLength = 4000;
+    const bound = 4 * (maxUrlLength + ORIGIN.length + 64);
+    expect(bound).toBeGreaterThan(limits().responseHeaderMaxBytes);
+    await edge(bound, maxUrlLength);
+  });
+
+  it('an offset page of four links whose request target is exactly maxUrlLength is served, whatever its characters', async () => {
+    // page=2 of a long list without per_page: every link adds &per_page=20 and sets its page.
+    const many = listing();
+    many.orderings.id = idOrdering({ length: 100, at: (pos) => ({ id: pos + 1, name: 'x' }) }, (r) => r.id);
+    const maxUrlLength = 3000;
+    // Characters a form encoder would escape (`!` as `%21`): the links keep them as sent.
+    const start = `pad=&page=2`;
+    const pad = '!~*()-._'.repeat(400).slice(0, maxUrlLength - PATH.length - start.length - 1);
+    const target = `${PATH}?${start.replace('pad=', `pad=${pad}`)}`;
+    expect(new URL(`${ORIGIN}${target}`).search.length + PATH.length).toBe(maxUrlLength);
+    const r = await answer(target.slice(PATH.length + 1), { maxUrlLength }, many);
+    expect(r.status).toBe(200);
+    expect(Object.keys(links(r.headers.link))).toEqual(['prev', 'next', 'first', 'last']);
+  });
+});
+
+describe('keyset links and messages, one input at a time', () => {
+  it('the next link drops page and every other cursor parameter, keeping the rest in order', async () => {
+    const r = await answer(
+      'pagination=keyset&page=3&order_by=id&sort=asc&cursor=abc&per_page=2&page_token=t&id_before=9&q=1',
+    );
+    expect(r.body).toEqual([1, 2]);
+    expect(r.headers.link).toBe(
+      `<${link('pagination=keyset&order_by=id&sort=asc&per_page=2&q=1&id_after=2')}>; rel="next"`,
+    );
+  });
+
+  it('where the table allows no order_by, the refusal says so', async () => {
+    expect(
+      (await answer('pagination=keyset&order_by=id&sort=asc', { operationId: 'listRepositoryTree' })).body,
+    ).toEqual({
+      message:
+        'This combination of order_by and sort is not supported with keyset pagination here; allowed: no order_by',
+    });
+  });
+
+  it('keyset-any-order serves an ordering the table lacks in descending order too', async () => {
+    const r = await answer('pagination=keyset&order_by=name&sort=desc&per_page=2', {
+      operationId: 'listProjects',
+      faults: ['keyset-any-order'],
+    });
+    expect(r.body).toEqual([5, 1]);
+    expect(r.headers.link).toBe(
+      `<${link(`pagination=keyset&order_by=name&sort=desc&per_page=2&cursor=${Buffer.from('{"k":"c","id":1}').toString('base64url')}`)}>; rel="next"`,
+    );
   });
 });
