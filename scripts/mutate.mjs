@@ -97,7 +97,11 @@ const MODULES = {
   },
   redact: {
     mutate: ['suites/report/redact.ts'],
-    tests: ['test/reporters/redact.test.ts', 'test/reporters/redact-exact.test.ts'],
+    tests: [
+      'test/reporters/redact.test.ts',
+      'test/reporters/redact-exact.test.ts',
+      'test/reporters/redact-every-field.test.ts',
+    ],
   },
 };
 

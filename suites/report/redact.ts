@@ -6,7 +6,7 @@
  * A secret keeps a fixed-length prefix (enough to tell two tokens apart in a report) followed by
  * `…`; a value too short for that prefix to be safe is masked whole.
  */
-import type { CheckResult, Exchange, Report } from './model.js';
+import type { Exchange, Report } from './model.js';
 
 export const MASK = '…';
 /** Characters of a secret kept in reports. */
@@ -113,8 +113,8 @@ export function isSecretName(name: string): boolean {
 // Text
 
 /** Header-style credentials in free text: `Authorization: Bearer x`, `PRIVATE-TOKEN: x`, `Cookie: a=b`. */
-const AUTH_LINE = /\b((?:proxy-)?authorization)(["']?\s*[:=]\s*["']?)(?:([A-Za-z][\w.-]*)([ \t]+))?([^\s"',;]+)/gi;
-const TOKEN_LINE = /\b(private-token|job-token|deploy-token)(["']?\s*[:=]\s*["']?)([^\s"',;]+)/gi;
+const AUTH_LINE = /\b((?:proxy-)?authorization)(["']?\s*[:=]\s*["']?)(?:([A-Za-z][\w.-]*)([ \t]+))?([^\s"',;)}\]]+)/gi;
+const TOKEN_LINE = /\b(private-token|job-token|deploy-token)(["']?\s*[:=]\s*["']?)([^\s"',;)}\]]+)/gi;
 const COOKIE_LINE = /\b(set-cookie|cookie)(["']?\s*:\s*["']?)([^\r\n"']+)/gi;
 /** A bare `Bearer <token>` anywhere. */
 const BEARER = /\b(Bearer)([ \t]+)([A-Za-z0-9\-._~+/]+=*…?)/g;
@@ -344,7 +344,7 @@ export function redactExchange(exchange: Exchange, options: RedactOptions = {}):
   const { request, response } = exchange;
   const out: Exchange = {
     request: {
-      method: request.method,
+      method: redactText(request.method, options),
       url: redactUrl(request.url, options),
       headers: redactHeaders(request.headers, options),
       ...(request.body !== undefined
@@ -364,23 +364,23 @@ export function redactExchange(exchange: Exchange, options: RedactOptions = {}):
   return out;
 }
 
-function redactCheck(check: CheckResult, options: RedactOptions): CheckResult {
-  const out: CheckResult = { ...check };
-  if (check.message !== undefined) out.message = redactText(check.message, options);
-  if (check.counterexample !== undefined) out.counterexample = redactText(check.counterexample, options);
-  if (check.reproduce !== undefined) out.reproduce = redactText(check.reproduce, options);
-  if (check.exchange !== undefined) out.exchange = check.exchange.map((exchange) => redactExchange(exchange, options));
-  return out;
+/**
+ * The report with every secret masked; the input is not modified. Every reporter renders only this.
+ * Every string in it is scanned (ids, titles, reasons, soft failures, the reproduce line, and any
+ * field added later), so no field can be forgotten; exchanges are redacted as exchanges (headers by
+ * name, bodies by content type). Prose is kept word for word by redactText.
+ */
+export function redact(report: Report, options: RedactOptions = {}): Report {
+  return redactTree(report, options) as Report;
 }
 
-/** The report with every secret masked; the input is not modified. Every reporter renders only this. */
-export function redact(report: Report, options: RedactOptions = {}): Report {
-  return {
-    ...report,
-    target: redactUrl(report.target, options),
-    summary: { ...report.summary },
-    ...(report.invocation ? { invocation: { args: report.invocation.args.map((a) => redactText(a, options)) } } : {}),
-    rules: report.rules.map((rule) => ({ ...rule, checks: [...rule.checks] })),
-    checks: report.checks.map((check) => redactCheck(check, options)),
-  };
+function redactTree(value: unknown, options: RedactOptions, key?: string): unknown {
+  if (typeof value === 'string') return redactText(value, options);
+  if (Array.isArray(value))
+    return key === 'exchange'
+      ? value.map((exchange: Exchange) => redactExchange(exchange, options))
+      : value.map((item) => redactTree(item, options));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactTree(v, options, k)]));
+  return value;
 }

@@ -144,6 +144,10 @@ describe('redactText, each carrier exactly', () => {
     expect(redactText(`Proxy-Authorization: ${AT}`)).toBe(`Proxy-Authorization: ${m(AT)}`);
     expect(redactText(`'authorization' = 'Digest ${AT}'`)).toBe(`'authorization' = 'Digest ${m(AT)}'`);
     expect(redactText('Authorization: Bearer expired')).toBe('Authorization: Bearer expired');
+    // The closing bracket of prose around a credential is the prose's, never the token's.
+    expect(redactText(`(PRIVATE-TOKEN: ${PAT}) [Authorization: Basic ${AT}] {job-token=${RT}}`)).toBe(
+      `(PRIVATE-TOKEN: ${m(PAT)}) [Authorization: Basic ${m(AT)}] {job-token=${m(RT)}}`,
+    );
     expect(redactText(`PRIVATE-TOKEN: ${PAT}; JOB-TOKEN=${AT} deploy-token:"${RT}"`)).toBe(
       `PRIVATE-TOKEN: ${m(PAT)}; JOB-TOKEN=${m(AT)} deploy-token:"${m(RT)}"`,
     );
