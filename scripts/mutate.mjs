@@ -93,7 +93,12 @@ const MODULES = {
   },
   runner: {
     mutate: ['suites/runner/*.ts'],
-    tests: ['test/suites/runner.test.ts', 'test/suites/redaction.test.ts', 'test/suites/runner-units.test.ts'],
+    tests: [
+      'test/suites/runner.test.ts',
+      'test/suites/redaction.test.ts',
+      'test/suites/runner-units.test.ts',
+      'test/suites/runner-pure.test.ts',
+    ],
   },
   redact: {
     mutate: ['suites/report/redact.ts'],
