@@ -5,10 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, ReportError, SelectionError } from '../../suites/errors.js';
 import type { CheckResult, Report } from '../../suites/report/model.js';
+import { TransportError } from '../../suites/target/types.js';
+import { FAKE_BASE, fakeTarget } from './fakes.js';
 import { applyToCheck, parseExpectations, reasonFor, type Expectation } from '../../suites/runner/expect.js';
 import { mergeReports } from '../../suites/runner/merge.js';
 import { buildReport, type ReportRule } from '../../suites/runner/report.js';
 import { whyNotInForce, type RuleInfo } from '../../suites/runner/rules.js';
+import { notAProvider, probeTarget } from '../../suites/runner/probe.js';
 import { assignShards, durationsOf, parseShard, shardOf } from '../../suites/runner/shard.js';
 
 describe('parseShard', () => {
@@ -339,5 +342,95 @@ describe('whyNotInForce', () => {
       }),
     ).toBeNull();
     expect(whyNotInForce(rule({}), '15.0', 'self-managed', {})).toBeNull();
+  });
+});
+
+describe('probeTarget: is this an identity provider of the spec at all', () => {
+  const HTML = { headers: { 'content-type': 'text/html; charset=utf-8' } };
+  /** Answers by `METHOD path`; anything not listed is a 404 page. */
+  function target(answers: Record<string, () => Response>, seen: string[] = []) {
+    return fakeTarget((r) => {
+      const key = `${r.method} ${new URL(r.url).pathname}`;
+      seen.push(`${key} ${r.headers.get('accept')} ${r.headers.get('content-type')} ${r.body ?? ''}`);
+      return answers[key]?.() ?? new Response('<p>nothing</p>', { status: 404, ...HTML });
+    });
+  }
+  const DISCOVERY = 'GET /.well-known/openid-configuration';
+  const TOKEN = 'POST /oauth/token';
+  const USER = 'GET /api/v4/user';
+
+  it('asks the three questions in order, with the exact requests, and names what each got', async () => {
+    const seen: string[] = [];
+    const t = target({}, seen);
+    const result = await probeTarget(t);
+    expect(seen).toEqual([
+      `${DISCOVERY} application/json null `,
+      `${TOKEN} application/json application/x-www-form-urlencoded grant_type=authorization_code`,
+      `${USER} application/json null `,
+    ]);
+    expect(result).toEqual({
+      provider: false,
+      found: [
+        `${DISCOVERY} answered 404 text/html, no discovery document`,
+        `${TOKEN} answered 404 text/html, no OAuth error`,
+        `${USER} answered 404 text/html, not JSON`,
+      ],
+    });
+    expect(notAProvider(t, result)).toBe(
+      `${FAKE_BASE} is not an identity provider of this spec (${result.found.join('; ')}); no check was run`,
+    );
+  });
+
+  it('one provider answer is enough, and stops the questions', async () => {
+    const cases: [Record<string, () => Response>, number][] = [
+      [{ [DISCOVERY]: () => Response.json({ issuer: 'x' }) }, 1],
+      [{ [DISCOVERY]: () => Response.json({ token_endpoint: 'x' }) }, 1],
+      [{ [TOKEN]: () => Response.json({ error: 'invalid_grant' }, { status: 400 }) }, 2],
+      [{ [TOKEN]: () => Response.json({ error: 'invalid_client' }, { status: 499 }) }, 2],
+      [{ [USER]: () => Response.json({ message: '401 Unauthorized' }, { status: 401 }) }, 3],
+      [{ [USER]: () => Response.json([], { status: 499 }) }, 3],
+    ];
+    for (const [answers, asked] of cases) {
+      const seen: string[] = [];
+      expect(await probeTarget(target(answers, seen))).toEqual({ provider: true, found: [] });
+      expect(seen).toHaveLength(asked);
+    }
+  });
+
+  it('near misses are not a provider', async () => {
+    const misses: Record<string, () => Response>[] = [
+      { [DISCOVERY]: () => Response.json({ issuer: 1, token_endpoint: null }) },
+      { [DISCOVERY]: () => Response.json({ issuer: 'x' }, { status: 201 }) },
+      { [DISCOVERY]: () => Response.json([{ issuer: 'x' }]) },
+      { [TOKEN]: () => Response.json({ error: 'invalid_grant' }, { status: 500 }) },
+      { [TOKEN]: () => Response.json({ error: 'invalid_grant' }, { status: 399 }) },
+      { [TOKEN]: () => Response.json({ error: 1 }, { status: 400 }) },
+      { [TOKEN]: () => Response.json([{ error: 'x' }], { status: 400 }) },
+      { [TOKEN]: () => Response.json(null, { status: 400 }) },
+      { [USER]: () => Response.json({ message: 'boom' }, { status: 500 }) },
+      { [USER]: () => new Response('not json', { status: 200 }) },
+    ];
+    for (const answers of misses)
+      expect((await probeTarget(target(answers))).provider, JSON.stringify(answers)).toBe(false);
+  });
+
+  it('a timeout is an answer it names; an unreachable target or another error is thrown', async () => {
+    const failing = (error: Error) => fakeTarget(() => Promise.reject(error));
+    expect(
+      await probeTarget(failing(new TransportError('GET /.well-known/openid-configuration: timed out', 'timeout'))),
+    ).toEqual({
+      provider: false,
+      found: [
+        'GET /.well-known/openid-configuration: timed out',
+        'POST /oauth/token: GET /.well-known/openid-configuration: timed out',
+        'GET /api/v4/user: GET /.well-known/openid-configuration: timed out',
+      ],
+    });
+    await expect(probeTarget(failing(new TransportError('refused', 'unreachable')))).rejects.toThrow('refused');
+    await expect(probeTarget(failing(new Error('bug')))).rejects.toThrow('bug');
+    const noType = fakeTarget(() => new Response(null, { status: 204 }));
+    expect((await probeTarget(noType)).found[0]).toBe(
+      `${DISCOVERY} answered 204 no content type, no discovery document`,
+    );
   });
 });
