@@ -67,6 +67,11 @@ describe('shard assignment', () => {
     expect(assignShards(['p', 'q', 'r'], 3, equal)).toEqual([0, 1, 2]);
     expect(assignShards(['r', 'q', 'p'], 3, equal)).toEqual([0, 1, 2]);
   });
+  it('checks of no weight go to the shard with fewer checks, not always the first', () => {
+    const zero = new Map(['a', 'b', 'c', 'd', 'e'].map((id) => [id, 0]));
+    expect(assignShards(['a', 'b', 'c', 'd', 'e'], 2, zero)).toEqual([0, 1, 0, 1, 0]);
+    expect(assignShards(['a', 'b', 'c', 'd'], 3, zero)).toEqual([0, 1, 2, 0]);
+  });
   it('a check the durations do not know weighs as the average one', () => {
     // x weighs 5 (the average of 6 and 4): a(6) → 0, x(5) → 1, b(4) → 2.
     const d = new Map([
