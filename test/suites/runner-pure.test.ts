@@ -273,6 +273,35 @@ describe('mergeReports', () => {
     ).toEqual(['a.two', 'a.one']);
   });
 
+  it('orders the named checks as named, the others after them in the order of the shards', () => {
+    const ids = ['k1', 'k2', 'u1', 'k3', 'u2', 'u3'].map((id) => `a.${id}`);
+    const one = shard(ids.map((id) => check({ id, rules: ['R-A'], status: 'passed' })));
+    expect(mergeReports([{ name: 'one', report: one }], ['a.k1', 'a.k2', 'a.k3']).checks.map((c) => c.id)).toEqual([
+      'a.k1',
+      'a.k2',
+      'a.k3',
+      'a.u1',
+      'a.u2',
+      'a.u3',
+    ]);
+  });
+
+  it("keeps the first shard's row of a rule; a shard without coverage or required share is fine", () => {
+    const one = shard([check({ id: 'a.one', rules: ['R-A'], status: 'passed' })]);
+    const two = shard([check({ id: 'a.two', rules: ['R-A'], status: 'passed' })], {
+      rules: [{ ...one.rules[0], title: 'another title' }],
+      coverage: { must: 1, mustTested: 1, required: 40 },
+    });
+    const { coverage: _, ...three } = shard([check({ id: 'a.three', rules: ['R-B'], status: 'passed' })]);
+    const merged = mergeReports([
+      { name: 'one', report: one },
+      { name: 'two', report: two },
+      { name: 'three', report: three },
+    ]);
+    expect(merged.rules.map((r) => r.title)).toEqual(['a', 'b']);
+    expect(merged.coverage).toEqual({ must: 1, mustTested: 1, required: 40 });
+  });
+
   it('carries the first invocation, a required coverage, an interruption and the expect readings', () => {
     const listed = [{ rule: 'R-A', reason: 'known' }];
     const one = {
