@@ -2,15 +2,25 @@
  * The runner's pure pieces with exact outputs, one input changed at a time: shard slices and their
  * balance, known deviations (`--expect`), the merge of shard reports, and why a rule is not in force.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { rulesInForce as specRulesInForce } from '../../spec/index.js';
 import { ConfigError, ReportError, SelectionError } from '../../suites/errors.js';
 import type { CheckResult, Report } from '../../suites/report/model.js';
 import { TransportError } from '../../suites/target/types.js';
 import { FAKE_BASE, fakeTarget } from './fakes.js';
-import { applyToCheck, parseExpectations, reasonFor, type Expectation } from '../../suites/runner/expect.js';
+import {
+  applyToCheck,
+  loadExpectations,
+  parseExpectations,
+  reasonFor,
+  type Expectation,
+} from '../../suites/runner/expect.js';
 import { mergeReports } from '../../suites/runner/merge.js';
 import { buildReport, type ReportRule } from '../../suites/runner/report.js';
-import { whyNotInForce, type RuleInfo } from '../../suites/runner/rules.js';
+import { rulesInForce, whyNotInForce, type RuleInfo } from '../../suites/runner/rules.js';
 import { notAProvider, probeTarget } from '../../suites/runner/probe.js';
 import { assignShards, durationsOf, parseShard, shardOf } from '../../suites/runner/shard.js';
 
@@ -118,7 +128,10 @@ describe('parseExpectations', () => {
     ]);
   });
   it.each([
-    ['expected: [', /^e\.yaml: not valid YAML or JSON \(.+\)$/],
+    [
+      'expected: [',
+      'e.yaml: not valid YAML or JSON (Flow sequence in block collection must be sufficiently indented and end with a ] at line 1, column 12:)',
+    ],
     ['nothing: []', "e.yaml: file must have required property 'expected' (see spec/expect.schema.json)"],
     [
       'expected: [{ rule: TOK-NO-STORE, reason: ab }]',
@@ -132,6 +145,32 @@ describe('parseExpectations', () => {
   ])('%j is refused with one line', (text, message) => {
     expect(() => parseExpectations(text, 'e.yaml', KNOWN)).toThrow(ConfigError);
     expect(() => parseExpectations(text, 'e.yaml', KNOWN)).toThrow(message);
+  });
+});
+
+describe('loadExpectations', () => {
+  it('reads a file, and names one it cannot read with its error code', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'idp-expect-unit-'));
+    const file = join(dir, 'known.yaml');
+    writeFileSync(file, 'expected:\n  - { rule: TOK-NO-STORE, reason: cdn strips it }\n');
+    expect(loadExpectations(file, KNOWN)).toEqual([{ rule: 'TOK-NO-STORE', reason: 'cdn strips it' }]);
+    expect(() => loadExpectations(join(dir, 'missing.yaml'), KNOWN)).toThrow(
+      new ConfigError(`cannot read ${join(dir, 'missing.yaml')} (ENOENT)`),
+    );
+    expect(() => loadExpectations(join(dir, 'missing.yaml'), KNOWN)).toThrow(ConfigError);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('rulesInForce of spec/rules.yaml', () => {
+  it("is the ids of the spec's own reading", () => {
+    const ids = rulesInForce('18.0', 'self-managed', {});
+    expect([...ids].sort()).toEqual(
+      specRulesInForce('18.0', 'self-managed', {})
+        .map((r) => r.id)
+        .sort(),
+    );
+    expect(ids.has('GRANT-CODE-SINGLE-USE')).toBe(true);
   });
 });
 
