@@ -19,7 +19,7 @@ import {
   type Expectation,
 } from '../../suites/runner/expect.js';
 import { mergeReports } from '../../suites/runner/merge.js';
-import { buildReport, type ReportRule } from '../../suites/runner/report.js';
+import { buildReport, exitCodeOf, ruleStatus, type ReportRule } from '../../suites/runner/report.js';
 import { rulesInForce, whyNotInForce, type RuleInfo } from '../../suites/runner/rules.js';
 import { notAProvider, probeTarget } from '../../suites/runner/probe.js';
 import { assignShards, durationsOf, parseShard, shardOf } from '../../suites/runner/shard.js';
@@ -508,5 +508,78 @@ describe('probeTarget: is this an identity provider of the spec at all', () => {
     expect((await probeTarget(noType)).found[0]).toBe(
       `${DISCOVERY} answered 204 no content type, no discovery document`,
     );
+  });
+});
+
+describe('rule rows and the report, exactly', () => {
+  const at = new Date('2026-11-23T10:00:00.000Z');
+  const input = (checks: CheckResult[], over: Partial<Parameters<typeof buildReport>[0]> = {}) => ({
+    target: 't',
+    release: '18.0',
+    offering: 'hosted',
+    seed: 3,
+    startedAt: at,
+    durationMs: 5,
+    checks,
+    rules: RULES,
+    ...over,
+  });
+
+  it('ruleStatus: an expected check ranks between warned and passed', () => {
+    expect(ruleStatus('must', ['passed', 'expected'])).toBe('expected');
+    expect(ruleStatus('must', ['expected', 'warned'])).toBe('warned');
+    expect(ruleStatus('must', ['skipped', 'expected'])).toBe('expected');
+  });
+
+  it('a listed rule: stale when passed, expected with its reason, failed without one when not excused', () => {
+    const listed: Expectation[] = [
+      { rule: 'R-A', reason: 'known A' },
+      { rule: 'R-B', checks: ['other.check'], reason: 'known B' },
+    ];
+    const passed = buildReport(input([check({ rules: ['R-A'], status: 'passed' })], { expect: listed }));
+    expect(passed.rules.map((r) => ({ ...r }))).toStrictEqual([
+      {
+        id: 'R-A',
+        title: 'a',
+        level: 'must',
+        source: 's',
+        origin: 'source',
+        status: 'stale',
+        checks: ['grants.code-once'],
+        expectedReason: 'known A',
+      },
+      { id: 'R-B', title: 'b', level: 'should', source: 's', origin: 'source', status: 'untested', checks: [] },
+    ]);
+    const failed = buildReport(
+      input([check({ broken: ['R-A'] }), check({ id: 'b.x', broken: ['R-B'] })], { expect: listed }),
+    );
+    expect(failed.checks.map((c) => c.status)).toEqual(['expected', 'failed']);
+    expect(failed.rules.map((r) => ({ ...r }))).toStrictEqual([
+      {
+        id: 'R-A',
+        title: 'a',
+        level: 'must',
+        source: 's',
+        origin: 'source',
+        status: 'expected',
+        checks: ['grants.code-once'],
+        expectedReason: 'known A',
+      },
+      { id: 'R-B', title: 'b', level: 'should', source: 's', origin: 'source', status: 'warned', checks: ['b.x'] },
+    ]);
+    expect(failed.summary).toStrictEqual({ passed: 0, failed: 1, warned: 0, skipped: 0, errored: 0, expected: 1 });
+  });
+
+  it('carries the shard, measures the duration when none is given, and exits as the signal did', () => {
+    expect(buildReport(input([], { shard: { index: 2, total: 3 } })).shard).toEqual({ index: 2, total: 3 });
+    expect('shard' in buildReport(input([]))).toBe(false);
+    const started = new Date(Date.now() - 5000);
+    const measured = buildReport(input([], { startedAt: started, durationMs: undefined })).durationMs;
+    expect(measured).toBeGreaterThanOrEqual(5000);
+    expect(measured).toBeLessThan(600_000);
+    const report = buildReport(input([check({ broken: ['R-A'] })]));
+    expect(exitCodeOf(report)).toBe(1);
+    expect(exitCodeOf({ ...report, interrupted: 'SIGINT' })).toBe(130);
+    expect(exitCodeOf({ ...report, interrupted: 'SIGTERM' })).toBe(143);
   });
 });
