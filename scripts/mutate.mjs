@@ -92,11 +92,20 @@ const MODULES = {
   },
   runner: {
     mutate: ['suites/runner/*.ts'],
-    tests: ['test/suites/runner.test.ts', 'test/suites/redaction.test.ts', 'test/suites/runner-units.test.ts'],
+    tests: [
+      'test/suites/runner.test.ts',
+      'test/suites/redaction.test.ts',
+      'test/suites/runner-units.test.ts',
+      'test/suites/runner-pure.test.ts',
+    ],
   },
   redact: {
     mutate: ['suites/report/redact.ts'],
-    tests: ['test/reporters/redact.test.ts', 'test/reporters/redact-exact.test.ts'],
+    tests: [
+      'test/reporters/redact.test.ts',
+      'test/reporters/redact-exact.test.ts',
+      'test/reporters/redact-every-field.test.ts',
+    ],
   },
 };
 

@@ -39,8 +39,10 @@ export const deviceMachine = runner<DeviceStep>('device-authorization', {
       const app = applicationById(x.sim, x.record.applicationId) ?? null;
       x.issued = mintTokens(x.sim, { userId: x.record.userId!, app, scopes: x.record.scopes, refresh: false });
     },
+    // Only approve and deny rows bind, and both callers (the verification page, the control API)
+    // always name the deciding user; the poll, which has none, never reaches this effect.
     bind_user: (x) => {
-      if (x.user) x.record.userId = x.user.id;
+      x.record.userId = x.user!.id;
     },
   },
 });

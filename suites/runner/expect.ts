@@ -5,8 +5,8 @@
  * lets a pipeline gate on regressions against a provider knowingly off the spec.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
+import { createAjv, type ValidateFunction } from '../../spec/ajv.js';
 import { expectSchema } from '../../spec/index.js';
 import { ConfigError } from '../errors.js';
 import type { CheckResult } from '../report/model.js';
@@ -31,10 +31,12 @@ export function parseExpectations(
   } catch (error) {
     throw new ConfigError(`${origin}: not valid YAML or JSON (${(error as Error).message.split('\n')[0]})`);
   }
-  validator ??= new Ajv2020({ allErrors: false, strict: false }).compile(expectSchema());
+  // Only the first problem is told, whatever Ajv's options.
+  validator ??= createAjv().compile(expectSchema());
   if (!validator(value)) {
     const e = validator.errors![0];
     const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'file';
+    // Stryker disable next-line StringLiteral: Ajv gives every error a message; this is only its type's fallback
     throw new ConfigError(`${origin}: ${where} ${e.message ?? 'is invalid'} (see spec/expect.schema.json)`);
   }
   const entries = (value as { expected: Expectation[] }).expected;

@@ -23,14 +23,15 @@ interface Question {
   wanted: string;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+/** A field of parsed JSON; undefined for null, a primitive or an array (none has named fields). */
+const field = (json: unknown, name: string): unknown => (json as Record<string, unknown> | null | undefined)?.[name];
 
 const QUESTIONS: Question[] = [
   {
     method: 'GET',
     path: '/.well-known/openid-configuration',
     provider: (s, j) =>
-      s === 200 && isObject(j) && (typeof j.issuer === 'string' || typeof j.token_endpoint === 'string'),
+      s === 200 && (typeof field(j, 'issuer') === 'string' || typeof field(j, 'token_endpoint') === 'string'),
     wanted: 'no discovery document',
   },
   {
@@ -38,7 +39,7 @@ const QUESTIONS: Question[] = [
     path: '/oauth/token',
     // No client and no code: every provider refuses it with an OAuth error body (RFC 6749 5.2).
     body: 'grant_type=authorization_code',
-    provider: (s, j) => s >= 400 && s < 500 && isObject(j) && typeof j.error === 'string',
+    provider: (s, j) => s >= 400 && s < 500 && typeof field(j, 'error') === 'string',
     wanted: 'no OAuth error',
   },
   {
@@ -50,11 +51,13 @@ const QUESTIONS: Question[] = [
 ];
 
 function parse(text: string): unknown {
+  let json: unknown;
   try {
-    return JSON.parse(text);
+    json = JSON.parse(text);
   } catch {
-    return undefined;
+    // not JSON: undefined
   }
+  return json;
 }
 
 export async function probeTarget(target: Target): Promise<ProbeResult> {

@@ -16,7 +16,7 @@ export function parseShard(text: string): Shard {
   const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
   const index = m ? Number(m[1]) : NaN;
   const total = m ? Number(m[2]) : NaN;
-  if (!m || total < 1 || total > 1000 || index < 1 || index > total)
+  if (!m || total > 1000 || index < 1 || index > total)
     throw new SelectionError(`--shard must be i/n with 1 <= i <= n <= 1000, like 2/3, got "${text}"`);
   return { index, total };
 }
@@ -32,20 +32,25 @@ export function durationsOf(
  * Which shard (0-based) each check goes to. Every shard computes the same assignment from the same
  * inputs, so the slices never overlap and never miss a check.
  */
-export function assignShards(ids: readonly string[], total: number, durations?: ReadonlyMap<string, number>): number[] {
-  const known = ids.map((id) => durations?.get(id)).filter((d): d is number => d !== undefined);
+export function assignShards(
+  ids: readonly string[],
+  total: number,
+  durations: ReadonlyMap<string, number> = new Map(),
+): number[] {
+  const known = ids.map((id) => durations.get(id)).filter((d): d is number => d !== undefined);
   if (!known.length) return ids.map((_, i) => i % total);
   // A check the durations do not know (new since that report) weighs as an average one.
   const average = known.reduce((a, b) => a + b, 0) / known.length;
-  const weight = (id: string) => durations?.get(id) ?? average;
-  const order = ids.map((id, i) => ({ id, i, w: weight(id) })).sort((a, b) => b.w - a.w || a.i - b.i);
+  const weight = (id: string) => durations.get(id) ?? average;
+  // Array.prototype.sort is stable: equal weights keep the checks' order.
+  const order = ids.map((id, i) => ({ id, i, w: weight(id) })).sort((a, b) => b.w - a.w);
   const load = new Array<number>(total).fill(0);
   const count = new Array<number>(total).fill(0);
   const out = new Array<number>(ids.length);
+  // Less load first, then fewer checks, then the lower shard.
+  const before = (s: number, best: number) => (load[s] - load[best] || count[s] - count[best]) < 0;
   for (const { i, w } of order) {
-    let best = 0;
-    for (let s = 1; s < total; s++)
-      if (load[s] < load[best] || (load[s] === load[best] && count[s] < count[best])) best = s;
+    const best = load.reduce((b, _, s) => (before(s, b) ? s : b), 0);
     out[i] = best;
     load[best] += w;
     count[best] += 1;

@@ -135,7 +135,7 @@ function presentationCheck(via: Presentation, rule: RuleId): Check {
   return {
     id: `scopes.presentation-${via}`,
     suite: 'scopes',
-    title: `a token presented as ${via === 'bearer' ? 'Authorization: Bearer' : via === 'query' ? 'access_token query parameter' : 'PRIVATE-TOKEN header'} authenticates`,
+    title: `a token presented as ${via === 'bearer' ? 'Authorization Bearer header' : via === 'query' ? 'access_token query parameter' : 'PRIVATE-TOKEN header'} authenticates`,
     rules: [rule],
     needs: via === 'private-token' ? ['pat'] : undefined,
     async run(t: CheckContext) {

@@ -144,6 +144,10 @@ describe('redactText, each carrier exactly', () => {
     expect(redactText(`Proxy-Authorization: ${AT}`)).toBe(`Proxy-Authorization: ${m(AT)}`);
     expect(redactText(`'authorization' = 'Digest ${AT}'`)).toBe(`'authorization' = 'Digest ${m(AT)}'`);
     expect(redactText('Authorization: Bearer expired')).toBe('Authorization: Bearer expired');
+    // The closing bracket of prose around a credential is the prose's, never the token's.
+    expect(redactText(`(PRIVATE-TOKEN: ${PAT}) [Authorization: Basic ${AT}] {job-token=${RT}}`)).toBe(
+      `(PRIVATE-TOKEN: ${m(PAT)}) [Authorization: Basic ${m(AT)}] {job-token=${m(RT)}}`,
+    );
     expect(redactText(`PRIVATE-TOKEN: ${PAT}; JOB-TOKEN=${AT} deploy-token:"${RT}"`)).toBe(
       `PRIVATE-TOKEN: ${m(PAT)}; JOB-TOKEN=${m(AT)} deploy-token:"${m(RT)}"`,
     );
@@ -401,5 +405,97 @@ describe('redact: a secret in every field a report can carry one in', () => {
     const r = report();
     r.checks[1].message = `saw ${'plain-secret-value'}`;
     expect(redact(r, { secrets: ['plain-secret-value'] }).checks[1].message).toBe(`saw ${m('plain-secret-value')}`);
+  });
+});
+
+describe('one character of notation changed at a time', () => {
+  it('placeholders the harness writes are kept; a word around one is not a placeholder', () => {
+    for (const kept of ['redacted', 'REDACTED', '[redacted]', '[REDACTED]', '[redacted', 'redacted]'])
+      expect(redactText(`"token":"${kept}"`), kept).toBe(`"token":"${kept}"`);
+    for (const near of ['xredacted', 'redactedx', '[redacted]x', 'x[redacted]', 'Redacted'])
+      expect(redactText(`"token":"${near}"`), near).toBe('"token":"…"');
+  });
+
+  it('a[b] is judged by b, an empty b by the whole name', () => {
+    expect(isSecretName('x[code]')).toBe(true);
+    expect(isSecretName('state[code]')).toBe(true);
+    expect(isSecretName('password[]')).toBe(true);
+    expect(isSecretName('x[y][code]')).toBe(true);
+  });
+
+  it('credential headers in text: however the separator is spaced or quoted', () => {
+    expect(redactText(`Authorization: Bearer  ${AT}`)).toBe(`Authorization: Bearer  ${m(AT)}`);
+    // A header-style token is masked whatever its shape, where a prose pair would keep a word.
+    expect(redactText('PRIVATE-TOKEN: hunter')).toBe('PRIVATE-TOKEN: …');
+    expect(redactText('PRIVATE-TOKEN:hunter')).toBe('PRIVATE-TOKEN:…');
+    expect(redactText('PRIVATE-TOKEN : hunter')).toBe('PRIVATE-TOKEN : …');
+    expect(redactText('job-token=hunter')).toBe('job-token=…');
+    expect(redactText(`{"Cookie": "_s=${SID}"}`)).toBe(`{"Cookie": "_s=${m(SID)}"}`);
+    expect(redactText(`Cookie : _s=${SID}`)).toBe(`Cookie : _s=${m(SID)}`);
+    expect(redactText(`Cookie:_s=${SID}`)).toBe(`Cookie:_s=${m(SID)}`);
+  });
+
+  it('names that only start like a header are ordinary secret names', () => {
+    expect(redactText(`authorization_code=${AT}`)).toBe(`authorization_code=${m(AT)}`);
+    expect(redactText(`cookie_token=${AT}`)).toBe(`cookie_token=${m(AT)}`);
+  });
+
+  it('a quoted name is a field, not prose: its bare word value is masked', () => {
+    expect(redactText('"password": hunter')).toBe('"password": …');
+    expect(redactText('password: hunter')).toBe('password: hunter');
+  });
+
+  it('prose after a secret name: hyphenated words and URLs stay, a URL-like credential goes', () => {
+    expect(redactText('code: well-known.')).toBe('code: well-known.');
+    expect(redactText('code: https://idp.test/cb')).toBe('code: https://idp.test/cb');
+    expect(redactText('code: git+ssh://idp.test/g')).toBe('code: git+ssh://idp.test/g');
+    expect(redactText('token: 1abc://h')).toBe('token: …');
+  });
+
+  it('hidden fields with spaces around their =', () => {
+    expect(redactText(`<input name ="password" value="${PW}">`)).toBe(`<input name ="password" value="${m(PW)}">`);
+    expect(redactText(`<input name= "password" value ="${PW}">`)).toBe(`<input name= "password" value ="${m(PW)}">`);
+    expect(redactText(`<meta name="csrf-token" content= '${AT}'>`)).toBe(
+      `<meta name="csrf-token" content= '${m(AT)}'>`,
+    );
+  });
+
+  it('cookie headers: every separator spelling', () => {
+    expect(redactHeaders({ Cookie: `a=1;b=${SID};  c=${RT}` })).toEqual({ Cookie: `a=1;b=${m(SID)};  c=${m(RT)}` });
+    expect(redactHeaders({ 'set-cookie': `a=${SID},b=${RT}\n  c=${AT}` })).toEqual({
+      'set-cookie': `a=${m(SID)},b=${m(RT)}\n  c=${m(AT)}`,
+    });
+    expect(redactHeaders({ 'set-cookie': `a=${SID}; Expires=Wed, 21 Oct 2026 07:28:00 GMT, b=${RT}` })).toEqual({
+      'set-cookie': `a=${m(SID)}; Expires=Wed, 21 Oct 2026 07:28:00 GMT, b=${m(RT)}`,
+    });
+  });
+
+  it('Authorization values keep their scheme whatever the spacing; Proxy-Authorization too', () => {
+    expect(redactHeaders({ Authorization: `  Bearer  ${AT} ` })).toEqual({ Authorization: `  Bearer  ${m(AT)}` });
+    expect(redactHeaders({ 'Proxy-Authorization': `Basic ${AT}` })).toEqual({
+      'Proxy-Authorization': `Basic ${m(AT)}`,
+    });
+  });
+
+  it('JSON: a secret field that is not Authorization is masked whole, scheme-like or not', () => {
+    expect(redactBody('{"password":"Hunter two"}', 'application/json')).toBe('{"password":"…"}');
+    expect(redactBody(`{"authorization":"Bearer ${AT}"}`, 'application/json')).toBe(
+      `{"authorization":"Bearer ${m(AT)}"}`,
+    );
+  });
+
+  it('the content type, found whatever its case, decides for JSON that does not look like an object', () => {
+    const escaped = `"\\u0063ode=${AT}"`;
+    expect(redactBody(escaped, 'application/json')).toBe(`"code=${m(AT)}"`);
+    const exchange = redactExchange({
+      request: { method: 'POST', url: 'http://h/', headers: { 'Content-Type': 'application/json' }, body: escaped },
+      response: { status: 200, headers: { 'X-Other': 'x', 'CONTENT-TYPE': 'application/json' }, body: escaped },
+    });
+    expect(exchange.request.body).toBe(`"code=${m(AT)}"`);
+    expect(exchange.response?.body).toBe(`"code=${m(AT)}"`);
+    const untyped = redactExchange({
+      request: { method: 'POST', url: 'http://h/', headers: { 'X-Other': 'x' }, body: `{"code":"${AT}"}` },
+    });
+    expect(untyped.request.body).toBe(`{"code":"${m(AT)}"}`);
   });
 });

@@ -106,6 +106,17 @@ describe('rules, releases and flags', () => {
     expect(() => spec.rule('NOPE' as RuleId)).toThrow(new Error('unknown rule id NOPE (not in spec/rules.yaml)'));
   });
 
+  it('releaseProblem: every minor from the oldest listed to the newest major, one wording for the rest', () => {
+    const listing = `known: 15.0 to 19.x, changing at ${spec.releases().join(', ')}`;
+    expect(spec.releases()).toEqual(['15.0', '15.1', '16.5', '16.7', '17.0', '17.1', '17.7', '18.0', '19.0']);
+    for (const ok of ['15.0', '15.9', '16.0', '18.3', '19.0', '19.12'])
+      expect(spec.releaseProblem(ok), ok).toBeUndefined();
+    for (const bad of ['14.9', '1.0', '20.0', '99.0'])
+      expect(spec.releaseProblem(bad), bad).toBe(`unknown release "${bad}" (${listing})`);
+    for (const bad of ['18', '18.0.1', 'v18.0', '18.x', 'x18.0', '18.0x', '1a.0', '18.a', ''])
+      expect(spec.releaseProblem(bad), bad).toBe(`release "${bad}" is not a release number like 17.1 (${listing})`);
+  });
+
   it('lists the releases oldest first', () => {
     expect(spec.releases()).toEqual(['15.0', '15.1', '16.5', '16.7', '17.0', '17.1', '17.7', '18.0', '19.0']);
   });

@@ -1,0 +1,248 @@
+/**
+ * A secret in every field a report has (every string the report schema allows, `reproduce`,
+ * `failures` and `expectedReason` included), each in a different disguise, with the harness's
+ * prose around it. Every format is compared whole with the rendering of the report written with
+ * the masks by hand, and searched for each raw secret: a leak names its field, a lost word of
+ * prose changes the output.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  formatConsole,
+  redact,
+  renderHtml,
+  renderJson,
+  renderJunit,
+  renderJunitRules,
+  renderMarkdown,
+  reportSchema,
+  validateReport,
+} from '../../reporters/index.js';
+import type { Report } from '../../suites/report/model.js';
+
+const FIELDS = [
+  'version',
+  'target',
+  'release',
+  'offering',
+  'invocation',
+  'ruleId',
+  'ruleTitle',
+  'ruleSource',
+  'ruleOrigin',
+  'ruleReason',
+  'staleReason',
+  'checkId',
+  'suite',
+  'message',
+  'failure1',
+  'failure2',
+  'failureRule',
+  'counterexample',
+  'reproduce',
+  'expectedReason',
+  'expectedMessage',
+  'provedRule',
+  'method',
+  'url',
+  'authorization',
+  'cookie',
+  'requestNote',
+  'requestBody',
+  'setCookie',
+  'responseNote',
+  'responseBody',
+] as const;
+type Field = (typeof FIELDS)[number];
+
+/** One raw secret per field, each with its own four-character prefix (kept by the mask). */
+const RAW = Object.fromEntries(
+  FIELDS.map((field, i) => [field, `${String.fromCharCode(65 + (i % 26))}${i}q${i % 10}-secret-value-70${i}42`]),
+) as Record<Field, string>;
+const JWT = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjb2RlIn0.c2lnbmF0dXJlLWJ5dGVz';
+
+/**
+ * The report, with `v` applied to every secret: the identity gives what a run could produce, the
+ * mask gives what every format must show instead. Everything else is prose that must stay.
+ */
+function fixture(v: (raw: string) => string): Report {
+  const s = (field: Field) => v(RAW[field]);
+  const checkId = `grants.code-once access_token=${s('checkId')}`;
+  const ruleId = `GRANT-CODE-SINGLE-USE Bearer ${s('ruleId')}`;
+  return {
+    tool: 'idp-conformance',
+    version: `0.1.0 (PRIVATE-TOKEN: ${s('version')})`,
+    target: `https://ci:${s('target')}@idp.test/`,
+    release: `18.0 client_secret=${s('release')}`,
+    offering: `self-managed; Cookie: _s=${s('offering')}`,
+    seed: 7,
+    startedAt: '2026-11-23T00:00:00.000Z',
+    durationMs: 1500,
+    summary: { passed: 1, failed: 1, warned: 0, skipped: 0, errored: 0, expected: 1 },
+    coverage: { must: 3, mustTested: 3, required: 50 },
+    invocation: { args: ['--target', `https://idp.test/?private_token=${s('invocation')}`, '--runs', '5'] },
+    rules: [
+      {
+        id: ruleId,
+        title: `An authorization code works once, token: expired, Bearer ${s('ruleTitle')}`,
+        level: 'must',
+        source: `States and transitions: password=${s('ruleSource')}`,
+        origin: `RFC 6749 §4.1.2 "code": "${s('ruleOrigin')}"`,
+        status: 'failed',
+        checks: [checkId],
+      },
+      {
+        id: 'TOK-NO-STORE',
+        title: 'Token answers say no-store',
+        level: 'must',
+        source: 'Tokens',
+        origin: 'source',
+        status: 'expected',
+        checks: ['grants.no-store'],
+        expectedReason: `VENDOR-1234: the CDN strips it, see Authorization: Basic ${s('ruleReason')}`,
+      },
+      {
+        id: 'TOK-REVOKE',
+        title: 'Revoked tokens die',
+        level: 'should',
+        source: 'Revocation',
+        origin: 'documented',
+        status: 'stale',
+        checks: ['grants.revoke'],
+        expectedReason: `fixed in 3.2; refresh_token=${s('staleReason')}`,
+      },
+    ],
+    checks: [
+      {
+        id: checkId,
+        suite: `grants deploy-token: ${s('suite')}`,
+        title: `A code is accepted once; code: expected a refusal ${v(JWT)}`,
+        rules: [ruleId],
+        broken: [ruleId, `DEV-SINGLE-USE code_verifier=${s('failureRule')}`],
+        status: 'failed',
+        durationMs: 812,
+        message: `the code was accepted twice: error code: invalid_grant expected, got Bearer ${s('message')}`,
+        failures: [
+          {
+            message: `first: Cookie: _s=${s('failure1')}`,
+            broken: [ruleId],
+          },
+          {
+            message: `second: status code: 200, token: revoked, Set-Cookie: _t=${s('failure2')}; Path=/`,
+            broken: [`DEV-SINGLE-USE code_verifier=${s('failureRule')}`],
+          },
+        ],
+        counterexample: `[{"password":"${s('counterexample')}","grant_type":"authorization_code"}]`,
+        exchange: [
+          {
+            request: {
+              method: `POST device_code=${s('method')}`,
+              url: `http://idp.test/oauth/token?page=2&client_secret=${s('url')}`,
+              headers: {
+                Authorization: `Basic ${s('authorization')}`,
+                Cookie: `theme=${v('dark-blue-theme')}; _s=${s('cookie')}`,
+                'x-note': `sent Bearer ${s('requestNote')} as told`,
+                'content-type': 'application/x-www-form-urlencoded',
+              },
+              body: `grant_type=authorization_code&code=${s('requestBody')}&redirect_uri=http%3A%2F%2Fapp.test%2Fcb`,
+            },
+            response: {
+              status: 200,
+              headers: {
+                'Set-Cookie': `_s=${s('setCookie')}; Path=/; HttpOnly`,
+                'x-request-id': `req-1 refresh_token=${s('responseNote')}`,
+                'content-type': 'application/json',
+              },
+              body: `{"access_token":"${s('responseBody')}","token_type":"bearer","expires_in":7200,"id_token":"${v(JWT)}"}`,
+            },
+          },
+        ],
+        reproduce: `npx idp-conformance run --check grants.code-once --seed 7 --target 'https://ci:${s('reproduce')}@idp.test/'`,
+      },
+      {
+        id: 'grants.no-store',
+        suite: 'grants',
+        title: 'Token answers say no-store',
+        rules: ['TOK-NO-STORE'],
+        broken: ['TOK-NO-STORE'],
+        status: 'expected',
+        durationMs: 20,
+        message: `Cache-Control was absent; the token: missing, id_token=${s('expectedMessage')}`,
+        expectedReason: `VENDOR-1234: the CDN strips it, see Authorization: Basic ${s('expectedReason')}`,
+      },
+      {
+        id: 'grants.revoke',
+        suite: 'grants',
+        title: 'Revoked tokens die',
+        rules: ['TOK-REVOKE'],
+        proved: [`TOK-REVOKE "secret": "${s('provedRule')}"`],
+        status: 'passed',
+        durationMs: 30,
+      },
+    ],
+  };
+}
+
+const mask = (raw: string) => `${raw.slice(0, 4)}…`;
+const withSecrets = () => fixture((raw) => raw);
+const masked = () => fixture(mask);
+
+/** Where the schema allows free text: every string that is not an enum, a constant or a date. */
+function stringPaths(node: Record<string, any>, path: string, out: Set<string>): Set<string> {
+  if (node.$ref) return stringPaths(reportDefs()[node.$ref.replace('#/$defs/', '')], path, out);
+  if (node.type === 'string' && !node.format) out.add(path);
+  for (const [key, child] of Object.entries(node.properties ?? {})) stringPaths(child as any, `${path}/${key}`, out);
+  if (node.items) stringPaths(node.items, `${path}/*`, out);
+  if (typeof node.additionalProperties === 'object') stringPaths(node.additionalProperties, `${path}/*`, out);
+  return out;
+}
+const reportDefs = () => (reportSchema as { $defs: Record<string, object> }).$defs;
+
+/** The paths (array indexes and header names as `*`) of the strings holding a raw secret. */
+function secretPaths(value: unknown, path: string, out: Set<string>, parent?: string): Set<string> {
+  if (typeof value === 'string') {
+    if ([...Object.values(RAW), JWT].some((raw) => value.includes(raw))) out.add(path);
+  } else if (Array.isArray(value)) value.forEach((item) => secretPaths(item, `${path}/*`, out));
+  else if (value && typeof value === 'object')
+    for (const [key, child] of Object.entries(value))
+      secretPaths(child, `${path}/${parent === 'headers' ? '*' : key}`, out, key);
+  return out;
+}
+
+const FORMATS: Record<string, (report: Report) => string> = {
+  json: renderJson,
+  junit: renderJunit,
+  'junit-rules': renderJunitRules,
+  html: renderHtml,
+  md: renderMarkdown,
+  console: (report) => formatConsole(report),
+  'console (color)': (report) => formatConsole(report, { color: true }),
+};
+
+describe('a secret in every field of a report', () => {
+  it('the fixture is a valid report with a raw secret in every free-text field the schema has', () => {
+    expect(validateReport(withSecrets())).toEqual([]);
+    expect([...secretPaths(withSecrets(), '', new Set())].sort()).toEqual(
+      [...stringPaths(reportSchema as Record<string, any>, '', new Set())].sort(),
+    );
+    for (const raw of Object.values(RAW)) expect(JSON.stringify(withSecrets())).toContain(raw);
+  });
+
+  it('redact masks each secret to its prefix and keeps every other character', () => {
+    expect(redact(withSecrets())).toEqual(masked());
+    expect(redact(masked())).toEqual(masked());
+    expect(validateReport(redact(withSecrets()))).toEqual([]);
+  });
+
+  for (const [format, render] of Object.entries(FORMATS)) {
+    it(`${format}: no raw secret, and the whole output is that of the report masked by hand`, () => {
+      const out = render(withSecrets());
+      for (const field of FIELDS) expect(out, field).not.toContain(RAW[field]);
+      expect(out).not.toContain(JWT);
+      expect(out).toBe(render(masked()));
+    });
+  }
+
+  it('json: the file is the masked report itself', () => {
+    expect(JSON.parse(renderJson(withSecrets()))).toEqual(masked());
+  });
+});
