@@ -17,7 +17,11 @@ export interface MergeIo {
 
 const stdio: MergeIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
 
-export async function executeMerge(files: string[], flags: { report?: string }, io: MergeIo = stdio): Promise<number> {
+export async function executeMerge(
+  files: string[],
+  flags: { report?: string; verbose?: boolean },
+  io: MergeIo = stdio,
+): Promise<number> {
   try {
     const targets = flags.report === undefined ? [] : parseReportSpecs(flags.report);
     const reports = await Promise.all(files.map(async (name) => ({ name, report: await readReport(name) })));
@@ -25,7 +29,7 @@ export async function executeMerge(files: string[], flags: { report?: string }, 
       reports,
       allChecks().map((c) => c.id),
     );
-    io.out(formatConsole(merged));
+    io.out(formatConsole(merged, { allRules: flags.verbose === true }));
     if (targets.length) await writeReports(merged, targets);
     return exitCodeOf(merged);
   } catch (error) {
@@ -44,7 +48,8 @@ export function registerReport(program: Command): void {
     .description('merge the JSON reports of the shards of one run (run --shard i/n) into one report')
     .argument('<reports...>', 'JSON reports written with --report json=FILE')
     .option('--report <specs>', 'reports to write: kind=path,... (json, junit, junit-rules, html, md)')
-    .action(async (files: string[], flags: { report?: string }) => {
+    .option('--verbose', 'list every rule in the per-rule table, passed ones too')
+    .action(async (files: string[], flags: { report?: string; verbose?: boolean }) => {
       process.exitCode = await executeMerge(files, flags);
     });
 }

@@ -21,7 +21,7 @@ import { createProgress } from './progress.js';
 import { CI_SEED, DEFAULT_RUNS, MAX_SEED, defaultSeed } from '../suites/runner/defaults.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT_MS } from '../suites/target/http.js';
 import { loadExpectations } from '../suites/runner/expect.js';
-import { ruleCatalogue } from '../suites/runner/rules.js';
+import { ruleCatalogue, rulesOfOrigins } from '../suites/runner/rules.js';
 import type { Check } from '../suites/types.js';
 import type { Report } from '../suites/report/model.js';
 import { EXIT, isUsageError, UsageError } from './errors.js';
@@ -53,6 +53,8 @@ export interface RunFlags {
   from?: string;
   expect?: string;
   quiet?: boolean;
+  verbose?: boolean;
+  origin?: string;
   requireCoverage?: string;
   /** false with the hidden --no-probe: run the checks even against what is plainly not a provider. */
   probe?: boolean;
@@ -79,6 +81,8 @@ export interface RunSettings {
   /** Known-deviations file (`--expect`). */
   expect?: string;
   quiet: boolean;
+  /** Every rule in the console's per-rule table, passed ones included (`--verbose`). */
+  verbose: boolean;
   requireCoverage?: number;
   probe: boolean;
 }
@@ -119,6 +123,7 @@ export function parseRunFlags(flags: RunFlags, env: NodeJS.ProcessEnv = process.
   const suites = list(flags.suite);
   const unknown = suites.filter((s) => !(SUITES as string[]).includes(s));
   if (unknown.length) throw new UsageError(`unknown suite ${unknown.join(', ')} (suites: ${SUITES.join(', ')})`);
+  if (flags.quiet && flags.verbose) throw new UsageError('give --quiet or --verbose, not both');
   const faults = (flags.fault ?? []).flatMap((f) => list(f));
   if (faults.length && (flags.target || flags.config))
     throw new UsageError('--fault applies only to the embedded simulator (no --target or --config)');
@@ -128,7 +133,7 @@ export function parseRunFlags(flags: RunFlags, env: NodeJS.ProcessEnv = process.
     release: flags.release,
     offering: flags.offering as Offering | undefined,
     suites,
-    rules: list(flags.rule),
+    rules: selectedRules(flags),
     check: flags.check,
     runs: flags.runs === undefined ? DEFAULT_RUNS : integer('--runs', flags.runs, 1, 100_000),
     runsGiven: flags.runs !== undefined,
@@ -141,11 +146,28 @@ export function parseRunFlags(flags: RunFlags, env: NodeJS.ProcessEnv = process.
     faults,
     expect: flags.expect,
     quiet: flags.quiet ?? false,
+    verbose: flags.verbose ?? false,
     requireCoverage:
       flags.requireCoverage === undefined ? undefined : integer('--require-coverage', flags.requireCoverage, 0, 100),
     probe: flags.probe !== false,
     ...(flags.shard === undefined ? {} : { shard: parseShard(flags.shard) }),
   };
+}
+
+/**
+ * `--rule` ids, narrowed by `--origin` to the rules of those origins (both given: the rules in
+ * both). An origin no rule has, or a --rule list with none of the origins, is a usage error.
+ */
+function selectedRules(flags: RunFlags): string[] {
+  const rules = list(flags.rule);
+  if (flags.origin === undefined) return rules;
+  const origins = list(flags.origin);
+  if (!origins.length) throw new UsageError('--origin needs origins such as source, documented, rfc or "RFC 7636"');
+  const ofOrigin = rulesOfOrigins(ruleCatalogue(), origins);
+  if (!rules.length) return ofOrigin;
+  const both = rules.filter((id) => ofOrigin.includes(id));
+  if (!both.length) throw new UsageError(`none of the --rule ids has origin ${origins.join(', ')}`);
+  return both;
 }
 
 /** The flags that point a rerun at this same target and configuration. */
@@ -264,7 +286,7 @@ export async function executeRun(
     io.onReport?.(report);
     const written = s.reports.length ? await writeReports(report, s.reports) : [];
     const color = shouldColor({ isTTY: io.stdoutTty }, env);
-    io.out(formatConsole(report, { color, quiet: s.quiet, written }));
+    io.out(formatConsole(report, { color, quiet: s.quiet, allRules: s.verbose, written }));
     return exitCodeOf(report);
   } catch (error) {
     if (isUsageError(error)) {
@@ -333,7 +355,12 @@ export function registerRun(program: Command): void {
     )
     .option('--require-coverage <percent>', 'fail the run when fewer of the must rules are tested (default 0)')
     .option('--slow', 'allow checks that wait in real time on a live target (default: off)')
+    .option(
+      '--origin <origins>',
+      'comma-separated rule origins (source, documented, rfc, "RFC 7636", "RFC 6749 §5.2", "OIDC Core"): only checks proving rules of them (default: all)',
+    )
     .option('--quiet', 'print the verdict line only (default: counts, failures, skips and verdict)')
+    .option('--verbose', 'list every rule in the per-rule table, passed ones too (default: the rules not passed)')
     .option(
       '--shard <i/n>',
       'run slice i of n (1-based) of the selected checks; report merge joins the slices (default: all)',

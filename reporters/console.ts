@@ -9,9 +9,9 @@ import {
   checksByArea,
   countStatuses,
   exchangeSummary,
-  firstFailure,
   groupBy,
   ruleCountsLine,
+  ruleTableLines,
   rulesToShow,
   verdict,
   verdictLine,
@@ -76,32 +76,14 @@ function countsTable(report: Report, paint: ReturnType<typeof painter>): string[
 
 /**
  * The per-rule verdicts, first: counts by level, then each rule not passed (failed, warned) with its
- * level, checks and first failure; every rule with `all`. Compact: one line a rule.
+ * level, origin, checks and first failure; every rule with `allRules` (`--verbose`). One line a rule.
  */
 function rulesTable(report: Report, paint: ReturnType<typeof painter>, all: boolean): string[] {
   const rules = rulesToShow(report, all);
   const out = [paint('bold', `Rules (${report.rules.length}) ${ruleCountsLine(report)}`)];
   if (!rules.length) return out;
-  const rows = rules.map((rule) => [
-    terminalSafe(rule.id),
-    rule.level,
-    rule.status,
-    terminalSafe(rule.checks.join(',')),
-    terminalSafe(firstFailure(report, rule)),
-  ]);
-  const head = ['Rule', 'Level', 'Verdict', 'Checks', 'First failure'];
-  const widths = head.map((cell, i) => Math.max(cell.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, i) =>
-        i === cells.length - 1
-          ? cell.length > 100
-            ? `${cell.slice(0, 99)}…`
-            : cell
-          : cell.padEnd(Math.min(widths[i], 48)),
-      )
-      .join('  ');
-  return [...out, paint('bold', line(head)), ...rows.map(line)];
+  const [head, ...rows] = ruleTableLines(rules, report, terminalSafe);
+  return [...out, paint('bold', head), ...rows];
 }
 
 function problem(check: CheckResult, paint: ReturnType<typeof painter>): string[] {

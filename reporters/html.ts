@@ -3,7 +3,8 @@
  * asset (a Content-Security-Policy forbids any, and allows the script only by its hash). Filters by
  * status, level, origin and area and column sorting work from the file, without a server; with
  * scripts off every row still shows. Every value from the report passes through escape-html. Each
- * failure appears once, open, with its HTTP exchanges folded; printing unfolds them.
+ * failure appears once, open, with its HTTP exchanges folded; printing unfolds them. The per-rule
+ * table (rule, verdict, level, origin, checks, a link to the first failure) leads, before the failures.
  */
 import { createHash } from 'node:crypto';
 import escapeHtml from 'escape-html';
@@ -15,6 +16,7 @@ import {
   checksByArea,
   countStatuses,
   detailSections,
+  firstFailureOf,
   firstLine,
   formatExchange,
   ruleArea,
@@ -256,6 +258,12 @@ function sortButton(label: string, cls = ''): string {
   return `<th${cls ? ` class="${cls}"` : ''}><button type="button">${h(label)}</button></th>`;
 }
 
+/** A link to the details of the first check that broke the rule: each failure's text stays in one place. */
+function firstFailureLink(report: Report, rule: RuleResult, anchor: Anchors): string {
+  const hit = firstFailureOf(report, rule);
+  return hit ? `<a href="#detail-${h(anchor.row(hit.check))}"><code>${h(hit.check.id)}</code></a>` : '—';
+}
+
 function rulesSection(report: Report, anchor: Anchors, f: Facets): string {
   const withOrigin = report.rules.some((r) => originOf(r) !== undefined);
   const rows = sortRules(report.rules).map((rule) => {
@@ -266,11 +274,11 @@ function rulesSection(report: Report, anchor: Anchors, f: Facets): string {
       })
       .join(', ');
     const areas = f.ruleAreas(rule);
-    return `<tr data-f="rule" data-status="${h(rule.status)}" data-level="${h(rule.level)}" data-origin="${facet(originOf(rule) ? [originOf(rule)!] : [])}" data-area="${facet(areas)}"><td><code>${h(rule.id)}</code></td><td data-v="${statusRank(rule.status)}">${badge(rule.status)}</td><td data-v="${['must', 'should', 'info'].indexOf(rule.level)}">${h(rule.level)}</td>${withOrigin ? `<td>${h(originOf(rule) ?? '')}</td>` : ''}<td>${h(ruleArea(rule))}</td><td>${h(rule.title)}</td><td>${h(rule.source)}</td><td>${checks || '—'}</td></tr>`;
+    return `<tr data-f="rule" data-status="${h(rule.status)}" data-level="${h(rule.level)}" data-origin="${facet(originOf(rule) ? [originOf(rule)!] : [])}" data-area="${facet(areas)}"><td><code>${h(rule.id)}</code></td><td data-v="${statusRank(rule.status)}">${badge(rule.status)}</td><td data-v="${['must', 'should', 'info'].indexOf(rule.level)}">${h(rule.level)}</td>${withOrigin ? `<td>${h(originOf(rule) ?? '')}</td>` : ''}<td>${h(ruleArea(rule))}</td><td>${h(rule.title)}</td><td>${h(rule.source)}</td><td>${checks || '—'}</td><td>${firstFailureLink(report, rule, anchor)}</td></tr>`;
   });
   return `<section id="rules"><h2>Rules (<span data-shown="rule">${report.rules.length}</span> shown of ${report.rules.length}), worst first</h2>
 <table class="sortable" id="rule-matrix">
-<thead><tr>${sortButton('Rule')}${sortButton('Status')}${sortButton('Level')}${withOrigin ? sortButton('Origin') : ''}${sortButton('Area')}${sortButton('Title')}${sortButton('Source')}${sortButton('Checks')}</tr></thead>
+<thead><tr>${sortButton('Rule')}${sortButton('Status')}${sortButton('Level')}${withOrigin ? sortButton('Origin') : ''}${sortButton('Area')}${sortButton('Title')}${sortButton('Source')}${sortButton('Checks')}<th>First failure</th></tr></thead>
 <tbody>${rows.join('\n')}</tbody></table>
 </section>`;
 }
@@ -314,14 +322,14 @@ export function renderHtml(input: Report): string {
 </head>
 <body>
 ${header(report)}
-<nav><a href="#summary">Summary</a><a href="#failed">Failures</a><a href="#warned">Warnings</a><a href="#areas">Areas</a><a href="#rules">Rules</a><a href="#checks">Checks</a></nav>
+<nav><a href="#summary">Summary</a><a href="#rules">Rules</a><a href="#failed">Failures</a><a href="#warned">Warnings</a><a href="#areas">Areas</a><a href="#checks">Checks</a></nav>
 ${cards(report)}
 ${filters(report, f)}
+${rulesSection(report, anchor, f)}
 ${areaBars(report, anchor)}
 ${problemSection(report, 'failed', 'Failures', anchor, f)}
 ${problemSection(report, 'errored', 'Errored (the harness could not do its part; not a verdict on the target)', anchor, f)}
 ${problemSection(report, 'warned', 'Warnings (should-level rules)', anchor, f)}
-${rulesSection(report, anchor, f)}
 ${checksSection(report, anchor, f)}
 <script>${HTML_SCRIPT}</script>
 </body>

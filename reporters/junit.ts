@@ -1,10 +1,22 @@
 /**
  * JUnit XML for CI: one testsuite per suite area, one testcase per check. A `should` warning is a
- * passed testcase with a note in system-out, because CI must not go red on it.
+ * passed testcase with a note in system-out, because CI must not go red on it. The per-rule table
+ * leads, as the `system-out` of a first testsuite `rules` with no testcase: CI counts stay those of
+ * the checks (a rule is not a second test of the same failure; `junit-rules` makes rules the tests).
  */
 import { create } from 'xmlbuilder2';
 import { redact } from '../suites/report/redact.js';
-import { checkLabel, checksByArea, countStatuses, detailText, firstLine, verdictLine } from './text.js';
+import {
+  checkLabel,
+  checksByArea,
+  countStatuses,
+  detailText,
+  firstLine,
+  ruleCountsLine,
+  ruleTableLines,
+  sortRules,
+  verdictLine,
+} from './text.js';
 import type { CheckResult, Report } from '../suites/report/model.js';
 
 type XMLBuilder = ReturnType<typeof create>;
@@ -77,6 +89,24 @@ export function renderJunit(input: Report): string {
     time: secondsAttr(report.durationMs),
     timestamp: report.startedAt,
   });
+  const rules = root.ele('testsuite', {
+    name: 'rules',
+    tests: '0',
+    failures: '0',
+    errors: '0',
+    skipped: '0',
+    time: '0.000',
+    timestamp: report.startedAt,
+  });
+  properties(rules, report);
+  rules
+    .ele('system-out')
+    .txt(
+      [
+        `Rules (${report.rules.length}) ${ruleCountsLine(report)}`,
+        ...ruleTableLines(sortRules(report.rules), report),
+      ].join('\n'),
+    );
   for (const { area, items } of checksByArea(report)) {
     const counts = countStatuses(items);
     const suite = root.ele('testsuite', {

@@ -163,15 +163,21 @@ export function detailText(check: CheckResult, maxBody = MAX_BODY_CHARS): string
     .join('\n\n');
 }
 
-/** The first failure that broke `rule`: its check and message (first line), for the per-rule table. */
-export function firstFailure(report: Report, rule: RuleResult): string {
+/** The first check that broke `rule`, with that failure's message. */
+export function firstFailureOf(report: Report, rule: RuleResult): { check: CheckResult; message: string } | undefined {
   for (const check of report.checks) {
     if (check.status !== 'failed' && check.status !== 'warned') continue;
     const failures = check.failures ?? [{ message: check.message ?? '', broken: check.broken ?? check.rules }];
     const hit = failures.find((f) => f.broken.includes(rule.id));
-    if (hit) return `${check.id}: ${firstLine(hit.message)}`;
+    if (hit) return { check, message: hit.message };
   }
-  return '';
+  return undefined;
+}
+
+/** The first failure that broke `rule`: its check and message (first line), for the per-rule table. */
+export function firstFailure(report: Report, rule: RuleResult): string {
+  const hit = firstFailureOf(report, rule);
+  return hit ? `${hit.check.id}: ${firstLine(hit.message)}` : '';
 }
 
 /** Rules worth a line in a compact table (not passed, and not merely out of force or skipped), worst first. */
@@ -179,6 +185,32 @@ export function rulesToShow(report: Report, all = false): RuleResult[] {
   return sortRules(report.rules).filter(
     (rule) => all || rule.status === 'failed' || rule.status === 'warned' || rule.status === 'errored',
   );
+}
+
+/**
+ * The per-rule table as plain-text lines (rule, level, origin, verdict, checks, first failure), a
+ * header first; columns padded to their widest cell (at most 48), the last cut at 100 characters.
+ * `clean` makes target-supplied text safe for the medium (the terminal strips control characters).
+ */
+export function ruleTableLines(rules: readonly RuleResult[], report: Report, clean = (text: string) => text): string[] {
+  const head = ['Rule', 'Level', 'Origin', 'Verdict', 'Checks', 'First failure'];
+  const rows = rules.map((rule) => [
+    clean(rule.id),
+    rule.level,
+    clean(rule.origin ?? ''),
+    rule.status,
+    clean(rule.checks.join(',')) || '—',
+    clean(firstFailure(report, rule)),
+  ]);
+  const widths = head.map((cell, i) => Math.min(48, Math.max(cell.length, ...rows.map((r) => r[i].length))));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) =>
+        i === cells.length - 1 ? (cell.length > 100 ? `${cell.slice(0, 99)}…` : cell) : cell.padEnd(widths[i]),
+      )
+      .join('  ')
+      .trimEnd();
+  return [line(head), ...rows.map(line)];
 }
 
 /** "must 120 passed, 3 failed; should …": the per-rule counts by level in one line. */

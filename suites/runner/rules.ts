@@ -10,6 +10,7 @@ import {
   type Offering,
   type Rule,
 } from '../../spec/index.js';
+import { SelectionError } from '../errors.js';
 
 /** What the runner needs of a rule. Tests build these by hand, with ids of their own: hence `string`. */
 export type RuleInfo = Pick<Rule, 'title' | 'level' | 'source' | 'origin' | 'since' | 'until' | 'offering' | 'flag'> & {
@@ -67,3 +68,35 @@ export function whyNotInForce(
 
 /** Feature flags of a run: the profile's defaults in their release window, then the config's. */
 export const flagsFor = flagsAt;
+
+/**
+ * Does a rule's origin fall under a filter of `--origin`? Case-insensitive; `rfc` is every RFC; a
+ * filter names an origin or a prefix of it that ends at a word or section boundary, so
+ * `RFC 6749 §4.1` takes `RFC 6749 §4.1.2.1` but not `RFC 6749 §4.10`, and `RFC 67` takes nothing.
+ */
+export function originMatches(origin: string, filter: string): boolean {
+  const o = origin.trim().toLowerCase();
+  const f = filter.trim().toLowerCase();
+  if (!f) return false;
+  if (f === 'rfc') return /^rfc\s/.test(o);
+  if (!o.startsWith(f)) return false;
+  const rest = o.slice(f.length);
+  return rest === '' || /[^0-9a-z]$/.test(f) || /^[^0-9a-z]/.test(rest);
+}
+
+/**
+ * The ids of the rules whose origin falls under one of the filters (`--origin source,RFC 7636`).
+ * A filter no rule falls under is a usage error that lists the origins there are.
+ */
+export function rulesOfOrigins(catalogue: readonly RuleInfo[], filters: readonly string[]): string[] {
+  const empty = filters.filter((f) => !catalogue.some((r) => originMatches(r.origin, f)));
+  if (empty.length) {
+    const kinds = [
+      ...new Set(catalogue.map((r) => (/^rfc\s/i.test(r.origin) ? 'rfc' : r.origin.replace(/\s*§.*$/, '')))),
+    ];
+    throw new SelectionError(
+      `no rule has origin ${empty.map((f) => `"${f}"`).join(', ')} (origins: ${kinds.sort().join(', ')}, or an RFC and section such as "RFC 6749 §5.2")`,
+    );
+  }
+  return catalogue.filter((r) => filters.some((f) => originMatches(r.origin, f))).map((r) => r.id);
+}

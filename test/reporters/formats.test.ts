@@ -73,18 +73,39 @@ describe('json', () => {
 describe('junit', () => {
   const xml = renderJunit(report);
   const doc = convert(xml, { format: 'object' }) as any;
-  const suites: any[] = [doc.testsuites.testsuite].flat();
+  const all: any[] = [doc.testsuites.testsuite].flat();
+  const [rulesSuite, ...suites] = all;
   const cases = suites.flatMap((suite) => [suite.testcase].flat());
 
-  it('parses, with one testsuite per area and the right counts', () => {
+  it('parses, with the rules first, then one testsuite per area and the right counts', () => {
     expect(doc.testsuites['@tests']).toBe('7');
     expect(doc.testsuites['@failures']).toBe('2');
     expect(doc.testsuites['@skipped']).toBe('1');
-    expect(suites.map((suite) => suite['@name'])).toEqual(['grants', 'tokens', 'cors', 'device', 'pagination']);
+    expect(all.map((suite) => suite['@name'])).toEqual(['rules', 'grants', 'tokens', 'cors', 'device', 'pagination']);
     const grants = suites.find((suite) => suite['@name'] === 'grants');
     expect([grants['@tests'], grants['@failures'], grants['@skipped']]).toEqual(['2', '1', '0']);
     expect(cases.filter((c) => c.failure)).toHaveLength(2);
     expect(cases.filter((c) => c.skipped)).toHaveLength(1);
+  });
+  it('leads with the per-rule table (rule, level, origin, verdict, checks, first failure), counted as no test', () => {
+    expect(rulesSuite.testcase).toBeUndefined();
+    expect([rulesSuite['@tests'], rulesSuite['@failures'], rulesSuite['@errors']]).toEqual(['0', '0', '0']);
+    const lines: string[] = rulesSuite['system-out'].split('\n');
+    expect(lines[0]).toMatch(/^Rules \(\d+\) must: /);
+    expect(lines[1].split(/\s{2,}/)).toEqual(['Rule', 'Level', 'Origin', 'Verdict', 'Checks', 'First failure']);
+    // Every rule has its line, worst first; a failed rule names its check and the failure's first line.
+    expect(lines).toHaveLength(report.rules.length + 2);
+    const pkce = lines.find((line) => line.startsWith('PKCE-VERIFIER-LENGTH'))!;
+    const cells = pkce.split(/\s{2,}/);
+    expect(cells.slice(0, 5)).toEqual([
+      'PKCE-VERIFIER-LENGTH',
+      'must',
+      report.rules.find((r) => r.id === 'PKCE-VERIFIER-LENGTH')!.origin,
+      'failed',
+      'grants.pkce-verifier',
+    ]);
+    expect(cells[5]).toMatch(/^grants\.pkce-verifier: A 42-character verifier was accepted: .{1,70}…$/);
+    expect(lines.findIndex((l) => / failed /.test(l))).toBeLessThan(lines.findIndex((l) => / passed /.test(l)));
   });
   it('names testcases `id — title [RULES]` with the suite as classname', () => {
     const pkce = cases.find((c) => c['@name'].startsWith('grants.pkce-verifier'));
@@ -131,6 +152,21 @@ describe('junit', () => {
 
 describe('html', () => {
   const html = renderHtml(report);
+  it("leads with the per-rule table, before the failures, with each rule's first failure", () => {
+    const rules = html.indexOf('<section id="rules">');
+    expect(rules).toBeGreaterThan(0);
+    expect(rules).toBeLessThan(html.indexOf('<section id="failed">'));
+    expect(rules).toBeLessThan(html.indexOf('<section id="areas">'));
+    const matrix = html.slice(rules, html.indexOf('</section>', rules));
+    expect(matrix).toContain('<th>First failure</th>');
+    const pkce = matrix.split('\n').find((row) => row.includes('<code>PKCE-VERIFIER-LENGTH</code></td>'))!;
+    // A link to the failure's details, not a second copy of its message.
+    expect(pkce).toMatch(/<td><a href="#detail-[^"]+"><code>grants\.pkce-verifier<\/code><\/a><\/td><\/tr>$/);
+    const target = /<td><a href="#(detail-[^"]+)">/.exec(pkce)![1];
+    expect(html).toContain(`id="${target}"`);
+    const passed = matrix.split('\n').find((row) => row.includes('data-status="passed"'))!;
+    expect(passed).toMatch(/<td>—<\/td><\/tr>$/);
+  });
   it('escapes HTML from messages: no script or element injection', () => {
     // One script, ours, allowed by its hash; none from the report.
     expect(html.match(/<script/gi)).toHaveLength(1);

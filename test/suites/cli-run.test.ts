@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { executeRun, parseRunFlags, reproduceArgs, type RunFlags } from '../../cli/run.js';
 import { CI_SEED } from '../../suites/runner/defaults.js';
-import type { Check } from '../../suites/types.js';
+import type { Check, CheckContext } from '../../suites/types.js';
+import type { RuleId } from '../../spec/ids.js';
 
 async function run(flags: RunFlags, checks: Check[] = []) {
   const out: string[] = [];
@@ -42,6 +43,10 @@ describe('idp-conformance run: flags and exit codes', () => {
     [{ config: '/nonexistent/t.yaml' }, /cannot read/],
     [{ target: 'ftp://x' }, /--target must be an http\(s\) URL/],
     [{ timeout: '1.5' }, /--timeout must be a whole number/],
+    [{ quiet: true, verbose: true }, /give --quiet or --verbose, not both/],
+    [{ origin: 'RFC 99999' }, /no rule has origin "RFC 99999" \(origins: .*documented.*rfc.*source/],
+    [{ origin: ' , ' }, /--origin needs origins/],
+    [{ origin: 'RFC 7636', rule: 'TOK-EXPIRES-IN' }, /none of the --rule ids has origin RFC 7636/],
   ])('refuses %j with exit code 2 and one line', async (flags, message) => {
     const r = await run(flags);
     expect(r.code).toBe(2);
@@ -75,5 +80,59 @@ describe('idp-conformance run: flags and exit codes', () => {
     expect(r.err).toContain('seed 9,');
     expect(r.code).toBe(1);
     expect(r.out).toContain('idp-conformance run --check grants.always-fails --seed 9');
+  });
+
+  it('--origin narrows the run to the checks proving rules of those origins, intersected with --rule', async () => {
+    const catalogue = (await import('../../suites/runner/rules.js')).ruleCatalogue();
+    const pkce = parseRunFlags({ origin: 'RFC 7636' }, {}).rules;
+    expect(pkce.length).toBeGreaterThan(0);
+    expect(pkce.sort()).toEqual(
+      catalogue
+        .filter((r) => r.origin.startsWith('RFC 7636'))
+        .map((r) => r.id)
+        .sort(),
+    );
+    const source = parseRunFlags({ origin: 'source' }, {}).rules;
+    expect(source).toEqual(catalogue.filter((r) => r.origin === 'source').map((r) => r.id));
+    expect(parseRunFlags({ origin: 'source', rule: `${source[0]},${pkce[0]}` }, {}).rules).toEqual([source[0]]);
+    // The checks that run are those proving a selected rule.
+    const seen: string[] = [];
+    const check = (id: string, rule: RuleId): Check => ({
+      id,
+      suite: 'grants',
+      title: id,
+      rules: [rule],
+      run: async (t: CheckContext) => {
+        seen.push(id);
+        await t.http.get('/oauth/discovery/keys');
+        t.expect(true, `${id} ran`, { rules: [rule] });
+      },
+    });
+    const r = await run({ origin: 'RFC 7636', seed: '1' }, [
+      check('grants.a', pkce[0] as RuleId),
+      check('grants.b', source[0] as RuleId),
+    ]);
+    expect(seen).toEqual(['grants.a']);
+    expect(r.code).toBe(0);
+  });
+
+  it('--verbose lists every rule in the per-rule table, passed ones included', async () => {
+    const passing: Check = {
+      id: 'tokens.keys',
+      suite: 'tokens',
+      title: 'keys',
+      rules: ['OIDC-JWKS'],
+      run: async (t: CheckContext) => {
+        const res = await t.http.get('/oauth/discovery/keys');
+        t.expect(res.status === 200, 'keys answer 200', { rules: ['OIDC-JWKS'] });
+      },
+    };
+    const quiet = await run({ seed: '1' }, [passing]);
+    const verbose = await run({ seed: '1', verbose: true }, [passing]);
+    expect(quiet.code).toBe(0);
+    expect(verbose.code).toBe(0);
+    expect(quiet.out).not.toMatch(/^OIDC-JWKS\s/m);
+    expect(verbose.out).toMatch(/^Rule\s+Level\s+Origin\s+Verdict\s+Checks\s+First failure$/m);
+    expect(verbose.out).toMatch(/^OIDC-JWKS\s+must\s+source\s+passed\s+tokens\.keys$/m);
   });
 });

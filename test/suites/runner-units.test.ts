@@ -12,7 +12,7 @@ import { EXCHANGES_KEPT, createHttp, createRecorder } from '../../suites/runner/
 import { createRandom } from '../../suites/runner/random.js';
 import { BODY_LIMIT, createRedactor } from '../../suites/runner/redact.js';
 import { buildReport, exitCodeOf, packageVersion, ruleStatus } from '../../suites/runner/report.js';
-import { inForceOf } from '../../suites/runner/rules.js';
+import { inForceOf, originMatches, rulesOfOrigins } from '../../suites/runner/rules.js';
 import type { CheckResult } from '../../suites/report/model.js';
 import { FAKE_BASE, RULES, fakeTarget } from './fakes.js';
 
@@ -462,3 +462,42 @@ describe('rules in force of a catalogue, failures, seeds and random', () => {
 
 // mulberry32(1) as published: 0.6270739405881613, 0.002735721180215478, 0.5274470399599522.
 const GOLDEN = [2693262067, 11749833, 2265367787];
+
+describe('origin filters (--origin)', () => {
+  it.each<[string, string, boolean]>([
+    ['source', 'source', true],
+    ['source', 'SOURCE', true],
+    ['documented', 'source', false],
+    ['RFC 6749 §5.2', 'rfc', true],
+    ['OIDC Core §2', 'rfc', false],
+    ['RFC 6749 §5.2', 'RFC 6749', true],
+    ['RFC 6749 §5.2', 'rfc 6749 §5.2', true],
+    ['RFC 6749 §4.1.2.1', 'RFC 6749 §4.1', true],
+    ['RFC 6749 §4.10', 'RFC 6749 §4.1', false],
+    ['RFC 6749 §5.2', 'RFC 67', false],
+    ['RFC 6749 §5.2', 'RFC 6749 §', true],
+    ['OIDC Core §3.1.3.3', 'OIDC Core', true],
+    ['OIDC Core §3.1.3.3', 'oidc', true],
+    ['source', '', false],
+    ['source', 'sourc', false],
+  ])('%s under %j: %s', (origin, filter, expected) => {
+    expect(originMatches(origin, filter)).toBe(expected);
+  });
+
+  const catalogue = [
+    { id: 'A', origin: 'source' },
+    { id: 'B', origin: 'RFC 7636 §4.6' },
+    { id: 'C', origin: 'RFC 6749 §5.2' },
+    { id: 'D', origin: 'OIDC Core §2' },
+  ].map((r) => ({ ...r, title: r.id, level: 'must' as const, source: 's' }));
+
+  it('selects the rules of any of the filters, in catalogue order', () => {
+    expect(rulesOfOrigins(catalogue, ['RFC 6749', 'source'])).toEqual(['A', 'C']);
+    expect(rulesOfOrigins(catalogue, ['rfc'])).toEqual(['B', 'C']);
+  });
+  it('refuses a filter no rule falls under, naming it and the origins there are', () => {
+    expect(() => rulesOfOrigins(catalogue, ['source', 'RFC 9999'])).toThrow(
+      'no rule has origin "RFC 9999" (origins: OIDC Core, rfc, source, or an RFC and section such as "RFC 6749 §5.2")',
+    );
+  });
+});
