@@ -6,7 +6,8 @@
  * the two servers' µs per request is what the simulator adds. The profiles stay in
  * .tmp/profiles/ (open them in Chrome DevTools).
  *
- * `--against DIST` (a copy of another build's dist/) compares instead: both simulators in their
+ * `--against DIST` (a copy of another build's dist/; copy this build's dist/bench/*.js into it for
+ * its CPU figures) compares instead: both simulators in their
  * own process on the same core, taking turns case by case for `--rounds` rounds, and prints the
  * median req/s and CPU µs per request of each, and their ratios. Same machine, same moment: the
  * ratios are what to read, and on a busy machine the CPU per request more than req/s.
@@ -119,6 +120,8 @@ async function compare(base: string): Promise<void> {
   const theirs = await simulator(join(resolve(base), 'bench', 'sim-server.js'));
   const rounds = Number(values.rounds);
   const n = (x: number) => Math.round(x).toLocaleString('en');
+  // An older build's bench answers no `cpu` ask: its CPU cells stay empty.
+  const cell = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : '');
   try {
     process.stdout.write(
       `| case | this build req/s | ${base} req/s | this / that | this build CPU µs per request | ${base} CPU µs | that / this |\n` +
@@ -142,7 +145,7 @@ async function compare(base: string): Promise<void> {
       const [a, b] = [median(mine.map((m) => m.rps)), median(that.map((m) => m.rps))];
       const [ca, cb] = [median(mine.map((m) => m.cpu)), median(that.map((m) => m.cpu))];
       process.stdout.write(
-        `| ${c.label} | ${n(a)} | ${n(b)} | ${(a / b).toFixed(2)} | ${ca.toFixed(1)} | ${cb.toFixed(1)} | ${(cb / ca).toFixed(2)} |\n`,
+        `| ${c.label} | ${n(a)} | ${n(b)} | ${(a / b).toFixed(2)} | ${cell(ca)} | ${cell(cb)} | ${cell(cb / ca, 2)} |\n`,
       );
     }
   } finally {
