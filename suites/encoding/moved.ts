@@ -1,14 +1,20 @@
-/** A project whose path changed answers its old path with a redirect the client must follow. */
-import { apiHeaders, jsonObject, projectPath } from '../shared/api.js';
-import type { Check, CheckContext } from '../types.js';
+/**
+ * A project whose path changed still answers at its old path. The source says the service "may
+ * answer with a redirect notice" whose Location the client must use: a redirect that leads to the
+ * project, or the project served in place, both conform (ENC-MOVED-REDIRECT); that it is a
+ * redirect, as the real service answers, is ENC-MOVED-ANSWERS-REDIRECT (should).
+ */
+import { apiHeaders, jsonObject, jsonValue, projectPath } from '../shared/api.js';
+import type { Check, CheckContext, HttpResponse } from '../types.js';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 export const movedRedirect: Check = {
   id: 'encoding.moved-path-redirect',
   suite: 'encoding',
-  title: 'the old path of a moved project answers a redirect whose Location leads to the project',
-  rules: ['ENC-MOVED-REDIRECT'],
+  title:
+    'the old path of a moved project answers a redirect whose Location leads to the project (or the project itself)',
+  rules: ['ENC-MOVED-REDIRECT', 'ENC-MOVED-ANSWERS-REDIRECT'],
   async run(t: CheckContext) {
     if (!t.inForce('ENC-MOVED-REDIRECT')) t.skip(`ENC-MOVED-REDIRECT is not in force at release ${t.release}`);
     const moved = t.config.fixtures?.movedProject;
@@ -17,30 +23,47 @@ export const movedRedirect: Check = {
     for (const suffix of ['', '/issues']) {
       const old = `${projectPath(moved.oldPath)}${suffix}`;
       const res = await t.http.get(old, { headers });
-      t.expect(REDIRECTS.has(res.status), `GET ${old} (a moved path) answered ${res.status}, expected a redirect`, {
-        path: old,
-        status: res.status,
-      });
-      const location = res.headers.get('location');
-      t.expect(location, `the redirect from ${old} carries no Location header`, { path: old, status: res.status });
-      // Location may be relative (RFC 9110 §10.2.2): resolve it against the request, then use it as given.
-      const target = new URL(location, res.url).href;
-      const followed = await t.http.follow(target, { headers });
-      t.expect(followed.status === 200, `following Location of ${old} answered ${followed.status}, expected 200`, {
-        location: target,
-        status: followed.status,
-      });
-      if (suffix === '') {
-        const body = jsonObject(followed);
-        t.expect(
-          body?.path_with_namespace === moved.newPath,
-          `Location of ${old} leads to another project than ${moved.newPath}`,
-          {
-            location: target,
-            pathWithNamespace: body?.path_with_namespace ?? null,
-          },
-        );
+      const redirected = REDIRECTS.has(res.status);
+      t.expect(
+        redirected || res.status === 200,
+        `GET ${old} (a moved path) answered ${res.status}, expected a redirect to the project (or the project)`,
+        { path: old, status: res.status, rules: ['ENC-MOVED-REDIRECT'] },
+      );
+      t.soft(
+        redirected,
+        `GET ${old} (a moved path) served the project in place (${res.status}) instead of a redirect`,
+        {
+          path: old,
+          status: res.status,
+          rules: ['ENC-MOVED-ANSWERS-REDIRECT'],
+        },
+      );
+      let answer: HttpResponse = res;
+      let location: string | null = null;
+      if (redirected) {
+        location = res.headers.get('location');
+        t.expect(location, `the redirect from ${old} carries no Location header`, {
+          path: old,
+          status: res.status,
+          rules: ['ENC-MOVED-REDIRECT'],
+        });
+        // Location may be relative (RFC 9110 §10.2.2): resolve it against the request, then use it as given.
+        location = new URL(location, res.url).href;
+        answer = await t.http.follow(location, { headers });
+        t.expect(answer.status === 200, `following Location of ${old} answered ${answer.status}, expected 200`, {
+          location,
+          status: answer.status,
+          rules: ['ENC-MOVED-REDIRECT'],
+        });
       }
+      const body = suffix === '' ? jsonObject(answer) : undefined;
+      t.expect(
+        suffix === '' ? body?.path_with_namespace === moved.newPath : Array.isArray(jsonValue(answer)),
+        suffix === ''
+          ? `${redirected ? `Location of ${old}` : old} leads to another project than ${moved.newPath}`
+          : `${redirected ? `Location of ${old}` : old} does not answer the project's issues (a JSON array)`,
+        { location, pathWithNamespace: body?.path_with_namespace ?? null, rules: ['ENC-MOVED-REDIRECT'] },
+      );
     }
   },
 };

@@ -374,7 +374,14 @@ const totalsOmitted: Check = {
   id: 'pagination.totals-omitted-above-limit',
   suite: 'pagination',
   title: 'above 10,000 records x-total, x-total-pages and rel=last are omitted; rel=next still leads on',
-  rules: ['PAG-TOTALS-OMITTED'],
+  rules: [
+    'PAG-TOTALS-OMITTED',
+    'PAG-LINK-RELS',
+    'PAG-PER-PAGE-DEFAULT',
+    'PAG-PER-PAGE-MAX',
+    'PAG-OFFSET-HEADERS',
+    'LIM-PER-PAGE',
+  ],
   async run(t: CheckContext) {
     const large = t.config.fixtures?.largeProject;
     if (!large) t.skip('target config names no fixtures.largeProject');
@@ -395,17 +402,21 @@ const totalsOmitted: Check = {
           t.expect(page.response.headers.get(name) === null, `${what}: page ${i + 1} carries ${name}`, {
             page: i + 1,
             header: name,
+            rules,
           });
         }
-        t.expect(rel(t, page, 'last') === undefined, `${what}: page ${i + 1} carries rel=last`, { page: i + 1 });
-        t.expect(rel(t, page, 'next') !== undefined, `${what}: page ${i + 1} lacks rel=next`, { page: i + 1 });
-        t.expect(
+        t.expect(rel(t, page, 'last') === undefined, `${what}: page ${i + 1} carries rel=last`, { page: i + 1, rules });
+        // What the source says of totals is the absence above; the rest is other rules' (softly).
+        t.soft(rel(t, page, 'next') !== undefined, `${what}: page ${i + 1} lacks rel=next`, {
+          page: i + 1,
+          rules: ['PAG-LINK-RELS'],
+        });
+        t.soft(
           page.items.length === effective,
           `${what}: page ${i + 1} holds ${page.items.length} records, expected ${effective}`,
-          { page: i + 1 },
+          { page: i + 1, rules: perPageRules(perPage) },
         );
       });
-      t.expect(walk.pages.length === 2, `${what}: rel=next of page 1 did not lead to page 2`);
     });
   },
 };

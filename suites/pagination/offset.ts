@@ -4,7 +4,7 @@
  * only fails on what makes every observation meaningless (not 200, not an array, broken Link).
  */
 import { limits, type OperationId, type RuleId } from '../../spec/index.js';
-import { apiHeaders } from '../shared/api.js';
+import { apiHeaders, jsonValue } from '../shared/api.js';
 import { fillPath, paginatedOperations } from './collections.js';
 import type { CheckContext } from '../types.js';
 import { followNext, readPage, rel, type Page, type WalkRules } from './traverse.js';
@@ -43,15 +43,25 @@ const ORDERED: Partial<Record<OperationId, Record<string, string>>> = {
 export async function offsetCollections(t: CheckContext): Promise<OffsetCollection[]> {
   const headers = await apiHeaders(t);
   const found: OffsetCollection[] = [];
+  const empty: string[] = [];
   for (const op of paginatedOperations(t)) {
     const filled = fillPath(t, op);
     if ('missing' in filled) continue;
     const collection = { name: op.operationId, path: filled.path, query: ORDERED[op.operationId] ?? {}, headers };
     const probe = await t.http.get(collection.path, { headers, query: { ...collection.query, per_page: 1 } });
-    if (probe.status === 200) found.push(collection);
+    if (probe.status !== 200) continue;
+    // An empty collection has no page to walk: what a walk of it passed would be unseen.
+    const items = jsonValue(probe);
+    if (Array.isArray(items) && items.length > 0) found.push(collection);
+    else empty.push(op.operationId);
   }
   found.sort((a, b) => Number(b.name === 'listProjectIssues') - Number(a.name === 'listProjectIssues'));
-  if (found.length === 0) t.skip('no paginated collection of this target answers the API credentials');
+  if (found.length === 0)
+    t.skip(
+      empty.length
+        ? `every paginated collection of this target that answers the API credentials is empty (${empty.join(', ')})`
+        : 'no paginated collection of this target answers the API credentials',
+    );
   return found;
 }
 

@@ -4,7 +4,7 @@
  */
 import type { RuleId } from '../../spec/index.js';
 import type { CheckContext, HttpResponse } from '../types.js';
-import { parseLinkHeader, type Links } from './links.js';
+import { parseLinkHeader, resolveLink, urlKey, type Links } from './links.js';
 
 export interface Page {
   response: HttpResponse;
@@ -34,20 +34,29 @@ export function readPage(t: CheckContext, response: HttpResponse, what: string, 
       rules: ['PAG-LINKS-HEADER-REMOVED'],
     },
   );
-  const links = parseLinkHeader(response.headers.get('link'));
-  t.expect(links !== null, `${what} has a malformed Link header`, {
+  const parsed = parseLinkHeader(response.headers.get('link'));
+  t.expect(parsed !== null, `${what} has a malformed Link header`, {
     url: redact(response.url),
     link: response.headers.get('link'),
     rules: ['PAG-LINK-HEADER'],
   });
+  // Relative references are resolved against this response's URL (RFC 8288 §3.2).
+  const links: Links = {};
+  for (const [relation, urls] of Object.entries(parsed))
+    links[relation] = urls.map((u) => resolveLink(u, response.url));
   return { response, items, links };
 }
 
-/** The single URL of a relation, failing when a relation appears twice. */
+/**
+ * The URL of a relation, failing when the header names it twice with different targets (the
+ * same target repeated, as a proxy joining fields may write it, is one link).
+ */
 export function rel(t: CheckContext, page: Page, name: string): string | undefined {
   const urls = page.links[name];
-  t.expect(!urls || urls.length === 1, `Link header names rel=${name} ${urls?.length} times`, {
+  const targets = new Set(urls?.map(urlKey));
+  t.expect(targets.size <= 1, `Link header names rel=${name} ${urls?.length} times, leading to different pages`, {
     url: redact(page.response.url),
+    links: urls?.map(redact),
     rules: ['PAG-LINK-HEADER'],
   });
   return urls?.[0];
@@ -82,17 +91,17 @@ export async function followNext(
 ): Promise<Walk> {
   const what = options.what ?? 'collection';
   const pages = [readPage(t, first, `first page of ${what}`, options.rules.start)];
-  const seen = new Set<string>([first.url]);
+  const seen = new Set<string>([urlKey(first.url)]);
   while (pages.length < options.maxPages) {
     const page = pages[pages.length - 1];
     const next = rel(t, page, 'next');
     if (next === undefined) return { pages, complete: true };
     const rules = page.items.length === 0 ? (options.rules.end ?? options.rules.follow) : options.rules.follow;
-    t.expect(!seen.has(next), `rel=next of page ${pages.length} of ${what} points to a page already visited`, {
+    t.expect(!seen.has(urlKey(next)), `rel=next of page ${pages.length} of ${what} points to a page already visited`, {
       next: redact(next),
       rules,
     });
-    seen.add(next);
+    seen.add(urlKey(next));
     const response = await t.http.follow(next, { headers: options.headers });
     pages.push(readPage(t, response, `page ${pages.length + 1} of ${what} (from rel=next)`, rules));
   }

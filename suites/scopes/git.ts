@@ -58,7 +58,8 @@ const gitTokenAsPassword: Check = {
           { username: user, status: res.status },
         );
         t.expect(
-          (res.headers.get('content-type') ?? '').startsWith(`application/x-${service}-advertisement`),
+          // Media types compare case-insensitively (RFC 9110 §8.3.1).
+          (res.headers.get('content-type') ?? '').toLowerCase().startsWith(`application/x-${service}-advertisement`),
           `the answer is not a ${service} advertisement`,
           { contentType: res.headers.get('content-type') },
         );
@@ -74,6 +75,13 @@ const gitScopes: Check = {
   rules: ['SCOPE-REPOSITORY-GIT'],
   async run(t: CheckContext) {
     const project = fixtureProject(t);
+    // A refusal counts only where the same repository serves a token that has the scope.
+    const readOnly = await token(t, 'confidential', 'read_repository');
+    const served = await infoRefs(t, project, 'git-upload-pack', 'oauth2', readOnly);
+    if (served.status !== 200)
+      t.harness(
+        `git fetch of ${project} with a read_repository token answered ${served.status}, so refusals there would prove nothing`,
+      );
     const readUser = await token(t, 'limited', 'read_user');
     const fetchDenied = await infoRefs(t, project, 'git-upload-pack', 'oauth2', readUser);
     t.expect(
@@ -81,7 +89,6 @@ const gitScopes: Check = {
       `git fetch with a read_user token answered ${fetchDenied.status}, expected 401 or 403`,
       { status: fetchDenied.status },
     );
-    const readOnly = await token(t, 'confidential', 'read_repository');
     const pushDenied = await infoRefs(t, project, 'git-receive-pack', 'oauth2', readOnly);
     t.expect(
       pushDenied.status === 401 || pushDenied.status === 403,

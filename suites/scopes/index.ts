@@ -6,6 +6,7 @@ import * as fc from 'fast-check';
 import { openapi, type RuleId } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { jsonObject, ownProject } from '../shared/api.js';
+import { heldScopes } from '../shared/oauth.js';
 import { gitChecks } from './git.js';
 
 const CURRENT_USER = '/api/v4/user';
@@ -21,16 +22,27 @@ function present(t: CheckContext, path: string, token: string, via: Presentation
   return t.http.get(path, { headers: { 'PRIVATE-TOKEN': token } });
 }
 
-function userId(t: CheckContext, res: HttpResponse, what: string): unknown {
+/**
+ * The token worked on the current-user endpoint: 200 with a JSON object. The source shows no
+ * field of that answer ("Response fields: not shown"), so none is demanded.
+ */
+function expectUser(t: CheckContext, res: HttpResponse, what: string): void {
   t.expect(res.status === 200, `${what}: ${CURRENT_USER} answered ${res.status}, expected 200`, { status: res.status });
-  const body = res.json<Record<string, unknown>>();
-  t.expect(
-    body && typeof body === 'object' && 'id' in body,
-    `${what}: ${CURRENT_USER} must answer the user object with an id`,
-    { status: res.status },
-  );
-  return body.id;
+  t.expect(jsonObject(res), `${what}: ${CURRENT_USER} must answer the user as a JSON object`, {
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+  });
 }
+
+/** Where a check only leans on a working token, its failing is not this check's to judge. */
+async function tokenWorks(t: CheckContext, token: string, what: string): Promise<void> {
+  const res = await t.http.get(CURRENT_USER, { bearer: token });
+  if (res.status !== 200 || !jsonObject(res))
+    t.harness(`${what}: ${CURRENT_USER} answered ${res.status} to it, so what follows would prove nothing`);
+}
+
+/** A refusal: a 4xx (a 5xx is a crash, a 2xx or 3xx no refusal at all). */
+const refused = (res: HttpResponse) => res.status >= 400 && res.status < 500;
 
 function errorCode(res: HttpResponse): unknown {
   return jsonObject(res)?.error;
@@ -43,18 +55,25 @@ const readUserReadsCurrentUser: Check = {
   rules: ['SCOPE-READ-USER'],
   async run(t: CheckContext) {
     const token = await t.oauth.token('limited', { scope: 'read_user' });
-    userId(t, await t.http.get(CURRENT_USER, { bearer: token.access_token }), 'read_user token');
+    expectUser(t, await t.http.get(CURRENT_USER, { bearer: token.access_token }), 'read_user token');
   },
 };
 
 /** A read_user token on an endpoint that needs api, in both access-token presentations. */
 async function refusedForScope(t: CheckContext): Promise<Array<{ via: Presentation; res: HttpResponse }>> {
+  // A refusal counts only where the same endpoint serves a token that has the scope.
+  const api = (await t.oauth.token('confidential', { scope: 'api' })).access_token;
+  const served = await t.http.get(NEEDS_API, { bearer: api });
+  if (served.status !== 200)
+    t.harness(
+      `${NEEDS_API} answered ${served.status} to an api token, so its refusal of a narrower one would prove nothing`,
+    );
   const token = await t.oauth.token('limited', { scope: 'read_user' });
   const out = [];
   for (const via of ['bearer', 'query'] as const)
     out.push({ via, res: await present(t, NEEDS_API, token.access_token, via) });
   // The refusal is about scope, not the token: the same token still reads the current user.
-  userId(t, await t.http.get(CURRENT_USER, { bearer: token.access_token }), 'read_user token after the refusal');
+  await tokenWorks(t, token.access_token, 'the read_user token after the refusal');
   return out;
 }
 
@@ -65,11 +84,12 @@ const readUserRefusedWhereApiNeeded: Check = {
   rules: ['SCOPE-MISSING-FAILS'],
   async run(t: CheckContext) {
     for (const { via, res } of await refusedForScope(t)) {
-      t.expect(
-        res.status === 401 || res.status === 403,
-        `a read_user token on ${NEEDS_API} must be refused, got ${res.status}`,
-        { presentation: via, path: NEEDS_API, status: res.status },
-      );
+      // "must fail": any refusal; that it is 403 insufficient_scope is SCOPE-INSUFFICIENT-403's.
+      t.soft(refused(res), `a read_user token presented as ${via} on ${NEEDS_API} must be refused, got ${res.status}`, {
+        presentation: via,
+        path: NEEDS_API,
+        status: res.status,
+      });
     }
   },
 };
@@ -81,20 +101,29 @@ const insufficientScope403: Check = {
   rules: ['SCOPE-INSUFFICIENT-403'],
   async run(t: CheckContext) {
     for (const { via, res } of await refusedForScope(t)) {
-      const details = { presentation: via, path: NEEDS_API, status: res.status, error: errorCode(res) ?? null };
-      t.expect(
+      const challenge = res.headers.get('www-authenticate') ?? '';
+      const details = {
+        presentation: via,
+        path: NEEDS_API,
+        status: res.status,
+        error: errorCode(res) ?? null,
+        wwwAuthenticate: challenge || null,
+      };
+      t.soft(
         res.status === 403,
-        `a read_user token on ${NEEDS_API} must be refused with 403, got ${res.status}`,
+        `a read_user token presented as ${via} on ${NEEDS_API} must be refused with 403, got ${res.status}`,
         details,
       );
-      t.expect(
-        errorCode(res) === 'insufficient_scope',
-        'the 403 for a read_user token must carry error insufficient_scope',
+      // RFC 6750 §3: the challenge is a MUST for a token that does not enable access, and its
+      // error attribute names the code; the same code in a JSON body is the real service's habit.
+      t.soft(
+        /^\s*bearer\b/i.test(challenge) || /,\s*bearer\b/i.test(challenge),
+        `the 403 for a read_user token presented as ${via} must carry a WWW-Authenticate Bearer challenge`,
         details,
       );
-      t.expect(
-        /insufficient_scope/.test(res.headers.get('www-authenticate') ?? ''),
-        'the 403 must carry a WWW-Authenticate Bearer header naming insufficient_scope',
+      t.soft(
+        /error\s*=\s*"?insufficient_scope"?/i.test(challenge) || errorCode(res) === 'insufficient_scope',
+        `the 403 for a read_user token presented as ${via} must name the error insufficient_scope (WWW-Authenticate or JSON body)`,
         details,
       );
     }
@@ -117,10 +146,11 @@ function presentationCheck(via: Presentation, rule: RuleId): Check {
       } else {
         token = (await t.oauth.token('confidential', { scope: 'api' })).access_token;
       }
-      userId(t, await present(t, CURRENT_USER, token, via), `token presented as ${via}`);
-      // The presentation is what authenticates: the same request without it is refused.
+      expectUser(t, await present(t, CURRENT_USER, token, via), `token presented as ${via}`);
+      // The presentation is what authenticates: the same request without it is refused (how, 401
+      // exactly, is AUTH-REQUIRED-401's: scopes.missing-token-401).
       const bare = await t.http.get(CURRENT_USER);
-      t.expect(bare.status === 401, `${CURRENT_USER} without the token must answer 401, got ${bare.status}`, {
+      t.expect(refused(bare), `${CURRENT_USER} without the token must be refused, got ${bare.status}`, {
         status: bare.status,
       });
     },
@@ -183,11 +213,11 @@ const revokedToken: Check = {
   rules: ['AUTH-INVALID-TOKEN-401'],
   async run(t: CheckContext) {
     const token = await t.oauth.token('confidential', { scope: 'api' });
-    userId(t, await t.http.get(CURRENT_USER, { bearer: token.access_token }), 'fresh access token');
+    // A 401 after revocation says something only of a token that worked and was revoked; a
+    // revocation that fails is the tokens suite's to judge (REV-*), not this rule's.
+    await tokenWorks(t, token.access_token, 'a fresh api token');
     const revoked = await t.oauth.revoke(token.access_token, 'confidential');
-    t.expect(revoked.status === 200, `revoking the access token answered ${revoked.status}, expected 200`, {
-      status: revoked.status,
-    });
+    if (revoked.status !== 200) t.harness(`revoking the access token answered ${revoked.status}: nothing was revoked`);
     for (const path of PROBED) {
       for (const via of ['bearer', 'query'] as const) {
         const res = await present(t, path, token.access_token, via);
@@ -219,13 +249,13 @@ const namedScopesKnown: Check = {
     if (testable.length === 0) t.skip('the confidential application is registered for none of the named scopes');
     for (const scope of testable) {
       const token = await t.oauth.token('confidential', { scope });
-      const info = await t.http.get('/oauth/token/info', { bearer: token.access_token });
-      const granted = info.status === 200 ? info.json<{ scope?: unknown }>().scope : undefined;
-      t.expect(
-        Array.isArray(granted) && granted.includes(scope),
-        `a token requested with scope ${scope} was not granted it`,
-        { scope, status: info.status, granted: granted ?? null },
-      );
+      // Token info where it answers, else the token response (RFC 6749 §5.1), as the OAuth suites read it.
+      const granted = await heldScopes(t, token, [scope]);
+      t.soft(granted.includes(scope), `a token requested with scope ${scope} was not granted it`, {
+        scope,
+        granted,
+        rules: ['SCOPE-NAMES'],
+      });
     }
   },
 };
@@ -259,9 +289,12 @@ const apiFullAccess: Check = {
       bearer: token,
       json: { title: 'written with an api token' },
     });
-    t.expect(write.status === 201, `an api token creating an issue answered ${write.status}, expected 201`, {
-      status: write.status,
-    });
+    // Written is any 2xx; 201 exactly is ENC-CREATED-201's (encoding suite).
+    t.expect(
+      write.status >= 200 && write.status < 300,
+      `an api token creating an issue answered ${write.status}, expected a 2xx`,
+      { status: write.status },
+    );
   },
 };
 

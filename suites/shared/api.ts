@@ -3,8 +3,8 @@
  * is one (PRIVATE-TOKEN), else one `api` access token minted per run through the code flow
  * (tracked by t.oauth, so the run revokes it). Minted once per run and shared by the checks.
  */
-import { profiles } from '../../spec/index.js';
-import type { CheckContext, OAuthFlows } from '../types.js';
+import { profiles, type RuleId } from '../../spec/index.js';
+import type { CheckContext, HttpResponse, OAuthFlows } from '../types.js';
 import { jsonObject } from './json.js';
 
 export { jsonObject };
@@ -66,4 +66,23 @@ export async function ownProject(t: CheckContext, path: string): Promise<string>
     },
   );
   return path;
+}
+
+/**
+ * A POST that creates something was served: any 2xx proves the creation (a failure breaks
+ * `rules`); that it is 201 Created is ENC-CREATED-201 (should), judged softly, so the check must
+ * list that rule too. Returns whether it was served.
+ */
+export function createdSoftly(t: CheckContext, res: HttpResponse, what: string, rules: RuleId[]): boolean {
+  const served = t.soft(res.status >= 200 && res.status < 300, `${what} answered ${res.status}, expected a 2xx`, {
+    status: res.status,
+    body: res.text.slice(0, 200),
+    rules,
+  });
+  if (served)
+    t.soft(res.status === 201, `${what} answered ${res.status}; a create answers 201 Created`, {
+      status: res.status,
+      rules: ['ENC-CREATED-201'],
+    });
+  return served;
 }

@@ -103,11 +103,19 @@ const MUTANTS: Record<string, { release?: string; mutant: Mutant }> = {
         : send(raw),
   },
   'pagination.keyset-unsupported-endpoint': {
-    mutant: (raw, send) => {
+    // keyset served where the table has none: the list with a cursor rel=next and no offset headers
+    // (ignoring the parameter and serving offset pages would conform)
+    mutant: async (raw, send) => {
       const url = new URL(raw.url);
-      if (!url.pathname.endsWith('/issues')) return send(raw);
+      if (!url.pathname.endsWith('/issues') || url.searchParams.get('pagination') !== 'keyset') return send(raw);
       url.searchParams.delete('pagination');
-      return send(withUrl(raw, url.href));
+      const list = await send(withUrl(raw, url.href));
+      const next = new URL(raw.url);
+      next.searchParams.set('id_after', '1');
+      return new Response(await list.text(), {
+        status: 200,
+        headers: { 'content-type': 'application/json', link: `<${next.href}>; rel="next"` },
+      });
     },
   },
   'encoding.slashed-names-encoded': {

@@ -1,7 +1,7 @@
 /** The Link header parser the pagination checks rely on: it must read what servers write, and never throw. */
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseLinkHeader } from '../../suites/pagination/links.js';
+import { parseLinkHeader, resolveLink, urlKey } from '../../suites/pagination/links.js';
 
 const SEED = 20_240_517;
 
@@ -44,5 +44,46 @@ describe('parseLinkHeader', () => {
     expect(parseLinkHeader('http://x/?page=2>; rel="next"')).toBeNull();
     expect(parseLinkHeader('')).toEqual({});
     expect(parseLinkHeader(null)).toEqual({});
+  });
+});
+
+describe('parseLinkHeader reads every way RFC 8288 and RFC 9110 let a server write a Link', () => {
+  it('escaped quotes in quoted strings, empty list elements, parameter names in any case', () => {
+    expect(
+      parseLinkHeader(
+        '<http://x/?page=2>; title="a \\"b\\", c"; REL=next, , <http://x/?page=1>;rel="first prev"; hreflang=en,',
+      ),
+    ).toEqual({ next: ['http://x/?page=2'], first: ['http://x/?page=1'], prev: ['http://x/?page=1'] });
+  });
+
+  it('counts only the first rel of a link (RFC 8288 §3.3) and keeps links without one out', () => {
+    expect(parseLinkHeader('<http://x/a>; rel=next; rel=last, <http://x/b>; title="no rel"')).toEqual({
+      next: ['http://x/a'],
+    });
+  });
+
+  it('still refuses what is broken', () => {
+    expect(parseLinkHeader('<http://x/a>; rel="next')).toBeNull();
+    expect(parseLinkHeader('<http://x/a> rel=next')).toBeNull();
+  });
+});
+
+describe('resolveLink and urlKey', () => {
+  const base = 'http://idp.test/api/v4/projects/a%2Fb/issues?page=1&per_page=2';
+  it('resolves path-absolute and query-only references against the response URL, keeps absolute ones as written', () => {
+    expect(resolveLink('/api/v4/users?page=2', base)).toBe('http://idp.test/api/v4/users?page=2');
+    expect(resolveLink('?page=2&per_page=2', base)).toBe(
+      'http://idp.test/api/v4/projects/a%2Fb/issues?page=2&per_page=2',
+    );
+    expect(resolveLink('http://other.test/x?a=%7e', base)).toBe('http://other.test/x?a=%7e');
+  });
+
+  it('equates what RFC 3986 §6 equates, and parameters in another order; not other pages', () => {
+    const key = urlKey('http://idp.test/api/v4/x?page=2&order_by=created_at');
+    expect(urlKey('HTTP://IDP.test:80/api/v4/x?order_by=created%5Fat&page=2')).toBe(key);
+    expect(urlKey('http://idp.test/api/v4/./x?order_by=created_at&page=2')).toBe(key);
+    expect(urlKey('http://idp.test/api/v4/x?order_by=created_at&page=3')).not.toBe(key);
+    expect(urlKey('http://idp.test/api/v4/projects/a%2fb')).toBe(urlKey('http://idp.test/api/v4/projects/a%2Fb'));
+    expect(urlKey('http://idp.test/api/v4/projects/a%2Fb')).not.toBe(urlKey('http://idp.test/api/v4/projects/a/b'));
   });
 });
