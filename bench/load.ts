@@ -17,6 +17,8 @@ export interface LoadRequest {
 
 export interface LoadResult {
   rps: number;
+  /** requests answered */
+  requests: number;
   p50: number;
   p99: number;
   /** answers with a status other than the expected one */
@@ -56,6 +58,7 @@ export async function load(
   const answered = Object.values(result.statusCodeStats).reduce((n, s) => n + s.count, 0);
   return {
     rps: result.requests.total / seconds,
+    requests: result.requests.total,
     p50: result.latency.p50,
     p99: result.latency.p99,
     unexpected: answered - expected,

@@ -22,157 +22,19 @@ import {
   timeToFirstLine,
   type Child,
 } from './ipc.js';
-import { load, type LoadRequest, type LoadResult } from './load.js';
+import { load, type LoadResult } from './load.js';
+import { casesFor, CONNECTIONS, measureSizes, post, type Case, type Server, type TargetConfigLike } from './cases.js';
 
 const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 0.25 : 3));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
-const CONNECTIONS = 50;
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CLI = join(HERE, '..', 'cli', 'main.js');
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
-
-type Server = 'sim' | 'bare' | 'oidc';
-
-/** One row of HTTP load: how to ask each server (absent = that server is not compared on it). */
-interface Case {
-  label: string;
-  expect: number;
-  /** A request per server; built fresh before every run (a device code per run, tokens per connection). */
-  build: Partial<Record<Server, () => Promise<LoadRequest>>>;
-  /** Target of sim / bare req/s (issue 12, point 4). */
-  target?: number;
-}
-
-interface TargetConfigLike {
-  personalAccessToken: string;
-  applications: { confidential: { clientId: string; clientSecret: string } };
-}
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
-
-async function post(url: string, body: Record<string, unknown>, json = false): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    headers: json ? { 'content-type': 'application/json' } : FORM,
-    body: json ? JSON.stringify(body) : new URLSearchParams(body as Record<string, string>).toString(),
-  });
-}
-
-function casesFor(sim: Child, simUrl: string, oidc: Child, config: TargetConfigLike): Case[] {
-  const app = config.applications.confidential;
-  const client = { client_id: app.clientId, client_secret: app.clientSecret };
-  const oidcClient = { client_id: oidc.ready.clientId as string, client_secret: oidc.ready.clientSecret as string };
-  const oidcUrl = oidc.ready.url as string;
-  const bearer = { authorization: `Bearer ${config.personalAccessToken}` };
-  const get =
-    (path: string, headers: Record<string, string> = {}) =>
-    async (): Promise<LoadRequest> => ({
-      method: 'GET',
-      path,
-      headers,
-    });
-  const form = (path: string, fields: Record<string, string>) => async (): Promise<LoadRequest> => ({
-    method: 'POST',
-    path,
-    headers: FORM,
-    body: new URLSearchParams(fields).toString(),
-  });
-  const devicePoll =
-    (base: string, start: string, poll: string, who: Record<string, string>, scope: string) => async () => {
-      const issued = (await (await post(base + start, { ...who, scope })).json()) as { device_code: string };
-      return form(poll, { grant_type: DEVICE_GRANT, device_code: issued.device_code, ...who })();
-    };
-  // A pool of live refresh tokens: each request takes one, each answer puts its successor back
-  // (autocannon clears a connection's context between requests, so the pool is shared).
-  const refreshChain = async (): Promise<LoadRequest> => {
-    const { tokens } = await sim.ask<{ tokens: string[] }>('refresh-tokens', { count: CONNECTIONS * 2 });
-    return {
-      method: 'POST',
-      path: '/oauth/token',
-      headers: FORM,
-      setupRequest: (request) => {
-        const token = tokens.shift() ?? '';
-        const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, ...client });
-        return { ...request, body: body.toString() };
-      },
-      onResponse: (status, body) => {
-        if (status === 200) tokens.push((JSON.parse(body) as { refresh_token: string }).refresh_token);
-      },
-    };
-  };
-  const accessToken = async () => {
-    const minted = (await (await post(`${simUrl}/-/simulator/tokens`, { scopes: ['api'] }, true)).json()) as {
-      access_token: string;
-    };
-    return minted.access_token;
-  };
-  const tokenInfo = async (): Promise<LoadRequest> => ({
-    method: 'GET',
-    path: '/oauth/token/info',
-    headers: { authorization: `Bearer ${await accessToken()}` },
-  });
-  const total = 1_000_000;
-  const keyset = `/api/v4/audit_events?pagination=keyset&order_by=id&sort=desc&per_page=20`;
-  const deep = `${keyset}&id_before=${total - 900_000 + 1}`;
-  const simDevice = devicePoll(simUrl, '/oauth/authorize_device', '/oauth/token', client, 'api');
-  const oidcDevice = devicePoll(oidcUrl, '/device/auth', '/token', oidcClient, 'openid');
-  return [
-    {
-      label: 'GET /api/v4/projects?per_page=20',
-      expect: 200,
-      target: 0.5,
-      build: { sim: get('/api/v4/projects?per_page=20', bearer) },
-    },
-    {
-      label: 'GET /oauth/discovery/keys',
-      expect: 200,
-      target: 0.5,
-      build: { sim: get('/oauth/discovery/keys'), oidc: get('/jwks') },
-    },
-    {
-      label: 'POST /oauth/authorize_device',
-      expect: 200,
-      target: 0.4,
-      build: {
-        sim: form('/oauth/authorize_device', { ...client, scope: 'api' }),
-        oidc: form('/device/auth', { ...oidcClient, scope: 'openid' }),
-      },
-    },
-    {
-      label: 'POST /oauth/token (device poll, pending)',
-      expect: 400,
-      target: 0.4,
-      build: { sim: simDevice, oidc: oidcDevice },
-    },
-    { label: 'POST /oauth/token (refresh grant)', expect: 200, build: { sim: refreshChain } },
-    { label: 'GET /oauth/token/info', expect: 200, target: 0.5, build: { sim: tokenInfo } },
-    { label: 'keyset page, depth 1 (per_page 20, of 1,000,000)', expect: 200, build: { sim: get(keyset, bearer) } },
-    { label: 'keyset page, depth 900,000', expect: 200, build: { sim: get(deep, bearer) } },
-  ];
-}
-
-/** The bare server answers each case's request with a body of the size the simulator sends. */
-async function measureSizes(
-  simUrl: string,
-  cases: Case[],
-): Promise<Map<Case, { key: string; size: number; req: LoadRequest }>> {
-  const out = new Map<Case, { key: string; size: number; req: LoadRequest }>();
-  for (const c of cases) {
-    const req = await c.build.sim!();
-    const sent = req.setupRequest ? req.setupRequest(req, {}) : req;
-    const response = await fetch(simUrl + sent.path, { method: sent.method, headers: sent.headers, body: sent.body });
-    const body = Buffer.from(await response.arrayBuffer());
-    if (response.status !== c.expect)
-      throw new Error(`${c.label}: the simulator answered ${response.status}, expected ${c.expect}`);
-    out.set(c, { key: `${sent.method} ${sent.path}`, size: body.length, req: sent });
-  }
-  return out;
-}
 
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -183,15 +45,21 @@ const ratio = (a?: number, b?: number) => (a !== undefined && b ? fmt(a / b, 2) 
 async function main(): Promise<void> {
   const cores = availableParallelism();
   const pinned = pinSelfAwayFromServer(cores);
-  const simStarted = performance.now();
+  // One progress line per step on stderr (the table alone goes to stdout): a full run takes minutes.
+  let steps = 0;
+  let done = 0;
+  const step = (what: string) => process.stderr.write(`bench [${++done}/${steps}] ${what}\n`);
   const sim = await startChild(join(HERE, 'sim-server.js'), [], ['--expose-gc']);
   const simUrl = sim.ready.url as string;
   const oidc = await startChild(join(HERE, 'oidc-server.js'), [], ['--expose-gc']);
-  void simStarted;
   let bare: Child | undefined;
   try {
     const config = (await (await fetch(`${simUrl}/-/simulator/config`)).json()) as TargetConfigLike;
-    const cases = casesFor(sim, simUrl, oidc, config);
+    const cases = casesFor(sim, simUrl, config, oidc);
+    const pairs = cases.reduce((n, c) => n + 1 + Object.keys(c.build).length, 0);
+    // servers ready, warm-up, rounds, memory and eviction, in process, start time, full run, pagination
+    steps = 1 + (QUICK ? 0 : pairs) + ROUNDS * pairs + 1 + 1 + 1 + (QUICK ? 0 : 1) + 1;
+    step('servers started (simulator, node-oidc-provider); measuring answer sizes, idle memory');
     const sizes = await measureSizes(simUrl, cases);
     bare = await startChild(join(HERE, 'bare-server.js'), [
       JSON.stringify(Object.fromEntries([...sizes.values()].map((s) => [s.key, s.size]))),
@@ -214,7 +82,14 @@ async function main(): Promise<void> {
       });
     };
     const order: Server[] = ['bare', 'sim', 'oidc'];
-    if (!QUICK) for (const c of cases) for (const s of order) if (s === 'bare' || c.build[s]) await once(c, s, 1);
+    const names: Record<Server, string> = { sim: 'simulator', bare: 'bare server', oidc: 'node-oidc-provider' };
+    if (!QUICK)
+      for (const c of cases)
+        for (const s of order)
+          if (s === 'bare' || c.build[s]) {
+            step(`warm-up (1 s): ${c.label}, ${names[s]}`);
+            await once(c, s, 1);
+          }
     for (let round = 0; round < ROUNDS; round++) {
       // Alternate who goes first, so a slow moment of the shared machine does not always hit the same server.
       const turn = order.map((_, i) => order[(i + round) % order.length]);
@@ -222,6 +97,7 @@ async function main(): Promise<void> {
         for (const s of turn) {
           if (s !== 'bare' && !c.build[s]) continue;
           const key = `${c.label}|${s}`;
+          step(`round ${round + 1} of ${ROUNDS} (${SECONDS} s): ${c.label}, ${names[s]}`);
           runs.set(key, [...(runs.get(key) ?? []), await once(c, s, SECONDS)]);
         }
       }
@@ -231,6 +107,7 @@ async function main(): Promise<void> {
       if (!rs) return undefined;
       return {
         rps: median(rs.map((r) => r.rps)),
+        requests: rs.reduce((n, r) => n + r.requests, 0),
         p50: median(rs.map((r) => r.p50)),
         p99: median(rs.map((r) => r.p99)),
         unexpected: rs.reduce((n, r) => n + r.unexpected, 0),
@@ -238,6 +115,7 @@ async function main(): Promise<void> {
       };
     };
 
+    step('simulator memory after the load, then after eviction (clock moved past every lifetime)');
     const afterLoad = await sim.ask<{ rss: number; heapUsed: number }>('memory');
     const loadStats = (await (await fetch(`${simUrl}/-/simulator/stats`)).json()) as unknown;
     // Past every lifetime and grace period: the next request's sweep evicts what the load left.
@@ -249,10 +127,14 @@ async function main(): Promise<void> {
     const evictedStats = (await (await fetch(`${simUrl}/-/simulator/stats`)).json()) as unknown;
     const afterEviction = await sim.ask<{ rss: number; heapUsed: number }>('memory');
 
+    step('in process: sim.handle and msw handlers');
     const inProcess = await runJson<Record<string, number>>(join(HERE, 'inprocess.js'), [String(QUICK ? 0.2 : 2)]);
+    step('`simulate` start time');
     const starts: number[] = [];
     for (let i = 0; i < (QUICK ? 1 : 3); i++) starts.push(await timeToFirstLine([CLI, 'simulate', '--port', '0']));
+    if (!QUICK) step('full default `run` (all suites, embedded simulator)');
     const fullRun = QUICK ? undefined : await timeToExit([CLI, 'run']);
+    step('pagination in process (1,000,000 records)');
     const pagination = await runJson<{ rows: [string, string][]; keysetRatio: number }>(
       join(HERE, 'pagination.js'),
       [],
@@ -333,7 +215,7 @@ async function main(): Promise<void> {
     const evictRatio = afterEviction.rss / idle.rss;
     single(
       `simulator RSS after eviction (clock +${fmt(beyond)} s)`,
-      `${mib(afterEviction.rss)} (heap ${mib(afterEviction.heapUsed)})`,
+      `${mib(afterEviction.rss)} (heap ${mib(afterEviction.heapUsed)}, ${fmt(afterEviction.heapUsed / idle.heapUsed, 2)} × idle)`,
       `${fmt(evictRatio, 2)} × idle`,
       '≤ 1.5 × idle',
       evictRatio <= 1.5,

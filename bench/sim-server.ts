@@ -1,19 +1,22 @@
 /**
  * The simulator as `simulate` serves it, in its own process for the HTTP bench. Besides serving,
- * it mints refresh tokens (no grant the bench can play unattended returns one) and reports its
- * memory after a full collection.
+ * it mints refresh tokens (no grant the bench can play unattended returns one), reports its
+ * memory after a full collection, and records a CPU profile on request (`npm run bench:profile`).
  */
 import { createSimulator } from '../simulator/core.js';
 import { serve } from '../simulator/adapters/node.js';
 import { seeded } from '../simulator/oauth/accounts.js';
 import { mintTokens } from '../simulator/oauth/tokens.js';
 import { memory, serveAsks } from './ipc.js';
+import { startProfile, stopProfile } from './cpu-profile.js';
 
 const sim = createSimulator();
 const served = await serve(sim);
 
 serveAsks((ask) => {
   if (ask.type === 'memory') return memory();
+  if (ask.type === 'profile-start') return startProfile();
+  if (ask.type === 'profile-stop') return stopProfile(String(ask.file));
   if (ask.type === 'refresh-tokens') {
     const { confidential } = seeded(sim).applications;
     const tokens = Array.from({ length: Number(ask.count) }, () => {

@@ -5,6 +5,7 @@ const parsed = new WeakMap<SimRequest, URL>();
 
 /** The request's URL, parsed once however many middlewares ask. Callers must not modify it. */
 export function requestUrl(request: SimRequest): URL {
+  if (request.parsedUrl) return request.parsedUrl;
   let url = parsed.get(request);
   if (!url) parsed.set(request, (url = new URL(request.url)));
   return url;
@@ -20,9 +21,4 @@ export function withUrl(request: SimRequest, url: string): SimRequest {
     arrayBuffer: () => request.arrayBuffer(),
     formData: () => request.formData(),
   };
-}
-
-/** An adapter that parsed the URL already (to refuse a bad one) hands it over. */
-export function rememberUrl(request: SimRequest, url: URL): void {
-  parsed.set(request, url);
 }

@@ -109,6 +109,8 @@ export interface Store {
   refreshTokens: Map<string, RefreshToken>; // by digest
   codes: Map<string, AuthorizationCode>;
   deviceCodes: Map<string, DeviceCode>; // by device_code
+  /** user code -> device code: a typed code is one probe; swept with the device codes (evict.ts). */
+  userCodes: Map<string, string>;
   sessions: Map<string, Session>;
   nextId: { user: number; application: number };
 }
@@ -121,6 +123,7 @@ export function createStore(): Store {
     refreshTokens: new Map(),
     codes: new Map(),
     deviceCodes: new Map(),
+    userCodes: new Map(),
     sessions: new Map(),
     nextId: { user: 1, application: 1 },
   };

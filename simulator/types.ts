@@ -11,6 +11,8 @@ export interface SimRequest {
   readonly method: string;
   /** Absolute URL, path exactly as sent. */
   readonly url: string;
+  /** The URL already parsed, when the adapter had to parse it anyway (requestUrl reads it). */
+  readonly parsedUrl?: URL;
   readonly headers: { get(name: string): string | null; has(name: string): boolean };
   text(): Promise<string>;
   arrayBuffer(): Promise<ArrayBuffer>;

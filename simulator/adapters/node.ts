@@ -7,7 +7,6 @@
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Reply, type Answer } from '../http.js';
-import { rememberUrl } from '../request.js';
 import type { Sim, SimRequest } from '../types.js';
 
 /**
@@ -98,6 +97,7 @@ class NodeRequest implements SimRequest {
   constructor(
     readonly method: string,
     readonly url: string,
+    readonly parsedUrl: URL,
     rawHeaders: string[],
     private readonly body: Buffer,
   ) {
@@ -134,9 +134,7 @@ export function toSimRequest(req: IncomingMessage, body: Buffer | null): SimRequ
     return null;
   }
   const hasBody = body !== null && body.length > 0 && method !== 'GET' && method !== 'HEAD';
-  const request = new NodeRequest(method, href, req.rawHeaders, hasBody ? body : Buffer.alloc(0));
-  rememberUrl(request, url);
-  return request;
+  return new NodeRequest(method, href, url, req.rawHeaders, hasBody ? body : Buffer.alloc(0));
 }
 
 /** Write a Fetch Response (a handler's own, e.g. Git's stream) to the socket. */
@@ -160,8 +158,10 @@ async function writeAnswer(res: ServerResponse, answer: Answer, head: boolean): 
     res.end();
     return;
   }
-  const body = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
-  headers['content-length'] = String(body.length);
+  // A string body goes out as it is: Node writes the head and a string body as one chunk (one
+  // write, no copy into a Buffer first).
+  const { body } = answer;
+  headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
   res.writeHead(answer.status, headers);
   res.end(body);
 }

@@ -8,7 +8,7 @@ import { filtered } from '../data/seq.js';
 import { endpoint, PUBLIC_READ } from './endpoint.js';
 import { idOrdering, paginate } from './pagination.js';
 import { bool, parsePairs, queryPairs, str } from './params.js';
-import { renderProject } from './render.js';
+import { projectJson, renderProject } from './render.js';
 
 export const listProjects = endpoint(PUBLIC_READ, (ctx, caller) => {
   const params = parsePairs(queryPairs(ctx));
@@ -41,6 +41,7 @@ export const listProjects = endpoint(PUBLIC_READ, (ctx, caller) => {
       orderings: { id: idOrdering(seq, (p) => p.id) },
       defaultOrder: { orderBy: 'id', sort: 'desc' },
       render: (p) => renderProject(ctx, p),
+      renderText: (p) => projectJson(ctx, p),
     },
     caller !== null,
   );

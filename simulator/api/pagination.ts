@@ -13,7 +13,7 @@
  * its cursor by binary search over the ordered sequence, O(log n + per_page) at any depth.
  */
 import { limits } from '../../spec/index.js';
-import { apiError, json, type Answer } from '../http.js';
+import { apiError, json, jsonText, type Answer } from '../http.js';
 import { ApiError } from '../errors.js';
 import { lowerBound, reversed, take, type Seq } from '../data/seq.js';
 import type { Ctx } from '../types.js';
@@ -40,6 +40,8 @@ export interface Listing<T> {
   /** The ordering of a request that names none. */
   defaultOrder: { orderBy: string; sort: SortDir };
   render: (item: T) => unknown;
+  /** The item's JSON text, where it is kept rendered (then `render` is not called). */
+  renderText?: (item: T) => string;
   /** Offset requests reaching beyond this many records are refused (the /users rule from 17.0). */
   offsetRecordLimit?: number;
 }
@@ -113,10 +115,12 @@ function linkHeader(ctx: Ctx, links: [string, string][]): Record<string, string>
   return { link: value };
 }
 
-function finish(ctx: Ctx, body: unknown[], headers: Record<string, string>): Answer {
+function finish<T>(ctx: Ctx, listing: Listing<T>, items: T[], headers: Record<string, string>): Answer {
   if (ctx.sim.fault('link-header-dropped')) delete headers.link;
   if (ctx.sim.fault('links-header-present') && headers.link) headers.links = headers.link;
-  return json(200, body, headers);
+  // The array's text from each item's (the same bytes JSON.stringify of the whole would give).
+  if (listing.renderText) return jsonText(200, `[${items.map(listing.renderText).join(',')}]`, headers);
+  return json(200, items.map(listing.render), headers);
 }
 
 function orderingOf<T>(ctx: Ctx, listing: Listing<T>): { ordering: Ordering<T>; sort: SortDir } {
@@ -185,7 +189,7 @@ function offset<T>(ctx: Ctx, listing: Listing<T>): Answer {
   links.push(['first', linkUrl(ctx, { page: '1', per_page: per })]);
   if (totalsShown) links.push(['last', linkUrl(ctx, { page: String(totalPages), per_page: per })]);
   Object.assign(headers, linkHeader(ctx, links));
-  return finish(ctx, items.map(listing.render), headers);
+  return finish(ctx, listing, items, headers);
 }
 
 function encodeCursor(order: KeysetOrder, c: Cursor): string {
@@ -279,7 +283,7 @@ function keyset<T>(ctx: Ctx, listing: Listing<T>, authenticated: boolean): Answe
     // x-per-page alone: the one a keyset page could be mistaken to need (it has a page size).
     headers['x-per-page'] = String(perPage);
   }
-  return finish(ctx, items.map(listing.render), headers);
+  return finish(ctx, listing, items, headers);
 }
 
 /** An ordering by a numeric id (the sequence is ascending by id). */

@@ -4,8 +4,8 @@
  * RateLimit-* headers; the refused one is 429 with Retry-After.
  */
 import { presentedToken } from '../credentials.js';
-import { apiError, withHeaders } from '../http.js';
-import type { Middleware } from '../types.js';
+import { apiError, withHeaders, type Answer } from '../http.js';
+import type { InstanceSettings, Middleware, Sim, SimRequest } from '../types.js';
 import { requestUrl } from '../request.js';
 
 interface Window {
@@ -13,10 +13,20 @@ interface Window {
   count: number;
 }
 
-export const rateLimit: Middleware = async (request, sim, next) => {
+// Not async: off (the default) it returns next()'s own promise (an async wrapper costs ticks per request).
+export const rateLimit: Middleware = (request, sim, next) => {
   const limit = sim.options.settings.rateLimit;
+  if (!limit || !requestUrl(request).pathname.startsWith('/api/')) return next();
+  return limited(request, sim, next, limit);
+};
+
+async function limited(
+  request: SimRequest,
+  sim: Sim,
+  next: () => Promise<Answer>,
+  limit: NonNullable<InstanceSettings['rateLimit']>,
+): Promise<Answer> {
   const url = requestUrl(request);
-  if (!limit || !url.pathname.startsWith('/api/')) return next();
   const windows = sim.state('api.rateLimit', () => new Map<string, Window>());
   const key = presentedToken(request, url)?.token ?? 'anonymous';
   const now = sim.clock.nowSeconds();
@@ -35,4 +45,4 @@ export const rateLimit: Middleware = async (request, sim, next) => {
     return apiError(429, 'Retry later', { ...headers, 'retry-after': String(Math.max(1, reset - now)) });
   }
   return withHeaders(await next(), headers);
-};
+}

@@ -78,9 +78,9 @@ export function normalizeUserCode(value: string): string {
     : compact;
 }
 
-/** user code -> device code, so a typed code is one Map probe (module state, dropped by reset). */
+/** user code -> device code, so a typed code is one Map probe (in the store: reset drops it, eviction sweeps it). */
 function userCodeIndex(sim: Sim): Map<string, string> {
-  return sim.state('oauth:user-codes', () => new Map<string, string>());
+  return sim.store.userCodes;
 }
 
 function live(sim: Sim, record: DeviceCode): boolean {
@@ -89,8 +89,8 @@ function live(sim: Sim, record: DeviceCode): boolean {
 
 /**
  * A user code no live device authorization holds (AUTH-BRUTE-FORCE-THROTTLED, RFC 8628 §6.1),
- * indexed for `deviceCode`. Entries whose device code left the store are swept once the index
- * outgrows the store, so the index never keeps what the store has evicted.
+ * indexed for `deviceCode`. Entries whose device code left the store go with every eviction sweep
+ * (evict.ts) and, between sweeps (a frozen clock), once the index outgrows the store.
  */
 export function issueUserCode(sim: Sim, deviceCode: string): string {
   const index = userCodeIndex(sim);

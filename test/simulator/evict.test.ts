@@ -54,6 +54,15 @@ describe('eviction by the simulator clock', () => {
     expect((await poll(w, device_code)).body.error).toBe('invalid_grant');
   });
 
+  it('sweeps the user-code index with the device codes (nothing new need be issued)', async () => {
+    const w = world();
+    for (let i = 0; i < 3; i++) await deviceAuthorization(w);
+    expect(w.sim.store.userCodes.size).toBe(3);
+    w.sim.clock.advance(L.deviceCodeLifetime + R.expiredGrace + R.evictionInterval);
+    expect((await stored(w)).deviceCodes).toBe(0);
+    expect(w.sim.store.userCodes.size).toBe(0);
+  });
+
   it('evicts expired access tokens and unused codes, keeps a token without expiry', async () => {
     const w = world();
     await signInRoot(w);

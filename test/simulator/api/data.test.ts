@@ -121,6 +121,26 @@ describe('seeded data (item 2)', () => {
     expect(byPath.body).toEqual(byId.body);
   });
 
+  it("a projects page is the rendering of each project at the request's own origin, kept rendered or not", async () => {
+    const { sim, api } = setup();
+    const token = mint(sim, ['api']);
+    const page = (host: string) =>
+      api.get('/api/v4/projects?per_page=5').set('host', host).set('authorization', `Bearer ${token}`);
+    for (const host of ['a.test', 'b.test', 'a.test']) {
+      const res = await page(host);
+      expect(res.status).toBe(200);
+      const projects = res.body as { id: number; web_url: string }[];
+      expect(projects).toHaveLength(5);
+      for (const p of projects) {
+        expect(p.web_url.startsWith(`http://${host}/`)).toBe(true);
+        // the same text as the project read alone, rendered afresh
+        const one = await api.get(`/api/v4/projects/${p.id}`).set('host', host).set('authorization', `Bearer ${token}`);
+        expect(JSON.stringify(p)).toBe(JSON.stringify(one.body));
+      }
+      expect(res.text).toBe(JSON.stringify(projects));
+    }
+  });
+
   it('an offset walk over a generated collection sees every record exactly once', async () => {
     const seen: number[] = [];
     let next: string | undefined = '/api/v4/projects/1/issues?per_page=40';
