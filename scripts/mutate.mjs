@@ -46,6 +46,17 @@ const MODULES = {
       'test/simulator/oauth/device.test.ts',
     ],
   },
+  // The grant handlers of the token endpoint (code, refresh, password, device code).
+  'oauth-flows': {
+    mutate: ['simulator/oauth/grants/*.ts'],
+    tests: [
+      'test/simulator/oauth/grants-exact.test.ts',
+      'test/simulator/oauth/token.test.ts',
+      'test/simulator/oauth/pkce.test.ts',
+      'test/simulator/oauth/device.test.ts',
+      'test/simulator/oauth/faults.test.ts',
+    ],
+  },
   'oauth-authorize': {
     mutate: [
       'simulator/oauth/{authorize,authorize-request,authorize-decision,session,gates,device-decision,device-page,authorize-device}.ts',

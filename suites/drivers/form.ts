@@ -109,7 +109,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           [url, method, body] = [next, 'GET', undefined];
           continue;
         }
-        if (!(response.headers.get('content-type') ?? '').includes('html')) return { response, decided };
+        // Media types are case-insensitive (RFC 9110 §8.3.1): `TEXT/HTML` is a page too.
+        if (!/html/i.test(response.headers.get('content-type') ?? '')) return { response, decided };
         const forms = parseForms(response.text);
         const login = signInForm(forms);
         if (login && !signedIn) {

@@ -59,7 +59,8 @@ describe('form driver on a provider with two-step pages', () => {
     const { createRedactor } = await import('../../suites/runner/redact.js');
     const { fakeTarget } = await import('./fakes.js');
     const posts: string[] = [];
-    const page = (html: string) => new Response(html, { headers: { 'content-type': 'text/html' } });
+    // Media types are case-insensitive: the driver must read `Text/HTML` as a page.
+    const page = (html: string) => new Response(html, { headers: { 'content-type': 'Text/HTML; Charset=UTF-8' } });
     const target = fakeTarget(async (r) => {
       const path = new URL(r.url).pathname;
       if (r.method === 'POST') posts.push(`${path} ${r.body}`);
