@@ -50,6 +50,7 @@ const MODULES = {
   'oauth-flows': {
     mutate: ['simulator/oauth/grants/*.ts'],
     tests: [
+      'test/simulator/oauth/flows-exact.test.ts',
       'test/simulator/oauth/grants-exact.test.ts',
       'test/simulator/oauth/token.test.ts',
       'test/simulator/oauth/pkce.test.ts',

@@ -17,8 +17,7 @@ export interface Grant {
   handle(ctx: Ctx, params: Params): Promise<Answer>;
 }
 
-/** A token response: JSON, never cached, absent fields left out. */
+/** A token response: JSON, never cached; absent (undefined) fields are left out by JSON.stringify. */
 export function tokenResponse(sim: Sim, body: Record<string, unknown>): Answer {
-  const clean = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
-  return json(200, clean, noStore(sim));
+  return json(200, body, noStore(sim));
 }
