@@ -91,8 +91,9 @@ export function originMatches(origin: string, filter: string): boolean {
 export function rulesOfOrigins(catalogue: readonly RuleInfo[], filters: readonly string[]): string[] {
   const empty = filters.filter((f) => !catalogue.some((r) => originMatches(r.origin, f)));
   if (empty.length) {
+    // Every RFC is one kind, as `originMatches` reads `rfc`; other origins without their section.
     const kinds = [
-      ...new Set(catalogue.map((r) => (/^rfc\s/i.test(r.origin) ? 'rfc' : r.origin.replace(/\s*§.*$/, '')))),
+      ...new Set(catalogue.map((r) => (originMatches(r.origin, 'rfc') ? 'rfc' : r.origin.replace(/\s*§.*$/, '')))),
     ];
     throw new SelectionError(
       `no rule has origin ${empty.map((f) => `"${f}"`).join(', ')} (origins: ${kinds.sort().join(', ')}, or an RFC and section such as "RFC 6749 §5.2")`,
