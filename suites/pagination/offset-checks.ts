@@ -203,9 +203,8 @@ const offsetHeaders: Check = {
         follow: ['PAG-LINK-FOLLOW'],
       });
       const what = `${collection.name} at per_page=${perPage ?? '(default)'}`;
-      assertOffsetHeaders(t, walk, effective, perPage, what);
-      assertLinksKeepParams(t, walk, collection.query, what);
-      // The walk began without `page`: that answer is the one `page=1` gives.
+      // The walk began without `page`: that answer is the one `page=1` gives. Judged before the
+      // headers, whose first hard failure would otherwise hide a wrong default page.
       const explicit = readPage(
         t,
         await t.http.get(collection.path, {
@@ -216,11 +215,13 @@ const offsetHeaders: Check = {
         ['PAG-OFFSET-DEFAULT'],
       );
       const [implicitKeys, explicitKeys] = [walk.pages[0].items.map(key), explicit.items.map(key)];
-      t.expect(
+      t.soft(
         implicitKeys.join('\n') === explicitKeys.join('\n'),
         `${what}: the page asked without page= is not the page page=1 answers`,
         { withoutPage: implicitKeys.slice(0, 5), page1: explicitKeys.slice(0, 5), rules: ['PAG-PAGE-DEFAULT'] },
       );
+      assertOffsetHeaders(t, walk, effective, perPage, what);
+      assertLinksKeepParams(t, walk, collection.query, what);
     };
     await alwaysAtPerPageEdges((perPage) => walkAt(collections[0].name, perPage));
     await t.property(collectionArb(collections), validPerPage(), walkAt);
