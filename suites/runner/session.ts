@@ -115,17 +115,18 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let current: TrackedFlows | undefined;
   // A check's own requests stop once the run is interrupted; housekeeping (revocation) never does.
   let checkRunning = false;
+  // Stryker disable next-line BooleanLiteral: runCheck resets it before each check, and nothing reads it before
   let stoppedCheck = false;
   const http = createHttp(
     target,
     recorder,
     redactor,
     (request, response) => {
-      if (current && response.status === 200 && /\/oauth\/token(\?|$)/.test(request.url))
-        current.adopt(response, current.roleOf(request));
+      // adopt takes only a 200 answer with tokens in it.
+      if (current && /\/oauth\/token(\?|$)/.test(request.url)) current.adopt(response, current.roleOf(request));
     },
     () => {
-      if (checkRunning && recorder.enabled && options.stopRequested?.()) {
+      if (checkRunning && options.stopRequested?.()) {
         stoppedCheck = true;
         throw new CheckSkipped(INTERRUPTED);
       }
@@ -133,7 +134,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   );
   const random = createRandom(options.seed);
 
-  recorder.enabled = false;
+  // Set-up exchanges are recorded like any other; each check clears the recorder before it runs.
   const control = await detectControl(http);
   const driver = await createDriver(http, config, control);
   const setupFlows = createOAuthFlows(http, driver, config, redactor, random);
@@ -154,7 +155,6 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     throw error;
   }
   current = undefined;
-  recorder.enabled = true;
 
   const levelOf = new Map(catalogue.map((r) => [r.id, r.level]));
   const ruleOf = new Map(catalogue.map((r) => [r.id, r]));
@@ -174,13 +174,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
    * token response itself wrong: the report then blames the sentence really broken. A named id
    * that is no rule at all is the check's bug: the run stops rather than blame all its rules.
    */
-  const brokenRules = (check: Check, failure?: CheckFailure): string[] => {
-    const unknown = failure?.rules?.filter((id) => !levelOf.has(id)) ?? [];
+  const brokenRules = (check: Check, failure: CheckFailure): string[] => {
+    const unknown = failure.rules?.filter((id) => !levelOf.has(id)) ?? [];
     if (unknown.length)
       throw new HarnessError(
         `check ${check.id} failed naming rule${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}, not in the rule catalogue (spec/rules.yaml): fix the check`,
       );
-    const named = failure?.rules?.filter((id) => inForce(id));
+    const named = failure.rules?.filter((id) => inForce(id));
     return named?.length ? named : check.rules.filter(inForce);
   };
   /** A failure counts as a warning when every rule it broke is only `should` or `info`. */
@@ -284,11 +284,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           result = errored(`the check crashed (a defect of the harness, not a verdict on the target): ${stack}`);
         }
       } finally {
+        // The result already holds its exchanges: revocation's own are never shown.
         checkRunning = false;
-        recorder.enabled = false;
         await oauth.revokeAll();
         current = undefined;
-        recorder.enabled = true;
       }
       // Whatever the check made of its refused requests, an interrupted check proved nothing.
       if (stoppedCheck) return { ...base, status: 'skipped', durationMs: Date.now() - started, message: INTERRUPTED };
