@@ -160,8 +160,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const ruleOf = new Map(catalogue.map((r) => [r.id, r]));
   const gate = (check: Check): string | null => {
     if (!check.rules.some(inForce)) {
+      // Each rule here is out of force, so each has a reason.
       const reasons = check.rules.map((id) => whyNotInForce(ruleOf.get(id)!, release, offering, config.features ?? {}));
-      return `its rules are not in force: ${[...new Set(reasons.filter(Boolean))].join('; ')}`;
+      return `its rules are not in force: ${[...new Set(reasons)].join('; ')}`;
     }
     const missing = (check.needs ?? []).filter((c) => !caps[c]);
     if (missing.length) return `needs ${missing.join(', ')}: ${missing.map((c) => WHY_MISSING[c]).join('; ')}`;

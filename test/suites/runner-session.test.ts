@@ -510,13 +510,19 @@ describe('runCheck: what a result holds', () => {
       user: { username: 'root', password: 'user-password-1' },
       applications: { confidential: CONFIDENTIAL, public: undefined },
     } as Partial<TargetConfig>;
+    // The password grant's window closed at 16.0: set-up never sends the password or the secret.
+    const rules: RuleInfo[] = [
+      ...CATALOGUE,
+      { id: 'GRANT-PASSWORD-PARAMS', title: 'p', level: 'must', source: 'test', origin: 'source', until: '16.0' },
+    ];
     const fake = recording(undefined, config);
-    const [r] = await runAll({ target: fake.target }, [
+    const [r] = await runAll({ target: fake.target, rules }, [
       'leak',
       ['T-MUST'],
       async (t) => t.fail('saw personal-token-1, user-password-1 and app-secret-1'),
     ]);
     expect(r.message).toBe('saw pers…, user… and app-…');
+    expect(fake.sent.some((x) => x.body?.includes('secret'))).toBe(false);
   });
 });
 
