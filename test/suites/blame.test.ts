@@ -35,7 +35,7 @@ async function fullRun(fault: string): Promise<Report> {
 
 describe(`no collateral blame (seed ${seed}${all ? ', every fault' : ''})`, () => {
   it('every regression names a fault of spec/faults.yaml', () => {
-    const names = faults().map((f) => f.name);
+    const names: string[] = faults().map((f) => f.name);
     expect(REGRESSIONS.filter((n) => !names.includes(n))).toEqual([]);
   });
 
