@@ -15,7 +15,18 @@ import { defaultSeed } from '../../suites/runner/defaults.js';
 import type { Report } from '../../suites/report/model.js';
 
 /** Faults whose full run once failed or warned rules they do not break (each since fixed). */
-const REGRESSIONS = ['page-default-not-first'];
+const REGRESSIONS = [
+  'page-default-not-first',
+  // OAuth side: checks that blamed their own rule for another's deviation (fixed in the checks) …
+  'token-info-no-aliases',
+  'device-uri-complete-no-user-code',
+  'jwks-private-members',
+  // … and faults that break more sentences than they declared (their rules now say so).
+  'state-dropped',
+  'invalid-client-no-challenge',
+  'revoke-ignored',
+  'cors-no-preflight',
+];
 
 const seed = Number(process.env.IDP_SEED ?? defaultSeed());
 const all = process.env.IDP_BLAME_ALL === '1';
