@@ -2,6 +2,7 @@
  * A session: one target, its detected capabilities and driver, ready to run checks one by one.
  * The CLI runner and the vitest glue both run checks through here, so they agree on every verdict.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { profiles } from '../../spec/index.js';
 import type { Offering, RuleId } from '../../spec/index.js';
 import type { CheckResult, CheckStatus } from '../report/model.js';
@@ -24,6 +25,8 @@ export const INTERRUPTED = 'the run was interrupted';
 const PASSWORD_RULE: RuleId = 'GRANT-PASSWORD-PARAMS';
 /** A check that has not finished after this long is failed, so one hang cannot stall a run. */
 export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
+/** Why a check that ran past its time limit may send nothing more. */
+export const PAST_ITS_END = 'the check ran past its end; its later requests are refused';
 
 const WHY_MISSING: Record<Capability, string> = {
   control: 'the simulator control API does not answer',
@@ -110,7 +113,17 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     config.user?.password,
     ...Object.values(config.applications ?? {}).map((a) => a?.clientSecret),
   ]);
-  const recorder = createRecorder();
+  // Which check a request comes from, through every await of that check: a check abandoned at its
+  // time limit goes on running, and its later requests must not land in the next check's evidence.
+  const checkScope = new AsyncLocalStorage<number>();
+  let checkNumber = 0;
+  let liveCheck: number | undefined;
+  // Set-up and revocation run outside any check (no scope) and are always current.
+  const fromLiveCheck = () => {
+    const scope = checkScope.getStore();
+    return scope === undefined || scope === liveCheck;
+  };
+  const recorder = createRecorder(undefined, fromLiveCheck);
   // Any token response, whoever asked for it, is adopted by the running check for revocation.
   let current: TrackedFlows | undefined;
   // A check's own requests stop once the run is interrupted; housekeeping (revocation) never does.
@@ -126,6 +139,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       if (current && /\/oauth\/token(\?|$)/.test(request.url)) current.adopt(response, current.roleOf(request));
     },
     () => {
+      if (!fromLiveCheck()) throw new HarnessError(PAST_ITS_END);
       if (checkRunning && options.stopRequested?.()) {
         stoppedCheck = true;
         throw new CheckSkipped(INTERRUPTED);
@@ -262,9 +276,15 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       let result: CheckResult;
       checkRunning = true;
       stoppedCheck = false;
+      const scope = ++checkNumber;
+      liveCheck = scope;
       try {
         const timeoutMs = driver.kind === 'manual' ? 0 : (options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
-        await withTimeout(check.run(t), timeoutMs, `check ${check.id}`);
+        await withTimeout(
+          checkScope.run(scope, () => check.run(t)),
+          timeoutMs,
+          `check ${check.id}`,
+        );
         if (evidence.failures.length) result = failed(check, evidence.failures, done, evidenceFields);
         else if (recorder.count === 0)
           result = errored('the check made no request to the target: nothing was seen, so nothing is passed');
@@ -287,6 +307,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       } finally {
         // The result already holds its exchanges: revocation's own are never shown.
         checkRunning = false;
+        liveCheck = undefined;
         await oauth.revokeAll();
         current = undefined;
       }

@@ -12,6 +12,7 @@ import type { RuleInfo } from '../../suites/runner/rules.js';
 import {
   DEFAULT_CHECK_TIMEOUT_MS,
   INTERRUPTED,
+  PAST_ITS_END,
   describeFailure,
   openSession,
   reproduceCommand,
@@ -549,6 +550,69 @@ describe('runCheck: timeouts', () => {
       exchange: [ROOT_EXCHANGE],
       reproduce: REPRODUCE('hang'),
     });
+  });
+
+  it("a check abandoned at its limit sends nothing more, and nothing of it lands in the next check's evidence", async () => {
+    const fake = recording();
+    // The abandoned check goes on only once the next one runs, and the next one asks only after it.
+    let go: () => void = () => {};
+    let lateDone: () => void = () => {};
+    const started = new Promise<void>((resolve) => (go = resolve));
+    const attempted = new Promise<void>((resolve) => (lateDone = resolve));
+    let late: unknown;
+    const hang = async (t: CheckContext) => {
+      await t.http.get('/early');
+      await started;
+      await t.http.get('/late').catch((error: unknown) => (late = error));
+      lateDone();
+    };
+    const next = async (t: CheckContext) => {
+      go();
+      await attempted;
+      const response = await t.http.get('/mine');
+      t.expect(response.status === 404, 'the target answered');
+    };
+    const [first, second] = await runAll(
+      { target: fake.target, checkTimeoutMs: 100 },
+      ['hang', ['T-MUST'], hang],
+      ['next', ['T-MUST'], next],
+    );
+    expect(first.status).toBe('failed');
+    expect(second.status).toBe('passed');
+    expect((late as Error).message).toBe(PAST_ITS_END);
+    expect(fake.paths()).toEqual(['GET /', 'GET /-/simulator/config', 'GET /early', 'GET /mine']);
+  });
+
+  it('an answer that arrives after its check was abandoned is not recorded for the next check', async () => {
+    let release: () => void = () => {};
+    const slowAnswer = new Promise<void>((resolve) => (release = resolve));
+    const fake = recording();
+    const send = fake.target.send;
+    fake.target.send = async (r) => {
+      if (r.url.endsWith('/slow')) await slowAnswer;
+      return send(r);
+    };
+    let arrived: () => void = () => {};
+    const answered = new Promise<void>((resolve) => (arrived = resolve));
+    const session = await openSession(options({ target: fake.target, checkTimeoutMs: 100 }));
+    const first = await session.runCheck(
+      check('slow', ['T-MUST'], async (t) => {
+        await t.http.get('/slow');
+        arrived();
+      }),
+    );
+    const second = await session.runCheck(
+      check('next', ['T-MUST'], async (t) => {
+        release();
+        await answered;
+        await t.http.get('/mine');
+        t.expect(false, 'fails to show the exchanges it holds');
+      }),
+    );
+    await session.close();
+    expect(first.status).toBe('failed');
+    expect(fake.paths()).toContain('GET /slow');
+    expect(second.exchange?.map((e) => e.request.url)).toEqual([`${FAKE_BASE}/mine`]);
   });
 
   it('no timeout at 0, at an infinite or unset limit (60 s), or with a person as the driver', async () => {
