@@ -587,7 +587,7 @@ describe('runCheck: timeouts', () => {
     let release: () => void = () => {};
     const slowAnswer = new Promise<void>((resolve) => (release = resolve));
     const fake = recording();
-    const send = fake.target.send;
+    const send = fake.target.send.bind(fake.target);
     fake.target.send = async (r) => {
       if (r.url.endsWith('/slow')) await slowAnswer;
       return send(r);
