@@ -6,7 +6,7 @@
 import * as fc from 'fast-check';
 import { limits, type RuleId } from '../../spec/index.js';
 import type { Check, CheckContext } from '../types.js';
-import { apiHeaders, breaking, fixtureProject, projectPath, type Expect } from '../shared/api.js';
+import { apiHeaders, breaking, projectPath, reachedFixtureProject, type Expect } from '../shared/api.js';
 import {
   describe,
   pagesPerOrder,
@@ -291,7 +291,7 @@ const keysetUnsupported: Check = {
   title: 'keyset pagination is not served on an endpoint outside the keyset support table (refused, or offset pages)',
   rules: ['PAG-KEYSET-SELECTED-ENDPOINTS'],
   async run(t: CheckContext) {
-    const path = `${projectPath(fixtureProject(t))}/issues`;
+    const path = `${projectPath(await reachedFixtureProject(t))}/issues`;
     // A refusal of keyset says something only where the same list is served without it.
     const plain = await t.http.get(path, { headers: await apiHeaders(t) });
     // A crash is the provider's; any other refusal leaves nothing to compare (often the fixture named in the config).

@@ -4,7 +4,7 @@
  */
 import * as fc from 'fast-check';
 import { limits, type RuleId } from '../../spec/index.js';
-import { apiHeaders, breaking, instanceSetting, projectPath, type Expect } from '../shared/api.js';
+import { apiHeaders, breaking, instanceSetting, projectPath, reachProject, type Expect } from '../shared/api.js';
 import type { Check, CheckContext } from '../types.js';
 import { numberHeader } from './links.js';
 import {
@@ -425,7 +425,7 @@ const totalsOmitted: Check = {
     if (!large) t.skip('target config names no fixtures.largeProject');
     const collection: OffsetCollection = {
       name: 'issues of the large project',
-      path: `${projectPath(large)}/issues`,
+      path: `${projectPath(await reachProject(t, large))}/issues`,
       query: {},
       headers: await apiHeaders(t),
     };
@@ -469,7 +469,9 @@ const maxOffset: Check = {
   // The setting's value is not shown on a live deployment; only the simulator's is known.
   needs: ['control'],
   async run(t: CheckContext) {
-    const [collection] = await offsetCollections(t);
+    // Not /users: from 17.0 its own offset limit (PAG-USERS-KEYSET-ENFORCED) refuses first.
+    const collection = (await offsetCollections(t)).find((c) => c.name !== 'listUsers');
+    if (!collection) t.skip('the only offset collection this target serves is /users, which has its own offset limit');
     const limit = await instanceSetting(t, 'max_offset', 'maxOffset');
     const { perPageMax } = limits();
     await t.property(fc.integer({ min: 1, max: perPageMax }), async (perPage) => {
