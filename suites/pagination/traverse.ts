@@ -66,12 +66,36 @@ export function rel(t: CheckContext, page: Page, name: string): string | undefin
  * What a broken walk breaks: `start` when the first page is not a 200 JSON array, `follow` when a
  * page reached through rel=next is not one or rel=next leads back to a page already visited, and
  * `end` (default `follow`) for the same when that rel=next came from an empty page, which should
- * have been the end.
+ * have been the end; `repeat` (default `follow`) when it came from a page holding only records
+ * already served (a loop the repeated rows made, not the link).
  */
 export interface WalkRules {
   start: RuleId[];
   follow: RuleId[];
   end?: RuleId[];
+  repeat?: RuleId[];
+}
+
+/** Parameters of a walk's request that every link it follows must keep: all but the page and its size. */
+const PAGE_PARAMS = new Set(['page', 'per_page']);
+
+/**
+ * The premise of following a link: it keeps the parameters of the request the walk started with
+ * (decoded, in any order; PAG-LINK-FOLLOW). A link that drops one leads to another collection or
+ * order, so what its pages hold says nothing of the rows: the check stops on that rule.
+ */
+export function expectKeepsParams(t: CheckContext, link: string, request: string, what: string): void {
+  const sent = new URL(request).searchParams;
+  const kept = new URL(link).searchParams;
+  for (const name of new Set(sent.keys())) {
+    if (PAGE_PARAMS.has(name)) continue;
+    const [want, got] = [sent.getAll(name), kept.getAll(name)];
+    t.expect(
+      want.join('\u0000') === got.join('\u0000'),
+      `${what} drops or changes the request's ${name}=${want.join(',')}: its pages are not this walk's collection`,
+      { link: redact(link), parameter: name, inLink: got, rules: ['PAG-LINK-FOLLOW'] },
+    );
+  }
 }
 
 export interface Walk {
@@ -92,20 +116,42 @@ export async function followNext(
   const what = options.what ?? 'collection';
   const pages = [readPage(t, first, `first page of ${what}`, options.rules.start)];
   const seen = new Set<string>([urlKey(first.url)]);
+  const served = new Set<string>();
   while (pages.length < options.maxPages) {
     const page = pages[pages.length - 1];
+    const keys = page.items.map(key);
+    const repeats = keys.length > 0 && keys.every((k) => served.has(k));
+    for (const k of keys) served.add(k);
     const next = rel(t, page, 'next');
     if (next === undefined) return { pages, complete: true };
-    const rules = page.items.length === 0 ? (options.rules.end ?? options.rules.follow) : options.rules.follow;
-    t.expect(!seen.has(urlKey(next)), `rel=next of page ${pages.length} of ${what} points to a page already visited`, {
-      next: redact(next),
-      rules,
-    });
+    const rules =
+      page.items.length === 0
+        ? (options.rules.end ?? options.rules.follow)
+        : repeats
+          ? (options.rules.repeat ?? options.rules.follow)
+          : options.rules.follow;
+    t.expect(
+      !seen.has(urlKey(next)),
+      `rel=next of page ${pages.length} of ${what} points to a page already visited${repeats ? ' (the page holds only records served before)' : ''}`,
+      { next: redact(next), rules },
+    );
+    expectKeepsParams(t, next, first.url, `rel=next of page ${pages.length} of ${what}`);
     seen.add(urlKey(next));
     const response = await t.http.follow(next, { headers: options.headers });
     pages.push(readPage(t, response, `page ${pages.length + 1} of ${what} (from rel=next)`, rules));
   }
   return { pages, complete: rel(t, pages[pages.length - 1], 'next') === undefined };
+}
+
+/**
+ * A record's identity within a collection: its numeric id; else its path (tree entries, whose
+ * object id repeats for identical content); else its name (registry tags).
+ */
+export function key(item: Record<string, unknown>): string {
+  if (typeof item.id === 'number') return String(item.id);
+  if (typeof item.path === 'string') return item.path;
+  const name = item.name ?? item.id;
+  return typeof name === 'string' || typeof name === 'number' ? String(name) : JSON.stringify(item);
 }
 
 /** A URL for a report, with any token presented in its query masked. */

@@ -15,7 +15,20 @@ import { defaultSeed } from '../../suites/runner/defaults.js';
 import type { Report } from '../../suites/report/model.js';
 
 /** Faults whose full run once failed or warned rules they do not break (each since fixed). */
-const REGRESSIONS = ['page-default-not-first'];
+const REGRESSIONS: readonly string[] = [
+  'page-default-not-first',
+  'encoded-slash-rejected',
+  'unencoded-slash-accepted',
+  'no-414',
+  'link-header-dropped',
+  'link-drops-params',
+  'x-total-off-by-one',
+  'x-page-zero-based',
+  'per-page-not-clamped',
+  'keyset-duplicate-row',
+  'keyset-end-next-link',
+  'totals-not-omitted',
+];
 
 const seed = Number(process.env.IDP_SEED ?? defaultSeed());
 const all = process.env.IDP_BLAME_ALL === '1';
@@ -35,7 +48,7 @@ async function fullRun(fault: string): Promise<Report> {
 
 describe(`no collateral blame (seed ${seed}${all ? ', every fault' : ''})`, () => {
   it('every regression names a fault of spec/faults.yaml', () => {
-    const names = faults().map((f) => f.name);
+    const names: string[] = faults().map((f) => f.name);
     expect(REGRESSIONS.filter((n) => !names.includes(n))).toEqual([]);
   });
 
