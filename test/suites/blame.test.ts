@@ -15,19 +15,32 @@ import { defaultSeed } from '../../suites/runner/defaults.js';
 import type { Report } from '../../suites/report/model.js';
 
 /** Faults whose full run once failed or warned rules they do not break (each since fixed). */
-const REGRESSIONS: readonly string[] = [
+const REGRESSIONS = [
   'page-default-not-first',
-  'encoded-slash-rejected',
-  'unencoded-slash-accepted',
+  // OAuth side: checks that blamed their own rule for another's deviation (fixed in the checks) …
+  'token-info-no-aliases',
+  'device-uri-complete-no-user-code',
+  'jwks-private-members',
+  // … and faults that break more sentences than they declared (their rules now say so).
+  'state-dropped',
+  'invalid-client-no-challenge',
+  'revoke-ignored',
+  'cors-no-preflight',
+  // REST API side: checks whose premise (reaching the project by its encoded path, following a
+  // link, trusting a header or the page size) failed for another rule now verify it first …
+  // (encoded-slash-rejected joins once scopes.api-full-access reaches its project through
+  // reachProject: that check still reads the fixture's issues by the encoded path for its own rule.)
   'no-414',
-  'link-header-dropped',
   'link-drops-params',
   'x-total-off-by-one',
   'x-page-zero-based',
-  'per-page-not-clamped',
   'keyset-duplicate-row',
   'keyset-end-next-link',
   'totals-not-omitted',
+  // … and faults that break more sentences than they declared.
+  'unencoded-slash-accepted',
+  'link-header-dropped',
+  'per-page-not-clamped',
 ];
 
 const seed = Number(process.env.IDP_SEED ?? defaultSeed());
