@@ -6,6 +6,7 @@
 import { limits, type OperationId, type RuleId } from '../../spec/index.js';
 import { apiHeaders, jsonValue } from '../shared/api.js';
 import { fillPath, paginatedOperations } from './collections.js';
+import { numberHeader } from './links.js';
 import type { CheckContext } from '../types.js';
 import { expectKeepsParams, followNext, key, readPage, rel, type Page, type WalkRules } from './traverse.js';
 
@@ -96,6 +97,10 @@ export async function walkOffset(
   });
   const walk = await followNext(t, first, { maxPages, headers: collection.headers, what: collection.name, rules });
   if (walk.complete || !jumpToLast) return walk;
+  // Above the totals limit there is no rel=last to follow (PAG-TOTALS-OMITTED, judged by
+  // totals-omitted); one sent there may lead past the maximum offset, which says nothing of this walk.
+  const total = numberHeader(first, 'x-total');
+  if (total !== null && total > limits().paginationTotalsMax) return walk;
   const lastUrl = rel(t, walk.pages[0], 'last');
   if (lastUrl === undefined) return walk;
   expectKeepsParams(t, lastUrl, first.url, `rel=last of ${collection.name}`);
