@@ -66,14 +66,12 @@ export function rel(t: CheckContext, page: Page, name: string): string | undefin
  * What a broken walk breaks: `start` when the first page is not a 200 JSON array, `follow` when a
  * page reached through rel=next is not one or rel=next leads back to a page already visited, and
  * `end` (default `follow`) for the same when that rel=next came from an empty page, which should
- * have been the end; `repeat` (default `follow`) when it came from a page holding only records
- * already served (a loop the repeated rows made, not the link).
+ * have been the end.
  */
 export interface WalkRules {
   start: RuleId[];
   follow: RuleId[];
   end?: RuleId[];
-  repeat?: RuleId[];
 }
 
 /** Parameters of a walk's request that every link it follows must keep: all but the page and its size. */
@@ -116,25 +114,15 @@ export async function followNext(
   const what = options.what ?? 'collection';
   const pages = [readPage(t, first, `first page of ${what}`, options.rules.start)];
   const seen = new Set<string>([urlKey(first.url)]);
-  const served = new Set<string>();
   while (pages.length < options.maxPages) {
     const page = pages[pages.length - 1];
-    const keys = page.items.map(key);
-    const repeats = keys.length > 0 && keys.every((k) => served.has(k));
-    for (const k of keys) served.add(k);
     const next = rel(t, page, 'next');
     if (next === undefined) return { pages, complete: true };
-    const rules =
-      page.items.length === 0
-        ? (options.rules.end ?? options.rules.follow)
-        : repeats
-          ? (options.rules.repeat ?? options.rules.follow)
-          : options.rules.follow;
-    t.expect(
-      !seen.has(urlKey(next)),
-      `rel=next of page ${pages.length} of ${what} points to a page already visited${repeats ? ' (the page holds only records served before)' : ''}`,
-      { next: redact(next), rules },
-    );
+    const rules = page.items.length === 0 ? (options.rules.end ?? options.rules.follow) : options.rules.follow;
+    t.expect(!seen.has(urlKey(next)), `rel=next of page ${pages.length} of ${what} points to a page already visited`, {
+      next: redact(next),
+      rules,
+    });
     expectKeepsParams(t, next, first.url, `rel=next of page ${pages.length} of ${what}`);
     seen.add(urlKey(next));
     const response = await t.http.follow(next, { headers: options.headers });
