@@ -110,6 +110,9 @@ const MODULES = {
       'test/suites/runner-units.test.ts',
       'test/suites/runner-pure.test.ts',
       'test/suites/runner-redact-http.test.ts',
+      'test/suites/runner-session.test.ts',
+      'test/suites/runner-run.test.ts',
+      'test/suites/runner-context.test.ts',
     ],
   },
   redact: {
