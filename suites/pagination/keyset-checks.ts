@@ -93,7 +93,7 @@ function assertKeysetProtocol(
       // No Link at all breaks "each response carries Link" (PAG-LINK-HEADER), and on a keyset page
       // the Link is the only way to the next page. A Link without rel=next marks this page as the
       // end, which is an empty page (PAG-KEYSET-END).
-      const linkless = page.response.headers.get('link') === null;
+      const linkless = (page.response.headers.get('link') ?? '').trim() === '';
       t.expect(
         next !== undefined,
         `${what}: page ${index} holds records but has ${linkless ? 'no Link header' : 'no rel=next'}; the end of a keyset collection is an empty page`,
