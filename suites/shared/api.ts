@@ -66,7 +66,7 @@ async function reach(t: CheckContext, path: string): Promise<Reach> {
  */
 export async function reachProject(t: CheckContext, path: string): Promise<string> {
   let byPath = reached.get(t.oauth);
-  if (!byPath) reached.set(t.oauth, (byPath = new Map()));
+  if (!byPath) reached.set(t.oauth, (byPath = new Map<string, Promise<Reach>>()));
   let answer = byPath.get(path);
   if (!answer) {
     answer = reach(t, path);
