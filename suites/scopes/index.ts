@@ -5,7 +5,7 @@
 import * as fc from 'fast-check';
 import { openapi, type RuleId } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
-import { jsonObject, ownProject } from '../shared/api.js';
+import { jsonObject, ownProject, projectPath, reachProject } from '../shared/api.js';
 import { heldScopes } from '../shared/oauth.js';
 import { gitChecks } from './git.js';
 
@@ -274,7 +274,8 @@ const apiFullAccess: Check = {
     const reads = [
       CURRENT_USER,
       NEEDS_API,
-      ...(project ? [`/api/v4/projects/${encodeURIComponent(project)}/issues`] : []),
+      // Reached first: a project refused by its encoded path is ENC-NAMESPACED-PATH's, not this rule's.
+      ...(project ? [`${projectPath(await reachProject(t, project))}/issues`] : []),
     ];
     for (const path of reads) {
       const res = await t.http.get(path, { bearer: token });
@@ -285,7 +286,7 @@ const apiFullAccess: Check = {
     }
     if (!t.caps.control || !t.caps.writable) return;
     await ownProject(t, SCRATCH);
-    const write = await t.http.post(`/api/v4/projects/${encodeURIComponent(SCRATCH)}/issues`, {
+    const write = await t.http.post(`${projectPath(await reachProject(t, SCRATCH))}/issues`, {
       bearer: token,
       json: { title: 'written with an api token' },
     });

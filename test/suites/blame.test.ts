@@ -28,8 +28,7 @@ const REGRESSIONS = [
   'cors-no-preflight',
   // REST API side: checks whose premise (reaching the project by its encoded path, following a
   // link, trusting a header or the page size) failed for another rule now verify it first …
-  // (encoded-slash-rejected joins once scopes.api-full-access reaches its project through
-  // reachProject: that check still reads the fixture's issues by the encoded path for its own rule.)
+  'encoded-slash-rejected',
   'no-414',
   'link-drops-params',
   'x-total-off-by-one',
