@@ -193,8 +193,9 @@ export function createOAuthFlows(
 
   const roleOf = (request: RawRequest): AppRole | undefined => {
     let clientId: string | null | undefined;
+    const authorization = request.headers.get('authorization');
     // Stryker disable next-line StringLiteral: any text without "Basic " at its start matches nothing
-    const basic = /^Basic\s+(\S+)/i.exec(request.headers.get('authorization') ?? '');
+    const basic = /^Basic\s+(\S+)/i.exec(authorization ?? '');
     if (basic) clientId = Buffer.from(basic[1], 'base64').toString('utf8').split(':')[0];
     else if (request.headers.get('content-type')?.includes('json')) {
       try {

@@ -659,15 +659,6 @@ describe('roleOf: the application a token request authenticated as', () => {
     );
     expect(oauth.roleOf(request({ authorization: `basic  ${b64('public-client:')}` }))).toBe('public');
     expect(oauth.roleOf(request({ authorization: `BASIC ${b64('conf-client')}` }))).toBe('confidential');
-    // Basic wins over a client_id in the body.
-    expect(
-      oauth.roleOf(
-        request(
-          { authorization: `Basic ${b64('limited-client:s')}`, 'content-type': 'application/x-www-form-urlencoded' },
-          'client_id=public-client',
-        ),
-      ),
-    ).toBe('limited');
     expect(oauth.roleOf(request({ authorization: `Basic ${b64('stranger:s')}` }))).toBeUndefined();
   });
 
