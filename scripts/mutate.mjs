@@ -109,6 +109,7 @@ const MODULES = {
       'test/suites/redaction.test.ts',
       'test/suites/runner-units.test.ts',
       'test/suites/runner-pure.test.ts',
+      'test/suites/runner-redact-http.test.ts',
       'test/suites/runner-oauth.test.ts',
       'test/suites/runner-capabilities.test.ts',
     ],

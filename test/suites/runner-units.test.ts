@@ -255,7 +255,7 @@ describe('createRedactor learns the secrets an exchange carries', () => {
     r.learn(exchange('{"access_token": broken', 'application/json'));
     r.learn(
       exchange(
-        JSON.stringify({ access_token: 'exact-limit-token', pad: 'x'.repeat(16 * 1024 - 49) }),
+        JSON.stringify({ access_token: 'exact-limit-token', pad: 'x'.repeat(16 * 1024 - 45) }),
         'application/json',
       ),
     );

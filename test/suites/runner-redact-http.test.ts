@@ -1,0 +1,162 @@
+/**
+ * The run's redactor and HTTP recording at their edges, one input changed at a time: what is
+ * learned from a URL, an Authorization header, a JSON body at the size limit; what the recording
+ * holds and leaves out. Each case is the one place a single condition of suites/runner/redact.ts or
+ * suites/runner/http.ts decides the outcome.
+ */
+import { describe, expect, it } from 'vitest';
+import type { RawRequest } from '../../suites/target/types.js';
+import { CheckFailure } from '../../suites/runner/errors.js';
+import { createHttp, createRecorder } from '../../suites/runner/http.js';
+import { createRedactor } from '../../suites/runner/redact.js';
+import { FAKE_BASE, fakeTarget } from './fakes.js';
+
+const get = (url: string, headers: Record<string, string> = {}) => ({ request: { method: 'GET', url, headers } });
+const json = (body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) => ({
+  request: { method: 'POST', url: 'http://h/', headers, body },
+});
+/** Whether the redactor masks `value` standing alone in free text. */
+const masks = (r: ReturnType<typeof createRedactor>, value: string) =>
+  r.text(`see ${value} here`) !== `see ${value} here`;
+
+describe('the redactor learns from a URL its query and its fragment, never its path', () => {
+  it('a fragment without a query (a front-channel answer) is learned', () => {
+    const r = createRedactor();
+    r.learn(get('http://app/cb#access_token=fragment-only-1&state=plain-state-1'));
+    expect(masks(r, 'fragment-only-1')).toBe(true);
+    expect(masks(r, 'plain-state-1')).toBe(false);
+  });
+
+  it('a relative URL that starts with its query is learned', () => {
+    const r = createRedactor();
+    r.learn(get('?code=leading-query-1'));
+    expect(masks(r, 'leading-query-1')).toBe(true);
+  });
+
+  it('a path segment that looks like a pair is not a parameter', () => {
+    const r = createRedactor();
+    r.learn(get('http://h/reset_password=path-segment-1'));
+    expect(masks(r, 'path-segment-1')).toBe(false);
+  });
+
+  it('a query name without "=" is no pair: nothing of it is remembered', () => {
+    const r = createRedactor();
+    r.learn(get('http://h/p?password1&x=1'));
+    expect(r.text('password1')).toBe('password1');
+  });
+});
+
+describe('the redactor learns the credentials of an Authorization header without their scheme', () => {
+  it('the credentials after any run of spaces, and after leading spaces', () => {
+    const r = createRedactor();
+    r.learn(get('http://h/', { Authorization: 'Bearer  two-spaces-token' }));
+    r.learn(get('http://h/', { authorization: '  Bearer leading-space-token' }));
+    expect(r.text('two-spaces-token,leading-space-token')).toBe('two-…,lead…');
+  });
+
+  it('the scheme itself stays readable, and the credentials alone are masked wherever they appear', () => {
+    const r = createRedactor();
+    r.learn(get('http://h/', { Authorization: 'Basic YXBwOnNlY3JldHZhbHVl' }));
+    expect(r.text('x=YXBwOnNlY3JldHZhbHVl; Basic')).toBe('x=YXBw…; Basic');
+  });
+});
+
+describe('the redactor reads JSON bodies by their keys', () => {
+  it('the content type is found whatever the case of its header name', () => {
+    const r = createRedactor();
+    r.learn(json('{"access_token":"capital-header-1"}', { 'Content-Type': 'application/json' }));
+    expect(masks(r, 'capital-header-1')).toBe(true);
+  });
+
+  it('only strings under a secret key; every element of an array under one', () => {
+    const r = createRedactor();
+    r.learn(json('{"token_type":"Bearer","scope":"read_user api","access_token":["array-token-1","array-token-2"]}'));
+    expect(r.text('Bearer read_user api array-token-1 array-token-2')).toBe('Bearer read_user api arra… arra…');
+  });
+
+  it('a null or a number before the secret does not stop the reading', () => {
+    const r = createRedactor();
+    r.learn(json('{"error":null,"expires_in":7200,"refresh_token":"after-null-1"}'));
+    expect(masks(r, 'after-null-1')).toBe(true);
+  });
+
+  it('a body of exactly the limit (16 KiB) is read; one character more is not', () => {
+    const body = (secret: string, length: number) => {
+      const head = `{"access_token":"${secret}","pad":"`;
+      return `${head}${'x'.repeat(length - head.length - 2)}"}`;
+    };
+    const r = createRedactor();
+    const at = body('at-the-limit-1', 16 * 1024);
+    const over = body('over-the-limit-1', 16 * 1024 + 1);
+    expect([at.length, over.length]).toEqual([16384, 16385]);
+    r.learn(json(at));
+    r.learn(json(over));
+    expect(masks(r, 'at-the-limit-1')).toBe(true);
+    expect(masks(r, 'over-the-limit-1')).toBe(false);
+  });
+
+  it('a redactor made with no initial secrets masks no ordinary text', () => {
+    expect(createRedactor().text('Stryker was here, and so were we')).toBe('Stryker was here, and so were we');
+  });
+
+  it('an exchange shown cuts a long response body as it cuts a long request body', () => {
+    const shown = createRedactor().exchange({
+      request: { method: 'GET', url: 'http://h/', headers: {} },
+      response: { status: 200, headers: {}, body: 'r'.repeat(2001) },
+    });
+    expect(shown.response?.body).toBe(`${'r'.repeat(2000)}… (2001 characters)`);
+  });
+});
+
+describe('the HTTP recording holds what was sent and answered, and no more', () => {
+  const harness = (answer: (r: RawRequest) => Response) => {
+    const recorder = createRecorder(2);
+    const http = createHttp(fakeTarget(answer), recorder, createRedactor());
+    return { http, recorder };
+  };
+
+  it('a request without a body is recorded without a body key, an answer without cookies without set-cookie', async () => {
+    const h = harness(() => new Response('ok', { headers: { 'content-type': 'text/plain' } }));
+    await h.http.get('/plain');
+    expect(h.recorder.exchanges[0]).toStrictEqual({
+      request: { method: 'GET', url: `${FAKE_BASE}/plain`, headers: {} },
+      response: { status: 200, headers: { 'content-type': 'text/plain' }, body: 'ok' },
+    });
+  });
+
+  it('the recorder keeps exactly its limit: the oldest goes only when one more comes', async () => {
+    const h = harness(() => new Response(''));
+    await h.http.get('/1');
+    await h.http.get('/2');
+    expect(h.recorder.exchanges.map((e) => e.request.url)).toEqual([`${FAKE_BASE}/1`, `${FAKE_BASE}/2`]);
+    await h.http.get('/3');
+    expect(h.recorder.exchanges.map((e) => e.request.url)).toEqual([`${FAKE_BASE}/2`, `${FAKE_BASE}/3`]);
+  });
+
+  it('a body that is not JSON is quoted by its first 200 characters only', async () => {
+    const h = harness(() => new Response(`<html>${'p'.repeat(300)}`, { headers: { 'content-type': 'text/html' } }));
+    const res = await h.http.get('/html');
+    let error: unknown;
+    try {
+      res.json();
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(CheckFailure);
+    expect((error as CheckFailure).details).toEqual({ contentType: 'text/html', body: `<html>${'p'.repeat(194)}` });
+  });
+
+  it('follow: a relative reference that carries an absolute URL in its query stays relative', async () => {
+    const sent: string[] = [];
+    const http = createHttp(
+      fakeTarget((r) => {
+        sent.push(r.url);
+        return new Response('');
+      }),
+      createRecorder(),
+      createRedactor(),
+    );
+    await http.follow('/next?to=http://elsewhere.test/');
+    expect(sent).toEqual([`${FAKE_BASE}/next?to=http://elsewhere.test/`]);
+  });
+});
