@@ -287,6 +287,7 @@ export const FAULT_NAMES = [
   'no-moved-redirect',
   'no-slow-down',
   'old-access-token-valid',
+  'page-default-not-first',
   'password-client-credentials-setting-ignored',
   'password-grant-two-factor',
   'password-requires-client',

@@ -62,7 +62,9 @@ export function pageParams(ctx: Ctx): Pagination {
   const { perPageDefault, perPageMax } = limits();
   const asked = positiveInt(ctx.query.get('per_page')) ?? perPageDefault;
   const perPage = ctx.sim.fault('per-page-not-clamped') ? asked : Math.min(asked, perPageMax);
-  const page = positiveInt(ctx.query.get('page')) ?? 1;
+  const pageAsked = ctx.query.get('page');
+  // The fault moves only the missing page; an invalid one still falls back to 1 (PAG-INVALID-PARAMS).
+  const page = positiveInt(pageAsked) ?? (pageAsked === null && ctx.sim.fault('page-default-not-first') ? 2 : 1);
   return { perPage, page };
 }
 

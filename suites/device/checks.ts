@@ -363,10 +363,14 @@ export const deviceChecks: Check[] = [
     needs: ['device'],
     async run(t: CheckContext) {
       const start = await startDevice(t);
-      t.expect(absoluteUrl(start.verificationUriComplete), 'verification_uri_complete must be an absolute URL');
+      // The page with user_code in its query, built here from verification_uri: what
+      // verification_uri_complete holds is DEV-VERIFICATION-URI-COMPLETE's to judge, not this rule's.
+      const page = absoluteUrl(start.verificationUri);
+      t.expect(page, 'verification_uri must be an absolute URL');
+      page.searchParams.set('user_code', start.userCode);
       // Play the user through the real pages (sign-in first), whatever driver the run uses.
       let form: HtmlForm | undefined;
-      const result = await createBrowser(t.http, t.config).browse(start.verificationUriComplete, 'deny', (f) => {
+      const result = await createBrowser(t.http, t.config).browse(page.href, 'deny', (f) => {
         form = f;
         return {};
       });

@@ -36,7 +36,7 @@ export const plusVersus2B: Check = {
     const issues = `${projectPath(fixtureProject(t))}/issues`;
     const listing = await t.http.get(issues, {
       headers,
-      query: { order_by: 'created_at', sort: 'asc', per_page: limits().perPageMax },
+      query: { order_by: 'created_at', sort: 'asc', per_page: limits().perPageMax, page: 1 },
     });
     expectPlus(listing.status === 200, `the fixture project's issues answered ${listing.status}, expected 200`, {
       status: listing.status,
@@ -51,7 +51,7 @@ export const plusVersus2B: Check = {
       const boundary = Math.floor(Date.parse(record.created_at) / 1000) * 1000 - 1000;
       const { time, offset } = localTime(boundary, minutes);
       const ask = (plus: string) =>
-        t.http.get(`${issues}?order_by=created_at&sort=asc&per_page=1&created_after=${time}${plus}${offset}`, {
+        t.http.get(`${issues}?order_by=created_at&sort=asc&per_page=1&page=1&created_after=${time}${plus}${offset}`, {
           headers,
         });
       const encoded = await ask('%2B');

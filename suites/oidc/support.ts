@@ -21,9 +21,20 @@ export async function fetchJwks(t: CheckContext, path = KEYS_PATH): Promise<JSON
   return body as unknown as JSONWebKeySet;
 }
 
+/** The members of a private RSA or EC key: published, they break OIDC-JWKS (its own check says so). */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth'];
+
+/**
+ * The published keys, as public keys only: jose would read a key with private members as a
+ * private key and refuse to verify with it, failing a good signature for a leak that is
+ * OIDC-JWKS's to judge.
+ */
 export function localKeys(t: CheckContext, jwks: JSONWebKeySet) {
+  const publicOnly = {
+    keys: jwks.keys.map((k) => Object.fromEntries(Object.entries(k).filter(([m]) => !PRIVATE_MEMBERS.includes(m)))),
+  } as JSONWebKeySet;
   try {
-    return createLocalJWKSet(jwks);
+    return createLocalJWKSet(publicOnly);
   } catch (error) {
     return t.fail(
       'the key set is not a valid JSON Web Key Set',

@@ -48,7 +48,7 @@ export async function offsetCollections(t: CheckContext): Promise<OffsetCollecti
     const filled = fillPath(t, op);
     if ('missing' in filled) continue;
     const collection = { name: op.operationId, path: filled.path, query: ORDERED[op.operationId] ?? {}, headers };
-    const probe = await t.http.get(collection.path, { headers, query: { ...collection.query, per_page: 1 } });
+    const probe = await t.http.get(collection.path, { headers, query: { ...collection.query, per_page: 1, page: 1 } });
     if (probe.status !== 200) continue;
     // An empty collection has no page to walk: what a walk of it passed would be unseen.
     const items = jsonValue(probe);
@@ -125,7 +125,7 @@ export async function referenceOrder(t: CheckContext, collection: OffsetCollecti
   const walk = await walkOffset(
     t,
     collection,
-    { per_page: limits().perPageMax },
+    { per_page: limits().perPageMax, page: 1 },
     { start: rules, follow: rules },
     MAX_REFERENCE_PAGES,
   );

@@ -280,7 +280,7 @@ const memberRolesLifecycle: Check = {
     );
     // Every page, through rel=next: the new role need not be on the first.
     const listed = async () => {
-      let url: string | undefined = `${t.http.baseUrl}${MEMBER_ROLES}?per_page=100`;
+      let url: string | undefined = `${t.http.baseUrl}${MEMBER_ROLES}?per_page=100&page=1`;
       for (let pages = 0; url && pages < 20; pages++) {
         const res = await t.http.follow(url, { headers });
         const page = jsonValue(res);

@@ -24,6 +24,9 @@ const PROBES: Record<
     },
   },
   'x-page-zero-based': { probe: async ({ api }) => (await api.get('/api/v4/projects')).headers['x-page'] !== '1' },
+  'page-default-not-first': {
+    probe: async ({ api }) => (await api.get('/api/v4/projects?per_page=2')).headers['x-page'] !== '1',
+  },
   'per-page-not-clamped': {
     probe: async ({ api }) => (await api.get('/api/v4/projects?per_page=150')).body.length > 100,
   },

@@ -279,6 +279,17 @@ describe('offset faults give their specific wrong answer', () => {
     expect((await answer('per_page=3', { faults: ['x-page-zero-based'] })).headers['x-page']).toBe('0');
   });
 
+  it('page-default-not-first: no page serves page 2 and says so; an explicit page is untouched', async () => {
+    const second = await answer('per_page=3&page=2');
+    expect(await answer('per_page=3', { faults: ['page-default-not-first'] })).toEqual(second);
+    expect(second.body).toEqual([4, 5, 6]);
+    expect(await answer('per_page=3&page=1', { faults: ['page-default-not-first'] })).toEqual(
+      await answer('per_page=3'),
+    );
+    const invalid = await answer('per_page=3&page=x', { faults: ['page-default-not-first'] });
+    expect([invalid.headers['x-page'], invalid.body]).toEqual(['1', [1, 2, 3]]);
+  });
+
   it('x-total-off-by-one: one more than the records, the page count untouched', async () => {
     const wrong = await answer('per_page=3', { faults: ['x-total-off-by-one'] });
     expect(wrong.headers['x-total']).toBe('7');
