@@ -30,9 +30,9 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth'];
  * OIDC-JWKS's to judge.
  */
 export function localKeys(t: CheckContext, jwks: JSONWebKeySet) {
-  const publicOnly = {
+  const publicOnly: JSONWebKeySet = {
     keys: jwks.keys.map((k) => Object.fromEntries(Object.entries(k).filter(([m]) => !PRIVATE_MEMBERS.includes(m)))),
-  } as JSONWebKeySet;
+  };
   try {
     return createLocalJWKSet(publicOnly);
   } catch (error) {
