@@ -70,22 +70,27 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     if (!details.failed) return;
     const error = details.errorInstance;
     if (error instanceof CheckSkipped) throw error;
-    const counterexample = details.counterexample
-      ? parts.redactor.text(fc.stringify(details.counterexample))
-      : undefined;
+    // fast-check gave up before any case failed (every generated case rejected by fc.pre): the
+    // harness could not test, which says nothing about the target.
+    if (!details.counterexample)
+      throw new HarnessError(`the property ran no case: fast-check skipped all ${details.numSkips} it generated`);
+    const counterexample = parts.redactor.text(fc.stringify(details.counterexample));
     // Run the shrunk case once more so the recorded exchanges are the ones that show it.
-    if (details.counterexample) {
-      parts.recorder.clear();
-      try {
-        await predicate(...details.counterexample);
-      } catch {
-        /* expected: it is the failing case */
-      }
+    parts.recorder.clear();
+    let verdict: unknown;
+    try {
+      verdict = await predicate(...details.counterexample);
+    } catch {
+      /* expected: it is the failing case */
     }
     const base = error instanceof CheckFailure ? error : undefined;
     const message =
       base?.message ??
-      (error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : FALSE_PROPERTY);
+      (verdict === false
+        ? FALSE_PROPERTY
+        : error instanceof Error
+          ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}`
+          : `the property threw ${String(error)}`);
     throw new CheckFailure(
       message,
       { ...base?.details, shrinks: details.numShrinks, seed: details.seed, path: details.counterexamplePath },

@@ -21,7 +21,8 @@ export interface Recorder {
   add(exchange: Exchange): void;
 }
 
-export function createRecorder(limit = EXCHANGES_KEPT): Recorder {
+/** `accepts` may turn an exchange away (one from a check that already ended). */
+export function createRecorder(limit = EXCHANGES_KEPT, accepts: () => boolean = () => true): Recorder {
   const exchanges: Exchange[] = [];
   let count = 0;
   return {
@@ -35,7 +36,7 @@ export function createRecorder(limit = EXCHANGES_KEPT): Recorder {
       count = 0;
     },
     add(exchange) {
-      if (!this.enabled) return;
+      if (!this.enabled || !accepts()) return;
       count++;
       // One in, at most one out: the recorder never holds more than `limit`.
       exchanges.push(exchange);

@@ -85,7 +85,8 @@ export async function runConformance(options: RunOptions): Promise<Report> {
   const session = await openSession(options);
   try {
     const known = new Set(session.catalogue.map((r) => r.id));
-    const whole = selectChecks(options.checks, options.select, known);
+    const select = options.select ?? {};
+    const whole = selectChecks(options.checks, select, known);
     const selected = options.shard ? shardOf(whole, options.shard, options.shard.durations) : whole;
     options.progress?.(
       `${session.target.name}: release ${session.release} (${session.offering}), seed ${session.seed}, ${selected.length} checks` +
@@ -106,7 +107,8 @@ export async function runConformance(options: RunOptions): Promise<Report> {
         : await session.runCheck(check);
       results.push(result);
       options.onResult?.(result, i, selected.length);
-      const note = result.status === 'passed' ? '' : ` — ${result.message ?? ''}`;
+      // Every result but a pass carries a message.
+      const note = result.status === 'passed' ? '' : ` — ${result.message!}`;
       // A caller that takes each result shows progress its own way.
       if (!options.onResult)
         options.progress?.(
@@ -114,17 +116,11 @@ export async function runConformance(options: RunOptions): Promise<Report> {
         );
     }
     // The report lists the rules in force that this selection is about.
-    const filtered = !!(
-      options.select?.suites?.length ||
-      options.select?.rules?.length ||
-      options.select?.check ||
-      options.select?.checks
-    );
+    const filtered = !!(select.suites?.length || select.rules?.length || select.check || select.checks);
     const touched = new Set<string>(whole.flatMap((c) => c.rules));
     const rules = session.catalogue.filter(
       // The catalogue may be a test's own (ids outside spec/rules.yaml): inForce treats those as in force.
-      (r) =>
-        session.inForce(r.id as RuleId) && (!filtered || touched.has(r.id) || options.select?.rules?.includes(r.id)),
+      (r) => session.inForce(r.id as RuleId) && (!filtered || touched.has(r.id) || select.rules?.includes(r.id)),
     );
     return buildReport({
       target: session.target.name,

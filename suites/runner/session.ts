@@ -2,6 +2,7 @@
  * A session: one target, its detected capabilities and driver, ready to run checks one by one.
  * The CLI runner and the vitest glue both run checks through here, so they agree on every verdict.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { profiles } from '../../spec/index.js';
 import type { Offering, RuleId } from '../../spec/index.js';
 import type { CheckResult, CheckStatus } from '../report/model.js';
@@ -24,6 +25,8 @@ export const INTERRUPTED = 'the run was interrupted';
 const PASSWORD_RULE: RuleId = 'GRANT-PASSWORD-PARAMS';
 /** A check that has not finished after this long is failed, so one hang cannot stall a run. */
 export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
+/** Why a check that ran past its time limit may send nothing more. */
+export const PAST_ITS_END = 'the check ran past its end; its later requests are refused';
 
 const WHY_MISSING: Record<Capability, string> = {
   control: 'the simulator control API does not answer',
@@ -110,22 +113,34 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     config.user?.password,
     ...Object.values(config.applications ?? {}).map((a) => a?.clientSecret),
   ]);
-  const recorder = createRecorder();
+  // Which check a request comes from, through every await of that check: a check abandoned at its
+  // time limit goes on running, and its later requests must not land in the next check's evidence.
+  const checkScope = new AsyncLocalStorage<number>();
+  let checkNumber = 0;
+  let liveCheck: number | undefined;
+  // Set-up and revocation run outside any check (no scope) and are always current.
+  const fromLiveCheck = () => {
+    const scope = checkScope.getStore();
+    return scope === undefined || scope === liveCheck;
+  };
+  const recorder = createRecorder(undefined, fromLiveCheck);
   // Any token response, whoever asked for it, is adopted by the running check for revocation.
   let current: TrackedFlows | undefined;
   // A check's own requests stop once the run is interrupted; housekeeping (revocation) never does.
   let checkRunning = false;
+  // Stryker disable next-line BooleanLiteral: runCheck resets it before each check, and nothing reads it before
   let stoppedCheck = false;
   const http = createHttp(
     target,
     recorder,
     redactor,
     (request, response) => {
-      if (current && response.status === 200 && /\/oauth\/token(\?|$)/.test(request.url))
-        current.adopt(response, current.roleOf(request));
+      // adopt takes only a 200 answer with tokens in it.
+      if (current && /\/oauth\/token(\?|$)/.test(request.url)) current.adopt(response, current.roleOf(request));
     },
     () => {
-      if (checkRunning && recorder.enabled && options.stopRequested?.()) {
+      if (!fromLiveCheck()) throw new HarnessError(PAST_ITS_END);
+      if (checkRunning && options.stopRequested?.()) {
         stoppedCheck = true;
         throw new CheckSkipped(INTERRUPTED);
       }
@@ -133,7 +148,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   );
   const random = createRandom(options.seed);
 
-  recorder.enabled = false;
+  // Set-up exchanges are recorded like any other; each check clears the recorder before it runs.
   const control = await detectControl(http);
   const driver = await createDriver(http, config, control);
   const setupFlows = createOAuthFlows(http, driver, config, redactor, random);
@@ -154,14 +169,14 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     throw error;
   }
   current = undefined;
-  recorder.enabled = true;
 
   const levelOf = new Map(catalogue.map((r) => [r.id, r.level]));
   const ruleOf = new Map(catalogue.map((r) => [r.id, r]));
   const gate = (check: Check): string | null => {
     if (!check.rules.some(inForce)) {
+      // Each rule here is out of force, so each has a reason.
       const reasons = check.rules.map((id) => whyNotInForce(ruleOf.get(id)!, release, offering, config.features ?? {}));
-      return `its rules are not in force: ${[...new Set(reasons.filter(Boolean))].join('; ')}`;
+      return `its rules are not in force: ${[...new Set(reasons)].join('; ')}`;
     }
     const missing = (check.needs ?? []).filter((c) => !caps[c]);
     if (missing.length) return `needs ${missing.join(', ')}: ${missing.map((c) => WHY_MISSING[c]).join('; ')}`;
@@ -174,13 +189,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
    * token response itself wrong: the report then blames the sentence really broken. A named id
    * that is no rule at all is the check's bug: the run stops rather than blame all its rules.
    */
-  const brokenRules = (check: Check, failure?: CheckFailure): string[] => {
-    const unknown = failure?.rules?.filter((id) => !levelOf.has(id)) ?? [];
+  const brokenRules = (check: Check, failure: CheckFailure): string[] => {
+    const unknown = failure.rules?.filter((id) => !levelOf.has(id)) ?? [];
     if (unknown.length)
       throw new HarnessError(
         `check ${check.id} failed naming rule${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}, not in the rule catalogue (spec/rules.yaml): fix the check`,
       );
-    const named = failure?.rules?.filter((id) => inForce(id));
+    const named = failure.rules?.filter((id) => inForce(id));
     return named?.length ? named : check.rules.filter(inForce);
   };
   /** A failure counts as a warning when every rule it broke is only `should` or `info`. */
@@ -261,9 +276,15 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       let result: CheckResult;
       checkRunning = true;
       stoppedCheck = false;
+      const scope = ++checkNumber;
+      liveCheck = scope;
       try {
         const timeoutMs = driver.kind === 'manual' ? 0 : (options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
-        await withTimeout(check.run(t), timeoutMs, `check ${check.id}`);
+        await withTimeout(
+          checkScope.run(scope, () => check.run(t)),
+          timeoutMs,
+          `check ${check.id}`,
+        );
         if (evidence.failures.length) result = failed(check, evidence.failures, done, evidenceFields);
         else if (recorder.count === 0)
           result = errored('the check made no request to the target: nothing was seen, so nothing is passed');
@@ -284,11 +305,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           result = errored(`the check crashed (a defect of the harness, not a verdict on the target): ${stack}`);
         }
       } finally {
+        // The result already holds its exchanges: revocation's own are never shown.
         checkRunning = false;
-        recorder.enabled = false;
+        liveCheck = undefined;
         await oauth.revokeAll();
         current = undefined;
-        recorder.enabled = true;
       }
       // Whatever the check made of its refused requests, an interrupted check proved nothing.
       if (stoppedCheck) return { ...base, status: 'skipped', durationMs: Date.now() - started, message: INTERRUPTED };

@@ -1,0 +1,207 @@
+/**
+ * The check context's assertions, exact: what each one counts as evidence (assertions, named
+ * rules, "named none"), what it throws, how soft failures are kept, and what a failed property
+ * reports (message, details, counterexample redacted, the shrunk case's exchanges).
+ */
+import * as fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createCheckContext, createEvidence, type ContextParts } from '../../suites/runner/context.js';
+import { CheckFailure, CheckSkipped, HarnessError } from '../../suites/runner/errors.js';
+import { createRecorder } from '../../suites/runner/http.js';
+import { createRedactor } from '../../suites/runner/redact.js';
+import type { CheckContext } from '../../suites/types.js';
+import { FAKE_BASE, fakeRules } from './fakes.js';
+
+const SEED = 42;
+const RUNS = 10;
+
+function context() {
+  const evidence = createEvidence();
+  const recorder = createRecorder();
+  const parts = {
+    config: { baseUrl: FAKE_BASE },
+    release: '18.0',
+    offering: 'self-managed',
+    caps: {},
+    http: {},
+    driver: {},
+    oauth: {},
+    seed: SEED,
+    numRuns: RUNS,
+    slow: false,
+    inForce: () => true,
+    recorder,
+    redactor: createRedactor(['secret-value-1']),
+    evidence,
+  } as unknown as ContextParts;
+  const t: CheckContext = createCheckContext(parts);
+  return { t, evidence, recorder };
+}
+
+const note = (recorder: ReturnType<typeof createRecorder>, url: string) =>
+  recorder.add({ request: { method: 'GET', url, headers: {} } });
+
+/** What a promise rejected with. */
+const rejection = (p: Promise<unknown>) =>
+  p.then(
+    () => 'resolved',
+    (e: unknown) => e,
+  );
+
+describe('assertions as evidence', () => {
+  it('t.expect that holds counts once per call; naming no rule speaks for all', () => {
+    const { t: ctx, evidence } = context();
+    const t: CheckContext = ctx;
+    t.expect(true, 'a');
+    t.expect(1, 'b');
+    expect(evidence).toEqual({ assertions: 2, rules: new Set(), unnamed: true, failures: [] });
+  });
+
+  it('t.expect naming rules records them, and only them', () => {
+    const { t: ctx, evidence } = context();
+    const t: CheckContext = ctx;
+    t.expect(true, 'a', { rules: fakeRules('T-MUST') });
+    t.expect(true, 'b', { rules: fakeRules('T-MUST', 'T-SHOULD') });
+    expect(evidence).toEqual({ assertions: 2, rules: new Set(['T-MUST', 'T-SHOULD']), unnamed: false, failures: [] });
+  });
+
+  it('t.expect that fails and t.fail throw the message and details, counted once', () => {
+    const { t, evidence } = context();
+    const details = { rules: fakeRules('T-MUST'), status: 500 };
+    expect(() => t.expect(0, 'wrong', details)).toThrow(new CheckFailure('wrong', details));
+    expect(evidence.assertions).toBe(1);
+    let thrown: unknown;
+    try {
+      t.fail('broke', details);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(CheckFailure);
+    expect([(thrown as CheckFailure).message, (thrown as CheckFailure).details]).toEqual(['broke', details]);
+    expect(evidence).toEqual({ assertions: 2, rules: new Set(['T-MUST']), unnamed: false, failures: [] });
+  });
+
+  it('t.soft answers a boolean, keeps each failing message once, and goes on', () => {
+    const { t, evidence } = context();
+    expect(t.soft(1, 'a')).toBe(true);
+    expect(t.soft('', 'b', { rules: fakeRules('T-SHOULD') })).toBe(false);
+    expect(t.soft(null, 'b')).toBe(false);
+    expect(t.soft(0, 'c')).toBe(false);
+    expect(evidence.assertions).toBe(4);
+    expect(evidence.failures.map((f) => [f.message, f.details])).toEqual([
+      ['b', { rules: ['T-SHOULD'] }],
+      ['c', undefined],
+    ]);
+  });
+
+  it('t.harness and t.skip throw their own kinds', () => {
+    const { t, evidence } = context();
+    expect(() => t.harness('no button')).toThrow(new HarnessError('no button'));
+    expect(() => t.skip('no fixture')).toThrow(new CheckSkipped('no fixture'));
+    expect(evidence.assertions).toBe(0);
+  });
+});
+
+describe('t.property', () => {
+  it('runs numRuns cases drawn from the run seed', async () => {
+    const { t } = context();
+    const drawn: number[] = [];
+    await t.property(fc.integer(), async (n) => void drawn.push(n));
+    const expected: number[] = [];
+    await fc.assert(
+      fc.asyncProperty(fc.integer(), async (n) => void expected.push(n)),
+      { seed: SEED, numRuns: RUNS },
+    );
+    expect(drawn).toEqual(expected);
+    expect(drawn).toHaveLength(RUNS);
+  });
+
+  it('a predicate that returns nothing asserts nothing by itself; one that answers true is one assertion', async () => {
+    const quiet = context();
+    await quiet.t.property(fc.nat(), async () => undefined);
+    expect(quiet.evidence).toEqual({ assertions: 0, rules: new Set(), unnamed: false, failures: [] });
+    const judged = context();
+    await judged.t.property(fc.nat(), async (n) => n >= 0);
+    expect(judged.evidence).toEqual({ assertions: 1, rules: new Set(), unnamed: true, failures: [] });
+    const named = context();
+    await named.t.property(fc.nat(), async (n) => named.t.expect(n >= 0, 'x', { rules: fakeRules('T-MUST') }));
+    expect(named.evidence).toEqual({ assertions: RUNS, rules: new Set(['T-MUST']), unnamed: false, failures: [] });
+  });
+
+  it('a predicate that returns false: our sentence, the shrunk case redacted, and its exchanges alone', async () => {
+    const { t, evidence, recorder } = context();
+    note(recorder, 'before');
+    const calls: string[] = [];
+    const error = await rejection(
+      t.property(fc.constantFrom('secret-value-1', 'other-value'), async (s) => {
+        calls.push(s);
+        note(recorder, s);
+        return false;
+      }),
+    );
+    expect(error).toBeInstanceOf(CheckFailure);
+    const failure = error as CheckFailure;
+    expect(failure.message).toBe('the property returned false');
+    expect(failure.counterexample).toBe('["secr…"]');
+    expect(failure.details).toEqual({ shrinks: 0, seed: SEED, path: '0' });
+    // The shrunk case ran once more, after the recorder was cleared.
+    expect(calls.at(-1)).toBe('secret-value-1');
+    expect(recorder.exchanges.map((e) => e.request.url)).toEqual(['secret-value-1']);
+    expect(evidence.assertions).toBe(1);
+  });
+
+  it('a failed assertion inside keeps its message and details, with where fast-check found it', async () => {
+    const { t } = context();
+    const error = await rejection(
+      t.property(fc.integer({ min: 0, max: 100 }), async (n) =>
+        t.expect(n < 10, `n=${n} is too big`, { rules: fakeRules('T-MUST'), status: 400 }),
+      ),
+    );
+    const failure = error as CheckFailure;
+    expect(failure.message).toBe('n=10 is too big');
+    expect(failure.counterexample).toBe('[10]');
+    expect(failure.details).toMatchObject({ rules: ['T-MUST'], status: 400, seed: SEED });
+    expect(Object.keys(failure.details!).sort()).toEqual(['path', 'rules', 'seed', 'shrinks', 'status']);
+  });
+
+  it('an error thrown inside: its name unless a plain Error, or what was thrown', async () => {
+    const thrown = async (value: unknown) => {
+      const { t } = context();
+      return (
+        (await rejection(
+          t.property(fc.nat(), async () => {
+            throw value;
+          }),
+        )) as CheckFailure
+      ).message;
+    };
+    expect(await thrown(new TypeError('bad n'))).toBe('TypeError: bad n');
+    expect(await thrown(new Error('plain'))).toBe('plain');
+    expect(await thrown('a string')).toBe('the property threw a string');
+  });
+
+  it('a skip inside is the check’s skip, as thrown', async () => {
+    const { t } = context();
+    const skip = new CheckSkipped('no fixture');
+    expect(
+      await rejection(
+        t.property(fc.nat(), async () => {
+          throw skip;
+        }),
+      ),
+    ).toBe(skip);
+  });
+
+  it('a property fast-check gave up on (every case skipped) is the harness’s trouble, not a failure', async () => {
+    const { t, recorder } = context();
+    note(recorder, 'kept');
+    const error = await rejection(
+      t.property(fc.nat(), async () => {
+        fc.pre(false);
+      }),
+    );
+    expect(error).toEqual(new HarnessError('the property ran no case: fast-check skipped all 1001 it generated'));
+    expect(error).toBeInstanceOf(HarnessError);
+    expect(recorder.exchanges.map((e) => e.request.url)).toEqual(['kept']);
+  });
+});

@@ -1,0 +1,753 @@
+/**
+ * The session's result building, exact: every status a check can end in and the fields each
+ * carries (broken, proved, failures, message, exchange, reproduce), the gate's reasons, the rules a
+ * failure blames, timeouts, interruption, token adoption and revocation, what is masked, and the
+ * order in which the session opens and closes. In process, against a fake target that records
+ * every request; the clock is faked (Date only) so durations are exact.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { TargetError } from '../../suites/errors.js';
+import { CheckFailure, CheckSkipped } from '../../suites/runner/errors.js';
+import type { RuleInfo } from '../../suites/runner/rules.js';
+import {
+  DEFAULT_CHECK_TIMEOUT_MS,
+  INTERRUPTED,
+  PAST_ITS_END,
+  describeFailure,
+  openSession,
+  reproduceCommand,
+  type SessionOptions,
+} from '../../suites/runner/session.js';
+import { TransportError, type RawRequest } from '../../suites/target/types.js';
+import type { Capability, CheckContext, TargetConfig } from '../../suites/types.js';
+import { FAKE_BASE, RULES, check, fakeRules, fakeTarget, seen } from './fakes.js';
+
+/** What the fake driver module saw: closes, in order with the target's. */
+const drivers = vi.hoisted(() => ({ events: [] as string[], withClose: true, closeFails: false }));
+
+// The real drivers, each given a close() that records itself (only the browser driver has one).
+vi.mock('../../suites/drivers/index.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../suites/drivers/index.js')>();
+  return {
+    ...real,
+    createDriver: async (...args: Parameters<typeof real.createDriver>) => {
+      const driver = await real.createDriver(...args);
+      if (!drivers.withClose) return driver;
+      return {
+        ...driver,
+        close: async () => {
+          drivers.events.push('driver closed');
+          if (drivers.closeFails) throw new Error('the browser would not close');
+        },
+      };
+    },
+  };
+});
+
+beforeEach(() => {
+  drivers.events = [];
+  drivers.withClose = true;
+  drivers.closeFails = false;
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(new Date('2026-01-01T00:00:00Z'));
+});
+afterEach(() => vi.useRealTimers());
+
+const CATALOGUE: RuleInfo[] = [
+  ...RULES,
+  { id: 'T-INFO', title: 'an info rule', level: 'info', source: 'test', origin: 'source' },
+  { id: 'T-PAST', title: 'a rule of an old release', level: 'must', source: 'test', origin: 'source', until: '16.0' },
+];
+
+const CONFIDENTIAL = { clientId: 'app-c', clientSecret: 'app-secret-1', redirectUri: 'http://x/cb', scopes: ['api'] };
+
+interface Sent {
+  method: string;
+  path: string;
+  body?: string;
+  auth?: string;
+}
+
+/** A fake target that records each request; `answer` may answer it, else 404. */
+function recording(
+  answer: (r: RawRequest, path: string) => Response | undefined = () => undefined,
+  config: Partial<TargetConfig> = {},
+) {
+  const sent: Sent[] = [];
+  const target = fakeTarget((r) => {
+    const url = new URL(r.url);
+    const path = url.pathname + url.search;
+    sent.push({
+      method: r.method,
+      path,
+      ...(r.body !== undefined ? { body: r.body } : {}),
+      ...(r.headers.get('authorization') ? { auth: r.headers.get('authorization')! } : {}),
+    });
+    return answer(r, path) ?? new Response('{}', { status: 404 });
+  }, config);
+  target.close = async () => void drivers.events.push('target closed');
+  return { target, sent, paths: () => sent.map((s) => `${s.method} ${s.path}`) };
+}
+
+const options = (over: Partial<SessionOptions> & Pick<SessionOptions, 'target'>): SessionOptions => ({
+  seed: 7,
+  numRuns: 5,
+  rules: CATALOGUE,
+  reproduceArgs: ['--target', FAKE_BASE],
+  ...over,
+});
+
+const REPRODUCE = (id: string) => `npx idp-conformance run --check grants.${id} --seed 7 --target ${FAKE_BASE}`;
+const ROOT_EXCHANGE = {
+  request: { method: 'GET', url: `${FAKE_BASE}/`, headers: {} },
+  response: { status: 404, headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: '{}' },
+};
+
+/** Runs checks one by one in one session and closes it. */
+async function runAll(over: Partial<SessionOptions>, ...checks: Parameters<typeof check>[]) {
+  const session = await openSession(options({ ...over, target: over.target ?? recording().target }));
+  const results = [];
+  for (const c of checks) results.push(await session.runCheck(check(...c)));
+  await session.close();
+  return results;
+}
+
+describe('reproduceCommand', () => {
+  it('names the check and seed, then the run arguments, quoting only what a shell would split', () => {
+    expect(reproduceCommand('grants.x', 3)).toBe('npx idp-conformance run --check grants.x --seed 3');
+    expect(reproduceCommand('grants.x', 3, ['--target', 'http://a.test/p_q', '--x=a,b@c:d-e'])).toBe(
+      'npx idp-conformance run --check grants.x --seed 3 --target http://a.test/p_q --x=a,b@c:d-e',
+    );
+    expect(reproduceCommand('grants.x', 3, ['--config', "it's here.json"])).toBe(
+      `npx idp-conformance run --check grants.x --seed 3 --config 'it'\\''s here.json'`,
+    );
+  });
+});
+
+describe('openSession', () => {
+  it('first asks the target its root, then the control API; a plain target gets no other probe', async () => {
+    const fake = recording();
+    const session = await openSession(options({ target: fake.target }));
+    expect(fake.paths()).toEqual(['GET /', 'GET /-/simulator/config']);
+    expect(session.caps).toEqual({
+      control: false,
+      clock: false,
+      settings: false,
+      device: false,
+      passwordGrant: false,
+      pat: false,
+      writable: false,
+      oidc: false,
+    });
+    await session.close();
+  });
+
+  it('an unreachable target is a TargetError naming it; any other error of the transport passes through', async () => {
+    const down = fakeTarget(() => {
+      throw new TransportError('connect ECONNREFUSED 127.0.0.1:9', 'unreachable');
+    });
+    await expect(openSession(options({ target: down }))).rejects.toThrow(
+      new TargetError(`target ${FAKE_BASE} does not answer: connect ECONNREFUSED 127.0.0.1:9`),
+    );
+    await expect(openSession(options({ target: down }))).rejects.toBeInstanceOf(TargetError);
+    const odd = new RangeError('a bug of the target adapter');
+    const broken = fakeTarget(() => {
+      throw odd;
+    });
+    await expect(openSession(options({ target: broken }))).rejects.toBe(odd);
+  });
+
+  it('release and offering: the run flags first, then the target config, then the profile defaults', async () => {
+    const open = async (over: Partial<SessionOptions>, config: Partial<TargetConfig>) => {
+      const session = await openSession(options({ target: recording(undefined, config).target, ...over }));
+      await session.close();
+      return [session.release, session.offering];
+    };
+    expect(await open({ release: '17.0', offering: 'hosted' }, { release: '16.0', offering: 'self-managed' })).toEqual([
+      '17.0',
+      'hosted',
+    ]);
+    expect(await open({ release: '17.0', offering: 'hosted' }, {})).toEqual(['17.0', 'hosted']);
+    expect(await open({}, { release: '16.0', offering: 'hosted' })).toEqual(['16.0', 'hosted']);
+    expect(await open({}, {})).toEqual(['18.0', 'self-managed']);
+  });
+
+  it('probes the password grant only while its rule is in force at the release', async () => {
+    const config = {
+      user: { username: 'root', password: 'user-password-1' },
+      applications: { confidential: CONFIDENTIAL },
+    };
+    const tokens = (_r: RawRequest, path: string) =>
+      path === '/oauth/token' ? Response.json({ access_token: 'setup-token-1', token_type: 'Bearer' }) : undefined;
+    const open = async (rules: RuleInfo[]) => {
+      const fake = recording(tokens, config);
+      const session = await openSession(options({ target: fake.target, rules }));
+      await session.close();
+      return { grant: session.caps.passwordGrant, asked: fake.paths().filter((p) => /oauth\/(token|revoke)/.test(p)) };
+    };
+    const password = (until?: string): RuleInfo => ({
+      id: 'GRANT-PASSWORD-PARAMS',
+      title: 'password grant',
+      level: 'must',
+      source: 'test',
+      origin: 'source',
+      ...(until ? { until } : {}),
+    });
+    // In force: the grant is tried (and its token revoked at once); closed at 16.0: never asked.
+    expect(await open([...CATALOGUE, password()])).toEqual({
+      grant: true,
+      asked: ['POST /oauth/token', 'POST /oauth/revoke'],
+    });
+    expect(await open([...CATALOGUE, password('16.0')])).toEqual({ grant: false, asked: [] });
+  });
+
+  it('closes the driver when detecting capabilities throws, and passes the error on', async () => {
+    // An application without scopes (a config no schema would pass) makes the oidc probe throw.
+    const config = { applications: { confidential: { clientId: 'c', redirectUri: 'http://x/cb' } } } as never;
+    await expect(openSession(options({ target: recording(undefined, config).target }))).rejects.toBeInstanceOf(
+      TypeError,
+    );
+    expect(drivers.events).toEqual(['driver closed']);
+    // A driver that has nothing to close is left alone: the error is still the detection's.
+    drivers.withClose = false;
+    await expect(openSession(options({ target: recording(undefined, config).target }))).rejects.toThrow(
+      /reading 'includes'/,
+    );
+  });
+
+  it('close: the driver first, then the target, even when the driver fails to close', async () => {
+    const fake = recording();
+    const session = await openSession(options({ target: fake.target }));
+    await session.close();
+    expect(drivers.events).toEqual(['driver closed', 'target closed']);
+    drivers.events = [];
+    drivers.closeFails = true;
+    const again = await openSession(options({ target: recording().target }));
+    await expect(again.close()).rejects.toThrow('the browser would not close');
+    expect(drivers.events).toEqual(['driver closed', 'target closed']);
+  });
+});
+
+describe('runCheck: the gate', () => {
+  it('runs a check when any of its rules is in force', async () => {
+    const [r] = await runAll({}, ['mixed', ['T-MUST', 'T-FUTURE'], seen()]);
+    expect(r).toEqual({
+      id: 'grants.mixed',
+      suite: 'grants',
+      title: 'mixed',
+      rules: ['T-MUST', 'T-FUTURE'],
+      status: 'passed',
+      durationMs: 0,
+    });
+  });
+
+  it('skips a check none of whose rules is in force, giving each reason once', async () => {
+    let ran = false;
+    const [r] = await runAll({}, ['old', ['T-FUTURE', 'T-PAST', 'T-FUTURE'], async () => void (ran = true)]);
+    expect(ran).toBe(false);
+    expect(r).toEqual({
+      id: 'grants.old',
+      suite: 'grants',
+      title: 'old',
+      rules: ['T-FUTURE', 'T-PAST', 'T-FUTURE'],
+      status: 'skipped',
+      durationMs: 0,
+      message:
+        'its rules are not in force: T-FUTURE applies from release 99.0 (this run: 18.0); T-PAST applies until release 16.0 (this run: 18.0)',
+    });
+  });
+
+  it('names every missing capability and why, in the order the check lists them', async () => {
+    const all: Capability[] = ['control', 'clock', 'settings', 'device', 'passwordGrant', 'pat', 'writable', 'oidc'];
+    const [r] = await runAll({}, ['needy', ['T-MUST'], seen(), { needs: all }]);
+    expect(r.status).toBe('skipped');
+    expect(r.message).toBe(
+      'needs control, clock, settings, device, passwordGrant, pat, writable, oidc: ' +
+        'the simulator control API does not answer; the target offers no clock control; ' +
+        'the target offers no control of its instance settings; ' +
+        'the device authorization grant is not available (release, flag, or endpoint); ' +
+        'the password grant is not available (release, setting, or no user configured); ' +
+        'no personal access token is configured; the harness may not create data on this target; ' +
+        'no application with the openid scope is configured',
+    );
+  });
+
+  it('runs a check whose needs are met, and names only the missing ones', async () => {
+    const fake = recording(undefined, { personalAccessToken: 'personal-token-1' });
+    const [met, partly] = await runAll(
+      { target: fake.target },
+      ['pat', ['T-MUST'], seen(), { needs: ['pat'] }],
+      ['both', ['T-MUST'], seen(), { needs: ['pat', 'clock'] }],
+    );
+    expect(met.status).toBe('passed');
+    expect([partly.status, partly.message]).toEqual(['skipped', 'needs clock: the target offers no clock control']);
+  });
+
+  it('t.slow is the run option, false when not given', async () => {
+    const slow: boolean[] = [];
+    const body = async (t: CheckContext) => {
+      slow.push(t.slow);
+      await seen()(t);
+    };
+    await runAll({}, ['a', ['T-MUST'], body]);
+    await runAll({ slow: true }, ['a', ['T-MUST'], body]);
+    expect(slow).toEqual([false, true]);
+  });
+});
+
+describe('runCheck: what a result holds', () => {
+  it('a pass that proved every rule carries no proved list; one that proved some lists them', async () => {
+    const [all, some, unnamed] = await runAll(
+      {},
+      ['all', ['T-MUST', 'T-MUST-2'], seen(['T-MUST', 'T-MUST-2'])],
+      ['some', ['T-MUST', 'T-MUST-2'], seen(['T-MUST-2'])],
+      ['unnamed', ['T-MUST', 'T-MUST-2'], seen()],
+    );
+    const base = { suite: 'grants', rules: ['T-MUST', 'T-MUST-2'], status: 'passed', durationMs: 0 };
+    expect(all).toEqual({ id: 'grants.all', title: 'all', ...base });
+    expect(some).toEqual({ id: 'grants.some', title: 'some', ...base, proved: ['T-MUST-2'] });
+    expect(unnamed).toEqual({ id: 'grants.unnamed', title: 'unnamed', ...base });
+  });
+
+  it('one failure: its message, the rules it broke, exchanges and reproduce; no failures list', async () => {
+    const [r] = await runAll({}, [
+      'bad',
+      ['T-MUST', 'T-SHOULD'],
+      async (t) => {
+        await t.http.get('/');
+        t.fail('the answer was wrong', { rules: fakeRules('T-MUST'), status: 404 });
+      },
+    ]);
+    expect(r).toEqual({
+      id: 'grants.bad',
+      suite: 'grants',
+      title: 'bad',
+      rules: ['T-MUST', 'T-SHOULD'],
+      status: 'failed',
+      durationMs: 0,
+      broken: ['T-MUST'],
+      message: 'the answer was wrong (status: 404)',
+      exchange: [ROOT_EXCHANGE],
+      reproduce: REPRODUCE('bad'),
+    });
+  });
+
+  it('several failures: numbered messages, each with its rules, and every rule broken once', async () => {
+    const [r] = await runAll({}, [
+      'many',
+      ['T-MUST', 'T-MUST-2', 'T-SHOULD'],
+      async (t) => {
+        await t.http.get('/');
+        t.soft(false, 'first', { rules: fakeRules('T-SHOULD') });
+        t.soft(false, 'second', { rules: fakeRules('T-MUST-2', 'T-SHOULD') });
+        t.fail('third');
+      },
+    ]);
+    expect(r).toEqual({
+      id: 'grants.many',
+      suite: 'grants',
+      title: 'many',
+      rules: ['T-MUST', 'T-MUST-2', 'T-SHOULD'],
+      status: 'failed',
+      durationMs: 0,
+      broken: ['T-SHOULD', 'T-MUST-2', 'T-MUST'],
+      message: '(1/3) first\n(2/3) second\n(3/3) third',
+      failures: [
+        { message: 'first', broken: ['T-SHOULD'] },
+        { message: 'second', broken: ['T-MUST-2', 'T-SHOULD'] },
+        { message: 'third', broken: ['T-MUST', 'T-MUST-2', 'T-SHOULD'] },
+      ],
+      exchange: [ROOT_EXCHANGE],
+      reproduce: REPRODUCE('many'),
+    });
+  });
+
+  it('blames only rules in force: named ones first, else the check’s own', async () => {
+    const named = async (t: CheckContext) => t.fail('x', { rules: fakeRules('T-FUTURE', 'T-MUST-2') });
+    const onlyFuture = async (t: CheckContext) => t.fail('x', { rules: fakeRules('T-FUTURE') });
+    const none = async (t: CheckContext) => t.fail('x');
+    const results = await runAll(
+      {},
+      ['named', ['T-MUST'], named],
+      ['future', ['T-MUST', 'T-FUTURE'], onlyFuture],
+      ['none', ['T-FUTURE', 'T-SHOULD'], none],
+    );
+    expect(results.map((r) => [r.status, r.broken])).toEqual([
+      ['failed', ['T-MUST-2']],
+      ['failed', ['T-MUST']],
+      ['warned', ['T-SHOULD']],
+    ]);
+  });
+
+  it('warned when every broken rule is should or info; failed as soon as one is must', async () => {
+    const breaks =
+      (...ids: string[]) =>
+      async (t: CheckContext) =>
+        t.fail('x', { rules: fakeRules(...ids) });
+    const results = await runAll(
+      {},
+      ['info', ['T-INFO'], breaks('T-INFO')],
+      ['should-info', ['T-INFO', 'T-SHOULD'], breaks('T-SHOULD', 'T-INFO')],
+      ['must-info', ['T-INFO', 'T-MUST'], breaks('T-INFO', 'T-MUST')],
+    );
+    expect(results.map((r) => r.status)).toEqual(['warned', 'warned', 'failed']);
+  });
+
+  it('a failure naming ids that are no rule stops the run, naming them all', async () => {
+    const fake = recording();
+    const session = await openSession(options({ target: fake.target }));
+    const bad = check('typos', ['T-MUST'], async (t) => t.fail('x', { rules: fakeRules('T-MUST', 'T-X', 'T-Y') }));
+    await expect(session.runCheck(bad)).rejects.toThrow(
+      'check grants.typos failed naming rules T-X, T-Y, not in the rule catalogue (spec/rules.yaml): fix the check',
+    );
+    // A soft failure does the same: the run stops, the check is not merely errored.
+    const soft = check('soft-typo', ['T-MUST'], async (t) => {
+      await t.http.get('/');
+      t.soft(false, 'x', { rules: fakeRules('T-Z') });
+    });
+    await expect(session.runCheck(soft)).rejects.toThrow(
+      'check grants.soft-typo failed naming rule T-Z, not in the rule catalogue (spec/rules.yaml): fix the check',
+    );
+    await session.close();
+  });
+
+  it('errored: nothing seen, nothing asserted, the harness gave up, or the check crashed', async () => {
+    const stacked = new TypeError('boom');
+    stacked.stack = 'TypeError: boom\n    at first (a.ts:1:1)\n    at second (b.ts:2:2)';
+    const results = await runAll(
+      {},
+      ['blind', ['T-MUST'], async (t) => t.expect(true, 'x')],
+      ['mute', ['T-MUST'], async (t) => void (await t.http.get('/'))],
+      [
+        'harness',
+        ['T-MUST'],
+        async (t) => {
+          await t.http.get('/');
+          t.harness('no approve button');
+        },
+      ],
+      [
+        'crash',
+        ['T-MUST'],
+        async () => {
+          throw stacked;
+        },
+      ],
+      [
+        'string',
+        ['T-MUST'],
+        async () => {
+          // eslint-disable-next-line @typescript-eslint/only-throw-error -- a check that throws a non-Error
+          throw 'oops';
+        },
+      ],
+      [
+        'nothing',
+        ['T-MUST'],
+        async () => {
+          // eslint-disable-next-line @typescript-eslint/only-throw-error -- a check that throws undefined
+          throw undefined;
+        },
+      ],
+    );
+    const crashed = 'the check crashed (a defect of the harness, not a verdict on the target): ';
+    expect(results.map((r) => [r.status, r.message])).toEqual([
+      ['errored', 'the check made no request to the target: nothing was seen, so nothing is passed'],
+      ['errored', 'the check asserted nothing about the answers it got: nothing is passed'],
+      ['errored', 'the harness could not complete this check: no approve button'],
+      ['errored', `${crashed}TypeError: boom     at first (a.ts:1:1)`],
+      ['errored', `${crashed}oops`],
+      ['errored', `${crashed}undefined`],
+    ]);
+    expect(results[1]).toEqual({
+      id: 'grants.mute',
+      suite: 'grants',
+      title: 'mute',
+      rules: ['T-MUST'],
+      status: 'errored',
+      durationMs: 0,
+      message: 'the check asserted nothing about the answers it got: nothing is passed',
+      exchange: [ROOT_EXCHANGE],
+      reproduce: REPRODUCE('mute'),
+    });
+  });
+
+  it('skipped by the check itself: its reason, masked, and no evidence', async () => {
+    const fake = recording(undefined, { personalAccessToken: 'personal-token-1' });
+    const [r] = await runAll({ target: fake.target }, [
+      'skip',
+      ['T-MUST'],
+      async (t) => {
+        await t.http.get('/');
+        t.skip('no fixture for personal-token-1');
+      },
+    ]);
+    expect(r).toEqual({
+      id: 'grants.skip',
+      suite: 'grants',
+      title: 'skip',
+      rules: ['T-MUST'],
+      status: 'skipped',
+      durationMs: 0,
+      message: 'no fixture for pers…',
+    });
+  });
+
+  it('durations are the time the check took, by the clock', async () => {
+    const [r] = await runAll({}, [
+      'timed',
+      ['T-MUST'],
+      async (t) => {
+        vi.setSystemTime(Date.now() + 250);
+        await seen()(t);
+      },
+    ]);
+    expect(r.durationMs).toBe(250);
+  });
+
+  it('masks the config’s secrets in every message, whether or not the check sent them', async () => {
+    const config = {
+      personalAccessToken: 'personal-token-1',
+      user: { username: 'root', password: 'user-password-1' },
+      applications: { confidential: CONFIDENTIAL, public: undefined },
+    } as Partial<TargetConfig>;
+    // The password grant's window closed at 16.0: set-up never sends the password or the secret.
+    const rules: RuleInfo[] = [
+      ...CATALOGUE,
+      { id: 'GRANT-PASSWORD-PARAMS', title: 'p', level: 'must', source: 'test', origin: 'source', until: '16.0' },
+    ];
+    const fake = recording(undefined, config);
+    const [r] = await runAll({ target: fake.target, rules }, [
+      'leak',
+      ['T-MUST'],
+      async (t) => t.fail('saw personal-token-1, user-password-1 and app-secret-1'),
+    ]);
+    expect(r.message).toBe('saw pers…, user… and app-…');
+    expect(fake.sent.some((x) => x.body?.includes('secret'))).toBe(false);
+  });
+});
+
+describe('runCheck: timeouts', () => {
+  const slowCheck =
+    (ms: number) =>
+    async (t: CheckContext): Promise<void> => {
+      const response = await t.http.get('/');
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      t.expect(response.status === 404, 'the target answered');
+    };
+
+  it('fails a check that outlives the timeout, blaming its rules', async () => {
+    const [r] = await runAll({ checkTimeoutMs: 20 }, ['hang', ['T-MUST'], slowCheck(400)]);
+    expect(r).toEqual({
+      id: 'grants.hang',
+      suite: 'grants',
+      title: 'hang',
+      rules: ['T-MUST'],
+      status: 'failed',
+      durationMs: 0,
+      broken: ['T-MUST'],
+      message: 'check grants.hang did not finish within 20 ms',
+      exchange: [ROOT_EXCHANGE],
+      reproduce: REPRODUCE('hang'),
+    });
+  });
+
+  it("a check abandoned at its limit sends nothing more, and nothing of it lands in the next check's evidence", async () => {
+    const fake = recording();
+    // The abandoned check goes on only once the next one runs, and the next one asks only after it.
+    let go: () => void = () => {};
+    let lateDone: () => void = () => {};
+    const started = new Promise<void>((resolve) => (go = resolve));
+    const attempted = new Promise<void>((resolve) => (lateDone = resolve));
+    let late: unknown;
+    const hang = async (t: CheckContext) => {
+      await t.http.get('/early');
+      await started;
+      await t.http.get('/late').catch((error: unknown) => (late = error));
+      lateDone();
+    };
+    const next = async (t: CheckContext) => {
+      go();
+      await attempted;
+      const response = await t.http.get('/mine');
+      t.expect(response.status === 404, 'the target answered');
+    };
+    const [first, second] = await runAll(
+      { target: fake.target, checkTimeoutMs: 100 },
+      ['hang', ['T-MUST'], hang],
+      ['next', ['T-MUST'], next],
+    );
+    expect(first.status).toBe('failed');
+    expect(second.status).toBe('passed');
+    expect((late as Error).message).toBe(PAST_ITS_END);
+    expect(fake.paths()).toEqual(['GET /', 'GET /-/simulator/config', 'GET /early', 'GET /mine']);
+  });
+
+  it('an answer that arrives after its check was abandoned is not recorded for the next check', async () => {
+    let release: () => void = () => {};
+    const slowAnswer = new Promise<void>((resolve) => (release = resolve));
+    const fake = recording();
+    const send = fake.target.send.bind(fake.target);
+    fake.target.send = async (r) => {
+      if (r.url.endsWith('/slow')) await slowAnswer;
+      return send(r);
+    };
+    let arrived: () => void = () => {};
+    const answered = new Promise<void>((resolve) => (arrived = resolve));
+    const session = await openSession(options({ target: fake.target, checkTimeoutMs: 100 }));
+    const first = await session.runCheck(
+      check('slow', ['T-MUST'], async (t) => {
+        await t.http.get('/slow');
+        arrived();
+      }),
+    );
+    const second = await session.runCheck(
+      check('next', ['T-MUST'], async (t) => {
+        release();
+        await answered;
+        await t.http.get('/mine');
+        t.expect(false, 'fails to show the exchanges it holds');
+      }),
+    );
+    await session.close();
+    expect(first.status).toBe('failed');
+    expect(fake.paths()).toContain('GET /slow');
+    expect(second.exchange?.map((e) => e.request.url)).toEqual([`${FAKE_BASE}/mine`]);
+  });
+
+  it('no timeout at 0, at an infinite or unset limit (60 s), or with a person as the driver', async () => {
+    expect(DEFAULT_CHECK_TIMEOUT_MS).toBe(60_000);
+    for (const checkTimeoutMs of [0, Infinity, undefined]) {
+      const [r] = await runAll({ checkTimeoutMs }, ['wait', ['T-MUST'], slowCheck(30)]);
+      expect([checkTimeoutMs, r.status]).toEqual([checkTimeoutMs, 'passed']);
+    }
+    const manual = recording(undefined, { driver: { kind: 'manual' } });
+    const [r] = await runAll({ target: manual.target, checkTimeoutMs: 5 }, ['person', ['T-MUST'], slowCheck(40)]);
+    expect(r.status).toBe('passed');
+  });
+
+  it('leaves no timer behind once a check finished in time', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((k) => k === 'Timeout').length;
+    const session = await openSession(options({ target: recording().target, checkTimeoutMs: 50_000 }));
+    const before = timers();
+    const r = await session.runCheck(check('quick', ['T-MUST'], seen()));
+    expect(r.status).toBe('passed');
+    expect(timers()).toBe(before);
+    await session.close();
+  });
+});
+
+describe('runCheck: tokens the check got are revoked', () => {
+  const tokenAnswer = (r: RawRequest, path: string) => {
+    if (path.startsWith('/oauth/token') && !new URLSearchParams(r.body ?? '').has('refuse'))
+      return Response.json({ access_token: `access-${path.length}-abcdef`, token_type: 'Bearer' });
+    if (path.startsWith('/oauth/token')) return Response.json({ access_token: 'refused-token-1' }, { status: 400 });
+    if (path === '/oauth/revoke') return new Response('{}', { status: 200 });
+    return undefined;
+  };
+
+  it('a 200 answer of the token endpoint, with or without a query, is revoked for the client that asked', async () => {
+    const fake = recording(tokenAnswer, { applications: { confidential: CONFIDENTIAL } });
+    await runAll({ target: fake.target }, [
+      'raw',
+      ['T-MUST'],
+      async (t: CheckContext) => {
+        await t.http.post('/oauth/token', { form: { grant_type: 'client_credentials', client_id: 'app-c' } });
+        await t.http.post('/oauth/token?x=1', { basic: { user: 'app-c', password: 'app-secret-1' }, form: {} });
+        await t.http.post('/oauth/tokens', { form: { client_id: 'app-c' } });
+        await t.http.post('/oauth/token', { form: { client_id: 'app-c', refuse: '1' } });
+        t.expect(true, 'x');
+      },
+    ]);
+    const revocations = fake.sent.filter((s) => s.path === '/oauth/revoke');
+    expect(revocations).toEqual([
+      {
+        method: 'POST',
+        path: '/oauth/revoke',
+        body: 'token=access-12-abcdef&client_id=app-c&client_secret=app-secret-1',
+      },
+      {
+        method: 'POST',
+        path: '/oauth/revoke',
+        body: 'token=access-16-abcdef&client_id=app-c&client_secret=app-secret-1',
+      },
+    ]);
+  });
+
+  it('a token got outside any check is not the session’s to revoke', async () => {
+    const fake = recording(tokenAnswer, { applications: { confidential: CONFIDENTIAL } });
+    const session = await openSession(options({ target: fake.target }));
+    const response = await session.http.post('/oauth/token', { form: { client_id: 'app-c' } });
+    expect(response.status).toBe(200);
+    await session.runCheck(check('after', ['T-MUST'], seen()));
+    await session.close();
+    expect(fake.paths().filter((p) => p.includes('revoke'))).toEqual([]);
+  });
+});
+
+describe('runCheck: interruption', () => {
+  it('refuses the running check’s next request, skips it, still revokes its tokens, and leaves the session usable', async () => {
+    let stop = false;
+    const fake = recording(
+      (_r, path) =>
+        path === '/oauth/token'
+          ? Response.json({ access_token: 'interrupted-token-1' })
+          : path === '/-/simulator/config'
+            ? Response.json({ baseUrl: FAKE_BASE })
+            : undefined,
+      { applications: { confidential: CONFIDENTIAL } },
+    );
+    const session = await openSession(options({ target: fake.target, stopRequested: () => stop }));
+    stop = true;
+    // Set-up ran, and a request outside a check is never refused.
+    expect(session.caps.control).toBe(true);
+    expect((await session.http.get('/outside')).status).toBe(404);
+    let refused: unknown;
+    const r = await session.runCheck(
+      check('long', ['T-MUST'], async (t: CheckContext) => {
+        stop = false;
+        await t.http.post('/oauth/token', { form: { client_id: 'app-c' } });
+        vi.setSystemTime(Date.now() + 40);
+        stop = true;
+        refused = await t.http.get('/again').catch((e: unknown) => e);
+        t.expect(true, 'x');
+      }),
+    );
+    expect(refused).toEqual(new CheckSkipped(INTERRUPTED));
+    expect(r).toEqual({
+      id: 'grants.long',
+      suite: 'grants',
+      title: 'long',
+      rules: ['T-MUST'],
+      status: 'skipped',
+      durationMs: 40,
+      message: INTERRUPTED,
+    });
+    expect((await session.http.get('/after')).status).toBe(404);
+    await session.close();
+    expect(fake.paths().slice(-4)).toEqual(['GET /outside', 'POST /oauth/token', 'POST /oauth/revoke', 'GET /after']);
+  });
+});
+
+describe('describeFailure', () => {
+  it('the message alone when no detail is worth showing', () => {
+    expect(describeFailure(new CheckFailure('plain'))).toBe('plain');
+    expect(
+      describeFailure(
+        new CheckFailure('plain', { seed: 1, path: '0:1', shrinks: 2, rules: ['T-MUST'], gone: undefined }),
+      ),
+    ).toBe('plain');
+  });
+
+  it('strings as they are, anything else as JSON, joined by semicolons', () => {
+    expect(describeFailure(new CheckFailure('m', { body: 'a b', status: 500, seen: { a: [1] }, seed: 9 }))).toBe(
+      'm (body: a b; status: 500; seen: {"a":[1]})',
+    );
+  });
+
+  it('cuts the details after 400 characters, marking the cut', () => {
+    const exact = 'x'.repeat(400 - 'k: '.length);
+    expect(describeFailure(new CheckFailure('m', { k: exact }))).toBe(`m (k: ${exact})`);
+    expect(describeFailure(new CheckFailure('m', { k: `${exact}yz` }))).toBe(`m (k: ${exact}…)`);
+  });
+});
