@@ -10,7 +10,8 @@ import {
   apiHeaders,
   breaking,
   createdSoftly,
-  fixtureProject,
+  reachedFixtureProject,
+  reachProject,
   jsonObject,
   ownProject,
   projectPath,
@@ -36,7 +37,7 @@ export const arrayQuery: Check = {
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
     const expectArray: Expect = breaking(t, 'ENC-ARRAY-PARAMS');
-    const issues = `${projectPath(fixtureProject(t))}/issues`;
+    const issues = `${projectPath(await reachedFixtureProject(t))}/issues`;
     const listing = await t.http.get(issues, { headers, query: { per_page: limits().perPageMax } });
     t.expect(listing.status === 200, `the fixture project's issues answered ${listing.status}`, {
       status: listing.status,
@@ -135,7 +136,7 @@ export const hashesEcho: Check = {
   needs: ['control', 'writable'],
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
-    const project = await ownProject(t, SCRATCH);
+    const project = await reachProject(t, await ownProject(t, SCRATCH));
     const info = jsonObject(await t.http.get(projectPath(project), { headers }));
     const ref = typeof info?.default_branch === 'string' ? info.default_branch : 'main';
     const encoding = fc.constantFrom<Encoding>('query', 'form', 'json');
@@ -184,7 +185,7 @@ export const arrayBody: Check = {
   needs: ['control', 'writable'],
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
-    const project = await ownProject(t, SCRATCH);
+    const project = await reachProject(t, await ownProject(t, SCRATCH));
     await t.property(fc.constantFrom<'form' | 'json'>('form', 'json'), labelArb, async (how, labels) => {
       const path = `${projectPath(project)}/issues`;
       const res =

@@ -1,7 +1,7 @@
 /** Issues carry a global id and a per-project iid; paths take the iid. */
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { apiHeaders, breaking, fixtureProject, jsonObject, projectPath, type Expect } from '../shared/api.js';
+import { apiHeaders, breaking, reachedFixtureProject, jsonObject, projectPath, type Expect } from '../shared/api.js';
 import type { Check, CheckContext } from '../types.js';
 
 interface IssueIds {
@@ -18,7 +18,7 @@ export const iidInPath: Check = {
     const headers = await apiHeaders(t);
     const expectIds: Expect = breaking(t, 'ENC-ID-AND-IID');
     const expectIidPath: Expect = breaking(t, 'ENC-IID-IN-PATH');
-    const base = `${projectPath(fixtureProject(t))}/issues`;
+    const base = `${projectPath(await reachedFixtureProject(t))}/issues`;
     const listing = await t.http.get(base, { headers, query: { per_page: limits().perPageMax } });
     expectIds(listing.status === 200, `the fixture project's issues answered ${listing.status}`, {
       status: listing.status,

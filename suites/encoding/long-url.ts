@@ -3,7 +3,7 @@
  * The limit is the instance's setting when the settings API shows it, else the profile default.
  */
 import * as fc from 'fast-check';
-import { apiHeaders, instanceSetting, jsonObject, ownProject } from '../shared/api.js';
+import { apiHeaders, instanceSetting, jsonObject, ownProject, reachProject } from '../shared/api.js';
 import type { Check, CheckContext } from '../types.js';
 
 /** Filler of words, not one long run: long runs of word characters are slow for log redaction. */
@@ -65,17 +65,19 @@ export const longParamsInBody: Check = {
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
     const limit = await instanceSetting(t, 'max_url_length', 'maxUrlLength');
-    const path = await ownProject(t, 'conformance-encoding/long-parameters');
+    const path = await reachProject(t, await ownProject(t, 'conformance-encoding/long-parameters'));
     const issues = `/api/v4/projects/${encodeURIComponent(path)}/issues`;
     await t.property(excess, fc.constantFrom<'form' | 'json'>('form', 'json'), async (over, how) => {
       const description = words(limit + over, ' ');
       const inQuery = await t.http.post(`${issues}?title=long&description=${description.replace(/ /g, '+')}`, {
         headers,
       });
-      t.expect(
+      // That the long URL is refused is ENC-URI-TOO-LONG's sentence (Errors: query string too long),
+      // not this one's: judged softly under that rule, and the body is judged either way.
+      t.soft(
         inQuery.status === 414,
         `the parameters in the URL (${limit + over} bytes of description) answered ${inQuery.status}, expected 414`,
-        { status: inQuery.status },
+        { status: inQuery.status, rules: ['ENC-URI-TOO-LONG'] },
       );
       const res =
         how === 'form'

@@ -4,7 +4,7 @@
  * project, or the project served in place, both conform (ENC-MOVED-REDIRECT); that it is a
  * redirect, as the real service answers, is ENC-MOVED-ANSWERS-REDIRECT (should).
  */
-import { apiHeaders, jsonObject, jsonValue, projectPath } from '../shared/api.js';
+import { apiHeaders, jsonObject, jsonValue, projectPath, reachProject } from '../shared/api.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -20,6 +20,8 @@ export const movedRedirect: Check = {
     const moved = t.config.fixtures?.movedProject;
     if (!moved) t.skip('target config names no fixtures.movedProject');
     const headers = await apiHeaders(t);
+    // Where the new path itself is refused, the redirect has nowhere to lead: that is not this rule's.
+    await reachProject(t, moved.newPath);
     for (const suffix of ['', '/issues']) {
       const old = `${projectPath(moved.oldPath)}${suffix}`;
       const res = await t.http.get(old, { headers });

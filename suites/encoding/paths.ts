@@ -7,7 +7,7 @@ import { limits, type RuleId } from '../../spec/index.js';
 import {
   apiHeaders,
   breaking,
-  fixtureProject,
+  reachedFixtureProject,
   jsonObject,
   ownProject,
   projectPath,
@@ -165,7 +165,7 @@ export const slashedNames: Check = {
   title: 'file paths, branch and tag names containing / resolve when %2F-encoded and 404 with bare slashes',
   rules: ['ENC-SLASH-IN-NAMES', 'ENC-UNENCODED-404'],
   async run(t: CheckContext) {
-    const project = fixtureProject(t);
+    const project = await reachedFixtureProject(t);
     const headers = await apiHeaders(t);
     const ref = await defaultBranch(t, project, headers);
     const named: Named[] = (await slashedFiles(t, project, headers)).map((name) => ({ kind: 'file' as const, name }));

@@ -5,7 +5,7 @@
  */
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { apiHeaders, breaking, fixtureProject, jsonValue, projectPath, type Expect } from '../shared/api.js';
+import { apiHeaders, breaking, reachedFixtureProject, jsonValue, projectPath, type Expect } from '../shared/api.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -33,7 +33,7 @@ export const plusVersus2B: Check = {
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
     const expectPlus: Expect = breaking(t, 'ENC-PLUS-AS-2B');
-    const issues = `${projectPath(fixtureProject(t))}/issues`;
+    const issues = `${projectPath(await reachedFixtureProject(t))}/issues`;
     const listing = await t.http.get(issues, {
       headers,
       query: { order_by: 'created_at', sort: 'asc', per_page: limits().perPageMax, page: 1 },

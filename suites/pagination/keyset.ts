@@ -4,7 +4,7 @@
  * that follow rel=next to the empty end.
  */
 import { inRelease, keysetTable, operation, type KeysetRow } from '../../spec/index.js';
-import { apiHeaders } from '../shared/api.js';
+import { apiHeaders, reachedFixtureProject } from '../shared/api.js';
 import { fillPath } from './collections.js';
 import type { CheckContext, HttpResponse } from '../types.js';
 import { key } from './offset.js';
@@ -42,6 +42,8 @@ export async function resolveRow(t: CheckContext, row: KeysetRow): Promise<Keyse
   const filled = fillPath(t, op);
   if ('missing' in filled) t.skip(filled.missing);
   const { path } = filled;
+  // A project's collection is reached by the project's encoded path: refused, that is ENC-NAMESPACED-PATH's.
+  if (op.path.startsWith('/api/v4/projects/{id}')) await reachedFixtureProject(t);
   const headers = row.who === 'unauthenticated' ? {} : await apiHeaders(t);
   return { row, path, headers };
 }

@@ -6,8 +6,11 @@
 import { limits, type OperationId, type RuleId } from '../../spec/index.js';
 import { apiHeaders, jsonValue } from '../shared/api.js';
 import { fillPath, paginatedOperations } from './collections.js';
+import { numberHeader } from './links.js';
 import type { CheckContext } from '../types.js';
-import { followNext, readPage, rel, type Page, type WalkRules } from './traverse.js';
+import { expectKeepsParams, followNext, key, readPage, rel, type Page, type WalkRules } from './traverse.js';
+
+export { key };
 
 /** Pages read by rel=next before a walk stops and jumps to rel=last: keeps every run short. */
 export const MAX_WALK_PAGES = 8;
@@ -71,17 +74,6 @@ export function effectivePerPage(perPage: number | undefined): number {
   return perPage === undefined ? perPageDefault : Math.min(perPage, perPageMax);
 }
 
-/**
- * A record's identity within a collection: its numeric id; else its path (tree entries, whose
- * object id repeats for identical content); else its name (registry tags).
- */
-export function key(item: Record<string, unknown>): string {
-  if (typeof item.id === 'number') return String(item.id);
-  if (typeof item.path === 'string') return item.path;
-  const name = item.name ?? item.id;
-  return typeof name === 'string' || typeof name === 'number' ? String(name) : JSON.stringify(item);
-}
-
 export interface OffsetWalk {
   /** Pages 1..n read through rel=next. */
   pages: Page[];
@@ -97,15 +89,21 @@ export async function walkOffset(
   query: Record<string, string | number>,
   rules: WalkRules,
   maxPages = MAX_WALK_PAGES,
+  jumpToLast = true,
 ): Promise<OffsetWalk> {
   const first = await t.http.get(collection.path, {
     headers: collection.headers,
     query: { ...collection.query, ...query },
   });
   const walk = await followNext(t, first, { maxPages, headers: collection.headers, what: collection.name, rules });
-  if (walk.complete) return walk;
+  if (walk.complete || !jumpToLast) return walk;
+  // Above the totals limit there is no rel=last to follow (PAG-TOTALS-OMITTED, judged by
+  // totals-omitted); one sent there may lead past the maximum offset, which says nothing of this walk.
+  const total = numberHeader(first, 'x-total');
+  if (total !== null && total > limits().paginationTotalsMax) return walk;
   const lastUrl = rel(t, walk.pages[0], 'last');
   if (lastUrl === undefined) return walk;
+  expectKeepsParams(t, lastUrl, first.url, `rel=last of ${collection.name}`);
   const last = readPage(
     t,
     await t.http.follow(lastUrl, { headers: collection.headers }),
@@ -128,6 +126,9 @@ export async function referenceOrder(t: CheckContext, collection: OffsetCollecti
     { per_page: limits().perPageMax, page: 1 },
     { start: rules, follow: rules },
     MAX_REFERENCE_PAGES,
+    // An incomplete reference is dropped anyway: rel=last is not followed (above the totals limit
+    // it may lead past the maximum offset, which is no fault of the rows).
+    false,
   );
   if (!walk.complete) return null;
   const keys = walk.pages.flatMap((p) => p.items.map(key));

@@ -74,6 +74,28 @@ export interface WalkRules {
   end?: RuleId[];
 }
 
+/** Parameters of a walk's request that every link it follows must keep: all but the page and its size. */
+const PAGE_PARAMS = new Set(['page', 'per_page']);
+
+/**
+ * The premise of following a link: it keeps the parameters of the request the walk started with
+ * (decoded, in any order; PAG-LINK-FOLLOW). A link that drops one leads to another collection or
+ * order, so what its pages hold says nothing of the rows: the check stops on that rule.
+ */
+export function expectKeepsParams(t: CheckContext, link: string, request: string, what: string): void {
+  const sent = new URL(request).searchParams;
+  const kept = new URL(link).searchParams;
+  for (const name of new Set(sent.keys())) {
+    if (PAGE_PARAMS.has(name)) continue;
+    const [want, got] = [sent.getAll(name), kept.getAll(name)];
+    t.expect(
+      want.join('\u0000') === got.join('\u0000'),
+      `${what} drops or changes the request's ${name}=${want.join(',')}: its pages are not this walk's collection`,
+      { link: redact(link), parameter: name, inLink: got, rules: ['PAG-LINK-FOLLOW'] },
+    );
+  }
+}
+
 export interface Walk {
   pages: Page[];
   /** The last page reached had no rel=next. */
@@ -101,11 +123,23 @@ export async function followNext(
       next: redact(next),
       rules,
     });
+    expectKeepsParams(t, next, first.url, `rel=next of page ${pages.length} of ${what}`);
     seen.add(urlKey(next));
     const response = await t.http.follow(next, { headers: options.headers });
     pages.push(readPage(t, response, `page ${pages.length + 1} of ${what} (from rel=next)`, rules));
   }
   return { pages, complete: rel(t, pages[pages.length - 1], 'next') === undefined };
+}
+
+/**
+ * A record's identity within a collection: its numeric id; else its path (tree entries, whose
+ * object id repeats for identical content); else its name (registry tags).
+ */
+export function key(item: Record<string, unknown>): string {
+  if (typeof item.id === 'number') return String(item.id);
+  if (typeof item.path === 'string') return item.path;
+  const name = item.name ?? item.id;
+  return typeof name === 'string' || typeof name === 'number' ? String(name) : JSON.stringify(item);
 }
 
 /** A URL for a report, with any token presented in its query masked. */

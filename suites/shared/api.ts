@@ -5,7 +5,7 @@
  */
 import { profiles, type RuleId } from '../../spec/index.js';
 import type { CheckContext, HttpResponse, OAuthFlows } from '../types.js';
-import { jsonObject } from './json.js';
+import { jsonObject, jsonValue } from './json.js';
 
 export { jsonObject };
 export { jsonValue } from './json.js';
@@ -37,6 +37,57 @@ export function fixtureProject(t: CheckContext): string {
   const project = t.config.fixtures?.project;
   if (!project) t.skip('target config names no fixtures.project');
   return project;
+}
+
+/** Per run (keyed like the minted token): what reaching each namespaced project by its encoded path gave. */
+const reached = new WeakMap<OAuthFlows, Map<string, Promise<Reach>>>();
+type Reach = { ok: true } | { ok: false; status: number; listed: boolean };
+
+async function reach(t: CheckContext, path: string): Promise<Reach> {
+  const headers = await apiHeaders(t);
+  const res = await t.http.get(projectPath(path), { headers });
+  if (res.status === 200 && jsonObject(res)) return { ok: true };
+  // Is the project there at all? The list, searched by its last segment, names it by path.
+  const search = path.slice(path.lastIndexOf('/') + 1);
+  const list = await t.http.get('/api/v4/projects', { headers, query: { search, simple: 'true', per_page: 100 } });
+  const rows = list.status === 200 ? jsonValue(list) : null;
+  const listed =
+    Array.isArray(rows) &&
+    rows.some((p) => String((p as Record<string, unknown>)?.path_with_namespace).toLowerCase() === path.toLowerCase());
+  return { ok: false, status: res.status, listed };
+}
+
+/**
+ * The namespaced project `path` answers at its %2F-encoded path: the premise of every check that
+ * reaches a project that way for another rule. Otherwise the check stops without a verdict on its
+ * own rules: a project the API lists under that path but refuses by it breaks ENC-NAMESPACED-PATH
+ * (the failure names that rule); one it does not list is the target config's trouble (errored).
+ * Asked once per run and path.
+ */
+export async function reachProject(t: CheckContext, path: string): Promise<string> {
+  let byPath = reached.get(t.oauth);
+  if (!byPath) reached.set(t.oauth, (byPath = new Map<string, Promise<Reach>>()));
+  let answer = byPath.get(path);
+  if (!answer) {
+    answer = reach(t, path);
+    byPath.set(path, answer);
+    answer.catch(() => byPath.delete(path));
+  }
+  const result = await answer;
+  if (result.ok) return path;
+  if (result.listed)
+    t.fail(
+      `project ${JSON.stringify(path)} is listed by GET /api/v4/projects but GET ${projectPath(path)} (its %2F-encoded path) answered ${result.status}; this check needs the project reached that way`,
+      { path, status: result.status, rules: ['ENC-NAMESPACED-PATH'] },
+    );
+  t.harness(
+    `project ${JSON.stringify(path)} named by the target config answered ${result.status} and is not listed by GET /api/v4/projects (is the fixture readable with the API credentials?)`,
+  );
+}
+
+/** The fixture project, reached by its encoded path (reachProject), or skip when the config names none. */
+export async function reachedFixtureProject(t: CheckContext): Promise<string> {
+  return reachProject(t, fixtureProject(t));
 }
 
 /**

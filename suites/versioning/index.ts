@@ -6,7 +6,14 @@
 import * as fc from 'fast-check';
 import type { RuleId } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
-import { apiHeaders, createdSoftly, fixtureProject, jsonValue, projectPath } from '../shared/api.js';
+import {
+  apiHeaders,
+  createdSoftly,
+  fixtureProject,
+  jsonValue,
+  projectPath,
+  reachedFixtureProject,
+} from '../shared/api.js';
 import { parseLinkHeader, resolveLink } from '../pagination/links.js';
 
 /** Skip unless the rule is in force for this run (release window, offering, flag). */
@@ -116,7 +123,7 @@ const restErrorsJson: Check = {
 const missingTreePath = unknownSegment.map((s) => s.replace('unknown', 'missing'));
 
 async function treeOf(t: CheckContext, path?: string): Promise<HttpResponse> {
-  const project = fixtureProject(t);
+  const project = await reachedFixtureProject(t);
   return t.http.get(`${projectPath(project)}/repository/tree`, {
     headers: await apiHeaders(t),
     query: path === undefined ? undefined : { path },
@@ -207,7 +214,9 @@ function removedAttribute(options: {
 }
 
 async function listOf(t: CheckContext, suffix: string, what: string): Promise<unknown[]> {
-  const res = await t.http.get(`${projectPath(fixtureProject(t))}${suffix}`, { headers: await apiHeaders(t) });
+  // A 404 of the list below means the feature is absent only where the project itself is reached.
+  const project = await reachedFixtureProject(t);
+  const res = await t.http.get(`${projectPath(project)}${suffix}`, { headers: await apiHeaders(t) });
   if (res.status === 404) t.skip(`${what} are not available on the fixture project (404)`);
   const body = jsonValue(res);
   // The attribute rule judges what is served; a refusal leaves nothing to judge.
@@ -328,7 +337,7 @@ const runnerRegistration: Check = {
     answers.push({ path: 'POST /api/v4/runners', status: register.status, rules: registration });
     if (t.caps.control) {
       const headers = await apiHeaders(t);
-      const project = fixtureProject(t);
+      const project = await reachedFixtureProject(t);
       const group = t.config.fixtures?.group;
       const resets = [
         '/api/v4/runners/reset_registration_token',

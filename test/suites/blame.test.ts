@@ -26,6 +26,21 @@ const REGRESSIONS = [
   'invalid-client-no-challenge',
   'revoke-ignored',
   'cors-no-preflight',
+  // REST API side: checks whose premise (reaching the project by its encoded path, following a
+  // link, trusting a header or the page size) failed for another rule now verify it first …
+  // (encoded-slash-rejected joins once scopes.api-full-access reaches its project through
+  // reachProject: that check still reads the fixture's issues by the encoded path for its own rule.)
+  'no-414',
+  'link-drops-params',
+  'x-total-off-by-one',
+  'x-page-zero-based',
+  'keyset-end-next-link',
+  'totals-not-omitted',
+  // … and faults that break more sentences than they declared.
+  'unencoded-slash-accepted',
+  'link-header-dropped',
+  'per-page-not-clamped',
+  'keyset-duplicate-row',
 ];
 
 const seed = Number(process.env.IDP_SEED ?? defaultSeed());

@@ -596,13 +596,13 @@ describe('runCheck: timeouts', () => {
     const answered = new Promise<void>((resolve) => (arrived = resolve));
     const session = await openSession(options({ target: fake.target, checkTimeoutMs: 100 }));
     const first = await session.runCheck(
-      check('slow', ['T-MUST'], async (t) => {
+      check('slow', ['T-MUST'], async (t: CheckContext) => {
         await t.http.get('/slow');
         arrived();
       }),
     );
     const second = await session.runCheck(
-      check('next', ['T-MUST'], async (t) => {
+      check('next', ['T-MUST'], async (t: CheckContext) => {
         release();
         await answered;
         await t.http.get('/mine');
