@@ -113,6 +113,8 @@ const MODULES = {
       'test/suites/runner-session.test.ts',
       'test/suites/runner-run.test.ts',
       'test/suites/runner-context.test.ts',
+      'test/suites/runner-oauth.test.ts',
+      'test/suites/runner-capabilities.test.ts',
     ],
   },
   redact: {

@@ -68,7 +68,7 @@ export async function detectCapabilities({
     control &&
     (await answers(
       () => http.post(`${CONTROL_PREFIX}/clock`, { json: { advanceSeconds: 0 } }),
-      (s) => s >= 200 && s < 300,
+      (s) => Math.floor(s / 100) === 2, // any 2xx
     ));
   const settings =
     control &&

@@ -1,0 +1,319 @@
+/**
+ * Capability detection (suites/runner/capabilities.ts) probe by probe, one input changed at a time:
+ * the request each probe sends, and how each answer (present, absent, refused, 404, server error,
+ * malformed, no answer at all) and each declaration in the target config decides the capability.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEVICE_FLAG, PASSWORD_FEATURE, detectCapabilities, detectControl } from '../../suites/runner/capabilities.js';
+import { createHttp, createRecorder } from '../../suites/runner/http.js';
+import { createOAuthFlows } from '../../suites/runner/oauth.js';
+import { createRandom } from '../../suites/runner/random.js';
+import { createRedactor } from '../../suites/runner/redact.js';
+import { TransportError, type RawRequest } from '../../suites/target/types.js';
+import type { Capabilities, Driver, TargetConfig } from '../../suites/types.js';
+import { FAKE_BASE, fakeTarget } from './fakes.js';
+
+const CONFIDENTIAL = {
+  clientId: 'conf-client',
+  clientSecret: 'conf-secret-value-1',
+  redirectUri: 'http://client.test/cb',
+  scopes: ['api', 'read_user'],
+};
+const PUBLIC = { clientId: 'public-client', redirectUri: 'http://client.test/cb', scopes: ['read_user', 'openid'] };
+const USER = { username: 'qa-bot', password: 'alice-password-1' };
+const CONFIG: Partial<TargetConfig> = {
+  applications: { confidential: CONFIDENTIAL, public: PUBLIC },
+  user: USER,
+  personalAccessToken: 'glpat-0123456789abcdef',
+};
+const basic = `Basic ${Buffer.from('conf-client:conf-secret-value-1').toString('base64')}`;
+
+const CLOCK = 'POST /-/simulator/clock {"advanceSeconds":0}';
+const SETTINGS = 'GET /-/simulator/settings';
+const DEVICE_PUBLIC = 'POST /oauth/authorize_device client_id=public-client&scope=read_user';
+const PASSWORD = `POST /oauth/token [${basic}] grant_type=password&username=qa-bot&password=alice-password-1`;
+
+type Answer = (r: RawRequest) => Response;
+const status =
+  (code: number, body = '{}'): Answer =>
+  () =>
+    new Response(body, { status: code });
+const unreachable: Answer = () => {
+  throw new TransportError('connection refused', 'unreachable');
+};
+
+/** A target that answers every probe as a working simulator does, unless told otherwise per path. */
+function target(answers: Record<string, Answer> = {}) {
+  const sent: string[] = [];
+  const handler = (r: RawRequest) => {
+    const path = new URL(r.url).pathname;
+    const auth = r.headers.get('authorization');
+    sent.push([r.method, path, ...(auth ? [`[${auth}]`] : []), ...(r.body !== undefined ? [r.body] : [])].join(' '));
+    const given = answers[path];
+    if (given) return given(r);
+    if (path === '/-/simulator/config' || path === '/-/simulator/settings')
+      return Response.json({ baseUrl: FAKE_BASE });
+    if (path === '/-/simulator/clock') return Response.json({ now: 0 });
+    if (path === '/oauth/authorize_device')
+      return Response.json({ device_code: 'device-code-1', user_code: 'ABCD-EFGH', verification_uri: 'x' });
+    if (path === '/oauth/token') return Response.json({ access_token: 'password-token-1', token_type: 'Bearer' });
+    if (path === '/oauth/revoke') return Response.json({});
+    return new Response('{}', { status: 404 });
+  };
+  const redactor = createRedactor();
+  const http = createHttp(fakeTarget(handler), createRecorder(), redactor);
+  return { http, sent, redactor };
+}
+
+const driver: Driver = {
+  kind: 'simulator',
+  authorize: () => Promise.reject(new Error('no authorization request in detection')),
+  approveDevice: () => Promise.resolve(),
+  denyDevice: () => Promise.resolve(),
+  advanceClock: () => Promise.resolve(),
+};
+
+interface Case {
+  answers?: Record<string, Answer>;
+  config?: Partial<TargetConfig>;
+  control?: boolean;
+  flags?: Record<string, boolean>;
+  passwordInForce?: boolean;
+}
+
+async function detect({ answers, config = CONFIG, control = true, flags = {}, passwordInForce = true }: Case = {}) {
+  const t = target(answers);
+  const full: TargetConfig = { baseUrl: FAKE_BASE, ...config };
+  const oauth = createOAuthFlows(t.http, driver, full, t.redactor, createRandom(1));
+  const caps = await detectCapabilities({ http: t.http, control, config: full, oauth, flags, passwordInForce });
+  return { caps, sent: t.sent.splice(0), oauth, t };
+}
+
+const ALL: Capabilities = {
+  control: true,
+  clock: true,
+  settings: true,
+  device: true,
+  passwordGrant: true,
+  pat: true,
+  writable: true,
+  oidc: true,
+};
+
+describe('detectControl', () => {
+  const control = async (answer?: Answer) => {
+    const t = target(answer ? { '/-/simulator/config': answer } : {});
+    const found = await detectControl(t.http);
+    expect(t.sent).toEqual(['GET /-/simulator/config']);
+    return found;
+  };
+
+  it('the control API answers its config: 200 with a JSON object', async () => {
+    expect(await control()).toBe(true);
+    expect(await control(status(200, '[]'))).toBe(true);
+  });
+
+  it('anything else is no control API: another status, a body that is no JSON object, no answer', async () => {
+    expect(await control(status(404))).toBe(false);
+    expect(await control(status(500))).toBe(false);
+    expect(await control(status(201))).toBe(false);
+    expect(await control(status(200, 'null'))).toBe(false);
+    expect(await control(status(200, '5'))).toBe(false);
+    expect(await control(status(200, '"config"'))).toBe(false);
+    expect(await control(status(200, '<html>sign in</html>'))).toBe(false);
+    expect(await control(unreachable)).toBe(false);
+  });
+});
+
+describe('detectCapabilities', () => {
+  it('a working simulator: every probe in order, each with its exact request, every capability', async () => {
+    const { caps, sent } = await detect();
+    expect(caps).toEqual(ALL);
+    expect(sent).toEqual([CLOCK, SETTINGS, DEVICE_PUBLIC, PASSWORD]);
+  });
+
+  it('the flag and feature names are those of the target config', () => {
+    expect(DEVICE_FLAG).toBe('device_authorization_grant');
+    expect(PASSWORD_FEATURE).toBe('password_grant');
+  });
+
+  it('no control API: neither clock nor settings is asked, nothing is writable', async () => {
+    const { caps, sent } = await detect({ control: false });
+    expect(caps).toEqual({ ...ALL, control: false, clock: false, settings: false, writable: false });
+    expect(sent).toEqual([DEVICE_PUBLIC, PASSWORD]);
+  });
+
+  describe('clock: any 2xx to a zero advance', () => {
+    const clock = async (answer: Answer) => {
+      const { caps, sent } = await detect({ answers: { '/-/simulator/clock': answer } });
+      expect(sent).toEqual([CLOCK, SETTINGS, DEVICE_PUBLIC, PASSWORD]);
+      expect(caps).toEqual({ ...ALL, clock: caps.clock });
+      return caps.clock;
+    };
+    it('2xx is a clock', async () => {
+      expect(await clock(status(200))).toBe(true);
+      expect(await clock(() => new Response(null, { status: 204 }))).toBe(true);
+      expect(await clock(status(299, 'not json'))).toBe(true);
+    });
+    it('3xx, 4xx, 5xx or no answer is none', async () => {
+      expect(await clock(status(300))).toBe(false);
+      expect(await clock(status(404))).toBe(false);
+      expect(await clock(status(500))).toBe(false);
+      expect(await clock(unreachable)).toBe(false);
+    });
+  });
+
+  describe('settings: 200 with a JSON object', () => {
+    const settings = async (answer: Answer) => {
+      const { caps, sent } = await detect({ answers: { '/-/simulator/settings': answer } });
+      expect(sent).toEqual([CLOCK, SETTINGS, DEVICE_PUBLIC, PASSWORD]);
+      expect(caps).toEqual({ ...ALL, settings: caps.settings });
+      return caps.settings;
+    };
+    it('a JSON object answered 200', async () => {
+      expect(await settings(status(200, '{"passwordGrant":true}'))).toBe(true);
+    });
+    it('another status, JSON that is no object, no JSON, or no answer', async () => {
+      expect(await settings(status(404))).toBe(false);
+      expect(await settings(() => new Response(null, { status: 204 }))).toBe(false);
+      expect(await settings(status(500))).toBe(false);
+      expect(await settings(status(200, 'null'))).toBe(false);
+      expect(await settings(status(200, 'true'))).toBe(false);
+      expect(await settings(status(200, 'settings'))).toBe(false);
+      expect(await settings(unreachable)).toBe(false);
+    });
+  });
+
+  describe('device: the flag, an application to ask with, and the endpoint', () => {
+    const device = async (c: Case) => {
+      const { caps, sent } = await detect(c);
+      expect(caps).toEqual({ ...ALL, device: caps.device, oidc: caps.oidc });
+      return { device: caps.device, sent: sent.filter((s) => s.includes('authorize_device')) };
+    };
+    const answering = (answer: Answer, features?: Record<string, boolean>): Case => ({
+      answers: { '/oauth/authorize_device': answer },
+      ...(features ? { config: { ...CONFIG, features } } : {}),
+    });
+
+    it('asks as the public application, else the confidential one, with its first scope', async () => {
+      expect(await device({})).toEqual({ device: true, sent: [DEVICE_PUBLIC] });
+      expect(await device({ config: { ...CONFIG, applications: { confidential: CONFIDENTIAL } } })).toEqual({
+        device: true,
+        sent: ['POST /oauth/authorize_device client_id=conf-client&scope=api'],
+      });
+    });
+
+    it('no application: nothing asked, absent unless the config declares it', async () => {
+      const none = { ...CONFIG, applications: {} };
+      expect(await device({ config: none })).toEqual({ device: false, sent: [] });
+      expect(await device({ config: { ...none, features: { device_authorization_grant: true } } })).toEqual({
+        device: true,
+        sent: [],
+      });
+    });
+
+    it('the flag off: nothing asked and absent, whatever the config declares', async () => {
+      expect(await device({ flags: { device_authorization_grant: false } })).toEqual({ device: false, sent: [] });
+      expect(
+        await device({
+          flags: { device_authorization_grant: false },
+          config: { ...CONFIG, features: { device_authorization_grant: true } },
+        }),
+      ).toEqual({ device: false, sent: [] });
+      expect(await device({ flags: { device_authorization_grant: true } })).toEqual({
+        device: true,
+        sent: [DEVICE_PUBLIC],
+      });
+      // Another flag off changes nothing.
+      expect(await device({ flags: { password_grant: false } })).toEqual({ device: true, sent: [DEVICE_PUBLIC] });
+    });
+
+    it('present: a 200 naming a device_code, or a server error (a broken feature is failed, not skipped)', async () => {
+      expect((await device(answering(status(200, '{"device_code":"d"}')))).device).toBe(true);
+      expect((await device(answering(status(500)))).device).toBe(true);
+      expect((await device(answering(status(503, 'down')))).device).toBe(true);
+    });
+
+    it('absent: a 200 without a device_code, a refusal, a 404, no answer', async () => {
+      expect((await device(answering(status(200, '{"user_code":"ABCD"}')))).device).toBe(false);
+      expect((await device(answering(status(201, '{"device_code":"d"}')))).device).toBe(false);
+      expect((await device(answering(status(400, '{"error":"unauthorized_client"}')))).device).toBe(false);
+      expect((await device(answering(status(404)))).device).toBe(false);
+      expect((await device(answering(status(499, '{"device_code":"d"}')))).device).toBe(false);
+      expect((await device(answering(unreachable))).device).toBe(false);
+    });
+
+    it('a declaration counts when the endpoint refuses; declaring it off does not hide an answer', async () => {
+      expect((await device(answering(status(404), { device_authorization_grant: true }))).device).toBe(true);
+      expect((await device(answering(status(404), { device_authorization_grant: false }))).device).toBe(false);
+      expect(
+        (await device(answering(status(200, '{"device_code":"d"}'), { device_authorization_grant: false }))).device,
+      ).toBe(true);
+    });
+  });
+
+  describe('password grant: in force, a user, not declared off, and the grant answers', () => {
+    const password = async (c: Case) => {
+      const { caps, sent } = await detect(c);
+      expect(caps).toEqual({ ...ALL, passwordGrant: caps.passwordGrant });
+      return { passwordGrant: caps.passwordGrant, sent: sent.filter((s) => s.includes('/oauth/token')) };
+    };
+    const answering = (answer: Answer, features?: Record<string, boolean>): Case => ({
+      answers: { '/oauth/token': answer },
+      ...(features ? { config: { ...CONFIG, features } } : {}),
+    });
+
+    it('present: a 200 or a server error', async () => {
+      expect(await password({})).toEqual({ passwordGrant: true, sent: [PASSWORD] });
+      expect((await password(answering(status(500)))).passwordGrant).toBe(true);
+      expect((await password(answering(status(502, 'bad gateway')))).passwordGrant).toBe(true);
+    });
+
+    it('absent: a refusal (400, 401, 499) or no answer', async () => {
+      expect((await password(answering(status(400, '{"error":"unsupported_grant_type"}')))).passwordGrant).toBe(false);
+      expect((await password(answering(status(401, '{"error":"invalid_client"}')))).passwordGrant).toBe(false);
+      expect((await password(answering(status(499)))).passwordGrant).toBe(false);
+      expect((await password(answering(unreachable))).passwordGrant).toBe(false);
+    });
+
+    it('declared on: present even when refused; declared off: not asked at all', async () => {
+      expect((await password(answering(status(400), { password_grant: true }))).passwordGrant).toBe(true);
+      expect(await password({ config: { ...CONFIG, features: { password_grant: false } } })).toEqual({
+        passwordGrant: false,
+        sent: [],
+      });
+    });
+
+    it('not in force at the release, or no user: not asked, absent whatever the config declares', async () => {
+      const declared = { ...CONFIG, features: { password_grant: true } };
+      expect(await password({ passwordInForce: false, config: declared })).toEqual({ passwordGrant: false, sent: [] });
+      expect(await password({ config: { ...declared, user: undefined } })).toEqual({ passwordGrant: false, sent: [] });
+    });
+
+    it('the token the probe got is left to the flows to revoke', async () => {
+      const { oauth, t } = await detect();
+      t.sent.splice(0);
+      await oauth.revokeAll();
+      expect(t.sent).toEqual([
+        'POST /oauth/revoke token=password-token-1&client_id=conf-client&client_secret=conf-secret-value-1',
+      ]);
+    });
+  });
+
+  it('pat: a personal access token in the config', async () => {
+    expect((await detect({ config: { ...CONFIG, personalAccessToken: undefined } })).caps).toEqual({
+      ...ALL,
+      pat: false,
+    });
+  });
+
+  it('oidc: any configured application with the openid scope', async () => {
+    const oidc = async (applications: TargetConfig['applications']) =>
+      (await detect({ config: { ...CONFIG, applications }, flags: { device_authorization_grant: false } })).caps.oidc;
+    expect(await oidc({ confidential: CONFIDENTIAL, public: PUBLIC })).toBe(true);
+    expect(await oidc({ confidential: CONFIDENTIAL })).toBe(false);
+    expect(await oidc({ confidential: { ...CONFIDENTIAL, scopes: ['openid'] } })).toBe(true);
+    expect(await oidc({ limited: undefined, public: PUBLIC })).toBe(true);
+    expect(await oidc(undefined)).toBe(false);
+  });
+});
