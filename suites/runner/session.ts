@@ -118,7 +118,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const checkScope = new AsyncLocalStorage<number>();
   let checkNumber = 0;
   let liveCheck: number | undefined;
-  // Set-up and revocation run outside any check (no scope) and are always current.
+  // Set-up and revocation run outside any check (no scope) and are always current; so is a
+  // callback that lost the check's async context (an event of an emitter made before the check).
   const fromLiveCheck = () => {
     const scope = checkScope.getStore();
     return scope === undefined || scope === liveCheck;
@@ -276,6 +277,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       let result: CheckResult;
       checkRunning = true;
       stoppedCheck = false;
+      // Stryker disable next-line UpdateOperator: counting down tells the checks apart just as well
       const scope = ++checkNumber;
       liveCheck = scope;
       try {

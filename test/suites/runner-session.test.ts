@@ -5,6 +5,7 @@
  * order in which the session opens and closes. In process, against a fake target that records
  * every request; the clock is faked (Date only) so durations are exact.
  */
+import { AsyncResource } from 'node:async_hooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TargetError } from '../../suites/errors.js';
 import { CheckFailure, CheckSkipped } from '../../suites/runner/errors.js';
@@ -579,8 +580,24 @@ describe('runCheck: timeouts', () => {
     );
     expect(first.status).toBe('failed');
     expect(second.status).toBe('passed');
-    expect((late as Error).message).toBe(PAST_ITS_END);
+    expect((late as Error).message).toBe('the check ran past its end; its later requests are refused');
+    expect(PAST_ITS_END).toBe((late as Error).message);
     expect(fake.paths()).toEqual(['GET /', 'GET /-/simulator/config', 'GET /early', 'GET /mine']);
+  });
+
+  it("a request from a callback that lost the check's async context is still sent and recorded", async () => {
+    // A resource made outside any check runs its callbacks there, as an emitter made earlier would.
+    const outside = new AsyncResource('emitter made before the check');
+    const fake = recording();
+    const [r] = await runAll({ target: fake.target }, [
+      'callback',
+      ['T-MUST'],
+      async (t: CheckContext) => {
+        await outside.runInAsyncScope(() => t.http.get('/from-callback'));
+        t.expect(false, 'fails to show the exchanges it holds');
+      },
+    ]);
+    expect(r.exchange?.map((e) => e.request.url)).toEqual([`${FAKE_BASE}/from-callback`]);
   });
 
   it('an answer that arrives after its check was abandoned is not recorded for the next check', async () => {
