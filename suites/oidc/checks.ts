@@ -13,10 +13,10 @@ import {
   localKeys,
   openidApp,
   scopeWithoutOpenid,
+  SECRET_MEMBERS,
   USERINFO_PATH,
 } from './support.js';
 
-const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 /** Any nonce the client may choose: it travels through the authorize URL and the consent form into the id_token. */
 const nonceArb = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 });
 
@@ -224,7 +224,7 @@ export const oidcChecks: Check[] = [
       const jwks = await fetchJwks(t);
       t.expect(jwks.keys.length > 0, `${KEYS_PATH} must publish at least one key`);
       for (const key of jwks.keys) {
-        const leaked = PRIVATE_MEMBERS.filter((m) => m in key);
+        const leaked = SECRET_MEMBERS.filter((m) => m in key);
         t.expect(leaked.length === 0, `${KEYS_PATH} publishes private key members`, {
           kid: key.kid ?? null,
           members: leaked,

@@ -23,6 +23,8 @@ export async function fetchJwks(t: CheckContext, path = KEYS_PATH): Promise<JSON
 
 /** The members of a private RSA or EC key: published, they break OIDC-JWKS (its own check says so). */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth'];
+/** Every member a published key must not carry: the private ones and a symmetric key's secret `k`. */
+export const SECRET_MEMBERS = [...PRIVATE_MEMBERS, 'k'];
 
 /**
  * The published keys, as public keys only: jose would read a key with private members as a
