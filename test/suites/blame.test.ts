@@ -10,9 +10,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { faults } from '../../spec/index.js';
-import { executeRun } from '../../cli/run.js';
 import { defaultSeed } from '../../suites/runner/defaults.js';
-import type { Report } from '../../suites/report/model.js';
+import { runWithFault } from './fault-matrix.js';
 
 /** Faults whose full run once failed or warned rules they do not break (each since fixed). */
 const REGRESSIONS = [
@@ -46,18 +45,6 @@ const seed = Number(process.env.IDP_SEED ?? defaultSeed());
 const all = process.env.IDP_BLAME_ALL === '1';
 const list = faults().filter((f) => all || REGRESSIONS.includes(f.name));
 
-async function fullRun(fault: string): Promise<Report> {
-  let report: Report | undefined;
-  const err: string[] = [];
-  const code = await executeRun(
-    { fault: [fault], runs: '8', seed: String(seed) },
-    { out: () => {}, err: (t) => void err.push(t), onReport: (r) => (report = r) },
-    {},
-  );
-  if (!report) throw new Error(`run --fault ${fault} made no report (exit ${code}):\n${err.join('')}`);
-  return report;
-}
-
 describe(`no collateral blame (seed ${seed}${all ? ', every fault' : ''})`, () => {
   it('every regression names a fault of spec/faults.yaml', () => {
     const names: string[] = faults().map((f) => f.name);
@@ -67,7 +54,7 @@ describe(`no collateral blame (seed ${seed}${all ? ', every fault' : ''})`, () =
   it.each(list.map((f) => [f.name, f] as const))(
     'fault %s fails or warns only the rules it breaks',
     async (name, fault) => {
-      const report = await fullRun(name);
+      const { report } = await runWithFault(fault, seed, undefined, true);
       const own: readonly string[] = fault.rules;
       const collateral = report.checks
         .filter((c) => c.status === 'failed' || c.status === 'warned')

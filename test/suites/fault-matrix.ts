@@ -32,16 +32,25 @@ const describeResults = (results: CheckResult[]) =>
 /** The must rules a fault breaks; none means it is caught by a warning. */
 export const mustRulesOf = (fault: Fault) => fault.rules.filter((id) => rule(id).level === 'must');
 
-/** `run --fault NAME --rule <rules>` in process: its exit code and report. */
+/**
+ * `run --fault NAME --rule <rules>` in process (every check with `everyCheck`, as the blame test
+ * needs): its exit code and report.
+ */
 export async function runWithFault(
   fault: Fault,
   seed: number,
   run?: Witness,
+  everyCheck = false,
 ): Promise<{ code: number; report: Report; err: string }> {
   let report: Report | undefined;
   const err: string[] = [];
   const code = await executeRun(
-    { fault: [fault.name], rule: fault.rules.join(','), runs: String(MATRIX_RUNS), seed: String(seed) },
+    {
+      fault: [fault.name],
+      ...(everyCheck ? {} : { rule: fault.rules.join(',') }),
+      runs: String(MATRIX_RUNS),
+      seed: String(seed),
+    },
     {
       out: () => {},
       err: (t) => void err.push(t),
