@@ -1,7 +1,7 @@
 /**
  * Helpers of the API suites. Credentials for REST calls: the configured personal access token when there
- * is one (PRIVATE-TOKEN), else one `api` access token minted per run through the code flow
- * (tracked by t.oauth, so the run revokes it). Minted once per run and shared by the checks.
+ * is one (PRIVATE-TOKEN), else one `api` access token minted through the code flow, once per
+ * check: it is tracked by t.oauth (one per check), which revokes it when the check ends.
  */
 import { profiles, type RuleId } from '../../spec/index.js';
 import type { CheckContext, HttpResponse, OAuthFlows } from '../types.js';
@@ -39,7 +39,7 @@ export function fixtureProject(t: CheckContext): string {
   return project;
 }
 
-/** Per run (keyed like the minted token): what reaching each namespaced project by its encoded path gave. */
+/** Per check (keyed like the minted token): what reaching each namespaced project by its encoded path gave. */
 const reached = new WeakMap<OAuthFlows, Map<string, Promise<Reach>>>();
 type Reach = { ok: true } | { ok: false; status: number; listed: boolean };
 
@@ -62,7 +62,7 @@ async function reach(t: CheckContext, path: string): Promise<Reach> {
  * reaches a project that way for another rule. Otherwise the check stops without a verdict on its
  * own rules: a project the API lists under that path but refuses by it breaks ENC-NAMESPACED-PATH
  * (the failure names that rule); one it does not list is the target config's trouble (errored).
- * Asked once per run and path.
+ * Asked once per check and path.
  */
 export async function reachProject(t: CheckContext, path: string): Promise<string> {
   let byPath = reached.get(t.oauth);
