@@ -74,6 +74,9 @@ export interface WalkRules {
   end?: RuleId[];
 }
 
+/** A link off the target's origin leads to another collection than this one (and is not followed). */
+export const LEAVING_RULES: RuleId[] = ['PAG-LINK-FOLLOW'];
+
 /** Parameters of a walk's request that every link it follows must keep: all but the page and its size. */
 const PAGE_PARAMS = new Set(['page', 'per_page']);
 
@@ -125,7 +128,10 @@ export async function followNext(
     });
     expectKeepsParams(t, next, first.url, `rel=next of page ${pages.length} of ${what}`);
     seen.add(urlKey(next));
-    const response = await t.http.follow(next, { headers: options.headers });
+    const response = await t.http.follow(next, {
+      headers: options.headers,
+      leaving: { what: `rel=next of page ${pages.length} of ${what}`, rules: LEAVING_RULES },
+    });
     pages.push(readPage(t, response, `page ${pages.length + 1} of ${what} (from rel=next)`, rules));
   }
   return { pages, complete: rel(t, pages[pages.length - 1], 'next') === undefined };
