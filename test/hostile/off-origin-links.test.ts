@@ -21,6 +21,14 @@ let served: Served;
 let proxy: Awaited<ReturnType<typeof startProxy>>;
 let collector: Collector;
 
+/** The discovery document with every endpoint but the issuer moved to the collector's origin. */
+function elsewhere(body: Buffer, from: string, to: string): Buffer {
+  const doc = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+  for (const [field, value] of Object.entries(doc))
+    if (field !== 'issuer' && typeof value === 'string') doc[field] = reorigin(value, from, to);
+  return Buffer.from(JSON.stringify(doc));
+}
+
 beforeAll(async () => {
   const sim = createSimulator({});
   served = await serve(sim);
@@ -33,6 +41,7 @@ beforeAll(async () => {
         ? [name, reorigin(value, from, to)]
         : [name, value],
     ),
+    body: req.url?.startsWith('/.well-known/openid-configuration') ? elsewhere(answer.body, from, to) : answer.body,
   }));
   // The collector answers as the simulator does: a harness that follows it keeps going.
   collector = await startCollector((req, res, body) => proxy.handle(req, res, body));
@@ -83,4 +92,14 @@ describe('links and redirects that leave the target are reported, and nothing is
     expect(failures(report)).toEqual(['encoding.moved-path-redirect ENC-MOVED-REDIRECT']);
     expect(report.checks[0].message).toMatch(/^Location of \S+ leaves the target's origin/);
   }, 120_000);
+
+  it('discovery: endpoints on another origin break OIDC-DISCOVERY, and no check of the suite sends anything there', async () => {
+    const { report, err } = await run('discovery', { suite: 'oidc' });
+    expect(collector.received).toEqual([]);
+    expect(failures(report), err.slice(-2000)).toEqual(['oidc.discovery OIDC-DISCOVERY']);
+    const discovery = report.checks.find((c) => c.id === 'oidc.discovery');
+    expect(discovery?.message).toMatch(
+      /^authorization_endpoint leaves the target's origin \(http:\/\/127\.0\.0\.1:\d+\) for /,
+    );
+  }, 300_000);
 });
