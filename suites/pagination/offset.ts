@@ -12,7 +12,7 @@ import {
   expectKeepsParams,
   followNext,
   key,
-  LEAVING_RULES,
+  followLink,
   readPage,
   rel,
   type Page,
@@ -115,10 +115,7 @@ export async function walkOffset(
   expectKeepsParams(t, lastUrl, first.url, `rel=last of ${collection.name}`);
   const last = readPage(
     t,
-    await t.http.follow(lastUrl, {
-      headers: collection.headers,
-      leaving: { what: `rel=last of ${collection.name}`, rules: LEAVING_RULES },
-    }),
+    await followLink(t, lastUrl, `rel=last of ${collection.name}`, collection.headers),
     `rel=last of ${collection.name}`,
     rules.follow,
   );
