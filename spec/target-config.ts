@@ -34,6 +34,11 @@ export interface AppConfig {
 /** Target config (YAML or JSON), see DESIGN.md; validated against spec/target-config.schema.json. */
 export interface TargetConfig {
   baseUrl: string;
+  /**
+   * Other origins of the same provider (a separate sign-in host) the harness may send requests and
+   * credentials to; by default only baseUrl's. Only the user's config names them, never the target.
+   */
+  trustedOrigins?: string[];
   issuer?: string;
   release?: string;
   offering?: Offering;

@@ -62,6 +62,11 @@ export interface HttpRequest {
   basic?: { user: string; password: string };
 }
 
+export interface FollowOptions extends Omit<HttpRequest, 'path'> {
+  /** What the URL is (`rel=next of page 2`) and the rules it breaks if it leaves the target's origin. */
+  leaving?: { what: string; rules?: RuleId[] };
+}
+
 export interface HttpResponse {
   status: number;
   headers: Headers;
@@ -77,8 +82,14 @@ export interface Http {
   send(request: HttpRequest): Promise<HttpResponse>;
   get(path: string, options?: Omit<HttpRequest, 'path' | 'method'>): Promise<HttpResponse>;
   post(path: string, options?: Omit<HttpRequest, 'path' | 'method'>): Promise<HttpResponse>;
-  /** Request an absolute URL handed out by the server (Link, Location) exactly as given. */
-  follow(absoluteUrl: string, options?: Omit<HttpRequest, 'path'>): Promise<HttpResponse>;
+  /**
+   * Request an absolute URL handed out by the server (Link, Location) exactly as given, when it
+   * stays on the target's origin; else nothing is sent and the check fails on `leaving.rules`
+   * (errored when none is named: the harness cannot go on without leaving).
+   */
+  follow(absoluteUrl: string, options?: FollowOptions): Promise<HttpResponse>;
+  /** Why the harness may send nothing to `url` (another origin, https to http), or undefined. */
+  leaves(url: string): string | undefined;
   /** Record traffic that did not go through send() (a browser's page loads): it is evidence too. */
   record(exchange: Exchange): void;
 }

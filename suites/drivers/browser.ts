@@ -160,45 +160,62 @@ interface Handover {
   response?: HttpResponse;
 }
 
+/** Where the page tried to take the browser off the provider (a form's action): nothing was sent. */
+interface Stray {
+  url: URL;
+  why: string;
+}
+
 /**
- * Stop the main frame at the hand-over to the application before Chromium contacts it, and keep
- * the URL. Playwright's page.route never sees redirect hops, so this asks Chromium's Fetch domain
- * directly: each document request pauses before it is sent, and again when its answer (a redirect
- * too) arrives; whatever leaves the provider is failed as aborted, the rest continues untouched.
+ * Nothing the page asks for leaves the provider: the hand-over to the application is stopped
+ * before Chromium contacts it, its URL kept; a navigation elsewhere (a sign-in form posting to
+ * another origin) is stopped and kept as a stray; any other request off the provider (a script's
+ * fetch, an image) is failed. Playwright's page.route never sees redirect hops, so this asks
+ * Chromium's Fetch domain directly: each request pauses before it is sent, and again when its
+ * answer (a redirect too) arrives; whatever leaves is failed as aborted, the rest continues.
  */
-async function guardHandover(
+async function guardRequests(
   context: BrowserContext,
   page: Page,
-  leaves: (url: string) => boolean,
-): Promise<() => Handover | undefined> {
+  handsOver: (url: string) => boolean,
+  refused: (url: string) => string | undefined,
+): Promise<{ handover: () => Handover | undefined; stray: () => Stray | undefined }> {
   const cdp = await context.newCDPSession(page);
   const main = (await cdp.send('Page.getFrameTree')).frameTree.frame.id;
   let handover: Handover | undefined;
+  let stray: Stray | undefined;
   cdp.on('Fetch.requestPaused', (event) => {
     const { requestId, request, responseStatusCode: status, responseHeaders } = event;
-    let next: string | undefined;
-    if (event.frameId === main && status === undefined && leaves(request.url)) next = request.url;
     const location =
       status !== undefined && status >= 300 && status < 400 ? headerOf(responseHeaders, 'location') : undefined;
-    if (event.frameId === main && location) {
-      const to = URL.canParse(location, request.url) ? new URL(location, request.url).href : undefined;
-      if (to && leaves(to)) next = to;
+    const to =
+      status === undefined
+        ? request.url
+        : location && URL.canParse(location, request.url)
+          ? new URL(location, request.url).href
+          : undefined;
+    const why = to === undefined ? undefined : refused(to);
+    if (to === undefined || (!handsOver(to) && why === undefined))
+      return void cdp.send('Fetch.continueRequest', { requestId }).catch(() => undefined);
+    const fail = () => void cdp.send('Fetch.failRequest', { requestId, errorReason: 'Aborted' }).catch(() => undefined);
+    if (event.frameId !== main || event.resourceType !== 'Document') return fail();
+    // The page itself navigating elsewhere than to the application is no hand-over: a stray.
+    if (status === undefined && !handsOver(to)) {
+      stray ??= { url: new URL(to), why: why ?? 'leaves the provider' };
+      return fail();
     }
-    if (next === undefined) return void cdp.send('Fetch.continueRequest', { requestId }).catch(() => undefined);
     if (!handover) {
       const headers = toHeaders((responseHeaders ?? []).map((h) => [h.name, h.value]));
       handover = {
-        url: new URL(next),
+        url: new URL(to),
         ...(status !== undefined ? { response: httpResponse(status, headers, '', request.url) } : {}),
       };
     }
-    void cdp.send('Fetch.failRequest', { requestId, errorReason: 'Aborted' }).catch(() => undefined);
+    fail();
   });
   const stages = ['Request', 'Response'] as const;
-  await cdp.send('Fetch.enable', {
-    patterns: stages.map((requestStage) => ({ urlPattern: '*', resourceType: 'Document' as const, requestStage })),
-  });
-  return () => handover;
+  await cdp.send('Fetch.enable', { patterns: stages.map((requestStage) => ({ urlPattern: '*', requestStage })) });
+  return { handover: () => handover, stray: () => stray };
 }
 
 export async function createBrowserDriver(
@@ -215,7 +232,8 @@ export async function createBrowserDriver(
   const browser = await acquireBrowser(executablePath);
   let context: BrowserContext;
   try {
-    context = await browser.newContext();
+    // A service worker's requests would escape the page's request guard: none is allowed.
+    context = await browser.newContext({ serviceWorkers: 'block' });
   } catch (error) {
     await releaseBrowser();
     throw new DriverError(
@@ -232,18 +250,11 @@ export async function createBrowserDriver(
     ...config.driver,
   };
   const selector = (decision: Decision) => (decision === 'approve' ? d.approveSelector : d.denySelector);
-  const origin = new URL(http.baseUrl).origin;
   const redirectUris = Object.values(config.applications ?? {})
     .map((a) => a?.redirectUri)
     .filter((u): u is string => !!u);
-  /** Where the provider hands the user back to an application: a redirect URI, or any other origin. */
-  const leaves = (url: string) => {
-    try {
-      return redirectUris.some((r) => url.startsWith(r)) || new URL(url).origin !== origin;
-    } catch {
-      return true;
-    }
-  };
+  /** Where the provider hands the user back to an application. */
+  const handsOver = (url: string) => redirectUris.some((r) => url.startsWith(r));
   const clock = options.hasControl ? createSimulatorDriver(http, config) : undefined;
   const passwordCss = `input[name=${cssString(d.passwordField)}], input[type="password"]`;
 
@@ -345,7 +356,8 @@ export async function createBrowserDriver(
         response: { status: response.status(), headers: response.headers() },
       });
     });
-    const handover = await guardHandover(context, page, leaves);
+    // The same decision as every request of the harness (runner/http.ts): the target's origins only.
+    const { handover, stray } = await guardRequests(context, page, handsOver, (url) => http.leaves(url));
     try {
       let signedIn = false;
       let decided = false;
@@ -358,7 +370,7 @@ export async function createBrowserDriver(
           throw new HarnessError(`the browser could not open ${new URL(startUrl).pathname}: ${reason}`);
         }),
       );
-      for (let step = 0; step < MAX_STEPS && !handover(); step++) {
+      for (let step = 0; step < MAX_STEPS && !handover() && !stray(); step++) {
         await ready(page, [passwordCss, selector(decision)]);
         if (!signedIn && (await present(page, passwordCss, 'password field'))) {
           signedIn = true;
@@ -375,6 +387,12 @@ export async function createBrowserDriver(
         decided = true;
         await settle(page, () => page.locator(css).first().click());
       }
+      const off = stray();
+      // The password (or a consent) bound elsewhere: not sent, and the driver cannot go on.
+      if (off && !handover())
+        throw new HarnessError(
+          `the page sent the browser to ${off.url.origin}${off.url.pathname}, which ${off.why}: nothing was sent there (trustedOrigins lists the provider's other origins)`,
+        );
       const away = handover();
       // The provider's redirect to the application was stopped before Playwright saw it: record it.
       if (away?.response)

@@ -70,18 +70,20 @@ function buttonFor(
 export function createBrowser(http: Http, config: TargetConfig): Browser {
   const jar = new CookieJar(undefined, { rejectPublicSuffixes: false, allowSpecialUseDomain: true });
   const d = { ...DEFAULTS, ...config.driver };
-  const origin = new URL(http.baseUrl).origin;
   const redirectUris = Object.values(config.applications ?? {})
     .map((a) => a?.redirectUri)
     .filter((u): u is string => !!u);
-  const leaves = (url: string) => redirectUris.some((r) => url.startsWith(r)) || new URL(url).origin !== origin;
+  /** A redirect here is the hand-over to the application: kept, never followed. */
+  const leaves = (url: string) => redirectUris.some((r) => url.startsWith(r)) || http.leaves(url) !== undefined;
 
-  const request = async (url: string, method: string, body?: URLSearchParams): Promise<HttpResponse> => {
+  const request = async (url: string, method: string, body?: URLSearchParams, what?: string): Promise<HttpResponse> => {
     const cookie = await jar.getCookieString(url);
+    // A form's action off the provider is not submitted (http.follow refuses it): the driver's trouble.
     const response = await http.follow(url, {
       method: method.toUpperCase(),
       ...(body ? { form: body } : {}),
       headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) },
+      ...(what ? { leaving: { what } } : {}),
     });
     for (const c of response.headers.getSetCookie()) await jar.setCookie(c, url, { ignoreError: true });
     return response;
@@ -96,17 +98,19 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       let url = startUrl;
       let method = 'GET';
       let body: URLSearchParams | undefined;
+      /** The form being submitted, named in the refusal when its action leaves the provider. */
+      let what: string | undefined;
       let signedIn = false;
       let decided = false;
       // A form submitted twice means the provider sent us back (a wrong code, an error): stop there.
       const submitted = new Set<string>();
       for (let step = 0; step < MAX_STEPS; step++) {
-        const response = await request(url, method, body);
+        const response = await request(url, method, body, what);
         const location = response.headers.get('location');
         if (response.status >= 300 && response.status < 400 && location) {
           const next = new URL(location, url).href;
           if (leaves(next)) return { redirect: new URL(next), response, decided };
-          [url, method, body] = [next, 'GET', undefined];
+          [url, method, body, what] = [next, 'GET', undefined, undefined];
           continue;
         }
         // Media types are case-insensitive (RFC 9110 §8.3.1): `TEXT/HTML` is a page too.
@@ -122,6 +126,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           const passwordName =
             login.fields.find((f) => f.name === d.passwordField || f.type === 'password')?.name ?? d.passwordField;
           signedIn = true;
+          what = "the sign-in form's action";
           [url, method, body] = [
             new URL(login.action || url, url).href,
             login.method === 'get' ? 'GET' : 'POST',
@@ -146,6 +151,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         submitted.add(signature);
         decided ||= choice.explicit;
         const values = fill?.(choice.form) ?? {};
+        what = `the action of the form with the ${choice.explicit ? decision : 'next step'} button`;
         [url, method, body] = [
           new URL(choice.form.action || url, url).href,
           choice.form.method === 'get' ? 'GET' : 'POST',

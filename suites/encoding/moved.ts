@@ -51,7 +51,10 @@ export const movedRedirect: Check = {
         });
         // Location may be relative (RFC 9110 §10.2.2): resolve it against the request, then use it as given.
         location = new URL(location, res.url).href;
-        answer = await t.http.follow(location, { headers });
+        answer = await t.http.follow(location, {
+          headers,
+          leaving: { what: `Location of ${old}`, rules: ['ENC-MOVED-REDIRECT'] },
+        });
         t.expect(answer.status === 200, `following Location of ${old} answered ${answer.status}, expected 200`, {
           location,
           status: answer.status,

@@ -200,6 +200,9 @@ export const oidcChecks: Check[] = [
         t.expect(url && url.pathname.endsWith(path), `${field} must be the absolute URL of ${path}`, {
           [field]: value ?? null,
         });
+        // The harness would send tokens and secrets there: it must be the provider's own origin.
+        const away = t.http.leaves(url.href);
+        t.expect(!away, `${field} ${away}`, { [field]: value });
       }
       const lists: Record<string, string> = {
         scopes_supported: 'openid',

@@ -18,7 +18,7 @@ import {
   type OffsetCollection,
   type OffsetWalk,
 } from './offset.js';
-import { expectKeepsParams, readPage, rel, type Page, type WalkRules } from './traverse.js';
+import { expectKeepsParams, followLink, readPage, rel, type Page, type WalkRules } from './traverse.js';
 
 function validPerPage(): fc.Arbitrary<number | undefined> {
   const { perPageMax } = limits();
@@ -324,7 +324,7 @@ async function assertRowsAndRelations(
   expectKeepsParams(t, firstUrl, request, `${what}: rel=first`);
   expectSlice(
     t,
-    readPage(t, await t.http.follow(firstUrl, { headers: collection.headers }), 'rel=first', relRules),
+    readPage(t, await followLink(t, firstUrl, `${what}: rel=first`, collection.headers), 'rel=first', relRules),
     1,
     reference,
     perPage,
@@ -337,7 +337,7 @@ async function assertRowsAndRelations(
     const index = walk.pages.length - 1;
     expectSlice(
       t,
-      readPage(t, await t.http.follow(prevUrl, { headers: collection.headers }), 'rel=prev', relRules),
+      readPage(t, await followLink(t, prevUrl, `${what}: rel=prev`, collection.headers), 'rel=prev', relRules),
       index,
       reference,
       perPage,

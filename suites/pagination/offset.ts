@@ -8,7 +8,16 @@ import { apiHeaders, jsonValue } from '../shared/api.js';
 import { fillPath, paginatedOperations } from './collections.js';
 import { numberHeader } from './links.js';
 import type { CheckContext } from '../types.js';
-import { expectKeepsParams, followNext, key, readPage, rel, type Page, type WalkRules } from './traverse.js';
+import {
+  expectKeepsParams,
+  followNext,
+  key,
+  followLink,
+  readPage,
+  rel,
+  type Page,
+  type WalkRules,
+} from './traverse.js';
 
 export { key };
 
@@ -106,7 +115,7 @@ export async function walkOffset(
   expectKeepsParams(t, lastUrl, first.url, `rel=last of ${collection.name}`);
   const last = readPage(
     t,
-    await t.http.follow(lastUrl, { headers: collection.headers }),
+    await followLink(t, lastUrl, `rel=last of ${collection.name}`, collection.headers),
     `rel=last of ${collection.name}`,
     rules.follow,
   );

@@ -74,6 +74,19 @@ export interface WalkRules {
   end?: RuleId[];
 }
 
+/**
+ * Request a Link URL as given. One that leaves the target's origin is not followed (nothing is
+ * sent there): it fails PAG-LINK-FOLLOW, as a link to another collection than this one would.
+ */
+export function followLink(
+  t: CheckContext,
+  url: string,
+  what: string,
+  headers?: Record<string, string>,
+): Promise<HttpResponse> {
+  return t.http.follow(url, { headers, leaving: { what, rules: ['PAG-LINK-FOLLOW'] } });
+}
+
 /** Parameters of a walk's request that every link it follows must keep: all but the page and its size. */
 const PAGE_PARAMS = new Set(['page', 'per_page']);
 
@@ -125,7 +138,7 @@ export async function followNext(
     });
     expectKeepsParams(t, next, first.url, `rel=next of page ${pages.length} of ${what}`);
     seen.add(urlKey(next));
-    const response = await t.http.follow(next, { headers: options.headers });
+    const response = await followLink(t, next, `rel=next of page ${pages.length} of ${what}`, options.headers);
     pages.push(readPage(t, response, `page ${pages.length + 1} of ${what} (from rel=next)`, rules));
   }
   return { pages, complete: rel(t, pages[pages.length - 1], 'next') === undefined };

@@ -3,9 +3,10 @@
  * exchange (secrets redacted) so a failure can show the last ones.
  */
 import type { Exchange } from '../report/model.js';
-import type { Http, HttpRequest, HttpResponse } from '../types.js';
+import type { FollowOptions, Http, HttpRequest, HttpResponse } from '../types.js';
 import { TransportError, type RawRequest, type Target } from '../target/types.js';
-import { CheckFailure } from './errors.js';
+import { originGuard } from '../target/origin.js';
+import { CheckFailure, HarnessError } from './errors.js';
 import type { Redactor } from './redact.js';
 
 /** Exchanges kept per check: the failure is nearly always in the last few. */
@@ -77,9 +78,24 @@ export function createHttp(
   gate?: () => void,
 ): Http {
   const baseUrl = target.baseUrl;
+  const leaves = originGuard(baseUrl, target.config.trustedOrigins);
 
-  const exchange = async (raw: RawRequest, display: string): Promise<HttpResponse> => {
+  const exchange = async (
+    raw: RawRequest,
+    display: string,
+    leaving?: FollowOptions['leaving'],
+  ): Promise<HttpResponse> => {
     gate?.();
+    // The one place a request leaves: off the target's origin nothing is sent, credentials or not.
+    const why = leaves(raw.url);
+    if (why) {
+      const what = leaving?.what ?? `${raw.method} ${redactor.url(raw.url)}`;
+      const message = `${what} ${why}: nothing was sent there`;
+      if (leaving?.rules?.length)
+        throw new CheckFailure(message, { link: redactor.url(raw.url), rules: leaving.rules });
+      const hint = why.startsWith('leaves') ? " (trustedOrigins lists the provider's other origins)" : '';
+      throw new HarnessError(message + hint);
+    }
     // Recorded raw and masked only when shown (Redactor.exchange); secrets are learned right away.
     const record: Exchange = {
       request: {
@@ -178,14 +194,15 @@ export function createHttp(
     send,
     get: (path, options = {}) => send({ ...options, path, method: 'GET' }),
     post: (path, options = {}) => send({ ...options, path, method: 'POST' }),
-    follow(absoluteUrl, options = {}) {
+    follow(absoluteUrl, { leaving, ...options } = {}) {
       // A relative reference is taken against the base URL, never guessed further.
       const url = /^https?:\/\//i.test(absoluteUrl)
         ? absoluteUrl
         : baseUrl + (absoluteUrl.startsWith('/') ? '' : '/') + absoluteUrl;
       const raw = build(options, url);
-      return exchange(raw, raw.url);
+      return exchange(raw, raw.url, leaving);
     },
+    leaves,
     record(entry) {
       redactor.learn(entry);
       recorder.add(entry);

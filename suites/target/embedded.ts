@@ -43,7 +43,9 @@ export async function readSimulatorConfig(
   });
   if (response.status !== 200) return { baseUrl };
   try {
-    return { ...((await response.json()) as TargetConfig), baseUrl };
+    // What the target says of itself is data: it never widens where the harness sends credentials.
+    const { trustedOrigins: _ignored, ...config } = (await response.json()) as TargetConfig;
+    return { ...config, baseUrl };
   } catch {
     return { baseUrl };
   }

@@ -15,6 +15,7 @@ import {
   reachedFixtureProject,
 } from '../shared/api.js';
 import { parseLinkHeader, resolveLink } from '../pagination/links.js';
+import { followLink } from '../pagination/traverse.js';
 
 /** Skip unless the rule is in force for this run (release window, offering, flag). */
 function requireInForce(t: CheckContext, rule: RuleId): void {
@@ -291,7 +292,7 @@ const memberRolesLifecycle: Check = {
     const listed = async () => {
       let url: string | undefined = `${t.http.baseUrl}${MEMBER_ROLES}?per_page=100&page=1`;
       for (let pages = 0; url && pages < 20; pages++) {
-        const res = await t.http.follow(url, { headers });
+        const res = await followLink(t, url, `rel=next of ${MEMBER_ROLES}`, headers);
         const page = jsonValue(res);
         if (Array.isArray(page) && page.some((r: { id?: unknown }) => r?.id === role.id)) return true;
         const next = parseLinkHeader(res.headers.get('link'))?.next?.[0];

@@ -103,15 +103,16 @@ describe('createHttp builds each request exactly', () => {
     expect(h.redactor.text('bearer-secret-value basic-secret-value another-secret-1')).toBe('bear… basi… anot…');
   });
 
-  it('follow: an absolute URL as it is, a relative one against the base URL', async () => {
+  it('follow: an absolute URL of the target as it is, a relative one against the base URL, another origin never', async () => {
     const h = harness();
-    await h.http.follow('http://elsewhere.test/x?y=1');
-    await h.http.follow('HTTPS://elsewhere.test/z');
+    await h.http.follow(`${FAKE_BASE}/x?y=1`);
+    await h.http.follow(`${FAKE_BASE.toUpperCase()}/z`);
     await h.http.follow('/rel');
     await h.http.follow('rel2', { query: { a: '1' } });
+    await expect(h.http.follow('http://elsewhere.test/x?y=1')).rejects.toBeInstanceOf(HarnessError);
     expect(h.sent.map((s) => s.url)).toEqual([
-      'http://elsewhere.test/x?y=1',
-      'HTTPS://elsewhere.test/z',
+      `${FAKE_BASE}/x?y=1`,
+      `${FAKE_BASE.toUpperCase()}/z`,
       `${FAKE_BASE}/rel`,
       `${FAKE_BASE}/rel2?a=1`,
     ]);

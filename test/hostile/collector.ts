@@ -1,0 +1,112 @@
+/**
+ * Pieces for the hostile-target tests: a collector on another loopback origin that counts what
+ * reaches it (and which of it carries a credential), and a proxy in front of the simulator that
+ * rewrites chosen URLs of its answers to point at that collector.
+ */
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Collector {
+  url: string;
+  /** Every request received, with the credentials it carried (header names, body field names). */
+  received: Array<{ method: string; path: string; credentials: string[] }>;
+  close(): Promise<void>;
+}
+
+/** Header and form/JSON field names that carry a credential; a query may carry a token too. */
+const CREDENTIAL_HEADERS = ['private-token', 'authorization', 'cookie', 'proxy-authorization'];
+const CREDENTIAL_FIELDS =
+  /(^|[?&"])(password|user%5Bpassword%5D|user\[password\]|client_secret|private_token|access_token|refresh_token|code)(=|":)/i;
+
+async function start(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const stop = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+
+/** Counts, then answers with `then` (a 404 by default). */
+export async function startCollector(
+  then: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void = (_, res) => {
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('collected');
+  },
+): Promise<Collector> {
+  const received: Collector['received'] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const credentials = CREDENTIAL_HEADERS.filter((h) => req.headers[h] !== undefined);
+      if (CREDENTIAL_FIELDS.test(req.url ?? '')) credentials.push('query');
+      if (CREDENTIAL_FIELDS.test(body.toString('utf8'))) credentials.push('body');
+      received.push({ method: req.method ?? 'GET', path: req.url ?? '/', credentials });
+      then(req, res, body);
+    });
+  });
+  const url = await start(server);
+  return { url, received, close: () => stop(server) };
+}
+
+/** Pass a request on to `upstream` with its Host kept, and hand the answer to `answer`. */
+export function forward(
+  upstream: string,
+  req: IncomingMessage,
+  body: Buffer,
+  answer: (status: number, headers: Array<[string, string]>, body: Buffer) => void,
+): void {
+  const { port } = new URL(upstream);
+  const out = request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers }, (res) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => {
+      const pairs: Array<[string, string]> = [];
+      for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i], res.rawHeaders[i + 1]]);
+      answer(res.statusCode ?? 502, pairs, Buffer.concat(chunks));
+    });
+  });
+  out.on('error', () => answer(502, [['content-type', 'text/plain']], Buffer.from('proxy: upstream failed')));
+  out.end(body);
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+
+/**
+ * A proxy in front of `upstream` (keeping Host, so the simulator writes the proxy's URLs) whose
+ * `rewrite` may change each answer's headers and body.
+ */
+export async function startProxy(
+  upstream: string,
+  rewrite: (
+    req: IncomingMessage,
+    answer: { status: number; headers: Array<[string, string]>; body: Buffer },
+  ) => { status: number; headers: Array<[string, string]>; body: Buffer },
+): Promise<{
+  url: string;
+  handle: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
+  close(): Promise<void>;
+}> {
+  const handle = (req: IncomingMessage, res: ServerResponse, body: Buffer) =>
+    forward(upstream, req, body, (status, headers, payload) => {
+      const out = rewrite(req, { status, headers, body: payload });
+      for (const [name, value] of out.headers) if (!HOP_BY_HOP.has(name.toLowerCase())) res.appendHeader(name, value);
+      res.setHeader('content-length', out.body.length);
+      res.writeHead(out.status);
+      res.end(out.body);
+    });
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => handle(req, res, Buffer.concat(chunks)));
+  });
+  const url = await start(server);
+  return { url, handle, close: () => stop(server) };
+}
+
+/** Every occurrence of `from` (an origin) in a header value replaced by `to`. */
+export const reorigin = (value: string, from: string, to: string) => value.split(from).join(to);
