@@ -73,7 +73,10 @@ describe('README', () => {
     for (const p of paths) {
       const top = p.split('/')[0] + '/';
       const ext = '*.' + p.split('.').pop();
-      expect([top, ext].some((pat) => prettierIgnore.split('\n').includes(pat)), `${p} in .prettierignore`).toBe(true);
+      expect(
+        [top, ext].some((pat) => prettierIgnore.split('\n').includes(pat)),
+        `${p} in .prettierignore`,
+      ).toBe(true);
     }
   });
 });
