@@ -6,8 +6,7 @@
 import { redact } from '../suites/report/redact.js';
 import {
   checkLabel,
-  checksByArea,
-  countStatuses,
+  areaCountsTable,
   exchangeSummary,
   groupBy,
   ruleCountsLine,
@@ -15,7 +14,6 @@ import {
   rulesToShow,
   verdict,
   verdictLine,
-  type Counts,
 } from './text.js';
 import type { CheckResult, Report } from '../suites/report/model.js';
 
@@ -61,16 +59,11 @@ const STATUS_TINT: Record<CheckResult['status'], Tint> = {
 };
 
 function countsTable(report: Report, paint: ReturnType<typeof painter>): string[] {
-  const head = ['Area', 'Passed', 'Failed', 'Warned', 'Errored', 'Skipped', 'Total'];
-  const row = (area: string, counts: Counts, total: number) =>
-    [area, counts.passed, counts.failed, counts.warned, counts.errored, counts.skipped, total].map(String);
-  const rows = checksByArea(report).map(({ area, items }) =>
-    row(terminalSafe(area), countStatuses(items), items.length),
-  );
-  const total = row('all', countStatuses(report.checks), report.checks.length);
-  const widths = head.map((cell, i) => Math.max(cell.length, ...[...rows, total].map((r) => r[i].length)));
+  const { head, rows } = areaCountsTable(report, terminalSafe);
+  const widths = head.map((cell, i) => Math.max(cell.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
     cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  const total = rows.pop()!;
   return [paint('bold', line(head)), ...rows.map(line), paint('bold', line(total))];
 }
 

@@ -8,8 +8,7 @@ import { redact } from '../suites/report/redact.js';
 import {
   firstFailure,
   checkLabel,
-  checksByArea,
-  countStatuses,
+  areaCountsTable,
   detailSections,
   firstLine,
   MAX_BODY_CHARS,
@@ -82,7 +81,9 @@ function table(head: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [
     line(head),
-    line(head.map((cell) => (/^(Passed|Failed|Warned|Errored|Skipped|Total|Rules)$/.test(cell) ? '---:' : '---'))),
+    line(
+      head.map((cell) => (/^(Passed|Failed|Warned|Expected|Errored|Skipped|Total|Rules)$/.test(cell) ? '---:' : '---')),
+    ),
     ...rows.map(line),
   ].join('\n');
 }
@@ -179,24 +180,8 @@ function layout(report: Report, options: Layout): string {
   const undetailed = failed.length + errored.length + warned.length - Math.max(0, options.detailed);
   if (undetailed > 0) out.push(`_Details of ${undetailed} more checks are in the JSON and HTML reports (size limit)._`);
 
-  out.push(
-    '### Per area',
-    table(
-      ['Area', 'Passed', 'Failed', 'Warned', 'Errored', 'Skipped', 'Total'],
-      checksByArea(report).map(({ area, items }) => {
-        const counts = countStatuses(items);
-        return [
-          md(area),
-          counts.passed,
-          counts.failed,
-          counts.warned,
-          counts.errored,
-          counts.skipped,
-          items.length,
-        ].map(String);
-      }),
-    ),
-  );
+  const areas = areaCountsTable(report, md);
+  out.push('### Per area', table(areas.head, areas.rows));
 
   if (skipped.length > 0) {
     out.push(

@@ -20,6 +20,26 @@ export const RULE_STATUS_ORDER: readonly RuleStatus[] = [
   'passed',
 ];
 
+/** The per-area table's columns: every check status, so each row adds up to its total. */
+const COUNT_COLUMNS: readonly CheckStatus[] = ['passed', 'failed', 'warned', 'expected', 'errored', 'skipped'];
+
+/**
+ * The per-area counts table the console and Markdown print: a header, one row per area (its name
+ * through `name`, the format's escaping) and the total row. Cells are strings, numbers right-aligned
+ * by the format.
+ */
+export function areaCountsTable(report: Report, name: (area: string) => string): { head: string[]; rows: string[][] } {
+  const title = (s: string) => s[0].toUpperCase() + s.slice(1);
+  const row = (area: string, items: readonly CheckResult[]) => {
+    const counts = countStatuses(items);
+    return [area, ...COUNT_COLUMNS.map((s) => String(counts[s])), String(items.length)];
+  };
+  return {
+    head: ['Area', ...COUNT_COLUMNS.map(title), 'Total'],
+    rows: [...checksByArea(report).map(({ area, items }) => row(name(area), items)), row('all', report.checks)],
+  };
+}
+
 export function countStatuses(checks: readonly CheckResult[]): Counts {
   const counts: Counts = { passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0, expected: 0 };
   for (const check of checks) counts[check.status] += 1;

@@ -232,8 +232,9 @@ describe('markdown', () => {
     expect(md).toContain(
       '| Passed | Failed | Warned | Errored | Skipped |\n| ---: | ---: | ---: | ---: | ---: |\n| 3 | 2 | 1 | 0 | 1 |',
     );
-    expect(md).toContain('| grants | 1 | 1 | 0 | 0 | 0 | 2 |');
-    expect(md).toContain('| pagination | 2 | 0 | 0 | 0 | 0 | 2 |');
+    expect(md).toContain('| Area | Passed | Failed | Warned | Expected | Errored | Skipped | Total |');
+    expect(md).toContain('| grants | 1 | 1 | 0 | 0 | 0 | 0 | 2 |');
+    expect(md).toContain('| pagination | 2 | 0 | 0 | 0 | 0 | 0 | 2 |');
   });
   it('keeps hostile HTML out of the raw-HTML parts', () => {
     const outsideFences = md.replace(/(`{3,})[^\n]*\n[\s\S]*?\n\1/g, '');
@@ -278,8 +279,8 @@ describe('markdown size budget', () => {
 describe('console', () => {
   it('prints per-area counts, failures with reproduce, the seed and the verdict', () => {
     const text = formatConsole(report);
-    expect(text).toMatch(/^grants\s+1\s+1\s+0\s+0\s+0\s+2$/m);
-    expect(text).toMatch(/^all\s+3\s+2\s+1\s+0\s+1\s+7$/m);
+    expect(text).toMatch(/^grants\s+1\s+1\s+0\s+0\s+0\s+0\s+2$/m);
+    expect(text).toMatch(/^all\s+3\s+2\s+1\s+0\s+0\s+1\s+7$/m);
     expect(text).toContain('FAILED grants grants.pkce-verifier');
     expect(text).toContain(
       'reproduce: npx idp-conformance run --suite grants --rule PKCE-VERIFIER-LENGTH --seed 1234567',
