@@ -138,6 +138,16 @@ describe('run --expect', () => {
       'expected:\n  - { rule: GRANT-CODE-SINGLE-USE, checks: [grants.nope], reason: "x y z" }\n',
       /unknown check grants\.nope/,
     ],
+    [
+      'a misspelt rule',
+      'expected:\n  - { rule: GRANT-CODE-SINGLEUSE, reason: "x y z" }\n',
+      /unknown rule GRANT-CODE-SINGLEUSE \(did you mean GRANT-CODE-SINGLE-USE\?\)/,
+    ],
+    [
+      'an extra key, named',
+      'expected:\n  - { rule: GRANT-CODE-SINGLE-USE, reason: "x y z", check: [grants.code-single-use] }\n',
+      /expected\.0: unknown property check \(did you mean checks\?\)/,
+    ],
     ['no reason', 'expected:\n  - { rule: GRANT-CODE-SINGLE-USE }\n', /reason/],
     ['not YAML', 'expected: [\n', /not valid YAML/],
   ])('refuses a file with %s: exit 2 and one line', async (_what, text, message) => {
