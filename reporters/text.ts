@@ -212,14 +212,25 @@ export function rulesToShow(report: Report, all = false): RuleResult[] {
  * header first; columns padded to their widest cell (at most 48), the last cut at 100 characters.
  * `clean` makes target-supplied text safe for the medium (the terminal strips control characters).
  */
+/**
+ * A rule's checks in one short cell: the first two (those that failed or warned first) and how many
+ * more, e.g. `grants.a, grants.b +5`, so a rule proved by many checks keeps its table line readable.
+ */
+function checksCell(rule: RuleResult, bad: ReadonlySet<string>): string {
+  const ordered = [...rule.checks.filter((id) => bad.has(id)), ...rule.checks.filter((id) => !bad.has(id))];
+  const more = ordered.length - 2;
+  return ordered.slice(0, 2).join(', ') + (more > 0 ? ` +${more}` : '');
+}
+
 export function ruleTableLines(rules: readonly RuleResult[], report: Report, clean = (text: string) => text): string[] {
   const head = ['Rule', 'Level', 'Origin', 'Verdict', 'Checks', 'First failure'];
+  const bad = new Set(report.checks.filter((c) => c.status !== 'passed' && c.status !== 'skipped').map((c) => c.id));
   const rows = rules.map((rule) => [
     clean(rule.id),
     rule.level,
     clean(rule.origin ?? ''),
     rule.status,
-    clean(rule.checks.join(',')) || '—',
+    clean(checksCell(rule, bad)) || '—',
     clean(firstFailure(report, rule)),
   ]);
   const widths = head.map((cell, i) => Math.min(48, Math.max(cell.length, ...rows.map((r) => r[i].length))));

@@ -277,6 +277,15 @@ describe('markdown size budget', () => {
 });
 
 describe('console', () => {
+  it('shows a rule proved by many checks as the first two (failed first) and a count', () => {
+    const r = fixtureReport();
+    const rule = r.rules.find((x) => x.id === 'PKCE-VERIFIER-LENGTH')!;
+    rule.checks = ['grants.a-one', 'grants.b-two', 'grants.pkce-verifier', 'grants.c-three', 'grants.d-four'];
+    const text = formatConsole(r);
+    const line = text.split('\n').find((l) => l.startsWith('PKCE-VERIFIER-LENGTH'))!;
+    expect(line).toContain('grants.pkce-verifier, grants.a-one +3');
+    expect(line).not.toContain('grants.d-four');
+  });
   it('prints per-area counts, failures with reproduce, the seed and the verdict', () => {
     const text = formatConsole(report);
     expect(text).toMatch(/^grants\s+1\s+1\s+0\s+0\s+0\s+0\s+2$/m);
