@@ -258,6 +258,11 @@ export async function executeRun(
           maxBodyBytes: s.maxBodyBytes,
         });
     if (s.probe) await probeOrStop(target);
+    // Said, not silently ignored: the embedded simulator answers in process, there is no request to time out.
+    if (target.kind === 'embedded' && s.timeoutMs !== undefined)
+      io.err(
+        'idp-conformance: --timeout has no effect on the embedded simulator; it bounds requests to --target or --config\n',
+      );
     // CI logs keep every line a terminal would rewrite: a line per area there, even on a pseudo-terminal.
     const progress = createProgress({ write: io.err, tty: io.stderrTty === true && !env.CI, quiet: s.quiet });
     let report;
