@@ -2,6 +2,7 @@
  * `idp-conformance run`: parse and check the flags (one line and exit code 2 for anything wrong),
  * open the target, run the selected checks, print the summary, write the reports.
  */
+import { ruleCatalogueEntries } from '../spec/catalogue.js';
 import { Option, type Command } from 'commander';
 import { profiles, releaseProblem, type Offering } from '../spec/index.js';
 import {
@@ -289,9 +290,10 @@ export async function executeRun(
     }
     // Reports first: a report that cannot be written is known before any verdict is printed.
     io.onReport?.(report);
-    const written = s.reports.length ? await writeReports(report, s.reports) : [];
+    const catalogue = ruleCatalogueEntries(checks);
+    const written = s.reports.length ? await writeReports(report, s.reports, { catalogue }) : [];
     const color = shouldColor({ isTTY: io.stdoutTty }, env);
-    io.out(formatConsole(report, { color, quiet: s.quiet, allRules: s.verbose, written }));
+    io.out(formatConsole(report, { color, quiet: s.quiet, allRules: s.verbose, written, catalogue }));
     return exitCodeOf(report);
   } catch (error) {
     if (isUsageError(error)) {

@@ -6,6 +6,7 @@
  * failure appears once, open, with its HTTP exchanges folded; printing unfolds them. The per-rule
  * table (rule, verdict, level, origin, checks, a link to the first failure) leads, before the failures.
  */
+import { CATALOGUE_FILES, ruleHref } from './rule-links.js';
 import { createHash } from 'node:crypto';
 import escapeHtml from 'escape-html';
 import { redact } from '../suites/report/redact.js';
@@ -274,7 +275,7 @@ function rulesSection(report: Report, anchor: Anchors, f: Facets): string {
       })
       .join(', ');
     const areas = f.ruleAreas(rule);
-    return `<tr data-f="rule" data-status="${h(rule.status)}" data-level="${h(rule.level)}" data-origin="${facet(originOf(rule) ? [originOf(rule)!] : [])}" data-area="${facet(areas)}"><td><code>${h(rule.id)}</code></td><td data-v="${statusRank(rule.status)}">${badge(rule.status)}</td><td data-v="${['must', 'should', 'info'].indexOf(rule.level)}">${h(rule.level)}</td>${withOrigin ? `<td>${h(originOf(rule) ?? '')}</td>` : ''}<td>${h(ruleArea(rule))}</td><td>${h(rule.title)}</td><td>${h(rule.source)}</td><td>${checks || '—'}</td><td>${firstFailureLink(report, rule, anchor)}</td></tr>`;
+    return `<tr data-f="rule" data-status="${h(rule.status)}" data-level="${h(rule.level)}" data-origin="${facet(originOf(rule) ? [originOf(rule)!] : [])}" data-area="${facet(areas)}"><td><a href="${h(ruleHref(rule.id, CATALOGUE_FILES.html))}"><code>${h(rule.id)}</code></a></td><td data-v="${statusRank(rule.status)}">${badge(rule.status)}</td><td data-v="${['must', 'should', 'info'].indexOf(rule.level)}">${h(rule.level)}</td>${withOrigin ? `<td>${h(originOf(rule) ?? '')}</td>` : ''}<td>${h(ruleArea(rule))}</td><td>${h(rule.title)}</td><td>${h(rule.source)}</td><td>${checks || '—'}</td><td>${firstFailureLink(report, rule, anchor)}</td></tr>`;
   });
   return `<section id="rules"><h2>Rules (<span data-shown="rule">${report.rules.length}</span> shown of ${report.rules.length}), worst first</h2>
 <table class="sortable" id="rule-matrix">

@@ -3,6 +3,7 @@
  * failures first with their details folded in <details>, warnings, per-area counts, skipped
  * reasons, and the rules table folded at the end.
  */
+import { CATALOGUE_FILES, ruleHref } from './rule-links.js';
 import escapeHtml from 'escape-html';
 import { redact } from '../suites/report/redact.js';
 import {
@@ -21,7 +22,10 @@ import {
 import type { CheckResult, Report } from '../suites/report/model.js';
 
 /** Text in Markdown prose or a table cell: no HTML, no table breaks, one line. */
-function md(text: string): string {
+/** A rule id linked to its entry in the rule catalogue written beside the report (rules.md). */
+const ruleLink = (id: string): string => `[${code(id)}](${ruleHref(id, CATALOGUE_FILES.md)})`;
+
+export function md(text: string): string {
   return text
     .replace(/([\\`*_[\]#])/g, '\\$1')
     .replace(/&/g, '&amp;')
@@ -134,7 +138,7 @@ function layout(report: Report, options: Layout): string {
   );
   const hidden = report.rules.length - rules.length;
   const ruleRows = rules.map((rule) => [
-    code(rule.id),
+    ruleLink(rule.id),
     `${icon(rule.status)} ${md(rule.status)}`,
     md(rule.level),
     md(rule.origin),
@@ -175,7 +179,7 @@ function layout(report: Report, options: Layout): string {
   if (stale.length > 0)
     out.push(
       `### ♻️ Stale expectations: listed in --expect but passed; remove them (${stale.length})`,
-      ...stale.map((rule) => `- ${code(rule.id)} (reason given: ${md(rule.expectedReason ?? '')})`),
+      ...stale.map((rule) => `- ${ruleLink(rule.id)} (reason given: ${md(rule.expectedReason ?? '')})`),
     );
   const undetailed = failed.length + errored.length + warned.length - Math.max(0, options.detailed);
   if (undetailed > 0) out.push(`_Details of ${undetailed} more checks are in the JSON and HTML reports (size limit)._`);
