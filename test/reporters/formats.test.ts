@@ -159,7 +159,7 @@ describe('html', () => {
     expect(rules).toBeLessThan(html.indexOf('<section id="areas">'));
     const matrix = html.slice(rules, html.indexOf('</section>', rules));
     expect(matrix).toContain('<th>First failure</th>');
-    const pkce = matrix.split('\n').find((row) => row.includes('<code>PKCE-VERIFIER-LENGTH</code></td>'))!;
+    const pkce = matrix.split('\n').find((row) => row.includes('<code>PKCE-VERIFIER-LENGTH</code></a></td>'))!;
     // A link to the failure's details, not a second copy of its message.
     expect(pkce).toMatch(/<td><a href="#detail-[^"]+"><code>grants\.pkce-verifier<\/code><\/a><\/td><\/tr>$/);
     const target = /<td><a href="#(detail-[^"]+)">/.exec(pkce)![1];
@@ -183,7 +183,9 @@ describe('html', () => {
   it('shows every rule with its status, and every check', () => {
     for (const rule of report.rules)
       expect(html).toMatch(
-        new RegExp(`<code>${rule.id}</code></td><td data-v="\\d+"><span class="badge ${rule.status}">`),
+        new RegExp(
+          `<a href="rules\\.html#${rule.id}"><code>${rule.id}</code></a></td><td data-v="\\d+"><span class="badge ${rule.status}">`,
+        ),
       );
     for (const check of report.checks) expect(html).toContain(check.title);
   });
