@@ -3,6 +3,7 @@
  * as one report (rule verdicts recomputed across shards), printed and written like a run's; the
  * exit code is the whole run's.
  */
+import { ruleCatalogueEntries } from '../spec/catalogue.js';
 import type { Command } from 'commander';
 import { formatConsole, parseReportSpecs, readReport, writeReports } from '../reporters/index.js';
 import { allChecks } from '../suites/index.js';
@@ -29,8 +30,10 @@ export async function executeMerge(
       reports,
       allChecks().map((c) => c.id),
     );
-    io.out(formatConsole(merged, { allRules: flags.verbose === true }));
-    if (targets.length) await writeReports(merged, targets);
+    // Written first, so the console lists the files after the verdict, as `run` does.
+    const catalogue = ruleCatalogueEntries(allChecks());
+    const written = targets.length ? await writeReports(merged, targets, { catalogue }) : [];
+    io.out(formatConsole(merged, { allRules: flags.verbose === true, written, catalogue }));
     return exitCodeOf(merged);
   } catch (error) {
     if (isUsageError(error)) {

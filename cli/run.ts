@@ -2,6 +2,7 @@
  * `idp-conformance run`: parse and check the flags (one line and exit code 2 for anything wrong),
  * open the target, run the selected checks, print the summary, write the reports.
  */
+import { ruleCatalogueEntries } from '../spec/catalogue.js';
 import { Option, type Command } from 'commander';
 import { profiles, releaseProblem, type Offering } from '../spec/index.js';
 import {
@@ -258,6 +259,11 @@ export async function executeRun(
           maxBodyBytes: s.maxBodyBytes,
         });
     if (s.probe) await probeOrStop(target);
+    // Said, not silently ignored: the embedded simulator answers in process, there is no request to time out.
+    if (target.kind === 'embedded' && s.timeoutMs !== undefined)
+      io.err(
+        'idp-conformance: --timeout has no effect on the embedded simulator; it bounds requests to --target or --config\n',
+      );
     // CI logs keep every line a terminal would rewrite: a line per area there, even on a pseudo-terminal.
     const progress = createProgress({ write: io.err, tty: io.stderrTty === true && !env.CI, quiet: s.quiet });
     let report;
@@ -284,9 +290,10 @@ export async function executeRun(
     }
     // Reports first: a report that cannot be written is known before any verdict is printed.
     io.onReport?.(report);
-    const written = s.reports.length ? await writeReports(report, s.reports) : [];
+    const catalogue = ruleCatalogueEntries(checks);
+    const written = s.reports.length ? await writeReports(report, s.reports, { catalogue }) : [];
     const color = shouldColor({ isTTY: io.stdoutTty }, env);
-    io.out(formatConsole(report, { color, quiet: s.quiet, allRules: s.verbose, written }));
+    io.out(formatConsole(report, { color, quiet: s.quiet, allRules: s.verbose, written, catalogue }));
     return exitCodeOf(report);
   } catch (error) {
     if (isUsageError(error)) {

@@ -1,9 +1,11 @@
 /** `idp-conformance spec lint|coverage` (owner: spec). Thin: options in, library calls, text out. */
-import { existsSync, statSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { specDir, validateSpec } from '../spec/index.js';
 import { coverage, type CheckRef, type Coverage } from '../spec/coverage.js';
+import { ruleCatalogueEntries } from '../spec/catalogue.js';
+import { CATALOGUE_FILES, renderCatalogueHtml, renderCatalogueMarkdown } from '../reporters/catalogue.js';
 import { EXIT, UsageError } from './errors.js';
 
 export interface SpecCommandOptions {
@@ -73,7 +75,7 @@ function directory(value: string | undefined): string {
 }
 
 export function registerSpec(program: Command, options: SpecCommandOptions = {}): void {
-  const spec = program.command('spec').description('inspect the spec data (lint, coverage)');
+  const spec = program.command('spec').description('inspect the spec data (lint, coverage, catalogue)');
 
   spec
     .command('lint')
@@ -94,4 +96,31 @@ export function registerSpec(program: Command, options: SpecCommandOptions = {})
       else printCoverage(report);
       process.exitCode = report.unmapped.length ? EXIT.failed : EXIT.ok;
     });
+
+  spec
+    .command('catalogue')
+    .description(`write the rule catalogue (${CATALOGUE_FILES.html}, ${CATALOGUE_FILES.md}) that reports link to`)
+    .requiredOption('--out <folder>', 'folder to write into (created if missing)')
+    .action(async (opts: { out: string }) => {
+      const entries = ruleCatalogueEntries(options.checks ? await options.checks() : []);
+      const written = writeCatalogue(opts.out, entries);
+      for (const file of written) out(`wrote ${file}`);
+    });
+}
+
+/** Write both catalogue files into `dir`; returns their paths. Used by `spec catalogue` and beside reports. */
+export function writeCatalogue(dir: string, entries: ReturnType<typeof ruleCatalogueEntries>): string[] {
+  try {
+    mkdirSync(dir, { recursive: true });
+    const files = [
+      [join(dir, CATALOGUE_FILES.html), renderCatalogueHtml(entries)],
+      [join(dir, CATALOGUE_FILES.md), renderCatalogueMarkdown(entries)],
+    ];
+    for (const [file, text] of files) writeFileSync(file, text);
+    return files.map(([file]) => file);
+  } catch (error) {
+    throw new UsageError(
+      `--out ${dir}: cannot write (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
+  }
 }

@@ -3,11 +3,11 @@
  * counterexample, exchanges (one line each) and reproduce command, the seed, and a final verdict
  * line. ANSI colour only when asked; control characters from the target never reach the terminal.
  */
+import type { CatalogueEntry } from '../spec/catalogue.js';
 import { redact } from '../suites/report/redact.js';
 import {
   checkLabel,
-  checksByArea,
-  countStatuses,
+  areaCountsTable,
   exchangeSummary,
   groupBy,
   ruleCountsLine,
@@ -15,7 +15,6 @@ import {
   rulesToShow,
   verdict,
   verdictLine,
-  type Counts,
 } from './text.js';
 import type { CheckResult, Report } from '../suites/report/model.js';
 
@@ -27,6 +26,21 @@ export interface ConsoleOptions {
   quiet?: boolean;
   /** Report files written, listed after the verdict. */
   written?: { kind: string; path: string }[];
+  /** The rule catalogue: each broken rule of a failure is shown with the source sentence it comes from. */
+  catalogue?: readonly CatalogueEntry[];
+}
+
+/** "PKCE-X, source L42: “…”" (or the rule's statement and origin where the source is silent). */
+function sourceLines(check: CheckResult, catalogue: ReadonlyMap<string, CatalogueEntry>): string[] {
+  const clip = (text: string) => (text.length > 160 ? `${text.slice(0, 159)}…` : text);
+  return (check.broken ?? []).flatMap((id) => {
+    const entry = catalogue.get(id);
+    if (!entry) return [];
+    const sentence = entry.sentences[0];
+    return sentence
+      ? [`${id}, source L${sentence.line}: “${clip(sentence.text)}”`]
+      : [`${id}, ${entry.origin}: “${clip(entry.statement)}”`];
+  });
 }
 
 /** Colour for a stream: a terminal, unless NO_COLOR is set; FORCE_COLOR (not "0") forces it. */
@@ -61,16 +75,11 @@ const STATUS_TINT: Record<CheckResult['status'], Tint> = {
 };
 
 function countsTable(report: Report, paint: ReturnType<typeof painter>): string[] {
-  const head = ['Area', 'Passed', 'Failed', 'Warned', 'Errored', 'Skipped', 'Total'];
-  const row = (area: string, counts: Counts, total: number) =>
-    [area, counts.passed, counts.failed, counts.warned, counts.errored, counts.skipped, total].map(String);
-  const rows = checksByArea(report).map(({ area, items }) =>
-    row(terminalSafe(area), countStatuses(items), items.length),
-  );
-  const total = row('all', countStatuses(report.checks), report.checks.length);
-  const widths = head.map((cell, i) => Math.max(cell.length, ...[...rows, total].map((r) => r[i].length)));
+  const { head, rows } = areaCountsTable(report, terminalSafe);
+  const widths = head.map((cell, i) => Math.max(cell.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
     cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  const total = rows.pop()!;
   return [paint('bold', line(head)), ...rows.map(line), paint('bold', line(total))];
 }
 
@@ -86,16 +95,25 @@ function rulesTable(report: Report, paint: ReturnType<typeof painter>, all: bool
   return [...out, paint('bold', head), ...rows];
 }
 
-function problem(check: CheckResult, paint: ReturnType<typeof painter>): string[] {
+function problem(
+  check: CheckResult,
+  paint: ReturnType<typeof painter>,
+  catalogue: ReadonlyMap<string, CatalogueEntry>,
+): string[] {
   const tag = check.status.toUpperCase();
   const lines = [
     `${paint(STATUS_TINT[check.status], tag)} ${terminalSafe(check.suite)} ${terminalSafe(checkLabel(check))}`,
   ];
   const indented = (label: string, text: string) => {
     const [first, ...rest] = terminalSafe(text).split(/\r?\n/);
-    lines.push(`  ${label}${first}`, ...rest.map((line) => `    ${line}`));
+    // A continuation is indented under its first line; the next of several assertions, "(2/3) …", is its peer.
+    lines.push(
+      `  ${label}${first}`,
+      ...rest.map((line) => (/^\(\d+\/\d+\) /.test(line) ? `  ${line}` : `    ${line}`)),
+    );
   };
   if (check.message) indented('', check.message);
+  for (const line of sourceLines(check, catalogue)) indented('rule ', line);
   if (check.counterexample) indented('counterexample: ', check.counterexample);
   for (const exchange of check.exchange ?? []) indented('exchange: ', exchangeSummary(exchange));
   if (check.reproduce) indented(paint('bold', 'reproduce: '), check.reproduce);
@@ -132,7 +150,10 @@ function verdictPainted(report: Report, paint: ReturnType<typeof painter>): stri
 export function formatConsole(input: Report, options: ConsoleOptions = {}): string {
   const report = redact(input);
   const paint = painter(options.color === true);
-  const written = (options.written ?? []).map(({ kind, path }) => `${kind} report: ${terminalSafe(path)}`);
+  const catalogue = new Map((options.catalogue ?? []).map((entry) => [entry.id as string, entry]));
+  const written = (options.written ?? []).map(
+    ({ kind, path }) => `${kind === 'catalogue' ? 'rule catalogue' : `${kind} report`}: ${terminalSafe(path)}`,
+  );
   if (options.quiet) return `${[verdictPainted(report, paint), ...written].join('\n')}\n`;
   const out: string[] = [
     `${terminalSafe(report.tool)} ${terminalSafe(report.version)}: ${terminalSafe(report.target)} (release ${terminalSafe(report.release)}, ${terminalSafe(report.offering)})`,
@@ -145,7 +166,7 @@ export function formatConsole(input: Report, options: ConsoleOptions = {}): stri
     const checks = report.checks.filter((check) => check.status === status);
     if (checks.length === 0) continue;
     out.push('');
-    for (const check of checks) out.push(...problem(check, paint));
+    for (const check of checks) out.push(...problem(check, paint, catalogue));
   }
   const skipped = skippedByReason(report, paint);
   if (skipped.length > 0) out.push('', ...skipped);

@@ -38,6 +38,11 @@ export const HTML_SCRIPT = `
   }
   form.addEventListener('change', apply);
   form.addEventListener('reset', function () { setTimeout(apply, 0); });
+  document.getElementById('show-all').addEventListener('click', function () {
+    var boxes = form.querySelectorAll('input[type="checkbox"]');
+    for (var i = 0; i < boxes.length; i++) boxes[i].checked = true;
+    apply();
+  });
   form.hidden = false;
 
   function sortBy(table, column, button) {

@@ -6,6 +6,7 @@
  * failure appears once, open, with its HTTP exchanges folded; printing unfolds them. The per-rule
  * table (rule, verdict, level, origin, checks, a link to the first failure) leads, before the failures.
  */
+import { CATALOGUE_FILES, ruleHref } from './rule-links.js';
 import { createHash } from 'node:crypto';
 import escapeHtml from 'escape-html';
 import { redact } from '../suites/report/redact.js';
@@ -63,6 +64,8 @@ form#filters label { margin-right: .6rem; white-space: nowrap; } .shown { color:
 .bar { display: flex; height: 1rem; border-radius: .25rem; overflow: hidden; background: var(--soft); border: 1px solid var(--line); }
 .bar span { display: block; min-width: 2px; } .tally { color: #57606a; font-size: .85rem; font-variant-numeric: tabular-nums; }
 .legend span { margin-right: 1rem; } .legend i { display: inline-block; width: .8rem; height: .8rem; border-radius: .2rem; vertical-align: middle; margin-right: .25rem; }
+/* Wide tables scroll inside their box, never past the page edge; ids stay on one line. */
+.wide { overflow-x: auto; } #rule-matrix td { overflow-wrap: anywhere; } #rule-matrix td:first-child, #rule-matrix td:first-child code { white-space: nowrap; overflow-wrap: normal; }
 [hidden] { display: none !important; }
 @media print {
   body { max-width: none; padding: 0; font-size: 11px; }
@@ -84,6 +87,14 @@ function badge(status: string): string {
 
 /** `origin` (source, documented, or an RFC section); reports written before it lack it. */
 const originOf = (rule: RuleResult): string | undefined => (rule as { origin?: string }).origin || undefined;
+/**
+ * The origin filter's value: the standard without its section (`RFC 6749 §4.1.2` → `RFC 6749`), so the
+ * filter offers a handful of families (source, documented, RFC 6749, RFC 7636, OIDC Core, …) rather
+ * than one box per section.
+ */
+const originGroup = (origin: string): string => origin.split('§')[0].trim();
+const originRankOf = (group: string) => (group === 'source' ? '0' : group === 'documented' ? '1' : `2${group}`);
+
 /** An attribute value of space-separated facet values (spaces inside a value become dashes). */
 const facet = (values: Iterable<string>) => h([...new Set([...values].map((v) => v.replace(/\s+/g, '-')))].join(' '));
 
@@ -126,7 +137,7 @@ function facets(report: Report): Facets {
     check.rules.map((id) => rules.get(id)).flatMap((r) => (r && pick(r) ? [pick(r)!] : []));
   return {
     checkLevels: (check) => of(check, (r) => r.level),
-    checkOrigins: (check) => of(check, originOf),
+    checkOrigins: (check) => of(check, originOf).map(originGroup),
     ruleAreas: (rule) => [...(areas.get(rule.id) ?? [])],
   };
 }
@@ -181,23 +192,35 @@ function filters(report: Report, f: Facets): string {
   const groups: [string, string, string[]][] = [
     ['status', 'Status', [...statuses].sort((a, b) => statusRank(a) - statusRank(b))],
     ['level', 'Level', (['must', 'should', 'info'] as string[]).filter((l) => report.rules.some((r) => r.level === l))],
-    ['origin', 'Origin', [...new Set(report.rules.flatMap((r) => (originOf(r) ? [originOf(r)!] : [])))].sort()],
+    [
+      'origin',
+      'Origin',
+      [...new Set(report.rules.flatMap((r) => (originOf(r) ? [originGroup(originOf(r)!)] : [])))].sort((a, b) =>
+        originRankOf(a).localeCompare(originRankOf(b), 'en', { numeric: true }),
+      ),
+    ],
     [
       'area',
       'Area',
       [...new Set([...report.checks.map((c) => c.suite), ...report.rules.flatMap((r) => f.ruleAreas(r))])],
     ],
   ];
+  // The first screen shows what needs attention: info rules (context no check judges) are one click away.
+  const hideInfo = report.rules.some((r) => r.level !== 'info');
+  const offByDefault = (name: string, value: string) => hideInfo && name === 'level' && value === 'info';
   const fieldsets = groups
     .filter(([, , values]) => values.length > 0)
     .map(
       ([name, legend, values]) =>
         `<fieldset><legend>${h(legend)}</legend>${values
-          .map((v) => `<label><input type="checkbox" name="${h(name)}" value="${facet([v])}" checked> ${h(v)}</label>`)
+          .map(
+            (v) =>
+              `<label><input type="checkbox" name="${h(name)}" value="${facet([v])}"${offByDefault(name, v) ? '' : ' checked'}> ${h(v)}</label>`,
+          )
           .join('')}</fieldset>`,
     );
   return `<form id="filters" hidden>${fieldsets.join('\n')}
-<button type="reset">Show all</button>
+<button type="reset">Default view</button> <button type="button" id="show-all">Show all</button>
 <span class="shown">showing <b data-shown="rule">${report.rules.length}</b> of ${report.rules.length} rules, <b data-shown="check">${report.checks.length}</b> of ${report.checks.length} checks</span>
 </form>`;
 }
@@ -266,7 +289,9 @@ function firstFailureLink(report: Report, rule: RuleResult, anchor: Anchors): st
 
 function rulesSection(report: Report, anchor: Anchors, f: Facets): string {
   const withOrigin = report.rules.some((r) => originOf(r) !== undefined);
-  const rows = sortRules(report.rules).map((rule) => {
+  // Worst first, info rules last: what needs attention opens the table.
+  const ordered = sortRules(report.rules).sort((a, b) => Number(a.level === 'info') - Number(b.level === 'info'));
+  const rows = ordered.map((rule) => {
     const checks = rule.checks
       .map((checkId) => {
         const target = anchor.byId(checkId);
@@ -274,12 +299,12 @@ function rulesSection(report: Report, anchor: Anchors, f: Facets): string {
       })
       .join(', ');
     const areas = f.ruleAreas(rule);
-    return `<tr data-f="rule" data-status="${h(rule.status)}" data-level="${h(rule.level)}" data-origin="${facet(originOf(rule) ? [originOf(rule)!] : [])}" data-area="${facet(areas)}"><td><code>${h(rule.id)}</code></td><td data-v="${statusRank(rule.status)}">${badge(rule.status)}</td><td data-v="${['must', 'should', 'info'].indexOf(rule.level)}">${h(rule.level)}</td>${withOrigin ? `<td>${h(originOf(rule) ?? '')}</td>` : ''}<td>${h(ruleArea(rule))}</td><td>${h(rule.title)}</td><td>${h(rule.source)}</td><td>${checks || '—'}</td><td>${firstFailureLink(report, rule, anchor)}</td></tr>`;
+    return `<tr data-f="rule" data-status="${h(rule.status)}" data-level="${h(rule.level)}" data-origin="${facet(originOf(rule) ? [originGroup(originOf(rule)!)] : [])}" data-area="${facet(areas)}"><td><a href="${h(ruleHref(rule.id, CATALOGUE_FILES.html))}"><code>${h(rule.id)}</code></a></td><td data-v="${statusRank(rule.status)}">${badge(rule.status)}</td><td data-v="${['must', 'should', 'info'].indexOf(rule.level)}">${h(rule.level)}</td>${withOrigin ? `<td>${h(originOf(rule) ?? '')}</td>` : ''}<td>${h(ruleArea(rule))}</td><td>${h(rule.title)}</td><td>${h(rule.source)}</td><td>${checks || '—'}</td><td>${firstFailureLink(report, rule, anchor)}</td></tr>`;
   });
   return `<section id="rules"><h2>Rules (<span data-shown="rule">${report.rules.length}</span> shown of ${report.rules.length}), worst first</h2>
-<table class="sortable" id="rule-matrix">
+<div class="wide"><table class="sortable" id="rule-matrix">
 <thead><tr>${sortButton('Rule')}${sortButton('Status')}${sortButton('Level')}${withOrigin ? sortButton('Origin') : ''}${sortButton('Area')}${sortButton('Title')}${sortButton('Source')}${sortButton('Checks')}<th>First failure</th></tr></thead>
-<tbody>${rows.join('\n')}</tbody></table>
+<tbody>${rows.join('\n')}</tbody></table></div>
 </section>`;
 }
 

@@ -3,13 +3,16 @@
  * `--report kind=path,...` flag. Every renderer passes the report through `redact` first.
  */
 import { access, constants, mkdir, stat, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import type { CatalogueEntry } from '../spec/catalogue.js';
 import { ReportError } from '../suites/errors.js';
 import { renderHtml } from './html.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderJunitRules } from './junit-rules.js';
 import { renderMarkdown } from './markdown.js';
+import { renderCatalogueHtml, renderCatalogueMarkdown } from './catalogue.js';
+import { CATALOGUE_FILES } from './rule-links.js';
 import { redact } from '../suites/report/redact.js';
 import type { Report } from '../suites/report/model.js';
 
@@ -133,7 +136,22 @@ export async function checkReportTargets(targets: readonly ReportTarget[]): Prom
 }
 
 /** Renders each target's format and writes it, creating parent folders; returns what it wrote. */
-export async function writeReports(report: Report, targets: readonly ReportTarget[]): Promise<ReportTarget[]> {
+export interface WriteOptions {
+  /** The rule catalogue: written beside each HTML and Markdown report (rules.html, rules.md), whose rule ids link to it. */
+  catalogue?: readonly CatalogueEntry[];
+}
+
+/** A file written: a report of a kind, or the catalogue beside one. */
+export interface WrittenFile {
+  kind: ReportKind | 'catalogue';
+  path: string;
+}
+
+export async function writeReports(
+  report: Report,
+  targets: readonly ReportTarget[],
+  options: WriteOptions = {},
+): Promise<WrittenFile[]> {
   const safe = redact(report);
   await Promise.all(
     targets.map(async ({ kind, path }) => {
@@ -157,5 +175,15 @@ export async function writeReports(report: Report, targets: readonly ReportTarge
       }
     }),
   );
-  return [...targets];
+  const { catalogue } = options;
+  if (!catalogue) return [...targets];
+  // Beside each report whose rule ids link to it, once per folder and format.
+  const beside = new Map<string, string>();
+  for (const { kind, path } of targets)
+    if (kind === 'html' || kind === 'md') {
+      const file = join(dirname(path), CATALOGUE_FILES[kind]);
+      beside.set(file, kind === 'html' ? renderCatalogueHtml(catalogue) : renderCatalogueMarkdown(catalogue));
+    }
+  await Promise.all([...beside].map(([file, text]) => writeFile(file, text, 'utf8')));
+  return [...targets, ...[...beside.keys()].map((path) => ({ kind: 'catalogue' as const, path }))];
 }

@@ -3,13 +3,13 @@
  * failures first with their details folded in <details>, warnings, per-area counts, skipped
  * reasons, and the rules table folded at the end.
  */
+import { CATALOGUE_FILES, ruleHref } from './rule-links.js';
 import escapeHtml from 'escape-html';
 import { redact } from '../suites/report/redact.js';
 import {
   firstFailure,
   checkLabel,
-  checksByArea,
-  countStatuses,
+  areaCountsTable,
   detailSections,
   firstLine,
   MAX_BODY_CHARS,
@@ -22,7 +22,10 @@ import {
 import type { CheckResult, Report } from '../suites/report/model.js';
 
 /** Text in Markdown prose or a table cell: no HTML, no table breaks, one line. */
-function md(text: string): string {
+/** A rule id linked to its entry in the rule catalogue written beside the report (rules.md). */
+const ruleLink = (id: string): string => `[${code(id)}](${ruleHref(id, CATALOGUE_FILES.md)})`;
+
+export function md(text: string): string {
   return text
     .replace(/([\\`*_[\]#])/g, '\\$1')
     .replace(/&/g, '&amp;')
@@ -82,7 +85,9 @@ function table(head: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
   return [
     line(head),
-    line(head.map((cell) => (/^(Passed|Failed|Warned|Errored|Skipped|Total|Rules)$/.test(cell) ? '---:' : '---'))),
+    line(
+      head.map((cell) => (/^(Passed|Failed|Warned|Expected|Errored|Skipped|Total|Rules)$/.test(cell) ? '---:' : '---')),
+    ),
     ...rows.map(line),
   ].join('\n');
 }
@@ -133,7 +138,7 @@ function layout(report: Report, options: Layout): string {
   );
   const hidden = report.rules.length - rules.length;
   const ruleRows = rules.map((rule) => [
-    code(rule.id),
+    ruleLink(rule.id),
     `${icon(rule.status)} ${md(rule.status)}`,
     md(rule.level),
     md(rule.origin),
@@ -174,29 +179,13 @@ function layout(report: Report, options: Layout): string {
   if (stale.length > 0)
     out.push(
       `### ♻️ Stale expectations: listed in --expect but passed; remove them (${stale.length})`,
-      ...stale.map((rule) => `- ${code(rule.id)} (reason given: ${md(rule.expectedReason ?? '')})`),
+      ...stale.map((rule) => `- ${ruleLink(rule.id)} (reason given: ${md(rule.expectedReason ?? '')})`),
     );
   const undetailed = failed.length + errored.length + warned.length - Math.max(0, options.detailed);
   if (undetailed > 0) out.push(`_Details of ${undetailed} more checks are in the JSON and HTML reports (size limit)._`);
 
-  out.push(
-    '### Per area',
-    table(
-      ['Area', 'Passed', 'Failed', 'Warned', 'Errored', 'Skipped', 'Total'],
-      checksByArea(report).map(({ area, items }) => {
-        const counts = countStatuses(items);
-        return [
-          md(area),
-          counts.passed,
-          counts.failed,
-          counts.warned,
-          counts.errored,
-          counts.skipped,
-          items.length,
-        ].map(String);
-      }),
-    ),
-  );
+  const areas = areaCountsTable(report, md);
+  out.push('### Per area', table(areas.head, areas.rows));
 
   if (skipped.length > 0) {
     out.push(

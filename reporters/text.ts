@@ -20,6 +20,26 @@ export const RULE_STATUS_ORDER: readonly RuleStatus[] = [
   'passed',
 ];
 
+/** The per-area table's columns: every check status, so each row adds up to its total. */
+const COUNT_COLUMNS: readonly CheckStatus[] = ['passed', 'failed', 'warned', 'expected', 'errored', 'skipped'];
+
+/**
+ * The per-area counts table the console and Markdown print: a header, one row per area (its name
+ * through `name`, the format's escaping) and the total row. Cells are strings, numbers right-aligned
+ * by the format.
+ */
+export function areaCountsTable(report: Report, name: (area: string) => string): { head: string[]; rows: string[][] } {
+  const title = (s: string) => s[0].toUpperCase() + s.slice(1);
+  const row = (area: string, items: readonly CheckResult[]) => {
+    const counts = countStatuses(items);
+    return [area, ...COUNT_COLUMNS.map((s) => String(counts[s])), String(items.length)];
+  };
+  return {
+    head: ['Area', ...COUNT_COLUMNS.map(title), 'Total'],
+    rows: [...checksByArea(report).map(({ area, items }) => row(name(area), items)), row('all', report.checks)],
+  };
+}
+
 export function countStatuses(checks: readonly CheckResult[]): Counts {
   const counts: Counts = { passed: 0, failed: 0, warned: 0, skipped: 0, errored: 0, expected: 0 };
   for (const check of checks) counts[check.status] += 1;
@@ -192,14 +212,25 @@ export function rulesToShow(report: Report, all = false): RuleResult[] {
  * header first; columns padded to their widest cell (at most 48), the last cut at 100 characters.
  * `clean` makes target-supplied text safe for the medium (the terminal strips control characters).
  */
+/**
+ * A rule's checks in one short cell: the first two (those that failed or warned first) and how many
+ * more, e.g. `grants.a, grants.b +5`, so a rule proved by many checks keeps its table line readable.
+ */
+function checksCell(rule: RuleResult, bad: ReadonlySet<string>): string {
+  const ordered = [...rule.checks.filter((id) => bad.has(id)), ...rule.checks.filter((id) => !bad.has(id))];
+  const more = ordered.length - 2;
+  return ordered.slice(0, 2).join(', ') + (more > 0 ? ` +${more}` : '');
+}
+
 export function ruleTableLines(rules: readonly RuleResult[], report: Report, clean = (text: string) => text): string[] {
   const head = ['Rule', 'Level', 'Origin', 'Verdict', 'Checks', 'First failure'];
+  const bad = new Set(report.checks.filter((c) => c.status !== 'passed' && c.status !== 'skipped').map((c) => c.id));
   const rows = rules.map((rule) => [
     clean(rule.id),
     rule.level,
     clean(rule.origin ?? ''),
     rule.status,
-    clean(rule.checks.join(',')) || '—',
+    clean(checksCell(rule, bad)) || '—',
     clean(firstFailure(report, rule)),
   ]);
   const widths = head.map((cell, i) => Math.min(48, Math.max(cell.length, ...rows.map((r) => r[i].length))));

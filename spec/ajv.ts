@@ -3,7 +3,7 @@
  * standard formats. ajv-formats is CommonJS; under ESM its default export arrives wrapped in
  * `default`, so it is unwrapped here once instead of in every validator.
  */
-import { Ajv2020, type Options } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type Options } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
 export type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
@@ -18,4 +18,60 @@ export function createAjv(options: Options = {}): Ajv2020 {
   const ajv = new Ajv2020(options);
   addFormats(ajv);
   return ajv;
+}
+
+/** Levenshtein distance, for "did you mean" (names are short: a plain O(n·m) table is fine). */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+/** The known name closest to `name` (same letters in another case, or a typo or two), if any. */
+export function closestName(name: string, known: readonly string[]): string | undefined {
+  const lower = name.toLowerCase();
+  const same = known.find((k) => k.toLowerCase() === lower);
+  if (same) return same;
+  const best = known.map((k) => ({ k, d: distance(lower, k.toLowerCase()) })).sort((x, y) => x.d - y.d)[0] as
+    { k: string; d: number } | undefined;
+  return best && best.d <= Math.max(1, Math.floor(name.length / 4)) ? best.k : undefined;
+}
+
+/**
+ * One schema error as one readable phrase: where, what, the offending name or the allowed values,
+ * and the likely intended name for a misspelt key (needs Ajv's `verbose` for the parent schema).
+ */
+export function describeSchemaError(error: ErrorObject, top = '(top level)'): string {
+  const where = error.instancePath ? error.instancePath.slice(1).split('/').join('.') : top;
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required') return `${where}: missing required property ${String(params.missingProperty)}`;
+  if (error.keyword === 'additionalProperties') {
+    const name = String(params.additionalProperty);
+    const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+    const hint = closestName(name, known);
+    return `${where}: unknown property ${name}${hint ? ` (did you mean ${hint}?)` : ''}`;
+  }
+  if (error.keyword === 'enum') {
+    const allowed = (params.allowedValues as unknown[]).map(String);
+    const hint = typeof error.data === 'string' ? closestName(error.data, allowed) : undefined;
+    return `${where} must be one of ${allowed.join(', ')}${hint ? ` (did you mean ${hint}?)` : ''}`;
+  }
+  return `${where} ${error.message ?? 'is invalid'}`;
+}
+
+/**
+ * Every problem of a document in one line: Ajv's errors (compiled with `allErrors` and `verbose`)
+ * without the repeats and the "must match a schema in anyOf" summaries that only restate them.
+ */
+export function describeSchemaErrors(errors: readonly ErrorObject[], top?: string): string {
+  const specific = errors.filter((e) => !['anyOf', 'oneOf', 'if'].includes(e.keyword));
+  const phrases = [...new Set((specific.length ? specific : errors).map((e) => describeSchemaError(e, top)))];
+  const shown = phrases.slice(0, 6);
+  const more = phrases.length > shown.length ? `; and ${phrases.length - shown.length} more` : '';
+  return (phrases.length > 1 ? `${phrases.length} problems: ` : '') + shown.join('; ') + more;
 }

@@ -5,7 +5,7 @@
  * are known, the OpenAPI document holds together, and every row and item of the source text has
  * exactly one source-map entry.
  */
-import { createAjv, type ErrorObject, type ValidateFunction } from './ajv.js';
+import { createAjv, describeSchemaError, type ErrorObject, type ValidateFunction } from './ajv.js';
 import { compareReleases } from './releases.js';
 import {
   machineFiles,
@@ -39,17 +39,6 @@ class Problems {
   add(file: string, line: number, message: string): void {
     this.list.push({ file, line, message });
   }
-}
-
-/** Schema errors as one readable sentence each: where, what, and the offending name or values. */
-function describeSchemaError(error: ErrorObject): string {
-  const where = error.instancePath ? error.instancePath.slice(1).split('/').join('.') : '(top level)';
-  const params = error.params as Record<string, unknown>;
-  let detail = '';
-  if (error.keyword === 'additionalProperties') detail = `: ${String(params.additionalProperty)}`;
-  else if (error.keyword === 'enum') detail = `: ${(params.allowedValues as unknown[]).join(', ')}`;
-  else if (error.keyword === 'required') return `${where}: missing required property ${String(params.missingProperty)}`;
-  return `${where} ${error.message ?? 'is invalid'}${detail}`;
 }
 
 function pathOf(error: ErrorObject): (string | number)[] {

@@ -2,6 +2,7 @@
  * The README's promises that can drift: its first commands, and the "not checkable" table, which
  * must list exactly the `must` rules that no check proves.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { coverage } from '../spec/coverage.js';
@@ -45,5 +46,37 @@ describe('README', () => {
 
   it('names no check rule id that the catalogue lacks', () => {
     expect(coverage(allChecks()).checks!.unknownRuleRefs).toEqual([]);
+  });
+
+  // Following the README must leave `npm test` green and no secret-bearing file to commit: every file
+  // its commands write (reports, target configs with the simulator's secrets) lands where git and
+  // prettier ignore it.
+  it('writes every file of its commands where git and prettier ignore it', () => {
+    const commands = readme.split('\n').filter((line) => /(^|\s)(npx )?idp-conformance /.test(line));
+    const written = commands.flatMap((line) => [
+      ...[...line.matchAll(/--report[= ]"?([^\s"]+)/g)].flatMap((m) => m[1].split(',').map((kv) => kv.split('=')[1])),
+      ...[...line.matchAll(/--write-config[= ]([^\s"]+)/g)].map((m) => m[1]),
+    ]);
+    const paths = [...new Set(written.filter((p) => p && !p.includes('$')))];
+    expect(paths.length).toBeGreaterThan(3);
+    const root = new URL('..', import.meta.url).pathname;
+    const notIgnored = paths.filter((p) => {
+      try {
+        execFileSync('git', ['check-ignore', '-q', '--no-index', p], { cwd: root });
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(notIgnored, 'not ignored by .gitignore').toEqual([]);
+    const prettierIgnore = readFileSync(new URL('../.prettierignore', import.meta.url), 'utf8');
+    for (const p of paths) {
+      const top = p.split('/')[0] + '/';
+      const ext = '*.' + p.split('.').pop();
+      expect(
+        [top, ext].some((pat) => prettierIgnore.split('\n').includes(pat)),
+        `${p} in .prettierignore`,
+      ).toBe(true);
+    }
   });
 });

@@ -397,7 +397,13 @@ export const deviceChecks: Check[] = [
       'Where the device grant is not available, /oauth/authorize_device answers 404 and its grant_type unsupported_grant_type',
     rules: ['DEV-UNAVAILABLE-REFUSED'],
     async run(t: CheckContext) {
-      if (t.caps.device || t.inForce('DEV-AVAILABILITY')) t.skip('the device grant is available on this target');
+      // Two different reasons, said apart: a run whose device probe was refused must not read
+      // "available" here while the other device checks say it is not.
+      if (t.caps.device) t.skip('the device grant is offered by this target (its probe was answered)');
+      if (t.inForce('DEV-AVAILABILITY'))
+        t.skip(
+          `at release ${t.release} with device_authorization_grant on the device grant must be offered (DEV-AVAILABILITY), so a refusal is not judged here`,
+        );
       const app = t.config.applications?.public ?? t.config.applications?.confidential;
       const res = await t.http.post(AUTHORIZE_DEVICE_PATH, { form: { client_id: app?.clientId ?? 'none' } });
       t.expect(res.status === 404, `${AUTHORIZE_DEVICE_PATH} must answer 404 where the device grant is unavailable`, {

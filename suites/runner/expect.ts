@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { createAjv, type ValidateFunction } from '../../spec/ajv.js';
+import { closestName, createAjv, describeSchemaErrors, type ValidateFunction } from '../../spec/ajv.js';
+
 import { expectSchema } from '../../spec/index.js';
 import { ConfigError } from '../errors.js';
 import type { CheckResult } from '../report/model.js';
@@ -18,6 +19,11 @@ export interface Expectation {
 }
 
 let validator: ValidateFunction | undefined;
+
+const didYouMean = (name: string, known: Set<string>) => {
+  const hint = closestName(name, [...known]);
+  return hint ? ` (did you mean ${hint}?)` : '';
+};
 
 /** Parse and validate an expect file's text; unknown rule or check ids are errors, not silent no-ops. */
 export function parseExpectations(
@@ -31,19 +37,20 @@ export function parseExpectations(
   } catch (error) {
     throw new ConfigError(`${origin}: not valid YAML or JSON (${(error as Error).message.split('\n')[0]})`);
   }
-  // Only the first problem is told, whatever Ajv's options.
-  validator ??= createAjv().compile(expectSchema());
-  if (!validator(value)) {
-    const e = validator.errors![0];
-    const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'file';
-    // Stryker disable next-line StringLiteral: Ajv gives every error a message; this is only its type's fallback
-    throw new ConfigError(`${origin}: ${where} ${e.message ?? 'is invalid'} (see spec/expect.schema.json)`);
-  }
+  validator ??= createAjv({ allErrors: true, verbose: true }).compile(expectSchema());
+  if (!validator(value))
+    throw new ConfigError(
+      `${origin}: ${describeSchemaErrors(validator.errors!, 'file')} (see spec/expect.schema.json)`,
+    );
   const entries = (value as { expected: Expectation[] }).expected;
   for (const [i, e] of entries.entries()) {
-    if (!known.rules.has(e.rule)) throw new ConfigError(`${origin}: expected.${i}.rule: unknown rule ${e.rule}`);
+    if (!known.rules.has(e.rule))
+      throw new ConfigError(`${origin}: expected.${i}.rule: unknown rule ${e.rule}${didYouMean(e.rule, known.rules)}`);
     const unknown = (e.checks ?? []).filter((c) => !known.checks.has(c));
-    if (unknown.length) throw new ConfigError(`${origin}: expected.${i}.checks: unknown check ${unknown.join(', ')}`);
+    if (unknown.length)
+      throw new ConfigError(
+        `${origin}: expected.${i}.checks: unknown check ${unknown.map((c) => c + didYouMean(c, known.checks)).join(', ')}`,
+      );
   }
   return entries;
 }

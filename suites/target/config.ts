@@ -3,7 +3,7 @@
  * ships in spec/ so editors and this loader agree on one shape. Every problem is one line.
  */
 import { readFileSync } from 'node:fs';
-import { createAjv, type ValidateFunction, type ErrorObject } from '../../spec/ajv.js';
+import { createAjv, describeSchemaErrors, type ValidateFunction } from '../../spec/ajv.js';
 import { parse } from 'yaml';
 import { releaseProblem, targetConfigSchema } from '../../spec/index.js';
 import { ConfigError } from '../errors.js';
@@ -14,24 +14,16 @@ let validator: ValidateFunction | undefined;
 function validate(): ValidateFunction {
   if (validator) return validator;
   // The schema declares JSON Schema 2020-12, as every schema of spec/ does.
-  return (validator = createAjv({ allErrors: false, strict: false }).compile(targetConfigSchema()));
+  // Every problem at once, with the parent schema for "did you mean" on a misspelt key.
+  return (validator = createAjv({ allErrors: true, verbose: true, strict: false }).compile(targetConfigSchema()));
 }
 
-function describe(error: ErrorObject): string {
-  const where = error.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : 'config';
-  const extra =
-    error.keyword === 'additionalProperties'
-      ? ` (${(error.params as { additionalProperty: string }).additionalProperty})`
-      : '';
-  return `${where} ${error.message ?? 'is invalid'}${extra}`;
-}
-
-/** Check a parsed config; throws ConfigError naming the first problem. */
+/** Check a parsed config; throws ConfigError naming every problem, in one line. */
 export function validateTargetConfig(value: unknown, origin = 'target config'): TargetConfig {
   if (!value || typeof value !== 'object' || Array.isArray(value))
     throw new ConfigError(`${origin}: expected a mapping of settings`);
   const check = validate();
-  if (!check(value)) throw new ConfigError(`${origin}: ${describe(check.errors![0])}`);
+  if (!check(value)) throw new ConfigError(`${origin}: ${describeSchemaErrors(check.errors!, 'config')}`);
   const config = value as TargetConfig;
   const releaseWrong = config.release === undefined ? undefined : releaseProblem(String(config.release));
   if (releaseWrong) throw new ConfigError(`${origin}: release: ${releaseWrong}`);

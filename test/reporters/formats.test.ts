@@ -159,7 +159,7 @@ describe('html', () => {
     expect(rules).toBeLessThan(html.indexOf('<section id="areas">'));
     const matrix = html.slice(rules, html.indexOf('</section>', rules));
     expect(matrix).toContain('<th>First failure</th>');
-    const pkce = matrix.split('\n').find((row) => row.includes('<code>PKCE-VERIFIER-LENGTH</code></td>'))!;
+    const pkce = matrix.split('\n').find((row) => row.includes('<code>PKCE-VERIFIER-LENGTH</code></a></td>'))!;
     // A link to the failure's details, not a second copy of its message.
     expect(pkce).toMatch(/<td><a href="#detail-[^"]+"><code>grants\.pkce-verifier<\/code><\/a><\/td><\/tr>$/);
     const target = /<td><a href="#(detail-[^"]+)">/.exec(pkce)![1];
@@ -183,7 +183,9 @@ describe('html', () => {
   it('shows every rule with its status, and every check', () => {
     for (const rule of report.rules)
       expect(html).toMatch(
-        new RegExp(`<code>${rule.id}</code></td><td data-v="\\d+"><span class="badge ${rule.status}">`),
+        new RegExp(
+          `<a href="rules\\.html#${rule.id}"><code>${rule.id}</code></a></td><td data-v="\\d+"><span class="badge ${rule.status}">`,
+        ),
       );
     for (const check of report.checks) expect(html).toContain(check.title);
   });
@@ -232,8 +234,9 @@ describe('markdown', () => {
     expect(md).toContain(
       '| Passed | Failed | Warned | Errored | Skipped |\n| ---: | ---: | ---: | ---: | ---: |\n| 3 | 2 | 1 | 0 | 1 |',
     );
-    expect(md).toContain('| grants | 1 | 1 | 0 | 0 | 0 | 2 |');
-    expect(md).toContain('| pagination | 2 | 0 | 0 | 0 | 0 | 2 |');
+    expect(md).toContain('| Area | Passed | Failed | Warned | Expected | Errored | Skipped | Total |');
+    expect(md).toContain('| grants | 1 | 1 | 0 | 0 | 0 | 0 | 2 |');
+    expect(md).toContain('| pagination | 2 | 0 | 0 | 0 | 0 | 0 | 2 |');
   });
   it('keeps hostile HTML out of the raw-HTML parts', () => {
     const outsideFences = md.replace(/(`{3,})[^\n]*\n[\s\S]*?\n\1/g, '');
@@ -276,10 +279,19 @@ describe('markdown size budget', () => {
 });
 
 describe('console', () => {
+  it('shows a rule proved by many checks as the first two (failed first) and a count', () => {
+    const r = fixtureReport();
+    const rule = r.rules.find((x) => x.id === 'PKCE-VERIFIER-LENGTH')!;
+    rule.checks = ['grants.a-one', 'grants.b-two', 'grants.pkce-verifier', 'grants.c-three', 'grants.d-four'];
+    const text = formatConsole(r);
+    const line = text.split('\n').find((l) => l.startsWith('PKCE-VERIFIER-LENGTH'))!;
+    expect(line).toContain('grants.pkce-verifier, grants.a-one +3');
+    expect(line).not.toContain('grants.d-four');
+  });
   it('prints per-area counts, failures with reproduce, the seed and the verdict', () => {
     const text = formatConsole(report);
-    expect(text).toMatch(/^grants\s+1\s+1\s+0\s+0\s+0\s+2$/m);
-    expect(text).toMatch(/^all\s+3\s+2\s+1\s+0\s+1\s+7$/m);
+    expect(text).toMatch(/^grants\s+1\s+1\s+0\s+0\s+0\s+0\s+2$/m);
+    expect(text).toMatch(/^all\s+3\s+2\s+1\s+0\s+0\s+1\s+7$/m);
     expect(text).toContain('FAILED grants grants.pkce-verifier');
     expect(text).toContain(
       'reproduce: npx idp-conformance run --suite grants --rule PKCE-VERIFIER-LENGTH --seed 1234567',

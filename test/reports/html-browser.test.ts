@@ -61,6 +61,18 @@ describe.skipIf(!hasChromium)(
     });
 
     const visible = (selector: string) => page.locator(`${selector}:visible`).count();
+    const notInfo = () => report.rules.filter((r) => r.level !== 'info').length;
+    const defaultChecks = () => {
+      const level = new Map(report.rules.map((r) => [r.id, r.level]));
+      return report.checks.filter((c) => {
+        const levels = c.rules.map((id) => level.get(id)).filter(Boolean);
+        return !levels.length || levels.some((l) => l !== 'info');
+      }).length;
+    };
+    const showAll = async () => {
+      await page.locator('#show-all').click();
+      await expect.poll(() => visible('tr[data-f="rule"]')).toBe(report.rules.length);
+    };
     const count = async (key: string) => Number(await page.locator(`[data-count="${key}"]`).textContent());
 
     it('shows the JSON report counts: cards, rows and failures', async () => {
@@ -70,8 +82,9 @@ describe.skipIf(!hasChromium)(
         expect(await count(`checks-${status}`), status).toBe(report.summary[status]);
       expect(await count('checks')).toBe(report.checks.length);
       expect(await count('rules')).toBe(report.rules.length);
-      expect(await visible('tr[data-f="check"]')).toBe(report.checks.length);
-      expect(await visible('tr[data-f="rule"]')).toBe(report.rules.length);
+      // The default view leaves out info rules (and checks that prove nothing else).
+      expect(await visible('tr[data-f="check"]')).toBe(defaultChecks());
+      expect(await visible('tr[data-f="rule"]')).toBe(notInfo());
       const failedRules = report.rules.filter((r) => r.status === 'failed').length;
       expect(await count('rules-failed')).toBe(failedRules);
       expect(await visible('details.check.failed')).toBe(report.summary.failed);
@@ -109,15 +122,47 @@ describe.skipIf(!hasChromium)(
       await page.screenshot({ path: join(OUT, 'html-report-filtered.png'), fullPage: false });
 
       await page.locator('button[type="reset"]').click();
-      await expect.poll(() => visible('tr[data-f="check"]')).toBe(report.checks.length);
+      await expect.poll(() => visible('tr[data-f="check"]')).toBe(defaultChecks());
+      await showAll();
+      expect(await visible('tr[data-f="check"]')).toBe(report.checks.length);
       await page.locator('input[name="level"][value="must"]').uncheck();
       const notMust = report.rules.filter((r) => r.level !== 'must').length;
       expect(await visible('tr[data-f="rule"]')).toBe(notMust);
       await page.locator('button[type="reset"]').click();
-      await expect.poll(() => visible('tr[data-f="rule"]')).toBe(report.rules.length);
+      await expect.poll(() => visible('tr[data-f="rule"]')).toBe(notInfo());
+    });
+
+    it('opens on what needs attention, fits 1280 px, and offers origin families (issue 23)', async () => {
+      await page.locator('button[type="reset"]').click();
+      await page.setViewportSize({ width: 1280, height: 900 });
+      // Worst first: the first rows are the failed rules; no info rule in the default view.
+      const statuses = await page.locator('#rule-matrix tbody tr:visible').evaluateAll((rows) =>
+        rows.map((r) => r.getAttribute('data-status')),
+      );
+      const failed = report.rules.filter((r) => r.status === 'failed').length;
+      expect(statuses.slice(0, failed)).toEqual(Array(failed).fill('failed'));
+      expect(await visible('tr[data-f="rule"][data-level="info"]')).toBe(0);
+      // Nothing runs off the right edge; rule ids are one line each.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+      const heights = await page
+        .locator('#rule-matrix tbody tr:visible td:first-child code')
+        .evaluateAll((cells) => cells.map((c) => c.getBoundingClientRect().height));
+      const line = Math.min(...heights);
+      expect(heights.filter((h) => h > line * 1.6)).toEqual([]);
+      // Origins grouped by family: source, documented, then each standard once.
+      const origins = await page.locator('input[name="origin"]').evaluateAll((b) => b.map((x) => (x as HTMLInputElement).value));
+      expect(origins.slice(0, 2)).toEqual(['source', 'documented']);
+      expect(origins.every((o) => !o.includes('§'))).toBe(true);
+      // One box per standard (13 today), not one per section (about 40 before).
+      const sections = new Set(report.rules.map((r) => r.origin).filter(Boolean));
+      expect(origins.length).toBeLessThan(sections.size);
+      expect(origins.length).toBeLessThanOrEqual(16);
+      mkdirSync(OUT, { recursive: true });
+      await page.screenshot({ path: join(OUT, 'html-report-first-screen.png'), fullPage: false });
     });
 
     it('sorts the rule matrix by a column, both ways', async () => {
+      await showAll();
       const ids = () => page.locator('#rule-matrix tbody tr td:first-child').allInnerTexts();
       await page.locator('#rule-matrix th button', { hasText: 'Rule' }).click();
       const sorted = [...report.rules.map((r) => r.id)].sort((a, b) => a.localeCompare(b));

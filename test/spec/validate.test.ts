@@ -55,7 +55,7 @@ describe('rules.yaml', () => {
     expectOnly(problemsWith(files), {
       file: 'rules.yaml',
       line: lineOf(files['rules.yaml'], 'level: maybe'),
-      message: 'schema: rules.0.level must be equal to one of the allowed values: must, should, info',
+      message: 'schema: rules.0.level must be one of must, should, info',
     });
   });
 
@@ -389,7 +389,7 @@ describe('faults.yaml', () => {
     expectOnly(problemsWith({ 'faults.yaml': text }), {
       file: 'faults.yaml',
       line: 3,
-      message: 'schema: faults.0.side must be equal to one of the allowed values: oauth, api',
+      message: 'schema: faults.0.side must be one of oauth, api',
     });
   });
 });

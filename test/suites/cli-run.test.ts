@@ -25,6 +25,12 @@ describe('idp-conformance run: flags and exit codes', () => {
     expect(r.out).toBe('');
   });
 
+  it('says that --timeout does nothing on the embedded simulator, instead of ignoring it silently', async () => {
+    const r = await run({ timeout: '1000' });
+    expect(r.err).toMatch(/^idp-conformance: --timeout has no effect on the embedded simulator/m);
+    expect((await run({})).err).not.toMatch(/--timeout/);
+  });
+
   it.each<[RunFlags, RegExp]>([
     [{ runs: 'many' }, /--runs must be a whole number/],
     [{ runs: '0' }, /--runs must be a whole number from 1/],

@@ -66,6 +66,35 @@ describe('run --expect', () => {
     expect(renderJunit(r.report!)).toContain('EXPECTED (known deviation');
   });
 
+  it('counts a known deviation as expected in the progress lines and the per-area table (issue 23)', async () => {
+    const r = await run({ fault: ['code-reusable'], expect: file(LISTED) });
+    // Progress (stderr, not a terminal): one line per area, with the status the report gives.
+    expect(r.err).toMatch(/^grants: 1 expected$/m);
+    expect(r.err).not.toMatch(/failed/);
+    // The console's per-area table has a column for every status, so each row adds up to its total.
+    const head = r.out.split('\n').find((l) => /^Area\s/.test(l))!;
+    expect(head.split(/\s+/)).toEqual([
+      'Area',
+      'Passed',
+      'Failed',
+      'Warned',
+      'Expected',
+      'Errored',
+      'Skipped',
+      'Total',
+    ]);
+    const rows = r.out.split('\n').filter((l) => /^(grants|all)\s+\d/.test(l));
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      const n = row.trim().split(/\s+/).slice(1).map(Number);
+      expect(n[3], row).toBe(1);
+      expect(
+        n.slice(0, -1).reduce((a, b) => a + b, 0),
+        row,
+      ).toBe(n.at(-1));
+    }
+  });
+
   it('reports a listed rule that passes as stale', async () => {
     const r = await run({ expect: file(LISTED) });
     expect(r.code).toBe(0);
@@ -108,6 +137,16 @@ describe('run --expect', () => {
       'an unknown check',
       'expected:\n  - { rule: GRANT-CODE-SINGLE-USE, checks: [grants.nope], reason: "x y z" }\n',
       /unknown check grants\.nope/,
+    ],
+    [
+      'a misspelt rule',
+      'expected:\n  - { rule: GRANT-CODE-SINGLEUSE, reason: "x y z" }\n',
+      /unknown rule GRANT-CODE-SINGLEUSE \(did you mean GRANT-CODE-SINGLE-USE\?\)/,
+    ],
+    [
+      'an extra key, named',
+      'expected:\n  - { rule: GRANT-CODE-SINGLE-USE, reason: "x y z", check: [grants.code-single-use] }\n',
+      /expected\.0: unknown property check \(did you mean checks\?\)/,
     ],
     ['no reason', 'expected:\n  - { rule: GRANT-CODE-SINGLE-USE }\n', /reason/],
     ['not YAML', 'expected: [\n', /not valid YAML/],

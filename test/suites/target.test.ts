@@ -137,8 +137,24 @@ describe('target config', () => {
       /^t\.yaml: offering /,
     );
     expect(() => parseTargetConfig('baseUrl: http://127.0.0.1:3000\nbaseURL: typo\n', 't.yaml')).toThrow(
-      /additional.*\(baseURL\)/,
+      /unknown property baseURL \(did you mean baseUrl\?\)/,
     );
+    // Every problem in one line, each with its hint (issue 23: one problem at a time, no suggestion).
+    let message = '';
+    try {
+      parseTargetConfig(
+        'baseURL: http://127.0.0.1:3000\noffering: hostd\nuser: { username: a, pasword: b }\n',
+        't.yaml',
+      );
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).not.toContain('\n');
+    expect(message).toMatch(/^t\.yaml: \d problems: /);
+    expect(message).toContain('missing required property baseUrl');
+    expect(message).toContain('unknown property baseURL (did you mean baseUrl?)');
+    expect(message).toContain('offering must be one of self-managed, hosted (did you mean hosted?)');
+    expect(message).toContain('user: unknown property pasword (did you mean password?)');
     expect(() => parseTargetConfig('baseUrl: http://127.0.0.1:3000\nrelease: 18\n', 't.yaml')).toThrow(
       /^t\.yaml: release /,
     );

@@ -1,0 +1,9 @@
+/** Where the reports' rule ids point: each rule's entry in the catalogue written beside the report. */
+
+/** The file names `spec catalogue` writes, and that `run --report` writes beside HTML and Markdown reports. */
+export const CATALOGUE_FILES = { html: 'rules.html', md: 'rules.md' } as const;
+
+/** The anchor of a rule's entry in the catalogue pages: the id itself (ids are [A-Z0-9-]). */
+export const catalogueAnchor = (ruleId: string): string => ruleId;
+
+export const ruleHref = (id: string, file: string): string => `${file}#${encodeURIComponent(catalogueAnchor(id))}`;
