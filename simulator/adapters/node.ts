@@ -120,21 +120,47 @@ class NodeRequest implements SimRequest {
   }
 }
 
-/** The light request of an IncomingMessage, or null when Fetch would have refused it (bad URL or method). */
-export function toSimRequest(req: IncomingMessage, body: Buffer | null): SimRequest | null {
-  const host = req.headers.host ?? '127.0.0.1';
-  // Concatenate rather than resolve: `new URL('//x', base)` would read `//x` as a host.
-  const href = `http://${host}${req.url ?? '/'}`;
-  const method = req.method ?? 'GET';
-  if (FORBIDDEN_METHODS.has(method.toUpperCase())) return null;
-  let url: URL;
+/** `host[:port]` (RFC 9110 §7.2): a name or IPv4 literal, or a bracketed IPv6 literal; an optional port. */
+const AUTHORITY = /^(?:[\w.~-]+|\[[\d:a-f.]+\])(?::\d*)?$/i;
+/** An absolute-form request target (RFC 9112 §3.2.2): `http://authority` and the rest. */
+const ABSOLUTE_FORM = /^http:\/\/([^/?#]*)(.*)$/i;
+
+/**
+ * The one URL of a request, or null (400): routing, the body limit and the control API's Host
+ * check all read this parse, so no header can make them see different paths. An origin-form
+ * target (`/p?q`) takes its authority from Host (127.0.0.1 when an HTTP/1.0 client sends none), an
+ * absolute-form one from itself; either way it must be `host[:port]`, as must a Host sent beside it.
+ */
+export function requestTarget(req: IncomingMessage): URL | null {
+  const hosts = req.headersDistinct.host ?? [];
+  if (hosts.length > 1 || (hosts.length === 1 && !AUTHORITY.test(hosts[0]))) return null;
+  const target = req.url ?? '/';
+  let authority = hosts[0] ?? '127.0.0.1';
+  let path = target;
+  if (!target.startsWith('/')) {
+    const absolute = ABSOLUTE_FORM.exec(target);
+    if (!absolute || !AUTHORITY.test(absolute[1])) return null;
+    authority = absolute[1];
+    path = absolute[2].startsWith('/') ? absolute[2] : `/${absolute[2]}`;
+  }
   try {
-    url = new URL(href);
+    // Concatenate rather than resolve: `new URL('//x', base)` would read `//x` as a host.
+    return new URL(`http://${authority}${path}`);
   } catch {
     return null;
   }
+}
+
+/** The light request of an IncomingMessage, or null when Fetch would have refused it (bad URL or method). */
+export function toSimRequest(
+  req: IncomingMessage,
+  body: Buffer | null,
+  url: URL | null = requestTarget(req),
+): SimRequest | null {
+  const method = req.method ?? 'GET';
+  if (FORBIDDEN_METHODS.has(method.toUpperCase()) || !url) return null;
   const hasBody = body !== null && body.length > 0 && method !== 'GET' && method !== 'HEAD';
-  return new NodeRequest(method, href, url, req.rawHeaders, hasBody ? body : Buffer.alloc(0));
+  return new NodeRequest(method, url.href, url, req.rawHeaders, hasBody ? body : Buffer.alloc(0));
 }
 
 /** Write a Fetch Response (a handler's own, e.g. Git's stream) to the socket. */
@@ -176,18 +202,20 @@ export function toNodeListener(sim: Sim): (req: IncomingMessage, res: ServerResp
     (async () => {
       let request: SimRequest | null;
       try {
+        const url = requestTarget(req);
+        if (!url) return badRequest(res);
         // The route's limit is looked up only for a request that carries a body (most GETs do not).
         const carries = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
-        const limit = carries ? sim.bodyLimit(req.method ?? 'GET', (req.url ?? '/').split('?')[0]) : Infinity;
+        const limit = carries ? sim.bodyLimit(req.method ?? 'GET', url.pathname) : Infinity;
         const body = await readBody(req, limit);
         if (body === null) {
           drainThenClose(req, res);
-          const refused = toSimRequest(req, null);
+          const refused = toSimRequest(req, null, url);
           if (!refused) return badRequest(res);
           await writeAnswer(res, sim.tooLarge(refused), refused.method === 'HEAD');
           return;
         }
-        request = toSimRequest(req, body);
+        request = toSimRequest(req, body, url);
       } catch {
         request = null;
       }
