@@ -5,7 +5,7 @@
  * Response is made on this path (a handler's own Fetch Response, Git's, is written as it is).
  */
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { isIPv4, isIPv6, type AddressInfo, type Socket } from 'node:net';
 import { Reply, type Answer } from '../http.js';
 import type { Sim, SimRequest } from '../types.js';
 
@@ -235,14 +235,33 @@ export interface Served {
   close(): Promise<void>;
 }
 
-/** Is this address loopback (where only this machine can reach the control API)? */
-export function isLoopback(host: string): boolean {
-  return /^127\./.test(host) || host === '::1' || host === '[::1]' || host.toLowerCase() === 'localhost';
+/**
+ * Is this IP literal loopback (127.0.0.0/8, ::1, or 127/8 mapped into IPv6)? Only literals: a name
+ * is judged by the address its socket bound to (serve(), simulate), never by a lookup that could
+ * answer differently at bind time.
+ */
+export function isLoopback(address: string): boolean {
+  const ip = address.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  const v4 = ip.startsWith('::ffff:') ? ip.slice('::ffff:'.length) : ip;
+  if (isIPv4(v4)) return v4.startsWith('127.');
+  // A zone (fe80::1%eth0) is never loopback, and the URL parser would refuse it.
+  return isIPv6(ip) && !ip.includes('%') && new URL(`http://[${ip}]`).hostname === '[::1]';
+}
+
+/**
+ * The Host values the control API answers (AUTH-CONTROL-API-LOCAL): on loopback this server's own
+ * names and `allowHosts`; off loopback only `allowHosts`, so a remote client's `Host: 127.0.0.1`
+ * is no way in.
+ */
+export function controlHostsFor(bound: AddressInfo, url: string, allowHosts: string[] = []): string[] {
+  if (!isLoopback(bound.address)) return [...new Set(allowHosts)];
+  const own = [new URL(url).host, `127.0.0.1:${bound.port}`, `localhost:${bound.port}`, `[::1]:${bound.port}`];
+  return [...new Set([...own, ...allowHosts])];
 }
 
 /**
  * Serve on loopback (127.0.0.1 unless told otherwise); port 0 picks a free port. The control
- * API then answers only a Host naming this address (AUTH-CONTROL-API-LOCAL) or `allowHosts`.
+ * API then answers only the Hosts of controlHostsFor (AUTH-CONTROL-API-LOCAL).
  */
 export async function serve(
   sim: Sim,
@@ -268,12 +287,9 @@ export async function serve(
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  if (sim.options.controlHosts === undefined) {
-    const own = [new URL(url).host, `127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
-    sim.options.controlHosts = [...new Set([...own, ...(options.allowHosts ?? [])])];
-  }
+  const bound = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}`;
+  sim.options.controlHosts ??= controlHostsFor(bound, url, options.allowHosts);
   return {
     url,
     server,
