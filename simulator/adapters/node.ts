@@ -125,6 +125,13 @@ const AUTHORITY = /^(?:[\w.~-]+|\[[\d:a-f.]+\])(?::\d*)?$/i;
 /** An absolute-form request target (RFC 9112 §3.2.2): `http://authority` and the rest. */
 const ABSOLUTE_FORM = /^http:\/\/([^/?#]*)(.*)$/i;
 
+/** How many Host lines a request has (Node's `headers.host` keeps the first of several). */
+function hostLines(raw: string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 4 && raw[i].toLowerCase() === 'host') n++;
+  return n;
+}
+
 /**
  * The one URL of a request, or null (400): routing, the body limit and the control API's Host
  * check all read this parse, so no header can make them see different paths. An origin-form
@@ -132,10 +139,10 @@ const ABSOLUTE_FORM = /^http:\/\/([^/?#]*)(.*)$/i;
  * absolute-form one from itself; either way it must be `host[:port]`, as must a Host sent beside it.
  */
 export function requestTarget(req: IncomingMessage): URL | null {
-  const hosts = req.headersDistinct.host ?? [];
-  if (hosts.length > 1 || (hosts.length === 1 && !AUTHORITY.test(hosts[0]))) return null;
+  const host = req.headers.host;
+  if (host !== undefined && (!AUTHORITY.test(host) || hostLines(req.rawHeaders) > 1)) return null;
   const target = req.url ?? '/';
-  let authority = hosts[0] ?? '127.0.0.1';
+  let authority = host ?? '127.0.0.1';
   let path = target;
   if (!target.startsWith('/')) {
     const absolute = ABSOLUTE_FORM.exec(target);
