@@ -214,7 +214,7 @@ export function registerSimulate(program: Command): void {
     .option('--issuer <url>', 'fixed issuer (also verification_uri and id_token iss) instead of the Host')
     .option('--allow-host <host>', 'another Host the control API answers, name or name:port (repeatable)', collect)
     .option('--trust-proxy', 'trust X-Forwarded-Proto from a TLS-terminating proxy (Secure cookies)')
-    .option('--expose-control', 'allow the control API on a non-loopback --host')
+    .option('--expose-control', 'allow the control API on a non-loopback --host (needs --allow-host)')
     .option('--production', 'production mode: redirect URIs must use HTTPS (same as --setting developmentMode=false)')
     .action(async (flags: SimulateFlags) => {
       const { served } = await startSimulation(flags);
