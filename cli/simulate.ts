@@ -2,7 +2,7 @@
  * `idp-conformance simulate`: serve the reference simulator over HTTP on loopback, print its base
  * URL on one line, optionally write the target config (YAML), stop cleanly on SIGINT/SIGTERM.
  */
-import { writeFileSync } from 'node:fs';
+import { isIP, type AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { faults, profiles, releaseProblem, type Offering } from '../spec/index.js';
@@ -11,6 +11,7 @@ import { isLoopback, serve, type Served } from '../simulator/adapters/node.js';
 import { targetConfig } from '../simulator/control/config.js';
 import type { Sim, SimulatorOptions } from '../simulator/types.js';
 import { UsageError } from './errors.js';
+import { writePrivateFile } from './private-file.js';
 
 export interface SimulateFlags {
   port?: string;
@@ -109,6 +110,8 @@ export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
   if (flags.seedSize !== undefined) options.seedSize = integer(flags.seedSize, '--seed-size', 1, 1_000_000);
   if (flags.issuer !== undefined) options.issuer = issuerUrl(flags.issuer);
   if (flags.trustProxy) options.trustProxy = true;
+  if (flags.exposeControl && !flags.allowHost?.length)
+    throw new UsageError('--expose-control needs --allow-host: name the host(s) the control API may answer');
   for (const host of flags.allowHost ?? [])
     if (!/^[A-Za-z0-9.[\]:-]+$/.test(host))
       throw new UsageError(`--allow-host expects a host or host:port, got "${host}"`);
@@ -143,10 +146,15 @@ export async function startSimulation(
   const port = flags.port === undefined ? 0 : integer(flags.port, '--port', 0, 65535);
   const host = flags.host ?? '127.0.0.1';
   // AUTH-CONTROL-API-LOCAL: the control API hands out every secret; off loopback only on request.
-  if (flags.control !== false && !isLoopback(host) && !flags.exposeControl)
-    throw new UsageError(
-      `refusing to serve the control API on non-loopback ${host}: pass --no-control, or --expose-control with --allow-host`,
-    );
+  const refused = (address: string) =>
+    flags.control !== false && !flags.exposeControl && !isLoopback(address)
+      ? new UsageError(
+          `refusing to serve the control API on non-loopback ${host}: pass --no-control, or --expose-control with --allow-host`,
+        )
+      : undefined;
+  // An address is refused before binding; a name by the address it bound to (it may resolve anywhere).
+  const early = isIP(host) ? refused(host) : undefined;
+  if (early) throw early;
   let served: Served;
   try {
     served = await serve(sim, { port, host, allowHosts: flags.allowHost });
@@ -155,9 +163,15 @@ export async function startSimulation(
       `cannot listen on ${host}:${port}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     );
   }
+  // Meanwhile, off loopback the control API answers only --allow-host (serve): none here.
+  const late = refused((served.server.address() as AddressInfo).address);
+  if (late) {
+    await served.close();
+    throw late;
+  }
   if (flags.writeConfig) {
     try {
-      writeFileSync(flags.writeConfig, stringify(targetConfig(sim, served.url)), { mode: 0o600 });
+      writePrivateFile(flags.writeConfig, stringify(targetConfig(sim, served.url)));
     } catch (error) {
       await served.close();
       throw new UsageError(
@@ -200,7 +214,7 @@ export function registerSimulate(program: Command): void {
     .option('--issuer <url>', 'fixed issuer (also verification_uri and id_token iss) instead of the Host')
     .option('--allow-host <host>', 'another Host the control API answers, name or name:port (repeatable)', collect)
     .option('--trust-proxy', 'trust X-Forwarded-Proto from a TLS-terminating proxy (Secure cookies)')
-    .option('--expose-control', 'allow the control API on a non-loopback --host')
+    .option('--expose-control', 'allow the control API on a non-loopback --host (needs --allow-host)')
     .option('--production', 'production mode: redirect URIs must use HTTPS (same as --setting developmentMode=false)')
     .action(async (flags: SimulateFlags) => {
       const { served } = await startSimulation(flags);

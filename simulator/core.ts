@@ -19,8 +19,9 @@ import { createRouter } from './router.js';
 import { createStore, type Store } from './store.js';
 import { createEvictor } from './evict.js';
 import { json, Reply, type Answer } from './http.js';
-import { requestUrl } from './request.js';
-import { ControlError, HttpError } from './errors.js';
+import { isJson, mediaType, requestUrl } from './request.js';
+import { HttpError } from './errors.js';
+import { controlRefusal } from './control/access.js';
 import { errorFor } from './error-shape.js';
 import type {
   Ctx,
@@ -72,7 +73,7 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
 
 async function parseBody(request: SimRequest): Promise<ParsedBody> {
   if (request.method === 'GET' || request.method === 'HEAD') return { kind: 'none' };
-  const type = (request.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  const type = mediaType(request);
   if (type === 'multipart/form-data') {
     try {
       const data = await request.formData();
@@ -85,7 +86,7 @@ async function parseBody(request: SimRequest): Promise<ParsedBody> {
   }
   const text = await request.text();
   if (text.length === 0) return { kind: 'none' };
-  if (type === 'application/json' || type.endsWith('+json')) {
+  if (isJson(type)) {
     try {
       return { kind: 'json', json: JSON.parse(text) };
     } catch {
@@ -95,21 +96,6 @@ async function parseBody(request: SimRequest): Promise<ParsedBody> {
   if (type === '' || type === 'application/x-www-form-urlencoded')
     return { kind: 'form', form: new URLSearchParams(text) };
   return { kind: 'invalid', reason: `unsupported content type ${type}` };
-}
-
-/**
- * DNS rebinding defence (AUTH-CONTROL-API-LOCAL): a page on another name that resolves to us
- * sends its own Host, which is not ours. `name:port` entries match exactly, bare names any port.
- */
-function controlHostAllowed(sim: Sim, url: URL): boolean {
-  const allowed = sim.options.controlHosts;
-  if (!allowed) return true;
-  const host = url.host.toLowerCase();
-  const name = url.hostname.toLowerCase();
-  return allowed.some((entry) => {
-    const e = entry.toLowerCase();
-    return e === host || e === name;
-  });
 }
 
 function available(sim: Sim, op: OperationInfo): boolean {
@@ -143,12 +129,6 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
     if (match.kind === 'method-not-allowed') {
       return json(405, { error: '405 Method Not Allowed' }, { allow: match.allow.join(', ') });
     }
-    if (match.op.tags.includes('simulator') && !controlHostAllowed(sim, url)) {
-      return new ControlError(
-        `the control API answers only the simulator's own address, not Host ${url.host} (see --allow-host)`,
-        403,
-      ).toResponse(sim);
-    }
     const handler = handlers[match.op.operationId];
     if (!handler) return json(501, { message: `${match.op.operationId} is not implemented by the simulator` });
     let parsed: Promise<ParsedBody> | undefined;
@@ -164,6 +144,10 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
       body: () => (parsed ??= parseBody(request)),
       origin: url.origin,
     };
+    if (match.op.tags.includes('simulator')) {
+      const refused = await controlRefusal(ctx);
+      if (refused) return refused.toResponse(sim);
+    }
     // The one place thrown answers become responses, inside the middlewares (CORS still applies).
     try {
       return await handler(ctx);

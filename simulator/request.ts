@@ -22,3 +22,12 @@ export function withUrl(request: SimRequest, url: string): SimRequest {
     formData: () => request.formData(),
   };
 }
+
+/** The media type of the body, lowercased without parameters; '' when no Content-Type is sent. */
+export function mediaType(request: SimRequest): string {
+  return (request.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+}
+
+export function isJson(type: string): boolean {
+  return type === 'application/json' || type.endsWith('+json');
+}

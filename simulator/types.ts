@@ -63,7 +63,7 @@ export interface SimulatorOptions {
   trustProxy?: boolean;
   /**
    * Host header values (`name` or `name:port`) the control API answers (AUTH-CONTROL-API-LOCAL).
-   * Unset: any (in-process adapters have no Host to forge); serve() sets its own address.
+   * Unset: any (in-process adapters have no Host to forge); serve() sets them (controlHostsFor).
    */
   controlHosts?: string[];
   /** Clock: frozen, or starting at a given epoch-ms. */

@@ -5,7 +5,7 @@
  * Response is made on this path (a handler's own Fetch Response, Git's, is written as it is).
  */
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { isIPv4, isIPv6, type AddressInfo, type Socket } from 'node:net';
 import { Reply, type Answer } from '../http.js';
 import type { Sim, SimRequest } from '../types.js';
 
@@ -120,21 +120,54 @@ class NodeRequest implements SimRequest {
   }
 }
 
-/** The light request of an IncomingMessage, or null when Fetch would have refused it (bad URL or method). */
-export function toSimRequest(req: IncomingMessage, body: Buffer | null): SimRequest | null {
-  const host = req.headers.host ?? '127.0.0.1';
-  // Concatenate rather than resolve: `new URL('//x', base)` would read `//x` as a host.
-  const href = `http://${host}${req.url ?? '/'}`;
-  const method = req.method ?? 'GET';
-  if (FORBIDDEN_METHODS.has(method.toUpperCase())) return null;
-  let url: URL;
+/** `host[:port]` (RFC 9110 §7.2): a name or IPv4 literal, or a bracketed IPv6 literal; an optional port. */
+const AUTHORITY = /^(?:[\w.~-]+|\[[\d:a-f.]+\])(?::\d*)?$/i;
+/** An absolute-form request target (RFC 9112 §3.2.2): `http://authority` and the rest. */
+const ABSOLUTE_FORM = /^http:\/\/([^/?#]*)(.*)$/i;
+
+/** How many Host lines a request has (Node's `headers.host` keeps the first of several). */
+function hostLines(raw: string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 4 && raw[i].toLowerCase() === 'host') n++;
+  return n;
+}
+
+/**
+ * The one URL of a request, or null (400): routing, the body limit and the control API's Host
+ * check all read this parse, so no header can make them see different paths. An origin-form
+ * target (`/p?q`) takes its authority from Host (127.0.0.1 when an HTTP/1.0 client sends none), an
+ * absolute-form one from itself; either way it must be `host[:port]`, as must a Host sent beside it.
+ */
+export function requestTarget(req: IncomingMessage): URL | null {
+  const host = req.headers.host;
+  if (host !== undefined && (!AUTHORITY.test(host) || hostLines(req.rawHeaders) > 1)) return null;
+  const target = req.url ?? '/';
+  let authority = host ?? '127.0.0.1';
+  let path = target;
+  if (!target.startsWith('/')) {
+    const absolute = ABSOLUTE_FORM.exec(target);
+    if (!absolute || !AUTHORITY.test(absolute[1])) return null;
+    authority = absolute[1];
+    path = absolute[2].startsWith('/') ? absolute[2] : `/${absolute[2]}`;
+  }
   try {
-    url = new URL(href);
+    // Concatenate rather than resolve: `new URL('//x', base)` would read `//x` as a host.
+    return new URL(`http://${authority}${path}`);
   } catch {
     return null;
   }
+}
+
+/** The light request of an IncomingMessage, or null when Fetch would have refused it (bad URL or method). */
+export function toSimRequest(
+  req: IncomingMessage,
+  body: Buffer | null,
+  url: URL | null = requestTarget(req),
+): SimRequest | null {
+  const method = req.method ?? 'GET';
+  if (FORBIDDEN_METHODS.has(method.toUpperCase()) || !url) return null;
   const hasBody = body !== null && body.length > 0 && method !== 'GET' && method !== 'HEAD';
-  return new NodeRequest(method, href, url, req.rawHeaders, hasBody ? body : Buffer.alloc(0));
+  return new NodeRequest(method, url.href, url, req.rawHeaders, hasBody ? body : Buffer.alloc(0));
 }
 
 /** Write a Fetch Response (a handler's own, e.g. Git's stream) to the socket. */
@@ -176,18 +209,20 @@ export function toNodeListener(sim: Sim): (req: IncomingMessage, res: ServerResp
     (async () => {
       let request: SimRequest | null;
       try {
+        const url = requestTarget(req);
+        if (!url) return badRequest(res);
         // The route's limit is looked up only for a request that carries a body (most GETs do not).
         const carries = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
-        const limit = carries ? sim.bodyLimit(req.method ?? 'GET', (req.url ?? '/').split('?')[0]) : Infinity;
+        const limit = carries ? sim.bodyLimit(req.method ?? 'GET', url.pathname) : Infinity;
         const body = await readBody(req, limit);
         if (body === null) {
           drainThenClose(req, res);
-          const refused = toSimRequest(req, null);
+          const refused = toSimRequest(req, null, url);
           if (!refused) return badRequest(res);
           await writeAnswer(res, sim.tooLarge(refused), refused.method === 'HEAD');
           return;
         }
-        request = toSimRequest(req, body);
+        request = toSimRequest(req, body, url);
       } catch {
         request = null;
       }
@@ -207,14 +242,33 @@ export interface Served {
   close(): Promise<void>;
 }
 
-/** Is this address loopback (where only this machine can reach the control API)? */
-export function isLoopback(host: string): boolean {
-  return /^127\./.test(host) || host === '::1' || host === '[::1]' || host.toLowerCase() === 'localhost';
+/**
+ * Is this IP literal loopback (127.0.0.0/8, ::1, or 127/8 mapped into IPv6)? Only literals: a name
+ * is judged by the address its socket bound to (serve(), simulate), never by a lookup that could
+ * answer differently at bind time.
+ */
+export function isLoopback(address: string): boolean {
+  const ip = address.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  const v4 = ip.startsWith('::ffff:') ? ip.slice('::ffff:'.length) : ip;
+  if (isIPv4(v4)) return v4.startsWith('127.');
+  // A zone (fe80::1%eth0) is never loopback, and the URL parser would refuse it.
+  return isIPv6(ip) && !ip.includes('%') && new URL(`http://[${ip}]`).hostname === '[::1]';
+}
+
+/**
+ * The Host values the control API answers (AUTH-CONTROL-API-LOCAL): on loopback this server's own
+ * names and `allowHosts`; off loopback only `allowHosts`, so a remote client's `Host: 127.0.0.1`
+ * is no way in.
+ */
+export function controlHostsFor(bound: AddressInfo, url: string, allowHosts: string[] = []): string[] {
+  if (!isLoopback(bound.address)) return [...new Set(allowHosts)];
+  const own = [new URL(url).host, `127.0.0.1:${bound.port}`, `localhost:${bound.port}`, `[::1]:${bound.port}`];
+  return [...new Set([...own, ...allowHosts])];
 }
 
 /**
  * Serve on loopback (127.0.0.1 unless told otherwise); port 0 picks a free port. The control
- * API then answers only a Host naming this address (AUTH-CONTROL-API-LOCAL) or `allowHosts`.
+ * API then answers only the Hosts of controlHostsFor (AUTH-CONTROL-API-LOCAL).
  */
 export async function serve(
   sim: Sim,
@@ -240,12 +294,9 @@ export async function serve(
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  if (sim.options.controlHosts === undefined) {
-    const own = [new URL(url).host, `127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
-    sim.options.controlHosts = [...new Set([...own, ...(options.allowHosts ?? [])])];
-  }
+  const bound = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound.port}`;
+  sim.options.controlHosts ??= controlHostsFor(bound, url, options.allowHosts);
   return {
     url,
     server,

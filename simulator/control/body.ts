@@ -1,4 +1,7 @@
-/** JSON (or form) bodies of the control API; anything unreadable throws a ControlError (400 `{message}`). */
+/**
+ * JSON bodies of the control API (a form body is refused before, control/access.ts); anything
+ * unreadable throws a ControlError (400 `{message}`).
+ */
 import { ControlError } from '../errors.js';
 import type { Ctx } from '../types.js';
 
@@ -6,8 +9,7 @@ export async function controlBody(ctx: Ctx): Promise<Record<string, unknown>> {
   const body = await ctx.body();
   if (body.kind === 'none') return {};
   if (body.kind === 'invalid') throw new ControlError(body.reason);
-  if (body.kind === 'form') return Object.fromEntries(body.form);
-  if (typeof body.json !== 'object' || body.json === null || Array.isArray(body.json))
+  if (body.kind !== 'json' || typeof body.json !== 'object' || body.json === null || Array.isArray(body.json))
     throw new ControlError('the body must be a JSON object');
   return body.json as Record<string, unknown>;
 }

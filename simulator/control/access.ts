@@ -1,0 +1,58 @@
+/**
+ * Who may use the control API (AUTH-CONTROL-API-LOCAL). It hands out every secret (`GET config`)
+ * and changes state, so it answers the harness and same-origin clients only:
+ * - the Host names the simulator's own address or an --allow-host: a DNS-rebinding guard (a page
+ *   on a name that resolves here sends that name), not authentication;
+ * - no browser request from another origin: an `Origin`, when sent, is ours, and `Sec-Fetch-Site`
+ *   is absent, `same-origin` or `none` (typed in the address bar). `same-site` is refused too: the
+ *   site of an IP literal spans all its ports, so another local server is the same site;
+ * - bodies are JSON only: a form or text body is what another site can send without a preflight
+ *   (a JSON one needs a preflight, and the control API grants none).
+ */
+import { ControlError } from '../errors.js';
+import { isJson, mediaType } from '../request.js';
+import { overHttps } from '../oauth/session.js';
+import type { Ctx, Sim } from '../types.js';
+
+/** `name:port` entries match exactly, bare names any port. Unset (in-process adapters): any. */
+function hostAllowed(sim: Sim, url: URL): boolean {
+  const allowed = sim.options.controlHosts;
+  if (!allowed) return true;
+  const host = url.host.toLowerCase();
+  const name = url.hostname.toLowerCase();
+  return allowed.some((entry) => {
+    const e = entry.toLowerCase();
+    return e === host || e === name;
+  });
+}
+
+/** The origins a same-origin page of ours has: the one the request was sent to, and a fixed issuer's. */
+function ownOrigin(ctx: Ctx, origin: string): boolean {
+  const scheme = overHttps(ctx.sim, ctx.request) ? 'https:' : 'http:';
+  if (origin === `${scheme}//${ctx.url.host}`) return true;
+  const { issuer } = ctx.sim.options;
+  return issuer !== undefined && origin === new URL(issuer).origin;
+}
+
+const BROWSER_SAME_ORIGIN = new Set(['same-origin', 'none']);
+
+/** Why this control request is refused, or undefined when it may go on. */
+export async function controlRefusal(ctx: Ctx): Promise<ControlError | undefined> {
+  const { url, request } = ctx;
+  if (!hostAllowed(ctx.sim, url))
+    return new ControlError(
+      `the control API answers only the simulator's own address, not Host ${url.host} (see --allow-host)`,
+      403,
+    );
+  const origin = request.headers.get('origin');
+  if (origin !== null && !ownOrigin(ctx, origin))
+    return new ControlError('the control API refuses requests from another origin (Origin header)', 403);
+  const site = request.headers.get('sec-fetch-site');
+  if (site !== null && !BROWSER_SAME_ORIGIN.has(site.toLowerCase()))
+    return new ControlError('the control API refuses cross-site browser requests (Sec-Fetch-Site header)', 403);
+  if (request.method === 'GET' || request.method === 'HEAD') return undefined;
+  const type = mediaType(request);
+  if ((type !== '' && !isJson(type)) || (await ctx.body()).kind === 'form')
+    return new ControlError('the control API takes only JSON bodies (Content-Type: application/json)', 415);
+  return undefined;
+}

@@ -1,0 +1,133 @@
+/**
+ * Issue 20, item 1, through real Chromium: a page on another origin (127.0.0.2, cross-site; and
+ * another port of 127.0.0.1, same-site) drives the simulator served on 127.0.0.1 the ways a web
+ * page can without a preflight: a blind no-cors fetch with a form body, a plain auto-submitted
+ * <form method=POST>, and fetches of the config. Nothing changes and the config is not answered,
+ * as the control API itself says when the test asks it afterwards.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser } from 'playwright-core';
+import { createSimulator } from '../../simulator/core.js';
+import { serve, type Served } from '../../simulator/adapters/node.js';
+import { DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
+
+const CHROMIUM = process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM;
+const hasChromium = existsSync(CHROMIUM);
+
+/** The attacker's page: every request it can make without a preflight, then a report in its title. */
+function attackPage(sim: string, username: string): string {
+  const users = `${sim}/-/simulator/users`;
+  return `<!doctype html><title>running</title>
+<iframe name="sink"></iframe>
+<form id="f" method="POST" action="${users}" target="sink">
+  <input name="username" value="${username}-form"><input name="password" value="Pw-Zz9-form-x">
+  <input name="admin" value="true">
+</form>
+<form id="g" method="POST" action="${sim}/-/simulator/clock" target="sink" enctype="text/plain">
+  <input name='{"advanceSeconds":86400,"x":"' value='"}'>
+</form>
+<script>
+(async () => {
+  const report = {};
+  const blind = (url, body) => fetch(url, { method: 'POST', mode: 'no-cors', body }).then(() => 'sent', (e) => 'error');
+  report.user = await blind('${users}', new URLSearchParams({ username: '${username}-fetch', password: 'Pw-Zz9-fetch-x', admin: 'true' }));
+  report.settings = await blind('${sim}/-/simulator/settings', new URLSearchParams({ signupEnabled: 'false' }));
+  report.reset = await blind('${sim}/-/simulator/reset', '');
+  try {
+    const res = await fetch('${sim}/-/simulator/config');
+    report.config = 'read ' + (await res.text()).length;
+  } catch (e) {
+    report.config = 'unreadable';
+  }
+  report.opaque = await fetch('${sim}/-/simulator/config', { mode: 'no-cors' }).then((r) => r.type, () => 'error');
+  const loaded = (form) => new Promise((resolve) => {
+    document.querySelector('iframe').addEventListener('load', resolve, { once: true });
+    form.submit();
+  });
+  await loaded(document.getElementById('f'));
+  await loaded(document.getElementById('g'));
+  document.title = 'done ' + JSON.stringify(report);
+})();
+</script>`;
+}
+
+function servePage(host: string, html: () => string): Promise<{ server: Server; origin: string }> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(html());
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () =>
+      resolve({ server, origin: `http://${host}:${(server.address() as AddressInfo).port}` }),
+    );
+  });
+}
+
+describe.skipIf(!hasChromium)(
+  hasChromium ? 'cross-site pages in Chromium' : `cross-site pages: skipped, no Chromium at ${CHROMIUM}`,
+  () => {
+    let browser: Browser;
+    let served: Served;
+    const pages: Server[] = [];
+    /** Status of each control API answer the simulator sent, by path. */
+    const answered: string[] = [];
+
+    beforeAll(async () => {
+      const { chromium } = await import('playwright-core');
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--no-sandbox', '--headless', '--disable-background-networking'],
+      });
+      served = await serve(createSimulator({ clock: { frozen: true } }));
+      served.server.on('request', (req, res) => {
+        res.once('finish', () => answered.push(`${req.method} ${req.url} ${res.statusCode}`));
+      });
+    });
+    afterAll(async () => {
+      await browser?.close();
+      await served?.close();
+      await Promise.all(pages.map((s) => new Promise((r) => s.close(r))));
+    });
+
+    /** What the control API says, asked by this test (same-origin, JSON): users, clock, config. */
+    const state = async () => {
+      const get = (path: string) => fetch(`${served.url}/-/simulator/${path}`).then((r) => r.json());
+      const [stats, settings, config] = await Promise.all([get('stats'), get('settings'), get('config')]);
+      const clock = await fetch(`${served.url}/-/simulator/clock`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ advanceSeconds: 0 }),
+      }).then((r) => r.json());
+      return { users: stats.users, settings, now: clock.now, user: config.user.username };
+    };
+
+    it.each([
+      ['another site (127.0.0.2)', '127.0.0.2', 'xsite'],
+      ['another port of 127.0.0.1 (same site)', '127.0.0.1', 'xport'],
+    ])('a page on %s changes nothing and reads no config', async (_label, host, username) => {
+      const before = await state();
+      const page = await servePage(host, () => attackPage(served.url, username));
+      pages.push(page.server);
+      answered.length = 0;
+      const tab = await browser.newPage();
+      let fromPage: string[];
+      try {
+        await tab.goto(`${page.origin}/`);
+        await tab.waitForFunction(() => document.title.startsWith('done '), undefined, { timeout: 20_000 });
+        fromPage = [...answered];
+        const report = JSON.parse((await tab.title()).slice('done '.length));
+        expect(report.config).toBe('unreadable');
+      } finally {
+        await tab.close();
+      }
+      expect(await state()).toEqual(before);
+      // The simulator itself refused all seven requests (not only the browser's CORS): 403 or 415.
+      expect(fromPage).toHaveLength(7);
+      for (const line of fromPage) expect(line).toMatch(/ (403|415)$/);
+    });
+  },
+);
