@@ -126,6 +126,17 @@ describe('--write-config writes 0600, also over an existing file', () => {
     }
   });
 
+  it('creates missing folders, as run --report does (was ENOENT)', async () => {
+    const file = join(dir, 'missing', 'dir', 't.yaml');
+    const { served } = await startSimulation(
+      { port: '0', writeConfig: file },
+      () => {},
+      () => {},
+    );
+    await served.close();
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
   it('a new file is 0600', async () => {
     const file = join(dir, 'new.yaml');
     const { served } = await startSimulation(
