@@ -137,8 +137,14 @@ export function createHttp(
           }
         })();
         if (!parsed.ok) {
+          // A compressed body the harness did not ask for (it sends no Accept-Encoding) reads as noise: say why.
+          const encoding = response.headers.get('content-encoding');
+          const hint =
+            encoding && !/^\s*identity\s*$/i.test(encoding)
+              ? ` (it is Content-Encoding: ${encoding.slice(0, 40)}, which the harness did not ask for and does not decode)`
+              : '';
           throw new CheckFailure(
-            `${raw.method} ${redactor.url(display)} answered ${response.status} with a body that is not JSON`,
+            `${raw.method} ${redactor.url(display)} answered ${response.status} with a body that is not JSON${hint}`,
             {
               contentType: response.headers.get('content-type'),
               body: redactor.text(text.slice(0, 200)),

@@ -146,6 +146,17 @@ describe('the HTTP recording holds what was sent and answered, and no more', () 
     expect((error as CheckFailure).details).toEqual({ contentType: 'text/html', body: `<html>${'p'.repeat(194)}` });
   });
 
+  it('a compressed body it did not ask for is named as such, not only as "not JSON" (issue 23)', async () => {
+    const gz = (await import('node:zlib')).gzipSync('{"a":1}');
+    const h = harness(
+      () => new Response(gz, { headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }),
+    );
+    const res = await h.http.get('/gz');
+    expect(() => res.json()).toThrow(/not JSON \(it is Content-Encoding: gzip, which the harness did not ask for/);
+    const plain = harness(() => new Response('nope', { headers: { 'content-encoding': 'identity' } }));
+    await expect(plain.http.get('/p').then((r) => r.json())).rejects.toThrow(/not JSON$/);
+  });
+
   it('follow: a relative reference that carries an absolute URL in its query stays relative', async () => {
     const sent: string[] = [];
     const http = createHttp(
