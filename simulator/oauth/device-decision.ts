@@ -4,7 +4,7 @@ import { FIELDS, messagePage } from '../pages/layout.js';
 import { deviceForm, devicePage } from '../pages/device.js';
 import { deviceByUserCode, fireDevice } from './device.js';
 import { csrfValid, signedIn } from './session.js';
-import { accountLocked, recordFailure, retryAfter } from './throttle.js';
+import { accountLocked, recordFailure, retryAfter, userCodeKey } from './throttle.js';
 
 export const oauthDeviceDecision: Handler = async (ctx) => {
   const { sim } = ctx;
@@ -25,7 +25,7 @@ export const oauthDeviceDecision: Handler = async (ctx) => {
     return deviceForm(who.session.csrf, typed, who.user.username, 'Choose Authorize or Deny.', 400);
   // AUTH-BRUTE-FORCE-THROTTLED: wrong codes are counted per signed-in account; past the limit
   // the page answers 429 until the window passes, right code or not.
-  const key = `user-code:${who.user.id}`;
+  const key = userCodeKey(who.user);
   if (accountLocked(sim, key))
     return messagePage(429, 'Too many attempts', 'Too many wrong codes. Try again later.', {
       headers: { 'retry-after': String(retryAfter(sim, key)) },
