@@ -12,7 +12,7 @@ export const oauthDeviceDecision: Handler = async (ctx) => {
   if (!who) return messagePage(401, 'Sign in required', 'Sign in first, then open the device page again.');
   const body = await ctx.body();
   const form = body.kind === 'form' ? body.form : new URLSearchParams();
-  if (!csrfValid(who.session, form.get(FIELDS.csrf))) {
+  if (!csrfValid(who.csrf, form.get(FIELDS.csrf))) {
     return messagePage(
       422,
       'Device refused',
@@ -22,7 +22,7 @@ export const oauthDeviceDecision: Handler = async (ctx) => {
   const typed = form.get('user_code') ?? '';
   const decision = form.get(FIELDS.decision);
   if (decision !== 'approve' && decision !== 'deny')
-    return deviceForm(who.session.csrf, typed, who.user.username, 'Choose Authorize or Deny.', 400);
+    return deviceForm(who.csrf, typed, who.user.username, 'Choose Authorize or Deny.', 400);
   // AUTH-BRUTE-FORCE-THROTTLED: wrong codes are counted per signed-in account; past the limit
   // the page answers 429 until the window passes, right code or not.
   const key = userCodeKey(who.user);
@@ -33,13 +33,7 @@ export const oauthDeviceDecision: Handler = async (ctx) => {
   const record = deviceByUserCode(sim, typed);
   if (!record) recordFailure(sim, key);
   if (!record)
-    return deviceForm(
-      who.session.csrf,
-      typed,
-      who.user.username,
-      'That code is not valid. Check it on your device.',
-      404,
-    );
+    return deviceForm(who.csrf, typed, who.user.username, 'That code is not valid. Check it on your device.', 404);
   const row = await fireDevice({ sim, record, user: who.user }, decision);
   return devicePage(row);
 };
