@@ -67,7 +67,7 @@ export function createRouter(ops: OperationInfo[]): (method: string, rawPath: st
       key,
       [...list, ...anywhere].sort((a, b) => b.specificity - a.specificity),
     );
-  return (method, rawPath) => {
+  const lookup = (method: string, rawPath: string): Match => {
     const wanted = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
     const allow = new Set<string>();
     for (const route of groups.get(firstSegment(rawPath)) ?? anywhere) {
@@ -89,4 +89,21 @@ export function createRouter(ops: OperationInfo[]): (method: string, rawPath: st
     }
     return allow.size ? { kind: 'method-not-allowed', allow: [...allow] } : { kind: 'not-found' };
   };
+  // A request is routed twice (its body limit depends on the route, then its dispatch) and most
+  // requests ask for few paths: recent answers are kept (frozen: they are shared), the table
+  // cleared when full, so odd paths cannot grow it.
+  const kept = new Map<string, Match>();
+  return (method, rawPath) => {
+    const key = `${method} ${rawPath}`;
+    let match = kept.get(key);
+    if (match === undefined) {
+      if (kept.size >= ROUTES_KEPT) kept.clear();
+      match = lookup(method, rawPath);
+      if (match.kind === 'found') Object.freeze(match.params);
+      kept.set(key, Object.freeze(match));
+    }
+    return match;
+  };
 }
+
+const ROUTES_KEPT = 1024;

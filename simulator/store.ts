@@ -1,6 +1,7 @@
 /**
  * In-memory state of the identity provider: accounts, applications and every credential.
- * Plain records in Maps keyed by the value a request presents, so a lookup is one hash probe.
+ * Plain records in Maps keyed by the digest of the value a request presents (digest.ts), so a
+ * lookup is one keyed hash and one probe, and no credential a client holds is kept here.
  * The OAuth modules own the logic; the REST side only reads (authentication, current user).
  */
 export interface User {
@@ -43,7 +44,7 @@ export interface AccessToken {
   revokedAt: number | null;
   /** digest of the refresh token issued with it, if any */
   refreshToken: string | null;
-  /** authorization code it came from (reuse of that code revokes it) */
+  /** digest of the authorization code it came from (reuse of that code revokes it) */
   fromCode: string | null;
   kind: 'oauth' | 'personal';
 }
@@ -63,7 +64,8 @@ export interface RefreshToken {
 }
 
 export interface AuthorizationCode {
-  code: string;
+  /** Digest of the code: the key of codes; the code itself is not stored. */
+  digest: string;
   applicationId: number;
   userId: number;
   redirectUri: string;
@@ -81,8 +83,10 @@ export interface AuthorizationCode {
 }
 
 export interface DeviceCode {
-  deviceCode: string;
-  userCode: string;
+  /** Digest of the device code: the key of deviceCodes; neither code itself is stored. */
+  digest: string;
+  /** Digest of the user code (the key of userCodes, normalized as a person's typing is). */
+  userCodeDigest: string;
   applicationId: number;
   scopes: string[];
   createdAt: number;
@@ -94,11 +98,14 @@ export interface DeviceCode {
   lastPollAt: number | null;
 }
 
-/** A signed-in browser (a visitor before sign-in has only a pre-session cookie, nothing stored). */
+/**
+ * A signed-in browser (a visitor before sign-in has only a pre-session cookie, nothing stored).
+ * Its CSRF token is derived from the cookie's id (session.ts), so it is not stored either.
+ */
 export interface Session {
-  id: string;
+  /** Digest of the session id (the cookie value): the key of sessions. */
+  digest: string;
   userId: number;
-  csrf: string;
   createdAt: number;
 }
 
@@ -107,11 +114,11 @@ export interface Store {
   applications: Map<string, Application>; // by uid
   accessTokens: Map<string, AccessToken>; // by digest
   refreshTokens: Map<string, RefreshToken>; // by digest
-  codes: Map<string, AuthorizationCode>;
-  deviceCodes: Map<string, DeviceCode>; // by device_code
-  /** user code -> device code: a typed code is one probe; swept with the device codes (evict.ts). */
+  codes: Map<string, AuthorizationCode>; // by digest
+  deviceCodes: Map<string, DeviceCode>; // by digest
+  /** user code digest -> device code digest: a typed code is one probe; swept with the device codes (evict.ts). */
   userCodes: Map<string, string>;
-  sessions: Map<string, Session>;
+  sessions: Map<string, Session>; // by digest of the id
   nextId: { user: number; application: number };
 }
 

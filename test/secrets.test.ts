@@ -23,7 +23,7 @@ const FAULTS = [
 
 const shownValues = new WeakMap<Sim, string[]>();
 
-/** Remember every credential a JSON response hands out (the store keeps only their digests). */
+/** Remember every credential a response hands out (the store keeps only their digests). */
 function recordShown(sim: Sim): void {
   const shown: string[] = [];
   shownValues.set(sim, shown);
@@ -35,9 +35,15 @@ function recordShown(sim: Sim): void {
         .clone()
         .json()
         .catch(() => null)) as Record<string, unknown> | null;
-      for (const key of ['access_token', 'refresh_token', 'id_token', 'device_code'])
+      for (const key of ['access_token', 'refresh_token', 'id_token', 'device_code', 'user_code'])
         if (body && typeof body[key] === 'string') shown.push(body[key]);
     }
+    const code = URL.canParse(response.headers.get('location') ?? '')
+      ? new URL(response.headers.get('location')!).searchParams.get('code')
+      : null;
+    if (code) shown.push(code);
+    const session = /_idp_session=([^;]+)/.exec(response.headers.get('set-cookie') ?? '');
+    if (session) shown.push(session[1]);
     return response;
   };
 }
@@ -56,8 +62,8 @@ function everySecret(sim: Sim): string[] {
     seeded(sim).personalAccessToken,
     ...(shownValues.get(sim) ?? []),
     ...s.codes.keys(),
-    ...[...s.deviceCodes.values()].flatMap((d) => [d.deviceCode, d.userCode]),
-    ...[...s.sessions.values()].flatMap((x) => [x.id, x.csrf]),
+    ...[...s.deviceCodes.values()].flatMap((d) => [d.digest, d.userCodeDigest]),
+    ...s.sessions.keys(),
   ];
   // Short values (a 6-letter user code) could occur in text by chance; 8+ characters cannot.
   return values.filter((v) => typeof v === 'string' && v.length >= 8);

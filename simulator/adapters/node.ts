@@ -41,20 +41,62 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
   });
 }
 
-/** How long the rest of an oversized body is drained (unkept) so the 413 reaches the client. */
-const DRAIN_MS = 2000;
-
 /**
- * After a 413 the connection closes; until then the unread rest is discarded, not buffered:
- * closing a socket with unread data sends a reset that can destroy the answer in flight.
+ * Closing after an answer, like nginx's lingering close: half-close (our FIN goes after the
+ * answer), then read and discard what the client still sends until it closes its side, up to
+ * LINGER_BYTES and LINGER_MS, and only then close. Closing with unread or arriving data sends a
+ * reset, and a reset can destroy the answer before the client has read it (ECONNRESET, EPIPE).
  */
-function drainThenClose(req: IncomingMessage, res: ServerResponse): void {
-  req.resume();
-  res.once('finish', () => {
-    const timer = setTimeout(() => req.socket.destroy(), DRAIN_MS);
-    timer.unref();
-    req.socket.once('close', () => clearTimeout(timer));
+const LINGER_MS = 5000;
+const LINGER_BYTES = 16 * 1024 * 1024;
+const lingering = new WeakSet<Socket>();
+
+function lingeringClose(socket: Socket, last?: string): void {
+  if (lingering.has(socket) || socket.destroyed) return;
+  lingering.add(socket);
+  // The HTTP parser's listener goes: from here on the bytes are discarded, never a request.
+  socket.removeAllListeners('data');
+  let left = LINGER_BYTES;
+  const close = () => socket.destroy();
+  const timer = setTimeout(close, LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  socket.on('error', close);
+  socket.on('data', (chunk: Buffer) => {
+    if ((left -= chunk.length) < 0) close();
   });
+  // The client is done: close once our answer is out too.
+  socket.once('end', () => (socket.writableFinished ? close() : socket.once('finish', close)));
+  if (last === undefined) socket.end();
+  else socket.end(last);
+  socket.resume();
+}
+
+/** Node closes a connection after an answer that ends it (Connection: close) with destroySoon: linger instead. */
+function lingerOnClose(socket: Socket): void {
+  socket.destroySoon = () => lingeringClose(socket);
+}
+
+/** Node's own answers to a request it cannot parse (its defaults), then a lingering close. */
+const PARSER_ANSWERS: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: '413 Payload Too Large',
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+};
+
+/** The answer Node is writing on this socket, if any (what Node's own clientError handler checks). */
+function answerUnderWay(socket: Socket): boolean {
+  return !!(socket as { _httpMessage?: { headersSent: boolean } })._httpMessage?.headersSent;
+}
+
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  // A client that went away leaves nothing to say.
+  if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  // An answer already under way (a 413 before a broken chunk) is whole on the socket (writeAnswer
+  // writes head and body at once): it is the last.
+  if (answerUnderWay(socket)) return lingeringClose(socket);
+  const status = PARSER_ANSWERS[error.code ?? ''] ?? '400 Bad Request';
+  lingeringClose(socket, `HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
 }
 
 /** Request headers as Fetch reads them: names lowercased, repeated headers joined with ", ". */
@@ -216,7 +258,9 @@ export function toNodeListener(sim: Sim): (req: IncomingMessage, res: ServerResp
         const limit = carries ? sim.bodyLimit(req.method ?? 'GET', url.pathname) : Infinity;
         const body = await readBody(req, limit);
         if (body === null) {
-          drainThenClose(req, res);
+          // The unread rest is discarded while the 413 goes out (its Connection: close then
+          // lingers, see lingeringClose), never buffered.
+          req.resume();
           const refused = toSimRequest(req, null, url);
           if (!refused) return badRequest(res);
           await writeAnswer(res, sim.tooLarge(refused), refused.method === 'HEAD');
@@ -281,12 +325,15 @@ export async function serve(
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
+    lingerOnClose(socket);
     socket.once('close', () => sockets.delete(socket));
   });
+  server.on('clientError', answerClientError);
   // Node hands CONNECT to a 'connect' listener and, without one, drops the connection: answer it.
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {
     const body = JSON.stringify({ error: '405 Method Not Allowed' });
-    socket.end(
+    lingeringClose(
+      socket,
       `HTTP/1.1 405 Method Not Allowed\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
     );
   });

@@ -9,8 +9,45 @@ import { endpoint, PUBLIC_READ } from './endpoint.js';
 import { idOrdering, paginate } from './pagination.js';
 import { bool, parsePairs, queryPairs, str } from './params.js';
 import { projectJson, renderProject } from './render.js';
+import { jsonText, Reply, type Answer } from '../http.js';
+import { settingsGeneration } from '../control/settings.js';
+import type { Ctx } from '../types.js';
+import type { Caller } from './auth.js';
+
+/**
+ * Whole pages, prebuilt: a page's bytes depend only on whether a caller is signed in, the origin,
+ * the path and query as sent, the projects (only ever added), the settings and what is fixed per
+ * simulator (release, faults, offering). A page is kept per those and dropped when a project is
+ * created or a setting changes; bounded by a clear past PAGES_KEPT. Answers are built fresh from
+ * it (middlewares add headers to an answer).
+ */
+const PAGES_KEPT = 256;
+
+interface Pages {
+  count: number;
+  settings: number;
+  byKey: Map<string, { body: string; headers: Record<string, string> }>;
+}
 
 export const listProjects = endpoint(PUBLIC_READ, (ctx, caller) => {
+  const pages = ctx.sim.state<Pages>('api.projectPages', () => ({ count: -1, settings: -1, byKey: new Map() }));
+  const { projects } = dataset(ctx.sim).catalog;
+  const generation = settingsGeneration(ctx.sim);
+  if (pages.count !== projects.count || pages.settings !== generation || pages.byKey.size >= PAGES_KEPT)
+    Object.assign(pages, { count: projects.count, settings: generation, byKey: new Map() });
+  const key = `${caller ? 'signed-in' : 'anonymous'} ${ctx.origin}${ctx.rawPath}${ctx.url.search}`;
+  const kept = pages.byKey.get(key);
+  if (kept) return jsonText(200, kept.body, kept.headers);
+  const answer = projectsPage(ctx, caller);
+  if (answer instanceof Reply && answer.status === 200 && typeof answer.body === 'string') {
+    const headers: Record<string, string> = {};
+    answer.headers.forEach((value, name) => (headers[name] = value));
+    pages.byKey.set(key, { body: answer.body, headers });
+  }
+  return answer;
+});
+
+function projectsPage(ctx: Ctx, caller: Caller | null): Answer {
   const params = parsePairs(queryPairs(ctx));
   const search = str(params, 'search')?.toLowerCase();
   const archived = bool(params, 'archived');
@@ -45,4 +82,4 @@ export const listProjects = endpoint(PUBLIC_READ, (ctx, caller) => {
     },
     caller !== null,
   );
-});
+}

@@ -7,6 +7,7 @@ import { presentedToken } from '../credentials.js';
 import { apiError, withHeaders, type Answer } from '../http.js';
 import type { InstanceSettings, Middleware, Sim, SimRequest } from '../types.js';
 import { requestUrl } from '../request.js';
+import { digest } from '../digest.js';
 
 interface Window {
   start: number;
@@ -28,7 +29,9 @@ async function limited(
 ): Promise<Answer> {
   const url = requestUrl(request);
   const windows = sim.state('api.rateLimit', () => new Map<string, Window>());
-  const key = presentedToken(request, url)?.token ?? 'anonymous';
+  // Keyed by the token's digest: module state holds no credential either (AUTH-CREDENTIALS-STORED-HASHED).
+  const presented = presentedToken(request, url)?.token;
+  const key = presented === undefined ? 'anonymous' : digest(presented);
   const now = sim.clock.nowSeconds();
   let w = windows.get(key);
   if (!w || now >= w.start + limit.periodSeconds) windows.set(key, (w = { start: now, count: 0 }));

@@ -9,7 +9,7 @@ import type { Handler } from '../types.js';
 import { userByLogin } from '../store.js';
 import { tokenExpired } from '../credentials.js';
 import { createApplication, createUser, seeded } from '../oauth/accounts.js';
-import { deviceByUserCode, fireDevice } from '../oauth/device.js';
+import { deviceByUserCode, fireDevice, normalizeUserCode } from '../oauth/device.js';
 import { unknownScopes } from '../oauth/scopes.js';
 import { mintTokens, refreshState } from '../oauth/tokens.js';
 import { storeSizes } from '../evict.js';
@@ -50,7 +50,7 @@ function deviceDecision(trigger: 'approve' | 'deny'): Handler {
     const ok = row.result.status < 400;
     return json(row.result.status, {
       ok,
-      user_code: record.userCode,
+      user_code: normalizeUserCode(userCode),
       state: record.state,
       result: row.result.page ?? null,
     });

@@ -50,7 +50,13 @@ export function settingChanges(body: Record<string, unknown>): Partial<InstanceS
 
 export function applySettings(sim: Sim, changes: Partial<InstanceSettings>): InstanceSettings {
   Object.assign(sim.options.settings, changes);
+  sim.state('control.settingsGeneration', () => ({ n: 0 })).n++;
   return currentSettings(sim);
+}
+
+/** Bumped by every change of the settings (reset() starts it again), so what was built from them can tell it is stale. */
+export function settingsGeneration(sim: Sim): number {
+  return sim.state('control.settingsGeneration', () => ({ n: 0 })).n;
 }
 
 /** A copy of every setting in effect, by name. */

@@ -8,6 +8,7 @@ import { redirect } from '../http.js';
 import type { Handler } from '../types.js';
 import type { AuthorizationCode } from '../store.js';
 import { hexId } from '../random.js';
+import { digest } from '../digest.js';
 import { FIELDS, messagePage } from '../pages/layout.js';
 import { redirectTo, validateAuthorize } from './authorize-request.js';
 import { OAuthError } from './errors.js';
@@ -26,7 +27,7 @@ export const oauthAuthorizeDecision: Handler = async (ctx) => {
     if (error instanceof OAuthError) return messagePage(400, 'Authorization refused', error.description);
     throw error;
   }
-  if (!csrfValid(who.session, params.get(FIELDS.csrf))) {
+  if (!csrfValid(who.csrf, params.get(FIELDS.csrf))) {
     return messagePage(
       422,
       'Authorization refused',
@@ -49,8 +50,9 @@ export const oauthAuthorizeDecision: Handler = async (ctx) => {
     );
   }
   if (decision !== 'approve') return messagePage(400, 'Authorization refused', 'Choose Authorize or Deny.');
+  const value = hexId(32);
   const code: AuthorizationCode = {
-    code: hexId(32),
+    digest: digest(value),
     applicationId: request.app.id,
     userId: who.user.id,
     redirectUri: request.redirectUri,
@@ -63,6 +65,6 @@ export const oauthAuthorizeDecision: Handler = async (ctx) => {
     exchangedFor: null,
     authTime: who.session.createdAt,
   };
-  sim.store.codes.set(code.code, code);
-  return redirect(redirectTo(request.redirectUri, { code: code.code, state }));
+  sim.store.codes.set(code.digest, code);
+  return redirect(redirectTo(request.redirectUri, { code: value, state }));
 };

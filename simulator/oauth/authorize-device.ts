@@ -4,6 +4,7 @@ import { json } from '../http.js';
 import { limits } from '../../spec/index.js';
 import type { DeviceCode } from '../store.js';
 import { hexId } from '../random.js';
+import { digest } from '../digest.js';
 import { authenticateClient, presentedClient } from './client-auth.js';
 import { noStore } from './errors.js';
 import { deviceMachine, issueUserCode } from './device.js';
@@ -19,9 +20,11 @@ export const oauthAuthorizeDevice: Handler = async (ctx) => {
   const scopes = grantScopes(params.get('scope'), app.scopes);
   const { deviceCodeLifetime, deviceInterval } = limits();
   const deviceCode = hexId(32);
+  const deviceDigest = digest(deviceCode);
+  const { userCode, userCodeDigest } = issueUserCode(sim, deviceDigest);
   const record: DeviceCode = {
-    deviceCode,
-    userCode: issueUserCode(sim, deviceCode),
+    digest: deviceDigest,
+    userCodeDigest,
     applicationId: app.id,
     scopes,
     createdAt: sim.clock.nowSeconds(),
@@ -32,16 +35,16 @@ export const oauthAuthorizeDevice: Handler = async (ctx) => {
     userId: null,
     lastPollAt: null,
   };
-  sim.store.deviceCodes.set(record.deviceCode, record);
+  sim.store.deviceCodes.set(record.digest, record);
   const page = `${issuer(ctx)}/oauth/device`;
   const complete = sim.fault('device-uri-complete-no-user-code')
     ? page
-    : `${page}?user_code=${encodeURIComponent(record.userCode)}`;
+    : `${page}?user_code=${encodeURIComponent(userCode)}`;
   return json(
     200,
     {
-      device_code: record.deviceCode,
-      user_code: record.userCode,
+      device_code: deviceCode,
+      user_code: userCode,
       verification_uri: page,
       verification_uri_complete: complete,
       expires_in: record.expiresIn,

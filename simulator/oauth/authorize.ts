@@ -22,5 +22,5 @@ export const oauthAuthorize: Handler = (ctx) => {
   if (result.kind === 'redirect') return redirect(result.location);
   const who = signedIn(ctx.sim, ctx.request);
   if (!who) return redirect(signInLocation(ctx.url.pathname + ctx.url.search));
-  return consentPage(result.request, who.session.csrf, who.user.username);
+  return consentPage(result.request, who.csrf, who.user.username);
 };

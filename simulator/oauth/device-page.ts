@@ -7,5 +7,5 @@ import { signedIn, signInLocation } from './session.js';
 export const oauthDevicePage: Handler = (ctx) => {
   const who = signedIn(ctx.sim, ctx.request);
   if (!who) return redirect(signInLocation(ctx.url.pathname + ctx.url.search));
-  return deviceForm(who.session.csrf, ctx.query.get('user_code') ?? '', who.user.username);
+  return deviceForm(who.csrf, ctx.query.get('user_code') ?? '', who.user.username);
 };

@@ -7,6 +7,7 @@ import { limits } from '../../spec/index.js';
 import type { Sim } from '../types.js';
 import type { DeviceCode, User } from '../store.js';
 import { fromAlphabet } from '../random.js';
+import { digest } from '../digest.js';
 import { applicationById } from './accounts.js';
 import { runner } from './machine.js';
 import { mintTokens, type Issued } from './tokens.js';
@@ -78,7 +79,11 @@ export function normalizeUserCode(value: string): string {
     : compact;
 }
 
-/** user code -> device code, so a typed code is one Map probe (in the store: reset drops it, eviction sweeps it). */
+/**
+ * Digest of a user code -> digest of its device code, so a typed code is one Map probe (in the
+ * store: reset drops it, eviction sweeps it). Digests only: a user code lets whoever types it
+ * bind the device to an account, so it is a secret like the device code.
+ */
 function userCodeIndex(sim: Sim): Map<string, string> {
   return sim.store.userCodes;
 }
@@ -89,27 +94,36 @@ function live(sim: Sim, record: DeviceCode): boolean {
 
 /**
  * A user code no live device authorization holds (AUTH-BRUTE-FORCE-THROTTLED, RFC 8628 §6.1),
- * indexed for `deviceCode`. Entries whose device code left the store go with every eviction sweep
- * (evict.ts) and, between sweeps (a frozen clock), once the index outgrows the store.
+ * with its digest, indexed for the device code digest `deviceDigest`. Entries whose device code
+ * left the store go with every eviction sweep (evict.ts) and, between sweeps (a frozen clock),
+ * once the index outgrows the store.
  */
-export function issueUserCode(sim: Sim, deviceCode: string): string {
+export function issueUserCode(sim: Sim, deviceDigest: string): { userCode: string; userCodeDigest: string } {
   const index = userCodeIndex(sim);
-  let code = newUserCode();
-  for (let held = deviceByUserCode(sim, code); held && live(sim, held); held = deviceByUserCode(sim, code))
-    code = newUserCode();
-  index.set(code, deviceCode);
+  let userCode: string;
+  let userCodeDigest: string;
+  let held: DeviceCode | undefined;
+  do {
+    userCode = newUserCode();
+    userCodeDigest = digest(userCode);
+    held = byUserCodeDigest(sim, userCodeDigest);
+  } while (held && live(sim, held));
+  index.set(userCodeDigest, deviceDigest);
   if (index.size > 2 * sim.store.deviceCodes.size + 1024)
     // The code just issued is not stored yet (its record is built around it): keep it.
     for (const [user, device] of index)
-      if (device !== deviceCode && !sim.store.deviceCodes.has(device)) index.delete(user);
-  return code;
+      if (device !== deviceDigest && !sim.store.deviceCodes.has(device)) index.delete(user);
+  return { userCode, userCodeDigest };
 }
 
 export function deviceByUserCode(sim: Sim, value: string): DeviceCode | undefined {
-  const wanted = normalizeUserCode(value);
+  return byUserCodeDigest(sim, digest(normalizeUserCode(value)));
+}
+
+function byUserCodeDigest(sim: Sim, wanted: string): DeviceCode | undefined {
   const index = userCodeIndex(sim);
-  const deviceCode = index.get(wanted);
-  const record = deviceCode === undefined ? undefined : sim.store.deviceCodes.get(deviceCode);
-  if (deviceCode !== undefined && !record) index.delete(wanted);
+  const deviceDigest = index.get(wanted);
+  const record = deviceDigest === undefined ? undefined : sim.store.deviceCodes.get(deviceDigest);
+  if (deviceDigest !== undefined && !record) index.delete(wanted);
   return record;
 }

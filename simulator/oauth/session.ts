@@ -1,7 +1,9 @@
 /**
  * Browser sessions of the HTML pages: an HttpOnly cookie naming a server-side session, one CSRF
  * token per session, and a fresh session id on sign-in (no fixation). The session's createdAt is
- * the time of sign-in, which the id_token reports as auth_time.
+ * the time of sign-in, which the id_token reports as auth_time. The store keeps only the digest
+ * of the id (AUTH-CREDENTIALS-STORED-HASHED) and no CSRF token at all: the token is a keyed hash
+ * of the presented id, so a session's secrets are nowhere in memory between requests.
  */
 import type { Sim, SimRequest } from '../types.js';
 import type { Session, User } from '../store.js';
@@ -25,16 +27,29 @@ function cookieValue(request: SimRequest, name: string): string | undefined {
   return undefined;
 }
 
-export function sessionOf(sim: Sim, request: SimRequest): Session | undefined {
+/** The session a request's cookie names, with the CSRF token of that cookie's id. */
+function presentedSession(sim: Sim, request: SimRequest): { session: Session; csrf: string } | undefined {
   const id = cookieValue(request, SESSION_COOKIE);
   // Stryker disable next-line ConditionalExpression: no session has an empty or undefined id either
-  return id ? sim.store.sessions.get(id) : undefined;
+  const session = id ? sim.store.sessions.get(digest(id)) : undefined;
+  return session && { session, csrf: sessionCsrf(id!) };
 }
 
-function createSession(sim: Sim, userId: number): Session {
-  const session: Session = { id: secret(32), userId, csrf: secret(32), createdAt: sim.clock.nowSeconds() };
-  sim.store.sessions.set(session.id, session);
-  return session;
+export function sessionOf(sim: Sim, request: SimRequest): Session | undefined {
+  return presentedSession(sim, request)?.session;
+}
+
+/** The CSRF token of a session id: derived, never stored (distinct from a pre-session's by its prefix). */
+export function sessionCsrf(id: string): string {
+  return digest(`csrf-session:${id}`);
+}
+
+/** A new session; its id (the cookie value) is returned, the store keeps only its digest. */
+function createSession(sim: Sim, userId: number): string {
+  const id = secret(32);
+  const session: Session = { digest: digest(id), userId, createdAt: sim.clock.nowSeconds() };
+  sim.store.sessions.set(session.digest, session);
+  return id;
 }
 
 /**
@@ -52,8 +67,9 @@ function cookie(sim: Sim, request: SimRequest, name: string, value: string): str
   return `${name}=${value}; Path=/; HttpOnly; SameSite=Lax${overHttps(sim, request) ? '; Secure' : ''}`;
 }
 
-export function sessionCookie(sim: Sim, request: SimRequest, session: Session): string {
-  return cookie(sim, request, SESSION_COOKIE, session.id);
+/** The cookie naming session `id` (as signIn returned it). */
+export function sessionCookie(sim: Sim, request: SimRequest, id: string): string {
+  return cookie(sim, request, SESSION_COOKIE, id);
 }
 
 /**
@@ -62,7 +78,7 @@ export function sessionCookie(sim: Sim, request: SimRequest, session: Session): 
  * stores nothing: a session is created only at sign-in, when there is something to keep.
  */
 export function signInCsrf(sim: Sim, request: SimRequest): { csrf: string; setCookie?: string } {
-  const existing = sessionOf(sim, request);
+  const existing = presentedSession(sim, request);
   if (existing) return { csrf: existing.csrf };
   const nonce = cookieValue(request, PRE_SESSION_COOKIE);
   if (nonce && /^[A-Za-z0-9_-]{43}$/.test(nonce)) return { csrf: digest(`csrf:${nonce}`) };
@@ -72,27 +88,29 @@ export function signInCsrf(sim: Sim, request: SimRequest): { csrf: string; setCo
 
 /** Is the sign-in form's token the one of this request's session or pre-session cookie? */
 export function signInCsrfValid(sim: Sim, request: SimRequest, token: string | null): boolean {
-  const session = sessionOf(sim, request);
-  if (session) return csrfValid(session, token);
+  const existing = presentedSession(sim, request);
+  if (existing) return csrfValid(existing.csrf, token);
   const nonce = cookieValue(request, PRE_SESSION_COOKIE);
   return !!nonce && !!token && sameSecret(token, digest(`csrf:${nonce}`));
 }
 
-export function signedIn(sim: Sim, request: SimRequest): { session: Session; user: User } | null {
-  const session = sessionOf(sim, request);
-  const user = session ? sim.store.users.get(session.userId) : undefined;
-  return session && user ? { session, user } : null;
+/** The signed-in account of a request, its session and the CSRF token its forms carry. */
+export function signedIn(sim: Sim, request: SimRequest): { session: Session; user: User; csrf: string } | null {
+  const presented = presentedSession(sim, request);
+  const user = presented ? sim.store.users.get(presented.session.userId) : undefined;
+  return presented && user ? { ...presented, user } : null;
 }
 
-/** Replace the session with a signed-in one (the old id stops working). */
-export function signIn(sim: Sim, request: SimRequest, user: User): Session {
+/** Replace the session with a signed-in one (the old id stops working); returns the new id. */
+export function signIn(sim: Sim, request: SimRequest, user: User): string {
   const old = sessionOf(sim, request);
-  if (old) sim.store.sessions.delete(old.id);
+  if (old) sim.store.sessions.delete(old.digest);
   return createSession(sim, user.id);
 }
 
-export function csrfValid(session: Session | undefined, token: string | undefined | null): boolean {
-  return !!session && !!token && sameSecret(token, session.csrf);
+/** Is `token` the expected CSRF token (that of the request's session, when there is one)? */
+export function csrfValid(expected: string | undefined, token: string | undefined | null): boolean {
+  return !!expected && !!token && sameSecret(token, expected);
 }
 
 /** Where to send a visitor who must sign in first, coming back to `returnTo` (a local path). */

@@ -51,7 +51,7 @@ ${boxes}
 export const applicationsPage: Handler = (ctx) => {
   const who = signedIn(ctx.sim, ctx.request);
   if (!who) return redirect(signInLocation(PATH));
-  return page(200, 'Applications', `${list(ctx, who.user)}\n<h2>Add new application</h2>\n${form(who.session.csrf)}`);
+  return page(200, 'Applications', `${list(ctx, who.user)}\n<h2>Add new application</h2>\n${form(who.csrf)}`);
 };
 
 export const applicationsCreate: Handler = async (ctx) => {
@@ -59,11 +59,11 @@ export const applicationsCreate: Handler = async (ctx) => {
   if (!who) return redirect(signInLocation(PATH));
   const body = await ctx.body();
   const f = body.kind === 'form' ? body.form : new URLSearchParams();
-  if (!csrfValid(who.session, f.get(FIELDS.csrf))) {
+  if (!csrfValid(who.csrf, f.get(FIELDS.csrf))) {
     return page(
       422,
       'Applications',
-      form(who.session.csrf, 'The form expired or the request was forged (invalid authenticity token).'),
+      form(who.csrf, 'The form expired or the request was forged (invalid authenticity token).'),
     );
   }
   try {
@@ -88,6 +88,6 @@ export const applicationsCreate: Handler = async (ctx) => {
     );
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
-    return page(422, 'Applications', form(who.session.csrf, error.message));
+    return page(422, 'Applications', form(who.csrf, error.message));
   }
 };

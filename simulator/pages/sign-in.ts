@@ -58,6 +58,6 @@ export const signIn: Handler = async (ctx) => {
     recordFailure(sim, key);
     return page(401, 'Sign in', form(csrf, returnTo, 'Invalid login or password.'));
   }
-  const fresh = startSession(sim, request, user);
-  return redirect(returnTo, 302, { 'set-cookie': sessionCookie(sim, request, fresh), 'cache-control': 'no-store' });
+  const id = startSession(sim, request, user);
+  return redirect(returnTo, 302, { 'set-cookie': sessionCookie(sim, request, id), 'cache-control': 'no-store' });
 };

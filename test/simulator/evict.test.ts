@@ -135,7 +135,7 @@ describe('eviction by the simulator clock', () => {
     await signInRoot(w);
     await stored(w); // a sweep ran on this request
     const { device_code } = await deviceAuthorization(w);
-    const record = w.sim.store.deviceCodes.get(device_code)!;
+    const record = w.sim.store.deviceCodes.get(digest(device_code))!;
     // long past its grace on the clock as it stands: not swept again before the interval has passed
     record.createdAt -= L.deviceCodeLifetime + R.expiredGrace;
     expect((await stored(w)).deviceCodes).toBe(1);

@@ -11,6 +11,7 @@ import { serve } from '../../simulator/adapters/node.js';
 import { digest } from '../../simulator/digest.js';
 import { seeded } from '../../simulator/oauth/accounts.js';
 import { safeReturnPath } from '../../simulator/oauth/session.js';
+import { MAX_UNKNOWN_LOGIN_KEYS } from '../../simulator/oauth/throttle.js';
 import { UsageError } from '../../cli/errors.js';
 import { simulatorOptions, startSimulation } from '../../cli/simulate.js';
 import { app, formFields, world } from './oauth/helpers.js';
@@ -229,6 +230,22 @@ describe('brute force (AUTH-BRUTE-FORCE-THROTTLED)', () => {
     expect(locked.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/Too many/) });
     w.sim.clock.advance(authFailureWindowSeconds);
     expect((await post(admin.password)).status).toBe(200);
+  });
+
+  it('password grant: failures on as many unknown logins as the table holds, and more, do not lift a lock', async () => {
+    const sim = createSimulator({ clock: { frozen: true } });
+    const { admin } = seeded(sim);
+    const grant = async (username: string, password: string) => {
+      const body = new URLSearchParams({ grant_type: 'password', username, password });
+      const res = await sim.handle(new Request('http://127.0.0.1/oauth/token', { method: 'POST', body }));
+      return (await res.json()) as { error?: string; error_description?: string };
+    };
+    for (let i = 0; i < limits().authFailuresMax; i++) await grant(admin.username, `wrong-${i}`);
+    for (let i = 0; i <= MAX_UNKNOWN_LOGIN_KEYS; i++) await grant(`nobody-${i}`, 'guess');
+    expect(await grant(admin.username, admin.password)).toMatchObject({
+      error: 'invalid_grant',
+      error_description: expect.stringMatching(/Too many/),
+    });
   });
 
   it('sign-in form: 429 with Retry-After once the account is throttled', async () => {

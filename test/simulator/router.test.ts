@@ -68,3 +68,18 @@ describe('router grouping', () => {
         expect(route(method, path), `${method} ${path}`).toEqual(reference(method, path));
   });
 });
+
+describe('routes kept', () => {
+  it('a request routed twice (body limit, then dispatch) is looked up once: the same frozen answer', () => {
+    const kept = createRouter(operations());
+    const first = kept('POST', '/oauth/token');
+    expect(kept('POST', '/oauth/token')).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    const project = kept('GET', '/api/v4/projects/7');
+    expect(project.kind === 'found' && Object.isFrozen(project.params)).toBe(true);
+    // Many odd paths clear the table rather than grow it, and answers stay right.
+    for (let i = 0; i < 3000; i++) expect(kept('GET', `/api/v4/projects/${i}`).kind).toBe('found');
+    expect(kept('GET', '/api/v4/projects/a/b').kind).toBe('not-found');
+    expect(kept('POST', '/oauth/token')).toEqual(first);
+  });
+});

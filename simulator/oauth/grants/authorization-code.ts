@@ -10,6 +10,7 @@ import { InvalidGrant, OAuthError } from '../errors.js';
 import { idToken } from '../id-token.js';
 import { issuer } from '../issuer.js';
 import { runner } from '../machine.js';
+import { digest } from '../../digest.js';
 import { required, type Params } from '../params.js';
 import { verifierMatches, verifierProblem } from '../pkce.js';
 import { codeTokenBody, mintTokens, revokeTokensFromCode, type Issued } from '../tokens.js';
@@ -50,7 +51,7 @@ const codeMachine = runner<Exchange>('authorization-code', {
         app: x.app,
         scopes: x.code.scopes,
         refresh: true,
-        fromCode: x.code.code,
+        fromCode: x.code.digest,
       });
       x.code.exchangedFor = x.issued.access.digest;
       const user = x.sim.store.users.get(x.code.userId) as User;
@@ -64,7 +65,7 @@ const codeMachine = runner<Exchange>('authorization-code', {
         });
       }
     },
-    revoke_issued_tokens: (x) => revokeTokensFromCode(x.sim, x.code.code),
+    revoke_issued_tokens: (x) => revokeTokensFromCode(x.sim, x.code.digest),
   },
 });
 
@@ -75,7 +76,7 @@ export const authorizationCode: Grant = {
     const { sim } = ctx;
     const value = required(params, 'code');
     const { app, clientError } = tryAuthenticateClient(ctx, params);
-    const code = sim.store.codes.get(value);
+    const code = sim.store.codes.get(digest(value));
     if (!code) throw clientError ?? InvalidGrant('The authorization code is invalid');
 
     const x: Exchange = { sim, params, issuer: issuer(ctx), clientError, app, code };

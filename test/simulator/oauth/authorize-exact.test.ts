@@ -12,6 +12,7 @@ import {
   overHttps,
   safeReturnPath,
   sessionCookie,
+  sessionCsrf,
   sessionOf,
   signInCsrf,
   signInCsrfValid,
@@ -233,8 +234,8 @@ describe('POST /oauth/authorize: the decision', () => {
     expect(location.origin + location.pathname).toBe(a.redirectUris[0]);
     const value = location.searchParams.get('code')!;
     expect(Object.fromEntries(location.searchParams)).toEqual({ code: value, state: 'st' });
-    expect({ ...w.sim.store.codes.get(value)! }).toEqual({
-      code: value,
+    expect({ ...w.sim.store.codes.get(digest(value))! }).toEqual({
+      digest: digest(value),
       applicationId: a.id,
       userId: seeded(w.sim).admin.id,
       redirectUri: a.redirectUris[0],
@@ -252,7 +253,7 @@ describe('POST /oauth/authorize: the decision', () => {
   it('without PKCE or nonce the code has none', async () => {
     const w = await signedIn();
     const res = await decide(w, { ...(await consentFields(w, query(w, 'confidential'))), decision: 'approve' });
-    const stored = w.sim.store.codes.get(new URL(res.headers.location).searchParams.get('code')!)!;
+    const stored = w.sim.store.codes.get(digest(new URL(res.headers.location).searchParams.get('code')!))!;
     expect(stored).toMatchObject({ codeChallenge: null, codeChallengeMethod: null, nonce: null, scopes: ['api'] });
   });
 
@@ -333,25 +334,24 @@ describe('sessions and CSRF', () => {
 
   it('finds the session cookie among others, by exact name, trimmed', () => {
     const sim = createSimulator({ clock: { frozen: true } });
-    const session: Session = { id: 'sid-1', userId: 1, csrf: 'c', createdAt: 0 };
-    sim.store.sessions.set(session.id, session);
+    const session: Session = { digest: digest('sid-1'), userId: 1, createdAt: 0 };
+    sim.store.sessions.set(session.digest, session);
     expect(sessionOf(sim, request({ cookie: 'a=1; _idp_session=sid-1; b=2' }))).toBe(session);
     expect(sessionOf(sim, request({ cookie: '_idp_session=sid-1' }))).toBe(session);
     expect(sessionOf(sim, request({ cookie: 'x_idp_session=sid-1' }))).toBeUndefined();
     expect(sessionOf(sim, request({ cookie: '=sid-1; _idp_session_=sid-1' }))).toBeUndefined();
     expect(sessionOf(sim, request({ cookie: '_idp_session=other' }))).toBeUndefined();
     // A part without "=" names no cookie, even when its text is a session id.
-    sim.store.sessions.set('_idp_sessionX', { ...session, id: '_idp_sessionX' });
+    sim.store.sessions.set(digest('_idp_sessionX'), { ...session, digest: digest('_idp_sessionX') });
     expect(sessionOf(sim, request({ cookie: '_idp_sessionX' }))).toBeUndefined();
     expect(sessionOf(sim, request())).toBeUndefined();
   });
 
   it('the cookie is HttpOnly and SameSite=Lax, and Secure over HTTPS or behind a trusted proxy saying https', () => {
-    const session: Session = { id: 'sid', userId: 1, csrf: 'c', createdAt: 0 };
     const plain = createSimulator();
     const proxied = createSimulator({ trustProxy: true });
-    expect(sessionCookie(plain, request(), session)).toBe('_idp_session=sid; Path=/; HttpOnly; SameSite=Lax');
-    expect(sessionCookie(plain, request({}, 'https://idp.test/'), session)).toBe(
+    expect(sessionCookie(plain, request(), 'sid')).toBe('_idp_session=sid; Path=/; HttpOnly; SameSite=Lax');
+    expect(sessionCookie(plain, request({}, 'https://idp.test/'), 'sid')).toBe(
       '_idp_session=sid; Path=/; HttpOnly; SameSite=Lax; Secure',
     );
     expect(overHttps(plain, request({ 'x-forwarded-proto': 'https' }))).toBe(false);
@@ -373,10 +373,10 @@ describe('sessions and CSRF', () => {
       const cookie = fresh.setCookie!.split(';')[0];
       expect(fresh.csrf).toBe(digest(`csrf:${cookie.slice('_idp_presession='.length)}`));
     }
-    const session: Session = { id: 'sid', userId: 1, csrf: 'session-token', createdAt: 0 };
-    sim.store.sessions.set(session.id, session);
+    const session: Session = { digest: digest('sid'), userId: 1, createdAt: 0 };
+    sim.store.sessions.set(session.digest, session);
     expect(signInCsrf(sim, request({ cookie: `_idp_session=sid; _idp_presession=${nonce}` }))).toEqual({
-      csrf: 'session-token',
+      csrf: sessionCsrf('sid'),
     });
   });
 
@@ -389,13 +389,14 @@ describe('sessions and CSRF', () => {
     expect(signInCsrfValid(sim, withNonce, null)).toBe(false);
     expect(signInCsrfValid(sim, withNonce, digest('csrf:other'))).toBe(false);
     expect(signInCsrfValid(sim, request(), token)).toBe(false);
-    const session: Session = { id: 'sid', userId: 1, csrf: 'session-token', createdAt: 0 };
-    sim.store.sessions.set(session.id, session);
+    const session: Session = { digest: digest('sid'), userId: 1, createdAt: 0 };
+    sim.store.sessions.set(session.digest, session);
     const withSession = request({ cookie: `_idp_session=sid; _idp_presession=${nonce}` });
-    expect(signInCsrfValid(sim, withSession, 'session-token')).toBe(true);
+    expect(signInCsrfValid(sim, withSession, sessionCsrf('sid'))).toBe(true);
+    expect(signInCsrfValid(sim, withSession, sessionCsrf('other'))).toBe(false);
     expect(signInCsrfValid(sim, withSession, token)).toBe(false);
-    expect(csrfValid(undefined, 'session-token')).toBe(false);
-    expect(csrfValid(session, '')).toBe(false);
+    expect(csrfValid(undefined, sessionCsrf('sid'))).toBe(false);
+    expect(csrfValid(sessionCsrf('sid'), '')).toBe(false);
   });
 
   it('signing in replaces the session: the old id stops working', async () => {
@@ -458,9 +459,9 @@ describe('the device flow: start and pages', () => {
       expires_in: L.deviceCodeLifetime,
       interval: L.deviceInterval,
     });
-    expect({ ...w.sim.store.deviceCodes.get(device_code)! }).toEqual({
-      deviceCode: device_code,
-      userCode: user_code,
+    expect({ ...w.sim.store.deviceCodes.get(digest(device_code))! }).toEqual({
+      digest: digest(device_code),
+      userCodeDigest: digest(user_code),
       applicationId: pub.id,
       scopes: ['api'],
       createdAt: w.sim.clock.nowSeconds(),
@@ -479,7 +480,7 @@ describe('the device flow: start and pages', () => {
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ error: 'invalid_request', error_description: 'The parameter client_id is missing' });
     const res = await start(w, { client_id: app(w.sim, 'public').uid, scope: 'openid api' });
-    expect(w.sim.store.deviceCodes.get(res.body.device_code)!.scopes).toEqual(['openid', 'api']);
+    expect(w.sim.store.deviceCodes.get(digest(res.body.device_code))!.scopes).toEqual(['openid', 'api']);
   });
 
   it('device-timings-doubled: 600 and 10 where the source shows 300 and 5', async () => {
@@ -549,7 +550,7 @@ describe('POST /oauth/device: the decision', () => {
       message: 'That code is not valid. Check it on your device.',
     });
     expect(pageOf(await post({ ...fields, decision: 'approve' })).status).toBe(404);
-    expect(w.sim.store.deviceCodes.get(body.device_code)!.state).toBe('pending');
+    expect(w.sim.store.deviceCodes.get(digest(body.device_code))!.state).toBe('pending');
   });
 
   it('deny: the code is denied and the page says so', async () => {
@@ -557,7 +558,7 @@ describe('POST /oauth/device: the decision', () => {
     const res = await post({ ...fields, user_code: body.user_code, decision: 'deny' });
     expect(res.status).toBe(200);
     expect(res.text).toContain('data-page="device_denied"');
-    expect(w.sim.store.deviceCodes.get(body.device_code)!).toMatchObject({ state: 'denied' });
+    expect(w.sim.store.deviceCodes.get(digest(body.device_code))!).toMatchObject({ state: 'denied' });
   });
 
   it('wrong codes are throttled per account past the limit, right codes do not count (429 with Retry-After)', async () => {

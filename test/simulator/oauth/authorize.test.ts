@@ -213,7 +213,7 @@ describe('GET /oauth/authorize', () => {
     expect(location.origin + location.pathname).toBe(a.redirectUris[0]);
     expect(location.searchParams.get('state')).toBe('a+b c&d=é');
     expect(location.searchParams.get('code')).toMatch(/^[0-9a-f]{64}$/);
-    expect(w.sim.store.codes.get(location.searchParams.get('code')!)!.scopes).toEqual(['api', 'read_user']);
+    expect(w.sim.store.codes.get(digest(location.searchParams.get('code')!))!.scopes).toEqual(['api', 'read_user']);
   });
 
   it('adds no state when none was sent, and denies with access_denied and no code', async () => {
@@ -256,9 +256,9 @@ describe('GET /oauth/authorize', () => {
     const w = world();
     await signInRoot(w);
     const c = await code(w, 'confidential');
-    expect(w.sim.store.codes.get(c.code)!.scopes).toEqual(['api']);
+    expect(w.sim.store.codes.get(digest(c.code))!.scopes).toEqual(['api']);
     const l = await code(w, 'limited');
-    expect(w.sim.store.codes.get(l.code)!.scopes).toEqual(['read_user']);
+    expect(w.sim.store.codes.get(digest(l.code))!.scopes).toEqual(['read_user']);
   });
 
   it('lets a non-admin user consent as well', async () => {

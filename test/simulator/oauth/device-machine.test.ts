@@ -13,7 +13,7 @@ const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 async function start(w: World) {
   const pub = app(w.sim, 'public');
   const { body } = await w.http().post('/oauth/authorize_device').type('form').send({ client_id: pub.uid });
-  const record = w.sim.store.deviceCodes.get(body.device_code)!;
+  const record = w.sim.store.deviceCodes.get(digest(body.device_code))!;
   const poll = async () =>
     (
       await w
@@ -197,10 +197,11 @@ describe('user-code index sweep', () => {
     const sim = createSimulator();
     // Codes of device authorizations never stored (or since evicted): the next code issued sweeps them.
     for (let i = 0; i < 1024; i++) issueUserCode(sim, `gone-${i}`);
-    const userCode = issueUserCode(sim, 'fresh');
+    const { userCode, userCodeDigest } = issueUserCode(sim, 'fresh');
+    expect(userCodeDigest).toBe(digest(userCode));
     // The record is stored after its user code is issued, as POST /oauth/authorize_device does.
-    sim.store.deviceCodes.set('fresh', { deviceCode: 'fresh', userCode } as never);
-    expect(deviceByUserCode(sim, userCode)?.deviceCode).toBe('fresh');
-    expect(deviceByUserCode(sim, issueUserCode(sim, 'gone-again'))).toBeUndefined();
+    sim.store.deviceCodes.set('fresh', { digest: 'fresh', userCodeDigest } as never);
+    expect(deviceByUserCode(sim, userCode)?.digest).toBe('fresh');
+    expect(deviceByUserCode(sim, issueUserCode(sim, 'gone-again').userCode)).toBeUndefined();
   });
 });

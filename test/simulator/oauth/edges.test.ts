@@ -24,7 +24,14 @@ import {
 } from '../../../simulator/oauth/errors.js';
 import { oauthGateOverrides, oauthHandlers, oauthMiddlewares } from '../../../simulator/oauth/index.js';
 import { cors } from '../../../simulator/oauth/cors.js';
-import { accountKey, accountLocked, recordFailure, retryAfter } from '../../../simulator/oauth/throttle.js';
+import {
+  MAX_UNKNOWN_LOGIN_KEYS,
+  accountKey,
+  accountLocked,
+  recordFailure,
+  retryAfter,
+  userCodeKey,
+} from '../../../simulator/oauth/throttle.js';
 import type { User } from '../../../simulator/store.js';
 import type { Sim } from '../../../simulator/types.js';
 
@@ -286,23 +293,40 @@ describe('brute-force throttle (AUTH-BRUTE-FORCE-THROTTLED)', () => {
     expect(retryAfter(sim, 'k')).toBe(authFailureWindowSeconds - 10);
   });
 
-  it('keeps at most 10,000 keys: expired windows go first, then the oldest, and the new failure is counted', () => {
+  it('keeps at most 10,000 unknown-login keys: expired windows go first, then the oldest, and the new failure is counted', () => {
     const sim = createSimulator({ clock: { frozen: true } });
-    const keys = () => sim.state('oauth:throttle', () => new Map<string, unknown>());
-    for (let i = 0; i < 5_000; i++) recordFailure(sim, `old${i}`);
+    const keys = () => sim.state('oauth:throttle:unknown-logins', () => new Map<string, unknown>());
+    const login = (name: string) => accountKey(undefined, name);
+    for (let i = 0; i < 5_000; i++) recordFailure(sim, login(`old${i}`));
     sim.clock.advance(authFailureWindowSeconds);
-    for (let i = 0; i < 5_000; i++) recordFailure(sim, `new${i}`);
-    expect(keys().size).toBe(10_000);
-    recordFailure(sim, 'fresh');
+    for (let i = 0; i < 5_000; i++) recordFailure(sim, login(`new${i}`));
+    expect(keys().size).toBe(MAX_UNKNOWN_LOGIN_KEYS);
+    recordFailure(sim, login('fresh'));
     expect(keys().size).toBe(5_001);
-    for (let i = 0; i < 4_999; i++) recordFailure(sim, `more${i}`);
+    for (let i = 0; i < 4_999; i++) recordFailure(sim, login(`more${i}`));
     expect(keys().size).toBe(10_000);
-    for (let i = 1; i < authFailuresMax; i++) recordFailure(sim, 'new0');
-    recordFailure(sim, 'newest');
+    for (let i = 1; i < authFailuresMax; i++) recordFailure(sim, login('new0'));
+    recordFailure(sim, login('newest'));
     expect(keys().size).toBe(10_000);
-    expect(keys().has('new0')).toBe(false);
-    expect(keys().has('new1')).toBe(true);
-    expect(keys().get('newest')).toEqual({ count: 1, since: sim.clock.nowSeconds() });
+    expect(keys().has(login('new0'))).toBe(false);
+    expect(keys().has(login('new1'))).toBe(true);
+    expect(keys().get(login('newest'))).toEqual({ count: 1, since: sim.clock.nowSeconds() });
+  });
+
+  it('a flood of unknown logins at the table size flushes neither a locked account nor the count of one', () => {
+    const sim = createSimulator({ clock: { frozen: true } });
+    const locked = accountKey(user, 'x');
+    const counting = accountKey({ id: 13 } as User, 'y');
+    const codes = userCodeKey(user);
+    for (let i = 0; i < authFailuresMax; i++) recordFailure(sim, locked);
+    for (let i = 0; i < authFailuresMax; i++) recordFailure(sim, codes);
+    for (let i = 1; i < authFailuresMax; i++) recordFailure(sim, counting);
+    for (let i = 0; i < 2 * MAX_UNKNOWN_LOGIN_KEYS; i++) recordFailure(sim, accountKey(undefined, `noise${i}`));
+    expect(accountLocked(sim, locked)).toBe(true);
+    expect(accountLocked(sim, codes)).toBe(true);
+    expect(accountLocked(sim, counting)).toBe(false);
+    recordFailure(sim, counting);
+    expect(accountLocked(sim, counting)).toBe(true);
   });
 });
 

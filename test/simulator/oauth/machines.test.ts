@@ -88,28 +88,34 @@ tableTests('device-authorization', async () => {
   const w = world();
   await signInRoot(w);
   const pub = app(w.sim, 'public');
-  const poll = (d: DeviceCode) =>
+  const poll = (d: D) =>
     w.http().post('/oauth/token').type('form').send({
       grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
       client_id: pub.uid,
       device_code: d.deviceCode,
     });
-  const decide = async (d: DeviceCode, decision: string) => {
+  const decide = async (d: D, decision: string) => {
     const page = await w.browser.get('/oauth/device').query({ user_code: d.userCode });
     return w.browser
       .post('/oauth/device')
       .type('form')
       .send({ ...formFields(page.text, 'device'), user_code: d.userCode, decision });
   };
+  /** The stored record and the codes the response showed (the store keeps only their digests). */
+  type D = { record: DeviceCode; deviceCode: string; userCode: string };
   const wait = () => w.sim.clock.advance(L.deviceInterval);
-  const h: Harness<DeviceCode> = {
+  const h: Harness<D> = {
     async reach(state) {
       const res = await w
         .http()
         .post('/oauth/authorize_device')
         .type('form')
         .send({ client_id: pub.uid, scope: 'api' });
-      const d = w.sim.store.deviceCodes.get(res.body.device_code)!;
+      const d: D = {
+        record: w.sim.store.deviceCodes.get(digest(res.body.device_code))!,
+        deviceCode: res.body.device_code,
+        userCode: res.body.user_code,
+      };
       if (state === 'pending') return d;
       if (state === 'authorized' || state === 'consumed') await decide(d, 'approve');
       if (state === 'denied') await decide(d, 'deny');
@@ -118,7 +124,7 @@ tableTests('device-authorization', async () => {
         w.sim.clock.advance(L.deviceCodeLifetime);
         await poll(d);
       }
-      expect(d.state).toBe(state);
+      expect(d.record.state).toBe(state);
       return d;
     },
     async fire(d, row) {
@@ -132,7 +138,7 @@ tableTests('device-authorization', async () => {
       if (row.trigger === 'approve' || row.trigger === 'deny') return seen(await decide(d, row.trigger));
       return noScenario(row);
     },
-    state: (d) => d.state,
+    state: (d) => d.record.state,
   };
   return { h };
 });
@@ -146,7 +152,10 @@ tableTests('authorization-code', async () => {
   const h: Harness<C> = {
     async reach(state) {
       const c = await code(w, 'confidential', { pkce: true });
-      const t = { record: w.sim.store.codes.get(c.code)!, form: exchangeForm(w, 'confidential', c.code, c.verifier) };
+      const t = {
+        record: w.sim.store.codes.get(digest(c.code))!,
+        form: exchangeForm(w, 'confidential', c.code, c.verifier),
+      };
       if (state === 'exchanged' || state === 'reused') await exchange(t.form);
       if (state === 'reused') await exchange(t.form);
       if (state === 'expired') {
@@ -356,6 +365,6 @@ describe('control API drives the device machine too', () => {
     const again = await w.http().post('/-/simulator/device/deny').send({ user_code: start.body.user_code });
     expect(again.status).toBe(400);
     expect(again.body).toMatchObject({ state: 'authorized', result: 'device_code_used' });
-    expect(w.sim.store.deviceCodes.get(start.body.device_code)!.userId).toBe(seeded(w.sim).admin.id);
+    expect(w.sim.store.deviceCodes.get(digest(start.body.device_code))!.userId).toBe(seeded(w.sim).admin.id);
   });
 });
