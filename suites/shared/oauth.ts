@@ -399,7 +399,12 @@ export async function authorizeRedirect(
   return redirect;
 }
 
-/** The code of an approved authorization (fails with the redirect's error code otherwise: GRANT-REDIRECT-WITH-CODE and `rules`). */
+/**
+ * The code of an approved authorization: the premise of the check. No redirect fails
+ * GRANT-REDIRECT-WITH-CODE and `rules`; an error in the redirect refused a request of the
+ * documented parameters (GRANT-AUTHORIZE-PARAMS only, with its code); a redirect without either,
+ * GRANT-REDIRECT-WITH-CODE only. The rules the check was to prove stay untested.
+ */
 export async function authorizeCode(
   t: CheckContext,
   app: AppRole,
@@ -407,12 +412,17 @@ export async function authorizeCode(
   rules: readonly RuleId[] = [],
 ): Promise<string> {
   const redirect = await authorizeRedirect(t, app, params, 'approve', rules);
-  const code = redirect.searchParams.get('code');
+  const error = redirect.searchParams.get('error');
   t.expect(
-    code,
-    'authorize: the redirect carries no code',
-    broke(['GRANT-REDIRECT-WITH-CODE', ...rules], { error: redirect.searchParams.get('error') }),
+    !error,
+    `authorize: the provider refused an approved request of the documented parameters (${error})`,
+    broke(['GRANT-AUTHORIZE-PARAMS'], {
+      error,
+      errorDescription: redirect.searchParams.get('error_description'),
+    }),
   );
+  const code = redirect.searchParams.get('code');
+  t.expect(code, 'authorize: the redirect carries no code', broke(['GRANT-REDIRECT-WITH-CODE']));
   return code;
 }
 

@@ -23,7 +23,11 @@ export interface Reply {
  * Which requests the provider answers itself: given the method and URL, the answer (from the
  * request body and the simulator behind), or undefined to let the simulator answer as it does.
  */
-export type Deviation = (method: string, url: URL) => ((body: string, sim: Sim) => Reply | Promise<Reply>) | undefined;
+export type Deviation = (
+  method: string,
+  url: URL,
+  sim: Sim,
+) => ((body: string, sim: Sim) => Reply | Promise<Reply>) | undefined;
 
 export interface Provider extends Loopback {
   sim: Sim;
@@ -39,7 +43,7 @@ export async function startProvider(deviation: Deviation, options: SimulatorOpti
   let base = '';
   const served = await simulatorWith((req, res) => {
     const url = new URL(req.url ?? '/', base);
-    const own = deviation(req.method ?? 'GET', url);
+    const own = deviation(req.method ?? 'GET', url, served.sim);
     if (!own) return false;
     answered.push(`${req.method} ${url.pathname}`);
     const chunks: Buffer[] = [];
