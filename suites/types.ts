@@ -40,8 +40,19 @@ export interface Capabilities {
   writable: boolean;
   /** OpenID Connect: an application with the openid scope is configured. */
   oidc: boolean;
+  /** The REST API answers under /api/v4 (GET /api/v4/user is not a 404). */
+  restApi: boolean;
+  /** GET /oauth/token/info is served (not a 404). */
+  tokenInfo: boolean;
+  /** GET /oauth/userinfo is served (not a 404). */
+  userinfo: boolean;
+  /** Discovery advertises an RFC 7662 introspection endpoint on the target's own origin. */
+  introspection: boolean;
+  /** Its path (and query), when `introspection`: credentials go only to the target's origin. */
+  introspectionPath?: string;
 }
-export type Capability = keyof Capabilities;
+/** What a check may need: the yes-or-no capabilities. */
+export type Capability = Exclude<keyof Capabilities, 'introspectionPath'>;
 
 export type { AppConfig, AppRole, DriverConfig, DriverKind, Fixtures, TargetConfig } from '../spec/target-config.js';
 

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { corsPreflights, operations, type RuleId } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { word } from '../grants/variants.js';
+import { USERINFO_PATH } from '../shared/oauth.js';
 
 /** Endpoints with preflight and the methods a browser would ask for, from the spec (x-cors-preflight, operations). */
 function preflightTargets(): Array<[string, string]> {
@@ -13,6 +14,8 @@ function preflightTargets(): Array<[string, string]> {
   );
 }
 const PREFLIGHT = preflightTargets();
+/** The preflight targets the target serves: an absent userinfo says nothing of CORS (oidc.userinfo fails it). */
+const preflights = (t: CheckContext) => PREFLIGHT.filter(([path]) => path !== USERINFO_PATH || t.caps.userinfo);
 /** Headers the spec lets a preflight grant, and those it must never grant. */
 const STANDARD_HEADERS = [...new Set(corsPreflights().flatMap((p) => p.allowedHeaders))];
 const REFUSED_HEADERS = [...new Set(corsPreflights().flatMap((p) => p.refusedHeaders))];
@@ -64,7 +67,7 @@ function needPreflight(t: CheckContext): void {
  * broken, not the limit kept.
  */
 async function expectPreflightServed(t: CheckContext): Promise<void> {
-  for (const [path, method] of PREFLIGHT) {
+  for (const [path, method] of preflights(t)) {
     const res = await preflight(t, path, method, 'https://client.example', ['Content-Type']);
     t.expect(
       grants(res, 'Content-Type'),
@@ -89,7 +92,7 @@ export const corsChecks: Check[] = [
     async run(t: CheckContext) {
       needPreflight(t);
       await t.property(origin, async (from) => {
-        for (const [path, method] of PREFLIGHT) {
+        for (const [path, method] of preflights(t)) {
           const res = await preflight(t, path, method, from, ['Content-Type']);
           // Content-Type with a JSON or form body is the one header every browser client of these endpoints sends.
           const details = {
@@ -125,7 +128,7 @@ export const corsChecks: Check[] = [
         fc.boolean(),
         async (headers, lower) => {
           const asked = lower ? headers : headers.map(capitalized);
-          for (const [path, method] of PREFLIGHT) {
+          for (const [path, method] of preflights(t)) {
             const res = await preflight(t, path, method, 'https://client.example', asked);
             for (const h of asked) {
               t.expect(grants(res, h), `preflight on ${path} must allow the ${h} header`, {
@@ -151,7 +154,7 @@ export const corsChecks: Check[] = [
         .constantFrom(...REFUSED_HEADERS)
         .chain((h) => fc.constantFrom(h, h.toUpperCase(), capitalized(h)));
       await t.property(fc.subarray(STANDARD_HEADERS), refused, async (others, header) => {
-        for (const [path, method] of PREFLIGHT) {
+        for (const [path, method] of preflights(t)) {
           const res = await preflight(t, path, method, 'https://client.example', [...others, header]);
           // A refused header granted breaks the limit on preflight headers as well; X-Requested-With has its own rule.
           const broken: RuleId[] =
@@ -176,7 +179,7 @@ export const corsChecks: Check[] = [
     async run(t: CheckContext) {
       needPreflight(t);
       await expectPreflightServed(t);
-      await t.property(word, fc.constantFrom(...PREFLIGHT), async (w, [path, method]) => {
+      await t.property(word, fc.constantFrom(...preflights(t)), async (w, [path, method]) => {
         const header = `X-Custom-${w}`;
         if (STANDARD_HEADERS.includes(header.toLowerCase())) return;
         const res = await preflight(t, path, method, 'https://client.example', [header]);

@@ -32,6 +32,7 @@ const keyName = fc.stringMatching(/^[A-Z][A-Z0-9_]{0,11}$/);
 export const arrayQuery: Check = {
   id: 'encoding.array-params-query',
   suite: 'encoding',
+  needs: ['restApi'],
   title: 'repeated name[]=value in a query is read as an array',
   rules: ['ENC-ARRAY-PARAMS', 'ENC-PARAMS-QUERY-OR-BODY'],
   async run(t: CheckContext) {
@@ -133,7 +134,7 @@ export const hashesEcho: Check = {
     'ENC-JSON-BODY-CONTENT-TYPE',
     'ENC-CREATED-201',
   ],
-  needs: ['control', 'writable'],
+  needs: ['control', 'writable', 'restApi'],
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
     const project = await reachProject(t, await ownProject(t, SCRATCH));
@@ -182,7 +183,7 @@ export const arrayBody: Check = {
   suite: 'encoding',
   title: 'labels[]=a&labels[]=b in a form body and a JSON array in a JSON body give the same labels',
   rules: ['ENC-ARRAY-PARAMS', 'ENC-FORM-BODY', 'ENC-JSON-BODY-CONTENT-TYPE', 'ERR-NO-SERVER-ERROR', 'ENC-CREATED-201'],
-  needs: ['control', 'writable'],
+  needs: ['control', 'writable', 'restApi'],
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
     const project = await reachProject(t, await ownProject(t, SCRATCH));

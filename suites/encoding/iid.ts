@@ -12,6 +12,7 @@ interface IssueIds {
 export const iidInPath: Check = {
   id: 'encoding.issue-iid-in-path',
   suite: 'encoding',
+  needs: ['restApi'],
   title: 'issues carry id and iid; /issues/:issue_iid finds the issue by iid, never by its global id',
   rules: ['ENC-IID-IN-PATH', 'ENC-ID-AND-IID'],
   async run(t: CheckContext) {

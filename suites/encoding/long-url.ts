@@ -23,6 +23,7 @@ const excess = fc.oneof(fc.constant(1), fc.integer({ min: 2, max: 4096 }));
 export const uriTooLong: Check = {
   id: 'encoding.uri-too-long-414',
   suite: 'encoding',
+  needs: ['restApi'],
   title: 'a GET whose URL exceeds the limit answers 414; one within it does not',
   rules: ['ENC-URI-TOO-LONG', 'LIM-MAX-URL-LENGTH'],
   async run(t: CheckContext) {
@@ -61,7 +62,7 @@ export const longParamsInBody: Check = {
   suite: 'encoding',
   title: 'parameters too long for a URL are accepted in a request body',
   rules: ['ENC-LONG-PARAMS-IN-BODY'],
-  needs: ['control', 'writable'],
+  needs: ['control', 'writable', 'restApi'],
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
     const limit = await instanceSetting(t, 'max_url_length', 'maxUrlLength');

@@ -12,6 +12,7 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 export const movedRedirect: Check = {
   id: 'encoding.moved-path-redirect',
   suite: 'encoding',
+  needs: ['restApi'],
   title:
     'the old path of a moved project answers a redirect whose Location leads to the project (or the project itself)',
   rules: ['ENC-MOVED-REDIRECT', 'ENC-MOVED-ANSWERS-REDIRECT'],

@@ -77,6 +77,7 @@ function expectProject(
 export const namespacedPaths: Check = {
   id: 'encoding.namespaced-path-encoded',
   suite: 'encoding',
+  needs: ['restApi'],
   title: 'a namespaced project path resolves when %2F-encoded (same project as its id) and 404s with bare slashes',
   rules: ['ENC-NAMESPACED-PATH', 'ENC-PATH-PARAM-ENCODED', 'ENC-UNENCODED-404'],
   async run(t: CheckContext) {
@@ -162,6 +163,7 @@ function resourcePath(project: string, item: Named, encode: (s: string) => strin
 export const slashedNames: Check = {
   id: 'encoding.slashed-names-encoded',
   suite: 'encoding',
+  needs: ['restApi'],
   title: 'file paths, branch and tag names containing / resolve when %2F-encoded and 404 with bare slashes',
   rules: ['ENC-SLASH-IN-NAMES', 'ENC-UNENCODED-404'],
   async run(t: CheckContext) {

@@ -28,6 +28,7 @@ const offsetMinutes = fc.tuple(fc.integer({ min: 1, max: 14 }), fc.constantFrom(
 export const plusVersus2B: Check = {
   id: 'encoding.plus-versus-percent-2b',
   suite: 'encoding',
+  needs: ['restApi'],
   title: 'a + in a query is sent as %2B (read as a plus); a bare + is read as a space',
   rules: ['ENC-PLUS-AS-2B', 'ERR-NO-SERVER-ERROR'],
   async run(t: CheckContext) {

@@ -118,10 +118,12 @@ export const authorizeChecks: Check[] = [
           'the redirect must carry state exactly as sent',
           broke(['GRANT-STATE-ECHO'], { sent: state, returned: back }),
         );
+        // An error in place of the code refuses the state (GRANT-AUTHORIZE-PARAMS); no code and no error, the redirect's own rule.
+        const error = redirect.searchParams.get('error');
         t.expect(
           redirect.searchParams.get('code'),
           'the redirect must carry a code next to state',
-          broke(['GRANT-REDIRECT-WITH-CODE', 'GRANT-AUTHORIZE-PARAMS'], { error: redirect.searchParams.get('error') }),
+          broke([error ? 'GRANT-AUTHORIZE-PARAMS' : 'GRANT-REDIRECT-WITH-CODE'], { error }),
         );
       });
       const bare = await authorizeRedirect(t, 'confidential', { state: undefined }, 'approve', ['GRANT-CONSENT']);

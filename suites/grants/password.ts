@@ -5,8 +5,8 @@ import {
   broke,
   expectOAuthError,
   expectTokenOk,
-  heldScopes,
   jsonObject,
+  shownScopes,
   tokenInfo,
   TOKEN_PATH,
   trackBody,
@@ -52,13 +52,16 @@ export const passwordChecks: Check[] = [
         ['GRANT-PASSWORD-PARAMS', 'GRANT-PASSWORD-BASIC-AUTH', 'AUTH-CLIENT-BASIC'],
       );
       expectTokenFields(t, body, 'password', 'password grant');
-      // No scope was requested: without token info the response's scope (or its absence) is what the provider says.
-      const scope = await heldScopes(t, body, []);
-      t.expect(
-        scope.length === 1 && scope[0] === 'api',
-        'a password grant without scope must yield scope api',
-        broke(['GRANT-PASSWORD-DEFAULT-SCOPE'], { scope }),
-      );
+      // No scope was requested: what token info, introspection or the response says is granted. Where
+      // none tells, the default scope is not shown and its rule stays untested. A soft assertion: the
+      // response's fields above and below are judged whatever the scope.
+      const scope = await shownScopes(t, body);
+      if (scope)
+        t.soft(
+          scope.length === 1 && scope[0] === 'api',
+          'a password grant without scope must yield scope api',
+          broke(['GRANT-PASSWORD-DEFAULT-SCOPE'], { scope }),
+        );
     },
   },
   {
@@ -126,6 +129,8 @@ export const passwordChecks: Check[] = [
         if (!t.caps.settings && res.status !== 200 && jsonObject(res)?.error === 'invalid_client')
           t.skip('refused with invalid_client: the instance may allow the password grant only with client credentials');
         const body = expectTokenOk(t, res, 'password grant without client authentication', ['GRANT-PASSWORD-PARAMS']);
+        // Token info's own field; a target without token info fails that once, elsewhere.
+        if (!t.caps.tokenInfo) return;
         const info = jsonObject(await tokenInfo(t, body.access_token));
         const application = info?.application as { uid?: unknown } | undefined;
         t.expect(

@@ -289,7 +289,7 @@ export const oidcChecks: Check[] = [
     suite: 'oidc',
     title: 'A token without openid is refused on /oauth/userinfo with 403 insufficient_scope',
     rules: ['OIDC-USERINFO-REQUIRES-OPENID'],
-    needs: ['oidc'],
+    needs: ['oidc', 'userinfo'],
     async run(t: CheckContext) {
       const app = openidApp(t);
       const tokens = await t.oauth.token(app, { scope: scopeWithoutOpenid(t, app) });
@@ -308,6 +308,7 @@ export const oidcChecks: Check[] = [
     suite: 'oidc',
     title: '/oauth/userinfo without a token or with an unknown one answers 401 with WWW-Authenticate Bearer',
     rules: ['OIDC-USERINFO-INVALID-TOKEN'],
+    needs: ['userinfo'],
     async run(t: CheckContext) {
       await t.property(fc.option(fc.stringMatching(/^[A-Za-z0-9._~+/-]{1,64}$/), { nil: undefined }), async (token) => {
         const res = await t.http.get(USERINFO_PATH, token === undefined ? {} : { bearer: token });

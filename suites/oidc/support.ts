@@ -1,11 +1,10 @@
 /** OpenID Connect helpers: the key set fetched through the run's Http, discovery, the openid application. */
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import type { AppRole, CheckContext } from '../types.js';
-import { broke, expectJsonType, jsonObject } from '../shared/oauth.js';
+import { broke, DISCOVERY_PATH, expectJsonType, jsonObject } from '../shared/oauth.js';
 
 export const KEYS_PATH = '/oauth/discovery/keys';
-export const DISCOVERY_PATH = '/.well-known/openid-configuration';
-export const USERINFO_PATH = '/oauth/userinfo';
+export { DISCOVERY_PATH, USERINFO_PATH } from '../shared/oauth.js';
 export const LEGACY_JWKS_PATH = '/-/jwks';
 
 /** The key set as served (jose's remote fetcher would bypass our Http: redaction, rate limit, in-process target). */

@@ -145,6 +145,7 @@ function protocolCheck(row: KeysetRow): Check {
   return {
     id: `pagination.keyset-${kebab(row.operationId)}`,
     suite: 'pagination',
+    needs: ['restApi'],
     title: `keyset pagination of ${row.operationId}: cursor next links, an empty end without Link, no offset headers, other orderings refused`,
     rules: [
       ...row.rules,
@@ -243,6 +244,7 @@ function rowsCheck(row: KeysetRow): Check {
   return {
     id: `pagination.keyset-rows-${kebab(row.operationId)}`,
     suite: 'pagination',
+    needs: ['restApi'],
     title: `keyset pagination of ${row.operationId} visits every record once, ordered by order_by and sort, for any per_page`,
     rules: ['PAG-KEYSET-ROWS'],
     async run(t: CheckContext) {
@@ -313,6 +315,7 @@ function rowsCheck(row: KeysetRow): Check {
 const keysetUnsupported: Check = {
   id: 'pagination.keyset-unsupported-endpoint',
   suite: 'pagination',
+  needs: ['restApi'],
   title: 'keyset pagination is not served on an endpoint outside the keyset support table (refused, or offset pages)',
   rules: ['PAG-KEYSET-SELECTED-ENDPOINTS'],
   async run(t: CheckContext) {
@@ -358,6 +361,7 @@ const keysetUnsupported: Check = {
 const usersKeysetEnforced: Check = {
   id: 'pagination.users-offset-limit',
   suite: 'pagination',
+  needs: ['restApi'],
   title: 'from 17.0 offset pagination of /users stops at 50,000 records; keyset reaches beyond',
   rules: ['PAG-USERS-KEYSET-ENFORCED'],
   async run(t: CheckContext) {

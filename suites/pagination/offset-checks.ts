@@ -178,6 +178,7 @@ function assertOffsetHeaders(
 const offsetHeaders: Check = {
   id: 'pagination.offset-headers',
   suite: 'pagination',
+  needs: ['restApi'],
   title:
     'offset pages carry consistent x-page, x-per-page, x-total, x-total-pages, x-prev-page, x-next-page and Link, for any per_page',
   rules: [
@@ -350,6 +351,7 @@ async function assertRowsAndRelations(
 const offsetRows: Check = {
   id: 'pagination.offset-rows',
   suite: 'pagination',
+  needs: ['restApi'],
   title:
     'following rel=next from the first page visits every record once, in order; prev/next/first/last where they belong',
   rules: ['PAG-OFFSET-ROWS', 'PAG-LINK-RELS', 'PAG-INVALID-PARAMS'],
@@ -389,6 +391,7 @@ const offsetRows: Check = {
 const invalidParams: Check = {
   id: 'pagination.invalid-params-default',
   suite: 'pagination',
+  needs: ['restApi'],
   title: 'a page or per_page that is not a positive integer falls back to its default',
   rules: ['PAG-INVALID-PARAMS'],
   async run(t: CheckContext) {
@@ -431,6 +434,7 @@ const invalidParams: Check = {
 const totalsOmitted: Check = {
   id: 'pagination.totals-omitted-above-limit',
   suite: 'pagination',
+  needs: ['restApi'],
   title: 'above 10,000 records x-total, x-total-pages and rel=last are omitted; rel=next still leads on',
   rules: [
     'PAG-TOTALS-OMITTED',
@@ -494,7 +498,7 @@ const maxOffset: Check = {
   title: 'offset pagination refuses an offset beyond the maximum-offset setting with 400, and serves up to it',
   rules: ['PAG-MAX-OFFSET'],
   // The setting's value is not shown on a live deployment; only the simulator's is known.
-  needs: ['control'],
+  needs: ['control', 'restApi'],
   async run(t: CheckContext) {
     // Not /users: from 17.0 its own offset limit (PAG-USERS-KEYSET-ENFORCED) refuses first.
     const collection = (await offsetCollections(t)).find((c) => c.name !== 'listUsers');

@@ -5,6 +5,7 @@
  */
 import type { Capabilities, Http, TargetConfig } from '../types.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
+import { CURRENT_USER_PATH, DISCOVERY_PATH, TOKEN_INFO_PATH, USERINFO_PATH } from '../shared/oauth.js';
 import type { TrackedFlows } from './oauth.js';
 
 export const DEVICE_FLAG = 'device_authorization_grant';
@@ -35,6 +36,37 @@ const isJsonObject = (text: string) => {
     return false;
   }
 };
+
+/**
+ * Is a family of endpoints there at all? Asked once per run, without credentials: a 404 means
+ * absent (an OAuth-only server has no /api/v4); any other answer, even a server error or no
+ * answer, means there, so a broken endpoint is failed by its checks rather than skipped. The
+ * checks that depend on an absent family are skipped; the one whose rule says it exists fails.
+ */
+async function served(http: Http, path: string): Promise<boolean> {
+  try {
+    return (await http.get(path)).status !== 404;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The RFC 7662 introspection endpoint discovery advertises, as a path on the target's own origin
+ * (a URL elsewhere would get the client's credentials: never asked).
+ */
+async function introspectionPath(http: Http): Promise<string | undefined> {
+  try {
+    const res = await http.get(DISCOVERY_PATH);
+    const advertised =
+      res.status === 200 ? (JSON.parse(res.text) as Record<string, unknown>)?.introspection_endpoint : undefined;
+    if (typeof advertised !== 'string') return undefined;
+    const url = new URL(advertised, http.baseUrl);
+    return url.origin === new URL(http.baseUrl).origin ? `${url.pathname}${url.search}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface DetectInput {
   http: Http;
@@ -96,6 +128,7 @@ export async function detectCapabilities({
     passwordGrant = answered || passwordDeclared === true;
   }
 
+  const introspection = await introspectionPath(http);
   return {
     control,
     clock,
@@ -106,5 +139,10 @@ export async function detectCapabilities({
     // Only the simulator is ours to write to; a live deployment is read, never changed.
     writable: control,
     oidc: Object.values(config.applications ?? {}).some((a) => a?.scopes.includes('openid')),
+    restApi: await served(http, CURRENT_USER_PATH),
+    tokenInfo: await served(http, TOKEN_INFO_PATH),
+    userinfo: await served(http, USERINFO_PATH),
+    introspection: introspection !== undefined,
+    ...(introspection !== undefined ? { introspectionPath: introspection } : {}),
   };
 }

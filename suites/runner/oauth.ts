@@ -3,7 +3,7 @@
  * Every token the target hands out through here is tracked and revoked when the check ends.
  */
 import { createHash } from 'node:crypto';
-import { limits } from '../../spec/index.js';
+import { limits, type RuleId } from '../../spec/index.js';
 import type {
   AppConfig,
   AppRole,
@@ -23,6 +23,8 @@ import type { RawRequest } from '../target/types.js';
 /** The characters RFC 7636 allows in a code verifier (the source's `A-Z a-z 0-9 - . _ ~`). */
 export const VERIFIER_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~';
 const STATE_LENGTH = 24;
+/** A nonce as clients send one with every `openid` request (some providers refuse any without). */
+const NONCE_LENGTH = 32;
 
 /**
  * URL-safe base64 without padding of SHA-256 over the verifier's UTF-8 bytes. Computed for any
@@ -91,6 +93,10 @@ export function createOAuthFlows(
       scope: a.scopes.join(' '),
       ...params,
     };
+    // OIDC Core makes nonce optional in the code flow, but clients send one and some providers
+    // require it: every openid request carries one unless the check chose (or removed) it.
+    if (!('nonce' in params) && merged.scope?.split(' ').includes('openid'))
+      merged.nonce = random.string(NONCE_LENGTH, VERIFIER_ALPHABET);
     for (const [k, v] of Object.entries(merged)) if (v !== undefined) query.append(k, v);
     return `${http.baseUrl}/oauth/authorize?${query}`;
   };
@@ -123,7 +129,7 @@ export function createOAuthFlows(
     const url = authorizeUrl(role, {
       state,
       scope: options.scope ?? a.scopes.join(' '),
-      nonce: options.nonce,
+      ...(options.nonce !== undefined ? { nonce: options.nonce } : {}),
       code_challenge: pair?.challenge,
       code_challenge_method: pair ? 'S256' : undefined,
     });
@@ -131,17 +137,28 @@ export function createOAuthFlows(
     // The driver could not play the page: the harness's trouble, not the provider's failure.
     if (!redirect && decided === false)
       throw new HarnessError(`the driver found no approve control on the provider's page (status ${response.status})`);
+    // The code is this check's premise: a refusal is blamed on the rule it breaks, once, and the
+    // rules the check was to prove stay untested (DESIGN.md, one cause, one blame).
     if (!redirect)
       throw new CheckFailure(
-        `the authorization request ended on a page (status ${response.status}) instead of redirecting to the application`,
+        `the authorization request ended on a page (status ${response.status}) instead of redirecting to the application; this check's own rules are untested`,
+        { rules: ['GRANT-REDIRECT-WITH-CODE'] },
       );
     const error = redirect.searchParams.get('error');
     const got = redirect.searchParams.get('code');
-    if (error || !got) {
-      throw new CheckFailure(`the authorization request was refused: ${error ?? 'no code in the redirect'}`, {
-        error_description: redirect.searchParams.get('error_description') ?? undefined,
+    if (error)
+      throw new CheckFailure(
+        `the provider refused an approved authorization request of the documented parameters (${error}); this check's own rules are untested`,
+        {
+          error,
+          error_description: redirect.searchParams.get('error_description') ?? undefined,
+          rules: ['GRANT-AUTHORIZE-PARAMS'],
+        },
+      );
+    if (!got)
+      throw new CheckFailure("the redirect after approval carries no code; this check's own rules are untested", {
+        rules: ['GRANT-REDIRECT-WITH-CODE'],
       });
-    }
     redactor.remember(got);
     return {
       code: got,
@@ -162,13 +179,17 @@ export function createOAuthFlows(
       },
       { app: role },
     );
+    // The exchange of a fresh code is the flow itself: its failure breaks that flow's rule only.
+    const flow: RuleId[] = [grant.verifier === undefined ? 'GRANT-CODE-FLOW' : 'GRANT-PKCE-FLOW'];
     if (response.status !== 200) {
-      throw new CheckFailure(`exchanging an authorization code for tokens failed with status ${response.status}`, {
-        body: response.text.slice(0, 300),
-      });
+      throw new CheckFailure(
+        `exchanging an authorization code for tokens failed with status ${response.status}; this check's own rules are untested`,
+        { body: response.text.slice(0, 300), rules: flow },
+      );
     }
     const body = response.json<TokenResponse>();
-    if (typeof body.access_token !== 'string') throw new CheckFailure('the token response has no access_token');
+    if (typeof body.access_token !== 'string')
+      throw new CheckFailure('the token response has no access_token', { rules: ['TOK-ACCESS-TOKEN', ...flow] });
     return body;
   };
 

@@ -37,6 +37,13 @@ const WHY_MISSING: Record<Capability, string> = {
   pat: 'no personal access token is configured',
   writable: 'the harness may not create data on this target',
   oidc: 'no application with the openid scope is configured',
+  restApi:
+    'the target has no REST API: GET /api/v4/user answered 404 (versioning.api-prefix reports it on ENC-API-PREFIX)',
+  tokenInfo:
+    'the target has no token information endpoint: GET /oauth/token/info answered 404 (tokens.info-presentations reports it on INFO-TOKEN-PRESENTATION)',
+  userinfo:
+    'the target has no userinfo endpoint: GET /oauth/userinfo answered 404 (oidc.userinfo reports it on OIDC-USERINFO)',
+  introspection: 'discovery advertises no introspection endpoint on the target origin',
 };
 
 export interface SessionOptions {

@@ -51,6 +51,7 @@ function errorCode(res: HttpResponse): unknown {
 const readUserReadsCurrentUser: Check = {
   id: 'scopes.read-user-reads-current-user',
   suite: 'scopes',
+  needs: ['restApi'],
   title: 'a read_user token reads /api/v4/user',
   rules: ['SCOPE-READ-USER'],
   async run(t: CheckContext) {
@@ -80,6 +81,7 @@ async function refusedForScope(t: CheckContext): Promise<Array<{ via: Presentati
 const readUserRefusedWhereApiNeeded: Check = {
   id: 'scopes.read-user-refused-where-api-needed',
   suite: 'scopes',
+  needs: ['restApi'],
   title: 'a read_user token is refused where api is needed',
   rules: ['SCOPE-MISSING-FAILS'],
   async run(t: CheckContext) {
@@ -97,6 +99,7 @@ const readUserRefusedWhereApiNeeded: Check = {
 const insufficientScope403: Check = {
   id: 'scopes.insufficient-scope-403',
   suite: 'scopes',
+  needs: ['restApi'],
   title: 'the refusal of a token without the needed scope is 403 insufficient_scope',
   rules: ['SCOPE-INSUFFICIENT-403'],
   async run(t: CheckContext) {
@@ -137,7 +140,7 @@ function presentationCheck(via: Presentation, rule: RuleId): Check {
     suite: 'scopes',
     title: `a token presented as ${via === 'bearer' ? 'Authorization Bearer header' : via === 'query' ? 'access_token query parameter' : 'PRIVATE-TOKEN header'} authenticates`,
     rules: [rule],
-    needs: via === 'private-token' ? ['pat'] : undefined,
+    needs: via === 'private-token' ? ['pat', 'restApi'] : ['restApi'],
     async run(t: CheckContext) {
       let token: string;
       if (via === 'private-token') {
@@ -170,6 +173,7 @@ const PROBED = [CURRENT_USER, NEEDS_API];
 const missingToken: Check = {
   id: 'scopes.missing-token-401',
   suite: 'scopes',
+  needs: ['restApi'],
   title: 'an endpoint that needs authentication answers 401 to a request without a token',
   rules: ['AUTH-REQUIRED-401'],
   async run(t: CheckContext) {
@@ -183,6 +187,7 @@ const missingToken: Check = {
 const badToken: Check = {
   id: 'scopes.bad-token-401',
   suite: 'scopes',
+  needs: ['restApi'],
   title: 'a token the provider never issued gets 401, on private and public endpoints, in every presentation',
   rules: ['AUTH-INVALID-TOKEN-401'],
   async run(t: CheckContext) {
@@ -209,6 +214,7 @@ const badToken: Check = {
 const revokedToken: Check = {
   id: 'scopes.revoked-token-401',
   suite: 'scopes',
+  needs: ['restApi'],
   title: 'a revoked access token gets 401 on private and public endpoints, in every presentation',
   rules: ['AUTH-INVALID-TOKEN-401'],
   async run(t: CheckContext) {
@@ -266,6 +272,7 @@ const SCRATCH = 'conformance-scopes/api-write';
 const apiFullAccess: Check = {
   id: 'scopes.api-full-access',
   suite: 'scopes',
+  needs: ['restApi'],
   title: 'an api token reads the user, projects and issues, and (on the simulator) writes',
   rules: ['SCOPE-API-FULL-ACCESS'],
   async run(t: CheckContext) {

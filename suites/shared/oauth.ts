@@ -14,6 +14,8 @@ export const TOKEN_PATH = '/oauth/token';
 export const REVOKE_PATH = '/oauth/revoke';
 export const TOKEN_INFO_PATH = '/oauth/token/info';
 export const CURRENT_USER_PATH = '/api/v4/user';
+export const USERINFO_PATH = '/oauth/userinfo';
+export const DISCOVERY_PATH = '/.well-known/openid-configuration';
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 /** RFC 6749 §5.2 token error codes (rule ERR-TOKEN-STANDARD-CODES names the same list). */
@@ -175,25 +177,92 @@ export function tokenInfo(t: CheckContext, token: string, via: 'header' | 'query
     : t.http.get(TOKEN_INFO_PATH, { query: { access_token: token } });
 }
 
+/** RFC 7662 §2.1: ask the advertised introspection endpoint, the client authenticating as the confidential application (else the public one). */
+function introspect(t: CheckContext, token: string): Promise<HttpResponse> {
+  const app = t.config.applications?.confidential ?? t.config.applications?.public;
+  return t.http.post(t.caps.introspectionPath ?? '', {
+    form: { token, token_type_hint: 'access_token', client_id: app?.clientId, client_secret: app?.clientSecret },
+  });
+}
+
+/** What one oracle said of a token: it works, it does not, or (a 403 of userinfo for a token without openid) nothing. */
+type Said = 'works' | 'refused' | 'silent';
+
+interface Oracle {
+  /** What the reader is told was asked: `GET /oauth/token/info`. */
+  name: string;
+  res: HttpResponse;
+  said: Said;
+  /** A refusal of a dead token should have this status (RFC 6750 §3.1), judged on this rule; none for introspection. */
+  deadStatus?: { status: number; rule: RuleId };
+  /** The rule a live token refused here breaks, when the check names none (the oracle's own). */
+  aliveRule?: RuleId;
+}
+
+const byStatus = (res: HttpResponse): Said => (res.status === 200 ? 'works' : 'refused');
+
 /**
- * Ask the oracles whether an access token works: token info (its own rules are judged by the
- * tokens.info-* checks) and the REST API's current user. An oracle answering 404 is missing, not
- * a verdict: the other one decides, and with neither the check is errored, never failed.
+ * Ask every oracle the target serves (its endpoint families were established once per run, see
+ * caps) whether an access token works: token info, the REST API's current user, userinfo (a 403
+ * there is a token without openid: it says nothing) and the RFC 7662 introspection endpoint when
+ * discovery advertises one (`active`, the client authenticating as the confidential application).
+ * With none of them, a check that needs the verdict (`required`) is errored, never failed.
  */
-async function oracles(t: CheckContext, token: string) {
-  const info = await tokenInfo(t, token);
-  const user = await t.http.get(CURRENT_USER_PATH, { bearer: token });
-  const present = (res: HttpResponse) => res.status !== 404;
-  if (!present(info) && !present(user))
+async function oracles(t: CheckContext, token: string, required: boolean): Promise<Oracle[]> {
+  const asked: Oracle[] = [];
+  if (t.caps.tokenInfo) {
+    const res = await tokenInfo(t, token);
+    asked.push({
+      name: `GET ${TOKEN_INFO_PATH}`,
+      res,
+      said: byStatus(res),
+      deadStatus: { status: 401, rule: 'INFO-INVALID-TOKEN' },
+      aliveRule: 'INFO-TOKEN-PRESENTATION',
+    });
+  }
+  if (t.caps.restApi) {
+    const res = await t.http.get(CURRENT_USER_PATH, { bearer: token });
+    asked.push({
+      name: `GET ${CURRENT_USER_PATH}`,
+      res,
+      said: byStatus(res),
+      deadStatus: { status: 401, rule: 'AUTH-INVALID-TOKEN-401' },
+      aliveRule: 'TOK-VERIFY-USER',
+    });
+  }
+  if (t.caps.userinfo) {
+    const res = await t.http.get(USERINFO_PATH, { bearer: token });
+    asked.push({
+      name: `GET ${USERINFO_PATH}`,
+      res,
+      said: res.status === 403 ? 'silent' : byStatus(res),
+      deadStatus: { status: 401, rule: 'OIDC-USERINFO-INVALID-TOKEN' },
+      aliveRule: 'OIDC-USERINFO',
+    });
+  }
+  if (t.caps.introspection) {
+    const res = await introspect(t, token);
+    const active = jsonObject(res)?.active;
+    asked.push({
+      name: `POST ${t.caps.introspectionPath}`,
+      res,
+      said: res.status === 200 && typeof active === 'boolean' ? (active ? 'works' : 'refused') : 'silent',
+    });
+  }
+  const heard = asked.filter((o) => o.said !== 'silent');
+  if (!heard.length && required)
     t.harness(
-      `no oracle to tell whether an access token works: ${TOKEN_INFO_PATH} and ${CURRENT_USER_PATH} both answer 404`,
+      `no oracle to tell whether an access token works: the target serves none of ${TOKEN_INFO_PATH}, ${CURRENT_USER_PATH}, ${USERINFO_PATH} (for an openid token) and an advertised introspection endpoint${asked.length ? ` (asked: ${asked.map((o) => `${o.name} ${o.res.status}`).join(', ')})` : ''}`,
     );
-  return { info: present(info) ? info : undefined, user: present(user) ? user : undefined };
+  return heard;
 }
 
 /**
- * The access token works on token info (INFO-TOKEN-PRESENTATION) and on the REST API
- * (TOK-VERIFY-USER); given `rules` (why it should still work), a refusal breaks those instead.
+ * The access token works on every oracle the target serves; given `rules` (why it should still
+ * work), a refusal breaks those, else the oracle's own rule (INFO-TOKEN-PRESENTATION,
+ * TOK-VERIFY-USER, OIDC-USERINFO). An introspection endpoint has no rule of the source: calling a
+ * fresh token inactive without `rules` is the harness's trouble, not a verdict. Where no oracle
+ * tells, nothing is asserted: the rules stay unproved, and the check's other assertions stand.
  */
 export async function expectAccessAlive(
   t: CheckContext,
@@ -201,27 +270,25 @@ export async function expectAccessAlive(
   what: string,
   rules: readonly RuleId[] = [],
 ): Promise<void> {
-  const { info, user } = await oracles(t, token);
-  // Given rules say what a dead token would break (a revocation that should not have happened);
-  // without them, the oracle's own rule: a live token refused there is that endpoint's fault.
-  if (info)
+  for (const oracle of await oracles(t, token, false)) {
+    const blame = rules.length ? [...rules] : oracle.aliveRule ? [oracle.aliveRule] : undefined;
+    if (!blame) {
+      if (oracle.said !== 'works') t.harness(`${what}: ${oracle.name} calls the access token inactive`);
+      continue;
+    }
     t.soft(
-      info.status === 200,
-      `${what}: the access token must be accepted by ${TOKEN_INFO_PATH}`,
-      broke(rules.length ? rules : ['INFO-TOKEN-PRESENTATION'], { status: info.status }),
+      oracle.said === 'works',
+      `${what}: the access token must be accepted by ${oracle.name}`,
+      broke(blame, { status: oracle.res.status }),
     );
-  if (user)
-    t.soft(
-      user.status === 200,
-      `${what}: the access token must be accepted by ${CURRENT_USER_PATH}`,
-      broke(rules.length ? rules : ['TOK-VERIFY-USER'], { status: user.status }),
-    );
+  }
 }
 
 /**
- * The access token is refused by token info (401, INFO-INVALID-TOKEN) and by the REST API (401,
- * AUTH-INVALID-TOKEN-401); `rules` name what should have killed it (rotation, revocation, expiry).
- * A refusal with another status still proves the token dead: the status is its own rule.
+ * The access token is refused by every oracle the target serves; `rules` name what should have
+ * killed it (rotation, revocation, expiry). A refusal with another status than 401 still proves
+ * the token dead: the status is its own rule (INFO-INVALID-TOKEN, AUTH-INVALID-TOKEN-401,
+ * OIDC-USERINFO-INVALID-TOKEN).
  */
 export async function expectAccessDead(
   t: CheckContext,
@@ -229,44 +296,55 @@ export async function expectAccessDead(
   what: string,
   rules: readonly RuleId[] = [],
 ): Promise<void> {
-  const { info, user } = await oracles(t, token);
-  for (const [res, path, statusRule] of [
-    [info, TOKEN_INFO_PATH, 'INFO-INVALID-TOKEN'],
-    [user, CURRENT_USER_PATH, 'AUTH-INVALID-TOKEN-401'],
-  ] as const) {
-    if (!res) continue;
+  for (const oracle of await oracles(t, token, true)) {
+    const { res, deadStatus } = oracle;
     if (
       t.soft(
-        res.status !== 200,
-        `${what}: ${path} still accepts the access token`,
+        oracle.said === 'refused',
+        `${what}: ${oracle.name} still accepts the access token`,
         broke(rules, { status: res.status }),
-      )
+      ) &&
+      deadStatus
     )
       t.soft(
-        res.status === 401,
-        `${what}: ${path} must refuse the access token with 401`,
-        broke([statusRule], { status: res.status }),
+        res.status === deadStatus.status,
+        `${what}: ${oracle.name} must refuse the access token with ${deadStatus.status}`,
+        broke([deadStatus.rule], { status: res.status }),
       );
   }
 }
 
 /**
- * The scopes an access token holds: from token info (an array), or, where token info is missing
- * (404: its own checks fail it), from the token response (RFC 6749 §5.1: `scope`, or, when it is
- * absent, exactly the scopes requested). Sorted.
+ * The scopes an access token holds, as the target shows them: token info (an array), else the
+ * introspection endpoint (`scope`, RFC 7662 §2.2), else the token response's `scope`. Sorted;
+ * undefined when none of them tells.
+ */
+export async function shownScopes(t: CheckContext, body: TokenResponse): Promise<string[] | undefined> {
+  const info = t.caps.tokenInfo ? await tokenInfo(t, body.access_token) : undefined;
+  if (info && info.status !== 404) {
+    const scope = jsonObject(info)?.scope;
+    return Array.isArray(scope) ? [...(scope as string[])].sort() : [];
+  }
+  const split = (scope: unknown) => (typeof scope === 'string' ? scope.split(' ').filter(Boolean).sort() : undefined);
+  if (t.caps.introspection && t.caps.introspectionPath) {
+    const said = jsonObject(await introspect(t, body.access_token));
+    const scope = said?.active === true ? split(said.scope) : undefined;
+    if (scope) return scope;
+  }
+  return split((body as unknown as { scope?: unknown }).scope);
+}
+
+/**
+ * The scopes an access token holds (shownScopes), or, where the target shows none (token info's
+ * own check fails its absence), exactly the scopes requested (RFC 6749 §5.1: `scope` may be left
+ * out when it is what was asked). Sorted.
  */
 export async function heldScopes(
   t: CheckContext,
   body: TokenResponse,
   requested: readonly string[],
 ): Promise<string[]> {
-  const info = await tokenInfo(t, body.access_token);
-  if (info.status === 404) {
-    const scope = (body as unknown as { scope?: unknown }).scope;
-    return (typeof scope === 'string' ? scope.split(' ').filter(Boolean) : [...requested]).sort();
-  }
-  const scope = jsonObject(info)?.scope;
-  return Array.isArray(scope) ? [...(scope as string[])].sort() : [];
+  return (await shownScopes(t, body)) ?? [...requested].sort();
 }
 
 /** The client parameters a refresh needs besides the refresh token, per application kind (source: POST /oauth/token). */
@@ -321,7 +399,12 @@ export async function authorizeRedirect(
   return redirect;
 }
 
-/** The code of an approved authorization (fails with the redirect's error code otherwise: GRANT-REDIRECT-WITH-CODE and `rules`). */
+/**
+ * The code of an approved authorization: the premise of the check. No redirect fails
+ * GRANT-REDIRECT-WITH-CODE and `rules`; an error in the redirect refused a request of the
+ * documented parameters (GRANT-AUTHORIZE-PARAMS only, with its code); a redirect without either,
+ * GRANT-REDIRECT-WITH-CODE only. The rules the check was to prove stay untested.
+ */
 export async function authorizeCode(
   t: CheckContext,
   app: AppRole,
@@ -329,12 +412,17 @@ export async function authorizeCode(
   rules: readonly RuleId[] = [],
 ): Promise<string> {
   const redirect = await authorizeRedirect(t, app, params, 'approve', rules);
-  const code = redirect.searchParams.get('code');
+  const error = redirect.searchParams.get('error');
   t.expect(
-    code,
-    'authorize: the redirect carries no code',
-    broke(['GRANT-REDIRECT-WITH-CODE', ...rules], { error: redirect.searchParams.get('error') }),
+    !error,
+    `authorize: the provider refused an approved request of the documented parameters (${error})`,
+    broke(['GRANT-AUTHORIZE-PARAMS'], {
+      error,
+      errorDescription: redirect.searchParams.get('error_description'),
+    }),
   );
+  const code = redirect.searchParams.get('code');
+  t.expect(code, 'authorize: the redirect carries no code', broke(['GRANT-REDIRECT-WITH-CODE']));
   return code;
 }
 

@@ -137,6 +137,7 @@ export const infoChecks: Check[] = [
   {
     id: 'tokens.info-deprecated-aliases',
     suite: 'tokens',
+    needs: ['tokenInfo'],
     title: 'Token info carries scopes equal to scope and expires_in_seconds equal to expires_in',
     rules: ['INFO-ALIAS-SCOPES', 'INFO-ALIAS-EXPIRES-IN-SECONDS'],
     async run(t: CheckContext) {
@@ -164,7 +165,7 @@ export const infoChecks: Check[] = [
     suite: 'tokens',
     title: 'expires_in counts down the seconds left as time passes',
     rules: ['INFO-EXPIRES-IN-REMAINING'],
-    needs: ['clock'],
+    needs: ['clock', 'tokenInfo'],
     async run(t: CheckContext) {
       const { tokens } = await mintPair(t, 'confidential');
       const before = expectInfo(t, await tokenInfo(t, tokens.access_token), 'token info of a fresh token')
@@ -188,6 +189,7 @@ export const infoChecks: Check[] = [
   {
     id: 'tokens.info-expires-in-null',
     suite: 'tokens',
+    needs: ['tokenInfo'],
     title: 'For a token without expiry, expires_in and expires_in_seconds are null',
     rules: ['INFO-EXPIRES-IN-NULL'],
     async run(t: CheckContext) {
@@ -213,6 +215,7 @@ export const infoChecks: Check[] = [
   {
     id: 'tokens.info-invalid-token',
     suite: 'tokens',
+    needs: ['tokenInfo'],
     title: 'Token info without a token or with one never issued answers 401 invalid_token',
     rules: ['INFO-INVALID-TOKEN', 'ERR-OAUTH-BODY'],
     async run(t: CheckContext) {

@@ -52,6 +52,7 @@ const apiPrefix: Check = {
 const unknownRoute: Check = {
   id: 'versioning.unknown-route-404',
   suite: 'versioning',
+  needs: ['restApi'],
   title: 'a path under /api/v4 that names no endpoint answers 404',
   rules: ['ERR-UNKNOWN-ROUTE-404'],
   async run(t: CheckContext) {
@@ -81,6 +82,7 @@ const unknownRoute: Check = {
 const restErrorsJson: Check = {
   id: 'versioning.rest-errors-json',
   suite: 'versioning',
+  needs: ['restApi'],
   title: 'REST errors (404, 400, 401) answer a JSON body carrying message or error',
   rules: ['ERR-REST-JSON-BODY'],
   async run(t: CheckContext) {
@@ -147,6 +149,7 @@ async function expectTreeAnswers(t: CheckContext): Promise<void> {
 const treeMissingPath404: Check = {
   id: 'versioning.tree-missing-path-404',
   suite: 'versioning',
+  needs: ['restApi'],
   title: 'from 17.7 the repository tree of a missing path answers 404',
   rules: ['ERR-TREE-MISSING-PATH-404'],
   async run(t: CheckContext) {
@@ -165,6 +168,7 @@ const treeMissingPath404: Check = {
 const treeMissingPathEmpty: Check = {
   id: 'versioning.tree-missing-path-empty',
   suite: 'versioning',
+  needs: ['restApi'],
   title: 'before 17.7 the repository tree of a missing path answers 200 []',
   rules: ['ERR-TREE-MISSING-PATH-EMPTY'],
   async run(t: CheckContext) {
@@ -196,6 +200,7 @@ function removedAttribute(options: {
   return {
     id: `versioning.${options.id}`,
     suite: 'versioning',
+    needs: ['restApi'],
     title: `${options.what} carry no ${options.attribute}`,
     rules: [options.rule],
     async run(t: CheckContext) {
@@ -254,6 +259,7 @@ const MEMBER_ROLES = '/api/v4/member_roles';
 const memberRoles: Check = {
   id: 'versioning.member-roles',
   suite: 'versioning',
+  needs: ['restApi'],
   title: 'GET /member_roles, the instance member role list, exists',
   rules: ['VER-MEMBER-ROLES'],
   async run(t: CheckContext) {
@@ -275,7 +281,7 @@ const memberRolesLifecycle: Check = {
   suite: 'versioning',
   title: 'a member role created with POST /member_roles is listed by GET and removed by DELETE /member_roles/:id',
   rules: ['VER-MEMBER-ROLES', 'ENC-CREATED-201'],
-  needs: ['writable'],
+  needs: ['writable', 'restApi'],
   async run(t: CheckContext) {
     requireInForce(t, 'VER-MEMBER-ROLES');
     const headers = await apiHeaders(t);
@@ -327,6 +333,7 @@ const memberRolesLifecycle: Check = {
 const runnerRegistration: Check = {
   id: 'versioning.runner-registration-deprecated',
   suite: 'versioning',
+  needs: ['restApi'],
   title: 'the deprecated runner registration and registration-token reset endpoints each answer, or are 410 Gone',
   rules: ['ERR-RUNNER-REGISTRATION-GONE', 'VER-RUNNER-RESET-TOKEN-DEPRECATED'],
   async run(t: CheckContext) {

@@ -6,6 +6,14 @@ import type { RuleId } from '../../spec/index.js';
 
 export const FAKE_BASE = 'http://fake.test';
 
+/** What a session asks after its feature probes: is each endpoint family there (suites/runner/capabilities.ts)? */
+export const FAMILY_PROBES = [
+  'GET /.well-known/openid-configuration',
+  'GET /api/v4/user',
+  'GET /oauth/token/info',
+  'GET /oauth/userinfo',
+];
+
 export function fakeTarget(
   handler: (r: RawRequest) => Response | Promise<Response> = () => new Response('{}', { status: 404 }),
   config: Partial<TargetConfig> = {},

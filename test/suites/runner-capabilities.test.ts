@@ -11,7 +11,7 @@ import { createRandom } from '../../suites/runner/random.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import { TransportError, type RawRequest } from '../../suites/target/types.js';
 import type { Capabilities, Driver, TargetConfig } from '../../suites/types.js';
-import { FAKE_BASE, fakeTarget } from './fakes.js';
+import { FAKE_BASE, FAMILY_PROBES, fakeTarget } from './fakes.js';
 
 const CONFIDENTIAL = {
   clientId: 'conf-client',
@@ -85,11 +85,18 @@ async function detect({ answers, config = CONFIG, control = true, flags = {}, pa
   const t = target(answers);
   const full: TargetConfig = { baseUrl: FAKE_BASE, ...config };
   const oauth = createOAuthFlows(t.http, driver, full, t.redactor, createRandom(1));
-  const caps = await detectCapabilities({ http: t.http, control, config: full, oauth, flags, passwordInForce });
-  return { caps, sent: t.sent.splice(0), oauth, t };
+  const all = await detectCapabilities({ http: t.http, control, config: full, oauth, flags, passwordInForce });
+  // The endpoint families are asked last, each the same way: their own tests below.
+  const { restApi, tokenInfo, userinfo, introspection, introspectionPath, ...caps } = all;
+  const families = { restApi, tokenInfo, userinfo, introspection, introspectionPath };
+  const sent = t.sent.splice(0);
+  expect(sent.slice(-FAMILY_PROBES.length)).toEqual(FAMILY_PROBES);
+  return { caps, families, sent: sent.slice(0, -FAMILY_PROBES.length), oauth, t };
 }
 
-const ALL: Capabilities = {
+type Families = 'restApi' | 'tokenInfo' | 'userinfo' | 'introspection' | 'introspectionPath';
+
+const ALL: Omit<Capabilities, Families> = {
   control: true,
   clock: true,
   settings: true,
@@ -304,6 +311,54 @@ describe('detectCapabilities', () => {
     expect((await detect({ config: { ...CONFIG, personalAccessToken: undefined } })).caps).toEqual({
       ...ALL,
       pat: false,
+    });
+  });
+
+  describe('endpoint families: asked once per run, without credentials; only a 404 is absent', () => {
+    const families = async (answers: Record<string, Answer>) => (await detect({ answers })).families;
+
+    it('a 404 of /api/v4/user, /oauth/token/info or /oauth/userinfo: that family is absent, the others stay', async () => {
+      const plain404: Answer = () =>
+        new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain' } });
+      const served: Answer = () => Response.json({ error: 'invalid_token' }, { status: 401 });
+      expect(
+        await families({ '/api/v4/user': plain404, '/oauth/token/info': served, '/oauth/userinfo': served }),
+      ).toEqual({ restApi: false, tokenInfo: true, userinfo: true, introspection: false });
+      expect(
+        await families({ '/api/v4/user': served, '/oauth/token/info': plain404, '/oauth/userinfo': served }),
+      ).toEqual({ restApi: true, tokenInfo: false, userinfo: true, introspection: false });
+      expect(
+        await families({ '/api/v4/user': served, '/oauth/token/info': served, '/oauth/userinfo': plain404 }),
+      ).toEqual({ restApi: true, tokenInfo: true, userinfo: false, introspection: false });
+    });
+
+    it('any other answer, a server error or none at all is there: a broken endpoint is failed, not skipped', async () => {
+      for (const answer of [status(500), status(200), status(403), unreachable])
+        expect(
+          await families({ '/api/v4/user': answer, '/oauth/token/info': answer, '/oauth/userinfo': answer }),
+        ).toEqual({ restApi: true, tokenInfo: true, userinfo: true, introspection: false });
+    });
+
+    it('introspection: the endpoint discovery advertises on the target origin, as a path; elsewhere or malformed, none', async () => {
+      const discovery = (doc: unknown, code = 200): Record<string, Answer> => ({
+        '/.well-known/openid-configuration': () => Response.json(doc, { status: code }),
+      });
+      expect(await families(discovery({ introspection_endpoint: `${FAKE_BASE}/oauth/introspect?v=1` }))).toMatchObject({
+        introspection: true,
+        introspectionPath: '/oauth/introspect?v=1',
+      });
+      expect(await families(discovery({ introspection_endpoint: '/oauth/introspect' }))).toMatchObject({
+        introspection: true,
+        introspectionPath: '/oauth/introspect',
+      });
+      for (const doc of [
+        discovery({ introspection_endpoint: 'http://elsewhere.test/oauth/introspect' }),
+        discovery({ introspection_endpoint: 42 }),
+        discovery({ introspection_endpoint: `${FAKE_BASE}/oauth/introspect` }, 404),
+        discovery(null),
+        { '/.well-known/openid-configuration': () => new Response('not json') },
+      ])
+        expect(await families(doc)).toMatchObject({ introspection: false, introspectionPath: undefined });
     });
   });
 

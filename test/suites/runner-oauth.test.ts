@@ -174,10 +174,28 @@ describe('app and authorizeUrl', () => {
 
   it("the application's client, redirect URI, code response type and scopes, in that order", () => {
     const { oauth, sent } = flows();
-    expect(oauth.authorizeUrl('confidential')).toBe(
-      `${FAKE_BASE}/oauth/authorize?client_id=conf-client&redirect_uri=${enc('http://client.test/cb')}&response_type=code&scope=api+openid`,
+    expect(oauth.authorizeUrl('confidential', { scope: 'api' })).toBe(
+      `${FAKE_BASE}/oauth/authorize?client_id=conf-client&redirect_uri=${enc('http://client.test/cb')}&response_type=code&scope=api`,
     );
     expect(sent).toEqual([]);
+  });
+
+  it('an openid request carries a seeded nonce unless the check chose one or removed it', () => {
+    const nonceOf = (url: string) => new URL(url).searchParams.get('nonce');
+    const url = flows().oauth.authorizeUrl('confidential');
+    expect(url).toMatch(
+      new RegExp(
+        `^${FAKE_BASE}/oauth/authorize\\?client_id=conf-client&redirect_uri=[^&]+&response_type=code&scope=api\\+openid&nonce=`,
+      ),
+    );
+    expect(nonceOf(url)).toMatch(/^[A-Za-z0-9._~-]{32}$/);
+    // The same seed, the same nonce; another request of the run, another one.
+    expect(nonceOf(flows().oauth.authorizeUrl('confidential'))).toBe(nonceOf(url));
+    const { oauth } = flows();
+    expect(nonceOf(oauth.authorizeUrl('confidential'))).not.toBe(nonceOf(oauth.authorizeUrl('confidential')));
+    expect(nonceOf(oauth.authorizeUrl('confidential', { nonce: 'chosen' }))).toBe('chosen');
+    expect(nonceOf(oauth.authorizeUrl('confidential', { nonce: undefined }))).toBeNull();
+    expect(nonceOf(oauth.authorizeUrl('confidential', { scope: 'api openidx' }))).toBeNull();
   });
 
   it("the check's parameters replace a default in place, add new ones after, and undefined removes one", () => {
@@ -396,20 +414,21 @@ describe('adopt, track, revoke and revokeAll', () => {
 });
 
 describe('code: the authorization request through the driver', () => {
-  /** The state and verifier the flows draw for SEED: the verifier (when PKCE is used) first. */
+  /** The state, verifier and nonce the flows draw for SEED: the verifier (when PKCE is used) first, the nonce last. */
   const drawn = (pkce: boolean) => {
     const random = createRandom(SEED);
     const verifier = pkce ? random.string(limits().verifierMaxLength, VERIFIER_ALPHABET) : undefined;
-    return { verifier, state: random.string(24, VERIFIER_ALPHABET) };
+    const state = random.string(24, VERIFIER_ALPHABET);
+    return { verifier, state, nonce: random.string(32, VERIFIER_ALPHABET) };
   };
 
-  it('a confidential client: no PKCE, a seeded 24-character state, approved, the code concealed', async () => {
+  it('a confidential client: no PKCE, a seeded 24-character state, a nonce for openid, approved, the code concealed', async () => {
     const { oauth, authorized, masked, sent } = flows();
-    const { state } = drawn(false);
+    const { state, nonce } = drawn(false);
     const grant = await oauth.code('confidential');
     expect(authorized).toEqual([
       {
-        url: `${FAKE_BASE}/oauth/authorize?client_id=conf-client&redirect_uri=${enc(CONFIDENTIAL.redirectUri)}&response_type=code&scope=api+openid&state=${formed(state)}`,
+        url: `${FAKE_BASE}/oauth/authorize?client_id=conf-client&redirect_uri=${enc(CONFIDENTIAL.redirectUri)}&response_type=code&scope=api+openid&state=${formed(state)}&nonce=${formed(nonce)}`,
         decision: 'approve',
       },
     ]);
@@ -480,39 +499,39 @@ describe('code: the authorization request through the driver', () => {
     expect(error.message).toBe("the driver found no approve control on the provider's page (status 200)");
   });
 
-  it('a page instead of a redirect after a decision: the provider fails, naming the status', async () => {
+  it('a page instead of a redirect after a decision: GRANT-REDIRECT-WITH-CODE fails, naming the status', async () => {
     for (const decided of [true, undefined]) {
       const { oauth } = flows(ALL, undefined, () => ({ response: page(400), decided }));
       const error = await thrown(oauth.code('confidential'));
       expect(error).toBeInstanceOf(CheckFailure);
       expect(error.message).toBe(
-        'the authorization request ended on a page (status 400) instead of redirecting to the application',
+        "the authorization request ended on a page (status 400) instead of redirecting to the application; this check's own rules are untested",
       );
-      expect((error as CheckFailure).rules).toBeUndefined();
+      expect((error as CheckFailure).rules).toEqual(['GRANT-REDIRECT-WITH-CODE']);
     }
   });
 
-  it('a refusal in the redirect names the error and its description; an error beside a code wins', async () => {
+  it('a refusal in the redirect is GRANT-AUTHORIZE-PARAMS alone, with the error and its description; an error beside a code wins', async () => {
     const refused = async (query: string) => {
       const { oauth, masked } = flows(ALL, undefined, () => redirect(`http://client.test/cb?${query}`));
       const error = (await thrown(oauth.code('confidential'))) as CheckFailure;
       expect(error).toBeInstanceOf(CheckFailure);
-      expect(error.rules).toBeUndefined();
       return { message: error.message, details: error.details, codeMasked: masked('code-beside-an-error') };
     };
+    const untested = "; this check's own rules are untested";
     expect(await refused('error=access_denied&error_description=the+user+said+no&state=s')).toStrictEqual({
-      message: 'the authorization request was refused: access_denied',
-      details: { error_description: 'the user said no' },
+      message: `the provider refused an approved authorization request of the documented parameters (access_denied)${untested}`,
+      details: { error: 'access_denied', error_description: 'the user said no', rules: ['GRANT-AUTHORIZE-PARAMS'] },
       codeMasked: false,
     });
     expect(await refused('error=invalid_scope&code=code-beside-an-error')).toStrictEqual({
-      message: 'the authorization request was refused: invalid_scope',
-      details: { error_description: undefined },
+      message: `the provider refused an approved authorization request of the documented parameters (invalid_scope)${untested}`,
+      details: { error: 'invalid_scope', error_description: undefined, rules: ['GRANT-AUTHORIZE-PARAMS'] },
       codeMasked: false,
     });
     expect(await refused('state=s')).toStrictEqual({
-      message: 'the authorization request was refused: no code in the redirect',
-      details: { error_description: undefined },
+      message: `the redirect after approval carries no code${untested}`,
+      details: { rules: ['GRANT-REDIRECT-WITH-CODE'] },
       codeMasked: false,
     });
   });
@@ -585,9 +604,11 @@ describe('token: the code exchanged at the token endpoint', () => {
     );
     const error = (await thrown(oauth.token('confidential'))) as CheckFailure;
     expect(error).toBeInstanceOf(CheckFailure);
-    expect(error.message).toBe('exchanging an authorization code for tokens failed with status 400');
-    expect(error.details).toStrictEqual({ body: text.slice(0, 300) });
-    expect(error.rules).toBeUndefined();
+    expect(error.message).toBe(
+      "exchanging an authorization code for tokens failed with status 400; this check's own rules are untested",
+    );
+    // The exchange of a fresh code is the flow itself: its rule alone (the confidential app's plain flow).
+    expect(error.details).toStrictEqual({ body: text.slice(0, 300), rules: ['GRANT-CODE-FLOW'] });
     take();
     await oauth.revokeAll();
     expect(take()).toEqual([]);
@@ -597,7 +618,9 @@ describe('token: the code exchanged at the token endpoint', () => {
     for (const body of [{ token_type: 'Bearer' }, { access_token: 42, token_type: 'Bearer' }]) {
       const { oauth } = flows(ALL, (_r, path) => (path === '/oauth/token' ? Response.json(body) : undefined));
       const error = await thrown(oauth.token('confidential'));
-      expect(error).toEqual(new CheckFailure('the token response has no access_token'));
+      expect(error).toEqual(
+        new CheckFailure('the token response has no access_token', { rules: ['TOK-ACCESS-TOKEN', 'GRANT-CODE-FLOW'] }),
+      );
       expect(error).toBeInstanceOf(CheckFailure);
     }
   });

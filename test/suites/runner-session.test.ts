@@ -21,7 +21,7 @@ import {
 } from '../../suites/runner/session.js';
 import { TransportError, type RawRequest } from '../../suites/target/types.js';
 import type { Capability, CheckContext, TargetConfig } from '../../suites/types.js';
-import { FAKE_BASE, RULES, check, fakeRules, fakeTarget, seen } from './fakes.js';
+import { FAKE_BASE, FAMILY_PROBES, RULES, check, fakeRules, fakeTarget, seen } from './fakes.js';
 
 /** What the fake driver module saw: closes, in order with the target's. */
 const drivers = vi.hoisted(() => ({ events: [] as string[], withClose: true, closeFails: false }));
@@ -129,7 +129,7 @@ describe('openSession', () => {
   it('first asks the target its root, then the control API; a plain target gets no other probe', async () => {
     const fake = recording();
     const session = await openSession(options({ target: fake.target }));
-    expect(fake.paths()).toEqual(['GET /', 'GET /-/simulator/config']);
+    expect(fake.paths()).toEqual(['GET /', 'GET /-/simulator/config', ...FAMILY_PROBES]);
     expect(session.caps).toEqual({
       control: false,
       clock: false,
@@ -139,6 +139,10 @@ describe('openSession', () => {
       pat: false,
       writable: false,
       oidc: false,
+      restApi: false,
+      tokenInfo: false,
+      userinfo: false,
+      introspection: false,
     });
     await session.close();
   });
@@ -184,7 +188,7 @@ describe('openSession', () => {
       const fake = recording(tokens, config);
       const session = await openSession(options({ target: fake.target, rules }));
       await session.close();
-      return { grant: session.caps.passwordGrant, asked: fake.paths().filter((p) => /oauth\/(token|revoke)/.test(p)) };
+      return { grant: session.caps.passwordGrant, asked: fake.paths().filter((p) => /oauth\/(token|revoke)$/.test(p)) };
     };
     const password = (until?: string): RuleInfo => ({
       id: 'GRANT-PASSWORD-PARAMS',
@@ -582,7 +586,7 @@ describe('runCheck: timeouts', () => {
     expect(second.status).toBe('passed');
     expect((late as Error).message).toBe('the check ran past its end; its later requests are refused');
     expect(PAST_ITS_END).toBe((late as Error).message);
-    expect(fake.paths()).toEqual(['GET /', 'GET /-/simulator/config', 'GET /early', 'GET /mine']);
+    expect(fake.paths()).toEqual(['GET /', 'GET /-/simulator/config', ...FAMILY_PROBES, 'GET /early', 'GET /mine']);
   });
 
   it("a request from a callback that lost the check's async context is still sent and recorded", async () => {

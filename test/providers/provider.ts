@@ -1,0 +1,109 @@
+/**
+ * Loopback providers that behave like real ones the simulator does not imitate: the simulator
+ * over HTTP with some requests answered another way (endpoints a deployment lacks, a stricter
+ * authorization endpoint, an introspection endpoint). Each answer is one small function; a run of
+ * `idp-conformance run` against it gives a report whose per-rule outcomes a test can assert.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { executeRun, type RunFlags } from '../../cli/run.js';
+import { targetConfig } from '../../simulator/control/config.js';
+import type { Sim, SimulatorOptions } from '../../simulator/types.js';
+import type { Report } from '../../suites/report/model.js';
+import { simulatorWith, type Loopback } from '../suites/loopback.js';
+
+export interface Reply {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * Which requests the provider answers itself: given the method and URL, the answer (from the
+ * request body and the simulator behind), or undefined to let the simulator answer as it does.
+ */
+export type Deviation = (
+  method: string,
+  url: URL,
+  sim: Sim,
+) => ((body: string, sim: Sim) => Reply | Promise<Reply>) | undefined;
+
+export interface Provider extends Loopback {
+  sim: Sim;
+  /** Requests the provider answered itself, `METHOD /path`, in order. */
+  answered: string[];
+}
+
+export const notFound: Reply = { status: 404, headers: { 'content-type': 'text/plain' }, body: 'Not Found' };
+
+/** The simulator, with `deviation` answering the requests it chooses. */
+export async function startProvider(deviation: Deviation, options: SimulatorOptions = {}): Promise<Provider> {
+  const answered: string[] = [];
+  let base = '';
+  const served = await simulatorWith((req, res) => {
+    const url = new URL(req.url ?? '/', base);
+    const own = deviation(req.method ?? 'GET', url, served.sim);
+    if (!own) return false;
+    answered.push(`${req.method} ${url.pathname}`);
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void Promise.resolve(own(Buffer.concat(chunks).toString('utf8'), served.sim))
+        .catch((error: Error): Reply => ({ status: 502, body: `provider: ${error.message}` }))
+        .then(({ status, headers = {}, body = '' }) => {
+          res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
+          res.end(body);
+        });
+    });
+    return true;
+  }, options);
+  base = served.url;
+  return { ...served, answered };
+}
+
+/** The simulator's own answer to a request the provider makes of it (an endpoint built on another). */
+export async function simulatorAnswer(sim: Sim, url: string, init: RequestInit = {}): Promise<Response> {
+  return sim.handle(new Request(url, init));
+}
+
+/** `idp-conformance run` against the provider with its seeded target config; the report as JSON. */
+export async function runAgainst(
+  provider: Provider,
+  flags: RunFlags = {},
+): Promise<{ code: number; report: Report; stderr: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'idp-provider-'));
+  const config = join(dir, 'target.json');
+  writeFileSync(config, JSON.stringify(targetConfig(provider.sim, provider.url)));
+  const file = join(dir, 'report.json');
+  let stderr = '';
+  const code = await executeRun(
+    { config, seed: '20261125', runs: '3', report: `json=${file}`, ...flags },
+    { out: () => undefined, err: (t) => void (stderr += t) },
+    {},
+  );
+  return { code, report: JSON.parse(readFileSync(file, 'utf8')) as Report, stderr };
+}
+
+/** The rules of each status, sorted: what a reader of the report sees per rule. */
+export function rulesWith(report: Report, ...statuses: string[]): string[] {
+  return report.rules
+    .filter((r) => statuses.includes(r.status))
+    .map((r) => r.id)
+    .sort();
+}
+
+/** The checks of each status, sorted. */
+export function checksWith(report: Report, ...statuses: string[]): string[] {
+  return report.checks
+    .filter((c) => statuses.includes(c.status))
+    .map((c) => c.id)
+    .sort();
+}
+
+/** `check: message` of every errored check, for a failing expectation's text. */
+export const erroredText = (report: Report) =>
+  report.checks
+    .filter((c) => c.status === 'errored')
+    .map((c) => `${c.id}: ${c.message}`)
+    .join('\n');
