@@ -168,7 +168,11 @@ describe('the verdict says how much was tested', () => {
     expect(verdictLine).toMatch(
       /^PASS \((partial: )?\d+ of \d+ must rules tested\): 0 failed, \d+ warned, \d+ skipped, \d+ passed in /,
     );
-    expect(written).toEqual(reports.map((x) => `${x.kind} report: ${x.path}`));
+    expect(written).toEqual([
+      ...reports.map((x) => `${x.kind} report: ${x.path}`),
+      // The rule catalogue the HTML and Markdown reports link to, beside them.
+      ...['html', 'md'].map((kind) => `rule catalogue: ${join(dir, `rules.${kind}`)}`),
+    ]);
     const json = JSON.parse(readFileSync(reports[0].path, 'utf8'));
     expect(json.coverage.must).toBe(json.rules.filter((x: { level: string }) => x.level === 'must').length);
     const share = `${json.coverage.mustTested} of ${json.coverage.must} must rules tested`;

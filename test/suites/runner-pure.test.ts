@@ -132,7 +132,10 @@ describe('parseExpectations', () => {
       'expected: [',
       'e.yaml: not valid YAML or JSON (Flow sequence in block collection must be sufficiently indented and end with a ] at line 1, column 12:)',
     ],
-    ['nothing: []', "e.yaml: file must have required property 'expected' (see spec/expect.schema.json)"],
+    [
+      'nothing: []',
+      'e.yaml: 2 problems: file: missing required property expected; file: unknown property nothing (see spec/expect.schema.json)',
+    ],
     [
       'expected: [{ rule: TOK-NO-STORE, reason: ab }]',
       'e.yaml: expected.0.reason must NOT have fewer than 3 characters (see spec/expect.schema.json)',
