@@ -8,6 +8,22 @@ import { createSimulatorDriver } from './simulator.js';
 
 export { createBrowserDriver, createFormDriver, createManualDriver, createSimulatorDriver };
 
+/**
+ * What the control API said instead of its config, asked once more on this error path only: a 403
+ * is the simulator's own Host/Origin guard (issue 23: it read "does not answer"), anything else is
+ * named by its status.
+ */
+async function whyNoControl(http: Http): Promise<string> {
+  try {
+    const res = await http.get('/-/simulator/config');
+    if (res.status === 403)
+      return 'answered 403: the simulator refuses requests naming this host (serve it with --allow-host for this name, or use its 127.0.0.1 URL)';
+    return `answered ${res.status}, not the simulator's config`;
+  } catch (error) {
+    return `does not answer (${(error as Error).message.split('\n')[0].slice(0, 120)})`;
+  }
+}
+
 /** Async because the browser driver starts Chromium here, so a missing one is a usage error up front. */
 export async function createDriver(http: Http, config: TargetConfig, hasControl: boolean): Promise<Driver> {
   const kind = config.driver?.kind ?? (hasControl ? 'simulator' : 'form');
@@ -15,7 +31,7 @@ export async function createDriver(http: Http, config: TargetConfig, hasControl:
     case 'simulator':
       if (!hasControl)
         throw new TargetError(
-          `driver "simulator" needs the simulator control API, and ${http.baseUrl}/-/simulator/config does not answer`,
+          `driver "simulator" needs the simulator control API, and ${http.baseUrl}/-/simulator/config ${await whyNoControl(http)}`,
         );
       return createSimulatorDriver(http, config);
     case 'form':
