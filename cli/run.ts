@@ -371,9 +371,12 @@ export function registerRun(program: Command): void {
     )
     .option(
       '--rerun-failed <report.json>',
-      'rerun the checks that failed, warned or errored there, same seed and target (default: none)',
+      'rerun the checks that failed, warned or errored there, same seed; the target comes from --target/--config only (default: none)',
     )
-    .option('--from <report.json>', 'take the seed and target of a JSON report, e.g. with --check ID (default: none)')
+    .option(
+      '--from <report.json>',
+      'take the seed, runs, release and faults of a JSON report, e.g. with --check ID (default: none)',
+    )
     .option('--fault <name>', 'embedded simulator only: switch on a fault from spec/faults.yaml (repeatable)', collect)
     .addOption(new Option('--no-probe', 'run the checks even when the target is plainly not a provider').hideHelp())
     .addHelpText('after', EXIT_CODES_HELP)
