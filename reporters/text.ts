@@ -4,7 +4,7 @@
  * how they wrap these.
  */
 import type { CheckResult, CheckStatus, Exchange, Report, RuleResult, RuleStatus } from '../suites/report/model.js';
-import { coverageOf, coverageShort, verdict } from '../suites/report/verdict.js';
+import { coverageOf, coverageShort, noCheckRan, verdict } from '../suites/report/verdict.js';
 
 export type Counts = Record<CheckStatus, number>;
 
@@ -83,6 +83,8 @@ export function verdictLine(report: Report): string {
   const expectedText = report.summary.expected !== undefined ? `${report.summary.expected} expected, ` : '';
   const stale = report.rules.filter((r) => r.status === 'stale').length;
   const staleText = stale ? ` (${stale} stale expectation${stale === 1 ? '' : 's'})` : '';
+  if (noCheckRan(report) && !report.interrupted)
+    return `${verdictHead(report)} (${by}${coverageText(report)}): no check ran${report.shard ? ` in shard ${report.shard.index}/${report.shard.total}` : ''}, so nothing is passed`;
   return `${verdictHead(report)} (${by}${coverageText(report)}): ${failed} failed, ${erroredText}${warned} warned, ${expectedText}${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}${staleText}`;
 }
 

@@ -20,8 +20,8 @@ export interface NamedReport {
 const SAME = ['target', 'release', 'offering', 'seed'] as const;
 
 /**
- * Throws a ReportError for no reports, reports of different runs, or a check that two shards both
- * ran. `order` (check ids, e.g. the catalogue) orders the merged checks as one run would.
+ * Throws a ReportError for no reports, reports of different runs, a check that two shards both
+ * ran, or a shard of the run missing. `order` (check ids, e.g. the catalogue) orders the merged checks as one run would.
  */
 // Stryker disable next-line ArrayDeclaration: a made-up id in the order changes no check's place
 export function mergeReports(reports: readonly NamedReport[], order: readonly string[] = []): Report {
@@ -41,6 +41,7 @@ export function mergeReports(reports: readonly NamedReport[], order: readonly st
       if (other !== undefined) throw new ReportError(`check ${check.id} is in both ${other} and ${name}`);
       seen.set(check.id, name);
     }
+  const shards = shardSet(reports);
   const position = new Map(order.map((id, i) => [id, i]));
   const checks = reports
     .flatMap(({ report }) => report.checks)
@@ -76,5 +77,40 @@ export function mergeReports(reports: readonly NamedReport[], order: readonly st
     requiredCoverage: required,
     ...(interrupted ? { interrupted } : {}),
     ...(first.report.invocation ? { invocation: first.report.invocation } : {}),
+    ...(shards ? { shards } : {}),
   });
+}
+
+/** The slices a report covers: its own shard, or the set a merged report joined. */
+const slicesOf = (report: Report): Report['shards'] =>
+  report.shard ? { indexes: [report.shard.index], total: report.shard.total } : report.shards;
+
+/**
+ * The shard set of the merge, when its reports are shards: every one a slice of the same total,
+ * none twice, none missing (a merge without a slice would pass on what it never ran). Reports that
+ * are no shards merge as before, with no set.
+ */
+function shardSet(reports: readonly NamedReport[]): Report['shards'] {
+  const slices = reports.map(({ name, report }) => ({ name, slices: slicesOf(report) }));
+  const sharded = slices.filter((s) => s.slices);
+  if (!sharded.length) return undefined;
+  const unsharded = slices.find((s) => !s.slices);
+  if (unsharded) throw new ReportError(`${unsharded.name} is not a shard (run --shard i/n), unlike ${sharded[0].name}`);
+  const total = sharded[0].slices!.total;
+  const owner = new Map<number, string>();
+  for (const { name, slices: s } of sharded) {
+    if (s!.total !== total)
+      throw new ReportError(`${name} is a shard of ${s!.total}, ${sharded[0].name} a shard of ${total}`);
+    for (const index of s!.indexes) {
+      const other = owner.get(index);
+      if (other !== undefined) throw new ReportError(`shard ${index}/${total} is in both ${other} and ${name}`);
+      owner.set(index, name);
+    }
+  }
+  const missing = Array.from({ length: total }, (_, i) => i + 1).filter((i) => !owner.has(i));
+  if (missing.length)
+    throw new ReportError(
+      `shard${missing.length === 1 ? '' : 's'} ${missing.map((i) => `${i}/${total}`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing: give every slice of the run`,
+    );
+  return { indexes: [...owner.keys()].sort((a, b) => a - b), total };
 }

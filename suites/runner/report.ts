@@ -54,6 +54,7 @@ export interface ReportInput {
   interrupted?: Report['interrupted'];
   invocation?: Report['invocation'];
   shard?: Report['shard'];
+  shards?: Report['shards'];
 }
 
 /**
@@ -117,6 +118,7 @@ export function buildReport(input: ReportInput): Report {
     ...(input.interrupted ? { interrupted: input.interrupted } : {}),
     ...(input.invocation ? { invocation: input.invocation } : {}),
     ...(input.shard ? { shard: input.shard } : {}),
+    ...(input.shards ? { shards: input.shards } : {}),
     rules,
     checks,
   };
