@@ -89,6 +89,11 @@ export interface Report {
   coverage?: Coverage;
   /** The run was stopped by this signal; checks it did not reach are skipped. */
   interrupted?: 'SIGINT' | 'SIGTERM';
+  /**
+   * The run ended early, not by a signal: the target stopped answering (`silent`) or the run reached
+   * its `--deadline`. Checks it did not reach are skipped; the run is never green (exit code 2).
+   */
+  stopped?: { reason: 'silent' | 'deadline'; message: string };
   /** The flags that pointed the run at its target (reproduce commands; `--rerun-failed` takes only the selection). */
   invocation?: { args: string[] };
   /** This report covers one slice of the checks (`run --shard index/total`). */
