@@ -4,6 +4,7 @@
  * line. ANSI colour only when asked; control characters from the target never reach the terminal.
  */
 import { redact } from '../suites/report/redact.js';
+import { inert, inertReport } from '../suites/report/inert.js';
 import {
   checkLabel,
   checksByArea,
@@ -40,11 +41,12 @@ const ANSI = { red: 31, green: 32, yellow: 33, grey: 90, bold: 1 } as const;
 type Tint = keyof typeof ANSI;
 
 /**
- * Strips escape sequences and other control characters a hostile target could put in a message
- * or body (they would rewrite the terminal); newlines and tabs stay.
+ * Control and bidi characters a hostile target could put in a message or body (they would rewrite
+ * the terminal or reorder the text) written as visible escapes, as in every format (inert);
+ * newlines and tabs stay.
  */
 export function terminalSafe(text: string): string {
-  return text.replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
+  return inert(text);
 }
 
 function painter(color: boolean) {
@@ -130,7 +132,7 @@ function verdictPainted(report: Report, paint: ReturnType<typeof painter>): stri
 }
 
 export function formatConsole(input: Report, options: ConsoleOptions = {}): string {
-  const report = redact(input);
+  const report = inertReport(redact(input));
   const paint = painter(options.color === true);
   const written = (options.written ?? []).map(({ kind, path }) => `${kind} report: ${terminalSafe(path)}`);
   if (options.quiet) return `${[verdictPainted(report, paint), ...written].join('\n')}\n`;
