@@ -38,5 +38,6 @@ export function verdict(report: Report): Verdict {
   return (report.summary.errored ?? 0) > 0 || noCheckRan(report) || report.stopped ? 'error' : 'pass';
 }
 
-/** The run selected no check: it proves nothing, so it is never a pass. */
-export const noCheckRan = (report: Report): boolean => report.checks.length === 0;
+/** The run selected no check (its summary counts none): it proves nothing, so it is never a pass. */
+export const noCheckRan = (report: Report): boolean =>
+  Object.values(report.summary).reduce((total: number, n) => total + (n ?? 0), 0) === 0;

@@ -144,6 +144,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     config.personalAccessToken,
     config.user?.password,
     ...Object.values(config.applications ?? {}).map((a) => a?.clientSecret),
+    // The Basic credential whole, so its encoded form (base64 of `client_id:client_secret`) goes too.
+    ...Object.values(config.applications ?? {}).map((a) => a?.clientSecret && `${a.clientId}:${a.clientSecret}`),
   ]);
   // Which check a request comes from, through every await of that check: a check abandoned at its
   // time limit goes on running, and its later requests must not land in the next check's evidence.

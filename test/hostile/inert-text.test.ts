@@ -3,7 +3,8 @@
  * exchanges, header names and values, reproduce lines, reasons) carries control and bidi
  * characters and lines shaped like Markdown renders, in the console, HTML, JUnit (both) and
  * Markdown, no such character raw, each written the same way (`\u202e`), and in the Markdown no
- * line outside a fenced block starts with the target's text.
+ * line outside a fenced block starts with the target's text. Secrets the target echoes base64 or
+ * base64url encoded are masked like the secrets themselves.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -15,6 +16,7 @@ import {
   terminalSafe,
 } from '../../reporters/index.js';
 import { inert } from '../../suites/report/inert.js';
+import { createRedactor } from '../../suites/runner/redact.js';
 import type { Report } from '../../suites/report/model.js';
 import { fixtureReport } from '../reporters/fixture.js';
 
@@ -92,5 +94,59 @@ describe('inert text', () => {
     // a list item, a table row, a fence or an indented block of the target's making.
     expect(outside.filter((line) => /^\s*(?:#+|>|[-*+]|\d+\.|\||`{3,}|~{3,})?\s*EVIL/.test(line))).toEqual([]);
     expect(outside.some((line) => line.includes('EVIL heading'))).toBe(true);
+  });
+});
+
+/** Every base64 or base64url run in `text`, decoded at each of its four alignments. */
+function decodedRuns(text: string): string[] {
+  const out: string[] = [];
+  for (const run of text.match(/[A-Za-z0-9+/_-]{6,}={0,2}/g) ?? [])
+    for (let at = 0; at < 4; at++) {
+      const chunk = run.slice(at).replace(/=+$/, '');
+      out.push(Buffer.from(chunk.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1'));
+    }
+  return out;
+}
+
+describe('secrets the target echoes encoded', () => {
+  const TOKEN = 'glpat-Zq9xR4tLm2Wv8KsYp0Dh';
+  const CLIENT = 'app-7f3c91';
+  const SECRET = 'gloas-cS7mN2bQ8vX4kL9wE1tY';
+  const PASSWORD = 'Corr3ct-H0rse-Battery';
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const b64url = (s: string) => Buffer.from(s).toString('base64url');
+
+  it('are masked in base64 and base64url, at any offset, wherever the report shows them', () => {
+    const redactor = createRedactor([PASSWORD, SECRET, `${CLIENT}:${SECRET}`]);
+    const form = `grant_type=password&username=root&password=${PASSWORD}&client_id=${CLIENT}`;
+    const request = {
+      method: 'POST',
+      url: 'http://127.0.0.1:1/oauth/token',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    };
+    redactor.learn({ request });
+    const echoes = [
+      b64(`Bearer ${TOKEN}`),
+      b64url(`Bearer ${TOKEN}`),
+      b64(`${CLIENT}:${SECRET}`),
+      b64url(`x${CLIENT}:${SECRET}`),
+      b64(form),
+      b64url(`ab${form}`),
+    ];
+    const exchange = redactor.exchange({
+      request,
+      response: {
+        status: 200,
+        headers: { 'content-type': 'application/json', 'x-echo': echoes.join(' ') },
+        body: JSON.stringify({ seen: echoes, note: `you sent ${echoes[0]}` }),
+      },
+    });
+    const message = redactor.text(`the target said ${echoes.join(', ')}`);
+    const shown = JSON.stringify(exchange) + message;
+    for (const decoded of decodedRuns(shown))
+      for (const secret of [TOKEN, SECRET, PASSWORD]) expect(decoded).not.toContain(secret);
+    // The harness's own words stay.
+    expect(message).toMatch(/^the target said /);
   });
 });
