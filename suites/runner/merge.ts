@@ -3,7 +3,7 @@
  * Rule verdicts are not carried over but recomputed from every shard's checks by the runner's own
  * reading (report.ts), so a rule failed in any shard is failed in the merge; the same goes for
  * `--expect` (a listed rule passed in every shard that saw it is stale) and the must coverage. A
- * shard stopped by a signal leaves the merge interrupted.
+ * shard stopped by a signal leaves the merge interrupted; one stopped early, stopped.
  */
 import { ReportError } from '../errors.js';
 import type { Report } from '../report/model.js';
@@ -61,6 +61,8 @@ export function mergeReports(reports: readonly NamedReport[], order: readonly st
   const expect: Expectation[] = [...reasons].map(([rule, reason]) => ({ rule, reason, checks: [] }));
   const required = reports.map(({ report }) => report.coverage?.required).find((r) => r !== undefined);
   const interrupted = reports.find(({ report }) => report.interrupted)?.report.interrupted;
+  // A shard that stopped early (a silent target, --deadline) leaves the merge stopped too.
+  const stopped = reports.find(({ report }) => report.stopped)?.report.stopped;
   const starts = reports.map(({ report }) => Date.parse(report.startedAt));
   const start = Math.min(...starts);
   const end = Math.max(...reports.map(({ report }, i) => starts[i] + report.durationMs));
@@ -76,6 +78,7 @@ export function mergeReports(reports: readonly NamedReport[], order: readonly st
     ...(hadExpect ? { expect } : {}),
     requiredCoverage: required,
     ...(interrupted ? { interrupted } : {}),
+    ...(stopped && !interrupted ? { stopped } : {}),
     ...(first.report.invocation ? { invocation: first.report.invocation } : {}),
     ...(shards ? { shards } : {}),
   });

@@ -62,6 +62,15 @@ describe('report merge of shards', () => {
     expect(mixed.err).toMatch(/plain\.json is not a shard/);
     writeFileSync(`${dir}/of4.json`, JSON.stringify({ ...s1, checks: [], shard: { index: 4, total: 4 } }));
     expect((await merge([`${dir}/s1.json`, `${dir}/of4.json`])).err).toMatch(/is a shard of 4, .* a shard of 3/);
+    // A shard that stopped early (a silent target) leaves the merge stopped: exit code 2.
+    const stopped = {
+      reason: 'silent',
+      message: 'the target stopped answering after 3 requests in a row got no answer',
+    };
+    writeFileSync(`${dir}/s3-stopped.json`, JSON.stringify({ ...read(`${dir}/s3.json`), stopped }));
+    const late = await merge([`${dir}/s1.json`, `${dir}/s2.json`, `${dir}/s3-stopped.json`], `json=${dir}/late.json`);
+    expect(late.code).toBe(2);
+    expect(read(`${dir}/late.json`).stopped).toEqual(stopped);
   }, 120_000);
 });
 

@@ -25,16 +25,13 @@ afterAll(async () => {
 });
 
 /** The simulator over HTTP until `hush()`; from then on every request is read and never answered. */
-async function fallsSilent(delayMs = 0) {
+async function fallsSilent() {
   let silent = false;
-  const server = await simulatorWith(
-    (req) => {
-      if (!silent) return false;
-      req.resume();
-      return true;
-    },
-    { delayMs },
-  );
+  const server = await simulatorWith((req) => {
+    if (!silent) return false;
+    req.resume();
+    return true;
+  });
   servers.push(server);
   return { url: server.url, hush: () => (silent = true) };
 }
@@ -65,24 +62,21 @@ function child(args: string[]) {
   return { proc, exited, started, output: () => ({ out, err }) };
 }
 
+/** The run against a target that falls silent once the run's checks are under way. */
+async function silentRun(timeout: string, reports: string) {
+  const target = await fallsSilent();
+  const run = child(['--target', target.url, '--timeout', timeout, '--runs', '3', '--report', reports]);
+  await run.started;
+  target.hush();
+  return run;
+}
+
 const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Report;
 
 describe('a target that falls silent', () => {
   it(`stops the run after ${SILENT_LIMIT} unanswered requests in a row: one line, reports, exit 2, no rule broken`, async () => {
-    const target = await fallsSilent();
     const report = join(dir, 'silent.json');
-    const run = child([
-      '--target',
-      target.url,
-      '--timeout',
-      '300',
-      '--runs',
-      '3',
-      '--report',
-      `json=${report},md=${report}.md`,
-    ]);
-    await run.started;
-    target.hush();
+    const run = await silentRun('300', `json=${report},md=${report}.md`);
     const code = await run.exited;
     const { out, err } = run.output();
     expect(code, err + out).toBe(2);
@@ -161,21 +155,9 @@ describe('signals', () => {
   ])(
     '%s, the reports written all the same',
     async (_, second) => {
-      const target = await fallsSilent();
       const report = join(dir, `leave-${second}.json`);
       // A long --timeout: the check stuck on the silent target does not stop by itself.
-      const run = child([
-        '--target',
-        target.url,
-        '--timeout',
-        '60000',
-        '--runs',
-        '3',
-        '--report',
-        `json=${report},html=${report}.html`,
-      ]);
-      await run.started;
-      target.hush();
+      const run = await silentRun('60000', `json=${report},html=${report}.html`);
       await new Promise((resolve) => setTimeout(resolve, 300));
       run.proc.kill('SIGTERM');
       if (second) {
