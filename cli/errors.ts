@@ -12,4 +12,5 @@ export class UsageError extends HarnessInputError {
 /** Is this error the user's input (exit code 2, one line) rather than a bug (a stack trace)? */
 export const isUsageError = (error: unknown): error is HarnessInputError => error instanceof HarnessInputError;
 
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+/** 70: EX_SOFTWARE of sysexits.h, an internal error of the harness (a bug), never a verdict. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, internal: 70 } as const;

@@ -64,6 +64,6 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error) => {
     process.stderr.write(`idp-conformance: internal error: ${(error as Error).stack ?? error}\n`);
-    process.exit(70);
+    process.exit(EXIT.internal);
   },
 );

@@ -16,7 +16,8 @@ import {
 import { allChecks } from '../suites/index.js';
 import { openTarget, TransportError, type Target } from '../suites/target/index.js';
 import { runConformance, SUITES } from '../suites/runner/run.js';
-import { exitCodeOf, SIGNAL_EXIT } from '../suites/runner/report.js';
+import { SILENT_LIMIT } from '../suites/runner/session.js';
+import { exitCodeOf } from '../suites/runner/report.js';
 import { notAProvider, probeTarget } from '../suites/runner/probe.js';
 import { createProgress } from './progress.js';
 import { CI_SEED, DEFAULT_RUNS, MAX_SEED, defaultSeed } from '../suites/runner/defaults.js';
@@ -45,6 +46,7 @@ export interface RunFlags {
   report?: string;
   rate?: string;
   timeout?: string;
+  deadline?: string;
   maxBody?: string;
   slow?: boolean;
   fault?: string[];
@@ -75,6 +77,8 @@ export interface RunSettings {
   reports: ReportTarget[];
   rate?: number;
   timeoutMs?: number;
+  /** `--deadline`: the whole run's bound, in ms. */
+  deadlineMs?: number;
   maxBodyBytes?: number;
   slow: boolean;
   faults: string[];
@@ -114,6 +118,17 @@ function byteSize(flag: string, value: string): number {
   return n;
 }
 
+const DURATION_UNITS: Record<string, number> = { '': 1, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `600000` (ms, as --timeout), `500ms`, `90s`, `10m`, `2h`: a duration in milliseconds. */
+function duration(flag: string, value: string): number {
+  const m = /^(\d{1,9})\s*(ms|s|m|h|)$/i.exec(value.trim());
+  const n = m ? Number(m[1]) * DURATION_UNITS[m[2].toLowerCase()] : NaN;
+  if (!m || n < 1 || !Number.isSafeInteger(n))
+    throw new UsageError(`${flag} must be a duration like 10m, 90s or 600000 (ms), got "${value}"`);
+  return n;
+}
+
 export function parseRunFlags(flags: RunFlags, env: NodeJS.ProcessEnv = process.env): RunSettings {
   if (flags.target && flags.config) throw new UsageError('give --target or --config, not both');
   const releaseWrong = flags.release === undefined ? undefined : releaseProblem(flags.release);
@@ -142,6 +157,7 @@ export function parseRunFlags(flags: RunFlags, env: NodeJS.ProcessEnv = process.
     reports: flags.report === undefined ? [] : parseReportSpecs(flags.report),
     rate: flags.rate === undefined ? undefined : integer('--rate', flags.rate, 1),
     timeoutMs: flags.timeout === undefined ? undefined : integer('--timeout', flags.timeout, 1),
+    deadlineMs: flags.deadline === undefined ? undefined : duration('--deadline', flags.deadline),
     maxBodyBytes: flags.maxBody === undefined ? undefined : byteSize('--max-body', flags.maxBody),
     slow: flags.slow ?? false,
     faults,
@@ -208,6 +224,19 @@ const stdio: RunIo = {
 
 type Signal = 'SIGINT' | 'SIGTERM';
 
+/** The same signal again within this long is the same request (GNU timeout signals the process, then its group). */
+export const SIGNAL_REPEAT_MS = 1000;
+/** After the first signal, how long the running check has to stop and revoke before the run leaves anyway. */
+export const STOP_GRACE_MS = 5000;
+/** Leaving early, how long the reports may take to write before the process goes without them. */
+export const REPORT_WRITE_MS = 5000;
+
+const within = <T>(promise: Promise<T>, ms: number): Promise<T | 'late'> => {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms).unref()));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+};
+
 /**
  * The whole command; returns the exit code: 0 passed, 1 a must failed (or coverage below
  * --require-coverage), 2 usage, config, unreachable or not a provider, 130/143 interrupted.
@@ -218,21 +247,36 @@ export async function executeRun(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   // The first signal stops the running check at its next request, revokes its tokens, skips the
-  // rest and still reports; a second one leaves at once.
+  // rest and still reports. A second one (not the same one repeated at once), or the first one
+  // unfinished after STOP_GRACE_MS, leaves now: the running check is abandoned, and the reports
+  // of what finished are written all the same.
   let interrupted: Signal | undefined;
+  let firstAt = 0;
+  const leave = new AbortController();
+  let grace: NodeJS.Timeout | undefined;
   const onSignal = (signal: Signal) => {
-    if (interrupted) {
-      io.err(`idp-conformance: ${signal} again; leaving without revoking the tokens of the running check\n`);
-      process.exit(SIGNAL_EXIT[signal]);
+    if (!interrupted) {
+      interrupted = signal;
+      firstAt = Date.now();
+      io.err(`\nidp-conformance: ${signal}: stopping after the running request; revoking its tokens\n`);
+      grace = setTimeout(() => {
+        io.err(`idp-conformance: the running check did not stop within ${STOP_GRACE_MS} ms; leaving now\n`);
+        leave.abort();
+      }, STOP_GRACE_MS).unref();
+      return;
     }
-    interrupted = signal;
-    io.err(`\nidp-conformance: ${signal}: stopping after the running request; revoking its tokens\n`);
+    if (signal === interrupted && Date.now() - firstAt < SIGNAL_REPEAT_MS) return;
+    if (leave.signal.aborted) return;
+    io.err(`idp-conformance: ${signal} again; leaving now, without revoking the tokens of the running check\n`);
+    leave.abort();
   };
   const signals: Signal[] = ['SIGINT', 'SIGTERM'];
   for (const signal of signals) process.on(signal, onSignal);
   try {
     const saved = await resolveSavedRun(flags);
     const s = parseRunFlags(saved.flags, env);
+    // The whole run's bound counts from here: set-up and probe included.
+    const deadline = s.deadlineMs === undefined ? undefined : Date.now() + s.deadlineMs;
     if (saved.checks?.length === 0) {
       io.out(`idp-conformance: nothing to rerun: no check failed, warned or errored in ${flags.rerunFailed}\n`);
       return EXIT.ok;
@@ -283,6 +327,8 @@ export async function executeRun(
         progress: (line) => progress.start(line),
         onResult: (result, i, total) => progress.result(result, i, total),
         stopRequested: () => interrupted,
+        abandon: leave.signal,
+        deadline,
         requiredCoverage: s.requireCoverage,
       });
     } finally {
@@ -290,10 +336,25 @@ export async function executeRun(
     }
     // Reports first: a report that cannot be written is known before any verdict is printed.
     io.onReport?.(report);
+    // Leaving early, the reports get a bounded time: a wedged disk must not keep the process.
     const catalogue = ruleCatalogueEntries(checks);
-    const written = s.reports.length ? await writeReports(report, s.reports, { catalogue }) : [];
+    const writing = s.reports.length ? writeReports(report, s.reports, { catalogue }) : Promise.resolve([]);
+    const written = leave.signal.aborted ? await within(writing, REPORT_WRITE_MS) : await writing;
     const color = shouldColor({ isTTY: io.stdoutTty }, env);
-    io.out(formatConsole(report, { color, quiet: s.quiet, allRules: s.verbose, written, catalogue }));
+    io.out(
+      formatConsole(report, {
+        color,
+        quiet: s.quiet,
+        allRules: s.verbose,
+        written: written === 'late' ? [] : written,
+        catalogue,
+      }),
+    );
+    if (written === 'late') io.err(`idp-conformance: the reports were not written within ${REPORT_WRITE_MS} ms\n`);
+    if (report.stopped) {
+      const notRun = report.checks.filter((c) => c.message === report.stopped!.message).length;
+      io.err(`idp-conformance: ${report.stopped.message}; ${notRun} of ${report.checks.length} checks not run\n`);
+    }
     return exitCodeOf(report);
   } catch (error) {
     if (isUsageError(error)) {
@@ -302,6 +363,7 @@ export async function executeRun(
     }
     throw error;
   } finally {
+    clearTimeout(grace);
     for (const signal of signals) process.off(signal, onSignal);
   }
 }
@@ -331,7 +393,10 @@ Exit codes:
   0    every check in force passed (a failed should rule is a warning and keeps 0)
   1    a must rule failed, or fewer must rules were tested than --require-coverage asks
   2    bad usage, a bad config, an unreachable target, a target that is plainly not an
-       identity provider of the spec, or a report that cannot be written (one line on stderr)
+       identity provider of the spec, or a report that cannot be written (one line on stderr);
+       a check errored and nothing failed; no check ran; or the run stopped early, the target
+       silent (${SILENT_LIMIT} requests in a row unanswered) or past --deadline: the reports say STOPPED
+  70   an internal error of the harness (a bug, with its stack trace on stderr; no report)
   130  interrupted by SIGINT (Ctrl-C); 143 by SIGTERM: the reports say INTERRUPTED
 `;
 
@@ -355,7 +420,11 @@ export function registerRun(program: Command): void {
     .option('--seed <n>', `fast-check seed (default: ${CI_SEED} under CI, random otherwise; always printed)`)
     .option('--report <specs>', 'reports to write: kind=path,... (json, junit, junit-rules, html, md; default: none)')
     .option('--rate <n>', 'at most n requests per second, honouring 429 Retry-After (default: no limit)')
-    .option('--timeout <ms>', `per-request timeout in milliseconds (default ${DEFAULT_TIMEOUT_MS})`)
+    .option(
+      '--timeout <ms>',
+      `per-request timeout in milliseconds; ${SILENT_LIMIT} unanswered in a row stop the run (default ${DEFAULT_TIMEOUT_MS})`,
+    )
+    .option('--deadline <duration>', 'end the whole run after this long, e.g. 10m, 90s or 600000 (ms) (default: none)')
     .option(
       '--max-body <size>',
       `largest response body read, e.g. 8M or 512k; a longer one fails its check (default ${DEFAULT_MAX_BODY_BYTES / (1024 * 1024)}M)`,
@@ -378,9 +447,12 @@ export function registerRun(program: Command): void {
     )
     .option(
       '--rerun-failed <report.json>',
-      'rerun the checks that failed, warned or errored there, same seed and target (default: none)',
+      'rerun the checks that failed, warned or errored there, same seed; the target comes from --target/--config only (default: none)',
     )
-    .option('--from <report.json>', 'take the seed and target of a JSON report, e.g. with --check ID (default: none)')
+    .option(
+      '--from <report.json>',
+      'take the seed, runs, release and faults of a JSON report, e.g. with --check ID (default: none)',
+    )
     .option('--fault <name>', 'embedded simulator only: switch on a fault from spec/faults.yaml (repeatable)', collect)
     .addOption(new Option('--no-probe', 'run the checks even when the target is plainly not a provider').hideHelp())
     .addHelpText('after', EXIT_CODES_HELP)

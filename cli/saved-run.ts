@@ -1,7 +1,13 @@
 /**
  * `run` flags that start from a saved JSON report: `--rerun-failed report.json` (exactly the checks
- * that failed, warned or errored there), `--from report.json` (its seed and target, e.g. with
- * `--check ID` to reproduce one) and `--durations report.json` (balance `--shard` by time).
+ * that failed, warned or errored there), `--from report.json` (its seed, e.g. with `--check ID` to
+ * reproduce one) and `--durations report.json` (balance `--shard` by time).
+ *
+ * A saved report is data, never flags: it may come from anywhere (a CI artifact, a colleague, a
+ * hostile target's reflection). Only what selects the run is taken from it, as typed, validated
+ * fields: seed, property runs, release, offering, the embedded simulator's faults, --slow, and the
+ * check ids. Where requests go (--target, --config) and where files are written (--report,
+ * --expect) come from the command line only.
  */
 import { readReport } from '../reporters/index.js';
 import type { Report } from '../suites/report/model.js';
@@ -14,6 +20,10 @@ export const RERUN_STATUSES = ['failed', 'warned', 'errored'] as const;
 export interface SavedRunFlags {
   target?: string;
   config?: string;
+  release?: string;
+  offering?: string;
+  runs?: string;
+  slow?: boolean;
   fault?: string[];
   seed?: string;
   check?: string;
@@ -31,34 +41,83 @@ export interface SavedRun<F extends SavedRunFlags> {
   durations?: Map<string, number>;
 }
 
-/** Flags that never point a run at its target: they stay the caller's. */
-const camel = (flag: string) => flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-
-/**
- * The report's invocation args (`--target URL --fault a --slow`) as run flags. Repeated flags
- * collect into a list (as `--fault` does); a flag followed by another flag is a switch.
- */
-export function flagsOfArgs(args: readonly string[]): SavedRunFlags & Record<string, unknown> {
-  const out: Record<string, string | boolean | string[]> = {};
-  for (let i = 0; i < args.length; i++) {
-    if (!args[i].startsWith('--')) continue;
-    const key = camel(args[i]);
-    const value = args[i + 1] !== undefined && !args[i + 1].startsWith('--') ? args[++i] : true;
-    if (key === 'fault') out.fault = [...((out.fault as string[] | undefined) ?? []), String(value)];
-    else out[key] = value;
-  }
-  return out;
+/** What a saved report may choose of a run: nothing that names a place. */
+export interface SavedSelection {
+  seed: number;
+  /** The report's release and offering, when its run chose them (a report without invocation did, as older ones). */
+  release?: string;
+  offering?: string;
+  runs?: number;
+  /** The embedded simulator's faults (only when the report's run was on it). */
+  faults: string[];
+  slow: boolean;
+  /** The report's run was on the embedded simulator (its target name says so). */
+  embedded: boolean;
 }
 
-/** The report's seed and its way to the target, under whatever the command line gives itself. */
-function fromReport<F extends SavedRunFlags>(report: Report, flags: F): F {
+/** A fault name as spec/faults.yaml writes them; anything else in a report is not a fault. */
+const FAULT_NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
+const WHOLE = /^\d{1,6}$/;
+/** A check id as the suites write them (`grants.state-unchanged`). */
+const CHECK_ID = /^[a-z0-9][a-z0-9.-]{0,127}$/;
+
+/**
+ * The selection a report's run made, read field by field: its seed, release and offering (typed
+ * report fields; taken when the run chose them), and from `invocation.args` only `--runs N`,
+ * `--fault NAME` and `--slow`, each checked. Every other flag there is ignored, however it is spelled.
+ */
+export function savedSelection(report: Report, source: string): SavedSelection {
+  const args = report.invocation?.args ?? [];
+  const bad = (what: string) => new UsageError(`${source}: its invocation has ${what}; rerun without the report`);
+  let runs: number | undefined;
+  const faults: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--runs') {
+      const value = args[++i];
+      if (value === undefined || !WHOLE.test(value) || Number(value) < 1) throw bad('a --runs that is not a count');
+      runs = Number(value);
+    } else if (args[i] === '--fault') {
+      const value = args[++i];
+      if (value === undefined || !FAULT_NAME.test(value)) throw bad('a --fault that is not a fault name');
+      faults.push(value);
+    }
+  }
+  const embedded = report.target.startsWith('embedded simulator');
+  // The values are the report's typed fields; the args only say whether the run chose them.
+  const chose = (flag: string) => !report.invocation || args.includes(flag);
+  return {
+    seed: report.seed,
+    ...(chose('--release') ? { release: report.release } : {}),
+    ...(chose('--offering') ? { offering: report.offering } : {}),
+    ...(runs !== undefined ? { runs } : {}),
+    faults: embedded ? faults : [],
+    slow: args.includes('--slow'),
+    embedded,
+  };
+}
+
+/** The report's selection, under whatever the command line gives itself. */
+function fromReport<F extends SavedRunFlags>(report: Report, flags: F, source: string): F {
   const own = Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) as F;
-  // Another target on the command line replaces the report's whole way to it (faults are the embedded one's).
-  const elsewhere = own.target !== undefined || own.config !== undefined || own.fault !== undefined;
-  const saved = elsewhere ? {} : flagsOfArgs(report.invocation?.args ?? []);
-  // A report without invocation (an older one) still names its release and offering.
-  const held = report.invocation ? {} : { release: report.release, offering: report.offering };
-  return { ...held, ...saved, seed: String(report.seed), ...own };
+  const saved = savedSelection(report, source);
+  const elsewhere = own.target !== undefined || own.config !== undefined;
+  // The report never says where to send requests: a run it made elsewhere is rerun only where the
+  // command line says (its target name is the target's own text, so it is not echoed here).
+  if (!saved.embedded && !elsewhere)
+    throw new UsageError(
+      `${source} ran against a target other than the embedded simulator: give --target or --config (a saved report never chooses the target)`,
+    );
+  // Faults are the embedded simulator's: another target on the command line drops them.
+  const faults = elsewhere || own.fault !== undefined || !saved.faults.length ? {} : { fault: saved.faults };
+  return {
+    seed: String(saved.seed),
+    ...(saved.release !== undefined ? { release: saved.release } : {}),
+    ...(saved.offering !== undefined ? { offering: saved.offering } : {}),
+    ...(saved.runs !== undefined ? { runs: String(saved.runs) } : {}),
+    ...(saved.slow ? { slow: true } : {}),
+    ...faults,
+    ...own,
+  };
 }
 
 export async function resolveSavedRun<F extends SavedRunFlags>(flags: F): Promise<SavedRun<F>> {
@@ -72,8 +131,9 @@ export async function resolveSavedRun<F extends SavedRunFlags>(flags: F): Promis
   const source = flags.rerunFailed ?? flags.from;
   if (source === undefined) return { flags, durations };
   const report = await readReport(source);
-  const merged = fromReport(report, flags);
+  const merged = fromReport(report, flags, source);
   if (flags.rerunFailed === undefined) return { flags: merged, durations };
   const checks = report.checks.filter((c) => (RERUN_STATUSES as readonly string[]).includes(c.status)).map((c) => c.id);
+  if (checks.some((id) => !CHECK_ID.test(id))) throw new UsageError(`${source}: a check id there is not one`);
   return { flags: merged, checks, durations };
 }

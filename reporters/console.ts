@@ -5,6 +5,7 @@
  */
 import type { CatalogueEntry } from '../spec/catalogue.js';
 import { redact } from '../suites/report/redact.js';
+import { inert, inertReport } from '../suites/report/inert.js';
 import {
   checkLabel,
   areaCountsTable,
@@ -54,11 +55,12 @@ const ANSI = { red: 31, green: 32, yellow: 33, grey: 90, bold: 1 } as const;
 type Tint = keyof typeof ANSI;
 
 /**
- * Strips escape sequences and other control characters a hostile target could put in a message
- * or body (they would rewrite the terminal); newlines and tabs stay.
+ * Control and bidi characters a hostile target could put in a message or body (they would rewrite
+ * the terminal or reorder the text) written as visible escapes, as in every format (inert);
+ * newlines and tabs stay.
  */
 export function terminalSafe(text: string): string {
-  return text.replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
+  return inert(text);
 }
 
 function painter(color: boolean) {
@@ -148,7 +150,7 @@ function verdictPainted(report: Report, paint: ReturnType<typeof painter>): stri
 }
 
 export function formatConsole(input: Report, options: ConsoleOptions = {}): string {
-  const report = redact(input);
+  const report = inertReport(redact(input));
   const paint = painter(options.color === true);
   const catalogue = new Map((options.catalogue ?? []).map((entry) => [entry.id as string, entry]));
   const written = (options.written ?? []).map(

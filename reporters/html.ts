@@ -10,6 +10,7 @@ import { CATALOGUE_FILES, ruleHref } from './rule-links.js';
 import { createHash } from 'node:crypto';
 import escapeHtml from 'escape-html';
 import { redact } from '../suites/report/redact.js';
+import { inertReport } from '../suites/report/inert.js';
 import {
   CHECK_STATUSES,
   RULE_STATUS_ORDER,
@@ -332,7 +333,7 @@ function checksSection(report: Report, anchor: Anchors, f: Facets): string {
 const SCRIPT_HASH = `sha256-${createHash('sha256').update(HTML_SCRIPT).digest('base64')}`;
 
 export function renderHtml(input: Report): string {
-  const report = redact(input);
+  const report = inertReport(redact(input));
   const anchor = anchors(report);
   const f = facets(report);
   const title = `idp-conformance ${verdictHead(report)}: ${report.target}`;

@@ -6,6 +6,7 @@
 import { CATALOGUE_FILES, ruleHref } from './rule-links.js';
 import escapeHtml from 'escape-html';
 import { redact } from '../suites/report/redact.js';
+import { inertReport } from '../suites/report/inert.js';
 import {
   firstFailure,
   checkLabel,
@@ -201,7 +202,7 @@ function layout(report: Report, options: Layout): string {
 }
 
 export function renderMarkdown(input: Report, options: MarkdownOptions = {}): string {
-  const report = redact(input);
+  const report = inertReport(redact(input));
   const maxChars = options.maxChars ?? DEFAULT_MARKDOWN_BUDGET;
   const problems = report.checks.filter((check) => ['failed', 'warned', 'errored'].includes(check.status)).length;
   const steps: Layout[] = [

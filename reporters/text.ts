@@ -4,7 +4,7 @@
  * how they wrap these.
  */
 import type { CheckResult, CheckStatus, Exchange, Report, RuleResult, RuleStatus } from '../suites/report/model.js';
-import { coverageOf, coverageShort, verdict } from '../suites/report/verdict.js';
+import { coverageOf, coverageShort, noCheckRan, verdict } from '../suites/report/verdict.js';
 
 export type Counts = Record<CheckStatus, number>;
 
@@ -83,9 +83,11 @@ export function sortRules(rules: readonly RuleResult[]): RuleResult[] {
 
 export { coverageOf, coverageShort, mustCoverage, verdict, type Verdict } from '../suites/report/verdict.js';
 
-/** PASS, FAIL, ERROR or INTERRUPTED: the first word of every verdict. */
+/** PASS, FAIL, ERROR, INTERRUPTED or STOPPED: the first word of every verdict. */
 export function verdictHead(report: Report): string {
-  return report.interrupted ? 'INTERRUPTED' : { fail: 'FAIL', error: 'ERROR', pass: 'PASS' }[verdict(report)];
+  if (report.interrupted) return 'INTERRUPTED';
+  if (report.stopped) return 'STOPPED';
+  return { fail: 'FAIL', error: 'ERROR', pass: 'PASS' }[verdict(report)];
 }
 
 /** `41 of 143 must rules tested`, `partial: ` in front when some were not. */
@@ -98,11 +100,13 @@ export function coverageText(report: Report): string {
 
 export function verdictLine(report: Report): string {
   const { passed, failed, warned, skipped, errored = 0 } = report.summary;
-  const by = report.interrupted ? `by ${report.interrupted}; ` : '';
+  const by = report.interrupted ? `by ${report.interrupted}; ` : report.stopped ? `${report.stopped.message}; ` : '';
   const erroredText = errored ? `${errored} errored, ` : '';
   const expectedText = report.summary.expected !== undefined ? `${report.summary.expected} expected, ` : '';
   const stale = report.rules.filter((r) => r.status === 'stale').length;
   const staleText = stale ? ` (${stale} stale expectation${stale === 1 ? '' : 's'})` : '';
+  if (noCheckRan(report) && !report.interrupted && !report.stopped)
+    return `${verdictHead(report)} (${by}${coverageText(report)}): no check ran${report.shard ? ` in shard ${report.shard.index}/${report.shard.total}` : ''}, so nothing is passed`;
   return `${verdictHead(report)} (${by}${coverageText(report)}): ${failed} failed, ${erroredText}${warned} warned, ${expectedText}${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}${staleText}`;
 }
 

@@ -89,10 +89,17 @@ export interface Report {
   coverage?: Coverage;
   /** The run was stopped by this signal; checks it did not reach are skipped. */
   interrupted?: 'SIGINT' | 'SIGTERM';
-  /** The flags that pointed the run at its target (`run --rerun-failed` and `--from` reuse them). */
+  /**
+   * The run ended early, not by a signal: the target stopped answering (`silent`) or the run reached
+   * its `--deadline`. Checks it did not reach are skipped; the run is never green (exit code 2).
+   */
+  stopped?: { reason: 'silent' | 'deadline'; message: string };
+  /** The flags that pointed the run at its target (reproduce commands; `--rerun-failed` takes only the selection). */
   invocation?: { args: string[] };
   /** This report covers one slice of the checks (`run --shard index/total`). */
   shard?: { index: number; total: number };
+  /** A merged report (`report merge`): the slices it joins (1-based, sorted) of `total`. */
+  shards?: { indexes: number[]; total: number };
   rules: RuleResult[];
   checks: CheckResult[];
 }

@@ -260,6 +260,34 @@ function redactSetCookies(value: string): string {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Encoded secrets
+
+/** Encoded forms shorter than this are not worth masking: they would match ordinary base64 by chance. */
+const MIN_ENCODED = 8;
+
+/**
+ * The base64 and base64url forms a secret takes inside an encoded value: base64 of a Basic
+ * `client_id:client_secret`, of an Authorization value (`Bearer <token>`), of a form body that a
+ * target echoes back. Base64 writes 3 bytes as 4 characters, so a secret at any offset encodes, but
+ * for the groups it shares with its neighbours, to one of three cores: its bytes from offset 0, 1
+ * or 2, cut to whole groups. Masking the cores leaves at most two bytes of the secret at each end,
+ * as readable as the kept prefix of a plain secret. Learned with each secret (createRedactor).
+ */
+export function encodedForms(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const forms = new Set<string>();
+  for (let skip = 0; skip < 3; skip++) {
+    const whole = bytes.subarray(skip, skip + Math.floor(Math.max(0, bytes.length - skip) / 3) * 3);
+    // Whole groups need no padding, so the base64 core is found inside a padded encoding too.
+    const core = whole.toString('base64');
+    if (core.length < MIN_ENCODED) continue;
+    forms.add(core);
+    forms.add(whole.toString('base64url'));
+  }
+  return [...forms];
+}
+
+// ---------------------------------------------------------------------------------------------
 // URLs, headers, bodies
 
 /**

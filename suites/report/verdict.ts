@@ -29,10 +29,15 @@ export function coverageShort(report: Report): boolean {
 
 /**
  * A failed check (a `must` rule broken), an interrupted run or a coverage below the required
- * share fails the run; else an errored check (the harness could not do its part) makes it an
- * error; warnings do not count.
+ * share fails the run; else an errored check (the harness could not do its part), no check at
+ * all (`--shard 200/200` of 143 checks) or a run stopped early (a silent target, `--deadline`)
+ * makes it an error; warnings do not count.
  */
 export function verdict(report: Report): Verdict {
   if (report.summary.failed > 0 || report.interrupted || coverageShort(report)) return 'fail';
-  return (report.summary.errored ?? 0) > 0 ? 'error' : 'pass';
+  return (report.summary.errored ?? 0) > 0 || noCheckRan(report) || report.stopped ? 'error' : 'pass';
 }
+
+/** The run selected no check (its summary counts none): it proves nothing, so it is never a pass. */
+export const noCheckRan = (report: Report): boolean =>
+  Object.values(report.summary).reduce((total: number, n) => total + (n ?? 0), 0) === 0;

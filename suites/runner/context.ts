@@ -60,37 +60,55 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     // A predicate that answers true or false is itself an assertion, naming no rule (it speaks for
     // the check's rules); one that returns nothing proves only what its t.expect/t.soft name.
     let judged = false;
+    // The harness's own trouble (a HarnessError, a crash, a target that stopped answering) is no
+    // counterexample. Before any case failed, the first such trouble ends the property (later cases
+    // throw it again at once) and the check, as it would end a check outside a property. While
+    // shrinking a real failure, it only halts the shrinking: the last failing case stands.
+    let trouble: { error: unknown } | undefined;
+    let failedOnce = false;
+    let halted = false;
     const prop = fc.asyncProperty(...(arbitraries as [fc.Arbitrary<unknown>]), async (...values: unknown[]) => {
-      const verdict = await predicate(...values);
-      if (typeof verdict === 'boolean') judged = true;
-      return verdict;
+      if (trouble) throw trouble.error;
+      if (halted) return true;
+      try {
+        const verdict = await predicate(...values);
+        if (typeof verdict === 'boolean') judged = true;
+        if (verdict === false) failedOnce = true;
+        return verdict;
+      } catch (error) {
+        if (error instanceof CheckFailure) failedOnce = true;
+        else if (fc.PreconditionFailure.isFailure(error)) throw error;
+        else if (failedOnce) {
+          halted = true;
+          return true;
+        } else trouble = { error };
+        throw error;
+      }
     });
     const details = await fc.check(prop, { seed: parts.seed, numRuns: parts.numRuns });
+    // Thrown as the check itself would throw it: the session makes it errored (or skipped), never failed.
+    if (trouble) throw trouble.error;
     if (judged || details.failed) noteAssertion(evidence);
     if (!details.failed) return;
     const error = details.errorInstance;
-    if (error instanceof CheckSkipped) throw error;
     // fast-check gave up before any case failed (every generated case rejected by fc.pre): the
     // harness could not test, which says nothing about the target.
     if (!details.counterexample)
       throw new HarnessError(`the property ran no case: fast-check skipped all ${details.numSkips} it generated`);
     const counterexample = parts.redactor.text(fc.stringify(details.counterexample));
-    // Run the shrunk case once more so the recorded exchanges are the ones that show it.
-    parts.recorder.clear();
-    let verdict: unknown;
-    try {
-      verdict = await predicate(...details.counterexample);
-    } catch {
-      /* expected: it is the failing case */
+    // Run the shrunk case once more so the recorded exchanges are the ones that show it (not when
+    // the harness's trouble halted shrinking: it would only meet that trouble again).
+    if (!halted) {
+      parts.recorder.clear();
+      try {
+        await predicate(...details.counterexample);
+      } catch {
+        /* expected: it is the failing case */
+      }
     }
     const base = error instanceof CheckFailure ? error : undefined;
-    const message =
-      base?.message ??
-      (verdict === false
-        ? FALSE_PROPERTY
-        : error instanceof Error
-          ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}`
-          : `the property threw ${String(error)}`);
+    // Anything but a CheckFailure ended the property above: this one returned false.
+    const message = base?.message ?? FALSE_PROPERTY;
     throw new CheckFailure(
       message,
       { ...base?.details, shrinks: details.numShrinks, seed: details.seed, path: details.counterexamplePath },

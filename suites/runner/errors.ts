@@ -37,3 +37,12 @@ export class CheckSkipped extends Error {
 export class HarnessError extends Error {
   override name = 'HarnessError';
 }
+
+/**
+ * The target left a request unanswered (`--timeout`), or the run stopped asking it. Not evidence
+ * about any rule: the check is errored ("the target did not answer"), and a run of them in a row
+ * stops the run (suites/runner/session.ts, SILENT_LIMIT).
+ */
+export class NoAnswer extends HarnessError {
+  override name = 'NoAnswer';
+}

@@ -6,7 +6,7 @@ import type { Exchange } from '../report/model.js';
 import type { FollowOptions, Http, HttpRequest, HttpResponse } from '../types.js';
 import { TransportError, type RawRequest, type Target } from '../target/types.js';
 import { originGuard } from '../target/origin.js';
-import { CheckFailure, HarnessError } from './errors.js';
+import { CheckFailure, HarnessError, NoAnswer } from './errors.js';
 import type { Redactor } from './redact.js';
 
 /** Exchanges kept per check: the failure is nearly always in the last few. */
@@ -111,7 +111,11 @@ export function createHttp(
     } catch (error) {
       redactor.learn(record);
       recorder.add(record);
-      if (error instanceof TransportError) throw new CheckFailure(redactor.text(error.message));
+      // A timeout says nothing about the rule the request was for: the target did not answer.
+      if (error instanceof TransportError)
+        throw error.code === 'timeout'
+          ? new NoAnswer(redactor.text(error.message))
+          : new CheckFailure(redactor.text(error.message));
       throw error;
     }
     const text = await response.text();

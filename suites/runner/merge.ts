@@ -3,7 +3,7 @@
  * Rule verdicts are not carried over but recomputed from every shard's checks by the runner's own
  * reading (report.ts), so a rule failed in any shard is failed in the merge; the same goes for
  * `--expect` (a listed rule passed in every shard that saw it is stale) and the must coverage. A
- * shard stopped by a signal leaves the merge interrupted.
+ * shard stopped by a signal leaves the merge interrupted; one stopped early, stopped.
  */
 import { ReportError } from '../errors.js';
 import type { Report } from '../report/model.js';
@@ -20,8 +20,8 @@ export interface NamedReport {
 const SAME = ['target', 'release', 'offering', 'seed'] as const;
 
 /**
- * Throws a ReportError for no reports, reports of different runs, or a check that two shards both
- * ran. `order` (check ids, e.g. the catalogue) orders the merged checks as one run would.
+ * Throws a ReportError for no reports, reports of different runs, a check that two shards both
+ * ran, or a shard of the run missing. `order` (check ids, e.g. the catalogue) orders the merged checks as one run would.
  */
 // Stryker disable next-line ArrayDeclaration: a made-up id in the order changes no check's place
 export function mergeReports(reports: readonly NamedReport[], order: readonly string[] = []): Report {
@@ -41,6 +41,7 @@ export function mergeReports(reports: readonly NamedReport[], order: readonly st
       if (other !== undefined) throw new ReportError(`check ${check.id} is in both ${other} and ${name}`);
       seen.set(check.id, name);
     }
+  const shards = shardSet(reports);
   const position = new Map(order.map((id, i) => [id, i]));
   const checks = reports
     .flatMap(({ report }) => report.checks)
@@ -60,6 +61,8 @@ export function mergeReports(reports: readonly NamedReport[], order: readonly st
   const expect: Expectation[] = [...reasons].map(([rule, reason]) => ({ rule, reason, checks: [] }));
   const required = reports.map(({ report }) => report.coverage?.required).find((r) => r !== undefined);
   const interrupted = reports.find(({ report }) => report.interrupted)?.report.interrupted;
+  // A shard that stopped early (a silent target, --deadline) leaves the merge stopped too.
+  const stopped = reports.find(({ report }) => report.stopped)?.report.stopped;
   const starts = reports.map(({ report }) => Date.parse(report.startedAt));
   const start = Math.min(...starts);
   const end = Math.max(...reports.map(({ report }, i) => starts[i] + report.durationMs));
@@ -75,6 +78,42 @@ export function mergeReports(reports: readonly NamedReport[], order: readonly st
     ...(hadExpect ? { expect } : {}),
     requiredCoverage: required,
     ...(interrupted ? { interrupted } : {}),
+    ...(stopped && !interrupted ? { stopped } : {}),
     ...(first.report.invocation ? { invocation: first.report.invocation } : {}),
+    ...(shards ? { shards } : {}),
   });
+}
+
+/** The slices a report covers: its own shard, or the set a merged report joined. */
+const slicesOf = (report: Report): Report['shards'] =>
+  report.shard ? { indexes: [report.shard.index], total: report.shard.total } : report.shards;
+
+/**
+ * The shard set of the merge, when its reports are shards: every one a slice of the same total,
+ * none twice, none missing (a merge without a slice would pass on what it never ran). Reports that
+ * are no shards merge as before, with no set.
+ */
+function shardSet(reports: readonly NamedReport[]): Report['shards'] {
+  const slices = reports.map(({ name, report }) => ({ name, slices: slicesOf(report) }));
+  const sharded = slices.filter((s) => s.slices);
+  if (!sharded.length) return undefined;
+  const unsharded = slices.find((s) => !s.slices);
+  if (unsharded) throw new ReportError(`${unsharded.name} is not a shard (run --shard i/n), unlike ${sharded[0].name}`);
+  const total = sharded[0].slices!.total;
+  const owner = new Map<number, string>();
+  for (const { name, slices: s } of sharded) {
+    if (s!.total !== total)
+      throw new ReportError(`${name} is a shard of ${s!.total}, ${sharded[0].name} a shard of ${total}`);
+    for (const index of s!.indexes) {
+      const other = owner.get(index);
+      if (other !== undefined) throw new ReportError(`shard ${index}/${total} is in both ${other} and ${name}`);
+      owner.set(index, name);
+    }
+  }
+  const missing = Array.from({ length: total }, (_, i) => i + 1).filter((i) => !owner.has(i));
+  if (missing.length)
+    throw new ReportError(
+      `shard${missing.length === 1 ? '' : 's'} ${missing.map((i) => `${i}/${total}`).join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing: give every slice of the run`,
+    );
+  return { indexes: [...owner.keys()].sort((a, b) => a - b), total };
 }

@@ -5,7 +5,7 @@
  * counterexample. Masking itself happens only for what leaves the run (a failure's exchanges and
  * messages): a run makes thousands of requests and shows a handful.
  */
-import { isSecretName, mask, redactExchange, redactText, redactUrl } from '../report/redact.js';
+import { encodedForms, isSecretName, mask, redactExchange, redactText, redactUrl } from '../report/redact.js';
 import type { Exchange } from '../report/model.js';
 
 export { mask, isSecretName };
@@ -40,7 +40,10 @@ function header(headers: Record<string, string>, name: string): string {
 export function createRedactor(initial: Array<string | undefined> = []): Redactor {
   const secrets = new Set<string>();
   const remember = (value: string | undefined | null) => {
-    if (typeof value === 'string' && value.length >= MIN_REMEMBERED) secrets.add(value);
+    if (typeof value !== 'string' || value.length < MIN_REMEMBERED || secrets.has(value)) return;
+    secrets.add(value);
+    // A target may echo it encoded (base64 of a header, of a form body): those forms are masked too.
+    for (const form of encodedForms(value)) secrets.add(form);
   };
   initial.forEach(remember);
   const options = { secrets };

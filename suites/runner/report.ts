@@ -52,8 +52,10 @@ export interface ReportInput {
   /** `--require-coverage`: percentage of the listed must rules that must be tested. */
   requiredCoverage?: number;
   interrupted?: Report['interrupted'];
+  stopped?: Report['stopped'];
   invocation?: Report['invocation'];
   shard?: Report['shard'];
+  shards?: Report['shards'];
 }
 
 /**
@@ -115,8 +117,10 @@ export function buildReport(input: ReportInput): Report {
     summary,
     coverage: mustCoverage(rules, input.requiredCoverage),
     ...(input.interrupted ? { interrupted: input.interrupted } : {}),
+    ...(input.stopped ? { stopped: input.stopped } : {}),
     ...(input.invocation ? { invocation: input.invocation } : {}),
     ...(input.shard ? { shard: input.shard } : {}),
+    ...(input.shards ? { shards: input.shards } : {}),
     rules,
     checks,
   };
@@ -126,12 +130,14 @@ export function buildReport(input: ReportInput): Report {
 export const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
 /**
- * An interrupted run exits as its signal does; else 1 when a `must` check failed or fewer must
+ * An interrupted run exits as its signal does; a run stopped early (a silent target, --deadline)
+ * exits 2, whatever it saw before; else 1 when a `must` check failed or fewer must
  * rules were tested than required; else 2 when a check errored (the harness could not do its
  * part, so the run proves less than it claims to); else 0 (warnings keep 0).
  */
 export function exitCodeOf(report: Report): number {
   if (report.interrupted) return SIGNAL_EXIT[report.interrupted];
+  if (report.stopped) return 2;
   const v = verdict(report);
   return v === 'fail' ? 1 : v === 'error' ? 2 : 0;
 }

@@ -9,7 +9,7 @@ import { SelectionError } from '../errors.js';
 import { SUITE_NAMES, type Check, type SuiteName } from '../types.js';
 import { buildReport } from './report.js';
 import { applyToCheck, type Expectation } from './expect.js';
-import { INTERRUPTED, openSession, type SessionOptions } from './session.js';
+import { DEADLINE_REACHED, INTERRUPTED, openSession, type SessionOptions } from './session.js';
 import { shardOf, type Shard } from './shard.js';
 
 export const SUITES: SuiteName[] = [...SUITE_NAMES];
@@ -40,6 +40,11 @@ export interface RunOptions extends SessionOptions {
   onResult?: (result: CheckResult, index: number, total: number) => void;
   /** `--require-coverage`: percentage of the listed must rules that must be tested. */
   requiredCoverage?: number;
+  /**
+   * Leave now (a second signal): the running check is abandoned where it waits (skipped, its
+   * tokens left to expire), the rest skipped, and the report built from what finished.
+   */
+  abandon?: AbortSignal;
 }
 
 /** The checks a selection names; unknown names are usage errors, not empty runs. */
@@ -83,6 +88,7 @@ const MARK = {
 export async function runConformance(options: RunOptions): Promise<Report> {
   const startedAt = new Date();
   const session = await openSession(options);
+  const left = abandoned(options.abandon);
   try {
     const known = new Set(session.catalogue.map((r) => r.id));
     const select = options.select ?? {};
@@ -93,18 +99,23 @@ export async function runConformance(options: RunOptions): Promise<Report> {
         (options.shard ? ` (shard ${options.shard.index}/${options.shard.total} of ${whole.length})` : ''),
     );
     const results = [];
+    const skipped = (check: Check, message: string): CheckResult => ({
+      id: check.id,
+      suite: check.suite,
+      title: check.title,
+      rules: check.rules,
+      status: 'skipped',
+      durationMs: 0,
+      message,
+    });
+    // The first reason to stop that came up, kept: a deadline passing later does not rename a silence.
+    let stopped: Report['stopped'];
     for (const [i, check] of selected.entries()) {
-      const result: CheckResult = stopSignal(options)
-        ? {
-            id: check.id,
-            suite: check.suite,
-            title: check.title,
-            rules: check.rules,
-            status: 'skipped' as const,
-            durationMs: 0,
-            message: INTERRUPTED,
-          }
-        : await session.runCheck(check);
+      stopped ??= session.stopReason();
+      const notRun = stopSignal(options) || options.abandon?.aborted ? INTERRUPTED : stopped?.message;
+      const result: CheckResult = notRun
+        ? skipped(check, notRun)
+        : ((await Promise.race([session.runCheck(check), left.promise])) ?? skipped(check, INTERRUPTED));
       results.push(result);
       // Progress counts what the report will say: a known deviation shows as `expected`, not `failed`.
       options.onResult?.(options.expect?.length ? applyToCheck(result, options.expect) : result, i, selected.length);
@@ -116,6 +127,9 @@ export async function runConformance(options: RunOptions): Promise<Report> {
           `[${i + 1}/${selected.length}] ${MARK[result.status]} ${check.id} (${result.durationMs} ms)${note.length > 160 ? note.slice(0, 160) + '…' : note}`,
         );
     }
+    // The last check may be the one that met the silence, or was stopped by the deadline.
+    const late = session.stopReason();
+    if (late && (late.reason === 'silent' || results.some((r) => r.message === DEADLINE_REACHED))) stopped ??= late;
     // The report lists the rules in force that this selection is about.
     const filtered = !!(select.suites?.length || select.rules?.length || select.check || select.checks);
     const touched = new Set<string>(whole.flatMap((c) => c.rules));
@@ -136,8 +150,23 @@ export async function runConformance(options: RunOptions): Promise<Report> {
       expect: options.expect,
       requiredCoverage: options.requiredCoverage,
       interrupted: stopSignal(options),
+      ...(stopped && !stopSignal(options) ? { stopped } : {}),
     });
   } finally {
-    await session.close();
+    left.dispose();
+    // Leaving now: the close is not waited for (a browser or a socket may hang on a silent target).
+    if (options.abandon?.aborted) void session.close().catch(() => undefined);
+    else await session.close();
   }
+}
+
+/** Resolves (undefined) when the signal aborts; dispose() lets go of the listener. */
+function abandoned(signal?: AbortSignal): { promise: Promise<undefined>; dispose(): void } {
+  if (!signal) return { promise: new Promise<undefined>(() => undefined), dispose: () => undefined };
+  let resolve: (value: undefined) => void = () => undefined;
+  const promise = new Promise<undefined>((r) => (resolve = r));
+  const onAbort = () => resolve(undefined);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
 }

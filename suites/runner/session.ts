@@ -12,7 +12,7 @@ import { TransportError, type Target } from '../target/types.js';
 import { createDriver } from '../drivers/index.js';
 import { detectCapabilities, detectControl } from './capabilities.js';
 import { createCheckContext, createEvidence, type Evidence, type SessionGround } from './context.js';
-import { CheckFailure, CheckSkipped, HarnessError } from './errors.js';
+import { CheckFailure, CheckSkipped, HarnessError, NoAnswer } from './errors.js';
 import { createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
@@ -21,6 +21,15 @@ import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, whyNotInForce, type R
 
 /** Why a check the run did not finish is skipped. */
 export const INTERRUPTED = 'the run was interrupted';
+/** Why the checks after the run's --deadline are skipped. */
+export const DEADLINE_REACHED = 'the run reached its --deadline';
+/**
+ * Requests in a row the target may leave unanswered (each after --timeout) before the run stops:
+ * one is a hiccup, three with no answer between them is a target that stopped answering.
+ */
+export const SILENT_LIMIT = 3;
+/** Why a check may send nothing more once the target fell silent. */
+export const STOPPED_ANSWERING = `the target stopped answering after ${SILENT_LIMIT} requests in a row got no answer`;
 /** The rule whose window says whether the password grant still exists at a release. */
 const PASSWORD_RULE: RuleId = 'GRANT-PASSWORD-PARAMS';
 /** A check that has not finished after this long is failed, so one hang cannot stall a run. */
@@ -64,6 +73,8 @@ export interface SessionOptions {
    * (Ctrl-C). The running check stops at its next request and is skipped, its tokens still revoked.
    */
   stopRequested?: () => 'SIGINT' | 'SIGTERM' | boolean | undefined;
+  /** When the whole run must end (epoch ms, `--deadline`): later checks are skipped, the running one stopped. */
+  deadline?: number;
 }
 
 /** `inForce` counts unknown ids as in force, so a typo cannot hide a check. */
@@ -72,6 +83,8 @@ export interface Session extends SessionGround {
   readonly redactor: Redactor;
   readonly catalogue: RuleInfo[];
   runCheck(check: Check): Promise<CheckResult>;
+  /** Why the run must not start another check (the target fell silent, the deadline passed), if it must not. */
+  stopReason(): { reason: 'silent' | 'deadline'; message: string } | undefined;
   close(): Promise<void>;
 }
 
@@ -91,18 +104,37 @@ async function assertReachable(target: Target): Promise<void> {
   }
 }
 
+/** A check ran past its time limit: the target was too slow to judge, which judges no rule. */
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   if (!Number.isFinite(ms) || ms <= 0) return promise;
   let timer: NodeJS.Timeout;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CheckFailure(`${what} did not finish within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new NoAnswer(`${what} did not finish within ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 export async function openSession(options: SessionOptions): Promise<Session> {
-  const { target } = options;
-  await assertReachable(target);
+  const { target: given } = options;
+  await assertReachable(given);
+  // Requests in a row the target left unanswered; any answer resets it.
+  let unanswered = 0;
+  const target: Target = {
+    ...given,
+    async send(raw) {
+      try {
+        const response = await given.send(raw);
+        unanswered = 0;
+        return response;
+      } catch (error) {
+        if (error instanceof TransportError && error.code === 'timeout') unanswered++;
+        throw error;
+      }
+    },
+    close: () => given.close(),
+  };
+  const silent = () => unanswered >= SILENT_LIMIT;
+  const pastDeadline = () => options.deadline !== undefined && Date.now() >= options.deadline;
   const config = target.config;
   const defaults = profiles().defaults;
   const release = options.release ?? config.release ?? defaults.release;
@@ -119,6 +151,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     config.personalAccessToken,
     config.user?.password,
     ...Object.values(config.applications ?? {}).map((a) => a?.clientSecret),
+    // The Basic credential whole, so its encoded form (base64 of `client_id:client_secret`) goes too.
+    ...Object.values(config.applications ?? {}).map((a) => a?.clientSecret && `${a.clientId}:${a.clientSecret}`),
   ]);
   // Which check a request comes from, through every await of that check: a check abandoned at its
   // time limit goes on running, and its later requests must not land in the next check's evidence.
@@ -136,8 +170,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let current: TrackedFlows | undefined;
   // A check's own requests stop once the run is interrupted; housekeeping (revocation) never does.
   let checkRunning = false;
-  // Stryker disable next-line BooleanLiteral: runCheck resets it before each check, and nothing reads it before
-  let stoppedCheck = false;
+  // Why the running check was stopped (interrupted, or past the deadline); runCheck resets it.
+  let stoppedCheck: string | undefined;
   const http = createHttp(
     target,
     recorder,
@@ -149,9 +183,15 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     () => {
       if (!fromLiveCheck()) throw new HarnessError(PAST_ITS_END);
       if (checkRunning && options.stopRequested?.()) {
-        stoppedCheck = true;
+        stoppedCheck = INTERRUPTED;
         throw new CheckSkipped(INTERRUPTED);
       }
+      if (checkRunning && pastDeadline()) {
+        stoppedCheck = DEADLINE_REACHED;
+        throw new CheckSkipped(DEADLINE_REACHED);
+      }
+      // A silent target is asked nothing more by the checks (revocation still tries).
+      if (checkRunning && silent()) throw new NoAnswer(STOPPED_ANSWERING);
     },
   );
   const random = createRandom(options.seed);
@@ -283,15 +323,18 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       const errored = (message: string) => done('errored', { message: redactor.text(message), ...evidenceFields() });
       let result: CheckResult;
       checkRunning = true;
-      stoppedCheck = false;
+      stoppedCheck = undefined;
       // Stryker disable next-line UpdateOperator: counting down tells the checks apart just as well
       const scope = ++checkNumber;
       liveCheck = scope;
       try {
-        const timeoutMs = driver.kind === 'manual' ? 0 : (options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
+        const limit = driver.kind === 'manual' ? Infinity : (options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
+        // The deadline bounds the running check too (at least 1 ms, so an already passed one still stops it).
+        const left = options.deadline === undefined ? Infinity : Math.max(1, options.deadline - Date.now());
+        const timeoutMs = Math.min(limit, left);
         await withTimeout(
           checkScope.run(scope, () => check.run(t)),
-          timeoutMs,
+          Number.isFinite(timeoutMs) ? timeoutMs : 0,
           `check ${check.id}`,
         );
         if (evidence.failures.length) result = failed(check, evidence.failures, done, evidenceFields);
@@ -307,6 +350,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           result = failed(check, all, done, evidenceFields);
         } else if (error instanceof CheckSkipped) {
           result = done('skipped', { message: redactor.text(error.message) });
+        } else if (pastDeadline()) {
+          stoppedCheck = DEADLINE_REACHED;
+          result = done('skipped', { message: DEADLINE_REACHED });
+        } else if (error instanceof NoAnswer) {
+          result = errored(`the target did not answer, so nothing was seen: ${error.message}`);
         } else if (error instanceof HarnessError) {
           result = errored(`the harness could not complete this check: ${error.message}`);
         } else {
@@ -321,8 +369,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         current = undefined;
       }
       // Whatever the check made of its refused requests, an interrupted check proved nothing.
-      if (stoppedCheck) return { ...base, status: 'skipped', durationMs: Date.now() - started, message: INTERRUPTED };
+      if (stoppedCheck) return { ...base, status: 'skipped', durationMs: Date.now() - started, message: stoppedCheck };
       return result;
+    },
+    stopReason() {
+      if (silent()) return { reason: 'silent', message: STOPPED_ANSWERING };
+      if (pastDeadline()) return { reason: 'deadline', message: DEADLINE_REACHED };
+      return undefined;
     },
     async close() {
       try {

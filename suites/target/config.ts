@@ -31,8 +31,18 @@ export function validateTargetConfig(value: unknown, origin = 'target config'): 
   if (typeof config.baseUrl !== 'string' || !/^https?:\/\/[^/]/i.test(config.baseUrl)) {
     throw new ConfigError(`${origin}: baseUrl must be an http(s) URL`);
   }
+  if (hasUserinfo(config.baseUrl)) throw new ConfigError(`${origin}: baseUrl ${NO_USERINFO}`);
   return config;
 }
+
+/** `http://user:pass@host`: a password in a URL is echoed wherever the URL is shown. */
+export const hasUserinfo = (url: string): boolean => /^[a-z][\w+.-]*:\/\/[^/?#]*@/i.test(url);
+
+/** The URL with any user and password replaced, for a message that must quote it. */
+export const withoutUserinfo = (url: string): string => url.replace(/^([a-z][\w+.-]*:\/\/)[^/?#]*@/i, '$1…@');
+
+export const NO_USERINFO =
+  'must not carry a user or password (user@ or user:password@): give credentials in a --config file (user, personalAccessToken, applications)';
 
 export function parseTargetConfig(text: string, origin = 'target config'): TargetConfig {
   let value: unknown;

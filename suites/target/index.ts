@@ -1,7 +1,7 @@
 /** Open the target a run names: a base URL, a config file, or (default) the embedded simulator. */
 import { ConfigError, TargetError } from '../errors.js';
 import type { Offering } from '../../spec/index.js';
-import { loadTargetConfig } from './config.js';
+import { hasUserinfo, loadTargetConfig, NO_USERINFO, withoutUserinfo } from './config.js';
 import { createEmbeddedTarget, readSimulatorConfig } from './embedded.js';
 import { createHttpTarget, type HttpTargetOptions } from './http.js';
 import { TransportError, type Target } from './types.js';
@@ -29,8 +29,9 @@ export async function openTarget(choice: TargetChoice): Promise<Target> {
     throw new ConfigError('--fault applies only to the embedded simulator (no --target or --config)');
   if (choice.configFile) return createHttpTarget(loadTargetConfig(choice.configFile), choice);
   if (choice.url) {
+    if (hasUserinfo(choice.url)) throw new ConfigError(`--target ${NO_USERINFO}`);
     if (!/^https?:\/\/[^/]/i.test(choice.url))
-      throw new ConfigError(`--target must be an http(s) URL, got "${choice.url}"`);
+      throw new ConfigError(`--target must be an http(s) URL, got "${withoutUserinfo(choice.url)}"`);
     const baseUrl = choice.url.replace(/\/+$/, '');
     const bare = createHttpTarget({ baseUrl }, choice);
     let config;

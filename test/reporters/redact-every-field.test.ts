@@ -25,6 +25,7 @@ const FIELDS = [
   'release',
   'offering',
   'invocation',
+  'stopped',
   'ruleId',
   'ruleTitle',
   'ruleSource',
@@ -80,6 +81,7 @@ function fixture(v: (raw: string) => string): Report {
     summary: { passed: 1, failed: 1, warned: 0, skipped: 0, errored: 0, expected: 1 },
     coverage: { must: 3, mustTested: 3, required: 50 },
     invocation: { args: ['--target', `https://idp.test/?private_token=${s('invocation')}`, '--runs', '5'] },
+    stopped: { reason: 'silent', message: `the target stopped answering; PRIVATE-TOKEN: ${s('stopped')}` },
     rules: [
       {
         id: ruleId,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { executeRun, type RunFlags } from '../../cli/run.js';
-import { flagsOfArgs } from '../../cli/saved-run.js';
+import { savedSelection } from '../../cli/saved-run.js';
 import type { Report } from '../../suites/report/model.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-rerun-'));
@@ -82,12 +82,18 @@ describe('run --from report.json --check ID', () => {
     expect(read(`${dir}/o.json`).seed).toBe(99);
   });
 
-  it('reads invocation args back as flags', () => {
-    expect(flagsOfArgs(['--target', 'http://x', '--slow', '--fault', 'a', '--fault', 'b', '--runs', '5'])).toEqual({
-      target: 'http://x',
+  it('reads only the selection back from invocation args: runs, faults and --slow, typed', () => {
+    const report = { ...read(`${dir}/first.json`) };
+    report.invocation = {
+      args: ['--target', 'http://x', '--slow', '--fault', 'a', '--release', '--fault', 'b', '--runs', '5', '--report', 'json=/x'],
+    };
+    expect(savedSelection(report, 'r.json')).toEqual({
+      seed: 23,
+      release: report.release,
+      runs: 5,
+      faults: ['a', 'b'],
       slow: true,
-      fault: ['a', 'b'],
-      runs: '5',
+      embedded: true,
     });
   });
 });

@@ -86,6 +86,7 @@ describe('report merge', () => {
     const merged = read(`${dir}/merged.json`);
     expect(verdicts(merged)).toEqual(verdicts(whole));
     expect(merged.shard).toBeUndefined();
+    expect(merged.shards).toEqual({ indexes: [1, 2, 3], total: 3 });
     expect(readFileSync(`${dir}/rules.xml`, 'utf8')).toContain(`name="${failedRule.id} — `);
   });
 
@@ -137,11 +138,13 @@ describe('report merge', () => {
   it('keeps the order a list of check ids gives', () => {
     const a = read(`${dir}/s1.json`);
     const b = read(`${dir}/s2.json`);
-    const ids = [...b.checks, ...a.checks].map((c) => c.id);
+    const c = read(`${dir}/s3.json`);
+    const ids = [...b.checks, ...c.checks, ...a.checks].map((check) => check.id);
     const merged = mergeReports(
       [
         { name: 'a', report: a },
         { name: 'b', report: b },
+        { name: 'c', report: c },
       ],
       ids,
     );

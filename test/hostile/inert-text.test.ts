@@ -1,0 +1,152 @@
+/**
+ * Inert text in every format: a report whose every free-text field (ids, titles, messages,
+ * exchanges, header names and values, reproduce lines, reasons) carries control and bidi
+ * characters and lines shaped like Markdown renders, in the console, HTML, JUnit (both) and
+ * Markdown, no such character raw, each written the same way (`\u202e`), and in the Markdown no
+ * line outside a fenced block starts with the target's text. Secrets the target echoes base64 or
+ * base64url encoded are masked like the secrets themselves.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  formatConsole,
+  renderHtml,
+  renderJunit,
+  renderJunitRules,
+  renderMarkdown,
+  terminalSafe,
+} from '../../reporters/index.js';
+import { inert } from '../../suites/report/inert.js';
+import { createRedactor } from '../../suites/runner/redact.js';
+import type { Report } from '../../suites/report/model.js';
+import { fixtureReport } from '../reporters/fixture.js';
+
+/** What the target says: an override, terminal escapes, a bell, a lone CR, isolates, and Markdown. */
+const HOSTILE =
+  ' \u202etnarg_dilavni\u202c \u001b[2J\u001b]0;title\u0007 \u0000\u007f\u0085\u2028\u200f\r ' +
+  '\n# EVIL heading\n> EVIL quote\n- EVIL item\n| EVIL | cell |\n```\nEVIL fence\n\u2066EVIL isolate\u2069\n    EVIL indented\n1. EVIL list';
+/** Every character the reports must never carry raw. */
+const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
+/** Fields the renderers read as vocabulary (statuses, levels, the tool, dates) stay as they are. */
+const VOCABULARY = new Set(['status', 'level', 'tool', 'startedAt', 'reason']);
+
+function hostile(value: unknown, key = ''): unknown {
+  if (typeof value === 'string') return VOCABULARY.has(key) ? value : value + HOSTILE;
+  if (Array.isArray(value)) return value.map((v) => hostile(v, key));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [key === 'headers' ? `x-${k}${HOSTILE.slice(0, 20)}` : k, hostile(v, k)]),
+    );
+  return value;
+}
+
+const report = () => hostile(fixtureReport()) as Report;
+
+const FORMATS: [string, (r: Report) => string][] = [
+  ['console', (r) => formatConsole(r, { allRules: true })],
+  ['console in colour', (r) => formatConsole(r, { allRules: true, color: true }).replace(/\u001b\[\d+m/g, '')],
+  ['html', renderHtml],
+  ['junit', renderJunit],
+  ['junit-rules', renderJunitRules],
+  ['md', renderMarkdown],
+];
+
+describe('inert text', () => {
+  it('escapes each unsafe character as \\uXXXX, keeps newlines and tabs, a CRLF as a newline', () => {
+    expect(inert('a\u202eb\u001bc\u0007d\te\nf\r\ng\rh\u2069')).toBe(
+      'a\\u202eb\\u001bc\\u0007d\te\nf\ng\\u000dh\\u2069',
+    );
+    expect(inert(inert('\u202e'))).toBe('\\u202e');
+    expect(terminalSafe('x\u001b[31my')).toBe('x\\u001b[31my');
+  });
+
+  it.each(FORMATS)('%s: no control or bidi character raw, each written as \\uXXXX', (_, render) => {
+    const out = render(report());
+    const raw = RAW.exec(out);
+    expect(
+      raw && `U+${raw[0].charCodeAt(0).toString(16)} at ${JSON.stringify(out.slice(raw.index - 40, raw.index + 10))}`,
+    ).toBeNull();
+    expect(out).toContain('\\u202etnarg_dilavni');
+    expect(out).toContain('\\u001b[2J');
+  });
+
+  it('md: nothing raw inside fenced blocks either, and no line outside one starts with the target’s text', () => {
+    const text = renderMarkdown(report());
+    expect(RAW.test(text)).toBe(false);
+    const lines = text.split('\n');
+    let fence: string | undefined;
+    const outside: string[] = [];
+    for (const line of lines) {
+      const marker = /^(`{3,}|~{3,})/.exec(line)?.[1];
+      if (fence) {
+        if (marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker)
+          fence = undefined;
+        continue;
+      }
+      if (marker) {
+        fence = marker;
+        continue;
+      }
+      outside.push(line);
+    }
+    expect(fence).toBeUndefined();
+    // A line the target's text begins (after at most a block marker of its own): a heading, a quote,
+    // a list item, a table row, a fence or an indented block of the target's making.
+    expect(outside.filter((line) => /^\s*(?:#+|>|[-*+]|\d+\.|\||`{3,}|~{3,})?\s*EVIL/.test(line))).toEqual([]);
+    expect(outside.some((line) => line.includes('EVIL heading'))).toBe(true);
+  });
+});
+
+/** Every base64 or base64url run in `text`, decoded at each of its four alignments. */
+function decodedRuns(text: string): string[] {
+  const out: string[] = [];
+  for (const run of text.match(/[A-Za-z0-9+/_-]{6,}={0,2}/g) ?? [])
+    for (let at = 0; at < 4; at++) {
+      const chunk = run.slice(at).replace(/=+$/, '');
+      out.push(Buffer.from(chunk.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1'));
+    }
+  return out;
+}
+
+describe('secrets the target echoes encoded', () => {
+  const TOKEN = 'glpat-Zq9xR4tLm2Wv8KsYp0Dh';
+  const CLIENT = 'app-7f3c91';
+  const SECRET = 'gloas-cS7mN2bQ8vX4kL9wE1tY';
+  const PASSWORD = 'Corr3ct-H0rse-Battery';
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const b64url = (s: string) => Buffer.from(s).toString('base64url');
+
+  it('are masked in base64 and base64url, at any offset, wherever the report shows them', () => {
+    const redactor = createRedactor([PASSWORD, SECRET, `${CLIENT}:${SECRET}`]);
+    const form = `grant_type=password&username=root&password=${PASSWORD}&client_id=${CLIENT}`;
+    const request = {
+      method: 'POST',
+      url: 'http://127.0.0.1:1/oauth/token',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    };
+    redactor.learn({ request });
+    const echoes = [
+      b64(`Bearer ${TOKEN}`),
+      b64url(`Bearer ${TOKEN}`),
+      b64(`${CLIENT}:${SECRET}`),
+      b64url(`x${CLIENT}:${SECRET}`),
+      b64(form),
+      b64url(`ab${form}`),
+    ];
+    const exchange = redactor.exchange({
+      request,
+      response: {
+        status: 200,
+        headers: { 'content-type': 'application/json', 'x-echo': echoes.join(' ') },
+        body: JSON.stringify({ seen: echoes, note: `you sent ${echoes[0]}` }),
+      },
+    });
+    const message = redactor.text(`the target said ${echoes.join(', ')}`);
+    const shown = JSON.stringify(exchange) + message;
+    for (const decoded of decodedRuns(shown))
+      for (const secret of [TOKEN, SECRET, PASSWORD]) expect(decoded).not.toContain(secret);
+    // The harness's own words stay.
+    expect(message).toMatch(/^the target said /);
+  });
+});

@@ -1,0 +1,180 @@
+/**
+ * A silent target ends the run, quickly: a target that answers the start-up and then never
+ * answers stops the run after SILENT_LIMIT requests in a row go unanswered, with one line, its
+ * reports and exit code 2; a timeout errors its check, it never breaks the check's rules.
+ * `--deadline` bounds the whole run. Signals: the same SIGTERM twice at once (GNU timeout) is one
+ * stop, and leaving early (a second signal, or a check that does not stop) still writes the
+ * reports. The real command in a child process; needs the build (npm test builds first).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Report } from '../../suites/report/model.js';
+import { SILENT_LIMIT } from '../../suites/runner/session.js';
+import { runCli, simulatorWith, type Loopback } from '../suites/loopback.js';
+
+const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'idp-silent-'));
+const servers: Loopback[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The simulator over HTTP until `hush()`; from then on every request is read and never answered. */
+async function fallsSilent() {
+  let silent = false;
+  const server = await simulatorWith((req) => {
+    if (!silent) return false;
+    req.resume();
+    return true;
+  });
+  servers.push(server);
+  return { url: server.url, hush: () => (silent = true) };
+}
+
+/** The run in a child process; `started` resolves once its checks are under way (the run named its seed). */
+function child(args: string[]) {
+  const proc = spawn(process.execPath, [MAIN, 'run', '--seed', '4', ...args], {
+    env: { ...process.env, NO_COLOR: '1', CI: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  proc.stdout.on('data', (c) => (out += c));
+  proc.stderr.on('data', (c) => (err += c));
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (c) => resolve(c)));
+  const started = new Promise<void>((resolve, reject) => {
+    const wait = setInterval(() => {
+      if (/seed 4, \d+ checks/.test(err)) {
+        clearInterval(wait);
+        resolve();
+      }
+    }, 10);
+    proc.on('exit', () => {
+      clearInterval(wait);
+      reject(new Error(`the run ended before its checks started:\n${err}\n${out}`));
+    });
+  });
+  return { proc, exited, started, output: () => ({ out, err }) };
+}
+
+/** The run against a target that falls silent once the run's checks are under way. */
+async function silentRun(timeout: string, reports: string) {
+  const target = await fallsSilent();
+  const run = child(['--target', target.url, '--timeout', timeout, '--runs', '3', '--report', reports]);
+  await run.started;
+  target.hush();
+  return run;
+}
+
+const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Report;
+
+describe('a target that falls silent', () => {
+  it(`stops the run after ${SILENT_LIMIT} unanswered requests in a row: one line, reports, exit 2, no rule broken`, async () => {
+    const report = join(dir, 'silent.json');
+    const run = await silentRun('300', `json=${report},md=${report}.md`);
+    const code = await run.exited;
+    const { out, err } = run.output();
+    expect(code, err + out).toBe(2);
+    expect(err).toMatch(
+      new RegExp(
+        `^idp-conformance: the target stopped answering after ${SILENT_LIMIT} requests in a row got no answer; \\d+ of \\d+ checks not run$`,
+        'm',
+      ),
+    );
+    expect(out).toMatch(/^STOPPED \(the target stopped answering after/m);
+    const json = read(report);
+    expect(json.stopped?.reason).toBe('silent');
+    expect(existsSync(`${report}.md`)).toBe(true);
+    // The timeouts errored their checks; none failed on them, none broke a rule.
+    expect(json.checks.filter((c) => c.status === 'failed')).toEqual([]);
+    const errored = json.checks.filter((c) => c.status === 'errored');
+    expect(errored.length).toBeGreaterThan(0);
+    expect(errored.length).toBeLessThanOrEqual(SILENT_LIMIT);
+    for (const c of errored) expect(c.message).toMatch(/did not answer/);
+    expect(json.checks.filter((c) => c.message === json.stopped?.message).length).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe('--deadline', () => {
+  it('ends the run at its bound with its reports, STOPPED and exit code 2', async () => {
+    const server = await simulatorWith(() => false, { delayMs: 10 });
+    servers.push(server);
+    const report = join(dir, 'deadline.json');
+    const r = await runCli({ target: server.url, deadline: '2s', seed: '4', runs: '5', report: `json=${report}` });
+    expect(r.code, r.err).toBe(2);
+    expect(r.err).toMatch(/^idp-conformance: the run reached its --deadline; \d+ of \d+ checks not run$/m);
+    const json = read(report);
+    expect(json.stopped?.reason).toBe('deadline');
+    expect(json.checks.filter((c) => c.message === 'the run reached its --deadline').length).toBeGreaterThan(0);
+    expect(json.checks.filter((c) => c.status === 'failed')).toEqual([]);
+  }, 120_000);
+
+  it.each(['10x', '0', '-5m', 'soon'])('refuses --deadline %s with one line and exit code 2', async (value) => {
+    const r = await runCli({ deadline: value });
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`idp-conformance: --deadline must be a duration like 10m, 90s or 600000 (ms), got "${value}"\n`);
+  });
+});
+
+describe('signals', () => {
+  it('the same SIGTERM twice at once (GNU timeout) is one stop: reports written, exit 143', async () => {
+    const server = await simulatorWith(() => false, { delayMs: 15 });
+    servers.push(server);
+    const report = join(dir, 'twice.json');
+    const run = child([
+      '--target',
+      server.url,
+      '--suite',
+      'grants,tokens',
+      '--runs',
+      '20',
+      '--report',
+      `json=${report}`,
+    ]);
+    await run.started;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // GNU timeout signals the process, then its group: the second arrives once the first is handled.
+    run.proc.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    run.proc.kill('SIGTERM');
+    const code = await run.exited;
+    const { out, err } = run.output();
+    expect(code, err + out).toBe(143);
+    expect(err).not.toMatch(/again/);
+    expect(read(report).interrupted).toBe('SIGTERM');
+  }, 120_000);
+
+  it.each([
+    ['a second SIGTERM later leaves now', true],
+    ['one SIGTERM whose check does not stop leaves after the grace', false],
+  ])(
+    '%s, the reports written all the same',
+    async (_, second) => {
+      const report = join(dir, `leave-${second}.json`);
+      // A long --timeout: the check stuck on the silent target does not stop by itself.
+      const run = await silentRun('60000', `json=${report},html=${report}.html`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      run.proc.kill('SIGTERM');
+      if (second) {
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        run.proc.kill('SIGTERM');
+      }
+      const code = await run.exited;
+      const { out, err } = run.output();
+      expect(code, err + out).toBe(143);
+      expect(err).toMatch(
+        second ? /SIGTERM again; leaving now/ : /the running check did not stop within \d+ ms; leaving now/,
+      );
+      const json = read(report);
+      expect(json.interrupted).toBe('SIGTERM');
+      expect(existsSync(`${report}.html`)).toBe(true);
+      expect(out).toMatch(/^INTERRUPTED \(by SIGTERM;/m);
+    },
+    120_000,
+  );
+});
