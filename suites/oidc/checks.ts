@@ -32,10 +32,13 @@ async function verifyIdToken(t: CheckContext, idToken: string, audience: string,
     return t.fail('id_token is not a JWS compact serialization', broke(['OIDC-ID-TOKEN']));
   }
   const jwks = await fetchJwks(t);
+  // kid is optional (RFC 7515 §4.1.4); without one, the key set must leave no choice (OIDC Core §10.1).
   t.expect(
-    jwks.keys.some((k) => k.kid === header.kid),
-    `id_token names a kid that ${KEYS_PATH} does not publish`,
-    broke(['OIDC-ID-TOKEN-SIGNATURE'], { kid: header.kid ?? null }),
+    header.kid === undefined ? jwks.keys.length === 1 : jwks.keys.some((k) => k.kid === header.kid),
+    header.kid === undefined
+      ? `id_token names no kid while ${KEYS_PATH} publishes ${jwks.keys.length} keys`
+      : `id_token names a kid that ${KEYS_PATH} does not publish`,
+    broke(['OIDC-ID-TOKEN-SIGNATURE'], { kid: header.kid ?? null, keys: jwks.keys.length }),
   );
   const keys = localKeys(t, jwks);
   try {
@@ -234,7 +237,12 @@ export const oidcChecks: Check[] = [
           'each key must be an RSA public key (kty, n, e)',
           { kid: key.kid ?? null, kty: key.kty ?? null },
         );
-        t.expect(typeof key.kid === 'string' && key.kid.length > 0, 'each key must carry a kid', { kty: key.kty });
+        // kid is optional (RFC 7517 §4.5); with several keys a token must name one (OIDC Core §10.1).
+        t.expect(
+          jwks.keys.length === 1 || (typeof key.kid === 'string' && key.kid.length > 0),
+          'in a set of several keys each key must carry a kid',
+          { kty: key.kty, keys: jwks.keys.length },
+        );
         t.expect(key.use === undefined || key.use === 'sig', 'a key use, when given, must be sig', {
           kid: key.kid,
           use: key.use,

@@ -17,6 +17,8 @@ interface Variant {
   checks: string[];
   /** Should rules the variant breaks on purpose (the must beside each still holds). */
   warns?: string[];
+  /** Why the checks may never meet the variant (they no longer ask where it differs). */
+  unseen?: string;
   rewrite: Rewrite;
 }
 
@@ -123,12 +125,20 @@ const VARIANTS: Variant[] = [
   {
     name: 'preflight grants only the requested headers, from a list without Content-Type',
     cite: 'L172-173: only certain headers, the list is not shown (a form Content-Type is CORS-safelisted)',
-    checks: ['cors.preflight', 'cors.preflight-standard-headers', 'cors.x-requested-with-refused', 'cors.unlisted-headers-refused'],
+    checks: [
+      'cors.preflight',
+      'cors.preflight-standard-headers',
+      'cors.x-requested-with-refused',
+      'cors.unlisted-headers-refused',
+    ],
     warns: ['CORS-ALLOWED-HEADERS-LIST'],
     rewrite: {
       answer(asked, answer) {
         if (asked.method !== 'OPTIONS' || !answer.head.has('access-control-allow-headers')) return false;
-        const allowed = answer.head.get('access-control-allow-headers')![0].toLowerCase().split(/\s*,\s*/);
+        const allowed = answer.head
+          .get('access-control-allow-headers')![0]
+          .toLowerCase()
+          .split(/\s*,\s*/);
         const requested = String(asked.headers['access-control-request-headers'] ?? '')
           .split(',')
           .map((h) => h.trim())
@@ -256,6 +266,7 @@ const VARIANTS: Variant[] = [
     name: 'a device code still accepted at exactly second 300',
     cite: 'L41, L277: a lifetime of 300 s; RFC 8628 §3.2 does not say whether second 300 is inside it',
     checks: ['device.expired-token', 'device.state-machine'],
+    unseen: 'the checks step over the very second the lifetime ends, as nobody says which side it is on',
     rewrite: {
       request(_asked, sim) {
         const now = sim.clock.nowSeconds();
@@ -294,13 +305,16 @@ describe('the OAuth and OpenID Connect checks behind a proxy that rewrites answe
       proxy.use(undefined);
       const verdicts = blamed(report);
       const why = `${stderr.slice(-1500)}\n${report.checks.map((c) => `${c.status} ${c.id}: ${c.message ?? ''}`).join('\n')}`;
-      expect(applied, `the variant was never applied\n${why}`).toBeGreaterThan(0);
+      if (!variant.unseen) expect(applied, `the variant was never applied\n${why}`).toBeGreaterThan(0);
       expect(
         verdicts.filter((v) => v.level === 'must').map((v) => `${v.check} ${v.rule}`),
         why,
       ).toEqual([]);
       const warned = [...new Set(verdicts.map((v) => v.rule))];
-      expect(warned.filter((r) => !variant.warns?.includes(r)), why).toEqual([]);
+      expect(
+        warned.filter((r) => !variant.warns?.includes(r)),
+        why,
+      ).toEqual([]);
       const errored = report.checks.filter((c) => c.status === 'errored').map((c) => `${c.id}: ${c.message}`);
       expect(errored).toEqual([]);
       expect(code, why).toBe(0);
