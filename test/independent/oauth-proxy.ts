@@ -45,7 +45,11 @@ export interface OAuthProxy {
   use(rewrite: Rewrite | undefined): void;
   applied(): number;
   /** `idp-conformance run --config <the proxy>` in process: exit code and JSON report. */
-  run(name: string, checks: readonly string[], flags?: RunFlags): Promise<{ code: number; report: Report; stderr: string }>;
+  run(
+    name: string,
+    checks: readonly string[],
+    flags?: RunFlags,
+  ): Promise<{ code: number; report: Report; stderr: string }>;
   close(): Promise<void>;
 }
 
@@ -81,7 +85,6 @@ export function formOf(asked: Asked): URLSearchParams {
 
 export async function startOAuthProxy(): Promise<OAuthProxy> {
   const sim = createSimulator({});
-  let served: Served;
   let rewrite: Rewrite | undefined;
   let changes = 0;
 
@@ -141,7 +144,8 @@ export async function startOAuthProxy(): Promise<OAuthProxy> {
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  served = await serve(sim, { allowHosts: [new URL(url).host] });
+  // Requests reach forward() only once this is set: the proxy has no client before run().
+  const served: Served = await serve(sim, { allowHosts: [new URL(url).host] });
   const dir = mkdtempSync(join(tmpdir(), 'idp-oauth-proxy-'));
   const configFile = join(dir, 'target.json');
   writeFileSync(configFile, JSON.stringify(targetConfig(sim, url)));
