@@ -3,7 +3,7 @@
  * Messages name what was wrong and never carry a token, a code or a secret: details hold
  * statuses, error codes and field names only.
  */
-import type { RuleId } from '../../spec/index.js';
+import { machine, type RuleId } from '../../spec/index.js';
 import type { AppRole, CheckContext, HttpResponse, TokenResponse } from '../types.js';
 import { jsonObject } from './json.js';
 import { broke } from './rules.js';
@@ -104,8 +104,9 @@ export interface ExpectedError {
   codeRules?: RuleId[];
 }
 
-/** RFC 8628 §3.5 adds these to the token endpoint's codes for the device grant. */
-const DEVICE_ERRORS = ['authorization_pending', 'slow_down', 'access_denied', 'expired_token'];
+/** The codes RFC 8628 §3.5 adds for the device grant: those of the device state table. */
+const deviceErrors = () =>
+  machine('device-authorization').rows.flatMap((r) => (r.result.error ? [r.result.error] : []));
 
 /**
  * An OAuth error body (`error`, `error_description` strings) with one of the expected statuses and
@@ -166,7 +167,7 @@ export function expectOAuthError(
       const code = body.error as string;
       const codeRules = expected.codeRules ?? (tokenEndpoint ? ['ERR-TOKEN-STANDARD-CODES' as const] : []);
       // A code of its own breaks the rule on codes; another standard code, the rule that named the code.
-      if (codeRules.length && ![...STANDARD_ERRORS, ...DEVICE_ERRORS].includes(code))
+      if (codeRules.length && ![...STANDARD_ERRORS, ...deviceErrors()].includes(code))
         t.soft(
           false,
           `${what}: error ${JSON.stringify(code)} is none of the standard OAuth error codes (expected ${errors.join(' or ')})`,
