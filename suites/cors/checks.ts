@@ -63,19 +63,20 @@ function needPreflight(t: CheckContext): void {
 
 /**
  * A header not granted proves the limit only where preflight is served: each endpoint must first
- * grant Content-Type to a plain preflight. A 404 or a 500 grants nothing, and that is CORS-PREFLIGHT
- * broken, not the limit kept.
+ * answer a plain preflight with success and the origin allowed. A 404 or a 500 grants nothing, and
+ * that is CORS-PREFLIGHT broken, not the limit kept. Which headers it grants is not the premise: a
+ * server may grant only those asked for, from a list the source does not show (L173).
  */
 async function expectPreflightServed(t: CheckContext): Promise<void> {
   for (const [path, method] of preflights(t)) {
-    const res = await preflight(t, path, method, 'https://client.example', ['Content-Type']);
+    const res = await preflight(t, path, method, 'https://client.example', []);
     t.expect(
-      grants(res, 'Content-Type'),
-      `preflight on ${path} must succeed and grant Content-Type before refusing other headers means anything`,
+      succeeded(res) && allowsOrigin(res, 'https://client.example'),
+      `preflight on ${path} must succeed and allow the origin before refusing headers means anything`,
       {
         path,
         status: res.status,
-        allowHeaders: res.headers.get('access-control-allow-headers'),
+        allowOrigin: res.headers.get('access-control-allow-origin'),
         rules: ['CORS-PREFLIGHT'],
       },
     );
@@ -108,9 +109,11 @@ export const corsChecks: Check[] = [
             `preflight on ${path} must allow ${method}`,
             details,
           );
-          t.expect(grants(res, 'Content-Type'), `preflight on ${path} must allow the Content-Type header`, {
+          // The list of headers is not shown (L173): Content-Type is the should of the standard list.
+          t.soft(grants(res, 'Content-Type'), `preflight on ${path} should allow the Content-Type header`, {
             ...details,
             allowHeaders: res.headers.get('access-control-allow-headers'),
+            rules: ['CORS-ALLOWED-HEADERS-LIST'],
           });
         }
       });
@@ -194,11 +197,14 @@ export const corsChecks: Check[] = [
   {
     id: 'cors.simple-requests',
     suite: 'cors',
-    title: 'Cross-origin requests to the /oauth endpoints get Access-Control-Allow-Origin',
+    title:
+      'Cross-origin requests get Access-Control-Allow-Origin on /oauth/token, /oauth/revoke, /oauth/userinfo and most other /oauth endpoints',
     rules: ['CORS-OAUTH-ENDPOINTS'],
     async run(t: CheckContext) {
       let judged = 0;
       await t.property(origin, async (from) => {
+        const without: string[] = [];
+        let asked = 0;
         const requests: Array<[string, () => Promise<HttpResponse>]> = [
           [
             'POST /oauth/token',
@@ -221,11 +227,22 @@ export const corsChecks: Check[] = [
           // An endpoint that is missing says nothing of CORS: its own checks fail it.
           if (res.status === 404) continue;
           judged += 1;
-          t.soft(allowsOrigin(res, from), `${what} from another origin must carry Access-Control-Allow-Origin`, {
-            status: res.status,
-            allowOrigin: res.headers.get('access-control-allow-origin'),
-          });
+          asked += 1;
+          if (allowsOrigin(res, from)) continue;
+          without.push(what);
+          // The endpoints with preflight (L171) serve browsers: their answers must carry it.
+          t.soft(
+            !PREFLIGHT.some(([path]) => what.endsWith(` ${path}`)),
+            `${what} from another origin must carry Access-Control-Allow-Origin (it has preflight)`,
+            { status: res.status, allowOrigin: res.headers.get('access-control-allow-origin') },
+          );
         }
+        // "Many /oauth endpoints" (L170): most, not necessarily all.
+        t.soft(
+          without.length * 2 < asked,
+          `most /oauth endpoints must answer another origin with Access-Control-Allow-Origin; these did not: ${without.join(', ')}`,
+          { without, judged: asked },
+        );
       });
       if (judged === 0) t.skip('every OAuth endpoint answered 404: no CORS headers to judge');
     },

@@ -212,17 +212,12 @@ export const arrayBody: Check = {
         },
       );
       if (how === 'json') {
-        // The same JSON without Content-Type application/json is not read as JSON.
+        // The same JSON as text/plain: bad input to some servers, read anyway by lenient ones (the
+        // header is the client's obligation, L191); either way never a server error.
         const plain = await t.http.post(path, {
           headers: { ...headers, 'content-type': 'text/plain' },
           json: { title: 'labels check', labels },
         });
-        const read = jsonObject(plain);
-        t.expect(
-          !(plain.status < 300 && sameValues(labels, read?.labels)),
-          'a JSON body sent as text/plain was read as JSON',
-          { status: plain.status, rules: [CARRIER_RULE.json] },
-        );
         t.expect(
           plain.status < 500,
           `a JSON body sent as text/plain answered ${plain.status}: bad input must be a 4xx, never a 5xx`,

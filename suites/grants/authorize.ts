@@ -45,7 +45,7 @@ async function expectAuthorizeWorks(t: CheckContext): Promise<void> {
 }
 
 /** The error parameters of a redirect: the query, or the fragment for response types that use it (RFC 6749 §4.2.2.1). */
-function redirectParams(redirect: URL): URLSearchParams {
+export function redirectParams(redirect: URL): URLSearchParams {
   const query = redirect.searchParams;
   if (query.has('error') || query.has('code')) return query;
   const fragment = new URLSearchParams(redirect.hash.replace(/^#/, ''));

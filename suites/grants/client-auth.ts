@@ -37,7 +37,12 @@ export const clientAuthChecks: Check[] = [
           expectOAuthError(
             t,
             res,
-            { status: 401, error: 'invalid_client', rules: ['AUTH-INVALID-CLIENT'], statusRules: ['ERR-TOKEN-STATUS'] },
+            {
+              status: 401,
+              error: 'invalid_client',
+              rules: ['AUTH-INVALID-CLIENT'],
+              statusRules: ['AUTH-INVALID-CLIENT', 'ERR-TOKEN-STATUS'],
+            },
             what,
           );
           // RFC 6749 §5.2 asks for WWW-Authenticate only when the client authenticated with the Authorization header.

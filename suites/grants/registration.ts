@@ -165,11 +165,12 @@ export const registrationChecks: Check[] = [
             client_secret: `${clientSecret}x`,
           },
         });
-        // The plain code flow authenticates with the client secret: a wrong one must not pass.
+        // The plain code flow authenticates with the client secret: a wrong one must not pass. A server
+        // that looks at the code first refuses the bogus code with invalid_grant (RFC 6749 fixes no order).
         expectOAuthError(
           t,
           wrong,
-          { status: [400, 401], error: 'invalid_client', rules: ['GRANT-CODE-FLOW'] },
+          { status: [400, 401], error: ['invalid_client', 'invalid_grant'], rules: ['GRANT-CODE-FLOW'] },
           'a wrong secret for the registered application',
         );
       } finally {

@@ -3,7 +3,17 @@ import fc from 'fast-check';
 import { jwtVerify, decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { Check, CheckContext } from '../types.js';
 import { CheckFailure } from '../runner/errors.js';
-import { authorizeCode, broke, exchangeCode, expectJsonType, jsonObject } from '../shared/oauth.js';
+import {
+  authorizeCode,
+  broke,
+  DEVICE_GRANT,
+  exchangeCode,
+  expectJsonType,
+  jsonObject,
+  TOKEN_PATH,
+  trackBody,
+} from '../shared/oauth.js';
+import { redirectParams } from '../grants/authorize.js';
 import {
   DISCOVERY_PATH,
   expectedIssuer,
@@ -16,6 +26,9 @@ import {
   SECRET_MEMBERS,
   USERINFO_PATH,
 } from './support.js';
+
+/** 2000-01-01T00:00:00Z: no sign-in at this provider happened before. */
+const EARLIEST_AUTH_TIME = 946_684_800;
 
 /** Any nonce the client may choose: it travels through the authorize URL and the consent form into the id_token. */
 const nonceArb = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 });
@@ -32,10 +45,13 @@ async function verifyIdToken(t: CheckContext, idToken: string, audience: string,
     return t.fail('id_token is not a JWS compact serialization', broke(['OIDC-ID-TOKEN']));
   }
   const jwks = await fetchJwks(t);
+  // kid is optional (RFC 7515 §4.1.4); without one, the key set must leave no choice (OIDC Core §10.1).
   t.expect(
-    jwks.keys.some((k) => k.kid === header.kid),
-    `id_token names a kid that ${KEYS_PATH} does not publish`,
-    broke(['OIDC-ID-TOKEN-SIGNATURE'], { kid: header.kid ?? null }),
+    header.kid === undefined ? jwks.keys.length === 1 : jwks.keys.some((k) => k.kid === header.kid),
+    header.kid === undefined
+      ? `id_token names no kid while ${KEYS_PATH} publishes ${jwks.keys.length} keys`
+      : `id_token names a kid that ${KEYS_PATH} does not publish`,
+    broke(['OIDC-ID-TOKEN-SIGNATURE'], { kid: header.kid ?? null, keys: jwks.keys.length }),
   );
   const keys = localKeys(t, jwks);
   try {
@@ -56,6 +72,53 @@ async function verifyIdToken(t: CheckContext, idToken: string, audience: string,
         reason: (error as Error).message,
         code,
       }),
+    );
+  }
+}
+
+/** Grant types a provider of the source may support (L8-12, L145), probed whether listed or not. */
+const KNOWN_GRANTS = ['authorization_code', 'refresh_token', 'password', DEVICE_GRANT];
+
+/**
+ * The supported response and grant types the document lists are those the endpoints serve (OIDC
+ * Discovery §3): a listed response type that /oauth/authorize refuses as unsupported, a listed
+ * grant type that /oauth/token refuses as unsupported, or a grant type it serves left out of the
+ * list disagree with the provider. `implicit` names response_type=token, not a token request.
+ */
+async function expectListsTruthful(t: CheckContext, doc: Record<string, unknown>): Promise<void> {
+  const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  // Probed with a configured application; without one there is nothing to ask with.
+  const app = (['confidential', 'public'] as const).find((r) => t.config.applications?.[r]);
+  if (!app) return;
+  const openid = t.oauth.app(app).scopes.includes('openid');
+  for (const responseType of strings(doc.response_types_supported).filter((r) => r !== 'code')) {
+    const url = t.oauth.authorizeUrl(app, {
+      response_type: responseType,
+      ...(openid ? { scope: 'openid', nonce: 'discovery' } : {}),
+    });
+    const { redirect } = await t.driver.authorize(url, 'approve');
+    t.expect(
+      !redirect || redirectParams(redirect).get('error') !== 'unsupported_response_type',
+      `response_types_supported lists ${responseType}, which /oauth/authorize refuses as unsupported`,
+      { responseType },
+    );
+  }
+  if (!Array.isArray(doc.grant_types_supported)) return;
+  const listed = strings(doc.grant_types_supported);
+  const client = t.oauth.app(app);
+  for (const grant of [...new Set([...listed.filter((g) => g !== 'implicit'), ...KNOWN_GRANTS])]) {
+    // Nothing but the grant type and the client: a served grant answers another error than unsupported_grant_type.
+    const res = await t.http.post(TOKEN_PATH, {
+      form: { grant_type: grant, client_id: client.clientId, client_secret: client.clientSecret },
+    });
+    trackBody(t, res, app);
+    const served = jsonObject(res)?.error !== 'unsupported_grant_type';
+    t.expect(
+      served === listed.includes(grant),
+      served
+        ? `/oauth/token serves grant_type ${grant}, which grant_types_supported leaves out`
+        : `grant_types_supported lists ${grant}, which /oauth/token refuses as unsupported`,
+      { grant, status: res.status, listed },
     );
   }
 }
@@ -103,6 +166,12 @@ export const oidcChecks: Check[] = [
           claims.auth_time === undefined || (claims.auth_time as number) <= (claims.iat as number),
           'id_token auth_time cannot be later than iat',
           claim({ authTime: claims.auth_time, iat: claims.iat }),
+        );
+        // The time the user authenticated (OIDC Core §2): 0, or any time before this century, is none.
+        t.soft(
+          claims.auth_time === undefined || (claims.auth_time as number) > EARLIEST_AUTH_TIME,
+          'id_token auth_time must be the time the user authenticated, not the epoch or near it',
+          claim({ authTime: claims.auth_time }),
         );
         t.expect(
           claims.nonce === nonce,
@@ -216,6 +285,7 @@ export const oidcChecks: Check[] = [
           { [field]: doc[field] ?? null },
         );
       }
+      await expectListsTruthful(t, doc);
     },
   },
   {
@@ -237,7 +307,12 @@ export const oidcChecks: Check[] = [
           'each key must be an RSA public key (kty, n, e)',
           { kid: key.kid ?? null, kty: key.kty ?? null },
         );
-        t.expect(typeof key.kid === 'string' && key.kid.length > 0, 'each key must carry a kid', { kty: key.kty });
+        // kid is optional (RFC 7517 §4.5); with several keys a token must name one (OIDC Core §10.1).
+        t.expect(
+          jwks.keys.length === 1 || (typeof key.kid === 'string' && key.kid.length > 0),
+          'in a set of several keys each key must carry a kid',
+          { kty: key.kty, keys: jwks.keys.length },
+        );
         t.expect(key.use === undefined || key.use === 'sig', 'a key use, when given, must be sig', {
           kid: key.kid,
           use: key.use,

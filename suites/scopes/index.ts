@@ -184,6 +184,23 @@ const missingToken: Check = {
   },
 };
 
+/**
+ * A refused bearer token (header or query) carries a Bearer challenge (RFC 6750 §3, the parenthesis
+ * of AUTH-INVALID-TOKEN-401); a PRIVATE-TOKEN is no bearer scheme.
+ */
+function expectBearerChallenge(t: CheckContext, res: HttpResponse, via: Presentation, what: string): void {
+  if (via === 'private-token' || res.status !== 401) return;
+  t.soft(
+    /^\s*bearer\b/i.test(res.headers.get('www-authenticate') ?? ''),
+    `${what}: the 401 must carry WWW-Authenticate: Bearer`,
+    {
+      presentation: via,
+      status: res.status,
+      rules: ['AUTH-INVALID-TOKEN-401'],
+    },
+  );
+}
+
 const badToken: Check = {
   id: 'scopes.bad-token-401',
   suite: 'scopes',
@@ -206,6 +223,7 @@ const badToken: Check = {
             status: res.status,
           },
         );
+        expectBearerChallenge(t, res, via, `a token the provider never issued, presented as ${via} to ${path}`);
       },
     );
   },
@@ -232,6 +250,7 @@ const revokedToken: Check = {
           `a revoked access token presented as ${via} to ${path} must get 401, got ${res.status}`,
           { presentation: via, path, status: res.status },
         );
+        expectBearerChallenge(t, res, via, `a revoked access token presented as ${via} to ${path}`);
       }
     }
   },

@@ -3,7 +3,7 @@
  * Messages name what was wrong and never carry a token, a code or a secret: details hold
  * statuses, error codes and field names only.
  */
-import type { RuleId } from '../../spec/index.js';
+import { machine, type RuleId } from '../../spec/index.js';
 import type { AppRole, CheckContext, HttpResponse, TokenResponse } from '../types.js';
 import { jsonObject } from './json.js';
 import { broke } from './rules.js';
@@ -92,21 +92,30 @@ export interface ExpectedError {
   status: number | number[];
   /** Accepted `error` codes. */
   error: string | string[];
-  /** Rules a wrong outcome breaks: a token instead of a refusal, another status, another error code. */
+  /** Rules a wrong outcome breaks: a token instead of a refusal, a refusal that is no 4xx, another standard error code. */
   rules?: RuleId[];
-  /** Rules a malformed refusal breaks besides ERR-OAUTH-BODY (not a JSON object, error or error_description not a string, not JSON); default `rules`. */
+  /** Rules a malformed refusal breaks besides ERR-OAUTH-BODY (and TOK-ERROR-BODY at the token endpoint): not a JSON object, error or error_description not a string, not JSON. */
   bodyRules?: RuleId[];
-  /** Rules any status other than the expected ones breaks besides `rules` (ERR-TOKEN-STATUS). */
+  /** Rules another 4xx breaks; default ERR-TOKEN-STATUS at the token endpoint, else `rules`. */
   statusRules?: RuleId[];
   /** Rules a 5xx breaks besides `rules` (ERR-NO-SERVER-ERROR). */
   serverErrorRules?: RuleId[];
-  /** Rules an error code other than `error` breaks; default `rules`. */
+  /** Rules another standard error code breaks; default `rules`. */
   errorRules?: RuleId[];
-  /** Rules an error code outside STANDARD_ERRORS breaks besides `errorRules` (ERR-TOKEN-STANDARD-CODES). */
+  /** Rules an error code outside the standard ones breaks, instead of `errorRules`; default ERR-TOKEN-STANDARD-CODES at the token endpoint. */
   codeRules?: RuleId[];
 }
 
-/** An OAuth error body (`error`, `error_description` strings) with one of the expected statuses and codes. */
+/** The codes RFC 8628 §3.5 adds for the device grant: those of the device state table. */
+const deviceErrors = () =>
+  machine('device-authorization').rows.flatMap((r) => (r.result.error ? [r.result.error] : []));
+
+/**
+ * An OAuth error body (`error`, `error_description` strings) with one of the expected statuses and
+ * codes. A must rule is exactly as strict as its sentence: a refusal with the right standard code
+ * satisfies it; how the refusal is delivered (which 4xx, the body's shape, a code of one's own)
+ * breaks the rule that says so (ERR-TOKEN-STATUS, ERR-OAUTH-BODY, ERR-TOKEN-STANDARD-CODES), once.
+ */
 export function expectOAuthError(
   t: CheckContext,
   res: HttpResponse,
@@ -118,17 +127,25 @@ export function expectOAuthError(
   const body = jsonObject(res);
   const details = { status: res.status, error: body?.error ?? null, expectedStatus: statuses, expectedError: errors };
   const outcome = expected.rules ?? [];
-  const malformed: RuleId[] = ['ERR-OAUTH-BODY', ...(expected.bodyRules ?? outcome)];
+  const tokenEndpoint = new URL(res.url, 'http://localhost').pathname.endsWith(TOKEN_PATH);
+  const malformed: RuleId[] = [
+    'ERR-OAUTH-BODY',
+    ...(tokenEndpoint ? ['TOK-ERROR-BODY' as const] : []),
+    ...(expected.bodyRules ?? []),
+  ];
   // A token instead of a refusal stops here; the rest are independent details of the refusal.
   t.expect(
     !(body && typeof body.access_token === 'string'),
     `${what}: expected a refusal, got a token response`,
     broke(outcome, details),
   );
+  // Another client error is still the refusal asked for; a 2xx, 3xx or 5xx is none.
+  const clientError = res.status >= 400 && res.status < 500;
+  const statusRules = expected.statusRules ?? (tokenEndpoint ? ['ERR-TOKEN-STATUS' as const] : outcome);
   t.soft(
     statuses.includes(res.status),
     `${what}: expected status ${statuses.join(' or ')}, got ${res.status}`,
-    broke([...outcome, ...(expected.statusRules ?? [])], details),
+    broke(clientError ? statusRules : [...outcome, ...statusRules], details),
   );
   // Its own assertion, so a refusal seen below 500 proves it too.
   if (expected.serverErrorRules?.length)
@@ -149,16 +166,21 @@ export function expectOAuthError(
       broke(malformed, details),
     );
     if (hasError) {
-      t.soft(
-        errors.includes(body.error as string),
-        `${what}: expected error ${errors.join(' or ')}`,
-        broke(expected.errorRules ?? outcome, details),
-      );
-      if (expected.codeRules?.length)
+      const code = body.error as string;
+      const codeRules = expected.codeRules ?? (tokenEndpoint ? ['ERR-TOKEN-STANDARD-CODES' as const] : []);
+      // A code of its own breaks the rule on codes; another standard code, the rule that named the code.
+      const ownCode = !errors.includes(code) && ![...STANDARD_ERRORS, ...deviceErrors()].includes(code);
+      if (codeRules.length)
         t.soft(
-          STANDARD_ERRORS.includes(body.error as string),
-          `${what}: error ${JSON.stringify(body.error)} is none of the standard OAuth error codes`,
-          broke(expected.codeRules, details),
+          !ownCode,
+          `${what}: error ${JSON.stringify(code)} is none of the standard OAuth error codes (expected ${errors.join(' or ')})`,
+          broke(codeRules, details),
+        );
+      if (!ownCode || !codeRules.length)
+        t.soft(
+          errors.includes(code),
+          `${what}: expected error ${errors.join(' or ')}`,
+          broke(expected.errorRules ?? outcome, details),
         );
     }
     t.soft(
