@@ -6,6 +6,7 @@
  * A secret keeps a fixed-length prefix (enough to tell two tokens apart in a report) followed by
  * `…`; a value too short for that prefix to be safe is masked whole.
  */
+import { MAX_JSON_DEPTH, looksLikeJson, tooDeep } from './json-depth.js';
 import type { Exchange, Report } from './model.js';
 
 export const MASK = '…';
@@ -305,8 +306,8 @@ export function redactHeaders(headers: Record<string, string>, options: RedactOp
  */
 // Stryker disable next-line StringLiteral: any default without "json" in it reads the same
 export function redactBody(body: string, contentType = '', options: RedactOptions = {}): string {
-  const looksJson = /json/i.test(contentType) || /^\s*[[{]/.test(body);
-  if (looksJson) {
+  // Too deep to walk: scanned as text, which masks the same secret-named pairs without recursion.
+  if (looksLikeJson(body, contentType) && !tooDeep(body, contentType)) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);
@@ -375,13 +376,16 @@ export function redact(report: Report, options: RedactOptions = {}): Report {
   return redactTree(report, options) as Report;
 }
 
-function redactTree(value: unknown, options: RedactOptions, key?: string): unknown {
+/** What stands for a part of a report nested too deep to walk (only a report read back from a file can be). */
+export const TOO_DEEP = `… (nested deeper than ${MAX_JSON_DEPTH} levels, left out)`;
+
+function redactTree(value: unknown, options: RedactOptions, key?: string, depth = 0): unknown {
   if (typeof value === 'string') return redactText(value, options);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > MAX_JSON_DEPTH) return TOO_DEEP;
   if (Array.isArray(value))
     return key === 'exchange'
       ? value.map((exchange: Exchange) => redactExchange(exchange, options))
-      : value.map((item) => redactTree(item, options));
-  if (value !== null && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactTree(v, options, k)]));
-  return value;
+      : value.map((item) => redactTree(item, options, undefined, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactTree(v, options, k, depth + 1)]));
 }

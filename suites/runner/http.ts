@@ -5,6 +5,7 @@
 import type { Exchange } from '../report/model.js';
 import type { Http, HttpRequest, HttpResponse } from '../types.js';
 import { TransportError, type RawRequest, type Target } from '../target/types.js';
+import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { CheckFailure } from './errors.js';
 import type { Redactor } from './redact.js';
 
@@ -105,6 +106,11 @@ export function createHttp(
     record.response = { status: response.status, headers: responseHeaders, ...(text ? { body: text } : {}) };
     redactor.learn(record);
     recorder.add(record);
+    // Refused here, for every check alike: nothing downstream (schemas, comparisons, redaction) walks it.
+    if (tooDeep(text, response.headers.get('content-type') ?? ''))
+      throw new CheckFailure(
+        `${raw.method} ${redactor.url(display)} answered ${response.status} with JSON nested deeper than ${MAX_JSON_DEPTH} levels, the most the harness reads`,
+      );
     let parsed: { ok: true; value: unknown } | { ok: false } | undefined;
     const result: HttpResponse = {
       status: response.status,

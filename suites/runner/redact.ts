@@ -6,6 +6,7 @@
  * messages): a run makes thousands of requests and shows a handful.
  */
 import { isSecretName, mask, redactExchange, redactText, redactUrl } from '../report/redact.js';
+import { tooDeep } from '../report/json-depth.js';
 import type { Exchange } from '../report/model.js';
 
 export { mask, isSecretName };
@@ -81,7 +82,7 @@ export function createRedactor(initial: Array<string | undefined> = []): Redacto
     }
   };
   const learnBody = (body: string | undefined, contentType: string) => {
-    if (!body || body.length > LEARN_BODY_LIMIT || !SECRETISH.test(body)) return;
+    if (!body || body.length > LEARN_BODY_LIMIT || !SECRETISH.test(body) || tooDeep(body)) return;
     if (contentType.includes('json')) {
       try {
         learnJson(JSON.parse(body));
