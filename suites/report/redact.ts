@@ -116,8 +116,12 @@ const TOKEN_LINE = /\b(private-token|job-token|deploy-token)(["']?\s*[:=]\s*["']
 const COOKIE_LINE = /\b(set-cookie|cookie)(["']?\s*:\s*["']?)([^\r\n"']+)/gi;
 /** A bare `Bearer <token>` anywhere. */
 const BEARER = /\b(Bearer)([ \t]+)([A-Za-z0-9\-._~+/]+=*…?)/g;
-/** A JSON Web Token anywhere (id_token, signed access tokens). */
-const JWT = /\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g;
+/**
+ * A JSON Web Token anywhere (id_token, signed access tokens). It starts where a run of base64url
+ * characters starts: with `\b` instead, every `eyJ` after a `-` would start a scan to the run's end
+ * (`-eyJ` repeated was quadratic).
+ */
+const JWT = /(?<![\w-])eyJ[\w-]*\.[\w-]*\.[\w-]*/g;
 /** URL userinfo: scheme://user:password@host. */
 const USERINFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@)/gi;
 /**
@@ -241,7 +245,10 @@ function redactInputTag(tag: string): string {
 function redactCookie(value: string, isSetCookie: boolean): string {
   if (isSetCookie) {
     // Only the first pair is the cookie; the rest are attributes (Path, Expires...).
-    return value.replace(/([^=;\s]+=)([^;]*)/, (_m, head: string, v: string) => `${head}${maskUnlessHarmless(v)}`);
+    return value.replace(
+      /(?<![^=;\s])([^=;\s]+=)([^;]*)/,
+      (_m, head: string, v: string) => `${head}${maskUnlessHarmless(v)}`,
+    );
   }
   return value.replace(
     /(^|;\s*)([^=;\s]+=)([^;]*)/g,

@@ -7,7 +7,7 @@ import type { Http, HttpRequest, HttpResponse } from '../types.js';
 import { TransportError, type RawRequest, type Target } from '../target/types.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { CheckFailure } from './errors.js';
-import type { Redactor } from './redact.js';
+import { keep, type Redactor } from './redact.js';
 
 /** Exchanges kept per check: the failure is nearly always in the last few. */
 export const EXCHANGES_KEPT = 6;
@@ -39,8 +39,8 @@ export function createRecorder(limit = EXCHANGES_KEPT, accepts: () => boolean = 
     add(exchange) {
       if (!this.enabled || !accepts()) return;
       count++;
-      // One in, at most one out: the recorder never holds more than `limit`.
-      exchanges.push(exchange);
+      // One in, at most one out: the recorder never holds more than `limit`, each cut to RECORD_LIMIT.
+      exchanges.push(keep(exchange));
       if (exchanges.length > limit) exchanges.shift();
     },
   };

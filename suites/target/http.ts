@@ -146,7 +146,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
   return {
     kind: 'http',
     name: options.name ?? config.baseUrl,
-    baseUrl: config.baseUrl.replace(/\/+$/, ''),
+    baseUrl: config.baseUrl.replace(/(?<!\/)\/+$/, ''),
     config,
     async send(raw) {
       const retries = options.retries429 ?? 2;

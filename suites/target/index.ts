@@ -31,7 +31,7 @@ export async function openTarget(choice: TargetChoice): Promise<Target> {
   if (choice.url) {
     if (!/^https?:\/\/[^/]/i.test(choice.url))
       throw new ConfigError(`--target must be an http(s) URL, got "${choice.url}"`);
-    const baseUrl = choice.url.replace(/\/+$/, '');
+    const baseUrl = choice.url.replace(/(?<!\/)\/+$/, '');
     const bare = createHttpTarget({ baseUrl }, choice);
     let config;
     try {
