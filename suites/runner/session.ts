@@ -261,12 +261,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         slow: options.slow ?? false,
         evidence,
       });
-      const done = (status: CheckStatus, fields: Partial<CheckResult> = {}): CheckResult => ({
-        ...base,
-        status,
-        durationMs: Date.now() - started,
-        ...fields,
-      });
+      // Results live to the end of the run: copied through JSON (what a report is anyway), so no string in
+      // one is a slice that keeps a megabyte answer alive (V8 substrings share their parent's memory).
+      const done = (status: CheckStatus, fields: Partial<CheckResult> = {}): CheckResult =>
+        JSON.parse(JSON.stringify({ ...base, status, durationMs: Date.now() - started, ...fields })) as CheckResult;
       /** The evidence a reader needs for anything but a pass: exchanges and the reproduce command. */
       const evidenceFields = () => ({
         exchange: recorder.exchanges.map((e) => redactor.exchange(e)),
