@@ -8,7 +8,7 @@ import type { Offering, RuleId } from '../../spec/index.js';
 import type { CheckResult, CheckStatus } from '../report/model.js';
 import { TargetError } from '../errors.js';
 import type { Capabilities, Capability, Check } from '../types.js';
-import { TransportError, type Target } from '../target/types.js';
+import { TransportError, transportStop, type Target } from '../target/types.js';
 import { createDriver } from '../drivers/index.js';
 import { detectCapabilities, detectControl } from './capabilities.js';
 import { createCheckContext, createEvidence, type Evidence, type SessionGround } from './context.js';
@@ -78,8 +78,7 @@ async function assertReachable(target: Target): Promise<void> {
   try {
     await target.send({ method: 'GET', url: `${target.baseUrl}/`, headers: new Headers() });
   } catch (error) {
-    if (error instanceof TransportError)
-      throw new TargetError(`target ${target.baseUrl} does not answer: ${error.message}`);
+    if (error instanceof TransportError) throw new TargetError(transportStop(target.baseUrl, error));
     throw error;
   }
 }
