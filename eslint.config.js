@@ -1,6 +1,7 @@
 // One lint setup for the whole tree: typescript-eslint's type-aware recommended rules, with the few
 // decisions below written down where a rule fires on a deliberate, safe pattern.
 import js from '@eslint/js';
+import regexp from 'eslint-plugin-regexp';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -33,6 +34,15 @@ export default tseslint.config(
       // An exhaustive switch's default prints the value the types say cannot occur: it came from untyped
       // input (a config file, a flag), and naming it is the point of the message.
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNever: true }],
+    },
+  },
+  {
+    // A target's bodies, headers and pages are untrusted text: a pattern that backtracks or moves
+    // super-linearly lets a few hundred kilobytes stall the run for minutes (issue 19).
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': 'error',
+      'regexp/no-super-linear-move': 'error',
     },
   },
   {

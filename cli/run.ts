@@ -14,7 +14,7 @@ import {
   type ReportTarget,
 } from '../reporters/index.js';
 import { allChecks } from '../suites/index.js';
-import { openTarget, TransportError, type Target } from '../suites/target/index.js';
+import { openTarget, TransportError, transportStop, type Target } from '../suites/target/index.js';
 import { runConformance, SUITES } from '../suites/runner/run.js';
 import { SILENT_LIMIT } from '../suites/runner/session.js';
 import { exitCodeOf } from '../suites/runner/report.js';
@@ -375,8 +375,7 @@ async function probeOrStop(target: Target): Promise<void> {
     result = await probeTarget(target);
   } catch (error) {
     await target.close();
-    if (error instanceof TransportError)
-      throw new TargetError(`target ${target.baseUrl} does not answer: ${error.message}`);
+    if (error instanceof TransportError) throw new TargetError(transportStop(target.baseUrl, error));
     throw error;
   }
   if (!result.provider) {

@@ -128,7 +128,7 @@ function issuerUrl(text: string): string {
   }
   if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username)
     throw new UsageError(`--issuer must be an http(s) URL without query, fragment or user, got "${text}"`);
-  return url.href.replace(/\/+$/, '');
+  return url.href.replace(/(?<!\/)\/+$/, '');
 }
 
 export interface Simulation {

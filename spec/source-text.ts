@@ -53,14 +53,14 @@ export function parseSourceText(markdown: string): SourceText {
     }
     if (inFence) return;
 
-    const heading = /^(#{1,6})\s+(.*)$/.exec(raw);
+    const heading = /^(#{1,6})\s+(\S.*)?$/.exec(raw);
     if (heading) {
       const level = heading[1].length;
       tableRow = -1;
       openBullet = undefined;
       if (level === 1) return;
       stack.length = level - 2;
-      stack[level - 2] = clean(heading[2]);
+      stack[level - 2] = clean(heading[2] ?? '');
       section = stack.filter(Boolean).join(' > ');
       headings.push({ path: section, level, line });
       return;
@@ -77,9 +77,9 @@ export function parseSourceText(markdown: string): SourceText {
     }
     tableRow = -1;
 
-    const bullet = /^(\s*)(?:[-*+]|\d+\.)\s+(.*)$/.exec(raw);
+    const bullet = /^(\s*)(?:[-*+]|\d+\.)\s+(\S.*)?$/.exec(raw);
     if (bullet) {
-      const item: SourceItem = { kind: 'bullet', section, text: clean(bullet[2]), line };
+      const item: SourceItem = { kind: 'bullet', section, text: clean(bullet[2] ?? ''), line };
       items.push(item);
       openBullet = { item, indent: bullet[1].length };
       return;
@@ -130,7 +130,7 @@ export function isExternalSource(source: string): boolean {
 
 export function sourceReferenceOk(source: string, headings: SourceHeading[]): boolean {
   if (isExternalSource(source)) return true;
-  const bare = source.replace(/\s*\(row \d+\)\s*$/, '').trim();
+  const bare = source.replace(/(?<!\s)\s*\(row \d+\)\s*$/, '').trim();
   if (headings.some((h) => sectionMatches(bare, h.path))) return true;
   // A label inside a level-3 section ("Endpoints > POST /oauth/token > Rules"), never a
   // misspelt heading directly under a top-level one.

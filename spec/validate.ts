@@ -360,7 +360,7 @@ function checkOpenapi(ctx: Context, parsed: ParsedYaml, doc: Json): void {
       add(['paths', path], `path ${path} must be a mapping`);
       continue;
     }
-    const templateParams = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+    const templateParams = [...path.matchAll(/\{([^{}]+)\}/g)].map((m) => m[1]);
     const pathLevel = (Array.isArray(item.parameters) ? item.parameters : []) as Json[];
     let operations = 0;
     for (const method of Object.keys(item)) {

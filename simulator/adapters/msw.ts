@@ -6,6 +6,6 @@ import { http, type HttpHandler } from 'msw';
 import type { Sim } from '../types.js';
 
 export function simulatorHandlers(sim: Sim, baseUrl: string): HttpHandler[] {
-  const base = baseUrl.replace(/\/+$/, '');
+  const base = baseUrl.replace(/(?<!\/)\/+$/, '');
   return [http.all(`${base}/*`, ({ request }) => sim.handle(request))];
 }

@@ -19,7 +19,7 @@ export const listRepositoryTree = endpoint(PUBLIC_READ, (ctx, caller) => {
   const params = parsePairs(queryPairs(ctx));
   const ref = str(params, 'ref') ?? 'main';
   if (!refExists(ref)) return apiError(404, '404 Tree Not Found');
-  const path = (str(params, 'path') ?? '').replace(/^\/+|\/+$/g, '');
+  const path = (str(params, 'path') ?? '').replace(/^\/+|(?<!\/)\/+$/g, '');
   const recursive = bool(params, 'recursive') ?? false;
   let entries = treeEntries(filesOf(ctx, project), dataset(ctx.sim).seed, project.id, path, recursive);
   if (entries === null) {

@@ -28,7 +28,7 @@ export function features(sim: Sim): Record<string, boolean> {
 
 export function targetConfig(sim: Sim, baseUrl: string): TargetConfig {
   const seed = seeded(sim);
-  const base = baseUrl.replace(/\/+$/, '');
+  const base = baseUrl.replace(/(?<!\/)\/+$/, '');
   const applications = {} as Record<AppRole, AppConfig>;
   for (const [role, app] of Object.entries(seed.applications) as [AppRole, Shown<Application, 'secret'>][])
     applications[role] = appConfig(app);

@@ -64,7 +64,7 @@ export function treeEntries(
   dir: string,
   recursive: boolean,
 ): TreeEntry[] | null {
-  const prefix = dir === '' ? '' : `${dir.replace(/\/+$/, '')}/`;
+  const prefix = dir === '' ? '' : `${dir.replace(/(?<!\/)\/+$/, '')}/`;
   const entries = new Map<string, TreeEntry>();
   for (const file of files) {
     if (!file.path.startsWith(prefix)) continue;

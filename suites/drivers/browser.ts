@@ -14,6 +14,7 @@ import { DriverError } from '../errors.js';
 import { DECISION_SELECTORS, SIGN_IN_DEFAULTS } from './defaults.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
 import { CheckFailure, CheckSkipped, HarnessError } from '../runner/errors.js';
+import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { devicePageUrl } from './form.js';
 import { createSimulatorDriver } from './simulator.js';
 
@@ -126,6 +127,10 @@ function httpResponse(status: number, headers: Headers, text: string, url: strin
     text,
     url,
     json<T>(): T {
+      if (tooDeep(text))
+        throw new CheckFailure(
+          `the page at ${new URL(url).pathname} answered ${status} with JSON nested deeper than ${MAX_JSON_DEPTH} levels, the most the harness reads`,
+        );
       try {
         return JSON.parse(text) as T;
       } catch {

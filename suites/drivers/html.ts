@@ -48,21 +48,34 @@ export function parseAttributes(tag: string): Record<string, string> {
   return attrs;
 }
 
+/**
+ * One tag: `<name attrs>` or `</name>`. It ends at the first `>` and cannot span a `<`, so finding
+ * every tag of a page is one linear pass whatever the page holds (an unclosed `<form` repeated
+ * would make a pattern that may run on to a later `>` quadratic). A `<` inside a quoted attribute
+ * value cuts the tag short; sign-in and consent forms do not use one.
+ */
+const TAG = /<(\/?)([a-z][\w-]*)(?:[\s/][^<>]*)?>/gi;
+
 const stripTags = (html: string) =>
-  decodeEntities(html.replace(/<[^>]*>/g, ''))
+  decodeEntities(html.replace(/<[^<>]*>/g, ''))
     .replace(/\s+/g, ' ')
     .trim();
 
-const CONTROL_RE = /<(input|select|textarea)\b[^>]*>|<button\b[^>]*>([\s\S]*?)<\/button\s*>/gi;
+const CONTROLS = new Set(['input', 'select', 'textarea', 'button']);
+
+interface Control {
+  kind: string;
+  attrs: Record<string, string>;
+  /** A button's text between its tags. */
+  label?: string;
+}
 
 /** Add one control (field or submit button) to a form, as a browser would submit it. */
-function addControl(form: HtmlForm, control: RegExpExecArray): void {
-  const a = parseAttributes(/^<[^>]*>/.exec(control[0])![0]);
-  const kind = (control[1] ?? 'button').toLowerCase();
+function addControl(form: HtmlForm, { kind, attrs: a, label }: Control): void {
   if (kind === 'button') {
     const type = (a.type ?? 'submit').toLowerCase();
     if (type === 'submit')
-      form.buttons.push({ tag: 'button', name: a.name, value: a.value, label: stripTags(control[2] ?? ''), attrs: a });
+      form.buttons.push({ tag: 'button', name: a.name, value: a.value, label: stripTags(label ?? ''), attrs: a });
     return;
   }
   if (!a.name && kind !== 'input') return;
@@ -76,31 +89,51 @@ function addControl(form: HtmlForm, control: RegExpExecArray): void {
   form.fields.push({ name: a.name, value: a.value ?? (type === 'checkbox' ? 'on' : ''), type });
 }
 
-/** The `form` attribute of a control: it belongs to that form wherever it stands in the page. */
-const ownerOf = (control: string) => parseAttributes(/^<[^>]*>/.exec(control)![0]).form;
-
+/**
+ * The page's forms, each with the controls between its tags (a form never closed is no form, a
+ * `<form>` inside an open one is ignored, as browsers do) and the controls placed elsewhere that
+ * name it (`<button form="id">`, as some providers' pages do). One pass over the tags.
+ */
 export function parseForms(html: string): HtmlForm[] {
   const forms: HtmlForm[] = [];
-  const formRe = /<form\b[^>]*>([\s\S]*?)<\/form\s*>/gi;
-  for (let m = formRe.exec(html); m; m = formRe.exec(html)) {
-    const attrs = parseAttributes(/^<form\b[^>]*>/i.exec(m[0])![0]);
-    const form: HtmlForm = {
-      action: attrs.action ?? '',
-      method: (attrs.method ?? 'get').toLowerCase(),
-      attrs,
-      fields: [],
-      buttons: [],
-    };
-    const controls = new RegExp(CONTROL_RE.source, 'gi');
-    for (let c = controls.exec(m[1]); c; c = controls.exec(m[1])) if (!ownerOf(c[0])) addControl(form, c);
-    forms.push(form);
+  const owned: Control[] = [];
+  let open: { form: HtmlForm; controls: Control[] } | undefined;
+  // A button collects its text up to its closing tag; the controls inside it are not the form's.
+  let button: { control: Control; from: number; inForm: boolean } | undefined;
+  const tags = new RegExp(TAG.source, 'gi');
+  for (let m = tags.exec(html); m; m = tags.exec(html)) {
+    const [tag, closing, rawName] = m;
+    const name = rawName.toLowerCase();
+    if (button) {
+      if (closing && name === 'button') {
+        button.control.label = html.slice(button.from, m.index);
+        if (button.control.attrs.form) owned.push(button.control);
+        else if (button.inForm) open?.controls.push(button.control);
+        button = undefined;
+      }
+      continue;
+    }
+    if (name === 'form') {
+      if (!closing && !open) {
+        const attrs = parseAttributes(tag);
+        const form = { action: attrs.action ?? '', method: (attrs.method ?? 'get').toLowerCase(), attrs };
+        open = { form: { ...form, fields: [], buttons: [] }, controls: [] };
+      } else if (closing && open) {
+        for (const control of open.controls) addControl(open.form, control);
+        forms.push(open.form);
+        open = undefined;
+      }
+      continue;
+    }
+    if (closing || !CONTROLS.has(name)) continue;
+    const control: Control = { kind: name, attrs: parseAttributes(tag) };
+    if (name === 'button') button = { control, from: tags.lastIndex, inForm: !!open };
+    else if (control.attrs.form) owned.push(control);
+    else open?.controls.push(control);
   }
-  // Controls placed outside their form (`<button form="id">`), as some providers' pages do.
-  const controls = new RegExp(CONTROL_RE.source, 'gi');
-  for (let c = controls.exec(html); c; c = controls.exec(html)) {
-    const owner = ownerOf(c[0]);
-    const form = owner ? forms.find((f) => f.attrs.id === owner) : undefined;
-    if (form) addControl(form, c);
+  for (const control of owned) {
+    const form = forms.find((f) => f.attrs.id === control.attrs.form);
+    if (form) addControl(form, control);
   }
   return forms;
 }
@@ -117,11 +150,11 @@ export function matchesSelector(button: SubmitButton, selector: string): boolean
   }
   const tag = /^[\w-]+/.exec(sel)?.[0];
   if (tag && tag.toLowerCase() !== button.tag) return false;
-  for (const part of sel.match(/[#.][\w-]+|\[[^\]]+\]/g) ?? []) {
+  for (const part of sel.match(/[#.][\w-]+|\[[^[\]]+\]/g) ?? []) {
     if (part[0] === '#' && button.attrs.id !== part.slice(1)) return false;
     if (part[0] === '.' && !(button.attrs.class ?? '').split(/\s+/).includes(part.slice(1))) return false;
     if (part[0] === '[') {
-      const [, name, value] = /^\[\s*([^=\s\]]+)\s*(?:=\s*["']?([^"'\]]*)["']?)?\s*\]$/.exec(part) ?? [];
+      const [name, value] = attributeSelector(part);
       if (!name) return false;
       const actual = button.attrs[name.toLowerCase()];
       if (actual === undefined || (value !== undefined && actual !== value)) return false;
@@ -143,4 +176,18 @@ export function formData(form: HtmlForm, values: Record<string, string> = {}, bu
   for (const [k, v] of Object.entries(values)) if (!overridden.has(k)) body.append(k, v);
   if (button?.name) body.append(button.name, button.value ?? '');
   return body;
+}
+
+/** `[name]` or `[name=value]` (value optionally quoted), read without a pattern that could backtrack. */
+function attributeSelector(part: string): [string, string | undefined] {
+  const inner = part.slice(1, -1);
+  const eq = inner.indexOf('=');
+  if (eq < 0) return [inner.trim(), undefined];
+  return [
+    inner.slice(0, eq).trim(),
+    inner
+      .slice(eq + 1)
+      .trim()
+      .replace(/^["']|["']$/g, ''),
+  ];
 }

@@ -247,7 +247,7 @@ export const oidcChecks: Check[] = [
       expectJsonType(t, res, `GET ${DISCOVERY_PATH}`);
       const issuer = typeof doc.issuer === 'string' ? doc.issuer : '';
       t.expect(
-        issuer && (!t.config.issuer || issuer === t.config.issuer.replace(/\/+$/, '')),
+        issuer && (!t.config.issuer || issuer === t.config.issuer.replace(/(?<!\/)\/+$/, '')),
         'issuer must be the configured issuer',
         { issuer: doc.issuer ?? null },
       );

@@ -46,9 +46,9 @@ export function localKeys(t: CheckContext, jwks: JSONWebKeySet) {
 
 /** The issuer the id_token must name: the config's, else discovery's, else the base URL. */
 export async function expectedIssuer(t: CheckContext): Promise<string> {
-  if (t.config.issuer) return t.config.issuer.replace(/\/+$/, '');
+  if (t.config.issuer) return t.config.issuer.replace(/(?<!\/)\/+$/, '');
   const discovery = jsonObject(await t.http.get(DISCOVERY_PATH));
-  return typeof discovery?.issuer === 'string' ? discovery.issuer : t.http.baseUrl.replace(/\/+$/, '');
+  return typeof discovery?.issuer === 'string' ? discovery.issuer : t.http.baseUrl.replace(/(?<!\/)\/+$/, '');
 }
 
 /** The configured application that may request openid. */

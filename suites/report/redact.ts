@@ -6,6 +6,7 @@
  * A secret keeps a fixed-length prefix (enough to tell two tokens apart in a report) followed by
  * `…`; a value too short for that prefix to be safe is masked whole.
  */
+import { MAX_JSON_DEPTH, looksLikeJson, tooDeep } from './json-depth.js';
 import type { Exchange, Report } from './model.js';
 
 export const MASK = '…';
@@ -115,8 +116,12 @@ const TOKEN_LINE = /\b(private-token|job-token|deploy-token)(["']?\s*[:=]\s*["']
 const COOKIE_LINE = /\b(set-cookie|cookie)(["']?\s*:\s*["']?)([^\r\n"']+)/gi;
 /** A bare `Bearer <token>` anywhere. */
 const BEARER = /\b(Bearer)([ \t]+)([A-Za-z0-9\-._~+/]+=*…?)/g;
-/** A JSON Web Token anywhere (id_token, signed access tokens). */
-const JWT = /\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*/g;
+/**
+ * A JSON Web Token anywhere (id_token, signed access tokens). It starts where a run of base64url
+ * characters starts: with `\b` instead, every `eyJ` after a `-` would start a scan to the run's end
+ * (`-eyJ` repeated was quadratic).
+ */
+const JWT = /(?<![\w-])eyJ[\w-]*\.[\w-]*\.[\w-]*/g;
 /** URL userinfo: scheme://user:password@host. */
 const USERINFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@)/gi;
 /**
@@ -240,7 +245,10 @@ function redactInputTag(tag: string): string {
 function redactCookie(value: string, isSetCookie: boolean): string {
   if (isSetCookie) {
     // Only the first pair is the cookie; the rest are attributes (Path, Expires...).
-    return value.replace(/([^=;\s]+=)([^;]*)/, (_m, head: string, v: string) => `${head}${maskUnlessHarmless(v)}`);
+    return value.replace(
+      /(?<![^=;\s])([^=;\s]+=)([^;]*)/,
+      (_m, head: string, v: string) => `${head}${maskUnlessHarmless(v)}`,
+    );
   }
   return value.replace(
     /(^|;\s*)([^=;\s]+=)([^;]*)/g,
@@ -333,8 +341,8 @@ export function redactHeaders(headers: Record<string, string>, options: RedactOp
  */
 // Stryker disable next-line StringLiteral: any default without "json" in it reads the same
 export function redactBody(body: string, contentType = '', options: RedactOptions = {}): string {
-  const looksJson = /json/i.test(contentType) || /^\s*[[{]/.test(body);
-  if (looksJson) {
+  // Too deep to walk: scanned as text, which masks the same secret-named pairs without recursion.
+  if (looksLikeJson(body, contentType) && !tooDeep(body, contentType)) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);
@@ -403,13 +411,16 @@ export function redact(report: Report, options: RedactOptions = {}): Report {
   return redactTree(report, options) as Report;
 }
 
-function redactTree(value: unknown, options: RedactOptions, key?: string): unknown {
+/** What stands for a part of a report nested too deep to walk (only a report read back from a file can be). */
+export const TOO_DEEP = `… (nested deeper than ${MAX_JSON_DEPTH} levels, left out)`;
+
+function redactTree(value: unknown, options: RedactOptions, key?: string, depth = 0): unknown {
   if (typeof value === 'string') return redactText(value, options);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > MAX_JSON_DEPTH) return TOO_DEEP;
   if (Array.isArray(value))
     return key === 'exchange'
       ? value.map((exchange: Exchange) => redactExchange(exchange, options))
-      : value.map((item) => redactTree(item, options));
-  if (value !== null && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactTree(v, options, k)]));
-  return value;
+      : value.map((item) => redactTree(item, options, undefined, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactTree(v, options, k, depth + 1)]));
 }

@@ -6,8 +6,9 @@ import type { Exchange } from '../report/model.js';
 import type { FollowOptions, Http, HttpRequest, HttpResponse } from '../types.js';
 import { TransportError, type RawRequest, type Target } from '../target/types.js';
 import { originGuard } from '../target/origin.js';
+import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { CheckFailure, HarnessError, NoAnswer } from './errors.js';
-import type { Redactor } from './redact.js';
+import { keep, type Redactor } from './redact.js';
 
 /** Exchanges kept per check: the failure is nearly always in the last few. */
 export const EXCHANGES_KEPT = 6;
@@ -39,8 +40,8 @@ export function createRecorder(limit = EXCHANGES_KEPT, accepts: () => boolean = 
     add(exchange) {
       if (!this.enabled || !accepts()) return;
       count++;
-      // One in, at most one out: the recorder never holds more than `limit`.
-      exchanges.push(exchange);
+      // One in, at most one out: the recorder never holds more than `limit`, each cut to RECORD_LIMIT.
+      exchanges.push(keep(exchange));
       if (exchanges.length > limit) exchanges.shift();
     },
   };
@@ -125,6 +126,11 @@ export function createHttp(
     record.response = { status: response.status, headers: responseHeaders, ...(text ? { body: text } : {}) };
     redactor.learn(record);
     recorder.add(record);
+    // Refused here, for every check alike: nothing downstream (schemas, comparisons, redaction) walks it.
+    if (tooDeep(text, response.headers.get('content-type') ?? ''))
+      throw new CheckFailure(
+        `${raw.method} ${redactor.url(display)} answered ${response.status} with JSON nested deeper than ${MAX_JSON_DEPTH} levels, the most the harness reads`,
+      );
     let parsed: { ok: true; value: unknown } | { ok: false } | undefined;
     const result: HttpResponse = {
       status: response.status,

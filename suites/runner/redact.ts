@@ -6,6 +6,7 @@
  * messages): a run makes thousands of requests and shows a handful.
  */
 import { encodedForms, isSecretName, mask, redactExchange, redactText, redactUrl } from '../report/redact.js';
+import { tooDeep } from '../report/json-depth.js';
 import type { Exchange } from '../report/model.js';
 
 export { mask, isSecretName };
@@ -29,8 +30,61 @@ const LEARN_BODY_LIMIT = 16 * 1024;
 const SECRETISH = /token|secret|password|passwd|code|verifier|key/i;
 /** Bodies in a report are cut here; a page of HTML says nothing more after it. */
 export const BODY_LIMIT = 2000;
+/** Header values in a report are cut here (a Link header of a few long URLs fits). */
+export const HEADER_VALUE_LIMIT = 4000;
+/**
+ * What a recorded exchange keeps of a body or header value, and what redaction reads before the
+ * cut to what is shown: a secret that straddles the shown cut is still seen whole and masked, and
+ * no pattern ever runs over megabytes a target sent.
+ */
+export const RECORD_LIMIT = BODY_LIMIT + 16 * 1024;
 
-const clip = (s: string) => (s.length > BODY_LIMIT ? `${s.slice(0, BODY_LIMIT)}… (${s.length} characters)` : s);
+/** Bytes a recorded part had before `keep` cut it, for the "truncated" note (the part itself no longer knows). */
+const sentBytes = new WeakMap<object, Map<string, number>>();
+
+/**
+ * A copy of `text` that shares no memory with what it was cut from: V8 makes a slice a view of
+ * its parent, so the first kilobytes of a 7 MB body would keep all 7 MB alive for the whole run.
+ */
+export const ownCopy = (text: string): string => Buffer.from(text, 'utf16le').toString('utf16le');
+
+const cut = (value: string, sizes: Map<string, number>, key: string): string => {
+  if (value.length <= RECORD_LIMIT) return value;
+  sizes.set(key, Buffer.byteLength(value));
+  return ownCopy(value.slice(0, RECORD_LIMIT));
+};
+
+/** The exchange as a recorder holds it: long bodies and header values cut to RECORD_LIMIT. */
+export function keep(exchange: Exchange): Exchange {
+  const part = <T extends { headers: Record<string, string>; body?: string }>(p: T): T => {
+    // Cut again, a part keeps the sizes noted the first time.
+    const sizes = new Map(sentBytes.get(p));
+    const headers = Object.fromEntries(Object.entries(p.headers).map(([k, v]) => [k, cut(v, sizes, `h:${k}`)]));
+    const kept = { ...p, headers, ...(p.body !== undefined ? { body: cut(p.body, sizes, 'body') } : {}) };
+    if (sizes.size) sentBytes.set(kept, sizes);
+    return kept;
+  };
+  return { request: part(exchange.request), ...(exchange.response ? { response: part(exchange.response) } : {}) };
+}
+
+/** Cut to `limit` for the report, saying how much the target sent. */
+function clip(value: string, limit: number, sent: number | undefined): string {
+  if (value.length <= limit && sent === undefined) return value;
+  return `${value.slice(0, limit)}… truncated, ${sent ?? Buffer.byteLength(value)} bytes`;
+}
+
+/** Bodies and header values of a redacted part cut for the report; `original` is the recorded part. */
+function clipPart<T extends { headers: Record<string, string>; body?: string }>(safe: T, original: object): T {
+  const sizes = sentBytes.get(original);
+  const headers = Object.fromEntries(
+    Object.entries(safe.headers).map(([k, v]) => [k, clip(v, HEADER_VALUE_LIMIT, sizes?.get(`h:${k}`))]),
+  );
+  return {
+    ...safe,
+    headers,
+    ...(safe.body !== undefined ? { body: clip(safe.body, BODY_LIMIT, sizes?.get('body')) } : {}),
+  };
+}
 
 function header(headers: Record<string, string>, name: string): string {
   // Stryker disable next-line StringLiteral: an absent type reads as neither JSON nor form, like any other
@@ -84,7 +138,7 @@ export function createRedactor(initial: Array<string | undefined> = []): Redacto
     }
   };
   const learnBody = (body: string | undefined, contentType: string) => {
-    if (!body || body.length > LEARN_BODY_LIMIT || !SECRETISH.test(body)) return;
+    if (!body || body.length > LEARN_BODY_LIMIT || !SECRETISH.test(body) || tooDeep(body)) return;
     if (contentType.includes('json')) {
       try {
         learnJson(JSON.parse(body));
@@ -108,10 +162,13 @@ export function createRedactor(initial: Array<string | undefined> = []): Redacto
     text: (text) => redactText(text, options),
     url: (url) => redactUrl(url, options),
     exchange(exchange) {
-      const safe = redactExchange(exchange, options);
-      if (safe.request.body !== undefined) safe.request.body = clip(safe.request.body);
-      if (safe.response?.body !== undefined) safe.response.body = clip(safe.response.body);
-      return safe;
+      // Cut before redacting (an exchange recorded by a recorder already is): redaction reads at most RECORD_LIMIT.
+      const kept = keep(exchange);
+      const safe = redactExchange(kept, options);
+      return {
+        request: clipPart(safe.request, kept.request),
+        ...(safe.response && kept.response ? { response: clipPart(safe.response, kept.response) } : {}),
+      };
     },
   };
 }

@@ -93,7 +93,7 @@ export function rulesOfOrigins(catalogue: readonly RuleInfo[], filters: readonly
   if (empty.length) {
     // Every RFC is one kind, as `originMatches` reads `rfc`; other origins without their section.
     const kinds = [
-      ...new Set(catalogue.map((r) => (originMatches(r.origin, 'rfc') ? 'rfc' : r.origin.replace(/\s*§.*$/, '')))),
+      ...new Set(catalogue.map((r) => (originMatches(r.origin, 'rfc') ? 'rfc' : r.origin.split('§')[0].trimEnd()))),
     ];
     throw new SelectionError(
       `no rule has origin ${empty.map((f) => `"${f}"`).join(', ')} (origins: ${kinds.sort().join(', ')}, or an RFC and section such as "RFC 6749 §5.2")`,

@@ -8,7 +8,7 @@ import type { Offering, RuleId } from '../../spec/index.js';
 import type { CheckResult, CheckStatus } from '../report/model.js';
 import { TargetError } from '../errors.js';
 import type { Capabilities, Capability, Check } from '../types.js';
-import { TransportError, type Target } from '../target/types.js';
+import { TransportError, transportStop, type Target } from '../target/types.js';
 import { createDriver } from '../drivers/index.js';
 import { detectCapabilities, detectControl } from './capabilities.js';
 import { createCheckContext, createEvidence, type Evidence, type SessionGround } from './context.js';
@@ -98,8 +98,7 @@ async function assertReachable(target: Target): Promise<void> {
   try {
     await target.send({ method: 'GET', url: `${target.baseUrl}/`, headers: new Headers() });
   } catch (error) {
-    if (error instanceof TransportError)
-      throw new TargetError(`target ${target.baseUrl} does not answer: ${error.message}`);
+    if (error instanceof TransportError) throw new TargetError(transportStop(target.baseUrl, error));
     throw error;
   }
 }
@@ -308,12 +307,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         slow: options.slow ?? false,
         evidence,
       });
-      const done = (status: CheckStatus, fields: Partial<CheckResult> = {}): CheckResult => ({
-        ...base,
-        status,
-        durationMs: Date.now() - started,
-        ...fields,
-      });
+      // Results live to the end of the run: copied through JSON (what a report is anyway), so no string in
+      // one is a slice that keeps a megabyte answer alive (V8 substrings share their parent's memory).
+      const done = (status: CheckStatus, fields: Partial<CheckResult> = {}): CheckResult =>
+        JSON.parse(JSON.stringify({ ...base, status, durationMs: Date.now() - started, ...fields })) as CheckResult;
       /** The evidence a reader needs for anything but a pass: exchanges and the reproduce command. */
       const evidenceFields = () => ({
         exchange: recorder.exchanges.map((e) => redactor.exchange(e)),

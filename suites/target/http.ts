@@ -25,13 +25,22 @@ export interface HttpTargetOptions {
 export const DEFAULT_TIMEOUT_MS = 15_000;
 /** A hostile or broken target cannot make the harness hold more than this per response. */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
-/** Response headers we accept: Link headers echo long URLs several times over (Node's default is 16 KiB). */
-const MAX_RESPONSE_HEADER_BYTES = 1024 * 1024;
+/**
+ * Response header bytes read per answer (node's maxHeaderSize): Link headers echo long URLs
+ * several times over (Node's default is 16 KiB), and a hostile target cannot make the harness
+ * hold more. An answer past it fails the request that got it.
+ */
+export const MAX_RESPONSE_HEADER_BYTES = 256 * 1024;
 /** How much of a path an error message quotes. */
 const PATH_IN_MESSAGE = 120;
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
-const bytes = (n: number) => (n >= 1024 * 1024 && n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : `${n} bytes`);
+const bytes = (n: number) =>
+  n >= 1024 * 1024 && n % (1024 * 1024) === 0
+    ? `${n / (1024 * 1024)} MiB`
+    : n >= 1024 && n % 1024 === 0
+      ? `${n / 1024} KiB`
+      : `${n} bytes`;
 
 /** Split an absolute URL without parsing its path: `http://h:1/a%2Fb/../c?x` → origin + raw path. */
 export function splitUrl(url: string): { protocol: 'http:' | 'https:'; host: string; path: string } {
@@ -56,7 +65,8 @@ function toResponse(res: IncomingMessage, body: Buffer): Response {
     }
   }
   const status = res.statusCode ?? 502;
-  return new Response(NULL_BODY.has(status) ? null : new Uint8Array(body), {
+  // The Buffer itself, not a copy: a body may be --max-body long.
+  return new Response(NULL_BODY.has(status) ? null : (body as Uint8Array<ArrayBuffer>), {
     status,
     statusText: res.statusMessage,
     headers,
@@ -124,6 +134,13 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
       req.on('error', (e: NodeJS.ErrnoException) => {
         if (e instanceof TransportError) return reject(e);
         const code = e.code ?? '';
+        if (code === 'HPE_HEADER_OVERFLOW')
+          return reject(
+            new TransportError(
+              `${raw.method} ${shown}: the answer's headers went past the ${bytes(MAX_RESPONSE_HEADER_BYTES)} a response may have`,
+              'too-large',
+            ),
+          );
         const unreachable = [
           'ECONNREFUSED',
           'ENOTFOUND',
@@ -146,7 +163,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
   return {
     kind: 'http',
     name: options.name ?? config.baseUrl,
-    baseUrl: config.baseUrl.replace(/\/+$/, ''),
+    baseUrl: config.baseUrl.replace(/(?<!\/)\/+$/, ''),
     config,
     async send(raw) {
       const retries = options.retries429 ?? 2;

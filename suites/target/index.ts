@@ -4,10 +4,10 @@ import type { Offering } from '../../spec/index.js';
 import { hasUserinfo, loadTargetConfig, NO_USERINFO, withoutUserinfo } from './config.js';
 import { createEmbeddedTarget, readSimulatorConfig } from './embedded.js';
 import { createHttpTarget, type HttpTargetOptions } from './http.js';
-import { TransportError, type Target } from './types.js';
+import { TransportError, transportStop, type Target } from './types.js';
 
 export type { Target, RawRequest } from './types.js';
-export { TransportError } from './types.js';
+export { TransportError, transportStop } from './types.js';
 export { createEmbeddedTarget, EMBEDDED_BASE_URL } from './embedded.js';
 export { createHttpTarget } from './http.js';
 export { loadTargetConfig, parseTargetConfig, validateTargetConfig } from './config.js';
@@ -32,14 +32,14 @@ export async function openTarget(choice: TargetChoice): Promise<Target> {
     if (hasUserinfo(choice.url)) throw new ConfigError(`--target ${NO_USERINFO}`);
     if (!/^https?:\/\/[^/]/i.test(choice.url))
       throw new ConfigError(`--target must be an http(s) URL, got "${withoutUserinfo(choice.url)}"`);
-    const baseUrl = choice.url.replace(/\/+$/, '');
+    const baseUrl = choice.url.replace(/(?<!\/)\/+$/, '');
     const bare = createHttpTarget({ baseUrl }, choice);
     let config;
     try {
       config = await readSimulatorConfig((r) => bare.send(r), baseUrl);
     } catch (error) {
       await bare.close();
-      if (error instanceof TransportError) throw new TargetError(`target ${baseUrl} does not answer: ${error.message}`);
+      if (error instanceof TransportError) throw new TargetError(transportStop(baseUrl, error));
       throw error;
     }
     await bare.close();

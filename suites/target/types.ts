@@ -20,6 +20,13 @@ export class TransportError extends Error {
   }
 }
 
+/** The one line a run stops with when the target's first answers fail at the transport. */
+export function transportStop(baseUrl: string, error: TransportError): string {
+  // An answer past a limit did come: saying "does not answer" would send the reader to the network.
+  const what = error.code === 'too-large' ? 'answers more than the harness reads' : 'does not answer';
+  return `target ${baseUrl} ${what}: ${error.message}`;
+}
+
 /**
  * Where requests go: the simulator in this process, or a base URL over HTTP. Redirects are never
  * followed.

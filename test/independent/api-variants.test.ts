@@ -41,7 +41,7 @@ let turn = 0;
 
 /** `<url>; rel="x"` pairs of the simulator's own Link (it writes exactly that form). */
 function simulatorLinks(value: string): Array<{ url: string; rel: string }> {
-  return [...value.matchAll(/<([^>]*)>; rel="([^"]*)"/g)].map((m) => ({ url: m[1], rel: m[2] }));
+  return [...value.matchAll(/<([^<>]*)>; rel="([^"]*)"/g)].map((m) => ({ url: m[1], rel: m[2] }));
 }
 
 /** The same URL another way: parameters reversed, `_` percent-encoded, an extra parameter; absolute, path-absolute or query-only. */

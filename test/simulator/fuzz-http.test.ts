@@ -103,7 +103,7 @@ const hostile = fc.oneof(
 
 function path(op: (typeof ops)[number], values: string[]): string {
   let i = 0;
-  return op.path.replace(/\{[^}]+\}/g, () => target(values[i++ % values.length] ?? '1'));
+  return op.path.replace(/\{[^{}]+\}/g, () => target(values[i++ % values.length] ?? '1'));
 }
 
 const query = fc.oneof(

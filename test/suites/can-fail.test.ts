@@ -121,8 +121,8 @@ const MUTANTS: Record<string, { release?: string; mutant: Mutant }> = {
   'encoding.slashed-names-encoded': {
     // a proxy that decodes %2F before routing: raw-slash names then resolve, which the source forbids
     mutant: (raw, send) => {
-      const m = /^(.*\/repository\/(?:files|branches|tags)\/)([^?]*)(.*)$/.exec(raw.url);
-      return send(m ? withUrl(raw, m[1] + encodeURIComponent(decodeURIComponent(m[2])) + m[3]) : raw);
+      const m = /^(.*\/repository\/(?:files|branches|tags)\/)([^?]*)(\?.*)?$/.exec(raw.url);
+      return send(m ? withUrl(raw, m[1] + encodeURIComponent(decodeURIComponent(m[2])) + (m[3] ?? '')) : raw);
     },
   },
   'encoding.array-params-query': {

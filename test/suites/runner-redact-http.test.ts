@@ -104,7 +104,7 @@ describe('the redactor reads JSON bodies by their keys', () => {
       request: { method: 'GET', url: 'http://h/', headers: {} },
       response: { status: 200, headers: {}, body: 'r'.repeat(2001) },
     });
-    expect(shown.response?.body).toBe(`${'r'.repeat(2000)}… (2001 characters)`);
+    expect(shown.response?.body).toBe(`${'r'.repeat(2000)}… truncated, 2001 bytes`);
   });
 });
 

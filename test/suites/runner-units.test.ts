@@ -275,7 +275,7 @@ describe('createRedactor learns the secrets an exchange carries', () => {
     });
     expect(BODY_LIMIT).toBe(2000);
     expect(shown.request.url).toBe('http://h/?x=reme…');
-    expect(shown.request.body).toBe(`${'a'.repeat(BODY_LIMIT)}… (${BODY_LIMIT + 5} characters)`);
+    expect(shown.request.body).toBe(`${'a'.repeat(BODY_LIMIT)}… truncated, ${BODY_LIMIT + 5} bytes`);
     expect(shown.response?.body).toBe('b'.repeat(BODY_LIMIT));
     expect(r.url('http://h/remembered-secret')).toBe('http://h/reme…');
     const bare = r.exchange({ request: { method: 'GET', url: 'http://h/', headers: {} } });

@@ -49,7 +49,7 @@ export function seededPat(sim: Sim): string {
 /** Link header as { rel: url }. */
 export function links(header: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const m of (header ?? '').matchAll(/<([^>]+)>;\s*rel="([^"]+)"/g)) out[m[2]] = m[1];
+  for (const m of (header ?? '').matchAll(/<([^<>]+)>;\s*rel="([^"]+)"/g)) out[m[2]] = m[1];
   return out;
 }
 

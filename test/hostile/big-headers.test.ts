@@ -1,0 +1,62 @@
+/**
+ * Headers a target sends are bounded: past MAX_RESPONSE_HEADER_BYTES an answer fails the request
+ * that got it, naming the limit (a 900 KB header on every answer used to run the harness out of
+ * memory, exit 134); below it, a long header value is cut in the report's evidence, saying how
+ * long it was (100 KB headers used to make 24 MB reports).
+ */
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { MAX_RESPONSE_HEADER_BYTES } from '../../suites/target/http.js';
+import type { Report } from '../../suites/report/model.js';
+import { runCli, simulatorWith } from '../suites/loopback.js';
+
+const BIG = 900 * 1000;
+const LONG = 100 * 1000;
+
+/** Every answer the simulator gives carries `x-filler` of `length` bytes (writeHead merges what was set before). */
+function withHeader(res: ServerResponse, length: number): void {
+  res.setHeader('x-filler', 'f'.repeat(length));
+}
+
+describe('response headers past the limit', () => {
+  it('a 900 KB header on every answer: exit 2 with one line naming the limit', async () => {
+    expect(BIG).toBeGreaterThan(MAX_RESPONSE_HEADER_BYTES);
+    const served = await simulatorWith((_req, res) => (withHeader(res, BIG), false));
+    try {
+      const r = await runCli({ target: served.url, suite: 'tokens', runs: '2' });
+      expect(r.code).toBe(2);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+      expect(r.err).toMatch(/answers more than the harness reads: .*headers went past the 256 KiB a response may have/);
+      expect(r.err).not.toMatch(/does not answer/);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('a 900 KB header on some answers fails the checks that got them, with the reason; 100 KB ones are cut in the report', async () => {
+    const served = await simulatorWith((req, res) => {
+      withHeader(res, req.url?.startsWith('/api/v4/user') && req.headers.authorization ? BIG : LONG);
+      return false;
+    });
+    const file = join(mkdtempSync(join(tmpdir(), 'idp-headers-')), 'report.json');
+    try {
+      const r = await runCli({ target: served.url, suite: 'tokens', runs: '2', report: `json=${file}` });
+      expect(r.code, r.err).toBe(1);
+      const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
+      const failed = report.checks.filter((c) => c.status === 'failed');
+      expect(failed.length).toBeGreaterThan(0);
+      expect(failed.every((c) => c.message?.includes('headers went past the 256 KiB'))).toBe(true);
+      const shown = failed.flatMap((c) => c.exchange ?? []).flatMap((e) => [e.request, e.response]);
+      const fillers = shown.map((part) => part?.headers['x-filler']).filter((v) => v !== undefined);
+      expect(fillers.length).toBeGreaterThan(0);
+      for (const value of fillers) expect(value).toMatch(new RegExp(`^f{1,4000}… truncated, ${LONG} bytes$`));
+      // Each shown exchange is a few kilobytes, whatever the target sent.
+      expect(statSync(file).size).toBeLessThan(failed.length * 6 * 16 * 1024 + 512 * 1024);
+    } finally {
+      await served.close();
+    }
+  });
+});

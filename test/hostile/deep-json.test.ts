@@ -1,0 +1,107 @@
+/**
+ * A target's JSON nested 4,000 levels (8 KB) used to end the run with a RangeError in the
+ * redaction (exit 70, no report). Now the check that received it fails with the reason, and every
+ * walk over target data (redaction, learning secrets, rendering) survives it.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  formatConsole,
+  readReport,
+  renderHtml,
+  renderJson,
+  renderJunit,
+  renderMarkdown,
+} from '../../reporters/index.js';
+import { MAX_JSON_DEPTH, jsonDepth, tooDeep } from '../../suites/report/json-depth.js';
+import type { Report } from '../../suites/report/model.js';
+import { redact, redactBody } from '../../suites/report/redact.js';
+import { createRedactor } from '../../suites/runner/redact.js';
+import { SECRETS, fixtureReport, leakedSecrets } from '../reporters/fixture.js';
+import { runCli, simulatorWith } from '../suites/loopback.js';
+
+const DEPTH = 4000;
+const nested = (inner: string, depth = DEPTH) => '['.repeat(depth) + inner + ']'.repeat(depth);
+const deepWithSecret = nested(`{"access_token":"${SECRETS.accessToken}"}`);
+
+describe('jsonDepth', () => {
+  it('counts brackets outside strings only, escapes included', () => {
+    expect(jsonDepth('{"a":[1,{"b":[]}]}')).toBe(4);
+    expect(jsonDepth('["[[[[", "\\"[[[", {}]')).toBe(2);
+    expect(jsonDepth('plain text')).toBe(0);
+  });
+  it('stops counting past its limit', () => {
+    expect(jsonDepth(nested(''), 10)).toBe(11);
+  });
+  it('calls too deep only what passes the bound and looks like JSON', () => {
+    expect(tooDeep(nested('', MAX_JSON_DEPTH))).toBe(false);
+    expect(tooDeep(nested('', MAX_JSON_DEPTH + 1))).toBe(true);
+    expect(tooDeep(`<p>${nested('')}`, 'text/html')).toBe(false);
+  });
+});
+
+describe('walks over a 4,000-deep body', () => {
+  it('redactBody masks its secrets as text', () => {
+    const out = redactBody(deepWithSecret, 'application/json');
+    expect(out).not.toContain(SECRETS.accessToken);
+    expect(out.length).toBeGreaterThan(2 * DEPTH);
+  });
+
+  it('the run redactor learns nothing from it and does not throw', () => {
+    const redactor = createRedactor();
+    const exchange = {
+      request: { method: 'GET', url: 'http://127.0.0.1:1/api/v4/user', headers: {} },
+      response: { status: 200, headers: { 'content-type': 'application/json' }, body: deepWithSecret },
+    };
+    expect(() => redactor.learn(exchange)).not.toThrow();
+    expect(redactor.exchange(exchange).response?.body).not.toContain(SECRETS.accessToken);
+  });
+
+  it('every format renders a report whose exchange carries it', () => {
+    const report = fixtureReport();
+    const failed = report.checks.find((c) => c.exchange?.length)!;
+    failed.exchange![0].response = { status: 200, headers: {}, body: deepWithSecret };
+    for (const render of [renderJson, renderJunit, renderHtml, renderMarkdown, (r: Report) => formatConsole(r)])
+      expect(leakedSecrets(render(report))).toEqual([]);
+  });
+
+  it('redact leaves out what a report nests too deep', () => {
+    let deep: unknown = SECRETS.password;
+    for (let i = 0; i < DEPTH; i++) deep = [deep];
+    const out = redact({ ...fixtureReport(), extra: deep } as Report);
+    expect(JSON.stringify(out)).toContain(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+  });
+
+  it('a saved report nested that deep is refused with one line', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'idp-deep-')), 'r.json');
+    writeFileSync(file, JSON.stringify({ ...fixtureReport(), extra: 0 }).replace('"extra":0', `"extra":${nested('')}`));
+    await expect(readReport(file)).rejects.toThrow(`nests deeper than ${MAX_JSON_DEPTH} levels`);
+  });
+});
+
+describe('a target answering /api/v4/user with JSON nested 4,000 levels', () => {
+  it('fails the checks that read it, with the reason, and writes its report', async () => {
+    const served = await simulatorWith((req, res) => {
+      if (!req.url?.startsWith('/api/v4/user') || !req.headers.authorization) return false;
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(deepWithSecret);
+      return true;
+    });
+    const file = join(mkdtempSync(join(tmpdir(), 'idp-deep-')), 'report.json');
+    try {
+      const r = await runCli({ target: served.url, suite: 'tokens', runs: '2', report: `json=${file}` });
+      expect(r.err).not.toMatch(/RangeError|internal error/);
+      expect(r.code).toBe(1);
+      const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
+      const failed = report.checks.filter((c) => c.status === 'failed');
+      expect(failed.length).toBeGreaterThan(0);
+      expect(failed.some((c) => c.message?.includes(`nested deeper than ${MAX_JSON_DEPTH} levels`))).toBe(true);
+      expect(readFileSync(file, 'utf8')).not.toContain(SECRETS.accessToken);
+    } finally {
+      await served.close();
+    }
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * Text a target sends is read in linear time: the redaction (`-eyJ` repeated used to make the JWT
+ * pattern quadratic: a 256 KB userinfo body took 33.7 s) and the form parser (an unclosed `<form>`
+ * or `<button>` repeated). Timed as a ratio, never against a clock: the 64k input once against
+ * the 8k input eight times, so a linear reader gives about 1 and a quadratic one about 8.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseForms } from '../../suites/drivers/html.js';
+import { redactText } from '../../suites/report/redact.js';
+import { createRedactor } from '../../suites/runner/redact.js';
+
+const SMALL = 8 * 1024;
+const LARGE = 8 * SMALL;
+/** Linear is about 1 and quadratic about 8; generous for a shared, loaded machine. */
+const MAX_RATIO = 4;
+
+function best(work: () => void, times: number): number {
+  let fastest = Infinity;
+  for (let round = 0; round < 5; round++) {
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < times; i++) work();
+    fastest = Math.min(fastest, Number(process.hrtime.bigint() - start));
+  }
+  return fastest;
+}
+
+/** Time of one pass over LARGE characters against eight passes over SMALL ones. */
+function ratio(read: (text: string) => unknown, attack: (length: number) => string): number {
+  const small = attack(SMALL);
+  const large = attack(LARGE);
+  read(large); // warm up the JIT on the same shapes
+  return best(() => read(large), 1) / best(() => read(small), 8);
+}
+
+const repeat = (unit: string) => (length: number) => unit.repeat(Math.ceil(length / unit.length));
+
+const exchangeOf = (body: string) => ({
+  request: { method: 'GET', url: 'http://127.0.0.1:1/oauth/userinfo', headers: {} },
+  response: { status: 200, headers: { 'content-type': 'text/plain' }, body },
+});
+
+describe('redaction reads hostile text in linear time', () => {
+  it.each([
+    ['-eyJ repeated (a JWT start after every dash)', repeat('-eyJ')],
+    ['eyJ. repeated', repeat('eyJ.')],
+    ['one long word', repeat('a')],
+    ['token="…', (n: number) => 'token="' + 'a'.repeat(n)],
+  ])('redactText: %s', (_name, attack) => {
+    expect(ratio((text) => redactText(text), attack)).toBeLessThan(MAX_RATIO);
+  });
+
+  it('an exchange is cut before it is redacted: a 64k body costs what an 8k one does', () => {
+    const redactor = createRedactor(['a-configured-secret']);
+    const r = ratio((text) => redactor.exchange(exchangeOf(text)), repeat('-eyJ'));
+    // Both are cut to the same length first, so the large one costs about an eighth of eight small ones.
+    expect(r).toBeLessThan(MAX_RATIO / 2);
+  });
+});
+
+describe('the form parser reads hostile pages in linear time', () => {
+  it.each([
+    ['<form> never closed', repeat('<form>')],
+    ['<button> never closed', repeat('<form><button>')],
+    ['<input never closed', repeat('<form><input')],
+    ['< repeated', repeat('<')],
+  ])('%s', (_name, attack) => {
+    expect(ratio(parseForms, attack)).toBeLessThan(MAX_RATIO);
+  });
+});
