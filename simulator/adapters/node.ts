@@ -165,7 +165,7 @@ class NodeRequest implements SimRequest {
 /** `host[:port]` (RFC 9110 §7.2): a name or IPv4 literal, or a bracketed IPv6 literal; an optional port. */
 const AUTHORITY = /^(?:[\w.~-]+|\[[\d:a-f.]+\])(?::\d*)?$/i;
 /** An absolute-form request target (RFC 9112 §3.2.2): `http://authority` and the rest. */
-const ABSOLUTE_FORM = /^http:\/\/([^/?#]*)(.*)$/i;
+const ABSOLUTE_FORM = /^http:\/\/([^/?#]*)([/?#].*)?$/is;
 
 /** How many Host lines a request has (Node's `headers.host` keeps the first of several). */
 function hostLines(raw: string[]): number {
@@ -190,7 +190,8 @@ export function requestTarget(req: IncomingMessage): URL | null {
     const absolute = ABSOLUTE_FORM.exec(target);
     if (!absolute || !AUTHORITY.test(absolute[1])) return null;
     authority = absolute[1];
-    path = absolute[2].startsWith('/') ? absolute[2] : `/${absolute[2]}`;
+    const rest = absolute[2] ?? '';
+    path = rest.startsWith('/') ? rest : `/${rest}`;
   }
   try {
     // Concatenate rather than resolve: `new URL('//x', base)` would read `//x` as a host.

@@ -140,7 +140,8 @@ const VARIANTS: Variant[] = [
         const allowed = answer.head
           .get('access-control-allow-headers')![0]
           .toLowerCase()
-          .split(/\s*,\s*/);
+          .split(',')
+          .map((h) => h.trim());
         const requested = String(asked.headers['access-control-request-headers'] ?? '')
           .split(',')
           .map((h) => h.trim())

@@ -245,7 +245,7 @@ describe('help and simulate say what they do', () => {
     ))
       expect(help, option.long).toMatch(new RegExp(`${option.long}[^\\n]*default`));
     expect(help).toMatch(/default 15000\)/);
-    expect(help).toMatch(/Exit codes:\n\s+0 .*\n\s+1 .*\n\s+2 .*\n(.*\n)+\s+70 .*\n\s+130 .*143/);
+    expect(help).toMatch(/Exit codes:\n\s+0 .*\n\s+1 .*\n\s+2 .*\n(?:.*\n)*? {2,}70 .*\n\s+130 .*143/);
     expect(help).not.toContain('--no-probe');
   });
 
