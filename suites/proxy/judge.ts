@@ -1,0 +1,209 @@
+/**
+ * Passive judging: each exchange the proxy saw, held to the rules that can be judged from the
+ * traffic alone, with the suites' own assertion helpers (so a rule's sentence lives in one
+ * place). Pure: an exchange and the flow state in, verdicts out; it sends nothing.
+ */
+import { limits, type RuleId } from '../../spec/index.js';
+import type { CheckContext, HttpResponse } from '../types.js';
+import {
+  DEVICE_GRANT,
+  STANDARD_ERRORS,
+  TOKEN_PATH,
+  expectJsonType,
+  expectNoStore,
+  expectOAuthError,
+  expectTokenOk,
+  jsonObject,
+} from '../shared/oauth.js';
+import { jsonValue } from '../shared/json.js';
+import { expectTokenFields, type Grant } from '../grants/token-fields.js';
+import { parseLinkHeader, numberHeader } from '../pagination/links.js';
+import { remembered, type Remembered } from './flows.js';
+import { judgeWith, observedResponse, type Verdict } from './recorder.js';
+
+/** One request and its answer as the proxy saw them. A body over the cap is undefined: judged on headers only. */
+export interface Observed {
+  method: string;
+  /** The request target exactly as the client sent it (path and query). */
+  target: string;
+  requestHeaders: Headers;
+  requestBody?: Buffer;
+  status: number;
+  responseHeaders: Headers;
+  responseBody?: Buffer;
+  /** When the answer ended (ms since the epoch): flow state ages by it. */
+  at: number;
+}
+
+/** Protocol state across exchanges: codes answered with tokens, refresh tokens redeemed. */
+export interface Flows {
+  codes: Remembered;
+  refreshTokens: Remembered;
+}
+
+/** Entries per kind of state: beyond them the oldest are forgotten (bounded memory). */
+export const MAX_FLOW_ENTRIES = 100_000;
+
+export function createFlows(max = MAX_FLOW_ENTRIES): Flows {
+  const { authorizationCodeLifetime } = limits();
+  return {
+    // A code cannot be exchanged after its lifetime: a reuse later is judged by expiry, not here.
+    codes: remembered(authorizationCodeLifetime * 1000, max),
+    // A redeemed refresh token has no lifetime of its own; the access token's bounds how long we watch.
+    refreshTokens: remembered(limits().accessTokenLifetime * 1000, max),
+  };
+}
+
+const GRANTS: Record<string, Grant> = {
+  authorization_code: 'authorization_code',
+  refresh_token: 'refresh_token',
+  password: 'password',
+  [DEVICE_GRANT]: 'device_code',
+};
+
+/** The token request's parameters: form body first, then the query (the endpoint reads both). */
+function tokenParams(ex: Observed, url: URL): URLSearchParams {
+  const params = new URLSearchParams(url.search);
+  const type = (ex.requestHeaders.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  if (!ex.requestBody) return params;
+  const text = ex.requestBody.toString('utf8');
+  if (type === 'application/x-www-form-urlencoded') {
+    for (const [k, v] of new URLSearchParams(text)) if (!params.has(k)) params.set(k, v);
+  } else if (type === 'application/json') {
+    const body = jsonValue({ text } as HttpResponse);
+    if (body && typeof body === 'object' && !Array.isArray(body))
+      for (const [k, v] of Object.entries(body)) if (typeof v === 'string' && !params.has(k)) params.set(k, v);
+  }
+  return params;
+}
+
+/** Token and token error responses (stateless): no-store, JSON, members per grant, error bodies. */
+function judgeToken(t: CheckContext, ex: Observed, res: HttpResponse, params: URLSearchParams): void {
+  const grant = GRANTS[params.get('grant_type') ?? ''];
+  const what = `POST ${TOKEN_PATH}${grant ? ` (${grant} grant)` : ''}`;
+  if (res.status >= 500) return;
+  expectNoStore(t, res, what);
+  if (!ex.responseBody) return;
+  if (res.status === 200) {
+    const body = expectTokenOk(t, res, what);
+    expectJsonType(t, res, what, ['TOK-RESPONSE-JSON']);
+    if (grant) expectTokenFields(t, body, grant, what);
+    return;
+  }
+  const error = jsonObject(res)?.error;
+  expectOAuthError(
+    t,
+    res,
+    {
+      status: res.status,
+      error: typeof error === 'string' ? error : STANDARD_ERRORS,
+      // The device grant adds its own codes (RFC 8628 §3.5) to RFC 6749's.
+      codeRules: grant === 'device_code' ? [] : ['ERR-TOKEN-STANDARD-CODES'],
+    },
+    what,
+  );
+}
+
+/**
+ * Token exchanges against what was seen before: a code answered with tokens twice, a refresh
+ * that handed back the same refresh token, a redeemed refresh token that still works.
+ */
+function judgeTokenFlows(t: CheckContext, ex: Observed, res: HttpResponse, params: URLSearchParams, flows: Flows) {
+  const grant = params.get('grant_type');
+  const issued = res.status === 200 && typeof jsonObject(res)?.access_token === 'string';
+  if (res.status >= 500 || (res.status === 200 && !ex.responseBody)) return;
+  const code = params.get('code');
+  if (grant === 'authorization_code' && code) {
+    if (flows.codes.has(code, ex.at))
+      t.soft(!issued, `${TOKEN_PATH}: an authorization code already exchanged was answered with tokens again`, {
+        rules: ['GRANT-CODE-SINGLE-USE'],
+      });
+    else if (issued) flows.codes.add(code, ex.at);
+  }
+  const sent = params.get('refresh_token');
+  if (grant === 'refresh_token' && sent) {
+    if (flows.refreshTokens.has(sent, ex.at))
+      t.soft(!issued, `${TOKEN_PATH}: a refresh token already redeemed was answered with tokens again`, {
+        rules: ['TOK-REFRESH-OLD-REFUSED'],
+      });
+    else if (issued) {
+      const next = jsonObject(res)?.refresh_token;
+      if (typeof next === 'string')
+        t.soft(next !== sent, `${TOKEN_PATH}: a refresh answered with the same refresh token (no rotation)`, {
+          rules: ['TOK-REFRESH-ROTATION'],
+        });
+      flows.refreshTokens.add(sent, ex.at);
+    }
+  }
+}
+
+/**
+ * An offset-paginated answer held to itself: x-page from 1, the x-* headers consistent with each
+ * other, with the rows on the page and with the Link relations; Link well formed, no Links.
+ */
+function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
+  if (ex.method !== 'GET' || res.status !== 200 || res.headers.get('x-page') === null) return;
+  const what = `GET ${new URL(res.url).pathname}`;
+  const rule = (rules: RuleId[]) => ({ rules });
+  t.soft(res.headers.get('links') === null, `${what}: carries the removed Links header`, rule(['PAG-LINKS-HEADER-REMOVED']));
+  const links = parseLinkHeader(res.headers.get('link'));
+  t.soft(
+    res.headers.get('link') !== null && links !== null,
+    `${what}: a paginated answer without a well-formed Link header`,
+    rule(['PAG-LINK-HEADER']),
+  );
+  const page = numberHeader(res, 'x-page');
+  const per = numberHeader(res, 'x-per-page');
+  t.expect(page !== null && page >= 1, `${what}: x-page must count from 1`, rule(['PAG-X-PAGE-STARTS-AT-1']));
+  t.expect(
+    per !== null && per >= 1 && Number.isInteger(page),
+    `${what}: x-page and x-per-page must be positive integers`,
+    rule(['PAG-OFFSET-HEADERS']),
+  );
+  const expectHeaders = (ok: boolean, message: string) => t.soft(ok, `${what}: ${message}`, rule(['PAG-OFFSET-HEADERS']));
+  const next = numberHeader(res, 'x-next-page');
+  const prev = numberHeader(res, 'x-prev-page');
+  expectHeaders(Object.is(prev, page > 1 ? page - 1 : null), `x-prev-page does not follow x-page`);
+  const total = numberHeader(res, 'x-total');
+  const totalPages = numberHeader(res, 'x-total-pages');
+  const items = ex.responseBody ? jsonValue(res) : undefined;
+  if (total !== null && totalPages !== null) {
+    expectHeaders(totalPages === Math.max(1, Math.ceil(total / per)), `x-total-pages does not follow x-total and x-per-page`);
+    expectHeaders(Object.is(next, page < totalPages ? page + 1 : null), `x-next-page does not follow x-page and x-total-pages`);
+    if (Array.isArray(items) && page <= totalPages)
+      expectHeaders(
+        items.length === Math.min(per, Math.max(0, total - (page - 1) * per)),
+        `the page holds ${items.length} rows where x-total, x-page and x-per-page say otherwise`,
+      );
+  }
+  if (links) {
+    const nextLinks = links.next ?? [];
+    expectHeaders((nextLinks.length > 0) === (next !== null), `rel=next and x-next-page disagree`);
+    expectHeaders(((links.prev ?? []).length > 0) === (prev !== null), `rel=prev and x-prev-page disagree`);
+    if (next !== null && nextLinks.length === 1) {
+      const linked = new URL(nextLinks[0], res.url).searchParams.get('page');
+      expectHeaders(linked === String(next), `rel=next leads to page ${linked}, x-next-page says ${next}`);
+    }
+  }
+}
+
+/** The verdicts of one exchange; `flows` is updated with what it establishes. */
+export function judgeExchange(ex: Observed, flows: Flows): Verdict[] {
+  let url: URL;
+  try {
+    // Base only for parsing: the target as sent, never normalised for forwarding.
+    url = new URL(ex.target, 'http://proxy.invalid');
+  } catch {
+    return [];
+  }
+  const body = ex.responseBody?.toString('utf8') ?? '';
+  const res = observedResponse(url.href, ex.status, ex.responseHeaders, body);
+  if (ex.method === 'POST' && url.pathname === TOKEN_PATH) {
+    const params = tokenParams(ex, url);
+    return [
+      ...judgeWith((t) => judgeToken(t, ex, res, params)),
+      ...judgeWith((t) => judgeTokenFlows(t, ex, res, params, flows)),
+    ];
+  }
+  return judgeWith((t) => judgePage(t, ex, res));
+}
