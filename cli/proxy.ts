@@ -96,7 +96,7 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
 export function registerProxy(program: Command): void {
   program
     .command('proxy')
-    .description('recording reverse proxy: forward a client\'s traffic untouched and judge it against the rules')
+    .description("recording reverse proxy: forward a client's traffic untouched and judge it against the rules")
     .option('--target <url>', 'base URL of the provider to forward to (required)')
     .option('--listen <port>', 'port to listen on (default: 0, a free one; the URL is printed)')
     .option('--host <address>', 'loopback address to bind', '127.0.0.1')

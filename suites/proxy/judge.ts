@@ -9,6 +9,7 @@ import {
   DEVICE_GRANT,
   STANDARD_ERRORS,
   TOKEN_PATH,
+  expectExactJsonType,
   expectJsonType,
   expectNoStore,
   expectOAuthError,
@@ -16,7 +17,7 @@ import {
   jsonObject,
 } from '../shared/oauth.js';
 import { jsonValue } from '../shared/json.js';
-import { expectTokenFields, type Grant } from '../grants/token-fields.js';
+import { expectTokenFields, responseRules, type Grant } from '../grants/token-fields.js';
 import { parseLinkHeader, numberHeader } from '../pagination/links.js';
 import { remembered, type Remembered } from './flows.js';
 import { judgeWith, observedResponse, type Verdict } from './recorder.js';
@@ -81,27 +82,26 @@ function tokenParams(ex: Observed, url: URL): URLSearchParams {
 function judgeToken(t: CheckContext, ex: Observed, res: HttpResponse, params: URLSearchParams): void {
   const grant = GRANTS[params.get('grant_type') ?? ''];
   const what = `POST ${TOKEN_PATH}${grant ? ` (${grant} grant)` : ''}`;
-  if (res.status >= 500) return;
-  expectNoStore(t, res, what);
-  if (!ex.responseBody) return;
+  if (res.status >= 500 || !ex.responseBody) return;
   if (res.status === 200) {
     const body = expectTokenOk(t, res, what);
     expectJsonType(t, res, what, ['TOK-RESPONSE-JSON']);
-    if (grant) expectTokenFields(t, body, grant, what);
-    return;
+    // A match proves the grant's response rules, as it does for the check that asserts it.
+    if (grant && expectTokenFields(t, body, grant, what)) t.soft(true, what, { rules: responseRules(grant) });
+  } else {
+    const error = jsonObject(res)?.error;
+    expectOAuthError(
+      t,
+      res,
+      {
+        status: res.status,
+        error: typeof error === 'string' ? error : STANDARD_ERRORS,
+        // The device grant adds its own codes (RFC 8628 §3.5) to RFC 6749's.
+        codeRules: grant === 'device_code' ? [] : ['ERR-TOKEN-STANDARD-CODES'],
+      },
+      what,
+    );
   }
-  const error = jsonObject(res)?.error;
-  expectOAuthError(
-    t,
-    res,
-    {
-      status: res.status,
-      error: typeof error === 'string' ? error : STANDARD_ERRORS,
-      // The device grant adds its own codes (RFC 8628 §3.5) to RFC 6749's.
-      codeRules: grant === 'device_code' ? [] : ['ERR-TOKEN-STANDARD-CODES'],
-    },
-    what,
-  );
 }
 
 /**
@@ -145,15 +145,15 @@ function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
   if (ex.method !== 'GET' || res.status !== 200 || res.headers.get('x-page') === null) return;
   const what = `GET ${new URL(res.url).pathname}`;
   const rule = (rules: RuleId[]) => ({ rules });
-  t.soft(res.headers.get('links') === null, `${what}: carries the removed Links header`, rule(['PAG-LINKS-HEADER-REMOVED']));
+  t.soft(
+    res.headers.get('links') === null,
+    `${what}: carries the removed Links header`,
+    rule(['PAG-LINKS-HEADER-REMOVED']),
+  );
   // No Link at all is PAG-LINK-HEADER's failure alone: the relations are then compared with nothing.
   const link = res.headers.get('link');
   const links = link === null ? null : parseLinkHeader(link);
-  t.soft(
-    links !== null,
-    `${what}: a paginated answer without a well-formed Link header`,
-    rule(['PAG-LINK-HEADER']),
-  );
+  t.soft(links !== null, `${what}: a paginated answer without a well-formed Link header`, rule(['PAG-LINK-HEADER']));
   const page = numberHeader(res, 'x-page');
   const per = numberHeader(res, 'x-per-page');
   t.expect(page !== null && page >= 1, `${what}: x-page must count from 1`, rule(['PAG-X-PAGE-STARTS-AT-1']));
@@ -162,7 +162,8 @@ function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
     `${what}: x-page and x-per-page must be positive integers`,
     rule(['PAG-OFFSET-HEADERS']),
   );
-  const expectHeaders = (ok: boolean, message: string) => t.soft(ok, `${what}: ${message}`, rule(['PAG-OFFSET-HEADERS']));
+  const expectHeaders = (ok: boolean, message: string) =>
+    t.soft(ok, `${what}: ${message}`, rule(['PAG-OFFSET-HEADERS']));
   const next = numberHeader(res, 'x-next-page');
   const prev = numberHeader(res, 'x-prev-page');
   expectHeaders(Object.is(prev, page > 1 ? page - 1 : null), `x-prev-page does not follow x-page`);
@@ -170,8 +171,14 @@ function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
   const totalPages = numberHeader(res, 'x-total-pages');
   const items = ex.responseBody ? jsonValue(res) : undefined;
   if (total !== null && totalPages !== null) {
-    expectHeaders(totalPages === Math.max(1, Math.ceil(total / per)), `x-total-pages does not follow x-total and x-per-page`);
-    expectHeaders(Object.is(next, page < totalPages ? page + 1 : null), `x-next-page does not follow x-page and x-total-pages`);
+    expectHeaders(
+      totalPages === Math.max(1, Math.ceil(total / per)),
+      `x-total-pages does not follow x-total and x-per-page`,
+    );
+    expectHeaders(
+      Object.is(next, page < totalPages ? page + 1 : null),
+      `x-next-page does not follow x-page and x-total-pages`,
+    );
     if (Array.isArray(items) && page <= totalPages)
       expectHeaders(
         items.length === Math.min(per, Math.max(0, total - (page - 1) * per)),
@@ -180,8 +187,8 @@ function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
   }
   if (links) {
     const nextLinks = links.next ?? [];
-    expectHeaders((nextLinks.length > 0) === (next !== null), `rel=next and x-next-page disagree`);
-    expectHeaders(((links.prev ?? []).length > 0) === (prev !== null), `rel=prev and x-prev-page disagree`);
+    expectHeaders(nextLinks.length > 0 === (next !== null), `rel=next and x-next-page disagree`);
+    expectHeaders((links.prev ?? []).length > 0 === (prev !== null), `rel=prev and x-prev-page disagree`);
     if (next !== null && nextLinks.length === 1) {
       const linked = new URL(nextLinks[0], res.url).searchParams.get('page');
       expectHeaders(linked === String(next), `rel=next leads to page ${linked}, x-next-page says ${next}`);
@@ -202,7 +209,12 @@ export function judgeExchange(ex: Observed, flows: Flows): Verdict[] {
   const res = observedResponse(url.href, ex.status, ex.responseHeaders, body);
   if (ex.method === 'POST' && url.pathname === TOKEN_PATH) {
     const params = tokenParams(ex, url);
+    const what = `POST ${TOKEN_PATH}`;
+    // Each in its own judgement: a failed expect in one hides nothing the others prove.
+    const answered = ex.status < 500;
     return [
+      ...(answered ? judgeWith((t) => expectNoStore(t, res, what)) : []),
+      ...(answered && ex.responseBody ? judgeWith((t) => expectExactJsonType(t, res, what)) : []),
       ...judgeWith((t) => judgeToken(t, ex, res, params)),
       ...judgeWith((t) => judgeTokenFlows(t, ex, res, params, flows)),
     ];

@@ -17,11 +17,14 @@ export interface Verdict {
 class Stop extends Error {}
 
 const absent = (what: string) =>
-  new Proxy({}, {
-    get() {
-      throw new Stop(`a passive judgement cannot use t.${what}`);
+  new Proxy(
+    {},
+    {
+      get() {
+        throw new Stop(`a passive judgement cannot use t.${what}`);
+      },
     },
-  });
+  );
 
 export interface Recorder {
   t: CheckContext;

@@ -34,7 +34,8 @@ export function createTally(): Tally {
         if (v.ok) c.passed++;
         else {
           c.failed++;
-          if (v.message && c.messages.length < MAX_MESSAGES && !c.messages.includes(v.message)) c.messages.push(v.message);
+          if (v.message && c.messages.length < MAX_MESSAGES && !c.messages.includes(v.message))
+            c.messages.push(v.message);
         }
         byRule.set(v.rule, c);
       }

@@ -105,7 +105,14 @@ const CASES: { name: string; method: string; path: string; headers: string[]; bo
     name: 'non-UTF-8 form body with a length',
     method: 'POST',
     path: '/oauth/token',
-    headers: ['Host', 'h', 'Content-Type', 'application/x-www-form-urlencoded', 'Content-Length', String(NOT_UTF8.length)],
+    headers: [
+      'Host',
+      'h',
+      'Content-Type',
+      'application/x-www-form-urlencoded',
+      'Content-Length',
+      String(NOT_UTF8.length),
+    ],
     body: NOT_UTF8,
   },
   {

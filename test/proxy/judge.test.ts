@@ -3,7 +3,7 @@ import { createFlows, judgeExchange, type Observed } from '../../suites/proxy/ju
 import { remembered } from '../../suites/proxy/flows.js';
 import type { Verdict } from '../../suites/proxy/recorder.js';
 
-const NO_STORE = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+const NO_STORE = { 'content-type': 'application/json', 'cache-control': 'no-store' };
 const TOKEN = {
   access_token: 'a'.repeat(64),
   token_type: 'bearer',
@@ -48,6 +48,11 @@ describe('passive judging of token exchanges', () => {
   it('a token response without no-store breaks TOK-NO-STORE only', () => {
     const verdicts = judgeExchange(token(code, 200, TOKEN, { 'content-type': 'application/json' }), createFlows());
     expect(failed(verdicts)).toEqual(['TOK-NO-STORE']);
+    // One broken header hides nothing else.
+    const both = { ...TOKEN, token_type: 'Bearer' };
+    expect(
+      failed(judgeExchange(token(code, 200, both, { 'content-type': 'application/json' }), createFlows())),
+    ).toEqual(['TOK-NO-STORE', 'TOK-TYPE-LOWERCASE-BEARER']);
   });
 
   it('token_type Bearer breaks the spelling rule, a missing access_token the response rules', () => {
@@ -59,10 +64,7 @@ describe('passive judging of token exchanges', () => {
   });
 
   it('an error answer must be an OAuth error body in JSON', () => {
-    const good = judgeExchange(
-      token(code, 400, { error: 'invalid_grant', error_description: 'no' }),
-      createFlows(),
-    );
+    const good = judgeExchange(token(code, 400, { error: 'invalid_grant', error_description: 'no' }), createFlows());
     expect(failed(good)).toEqual([]);
     expect(passed(good)).toContain('ERR-OAUTH-BODY');
     const html = judgeExchange(
