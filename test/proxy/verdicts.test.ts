@@ -131,6 +131,9 @@ describe('proxy verdicts on the simulator', () => {
     ['code-reusable', 'GRANT-CODE-SINGLE-USE', 'failed'],
     ['refresh-token-reusable', 'TOK-REFRESH-OLD-REFUSED', 'failed'],
     ['x-total-off-by-one', 'PAG-OFFSET-HEADERS', 'failed'],
+    ['x-page-zero-based', 'PAG-X-PAGE-STARTS-AT-1', 'failed'],
+    ['link-header-dropped', 'PAG-LINK-HEADER', 'failed'],
+    ['links-header-present', 'PAG-LINKS-HEADER-REMOVED', 'failed'],
     ['token-cacheable', 'TOK-NO-STORE', 'warned'],
   ];
   for (const [fault, rule, verdict] of FAULTS)
