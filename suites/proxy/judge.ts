@@ -39,6 +39,7 @@ export interface Observed {
 /** Protocol state across exchanges: codes answered with tokens, refresh tokens redeemed. */
 export interface Flows {
   codes: Remembered;
+  deviceCodes: Remembered;
   refreshTokens: Remembered;
 }
 
@@ -50,6 +51,7 @@ export function createFlows(max = MAX_FLOW_ENTRIES): Flows {
   return {
     // A code cannot be exchanged after its lifetime: a reuse later is judged by expiry, not here.
     codes: remembered(authorizationCodeLifetime * 1000, max),
+    deviceCodes: remembered(limits().deviceCodeLifetime * 1000, max),
     // A redeemed refresh token has no lifetime of its own; the access token's bounds how long we watch.
     refreshTokens: remembered(limits().accessTokenLifetime * 1000, max),
   };
@@ -104,6 +106,18 @@ function judgeToken(t: CheckContext, ex: Observed, res: HttpResponse, params: UR
   }
 }
 
+/** Grants whose code yields tokens once (RFC 6749 §4.1.2, RFC 8628 §3.5). */
+const ONCE: { grant: string; param: string; memory: 'codes' | 'deviceCodes'; rule: RuleId; what: string }[] = [
+  {
+    grant: 'authorization_code',
+    param: 'code',
+    memory: 'codes',
+    rule: 'GRANT-CODE-SINGLE-USE',
+    what: 'an authorization code',
+  },
+  { grant: DEVICE_GRANT, param: 'device_code', memory: 'deviceCodes', rule: 'DEV-SINGLE-USE', what: 'a device code' },
+];
+
 /**
  * Token exchanges against what was seen before: a code answered with tokens twice, a refresh
  * that handed back the same refresh token, a redeemed refresh token that still works.
@@ -112,13 +126,15 @@ function judgeTokenFlows(t: CheckContext, ex: Observed, res: HttpResponse, param
   const grant = params.get('grant_type');
   const issued = res.status === 200 && typeof jsonObject(res)?.access_token === 'string';
   if (res.status >= 500 || (res.status === 200 && !ex.responseBody)) return;
-  const code = params.get('code');
-  if (grant === 'authorization_code' && code) {
-    if (flows.codes.has(code, ex.at))
-      t.soft(!issued, `${TOKEN_PATH}: an authorization code already exchanged was answered with tokens again`, {
-        rules: ['GRANT-CODE-SINGLE-USE'],
+  for (const once of ONCE) {
+    const code = params.get(once.param);
+    if (grant !== once.grant || !code) continue;
+    const memory = flows[once.memory];
+    if (memory.has(code, ex.at))
+      t.soft(!issued, `${TOKEN_PATH}: ${once.what} already answered with tokens was answered with tokens again`, {
+        rules: [once.rule],
       });
-    else if (issued) flows.codes.add(code, ex.at);
+    else if (issued) memory.add(code, ex.at);
   }
   const sent = params.get('refresh_token');
   if (grant === 'refresh_token' && sent) {

@@ -90,6 +90,14 @@ describe('passive judging of token exchanges', () => {
     expect(failed(judgeExchange(token(code, 200, TOKEN, NO_STORE, 1_000 + 601_000), late))).toEqual([]);
   });
 
+  it('a device code answered with tokens twice breaks DEV-SINGLE-USE', () => {
+    const flows = createFlows();
+    const poll = { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'd1', client_id: 'x' };
+    const { refresh_token: _, ...deviceToken } = TOKEN;
+    judgeExchange(token(poll, 200, deviceToken), flows);
+    expect(failed(judgeExchange(token(poll, 200, deviceToken), flows))).toContain('DEV-SINGLE-USE');
+  });
+
   it('a refresh that does not rotate, or a redeemed refresh token that works again, breaks the refresh rules', () => {
     const refresh = { grant_type: 'refresh_token', refresh_token: 'r'.repeat(64) };
     expect(failed(judgeExchange(token(refresh, 200, TOKEN), createFlows()))).toEqual(['TOK-REFRESH-ROTATION']);

@@ -22,6 +22,7 @@ const CHECKS = [
   'grants.code-single-use',
   'grants.refresh-rotation',
   'pagination.offset-headers',
+  'device.single-use',
 ];
 /** A few checks, each run twice, on a shared two-core machine: a bound, not a measurement. */
 const SCENARIO_TIMEOUT_MS = 240_000;
@@ -113,6 +114,7 @@ describe('proxy verdicts on the simulator', () => {
         'ENC-JSON-CONTENT-TYPE',
         'TOK-CODE-RESPONSE-FIELDS',
         'GRANT-CODE-SINGLE-USE',
+        'DEV-SINGLE-USE',
         'TOK-REFRESH-ROTATION',
         'TOK-REFRESH-OLD-REFUSED',
         'PAG-OFFSET-HEADERS',
@@ -129,6 +131,7 @@ describe('proxy verdicts on the simulator', () => {
   const FAULTS: [fault: string, rule: string, verdict: string][] = [
     ['token-type-case', 'TOK-TYPE-LOWERCASE-BEARER', 'failed'],
     ['code-reusable', 'GRANT-CODE-SINGLE-USE', 'failed'],
+    ['device-code-reusable', 'DEV-SINGLE-USE', 'warned'],
     ['refresh-token-reusable', 'TOK-REFRESH-OLD-REFUSED', 'failed'],
     ['x-total-off-by-one', 'PAG-OFFSET-HEADERS', 'failed'],
     ['x-page-zero-based', 'PAG-X-PAGE-STARTS-AT-1', 'failed'],
