@@ -84,6 +84,8 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   io.err(`idp-conformance: proxying ${proxy.url} to ${target.origin}; Ctrl-C writes the report\n`);
   await io.stop();
   await proxy.close();
+  // Exchanges that ended just before the signal are judged before the report is written.
+  await new Promise((resolve) => setImmediate(resolve));
   if (judgeErrors) io.err(`idp-conformance: ${judgeErrors} exchanges could not be judged (internal error)\n`);
   const report = proxyReport(tally, { target: target.origin + target.pathname, release, offering, startedAt });
   const catalogue = ruleCatalogueEntries([]);
