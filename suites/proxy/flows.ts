@@ -1,43 +1,43 @@
 /**
  * What the proxy remembers of the protocol's state between exchanges: codes that were answered
- * with tokens, refresh tokens that were redeemed. Only SHA-256 digests are kept (a heap dump
- * holds no credential), each for the protocol's own lifetime, and never more than `max` entries
- * (the oldest go first), so long sessions and many clients stay within bounded memory.
+ * with tokens, refresh tokens that were redeemed or revoked, access tokens that should be dead.
+ * Keys are SHA-256 digests of the secrets (a heap dump holds no credential), each kept for the
+ * protocol's own lifetime, and never more than `max` entries (the oldest go first), so long
+ * sessions and many clients stay within bounded memory.
  */
 import { createHash } from 'node:crypto';
 
 export const digest = (secret: string): string => createHash('sha256').update(secret).digest('base64url');
 
-export interface Remembered {
-  /** Has this secret been seen (and not forgotten) at `now` (ms)? */
-  has(secret: string, now: number): boolean;
-  /** Remember a secret until `now + ttlMs`. */
-  add(secret: string, now: number): void;
+export interface Remembered<V = true> {
+  /** The value kept for this digest, if it is still remembered at `now` (ms). */
+  get(key: string, now: number): V | undefined;
+  /** Remember a value for a digest until `now + ttlMs`. */
+  set(key: string, now: number, value: V): void;
   readonly size: number;
 }
 
-export function remembered(ttlMs: number, max: number): Remembered {
-  // Insertion order is expiry order (one ttl per set): the oldest are at the front.
-  const until = new Map<string, number>();
+export function remembered<V = true>(ttlMs: number, max: number): Remembered<V> {
+  // Insertion order is expiry order (one ttl per memory): the oldest are at the front.
+  const kept = new Map<string, { until: number; value: V }>();
   const sweep = (now: number) => {
-    for (const [key, end] of until) {
-      if (end > now && until.size <= max) break;
-      until.delete(key);
+    for (const [key, entry] of kept) {
+      if (entry.until > now && kept.size <= max) break;
+      kept.delete(key);
     }
   };
   return {
-    has(secret, now) {
+    get(key, now) {
       sweep(now);
-      return until.has(digest(secret));
+      return kept.get(key)?.value;
     },
-    add(secret, now) {
-      const key = digest(secret);
-      until.delete(key);
-      until.set(key, now + ttlMs);
+    set(key, now, value) {
+      kept.delete(key);
+      kept.set(key, { until: now + ttlMs, value });
       sweep(now);
     },
     get size() {
-      return until.size;
+      return kept.size;
     },
   };
 }

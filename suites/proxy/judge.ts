@@ -6,8 +6,11 @@
 import { limits, type RuleId } from '../../spec/index.js';
 import type { CheckContext, HttpResponse } from '../types.js';
 import {
+  CURRENT_USER_PATH,
   DEVICE_GRANT,
+  REVOKE_PATH,
   STANDARD_ERRORS,
+  TOKEN_INFO_PATH,
   TOKEN_PATH,
   expectExactJsonType,
   expectJsonType,
@@ -19,7 +22,7 @@ import {
 import { jsonValue } from '../shared/json.js';
 import { expectTokenFields, responseRules, type Grant } from '../grants/token-fields.js';
 import { parseLinkHeader, numberHeader } from '../pagination/links.js';
-import { remembered, type Remembered } from './flows.js';
+import { digest, remembered, type Remembered } from './flows.js';
 import { judgeWith, observedResponse, type Verdict } from './recorder.js';
 
 /** One request and its answer as the proxy saw them. A body over the cap is undefined: judged on headers only. */
@@ -36,24 +39,32 @@ export interface Observed {
   at: number;
 }
 
-/** Protocol state across exchanges: codes answered with tokens, refresh tokens redeemed. */
+/**
+ * Protocol state across exchanges, by digest: codes answered with tokens; refresh tokens spent
+ * (redeemed or revoked) and the access token each was issued with; access tokens that must be
+ * dead. The value of a spent or dead entry is the rule that a token still working breaks.
+ */
 export interface Flows {
   codes: Remembered;
   deviceCodes: Remembered;
-  refreshTokens: Remembered;
+  spentRefresh: Remembered<RuleId>;
+  pairs: Remembered<string>;
+  deadAccess: Remembered<RuleId>;
 }
 
 /** Entries per kind of state: beyond them the oldest are forgotten (bounded memory). */
 export const MAX_FLOW_ENTRIES = 100_000;
 
 export function createFlows(max = MAX_FLOW_ENTRIES): Flows {
-  const { authorizationCodeLifetime } = limits();
+  const { authorizationCodeLifetime, accessTokenLifetime } = limits();
   return {
     // A code cannot be exchanged after its lifetime: a reuse later is judged by expiry, not here.
     codes: remembered(authorizationCodeLifetime * 1000, max),
     deviceCodes: remembered(limits().deviceCodeLifetime * 1000, max),
-    // A redeemed refresh token has no lifetime of its own; the access token's bounds how long we watch.
-    refreshTokens: remembered(limits().accessTokenLifetime * 1000, max),
+    // A spent refresh token has no lifetime of its own; the access token's bounds how long we watch.
+    spentRefresh: remembered(accessTokenLifetime * 1000, max),
+    pairs: remembered(accessTokenLifetime * 1000, max),
+    deadAccess: remembered(accessTokenLifetime * 1000, max),
   };
 }
 
@@ -130,27 +141,59 @@ function judgeTokenFlows(t: CheckContext, ex: Observed, res: HttpResponse, param
     const code = params.get(once.param);
     if (grant !== once.grant || !code) continue;
     const memory = flows[once.memory];
-    if (memory.has(code, ex.at))
+    const key = digest(code);
+    if (memory.get(key, ex.at))
       t.soft(!issued, `${TOKEN_PATH}: ${once.what} already answered with tokens was answered with tokens again`, {
         rules: [once.rule],
       });
-    else if (issued) memory.add(code, ex.at);
+    else if (issued) memory.set(key, ex.at, true);
   }
+  const body = issued ? jsonObject(res)! : undefined;
   const sent = params.get('refresh_token');
   if (grant === 'refresh_token' && sent) {
-    if (flows.refreshTokens.has(sent, ex.at))
-      t.soft(!issued, `${TOKEN_PATH}: a refresh token already redeemed was answered with tokens again`, {
-        rules: ['TOK-REFRESH-OLD-REFUSED'],
+    const key = digest(sent);
+    const spent = flows.spentRefresh.get(key, ex.at);
+    if (spent)
+      t.soft(!issued, `${TOKEN_PATH}: a refresh token already redeemed or revoked was answered with tokens again`, {
+        rules: [spent],
       });
-    else if (issued) {
-      const next = jsonObject(res)?.refresh_token;
-      if (typeof next === 'string')
-        t.soft(next !== sent, `${TOKEN_PATH}: a refresh answered with the same refresh token (no rotation)`, {
-          rules: ['TOK-REFRESH-ROTATION'],
-        });
-      flows.refreshTokens.add(sent, ex.at);
+    else if (body) {
+      if (typeof body.refresh_token === 'string')
+        t.soft(
+          body.refresh_token !== sent,
+          `${TOKEN_PATH}: a refresh answered with the same refresh token (no rotation)`,
+          {
+            rules: ['TOK-REFRESH-ROTATION'],
+          },
+        );
+      flows.spentRefresh.set(key, ex.at, 'TOK-REFRESH-OLD-REFUSED');
+      // The rotation ends the access token issued with the redeemed refresh token.
+      const old = flows.pairs.get(key, ex.at);
+      if (old) flows.deadAccess.set(old, ex.at, 'TOK-REFRESH-ROTATION');
     }
   }
+  if (body && typeof body.refresh_token === 'string' && typeof body.access_token === 'string')
+    flows.pairs.set(digest(body.refresh_token), ex.at, digest(body.access_token));
+}
+
+/** A revocation answered 200 ends the token, whichever kind it is (RFC 7009 §2.2). */
+function noteRevocation(ex: Observed, params: URLSearchParams, flows: Flows): void {
+  const token = params.get('token');
+  if (ex.status !== 200 || !token) return;
+  flows.deadAccess.set(digest(token), ex.at, 'REV-REVOKES-TOKEN');
+  flows.spentRefresh.set(digest(token), ex.at, 'REV-REVOKES-TOKEN');
+}
+
+/** Where a 200 to a bearer token means the token worked: token info and the current user. */
+const ORACLES = new Set([TOKEN_INFO_PATH, CURRENT_USER_PATH]);
+
+/** A bearer token that should be dead (rotated, revoked) and was accepted all the same. */
+function judgeDeadToken(t: CheckContext, ex: Observed, path: string, flows: Flows): void {
+  const bearer = /^bearer\s+(\S+)$/i.exec(ex.requestHeaders.get('authorization') ?? '')?.[1];
+  if (!bearer || !ORACLES.has(path) || ex.status >= 500) return;
+  const rule = flows.deadAccess.get(digest(bearer), ex.at);
+  if (rule)
+    t.soft(ex.status !== 200, `GET ${path}: accepted an access token that was rotated or revoked`, { rules: [rule] });
 }
 
 /**
@@ -235,5 +278,6 @@ export function judgeExchange(ex: Observed, flows: Flows): Verdict[] {
       ...judgeWith((t) => judgeTokenFlows(t, ex, res, params, flows)),
     ];
   }
-  return judgeWith((t) => judgePage(t, ex, res));
+  if (ex.method === 'POST' && url.pathname === REVOKE_PATH) noteRevocation(ex, tokenParams(ex, url), flows);
+  return [...judgeWith((t) => judgeDeadToken(t, ex, url.pathname, flows)), ...judgeWith((t) => judgePage(t, ex, res))];
 }

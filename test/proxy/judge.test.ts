@@ -109,6 +109,33 @@ describe('passive judging of token exchanges', () => {
     ]);
   });
 
+  it('an access token rotated away or revoked that still works breaks the rotation or revocation rule', () => {
+    const flows = createFlows();
+    const oracle = (access: string, status: number): Observed => ({
+      method: 'GET',
+      target: '/api/v4/user',
+      requestHeaders: new Headers({ authorization: `Bearer ${access}` }),
+      status,
+      responseHeaders: new Headers({ 'content-type': 'application/json' }),
+      responseBody: Buffer.from('{}'),
+      at: 2_000,
+    });
+    judgeExchange(token(code, 200, TOKEN), flows);
+    // Still alive before the refresh: nothing to judge.
+    expect(judgeExchange(oracle(TOKEN.access_token, 200), flows)).toEqual([]);
+    const next = { ...TOKEN, access_token: 'b'.repeat(64), refresh_token: 'n'.repeat(64) };
+    judgeExchange(token({ grant_type: 'refresh_token', refresh_token: TOKEN.refresh_token }, 200, next), flows);
+    expect(failed(judgeExchange(oracle(TOKEN.access_token, 200), flows))).toEqual(['TOK-REFRESH-ROTATION']);
+    expect(passed(judgeExchange(oracle(TOKEN.access_token, 401), flows))).toContain('TOK-REFRESH-ROTATION');
+    expect(judgeExchange(oracle(next.access_token, 200), flows)).toEqual([]);
+    const revoke: Observed = {
+      ...token({ token: next.access_token }, 200, {}),
+      target: '/oauth/revoke',
+    };
+    judgeExchange(revoke, flows);
+    expect(failed(judgeExchange(oracle(next.access_token, 200), flows))).toEqual(['REV-REVOKES-TOKEN']);
+  });
+
   it('verdict messages never carry the token values', () => {
     const flows = createFlows();
     judgeExchange(token(code, 200, TOKEN), flows);
@@ -183,12 +210,12 @@ describe('passive judging of offset pagination', () => {
 
 describe('flow memory', () => {
   it('forgets by lifetime and keeps at most max entries, oldest first', () => {
-    const memory = remembered(1_000, 3);
-    for (const s of ['a', 'b', 'c', 'd']) memory.add(s, 0);
+    const memory = remembered<true>(1_000, 3);
+    for (const s of ['a', 'b', 'c', 'd']) memory.set(s, 0, true);
     expect(memory.size).toBe(3);
-    expect(memory.has('a', 0)).toBe(false);
-    expect(memory.has('d', 999)).toBe(true);
-    expect(memory.has('d', 1_000)).toBe(false);
+    expect(memory.get('a', 0)).toBeUndefined();
+    expect(memory.get('d', 999)).toBe(true);
+    expect(memory.get('d', 1_000)).toBeUndefined();
     expect(memory.size).toBe(0);
   });
 });

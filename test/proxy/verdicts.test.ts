@@ -23,6 +23,7 @@ const CHECKS = [
   'grants.refresh-rotation',
   'pagination.offset-headers',
   'device.single-use',
+  'tokens.revoke-access-token',
 ];
 /** A few checks, each run twice, on a shared two-core machine: a bound, not a measurement. */
 const SCENARIO_TIMEOUT_MS = 240_000;
@@ -117,6 +118,7 @@ describe('proxy verdicts on the simulator', () => {
         'DEV-SINGLE-USE',
         'TOK-REFRESH-ROTATION',
         'TOK-REFRESH-OLD-REFUSED',
+        'REV-REVOKES-TOKEN',
         'PAG-OFFSET-HEADERS',
         'PAG-LINK-HEADER',
       ])
@@ -138,6 +140,8 @@ describe('proxy verdicts on the simulator', () => {
     ['link-header-dropped', 'PAG-LINK-HEADER', 'failed'],
     ['links-header-present', 'PAG-LINKS-HEADER-REMOVED', 'failed'],
     ['token-cacheable', 'TOK-NO-STORE', 'warned'],
+    ['old-access-token-valid', 'TOK-REFRESH-ROTATION', 'failed'],
+    ['revoke-ignored', 'REV-REVOKES-TOKEN', 'failed'],
   ];
   for (const [fault, rule, verdict] of FAULTS)
     it(
