@@ -22,6 +22,7 @@ export interface ProxyFlags {
   report?: string;
   release?: string;
   offering?: string;
+  rewriteHost?: boolean;
 }
 
 function targetUrl(text: string | undefined): URL {
@@ -74,6 +75,7 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
       host,
       port,
       maxBodyBytes: DEFAULT_PROXY_BODY_BYTES,
+      rewriteHost: flags.rewriteHost === true,
       onExchange: (exchange) => tally.add(judgeExchange(exchange, flows)),
       onJudgeError: () => judgeErrors++,
     });
@@ -102,6 +104,7 @@ export function registerProxy(program: Command): void {
     .option('--target <url>', 'base URL of the provider to forward to (required)')
     .option('--listen <port>', 'port to listen on (default: 0, a free one; the URL is printed)')
     .option('--host <address>', 'loopback address to bind', '127.0.0.1')
+    .option('--rewrite-host', "send the target's host as Host (virtual hosting) instead of the client's")
     .option('--report <specs>', 'reports written on Ctrl-C: kind=path,... (json, junit, junit-rules, html, md)')
     .option('--release <release>', `release to hold the provider to (default ${profiles().defaults.release})`)
     .option('--offering <offering>', `self-managed or hosted (default ${profiles().defaults.offering})`)

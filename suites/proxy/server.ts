@@ -13,6 +13,8 @@ import type { Observed } from './judge.js';
 /** Bodies kept for judging, per direction: enough for any token or page answer. */
 export const DEFAULT_PROXY_BODY_BYTES = 1024 * 1024;
 
+const MAX_HEADER_BYTES = 64 * 1024;
+
 const HOP_BY_HOP = new Set([
   'connection',
   'keep-alive',
@@ -34,6 +36,11 @@ export function endToEnd(raw: readonly string[]): string[] {
   const kept: string[] = [];
   for (let i = 0; i < raw.length; i += 2) if (!named.has(raw[i].toLowerCase())) kept.push(raw[i], raw[i + 1]);
   return kept;
+}
+
+/** Raw headers with every Host value replaced by `host` (the only change --rewrite-host makes). */
+function withHost(raw: string[], host: string): string[] {
+  return raw.map((value, i) => (i % 2 === 1 && raw[i - 1].toLowerCase() === 'host' ? host : value));
 }
 
 /** Raw headers as a Headers object for judging; a pair Headers refuses is left out of judging only. */
@@ -73,6 +80,11 @@ export interface ProxyOptions {
   host?: string;
   port?: number;
   maxBodyBytes?: number;
+  /**
+   * Send the target's own host as Host instead of the client's (a provider behind virtual hosting
+   * needs it). Off by default: the Host as sent keeps the provider's links pointing at the proxy.
+   */
+  rewriteHost?: boolean;
   /** Every complete exchange, after its answer went back to the client. */
   onExchange: (exchange: Observed) => void;
   /** A judge that threw: the traffic went on regardless; the caller says so once. */
@@ -108,8 +120,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         port: target.port,
         method: req.method,
         path: basePath + req.url,
-        headers: endToEnd(req.rawHeaders),
+        headers: options.rewriteHost ? withHost(endToEnd(req.rawHeaders), target.host) : endToEnd(req.rawHeaders),
         setHost: false,
+        maxHeaderSize: MAX_HEADER_BYTES,
       });
     } catch (error) {
       return refuse(400, `cannot forward this request target (${(error as NodeJS.ErrnoException).code ?? 'invalid'})`);
@@ -152,7 +165,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     });
   };
 
-  const server = createServer(handle);
+  // Node's 16 KiB header limit would refuse requests the target takes: the simulator's own 64 KiB.
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());

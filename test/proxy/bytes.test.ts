@@ -76,7 +76,7 @@ function send(base: string, method: string, path: string, headers: string[], bod
 }
 
 beforeAll(async () => {
-  origin = createServer(answer);
+  origin = createServer({ maxHeaderSize: 64 * 1024 }, answer);
   await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
   originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
   proxy = await startProxy({ target: originUrl, onExchange: (e) => observed.push(e) });
@@ -94,6 +94,12 @@ const CASES: { name: string; method: string; path: string; headers: string[]; bo
     method: 'GET',
     path: '/api/v4/projects/a%2Fb/../%2e%2E/x?q=%zz&r=+&s=%2F#',
     headers: ['Host', 'example.test:8080', 'X-Case', 'Mixed', 'x-case', 'lower', 'Accept', '*/*'],
+  },
+  {
+    name: 'a 20 KiB header, above the default limit of Node',
+    method: 'GET',
+    path: '/api/v4/user',
+    headers: ['Host', 'h', 'X-Big', 'b'.repeat(20 * 1024)],
   },
   {
     name: 'double slash and a non-ASCII escape',
@@ -136,6 +142,19 @@ describe('the proxy forwards byte for byte', () => {
       expect(through).toEqual(direct);
       expect(direct.status).toBe(418);
     });
+
+  it('--rewrite-host changes the Host value and nothing else', async () => {
+    const rewriting = await startProxy({ target: originUrl, rewriteHost: true, onExchange: () => undefined });
+    try {
+      seen.length = 0;
+      const headers = ['X-Before', '1', 'Host', 'client.test', 'X-After', '2'];
+      await send(rewriting.url, 'GET', '/a%2Fb', headers);
+      expect(seen[0].url).toBe('/a%2Fb');
+      expect(seen[0].headers).toEqual(['X-Before', '1', 'Host', new URL(originUrl).host, 'X-After', '2']);
+    } finally {
+      await rewriting.close();
+    }
+  });
 
   it('keeps a copy for judging only up to the cap, and forwards a longer body whole', async () => {
     const small = await startProxy({ target: originUrl, maxBodyBytes: 4, onExchange: (e) => observed.push(e) });
