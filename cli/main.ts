@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   run: async () => (await import('./run.js')).registerRun,
   report: async () => (await import('./report.js')).registerReport,
   simulate: async () => (await import('./simulate.js')).registerSimulate,
+  proxy: async () => (await import('./proxy.js')).registerProxy,
   // spec coverage also maps rules to the checks that prove them.
   spec: async () => {
     const { registerSpec } = await import('./spec.js');

@@ -185,7 +185,7 @@ export async function startSimulation(
   return { sim, served };
 }
 
-function untilSignal(): Promise<NodeJS.Signals> {
+export function untilSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const stop = (signal: NodeJS.Signals) => {
       process.off('SIGINT', stop);

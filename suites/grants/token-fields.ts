@@ -72,11 +72,18 @@ function fieldRules(g: GrantResponse, grant: Grant, body: TokenResponse) {
   };
 }
 
-export function expectTokenFields(t: CheckContext, body: TokenResponse, grant: Grant, what: string): void {
+/** The rules a response matching its grant's schema proves (its shape, token_type spelling, refresh_token). */
+export function responseRules(grant: Grant): RuleId[] {
+  const g = GRANTS[grant];
+  return [g.shape, g.tokenType, g.refreshToken];
+}
+
+/** Judge a token response against its grant's schema; returns whether it matched. */
+export function expectTokenFields(t: CheckContext, body: TokenResponse, grant: Grant, what: string): boolean {
   const g = GRANTS[grant];
   t.soft(bearer(body?.token_type), `${what} (${grant} grant): token_type must be bearer (in any case)`, {
     rules: ['TOK-TYPE-BEARER'],
     tokenType: typeof body?.token_type === 'string' ? body.token_type : null,
   });
-  expectSchema(t, body, g.schema, `${what} (${grant} grant)`, fieldRules(g, grant, body));
+  return expectSchema(t, body, g.schema, `${what} (${grant} grant)`, fieldRules(g, grant, body));
 }

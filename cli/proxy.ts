@@ -1,0 +1,122 @@
+/**
+ * `idp-conformance proxy`: a recording reverse proxy on loopback between a client and the
+ * provider. It forwards the traffic untouched, judges each exchange passively (suites/proxy),
+ * and on SIGINT or SIGTERM writes the per-rule report and exits (1 when a must rule broke).
+ */
+import type { Command } from 'commander';
+import { profiles, releaseProblem, type Offering } from '../spec/index.js';
+import { checkReportTargets, formatConsole, parseReportSpecs, shouldColor, writeReports } from '../reporters/index.js';
+import { ruleCatalogueEntries } from '../spec/catalogue.js';
+import { createFlows, judgeExchange } from '../suites/proxy/judge.js';
+import { DEFAULT_PROXY_BODY_BYTES, startProxy } from '../suites/proxy/server.js';
+import { createTally, proxyReport } from '../suites/proxy/tally.js';
+import { exitCodeOf } from '../suites/runner/report.js';
+import { isLoopback } from '../simulator/adapters/node.js';
+import { UsageError } from './errors.js';
+import { untilSignal } from './simulate.js';
+
+export interface ProxyFlags {
+  target?: string;
+  listen?: string;
+  host?: string;
+  report?: string;
+  release?: string;
+  offering?: string;
+  rewriteHost?: boolean;
+}
+
+function targetUrl(text: string | undefined): URL {
+  if (!text) throw new UsageError('proxy needs --target URL, the provider to forward to');
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`--target expects an absolute http(s) URL, got "${text}"`);
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password)
+    throw new UsageError(`--target must be an http(s) URL without query, fragment or credentials, got "${text}"`);
+  return url;
+}
+
+export interface ProxyIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** Resolves when the proxy should stop (a signal in the command; a test's own trigger). */
+  stop: () => Promise<unknown>;
+}
+
+/** The whole command; returns the exit code (0, 1 when a must rule broke, 2 on bad usage). */
+export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<number> {
+  const target = targetUrl(flags.target);
+  const host = flags.host ?? '127.0.0.1';
+  // The proxy carries the client's credentials: it serves this machine only.
+  if (!isLoopback(host)) throw new UsageError(`--host must be a loopback address (127.0.0.1, ::1), got "${host}"`);
+  const port = flags.listen === undefined ? 0 : Number(flags.listen);
+  if (!/^\d+$/.test(flags.listen ?? '0') || port > 65535)
+    throw new UsageError(`--listen must be a port from 0 to 65535, got "${flags.listen}"`);
+  const defaults = profiles().defaults;
+  const release = flags.release ?? defaults.release;
+  const wrong = releaseProblem(release);
+  if (wrong) throw new UsageError(`--release: ${wrong}`);
+  const offering = (flags.offering ?? defaults.offering) as Offering;
+  if (!['self-managed', 'hosted'].includes(offering))
+    throw new UsageError(`--offering must be self-managed or hosted, got "${flags.offering}"`);
+  const reports = flags.report === undefined ? [] : parseReportSpecs(flags.report);
+  await checkReportTargets(reports);
+
+  const flows = createFlows();
+  const tally = createTally();
+  let judgeErrors = 0;
+  const startedAt = new Date();
+  let proxy;
+  try {
+    proxy = await startProxy({
+      target: target.href,
+      host,
+      port,
+      maxBodyBytes: DEFAULT_PROXY_BODY_BYTES,
+      rewriteHost: flags.rewriteHost === true,
+      onExchange: (exchange) => tally.add(judgeExchange(exchange, flows)),
+      onJudgeError: () => judgeErrors++,
+    });
+  } catch (error) {
+    throw new UsageError(`cannot listen on ${host}:${port}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  io.out(`${proxy.url}\n`);
+  io.err(`idp-conformance: proxying ${proxy.url} to ${target.origin}; Ctrl-C writes the report\n`);
+  await io.stop();
+  await proxy.close();
+  // Exchanges that ended just before the signal are judged before the report is written.
+  await new Promise((resolve) => setImmediate(resolve));
+  if (judgeErrors) io.err(`idp-conformance: ${judgeErrors} exchanges could not be judged (internal error)\n`);
+  const report = proxyReport(tally, { target: target.origin + target.pathname, release, offering, startedAt });
+  const catalogue = ruleCatalogueEntries([]);
+  const written = reports.length ? await writeReports(report, reports, { catalogue }) : [];
+  io.out(formatConsole(report, { color: shouldColor({ isTTY: process.stdout.isTTY === true }), written, catalogue }));
+  io.out(`idp-conformance: ${tally.exchanges} exchanges seen\n`);
+  return exitCodeOf(report);
+}
+
+export function registerProxy(program: Command): void {
+  program
+    .command('proxy')
+    .description("recording reverse proxy: forward a client's traffic untouched and judge it against the rules")
+    .option('--target <url>', 'base URL of the provider to forward to (required)')
+    .option('--listen <port>', 'port to listen on (default: 0, a free one; the URL is printed)')
+    .option('--host <address>', 'loopback address to bind', '127.0.0.1')
+    .option('--rewrite-host', "send the target's host as Host (virtual hosting) instead of the client's")
+    .option('--report <specs>', 'reports written on Ctrl-C: kind=path,... (json, junit, junit-rules, html, md)')
+    .option('--release <release>', `release to hold the provider to (default ${profiles().defaults.release})`)
+    .option('--offering <offering>', `self-managed or hosted (default ${profiles().defaults.offering})`)
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 no must rule broke in the traffic seen; 1 one did; 2 bad usage (one line on stderr).\n',
+    )
+    .action(async (flags: ProxyFlags) => {
+      process.exitCode = await executeProxy(flags, {
+        out: (t) => process.stdout.write(t),
+        err: (t) => process.stderr.write(t),
+        stop: untilSignal,
+      });
+    });
+}

@@ -1,0 +1,283 @@
+/**
+ * Passive judging: each exchange the proxy saw, held to the rules that can be judged from the
+ * traffic alone, with the suites' own assertion helpers (so a rule's sentence lives in one
+ * place). Pure: an exchange and the flow state in, verdicts out; it sends nothing.
+ */
+import { limits, type RuleId } from '../../spec/index.js';
+import type { CheckContext, HttpResponse } from '../types.js';
+import {
+  CURRENT_USER_PATH,
+  DEVICE_GRANT,
+  REVOKE_PATH,
+  STANDARD_ERRORS,
+  TOKEN_INFO_PATH,
+  TOKEN_PATH,
+  expectExactJsonType,
+  expectJsonType,
+  expectNoStore,
+  expectOAuthError,
+  expectTokenOk,
+  jsonObject,
+} from '../shared/oauth.js';
+import { jsonValue } from '../shared/json.js';
+import { expectTokenFields, responseRules, type Grant } from '../grants/token-fields.js';
+import { parseLinkHeader, numberHeader } from '../pagination/links.js';
+import { digest, remembered, type Remembered } from './flows.js';
+import { judgeWith, observedResponse, type Verdict } from './recorder.js';
+
+/** One request and its answer as the proxy saw them. A body over the cap is undefined: judged on headers only. */
+export interface Observed {
+  method: string;
+  /** The request target exactly as the client sent it (path and query). */
+  target: string;
+  requestHeaders: Headers;
+  requestBody?: Buffer;
+  status: number;
+  responseHeaders: Headers;
+  responseBody?: Buffer;
+  /** When the answer ended (ms since the epoch): flow state ages by it. */
+  at: number;
+}
+
+/**
+ * Protocol state across exchanges, by digest: codes answered with tokens; refresh tokens spent
+ * (redeemed or revoked) and the access token each was issued with; access tokens that must be
+ * dead. The value of a spent or dead entry is the rule that a token still working breaks.
+ */
+export interface Flows {
+  codes: Remembered;
+  deviceCodes: Remembered;
+  spentRefresh: Remembered<RuleId>;
+  pairs: Remembered<string>;
+  deadAccess: Remembered<RuleId>;
+}
+
+/** Entries per kind of state: beyond them the oldest are forgotten (bounded memory). */
+export const MAX_FLOW_ENTRIES = 100_000;
+
+export function createFlows(max = MAX_FLOW_ENTRIES): Flows {
+  const { authorizationCodeLifetime, accessTokenLifetime } = limits();
+  return {
+    // A code cannot be exchanged after its lifetime: a reuse later is judged by expiry, not here.
+    codes: remembered(authorizationCodeLifetime * 1000, max),
+    deviceCodes: remembered(limits().deviceCodeLifetime * 1000, max),
+    // A spent refresh token has no lifetime of its own; the access token's bounds how long we watch.
+    spentRefresh: remembered(accessTokenLifetime * 1000, max),
+    pairs: remembered(accessTokenLifetime * 1000, max),
+    deadAccess: remembered(accessTokenLifetime * 1000, max),
+  };
+}
+
+const GRANTS: Record<string, Grant> = {
+  authorization_code: 'authorization_code',
+  refresh_token: 'refresh_token',
+  password: 'password',
+  [DEVICE_GRANT]: 'device_code',
+};
+
+/** The token request's parameters: form body first, then the query (the endpoint reads both). */
+function tokenParams(ex: Observed, url: URL): URLSearchParams {
+  const params = new URLSearchParams(url.search);
+  const type = (ex.requestHeaders.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  if (!ex.requestBody) return params;
+  const text = ex.requestBody.toString('utf8');
+  if (type === 'application/x-www-form-urlencoded') {
+    for (const [k, v] of new URLSearchParams(text)) if (!params.has(k)) params.set(k, v);
+  } else if (type === 'application/json') {
+    const body = jsonValue({ text } as HttpResponse);
+    if (body && typeof body === 'object' && !Array.isArray(body))
+      for (const [k, v] of Object.entries(body)) if (typeof v === 'string' && !params.has(k)) params.set(k, v);
+  }
+  return params;
+}
+
+/** Token and token error responses (stateless): no-store, JSON, members per grant, error bodies. */
+function judgeToken(t: CheckContext, ex: Observed, res: HttpResponse, params: URLSearchParams): void {
+  const grant = GRANTS[params.get('grant_type') ?? ''];
+  const what = `POST ${TOKEN_PATH}${grant ? ` (${grant} grant)` : ''}`;
+  if (res.status >= 500 || !ex.responseBody) return;
+  if (res.status === 200) {
+    const body = expectTokenOk(t, res, what);
+    expectJsonType(t, res, what, ['TOK-RESPONSE-JSON']);
+    // A match proves the grant's response rules, as it does for the check that asserts it.
+    if (grant && expectTokenFields(t, body, grant, what)) t.soft(true, what, { rules: responseRules(grant) });
+  } else {
+    const error = jsonObject(res)?.error;
+    expectOAuthError(
+      t,
+      res,
+      {
+        status: res.status,
+        error: typeof error === 'string' ? error : STANDARD_ERRORS,
+        // The device grant adds its own codes (RFC 8628 §3.5) to RFC 6749's.
+        codeRules: grant === 'device_code' ? [] : ['ERR-TOKEN-STANDARD-CODES'],
+      },
+      what,
+    );
+  }
+}
+
+/** Grants whose code yields tokens once (RFC 6749 §4.1.2, RFC 8628 §3.5). */
+const ONCE: { grant: string; param: string; memory: 'codes' | 'deviceCodes'; rule: RuleId; what: string }[] = [
+  {
+    grant: 'authorization_code',
+    param: 'code',
+    memory: 'codes',
+    rule: 'GRANT-CODE-SINGLE-USE',
+    what: 'an authorization code',
+  },
+  { grant: DEVICE_GRANT, param: 'device_code', memory: 'deviceCodes', rule: 'DEV-SINGLE-USE', what: 'a device code' },
+];
+
+/**
+ * Token exchanges against what was seen before: a code answered with tokens twice, a refresh
+ * that handed back the same refresh token, a redeemed refresh token that still works.
+ */
+function judgeTokenFlows(t: CheckContext, ex: Observed, res: HttpResponse, params: URLSearchParams, flows: Flows) {
+  const grant = params.get('grant_type');
+  const issued = res.status === 200 && typeof jsonObject(res)?.access_token === 'string';
+  if (res.status >= 500 || (res.status === 200 && !ex.responseBody)) return;
+  for (const once of ONCE) {
+    const code = params.get(once.param);
+    if (grant !== once.grant || !code) continue;
+    const memory = flows[once.memory];
+    const key = digest(code);
+    if (memory.get(key, ex.at))
+      t.soft(!issued, `${TOKEN_PATH}: ${once.what} already answered with tokens was answered with tokens again`, {
+        rules: [once.rule],
+      });
+    else if (issued) memory.set(key, ex.at, true);
+  }
+  const body = issued ? jsonObject(res)! : undefined;
+  const sent = params.get('refresh_token');
+  if (grant === 'refresh_token' && sent) {
+    const key = digest(sent);
+    const spent = flows.spentRefresh.get(key, ex.at);
+    if (spent)
+      t.soft(!issued, `${TOKEN_PATH}: a refresh token already redeemed or revoked was answered with tokens again`, {
+        rules: [spent],
+      });
+    else if (body) {
+      if (typeof body.refresh_token === 'string')
+        t.soft(
+          body.refresh_token !== sent,
+          `${TOKEN_PATH}: a refresh answered with the same refresh token (no rotation)`,
+          {
+            rules: ['TOK-REFRESH-ROTATION'],
+          },
+        );
+      flows.spentRefresh.set(key, ex.at, 'TOK-REFRESH-OLD-REFUSED');
+      // The rotation ends the access token issued with the redeemed refresh token.
+      const old = flows.pairs.get(key, ex.at);
+      if (old) flows.deadAccess.set(old, ex.at, 'TOK-REFRESH-ROTATION');
+    }
+  }
+  if (body && typeof body.refresh_token === 'string' && typeof body.access_token === 'string')
+    flows.pairs.set(digest(body.refresh_token), ex.at, digest(body.access_token));
+}
+
+/** A revocation answered 200 ends the token, whichever kind it is (RFC 7009 §2.2). */
+function noteRevocation(ex: Observed, params: URLSearchParams, flows: Flows): void {
+  const token = params.get('token');
+  if (ex.status !== 200 || !token) return;
+  flows.deadAccess.set(digest(token), ex.at, 'REV-REVOKES-TOKEN');
+  flows.spentRefresh.set(digest(token), ex.at, 'REV-REVOKES-TOKEN');
+}
+
+/** Where a 200 to a bearer token means the token worked: token info and the current user. */
+const ORACLES = new Set([TOKEN_INFO_PATH, CURRENT_USER_PATH]);
+
+/** A bearer token that should be dead (rotated, revoked) and was accepted all the same. */
+function judgeDeadToken(t: CheckContext, ex: Observed, path: string, flows: Flows): void {
+  const bearer = /^bearer\s+(\S+)$/i.exec(ex.requestHeaders.get('authorization') ?? '')?.[1];
+  if (!bearer || !ORACLES.has(path) || ex.status >= 500) return;
+  const rule = flows.deadAccess.get(digest(bearer), ex.at);
+  if (rule)
+    t.soft(ex.status !== 200, `GET ${path}: accepted an access token that was rotated or revoked`, { rules: [rule] });
+}
+
+/**
+ * An offset-paginated answer held to itself: x-page from 1, the x-* headers consistent with each
+ * other, with the rows on the page and with the Link relations; Link well formed, no Links.
+ */
+function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
+  if (ex.method !== 'GET' || res.status !== 200 || res.headers.get('x-page') === null) return;
+  const what = `GET ${new URL(res.url).pathname}`;
+  const rule = (rules: RuleId[]) => ({ rules });
+  t.soft(
+    res.headers.get('links') === null,
+    `${what}: carries the removed Links header`,
+    rule(['PAG-LINKS-HEADER-REMOVED']),
+  );
+  // No Link at all is PAG-LINK-HEADER's failure alone: the relations are then compared with nothing.
+  const link = res.headers.get('link');
+  const links = link === null ? null : parseLinkHeader(link);
+  t.soft(links !== null, `${what}: a paginated answer without a well-formed Link header`, rule(['PAG-LINK-HEADER']));
+  const page = numberHeader(res, 'x-page');
+  const per = numberHeader(res, 'x-per-page');
+  t.expect(page !== null && page >= 1, `${what}: x-page must count from 1`, rule(['PAG-X-PAGE-STARTS-AT-1']));
+  t.expect(
+    per !== null && per >= 1 && Number.isInteger(page),
+    `${what}: x-page and x-per-page must be positive integers`,
+    rule(['PAG-OFFSET-HEADERS']),
+  );
+  const expectHeaders = (ok: boolean, message: string) =>
+    t.soft(ok, `${what}: ${message}`, rule(['PAG-OFFSET-HEADERS']));
+  const next = numberHeader(res, 'x-next-page');
+  const prev = numberHeader(res, 'x-prev-page');
+  expectHeaders(Object.is(prev, page > 1 ? page - 1 : null), `x-prev-page does not follow x-page`);
+  const total = numberHeader(res, 'x-total');
+  const totalPages = numberHeader(res, 'x-total-pages');
+  const items = ex.responseBody ? jsonValue(res) : undefined;
+  if (total !== null && totalPages !== null) {
+    expectHeaders(
+      totalPages === Math.max(1, Math.ceil(total / per)),
+      `x-total-pages does not follow x-total and x-per-page`,
+    );
+    expectHeaders(
+      Object.is(next, page < totalPages ? page + 1 : null),
+      `x-next-page does not follow x-page and x-total-pages`,
+    );
+    if (Array.isArray(items) && page <= totalPages)
+      expectHeaders(
+        items.length === Math.min(per, Math.max(0, total - (page - 1) * per)),
+        `the page holds ${items.length} rows where x-total, x-page and x-per-page say otherwise`,
+      );
+  }
+  if (links) {
+    const nextLinks = links.next ?? [];
+    expectHeaders(nextLinks.length > 0 === (next !== null), `rel=next and x-next-page disagree`);
+    expectHeaders((links.prev ?? []).length > 0 === (prev !== null), `rel=prev and x-prev-page disagree`);
+    if (next !== null && nextLinks.length === 1) {
+      const linked = new URL(nextLinks[0], res.url).searchParams.get('page');
+      expectHeaders(linked === String(next), `rel=next leads to page ${linked}, x-next-page says ${next}`);
+    }
+  }
+}
+
+/** The verdicts of one exchange; `flows` is updated with what it establishes. */
+export function judgeExchange(ex: Observed, flows: Flows): Verdict[] {
+  let url: URL;
+  try {
+    // Base only for parsing: the target as sent, never normalised for forwarding.
+    url = new URL(ex.target, 'http://proxy.invalid');
+  } catch {
+    return [];
+  }
+  const body = ex.responseBody?.toString('utf8') ?? '';
+  const res = observedResponse(url.href, ex.status, ex.responseHeaders, body);
+  if (ex.method === 'POST' && url.pathname === TOKEN_PATH) {
+    const params = tokenParams(ex, url);
+    const what = `POST ${TOKEN_PATH}`;
+    // Each in its own judgement: a failed expect in one hides nothing the others prove.
+    const answered = ex.status < 500;
+    return [
+      ...(answered ? judgeWith((t) => expectNoStore(t, res, what)) : []),
+      ...(answered && ex.responseBody ? judgeWith((t) => expectExactJsonType(t, res, what)) : []),
+      ...judgeWith((t) => judgeToken(t, ex, res, params)),
+      ...judgeWith((t) => judgeTokenFlows(t, ex, res, params, flows)),
+    ];
+  }
+  if (ex.method === 'POST' && url.pathname === REVOKE_PATH) noteRevocation(ex, tokenParams(ex, url), flows);
+  return [...judgeWith((t) => judgeDeadToken(t, ex, url.pathname, flows)), ...judgeWith((t) => judgePage(t, ex, res))];
+}

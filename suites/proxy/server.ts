@@ -1,0 +1,184 @@
+/**
+ * The recording reverse proxy: forwards each request to the target as the client sent it (method,
+ * raw request target, headers in their order and case, body) and each answer back the same way,
+ * dropping only hop-by-hop headers (RFC 9110 §7.6.1), which belong to each connection. It adds
+ * nothing (no Date, no Via, no X-Forwarded-*). A copy of each body up to `maxBodyBytes` is kept
+ * for judging; a longer one is still forwarded whole, and judged on its headers only.
+ */
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Observed } from './judge.js';
+
+/** Bodies kept for judging, per direction: enough for any token or page answer. */
+export const DEFAULT_PROXY_BODY_BYTES = 1024 * 1024;
+
+const MAX_HEADER_BYTES = 64 * 1024;
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+/** Raw headers ([name, value, name, value…]) without the hop-by-hop ones, those Connection names included. */
+export function endToEnd(raw: readonly string[]): string[] {
+  const named = new Set(HOP_BY_HOP);
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i].toLowerCase() === 'connection')
+      for (const token of raw[i + 1].split(',')) named.add(token.trim().toLowerCase());
+  const kept: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) if (!named.has(raw[i].toLowerCase())) kept.push(raw[i], raw[i + 1]);
+  return kept;
+}
+
+/** Raw headers with every Host value replaced by `host` (the only change --rewrite-host makes). */
+function withHost(raw: string[], host: string): string[] {
+  return raw.map((value, i) => (i % 2 === 1 && raw[i - 1].toLowerCase() === 'host' ? host : value));
+}
+
+/** Raw headers as a Headers object for judging; a pair Headers refuses is left out of judging only. */
+function headersOf(raw: readonly string[]): Headers {
+  const headers = new Headers();
+  for (let i = 0; i < raw.length; i += 2) {
+    try {
+      headers.append(raw[i], raw[i + 1]);
+    } catch {
+      // Forwarded as it came; only the judge does not read it.
+    }
+  }
+  return headers;
+}
+
+/** A tee of a body: every chunk passes on; a copy is kept until it would exceed `max` bytes. */
+function keep(max: number) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let over = false;
+  return {
+    add(chunk: Buffer) {
+      if (over) return;
+      size += chunk.length;
+      if (size > max) {
+        over = true;
+        chunks.length = 0;
+      } else chunks.push(chunk);
+    },
+    body: (): Buffer | undefined => (over ? undefined : Buffer.concat(chunks)),
+  };
+}
+
+export interface ProxyOptions {
+  /** The provider's base URL; the client's request target is appended to its path. */
+  target: string;
+  host?: string;
+  port?: number;
+  maxBodyBytes?: number;
+  /**
+   * Send the target's own host as Host instead of the client's (a provider behind virtual hosting
+   * needs it). Off by default: the Host as sent keeps the provider's links pointing at the proxy.
+   */
+  rewriteHost?: boolean;
+  /** Every complete exchange, after its answer went back to the client. */
+  onExchange: (exchange: Observed) => void;
+  /** A judge that threw: the traffic went on regardless; the caller says so once. */
+  onJudgeError?: (error: unknown) => void;
+}
+
+export interface RunningProxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
+  const target = new URL(options.target);
+  const basePath = target.pathname.replace(/\/+$/, '');
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  const max = options.maxBodyBytes ?? DEFAULT_PROXY_BODY_BYTES;
+
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    res.sendDate = false;
+    const refuse = (status: number, text: string) => {
+      if (res.headersSent) return void res.destroy();
+      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(`idp-conformance proxy: ${text}\n`);
+    };
+    // Origin-form only: an absolute-form or `*` target would need a forward proxy, which this is not.
+    if (!req.url?.startsWith('/')) return refuse(400, 'the request target must be a path');
+    const requestBody = keep(max);
+    let upstream;
+    try {
+      upstream = send({
+        protocol: target.protocol,
+        hostname: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: basePath + req.url,
+        headers: options.rewriteHost ? withHost(endToEnd(req.rawHeaders), target.host) : endToEnd(req.rawHeaders),
+        setHost: false,
+        maxHeaderSize: MAX_HEADER_BYTES,
+      });
+    } catch (error) {
+      return refuse(400, `cannot forward this request target (${(error as NodeJS.ErrnoException).code ?? 'invalid'})`);
+    }
+    upstream.on('response', (answer) => {
+      const responseBody = keep(max);
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
+      answer.on('data', (chunk: Buffer) => responseBody.add(chunk));
+      answer.pipe(res);
+      answer.on('end', () => {
+        const observed: Observed = {
+          method: req.method ?? 'GET',
+          target: req.url!,
+          requestHeaders: headersOf(req.rawHeaders),
+          requestBody: requestBody.body(),
+          status: answer.statusCode ?? 0,
+          responseHeaders: headersOf(answer.rawHeaders),
+          responseBody: responseBody.body(),
+          at: Date.now(),
+        };
+        // Judging never touches the traffic: the answer is already on its way.
+        setImmediate(() => {
+          try {
+            options.onExchange(observed);
+          } catch (error) {
+            options.onJudgeError?.(error);
+          }
+        });
+      });
+      answer.on('error', () => res.destroy());
+    });
+    upstream.on('error', (error: NodeJS.ErrnoException) =>
+      refuse(502, `the target does not answer (${error.code ?? 'error'})`),
+    );
+    req.on('data', (chunk: Buffer) => requestBody.add(chunk));
+    req.pipe(upstream);
+    // A client that goes away takes its upstream request with it.
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+  };
+
+  // Node's 16 KiB header limit would refuse requests the target takes: the simulator's own 64 KiB.
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handle);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * The proxy's verdicts, counted per rule, as the per-rule report of a run: a rule is passed only
+ * when exchanges exercised it and none broke it; every other rule in force stays untested.
+ */
+import { rulesInForce, type Offering } from '../../spec/index.js';
+import type { CheckResult, Report } from '../report/model.js';
+import { buildReport } from '../runner/report.js';
+import type { Verdict } from './recorder.js';
+
+/** Failure sentences kept per rule: enough to act on, bounded whatever the traffic. */
+const MAX_MESSAGES = 5;
+
+interface Count {
+  passed: number;
+  failed: number;
+  messages: string[];
+}
+
+export interface Tally {
+  add(verdicts: readonly Verdict[]): void;
+  /** Exchanges seen, judged or not. */
+  exchanges: number;
+  counts(): ReadonlyMap<string, Count>;
+}
+
+export function createTally(): Tally {
+  const byRule = new Map<string, Count>();
+  return {
+    exchanges: 0,
+    add(verdicts) {
+      this.exchanges++;
+      for (const v of verdicts) {
+        const c = byRule.get(v.rule) ?? { passed: 0, failed: 0, messages: [] };
+        if (v.ok) c.passed++;
+        else {
+          c.failed++;
+          if (v.message && c.messages.length < MAX_MESSAGES && !c.messages.includes(v.message))
+            c.messages.push(v.message);
+        }
+        byRule.set(v.rule, c);
+      }
+    },
+    counts: () => byRule,
+  };
+}
+
+export interface ProxyReportInput {
+  target: string;
+  release: string;
+  offering: Offering;
+  startedAt: Date;
+}
+
+/** One check per rule judged (`proxy.RULE-ID`), so the report names exactly the broken sentence. */
+export function proxyReport(tally: Tally, input: ProxyReportInput): Report {
+  const rules = rulesInForce(input.release, input.offering);
+  const checks: CheckResult[] = [];
+  for (const rule of rules) {
+    const c = tally.counts().get(rule.id);
+    if (!c) continue;
+    const failed = c.failed > 0;
+    checks.push({
+      id: `proxy.${rule.id}`,
+      suite: 'proxy',
+      title: `${rule.title} (seen in traffic)`,
+      rules: [rule.id],
+      // A should rule is warned, never failed, as in a run.
+      status: failed ? (rule.level === 'must' ? 'failed' : 'warned') : 'passed',
+      durationMs: 0,
+      message: failed
+        ? `${c.failed} of ${c.failed + c.passed} exchanges broke it: ${c.messages.join('; ')}`
+        : `${c.passed} exchanges held to it`,
+    });
+  }
+  return buildReport({
+    target: input.target,
+    release: input.release,
+    offering: input.offering,
+    seed: 0,
+    startedAt: input.startedAt,
+    checks,
+    rules,
+  });
+}

@@ -1,0 +1,221 @@
+import { describe, expect, it } from 'vitest';
+import { createFlows, judgeExchange, type Observed } from '../../suites/proxy/judge.js';
+import { remembered } from '../../suites/proxy/flows.js';
+import type { Verdict } from '../../suites/proxy/recorder.js';
+
+const NO_STORE = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+const TOKEN = {
+  access_token: 'a'.repeat(64),
+  token_type: 'bearer',
+  expires_in: 7200,
+  refresh_token: 'r'.repeat(64),
+  scope: 'api',
+  created_at: 1_700_000_000,
+};
+
+function token(
+  form: Record<string, string>,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = NO_STORE,
+  at = 1_000,
+): Observed {
+  return {
+    method: 'POST',
+    target: '/oauth/token',
+    requestHeaders: new Headers({ 'content-type': 'application/x-www-form-urlencoded' }),
+    requestBody: Buffer.from(new URLSearchParams(form).toString()),
+    status,
+    responseHeaders: new Headers(headers),
+    responseBody: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
+    at,
+  };
+}
+
+const failed = (verdicts: Verdict[]) => [...new Set(verdicts.filter((v) => !v.ok).map((v) => v.rule))].sort();
+const passed = (verdicts: Verdict[]) => new Set(verdicts.filter((v) => v.ok).map((v) => v.rule));
+
+describe('passive judging of token exchanges', () => {
+  const code = { grant_type: 'authorization_code', code: 'c1', redirect_uri: 'http://127.0.0.1/cb' };
+
+  it('a good code exchange passes its response rules and breaks none', () => {
+    const verdicts = judgeExchange(token(code, 200, TOKEN), createFlows());
+    expect(failed(verdicts)).toEqual([]);
+    for (const rule of ['TOK-NO-STORE', 'TOK-RESPONSE-JSON', 'TOK-TYPE-BEARER', 'ENC-RESPONSE-JSON'])
+      expect(passed(verdicts)).toContain(rule);
+  });
+
+  it('a token response without no-store breaks TOK-NO-STORE only', () => {
+    const verdicts = judgeExchange(token(code, 200, TOKEN, { 'content-type': 'application/json' }), createFlows());
+    expect(failed(verdicts)).toEqual(['TOK-NO-STORE']);
+    // One broken header hides nothing else.
+    const both = { ...TOKEN, token_type: 'Bearer' };
+    expect(
+      failed(judgeExchange(token(code, 200, both, { 'content-type': 'application/json' }), createFlows())),
+    ).toEqual(['TOK-NO-STORE', 'TOK-TYPE-LOWERCASE-BEARER']);
+  });
+
+  it('token_type Bearer breaks the spelling rule, a missing access_token the response rules', () => {
+    expect(failed(judgeExchange(token(code, 200, { ...TOKEN, token_type: 'Bearer' }), createFlows()))).toEqual([
+      'TOK-TYPE-LOWERCASE-BEARER',
+    ]);
+    const { access_token: _, ...noAccess } = TOKEN;
+    expect(failed(judgeExchange(token(code, 200, noAccess), createFlows()))).toContain('TOK-RESPONSE-JSON');
+  });
+
+  it('an error answer must be an OAuth error body in JSON', () => {
+    const good = judgeExchange(token(code, 400, { error: 'invalid_grant', error_description: 'no' }), createFlows());
+    expect(failed(good)).toEqual([]);
+    expect(passed(good)).toContain('ERR-OAUTH-BODY');
+    const html = judgeExchange(
+      token(code, 400, '<html>bad</html>', { 'content-type': 'text/html', 'cache-control': 'no-store' }),
+      createFlows(),
+    );
+    expect(failed(html)).toContain('ERR-OAUTH-BODY');
+    const odd = judgeExchange(token(code, 400, { error: 'nope', error_description: 'x' }), createFlows());
+    expect(failed(odd)).toEqual(['ERR-TOKEN-STANDARD-CODES']);
+  });
+
+  it('a code answered with tokens twice breaks GRANT-CODE-SINGLE-USE; refused the second time, it passes', () => {
+    const flows = createFlows();
+    judgeExchange(token(code, 200, TOKEN), flows);
+    expect(failed(judgeExchange(token(code, 200, TOKEN), flows))).toEqual(['GRANT-CODE-SINGLE-USE']);
+    const other = createFlows();
+    judgeExchange(token(code, 200, TOKEN), other);
+    const refused = judgeExchange(token(code, 400, { error: 'invalid_grant', error_description: 'used' }), other);
+    expect(passed(refused)).toContain('GRANT-CODE-SINGLE-USE');
+    // Past the code's lifetime the proxy has forgotten it: expiry is another rule's business.
+    const late = createFlows();
+    judgeExchange(token(code, 200, TOKEN), late);
+    expect(failed(judgeExchange(token(code, 200, TOKEN, NO_STORE, 1_000 + 601_000), late))).toEqual([]);
+  });
+
+  it('a device code answered with tokens twice breaks DEV-SINGLE-USE', () => {
+    const flows = createFlows();
+    const poll = { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'd1', client_id: 'x' };
+    const { refresh_token: _, ...deviceToken } = TOKEN;
+    judgeExchange(token(poll, 200, deviceToken), flows);
+    expect(failed(judgeExchange(token(poll, 200, deviceToken), flows))).toContain('DEV-SINGLE-USE');
+  });
+
+  it('a refresh that does not rotate, or a redeemed refresh token that works again, breaks the refresh rules', () => {
+    const refresh = { grant_type: 'refresh_token', refresh_token: 'r'.repeat(64) };
+    expect(failed(judgeExchange(token(refresh, 200, TOKEN), createFlows()))).toEqual(['TOK-REFRESH-ROTATION']);
+    const flows = createFlows();
+    const rotated = judgeExchange(token(refresh, 200, { ...TOKEN, refresh_token: 'n'.repeat(64) }), flows);
+    expect(passed(rotated)).toContain('TOK-REFRESH-ROTATION');
+    expect(failed(judgeExchange(token(refresh, 200, { ...TOKEN, refresh_token: 'm'.repeat(64) }), flows))).toEqual([
+      'TOK-REFRESH-OLD-REFUSED',
+    ]);
+  });
+
+  it('an access token rotated away or revoked that still works breaks the rotation or revocation rule', () => {
+    const flows = createFlows();
+    const oracle = (access: string, status: number): Observed => ({
+      method: 'GET',
+      target: '/api/v4/user',
+      requestHeaders: new Headers({ authorization: `Bearer ${access}` }),
+      status,
+      responseHeaders: new Headers({ 'content-type': 'application/json' }),
+      responseBody: Buffer.from('{}'),
+      at: 2_000,
+    });
+    judgeExchange(token(code, 200, TOKEN), flows);
+    // Still alive before the refresh: nothing to judge.
+    expect(judgeExchange(oracle(TOKEN.access_token, 200), flows)).toEqual([]);
+    const next = { ...TOKEN, access_token: 'b'.repeat(64), refresh_token: 'n'.repeat(64) };
+    judgeExchange(token({ grant_type: 'refresh_token', refresh_token: TOKEN.refresh_token }, 200, next), flows);
+    expect(failed(judgeExchange(oracle(TOKEN.access_token, 200), flows))).toEqual(['TOK-REFRESH-ROTATION']);
+    expect(passed(judgeExchange(oracle(TOKEN.access_token, 401), flows))).toContain('TOK-REFRESH-ROTATION');
+    expect(judgeExchange(oracle(next.access_token, 200), flows)).toEqual([]);
+    const revoke: Observed = {
+      ...token({ token: next.access_token }, 200, {}),
+      target: '/oauth/revoke',
+    };
+    judgeExchange(revoke, flows);
+    expect(failed(judgeExchange(oracle(next.access_token, 200), flows))).toEqual(['REV-REVOKES-TOKEN']);
+  });
+
+  it('verdict messages never carry the token values', () => {
+    const flows = createFlows();
+    judgeExchange(token(code, 200, TOKEN), flows);
+    const text = JSON.stringify(judgeExchange(token(code, 200, { ...TOKEN, token_type: 'Bearer' }, {}), flows));
+    expect(text).not.toContain('a'.repeat(64));
+    expect(text).not.toContain('c1');
+  });
+});
+
+function page(query: string, headers: Record<string, string>, rows: number): Observed {
+  return {
+    method: 'GET',
+    target: `/api/v4/projects${query}`,
+    requestHeaders: new Headers(),
+    status: 200,
+    responseHeaders: new Headers({ 'content-type': 'application/json', ...headers }),
+    responseBody: Buffer.from(JSON.stringify(Array.from({ length: rows }, (_, id) => ({ id })))),
+    at: 0,
+  };
+}
+
+const link = (rels: Record<string, number>) =>
+  Object.entries(rels)
+    .map(([rel, n]) => `<http://127.0.0.1:1/api/v4/projects?page=${n}&per_page=2>; rel="${rel}"`)
+    .join(', ');
+
+describe('passive judging of offset pagination', () => {
+  const consistent = {
+    'x-page': '1',
+    'x-per-page': '2',
+    'x-next-page': '2',
+    'x-prev-page': '',
+    'x-total': '3',
+    'x-total-pages': '2',
+    link: link({ next: 2, first: 1, last: 2 }),
+  };
+
+  it('consistent headers pass PAG-OFFSET-HEADERS, PAG-LINK-HEADER, PAG-X-PAGE-STARTS-AT-1', () => {
+    const verdicts = judgeExchange(page('?per_page=2', consistent, 2), createFlows());
+    expect(failed(verdicts)).toEqual([]);
+    for (const rule of ['PAG-OFFSET-HEADERS', 'PAG-LINK-HEADER', 'PAG-X-PAGE-STARTS-AT-1', 'PAG-LINKS-HEADER-REMOVED'])
+      expect(passed(verdicts)).toContain(rule);
+  });
+
+  it('x-total one too many shows on the last page', () => {
+    const last = {
+      ...consistent,
+      'x-page': '2',
+      'x-next-page': '',
+      'x-prev-page': '1',
+      'x-total': '4',
+      link: link({ prev: 1, first: 1, last: 2 }),
+    };
+    expect(failed(judgeExchange(page('?page=2&per_page=2', last, 1), createFlows()))).toEqual(['PAG-OFFSET-HEADERS']);
+  });
+
+  it('a missing Link, a Links header and a zero-based x-page each break their rule', () => {
+    const { link: _, ...noLink } = consistent;
+    expect(failed(judgeExchange(page('', noLink, 2), createFlows()))).toEqual(['PAG-LINK-HEADER']);
+    expect(failed(judgeExchange(page('', { ...consistent, links: consistent.link }, 2), createFlows()))).toEqual([
+      'PAG-LINKS-HEADER-REMOVED',
+    ]);
+    expect(failed(judgeExchange(page('', { ...consistent, 'x-page': '0' }, 2), createFlows()))).toEqual([
+      'PAG-X-PAGE-STARTS-AT-1',
+    ]);
+  });
+
+  it('an answer that is no offset page is not judged', () => {
+    expect(judgeExchange(page('', {}, 2), createFlows())).toEqual([]);
+  });
+});
+
+describe('flow memory', () => {
+  it('forgets by lifetime and keeps at most max entries, oldest first', () => {
+    const memory = remembered<true>(1_000, 3);
+    for (const s of ['a', 'b', 'c', 'd']) memory.set(s, 0, true);
+    expect(memory.size).toBe(3);
+    expect(memory.get('a', 0)).toBeUndefined();
+    expect(memory.get('d', 999)).toBe(true);
+    expect(memory.get('d', 1_000)).toBeUndefined();
+    expect(memory.size).toBe(0);
+  });
+});
