@@ -75,7 +75,7 @@ function fieldRules(g: GrantResponse, grant: Grant, body: TokenResponse) {
 /** The rules a response matching its grant's schema proves (its shape, token_type spelling, refresh_token). */
 export function responseRules(grant: Grant): RuleId[] {
   const g = GRANTS[grant];
-  return [g.shape, g.tokenType, g.refreshToken];
+  return [g.shape, g.tokenType, ...(g.refreshToken ? [g.refreshToken] : [])];
 }
 
 /** Judge a token response against its grant's schema; returns whether it matched. */

@@ -10,6 +10,7 @@ import {
   DEVICE_GRANT,
   REVOKE_PATH,
   STANDARD_ERRORS,
+  deviceErrors,
   TOKEN_INFO_PATH,
   TOKEN_PATH,
   expectExactJsonType,
@@ -102,15 +103,15 @@ function judgeToken(t: CheckContext, ex: Observed, res: HttpResponse, params: UR
     // A match proves the grant's response rules, as it does for the check that asserts it.
     if (grant && expectTokenFields(t, body, grant, what)) t.soft(true, what, { rules: responseRules(grant) });
   } else {
-    const error = jsonObject(res)?.error;
+    // Any standard code is a right refusal here (the proxy does not know which one the request
+    // deserved); a code of the server's own breaks ERR-TOKEN-STANDARD-CODES. The device grant adds
+    // its own codes (RFC 8628 §3.5) to RFC 6749's.
     expectOAuthError(
       t,
       res,
       {
         status: res.status,
-        error: typeof error === 'string' ? error : STANDARD_ERRORS,
-        // The device grant adds its own codes (RFC 8628 §3.5) to RFC 6749's.
-        codeRules: grant === 'device_code' ? [] : ['ERR-TOKEN-STANDARD-CODES'],
+        error: grant === 'device_code' ? [...STANDARD_ERRORS, ...deviceErrors()] : STANDARD_ERRORS,
       },
       what,
     );

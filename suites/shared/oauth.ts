@@ -107,7 +107,7 @@ export interface ExpectedError {
 }
 
 /** The codes RFC 8628 §3.5 adds for the device grant: those of the device state table. */
-const deviceErrors = () =>
+export const deviceErrors = () =>
   machine('device-authorization').rows.flatMap((r) => (r.result.error ? [r.result.error] : []));
 
 /**
