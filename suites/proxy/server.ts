@@ -98,7 +98,7 @@ export interface RunningProxy {
 
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const target = new URL(options.target);
-  const basePath = target.pathname.replace(/\/+$/, '');
+  const basePath = target.pathname.replace(/(?<!\/)\/+$/, '');
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   const max = options.maxBodyBytes ?? DEFAULT_PROXY_BODY_BYTES;
 
