@@ -307,7 +307,7 @@ export async function executeRun(
 }
 
 /** Stop with one line (exit 2) when the target is plainly not a provider of the spec. */
-async function probeOrStop(target: Target): Promise<void> {
+export async function probeOrStop(target: Target): Promise<void> {
   let result;
   try {
     result = await probeTarget(target);
@@ -323,7 +323,7 @@ async function probeOrStop(target: Target): Promise<void> {
   }
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
+export const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** What `run --help` ends with: how a CI job reads the outcome. */
 export const EXIT_CODES_HELP = `

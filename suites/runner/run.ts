@@ -4,7 +4,7 @@
  * live deployment deserves a polite client.
  */
 import type { RuleId } from '../../spec/index.js';
-import type { CheckResult, Report } from '../report/model.js';
+import type { CheckResult, Exchange, Report } from '../report/model.js';
 import { SelectionError } from '../errors.js';
 import { SUITE_NAMES, type Check, type SuiteName } from '../types.js';
 import { buildReport } from './report.js';
@@ -40,7 +40,15 @@ export interface RunOptions extends SessionOptions {
   onResult?: (result: CheckResult, index: number, total: number) => void;
   /** `--require-coverage`: percentage of the listed must rules that must be tested. */
   requiredCoverage?: number;
+  /**
+   * Every exchange of the run, unredacted, with the check that sent it (SETUP before the first
+   * check): `diff` pairs them with a reference run's. Overrides `tap`.
+   */
+  onExchange?: (checkId: string, exchange: Exchange) => void;
 }
+
+/** The check id `onExchange` gives the session's own set-up exchanges. */
+export const SETUP = '(set-up)';
 
 /** The checks a selection names; unknown names are usage errors, not empty runs. */
 export function selectChecks(checks: Check[], select: Selection = {}, knownRules?: Set<string>): Check[] {
@@ -82,7 +90,11 @@ const MARK = {
 
 export async function runConformance(options: RunOptions): Promise<Report> {
   const startedAt = new Date();
-  const session = await openSession(options);
+  let running = SETUP;
+  const { onExchange } = options;
+  const session = await openSession(
+    onExchange ? { ...options, tap: (exchange) => onExchange(running, exchange) } : options,
+  );
   try {
     const known = new Set(session.catalogue.map((r) => r.id));
     const select = options.select ?? {};
@@ -94,6 +106,7 @@ export async function runConformance(options: RunOptions): Promise<Report> {
     );
     const results = [];
     for (const [i, check] of selected.entries()) {
+      running = check.id;
       const result: CheckResult = stopSignal(options)
         ? {
             id: check.id,
