@@ -106,7 +106,7 @@ function linkShape(value: string): string {
     .map((link) => {
       const url = /<([^>]*)>/.exec(link)?.[1] ?? '';
       const rel = /rel="?([^";]+)"?/i.exec(link)?.[1] ?? '?';
-      let names = '';
+      let names: string;
       try {
         names = paramNames(new URL(url, 'http://x').searchParams);
       } catch {

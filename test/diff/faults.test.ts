@@ -1,0 +1,103 @@
+/**
+ * The proof of `idp-conformance diff`: with the embedded simulator under one `--fault X` as the
+ * target and the clean simulator as the reference, the diff names X's operation and what X
+ * changes there (status, error code, member, type, header, redirect), linked to X's rules; and
+ * a clean target against the reference differs in nothing, so normalisation hides every
+ * generated value. Each fault runs only the checks of its rules (as in the fault matrix).
+ */
+import { describe, expect, it } from 'vitest';
+import { faults } from '../../spec/index.js';
+import { executeDiff, type DiffFlags } from '../../cli/diff.js';
+import type { Difference, Report } from '../../suites/report/model.js';
+import { renderJson, validateReport } from '../../reporters/index.js';
+
+const SEED = '20260';
+
+async function diff(flags: DiffFlags): Promise<{ code: number; report: Report; out: string }> {
+  let report: Report | undefined;
+  const out: string[] = [];
+  const code = await executeDiff(
+    { runs: '3', seed: SEED, ...flags },
+    { out: (t) => void out.push(t), err: () => {}, onReport: (r) => (report = r) },
+    {},
+  );
+  return { code, report: report!, out: out.join('') };
+}
+
+/** Per fault: the operation, kind and subject of the difference it must cause. */
+const EXPECTED: Record<string, Pick<Difference, 'operation' | 'kind' | 'subject'> & { target?: string }> = {
+  'invalid-client-no-challenge': { operation: 'POST /oauth/token', kind: 'status', subject: 'status', target: '400' },
+  'code-reusable': { operation: 'POST /oauth/token', kind: 'status', subject: 'status', target: '200' },
+  'no-slow-down': { operation: 'POST /oauth/token', kind: 'error', subject: 'error', target: 'authorization_pending' },
+  'token-info-no-aliases': {
+    operation: 'GET /oauth/token/info',
+    kind: 'member',
+    subject: '$.scopes',
+    target: 'absent',
+  },
+  'jwks-private-members': { operation: 'GET /oauth/discovery/keys', kind: 'member', subject: '$.keys[].d' },
+  'token-type-case': {
+    operation: 'POST /oauth/token',
+    kind: 'type',
+    subject: '$.token_type',
+    target: 'string "Bearer"',
+  },
+  'token-info-expiry-never-null': { operation: 'GET /oauth/token/info', kind: 'type', subject: '$.expires_in' },
+  'token-cacheable': { operation: 'POST /oauth/token', kind: 'header', subject: 'cache-control', target: 'absent' },
+  'link-drops-params': { operation: 'GET /api/v4/projects/{id}/issues', kind: 'header', subject: 'link' },
+  'cors-allows-x-requested-with': {
+    operation: 'OPTIONS /oauth/token',
+    kind: 'header',
+    subject: 'access-control-allow-headers',
+  },
+  'state-dropped': { operation: 'POST /oauth/authorize', kind: 'location', subject: 'location' },
+  'legacy-jwks-served': { operation: 'GET /-/jwks', kind: 'status', subject: 'status', target: '200' },
+  'http-redirect-accepted': { operation: 'POST /user_settings/applications', kind: 'status', subject: 'status' },
+};
+
+describe('diff names the operation a fault changes', () => {
+  for (const [name, expected] of Object.entries(EXPECTED)) {
+    const fault = faults().find((f) => f.name === name)!;
+    it(name, { timeout: 120_000 }, async () => {
+      const { report, out } = await diff({ fault: [name], rule: fault.rules.join(',') });
+      const found = report.diff!.differences.filter(
+        (d) => d.operation === expected.operation && d.kind === expected.kind && d.subject === expected.subject,
+      );
+      expect(found, out).not.toEqual([]);
+      if (expected.target) expect(found.map((d) => d.target)).toContain(expected.target);
+      // Linked to the fault's own rules: the target run failed them in the checks that saw it.
+      expect(
+        found.flatMap((d) => d.rules).filter((r) => (fault.rules as string[]).includes(r)),
+        out,
+      ).not.toEqual([]);
+      expect(out).toContain(expected.operation);
+      // The JSON report carries the diff section, valid against reporters/report.schema.json.
+      expect(validateReport(JSON.parse(renderJson(report)))).toEqual([]);
+    });
+  }
+});
+
+describe('diff of the clean simulator against the reference', () => {
+  it('finds no difference: every generated value is normalised away', { timeout: 300_000 }, async () => {
+    const { code, report, out } = await diff({ suite: 'grants,tokens,cors,pagination,oidc' });
+    expect(report.diff!.exchanges.paired).toBeGreaterThan(500);
+    expect(report.diff!.exchanges.target).toBe(report.diff!.exchanges.paired);
+    expect(report.diff!.differences, out).toEqual([]);
+    expect(out).toContain('No difference.');
+    expect(code).toBe(0);
+  });
+});
+
+describe('diff exit codes', () => {
+  it('is 1 when the target run fails a must rule, 0 when only a should rule warns', { timeout: 120_000 }, async () => {
+    expect((await diff({ fault: ['code-reusable'], rule: 'GRANT-CODE-SINGLE-USE' })).code).toBe(1);
+    expect((await diff({ fault: ['token-cacheable'], rule: 'TOK-NO-STORE' })).code).toBe(0);
+  });
+
+  it('is 2 with one line for bad usage', async () => {
+    const err: string[] = [];
+    const code = await executeDiff({ seed: 'x' }, { out: () => {}, err: (t) => void err.push(t) }, {});
+    expect(code).toBe(2);
+    expect(err.join('')).toMatch(/^idp-conformance: --seed must be a whole number.*\n$/);
+  });
+});
