@@ -16,15 +16,7 @@ import { DEFAULT_RUNS } from '../suites/runner/defaults.js';
 import { createRecording, diffRecordings, type Recording } from '../suites/diff/index.js';
 import type { Report } from '../suites/report/model.js';
 import { createProgress } from './progress.js';
-import {
-  collect,
-  EXIT_CODES_HELP,
-  parseRunFlags,
-  probeOrStop,
-  type RunFlags,
-  type RunIo,
-  type RunSettings,
-} from './run.js';
+import { collect, parseRunFlags, probeOrStop, type RunFlags, type RunIo, type RunSettings } from './run.js';
 import { EXIT, isUsageError } from './errors.js';
 
 export type DiffFlags = Pick<
@@ -135,6 +127,15 @@ export async function executeDiff(
   }
 }
 
+const DIFF_HELP = `
+Without --target or --config the target is the embedded simulator (with --fault, what the fault changes).
+
+Exit codes (the target run's verdict: a difference that breaks a must rule failed there):
+  0    no must rule failed on the target (differences no rule covers are listed, not failed)
+  1    a must rule failed on the target
+  2    bad usage, a bad config, an unreachable target, or a report that cannot be written
+`;
+
 export function registerDiff(program: Command): void {
   program
     .command('diff')
@@ -157,7 +158,7 @@ export function registerDiff(program: Command): void {
     .option('--slow', 'allow checks that wait in real time on a live target (default: off)')
     .option('--quiet', 'the diff table and the verdict line only')
     .option('--fault <name>', 'embedded target only: switch on a fault from spec/faults.yaml (repeatable)', collect)
-    .addHelpText('after', EXIT_CODES_HELP)
+    .addHelpText('after', DIFF_HELP)
     .action(async (flags: DiffFlags) => {
       process.exitCode = await executeDiff(flags);
     });

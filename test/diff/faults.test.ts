@@ -94,6 +94,20 @@ describe('diff exit codes', () => {
     expect((await diff({ fault: ['token-cacheable'], rule: 'TOK-NO-STORE' })).code).toBe(0);
   });
 
+  it('are listed in diff --help, after every option', async () => {
+    const { Command } = await import('commander');
+    const { registerDiff } = await import('../../cli/diff.js');
+    const program = new Command('idp-conformance');
+    registerDiff(program);
+    const command = program.commands.find((c) => c.name() === 'diff')!;
+    let help = '';
+    command.configureOutput({ writeOut: (s) => void (help += s) });
+    command.outputHelp();
+    for (const flag of ['--target', '--config', '--suite', '--seed', '--runs', '--report', '--fault'])
+      expect(help).toContain(flag);
+    expect(help).toMatch(/Exit codes[^\n]*\n\s+0 .*\n\s+1 .*\n\s+2 /);
+  });
+
   it('is 2 with one line for bad usage', async () => {
     const err: string[] = [];
     const code = await executeDiff({ seed: 'x' }, { out: () => {}, err: (t) => void err.push(t) }, {});
