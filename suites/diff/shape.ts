@@ -45,7 +45,12 @@ function key(name: string): string {
 function typeOf(value: unknown, name: string): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
-  if (typeof value === 'string') return isVocabulary(name, value) ? `string "${value}"` : 'string';
+  if (typeof value === 'string') {
+    if (isVocabulary(name, value)) return `string "${value}"`;
+    // A URL's parameter names are its contract (verification_uri_complete carries user_code).
+    if (/^https?:\/\/[^\s?#]+\?/i.test(value)) return `string URL?${urlParams(value)}`;
+    return 'string';
+  }
   if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
   return typeof value;
 }
@@ -99,6 +104,15 @@ function paramNames(params: URLSearchParams): string {
   return [...new Set([...params.keys()].map((k) => inert(k, 40)))].sort().join(',');
 }
 
+/** The parameter names of a URL's query, `?` when it is no URL. */
+function urlParams(url: string): string {
+  try {
+    return paramNames(new URL(url, 'http://x').searchParams);
+  } catch {
+    return '?';
+  }
+}
+
 /** `rel=next(page,per_page) rel=first(…)`: each link's relation and the parameter names it keeps. */
 function linkShape(value: string): string {
   const links = value.split(/,(?=\s*<)/).slice(0, 10);
@@ -106,13 +120,7 @@ function linkShape(value: string): string {
     .map((link) => {
       const url = /<([^>]*)>/.exec(link)?.[1] ?? '';
       const rel = /rel="?([^";]+)"?/i.exec(link)?.[1] ?? '?';
-      let names: string;
-      try {
-        names = paramNames(new URL(url, 'http://x').searchParams);
-      } catch {
-        names = '?';
-      }
-      return `rel=${inert(rel.toLowerCase(), 20)}(${names})`;
+      return `rel=${inert(rel.toLowerCase(), 20)}(${urlParams(url)})`;
     })
     .sort()
     .join(' ');

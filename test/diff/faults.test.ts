@@ -42,6 +42,12 @@ const EXPECTED: Record<string, Pick<Difference, 'operation' | 'kind' | 'subject'
     subject: '$.token_type',
     target: 'string "Bearer"',
   },
+  'device-uri-complete-no-user-code': {
+    operation: 'POST /oauth/authorize_device',
+    kind: 'type',
+    subject: '$.verification_uri_complete',
+    target: 'string',
+  },
   'token-info-expiry-never-null': { operation: 'GET /oauth/token/info', kind: 'type', subject: '$.expires_in' },
   'token-cacheable': { operation: 'POST /oauth/token', kind: 'header', subject: 'cache-control', target: 'absent' },
   'link-drops-params': { operation: 'GET /api/v4/projects/{id}/issues', kind: 'header', subject: 'link' },

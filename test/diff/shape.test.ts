@@ -75,6 +75,23 @@ describe('shapeOf', () => {
     expect(shape.members['$.access_token']).toBe('string');
   });
 
+  it("shows a URL's parameter names, never their values", () => {
+    const shape = shapeOf(
+      exchange(
+        'POST',
+        '/oauth/authorize_device',
+        200,
+        {},
+        {
+          verification_uri: 'http://h/device',
+          verification_uri_complete: 'http://h/device?user_code=SECRET-CODE',
+        },
+      ),
+    );
+    expect(shape.members['$.verification_uri']).toBe('string');
+    expect(shape.members['$.verification_uri_complete']).toBe('string URL?user_code');
+  });
+
   it('ignores header case and order, and compares values by their form', () => {
     const a = shapeOf(exchange('GET', '/api/v4/projects', 200, { 'X-Total': '12', Vary: 'Origin, Accept' }, []));
     const b = shapeOf(exchange('GET', '/api/v4/projects', 200, { vary: 'accept,origin', 'x-total': '999' }, []));
