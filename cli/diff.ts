@@ -16,7 +16,16 @@ import { DEFAULT_RUNS } from '../suites/runner/defaults.js';
 import { createRecording, diffRecordings, type Recording } from '../suites/diff/index.js';
 import type { Report } from '../suites/report/model.js';
 import { createProgress } from './progress.js';
-import { collect, parseRunFlags, probeOrStop, type RunFlags, type RunIo, type RunSettings } from './run.js';
+import {
+  collect,
+  parseRunFlags,
+  probeOrStop,
+  stdio,
+  watchSignals,
+  type RunFlags,
+  type RunIo,
+  type RunSettings,
+} from './run.js';
 import { EXIT, isUsageError } from './errors.js';
 
 export type DiffFlags = Pick<
@@ -39,15 +48,15 @@ export type DiffFlags = Pick<
   | 'quiet'
 >;
 
-const stdio: RunIo = {
-  out: (t) => process.stdout.write(t),
-  err: (t) => process.stderr.write(t),
-  stdoutTty: process.stdout.isTTY === true,
-  stderrTty: process.stderr.isTTY === true,
-};
-
 /** One run of the selection against `target`, every exchange normalised into `recording`. */
-async function recordRun(target: Target, s: RunSettings, recording: Recording, io: RunIo, env: NodeJS.ProcessEnv) {
+async function recordRun(
+  target: Target,
+  s: RunSettings,
+  recording: Recording,
+  io: RunIo,
+  env: NodeJS.ProcessEnv,
+  stopRequested: () => 'SIGINT' | 'SIGTERM' | undefined,
+) {
   const progress = createProgress({ write: io.err, tty: io.stderrTty === true && !env.CI, quiet: s.quiet });
   try {
     return await runConformance({
@@ -62,6 +71,7 @@ async function recordRun(target: Target, s: RunSettings, recording: Recording, i
       progress: (line) => progress.start(line),
       onResult: (result, i, total) => progress.result(result, i, total),
       onExchange: (checkId, exchange) => recording.add(checkId, exchange),
+      stopRequested,
     });
   } finally {
     progress.done();
@@ -74,6 +84,7 @@ export async function executeDiff(
   io: RunIo = stdio,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
+  const signals = watchSignals(io);
   try {
     const s = parseRunFlags(flags, env);
     await checkReportTargets(s.reports);
@@ -100,22 +111,26 @@ export async function executeDiff(
 
     const onTarget = createRecording();
     const onReference = createRecording();
-    const targetReport = await recordRun(target, s, onTarget, io, env);
-    await recordRun(reference, { ...s, release, offering }, onReference, io, env);
-    const report: Report = {
-      ...targetReport,
-      diff: diffRecordings({
-        target: onTarget,
-        reference: onReference,
-        results: targetReport.checks,
-        referenceName,
-      }),
-    };
+    const targetReport = await recordRun(target, s, onTarget, io, env, signals.stopRequested);
+    // Interrupted, the target run is reported as `run` would; half a run is not compared.
+    if (!targetReport.interrupted)
+      await recordRun(reference, { ...s, release, offering }, onReference, io, env, signals.stopRequested);
+    const report: Report = signals.stopRequested()
+      ? targetReport
+      : {
+          ...targetReport,
+          diff: diffRecordings({
+            target: onTarget,
+            reference: onReference,
+            results: targetReport.checks,
+            referenceName,
+          }),
+        };
     io.onReport?.(report);
     const catalogue = ruleCatalogueEntries((io.checks ?? allChecks)());
     const written = s.reports.length ? await writeReports(report, s.reports, { catalogue }) : [];
     const color = shouldColor({ isTTY: io.stdoutTty }, env);
-    io.out(formatDiff(report.diff!));
+    io.out(report.diff ? formatDiff(report.diff) : 'idp-conformance: interrupted: no diff\n');
     io.out(formatConsole(report, { color, quiet: s.quiet, written, catalogue }));
     return exitCodeOf(report);
   } catch (error) {
@@ -124,6 +139,8 @@ export async function executeDiff(
       return EXIT.usage;
     }
     throw error;
+  } finally {
+    signals.release();
   }
 }
 

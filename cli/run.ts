@@ -199,7 +199,7 @@ export interface RunIo {
   stderrTty?: boolean;
 }
 
-const stdio: RunIo = {
+export const stdio: RunIo = {
   out: (t) => process.stdout.write(t),
   err: (t) => process.stderr.write(t),
   stdoutTty: process.stdout.isTTY === true,
@@ -209,16 +209,10 @@ const stdio: RunIo = {
 type Signal = 'SIGINT' | 'SIGTERM';
 
 /**
- * The whole command; returns the exit code: 0 passed, 1 a must failed (or coverage below
- * --require-coverage), 2 usage, config, unreachable or not a provider, 130/143 interrupted.
+ * Ctrl-C during a run: the first signal stops the running check at its next request, revokes its
+ * tokens, skips the rest and still reports; a second one leaves at once.
  */
-export async function executeRun(
-  flags: RunFlags,
-  io: RunIo = stdio,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<number> {
-  // The first signal stops the running check at its next request, revokes its tokens, skips the
-  // rest and still reports; a second one leaves at once.
+export function watchSignals(io: Pick<RunIo, 'err'>): { stopRequested: () => Signal | undefined; release(): void } {
   let interrupted: Signal | undefined;
   const onSignal = (signal: Signal) => {
     if (interrupted) {
@@ -230,6 +224,24 @@ export async function executeRun(
   };
   const signals: Signal[] = ['SIGINT', 'SIGTERM'];
   for (const signal of signals) process.on(signal, onSignal);
+  return {
+    stopRequested: () => interrupted,
+    release: () => {
+      for (const signal of signals) process.off(signal, onSignal);
+    },
+  };
+}
+
+/**
+ * The whole command; returns the exit code: 0 passed, 1 a must failed (or coverage below
+ * --require-coverage), 2 usage, config, unreachable or not a provider, 130/143 interrupted.
+ */
+export async function executeRun(
+  flags: RunFlags,
+  io: RunIo = stdio,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  const signals = watchSignals(io);
   try {
     const saved = await resolveSavedRun(flags);
     const s = parseRunFlags(saved.flags, env);
@@ -282,7 +294,7 @@ export async function executeRun(
         reproduceArgs: reproduceArgs(s),
         progress: (line) => progress.start(line),
         onResult: (result, i, total) => progress.result(result, i, total),
-        stopRequested: () => interrupted,
+        stopRequested: signals.stopRequested,
         requiredCoverage: s.requireCoverage,
       });
     } finally {
@@ -302,7 +314,7 @@ export async function executeRun(
     }
     throw error;
   } finally {
-    for (const signal of signals) process.off(signal, onSignal);
+    signals.release();
   }
 }
 
