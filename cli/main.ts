@@ -12,6 +12,7 @@ type Register = (program: Command) => void;
 /** Each command's module, loaded on demand: `simulate` needs none of the suites and starts faster. */
 const COMMANDS: Record<string, () => Promise<Register>> = {
   run: async () => (await import('./run.js')).registerRun,
+  diff: async () => (await import('./diff.js')).registerDiff,
   report: async () => (await import('./report.js')).registerReport,
   simulate: async () => (await import('./simulate.js')).registerSimulate,
   proxy: async () => (await import('./proxy.js')).registerProxy,

@@ -215,7 +215,7 @@ export interface RunIo {
   stderrTty?: boolean;
 }
 
-const stdio: RunIo = {
+export const stdio: RunIo = {
   out: (t) => process.stdout.write(t),
   err: (t) => process.stderr.write(t),
   stdoutTty: process.stdout.isTTY === true,
@@ -238,14 +238,15 @@ const within = <T>(promise: Promise<T>, ms: number): Promise<T | 'late'> => {
 };
 
 /**
- * The whole command; returns the exit code: 0 passed, 1 a must failed (or coverage below
- * --require-coverage), 2 usage, config, unreachable or not a provider, 130/143 interrupted.
+ * Ctrl-C during a run (and a diff): the first signal stops the running check at its next request,
+ * revokes its tokens, skips the rest and still reports; a second one leaves now.
  */
-export async function executeRun(
-  flags: RunFlags,
-  io: RunIo = stdio,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<number> {
+export function watchSignals(io: Pick<RunIo, 'err'>): {
+  stopRequested: () => Signal | undefined;
+  /** Aborted when the run must leave now (a second signal, or the first unfinished after the grace). */
+  abandon: AbortSignal;
+  release(): void;
+} {
   // The first signal stops the running check at its next request, revokes its tokens, skips the
   // rest and still reports. A second one (not the same one repeated at once), or the first one
   // unfinished after STOP_GRACE_MS, leaves now: the running check is abandoned, and the reports
@@ -272,6 +273,26 @@ export async function executeRun(
   };
   const signals: Signal[] = ['SIGINT', 'SIGTERM'];
   for (const signal of signals) process.on(signal, onSignal);
+  return {
+    stopRequested: () => interrupted,
+    abandon: leave.signal,
+    release: () => {
+      clearTimeout(grace);
+      for (const signal of signals) process.off(signal, onSignal);
+    },
+  };
+}
+
+/**
+ * The whole command; returns the exit code: 0 passed, 1 a must failed (or coverage below
+ * --require-coverage), 2 usage, config, unreachable or not a provider, 130/143 interrupted.
+ */
+export async function executeRun(
+  flags: RunFlags,
+  io: RunIo = stdio,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  const signals = watchSignals(io);
   try {
     const saved = await resolveSavedRun(flags);
     const s = parseRunFlags(saved.flags, env);
@@ -326,8 +347,8 @@ export async function executeRun(
         reproduceArgs: reproduceArgs(s),
         progress: (line) => progress.start(line),
         onResult: (result, i, total) => progress.result(result, i, total),
-        stopRequested: () => interrupted,
-        abandon: leave.signal,
+        stopRequested: signals.stopRequested,
+        abandon: signals.abandon,
         deadline,
         requiredCoverage: s.requireCoverage,
       });
@@ -339,7 +360,7 @@ export async function executeRun(
     // Leaving early, the reports get a bounded time: a wedged disk must not keep the process.
     const catalogue = ruleCatalogueEntries(checks);
     const writing = s.reports.length ? writeReports(report, s.reports, { catalogue }) : Promise.resolve([]);
-    const written = leave.signal.aborted ? await within(writing, REPORT_WRITE_MS) : await writing;
+    const written = signals.abandon.aborted ? await within(writing, REPORT_WRITE_MS) : await writing;
     const color = shouldColor({ isTTY: io.stdoutTty }, env);
     io.out(
       formatConsole(report, {
@@ -363,13 +384,12 @@ export async function executeRun(
     }
     throw error;
   } finally {
-    clearTimeout(grace);
-    for (const signal of signals) process.off(signal, onSignal);
+    signals.release();
   }
 }
 
 /** Stop with one line (exit 2) when the target is plainly not a provider of the spec. */
-async function probeOrStop(target: Target): Promise<void> {
+export async function probeOrStop(target: Target): Promise<void> {
   let result;
   try {
     result = await probeTarget(target);
@@ -384,7 +404,7 @@ async function probeOrStop(target: Target): Promise<void> {
   }
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
+export const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** What `run --help` ends with: how a CI job reads the outcome. */
 export const EXIT_CODES_HELP = `

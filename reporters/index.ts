@@ -17,6 +17,7 @@ import { redact } from '../suites/report/redact.js';
 import type { Report } from '../suites/report/model.js';
 
 export { formatConsole, shouldColor, terminalSafe, type ConsoleOptions } from './console.js';
+export { formatDiff, NOT_COVERED } from './diff.js';
 export { renderHtml, renderJson, renderJunit, renderJunitRules, renderMarkdown, redact };
 export { readReport } from './read.js';
 export type { MarkdownOptions } from './markdown.js';

@@ -102,4 +102,37 @@ export interface Report {
   shards?: { indexes: number[]; total: number };
   rules: RuleResult[];
   checks: CheckResult[];
+  /** `idp-conformance diff`: where the target's answers differ from the reference simulator's. */
+  diff?: DiffSection;
+}
+
+/** What differs in a pair of normalised exchanges (suites/diff/compare.ts). */
+export type DifferenceKind = 'status' | 'error' | 'member' | 'type' | 'header' | 'location' | 'exchange';
+
+export interface Difference {
+  /** Method and OpenAPI path template, e.g. `POST /oauth/token`. */
+  operation: string;
+  kind: DifferenceKind;
+  /** What differs: `status`, `error`, a JSON member path (`$.scope`), a header name, `location`, `exchange`. */
+  subject: string;
+  /** The target's side and the reference's, normalised (roles and types, never generated values). */
+  target: string;
+  reference: string;
+  /** Rules the target run failed in the checks that saw it; empty: not covered by any rule. */
+  rules: string[];
+  /** Checks that saw it (the first few) and how many pairs showed it. */
+  checks: string[];
+  count: number;
+}
+
+export interface DiffSection {
+  /** The reference the target was compared with, e.g. `embedded simulator 17.5 (self-managed)`. */
+  reference: string;
+  /** Exchanges recorded on each side, and how many were paired by check, operation and order. */
+  exchanges: { target: number; reference: number; paired: number };
+  differences: Difference[];
+  /** Differences left out beyond the report's bound. */
+  omitted?: number;
+  /** Exchanges past the recording's bound, not compared. */
+  unrecorded?: number;
 }

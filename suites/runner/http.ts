@@ -23,8 +23,15 @@ export interface Recorder {
   add(exchange: Exchange): void;
 }
 
-/** `accepts` may turn an exchange away (one from a check that already ended). */
-export function createRecorder(limit = EXCHANGES_KEPT, accepts: () => boolean = () => true): Recorder {
+/**
+ * `accepts` may turn an exchange away (one from a check that already ended); `tap` sees every
+ * exchange recorded, kept or not (`diff` normalises each one as it comes; values are raw there).
+ */
+export function createRecorder(
+  limit = EXCHANGES_KEPT,
+  accepts: () => boolean = () => true,
+  tap?: (exchange: Exchange) => void,
+): Recorder {
   const exchanges: Exchange[] = [];
   let count = 0;
   return {
@@ -40,6 +47,7 @@ export function createRecorder(limit = EXCHANGES_KEPT, accepts: () => boolean = 
     add(exchange) {
       if (!this.enabled || !accepts()) return;
       count++;
+      tap?.(exchange);
       // One in, at most one out: the recorder never holds more than `limit`, each cut to RECORD_LIMIT.
       exchanges.push(keep(exchange));
       if (exchanges.length > limit) exchanges.shift();

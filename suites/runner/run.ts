@@ -4,7 +4,7 @@
  * live deployment deserves a polite client.
  */
 import type { RuleId } from '../../spec/index.js';
-import type { CheckResult, Report } from '../report/model.js';
+import type { CheckResult, Exchange, Report } from '../report/model.js';
 import { SelectionError } from '../errors.js';
 import { SUITE_NAMES, type Check, type SuiteName } from '../types.js';
 import { buildReport } from './report.js';
@@ -45,7 +45,15 @@ export interface RunOptions extends SessionOptions {
    * tokens left to expire), the rest skipped, and the report built from what finished.
    */
   abandon?: AbortSignal;
+  /**
+   * Every exchange of the run, unredacted, with the check that sent it (SETUP before the first
+   * check): `diff` pairs them with a reference run's. Overrides `tap`.
+   */
+  onExchange?: (checkId: string, exchange: Exchange) => void;
 }
+
+/** The check id `onExchange` gives the session's own set-up exchanges. */
+export const SETUP = '(set-up)';
 
 /** The checks a selection names; unknown names are usage errors, not empty runs. */
 export function selectChecks(checks: Check[], select: Selection = {}, knownRules?: Set<string>): Check[] {
@@ -87,7 +95,11 @@ const MARK = {
 
 export async function runConformance(options: RunOptions): Promise<Report> {
   const startedAt = new Date();
-  const session = await openSession(options);
+  let running = SETUP;
+  const { onExchange } = options;
+  const session = await openSession(
+    onExchange ? { ...options, tap: (exchange) => onExchange(running, exchange) } : options,
+  );
   const left = abandoned(options.abandon);
   try {
     const known = new Set(session.catalogue.map((r) => r.id));
@@ -111,6 +123,7 @@ export async function runConformance(options: RunOptions): Promise<Report> {
     // The first reason to stop that came up, kept: a deadline passing later does not rename a silence.
     let stopped: Report['stopped'];
     for (const [i, check] of selected.entries()) {
+      running = check.id;
       stopped ??= session.stopReason();
       const notRun = stopSignal(options) || options.abandon?.aborted ? INTERRUPTED : stopped?.message;
       const result: CheckResult = notRun

@@ -5,7 +5,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { profiles } from '../../spec/index.js';
 import type { Offering, RuleId } from '../../spec/index.js';
-import type { CheckResult, CheckStatus } from '../report/model.js';
+import type { CheckResult, CheckStatus, Exchange } from '../report/model.js';
 import { TargetError } from '../errors.js';
 import type { Capabilities, Capability, Check } from '../types.js';
 import { TransportError, transportStop, type Target } from '../target/types.js';
@@ -75,6 +75,8 @@ export interface SessionOptions {
   stopRequested?: () => 'SIGINT' | 'SIGTERM' | boolean | undefined;
   /** When the whole run must end (epoch ms, `--deadline`): later checks are skipped, the running one stopped. */
   deadline?: number;
+  /** Sees every exchange the session records, unredacted: the caller keeps no secret of it. */
+  tap?: (exchange: Exchange) => void;
 }
 
 /** `inForce` counts unknown ids as in force, so a typo cannot hide a check. */
@@ -164,7 +166,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     const scope = checkScope.getStore();
     return scope === undefined || scope === liveCheck;
   };
-  const recorder = createRecorder(undefined, fromLiveCheck);
+  const recorder = createRecorder(undefined, fromLiveCheck, options.tap);
   // Any token response, whoever asked for it, is adopted by the running check for revocation.
   let current: TrackedFlows | undefined;
   // A check's own requests stop once the run is interrupted; housekeeping (revocation) never does.

@@ -1,0 +1,182 @@
+/**
+ * `idp-conformance diff`: run the selected checks against the target, then with the same seed
+ * against an embedded simulator configured like it (release, offering, feature flags), and report
+ * per operation where the two answered differently. The verdict and exit code are the target
+ * run's: a difference that breaks a must rule is already a failure there.
+ */
+import type { Command } from 'commander';
+import { profiles } from '../spec/index.js';
+import { checkReportTargets, formatConsole, formatDiff, shouldColor, writeReports } from '../reporters/index.js';
+import { ruleCatalogueEntries } from '../spec/catalogue.js';
+import { allChecks } from '../suites/index.js';
+import { createEmbeddedTarget, openTarget, type Target } from '../suites/target/index.js';
+import { runConformance, SUITES } from '../suites/runner/run.js';
+import { exitCodeOf } from '../suites/runner/report.js';
+import { DEFAULT_RUNS } from '../suites/runner/defaults.js';
+import { createRecording, diffRecordings, type Recording } from '../suites/diff/index.js';
+import type { Report } from '../suites/report/model.js';
+import { createProgress } from './progress.js';
+import {
+  collect,
+  parseRunFlags,
+  probeOrStop,
+  stdio,
+  watchSignals,
+  type RunFlags,
+  type RunIo,
+  type RunSettings,
+} from './run.js';
+import { EXIT, isUsageError } from './errors.js';
+
+export type DiffFlags = Pick<
+  RunFlags,
+  | 'target'
+  | 'config'
+  | 'release'
+  | 'offering'
+  | 'suite'
+  | 'rule'
+  | 'check'
+  | 'runs'
+  | 'seed'
+  | 'report'
+  | 'rate'
+  | 'timeout'
+  | 'maxBody'
+  | 'slow'
+  | 'fault'
+  | 'quiet'
+>;
+
+/** One run of the selection against `target`, every exchange normalised into `recording`. */
+async function recordRun(
+  target: Target,
+  s: RunSettings,
+  recording: Recording,
+  io: RunIo,
+  env: NodeJS.ProcessEnv,
+  stopRequested: () => 'SIGINT' | 'SIGTERM' | undefined,
+) {
+  const progress = createProgress({ write: io.err, tty: io.stderrTty === true && !env.CI, quiet: s.quiet });
+  try {
+    return await runConformance({
+      target,
+      checks: (io.checks ?? allChecks)(),
+      select: { suites: s.suites, rules: s.rules, check: s.check },
+      release: s.release,
+      offering: s.offering,
+      seed: s.seed,
+      numRuns: s.runs,
+      slow: s.slow,
+      progress: (line) => progress.start(line),
+      onResult: (result, i, total) => progress.result(result, i, total),
+      onExchange: (checkId, exchange) => recording.add(checkId, exchange),
+      stopRequested,
+    });
+  } finally {
+    progress.done();
+  }
+}
+
+/** Returns the exit code: the target run's (0, 1), or 2 for usage, config and unreachable targets. */
+export async function executeDiff(
+  flags: DiffFlags,
+  io: RunIo = stdio,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  const signals = watchSignals(io);
+  try {
+    const s = parseRunFlags(flags, env);
+    await checkReportTargets(s.reports);
+    const target = io.target
+      ? await io.target()
+      : await openTarget({
+          url: s.target,
+          configFile: s.config,
+          release: s.release,
+          offering: s.offering,
+          faults: s.faults,
+          rate: s.rate,
+          timeoutMs: s.timeoutMs,
+          maxBodyBytes: s.maxBodyBytes,
+        });
+    await probeOrStop(target);
+    // The reference plays what the target is configured as.
+    const defaults = profiles().defaults;
+    const release = s.release ?? target.config.release ?? defaults.release;
+    const offering = s.offering ?? target.config.offering ?? defaults.offering;
+    const features = target.config.features ?? {};
+    const reference = await createEmbeddedTarget({ release, offering, flags: features });
+    const referenceName = `embedded simulator ${release} (${offering})`;
+
+    const onTarget = createRecording();
+    const onReference = createRecording();
+    const targetReport = await recordRun(target, s, onTarget, io, env, signals.stopRequested);
+    // Interrupted, the target run is reported as `run` would; half a run is not compared.
+    if (!targetReport.interrupted)
+      await recordRun(reference, { ...s, release, offering }, onReference, io, env, signals.stopRequested);
+    const report: Report = signals.stopRequested()
+      ? targetReport
+      : {
+          ...targetReport,
+          diff: diffRecordings({
+            target: onTarget,
+            reference: onReference,
+            results: targetReport.checks,
+            referenceName,
+          }),
+        };
+    io.onReport?.(report);
+    const catalogue = ruleCatalogueEntries((io.checks ?? allChecks)());
+    const written = s.reports.length ? await writeReports(report, s.reports, { catalogue }) : [];
+    const color = shouldColor({ isTTY: io.stdoutTty }, env);
+    io.out(report.diff ? formatDiff(report.diff) : 'idp-conformance: interrupted: no diff\n');
+    io.out(formatConsole(report, { color, quiet: s.quiet, written, catalogue }));
+    return exitCodeOf(report);
+  } catch (error) {
+    if (isUsageError(error)) {
+      io.err(`idp-conformance: ${error.message.split('\n')[0]}\n`);
+      return EXIT.usage;
+    }
+    throw error;
+  } finally {
+    signals.release();
+  }
+}
+
+const DIFF_HELP = `
+Without --target or --config the target is the embedded simulator (with --fault, what the fault changes).
+
+Exit codes (the target run's verdict: a difference that breaks a must rule failed there):
+  0    no must rule failed on the target (differences no rule covers are listed, not failed)
+  1    a must rule failed on the target
+  2    bad usage, a bad config, an unreachable target, or a report that cannot be written
+`;
+
+export function registerDiff(program: Command): void {
+  program
+    .command('diff')
+    .description(
+      'run the checks against the target and against an embedded simulator configured like it, and list per operation where their answers differ',
+    )
+    .option('--target <url>', 'base URL of the target')
+    .option('--config <file>', 'target config file (YAML or JSON)')
+    .option('--release <release>', "release of the target and the reference (default: the config's)")
+    .option('--offering <offering>', "self-managed or hosted (default: the config's)")
+    .option('--suite <names>', `comma-separated suites (default: all: ${SUITES.join(', ')})`)
+    .option('--rule <ids>', 'comma-separated rule ids: only checks proving them (default: all)')
+    .option('--check <id>', 'one check')
+    .option('--runs <n>', `property runs per check (default ${DEFAULT_RUNS})`)
+    .option('--seed <n>', 'seed of both runs (default: random, always printed)')
+    .option('--report <specs>', 'reports to write: kind=path,... (the JSON report has a diff section; default: none)')
+    .option('--rate <n>', 'at most n requests per second to the target (default: no limit)')
+    .option('--timeout <ms>', 'per-request timeout in milliseconds')
+    .option('--max-body <size>', 'largest response body read, e.g. 8M or 512k')
+    .option('--slow', 'allow checks that wait in real time on a live target (default: off)')
+    .option('--quiet', 'the diff table and the verdict line only')
+    .option('--fault <name>', 'embedded target only: switch on a fault from spec/faults.yaml (repeatable)', collect)
+    .addHelpText('after', DIFF_HELP)
+    .action(async (flags: DiffFlags) => {
+      process.exitCode = await executeDiff(flags);
+    });
+}

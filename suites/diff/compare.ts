@@ -1,0 +1,171 @@
+/**
+ * The diff proper: pair the target's exchanges with the reference's (per check, per operation,
+ * in order), compare each pair's shapes, and link every difference to the rules the target run
+ * failed in the checks that saw it. Pure functions of recorded shapes and the target's report.
+ */
+import type { CheckResult, Difference, DiffSection, Exchange } from '../report/model.js';
+import { shapeOf, type ExchangeShape } from './shape.js';
+
+/** Bounds of one side's recording, and of the report: memory stays flat whatever the target sends. */
+export const MAX_EXCHANGES = 20_000;
+export const MAX_DIFFERENCES = 500;
+const CHECKS_NAMED = 5;
+
+export interface Recording {
+  /** Shapes by check id, in the order they were sent. */
+  readonly byCheck: Map<string, ExchangeShape[]>;
+  readonly total: number;
+  /** Exchanges past MAX_EXCHANGES, not kept. */
+  readonly dropped: number;
+  add(checkId: string, exchange: Exchange): void;
+}
+
+/** Normalises each exchange as it comes and keeps only its shape (no value, no secret). */
+export function createRecording(limit = MAX_EXCHANGES): Recording {
+  const byCheck = new Map<string, ExchangeShape[]>();
+  let total = 0;
+  let dropped = 0;
+  return {
+    byCheck,
+    get total() {
+      return total;
+    },
+    get dropped() {
+      return dropped;
+    },
+    add(checkId, exchange) {
+      if (total >= limit) {
+        dropped++;
+        return;
+      }
+      total++;
+      const list = byCheck.get(checkId) ?? [];
+      list.push(shapeOf(exchange));
+      byCheck.set(checkId, list);
+    },
+  };
+}
+
+type Found = Pick<Difference, 'kind' | 'subject' | 'target' | 'reference'>;
+
+const ABSENT = 'absent';
+
+function compareMaps(
+  kind: 'member' | 'header',
+  target: Record<string, string>,
+  reference: Record<string, string>,
+): Found[] {
+  const out: Found[] = [];
+  for (const subject of [...new Set([...Object.keys(target), ...Object.keys(reference)])].sort()) {
+    const t = target[subject];
+    const r = reference[subject];
+    if (t === r) continue;
+    // Present on one side only is a member difference; present on both with other types, a type one.
+    const k = kind === 'member' && t !== undefined && r !== undefined ? 'type' : kind;
+    out.push({ kind: k, subject, target: t ?? ABSENT, reference: r ?? ABSENT });
+  }
+  return out;
+}
+
+/**
+ * What differs in one pair. Different statuses are one difference (and the error code): the body
+ * and headers of a 400 and a 200 differ because the statuses do, which says nothing more.
+ */
+export function compareShapes(target: ExchangeShape, reference: ExchangeShape): Found[] {
+  const out: Found[] = [];
+  if (target.status !== reference.status)
+    out.push({ kind: 'status', subject: 'status', target: target.status, reference: reference.status });
+  if (target.error !== reference.error)
+    out.push({ kind: 'error', subject: 'error', target: target.error ?? ABSENT, reference: reference.error ?? ABSENT });
+  if (out.some((d) => d.kind === 'status')) return out;
+  if (target.location !== reference.location)
+    out.push({
+      kind: 'location',
+      subject: 'location',
+      target: target.location ?? ABSENT,
+      reference: reference.location ?? ABSENT,
+    });
+  // The body's `error` member is the error code, already compared.
+  const members = compareMaps('member', target.members, reference.members);
+  out.push(...members.filter((d) => d.subject !== '$.error' || target.error === reference.error));
+  out.push(...compareMaps('header', target.headers, reference.headers));
+  return out;
+}
+
+/** Pairs by operation and order: the i-th `POST /oauth/token` of a check with the other's i-th. */
+export function pairShapes(
+  target: readonly ExchangeShape[],
+  reference: readonly ExchangeShape[],
+): { pairs: [ExchangeShape, ExchangeShape][]; onlyTarget: ExchangeShape[]; onlyReference: ExchangeShape[] } {
+  const queue = new Map<string, ExchangeShape[]>();
+  for (const shape of reference) queue.set(shape.operation, [...(queue.get(shape.operation) ?? []), shape]);
+  const pairs: [ExchangeShape, ExchangeShape][] = [];
+  const onlyTarget: ExchangeShape[] = [];
+  for (const shape of target) {
+    const match = queue.get(shape.operation)?.shift();
+    if (match) pairs.push([shape, match]);
+    else onlyTarget.push(shape);
+  }
+  return { pairs, onlyTarget, onlyReference: [...queue.values()].flat() };
+}
+
+/** The rules a check's result broke on the target; none when it passed (or never ran). */
+function brokenBy(result: CheckResult | undefined): string[] {
+  if (!result || !['failed', 'warned', 'expected'].includes(result.status)) return [];
+  return result.broken ?? result.rules;
+}
+
+export interface DiffInput {
+  target: Recording;
+  reference: Recording;
+  /** The target run's check results: a difference in a check that failed is linked to its rules. */
+  results: readonly CheckResult[];
+  referenceName: string;
+}
+
+export function diffRecordings({ target, reference, results, referenceName }: DiffInput): DiffSection {
+  const resultOf = new Map(results.map((r) => [r.id, r]));
+  const grouped = new Map<string, Difference>();
+  let paired = 0;
+  const note = (checkId: string, operation: string, found: Found) => {
+    const rules = brokenBy(resultOf.get(checkId));
+    const id = [operation, found.kind, found.subject, found.target, found.reference].join('\u0000');
+    const seen = grouped.get(id);
+    if (!seen) {
+      grouped.set(id, { operation, ...found, rules, checks: [checkId], count: 1 });
+      return;
+    }
+    seen.count++;
+    seen.rules = [...new Set([...seen.rules, ...rules])];
+    if (seen.checks.length < CHECKS_NAMED && !seen.checks.includes(checkId)) seen.checks.push(checkId);
+  };
+  const checkIds = [...new Set([...target.byCheck.keys(), ...reference.byCheck.keys()])];
+  for (const checkId of checkIds) {
+    const { pairs, onlyTarget, onlyReference } = pairShapes(
+      target.byCheck.get(checkId) ?? [],
+      reference.byCheck.get(checkId) ?? [],
+    );
+    paired += pairs.length;
+    for (const [t, r] of pairs) for (const found of compareShapes(t, r)) note(checkId, t.operation, found);
+    for (const t of onlyTarget)
+      note(checkId, t.operation, { kind: 'exchange', subject: 'exchange', target: 'sent', reference: 'not sent' });
+    // A check that failed on the target stopped there: what it did not send after is no finding.
+    if (brokenBy(resultOf.get(checkId)).length) continue;
+    for (const r of onlyReference)
+      note(checkId, r.operation, { kind: 'exchange', subject: 'exchange', target: 'not sent', reference: 'sent' });
+  }
+  const differences = [...grouped.values()].sort(
+    (a, b) => a.operation.localeCompare(b.operation) || a.subject.localeCompare(b.subject),
+  );
+  const dropped = target.dropped + reference.dropped;
+  return {
+    reference: referenceName,
+    exchanges: { target: target.total, reference: reference.total, paired },
+    differences: differences.slice(0, MAX_DIFFERENCES),
+    ...(differences.length > MAX_DIFFERENCES ? { omitted: differences.length - MAX_DIFFERENCES } : {}),
+    ...(dropped ? { unrecorded: dropped } : {}),
+  };
+}
+
+/** Whether a difference breaks a rule the target run failed: otherwise no rule covers it yet. */
+export const covered = (difference: Difference) => difference.rules.length > 0;

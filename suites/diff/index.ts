@@ -1,0 +1,4 @@
+/** `idp-conformance diff`: the target's exchanges against the reference simulator's, by shape. */
+export { createRecording, diffRecordings, compareShapes, pairShapes, covered, type Recording } from './compare.js';
+export { shapeOf, jsonShape, type ExchangeShape } from './shape.js';
+export { operationOf } from './operation.js';

@@ -1,0 +1,57 @@
+/**
+ * Which operation of spec/openapi.yaml a request is: method and path template, so that
+ * `/api/v4/projects/7` on the target and `/api/v4/projects/12` on the reference pair up.
+ */
+import { operations } from '../../spec/index.js';
+
+interface Template {
+  method: string;
+  path: string;
+  pattern: RegExp;
+  /** Literal characters: the most specific template wins (`/projects/starred` over `/projects/{id}`). */
+  literal: number;
+}
+
+let templates: Template[] | undefined;
+
+function compile(): Template[] {
+  return operations().map((op) => {
+    const parts = op.path.split(/(\{[^}]+\})/);
+    const source = parts
+      .map((part) => {
+        const name = /^\{([^}]+)\}$/.exec(part)?.[1];
+        if (name === undefined) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        return name === op.greedy ? '.+' : '[^/]+';
+      })
+      .join('');
+    const literal = parts.filter((p) => !p.startsWith('{')).join('').length;
+    return { method: op.method.toUpperCase(), path: op.path, pattern: new RegExp(`^${source}$`), literal };
+  });
+}
+
+/** A path no template matches keeps its shape: numbers become `{n}`, long segments `{id}`. */
+function generic(path: string): string {
+  const segments = path
+    .split('/')
+    .slice(0, 12)
+    .map((s) => (/^\d+$/.test(s) ? '{n}' : s.length > 32 || /[^\w.~%-]/.test(s) ? '{id}' : s));
+  return segments.join('/');
+}
+
+/** `METHOD /template` of a request URL (absolute, or a path), the query left out. */
+export function operationOf(method: string, url: string): string {
+  let path: string;
+  try {
+    path = new URL(url, 'http://x').pathname;
+  } catch {
+    path = '/';
+  }
+  templates ??= compile();
+  const upper = method.toUpperCase();
+  const matching = templates.filter((t) => t.pattern.test(path));
+  // A preflight (OPTIONS) names the template of the path it asks about.
+  const best =
+    matching.filter((t) => t.method === upper).sort((a, b) => b.literal - a.literal)[0] ??
+    matching.sort((a, b) => b.literal - a.literal)[0];
+  return `${upper} ${best ? best.path : generic(path)}`;
+}

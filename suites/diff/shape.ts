@@ -1,0 +1,230 @@
+/**
+ * One exchange reduced to what a diff compares: its operation, status, OAuth error code, the shape
+ * of its JSON body (member paths and types), a few headers, and where a redirect points. Tokens,
+ * codes, ids, timestamps, cookies and CSRF values are dropped here, as they come: what is kept is
+ * bounded and holds no value the spec does not list (vocabulary.ts), so it is safe to report.
+ */
+import type { Exchange } from '../report/model.js';
+import { operationOf } from './operation.js';
+import { isVocabulary } from './vocabulary.js';
+
+export interface ExchangeShape {
+  operation: string;
+  /** `200`, or `no answer` when the request failed in transport. */
+  status: string;
+  /** The OAuth `error` code of the body, or of the redirect's query. */
+  error?: string;
+  /** JSON member path → type (or `string "word"` for a word of the spec); `$` for the body itself. */
+  members: Record<string, string>;
+  /** Selected headers, by lower-case name, normalised. */
+  headers: Record<string, string>;
+  /** The redirect target by role, with its parameter names: `{redirect_uri}?code,state`. */
+  location?: string;
+}
+
+/** Bounds on what one exchange may add, whatever the target sends. */
+const MAX_MEMBERS = 300;
+const MAX_DEPTH = 8;
+const MAX_ITEMS = 20;
+const MAX_NAME = 64;
+
+/** Printable ASCII only, bounded: a name from the target can neither rewrite a terminal nor grow. */
+export function inert(text: string, max = MAX_NAME): string {
+  const clean = text.replace(/[^\x20-\x7e]/g, '?');
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+}
+
+/** An OAuth error code is a word, whether or not the spec lists it; anything else is not one. */
+const errorCode = (value: unknown) => (typeof value === 'string' && /^[a-z_]{1,40}$/.test(value) ? value : undefined);
+
+/** A member name, or `{key}` where the name is data (an id, a long key). */
+function key(name: string): string {
+  return /^\d+$/.test(name) || name.length > MAX_NAME ? '{key}' : inert(name);
+}
+
+function typeOf(value: unknown, name: string): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'string') {
+    if (isVocabulary(name, value)) return `string "${value}"`;
+    // A URL's parameter names are its contract (verification_uri_complete carries user_code).
+    if (/^https?:\/\/[^\s?#]+\?/i.test(value)) return `string URL?${urlParams(value)}`;
+    return 'string';
+  }
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+function walk(value: unknown, path: string, name: string, into: Map<string, Set<string>>, depth: number): void {
+  if (into.size >= MAX_MEMBERS && !into.has(path)) return;
+  const types = into.get(path) ?? new Set<string>();
+  types.add(typeOf(value, name));
+  into.set(path, types);
+  if (depth >= MAX_DEPTH || value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const item of value.slice(0, MAX_ITEMS)) walk(item, `${path}[]`, name, into, depth + 1);
+    return;
+  }
+  for (const [k, v] of Object.entries(value)) walk(v, `${path}.${key(k)}`, k, into, depth + 1);
+}
+
+/** Member path → its types (several when array items differ), `|`-joined in a stable order. */
+export function jsonShape(value: unknown): Record<string, string> {
+  const into = new Map<string, Set<string>>();
+  walk(value, '$', '', into, 0);
+  return Object.fromEntries([...into].map(([path, types]) => [path, [...types].sort().join('|')]));
+}
+
+function bodyShape(body: string | undefined, contentType: string): { members: Record<string, string>; error?: string } {
+  if (!body) return { members: { $: 'empty' } };
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return { members: { $: /html/.test(contentType) ? 'HTML' : 'text' } };
+  }
+  const error = value && typeof value === 'object' ? errorCode((value as { error?: unknown }).error) : undefined;
+  return { members: jsonShape(value), ...(error ? { error } : {}) };
+}
+
+const list = (value: string, lower = true) =>
+  [
+    ...new Set(
+      value
+        .split(',')
+        .map((s) => inert((lower ? s.toLowerCase() : s).trim(), 40))
+        .filter(Boolean),
+    ),
+  ]
+    .sort()
+    .join(',');
+
+/** Query (or fragment) parameter names, sorted. */
+function paramNames(params: URLSearchParams): string {
+  return [...new Set([...params.keys()].map((k) => inert(k, 40)))].sort().join(',');
+}
+
+/** The parameter names of a URL's query, `?` when it is no URL. */
+function urlParams(url: string): string {
+  try {
+    return paramNames(new URL(url, 'http://x').searchParams);
+  } catch {
+    return '?';
+  }
+}
+
+/** `rel=next(page,per_page) rel=first(…)`: each link's relation and the parameter names it keeps. */
+function linkShape(value: string): string {
+  const links = value.split(/,(?=\s*<)/).slice(0, 10);
+  return links
+    .map((link) => {
+      const url = /<([^>]*)>/.exec(link)?.[1] ?? '';
+      const rel = /rel="?([^";]+)"?/i.exec(link)?.[1] ?? '?';
+      return `rel=${inert(rel.toLowerCase(), 20)}(${urlParams(url)})`;
+    })
+    .sort()
+    .join(' ');
+}
+
+/** `bearer error=invalid_token,realm`: the scheme, its parameter names, and the error code. */
+function challengeShape(value: string): string {
+  const scheme = /^\s*([\w-]+)/.exec(value)?.[1]?.toLowerCase() ?? '?';
+  const params = [...value.matchAll(/([\w-]+)\s*=\s*("([^"]*)"|[^,\s]*)/g)].map(([, name, , quoted]) => {
+    const n = name.toLowerCase();
+    const v = quoted ?? '';
+    return n === 'error' && errorCode(v) ? `error=${v}` : inert(n, 20);
+  });
+  return `${inert(scheme, 20)} ${[...new Set(params)].sort().join(',')}`.trim();
+}
+
+/** A number, empty, or something else: the values are data, their form is the contract. */
+const numeric = (value: string) => (value.trim() === '' ? 'empty' : /^\d+$/.test(value.trim()) ? 'number' : 'other');
+
+const HEADERS: Record<string, (value: string, request: Exchange['request']) => string> = {
+  'content-type': (v) => inert(v.split(';')[0].trim().toLowerCase(), 60),
+  'cache-control': (v) => list(v.replace(/=[^,]*/g, '')),
+  pragma: (v) => list(v),
+  'www-authenticate': challengeShape,
+  'x-total': numeric,
+  'x-total-pages': numeric,
+  'x-page': numeric,
+  'x-per-page': numeric,
+  'x-next-page': numeric,
+  'x-prev-page': numeric,
+  link: linkShape,
+  links: () => 'present',
+  'access-control-allow-origin': (v, request) =>
+    v === '*' ? '*' : v === headerOf(request.headers, 'origin') ? '{request origin}' : '{other origin}',
+  'access-control-allow-methods': (v) => list(v.toUpperCase(), false),
+  'access-control-allow-headers': (v) => list(v),
+  'access-control-expose-headers': (v) => list(v),
+  'access-control-allow-credentials': (v) => inert(v.trim().toLowerCase(), 10),
+  'access-control-max-age': numeric,
+  vary: (v) => list(v),
+  // A cookie's name and attributes are its contract; its value is a secret.
+  'set-cookie': (v) =>
+    v
+      .split('\n')
+      .map((c) => {
+        const [pair, ...attrs] = c.split(';');
+        const name = inert(pair.split('=')[0].trim(), 40);
+        const flags = attrs.map((a) => inert(a.split('=')[0].trim().toLowerCase(), 20)).sort();
+        return [name, ...flags].join(';');
+      })
+      .sort()
+      .join(' '),
+};
+
+function headerOf(headers: Record<string, string>, name: string): string | undefined {
+  const found = Object.keys(headers).find((k) => k.toLowerCase() === name);
+  return found === undefined ? undefined : headers[found];
+}
+
+/** Where a redirect points, by role: the client's redirect_uri, the target itself, elsewhere. */
+function locationShape(value: string, requestUrl: string): { location: string; error?: string } {
+  let url: URL;
+  let from: URL;
+  try {
+    from = new URL(requestUrl);
+    url = new URL(value, from);
+  } catch {
+    return { location: '{not a URL}' };
+  }
+  const redirectUri = from.searchParams.get('redirect_uri');
+  const bare = `${url.origin}${url.pathname}`;
+  const role =
+    redirectUri !== null && bare === redirectUri.split(/[?#]/)[0]
+      ? '{redirect_uri}'
+      : url.origin === from.origin
+        ? operationOf('GET', url.pathname).slice('GET '.length)
+        : '{other origin}';
+  const fragment = new URLSearchParams(url.hash.slice(1));
+  const error = errorCode(url.searchParams.get('error') ?? fragment.get('error'));
+  return {
+    location: `${role}?${paramNames(url.searchParams)}${url.hash ? `#${paramNames(fragment)}` : ''}`,
+    ...(error ? { error } : {}),
+  };
+}
+
+export function shapeOf(exchange: Exchange): ExchangeShape {
+  const { request, response } = exchange;
+  const operation = operationOf(request.method, request.url);
+  if (!response) return { operation, status: 'no answer', members: {}, headers: {} };
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    const normalise = HEADERS[name.toLowerCase()];
+    if (normalise) headers[name.toLowerCase()] = normalise(value, request);
+  }
+  const { members, error: bodyError } = bodyShape(response.body, headers['content-type'] ?? '');
+  const location = headerOf(response.headers, 'location');
+  const redirect = location === undefined ? undefined : locationShape(location, request.url);
+  const error = bodyError ?? redirect?.error;
+  return {
+    operation,
+    status: String(response.status),
+    ...(error !== undefined ? { error } : {}),
+    members,
+    headers,
+    ...(redirect ? { location: redirect.location } : {}),
+  };
+}
