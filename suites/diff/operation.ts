@@ -16,7 +16,7 @@ let templates: Template[] | undefined;
 
 function compile(): Template[] {
   return operations().map((op) => {
-    const parts = op.path.split(/(\{[^}]+\})/);
+    const parts = op.path.split(/(\{[^{}]+\})/);
     const source = parts
       .map((part) => {
         const name = /^\{([^}]+)\}$/.exec(part)?.[1];

@@ -118,7 +118,7 @@ function linkShape(value: string): string {
   const links = value.split(/,(?=\s*<)/).slice(0, 10);
   return links
     .map((link) => {
-      const url = /<([^>]*)>/.exec(link)?.[1] ?? '';
+      const url = /<([^<>]*)>/.exec(link)?.[1] ?? '';
       const rel = /rel="?([^";]+)"?/i.exec(link)?.[1] ?? '?';
       return `rel=${inert(rel.toLowerCase(), 20)}(${urlParams(url)})`;
     })
@@ -129,7 +129,7 @@ function linkShape(value: string): string {
 /** `bearer error=invalid_token,realm`: the scheme, its parameter names, and the error code. */
 function challengeShape(value: string): string {
   const scheme = /^\s*([\w-]+)/.exec(value)?.[1]?.toLowerCase() ?? '?';
-  const params = [...value.matchAll(/([\w-]+)\s*=\s*("([^"]*)"|[^,\s]*)/g)].map(([, name, , quoted]) => {
+  const params = [...value.matchAll(/(?<![\w-])([\w-]+)\s*=\s*("([^"]*)"|[^,\s]*)/g)].map(([, name, , quoted]) => {
     const n = name.toLowerCase();
     const v = quoted ?? '';
     return n === 'error' && errorCode(v) ? `error=${v}` : inert(n, 20);
