@@ -1,0 +1,96 @@
+/**
+ * The rule-level items of issue 21's audit, each proved on the embedded simulator behind a mutant
+ * that breaks exactly the sentence at stake: the check must report the rule the answer breaks, at
+ * that rule's level (a `must` fails, a `should` warns), and nothing it does not break. Without the
+ * mutant each check passes.
+ */
+import { describe, expect, it } from 'vitest';
+import { SignJWT, exportJWK, generateKeyPair, decodeJwt } from 'jose';
+import { allChecks } from '../../suites/index.js';
+import { runConformance } from '../../suites/runner/run.js';
+import { createEmbeddedTarget } from '../../suites/target/embedded.js';
+import type { RawRequest, Target } from '../../suites/target/types.js';
+import type { CheckResult } from '../../suites/report/model.js';
+
+type Send = (raw: RawRequest) => Promise<Response>;
+type Mutant = (raw: RawRequest, send: Send) => Promise<Response>;
+
+const SEED = 20_261_125;
+const RUNS = 3;
+const pathOf = (raw: RawRequest) => new URL(raw.url).pathname;
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+/** Rewrite the JSON object of a successful answer on `path`. */
+const rewrite =
+  (path: string | RegExp, edit: (body: Record<string, unknown>, raw: RawRequest) => unknown): Mutant =>
+  async (raw, send) => {
+    const res = await send(raw);
+    const hit = typeof path === 'string' ? pathOf(raw) === path : path.test(pathOf(raw));
+    if (!hit || res.status >= 300) return res;
+    return json(res.status, await edit((await res.json()) as Record<string, unknown>, raw), {
+      ...Object.fromEntries([...res.headers].filter(([name]) => /^(link|x-)/i.test(name))),
+    });
+  };
+
+async function runCheck(id: string, mutant?: Mutant, release?: string): Promise<CheckResult> {
+  const check = allChecks().find((c) => c.id === id);
+  expect(check, `no check ${id}`).toBeDefined();
+  const inner = await createEmbeddedTarget({ release });
+  const target: Target = mutant ? { ...inner, send: (raw) => mutant(raw, (r) => inner.send(r)) } : inner;
+  const report = await runConformance({ target, checks: [check!], seed: SEED, numRuns: RUNS });
+  return report.checks[0];
+}
+
+const brokenBy = (result: CheckResult) =>
+  [...new Set((result.failures ?? [{ broken: result.broken ?? [] }]).flatMap((f) => f.broken))].sort();
+
+/** An id_token re-signed with ES256 by a key that the key set then publishes (alone). */
+async function es256Mutant(): Promise<Mutant> {
+  const { publicKey, privateKey } = await generateKeyPair('ES256');
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'ec-1', alg: 'ES256', use: 'sig' };
+  const keys = rewrite('/oauth/discovery/keys', () => ({ keys: [jwk] }));
+  const tokens = rewrite('/oauth/token', async (body) => {
+    if (typeof body.id_token !== 'string') return body;
+    const claims = decodeJwt(body.id_token);
+    const id_token = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'ec-1' }).sign(privateKey);
+    return { ...body, id_token };
+  });
+  return (raw, send) => keys(raw, (r) => tokens(r, send));
+}
+
+describe('OpenID Connect id_token (OIDC Core §2, §3.1.3.3, §3.1.3.7)', () => {
+  it('passes on the simulator', async () => {
+    expect((await runCheck('oidc.id-token')).status).toBe('passed');
+  });
+
+  it('an id_token missing after an openid grant fails OIDC-ID-TOKEN (must)', async () => {
+    const result = await runCheck(
+      'oidc.id-token',
+      rewrite('/oauth/token', ({ id_token: _, ...rest }) => rest),
+    );
+    expect(result.status).toBe('failed');
+    expect(brokenBy(result)).toEqual(['OIDC-ID-TOKEN']);
+  });
+
+  it('a nonce not echoed fails OIDC-ID-TOKEN-CLAIMS (must)', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('RS256');
+    const jwk = { ...(await exportJWK(publicKey)), kid: 'rsa-1', alg: 'RS256', use: 'sig' };
+    const keys = rewrite('/oauth/discovery/keys', () => ({ keys: [jwk] }));
+    const tokens = rewrite('/oauth/token', async (body) => {
+      if (typeof body.id_token !== 'string') return body;
+      const { nonce: _, ...claims } = decodeJwt(body.id_token);
+      const id_token = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'rsa-1' }).sign(privateKey);
+      return { ...body, id_token };
+    });
+    const result = await runCheck('oidc.id-token', (raw, send) => keys(raw, (r) => tokens(r, send)));
+    expect(result.status).toBe('failed');
+    expect(brokenBy(result)).toEqual(['OIDC-ID-TOKEN-CLAIMS']);
+  });
+
+  it('an id_token signed with ES256 by a published key only warns OIDC-ID-TOKEN-RS256 (should)', async () => {
+    const result = await runCheck('oidc.id-token', await es256Mutant());
+    expect(result.status).toBe('warned');
+    expect(brokenBy(result)).toEqual(['OIDC-ID-TOKEN-RS256']);
+  });
+});
