@@ -94,3 +94,74 @@ describe('OpenID Connect id_token (OIDC Core §2, §3.1.3.3, §3.1.3.7)', () => 
     expect(brokenBy(result)).toEqual(['OIDC-ID-TOKEN-RS256']);
   });
 });
+
+/** The authorize request rewritten before the simulator sees it (query parameters only). */
+const authorizeQuery =
+  (edit: (query: URLSearchParams) => void): Mutant =>
+  (raw, send) => {
+    if (pathOf(raw) !== '/oauth/authorize' || raw.method !== 'GET') return send(raw);
+    const url = new URL(raw.url);
+    edit(url.searchParams);
+    return send({ ...raw, url: url.href });
+  };
+
+/** What a redirect to the application carries, rewritten. */
+const redirectError =
+  (from: string, to: string): Mutant =>
+  async (raw, send) => {
+    const res = await send(raw);
+    const location = res.headers.get('location');
+    if (!location?.includes(`error=${from}`)) return res;
+    const headers = new Headers(res.headers);
+    headers.set('location', location.replace(`error=${from}`, `error=${to}`));
+    return new Response(null, { status: res.status, headers });
+  };
+
+const sha256url = async (text: string) =>
+  Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))).toString('base64url');
+
+describe('PKCE challenge methods (RFC 7636 §4.4.1): unknown is a must, plain either way', () => {
+  it('both checks pass on the simulator (it refuses plain)', async () => {
+    expect((await runCheck('grants.pkce-method-unsupported')).status).toBe('passed');
+    expect((await runCheck('grants.pkce-method-plain')).status).toBe('passed');
+  });
+
+  it('an unknown method accepted fails PKCE-METHOD-UNSUPPORTED (must)', async () => {
+    const mutant = authorizeQuery((q) => {
+      if (q.has('code_challenge_method') && !['S256', 'plain'].includes(q.get('code_challenge_method')!))
+        q.set('code_challenge_method', 'S256');
+    });
+    const result = await runCheck('grants.pkce-method-unsupported', mutant);
+    expect(result.status).toBe('failed');
+    expect(brokenBy(result)).toEqual(['PKCE-METHOD-UNSUPPORTED']);
+  });
+
+  it('an unknown method refused with another error fails PKCE-METHOD-UNSUPPORTED (must)', async () => {
+    const result = await runCheck('grants.pkce-method-unsupported', redirectError('invalid_request', 'access_denied'));
+    expect(result.status).toBe('failed');
+    expect(brokenBy(result)).toEqual(['PKCE-METHOD-UNSUPPORTED']);
+  });
+
+  it('plain supported (the code redeemed with the challenge as verifier) passes', async () => {
+    // A server that supports plain, played by turning a plain challenge into its S256 form.
+    const mutant: Mutant = async (raw, send) => {
+      if (pathOf(raw) !== '/oauth/authorize' || raw.method !== 'GET') return send(raw);
+      const url = new URL(raw.url);
+      const q = url.searchParams;
+      const challenge = q.get('code_challenge');
+      if (challenge && (q.get('code_challenge_method') ?? 'plain') === 'plain') {
+        q.set('code_challenge', await sha256url(challenge));
+        q.set('code_challenge_method', 'S256');
+      }
+      return send({ ...raw, url: url.href });
+    };
+    const result = await runCheck('grants.pkce-method-plain', mutant);
+    expect(result.status, result.message).toBe('passed');
+  });
+
+  it('plain refused with another error only warns PKCE-METHOD-PLAIN (should)', async () => {
+    const result = await runCheck('grants.pkce-method-plain', redirectError('invalid_request', 'access_denied'));
+    expect(result.status).toBe('warned');
+    expect(brokenBy(result)).toEqual(['PKCE-METHOD-PLAIN']);
+  });
+});
