@@ -165,3 +165,38 @@ describe('PKCE challenge methods (RFC 7636 §4.4.1): unknown is a must, plain ei
     expect(brokenBy(result)).toEqual(['PKCE-METHOD-PLAIN']);
   });
 });
+
+describe('source sentences at level should become must (L263, L284)', () => {
+  it('the maximum offset: serving beyond it fails PAG-MAX-OFFSET; refusing with 422 only warns PAG-MAX-OFFSET-400', async () => {
+    expect((await runCheck('pagination.max-offset')).status).toBe('passed');
+    const served: Mutant = async (raw, send) => {
+      const res = await send(raw);
+      return res.status === 400 && pathOf(raw).startsWith('/api/v4/') ? json(200, []) : res;
+    };
+    const ignored = await runCheck('pagination.max-offset', served);
+    expect(ignored.status).toBe('failed');
+    expect(brokenBy(ignored)).toEqual(['PAG-MAX-OFFSET']);
+    const other: Mutant = async (raw, send) => {
+      const res = await send(raw);
+      return res.status === 400 && pathOf(raw).startsWith('/api/v4/')
+        ? json(422, { message: 'offset too large' })
+        : res;
+    };
+    const refused = await runCheck('pagination.max-offset', other);
+    expect(refused.status).toBe('warned');
+    expect(brokenBy(refused)).toEqual(['PAG-MAX-OFFSET-400']);
+  });
+
+  it('long parameters in a body not read whole fail ENC-LONG-PARAMS-IN-BODY', async () => {
+    expect((await runCheck('encoding.long-params-in-body')).status).toBe('passed');
+    const truncated: Mutant = async (raw, send) => {
+      const res = await send(raw);
+      if (raw.method !== 'POST' || !pathOf(raw).endsWith('/issues') || res.status >= 300) return res;
+      const body = (await res.json()) as Record<string, unknown>;
+      return json(res.status, { ...body, description: String(body.description).slice(0, 255) });
+    };
+    const result = await runCheck('encoding.long-params-in-body', truncated);
+    expect(result.status).toBe('failed');
+    expect(brokenBy(result)).toEqual(['ENC-LONG-PARAMS-IN-BODY']);
+  });
+});
