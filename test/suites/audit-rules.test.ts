@@ -200,3 +200,30 @@ describe('source sentences at level should become must (L263, L284)', () => {
     expect(brokenBy(result)).toEqual(['ENC-LONG-PARAMS-IN-BODY']);
   });
 });
+
+describe('no scope requested (RFC 6749 §3.3): a default within the application, or invalid_scope', () => {
+  it('passes on the simulator (api) and on a provider refusing with invalid_scope', async () => {
+    expect((await runCheck('grants.scope-default')).status).toBe('passed');
+    const refusing = authorizeQuery((q) => {
+      if (!q.has('scope')) q.set('scope', 'conformance-no-such-scope');
+    });
+    expect((await runCheck('grants.scope-default', refusing)).status).toBe('passed');
+  });
+
+  it('a default outside the application fails GRANT-SCOPE-ALLOWED; another refusal code warns', async () => {
+    const outside = rewrite('/oauth/token/info', (body) => ({
+      ...body,
+      scope: [...(body.scope as string[]), 'conformance-outside'],
+    }));
+    const wide = await runCheck('grants.scope-default', outside);
+    expect(wide.status).toBe('failed');
+    expect(brokenBy(wide)).toEqual(['GRANT-SCOPE-ALLOWED', 'SCOPE-GRANTED-SUBSET']);
+    const refusing: Mutant = (raw, send) =>
+      authorizeQuery((q) => {
+        if (!q.has('scope')) q.set('scope', 'conformance-no-such-scope');
+      })(raw, (r) => redirectError('invalid_scope', 'invalid_request')(r, send));
+    const refused = await runCheck('grants.scope-default', refusing);
+    expect(refused.status).toBe('warned');
+    expect(brokenBy(refused)).toEqual(['SCOPE-GRANTED-SUBSET']);
+  });
+});
