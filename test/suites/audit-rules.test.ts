@@ -11,6 +11,7 @@ import { runConformance } from '../../suites/runner/run.js';
 import { createEmbeddedTarget } from '../../suites/target/embedded.js';
 import type { RawRequest, Target } from '../../suites/target/types.js';
 import type { CheckResult } from '../../suites/report/model.js';
+import type { FaultName } from '../../spec/index.js';
 
 type Send = (raw: RawRequest) => Promise<Response>;
 type Mutant = (raw: RawRequest, send: Send) => Promise<Response>;
@@ -33,10 +34,10 @@ const rewrite =
     });
   };
 
-async function runCheck(id: string, mutant?: Mutant, release?: string): Promise<CheckResult> {
+async function runCheck(id: string, mutant?: Mutant, release?: string, faults?: FaultName[]): Promise<CheckResult> {
   const check = allChecks().find((c) => c.id === id);
   expect(check, `no check ${id}`).toBeDefined();
-  const inner = await createEmbeddedTarget({ release });
+  const inner = await createEmbeddedTarget({ release, ...(faults ? { faults } : {}) });
   const target: Target = mutant ? { ...inner, send: (raw) => mutant(raw, (r) => inner.send(r)) } : inner;
   const report = await runConformance({ target, checks: [check!], seed: SEED, numRuns: RUNS });
   return report.checks[0];
@@ -225,5 +226,15 @@ describe('no scope requested (RFC 6749 §3.3): a default within the application,
     const refused = await runCheck('grants.scope-default', refusing);
     expect(refused.status).toBe('warned');
     expect(brokenBy(refused)).toEqual(['SCOPE-GRANTED-SUBSET']);
+  });
+});
+
+describe('loopback redirect URIs take any port (RFC 8252 §7.3)', () => {
+  it('the simulator issues and redeems a code at another port; one that compares the port fails the rule', async () => {
+    const clean = await runCheck('grants.loopback-redirect-any-port');
+    expect(clean.status, clean.message).toBe('passed');
+    const exact = await runCheck('grants.loopback-redirect-any-port', undefined, undefined, ['loopback-port-exact']);
+    expect(exact.status).toBe('failed');
+    expect(brokenBy(exact)).toEqual(['GRANT-REDIRECT-LOOPBACK-PORT']);
   });
 });
