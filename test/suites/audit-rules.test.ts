@@ -238,3 +238,22 @@ describe('loopback redirect URIs take any port (RFC 8252 §7.3)', () => {
     expect(brokenBy(exact)).toEqual(['GRANT-REDIRECT-LOOPBACK-PORT']);
   });
 });
+
+describe('keyset pages shorter than per_page while more follow (source: default and maximum only)', () => {
+  it('only warn PAG-KEYSET-FULL-PAGES; the must PAG-KEYSET-PARAMS holds', async () => {
+    const short: Mutant = async (raw, send) => {
+      const res = await send(raw);
+      const url = new URL(raw.url);
+      if (url.searchParams.get('pagination') !== 'keyset' || !/rel="?next/.test(res.headers.get('link') ?? ''))
+        return res;
+      const rows = (await res.json()) as unknown[];
+      return new Response(JSON.stringify(rows.length > 1 ? rows.slice(0, -1) : rows), {
+        status: res.status,
+        headers: res.headers,
+      });
+    };
+    const result = await runCheck('pagination.keyset-list-projects', short);
+    expect(result.status, result.message).toBe('warned');
+    expect(brokenBy(result)).toEqual(['PAG-KEYSET-FULL-PAGES']);
+  });
+});
