@@ -257,3 +257,40 @@ describe('keyset pages shorter than per_page while more follow (source: default 
     expect(brokenBy(result)).toEqual(['PAG-KEYSET-FULL-PAGES']);
   });
 });
+
+describe('records identified by fields the source does not show (path_with_namespace, created_at)', () => {
+  /** Every project answer without path_with_namespace (ids stay). */
+  const noPathField: Mutant = async (raw, send) => {
+    const res = await send(raw);
+    if (!/^\/api\/v4\/projects(\/[^/]+)?$/.test(pathOf(raw)) || res.status !== 200) return res;
+    const strip = (p: unknown) => {
+      const { path_with_namespace: _, ...rest } = p as Record<string, unknown>;
+      return rest;
+    };
+    const body = (await res.json()) as unknown;
+    return json(200, Array.isArray(body) ? body.map(strip) : strip(body), {
+      ...Object.fromEntries([...res.headers].filter(([name]) => /^(link|x-)/i.test(name))),
+    });
+  };
+
+  it('a project answer without path_with_namespace is identified by id, or not judged: no failure', async () => {
+    for (const id of ['encoding.namespaced-path-encoded', 'encoding.moved-path-redirect']) {
+      expect((await runCheck(id)).status, id).toBe('passed');
+      const result = await runCheck(id, noPathField);
+      expect(result.status, `${id}: ${result.message}`).toBe('passed');
+    }
+  });
+
+  it('a target that does not filter by created_after skips the + check with that reason', async () => {
+    const ignored: Mutant = (raw, send) => {
+      const url = new URL(raw.url);
+      if (!url.searchParams.has('created_after')) return send(raw);
+      url.searchParams.delete('created_after');
+      return send({ ...raw, url: url.href });
+    };
+    expect((await runCheck('encoding.plus-versus-percent-2b')).status).toBe('passed');
+    const result = await runCheck('encoding.plus-versus-percent-2b', ignored);
+    expect(result.status).toBe('skipped');
+    expect(result.message).toMatch(/created_after/);
+  });
+});
