@@ -113,22 +113,20 @@ const isLoopbackIp = (uri: string) =>
   URL.canParse(uri) && /^http:\/\/(127(\.\d{1,3}){3}|\[::1\])(:\d+)?\//.test(new URL(uri).href);
 
 /**
- * An application with a loopback redirect URI: one of the config's, else one made through the
- * simulator control API; its client id, secret (if any) and the registered URI.
+ * A native application (public, PKCE, RFC 8252) with a loopback redirect URI: the config's public
+ * one when its URI is loopback, else one made through the simulator control API.
  */
-async function loopbackApp(t: CheckContext): Promise<{ clientId: string; clientSecret?: string; redirectUri: string }> {
-  const own = Object.values(t.config.applications ?? {}).find((a) => a && isLoopbackIp(a.redirectUri));
-  if (own) return own;
+async function loopbackApp(t: CheckContext): Promise<{ clientId: string; redirectUri: string; scope: string }> {
+  const own = t.config.applications?.public;
+  if (own && isLoopbackIp(own.redirectUri)) return { ...own, scope: own.scopes[0] ?? 'api' };
   if (!t.caps.control || !t.caps.writable)
-    t.skip('no configured application has a loopback redirect URI, and the harness cannot register one');
+    t.skip('the public application has no loopback redirect URI, and the harness cannot register one');
   const redirectUri = 'http://127.0.0.1/conformance-loopback/callback';
   const res = await t.http.post('/-/simulator/applications', {
-    json: { name: 'conformance loopback', redirectUri, scopes: ['read_user'], confidential: true },
+    json: { name: 'conformance loopback', redirectUri, scopes: ['read_user'], confidential: false },
   });
   if (res.status >= 300) t.harness(`the control API did not create a loopback application (status ${res.status})`);
-  const app = res.json<{ clientId: string; clientSecret: string }>();
-  t.oauth.conceal(app.clientSecret);
-  return { ...app, redirectUri };
+  return { clientId: res.json<{ clientId: string }>().clientId, redirectUri, scope: 'read_user' };
 }
 
 export const authorizeChecks: Check[] = [
@@ -167,7 +165,7 @@ export const authorizeChecks: Check[] = [
   {
     id: 'grants.loopback-redirect-any-port',
     suite: 'grants',
-    title: 'A registered loopback redirect URI is accepted with any port, and the code is redeemed at that URI',
+    title: "A native app's loopback redirect URI is accepted with any port, and the code is redeemed at that URI",
     rules: ['GRANT-REDIRECT-LOOPBACK-PORT'],
     async run(t: CheckContext) {
       const app = await loopbackApp(t);
@@ -178,12 +176,15 @@ export const authorizeChecks: Check[] = [
         if (String(port) === asked.port) return;
         asked.port = String(port);
         const redirectUri = asked.href;
+        const { verifier, challenge } = t.oauth.pkce();
         const { redirect, response } = await t.driver.authorize(
-          t.oauth.authorizeUrl('confidential', {
+          t.oauth.authorizeUrl('public', {
             client_id: app.clientId,
             redirect_uri: redirectUri,
-            scope: 'read_user',
+            scope: app.scope,
             state: 'loopback',
+            code_challenge: challenge,
+            code_challenge_method: 'S256',
           }),
           'approve',
         );
@@ -199,15 +200,12 @@ export const authorizeChecks: Check[] = [
             code,
             redirect_uri: redirectUri,
             client_id: app.clientId,
-            client_secret: app.clientSecret,
+            code_verifier: verifier,
           },
         });
         const body = expectTokenOk(t, res, `code exchange at the loopback redirect URI with port ${port}`);
         for (const token of [body.access_token, body.refresh_token])
-          if (token)
-            await t.http.post(REVOKE_PATH, {
-              form: { token, client_id: app.clientId, client_secret: app.clientSecret },
-            });
+          if (token) await t.http.post(REVOKE_PATH, { form: { token, client_id: app.clientId } });
       });
     },
   },
