@@ -29,7 +29,7 @@ export function lint(dir: string): number {
 }
 
 export function printCoverage(report: Coverage): void {
-  out('Source rows and list items -> rules');
+  out('Source rows, list items and mapped sentences -> rules');
   let section = '';
   for (const item of report.items) {
     if (item.section !== section) {
@@ -37,7 +37,7 @@ export function printCoverage(report: Coverage): void {
       out(`  ${section}`);
     }
     const text = item.text.length > 72 ? `${item.text.slice(0, 71)}…` : item.text;
-    out(`    L${item.line} ${item.kind === 'row' ? 'row ' : 'item'} ${text}`);
+    out(`    L${item.line} ${{ row: 'row ', bullet: 'item', sentence: 'text' }[item.kind]} ${text}`);
     out(`         -> ${item.rules.length ? item.rules.join(', ') : '(no rule)'}`);
   }
   out();

@@ -1,6 +1,7 @@
 /**
- * Coverage views of the spec: each row and list item of the source with the rules that carry it
- * (and those with none), and, given the suites' check list, the rules no check proves.
+ * Coverage views of the spec: each row and list item of the source, and each prose sentence the
+ * map names, with the rules that carry it (and the rows and items with none), and, given the
+ * suites' check list, the rules no check proves.
  */
 import { rules, sourceMap, sourceText } from './index.js';
 import { matchSourceMap } from './validate.js';
@@ -14,14 +15,14 @@ export interface CheckRef {
 
 export interface CoveredItem {
   section: string;
-  kind: 'row' | 'bullet';
+  kind: 'row' | 'bullet' | 'sentence';
   text: string;
   line: number;
   rules: string[];
 }
 
 export interface Coverage {
-  /** Every table row and list item of the source, in document order, with its rule ids. */
+  /** Every table row and list item of the source, and every mapped prose sentence, in document order, with its rule ids. */
   items: CoveredItem[];
   /** Items without any rule (the source-map test keeps this empty). */
   unmapped: CoveredItem[];
@@ -68,16 +69,21 @@ export function rulesByLevel(all: Rule[]): LevelGroup[] {
 }
 
 export function coverage(checks?: CheckRef[]): Coverage {
-  const { items: sourceItems } = sourceText();
+  const { items: listed, prose } = sourceText();
+  const sourceItems = [...listed, ...prose];
   const entries = sourceMap();
   const { byItem } = matchSourceMap(sourceItems, entries);
-  const items: CoveredItem[] = sourceItems.map((item, i) => ({
-    section: item.section,
-    kind: item.kind,
-    text: item.text,
-    line: item.line,
-    rules: [...new Set(byItem[i].flatMap((e) => entries[e].rules))],
-  }));
+  const items: CoveredItem[] = sourceItems
+    .map((item, i) => ({
+      section: item.section,
+      kind: item.kind,
+      text: item.text,
+      line: item.line,
+      rules: [...new Set(byItem[i].flatMap((e) => entries[e].rules))],
+    }))
+    // Prose without an entry is context, not a gap.
+    .filter((item) => item.kind !== 'sentence' || item.rules.length > 0)
+    .sort((a, b) => a.line - b.line);
   const all = rules();
   const named = new Set(items.flatMap((i) => i.rules));
   const result: Coverage = {

@@ -1,8 +1,8 @@
 /**
  * Reads the source document (markdown) as data: its headings, the rows of its tables and the
- * items of its lists, each under the heading path it appears in. The source map
- * (spec/source-map.yaml) is checked against this, so a row added to the source without a map
- * entry is caught.
+ * items of its lists, each under the heading path it appears in, and its prose paragraphs. The
+ * source map (spec/source-map.yaml) is checked against this, so a row added to the source without
+ * a map entry is caught; a prose paragraph is mapped where it states something (many are context).
  */
 
 export interface SourceHeading {
@@ -13,10 +13,10 @@ export interface SourceHeading {
 }
 
 export interface SourceItem {
-  kind: 'row' | 'bullet';
+  kind: 'row' | 'bullet' | 'sentence';
   /** Heading path the item sits under. */
   section: string;
-  /** Row: cells joined by " | "; bullet: the item text. Backticks removed, spaces collapsed. */
+  /** Row: cells joined by " | "; bullet: the item text; sentence: the paragraph. Backticks removed, spaces collapsed. */
   text: string;
   /** 1-based line in the markdown. */
   line: number;
@@ -24,7 +24,10 @@ export interface SourceItem {
 
 export interface SourceText {
   headings: SourceHeading[];
+  /** Table rows and list items: each must have a map entry. */
   items: SourceItem[];
+  /** Prose paragraphs (kind `sentence`): mapped where normative, the rest is context. */
+  prose: SourceItem[];
 }
 
 const clean = (text: string): string => text.replace(/`/g, '').replace(/\s+/g, ' ').trim();
@@ -39,6 +42,8 @@ export function parseSourceText(markdown: string): SourceText {
   const lines = markdown.split(/\r?\n/);
   const headings: SourceHeading[] = [];
   const items: SourceItem[] = [];
+  const prose: SourceItem[] = [];
+  let paragraph: SourceItem | undefined;
   const stack: string[] = [];
   let section = '';
   let inFence = false;
@@ -52,6 +57,8 @@ export function parseSourceText(markdown: string): SourceText {
       return;
     }
     if (inFence) return;
+    const open = paragraph;
+    paragraph = undefined;
 
     const heading = /^(#{1,6})\s+(\S.*)?$/.exec(raw);
     if (heading) {
@@ -90,10 +97,21 @@ export function parseSourceText(markdown: string): SourceText {
     }
     // A wrapped list item continues on an indented line.
     const indent = /^\s*/.exec(raw)![0].length;
-    if (openBullet && indent > openBullet.indent) openBullet.item.text = clean(`${openBullet.item.text} ${raw}`);
-    else openBullet = undefined;
+    if (openBullet && indent > openBullet.indent) {
+      openBullet.item.text = clean(`${openBullet.item.text} ${raw}`);
+      return;
+    }
+    openBullet = undefined;
+    // Prose: consecutive lines make one paragraph.
+    if (open) {
+      open.text = clean(`${open.text} ${raw}`);
+      paragraph = open;
+    } else {
+      paragraph = { kind: 'sentence', section, text: clean(raw), line };
+      prose.push(paragraph);
+    }
   });
-  return { headings, items };
+  return { headings, items, prose };
 }
 
 /**

@@ -22,6 +22,10 @@ export interface DriverConfig {
   passwordField?: string;
   approveSelector?: string;
   denySelector?: string;
+  /** Browser driver: the control that submits the sign-in (default: Enter in a form, else a "Sign in" button). */
+  signInSelector?: string;
+  /** Browser driver: a control that leads on after sign-in or consent (a "Continue" button or link). */
+  continueSelector?: string;
 }
 
 export interface AppConfig {

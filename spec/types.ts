@@ -159,6 +159,8 @@ export interface SourceMapEntry {
   section: string;
   row?: string;
   bullet?: string;
+  /** A piece of a prose paragraph (a normative sentence outside tables and lists). */
+  sentence?: string;
   rules: RuleId[];
 }
 

@@ -474,7 +474,7 @@ export function matchSourceMap(
   const byItem = items.map(() => [] as number[]);
   items.forEach((item, ii) => {
     entries.forEach((entry, ei) => {
-      const piece = item.kind === 'row' ? entry.row : entry.bullet;
+      const piece = item.kind === 'row' ? entry.row : item.kind === 'bullet' ? entry.bullet : entry.sentence;
       if (piece === undefined || !sectionMatches(entry.section, item.section)) return;
       if (item.text.includes(piece.replace(/`/g, ''))) {
         byEntry[ei].push(item);
@@ -504,7 +504,7 @@ function checkSourceMap(ctx: Context, parsed: ParsedYaml, entries: SourceMapEntr
       ctx.problems.add(
         file,
         parsed.lineOf(['entries', i]),
-        `entry ${i + 1} (${what}) matches no ${entries[i].row !== undefined ? 'row' : 'list item'} of source-spec.md`,
+        `entry ${i + 1} (${what}) matches no ${entries[i].row !== undefined ? 'row' : entries[i].bullet !== undefined ? 'list item' : 'prose paragraph'} of source-spec.md`,
       );
     if (matched.length > 1)
       ctx.problems.add(
@@ -514,7 +514,8 @@ function checkSourceMap(ctx: Context, parsed: ParsedYaml, entries: SourceMapEntr
       );
   });
   items.forEach((item, i) => {
-    if (byItem[i].length === 0) {
+    // A prose paragraph is mapped where it states something; unmapped ones are context.
+    if (byItem[i].length === 0 && item.kind !== 'sentence') {
       ctx.problems.add(
         SPEC_FILES.sourceText,
         item.line,
@@ -524,7 +525,7 @@ function checkSourceMap(ctx: Context, parsed: ParsedYaml, entries: SourceMapEntr
   });
 }
 
-const entry = (e: SourceMapEntry): string => `${e.section}: ${e.row ?? e.bullet}`;
+const entry = (e: SourceMapEntry): string => `${e.section}: ${e.row ?? e.bullet ?? e.sentence}`;
 
 // ------------------------------------------------------------------------------------------- entry
 /**
@@ -559,7 +560,7 @@ export function validateFiles(files: SpecFiles): Problem[] {
   const text = files.get(SPEC_FILES.sourceText);
   if (text === undefined)
     problems.add(SPEC_FILES.sourceText, 1, 'file is missing (vendored copy of the source document)');
-  const sourceText = text === undefined ? { headings: [], items: [] } : parseSourceText(text);
+  const sourceText = text === undefined ? { headings: [], items: [], prose: [] } : parseSourceText(text);
 
   const rules = rulesOk ? ((rulesFile.value as { rules: Rule[] }).rules ?? []) : [];
   const profiles = profilesOk ? (profilesFile.value as RawProfiles) : undefined;
@@ -600,7 +601,11 @@ export function validateFiles(files: SpecFiles): Problem[] {
     if (parsed && machinesOk[i]) checkMachine(ctx, parsed, parsed.value as Machine);
   });
   if (!machineParsed.length) problems.add('machines/', 1, 'no machine files');
-  if (mapOk) checkSourceMap(ctx, mapFile, (mapFile.value as { entries: SourceMapEntry[] }).entries, sourceText.items);
+  if (mapOk)
+    checkSourceMap(ctx, mapFile, (mapFile.value as { entries: SourceMapEntry[] }).entries, [
+      ...sourceText.items,
+      ...sourceText.prose,
+    ]);
 
   return problems.list.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
 }

@@ -33,6 +33,24 @@ export function redirectTo(uri: string, params: Record<string, string | null | u
   return url.toString();
 }
 
+/** A loopback IP literal, where a native app's redirect listener lives (RFC 8252 §7.3). */
+const LOOPBACK_HOSTS = /^(127(\.\d{1,3}){3}|\[::1\])$/;
+
+/**
+ * Is `uri` a registered redirect URI? Exactly, or (GRANT-REDIRECT-LOOPBACK-PORT) a registered
+ * http loopback IP URI with another port: the port is the only part that may differ.
+ */
+function registered(sim: Sim, uris: readonly string[], uri: string): boolean {
+  if (uris.includes(uri)) return true;
+  if (sim.fault('loopback-port-exact') || !URL.canParse(uri)) return false;
+  const asked = new URL(uri);
+  if (asked.protocol !== 'http:' || !LOOPBACK_HOSTS.test(asked.hostname)) return false;
+  const portless = (u: URL) => Object.assign(new URL(u.href), { port: '' }).href;
+  return uris.some(
+    (r) => URL.canParse(r) && new URL(r).protocol === 'http:' && portless(new URL(r)) === portless(asked),
+  );
+}
+
 export function validateAuthorize(sim: Sim, params: Params): AuthorizeValidation {
   const clientId = params.get('client_id');
   if (!clientId) return { kind: 'page', status: 400, message: 'The request has no client_id.' };
@@ -40,7 +58,7 @@ export function validateAuthorize(sim: Sim, params: Params): AuthorizeValidation
   if (!app) return { kind: 'page', status: 401, message: 'Client authentication failed: unknown client_id.' };
   const redirectUri = params.get('redirect_uri');
   if (!redirectUri) return { kind: 'page', status: 400, message: 'The request has no redirect_uri.' };
-  if (!app.redirectUris.includes(redirectUri) && !sim.fault('authorize-open-redirect')) {
+  if (!registered(sim, app.redirectUris, redirectUri) && !sim.fault('authorize-open-redirect')) {
     return { kind: 'page', status: 400, message: 'The redirect URI is not registered for this application.' };
   }
   let target: URL;

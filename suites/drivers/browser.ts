@@ -1,17 +1,28 @@
 /**
  * The `browser` driver: plays the user in a real Chromium (Debian's, never a downloaded one)
  * through playwright-core, for providers whose sign-in or consent needs JavaScript. It signs in
- * when the sign-in form appears, clicks the approve or deny button, and captures the redirect to
- * the application without loading it: requests that leave the provider are aborted, their URL kept.
+ * when the sign-in form appears, clicks the approve or deny button, then a "continue" control if
+ * one leads on, and captures the redirect to the application without loading it: requests that
+ * leave the provider are aborted, their URL kept. A sign-in application (credentials and consent
+ * posted by fetch, no page load after them) is played too: after each action the driver waits for
+ * what matters (the hand-over, a navigation or URL change, the next step's control, the acted-on
+ * control going away), or for the page to fall quiet.
  *
  * playwright-core is an optional dependency, imported only when this driver is chosen; a missing
  * package or browser is a usage error (one line, exit 2), not a crash of the run.
  */
 import { accessSync, constants } from 'node:fs';
-import type { Browser, BrowserContext, Page, Request as PwRequest, Response as PwResponse } from 'playwright-core';
+import type {
+  Browser,
+  BrowserContext,
+  Locator,
+  Page,
+  Request as PwRequest,
+  Response as PwResponse,
+} from 'playwright-core';
 import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { DriverError } from '../errors.js';
-import { DECISION_SELECTORS, SIGN_IN_DEFAULTS } from './defaults.js';
+import { DECISION_SELECTORS, SIGN_IN_DEFAULTS, STEP_SELECTORS } from './defaults.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
 import { CheckFailure, CheckSkipped, HarnessError } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
@@ -35,6 +46,11 @@ const PAGE_TIMEOUT_MS = 30_000;
 const MAX_STEPS = 12;
 /** A page with scripts may draw its form after `load`: how long to wait for a control to show. */
 const SCRIPT_RENDER_MS = 2_000;
+/** No request open or ended for this long: the page's script has done what one action started. */
+const QUIET_MS = 750;
+const POLL_MS = 100;
+/** "Continue" controls pressed in one visit before we call it a loop. */
+const MAX_CONTINUES = 3;
 
 type Decision = 'approve' | 'deny';
 
@@ -159,6 +175,41 @@ const isMainNavigation = (page: Page, request: PwRequest) => {
 const headerOf = (headers: Array<{ name: string; value: string }> | undefined, name: string) =>
   headers?.find((h) => h.name.toLowerCase() === name)?.value;
 
+/** The page's network and navigations, counted, so that waiting can tell "more is coming" from "done". */
+interface Activity {
+  open: number;
+  last: number;
+  navigations: number;
+}
+
+function watchActivity(page: Page): Activity {
+  const activity: Activity = { open: 0, last: Date.now(), navigations: 0 };
+  const touch = () => void (activity.last = Date.now());
+  const ended = () => {
+    activity.open = Math.max(0, activity.open - 1);
+    touch();
+  };
+  page.on('request', () => {
+    activity.open++;
+    touch();
+  });
+  page.on('requestfinished', ended);
+  page.on('requestfailed', ended);
+  // framenavigated includes same-document changes (History API), which a sign-in application makes.
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) activity.navigations++;
+    touch();
+  });
+  page.on('domcontentloaded', () => {
+    activity.navigations++;
+    touch();
+  });
+  return activity;
+}
+
+const quietFor = (activity: Activity, ms: number) => activity.open === 0 && Date.now() - activity.last >= ms;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 interface Handover {
   url: URL;
   /** The provider's redirect; absent when the page itself navigated away (link, script). */
@@ -252,6 +303,7 @@ export async function createBrowserDriver(
     passwordField: SIGN_IN_DEFAULTS.passwordField,
     approveSelector: DECISION_SELECTORS.approve,
     denySelector: DECISION_SELECTORS.deny,
+    continueSelector: STEP_SELECTORS.continue,
     ...config.driver,
   };
   const selector = (decision: Decision) => (decision === 'approve' ? d.approveSelector : d.denySelector);
@@ -262,41 +314,6 @@ export async function createBrowserDriver(
   const handsOver = (url: string) => redirectUris.some((r) => url.startsWith(r));
   const clock = options.hasControl ? createSimulatorDriver(http, config) : undefined;
   const passwordCss = `input[name=${cssString(d.passwordField)}], input[type="password"]`;
-
-  /** Wait until the main frame shows a new document, or its navigation failed (we aborted it). */
-  async function settle(page: Page, action: () => Promise<unknown>): Promise<void> {
-    let cleanup = () => undefined as void;
-    const settled = new Promise<void>((resolve, reject) => {
-      const onLoad = () => done();
-      const onFailed = (request: PwRequest) => isMainNavigation(page, request) && done();
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(
-          new HarnessError(
-            `the provider's page did not respond within ${PAGE_TIMEOUT_MS} ms (at ${new URL(page.url()).pathname})`,
-          ),
-        );
-      }, PAGE_TIMEOUT_MS);
-      const done = () => {
-        cleanup();
-        resolve();
-      };
-      cleanup = () => {
-        clearTimeout(timer);
-        page.off('domcontentloaded', onLoad);
-        page.off('requestfailed', onFailed);
-      };
-      page.on('domcontentloaded', onLoad);
-      page.on('requestfailed', onFailed);
-    });
-    try {
-      await action();
-    } catch (error) {
-      cleanup();
-      throw error;
-    }
-    await settled;
-  }
 
   /** Is a control there? An invalid selector in the config is the config's fault, said plainly. */
   async function present(page: Page, css: string, what: string): Promise<boolean> {
@@ -310,8 +327,54 @@ export async function createBrowserDriver(
     }
   }
 
-  /** Plain HTML is ready at `load`; a page with scripts gets a moment to draw a control we act on. */
-  async function ready(page: Page, selectors: string[]): Promise<void> {
+  /** A control a step looks for, and the config field that names it (for the invalid-selector message). */
+  type Control = [css: string, what: string];
+
+  async function anyPresent(page: Page, controls: Control[]): Promise<boolean> {
+    for (const [css, what] of controls) if (await present(page, css, what)) return true;
+    return false;
+  }
+
+  interface Watch {
+    activity: Activity;
+    handover: () => Handover | undefined;
+  }
+
+  /**
+   * Act, then wait for what matters: the hand-over, a navigation or URL change, a control of the
+   * next step, or the acted-on control gone (the script drew something else); failing those, a
+   * page that has fallen quiet has answered the action as far as it will (a refusal shown in place).
+   */
+  async function settle(
+    page: Page,
+    watch: Watch,
+    action: () => Promise<unknown>,
+    after: { gone?: Locator; next?: Control[] } = {},
+  ): Promise<void> {
+    const { activity, handover } = watch;
+    const navigations = activity.navigations;
+    const url = page.url();
+    await action();
+    const acted = Date.now();
+    const deadline = acted + PAGE_TIMEOUT_MS;
+    for (;;) {
+      if (handover() || activity.navigations !== navigations || page.url() !== url) return;
+      if (after.gone && !(await after.gone.isVisible().catch(() => false))) return;
+      if (await anyPresent(page, after.next ?? [])) return;
+      if (quietFor(activity, QUIET_MS) && Date.now() - acted >= QUIET_MS) return;
+      if (Date.now() >= deadline)
+        throw new HarnessError(
+          `the provider's page did not respond within ${PAGE_TIMEOUT_MS} ms (at ${new URL(page.url()).pathname})`,
+        );
+      await sleep(POLL_MS);
+    }
+  }
+
+  /**
+   * Plain HTML is ready at `load`; a page with scripts may draw a control we act on later: wait for
+   * one, while the page keeps fetching, and at least a moment once it is quiet.
+   */
+  async function ready(page: Page, watch: Watch, controls: Control[]): Promise<void> {
     await page.waitForLoadState('load').catch(() => undefined);
     if (
       (await page
@@ -320,25 +383,35 @@ export async function createBrowserDriver(
         .catch(() => 0)) === 0
     )
       return;
-    const any = selectors.map((s) => page.locator(s)).reduce((a, b) => a.or(b));
-    await any
-      .first()
-      .waitFor({ state: 'visible', timeout: SCRIPT_RENDER_MS })
-      .catch(() => undefined);
+    const start = Date.now();
+    while (!watch.handover() && Date.now() - start < PAGE_TIMEOUT_MS) {
+      if (await anyPresent(page, controls)) return;
+      if (quietFor(watch.activity, QUIET_MS) && Date.now() - start >= SCRIPT_RENDER_MS) return;
+      await sleep(POLL_MS);
+    }
   }
 
-  async function signIn(page: Page): Promise<void> {
+  /**
+   * Fill the sign-in fields (in the password's form, or on the page when a script draws them
+   * without one) and submit: Enter in a form, as a person would, with its default button's name
+   * and value; otherwise the configured or a "Sign in" button.
+   */
+  async function signIn(page: Page, watch: Watch, next: Control[]): Promise<void> {
     if (!config.user) throw new CheckSkipped('the target asks to sign in and the config names no user');
     const password = page.locator(passwordCss).first();
     const form = password.locator('xpath=ancestor::form[1]');
-    const named = form.locator(`input[name=${cssString(d.loginField)}]`);
+    const scope = (await form.count()) > 0 ? form : undefined;
+    const root = scope ?? page.locator('body');
+    const named = root.locator(`input[name=${cssString(d.loginField)}]`);
     const login = (await named.count())
       ? named.first()
-      : form.locator('input[type="text"], input[type="email"], input:not([type])').first();
+      : root.locator('input[type="text"]:visible, input[type="email"]:visible, input:not([type]):visible').first();
     await login.fill(config.user.username);
     await password.fill(config.user.password);
-    // Enter submits the form as a person would, with its default button's name and value.
-    await settle(page, () => password.press('Enter'));
+    const buttonCss = d.signInSelector ?? (scope ? undefined : STEP_SELECTORS.signIn);
+    const button =
+      buttonCss && (await present(page, buttonCss, 'signInSelector')) ? page.locator(buttonCss).first() : undefined;
+    await settle(page, watch, () => (button ? button.click() : password.press('Enter')), { gone: password, next });
   }
 
   /**
@@ -363,10 +436,23 @@ export async function createBrowserDriver(
     });
     // The same decision as every request of the harness (runner/http.ts): the target's origins only.
     const { handover, stray } = await guardRequests(context, page, handsOver, (url) => http.leaves(url));
+    const watch: Watch = { activity: watchActivity(page), handover };
+    const decisionCss = selector(decision);
+    const controls: Record<'password' | 'decision' | 'continue', Control> = {
+      password: [passwordCss, 'password field'],
+      decision: [decisionCss, `${decision}Selector`],
+      continue: [d.continueSelector, 'continueSelector'],
+    };
+    /** Click a control and wait until the page has answered it. */
+    const press = (css: string, next: Control[]) => {
+      const button = page.locator(css).first();
+      return settle(page, watch, () => button.click(), { gone: button, next });
+    };
     try {
       let signedIn = false;
       let decided = false;
-      await settle(page, () =>
+      let continued = 0;
+      await settle(page, watch, () =>
         page.goto(startUrl, { waitUntil: 'commit' }).catch((error: Error) => {
           // An aborted navigation (we caught the hand-over) is the expected end, not an error.
           if (handover() || /ERR_ABORTED|ERR_FAILED|frame was detached/i.test(error.message)) return;
@@ -375,22 +461,31 @@ export async function createBrowserDriver(
           throw new HarnessError(`the browser could not open ${new URL(startUrl).pathname}: ${reason}`);
         }),
       );
+      // Steps: sign in, decide, then continue (a button or link that leads on), each once it shows.
       for (let step = 0; step < MAX_STEPS && !handover() && !stray(); step++) {
-        await ready(page, [passwordCss, selector(decision)]);
-        if (!signedIn && (await present(page, passwordCss, 'password field'))) {
+        await ready(page, watch, Object.values(controls));
+        if (!signedIn && (await present(page, ...controls.password))) {
           signedIn = true;
-          await signIn(page);
+          await signIn(page, watch, [controls.decision, controls.continue]);
           continue;
         }
-        if (decided) break;
-        if (userCode !== undefined) {
-          const field = page.locator('input[name*="user_code" i], input[name*="usercode" i]').first();
-          if ((await field.count()) && !(await field.inputValue())) await field.fill(userCode);
+        if (!decided) {
+          if (userCode !== undefined) {
+            const field = page.locator('input[name*="user_code" i], input[name*="usercode" i]').first();
+            if ((await field.count()) && !(await field.inputValue())) await field.fill(userCode);
+          }
+          if (await present(page, ...controls.decision)) {
+            decided = true;
+            await press(decisionCss, [controls.continue]);
+            continue;
+          }
         }
-        const css = selector(decision);
-        if (!(await present(page, css, `${decision}Selector`))) break;
-        decided = true;
-        await settle(page, () => page.locator(css).first().click());
+        if (continued < MAX_CONTINUES && (await present(page, ...controls.continue))) {
+          continued++;
+          await press(d.continueSelector, []);
+          continue;
+        }
+        break;
       }
       const off = stray();
       // The password (or a consent) bound elsewhere: not sent, and the driver cannot go on.

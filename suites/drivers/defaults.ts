@@ -25,3 +25,18 @@ export const DECISION_SELECTORS = {
   approve: decisionSelector(['approve', 'authorize', 'allow']),
   deny: decisionSelector(['deny', 'reject', 'decline', 'cancel']),
 } as const;
+
+/**
+ * Browser driver defaults for sign-in applications (no form to submit with Enter): the button that
+ * signs in, and a control that leads on once the decision is made (a "Continue" button or link).
+ */
+export const STEP_SELECTORS = {
+  signIn: `${decisionSelector(['sign in', 'log in', 'login'])}, button[type="submit"]`,
+  continue: ['continue', 'proceed', 'return to', 'back to']
+    .flatMap((word) => [
+      `button:has-text("${word}")`,
+      `a:has-text("${word}")`,
+      `input[type="submit"][value="${word}" i]`,
+    ])
+    .join(', '),
+} as const;

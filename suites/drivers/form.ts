@@ -116,6 +116,12 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         // Media types are case-insensitive (RFC 9110 §8.3.1): `TEXT/HTML` is a page too.
         if (!/html/i.test(response.headers.get('content-type') ?? '')) return { response, decided };
         const forms = parseForms(response.text);
+        // A page whose script draws the sign-in or consent (a sign-in application) is beyond an
+        // HTTP client: the harness's limit, said as such, not the provider's failure.
+        if (!forms.length && !decided && /<script\b/i.test(response.text))
+          throw new HarnessError(
+            `the provider's page at ${new URL(response.url || url).pathname} has no form (a script draws it): use driver: browser`,
+          );
         const login = signInForm(forms);
         if (login && !signedIn) {
           if (!config.user) throw new CheckSkipped('the target asks to sign in and the config names no user');

@@ -5,6 +5,7 @@
  * redirect, as the real service answers, is ENC-MOVED-ANSWERS-REDIRECT (should).
  */
 import { apiHeaders, jsonObject, jsonValue, projectPath, reachProject } from '../shared/api.js';
+import { sameProject } from '../shared/identity.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -23,6 +24,7 @@ export const movedRedirect: Check = {
     const headers = await apiHeaders(t);
     // Where the new path itself is refused, the redirect has nowhere to lead: that is not this rule's.
     await reachProject(t, moved.newPath);
+    const newId = jsonObject(await t.http.get(projectPath(moved.newPath), { headers }))?.id;
     for (const suffix of ['', '/issues']) {
       const old = `${projectPath(moved.oldPath)}${suffix}`;
       const res = await t.http.get(old, { headers });
@@ -64,7 +66,10 @@ export const movedRedirect: Check = {
       }
       const body = suffix === '' ? jsonObject(answer) : undefined;
       t.expect(
-        suffix === '' ? body?.path_with_namespace === moved.newPath : Array.isArray(jsonValue(answer)),
+        // Which project, where the answer tells: path_with_namespace or id (neither is a field the source shows).
+        suffix === ''
+          ? !!body && sameProject(body, { path: moved.newPath, id: newId }) !== false
+          : Array.isArray(jsonValue(answer)),
         suffix === ''
           ? `${redirected ? `Location of ${old}` : old} leads to another project than ${moved.newPath}`
           : `${redirected ? `Location of ${old}` : old} does not answer the project's issues (a JSON array)`,

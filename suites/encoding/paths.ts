@@ -13,6 +13,7 @@ import {
   projectPath,
   type Expect,
 } from '../shared/api.js';
+import { sameProject } from '../shared/identity.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { encodedParam, namespacedPathArb, unencodedParam } from './names.js';
 
@@ -55,6 +56,7 @@ function expectProject(
   path: string,
   how: string,
   rules: RuleId[],
+  want?: unknown,
 ): Record<string, unknown> {
   const expectIt: Expect = breaking(t, ...rules);
   const body = jsonObject(res);
@@ -63,8 +65,9 @@ function expectProject(
     `GET of project ${JSON.stringify(path)} ${how} answered ${res.status}, expected 200 with the project`,
     { path, status: res.status },
   );
+  // Which project it is, where the answer tells (the source shows no project fields).
   expectIt(
-    body.path_with_namespace === path,
+    sameProject(body, { path, id: want }) !== false,
     `GET of project ${JSON.stringify(path)} ${how} answered another project`,
     {
       path,
@@ -99,6 +102,7 @@ export const namespacedPaths: Check = {
         path,
         `by its id ${String(project.id)}`,
         ['ENC-NAMESPACED-PATH'],
+        project.id,
       );
       const issues = await t.http.get(`${projectPath(path)}/issues`, { headers });
       t.expect(

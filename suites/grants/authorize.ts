@@ -3,7 +3,16 @@ import fc from 'fast-check';
 import type { RuleId } from '../../spec/index.js';
 import type { AppRole, AuthorizeOutcome, Check, CheckContext } from '../types.js';
 import { parseForms } from '../drivers/html.js';
-import { authorizeCode, authorizeRedirect, broke, exchangeCode, expectTokenOk, heldScopes } from '../shared/oauth.js';
+import {
+  authorizeCode,
+  authorizeRedirect,
+  broke,
+  exchangeCode,
+  expectTokenOk,
+  heldScopes,
+  REVOKE_PATH,
+  TOKEN_PATH,
+} from '../shared/oauth.js';
 import { namedScopes } from './scopes.js';
 import { mutationName, narrowApp, redirectMutations, word } from './variants.js';
 
@@ -99,6 +108,27 @@ function expectRefused(
   t.soft(got.state === state, `${what}: the error redirect should carry state unchanged`, broke(delivery, got));
 }
 
+/** An http loopback IP literal (RFC 8252 §7.3), where a native app listens on a port of its own. */
+const isLoopbackIp = (uri: string) =>
+  URL.canParse(uri) && /^http:\/\/(127(\.\d{1,3}){3}|\[::1\])(:\d+)?\//.test(new URL(uri).href);
+
+/**
+ * A native application (public, PKCE, RFC 8252) with a loopback redirect URI: the config's public
+ * one when its URI is loopback, else one made through the simulator control API.
+ */
+async function loopbackApp(t: CheckContext): Promise<{ clientId: string; redirectUri: string; scope: string }> {
+  const own = t.config.applications?.public;
+  if (own && isLoopbackIp(own.redirectUri)) return { ...own, scope: own.scopes[0] ?? 'api' };
+  if (!t.caps.control || !t.caps.writable)
+    t.skip('the public application has no loopback redirect URI, and the harness cannot register one');
+  const redirectUri = 'http://127.0.0.1/conformance-loopback/callback';
+  const res = await t.http.post('/-/simulator/applications', {
+    json: { name: 'conformance loopback', redirectUri, scopes: ['read_user'], confidential: false },
+  });
+  if (res.status >= 300) t.harness(`the control API did not create a loopback application (status ${res.status})`);
+  return { clientId: res.json<{ clientId: string }>().clientId, redirectUri, scope: 'read_user' };
+}
+
 export const authorizeChecks: Check[] = [
   {
     id: 'grants.state-unchanged',
@@ -132,6 +162,53 @@ export const authorizeChecks: Check[] = [
         'a redirect for a request without state must carry no state',
         broke(['GRANT-STATE-ECHO'], { state: bare.searchParams.get('state') }),
       );
+    },
+  },
+  {
+    id: 'grants.loopback-redirect-any-port',
+    suite: 'grants',
+    title: "A native app's loopback redirect URI is accepted with any port, and the code is redeemed at that URI",
+    rules: ['GRANT-REDIRECT-LOOPBACK-PORT'],
+    async run(t: CheckContext) {
+      const app = await loopbackApp(t);
+      const providerPort = new URL(t.http.baseUrl).port;
+      const ports = fc.integer({ min: 1024, max: 65535 }).filter((p) => String(p) !== providerPort);
+      await t.property(ports, async (port) => {
+        const asked = new URL(app.redirectUri);
+        if (String(port) === asked.port) return;
+        asked.port = String(port);
+        const redirectUri = asked.href;
+        const { verifier, challenge } = t.oauth.pkce();
+        const { redirect, response } = await t.driver.authorize(
+          t.oauth.authorizeUrl('public', {
+            client_id: app.clientId,
+            redirect_uri: redirectUri,
+            scope: app.scope,
+            state: 'loopback',
+            code_challenge: challenge,
+            code_challenge_method: 'S256',
+          }),
+          'approve',
+        );
+        const code = redirect?.searchParams.get('code');
+        t.expect(
+          code && redirect!.href.startsWith(`${redirectUri}?`),
+          `the loopback redirect URI with port ${port} was refused (RFC 8252 §7.3: any port)`,
+          { port, status: response.status, error: redirect?.searchParams.get('error') ?? null },
+        );
+        const res = await t.http.post(TOKEN_PATH, {
+          form: {
+            grant_type: 'authorization_code',
+            code,
+            redirect_uri: redirectUri,
+            client_id: app.clientId,
+            code_verifier: verifier,
+          },
+        });
+        const body = expectTokenOk(t, res, `code exchange at the loopback redirect URI with port ${port}`);
+        for (const token of [body.access_token, body.refresh_token])
+          if (token) await t.http.post(REVOKE_PATH, { form: { token, client_id: app.clientId } });
+      });
     },
   },
   {

@@ -149,4 +149,43 @@ export const codeChecks: Check[] = [
       });
     },
   },
+  {
+    id: 'grants.scope-default',
+    suite: 'grants',
+    title:
+      "An authorization without scope gets a default within the application's scopes, or is refused with invalid_scope",
+    rules: ['SCOPE-GRANTED-SUBSET', 'GRANT-SCOPE-ALLOWED'],
+    async run(t: CheckContext) {
+      const app = 'confidential';
+      const own = t.oauth.app(app).scopes;
+      const { redirect, response } = await t.driver.authorize(
+        t.oauth.authorizeUrl(app, { scope: undefined, state: 'no-scope' }),
+        'approve',
+      );
+      const code = redirect?.searchParams.get('code');
+      if (!code) {
+        // RFC 6749 §3.3: without a default the request fails "indicating an invalid scope".
+        const error = redirect?.searchParams.get('error') ?? null;
+        t.expect(
+          error === 'invalid_scope',
+          'an authorization without scope must get a default scope or be refused with invalid_scope',
+          broke(['SCOPE-GRANTED-SUBSET'], { error, status: response.status }),
+        );
+        return;
+      }
+      const body = expectTokenOk(
+        t,
+        await exchangeCode(t, app, code),
+        'code exchange of an authorization without scope',
+        ['SCOPE-GRANTED-SUBSET'],
+      );
+      // Where nothing tells the granted scopes, RFC 6749 §5.1 leaves them unsaid: the default is not judged.
+      const granted = await heldScopes(t, body, own);
+      t.expect(
+        granted.every((s) => own.includes(s)),
+        "the default scopes of an authorization without scope must lie within the application's",
+        broke(['GRANT-SCOPE-ALLOWED', 'SCOPE-GRANTED-SUBSET'], { granted, application: own }),
+      );
+    },
+  },
 ];

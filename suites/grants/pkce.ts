@@ -1,8 +1,8 @@
 /** PKCE (RFC 7636, S256): which verifiers a provider must accept and which it must refuse. */
 import type { RuleId } from '../../spec/index.js';
 import fc from 'fast-check';
-import type { Check, CheckContext } from '../types.js';
-import { authorizeCode, authorizeRedirect, exchangeCode, expectOAuthError, expectTokenOk } from '../shared/oauth.js';
+import type { AuthorizeOutcome, Check, CheckContext } from '../types.js';
+import { authorizeCode, exchangeCode, expectOAuthError, expectTokenOk } from '../shared/oauth.js';
 import { expectTokenFields } from './token-fields.js';
 import { invalidVerifiers, s256, validVerifier } from './verifiers.js';
 
@@ -12,6 +12,32 @@ function pkceCode(t: CheckContext, verifier: string, rules: readonly RuleId[] = 
     'PKCE-METHOD-S256',
     ...rules,
   ]);
+}
+
+/**
+ * A refused challenge method: no code (the rule's own sentence), and in the error redirect
+ * invalid_request (RFC 7636 §4.4.1); stopping on a page instead is only how it was delivered.
+ */
+function expectMethodRefused(t: CheckContext, outcome: AuthorizeOutcome, method: string, rule: RuleId): void {
+  const { redirect, response } = outcome;
+  const error = redirect?.searchParams.get('error') ?? null;
+  t.expect(!redirect?.searchParams.has('code'), `a code was issued for code_challenge_method "${method}"`, {
+    method,
+    rules: [rule],
+  });
+  if (
+    !t.soft(redirect, `the refusal of code_challenge_method "${method}" should redirect with the error`, {
+      method,
+      status: response.status,
+      rules: ['GRANT-AUTHORIZE-ERROR-REDIRECT'],
+    })
+  )
+    return;
+  t.expect(error === 'invalid_request', `the refusal of code_challenge_method "${method}" must carry invalid_request`, {
+    method,
+    error,
+    rules: [rule],
+  });
 }
 
 /** The syntax rule an invalid verifier breaks. */
@@ -111,32 +137,41 @@ export const pkceChecks: Check[] = [
   {
     id: 'grants.pkce-method-unsupported',
     suite: 'grants',
-    title: 'A code_challenge_method other than S256 is refused with invalid_request',
-    rules: ['PKCE-METHOD-UNSUPPORTED'],
+    title: 'A code_challenge_method that is no RFC 7636 method issues no code; its error redirect says invalid_request',
+    rules: ['PKCE-METHOD-UNSUPPORTED', 'GRANT-AUTHORIZE-ERROR-REDIRECT'],
     async run(t: CheckContext) {
-      await t.property(
-        validVerifier(),
-        fc.constantFrom('plain', 's256', 'S512', 'none', ''),
-        async (verifier, method) => {
-          const state = 'pkce-method';
-          const redirect = await authorizeRedirect(t, 'public', {
-            code_challenge: s256(verifier),
-            code_challenge_method: method,
-            state,
-          });
-          t.expect(!redirect.searchParams.has('code'), `a code was issued for code_challenge_method "${method}"`, {
-            method,
-          });
-          t.expect(
-            redirect.searchParams.get('error') === 'invalid_request',
-            'the redirect must carry error=invalid_request',
-            {
-              method,
-              error: redirect.searchParams.get('error'),
-            },
-          );
-        },
-      );
+      await t.property(validVerifier(), fc.constantFrom('s256', 'S512', 'none', 'PLAIN'), async (verifier, method) => {
+        const outcome = await t.driver.authorize(
+          t.oauth.authorizeUrl('public', { code_challenge: s256(verifier), code_challenge_method: method, state: 'm' }),
+          'approve',
+        );
+        expectMethodRefused(t, outcome, method, 'PKCE-METHOD-UNSUPPORTED');
+      });
+    },
+  },
+  {
+    id: 'grants.pkce-method-plain',
+    suite: 'grants',
+    title:
+      'plain (or no method) is refused with invalid_request, or supported: the code then takes the challenge as verifier',
+    rules: ['PKCE-METHOD-PLAIN', 'GRANT-AUTHORIZE-ERROR-REDIRECT'],
+    async run(t: CheckContext) {
+      await t.property(validVerifier(), fc.constantFrom('plain', undefined), async (verifier, method) => {
+        const shown = method ?? '(none)';
+        const outcome = await t.driver.authorize(
+          t.oauth.authorizeUrl('public', { code_challenge: verifier, code_challenge_method: method, state: 'p' }),
+          'approve',
+        );
+        const code = outcome.redirect?.searchParams.get('code');
+        if (!code) return expectMethodRefused(t, outcome, shown, 'PKCE-METHOD-PLAIN');
+        // Supported: plain compares the verifier with the challenge as sent (RFC 7636 §4.6).
+        expectTokenOk(
+          t,
+          await exchangeCode(t, 'public', code, { code_verifier: verifier }),
+          `code exchange of a code_challenge_method ${shown} code with the challenge as verifier`,
+          ['PKCE-METHOD-PLAIN'],
+        );
+      });
     },
   },
 ];

@@ -57,10 +57,10 @@ async function verifyIdToken(t: CheckContext, idToken: string, audience: string,
   try {
     // Any asymmetric algorithm of the published keys proves the signature (must); RS256 is the default (should).
     const { payload } = await jwtVerify(idToken, keys, { issuer, audience });
-    t.expect(
+    t.soft(
       header.alg === 'RS256',
       'id_token should be signed with RS256, the default algorithm (OIDC Core §3.1.3.7)',
-      broke(['OIDC-ID-TOKEN'], { alg: header.alg ?? null }),
+      broke(['OIDC-ID-TOKEN-RS256'], { alg: header.alg ?? null }),
     );
     return payload;
   } catch (error) {
@@ -129,7 +129,7 @@ export const oidcChecks: Check[] = [
     suite: 'oidc',
     title:
       'The id_token is an RS256 JWT verified by /oauth/discovery/keys, with iss, sub, aud, exp, iat, auth_time and the nonce sent',
-    rules: ['OIDC-ID-TOKEN', 'OIDC-ID-TOKEN-CLAIMS', 'OIDC-ID-TOKEN-SIGNATURE'],
+    rules: ['OIDC-ID-TOKEN', 'OIDC-ID-TOKEN-CLAIMS', 'OIDC-ID-TOKEN-SIGNATURE', 'OIDC-ID-TOKEN-RS256'],
     needs: ['oidc'],
     async run(t: CheckContext) {
       const app = openidApp(t);

@@ -29,7 +29,8 @@ function client(id: string, secret: string | undefined, scopes: string[]) {
   return {
     client_id: id,
     ...(secret ? { client_secret: secret, token_endpoint_auth_method: 'client_secret_post' } : {}),
-    ...(secret ? {} : { token_endpoint_auth_method: 'none' }),
+    // The public client is the source's native app: RFC 8252 (loopback, any port) applies to it.
+    ...(secret ? {} : { token_endpoint_auth_method: 'none', application_type: 'native' }),
     redirect_uris: [REDIRECT_URI],
     grant_types: GRANTS,
     response_types: ['code'],

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { matchSourceMap, parseSourceText, rules, sectionMatches, sourceMap, specDir } from '../../spec/index.js';
+import { coverage } from '../../spec/coverage.js';
 import { specText } from './helpers.js';
 
 describe('the vendored source', () => {
@@ -19,6 +20,9 @@ describe('source-map.yaml', () => {
   const source = parseSourceText(specText('source-spec.md'));
   const entries = sourceMap();
   const { byEntry, byItem } = matchSourceMap(source.items, entries);
+  // Sentence entries match prose paragraphs; rows and bullets must all be mapped, prose need not.
+  const all = [...source.items, ...source.prose];
+  const { byEntry: byEntryAll } = matchSourceMap(all, entries);
 
   it('reads the tables and lists the issue names', () => {
     const sections = new Set(source.items.map((i) => i.section));
@@ -61,8 +65,20 @@ describe('source-map.yaml', () => {
   });
 
   it('has no entry that matches no row (or several)', () => {
-    const bad = entries.filter((_, i) => byEntry[i].length !== 1).map((e) => `${e.section}: ${e.row ?? e.bullet}`);
+    const bad = entries
+      .filter((_, i) => byEntryAll[i].length !== 1)
+      .map((e) => `${e.section}: ${e.row ?? e.bullet ?? e.sentence}`);
     expect(bad).toEqual([]);
+    // byEntry (rows and items only) leaves exactly the sentence entries unmatched.
+    expect(entries.filter((_, i) => byEntry[i].length === 0).every((e) => e.sentence !== undefined)).toBe(true);
+  });
+
+  it("maps the audit's normative prose sentences (issue 21), so coverage shows them", () => {
+    const mapped = coverage()
+      .items.filter((i) => i.kind === 'sentence')
+      .map((i) => i.line);
+    expect(mapped).toEqual([65, 86, 96, 130, 132, 154, 158, 162, 166, 182]);
+    expect(coverage().unmapped).toEqual([]);
   });
 
   it('names only rules that exist', () => {
@@ -95,6 +111,11 @@ describe('parseSourceText', () => {
     '|---|---|',
     '| `x` | 1 |',
     '| y |  |',
+    'A paragraph of prose',
+    'on two lines.',
+    '',
+    'Another one.',
+    '- item ending the prose',
   ].join('\n');
   const parsed = parseSourceText(md);
 
@@ -111,6 +132,7 @@ describe('parseSourceText', () => {
       ['nested code item', 6],
       ['wrapped item that continues here', 7],
       ['numbered item', 10],
+      ['item ending the prose', 27],
     ]);
   });
 
@@ -119,6 +141,14 @@ describe('parseSourceText', () => {
       ['Section > Table (with a tail)', 'x | 1', 21],
       ['Section > Table (with a tail)', 'y |', 22],
     ]);
+  });
+
+  it('reads prose paragraphs as sentences, one per paragraph, outside fences, lists and tables', () => {
+    expect(parsed.prose.map((i) => [i.section, i.text, i.line])).toEqual([
+      ['Section > Table (with a tail)', 'A paragraph of prose on two lines.', 23],
+      ['Section > Table (with a tail)', 'Another one.', 26],
+    ]);
+    expect(parsed.items.some((i) => i.kind === 'sentence')).toBe(false);
   });
 
   it('matches a section reference with or without the heading tail', () => {

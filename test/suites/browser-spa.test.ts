@@ -1,0 +1,156 @@
+/**
+ * The browser driver on a provider whose sign-in and consent pages are a JavaScript application
+ * (test/providers/spa-provider.ts): credentials and decision posted by fetch, the URL changed by
+ * the History API, the application reached by a script's navigation or behind a "Continue"
+ * button. No page load follows the sign-in, so the driver must wait for what matters. The form
+ * driver, which cannot run scripts, says so (errored), never blames the provider.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHttpTarget } from '../../suites/target/http.js';
+import { createHttp, createRecorder } from '../../suites/runner/http.js';
+import { createRedactor } from '../../suites/runner/redact.js';
+import { createOAuthFlows } from '../../suites/runner/oauth.js';
+import { createRandom } from '../../suites/runner/random.js';
+import { createBrowserDriver, DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
+import { createFormDriver } from '../../suites/drivers/form.js';
+import { HarnessError } from '../../suites/runner/errors.js';
+import { executeRun } from '../../cli/run.js';
+import type { Driver, TargetConfig } from '../../suites/types.js';
+import type { Report } from '../../suites/report/model.js';
+import { spaProvider, type SpaOptions, type SpaProvider } from '../providers/spa-provider.js';
+
+const CHROMIUM = process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM;
+const hasChromium = existsSync(CHROMIUM);
+
+/** Approve (PKCE, public app) then deny through `driver`; the code must buy a token. */
+async function playBoth(provider: SpaProvider, config: TargetConfig, driver: Driver) {
+  const http = createHttp(createHttpTarget(config), createRecorder(50), createRedactor());
+  const flows = createOAuthFlows(http, driver, config, createRedactor(), createRandom(3));
+  try {
+    const app = config.applications!.public!;
+    const { verifier, challenge } = flows.pkce();
+    const url = flows.authorizeUrl('public', {
+      state: 'st-spa',
+      scope: app.scopes.join(' '),
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    });
+    const approved = await driver.authorize(url, 'approve');
+    expect(approved.redirect?.href.startsWith(app.redirectUri)).toBe(true);
+    expect(approved.redirect?.searchParams.get('state')).toBe('st-spa');
+    const code = approved.redirect?.searchParams.get('code');
+    expect(code).toBeTruthy();
+    const token = await flows.tokenRequest(
+      { grant_type: 'authorization_code', code: code!, redirect_uri: app.redirectUri, code_verifier: verifier },
+      { app: 'public' },
+    );
+    expect(token.status).toBe(200);
+    flows.track(token.json<{ access_token?: string }>().access_token, 'public');
+    const denied = await driver.authorize(flows.authorizeUrl('confidential', { state: 'st-no' }), 'deny');
+    expect(denied.redirect?.searchParams.get('error')).toBe('access_denied');
+    expect(denied.redirect?.searchParams.get('state')).toBe('st-no');
+    // The script did the work: sign-in and both decisions went through fetch, not a form post.
+    expect(provider.fetched).toEqual(expect.arrayContaining(['POST /users/sign_in', 'POST /oauth/authorize']));
+  } finally {
+    await flows.revokeAll();
+  }
+}
+
+describe.skipIf(!hasChromium)(
+  'browser driver on a sign-in application (no forms, fetch, client-side navigation)',
+  () => {
+    const providers: SpaProvider[] = [];
+    const start = async (options: SpaOptions) => {
+      const provider = await spaProvider(options);
+      providers.push(provider);
+      return provider;
+    };
+    afterAll(async () => {
+      for (const p of providers) await p.close();
+    });
+
+    it('with its defaults: signs in by the button, consents, and catches the script navigation to the application', async () => {
+      const provider = await start({ handover: 'navigate' });
+      const config = provider.config();
+      const driver = await createBrowserDriver(
+        createHttp(createHttpTarget(config), createRecorder(50), createRedactor()),
+        config,
+        { hasControl: true },
+      );
+      try {
+        await playBoth(provider, config, driver);
+      } finally {
+        await driver.close();
+      }
+    }, 120_000);
+
+    it('with a selector per step from the config: sign in, grant, then a "continue" button', async () => {
+      const provider = await start({
+        handover: 'continue',
+        labels: { signIn: 'Enter', approve: 'Yes, share', deny: 'Not now', continue: 'Open the app' },
+      });
+      const config = provider.config({
+        signInSelector: '#sign-in-button',
+        approveSelector: '#approve-button',
+        denySelector: '#deny-button',
+        continueSelector: '#go',
+      });
+      const driver = await createBrowserDriver(
+        createHttp(createHttpTarget(config), createRecorder(50), createRedactor()),
+        config,
+        { hasControl: true },
+      );
+      try {
+        await playBoth(provider, config, driver);
+      } finally {
+        await driver.close();
+      }
+    }, 120_000);
+
+    describe('`run --suite grants` with driver.kind browser', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'idp-spa-'));
+      let provider: SpaProvider;
+      beforeAll(async () => {
+        provider = await start({ handover: 'continue' });
+      });
+
+      it('passes every check, unaided', async () => {
+        const configFile = join(dir, 'target.json');
+        writeFileSync(configFile, JSON.stringify(provider.config()), { mode: 0o600 });
+        const reportFile = join(dir, 'report.json');
+        const code = await executeRun(
+          { config: configFile, suite: 'grants', runs: '2', seed: '1', report: `json=${reportFile}` },
+          { out: () => undefined, err: () => undefined },
+          {},
+        );
+        const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
+        const bad = report.checks
+          .filter((c) => c.status === 'failed' || c.status === 'errored')
+          .map((c) => `${c.id}: ${c.message}`);
+        expect(bad).toEqual([]);
+        expect(code).toBe(0);
+        expect(provider.fetched).toContain('POST /oauth/authorize');
+      }, 300_000);
+    });
+  },
+);
+
+describe('form driver on a sign-in application', () => {
+  it('says the page has no form and to use the browser driver (a harness error, not a failure)', async () => {
+    const provider = await spaProvider({ handover: 'navigate', shellFor: 'html' });
+    try {
+      const config = provider.config({ kind: 'form' });
+      const http = createHttp(createHttpTarget(config), createRecorder(50), createRedactor());
+      const driver = createFormDriver(http, config);
+      const flows = createOAuthFlows(http, driver, config, createRedactor(), createRandom(3));
+      const attempt = driver.authorize(flows.authorizeUrl('confidential', { state: 's' }), 'approve');
+      await expect(attempt).rejects.toBeInstanceOf(HarnessError);
+      await expect(attempt).rejects.toThrow(/no form.*use driver: browser/);
+    } finally {
+      await provider.close();
+    }
+  });
+});
