@@ -5,7 +5,7 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { faults } from '../../../spec/index.js';
-import { seeded } from '../../../simulator/oauth/accounts.js';
+import { createApplication, seeded } from '../../../simulator/oauth/accounts.js';
 import { L, app, code, consent, exchangeForm, pkcePair, signInRoot, tokens, world, type World } from './helpers.js';
 
 const token = (w: World, form: Record<string, string>) => w.http().post('/oauth/token').type('form').send(form);
@@ -41,6 +41,15 @@ const PROBES: Record<string, (w: World) => Promise<boolean>> = {
       (await token(w, { ...exchangeForm(w, 'confidential', c.code), redirect_uri: 'https://client.test/other' })).body
         .error === 'invalid_grant'
     );
+  },
+  // RFC 8252 §7.3: a registered loopback redirect URI matches any port.
+  'loopback-port-exact': async (w) => {
+    const native = createApplication(w.sim, { name: 'native', redirectUris: ['http://127.0.0.1/cb'], scopes: ['api'] });
+    const res = await w.browser
+      .get('/oauth/authorize')
+      .query({ client_id: native.uid, redirect_uri: 'http://127.0.0.1:49152/cb', response_type: 'code' });
+    // Accepted: on to consent (signed in); refused: the 400 page of an unregistered redirect URI.
+    return res.status !== 400;
   },
   'authorize-open-redirect': async (w) => {
     const a = app(w.sim, 'confidential');
