@@ -435,7 +435,11 @@ export async function createBrowserDriver(
       });
     });
     // The same decision as every request of the harness (runner/http.ts): the target's origins only.
-    const { handover, stray } = await guardRequests(context, page, handsOver, (url) => http.leaves(url));
+    // This flow's own redirect_uri hands over too: a check may ask with one the config does not list
+    // (a registered application's, a loopback one on another port).
+    const asked = new URL(startUrl).searchParams.get('redirect_uri');
+    const handsOverHere = (url: string) => handsOver(url) || (!!asked && url.startsWith(asked));
+    const { handover, stray } = await guardRequests(context, page, handsOverHere, (url) => http.leaves(url));
     const watch: Watch = { activity: watchActivity(page), handover };
     const decisionCss = selector(decision);
     const controls: Record<'password' | 'decision' | 'continue', Control> = {

@@ -130,7 +130,7 @@ describe.skipIf(!hasChromium)(
         const bad = report.checks
           .filter((c) => c.status === 'failed' || c.status === 'errored')
           .map((c) => `${c.id}: ${c.message}`);
-        expect(bad).toEqual([]);
+        expect(bad, bad.join('\n')).toEqual([]);
         expect(code).toBe(0);
         expect(provider.fetched).toContain('POST /oauth/authorize');
       }, 300_000);
