@@ -52,6 +52,13 @@ const FIELDS = [
   'setCookie',
   'responseNote',
   'responseBody',
+  'diffReference',
+  'diffOperation',
+  'diffSubject',
+  'diffTarget',
+  'diffSide',
+  'diffRule',
+  'diffCheck',
 ] as const;
 type Field = (typeof FIELDS)[number];
 
@@ -82,6 +89,22 @@ function fixture(v: (raw: string) => string): Report {
     coverage: { must: 3, mustTested: 3, required: 50 },
     invocation: { args: ['--target', `https://idp.test/?private_token=${s('invocation')}`, '--runs', '5'] },
     stopped: { reason: 'silent', message: `the target stopped answering; PRIVATE-TOKEN: ${s('stopped')}` },
+    diff: {
+      reference: `embedded simulator 18.0 client_secret=${s('diffReference')}`,
+      exchanges: { target: 3, reference: 3, paired: 3 },
+      differences: [
+        {
+          operation: `GET /api/v4/projects?private_token=${s('diffOperation')}`,
+          kind: 'header',
+          subject: `x-echo: Bearer ${s('diffSubject')}`,
+          target: `access_token=${s('diffTarget')}`,
+          reference: `password=${s('diffSide')}`,
+          rules: [`PAG-LINK-HEADER Bearer ${s('diffRule')}`],
+          checks: [`pagination.offset-headers code=${s('diffCheck')}`],
+          count: 1,
+        },
+      ],
+    },
     rules: [
       {
         id: ruleId,

@@ -1,5 +1,5 @@
 /** `idp-conformance simulate`: flags, the printed URL, the written target config, usage errors. */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -89,7 +89,9 @@ describe('simulate', () => {
   });
 
   it('refuses an unwritable config path without leaving a server behind', async () => {
-    const error = await startSimulation({ writeConfig: join(dir, 'missing', 'f.yaml') }, () => {}).catch(
+    // A missing folder is created (issue 23); a path under a file cannot be written.
+    writeFileSync(join(dir, 'a-file'), 'x');
+    const error = await startSimulation({ writeConfig: join(dir, 'a-file', 'f.yaml') }, () => {}).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(UsageError);
