@@ -9,7 +9,7 @@ import { profiles } from '../spec/index.js';
 import { checkReportTargets, formatConsole, formatDiff, shouldColor, writeReports } from '../reporters/index.js';
 import { ruleCatalogueEntries } from '../spec/catalogue.js';
 import { allChecks } from '../suites/index.js';
-import { createEmbeddedTarget, openTarget, type Target } from '../suites/target/index.js';
+import { createEmbeddedTarget, type Target } from '../suites/target/index.js';
 import { runConformance, SUITES } from '../suites/runner/run.js';
 import { exitCodeOf } from '../suites/runner/report.js';
 import { DEFAULT_RUNS } from '../suites/runner/defaults.js';
@@ -18,6 +18,7 @@ import type { Report } from '../suites/report/model.js';
 import { createProgress } from './progress.js';
 import {
   collect,
+  openRunTarget,
   parseRunFlags,
   probeOrStop,
   stdio,
@@ -88,18 +89,7 @@ export async function executeDiff(
   try {
     const s = parseRunFlags(flags, env);
     await checkReportTargets(s.reports);
-    const target = io.target
-      ? await io.target()
-      : await openTarget({
-          url: s.target,
-          configFile: s.config,
-          release: s.release,
-          offering: s.offering,
-          faults: s.faults,
-          rate: s.rate,
-          timeoutMs: s.timeoutMs,
-          maxBodyBytes: s.maxBodyBytes,
-        });
+    const target = await openRunTarget(s, io);
     await probeOrStop(target);
     // The reference plays what the target is configured as.
     const defaults = profiles().defaults;

@@ -283,6 +283,21 @@ export function watchSignals(io: Pick<RunIo, 'err'>): {
   };
 }
 
+/** The target the flags name (`--target`, `--config`, or the embedded simulator), or the caller's own. */
+export function openRunTarget(s: RunSettings, io: Pick<RunIo, 'target'>): Promise<Target> {
+  if (io.target) return io.target();
+  return openTarget({
+    url: s.target,
+    configFile: s.config,
+    release: s.release,
+    offering: s.offering,
+    faults: s.faults,
+    rate: s.rate,
+    timeoutMs: s.timeoutMs,
+    maxBodyBytes: s.maxBodyBytes,
+  });
+}
+
 /**
  * The whole command; returns the exit code: 0 passed, 1 a must failed (or coverage below
  * --require-coverage), 2 usage, config, unreachable or not a provider, 130/143 interrupted.
@@ -311,18 +326,7 @@ export async function executeRun(
         })
       : undefined;
     await checkReportTargets(s.reports);
-    const target = io.target
-      ? await io.target()
-      : await openTarget({
-          url: s.target,
-          configFile: s.config,
-          release: s.release,
-          offering: s.offering,
-          faults: s.faults,
-          rate: s.rate,
-          timeoutMs: s.timeoutMs,
-          maxBodyBytes: s.maxBodyBytes,
-        });
+    const target = await openRunTarget(s, io);
     if (s.probe) await probeOrStop(target);
     // Said, not silently ignored: the embedded simulator answers in process, there is no request to time out.
     if (target.kind === 'embedded' && s.timeoutMs !== undefined)
