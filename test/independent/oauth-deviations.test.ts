@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, decodeJwt } from 'jose';
 import { signingKey } from '../../simulator/oauth/keys.js';
 import { digest } from '../../simulator/digest.js';
-import { blamed, jsonOf, setJson, startOAuthProxy, type OAuthProxy, type Rewrite } from './oauth-proxy.js';
+import { blamed, explain, jsonOf, setJson, startOAuthProxy, type OAuthProxy, type Rewrite } from './oauth-proxy.js';
 
 interface Deviation {
   name: string;
@@ -207,7 +207,7 @@ describe('deviations seen on real servers, injected by a proxy in front of the s
       const { report, stderr } = await proxy.run(deviation.name.replace(/\W+/g, '-'), deviation.checks);
       const applied = proxy.applied();
       proxy.use(undefined);
-      const why = `${stderr.slice(-1500)}\n${report.checks.map((c) => `${c.status} ${c.id}: ${c.message ?? ''}`).join('\n')}`;
+      const why = explain(report, stderr);
       expect(applied, `the deviation was never applied\n${why}`).toBeGreaterThan(0);
       expect([...new Set(blamed(report).map((v) => v.rule))].sort(), why).toEqual([...deviation.breaks].sort());
       const errored = report.checks.filter((c) => c.status === 'errored').map((c) => `${c.id}: ${c.message}`);

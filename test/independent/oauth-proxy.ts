@@ -190,3 +190,8 @@ export function blamed(report: Report): Array<{ check: string; rule: string; lev
   }
   return [...out.values()];
 }
+
+/** What a failed expectation shows: the end of the run's stderr and every check's verdict. */
+export function explain(report: Report, stderr: string): string {
+  return `${stderr.slice(-1500)}\n${report.checks.map((c) => `${c.status} ${c.id}: ${c.message ?? ''}`).join('\n')}`;
+}

@@ -8,7 +8,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, decodeJwt } from 'jose';
 import { signingKey } from '../../simulator/oauth/keys.js';
-import { blamed, formOf, jsonOf, setJson, startOAuthProxy, type OAuthProxy, type Rewrite } from './oauth-proxy.js';
+import {
+  blamed,
+  explain,
+  formOf,
+  jsonOf,
+  setJson,
+  startOAuthProxy,
+  type OAuthProxy,
+  type Rewrite,
+} from './oauth-proxy.js';
 
 interface Variant {
   name: string;
@@ -307,7 +316,7 @@ describe('the OAuth and OpenID Connect checks behind a proxy that rewrites answe
       const applied = proxy.applied();
       proxy.use(undefined);
       const verdicts = blamed(report);
-      const why = `${stderr.slice(-1500)}\n${report.checks.map((c) => `${c.status} ${c.id}: ${c.message ?? ''}`).join('\n')}`;
+      const why = explain(report, stderr);
       if (!variant.unseen) expect(applied, `the variant was never applied\n${why}`).toBeGreaterThan(0);
       expect(
         verdicts.filter((v) => v.level === 'must').map((v) => `${v.check} ${v.rule}`),
