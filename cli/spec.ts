@@ -5,7 +5,8 @@ import type { Command } from 'commander';
 import { specDir, validateSpec } from '../spec/index.js';
 import { coverage, type CheckRef, type Coverage } from '../spec/coverage.js';
 import { ruleCatalogueEntries } from '../spec/catalogue.js';
-import { CATALOGUE_FILES, renderCatalogueHtml, renderCatalogueMarkdown } from '../reporters/catalogue.js';
+import { CATALOGUE_FORMATS } from '../reporters/catalogue.js';
+import { CATALOGUE_FILES } from '../reporters/rule-links.js';
 import { EXIT, UsageError } from './errors.js';
 
 export interface SpecCommandOptions {
@@ -112,12 +113,10 @@ export function registerSpec(program: Command, options: SpecCommandOptions = {})
 export function writeCatalogue(dir: string, entries: ReturnType<typeof ruleCatalogueEntries>): string[] {
   try {
     mkdirSync(dir, { recursive: true });
-    const files = [
-      [join(dir, CATALOGUE_FILES.html), renderCatalogueHtml(entries)],
-      [join(dir, CATALOGUE_FILES.md), renderCatalogueMarkdown(entries)],
-    ];
-    for (const [file, text] of files) writeFileSync(file, text);
-    return files.map(([file]) => file);
+    return Object.values(CATALOGUE_FORMATS).map(({ file, render }) => {
+      writeFileSync(join(dir, file), render(entries));
+      return join(dir, file);
+    });
   } catch (error) {
     throw new UsageError(
       `--out ${dir}: cannot write (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,

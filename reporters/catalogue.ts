@@ -8,8 +8,6 @@ import type { CatalogueEntry } from '../spec/catalogue.js';
 import { md } from './markdown.js';
 import { CATALOGUE_FILES, catalogueAnchor } from './rule-links.js';
 
-export { CATALOGUE_FILES };
-
 const h = (value: unknown): string => escapeHtml(String(value));
 const area = (id: string) => id.split('-')[0];
 
@@ -95,3 +93,9 @@ ${body}
 </body></html>
 `;
 }
+
+/** Each catalogue format: the file it is written to and how it is rendered (`spec catalogue`, and beside reports). */
+export const CATALOGUE_FORMATS = {
+  html: { file: CATALOGUE_FILES.html, render: renderCatalogueHtml },
+  md: { file: CATALOGUE_FILES.md, render: renderCatalogueMarkdown },
+} as const;

@@ -11,8 +11,7 @@ import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderJunitRules } from './junit-rules.js';
 import { renderMarkdown } from './markdown.js';
-import { renderCatalogueHtml, renderCatalogueMarkdown } from './catalogue.js';
-import { CATALOGUE_FILES } from './rule-links.js';
+import { CATALOGUE_FORMATS } from './catalogue.js';
 import { redact } from '../suites/report/redact.js';
 import type { Report } from '../suites/report/model.js';
 
@@ -179,12 +178,17 @@ export async function writeReports(
   const { catalogue } = options;
   if (!catalogue) return [...targets];
   // Beside each report whose rule ids link to it, once per folder and format.
-  const beside = new Map<string, string>();
+  const beside = new Map<string, 'html' | 'md'>();
   for (const { kind, path } of targets)
-    if (kind === 'html' || kind === 'md') {
-      const file = join(dirname(path), CATALOGUE_FILES[kind]);
-      beside.set(file, kind === 'html' ? renderCatalogueHtml(catalogue) : renderCatalogueMarkdown(catalogue));
-    }
-  await Promise.all([...beside].map(([file, text]) => writeFile(file, text, 'utf8')));
+    if (kind === 'html' || kind === 'md') beside.set(join(dirname(path), CATALOGUE_FORMATS[kind].file), kind);
+  await Promise.all(
+    [...beside].map(async ([file, kind]) => {
+      try {
+        await writeFile(file, CATALOGUE_FORMATS[kind].render(catalogue), 'utf8');
+      } catch (error) {
+        throw new ReportError(`cannot write the rule catalogue to ${oneLine(file)}: ${errnoWords(error)}`);
+      }
+    }),
+  );
   return [...targets, ...[...beside.keys()].map((path) => ({ kind: 'catalogue' as const, path }))];
 }

@@ -4,7 +4,7 @@ import { ConfigError, TargetError } from '../errors.js';
 import { createBrowserDriver } from './browser.js';
 import { createFormDriver } from './form.js';
 import { createManualDriver } from './manual.js';
-import { createSimulatorDriver } from './simulator.js';
+import { CONTROL_PREFIX, createSimulatorDriver } from './simulator.js';
 
 export { createBrowserDriver, createFormDriver, createManualDriver, createSimulatorDriver };
 
@@ -15,7 +15,7 @@ export { createBrowserDriver, createFormDriver, createManualDriver, createSimula
  */
 async function whyNoControl(http: Http): Promise<string> {
   try {
-    const res = await http.get('/-/simulator/config');
+    const res = await http.get(`${CONTROL_PREFIX}/config`);
     if (res.status === 403)
       return 'answered 403: the simulator refuses requests naming this host (serve it with --allow-host for this name, or use its 127.0.0.1 URL)';
     return `answered ${res.status}, not the simulator's config`;
@@ -31,7 +31,7 @@ export async function createDriver(http: Http, config: TargetConfig, hasControl:
     case 'simulator':
       if (!hasControl)
         throw new TargetError(
-          `driver "simulator" needs the simulator control API, and ${http.baseUrl}/-/simulator/config ${await whyNoControl(http)}`,
+          `driver "simulator" needs the simulator control API, and ${http.baseUrl}${CONTROL_PREFIX}/config ${await whyNoControl(http)}`,
         );
       return createSimulatorDriver(http, config);
     case 'form':

@@ -4,7 +4,7 @@
  * Markdown reports links to an entry that exists in the catalogue written beside them; the console
  * names the source sentence of a failed rule.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -74,6 +74,19 @@ describe('the rule catalogue', () => {
     const mdTargets = anchorsIn(readFileSync(join(dir, 'sub', 'rules.md'), 'utf8'), /<a id="([^"]+)"><\/a>/g);
     expect(mdLinks.size).toBeGreaterThan(0);
     expect([...mdLinks].filter((id) => !mdTargets.has(decodeURIComponent(id)))).toEqual([]);
+  });
+
+  it('a catalogue that cannot be written beside a report is a report error, named (exit 2 on the command line)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'idp-catalogue-blocked-'));
+    mkdirSync(join(dir, 'rules.html'));
+    const err: string[] = [];
+    const code = await executeRun(
+      { check: 'grants.state-unchanged', runs: '1', seed: '3', report: `html=${join(dir, 'r.html')}` },
+      { out: () => undefined, err: (t) => void err.push(t) },
+      {},
+    );
+    expect(code).toBe(2);
+    expect(err.join('')).toMatch(/cannot write the rule catalogue to .*rules\.html: /);
   });
 
   it('report merge lists the files it wrote', async () => {
