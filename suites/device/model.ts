@@ -21,6 +21,8 @@ export interface DeviceModel {
   lastPoll: number | null;
   interval: number;
   lifetime: number;
+  /** Rules of the user's decisions since the last poll: that poll's answer shows whether they took. */
+  decided: RuleId[];
 }
 
 interface Real {
@@ -101,22 +103,30 @@ class PollCommand implements fc.AsyncCommand<DeviceModel, Real> {
     const grewOtherwise =
       body?.error === 'slow_down' && row.result.error === 'authorization_pending' && model.interval !== start.interval;
     const rules: RuleId[] = grewOtherwise ? [...row.rules, 'DEV-SLOW-DOWN-INTERVAL-GROWS'] : row.rules;
-    const details = {
+    // What an answer as predicted proves besides its row: the decisions before it took (or were
+    // refused), a token came of the device's parameters, and a poll paced at a grown interval was
+    // not asked to slow down further. A wrong answer blames only the row's rules.
+    const shown: RuleId[] = [
+      ...model.decided,
+      ...(row.result.error ? [] : (['DEV-TOKEN-PARAMS'] as const)),
+      ...(row.result.error === 'authorization_pending' && model.interval !== start.interval
+        ? (['DEV-SLOW-DOWN-INTERVAL-GROWS'] as const)
+        : []),
+    ];
+    const details = (held: boolean) => ({
       row: describe(row),
-      rules,
+      rules: held ? [...new Set([...rules, ...shown])] : rules,
       expected: row.result,
       status: res.status,
       error: body?.error ?? null,
       model: { ...model },
-    };
+    });
     if (row.result.error) {
       // Another code (or a token) is another row: the model cannot go on. The right code in another
       // 4xx or a malformed body is the row's refusal, delivered otherwise: those rules' own (expectOAuthError).
-      t.expect(
-        (body?.error === undefined || body.error === row.result.error) && typeof body?.access_token !== 'string',
-        `poll in state ${model.state}: expected error ${row.result.error}`,
-        details,
-      );
+      const refused =
+        (body?.error === undefined || body.error === row.result.error) && typeof body?.access_token !== 'string';
+      t.expect(refused, `poll in state ${model.state}: expected error ${row.result.error}`, details(refused));
       expectOAuthError(
         t,
         res,
@@ -124,18 +134,17 @@ class PollCommand implements fc.AsyncCommand<DeviceModel, Real> {
         `poll in state ${model.state} (${describe(row)})`,
       );
     } else {
+      const status = res.status === row.result.status;
       t.expect(
-        res.status === row.result.status,
+        status,
         `poll in state ${model.state}: expected status ${row.result.status}, got ${res.status}`,
-        details,
+        details(status),
       );
-      t.expect(
-        body && typeof body.access_token === 'string',
-        `poll in state ${model.state}: expected the device token response`,
-        details,
-      );
+      const token = typeof body?.access_token === 'string';
+      t.expect(token, `poll in state ${model.state}: expected the device token response`, details(token));
       expectTokenFields(t, body as never, 'device_code', 'device token response');
     }
+    model.decided = [];
     applyEffects(model, row);
   }
   toString(): string {
@@ -159,6 +168,7 @@ class DecideCommand implements fc.AsyncCommand<DeviceModel, Real> {
     // A refused decision (used or expired code) may surface as a driver error; the next polls judge it.
     if (row.result.status < 400) await act;
     else await act.catch(() => undefined);
+    model.decided.push(...row.rules);
     applyEffects(model, row);
   }
   toString(): string {
@@ -223,6 +233,7 @@ export async function runModel(t: CheckContext, commands: Iterable<fc.AsyncComma
     lastPoll: null,
     interval: start.interval,
     lifetime: start.expiresIn,
+    decided: [],
   };
   await fc.asyncModelRun(() => ({ model, real: { t, start } }), commands);
 }

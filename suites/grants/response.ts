@@ -5,6 +5,7 @@ import type { Check, CheckContext } from '../types.js';
 import {
   authorizeCode,
   expectExactJsonType,
+  expectJsonType,
   expectNoStore,
   expectOAuthError,
   expectTokenOk,
@@ -55,12 +56,12 @@ export const responseChecks: Check[] = [
         // A refused grant breaks the support of the flow and its form-encoded parameters.
         const { tokens, verifier } = await mintPair(t, app, {}, ['GRANT-FLOWS-SUPPORTED', 'GRANT-FORM-PARAMETERS']);
         expectTokenFields(t, tokens, 'authorization_code', `code exchange (${app} application)`);
-        const refreshed = expectTokenOk(
-          t,
-          await refresh(t, app, tokens.refresh_token!, verifier),
-          `refresh (${app} application)`,
-          ['GRANT-FORM-PARAMETERS', 'TOK-REFRESH-RESPONSE-FIELDS'],
-        );
+        const res = await refresh(t, app, tokens.refresh_token!, verifier);
+        expectJsonType(t, res, `refresh (${app} application)`);
+        const refreshed = expectTokenOk(t, res, `refresh (${app} application)`, [
+          'GRANT-FORM-PARAMETERS',
+          'TOK-REFRESH-RESPONSE-FIELDS',
+        ]);
         expectTokenFields(t, refreshed, 'refresh_token', `refresh (${app} application)`);
       }
     },
@@ -208,7 +209,7 @@ export const responseChecks: Check[] = [
       trackBody(t, res, 'confidential');
       expectTokenFields(
         t,
-        expectTokenOk(t, res, 'code exchange with a JSON body'),
+        expectTokenOk(t, res, 'code exchange with a JSON body', ['GRANT-JSON-BODY']),
         'authorization_code',
         'code exchange with a JSON body',
       );

@@ -2,6 +2,7 @@
 import { createAjv, type ErrorObject, type ValidateFunction } from '../../spec/ajv.js';
 import { schema, type RuleId } from '../../spec/index.js';
 import type { CheckContext } from '../types.js';
+import { broke } from '../shared/rules.js';
 
 // The spec's schemas carry x-* annotations: not strict.
 const ajv = createAjv({ strict: false, allErrors: true });
@@ -37,7 +38,9 @@ export type ViolationRules = (field: string | undefined, keyword: string) => rea
 /**
  * Judge `body` against schema `name`, one soft failure per rule set broken, so a wrong detail
  * (one field's value) does not hide the others. `rules` (a list, or a function of each violation)
- * names the rules each violation breaks. Returns whether the body matched.
+ * names the rules each violation breaks; `proves`, those a match proves (by default the list): a
+ * match names them and no others, so it passes none of the check's other rules. Returns whether
+ * the body matched.
  */
 export function expectSchema(
   t: CheckContext,
@@ -45,6 +48,7 @@ export function expectSchema(
   name: string,
   what: string,
   rules: readonly RuleId[] | ViolationRules = [],
+  proves: readonly RuleId[] = typeof rules === 'function' ? [] : rules,
 ): boolean {
   let validate = compiled.get(name);
   if (!validate) {
@@ -64,7 +68,7 @@ export function expectSchema(
     if (!group.problems.includes(problem)) group.problems.push(problem);
     groups.set(key, group);
   }
-  if (!groups.size) t.soft(ok, `${what}: does not match schema ${name}`, { schema: name, fields });
+  if (!groups.size) t.soft(ok, `${what}: does not match schema ${name}`, broke(proves, { schema: name, fields }));
   for (const { rules: broken, problems } of groups.values()) {
     const details = { schema: name, fields, problems };
     t.soft(

@@ -3,7 +3,7 @@
  * types, `bearer` versus `Bearer`, expires_in, refresh_token present or excluded). Each violation
  * names the grant's response-shape rule and the rule of the field it is about.
  */
-import type { RuleId } from '../../spec/index.js';
+import { schema, type RuleId } from '../../spec/index.js';
 import type { CheckContext, TokenResponse } from '../types.js';
 import { expectSchema } from './schemas.js';
 
@@ -78,6 +78,12 @@ export function responseRules(grant: Grant): RuleId[] {
   return [g.shape, g.tokenType, ...(g.refreshToken ? [g.refreshToken] : [])];
 }
 
+/** What a response matching its grant's schema proves: its response rules and the rule of each field the schema requires. */
+function matchRules(grant: Grant): RuleId[] {
+  const required = schema(GRANTS[grant].schema).required ?? [];
+  return [...responseRules(grant), ...required.flatMap((field) => (FIELD_RULES[field] ? [FIELD_RULES[field]] : []))];
+}
+
 /** Judge a token response against its grant's schema; returns whether it matched. */
 export function expectTokenFields(t: CheckContext, body: TokenResponse, grant: Grant, what: string): boolean {
   const g = GRANTS[grant];
@@ -85,5 +91,5 @@ export function expectTokenFields(t: CheckContext, body: TokenResponse, grant: G
     rules: ['TOK-TYPE-BEARER'],
     tokenType: typeof body?.token_type === 'string' ? body.token_type : null,
   });
-  return expectSchema(t, body, g.schema, `${what} (${grant} grant)`, fieldRules(g, grant, body));
+  return expectSchema(t, body, g.schema, `${what} (${grant} grant)`, fieldRules(g, grant, body), matchRules(grant));
 }

@@ -25,13 +25,12 @@ export interface ContextParts extends SessionGround, Pick<CheckContext, 'numRuns
 
 /**
  * What a check asserted, so the runner can tell "seen to hold" from "saw nothing": the number of
- * assertions, the rules they named (all the check's rules when one named none), and the soft
- * failures recorded so far.
+ * assertions, the rules they named, whether one named none, and the soft failures recorded so far.
  */
 export interface Evidence {
   assertions: number;
   rules: Set<string>;
-  /** An assertion named no rule: it speaks for every rule of the check. */
+  /** An assertion named no rule: it speaks for the check's rule only when the check has one. */
   unnamed: boolean;
   failures: CheckFailure[];
 }
@@ -58,7 +57,7 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     const predicate = args[args.length - 1] as (...values: unknown[]) => Promise<boolean | void>;
     const arbitraries = args.slice(0, -1) as fc.Arbitrary<unknown>[];
     // A predicate that answers true or false is itself an assertion, naming no rule (it speaks for
-    // the check's rules); one that returns nothing proves only what its t.expect/t.soft name.
+    // the check's rule when it has one); one that returns nothing proves only what its t.expect/t.soft name.
     let judged = false;
     // The harness's own trouble (a HarnessError, a crash, a target that stopped answering) is no
     // counterexample. Before any case failed, the first such trouble ends the property (later cases

@@ -273,12 +273,12 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       ...evidenceFields(),
     });
   };
-  /** A pass proves the rules its assertions named; an assertion that named none speaks for all. */
-  const provedFields = (check: Check, evidence: Evidence): Partial<CheckResult> => {
-    if (evidence.unnamed) return {};
-    const proved = check.rules.filter((id) => evidence.rules.has(id));
-    return proved.length === check.rules.length ? {} : { proved };
-  };
+  /**
+   * The rules a pass proves: those its assertions named. An assertion naming none speaks for the
+   * check's rule only when the check has one; among several it would claim each of them unseen.
+   */
+  const provedRules = (check: Check, evidence: Evidence): string[] =>
+    check.rules.filter((id) => evidence.rules.has(id) || (evidence.unnamed && check.rules.length === 1));
 
   const session: Session = {
     target,
@@ -341,7 +341,12 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           result = errored('the check made no request to the target: nothing was seen, so nothing is passed');
         else if (evidence.assertions === 0)
           result = errored('the check asserted nothing about the answers it got: nothing is passed');
-        else result = done('passed', provedFields(check, evidence));
+        else {
+          const proved = provedRules(check, evidence);
+          result = !proved.length
+            ? errored(`no assertion of the check named one of its rules (${check.rules.join(', ')}): nothing is passed`)
+            : done('passed', proved.length === check.rules.length ? {} : { proved });
+        }
       } catch (error) {
         // Failures already recorded by soft assertions stand, whatever stopped the check after them.
         if (error instanceof CheckFailure || evidence.failures.length) {

@@ -282,9 +282,10 @@ async function oracles(t: CheckContext, token: string, required: boolean): Promi
 /**
  * The access token works on every oracle the target serves; given `rules` (why it should still
  * work), a refusal breaks those, else the oracle's own rule (INFO-TOKEN-PRESENTATION,
- * TOK-VERIFY-USER, OIDC-USERINFO). An introspection endpoint has no rule of the source: calling a
- * fresh token inactive without `rules` is the harness's trouble, not a verdict. Where no oracle
- * tells, nothing is asserted: the rules stay unproved, and the check's other assertions stand.
+ * TOK-VERIFY-USER, OIDC-USERINFO). A token seen to work proves the oracle's own rule either way.
+ * An introspection endpoint has no rule of the source: calling a fresh token inactive without
+ * `rules` is the harness's trouble, not a verdict. Where no oracle tells, nothing is asserted:
+ * the rules stay unproved, and the check's other assertions stand.
  */
 export async function expectAccessAlive(
   t: CheckContext,
@@ -298,10 +299,11 @@ export async function expectAccessAlive(
       if (oracle.said !== 'works') t.harness(`${what}: ${oracle.name} calls the access token inactive`);
       continue;
     }
+    const works = oracle.said === 'works';
     t.soft(
-      oracle.said === 'works',
+      works,
       `${what}: the access token must be accepted by ${oracle.name}`,
-      broke(blame, { status: oracle.res.status }),
+      broke(works && oracle.aliveRule ? [...blame, oracle.aliveRule] : blame, { status: oracle.res.status }),
     );
   }
 }

@@ -11,6 +11,7 @@ import { executeRun, type RunFlags } from '../../cli/run.js';
 import { targetConfig } from '../../simulator/control/config.js';
 import type { Sim, SimulatorOptions } from '../../simulator/types.js';
 import type { Report } from '../../suites/report/model.js';
+import type { Check } from '../../suites/types.js';
 import { simulatorWith, type Loopback } from '../suites/loopback.js';
 
 export interface Reply {
@@ -67,10 +68,14 @@ export async function simulatorAnswer(sim: Sim, url: string, init: RequestInit =
   return sim.handle(new Request(url, init));
 }
 
-/** `idp-conformance run` against the provider with its seeded target config; the report as JSON. */
+/**
+ * `idp-conformance run` against the provider with its seeded target config; the report as JSON.
+ * `checks` replaces the catalogue of checks (a test's own, or every check wrapped).
+ */
 export async function runAgainst(
-  provider: Provider,
+  provider: Pick<Provider, 'sim' | 'url'>,
   flags: RunFlags = {},
+  checks?: Check[],
 ): Promise<{ code: number; report: Report; stderr: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'idp-provider-'));
   const config = join(dir, 'target.json');
@@ -79,7 +84,7 @@ export async function runAgainst(
   let stderr = '';
   const code = await executeRun(
     { config, seed: '20261125', runs: '3', report: `json=${file}`, ...flags },
-    { out: () => undefined, err: (t) => void (stderr += t) },
+    { out: () => undefined, err: (t) => void (stderr += t), ...(checks ? { checks: () => checks } : {}) },
     {},
   );
   return { code, report: JSON.parse(readFileSync(file, 'utf8')) as Report, stderr };

@@ -235,7 +235,7 @@ describe('openSession', () => {
 
 describe('runCheck: the gate', () => {
   it('runs a check when any of its rules is in force', async () => {
-    const [r] = await runAll({}, ['mixed', ['T-MUST', 'T-FUTURE'], seen()]);
+    const [r] = await runAll({}, ['mixed', ['T-MUST', 'T-FUTURE'], seen(['T-MUST'])]);
     expect(r).toEqual({
       id: 'grants.mixed',
       suite: 'grants',
@@ -243,6 +243,7 @@ describe('runCheck: the gate', () => {
       rules: ['T-MUST', 'T-FUTURE'],
       status: 'passed',
       durationMs: 0,
+      proved: ['T-MUST'],
     });
   });
 
@@ -302,16 +303,24 @@ describe('runCheck: the gate', () => {
 
 describe('runCheck: what a result holds', () => {
   it('a pass that proved every rule carries no proved list; one that proved some lists them', async () => {
-    const [all, some, unnamed] = await runAll(
+    const [all, some, single, unnamed] = await runAll(
       {},
       ['all', ['T-MUST', 'T-MUST-2'], seen(['T-MUST', 'T-MUST-2'])],
       ['some', ['T-MUST', 'T-MUST-2'], seen(['T-MUST-2'])],
+      ['single', ['T-MUST'], seen()],
       ['unnamed', ['T-MUST', 'T-MUST-2'], seen()],
     );
     const base = { suite: 'grants', rules: ['T-MUST', 'T-MUST-2'], status: 'passed', durationMs: 0 };
     expect(all).toEqual({ id: 'grants.all', title: 'all', ...base });
     expect(some).toEqual({ id: 'grants.some', title: 'some', ...base, proved: ['T-MUST-2'] });
-    expect(unnamed).toEqual({ id: 'grants.unnamed', title: 'unnamed', ...base });
+    // An assertion naming no rule speaks for a check's one rule, never for one of several.
+    expect(single).toEqual({ id: 'grants.single', title: 'single', ...base, rules: ['T-MUST'] });
+    expect(unnamed).toMatchObject({
+      id: 'grants.unnamed',
+      status: 'errored',
+      message: 'no assertion of the check named one of its rules (T-MUST, T-MUST-2): nothing is passed',
+    });
+    expect(unnamed).not.toHaveProperty('proved');
   });
 
   it('one failure: its message, the rules it broke, exchanges and reproduce; no failures list', async () => {
