@@ -28,6 +28,8 @@ import { CheckFailure, CheckSkipped, HarnessError } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { devicePageUrl } from './form.js';
 import { createSimulatorDriver } from './simulator.js';
+import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
+import { allowedOrigins } from '../target/origin.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 /** Quiet, offline, throwaway: no sandbox (containers), no GPU, nothing fetched in the background. */
@@ -39,6 +41,7 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
   '--no-first-run',
+  WEBRTC_ARG,
 ];
 /** How long one page may take to answer a navigation or show a control. */
 const PAGE_TIMEOUT_MS = 30_000;
@@ -287,10 +290,15 @@ export async function createBrowserDriver(
   const executablePath = chromiumPath(options);
   const browser = await acquireBrowser(executablePath);
   let context: BrowserContext;
+  let fence: Fence | undefined;
   try {
-    // A service worker's requests would escape the page's request guard: none is allowed.
-    context = await browser.newContext({ serviceWorkers: 'block' });
+    // A service worker's requests would escape the page's request guard: none is allowed. What
+    // else escapes it (sockets, workers, other processes' frames) meets the fence.
+    fence = await openFence(allowedOrigins(http.baseUrl, config.trustedOrigins));
+    context = await browser.newContext({ serviceWorkers: 'block', proxy: fence.proxy });
+    await context.addInitScript(withoutPeerConnections);
   } catch (error) {
+    await fence?.close();
     await releaseBrowser();
     throw new DriverError(
       `driver "browser" could not open a browser context: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
@@ -534,6 +542,7 @@ export async function createBrowserDriver(
       if (closed) return;
       closed = true;
       await context.close().catch(() => undefined);
+      await fence?.close();
       await releaseBrowser();
     },
   };

@@ -13,9 +13,14 @@ const PLAIN_AUTHORITY = /^https?:\/\/([a-z0-9.-]+|\[[0-9a-f:.]+\])(:\d{1,5})?(?=
 /** Why a request to `url` may not leave the harness, or undefined when it may. */
 export type OriginGuard = (url: string) => string | undefined;
 
+/** The origins the harness may reach: baseUrl's and those the config trusts. */
+export const allowedOrigins = (baseUrl: string, trusted: readonly string[] = []): string[] => [
+  ...new Set([baseUrl, ...trusted].map((o) => new URL(o).origin)),
+];
+
 export function originGuard(baseUrl: string, trusted: readonly string[] = []): OriginGuard {
   const base = new URL(baseUrl);
-  const allowed = new Set([base.origin, ...trusted.map((o) => new URL(o).origin)]);
+  const allowed = new Set(allowedOrigins(baseUrl, trusted));
   return (url) => {
     // The target's transport splits the raw text, WHATWG parses it: they agree only on plain authorities.
     if (!PLAIN_AUTHORITY.test(url) || !URL.canParse(url)) return 'is not a plain http(s) URL of a host';

@@ -5,6 +5,7 @@
  */
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 export interface Collector {
   url: string;
@@ -18,9 +19,9 @@ const CREDENTIAL_HEADERS = ['private-token', 'authorization', 'cookie', 'proxy-a
 const CREDENTIAL_FIELDS =
   /(^|[?&"])(password|user%5Bpassword%5D|user\[password\]|client_secret|private_token|access_token|refresh_token|code)(=|":)/i;
 
-async function start(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+async function start(server: Server, host = '127.0.0.1'): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  return `http://${host}:${(server.address() as AddressInfo).port}`;
 }
 
 const stop = (server: Server) =>
@@ -29,27 +30,39 @@ const stop = (server: Server) =>
     server.close(() => resolve());
   });
 
-/** Counts, then answers with `then` (a 404 by default). */
+/**
+ * Counts, then answers with `then` (a 404 by default), on `host` (another loopback address is
+ * another site, so the browser gives its frames a process of their own). A WebSocket handshake is
+ * counted as method WEBSOCKET and refused.
+ */
 export async function startCollector(
   then: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void = (_, res) => {
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end('collected');
   },
+  host = '127.0.0.1',
 ): Promise<Collector> {
   const received: Collector['received'] = [];
+  const count = (req: IncomingMessage, method: string, body = '') => {
+    const credentials = CREDENTIAL_HEADERS.filter((h) => req.headers[h] !== undefined);
+    if (CREDENTIAL_FIELDS.test(req.url ?? '')) credentials.push('query');
+    if (CREDENTIAL_FIELDS.test(body)) credentials.push('body');
+    received.push({ method, path: req.url ?? '/', credentials });
+  };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const credentials = CREDENTIAL_HEADERS.filter((h) => req.headers[h] !== undefined);
-      if (CREDENTIAL_FIELDS.test(req.url ?? '')) credentials.push('query');
-      if (CREDENTIAL_FIELDS.test(body.toString('utf8'))) credentials.push('body');
-      received.push({ method: req.method ?? 'GET', path: req.url ?? '/', credentials });
+      count(req, req.method ?? 'GET', body.toString('utf8'));
       then(req, res, body);
     });
   });
-  const url = await start(server);
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+    count(req, 'WEBSOCKET');
+    socket.destroy();
+  });
+  const url = await start(server, host);
   return { url, received, close: () => stop(server) };
 }
 
