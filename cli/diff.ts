@@ -27,7 +27,7 @@ import {
   type RunIo,
   type RunSettings,
 } from './run.js';
-import { EXIT, isUsageError } from './errors.js';
+import { usageExit } from './errors.js';
 
 export type DiffFlags = Pick<
   RunFlags,
@@ -124,11 +124,7 @@ export async function executeDiff(
     io.out(formatConsole(report, { color, quiet: s.quiet, written, catalogue }));
     return exitCodeOf(report);
   } catch (error) {
-    if (isUsageError(error)) {
-      io.err(`idp-conformance: ${error.message.split('\n')[0]}\n`);
-      return EXIT.usage;
-    }
-    throw error;
+    return usageExit(error, io.err);
   } finally {
     signals.release();
   }

@@ -9,7 +9,7 @@ import { formatConsole, parseReportSpecs, readReport, writeReports } from '../re
 import { allChecks } from '../suites/index.js';
 import { exitCodeOf } from '../suites/runner/report.js';
 import { mergeReports } from '../suites/runner/merge.js';
-import { EXIT, isUsageError } from './errors.js';
+import { usageExit } from './errors.js';
 
 export interface MergeIo {
   out(text: string): void;
@@ -36,11 +36,7 @@ export async function executeMerge(
     io.out(formatConsole(merged, { allRules: flags.verbose === true, written, catalogue }));
     return exitCodeOf(merged);
   } catch (error) {
-    if (isUsageError(error)) {
-      io.err(`idp-conformance: ${error.message.split('\n')[0]}\n`);
-      return EXIT.usage;
-    }
-    throw error;
+    return usageExit(error, (text) => io.err(text));
   }
 }
 

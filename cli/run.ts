@@ -26,7 +26,7 @@ import { loadExpectations } from '../suites/runner/expect.js';
 import { ruleCatalogue, rulesOfOrigins } from '../suites/runner/rules.js';
 import type { Check } from '../suites/types.js';
 import type { Report } from '../suites/report/model.js';
-import { EXIT, isUsageError, UsageError } from './errors.js';
+import { EXIT, UsageError, usageExit } from './errors.js';
 import { parseShard, type Shard } from '../suites/runner/shard.js';
 import { resolveSavedRun } from './saved-run.js';
 import { TargetError } from '../suites/errors.js';
@@ -382,11 +382,7 @@ export async function executeRun(
     }
     return exitCodeOf(report);
   } catch (error) {
-    if (isUsageError(error)) {
-      io.err(`idp-conformance: ${error.message.split('\n')[0]}\n`);
-      return EXIT.usage;
-    }
-    throw error;
+    return usageExit(error, io.err);
   } finally {
     signals.release();
   }

@@ -291,7 +291,7 @@ function firstFailureLink(report: Report, rule: RuleResult, anchor: Anchors): st
 function rulesSection(report: Report, anchor: Anchors, f: Facets): string {
   const withOrigin = report.rules.some((r) => originOf(r) !== undefined);
   // Worst first, info rules last: what needs attention opens the table.
-  const ordered = sortRules(report.rules).sort((a, b) => Number(a.level === 'info') - Number(b.level === 'info'));
+  const ordered = sortRules(report.rules, { infoLast: true });
   const rows = ordered.map((rule) => {
     const checks = rule.checks
       .map((checkId) => {

@@ -76,9 +76,11 @@ export function rulesByArea(report: Report): AreaGroup<RuleResult>[] {
   return groupBy(report.rules, ruleArea).map(({ area, items }) => ({ area, items: sortRules(items) }));
 }
 
-export function sortRules(rules: readonly RuleResult[]): RuleResult[] {
+/** Worst first, then by id; `infoLast` puts the info rules after the others (the HTML table). */
+export function sortRules(rules: readonly RuleResult[], { infoLast = false } = {}): RuleResult[] {
   const rank = (status: RuleStatus) => RULE_STATUS_ORDER.indexOf(status);
-  return [...rules].sort((a, b) => rank(a.status) - rank(b.status) || a.id.localeCompare(b.id));
+  const last = (rule: RuleResult) => Number(infoLast && rule.level === 'info');
+  return [...rules].sort((a, b) => last(a) - last(b) || rank(a.status) - rank(b.status) || a.id.localeCompare(b.id));
 }
 
 export { coverageOf, coverageShort, mustCoverage, verdict, type Verdict } from '../suites/report/verdict.js';

@@ -168,6 +168,28 @@ describe('html', () => {
     const passed = matrix.split('\n').find((row) => row.includes('data-status="passed"'))!;
     expect(passed).toMatch(/<td>—<\/td><\/tr>$/);
   });
+  it('orders the rule table worst first, info rules last, then by id', () => {
+    const rule = (id: string, level: 'must' | 'should' | 'info', status: 'passed' | 'warned' | 'failed') => ({
+      id,
+      title: id,
+      level,
+      source: 'L1',
+      status,
+      checks: [],
+    });
+    const mixed = {
+      ...report,
+      rules: [
+        rule('T-INFO-WARNED', 'info', 'warned'),
+        rule('T-MUST-PASSED', 'must', 'passed'),
+        rule('T-SHOULD-WARNED', 'should', 'warned'),
+        rule('T-MUST-FAILED', 'must', 'failed'),
+        rule('T-INFO-PASSED', 'info', 'passed'),
+      ],
+    };
+    const rows = [...renderHtml(mixed).matchAll(/<tr[^>]*><td><a href="rules\.html#([A-Z-]+)">/g)].map((m) => m[1]);
+    expect(rows).toEqual(['T-MUST-FAILED', 'T-SHOULD-WARNED', 'T-MUST-PASSED', 'T-INFO-WARNED', 'T-INFO-PASSED']);
+  });
   it('escapes HTML from messages: no script or element injection', () => {
     // One script, ours, allowed by its hash; none from the report.
     expect(html.match(/<script/gi)).toHaveLength(1);
