@@ -181,7 +181,9 @@ export interface OAuthFlows {
  * Structured context of a failure. `rules`, when given, names the rules this failure breaks
  * (usually some of the check's rules; a set-up step may name another): their levels decide failed
  * or warned, and only they are marked broken in the report. A check proving several rules should
- * say which one a failure breaks. An id that is no rule does not compile, and stops the run if cast.
+ * say which one a failure breaks. An assertion that holds proves the rules it names; one naming
+ * none proves the check's rule only when the check has one, so a check of several rules names
+ * them. An id that is no rule does not compile, and stops the run if cast.
  */
 export type FailureDetails = Record<string, unknown> & { rules?: RuleId[] };
 
