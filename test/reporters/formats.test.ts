@@ -174,6 +174,7 @@ describe('html', () => {
       title: id,
       level,
       source: 'L1',
+      origin: 'source',
       status,
       checks: [],
     });
