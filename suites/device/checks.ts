@@ -16,7 +16,7 @@ import { expectTokenFields } from '../grants/token-fields.js';
 import { createBrowser } from '../drivers/form.js';
 import type { HtmlForm } from '../drivers/html.js';
 import { authorizeDevice, AUTHORIZE_DEVICE_PATH, deviceApp, needTime, poll, startDevice, wait } from './flow.js';
-import { deviceCommands, machineRules, runModel } from './model.js';
+import { deviceCommands, fixedSequences, machineRules, runModel } from './model.js';
 
 /** The polling interval a client uses when the device authorization response gives none (RFC 8628 §3.2). */
 const RFC8628_DEFAULT_INTERVAL = 5;
@@ -40,6 +40,7 @@ export const deviceChecks: Check[] = [
     async run(t: CheckContext) {
       needTime(t);
       await t.property(deviceCommands(!t.caps.clock), (commands) => runModel(t, commands));
+      for (const commands of fixedSequences(t.caps.clock)) await runModel(t, commands);
     },
   },
   {

@@ -190,17 +190,22 @@ class TimePassesCommand implements fc.AsyncCommand<DeviceModel, Real> {
   }
 }
 
+/** How many polling intervals a device code lives. */
+function lifetimeIntervals(): number {
+  const { deviceCodeLifetime, deviceInterval } = limits();
+  return Math.ceil(deviceCodeLifetime / deviceInterval);
+}
+
 /** The command arbitrary for one device code; `slow` keeps real-time waits short. */
 export function deviceCommands(slow: boolean) {
   const m = machine(DEVICE_MACHINE);
-  const { deviceCodeLifetime, deviceInterval } = limits();
   // Short waits explore pacing; long ones land just before or just after the expiry.
-  const lifetimeIntervals = Math.ceil(deviceCodeLifetime / deviceInterval);
+  const lifetime = lifetimeIntervals();
   const intervals = slow
     ? fc.constant(1)
     : fc.oneof(
         { arbitrary: fc.integer({ min: 1, max: 3 }), weight: 1 },
-        { arbitrary: fc.integer({ min: Math.max(1, lifetimeIntervals - 2), max: lifetimeIntervals + 1 }), weight: 1 },
+        { arbitrary: fc.integer({ min: Math.max(1, lifetime - 2), max: lifetime + 1 }), weight: 1 },
       );
   return fc.commands(
     [
@@ -212,6 +217,20 @@ export function deviceCommands(slow: boolean) {
     ],
     { maxCommands: slow ? 4 : 10, size: 'max' },
   );
+}
+
+/**
+ * The sequences a short property run may not draw, run every time: a decision made twice, then a
+ * poll for the token and one after it (no waiting); and, where the clock moves, the lifetime
+ * passing, then a poll, an approval and a poll meeting the expired code.
+ */
+export function fixedSequences(clock: boolean): fc.AsyncCommand<DeviceModel, Real>[][] {
+  const m = machine(DEVICE_MACHINE);
+  const poll = () => new PollCommand(m, false);
+  const approve = () => new DecideCommand(m, 'approve');
+  const twice = [approve(), new DecideCommand(m, 'deny'), poll(), approve(), poll()];
+  const expiry = [new TimePassesCommand(lifetimeIntervals() + 1), poll(), approve(), poll()];
+  return clock ? [twice, expiry] : [twice];
 }
 
 /** Rule ids the table's rows prove (the model check names them all). */
