@@ -21,6 +21,8 @@ import { executeRun } from '../../cli/run.js';
 import type { Driver, TargetConfig } from '../../suites/types.js';
 import type { Report } from '../../suites/report/model.js';
 import { spaProvider, type SpaOptions, type SpaProvider } from '../providers/spa-provider.js';
+import { allChecks } from '../../suites/index.js';
+import { unseenPasses, witness } from './witness.js';
 
 const CHROMIUM = process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM;
 const hasChromium = existsSync(CHROMIUM);
@@ -117,13 +119,14 @@ describe.skipIf(!hasChromium)(
         provider = await start({ handover: 'continue' });
       });
 
-      it('passes every check, unaided', async () => {
+      it('passes every check, unaided, each rule seen by an assertion naming it', async () => {
         const configFile = join(dir, 'target.json');
         writeFileSync(configFile, JSON.stringify(provider.config()), { mode: 0o600 });
         const reportFile = join(dir, 'report.json');
+        const watched = witness(allChecks());
         const code = await executeRun(
           { config: configFile, suite: 'grants', runs: '2', seed: '1', report: `json=${reportFile}` },
-          { out: () => undefined, err: () => undefined },
+          { out: () => undefined, err: () => undefined, checks: () => watched.checks },
           {},
         );
         const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
@@ -131,6 +134,7 @@ describe.skipIf(!hasChromium)(
           .filter((c) => c.status === 'failed' || c.status === 'errored')
           .map((c) => `${c.id}: ${c.message}`);
         expect(bad, bad.join('\n')).toEqual([]);
+        expect(unseenPasses(report, watched.named)).toEqual([]);
         expect(code).toBe(0);
         expect(provider.fetched).toContain('POST /oauth/authorize');
       }, 300_000);

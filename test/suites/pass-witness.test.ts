@@ -2,27 +2,20 @@
  * No rule passes unseen (DESIGN.md, one cause, one blame): every suite runs with each assertion
  * watched (test/suites/witness.ts), against the simulator and against providers that differ from
  * it (no REST API or token info, no oracle at all, token errors with empty bodies or their own
- * codes, a JavaScript sign-in application played by Chromium). Whatever else the run finds, a rule
- * the report calls passed must have been named by an assertion that held in each passed check the
- * report credits with it.
+ * codes; the JavaScript sign-in application played by Chromium is test/suites/browser-spa.test.ts).
+ * Whatever else the run finds, a rule the report calls passed must have been named by an assertion
+ * that held in each passed check the report credits with it.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { executeRun, type RunFlags } from '../../cli/run.js';
-import { DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
 import { allChecks } from '../../suites/index.js';
 import type { Report } from '../../suites/report/model.js';
 import { runConformance } from '../../suites/runner/run.js';
 import { createEmbeddedTarget } from '../../suites/target/embedded.js';
 import { jsonOf, setJson, startOAuthProxy, type OAuthProxy, type Rewrite } from '../independent/oauth-proxy.js';
 import { notFound, runAgainst, startProvider, type Deviation } from '../providers/provider.js';
-import { spaProvider } from '../providers/spa-provider.js';
 import { unseenPasses, witness } from './witness.js';
 
 const SEED = 20261125;
-const CHROMIUM = process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM;
 const closing: Array<{ close(): Promise<void> }> = [];
 afterAll(async () => {
   await Promise.all(closing.map((c) => c.close()));
@@ -102,24 +95,4 @@ describe('no rule passes unseen', () => {
       300_000,
     );
   });
-
-  it.skipIf(!existsSync(CHROMIUM))(
-    'against a JavaScript sign-in application in Chromium, the grants suite',
-    async () => {
-      const provider = await spaProvider({ handover: 'continue' });
-      closing.push(provider);
-      const dir = mkdtempSync(join(tmpdir(), 'pass-witness-'));
-      const config = join(dir, 'target.json');
-      writeFileSync(config, JSON.stringify(provider.config()), { mode: 0o600 });
-      const { report, unseen } = await watched(async (checks) => {
-        const file = join(dir, 'report.json');
-        const flags: RunFlags = { config, suite: 'grants', runs: '2', seed: String(SEED), report: `json=${file}` };
-        await executeRun(flags, { out: () => undefined, err: () => undefined, checks: () => checks }, {});
-        return JSON.parse(readFileSync(file, 'utf8')) as Report;
-      });
-      expect(report.summary.passed).toBeGreaterThan(20);
-      expect(unseen).toEqual([]);
-    },
-    300_000,
-  );
 });
