@@ -285,17 +285,21 @@ export function toNodeListener(sim: Sim): (req: IncomingMessage, res: ServerResp
     return answer(res, request);
   };
   return (req, res) => {
+    let url: URL | null;
+    let carries: boolean;
+    let request: SimRequest | null = null;
     try {
-      const url = requestTarget(req);
+      url = requestTarget(req);
       if (!url) return badRequest(res);
       // Most requests (GETs) carry no body: nothing to read, no stream listener, no promise to wait
       // for (Node discards an unread request when the answer ends).
-      const carries = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
-      const done = carries ? withBody(req, res, url) : answer(res, toSimRequest(req, EMPTY, url));
-      if (done) done.catch((error: unknown) => adapterError(res, error));
-    } catch (error) {
-      adapterError(res, error);
+      carries = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
+      if (!carries) request = toSimRequest(req, EMPTY, url);
+    } catch {
+      return badRequest(res);
     }
+    const done = carries ? withBody(req, res, url) : answer(res, request);
+    done?.catch((error: unknown) => adapterError(res, error));
   };
 }
 
