@@ -25,6 +25,7 @@ import { controlRefusal } from './control/access.js';
 import { errorFor } from './error-shape.js';
 import type {
   Ctx,
+  Handler,
   Handlers,
   InstanceSettings,
   Middleware,
@@ -98,6 +99,35 @@ async function parseBody(request: SimRequest): Promise<ParsedBody> {
   return { kind: 'invalid', reason: `unsupported content type ${type}` };
 }
 
+/** A handler's view of its request (a class: its origin and body are computed on first use, cheaply). */
+class RequestCtx implements Ctx {
+  readonly method: string;
+  readonly rawPath: string;
+  readonly query: URLSearchParams;
+  private parsed?: Promise<ParsedBody>;
+
+  constructor(
+    readonly sim: Sim,
+    readonly request: SimRequest,
+    readonly url: URL,
+    readonly op: OperationInfo,
+    readonly params: Record<string, string>,
+  ) {
+    this.method = request.method;
+    this.rawPath = url.pathname;
+    this.query = url.searchParams;
+  }
+
+  body(): Promise<ParsedBody> {
+    return (this.parsed ??= parseBody(this.request));
+  }
+
+  /** Most answers (keys, token info, polls) never read it. */
+  get origin(): string {
+    return this.url.origin;
+  }
+}
+
 function available(sim: Sim, op: OperationInfo): boolean {
   if (!sim.options.control && op.tags.includes('simulator')) return false;
   // A fault may keep an operation routed outside its release window (oauthGateOverrides).
@@ -119,7 +149,22 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
   // Release windows are fixed per simulator: each window object (operation, rule) is judged once.
   const windows = new WeakMap<object, boolean>();
 
-  const dispatch = async (request: SimRequest): Promise<Answer> => {
+  /** A handler's answer; a thrown (or rejected) HttpError becomes its response, anything else propagates (500). */
+  const respond = (error: unknown): Answer => {
+    if (error instanceof HttpError) return error.toResponse(sim);
+    throw error;
+  };
+  const run = (handler: Handler, ctx: Ctx): Answer | Promise<Answer> => {
+    try {
+      const answer = handler(ctx);
+      return answer instanceof Promise ? answer.catch(respond) : answer;
+    } catch (error) {
+      return respond(error);
+    }
+  };
+
+  // Synchronous unless the handler is: most answers reach the adapter without a microtask hop.
+  const dispatch = (request: SimRequest): Answer | Promise<Answer> => {
     // The one parse of the request's URL, shared with the middlewares: handlers only read it.
     const url = requestUrl(request);
     const match = route(request.method, url.pathname);
@@ -131,30 +176,12 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
     }
     const handler = handlers[match.op.operationId];
     if (!handler) return json(501, { message: `${match.op.operationId} is not implemented by the simulator` });
-    let parsed: Promise<ParsedBody> | undefined;
-    const ctx: Ctx = {
-      sim,
-      request,
-      url,
-      method: request.method,
-      rawPath: url.pathname,
-      params: match.params,
-      query: url.searchParams,
-      op: match.op,
-      body: () => (parsed ??= parseBody(request)),
-      origin: url.origin,
-    };
+    const ctx = new RequestCtx(sim, request, url, match.op, match.params);
     if (match.op.tags.includes('simulator')) {
-      const refused = await controlRefusal(ctx);
-      if (refused) return refused.toResponse(sim);
+      return controlRefusal(ctx).then((refused) => (refused ? refused.toResponse(sim) : run(handler, ctx)));
     }
     // The one place thrown answers become responses, inside the middlewares (CORS still applies).
-    try {
-      return await handler(ctx);
-    } catch (error) {
-      if (error instanceof HttpError) return error.toResponse(sim);
-      throw error;
-    }
+    return run(handler, ctx);
   };
 
   const sim: Sim = {
@@ -206,10 +233,10 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
     },
     async answer(request) {
       evictor.due(clock.nowSeconds());
-      const run = (i: number): Promise<Answer> =>
-        i < middlewares.length ? middlewares[i](request, sim, () => run(i + 1)) : dispatch(request);
+      const chain = (i: number): Answer | Promise<Answer> =>
+        i < middlewares.length ? middlewares[i](request, sim, () => chain(i + 1)) : dispatch(request);
       try {
-        return await run(0);
+        return await chain(0);
       } catch (error) {
         // A bug of ours, never the client's fault: say so without echoing request data.
         process.stderr.write(`simulator: internal error: ${(error as Error).stack ?? String(error)}\n`);

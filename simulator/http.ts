@@ -55,7 +55,15 @@ export class ReplyHeaders {
     for (const value of this.cookies) visit(value, 'set-cookie');
   }
 
-  /** For node's writeHead: one value per name, set-cookie as a list. */
+  /** For node's writeHead: names and values in one flat list, each set-cookie its own pair. */
+  toNodeList(): string[] {
+    const out: string[] = [];
+    for (const [name, value] of this.map) out.push(name, value);
+    for (const value of this.cookies) out.push('set-cookie', value);
+    return out;
+  }
+
+  /** One value per name, set-cookie as a list. */
   toNode(): Record<string, string | string[]> {
     const out: Record<string, string | string[]> = Object.fromEntries(this.map);
     if (this.cookies.length) out['set-cookie'] = [...this.cookies];
@@ -108,8 +116,11 @@ export function json(status: number, body: unknown, headers: HeaderInit = {}): R
   });
 }
 
-/** JSON already serialised (constant documents computed once: discovery, keys). */
-export function jsonText(status: number, body: string, headers: HeaderInit = {}): Reply {
+/**
+ * JSON already serialised (constant documents computed once: discovery, keys, kept pages); a
+ * prebuilt Buffer is written as it is, never encoded again per answer.
+ */
+export function jsonText(status: number, body: string | Uint8Array, headers: HeaderInit = {}): Reply {
   return new Reply(status, body, { 'content-type': 'application/json', ...headers });
 }
 

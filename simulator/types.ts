@@ -137,5 +137,13 @@ export type Handler = (ctx: Ctx) => Answer | Promise<Answer>;
 /** Handlers by the operationId of spec/openapi.yaml they serve. */
 export type Handlers = Partial<Record<OperationId, Handler>>;
 
-/** Runs before routing; may answer itself (414, 429, CORS preflight) or call next(). */
-export type Middleware = (request: SimRequest, sim: Sim, next: () => Promise<Answer>) => Promise<Answer>;
+/**
+ * Runs before routing; may answer itself (414, 429, CORS preflight) or call next(). An answer may
+ * come synchronously: a pass-through returns next()'s own result (a promise per middleware costs
+ * microtask hops on every request).
+ */
+export type Middleware = (
+  request: SimRequest,
+  sim: Sim,
+  next: () => Answer | Promise<Answer>,
+) => Answer | Promise<Answer>;

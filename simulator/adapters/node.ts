@@ -130,6 +130,12 @@ class NodeHeaders {
   }
 }
 
+/** Drops a leading byte order mark, as Fetch's text() does; one for all (a whole decode keeps no state). */
+const UTF8 = new TextDecoder();
+
+/** The body of a request that carries none (shared: nothing writes to it). */
+const EMPTY = Buffer.alloc(0);
+
 /** Fetch refuses these methods outright; the adapter answered them 400 and still does. */
 const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
@@ -147,8 +153,7 @@ class NodeRequest implements SimRequest {
   }
 
   async text(): Promise<string> {
-    // TextDecoder drops a leading byte order mark, as Fetch's text() does.
-    return new TextDecoder().decode(this.body);
+    return UTF8.decode(this.body);
   }
 
   async arrayBuffer(): Promise<ArrayBuffer> {
@@ -210,7 +215,7 @@ export function toSimRequest(
   const method = req.method ?? 'GET';
   if (FORBIDDEN_METHODS.has(method.toUpperCase()) || !url) return null;
   const hasBody = body !== null && body.length > 0 && method !== 'GET' && method !== 'HEAD';
-  return new NodeRequest(method, url.href, url, req.rawHeaders, hasBody ? body : Buffer.alloc(0));
+  return new NodeRequest(method, url.href, url, req.rawHeaders, hasBody ? body : EMPTY);
 }
 
 /** Write a Fetch Response (a handler's own, e.g. Git's stream) to the socket. */
@@ -226,18 +231,19 @@ export async function writeResponse(res: ServerResponse, response: Response): Pr
   res.end(body ?? undefined);
 }
 
-async function writeAnswer(res: ServerResponse, answer: Answer, head: boolean): Promise<void> {
+/** Write an answer; a Reply synchronously, its headers as Node's flat list (no object built per answer). */
+function writeAnswer(res: ServerResponse, answer: Answer, head: boolean): void | Promise<void> {
   if (!(answer instanceof Reply)) return writeResponse(res, head ? new Response(null, answer) : answer);
-  const headers = answer.headers.toNode();
+  const headers = answer.headers.toNodeList();
   if (head || answer.body === null) {
     res.writeHead(answer.status, headers);
     res.end();
     return;
   }
   // A string body goes out as it is: Node writes the head and a string body as one chunk (one
-  // write, no copy into a Buffer first).
+  // write, no copy into a Buffer first); a prebuilt Buffer is written as it is, never encoded again.
   const { body } = answer;
-  headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+  headers.push('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.length));
   res.writeHead(answer.status, headers);
   res.end(body);
 }
@@ -247,37 +253,53 @@ function badRequest(res: ServerResponse): void {
   res.end(JSON.stringify({ error: '400 Bad Request' }));
 }
 
+function adapterError(res: ServerResponse, error: unknown): void {
+  process.stderr.write(`simulator: adapter error: ${(error as Error).message}\n`);
+  if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ message: '500 Internal Server Error' }));
+}
+
 export function toNodeListener(sim: Sim): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
-    (async () => {
-      let request: SimRequest | null;
-      try {
-        const url = requestTarget(req);
-        if (!url) return badRequest(res);
-        // The route's limit is looked up only for a request that carries a body (most GETs do not).
-        const carries = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
-        const limit = carries ? sim.bodyLimit(req.method ?? 'GET', url.pathname) : Infinity;
-        const body = await readBody(req, limit);
-        if (body === null) {
-          // The unread rest is discarded while the 413 goes out (its Connection: close then
-          // lingers, see lingeringClose), never buffered.
-          req.resume();
-          const refused = toSimRequest(req, null, url);
-          if (!refused) return badRequest(res);
-          await writeAnswer(res, sim.tooLarge(refused), refused.method === 'HEAD');
-          return;
-        }
-        request = toSimRequest(req, body, url);
-      } catch {
-        request = null;
+  const answer = (res: ServerResponse, request: SimRequest | null): Promise<void> | void => {
+    if (!request) return badRequest(res);
+    const head = request.method === 'HEAD';
+    return sim.answer(request).then((reply) => writeAnswer(res, reply, head));
+  };
+  // A request with a body: read it (up to the route's limit) before answering.
+  const withBody = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    let request: SimRequest | null;
+    try {
+      const body = await readBody(req, sim.bodyLimit(req.method ?? 'GET', url.pathname));
+      if (body === null) {
+        // The unread rest is discarded while the 413 goes out (its Connection: close then
+        // lingers, see lingeringClose), never buffered.
+        req.resume();
+        const refused = toSimRequest(req, null, url);
+        if (!refused) return badRequest(res);
+        return writeAnswer(res, sim.tooLarge(refused), refused.method === 'HEAD');
       }
-      if (!request) return badRequest(res);
-      await writeAnswer(res, await sim.answer(request), request.method === 'HEAD');
-    })().catch((error) => {
-      process.stderr.write(`simulator: adapter error: ${(error as Error).message}\n`);
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ message: '500 Internal Server Error' }));
-    });
+      request = toSimRequest(req, body, url);
+    } catch {
+      request = null;
+    }
+    return answer(res, request);
+  };
+  return (req, res) => {
+    let url: URL | null;
+    let carries: boolean;
+    let request: SimRequest | null = null;
+    try {
+      url = requestTarget(req);
+      if (!url) return badRequest(res);
+      // Most requests (GETs) carry no body: nothing to read, no stream listener, no promise to wait
+      // for (Node discards an unread request when the answer ends).
+      carries = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
+      if (!carries) request = toSimRequest(req, EMPTY, url);
+    } catch {
+      return badRequest(res);
+    }
+    const done = carries ? withBody(req, res, url) : answer(res, request);
+    done?.catch((error: unknown) => adapterError(res, error));
   };
 }
 

@@ -26,7 +26,8 @@ const PAGES_KEPT = 256;
 interface Pages {
   count: number;
   settings: number;
-  byKey: Map<string, { body: string; headers: Record<string, string> }>;
+  /** The body as bytes: a 13.6 KB page is then written as it is, never encoded again per answer. */
+  byKey: Map<string, { body: Buffer; headers: Record<string, string> }>;
 }
 
 export const listProjects = endpoint(PUBLIC_READ, (ctx, caller) => {
@@ -42,7 +43,7 @@ export const listProjects = endpoint(PUBLIC_READ, (ctx, caller) => {
   if (answer instanceof Reply && answer.status === 200 && typeof answer.body === 'string') {
     const headers: Record<string, string> = {};
     answer.headers.forEach((value, name) => (headers[name] = value));
-    pages.byKey.set(key, { body: answer.body, headers });
+    pages.byKey.set(key, { body: Buffer.from(answer.body), headers });
   }
   return answer;
 });

@@ -24,7 +24,7 @@ export const rateLimit: Middleware = (request, sim, next) => {
 async function limited(
   request: SimRequest,
   sim: Sim,
-  next: () => Promise<Answer>,
+  next: () => Answer | Promise<Answer>,
   limit: NonNullable<InstanceSettings['rateLimit']>,
 ): Promise<Answer> {
   const url = requestUrl(request);

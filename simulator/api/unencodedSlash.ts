@@ -15,7 +15,7 @@ export const unencodedSlash: Middleware = (request, sim, next) => {
   return lenient(request, sim, next);
 };
 
-async function lenient(request: SimRequest, sim: Sim, next: () => Promise<Answer>): Promise<Answer> {
+async function lenient(request: SimRequest, sim: Sim, next: () => Answer | Promise<Answer>): Promise<Answer> {
   const url = new URL(request.url);
   if (!url.pathname.startsWith(PREFIX)) return next();
   const segments = url.pathname.slice(PREFIX.length).split('/');

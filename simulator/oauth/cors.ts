@@ -43,9 +43,11 @@ function preflight(request: SimRequest, sim: Sim, spec: CorsPreflight): Answer {
   });
 }
 
-export const cors: Middleware = async (request, sim, next) => {
-  const path = requestUrl(request).pathname;
+export const cors: Middleware = (request, sim, next) => {
   const origin = request.headers.get('origin');
+  // No Origin: neither a preflight nor a CORS header applies (most requests; no promise made).
+  if (origin === null) return next();
+  const path = requestUrl(request).pathname;
   if (
     request.method === 'OPTIONS' &&
     origin &&
@@ -55,8 +57,11 @@ export const cors: Middleware = async (request, sim, next) => {
     const spec = preflightOf(sim, path);
     if (spec) return preflight(request, sim, spec);
   }
-  const response = await next();
   // An OPTIONS that is not a granted preflight gets no CORS headers: the browser must refuse it.
-  if (!origin || !CROSS_ORIGIN.has(path) || request.method === 'OPTIONS') return response;
-  return withHeaders(response, { 'access-control-allow-origin': '*' });
+  if (!origin || !CROSS_ORIGIN.has(path) || request.method === 'OPTIONS') return next();
+  return allowAnyOrigin(next());
 };
+
+async function allowAnyOrigin(answer: Answer | Promise<Answer>): Promise<Answer> {
+  return withHeaders(await answer, { 'access-control-allow-origin': '*' });
+}

@@ -3,7 +3,7 @@
  * key set at /oauth/discovery/keys (oauthDiscoveryKeys) and its old alias /-/jwks (legacyJwks,
  * routed only before 17.0 by the operation's x-until).
  */
-import { jsonText } from '../http.js';
+import { jsonText, type Reply } from '../http.js';
 import type { Handler, Sim } from '../types.js';
 import { CHALLENGE_METHODS } from './pkce.js';
 import { userinfoClaimNames } from './claims.js';
@@ -32,7 +32,7 @@ const ID_TOKEN_CLAIMS = [
  * rotates).
  */
 const discoveryText = new WeakMap<Sim, Map<string, string>>();
-const keysText = new WeakMap<Sim, string>();
+const keysBody = new WeakMap<Sim, Buffer>();
 
 export const openidConfiguration: Handler = (ctx) => {
   const base = issuer(ctx);
@@ -74,12 +74,17 @@ function discovery(base: string, device: boolean, grants: string[]): Record<stri
   };
 }
 
-export const oauthDiscoveryKeys: Handler = async (ctx) => {
-  let body = keysText.get(ctx.sim);
-  // Stryker disable next-line ConditionalExpression: the key never changes, so serialising again gives the same text
-  if (body === undefined) keysText.set(ctx.sim, (body = JSON.stringify(await jwks(ctx.sim))));
-  return jsonText(200, body);
+// Synchronous once the key exists: its answer is one prebuilt Buffer (the key never rotates).
+export const oauthDiscoveryKeys: Handler = (ctx) => {
+  const body = keysBody.get(ctx.sim);
+  return body ? jsonText(200, body) : firstKeys(ctx.sim);
 };
+
+async function firstKeys(sim: Sim): Promise<Reply> {
+  const body = Buffer.from(JSON.stringify(await jwks(sim)));
+  keysBody.set(sim, body);
+  return jsonText(200, body);
+}
 export const legacyJwks: Handler = oauthDiscoveryKeys;
 
 /** The fault that keeps /-/jwks routed after its removal in 17.0 (core's release gate defers to this). */

@@ -4,6 +4,8 @@
  * see no change. The same through real Chromium: test/simulator/cross-site-browser.test.ts.
  */
 import { describe, expect, it } from 'vitest';
+import { openapi, operations } from '../../spec/index.js';
+import { createAjv } from '../../spec/ajv.js';
 import { createSimulator } from '../../simulator/core.js';
 import { userByLogin } from '../../simulator/store.js';
 import type { SimulatorOptions } from '../../simulator/types.js';
@@ -111,4 +113,41 @@ describe('control API refuses browser requests from another origin', () => {
     expect((await fixed.send('config', { headers: { origin: 'https://idp.test' } })).status).toBe(200);
     expect((await fixed.send('config', { headers: { origin: 'https://evil.test' } })).status).toBe(403);
   });
+});
+
+describe('every control refusal is declared in spec/openapi.yaml, with its body schema', () => {
+  const ajv = createAjv({ strict: false });
+  ajv.addSchema({ $id: 'openapi', components: openapi().components }, 'openapi');
+  /** The declared answer of `status`, its $ref followed; fails when the operation does not declare it. */
+  const declared = (operationId: string, status: number, body: unknown) => {
+    const op = operations().find((o) => o.operationId === operationId)!;
+    const entry = op.raw.responses?.[String(status)] as { $ref?: string } | undefined;
+    expect(entry, `${operationId} declares no ${status}`).toBeDefined();
+    const ref = entry!.$ref!.replace('#/components/responses/', '');
+    const schema = `openapi#/components/responses/${ref}/content/application~1json/schema`;
+    const validate = ajv.getSchema(schema)!;
+    expect(validate(body), `${operationId} ${status}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+  };
+  const control = operations().filter((o) => o.tags.includes('simulator'));
+
+  it.each(control.map((o) => [o.operationId, o.method, o.path] as const))(
+    '%s: 403 (Host, Origin, Sec-Fetch-Site) and, with a body, 415',
+    async (operationId, method, path) => {
+      const sim = createSimulator({ clock: { frozen: true }, controlHosts: ['127.0.0.1:3000'] });
+      const send = (init: RequestInit, base = BASE) =>
+        sim.handle(new Request(base + path, { method: method.toUpperCase(), ...init }));
+      for (const refused of [
+        await send({}, 'http://rebound.test:3000'),
+        await send({ headers: { origin: 'http://127.0.0.2:3000' } }),
+        await send({ headers: { 'sec-fetch-site': 'cross-site' } }),
+      ]) {
+        expect(refused.status).toBe(403);
+        declared(operationId, 403, await refused.json());
+      }
+      if (method === 'get') return;
+      const form = await send({ headers: { 'content-type': 'text/plain' }, body: '{}' });
+      expect(form.status).toBe(415);
+      declared(operationId, 415, await form.json());
+    },
+  );
 });
