@@ -1,0 +1,3 @@
+import { noCollateralBlame } from './blame.js';
+
+noCollateralBlame('api');
