@@ -27,7 +27,6 @@ import { allChecks } from '../../suites/index.js';
 import type { Driver, TargetConfig } from '../../suites/types.js';
 import type { Report } from '../../suites/report/model.js';
 import { spaProvider, type SpaOptions, type SpaProvider } from '../providers/spa-provider.js';
-import { allChecks } from '../../suites/index.js';
 import { unseenPasses, witness } from './witness.js';
 
 const CHROMIUM = process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM;
