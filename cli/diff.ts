@@ -72,6 +72,7 @@ async function recordRun(
       progress: (line) => progress.start(line),
       onResult: (result, i, total) => progress.result(result, i, total),
       onExchange: (checkId, exchange) => recording.add(checkId, exchange),
+      onAssertion: (checkId, rules, held) => recording.judge(checkId, rules, held),
       stopRequested,
     });
   } finally {

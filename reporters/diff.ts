@@ -1,6 +1,7 @@
 /**
  * The console's per-operation table of `idp-conformance diff`: one block per operation, one row per
- * difference, each linked to the rules it breaks or marked "not covered by any rule". Every cell
+ * difference, each linked to the rules it breaks, `allowed` (a variation the spec allows), or marked
+ * "not covered by any rule". Every cell
  * comes from the target, so every cell passes through terminalSafe.
  */
 import type { Difference, DiffSection } from '../suites/report/model.js';
@@ -18,14 +19,15 @@ function row(d: Difference): string[] {
     `${d.kind} ${clip(d.subject, 48)}`,
     clip(d.target, 64),
     clip(d.reference, 64),
-    d.rules.length ? d.rules.join(', ') : NOT_COVERED,
+    d.rules.length ? d.rules.join(', ') : d.allowed ? `allowed (${d.allowed})` : NOT_COVERED,
     clip(seen, 80),
   ].map(terminalSafe);
 }
 
 export function formatDiff(section: DiffSection): string {
   const { differences, exchanges } = section;
-  const uncovered = differences.filter((d) => !d.rules.length).length;
+  const allowed = differences.filter((d) => !d.rules.length && d.allowed).length;
+  const uncovered = differences.filter((d) => !d.rules.length && !d.allowed).length;
   const head =
     `Diff against ${terminalSafe(section.reference)}: ${exchanges.paired} exchange pairs ` +
     `(${exchanges.target} target, ${exchanges.reference} reference)`;
@@ -46,7 +48,7 @@ export function formatDiff(section: DiffSection): string {
   const more = section.omitted ? `, ${section.omitted} more not listed` : '';
   lines.push(
     `${differences.length} difference${differences.length === 1 ? '' : 's'}${more}: ` +
-      `${differences.length - uncovered} linked to a failed rule, ${uncovered} ${NOT_COVERED}`,
+      `${differences.length - allowed - uncovered} linked to a failed rule, ${allowed} allowed, ${uncovered} ${NOT_COVERED}`,
   );
   return `${lines.join('\n')}\n`;
 }

@@ -18,11 +18,21 @@ export interface Recording {
   /** Exchanges past MAX_EXCHANGES, not kept. */
   readonly dropped: number;
   add(checkId: string, exchange: Exchange): void;
+  /** An assertion of the check, judged after the exchanges added so far (runner `onAssertion`). */
+  judge(checkId: string, rules: readonly string[], held: boolean): void;
 }
 
-/** Normalises each exchange as it comes and keeps only its shape (no value, no secret). */
+const addTo = (list: string[] | undefined, rules: readonly string[]) => [...new Set([...(list ?? []), ...rules])];
+
+/**
+ * Normalises each exchange as it comes and keeps only its shape (no value, no secret). An
+ * assertion concerns the exchanges sent since the check's previous assertion (or, when none
+ * was sent since, the last one, judged again): it marks their rules failed or accepted there.
+ */
 export function createRecording(limit = MAX_EXCHANGES): Recording {
   const byCheck = new Map<string, ExchangeShape[]>();
+  /** Per check, the first exchange no assertion has concerned yet. */
+  const unjudged = new Map<string, number>();
   let total = 0;
   let dropped = 0;
   return {
@@ -43,10 +53,23 @@ export function createRecording(limit = MAX_EXCHANGES): Recording {
       list.push(shapeOf(exchange));
       byCheck.set(checkId, list);
     },
+    judge(checkId, rules, held) {
+      const list = byCheck.get(checkId);
+      if (!list?.length) return;
+      const from = Math.min(unjudged.get(checkId) ?? 0, list.length - 1);
+      for (const shape of list.slice(from)) {
+        if (held) shape.accepted = addTo(shape.accepted, rules);
+        else shape.failed = addTo(shape.failed, rules);
+      }
+      unjudged.set(checkId, list.length);
+    },
   };
 }
 
 type Found = Pick<Difference, 'kind' | 'subject' | 'target' | 'reference'>;
+
+/** The spec's document, where the answer matches it (suites/diff/conforms.ts). */
+export const ALLOWED_BY_SCHEMA = 'spec/openapi.yaml';
 
 const ABSENT = 'absent';
 
@@ -115,10 +138,24 @@ function brokenBy(result: CheckResult | undefined): string[] {
   return result.broken ?? result.rules;
 }
 
+/**
+ * How one difference seen in target exchange `t` is judged: linked to the rules the check broke
+ * whose failed assertions concerned `t`; else allowed, when the answer matches the spec's
+ * documented schema (a member or type) or when assertions judged `t` and held (the suites accept
+ * the variation: the source allows it); else no rule covers it.
+ */
+function judgement(found: Found, t: ExchangeShape | undefined, broken: readonly string[]) {
+  const rules = (t?.failed ?? []).filter((r) => broken.includes(r));
+  if (rules.length || !t || t.failed?.length) return { rules };
+  const onMembers = found.kind === 'member' || found.kind === 'type';
+  if (onMembers && t.conforms !== undefined) return t.conforms ? { rules, allowed: ALLOWED_BY_SCHEMA } : { rules };
+  return t.accepted?.length ? { rules, allowed: t.accepted.join(', ') } : { rules };
+}
+
 export interface DiffInput {
   target: Recording;
   reference: Recording;
-  /** The target run's check results: a difference in a check that failed is linked to its rules. */
+  /** The target run's check results: a difference is linked only to rules its check broke. */
   results: readonly CheckResult[];
   referenceName: string;
 }
@@ -127,16 +164,19 @@ export function diffRecordings({ target, reference, results, referenceName }: Di
   const resultOf = new Map(results.map((r) => [r.id, r]));
   const grouped = new Map<string, Difference>();
   let paired = 0;
-  const note = (checkId: string, operation: string, found: Found) => {
-    const rules = brokenBy(resultOf.get(checkId));
+  const note = (checkId: string, operation: string, found: Found, t?: ExchangeShape) => {
+    const { rules, allowed } = judgement(found, t, brokenBy(resultOf.get(checkId)));
     const id = [operation, found.kind, found.subject, found.target, found.reference].join('\u0000');
     const seen = grouped.get(id);
     if (!seen) {
-      grouped.set(id, { operation, ...found, rules, checks: [checkId], count: 1 });
+      grouped.set(id, { operation, ...found, rules, ...(allowed ? { allowed } : {}), checks: [checkId], count: 1 });
       return;
     }
     seen.count++;
     seen.rules = [...new Set([...seen.rules, ...rules])];
+    // Allowed only where every pair that showed it was allowed.
+    if (!allowed || seen.rules.length) delete seen.allowed;
+    else if (seen.allowed) seen.allowed = [...new Set([...seen.allowed.split(', '), ...allowed.split(', ')])].join(', ');
     if (seen.checks.length < CHECKS_NAMED && !seen.checks.includes(checkId)) seen.checks.push(checkId);
   };
   const checkIds = [...new Set([...target.byCheck.keys(), ...reference.byCheck.keys()])];
@@ -146,9 +186,9 @@ export function diffRecordings({ target, reference, results, referenceName }: Di
       reference.byCheck.get(checkId) ?? [],
     );
     paired += pairs.length;
-    for (const [t, r] of pairs) for (const found of compareShapes(t, r)) note(checkId, t.operation, found);
+    for (const [t, r] of pairs) for (const found of compareShapes(t, r)) note(checkId, t.operation, found, t);
     for (const t of onlyTarget)
-      note(checkId, t.operation, { kind: 'exchange', subject: 'exchange', target: 'sent', reference: 'not sent' });
+      note(checkId, t.operation, { kind: 'exchange', subject: 'exchange', target: 'sent', reference: 'not sent' }, t);
     // A check that failed on the target stopped there: what it did not send after is no finding.
     if (brokenBy(resultOf.get(checkId)).length) continue;
     for (const r of onlyReference)
@@ -167,5 +207,5 @@ export function diffRecordings({ target, reference, results, referenceName }: Di
   };
 }
 
-/** Whether a difference breaks a rule the target run failed: otherwise no rule covers it yet. */
+/** Whether a difference breaks a rule the target run failed: otherwise it is allowed, or no rule covers it yet. */
 export const covered = (difference: Difference) => difference.rules.length > 0;

@@ -5,6 +5,7 @@
  * bounded and holds no value the spec does not list (vocabulary.ts), so it is safe to report.
  */
 import type { Exchange } from '../report/model.js';
+import { conformsToSpec } from './conforms.js';
 import { operationOf } from './operation.js';
 import { isVocabulary } from './vocabulary.js';
 
@@ -20,6 +21,11 @@ export interface ExchangeShape {
   headers: Record<string, string>;
   /** The redirect target by role, with its parameter names: `{redirect_uri}?code,state`. */
   location?: string;
+  /** Whether the JSON body matches what spec/openapi.yaml documents here (absent: nothing documented). */
+  conforms?: boolean;
+  /** Rules whose assertions judged this exchange on the target: failed there, or held (compare.ts). */
+  failed?: string[];
+  accepted?: string[];
 }
 
 /** Bounds on what one exchange may add, whatever the target sends. */
@@ -75,7 +81,11 @@ export function jsonShape(value: unknown): Record<string, string> {
   return Object.fromEntries([...into].map(([path, types]) => [path, [...types].sort().join('|')]));
 }
 
-function bodyShape(body: string | undefined, contentType: string): { members: Record<string, string>; error?: string } {
+function bodyShape(
+  body: string | undefined,
+  contentType: string,
+  documented: (value: unknown) => boolean | undefined,
+): { members: Record<string, string>; error?: string; conforms?: boolean } {
   if (!body) return { members: { $: 'empty' } };
   let value: unknown;
   try {
@@ -84,7 +94,8 @@ function bodyShape(body: string | undefined, contentType: string): { members: Re
     return { members: { $: /html/.test(contentType) ? 'HTML' : 'text' } };
   }
   const error = value && typeof value === 'object' ? errorCode((value as { error?: unknown }).error) : undefined;
-  return { members: jsonShape(value), ...(error ? { error } : {}) };
+  const conforms = documented(value);
+  return { members: jsonShape(value), ...(error ? { error } : {}), ...(conforms === undefined ? {} : { conforms }) };
 }
 
 const list = (value: string, lower = true) =>
@@ -215,16 +226,20 @@ export function shapeOf(exchange: Exchange): ExchangeShape {
     const normalise = HEADERS[name.toLowerCase()];
     if (normalise) headers[name.toLowerCase()] = normalise(value, request);
   }
-  const { members, error: bodyError } = bodyShape(response.body, headers['content-type'] ?? '');
+  const status = String(response.status);
+  const { members, error: bodyError, conforms } = bodyShape(response.body, headers['content-type'] ?? '', (value) =>
+    conformsToSpec(operation, status, value),
+  );
   const location = headerOf(response.headers, 'location');
   const redirect = location === undefined ? undefined : locationShape(location, request.url);
   const error = bodyError ?? redirect?.error;
   return {
     operation,
-    status: String(response.status),
+    status,
     ...(error !== undefined ? { error } : {}),
     members,
     headers,
     ...(redirect ? { location: redirect.location } : {}),
+    ...(conforms === undefined ? {} : { conforms }),
   };
 }

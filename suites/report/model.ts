@@ -118,8 +118,16 @@ export interface Difference {
   /** The target's side and the reference's, normalised (roles and types, never generated values). */
   target: string;
   reference: string;
-  /** Rules the target run failed in the checks that saw it; empty: not covered by any rule. */
+  /**
+   * Rules the target run broke by an assertion about the exchange that showed it; empty: allowed,
+   * or not covered by any rule.
+   */
   rules: string[];
+  /**
+   * A variation the spec allows: `spec/openapi.yaml` (the answer matches its documented schema) or
+   * the rules whose assertions judged that exchange and held.
+   */
+  allowed?: string;
   /** Checks that saw it (the first few) and how many pairs showed it. */
   checks: string[];
   count: number;

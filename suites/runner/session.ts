@@ -77,6 +77,8 @@ export interface SessionOptions {
   deadline?: number;
   /** Sees every exchange the session records, unredacted: the caller keeps no secret of it. */
   tap?: (exchange: Exchange) => void;
+  /** Sees every assertion of a check: the rules it names (the check's when it names none) and whether it held. */
+  judged?: (rules: readonly string[], held: boolean) => void;
 }
 
 /** `inForce` counts unknown ids as in force, so a typo cannot hide a check. */
@@ -300,7 +302,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       recorder.clear();
       const oauth: TrackedFlows = createOAuthFlows(http, driver, config, redactor, createRandom(options.seed));
       current = oauth;
-      const evidence = createEvidence();
+      const { judged } = options;
+      // Only the live check's: one abandoned at its time limit may still be asserting.
+      const evidence = createEvidence(
+        judged && ((rules, held) => fromLiveCheck() && judged(rules?.length ? rules : check.rules, held)),
+      );
       const t = createCheckContext({
         ...session,
         oauth,
