@@ -1,9 +1,11 @@
 /**
  * The diff proper: pair the target's exchanges with the reference's (per check, per operation,
- * in order), compare each pair's shapes, and link every difference to the rules the target run
- * failed in the checks that saw it. Pure functions of recorded shapes and the target's report.
+ * in order), compare each pair's shapes, and link each difference to the rules whose failed
+ * assertions concerned the exchange that showed it (and that spec/openapi.yaml lists for its
+ * operation); tell apart what the spec allows. Pure functions of recorded shapes and the report.
  */
 import type { CheckResult, Difference, DiffSection, Exchange } from '../report/model.js';
+import { ruleConcerns } from './operation.js';
 import { shapeOf, type ExchangeShape } from './shape.js';
 
 /** Bounds of one side's recording, and of the report: memory stays flat whatever the target sends. */
@@ -26,13 +28,17 @@ const addTo = (list: string[] | undefined, rules: readonly string[]) => [...new 
 
 /**
  * Normalises each exchange as it comes and keeps only its shape (no value, no secret). An
- * assertion concerns the exchanges sent since the check's previous assertion (or, when none
- * was sent since, the last one, judged again): it marks their rules failed or accepted there.
+ * assertion judges the answer before it: the last exchange, which a held assertion accepts. A
+ * failed one may also be about an earlier exchange since the check's previous assertion (a check
+ * often sends, then asserts): of those, its rules are marked failed on the ones of the same
+ * operation or of an operation spec/openapi.yaml lists the rule for. Exchanges sent after a
+ * check's first failure are its consequences, marked so (diffRecordings leaves them out).
  */
 export function createRecording(limit = MAX_EXCHANGES): Recording {
   const byCheck = new Map<string, ExchangeShape[]>();
   /** Per check, the first exchange no assertion has concerned yet. */
   const unjudged = new Map<string, number>();
+  const failedChecks = new Set<string>();
   let total = 0;
   let dropped = 0;
   return {
@@ -50,16 +56,25 @@ export function createRecording(limit = MAX_EXCHANGES): Recording {
       }
       total++;
       const list = byCheck.get(checkId) ?? [];
-      list.push(shapeOf(exchange));
+      const shape = shapeOf(exchange);
+      if (failedChecks.has(checkId)) shape.afterFailure = true;
+      list.push(shape);
       byCheck.set(checkId, list);
     },
     judge(checkId, rules, held) {
       const list = byCheck.get(checkId);
       if (!list?.length) return;
-      const from = Math.min(unjudged.get(checkId) ?? 0, list.length - 1);
-      for (const shape of list.slice(from)) {
-        if (held) shape.accepted = addTo(shape.accepted, rules);
-        else shape.failed = addTo(shape.failed, rules);
+      const last = list[list.length - 1];
+      if (held) last.accepted = addTo(last.accepted, rules);
+      else {
+        for (const shape of list.slice(Math.min(unjudged.get(checkId) ?? 0, list.length - 1))) {
+          const concerned =
+            shape === last || shape.operation === last.operation
+              ? rules
+              : rules.filter((r) => ruleConcerns(r, shape.operation));
+          shape.failed = addTo(shape.failed, concerned);
+        }
+        failedChecks.add(checkId);
       }
       unjudged.set(checkId, list.length);
     },
@@ -138,13 +153,15 @@ function brokenBy(result: CheckResult | undefined): string[] {
   return result.broken ?? result.rules;
 }
 
+type Judged = { rules: string[]; allowed?: string };
+
 /**
  * How one difference seen in target exchange `t` is judged: linked to the rules the check broke
  * whose failed assertions concerned `t`; else allowed, when the answer matches the spec's
  * documented schema (a member or type) or when assertions judged `t` and held (the suites accept
  * the variation: the source allows it); else no rule covers it.
  */
-function judgement(found: Found, t: ExchangeShape | undefined, broken: readonly string[]) {
+function judgement(found: Found, t: ExchangeShape | undefined, broken: readonly string[]): Judged {
   const rules = (t?.failed ?? []).filter((r) => broken.includes(r));
   if (rules.length || !t || t.failed?.length) return { rules };
   const onMembers = found.kind === 'member' || found.kind === 'type';
@@ -164,8 +181,7 @@ export function diffRecordings({ target, reference, results, referenceName }: Di
   const resultOf = new Map(results.map((r) => [r.id, r]));
   const grouped = new Map<string, Difference>();
   let paired = 0;
-  const note = (checkId: string, operation: string, found: Found, t?: ExchangeShape) => {
-    const { rules, allowed } = judgement(found, t, brokenBy(resultOf.get(checkId)));
+  const note = (checkId: string, operation: string, found: Found, rules: string[], allowed?: string) => {
     const id = [operation, found.kind, found.subject, found.target, found.reference].join('\u0000');
     const seen = grouped.get(id);
     if (!seen) {
@@ -176,23 +192,49 @@ export function diffRecordings({ target, reference, results, referenceName }: Di
     seen.rules = [...new Set([...seen.rules, ...rules])];
     // Allowed only where every pair that showed it was allowed.
     if (!allowed || seen.rules.length) delete seen.allowed;
-    else if (seen.allowed) seen.allowed = [...new Set([...seen.allowed.split(', '), ...allowed.split(', ')])].join(', ');
+    else if (seen.allowed)
+      seen.allowed = [...new Set([...seen.allowed.split(', '), ...allowed.split(', ')])].join(', ');
     if (seen.checks.length < CHECKS_NAMED && !seen.checks.includes(checkId)) seen.checks.push(checkId);
   };
   const checkIds = [...new Set([...target.byCheck.keys(), ...reference.byCheck.keys()])];
   for (const checkId of checkIds) {
+    const broken = brokenBy(resultOf.get(checkId));
     const { pairs, onlyTarget, onlyReference } = pairShapes(
       target.byCheck.get(checkId) ?? [],
       reference.byCheck.get(checkId) ?? [],
     );
     paired += pairs.length;
-    for (const [t, r] of pairs) for (const found of compareShapes(t, r)) note(checkId, t.operation, found, t);
+    const seen: { operation: string; found: Found; t?: ExchangeShape }[] = [];
+    for (const [t, r] of pairs)
+      for (const found of compareShapes(t, r)) seen.push({ operation: t.operation, found, t });
     for (const t of onlyTarget)
-      note(checkId, t.operation, { kind: 'exchange', subject: 'exchange', target: 'sent', reference: 'not sent' }, t);
+      seen.push({
+        operation: t.operation,
+        found: { kind: 'exchange', subject: 'exchange', target: 'sent', reference: 'not sent' },
+        t,
+      });
     // A check that failed on the target stopped there: what it did not send after is no finding.
-    if (brokenBy(resultOf.get(checkId)).length) continue;
-    for (const r of onlyReference)
-      note(checkId, r.operation, { kind: 'exchange', subject: 'exchange', target: 'not sent', reference: 'sent' });
+    if (!broken.length)
+      for (const r of onlyReference)
+        seen.push({
+          operation: r.operation,
+          found: { kind: 'exchange', subject: 'exchange', target: 'not sent', reference: 'sent' },
+        });
+    const judged = seen.map((s) => ({ ...s, ...judgement(s.found, s.t, broken) }));
+    // The same difference (the same member or header, the target's side alike) where the check's
+    // failed assertion did not look, say on another collection, has the cause it judged elsewhere.
+    const sameAs = (a: Found) => [a.kind, a.subject, a.target].join('\u0000');
+    const causes = new Map<string, string[]>();
+    for (const j of judged)
+      if (j.rules.length) causes.set(sameAs(j.found), addTo(causes.get(sameAs(j.found)), j.rules));
+    for (const j of judged) {
+      const rules = j.rules.length
+        ? j.rules
+        : (causes.get(sameAs(j.found)) ?? []).filter((r) => ruleConcerns(r, j.operation));
+      // After a failure, what the check did differently follows from it: one cause, one blame.
+      if (j.t?.afterFailure && !rules.length) continue;
+      note(checkId, j.operation, j.found, rules, rules.length ? undefined : j.allowed);
+    }
   }
   const differences = [...grouped.values()].sort(
     (a, b) => a.operation.localeCompare(b.operation) || a.subject.localeCompare(b.subject),

@@ -26,6 +26,8 @@ export interface ExchangeShape {
   /** Rules whose assertions judged this exchange on the target: failed there, or held (compare.ts). */
   failed?: string[];
   accepted?: string[];
+  /** Sent after the check's first failed assertion on this side. */
+  afterFailure?: boolean;
 }
 
 /** Bounds on what one exchange may add, whatever the target sends. */
@@ -227,9 +229,11 @@ export function shapeOf(exchange: Exchange): ExchangeShape {
     if (normalise) headers[name.toLowerCase()] = normalise(value, request);
   }
   const status = String(response.status);
-  const { members, error: bodyError, conforms } = bodyShape(response.body, headers['content-type'] ?? '', (value) =>
-    conformsToSpec(operation, status, value),
-  );
+  const {
+    members,
+    error: bodyError,
+    conforms,
+  } = bodyShape(response.body, headers['content-type'] ?? '', (value) => conformsToSpec(operation, status, value));
   const location = headerOf(response.headers, 'location');
   const redirect = location === undefined ? undefined : locationShape(location, request.url);
   const error = bodyError ?? redirect?.error;
