@@ -71,7 +71,7 @@ async function recordRun(
       slow: s.slow,
       progress: (line) => progress.start(line),
       onResult: (result, i, total) => progress.result(result, i, total),
-      onExchange: (checkId, exchange) => recording.add(checkId, exchange),
+      onExchange: (checkId, exchange, housekeeping) => recording.add(checkId, exchange, housekeeping),
       onAssertion: (checkId, rules, held) => recording.judge(checkId, rules, held),
       stopRequested,
     });

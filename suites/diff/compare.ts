@@ -16,40 +16,48 @@ const CHECKS_NAMED = 5;
 export interface Recording {
   /** Shapes by check id, in the order they were sent. */
   readonly byCheck: Map<string, ExchangeShape[]>;
+  /** Failed assertions by check id: their rules and the exchanges they may be about, [from, to). */
+  readonly failures: Map<string, Failure[]>;
   readonly total: number;
   /** Exchanges past MAX_EXCHANGES, not kept. */
   readonly dropped: number;
-  add(checkId: string, exchange: Exchange): void;
+  /** `housekeeping`: the harness revoking its tokens (compared when paired, never counted as sent or not). */
+  add(checkId: string, exchange: Exchange, housekeeping?: boolean): void;
   /** An assertion of the check, judged after the exchanges added so far (runner `onAssertion`). */
   judge(checkId: string, rules: readonly string[], held: boolean): void;
+}
+
+export interface Failure {
+  rules: readonly string[];
+  from: number;
+  to: number;
 }
 
 const addTo = (list: string[] | undefined, rules: readonly string[]) => [...new Set([...(list ?? []), ...rules])];
 
 /**
- * Normalises each exchange as it comes and keeps only its shape (no value, no secret). An
- * assertion judges the answer before it: the last exchange, which a held assertion accepts. A
- * failed one may also be about an earlier exchange since the check's previous assertion (a check
- * often sends, then asserts): of those, its rules are marked failed on the ones of the same
- * operation or of an operation spec/openapi.yaml lists the rule for. Exchanges sent after a
- * check's first failure are its consequences, marked so (diffRecordings leaves them out).
+ * Normalises each exchange as it comes and keeps only its shape (no value, no secret). A held
+ * assertion accepts the answer just before it. A failed one may be about any exchange since the
+ * check's previous failure (a check often sends, then asserts premises, then judges what it
+ * sent): diffRecordings decides which of them it concerns. Exchanges sent after a check's first
+ * failure are its consequences, marked so.
  */
 export function createRecording(limit = MAX_EXCHANGES): Recording {
   const byCheck = new Map<string, ExchangeShape[]>();
-  /** Per check, the first exchange no assertion has concerned yet. */
-  const unjudged = new Map<string, number>();
-  const failedChecks = new Set<string>();
+  const failures = new Map<string, Failure[]>();
+  let failureCount = 0;
   let total = 0;
   let dropped = 0;
   return {
     byCheck,
+    failures,
     get total() {
       return total;
     },
     get dropped() {
       return dropped;
     },
-    add(checkId, exchange) {
+    add(checkId, exchange, housekeeping = false) {
       if (total >= limit) {
         dropped++;
         return;
@@ -57,28 +65,56 @@ export function createRecording(limit = MAX_EXCHANGES): Recording {
       total++;
       const list = byCheck.get(checkId) ?? [];
       const shape = shapeOf(exchange);
-      if (failedChecks.has(checkId)) shape.afterFailure = true;
+      if (failures.has(checkId)) shape.afterFailure = true;
+      if (housekeeping) shape.housekeeping = true;
       list.push(shape);
       byCheck.set(checkId, list);
     },
     judge(checkId, rules, held) {
       const list = byCheck.get(checkId);
       if (!list?.length) return;
-      const last = list[list.length - 1];
-      if (held) last.accepted = addTo(last.accepted, rules);
-      else {
-        for (const shape of list.slice(Math.min(unjudged.get(checkId) ?? 0, list.length - 1))) {
-          const concerned =
-            shape === last || shape.operation === last.operation
-              ? rules
-              : rules.filter((r) => ruleConcerns(r, shape.operation));
-          shape.failed = addTo(shape.failed, concerned);
-        }
-        failedChecks.add(checkId);
+      if (held) {
+        list[list.length - 1].accepted = addTo(list[list.length - 1].accepted, rules);
+        return;
       }
-      unjudged.set(checkId, list.length);
+      const seen = failures.get(checkId) ?? [];
+      const previous = seen[seen.length - 1];
+      // Nothing sent since the previous failure: this one is about the same answer.
+      const failure = { rules: [...rules], from: Math.min(previous?.to ?? 0, list.length - 1), to: list.length };
+      const again = previous && previous.to === failure.to && previous.rules.join() === failure.rules.join();
+      // A property repeats its failing assertion on every case it shrinks: a bounded record.
+      if (!again && failureCount < limit) {
+        failureCount++;
+        seen.push(failure);
+      }
+      failures.set(checkId, seen);
     },
   };
+}
+
+/**
+ * The target exchanges (by index) each failed assertion concerns, and its rules the check broke:
+ * of the differing exchanges in its reach, those of the operation it judged last or of one
+ * spec/openapi.yaml lists the rule for; when none is, all of them (its cause is among them).
+ */
+function linkFailures(
+  list: readonly ExchangeShape[],
+  failures: readonly Failure[],
+  differing: ReadonlySet<number>,
+  broken: readonly string[],
+): Map<number, string[]> {
+  const linked = new Map<number, string[]>();
+  for (const failure of failures) {
+    const rules = failure.rules.filter((r) => broken.includes(r));
+    if (!rules.length) continue;
+    const reach = [...differing].filter((i) => i >= failure.from && i < failure.to);
+    const judgedLast = list[failure.to - 1]?.operation;
+    const likely = reach.filter(
+      (i) => list[i].operation === judgedLast || rules.some((r) => ruleConcerns(r, list[i].operation)),
+    );
+    for (const i of likely.length ? likely : reach) linked.set(i, addTo(linked.get(i), rules));
+  }
+  return linked;
 }
 
 type Found = Pick<Difference, 'kind' | 'subject' | 'target' | 'reference'>;
@@ -156,17 +192,17 @@ function brokenBy(result: CheckResult | undefined): string[] {
 type Judged = { rules: string[]; allowed?: string };
 
 /**
- * How one difference seen in target exchange `t` is judged: linked to the rules the check broke
- * whose failed assertions concerned `t`; else allowed, when the answer matches the spec's
- * documented schema (a member or type) or when assertions judged `t` and held (the suites accept
- * the variation: the source allows it); else no rule covers it.
+ * How a difference seen in target exchange `t` and not linked to a failure is judged: allowed
+ * when the answer matches the spec's documented schema (a member or type) or when assertions
+ * judged `t` and held (the suites accept the variation: the source allows it); else no rule
+ * covers it.
  */
-function judgement(found: Found, t: ExchangeShape | undefined, broken: readonly string[]): Judged {
-  const rules = (t?.failed ?? []).filter((r) => broken.includes(r));
-  if (rules.length || !t || t.failed?.length) return { rules };
+function unlinked(found: Found, t: ExchangeShape | undefined): Judged {
+  if (!t) return { rules: [] };
   const onMembers = found.kind === 'member' || found.kind === 'type';
-  if (onMembers && t.conforms !== undefined) return t.conforms ? { rules, allowed: ALLOWED_BY_SCHEMA } : { rules };
-  return t.accepted?.length ? { rules, allowed: t.accepted.join(', ') } : { rules };
+  if (onMembers && t.conforms !== undefined)
+    return t.conforms ? { rules: [], allowed: ALLOWED_BY_SCHEMA } : { rules: [] };
+  return t.accepted?.length ? { rules: [], allowed: t.accepted.join(', ') } : { rules: [] };
 }
 
 export interface DiffInput {
@@ -199,15 +235,14 @@ export function diffRecordings({ target, reference, results, referenceName }: Di
   const checkIds = [...new Set([...target.byCheck.keys(), ...reference.byCheck.keys()])];
   for (const checkId of checkIds) {
     const broken = brokenBy(resultOf.get(checkId));
-    const { pairs, onlyTarget, onlyReference } = pairShapes(
-      target.byCheck.get(checkId) ?? [],
-      reference.byCheck.get(checkId) ?? [],
-    );
+    const list = target.byCheck.get(checkId) ?? [];
+    const { pairs, onlyTarget, onlyReference } = pairShapes(list, reference.byCheck.get(checkId) ?? []);
     paired += pairs.length;
     const seen: { operation: string; found: Found; t?: ExchangeShape }[] = [];
     for (const [t, r] of pairs)
       for (const found of compareShapes(t, r)) seen.push({ operation: t.operation, found, t });
-    for (const t of onlyTarget)
+    // How many tokens the harness revokes after a check follows from what the target handed out.
+    for (const t of onlyTarget.filter((shape) => !shape.housekeeping))
       seen.push({
         operation: t.operation,
         found: { kind: 'exchange', subject: 'exchange', target: 'sent', reference: 'not sent' },
@@ -215,12 +250,22 @@ export function diffRecordings({ target, reference, results, referenceName }: Di
       });
     // A check that failed on the target stopped there: what it did not send after is no finding.
     if (!broken.length)
-      for (const r of onlyReference)
+      for (const r of onlyReference.filter((shape) => !shape.housekeeping))
         seen.push({
           operation: r.operation,
           found: { kind: 'exchange', subject: 'exchange', target: 'not sent', reference: 'sent' },
         });
-    const judged = seen.map((s) => ({ ...s, ...judgement(s.found, s.t, broken) }));
+    const index = new Map(list.map((shape, i) => [shape, i]));
+    const linked = linkFailures(
+      list,
+      target.failures.get(checkId) ?? [],
+      new Set(seen.flatMap((s) => (s.t ? [index.get(s.t)!] : []))),
+      broken,
+    );
+    const judged = seen.map((s) => {
+      const rules = s.t ? linked.get(index.get(s.t)!) : undefined;
+      return { ...s, ...(rules ? { rules } : unlinked(s.found, s.t)) };
+    });
     // The same difference (the same member or header, the target's side alike) where the check's
     // failed assertion did not look, say on another collection, has the cause it judged elsewhere.
     const sameAs = (a: Found) => [a.kind, a.subject, a.target].join('\u0000');

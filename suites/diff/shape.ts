@@ -23,11 +23,12 @@ export interface ExchangeShape {
   location?: string;
   /** Whether the JSON body matches what spec/openapi.yaml documents here (absent: nothing documented). */
   conforms?: boolean;
-  /** Rules whose assertions judged this exchange on the target: failed there, or held (compare.ts). */
-  failed?: string[];
+  /** Rules whose assertions judged this exchange just after it and held (compare.ts). */
   accepted?: string[];
   /** Sent after the check's first failed assertion on this side. */
   afterFailure?: boolean;
+  /** The harness revoking the tokens it holds: as many as the target handed out. */
+  housekeeping?: boolean;
 }
 
 /** Bounds on what one exchange may add, whatever the target sends. */

@@ -49,7 +49,7 @@ export interface RunOptions extends SessionOptions {
    * Every exchange of the run, unredacted, with the check that sent it (SETUP before the first
    * check): `diff` pairs them with a reference run's. Overrides `tap`.
    */
-  onExchange?: (checkId: string, exchange: Exchange) => void;
+  onExchange?: (checkId: string, exchange: Exchange, housekeeping: boolean) => void;
   /** Every assertion of a check, in order with its exchanges: `diff` links a difference to the rule judged there. */
   onAssertion?: (checkId: string, rules: readonly string[], held: boolean) => void;
 }
@@ -101,7 +101,9 @@ export async function runConformance(options: RunOptions): Promise<Report> {
   const { onExchange, onAssertion } = options;
   const session = await openSession({
     ...options,
-    ...(onExchange ? { tap: (exchange: Exchange) => onExchange(running, exchange) } : {}),
+    ...(onExchange
+      ? { tap: (exchange: Exchange, housekeeping: boolean) => onExchange(running, exchange, housekeeping) }
+      : {}),
     ...(onAssertion ? { judged: (rules: readonly string[], held: boolean) => onAssertion(running, rules, held) } : {}),
   });
   const left = abandoned(options.abandon);
