@@ -33,10 +33,11 @@ export function diffTally(section: DiffSection): string {
   );
 }
 
-/** `Diff against …: N exchange pairs (…)`. */
+/** `Diff against …: N exchange pairs (…)`, and what was read from the target to configure it. */
 export const diffHead = (section: DiffSection) =>
   `Diff against ${section.reference}: ${section.exchanges.paired} exchange pairs ` +
-  `(${section.exchanges.target} target, ${section.exchanges.reference} reference)`;
+  `(${section.exchanges.target} target, ${section.exchanges.reference} reference)` +
+  (section.read?.length ? `\nRead from the target: ${section.read.join('; ')}` : '');
 
 function row(d: Difference): string[] {
   return [

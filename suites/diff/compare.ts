@@ -211,9 +211,11 @@ export interface DiffInput {
   /** The target run's check results: a difference is linked only to rules its check broke. */
   results: readonly CheckResult[];
   referenceName: string;
+  /** What the reference's configuration read from the target (suites/diff/profile.ts). */
+  read?: string[];
 }
 
-export function diffRecordings({ target, reference, results, referenceName }: DiffInput): DiffSection {
+export function diffRecordings({ target, reference, results, referenceName, read }: DiffInput): DiffSection {
   const resultOf = new Map(results.map((r) => [r.id, r]));
   const grouped = new Map<string, Difference>();
   let paired = 0;
@@ -287,6 +289,7 @@ export function diffRecordings({ target, reference, results, referenceName }: Di
   const dropped = target.dropped + reference.dropped;
   return {
     reference: referenceName,
+    ...(read ? { read } : {}),
     exchanges: { target: target.total, reference: reference.total, paired },
     differences: differences.slice(0, MAX_DIFFERENCES),
     ...(differences.length > MAX_DIFFERENCES ? { omitted: differences.length - MAX_DIFFERENCES } : {}),

@@ -28,10 +28,10 @@ function documented(operation: string, status: string): ValidateFunction | null 
   const op = (openapi().paths?.[path] as Node)?.[method.toLowerCase()] as Node;
   const responses = op?.responses as Record<string, Node> | undefined;
   const response = resolve(responses?.[status] ?? responses?.[`${status[0]}XX`] ?? responses?.default);
-  const schema = ((response?.content as Record<string, Node> | undefined)?.['application/json'])?.schema;
+  const schema = (response?.content as Record<string, Node> | undefined)?.['application/json']?.schema;
   if (!schema || typeof schema !== 'object') return null;
   // The document's components ride along, so the schema's `#/components/…` references resolve.
-  return ajv.compile({ ...(schema), components: openapi().components });
+  return ajv.compile({ ...schema, components: openapi().components });
 }
 
 /** True or false where the spec documents a JSON body for this answer; undefined where it does not. */

@@ -136,6 +136,8 @@ export interface Difference {
 export interface DiffSection {
   /** The reference the target was compared with, e.g. `embedded simulator 17.5 (self-managed)`. */
   reference: string;
+  /** What was read from the target to configure the reference (release, flags), or why not. */
+  read?: string[];
   /** Exchanges recorded on each side, and how many were paired by check, operation and order. */
   exchanges: { target: number; reference: number; paired: number };
   differences: Difference[];
