@@ -162,6 +162,9 @@ export function compareShapes(target: ExchangeShape, reference: ExchangeShape): 
   // The body's `error` member is the error code, already compared.
   const members = compareMaps('member', target.members, reference.members);
   out.push(...members.filter((d) => d.subject !== '$.error' || target.error === reference.error));
+  // Alike in shape, but the target's value breaks what the spec fixes there (a const, a bound).
+  if (target.violation && reference.conforms && !out.some((d) => d.subject === target.violation))
+    out.push({ kind: 'value', subject: target.violation, target: 'not as documented', reference: 'as documented' });
   out.push(...compareMaps('header', target.headers, reference.headers));
   return out;
 }
@@ -199,7 +202,7 @@ type Judged = { rules: string[]; allowed?: string };
  */
 function unlinked(found: Found, t: ExchangeShape | undefined): Judged {
   if (!t) return { rules: [] };
-  const onMembers = found.kind === 'member' || found.kind === 'type';
+  const onMembers = found.kind === 'member' || found.kind === 'type' || found.kind === 'value';
   if (onMembers && t.conforms !== undefined)
     return t.conforms ? { rules: [], allowed: ALLOWED_BY_SCHEMA } : { rules: [] };
   return t.accepted?.length ? { rules: [], allowed: t.accepted.join(', ') } : { rules: [] };

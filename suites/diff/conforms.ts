@@ -9,6 +9,14 @@ import { openapi } from '../../spec/index.js';
 
 // The spec's schemas carry x-* annotations: not strict.
 const ajv = createAjv({ strict: false, allErrors: false });
+
+/** Where the documented schema is broken, as a member path (`$.expires_in`). */
+const pathOf = (instancePath: string) =>
+  `$${instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => (/^\d+$/.test(p) ? '[]' : `.${p}`))
+    .join('')}`;
 /** By `METHOD /template STATUS`: the compiled schema, or null where none is documented. */
 const compiled = new Map<string, ValidateFunction | null>();
 
@@ -34,10 +42,14 @@ function documented(operation: string, status: string): ValidateFunction | null 
   return ajv.compile({ ...schema, components: openapi().components });
 }
 
-/** True or false where the spec documents a JSON body for this answer; undefined where it does not. */
-export function conformsToSpec(operation: string, status: string, body: unknown): boolean | undefined {
+/**
+ * True where the answer matches the JSON body the spec documents for it, else the member path of
+ * the first violation; undefined where nothing is documented.
+ */
+export function conformsToSpec(operation: string, status: string, body: unknown): true | string | undefined {
   const key = `${operation} ${status}`;
   if (!compiled.has(key)) compiled.set(key, documented(operation, status));
   const validate = compiled.get(key);
-  return validate ? validate(body) : undefined;
+  if (!validate) return undefined;
+  return validate(body) || pathOf(validate.errors?.[0]?.instancePath ?? '');
 }

@@ -6,6 +6,7 @@
  */
 import type { Exchange } from '../report/model.js';
 import { conformsToSpec } from './conforms.js';
+import { paginationShape } from './pagination.js';
 import { operationOf } from './operation.js';
 import { isVocabulary } from './vocabulary.js';
 
@@ -23,6 +24,8 @@ export interface ExchangeShape {
   location?: string;
   /** Whether the JSON body matches what spec/openapi.yaml documents here (absent: nothing documented). */
   conforms?: boolean;
+  /** Where it does not: the member path of the first violation (a value the spec fixes, say). */
+  violation?: string;
   /** Rules whose assertions judged this exchange just after it and held (compare.ts). */
   accepted?: string[];
   /** Sent after the check's first failed assertion on this side. */
@@ -87,8 +90,8 @@ export function jsonShape(value: unknown): Record<string, string> {
 function bodyShape(
   body: string | undefined,
   contentType: string,
-  documented: (value: unknown) => boolean | undefined,
-): { members: Record<string, string>; error?: string; conforms?: boolean } {
+  documented: (value: unknown) => true | string | undefined,
+): { members: Record<string, string>; error?: string; conforms?: boolean; violation?: string; value?: unknown } {
   if (!body) return { members: { $: 'empty' } };
   let value: unknown;
   try {
@@ -97,8 +100,10 @@ function bodyShape(
     return { members: { $: /html/.test(contentType) ? 'HTML' : 'text' } };
   }
   const error = value && typeof value === 'object' ? errorCode((value as { error?: unknown }).error) : undefined;
-  const conforms = documented(value);
-  return { members: jsonShape(value), ...(error ? { error } : {}), ...(conforms === undefined ? {} : { conforms }) };
+  const judged = documented(value);
+  const conforms =
+    judged === undefined ? {} : judged === true ? { conforms: true } : { conforms: false, violation: judged };
+  return { members: jsonShape(value), ...(error ? { error } : {}), ...conforms, value };
 }
 
 const list = (value: string, lower = true) =>
@@ -233,8 +238,10 @@ export function shapeOf(exchange: Exchange): ExchangeShape {
   const {
     members,
     error: bodyError,
-    conforms,
-  } = bodyShape(response.body, headers['content-type'] ?? '', (value) => conformsToSpec(operation, status, value));
+    value,
+    ...documented
+  } = bodyShape(response.body, headers['content-type'] ?? '', (json) => conformsToSpec(operation, status, json));
+  Object.assign(headers, paginationShape(response.headers, request.url, value));
   const location = headerOf(response.headers, 'location');
   const redirect = location === undefined ? undefined : locationShape(location, request.url);
   const error = bodyError ?? redirect?.error;
@@ -245,6 +252,6 @@ export function shapeOf(exchange: Exchange): ExchangeShape {
     members,
     headers,
     ...(redirect ? { location: redirect.location } : {}),
-    ...(conforms === undefined ? {} : { conforms }),
+    ...documented,
   };
 }

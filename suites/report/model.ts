@@ -107,7 +107,8 @@ export interface Report {
 }
 
 /** What differs in a pair of normalised exchanges (suites/diff/compare.ts). */
-export type DifferenceKind = 'status' | 'error' | 'member' | 'type' | 'header' | 'location' | 'exchange';
+/** `value`: a member whose value breaks what spec/openapi.yaml fixes for it (a const, a bound), where the reference's does not. */
+export type DifferenceKind = 'status' | 'error' | 'member' | 'type' | 'value' | 'header' | 'location' | 'exchange';
 
 export interface Difference {
   /** Method and OpenAPI path template, e.g. `POST /oauth/token`. */
