@@ -17,7 +17,7 @@ async function diff(flags: DiffFlags): Promise<{ code: number; report: Report; o
   let report: Report | undefined;
   const out: string[] = [];
   const code = await executeDiff(
-    { runs: '3', seed: SEED, ...flags },
+    { runs: '1', seed: SEED, ...flags },
     { out: (t) => void out.push(t), err: () => {}, onReport: (r) => (report = r) },
     {},
   );
@@ -119,7 +119,7 @@ describe('diff shows what every fault changes, linked to its rules', () => {
 
 describe('diff of the clean simulator against the reference', () => {
   it('finds no difference: every generated value is normalised away', { timeout: 300_000 }, async () => {
-    const { code, report, out } = await diff({ suite: 'grants,tokens,cors,pagination,oidc' });
+    const { code, report, out } = await diff({ suite: 'grants,tokens,cors,pagination,oidc', runs: '2' });
     expect(report.diff!.exchanges.paired).toBeGreaterThan(500);
     expect(report.diff!.exchanges.target).toBe(report.diff!.exchanges.paired);
     expect(report.diff!.differences, out).toEqual([]);
