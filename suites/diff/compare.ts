@@ -5,6 +5,7 @@
  * operation); tell apart what the spec allows. Pure functions of recorded shapes and the report.
  */
 import type { CheckResult, Difference, DiffSection, Exchange } from '../report/model.js';
+import { CONTROL_PREFIX } from '../drivers/simulator.js';
 import { ruleConcerns } from './operation.js';
 import { shapeOf, type ExchangeShape } from './shape.js';
 
@@ -33,6 +34,14 @@ export interface Failure {
   to: number;
 }
 
+const isControl = (url: string) => {
+  try {
+    return new URL(url, 'http://x').pathname.startsWith(`${CONTROL_PREFIX}/`);
+  } catch {
+    return false;
+  }
+};
+
 const addTo = (list: string[] | undefined, rules: readonly string[]) => [...new Set([...(list ?? []), ...rules])];
 
 /**
@@ -58,6 +67,8 @@ export function createRecording(limit = MAX_EXCHANGES): Recording {
       return dropped;
     },
     add(checkId, exchange, housekeeping = false) {
+      // The simulator's control API is the harness's oracle where a target has one, not the target's answers.
+      if (isControl(exchange.request.url)) return;
       if (total >= limit) {
         dropped++;
         return;
