@@ -145,9 +145,13 @@ export async function executeDiff(
 
 const DIFF_HELP = `
 Without --target or --config the target is the embedded simulator (with --fault, what the fault changes).
+The reference plays the config's release and flags; where the config names none, what the target's
+GET /api/v4/version and discovery document say (the output says what was read). Each difference is
+linked to the rule whose failed assertion saw it, allowed (a variation the spec allows), or not
+covered by any rule.
 
 Exit codes (the target run's verdict: a difference that breaks a must rule failed there):
-  0    no must rule failed on the target (differences no rule covers are listed, not failed)
+  0    no must rule failed on the target (allowed and uncovered differences are listed, not failed)
   1    a must rule failed on the target
   2    bad usage, a bad config, an unreachable target, or a report that cannot be written
 `;
