@@ -106,7 +106,7 @@ export function createRecording(limit = MAX_EXCHANGES): Recording {
 /**
  * The target exchanges (by index) each failed assertion concerns, and its rules the check broke:
  * of the differing exchanges in its reach, those of the operation it judged last or of one
- * spec/openapi.yaml lists the rule for; when none is, all of them (its cause is among them).
+ * spec/openapi.yaml lists the rule for; when none is, the last of them (the answer nearest the failure).
  */
 function linkFailures(
   list: readonly ExchangeShape[],
@@ -118,12 +118,12 @@ function linkFailures(
   for (const failure of failures) {
     const rules = failure.rules.filter((r) => broken.includes(r));
     if (!rules.length) continue;
-    const reach = [...differing].filter((i) => i >= failure.from && i < failure.to);
+    const reach = [...differing].filter((i) => i >= failure.from && i < failure.to).sort((a, b) => a - b);
     const judgedLast = list[failure.to - 1]?.operation;
     const likely = reach.filter(
       (i) => list[i].operation === judgedLast || rules.some((r) => ruleConcerns(r, list[i].operation)),
     );
-    for (const i of likely.length ? likely : reach) linked.set(i, addTo(linked.get(i), rules));
+    for (const i of likely.length ? likely : reach.slice(-1)) linked.set(i, addTo(linked.get(i), rules));
   }
   return linked;
 }
