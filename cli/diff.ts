@@ -13,7 +13,7 @@ import { createEmbeddedTarget, type Target } from '../suites/target/index.js';
 import { runConformance, SUITES } from '../suites/runner/run.js';
 import { exitCodeOf } from '../suites/runner/report.js';
 import { DEFAULT_RUNS } from '../suites/runner/defaults.js';
-import { createRecording, diffRecordings, type Recording } from '../suites/diff/index.js';
+import { createRecording, diffRecordings, readTargetProfile, type Recording } from '../suites/diff/index.js';
 import type { Report } from '../suites/report/model.js';
 import { createProgress } from './progress.js';
 import {
@@ -71,7 +71,8 @@ async function recordRun(
       slow: s.slow,
       progress: (line) => progress.start(line),
       onResult: (result, i, total) => progress.result(result, i, total),
-      onExchange: (checkId, exchange) => recording.add(checkId, exchange),
+      onExchange: (checkId, exchange, housekeeping) => recording.add(checkId, exchange, housekeeping),
+      onAssertion: (checkId, rules, held) => recording.judge(checkId, rules, held),
       stopRequested,
     });
   } finally {
@@ -91,17 +92,24 @@ export async function executeDiff(
     await checkReportTargets(s.reports);
     const target = await openRunTarget(s, io);
     await probeOrStop(target);
-    // The reference plays what the target is configured as.
+    // The reference plays what the target is configured as, or else says it is (flags and config win).
     const defaults = profiles().defaults;
-    const release = s.release ?? target.config.release ?? defaults.release;
+    const said = target.kind === 'http' ? await readTargetProfile(target) : undefined;
+    const configured = s.release ?? target.config.release;
+    const release = configured ?? said?.release ?? defaults.release;
     const offering = s.offering ?? target.config.offering ?? defaults.offering;
-    const features = target.config.features ?? {};
+    const features = { ...said?.flags, ...target.config.features };
+    const read = said?.read.map((line) =>
+      configured && line.startsWith('release ') ? `${line}; the configured ${configured} wins` : line,
+    );
     const reference = await createEmbeddedTarget({ release, offering, flags: features });
     const referenceName = `embedded simulator ${release} (${offering})`;
 
     const onTarget = createRecording();
     const onReference = createRecording();
-    const targetReport = await recordRun(target, s, onTarget, io, env, signals.stopRequested);
+    // The target is judged as what it says it is too: the same release and flags on both sides.
+    const judged = said ? { ...target, config: { ...target.config, features } } : target;
+    const targetReport = await recordRun(judged, { ...s, release, offering }, onTarget, io, env, signals.stopRequested);
     // Interrupted, the target run is reported as `run` would; half a run is not compared.
     if (!targetReport.interrupted)
       await recordRun(reference, { ...s, release, offering }, onReference, io, env, signals.stopRequested);
@@ -114,6 +122,7 @@ export async function executeDiff(
             reference: onReference,
             results: targetReport.checks,
             referenceName,
+            ...(read ? { read } : {}),
           }),
         };
     io.onReport?.(report);
@@ -132,9 +141,13 @@ export async function executeDiff(
 
 const DIFF_HELP = `
 Without --target or --config the target is the embedded simulator (with --fault, what the fault changes).
+The reference plays the config's release and flags; where the config names none, what the target's
+GET /api/v4/version and discovery document say (the output says what was read). Each difference is
+linked to the rule whose failed assertion saw it, allowed (a variation the spec allows), or not
+covered by any rule.
 
 Exit codes (the target run's verdict: a difference that breaks a must rule failed there):
-  0    no must rule failed on the target (differences no rule covers are listed, not failed)
+  0    no must rule failed on the target (allowed and uncovered differences are listed, not failed)
   1    a must rule failed on the target
   2    bad usage, a bad config, an unreachable target, or a report that cannot be written
 `;

@@ -1,6 +1,7 @@
 /**
  * The console's per-operation table of `idp-conformance diff`: one block per operation, one row per
- * difference, each linked to the rules it breaks or marked "not covered by any rule". Every cell
+ * difference, each linked to the rules it breaks, `allowed` (a variation the spec allows), or marked
+ * "not covered by any rule". Every cell
  * comes from the target, so every cell passes through terminalSafe.
  */
 import type { Difference, DiffSection } from '../suites/report/model.js';
@@ -12,23 +13,45 @@ export const NOT_COVERED = 'not covered by any rule';
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
+/** How a difference is judged, the same words in every format: its rules, allowed, or not covered. */
+export function judgementOf(d: Difference): { kind: 'linked' | 'allowed' | 'uncovered'; text: string } {
+  if (d.rules.length) return { kind: 'linked', text: d.rules.join(', ') };
+  return d.allowed ? { kind: 'allowed', text: `allowed (${d.allowed})` } : { kind: 'uncovered', text: NOT_COVERED };
+}
+
+/** The checks that saw it, and how often when more than once. */
+export const seenIn = (d: Difference) => `${d.checks.join(', ')}${d.count > 1 ? ` (${d.count}×)` : ''}`;
+
+/** `3 differences: 1 linked to a failed rule, 1 allowed, 1 not covered by any rule`. */
+export function diffTally(section: DiffSection): string {
+  const { differences } = section;
+  const count = (kind: string) => differences.filter((d) => judgementOf(d).kind === kind).length;
+  const more = section.omitted ? `, ${section.omitted} more not listed` : '';
+  return (
+    `${differences.length} difference${differences.length === 1 ? '' : 's'}${more}: ` +
+    `${count('linked')} linked to a failed rule, ${count('allowed')} allowed, ${count('uncovered')} ${NOT_COVERED}`
+  );
+}
+
+/** `Diff against …: N exchange pairs (…)`, and what was read from the target to configure it. */
+export const diffHead = (section: DiffSection) =>
+  `Diff against ${section.reference}: ${section.exchanges.paired} exchange pairs ` +
+  `(${section.exchanges.target} target, ${section.exchanges.reference} reference)` +
+  (section.read?.length ? `\nRead from the target: ${section.read.join('; ')}` : '');
+
 function row(d: Difference): string[] {
-  const seen = `${d.checks.join(', ')}${d.count > 1 ? ` (${d.count}×)` : ''}`;
   return [
     `${d.kind} ${clip(d.subject, 48)}`,
     clip(d.target, 64),
     clip(d.reference, 64),
-    d.rules.length ? d.rules.join(', ') : NOT_COVERED,
-    clip(seen, 80),
+    judgementOf(d).text,
+    clip(seenIn(d), 80),
   ].map(terminalSafe);
 }
 
 export function formatDiff(section: DiffSection): string {
-  const { differences, exchanges } = section;
-  const uncovered = differences.filter((d) => !d.rules.length).length;
-  const head =
-    `Diff against ${terminalSafe(section.reference)}: ${exchanges.paired} exchange pairs ` +
-    `(${exchanges.target} target, ${exchanges.reference} reference)`;
+  const { differences } = section;
+  const head = terminalSafe(diffHead(section));
   if (!differences.length) return `${head}\nNo difference.\n`;
   const header = ['difference', 'target', 'reference', 'rules', 'checks'];
   const rows = new Map(differences.map((d) => [d, row(d)]));
@@ -43,10 +66,6 @@ export function formatDiff(section: DiffSection): string {
     lines.push(terminalSafe(group.area));
     for (const d of group.items) lines.push(line(rows.get(d)!));
   }
-  const more = section.omitted ? `, ${section.omitted} more not listed` : '';
-  lines.push(
-    `${differences.length} difference${differences.length === 1 ? '' : 's'}${more}: ` +
-      `${differences.length - uncovered} linked to a failed rule, ${uncovered} ${NOT_COVERED}`,
-  );
+  lines.push(diffTally(section));
   return `${lines.join('\n')}\n`;
 }

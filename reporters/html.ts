@@ -21,6 +21,7 @@ import {
   firstFailureOf,
   firstLine,
   formatExchange,
+  groupBy,
   ruleArea,
   seconds,
   sortRules,
@@ -29,6 +30,7 @@ import {
   verdictLine,
 } from './text.js';
 import { HTML_SCRIPT } from './html-script.js';
+import { diffHead, diffTally, judgementOf, seenIn } from './diff.js';
 import type { CheckResult, Report, RuleResult } from '../suites/report/model.js';
 
 const h = (value: unknown): string => escapeHtml(String(value));
@@ -332,6 +334,34 @@ function checksSection(report: Report, anchor: Anchors, f: Facets): string {
 
 const SCRIPT_HASH = `sha256-${createHash('sha256').update(HTML_SCRIPT).digest('base64')}`;
 
+/**
+ * `diff`: one table per operation, a row per difference (kind and subject, the two sides, how it
+ * is judged, the checks that saw it). Rules link to the catalogue; every cell is escaped.
+ */
+function diffSection(report: Report): string {
+  const section = report.diff;
+  if (!section) return '';
+  const tables = groupBy(section.differences, (d) => d.operation).map(({ area, items }) => {
+    const rows = items.map((d) => {
+      const judged = judgementOf(d);
+      const cell =
+        judged.kind === 'linked'
+          ? d.rules
+              .map((id) => `<a href="${h(ruleHref(id, CATALOGUE_FILES.html))}"><code>${h(id)}</code></a>`)
+              .join(', ')
+          : h(judged.text);
+      return `<tr data-judged="${judged.kind}"><td>${h(d.kind)} <code>${h(d.subject)}</code></td><td><code>${h(d.target)}</code></td><td><code>${h(d.reference)}</code></td><td>${cell}</td><td>${h(seenIn(d))}</td></tr>`;
+    });
+    return `<h3><code>${h(area)}</code></h3>
+<div class="wide"><table><thead><tr><th>Difference</th><th>Target</th><th>Reference</th><th>Rules</th><th>Checks</th></tr></thead>
+<tbody>${rows.join('\n')}</tbody></table></div>`;
+  });
+  return `<section id="diff"><h2>Diff</h2>
+<p>${h(diffHead(section))}</p>
+${tables.join('\n') || '<p>No difference.</p>'}
+<p>${h(diffTally(section))}</p></section>`;
+}
+
 export function renderHtml(input: Report): string {
   const report = inertReport(redact(input));
   const anchor = anchors(report);
@@ -348,8 +378,9 @@ export function renderHtml(input: Report): string {
 </head>
 <body>
 ${header(report)}
-<nav><a href="#summary">Summary</a><a href="#rules">Rules</a><a href="#failed">Failures</a><a href="#warned">Warnings</a><a href="#areas">Areas</a><a href="#checks">Checks</a></nav>
+<nav><a href="#summary">Summary</a>${report.diff ? '<a href="#diff">Diff</a>' : ''}<a href="#rules">Rules</a><a href="#failed">Failures</a><a href="#warned">Warnings</a><a href="#areas">Areas</a><a href="#checks">Checks</a></nav>
 ${cards(report)}
+${diffSection(report)}
 ${filters(report, f)}
 ${rulesSection(report, anchor, f)}
 ${areaBars(report, anchor)}

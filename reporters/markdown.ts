@@ -20,7 +20,8 @@ import {
   verdictHead,
   verdictLine,
 } from './text.js';
-import type { CheckResult, Report } from '../suites/report/model.js';
+import type { CheckResult, DiffSection, Report } from '../suites/report/model.js';
+import { diffHead, diffTally, judgementOf } from './diff.js';
 
 /** Text in Markdown prose or a table cell: no HTML, no table breaks, one line. */
 /** A rule id linked to its entry in the rule catalogue written beside the report (rules.md). */
@@ -133,6 +134,8 @@ function layout(report: Report, options: Layout): string {
     ),
   );
 
+  if (report.diff) out.push(diffMarkdown(report.diff));
+
   // The per-rule verdicts lead: which sentence of the source a target breaks.
   const rules = rulesByArea(report).flatMap(({ items }) =>
     items.filter((rule) => options.allRules || rule.status !== 'passed'),
@@ -199,6 +202,30 @@ function layout(report: Report, options: Layout): string {
 
   out.push(`${md(verdictLine(report))}`);
   return `${out.join('\n\n')}\n`;
+}
+
+/** Rows of the diff table at most: the JSON and HTML reports hold them all. */
+const DIFF_ROWS = 60;
+
+/** `diff`: one table, operation first, at most DIFF_ROWS rows. */
+function diffMarkdown(section: DiffSection): string {
+  const rows = section.differences.slice(0, DIFF_ROWS).map((d) => {
+    const judged = judgementOf(d);
+    return [
+      code(d.operation),
+      // The target's text as escaped prose, never raw HTML (a code span would keep a `<script>` whole).
+      `${md(d.kind)} ${md(d.subject)}`,
+      md(d.target),
+      md(d.reference),
+      judged.kind === 'linked' ? d.rules.map(ruleLink).join(', ') : md(judged.text),
+    ];
+  });
+  const left = section.differences.length - rows.length;
+  return [
+    `### Diff\n\n${md(diffHead(section))}`,
+    rows.length ? table(['Operation', 'Difference', 'Target', 'Reference', 'Judged'], rows) : 'No difference.',
+    `${md(diffTally(section))}${left > 0 ? md(` (${left} more in the JSON and HTML reports)`) : ''}`,
+  ].join('\n\n');
 }
 
 export function renderMarkdown(input: Report, options: MarkdownOptions = {}): string {

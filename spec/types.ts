@@ -48,6 +48,8 @@ export interface FlagInfo {
   description?: string;
   source?: string;
   rules?: RuleId[];
+  /** The discovery document member present exactly when the flag is on (RFC 8628 §4 for the device grant). */
+  discovery?: string;
 }
 
 export interface SettingInfo {

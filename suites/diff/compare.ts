@@ -1,9 +1,12 @@
 /**
  * The diff proper: pair the target's exchanges with the reference's (per check, per operation,
- * in order), compare each pair's shapes, and link every difference to the rules the target run
- * failed in the checks that saw it. Pure functions of recorded shapes and the target's report.
+ * in order), compare each pair's shapes, and link each difference to the rules whose failed
+ * assertions concerned the exchange that showed it (and that spec/openapi.yaml lists for its
+ * operation); tell apart what the spec allows. Pure functions of recorded shapes and the report.
  */
 import type { CheckResult, Difference, DiffSection, Exchange } from '../report/model.js';
+import { CONTROL_PREFIX } from '../drivers/simulator.js';
+import { ruleConcerns } from './operation.js';
 import { shapeOf, type ExchangeShape } from './shape.js';
 
 /** Bounds of one side's recording, and of the report: memory stays flat whatever the target sends. */
@@ -14,39 +17,121 @@ const CHECKS_NAMED = 5;
 export interface Recording {
   /** Shapes by check id, in the order they were sent. */
   readonly byCheck: Map<string, ExchangeShape[]>;
+  /** Failed assertions by check id: their rules and the exchanges they may be about, [from, to). */
+  readonly failures: Map<string, Failure[]>;
   readonly total: number;
   /** Exchanges past MAX_EXCHANGES, not kept. */
   readonly dropped: number;
-  add(checkId: string, exchange: Exchange): void;
+  /** `housekeeping`: the harness revoking its tokens (compared when paired, never counted as sent or not). */
+  add(checkId: string, exchange: Exchange, housekeeping?: boolean): void;
+  /** An assertion of the check, judged after the exchanges added so far (runner `onAssertion`). */
+  judge(checkId: string, rules: readonly string[], held: boolean): void;
 }
 
-/** Normalises each exchange as it comes and keeps only its shape (no value, no secret). */
+export interface Failure {
+  rules: readonly string[];
+  from: number;
+  to: number;
+}
+
+const isControl = (url: string) => {
+  try {
+    return new URL(url, 'http://x').pathname.startsWith(`${CONTROL_PREFIX}/`);
+  } catch {
+    return false;
+  }
+};
+
+const addTo = (list: string[] | undefined, rules: readonly string[]) => [...new Set([...(list ?? []), ...rules])];
+
+/**
+ * Normalises each exchange as it comes and keeps only its shape (no value, no secret). A held
+ * assertion accepts the answer just before it. A failed one may be about any exchange since the
+ * check's previous failure (a check often sends, then asserts premises, then judges what it
+ * sent): diffRecordings decides which of them it concerns. Exchanges sent after a check's first
+ * failure are its consequences, marked so.
+ */
 export function createRecording(limit = MAX_EXCHANGES): Recording {
   const byCheck = new Map<string, ExchangeShape[]>();
+  const failures = new Map<string, Failure[]>();
+  let failureCount = 0;
   let total = 0;
   let dropped = 0;
   return {
     byCheck,
+    failures,
     get total() {
       return total;
     },
     get dropped() {
       return dropped;
     },
-    add(checkId, exchange) {
+    add(checkId, exchange, housekeeping = false) {
+      // The simulator's control API is the harness's oracle where a target has one, not the target's answers.
+      if (isControl(exchange.request.url)) return;
       if (total >= limit) {
         dropped++;
         return;
       }
       total++;
       const list = byCheck.get(checkId) ?? [];
-      list.push(shapeOf(exchange));
+      const shape = shapeOf(exchange);
+      if (failures.has(checkId)) shape.afterFailure = true;
+      if (housekeeping) shape.housekeeping = true;
+      list.push(shape);
       byCheck.set(checkId, list);
+    },
+    judge(checkId, rules, held) {
+      const list = byCheck.get(checkId);
+      if (!list?.length) return;
+      if (held) {
+        list[list.length - 1].accepted = addTo(list[list.length - 1].accepted, rules);
+        return;
+      }
+      const seen = failures.get(checkId) ?? [];
+      const previous = seen[seen.length - 1];
+      // Nothing sent since the previous failure: this one is about the same answer.
+      const failure = { rules: [...rules], from: Math.min(previous?.to ?? 0, list.length - 1), to: list.length };
+      const again = previous && previous.to === failure.to && previous.rules.join() === failure.rules.join();
+      // A property repeats its failing assertion on every case it shrinks: a bounded record.
+      if (!again && failureCount < limit) {
+        failureCount++;
+        seen.push(failure);
+      }
+      failures.set(checkId, seen);
     },
   };
 }
 
+/**
+ * The target exchanges (by index) each failed assertion concerns, and its rules the check broke:
+ * of the differing exchanges in its reach, those of the operation it judged last or of one
+ * spec/openapi.yaml lists the rule for; when none is, the last of them (the answer nearest the failure).
+ */
+function linkFailures(
+  list: readonly ExchangeShape[],
+  failures: readonly Failure[],
+  differing: ReadonlySet<number>,
+  broken: readonly string[],
+): Map<number, string[]> {
+  const linked = new Map<number, string[]>();
+  for (const failure of failures) {
+    const rules = failure.rules.filter((r) => broken.includes(r));
+    if (!rules.length) continue;
+    const reach = [...differing].filter((i) => i >= failure.from && i < failure.to).sort((a, b) => a - b);
+    const judgedLast = list[failure.to - 1]?.operation;
+    const likely = reach.filter(
+      (i) => list[i].operation === judgedLast || rules.some((r) => ruleConcerns(r, list[i].operation)),
+    );
+    for (const i of likely.length ? likely : reach.slice(-1)) linked.set(i, addTo(linked.get(i), rules));
+  }
+  return linked;
+}
+
 type Found = Pick<Difference, 'kind' | 'subject' | 'target' | 'reference'>;
+
+/** The spec's document, where the answer matches it (suites/diff/conforms.ts). */
+export const ALLOWED_BY_SCHEMA = 'spec/openapi.yaml';
 
 const ABSENT = 'absent';
 
@@ -88,6 +173,9 @@ export function compareShapes(target: ExchangeShape, reference: ExchangeShape): 
   // The body's `error` member is the error code, already compared.
   const members = compareMaps('member', target.members, reference.members);
   out.push(...members.filter((d) => d.subject !== '$.error' || target.error === reference.error));
+  // Alike in shape, but the target's value breaks what the spec fixes there (a const, a bound).
+  if (target.violation && reference.conforms && !out.some((d) => d.subject === target.violation))
+    out.push({ kind: 'value', subject: target.violation, target: 'not as documented', reference: 'as documented' });
   out.push(...compareMaps('header', target.headers, reference.headers));
   return out;
 }
@@ -115,44 +203,99 @@ function brokenBy(result: CheckResult | undefined): string[] {
   return result.broken ?? result.rules;
 }
 
+type Judged = { rules: string[]; allowed?: string };
+
+/**
+ * How a difference seen in target exchange `t` and not linked to a failure is judged: allowed
+ * when the answer matches the spec's documented schema (a member or type) or when assertions
+ * judged `t` and held (the suites accept the variation: the source allows it); else no rule
+ * covers it.
+ */
+function unlinked(found: Found, t: ExchangeShape | undefined): Judged {
+  if (!t) return { rules: [] };
+  const onMembers = found.kind === 'member' || found.kind === 'type' || found.kind === 'value';
+  if (onMembers && t.conforms !== undefined)
+    return t.conforms ? { rules: [], allowed: ALLOWED_BY_SCHEMA } : { rules: [] };
+  return t.accepted?.length ? { rules: [], allowed: t.accepted.join(', ') } : { rules: [] };
+}
+
 export interface DiffInput {
   target: Recording;
   reference: Recording;
-  /** The target run's check results: a difference in a check that failed is linked to its rules. */
+  /** The target run's check results: a difference is linked only to rules its check broke. */
   results: readonly CheckResult[];
   referenceName: string;
+  /** What the reference's configuration read from the target (suites/diff/profile.ts). */
+  read?: string[];
 }
 
-export function diffRecordings({ target, reference, results, referenceName }: DiffInput): DiffSection {
+export function diffRecordings({ target, reference, results, referenceName, read }: DiffInput): DiffSection {
   const resultOf = new Map(results.map((r) => [r.id, r]));
   const grouped = new Map<string, Difference>();
   let paired = 0;
-  const note = (checkId: string, operation: string, found: Found) => {
-    const rules = brokenBy(resultOf.get(checkId));
+  const note = (checkId: string, operation: string, found: Found, rules: string[], allowed?: string) => {
     const id = [operation, found.kind, found.subject, found.target, found.reference].join('\u0000');
     const seen = grouped.get(id);
     if (!seen) {
-      grouped.set(id, { operation, ...found, rules, checks: [checkId], count: 1 });
+      grouped.set(id, { operation, ...found, rules, ...(allowed ? { allowed } : {}), checks: [checkId], count: 1 });
       return;
     }
     seen.count++;
     seen.rules = [...new Set([...seen.rules, ...rules])];
+    // Allowed only where every pair that showed it was allowed.
+    if (!allowed || seen.rules.length) delete seen.allowed;
+    else if (seen.allowed)
+      seen.allowed = [...new Set([...seen.allowed.split(', '), ...allowed.split(', ')])].join(', ');
     if (seen.checks.length < CHECKS_NAMED && !seen.checks.includes(checkId)) seen.checks.push(checkId);
   };
   const checkIds = [...new Set([...target.byCheck.keys(), ...reference.byCheck.keys()])];
   for (const checkId of checkIds) {
-    const { pairs, onlyTarget, onlyReference } = pairShapes(
-      target.byCheck.get(checkId) ?? [],
-      reference.byCheck.get(checkId) ?? [],
-    );
+    const broken = brokenBy(resultOf.get(checkId));
+    const list = target.byCheck.get(checkId) ?? [];
+    const { pairs, onlyTarget, onlyReference } = pairShapes(list, reference.byCheck.get(checkId) ?? []);
     paired += pairs.length;
-    for (const [t, r] of pairs) for (const found of compareShapes(t, r)) note(checkId, t.operation, found);
-    for (const t of onlyTarget)
-      note(checkId, t.operation, { kind: 'exchange', subject: 'exchange', target: 'sent', reference: 'not sent' });
+    const seen: { operation: string; found: Found; t?: ExchangeShape }[] = [];
+    for (const [t, r] of pairs)
+      for (const found of compareShapes(t, r)) seen.push({ operation: t.operation, found, t });
+    // How many tokens the harness revokes after a check follows from what the target handed out.
+    for (const t of onlyTarget.filter((shape) => !shape.housekeeping))
+      seen.push({
+        operation: t.operation,
+        found: { kind: 'exchange', subject: 'exchange', target: 'sent', reference: 'not sent' },
+        t,
+      });
     // A check that failed on the target stopped there: what it did not send after is no finding.
-    if (brokenBy(resultOf.get(checkId)).length) continue;
-    for (const r of onlyReference)
-      note(checkId, r.operation, { kind: 'exchange', subject: 'exchange', target: 'not sent', reference: 'sent' });
+    if (!broken.length)
+      for (const r of onlyReference.filter((shape) => !shape.housekeeping))
+        seen.push({
+          operation: r.operation,
+          found: { kind: 'exchange', subject: 'exchange', target: 'not sent', reference: 'sent' },
+        });
+    const index = new Map(list.map((shape, i) => [shape, i]));
+    const linked = linkFailures(
+      list,
+      target.failures.get(checkId) ?? [],
+      new Set(seen.flatMap((s) => (s.t ? [index.get(s.t)!] : []))),
+      broken,
+    );
+    const judged = seen.map((s) => {
+      const rules = s.t ? linked.get(index.get(s.t)!) : undefined;
+      return { ...s, ...(rules ? { rules } : unlinked(s.found, s.t)) };
+    });
+    // The same difference (the same member or header, the target's side alike) where the check's
+    // failed assertion did not look, say on another collection, has the cause it judged elsewhere.
+    const sameAs = (a: Found) => [a.kind, a.subject, a.target].join('\u0000');
+    const causes = new Map<string, string[]>();
+    for (const j of judged)
+      if (j.rules.length) causes.set(sameAs(j.found), addTo(causes.get(sameAs(j.found)), j.rules));
+    for (const j of judged) {
+      const rules = j.rules.length
+        ? j.rules
+        : (causes.get(sameAs(j.found)) ?? []).filter((r) => ruleConcerns(r, j.operation));
+      // After a failure, what the check did differently follows from it: one cause, one blame.
+      if (j.t?.afterFailure && !rules.length) continue;
+      note(checkId, j.operation, j.found, rules, rules.length ? undefined : j.allowed);
+    }
   }
   const differences = [...grouped.values()].sort(
     (a, b) => a.operation.localeCompare(b.operation) || a.subject.localeCompare(b.subject),
@@ -160,6 +303,7 @@ export function diffRecordings({ target, reference, results, referenceName }: Di
   const dropped = target.dropped + reference.dropped;
   return {
     reference: referenceName,
+    ...(read ? { read } : {}),
     exchanges: { target: target.total, reference: reference.total, paired },
     differences: differences.slice(0, MAX_DIFFERENCES),
     ...(differences.length > MAX_DIFFERENCES ? { omitted: differences.length - MAX_DIFFERENCES } : {}),
@@ -167,5 +311,5 @@ export function diffRecordings({ target, reference, results, referenceName }: Di
   };
 }
 
-/** Whether a difference breaks a rule the target run failed: otherwise no rule covers it yet. */
+/** Whether a difference breaks a rule the target run failed: otherwise it is allowed, or no rule covers it yet. */
 export const covered = (difference: Difference) => difference.rules.length > 0;

@@ -2,7 +2,7 @@
  * Which operation of spec/openapi.yaml a request is: method and path template, so that
  * `/api/v4/projects/7` on the target and `/api/v4/projects/12` on the reference pair up.
  */
-import { operations } from '../../spec/index.js';
+import { corsPreflights, operations } from '../../spec/index.js';
 
 interface Template {
   method: string;
@@ -54,4 +54,23 @@ export function operationOf(method: string, url: string): string {
     matching.filter((t) => t.method === upper).sort((a, b) => b.literal - a.literal)[0] ??
     matching.sort((a, b) => b.literal - a.literal)[0];
   return `${upper} ${best ? best.path : generic(path)}`;
+}
+
+let ruleScopes: { byOperation: Map<string, Set<string>>; listed: Set<string> } | undefined;
+
+/**
+ * Whether `rule` concerns `operation` (`METHOD /template`), by the `x-rules` of spec/openapi.yaml
+ * (a preflight's under the path's `x-cors-preflight`). A rule no operation lists (an error-body
+ * or limit rule, say) may concern any.
+ */
+export function ruleConcerns(rule: string, operation: string): boolean {
+  if (!ruleScopes) {
+    const byOperation = new Map<string, Set<string>>();
+    const add = (key: string, rules: readonly string[]) =>
+      byOperation.set(key, new Set([...(byOperation.get(key) ?? []), ...rules]));
+    for (const op of operations()) add(`${op.method.toUpperCase()} ${op.path}`, op.rules);
+    for (const preflight of corsPreflights()) add(`OPTIONS ${preflight.path}`, preflight.rules);
+    ruleScopes = { byOperation, listed: new Set([...byOperation.values()].flatMap((rules) => [...rules])) };
+  }
+  return !ruleScopes.listed.has(rule) || (ruleScopes.byOperation.get(operation)?.has(rule) ?? false);
 }

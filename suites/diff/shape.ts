@@ -5,6 +5,8 @@
  * bounded and holds no value the spec does not list (vocabulary.ts), so it is safe to report.
  */
 import type { Exchange } from '../report/model.js';
+import { conformsToSpec } from './conforms.js';
+import { paginationShape } from './pagination.js';
 import { operationOf } from './operation.js';
 import { isVocabulary } from './vocabulary.js';
 
@@ -20,6 +22,16 @@ export interface ExchangeShape {
   headers: Record<string, string>;
   /** The redirect target by role, with its parameter names: `{redirect_uri}?code,state`. */
   location?: string;
+  /** Whether the JSON body matches what spec/openapi.yaml documents here (absent: nothing documented). */
+  conforms?: boolean;
+  /** Where it does not: the member path of the first violation (a value the spec fixes, say). */
+  violation?: string;
+  /** Rules whose assertions judged this exchange just after it and held (compare.ts). */
+  accepted?: string[];
+  /** Sent after the check's first failed assertion on this side. */
+  afterFailure?: boolean;
+  /** The harness revoking the tokens it holds: as many as the target handed out. */
+  housekeeping?: boolean;
 }
 
 /** Bounds on what one exchange may add, whatever the target sends. */
@@ -75,7 +87,11 @@ export function jsonShape(value: unknown): Record<string, string> {
   return Object.fromEntries([...into].map(([path, types]) => [path, [...types].sort().join('|')]));
 }
 
-function bodyShape(body: string | undefined, contentType: string): { members: Record<string, string>; error?: string } {
+function bodyShape(
+  body: string | undefined,
+  contentType: string,
+  documented: (value: unknown) => true | string | undefined,
+): { members: Record<string, string>; error?: string; conforms?: boolean; violation?: string; value?: unknown } {
   if (!body) return { members: { $: 'empty' } };
   let value: unknown;
   try {
@@ -84,7 +100,10 @@ function bodyShape(body: string | undefined, contentType: string): { members: Re
     return { members: { $: /html/.test(contentType) ? 'HTML' : 'text' } };
   }
   const error = value && typeof value === 'object' ? errorCode((value as { error?: unknown }).error) : undefined;
-  return { members: jsonShape(value), ...(error ? { error } : {}) };
+  const judged = documented(value);
+  const conforms =
+    judged === undefined ? {} : judged === true ? { conforms: true } : { conforms: false, violation: judged };
+  return { members: jsonShape(value), ...(error ? { error } : {}), ...conforms, value };
 }
 
 const list = (value: string, lower = true) =>
@@ -215,16 +234,24 @@ export function shapeOf(exchange: Exchange): ExchangeShape {
     const normalise = HEADERS[name.toLowerCase()];
     if (normalise) headers[name.toLowerCase()] = normalise(value, request);
   }
-  const { members, error: bodyError } = bodyShape(response.body, headers['content-type'] ?? '');
+  const status = String(response.status);
+  const {
+    members,
+    error: bodyError,
+    value,
+    ...documented
+  } = bodyShape(response.body, headers['content-type'] ?? '', (json) => conformsToSpec(operation, status, json));
+  Object.assign(headers, paginationShape(response.headers, request.url, value));
   const location = headerOf(response.headers, 'location');
   const redirect = location === undefined ? undefined : locationShape(location, request.url);
   const error = bodyError ?? redirect?.error;
   return {
     operation,
-    status: String(response.status),
+    status,
     ...(error !== undefined ? { error } : {}),
     members,
     headers,
     ...(redirect ? { location: redirect.location } : {}),
+    ...documented,
   };
 }

@@ -107,7 +107,8 @@ export interface Report {
 }
 
 /** What differs in a pair of normalised exchanges (suites/diff/compare.ts). */
-export type DifferenceKind = 'status' | 'error' | 'member' | 'type' | 'header' | 'location' | 'exchange';
+/** `value`: a member whose value breaks what spec/openapi.yaml fixes for it (a const, a bound), where the reference's does not. */
+export type DifferenceKind = 'status' | 'error' | 'member' | 'type' | 'value' | 'header' | 'location' | 'exchange';
 
 export interface Difference {
   /** Method and OpenAPI path template, e.g. `POST /oauth/token`. */
@@ -118,8 +119,16 @@ export interface Difference {
   /** The target's side and the reference's, normalised (roles and types, never generated values). */
   target: string;
   reference: string;
-  /** Rules the target run failed in the checks that saw it; empty: not covered by any rule. */
+  /**
+   * Rules the target run broke by an assertion about the exchange that showed it; empty: allowed,
+   * or not covered by any rule.
+   */
   rules: string[];
+  /**
+   * A variation the spec allows: `spec/openapi.yaml` (the answer matches its documented schema) or
+   * the rules whose assertions judged that exchange and held.
+   */
+  allowed?: string;
   /** Checks that saw it (the first few) and how many pairs showed it. */
   checks: string[];
   count: number;
@@ -128,6 +137,8 @@ export interface Difference {
 export interface DiffSection {
   /** The reference the target was compared with, e.g. `embedded simulator 17.5 (self-managed)`. */
   reference: string;
+  /** What was read from the target to configure the reference (release, flags), or why not. */
+  read?: string[];
   /** Exchanges recorded on each side, and how many were paired by check, operation and order. */
   exchanges: { target: number; reference: number; paired: number };
   differences: Difference[];

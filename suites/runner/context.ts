@@ -33,12 +33,21 @@ export interface Evidence {
   /** An assertion named no rule: it speaks for the check's rule only when the check has one. */
   unnamed: boolean;
   failures: CheckFailure[];
+  /** Sees each assertion as it is judged: the rules it names (none: the check's) and whether it held. */
+  judged?: (rules: readonly string[] | undefined, held: boolean) => void;
 }
 
-export const createEvidence = (): Evidence => ({ assertions: 0, rules: new Set(), unnamed: false, failures: [] });
+export const createEvidence = (judged?: Evidence['judged']): Evidence => ({
+  assertions: 0,
+  rules: new Set(),
+  unnamed: false,
+  failures: [],
+  ...(judged ? { judged } : {}),
+});
 
-function noteAssertion(evidence: Evidence, details?: FailureDetails): void {
+function noteAssertion(evidence: Evidence, details: FailureDetails | undefined, held: boolean): void {
   evidence.assertions++;
+  evidence.judged?.(details?.rules, held);
   if (details?.rules?.length) for (const id of details.rules) evidence.rules.add(id);
   else evidence.unnamed = true;
 }
@@ -49,7 +58,7 @@ const FALSE_PROPERTY = 'the property returned false';
 export function createCheckContext(parts: ContextParts): CheckContext {
   const { evidence } = parts;
   const fail = (message: string, details?: FailureDetails): never => {
-    noteAssertion(evidence, details);
+    noteAssertion(evidence, details, false);
     throw new CheckFailure(message, details);
   };
 
@@ -87,7 +96,7 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     const details = await fc.check(prop, { seed: parts.seed, numRuns: parts.numRuns });
     // Thrown as the check itself would throw it: the session makes it errored (or skipped), never failed.
     if (trouble) throw trouble.error;
-    if (judged || details.failed) noteAssertion(evidence);
+    if (judged || details.failed) noteAssertion(evidence, undefined, !details.failed);
     if (!details.failed) return;
     const error = details.errorInstance;
     // fast-check gave up before any case failed (every generated case rejected by fc.pre): the
@@ -131,10 +140,10 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     fail,
     expect(condition: unknown, message: string, details?: FailureDetails): asserts condition {
       if (!condition) fail(message, details);
-      noteAssertion(evidence, details);
+      noteAssertion(evidence, details, true);
     },
     soft(condition: unknown, message: string, details?: FailureDetails): boolean {
-      noteAssertion(evidence, details);
+      noteAssertion(evidence, details, !!condition);
       // Inside a property the same assertion fails on many inputs: one failure says it.
       if (!condition && !evidence.failures.some((f) => f.message === message))
         evidence.failures.push(new CheckFailure(message, details));

@@ -49,7 +49,9 @@ export interface RunOptions extends SessionOptions {
    * Every exchange of the run, unredacted, with the check that sent it (SETUP before the first
    * check): `diff` pairs them with a reference run's. Overrides `tap`.
    */
-  onExchange?: (checkId: string, exchange: Exchange) => void;
+  onExchange?: (checkId: string, exchange: Exchange, housekeeping: boolean) => void;
+  /** Every assertion of a check, in order with its exchanges: `diff` links a difference to the rule judged there. */
+  onAssertion?: (checkId: string, rules: readonly string[], held: boolean) => void;
 }
 
 /** The check id `onExchange` gives the session's own set-up exchanges. */
@@ -96,10 +98,14 @@ const MARK = {
 export async function runConformance(options: RunOptions): Promise<Report> {
   const startedAt = new Date();
   let running = SETUP;
-  const { onExchange } = options;
-  const session = await openSession(
-    onExchange ? { ...options, tap: (exchange) => onExchange(running, exchange) } : options,
-  );
+  const { onExchange, onAssertion } = options;
+  const session = await openSession({
+    ...options,
+    ...(onExchange
+      ? { tap: (exchange: Exchange, housekeeping: boolean) => onExchange(running, exchange, housekeeping) }
+      : {}),
+    ...(onAssertion ? { judged: (rules: readonly string[], held: boolean) => onAssertion(running, rules, held) } : {}),
+  });
   const left = abandoned(options.abandon);
   try {
     const known = new Set(session.catalogue.map((r) => r.id));

@@ -75,8 +75,13 @@ export interface SessionOptions {
   stopRequested?: () => 'SIGINT' | 'SIGTERM' | boolean | undefined;
   /** When the whole run must end (epoch ms, `--deadline`): later checks are skipped, the running one stopped. */
   deadline?: number;
-  /** Sees every exchange the session records, unredacted: the caller keeps no secret of it. */
-  tap?: (exchange: Exchange) => void;
+  /**
+   * Sees every exchange the session records, unredacted: the caller keeps no secret of it.
+   * `housekeeping`: the harness revoking the tokens it was handed, not a request of a check.
+   */
+  tap?: (exchange: Exchange, housekeeping: boolean) => void;
+  /** Sees every assertion of a check: the rules it names (the check's when it names none) and whether it held. */
+  judged?: (rules: readonly string[], held: boolean) => void;
 }
 
 /** `inForce` counts unknown ids as in force, so a typo cannot hide a check. */
@@ -166,7 +171,17 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     const scope = checkScope.getStore();
     return scope === undefined || scope === liveCheck;
   };
-  const recorder = createRecorder(undefined, fromLiveCheck, options.tap);
+  let housekeeping = false;
+  const { tap } = options;
+  const recorder = createRecorder(undefined, fromLiveCheck, tap && ((exchange) => tap(exchange, housekeeping)));
+  const revoke = async (flows: TrackedFlows) => {
+    housekeeping = true;
+    try {
+      await flows.revokeAll();
+    } finally {
+      housekeeping = false;
+    }
+  };
   // Any token response, whoever asked for it, is adopted by the running check for revocation.
   let current: TrackedFlows | undefined;
   // A check's own requests stop once the run is interrupted; housekeeping (revocation) never does.
@@ -212,7 +227,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       flags,
       passwordInForce: inForce(PASSWORD_RULE),
     });
-    await setupFlows.revokeAll();
+    await revoke(setupFlows);
   } catch (error) {
     await driver.close?.(); // no session to close it later
     throw error;
@@ -300,7 +315,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       recorder.clear();
       const oauth: TrackedFlows = createOAuthFlows(http, driver, config, redactor, createRandom(options.seed));
       current = oauth;
-      const evidence = createEvidence();
+      const { judged } = options;
+      // Only the live check's: one abandoned at its time limit may still be asserting.
+      const evidence = createEvidence(
+        judged && ((rules, held) => fromLiveCheck() && judged(rules?.length ? rules : check.rules, held)),
+      );
       const t = createCheckContext({
         ...session,
         oauth,
@@ -369,7 +388,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         // The result already holds its exchanges: revocation's own are never shown.
         checkRunning = false;
         liveCheck = undefined;
-        await oauth.revokeAll();
+        await revoke(oauth);
         current = undefined;
       }
       // Whatever the check made of its refused requests, an interrupted check proved nothing.

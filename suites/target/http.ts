@@ -111,8 +111,9 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
               `${raw.method} ${shown}: ${what}, more than the ${bytes(maxBody)} a response may have (--max-body)`,
               'too-large',
             );
-            req.destroy(error);
+            // Destroyed without the error: one given here would be thrown again, unhandled, by the socket.
             reject(error);
+            req.destroy();
           };
           const announced = Number(res.headers['content-length']);
           if (Number.isFinite(announced) && announced > maxBody)

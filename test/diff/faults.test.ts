@@ -8,24 +8,33 @@
 import { describe, expect, it } from 'vitest';
 import { faults } from '../../spec/index.js';
 import { executeDiff, type DiffFlags } from '../../cli/diff.js';
+import { allChecks } from '../../suites/index.js';
 import type { Difference, Report } from '../../suites/report/model.js';
 import { renderJson, validateReport } from '../../reporters/index.js';
 
 const SEED = '20260';
 
+/**
+ * The keyset checks repeat per list (one per row of the support table) over the same simulator
+ * code: a fault shows on one list as on all, so the diffs here run them on the project jobs list
+ * only (the offset checks still walk every collection).
+ */
+const OTHER_LISTS = /^pagination\.keyset-(rows-)?list-(?!project-jobs$)/;
+const checks = () => allChecks().filter((c) => !OTHER_LISTS.test(c.id));
+
 async function diff(flags: DiffFlags): Promise<{ code: number; report: Report; out: string }> {
   let report: Report | undefined;
   const out: string[] = [];
   const code = await executeDiff(
-    { runs: '3', seed: SEED, ...flags },
-    { out: (t) => void out.push(t), err: () => {}, onReport: (r) => (report = r) },
+    { runs: '1', seed: SEED, ...flags },
+    { out: (t) => void out.push(t), err: () => {}, onReport: (r) => (report = r), checks },
     {},
   );
   return { code, report: report!, out: out.join('') };
 }
 
 /** Per fault: the operation, kind and subject of the difference it must cause. */
-const EXPECTED: Record<string, Pick<Difference, 'operation' | 'kind' | 'subject'> & { target?: string }> = {
+const EXPECTED: Partial<Record<string, Pick<Difference, 'operation' | 'kind' | 'subject'> & { target?: string }>> = {
   'invalid-client-no-challenge': { operation: 'POST /oauth/token', kind: 'status', subject: 'status', target: '400' },
   'code-reusable': { operation: 'POST /oauth/token', kind: 'status', subject: 'status', target: '200' },
   'no-slow-down': { operation: 'POST /oauth/token', kind: 'error', subject: 'error', target: 'authorization_pending' },
@@ -59,56 +68,67 @@ const EXPECTED: Record<string, Pick<Difference, 'operation' | 'kind' | 'subject'
   'state-dropped': { operation: 'POST /oauth/authorize', kind: 'location', subject: 'location' },
   'legacy-jwks-served': { operation: 'GET /-/jwks', kind: 'status', subject: 'status', target: '200' },
   'http-redirect-accepted': { operation: 'POST /user_settings/applications', kind: 'status', subject: 'status' },
+  // Values: where the spec fixes them (a const of spec/openapi.yaml), or by what they say of the request and the page.
+  'device-timings-doubled': { operation: 'POST /oauth/authorize_device', kind: 'value', subject: '$.expires_in' },
+  'x-total-off-by-one': {
+    operation: 'GET /api/v4/projects/{id}/issues',
+    kind: 'header',
+    subject: 'x-total',
+    target: 'number (disagrees with the records)',
+  },
+  'x-page-zero-based': {
+    operation: 'GET /api/v4/projects/{id}/issues',
+    kind: 'header',
+    subject: 'x-page',
+    target: 'number (≠ page asked)',
+  },
+  'per-page-not-clamped': {
+    operation: 'GET /api/v4/projects/{id}/issues',
+    kind: 'header',
+    subject: 'x-per-page',
+    target: 'number (≠ per_page asked, capped)',
+  },
 };
 
-describe('diff names the operation a fault changes', () => {
-  for (const [name, expected] of Object.entries(EXPECTED)) {
-    const fault = faults().find((f) => f.name === name)!;
-    it(name, { timeout: 120_000 }, async () => {
-      const { report, out } = await diff({ fault: [name], rule: fault.rules.join(',') });
-      const found = report.diff!.differences.filter(
-        (d) => d.operation === expected.operation && d.kind === expected.kind && d.subject === expected.subject,
-      );
-      expect(found, out).not.toEqual([]);
-      if (expected.target) expect(found.map((d) => d.target)).toContain(expected.target);
-      // Linked to the fault's own rules: the target run failed them in the checks that saw it.
-      expect(
-        found.flatMap((d) => d.rules).filter((r) => (fault.rules as string[]).includes(r)),
-        out,
-      ).not.toEqual([]);
-      expect(out).toContain(expected.operation);
-      // The JSON report carries the diff section, valid against reporters/report.schema.json.
-      expect(validateReport(JSON.parse(renderJson(report)))).toEqual([]);
-    });
-  }
-});
-
 /**
- * Faults that change only values a diff deliberately does not compare (numbers, counts): the
- * target run catches them; `diff` may show nothing for them, so they are not asserted here.
+ * The one fault whose change a diff cannot see: token info's expires_in is the lifetime left, a
+ * value of the clock, which the two runs read at other instants (on a live target, of other
+ * clocks). The target run catches it; a diff shows nothing.
  */
-const VALUES_ONLY = new Set([
-  'device-timings-doubled', // expires_in 600, interval 10: numbers
-  'token-info-expires-in-frozen', // expires_in's value over time
-  'x-total-off-by-one', // x-total's value
-  'x-page-zero-based', // x-page's value
-  'per-page-not-clamped', // x-per-page's value and the number of records (shapes are alike)
-]);
+const VALUES_ONLY = new Set(['token-info-expires-in-frozen']);
 
-// Every fault, as the issue asks: a difference linked to the fault's own rules.
-describe('diff shows a difference for every fault but value-only ones', () => {
+/** Exit codes: the target run's (a must rule failed: 1; a should rule warned: 0). */
+const EXIT: Record<string, number> = { 'code-reusable': 1, 'token-cacheable': 0 };
+
+// Every fault, as the issue asks, one diff each: a difference linked to the fault's own rules
+// (the target run failed them by an assertion about that exchange), and where EXPECTED names
+// one, that operation, kind and subject.
+describe('diff shows what every fault changes, linked to its rules', () => {
   for (const fault of faults()) {
     it.skipIf(VALUES_ONLY.has(fault.name))(fault.name, { timeout: 120_000 }, async () => {
-      const { report, out } = await diff({ fault: [fault.name], rule: fault.rules.join(',') });
-      const linked = report.diff!.differences.filter((d) => d.rules.some((r) => (fault.rules as string[]).includes(r)));
-      expect(linked, out).not.toEqual([]);
+      const { code, report, out } = await diff({ fault: [fault.name], rule: fault.rules.join(',') });
+      const own = (d: Difference) => d.rules.some((r) => (fault.rules as string[]).includes(r));
+      expect(report.diff!.differences.filter(own), out).not.toEqual([]);
+      const expected = EXPECTED[fault.name];
+      if (expected) {
+        const found = report.diff!.differences.filter(
+          (d) => d.operation === expected.operation && d.kind === expected.kind && d.subject === expected.subject,
+        );
+        expect(found, out).not.toEqual([]);
+        if (expected.target) expect(found.map((d) => d.target)).toContain(expected.target);
+        expect(found.filter(own), out).not.toEqual([]);
+        expect(out).toContain(expected.operation);
+        // The JSON report carries the diff section, valid against reporters/report.schema.json.
+        expect(validateReport(JSON.parse(renderJson(report)))).toEqual([]);
+      }
+      if (fault.name in EXIT) expect(code).toBe(EXIT[fault.name]);
     });
   }
 });
 
 describe('diff of the clean simulator against the reference', () => {
   it('finds no difference: every generated value is normalised away', { timeout: 300_000 }, async () => {
-    const { code, report, out } = await diff({ suite: 'grants,tokens,cors,pagination,oidc' });
+    const { code, report, out } = await diff({ suite: 'grants,tokens,cors,pagination,oidc', runs: '2' });
     expect(report.diff!.exchanges.paired).toBeGreaterThan(500);
     expect(report.diff!.exchanges.target).toBe(report.diff!.exchanges.paired);
     expect(report.diff!.differences, out).toEqual([]);
@@ -118,11 +138,6 @@ describe('diff of the clean simulator against the reference', () => {
 });
 
 describe('diff exit codes', () => {
-  it('is 1 when the target run fails a must rule, 0 when only a should rule warns', { timeout: 120_000 }, async () => {
-    expect((await diff({ fault: ['code-reusable'], rule: 'GRANT-CODE-SINGLE-USE' })).code).toBe(1);
-    expect((await diff({ fault: ['token-cacheable'], rule: 'TOK-NO-STORE' })).code).toBe(0);
-  });
-
   it('are listed in diff --help, after every option', async () => {
     const { Command } = await import('commander');
     const { registerDiff } = await import('../../cli/diff.js');

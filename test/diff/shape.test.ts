@@ -185,7 +185,7 @@ describe('diffRecordings', () => {
     durationMs: 1,
   };
 
-  it('links a difference to the rules its check failed, else marks it uncovered, and groups repeats', () => {
+  it('links a difference to the rules its check failed there, else marks it uncovered, and groups repeats', () => {
     const target = createRecording();
     const reference = createRecording();
     const uncached = exchange('POST', '/oauth/token', 200, {}, {});
@@ -194,6 +194,8 @@ describe('diffRecordings', () => {
       target.add(id, uncached);
       reference.add(id, cached);
     }
+    // The failed assertion came after both of the failed check's exchanges (test/diff/linking.test.ts).
+    target.judge('c.failed', ['TOK-NO-STORE'], false);
     const section = diffRecordings({ target, reference, results: [failed], referenceName: 'ref' });
     expect(section.exchanges).toEqual({ target: 3, reference: 3, paired: 3 });
     expect(section.differences).toEqual([

@@ -41,6 +41,8 @@ export interface Rewrite {
 export interface OAuthProxy {
   sim: Sim;
   url: string;
+  /** The target config of the proxy (its URL, the simulator's applications and user). */
+  configFile: string;
   /** The rewrite in force (none: the simulator as it is) and how often it changed something. */
   use(rewrite: Rewrite | undefined): void;
   applied(): number;
@@ -153,6 +155,7 @@ export async function startOAuthProxy(): Promise<OAuthProxy> {
   return {
     sim,
     url,
+    configFile,
     use(next) {
       rewrite = next;
       changes = 0;

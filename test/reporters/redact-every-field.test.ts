@@ -59,6 +59,8 @@ const FIELDS = [
   'diffSide',
   'diffRule',
   'diffCheck',
+  'diffAllowed',
+  'diffRead',
 ] as const;
 type Field = (typeof FIELDS)[number];
 
@@ -91,6 +93,7 @@ function fixture(v: (raw: string) => string): Report {
     stopped: { reason: 'silent', message: `the target stopped answering; PRIVATE-TOKEN: ${s('stopped')}` },
     diff: {
       reference: `embedded simulator 18.0 client_secret=${s('diffReference')}`,
+      read: [`release 17.5 (GET /api/v4/version) PRIVATE-TOKEN: ${s('diffRead')}`],
       exchanges: { target: 3, reference: 3, paired: 3 },
       differences: [
         {
@@ -101,6 +104,7 @@ function fixture(v: (raw: string) => string): Report {
           reference: `password=${s('diffSide')}`,
           rules: [`PAG-LINK-HEADER Bearer ${s('diffRule')}`],
           checks: [`pagination.offset-headers code=${s('diffCheck')}`],
+          allowed: `spec/openapi.yaml code=${s('diffAllowed')}`,
           count: 1,
         },
       ],

@@ -1,0 +1,163 @@
+/**
+ * How `diff` judges each difference (issue 22): linked to a rule only where a failed assertion of
+ * that rule concerned the exchange that showed it, and only on an operation spec/openapi.yaml
+ * lists the rule for; `allowed` where the answer matches the spec's documented schema or the
+ * assertions that judged it held; what a check did after its failure left out; the rest not
+ * covered by any rule.
+ */
+import { describe, expect, it } from 'vitest';
+import { createRecording, diffRecordings } from '../../suites/diff/index.js';
+import { executeDiff } from '../../cli/diff.js';
+import type { CheckResult, Difference, Exchange, Report } from '../../suites/report/model.js';
+
+const BASE = 'http://127.0.0.1:4000';
+
+function exchange(method: string, path: string, status: number, headers: Record<string, string>, body?: unknown) {
+  return {
+    request: { method, url: BASE + path, headers: {} },
+    response: { status, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) },
+  } satisfies Exchange;
+}
+
+const json = { 'content-type': 'application/json' };
+const tokens = { access_token: 'a', token_type: 'bearer', expires_in: 7200, refresh_token: 'r', created_at: 1 };
+const info = {
+  resource_owner_id: 1,
+  scope: ['api'],
+  expires_in: 7200,
+  application: { uid: 'u' },
+  created_at: 1,
+  scopes: ['api'],
+  expires_in_seconds: 7200,
+};
+
+const result = (id: string, status: CheckResult['status'], rules: string[], broken?: string[]): CheckResult => ({
+  id,
+  suite: 'tokens',
+  title: id,
+  rules,
+  status,
+  durationMs: 1,
+  ...(broken ? { broken } : {}),
+});
+
+const row = (d: Difference) => [d.operation, d.kind, d.subject, d.rules.join(','), d.allowed ?? ''];
+
+describe('per assertion, not per check', () => {
+  it('links a difference only to the rule whose failed assertion concerned its exchange', () => {
+    // One check, two rules: the token-info assertion held, the token response's failed.
+    const target = createRecording();
+    const reference = createRecording();
+    target.add('c', exchange('GET', '/oauth/token/info', 200, json, { ...info, scopes: 'api' }));
+    reference.add('c', exchange('GET', '/oauth/token/info', 200, json, info));
+    target.judge('c', ['INFO-ALIAS-SCOPES'], true);
+    target.add('c', exchange('POST', '/oauth/token', 200, json, tokens));
+    reference.add('c', exchange('POST', '/oauth/token', 200, { ...json, 'cache-control': 'no-store' }, tokens));
+    target.judge('c', ['TOK-NO-STORE'], false);
+    const results = [result('c', 'failed', ['INFO-ALIAS-SCOPES', 'TOK-NO-STORE'], ['TOK-NO-STORE'])];
+    const { differences } = diffRecordings({ target, reference, results, referenceName: 'ref' });
+    expect(differences.map(row)).toEqual([
+      // Not TOK-NO-STORE's: its failed assertion was about the token response, not this one.
+      ['GET /oauth/token/info', 'type', '$.scopes', '', ''],
+      ['GET /oauth/token/info', 'member', '$.scopes[]', '', ''],
+      ['POST /oauth/token', 'header', 'cache-control', 'TOK-NO-STORE', ''],
+    ]);
+  });
+
+  it('links only on an operation spec/openapi.yaml lists the rule for, and the same difference elsewhere in the check', () => {
+    const target = createRecording();
+    const reference = createRecording();
+    const cached = { ...json, 'cache-control': 'no-store' };
+    for (const [path, body] of [
+      ['/oauth/revoke', {}],
+      ['/oauth/token', tokens],
+      ['/oauth/token', tokens],
+    ] as const) {
+      target.add('c', exchange('POST', path, 200, json, body));
+      reference.add('c', exchange('POST', path, 200, cached, body));
+      // The second token response is judged by an assertion of its own, which holds.
+      if (path === '/oauth/token') target.judge('c', ['TOK-NO-STORE'], target.byCheck.get('c')!.length < 3);
+    }
+    const results = [result('c', 'failed', ['TOK-NO-STORE'], ['TOK-NO-STORE'])];
+    const { differences } = diffRecordings({ target, reference, results, referenceName: 'ref' });
+    expect(differences.map((d) => [...row(d), d.count])).toEqual([
+      // The revocation's answer was in the failed assertion's reach, but TOK-NO-STORE is the token endpoint's.
+      ['POST /oauth/revoke', 'header', 'cache-control', '', '', 1],
+      ['POST /oauth/token', 'header', 'cache-control', 'TOK-NO-STORE', '', 2],
+    ]);
+  });
+
+  it('leaves out what a check did after its failure, and tells allowed from not covered', () => {
+    const target = createRecording();
+    const reference = createRecording();
+    // A member the schema does not list, added: allowed by the spec's document.
+    target.add('ok', exchange('GET', '/oauth/token/info', 200, json, { ...info, x_note: 'n' }));
+    reference.add('ok', exchange('GET', '/oauth/token/info', 200, json, info));
+    target.judge('ok', ['INFO-RESPONSE-FIELDS'], true);
+    // A status the assertion that judged it accepted: allowed by that rule.
+    target.add('ok', exchange('POST', '/oauth/token', 401, json, { error: 'invalid_client', error_description: 'x' }));
+    reference.add(
+      'ok',
+      exchange('POST', '/oauth/token', 400, json, { error: 'invalid_client', error_description: 'x' }),
+    );
+    target.judge('ok', ['AUTH-INVALID-CLIENT'], true);
+    // Judged by no assertion: not covered by any rule.
+    target.add('ok', exchange('GET', '/oauth/discovery/keys', 200, json, { keys: [] }));
+    reference.add(
+      'ok',
+      exchange('GET', '/oauth/discovery/keys', 200, { ...json, 'cache-control': 'max-age=60' }, { keys: [] }),
+    );
+    // After the failure: the check's later requests differ because it failed.
+    target.add('bad', exchange('POST', '/oauth/token', 200, json, tokens));
+    reference.add(
+      'bad',
+      exchange('POST', '/oauth/token', 400, json, { error: 'invalid_grant', error_description: 'x' }),
+    );
+    target.judge('bad', ['GRANT-CODE-SINGLE-USE'], false);
+    target.add('bad', exchange('POST', '/oauth/revoke', 200, json, {}));
+    const results = [
+      result('ok', 'passed', ['INFO-RESPONSE-FIELDS', 'AUTH-INVALID-CLIENT']),
+      result('bad', 'failed', ['GRANT-CODE-SINGLE-USE'], ['GRANT-CODE-SINGLE-USE']),
+    ];
+    const { differences } = diffRecordings({ target, reference, results, referenceName: 'ref' });
+    expect(differences.map(row)).toEqual([
+      ['GET /oauth/discovery/keys', 'header', 'cache-control', '', ''],
+      ['GET /oauth/token/info', 'member', '$.x_note', '', 'spec/openapi.yaml'],
+      ['POST /oauth/token', 'error', 'error', 'GRANT-CODE-SINGLE-USE', ''],
+      ['POST /oauth/token', 'status', 'status', '', 'AUTH-INVALID-CLIENT'],
+      ['POST /oauth/token', 'status', 'status', 'GRANT-CODE-SINGLE-USE', ''],
+    ]);
+  });
+});
+
+describe('a fault that breaks one of the two rules of a check', () => {
+  it(
+    'links the token response to TOK-NO-STORE, not the revocation the same check saw',
+    { timeout: 120_000 },
+    async () => {
+      // grants.token-response-headers proves TOK-NO-STORE and ENC-JSON-CONTENT-TYPE; token-cacheable
+      // breaks the first, and drops no-store from the revocation's answer too, which no rule covers.
+      let report: Report | undefined;
+      const out: string[] = [];
+      await executeDiff(
+        { runs: '1', seed: '20260', fault: ['token-cacheable'], check: 'grants.token-response-headers' },
+        { out: (t) => void out.push(t), err: () => {}, onReport: (r) => (report = r) },
+        {},
+      );
+      const check = report!.checks.find((c) => c.id === 'grants.token-response-headers')!;
+      expect(check.rules).toEqual(['TOK-NO-STORE', 'ENC-JSON-CONTENT-TYPE']);
+      expect(check.broken).toEqual(['TOK-NO-STORE']);
+      const cacheControl = report!.diff!.differences.filter(
+        (d) => d.subject === 'cache-control' && ['POST /oauth/revoke', 'POST /oauth/token'].includes(d.operation),
+      );
+      expect(
+        cacheControl.map((d) => [d.operation, d.rules.join(',')]),
+        out.join(''),
+      ).toEqual([
+        ['POST /oauth/revoke', ''],
+        ['POST /oauth/token', 'TOK-NO-STORE'],
+      ]);
+      expect(out.join('')).toMatch(/POST \/oauth\/revoke\n {2}header cache-control .*not covered by any rule/);
+    },
+  );
+});

@@ -1,0 +1,102 @@
+/**
+ * The diff in the HTML and Markdown reports (issue 22): a table per operation, each row judged
+ * (linked rules, allowed, not covered), and every cell from the target inert: markup escaped,
+ * control and bidi characters written as visible escapes.
+ */
+import { describe, expect, it } from 'vitest';
+import { formatDiff, renderHtml, renderMarkdown, validateReport } from '../../reporters/index.js';
+import type { Report } from '../../suites/report/model.js';
+import { HOSTILE, fixtureReport } from '../reporters/fixture.js';
+
+const RLO = '\u202e';
+
+function withDiff(): Report {
+  return {
+    ...fixtureReport(),
+    diff: {
+      reference: 'embedded simulator 18.0 (self-managed)',
+      exchanges: { target: 12, reference: 12, paired: 12 },
+      differences: [
+        {
+          operation: 'GET /oauth/token/info',
+          kind: 'member',
+          subject: `$.${HOSTILE}`,
+          target: `string${RLO}tnarg`,
+          reference: 'absent',
+          rules: [],
+          allowed: 'spec/openapi.yaml',
+          checks: ['tokens.info-presentations'],
+          count: 2,
+        },
+        {
+          operation: 'POST /oauth/token',
+          kind: 'header',
+          subject: 'cache-control',
+          target: 'absent',
+          reference: 'no-store',
+          rules: ['TOK-NO-STORE'],
+          checks: ['grants.token-response-headers'],
+          count: 1,
+        },
+        {
+          operation: 'POST /oauth/revoke',
+          kind: 'header',
+          subject: 'cache-control',
+          target: `absent\u001b[2J`,
+          reference: 'no-store',
+          rules: [],
+          checks: ['(set-up)'],
+          count: 1,
+        },
+      ],
+    },
+  };
+}
+
+describe('the diff in the reports', () => {
+  it('renders in HTML as a table per operation, each row judged, target text inert', () => {
+    const html = renderHtml(withDiff());
+    const section = /<section id="diff">[\s\S]*?<\/section>/.exec(html)?.[0] ?? '';
+    expect(html).toContain('<a href="#diff">Diff</a>');
+    expect(section.match(/<h3>/g)).toHaveLength(3);
+    expect(section).toContain('<h3><code>POST /oauth/token</code></h3>');
+    expect(section).toMatch(
+      /<tr data-judged="linked">.*<a href="[^"]*TOK-NO-STORE[^"]*"><code>TOK-NO-STORE<\/code><\/a>/,
+    );
+    expect(section).toContain('<tr data-judged="allowed">');
+    expect(section).toContain('allowed (spec/openapi.yaml)');
+    expect(section).toMatch(/<tr data-judged="uncovered">.*not covered by any rule/);
+    expect(section).toContain('3 differences: 1 linked to a failed rule, 1 allowed, 1 not covered by any rule');
+    // Inert: the markup is text, the bidi override and the escape sequence are visible escapes.
+    expect(section).not.toContain('<script>');
+    expect(section).not.toContain('<img');
+    expect(section).toContain('&lt;script&gt;');
+    expect(html).not.toContain(RLO);
+    expect(html).not.toContain('\u001b');
+    expect(section).toContain('\\u202e');
+    // A report without a diff has no such section; the section is valid JSON report data.
+    expect(renderHtml(fixtureReport())).not.toMatch(/id="diff"|href="#diff"/);
+    expect(validateReport(JSON.parse(JSON.stringify(withDiff())))).toEqual([]);
+  });
+
+  it('renders in Markdown as one table, target text inert', () => {
+    const md = renderMarkdown(withDiff());
+    const section = md.slice(md.indexOf('### Diff'), md.indexOf('3 differences'));
+    expect(section).toContain('| Operation | Difference | Target | Reference | Judged |');
+    expect(section).toContain('not covered by any rule');
+    expect(section).toContain('allowed (spec/openapi.yaml)');
+    expect(section).toMatch(/\[`TOK-NO-STORE`\]\([^)]*\)/);
+    expect(section).not.toMatch(/<script|<img/i);
+    expect(section).toContain('&lt;script&gt;');
+    expect(md).not.toContain(RLO);
+    expect(md).not.toContain('\u001b');
+    expect(renderMarkdown(fixtureReport())).not.toContain('### Diff');
+  });
+
+  it('and in the console, the same judgement words', () => {
+    const text = formatDiff(withDiff().diff!);
+    expect(text).toMatch(/GET \/oauth\/token\/info\n {2}member .*allowed \(spec\/openapi\.yaml\)/);
+    expect(text).not.toContain(RLO);
+    expect(text).not.toContain('\u001b');
+  });
+});

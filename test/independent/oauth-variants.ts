@@ -1,0 +1,287 @@
+/**
+ * The allowed variants of issue 21, one list: each a rewrite of the simulator's answers (or the
+ * client's requests) into a form the source (spec/source-spec.md, line L..) or an RFC allows, with
+ * the checks it concerns. oauth-variants.test.ts proves no must verdict changes under any of them;
+ * test/diff/allowed.test.ts that `diff` reports what they change as `allowed`.
+ */
+import { SignJWT, decodeJwt } from 'jose';
+import { signingKey } from '../../simulator/oauth/keys.js';
+import { formOf, jsonOf, setJson, type OAuthProxy, type Rewrite } from './oauth-proxy.js';
+
+export interface Variant {
+  name: string;
+  /** Where the source or the RFC allows it. */
+  cite: string;
+  checks: string[];
+  /** Should rules the variant breaks on purpose (the must beside each still holds). */
+  warns?: string[];
+  /** Why the checks may never meet the variant (they no longer ask where it differs). */
+  unseen?: string;
+  rewrite: Rewrite;
+}
+
+const oauth = (path: string) => path.startsWith('/oauth/') || path.startsWith('/.well-known/');
+const isToken = (path: string) => path === '/oauth/token';
+const EXTRA = { x_variant_note: 'a member nobody asked for' };
+/** Device codes given one more second while a request is served (the variant at second 300). */
+const stretched: Array<{ expiresIn: number }> = [];
+/** The codes the provider handed out in a redirect (a code-first server knows them). */
+const issuedCodes = new Set<string>();
+
+/** An id_token re-signed with the simulator's own (only) key, its header without kid. */
+async function withoutKid(sim: OAuthProxy['sim'], idToken: string): Promise<string> {
+  const key = await signingKey(sim);
+  return new SignJWT(decodeJwt(idToken)).setProtectedHeader({ alg: 'RS256', typ: 'JWT' }).sign(key.privateKey);
+}
+
+const idTokenWithoutKid: Rewrite['answer'] = async (asked, answer, sim) => {
+  const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+  if (typeof body?.id_token !== 'string') return false;
+  setJson(answer, { ...body, id_token: await withoutKid(sim, body.id_token) });
+  return true;
+};
+
+export const VARIANTS: Variant[] = [
+  {
+    name: 'token errors answer 403',
+    cite: 'L149, L262: no status shown; RFC 6749 §5.2 says 400 "unless specified otherwise", no MUST',
+    checks: [
+      'grants.pkce-verifier-mismatch',
+      'grants.code-single-use',
+      'grants.redirect-uri-mismatch',
+      'grants.code-unknown',
+      'grants.missing-parameter',
+      'grants.unsupported-grant-type',
+      'grants.token-error-body',
+      'grants.password-bad-credentials',
+      'grants.refresh-rotation',
+      'device.slow-down',
+      'device.expired-token',
+      'device.single-use',
+      'device.client-bound',
+      'device.state-machine',
+    ],
+    warns: ['ERR-TOKEN-STATUS'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!isToken(asked.url.pathname) || answer.status !== 400) return false;
+        answer.status = 403;
+        return true;
+      },
+    },
+  },
+  {
+    name: 'unknown members in every JSON answer',
+    cite: 'RFC 6749 §5.1 (clients MUST ignore unrecognized names), RFC 7517 §4, OIDC Core §5.1; not the revoke {} (L65) nor the password response (L150: "only")',
+    checks: [
+      'grants.token-response-fields',
+      'grants.pkce-valid-verifier',
+      'grants.refresh-rotation',
+      'grants.token-error-body',
+      'device.token-response',
+      'device.authorization-response',
+      'tokens.info-presentations',
+      'tokens.info-deprecated-aliases',
+      'oidc.id-token',
+      'oidc.discovery',
+      'oidc.jwks',
+      'oidc.userinfo',
+    ],
+    rewrite: {
+      answer(asked, answer) {
+        const body = jsonOf(answer);
+        if (!oauth(asked.url.pathname) || !body || asked.url.pathname === '/oauth/revoke') return false;
+        if (formOf(asked).get('grant_type') === 'password') return false;
+        const keys = Array.isArray(body.keys) ? { keys: body.keys.map((k: object) => ({ ...k, ...EXTRA })) } : {};
+        setJson(answer, { ...body, ...EXTRA, ...keys });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'application/json; charset=utf-8',
+    cite: 'RFC 8259 §11 and RFC 9110 §8.3: a media type may carry parameters; L18 says only "JSON"',
+    checks: [
+      'grants.token-response-fields',
+      'grants.token-error-body',
+      'device.authorization-response',
+      'tokens.info-presentations',
+      'tokens.revoke-access-token',
+      'tokens.json-content-type',
+      'grants.token-response-headers',
+      'oidc.jwks',
+      'oidc.userinfo',
+      'oidc.discovery',
+    ],
+    warns: ['ENC-JSON-CONTENT-TYPE'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!oauth(asked.url.pathname) || answer.head.get('content-type')?.[0] !== 'application/json') return false;
+        answer.head.set('content-type', ['application/json; charset=utf-8']);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'preflight grants only the requested headers, from a list without Content-Type',
+    cite: 'L172-173: only certain headers, the list is not shown (a form Content-Type is CORS-safelisted)',
+    checks: [
+      'cors.preflight',
+      'cors.preflight-standard-headers',
+      'cors.x-requested-with-refused',
+      'cors.unlisted-headers-refused',
+    ],
+    warns: ['CORS-ALLOWED-HEADERS-LIST'],
+    rewrite: {
+      answer(asked, answer) {
+        if (asked.method !== 'OPTIONS' || !answer.head.has('access-control-allow-headers')) return false;
+        const allowed = answer.head
+          .get('access-control-allow-headers')![0]
+          .toLowerCase()
+          .split(',')
+          .map((h) => h.trim());
+        const requested = String(asked.headers['access-control-request-headers'] ?? '')
+          .split(',')
+          .map((h) => h.trim())
+          .filter((h) => h && h.toLowerCase() !== 'content-type' && allowed.includes(h.toLowerCase()));
+        if (requested.length) answer.head.set('access-control-allow-headers', [requested.join(', ')]);
+        else answer.head.delete('access-control-allow-headers');
+        return true;
+      },
+    },
+  },
+  {
+    name: 'CORS on most /oauth endpoints, not on the key set',
+    cite: 'L170: "many /oauth endpoints" support CORS; L171 names the preflight ones',
+    checks: ['cors.simple-requests'],
+    rewrite: {
+      answer(asked, answer) {
+        if (asked.url.pathname !== '/oauth/discovery/keys' || !answer.head.has('access-control-allow-origin'))
+          return false;
+        for (const name of [...answer.head.keys()]) if (name.startsWith('access-control-')) answer.head.delete(name);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'id_token without kid, signed by the only published key',
+    cite: 'RFC 7515 §4.1.4: kid is OPTIONAL; OIDC Core §10.1: it may be left out when there is one key',
+    checks: ['oidc.id-token', 'oidc.userinfo'],
+    rewrite: { answer: idTokenWithoutKid },
+  },
+  {
+    name: 'a key set whose single key has no kid (and id_tokens without kid)',
+    cite: 'RFC 7517 §4.5: kid is OPTIONAL; L178: the shape of the keys is not shown',
+    checks: ['oidc.jwks', 'oidc.id-token', 'oidc.legacy-jwks-alias'],
+    rewrite: {
+      async answer(asked, answer, sim) {
+        const body = jsonOf(answer);
+        if (Array.isArray(body?.keys)) {
+          setJson(answer, { keys: body.keys.map(({ kid: _kid, ...key }: Record<string, unknown>) => key) });
+          return true;
+        }
+        return idTokenWithoutKid(asked, answer, sim);
+      },
+    },
+  },
+  {
+    name: 'a device token response with a refresh_token',
+    cite: 'L29: absent "in the responses shown"; RFC 8628 §3.5 and RFC 6749 §5.1: refresh_token is OPTIONAL',
+    checks: ['device.token-response', 'device.state-machine'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = jsonOf(answer);
+        if (!isToken(asked.url.pathname) || typeof body?.access_token !== 'string') return false;
+        if (!formOf(asked).get('grant_type')?.endsWith(':device_code')) return false;
+        setJson(answer, { ...body, refresh_token: `variant-refresh-${body.access_token.slice(-8)}` });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'application.uid null for a token issued without a client',
+    cite: 'L51 shows uid for tokens of an application; spec/openapi.yaml TokenInfo allows null',
+    checks: ['grants.password-without-client'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = jsonOf(answer);
+        const app = body?.application as { uid?: unknown } | undefined;
+        if (asked.url.pathname !== '/oauth/token/info' || app?.uid !== '') return false;
+        setJson(answer, { ...body, application: { ...app, uid: null } });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'the password grant of a two-factor user refused with invalid_request',
+    cite: 'L245: "disabled for users with two-factor authentication", no code named; L262: a standard code',
+    checks: ['grants.password-two-factor-refused'],
+    rewrite: {
+      answer(asked, answer, sim) {
+        const form = formOf(asked);
+        const user = [...sim.store.users.values()].find((u) => u.username === form.get('username'));
+        if (!isToken(asked.url.pathname) || form.get('grant_type') !== 'password' || !user?.twoFactor) return false;
+        setJson(answer, { error: 'invalid_request', error_description: 'Two-factor users cannot use this grant.' });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a JSON body sent as text/plain is read as JSON',
+    cite: 'L191: "JSON bodies need Content-Type: application/json" obliges the client, not the server',
+    checks: ['encoding.array-params-body'],
+    rewrite: {
+      request(asked) {
+        if (!asked.url.pathname.startsWith('/api/v4/') || asked.headers['content-type'] !== 'text/plain') return false;
+        try {
+          JSON.parse(asked.body.toString('utf8'));
+        } catch {
+          return false;
+        }
+        asked.headers['content-type'] = 'application/json';
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a code it never issued is invalid_grant, whatever the client secret',
+    cite: 'RFC 6749 §4.1.3 and §5.2: the order of the code and client checks is not fixed',
+    checks: ['grants.application-registration'],
+    rewrite: {
+      answer(asked, answer) {
+        for (const location of answer.head.get('location') ?? []) {
+          const code = new URL(location, 'http://x').searchParams.get('code');
+          if (code) issuedCodes.add(code);
+        }
+        const form = formOf(asked);
+        if (!isToken(asked.url.pathname) || form.get('grant_type') !== 'authorization_code') return false;
+        if (issuedCodes.has(form.get('code') ?? '') || jsonOf(answer)?.error !== 'invalid_client') return false;
+        answer.status = 400;
+        answer.head.delete('www-authenticate');
+        setJson(answer, { error: 'invalid_grant', error_description: 'The authorization code is not valid.' });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a device code still accepted at exactly second 300',
+    cite: 'L41, L277: a lifetime of 300 s; RFC 8628 §3.2 does not say whether second 300 is inside it',
+    checks: ['device.expired-token', 'device.state-machine'],
+    unseen: 'the checks step over the very second the lifetime ends, as nobody says which side it is on',
+    rewrite: {
+      request(_asked, sim) {
+        const now = sim.clock.nowSeconds();
+        // Expiry counted strictly after the lifetime: at the very second, the code still lives.
+        for (const record of sim.store.deviceCodes.values())
+          if (now === record.createdAt + record.expiresIn) {
+            record.expiresIn += 1;
+            stretched.push(record);
+          }
+        return stretched.length > 0;
+      },
+      answer() {
+        for (const record of stretched.splice(0)) record.expiresIn -= 1;
+      },
+    },
+  },
+];
