@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   formatConsole,
@@ -31,6 +32,24 @@ describe('jsonDepth', () => {
     expect(jsonDepth('{"a":[1,{"b":[]}]}')).toBe(4);
     expect(jsonDepth('["[[[[", "\\"[[[", {}]')).toBe(2);
     expect(jsonDepth('plain text')).toBe(0);
+  });
+  it('agrees with the depth of what JSON.parse reads, for any JSON text (escapes, quotes, brackets in strings)', () => {
+    const parsedDepth = (v: unknown): number =>
+      v !== null && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v).map(parsedDepth)) : 0;
+    const text = fc.string({ unit: fc.constantFrom('"', '\\', '[', ']', '{', '}', 'a', ' ') });
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        fc.integer(),
+        fc.array(tie('node')),
+        fc.dictionary(text, tie('node')),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(value, (v) => jsonDepth(JSON.stringify(v)) === parsedDepth(v)),
+      { seed: Number(process.env.FC_SEED ?? 20261125), numRuns: 500 },
+    );
   });
   it('stops counting past its limit', () => {
     expect(jsonDepth(nested(''), 10)).toBe(11);
