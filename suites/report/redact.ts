@@ -95,6 +95,21 @@ const SECRET_SUFFIXES = ['token', 'secret', 'password', 'passwd', 'verifier', 'a
  * punctuation, and `a[b]` is judged by `b`.
  */
 export function isSecretName(name: string): boolean {
+  // The same few names (JSON members, headers, parameters) are asked about for every exchange.
+  const known = secretNames.get(name);
+  if (known !== undefined) return known;
+  const secret = judgeName(name);
+  if (name.length <= 64) {
+    if (secretNames.size >= 4096) secretNames.clear();
+    secretNames.set(name, secret);
+  }
+  return secret;
+}
+
+/** Names already judged: short ones only, and at most 4,096, since a target chooses them. */
+const secretNames = new Map<string, boolean>();
+
+function judgeName(name: string): boolean {
   let key = name;
   try {
     key = decodeURIComponent(name);
