@@ -24,6 +24,17 @@ import { jsonValue } from '../shared/json.js';
 import { expectTokenFields, responseRules, type Grant } from '../grants/token-fields.js';
 import { parseLinkHeader, numberHeader } from '../pagination/links.js';
 import { digest, remembered, type Remembered } from './flows.js';
+import { AUTHORIZE_DEVICE_PATH } from '../device/flow.js';
+import {
+  expectNotGranted,
+  expectPreflightAnswer,
+  hasPreflight,
+  isStandardHeader,
+  preflightServed,
+} from '../cors/checks.js';
+import type { ClientSink } from './client.js';
+import { judgeDevicePoll, judgeDeviceStart, noteClockMove, type DeviceFlow } from './device.js';
+import { AUTHORIZE_PATH, judgeGrantedScope, judgeInfoScope, noteAuthorization, type Ceiling } from './scopes.js';
 import { judgeWith, observedResponse, type Verdict } from './recorder.js';
 
 /** One request and its answer as the proxy saw them. A body over the cap is undefined: judged on headers only. */
@@ -38,6 +49,8 @@ export interface Observed {
   responseBody?: Buffer;
   /** When the answer ended (ms since the epoch): flow state ages by it. */
   at: number;
+  /** When the request arrived (ms since the epoch); `at` when unknown. Polls are paced by it. */
+  startedAt?: number;
 }
 
 /**
@@ -51,13 +64,24 @@ export interface Flows {
   spentRefresh: Remembered<RuleId>;
   pairs: Remembered<string>;
   deadAccess: Remembered<RuleId>;
+  /** Device codes issued, by digest: timings, pace and scope (device.ts). */
+  devices: Remembered<DeviceFlow>;
+  /** Authorization requests by client, redirect URI and state: the scope asked (scopes.ts). */
+  authorizations: Remembered<string>;
+  /** Codes and tokens by kind and digest: the scope they may carry at most (scopes.ts). */
+  scopes: Remembered<Ceiling>;
+  /** Link targets forwarded (path and query), and the collections they belong to (pages.ts). */
+  linked: Remembered;
+  collections: Remembered;
+  /** How far the target's clock was moved ahead of the proxy's (the simulator's control API). */
+  clockOffsetMs: number;
 }
 
 /** Entries per kind of state: beyond them the oldest are forgotten (bounded memory). */
 export const MAX_FLOW_ENTRIES = 100_000;
 
 export function createFlows(max = MAX_FLOW_ENTRIES): Flows {
-  const { authorizationCodeLifetime, accessTokenLifetime } = limits();
+  const { authorizationCodeLifetime, accessTokenLifetime, deviceCodeLifetime } = limits();
   return {
     // A code cannot be exchanged after its lifetime: a reuse later is judged by expiry, not here.
     codes: remembered(authorizationCodeLifetime * 1000, max),
@@ -66,6 +90,13 @@ export function createFlows(max = MAX_FLOW_ENTRIES): Flows {
     spentRefresh: remembered(accessTokenLifetime * 1000, max),
     pairs: remembered(accessTokenLifetime * 1000, max),
     deadAccess: remembered(accessTokenLifetime * 1000, max),
+    // Twice the lifetime: a poll after expiry is judged too.
+    devices: remembered(2 * deviceCodeLifetime * 1000, max),
+    authorizations: remembered(authorizationCodeLifetime * 1000, max),
+    scopes: remembered(accessTokenLifetime * 1000, max),
+    linked: remembered(accessTokenLifetime * 1000, max),
+    collections: remembered(accessTokenLifetime * 1000, max),
+    clockOffsetMs: 0,
   };
 }
 
@@ -134,7 +165,14 @@ const ONCE: { grant: string; param: string; memory: 'codes' | 'deviceCodes'; rul
  * Token exchanges against what was seen before: a code answered with tokens twice, a refresh
  * that handed back the same refresh token, a redeemed refresh token that still works.
  */
-function judgeTokenFlows(t: CheckContext, ex: Observed, res: HttpResponse, params: URLSearchParams, flows: Flows) {
+function judgeTokenFlows(
+  t: CheckContext,
+  ex: Observed,
+  res: HttpResponse,
+  params: URLSearchParams,
+  flows: Flows,
+  client?: ClientSink,
+) {
   const grant = params.get('grant_type');
   const issued = res.status === 200 && typeof jsonObject(res)?.access_token === 'string';
   if (res.status >= 500 || (res.status === 200 && !ex.responseBody)) return;
@@ -143,11 +181,12 @@ function judgeTokenFlows(t: CheckContext, ex: Observed, res: HttpResponse, param
     if (grant !== once.grant || !code) continue;
     const memory = flows[once.memory];
     const key = digest(code);
-    if (memory.get(key, ex.at))
+    if (memory.get(key, ex.at)) {
+      if (once.grant === 'authorization_code') client?.({ habit: 'reuses-code', where: `POST ${TOKEN_PATH}` });
       t.soft(!issued, `${TOKEN_PATH}: ${once.what} already answered with tokens was answered with tokens again`, {
         rules: [once.rule],
       });
-    else if (issued) memory.set(key, ex.at, true);
+    } else if (issued) memory.set(key, ex.at, true);
   }
   const body = issued ? jsonObject(res)! : undefined;
   const sent = params.get('refresh_token');
@@ -189,8 +228,13 @@ function noteRevocation(ex: Observed, params: URLSearchParams, flows: Flows): vo
 const ORACLES = new Set([TOKEN_INFO_PATH, CURRENT_USER_PATH]);
 
 /** A bearer token that should be dead (rotated, revoked) and was accepted all the same. */
-function judgeDeadToken(t: CheckContext, ex: Observed, path: string, flows: Flows): void {
-  const bearer = /^bearer\s+(\S+)$/i.exec(ex.requestHeaders.get('authorization') ?? '')?.[1];
+/** The access token a request presents: the bearer header, or token info's access_token parameter. */
+function bearerOf(ex: Observed, url: URL): string | undefined {
+  const header = /^bearer\s+(\S+)$/i.exec(ex.requestHeaders.get('authorization') ?? '')?.[1];
+  return header ?? (url.pathname === TOKEN_INFO_PATH ? (url.searchParams.get('access_token') ?? undefined) : undefined);
+}
+
+function judgeDeadToken(t: CheckContext, ex: Observed, path: string, bearer: string | undefined, flows: Flows): void {
   if (!bearer || !ORACLES.has(path) || ex.status >= 500) return;
   const rule = flows.deadAccess.get(digest(bearer), ex.at);
   if (rule)
@@ -256,8 +300,60 @@ function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
   }
 }
 
-/** The verdicts of one exchange; `flows` is updated with what it establishes. */
-export function judgeExchange(ex: Observed, flows: Flows): Verdict[] {
+/**
+ * A CORS preflight the browser sent to an endpoint with preflight, held to what it must allow
+ * (suites/cors): success with the origin and method, the standard headers asked; any other header
+ * asked must not be granted (judged only where the preflight was served: else it grants nothing).
+ */
+function judgePreflight(t: CheckContext, ex: Observed, res: HttpResponse, path: string): void {
+  const from = ex.requestHeaders.get('origin');
+  const method = ex.requestHeaders.get('access-control-request-method');
+  if (!from || !method || !hasPreflight(path, method) || ex.status >= 500) return;
+  const asked = (ex.requestHeaders.get('access-control-request-headers') ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
+  for (const header of asked.filter((h) => !isStandardHeader(h)))
+    if (preflightServed(res, from)) expectNotGranted(t, res, path, header);
+  expectPreflightAnswer(t, res, { path, method: method.toUpperCase(), from, asked });
+}
+
+/**
+ * Pages as the client walks them: each Link target forwarded is remembered for its collection; a
+ * later request for a page of that collection (page beyond the first, or a cursor) that no Link
+ * led to was built by the client, not followed.
+ */
+function notePage(ex: Observed, url: URL, res: HttpResponse, flows: Flows, client?: ClientSink): void {
+  const collection = digest(url.pathname);
+  const page = url.searchParams.get('page');
+  const paging = (page !== null && page !== '1') || KEYSET_PARAMS.some((p) => url.searchParams.has(p));
+  if (
+    client &&
+    paging &&
+    flows.collections.get(collection, ex.at) &&
+    !flows.linked.get(digest(url.pathname + url.search), ex.at)
+  )
+    client({ habit: 'builds-page-urls', where: `GET ${url.pathname}` });
+  const link = res.headers.get('link');
+  const links = res.status === 200 && link !== null ? parseLinkHeader(link) : null;
+  if (!links) return;
+  flows.collections.set(collection, ex.at, true);
+  for (const targets of Object.values(links))
+    for (const target of targets ?? []) {
+      try {
+        const linked = new URL(target, url);
+        flows.linked.set(digest(linked.pathname + linked.search), ex.at, true);
+      } catch {
+        // A malformed Link target leads nowhere: PAG-LINK-HEADER judges the header.
+      }
+    }
+}
+
+/** Query parameters that ask for a keyset page: present only on a page a Link leads to. */
+const KEYSET_PARAMS = ['cursor', 'id_after', 'page_token'];
+
+/** The verdicts of one exchange; `flows` is updated with what it establishes, `client` told of the client's habits. */
+export function judgeExchange(ex: Observed, flows: Flows, client?: ClientSink): Verdict[] {
   let url: URL;
   try {
     // Base only for parsing: the target as sent, never normalised for forwarding.
@@ -267,7 +363,9 @@ export function judgeExchange(ex: Observed, flows: Flows): Verdict[] {
   }
   const body = ex.responseBody?.toString('utf8') ?? '';
   const res = observedResponse(url.href, ex.status, ex.responseHeaders, body);
-  if (ex.method === 'POST' && url.pathname === TOKEN_PATH) {
+  const path = url.pathname;
+  noteClockMove(ex, path, flows);
+  if (ex.method === 'POST' && path === TOKEN_PATH) {
     const params = tokenParams(ex, url);
     const what = `POST ${TOKEN_PATH}`;
     // Each in its own judgement: a failed expect in one hides nothing the others prove.
@@ -276,9 +374,21 @@ export function judgeExchange(ex: Observed, flows: Flows): Verdict[] {
       ...(answered ? judgeWith((t) => expectNoStore(t, res, what)) : []),
       ...(answered && ex.responseBody ? judgeWith((t) => expectExactJsonType(t, res, what)) : []),
       ...judgeWith((t) => judgeToken(t, ex, res, params)),
-      ...judgeWith((t) => judgeTokenFlows(t, ex, res, params, flows)),
+      ...judgeWith((t) => judgeDevicePoll(t, ex, res, params, flows, client)),
+      ...judgeWith((t) => judgeGrantedScope(t, ex, res, params, flows)),
+      ...judgeWith((t) => judgeTokenFlows(t, ex, res, params, flows, client)),
     ];
   }
-  if (ex.method === 'POST' && url.pathname === REVOKE_PATH) noteRevocation(ex, tokenParams(ex, url), flows);
-  return [...judgeWith((t) => judgeDeadToken(t, ex, url.pathname, flows)), ...judgeWith((t) => judgePage(t, ex, res))];
+  if (ex.method === 'POST' && path === REVOKE_PATH) noteRevocation(ex, tokenParams(ex, url), flows);
+  if (ex.method === 'POST' && path === AUTHORIZE_DEVICE_PATH && ex.status < 500)
+    return judgeDeviceStart(ex, res, tokenParams(ex, url), flows);
+  if (path === AUTHORIZE_PATH) noteAuthorization(ex, tokenParams(ex, url), flows, client);
+  if (ex.method === 'OPTIONS') return judgeWith((t) => judgePreflight(t, ex, res, path));
+  const bearer = bearerOf(ex, url);
+  if (ex.method === 'GET') notePage(ex, url, res, flows, client);
+  return [
+    ...judgeWith((t) => judgeDeadToken(t, ex, path, bearer, flows)),
+    ...(path === TOKEN_INFO_PATH && bearer ? judgeWith((t) => judgeInfoScope(t, ex, res, bearer, flows)) : []),
+    ...judgeWith((t) => judgePage(t, ex, res)),
+  ];
 }

@@ -150,6 +150,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     };
     // Origin-form only: an absolute-form or `*` target would need a forward proxy, which this is not.
     if (!req.url?.startsWith('/')) return refuse(400, 'the request target must be a path');
+    const startedAt = Date.now();
     const requestBody = keep(max, budget);
     let responseBody: ReturnType<typeof keep> | undefined;
     const release = () => {
@@ -194,6 +195,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           responseHeaders: headersOf(answer.rawHeaders),
           responseBody: copy.body(),
           at: Date.now(),
+          startedAt,
         };
         release();
         // Judging never touches the traffic: the answer is already on its way.
