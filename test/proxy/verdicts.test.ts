@@ -24,6 +24,12 @@ const CHECKS = [
   'pagination.offset-headers',
   'device.single-use',
   'tokens.revoke-access-token',
+  'device.slow-down',
+  'device.expired-token',
+  'device.authorization-response',
+  'device.authorization-timings',
+  'cors.preflight',
+  'cors.x-requested-with-refused',
 ];
 /** A few checks, each run twice, on a shared two-core machine: a bound, not a measurement. */
 const SCENARIO_TIMEOUT_MS = 240_000;
@@ -37,7 +43,7 @@ interface Outcome {
   run: Report;
 }
 
-async function throughProxy(name: string, faults: string[]): Promise<Outcome> {
+async function throughProxy(name: string, faults: string[], checks = CHECKS): Promise<Outcome> {
   const { sim, served } = await startSimulation(
     { fault: faults },
     () => undefined,
@@ -62,7 +68,7 @@ async function throughProxy(name: string, faults: string[]): Promise<Outcome> {
     sim.options.controlHosts?.push(new URL(url).host);
     const config = join(dir, `${name}.yaml`);
     writeFileSync(config, stringify(targetConfig(sim, url)), { mode: 0o600 });
-    for (const check of CHECKS) {
+    for (const check of checks) {
       const part = join(dir, `${name}-${check}.json`);
       const err: string[] = [];
       const code = await executeRun(
@@ -121,33 +127,46 @@ describe('proxy verdicts on the simulator', () => {
         'REV-REVOKES-TOKEN',
         'PAG-OFFSET-HEADERS',
         'PAG-LINK-HEADER',
+        'DEV-SLOW-DOWN',
+        'DEV-EXPIRED-TOKEN',
+        'DEV-CODE-LIFETIME',
+        'DEV-VERIFICATION-URI-COMPLETE',
+        'CORS-PREFLIGHT',
+        'CORS-X-REQUESTED-WITH-REFUSED',
       ])
         expect(status(proxy, id), id).toBe('passed');
       for (const r of judged) if (status(run, r.id)) expect(status(run, r.id), r.id).toBe(r.status);
       // What it did not see stays untested.
-      expect(status(proxy, 'DEV-SLOW-DOWN')).toBe('untested');
+      expect(status(proxy, 'GRANT-PASSWORD-2FA-REFUSED')).toBe('untested');
     },
     SCENARIO_TIMEOUT_MS,
   );
 
-  const FAULTS: [fault: string, rule: string, verdict: string][] = [
-    ['token-type-case', 'TOK-TYPE-LOWERCASE-BEARER', 'failed'],
-    ['code-reusable', 'GRANT-CODE-SINGLE-USE', 'failed'],
-    ['device-code-reusable', 'DEV-SINGLE-USE', 'warned'],
-    ['refresh-token-reusable', 'TOK-REFRESH-OLD-REFUSED', 'failed'],
-    ['x-total-off-by-one', 'PAG-OFFSET-HEADERS', 'failed'],
-    ['x-page-zero-based', 'PAG-X-PAGE-STARTS-AT-1', 'failed'],
-    ['link-header-dropped', 'PAG-LINK-HEADER', 'failed'],
-    ['links-header-present', 'PAG-LINKS-HEADER-REMOVED', 'failed'],
-    ['token-cacheable', 'TOK-NO-STORE', 'warned'],
-    ['old-access-token-valid', 'TOK-REFRESH-ROTATION', 'failed'],
-    ['revoke-ignored', 'REV-REVOKES-TOKEN', 'failed'],
+  // Each fault with the one check (of those above) that makes the traffic show it.
+  const FAULTS: [fault: string, rule: string, verdict: string, check: string][] = [
+    ['token-type-case', 'TOK-TYPE-LOWERCASE-BEARER', 'failed', 'grants.token-response-fields'],
+    ['code-reusable', 'GRANT-CODE-SINGLE-USE', 'failed', 'grants.code-single-use'],
+    ['device-code-reusable', 'DEV-SINGLE-USE', 'warned', 'device.single-use'],
+    ['refresh-token-reusable', 'TOK-REFRESH-OLD-REFUSED', 'failed', 'grants.refresh-rotation'],
+    ['x-total-off-by-one', 'PAG-OFFSET-HEADERS', 'failed', 'pagination.offset-headers'],
+    ['x-page-zero-based', 'PAG-X-PAGE-STARTS-AT-1', 'failed', 'pagination.offset-headers'],
+    ['link-header-dropped', 'PAG-LINK-HEADER', 'failed', 'pagination.offset-headers'],
+    ['links-header-present', 'PAG-LINKS-HEADER-REMOVED', 'failed', 'pagination.offset-headers'],
+    ['token-cacheable', 'TOK-NO-STORE', 'warned', 'grants.token-response-headers'],
+    ['old-access-token-valid', 'TOK-REFRESH-ROTATION', 'failed', 'grants.refresh-rotation'],
+    ['revoke-ignored', 'REV-REVOKES-TOKEN', 'failed', 'tokens.revoke-access-token'],
+    ['no-slow-down', 'DEV-SLOW-DOWN', 'failed', 'device.slow-down'],
+    ['device-code-never-expires', 'DEV-EXPIRED-TOKEN', 'failed', 'device.expired-token'],
+    ['device-timings-doubled', 'DEV-POLL-INTERVAL', 'failed', 'device.authorization-timings'],
+    ['device-uri-complete-no-user-code', 'DEV-VERIFICATION-URI-COMPLETE', 'failed', 'device.authorization-response'],
+    ['cors-no-preflight', 'CORS-PREFLIGHT', 'failed', 'cors.preflight'],
+    ['cors-allows-x-requested-with', 'CORS-X-REQUESTED-WITH-REFUSED', 'failed', 'cors.x-requested-with-refused'],
   ];
-  for (const [fault, rule, verdict] of FAULTS)
+  for (const [fault, rule, verdict, check] of FAULTS)
     it(
       `--fault ${fault}: the proxy alone reports ${rule} ${verdict}`,
       async () => {
-        const { proxyCode, proxy, run } = await throughProxy(fault, [fault]);
+        const { proxyCode, proxy, run } = await throughProxy(fault, [fault], [check]);
         expect(status(proxy, rule)).toBe(verdict);
         expect(status(run, rule)).toBe(verdict);
         expect(proxyCode).toBe(verdict === 'failed' ? 1 : 0);
