@@ -87,7 +87,7 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
       maxBodyBytes,
       timeoutMs,
       rewriteHost: flags.rewriteHost === true,
-      onExchange: (exchange) => tally.add(judgeExchange(exchange, flows)),
+      onExchange: (exchange) => tally.add(judgeExchange(exchange, flows, (note) => tally.note(note))),
       onJudgeError: () => judgeErrors++,
     });
   } catch (error) {

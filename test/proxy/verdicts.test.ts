@@ -138,6 +138,8 @@ describe('proxy verdicts on the simulator', () => {
       for (const r of judged) if (status(run, r.id)) expect(status(run, r.id), r.id).toBe(r.status);
       // What it did not see stays untested.
       expect(status(proxy, 'GRANT-PASSWORD-2FA-REFUSED')).toBe('untested');
+      // The harness polls at once on purpose (device.slow-down): its habit, reported apart from the rules.
+      expect(proxy.client?.habits.map((h) => h.habit)).toContain('polls-too-fast');
     },
     SCENARIO_TIMEOUT_MS,
   );
