@@ -33,6 +33,7 @@ import {
   preflightServed,
 } from '../cors/checks.js';
 import type { ClientSink } from './client.js';
+import { expectInfoAliases } from '../tokens/info.js';
 import { judgeDevicePoll, judgeDeviceStart, noteClockMove, type DeviceFlow } from './device.js';
 import { AUTHORIZE_PATH, judgeGrantedScope, judgeInfoScope, noteAuthorization, type Ceiling } from './scopes.js';
 import { judgeWith, observedResponse, type Verdict } from './recorder.js';
@@ -389,6 +390,9 @@ export function judgeExchange(ex: Observed, flows: Flows, client?: ClientSink): 
   return [
     ...judgeWith((t) => judgeDeadToken(t, ex, path, bearer, flows)),
     ...(path === TOKEN_INFO_PATH && bearer ? judgeWith((t) => judgeInfoScope(t, ex, res, bearer, flows)) : []),
+    ...(ex.method === 'GET' && path === TOKEN_INFO_PATH && ex.status === 200 && jsonObject(res)
+      ? judgeWith((t) => expectInfoAliases(t, jsonObject(res)!))
+      : []),
     ...judgeWith((t) => judgePage(t, ex, res)),
   ];
 }

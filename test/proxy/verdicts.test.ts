@@ -30,6 +30,7 @@ const CHECKS = [
   'device.authorization-timings',
   'cors.preflight',
   'cors.x-requested-with-refused',
+  'tokens.info-deprecated-aliases',
 ];
 /** A few checks, each run twice, on a shared two-core machine: a bound, not a measurement. */
 const SCENARIO_TIMEOUT_MS = 240_000;
@@ -133,6 +134,7 @@ describe('proxy verdicts on the simulator', () => {
         'DEV-VERIFICATION-URI-COMPLETE',
         'CORS-PREFLIGHT',
         'CORS-X-REQUESTED-WITH-REFUSED',
+        'INFO-ALIAS-SCOPES',
       ])
         expect(status(proxy, id), id).toBe('passed');
       for (const r of judged) if (status(run, r.id)) expect(status(run, r.id), r.id).toBe(r.status);
@@ -163,6 +165,7 @@ describe('proxy verdicts on the simulator', () => {
     ['device-uri-complete-no-user-code', 'DEV-VERIFICATION-URI-COMPLETE', 'failed', 'device.authorization-response'],
     ['cors-no-preflight', 'CORS-PREFLIGHT', 'failed', 'cors.preflight'],
     ['cors-allows-x-requested-with', 'CORS-X-REQUESTED-WITH-REFUSED', 'failed', 'cors.x-requested-with-refused'],
+    ['token-info-no-aliases', 'INFO-ALIAS-EXPIRES-IN-SECONDS', 'failed', 'tokens.info-deprecated-aliases'],
   ];
   for (const [fault, rule, verdict, check] of FAULTS)
     it(
