@@ -65,6 +65,8 @@ export interface Flows {
   spentRefresh: Remembered<RuleId>;
   pairs: Remembered<string>;
   deadAccess: Remembered<RuleId>;
+  /** The client each token seen issued was issued to, by digest. */
+  owners: Remembered<string>;
   /** Device codes issued, by digest: timings, pace and scope (device.ts). */
   devices: Remembered<DeviceFlow>;
   /** Authorization requests by client, redirect URI and state: the scope asked (scopes.ts). */
@@ -91,6 +93,7 @@ export function createFlows(max = MAX_FLOW_ENTRIES): Flows {
     spentRefresh: remembered(accessTokenLifetime * 1000, max),
     pairs: remembered(accessTokenLifetime * 1000, max),
     deadAccess: remembered(accessTokenLifetime * 1000, max),
+    owners: remembered(accessTokenLifetime * 1000, max),
     // Twice the lifetime: a poll after expiry is judged too.
     devices: remembered(2 * deviceCodeLifetime * 1000, max),
     authorizations: remembered(authorizationCodeLifetime * 1000, max),
@@ -215,12 +218,37 @@ function judgeTokenFlows(
   }
   if (body && typeof body.refresh_token === 'string' && typeof body.access_token === 'string')
     flows.pairs.set(digest(body.refresh_token), ex.at, digest(body.access_token));
+  // Whose tokens these are: only their own client's revocation ends them (REV-CLIENT-BOUND).
+  const owner = clientOf(ex, params);
+  for (const token of [body?.access_token, body?.refresh_token])
+    if (typeof token === 'string' && owner) flows.owners.set(digest(token), ex.at, owner);
 }
 
-/** A revocation answered 200 ends the token, whichever kind it is (RFC 7009 §2.2). */
+/** The client a token request or revocation names: client_id in the parameters, else HTTP Basic's user. */
+function clientOf(ex: Observed, params: URLSearchParams): string | undefined {
+  const basic = /^basic\s+(\S+)$/i.exec(ex.requestHeaders.get('authorization') ?? '')?.[1];
+  if (basic) {
+    const user = Buffer.from(basic, 'base64').toString('utf8').split(':')[0];
+    // RFC 6749 §2.3.1: the client id is form-encoded inside Basic.
+    try {
+      return decodeURIComponent(user.replace(/\+/g, ' '));
+    } catch {
+      return user;
+    }
+  }
+  return params.get('client_id') ?? undefined;
+}
+
+/**
+ * A revocation answered 200 ends the token, whichever kind it is (RFC 7009 §2.2), when its own
+ * client asked: another client's revocation may be answered 200 and leave it working
+ * (REV-CLIENT-BOUND), and a token whose client the proxy did not see issued is not judged.
+ */
 function noteRevocation(ex: Observed, params: URLSearchParams, flows: Flows): void {
   const token = params.get('token');
   if (ex.status !== 200 || !token) return;
+  const owner = flows.owners.get(digest(token), ex.at);
+  if (!owner || owner !== clientOf(ex, params)) return;
   flows.deadAccess.set(digest(token), ex.at, 'REV-REVOKES-TOKEN');
   flows.spentRefresh.set(digest(token), ex.at, 'REV-REVOKES-TOKEN');
 }

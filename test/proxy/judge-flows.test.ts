@@ -171,7 +171,14 @@ describe('scopes against what the client asked for', () => {
       requestHeaders: new Headers({ authorization: `Bearer ${'a'.repeat(64)}` }),
       status: 200,
       responseHeaders: new Headers({ 'content-type': 'application/json' }),
-      responseBody: Buffer.from(JSON.stringify({ scope: ['read_user', 'api'] })),
+      responseBody: Buffer.from(
+        JSON.stringify({
+          scope: ['read_user', 'api'],
+          scopes: ['read_user', 'api'],
+          expires_in: 7000,
+          expires_in_seconds: 7000,
+        }),
+      ),
       at: 30,
     };
     expect(failed(judgeExchange(info, flows))).toEqual(['SCOPE-GRANTED-SUBSET']);

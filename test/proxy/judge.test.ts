@@ -120,19 +120,26 @@ describe('passive judging of token exchanges', () => {
       responseBody: Buffer.from('{}'),
       at: 2_000,
     });
-    judgeExchange(token(code, 200, TOKEN), flows);
+    const own = { ...code, client_id: 'app' };
+    judgeExchange(token(own, 200, TOKEN), flows);
     // Still alive before the refresh: nothing to judge.
     expect(judgeExchange(oracle(TOKEN.access_token, 200), flows)).toEqual([]);
     const next = { ...TOKEN, access_token: 'b'.repeat(64), refresh_token: 'n'.repeat(64) };
-    judgeExchange(token({ grant_type: 'refresh_token', refresh_token: TOKEN.refresh_token }, 200, next), flows);
+    judgeExchange(
+      token({ grant_type: 'refresh_token', refresh_token: TOKEN.refresh_token, client_id: 'app' }, 200, next),
+      flows,
+    );
     expect(failed(judgeExchange(oracle(TOKEN.access_token, 200), flows))).toEqual(['TOK-REFRESH-ROTATION']);
     expect(passed(judgeExchange(oracle(TOKEN.access_token, 401), flows))).toContain('TOK-REFRESH-ROTATION');
     expect(judgeExchange(oracle(next.access_token, 200), flows)).toEqual([]);
-    const revoke: Observed = {
-      ...token({ token: next.access_token }, 200, {}),
+    const revoke = (client: string): Observed => ({
+      ...token({ token: next.access_token, client_id: client }, 200, {}),
       target: '/oauth/revoke',
-    };
-    judgeExchange(revoke, flows);
+    });
+    // Another client's revocation may be answered 200 and leave the token working (REV-CLIENT-BOUND).
+    judgeExchange(revoke('other'), flows);
+    expect(judgeExchange(oracle(next.access_token, 200), flows)).toEqual([]);
+    judgeExchange(revoke('app'), flows);
     expect(failed(judgeExchange(oracle(next.access_token, 200), flows))).toEqual(['REV-REVOKES-TOKEN']);
   });
 

@@ -4,18 +4,9 @@
  * rule can be judged from traffic, it reports that rule broken (failed for a must, warned for a
  * should), as the run does.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { startSimulation } from '../../cli/simulate.js';
-import { executeProxy } from '../../cli/proxy.js';
-import { executeRun } from '../../cli/run.js';
-import { targetConfig } from '../../simulator/control/config.js';
-import type { Report } from '../../suites/report/model.js';
+import { runOnSimulator, status } from './behind.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'idp-proxy-'));
 const CHECKS = [
   'grants.token-response-fields',
   'grants.token-response-headers',
@@ -35,85 +26,12 @@ const CHECKS = [
 /** A few checks, each run twice, on a shared two-core machine: a bound, not a measurement. */
 const SCENARIO_TIMEOUT_MS = 240_000;
 
-/** Each check's run report, by check id, for the scenario under way. */
-const runs = new Map<string, Report>();
-
-interface Outcome {
-  proxyCode: number;
-  proxy: Report;
-  run: Report;
-}
-
-async function throughProxy(name: string, faults: string[], checks = CHECKS): Promise<Outcome> {
-  const { sim, served } = await startSimulation(
-    { fault: faults },
-    () => undefined,
-    () => undefined,
-  );
-  let stop!: () => void;
-  const stopped = new Promise<void>((r) => (stop = r));
-  let announce!: (url: string) => void;
-  const proxyUrl = new Promise<string>((r) => (announce = r));
-  const proxyFile = join(dir, `${name}-proxy.json`);
-  const proxied = executeProxy(
-    { target: served.url, report: `json=${proxyFile}` },
-    {
-      out: (t) => void (t.startsWith('http://') && announce(t.trim())),
-      err: () => undefined,
-      stop: () => stopped,
-    },
-  );
-  try {
-    const url = await proxyUrl;
-    // The proxy forwards the client's Host: the simulator's control API must answer it too.
-    sim.options.controlHosts?.push(new URL(url).host);
-    const config = join(dir, `${name}.yaml`);
-    writeFileSync(config, stringify(targetConfig(sim, url)), { mode: 0o600 });
-    for (const check of checks) {
-      const part = join(dir, `${name}-${check}.json`);
-      const err: string[] = [];
-      const code = await executeRun(
-        { config, check, seed: '1', runs: '2', report: `json=${part}` },
-        { out: () => undefined, err: (t) => void err.push(t) },
-        {},
-      );
-      expect(code, err.join('')).not.toBe(2);
-      runs.set(check, JSON.parse(readFileSync(part, 'utf8')) as Report);
-    }
-    stop();
-    const proxyCode = await proxied;
-    return {
-      proxyCode,
-      proxy: JSON.parse(readFileSync(proxyFile, 'utf8')) as Report,
-      run: mergedRuns(),
-    };
-  } finally {
-    stop();
-    await served.close();
-    runs.clear();
-  }
-}
-
-/** The rule statuses of the checks run, worst first, as one report's rules would read. */
-function mergedRuns(): Report {
-  const order = ['failed', 'warned', 'passed'];
-  const rules = new Map<string, string>();
-  for (const report of runs.values())
-    for (const r of report.rules) {
-      if (!order.includes(r.status)) continue;
-      const before = rules.get(r.id);
-      if (!before || order.indexOf(r.status) < order.indexOf(before)) rules.set(r.id, r.status);
-    }
-  return { rules: [...rules].map(([id, status]) => ({ id, status })) } as unknown as Report;
-}
-
-const status = (report: Report, id: string) => report.rules.find((r) => r.id === id)?.status;
-
 describe('proxy verdicts on the simulator', () => {
   it(
     'without a fault: passes what it saw, fails nothing, and agrees with the run on every rule it judged',
     async () => {
-      const { proxyCode, proxy, run } = await throughProxy('clean', []);
+      const { proxyCode, proxy: seen, run } = await runOnSimulator('clean', [], { checks: CHECKS });
+      const proxy = seen!;
       expect(proxyCode).toBe(0);
       const judged = proxy.rules.filter((r) => r.status !== 'untested');
       expect(judged.filter((r) => r.status !== 'passed')).toEqual([]);
@@ -171,8 +89,8 @@ describe('proxy verdicts on the simulator', () => {
     it(
       `--fault ${fault}: the proxy alone reports ${rule} ${verdict}`,
       async () => {
-        const { proxyCode, proxy, run } = await throughProxy(fault, [fault], [check]);
-        expect(status(proxy, rule)).toBe(verdict);
+        const { proxyCode, proxy, run } = await runOnSimulator(fault, [fault], { checks: [check] });
+        expect(status(proxy!, rule)).toBe(verdict);
         expect(status(run, rule)).toBe(verdict);
         expect(proxyCode).toBe(verdict === 'failed' ? 1 : 0);
       },
