@@ -40,7 +40,8 @@ function merged(reports: Report[]): Report {
   return { rules: [...rules].map(([id, status]) => ({ id, status })) } as unknown as Report;
 }
 
-async function runAll(name: string, url: string, config: object, select: Selection, flags: RunFlags) {
+/** The selection run against `config` (written to a file, as a user would); its rules merged. */
+export async function runAll(name: string, url: string, config: object, select: Selection, flags: RunFlags) {
   const file = join(dir, `${name}.yaml`);
   writeFileSync(file, stringify(config), { mode: 0o600 });
   const runs = 'checks' in select ? select.checks.map((check) => ({ check })) : [{ suite: select.suite }];
@@ -59,6 +60,36 @@ async function runAll(name: string, url: string, config: object, select: Selecti
   return merged(reports);
 }
 
+export interface RecordingProxy {
+  url: string;
+  /** Stop it (as Ctrl-C would) and read its exit code and report. */
+  finish(): Promise<{ proxyCode: number; proxy: Report }>;
+  /** Stop it, whatever state it is in (cleanup). */
+  stop(): void;
+}
+
+/** `idp-conformance proxy` in front of `target`, in-process, writing a JSON report when stopped. */
+export async function recordingProxy(name: string, target: string): Promise<RecordingProxy> {
+  let stop!: () => void;
+  const stopped = new Promise<void>((r) => (stop = r));
+  let announce!: (url: string) => void;
+  const announced = new Promise<string>((r) => (announce = r));
+  const file = join(dir, `${name}-proxy.json`);
+  const running = executeProxy(
+    { target, report: `json=${file}` },
+    { out: (t) => void (t.startsWith('http://') && announce(t.trim())), err: () => undefined, stop: () => stopped },
+  );
+  return {
+    url: await Promise.race([announced, running.then(() => Promise.reject(new Error('the proxy ended early')))]),
+    async finish() {
+      stop();
+      const proxyCode = await running;
+      return { proxyCode, proxy: JSON.parse(readFileSync(file, 'utf8')) as Report };
+    },
+    stop,
+  };
+}
+
 /** Run the selection against a fresh simulator with `faults`, through the proxy unless `straight`. */
 export async function runOnSimulator(
   name: string,
@@ -73,29 +104,14 @@ export async function runOnSimulator(
   );
   try {
     if (straight) return { run: await runAll(name, served.url, targetConfig(sim, served.url), select, flags) };
-    let stop!: () => void;
-    const stopped = new Promise<void>((r) => (stop = r));
-    let announce!: (url: string) => void;
-    const proxyUrl = new Promise<string>((r) => (announce = r));
-    const proxyFile = join(dir, `${name}-proxy.json`);
-    const proxied = executeProxy(
-      { target: served.url, report: `json=${proxyFile}` },
-      {
-        out: (t) => void (t.startsWith('http://') && announce(t.trim())),
-        err: () => undefined,
-        stop: () => stopped,
-      },
-    );
+    const proxy = await recordingProxy(name, served.url);
     try {
-      const url = await proxyUrl;
       // The proxy forwards the client's Host: the simulator's control API must answer it too.
-      sim.options.controlHosts?.push(new URL(url).host);
-      const run = await runAll(name, url, targetConfig(sim, url), select, flags);
-      stop();
-      const proxyCode = await proxied;
-      return { run, proxyCode, proxy: JSON.parse(readFileSync(proxyFile, 'utf8')) as Report };
+      sim.options.controlHosts?.push(new URL(proxy.url).host);
+      const run = await runAll(name, proxy.url, targetConfig(sim, proxy.url), select, flags);
+      return { run, ...(await proxy.finish()) };
     } finally {
-      stop();
+      proxy.stop();
     }
   } finally {
     await served.close();
