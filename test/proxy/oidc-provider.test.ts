@@ -19,6 +19,7 @@ const PROXY_FAILS: Record<string, string> = {
   'TOK-DEVICE-RESPONSE-FIELDS': 'the device token response lacks created_at',
   'TOK-CODE-RESPONSE-FIELDS': 'the code response lacks created_at (the grants suite judges it; not run here)',
   'TOK-TYPE-LOWERCASE-BEARER': 'token_type "Bearer"',
+  'REV-EMPTY-OBJECT': 'revocation answers 200 with an empty body, not {} (its documented shape)',
   'CORS-X-REQUESTED-WITH-REFUSED': 'the preflight grants X-Requested-With',
   'CORS-ALLOWED-HEADERS-LIMITED': 'the preflight grants any header asked',
 };

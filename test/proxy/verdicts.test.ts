@@ -22,6 +22,7 @@ const CHECKS = [
   'cors.preflight',
   'cors.x-requested-with-refused',
   'tokens.info-deprecated-aliases',
+  'oidc.jwks',
 ];
 /** A few checks, each run twice, on a shared two-core machine: a bound, not a measurement. */
 const SCENARIO_TIMEOUT_MS = 240_000;
@@ -53,6 +54,8 @@ describe('proxy verdicts on the simulator', () => {
         'CORS-PREFLIGHT',
         'CORS-X-REQUESTED-WITH-REFUSED',
         'INFO-ALIAS-SCOPES',
+        'REV-EMPTY-OBJECT',
+        'OIDC-JWKS',
       ])
         expect(status(proxy, id), id).toBe('passed');
       for (const r of judged) if (status(run, r.id)) expect(status(run, r.id), r.id).toBe(r.status);
@@ -83,6 +86,7 @@ describe('proxy verdicts on the simulator', () => {
     ['device-uri-complete-no-user-code', 'DEV-VERIFICATION-URI-COMPLETE', 'failed', 'device.authorization-response'],
     ['cors-no-preflight', 'CORS-PREFLIGHT', 'failed', 'cors.preflight'],
     ['cors-allows-x-requested-with', 'CORS-X-REQUESTED-WITH-REFUSED', 'failed', 'cors.x-requested-with-refused'],
+    ['jwks-private-members', 'OIDC-JWKS', 'failed', 'oidc.jwks'],
     ['token-info-no-aliases', 'INFO-ALIAS-EXPIRES-IN-SECONDS', 'failed', 'tokens.info-deprecated-aliases'],
   ];
   for (const [fault, rule, verdict, check] of FAULTS)

@@ -1,0 +1,63 @@
+/**
+ * Response shapes per operation from spec/openapi.yaml, judged on the traffic where a violation
+ * has one owner (a component naming one rule, nothing release-bound inside): a key set
+ * publishing private members breaks OIDC-JWKS, a revocation answered with members or no JSON
+ * breaks REV-EMPTY-OBJECT; the right answers pass them; shapes with several owners are left to
+ * the specific assertions.
+ */
+import { describe, expect, it } from 'vitest';
+import { createFlows, judgeExchange, type Observed } from '../../suites/proxy/judge.js';
+import { judgedShapes } from '../../suites/proxy/shapes.js';
+import type { Verdict } from '../../suites/proxy/recorder.js';
+
+const failed = (verdicts: Verdict[]) => [...new Set(verdicts.filter((v) => !v.ok).map((v) => v.rule))].sort();
+const passed = (verdicts: Verdict[]) => new Set(verdicts.filter((v) => v.ok).map((v) => v.rule));
+
+function answer(method: string, target: string, status: number, body: string): Observed {
+  return {
+    method,
+    target,
+    requestHeaders: new Headers({ 'content-type': 'application/x-www-form-urlencoded' }),
+    requestBody: Buffer.from('token=t'),
+    status,
+    responseHeaders: new Headers({ 'content-type': 'application/json' }),
+    responseBody: Buffer.from(body),
+    at: 0,
+  };
+}
+
+const KEY = { kty: 'RSA', kid: 'k1', use: 'sig', alg: 'RS256', n: 'AQAB', e: 'AQAB' };
+
+describe('response shapes per operation', () => {
+  it('judges the one-owner shapes only', () => {
+    const judged = [...judgedShapes()].map(([key, s]) => `${key} ${s.name} ${s.rule}`);
+    expect(judged).toEqual(
+      expect.arrayContaining([
+        'GET /oauth/discovery/keys 200 Jwks OIDC-JWKS',
+        'POST /oauth/revoke 200 RevokeResponse REV-EMPTY-OBJECT',
+      ]),
+    );
+    // Several owners (token info), release-bound members or REST components: not judged by shape.
+    expect(judged.join('\n')).not.toMatch(/TokenInfo|Project|Issue|\/api\//);
+  });
+
+  it('a key set with private members breaks OIDC-JWKS; a public one passes it', () => {
+    const keys = (key: object) => answer('GET', '/oauth/discovery/keys', 200, JSON.stringify({ keys: [key] }));
+    expect(failed(judgeExchange(keys({ ...KEY, d: 'secret', p: 'x', q: 'y' }), createFlows()))).toEqual(['OIDC-JWKS']);
+    const good = judgeExchange(keys(KEY), createFlows());
+    expect(failed(good)).toEqual([]);
+    expect(passed(good)).toContain('OIDC-JWKS');
+  });
+
+  it('a revocation answered with members or without JSON breaks REV-EMPTY-OBJECT; {} passes it', () => {
+    expect(failed(judgeExchange(answer('POST', '/oauth/revoke', 200, '{"revoked":true}'), createFlows()))).toEqual([
+      'REV-EMPTY-OBJECT',
+    ]);
+    expect(failed(judgeExchange(answer('POST', '/oauth/revoke', 200, ''), createFlows()))).toEqual([
+      'REV-EMPTY-OBJECT',
+    ]);
+    expect(passed(judgeExchange(answer('POST', '/oauth/revoke', 200, '{}'), createFlows()))).toContain(
+      'REV-EMPTY-OBJECT',
+    );
+  });
+});
