@@ -59,6 +59,9 @@ const FIELDS = [
   'diffSide',
   'diffRule',
   'diffCheck',
+  'clientHabit',
+  'clientTitle',
+  'clientWhere',
 ] as const;
 type Field = (typeof FIELDS)[number];
 
@@ -102,6 +105,17 @@ function fixture(v: (raw: string) => string): Report {
           rules: [`PAG-LINK-HEADER Bearer ${s('diffRule')}`],
           checks: [`pagination.offset-headers code=${s('diffCheck')}`],
           count: 1,
+        },
+      ],
+    },
+    client: {
+      exchanges: 4,
+      habits: [
+        {
+          habit: `polls-too-fast code=${s('clientHabit')}`,
+          title: `polled the device grant too soon, device_code=${s('clientTitle')}`,
+          count: 2,
+          where: [`POST /oauth/token?access_token=${s('clientWhere')}`],
         },
       ],
     },
