@@ -12,6 +12,7 @@ import type { CheckContext, HttpResponse } from '../types.js';
 import { jsonValue } from '../shared/json.js';
 import { expectSchema } from '../grants/schemas.js';
 import { operationOf } from '../diff/operation.js';
+import { expectAttributeAbsent, REMOVED_ATTRIBUTES } from '../versioning/index.js';
 
 /** Array answers: the first rows are enough to see a shape, and bound the work per exchange. */
 const MAX_ROWS = 20;
@@ -79,4 +80,15 @@ export function judgeShape(t: CheckContext, method: string, res: HttpResponse): 
   for (const row of rows) if (!expectSchema(t, row, shape.name, `${operation} ${res.status}`, [shape.rule])) return;
   // expectSchema names the rule only when broken: a match proves it.
   t.soft(true, `${operation} ${res.status} matches ${shape.name}`, { rules: [shape.rule] });
+}
+
+/** A project, its feature flags or its packages still carrying an attribute the release removed (the versioning checks' own assertion). */
+export function judgeRemovedAttributes(t: CheckContext, method: string, res: HttpResponse): void {
+  if (res.status !== 200) return;
+  const operation = operationOf(method, res.url);
+  const removed = REMOVED_ATTRIBUTES.find((r) => operation === `GET /api/v4/projects/{id}${r.suffix}`);
+  const body = removed ? jsonValue(res) : undefined;
+  if (!removed || body === undefined) return;
+  const items = Array.isArray(body) ? body.slice(0, MAX_ROWS) : [body];
+  if (items.length) expectAttributeAbsent(t, items, removed);
 }

@@ -60,4 +60,29 @@ describe('response shapes per operation', () => {
       'REV-EMPTY-OBJECT',
     );
   });
+
+  it('a project or feature flag still carrying a removed attribute breaks its VER rule; without it, passes', () => {
+    const project = (body: object) => ({
+      ...answer('GET', '/api/v4/projects/7', 200, JSON.stringify(body)),
+      requestBody: undefined,
+    });
+    expect(
+      failed(
+        judgeExchange(project({ id: 7, path_with_namespace: 'g/p', ci_job_token_scope_enabled: true }), createFlows()),
+      ),
+    ).toEqual(['VER-CI-JOB-TOKEN-SCOPE-REMOVED']);
+    expect(passed(judgeExchange(project({ id: 7, path_with_namespace: 'g/p' }), createFlows()))).toContain(
+      'VER-CI-JOB-TOKEN-SCOPE-REMOVED',
+    );
+    const flags = {
+      ...answer(
+        'GET',
+        '/api/v4/projects/g%2Fp/feature_flags',
+        200,
+        JSON.stringify([{ name: 'f', active: true, version: 'new_version_flag' }]),
+      ),
+      requestBody: undefined,
+    };
+    expect(failed(judgeExchange(flags, createFlows()))).toEqual(['VER-FEATURE-FLAG-VERSION-REMOVED']);
+  });
 });

@@ -23,6 +23,7 @@ const CHECKS = [
   'cors.x-requested-with-refused',
   'tokens.info-deprecated-aliases',
   'oidc.jwks',
+  'versioning.ci-job-token-scope-removed',
 ];
 /** A few checks, each run twice, on a shared two-core machine: a bound, not a measurement. */
 const SCENARIO_TIMEOUT_MS = 240_000;
@@ -56,6 +57,7 @@ describe('proxy verdicts on the simulator', () => {
         'INFO-ALIAS-SCOPES',
         'REV-EMPTY-OBJECT',
         'OIDC-JWKS',
+        'VER-CI-JOB-TOKEN-SCOPE-REMOVED',
       ])
         expect(status(proxy, id), id).toBe('passed');
       for (const r of judged) if (status(run, r.id)) expect(status(run, r.id), r.id).toBe(r.status);
@@ -87,6 +89,7 @@ describe('proxy verdicts on the simulator', () => {
     ['cors-no-preflight', 'CORS-PREFLIGHT', 'failed', 'cors.preflight'],
     ['cors-allows-x-requested-with', 'CORS-X-REQUESTED-WITH-REFUSED', 'failed', 'cors.x-requested-with-refused'],
     ['jwks-private-members', 'OIDC-JWKS', 'failed', 'oidc.jwks'],
+    ['removed-attributes-present', 'VER-CI-JOB-TOKEN-SCOPE-REMOVED', 'failed', 'versioning.ci-job-token-scope-removed'],
     ['token-info-no-aliases', 'INFO-ALIAS-EXPIRES-IN-SECONDS', 'failed', 'tokens.info-deprecated-aliases'],
   ];
   for (const [fault, rule, verdict, check] of FAULTS)
