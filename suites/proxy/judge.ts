@@ -23,6 +23,7 @@ import {
 import { jsonValue } from '../shared/json.js';
 import { expectTokenFields, responseRules, type Grant } from '../grants/token-fields.js';
 import { parseLinkHeader, numberHeader } from '../pagination/links.js';
+import { expectKeepsParams } from '../pagination/traverse.js';
 import { digest, remembered, type Remembered } from './flows.js';
 import { AUTHORIZE_DEVICE_PATH } from '../device/flow.js';
 import {
@@ -36,7 +37,14 @@ import type { ClientSink } from './client.js';
 import { expectInfoAliases } from '../tokens/info.js';
 import { judgeRemovedAttributes, judgeShape } from './shapes.js';
 import { judgeDevicePoll, judgeDeviceStart, noteClockMove, type DeviceFlow } from './device.js';
-import { AUTHORIZE_PATH, judgeGrantedScope, judgeInfoScope, noteAuthorization, type Ceiling } from './scopes.js';
+import {
+  AUTHORIZE_PATH,
+  judgeGrantedScope,
+  judgeInfoScope,
+  judgeStateEcho,
+  noteAuthorization,
+  type Ceiling,
+} from './scopes.js';
 import { judgeWith, observedResponse, type Verdict } from './recorder.js';
 
 /** One request and its answer as the proxy saw them. A body over the cap is undefined: judged on headers only. */
@@ -319,6 +327,10 @@ function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
         `the page holds ${items.length} rows where x-total, x-page and x-per-page say otherwise`,
       );
   }
+  // Every relation keeps the request's parameters (PAG-LINK-FOLLOW), as the walks require of a link they follow.
+  if (links && !KEYSET_PARAMS.some((p) => new URL(res.url).searchParams.has(p)))
+    for (const target of Object.values(links).flat())
+      if (target) expectKeepsParams(t, new URL(target, res.url).href, res.url, `${what}: a Link`);
   if (links) {
     const nextLinks = links.next ?? [];
     expectHeaders(nextLinks.length > 0 === (next !== null), `rel=next and x-next-page disagree`);
@@ -412,7 +424,11 @@ export function judgeExchange(ex: Observed, flows: Flows, client?: ClientSink): 
   if (ex.method === 'POST' && path === REVOKE_PATH) noteRevocation(ex, tokenParams(ex, url), flows);
   if (ex.method === 'POST' && path === AUTHORIZE_DEVICE_PATH && ex.status < 500)
     return judgeDeviceStart(ex, res, tokenParams(ex, url), flows);
-  if (path === AUTHORIZE_PATH) noteAuthorization(ex, tokenParams(ex, url), flows, client);
+  if (path === AUTHORIZE_PATH) {
+    const params = tokenParams(ex, url);
+    noteAuthorization(ex, params, flows, client);
+    return judgeWith((t) => judgeStateEcho(t, ex, params));
+  }
   if (ex.method === 'OPTIONS') return judgeWith((t) => judgePreflight(t, ex, res, path));
   const bearer = bearerOf(ex, url);
   if (ex.method === 'GET') notePage(ex, url, res, flows, client);

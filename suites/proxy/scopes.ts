@@ -113,3 +113,26 @@ export function judgeInfoScope(t: CheckContext, ex: Observed, res: HttpResponse,
     `GET ${ex.target.split('?')[0]}`,
   );
 }
+
+/**
+ * The redirect that answers an authorization (a code or an error, after consent or at once)
+ * carries the request's state exactly, and none when none was sent (GRANT-STATE-ECHO).
+ */
+export function judgeStateEcho(t: CheckContext, ex: Observed, params: URLSearchParams): void {
+  const location = ex.status >= 300 && ex.status < 400 ? ex.responseHeaders.get('location') : null;
+  let back: URLSearchParams;
+  try {
+    back = new URL(location ?? '', 'http://proxy.invalid').searchParams;
+  } catch {
+    return;
+  }
+  if (!location || (!back.has('code') && !back.has('error'))) return;
+  const sent = params.get('state');
+  t.soft(
+    back.get('state') === sent,
+    sent === null
+      ? `${ex.method} ${AUTHORIZE_PATH}: a redirect for a request without state carries one`
+      : `${ex.method} ${AUTHORIZE_PATH}: the redirect must carry state exactly as sent`,
+    { rules: ['GRANT-STATE-ECHO'] },
+  );
+}

@@ -211,6 +211,12 @@ describe('scopes against what the client asked for', () => {
     expect(judgeExchange(exchange('api'), unasked).filter((v) => v.rule === 'SCOPE-GRANTED-SUBSET')).toEqual([]);
   });
 
+  it('a code redirect without the state sent breaks GRANT-STATE-ECHO; with it, passes', () => {
+    const dropped = { ...consent, responseHeaders: new Headers({ location: 'http://127.0.0.1/cb?code=c1' }) };
+    expect(failed(judgeExchange(dropped, createFlows()))).toEqual(['GRANT-STATE-ECHO']);
+    expect(passed(judgeExchange(consent, createFlows()))).toContain('GRANT-STATE-ECHO');
+  });
+
   it('notes an authorization request without PKCE and a code sent again on the client side', () => {
     const flows = createFlows();
     const notes: ClientNote[] = [];

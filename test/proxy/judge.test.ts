@@ -210,6 +210,17 @@ describe('passive judging of offset pagination', () => {
     ]);
   });
 
+  it("a Link that drops the request's other parameters breaks PAG-LINK-FOLLOW", () => {
+    const kept = {
+      ...consistent,
+      link: '<http://127.0.0.1:1/api/v4/projects?page=2&per_page=2&order_by=id>; rel="next"',
+    };
+    expect(failed(judgeExchange(page('?per_page=2&order_by=id', consistent, 2), createFlows()))).toEqual([
+      'PAG-LINK-FOLLOW',
+    ]);
+    expect(passed(judgeExchange(page('?per_page=2&order_by=id', kept, 2), createFlows()))).toContain('PAG-LINK-FOLLOW');
+  });
+
   it('an answer that is no offset page is not judged', () => {
     expect(judgeExchange(page('', {}, 2), createFlows())).toEqual([]);
   });

@@ -24,6 +24,7 @@ const CHECKS = [
   'tokens.info-deprecated-aliases',
   'oidc.jwks',
   'versioning.ci-job-token-scope-removed',
+  'grants.state-unchanged',
 ];
 /** A few checks, each run twice, on a shared two-core machine: a bound, not a measurement. */
 const SCENARIO_TIMEOUT_MS = 240_000;
@@ -58,6 +59,8 @@ describe('proxy verdicts on the simulator', () => {
         'REV-EMPTY-OBJECT',
         'OIDC-JWKS',
         'VER-CI-JOB-TOKEN-SCOPE-REMOVED',
+        'GRANT-STATE-ECHO',
+        'PAG-LINK-FOLLOW',
       ])
         expect(status(proxy, id), id).toBe('passed');
       for (const r of judged) if (status(run, r.id)) expect(status(run, r.id), r.id).toBe(r.status);
@@ -89,6 +92,8 @@ describe('proxy verdicts on the simulator', () => {
     ['cors-no-preflight', 'CORS-PREFLIGHT', 'failed', 'cors.preflight'],
     ['cors-allows-x-requested-with', 'CORS-X-REQUESTED-WITH-REFUSED', 'failed', 'cors.x-requested-with-refused'],
     ['jwks-private-members', 'OIDC-JWKS', 'failed', 'oidc.jwks'],
+    ['state-dropped', 'GRANT-STATE-ECHO', 'failed', 'grants.state-unchanged'],
+    ['link-drops-params', 'PAG-LINK-FOLLOW', 'failed', 'pagination.offset-headers'],
     ['removed-attributes-present', 'VER-CI-JOB-TOKEN-SCOPE-REMOVED', 'failed', 'versioning.ci-job-token-scope-removed'],
     ['token-info-no-aliases', 'INFO-ALIAS-EXPIRES-IN-SECONDS', 'failed', 'tokens.info-deprecated-aliases'],
   ];
