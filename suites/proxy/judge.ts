@@ -306,6 +306,19 @@ function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
   );
   const expectHeaders = (ok: boolean, message: string) =>
     t.soft(ok, `${what}: ${message}`, rule(['PAG-OFFSET-HEADERS']));
+  const asked = new URL(res.url).searchParams;
+  // Without page, the first page (PAG-PAGE-DEFAULT); never more rows than the cap (PAG-PER-PAGE-MAX).
+  if (!asked.has('page'))
+    t.soft(page === 1, `${what}: asked without page, served page ${page}`, rule(['PAG-PAGE-DEFAULT']));
+  const rows = ex.responseBody ? jsonValue(res) : undefined;
+  const served = Math.max(per, Array.isArray(rows) ? rows.length : 0);
+  const { perPageMax } = limits();
+  if (Number(asked.get('per_page')) > perPageMax || served > perPageMax)
+    t.soft(
+      served <= perPageMax,
+      `${what}: a page of ${served} rows where at most ${perPageMax} are served`,
+      rule(['PAG-PER-PAGE-MAX', 'LIM-PER-PAGE']),
+    );
   const next = numberHeader(res, 'x-next-page');
   const prev = numberHeader(res, 'x-prev-page');
   expectHeaders(Object.is(prev, page > 1 ? page - 1 : null), `x-prev-page does not follow x-page`);

@@ -210,6 +210,25 @@ describe('passive judging of offset pagination', () => {
     ]);
   });
 
+  it('a page asked without page served as another breaks PAG-PAGE-DEFAULT; a page above the cap PAG-PER-PAGE-MAX', () => {
+    expect(passed(judgeExchange(page('?per_page=2', consistent, 2), createFlows()))).toContain('PAG-PAGE-DEFAULT');
+    const second = {
+      ...consistent,
+      'x-page': '2',
+      'x-next-page': '',
+      'x-prev-page': '1',
+      link: link({ prev: 1, first: 1, last: 2 }),
+    };
+    expect(failed(judgeExchange(page('?per_page=2', second, 1), createFlows()))).toEqual(['PAG-PAGE-DEFAULT']);
+    const big = { 'x-page': '1', 'x-per-page': '150', 'x-next-page': '', 'x-prev-page': '', link: link({ first: 1 }) };
+    expect(failed(judgeExchange(page('?per_page=150', big, 150), createFlows()))).toEqual([
+      'LIM-PER-PAGE',
+      'PAG-PER-PAGE-MAX',
+    ]);
+    const capped = { ...big, 'x-per-page': '100' };
+    expect(passed(judgeExchange(page('?per_page=150', capped, 100), createFlows()))).toContain('PAG-PER-PAGE-MAX');
+  });
+
   it("a Link that drops the request's other parameters breaks PAG-LINK-FOLLOW", () => {
     const kept = {
       ...consistent,

@@ -61,6 +61,8 @@ describe('proxy verdicts on the simulator', () => {
         'VER-CI-JOB-TOKEN-SCOPE-REMOVED',
         'GRANT-STATE-ECHO',
         'PAG-LINK-FOLLOW',
+        'PAG-PAGE-DEFAULT',
+        'PAG-PER-PAGE-MAX',
       ])
         expect(status(proxy, id), id).toBe('passed');
       for (const r of judged) if (status(run, r.id)) expect(status(run, r.id), r.id).toBe(r.status);
@@ -94,6 +96,8 @@ describe('proxy verdicts on the simulator', () => {
     ['jwks-private-members', 'OIDC-JWKS', 'failed', 'oidc.jwks'],
     ['state-dropped', 'GRANT-STATE-ECHO', 'failed', 'grants.state-unchanged'],
     ['link-drops-params', 'PAG-LINK-FOLLOW', 'failed', 'pagination.offset-headers'],
+    ['page-default-not-first', 'PAG-PAGE-DEFAULT', 'failed', 'pagination.offset-headers'],
+    ['per-page-not-clamped', 'PAG-PER-PAGE-MAX', 'failed', 'pagination.offset-headers'],
     ['removed-attributes-present', 'VER-CI-JOB-TOKEN-SCOPE-REMOVED', 'failed', 'versioning.ci-job-token-scope-removed'],
     ['token-info-no-aliases', 'INFO-ALIAS-EXPIRES-IN-SECONDS', 'failed', 'tokens.info-deprecated-aliases'],
   ];
