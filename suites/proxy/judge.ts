@@ -159,6 +159,16 @@ function judgeToken(t: CheckContext, ex: Observed, res: HttpResponse, params: UR
       },
       what,
     );
+    // invalid_client is the one 401 (grants.client-authentication-failures): with a challenge
+    // where the client authenticated with HTTP Basic (RFC 6749 §5.2).
+    if (jsonObject(res)?.error !== 'invalid_client') return;
+    t.soft(res.status === 401, `${what}: invalid_client must answer 401, got ${res.status}`, {
+      rules: ['AUTH-INVALID-CLIENT', 'ERR-TOKEN-STATUS'],
+    });
+    if (/^basic\s/i.test(ex.requestHeaders.get('authorization') ?? ''))
+      t.soft(res.headers.has('www-authenticate'), `${what}: the 401 must carry a WWW-Authenticate header`, {
+        rules: ['AUTH-INVALID-CLIENT'],
+      });
   }
 }
 

@@ -76,6 +76,25 @@ describe('passive judging of token exchanges', () => {
     expect(failed(odd)).toEqual(['ERR-TOKEN-STANDARD-CODES']);
   });
 
+  it('invalid_client answered 400, or without a challenge to Basic, breaks AUTH-INVALID-CLIENT', () => {
+    const refusal = { error: 'invalid_client', error_description: 'who?' };
+    expect(failed(judgeExchange(token(code, 400, refusal), createFlows()))).toEqual([
+      'AUTH-INVALID-CLIENT',
+      'ERR-TOKEN-STATUS',
+    ]);
+    const basic = (headers: Record<string, string>): Observed => ({
+      ...token(code, 401, refusal, headers),
+      requestHeaders: new Headers({
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from('app:wrong').toString('base64')}`,
+      }),
+    });
+    expect(failed(judgeExchange(basic(NO_STORE), createFlows()))).toEqual(['AUTH-INVALID-CLIENT']);
+    const challenged = judgeExchange(basic({ ...NO_STORE, 'www-authenticate': 'Basic realm="x"' }), createFlows());
+    expect(failed(challenged)).toEqual([]);
+    expect(passed(challenged)).toContain('AUTH-INVALID-CLIENT');
+  });
+
   it('a code answered with tokens twice breaks GRANT-CODE-SINGLE-USE; refused the second time, it passes', () => {
     const flows = createFlows();
     judgeExchange(token(code, 200, TOKEN), flows);

@@ -25,6 +25,7 @@ const CHECKS = [
   'oidc.jwks',
   'versioning.ci-job-token-scope-removed',
   'grants.state-unchanged',
+  'grants.client-authentication-failures',
 ];
 /** A few checks, each run twice, on a shared two-core machine: a bound, not a measurement. */
 const SCENARIO_TIMEOUT_MS = 240_000;
@@ -63,6 +64,7 @@ describe('proxy verdicts on the simulator', () => {
         'PAG-LINK-FOLLOW',
         'PAG-PAGE-DEFAULT',
         'PAG-PER-PAGE-MAX',
+        'AUTH-INVALID-CLIENT',
       ])
         expect(status(proxy, id), id).toBe('passed');
       for (const r of judged) if (status(run, r.id)) expect(status(run, r.id), r.id).toBe(r.status);
@@ -98,6 +100,7 @@ describe('proxy verdicts on the simulator', () => {
     ['link-drops-params', 'PAG-LINK-FOLLOW', 'failed', 'pagination.offset-headers'],
     ['page-default-not-first', 'PAG-PAGE-DEFAULT', 'failed', 'pagination.offset-headers'],
     ['per-page-not-clamped', 'PAG-PER-PAGE-MAX', 'failed', 'pagination.offset-headers'],
+    ['invalid-client-no-challenge', 'AUTH-INVALID-CLIENT', 'warned', 'grants.client-authentication-failures'],
     ['removed-attributes-present', 'VER-CI-JOB-TOKEN-SCOPE-REMOVED', 'failed', 'versioning.ci-job-token-scope-removed'],
     ['token-info-no-aliases', 'INFO-ALIAS-EXPIRES-IN-SECONDS', 'failed', 'tokens.info-deprecated-aliases'],
   ];
