@@ -35,7 +35,7 @@ import {
 } from '../cors/checks.js';
 import type { ClientSink } from './client.js';
 import { expectInfoAliases } from '../tokens/info.js';
-import { judgeRemovedAttributes, judgeShape } from './shapes.js';
+import { judgeLegacyJwks, judgeRemovedAttributes, judgeShape } from './shapes.js';
 import { judgeDevicePoll, judgeDeviceStart, noteClockMove, type DeviceFlow } from './device.js';
 import {
   AUTHORIZE_PATH,
@@ -464,5 +464,6 @@ export function judgeExchange(ex: Observed, flows: Flows, client?: ClientSink): 
     ...judgeWith((t) => judgePage(t, ex, res)),
     ...(ex.status < 500 && ex.responseBody ? judgeWith((t) => judgeShape(t, ex.method, res)) : []),
     ...(ex.responseBody ? judgeWith((t) => judgeRemovedAttributes(t, ex.method, res)) : []),
+    ...judgeWith((t) => judgeLegacyJwks(t, ex.method, res)),
   ];
 }

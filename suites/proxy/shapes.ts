@@ -13,6 +13,7 @@ import { jsonValue } from '../shared/json.js';
 import { expectSchema } from '../grants/schemas.js';
 import { operationOf } from '../diff/operation.js';
 import { expectAttributeAbsent, REMOVED_ATTRIBUTES } from '../versioning/index.js';
+import { LEGACY_JWKS_PATH } from '../oidc/support.js';
 
 /** Array answers: the first rows are enough to see a shape, and bound the work per exchange. */
 const MAX_ROWS = 20;
@@ -91,4 +92,12 @@ export function judgeRemovedAttributes(t: CheckContext, method: string, res: Htt
   if (!removed || body === undefined) return;
   const items = Array.isArray(body) ? body.slice(0, MAX_ROWS) : [body];
   if (items.length) expectAttributeAbsent(t, items, removed);
+}
+
+/** The legacy key set alias answered 404, as from 17.0 (VER-JWKS-REMOVED; the report keeps it only where in force). */
+export function judgeLegacyJwks(t: CheckContext, method: string, res: HttpResponse): void {
+  if (method !== 'GET' || new URL(res.url).pathname !== LEGACY_JWKS_PATH || res.status >= 500) return;
+  t.soft(res.status === 404, `${LEGACY_JWKS_PATH} must answer 404 from 17.0, got ${res.status}`, {
+    rules: ['VER-JWKS-REMOVED'],
+  });
 }

@@ -85,4 +85,10 @@ describe('response shapes per operation', () => {
     };
     expect(failed(judgeExchange(flags, createFlows()))).toEqual(['VER-FEATURE-FLAG-VERSION-REMOVED']);
   });
+
+  it('the legacy key set alias answered 200 breaks VER-JWKS-REMOVED; 404 passes it', () => {
+    const legacy = (status: number) => ({ ...answer('GET', '/-/jwks', status, '{"keys":[]}'), requestBody: undefined });
+    expect(failed(judgeExchange(legacy(200), createFlows()))).toEqual(['VER-JWKS-REMOVED']);
+    expect(passed(judgeExchange(legacy(404), createFlows()))).toContain('VER-JWKS-REMOVED');
+  });
 });

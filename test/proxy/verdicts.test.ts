@@ -26,6 +26,7 @@ const CHECKS = [
   'versioning.ci-job-token-scope-removed',
   'grants.state-unchanged',
   'grants.client-authentication-failures',
+  'oidc.legacy-jwks-removed',
 ];
 /** A few checks, each run twice, on a shared two-core machine: a bound, not a measurement. */
 const SCENARIO_TIMEOUT_MS = 240_000;
@@ -65,6 +66,7 @@ describe('proxy verdicts on the simulator', () => {
         'PAG-PAGE-DEFAULT',
         'PAG-PER-PAGE-MAX',
         'AUTH-INVALID-CLIENT',
+        'VER-JWKS-REMOVED',
       ])
         expect(status(proxy, id), id).toBe('passed');
       for (const r of judged) if (status(run, r.id)) expect(status(run, r.id), r.id).toBe(r.status);
@@ -96,6 +98,7 @@ describe('proxy verdicts on the simulator', () => {
     ['cors-no-preflight', 'CORS-PREFLIGHT', 'failed', 'cors.preflight'],
     ['cors-allows-x-requested-with', 'CORS-X-REQUESTED-WITH-REFUSED', 'failed', 'cors.x-requested-with-refused'],
     ['jwks-private-members', 'OIDC-JWKS', 'failed', 'oidc.jwks'],
+    ['legacy-jwks-served', 'VER-JWKS-REMOVED', 'failed', 'oidc.legacy-jwks-removed'],
     ['state-dropped', 'GRANT-STATE-ECHO', 'failed', 'grants.state-unchanged'],
     ['link-drops-params', 'PAG-LINK-FOLLOW', 'failed', 'pagination.offset-headers'],
     ['page-default-not-first', 'PAG-PAGE-DEFAULT', 'failed', 'pagination.offset-headers'],
