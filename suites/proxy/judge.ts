@@ -279,14 +279,28 @@ const ORACLES = new Set([TOKEN_INFO_PATH, CURRENT_USER_PATH]);
 /** The access token a request presents: the bearer header, or token info's access_token parameter. */
 function bearerOf(ex: Observed, url: URL): string | undefined {
   const header = /^bearer\s+(\S+)$/i.exec(ex.requestHeaders.get('authorization') ?? '')?.[1];
-  return header ?? (url.pathname === TOKEN_INFO_PATH ? (url.searchParams.get('access_token') ?? undefined) : undefined);
+  const query = url.pathname === TOKEN_INFO_PATH || url.pathname.startsWith(API_PREFIX);
+  return header ?? (query ? (url.searchParams.get('access_token') ?? undefined) : undefined);
 }
 
+/** The REST API: a dead token there must get 401, whether the endpoint is private or public. */
+const API_PREFIX = '/api/';
+
+/**
+ * A token that should be dead (rotated, revoked): accepted by token info or the current user, it
+ * still works (the rule that ended it); answered 2xx elsewhere in the REST API, it was taken as a
+ * token or as none, where it must get 401 (AUTH-INVALID-TOKEN-401, as scopes.revoked-token-401).
+ */
 function judgeDeadToken(t: CheckContext, ex: Observed, path: string, bearer: string | undefined, flows: Flows): void {
-  if (!bearer || !ORACLES.has(path) || ex.status >= 500) return;
+  if (!bearer || ex.status >= 500) return;
   const rule = flows.deadAccess.get(digest(bearer), ex.at);
-  if (rule)
+  if (!rule) return;
+  if (ORACLES.has(path))
     t.soft(ex.status !== 200, `GET ${path}: accepted an access token that was rotated or revoked`, { rules: [rule] });
+  else if (path.startsWith(API_PREFIX) && (ex.status === 401 || (ex.status >= 200 && ex.status < 300)))
+    t.soft(ex.status === 401, `${ex.method} ${path}: a rotated or revoked token must get 401, got ${ex.status}`, {
+      rules: ['AUTH-INVALID-TOKEN-401'],
+    });
 }
 
 /**

@@ -160,6 +160,13 @@ describe('passive judging of token exchanges', () => {
     expect(judgeExchange(oracle(next.access_token, 200), flows)).toEqual([]);
     judgeExchange(revoke('app'), flows);
     expect(failed(judgeExchange(oracle(next.access_token, 200), flows))).toEqual(['REV-REVOKES-TOKEN']);
+    // On a public endpoint, taken as no token (200) instead of 401.
+    const projects = (status: number): Observed => ({
+      ...oracle(next.access_token, status),
+      target: '/api/v4/projects',
+    });
+    expect(failed(judgeExchange(projects(200), flows))).toEqual(['AUTH-INVALID-TOKEN-401']);
+    expect(passed(judgeExchange(projects(401), flows))).toContain('AUTH-INVALID-TOKEN-401');
   });
 
   it('verdict messages never carry the token values', () => {

@@ -27,6 +27,7 @@ const CHECKS = [
   'grants.state-unchanged',
   'grants.client-authentication-failures',
   'oidc.legacy-jwks-removed',
+  'scopes.revoked-token-401',
 ];
 /** A few checks, each run twice, on a shared two-core machine: a bound, not a measurement. */
 const SCENARIO_TIMEOUT_MS = 240_000;
@@ -67,6 +68,7 @@ describe('proxy verdicts on the simulator', () => {
         'PAG-PER-PAGE-MAX',
         'AUTH-INVALID-CLIENT',
         'VER-JWKS-REMOVED',
+        'AUTH-INVALID-TOKEN-401',
       ])
         expect(status(proxy, id), id).toBe('passed');
       for (const r of judged) if (status(run, r.id)) expect(status(run, r.id), r.id).toBe(r.status);
@@ -99,6 +101,7 @@ describe('proxy verdicts on the simulator', () => {
     ['cors-allows-x-requested-with', 'CORS-X-REQUESTED-WITH-REFUSED', 'failed', 'cors.x-requested-with-refused'],
     ['jwks-private-members', 'OIDC-JWKS', 'failed', 'oidc.jwks'],
     ['legacy-jwks-served', 'VER-JWKS-REMOVED', 'failed', 'oidc.legacy-jwks-removed'],
+    ['invalid-token-anonymous', 'AUTH-INVALID-TOKEN-401', 'warned', 'scopes.revoked-token-401'],
     ['state-dropped', 'GRANT-STATE-ECHO', 'failed', 'grants.state-unchanged'],
     ['link-drops-params', 'PAG-LINK-FOLLOW', 'failed', 'pagination.offset-headers'],
     ['page-default-not-first', 'PAG-PAGE-DEFAULT', 'failed', 'pagination.offset-headers'],
