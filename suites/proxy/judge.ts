@@ -336,7 +336,7 @@ function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
     t.soft(page === 1, `${what}: asked without page, served page ${page}`, rule(['PAG-PAGE-DEFAULT']));
   const rows = ex.responseBody ? jsonValue(res) : undefined;
   const served = Math.max(per, Array.isArray(rows) ? rows.length : 0);
-  const { perPageMax } = limits();
+  const { perPageMax, paginationTotalsMax } = limits();
   if (Number(asked.get('per_page')) > perPageMax || served > perPageMax)
     t.soft(
       served <= perPageMax,
@@ -347,8 +347,14 @@ function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
   const prev = numberHeader(res, 'x-prev-page');
   expectHeaders(Object.is(prev, page > 1 ? page - 1 : null), `x-prev-page does not follow x-page`);
   const total = numberHeader(res, 'x-total');
+  // Totals above the limit are never sent (PAG-TOTALS-OMITTED): an x-total beyond it shows the count it should hide.
+  if (total !== null && total > paginationTotalsMax)
+    t.soft(
+      false,
+      `${what}: x-total ${total} is sent above the totals limit ${paginationTotalsMax}`,
+      rule(['PAG-TOTALS-OMITTED']),
+    );
   const totalPages = numberHeader(res, 'x-total-pages');
-  const items = ex.responseBody ? jsonValue(res) : undefined;
   if (total !== null && totalPages !== null) {
     expectHeaders(
       totalPages === Math.max(1, Math.ceil(total / per)),
@@ -358,10 +364,10 @@ function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
       Object.is(next, page < totalPages ? page + 1 : null),
       `x-next-page does not follow x-page and x-total-pages`,
     );
-    if (Array.isArray(items) && page <= totalPages)
+    if (Array.isArray(rows) && page <= totalPages)
       expectHeaders(
-        items.length === Math.min(per, Math.max(0, total - (page - 1) * per)),
-        `the page holds ${items.length} rows where x-total, x-page and x-per-page say otherwise`,
+        rows.length === Math.min(per, Math.max(0, total - (page - 1) * per)),
+        `the page holds ${rows.length} rows where x-total, x-page and x-per-page say otherwise`,
       );
   }
   // Every relation keeps the request's parameters (PAG-LINK-FOLLOW), as the walks require of a link they follow.

@@ -255,6 +255,16 @@ describe('passive judging of offset pagination', () => {
     expect(passed(judgeExchange(page('?per_page=150', capped, 100), createFlows()))).toContain('PAG-PER-PAGE-MAX');
   });
 
+  it('an x-total above the totals limit breaks PAG-TOTALS-OMITTED', () => {
+    const above = {
+      ...consistent,
+      'x-total': '10001',
+      'x-total-pages': '5001',
+      link: link({ next: 2, first: 1, last: 5001 }),
+    };
+    expect(failed(judgeExchange(page('?per_page=2', above, 2), createFlows()))).toEqual(['PAG-TOTALS-OMITTED']);
+  });
+
   it("a Link that drops the request's other parameters breaks PAG-LINK-FOLLOW", () => {
     const kept = {
       ...consistent,

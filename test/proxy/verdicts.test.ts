@@ -101,6 +101,7 @@ describe('proxy verdicts on the simulator', () => {
     ['cors-allows-x-requested-with', 'CORS-X-REQUESTED-WITH-REFUSED', 'failed', 'cors.x-requested-with-refused'],
     ['jwks-private-members', 'OIDC-JWKS', 'failed', 'oidc.jwks'],
     ['legacy-jwks-served', 'VER-JWKS-REMOVED', 'failed', 'oidc.legacy-jwks-removed'],
+    ['totals-not-omitted', 'PAG-TOTALS-OMITTED', 'failed', 'pagination.totals-omitted-above-limit'],
     ['invalid-token-anonymous', 'AUTH-INVALID-TOKEN-401', 'warned', 'scopes.revoked-token-401'],
     ['state-dropped', 'GRANT-STATE-ECHO', 'failed', 'grants.state-unchanged'],
     ['link-drops-params', 'PAG-LINK-FOLLOW', 'failed', 'pagination.offset-headers'],
