@@ -24,6 +24,7 @@ import { jsonValue } from '../shared/json.js';
 import { expectTokenFields, responseRules, type Grant } from '../grants/token-fields.js';
 import { parseLinkHeader, numberHeader } from '../pagination/links.js';
 import { expectKeepsParams } from '../pagination/traverse.js';
+import { expectEmptyEnd, expectNoOffsetHeaders } from '../pagination/keyset-checks.js';
 import { digest, remembered, type Remembered } from './flows.js';
 import { AUTHORIZE_DEVICE_PATH } from '../device/flow.js';
 import {
@@ -434,6 +435,20 @@ function notePage(ex: Observed, url: URL, res: HttpResponse, flows: Flows, clien
     }
 }
 
+/**
+ * A keyset page (asked with pagination=keyset) carries no offset header, and the empty page that
+ * ends the collection no Link: the keyset checks' own assertions.
+ */
+function judgeKeysetPage(ex: Observed, url: URL, res: HttpResponse): Verdict[] {
+  if (ex.method !== 'GET' || res.status !== 200 || url.searchParams.get('pagination') !== 'keyset') return [];
+  const what = `GET ${url.pathname} (keyset)`;
+  const rows = ex.responseBody ? jsonValue(res) : undefined;
+  return [
+    ...judgeWith((t) => expectNoOffsetHeaders(t, res, what)),
+    ...(Array.isArray(rows) && rows.length === 0 ? judgeWith((t) => expectEmptyEnd(t, res, what)) : []),
+  ];
+}
+
 /** Query parameters that ask for a keyset page: present only on a page a Link leads to. */
 const KEYSET_PARAMS = ['cursor', 'id_after', 'page_token'];
 
@@ -482,6 +497,7 @@ export function judgeExchange(ex: Observed, flows: Flows, client?: ClientSink): 
       ? judgeWith((t) => expectInfoAliases(t, jsonObject(res)!))
       : []),
     ...judgeWith((t) => judgePage(t, ex, res)),
+    ...judgeKeysetPage(ex, url, res),
     ...(ex.status < 500 && ex.responseBody ? judgeWith((t) => judgeShape(t, ex.method, res)) : []),
     ...(ex.responseBody ? judgeWith((t) => judgeRemovedAttributes(t, ex.method, res)) : []),
     ...judgeWith((t) => judgeLegacyJwks(t, ex.method, res)),

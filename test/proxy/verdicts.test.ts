@@ -28,6 +28,7 @@ const CHECKS = [
   'grants.client-authentication-failures',
   'oidc.legacy-jwks-removed',
   'scopes.revoked-token-401',
+  'pagination.keyset-list-projects',
 ];
 /** A few checks, each run twice, on a shared two-core machine: a bound, not a measurement. */
 const SCENARIO_TIMEOUT_MS = 240_000;
@@ -69,6 +70,8 @@ describe('proxy verdicts on the simulator', () => {
         'AUTH-INVALID-CLIENT',
         'VER-JWKS-REMOVED',
         'AUTH-INVALID-TOKEN-401',
+        'PAG-KEYSET-NO-OFFSET-HEADERS',
+        'PAG-KEYSET-END',
       ])
         expect(status(proxy, id), id).toBe('passed');
       for (const r of judged) if (status(run, r.id)) expect(status(run, r.id), r.id).toBe(r.status);
@@ -102,6 +105,8 @@ describe('proxy verdicts on the simulator', () => {
     ['jwks-private-members', 'OIDC-JWKS', 'failed', 'oidc.jwks'],
     ['legacy-jwks-served', 'VER-JWKS-REMOVED', 'failed', 'oidc.legacy-jwks-removed'],
     ['totals-not-omitted', 'PAG-TOTALS-OMITTED', 'failed', 'pagination.totals-omitted-above-limit'],
+    ['keyset-offset-headers', 'PAG-KEYSET-NO-OFFSET-HEADERS', 'failed', 'pagination.keyset-list-projects'],
+    ['keyset-end-next-link', 'PAG-KEYSET-END', 'failed', 'pagination.keyset-list-projects'],
     ['invalid-token-anonymous', 'AUTH-INVALID-TOKEN-401', 'warned', 'scopes.revoked-token-401'],
     ['state-dropped', 'GRANT-STATE-ECHO', 'failed', 'grants.state-unchanged'],
     ['link-drops-params', 'PAG-LINK-FOLLOW', 'failed', 'pagination.offset-headers'],
