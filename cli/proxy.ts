@@ -8,12 +8,18 @@ import { profiles, releaseProblem, type Offering } from '../spec/index.js';
 import { checkReportTargets, formatConsole, parseReportSpecs, shouldColor, writeReports } from '../reporters/index.js';
 import { ruleCatalogueEntries } from '../spec/catalogue.js';
 import { createFlows, judgeExchange } from '../suites/proxy/judge.js';
-import { DEFAULT_PROXY_BODY_BYTES, startProxy } from '../suites/proxy/server.js';
+import {
+  DEFAULT_PROXY_BODY_BYTES,
+  DEFAULT_PROXY_TIMEOUT_MS,
+  KEPT_BODIES_BUDGET,
+  startProxy,
+} from '../suites/proxy/server.js';
 import { createTally, proxyReport } from '../suites/proxy/tally.js';
 import { exitCodeOf } from '../suites/runner/report.js';
 import { isLoopback } from '../simulator/adapters/node.js';
 import { UsageError } from './errors.js';
 import { untilSignal } from './simulate.js';
+import { byteSize, integer } from './run.js';
 
 export interface ProxyFlags {
   target?: string;
@@ -23,6 +29,8 @@ export interface ProxyFlags {
   release?: string;
   offering?: string;
   rewriteHost?: boolean;
+  timeout?: string;
+  maxBody?: string;
 }
 
 function targetUrl(text: string | undefined): URL {
@@ -61,6 +69,8 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   const offering = (flags.offering ?? defaults.offering) as Offering;
   if (!['self-managed', 'hosted'].includes(offering))
     throw new UsageError(`--offering must be self-managed or hosted, got "${flags.offering}"`);
+  const timeoutMs = flags.timeout === undefined ? DEFAULT_PROXY_TIMEOUT_MS : integer('--timeout', flags.timeout, 1);
+  const maxBodyBytes = flags.maxBody === undefined ? DEFAULT_PROXY_BODY_BYTES : byteSize('--max-body', flags.maxBody);
   const reports = flags.report === undefined ? [] : parseReportSpecs(flags.report);
   await checkReportTargets(reports);
 
@@ -74,9 +84,10 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
       target: target.href,
       host,
       port,
-      maxBodyBytes: DEFAULT_PROXY_BODY_BYTES,
+      maxBodyBytes,
+      timeoutMs,
       rewriteHost: flags.rewriteHost === true,
-      onExchange: (exchange) => tally.add(judgeExchange(exchange, flows)),
+      onExchange: (exchange) => tally.add(judgeExchange(exchange, flows, (note) => tally.note(note))),
       onJudgeError: () => judgeErrors++,
     });
   } catch (error) {
@@ -105,6 +116,14 @@ export function registerProxy(program: Command): void {
     .option('--listen <port>', 'port to listen on (default: 0, a free one; the URL is printed)')
     .option('--host <address>', 'loopback address to bind', '127.0.0.1')
     .option('--rewrite-host', "send the target's host as Host (virtual hosting) instead of the client's")
+    .option(
+      '--timeout <ms>',
+      `how long the target may stay silent before the client gets a 504, in milliseconds (default ${DEFAULT_PROXY_TIMEOUT_MS})`,
+    )
+    .option(
+      '--max-body <size>',
+      `largest body kept for judging, e.g. 512k or 4M; a longer one is forwarded whole, judged on headers (default ${DEFAULT_PROXY_BODY_BYTES / (1024 * 1024)}M; at most ${KEPT_BODIES_BUDGET} such copies held at once)`,
+    )
     .option('--report <specs>', 'reports written on Ctrl-C: kind=path,... (json, junit, junit-rules, html, md)')
     .option('--release <release>', `release to hold the provider to (default ${profiles().defaults.release})`)
     .option('--offering <offering>', `self-managed or hosted (default ${profiles().defaults.offering})`)

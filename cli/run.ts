@@ -98,7 +98,7 @@ const list = (value?: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-function integer(flag: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+export function integer(flag: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
     throw new UsageError(
       `${flag} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}, got "${value}"`,
@@ -110,7 +110,7 @@ function integer(flag: string, value: string, min: number, max = Number.MAX_SAFE
 const UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 * 1024 };
 
 /** `8388608`, `512k`, `8M`: a size in bytes (k and M are 1024 and 1024²). */
-function byteSize(flag: string, value: string): number {
+export function byteSize(flag: string, value: string): number {
   const m = /^(\d+)\s*([kKmM]?)$/.exec(value.trim());
   const n = m ? Number(m[1]) * UNITS[m[2].toLowerCase()] : NaN;
   if (!m || n < 1024 || !Number.isSafeInteger(n))

@@ -6,6 +6,7 @@
 import type { CatalogueEntry } from '../spec/catalogue.js';
 import { redact } from '../suites/report/redact.js';
 import { inert, inertReport } from '../suites/report/inert.js';
+import { CLIENT_HEADING, clientLines } from './client.js';
 import {
   checkLabel,
   areaCountsTable,
@@ -172,6 +173,8 @@ export function formatConsole(input: Report, options: ConsoleOptions = {}): stri
   }
   const skipped = skippedByReason(report, paint);
   if (skipped.length > 0) out.push('', ...skipped);
+  if (report.client)
+    out.push('', `${CLIENT_HEADING}:`, ...clientLines(report.client, terminalSafe).map((line) => `  ${line}`));
   // Known deviations (--expect): excused failures, and listed rules that now pass (remove them).
   const expected = report.checks.filter((check) => check.status === 'expected');
   const stale = report.rules.filter((rule) => rule.status === 'stale');

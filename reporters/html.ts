@@ -7,6 +7,7 @@
  * table (rule, verdict, level, origin, checks, a link to the first failure) leads, before the failures.
  */
 import { CATALOGUE_FILES, ruleHref } from './rule-links.js';
+import { CLIENT_HEADING, clientLines } from './client.js';
 import { createHash } from 'node:crypto';
 import escapeHtml from 'escape-html';
 import { redact } from '../suites/report/redact.js';
@@ -362,6 +363,13 @@ ${tables.join('\n') || '<p>No difference.</p>'}
 <p>${h(diffTally(section))}</p></section>`;
 }
 
+/** The proxy's report: the client's habits, apart from the rules. */
+function clientSection(report: Report): string {
+  if (!report.client) return '';
+  const items = clientLines(report.client, h).map((line) => `<li>${line}</li>`);
+  return `<section id="client"><h2>${h(CLIENT_HEADING)}</h2><ul>${items.join('')}</ul></section>`;
+}
+
 export function renderHtml(input: Report): string {
   const report = inertReport(redact(input));
   const anchor = anchors(report);
@@ -388,6 +396,7 @@ ${problemSection(report, 'failed', 'Failures', anchor, f)}
 ${problemSection(report, 'errored', 'Errored (the harness could not do its part; not a verdict on the target)', anchor, f)}
 ${problemSection(report, 'warned', 'Warnings (should-level rules)', anchor, f)}
 ${checksSection(report, anchor, f)}
+${clientSection(report)}
 <script>${HTML_SCRIPT}</script>
 </body>
 </html>

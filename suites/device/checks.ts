@@ -8,26 +8,25 @@ import {
   expectAccessAlive,
   expectOAuthError,
   expectTokenOk,
-  jsonObject,
   TOKEN_PATH,
   heldScopes,
 } from '../shared/oauth.js';
 import { expectTokenFields } from '../grants/token-fields.js';
 import { createBrowser } from '../drivers/form.js';
 import type { HtmlForm } from '../drivers/html.js';
-import { authorizeDevice, AUTHORIZE_DEVICE_PATH, deviceApp, needTime, poll, startDevice, wait } from './flow.js';
+import {
+  authorizeDevice,
+  absoluteUrl,
+  AUTHORIZE_DEVICE_PATH,
+  deviceApp,
+  expectDeviceAuthorizationFields,
+  expectDeviceTimings,
+  needTime,
+  poll,
+  startDevice,
+  wait,
+} from './flow.js';
 import { deviceCommands, fixedSequences, machineRules, runModel } from './model.js';
-
-/** The polling interval a client uses when the device authorization response gives none (RFC 8628 §3.2). */
-const RFC8628_DEFAULT_INTERVAL = 5;
-
-function absoluteUrl(value: string): URL | undefined {
-  try {
-    return new URL(value);
-  } catch {
-    return undefined;
-  }
-}
 
 export const deviceChecks: Check[] = [
   {
@@ -160,45 +159,7 @@ export const deviceChecks: Check[] = [
     rules: ['DEV-AVAILABILITY', 'DEV-AUTHORIZE-RESPONSE', 'DEV-VERIFICATION-URI-COMPLETE', 'DEV-AUTHORIZE-PARAMS'],
     needs: ['device'],
     async run(t: CheckContext) {
-      const start = await startDevice(t);
-      const fields = Object.keys(jsonObject(start.response) ?? {});
-      const response = broke(['DEV-AUTHORIZE-RESPONSE'], { fields });
-      for (const [name, value] of Object.entries({ device_code: start.deviceCode, user_code: start.userCode })) {
-        t.expect(
-          value.length > 0,
-          `the device authorization response must carry ${name} as a non-empty string`,
-          response,
-        );
-      }
-      t.expect(
-        Number.isInteger(start.expiresIn) && start.expiresIn > 0,
-        'expires_in must be a positive integer',
-        response,
-      );
-      t.expect(Number.isInteger(start.interval) && start.interval > 0, 'interval must be a positive integer', response);
-      const uri = absoluteUrl(start.verificationUri);
-      t.expect(uri && /^https?:$/.test(uri.protocol), 'verification_uri must be an absolute http(s) URL', response);
-      const complete = absoluteUrl(start.verificationUriComplete);
-      t.expect(
-        complete,
-        'verification_uri_complete must be an absolute URL',
-        broke(['DEV-AUTHORIZE-RESPONSE', 'DEV-VERIFICATION-URI-COMPLETE'], { fields }),
-      );
-      const stripped = new URL(complete);
-      stripped.searchParams.delete('user_code');
-      t.expect(
-        complete.searchParams.get('user_code') === start.userCode,
-        'verification_uri_complete must carry user_code as a query parameter',
-        broke(['DEV-VERIFICATION-URI-COMPLETE']),
-      );
-      t.expect(
-        `${stripped.origin}${stripped.pathname}` === `${uri.origin}${uri.pathname}`,
-        'verification_uri_complete must be verification_uri plus user_code',
-        broke(['DEV-VERIFICATION-URI-COMPLETE'], {
-          verificationUri: `${uri.origin}${uri.pathname}`,
-          complete: `${stripped.origin}${stripped.pathname}`,
-        }),
-      );
+      expectDeviceAuthorizationFields(t, await startDevice(t));
     },
   },
   {
@@ -208,22 +169,7 @@ export const deviceChecks: Check[] = [
     rules: ['DEV-CODE-LIFETIME', 'DEV-POLL-INTERVAL'],
     needs: ['device'],
     async run(t: CheckContext) {
-      const start = await startDevice(t);
-      const { deviceCodeLifetime, deviceInterval } = limits();
-      t.expect(
-        start.expiresIn === deviceCodeLifetime,
-        `expires_in must be ${deviceCodeLifetime}`,
-        broke(['DEV-CODE-LIFETIME'], { expiresIn: start.expiresIn }),
-      );
-      // RFC 8628 §3.2: a client polls every 5 seconds when interval is absent, so an absent interval
-      // is 5; the missing field is DEV-AUTHORIZE-RESPONSE's failure, not this rule's.
-      const absent = jsonObject(start.response)?.interval === undefined;
-      const interval = absent ? RFC8628_DEFAULT_INTERVAL : start.interval;
-      t.expect(
-        interval === deviceInterval,
-        `interval must be ${deviceInterval}`,
-        broke(['DEV-POLL-INTERVAL'], { interval: absent ? 'absent' : start.interval }),
-      );
+      expectDeviceTimings(t, await startDevice(t));
     },
   },
   {

@@ -1,5 +1,5 @@
 /** The device flow as a client plays it: start, poll, wait; shared by the device checks. */
-import type { RuleId } from '../../spec/index.js';
+import { limits, type RuleId } from '../../spec/index.js';
 import type { AppRole, CheckContext, HttpResponse } from '../types.js';
 import { broke, DEVICE_GRANT, expectJsonType, jsonObject } from '../shared/oauth.js';
 
@@ -41,6 +41,15 @@ export async function startDevice(t: CheckContext, scope?: string): Promise<Devi
     broke(AUTHORIZE_DEVICE_RULES, { status: response.status, error: body?.error ?? null }),
   );
   expectJsonType(t, response, 'device authorization response', ['DEV-AUTHORIZE-RESPONSE']);
+  return deviceStartOf(response, body, requested);
+}
+
+/** The members of a device authorization response (a wrong type reads as empty or NaN, judged below). */
+export function deviceStartOf(
+  response: HttpResponse,
+  body: Record<string, unknown>,
+  scope: string,
+): DeviceStart & { response: HttpResponse } {
   const str = (k: string) => (typeof body[k] === 'string' ? body[k] : '');
   const int = (k: string) => (Number.isInteger(body[k]) ? (body[k] as number) : NaN);
   return {
@@ -51,8 +60,72 @@ export async function startDevice(t: CheckContext, scope?: string): Promise<Devi
     verificationUriComplete: str('verification_uri_complete'),
     expiresIn: int('expires_in'),
     interval: int('interval'),
-    scope: requested,
+    scope,
   };
+}
+
+export function absoluteUrl(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The members of a device authorization response: codes, verification URIs, expires_in and interval. */
+export function expectDeviceAuthorizationFields(t: CheckContext, start: DeviceStart & { response: HttpResponse }) {
+  const fields = Object.keys(jsonObject(start.response) ?? {});
+  const response = broke(['DEV-AUTHORIZE-RESPONSE'], { fields });
+  for (const [name, value] of Object.entries({ device_code: start.deviceCode, user_code: start.userCode })) {
+    t.expect(value.length > 0, `the device authorization response must carry ${name} as a non-empty string`, response);
+  }
+  t.expect(Number.isInteger(start.expiresIn) && start.expiresIn > 0, 'expires_in must be a positive integer', response);
+  t.expect(Number.isInteger(start.interval) && start.interval > 0, 'interval must be a positive integer', response);
+  const uri = absoluteUrl(start.verificationUri);
+  t.expect(uri && /^https?:$/.test(uri.protocol), 'verification_uri must be an absolute http(s) URL', response);
+  const complete = absoluteUrl(start.verificationUriComplete);
+  t.expect(
+    complete,
+    'verification_uri_complete must be an absolute URL',
+    broke(['DEV-AUTHORIZE-RESPONSE', 'DEV-VERIFICATION-URI-COMPLETE'], { fields }),
+  );
+  const stripped = new URL(complete);
+  stripped.searchParams.delete('user_code');
+  t.expect(
+    complete.searchParams.get('user_code') === start.userCode,
+    'verification_uri_complete must carry user_code as a query parameter',
+    broke(['DEV-VERIFICATION-URI-COMPLETE']),
+  );
+  t.expect(
+    `${stripped.origin}${stripped.pathname}` === `${uri.origin}${uri.pathname}`,
+    'verification_uri_complete must be verification_uri plus user_code',
+    broke(['DEV-VERIFICATION-URI-COMPLETE'], {
+      verificationUri: `${uri.origin}${uri.pathname}`,
+      complete: `${stripped.origin}${stripped.pathname}`,
+    }),
+  );
+}
+
+/** The polling interval a client uses when the device authorization response gives none (RFC 8628 §3.2). */
+const RFC8628_DEFAULT_INTERVAL = 5;
+
+/** The device code lives limits.deviceCodeLifetime seconds; the interval is limits.deviceInterval (each judged alone). */
+export function expectDeviceTimings(t: CheckContext, start: DeviceStart & { response: HttpResponse }) {
+  const { deviceCodeLifetime, deviceInterval } = limits();
+  t.soft(
+    start.expiresIn === deviceCodeLifetime,
+    `expires_in must be ${deviceCodeLifetime}`,
+    broke(['DEV-CODE-LIFETIME'], { expiresIn: start.expiresIn }),
+  );
+  // RFC 8628 §3.2: a client polls every 5 seconds when interval is absent, so an absent interval
+  // is 5; the missing field is DEV-AUTHORIZE-RESPONSE's failure, not this rule's.
+  const absent = jsonObject(start.response)?.interval === undefined;
+  const interval = absent ? RFC8628_DEFAULT_INTERVAL : start.interval;
+  t.soft(
+    interval === deviceInterval,
+    `interval must be ${deviceInterval}`,
+    broke(['DEV-POLL-INTERVAL'], { interval: absent ? 'absent' : start.interval }),
+  );
 }
 
 /** One poll of the token endpoint with the device grant (t.oauth tracks a token that comes back). */

@@ -5,7 +5,7 @@
  */
 import * as fc from 'fast-check';
 import { limits, type RuleId } from '../../spec/index.js';
-import type { Check, CheckContext } from '../types.js';
+import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { apiHeaders, breaking, projectPath, reachedFixtureProject, type Expect } from '../shared/api.js';
 import {
   describe,
@@ -27,6 +27,26 @@ import { readPage, type WalkRules } from './traverse.js';
 
 /** Headers the source reserves for offset pagination (PAG-KEYSET-NO-OFFSET-HEADERS). */
 const OFFSET_ONLY = ['x-total', 'x-total-pages', 'x-page', 'x-per-page', 'x-next-page', 'x-prev-page'];
+/** A keyset page carries none of the offset headers (shared with the proxy's passive judge). */
+export function expectNoOffsetHeaders(t: CheckContext, res: HttpResponse, what: string): void {
+  for (const name of OFFSET_ONLY) {
+    const value = res.headers.get(name);
+    t.expect(value === null, `${what} carries the offset header ${name}`, {
+      header: name,
+      value,
+      rules: ['PAG-KEYSET-NO-OFFSET-HEADERS'],
+    });
+  }
+}
+
+/** The empty page that ends a keyset collection carries no Link (PAG-KEYSET-END). */
+export function expectEmptyEnd(t: CheckContext, res: HttpResponse, what: string): void {
+  t.expect(res.headers.get('link') === null, `${what}: the empty end page still carries a Link header`, {
+    link: res.headers.get('link'),
+    rules: ['PAG-KEYSET-END'],
+  });
+}
+
 /** Pages a property run reads: enough to cross two cursors. */
 const PREFIX_PAGES = 3;
 
@@ -67,15 +87,7 @@ function assertKeysetProtocol(
   walk.pages.forEach((page, i) => {
     for (const item of page.items) served.add(key(item));
     const index = i + 1;
-    for (const name of OFFSET_ONLY) {
-      const value = page.response.headers.get(name);
-      t.expect(value === null, `${what}: page ${index} carries the offset header ${name}`, {
-        page: index,
-        header: name,
-        value,
-        rules: ['PAG-KEYSET-NO-OFFSET-HEADERS'],
-      });
-    }
+    expectNoOffsetHeaders(t, page.response, `${what}: page ${index}`);
     // The cap both paginations share, judged on its own so a page within it proves it.
     t.soft(
       page.items.length <= limits().perPageMax,
@@ -131,13 +143,7 @@ function assertKeysetProtocol(
           { page: index, rules: ['PAG-KEYSET-FULL-PAGES'] },
         );
       }
-    } else {
-      t.expect(page.response.headers.get('link') === null, `${what}: the empty end page still carries a Link header`, {
-        page: index,
-        link: page.response.headers.get('link'),
-        rules: ['PAG-KEYSET-END'],
-      });
-    }
+    } else expectEmptyEnd(t, page.response, what);
   });
 }
 

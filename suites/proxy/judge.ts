@@ -23,7 +23,29 @@ import {
 import { jsonValue } from '../shared/json.js';
 import { expectTokenFields, responseRules, type Grant } from '../grants/token-fields.js';
 import { parseLinkHeader, numberHeader } from '../pagination/links.js';
+import { expectKeepsParams } from '../pagination/traverse.js';
+import { expectEmptyEnd, expectNoOffsetHeaders } from '../pagination/keyset-checks.js';
 import { digest, remembered, type Remembered } from './flows.js';
+import { AUTHORIZE_DEVICE_PATH } from '../device/flow.js';
+import {
+  expectNotGranted,
+  expectPreflightAnswer,
+  hasPreflight,
+  isStandardHeader,
+  preflightServed,
+} from '../cors/checks.js';
+import type { ClientSink } from './client.js';
+import { expectInfoAliases } from '../tokens/info.js';
+import { judgeLegacyJwks, judgeRemovedAttributes, judgeShape } from './shapes.js';
+import { judgeDevicePoll, judgeDeviceStart, noteClockMove, type DeviceFlow } from './device.js';
+import {
+  AUTHORIZE_PATH,
+  judgeGrantedScope,
+  judgeInfoScope,
+  judgeStateEcho,
+  noteAuthorization,
+  type Ceiling,
+} from './scopes.js';
 import { judgeWith, observedResponse, type Verdict } from './recorder.js';
 
 /** One request and its answer as the proxy saw them. A body over the cap is undefined: judged on headers only. */
@@ -38,6 +60,8 @@ export interface Observed {
   responseBody?: Buffer;
   /** When the answer ended (ms since the epoch): flow state ages by it. */
   at: number;
+  /** When the request arrived (ms since the epoch); `at` when unknown. Polls are paced by it. */
+  startedAt?: number;
 }
 
 /**
@@ -51,13 +75,26 @@ export interface Flows {
   spentRefresh: Remembered<RuleId>;
   pairs: Remembered<string>;
   deadAccess: Remembered<RuleId>;
+  /** The client each token seen issued was issued to, by digest. */
+  owners: Remembered<string>;
+  /** Device codes issued, by digest: timings, pace and scope (device.ts). */
+  devices: Remembered<DeviceFlow>;
+  /** Authorization requests by client, redirect URI and state: the scope asked (scopes.ts). */
+  authorizations: Remembered<string>;
+  /** Codes and tokens by kind and digest: the scope they may carry at most (scopes.ts). */
+  scopes: Remembered<Ceiling>;
+  /** Link targets forwarded (path and query), and the collections they belong to (pages.ts). */
+  linked: Remembered;
+  collections: Remembered;
+  /** How far the target's clock was moved ahead of the proxy's (the simulator's control API). */
+  clockOffsetMs: number;
 }
 
 /** Entries per kind of state: beyond them the oldest are forgotten (bounded memory). */
 export const MAX_FLOW_ENTRIES = 100_000;
 
 export function createFlows(max = MAX_FLOW_ENTRIES): Flows {
-  const { authorizationCodeLifetime, accessTokenLifetime } = limits();
+  const { authorizationCodeLifetime, accessTokenLifetime, deviceCodeLifetime } = limits();
   return {
     // A code cannot be exchanged after its lifetime: a reuse later is judged by expiry, not here.
     codes: remembered(authorizationCodeLifetime * 1000, max),
@@ -66,6 +103,14 @@ export function createFlows(max = MAX_FLOW_ENTRIES): Flows {
     spentRefresh: remembered(accessTokenLifetime * 1000, max),
     pairs: remembered(accessTokenLifetime * 1000, max),
     deadAccess: remembered(accessTokenLifetime * 1000, max),
+    owners: remembered(accessTokenLifetime * 1000, max),
+    // Twice the lifetime: a poll after expiry is judged too.
+    devices: remembered(2 * deviceCodeLifetime * 1000, max),
+    authorizations: remembered(authorizationCodeLifetime * 1000, max),
+    scopes: remembered(accessTokenLifetime * 1000, max),
+    linked: remembered(accessTokenLifetime * 1000, max),
+    collections: remembered(accessTokenLifetime * 1000, max),
+    clockOffsetMs: 0,
   };
 }
 
@@ -115,6 +160,16 @@ function judgeToken(t: CheckContext, ex: Observed, res: HttpResponse, params: UR
       },
       what,
     );
+    // invalid_client is the one 401 (grants.client-authentication-failures): with a challenge
+    // where the client authenticated with HTTP Basic (RFC 6749 §5.2).
+    if (jsonObject(res)?.error !== 'invalid_client') return;
+    t.soft(res.status === 401, `${what}: invalid_client must answer 401, got ${res.status}`, {
+      rules: ['AUTH-INVALID-CLIENT', 'ERR-TOKEN-STATUS'],
+    });
+    if (/^basic\s/i.test(ex.requestHeaders.get('authorization') ?? ''))
+      t.soft(res.headers.has('www-authenticate'), `${what}: the 401 must carry a WWW-Authenticate header`, {
+        rules: ['AUTH-INVALID-CLIENT'],
+      });
   }
 }
 
@@ -134,7 +189,14 @@ const ONCE: { grant: string; param: string; memory: 'codes' | 'deviceCodes'; rul
  * Token exchanges against what was seen before: a code answered with tokens twice, a refresh
  * that handed back the same refresh token, a redeemed refresh token that still works.
  */
-function judgeTokenFlows(t: CheckContext, ex: Observed, res: HttpResponse, params: URLSearchParams, flows: Flows) {
+function judgeTokenFlows(
+  t: CheckContext,
+  ex: Observed,
+  res: HttpResponse,
+  params: URLSearchParams,
+  flows: Flows,
+  client?: ClientSink,
+) {
   const grant = params.get('grant_type');
   const issued = res.status === 200 && typeof jsonObject(res)?.access_token === 'string';
   if (res.status >= 500 || (res.status === 200 && !ex.responseBody)) return;
@@ -143,11 +205,12 @@ function judgeTokenFlows(t: CheckContext, ex: Observed, res: HttpResponse, param
     if (grant !== once.grant || !code) continue;
     const memory = flows[once.memory];
     const key = digest(code);
-    if (memory.get(key, ex.at))
+    if (memory.get(key, ex.at)) {
+      if (once.grant === 'authorization_code') client?.({ habit: 'reuses-code', where: `POST ${TOKEN_PATH}` });
       t.soft(!issued, `${TOKEN_PATH}: ${once.what} already answered with tokens was answered with tokens again`, {
         rules: [once.rule],
       });
-    else if (issued) memory.set(key, ex.at, true);
+    } else if (issued) memory.set(key, ex.at, true);
   }
   const body = issued ? jsonObject(res)! : undefined;
   const sent = params.get('refresh_token');
@@ -175,12 +238,37 @@ function judgeTokenFlows(t: CheckContext, ex: Observed, res: HttpResponse, param
   }
   if (body && typeof body.refresh_token === 'string' && typeof body.access_token === 'string')
     flows.pairs.set(digest(body.refresh_token), ex.at, digest(body.access_token));
+  // Whose tokens these are: only their own client's revocation ends them (REV-CLIENT-BOUND).
+  const owner = clientOf(ex, params);
+  for (const token of [body?.access_token, body?.refresh_token])
+    if (typeof token === 'string' && owner) flows.owners.set(digest(token), ex.at, owner);
 }
 
-/** A revocation answered 200 ends the token, whichever kind it is (RFC 7009 §2.2). */
+/** The client a token request or revocation names: client_id in the parameters, else HTTP Basic's user. */
+function clientOf(ex: Observed, params: URLSearchParams): string | undefined {
+  const basic = /^basic\s+(\S+)$/i.exec(ex.requestHeaders.get('authorization') ?? '')?.[1];
+  if (basic) {
+    const user = Buffer.from(basic, 'base64').toString('utf8').split(':')[0];
+    // RFC 6749 §2.3.1: the client id is form-encoded inside Basic.
+    try {
+      return decodeURIComponent(user.replace(/\+/g, ' '));
+    } catch {
+      return user;
+    }
+  }
+  return params.get('client_id') ?? undefined;
+}
+
+/**
+ * A revocation answered 200 ends the token, whichever kind it is (RFC 7009 §2.2), when its own
+ * client asked: another client's revocation may be answered 200 and leave it working
+ * (REV-CLIENT-BOUND), and a token whose client the proxy did not see issued is not judged.
+ */
 function noteRevocation(ex: Observed, params: URLSearchParams, flows: Flows): void {
   const token = params.get('token');
   if (ex.status !== 200 || !token) return;
+  const owner = flows.owners.get(digest(token), ex.at);
+  if (!owner || owner !== clientOf(ex, params)) return;
   flows.deadAccess.set(digest(token), ex.at, 'REV-REVOKES-TOKEN');
   flows.spentRefresh.set(digest(token), ex.at, 'REV-REVOKES-TOKEN');
 }
@@ -189,12 +277,31 @@ function noteRevocation(ex: Observed, params: URLSearchParams, flows: Flows): vo
 const ORACLES = new Set([TOKEN_INFO_PATH, CURRENT_USER_PATH]);
 
 /** A bearer token that should be dead (rotated, revoked) and was accepted all the same. */
-function judgeDeadToken(t: CheckContext, ex: Observed, path: string, flows: Flows): void {
-  const bearer = /^bearer\s+(\S+)$/i.exec(ex.requestHeaders.get('authorization') ?? '')?.[1];
-  if (!bearer || !ORACLES.has(path) || ex.status >= 500) return;
+/** The access token a request presents: the bearer header, or token info's access_token parameter. */
+function bearerOf(ex: Observed, url: URL): string | undefined {
+  const header = /^bearer\s+(\S+)$/i.exec(ex.requestHeaders.get('authorization') ?? '')?.[1];
+  const query = url.pathname === TOKEN_INFO_PATH || url.pathname.startsWith(API_PREFIX);
+  return header ?? (query ? (url.searchParams.get('access_token') ?? undefined) : undefined);
+}
+
+/** The REST API: a dead token there must get 401, whether the endpoint is private or public. */
+const API_PREFIX = '/api/';
+
+/**
+ * A token that should be dead (rotated, revoked): accepted by token info or the current user, it
+ * still works (the rule that ended it); answered 2xx elsewhere in the REST API, it was taken as a
+ * token or as none, where it must get 401 (AUTH-INVALID-TOKEN-401, as scopes.revoked-token-401).
+ */
+function judgeDeadToken(t: CheckContext, ex: Observed, path: string, bearer: string | undefined, flows: Flows): void {
+  if (!bearer || ex.status >= 500) return;
   const rule = flows.deadAccess.get(digest(bearer), ex.at);
-  if (rule)
+  if (!rule) return;
+  if (ORACLES.has(path))
     t.soft(ex.status !== 200, `GET ${path}: accepted an access token that was rotated or revoked`, { rules: [rule] });
+  else if (path.startsWith(API_PREFIX) && (ex.status === 401 || (ex.status >= 200 && ex.status < 300)))
+    t.soft(ex.status === 401, `${ex.method} ${path}: a rotated or revoked token must get 401, got ${ex.status}`, {
+      rules: ['AUTH-INVALID-TOKEN-401'],
+    });
 }
 
 /**
@@ -224,12 +331,31 @@ function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
   );
   const expectHeaders = (ok: boolean, message: string) =>
     t.soft(ok, `${what}: ${message}`, rule(['PAG-OFFSET-HEADERS']));
+  const asked = new URL(res.url).searchParams;
+  // Without page, the first page (PAG-PAGE-DEFAULT); never more rows than the cap (PAG-PER-PAGE-MAX).
+  if (!asked.has('page'))
+    t.soft(page === 1, `${what}: asked without page, served page ${page}`, rule(['PAG-PAGE-DEFAULT']));
+  const rows = ex.responseBody ? jsonValue(res) : undefined;
+  const served = Math.max(per, Array.isArray(rows) ? rows.length : 0);
+  const { perPageMax, paginationTotalsMax } = limits();
+  if (Number(asked.get('per_page')) > perPageMax || served > perPageMax)
+    t.soft(
+      served <= perPageMax,
+      `${what}: a page of ${served} rows where at most ${perPageMax} are served`,
+      rule(['PAG-PER-PAGE-MAX', 'LIM-PER-PAGE']),
+    );
   const next = numberHeader(res, 'x-next-page');
   const prev = numberHeader(res, 'x-prev-page');
   expectHeaders(Object.is(prev, page > 1 ? page - 1 : null), `x-prev-page does not follow x-page`);
   const total = numberHeader(res, 'x-total');
+  // Totals above the limit are never sent (PAG-TOTALS-OMITTED): an x-total beyond it shows the count it should hide.
+  if (total !== null && total > paginationTotalsMax)
+    t.soft(
+      false,
+      `${what}: x-total ${total} is sent above the totals limit ${paginationTotalsMax}`,
+      rule(['PAG-TOTALS-OMITTED']),
+    );
   const totalPages = numberHeader(res, 'x-total-pages');
-  const items = ex.responseBody ? jsonValue(res) : undefined;
   if (total !== null && totalPages !== null) {
     expectHeaders(
       totalPages === Math.max(1, Math.ceil(total / per)),
@@ -239,12 +365,16 @@ function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
       Object.is(next, page < totalPages ? page + 1 : null),
       `x-next-page does not follow x-page and x-total-pages`,
     );
-    if (Array.isArray(items) && page <= totalPages)
+    if (Array.isArray(rows) && page <= totalPages)
       expectHeaders(
-        items.length === Math.min(per, Math.max(0, total - (page - 1) * per)),
-        `the page holds ${items.length} rows where x-total, x-page and x-per-page say otherwise`,
+        rows.length === Math.min(per, Math.max(0, total - (page - 1) * per)),
+        `the page holds ${rows.length} rows where x-total, x-page and x-per-page say otherwise`,
       );
   }
+  // Every relation keeps the request's parameters (PAG-LINK-FOLLOW), as the walks require of a link they follow.
+  if (links && !KEYSET_PARAMS.some((p) => new URL(res.url).searchParams.has(p)))
+    for (const target of Object.values(links).flat())
+      if (target) expectKeepsParams(t, new URL(target, res.url).href, res.url, `${what}: a Link`);
   if (links) {
     const nextLinks = links.next ?? [];
     expectHeaders(nextLinks.length > 0 === (next !== null), `rel=next and x-next-page disagree`);
@@ -256,8 +386,74 @@ function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
   }
 }
 
-/** The verdicts of one exchange; `flows` is updated with what it establishes. */
-export function judgeExchange(ex: Observed, flows: Flows): Verdict[] {
+/**
+ * A CORS preflight the browser sent to an endpoint with preflight, held to what it must allow
+ * (suites/cors): success with the origin and method, the standard headers asked; any other header
+ * asked must not be granted (judged only where the preflight was served: else it grants nothing).
+ */
+function judgePreflight(t: CheckContext, ex: Observed, res: HttpResponse, path: string): void {
+  const from = ex.requestHeaders.get('origin');
+  const method = ex.requestHeaders.get('access-control-request-method');
+  if (!from || !method || !hasPreflight(path, method) || ex.status >= 500) return;
+  const asked = (ex.requestHeaders.get('access-control-request-headers') ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
+  for (const header of asked.filter((h) => !isStandardHeader(h)))
+    if (preflightServed(res, from)) expectNotGranted(t, res, path, header);
+  expectPreflightAnswer(t, res, { path, method: method.toUpperCase(), from, asked });
+}
+
+/**
+ * Pages as the client walks them: each Link target forwarded is remembered for its collection; a
+ * later request for a page of that collection (page beyond the first, or a cursor) that no Link
+ * led to was built by the client, not followed.
+ */
+function notePage(ex: Observed, url: URL, res: HttpResponse, flows: Flows, client?: ClientSink): void {
+  const collection = digest(url.pathname);
+  const page = url.searchParams.get('page');
+  const paging = (page !== null && page !== '1') || KEYSET_PARAMS.some((p) => url.searchParams.has(p));
+  if (
+    client &&
+    paging &&
+    flows.collections.get(collection, ex.at) &&
+    !flows.linked.get(digest(url.pathname + url.search), ex.at)
+  )
+    client({ habit: 'builds-page-urls', where: `GET ${url.pathname}` });
+  const link = res.headers.get('link');
+  const links = res.status === 200 && link !== null ? parseLinkHeader(link) : null;
+  if (!links) return;
+  flows.collections.set(collection, ex.at, true);
+  for (const targets of Object.values(links))
+    for (const target of targets ?? []) {
+      try {
+        const linked = new URL(target, url);
+        flows.linked.set(digest(linked.pathname + linked.search), ex.at, true);
+      } catch {
+        // A malformed Link target leads nowhere: PAG-LINK-HEADER judges the header.
+      }
+    }
+}
+
+/**
+ * A keyset page (asked with pagination=keyset) carries no offset header, and the empty page that
+ * ends the collection no Link: the keyset checks' own assertions.
+ */
+function judgeKeysetPage(ex: Observed, url: URL, res: HttpResponse): Verdict[] {
+  if (ex.method !== 'GET' || res.status !== 200 || url.searchParams.get('pagination') !== 'keyset') return [];
+  const what = `GET ${url.pathname} (keyset)`;
+  const rows = ex.responseBody ? jsonValue(res) : undefined;
+  return [
+    ...judgeWith((t) => expectNoOffsetHeaders(t, res, what)),
+    ...(Array.isArray(rows) && rows.length === 0 ? judgeWith((t) => expectEmptyEnd(t, res, what)) : []),
+  ];
+}
+
+/** Query parameters that ask for a keyset page: present only on a page a Link leads to. */
+const KEYSET_PARAMS = ['cursor', 'id_after', 'page_token'];
+
+/** The verdicts of one exchange; `flows` is updated with what it establishes, `client` told of the client's habits. */
+export function judgeExchange(ex: Observed, flows: Flows, client?: ClientSink): Verdict[] {
   let url: URL;
   try {
     // Base only for parsing: the target as sent, never normalised for forwarding.
@@ -267,7 +463,9 @@ export function judgeExchange(ex: Observed, flows: Flows): Verdict[] {
   }
   const body = ex.responseBody?.toString('utf8') ?? '';
   const res = observedResponse(url.href, ex.status, ex.responseHeaders, body);
-  if (ex.method === 'POST' && url.pathname === TOKEN_PATH) {
+  const path = url.pathname;
+  noteClockMove(ex, path, flows);
+  if (ex.method === 'POST' && path === TOKEN_PATH) {
     const params = tokenParams(ex, url);
     const what = `POST ${TOKEN_PATH}`;
     // Each in its own judgement: a failed expect in one hides nothing the others prove.
@@ -276,9 +474,32 @@ export function judgeExchange(ex: Observed, flows: Flows): Verdict[] {
       ...(answered ? judgeWith((t) => expectNoStore(t, res, what)) : []),
       ...(answered && ex.responseBody ? judgeWith((t) => expectExactJsonType(t, res, what)) : []),
       ...judgeWith((t) => judgeToken(t, ex, res, params)),
-      ...judgeWith((t) => judgeTokenFlows(t, ex, res, params, flows)),
+      ...judgeWith((t) => judgeDevicePoll(t, ex, res, params, flows, client)),
+      ...judgeWith((t) => judgeGrantedScope(t, ex, res, params, flows)),
+      ...judgeWith((t) => judgeTokenFlows(t, ex, res, params, flows, client)),
     ];
   }
-  if (ex.method === 'POST' && url.pathname === REVOKE_PATH) noteRevocation(ex, tokenParams(ex, url), flows);
-  return [...judgeWith((t) => judgeDeadToken(t, ex, url.pathname, flows)), ...judgeWith((t) => judgePage(t, ex, res))];
+  if (ex.method === 'POST' && path === REVOKE_PATH) noteRevocation(ex, tokenParams(ex, url), flows);
+  if (ex.method === 'POST' && path === AUTHORIZE_DEVICE_PATH && ex.status < 500)
+    return judgeDeviceStart(ex, res, tokenParams(ex, url), flows);
+  if (path === AUTHORIZE_PATH) {
+    const params = tokenParams(ex, url);
+    noteAuthorization(ex, params, flows, client);
+    return judgeWith((t) => judgeStateEcho(t, ex, params));
+  }
+  if (ex.method === 'OPTIONS') return judgeWith((t) => judgePreflight(t, ex, res, path));
+  const bearer = bearerOf(ex, url);
+  if (ex.method === 'GET') notePage(ex, url, res, flows, client);
+  return [
+    ...judgeWith((t) => judgeDeadToken(t, ex, path, bearer, flows)),
+    ...(path === TOKEN_INFO_PATH && bearer ? judgeWith((t) => judgeInfoScope(t, ex, res, bearer, flows)) : []),
+    ...(ex.method === 'GET' && path === TOKEN_INFO_PATH && ex.status === 200 && jsonObject(res)
+      ? judgeWith((t) => expectInfoAliases(t, jsonObject(res)!))
+      : []),
+    ...judgeWith((t) => judgePage(t, ex, res)),
+    ...judgeKeysetPage(ex, url, res),
+    ...(ex.status < 500 && ex.responseBody ? judgeWith((t) => judgeShape(t, ex.method, res)) : []),
+    ...(ex.responseBody ? judgeWith((t) => judgeRemovedAttributes(t, ex.method, res)) : []),
+    ...judgeWith((t) => judgeLegacyJwks(t, ex.method, res)),
+  ];
 }

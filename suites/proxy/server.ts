@@ -3,15 +3,30 @@
  * raw request target, headers in their order and case, body) and each answer back the same way,
  * dropping only hop-by-hop headers (RFC 9110 §7.6.1), which belong to each connection. It adds
  * nothing (no Date, no Via, no X-Forwarded-*). A copy of each body up to `maxBodyBytes` is kept
- * for judging; a longer one is still forwarded whole, and judged on its headers only.
+ * for judging; a longer one is still forwarded whole, and judged on its headers only. All copies
+ * held at once share one budget, so many concurrent clients cannot grow memory without bound, and
+ * a target silent for `timeoutMs` gets its client a 504 instead of holding it forever.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { DEFAULT_TIMEOUT_MS } from '../target/http.js';
 import type { Observed } from './judge.js';
 
 /** Bodies kept for judging, per direction: enough for any token or page answer. */
 export const DEFAULT_PROXY_BODY_BYTES = 1024 * 1024;
+
+/** Copies held at once, all exchanges under way together, in units of the per-body cap. */
+export const KEPT_BODIES_BUDGET = 32;
+
+/** As `run`'s --timeout: how long the target may stay silent before the client gets a 504. */
+export const DEFAULT_PROXY_TIMEOUT_MS = DEFAULT_TIMEOUT_MS;
 
 const MAX_HEADER_BYTES = 64 * 1024;
 
@@ -56,21 +71,38 @@ function headersOf(raw: readonly string[]): Headers {
   return headers;
 }
 
-/** A tee of a body: every chunk passes on; a copy is kept until it would exceed `max` bytes. */
-function keep(max: number) {
+/** Bytes of body copies held now, across exchanges, against a ceiling. */
+interface Budget {
+  used: number;
+  readonly limit: number;
+}
+
+/**
+ * A tee of a body: every chunk passes on; a copy is kept until it would exceed `max` bytes or the
+ * shared budget. `release` gives the copy's bytes back once the exchange has been judged.
+ */
+function keep(max: number, budget: Budget) {
   const chunks: Buffer[] = [];
   let size = 0;
   let over = false;
+  const drop = () => {
+    budget.used -= size;
+    size = 0;
+    chunks.length = 0;
+  };
   return {
     add(chunk: Buffer) {
       if (over) return;
-      size += chunk.length;
-      if (size > max) {
+      if (size + chunk.length > max || budget.used + chunk.length > budget.limit) {
         over = true;
-        chunks.length = 0;
-      } else chunks.push(chunk);
+        return drop();
+      }
+      size += chunk.length;
+      budget.used += chunk.length;
+      chunks.push(chunk);
     },
     body: (): Buffer | undefined => (over ? undefined : Buffer.concat(chunks)),
+    release: drop,
   };
 }
 
@@ -80,6 +112,8 @@ export interface ProxyOptions {
   host?: string;
   port?: number;
   maxBodyBytes?: number;
+  /** How long the target may take to start answering (after the request) or stay silent mid-answer. */
+  timeoutMs?: number;
   /**
    * Send the target's own host as Host instead of the client's (a provider behind virtual hosting
    * needs it). Off by default: the Host as sent keeps the provider's links pointing at the proxy.
@@ -93,6 +127,8 @@ export interface ProxyOptions {
 
 export interface RunningProxy {
   url: string;
+  /** Bytes of body copies held for judging right now (bounded by the budget). */
+  keptBytes(): number;
   close(): Promise<void>;
 }
 
@@ -101,18 +137,27 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const basePath = target.pathname.replace(/(?<!\/)\/+$/, '');
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   const max = options.maxBodyBytes ?? DEFAULT_PROXY_BODY_BYTES;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_PROXY_TIMEOUT_MS;
+  const budget: Budget = { used: 0, limit: KEPT_BODIES_BUDGET * max };
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     res.sendDate = false;
     const refuse = (status: number, text: string) => {
+      if (res.writableEnded) return;
       if (res.headersSent) return void res.destroy();
       res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
       res.end(`idp-conformance proxy: ${text}\n`);
     };
     // Origin-form only: an absolute-form or `*` target would need a forward proxy, which this is not.
     if (!req.url?.startsWith('/')) return refuse(400, 'the request target must be a path');
-    const requestBody = keep(max);
-    let upstream;
+    const startedAt = Date.now();
+    const requestBody = keep(max, budget);
+    let responseBody: ReturnType<typeof keep> | undefined;
+    const release = () => {
+      requestBody.release();
+      responseBody?.release();
+    };
+    let upstream: ClientRequest;
     try {
       upstream = send({
         protocol: target.protocol,
@@ -125,12 +170,20 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         maxHeaderSize: MAX_HEADER_BYTES,
       });
     } catch (error) {
+      release();
       return refuse(400, `cannot forward this request target (${(error as NodeJS.ErrnoException).code ?? 'invalid'})`);
     }
+    // A target silent this long (no answer yet, or stalled mid-answer) releases its client:
+    // a 504 when nothing was sent yet, else the connection is cut (the answer cannot be completed).
+    upstream.setTimeout(timeoutMs, () => {
+      upstream.destroy();
+      refuse(504, `the target did not answer within ${timeoutMs} ms`);
+    });
     upstream.on('response', (answer) => {
-      const responseBody = keep(max);
+      responseBody = keep(max, budget);
+      const copy = responseBody;
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
-      answer.on('data', (chunk: Buffer) => responseBody.add(chunk));
+      answer.on('data', (chunk: Buffer) => copy.add(chunk));
       answer.pipe(res);
       answer.on('end', () => {
         const observed: Observed = {
@@ -140,9 +193,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           requestBody: requestBody.body(),
           status: answer.statusCode ?? 0,
           responseHeaders: headersOf(answer.rawHeaders),
-          responseBody: responseBody.body(),
+          responseBody: copy.body(),
           at: Date.now(),
+          startedAt,
         };
+        release();
         // Judging never touches the traffic: the answer is already on its way.
         setImmediate(() => {
           try {
@@ -161,6 +216,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     req.pipe(upstream);
     // A client that goes away takes its upstream request with it.
     res.on('close', () => {
+      release();
       if (!res.writableFinished) upstream.destroy();
     });
   };
@@ -175,6 +231,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${host}:${address.port}`,
+    keptBytes: () => budget.used,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -6,6 +6,7 @@ import { rulesInForce, type Offering } from '../../spec/index.js';
 import type { CheckResult, Report } from '../report/model.js';
 import { buildReport } from '../runner/report.js';
 import type { Verdict } from './recorder.js';
+import { CLIENT_HABITS, type ClientHabit, type ClientNote } from './client.js';
 
 /** Failure sentences kept per rule: enough to act on, bounded whatever the traffic. */
 const MAX_MESSAGES = 5;
@@ -18,6 +19,9 @@ interface Count {
 
 export interface Tally {
   add(verdicts: readonly Verdict[]): void;
+  /** A habit of the client (its own section of the report, never a rule). */
+  note(note: ClientNote): void;
+  habits(): ReadonlyMap<ClientHabit, { count: number; where: string[] }>;
   /** Exchanges seen, judged or not. */
   exchanges: number;
   counts(): ReadonlyMap<string, Count>;
@@ -25,8 +29,16 @@ export interface Tally {
 
 export function createTally(): Tally {
   const byRule = new Map<string, Count>();
+  const byHabit = new Map<ClientHabit, { count: number; where: string[] }>();
   return {
     exchanges: 0,
+    note({ habit, where }) {
+      const seen = byHabit.get(habit) ?? { count: 0, where: [] };
+      seen.count++;
+      if (seen.where.length < MAX_MESSAGES && !seen.where.includes(where)) seen.where.push(where);
+      byHabit.set(habit, seen);
+    },
+    habits: () => byHabit,
     add(verdicts) {
       this.exchanges++;
       for (const v of verdicts) {
@@ -72,7 +84,7 @@ export function proxyReport(tally: Tally, input: ProxyReportInput): Report {
         : `${c.passed} exchanges held to it`,
     });
   }
-  return buildReport({
+  const report = buildReport({
     target: input.target,
     release: input.release,
     offering: input.offering,
@@ -81,4 +93,10 @@ export function proxyReport(tally: Tally, input: ProxyReportInput): Report {
     checks,
     rules,
   });
+  // In the order the habits are listed, so two reports of the same traffic read the same.
+  const habits = (Object.keys(CLIENT_HABITS) as ClientHabit[]).flatMap((habit) => {
+    const seen = tally.habits().get(habit);
+    return seen ? [{ habit, title: CLIENT_HABITS[habit], count: seen.count, where: seen.where }] : [];
+  });
+  return { ...report, client: { exchanges: tally.exchanges, habits } };
 }

@@ -104,6 +104,24 @@ export interface Report {
   checks: CheckResult[];
   /** `idp-conformance diff`: where the target's answers differ from the reference simulator's. */
   diff?: DiffSection;
+  /** `idp-conformance proxy`: the client's habits seen in its traffic (not verdicts on the provider). */
+  client?: ClientSection;
+}
+
+/** One habit of the client behind the proxy (suites/proxy/client.ts), how often, and where. */
+export interface ClientHabitSeen {
+  habit: string;
+  /** What the habit is, in a sentence (the tool's own text). */
+  title: string;
+  count: number;
+  /** Method and path of the first few requests that showed it (from the traffic: rendered inert). */
+  where: string[];
+}
+
+export interface ClientSection {
+  /** Exchanges the proxy saw; `habits` empty: none of the habits it looks for. */
+  exchanges: number;
+  habits: ClientHabitSeen[];
 }
 
 /** What differs in a pair of normalised exchanges (suites/diff/compare.ts). */

@@ -189,32 +189,74 @@ const treeMissingPathEmpty: Check = {
   },
 };
 
-/** An attribute the source removes in a release: absent from every sampled item while the rule is in force. */
-function removedAttribute(options: {
+/** An attribute the source removes in a release, and where it was served: a list or item under a project. */
+export interface RemovedAttribute {
   id: string;
   rule: RuleId;
   attribute: string;
   what: string;
-  items: (t: CheckContext) => Promise<unknown[]>;
-}): Check {
+  /** The path below /api/v4/projects/{id} that serves these items ('' the project itself). */
+  suffix: string;
+  /** The items, as a 404 or refusal names them. */
+  listed: string;
+}
+
+export const REMOVED_ATTRIBUTES: RemovedAttribute[] = [
+  {
+    id: 'ci-job-token-scope-removed',
+    rule: 'VER-CI-JOB-TOKEN-SCOPE-REMOVED',
+    attribute: 'ci_job_token_scope_enabled',
+    what: 'project responses',
+    suffix: '',
+    listed: 'the project',
+  },
+  {
+    id: 'feature-flag-version-removed',
+    rule: 'VER-FEATURE-FLAG-VERSION-REMOVED',
+    attribute: 'version',
+    what: 'feature flags',
+    suffix: '/feature_flags',
+    listed: 'feature flags',
+  },
+  {
+    id: 'packages-pipelines-removed',
+    rule: 'VER-PACKAGES-PIPELINES-REMOVED',
+    attribute: 'pipelines',
+    what: 'packages',
+    suffix: '/packages',
+    listed: 'packages',
+  },
+];
+
+/** Every item served carries no removed attribute (shared by the checks and the proxy's passive judge). */
+export function expectAttributeAbsent(t: CheckContext, items: unknown[], removed: RemovedAttribute): void {
+  const rules = [removed.rule];
+  items.forEach((item, index) => {
+    t.expect(item && typeof item === 'object', `${removed.what}: item ${index} is not a JSON object`, {
+      index,
+      rules,
+    });
+    t.expect(
+      !(removed.attribute in item),
+      `${removed.what} still carry ${removed.attribute}, removed in this release`,
+      { index, rules },
+    );
+  });
+}
+
+/** An attribute the source removes in a release: absent from every sampled item while the rule is in force. */
+function removedAttribute(removed: RemovedAttribute): Check {
   return {
-    id: `versioning.${options.id}`,
+    id: `versioning.${removed.id}`,
     suite: 'versioning',
     needs: ['restApi'],
-    title: `${options.what} carry no ${options.attribute}`,
-    rules: [options.rule],
+    title: `${removed.what} carry no ${removed.attribute}`,
+    rules: [removed.rule],
     async run(t: CheckContext) {
-      requireInForce(t, options.rule);
-      const items = await options.items(t);
-      if (items.length === 0) t.skip(`no ${options.what} to look at on this target`);
-      items.forEach((item, index) => {
-        t.expect(item && typeof item === 'object', `${options.what}: item ${index} is not a JSON object`);
-        t.expect(
-          !(options.attribute in item),
-          `${options.what} still carry ${options.attribute}, removed in this release`,
-          { index },
-        );
-      });
+      requireInForce(t, removed.rule);
+      const items = await listOf(t, removed.suffix, removed.listed);
+      if (items.length === 0) t.skip(`no ${removed.what} to look at on this target`);
+      expectAttributeAbsent(t, items, removed);
     },
   };
 }
@@ -231,29 +273,8 @@ async function listOf(t: CheckContext, suffix: string, what: string): Promise<un
   return Array.isArray(body) ? (body as unknown[]) : [body];
 }
 
-const ciJobTokenScopeRemoved = removedAttribute({
-  id: 'ci-job-token-scope-removed',
-  rule: 'VER-CI-JOB-TOKEN-SCOPE-REMOVED',
-  attribute: 'ci_job_token_scope_enabled',
-  what: 'project responses',
-  items: (t) => listOf(t, '', 'the project'),
-});
-
-const featureFlagVersionRemoved = removedAttribute({
-  id: 'feature-flag-version-removed',
-  rule: 'VER-FEATURE-FLAG-VERSION-REMOVED',
-  attribute: 'version',
-  what: 'feature flags',
-  items: (t) => listOf(t, '/feature_flags', 'feature flags'),
-});
-
-const packagesPipelinesRemoved = removedAttribute({
-  id: 'packages-pipelines-removed',
-  rule: 'VER-PACKAGES-PIPELINES-REMOVED',
-  attribute: 'pipelines',
-  what: 'packages',
-  items: (t) => listOf(t, '/packages', 'packages'),
-});
+const [ciJobTokenScopeRemoved, featureFlagVersionRemoved, packagesPipelinesRemoved] =
+  REMOVED_ATTRIBUTES.map(removedAttribute);
 
 const MEMBER_ROLES = '/api/v4/member_roles';
 const memberRoles: Check = {

@@ -56,10 +56,16 @@ async function currentUser(provider: Provider, req: IncomingMessage, res: Server
   send(200, { id: 1, username: token.accountId });
 }
 
-export async function startOidcProvider(): Promise<IndependentProvider> {
+/**
+ * Start it on loopback. `frontOf` puts something in front (the recording proxy): given the
+ * provider's own URL, it answers the URL clients use, which becomes the issuer and the baseUrl.
+ */
+export async function startOidcProvider(
+  frontOf: (url: string) => Promise<string> = async (url) => url,
+): Promise<IndependentProvider> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const baseUrl = await frontOf(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   const secrets = { confidential: 'conf-secret-7f3a9c2e41d8', limited: 'lim-secret-0b6e5d1c93a7' };
   const provider = new Provider(baseUrl, {
     clients: [

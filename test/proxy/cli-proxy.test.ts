@@ -3,7 +3,8 @@
  * line and exit 2; it prints its URL, forwards, and on SIGINT or SIGTERM writes its report and
  * exits 0 (nothing broke) or 1 (a must rule broke in the traffic it saw).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,8 @@ let origin: Loopback;
 beforeAll(async () => {
   origin = await listen((req, res) => {
     req.resume();
+    // A silent path: the proxy's --timeout answers for it.
+    if (req.url === '/silent') return;
     req.on('end', () => {
       const body = JSON.stringify({
         access_token: 'x'.repeat(40),
@@ -40,6 +43,18 @@ afterAll(() => origin.close());
 const usage = (...args: string[]) =>
   spawnSync(process.execPath, [MAIN, 'proxy', ...args], { env: ENV, encoding: 'utf8' });
 
+/** The URL the proxy prints first on stdout. */
+function announced(child: ChildProcessByStdio<null, Readable, Readable>): Promise<string> {
+  let out = '';
+  return new Promise<string>((resolve) =>
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = /^(http:\/\/\S+)\n/.exec(out);
+      if (line) resolve(line[1]);
+    }),
+  );
+}
+
 describe('proxy command', () => {
   it('is listed in --help and explains itself', () => {
     expect(spawnSync(process.execPath, [MAIN, '--help'], { env: ENV, encoding: 'utf8' }).stdout).toMatch(/proxy/);
@@ -52,11 +67,28 @@ describe('proxy command', () => {
     [['--target', 'http://127.0.0.1:1', '--host', '0.0.0.0'], /loopback/],
     [['--target', 'http://127.0.0.1:1', '--listen', 'abc'], /--listen must be a port/],
     [['--target', 'http://127.0.0.1:1', '--report', 'pdf=x.pdf'], /unknown report kind/],
+    [['--target', 'http://127.0.0.1:1', '--timeout', '2s'], /--timeout must be a whole number/],
+    [['--target', 'http://127.0.0.1:1', '--max-body', '12'], /--max-body must be a size of at least 1024 bytes/],
   ])('%j: one line, exit 2', (args, message) => {
     const result = usage(...args);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('--timeout answers 504 for a target that stays silent', async () => {
+    const child = spawn(process.execPath, [MAIN, 'proxy', '--target', origin.url, '--timeout', '300'], {
+      env: ENV,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const url = await announced(child);
+      const res = await fetch(`${url}/silent`);
+      expect(res.status).toBe(504);
+      expect(await res.text()).toMatch(/did not answer within 300 ms/);
+    } finally {
+      child.kill('SIGTERM');
+    }
   });
 
   it.each(['SIGINT', 'SIGTERM'] as const)(
@@ -68,13 +100,8 @@ describe('proxy command', () => {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';
-      const url = await new Promise<string>((resolve) =>
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          const line = /^(http:\/\/\S+)\n/.exec(out);
-          if (line) resolve(line[1]);
-        }),
-      );
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      const url = await announced(child);
       const res = await fetch(`${url}/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },

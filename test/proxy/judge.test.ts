@@ -76,6 +76,25 @@ describe('passive judging of token exchanges', () => {
     expect(failed(odd)).toEqual(['ERR-TOKEN-STANDARD-CODES']);
   });
 
+  it('invalid_client answered 400, or without a challenge to Basic, breaks AUTH-INVALID-CLIENT', () => {
+    const refusal = { error: 'invalid_client', error_description: 'who?' };
+    expect(failed(judgeExchange(token(code, 400, refusal), createFlows()))).toEqual([
+      'AUTH-INVALID-CLIENT',
+      'ERR-TOKEN-STATUS',
+    ]);
+    const basic = (headers: Record<string, string>): Observed => ({
+      ...token(code, 401, refusal, headers),
+      requestHeaders: new Headers({
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from('app:wrong').toString('base64')}`,
+      }),
+    });
+    expect(failed(judgeExchange(basic(NO_STORE), createFlows()))).toEqual(['AUTH-INVALID-CLIENT']);
+    const challenged = judgeExchange(basic({ ...NO_STORE, 'www-authenticate': 'Basic realm="x"' }), createFlows());
+    expect(failed(challenged)).toEqual([]);
+    expect(passed(challenged)).toContain('AUTH-INVALID-CLIENT');
+  });
+
   it('a code answered with tokens twice breaks GRANT-CODE-SINGLE-USE; refused the second time, it passes', () => {
     const flows = createFlows();
     judgeExchange(token(code, 200, TOKEN), flows);
@@ -120,20 +139,34 @@ describe('passive judging of token exchanges', () => {
       responseBody: Buffer.from('{}'),
       at: 2_000,
     });
-    judgeExchange(token(code, 200, TOKEN), flows);
+    const own = { ...code, client_id: 'app' };
+    judgeExchange(token(own, 200, TOKEN), flows);
     // Still alive before the refresh: nothing to judge.
     expect(judgeExchange(oracle(TOKEN.access_token, 200), flows)).toEqual([]);
     const next = { ...TOKEN, access_token: 'b'.repeat(64), refresh_token: 'n'.repeat(64) };
-    judgeExchange(token({ grant_type: 'refresh_token', refresh_token: TOKEN.refresh_token }, 200, next), flows);
+    judgeExchange(
+      token({ grant_type: 'refresh_token', refresh_token: TOKEN.refresh_token, client_id: 'app' }, 200, next),
+      flows,
+    );
     expect(failed(judgeExchange(oracle(TOKEN.access_token, 200), flows))).toEqual(['TOK-REFRESH-ROTATION']);
     expect(passed(judgeExchange(oracle(TOKEN.access_token, 401), flows))).toContain('TOK-REFRESH-ROTATION');
     expect(judgeExchange(oracle(next.access_token, 200), flows)).toEqual([]);
-    const revoke: Observed = {
-      ...token({ token: next.access_token }, 200, {}),
+    const revoke = (client: string): Observed => ({
+      ...token({ token: next.access_token, client_id: client }, 200, {}),
       target: '/oauth/revoke',
-    };
-    judgeExchange(revoke, flows);
+    });
+    // Another client's revocation may be answered 200 and leave the token working (REV-CLIENT-BOUND).
+    judgeExchange(revoke('other'), flows);
+    expect(judgeExchange(oracle(next.access_token, 200), flows)).toEqual([]);
+    judgeExchange(revoke('app'), flows);
     expect(failed(judgeExchange(oracle(next.access_token, 200), flows))).toEqual(['REV-REVOKES-TOKEN']);
+    // On a public endpoint, taken as no token (200) instead of 401.
+    const projects = (status: number): Observed => ({
+      ...oracle(next.access_token, status),
+      target: '/api/v4/projects',
+    });
+    expect(failed(judgeExchange(projects(200), flows))).toEqual(['AUTH-INVALID-TOKEN-401']);
+    expect(passed(judgeExchange(projects(401), flows))).toContain('AUTH-INVALID-TOKEN-401');
   });
 
   it('verdict messages never carry the token values', () => {
@@ -201,6 +234,46 @@ describe('passive judging of offset pagination', () => {
     expect(failed(judgeExchange(page('', { ...consistent, 'x-page': '0' }, 2), createFlows()))).toEqual([
       'PAG-X-PAGE-STARTS-AT-1',
     ]);
+  });
+
+  it('a page asked without page served as another breaks PAG-PAGE-DEFAULT; a page above the cap PAG-PER-PAGE-MAX', () => {
+    expect(passed(judgeExchange(page('?per_page=2', consistent, 2), createFlows()))).toContain('PAG-PAGE-DEFAULT');
+    const second = {
+      ...consistent,
+      'x-page': '2',
+      'x-next-page': '',
+      'x-prev-page': '1',
+      link: link({ prev: 1, first: 1, last: 2 }),
+    };
+    expect(failed(judgeExchange(page('?per_page=2', second, 1), createFlows()))).toEqual(['PAG-PAGE-DEFAULT']);
+    const big = { 'x-page': '1', 'x-per-page': '150', 'x-next-page': '', 'x-prev-page': '', link: link({ first: 1 }) };
+    expect(failed(judgeExchange(page('?per_page=150', big, 150), createFlows()))).toEqual([
+      'LIM-PER-PAGE',
+      'PAG-PER-PAGE-MAX',
+    ]);
+    const capped = { ...big, 'x-per-page': '100' };
+    expect(passed(judgeExchange(page('?per_page=150', capped, 100), createFlows()))).toContain('PAG-PER-PAGE-MAX');
+  });
+
+  it('an x-total above the totals limit breaks PAG-TOTALS-OMITTED', () => {
+    const above = {
+      ...consistent,
+      'x-total': '10001',
+      'x-total-pages': '5001',
+      link: link({ next: 2, first: 1, last: 5001 }),
+    };
+    expect(failed(judgeExchange(page('?per_page=2', above, 2), createFlows()))).toEqual(['PAG-TOTALS-OMITTED']);
+  });
+
+  it("a Link that drops the request's other parameters breaks PAG-LINK-FOLLOW", () => {
+    const kept = {
+      ...consistent,
+      link: '<http://127.0.0.1:1/api/v4/projects?page=2&per_page=2&order_by=id>; rel="next"',
+    };
+    expect(failed(judgeExchange(page('?per_page=2&order_by=id', consistent, 2), createFlows()))).toEqual([
+      'PAG-LINK-FOLLOW',
+    ]);
+    expect(passed(judgeExchange(page('?per_page=2&order_by=id', kept, 2), createFlows()))).toContain('PAG-LINK-FOLLOW');
   });
 
   it('an answer that is no offset page is not judged', () => {

@@ -61,6 +61,9 @@ const FIELDS = [
   'diffCheck',
   'diffAllowed',
   'diffRead',
+  'clientHabit',
+  'clientTitle',
+  'clientWhere',
 ] as const;
 type Field = (typeof FIELDS)[number];
 
@@ -106,6 +109,17 @@ function fixture(v: (raw: string) => string): Report {
           checks: [`pagination.offset-headers code=${s('diffCheck')}`],
           allowed: `spec/openapi.yaml code=${s('diffAllowed')}`,
           count: 1,
+        },
+      ],
+    },
+    client: {
+      exchanges: 4,
+      habits: [
+        {
+          habit: `polls-too-fast code=${s('clientHabit')}`,
+          title: `polled the device grant too soon, device_code=${s('clientTitle')}`,
+          count: 2,
+          where: [`POST /oauth/token?access_token=${s('clientWhere')}`],
         },
       ],
     },

@@ -1,0 +1,18 @@
+/**
+ * The client's side of a proxy report, in every format: one line per habit seen, apart from the
+ * rules (they judge the provider). `where` comes from the traffic: each format passes every piece
+ * through its own escaper.
+ */
+import type { ClientSection } from '../suites/report/model.js';
+
+/** The section as plain sentences, each piece escaped by `esc` (terminalSafe, md, h). */
+export function clientLines(section: ClientSection, esc: (text: string) => string): string[] {
+  if (!section.habits.length) return [`None of the habits the proxy looks for, in ${section.exchanges} exchanges.`];
+  return section.habits.map(
+    (seen) =>
+      `${esc(seen.habit)} (${seen.count}×): the client ${esc(seen.title)}; seen at ${seen.where.map(esc).join(', ')}`,
+  );
+}
+
+export const CLIENT_HEADING =
+  "The client's side (habits of the application behind the proxy; not the provider's failures)";

@@ -1,0 +1,65 @@
+/**
+ * The client's side of a proxy report: a section of its own in JSON (valid against
+ * reporters/report.schema.json), the console, Markdown and HTML, apart from the rules (a habit of
+ * the client is never a failure of the provider), and inert whatever the traffic's paths hold.
+ */
+import { describe, expect, it } from 'vitest';
+import { createTally, proxyReport } from '../../suites/proxy/tally.js';
+import { formatConsole, renderHtml, renderJson, renderMarkdown, validateReport } from '../../reporters/index.js';
+
+const HOSTILE = 'GET /api/v4/<script>alert(1)</script>\u202e\u001b[31m';
+
+function report() {
+  const tally = createTally();
+  tally.add([{ rule: 'TOK-NO-STORE', ok: true }]);
+  tally.add([]);
+  tally.note({ habit: 'polls-too-fast', where: 'POST /oauth/token' });
+  tally.note({ habit: 'polls-too-fast', where: 'POST /oauth/token' });
+  tally.note({ habit: 'builds-page-urls', where: HOSTILE });
+  return proxyReport(tally, {
+    target: 'http://127.0.0.1:1',
+    release: '18.0',
+    offering: 'self-managed',
+    startedAt: new Date(0),
+  });
+}
+
+describe('the client section of a proxy report', () => {
+  it('is in the JSON, valid against the schema, and no rule of the provider', () => {
+    const json = JSON.parse(renderJson(report())) as ReturnType<typeof report>;
+    expect(validateReport(json)).toEqual([]);
+    expect(json.client?.exchanges).toBe(2);
+    expect(json.client?.habits.map((h) => [h.habit, h.count])).toEqual([
+      ['polls-too-fast', 2],
+      ['builds-page-urls', 1],
+    ]);
+    expect(json.client?.habits[0].where).toEqual(['POST /oauth/token']);
+    expect(json.rules.find((r) => r.id === 'TOK-NO-STORE')?.status).toBe('passed');
+    expect(json.rules.filter((r) => r.status === 'failed')).toEqual([]);
+    expect(json.summary.failed).toBe(0);
+  });
+
+  it('reads in the console, Markdown and HTML, inert', () => {
+    const r = report();
+    const text = formatConsole(r, { color: false });
+    expect(text).toMatch(/The client's side[\s\S]*polls-too-fast \(2×\): the client polled the device grant sooner/);
+    const markdown = renderMarkdown(r);
+    expect(markdown).toMatch(/### The client's side[\s\S]*- builds-page-urls \(1×\)/);
+    const html = renderHtml(r);
+    expect(html).toMatch(/<section id="client">[\s\S]*polls-too-fast \(2×\)/);
+    // Markup is inert where it would be read as markup; control and bidi characters everywhere.
+    for (const out of [markdown, html]) expect(out).not.toContain('<script>alert');
+    for (const out of [text, markdown, html]) {
+      expect(out).not.toContain('\u202e');
+      expect(out).not.toContain('\u001b[31m');
+    }
+  });
+
+  it('says so when none of the habits was seen', () => {
+    const tally = createTally();
+    tally.add([]);
+    const r = proxyReport(tally, { target: 'x', release: '18.0', offering: 'self-managed', startedAt: new Date(0) });
+    expect(validateReport(JSON.parse(renderJson(r)))).toEqual([]);
+    expect(formatConsole(r, { color: false })).toContain('None of the habits the proxy looks for, in 1 exchanges.');
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * The proxy under a target that does not answer and clients that do not finish: a silent target
+ * gets its client a 504 with a short body after --timeout (or the connection cut mid-answer),
+ * and the copies kept for judging share one budget, so 200 concurrent slow clients hold at most
+ * that budget (memory sampled after a forced collection; no timing is asserted).
+ */
+import { request, type ClientRequest } from 'node:http';
+import { runInNewContext } from 'node:vm';
+import { setFlagsFromString } from 'node:v8';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KEPT_BODIES_BUDGET, startProxy, type RunningProxy } from '../../suites/proxy/server.js';
+import { listen, type Loopback } from '../suites/loopback.js';
+
+let origin: Loopback | undefined;
+let proxy: RunningProxy | undefined;
+afterEach(async () => {
+  await proxy?.close();
+  await origin?.close();
+  proxy = origin = undefined;
+});
+
+function get(url: string) {
+  return new Promise<{ status: number; body: string } | { error: string }>((resolve) => {
+    const req = request(url, { agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+      res.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
+    });
+    req.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
+    req.end();
+  });
+}
+
+describe('a target that does not answer', () => {
+  it('gets its client a 504 with a one-line body after the timeout', async () => {
+    origin = await listen((req) => req.resume());
+    proxy = await startProxy({ target: origin.url, timeoutMs: 300, onExchange: () => undefined });
+    const answer = await get(`${proxy.url}/oauth/token`);
+    expect(answer).toEqual({
+      status: 504,
+      body: 'idp-conformance proxy: the target did not answer within 300 ms\n',
+    });
+  });
+
+  it('that stalls mid-answer has its client connection cut, not held', async () => {
+    origin = await listen((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"partial":');
+    });
+    proxy = await startProxy({ target: origin.url, timeoutMs: 300, onExchange: () => undefined });
+    const answer = await get(`${proxy.url}/api/v4/user`);
+    expect(answer).toHaveProperty('error');
+  });
+});
+
+describe('many concurrent slow clients', () => {
+  it('hold no more body copies than the shared budget', async () => {
+    const CLIENTS = 200;
+    const SENT = 400 * 1024;
+    const maxBodyBytes = 512 * 1024;
+    let received = 0;
+    let allIn!: () => void;
+    const arrived = new Promise<void>((r) => (allIn = r));
+    // The origin reads every byte and never answers: each client stays under way.
+    origin = await listen((req) =>
+      req.on('data', (c: Buffer) => {
+        received += c.length;
+        if (received === CLIENTS * SENT) allIn();
+      }),
+    );
+    proxy = await startProxy({ target: origin.url, maxBodyBytes, timeoutMs: 120_000, onExchange: () => undefined });
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    gc();
+    const before = process.memoryUsage().arrayBuffers;
+    // One buffer written by every client: the clients' side costs no copies of its own.
+    const part = Buffer.alloc(SENT, 0x61);
+    const clients: ClientRequest[] = [];
+    for (let i = 0; i < CLIENTS; i++) {
+      const req = request(`${proxy.url}/api/v4/projects`, {
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/octet-stream', 'content-length': String(maxBodyBytes) },
+      });
+      req.on('error', () => undefined);
+      // Less than announced: the body never ends, as a slow client's would not yet.
+      req.write(part);
+      clients.push(req);
+    }
+    try {
+      await arrived;
+      gc();
+      const held = process.memoryUsage().arrayBuffers - before;
+      const budget = KEPT_BODIES_BUDGET * maxBodyBytes;
+      console.log(
+        `${CLIENTS} slow clients: ${(held / 2 ** 20).toFixed(1)} MiB of buffers held (budget ${budget / 2 ** 20} MiB)`,
+      );
+      // Without the budget every client's 400 KiB is kept: 80 MB.
+      expect(held).toBeLessThan(budget + 16 * 1024 * 1024);
+      expect(proxy.keptBytes()).toBeLessThanOrEqual(budget);
+    } finally {
+      for (const c of clients) c.destroy();
+    }
+  });
+});
