@@ -13,24 +13,10 @@ import type { CheckContext, HttpResponse } from '../types.js';
 import { DEVICE_GRANT, jsonObject } from '../shared/oauth.js';
 import { deviceStartOf, expectDeviceAuthorizationFields, expectDeviceTimings } from '../device/flow.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
-import { digest } from './flows.js';
+import { digest, type Flows, type Observed } from './flows.js';
 import type { ClientSink } from './client.js';
-import type { Flows, Observed } from './judge.js';
-import { judgeWith, type Verdict } from './recorder.js';
 
-/** What the proxy knows of one device code (by digest), in the target's milliseconds. */
-export interface DeviceFlow {
-  issuedAt: number;
-  expiresIn: number;
-  /** The interval the authorization response gave. */
-  interval: number;
-  /** That interval grown by each slow_down since (DEV-SLOW-DOWN-INTERVAL-GROWS). */
-  grown: number;
-  lastPoll?: number;
-  lastAnswer?: string;
-  /** The scope the device authorization asked for (the ceiling of what its tokens may carry). */
-  scope: string;
-}
+import { judgeWith, type Verdict } from './recorder.js';
 
 /**
  * Clock readings differ by the time a request takes to reach the target: a poll is judged fast

@@ -6,6 +6,7 @@
  * sessions and many clients stay within bounded memory.
  */
 import { createHash } from 'node:crypto';
+import type { RuleId } from '../../spec/index.js';
 
 export const digest = (secret: string): string => createHash('sha256').update(secret).digest('base64url');
 
@@ -40,4 +41,66 @@ export function remembered<V = true>(ttlMs: number, max: number): Remembered<V> 
       return kept.size;
     },
   };
+}
+
+/** One request and its answer as the proxy saw them. A body over the cap is undefined: judged on headers only. */
+export interface Observed {
+  method: string;
+  /** The request target exactly as the client sent it (path and query). */
+  target: string;
+  requestHeaders: Headers;
+  requestBody?: Buffer;
+  status: number;
+  responseHeaders: Headers;
+  responseBody?: Buffer;
+  /** When the answer ended (ms since the epoch): flow state ages by it. */
+  at: number;
+  /** When the request arrived (ms since the epoch); `at` when unknown. Polls are paced by it. */
+  startedAt?: number;
+}
+
+/**
+ * Protocol state across exchanges, by digest: codes answered with tokens; refresh tokens spent
+ * (redeemed or revoked) and the access token each was issued with; access tokens that must be
+ * dead. The value of a spent or dead entry is the rule that a token still working breaks.
+ */
+export interface Flows {
+  codes: Remembered;
+  deviceCodes: Remembered;
+  spentRefresh: Remembered<RuleId>;
+  pairs: Remembered<string>;
+  deadAccess: Remembered<RuleId>;
+  /** The client each token seen issued was issued to, by digest. */
+  owners: Remembered<string>;
+  /** Device codes issued, by digest: timings, pace and scope (device.ts). */
+  devices: Remembered<DeviceFlow>;
+  /** Authorization requests by client, redirect URI and state: the scope asked (scopes.ts). */
+  authorizations: Remembered<string>;
+  /** Codes and tokens by kind and digest: the scope they may carry at most (scopes.ts). */
+  scopes: Remembered<Ceiling>;
+  /** Link targets forwarded (path and query), and the collections they belong to (pages.ts). */
+  linked: Remembered;
+  collections: Remembered;
+  /** How far the target's clock was moved ahead of the proxy's (the simulator's control API). */
+  clockOffsetMs: number;
+}
+
+/** What the proxy knows of one device code (by digest), in the target's milliseconds. */
+export interface DeviceFlow {
+  issuedAt: number;
+  expiresIn: number;
+  /** The interval the authorization response gave. */
+  interval: number;
+  /** That interval grown by each slow_down since (DEV-SLOW-DOWN-INTERVAL-GROWS). */
+  grown: number;
+  lastPoll?: number;
+  lastAnswer?: string;
+  /** The scope the device authorization asked for (the ceiling of what its tokens may carry). */
+  scope: string;
+}
+
+/** The ceiling a token or code was issued under, and the rule a token wider than it breaks. */
+export interface Ceiling {
+  scope: string[];
+  rule: RuleId;
 }

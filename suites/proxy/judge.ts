@@ -25,7 +25,9 @@ import { expectTokenFields, responseRules, type Grant } from '../grants/token-fi
 import { parseLinkHeader, numberHeader } from '../pagination/links.js';
 import { expectKeepsParams } from '../pagination/traverse.js';
 import { expectEmptyEnd, expectNoOffsetHeaders } from '../pagination/keyset-checks.js';
-import { digest, remembered, type Remembered } from './flows.js';
+import { digest, remembered, type Flows, type Observed } from './flows.js';
+
+export type { Flows, Observed } from './flows.js';
 import { AUTHORIZE_DEVICE_PATH } from '../device/flow.js';
 import {
   expectNotGranted,
@@ -37,58 +39,9 @@ import {
 import type { ClientSink } from './client.js';
 import { expectInfoAliases } from '../tokens/info.js';
 import { judgeLegacyJwks, judgeRemovedAttributes, judgeShape } from './shapes.js';
-import { judgeDevicePoll, judgeDeviceStart, noteClockMove, type DeviceFlow } from './device.js';
-import {
-  AUTHORIZE_PATH,
-  judgeGrantedScope,
-  judgeInfoScope,
-  judgeStateEcho,
-  noteAuthorization,
-  type Ceiling,
-} from './scopes.js';
+import { judgeDevicePoll, judgeDeviceStart, noteClockMove } from './device.js';
+import { AUTHORIZE_PATH, judgeGrantedScope, judgeInfoScope, judgeStateEcho, noteAuthorization } from './scopes.js';
 import { judgeWith, observedResponse, type Verdict } from './recorder.js';
-
-/** One request and its answer as the proxy saw them. A body over the cap is undefined: judged on headers only. */
-export interface Observed {
-  method: string;
-  /** The request target exactly as the client sent it (path and query). */
-  target: string;
-  requestHeaders: Headers;
-  requestBody?: Buffer;
-  status: number;
-  responseHeaders: Headers;
-  responseBody?: Buffer;
-  /** When the answer ended (ms since the epoch): flow state ages by it. */
-  at: number;
-  /** When the request arrived (ms since the epoch); `at` when unknown. Polls are paced by it. */
-  startedAt?: number;
-}
-
-/**
- * Protocol state across exchanges, by digest: codes answered with tokens; refresh tokens spent
- * (redeemed or revoked) and the access token each was issued with; access tokens that must be
- * dead. The value of a spent or dead entry is the rule that a token still working breaks.
- */
-export interface Flows {
-  codes: Remembered;
-  deviceCodes: Remembered;
-  spentRefresh: Remembered<RuleId>;
-  pairs: Remembered<string>;
-  deadAccess: Remembered<RuleId>;
-  /** The client each token seen issued was issued to, by digest. */
-  owners: Remembered<string>;
-  /** Device codes issued, by digest: timings, pace and scope (device.ts). */
-  devices: Remembered<DeviceFlow>;
-  /** Authorization requests by client, redirect URI and state: the scope asked (scopes.ts). */
-  authorizations: Remembered<string>;
-  /** Codes and tokens by kind and digest: the scope they may carry at most (scopes.ts). */
-  scopes: Remembered<Ceiling>;
-  /** Link targets forwarded (path and query), and the collections they belong to (pages.ts). */
-  linked: Remembered;
-  collections: Remembered;
-  /** How far the target's clock was moved ahead of the proxy's (the simulator's control API). */
-  clockOffsetMs: number;
-}
 
 /** Entries per kind of state: beyond them the oldest are forgotten (bounded memory). */
 export const MAX_FLOW_ENTRIES = 100_000;

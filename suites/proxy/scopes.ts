@@ -5,20 +5,12 @@
  * carries no more than the grant it came from (TOK-REFRESH-SCOPE-KEPT). A grant asked without
  * scope gets a default the proxy cannot know, so it is not judged.
  */
-import type { RuleId } from '../../spec/index.js';
 import type { CheckContext, HttpResponse } from '../types.js';
 import { DEVICE_GRANT, jsonObject } from '../shared/oauth.js';
-import { digest } from './flows.js';
 import type { ClientSink } from './client.js';
-import type { Flows, Observed } from './judge.js';
+import { digest, type Ceiling, type Flows, type Observed } from './flows.js';
 
 export const AUTHORIZE_PATH = '/oauth/authorize';
-
-/** The ceiling a token or code was issued under, and the rule a token wider than it breaks. */
-export interface Ceiling {
-  scope: string[];
-  rule: RuleId;
-}
 
 const split = (scope: string) => scope.split(' ').filter(Boolean);
 /** Keys of the scope memory: one digest per kind, so a code and a token never meet. */

@@ -17,7 +17,7 @@ import {
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_TIMEOUT_MS } from '../target/http.js';
-import type { Observed } from './judge.js';
+import type { Observed } from './flows.js';
 
 /** Bodies kept for judging, per direction: enough for any token or page answer. */
 export const DEFAULT_PROXY_BODY_BYTES = 1024 * 1024;
