@@ -34,7 +34,8 @@ function packedFiles(): string[] {
 
 /** Package names a compiled module imports (static and dynamic), relative and node: ones left out. */
 function importedPackages(source: string): string[] {
-  const specs = [...source.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g)].map((m) => m[1]);
+  // A specifier has no spaces: prose such as `refreshed from' : 'asked for` in a message is none.
+  const specs = [...source.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"\s]+)['"]/g)].map((m) => m[1]);
   return specs
     .filter((s) => !s.startsWith('.') && !s.startsWith('node:') && !builtinModules.includes(s))
     .map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]));
