@@ -6,7 +6,7 @@
 import * as fc from 'fast-check';
 import { limits, type RuleId } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
-import { apiHeaders, breaking, projectPath, reachedFixtureProject, type Expect } from '../shared/api.js';
+import { apiHeaders, projectPath, reachedFixtureProject } from '../shared/api.js';
 import {
   describe,
   pagesPerOrder,
@@ -47,6 +47,31 @@ export function expectEmptyEnd(t: CheckContext, res: HttpResponse, what: string)
   });
 }
 
+/**
+ * A keyset next link adds a cursor filter (PAG-KEYSET-NEXT-LINK): a parameter the page's own URL
+ * does not carry with that value, other than the ordering asked and the page size. A page number
+ * riding along is not forbidden; alone it is no cursor. A link to the page itself adds nothing.
+ * Shared with the proxy's passive judge.
+ */
+export function expectCursorAdded(
+  t: CheckContext,
+  next: string,
+  pageUrl: string,
+  asked: Record<string, string | number>,
+  where: string,
+): void {
+  const params = new URL(next, pageUrl).searchParams;
+  const own = new URL(pageUrl).searchParams;
+  const added = [...new Set(params.keys())].filter(
+    (name) => !(name in asked) && name !== 'per_page' && name !== 'page' && own.get(name) !== params.get(name),
+  );
+  t.expect(
+    added.length > 0,
+    `${where} adds no cursor filter (id_after, cursor, ...)${params.has('page') ? ', only a page number' : ''}`,
+    { rules: ['PAG-KEYSET-NEXT-LINK'] },
+  );
+}
+
 /** Pages a property run reads: enough to cross two cursors. */
 const PREFIX_PAGES = 3;
 
@@ -82,7 +107,6 @@ function assertKeysetProtocol(
 ): void {
   const what = describe(target, order);
   const asked = keysetQuery(order);
-  const expectCursor: Expect = breaking(t, 'PAG-KEYSET-NEXT-LINK');
   const served = new Set<string>();
   walk.pages.forEach((page, i) => {
     for (const item of page.items) served.add(key(item));
@@ -121,17 +145,7 @@ function assertKeysetProtocol(
           { page: index, parameter: name, inLink: params.get(name), rules: ['PAG-LINK-FOLLOW'] },
         );
       }
-      // The source asks for an added filter: a parameter this page's own URL does not carry with
-      // that value. A page number riding along is not forbidden; alone it is no cursor.
-      const own = new URL(page.response.url).searchParams;
-      const added = [...new Set(params.keys())].filter(
-        (name) => !(name in asked) && name !== 'per_page' && name !== 'page' && own.get(name) !== params.get(name),
-      );
-      expectCursor(
-        added.length > 0,
-        `${what}: the rel=next link of page ${index} adds no cursor filter (id_after, cursor, ...)${params.has('page') ? ', only a page number' : ''}`,
-        { page: index },
-      );
+      expectCursorAdded(t, next, page.response.url, asked, `${what}: the rel=next link of page ${index}`);
       // Only behind a sound next link is the following page the rest of the collection; records
       // served again there are PAG-KEYSET-ROWS' (keyset-rows), not more records following.
       const following = walk.pages[i + 1];
@@ -201,6 +215,26 @@ function protocolCheck(row: KeysetRow): Check {
   };
 }
 
+/** The row of the keyset support table allows this ordering. */
+export function allowsOrdering(row: KeysetRow, orderBy: string, sort: string): boolean {
+  return row.orders.some((o) => o.order_by === orderBy && o.sort === sort);
+}
+
+/** An ordering outside the row's is refused with a 4xx (PAG-KEYSET-SELECTED-ENDPOINTS); shared with the proxy. */
+export function expectOrderingRefused(
+  t: CheckContext,
+  row: KeysetRow,
+  orderBy: string,
+  sort: string,
+  status: number,
+): void {
+  t.expect(
+    status >= 400 && status < 500,
+    `keyset ${row.operationId} with order_by=${orderBy}&sort=${sort} (not in the keyset table) answered ${status}, expected a 4xx refusal`,
+    { orderBy, sort, status, rules: ['PAG-KEYSET-SELECTED-ENDPOINTS'] },
+  );
+}
+
 const CANDIDATE_ORDER_BY = ['id', 'name', 'username', 'created_at', 'updated_at', 'path'];
 
 async function assertOtherOrderingsRefused(t: CheckContext, target: KeysetTarget): Promise<void> {
@@ -208,21 +242,12 @@ async function assertOtherOrderingsRefused(t: CheckContext, target: KeysetTarget
   if (orders.some((o) => o.order_by === null)) return; // no ordering applies: nothing to refuse
   for (const orderBy of CANDIDATE_ORDER_BY) {
     for (const sort of ['asc', 'desc'] as const) {
-      if (orders.some((o) => o.order_by === orderBy && o.sort === sort)) continue;
+      if (allowsOrdering(target.row, orderBy, sort)) continue;
       const res = await t.http.get(target.path, {
         headers: target.headers,
         query: { pagination: 'keyset', order_by: orderBy, sort },
       });
-      t.expect(
-        res.status >= 400 && res.status < 500,
-        `keyset ${target.row.operationId} with order_by=${orderBy}&sort=${sort} (not in the keyset table) answered ${res.status}, expected a 4xx refusal`,
-        {
-          orderBy,
-          sort,
-          status: res.status,
-          rules: ['PAG-KEYSET-SELECTED-ENDPOINTS'],
-        },
-      );
+      expectOrderingRefused(t, target.row, orderBy, sort, res.status);
     }
   }
 }
@@ -232,6 +257,31 @@ function compare(a: unknown, b: unknown): number {
   const x = String(a);
   const y = String(b);
   return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
+ * Records served in one walk, in the order served: none twice, each after the one before by
+ * order_by and sort (PAG-KEYSET-ROWS). Shared with the proxy, which holds a page to the last row
+ * of the page whose next link led to it.
+ */
+export function expectRowsOnceInOrder(
+  t: CheckContext,
+  items: Record<string, unknown>[],
+  order: KeysetOrder,
+  what: string,
+): void {
+  const seen = new Set<string>();
+  const repeated = items.map(key).find((k) => seen.size === seen.add(k).size);
+  t.expect(repeated === undefined, `${what}: a record appears twice`, { record: repeated, rules: ['PAG-KEYSET-ROWS'] });
+  if (order.order_by === null) return;
+  const field = order.order_by;
+  const sign = order.sort === 'desc' ? -1 : 1;
+  const at = items.findIndex((item, i) => i > 0 && sign * compare(items[i - 1][field], item[field]) > 0);
+  t.expect(at < 0, `${what}: records ${at} and ${at + 1} are out of order by ${field} ${order.sort}`, {
+    before: at > 0 ? items[at - 1][field] : null,
+    after: at > 0 ? items[at][field] : null,
+    rules: ['PAG-KEYSET-ROWS'],
+  });
 }
 
 /**
@@ -269,17 +319,7 @@ function rowsCheck(row: KeysetRow): Check {
         });
         const items = walk.pages.flatMap((p) => p.items);
         const keys = items.map(key);
-        const repeated = keys.find((k, i) => keys.indexOf(k) !== i);
-        t.expect(repeated === undefined, `${what}: a record appears twice`, { record: repeated });
-        if (order.order_by !== null) {
-          const field = order.order_by;
-          const sign = order.sort === 'desc' ? -1 : 1;
-          const at = items.findIndex((item, i) => i > 0 && sign * compare(items[i - 1][field], item[field]) > 0);
-          t.expect(at < 0, `${what}: records ${at} and ${at + 1} are out of order by ${field} ${order.sort}`, {
-            before: at > 0 ? items[at - 1][field] : null,
-            after: at > 0 ? items[at][field] : null,
-          });
-        }
+        expectRowsOnceInOrder(t, items, order, what);
         // Counted against the whole only where the walk reached the keyset end, an empty page: a
         // page with records and no next link is the protocol check's (PAG-KEYSET-NEXT-LINK / END).
         const ended = walk.complete && walk.pages[walk.pages.length - 1].items.length === 0;

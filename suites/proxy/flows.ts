@@ -78,11 +78,22 @@ export interface Flows {
   authorizations: Remembered<string>;
   /** Codes and tokens by kind and digest: the scope they may carry at most (scopes.ts). */
   scopes: Remembered<Ceiling>;
-  /** Link targets forwarded (path and query), and the collections they belong to (pages.ts). */
+  /** Link targets forwarded (path and query), and the collections they belong to (judge.ts). */
   linked: Remembered;
   collections: Remembered;
+  /** Keyset next links forwarded (digest of path and query): the last row of the page that carried each (pages.ts). */
+  keysetLast: Remembered<KeysetLast>;
   /** How far the target's clock was moved ahead of the proxy's (the simulator's control API). */
   clockOffsetMs: number;
+}
+
+/**
+ * The last row of a keyset page, as far as its identity and its order key go (a few short
+ * values), and the ordering it was asked in: the page a next link leads to comes after it.
+ */
+export interface KeysetLast {
+  ordering: string;
+  row: Record<string, string | number>;
 }
 
 /** What the proxy knows of one device code (by digest), in the target's milliseconds. */

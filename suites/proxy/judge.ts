@@ -42,6 +42,7 @@ import { judgeLegacyJwks, judgeRemovedAttributes, judgeShape } from './shapes.js
 import { judgeDevicePoll, judgeDeviceStart, noteClockMove } from './device.js';
 import { AUTHORIZE_PATH, judgeGrantedScope, judgeInfoScope, judgeStateEcho, noteAuthorization } from './scopes.js';
 import { judgeWith, observedResponse, type Verdict } from './recorder.js';
+import { judgeKeysetWalk } from './pages.js';
 
 /** Entries per kind of state: beyond them the oldest are forgotten (bounded memory). */
 export const MAX_FLOW_ENTRIES = 100_000;
@@ -63,6 +64,7 @@ export function createFlows(max = MAX_FLOW_ENTRIES): Flows {
     scopes: remembered(accessTokenLifetime * 1000, max),
     linked: remembered(accessTokenLifetime * 1000, max),
     collections: remembered(accessTokenLifetime * 1000, max),
+    keysetLast: remembered(accessTokenLifetime * 1000, max),
     clockOffsetMs: 0,
   };
 }
@@ -451,6 +453,7 @@ export function judgeExchange(ex: Observed, flows: Flows, client?: ClientSink): 
       : []),
     ...judgeWith((t) => judgePage(t, ex, res)),
     ...judgeKeysetPage(ex, url, res),
+    ...judgeKeysetWalk(ex, url, res, flows),
     ...(ex.status < 500 && ex.responseBody ? judgeWith((t) => judgeShape(t, ex.method, res)) : []),
     ...(ex.responseBody ? judgeWith((t) => judgeRemovedAttributes(t, ex.method, res)) : []),
     ...judgeWith((t) => judgeLegacyJwks(t, ex.method, res)),

@@ -26,6 +26,8 @@ export const CAUGHT: [fault: string, rule: string, verdict: string, check: strin
   ['totals-not-omitted', 'PAG-TOTALS-OMITTED', 'failed', 'pagination.totals-omitted-above-limit'],
   ['keyset-offset-headers', 'PAG-KEYSET-NO-OFFSET-HEADERS', 'failed', 'pagination.keyset-list-projects'],
   ['keyset-end-next-link', 'PAG-KEYSET-END', 'failed', 'pagination.keyset-list-projects'],
+  ['keyset-any-order', 'PAG-KEYSET-SELECTED-ENDPOINTS', 'failed', 'pagination.keyset-list-groups'],
+  ['keyset-duplicate-row', 'PAG-KEYSET-NEXT-LINK', 'failed', 'pagination.keyset-list-projects'],
   ['invalid-token-anonymous', 'AUTH-INVALID-TOKEN-401', 'warned', 'scopes.revoked-token-401'],
   ['state-dropped', 'GRANT-STATE-ECHO', 'failed', 'grants.state-unchanged'],
   ['link-drops-params', 'PAG-LINK-FOLLOW', 'failed', 'pagination.offset-headers'],

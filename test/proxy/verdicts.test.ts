@@ -30,6 +30,8 @@ const CHECKS = [
   'oidc.legacy-jwks-removed',
   'scopes.revoked-token-401',
   'pagination.keyset-list-projects',
+  'pagination.keyset-rows-list-projects',
+  'pagination.keyset-list-groups',
 ];
 /** A few checks, each run twice, on a shared two-core machine: a bound, not a measurement. */
 const SCENARIO_TIMEOUT_MS = 240_000;
@@ -73,6 +75,9 @@ describe('proxy verdicts on the simulator', () => {
         'AUTH-INVALID-TOKEN-401',
         'PAG-KEYSET-NO-OFFSET-HEADERS',
         'PAG-KEYSET-END',
+        'PAG-KEYSET-SELECTED-ENDPOINTS',
+        'PAG-KEYSET-ROWS',
+        'PAG-KEYSET-NEXT-LINK',
       ])
         expect(status(proxy, id), id).toBe('passed');
       for (const r of judged) if (status(run, r.id)) expect(status(run, r.id), r.id).toBe(r.status);
