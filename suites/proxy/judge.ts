@@ -42,7 +42,7 @@ import { judgeLegacyJwks, judgeRemovedAttributes, judgeShape } from './shapes.js
 import { judgeDevicePoll, judgeDeviceStart, noteClockMove } from './device.js';
 import { AUTHORIZE_PATH, judgeGrantedScope, judgeInfoScope, judgeStateEcho, noteAuthorization } from './scopes.js';
 import { judgeWith, observedResponse, type Verdict } from './recorder.js';
-import { judgeKeysetWalk } from './pages.js';
+import { judgeKeysetWalk, offersKeyset } from './pages.js';
 
 /** Entries per kind of state: beyond them the oldest are forgotten (bounded memory). */
 export const MAX_FLOW_ENTRIES = 100_000;
@@ -391,11 +391,13 @@ function notePage(ex: Observed, url: URL, res: HttpResponse, flows: Flows, clien
 }
 
 /**
- * A keyset page (asked with pagination=keyset) carries no offset header, and the empty page that
- * ends the collection no Link: the keyset checks' own assertions.
+ * A keyset page (asked with pagination=keyset where the support table offers it) carries no
+ * offset header, and the empty page that ends the collection no Link: the keyset checks' own
+ * assertions. An endpoint outside the table may ignore the parameter and serve offset pages.
  */
 function judgeKeysetPage(ex: Observed, url: URL, res: HttpResponse): Verdict[] {
   if (ex.method !== 'GET' || res.status !== 200 || url.searchParams.get('pagination') !== 'keyset') return [];
+  if (!offersKeyset(url)) return [];
   const what = `GET ${url.pathname} (keyset)`;
   const rows = ex.responseBody ? jsonValue(res) : undefined;
   return [

@@ -49,6 +49,23 @@ function lastRow(row: Record<string, unknown>, order: KeysetOrder): KeysetLast['
 }
 
 /**
+ * Whether the support table offers keyset pages for this request: its endpoint has a row and the
+ * ordering asked (if any) is one the row allows. Elsewhere `pagination=keyset` may be ignored and
+ * offset pages served (the source allows that), so no keyset judgement applies. (The proxy does
+ * not match rows against the release: an endpoint whose row comes in later is judged as offering.)
+ */
+export function offersKeyset(url: URL): boolean {
+  const row = keysetRowOf(url.pathname);
+  if (!row) return false;
+  const order = askedOrder(url);
+  return (
+    order.order_by === null ||
+    row.orders.some((o) => o.order_by === null) ||
+    allowsOrdering(row, order.order_by, order.sort!)
+  );
+}
+
+/**
  * An ordering the row of the table does not allow, served as keyset (2xx, no offset page) where
  * the source prescribes a 4xx refusal, breaks PAG-KEYSET-SELECTED-ENDPOINTS; one it allows,
  * served, holds to it. Offset pages (x-page) are not judged: an endpoint not offering keyset at

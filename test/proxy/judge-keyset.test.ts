@@ -25,6 +25,30 @@ function get(
 const failed = (verdicts: Verdict[]) => [...new Set(verdicts.filter((v) => !v.ok).map((v) => v.rule))].sort();
 const passed = (verdicts: Verdict[]) => new Set(verdicts.filter((v) => v.ok).map((v) => v.rule));
 
+describe('offset pages where the support table offers no keyset', () => {
+  it('an endpoint outside the table that ignores pagination=keyset and serves offset pages breaks nothing', () => {
+    const page = 'http://127.0.0.1/api/v4/projects/1/issues?pagination=keyset&page=1&per_page=20';
+    const offset = {
+      'x-page': '1',
+      'x-per-page': '20',
+      'x-total': '1',
+      'x-total-pages': '1',
+      link: `<${page}>; rel="first", <${page}>; rel="last"`,
+    };
+    const outside = judgeExchange(
+      get('/api/v4/projects/1/issues?pagination=keyset&page=1&per_page=20', 200, [{ id: 1 }], offset),
+      createFlows(),
+    );
+    expect(failed(outside)).toEqual([]);
+    // The same answer where the table offers keyset breaks PAG-KEYSET-NO-OFFSET-HEADERS.
+    const offered = judgeExchange(
+      get('/api/v4/projects?pagination=keyset&order_by=id&sort=asc', 200, [{ id: 1 }], offset),
+      createFlows(),
+    );
+    expect(failed(offered)).toContain('PAG-KEYSET-NO-OFFSET-HEADERS');
+  });
+});
+
 describe('keyset orderings against the support table', () => {
   // Groups: keyset with order_by=name&sort=asc only (spec/openapi.yaml x-keyset).
   const rows = [{ id: 1, name: 'a' }];
