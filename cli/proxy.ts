@@ -10,6 +10,7 @@ import { ruleCatalogueEntries } from '../spec/catalogue.js';
 import { createFlows, judgeExchange } from '../suites/proxy/judge.js';
 import {
   DEFAULT_PROXY_BODY_BYTES,
+  DEFAULT_PROXY_CONNECTIONS,
   DEFAULT_PROXY_TIMEOUT_MS,
   KEPT_BODIES_BUDGET,
   startProxy,
@@ -31,6 +32,7 @@ export interface ProxyFlags {
   rewriteHost?: boolean;
   timeout?: string;
   maxBody?: string;
+  maxConnections?: string;
 }
 
 function targetUrl(text: string | undefined): URL {
@@ -71,6 +73,10 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
     throw new UsageError(`--offering must be self-managed or hosted, got "${flags.offering}"`);
   const timeoutMs = flags.timeout === undefined ? DEFAULT_PROXY_TIMEOUT_MS : integer('--timeout', flags.timeout, 1);
   const maxBodyBytes = flags.maxBody === undefined ? DEFAULT_PROXY_BODY_BYTES : byteSize('--max-body', flags.maxBody);
+  const maxConnections =
+    flags.maxConnections === undefined
+      ? DEFAULT_PROXY_CONNECTIONS
+      : integer('--max-connections', flags.maxConnections, 1);
   const reports = flags.report === undefined ? [] : parseReportSpecs(flags.report);
   await checkReportTargets(reports);
 
@@ -86,6 +92,7 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
       port,
       maxBodyBytes,
       timeoutMs,
+      maxConnections,
       rewriteHost: flags.rewriteHost === true,
       onExchange: (exchange) => tally.add(judgeExchange(exchange, flows, (note) => tally.note(note))),
       onJudgeError: () => judgeErrors++,
@@ -123,6 +130,10 @@ export function registerProxy(program: Command): void {
     .option(
       '--max-body <size>',
       `largest body kept for judging, e.g. 512k or 4M; a longer one is forwarded whole, judged on headers (default ${DEFAULT_PROXY_BODY_BYTES / (1024 * 1024)}M; at most ${KEPT_BODIES_BUDGET} such copies held at once)`,
+    )
+    .option(
+      '--max-connections <n>',
+      `client connections held at once; a further one is closed on arrival (default ${DEFAULT_PROXY_CONNECTIONS})`,
     )
     .option('--report <specs>', 'reports written on Ctrl-C: kind=path,... (json, junit, junit-rules, html, md)')
     .option('--release <release>', `release to hold the provider to (default ${profiles().defaults.release})`)

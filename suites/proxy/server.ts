@@ -28,6 +28,12 @@ export const KEPT_BODIES_BUDGET = 32;
 /** As `run`'s --timeout: how long the target may stay silent before the client gets a 504. */
 export const DEFAULT_PROXY_TIMEOUT_MS = DEFAULT_TIMEOUT_MS;
 
+/**
+ * Client connections held at once; past it a new one is closed on arrival (Node's
+ * `maxConnections`), so sockets and their header buffers stay bounded as the kept bodies are.
+ */
+export const DEFAULT_PROXY_CONNECTIONS = 1024;
+
 const MAX_HEADER_BYTES = 64 * 1024;
 
 const HOP_BY_HOP = new Set([
@@ -114,6 +120,8 @@ export interface ProxyOptions {
   maxBodyBytes?: number;
   /** How long the target may take to start answering (after the request) or stay silent mid-answer. */
   timeoutMs?: number;
+  /** Client connections held at once (DEFAULT_PROXY_CONNECTIONS). */
+  maxConnections?: number;
   /**
    * Send the target's own host as Host instead of the client's (a provider behind virtual hosting
    * needs it). Off by default: the Host as sent keeps the provider's links pointing at the proxy.
@@ -223,6 +231,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   // Node's 16 KiB header limit would refuse requests the target takes: the simulator's own 64 KiB.
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handle);
+  server.maxConnections = options.maxConnections ?? DEFAULT_PROXY_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());

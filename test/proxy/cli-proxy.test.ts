@@ -69,6 +69,7 @@ describe('proxy command', () => {
     [['--target', 'http://127.0.0.1:1', '--report', 'pdf=x.pdf'], /unknown report kind/],
     [['--target', 'http://127.0.0.1:1', '--timeout', '2s'], /--timeout must be a whole number/],
     [['--target', 'http://127.0.0.1:1', '--max-body', '12'], /--max-body must be a size of at least 1024 bytes/],
+    [['--target', 'http://127.0.0.1:1', '--max-connections', '0'], /--max-connections must be a whole number/],
   ])('%j: one line, exit 2', (args, message) => {
     const result = usage(...args);
     expect(result.status).toBe(2);
