@@ -62,13 +62,6 @@ export class ReplyHeaders {
     for (const value of this.cookies) out.push('set-cookie', value);
     return out;
   }
-
-  /** One value per name, set-cookie as a list. */
-  toNode(): Record<string, string | string[]> {
-    const out: Record<string, string | string[]> = Object.fromEntries(this.map);
-    if (this.cookies.length) out['set-cookie'] = [...this.cookies];
-    return out;
-  }
 }
 
 export class Reply {

@@ -175,7 +175,11 @@ describe('OAuth errors (RFC 6749 §5.2, RFC 8628 §3.5, RFC 6750 §3.1)', () => 
 
   function answer(error: OAuthError, on: Sim = sim()) {
     const reply = error.toResponse(on);
-    return { status: reply.status, headers: reply.headers.toNode(), body: JSON.parse(String(reply.body)) as unknown };
+    return {
+      status: reply.status,
+      headers: Object.fromEntries(reply.toResponse(false).headers),
+      body: JSON.parse(String(reply.body)) as unknown,
+    };
   }
 
   it('each named error has its code and status', () => {
