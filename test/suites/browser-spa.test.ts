@@ -24,7 +24,7 @@ import { createFormDriver } from '../../suites/drivers/form.js';
 import { HarnessError } from '../../suites/runner/errors.js';
 import { executeRun } from '../../cli/run.js';
 import { allChecks } from '../../suites/index.js';
-import type { Driver, TargetConfig } from '../../suites/types.js';
+import type { TargetConfig } from '../../suites/types.js';
 import type { Report } from '../../suites/report/model.js';
 import { spaProvider, type SpaOptions, type SpaProvider } from '../providers/spa-provider.js';
 import { unseenPasses, witness } from './witness.js';
@@ -48,9 +48,10 @@ const SPA_GRANTS = [
   'grants.authorize-unregistered-redirect',
 ];
 
-/** Approve (PKCE, public app) then deny through `driver`; the code must buy a token. */
-async function playBoth(provider: SpaProvider, config: TargetConfig, driver: Driver) {
+/** Approve (PKCE, public app) then deny through a browser driver on `config`; the code must buy a token. */
+async function playBoth(provider: SpaProvider, config: TargetConfig) {
   const http = createHttp(createHttpTarget(config), createRecorder(50), createRedactor());
+  const driver = await createBrowserDriver(http, config, { hasControl: true });
   const flows = createOAuthFlows(http, driver, config, createRedactor(), createRandom(3));
   try {
     const app = config.applications!.public!;
@@ -79,6 +80,7 @@ async function playBoth(provider: SpaProvider, config: TargetConfig, driver: Dri
     expect(provider.fetched).toEqual(expect.arrayContaining(['POST /users/sign_in', 'POST /oauth/authorize']));
   } finally {
     await flows.revokeAll();
+    await driver.close();
   }
 }
 
@@ -108,16 +110,7 @@ describe.skipIf(!hasChromium)(
     it('with its defaults: signs in by the button, consents, and catches the script navigation to the application', async () => {
       const provider = await start({ handover: 'navigate' });
       const config = provider.config();
-      const driver = await createBrowserDriver(
-        createHttp(createHttpTarget(config), createRecorder(50), createRedactor()),
-        config,
-        { hasControl: true },
-      );
-      try {
-        await playBoth(provider, config, driver);
-      } finally {
-        await driver.close();
-      }
+      await playBoth(provider, config);
     }, 120_000);
 
     it('with a selector per step from the config: sign in, grant, then a "continue" button', async () => {
@@ -131,16 +124,7 @@ describe.skipIf(!hasChromium)(
         denySelector: '#deny-button',
         continueSelector: '#go',
       });
-      const driver = await createBrowserDriver(
-        createHttp(createHttpTarget(config), createRecorder(50), createRedactor()),
-        config,
-        { hasControl: true },
-      );
-      try {
-        await playBoth(provider, config, driver);
-      } finally {
-        await driver.close();
-      }
+      await playBoth(provider, config);
     }, 120_000);
 
     describe('`run --suite grants` with driver.kind browser (one check per way a page ends)', () => {
