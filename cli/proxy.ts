@@ -80,7 +80,7 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   const reports = flags.report === undefined ? [] : parseReportSpecs(flags.report);
   await checkReportTargets(reports);
 
-  const flows = createFlows();
+  const flows = createFlows({ release });
   const tally = createTally();
   let judgeErrors = 0;
   const startedAt = new Date();

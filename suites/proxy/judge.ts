@@ -3,7 +3,7 @@
  * traffic alone, with the suites' own assertion helpers (so a rule's sentence lives in one
  * place). Pure: an exchange and the flow state in, verdicts out; it sends nothing.
  */
-import { limits, type RuleId } from '../../spec/index.js';
+import { limits, profiles, type RuleId } from '../../spec/index.js';
 import type { CheckContext, HttpResponse } from '../types.js';
 import {
   CURRENT_USER_PATH,
@@ -47,9 +47,17 @@ import { judgeKeysetWalk, offersKeyset } from './pages.js';
 /** Entries per kind of state: beyond them the oldest are forgotten (bounded memory). */
 export const MAX_FLOW_ENTRIES = 100_000;
 
-export function createFlows(max = MAX_FLOW_ENTRIES): Flows {
+/**
+ * Fresh protocol state. `release` is the one the target is held to (the proxy's `--release`):
+ * tables with release windows (the keyset support table) are read at it.
+ */
+export function createFlows({
+  max = MAX_FLOW_ENTRIES,
+  release = profiles().defaults.release,
+}: { max?: number; release?: string } = {}): Flows {
   const { authorizationCodeLifetime, accessTokenLifetime, deviceCodeLifetime } = limits();
   return {
+    release,
     // A code cannot be exchanged after its lifetime: a reuse later is judged by expiry, not here.
     codes: remembered(authorizationCodeLifetime * 1000, max),
     deviceCodes: remembered(limits().deviceCodeLifetime * 1000, max),
@@ -393,11 +401,12 @@ function notePage(ex: Observed, url: URL, res: HttpResponse, flows: Flows, clien
 /**
  * A keyset page (asked with pagination=keyset where the support table offers it) carries no
  * offset header, and the empty page that ends the collection no Link: the keyset checks' own
- * assertions. An endpoint outside the table may ignore the parameter and serve offset pages.
+ * assertions. An endpoint outside the table at this release may ignore the parameter and serve
+ * offset pages.
  */
-function judgeKeysetPage(ex: Observed, url: URL, res: HttpResponse): Verdict[] {
+function judgeKeysetPage(ex: Observed, url: URL, res: HttpResponse, flows: Flows): Verdict[] {
   if (ex.method !== 'GET' || res.status !== 200 || url.searchParams.get('pagination') !== 'keyset') return [];
-  if (!offersKeyset(url)) return [];
+  if (!offersKeyset(url, flows.release)) return [];
   const what = `GET ${url.pathname} (keyset)`;
   const rows = ex.responseBody ? jsonValue(res) : undefined;
   return [
@@ -454,7 +463,7 @@ export function judgeExchange(ex: Observed, flows: Flows, client?: ClientSink): 
       ? judgeWith((t) => expectInfoAliases(t, jsonObject(res)!))
       : []),
     ...judgeWith((t) => judgePage(t, ex, res)),
-    ...judgeKeysetPage(ex, url, res),
+    ...judgeKeysetPage(ex, url, res, flows),
     ...judgeKeysetWalk(ex, url, res, flows),
     ...(ex.status < 500 && ex.responseBody ? judgeWith((t) => judgeShape(t, ex.method, res)) : []),
     ...(ex.responseBody ? judgeWith((t) => judgeRemovedAttributes(t, ex.method, res)) : []),

@@ -2,7 +2,7 @@
  * Keyset pages as the client walks them, held to the keyset support table (spec/openapi.yaml
  * `x-keyset`) and to the page before: the keyset checks' own assertions (suites/pagination).
  */
-import { keysetTable, limits, operation, type KeysetRow } from '../../spec/index.js';
+import { inRelease, keysetTable, limits, operation, type KeysetRow } from '../../spec/index.js';
 import type { HttpResponse } from '../types.js';
 import { jsonValue } from '../shared/json.js';
 import { operationOf } from '../diff/operation.js';
@@ -23,10 +23,12 @@ const MAX_VALUE = 256;
 
 let rows: Map<string, KeysetRow> | undefined;
 
-/** The support table's row of a request path, by its operation's `GET /template`. */
-function keysetRowOf(path: string): KeysetRow | undefined {
+/** The support table's row of a request path at `release`, by its operation's `GET /template`. */
+function keysetRowOf(path: string, release: string): KeysetRow | undefined {
   rows ??= new Map(keysetTable().map((row) => [`GET ${operation(row.operationId).path}`, row]));
-  return rows.get(operationOf('GET', path));
+  const row = rows.get(operationOf('GET', path));
+  // A row not yet (or no longer) in force is no offer: the endpoint may serve offset pages.
+  return row && inRelease(row, release) ? row : undefined;
 }
 
 /** The ordering a request asks, as the table writes one; only an explicit order_by with sort asc or desc. */
@@ -49,13 +51,13 @@ function lastRow(row: Record<string, unknown>, order: KeysetOrder): KeysetLast['
 }
 
 /**
- * Whether the support table offers keyset pages for this request: its endpoint has a row and the
- * ordering asked (if any) is one the row allows. Elsewhere `pagination=keyset` may be ignored and
- * offset pages served (the source allows that), so no keyset judgement applies. (The proxy does
- * not match rows against the release: an endpoint whose row comes in later is judged as offering.)
+ * Whether the support table offers keyset pages for this request at `release`: its endpoint has
+ * a row in force and the ordering asked (if any) is one the row allows. Elsewhere
+ * `pagination=keyset` may be ignored and offset pages served (the source allows that), so no
+ * keyset judgement applies.
  */
-export function offersKeyset(url: URL): boolean {
-  const row = keysetRowOf(url.pathname);
+export function offersKeyset(url: URL, release: string): boolean {
+  const row = keysetRowOf(url.pathname, release);
   if (!row) return false;
   const order = askedOrder(url);
   return (
@@ -68,11 +70,11 @@ export function offersKeyset(url: URL): boolean {
 /**
  * An ordering the row of the table does not allow, served as keyset (2xx, no offset page) where
  * the source prescribes a 4xx refusal, breaks PAG-KEYSET-SELECTED-ENDPOINTS; one it allows,
- * served, holds to it. Offset pages (x-page) are not judged: an endpoint not offering keyset at
- * this release may ignore the parameter, and the proxy does not match rows against the release.
+ * served, holds to it. Offset pages (x-page) are not judged: they answer an endpoint that ignored
+ * the parameter. A row not in force at the release judges nothing.
  */
-function judgeOrdering(ex: Observed, url: URL, res: HttpResponse): Verdict[] {
-  const row = keysetRowOf(url.pathname);
+function judgeOrdering(ex: Observed, url: URL, res: HttpResponse, release: string): Verdict[] {
+  const row = keysetRowOf(url.pathname, release);
   const order = askedOrder(url);
   // Where the table gives no ordering (the repository tree) no ordering is refused.
   if (!row || order.order_by === null || row.orders.some((o) => o.order_by === null)) return [];
@@ -132,5 +134,5 @@ function judgeRows(ex: Observed, url: URL, res: HttpResponse, flows: Flows): Ver
 /** A request asking for keyset pagination (pagination=keyset), judged against the table and the page before. */
 export function judgeKeysetWalk(ex: Observed, url: URL, res: HttpResponse, flows: Flows): Verdict[] {
   if (ex.method !== 'GET' || url.searchParams.get('pagination') !== 'keyset') return [];
-  return [...judgeOrdering(ex, url, res), ...judgeRows(ex, url, res, flows)];
+  return [...judgeOrdering(ex, url, res, flows.release), ...judgeRows(ex, url, res, flows)];
 }

@@ -49,6 +49,30 @@ describe('offset pages where the support table offers no keyset', () => {
   });
 });
 
+describe('keyset rows are read at the release the proxy holds the target to', () => {
+  // Users offer keyset from 16.5 (spec/openapi.yaml x-keyset since): before, offset pages answer.
+  const page = 'http://127.0.0.1/api/v4/users?pagination=keyset&order_by=id&sort=asc&per_page=20&page=1';
+  const offset = { 'x-page': '1', 'x-per-page': '20', link: `<${page}>; rel="first"` };
+  const users = () => get('/api/v4/users?pagination=keyset&order_by=id&sort=asc&per_page=20', 200, [{ id: 1 }], offset);
+
+  it('before the row comes in, offset pages for pagination=keyset break nothing', () => {
+    expect(failed(judgeExchange(users(), createFlows({ release: '16.4' })))).toEqual([]);
+  });
+
+  it('from its release on, the same answer breaks PAG-KEYSET-NO-OFFSET-HEADERS', () => {
+    expect(failed(judgeExchange(users(), createFlows({ release: '16.5' })))).toContain('PAG-KEYSET-NO-OFFSET-HEADERS');
+    expect(failed(judgeExchange(users(), createFlows()))).toContain('PAG-KEYSET-NO-OFFSET-HEADERS');
+  });
+
+  it('an ordering refused or served before the row comes in is not judged against it', () => {
+    const served = get('/api/v4/users?pagination=keyset&order_by=created_at&sort=asc', 200, [{ id: 1 }]);
+    expect(failed(judgeExchange(served, createFlows({ release: '16.5' })))).toEqual(['PAG-KEYSET-SELECTED-ENDPOINTS']);
+    expect(judgeExchange(served, createFlows({ release: '16.4' })).map((v) => v.rule)).not.toContain(
+      'PAG-KEYSET-SELECTED-ENDPOINTS',
+    );
+  });
+});
+
 describe('keyset orderings against the support table', () => {
   // Groups: keyset with order_by=name&sort=asc only (spec/openapi.yaml x-keyset).
   const rows = [{ id: 1, name: 'a' }];
