@@ -93,6 +93,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
     const send = protocol === 'https:' ? httpsRequest : httpRequest;
     const shown = path.length > PATH_IN_MESSAGE ? `${path.slice(0, PATH_IN_MESSAGE)}… (${path.length} bytes)` : path;
     return new Promise<Response>((resolve, reject) => {
+      let answered = false;
       const req = send(
         {
           protocol,
@@ -105,6 +106,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
           maxHeaderSize: MAX_RESPONSE_HEADER_BYTES,
         },
         (res) => {
+          answered = true;
           // Refused before reading when announced too long; cut off as soon as the count passes the cap.
           const tooLarge = (what: string) => {
             const error = new TransportError(
@@ -129,9 +131,13 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
           res.on('error', (e) => reject(new TransportError(`${raw.method} ${shown}: ${e.message}`, 'protocol')));
         },
       );
-      req.setTimeout(timeoutMs, () =>
-        req.destroy(new TransportError(`${raw.method} ${shown}: no answer within ${timeoutMs} ms`, 'timeout')),
-      );
+      // The whole exchange, not the silence between bytes: a target trickling a byte at a time
+      // (headers or body) would otherwise hold the run forever.
+      const timer = setTimeout(() => {
+        const what = answered ? `the answer did not end within ${timeoutMs} ms` : `no answer within ${timeoutMs} ms`;
+        req.destroy(new TransportError(`${raw.method} ${shown}: ${what}`, 'timeout'));
+      }, timeoutMs);
+      req.once('close', () => clearTimeout(timer));
       req.on('error', (e: NodeJS.ErrnoException) => {
         if (e instanceof TransportError) return reject(e);
         const code = e.code ?? '';

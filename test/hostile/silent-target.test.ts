@@ -24,12 +24,20 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The simulator over HTTP until `hush()`; from then on every request is read and never answered. */
-async function fallsSilent() {
+/**
+ * The simulator over HTTP until `hush()`; from then on every request is read and never answered,
+ * or (`trickle`) answered with a body that never ends, a byte every 20 ms: never idle.
+ */
+async function fallsSilent(trickle = false) {
   let silent = false;
-  const server = await simulatorWith((req) => {
+  const server = await simulatorWith((req, res) => {
     if (!silent) return false;
     req.resume();
+    if (trickle) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000000' }).flushHeaders();
+      const drip = setInterval(() => res.write(' '), 20);
+      res.socket?.once('close', () => clearInterval(drip));
+    }
     return true;
   });
   servers.push(server);
@@ -63,8 +71,8 @@ function child(args: string[]) {
 }
 
 /** The run against a target that falls silent once the run's checks are under way. */
-async function silentRun(timeout: string, reports: string) {
-  const target = await fallsSilent();
+async function silentRun(timeout: string, reports: string, trickle = false) {
+  const target = await fallsSilent(trickle);
   const run = child(['--target', target.url, '--timeout', timeout, '--runs', '3', '--report', reports]);
   await run.started;
   target.hush();
@@ -97,6 +105,22 @@ describe('a target that falls silent', () => {
     expect(errored.length).toBeLessThanOrEqual(SILENT_LIMIT);
     for (const c of errored) expect(c.message).toMatch(/did not answer/);
     expect(json.checks.filter((c) => c.message === json.stopped?.message).length).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe('a target that trickles its answers', () => {
+  it('bounds each answer, not only the silence: the run stops as for a silent target', async () => {
+    const report = join(dir, 'trickle.json');
+    const run = await silentRun('300', `json=${report}`, true);
+    const code = await run.exited;
+    const { out, err } = run.output();
+    expect(code, err + out).toBe(2);
+    const json = read(report);
+    expect(json.stopped?.reason).toBe('silent');
+    expect(json.checks.filter((c) => c.status === 'failed')).toEqual([]);
+    const errored = json.checks.filter((c) => c.status === 'errored');
+    expect(errored.length).toBeGreaterThan(0);
+    for (const c of errored) expect(c.message).toMatch(/did not answer.*did not end within 300 ms/);
   }, 120_000);
 });
 

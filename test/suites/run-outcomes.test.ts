@@ -111,7 +111,7 @@ describe('bounded memory against hostile bodies', () => {
     // The target did not answer: no evidence about the rule the check is about.
     expect(r.code).toBe(2);
     expect(r.out).toMatch(/ERRORED oidc oidc\.jwks/);
-    expect(r.out).toMatch(/GET \/oauth\/discovery\/keys: no answer within 300 ms/);
+    expect(r.out).toMatch(/GET \/oauth\/discovery\/keys: the answer did not end within 300 ms/);
   });
 
   it('refuses a --max-body that is not a size', async () => {

@@ -23,6 +23,16 @@ beforeAll(async () => {
       return res.end();
     }
     if (req.url === '/hang') return; // never answers
+    if (req.url === '/trickle' || req.url === '/trickle-headers') {
+      // A byte every 20 ms of a body (or a header) that never ends: never idle for an idle timeout.
+      const socket = res.socket!;
+      const inHeaders = req.url === '/trickle-headers';
+      if (inHeaders) socket.write('HTTP/1.1 200 OK\r\nx-slow: ');
+      else res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000000' }).flushHeaders();
+      const drip = setInterval(() => (inHeaders ? socket.write('a') : res.write(' ')), 20);
+      socket.once('close', () => clearInterval(drip));
+      return;
+    }
     if (req.url === '/moved') {
       res.writeHead(301, { location: '/new' });
       return res.end();
@@ -76,6 +86,23 @@ describe('http target', () => {
   it('gives up on a request after the timeout with a transport error', async () => {
     const target = createHttpTarget({ baseUrl: base }, { timeoutMs: 50 });
     await expect(target.send(get('/hang'))).rejects.toMatchObject({ code: 'timeout' });
+    await target.close();
+  });
+
+  it('bounds the whole answer by the timeout, also one that trickles in a byte at a time', async () => {
+    const target = createHttpTarget({ baseUrl: base }, { timeoutMs: 300 });
+    for (const [path, said] of [
+      ['/trickle', /GET \/trickle: the answer did not end within 300 ms/],
+      ['/trickle-headers', /GET \/trickle-headers: no answer within 300 ms/],
+    ] as const) {
+      const started = Date.now();
+      const error = await target.send(get(path)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TransportError);
+      expect(error).toMatchObject({ code: 'timeout' });
+      expect((error as Error).message).toMatch(said);
+      // Not a timed assertion of speed: without the bound the answer never ends at all.
+      expect(Date.now() - started).toBeLessThan(30_000);
+    }
     await target.close();
   });
 
