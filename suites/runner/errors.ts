@@ -1,15 +1,20 @@
 import type { RuleId } from '../../spec/index.js';
+import { boundedDetails } from '../shared/bounded.js';
 
 /** Typed outcomes a check throws: a failure with a human sentence, or a skip with its reason. */
 export class CheckFailure extends Error {
   override name = 'CheckFailure';
+  /** The details given, bounded (suites/shared/bounded.ts): they may hold what the target sent. */
+  readonly details?: Record<string, unknown>;
+
   constructor(
     message: string,
-    readonly details?: Record<string, unknown>,
+    details?: Record<string, unknown>,
     /** fast-check counterexample after shrinking, when a property failed. */
     readonly counterexample?: string,
   ) {
     super(message);
+    if (details) this.details = boundedDetails(details);
   }
 
   /**
