@@ -30,6 +30,7 @@ import { devicePageUrl } from './form.js';
 import { createSimulatorDriver } from './simulator.js';
 import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
 import { allowedOrigins } from '../target/origin.js';
+import { beforeSignIn, signInRefused } from './sign-in.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 /** Quiet, offline, throwaway: no sandbox (containers), no GPU, nothing fetched in the background. */
@@ -406,6 +407,7 @@ export async function createBrowserDriver(
    */
   async function signIn(page: Page, watch: Watch, next: Control[]): Promise<void> {
     if (!config.user) throw new CheckSkipped('the target asks to sign in and the config names no user');
+    beforeSignIn(http);
     const password = page.locator(passwordCss).first();
     const form = password.locator('xpath=ancestor::form[1]');
     const scope = (await form.count()) > 0 ? form : undefined;
@@ -478,7 +480,21 @@ export async function createBrowserDriver(
         await ready(page, watch, Object.values(controls));
         if (!signedIn && (await present(page, ...controls.password))) {
           signedIn = true;
+          const navigations = watch.activity.navigations;
           await signIn(page, watch, [controls.decision, controls.continue]);
+          // Blocked on its way elsewhere: said below, as what it is.
+          if (stray()) continue;
+          // Refused: a client or throttling error answered the credentials, or, once the page has
+          // settled, it still asks for them and offers nothing else.
+          const status = watch.activity.navigations !== navigations ? last?.status() : undefined;
+          if (status !== undefined && status >= 400 && status < 500) signInRefused(http, `status ${status}`);
+          await ready(page, watch, [controls.decision, controls.continue]);
+          if (
+            !handover() &&
+            (await present(page, ...controls.password)) &&
+            !(await anyPresent(page, [controls.decision, controls.continue]))
+          )
+            signInRefused(http, 'its sign-in form again');
           continue;
         }
         if (!decided) {

@@ -9,6 +9,7 @@ import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { CheckSkipped, HarnessError } from '../runner/errors.js';
 import { SIGN_IN_DEFAULTS } from './defaults.js';
 import { formData, matchesSelector, parseForms, type HtmlForm, type SubmitButton } from './html.js';
+import { beforeSignIn, signInRefused } from './sign-in.js';
 
 const DEFAULTS = {
   ...SIGN_IN_DEFAULTS,
@@ -101,6 +102,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       /** The form being submitted, named in the refusal when its action leaves the provider. */
       let what: string | undefined;
       let signedIn = false;
+      /** The credentials went out and no page has answered them yet (redirects are followed first). */
+      let answeringSignIn = false;
       let decided = false;
       // A form submitted twice means the provider sent us back (a wrong code, an error): stop there.
       const submitted = new Set<string>();
@@ -113,6 +116,9 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           [url, method, body, what] = [next, 'GET', undefined, undefined];
           continue;
         }
+        // A client or throttling error answering the credentials: the sign-in was refused.
+        if (answeringSignIn && response.status >= 400 && response.status < 500)
+          signInRefused(http, `status ${response.status}`);
         // Media types are case-insensitive (RFC 9110 §8.3.1): `TEXT/HTML` is a page too.
         if (!/html/i.test(response.headers.get('content-type') ?? '')) return { response, decided };
         const forms = parseForms(response.text);
@@ -123,8 +129,12 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             `the provider's page at ${new URL(response.url || url).pathname} has no form (a script draws it): use driver: browser`,
           );
         const login = signInForm(forms);
+        // The sign-in form again, in answer to the credentials: refused (a 200 page saying so).
+        if (login && answeringSignIn) signInRefused(http, `status ${response.status}, its sign-in form again`);
+        answeringSignIn = false;
         if (login && !signedIn) {
           if (!config.user) throw new CheckSkipped('the target asks to sign in and the config names no user');
+          beforeSignIn(http);
           const loginName =
             login.fields.find((f) => f.name === d.loginField)?.name ??
             login.fields.find((f) => ['text', 'email'].includes(f.type))?.name ??
@@ -132,6 +142,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           const passwordName =
             login.fields.find((f) => f.name === d.passwordField || f.type === 'password')?.name ?? d.passwordField;
           signedIn = true;
+          answeringSignIn = true;
           what = "the sign-in form's action";
           [url, method, body] = [
             new URL(login.action || url, url).href,

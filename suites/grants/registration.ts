@@ -185,7 +185,8 @@ export const registrationChecks: Check[] = [
   {
     id: 'grants.password-git-setting',
     suite: 'grants',
-    title: 'The password grant works exactly when the instance allows password authentication for Git over HTTP(S)',
+    title:
+      'The password grant is refused while password authentication for Git over HTTP(S) is off, and works while it is on',
     rules: ['GRANT-PASSWORD-GIT-SETTING'],
     needs: ['pat'],
     async run(t: CheckContext) {
@@ -197,6 +198,13 @@ export const registrationChecks: Check[] = [
           `${SETTINGS_PATH} does not tell the setting (status ${settings.status}; an administrator's token is needed)`,
         );
       const res = await t.oauth.password();
+      // The rule says when the grant must be refused (the setting off), not that it must work while
+      // on: the configured user may have two-factor authentication (source L245), or the config a
+      // wrong password. A refusal then shows nothing about the rule: the premise is missing.
+      if (allowed && res.status >= 400 && res.status < 500)
+        t.skip(
+          `the password grant of the configured user was refused (status ${res.status}) while the setting allows it: a wrong password in the config, or a user with two-factor authentication`,
+        );
       if (allowed) {
         t.expect(
           res.status === 200,

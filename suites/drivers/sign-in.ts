@@ -1,0 +1,32 @@
+/**
+ * A refused sign-in of the configured user is a missing premise, not a verdict on the provider:
+ * the first refusal errors its check with the reason, once; from then on the run tries no other
+ * sign-in (a wrong password sent for every check would lock a real account, and the simulator
+ * throttles it too) and each check that needs one is skipped, saying why. Kept per run, by the
+ * run's Http, which the run's driver and each check's form browser share.
+ */
+import type { Http } from '../types.js';
+import { CheckSkipped, HarnessError } from '../runner/errors.js';
+
+const refusals = new WeakMap<Http, string>();
+
+export class SignInRefused extends HarnessError {
+  override name = 'SignInRefused';
+}
+
+/** Before the configured user's credentials are submitted: not again after a refusal. */
+export function beforeSignIn(http: Http): void {
+  const earlier = refusals.get(http);
+  if (earlier !== undefined)
+    throw new CheckSkipped(
+      `the provider refused the configured user's sign-in earlier in this run (${earlier}); it is not tried again`,
+    );
+}
+
+/** The provider answered the configured user's sign-in with `detail` (its status, its sign-in form again). */
+export function signInRefused(http: Http, detail: string): never {
+  refusals.set(http, detail);
+  throw new SignInRefused(
+    `the provider refused the sign-in of the configured user (${detail}): check user.username and user.password in the target config (a second factor or a CAPTCHA is beyond the driver); what needs a signed-in user is not tested`,
+  );
+}
