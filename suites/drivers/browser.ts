@@ -63,6 +63,8 @@ export interface BrowserDriverOptions {
   executablePath?: string;
   /** Does the target answer the simulator control API (then the clock can be moved)? */
   hasControl?: boolean;
+  /** How long a page may take to answer an action (default 30 s; tests shorten it). */
+  pageTimeoutMs?: number;
 }
 
 export interface BrowserDriver extends Driver {
@@ -305,7 +307,8 @@ export async function createBrowserDriver(
       `driver "browser" could not open a browser context: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
     );
   }
-  context.setDefaultTimeout(PAGE_TIMEOUT_MS);
+  const pageTimeout = options.pageTimeoutMs ?? PAGE_TIMEOUT_MS;
+  context.setDefaultTimeout(pageTimeout);
 
   const d = {
     loginField: SIGN_IN_DEFAULTS.loginField,
@@ -365,7 +368,7 @@ export async function createBrowserDriver(
     const url = page.url();
     await action();
     const acted = Date.now();
-    const deadline = acted + PAGE_TIMEOUT_MS;
+    const deadline = acted + pageTimeout;
     for (;;) {
       if (handover() || activity.navigations !== navigations || page.url() !== url) return;
       if (after.gone && !(await after.gone.isVisible().catch(() => false))) return;
@@ -373,7 +376,7 @@ export async function createBrowserDriver(
       if (quietFor(activity, QUIET_MS) && Date.now() - acted >= QUIET_MS) return;
       if (Date.now() >= deadline)
         throw new HarnessError(
-          `the provider's page did not respond within ${PAGE_TIMEOUT_MS} ms (at ${new URL(page.url()).pathname})`,
+          `the provider's page did not respond within ${pageTimeout} ms (at ${new URL(page.url()).pathname})`,
         );
       await sleep(POLL_MS);
     }
@@ -393,7 +396,7 @@ export async function createBrowserDriver(
     )
       return;
     const start = Date.now();
-    while (!watch.handover() && Date.now() - start < PAGE_TIMEOUT_MS) {
+    while (!watch.handover() && Date.now() - start < pageTimeout) {
       if (await anyPresent(page, controls)) return;
       if (quietFor(watch.activity, QUIET_MS) && Date.now() - start >= SCRIPT_RENDER_MS) return;
       await sleep(POLL_MS);
@@ -434,6 +437,19 @@ export async function createBrowserDriver(
     userCode?: string,
   ): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }> {
     const page = await context.newPage();
+    // A renderer whose script never yields leaves some calls (a count, a visibility) waiting with no
+    // time limit of their own: with no step done for twice the page's limit, the page is closed,
+    // which ends them, and the visit says why.
+    let stalled = false;
+    let watchdog: NodeJS.Timeout | undefined;
+    const progress = () => {
+      clearTimeout(watchdog);
+      watchdog = setTimeout(() => {
+        stalled = true;
+        void page.close().catch(() => undefined);
+      }, 2 * pageTimeout);
+    };
+    progress();
     let last: PwResponse | undefined;
     page.on('response', (response) => {
       if (!isMainNavigation(page, response.request())) return;
@@ -477,6 +493,7 @@ export async function createBrowserDriver(
       );
       // Steps: sign in, decide, then continue (a button or link that leads on), each once it shows.
       for (let step = 0; step < MAX_STEPS && !handover() && !stray(); step++) {
+        progress();
         await ready(page, watch, Object.values(controls));
         if (!signedIn && (await present(page, ...controls.password))) {
           signedIn = true;
@@ -530,7 +547,20 @@ export async function createBrowserDriver(
         });
       if (away) return { redirect: away.url, response: away.response ?? (await fromPage(page, last)), decided };
       return { response: await fromPage(page, last), decided };
+    } catch (error) {
+      // Playwright's own time limit on an action, or the watchdog: the provider's page did not
+      // respond (a script that never yields, a control never usable), not a defect of the harness.
+      if (stalled)
+        throw new HarnessError(
+          `the provider's page did not respond within ${2 * pageTimeout} ms (at ${new URL(page.url()).pathname})`,
+        );
+      if ((error as Error)?.name === 'TimeoutError')
+        throw new HarnessError(
+          `the provider's page did not respond within ${pageTimeout} ms (at ${new URL(page.url()).pathname}: ${String((error as Error).message).split('\n')[0]})`,
+        );
+      throw error;
     } finally {
+      clearTimeout(watchdog);
       await page.close().catch(() => undefined);
     }
   }
