@@ -46,6 +46,14 @@ export interface Capabilities {
   tokenInfo: boolean;
   /** GET /oauth/userinfo is served (not a 404). */
   userinfo: boolean;
+  /** POST /oauth/token is served (an empty request is not answered 404 or 405). */
+  tokenEndpoint: boolean;
+  /** POST /oauth/revoke is served (an empty request is not answered 404 or 405). */
+  revocation: boolean;
+  /** POST /oauth/authorize_device is served (an empty request is not answered 404 or 405). */
+  deviceEndpoint: boolean;
+  /** GET /oauth/discovery/keys is served (not a 404). */
+  keys: boolean;
   /** Discovery advertises an RFC 7662 introspection endpoint on the target's own origin. */
   introspection: boolean;
   /** Its path (and query), when `introspection`: credentials go only to the target's origin. */

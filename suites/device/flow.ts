@@ -1,9 +1,9 @@
 /** The device flow as a client plays it: start, poll, wait; shared by the device checks. */
 import { limits, type RuleId } from '../../spec/index.js';
 import type { AppRole, CheckContext, HttpResponse } from '../types.js';
-import { broke, DEVICE_GRANT, expectJsonType, jsonObject } from '../shared/oauth.js';
+import { AUTHORIZE_DEVICE_PATH, broke, DEVICE_GRANT, expectJsonType, jsonObject } from '../shared/oauth.js';
 
-export const AUTHORIZE_DEVICE_PATH = '/oauth/authorize_device';
+export { AUTHORIZE_DEVICE_PATH } from '../shared/oauth.js';
 
 export interface DeviceStart {
   deviceCode: string;

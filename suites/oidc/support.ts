@@ -1,9 +1,9 @@
 /** OpenID Connect helpers: the key set fetched through the run's Http, discovery, the openid application. */
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import type { AppRole, CheckContext } from '../types.js';
-import { broke, DISCOVERY_PATH, expectJsonType, jsonObject } from '../shared/oauth.js';
+import { broke, DISCOVERY_PATH, expectJsonType, jsonObject, KEYS_PATH } from '../shared/oauth.js';
 
-export const KEYS_PATH = '/oauth/discovery/keys';
+export { KEYS_PATH } from '../shared/oauth.js';
 export { DISCOVERY_PATH, USERINFO_PATH } from '../shared/oauth.js';
 export const LEGACY_JWKS_PATH = '/-/jwks';
 

@@ -5,7 +5,16 @@
  */
 import type { Capabilities, Http, TargetConfig } from '../types.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
-import { CURRENT_USER_PATH, DISCOVERY_PATH, TOKEN_INFO_PATH, USERINFO_PATH } from '../shared/oauth.js';
+import {
+  AUTHORIZE_DEVICE_PATH,
+  CURRENT_USER_PATH,
+  DISCOVERY_PATH,
+  KEYS_PATH,
+  REVOKE_PATH,
+  TOKEN_INFO_PATH,
+  TOKEN_PATH,
+  USERINFO_PATH,
+} from '../shared/oauth.js';
 import type { TrackedFlows } from './oauth.js';
 
 export const DEVICE_FLAG = 'device_authorization_grant';
@@ -46,6 +55,20 @@ const isJsonObject = (text: string) => {
 async function served(http: Http, path: string): Promise<boolean> {
   try {
     return (await http.get(path)).status !== 404;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Is an endpoint every flow needs there at all? An empty POST (no client, no parameters): a token
+ * or revocation endpoint refuses it (400, 401), one that is absent answers 404 (405: no POST
+ * there). Anything else, even a server error or no answer, means there, to be failed by its checks.
+ */
+async function postServed(http: Http, path: string): Promise<boolean> {
+  try {
+    const { status } = await http.post(path, { form: {} });
+    return status !== 404 && status !== 405;
   } catch {
     return true;
   }
@@ -142,6 +165,10 @@ export async function detectCapabilities({
     restApi: await served(http, CURRENT_USER_PATH),
     tokenInfo: await served(http, TOKEN_INFO_PATH),
     userinfo: await served(http, USERINFO_PATH),
+    tokenEndpoint: await postServed(http, TOKEN_PATH),
+    revocation: await postServed(http, REVOKE_PATH),
+    deviceEndpoint: await postServed(http, AUTHORIZE_DEVICE_PATH),
+    keys: await served(http, KEYS_PATH),
     introspection: introspection !== undefined,
     ...(introspection !== undefined ? { introspectionPath: introspection } : {}),
   };

@@ -84,7 +84,8 @@ export function createHttp(
   recorder: Recorder,
   redactor: Redactor,
   observe?: Observer,
-  gate?: () => void,
+  /** Asked before each request leaves; it may throw (the run stopped, an endpoint known absent). */
+  gate?: (raw: RawRequest) => void,
 ): Http {
   const baseUrl = target.baseUrl;
   const leaves = originGuard(baseUrl, target.config.trustedOrigins);
@@ -94,7 +95,7 @@ export function createHttp(
     display: string,
     leaving?: FollowOptions['leaving'],
   ): Promise<HttpResponse> => {
-    gate?.();
+    gate?.(raw);
     // The one place a request leaves: off the target's origin nothing is sent, credentials or not.
     const why = leaves(raw.url);
     if (why) {

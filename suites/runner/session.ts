@@ -8,6 +8,7 @@ import type { Offering, RuleId } from '../../spec/index.js';
 import type { CheckResult, CheckStatus, Exchange } from '../report/model.js';
 import { TargetError } from '../errors.js';
 import type { Capabilities, Capability, Check } from '../types.js';
+import { AUTHORIZE_DEVICE_PATH, KEYS_PATH, REVOKE_PATH, TOKEN_PATH } from '../shared/oauth.js';
 import { TransportError, transportStop, type Target } from '../target/types.js';
 import { createDriver } from '../drivers/index.js';
 import { detectCapabilities, detectControl } from './capabilities.js';
@@ -53,7 +54,38 @@ const WHY_MISSING: Record<Capability, string> = {
   userinfo:
     'the target has no userinfo endpoint: GET /oauth/userinfo answered 404 (oidc.userinfo reports it on OIDC-USERINFO)',
   introspection: 'discovery advertises no introspection endpoint on the target origin',
+  tokenEndpoint:
+    'the target has no token endpoint: an empty POST /oauth/token answered 404 or 405 at start-up (grants.token-response-fields reports it on GRANT-CODE-PARAMS)',
+  revocation:
+    'the target has no revocation endpoint: an empty POST /oauth/revoke answered 404 or 405 at start-up (tokens.revoke-access-token reports it on REV-PARAMS)',
+  deviceEndpoint:
+    'the target has no device authorization endpoint: an empty POST /oauth/authorize_device answered 404 or 405 at start-up (device.authorization-response reports it on DEV-AVAILABILITY)',
+  keys: 'the target has no key set: GET /oauth/discovery/keys answered 404 at start-up (oidc.jwks reports it on OIDC-JWKS)',
 };
+
+/**
+ * Endpoints that checks of every suite reach for, on their way to what they test. One absent at
+ * start-up is reported once, by the check named here (its 404 fails the rule that says the
+ * endpoint answers); any other check that sends a request there is skipped, saying why, instead
+ * of failing its own rules on a 404 (one cause, one blame).
+ */
+const CORE_ENDPOINTS: {
+  path: string;
+  capability: 'tokenEndpoint' | 'revocation' | 'deviceEndpoint' | 'keys';
+  reporter: string;
+  /** Where its absence is no news: the device endpoint of a target without the device grant. */
+  expected?: (found: Capabilities) => boolean;
+}[] = [
+  { path: TOKEN_PATH, capability: 'tokenEndpoint', reporter: 'grants.token-response-fields' },
+  { path: REVOKE_PATH, capability: 'revocation', reporter: 'tokens.revoke-access-token' },
+  {
+    path: AUTHORIZE_DEVICE_PATH,
+    capability: 'deviceEndpoint',
+    reporter: 'device.authorization-response',
+    expected: (found) => found.device,
+  },
+  { path: KEYS_PATH, capability: 'keys', reporter: 'oidc.jwks' },
+];
 
 export interface SessionOptions {
   target: Target;
@@ -186,6 +218,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let current: TrackedFlows | undefined;
   // A check's own requests stop once the run is interrupted; housekeeping (revocation) never does.
   let checkRunning = false;
+  let runningCheck: string | undefined;
+  // What the start-up found (undefined while it is finding out): the gate below reads it.
+  let detected: Capabilities | undefined;
   // Why the running check was stopped (interrupted, or past the deadline); runCheck resets it.
   let stoppedCheck: string | undefined;
   const http = createHttp(
@@ -196,8 +231,12 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       // adopt takes only a 200 answer with tokens in it.
       if (current && /\/oauth\/token(\?|$)/.test(request.url)) current.adopt(response, current.roleOf(request));
     },
-    () => {
+    (raw) => {
       if (!fromLiveCheck()) throw new HarnessError(PAST_ITS_END);
+      if (checkRunning && detected !== undefined) {
+        const absent = absentEndpoint(raw.url, detected);
+        if (absent && absent.reporter !== runningCheck) throw new CheckSkipped(WHY_MISSING[absent.capability]);
+      }
       if (checkRunning && options.stopRequested?.()) {
         stoppedCheck = INTERRUPTED;
         throw new CheckSkipped(INTERRUPTED);
@@ -211,6 +250,19 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     },
   );
   const random = createRandom(options.seed);
+  const basePath = new URL(target.baseUrl).pathname.replace(/(?<!\/)\/+$/, '');
+  /** The core endpoint a request goes to, when the start-up found it absent. */
+  const absentEndpoint = (url: string, found: Capabilities) => {
+    let path: string;
+    try {
+      path = new URL(url).pathname;
+    } catch {
+      return undefined;
+    }
+    return CORE_ENDPOINTS.find(
+      (e) => path === basePath + e.path && !found[e.capability] && (e.expected?.(found) ?? true),
+    );
+  };
 
   // Set-up exchanges are recorded like any other; each check clears the recorder before it runs.
   const control = await detectControl(http);
@@ -227,6 +279,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       flags,
       passwordInForce: inForce(PASSWORD_RULE),
     });
+    detected = caps;
     await revoke(setupFlows);
   } catch (error) {
     await driver.close?.(); // no session to close it later
@@ -341,6 +394,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       const errored = (message: string) => done('errored', { message: redactor.text(message), ...evidenceFields() });
       let result: CheckResult;
       checkRunning = true;
+      runningCheck = check.id;
       stoppedCheck = undefined;
       // Stryker disable next-line UpdateOperator: counting down tells the checks apart just as well
       const scope = ++checkNumber;

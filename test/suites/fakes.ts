@@ -12,6 +12,11 @@ export const FAMILY_PROBES = [
   'GET /api/v4/user',
   'GET /oauth/token/info',
   'GET /oauth/userinfo',
+  // An empty form: is the endpoint there at all?
+  'POST /oauth/token',
+  'POST /oauth/revoke',
+  'POST /oauth/authorize_device',
+  'GET /oauth/discovery/keys',
 ];
 
 export function fakeTarget(

@@ -87,14 +87,45 @@ async function detect({ answers, config = CONFIG, control = true, flags = {}, pa
   const oauth = createOAuthFlows(t.http, driver, full, t.redactor, createRandom(1));
   const all = await detectCapabilities({ http: t.http, control, config: full, oauth, flags, passwordInForce });
   // The endpoint families are asked last, each the same way: their own tests below.
-  const { restApi, tokenInfo, userinfo, introspection, introspectionPath, ...caps } = all;
-  const families = { restApi, tokenInfo, userinfo, introspection, introspectionPath };
+  const {
+    restApi,
+    tokenInfo,
+    userinfo,
+    introspection,
+    introspectionPath,
+    tokenEndpoint,
+    revocation,
+    deviceEndpoint,
+    keys,
+    ...caps
+  } = all;
+  const families = {
+    restApi,
+    tokenInfo,
+    userinfo,
+    introspection,
+    introspectionPath,
+    tokenEndpoint,
+    revocation,
+    deviceEndpoint,
+    keys,
+  };
   const sent = t.sent.splice(0);
-  expect(sent.slice(-FAMILY_PROBES.length)).toEqual(FAMILY_PROBES);
+  // An empty form's body is the empty string after the path.
+  expect(sent.slice(-FAMILY_PROBES.length).map((line) => line.trimEnd())).toEqual(FAMILY_PROBES);
   return { caps, families, sent: sent.slice(0, -FAMILY_PROBES.length), oauth, t };
 }
 
-type Families = 'restApi' | 'tokenInfo' | 'userinfo' | 'introspection' | 'introspectionPath';
+type Families =
+  | 'restApi'
+  | 'tokenInfo'
+  | 'userinfo'
+  | 'introspection'
+  | 'introspectionPath'
+  | 'tokenEndpoint'
+  | 'revocation'
+  | 'deviceEndpoint'
+  | 'keys';
 
 const ALL: Omit<Capabilities, Families> = {
   control: true,
@@ -323,20 +354,32 @@ describe('detectCapabilities', () => {
       const served: Answer = () => Response.json({ error: 'invalid_token' }, { status: 401 });
       expect(
         await families({ '/api/v4/user': plain404, '/oauth/token/info': served, '/oauth/userinfo': served }),
-      ).toEqual({ restApi: false, tokenInfo: true, userinfo: true, introspection: false });
+      ).toMatchObject({ restApi: false, tokenInfo: true, userinfo: true, introspection: false });
       expect(
         await families({ '/api/v4/user': served, '/oauth/token/info': plain404, '/oauth/userinfo': served }),
-      ).toEqual({ restApi: true, tokenInfo: false, userinfo: true, introspection: false });
+      ).toMatchObject({ restApi: true, tokenInfo: false, userinfo: true, introspection: false });
       expect(
         await families({ '/api/v4/user': served, '/oauth/token/info': served, '/oauth/userinfo': plain404 }),
-      ).toEqual({ restApi: true, tokenInfo: true, userinfo: false, introspection: false });
+      ).toMatchObject({ restApi: true, tokenInfo: true, userinfo: false, introspection: false });
     });
 
     it('any other answer, a server error or none at all is there: a broken endpoint is failed, not skipped', async () => {
       for (const answer of [status(500), status(200), status(403), unreachable])
         expect(
           await families({ '/api/v4/user': answer, '/oauth/token/info': answer, '/oauth/userinfo': answer }),
-        ).toEqual({ restApi: true, tokenInfo: true, userinfo: true, introspection: false });
+        ).toMatchObject({ restApi: true, tokenInfo: true, userinfo: true, introspection: false });
+    });
+
+    it('the token and revocation endpoints: absent on a 404 or 405 to an empty POST; any other answer, or none, is there', async () => {
+      for (const answer of [status(404), status(405)]) {
+        expect(await families({ '/oauth/token': answer })).toMatchObject({ tokenEndpoint: false, revocation: true });
+        expect(await families({ '/oauth/revoke': answer })).toMatchObject({ tokenEndpoint: true, revocation: false });
+      }
+      for (const answer of [status(400), status(401), status(200), status(500), unreachable])
+        expect(await families({ '/oauth/token': answer, '/oauth/revoke': answer })).toMatchObject({
+          tokenEndpoint: true,
+          revocation: true,
+        });
     });
 
     it('introspection: the endpoint discovery advertises on the target origin, as a path; elsewhere or malformed, none', async () => {

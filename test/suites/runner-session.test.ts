@@ -143,6 +143,10 @@ describe('openSession', () => {
       tokenInfo: false,
       userinfo: false,
       introspection: false,
+      tokenEndpoint: false,
+      revocation: false,
+      deviceEndpoint: false,
+      keys: false,
     });
     await session.close();
   });
@@ -182,8 +186,13 @@ describe('openSession', () => {
       user: { username: 'root', password: 'user-password-1' },
       applications: { confidential: CONFIDENTIAL },
     };
-    const tokens = (_r: RawRequest, path: string) =>
-      path === '/oauth/token' ? Response.json({ access_token: 'setup-token-1', token_type: 'Bearer' }) : undefined;
+    // The start-up's empty POSTs (is the endpoint there?) are refused, as a token endpoint would.
+    const tokens = (r: RawRequest, path: string) =>
+      path === '/oauth/token' && r.body
+        ? Response.json({ access_token: 'setup-token-1', token_type: 'Bearer' })
+        : path.startsWith('/oauth/')
+          ? Response.json({ error: 'invalid_request' }, { status: 400 })
+          : undefined;
     const open = async (rules: RuleInfo[]) => {
       const fake = recording(tokens, config);
       const session = await openSession(options({ target: fake.target, rules }));
@@ -199,11 +208,15 @@ describe('openSession', () => {
       ...(until ? { until } : {}),
     });
     // In force: the grant is tried (and its token revoked at once); closed at 16.0: never asked.
+    // Either way the start-up asks both endpoints once with an empty form (are they there?).
     expect(await open([...CATALOGUE, password()])).toEqual({
       grant: true,
+      asked: ['POST /oauth/token', 'POST /oauth/token', 'POST /oauth/revoke', 'POST /oauth/revoke'],
+    });
+    expect(await open([...CATALOGUE, password('16.0')])).toEqual({
+      grant: false,
       asked: ['POST /oauth/token', 'POST /oauth/revoke'],
     });
-    expect(await open([...CATALOGUE, password('16.0')])).toEqual({ grant: false, asked: [] });
   });
 
   it('closes the driver when detecting capabilities throws, and passes the error on', async () => {
@@ -668,6 +681,9 @@ describe('runCheck: timeouts', () => {
 
 describe('runCheck: tokens the check got are revoked', () => {
   const tokenAnswer = (r: RawRequest, path: string) => {
+    // The start-up's empty POSTs (is the endpoint there?) are refused, as a token endpoint would.
+    if ((path === '/oauth/token' || path === '/oauth/revoke') && !r.body)
+      return Response.json({ error: 'invalid_request' }, { status: 400 });
     if (path.startsWith('/oauth/token') && !new URLSearchParams(r.body ?? '').has('refuse'))
       return Response.json({ access_token: `access-${path.length}-abcdef`, token_type: 'Bearer' });
     if (path.startsWith('/oauth/token')) return Response.json({ access_token: 'refused-token-1' }, { status: 400 });
@@ -688,7 +704,8 @@ describe('runCheck: tokens the check got are revoked', () => {
         t.expect(true, 'x');
       },
     ]);
-    const revocations = fake.sent.filter((s) => s.path === '/oauth/revoke');
+    // Not the start-up's empty probe of the endpoint.
+    const revocations = fake.sent.filter((s) => s.path === '/oauth/revoke' && s.body);
     expect(revocations).toEqual([
       {
         method: 'POST',
@@ -710,7 +727,8 @@ describe('runCheck: tokens the check got are revoked', () => {
     expect(response.status).toBe(200);
     await session.runCheck(check('after', ['T-MUST'], seen()));
     await session.close();
-    expect(fake.paths().filter((p) => p.includes('revoke'))).toEqual([]);
+    // Only the start-up's probe of the endpoint, which carried no token.
+    expect(fake.paths().filter((p) => p.includes('revoke'))).toEqual(['POST /oauth/revoke']);
   });
 });
 

@@ -1,0 +1,80 @@
+/**
+ * An endpoint every suite reaches for on its way to what it tests (the token, revocation and
+ * device authorization endpoints, the key set), absent at the target (404), is reported once: the
+ * check that says it must answer fails; every other check that would send a request there is
+ * skipped, saying why. Before, an absent POST /oauth/token failed about sixty checks, each on its
+ * own rules (PKCE, refresh, CORS, client authentication...), and an absent revocation endpoint, key
+ * set or device endpoint a dozen each.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { executeRun } from '../../cli/run.js';
+import { targetConfig } from '../../simulator/control/config.js';
+import type { Report } from '../../suites/report/model.js';
+import { simulatorWith, type Loopback } from '../suites/loopback.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'idp-absent-'));
+const servers: Loopback[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const CASES = [
+  {
+    path: '/oauth/token',
+    reporter: 'grants.token-response-fields',
+    rule: 'GRANT-CODE-PARAMS',
+    why: /no token endpoint/,
+  },
+  { path: '/oauth/revoke', reporter: 'tokens.revoke-access-token', rule: 'REV-PARAMS', why: /no revocation endpoint/ },
+  {
+    path: '/oauth/authorize_device',
+    reporter: 'device.authorization-response',
+    rule: 'DEV-AVAILABILITY',
+    why: /no device authorization endpoint/,
+  },
+  { path: '/oauth/discovery/keys', reporter: 'oidc.jwks', rule: 'OIDC-JWKS', why: /no key set/ },
+];
+
+describe('an endpoint absent at the target is reported once', () => {
+  it.each(CASES)(
+    '$path: only $reporter fails, on $rule; what needs it is skipped',
+    async (c) => {
+      // Any method on that path answers 404 with an HTML page, as a server without the route does.
+      const server = await simulatorWith((req, res) => {
+        if (new URL(req.url ?? '/', 'http://x').pathname !== c.path) return false;
+        req.resume();
+        res.writeHead(404, { 'content-type': 'text/html' });
+        res.end('<html><body>Not Found</body></html>');
+        return true;
+      });
+      servers.push(server);
+      const file = join(dir, `${c.reporter}.json`);
+      writeFileSync(file, JSON.stringify(targetConfig(server.sim, server.url)));
+      const report = join(dir, `${c.reporter}-report.json`);
+      let err = '';
+      const code = await executeRun(
+        { config: file, report: `json=${report}`, runs: '1', seed: '5' },
+        { out: () => undefined, err: (t) => void (err += t) },
+      );
+      const json = JSON.parse(readFileSync(report, 'utf8')) as Report;
+      const why = `${err}\n${json.checks
+        .filter((k) => k.status !== 'passed')
+        .map((k) => `${k.status} ${k.id}: ${k.message ?? ''}`)
+        .join('\n')}`;
+      expect(code, why).toBe(1);
+      const bad = json.checks.filter((k) => k.status === 'failed' || k.status === 'warned' || k.status === 'errored');
+      expect(
+        bad.map((k) => `${k.status} ${k.id}`),
+        why,
+      ).toEqual([`failed ${c.reporter}`]);
+      expect(json.rules.find((r) => r.id === c.rule)?.status, why).toBe('failed');
+      const skipped = json.checks.filter((k) => k.status === 'skipped' && c.why.test(k.message ?? ''));
+      expect(skipped.length, why).toBeGreaterThan(0);
+    },
+    120_000,
+  );
+});
