@@ -132,7 +132,7 @@ describe.skipIf(!hasChromium)(
         const reportFile = join(dir, 'report.json');
         const watched = witness(allChecks().filter((c) => GRANTS_PER_PAGE_ENDING.includes(c.id)));
         const code = await executeRun(
-          { config: configFile, suite: 'grants', runs: '2', seed: '1', report: `json=${reportFile}` },
+          { config: configFile, suite: 'grants', runs: '1', seed: '1', report: `json=${reportFile}` },
           { out: () => undefined, err: () => undefined, checks: () => watched.checks },
           {},
         );
