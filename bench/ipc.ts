@@ -83,8 +83,8 @@ export function serveAsks(answer: (ask: Ask) => Promise<Record<string, unknown>>
   process.on('SIGTERM', () => process.exit(0));
 }
 
-/** How long memory() lets the process settle between its two collections. */
-const SETTLE_MS = 1000;
+/** How long memory() lets the process settle between its two collections (BENCH_SETTLE_MS: the smoke test's shorter wait). */
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 1000);
 
 /**
  * Memory after a full collection (the child runs with --expose-gc), so every reading is taken in

@@ -44,13 +44,17 @@ const autocannon = (
 export async function load(
   url: string,
   request: LoadRequest,
-  options: { connections: number; seconds: number; expect: number },
+  options: { connections: number; seconds: number; expect: number; amount?: number },
 ): Promise<LoadResult> {
   const start = performance.now();
   const result = await autocannon({
     url,
     connections: options.connections,
-    duration: options.seconds,
+    // A number of requests instead of a duration (a smoke run's few per connection), read every
+    // tenth of a second: autocannon ends a run only on its sampling tick, a second by default.
+    ...(options.amount
+      ? { amount: Math.max(options.amount, options.connections), sampleInt: 100 }
+      : { duration: options.seconds }),
     requests: [request],
   });
   const seconds = (performance.now() - start) / 1000;

@@ -28,6 +28,8 @@ import { casesFor, CONNECTIONS, measureSizes, post, type Case, type Server, type
 const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 0.25 : 3));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
+/** Requests per row instead of SECONDS (the smoke test's: it judges no figure). */
+const REQUESTS = process.env.BENCH_REQUESTS ? Number(process.env.BENCH_REQUESTS) : undefined;
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CLI = join(HERE, '..', 'cli', 'main.js');
 
@@ -79,6 +81,7 @@ async function main(): Promise<void> {
         connections: CONNECTIONS,
         seconds,
         expect: server === 'bare' ? 200 : c.expect,
+        ...(REQUESTS ? { amount: REQUESTS } : {}),
       });
     };
     const order: Server[] = ['bare', 'sim', 'oidc'];
@@ -128,7 +131,9 @@ async function main(): Promise<void> {
     const afterEviction = await sim.ask<{ rss: number; heapUsed: number }>('memory');
 
     step('in process: sim.handle and msw handlers');
-    const inProcess = await runJson<Record<string, number>>(join(HERE, 'inprocess.js'), [String(QUICK ? 0.2 : 2)]);
+    const inProcess = await runJson<Record<string, number>>(join(HERE, 'inprocess.js'), [
+      String(QUICK ? Math.min(0.2, SECONDS) : 2),
+    ]);
     step('`simulate` start time');
     const starts: number[] = [];
     for (let i = 0; i < (QUICK ? 1 : 3); i++) starts.push(await timeToFirstLine([CLI, 'simulate', '--port', '0']));

@@ -110,13 +110,21 @@ function checkSchema(parsed: ParsedYaml, validate: ValidateFunction | undefined,
   return false;
 }
 
+/**
+ * The last parse of each file, by name (read only once parsed): parsing with line positions is
+ * most of a validation, and a second one in a process (a test's edited copy beside the unchanged
+ * files) would parse the same texts again.
+ */
+const lastParsed = new Map<string, { text: string; parsed: ParsedYaml }>();
+
 function load(files: SpecFiles, file: string, problems: Problems): ParsedYaml | undefined {
   const text = files.get(file);
   if (text === undefined) {
     problems.add(file, 1, 'file is missing');
     return undefined;
   }
-  const parsed = parseYaml(file, text);
+  let parsed = lastParsed.get(file)?.text === text ? lastParsed.get(file)!.parsed : undefined;
+  if (!parsed) lastParsed.set(file, { text, parsed: (parsed = parseYaml(file, text)) });
   for (const e of parsed.errors) problems.add(file, e.line, `YAML: ${e.message}`);
   return parsed.errors.length ? undefined : parsed;
 }

@@ -395,7 +395,7 @@ const invalidParams: Check = {
   title: 'a page or per_page that is not a positive integer falls back to its default',
   rules: ['PAG-INVALID-PARAMS'],
   async run(t: CheckContext) {
-    const [{ collection, reference }] = await learnedCollections(t, await offsetCollections(t));
+    const [{ collection, reference }] = await learnedCollections(t, await offsetCollections(t), 1);
     const { perPageDefault } = limits();
     const rules: RuleId[] = ['PAG-INVALID-PARAMS'];
     // A fallback is judged against what page=1 itself answers: how x-page numbers the first page

@@ -149,13 +149,18 @@ export async function referenceOrder(t: CheckContext, collection: OffsetCollecti
   return keys;
 }
 
-/** The collections small enough to learn whole, with their reference order; skips when there is none. */
+/**
+ * The collections small enough to learn whole, with their reference order, the first `wanted` of
+ * them (a check that walks one need not read every collection whole); skips when there is none.
+ */
 export async function learnedCollections(
   t: CheckContext,
   collections: OffsetCollection[],
+  wanted = Infinity,
 ): Promise<Array<{ collection: OffsetCollection; reference: string[] }>> {
   const learned = [];
   for (const collection of collections) {
+    if (learned.length >= wanted) break;
     const reference = await referenceOrder(t, collection);
     if (reference) learned.push({ collection, reference });
   }

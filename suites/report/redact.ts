@@ -159,7 +159,8 @@ export function redactText(text: string, options: RedactOptions = {}): string {
   // Stryker disable next-line ArrayDeclaration: the mutant's one made-up secret occurs in no text
   for (const secret of options.secrets ?? []) {
     // Very short "secrets" would shred ordinary words; those are left to the patterns below.
-    if (secret.length >= 3 && !isMasked(secret)) out = out.split(secret).join(mask(secret));
+    // `includes` first: a run learns hundreds of secrets, and most texts hold none of them.
+    if (secret.length >= 3 && out.includes(secret) && !isMasked(secret)) out = out.split(secret).join(mask(secret));
   }
   out = out.replace(JWT, (jwt) => mask(jwt));
   out = out.replace(
@@ -364,11 +365,26 @@ export function redactBody(body: string, contentType = '', options: RedactOption
     } catch {
       // not JSON after all: parsed stays undefined, and the body is scanned as text below
     }
-    const redacted = redactJson(parsed, options);
+    // The walk scans each string leaf for only the secrets found in the leaves at all (one scan of
+    // them joined): a page of a hundred records is thousands of leaves, and a run learns hundreds of secrets.
+    const redacted = redactJson(parsed, { ...options, secrets: secretsAmong(stringLeaves(parsed), options.secrets) });
     if (JSON.stringify(redacted) === JSON.stringify(parsed)) return redactText(body, options);
     return body.includes('\n') ? JSON.stringify(redacted, null, 2) : JSON.stringify(redacted);
   }
   return redactText(body, options);
+}
+
+function stringLeaves(value: unknown, out: string[] = []): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const item of value) stringLeaves(item, out);
+  else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) stringLeaves(v, out);
+  return out;
+}
+
+/** The secrets that occur in `texts` (a superset: a match across two texts only adds one). */
+function secretsAmong(texts: string[], secrets: Iterable<string> | undefined): string[] {
+  const joined = texts.join('\n');
+  return [...(secrets ?? [])].filter((secret) => joined.includes(secret));
 }
 
 /** Walks parsed JSON; everything under a secret-named field is masked, however deeply nested. */

@@ -5,10 +5,10 @@
  * button. No page load follows the sign-in, so the driver must wait for what matters. The form
  * driver, which cannot run scripts, says so (errored), never blames the provider.
  *
- * The grants run here is a subset: one check per way a page can end (below). The whole grants
- * suite goes through the browser driver on the simulator's own pages (browser-driver.test.ts) and
- * in process at every release (release-sweep.test.ts); a script-drawn page costs the driver its
- * render and quiet waits on every authorize, so the whole suite here took a minute and a half.
+ * The grants run here is a subset, as on the simulator's own pages (browser-driver.test.ts): one
+ * check per way a page can end (page-endings.ts). The whole grants suite runs in process at every
+ * release boundary (release-sweep.test.ts); a script-drawn page costs the driver its render and
+ * quiet waits on every authorize, so the whole suite here took a minute and a half.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,25 +28,10 @@ import type { TargetConfig } from '../../suites/types.js';
 import type { Report } from '../../suites/report/model.js';
 import { spaProvider, type SpaOptions, type SpaProvider } from '../providers/spa-provider.js';
 import { unseenPasses, witness } from './witness.js';
+import { GRANTS_PER_PAGE_ENDING } from './page-endings.js';
 
 const CHROMIUM = process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM;
 const hasChromium = existsSync(CHROMIUM);
-
-/** The grants checks run through the application: each ends its authorize pages another way. */
-const SPA_GRANTS = [
-  // approve: sign in, consent, "Continue" to the application; the code is redeemed once
-  'grants.code-single-use',
-  // deny: the error redirect after the consent page
-  'grants.consent-denied',
-  // any state string through the script's History API URLs, and none when none was sent
-  'grants.state-unchanged',
-  // a hand-over to a loopback redirect URI at a port the config does not name
-  'grants.loopback-redirect-any-port',
-  // a refusal redirected before any consent
-  'grants.response-type-code-only',
-  // an error page the script draws in place, with no redirect
-  'grants.authorize-unregistered-redirect',
-];
 
 /** Approve (PKCE, public app) then deny through a browser driver on `config`; the code must buy a token. */
 async function playBoth(provider: SpaProvider, config: TargetConfig) {
@@ -138,16 +123,16 @@ describe.skipIf(!hasChromium)(
         const grants = allChecks()
           .filter((c) => c.suite === 'grants')
           .map((c) => c.id);
-        expect(SPA_GRANTS.filter((id) => !grants.includes(id))).toEqual([]);
+        expect(GRANTS_PER_PAGE_ENDING.filter((id) => !grants.includes(id))).toEqual([]);
       });
 
       it('passes every check, unaided, each rule seen by an assertion naming it', async () => {
         const configFile = join(dir, 'target.json');
         writeFileSync(configFile, JSON.stringify(provider.config()), { mode: 0o600 });
         const reportFile = join(dir, 'report.json');
-        const watched = witness(allChecks().filter((c) => SPA_GRANTS.includes(c.id)));
+        const watched = witness(allChecks().filter((c) => GRANTS_PER_PAGE_ENDING.includes(c.id)));
         const code = await executeRun(
-          { config: configFile, suite: 'grants', runs: '2', seed: '1', report: `json=${reportFile}` },
+          { config: configFile, suite: 'grants', runs: '1', seed: '1', report: `json=${reportFile}` },
           { out: () => undefined, err: () => undefined, checks: () => watched.checks },
           {},
         );
@@ -159,7 +144,7 @@ describe.skipIf(!hasChromium)(
         expect(unseenPasses(report, watched.named)).toEqual([]);
         // Each ran to a verdict on the provider: none skipped for want of something.
         expect(report.checks.map((c) => `${c.id} ${c.status}`).sort()).toEqual(
-          [...SPA_GRANTS].sort().map((id) => `${id} passed`),
+          [...GRANTS_PER_PAGE_ENDING].sort().map((id) => `${id} passed`),
         );
         expect(code).toBe(0);
         expect(provider.fetched).toContain('POST /oauth/authorize');
