@@ -1,6 +1,10 @@
 /**
- * The RS256 signing key of id_tokens and its public JWK. Made once per simulator on first use
- * (start stays fast) and kept across reset(), so clients that cached the JWKS stay valid.
+ * The RS256 signing key of id_tokens and its public JWK. Made on first use (start stays fast) and
+ * kept across reset(), so clients that cached the JWKS stay valid. One key per process, shared
+ * by the simulators in it: making an RSA key costs about 0.1 s of CPU, and a test process makes
+ * hundreds of simulators (each run's start-up asks for the key set). The private key never leaves
+ * the process; simulators in one process accept each other's id_tokens, which no client of one
+ * simulator can tell.
  */
 import { generateKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -31,23 +35,28 @@ async function makeKey(): Promise<SigningKey> {
   };
 }
 
-const published = new WeakMap<Sim, Promise<SigningKey>>();
-const unpublished = new WeakMap<Sim, Promise<SigningKey>>();
+/** The published key, and the one nobody publishes (fault `id-token-unpublished-key`). */
+const keys: Record<'published' | 'unpublished', Promise<SigningKey> | undefined> = {
+  published: undefined,
+  unpublished: undefined,
+};
 
-function once(map: WeakMap<Sim, Promise<SigningKey>>, sim: Sim): Promise<SigningKey> {
-  let key = map.get(sim);
-  if (!key) map.set(sim, (key = makeKey()));
-  return key;
+function once(which: keyof typeof keys): Promise<SigningKey> {
+  // A failed attempt is not kept: the next use tries again.
+  return (keys[which] ??= makeKey().catch((error: unknown) => {
+    keys[which] = undefined;
+    throw error;
+  }));
 }
 
 /** The key id_tokens are signed with (a key nobody publishes under the fault `id-token-unpublished-key`). */
 export async function signingKey(sim: Sim): Promise<SigningKey> {
-  if (!sim.fault('id-token-unpublished-key')) return once(published, sim);
-  const [real, rogue] = await Promise.all([once(published, sim), once(unpublished, sim)]);
+  if (!sim.fault('id-token-unpublished-key')) return once('published');
+  const [real, rogue] = await Promise.all([once('published'), once('unpublished')]);
   return { ...rogue, kid: real.kid };
 }
 
 export async function jwks(sim: Sim): Promise<{ keys: JWK[] }> {
-  const key = await once(published, sim);
+  const key = await once('published');
   return { keys: [sim.fault('jwks-private-members') ? { ...key.publicJwk, ...key.privateMembers } : key.publicJwk] };
 }

@@ -37,12 +37,12 @@ describe.skipIf(!existsSync(CHROMIUM))('a sign-in page whose script never yields
     server = sim;
     const config = { ...targetConfig(sim.sim, sim.url), driver: { kind: 'browser' as const } };
     const http = createHttp(createHttpTarget(config), createRecorder(20), createRedactor());
-    driver = await createBrowserDriver(http, config, { pageTimeoutMs: 1500 });
+    driver = await createBrowserDriver(http, config, { pageTimeoutMs: 1000 });
     const flows = createOAuthFlows(http, driver, config, createRedactor(), createRandom(3));
     const outcome = driver.authorize(flows.authorizeUrl('confidential', { state: 'busy' }), 'approve');
     await expect(outcome).rejects.toBeInstanceOf(HarnessError);
     await expect(outcome).rejects.toThrow(
-      /^the provider.s page did not respond within (1500|3000) ms \(at \/users\/sign_in/,
+      /^the provider.s page did not respond within (1000|2000) ms \(at \/users\/sign_in/,
     );
     // The hung page is gone: the next visit is played (and meets the same page), it does not hang.
     const again = driver.authorize(flows.authorizeUrl('confidential', { state: 'again' }), 'approve');
