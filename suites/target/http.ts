@@ -79,7 +79,13 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
   const limiter = createRateLimiter(options.rate);
   const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
 
-  const once = (raw: RawRequest): Promise<Response> => {
+  /**
+   * A kept-alive connection the target closed as it sat idle, reset as the request went out on it:
+   * the target read nothing of it, so it is sent once more on a fresh connection (as browsers do,
+   * and as Node's documentation advises); any other reset is the target's answer.
+   */
+  const staleSockets = new WeakSet<TransportError>();
+  const once = (raw: RawRequest, fresh = false): Promise<Response> => {
     const { protocol, host, path } = splitUrl(raw.url);
     const headers: Record<string, string | string[]> = {};
     raw.headers.forEach((value, name) => {
@@ -102,7 +108,8 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
           method: raw.method,
           path,
           headers,
-          agent: agents[protocol],
+          // The retry of a stale connection opens its own: every kept one may have gone stale at once.
+          agent: fresh ? false : agents[protocol],
           maxHeaderSize: MAX_RESPONSE_HEADER_BYTES,
         },
         (res) => {
@@ -141,6 +148,14 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
       req.on('error', (e: NodeJS.ErrnoException) => {
         if (e instanceof TransportError) return reject(e);
         const code = e.code ?? '';
+        if (code === 'ECONNRESET' && req.reusedSocket && !answered) {
+          const stale = new TransportError(
+            `${raw.method} ${shown}: ${host} closed a kept-alive connection`,
+            'unreachable',
+          );
+          staleSockets.add(stale);
+          return reject(stale);
+        }
         if (code === 'HPE_HEADER_OVERFLOW')
           return reject(
             new TransportError(
@@ -176,7 +191,10 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
       const retries = options.retries429 ?? 2;
       for (let attempt = 0; ; attempt++) {
         await limiter.take();
-        const response = await once(raw);
+        const response = await once(raw).catch((error: unknown) => {
+          if (error instanceof TransportError && staleSockets.has(error)) return once(raw, true);
+          throw error;
+        });
         if (response.status !== 429) return response;
         const wait = retryAfterSeconds(response.headers.get('retry-after'));
         if (wait === null) return response;
