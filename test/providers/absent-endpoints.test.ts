@@ -77,4 +77,27 @@ describe('an endpoint absent at the target is reported once', () => {
     },
     120_000,
   );
+
+  it('the discovery document: only oidc.discovery says so (a should), not the content type of the 404', async () => {
+    const server = await simulatorWith((req, res) => {
+      if (new URL(req.url ?? '/', 'http://x').pathname !== '/.well-known/openid-configuration') return false;
+      req.resume();
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<html><body>Not Found</body></html>');
+      return true;
+    });
+    servers.push(server);
+    const file = join(dir, 'discovery.json');
+    writeFileSync(file, JSON.stringify(targetConfig(server.sim, server.url)));
+    const report = join(dir, 'discovery-report.json');
+    await executeRun(
+      { config: file, report: `json=${report}`, runs: '1', seed: '5' },
+      { out: () => undefined, err: () => undefined },
+    );
+    const json = JSON.parse(readFileSync(report, 'utf8')) as Report;
+    const bad = json.checks.filter((k) => k.status === 'failed' || k.status === 'warned' || k.status === 'errored');
+    expect(bad.map((k) => `${k.status} ${k.id}: ${k.message ?? ''}`)).toEqual([
+      expect.stringMatching(/^warned oidc\.discovery: /),
+    ]);
+  }, 120_000);
 });
