@@ -54,6 +54,8 @@ export interface Capabilities {
   deviceEndpoint: boolean;
   /** GET /oauth/discovery/keys is served (not a 404). */
   keys: boolean;
+  /** GET /oauth/authorize is served (a request without parameters is not answered 404). */
+  authorizeEndpoint: boolean;
   /** Discovery advertises an RFC 7662 introspection endpoint on the target's own origin. */
   introspection: boolean;
   /** Its path (and query), when `introspection`: credentials go only to the target's origin. */

@@ -426,6 +426,12 @@ export const authorizeChecks: Check[] = [
       const url = t.oauth.authorizeUrl('confidential', { state: 'anonymous' });
       const first = await t.http.follow(url, { headers: { accept: 'text/html' } });
       const location = first.headers.get('location');
+      // The one check that reports an absent authorization endpoint (the run skips what needs it).
+      t.expect(
+        first.status !== 404,
+        'GET /oauth/authorize answered 404: the provider has no authorization endpoint',
+        broke(['GRANT-CODE-FLOW'], { status: first.status }),
+      );
       t.expect(
         first.status >= 300 && first.status < 400 && location,
         'an anonymous authorize request must redirect to sign in',

@@ -6,11 +6,11 @@
  * scope gets a default the proxy cannot know, so it is not judged.
  */
 import type { CheckContext, HttpResponse } from '../types.js';
-import { DEVICE_GRANT, jsonObject } from '../shared/oauth.js';
+import { AUTHORIZE_PATH, DEVICE_GRANT, jsonObject } from '../shared/oauth.js';
 import type { ClientSink } from './client.js';
 import { digest, type Ceiling, type Flows, type Observed } from './flows.js';
 
-export const AUTHORIZE_PATH = '/oauth/authorize';
+export { AUTHORIZE_PATH } from '../shared/oauth.js';
 
 const split = (scope: string) => scope.split(' ').filter(Boolean);
 /** Keys of the scope memory: one digest per kind, so a code and a token never meet. */

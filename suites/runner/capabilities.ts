@@ -7,6 +7,7 @@ import type { Capabilities, Http, TargetConfig } from '../types.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
 import {
   AUTHORIZE_DEVICE_PATH,
+  AUTHORIZE_PATH,
   CURRENT_USER_PATH,
   DISCOVERY_PATH,
   KEYS_PATH,
@@ -169,6 +170,7 @@ export async function detectCapabilities({
     revocation: await postServed(http, REVOKE_PATH),
     deviceEndpoint: await postServed(http, AUTHORIZE_DEVICE_PATH),
     keys: await served(http, KEYS_PATH),
+    authorizeEndpoint: await served(http, AUTHORIZE_PATH),
     introspection: introspection !== undefined,
     ...(introspection !== undefined ? { introspectionPath: introspection } : {}),
   };

@@ -8,7 +8,7 @@ import type { Offering, RuleId } from '../../spec/index.js';
 import type { CheckResult, CheckStatus, Exchange } from '../report/model.js';
 import { TargetError } from '../errors.js';
 import type { Capabilities, Capability, Check } from '../types.js';
-import { AUTHORIZE_DEVICE_PATH, KEYS_PATH, REVOKE_PATH, TOKEN_PATH } from '../shared/oauth.js';
+import { AUTHORIZE_DEVICE_PATH, AUTHORIZE_PATH, KEYS_PATH, REVOKE_PATH, TOKEN_PATH } from '../shared/oauth.js';
 import { TransportError, transportStop, type Target } from '../target/types.js';
 import { createDriver } from '../drivers/index.js';
 import { detectCapabilities, detectControl } from './capabilities.js';
@@ -61,6 +61,8 @@ const WHY_MISSING: Record<Capability, string> = {
   deviceEndpoint:
     'the target has no device authorization endpoint: an empty POST /oauth/authorize_device answered 404 or 405 at start-up (device.authorization-response reports it on DEV-AVAILABILITY)',
   keys: 'the target has no key set: GET /oauth/discovery/keys answered 404 at start-up (oidc.jwks reports it on OIDC-JWKS)',
+  authorizeEndpoint:
+    'the target has no authorization endpoint: GET /oauth/authorize answered 404 at start-up (grants.sign-in-required reports it on GRANT-CODE-FLOW)',
 };
 
 /**
@@ -71,7 +73,7 @@ const WHY_MISSING: Record<Capability, string> = {
  */
 const CORE_ENDPOINTS: {
   path: string;
-  capability: 'tokenEndpoint' | 'revocation' | 'deviceEndpoint' | 'keys';
+  capability: 'tokenEndpoint' | 'revocation' | 'deviceEndpoint' | 'keys' | 'authorizeEndpoint';
   reporter: string;
   /** Where its absence is no news: the device endpoint of a target without the device grant. */
   expected?: (found: Capabilities) => boolean;
@@ -85,6 +87,7 @@ const CORE_ENDPOINTS: {
     expected: (found) => found.device,
   },
   { path: KEYS_PATH, capability: 'keys', reporter: 'oidc.jwks' },
+  { path: AUTHORIZE_PATH, capability: 'authorizeEndpoint', reporter: 'grants.sign-in-required' },
 ];
 
 export interface SessionOptions {

@@ -16,6 +16,7 @@ export const TOKEN_INFO_PATH = '/oauth/token/info';
 export const CURRENT_USER_PATH = '/api/v4/user';
 export const USERINFO_PATH = '/oauth/userinfo';
 export const DISCOVERY_PATH = '/.well-known/openid-configuration';
+export const AUTHORIZE_PATH = '/oauth/authorize';
 export const AUTHORIZE_DEVICE_PATH = '/oauth/authorize_device';
 export const KEYS_PATH = '/oauth/discovery/keys';
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';

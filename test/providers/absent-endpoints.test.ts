@@ -37,6 +37,12 @@ const CASES = [
     why: /no device authorization endpoint/,
   },
   { path: '/oauth/discovery/keys', reporter: 'oidc.jwks', rule: 'OIDC-JWKS', why: /no key set/ },
+  {
+    path: '/oauth/authorize',
+    reporter: 'grants.sign-in-required',
+    rule: 'GRANT-CODE-FLOW',
+    why: /no authorization endpoint/,
+  },
 ];
 
 describe('an endpoint absent at the target is reported once', () => {

@@ -17,6 +17,7 @@ export const FAMILY_PROBES = [
   'POST /oauth/revoke',
   'POST /oauth/authorize_device',
   'GET /oauth/discovery/keys',
+  'GET /oauth/authorize',
 ];
 
 export function fakeTarget(

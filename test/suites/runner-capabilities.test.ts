@@ -97,6 +97,7 @@ async function detect({ answers, config = CONFIG, control = true, flags = {}, pa
     revocation,
     deviceEndpoint,
     keys,
+    authorizeEndpoint,
     ...caps
   } = all;
   const families = {
@@ -109,6 +110,7 @@ async function detect({ answers, config = CONFIG, control = true, flags = {}, pa
     revocation,
     deviceEndpoint,
     keys,
+    authorizeEndpoint,
   };
   const sent = t.sent.splice(0);
   // An empty form's body is the empty string after the path.
@@ -125,7 +127,8 @@ type Families =
   | 'tokenEndpoint'
   | 'revocation'
   | 'deviceEndpoint'
-  | 'keys';
+  | 'keys'
+  | 'authorizeEndpoint';
 
 const ALL: Omit<Capabilities, Families> = {
   control: true,

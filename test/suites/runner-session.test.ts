@@ -147,6 +147,7 @@ describe('openSession', () => {
       revocation: false,
       deviceEndpoint: false,
       keys: false,
+      authorizeEndpoint: false,
     });
     await session.close();
   });
