@@ -43,7 +43,8 @@ const WHY_MISSING: Record<Capability, string> = {
   clock: 'the target offers no clock control',
   settings: 'the target offers no control of its instance settings',
   device: 'the device authorization grant is not available (release, flag, or endpoint)',
-  passwordGrant: 'the password grant is not available (release, setting, or no user configured)',
+  passwordGrant:
+    'the password grant is not available to the configured user (release, setting, no user configured, or a refusal at start-up: a wrong password, a second factor)',
   pat: 'no personal access token is configured',
   writable: 'the harness may not create data on this target',
   oidc: 'no application with the openid scope is configured',

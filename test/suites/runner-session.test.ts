@@ -286,7 +286,7 @@ describe('runCheck: the gate', () => {
         'the simulator control API does not answer; the target offers no clock control; ' +
         'the target offers no control of its instance settings; ' +
         'the device authorization grant is not available (release, flag, or endpoint); ' +
-        'the password grant is not available (release, setting, or no user configured); ' +
+        'the password grant is not available to the configured user (release, setting, no user configured, or a refusal at start-up: a wrong password, a second factor); ' +
         'no personal access token is configured; the harness may not create data on this target; ' +
         'no application with the openid scope is configured',
     );
