@@ -30,7 +30,7 @@ import { devicePageUrl } from './form.js';
 import { createSimulatorDriver } from './simulator.js';
 import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
 import { allowedOrigins } from '../target/origin.js';
-import { beforeSignIn, signInRefused } from './sign-in.js';
+import { beforeSignIn, refusedIfClientError, signInRefused } from './sign-in.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 /** Quiet, offline, throwaway: no sandbox (containers), no GPU, nothing fetched in the background. */
@@ -309,6 +309,11 @@ export async function createBrowserDriver(
   }
   const pageTimeout = options.pageTimeoutMs ?? PAGE_TIMEOUT_MS;
   context.setDefaultTimeout(pageTimeout);
+  /** The provider's page did not answer within `ms` (a script that never yields, a control never usable). */
+  const unresponsive = (page: Page, ms: number, detail?: string) =>
+    new HarnessError(
+      `the provider's page did not respond within ${ms} ms (at ${new URL(page.url()).pathname}${detail ? `: ${detail}` : ''})`,
+    );
 
   const d = {
     loginField: SIGN_IN_DEFAULTS.loginField,
@@ -374,10 +379,7 @@ export async function createBrowserDriver(
       if (after.gone && !(await after.gone.isVisible().catch(() => false))) return;
       if (await anyPresent(page, after.next ?? [])) return;
       if (quietFor(activity, QUIET_MS) && Date.now() - acted >= QUIET_MS) return;
-      if (Date.now() >= deadline)
-        throw new HarnessError(
-          `the provider's page did not respond within ${pageTimeout} ms (at ${new URL(page.url()).pathname})`,
-        );
+      if (Date.now() >= deadline) throw unresponsive(page, pageTimeout);
       await sleep(POLL_MS);
     }
   }
@@ -503,8 +505,7 @@ export async function createBrowserDriver(
           if (stray()) continue;
           // Refused: a client or throttling error answered the credentials, or, once the page has
           // settled, it still asks for them and offers nothing else.
-          const status = watch.activity.navigations !== navigations ? last?.status() : undefined;
-          if (status !== undefined && status >= 400 && status < 500) signInRefused(http, `status ${status}`);
+          refusedIfClientError(http, watch.activity.navigations !== navigations ? last?.status() : undefined);
           await ready(page, watch, [controls.decision, controls.continue]);
           if (
             !handover() &&
@@ -550,14 +551,9 @@ export async function createBrowserDriver(
     } catch (error) {
       // Playwright's own time limit on an action, or the watchdog: the provider's page did not
       // respond (a script that never yields, a control never usable), not a defect of the harness.
-      if (stalled)
-        throw new HarnessError(
-          `the provider's page did not respond within ${2 * pageTimeout} ms (at ${new URL(page.url()).pathname})`,
-        );
+      if (stalled) throw unresponsive(page, 2 * pageTimeout);
       if ((error as Error)?.name === 'TimeoutError')
-        throw new HarnessError(
-          `the provider's page did not respond within ${pageTimeout} ms (at ${new URL(page.url()).pathname}: ${String((error as Error).message).split('\n')[0]})`,
-        );
+        throw unresponsive(page, pageTimeout, String((error as Error).message).split('\n')[0]);
       throw error;
     } finally {
       clearTimeout(watchdog);

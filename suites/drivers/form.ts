@@ -9,7 +9,7 @@ import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { CheckSkipped, HarnessError } from '../runner/errors.js';
 import { SIGN_IN_DEFAULTS } from './defaults.js';
 import { formData, matchesSelector, parseForms, type HtmlForm, type SubmitButton } from './html.js';
-import { beforeSignIn, signInRefused } from './sign-in.js';
+import { beforeSignIn, refusedIfClientError, signInRefused } from './sign-in.js';
 
 const DEFAULTS = {
   ...SIGN_IN_DEFAULTS,
@@ -116,9 +116,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           [url, method, body, what] = [next, 'GET', undefined, undefined];
           continue;
         }
-        // A client or throttling error answering the credentials: the sign-in was refused.
-        if (answeringSignIn && response.status >= 400 && response.status < 500)
-          signInRefused(http, `status ${response.status}`);
+        if (answeringSignIn) refusedIfClientError(http, response.status);
         // Media types are case-insensitive (RFC 9110 §8.3.1): `TEXT/HTML` is a page too.
         if (!/html/i.test(response.headers.get('content-type') ?? '')) return { response, decided };
         const forms = parseForms(response.text);

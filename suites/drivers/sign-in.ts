@@ -23,6 +23,11 @@ export function beforeSignIn(http: Http): void {
     );
 }
 
+/** A client or throttling error answering the credentials is a refusal (no status: nothing to judge). */
+export function refusedIfClientError(http: Http, status: number | undefined): void {
+  if (status !== undefined && status >= 400 && status < 500) signInRefused(http, `status ${status}`);
+}
+
 /** The provider answered the configured user's sign-in with `detail` (its status, its sign-in form again). */
 export function signInRefused(http: Http, detail: string): never {
   refusals.set(http, detail);

@@ -52,24 +52,13 @@ const isJsonObject = (text: string) => {
  * absent (an OAuth-only server has no /api/v4); any other answer, even a server error or no
  * answer, means there, so a broken endpoint is failed by its checks rather than skipped. The
  * checks that depend on an absent family are skipped; the one whose rule says it exists fails.
+ * An endpoint only POSTed to (token, revocation, device authorization) is asked with an empty
+ * form, which one that is there refuses (400, 401); 405 means no POST there, absent too.
  */
-async function served(http: Http, path: string): Promise<boolean> {
+async function served(http: Http, path: string, method: 'GET' | 'POST' = 'GET'): Promise<boolean> {
   try {
-    return (await http.get(path)).status !== 404;
-  } catch {
-    return true;
-  }
-}
-
-/**
- * Is an endpoint every flow needs there at all? An empty POST (no client, no parameters): a token
- * or revocation endpoint refuses it (400, 401), one that is absent answers 404 (405: no POST
- * there). Anything else, even a server error or no answer, means there, to be failed by its checks.
- */
-async function postServed(http: Http, path: string): Promise<boolean> {
-  try {
-    const { status } = await http.post(path, { form: {} });
-    return status !== 404 && status !== 405;
+    const { status } = method === 'GET' ? await http.get(path) : await http.post(path, { form: {} });
+    return status !== 404 && !(method === 'POST' && status === 405);
   } catch {
     return true;
   }
@@ -166,9 +155,9 @@ export async function detectCapabilities({
     restApi: await served(http, CURRENT_USER_PATH),
     tokenInfo: await served(http, TOKEN_INFO_PATH),
     userinfo: await served(http, USERINFO_PATH),
-    tokenEndpoint: await postServed(http, TOKEN_PATH),
-    revocation: await postServed(http, REVOKE_PATH),
-    deviceEndpoint: await postServed(http, AUTHORIZE_DEVICE_PATH),
+    tokenEndpoint: await served(http, TOKEN_PATH, 'POST'),
+    revocation: await served(http, REVOKE_PATH, 'POST'),
+    deviceEndpoint: await served(http, AUTHORIZE_DEVICE_PATH, 'POST'),
     keys: await served(http, KEYS_PATH),
     authorizeEndpoint: await served(http, AUTHORIZE_PATH),
     introspection: introspection !== undefined,

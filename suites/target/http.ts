@@ -73,18 +73,19 @@ function toResponse(res: IncomingMessage, body: Buffer): Response {
   });
 }
 
+/**
+ * A kept-alive connection the target closed as it sat idle, reset as the request went out on it:
+ * the target read nothing of it, so it is sent once more on a fresh connection (as browsers do,
+ * and as Node's documentation advises); any other reset is the target's answer.
+ */
+class StaleConnection extends TransportError {}
+
 export function createHttpTarget(config: TargetConfig, options: HttpTargetOptions = {}): Target {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const limiter = createRateLimiter(options.rate);
   const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
 
-  /**
-   * A kept-alive connection the target closed as it sat idle, reset as the request went out on it:
-   * the target read nothing of it, so it is sent once more on a fresh connection (as browsers do,
-   * and as Node's documentation advises); any other reset is the target's answer.
-   */
-  const staleSockets = new WeakSet<TransportError>();
   const once = (raw: RawRequest, fresh = false): Promise<Response> => {
     const { protocol, host, path } = splitUrl(raw.url);
     const headers: Record<string, string | string[]> = {};
@@ -149,12 +150,9 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
         if (e instanceof TransportError) return reject(e);
         const code = e.code ?? '';
         if (code === 'ECONNRESET' && req.reusedSocket && !answered) {
-          const stale = new TransportError(
-            `${raw.method} ${shown}: ${host} closed a kept-alive connection`,
-            'unreachable',
+          return reject(
+            new StaleConnection(`${raw.method} ${shown}: ${host} closed a kept-alive connection`, 'unreachable'),
           );
-          staleSockets.add(stale);
-          return reject(stale);
         }
         if (code === 'HPE_HEADER_OVERFLOW')
           return reject(
@@ -192,7 +190,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
       for (let attempt = 0; ; attempt++) {
         await limiter.take();
         const response = await once(raw).catch((error: unknown) => {
-          if (error instanceof TransportError && staleSockets.has(error)) return once(raw, true);
+          if (error instanceof StaleConnection) return once(raw, true);
           throw error;
         });
         if (response.status !== 429) return response;
