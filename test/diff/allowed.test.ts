@@ -5,22 +5,14 @@
  * on purpose), one at a time. Every difference is `allowed`, none is linked to a rule or left
  * uncovered, and the exit code is 0.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { executeDiff } from '../../cli/diff.js';
 import { allChecks } from '../../suites/index.js';
 import type { Report } from '../../suites/report/model.js';
-import { startOAuthProxy, type OAuthProxy } from '../independent/oauth-proxy.js';
+import { proxyForTests } from '../independent/oauth-proxy.js';
 import { VARIANTS } from '../independent/oauth-variants.js';
 
-let proxy: OAuthProxy;
-
-beforeAll(async () => {
-  proxy = await startOAuthProxy();
-}, 60_000);
-
-afterAll(async () => {
-  await proxy?.close();
-});
+const proxy = proxyForTests();
 
 /** The kid left out of a signed id_token is inside a value (the JWT): no shape changes, nothing to judge. */
 const VALUES_ONLY = new Set(['id_token without kid, signed by the only published key']);
@@ -30,13 +22,13 @@ describe('diff against a target that differs only in ways the source allows', ()
   it.each(ALLOWED.map((v) => [v.name, v] as const))(
     '%s: only allowed rows, exit 0',
     async (_name, variant) => {
-      proxy.use(variant.rewrite);
+      proxy().use(variant.rewrite);
       let report: Report | undefined;
       const out: string[] = [];
       const err: string[] = [];
       const checks = allChecks().filter((c) => variant.checks.includes(c.id));
       const code = await executeDiff(
-        { config: proxy.configFile, seed: '20261125', runs: '2' },
+        { config: proxy().configFile, seed: '20261125', runs: '2' },
         {
           out: (t) => void out.push(t),
           err: (t) => void err.push(t),
@@ -45,7 +37,7 @@ describe('diff against a target that differs only in ways the source allows', ()
         },
         {},
       );
-      proxy.use(undefined);
+      proxy().use(undefined);
       const why = `${out.join('')}\n${err.join('').slice(-1000)}`;
       const differences = report!.diff!.differences;
       // The variant was seen.

@@ -12,7 +12,7 @@ import { executeDiff } from '../../cli/diff.js';
 import { readTargetProfile } from '../../suites/diff/index.js';
 import { createHttpTarget } from '../../suites/target/index.js';
 import type { Report } from '../../suites/report/model.js';
-import { startOAuthProxy, setJson, type OAuthProxy } from '../independent/oauth-proxy.js';
+import { proxyForTests, setJson } from '../independent/oauth-proxy.js';
 
 const TOKEN = 'glpat-ReadTargetToken0123456789';
 let answer: (req: IncomingMessage) => { status: number; body: string; delay?: number; headers?: object };
@@ -101,11 +101,7 @@ describe('readTargetProfile against a loopback provider', () => {
 });
 
 describe('diff configures its reference from what the target says', () => {
-  let proxy: OAuthProxy;
-  beforeAll(async () => {
-    proxy = await startOAuthProxy();
-  }, 60_000);
-  afterAll(() => proxy?.close());
+  const proxy = proxyForTests();
 
   async function diff(config: string) {
     let report: Report | undefined;
@@ -120,7 +116,7 @@ describe('diff configures its reference from what the target says', () => {
 
   it('plays the release the version endpoint names, unless the config names one', async () => {
     // The simulator has no version endpoint: the proxy answers one, as the real service does.
-    proxy.use({
+    proxy().use({
       answer(asked, answer) {
         if (asked.url.pathname !== '/api/v4/version') return false;
         answer.status = 200;
@@ -129,9 +125,9 @@ describe('diff configures its reference from what the target says', () => {
         return true;
       },
     });
-    const config = JSON.parse(readFileSync(proxy.configFile, 'utf8')) as Record<string, unknown>;
+    const config = JSON.parse(readFileSync(proxy().configFile, 'utf8')) as Record<string, unknown>;
     const { release: _release, features: _features, ...unnamed } = config;
-    const file = proxy.configFile.replace(/\.json$/, '-unnamed.json');
+    const file = proxy().configFile.replace(/\.json$/, '-unnamed.json');
     writeFileSync(file, JSON.stringify(unnamed));
 
     const read = await diff(file);
@@ -142,11 +138,11 @@ describe('diff configures its reference from what the target says', () => {
     expect(read.out).toContain('release 17.0 (GET /api/v4/version)');
     expect(read.out).not.toContain(TOKEN);
 
-    const named = await diff(proxy.configFile);
+    const named = await diff(proxy().configFile);
     expect(named.report.diff!.reference).toBe(`embedded simulator ${String(config.release)} (self-managed)`);
     expect(named.report.diff!.read).toContain(
       `release 17.0 (GET /api/v4/version); the configured ${String(config.release)} wins`,
     );
-    proxy.use(undefined);
+    proxy().use(undefined);
   }, 120_000);
 });

@@ -5,7 +5,7 @@
  * crashed the run with a RangeError; the details are now bounded where failures are made, and the
  * run ends with its verdict and reports.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSign } from 'node:crypto';
 import { exportPKCS8 } from 'jose';
 import { signingKey } from '../../simulator/oauth/keys.js';
@@ -13,7 +13,7 @@ import { boundedDetails, DEEPER } from '../../suites/shared/bounded.js';
 import { CheckFailure } from '../../suites/runner/errors.js';
 import { describeFailure } from '../../suites/runner/session.js';
 import { validateReport } from '../../reporters/index.js';
-import { explain, jsonOf, setJson, startOAuthProxy, type OAuthProxy } from '../independent/oauth-proxy.js';
+import { explain, jsonOf, proxyForTests, setJson } from '../independent/oauth-proxy.js';
 
 const nested = (n: number) => '['.repeat(n) + ']'.repeat(n);
 const b64 = (text: string) => Buffer.from(text).toString('base64url');
@@ -53,13 +53,7 @@ describe('failure details are bounded', () => {
 });
 
 describe('an id_token whose header or claims are nested 200,000 deep', () => {
-  let proxy: OAuthProxy;
-  beforeAll(async () => {
-    proxy = await startOAuthProxy();
-  }, 60_000);
-  afterAll(async () => {
-    await proxy?.close();
-  });
+  const proxy = proxyForTests();
 
   it.each([
     ['the kid of its header', (_kid: string) => ({ header: `{"alg":"RS256","kid":${nested(200_000)}}`, claim: '' })],
@@ -67,7 +61,7 @@ describe('an id_token whose header or claims are nested 200,000 deep', () => {
   ])(
     'in %s: the run ends with its verdict and a valid report',
     async (where, build) => {
-      proxy.use({
+      proxy().use({
         async answer(asked, answer, sim) {
           const body = asked.url.pathname === '/oauth/token' ? jsonOf(answer) : undefined;
           if (typeof body?.id_token !== 'string') return false;
@@ -81,9 +75,9 @@ describe('an id_token whose header or claims are nested 200,000 deep', () => {
           return true;
         },
       });
-      const { code, report, stderr } = await proxy.run('deep-id-token', ['oidc.id-token']);
-      const applied = proxy.applied();
-      proxy.use(undefined);
+      const { code, report, stderr } = await proxy().run('deep-id-token', ['oidc.id-token']);
+      const applied = proxy().applied();
+      proxy().use(undefined);
       const why = explain(report, stderr);
       expect(applied, why).toBeGreaterThan(0);
       expect(validateReport(report), why).toEqual([]);

@@ -4,11 +4,11 @@
  * sentence it breaks; the checks it concerns must fail or warn exactly those, no other (the fault
  * matrix's blame audit, for real-world shapes rather than the simulator's own faults).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SignJWT, decodeJwt } from 'jose';
 import { signingKey } from '../../simulator/oauth/keys.js';
 import { digest } from '../../simulator/digest.js';
-import { blamed, explain, jsonOf, setJson, startOAuthProxy, type OAuthProxy, type Rewrite } from './oauth-proxy.js';
+import { blamed, explain, jsonOf, proxyForTests, setJson, type Rewrite } from './oauth-proxy.js';
 
 interface Deviation {
   name: string;
@@ -189,24 +189,16 @@ const DEVIATIONS: Deviation[] = [
   },
 ];
 
-let proxy: OAuthProxy;
-
-beforeAll(async () => {
-  proxy = await startOAuthProxy();
-}, 60_000);
-
-afterAll(async () => {
-  await proxy?.close();
-});
+const proxy = proxyForTests();
 
 describe('deviations seen on real servers, injected by a proxy in front of the simulator', () => {
   it.each(DEVIATIONS.map((d) => [`${d.name} (${d.cite})`, d] as const))(
     '%s: exactly its rules fail or warn',
     async (_label, deviation) => {
-      proxy.use(deviation.rewrite);
-      const { report, stderr } = await proxy.run(deviation.name.replace(/\W+/g, '-'), deviation.checks);
-      const applied = proxy.applied();
-      proxy.use(undefined);
+      proxy().use(deviation.rewrite);
+      const { report, stderr } = await proxy().run(deviation.name.replace(/\W+/g, '-'), deviation.checks);
+      const applied = proxy().applied();
+      proxy().use(undefined);
       const why = explain(report, stderr);
       expect(applied, `the deviation was never applied\n${why}`).toBeGreaterThan(0);
       expect([...new Set(blamed(report).map((v) => v.rule))].sort(), why).toEqual([...deviation.breaks].sort());

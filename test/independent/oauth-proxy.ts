@@ -5,6 +5,7 @@
  * the simulator writes its URLs with the proxy's address and lets that address use its control API.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -83,6 +84,21 @@ export function formOf(asked: Asked): URLSearchParams {
     }
   }
   return new URLSearchParams(asked.body.toString('utf8'));
+}
+
+/** The proxy of a test file or describe block: started before its tests, closed after them. */
+export function proxyForTests(): () => OAuthProxy {
+  let proxy: OAuthProxy | undefined;
+  beforeAll(async () => {
+    proxy = await startOAuthProxy();
+  }, 60_000);
+  afterAll(async () => {
+    await proxy?.close();
+  });
+  return () => {
+    if (!proxy) throw new Error('the proxy is used before its beforeAll ran');
+    return proxy;
+  };
 }
 
 export async function startOAuthProxy(): Promise<OAuthProxy> {

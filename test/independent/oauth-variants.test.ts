@@ -5,28 +5,20 @@
  * failure, exit 0, and warnings only on the should rules it breaks on purpose. Each run holds the
  * checks the variant concerns (as the fault matrix runs the checks of a fault's rules).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { blamed, explain, startOAuthProxy, type OAuthProxy } from './oauth-proxy.js';
+import { describe, expect, it } from 'vitest';
+import { blamed, explain, proxyForTests } from './oauth-proxy.js';
 import { VARIANTS } from './oauth-variants.js';
 
-let proxy: OAuthProxy;
-
-beforeAll(async () => {
-  proxy = await startOAuthProxy();
-}, 60_000);
-
-afterAll(async () => {
-  await proxy?.close();
-});
+const proxy = proxyForTests();
 
 describe('the OAuth and OpenID Connect checks behind a proxy that rewrites answers into allowed variants', () => {
   it.each(VARIANTS.map((v) => [`${v.name} (${v.cite})`, v] as const))(
     '%s: no must failure, exit 0',
     async (_label, variant) => {
-      proxy.use(variant.rewrite);
-      const { code, report, stderr } = await proxy.run(variant.name.replace(/\W+/g, '-'), variant.checks);
-      const applied = proxy.applied();
-      proxy.use(undefined);
+      proxy().use(variant.rewrite);
+      const { code, report, stderr } = await proxy().run(variant.name.replace(/\W+/g, '-'), variant.checks);
+      const applied = proxy().applied();
+      proxy().use(undefined);
       const verdicts = blamed(report);
       const why = explain(report, stderr);
       if (!variant.unseen) expect(applied, `the variant was never applied\n${why}`).toBeGreaterThan(0);

@@ -81,54 +81,39 @@ interface Case {
   passwordInForce?: boolean;
 }
 
+/** The capabilities the start-up finds by asking whether an endpoint is there at all. */
+const FAMILIES = [
+  'restApi',
+  'tokenInfo',
+  'userinfo',
+  'introspection',
+  'introspectionPath',
+  'tokenEndpoint',
+  'revocation',
+  'deviceEndpoint',
+  'keys',
+  'authorizeEndpoint',
+] as const;
+
 async function detect({ answers, config = CONFIG, control = true, flags = {}, passwordInForce = true }: Case = {}) {
   const t = target(answers);
   const full: TargetConfig = { baseUrl: FAKE_BASE, ...config };
   const oauth = createOAuthFlows(t.http, driver, full, t.redactor, createRandom(1));
   const all = await detectCapabilities({ http: t.http, control, config: full, oauth, flags, passwordInForce });
   // The endpoint families are asked last, each the same way: their own tests below.
-  const {
-    restApi,
-    tokenInfo,
-    userinfo,
-    introspection,
-    introspectionPath,
-    tokenEndpoint,
-    revocation,
-    deviceEndpoint,
-    keys,
-    authorizeEndpoint,
-    ...caps
-  } = all;
-  const families = {
-    restApi,
-    tokenInfo,
-    userinfo,
-    introspection,
-    introspectionPath,
-    tokenEndpoint,
-    revocation,
-    deviceEndpoint,
-    keys,
-    authorizeEndpoint,
-  };
+  const caps = { ...all } as Partial<Capabilities>;
+  const families: Partial<Capabilities> = {};
+  for (const name of FAMILIES) {
+    (families as Record<string, unknown>)[name] = all[name];
+    delete caps[name];
+  }
   const sent = t.sent.splice(0);
   // An empty form's body is the empty string after the path.
   expect(sent.slice(-FAMILY_PROBES.length).map((line) => line.trimEnd())).toEqual(FAMILY_PROBES);
-  return { caps, families, sent: sent.slice(0, -FAMILY_PROBES.length), oauth, t };
+  return { caps: caps as Omit<Capabilities, Families>, families, sent: sent.slice(0, -FAMILY_PROBES.length), oauth, t };
 }
 
-type Families =
-  | 'restApi'
-  | 'tokenInfo'
-  | 'userinfo'
-  | 'introspection'
-  | 'introspectionPath'
-  | 'tokenEndpoint'
-  | 'revocation'
-  | 'deviceEndpoint'
-  | 'keys'
-  | 'authorizeEndpoint';
+type Families = (typeof FAMILIES)[number];
 
 const ALL: Omit<Capabilities, Families> = {
   control: true,
