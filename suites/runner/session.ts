@@ -223,8 +223,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   // A check's own requests stop once the run is interrupted; housekeeping (revocation) never does.
   let checkRunning = false;
   let runningCheck: string | undefined;
-  // What the start-up found (undefined while it is finding out): the gate below reads it.
-  let detected: Capabilities | undefined;
+  // The core endpoints the start-up found absent (none while it is finding out): the gate below reads them.
+  let absentEndpoints: typeof CORE_ENDPOINTS = [];
   // Why the running check was stopped (interrupted, or past the deadline); runCheck resets it.
   let stoppedCheck: string | undefined;
   const http = createHttp(
@@ -237,8 +237,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     },
     (raw) => {
       if (!fromLiveCheck()) throw new HarnessError(PAST_ITS_END);
-      if (checkRunning && detected !== undefined) {
-        const absent = absentEndpoint(raw.url, detected);
+      if (checkRunning && absentEndpoints.length) {
+        const absent = absentEndpoint(raw.url);
         if (absent && absent.reporter !== runningCheck) throw new CheckSkipped(WHY_MISSING[absent.capability]);
       }
       if (checkRunning && options.stopRequested?.()) {
@@ -256,16 +256,14 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const random = createRandom(options.seed);
   const basePath = new URL(target.baseUrl).pathname.replace(/(?<!\/)\/+$/, '');
   /** The core endpoint a request goes to, when the start-up found it absent. */
-  const absentEndpoint = (url: string, found: Capabilities) => {
+  const absentEndpoint = (url: string) => {
     let path: string;
     try {
       path = new URL(url).pathname;
     } catch {
       return undefined;
     }
-    return CORE_ENDPOINTS.find(
-      (e) => path === basePath + e.path && !found[e.capability] && (e.expected?.(found) ?? true),
-    );
+    return absentEndpoints.find((e) => path === basePath + e.path);
   };
 
   // Set-up exchanges are recorded like any other; each check clears the recorder before it runs.
@@ -283,7 +281,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       flags,
       passwordInForce: inForce(PASSWORD_RULE),
     });
-    detected = caps;
+    absentEndpoints = CORE_ENDPOINTS.filter((e) => !caps[e.capability] && (e.expected?.(caps) ?? true));
     await revoke(setupFlows);
   } catch (error) {
     await driver.close?.(); // no session to close it later
