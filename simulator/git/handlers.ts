@@ -8,7 +8,8 @@ import { checkAccessToken } from '../credentials.js';
 import { text } from '../http.js';
 import { dataset } from '../data/index.js';
 import type { Ctx, Handler, Handlers, SimRequest } from '../types.js';
-import { httpBackend } from './backend.js';
+import { httpBackend, type CgiRequest } from './backend.js';
+import { advertisement, forgetAdvertisements } from './advertisements.js';
 import { repositoryRoot } from './repository.js';
 
 const READ = ['read_repository', 'write_repository', 'api'];
@@ -46,7 +47,7 @@ function gitHandler(service: (ctx: Ctx) => 'git-upload-pack' | 'git-receive-pack
     }
     const root = await repositoryRoot(dataset(ctx.sim).seed, project.id);
     const body = ctx.method === 'POST' ? Buffer.from(await ctx.request.arrayBuffer()) : Buffer.alloc(0);
-    return httpBackend({
+    const request: CgiRequest = {
       projectRoot: root,
       pathInfo: `/repo.git${suffix}`,
       method: ctx.method === 'HEAD' ? 'GET' : ctx.method,
@@ -56,7 +57,12 @@ function gitHandler(service: (ctx: Ctx) => 'git-upload-pack' | 'git-receive-pack
       gitProtocol: ctx.request.headers.get('git-protocol'),
       remoteUser: check.user.username,
       body,
-    });
+    };
+    if (suffix === '/info/refs') return advertisement(request);
+    if (wanted !== 'git-receive-pack') return httpBackend(request);
+    // A push may move refs: forget the advertisements it could overtake, and those made meanwhile.
+    forgetAdvertisements(root);
+    return httpBackend(request).finally(() => forgetAdvertisements(root));
   };
 }
 

@@ -77,7 +77,18 @@ describe('Git over HTTPS (item 7)', () => {
   it('git push works with write_repository and is refused with read_repository', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'idp-push-'));
     const remote = (t: string) => `http://oauth2:${t}@127.0.0.1:${port()}/group/subgroup/project.git`;
+    // The protocol v0 advertisement lists the refs itself (v2 asks for them by POST): it is kept
+    // between requests (advertisements.ts), so this shows a push makes the next one ask git again.
+    const reader = mint(sim, ['read_repository']);
+    const advertised = async () => {
+      const r = await fetch(`${served.url}/group/subgroup/project.git/info/refs?service=git-upload-pack`, {
+        headers: { authorization: `Basic ${Buffer.from(`oauth2:${reader}`).toString('base64')}` },
+      });
+      expect(r.status).toBe(200);
+      return r.text();
+    };
     try {
+      expect(await advertised()).not.toMatch(/refs\/heads\/pushed\/by-test/);
       await run('git', ['clone', '-q', remote(mint(sim, ['read_repository'])), dir], { env: gitEnv() });
       await run('git', ['checkout', '-q', '-b', 'pushed/by-test'], { cwd: dir, env: gitEnv() });
       await run('git', ['commit', '-q', '--allow-empty', '-m', 'pushed'], { cwd: dir, env: gitEnv() });
@@ -93,6 +104,7 @@ describe('Git over HTTPS (item 7)', () => {
       });
       const { stdout } = await lsRemote(mint(sim, ['read_repository']));
       expect(stdout).toMatch(/\trefs\/heads\/pushed\/by-test$/m);
+      expect(await advertised()).toMatch(/refs\/heads\/pushed\/by-test/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
