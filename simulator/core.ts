@@ -216,11 +216,14 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
       reply.headers.set('connection', 'close');
       return reply;
     },
-    async handle(request) {
-      // Adapters that do not stream (msw) still refuse a declared oversized body here.
+    reply(request) {
+      // Adapters that do not stream (msw, the embedded target) still refuse a declared oversized body here.
       const declared = Number(request.headers.get('content-length'));
       const tooLarge = declared > sim.bodyLimit(request.method, requestUrl(request).pathname);
-      const answer = tooLarge ? sim.tooLarge(request) : await sim.answer(request);
+      return tooLarge ? Promise.resolve(sim.tooLarge(request)) : sim.answer(request);
+    },
+    async handle(request) {
+      const answer = await sim.reply(request);
       const head = request.method === 'HEAD';
       if (!(answer instanceof Reply)) return head ? new Response(null, answer) : answer;
       try {

@@ -102,6 +102,8 @@ export interface Sim {
   tooLarge(request: SimRequest): Reply;
   /** The Fetch entry (msw, supertest through the Node adapter's callers, in-process tests). */
   handle(request: Request): Promise<Response>;
+  /** handle() before the Fetch Response is made: a declared oversized body refused, else answer(). */
+  reply(request: SimRequest): Promise<Answer>;
   /** The entry every adapter ends in: the answer before any Fetch Response is made of it. */
   answer(request: SimRequest): Promise<Answer>;
   /** Back to the state right after start (seeded accounts and data, clock offset 0). */

@@ -8,7 +8,7 @@
  */
 import { profiles, releaseProblem } from '../../spec/index.js';
 import { DISCOVERY_PATH } from '../shared/oauth.js';
-import type { Target } from '../target/index.js';
+import type { Target, TargetResponse } from '../target/index.js';
 
 export const VERSION_PATH = '/api/v4/version';
 
@@ -24,7 +24,7 @@ export interface ReadProfile {
 
 /** The JSON object of a 200 answer, or why there is none (never the target's text). */
 async function readJson(target: Target, path: string, headers: Headers): Promise<Record<string, unknown> | string> {
-  let response: Response;
+  let response: TargetResponse;
   try {
     response = await target.send({ method: 'GET', url: target.baseUrl + path, headers });
   } catch (error) {

@@ -4,7 +4,7 @@
  */
 import type { Exchange } from '../report/model.js';
 import type { FollowOptions, Http, HttpRequest, HttpResponse } from '../types.js';
-import { TransportError, type RawRequest, type Target } from '../target/types.js';
+import { TransportError, type RawRequest, type Target, type TargetResponse } from '../target/types.js';
 import { originGuard } from '../target/origin.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { CheckFailure, HarnessError, NoAnswer } from './errors.js';
@@ -115,7 +115,7 @@ export function createHttp(
         ...(raw.body !== undefined ? { body: raw.body } : {}),
       },
     };
-    let response: Response;
+    let response: TargetResponse;
     try {
       response = await target.send(raw);
     } catch (error) {

@@ -4,7 +4,7 @@
  * error from the token endpoint, JSON from the REST API. A static file server, a site that answers
  * 500 or HTML to everything answers none, and the run stops with one line instead of 70 failures.
  */
-import { TransportError, type Target } from '../target/types.js';
+import { TransportError, type Target, type TargetResponse } from '../target/types.js';
 
 export interface ProbeResult {
   /** At least one answer only a provider of the spec would give. */
@@ -65,7 +65,7 @@ export async function probeTarget(target: Target): Promise<ProbeResult> {
   for (const q of QUESTIONS) {
     const headers = new Headers({ accept: 'application/json' });
     if (q.body) headers.set('content-type', 'application/x-www-form-urlencoded');
-    let response: Response;
+    let response: TargetResponse;
     try {
       response = await target.send({ method: q.method, url: target.baseUrl + q.path, headers, body: q.body });
     } catch (error) {

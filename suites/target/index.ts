@@ -6,7 +6,7 @@ import { createEmbeddedTarget, readSimulatorConfig } from './embedded.js';
 import { createHttpTarget, type HttpTargetOptions } from './http.js';
 import { TransportError, transportStop, type Target } from './types.js';
 
-export type { Target, RawRequest } from './types.js';
+export type { Target, RawRequest, TargetResponse } from './types.js';
 export { TransportError, transportStop } from './types.js';
 export { createEmbeddedTarget, EMBEDDED_BASE_URL } from './embedded.js';
 export { createHttpTarget } from './http.js';

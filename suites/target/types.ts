@@ -9,6 +9,17 @@ export interface RawRequest {
   body?: string;
 }
 
+/**
+ * What the harness reads of an answer. A Fetch Response is one (the HTTP target's); the embedded
+ * target answers a lighter one, with no stream to read the body through.
+ */
+export interface TargetResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  /** The whole body, decoded as UTF-8 (a leading byte order mark dropped, as Fetch's text() does). */
+  text(): Promise<string>;
+}
+
 /** The target did not answer in time or refused the connection. */
 export class TransportError extends Error {
   override name = 'TransportError';
@@ -38,6 +49,6 @@ export interface Target {
   readonly baseUrl: string;
   /** The target config: loaded from a file, or asked from the simulator's control API. */
   readonly config: TargetConfig;
-  send(request: RawRequest): Promise<Response>;
+  send(request: RawRequest): Promise<TargetResponse>;
   close(): Promise<void>;
 }

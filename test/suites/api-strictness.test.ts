@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { allChecks } from '../../suites/index.js';
 import { runConformance } from '../../suites/runner/run.js';
 import { createEmbeddedTarget } from '../../suites/target/embedded.js';
+import { fetchResponse } from './fakes.js';
 import type { RawRequest } from '../../suites/target/types.js';
 
 type Send = (raw: RawRequest) => Promise<Response>;
@@ -213,7 +214,7 @@ describe('REST API checks accept what the source allows and judge only what they
     const check = checks.find((k) => k.id === c.check);
     expect(check, `no check ${c.check}`).toBeDefined();
     const inner = await createEmbeddedTarget({});
-    const target = { ...inner, send: (raw: RawRequest) => c.wrap(raw, (r) => inner.send(r)) };
+    const target = { ...inner, send: (raw: RawRequest) => c.wrap(raw, (r) => fetchResponse(inner.send(r))) };
     const report = await runConformance({ target, checks: [check!], seed: SEED, numRuns: RUNS });
     const result = report.checks[0];
     expect(result.status, result.message).toBe(c.status);

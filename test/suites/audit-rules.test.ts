@@ -9,6 +9,7 @@ import { SignJWT, exportJWK, generateKeyPair, decodeJwt } from 'jose';
 import { allChecks } from '../../suites/index.js';
 import { runConformance } from '../../suites/runner/run.js';
 import { createEmbeddedTarget } from '../../suites/target/embedded.js';
+import { fetchResponse } from './fakes.js';
 import type { RawRequest, Target } from '../../suites/target/types.js';
 import type { CheckResult } from '../../suites/report/model.js';
 import type { FaultName } from '../../spec/index.js';
@@ -38,7 +39,7 @@ async function runCheck(id: string, mutant?: Mutant, release?: string, faults?: 
   const check = allChecks().find((c) => c.id === id);
   expect(check, `no check ${id}`).toBeDefined();
   const inner = await createEmbeddedTarget({ release, ...(faults ? { faults } : {}) });
-  const target: Target = mutant ? { ...inner, send: (raw) => mutant(raw, (r) => inner.send(r)) } : inner;
+  const target: Target = mutant ? { ...inner, send: (raw) => mutant(raw, (r) => fetchResponse(inner.send(r))) } : inner;
   const report = await runConformance({ target, checks: [check!], seed: SEED, numRuns: RUNS });
   return report.checks[0];
 }

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { allChecks } from '../../suites/index.js';
 import { runConformance } from '../../suites/runner/run.js';
 import { createEmbeddedTarget } from '../../suites/target/embedded.js';
+import { fetchResponse } from './fakes.js';
 import type { RawRequest, Target } from '../../suites/target/types.js';
 
 type Send = (raw: RawRequest) => Promise<Response>;
@@ -161,7 +162,7 @@ const MUTANTS: Record<string, { release?: string; mutant: Mutant }> = {
 
 async function target(release: string | undefined, mutant?: Mutant): Promise<Target> {
   const inner = await createEmbeddedTarget({ release });
-  return mutant ? { ...inner, send: (raw) => mutant(raw, (r) => inner.send(r)) } : inner;
+  return mutant ? { ...inner, send: (raw) => mutant(raw, (r) => fetchResponse(inner.send(r))) } : inner;
 }
 
 describe('API checks without a simulator fault can fail', () => {

@@ -1,5 +1,5 @@
 /** A tiny in-memory target for the runner's own tests: a function from request to response. */
-import type { RawRequest, Target } from '../../suites/target/types.js';
+import type { RawRequest, Target, TargetResponse } from '../../suites/target/types.js';
 import type { Check, CheckContext, TargetConfig } from '../../suites/types.js';
 import type { RuleInfo } from '../../suites/runner/rules.js';
 import type { RuleId } from '../../spec/index.js';
@@ -66,4 +66,15 @@ export function check(
   extra: Partial<Check> = {},
 ): Check {
   return { id: `grants.${id}`, suite: 'grants', title: id, rules: fakeRules(...rules), run, ...extra };
+}
+
+/**
+ * A target's answer as a Fetch Response, for test wrappers that edit answers (clone, json, new
+ * Response): the embedded target answers a lighter TargetResponse.
+ */
+export async function fetchResponse(answer: Promise<TargetResponse>): Promise<Response> {
+  const r = await answer;
+  if (r instanceof Response) return r;
+  const text = await r.text();
+  return new Response(text === '' ? null : text, { status: r.status, headers: r.headers });
 }
