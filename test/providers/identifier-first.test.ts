@@ -64,79 +64,70 @@ function expectPlayed(json: Report, why: string) {
   expect(json.checks.filter((c) => c.status === 'passed').length, why).toBeGreaterThan(0);
 }
 
-describe('identifier-first sign-in over plain HTML pages (form driver)', () => {
-  it('the grants and device suites pass, signed in through the username page and then the password page', async () => {
+describe('identifier-first sign-in', () => {
+  it('over plain HTML pages (form driver): the grants and device suites pass, through the username page, then the password page', async () => {
     const { json, why, posted } = await run('form-pass', 'pages', 'form', { suites: ['grants', 'device'] });
     expectPlayed(json, why);
     expect(posted.usernames, why).toBeGreaterThan(0);
     expect(posted.passwords, why).toBeGreaterThan(0);
   }, 240_000);
 
-  it('a wrong password: one errored check, the rest skipped, one password sent', async () => {
-    const { json, why, posted } = await run(
-      'form-wrong',
-      'pages',
-      'form',
-      { ids: SIGN_IN_CHECKS },
-      {
-        password: 'not-the-password',
-      },
-    );
-    expectOneRefusal(json, why);
-    expect(json.checks.find((c) => c.status === 'errored')?.message, why).toMatch(/\(status 401\)/);
-    expect(posted.passwords, why).toBe(1);
-  }, 120_000);
+  it.skipIf(!hasChromium)(
+    'drawn by script on one URL (browser driver): the grants suite passes',
+    async () => {
+      const { json, why, posted } = await run('browser-pass', 'script', 'browser', { suites: ['grants'] });
+      expectPlayed(json, why);
+      // The browser's username went by the page's script, the password field it drew then posted.
+      expect(posted.byScript, why).toBeGreaterThan(0);
+      expect(posted.passwords, why).toBeGreaterThan(0);
+    },
+    600_000,
+  );
 
-  it('an unknown username: refused on the username page, no password sent', async () => {
-    const { json, why, posted } = await run(
-      'form-unknown',
-      'pages',
-      'form',
-      { ids: SIGN_IN_CHECKS },
-      {
-        username: 'nobody-here',
-      },
-    );
-    expectOneRefusal(json, why);
-    expect(posted).toEqual({ usernames: 1, byScript: 0, passwords: 0 });
-  }, 120_000);
-});
-
-describe.skipIf(!hasChromium)('identifier-first sign-in drawn by script on one URL (browser driver)', () => {
-  it('the grants suite passes', async () => {
-    const { json, why, posted } = await run('browser-pass', 'script', 'browser', { suites: ['grants'] });
-    expectPlayed(json, why);
-    // The browser's username went by the page's script, the password field it drew then posted.
-    expect(posted.byScript, why).toBeGreaterThan(0);
-    expect(posted.passwords, why).toBeGreaterThan(0);
-  }, 600_000);
-
-  it('a wrong password: one errored check, the rest skipped, one password sent', async () => {
-    const { json, why, posted } = await run(
-      'browser-wrong',
-      'script',
-      'browser',
-      { ids: SIGN_IN_CHECKS },
-      {
-        password: 'not-the-password',
-      },
-    );
-    expectOneRefusal(json, why);
-    expect(posted.passwords, why).toBe(1);
-  }, 240_000);
-
-  it('an unknown username: refused with the username form again, no password sent', async () => {
-    const { json, why, posted } = await run(
-      'browser-unknown',
-      'script',
-      'browser',
-      { ids: SIGN_IN_CHECKS },
-      {
-        username: 'nobody-here',
-      },
-    );
-    expectOneRefusal(json, why);
-    expect(json.checks.find((c) => c.status === 'errored')?.message, why).toMatch(/its username form again/);
-    expect(posted).toEqual({ usernames: 1, byScript: 1, passwords: 0 });
-  }, 240_000);
+  /** Refused sign-ins: a wrong password sent once; an unknown username refused before any password. */
+  const REFUSALS = [
+    {
+      kind: 'form',
+      mode: 'pages',
+      what: 'a wrong password',
+      user: { password: 'not-the-password' },
+      detail: /\(status 401\)/,
+      posted: { passwords: 1 },
+    },
+    {
+      kind: 'form',
+      mode: 'pages',
+      what: 'an unknown username',
+      user: { username: 'nobody-here' },
+      detail: /\(status 401\)/,
+      posted: { usernames: 1, byScript: 0, passwords: 0 },
+    },
+    {
+      kind: 'browser',
+      mode: 'script',
+      what: 'a wrong password',
+      user: { password: 'not-the-password' },
+      detail: /\(status 401\)/,
+      posted: { passwords: 1 },
+    },
+    {
+      kind: 'browser',
+      mode: 'script',
+      what: 'an unknown username',
+      user: { username: 'nobody-here' },
+      detail: /its username form again/,
+      posted: { usernames: 1, byScript: 1, passwords: 0 },
+    },
+  ] as const;
+  it.each(REFUSALS.filter((r) => r.kind === 'form' || hasChromium))(
+    '$kind driver, $what: one errored check, the rest skipped',
+    async (r) => {
+      const name = `${r.kind}-${r.what.replace(/\W+/g, '-')}`;
+      const { json, why, posted } = await run(name, r.mode, r.kind, { ids: SIGN_IN_CHECKS }, r.user);
+      expectOneRefusal(json, why);
+      expect(json.checks.find((c) => c.status === 'errored')?.message, why).toMatch(r.detail);
+      expect(posted, why).toMatchObject(r.posted);
+    },
+    240_000,
+  );
 });

@@ -20,7 +20,7 @@ import { FIELDS, esc } from '../../simulator/pages/layout.js';
 import { userByLogin } from '../../simulator/store.js';
 import type { Sim } from '../../simulator/types.js';
 import { parseForms } from '../../suites/drivers/html.js';
-import { listen, type Loopback } from '../suites/loopback.js';
+import { bodyOf, listen, sendAnswer, type Loopback } from '../suites/loopback.js';
 
 export type IdentifierFirstMode = 'pages' | 'script';
 
@@ -89,12 +89,6 @@ function headersOf(req: IncomingMessage): Headers {
   return headers;
 }
 
-async function bodyOf(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 export async function identifierFirstProvider(mode: IdentifierFirstMode): Promise<IdentifierFirstProvider> {
   const sim = createSimulator();
   const listener = toNodeListener(sim);
@@ -130,7 +124,7 @@ export async function identifierFirstProvider(mode: IdentifierFirstMode): Promis
 
   /** The simulator's sign-in, or, with the username alone (the script page without script), the password page. */
   async function signIn(req: IncomingMessage): Promise<Response> {
-    const body = await bodyOf(req);
+    const body = (await bodyOf(req)).toString('utf8');
     if (!new URLSearchParams(body).has(FIELDS.password)) return identify(body);
     posted.passwords++;
     return sim.handle(
@@ -146,22 +140,13 @@ export async function identifierFirstProvider(mode: IdentifierFirstMode): Promis
         : req.method === 'POST' && path === '/users/identify'
           ? (r: IncomingMessage) => {
               if (r.headers['sec-fetch-mode'] === 'cors') posted.byScript++;
-              return bodyOf(r).then(identify);
+              return bodyOf(r).then((body) => identify(body.toString('utf8')));
             }
           : req.method === 'POST' && path === '/users/sign_in'
             ? signIn
             : undefined;
     if (!own) return listener(req, res);
-    void own(req).then(
-      async (answer) => {
-        const headers: Record<string, string | string[]> = Object.fromEntries(answer.headers);
-        const cookies = answer.headers.getSetCookie();
-        if (cookies.length) headers['set-cookie'] = cookies;
-        res.writeHead(answer.status, headers);
-        res.end(Buffer.from(await answer.arrayBuffer()));
-      },
-      () => void res.writeHead(502).end(),
-    );
+    sendAnswer(res, own(req));
   });
   origin = served.url;
   return { ...served, sim, posted };
