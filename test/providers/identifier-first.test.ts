@@ -73,9 +73,9 @@ describe('identifier-first sign-in', () => {
   }, 240_000);
 
   it.skipIf(!hasChromium)(
-    'drawn by script on one URL (browser driver): the grants suite passes',
+    'drawn by script on one URL (browser driver): the grants and device suites pass',
     async () => {
-      const { json, why, posted } = await run('browser-pass', 'script', 'browser', { suites: ['grants'] });
+      const { json, why, posted } = await run('browser-pass', 'script', 'browser', { suites: ['grants', 'device'] });
       expectPlayed(json, why);
       // The browser's username went by the page's script, the password field it drew then posted.
       expect(posted.byScript, why).toBeGreaterThan(0);
