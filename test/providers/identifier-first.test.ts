@@ -72,10 +72,15 @@ describe('identifier-first sign-in', () => {
     expect(posted.passwords, why).toBeGreaterThan(0);
   }, 240_000);
 
-  it.skipIf(!hasChromium)(
-    'drawn by script on one URL (browser driver): the grants and device suites pass',
-    async () => {
-      const { json, why, posted } = await run('browser-pass', 'script', 'browser', { suites: ['grants', 'device'] });
+  it.skipIf(!hasChromium).each([
+    { mode: 'script', what: 'in a form' },
+    { mode: 'app', what: 'with no form, by its buttons' },
+  ] as const)(
+    'drawn by script on one URL, $what (browser driver): the grants and device suites pass',
+    async ({ mode }) => {
+      const { json, why, posted } = await run(`browser-pass-${mode}`, mode, 'browser', {
+        suites: ['grants', 'device'],
+      });
       expectPlayed(json, why);
       // The browser's username went by the page's script, the password field it drew then posted.
       expect(posted.byScript, why).toBeGreaterThan(0);

@@ -12,6 +12,8 @@
  *   place, the page otherwise unchanged. Without script (the form posted with the username alone)
  *   the answer is the `pages` password page, as providers that work without JavaScript do: the
  *   harness's own HTTP sign-ins (application registration) still get through.
+ * - `app`: the `script` page with no form (a "Next" button, then "Sign in", whose script builds a
+ *   form and submits it), served to browser navigations only: other clients get the `pages` one.
  */
 import type { IncomingMessage } from 'node:http';
 import { createSimulator } from '../../simulator/core.js';
@@ -22,7 +24,7 @@ import type { Sim } from '../../simulator/types.js';
 import { parseForms } from '../../suites/drivers/html.js';
 import { bodyOf, listen, sendAnswer, type Loopback } from '../suites/loopback.js';
 
-export type IdentifierFirstMode = 'pages' | 'script';
+export type IdentifierFirstMode = 'pages' | 'script' | 'app';
 
 export interface IdentifierFirstProvider extends Loopback {
   sim: Sim;
@@ -56,21 +58,25 @@ ${hiddenFields([...hidden, [FIELDS.login, login]])}
 </form>`);
 }
 
-function scriptPage(hidden: [string, string][]): string {
+/** The `script` page, or (`app`) the same without a form: its script posts the sign-in by a form it builds. */
+function scriptPage(hidden: [string, string][], inForm: boolean): string {
+  const [tag, attrs, type] = inForm
+    ? ['form', ' method="post" action="/users/sign_in"', 'submit']
+    : ['div', '', 'button'];
   return html(`<h1>Sign in</h1>
-<form id="sign-in" method="post" action="/users/sign_in">
+<${tag} id="sign-in"${attrs}>
 ${hiddenFields(hidden)}
 <label>Username <input type="text" id="login" name="${FIELDS.login}" autocomplete="username" required></label>
 <div id="secret"></div>
 <p id="error" role="alert"></p>
-<button type="submit" id="next">Next</button>
-</form>
+<button type="${type}" id="next">Next</button>
+</${tag}>
 <script>
-const form = document.getElementById('sign-in');
-form.addEventListener('submit', async (event) => {
-  if (form.querySelector('input[type=password]')) return;
-  event.preventDefault();
-  const login = document.getElementById('login');
+const root = document.getElementById('sign-in');
+const login = document.getElementById('login');
+const next = document.getElementById('next');
+const asksPassword = () => !!root.querySelector('input[type=password]');
+async function identify() {
   const answer = await fetch('/users/identify', { method: 'POST', body: new URLSearchParams({ ${IDENTIFIER}: login.value }) });
   if (!answer.ok) return void (document.getElementById('error').textContent = 'We could not find that account.');
   login.readOnly = true;
@@ -78,8 +84,23 @@ form.addEventListener('submit', async (event) => {
   const label = document.createElement('label');
   label.append('Password ', password);
   document.getElementById('secret').append(label);
-  document.getElementById('next').textContent = 'Sign in';
-});
+  next.textContent = 'Sign in';
+}
+if (root.tagName === 'FORM')
+  root.addEventListener('submit', (event) => {
+    if (asksPassword()) return;
+    event.preventDefault();
+    void identify();
+  });
+else
+  next.addEventListener('click', () => {
+    if (!asksPassword()) return void identify();
+    const form = Object.assign(document.createElement('form'), { method: 'post', action: '/users/sign_in', hidden: true });
+    for (const input of root.querySelectorAll('input'))
+      form.append(Object.assign(document.createElement('input'), { type: 'hidden', name: input.name, value: input.value }));
+    document.body.append(form);
+    form.submit();
+  });
 </script>`);
 }
 
@@ -105,9 +126,17 @@ export async function identifierFirstProvider(mode: IdentifierFirstMode): Promis
     const hidden = (form?.fields ?? [])
       .filter((f) => f.type === 'hidden')
       .map((f): [string, string] => [f.name, f.value]);
+    // The formless page is a browser's only (as spa-provider's shell): HTTP clients get the plain one.
+    const page =
+      mode === 'pages' || (mode === 'app' && req.headers['sec-fetch-mode'] !== 'navigate')
+        ? usernamePage
+        : (fields: [string, string][]) => scriptPage(fields, mode === 'script');
     const out = new Headers({ 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
     for (const cookie of answer.headers.getSetCookie()) out.append('set-cookie', cookie);
-    return new Response(mode === 'pages' ? usernamePage(hidden) : scriptPage(hidden), { status: 200, headers: out });
+    return new Response(page(hidden), {
+      status: 200,
+      headers: out,
+    });
   }
 
   /** The username alone: a known one gets the password page, an unknown one 401 and the username page. */
