@@ -22,7 +22,7 @@ import type {
 } from 'playwright-core';
 import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { DriverError } from '../errors.js';
-import { DECISION_SELECTORS, SIGN_IN_DEFAULTS, STEP_SELECTORS } from './defaults.js';
+import { DECISION_SELECTORS, IDENTIFIER_WORDS, SIGN_IN_DEFAULTS, STEP_SELECTORS } from './defaults.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
 import { CheckFailure, CheckSkipped, HarnessError } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
@@ -331,6 +331,14 @@ export async function createBrowserDriver(
   const handsOver = (url: string) => redirectUris.some((r) => url.startsWith(r));
   const clock = options.hasControl ? createSimulatorDriver(http, config) : undefined;
   const passwordCss = `input[name=${cssString(d.passwordField)}], input[type="password"]`;
+  /** A username field that stands alone (identifier-first sign-in), as the form driver finds one. */
+  const identifierCss = [
+    `input[name=${cssString(d.loginField)}]:not([type="hidden" i])`,
+    'input[type="email" i]',
+    ...IDENTIFIER_WORDS.flatMap((word) =>
+      ['input[type="text" i]', 'input:not([type])'].map((input) => `${input}[name*="${word}" i]`),
+    ),
+  ].join(', ');
 
   /** Is a control there? An invalid selector in the config is the config's fault, said plainly. */
   async function present(page: Page, css: string, what: string): Promise<boolean> {
@@ -405,28 +413,57 @@ export async function createBrowserDriver(
     }
   }
 
-  /**
-   * Fill the sign-in fields (in the password's form, or on the page when a script draws them
-   * without one) and submit: Enter in a form, as a person would, with its default button's name
-   * and value; otherwise the configured or a "Sign in" button.
-   */
-  async function signIn(page: Page, watch: Watch, next: Control[]): Promise<void> {
+  /** The configured user, before any of their sign-in is typed: none configured, or refused earlier, skips. */
+  function user(): NonNullable<TargetConfig['user']> {
     if (!config.user) throw new CheckSkipped('the target asks to sign in and the config names no user');
     beforeSignIn(http);
+    return config.user;
+  }
+
+  /**
+   * Submit what was typed into `field`: Enter in a form, as a person would, with its default
+   * button's name and value; otherwise the `button` given (CSS, and the config field naming it).
+   */
+  async function submit(page: Page, watch: Watch, field: Locator, button: Control | undefined, next: Control[]) {
+    const click = button && (await present(page, ...button)) ? page.locator(button[0]).first() : undefined;
+    await settle(page, watch, () => (click ? click.click() : field.press('Enter')), { gone: field, next });
+  }
+
+  /** The form around `field`, if there is one. */
+  async function formOf(field: Locator): Promise<Locator | undefined> {
+    const form = field.locator('xpath=ancestor::form[1]');
+    return (await form.count()) > 0 ? form : undefined;
+  }
+
+  /**
+   * Fill the sign-in fields (in the password's form, or on the page when a script draws them
+   * without one) and submit, with the configured or a "Sign in" button when there is no form. After
+   * a username page (`identified`), the username may be shown read-only, or not at all.
+   */
+  async function signIn(page: Page, watch: Watch, identified: boolean, next: Control[]): Promise<void> {
+    const { username, password: secret } = user();
     const password = page.locator(passwordCss).first();
-    const form = password.locator('xpath=ancestor::form[1]');
-    const scope = (await form.count()) > 0 ? form : undefined;
+    const scope = await formOf(password);
     const root = scope ?? page.locator('body');
     const named = root.locator(`input[name=${cssString(d.loginField)}]`);
     const login = (await named.count())
       ? named.first()
-      : root.locator('input[type="text"]:visible, input[type="email"]:visible, input:not([type]):visible').first();
-    await login.fill(config.user.username);
-    await password.fill(config.user.password);
+      : identified
+        ? undefined
+        : root.locator('input[type="text"]:visible, input[type="email"]:visible, input:not([type]):visible').first();
+    if (login && (await login.count()) && (await login.isEditable())) await login.fill(username);
+    await password.fill(secret);
     const buttonCss = d.signInSelector ?? (scope ? undefined : STEP_SELECTORS.signIn);
-    const button =
-      buttonCss && (await present(page, buttonCss, 'signInSelector')) ? page.locator(buttonCss).first() : undefined;
-    await settle(page, watch, () => (button ? button.click() : password.press('Enter')), { gone: password, next });
+    await submit(page, watch, password, buttonCss ? [buttonCss, 'signInSelector'] : undefined, next);
+  }
+
+  /** The username alone (identifier-first sign-in), submitted like the sign-in form; "Next" when there is no form. */
+  async function identify(page: Page, watch: Watch, next: Control[]): Promise<void> {
+    const { username } = user();
+    const field = page.locator(identifierCss).first();
+    await field.fill(username);
+    const button: Control | undefined = (await formOf(field)) ? undefined : [STEP_SELECTORS.identify, 'next button'];
+    await submit(page, watch, field, button, next);
   }
 
   /**
@@ -480,8 +517,26 @@ export async function createBrowserDriver(
       const button = page.locator(css).first();
       return settle(page, watch, () => button.click(), { gone: button, next });
     };
+    const identifier: Control = [identifierCss, 'username field'];
+    /**
+     * Send the credentials (or the username alone) with `send`, then judge the answer: refused when
+     * a client or throttling error answered them or, once the page has settled, it asks for `asked`
+     * again and offers nothing else.
+     */
+    const signInStep = async (send: () => Promise<void>, next: Control[], asked: Control, detail: string) => {
+      const navigations = watch.activity.navigations;
+      await send();
+      // Blocked on its way elsewhere: said below, as what it is.
+      if (stray()) return;
+      refusedIfClientError(http, watch.activity.navigations !== navigations ? last?.status() : undefined);
+      await ready(page, watch, next);
+      if (!handover() && (await present(page, ...asked)) && !(await anyPresent(page, next)))
+        signInRefused(http, detail);
+    };
     try {
       let signedIn = false;
+      /** The username alone went out (identifier-first sign-in): the password comes next. */
+      let identified = false;
       let decided = false;
       let continued = 0;
       await settle(page, watch, () =>
@@ -499,20 +554,21 @@ export async function createBrowserDriver(
         await ready(page, watch, Object.values(controls));
         if (!signedIn && (await present(page, ...controls.password))) {
           signedIn = true;
-          const navigations = watch.activity.navigations;
-          await signIn(page, watch, [controls.decision, controls.continue]);
-          // Blocked on its way elsewhere: said below, as what it is.
-          if (stray()) continue;
-          // Refused: a client or throttling error answered the credentials, or, once the page has
-          // settled, it still asks for them and offers nothing else.
-          refusedIfClientError(http, watch.activity.navigations !== navigations ? last?.status() : undefined);
-          await ready(page, watch, [controls.decision, controls.continue]);
-          if (
-            !handover() &&
-            (await present(page, ...controls.password)) &&
-            !(await anyPresent(page, [controls.decision, controls.continue]))
-          )
-            signInRefused(http, 'its sign-in form again');
+          const next = [controls.decision, controls.continue];
+          await signInStep(
+            () => signIn(page, watch, identified, next),
+            next,
+            controls.password,
+            'its sign-in form again',
+          );
+          continue;
+        }
+        // A username page (identifier-first sign-in): the username alone, then the password on the
+        // page that follows (another, or this one redrawn by its script).
+        if (!signedIn && !identified && (await present(page, ...identifier))) {
+          identified = true;
+          const next = [controls.password, controls.decision, controls.continue];
+          await signInStep(() => identify(page, watch, next), next, identifier, 'its username form again');
           continue;
         }
         if (!decided) {

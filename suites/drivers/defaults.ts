@@ -10,6 +10,14 @@ export const SIGN_IN_DEFAULTS = {
   passwordField: 'user[password]',
 } as const;
 
+/**
+ * Words in the name of a username field that stands alone (identifier-first sign-in: the password
+ * is asked on the next page), besides the configured `loginField`: `login`, `loginfmt`, `username`,
+ * `email`, `identifier`, as the common providers name it. Not `user` alone: the device page's
+ * `user_code` is no username.
+ */
+export const IDENTIFIER_WORDS = ['login', 'username', 'user_name', 'email', 'identifier'] as const;
+
 /** A submit control whose value or text names the decision (CSS plus Playwright's :has-text). */
 const decisionSelector = (words: string[]) =>
   words
@@ -32,6 +40,8 @@ export const DECISION_SELECTORS = {
  */
 export const STEP_SELECTORS = {
   signIn: `${decisionSelector(['sign in', 'log in', 'login'])}, button[type="submit"]`,
+  /** The button that sends the username alone, on a page with no form to submit with Enter. */
+  identify: `${decisionSelector(['next', 'continue'])}, button[type="submit"]`,
   continue: ['continue', 'proceed', 'return to', 'back to']
     .flatMap((word) => [
       `button:has-text("${word}")`,

@@ -9,7 +9,7 @@ import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { CheckSkipped, HarnessError } from '../runner/errors.js';
 import { SIGN_IN_DEFAULTS } from './defaults.js';
 import { formData, matchesSelector, parseForms, type HtmlForm, type SubmitButton } from './html.js';
-import { beforeSignIn, refusedIfClientError, signInRefused } from './sign-in.js';
+import { beforeSignIn, identifierField, refusedIfClientError, signInRefused } from './sign-in.js';
 
 const DEFAULTS = {
   ...SIGN_IN_DEFAULTS,
@@ -68,6 +68,18 @@ function buttonFor(
   return undefined;
 }
 
+/** Where and how a browser sends `form` from the page at `url`: a GET form's fields go in the query. */
+function submission(
+  form: HtmlForm,
+  url: string,
+  values: Record<string, string>,
+  button?: SubmitButton,
+): [string, string, URLSearchParams | undefined] {
+  const action = new URL(form.action || url, url).href;
+  const body = formData(form, values, button);
+  return form.method === 'get' ? [`${action.split('?')[0]}?${body}`, 'GET', undefined] : [action, 'POST', body];
+}
+
 export function createBrowser(http: Http, config: TargetConfig): Browser {
   const jar = new CookieJar(undefined, { rejectPublicSuffixes: false, allowSpecialUseDomain: true });
   const d = { ...DEFAULTS, ...config.driver };
@@ -93,6 +105,14 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
   const signInForm = (forms: HtmlForm[]) =>
     forms.find((f) => f.fields.some((x) => x.name === d.passwordField)) ??
     forms.find((f) => f.fields.some((x) => x.type === 'password'));
+  /** The form of a page that asks for the username before the password (identifier-first sign-in). */
+  const usernameForm = (forms: HtmlForm[]) => {
+    for (const form of forms) {
+      const field = identifierField(form, d.loginField);
+      if (field) return { form, field };
+    }
+    return undefined;
+  };
 
   return {
     async browse(startUrl, decision, fill) {
@@ -102,8 +122,10 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       /** The form being submitted, named in the refusal when its action leaves the provider. */
       let what: string | undefined;
       let signedIn = false;
-      /** The credentials went out and no page has answered them yet (redirects are followed first). */
-      let answeringSignIn = false;
+      /** The username alone went out (identifier-first sign-in): the password comes on a later page. */
+      let identified = false;
+      /** The credentials (or the username alone) went out and no page has answered them yet (redirects are followed first). */
+      let answering: 'username' | 'password' | undefined;
       let decided = false;
       // A form submitted twice means the provider sent us back (a wrong code, an error): stop there.
       const submitted = new Set<string>();
@@ -116,7 +138,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           [url, method, body, what] = [next, 'GET', undefined, undefined];
           continue;
         }
-        if (answeringSignIn) refusedIfClientError(http, response.status);
+        if (answering) refusedIfClientError(http, response.status);
         // Media types are case-insensitive (RFC 9110 §8.3.1): `TEXT/HTML` is a page too.
         if (!/html/i.test(response.headers.get('content-type') ?? '')) return { response, decided };
         const forms = parseForms(response.text);
@@ -127,25 +149,43 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             `the provider's page at ${new URL(response.url || url).pathname} has no form (a script draws it): use driver: browser`,
           );
         const login = signInForm(forms);
+        const identifier = !login && !signedIn ? usernameForm(forms) : undefined;
         // The sign-in form again, in answer to the credentials: refused (a 200 page saying so).
-        if (login && answeringSignIn) signInRefused(http, `status ${response.status}, its sign-in form again`);
-        answeringSignIn = false;
+        if (login && answering === 'password') signInRefused(http, `status ${response.status}, its sign-in form again`);
+        // The username form again, in answer to the username alone (an unknown user): refused too.
+        if (identifier && answering === 'username')
+          signInRefused(http, `status ${response.status}, its username form again`);
+        answering = undefined;
+        // The username alone first; the page that answers it asks for the password.
+        if (identifier && !identified) {
+          if (!config.user) throw new CheckSkipped('the target asks to sign in and the config names no user');
+          beforeSignIn(http);
+          identified = true;
+          answering = 'username';
+          what = "the username form's action";
+          [url, method, body] = submission(identifier.form, url, { [identifier.field.name]: config.user.username });
+          continue;
+        }
         if (login && !signedIn) {
           if (!config.user) throw new CheckSkipped('the target asks to sign in and the config names no user');
           beforeSignIn(http);
           const loginName =
             login.fields.find((f) => f.name === d.loginField)?.name ??
             login.fields.find((f) => ['text', 'email'].includes(f.type))?.name ??
-            d.loginField;
+            // A password page after the username page may ask for the password alone.
+            (identified ? undefined : d.loginField);
           const passwordName =
             login.fields.find((f) => f.name === d.passwordField || f.type === 'password')?.name ?? d.passwordField;
           signedIn = true;
-          answeringSignIn = true;
+          answering = 'password';
           what = "the sign-in form's action";
           [url, method, body] = [
             new URL(login.action || url, url).href,
             login.method === 'get' ? 'GET' : 'POST',
-            formData(login, { [loginName]: config.user.username, [passwordName]: config.user.password }),
+            formData(login, {
+              ...(loginName ? { [loginName]: config.user.username } : {}),
+              [passwordName]: config.user.password,
+            }),
           ];
           continue;
         }
@@ -167,12 +207,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         decided ||= choice.explicit;
         const values = fill?.(choice.form) ?? {};
         what = `the action of the form with the ${choice.explicit ? decision : 'next step'} button`;
-        [url, method, body] = [
-          new URL(choice.form.action || url, url).href,
-          choice.form.method === 'get' ? 'GET' : 'POST',
-          formData(choice.form, values, choice.button),
-        ];
-        if (method === 'GET') [url, body] = [`${url.split('?')[0]}?${body}`, undefined];
+        [url, method, body] = submission(choice.form, url, values, choice.button);
       }
       throw new HarnessError(
         `the provider's pages did not settle within ${MAX_STEPS} redirects and form posts, starting at ${new URL(startUrl).pathname}`,

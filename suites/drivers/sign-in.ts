@@ -7,6 +7,8 @@
  */
 import type { Http } from '../types.js';
 import { CheckSkipped, HarnessError } from '../runner/errors.js';
+import { IDENTIFIER_WORDS } from './defaults.js';
+import type { FormField, HtmlForm } from './html.js';
 
 const refusals = new WeakMap<Http, string>();
 
@@ -33,5 +35,20 @@ export function signInRefused(http: Http, detail: string): never {
   refusals.set(http, detail);
   throw new SignInRefused(
     `the provider refused the sign-in of the configured user (${detail}): check user.username and user.password in the target config (a second factor or a CAPTCHA is beyond the driver); what needs a signed-in user is not tested`,
+  );
+}
+
+const IDENTIFIER_NAME = new RegExp(IDENTIFIER_WORDS.join('|'), 'i');
+
+/**
+ * The field of `form` that asks for the username, when the form asks for it without a password
+ * (identifier-first sign-in: the password comes on the next page): the configured `loginField`, an
+ * email field, or a text field named like one (IDENTIFIER_WORDS).
+ */
+export function identifierField(form: HtmlForm, loginField: string): FormField | undefined {
+  if (form.fields.some((f) => f.type === 'password')) return undefined;
+  return (
+    form.fields.find((f) => f.name === loginField && f.type !== 'hidden') ??
+    form.fields.find((f) => f.type === 'email' || (f.type === 'text' && IDENTIFIER_NAME.test(f.name)))
   );
 }

@@ -2,7 +2,9 @@
 import fc from 'fast-check';
 import type { RuleId } from '../../spec/index.js';
 import type { AppRole, AuthorizeOutcome, Check, CheckContext } from '../types.js';
+import { SIGN_IN_DEFAULTS } from '../drivers/defaults.js';
 import { parseForms } from '../drivers/html.js';
+import { identifierField } from '../drivers/sign-in.js';
 import {
   authorizeCode,
   authorizeRedirect,
@@ -450,7 +452,11 @@ export const authorizeChecks: Check[] = [
         .map((c) => c.split(';')[0])
         .join('; ');
       const page = await t.http.follow(next.href, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) } });
-      const signIn = parseForms(page.text).some((f) => f.fields.some((x) => x.type === 'password'));
+      // A form asking for the password, or for the username alone (the password on the next page).
+      const loginField = t.config.driver?.loginField ?? SIGN_IN_DEFAULTS.loginField;
+      const signIn = parseForms(page.text).some(
+        (f) => f.fields.some((x) => x.type === 'password') || identifierField(f, loginField),
+      );
       t.expect(page.status === 200 && signIn, 'the redirect must lead to a sign-in form', {
         status: page.status,
         path: next.pathname,

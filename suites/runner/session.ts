@@ -7,7 +7,7 @@ import { profiles } from '../../spec/index.js';
 import type { Offering, RuleId } from '../../spec/index.js';
 import type { CheckResult, CheckStatus, Exchange } from '../report/model.js';
 import { TargetError } from '../errors.js';
-import type { Capabilities, Capability, Check } from '../types.js';
+import type { Capabilities, Capability, Check, Driver } from '../types.js';
 import { AUTHORIZE_DEVICE_PATH, AUTHORIZE_PATH, KEYS_PATH, REVOKE_PATH, TOKEN_PATH } from '../shared/oauth.js';
 import { TransportError, transportStop, type Target } from '../target/types.js';
 import { createDriver } from '../drivers/index.js';
@@ -237,10 +237,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     },
     (raw) => {
       if (!fromLiveCheck()) throw new HarnessError(PAST_ITS_END);
-      if (checkRunning && absentEndpoints.length) {
-        const absent = absentEndpoint(raw.url);
-        if (absent && absent.reporter !== runningCheck) throw new CheckSkipped(WHY_MISSING[absent.capability]);
-      }
+      if (checkRunning && absentEndpoints.length) skipIfAbsent(absentEndpoint(raw.url));
       if (checkRunning && options.stopRequested?.()) {
         stoppedCheck = INTERRUPTED;
         throw new CheckSkipped(INTERRUPTED);
@@ -253,6 +250,32 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       if (checkRunning && silent()) throw new NoAnswer(STOPPED_ANSWERING);
     },
   );
+  /** The request gate's rule: a check other than its reporter that reaches for an absent endpoint is skipped. */
+  const skipIfAbsent = (absent: (typeof CORE_ENDPOINTS)[number] | undefined) => {
+    if (checkRunning && absent && absent.reporter !== runningCheck)
+      throw new CheckSkipped(WHY_MISSING[absent.capability]);
+  };
+  /**
+   * The driver behind the same gate: its actions are requests too, and the browser driver's page
+   * loads do not pass through the harness's Http. An authorization at an absent authorization
+   * endpoint, or a device verification where the device endpoint is absent, is skipped before
+   * any page loads.
+   */
+  const gated = (driver: Driver): Driver => {
+    const verification = (act: (userCode: string) => Promise<void>) => async (userCode: string) => {
+      skipIfAbsent(absentEndpoints.find((e) => e.capability === 'deviceEndpoint'));
+      return act(userCode);
+    };
+    return {
+      ...driver,
+      async authorize(url, decision) {
+        skipIfAbsent(absentEndpoint(url));
+        return driver.authorize(url, decision);
+      },
+      approveDevice: verification((userCode) => driver.approveDevice(userCode)),
+      denyDevice: verification((userCode) => driver.denyDevice(userCode)),
+    };
+  };
   const random = createRandom(options.seed);
   const basePath = new URL(target.baseUrl).pathname.replace(/(?<!\/)\/+$/, '');
   /** The core endpoint a request goes to, when the start-up found it absent. */
@@ -268,7 +291,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 
   // Set-up exchanges are recorded like any other; each check clears the recorder before it runs.
   const control = await detectControl(http);
-  const driver = await createDriver(http, config, control);
+  const driver = gated(await createDriver(http, config, control));
   const setupFlows = createOAuthFlows(http, driver, config, redactor, random);
   current = setupFlows;
   let caps: Capabilities;

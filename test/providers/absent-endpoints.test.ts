@@ -6,14 +6,17 @@
  * own rules (PKCE, refresh, CORS, client authentication...), and an absent revocation endpoint, key
  * set or device endpoint a dozen each.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { executeRun } from '../../cli/run.js';
 import { targetConfig } from '../../simulator/control/config.js';
 import type { Report } from '../../suites/report/model.js';
+import { DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
+import type { Check, CheckContext } from '../../suites/types.js';
 import { simulatorWith, type Loopback } from '../suites/loopback.js';
+import { notFound, runAgainst, startProvider } from './provider.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-absent-'));
 const servers: Loopback[] = [];
@@ -45,44 +48,79 @@ const CASES = [
   },
 ];
 
-describe('an endpoint absent at the target is reported once', () => {
-  it.each(CASES)(
-    '$path: only $reporter fails, on $rule; what needs it is skipped',
-    async (c) => {
-      // Any method on that path answers 404 with an HTML page, as a server without the route does.
-      const server = await simulatorWith((req, res) => {
-        if (new URL(req.url ?? '/', 'http://x').pathname !== c.path) return false;
-        req.resume();
-        res.writeHead(404, { 'content-type': 'text/html' });
-        res.end('<html><body>Not Found</body></html>');
-        return true;
-      });
-      servers.push(server);
-      const file = join(dir, `${c.reporter}.json`);
-      writeFileSync(file, JSON.stringify(targetConfig(server.sim, server.url)));
-      const report = join(dir, `${c.reporter}-report.json`);
-      let err = '';
-      const code = await executeRun(
-        { config: file, report: `json=${report}`, runs: '1', seed: '5' },
-        { out: () => undefined, err: (t) => void (err += t) },
-      );
-      const json = JSON.parse(readFileSync(report, 'utf8')) as Report;
-      const why = `${err}\n${json.checks
-        .filter((k) => k.status !== 'passed')
-        .map((k) => `${k.status} ${k.id}: ${k.message ?? ''}`)
-        .join('\n')}`;
-      expect(code, why).toBe(1);
-      const bad = json.checks.filter((k) => k.status === 'failed' || k.status === 'warned' || k.status === 'errored');
-      expect(
-        bad.map((k) => `${k.status} ${k.id}`),
-        why,
-      ).toEqual([`failed ${c.reporter}`]);
-      expect(json.rules.find((r) => r.id === c.rule)?.status, why).toBe('failed');
-      const skipped = json.checks.filter((k) => k.status === 'skipped' && c.why.test(k.message ?? ''));
-      expect(skipped.length, why).toBeGreaterThan(0);
-    },
-    120_000,
+/** The run against the simulator with `c.path` absent (404), the user played by `kind`'s driver. */
+async function absentRun(c: (typeof CASES)[number], kind?: 'form' | 'browser') {
+  // Any method on that path answers 404 with an HTML page, as a server without the route does.
+  const server = await simulatorWith((req, res) => {
+    if (new URL(req.url ?? '/', 'http://x').pathname !== c.path) return false;
+    req.resume();
+    res.writeHead(404, { 'content-type': 'text/html' });
+    res.end('<html><body>Not Found</body></html>');
+    return true;
+  });
+  servers.push(server);
+  const name = `${c.reporter}${kind ? `-${kind}` : ''}`;
+  const file = join(dir, `${name}.json`);
+  const config = targetConfig(server.sim, server.url);
+  writeFileSync(file, JSON.stringify(kind ? { ...config, driver: { ...config.driver, kind } } : config));
+  const report = join(dir, `${name}-report.json`);
+  let err = '';
+  const code = await executeRun(
+    { config: file, report: `json=${report}`, runs: '1', seed: '5' },
+    { out: () => undefined, err: (t) => void (err += t) },
   );
+  const json = JSON.parse(readFileSync(report, 'utf8')) as Report;
+  const why = `${err}\n${json.checks
+    .filter((k) => k.status !== 'passed')
+    .map((k) => `${k.status} ${k.id}: ${k.message ?? ''}`)
+    .join('\n')}`;
+  expect(code, why).toBe(1);
+  const bad = json.checks.filter((k) => k.status === 'failed' || k.status === 'warned' || k.status === 'errored');
+  expect(
+    bad.map((k) => `${k.status} ${k.id}`),
+    why,
+  ).toEqual([`failed ${c.reporter}`]);
+  expect(json.rules.find((r) => r.id === c.rule)?.status, why).toBe('failed');
+  const skipped = json.checks.filter((k) => k.status === 'skipped' && c.why.test(k.message ?? ''));
+  expect(skipped.length, why).toBeGreaterThan(0);
+}
+
+describe('an endpoint absent at the target is reported once', () => {
+  it.each(CASES)('$path: only $reporter fails, on $rule; what needs it is skipped', (c) => absentRun(c), 120_000);
+
+  // The drivers that play the provider's pages: the browser's page loads do not pass through the
+  // harness's HTTP layer, and are skipped all the same, before any page loads.
+  const authorize = CASES.find((c) => c.path === '/oauth/authorize')!;
+  it('/oauth/authorize with the form driver: the same', () => absentRun(authorize, 'form'), 240_000);
+  it.skipIf(!existsSync(process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM))(
+    '/oauth/authorize with the browser driver: the same',
+    () => absentRun(authorize, 'browser'),
+    240_000,
+  );
+
+  it('the device endpoint: a check asking the driver to verify a device code is skipped, the driver not asked', async () => {
+    const provider = await startProvider((_method, url) =>
+      url.pathname === '/oauth/authorize_device' ? () => notFound : undefined,
+    );
+    servers.push(provider);
+    let played = 0;
+    const verify: Check = {
+      id: 'device.verify-anyway',
+      suite: 'device',
+      title: 'Asks the driver to approve a device code without asking the device endpoint for one',
+      rules: ['DEV-AVAILABILITY'],
+      async run(t: CheckContext) {
+        await t.driver.approveDevice('WXYZ-2345');
+        played++;
+        t.expect(false, 'the driver verified a device code where the device endpoint is absent');
+      },
+    };
+    const { report } = await runAgainst(provider, {}, [verify]);
+    expect(played).toBe(0);
+    expect(report.checks.map((c) => `${c.status} ${c.id}: ${c.message ?? ''}`)).toEqual([
+      expect.stringMatching(/^skipped device\.verify-anyway: the target has no device authorization endpoint/),
+    ]);
+  }, 120_000);
 
   it('the discovery document: only oidc.discovery says so (a should), not the content type of the 404', async () => {
     const server = await simulatorWith((req, res) => {

@@ -12,6 +12,7 @@ import { targetConfig } from '../../simulator/control/config.js';
 import type { Sim, SimulatorOptions } from '../../simulator/types.js';
 import type { Report } from '../../suites/report/model.js';
 import type { Check } from '../../suites/types.js';
+import { expect } from 'vitest';
 import { simulatorWith, type Loopback } from '../suites/loopback.js';
 
 export interface Reply {
@@ -112,3 +113,32 @@ export const erroredText = (report: Report) =>
     .filter((c) => c.status === 'errored')
     .map((c) => `${c.id}: ${c.message}`)
     .join('\n');
+
+export const REFUSED =
+  /^the harness could not complete this check: the provider refused the sign-in of the configured user \(/;
+export const NOT_AGAIN =
+  /^the provider refused the configured user's sign-in earlier in this run \(.+\); it is not tried again$/;
+
+/**
+ * A refused sign-in, said once: the check that met it errored with the reason, none failed or
+ * warned, and later checks that needed a signed-in user skipped for it.
+ */
+export function expectOneRefusal(json: Report, why: string) {
+  const by = (status: string) => json.checks.filter((c) => c.status === status);
+  expect(
+    by('failed').map((c) => `${c.id}: ${c.message}`),
+    why,
+  ).toEqual([]);
+  expect(
+    by('warned').map((c) => `${c.id}: ${c.message}`),
+    why,
+  ).toEqual([]);
+  const errored = by('errored');
+  expect(
+    errored.map((c) => c.message),
+    why,
+  ).toHaveLength(1);
+  expect(errored[0].message, why).toMatch(REFUSED);
+  const skippedForIt = by('skipped').filter((c) => NOT_AGAIN.test(c.message ?? ''));
+  expect(skippedForIt.length, why).toBeGreaterThan(0);
+}

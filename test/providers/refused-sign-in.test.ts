@@ -17,6 +17,7 @@ import { allChecks } from '../../suites/index.js';
 import { DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
 import type { Report } from '../../suites/report/model.js';
 import { simulatorWith, type Loopback } from '../suites/loopback.js';
+import { expectOneRefusal } from './provider.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-refused-'));
 const servers: Loopback[] = [];
@@ -24,11 +25,6 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
   rmSync(dir, { recursive: true, force: true });
 });
-
-const REFUSED =
-  /^the harness could not complete this check: the provider refused the sign-in of the configured user \(/;
-const NOT_AGAIN =
-  /^the provider refused the configured user's sign-in earlier in this run \(.+\); it is not tried again$/;
 
 /**
  * The run against the simulator with the config's password wrong (or, `sameForm`, a provider that
@@ -70,26 +66,6 @@ async function refusedRun(
   );
   const json = JSON.parse(readFileSync(report, 'utf8')) as Report;
   return { code, json, signIns, err };
-}
-
-function expectOneRefusal(json: Report, why: string) {
-  const by = (status: string) => json.checks.filter((c) => c.status === status);
-  expect(
-    by('failed').map((c) => `${c.id}: ${c.message}`),
-    why,
-  ).toEqual([]);
-  expect(
-    by('warned').map((c) => `${c.id}: ${c.message}`),
-    why,
-  ).toEqual([]);
-  const errored = by('errored');
-  expect(
-    errored.map((c) => c.message),
-    why,
-  ).toHaveLength(1);
-  expect(errored[0].message, why).toMatch(REFUSED);
-  const skippedForIt = by('skipped').filter((c) => NOT_AGAIN.test(c.message ?? ''));
-  expect(skippedForIt.length, why).toBeGreaterThan(0);
 }
 
 describe('a refused sign-in of the configured user', () => {

@@ -13,7 +13,7 @@ import { toNodeListener } from '../../simulator/adapters/node.js';
 import { targetConfig } from '../../simulator/control/config.js';
 import type { Sim } from '../../simulator/types.js';
 import type { DriverConfig, TargetConfig } from '../../spec/target-config.js';
-import { listen, type Loopback } from '../suites/loopback.js';
+import { bodyOf, listen, sendAnswer, type Loopback } from '../suites/loopback.js';
 
 export interface SpaOptions {
   /** How the application is reached after the decision: at once by script, or by a button. */
@@ -125,12 +125,6 @@ route();
 </script></body></html>`;
 }
 
-async function bodyOf(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 /** The simulator's answer to a script's call: a redirect becomes JSON the script can read. */
 async function viaScript(sim: Sim, origin: string, req: IncomingMessage): Promise<Response> {
   const headers = new Headers();
@@ -165,16 +159,7 @@ export async function spaProvider(options: SpaOptions): Promise<SpaProvider> {
     }
     if (!path.startsWith(`${PREFIX}/`)) return listener(req, res);
     fetched.push(`${req.method} ${path.slice(PREFIX.length)}`);
-    void viaScript(sim, origin, req).then(
-      async (answer) => {
-        const headers: Record<string, string | string[]> = Object.fromEntries(answer.headers);
-        const cookies = answer.headers.getSetCookie();
-        if (cookies.length) headers['set-cookie'] = cookies;
-        res.writeHead(answer.status, headers);
-        res.end(Buffer.from(await answer.arrayBuffer()));
-      },
-      () => void res.writeHead(502).end(),
-    );
+    sendAnswer(res, viaScript(sim, origin, req));
   });
   origin = served.url;
   return {

@@ -32,6 +32,27 @@ export async function listen(handler: Handler): Promise<Loopback> {
   };
 }
 
+/** A request's whole body. */
+export async function bodyOf(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Answer with what `answer` resolves to (each Set-Cookie kept apart), or 502 if it fails. */
+export function sendAnswer(res: ServerResponse, answer: Promise<Response>): void {
+  void answer.then(
+    async (r) => {
+      const headers: Record<string, string | string[]> = Object.fromEntries(r.headers);
+      const cookies = r.headers.getSetCookie();
+      if (cookies.length) headers['set-cookie'] = cookies;
+      res.writeHead(r.status, headers);
+      res.end(Buffer.from(await r.arrayBuffer()));
+    },
+    () => void res.writeHead(502).end(),
+  );
+}
+
 /** Drain the request body first, so the client's write never races our answer. */
 const answer =
   (status: number, type: string, body: string): Handler =>
