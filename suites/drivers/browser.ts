@@ -551,7 +551,13 @@ export async function createBrowserDriver(
       // Steps: sign in, decide, then continue (a button or link that leads on), each once it shows.
       for (let step = 0; step < MAX_STEPS && !handover() && !stray(); step++) {
         progress();
-        await ready(page, watch, Object.values(controls));
+        // Before the sign-in a username page is an answer too: waiting only for the others would
+        // spend the whole script allowance on every identifier-first sign-in.
+        await ready(
+          page,
+          watch,
+          signedIn || identified ? Object.values(controls) : [...Object.values(controls), identifier],
+        );
         if (!signedIn && (await present(page, ...controls.password))) {
           signedIn = true;
           const next = [controls.decision, controls.continue];

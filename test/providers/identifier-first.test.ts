@@ -15,6 +15,7 @@ import { targetConfig } from '../../simulator/control/config.js';
 import { allChecks } from '../../suites/index.js';
 import { DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
 import type { Report } from '../../suites/report/model.js';
+import { GRANTS_PER_PAGE_ENDING } from '../suites/page-endings.js';
 import { expectOneRefusal } from './provider.js';
 import { identifierFirstProvider, type IdentifierFirstMode, type IdentifierFirstProvider } from './identifier-first.js';
 
@@ -26,6 +27,8 @@ afterAll(async () => {
 });
 
 const hasChromium = existsSync(process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM);
+/** Device checks whose code the driver approves on the verification page. */
+const DEVICE_APPROVALS = ['device.single-use', 'device.token-response'];
 /** Checks that each play an authorization, approved and denied. */
 const SIGN_IN_CHECKS = ['grants.state-unchanged', 'grants.consent-denied', 'grants.code-single-use'];
 
@@ -76,10 +79,12 @@ describe('identifier-first sign-in', () => {
     { mode: 'script', what: 'in a form' },
     { mode: 'app', what: 'with no form, by its buttons' },
   ] as const)(
-    'drawn by script on one URL, $what (browser driver): the grants and device suites pass',
+    'drawn by script on one URL, $what (browser driver): the grants and device checks pass',
     async ({ mode }) => {
+      // In Chromium each authorization is a page of its own: the grants checks that end their pages
+      // each their own way (test/suites/page-endings.ts) and the device checks that approve a code.
       const { json, why, posted } = await run(`browser-pass-${mode}`, mode, 'browser', {
-        suites: ['grants', 'device'],
+        ids: [...GRANTS_PER_PAGE_ENDING, ...DEVICE_APPROVALS],
       });
       expectPlayed(json, why);
       // The browser's username went by the page's script, the password field it drew then posted.
