@@ -619,7 +619,12 @@ export async function createBrowserDriver(
       throw error;
     } finally {
       clearTimeout(watchdog);
-      await page.close().catch(() => undefined);
+      // Bounded: a renderer that does not answer the close must not hold the check past its end
+      // (the context's close, when the driver closes, takes the page with it).
+      await Promise.race([
+        page.close().catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, pageTimeout).unref()),
+      ]);
     }
   }
 
