@@ -55,6 +55,13 @@ export class ReplyHeaders {
     for (const value of this.cookies) visit(value, 'set-cookie');
   }
 
+  /** As Fetch's Headers (which refuse a value the simulator should not build: a bug of ours). */
+  toHeaders(): Headers {
+    const headers = new Headers();
+    this.forEach((value, name) => headers.append(name, value));
+    return headers;
+  }
+
   /** For node's writeHead: names and values in one flat list, each set-cookie its own pair. */
   toNodeList(): string[] {
     const out: string[] = [];
@@ -78,9 +85,10 @@ export class Reply {
 
   /** The same answer as a WHATWG Response (the Fetch contract of sim.handle and msw). */
   toResponse(withBody = true): Response {
-    const headers = new Headers();
-    this.headers.forEach((value, name) => headers.append(name, value));
-    return new Response(withBody ? (this.body as BodyInit | null) : null, { status: this.status, headers });
+    return new Response(withBody ? (this.body as BodyInit | null) : null, {
+      status: this.status,
+      headers: this.headers.toHeaders(),
+    });
   }
 }
 

@@ -39,9 +39,8 @@ function simRequest(raw: RawRequest): SimRequest {
 /** The simulator's answer as the harness reads it: what sim.handle's Response would have said. */
 function targetResponse(answer: Answer, head: boolean): TargetResponse {
   if (answer instanceof Response) return head ? new Response(null, answer) : answer;
-  // Fetch's Headers, as an HTTP target's: it refuses a header value the simulator should not build.
-  const headers = new Headers();
-  answer.headers.forEach((value, name) => headers.append(name, value));
+  // Fetch's Headers, as an HTTP target's answer has.
+  const headers = answer.headers.toHeaders();
   const { body, status } = answer;
   // TextDecoder drops a leading byte order mark, as Fetch's text() does; the simulator writes none in a string.
   const read = Promise.resolve(head || body === null ? '' : typeof body === 'string' ? body : UTF8.decode(body));
