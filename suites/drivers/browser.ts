@@ -30,7 +30,7 @@ import { devicePageUrl } from './form.js';
 import { createSimulatorDriver } from './simulator.js';
 import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
 import { allowedOrigins } from '../target/origin.js';
-import { beforeSignIn, refusedIfClientError, signInRefused } from './sign-in.js';
+import { refusedIfClientError, signInRefused, signInUser } from './sign-in.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 /** Quiet, offline, throwaway: no sandbox (containers), no GPU, nothing fetched in the background. */
@@ -413,13 +413,6 @@ export async function createBrowserDriver(
     }
   }
 
-  /** The configured user, before any of their sign-in is typed: none configured, or refused earlier, skips. */
-  function user(): NonNullable<TargetConfig['user']> {
-    if (!config.user) throw new CheckSkipped('the target asks to sign in and the config names no user');
-    beforeSignIn(http);
-    return config.user;
-  }
-
   /**
    * Submit what was typed into `field`: Enter in a form, as a person would, with its default
    * button's name and value; otherwise the `button` given (CSS, and the config field naming it).
@@ -441,7 +434,7 @@ export async function createBrowserDriver(
    * a username page (`identified`), the username may be shown read-only, or not at all.
    */
   async function signIn(page: Page, watch: Watch, identified: boolean, next: Control[]): Promise<void> {
-    const { username, password: secret } = user();
+    const { username, password: secret } = signInUser(http, config);
     const password = page.locator(passwordCss).first();
     const scope = await formOf(password);
     const root = scope ?? page.locator('body');
@@ -459,7 +452,7 @@ export async function createBrowserDriver(
 
   /** The username alone (identifier-first sign-in), submitted like the sign-in form; "Next" when there is no form. */
   async function identify(page: Page, watch: Watch, next: Control[]): Promise<void> {
-    const { username } = user();
+    const { username } = signInUser(http, config);
     const field = page.locator(identifierCss).first();
     await field.fill(username);
     const button: Control | undefined = (await formOf(field)) ? undefined : [STEP_SELECTORS.identify, 'next button'];

@@ -9,7 +9,7 @@ import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { CheckSkipped, HarnessError } from '../runner/errors.js';
 import { SIGN_IN_DEFAULTS } from './defaults.js';
 import { formData, matchesSelector, parseForms, type HtmlForm, type SubmitButton } from './html.js';
-import { beforeSignIn, identifierField, refusedIfClientError, signInRefused } from './sign-in.js';
+import { identifierField, refusedIfClientError, signInRefused, signInUser } from './sign-in.js';
 
 const DEFAULTS = {
   ...SIGN_IN_DEFAULTS,
@@ -158,17 +158,15 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         answering = undefined;
         // The username alone first; the page that answers it asks for the password.
         if (identifier && !identified) {
-          if (!config.user) throw new CheckSkipped('the target asks to sign in and the config names no user');
-          beforeSignIn(http);
+          const { username } = signInUser(http, config);
           identified = true;
           answering = 'username';
           what = "the username form's action";
-          [url, method, body] = submission(identifier.form, url, { [identifier.field.name]: config.user.username });
+          [url, method, body] = submission(identifier.form, url, { [identifier.field.name]: username });
           continue;
         }
         if (login && !signedIn) {
-          if (!config.user) throw new CheckSkipped('the target asks to sign in and the config names no user');
-          beforeSignIn(http);
+          const user = signInUser(http, config);
           const loginName =
             login.fields.find((f) => f.name === d.loginField)?.name ??
             login.fields.find((f) => ['text', 'email'].includes(f.type))?.name ??
@@ -183,8 +181,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             new URL(login.action || url, url).href,
             login.method === 'get' ? 'GET' : 'POST',
             formData(login, {
-              ...(loginName ? { [loginName]: config.user.username } : {}),
-              [passwordName]: config.user.password,
+              ...(loginName ? { [loginName]: user.username } : {}),
+              [passwordName]: user.password,
             }),
           ];
           continue;

@@ -5,7 +5,7 @@
  * throttles it too) and each check that needs one is skipped, saying why. Kept per run, by the
  * run's Http, which the run's driver and each check's form browser share.
  */
-import type { Http } from '../types.js';
+import type { Http, TargetConfig } from '../types.js';
 import { CheckSkipped, HarnessError } from '../runner/errors.js';
 import { IDENTIFIER_WORDS } from './defaults.js';
 import type { FormField, HtmlForm } from './html.js';
@@ -23,6 +23,13 @@ export function beforeSignIn(http: Http): void {
     throw new CheckSkipped(
       `the provider refused the configured user's sign-in earlier in this run (${earlier}); it is not tried again`,
     );
+}
+
+/** The configured user, before any of their sign-in is sent: none configured, or refused earlier, skips. */
+export function signInUser(http: Http, config: TargetConfig): NonNullable<TargetConfig['user']> {
+  if (!config.user) throw new CheckSkipped('the target asks to sign in and the config names no user');
+  beforeSignIn(http);
+  return config.user;
 }
 
 /** A client or throttling error answering the credentials is a refusal (no status: nothing to judge). */
