@@ -3,6 +3,7 @@
  * (so a simulator whose endpoint is broken by a fault gets its checks run and failed, not skipped),
  * but nothing is assumed from the release alone.
  */
+import type { RuleId } from '../../spec/index.js';
 import type { Capabilities, Http, TargetConfig } from '../types.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
 import {
@@ -63,6 +64,59 @@ async function served(http: Http, path: string, method: 'GET' | 'POST' = 'GET'):
     return true;
   }
 }
+
+/**
+ * Endpoints that checks of every suite reach for, on their way to what they test. Each is asked at
+ * start-up (served, above); one absent is reported once, by the `reporter` check (its 404 fails
+ * `rule`, which says the endpoint answers), and any other check that sends a request there is
+ * skipped, saying why (runner/session.ts), instead of failing its own rules on a 404.
+ */
+export const CORE_ENDPOINTS: readonly {
+  capability: 'tokenEndpoint' | 'revocation' | 'deviceEndpoint' | 'keys' | 'authorizeEndpoint';
+  method: 'GET' | 'POST';
+  path: string;
+  /** What the target lacks, in words. */
+  name: string;
+  reporter: string;
+  rule: RuleId;
+  /** Where its absence is no news: the device endpoint of a target without the device grant. */
+  expected?: (found: Capabilities) => boolean;
+}[] = [
+  {
+    capability: 'tokenEndpoint',
+    method: 'POST',
+    path: TOKEN_PATH,
+    name: 'token endpoint',
+    reporter: 'grants.token-response-fields',
+    rule: 'GRANT-CODE-PARAMS',
+  },
+  {
+    capability: 'revocation',
+    method: 'POST',
+    path: REVOKE_PATH,
+    name: 'revocation endpoint',
+    reporter: 'tokens.revoke-access-token',
+    rule: 'REV-PARAMS',
+  },
+  {
+    capability: 'deviceEndpoint',
+    method: 'POST',
+    path: AUTHORIZE_DEVICE_PATH,
+    name: 'device authorization endpoint',
+    reporter: 'device.authorization-response',
+    rule: 'DEV-AVAILABILITY',
+    expected: (found) => found.device,
+  },
+  { capability: 'keys', method: 'GET', path: KEYS_PATH, name: 'key set', reporter: 'oidc.jwks', rule: 'OIDC-JWKS' },
+  {
+    capability: 'authorizeEndpoint',
+    method: 'GET',
+    path: AUTHORIZE_PATH,
+    name: 'authorization endpoint',
+    reporter: 'grants.sign-in-required',
+    rule: 'GRANT-CODE-FLOW',
+  },
+];
 
 /**
  * The RFC 7662 introspection endpoint discovery advertises, as a path on the target's own origin
@@ -128,8 +182,7 @@ export async function detectCapabilities({
     flags[DEVICE_FLAG] !== false &&
     !!deviceApp &&
     (await answers(
-      () =>
-        http.post('/oauth/authorize_device', { form: { client_id: deviceApp.clientId, scope: deviceApp.scopes[0] } }),
+      () => http.post(AUTHORIZE_DEVICE_PATH, { form: { client_id: deviceApp.clientId, scope: deviceApp.scopes[0] } }),
       (s, t) => (s === 200 && t.includes('device_code')) || s >= 500,
     ));
   const device = flags[DEVICE_FLAG] !== false && (deviceAnswers || deviceDeclared === true);
@@ -142,6 +195,11 @@ export async function detectCapabilities({
   }
 
   const introspection = await introspectionPath(http);
+  const restApi = await served(http, CURRENT_USER_PATH);
+  const tokenInfo = await served(http, TOKEN_INFO_PATH);
+  const userinfo = await served(http, USERINFO_PATH);
+  const core = {} as Record<(typeof CORE_ENDPOINTS)[number]['capability'], boolean>;
+  for (const e of CORE_ENDPOINTS) core[e.capability] = await served(http, e.path, e.method);
   return {
     control,
     clock,
@@ -152,14 +210,10 @@ export async function detectCapabilities({
     // Only the simulator is ours to write to; a live deployment is read, never changed.
     writable: control,
     oidc: Object.values(config.applications ?? {}).some((a) => a?.scopes.includes('openid')),
-    restApi: await served(http, CURRENT_USER_PATH),
-    tokenInfo: await served(http, TOKEN_INFO_PATH),
-    userinfo: await served(http, USERINFO_PATH),
-    tokenEndpoint: await served(http, TOKEN_PATH, 'POST'),
-    revocation: await served(http, REVOKE_PATH, 'POST'),
-    deviceEndpoint: await served(http, AUTHORIZE_DEVICE_PATH, 'POST'),
-    keys: await served(http, KEYS_PATH),
-    authorizeEndpoint: await served(http, AUTHORIZE_PATH),
+    restApi,
+    tokenInfo,
+    userinfo,
+    ...core,
     introspection: introspection !== undefined,
     ...(introspection !== undefined ? { introspectionPath: introspection } : {}),
   };

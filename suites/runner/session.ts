@@ -8,10 +8,9 @@ import type { Offering, RuleId } from '../../spec/index.js';
 import type { CheckResult, CheckStatus, Exchange } from '../report/model.js';
 import { TargetError } from '../errors.js';
 import type { Capabilities, Capability, Check, Driver } from '../types.js';
-import { AUTHORIZE_DEVICE_PATH, AUTHORIZE_PATH, KEYS_PATH, REVOKE_PATH, TOKEN_PATH } from '../shared/oauth.js';
 import { TransportError, transportStop, type Target } from '../target/types.js';
 import { createDriver } from '../drivers/index.js';
-import { detectCapabilities, detectControl } from './capabilities.js';
+import { CORE_ENDPOINTS, detectCapabilities, detectControl } from './capabilities.js';
 import { createCheckContext, createEvidence, type Evidence, type SessionGround } from './context.js';
 import { CheckFailure, CheckSkipped, HarnessError, NoAnswer } from './errors.js';
 import { createHttp, createRecorder } from './http.js';
@@ -38,6 +37,12 @@ export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
 /** Why a check that ran past its time limit may send nothing more. */
 export const PAST_ITS_END = 'the check ran past its end; its later requests are refused';
 
+type CoreCapability = (typeof CORE_ENDPOINTS)[number]['capability'];
+
+/** Why what needs an absent core endpoint is skipped: what the start-up asked, and who reports it. */
+const whyAbsent = (e: (typeof CORE_ENDPOINTS)[number]) =>
+  `the target has no ${e.name}: ${e.method === 'POST' ? `an empty POST ${e.path} answered 404 or 405` : `GET ${e.path} answered 404`} at start-up (${e.reporter} reports it on ${e.rule})`;
+
 const WHY_MISSING: Record<Capability, string> = {
   control: 'the simulator control API does not answer',
   clock: 'the target offers no clock control',
@@ -55,41 +60,8 @@ const WHY_MISSING: Record<Capability, string> = {
   userinfo:
     'the target has no userinfo endpoint: GET /oauth/userinfo answered 404 (oidc.userinfo reports it on OIDC-USERINFO)',
   introspection: 'discovery advertises no introspection endpoint on the target origin',
-  tokenEndpoint:
-    'the target has no token endpoint: an empty POST /oauth/token answered 404 or 405 at start-up (grants.token-response-fields reports it on GRANT-CODE-PARAMS)',
-  revocation:
-    'the target has no revocation endpoint: an empty POST /oauth/revoke answered 404 or 405 at start-up (tokens.revoke-access-token reports it on REV-PARAMS)',
-  deviceEndpoint:
-    'the target has no device authorization endpoint: an empty POST /oauth/authorize_device answered 404 or 405 at start-up (device.authorization-response reports it on DEV-AVAILABILITY)',
-  keys: 'the target has no key set: GET /oauth/discovery/keys answered 404 at start-up (oidc.jwks reports it on OIDC-JWKS)',
-  authorizeEndpoint:
-    'the target has no authorization endpoint: GET /oauth/authorize answered 404 at start-up (grants.sign-in-required reports it on GRANT-CODE-FLOW)',
+  ...(Object.fromEntries(CORE_ENDPOINTS.map((e) => [e.capability, whyAbsent(e)])) as Record<CoreCapability, string>),
 };
-
-/**
- * Endpoints that checks of every suite reach for, on their way to what they test. One absent at
- * start-up is reported once, by the check named here (its 404 fails the rule that says the
- * endpoint answers); any other check that sends a request there is skipped, saying why, instead
- * of failing its own rules on a 404 (one cause, one blame).
- */
-const CORE_ENDPOINTS: {
-  path: string;
-  capability: 'tokenEndpoint' | 'revocation' | 'deviceEndpoint' | 'keys' | 'authorizeEndpoint';
-  reporter: string;
-  /** Where its absence is no news: the device endpoint of a target without the device grant. */
-  expected?: (found: Capabilities) => boolean;
-}[] = [
-  { path: TOKEN_PATH, capability: 'tokenEndpoint', reporter: 'grants.token-response-fields' },
-  { path: REVOKE_PATH, capability: 'revocation', reporter: 'tokens.revoke-access-token' },
-  {
-    path: AUTHORIZE_DEVICE_PATH,
-    capability: 'deviceEndpoint',
-    reporter: 'device.authorization-response',
-    expected: (found) => found.device,
-  },
-  { path: KEYS_PATH, capability: 'keys', reporter: 'oidc.jwks' },
-  { path: AUTHORIZE_PATH, capability: 'authorizeEndpoint', reporter: 'grants.sign-in-required' },
-];
 
 export interface SessionOptions {
   target: Target;
@@ -239,7 +211,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let checkRunning = false;
   let runningCheck: string | undefined;
   // The core endpoints the start-up found absent (none while it is finding out): the gate below reads them.
-  let absentEndpoints: typeof CORE_ENDPOINTS = [];
+  let absentEndpoints: (typeof CORE_ENDPOINTS)[number][] = [];
   // Why the running check was stopped (interrupted, or past the deadline); runCheck resets it.
   let stoppedCheck: string | undefined;
   const http = createHttp(
