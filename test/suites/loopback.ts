@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSimulator } from '../../simulator/core.js';
-import { toNodeListener } from '../../simulator/adapters/node.js';
+import { toNodeListener, writeResponse } from '../../simulator/adapters/node.js';
 import type { Sim, SimulatorOptions } from '../../simulator/types.js';
 import { executeRun, type RunFlags } from '../../cli/run.js';
 import type { Check } from '../../suites/types.js';
@@ -39,16 +39,10 @@ export async function bodyOf(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Answer with what `answer` resolves to (each Set-Cookie kept apart), or 502 if it fails. */
+/** Answer with what `answer` resolves to (the simulator adapter's writer), or 502 if it fails. */
 export function sendAnswer(res: ServerResponse, answer: Promise<Response>): void {
   void answer.then(
-    async (r) => {
-      const headers: Record<string, string | string[]> = Object.fromEntries(r.headers);
-      const cookies = r.headers.getSetCookie();
-      if (cookies.length) headers['set-cookie'] = cookies;
-      res.writeHead(r.status, headers);
-      res.end(Buffer.from(await r.arrayBuffer()));
-    },
+    (r) => writeResponse(res, r),
     () => void res.writeHead(502).end(),
   );
 }
