@@ -273,12 +273,24 @@ export function watchSignals(io: Pick<RunIo, 'err'>): {
   };
   const signals: Signal[] = ['SIGINT', 'SIGTERM'];
   for (const signal of signals) process.on(signal, onSignal);
+  // Released after a signal, the repeat of that signal may still be on its way (GNU timeout sends
+  // it once the first is handled). With no listener left, Node would let it kill the process
+  // between the written reports and the exit: no exit code. Absorb it for the rest of the window.
+  const absorb = () => undefined;
   return {
     stopRequested: () => interrupted,
     abandon: leave.signal,
     release: () => {
       clearTimeout(grace);
-      for (const signal of signals) process.off(signal, onSignal);
+      const left = interrupted ? firstAt + SIGNAL_REPEAT_MS - Date.now() : 0;
+      for (const signal of signals) {
+        if (left > 0) process.on(signal, absorb);
+        process.off(signal, onSignal);
+      }
+      if (left > 0)
+        setTimeout(() => {
+          for (const signal of signals) process.off(signal, absorb);
+        }, left).unref();
     },
   };
 }

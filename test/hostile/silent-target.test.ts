@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../suites/report/model.js';
 import { SILENT_LIMIT } from '../../suites/runner/session.js';
 import { runCli, simulatorWith, type Loopback } from '../suites/loopback.js';
+import { SIGNAL_REPEAT_MS, watchSignals } from '../../cli/run.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'idp-silent-'));
@@ -146,6 +147,23 @@ describe('--deadline', () => {
 });
 
 describe('signals', () => {
+  it('a repeat of the signal just after the run released its watch is absorbed, not fatal', async () => {
+    const before = process.listenerCount('SIGTERM');
+    const said: string[] = [];
+    const watch = watchSignals({ err: (t) => said.push(t) });
+    process.emit('SIGTERM', 'SIGTERM');
+    watch.release();
+    // Node kills the process for a SIGTERM that finds no listener: one must stay for the window.
+    expect(process.listenerCount('SIGTERM')).toBe(before + 1);
+    process.emit('SIGTERM', 'SIGTERM');
+    expect(said.join('')).not.toMatch(/again/);
+    await new Promise((resolve) => setTimeout(resolve, SIGNAL_REPEAT_MS + 50));
+    expect(process.listenerCount('SIGTERM')).toBe(before);
+    // Without a signal there is nothing to absorb: released means gone at once.
+    watchSignals({ err: () => undefined }).release();
+    expect(process.listenerCount('SIGTERM')).toBe(before);
+  });
+
   it('the same SIGTERM twice at once (GNU timeout) is one stop: reports written, exit 143', async () => {
     const server = await simulatorWith(() => false, { delayMs: 15 });
     servers.push(server);
