@@ -22,12 +22,12 @@ import {
   parseRunFlags,
   probeOrStop,
   stdio,
-  watchSignals,
   type RunFlags,
   type RunIo,
   type RunSettings,
 } from './run.js';
 import { usageExit } from './errors.js';
+import { watchSignals } from './signals.js';
 
 export type DiffFlags = Pick<
   RunFlags,

@@ -19,7 +19,7 @@ import { createTally, proxyReport } from '../suites/proxy/tally.js';
 import { exitCodeOf } from '../suites/runner/report.js';
 import { isLoopback } from '../simulator/adapters/node.js';
 import { UsageError } from './errors.js';
-import { untilSignal } from './simulate.js';
+import { untilSignal } from './signals.js';
 import { byteSize, integer } from './run.js';
 
 export interface ProxyFlags {

@@ -18,6 +18,7 @@ import { openTarget, TransportError, transportStop, type Target } from '../suite
 import { runConformance, SUITES } from '../suites/runner/run.js';
 import { SILENT_LIMIT } from '../suites/runner/session.js';
 import { exitCodeOf } from '../suites/runner/report.js';
+import { watchSignals } from './signals.js';
 import { notAProvider, probeTarget } from '../suites/runner/probe.js';
 import { createProgress } from './progress.js';
 import { CI_SEED, DEFAULT_RUNS, MAX_SEED, defaultSeed } from '../suites/runner/defaults.js';
@@ -222,12 +223,6 @@ export const stdio: RunIo = {
   stderrTty: process.stderr.isTTY === true,
 };
 
-type Signal = 'SIGINT' | 'SIGTERM';
-
-/** The same signal again within this long is the same request (GNU timeout signals the process, then its group). */
-export const SIGNAL_REPEAT_MS = 1000;
-/** After the first signal, how long the running check has to stop and revoke before the run leaves anyway. */
-export const STOP_GRACE_MS = 5000;
 /** Leaving early, how long the reports may take to write before the process goes without them. */
 export const REPORT_WRITE_MS = 5000;
 
@@ -236,64 +231,6 @@ const within = <T>(promise: Promise<T>, ms: number): Promise<T | 'late'> => {
   const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms).unref()));
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 };
-
-/**
- * Ctrl-C during a run (and a diff): the first signal stops the running check at its next request,
- * revokes its tokens, skips the rest and still reports; a second one leaves now.
- */
-export function watchSignals(io: Pick<RunIo, 'err'>): {
-  stopRequested: () => Signal | undefined;
-  /** Aborted when the run must leave now (a second signal, or the first unfinished after the grace). */
-  abandon: AbortSignal;
-  release(): void;
-} {
-  // The first signal stops the running check at its next request, revokes its tokens, skips the
-  // rest and still reports. A second one (not the same one repeated at once), or the first one
-  // unfinished after STOP_GRACE_MS, leaves now: the running check is abandoned, and the reports
-  // of what finished are written all the same.
-  let interrupted: Signal | undefined;
-  let firstAt = 0;
-  const leave = new AbortController();
-  let grace: NodeJS.Timeout | undefined;
-  const onSignal = (signal: Signal) => {
-    if (!interrupted) {
-      interrupted = signal;
-      firstAt = Date.now();
-      io.err(`\nidp-conformance: ${signal}: stopping after the running request; revoking its tokens\n`);
-      grace = setTimeout(() => {
-        io.err(`idp-conformance: the running check did not stop within ${STOP_GRACE_MS} ms; leaving now\n`);
-        leave.abort();
-      }, STOP_GRACE_MS).unref();
-      return;
-    }
-    if (signal === interrupted && Date.now() - firstAt < SIGNAL_REPEAT_MS) return;
-    if (leave.signal.aborted) return;
-    io.err(`idp-conformance: ${signal} again; leaving now, without revoking the tokens of the running check\n`);
-    leave.abort();
-  };
-  const signals: Signal[] = ['SIGINT', 'SIGTERM'];
-  for (const signal of signals) process.on(signal, onSignal);
-  // Released after a signal, the repeat of that signal may still be on its way (GNU timeout sends
-  // it once the first is handled). With no listener left, Node would let it kill the process
-  // between the written reports and the exit: no exit code. Absorb it for the rest of the window.
-  const absorb = () => undefined;
-  return {
-    stopRequested: () => interrupted,
-    abandon: leave.signal,
-    release: () => {
-      clearTimeout(grace);
-      const left = interrupted ? firstAt + SIGNAL_REPEAT_MS - Date.now() : 0;
-      for (const signal of signals) {
-        if (left > 0) process.on(signal, absorb);
-        process.off(signal, onSignal);
-      }
-      if (left > 0)
-        setTimeout(() => {
-          for (const signal of signals) process.off(signal, absorb);
-        }, left).unref();
-    },
-  };
-}
 
 /** The target the flags name (`--target`, `--config`, or the embedded simulator), or the caller's own. */
 export function openRunTarget(s: RunSettings, io: Pick<RunIo, 'target'>): Promise<Target> {

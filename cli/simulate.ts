@@ -11,6 +11,7 @@ import { isLoopback, serve, type Served } from '../simulator/adapters/node.js';
 import { targetConfig } from '../simulator/control/config.js';
 import type { Sim, SimulatorOptions } from '../simulator/types.js';
 import { UsageError } from './errors.js';
+import { untilSignal } from './signals.js';
 import { writePrivateFile } from './private-file.js';
 
 export interface SimulateFlags {
@@ -183,18 +184,6 @@ export async function startSimulation(
   // stdout stays the one URL line scripts read; the file goes to the person.
   if (flags.writeConfig) note(`target config written to ${flags.writeConfig} (run --config ${flags.writeConfig})`);
   return { sim, served };
-}
-
-export function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
 
 export function registerSimulate(program: Command): void {

@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../suites/report/model.js';
 import { SILENT_LIMIT } from '../../suites/runner/session.js';
 import { runCli, simulatorWith, type Loopback } from '../suites/loopback.js';
-import { SIGNAL_REPEAT_MS, watchSignals } from '../../cli/run.js';
+import { SIGNAL_REPEAT_MS, untilSignal, watchSignals } from '../../cli/signals.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'idp-silent-'));
@@ -161,6 +161,16 @@ describe('signals', () => {
     expect(process.listenerCount('SIGTERM')).toBe(before);
     // Without a signal there is nothing to absorb: released means gone at once.
     watchSignals({ err: () => undefined }).release();
+    expect(process.listenerCount('SIGTERM')).toBe(before);
+  });
+
+  it('simulate and proxy absorb the repeat of the signal that stops them while they close', async () => {
+    const before = process.listenerCount('SIGTERM');
+    const stopped = untilSignal();
+    process.emit('SIGTERM', 'SIGTERM');
+    expect(await stopped).toBe('SIGTERM');
+    expect(process.listenerCount('SIGTERM')).toBe(before + 1);
+    await new Promise((resolve) => setTimeout(resolve, SIGNAL_REPEAT_MS + 50));
     expect(process.listenerCount('SIGTERM')).toBe(before);
   });
 
