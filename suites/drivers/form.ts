@@ -177,14 +177,10 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           signedIn = true;
           answering = 'password';
           what = "the sign-in form's action";
-          [url, method, body] = [
-            new URL(login.action || url, url).href,
-            login.method === 'get' ? 'GET' : 'POST',
-            formData(login, {
-              ...(loginName ? { [loginName]: user.username } : {}),
-              [passwordName]: user.password,
-            }),
-          ];
+          [url, method, body] = submission(login, url, {
+            ...(loginName ? { [loginName]: user.username } : {}),
+            [passwordName]: user.password,
+          });
           continue;
         }
         // After a denial nothing more is pressed; an approval may need a second one (the device

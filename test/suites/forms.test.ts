@@ -85,3 +85,31 @@ describe('form driver on a provider with two-step pages', () => {
     expect(loop.decided).toBe(false);
   });
 });
+
+describe('form driver on a sign-in form sent by GET', () => {
+  it('puts the credentials in the query of a GET, as a browser does, and sends no body', async () => {
+    const { createBrowser } = await import('../../suites/drivers/form.js');
+    const { createHttp, createRecorder } = await import('../../suites/runner/http.js');
+    const { createRedactor } = await import('../../suites/runner/redact.js');
+    const { fakeTarget } = await import('./fakes.js');
+    const asked: string[] = [];
+    const page = (html: string) => new Response(html, { headers: { 'content-type': 'text/html' } });
+    const target = fakeTarget(
+      async (r) => {
+        const url = new URL(r.url);
+        asked.push(`${r.method} ${url.pathname}${url.search} ${r.body ?? ''}`.trim());
+        if (url.pathname === '/login' && !url.search)
+          return page(
+            '<form action="/login?step=2" method="get"><input name="username"><input type="password" name="password"><button>Sign in</button></form>',
+          );
+        return page('<p>signed in</p>');
+      },
+      { user: { username: 'ada', password: 'pw-1' } },
+    );
+    const http = createHttp(target, createRecorder(), createRedactor());
+    const result = await createBrowser(http, target.config).browse('http://fake.test/login', 'approve');
+    expect(result.response.text).toContain('signed in');
+    // A GET form's action loses its own query: the fields replace it.
+    expect(asked).toEqual(['GET /login', 'GET /login?username=ada&password=pw-1']);
+  });
+});
