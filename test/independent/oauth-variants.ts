@@ -5,6 +5,7 @@
  * test/diff/allowed.test.ts that `diff` reports what they change as `allowed`.
  */
 import { SignJWT, decodeJwt } from 'jose';
+import { digest } from '../../simulator/digest.js';
 import { signingKey } from '../../simulator/oauth/keys.js';
 import { formOf, jsonOf, setJson, type OAuthProxy, type Rewrite } from './oauth-proxy.js';
 
@@ -281,6 +282,46 @@ export const VARIANTS: Variant[] = [
       },
       answer() {
         for (const record of stretched.splice(0)) record.expiresIn -= 1;
+      },
+    },
+  },
+
+
+
+  {
+    name: 'every answer with Connection: close',
+    cite: 'RFC 9112 §9.6: a server may close the connection after any response',
+    checks: [
+      'grants.token-response-fields',
+      'grants.code-single-use',
+      'device.token-response',
+      'tokens.revoke-access-token',
+      'oidc.userinfo',
+    ],
+    rewrite: {
+      answer(_asked, answer) {
+        answer.head.set('connection', ['close']);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'code and refresh responses name the granted scopes, in another order',
+    cite: 'L31: scope is shown in the device response only; RFC 6749 §5.1: scope is OPTIONAL, §3.3: a space-delimited list (no order)',
+    checks: [
+      'grants.token-response-fields',
+      'grants.refresh-rotation',
+      'grants.scope-within-application',
+      'grants.scope-default',
+    ],
+    rewrite: {
+      answer(asked, answer, sim) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.access_token !== 'string' || typeof body.refresh_token !== 'string') return false;
+        const held = sim.store.accessTokens.get(digest(body.access_token));
+        if (!held || held.scopes.length < 2) return false;
+        setJson(answer, { ...body, scope: [...held.scopes].reverse().join(' ') });
+        return true;
       },
     },
   },
