@@ -286,8 +286,6 @@ export const VARIANTS: Variant[] = [
     },
   },
 
-
-
   {
     name: 'every answer with Connection: close',
     cite: 'RFC 9112 §9.6: a server may close the connection after any response',
@@ -321,6 +319,19 @@ export const VARIANTS: Variant[] = [
         const held = sim.store.accessTokens.get(digest(body.access_token));
         if (!held || held.scopes.length < 2) return false;
         setJson(answer, { ...body, scope: [...held.scopes].reverse().join(' ') });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'Cache-Control directives in other case and order, over two header lines',
+    cite: 'RFC 6749 §5.1 asks for no-store; RFC 9111 §5.2: directives compare case-insensitively, RFC 9110 §5.3: a list may span lines',
+    checks: ['grants.token-response-headers'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!isToken(asked.url.pathname) || !answer.head.has('cache-control')) return false;
+        answer.head.set('cache-control', ['private, No-Cache', 'NO-STORE, max-age=0']);
+        answer.head.set('pragma', ['No-Cache']);
         return true;
       },
     },
