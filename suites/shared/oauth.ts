@@ -142,8 +142,11 @@ export function expectOAuthError(
     `${what}: expected a refusal, got a token response`,
     broke(outcome, details),
   );
-  // Another client error is still the refusal asked for; a 2xx, 3xx or 5xx is none.
-  const clientError = res.status >= 400 && res.status < 500;
+  // Another client error is still the refusal asked for, and so is a 2xx carrying an OAuth error
+  // body (as some token endpoints answer): the status alone is wrong. A 3xx or 5xx is none.
+  const clientError =
+    (res.status >= 400 && res.status < 500) ||
+    (res.status >= 200 && res.status < 300 && typeof body?.error === 'string');
   const statusRules = expected.statusRules ?? (tokenEndpoint ? ['ERR-TOKEN-STATUS' as const] : outcome);
   t.soft(
     statuses.includes(res.status),

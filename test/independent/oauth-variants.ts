@@ -336,4 +336,33 @@ export const VARIANTS: Variant[] = [
       },
     },
   },
+  {
+    name: 'token errors answer 200 with the OAuth error body',
+    cite: 'L149, L262: a failure returns the OAuth error body, no status shown; RFC 6749 §5.2 says 400 "unless specified otherwise", no MUST',
+    checks: [
+      'grants.pkce-verifier-mismatch',
+      'grants.code-single-use',
+      'grants.redirect-uri-mismatch',
+      'grants.code-unknown',
+      'grants.missing-parameter',
+      'grants.unsupported-grant-type',
+      'grants.token-error-body',
+      'grants.password-bad-credentials',
+      'grants.refresh-rotation',
+      'device.slow-down',
+      'device.expired-token',
+      'device.single-use',
+      'device.client-bound',
+      'device.state-machine',
+    ],
+    warns: ['ERR-TOKEN-STATUS'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!isToken(asked.url.pathname) || answer.status !== 400 || typeof jsonOf(answer)?.error !== 'string')
+          return false;
+        answer.status = 200;
+        return true;
+      },
+    },
+  },
 ];
