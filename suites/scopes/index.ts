@@ -7,6 +7,7 @@ import { openapi, type RuleId } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { jsonObject, ownProject, projectPath, reachProject } from '../shared/api.js';
 import { heldScopes } from '../shared/oauth.js';
+import { hasBearerChallenge } from '../shared/challenge.js';
 import { gitChecks } from './git.js';
 
 const CURRENT_USER = '/api/v4/user';
@@ -120,7 +121,7 @@ const insufficientScope403: Check = {
       // RFC 6750 §3: the challenge is a MUST for a token that does not enable access, and its
       // error attribute names the code; the same code in a JSON body is the real service's habit.
       t.soft(
-        /^\s*bearer\b/i.test(challenge) || /,\s*bearer\b/i.test(challenge),
+        hasBearerChallenge(res),
         `the 403 for a read_user token presented as ${via} must carry a WWW-Authenticate Bearer challenge`,
         details,
       );
@@ -190,15 +191,11 @@ const missingToken: Check = {
  */
 function expectBearerChallenge(t: CheckContext, res: HttpResponse, via: Presentation, what: string): void {
   if (via === 'private-token' || res.status !== 401) return;
-  t.soft(
-    /^\s*bearer\b/i.test(res.headers.get('www-authenticate') ?? ''),
-    `${what}: the 401 must carry WWW-Authenticate: Bearer`,
-    {
-      presentation: via,
-      status: res.status,
-      rules: ['AUTH-INVALID-TOKEN-401'],
-    },
-  );
+  t.soft(hasBearerChallenge(res), `${what}: the 401 must carry WWW-Authenticate: Bearer`, {
+    presentation: via,
+    status: res.status,
+    rules: ['AUTH-INVALID-TOKEN-401'],
+  });
 }
 
 const badToken: Check = {

@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { limits, type RuleId } from '../../spec/index.js';
 import type { AppRole, Check, CheckContext, HttpResponse } from '../types.js';
+import { hasBearerChallenge } from '../shared/challenge.js';
 import {
   broke,
   CURRENT_USER_PATH,
@@ -108,7 +109,7 @@ export const revokeChecks: Check[] = [
           broke(['AUTH-INVALID-TOKEN-401'], { status: user.status }),
         );
         t.soft(
-          /^bearer/i.test(user.headers.get('www-authenticate') ?? ''),
+          hasBearerChallenge(user),
           `${CURRENT_USER_PATH} must answer a ${why} bearer token with WWW-Authenticate: Bearer`,
           broke(['AUTH-INVALID-TOKEN-401'], { status: user.status }),
         );

@@ -42,6 +42,11 @@ const idTokenWithoutKid: Rewrite['answer'] = async (asked, answer, sim) => {
   return true;
 };
 
+/** The auth-params of the simulator's Bearer challenge (name="value", no quote inside a value). */
+function challengeParams(challenge: string): Array<[string, string]> {
+  return [...challenge.matchAll(/(?<!\w)(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]);
+}
+
 export const VARIANTS: Variant[] = [
   {
     name: 'token errors answer 403',
@@ -361,6 +366,27 @@ export const VARIANTS: Variant[] = [
         if (!isToken(asked.url.pathname) || answer.status !== 400 || typeof jsonOf(answer)?.error !== 'string')
           return false;
         answer.status = 200;
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a 401 with a Basic challenge before the Bearer one, whose parameters come in another order, with realm and unquoted tokens',
+    cite: 'RFC 7235 §4.1: several challenges, §2.1: auth-param is a token or a quoted-string; RFC 6750 §3: realm and attribute order free',
+    checks: [
+      'scopes.bad-token-401',
+      'scopes.revoked-token-401',
+      'scopes.missing-token-401',
+      'oidc.userinfo-invalid-token',
+      'tokens.info-dead-token',
+    ],
+    rewrite: {
+      answer(_asked, answer) {
+        const challenge = answer.head.get('www-authenticate')?.[0];
+        if (answer.status !== 401 || !challenge || !/^bearer\b/i.test(challenge)) return false;
+        const params = challengeParams(challenge).reverse();
+        const written = params.map(([k, v]) => (/^[\w.-]+$/.test(v) ? `${k}=${v}` : `${k}="${v}"`));
+        answer.head.set('www-authenticate', ['Basic realm="idp"', `bearer realm="idp" , ${written.join(' ,')}`]);
         return true;
       },
     },
