@@ -187,6 +187,35 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    name: 'token_type BEARER in every token response',
+    cite: 'L27: lowercase bearer in code, refresh and password responses, Bearer in the device one (RFC 6749 §5.1 reads any case)',
+    checks: ['grants.token-response-fields', 'grants.password-response', 'device.token-response'],
+    breaks: ['TOK-TYPE-LOWERCASE-BEARER', 'TOK-TYPE-DEVICE-BEARER'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.token_type !== 'string') return false;
+        setJson(answer, { ...body, token_type: 'BEARER' });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a device token response without scope',
+    cite: 'L31: scope is present in the device flow response',
+    checks: ['device.token-response', 'device.state-machine'],
+    breaks: ['TOK-SCOPE-DEVICE', 'TOK-DEVICE-RESPONSE-FIELDS'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.scope !== 'string' || body.token_type !== 'Bearer') return false;
+        const { scope: _scope, ...rest } = body;
+        setJson(answer, rest);
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
