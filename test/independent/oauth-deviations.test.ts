@@ -216,6 +216,26 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    name: 'expires_in as a JSON string in token responses',
+    cite: 'L28: expires_in is an integer (Azure AD v1 sent "3599")',
+    checks: [
+      'grants.token-response-fields',
+      'grants.password-response',
+      'device.token-response',
+      'grants.refresh-after-expiry',
+      'tokens.info-expires-in-remaining',
+    ],
+    breaks: ['TOK-EXPIRES-IN'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.expires_in !== 'number') return false;
+        setJson(answer, { ...body, expires_in: String(body.expires_in) });
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
