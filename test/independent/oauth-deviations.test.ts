@@ -25,6 +25,16 @@ const isToken = (path: string) => path === '/oauth/token';
 const tokenError = (path: string, answer: Parameters<NonNullable<Rewrite['answer']>>[1]) =>
   isToken(path) && answer.status >= 400 && typeof jsonOf(answer)?.error === 'string';
 
+/** A device authorization response without one of its members. */
+const withoutMember =
+  (name: string): Rewrite['answer'] =>
+  (asked, answer) => {
+    const body = asked.url.pathname === '/oauth/authorize_device' ? jsonOf(answer) : undefined;
+    if (typeof body?.device_code !== 'string' || !(name in body)) return false;
+    setJson(answer, Object.fromEntries(Object.entries(body).filter(([key]) => key !== name)));
+    return true;
+  };
+
 /** The token endpoint's refusals that the checks of a refusal rest on. */
 const REFUSALS = [
   'device.slow-down',
@@ -202,21 +212,6 @@ const DEVIATIONS: Deviation[] = [
     },
   },
   {
-    name: 'a device token response without scope',
-    cite: 'L31: scope is present in the device flow response',
-    checks: ['device.token-response', 'device.state-machine'],
-    breaks: ['TOK-SCOPE-DEVICE', 'TOK-DEVICE-RESPONSE-FIELDS'],
-    rewrite: {
-      answer(asked, answer) {
-        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
-        if (typeof body?.scope !== 'string' || body.token_type !== 'Bearer') return false;
-        const { scope: _scope, ...rest } = body;
-        setJson(answer, rest);
-        return true;
-      },
-    },
-  },
-  {
     name: 'expires_in as a JSON string in token responses',
     cite: 'L28: expires_in is an integer (Azure AD v1 sent "3599")',
     checks: [
@@ -235,6 +230,43 @@ const DEVIATIONS: Deviation[] = [
         return true;
       },
     },
+  },
+  {
+    name: 'a device token response without scope',
+    cite: 'L31: scope is present in the device flow response',
+    checks: ['device.token-response', 'device.state-machine'],
+    breaks: ['TOK-SCOPE-DEVICE', 'TOK-DEVICE-RESPONSE-FIELDS'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.scope !== 'string' || body.token_type !== 'Bearer') return false;
+        const { scope: _scope, ...rest } = body;
+        setJson(answer, rest);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a device authorization response without interval',
+    cite: 'L42: the response carries interval (RFC 8628 §3.2 makes it optional: a client then polls every 5 s)',
+    checks: [
+      'device.authorization-response',
+      'device.authorization-timings',
+      'device.slow-down',
+      'device.slow-down-interval-grows',
+      'device.expired-token',
+      'device.single-use',
+      'device.state-machine',
+    ],
+    breaks: ['DEV-AUTHORIZE-RESPONSE'],
+    rewrite: { answer: withoutMember('interval') },
+  },
+  {
+    name: 'a device authorization response without verification_uri_complete',
+    cite: 'L40: the response carries verification_uri_complete (RFC 8628 §3.2 makes it optional)',
+    checks: ['device.authorization-response', 'device.verification-page', 'device.token-response'],
+    breaks: ['DEV-AUTHORIZE-RESPONSE'],
+    rewrite: { answer: withoutMember('verification_uri_complete') },
   },
 ];
 
