@@ -4,10 +4,12 @@
  * sentence it breaks; the checks it concerns must fail or warn exactly those, no other (the fault
  * matrix's blame audit, for real-world shapes rather than the simulator's own faults).
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, decodeJwt } from 'jose';
 import { signingKey } from '../../simulator/oauth/keys.js';
 import { digest } from '../../simulator/digest.js';
+import type { Report } from '../../suites/report/model.js';
+import { startCollector, type Collector } from '../hostile/collector.js';
 import { blamed, explain, jsonOf, proxyForTests, setJson, type Rewrite } from './oauth-proxy.js';
 
 interface Deviation {
@@ -18,6 +20,8 @@ interface Deviation {
   /** Exactly the rules that must fail or warn. */
   breaks: string[];
   rewrite: Rewrite;
+  /** What else must hold of the run. */
+  after?: (report: Report) => void;
 }
 
 const isToken = (path: string) => path === '/oauth/token';
@@ -34,6 +38,59 @@ const withoutMember =
     setJson(answer, Object.fromEntries(Object.entries(body).filter(([key]) => key !== name)));
     return true;
   };
+
+/**
+ * A token endpoint that answers a redirect is not at /oauth/token: as when it is absent, its
+ * reporter fails on the code flow's rules (GRANT-CODE-PARAMS among them), and every other check
+ * that reaches for it is skipped, saying why.
+ */
+const TOKEN_ENDPOINT_ELSEWHERE = [
+  'GRANT-CODE-PARAMS',
+  'GRANT-CODE-FLOW',
+  'GRANT-FLOWS-SUPPORTED',
+  'GRANT-FORM-PARAMETERS',
+  'AUTH-CLIENT-BODY',
+];
+const reportedOnce = (report: Report) =>
+  expect(
+    report.checks
+      .filter((c) => c.id !== 'grants.token-response-fields')
+      .map((c) => `${c.status} ${c.id}`)
+      .sort(),
+    'every other check is skipped: the token endpoint is not there',
+  ).toEqual(
+    REDIRECTED.slice(1)
+      .map((id) => `skipped ${id}`)
+      .sort(),
+  );
+
+/** Checks that reach the token endpoint on the way to their own rules. */
+const REDIRECTED = [
+  'grants.token-response-fields',
+  'grants.token-error-body',
+  'grants.code-single-use',
+  'grants.refresh-rotation',
+  'device.token-response',
+  'tokens.revoke-access-token',
+  'oidc.id-token',
+];
+
+/** Another origin (another loopback address) that counts what reaches it. */
+let elsewhere: Collector;
+beforeAll(async () => {
+  elsewhere = await startCollector(undefined, '127.0.0.2');
+});
+afterAll(() => elsewhere.close());
+
+/** An answer turned into a redirect to `location`, with a body that says so. */
+function redirect(answer: Parameters<NonNullable<Rewrite['answer']>>[1], status: number, location: string): void {
+  answer.status = status;
+  answer.head = new Map([
+    ['location', [location]],
+    ['content-type', ['text/html']],
+  ]);
+  answer.body = Buffer.from(`<a href="${location}">moved</a>`);
+}
 
 /** The token endpoint's refusals that the checks of a refusal rest on. */
 const REFUSALS = [
@@ -268,6 +325,42 @@ const DEVIATIONS: Deviation[] = [
     breaks: ['DEV-AUTHORIZE-RESPONSE'],
     rewrite: { answer: withoutMember('verification_uri_complete') },
   },
+  {
+    name: 'the token endpoint redirects with 308 to /oauth/token/',
+    cite: 'L107, L134: POST /oauth/token exchanges the grants; RFC 6749 §3.2 names no redirect there (the harness follows none)',
+    checks: REDIRECTED,
+    breaks: TOKEN_ENDPOINT_ELSEWHERE,
+    after: reportedOnce,
+    rewrite: {
+      request(asked) {
+        // Where it points, the endpoint answers: a client that followed would get its tokens.
+        if (asked.url.pathname !== '/oauth/token/') return false;
+        asked.url = new URL('/oauth/token', asked.url);
+      },
+      answer(asked, answer) {
+        if (!isToken(asked.url.pathname) || asked.method !== 'POST') return false;
+        redirect(answer, 308, new URL('/oauth/token/', asked.url).href);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'the token endpoint redirects with 307 to another origin',
+    cite: 'L107, L134: POST /oauth/token exchanges the grants; DESIGN "The target is untrusted": credentials never leave the origin',
+    checks: REDIRECTED,
+    breaks: TOKEN_ENDPOINT_ELSEWHERE,
+    rewrite: {
+      answer(asked, answer) {
+        if (!isToken(asked.url.pathname) || asked.method !== 'POST') return false;
+        redirect(answer, 307, `${elsewhere.url}/oauth/token`);
+        return true;
+      },
+    },
+    after(report) {
+      reportedOnce(report);
+      expect(elsewhere.received, 'requests that reached the other origin').toEqual([]);
+    },
+  },
 ];
 
 const proxy = proxyForTests();
@@ -285,6 +378,7 @@ describe('deviations seen on real servers, injected by a proxy in front of the s
       expect([...new Set(blamed(report).map((v) => v.rule))].sort(), why).toEqual([...deviation.breaks].sort());
       const errored = report.checks.filter((c) => c.status === 'errored').map((c) => `${c.id}: ${c.message}`);
       expect(errored).toEqual([]);
+      deviation.after?.(report);
     },
     300_000,
   );
