@@ -361,6 +361,33 @@ const DEVIATIONS: Deviation[] = [
       expect(elsewhere.received, 'requests that reached the other origin').toEqual([]);
     },
   },
+  {
+    name: 'token responses without expires_in',
+    cite: 'L28: every response shown carries expires_in (RFC 6749 §5.1 only RECOMMENDS it)',
+    checks: [
+      'grants.token-response-fields',
+      'grants.password-response',
+      'device.token-response',
+      'grants.refresh-after-expiry',
+      'tokens.info-expires-in-remaining',
+    ],
+    breaks: [
+      'TOK-EXPIRES-IN',
+      'TOK-CODE-RESPONSE-FIELDS',
+      'TOK-REFRESH-RESPONSE-FIELDS',
+      'TOK-PASSWORD-RESPONSE-FIELDS',
+      'TOK-DEVICE-RESPONSE-FIELDS',
+    ],
+    rewrite: {
+      answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.expires_in !== 'number') return false;
+        const { expires_in: _expiresIn, ...rest } = body;
+        setJson(answer, rest);
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
