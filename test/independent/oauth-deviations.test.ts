@@ -362,6 +362,21 @@ const DEVIATIONS: Deviation[] = [
     },
   },
   {
+    name: 'verification_url instead of verification_uri in the device authorization response',
+    cite: "L39: the response carries verification_uri (Google's device endpoint says verification_url)",
+    checks: ['device.authorization-response', 'device.verification-page', 'device.token-response', 'device.slow-down'],
+    breaks: ['DEV-AUTHORIZE-RESPONSE'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = asked.url.pathname === '/oauth/authorize_device' ? jsonOf(answer) : undefined;
+        if (typeof body?.verification_uri !== 'string') return false;
+        const { verification_uri: url, ...rest } = body;
+        setJson(answer, { ...rest, verification_url: url });
+        return true;
+      },
+    },
+  },
+  {
     name: 'token responses without expires_in',
     cite: 'L28: every response shown carries expires_in (RFC 6749 §5.1 only RECOMMENDS it)',
     checks: [
