@@ -391,4 +391,28 @@ export const VARIANTS: Variant[] = [
       },
     },
   },
+  {
+    name: 'the authorization redirect carries iss and session_state',
+    cite: 'RFC 9207 §2: iss in the authorization response; RFC 6749 §4.1.2: the client MUST ignore unrecognized response parameters (OIDC Session Management §3: session_state)',
+    checks: [
+      'grants.state-unchanged',
+      'grants.code-single-use',
+      'grants.consent-denied',
+      'grants.scope-outside-application',
+      'grants.response-type-code-only',
+      'grants.pkce-valid-verifier',
+      'oidc.id-token',
+    ],
+    rewrite: {
+      answer(_asked, answer) {
+        const location = answer.head.get('location')?.[0];
+        if (!location || !/[?&](code|error)=/.test(location)) return false;
+        const url = new URL(location);
+        url.searchParams.append('iss', new URL(location).origin);
+        url.searchParams.append('session_state', 'variant-session-state');
+        answer.head.set('location', [url.href]);
+        return true;
+      },
+    },
+  },
 ];
