@@ -77,11 +77,13 @@ export function expectTokenOk(
   rules: readonly RuleId[] = [],
 ): TokenResponse {
   const body = jsonObject(res);
+  // A refusal (an OAuth error body, even under 200) breaks the rules of the request that should
+  // have worked; a 200 that is neither token response nor refusal, TOK-RESPONSE-JSON too.
+  const refused = res.status !== 200 || typeof body?.error === 'string';
   t.expect(
     res.status === 200 && body && typeof body.access_token === 'string',
     `${what}: expected 200 with a token response`,
-    // A refusal breaks the rules of the request that should have worked; a 200 that is no token response, TOK-RESPONSE-JSON.
-    broke(res.status === 200 ? ['TOK-RESPONSE-JSON', ...rules] : rules, {
+    broke(refused ? rules : ['TOK-RESPONSE-JSON', ...rules], {
       status: res.status,
       error: body?.error ?? null,
       errorDescription: body?.error_description ?? null,

@@ -10,7 +10,7 @@ import { signingKey } from '../../simulator/oauth/keys.js';
 import { digest } from '../../simulator/digest.js';
 import type { Report } from '../../suites/report/model.js';
 import { startCollector, type Collector } from '../hostile/collector.js';
-import { blamed, explain, jsonOf, proxyForTests, setJson, type Rewrite } from './oauth-proxy.js';
+import { blamed, explain, formOf, jsonOf, proxyForTests, setJson, type Rewrite } from './oauth-proxy.js';
 
 interface Deviation {
   name: string;
@@ -399,6 +399,20 @@ const DEVIATIONS: Deviation[] = [
         if (typeof body?.expires_in !== 'number') return false;
         const { expires_in: _expiresIn, ...rest } = body;
         setJson(answer, rest);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'refresh refused with 200 and an OAuth error body',
+    cite: 'L92: a valid refresh token returns a new token response (GitHub answers its refusals 200)',
+    checks: ['grants.refresh-rotation', 'grants.refresh-after-expiry'],
+    breaks: ['TOK-REFRESH-ROTATION', 'TOK-REFRESH-AFTER-EXPIRY', 'TOK-REFRESH-PARAMS'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.access_token !== 'string' || formOf(asked).get('grant_type') !== 'refresh_token') return false;
+        setJson(answer, { error: 'invalid_grant', error_description: 'The refresh token is not valid.' });
         return true;
       },
     },
