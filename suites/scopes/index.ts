@@ -61,8 +61,11 @@ const readUserReadsCurrentUser: Check = {
   },
 };
 
-/** A read_user token on an endpoint that needs api, in both access-token presentations. */
-async function refusedForScope(t: CheckContext): Promise<Array<{ via: Presentation; res: HttpResponse }>> {
+/**
+ * A read_user token on an endpoint that needs api, in both access-token presentations, each
+ * answer judged as it comes (`diff` ties an assertion to the answer last received).
+ */
+async function refusedForScope(t: CheckContext, judge: (via: Presentation, res: HttpResponse) => void): Promise<void> {
   // A refusal counts only where the same endpoint serves a token that has the scope.
   const api = (await t.oauth.token('confidential', { scope: 'api' })).access_token;
   const served = await t.http.get(NEEDS_API, { bearer: api });
@@ -71,12 +74,9 @@ async function refusedForScope(t: CheckContext): Promise<Array<{ via: Presentati
       `${NEEDS_API} answered ${served.status} to an api token, so its refusal of a narrower one would prove nothing`,
     );
   const token = await t.oauth.token('limited', { scope: 'read_user' });
-  const out = [];
-  for (const via of ['bearer', 'query'] as const)
-    out.push({ via, res: await present(t, NEEDS_API, token.access_token, via) });
+  for (const via of ['bearer', 'query'] as const) judge(via, await present(t, NEEDS_API, token.access_token, via));
   // The refusal is about scope, not the token: the same token still reads the current user.
   await tokenWorks(t, token.access_token, 'the read_user token after the refusal');
-  return out;
 }
 
 const readUserRefusedWhereApiNeeded: Check = {
@@ -86,14 +86,14 @@ const readUserRefusedWhereApiNeeded: Check = {
   title: 'a read_user token is refused where api is needed',
   rules: ['SCOPE-MISSING-FAILS'],
   async run(t: CheckContext) {
-    for (const { via, res } of await refusedForScope(t)) {
+    await refusedForScope(t, (via, res) => {
       // "must fail": any refusal; that it is 403 insufficient_scope is SCOPE-INSUFFICIENT-403's.
       t.soft(refused(res), `a read_user token presented as ${via} on ${NEEDS_API} must be refused, got ${res.status}`, {
         presentation: via,
         path: NEEDS_API,
         status: res.status,
       });
-    }
+    });
   },
 };
 
@@ -104,7 +104,7 @@ const insufficientScope403: Check = {
   title: 'the refusal of a token without the needed scope is 403 insufficient_scope',
   rules: ['SCOPE-INSUFFICIENT-403'],
   async run(t: CheckContext) {
-    for (const { via, res } of await refusedForScope(t)) {
+    await refusedForScope(t, (via, res) => {
       const challenge = res.headers.get('www-authenticate') ?? '';
       const details = {
         presentation: via,
@@ -130,7 +130,7 @@ const insufficientScope403: Check = {
         `the 403 for a read_user token presented as ${via} must name the error insufficient_scope (WWW-Authenticate or JSON body)`,
         details,
       );
-    }
+    });
   },
 };
 

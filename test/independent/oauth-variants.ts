@@ -371,19 +371,20 @@ export const VARIANTS: Variant[] = [
     },
   },
   {
-    name: 'a 401 with a Basic challenge before the Bearer one, whose parameters come in another order, with realm and unquoted tokens',
+    name: 'a Basic challenge before the Bearer one, whose parameters come in another order, with realm and unquoted tokens',
     cite: 'RFC 7235 §4.1: several challenges, §2.1: auth-param is a token or a quoted-string; RFC 6750 §3: realm and attribute order free',
     checks: [
       'scopes.bad-token-401',
       'scopes.revoked-token-401',
       'scopes.missing-token-401',
+      'scopes.insufficient-scope-403',
       'oidc.userinfo-invalid-token',
       'tokens.info-dead-token',
     ],
     rewrite: {
       answer(_asked, answer) {
         const challenge = answer.head.get('www-authenticate')?.[0];
-        if (answer.status !== 401 || !challenge || !/^bearer\b/i.test(challenge)) return false;
+        if (!challenge || !/^bearer\b/i.test(challenge)) return false;
         const params = challengeParams(challenge).reverse();
         const written = params.map(([k, v]) => (/^[\w.-]+$/.test(v) ? `${k}=${v}` : `${k}="${v}"`));
         answer.head.set('www-authenticate', ['Basic realm="idp"', `bearer realm="idp" , ${written.join(' ,')}`]);
