@@ -417,6 +417,23 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    name: 'the key set redirects with 301 to /oauth/discovery/keys/',
+    cite: 'L113, L178: GET /oauth/discovery/keys serves the public keys (the harness follows no redirect)',
+    checks: ['oidc.jwks', 'oidc.id-token', 'oidc.userinfo', 'oidc.discovery', 'oidc.legacy-jwks-alias'],
+    breaks: ['OIDC-JWKS'],
+    rewrite: {
+      request(asked) {
+        if (asked.url.pathname !== '/oauth/discovery/keys/') return false;
+        asked.url = new URL('/oauth/discovery/keys', asked.url);
+      },
+      answer(asked, answer) {
+        if (asked.url.pathname !== '/oauth/discovery/keys' || asked.method !== 'GET') return false;
+        redirect(answer, 301, new URL('/oauth/discovery/keys/', asked.url).href);
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
