@@ -479,8 +479,30 @@ export function codeFlowRules(t: CheckContext, app: AppRole): RuleId[] {
 }
 
 /**
+ * The rules a refused exchange of a fresh code breaks: `flow`'s, unless the provider answered
+ * invalid_client to the configured client, which is how the client authenticated (L241: the
+ * secret in the form body; a PKCE application sends none), not the flow it never reached.
+ */
+export function exchangeRefusalRules(res: HttpResponse, hasSecret: boolean, flow: readonly RuleId[]): RuleId[] {
+  if (jsonObject(res)?.error !== 'invalid_client') return [...flow];
+  return [hasSecret ? 'AUTH-CLIENT-BODY' : 'PKCE-NO-SECRET'];
+}
+
+/** A code exchange answered with tokens: a refusal breaks `rules` (the app's code flow's), or how the client authenticates. */
+export function expectExchangeOk(
+  t: CheckContext,
+  res: HttpResponse,
+  app: AppRole,
+  what: string,
+  rules: readonly RuleId[] = codeFlowRules(t, app),
+): TokenResponse {
+  return expectTokenOk(t, res, what, exchangeRefusalRules(res, !!t.oauth.app(app).clientSecret, rules));
+}
+
+/**
  * A fresh token pair through the code flow (PKCE for an application without a secret), with the
- * verifier a PKCE refresh needs. A failure breaks the app's code flow rules and `rules`.
+ * verifier a PKCE refresh needs. A failure breaks the app's code flow rules and `rules`, or how the
+ * client authenticates (exchangeRefusalRules).
  */
 export async function mintPair(
   t: CheckContext,
@@ -497,5 +519,8 @@ export async function mintPair(
     flow,
   );
   const res = await exchangeCode(t, app, code, pkce ? { code_verifier: pkce.verifier } : {});
-  return { tokens: expectTokenOk(t, res, `code exchange (${app} application)`, flow), verifier: pkce?.verifier };
+  return {
+    tokens: expectExchangeOk(t, res, app, `code exchange (${app} application)`, flow),
+    verifier: pkce?.verifier,
+  };
 }

@@ -434,6 +434,33 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    name: 'the token endpoint takes the client secret in HTTP Basic only',
+    cite: 'L241: client_id and client_secret in the form body (client_secret_basic-only providers refuse it)',
+    checks: [
+      'grants.token-response-fields',
+      'grants.code-single-use',
+      'grants.refresh-rotation',
+      'grants.password-response',
+      'grants.client-authentication-failures',
+      'tokens.revoke-access-token',
+      'oidc.id-token',
+      'scopes.read-user-reads-current-user',
+    ],
+    breaks: ['AUTH-CLIENT-BODY'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!isToken(asked.url.pathname) || !formOf(asked).get('client_secret')) return false;
+        answer.status = 401;
+        answer.head = new Map([
+          ['content-type', ['application/json']],
+          ['www-authenticate', ['Basic realm="idp"']],
+        ]);
+        setJson(answer, { error: 'invalid_client', error_description: 'Authenticate the client with HTTP Basic.' });
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
