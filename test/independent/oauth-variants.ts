@@ -416,4 +416,18 @@ export const VARIANTS: Variant[] = [
       },
     },
   },
+  {
+    name: 'slow_down answered 429 with Retry-After',
+    cite: 'RFC 8628 §3.5: slow_down is a token error (RFC 6749 §5.2: 400 "unless specified otherwise", no MUST); Auth0 answers it 429, and RFC 6585 §4 lets a 429 say Retry-After',
+    checks: ['device.slow-down', 'device.slow-down-interval-grows', 'device.state-machine'],
+    warns: ['ERR-TOKEN-STATUS'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!isToken(asked.url.pathname) || jsonOf(answer)?.error !== 'slow_down') return false;
+        answer.status = 429;
+        answer.head.set('retry-after', ['5']);
+        return true;
+      },
+    },
+  },
 ];
