@@ -461,6 +461,27 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    name: 'revocation answers 204 No Content',
+    cite: 'L65, L96, L162: 200 with an empty JSON object (RFC 7009 §2.2: 200; 204 is a common reading of "nothing to return")',
+    checks: [
+      'tokens.revoke-access-token',
+      'tokens.revoke-refresh-token',
+      'tokens.revoke-unknown-token',
+      'tokens.info-dead-token',
+      'scopes.revoked-token-401',
+    ],
+    breaks: ['REV-EMPTY-OBJECT', 'ENC-RESPONSE-JSON'],
+    rewrite: {
+      answer(asked, answer) {
+        if (asked.url.pathname !== '/oauth/revoke' || answer.status !== 200) return false;
+        answer.status = 204;
+        answer.body = Buffer.alloc(0);
+        answer.head.delete('content-type');
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
