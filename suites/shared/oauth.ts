@@ -197,7 +197,8 @@ export function expectOAuthError(
       broke(malformed, details),
     );
   }
-  expectJsonType(t, res, what, malformed);
+  // The label alone is the encoding rule's: a JSON error body sent as text/plain is still one.
+  expectJsonType(t, res, what);
   return body ?? {};
 }
 

@@ -482,6 +482,27 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    name: 'token answers labelled text/plain',
+    cite: "L102, L18: OAuth responses are JSON (Facebook's token endpoint labelled its JSON text/plain)",
+    checks: [
+      'grants.token-response-fields',
+      'grants.token-response-headers',
+      'grants.token-error-body',
+      'grants.code-single-use',
+      'device.slow-down',
+      'device.token-response',
+      'tokens.revoke-access-token',
+    ],
+    breaks: ['ENC-RESPONSE-JSON', 'ENC-JSON-CONTENT-TYPE'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!isToken(asked.url.pathname) || !jsonOf(answer)) return false;
+        answer.head.set('content-type', ['text/plain; charset=utf-8']);
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
