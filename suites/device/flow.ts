@@ -49,8 +49,9 @@ const RFC8628_DEFAULT_INTERVAL = 5;
 
 /**
  * The members of a device authorization response (a wrong type reads as empty or NaN, judged
- * below). An absent interval is 5, as a client polls then (RFC 8628 §3.2): the checks that wait
- * go on, and the missing member is DEV-AUTHORIZE-RESPONSE's failure alone.
+ * below). An absent interval is 5, as a client polls then (RFC 8628 §3.2), and a number sent as a
+ * string ("300") is read as a lenient client reads it: the checks that wait go on, and the missing
+ * member or its type is DEV-AUTHORIZE-RESPONSE's failure alone.
  */
 export function deviceStartOf(
   response: HttpResponse,
@@ -58,7 +59,11 @@ export function deviceStartOf(
   scope: string,
 ): DeviceStart & { response: HttpResponse } {
   const str = (k: string) => (typeof body[k] === 'string' ? body[k] : '');
-  const int = (k: string) => (Number.isInteger(body[k]) ? (body[k] as number) : NaN);
+  const int = (k: string) => {
+    const value = body[k];
+    if (typeof value === 'string' && /^\d{1,9}$/.test(value)) return Number(value);
+    return Number.isInteger(value) ? (value as number) : NaN;
+  };
   return {
     response,
     deviceCode: str('device_code'),
@@ -87,7 +92,7 @@ export function expectDeviceAuthorizationFields(t: CheckContext, start: DeviceSt
   for (const [name, value] of Object.entries({ device_code: start.deviceCode, user_code: start.userCode })) {
     t.expect(value.length > 0, `the device authorization response must carry ${name} as a non-empty string`, response);
   }
-  t.expect(Number.isInteger(start.expiresIn) && start.expiresIn > 0, 'expires_in must be a positive integer', response);
+  t.expect(Number.isInteger(body.expires_in) && start.expiresIn > 0, 'expires_in must be a positive integer', response);
   t.expect(Number.isInteger(body.interval) && start.interval > 0, 'interval must be a positive integer', response);
   const uri = absoluteUrl(start.verificationUri);
   t.expect(uri && /^https?:$/.test(uri.protocol), 'verification_uri must be an absolute http(s) URL', response);

@@ -503,6 +503,27 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    name: 'a device authorization response with expires_in and interval as JSON strings',
+    cite: 'L41-42: both are integers (Azure AD v1 sent "900" and "5")',
+    checks: [
+      'device.authorization-response',
+      'device.authorization-timings',
+      'device.slow-down-interval-grows',
+      'device.expired-token',
+      'device.single-use',
+      'device.state-machine',
+    ],
+    breaks: ['DEV-AUTHORIZE-RESPONSE'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = asked.url.pathname === '/oauth/authorize_device' ? jsonOf(answer) : undefined;
+        if (typeof body?.expires_in !== 'number' || typeof body.interval !== 'number') return false;
+        setJson(answer, { ...body, expires_in: String(body.expires_in), interval: String(body.interval) });
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
