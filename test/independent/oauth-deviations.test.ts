@@ -92,6 +92,9 @@ function redirect(answer: Parameters<NonNullable<Rewrite['answer']>>[1], status:
   answer.body = Buffer.from(`<a href="${location}">moved</a>`);
 }
 
+/** A non-rotating provider's refresh tokens: the one the client holds, the simulator's current one. */
+const kept = new Map<string, string>();
+
 /** The token endpoint's refusals that the checks of a refusal rest on. */
 const REFUSALS = [
   'device.slow-down',
@@ -520,6 +523,39 @@ const DEVIATIONS: Deviation[] = [
         const body = asked.url.pathname === '/oauth/authorize_device' ? jsonOf(answer) : undefined;
         if (typeof body?.expires_in !== 'number' || typeof body.interval !== 'number') return false;
         setJson(answer, { ...body, expires_in: String(body.expires_in), interval: String(body.interval) });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'refresh tokens that do not rotate: no new one in the response, the old one keeps working',
+    cite: 'L29, L92: a refresh returns a new refresh token and invalidates the old one (RFC 6749 §6 lets a server keep it: Google does)',
+    checks: ['grants.refresh-rotation', 'grants.refresh-after-expiry', 'grants.refresh-client-bound'],
+    breaks: [
+      'TOK-REFRESH-ROTATION',
+      'TOK-REFRESH-OLD-REFUSED',
+      'TOK-REFRESH-RESPONSE-FIELDS',
+      'TOK-REFRESH-TOKEN-PRESENT',
+    ],
+    rewrite: {
+      request(asked) {
+        // The refresh token the client holds stands for the one the simulator rotated it into.
+        const form = formOf(asked);
+        const current = kept.get(form.get('refresh_token') ?? '');
+        if (!isToken(asked.url.pathname) || form.get('grant_type') !== 'refresh_token' || !current) return false;
+        form.set('refresh_token', current);
+        asked.body = Buffer.from(form.toString());
+        return true;
+      },
+      answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        const form = formOf(asked);
+        if (form.get('grant_type') !== 'refresh_token' || typeof body?.refresh_token !== 'string') return false;
+        const held =
+          [...kept].find(([, current]) => current === form.get('refresh_token'))?.[0] ?? form.get('refresh_token')!;
+        kept.set(held, body.refresh_token);
+        const { refresh_token: _rotated, ...rest } = body;
+        setJson(answer, rest);
         return true;
       },
     },
