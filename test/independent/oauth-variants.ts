@@ -430,4 +430,22 @@ export const VARIANTS: Variant[] = [
       },
     },
   },
+  {
+    name: 'an id_token whose aud is an array holding the client_id',
+    cite: 'OIDC Core §2: aud is in general an array, a single string only in the common special case',
+    checks: ['oidc.id-token', 'oidc.userinfo'],
+    rewrite: {
+      async answer(asked, answer, sim) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.id_token !== 'string') return false;
+        const key = await signingKey(sim);
+        const claims = decodeJwt(body.id_token);
+        const idToken = await new SignJWT({ ...claims, aud: [claims.aud as string] })
+          .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
+          .sign(key.privateKey);
+        setJson(answer, { ...body, id_token: idToken });
+        return true;
+      },
+    },
+  },
 ];
