@@ -46,11 +46,11 @@ export interface Capabilities {
   tokenInfo: boolean;
   /** GET /oauth/userinfo is served (not a 404). */
   userinfo: boolean;
-  /** POST /oauth/token is served (an empty request is not answered 404 or 405). */
+  /** POST /oauth/token is served (an empty request is not answered 404, 405 or a redirect). */
   tokenEndpoint: boolean;
-  /** POST /oauth/revoke is served (an empty request is not answered 404 or 405). */
+  /** POST /oauth/revoke is served (an empty request is not answered 404, 405 or a redirect). */
   revocation: boolean;
-  /** POST /oauth/authorize_device is served (an empty request is not answered 404 or 405). */
+  /** POST /oauth/authorize_device is served (an empty request is not answered 404, 405 or a redirect). */
   deviceEndpoint: boolean;
   /** GET /oauth/discovery/keys is served (not a 404). */
   keys: boolean;

@@ -313,7 +313,8 @@ export const deviceChecks: Check[] = [
       // The page with user_code in its query, built here from verification_uri: what
       // verification_uri_complete holds is DEV-VERIFICATION-URI-COMPLETE's to judge, not this rule's.
       const page = absoluteUrl(start.verificationUri);
-      t.expect(page, 'verification_uri must be an absolute URL');
+      // Without it the response is wrong (its rule's failure) and the page is untested: nobody named it.
+      t.expect(page, 'verification_uri must be an absolute URL', broke(['DEV-AUTHORIZE-RESPONSE']));
       page.searchParams.set('user_code', start.userCode);
       // Play the user through the real pages (sign-in first), whatever driver the run uses.
       let form: HtmlForm | undefined;

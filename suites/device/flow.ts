@@ -44,14 +44,26 @@ export async function startDevice(t: CheckContext, scope?: string): Promise<Devi
   return deviceStartOf(response, body, requested);
 }
 
-/** The members of a device authorization response (a wrong type reads as empty or NaN, judged below). */
+/** The polling interval a client uses when the device authorization response gives none (RFC 8628 §3.2). */
+const RFC8628_DEFAULT_INTERVAL = 5;
+
+/**
+ * The members of a device authorization response (a wrong type reads as empty or NaN, judged
+ * below). An absent interval is 5, as a client polls then (RFC 8628 §3.2), and a number sent as a
+ * string ("300") is read as a lenient client reads it: the checks that wait go on, and the missing
+ * member or its type is DEV-AUTHORIZE-RESPONSE's failure alone.
+ */
 export function deviceStartOf(
   response: HttpResponse,
   body: Record<string, unknown>,
   scope: string,
 ): DeviceStart & { response: HttpResponse } {
   const str = (k: string) => (typeof body[k] === 'string' ? body[k] : '');
-  const int = (k: string) => (Number.isInteger(body[k]) ? (body[k] as number) : NaN);
+  const int = (k: string) => {
+    const value = body[k];
+    if (typeof value === 'string' && /^\d{1,9}$/.test(value)) return Number(value);
+    return Number.isInteger(value) ? (value as number) : NaN;
+  };
   return {
     response,
     deviceCode: str('device_code'),
@@ -59,7 +71,7 @@ export function deviceStartOf(
     verificationUri: str('verification_uri'),
     verificationUriComplete: str('verification_uri_complete'),
     expiresIn: int('expires_in'),
-    interval: int('interval'),
+    interval: body.interval === undefined ? RFC8628_DEFAULT_INTERVAL : int('interval'),
     scope,
   };
 }
@@ -74,15 +86,18 @@ export function absoluteUrl(value: string): URL | undefined {
 
 /** The members of a device authorization response: codes, verification URIs, expires_in and interval. */
 export function expectDeviceAuthorizationFields(t: CheckContext, start: DeviceStart & { response: HttpResponse }) {
-  const fields = Object.keys(jsonObject(start.response) ?? {});
+  const body = jsonObject(start.response) ?? {};
+  const fields = Object.keys(body);
   const response = broke(['DEV-AUTHORIZE-RESPONSE'], { fields });
   for (const [name, value] of Object.entries({ device_code: start.deviceCode, user_code: start.userCode })) {
     t.expect(value.length > 0, `the device authorization response must carry ${name} as a non-empty string`, response);
   }
-  t.expect(Number.isInteger(start.expiresIn) && start.expiresIn > 0, 'expires_in must be a positive integer', response);
-  t.expect(Number.isInteger(start.interval) && start.interval > 0, 'interval must be a positive integer', response);
+  t.expect(Number.isInteger(body.expires_in) && start.expiresIn > 0, 'expires_in must be a positive integer', response);
+  t.expect(Number.isInteger(body.interval) && start.interval > 0, 'interval must be a positive integer', response);
   const uri = absoluteUrl(start.verificationUri);
   t.expect(uri && /^https?:$/.test(uri.protocol), 'verification_uri must be an absolute http(s) URL', response);
+  // Absent, it is the response's failure; what it must carry is then untested.
+  t.expect(start.verificationUriComplete, 'the response must carry verification_uri_complete', response);
   const complete = absoluteUrl(start.verificationUriComplete);
   t.expect(
     complete,
@@ -106,9 +121,6 @@ export function expectDeviceAuthorizationFields(t: CheckContext, start: DeviceSt
   );
 }
 
-/** The polling interval a client uses when the device authorization response gives none (RFC 8628 §3.2). */
-const RFC8628_DEFAULT_INTERVAL = 5;
-
 /** The device code lives limits.deviceCodeLifetime seconds; the interval is limits.deviceInterval (each judged alone). */
 export function expectDeviceTimings(t: CheckContext, start: DeviceStart & { response: HttpResponse }) {
   const { deviceCodeLifetime, deviceInterval } = limits();
@@ -117,12 +129,10 @@ export function expectDeviceTimings(t: CheckContext, start: DeviceStart & { resp
     `expires_in must be ${deviceCodeLifetime}`,
     broke(['DEV-CODE-LIFETIME'], { expiresIn: start.expiresIn }),
   );
-  // RFC 8628 §3.2: a client polls every 5 seconds when interval is absent, so an absent interval
-  // is 5; the missing field is DEV-AUTHORIZE-RESPONSE's failure, not this rule's.
+  // An absent interval reads as 5 (deviceStartOf); the missing field is not this rule's failure.
   const absent = jsonObject(start.response)?.interval === undefined;
-  const interval = absent ? RFC8628_DEFAULT_INTERVAL : start.interval;
   t.soft(
-    interval === deviceInterval,
+    start.interval === deviceInterval,
     `interval must be ${deviceInterval}`,
     broke(['DEV-POLL-INTERVAL'], { interval: absent ? 'absent' : start.interval }),
   );

@@ -242,10 +242,11 @@ export function diffRecordings({ target, reference, results, referenceName, read
     }
     seen.count++;
     seen.rules = [...new Set([...seen.rules, ...rules])];
-    // Allowed only where every pair that showed it was allowed.
-    if (!allowed || seen.rules.length) delete seen.allowed;
-    else if (seen.allowed)
-      seen.allowed = [...new Set([...seen.allowed.split(', '), ...allowed.split(', ')])].join(', ');
+    // Allowed where a pair that showed it was judged and held, and none broke a rule: an unjudged
+    // repeat (a set-up exchange, an answer before the one judged) is the same difference.
+    if (seen.rules.length) delete seen.allowed;
+    else if (allowed)
+      seen.allowed = [...new Set([...(seen.allowed?.split(', ') ?? []), ...allowed.split(', ')])].join(', ');
     if (seen.checks.length < CHECKS_NAMED && !seen.checks.includes(checkId)) seen.checks.push(checkId);
   };
   const checkIds = [...new Set([...target.byCheck.keys(), ...reference.byCheck.keys()])];

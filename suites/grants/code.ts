@@ -9,7 +9,7 @@ import {
   expectAccessAlive,
   expectAccessDead,
   expectOAuthError,
-  expectTokenOk,
+  expectExchangeOk,
   heldScopes,
 } from '../shared/oauth.js';
 import { mutationName, redirectMutations, word } from './variants.js';
@@ -22,7 +22,12 @@ export const codeChecks: Check[] = [
     rules: ['GRANT-CODE-SINGLE-USE'],
     async run(t: CheckContext) {
       const code = await authorizeCode(t, 'confidential', {});
-      expectTokenOk(t, await exchangeCode(t, 'confidential', code), 'first exchange of a fresh code');
+      expectExchangeOk(
+        t,
+        await exchangeCode(t, 'confidential', code),
+        'confidential',
+        'first exchange of a fresh code',
+      );
       expectOAuthError(
         t,
         await exchangeCode(t, 'confidential', code),
@@ -38,7 +43,12 @@ export const codeChecks: Check[] = [
     rules: ['GRANT-CODE-REUSE-REVOKES'],
     async run(t: CheckContext) {
       const code = await authorizeCode(t, 'confidential', {});
-      const first = expectTokenOk(t, await exchangeCode(t, 'confidential', code), 'first exchange of a fresh code');
+      const first = expectExchangeOk(
+        t,
+        await exchangeCode(t, 'confidential', code),
+        'confidential',
+        'first exchange of a fresh code',
+      );
       await expectAccessAlive(t, first.access_token, 'access token of the first exchange');
       await exchangeCode(t, 'confidential', code);
       await expectAccessDead(t, first.access_token, 'access token issued for a code that was presented again');
@@ -134,9 +144,10 @@ export const codeChecks: Check[] = [
       await t.property(fc.shuffledSubarray(own, { minLength: 1 }), async (requested) => {
         // Refusing allowed scopes joined by spaces is a failure to read the space-separated list.
         const code = await authorizeCode(t, app, { scope: requested.join(' ') }, ['SCOPE-SPACE-SEPARATED']);
-        const body = expectTokenOk(
+        const body = expectExchangeOk(
           t,
           await exchangeCode(t, app, code),
+          app,
           `code exchange for scope "${requested.join(' ')}"`,
           ['SCOPE-SPACE-SEPARATED'],
         );
@@ -173,9 +184,10 @@ export const codeChecks: Check[] = [
         );
         return;
       }
-      const body = expectTokenOk(
+      const body = expectExchangeOk(
         t,
         await exchangeCode(t, app, code),
+        app,
         'code exchange of an authorization without scope',
         ['SCOPE-GRANTED-SUBSET'],
       );

@@ -64,8 +64,9 @@ function fieldRules(g: GrantResponse, grant: Grant, body: TokenResponse) {
     // A present token_type of another spelling breaks the spelling rule only; not bearer at all, also TOK-TYPE-BEARER.
     if (field === 'token_type' && keyword === 'required') return [g.shape, 'TOK-TYPE-BEARER'];
     if (field === 'token_type') return bearer(body?.token_type) ? [g.tokenType] : [g.tokenType, 'TOK-TYPE-BEARER'];
-    // A value other than the source's (expires_in 3600) breaks that field's rule, not the response's shape.
-    if (keyword === 'const' && field && FIELD_RULES[field]) return [FIELD_RULES[field]];
+    // A present field of another value (expires_in 3600) or type ("7200") breaks that field's rule,
+    // which fixes both; the response's shape rule lists the fields only.
+    if ((keyword === 'const' || keyword === 'type') && field && FIELD_RULES[field]) return [FIELD_RULES[field]];
     if (field === 'scope' && grant === 'device_code') return [g.shape, 'TOK-SCOPE-DEVICE'];
     if (field === undefined && keyword === 'type') return [g.shape, 'TOK-RESPONSE-JSON'];
     return field && FIELD_RULES[field] ? [g.shape, FIELD_RULES[field]] : [g.shape];

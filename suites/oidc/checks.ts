@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { jwtVerify, decodeProtectedHeader, type JWTPayload } from 'jose';
 import type { Check, CheckContext } from '../types.js';
 import { CheckFailure } from '../runner/errors.js';
+import { hasBearerChallenge } from '../shared/challenge.js';
 import {
   authorizeCode,
   broke,
@@ -389,11 +390,7 @@ export const oidcChecks: Check[] = [
         const res = await t.http.get(USERINFO_PATH, token === undefined ? {} : { bearer: token });
         const what = token === undefined ? 'userinfo without a token' : 'userinfo with a token never issued';
         t.expect(res.status === 401, `${what} must answer 401`, { status: res.status });
-        t.expect(
-          /^bearer/i.test(res.headers.get('www-authenticate') ?? ''),
-          `${what} must carry WWW-Authenticate: Bearer`,
-          { status: res.status },
-        );
+        t.expect(hasBearerChallenge(res), `${what} must carry WWW-Authenticate: Bearer`, { status: res.status });
       });
     },
   },

@@ -15,6 +15,7 @@ import type {
   TargetConfig,
   TokenResponse,
 } from '../types.js';
+import { exchangeRefusalRules } from '../shared/oauth.js';
 import { CheckFailure, CheckSkipped, HarnessError } from './errors.js';
 import type { Random } from './random.js';
 import type { Redactor } from './redact.js';
@@ -184,7 +185,10 @@ export function createOAuthFlows(
     if (response.status !== 200) {
       throw new CheckFailure(
         `exchanging an authorization code for tokens failed with status ${response.status}; this check's own rules are untested`,
-        { body: response.text.slice(0, 300), rules: flow },
+        {
+          body: response.text.slice(0, 300),
+          rules: exchangeRefusalRules(response, grant.verifier === undefined, flow),
+        },
       );
     }
     const body = response.json<TokenResponse>();

@@ -41,7 +41,7 @@ type CoreCapability = (typeof CORE_ENDPOINTS)[number]['capability'];
 
 /** Why what needs an absent core endpoint is skipped: what the start-up asked, and who reports it. */
 const whyAbsent = (e: (typeof CORE_ENDPOINTS)[number]) =>
-  `the target has no ${e.name}: ${e.method === 'POST' ? `an empty POST ${e.path} answered 404 or 405` : `GET ${e.path} answered 404`} at start-up (${e.reporter} reports it on ${e.rule})`;
+  `the target has no ${e.name}: ${e.method === 'POST' ? `an empty POST ${e.path} answered 404, 405 or a redirect` : `GET ${e.path} answered 404`} at start-up (${e.reporter} reports it on ${e.rule})`;
 
 const WHY_MISSING: Record<Capability, string> = {
   control: 'the simulator control API does not answer',

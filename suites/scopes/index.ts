@@ -7,6 +7,7 @@ import { openapi, type RuleId } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { jsonObject, ownProject, projectPath, reachProject } from '../shared/api.js';
 import { heldScopes } from '../shared/oauth.js';
+import { hasBearerChallenge } from '../shared/challenge.js';
 import { gitChecks } from './git.js';
 
 const CURRENT_USER = '/api/v4/user';
@@ -60,8 +61,11 @@ const readUserReadsCurrentUser: Check = {
   },
 };
 
-/** A read_user token on an endpoint that needs api, in both access-token presentations. */
-async function refusedForScope(t: CheckContext): Promise<Array<{ via: Presentation; res: HttpResponse }>> {
+/**
+ * A read_user token on an endpoint that needs api, in both access-token presentations, each
+ * answer judged as it comes (`diff` ties an assertion to the answer last received).
+ */
+async function refusedForScope(t: CheckContext, judge: (via: Presentation, res: HttpResponse) => void): Promise<void> {
   // A refusal counts only where the same endpoint serves a token that has the scope.
   const api = (await t.oauth.token('confidential', { scope: 'api' })).access_token;
   const served = await t.http.get(NEEDS_API, { bearer: api });
@@ -70,12 +74,9 @@ async function refusedForScope(t: CheckContext): Promise<Array<{ via: Presentati
       `${NEEDS_API} answered ${served.status} to an api token, so its refusal of a narrower one would prove nothing`,
     );
   const token = await t.oauth.token('limited', { scope: 'read_user' });
-  const out = [];
-  for (const via of ['bearer', 'query'] as const)
-    out.push({ via, res: await present(t, NEEDS_API, token.access_token, via) });
+  for (const via of ['bearer', 'query'] as const) judge(via, await present(t, NEEDS_API, token.access_token, via));
   // The refusal is about scope, not the token: the same token still reads the current user.
   await tokenWorks(t, token.access_token, 'the read_user token after the refusal');
-  return out;
 }
 
 const readUserRefusedWhereApiNeeded: Check = {
@@ -85,14 +86,14 @@ const readUserRefusedWhereApiNeeded: Check = {
   title: 'a read_user token is refused where api is needed',
   rules: ['SCOPE-MISSING-FAILS'],
   async run(t: CheckContext) {
-    for (const { via, res } of await refusedForScope(t)) {
+    await refusedForScope(t, (via, res) => {
       // "must fail": any refusal; that it is 403 insufficient_scope is SCOPE-INSUFFICIENT-403's.
       t.soft(refused(res), `a read_user token presented as ${via} on ${NEEDS_API} must be refused, got ${res.status}`, {
         presentation: via,
         path: NEEDS_API,
         status: res.status,
       });
-    }
+    });
   },
 };
 
@@ -103,7 +104,7 @@ const insufficientScope403: Check = {
   title: 'the refusal of a token without the needed scope is 403 insufficient_scope',
   rules: ['SCOPE-INSUFFICIENT-403'],
   async run(t: CheckContext) {
-    for (const { via, res } of await refusedForScope(t)) {
+    await refusedForScope(t, (via, res) => {
       const challenge = res.headers.get('www-authenticate') ?? '';
       const details = {
         presentation: via,
@@ -120,7 +121,7 @@ const insufficientScope403: Check = {
       // RFC 6750 §3: the challenge is a MUST for a token that does not enable access, and its
       // error attribute names the code; the same code in a JSON body is the real service's habit.
       t.soft(
-        /^\s*bearer\b/i.test(challenge) || /,\s*bearer\b/i.test(challenge),
+        hasBearerChallenge(res),
         `the 403 for a read_user token presented as ${via} must carry a WWW-Authenticate Bearer challenge`,
         details,
       );
@@ -129,7 +130,7 @@ const insufficientScope403: Check = {
         `the 403 for a read_user token presented as ${via} must name the error insufficient_scope (WWW-Authenticate or JSON body)`,
         details,
       );
-    }
+    });
   },
 };
 
@@ -190,15 +191,11 @@ const missingToken: Check = {
  */
 function expectBearerChallenge(t: CheckContext, res: HttpResponse, via: Presentation, what: string): void {
   if (via === 'private-token' || res.status !== 401) return;
-  t.soft(
-    /^\s*bearer\b/i.test(res.headers.get('www-authenticate') ?? ''),
-    `${what}: the 401 must carry WWW-Authenticate: Bearer`,
-    {
-      presentation: via,
-      status: res.status,
-      rules: ['AUTH-INVALID-TOKEN-401'],
-    },
-  );
+  t.soft(hasBearerChallenge(res), `${what}: the 401 must carry WWW-Authenticate: Bearer`, {
+    presentation: via,
+    status: res.status,
+    rules: ['AUTH-INVALID-TOKEN-401'],
+  });
 }
 
 const badToken: Check = {
@@ -241,7 +238,8 @@ const revokedToken: Check = {
     // revocation that fails is the tokens suite's to judge (REV-*), not this rule's.
     await tokenWorks(t, token.access_token, 'a fresh api token');
     const revoked = await t.oauth.revoke(token.access_token, 'confidential');
-    if (revoked.status !== 200) t.harness(`revoking the access token answered ${revoked.status}: nothing was revoked`);
+    if (revoked.status < 200 || revoked.status >= 300)
+      t.harness(`revoking the access token answered ${revoked.status}: nothing was revoked`);
     for (const path of PROBED) {
       for (const via of ['bearer', 'query'] as const) {
         const res = await present(t, path, token.access_token, via);

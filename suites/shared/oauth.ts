@@ -77,11 +77,13 @@ export function expectTokenOk(
   rules: readonly RuleId[] = [],
 ): TokenResponse {
   const body = jsonObject(res);
+  // A refusal (an OAuth error body, even under 200) breaks the rules of the request that should
+  // have worked; a 200 that is neither token response nor refusal, TOK-RESPONSE-JSON too.
+  const refused = res.status !== 200 || typeof body?.error === 'string';
   t.expect(
     res.status === 200 && body && typeof body.access_token === 'string',
     `${what}: expected 200 with a token response`,
-    // A refusal breaks the rules of the request that should have worked; a 200 that is no token response, TOK-RESPONSE-JSON.
-    broke(res.status === 200 ? ['TOK-RESPONSE-JSON', ...rules] : rules, {
+    broke(refused ? rules : ['TOK-RESPONSE-JSON', ...rules], {
       status: res.status,
       error: body?.error ?? null,
       errorDescription: body?.error_description ?? null,
@@ -142,8 +144,11 @@ export function expectOAuthError(
     `${what}: expected a refusal, got a token response`,
     broke(outcome, details),
   );
-  // Another client error is still the refusal asked for; a 2xx, 3xx or 5xx is none.
-  const clientError = res.status >= 400 && res.status < 500;
+  // Another client error is still the refusal asked for, and so is a 2xx carrying an OAuth error
+  // body (as some token endpoints answer): the status alone is wrong. A 3xx or 5xx is none.
+  const clientError =
+    (res.status >= 400 && res.status < 500) ||
+    (res.status >= 200 && res.status < 300 && typeof body?.error === 'string');
   const statusRules = expected.statusRules ?? (tokenEndpoint ? ['ERR-TOKEN-STATUS' as const] : outcome);
   t.soft(
     statuses.includes(res.status),
@@ -192,7 +197,8 @@ export function expectOAuthError(
       broke(malformed, details),
     );
   }
-  expectJsonType(t, res, what, malformed);
+  // The label alone is the encoding rule's: a JSON error body sent as text/plain is still one.
+  expectJsonType(t, res, what);
   return body ?? {};
 }
 
@@ -474,8 +480,30 @@ export function codeFlowRules(t: CheckContext, app: AppRole): RuleId[] {
 }
 
 /**
+ * The rules a refused exchange of a fresh code breaks: `flow`'s, unless the provider answered
+ * invalid_client to the configured client, which is how the client authenticated (L241: the
+ * secret in the form body; a PKCE application sends none), not the flow it never reached.
+ */
+export function exchangeRefusalRules(res: HttpResponse, hasSecret: boolean, flow: readonly RuleId[]): RuleId[] {
+  if (jsonObject(res)?.error !== 'invalid_client') return [...flow];
+  return [hasSecret ? 'AUTH-CLIENT-BODY' : 'PKCE-NO-SECRET'];
+}
+
+/** A code exchange answered with tokens: a refusal breaks `rules` (the app's code flow's), or how the client authenticates. */
+export function expectExchangeOk(
+  t: CheckContext,
+  res: HttpResponse,
+  app: AppRole,
+  what: string,
+  rules: readonly RuleId[] = codeFlowRules(t, app),
+): TokenResponse {
+  return expectTokenOk(t, res, what, exchangeRefusalRules(res, !!t.oauth.app(app).clientSecret, rules));
+}
+
+/**
  * A fresh token pair through the code flow (PKCE for an application without a secret), with the
- * verifier a PKCE refresh needs. A failure breaks the app's code flow rules and `rules`.
+ * verifier a PKCE refresh needs. A failure breaks the app's code flow rules and `rules`, or how the
+ * client authenticates (exchangeRefusalRules).
  */
 export async function mintPair(
   t: CheckContext,
@@ -492,5 +520,8 @@ export async function mintPair(
     flow,
   );
   const res = await exchangeCode(t, app, code, pkce ? { code_verifier: pkce.verifier } : {});
-  return { tokens: expectTokenOk(t, res, `code exchange (${app} application)`, flow), verifier: pkce?.verifier };
+  return {
+    tokens: expectExchangeOk(t, res, app, `code exchange (${app} application)`, flow),
+    verifier: pkce?.verifier,
+  };
 }

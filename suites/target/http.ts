@@ -80,6 +80,20 @@ function toResponse(res: IncomingMessage, body: Buffer): Response {
  */
 class StaleConnection extends TransportError {}
 
+/**
+ * A device poll answered slow_down under 429 (RFC 8628 §3.5; Auth0 sends it so, and a 429 may
+ * carry Retry-After): the provider's answer to that poll, which it counted and which grew the
+ * interval, not its rate limiter's refusal. Repeating the poll would be a new poll, too fast again.
+ */
+async function isSlowDown(response: Response): Promise<boolean> {
+  try {
+    const body = JSON.parse(await response.clone().text()) as { error?: unknown } | null;
+    return body?.error === 'slow_down';
+  } catch {
+    return false;
+  }
+}
+
 export function createHttpTarget(config: TargetConfig, options: HttpTargetOptions = {}): Target {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -193,7 +207,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
           if (error instanceof StaleConnection) return once(raw, true);
           throw error;
         });
-        if (response.status !== 429) return response;
+        if (response.status !== 429 || (await isSlowDown(response))) return response;
         const wait = retryAfterSeconds(response.headers.get('retry-after'));
         if (wait === null) return response;
         limiter.pause(wait);

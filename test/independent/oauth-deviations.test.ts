@@ -4,11 +4,13 @@
  * sentence it breaks; the checks it concerns must fail or warn exactly those, no other (the fault
  * matrix's blame audit, for real-world shapes rather than the simulator's own faults).
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, decodeJwt } from 'jose';
 import { signingKey } from '../../simulator/oauth/keys.js';
 import { digest } from '../../simulator/digest.js';
-import { blamed, explain, jsonOf, proxyForTests, setJson, type Rewrite } from './oauth-proxy.js';
+import type { Report } from '../../suites/report/model.js';
+import { startCollector, type Collector } from '../hostile/collector.js';
+import { blamed, explain, formOf, jsonOf, proxyForTests, setJson, type Rewrite } from './oauth-proxy.js';
 
 interface Deviation {
   name: string;
@@ -18,12 +20,80 @@ interface Deviation {
   /** Exactly the rules that must fail or warn. */
   breaks: string[];
   rewrite: Rewrite;
+  /** What else must hold of the run. */
+  after?: (report: Report) => void;
 }
 
 const isToken = (path: string) => path === '/oauth/token';
 /** A token endpoint refusal (an OAuth error body), as the simulator answered it. */
 const tokenError = (path: string, answer: Parameters<NonNullable<Rewrite['answer']>>[1]) =>
   isToken(path) && answer.status >= 400 && typeof jsonOf(answer)?.error === 'string';
+
+/** A device authorization response without one of its members. */
+const withoutMember =
+  (name: string): Rewrite['answer'] =>
+  (asked, answer) => {
+    const body = asked.url.pathname === '/oauth/authorize_device' ? jsonOf(answer) : undefined;
+    if (typeof body?.device_code !== 'string' || !(name in body)) return false;
+    setJson(answer, Object.fromEntries(Object.entries(body).filter(([key]) => key !== name)));
+    return true;
+  };
+
+/**
+ * A token endpoint that answers a redirect is not at /oauth/token: as when it is absent, its
+ * reporter fails on the code flow's rules (GRANT-CODE-PARAMS among them), and every other check
+ * that reaches for it is skipped, saying why.
+ */
+const TOKEN_ENDPOINT_ELSEWHERE = [
+  'GRANT-CODE-PARAMS',
+  'GRANT-CODE-FLOW',
+  'GRANT-FLOWS-SUPPORTED',
+  'GRANT-FORM-PARAMETERS',
+  'AUTH-CLIENT-BODY',
+];
+const reportedOnce = (report: Report) =>
+  expect(
+    report.checks
+      .filter((c) => c.id !== 'grants.token-response-fields')
+      .map((c) => `${c.status} ${c.id}`)
+      .sort(),
+    'every other check is skipped: the token endpoint is not there',
+  ).toEqual(
+    REDIRECTED.slice(1)
+      .map((id) => `skipped ${id}`)
+      .sort(),
+  );
+
+/** Checks that reach the token endpoint on the way to their own rules. */
+const REDIRECTED = [
+  'grants.token-response-fields',
+  'grants.token-error-body',
+  'grants.code-single-use',
+  'grants.refresh-rotation',
+  'device.token-response',
+  'tokens.revoke-access-token',
+  'oidc.id-token',
+];
+
+/** Another origin (another loopback address) that counts what reaches it. */
+let elsewhere: Collector;
+beforeAll(async () => {
+  elsewhere = await startCollector(undefined, '127.0.0.2');
+});
+afterAll(() => elsewhere.close());
+
+/** An answer turned into a redirect to `location`, with a body that says so. */
+function redirect(answer: Parameters<NonNullable<Rewrite['answer']>>[1], status: number, location: string): void {
+  answer.status = status;
+  answer.head = new Map([
+    ['location', [location]],
+    ['content-type', ['text/html']],
+  ]);
+  answer.body = Buffer.from(`<a href="${location}">moved</a>`);
+}
+
+/** A non-rotating provider's refresh tokens: the one the client holds, the simulator's current one. */
+const kept = new Map<string, string>();
 
 /** The token endpoint's refusals that the checks of a refusal rest on. */
 const REFUSALS = [
@@ -187,6 +257,309 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    name: 'token_type BEARER in every token response',
+    cite: 'L27: lowercase bearer in code, refresh and password responses, Bearer in the device one (RFC 6749 §5.1 reads any case)',
+    checks: ['grants.token-response-fields', 'grants.password-response', 'device.token-response'],
+    breaks: ['TOK-TYPE-LOWERCASE-BEARER', 'TOK-TYPE-DEVICE-BEARER'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.token_type !== 'string') return false;
+        setJson(answer, { ...body, token_type: 'BEARER' });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'expires_in as a JSON string in token responses',
+    cite: 'L28: expires_in is an integer (Azure AD v1 sent "3599")',
+    checks: [
+      'grants.token-response-fields',
+      'grants.password-response',
+      'device.token-response',
+      'grants.refresh-after-expiry',
+      'tokens.info-expires-in-remaining',
+    ],
+    breaks: ['TOK-EXPIRES-IN'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.expires_in !== 'number') return false;
+        setJson(answer, { ...body, expires_in: String(body.expires_in) });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a device token response without scope',
+    cite: 'L31: scope is present in the device flow response',
+    checks: ['device.token-response', 'device.state-machine'],
+    breaks: ['TOK-SCOPE-DEVICE', 'TOK-DEVICE-RESPONSE-FIELDS'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.scope !== 'string' || body.token_type !== 'Bearer') return false;
+        const { scope: _scope, ...rest } = body;
+        setJson(answer, rest);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a device authorization response without interval',
+    cite: 'L42: the response carries interval (RFC 8628 §3.2 makes it optional: a client then polls every 5 s)',
+    checks: [
+      'device.authorization-response',
+      'device.authorization-timings',
+      'device.slow-down',
+      'device.slow-down-interval-grows',
+      'device.expired-token',
+      'device.single-use',
+      'device.state-machine',
+    ],
+    breaks: ['DEV-AUTHORIZE-RESPONSE'],
+    rewrite: { answer: withoutMember('interval') },
+  },
+  {
+    name: 'a device authorization response without verification_uri_complete',
+    cite: 'L40: the response carries verification_uri_complete (RFC 8628 §3.2 makes it optional)',
+    checks: ['device.authorization-response', 'device.verification-page', 'device.token-response'],
+    breaks: ['DEV-AUTHORIZE-RESPONSE'],
+    rewrite: { answer: withoutMember('verification_uri_complete') },
+  },
+  {
+    name: 'the token endpoint redirects with 308 to /oauth/token/',
+    cite: 'L107, L134: POST /oauth/token exchanges the grants; RFC 6749 §3.2 names no redirect there (the harness follows none)',
+    checks: REDIRECTED,
+    breaks: TOKEN_ENDPOINT_ELSEWHERE,
+    after: reportedOnce,
+    rewrite: {
+      request(asked) {
+        // Where it points, the endpoint answers: a client that followed would get its tokens.
+        if (asked.url.pathname !== '/oauth/token/') return false;
+        asked.url = new URL('/oauth/token', asked.url);
+      },
+      answer(asked, answer) {
+        if (!isToken(asked.url.pathname) || asked.method !== 'POST') return false;
+        redirect(answer, 308, new URL('/oauth/token/', asked.url).href);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'the token endpoint redirects with 307 to another origin',
+    cite: 'L107, L134: POST /oauth/token exchanges the grants; DESIGN "The target is untrusted": credentials never leave the origin',
+    checks: REDIRECTED,
+    breaks: TOKEN_ENDPOINT_ELSEWHERE,
+    rewrite: {
+      answer(asked, answer) {
+        if (!isToken(asked.url.pathname) || asked.method !== 'POST') return false;
+        redirect(answer, 307, `${elsewhere.url}/oauth/token`);
+        return true;
+      },
+    },
+    after(report) {
+      reportedOnce(report);
+      expect(elsewhere.received, 'requests that reached the other origin').toEqual([]);
+    },
+  },
+  {
+    name: 'verification_url instead of verification_uri in the device authorization response',
+    cite: "L39: the response carries verification_uri (Google's device endpoint says verification_url)",
+    checks: ['device.authorization-response', 'device.verification-page', 'device.token-response', 'device.slow-down'],
+    breaks: ['DEV-AUTHORIZE-RESPONSE'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = asked.url.pathname === '/oauth/authorize_device' ? jsonOf(answer) : undefined;
+        if (typeof body?.verification_uri !== 'string') return false;
+        const { verification_uri: url, ...rest } = body;
+        setJson(answer, { ...rest, verification_url: url });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'token responses without expires_in',
+    cite: 'L28: every response shown carries expires_in (RFC 6749 §5.1 only RECOMMENDS it)',
+    checks: [
+      'grants.token-response-fields',
+      'grants.password-response',
+      'device.token-response',
+      'grants.refresh-after-expiry',
+      'tokens.info-expires-in-remaining',
+    ],
+    breaks: [
+      'TOK-EXPIRES-IN',
+      'TOK-CODE-RESPONSE-FIELDS',
+      'TOK-REFRESH-RESPONSE-FIELDS',
+      'TOK-PASSWORD-RESPONSE-FIELDS',
+      'TOK-DEVICE-RESPONSE-FIELDS',
+    ],
+    rewrite: {
+      answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.expires_in !== 'number') return false;
+        const { expires_in: _expiresIn, ...rest } = body;
+        setJson(answer, rest);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'refresh refused with 200 and an OAuth error body',
+    cite: 'L92: a valid refresh token returns a new token response (GitHub answers its refusals 200)',
+    checks: ['grants.refresh-rotation', 'grants.refresh-after-expiry'],
+    breaks: ['TOK-REFRESH-ROTATION', 'TOK-REFRESH-AFTER-EXPIRY', 'TOK-REFRESH-PARAMS'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.access_token !== 'string' || formOf(asked).get('grant_type') !== 'refresh_token') return false;
+        setJson(answer, { error: 'invalid_grant', error_description: 'The refresh token is not valid.' });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'the key set redirects with 301 to /oauth/discovery/keys/',
+    cite: 'L113, L178: GET /oauth/discovery/keys serves the public keys (the harness follows no redirect)',
+    checks: ['oidc.jwks', 'oidc.id-token', 'oidc.userinfo', 'oidc.discovery', 'oidc.legacy-jwks-alias'],
+    breaks: ['OIDC-JWKS'],
+    rewrite: {
+      request(asked) {
+        if (asked.url.pathname !== '/oauth/discovery/keys/') return false;
+        asked.url = new URL('/oauth/discovery/keys', asked.url);
+      },
+      answer(asked, answer) {
+        if (asked.url.pathname !== '/oauth/discovery/keys' || asked.method !== 'GET') return false;
+        redirect(answer, 301, new URL('/oauth/discovery/keys/', asked.url).href);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'the token endpoint takes the client secret in HTTP Basic only',
+    cite: 'L241: client_id and client_secret in the form body (client_secret_basic-only providers refuse it)',
+    checks: [
+      'grants.token-response-fields',
+      'grants.code-single-use',
+      'grants.refresh-rotation',
+      'grants.password-response',
+      'grants.client-authentication-failures',
+      'tokens.revoke-access-token',
+      'oidc.id-token',
+      'scopes.read-user-reads-current-user',
+    ],
+    breaks: ['AUTH-CLIENT-BODY'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!isToken(asked.url.pathname) || !formOf(asked).get('client_secret')) return false;
+        answer.status = 401;
+        answer.head = new Map([
+          ['content-type', ['application/json']],
+          ['www-authenticate', ['Basic realm="idp"']],
+        ]);
+        setJson(answer, { error: 'invalid_client', error_description: 'Authenticate the client with HTTP Basic.' });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'revocation answers 204 No Content',
+    cite: 'L65, L96, L162: 200 with an empty JSON object (RFC 7009 §2.2: 200; 204 is a common reading of "nothing to return")',
+    checks: [
+      'tokens.revoke-access-token',
+      'tokens.revoke-refresh-token',
+      'tokens.revoke-unknown-token',
+      'tokens.info-dead-token',
+      'scopes.revoked-token-401',
+    ],
+    breaks: ['REV-EMPTY-OBJECT', 'ENC-RESPONSE-JSON'],
+    rewrite: {
+      answer(asked, answer) {
+        if (asked.url.pathname !== '/oauth/revoke' || answer.status !== 200) return false;
+        answer.status = 204;
+        answer.body = Buffer.alloc(0);
+        answer.head.delete('content-type');
+        return true;
+      },
+    },
+  },
+  {
+    name: 'token answers labelled text/plain',
+    cite: "L102, L18: OAuth responses are JSON (Facebook's token endpoint labelled its JSON text/plain)",
+    checks: [
+      'grants.token-response-fields',
+      'grants.token-response-headers',
+      'grants.token-error-body',
+      'grants.code-single-use',
+      'device.slow-down',
+      'device.token-response',
+      'tokens.revoke-access-token',
+    ],
+    breaks: ['ENC-RESPONSE-JSON', 'ENC-JSON-CONTENT-TYPE'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!isToken(asked.url.pathname) || !jsonOf(answer)) return false;
+        answer.head.set('content-type', ['text/plain; charset=utf-8']);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a device authorization response with expires_in and interval as JSON strings',
+    cite: 'L41-42: both are integers (Azure AD v1 sent "900" and "5")',
+    checks: [
+      'device.authorization-response',
+      'device.authorization-timings',
+      'device.slow-down-interval-grows',
+      'device.expired-token',
+      'device.single-use',
+      'device.state-machine',
+    ],
+    breaks: ['DEV-AUTHORIZE-RESPONSE'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = asked.url.pathname === '/oauth/authorize_device' ? jsonOf(answer) : undefined;
+        if (typeof body?.expires_in !== 'number' || typeof body.interval !== 'number') return false;
+        setJson(answer, { ...body, expires_in: String(body.expires_in), interval: String(body.interval) });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'refresh tokens that do not rotate: no new one in the response, the old one keeps working',
+    cite: 'L29, L92: a refresh returns a new refresh token and invalidates the old one (RFC 6749 §6 lets a server keep it: Google does)',
+    checks: ['grants.refresh-rotation', 'grants.refresh-after-expiry', 'grants.refresh-client-bound'],
+    breaks: [
+      'TOK-REFRESH-ROTATION',
+      'TOK-REFRESH-OLD-REFUSED',
+      'TOK-REFRESH-RESPONSE-FIELDS',
+      'TOK-REFRESH-TOKEN-PRESENT',
+    ],
+    rewrite: {
+      request(asked) {
+        // The refresh token the client holds stands for the one the simulator rotated it into.
+        const form = formOf(asked);
+        const current = kept.get(form.get('refresh_token') ?? '');
+        if (!isToken(asked.url.pathname) || form.get('grant_type') !== 'refresh_token' || !current) return false;
+        form.set('refresh_token', current);
+        asked.body = Buffer.from(form.toString());
+        return true;
+      },
+      answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        const form = formOf(asked);
+        if (form.get('grant_type') !== 'refresh_token' || typeof body?.refresh_token !== 'string') return false;
+        const held =
+          [...kept].find(([, current]) => current === form.get('refresh_token'))?.[0] ?? form.get('refresh_token')!;
+        kept.set(held, body.refresh_token);
+        const { refresh_token: _rotated, ...rest } = body;
+        setJson(answer, rest);
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
@@ -204,6 +577,7 @@ describe('deviations seen on real servers, injected by a proxy in front of the s
       expect([...new Set(blamed(report).map((v) => v.rule))].sort(), why).toEqual([...deviation.breaks].sort());
       const errored = report.checks.filter((c) => c.status === 'errored').map((c) => `${c.id}: ${c.message}`);
       expect(errored).toEqual([]);
+      deviation.after?.(report);
     },
     300_000,
   );

@@ -5,6 +5,7 @@
  * test/diff/allowed.test.ts that `diff` reports what they change as `allowed`.
  */
 import { SignJWT, decodeJwt } from 'jose';
+import { digest } from '../../simulator/digest.js';
 import { signingKey } from '../../simulator/oauth/keys.js';
 import { formOf, jsonOf, setJson, type OAuthProxy, type Rewrite } from './oauth-proxy.js';
 
@@ -40,6 +41,11 @@ const idTokenWithoutKid: Rewrite['answer'] = async (asked, answer, sim) => {
   setJson(answer, { ...body, id_token: await withoutKid(sim, body.id_token) });
   return true;
 };
+
+/** The auth-params of the simulator's Bearer challenge (name="value", no quote inside a value). */
+function challengeParams(challenge: string): Array<[string, string]> {
+  return [...challenge.matchAll(/(?<!\w)(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]);
+}
 
 export const VARIANTS: Variant[] = [
   {
@@ -281,6 +287,164 @@ export const VARIANTS: Variant[] = [
       },
       answer() {
         for (const record of stretched.splice(0)) record.expiresIn -= 1;
+      },
+    },
+  },
+
+  {
+    name: 'every answer with Connection: close',
+    cite: 'RFC 9112 §9.6: a server may close the connection after any response',
+    checks: [
+      'grants.token-response-fields',
+      'grants.code-single-use',
+      'device.token-response',
+      'tokens.revoke-access-token',
+      'oidc.userinfo',
+    ],
+    rewrite: {
+      answer(_asked, answer) {
+        answer.head.set('connection', ['close']);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'code and refresh responses name the granted scopes, in another order',
+    cite: 'L31: scope is shown in the device response only; RFC 6749 §5.1: scope is OPTIONAL, §3.3: a space-delimited list (no order)',
+    checks: [
+      'grants.token-response-fields',
+      'grants.refresh-rotation',
+      'grants.scope-within-application',
+      'grants.scope-default',
+    ],
+    rewrite: {
+      answer(asked, answer, sim) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.access_token !== 'string' || typeof body.refresh_token !== 'string') return false;
+        const held = sim.store.accessTokens.get(digest(body.access_token));
+        if (!held || held.scopes.length < 2) return false;
+        setJson(answer, { ...body, scope: [...held.scopes].reverse().join(' ') });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'Cache-Control directives in other case and order, over two header lines',
+    cite: 'RFC 6749 §5.1 asks for no-store; RFC 9111 §5.2: directives compare case-insensitively, RFC 9110 §5.3: a list may span lines',
+    checks: ['grants.token-response-headers'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!isToken(asked.url.pathname) || !answer.head.has('cache-control')) return false;
+        answer.head.set('cache-control', ['private, No-Cache', 'NO-STORE, max-age=0']);
+        answer.head.set('pragma', ['No-Cache']);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'token errors answer 200 with the OAuth error body',
+    cite: 'L149, L262: a failure returns the OAuth error body, no status shown; RFC 6749 §5.2 says 400 "unless specified otherwise", no MUST',
+    checks: [
+      'grants.pkce-verifier-mismatch',
+      'grants.code-single-use',
+      'grants.redirect-uri-mismatch',
+      'grants.code-unknown',
+      'grants.missing-parameter',
+      'grants.unsupported-grant-type',
+      'grants.token-error-body',
+      'grants.password-bad-credentials',
+      'grants.refresh-rotation',
+      'device.slow-down',
+      'device.expired-token',
+      'device.single-use',
+      'device.client-bound',
+      'device.state-machine',
+    ],
+    warns: ['ERR-TOKEN-STATUS'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!isToken(asked.url.pathname) || answer.status !== 400 || typeof jsonOf(answer)?.error !== 'string')
+          return false;
+        answer.status = 200;
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a Basic challenge before the Bearer one, whose parameters come in another order, with realm and unquoted tokens',
+    cite: 'RFC 7235 §4.1: several challenges, §2.1: auth-param is a token or a quoted-string; RFC 6750 §3: realm and attribute order free',
+    checks: [
+      'scopes.bad-token-401',
+      'scopes.revoked-token-401',
+      'scopes.missing-token-401',
+      'scopes.insufficient-scope-403',
+      'oidc.userinfo-invalid-token',
+      'tokens.info-dead-token',
+    ],
+    rewrite: {
+      answer(_asked, answer) {
+        const challenge = answer.head.get('www-authenticate')?.[0];
+        if (!challenge || !/^bearer\b/i.test(challenge)) return false;
+        const params = challengeParams(challenge).reverse();
+        const written = params.map(([k, v]) => (/^[\w.-]+$/.test(v) ? `${k}=${v}` : `${k}="${v}"`));
+        answer.head.set('www-authenticate', ['Basic realm="idp"', `bearer realm="idp" , ${written.join(' ,')}`]);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'the authorization redirect carries iss and session_state',
+    cite: 'RFC 9207 §2: iss in the authorization response; RFC 6749 §4.1.2: the client MUST ignore unrecognized response parameters (OIDC Session Management §3: session_state)',
+    checks: [
+      'grants.state-unchanged',
+      'grants.code-single-use',
+      'grants.consent-denied',
+      'grants.scope-outside-application',
+      'grants.response-type-code-only',
+      'grants.pkce-valid-verifier',
+      'oidc.id-token',
+    ],
+    rewrite: {
+      answer(_asked, answer) {
+        const location = answer.head.get('location')?.[0];
+        if (!location || !/[?&](code|error)=/.test(location)) return false;
+        const url = new URL(location);
+        url.searchParams.append('iss', new URL(location).origin);
+        url.searchParams.append('session_state', 'variant-session-state');
+        answer.head.set('location', [url.href]);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'slow_down answered 429 with Retry-After',
+    cite: 'RFC 8628 §3.5: slow_down is a token error (RFC 6749 §5.2: 400 "unless specified otherwise", no MUST); Auth0 answers it 429, and RFC 6585 §4 lets a 429 say Retry-After',
+    checks: ['device.slow-down', 'device.slow-down-interval-grows', 'device.state-machine'],
+    warns: ['ERR-TOKEN-STATUS'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!isToken(asked.url.pathname) || jsonOf(answer)?.error !== 'slow_down') return false;
+        answer.status = 429;
+        answer.head.set('retry-after', ['5']);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'an id_token whose aud is an array holding the client_id',
+    cite: 'OIDC Core §2: aud is in general an array, a single string only in the common special case',
+    checks: ['oidc.id-token', 'oidc.userinfo'],
+    rewrite: {
+      async answer(asked, answer, sim) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.id_token !== 'string') return false;
+        const key = await signingKey(sim);
+        const claims = decodeJwt(body.id_token);
+        const idToken = await new SignJWT({ ...claims, aud: [claims.aud as string] })
+          .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
+          .sign(key.privateKey);
+        setJson(answer, { ...body, id_token: idToken });
+        return true;
       },
     },
   },

@@ -22,6 +22,10 @@ beforeAll(async () => {
       res.writeHead(429, { 'retry-after': '0' });
       return res.end();
     }
+    if (req.url === '/poll') {
+      res.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ error: 'slow_down', error_description: 'Poll less often.' }));
+    }
     if (req.url === '/hang') return; // never answers
     if (req.url === '/trickle' || req.url === '/trickle-headers') {
       // A byte every 20 ms of a body (or a header) that never ends: never idle for an idle timeout.
@@ -80,6 +84,15 @@ describe('http target', () => {
     const given = await target.send(get('/limited'));
     // After the retries the 429 itself is the answer a check sees.
     expect(given.status).toBe(429);
+    await target.close();
+  });
+
+  it('returns a slow_down under 429 at once: the provider counted that poll, a repeat is a new one', async () => {
+    const target = createHttpTarget({ baseUrl: base });
+    const before = seen.length;
+    const r = await target.send({ ...get('/poll'), method: 'POST' });
+    expect(r.status).toBe(429);
+    expect(seen.length - before).toBe(1);
     await target.close();
   });
 
