@@ -146,7 +146,12 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         // HTTP client: the harness's limit, said as such, not the provider's failure.
         if (!forms.length && !decided && /<script\b/i.test(response.text))
           throw new HarnessError(
-            `the provider's page at ${new URL(response.url || url).pathname} has no form (a script draws it): use driver: browser`,
+            `the provider's page at ${new URL(response.url || url).pathname} has no form (a script draws it): ${
+              // Registration fills its form over HTTP whatever the driver: advice to switch would mislead.
+              config.driver?.kind === 'browser'
+                ? 'this check fills HTML forms over HTTP, which the browser driver does not play for it'
+                : 'use driver: browser'
+            }`,
           );
         const login = signInForm(forms);
         const identifier = !login && !signedIn ? usernameForm(forms) : undefined;

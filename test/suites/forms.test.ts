@@ -113,3 +113,29 @@ describe('form driver on a sign-in form sent by GET', () => {
     expect(asked).toEqual(['GET /login', 'GET /login?username=ada&password=pw-1']);
   });
 });
+
+describe('form driver on a page a script draws', () => {
+  it.each([
+    ['form', /use driver: browser$/],
+    ['browser', /this check fills HTML forms over HTTP, which the browser driver does not play for it$/],
+  ] as const)('with driver %s configured, says what to do', async (kind, said) => {
+    const { createBrowser } = await import('../../suites/drivers/form.js');
+    const { createHttp, createRecorder } = await import('../../suites/runner/http.js');
+    const { createRedactor } = await import('../../suites/runner/redact.js');
+    const { fakeTarget } = await import('./fakes.js');
+    const target = fakeTarget(
+      async () =>
+        new Response('<div id="app"></div><script src="/app.js"></script>', {
+          headers: { 'content-type': 'text/html' },
+        }),
+      { driver: { kind } },
+    );
+    const http = createHttp(target, createRecorder(), createRedactor());
+    // The registration checks ask the form driver with the configured driver's settings spread in.
+    const browsing = createBrowser(http, target.config).browse(
+      'http://fake.test/user_settings/applications',
+      'approve',
+    );
+    await expect(browsing).rejects.toThrow(said);
+  });
+});
