@@ -160,8 +160,14 @@ function assertOffsetHeaders(
     expectHeader(t, page, index, 'x-prev-page', index > 1 ? index - 1 : null, what, headerRules);
     if (totalPages !== null)
       expectHeader(t, page, index, 'x-next-page', index < totalPages ? index + 1 : null, what, headerRules);
-    const full = totalPages === null || index < totalPages;
-    const expectedSize = full ? perPage : (expectedTotal ?? 0) - (totalPages - 1) * perPage;
+    // A page past the last (reached through a rel=next the last page should not carry, which is
+    // PAG-LINK-RELS', judged by offset-rows) holds nothing.
+    const expectedSize =
+      totalPages === null || index < totalPages
+        ? perPage
+        : index === totalPages
+          ? (expectedTotal ?? 0) - (totalPages - 1) * perPage
+          : 0;
     t.expect(
       page.items.length === expectedSize,
       `${what}: page ${index} holds ${page.items.length} records, expected ${expectedSize} at per_page ${perPage}`,

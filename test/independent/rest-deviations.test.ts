@@ -1,0 +1,93 @@
+/**
+ * A deviation of the REST API is blamed on exactly the rule it breaks: the simulator behind the
+ * loopback proxy of oauth-proxy.ts, injecting one deviation seen on real servers at a time into its
+ * /api/v4 answers (the same judgement as oauth-deviations.test.ts). Deviations the simulator has as
+ * a fault (x-page from 0, per_page not capped, ...) are proven by the fault matrix, not here.
+ */
+import { describe, it } from 'vitest';
+import { expectBlamed, labelled, type Deviation } from './corpus.js';
+import { proxyForTests, type Answer, type Asked } from './oauth-proxy.js';
+import { simulatorLinks } from './rest-variants.js';
+
+const offsetPage = (asked: Asked, answer: Answer) =>
+  asked.url.pathname.startsWith('/api/v4/') && answer.status === 200 && answer.head.has('x-page');
+const keysetPage = (asked: Asked, answer: Answer) =>
+  asked.url.pathname.startsWith('/api/v4/') &&
+  answer.status === 200 &&
+  asked.url.searchParams.get('pagination') === 'keyset';
+
+const OFFSET_CHECKS = ['pagination.offset-headers', 'pagination.offset-rows'];
+
+const DEVIATIONS: Deviation[] = [
+  {
+    name: 'rel=next on the last offset page, to the empty page past it',
+    cite: 'RFC 8288 §3 and L217: a next link names the next page; the last page has none',
+    checks: OFFSET_CHECKS,
+    breaks: ['PAG-LINK-RELS'],
+    rewrite: {
+      answer(asked, answer) {
+        const rows = JSON.parse(answer.body.toString('utf8')) as unknown[];
+        if (!offsetPage(asked, answer) || answer.head.get('x-next-page')?.[0] !== '' || !rows.length) return false;
+        const past = new URL(asked.url);
+        past.searchParams.set('page', String(Number(answer.head.get('x-page')![0]) + 1));
+        answer.head.set('link', [...(answer.head.get('link') ?? []), `<${past.href}>; rel="next"`]);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'x-page one more than the page it is on',
+    cite: 'L221: x-page starts at 1',
+    checks: ['pagination.offset-headers'],
+    // The first page's wrong x-page is the first failure; the check stops there.
+    breaks: ['PAG-X-PAGE-STARTS-AT-1'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!offsetPage(asked, answer)) return false;
+        answer.head.set('x-page', [String(Number(answer.head.get('x-page')![0]) + 1)]);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'x-total and x-total-pages left out of a small collection on self-managed',
+    cite: 'L221: offset responses carry x-total and x-total-pages; L222, L279: only hosted, or above 10,000 records, omit them',
+    checks: OFFSET_CHECKS,
+    breaks: ['PAG-OFFSET-HEADERS'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!offsetPage(asked, answer)) return false;
+        answer.head.delete('x-total');
+        answer.head.delete('x-total-pages');
+        return true;
+      },
+    },
+  },
+  {
+    name: 'no keyset next link on a page while more rows follow',
+    cite: 'L217-219: each response carries Link; the keyset next link adds a filter; only the end has none',
+    checks: ['pagination.keyset-list-projects'],
+    // With no next link the page carries no Link at all (L217: each response carries one).
+    breaks: ['PAG-KEYSET-NEXT-LINK', 'PAG-LINK-HEADER'],
+    rewrite: {
+      answer(asked, answer) {
+        const links = simulatorLinks(answer);
+        if (!keysetPage(asked, answer) || !links.some((l) => l.rel === 'next')) return false;
+        const kept = links.filter((l) => l.rel !== 'next').map(({ url, rel }) => `<${url}>; rel="${rel}"`);
+        if (kept.length) answer.head.set('link', [kept.join(', ')]);
+        else answer.head.delete('link');
+        return true;
+      },
+    },
+  },
+];
+
+const proxy = proxyForTests();
+
+describe('REST API deviations seen on real servers, injected by a proxy in front of the simulator', () => {
+  it.each(labelled(DEVIATIONS))(
+    '%s: exactly its rules fail or warn',
+    (_label, deviation) => expectBlamed(proxy(), deviation),
+    300_000,
+  );
+});
