@@ -5,7 +5,7 @@
  * time (api-variants.test.ts applies many at once).
  */
 import type { Variant } from './corpus.js';
-import { type Answer, type Asked } from './oauth-proxy.js';
+import { jsonOf, setJson, type Answer, type Asked } from './oauth-proxy.js';
 
 const rest = (asked: Asked) => asked.url.pathname.startsWith('/api/v4/');
 
@@ -23,6 +23,41 @@ const everyLink =
     answer.head.set('link', write(links));
     return true;
   };
+
+/** The JSON value of a REST answer (object or array), or undefined. */
+function restJson(asked: Asked, answer: Answer): unknown {
+  if (!rest(asked) || !(answer.head.get('content-type')?.[0] ?? '').startsWith('application/json')) return undefined;
+  try {
+    return JSON.parse(answer.body.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Each record of a list answer, or the one record of an object answer, rewritten. */
+const everyRecord =
+  (write: (record: Record<string, unknown>) => Record<string, unknown>) => (asked: Asked, answer: Answer) => {
+    const value = restJson(asked, answer);
+    if (!value || typeof value !== 'object') return false;
+    const records = (Array.isArray(value) ? value : [value]) as Array<Record<string, unknown>>;
+    const out = records.map((r) => (r && typeof r === 'object' ? write(r) : r));
+    setJson(answer, Array.isArray(value) ? out : out[0]);
+    return true;
+  };
+
+/** The checks that read REST JSON: records of lists, the current user, error bodies. */
+const JSON_READERS = [
+  'pagination.offset-rows',
+  'pagination.keyset-list-projects',
+  'scopes.read-user-reads-current-user',
+  'scopes.presentation-bearer',
+  'scopes.insufficient-scope-403',
+  'scopes.missing-token-401',
+  'versioning.rest-errors-json',
+  'versioning.member-roles-lifecycle',
+  'encoding.namespaced-path-encoded',
+  'encoding.issue-iid-in-path',
+];
 
 /** The checks that read Link and the offset headers (offset and keyset walks). */
 const LINK_READERS = ['pagination.offset-headers', 'pagination.offset-rows', 'pagination.keyset-list-projects'];
@@ -67,6 +102,56 @@ export const REST_VARIANTS: Variant[] = [
         for (const name of ['x-next-page', 'x-prev-page'])
           if (rest(asked) && answer.head.get(name)?.[0] === '') changed = answer.head.delete(name);
         return changed;
+      },
+    },
+  },
+  {
+    name: 'REST JSON with application/json; charset=utf-8',
+    cite: 'RFC 8259 §11 and RFC 9110 §8.3: a media type may carry parameters; L18 says only "JSON"',
+    checks: JSON_READERS,
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || answer.head.get('content-type')?.[0] !== 'application/json') return false;
+        answer.head.set('content-type', ['application/json; charset=utf-8']);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'REST records with their members in reverse order and a member nobody asked for',
+    cite: 'RFC 8259 §4: an object is an unordered collection; L186: the resource fields are not shown',
+    checks: JSON_READERS,
+    rewrite: {
+      answer: everyRecord((record) => ({
+        x_variant_note: 'added by the proxy',
+        ...Object.fromEntries(Object.entries(record).reverse()),
+      })),
+    },
+  },
+  {
+    name: 'REST records with null for the members the source does not name',
+    cite: 'L182, L186: response fields not shown (the real service sends null for an unset description or avatar)',
+    checks: JSON_READERS,
+    rewrite: {
+      answer: everyRecord((record) => ({
+        ...record,
+        ...Object.fromEntries(
+          ['description', 'avatar_url', 'web_url'].filter((k) => k in record).map((k) => [k, null]),
+        ),
+      })),
+    },
+  },
+  {
+    name: 'REST errors with error instead of message',
+    cite: 'L268: REST error bodies are not shown; the real service answers {"error": "404 Not Found"} for an unknown route',
+    checks: JSON_READERS,
+    rewrite: {
+      answer(asked, answer) {
+        const body = rest(asked) && answer.status >= 400 ? jsonOf(answer) : undefined;
+        if (typeof body?.message !== 'string' || 'error' in body) return false;
+        const { message, ...others } = body;
+        setJson(answer, { error: message, ...others });
+        return true;
       },
     },
   },
