@@ -4,6 +4,7 @@
  * the rules whose sentence it breaks. Each entry runs only the checks it concerns.
  */
 import { expect } from 'vitest';
+import type { RunFlags } from '../../cli/run.js';
 import type { Report } from '../../suites/report/model.js';
 import { blamed, explain, type OAuthProxy, type Rewrite } from './oauth-proxy.js';
 
@@ -17,6 +18,8 @@ export interface Variant {
   /** Why the checks may never meet the variant (they no longer ask where it differs). */
   unseen?: string;
   rewrite: Rewrite;
+  /** Flags of the run besides the checks (an offering, ...). */
+  flags?: RunFlags;
   /** What else must hold of the run. */
   after?: (report: Report) => void;
 }
@@ -39,7 +42,7 @@ export const labelled = <T extends { name: string; cite: string }>(entries: T[])
 
 async function runWith(proxy: OAuthProxy, entry: Variant | Deviation) {
   proxy.use(entry.rewrite);
-  const run = await proxy.run(entry.name.replace(/\W+/g, '-'), entry.checks);
+  const run = await proxy.run(entry.name.replace(/\W+/g, '-'), entry.checks, 'flags' in entry ? entry.flags : {});
   const applied = proxy.applied();
   proxy.use(undefined);
   const errored = run.report.checks.filter((c) => c.status === 'errored').map((c) => `${c.id}: ${c.message}`);

@@ -59,6 +59,9 @@ const JSON_READERS = [
   'encoding.issue-iid-in-path',
 ];
 
+/** REST requests the rate-limited variant has seen. */
+let restRequests = 0;
+
 /** The checks that read Link and the offset headers (offset and keyset walks). */
 const LINK_READERS = ['pagination.offset-headers', 'pagination.offset-rows', 'pagination.keyset-list-projects'];
 const OFFSET_READERS = ['pagination.offset-headers', 'pagination.offset-rows', 'pagination.invalid-params-default'];
@@ -151,6 +154,47 @@ export const REST_VARIANTS: Variant[] = [
         if (typeof body?.message !== 'string' || 'error' in body) return false;
         const { message, ...others } = body;
         setJson(answer, { error: message, ...others });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'the hosted offering without x-total, x-total-pages and rel=last',
+    cite: 'L222: the hosted offering may omit some pagination headers',
+    checks: OFFSET_READERS,
+    flags: { offering: 'hosted' },
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || !answer.head.has('x-total')) return false;
+        answer.head.delete('x-total');
+        answer.head.delete('x-total-pages');
+        const links = simulatorLinks(answer).filter((l) => l.rel !== 'last');
+        answer.head.set('link', [links.map(({ url, rel }) => `<${url}>; rel="${rel}"`).join(', ')]);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a 429 with Retry-After, and RateLimit headers, on the REST API',
+    cite: 'RFC 6585 §4 and L283: REST requests are rate limited, values and headers not shown',
+    checks: [...OFFSET_READERS, 'scopes.read-user-reads-current-user'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked)) return false;
+        answer.head.set('ratelimit-limit', ['600']);
+        answer.head.set('ratelimit-remaining', ['599']);
+        answer.head.set('ratelimit-reset', ['1']);
+        // The 10th REST request is refused (one wait of a second keeps the entry cheap); its retry is served.
+        if (++restRequests !== 10) return false;
+        answer.status = 429;
+        answer.head = new Map([
+          ['content-type', ['application/json']],
+          ['retry-after', ['1']],
+          ['ratelimit-limit', ['600']],
+          ['ratelimit-remaining', ['0']],
+          ['ratelimit-reset', ['1']],
+        ]);
+        setJson(answer, { message: 'Retry later' });
         return true;
       },
     },
