@@ -4,7 +4,7 @@
  * /api/v4 answers (the same judgement as oauth-deviations.test.ts). Deviations the simulator has as
  * a fault (x-page from 0, per_page not capped, ...) are proven by the fault matrix, not here.
  */
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectBlamed, labelled, type Deviation } from './corpus.js';
 import { proxyForTests, type Answer, type Asked } from './oauth-proxy.js';
 import { simulatorLinks } from './rest-variants.js';
@@ -15,6 +15,16 @@ const keysetPage = (asked: Asked, answer: Answer) =>
   asked.url.pathname.startsWith('/api/v4/') &&
   answer.status === 200 &&
   asked.url.searchParams.get('pagination') === 'keyset';
+
+/** Checks that present a flow's access token to the REST API, and the one that reports its refusal. */
+const LEANING_ON_REST_TOKENS = [
+  'scopes.presentation-query',
+  'scopes.read-user-reads-current-user',
+  'scopes.read-user-refused-where-api-needed',
+  'scopes.insufficient-scope-403',
+  'scopes.revoked-token-401',
+  'scopes.api-full-access',
+];
 
 const OFFSET_CHECKS = ['pagination.offset-headers', 'pagination.offset-rows'];
 
@@ -78,6 +88,46 @@ const DEVIATIONS: Deviation[] = [
         else answer.head.delete('link');
         return true;
       },
+    },
+  },
+  {
+    name: 'a REST API closed to OAuth access tokens (401 to each, personal access tokens still served)',
+    cite: 'L248: a token received from the flow must succeed on GET /api/v4/user',
+    checks: [
+      'scopes.presentation-bearer',
+      ...LEANING_ON_REST_TOKENS,
+      // They ask the REST API whether a token works, and go on with the other oracles.
+      'grants.refresh-rotation',
+      'tokens.revoke-access-token',
+      'tokens.info-presentations',
+      'device.token-response',
+      // The personal access token still reads the API.
+      'pagination.offset-headers',
+    ],
+    breaks: ['TOK-VERIFY-USER'],
+    rewrite: {
+      answer(asked, answer) {
+        const bearer = /^bearer /i.test(String(asked.headers.authorization ?? ''));
+        if (!asked.url.pathname.startsWith('/api/v4/') || !(bearer || asked.url.searchParams.has('access_token')))
+          return false;
+        answer.status = 401;
+        answer.head = new Map([
+          ['content-type', ['application/json']],
+          ['www-authenticate', ['Bearer realm="api", error="invalid_token"']],
+        ]);
+        answer.body = Buffer.from('{"message":"401 Unauthorized"}');
+        return true;
+      },
+    },
+    after(report) {
+      // Reported once, by one check; what leans on it is skipped, naming the reporter.
+      expect(report.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toEqual([
+        'scopes.presentation-bearer',
+      ]);
+      const skipped = new Map(report.checks.filter((c) => c.status === 'skipped').map((c) => [c.id, c.message]));
+      for (const id of LEANING_ON_REST_TOKENS)
+        expect(skipped.get(id), id).toMatch(/takes no OAuth access token .*presentation-bearer.*TOK-VERIFY-USER/);
+      expect(report.checks.find((c) => c.id === 'pagination.offset-headers')?.status).toBe('passed');
     },
   },
 ];
