@@ -59,6 +59,16 @@ const JSON_READERS = [
   'encoding.issue-iid-in-path',
 ];
 
+/** The same URL another way: query reversed, `_` percent-encoded, an extra parameter; absolute, path-absolute or query-only. */
+function anotherWay(url: string, n: number): string {
+  const parsed = new URL(url);
+  const query = [...parsed.searchParams, ['via', 'variant-proxy']]
+    .reverse()
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v).replace(/_/g, '%5F')}`)
+    .join('&');
+  return [`${parsed.origin}${parsed.pathname}?${query}`, `${parsed.pathname}?${query}`, `?${query}`][n % 3];
+}
+
 /** REST requests the rate-limited variant has seen. */
 let restRequests = 0;
 
@@ -195,6 +205,124 @@ export const REST_VARIANTS: Variant[] = [
           ['ratelimit-reset', ['1']],
         ]);
         setJson(answer, { message: 'Retry later' });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'Link URLs relative (path-absolute or query-only), query reordered and re-encoded, with an extra parameter',
+    cite: 'RFC 8288 §3.2 and RFC 3986 §5: a URI-Reference resolved against the response URL; RFC 3986 §6.2.2 equivalence',
+    checks: LINK_READERS,
+    rewrite: {
+      answer: everyLink((links) => [
+        links.map(({ url, rel }, i) => `<${anotherWay(url, i)}>; rel="${rel}"`).join(', '),
+      ]),
+    },
+  },
+  {
+    name: 'REST header names in upper case',
+    cite: 'RFC 9110 §5.1: field names are case-insensitive',
+    checks: [...OFFSET_READERS, 'pagination.keyset-list-projects'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked)) return false;
+        answer.head = new Map([...answer.head].map(([name, values]) => [name.toUpperCase(), values]));
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a moved project served in place at its old path',
+    cite: 'L196: the service "may" answer with a redirect notice',
+    checks: ['encoding.moved-path-redirect'],
+    warns: ['ENC-MOVED-ANSWERS-REDIRECT'],
+    rewrite: {
+      async answer(asked, answer, sim) {
+        const location = answer.head.get('location')?.[0];
+        if (!rest(asked) || answer.status !== 301 || !location) return false;
+        const served = await sim.handle(
+          new Request(new URL(location, asked.url), { headers: asked.headers as Record<string, string> }),
+        );
+        answer.status = served.status;
+        answer.head = new Map([['content-type', [served.headers.get('content-type') ?? 'application/json']]]);
+        answer.body = Buffer.from(await served.arrayBuffer());
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a moved path answered 307 with a path-absolute Location',
+    cite: 'L196: a redirect notice, the client uses Location; RFC 9110 §10.2.2: Location is a URI-reference',
+    checks: ['encoding.moved-path-redirect'],
+    rewrite: {
+      answer(asked, answer) {
+        const location = answer.head.get('location')?.[0];
+        if (!rest(asked) || answer.status !== 301 || !location) return false;
+        const to = new URL(location, asked.url);
+        answer.status = 307;
+        answer.head.set('location', [`${to.pathname}${to.search}`]);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'creates answered 200, deletes 200 with {}',
+    cite: 'L268: REST status codes not shown; 201 is the real service (ENC-CREATED-201, should)',
+    checks: ['versioning.member-roles-lifecycle', 'encoding.array-params-body', 'scopes.api-full-access'],
+    warns: ['ENC-CREATED-201'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked)) return false;
+        if (asked.method === 'POST' && answer.status === 201) answer.status = 200;
+        else if (asked.method === 'DELETE' && answer.status === 204) {
+          answer.status = 200;
+          answer.head.set('content-type', ['application/json']);
+          setJson(answer, {});
+        } else return false;
+        return true;
+      },
+    },
+  },
+  {
+    name: 'GET /api/v4/user without a token refused with 403',
+    cite: 'L247: which endpoints need authentication is not shown; 401 is the real service (AUTH-REQUIRED-401, should)',
+    checks: ['scopes.missing-token-401', 'scopes.presentation-bearer', 'versioning.api-prefix'],
+    warns: ['AUTH-REQUIRED-401'],
+    rewrite: {
+      answer(asked, answer) {
+        const anonymous =
+          !asked.headers.authorization &&
+          !asked.headers['private-token'] &&
+          !asked.url.searchParams.has('access_token');
+        if (asked.url.pathname !== '/api/v4/user' || !anonymous || answer.status !== 401) return false;
+        answer.status = 403;
+        return true;
+      },
+    },
+  },
+  {
+    name: 'insufficient_scope only in the WWW-Authenticate challenge',
+    cite: 'RFC 6750 §3: the error code is an attribute of the challenge; L268: REST error bodies not shown',
+    checks: ['scopes.insufficient-scope-403', 'scopes.read-user-refused-where-api-needed'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = rest(asked) && answer.status === 403 ? jsonOf(answer) : undefined;
+        if (body?.error !== 'insufficient_scope') return false;
+        const { error: _code, ...others } = body;
+        setJson(answer, others);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'keyset asked outside the support table: the parameter ignored, offset pages served',
+    cite: 'L207, L224-237: keyset on selected endpoints only; the source does not say how another refuses it',
+    checks: ['pagination.keyset-unsupported-endpoint'],
+    rewrite: {
+      request(asked) {
+        if (!/^\/api\/v4\/projects\/[^/]+\/issues$/.test(asked.url.pathname)) return false;
+        if (asked.url.searchParams.get('pagination') !== 'keyset') return false;
+        asked.url.searchParams.delete('pagination');
         return true;
       },
     },
