@@ -20,6 +20,8 @@ export interface Variant {
   rewrite: Rewrite;
   /** Flags of the run besides the checks (an offering, ...). */
   flags?: RunFlags;
+  /** Checks the variant leaves untested on purpose (a premise it lacks), with their reason. */
+  skips?: Record<string, RegExp>;
   /** What else must hold of the run. */
   after?: (report: Report) => void;
 }

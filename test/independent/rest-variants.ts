@@ -327,4 +327,24 @@ export const REST_VARIANTS: Variant[] = [
       },
     },
   },
+  {
+    name: 'a page past the last answered 404',
+    cite: 'L202-205, L284: what a page past the last answers is not shown (the real service: 200, an empty list)',
+    checks: [...OFFSET_READERS, 'pagination.max-offset', 'pagination.users-offset-limit'],
+    // Their limit shows only as a refusal of a page past the end: here every such page is refused.
+    skips: {
+      'pagination.max-offset': /refuses page \d+ .*past its last page .*cannot be told from that one/,
+      'pagination.users-offset-limit': /\/users refuses page \d+ .*past its last page/,
+    },
+    rewrite: {
+      answer(asked, answer) {
+        const [page, pages] = ['x-page', 'x-total-pages'].map((name) => Number(answer.head.get(name)?.[0]));
+        if (!rest(asked) || !(page > pages)) return false;
+        answer.status = 404;
+        answer.head = new Map([['content-type', ['application/json']]]);
+        setJson(answer, { message: '404 Not Found' });
+        return true;
+      },
+    },
+  },
 ];
