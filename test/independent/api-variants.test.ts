@@ -11,8 +11,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../../suites/report/model.js';
 import { allChecks } from '../../suites/index.js';
-import { blamed, explain, proxyForTests, type Answer, type Asked, type Rewrite } from './oauth-proxy.js';
-import { simulatorLinks } from './rest-variants.js';
+import { blamed, explain, proxyForTests, type Answer, type Rewrite } from './oauth-proxy.js';
+import { anonymous, rest, simulatorLinks } from './rest-variants.js';
 
 type Mode = 'allowed' | 'deviating';
 
@@ -94,8 +94,6 @@ function spelled(name: string, n: number): string {
   return name;
 }
 
-const rest = (asked: Asked) => asked.url.pathname.startsWith('/api/v4/');
-
 /** Every variant at once (and in `deviating` mode, two deviations on top). */
 function variants(mode: Mode): Rewrite {
   return {
@@ -110,8 +108,6 @@ function variants(mode: Mode): Rewrite {
       if (!rest(asked)) return false;
       turn++;
       const { method, url } = asked;
-      const anonymous =
-        !asked.headers.authorization && !asked.headers['private-token'] && !url.searchParams.has('access_token');
       const location = answer.head.get('location')?.[0];
       if (method === 'GET' && answer.status === 301 && location) {
         const target = new URL(location, url);
@@ -132,7 +128,7 @@ function variants(mode: Mode): Rewrite {
         answer.body = Buffer.from('{}');
         answer.head.set('content-type', ['application/json']);
       }
-      if (anonymous && url.pathname === '/api/v4/user' && answer.status === 401) answer.status = 403;
+      if (anonymous(asked) && url.pathname === '/api/v4/user' && answer.status === 401) answer.status = 403;
       for (const name of ['x-next-page', 'x-prev-page'])
         if (answer.head.get(name)?.[0] === '') answer.head.delete(name);
       if (answer.head.has('link')) answer.head.set('link', rewriteLink(answer, url, mode === 'deviating'));

@@ -7,7 +7,10 @@
 import type { Variant } from './corpus.js';
 import { jsonOf, setJson, type Answer, type Asked } from './oauth-proxy.js';
 
-const rest = (asked: Asked) => asked.url.pathname.startsWith('/api/v4/');
+export const rest = (asked: Asked) => asked.url.pathname.startsWith('/api/v4/');
+/** A request that presents no credential in any of the source's three ways. */
+export const anonymous = (asked: Asked) =>
+  !asked.headers.authorization && !asked.headers['private-token'] && !asked.url.searchParams.has('access_token');
 
 /** `<url>; rel="x"` pairs of the simulator's own Link (it writes exactly that form). */
 export function simulatorLinks(answer: Answer): Array<{ url: string; rel: string }> {
@@ -290,11 +293,7 @@ export const REST_VARIANTS: Variant[] = [
     warns: ['AUTH-REQUIRED-401'],
     rewrite: {
       answer(asked, answer) {
-        const anonymous =
-          !asked.headers.authorization &&
-          !asked.headers['private-token'] &&
-          !asked.url.searchParams.has('access_token');
-        if (asked.url.pathname !== '/api/v4/user' || !anonymous || answer.status !== 401) return false;
+        if (asked.url.pathname !== '/api/v4/user' || !anonymous(asked) || answer.status !== 401) return false;
         answer.status = 403;
         return true;
       },
