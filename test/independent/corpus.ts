@@ -34,6 +34,8 @@ export interface Deviation {
   /** Exactly the rules that must fail or warn. */
   breaks: string[];
   rewrite: Rewrite;
+  /** Flags of the run besides the checks (another config, ...). */
+  flags?: RunFlags;
   /** What else must hold of the run. */
   after?: (report: Report) => void;
 }
@@ -44,7 +46,7 @@ export const labelled = <T extends { name: string; cite: string }>(entries: T[])
 
 async function runWith(proxy: OAuthProxy, entry: Variant | Deviation) {
   proxy.use(entry.rewrite);
-  const run = await proxy.run(entry.name.replace(/\W+/g, '-'), entry.checks, 'flags' in entry ? entry.flags : {});
+  const run = await proxy.run(entry.name.replace(/\W+/g, '-'), entry.checks, entry.flags);
   const applied = proxy.applied();
   proxy.use(undefined);
   const errored = run.report.checks.filter((c) => c.status === 'errored').map((c) => `${c.id}: ${c.message}`);

@@ -4,9 +4,11 @@
  * /api/v4 answers (the same judgement as oauth-deviations.test.ts). Deviations the simulator has as
  * a fault (x-page from 0, per_page not capped, ...) are proven by the fault matrix, not here.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectBlamed, labelled, type Deviation } from './corpus.js';
-import { proxyForTests, type Answer, type Asked } from './oauth-proxy.js';
+import { proxyForTests, type Answer, type Asked, type Rewrite } from './oauth-proxy.js';
 import { simulatorLinks } from './rest-variants.js';
 
 const offsetPage = (asked: Asked, answer: Answer) =>
@@ -25,6 +27,22 @@ const LEANING_ON_REST_TOKENS = [
   'scopes.revoked-token-401',
   'scopes.api-full-access',
 ];
+
+/** Every /api/v4 request with a flow's token (Bearer or access_token) answered 401; PATs still served. */
+const closedToOAuthTokens: Rewrite = {
+  answer(asked, answer) {
+    const bearer = /^bearer /i.test(String(asked.headers.authorization ?? ''));
+    if (!asked.url.pathname.startsWith('/api/v4/') || !(bearer || asked.url.searchParams.has('access_token')))
+      return false;
+    answer.status = 401;
+    answer.head = new Map([
+      ['content-type', ['application/json']],
+      ['www-authenticate', ['Bearer realm="api", error="invalid_token"']],
+    ]);
+    answer.body = Buffer.from('{"message":"401 Unauthorized"}');
+    return true;
+  },
+};
 
 const OFFSET_CHECKS = ['pagination.offset-headers', 'pagination.offset-rows'];
 
@@ -105,20 +123,7 @@ const DEVIATIONS: Deviation[] = [
       'pagination.offset-headers',
     ],
     breaks: ['TOK-VERIFY-USER'],
-    rewrite: {
-      answer(asked, answer) {
-        const bearer = /^bearer /i.test(String(asked.headers.authorization ?? ''));
-        if (!asked.url.pathname.startsWith('/api/v4/') || !(bearer || asked.url.searchParams.has('access_token')))
-          return false;
-        answer.status = 401;
-        answer.head = new Map([
-          ['content-type', ['application/json']],
-          ['www-authenticate', ['Bearer realm="api", error="invalid_token"']],
-        ]);
-        answer.body = Buffer.from('{"message":"401 Unauthorized"}');
-        return true;
-      },
-    },
+    rewrite: closedToOAuthTokens,
     after(report) {
       // Reported once, by one check; what leans on it is skipped, naming the reporter.
       expect(report.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toEqual([
@@ -140,4 +145,27 @@ describe('REST API deviations seen on real servers, injected by a proxy in front
     (_label, deviation) => expectBlamed(proxy(), deviation),
     300_000,
   );
+});
+
+describe('a REST API closed to OAuth access tokens, and no personal access token configured', () => {
+  it('is reported once; the REST checks that reach the API with a flow token are skipped', async () => {
+    const config = JSON.parse(readFileSync(proxy().configFile, 'utf8')) as Record<string, unknown>;
+    delete config.personalAccessToken;
+    const file = join(dirname(proxy().configFile), 'no-pat.json');
+    writeFileSync(file, JSON.stringify(config));
+    const reaching = ['pagination.offset-headers', 'encoding.namespaced-path-encoded', 'versioning.member-roles'];
+    await expectBlamed(proxy(), {
+      name: 'closed to OAuth tokens, no PAT',
+      cite: 'L248',
+      checks: ['scopes.presentation-bearer', ...reaching],
+      breaks: ['TOK-VERIFY-USER'],
+      rewrite: closedToOAuthTokens,
+      flags: { config: file },
+      after(report) {
+        const skipped = new Map(report.checks.filter((c) => c.status === 'skipped').map((c) => [c.id, c.message]));
+        for (const id of reaching)
+          expect(skipped.get(id), id).toMatch(/no personal access token is configured .*presentation-bearer/);
+      },
+    });
+  }, 300_000);
 });
