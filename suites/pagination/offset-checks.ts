@@ -152,15 +152,6 @@ function assertOffsetHeaders(
       rules: ['PAG-LINK-HEADER'],
     });
     expectHeader(t, page, index, 'x-page', index, what, index === 1 ? ['PAG-X-PAGE-STARTS-AT-1'] : headerRules);
-    expectHeader(t, page, index, 'x-per-page', perPage, what, sizeRules);
-    const basis = walk.complete
-      ? ` (rel=next led through ${seen} records)`
-      : ` (x-total ${expectedTotal} at per_page ${perPage})`;
-    expectHeader(t, page, index, 'x-total', expectedTotal, what, headerRules, basis);
-    expectHeader(t, page, index, 'x-total-pages', totalPages, what, headerRules, basis);
-    expectHeader(t, page, index, 'x-prev-page', index > 1 ? index - 1 : null, what, headerRules);
-    if (totalPages !== null)
-      expectHeader(t, page, index, 'x-next-page', index < totalPages ? index + 1 : null, what, headerRules);
     // A page past the last (reached through a rel=next the last page should not carry, which is
     // PAG-LINK-RELS', judged by offset-rows) holds nothing.
     const expectedSize =
@@ -169,6 +160,17 @@ function assertOffsetHeaders(
         : index === totalPages
           ? (expectedTotal ?? 0) - (totalPages - 1) * perPage
           : 0;
+    // x-per-page wrong over rows of the right size is the header's fault, not the size's.
+    const xPerPageRules = page.items.length === expectedSize ? headerRules : sizeRules;
+    expectHeader(t, page, index, 'x-per-page', perPage, what, xPerPageRules);
+    const basis = walk.complete
+      ? ` (rel=next led through ${seen} records)`
+      : ` (x-total ${expectedTotal} at per_page ${perPage})`;
+    expectHeader(t, page, index, 'x-total', expectedTotal, what, headerRules, basis);
+    expectHeader(t, page, index, 'x-total-pages', totalPages, what, headerRules, basis);
+    expectHeader(t, page, index, 'x-prev-page', index > 1 ? index - 1 : null, what, headerRules);
+    if (totalPages !== null)
+      expectHeader(t, page, index, 'x-next-page', index < totalPages ? index + 1 : null, what, headerRules);
     t.expect(
       page.items.length === expectedSize,
       `${what}: page ${index} holds ${page.items.length} records, expected ${expectedSize} at per_page ${perPage}`,

@@ -109,6 +109,47 @@ const DEVIATIONS: Deviation[] = [
     },
   },
   {
+    name: 'rel=prev on the first offset page, to itself',
+    cite: 'RFC 8288 §3 and L217: a prev link names the previous page; the first has none',
+    checks: OFFSET_CHECKS,
+    breaks: ['PAG-LINK-RELS'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!offsetPage(asked, answer) || answer.head.get('x-page')?.[0] !== '1') return false;
+        answer.head.set('link', [...(answer.head.get('link') ?? []), `<${asked.url.href}>; rel="prev"`]);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'x-per-page echoing a per_page above the maximum while the page holds the maximum',
+    cite: 'L205, L221: per_page is capped at 100 and x-per-page tells the page size',
+    checks: ['pagination.offset-headers'],
+    breaks: ['PAG-OFFSET-HEADERS'],
+    rewrite: {
+      answer(asked, answer) {
+        const asks = Number(asked.url.searchParams.get('per_page'));
+        if (!offsetPage(asked, answer) || !(asks > 100)) return false;
+        answer.head.set('x-per-page', [String(asks)]);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'an unknown /api/v4 route answered 404 text/html by a front proxy',
+    cite: 'ERR-REST-JSON-BODY (documented): REST errors answer JSON; the status, 404, is right',
+    checks: ['versioning.unknown-route-404', 'versioning.rest-errors-json'],
+    breaks: ['ERR-REST-JSON-BODY'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!asked.url.pathname.startsWith('/api/v4/') || answer.status !== 404) return false;
+        answer.head = new Map([['content-type', ['text/html']]]);
+        answer.body = Buffer.from('<html><body><h1>404 Not Found</h1></body></html>');
+        return true;
+      },
+    },
+  },
+  {
     name: 'a REST API closed to OAuth access tokens (401 to each, personal access tokens still served)',
     cite: 'L248: a token received from the flow must succeed on GET /api/v4/user',
     checks: [
