@@ -346,4 +346,36 @@ export const REST_VARIANTS: Variant[] = [
       },
     },
   },
+  {
+    name: 'the keyset next link of projects with an opaque cursor instead of id_after',
+    cite: 'L218: the next link adds a filter "such as id_after or cursor"',
+    checks: ['pagination.keyset-list-projects', 'pagination.keyset-rows-list-projects'],
+    rewrite: {
+      request(asked) {
+        const cursor = asked.url.searchParams.get('cursor');
+        if (asked.url.pathname !== '/api/v4/projects' || !cursor?.startsWith('v1.')) return false;
+        asked.url.searchParams.delete('cursor');
+        for (const [k, v] of new URLSearchParams(Buffer.from(cursor.slice(3), 'base64url').toString()))
+          asked.url.searchParams.set(k, v);
+        return true;
+      },
+      answer: everyLink((links) => [
+        links
+          .map(({ url, rel }) => {
+            const to = new URL(url);
+            const filter = new URLSearchParams();
+            for (const name of ['id_after', 'id_before']) {
+              const value = to.searchParams.get(name);
+              if (value === null) continue;
+              filter.set(name, value);
+              to.searchParams.delete(name);
+            }
+            if ([...filter].length)
+              to.searchParams.set('cursor', `v1.${Buffer.from(filter.toString()).toString('base64url')}`);
+            return `<${to.href}>; rel="${rel}"`;
+          })
+          .join(', '),
+      ]),
+    },
+  },
 ];
