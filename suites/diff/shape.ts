@@ -9,6 +9,7 @@ import { conformsToSpec } from './conforms.js';
 import { paginationShape } from './pagination.js';
 import { operationOf } from './operation.js';
 import { isVocabulary } from './vocabulary.js';
+import { parseLinkHeader } from '../pagination/links.js';
 
 export interface ExchangeShape {
   operation: string;
@@ -132,15 +133,17 @@ function urlParams(url: string): string {
   }
 }
 
-/** `rel=next(page,per_page) rel=first(…)`: each link's relation and the parameter names it keeps. */
+/**
+ * `rel=next(page,per_page) rel=first(…)`: each link's relation and the parameter names it keeps,
+ * read as the pagination suite reads Link (RFC 8288: however the links are written).
+ */
 function linkShape(value: string): string {
-  const links = value.split(/,(?=\s*<)/).slice(0, 10);
-  return links
-    .map((link) => {
-      const url = /<([^<>]*)>/.exec(link)?.[1] ?? '';
-      const rel = /rel="?([^";]+)"?/i.exec(link)?.[1] ?? '?';
-      return `rel=${inert(rel.toLowerCase(), 20)}(${urlParams(url)})`;
-    })
+  const links = parseLinkHeader(value);
+  if (links === null) return 'malformed';
+  return Object.entries(links)
+    .flatMap(([rel, urls]) => urls.map((url) => `rel=${inert(rel, 20)}(${urlParams(url)})`))
+    .filter((shape, i, all) => all.indexOf(shape) === i)
+    .slice(0, 10)
     .sort()
     .join(' ');
 }

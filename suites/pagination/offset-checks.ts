@@ -14,6 +14,7 @@ import {
   key,
   offsetCollections,
   learnedCollections,
+  skipWhenPastLastRefused,
   walkOffset,
   type OffsetCollection,
   type OffsetWalk,
@@ -151,7 +152,17 @@ function assertOffsetHeaders(
       rules: ['PAG-LINK-HEADER'],
     });
     expectHeader(t, page, index, 'x-page', index, what, index === 1 ? ['PAG-X-PAGE-STARTS-AT-1'] : headerRules);
-    expectHeader(t, page, index, 'x-per-page', perPage, what, sizeRules);
+    // A page past the last (reached through a rel=next the last page should not carry, which is
+    // PAG-LINK-RELS', judged by offset-rows) holds nothing.
+    const expectedSize =
+      totalPages === null || index < totalPages
+        ? perPage
+        : index === totalPages
+          ? (expectedTotal ?? 0) - (totalPages - 1) * perPage
+          : 0;
+    // x-per-page wrong over rows of the right size is the header's fault, not the size's.
+    const xPerPageRules = page.items.length === expectedSize ? headerRules : sizeRules;
+    expectHeader(t, page, index, 'x-per-page', perPage, what, xPerPageRules);
     const basis = walk.complete
       ? ` (rel=next led through ${seen} records)`
       : ` (x-total ${expectedTotal} at per_page ${perPage})`;
@@ -160,8 +171,6 @@ function assertOffsetHeaders(
     expectHeader(t, page, index, 'x-prev-page', index > 1 ? index - 1 : null, what, headerRules);
     if (totalPages !== null)
       expectHeader(t, page, index, 'x-next-page', index < totalPages ? index + 1 : null, what, headerRules);
-    const full = totalPages === null || index < totalPages;
-    const expectedSize = full ? perPage : (expectedTotal ?? 0) - (totalPages - 1) * perPage;
     t.expect(
       page.items.length === expectedSize,
       `${what}: page ${index} holds ${page.items.length} records, expected ${expectedSize} at per_page ${perPage}`,
@@ -512,6 +521,8 @@ const maxOffset: Check = {
         headers: collection.headers,
         query: { ...collection.query, per_page: perPage, page: lastPage },
       });
+      if (within.status >= 400 && within.status < 500)
+        await skipWhenPastLastRefused(t, { ...collection, perPage }, limit, collection.name);
       t.expect(
         within.status === 200,
         `page ${lastPage} at per_page ${perPage} (offset ${(lastPage - 1) * perPage}, limit ${limit}) answered ${within.status}, expected 200`,

@@ -171,6 +171,31 @@ export async function learnedCollections(
   return learned;
 }
 
+/**
+ * The premise of reading a limit from a refusal of a page past the end of a collection (a maximum
+ * offset, the /users offset limit): this target serves a page past the last within the limit, as
+ * the real service does (200, an empty list; the source does not say). One that refuses such a
+ * page refuses alike within the limit and beyond it, which says nothing of where the limit lies:
+ * the check is skipped, saying so. Asked only after a refusal within the limit.
+ */
+export async function skipWhenPastLastRefused(
+  t: CheckContext,
+  asked: { path: string; headers: Record<string, string>; query: Record<string, string>; perPage: number },
+  limit: number,
+  what: string,
+): Promise<void> {
+  const { path, headers, query, perPage } = asked;
+  const first = await t.http.get(path, { headers, query: { ...query, per_page: perPage, page: 1 } });
+  const pages = first.status === 200 ? numberHeader(first, 'x-total-pages') : null;
+  // Past the last and still within the limit, or it proves nothing.
+  if (pages === null || Number.isNaN(pages) || pages * perPage > limit) return;
+  const past = await t.http.get(path, { headers, query: { ...query, per_page: perPage, page: pages + 1 } });
+  if (past.status >= 400 && past.status < 500)
+    t.skip(
+      `${what} refuses page ${pages + 1} at per_page ${perPage}, past its last page ${pages} and within the limit ${limit} (${past.status}): a refusal at the limit cannot be told from that one (what a page past the last answers is not shown)`,
+    );
+}
+
 /** Where the spec lets the offering omit pagination headers ("The hosted offering may omit some pagination headers"). */
 export function headersMayBeOmitted(t: CheckContext): boolean {
   return t.inForce('PAG-HOSTED-HEADERS-OMITTED');

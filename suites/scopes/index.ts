@@ -7,6 +7,7 @@ import { openapi, type RuleId } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { jsonObject, ownProject, projectPath, reachProject } from '../shared/api.js';
 import { heldScopes } from '../shared/oauth.js';
+import { REST_TOKENS_REPORTER, expectRestTakesTokens } from '../shared/rest-tokens.js';
 import { hasBearerChallenge } from '../shared/challenge.js';
 import { gitChecks } from './git.js';
 
@@ -38,6 +39,7 @@ function expectUser(t: CheckContext, res: HttpResponse, what: string): void {
 /** Where a check only leans on a working token, its failing is not this check's to judge. */
 async function tokenWorks(t: CheckContext, token: string, what: string): Promise<void> {
   const res = await t.http.get(CURRENT_USER, { bearer: token });
+  await expectRestTakesTokens(t, res);
   if (res.status !== 200 || !jsonObject(res))
     t.harness(`${what}: ${CURRENT_USER} answered ${res.status} to it, so what follows would prove nothing`);
 }
@@ -57,7 +59,9 @@ const readUserReadsCurrentUser: Check = {
   rules: ['SCOPE-READ-USER'],
   async run(t: CheckContext) {
     const token = await t.oauth.token('limited', { scope: 'read_user' });
-    expectUser(t, await t.http.get(CURRENT_USER, { bearer: token.access_token }), 'read_user token');
+    const res = await t.http.get(CURRENT_USER, { bearer: token.access_token });
+    await expectRestTakesTokens(t, res);
+    expectUser(t, res, 'read_user token');
   },
 };
 
@@ -69,6 +73,7 @@ async function refusedForScope(t: CheckContext, judge: (via: Presentation, res: 
   // A refusal counts only where the same endpoint serves a token that has the scope.
   const api = (await t.oauth.token('confidential', { scope: 'api' })).access_token;
   const served = await t.http.get(NEEDS_API, { bearer: api });
+  await expectRestTakesTokens(t, served);
   if (served.status !== 200)
     t.harness(
       `${NEEDS_API} answered ${served.status} to an api token, so its refusal of a narrower one would prove nothing`,
@@ -150,7 +155,11 @@ function presentationCheck(via: Presentation, rule: RuleId): Check {
       } else {
         token = (await t.oauth.token('confidential', { scope: 'api' })).access_token;
       }
-      expectUser(t, await present(t, CURRENT_USER, token, via), `token presented as ${via}`);
+      const res = await present(t, CURRENT_USER, token, via);
+      // Refused however presented: the flows' tokens do not work on the API at all, one cause.
+      if (via !== 'private-token')
+        await expectRestTakesTokens(t, res, `scopes.presentation-${via}` === REST_TOKENS_REPORTER);
+      expectUser(t, res, `token presented as ${via}`);
       // The presentation is what authenticates: the same request without it is refused (how, 401
       // exactly, is AUTH-REQUIRED-401's: scopes.missing-token-401).
       const bare = await t.http.get(CURRENT_USER);
@@ -303,6 +312,7 @@ const apiFullAccess: Check = {
     ];
     for (const path of reads) {
       const res = await t.http.get(path, { bearer: token });
+      await expectRestTakesTokens(t, res);
       t.expect(res.status === 200, `an api token reading ${path} answered ${res.status}, expected 200`, {
         path,
         status: res.status,

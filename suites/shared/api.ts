@@ -6,6 +6,7 @@
 import { profiles, type RuleId } from '../../spec/index.js';
 import type { CheckContext, HttpResponse, OAuthFlows } from '../types.js';
 import { jsonObject, jsonValue } from './json.js';
+import { REST_TOKENS_REPORTER, restRefusesTokens } from './rest-tokens.js';
 
 export { jsonObject };
 export { jsonValue } from './json.js';
@@ -17,6 +18,13 @@ export async function apiHeaders(t: CheckContext): Promise<Record<string, string
   if (t.caps.pat && t.config.personalAccessToken) return { 'PRIVATE-TOKEN': t.config.personalAccessToken };
   if (!t.config.applications?.confidential)
     t.skip('no personal access token and no confidential application to mint an api token');
+  // A REST API closed to the flows' tokens is one cause, reported once (rest-tokens.ts): what
+  // reaches the API only with such a token is untested, not failed.
+  const closed = await restRefusesTokens(t);
+  if (closed !== undefined)
+    t.skip(
+      `${closed}: the REST API takes no OAuth access token and no personal access token is configured (${REST_TOKENS_REPORTER} reports it on TOK-VERIFY-USER)`,
+    );
   let token = minted.get(t.oauth);
   if (!token) {
     token = t.oauth.token('confidential', { scope: 'api' }).then((r) => r.access_token);

@@ -1,23 +1,18 @@
 /**
- * The REST API checks against a provider whose answers we did not write them for: a loopback
- * proxy in front of the simulator rewrites every answer into a variant the source and the RFCs
- * allow (RFC 8288 Link written other ways, relative and re-encoded link URLs, JSON keys reordered
- * and extra members, header-name case, a moved project served in place, 200 for a create, the
- * insufficient_scope code only in WWW-Authenticate, keyset ignored outside the table, ...). No
- * `must` rule may fail; the `should` rules a variant breaks on purpose may warn, no other. Then
- * two real deviations on top of the same variants must still fail, so the test can fail.
+ * The REST API checks against a provider whose answers we did not write them for, every variant at
+ * once: the loopback proxy of oauth-proxy.ts rewrites each /api/v4 answer into forms the source and
+ * the RFCs allow (RFC 8288 Link written other ways, relative and re-encoded link URLs, JSON keys
+ * reordered and extra members, header-name case, a moved project served in place, 200 for a
+ * create, the insufficient_scope code only in WWW-Authenticate, keyset ignored outside the table,
+ * ...). No `must` rule may fail; the `should` rules a variant breaks on purpose may warn, no other.
+ * Then two real deviations on top of the same variants must still fail, so the test can fail.
+ * (rest-variants.test.ts and rest-deviations.test.ts hold the same kinds of entry one at a time.)
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { executeRun, type RunFlags } from '../../cli/run.js';
-import { createSimulator } from '../../simulator/core.js';
-import { serve, type Served } from '../../simulator/adapters/node.js';
-import { targetConfig } from '../../simulator/control/config.js';
+import { describe, expect, it } from 'vitest';
 import type { Report } from '../../suites/report/model.js';
+import { allChecks } from '../../suites/index.js';
+import { blamed, explain, proxyForTests, type Answer, type Rewrite } from './oauth-proxy.js';
+import { anonymous, rest, simulatorLinks } from './rest-variants.js';
 
 type Mode = 'allowed' | 'deviating';
 
@@ -29,20 +24,10 @@ const WARNINGS_BY_DESIGN: Record<string, string> = {
 };
 
 const seed = '20261123';
-const dir = mkdtempSync(join(tmpdir(), 'idp-api-variants-'));
-let served: Served;
-let proxy: Server;
-let proxyUrl: string;
-let mode: Mode = 'allowed';
 /** Alternates the ways of writing the same thing from one answer to the next. */
 let turn = 0;
 
 // ------------------------------------------------------------------ the variants
-
-/** `<url>; rel="x"` pairs of the simulator's own Link (it writes exactly that form). */
-function simulatorLinks(value: string): Array<{ url: string; rel: string }> {
-  return [...value.matchAll(/<([^<>]*)>; rel="([^"]*)"/g)].map((m) => ({ url: m[1], rel: m[2] }));
-}
 
 /** The same URL another way: parameters reversed, `_` percent-encoded, an extra parameter; absolute, path-absolute or query-only. */
 function rewriteUrl(url: string, n: number): string {
@@ -65,9 +50,9 @@ function rewriteUrl(url: string, n: number): string {
 }
 
 /** Link as several fields, links reordered, rels combined, quoted or not, extra parameters, an empty element. */
-function rewriteLink(value: string, requested: URL, deviate: boolean): string[] {
+function rewriteLink(answer: Answer, requested: URL, deviate: boolean): string[] {
   const byUrl = new Map<string, string[]>();
-  for (const { url, rel } of simulatorLinks(value)) {
+  for (const { url, rel } of simulatorLinks(answer)) {
     // The deviation: a keyset rel=next that leads back to the page it is on.
     const to =
       deviate && rel === 'next' && requested.searchParams.get('pagination') === 'keyset' ? requested.href : url;
@@ -102,93 +87,6 @@ function withExtra(value: unknown): unknown {
   return Array.isArray(value) ? value.map(extra) : extra(value);
 }
 
-interface Upstream {
-  status: number;
-  headers: Array<[string, string]>;
-  body: Buffer;
-}
-
-function forward(method: string, path: string, headers: IncomingMessage['headers'], body: Buffer): Promise<Upstream> {
-  const { port } = new URL(served.url);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers, maxHeaderSize: 256 * 1024 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const pairs: Array<[string, string]> = [];
-        for (let i = 0; i < res.rawHeaders.length; i += 2) pairs.push([res.rawHeaders[i], res.rawHeaders[i + 1]]);
-        resolve({ status: res.statusCode ?? 502, headers: pairs, body: Buffer.concat(chunks) });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
-
-/** What the simulator answered, rewritten into a variant (or, in `deviating` mode, also a deviation). */
-async function variant(method: string, path: string, headers: IncomingMessage['headers'], body: Buffer) {
-  const url = new URL(path, proxyUrl);
-  const rest = url.pathname.startsWith('/api/v4/');
-  const anonymous = !headers.authorization && !headers['private-token'] && !url.searchParams.has('access_token');
-  // Keyset outside the support table: the parameter ignored, offset pages served.
-  let sent = path;
-  if (rest && /\/issues$/.test(url.pathname) && url.searchParams.get('pagination') === 'keyset') {
-    url.searchParams.delete('pagination');
-    sent = `${url.pathname}${url.search}`;
-  }
-  let up = await forward(method, sent, headers, body);
-  const head = new Map<string, string[]>();
-  for (const [name, value] of up.headers) {
-    const key = name.toLowerCase();
-    if (!HOP_BY_HOP.has(key)) head.set(key, [...(head.get(key) ?? []), value]);
-  }
-  let status = up.status;
-  let payload = up.body;
-  if (rest) {
-    turn++;
-    const location = head.get('location')?.[0];
-    if (method === 'GET' && status === 301 && location) {
-      if (!url.pathname.endsWith('/issues')) {
-        // A moved project served in place (the source: the service "may" redirect).
-        const target = new URL(location, proxyUrl);
-        up = await forward('GET', `${target.pathname}${target.search}`, headers, Buffer.alloc(0));
-        status = up.status;
-        payload = up.body;
-        head.delete('location');
-      } else {
-        status = 307;
-        const target = new URL(location, proxyUrl);
-        head.set('location', [`${target.pathname}${target.search}`]);
-      }
-    }
-    if (method === 'POST' && status === 201) status = 200;
-    if (method === 'DELETE' && status === 204) {
-      status = 200;
-      payload = Buffer.from('{}');
-      head.set('content-type', ['application/json']);
-    }
-    if (anonymous && url.pathname === '/api/v4/user' && status === 401) status = 403;
-    for (const name of ['x-next-page', 'x-prev-page']) if (head.get(name)?.[0] === '') head.delete(name);
-    const link = head.get('link')?.[0];
-    if (link) head.set('link', rewriteLink(link, url, mode === 'deviating'));
-    if (mode === 'deviating' && head.has('x-total')) head.set('x-total', [String(Number(head.get('x-total')![0]) + 1)]);
-    if ((head.get('content-type')?.[0] ?? '').startsWith('application/json') && payload.length) {
-      let json = JSON.parse(payload.toString('utf8')) as unknown;
-      if (status === 403 && (json as { error?: unknown }).error === 'insufficient_scope') {
-        // The code only in the challenge, as RFC 6750 §3 has it.
-        const others = { ...(json as Record<string, unknown>) };
-        delete others.error;
-        json = others;
-      }
-      payload = Buffer.from(JSON.stringify(withExtra(reorder(json))));
-      head.set('content-type', ['application/json; charset=utf-8']);
-    }
-  }
-  return { status, head, payload };
-}
-
 /** Header names written another way each time: `LINK`, `Link`, `x-Total` ... (they are case-insensitive). */
 function spelled(name: string, n: number): string {
   if (n % 3 === 0) return name.toUpperCase();
@@ -196,77 +94,92 @@ function spelled(name: string, n: number): string {
   return name;
 }
 
-async function startProxy(): Promise<void> {
-  proxy = createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      variant(req.method ?? 'GET', req.url ?? '/', req.headers, Buffer.concat(chunks)).then(
-        ({ status, head, payload }) => {
-          let n = turn;
-          for (const [name, values] of head) res.setHeader(spelled(name, n++), values.length > 1 ? values : values[0]);
-          res.setHeader('content-length', payload.length);
-          res.writeHead(status);
-          res.end(payload);
-        },
-        (error: Error) => {
-          res.writeHead(502, { 'content-type': 'text/plain' });
-          res.end(`variant proxy: ${error.message}`);
-        },
-      );
-    });
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+/** Every variant at once (and in `deviating` mode, two deviations on top). */
+function variants(mode: Mode): Rewrite {
+  return {
+    request(asked) {
+      // Keyset outside the support table: the parameter ignored, offset pages served.
+      if (!rest(asked) || !/\/issues$/.test(asked.url.pathname)) return false;
+      if (asked.url.searchParams.get('pagination') !== 'keyset') return false;
+      asked.url.searchParams.delete('pagination');
+      return true;
+    },
+    async answer(asked, answer, sim) {
+      if (!rest(asked)) return false;
+      turn++;
+      const { method, url } = asked;
+      const location = answer.head.get('location')?.[0];
+      if (method === 'GET' && answer.status === 301 && location) {
+        const target = new URL(location, url);
+        if (!url.pathname.endsWith('/issues')) {
+          // A moved project served in place (the source: the service "may" redirect).
+          const served = await sim.handle(new Request(target, { headers: asked.headers as Record<string, string> }));
+          answer.status = served.status;
+          answer.head = new Map([...served.headers].map(([k, v]) => [k, [v]]));
+          answer.body = Buffer.from(await served.arrayBuffer());
+        } else {
+          answer.status = 307;
+          answer.head.set('location', [`${target.pathname}${target.search}`]);
+        }
+      }
+      if (method === 'POST' && answer.status === 201) answer.status = 200;
+      if (method === 'DELETE' && answer.status === 204) {
+        answer.status = 200;
+        answer.body = Buffer.from('{}');
+        answer.head.set('content-type', ['application/json']);
+      }
+      if (anonymous(asked) && url.pathname === '/api/v4/user' && answer.status === 401) answer.status = 403;
+      for (const name of ['x-next-page', 'x-prev-page'])
+        if (answer.head.get(name)?.[0] === '') answer.head.delete(name);
+      if (answer.head.has('link')) answer.head.set('link', rewriteLink(answer, url, mode === 'deviating'));
+      if (mode === 'deviating' && answer.head.has('x-total'))
+        answer.head.set('x-total', [String(Number(answer.head.get('x-total')![0]) + 1)]);
+      if ((answer.head.get('content-type')?.[0] ?? '').startsWith('application/json') && answer.body.length) {
+        let json = JSON.parse(answer.body.toString('utf8')) as unknown;
+        if (answer.status === 403 && (json as { error?: unknown }).error === 'insufficient_scope') {
+          // The code only in the challenge, as RFC 6750 §3 has it.
+          const others = { ...(json as Record<string, unknown>) };
+          delete others.error;
+          json = others;
+        }
+        answer.body = Buffer.from(JSON.stringify(withExtra(reorder(json))));
+        answer.head.set('content-type', ['application/json; charset=utf-8']);
+      }
+      let n = turn;
+      answer.head = new Map([...answer.head].map(([name, values]) => [spelled(name, n++), values]));
+      return true;
+    },
+  };
 }
 
 // ------------------------------------------------------------------ the runs
 
-async function run(name: string, flags: RunFlags): Promise<{ code: number; report: Report; stderr: string }> {
-  const configFile = join(dir, 'target.json');
-  const file = join(dir, `${name}.json`);
-  let stderr = '';
-  const code = await executeRun(
-    { config: configFile, seed, runs: '5', report: `json=${file}`, ...flags },
-    { out: () => undefined, err: (t) => void (stderr += t) },
-    {},
-  );
-  return { code, report: JSON.parse(readFileSync(file, 'utf8')) as Report, stderr };
+const proxy = proxyForTests();
+
+/** `check rule` of every failure or warning of the given level. */
+const broken = (report: Report, level: 'must' | 'should') =>
+  blamed(report)
+    .filter((v) => v.level === level)
+    .map((v) => `${v.check} ${v.rule}`)
+    .sort();
+
+const REST_SUITES = allChecks()
+  .filter((c) => ['encoding', 'pagination', 'scopes', 'versioning'].includes(c.suite))
+  .map((c) => c.id);
+
+function run(name: string, mode: Mode, checks: string[]) {
+  proxy().use(variants(mode));
+  return proxy()
+    .run(name, checks, { seed, runs: '5' })
+    .finally(() => proxy().use(undefined));
 }
-
-/** `check rule` of every failure of the given level. */
-function broken(report: Report, level: 'must' | 'should'): string[] {
-  const levels = new Map(report.rules.map((r) => [r.id, r.level]));
-  const out = new Set<string>();
-  for (const check of report.checks.filter((c) => c.status === 'failed' || c.status === 'warned')) {
-    const failures = check.failures ?? [{ message: check.message ?? '', broken: check.broken ?? [] }];
-    for (const f of failures)
-      for (const rule of f.broken) if (levels.get(rule) === level) out.add(`${check.id} ${rule}`);
-  }
-  return [...out].sort();
-}
-
-beforeAll(async () => {
-  await startProxy();
-  const sim = createSimulator({});
-  // The proxy keeps the Host it was asked with, as a reverse proxy does: the simulator then
-  // writes its URLs with the proxy's address, and lets that address use its control API.
-  served = await serve(sim, { allowHosts: [new URL(proxyUrl).host] });
-  writeFileSync(join(dir, 'target.json'), JSON.stringify(targetConfig(sim, proxyUrl)));
-}, 60_000);
-
-afterAll(async () => {
-  await new Promise((resolve) => proxy?.close(resolve));
-  await served?.close();
-});
 
 describe(`the REST API checks behind a proxy that rewrites answers into allowed variants (seed ${seed})`, () => {
   it('report no must failure, and warn only where a variant breaks a should on purpose', async () => {
-    mode = 'allowed';
-    const { code, report, stderr } = await run('allowed', { suite: 'encoding,pagination,scopes,versioning' });
+    const { code, report, stderr } = await run('allowed', 'allowed', REST_SUITES);
     const errored = report.checks.filter((c) => c.status === 'errored').map((c) => `${c.id}: ${c.message}`);
     expect(errored, stderr.slice(-2000)).toEqual([]);
-    expect(broken(report, 'must'), stderr.slice(-2000)).toEqual([]);
+    expect(broken(report, 'must'), explain(report, stderr)).toEqual([]);
     const warned = new Set(broken(report, 'should').map((b) => b.split(' ')[1]));
     expect([...warned].sort()).toEqual(Object.keys(WARNINGS_BY_DESIGN).sort());
     expect(code).toBe(0);
@@ -285,11 +198,10 @@ describe(`the REST API checks behind a proxy that rewrites answers into allowed 
   }, 600_000);
 
   it('still fail real deviations written the same allowed ways (x-total off by one, a keyset next link to itself)', async () => {
-    mode = 'deviating';
-    const offset = await run('deviating-offset', { check: 'pagination.offset-headers' });
+    const offset = await run('deviating-offset', 'deviating', ['pagination.offset-headers']);
     expect(broken(offset.report, 'must')).toEqual(['pagination.offset-headers PAG-OFFSET-HEADERS']);
     expect(offset.code).toBe(1);
-    const keyset = await run('deviating-keyset', { check: 'pagination.keyset-list-projects' });
+    const keyset = await run('deviating-keyset', 'deviating', ['pagination.keyset-list-projects']);
     expect(broken(keyset.report, 'must')).toEqual(['pagination.keyset-list-projects PAG-KEYSET-NEXT-LINK']);
     expect(keyset.code).toBe(1);
   }, 300_000);

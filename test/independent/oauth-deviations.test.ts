@@ -10,19 +10,8 @@ import { signingKey } from '../../simulator/oauth/keys.js';
 import { digest } from '../../simulator/digest.js';
 import type { Report } from '../../suites/report/model.js';
 import { startCollector, type Collector } from '../hostile/collector.js';
-import { blamed, explain, formOf, jsonOf, proxyForTests, setJson, type Rewrite } from './oauth-proxy.js';
-
-interface Deviation {
-  name: string;
-  /** The sentence it breaks: source line or RFC section. */
-  cite: string;
-  checks: string[];
-  /** Exactly the rules that must fail or warn. */
-  breaks: string[];
-  rewrite: Rewrite;
-  /** What else must hold of the run. */
-  after?: (report: Report) => void;
-}
+import { expectBlamed, labelled, type Deviation } from './corpus.js';
+import { formOf, jsonOf, proxyForTests, setJson, type Rewrite } from './oauth-proxy.js';
 
 const isToken = (path: string) => path === '/oauth/token';
 /** A token endpoint refusal (an OAuth error body), as the simulator answered it. */
@@ -565,20 +554,9 @@ const DEVIATIONS: Deviation[] = [
 const proxy = proxyForTests();
 
 describe('deviations seen on real servers, injected by a proxy in front of the simulator', () => {
-  it.each(DEVIATIONS.map((d) => [`${d.name} (${d.cite})`, d] as const))(
+  it.each(labelled(DEVIATIONS))(
     '%s: exactly its rules fail or warn',
-    async (_label, deviation) => {
-      proxy().use(deviation.rewrite);
-      const { report, stderr } = await proxy().run(deviation.name.replace(/\W+/g, '-'), deviation.checks);
-      const applied = proxy().applied();
-      proxy().use(undefined);
-      const why = explain(report, stderr);
-      expect(applied, `the deviation was never applied\n${why}`).toBeGreaterThan(0);
-      expect([...new Set(blamed(report).map((v) => v.rule))].sort(), why).toEqual([...deviation.breaks].sort());
-      const errored = report.checks.filter((c) => c.status === 'errored').map((c) => `${c.id}: ${c.message}`);
-      expect(errored).toEqual([]);
-      deviation.after?.(report);
-    },
+    (_label, deviation) => expectBlamed(proxy(), deviation),
     300_000,
   );
 });

@@ -111,7 +111,15 @@ export async function startOAuthProxy(): Promise<OAuthProxy> {
     const headers = { ...asked.headers, 'content-length': String(asked.body.length) };
     return new Promise((resolve, reject) => {
       const req = request(
-        { host: '127.0.0.1', port, method: asked.method, path: `${asked.url.pathname}${asked.url.search}`, headers },
+        // Answers to long URLs carry Link fields that repeat them, past Node's 16 KiB default.
+        {
+          host: '127.0.0.1',
+          port,
+          method: asked.method,
+          path: `${asked.url.pathname}${asked.url.search}`,
+          headers,
+          maxHeaderSize: 256 * 1024,
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));

@@ -7,19 +7,10 @@
 import { SignJWT, decodeJwt } from 'jose';
 import { digest } from '../../simulator/digest.js';
 import { signingKey } from '../../simulator/oauth/keys.js';
+import type { Variant } from './corpus.js';
 import { formOf, jsonOf, setJson, type OAuthProxy, type Rewrite } from './oauth-proxy.js';
 
-export interface Variant {
-  name: string;
-  /** Where the source or the RFC allows it. */
-  cite: string;
-  checks: string[];
-  /** Should rules the variant breaks on purpose (the must beside each still holds). */
-  warns?: string[];
-  /** Why the checks may never meet the variant (they no longer ask where it differs). */
-  unseen?: string;
-  rewrite: Rewrite;
-}
+export type { Variant } from './corpus.js';
 
 const oauth = (path: string) => path.startsWith('/oauth/') || path.startsWith('/.well-known/');
 const isToken = (path: string) => path === '/oauth/token';

@@ -1,0 +1,63 @@
+/**
+ * The premise of every check that presents an OAuth access token to the REST API: the API accepts
+ * them ("a token received from the flow must succeed on GET /api/v4/user", source Authentication).
+ * A provider whose API is closed to OAuth tokens (open to personal access tokens only) refuses
+ * every such request: that is one cause, reported once by REST_TOKENS_REPORTER on TOK-VERIFY-USER;
+ * every other check that leans on it is skipped saying why, and the REST API is no token oracle.
+ * Asked at most once per run, and only after a refusal: a provider that serves the token never
+ * pays for the question.
+ */
+import type { Capabilities, CheckContext, HttpResponse } from '../types.js';
+
+/** The REST API's current user: what a token from the flow must be able to read. */
+export const CURRENT_USER_PATH = '/api/v4/user';
+export const REST_TOKENS_REPORTER = 'scopes.presentation-bearer';
+
+/** Per run (one caps object a run): why the REST API refuses the flows' tokens, or undefined. */
+const verdicts = new WeakMap<Capabilities, Promise<string | undefined>>();
+const settled = new WeakMap<Capabilities, string | undefined>();
+
+const refusal = (res: HttpResponse) => res.status === 401 || res.status === 403;
+
+async function ask(t: CheckContext): Promise<string | undefined> {
+  const token = (await t.oauth.token('confidential', { scope: 'api' })).access_token;
+  const header = await t.http.get(CURRENT_USER_PATH, { bearer: token });
+  if (!refusal(header)) return undefined;
+  const query = await t.http.get(CURRENT_USER_PATH, { query: { access_token: token } });
+  if (!refusal(query)) return undefined;
+  return `GET ${CURRENT_USER_PATH} refuses a fresh api access token from the code flow (${header.status} in the Authorization header, ${query.status} as access_token)`;
+}
+
+/** Why the REST API refuses the flows' access tokens; undefined when it accepts them. */
+export function restRefusesTokens(t: CheckContext): Promise<string | undefined> {
+  let verdict = verdicts.get(t.caps);
+  if (!verdict) {
+    verdict = ask(t).then((why) => {
+      settled.set(t.caps, why);
+      return why;
+    });
+    verdicts.set(t.caps, verdict);
+    // A question that could not be asked (no code flow) is asked again by the next check.
+    verdict.catch(() => verdicts.delete(t.caps));
+  }
+  return verdict;
+}
+
+/** What the run already knows, without asking: true once the refusal was seen. */
+export function restKnownToRefuseTokens(t: CheckContext): boolean {
+  return settled.get(t.caps) !== undefined;
+}
+
+/**
+ * After the REST API refused a flow's token (`res`): when it refuses them all, the premise of this
+ * check fails: the reporter fails it on TOK-VERIFY-USER, any other check is skipped naming the
+ * reporter. Else (or on another answer) the check goes on to judge `res` itself.
+ */
+export async function expectRestTakesTokens(t: CheckContext, res: HttpResponse, reports = false): Promise<void> {
+  if (!refusal(res)) return;
+  const why = await restRefusesTokens(t);
+  if (why === undefined) return;
+  if (reports)
+    t.fail(`${why}: the REST API takes no OAuth access token`, { status: res.status, rules: ['TOK-VERIFY-USER'] });
+  t.skip(`${why}: the REST API takes no OAuth access token (${REST_TOKENS_REPORTER} reports it on TOK-VERIFY-USER)`);
+}

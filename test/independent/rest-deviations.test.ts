@@ -1,0 +1,212 @@
+/**
+ * A deviation of the REST API is blamed on exactly the rule it breaks: the simulator behind the
+ * loopback proxy of oauth-proxy.ts, injecting one deviation seen on real servers at a time into its
+ * /api/v4 answers (the same judgement as oauth-deviations.test.ts). Deviations the simulator has as
+ * a fault (x-page from 0, per_page not capped, ...) are proven by the fault matrix, not here.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { expectBlamed, labelled, type Deviation } from './corpus.js';
+import { proxyForTests, type Answer, type Asked, type Rewrite } from './oauth-proxy.js';
+import { simulatorLinks } from './rest-variants.js';
+
+const offsetPage = (asked: Asked, answer: Answer) =>
+  asked.url.pathname.startsWith('/api/v4/') && answer.status === 200 && answer.head.has('x-page');
+const keysetPage = (asked: Asked, answer: Answer) =>
+  asked.url.pathname.startsWith('/api/v4/') &&
+  answer.status === 200 &&
+  asked.url.searchParams.get('pagination') === 'keyset';
+
+/** Checks that present a flow's access token to the REST API, and the one that reports its refusal. */
+const LEANING_ON_REST_TOKENS = [
+  'scopes.presentation-query',
+  'scopes.read-user-reads-current-user',
+  'scopes.read-user-refused-where-api-needed',
+  'scopes.insufficient-scope-403',
+  'scopes.revoked-token-401',
+  'scopes.api-full-access',
+];
+
+/** Every /api/v4 request with a flow's token (Bearer or access_token) answered 401; PATs still served. */
+const closedToOAuthTokens: Rewrite = {
+  answer(asked, answer) {
+    const bearer = /^bearer /i.test(String(asked.headers.authorization ?? ''));
+    if (!asked.url.pathname.startsWith('/api/v4/') || !(bearer || asked.url.searchParams.has('access_token')))
+      return false;
+    answer.status = 401;
+    answer.head = new Map([
+      ['content-type', ['application/json']],
+      ['www-authenticate', ['Bearer realm="api", error="invalid_token"']],
+    ]);
+    answer.body = Buffer.from('{"message":"401 Unauthorized"}');
+    return true;
+  },
+};
+
+const OFFSET_CHECKS = ['pagination.offset-headers', 'pagination.offset-rows'];
+
+const DEVIATIONS: Deviation[] = [
+  {
+    name: 'rel=next on the last offset page, to the empty page past it',
+    cite: 'RFC 8288 §3 and L217: a next link names the next page; the last page has none',
+    checks: OFFSET_CHECKS,
+    breaks: ['PAG-LINK-RELS'],
+    rewrite: {
+      answer(asked, answer) {
+        const rows = JSON.parse(answer.body.toString('utf8')) as unknown[];
+        if (!offsetPage(asked, answer) || answer.head.get('x-next-page')?.[0] !== '' || !rows.length) return false;
+        const past = new URL(asked.url);
+        past.searchParams.set('page', String(Number(answer.head.get('x-page')![0]) + 1));
+        answer.head.set('link', [...(answer.head.get('link') ?? []), `<${past.href}>; rel="next"`]);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'x-page one more than the page it is on',
+    cite: 'L221: x-page starts at 1',
+    checks: ['pagination.offset-headers'],
+    // The first page's wrong x-page is the first failure; the check stops there.
+    breaks: ['PAG-X-PAGE-STARTS-AT-1'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!offsetPage(asked, answer)) return false;
+        answer.head.set('x-page', [String(Number(answer.head.get('x-page')![0]) + 1)]);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'x-total and x-total-pages left out of a small collection on self-managed',
+    cite: 'L221: offset responses carry x-total and x-total-pages; L222, L279: only hosted, or above 10,000 records, omit them',
+    checks: OFFSET_CHECKS,
+    breaks: ['PAG-OFFSET-HEADERS'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!offsetPage(asked, answer)) return false;
+        answer.head.delete('x-total');
+        answer.head.delete('x-total-pages');
+        return true;
+      },
+    },
+  },
+  {
+    name: 'no keyset next link on a page while more rows follow',
+    cite: 'L217-219: each response carries Link; the keyset next link adds a filter; only the end has none',
+    checks: ['pagination.keyset-list-projects'],
+    // With no next link the page carries no Link at all (L217: each response carries one).
+    breaks: ['PAG-KEYSET-NEXT-LINK', 'PAG-LINK-HEADER'],
+    rewrite: {
+      answer(asked, answer) {
+        const links = simulatorLinks(answer);
+        if (!keysetPage(asked, answer) || !links.some((l) => l.rel === 'next')) return false;
+        const kept = links.filter((l) => l.rel !== 'next').map(({ url, rel }) => `<${url}>; rel="${rel}"`);
+        if (kept.length) answer.head.set('link', [kept.join(', ')]);
+        else answer.head.delete('link');
+        return true;
+      },
+    },
+  },
+  {
+    name: 'rel=prev on the first offset page, to itself',
+    cite: 'RFC 8288 §3 and L217: a prev link names the previous page; the first has none',
+    checks: OFFSET_CHECKS,
+    breaks: ['PAG-LINK-RELS'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!offsetPage(asked, answer) || answer.head.get('x-page')?.[0] !== '1') return false;
+        answer.head.set('link', [...(answer.head.get('link') ?? []), `<${asked.url.href}>; rel="prev"`]);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'x-per-page echoing a per_page above the maximum while the page holds the maximum',
+    cite: 'L205, L221: per_page is capped at 100 and x-per-page tells the page size',
+    checks: ['pagination.offset-headers'],
+    breaks: ['PAG-OFFSET-HEADERS'],
+    rewrite: {
+      answer(asked, answer) {
+        const asks = Number(asked.url.searchParams.get('per_page'));
+        if (!offsetPage(asked, answer) || !(asks > 100)) return false;
+        answer.head.set('x-per-page', [String(asks)]);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'an unknown /api/v4 route answered 404 text/html by a front proxy',
+    cite: 'ERR-REST-JSON-BODY (documented): REST errors answer JSON; the status, 404, is right',
+    checks: ['versioning.unknown-route-404', 'versioning.rest-errors-json'],
+    breaks: ['ERR-REST-JSON-BODY'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!asked.url.pathname.startsWith('/api/v4/') || answer.status !== 404) return false;
+        answer.head = new Map([['content-type', ['text/html']]]);
+        answer.body = Buffer.from('<html><body><h1>404 Not Found</h1></body></html>');
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a REST API closed to OAuth access tokens (401 to each, personal access tokens still served)',
+    cite: 'L248: a token received from the flow must succeed on GET /api/v4/user',
+    checks: [
+      'scopes.presentation-bearer',
+      ...LEANING_ON_REST_TOKENS,
+      // They ask the REST API whether a token works, and go on with the other oracles.
+      'grants.refresh-rotation',
+      'tokens.revoke-access-token',
+      'tokens.info-presentations',
+      'device.token-response',
+      // The personal access token still reads the API.
+      'pagination.offset-headers',
+    ],
+    breaks: ['TOK-VERIFY-USER'],
+    rewrite: closedToOAuthTokens,
+    after(report) {
+      // Reported once, by one check; what leans on it is skipped, naming the reporter.
+      expect(report.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toEqual([
+        'scopes.presentation-bearer',
+      ]);
+      const skipped = new Map(report.checks.filter((c) => c.status === 'skipped').map((c) => [c.id, c.message]));
+      for (const id of LEANING_ON_REST_TOKENS)
+        expect(skipped.get(id), id).toMatch(/takes no OAuth access token .*presentation-bearer.*TOK-VERIFY-USER/);
+      expect(report.checks.find((c) => c.id === 'pagination.offset-headers')?.status).toBe('passed');
+    },
+  },
+];
+
+const proxy = proxyForTests();
+
+describe('REST API deviations seen on real servers, injected by a proxy in front of the simulator', () => {
+  it.each(labelled(DEVIATIONS))(
+    '%s: exactly its rules fail or warn',
+    (_label, deviation) => expectBlamed(proxy(), deviation),
+    300_000,
+  );
+});
+
+describe('a REST API closed to OAuth access tokens, and no personal access token configured', () => {
+  it('is reported once; the REST checks that reach the API with a flow token are skipped', async () => {
+    const config = JSON.parse(readFileSync(proxy().configFile, 'utf8')) as Record<string, unknown>;
+    delete config.personalAccessToken;
+    const file = join(dirname(proxy().configFile), 'no-pat.json');
+    writeFileSync(file, JSON.stringify(config));
+    const reaching = ['pagination.offset-headers', 'encoding.namespaced-path-encoded', 'versioning.member-roles'];
+    await expectBlamed(proxy(), {
+      name: 'closed to OAuth tokens, no PAT',
+      cite: 'L248',
+      checks: ['scopes.presentation-bearer', ...reaching],
+      breaks: ['TOK-VERIFY-USER'],
+      rewrite: closedToOAuthTokens,
+      flags: { config: file },
+      after(report) {
+        const skipped = new Map(report.checks.filter((c) => c.status === 'skipped').map((c) => [c.id, c.message]));
+        for (const id of reaching)
+          expect(skipped.get(id), id).toMatch(/no personal access token is configured .*presentation-bearer/);
+      },
+    });
+  }, 300_000);
+});

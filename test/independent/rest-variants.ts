@@ -1,0 +1,381 @@
+/**
+ * The allowed variants of the REST API (/api/v4), one list: each a rewrite of the simulator's
+ * answers into a form the source (spec/source-spec.md, line L..) or an RFC allows, with the checks
+ * it concerns. rest-variants.test.ts proves no must verdict changes under any of them, one at a
+ * time (api-variants.test.ts applies many at once).
+ */
+import type { Variant } from './corpus.js';
+import { jsonOf, setJson, type Answer, type Asked } from './oauth-proxy.js';
+
+export const rest = (asked: Asked) => asked.url.pathname.startsWith('/api/v4/');
+/** A request that presents no credential in any of the source's three ways. */
+export const anonymous = (asked: Asked) =>
+  !asked.headers.authorization && !asked.headers['private-token'] && !asked.url.searchParams.has('access_token');
+
+/** `<url>; rel="x"` pairs of the simulator's own Link (it writes exactly that form). */
+export function simulatorLinks(answer: Answer): Array<{ url: string; rel: string }> {
+  const value = answer.head.get('link')?.join(', ') ?? '';
+  return [...value.matchAll(/<([^<>]*)>; rel="([^"]*)"/g)].map((m) => ({ url: m[1], rel: m[2] }));
+}
+
+/** A rewrite of the Link of every REST answer that has one. */
+const everyLink =
+  (write: (links: Array<{ url: string; rel: string }>) => string[]) => (asked: Asked, answer: Answer) => {
+    const links = simulatorLinks(answer);
+    if (!rest(asked) || !links.length) return false;
+    answer.head.set('link', write(links));
+    return true;
+  };
+
+/** The JSON value of a REST answer (object or array), or undefined. */
+function restJson(asked: Asked, answer: Answer): unknown {
+  if (!rest(asked) || !(answer.head.get('content-type')?.[0] ?? '').startsWith('application/json')) return undefined;
+  try {
+    return JSON.parse(answer.body.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Each record of a list answer, or the one record of an object answer, rewritten. */
+const everyRecord =
+  (write: (record: Record<string, unknown>) => Record<string, unknown>) => (asked: Asked, answer: Answer) => {
+    const value = restJson(asked, answer);
+    if (!value || typeof value !== 'object') return false;
+    const records = (Array.isArray(value) ? value : [value]) as Array<Record<string, unknown>>;
+    const out = records.map((r) => (r && typeof r === 'object' ? write(r) : r));
+    setJson(answer, Array.isArray(value) ? out : out[0]);
+    return true;
+  };
+
+/** The checks that read REST JSON: records of lists, the current user, error bodies. */
+const JSON_READERS = [
+  'pagination.offset-rows',
+  'pagination.keyset-list-projects',
+  'scopes.read-user-reads-current-user',
+  'scopes.presentation-bearer',
+  'scopes.insufficient-scope-403',
+  'scopes.missing-token-401',
+  'versioning.rest-errors-json',
+  'versioning.member-roles-lifecycle',
+  'encoding.namespaced-path-encoded',
+  'encoding.issue-iid-in-path',
+];
+
+/** The same URL another way: query reversed, `_` percent-encoded, an extra parameter; absolute, path-absolute or query-only. */
+function anotherWay(url: string, n: number): string {
+  const parsed = new URL(url);
+  const query = [...parsed.searchParams, ['via', 'variant-proxy']]
+    .reverse()
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v).replace(/_/g, '%5F')}`)
+    .join('&');
+  return [`${parsed.origin}${parsed.pathname}?${query}`, `${parsed.pathname}?${query}`, `?${query}`][n % 3];
+}
+
+/** REST requests the rate-limited variant has seen. */
+let restRequests = 0;
+
+/** The checks that read Link and the offset headers (offset and keyset walks). */
+const LINK_READERS = ['pagination.offset-headers', 'pagination.offset-rows', 'pagination.keyset-list-projects'];
+const OFFSET_READERS = ['pagination.offset-headers', 'pagination.offset-rows', 'pagination.invalid-params-default'];
+
+export const REST_VARIANTS: Variant[] = [
+  {
+    name: 'Link with rel unquoted, after another parameter, with whitespace around ; and =',
+    cite: 'RFC 8288 §3: link-param = token BWS [ "=" BWS ( token / quoted-string ) ], in any order',
+    checks: LINK_READERS,
+    rewrite: {
+      answer: everyLink((links) => [
+        links.map(({ url, rel }) => `<${url}> ;  type="application/json" ; rel = ${rel}`).join(' ,  '),
+      ]),
+    },
+  },
+  {
+    name: 'Link with the relations of one URL in one rel',
+    cite: 'RFC 8288 §3.3: rel may hold several relation types, separated by spaces',
+    checks: LINK_READERS,
+    rewrite: {
+      answer: everyLink((links) => {
+        const byUrl = new Map<string, string[]>();
+        for (const { url, rel } of links) byUrl.set(url, [...(byUrl.get(url) ?? []), rel]);
+        return [[...byUrl].map(([url, rels]) => `<${url}>; rel="${rels.join(' ')}"`).join(', ')];
+      }),
+    },
+  },
+  {
+    name: 'Link as one header line per link-value',
+    cite: 'RFC 8288 §3 and RFC 9110 §5.3: a list field may be sent as several field lines',
+    checks: LINK_READERS,
+    rewrite: { answer: everyLink((links) => links.map(({ url, rel }) => `<${url}>; rel="${rel}"`)) },
+  },
+  {
+    name: 'x-next-page and x-prev-page left out where there is no such page',
+    cite: 'L221 names the headers and no value for a missing page; the simulator sends them empty',
+    checks: OFFSET_READERS,
+    rewrite: {
+      answer(asked, answer) {
+        let changed = false;
+        for (const name of ['x-next-page', 'x-prev-page'])
+          if (rest(asked) && answer.head.get(name)?.[0] === '') changed = answer.head.delete(name);
+        return changed;
+      },
+    },
+  },
+  {
+    name: 'REST JSON with application/json; charset=utf-8',
+    cite: 'RFC 8259 §11 and RFC 9110 §8.3: a media type may carry parameters; L18 says only "JSON"',
+    checks: JSON_READERS,
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || answer.head.get('content-type')?.[0] !== 'application/json') return false;
+        answer.head.set('content-type', ['application/json; charset=utf-8']);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'REST records with their members in reverse order and a member nobody asked for',
+    cite: 'RFC 8259 §4: an object is an unordered collection; L186: the resource fields are not shown',
+    checks: JSON_READERS,
+    rewrite: {
+      answer: everyRecord((record) => ({
+        x_variant_note: 'added by the proxy',
+        ...Object.fromEntries(Object.entries(record).reverse()),
+      })),
+    },
+  },
+  {
+    name: 'REST records with null for the members the source does not name',
+    cite: 'L182, L186: response fields not shown (the real service sends null for an unset description or avatar)',
+    checks: JSON_READERS,
+    rewrite: {
+      answer: everyRecord((record) => ({
+        ...record,
+        ...Object.fromEntries(
+          ['description', 'avatar_url', 'web_url'].filter((k) => k in record).map((k) => [k, null]),
+        ),
+      })),
+    },
+  },
+  {
+    name: 'REST errors with error instead of message',
+    cite: 'L268: REST error bodies are not shown; the real service answers {"error": "404 Not Found"} for an unknown route',
+    checks: JSON_READERS,
+    rewrite: {
+      answer(asked, answer) {
+        const body = rest(asked) && answer.status >= 400 ? jsonOf(answer) : undefined;
+        if (typeof body?.message !== 'string' || 'error' in body) return false;
+        const { message, ...others } = body;
+        setJson(answer, { error: message, ...others });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'the hosted offering without x-total, x-total-pages and rel=last',
+    cite: 'L222: the hosted offering may omit some pagination headers',
+    checks: OFFSET_READERS,
+    flags: { offering: 'hosted' },
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || !answer.head.has('x-total')) return false;
+        answer.head.delete('x-total');
+        answer.head.delete('x-total-pages');
+        const links = simulatorLinks(answer).filter((l) => l.rel !== 'last');
+        answer.head.set('link', [links.map(({ url, rel }) => `<${url}>; rel="${rel}"`).join(', ')]);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a 429 with Retry-After, and RateLimit headers, on the REST API',
+    cite: 'RFC 6585 §4 and L283: REST requests are rate limited, values and headers not shown',
+    checks: [...OFFSET_READERS, 'scopes.read-user-reads-current-user'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked)) return false;
+        answer.head.set('ratelimit-limit', ['600']);
+        answer.head.set('ratelimit-remaining', ['599']);
+        answer.head.set('ratelimit-reset', ['1']);
+        // The 10th REST request is refused (one wait of a second keeps the entry cheap); its retry is served.
+        if (++restRequests !== 10) return false;
+        answer.status = 429;
+        answer.head = new Map([
+          ['content-type', ['application/json']],
+          ['retry-after', ['1']],
+          ['ratelimit-limit', ['600']],
+          ['ratelimit-remaining', ['0']],
+          ['ratelimit-reset', ['1']],
+        ]);
+        setJson(answer, { message: 'Retry later' });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'Link URLs relative (path-absolute or query-only), query reordered and re-encoded, with an extra parameter',
+    cite: 'RFC 8288 §3.2 and RFC 3986 §5: a URI-Reference resolved against the response URL; RFC 3986 §6.2.2 equivalence',
+    checks: LINK_READERS,
+    rewrite: {
+      answer: everyLink((links) => [
+        links.map(({ url, rel }, i) => `<${anotherWay(url, i)}>; rel="${rel}"`).join(', '),
+      ]),
+    },
+  },
+  {
+    name: 'REST header names in upper case',
+    cite: 'RFC 9110 §5.1: field names are case-insensitive',
+    checks: [...OFFSET_READERS, 'pagination.keyset-list-projects'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked)) return false;
+        answer.head = new Map([...answer.head].map(([name, values]) => [name.toUpperCase(), values]));
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a moved project served in place at its old path',
+    cite: 'L196: the service "may" answer with a redirect notice',
+    checks: ['encoding.moved-path-redirect'],
+    warns: ['ENC-MOVED-ANSWERS-REDIRECT'],
+    rewrite: {
+      async answer(asked, answer, sim) {
+        const location = answer.head.get('location')?.[0];
+        if (!rest(asked) || answer.status !== 301 || !location) return false;
+        const served = await sim.handle(
+          new Request(new URL(location, asked.url), { headers: asked.headers as Record<string, string> }),
+        );
+        answer.status = served.status;
+        answer.head = new Map([['content-type', [served.headers.get('content-type') ?? 'application/json']]]);
+        answer.body = Buffer.from(await served.arrayBuffer());
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a moved path answered 307 with a path-absolute Location',
+    cite: 'L196: a redirect notice, the client uses Location; RFC 9110 §10.2.2: Location is a URI-reference',
+    checks: ['encoding.moved-path-redirect'],
+    rewrite: {
+      answer(asked, answer) {
+        const location = answer.head.get('location')?.[0];
+        if (!rest(asked) || answer.status !== 301 || !location) return false;
+        const to = new URL(location, asked.url);
+        answer.status = 307;
+        answer.head.set('location', [`${to.pathname}${to.search}`]);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'creates answered 200, deletes 200 with {}',
+    cite: 'L268: REST status codes not shown; 201 is the real service (ENC-CREATED-201, should)',
+    checks: ['versioning.member-roles-lifecycle', 'encoding.array-params-body', 'scopes.api-full-access'],
+    warns: ['ENC-CREATED-201'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked)) return false;
+        if (asked.method === 'POST' && answer.status === 201) answer.status = 200;
+        else if (asked.method === 'DELETE' && answer.status === 204) {
+          answer.status = 200;
+          answer.head.set('content-type', ['application/json']);
+          setJson(answer, {});
+        } else return false;
+        return true;
+      },
+    },
+  },
+  {
+    name: 'GET /api/v4/user without a token refused with 403',
+    cite: 'L247: which endpoints need authentication is not shown; 401 is the real service (AUTH-REQUIRED-401, should)',
+    checks: ['scopes.missing-token-401', 'scopes.presentation-bearer', 'versioning.api-prefix'],
+    warns: ['AUTH-REQUIRED-401'],
+    rewrite: {
+      answer(asked, answer) {
+        if (asked.url.pathname !== '/api/v4/user' || !anonymous(asked) || answer.status !== 401) return false;
+        answer.status = 403;
+        return true;
+      },
+    },
+  },
+  {
+    name: 'insufficient_scope only in the WWW-Authenticate challenge',
+    cite: 'RFC 6750 §3: the error code is an attribute of the challenge; L268: REST error bodies not shown',
+    checks: ['scopes.insufficient-scope-403', 'scopes.read-user-refused-where-api-needed'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = rest(asked) && answer.status === 403 ? jsonOf(answer) : undefined;
+        if (body?.error !== 'insufficient_scope') return false;
+        const { error: _code, ...others } = body;
+        setJson(answer, others);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'keyset asked outside the support table: the parameter ignored, offset pages served',
+    cite: 'L207, L224-237: keyset on selected endpoints only; the source does not say how another refuses it',
+    checks: ['pagination.keyset-unsupported-endpoint'],
+    rewrite: {
+      request(asked) {
+        if (!/^\/api\/v4\/projects\/[^/]+\/issues$/.test(asked.url.pathname)) return false;
+        if (asked.url.searchParams.get('pagination') !== 'keyset') return false;
+        asked.url.searchParams.delete('pagination');
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a page past the last answered 404',
+    cite: 'L202-205, L284: what a page past the last answers is not shown (the real service: 200, an empty list)',
+    checks: [...OFFSET_READERS, 'pagination.max-offset', 'pagination.users-offset-limit'],
+    // Their limit shows only as a refusal of a page past the end: here every such page is refused.
+    skips: {
+      'pagination.max-offset': /refuses page \d+ .*past its last page .*cannot be told from that one/,
+      'pagination.users-offset-limit': /\/users refuses page \d+ .*past its last page/,
+    },
+    rewrite: {
+      answer(asked, answer) {
+        const [page, pages] = ['x-page', 'x-total-pages'].map((name) => Number(answer.head.get(name)?.[0]));
+        if (!rest(asked) || !(page > pages)) return false;
+        answer.status = 404;
+        answer.head = new Map([['content-type', ['application/json']]]);
+        setJson(answer, { message: '404 Not Found' });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'the keyset next link of projects with an opaque cursor instead of id_after',
+    cite: 'L218: the next link adds a filter "such as id_after or cursor"',
+    checks: ['pagination.keyset-list-projects', 'pagination.keyset-rows-list-projects'],
+    rewrite: {
+      request(asked) {
+        const cursor = asked.url.searchParams.get('cursor');
+        if (asked.url.pathname !== '/api/v4/projects' || !cursor?.startsWith('v1.')) return false;
+        asked.url.searchParams.delete('cursor');
+        for (const [k, v] of new URLSearchParams(Buffer.from(cursor.slice(3), 'base64url').toString()))
+          asked.url.searchParams.set(k, v);
+        return true;
+      },
+      answer: everyLink((links) => [
+        links
+          .map(({ url, rel }) => {
+            const to = new URL(url);
+            const filter = new URLSearchParams();
+            for (const name of ['id_after', 'id_before']) {
+              const value = to.searchParams.get(name);
+              if (value === null) continue;
+              filter.set(name, value);
+              to.searchParams.delete(name);
+            }
+            if ([...filter].length)
+              to.searchParams.set('cursor', `v1.${Buffer.from(filter.toString()).toString('base64url')}`);
+            return `<${to.href}>; rel="${rel}"`;
+          })
+          .join(', '),
+      ]),
+    },
+  },
+];
