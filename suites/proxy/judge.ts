@@ -43,6 +43,8 @@ import { judgeDevicePoll, judgeDeviceStart, noteClockMove } from './device.js';
 import { AUTHORIZE_PATH, judgeGrantedScope, judgeInfoScope, judgeStateEcho, noteAuthorization } from './scopes.js';
 import { judgeWith, observedResponse, type Verdict } from './recorder.js';
 import { judgeKeysetWalk, offersKeyset } from './pages.js';
+import { codings, decodeContent } from '../target/content-coding.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
 
 /** Entries per kind of state: beyond them the oldest are forgotten (bounded memory). */
 export const MAX_FLOW_ENTRIES = 100_000;
@@ -418,8 +420,20 @@ function judgeKeysetPage(ex: Observed, url: URL, res: HttpResponse, flows: Flows
 /** Query parameters that ask for a keyset page: present only on a page a Link leads to. */
 const KEYSET_PARAMS = ['cursor', 'id_after', 'page_token'];
 
+/**
+ * The exchange as its client reads it: a response body in a content coding (the client asked for
+ * it with Accept-Encoding) undone, within the most a judged copy may expand to; one that cannot be
+ * undone is judged on its headers only, as a body too long to keep is.
+ */
+function readable(ex: Observed): Observed {
+  if (!ex.responseBody?.length || !codings(ex.responseHeaders.get('content-encoding')).length) return ex;
+  const decoded = decodeContent(ex.responseHeaders.get('content-encoding'), ex.responseBody, DEFAULT_MAX_BODY_BYTES);
+  return { ...ex, responseBody: decoded.ok ? decoded.body : undefined };
+}
+
 /** The verdicts of one exchange; `flows` is updated with what it establishes, `client` told of the client's habits. */
-export function judgeExchange(ex: Observed, flows: Flows, client?: ClientSink): Verdict[] {
+export function judgeExchange(observed: Observed, flows: Flows, client?: ClientSink): Verdict[] {
+  const ex = readable(observed);
   let url: URL;
   try {
     // Base only for parsing: the target as sent, never normalised for forwarding.

@@ -6,6 +6,7 @@ import type { Exchange } from '../report/model.js';
 import type { FollowOptions, Http, HttpRequest, HttpResponse } from '../types.js';
 import { TransportError, type RawRequest, type Target, type TargetResponse } from '../target/types.js';
 import { originGuard } from '../target/origin.js';
+import { codings } from '../target/content-coding.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { CheckFailure, HarnessError, NoAnswer } from './errors.js';
 import { keep, type Redactor } from './redact.js';
@@ -156,12 +157,11 @@ export function createHttp(
           }
         })();
         if (!parsed.ok) {
-          // A compressed body the harness did not ask for (it sends no Accept-Encoding) reads as noise: say why.
+          // A body still in a content coding (one the HTTP target could not undo) reads as noise: say why.
           const encoding = response.headers.get('content-encoding');
-          const hint =
-            encoding && !/^\s*identity\s*$/i.test(encoding)
-              ? ` (it is Content-Encoding: ${encoding.slice(0, 40)}, which the harness did not ask for and does not decode)`
-              : '';
+          const hint = codings(encoding).length
+            ? ` (it is Content-Encoding: ${encoding!.slice(0, 40)}, which the harness could not decode)`
+            : '';
           throw new CheckFailure(
             `${raw.method} ${redactor.url(display)} answered ${response.status} with a body that is not JSON${hint}`,
             {

@@ -5,6 +5,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { TargetConfig } from '../types.js';
+import { decodeContent } from './content-coding.js';
 import { createRateLimiter, retryAfterSeconds } from './rate.js';
 import { TransportError, type RawRequest, type Target } from './types.js';
 
@@ -55,7 +56,8 @@ export function splitUrl(url: string): { protocol: 'http:' | 'https:'; host: str
   };
 }
 
-function toResponse(res: IncomingMessage, body: Buffer): Response {
+/** `decoded`: the body is its content coding undone, and the headers say so (no Content-Encoding, no stale length). */
+function toResponse(res: IncomingMessage, body: Buffer, decoded = false): Response {
   const headers = new Headers();
   for (let i = 0; i < res.rawHeaders.length; i += 2) {
     try {
@@ -64,6 +66,7 @@ function toResponse(res: IncomingMessage, body: Buffer): Response {
       /* a header value fetch cannot hold; the checks never rely on such */
     }
   }
+  if (decoded) for (const name of ['content-encoding', 'content-length']) headers.delete(name);
   const status = res.statusCode ?? 502;
   // The Buffer itself, not a copy: a body may be --max-body long.
   return new Response(NULL_BODY.has(status) ? null : (body as Uint8Array<ArrayBuffer>), {
@@ -149,7 +152,18 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
             if (received > maxBody) return tooLarge(`the body went on past ${received} bytes`);
             chunks.push(c);
           });
-          res.on('end', () => resolve(toResponse(res, Buffer.concat(chunks))));
+          res.on('end', () => {
+            const body = Buffer.concat(chunks);
+            const coding = res.headers['content-encoding'];
+            if (!coding || !body.length) return resolve(toResponse(res, body));
+            // Undone as a browser would, within the same bound; one it cannot undo stays as sent
+            // (the checks then read it as it is, and say which coding it was: runner/http.ts).
+            const decoded = decodeContent(coding, body, maxBody);
+            if (decoded.ok) return resolve(toResponse(res, decoded.body, true));
+            if (decoded.why === 'too-large')
+              return tooLarge(`the body (Content-Encoding: ${coding.slice(0, 40)}) decoded past ${bytes(maxBody)}`);
+            resolve(toResponse(res, body));
+          });
           res.on('error', (e) => reject(new TransportError(`${raw.method} ${shown}: ${e.message}`, 'protocol')));
         },
       );

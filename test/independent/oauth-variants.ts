@@ -4,6 +4,7 @@
  * the checks it concerns. oauth-variants.test.ts proves no must verdict changes under any of them;
  * test/diff/allowed.test.ts that `diff` reports what they change as `allowed`.
  */
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { SignJWT, decodeJwt } from 'jose';
 import { digest } from '../../simulator/digest.js';
 import { signingKey } from '../../simulator/oauth/keys.js';
@@ -17,6 +18,13 @@ const isToken = (path: string) => path === '/oauth/token';
 const EXTRA = { x_variant_note: 'a member nobody asked for' };
 /** Device codes given one more second while a request is served (the variant at second 300). */
 const stretched: Array<{ expiresIn: number }> = [];
+/** The content codings a compressing provider takes in turn. */
+const CODINGS = [
+  { name: 'gzip', encode: (b: Buffer) => gzipSync(b) },
+  { name: 'br', encode: (b: Buffer) => brotliCompressSync(b) },
+  { name: 'deflate', encode: (b: Buffer) => deflateSync(b) },
+];
+let compressed = 0;
 /** The codes the provider handed out in a redirect (a code-first server knows them). */
 const issuedCodes = new Set<string>();
 
@@ -295,6 +303,31 @@ export const VARIANTS: Variant[] = [
     rewrite: {
       answer(_asked, answer) {
         answer.head.set('connection', ['close']);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'every answer with a body compressed (gzip, br, deflate in turn)',
+    cite: 'RFC 9110 §12.5.3: a request without Accept-Encoding accepts any content coding; §8.4.1 gzip, deflate',
+    checks: [
+      'grants.token-response-fields',
+      'grants.token-error-body',
+      'grants.code-single-use',
+      'device.authorization-response',
+      'tokens.info-presentations',
+      'tokens.revoke-access-token',
+      'tokens.json-content-type',
+      'oidc.jwks',
+      'oidc.userinfo',
+      'oidc.discovery',
+    ],
+    rewrite: {
+      answer(_asked, answer) {
+        if (!answer.body.length) return false;
+        const coding = CODINGS[compressed++ % CODINGS.length];
+        answer.body = coding.encode(answer.body);
+        answer.head.set('content-encoding', [coding.name]);
         return true;
       },
     },

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createFlows, judgeExchange, type Observed } from '../../suites/proxy/judge.js';
 import { remembered } from '../../suites/proxy/flows.js';
@@ -43,6 +44,18 @@ describe('passive judging of token exchanges', () => {
     expect(failed(verdicts)).toEqual([]);
     for (const rule of ['TOK-NO-STORE', 'TOK-RESPONSE-JSON', 'TOK-TYPE-BEARER', 'ENC-RESPONSE-JSON'])
       expect(passed(verdicts)).toContain(rule);
+  });
+
+  it('a compressed answer (the client asked for it) is judged as its client reads it; one that will not decode, on its headers', () => {
+    const plain = judgeExchange(token(code, 200, TOKEN), createFlows());
+    const gzipped = { ...token(code, 200, TOKEN, { ...NO_STORE, 'content-encoding': 'gzip' }) };
+    gzipped.responseBody = gzipSync(gzipped.responseBody!);
+    const verdicts = judgeExchange(gzipped, createFlows());
+    expect(failed(verdicts)).toEqual([]);
+    expect([...passed(verdicts)].sort()).toEqual([...passed(plain)].sort());
+    // Not gzip at all under a gzip label: nothing read of the body, nothing blamed for it.
+    const broken = token(code, 200, TOKEN, { ...NO_STORE, 'content-encoding': 'gzip' });
+    expect(failed(judgeExchange(broken, createFlows()))).toEqual([]);
   });
 
   it('a token response without no-store breaks TOK-NO-STORE only', () => {

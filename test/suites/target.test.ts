@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +38,17 @@ beforeAll(async () => {
       socket.once('close', () => clearInterval(drip));
       return;
     }
+    if (req.url === '/gzip' || req.url === '/bomb' || req.url === '/zstd') {
+      // Compressed though nothing asked for it (RFC 9110 §12.5.3 lets a server); a bomb expands 1,000-fold.
+      const body =
+        req.url === '/bomb' ? gzipSync(Buffer.alloc(4 * 1024 * 1024, ' ')) : gzipSync(JSON.stringify({ url: req.url }));
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-encoding': req.url === '/zstd' ? 'zstd' : 'gzip',
+        'content-length': body.length,
+      });
+      return res.end(body);
+    }
     if (req.url === '/moved') {
       res.writeHead(301, { location: '/new' });
       return res.end();
@@ -65,6 +77,21 @@ describe('http target', () => {
 
   it('escapes only what cannot travel in a request line', () => {
     expect(splitUrl('http://h:1/a b/ü%2F?x=ö').path).toBe('/a%20b/%C3%BC%2F?x=%C3%B6');
+  });
+
+  it('reads a compressed answer as a client does, within the body bound; one it cannot decode stays as sent', async () => {
+    const target = createHttpTarget({ baseUrl: base }, { maxBodyBytes: 1024 * 1024 });
+    const r = await target.send(get('/gzip'));
+    expect(JSON.parse(await r.text())).toEqual({ url: '/gzip' });
+    // The headers describe the body the checks read.
+    expect([r.headers.get('content-encoding'), r.headers.get('content-length')]).toEqual([null, null]);
+    await expect(target.send(get('/bomb'))).rejects.toThrow(
+      /GET \/bomb: the body \(Content-Encoding: gzip\) decoded past 1 MiB, more than the 1 MiB a response may have/,
+    );
+    const raw = await target.send(get('/zstd'));
+    expect(raw.headers.get('content-encoding')).toBe('zstd');
+    expect((await raw.text()).startsWith('{')).toBe(false);
+    await target.close();
   });
 
   it('never follows redirects', async () => {
