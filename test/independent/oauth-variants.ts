@@ -18,6 +18,23 @@ const isToken = (path: string) => path === '/oauth/token';
 const EXTRA = { x_variant_note: 'a member nobody asked for' };
 /** Device codes given one more second while a request is served (the variant at second 300). */
 const stretched: Array<{ expiresIn: number }> = [];
+/** The checks whose token requests are refused on purpose: what a variant of the refusal's status concerns. */
+const TOKEN_REFUSAL_CHECKS = [
+  'grants.pkce-verifier-mismatch',
+  'grants.code-single-use',
+  'grants.redirect-uri-mismatch',
+  'grants.code-unknown',
+  'grants.missing-parameter',
+  'grants.unsupported-grant-type',
+  'grants.token-error-body',
+  'grants.password-bad-credentials',
+  'grants.refresh-rotation',
+  'device.slow-down',
+  'device.expired-token',
+  'device.single-use',
+  'device.client-bound',
+  'device.state-machine',
+];
 /** The content codings a compressing provider takes in turn. */
 const CODINGS = [
   { name: 'gzip', encode: (b: Buffer) => gzipSync(b) },
@@ -50,22 +67,7 @@ export const VARIANTS: Variant[] = [
   {
     name: 'token errors answer 403',
     cite: 'L149, L262: no status shown; RFC 6749 §5.2 says 400 "unless specified otherwise", no MUST',
-    checks: [
-      'grants.pkce-verifier-mismatch',
-      'grants.code-single-use',
-      'grants.redirect-uri-mismatch',
-      'grants.code-unknown',
-      'grants.missing-parameter',
-      'grants.unsupported-grant-type',
-      'grants.token-error-body',
-      'grants.password-bad-credentials',
-      'grants.refresh-rotation',
-      'device.slow-down',
-      'device.expired-token',
-      'device.single-use',
-      'device.client-bound',
-      'device.state-machine',
-    ],
+    checks: TOKEN_REFUSAL_CHECKS,
     warns: ['ERR-TOKEN-STATUS'],
     rewrite: {
       answer(asked, answer) {
@@ -368,22 +370,7 @@ export const VARIANTS: Variant[] = [
   {
     name: 'token errors answer 200 with the OAuth error body',
     cite: 'L149, L262: a failure returns the OAuth error body, no status shown; RFC 6749 §5.2 says 400 "unless specified otherwise", no MUST',
-    checks: [
-      'grants.pkce-verifier-mismatch',
-      'grants.code-single-use',
-      'grants.redirect-uri-mismatch',
-      'grants.code-unknown',
-      'grants.missing-parameter',
-      'grants.unsupported-grant-type',
-      'grants.token-error-body',
-      'grants.password-bad-credentials',
-      'grants.refresh-rotation',
-      'device.slow-down',
-      'device.expired-token',
-      'device.single-use',
-      'device.client-bound',
-      'device.state-machine',
-    ],
+    checks: TOKEN_REFUSAL_CHECKS,
     warns: ['ERR-TOKEN-STATUS'],
     rewrite: {
       answer(asked, answer) {
