@@ -444,9 +444,11 @@ const totalsOmitted: Check = {
   id: 'pagination.totals-omitted-above-limit',
   suite: 'pagination',
   needs: ['restApi'],
-  title: 'above 10,000 records x-total, x-total-pages and rel=last are omitted; rel=next still leads on',
+  title:
+    'above 10,000 records x-total, x-total-pages and rel=last are omitted; rel=next and the page numbers still lead on',
   rules: [
     'PAG-TOTALS-OMITTED',
+    'PAG-X-PAGE-STARTS-AT-1',
     'PAG-LINK-RELS',
     'PAG-PER-PAGE-DEFAULT',
     'PAG-PER-PAGE-MAX',
@@ -466,7 +468,15 @@ const totalsOmitted: Check = {
     const rules: RuleId[] = ['PAG-TOTALS-OMITTED'];
     const walkAt = async (perPage: number | undefined) => {
       const effective = effectivePerPage(perPage);
-      const walk = await walkOffset(t, collection, perPageQuery(perPage), { start: rules, follow: rules }, 2);
+      // From page=1 itself, as offset-headers walks: a default page that is another one is
+      // PAG-PAGE-DEFAULT's alone, never the page numbers of what is in truth another page.
+      const walk = await walkOffset(
+        t,
+        collection,
+        { ...perPageQuery(perPage), page: 1 },
+        { start: rules, follow: rules },
+        2,
+      );
       const what = `${collection.name} (more than ${paginationTotalsMax} records) at per_page=${perPage ?? '(default)'}`;
       walk.pages.forEach((page, i) => {
         for (const name of ['x-total', 'x-total-pages']) {
@@ -477,6 +487,13 @@ const totalsOmitted: Check = {
           });
         }
         t.expect(rel(t, page, 'last') === undefined, `${what}: page ${i + 1} carries rel=last`, { page: i + 1, rules });
+        // Only the totals go: the page numbers still hold (PAG-OFFSET-HEADERS), and with more than
+        // paginationTotalsMax records every page walked here has a next one.
+        const index = i + 1;
+        const numbers: RuleId[] = ['PAG-OFFSET-HEADERS'];
+        expectHeader(t, page, index, 'x-page', index, what, index === 1 ? ['PAG-X-PAGE-STARTS-AT-1'] : numbers);
+        expectHeader(t, page, index, 'x-prev-page', index > 1 ? index - 1 : null, what, numbers);
+        expectHeader(t, page, index, 'x-next-page', index + 1, what, numbers);
         // What the source says of totals is the absence above; the rest is other rules' (softly).
         // A missing rel=next is PAG-LINK-RELS' only where there is a Link header at all.
         const linked = t.soft(
