@@ -187,7 +187,7 @@ export function createOAuthFlows(
         `exchanging an authorization code for tokens failed with status ${response.status}; this check's own rules are untested`,
         {
           body: response.text.slice(0, 300),
-          rules: exchangeRefusalRules(response, grant.verifier === undefined, flow),
+          rules: exchangeRefusalRules(response, !!app(role).clientSecret, flow),
         },
       );
     }

@@ -614,6 +614,21 @@ describe('token: the code exchanged at the token endpoint', () => {
     expect(take()).toEqual([]);
   });
 
+  it('invalid_client is how the client authenticated: its secret in the body, or none for a public app, whatever the flow', async () => {
+    const text = JSON.stringify({ error: 'invalid_client' });
+    const refused = (_r: RawRequest, path: string) =>
+      path === '/oauth/token' ? new Response(text, { status: 401 }) : undefined;
+    // A confidential app sends its secret with PKCE too: PKCE-NO-SECRET is not the rule it broke.
+    for (const [role, pkce, rule] of [
+      ['confidential', false, 'AUTH-CLIENT-BODY'],
+      ['confidential', true, 'AUTH-CLIENT-BODY'],
+      ['public', true, 'PKCE-NO-SECRET'],
+    ] as const) {
+      const error = (await thrown(flows(ALL, refused).oauth.token(role, { pkce }))) as CheckFailure;
+      expect(error.details?.rules, `${role}, pkce ${pkce}`).toEqual([rule]);
+    }
+  });
+
   it('a 200 without a string access_token fails', async () => {
     for (const body of [{ token_type: 'Bearer' }, { access_token: 42, token_type: 'Bearer' }]) {
       const { oauth } = flows(ALL, (_r, path) => (path === '/oauth/token' ? Response.json(body) : undefined));
