@@ -43,7 +43,7 @@ import { judgeDevicePoll, judgeDeviceStart, noteClockMove } from './device.js';
 import { AUTHORIZE_PATH, judgeGrantedScope, judgeInfoScope, judgeStateEcho, noteAuthorization } from './scopes.js';
 import { judgeWith, observedResponse, type Verdict } from './recorder.js';
 import { judgeKeysetWalk, offersKeyset } from './pages.js';
-import { codings, decodeContent } from '../target/content-coding.js';
+import { decodeContent } from '../target/content-coding.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
 
 /** Entries per kind of state: beyond them the oldest are forgotten (bounded memory). */
@@ -426,8 +426,9 @@ const KEYSET_PARAMS = ['cursor', 'id_after', 'page_token'];
  * undone is judged on its headers only, as a body too long to keep is.
  */
 function readable(ex: Observed): Observed {
-  if (!ex.responseBody?.length || !codings(ex.responseHeaders.get('content-encoding')).length) return ex;
+  if (!ex.responseBody?.length) return ex;
   const decoded = decodeContent(ex.responseHeaders.get('content-encoding'), ex.responseBody, DEFAULT_MAX_BODY_BYTES);
+  if (decoded.ok && decoded.body === ex.responseBody) return ex;
   return { ...ex, responseBody: decoded.ok ? decoded.body : undefined };
 }
 

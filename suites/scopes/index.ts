@@ -7,11 +7,10 @@ import { openapi, type RuleId } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { jsonObject, ownProject, projectPath, reachProject } from '../shared/api.js';
 import { heldScopes } from '../shared/oauth.js';
-import { REST_TOKENS_REPORTER, expectRestTakesTokens } from '../shared/rest-tokens.js';
+import { CURRENT_USER_PATH, REST_TOKENS_REPORTER, expectRestTakesTokens } from '../shared/rest-tokens.js';
 import { hasBearerChallenge } from '../shared/challenge.js';
 import { gitChecks } from './git.js';
 
-const CURRENT_USER = '/api/v4/user';
 /** A read-only endpoint that needs the `api` scope (a `read_user` token must not list projects). */
 const NEEDS_API = '/api/v4/projects';
 
@@ -29,8 +28,10 @@ function present(t: CheckContext, path: string, token: string, via: Presentation
  * field of that answer ("Response fields: not shown"), so none is demanded.
  */
 function expectUser(t: CheckContext, res: HttpResponse, what: string): void {
-  t.expect(res.status === 200, `${what}: ${CURRENT_USER} answered ${res.status}, expected 200`, { status: res.status });
-  t.expect(jsonObject(res), `${what}: ${CURRENT_USER} must answer the user as a JSON object`, {
+  t.expect(res.status === 200, `${what}: ${CURRENT_USER_PATH} answered ${res.status}, expected 200`, {
+    status: res.status,
+  });
+  t.expect(jsonObject(res), `${what}: ${CURRENT_USER_PATH} must answer the user as a JSON object`, {
     status: res.status,
     contentType: res.headers.get('content-type'),
   });
@@ -38,10 +39,10 @@ function expectUser(t: CheckContext, res: HttpResponse, what: string): void {
 
 /** Where a check only leans on a working token, its failing is not this check's to judge. */
 async function tokenWorks(t: CheckContext, token: string, what: string): Promise<void> {
-  const res = await t.http.get(CURRENT_USER, { bearer: token });
+  const res = await t.http.get(CURRENT_USER_PATH, { bearer: token });
   await expectRestTakesTokens(t, res);
   if (res.status !== 200 || !jsonObject(res))
-    t.harness(`${what}: ${CURRENT_USER} answered ${res.status} to it, so what follows would prove nothing`);
+    t.harness(`${what}: ${CURRENT_USER_PATH} answered ${res.status} to it, so what follows would prove nothing`);
 }
 
 /** A refusal: a 4xx (a 5xx is a crash, a 2xx or 3xx no refusal at all). */
@@ -59,7 +60,7 @@ const readUserReadsCurrentUser: Check = {
   rules: ['SCOPE-READ-USER'],
   async run(t: CheckContext) {
     const token = await t.oauth.token('limited', { scope: 'read_user' });
-    const res = await t.http.get(CURRENT_USER, { bearer: token.access_token });
+    const res = await t.http.get(CURRENT_USER_PATH, { bearer: token.access_token });
     await expectRestTakesTokens(t, res);
     expectUser(t, res, 'read_user token');
   },
@@ -155,15 +156,15 @@ function presentationCheck(via: Presentation, rule: RuleId): Check {
       } else {
         token = (await t.oauth.token('confidential', { scope: 'api' })).access_token;
       }
-      const res = await present(t, CURRENT_USER, token, via);
+      const res = await present(t, CURRENT_USER_PATH, token, via);
       // Refused however presented: the flows' tokens do not work on the API at all, one cause.
       if (via !== 'private-token')
         await expectRestTakesTokens(t, res, `scopes.presentation-${via}` === REST_TOKENS_REPORTER);
       expectUser(t, res, `token presented as ${via}`);
       // The presentation is what authenticates: the same request without it is refused (how, 401
       // exactly, is AUTH-REQUIRED-401's: scopes.missing-token-401).
-      const bare = await t.http.get(CURRENT_USER);
-      t.expect(refused(bare), `${CURRENT_USER} without the token must be refused, got ${bare.status}`, {
+      const bare = await t.http.get(CURRENT_USER_PATH);
+      t.expect(refused(bare), `${CURRENT_USER_PATH} without the token must be refused, got ${bare.status}`, {
         status: bare.status,
       });
     },
@@ -178,7 +179,7 @@ const bogusToken = fc.string({
 });
 
 /** An endpoint that needs authentication, and one that also answers anonymous requests. */
-const PROBED = [CURRENT_USER, NEEDS_API];
+const PROBED = [CURRENT_USER_PATH, NEEDS_API];
 
 const missingToken: Check = {
   id: 'scopes.missing-token-401',
@@ -187,8 +188,8 @@ const missingToken: Check = {
   title: 'an endpoint that needs authentication answers 401 to a request without a token',
   rules: ['AUTH-REQUIRED-401'],
   async run(t: CheckContext) {
-    const none = await t.http.get(CURRENT_USER);
-    t.expect(none.status === 401, `${CURRENT_USER} without a token must answer 401, got ${none.status}`, {
+    const none = await t.http.get(CURRENT_USER_PATH);
+    t.expect(none.status === 401, `${CURRENT_USER_PATH} without a token must answer 401, got ${none.status}`, {
       status: none.status,
     });
   },
@@ -305,7 +306,7 @@ const apiFullAccess: Check = {
     const token = (await t.oauth.token('confidential', { scope: 'api' })).access_token;
     const project = t.config.fixtures?.project;
     const reads = [
-      CURRENT_USER,
+      CURRENT_USER_PATH,
       NEEDS_API,
       // Reached first: a project refused by its encoded path is ENC-NAMESPACED-PATH's, not this rule's.
       ...(project ? [`${projectPath(await reachProject(t, project))}/issues`] : []),
