@@ -10,7 +10,8 @@ export const CONNECTIONS = 50;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
-export type Server = 'sim' | 'bare' | 'oidc';
+/** `floor`: the simulator's adapter in front of nothing (floor-server.ts), on the rows with a target. */
+export type Server = 'sim' | 'bare' | 'floor' | 'oidc';
 
 /** One row of HTTP load: how to ask each server (absent = that server is not compared on it). */
 export interface Case {

@@ -55,41 +55,52 @@ async function main(): Promise<void> {
   const simUrl = sim.ready.url as string;
   const oidc = await startChild(join(HERE, 'oidc-server.js'), [], ['--expose-gc']);
   let bare: Child | undefined;
+  let floor: Child | undefined;
   try {
     const config = (await (await fetch(`${simUrl}/-/simulator/config`)).json()) as TargetConfigLike;
     const cases = casesFor(sim, simUrl, config, oidc);
-    const pairs = cases.reduce((n, c) => n + 1 + Object.keys(c.build).length, 0);
+    const pairs = cases.reduce((n, c) => n + 1 + (c.target === undefined ? 0 : 1) + Object.keys(c.build).length, 0);
     // servers ready, warm-up, rounds, memory and eviction, in process, start time, full run, pagination
     steps = 1 + (QUICK ? 0 : pairs) + ROUNDS * pairs + 1 + 1 + 1 + (QUICK ? 0 : 1) + 1;
     step('servers started (simulator, node-oidc-provider); measuring answer sizes, idle memory');
     const sizes = await measureSizes(simUrl, cases);
-    bare = await startChild(join(HERE, 'bare-server.js'), [
-      JSON.stringify(Object.fromEntries([...sizes.values()].map((s) => [s.key, s.size]))),
-    ]);
+    const sizeArg = JSON.stringify(Object.fromEntries([...sizes.values()].map((s) => [s.key, s.size])));
+    bare = await startChild(join(HERE, 'bare-server.js'), [sizeArg]);
+    floor = await startChild(join(HERE, 'floor-server.js'), [sizeArg]);
     const urls: Record<Server, string> = {
       sim: simUrl,
       bare: bare.ready.url as string,
+      floor: floor.ready.url as string,
       oidc: oidc.ready.url as string,
     };
     const idle = await sim.ask<{ rss: number; heapUsed: number }>('memory');
     const idleStats = (await (await fetch(`${simUrl}/-/simulator/stats`)).json()) as unknown;
 
     const runs = new Map<string, LoadResult[]>();
+    // The bare server and the adapter alone get the simulator's request and answer 200.
+    const fixed = (server: Server) => server === 'bare' || server === 'floor';
     const once = async (c: Case, server: Server, seconds: number): Promise<LoadResult> => {
-      const request = server === 'bare' ? sizes.get(c)!.req : await c.build[server]!();
+      const request = fixed(server) ? sizes.get(c)!.req : await c.build[server]!();
       return load(urls[server], request, {
         connections: CONNECTIONS,
         seconds,
-        expect: server === 'bare' ? 200 : c.expect,
+        expect: fixed(server) ? 200 : c.expect,
         ...(REQUESTS ? { amount: REQUESTS } : {}),
       });
     };
-    const order: Server[] = ['bare', 'sim', 'oidc'];
-    const names: Record<Server, string> = { sim: 'simulator', bare: 'bare server', oidc: 'node-oidc-provider' };
+    const order: Server[] = ['bare', 'floor', 'sim', 'oidc'];
+    const names: Record<Server, string> = {
+      sim: 'simulator',
+      bare: 'bare server',
+      floor: "the simulator's adapter alone",
+      oidc: 'node-oidc-provider',
+    };
+    /** Who serves a row: the bare server always, the adapter alone where the row has a target. */
+    const serves = (c: Case, s: Server) => s === 'bare' || (s === 'floor' ? c.target !== undefined : !!c.build[s]);
     if (!QUICK)
       for (const c of cases)
         for (const s of order)
-          if (s === 'bare' || c.build[s]) {
+          if (serves(c, s)) {
             step(`warm-up (1 s): ${c.label}, ${names[s]}`);
             await once(c, s, 1);
           }
@@ -98,7 +109,7 @@ async function main(): Promise<void> {
       const turn = order.map((_, i) => order[(i + round) % order.length]);
       for (const c of cases) {
         for (const s of turn) {
-          if (s !== 'bare' && !c.build[s]) continue;
+          if (!serves(c, s)) continue;
           const key = `${c.label}|${s}`;
           step(`round ${round + 1} of ${ROUNDS} (${SECONDS} s): ${c.label}, ${names[s]}`);
           runs.set(key, [...(runs.get(key) ?? []), await once(c, s, SECONDS)]);
@@ -156,6 +167,7 @@ async function main(): Promise<void> {
       'bare Node http req/s',
       'p50 / p99 ms',
       'sim / bare',
+      'adapter alone / bare',
       'node-oidc-provider req/s',
       'p50 / p99 ms',
       'sim / oidc',
@@ -166,15 +178,15 @@ async function main(): Promise<void> {
     const verdict = (ok: boolean | undefined) => (ok === undefined ? '' : ok ? 'yes' : 'no');
     const notes: string[] = [];
     for (const c of cases) {
-      const [s, b, o] = [med(c, 'sim'), med(c, 'bare'), med(c, 'oidc')];
+      const [s, b, f, o] = [med(c, 'sim'), med(c, 'bare'), med(c, 'floor'), med(c, 'oidc')];
       const r = s && b ? s.rps / b.rps : undefined;
-      for (const [who, m] of [
-        ['simulator', s],
-        ['bare', b],
-        ['node-oidc-provider', o],
+      for (const [who, m, expected] of [
+        ['simulator', s, c.expect],
+        ['bare', b, 200],
+        ["the simulator's adapter alone", f, 200],
+        ['node-oidc-provider', o, c.expect],
       ] as const)
-        if (m?.unexpected)
-          notes.push(`${c.label}: ${fmt(m.unexpected)} answers of ${who} were not ${who === 'bare' ? 200 : c.expect}`);
+        if (m?.unexpected) notes.push(`${c.label}: ${fmt(m.unexpected)} answers of ${who} were not ${expected}`);
       rows.push([
         `${c.label} (${fmt(sizes.get(c)!.size)} B)`,
         fmt(s!.rps),
@@ -182,6 +194,7 @@ async function main(): Promise<void> {
         fmt(b!.rps),
         lat(b),
         ratio(s?.rps, b?.rps),
+        ratio(f?.rps, b?.rps),
         o ? fmt(o.rps) : '',
         lat(o),
         ratio(s?.rps, o?.rps),
@@ -191,7 +204,7 @@ async function main(): Promise<void> {
     }
     const [first, deep] = cases.slice(-2).map((c) => med(c, 'sim')!);
     const single = (label: string, value: string, r = '', target = '', met?: boolean) =>
-      rows.push([label, value, '', '', '', r, '', '', '', target, verdict(met)]);
+      rows.push([label, value, '', '', '', r, '', '', '', '', target, verdict(met)]);
     single(
       'keyset over HTTP, depth 1 / depth 900,000 (req/s)',
       '',
@@ -250,7 +263,7 @@ async function main(): Promise<void> {
     for (const r of rows) process.stdout.write(line(r));
     if (notes.length) process.stdout.write(`\n${notes.join('\n')}\n`);
   } finally {
-    await Promise.all([sim.stop(), oidc.stop(), bare?.stop()]);
+    await Promise.all([sim.stop(), oidc.stop(), bare?.stop(), floor?.stop()]);
   }
 }
 

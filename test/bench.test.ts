@@ -25,7 +25,12 @@ describe('npm run bench --quick', () => {
       const row = (label: string) => rows.find((r) => r.startsWith(`| ${label}`));
       const header = rows[0].split('|').map((c) => c.trim());
       expect(header).toEqual(
-        expect.arrayContaining(['simulator req/s', 'bare Node http req/s', 'node-oidc-provider req/s']),
+        expect.arrayContaining([
+          'simulator req/s',
+          'bare Node http req/s',
+          'adapter alone / bare',
+          'node-oidc-provider req/s',
+        ]),
       );
       for (const label of [
         'GET /api/v4/projects?per_page=20',
@@ -51,6 +56,13 @@ describe('npm run bench --quick', () => {
         .split('|')
         .map((c) => c.trim());
       expect(keys[header.indexOf('node-oidc-provider req/s')]).toMatch(/^[\d,]+$/);
+      // the simulator's adapter alone served the rows with a target, and only those
+      const cell = (label: string) =>
+        row(label)!
+          .split('|')
+          .map((c) => c.trim())[header.indexOf('adapter alone / bare')];
+      expect(cell('POST /oauth/token (device poll, pending)')).toMatch(/^\d+\.\d\d$/);
+      expect(cell('POST /oauth/token (refresh grant)')).toBe('');
       // every measured answer had the status the row expects (otherwise a note follows the table)
       expect(stdout).not.toMatch(/answers of .* were not/);
     },

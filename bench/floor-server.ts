@@ -1,0 +1,47 @@
+/**
+ * The simulator's own ceiling: its Node adapter in front of nothing. Each request is read as the
+ * simulator reads it (the one URL parse, the headers, the body up to the route limit, a form body
+ * parsed) and answered with the bare server's fixed body of the same size, so the gap between
+ * this server and the bare one is what the adapter costs before any handler runs, and the gap
+ * between this one and the simulator is what the simulator itself costs (argv[2]: as bare-server).
+ */
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
+import { limits } from '../spec/index.js';
+import { toNodeListener } from '../simulator/adapters/node.js';
+import { Reply } from '../simulator/http.js';
+import { mediaType, requestUrl } from '../simulator/request.js';
+import type { Sim, SimRequest } from '../simulator/types.js';
+import { memory, serveAsks } from './ipc.js';
+import { startProfile, stopProfile } from './cpu-profile.js';
+
+const sizes = JSON.parse(process.argv[2] ?? '{}') as Record<string, number>;
+const bodies = new Map<string, string>();
+for (const [key, size] of Object.entries(sizes)) bodies.set(key, `"${'x'.repeat(Math.max(0, size - 2))}"`);
+
+async function answer(request: SimRequest): Promise<Reply> {
+  const { pathname, search } = requestUrl(request);
+  if (request.method !== 'GET' && mediaType(request) === 'application/x-www-form-urlencoded')
+    new URLSearchParams(await request.text()).get('grant_type');
+  const reply = new Reply(200, bodies.get(`${request.method} ${pathname}${search}`) ?? '{}');
+  reply.headers.set('content-type', 'application/json');
+  return reply;
+}
+
+// Only what the adapter calls: the rest of Sim is never reached.
+const stub = {
+  answer,
+  bodyLimit: () => limits().requestBodyMaxBytes,
+  tooLarge: () => new Reply(413, null),
+} as unknown as Sim;
+
+const server = createServer({ maxHeaderSize: 64 * 1024 }, toNodeListener(stub));
+server.listen(0, '127.0.0.1', () => {
+  serveAsks((ask) => {
+    if (ask.type === 'memory') return memory();
+    if (ask.type === 'profile-start') return startProfile();
+    if (ask.type === 'profile-stop') return stopProfile(String(ask.file));
+    throw new Error(`unknown ask ${ask.type}`);
+  });
+  process.send!({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+});
