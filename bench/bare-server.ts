@@ -5,8 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { memory, serveAsks } from './ipc.js';
-import { startProfile, stopProfile } from './cpu-profile.js';
+import { serveServerAsks } from './ipc.js';
 
 const sizes = JSON.parse(process.argv[2] ?? '{}') as Record<string, number>;
 const bodies = new Map<string, Buffer>();
@@ -28,11 +27,6 @@ const server = createServer((req, res) => {
   }
 });
 server.listen(0, '127.0.0.1', () => {
-  serveAsks((ask) => {
-    if (ask.type === 'memory') return memory();
-    if (ask.type === 'profile-start') return startProfile();
-    if (ask.type === 'profile-stop') return stopProfile(String(ask.file));
-    throw new Error(`unknown ask ${ask.type}`);
-  });
+  serveServerAsks();
   process.send!({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
 });

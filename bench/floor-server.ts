@@ -12,8 +12,7 @@ import { toNodeListener } from '../simulator/adapters/node.js';
 import { Reply } from '../simulator/http.js';
 import { mediaType, requestUrl } from '../simulator/request.js';
 import type { Sim, SimRequest } from '../simulator/types.js';
-import { memory, serveAsks } from './ipc.js';
-import { startProfile, stopProfile } from './cpu-profile.js';
+import { serveServerAsks } from './ipc.js';
 
 const sizes = JSON.parse(process.argv[2] ?? '{}') as Record<string, number>;
 const bodies = new Map<string, string>();
@@ -37,11 +36,6 @@ const stub = {
 
 const server = createServer({ maxHeaderSize: 64 * 1024 }, toNodeListener(stub));
 server.listen(0, '127.0.0.1', () => {
-  serveAsks((ask) => {
-    if (ask.type === 'memory') return memory();
-    if (ask.type === 'profile-start') return startProfile();
-    if (ask.type === 'profile-stop') return stopProfile(String(ask.file));
-    throw new Error(`unknown ask ${ask.type}`);
-  });
+  serveServerAsks();
   process.send!({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
 });

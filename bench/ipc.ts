@@ -4,6 +4,7 @@
  * `taskset` exists, so the load generator never shares the server's event loop or core.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { startProfile, stopProfile } from './cpu-profile.js';
 
 export interface Ask {
   id: number;
@@ -81,6 +82,23 @@ export function serveAsks(answer: (ask: Ask) => Promise<Record<string, unknown>>
       .catch((error: Error) => process.send!({ id: ask.id, error: error.message }));
   });
   process.on('SIGTERM', () => process.exit(0));
+}
+
+/**
+ * A bench server's answers: its memory, a CPU profile taken while the load runs, and whatever
+ * else `more` knows (an unknown ask is an error the parent sees).
+ */
+export function serveServerAsks(
+  more: (ask: Ask) => Promise<Record<string, unknown>> | Record<string, unknown> = (ask) => {
+    throw new Error(`unknown ask ${ask.type}`);
+  },
+): void {
+  serveAsks((ask) => {
+    if (ask.type === 'memory') return memory();
+    if (ask.type === 'profile-start') return startProfile();
+    if (ask.type === 'profile-stop') return stopProfile(String(ask.file));
+    return more(ask);
+  });
 }
 
 /** How long memory() lets the process settle between its two collections (BENCH_SETTLE_MS: the smoke test's shorter wait). */

@@ -7,7 +7,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { memory, serveAsks } from './ipc.js';
+import { serveServerAsks } from './ipc.js';
 
 export const CLIENT = { id: 'bench-device-client', secret: 'bench-device-client-secret-0123456789abcdef' };
 
@@ -57,8 +57,5 @@ const provider = new Provider(url, {
 });
 server.on('request', provider.callback());
 
-serveAsks((ask) => {
-  if (ask.type === 'memory') return memory();
-  throw new Error(`unknown ask ${ask.type}`);
-});
+serveServerAsks();
 process.send!({ type: 'ready', url, clientId: CLIENT.id, clientSecret: CLIENT.secret });

@@ -7,16 +7,12 @@ import { createSimulator } from '../simulator/core.js';
 import { serve } from '../simulator/adapters/node.js';
 import { seeded } from '../simulator/oauth/accounts.js';
 import { mintTokens } from '../simulator/oauth/tokens.js';
-import { memory, serveAsks } from './ipc.js';
-import { startProfile, stopProfile } from './cpu-profile.js';
+import { serveServerAsks } from './ipc.js';
 
 const sim = createSimulator();
 const served = await serve(sim);
 
-serveAsks((ask) => {
-  if (ask.type === 'memory') return memory();
-  if (ask.type === 'profile-start') return startProfile();
-  if (ask.type === 'profile-stop') return stopProfile(String(ask.file));
+serveServerAsks((ask) => {
   if (ask.type === 'refresh-tokens') {
     const { confidential } = seeded(sim).applications;
     const tokens = Array.from({ length: Number(ask.count) }, () => {
