@@ -15,7 +15,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { benchArguments } from './args.js';
 import { casesFor, CONNECTIONS, measureSizes, type Case, type TargetConfigLike } from './cases.js';
 import { readProfile, type Profile } from './cpu-profile.js';
 import { pinSelfAwayFromServer, startChild, type Child } from './ipc.js';
@@ -23,15 +23,21 @@ import { load, type LoadRequest, type LoadResult } from './load.js';
 import { availableParallelism } from 'node:os';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
+const USAGE =
+  'usage: npm run bench:profile -- [words…] [--seconds N] [--top N] [--against DIST] [--rounds N]\n' +
+  "  words: profile only the cases whose label contains one (all without); see bench/profile.ts's header\n";
+
+const { values, positionals } = benchArguments(
+  'bench:profile',
+  USAGE,
+  {
     seconds: { type: 'string', default: '5' },
     top: { type: 'string', default: '25' },
     against: { type: 'string' },
     rounds: { type: 'string', default: '3' },
   },
-});
+  ['seconds', 'top', 'rounds'],
+);
 const SECONDS = Number(values.seconds);
 const OUT = resolve('.tmp/profiles');
 
@@ -154,7 +160,7 @@ async function compare(base: string): Promise<void> {
 }
 
 pinSelfAwayFromServer(availableParallelism());
-(values.against ? compare(values.against) : profileEach()).catch((error: Error) => {
+(typeof values.against === 'string' ? compare(values.against) : profileEach()).catch((error: Error) => {
   process.stderr.write(`bench:profile: ${error.message}\n`);
   process.exit(1);
 });

@@ -13,6 +13,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { limits } from '../spec/index.js';
+import { benchArguments } from './args.js';
 import {
   pinSelfAwayFromServer,
   hasTaskset,
@@ -25,7 +26,14 @@ import {
 import { load, type LoadResult } from './load.js';
 import { casesFor, CONNECTIONS, measureSizes, post, type Case, type Server, type TargetConfigLike } from './cases.js';
 
-const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
+const { values } = benchArguments(
+  'bench',
+  'usage: npm run bench [-- --quick]\n  --quick: a smoke run of about a minute (also BENCH_QUICK=1); see bench/run.ts\n',
+  { quick: { type: 'boolean' } },
+  [],
+  false,
+);
+const QUICK = process.env.BENCH_QUICK === '1' || values.quick === true;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 0.25 : 3));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
 /** Requests per row instead of SECONDS (the smoke test's: it judges no figure). */

@@ -68,4 +68,22 @@ describe('npm run bench --quick', () => {
     },
     180_000,
   );
+
+  it.skipIf(!existsSync(script))('refuses a bad argument in one line and exit code 2, as the CLI does', async () => {
+    const profile = new URL('../dist/bench/profile.js', import.meta.url).pathname;
+    for (const [file, args, said] of [
+      [script, ['--nope'], /^bench: Unknown option '--nope'/],
+      [script, ['extra'], /^bench: .*'extra'/],
+      [profile, ['--seconds', 'x'], /^bench:profile: --seconds takes a positive number\n/],
+    ] as const) {
+      const failed = await promisify(execFile)(process.execPath, [file, ...args]).then(
+        () => undefined,
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failed?.code, args.join(' ')).toBe(2);
+      expect(failed?.stderr).toMatch(said);
+      expect(failed?.stderr).toMatch(/\nusage: npm run bench/);
+      expect(failed?.stderr).not.toContain('\n    at ');
+    }
+  });
 });
