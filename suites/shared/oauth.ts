@@ -263,11 +263,16 @@ export function tokenInfo(t: CheckContext, token: string, via: 'header' | 'query
     : t.http.get(TOKEN_INFO_PATH, { query: { access_token: token } });
 }
 
-/** RFC 7662 §2.1: ask the advertised introspection endpoint, the client authenticating as the confidential application (else the public one). */
+/**
+ * RFC 7662 §2.1: ask the advertised introspection endpoint, the client authenticating as the
+ * confidential application (else the public one). Its path comes from discovery, not the spec, so
+ * it asks for JSON (RFC 7662 §2.2) here rather than through answersJson.
+ */
 function introspect(t: CheckContext, token: string): Promise<HttpResponse> {
   const app = t.config.applications?.confidential ?? t.config.applications?.public;
   return t.http.post(t.caps.introspectionPath ?? '', {
     form: { token, token_type_hint: 'access_token', client_id: app?.clientId, client_secret: app?.clientSecret },
+    headers: { accept: JSON_ACCEPT },
   });
 }
 
