@@ -6,6 +6,7 @@
  */
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { SignJWT, decodeJwt } from 'jose';
+import { expect } from 'vitest';
 import { digest } from '../../simulator/digest.js';
 import { signingKey } from '../../simulator/oauth/keys.js';
 import type { Variant } from './corpus.js';
@@ -42,6 +43,9 @@ const CODINGS = [
   { name: 'deflate', encode: (b: Buffer) => deflateSync(b) },
 ];
 let compressed = 0;
+/** Token and device authorization requests the variant below answered, by whether they asked for JSON. */
+const byAccept = { json: 0, none: 0 };
+
 /** The codes the provider handed out in a redirect (a code-first server knows them). */
 const issuedCodes = new Set<string>();
 
@@ -64,6 +68,26 @@ function challengeParams(challenge: string): Array<[string, string]> {
 }
 
 export const VARIANTS: Variant[] = [
+  {
+    name: 'token and device authorization answers JSON whatever the Accept, with Vary: Accept',
+    cite: 'RFC 6749 §5.1, RFC 8628 §3.2: JSON; RFC 9110 §12.5.1: no Accept accepts any type, §12.5.5: Vary may name Accept',
+    checks: ['grants.token-response-fields', 'device.authorization-response'],
+    rewrite: {
+      answer(asked, answer) {
+        const path = asked.url.pathname;
+        if ((!isToken(path) && path !== '/oauth/authorize_device') || !jsonOf(answer)) return false;
+        if (asked.headers.accept === undefined) byAccept.none++;
+        else if (/\bapplication\/json\b/i.test(asked.headers.accept)) byAccept.json++;
+        answer.head.set('vary', [...(answer.head.get('vary') ?? []), 'Accept']);
+        return true;
+      },
+    },
+    after() {
+      // Asked as clients ask, and once per response kind without Accept: JSON both ways, nothing failed.
+      expect(byAccept.json).toBeGreaterThan(0);
+      expect(byAccept.none).toBe(2);
+    },
+  },
   {
     name: 'token errors answer 403',
     cite: 'L149, L262: no status shown; RFC 6749 §5.2 says 400 "unless specified otherwise", no MUST',
