@@ -12,6 +12,7 @@ import type { Report } from '../../suites/report/model.js';
 import { startCollector, type Collector } from '../hostile/collector.js';
 import { expectBlamed, labelled, type Deviation } from './corpus.js';
 import { formOf, jsonOf, proxyForTests, setJson, type Rewrite } from './oauth-proxy.js';
+import { JSON_READERS, jsonOnlyWhenAsked } from './json-only-when-asked.js';
 
 const isToken = (path: string) => path === '/oauth/token';
 /** A token endpoint refusal (an OAuth error body), as the simulator answered it. */
@@ -81,29 +82,6 @@ function redirect(answer: Parameters<NonNullable<Rewrite['answer']>>[1], status:
   answer.body = Buffer.from(`<a href="${location}">moved</a>`);
 }
 
-/** Asked for JSON the way clients ask: Accept names application/json. */
-const asksJson = (asked: Parameters<NonNullable<Rewrite['answer']>>[0]) =>
-  /\bapplication\/json\b/i.test(String(asked.headers.accept ?? ''));
-
-/** The checks that read token and device authorization responses on their way to their own rules. */
-const JSON_READERS = [
-  'grants.token-response-fields',
-  'grants.token-response-headers',
-  'grants.token-error-body',
-  'grants.code-single-use',
-  'grants.refresh-rotation',
-  'grants.json-body',
-  'grants.password-response',
-  'device.authorization-response',
-  'device.authorization-timings',
-  'device.token-response',
-  'device.slow-down',
-  'tokens.revoke-access-token',
-  'tokens.info-presentations',
-  'oidc.id-token',
-  'oidc.userinfo',
-];
-
 /** A non-rotating provider's refresh tokens: the one the client holds, the simulator's current one. */
 const kept = new Map<string, string>();
 
@@ -124,16 +102,7 @@ const DEVIATIONS: Deviation[] = [
     cite: "L102: responses are JSON; RFC 6749 §5.1, RFC 8628 §3.2: application/json (GitHub's token and device endpoints answer form-encoded without Accept: application/json)",
     checks: JSON_READERS,
     breaks: ['TOK-RESPONSE-JSON', 'DEV-AUTHORIZE-RESPONSE', 'ENC-RESPONSE-JSON'],
-    rewrite: {
-      answer(asked, answer) {
-        const path = asked.url.pathname;
-        const body = isToken(path) || path === '/oauth/authorize_device' ? jsonOf(answer) : undefined;
-        if (!body || asksJson(asked)) return false;
-        answer.head.set('content-type', ['application/x-www-form-urlencoded; charset=utf-8']);
-        answer.body = Buffer.from(new URLSearchParams(Object.entries(body).map(([k, v]) => [k, String(v)])).toString());
-        return true;
-      },
-    },
+    rewrite: jsonOnlyWhenAsked,
     after(report) {
       // Blamed once per response kind, by the check that asks without Accept, saying JSON came when asked.
       const failed = report.checks.filter((c) => c.status === 'failed');

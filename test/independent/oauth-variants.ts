@@ -11,6 +11,7 @@ import { digest } from '../../simulator/digest.js';
 import { signingKey } from '../../simulator/oauth/keys.js';
 import type { Variant } from './corpus.js';
 import { formOf, jsonOf, setJson, type OAuthProxy, type Rewrite } from './oauth-proxy.js';
+import { asksJson, negotiates } from './json-only-when-asked.js';
 
 export type { Variant } from './corpus.js';
 
@@ -74,10 +75,9 @@ export const VARIANTS: Variant[] = [
     checks: ['grants.token-response-fields', 'device.authorization-response'],
     rewrite: {
       answer(asked, answer) {
-        const path = asked.url.pathname;
-        if ((!isToken(path) && path !== '/oauth/authorize_device') || !jsonOf(answer)) return false;
+        if (!negotiates(asked) || !jsonOf(answer)) return false;
         if (asked.headers.accept === undefined) byAccept.none++;
-        else if (/\bapplication\/json\b/i.test(asked.headers.accept)) byAccept.json++;
+        else if (asksJson(asked)) byAccept.json++;
         answer.head.set('vary', [...(answer.head.get('vary') ?? []), 'Accept']);
         return true;
       },
