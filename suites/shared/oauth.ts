@@ -86,12 +86,25 @@ export function expectJsonUnasked(
   what: string,
   rules: readonly RuleId[],
 ): void {
-  const type = res.headers.get('content-type');
   const onlyAsked = jsonObject(asked) ? `; JSON came only when asked for (Accept: ${JSON_ACCEPT})` : '';
-  // The body only: a JSON body under another label is ENC-RESPONSE-JSON's alone, judged where asked.
+  expectJsonBody(t, res, `${what} without an Accept header`, rules, onlyAsked);
+}
+
+/**
+ * A successful OAuth answer: 200 with a JSON object, else `rules` break (`hint` ends the message).
+ * The body only: a JSON body under another label is ENC-RESPONSE-JSON's alone (expectJsonType).
+ */
+export function expectJsonBody(
+  t: CheckContext,
+  res: HttpResponse,
+  what: string,
+  rules: readonly RuleId[],
+  hint = '',
+): void {
+  const type = res.headers.get('content-type');
   t.soft(
     res.status === 200 && jsonObject(res) !== undefined,
-    `${what} without an Accept header must answer 200 with JSON (RFC 6749 §5.1): it answered ${res.status} ${(type ?? 'without Content-Type').split(';')[0].slice(0, 60)}${onlyAsked}`,
+    `${what} must answer 200 with a JSON object: it answered ${res.status} ${(type ?? 'without Content-Type').split(';')[0].slice(0, 60)}${hint}`,
     broke(rules, { status: res.status, contentType: type }),
   );
 }
