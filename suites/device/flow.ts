@@ -41,11 +41,17 @@ export async function startDevice(t: CheckContext, scope?: string): Promise<Devi
   const response = await authorizeDevice(t, { client_id: app.clientId, scope: requested });
   const body = jsonObject(response);
   t.expect(
-    response.status === 200 && body,
+    response.status === 200,
     'POST /oauth/authorize_device must answer 200 with a JSON object',
     broke(AUTHORIZE_DEVICE_RULES, { status: response.status, error: body?.error ?? null }),
   );
   expectJsonType(t, response, 'device authorization response', ['DEV-AUTHORIZE-RESPONSE']);
+  // Answered, but no JSON (form-encoded): the response's failure, not the grant's or its parameters'.
+  t.expect(
+    body,
+    'POST /oauth/authorize_device must answer 200 with a JSON object',
+    broke(['DEV-AUTHORIZE-RESPONSE', 'ENC-RESPONSE-JSON'], { status: response.status }),
+  );
   return deviceStartOf(response, body, requested);
 }
 

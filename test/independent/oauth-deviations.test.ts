@@ -116,6 +116,22 @@ const DEVIATIONS: Deviation[] = [
     },
   },
   {
+    name: 'device authorization answers form-encoded whatever the Accept',
+    cite: "L102: responses are JSON; RFC 8628 §3.2: application/json (GitHub's default encoding, not negotiated)",
+    checks: [
+      'device.authorization-response',
+      'device.authorization-timings',
+      'device.token-response',
+      'device.slow-down',
+    ],
+    breaks: ['DEV-AUTHORIZE-RESPONSE', 'ENC-RESPONSE-JSON'],
+    rewrite: {
+      answer: (asked, answer, sim) =>
+        asked.url.pathname === '/oauth/authorize_device' &&
+        jsonOnlyWhenAsked.answer!({ ...asked, headers: {} }, answer, sim),
+    },
+  },
+  {
     name: 'token errors with the right status and an empty body',
     cite: 'L56-61, L149: a failure returns the OAuth error body (error, error_description)',
     checks: REFUSALS,
