@@ -72,7 +72,8 @@ export interface HttpRequest {
   path: string;
   /** Extra query parameters, appended in order (arrays repeat the name). */
   query?: Record<string, string | number | boolean | Array<string | number>>;
-  headers?: Record<string, string>;
+  /** Sent as given, over what the harness would send; undefined leaves that header out (Accept included). */
+  headers?: Record<string, string | undefined>;
   /** application/x-www-form-urlencoded body. */
   form?: Record<string, string | undefined> | URLSearchParams;
   /** application/json body. */
@@ -174,7 +175,7 @@ export interface OAuthFlows {
   /** POST /oauth/token with the given form (client auth added per app unless `auth: 'none'`). */
   tokenRequest(
     form: Record<string, string | undefined>,
-    options?: { app?: AppRole; auth?: 'body' | 'basic' | 'none' },
+    options?: { app?: AppRole; auth?: 'body' | 'basic' | 'none'; headers?: HttpRequest['headers'] },
   ): Promise<HttpResponse>;
   /** Code flow to a token response (tracked for revocation). */
   token(app: AppRole, options?: { scope?: string; pkce?: boolean; nonce?: string }): Promise<TokenResponse>;

@@ -6,6 +6,7 @@ import {
   broke,
   DEVICE_GRANT,
   expectAccessAlive,
+  expectJsonUnasked,
   expectOAuthError,
   expectTokenOk,
   TOKEN_PATH,
@@ -159,7 +160,19 @@ export const deviceChecks: Check[] = [
     rules: ['DEV-AVAILABILITY', 'DEV-AUTHORIZE-RESPONSE', 'DEV-VERIFICATION-URI-COMPLETE', 'DEV-AUTHORIZE-PARAMS'],
     needs: ['device'],
     async run(t: CheckContext) {
-      expectDeviceAuthorizationFields(t, await startDevice(t));
+      const start = await startDevice(t);
+      expectDeviceAuthorizationFields(t, start);
+      // Once more as a client that sends no Accept: the device authorization response is JSON all the same.
+      const app = t.oauth.app(deviceApp(t));
+      const unasked = await authorizeDevice(
+        t,
+        { client_id: app.clientId, scope: app.scopes[0] },
+        { accept: undefined },
+      );
+      expectJsonUnasked(t, unasked, start.response, `POST ${AUTHORIZE_DEVICE_PATH}`, [
+        'DEV-AUTHORIZE-RESPONSE',
+        'ENC-RESPONSE-JSON',
+      ]);
     },
   },
   {

@@ -1,6 +1,6 @@
 /** The device flow as a client plays it: start, poll, wait; shared by the device checks. */
 import { limits, type RuleId } from '../../spec/index.js';
-import type { AppRole, CheckContext, HttpResponse } from '../types.js';
+import type { AppRole, CheckContext, HttpRequest, HttpResponse } from '../types.js';
 import { AUTHORIZE_DEVICE_PATH, broke, DEVICE_GRANT, expectJsonType, jsonObject } from '../shared/oauth.js';
 
 export { AUTHORIZE_DEVICE_PATH } from '../shared/oauth.js';
@@ -22,8 +22,13 @@ export function deviceApp(t: CheckContext): AppRole {
   return t.skip('the target config names no application for the device flow');
 }
 
-export function authorizeDevice(t: CheckContext, form: Record<string, string | undefined>): Promise<HttpResponse> {
-  return t.http.post(AUTHORIZE_DEVICE_PATH, { form });
+/** `headers` go over the harness's own (an undefined Accept sends none). */
+export function authorizeDevice(
+  t: CheckContext,
+  form: Record<string, string | undefined>,
+  headers?: HttpRequest['headers'],
+): Promise<HttpResponse> {
+  return t.http.post(AUTHORIZE_DEVICE_PATH, { form, headers });
 }
 
 /** What a device authorization refused or malformed breaks: the grant's availability, its parameters, its response. */
@@ -36,11 +41,17 @@ export async function startDevice(t: CheckContext, scope?: string): Promise<Devi
   const response = await authorizeDevice(t, { client_id: app.clientId, scope: requested });
   const body = jsonObject(response);
   t.expect(
-    response.status === 200 && body,
+    response.status === 200,
     'POST /oauth/authorize_device must answer 200 with a JSON object',
     broke(AUTHORIZE_DEVICE_RULES, { status: response.status, error: body?.error ?? null }),
   );
   expectJsonType(t, response, 'device authorization response', ['DEV-AUTHORIZE-RESPONSE']);
+  // Answered, but no JSON (form-encoded): the response's failure, not the grant's or its parameters'.
+  t.expect(
+    body,
+    'POST /oauth/authorize_device must answer 200 with a JSON object',
+    broke(['DEV-AUTHORIZE-RESPONSE', 'ENC-RESPONSE-JSON'], { status: response.status }),
+  );
   return deviceStartOf(response, body, requested);
 }
 

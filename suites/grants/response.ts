@@ -1,11 +1,13 @@
 /** Token endpoint wire format: exact fields per grant, headers, unsupported grant types, missing parameters, JSON bodies. */
 import fc from 'fast-check';
 import type { RuleId } from '../../spec/index.js';
-import type { Check, CheckContext } from '../types.js';
+import type { Check, CheckContext, HttpResponse } from '../types.js';
 import {
   authorizeCode,
+  exchangeFresh,
   expectExactJsonType,
   expectJsonType,
+  expectJsonUnasked,
   expectNoStore,
   expectOAuthError,
   expectTokenOk,
@@ -53,9 +55,15 @@ export const responseChecks: Check[] = [
       // Each configured application is held to the rules; with none there is nothing to see.
       const apps = (['confidential', 'public'] as const).filter((app) => t.config.applications?.[app]);
       if (!apps.length) t.skip('the target config names no confidential or public application');
+      let asked: HttpResponse | undefined;
       for (const app of apps) {
         // A refused grant breaks the support of the flow and its form-encoded parameters.
-        const { tokens, verifier } = await mintPair(t, app, {}, ['GRANT-FLOWS-SUPPORTED', 'GRANT-FORM-PARAMETERS']);
+        const {
+          tokens,
+          verifier,
+          res: exchanged,
+        } = await mintPair(t, app, {}, ['GRANT-FLOWS-SUPPORTED', 'GRANT-FORM-PARAMETERS']);
+        asked ??= exchanged;
         expectTokenFields(t, tokens, 'authorization_code', `code exchange (${app} application)`);
         const res = await refresh(t, app, tokens.refresh_token!, verifier);
         expectJsonType(t, res, `refresh (${app} application)`);
@@ -65,6 +73,12 @@ export const responseChecks: Check[] = [
         ]);
         expectTokenFields(t, refreshed, 'refresh_token', `refresh (${app} application)`);
       }
+      // Once more as a client that sends no Accept: the token response is JSON all the same.
+      const { res: unasked } = await exchangeFresh(t, apps[0], {}, [], { accept: undefined });
+      expectJsonUnasked(t, unasked, asked!, `code exchange (${apps[0]} application)`, [
+        'TOK-RESPONSE-JSON',
+        'ENC-RESPONSE-JSON',
+      ]);
     },
   },
   {

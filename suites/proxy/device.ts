@@ -10,7 +10,7 @@
  */
 import { limits, type RuleId } from '../../spec/index.js';
 import type { CheckContext, HttpResponse } from '../types.js';
-import { DEVICE_GRANT, jsonObject } from '../shared/oauth.js';
+import { AUTHORIZE_DEVICE_PATH, DEVICE_GRANT, expectJsonBody, jsonObject } from '../shared/oauth.js';
 import { deviceStartOf, expectDeviceAuthorizationFields, expectDeviceTimings } from '../device/flow.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
 import { digest, type Flows, type Observed } from './flows.js';
@@ -37,8 +37,13 @@ export function noteClockMove(ex: Observed, path: string, flows: Flows): void {
 
 /** A device authorization answered 200: its members and timings judged, the flow remembered. */
 export function judgeDeviceStart(ex: Observed, res: HttpResponse, params: URLSearchParams, flows: Flows): Verdict[] {
-  const body = res.status === 200 ? jsonObject(res) : undefined;
-  if (!body) return [];
+  if (res.status !== 200) return [];
+  const body = jsonObject(res);
+  // No JSON at all (form-encoded, as GitHub answers a client that did not ask for JSON): judged as the run judges it.
+  if (!body)
+    return judgeWith((t) =>
+      expectJsonBody(t, res, `POST ${AUTHORIZE_DEVICE_PATH}`, ['DEV-AUTHORIZE-RESPONSE', 'ENC-RESPONSE-JSON']),
+    );
   const start = deviceStartOf(res, body, params.get('scope') ?? '');
   if (start.deviceCode) {
     const interval = Number.isInteger(start.interval) && start.interval > 0 ? start.interval : limits().deviceInterval;

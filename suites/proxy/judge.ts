@@ -17,6 +17,7 @@ import {
   expectJsonType,
   expectNoStore,
   expectOAuthError,
+  expectJsonBody,
   expectTokenOk,
   jsonObject,
 } from '../shared/oauth.js';
@@ -108,6 +109,8 @@ function judgeToken(t: CheckContext, ex: Observed, res: HttpResponse, params: UR
   const what = `POST ${TOKEN_PATH}${grant ? ` (${grant} grant)` : ''}`;
   if (res.status >= 500 || !ex.responseBody) return;
   if (res.status === 200) {
+    // No JSON at all (form-encoded, as GitHub answers a client that did not ask for JSON): judged as the run judges it.
+    if (!jsonObject(res)) return expectJsonBody(t, res, what, ['TOK-RESPONSE-JSON', 'ENC-RESPONSE-JSON']);
     const body = expectTokenOk(t, res, what);
     expectJsonType(t, res, what, ['TOK-RESPONSE-JSON']);
     // A match proves the grant's response rules (expectTokenFields names them), as in the checks.

@@ -10,6 +10,7 @@ import { codings } from '../target/content-coding.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { CheckFailure, HarnessError, NoAnswer } from './errors.js';
 import { keep, type Redactor } from './redact.js';
+import { answersJson, JSON_ACCEPT } from '../shared/oauth.js';
 
 /** Exchanges kept per check: the failure is nearly always in the last few. */
 export const EXCHANGES_KEPT = 6;
@@ -177,8 +178,14 @@ export function createHttp(
     return result;
   };
 
-  const build = (request: Omit<HttpRequest, 'path'>, url: string): RawRequest => {
+  /** `path`: relative to the base URL, when the request goes to one the spec names (send, not follow). */
+  const build = (request: Omit<HttpRequest, 'path'>, url: string, path?: string): RawRequest => {
     const headers = new Headers();
+    const method = (
+      request.method ?? (request.form !== undefined || request.json !== undefined ? 'POST' : 'GET')
+    ).toUpperCase();
+    // The one place OAuth requests are dressed as clients send them: Accept JSON where JSON answers.
+    if (path !== undefined && answersJson(method, path)) headers.set('accept', JSON_ACCEPT);
     let body: string | undefined;
     if (request.form !== undefined) {
       headers.set('content-type', 'application/x-www-form-urlencoded');
@@ -198,10 +205,13 @@ export function createHttp(
         `Basic ${Buffer.from(`${request.basic.user}:${request.basic.password}`).toString('base64')}`,
       );
     }
-    // Explicit headers win: a check may send a malformed Authorization on purpose.
-    for (const [k, v] of Object.entries(request.headers ?? {})) headers.set(k, v);
+    // Explicit headers win: a check may send a malformed Authorization on purpose, or none of Accept (undefined).
+    for (const [k, v] of Object.entries(request.headers ?? {})) {
+      if (v === undefined) headers.delete(k);
+      else headers.set(k, v);
+    }
     return {
-      method: (request.method ?? (body !== undefined ? 'POST' : 'GET')).toUpperCase(),
+      method,
       url: appendQuery(url, request.query),
       headers,
       body,
@@ -210,7 +220,7 @@ export function createHttp(
 
   const send = (request: HttpRequest) => {
     const path = request.path.startsWith('/') ? request.path : `/${request.path}`;
-    const raw = build(request, baseUrl + path);
+    const raw = build(request, baseUrl + path, path);
     return exchange(raw, raw.url);
   };
 

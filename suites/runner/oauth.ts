@@ -66,11 +66,17 @@ export function createOAuthFlows(
     tracked.set(token, role);
   };
 
-  /** A token response minted through us: remember its secrets for redaction and revocation. */
+  /**
+   * A token response minted through us: remember its secrets for redaction and revocation. A
+   * form-encoded one (GitHub's answer to a request without Accept JSON) holds live tokens too.
+   */
   const adopt = (response: HttpResponse, role?: AppRole) => {
     if (response.status !== 200) return;
+    const form = /^application\/x-www-form-urlencoded\b/i.test(response.headers.get('content-type') ?? '');
     try {
-      const body = JSON.parse(response.text) as Record<string, unknown>;
+      const body = form
+        ? Object.fromEntries(new URLSearchParams(response.text))
+        : (JSON.parse(response.text) as Record<string, unknown>);
       for (const key of ['access_token', 'refresh_token']) if (typeof body[key] === 'string') track(body[key], role);
       // Stryker disable next-line ConditionalExpression: remember() ignores what is not a string
       if (typeof body.id_token === 'string') redactor.remember(body.id_token);
@@ -117,7 +123,7 @@ export function createOAuthFlows(
     }
     // The check's own fields win; an explicit undefined removes a field.
     Object.assign(body, form);
-    const response = await http.post('/oauth/token', { form: body, basic });
+    const response = await http.post('/oauth/token', { form: body, basic, headers: options.headers });
     adopt(response, role);
     return response;
   };

@@ -3,8 +3,8 @@
  * Messages name what was wrong and never carry a token, a code or a secret: details hold
  * statuses, error codes and field names only.
  */
-import { machine, type RuleId } from '../../spec/index.js';
-import type { AppRole, CheckContext, HttpResponse, TokenResponse } from '../types.js';
+import { machine, operations, type RuleId } from '../../spec/index.js';
+import type { AppRole, CheckContext, HttpRequest, HttpResponse, TokenResponse } from '../types.js';
 import { jsonObject } from './json.js';
 import { broke } from './rules.js';
 import { CURRENT_USER_PATH, restKnownToRefuseTokens, restRefusesTokens } from './rest-tokens.js';
@@ -20,6 +20,31 @@ export const AUTHORIZE_PATH = '/oauth/authorize';
 export const AUTHORIZE_DEVICE_PATH = '/oauth/authorize_device';
 export const KEYS_PATH = '/oauth/discovery/keys';
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/** The media type OAuth clients ask JSON endpoints for (oauth4webapi and openid-client send it on every request). */
+export const JSON_ACCEPT = 'application/json';
+
+let jsonEndpoints: Set<string> | undefined;
+
+/**
+ * Does `METHOD /path` (a query ignored) reach an OAuth or OpenID Connect endpoint whose success
+ * answer is JSON (spec/openapi.yaml: token, device authorization, revocation, token info,
+ * userinfo, discovery, keys)? The harness asks those with Accept: JSON_ACCEPT, as clients do: some
+ * providers (GitHub's token and device endpoints) answer form-encoded to a request without it.
+ */
+export function answersJson(method: string, path: string): boolean {
+  jsonEndpoints ??= new Set(
+    operations()
+      .filter((o) => o.tags.some((tag) => tag === 'oauth' || tag === 'oidc'))
+      .filter((o) =>
+        Object.entries(o.raw.responses ?? {}).some(
+          ([status, answer]) => status.startsWith('2') && 'content' in answer && !!answer.content?.[JSON_ACCEPT],
+        ),
+      )
+      .map((o) => `${o.method.toUpperCase()} ${o.path}`),
+  );
+  return jsonEndpoints.has(`${method.toUpperCase()} ${path.split('?')[0]}`);
+}
 
 /** RFC 6749 §5.2 token error codes (rule ERR-TOKEN-STANDARD-CODES names the same list). */
 export const STANDARD_ERRORS = [
@@ -43,6 +68,44 @@ export function expectJsonType(t: CheckContext, res: HttpResponse, what: string,
     media === 'application/json' || /^application\/[\w.-]+\+json$/.test(media),
     `${what}: Content-Type must be JSON (application/json)`,
     broke(['ENC-RESPONSE-JSON', ...rules], { status: res.status, contentType: type }),
+  );
+}
+
+/**
+ * An OAuth endpoint asked once as a client that sends no Accept at all, which accepts any media
+ * type (RFC 9110 §12.5.1). The source (L102: "Responses are JSON unless stated"), RFC 6749 §5.1
+ * and RFC 8628 §3.2 make the answer JSON whatever the request's Accept: a provider that answers
+ * JSON only when asked (GitHub's token and device endpoints answer form-encoded by default) breaks
+ * `rules`, a must, here and once; the harness's other requests ask for JSON (runner/http.ts), as
+ * clients do, so everything else is still judged. `asked`: the same request's answer with Accept.
+ */
+export function expectJsonUnasked(
+  t: CheckContext,
+  res: HttpResponse,
+  asked: HttpResponse,
+  what: string,
+  rules: readonly RuleId[],
+): void {
+  const onlyAsked = jsonObject(asked) ? `; JSON came only when asked for (Accept: ${JSON_ACCEPT})` : '';
+  expectJsonBody(t, res, `${what} without an Accept header`, rules, onlyAsked);
+}
+
+/**
+ * A successful OAuth answer: 200 with a JSON object, else `rules` break (`hint` ends the message).
+ * The body only: a JSON body under another label is ENC-RESPONSE-JSON's alone (expectJsonType).
+ */
+export function expectJsonBody(
+  t: CheckContext,
+  res: HttpResponse,
+  what: string,
+  rules: readonly RuleId[],
+  hint = '',
+): void {
+  const type = res.headers.get('content-type');
+  t.soft(
+    res.status === 200 && jsonObject(res) !== undefined,
+    `${what} must answer 200 with a JSON object: it answered ${res.status} ${(type ?? 'without Content-Type').split(';')[0].slice(0, 60)}${hint}`,
+    broke(rules, { status: res.status, contentType: type }),
   );
 }
 
@@ -208,11 +271,16 @@ export function tokenInfo(t: CheckContext, token: string, via: 'header' | 'query
     : t.http.get(TOKEN_INFO_PATH, { query: { access_token: token } });
 }
 
-/** RFC 7662 §2.1: ask the advertised introspection endpoint, the client authenticating as the confidential application (else the public one). */
+/**
+ * RFC 7662 §2.1: ask the advertised introspection endpoint, the client authenticating as the
+ * confidential application (else the public one). Its path comes from discovery, not the spec, so
+ * it asks for JSON (RFC 7662 §2.2) here rather than through answersJson.
+ */
 function introspect(t: CheckContext, token: string): Promise<HttpResponse> {
   const app = t.config.applications?.confidential ?? t.config.applications?.public;
   return t.http.post(t.caps.introspectionPath ?? '', {
     form: { token, token_type_hint: 'access_token', client_id: app?.clientId, client_secret: app?.clientSecret },
+    headers: { accept: JSON_ACCEPT },
   });
 }
 
@@ -469,10 +537,11 @@ export function exchangeCode(
   app: AppRole,
   code: string,
   extra: Record<string, string | undefined> = {},
+  headers?: HttpRequest['headers'],
 ): Promise<HttpResponse> {
   return t.oauth.tokenRequest(
     { grant_type: 'authorization_code', code, redirect_uri: t.oauth.app(app).redirectUri, ...extra },
-    { app },
+    { app, headers },
   );
 }
 
@@ -514,7 +583,23 @@ export async function mintPair(
   app: AppRole,
   params: Record<string, string | undefined> = {},
   rules: readonly RuleId[] = [],
-): Promise<{ tokens: TokenResponse; verifier?: string }> {
+): Promise<{ tokens: TokenResponse; verifier?: string; res: HttpResponse }> {
+  const { res, verifier, flow } = await exchangeFresh(t, app, params, rules);
+  return { tokens: expectExchangeOk(t, res, app, `code exchange (${app} application)`, flow), verifier, res };
+}
+
+/**
+ * A fresh code of `app` exchanged as it is (PKCE for an application without a secret), unjudged:
+ * the answer, the verifier, and the rules of the flow (those its refusal breaks). `headers` go
+ * over the harness's own (an undefined Accept sends none).
+ */
+export async function exchangeFresh(
+  t: CheckContext,
+  app: AppRole,
+  params: Record<string, string | undefined> = {},
+  rules: readonly RuleId[] = [],
+  headers?: HttpRequest['headers'],
+): Promise<{ res: HttpResponse; verifier?: string; flow: RuleId[] }> {
   const pkce = t.oauth.app(app).clientSecret ? undefined : t.oauth.pkce();
   const flow = [...codeFlowRules(t, app), ...rules];
   const code = await authorizeCode(
@@ -523,9 +608,6 @@ export async function mintPair(
     pkce ? { ...params, code_challenge: pkce.challenge, code_challenge_method: 'S256' } : params,
     flow,
   );
-  const res = await exchangeCode(t, app, code, pkce ? { code_verifier: pkce.verifier } : {});
-  return {
-    tokens: expectExchangeOk(t, res, app, `code exchange (${app} application)`, flow),
-    verifier: pkce?.verifier,
-  };
+  const res = await exchangeCode(t, app, code, pkce ? { code_verifier: pkce.verifier } : {}, headers);
+  return { res, verifier: pkce?.verifier, flow };
 }

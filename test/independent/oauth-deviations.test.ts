@@ -12,6 +12,7 @@ import type { Report } from '../../suites/report/model.js';
 import { startCollector, type Collector } from '../hostile/collector.js';
 import { expectBlamed, labelled, type Deviation } from './corpus.js';
 import { formOf, jsonOf, proxyForTests, setJson, type Rewrite } from './oauth-proxy.js';
+import { JSON_READERS, jsonOnlyWhenAsked } from './json-only-when-asked.js';
 
 const isToken = (path: string) => path === '/oauth/token';
 /** A token endpoint refusal (an OAuth error body), as the simulator answered it. */
@@ -96,6 +97,40 @@ const REFUSALS = [
 ];
 
 const DEVIATIONS: Deviation[] = [
+  {
+    name: 'token and device authorization answers form-encoded unless the request asks for JSON',
+    cite: "L102: responses are JSON; RFC 6749 §5.1, RFC 8628 §3.2: application/json (GitHub's token and device endpoints answer form-encoded without Accept: application/json)",
+    checks: JSON_READERS,
+    breaks: ['TOK-RESPONSE-JSON', 'DEV-AUTHORIZE-RESPONSE', 'ENC-RESPONSE-JSON'],
+    rewrite: jsonOnlyWhenAsked,
+    after(report) {
+      // Blamed once per response kind, by the check that asks without Accept, saying JSON came when asked.
+      const failed = report.checks.filter((c) => c.status === 'failed');
+      expect(failed.map((c) => c.id).sort()).toEqual(['device.authorization-response', 'grants.token-response-fields']);
+      for (const check of failed)
+        expect(check.message).toMatch(/without an Accept header.*JSON came only when asked for/);
+      // The secrets of the form-encoded answers a report shows are masked as JSON ones are.
+      const pairs = JSON.stringify(report).match(/\b(access|refresh|id)_token=[^&"\\]*|\b(device|user)_code=[^&"\\]*/g);
+      expect(pairs?.length).toBeGreaterThan(0);
+      for (const pair of pairs ?? []) expect(pair).toMatch(/=[^&"\\]{0,4}…$/);
+    },
+  },
+  {
+    name: 'device authorization answers form-encoded whatever the Accept',
+    cite: "L102: responses are JSON; RFC 8628 §3.2: application/json (GitHub's default encoding, not negotiated)",
+    checks: [
+      'device.authorization-response',
+      'device.authorization-timings',
+      'device.token-response',
+      'device.slow-down',
+    ],
+    breaks: ['DEV-AUTHORIZE-RESPONSE', 'ENC-RESPONSE-JSON'],
+    rewrite: {
+      answer: (asked, answer, sim) =>
+        asked.url.pathname === '/oauth/authorize_device' &&
+        jsonOnlyWhenAsked.answer!({ ...asked, headers: {} }, answer, sim),
+    },
+  },
   {
     name: 'token errors with the right status and an empty body',
     cite: 'L56-61, L149: a failure returns the OAuth error body (error, error_description)',

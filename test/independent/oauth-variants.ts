@@ -6,10 +6,12 @@
  */
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { SignJWT, decodeJwt } from 'jose';
+import { expect } from 'vitest';
 import { digest } from '../../simulator/digest.js';
 import { signingKey } from '../../simulator/oauth/keys.js';
 import type { Variant } from './corpus.js';
 import { formOf, jsonOf, setJson, type OAuthProxy, type Rewrite } from './oauth-proxy.js';
+import { asksJson, negotiates } from './json-only-when-asked.js';
 
 export type { Variant } from './corpus.js';
 
@@ -42,6 +44,9 @@ const CODINGS = [
   { name: 'deflate', encode: (b: Buffer) => deflateSync(b) },
 ];
 let compressed = 0;
+/** Token and device authorization requests the variant below answered, by whether they asked for JSON, per proxy origin (a file's own). */
+const byAccept = new Map<string, { json: number; none: number }>();
+
 /** The codes the provider handed out in a redirect (a code-first server knows them). */
 const issuedCodes = new Set<string>();
 
@@ -64,6 +69,29 @@ function challengeParams(challenge: string): Array<[string, string]> {
 }
 
 export const VARIANTS: Variant[] = [
+  {
+    name: 'token and device authorization answers JSON whatever the Accept, with Vary: Accept',
+    cite: 'RFC 6749 §5.1, RFC 8628 §3.2: JSON; RFC 9110 §12.5.1: no Accept accepts any type, §12.5.5: Vary may name Accept',
+    checks: ['grants.token-response-fields', 'device.authorization-response'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!negotiates(asked) || !jsonOf(answer)) return false;
+        const seen = byAccept.get(asked.url.origin) ?? { json: 0, none: 0 };
+        byAccept.set(asked.url.origin, seen);
+        if (asked.headers.accept === undefined) seen.none++;
+        else if (asksJson(asked)) seen.json++;
+        answer.head.set('vary', [...(answer.head.get('vary') ?? []), 'Accept']);
+        return true;
+      },
+    },
+    after(report) {
+      // Asked as clients ask, and once per response kind without Accept: JSON both ways, nothing failed.
+      const seen = byAccept.get(new URL(report.target).origin);
+      byAccept.delete(new URL(report.target).origin);
+      expect(seen?.json).toBeGreaterThan(0);
+      expect(seen?.none).toBe(2);
+    },
+  },
   {
     name: 'token errors answer 403',
     cite: 'L149, L262: no status shown; RFC 6749 §5.2 says 400 "unless specified otherwise", no MUST',

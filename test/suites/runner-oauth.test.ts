@@ -347,6 +347,18 @@ describe('adopt, track, revoke and revokeAll', () => {
     expect(['refused-token-11', 'created-token-11', 'form-token-1111'].map(masked)).toEqual([false, false, false]);
   });
 
+  it('adopt reads a token response labelled form-encoded (a provider that answers JSON only when asked)', async () => {
+    const { oauth, take, masked } = flows();
+    const form = {
+      ...response(200, 'access_token=form-access-1111&token_type=bearer&refresh_token=form-refresh-1111'),
+      headers: new Headers({ 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' }),
+    };
+    oauth.adopt(form, 'public');
+    expect(['form-access-1111', 'form-refresh-1111'].map(masked)).toEqual([true, true]);
+    await oauth.revokeAll();
+    expect(take()).toEqual([revocation('form-access-1111', PUBLIC), revocation('form-refresh-1111', PUBLIC)]);
+  });
+
   it('track: conceals and tracks a token, in order, with its role; nothing for an absent or empty one', async () => {
     const { oauth, take, masked } = flows();
     oauth.track(undefined);

@@ -103,6 +103,42 @@ describe('createHttp builds each request exactly', () => {
     expect(h.redactor.text('bearer-secret-value basic-secret-value another-secret-1')).toBe('bear… basi… anot…');
   });
 
+  it('Accept: application/json on the OAuth endpoints that answer JSON (spec/openapi.yaml), as clients send it; an undefined header sends none', async () => {
+    const h = harness();
+    await h.http.post('/oauth/token', { form: { grant_type: 'x' } });
+    await h.http.post('/oauth/authorize_device', { form: {} });
+    await h.http.post('/oauth/revoke', { form: {} });
+    await h.http.get('/oauth/token/info?access_token=x');
+    await h.http.get('/oauth/userinfo');
+    await h.http.get('/.well-known/openid-configuration');
+    await h.http.get('/oauth/discovery/keys');
+    // Pages, the REST API, a preflight, a method the endpoint has not: as the check wrote them.
+    await h.http.get('/oauth/authorize');
+    await h.http.get('/oauth/device');
+    await h.http.get('/api/v4/user');
+    await h.http.send({ path: '/oauth/token', method: 'OPTIONS' });
+    await h.http.get('/oauth/token');
+    // The check's own header wins, and undefined sends no Accept at all.
+    await h.http.post('/oauth/token', { form: {}, headers: { accept: 'text/html' } });
+    await h.http.post('/oauth/token', { form: {}, headers: { accept: undefined } });
+    expect(h.sent.map((s) => `${s.method} ${s.url.slice(FAKE_BASE.length)} ${s.headers.accept ?? '-'}`)).toEqual([
+      'POST /oauth/token application/json',
+      'POST /oauth/authorize_device application/json',
+      'POST /oauth/revoke application/json',
+      'GET /oauth/token/info?access_token=x application/json',
+      'GET /oauth/userinfo application/json',
+      'GET /.well-known/openid-configuration application/json',
+      'GET /oauth/discovery/keys application/json',
+      'GET /oauth/authorize -',
+      'GET /oauth/device -',
+      'GET /api/v4/user -',
+      'OPTIONS /oauth/token -',
+      'GET /oauth/token -',
+      'POST /oauth/token text/html',
+      'POST /oauth/token -',
+    ]);
+  });
+
   it('follow: an absolute URL of the target as it is, a relative one against the base URL, another origin never', async () => {
     const h = harness();
     await h.http.follow(`${FAKE_BASE}/x?y=1`);
