@@ -109,7 +109,11 @@ export function verdictLine(report: Report): string {
   const staleText = stale ? ` (${stale} stale expectation${stale === 1 ? '' : 's'})` : '';
   if (noCheckRan(report) && !report.interrupted && !report.stopped)
     return `${verdictHead(report)} (${by}${coverageText(report)}): no check ran${report.shard ? ` in shard ${report.shard.index}/${report.shard.total}` : ''}, so nothing is passed`;
-  return `${verdictHead(report)} (${by}${coverageText(report)}): ${failed} failed, ${erroredText}${warned} warned, ${expectedText}${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}${staleText}`;
+  // Said beside the errored count: which errors were the target's rate limit, not the harness.
+  const limited = report.rateLimited
+    ? `; ${report.rateLimited} request${report.rateLimited === 1 ? '' : 's'} rate-limited by the target`
+    : '';
+  return `${verdictHead(report)} (${by}${coverageText(report)}): ${failed} failed, ${erroredText}${warned} warned, ${expectedText}${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}${staleText}${limited}`;
 }
 
 export function seconds(ms: number): string {

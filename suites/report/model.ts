@@ -94,6 +94,11 @@ export interface Report {
    * its `--deadline`. Checks it did not reach are skipped; the run is never green (exit code 2).
    */
   stopped?: { reason: 'silent' | 'deadline'; message: string };
+  /**
+   * Requests the target would not serve (429, or a 403 saying its rate limit is spent) even after
+   * the waits and retries: each errored the check that sent it. Present when there were any.
+   */
+  rateLimited?: number;
   /** The flags that pointed the run at its target (reproduce commands; `--rerun-failed` takes only the selection). */
   invocation?: { args: string[] };
   /** This report covers one slice of the checks (`run --shard index/total`). */

@@ -51,3 +51,13 @@ export class HarnessError extends Error {
 export class NoAnswer extends HarnessError {
   override name = 'NoAnswer';
 }
+
+/**
+ * The target went on refusing to serve a request now (429, or GitHub's 403 with
+ * x-ratelimit-remaining: 0) after the HTTP target waited and retried (suites/target/http.ts): a
+ * missing premise, like a silent target, not an answer any rule judges. The check is errored with
+ * the one line the target wrote (what was refused, how often retried, how long waited).
+ */
+export class RateLimited extends HarnessError {
+  override name = 'RateLimited';
+}

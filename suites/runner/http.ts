@@ -8,7 +8,7 @@ import { TransportError, type RawRequest, type Target, type TargetResponse } fro
 import { originGuard } from '../target/origin.js';
 import { codings } from '../target/content-coding.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
-import { CheckFailure, HarnessError, NoAnswer } from './errors.js';
+import { CheckFailure, HarnessError, NoAnswer, RateLimited } from './errors.js';
 import { keep, type Redactor } from './redact.js';
 import { answersJson, JSON_ACCEPT } from '../shared/oauth.js';
 
@@ -123,11 +123,13 @@ export function createHttp(
     } catch (error) {
       redactor.learn(record);
       recorder.add(record);
-      // A timeout says nothing about the rule the request was for: the target did not answer.
+      // A timeout, or a request the target would not serve now, says nothing about the rule it was for.
       if (error instanceof TransportError)
         throw error.code === 'timeout'
           ? new NoAnswer(redactor.text(error.message))
-          : new CheckFailure(redactor.text(error.message));
+          : error.code === 'rate-limited'
+            ? new RateLimited(redactor.text(error.message))
+            : new CheckFailure(redactor.text(error.message));
       throw error;
     }
     const text = await response.text();

@@ -79,6 +79,7 @@ export function mergeReports(reports: readonly NamedReport[], order: readonly st
     requiredCoverage: required,
     ...(interrupted ? { interrupted } : {}),
     ...(stopped && !interrupted ? { stopped } : {}),
+    rateLimited: reports.reduce((n, { report }) => n + (report.rateLimited ?? 0), 0),
     ...(first.report.invocation ? { invocation: first.report.invocation } : {}),
     ...(shards ? { shards } : {}),
   });

@@ -53,6 +53,7 @@ export interface ReportInput {
   requiredCoverage?: number;
   interrupted?: Report['interrupted'];
   stopped?: Report['stopped'];
+  rateLimited?: number;
   invocation?: Report['invocation'];
   shard?: Report['shard'];
   shards?: Report['shards'];
@@ -118,6 +119,7 @@ export function buildReport(input: ReportInput): Report {
     coverage: mustCoverage(rules, input.requiredCoverage),
     ...(input.interrupted ? { interrupted: input.interrupted } : {}),
     ...(input.stopped ? { stopped: input.stopped } : {}),
+    ...(input.rateLimited ? { rateLimited: input.rateLimited } : {}),
     ...(input.invocation ? { invocation: input.invocation } : {}),
     ...(input.shard ? { shard: input.shard } : {}),
     ...(input.shards ? { shards: input.shards } : {}),

@@ -170,6 +170,7 @@ export async function runConformance(options: RunOptions): Promise<Report> {
       requiredCoverage: options.requiredCoverage,
       interrupted: stopSignal(options),
       ...(stopped && !stopSignal(options) ? { stopped } : {}),
+      rateLimited: session.rateLimited(),
     });
   } finally {
     left.dispose();

@@ -12,7 +12,7 @@ import { TransportError, transportStop, type Target } from '../target/types.js';
 import { createDriver } from '../drivers/index.js';
 import { CORE_ENDPOINTS, detectCapabilities, detectControl } from './capabilities.js';
 import { createCheckContext, createEvidence, type Evidence, type SessionGround } from './context.js';
-import { CheckFailure, CheckSkipped, HarnessError, NoAnswer } from './errors.js';
+import { CheckFailure, CheckSkipped, HarnessError, NoAnswer, RateLimited } from './errors.js';
 import { createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
@@ -98,6 +98,8 @@ export interface Session extends SessionGround {
   readonly redactor: Redactor;
   readonly catalogue: RuleInfo[];
   runCheck(check: Check): Promise<CheckResult>;
+  /** Requests the target refused to serve (rate-limited) after the retries, so far. */
+  rateLimited(): number;
   /** Why the run must not start another check (the target fell silent, the deadline passed), if it must not. */
   stopReason(): { reason: 'silent' | 'deadline'; message: string } | undefined;
   close(): Promise<void>;
@@ -148,6 +150,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   await assertReachable(given);
   // Requests in a row the target left unanswered; any answer resets it.
   let unanswered = 0;
+  // Requests the target would not serve, even after the HTTP target's retries (the report counts them).
+  let rateLimited = 0;
   const target: Target = {
     ...given,
     async send(raw) {
@@ -157,6 +161,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         return response;
       } catch (error) {
         if (error instanceof TransportError && error.code === 'timeout') unanswered++;
+        if (error instanceof TransportError && error.code === 'rate-limited') rateLimited++;
         throw error;
       }
     },
@@ -442,6 +447,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         } else if (pastDeadline()) {
           stoppedCheck = DEADLINE_REACHED;
           result = done('skipped', { message: DEADLINE_REACHED });
+        } else if (error instanceof RateLimited) {
+          result = errored(error.message);
         } else if (error instanceof NoAnswer) {
           result = errored(`the target did not answer, so nothing was seen: ${error.message}`);
         } else if (error instanceof HarnessError) {
@@ -461,6 +468,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       if (stoppedCheck) return { ...base, status: 'skipped', durationMs: Date.now() - started, message: stoppedCheck };
       return result;
     },
+    rateLimited: () => rateLimited,
     stopReason() {
       if (silent()) return { reason: 'silent', message: STOPPED_ANSWERING };
       if (pastDeadline()) return { reason: 'deadline', message: DEADLINE_REACHED };

@@ -6,7 +6,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { TargetConfig } from '../types.js';
 import { decodeContent } from './content-coding.js';
-import { createRateLimiter, retryAfterSeconds } from './rate.js';
+import { createRateLimiter, isRateLimited, rateLimitWait, REAL_CLOCK, type Clock } from './rate.js';
 import { TransportError, type RawRequest, type Target } from './types.js';
 
 export interface HttpTargetOptions {
@@ -14,10 +14,12 @@ export interface HttpTargetOptions {
   timeoutMs?: number;
   /** Requests per second (token bucket); unlimited when absent. */
   rate?: number;
-  /** How often a 429 with Retry-After is waited out and retried before the 429 is returned. */
+  /** How often a rate-limited request is waited out and sent again before it is given up (RateLimited). */
   retries429?: number;
-  /** Longest Retry-After we wait out, in seconds. */
+  /** Longest wait (Retry-After, a reset header) we sit out, in seconds; a longer one gives the request up at once. */
   maxRetryAfter?: number;
+  /** Where the waits pass: a test's virtual clock, so that they cost no real time. */
+  clock?: Clock;
   /** Largest response body read, in bytes; a longer one fails the request (the check that sent it). */
   maxBodyBytes?: number;
   name?: string;
@@ -34,6 +36,17 @@ export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 export const MAX_RESPONSE_HEADER_BYTES = 256 * 1024;
 /** How much of a path an error message quotes. */
 const PATH_IN_MESSAGE = 120;
+/**
+ * Waits, in seconds, before each retry of a rate-limited answer that says no wait: short, since
+ * nothing says how long, and bounded, so a provider that refuses one path forever costs each
+ * request a few seconds, not the run.
+ */
+export const BACKOFF_SECONDS = [1, 2];
+export const DEFAULT_RETRIES_429 = 2;
+export const DEFAULT_MAX_RETRY_AFTER = 60;
+
+const shownPath = (path: string) =>
+  path.length > PATH_IN_MESSAGE ? `${path.slice(0, PATH_IN_MESSAGE)}… (${path.length} bytes)` : path;
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 const bytes = (n: number) =>
@@ -100,7 +113,10 @@ async function isSlowDown(response: Response): Promise<boolean> {
 export function createHttpTarget(config: TargetConfig, options: HttpTargetOptions = {}): Target {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const limiter = createRateLimiter(options.rate);
+  const clock = options.clock ?? REAL_CLOCK;
+  const limiter = createRateLimiter(options.rate, clock.now, clock.sleep);
+  const retries = options.retries429 ?? DEFAULT_RETRIES_429;
+  const maxWait = options.maxRetryAfter ?? DEFAULT_MAX_RETRY_AFTER;
   const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
 
   const once = (raw: RawRequest, fresh = false): Promise<Response> => {
@@ -115,7 +131,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
       ? [host.slice(1, host.indexOf(']')), host.split(']:')[1]]
       : host.split(':');
     const send = protocol === 'https:' ? httpsRequest : httpRequest;
-    const shown = path.length > PATH_IN_MESSAGE ? `${path.slice(0, PATH_IN_MESSAGE)}… (${path.length} bytes)` : path;
+    const shown = shownPath(path);
     return new Promise<Response>((resolve, reject) => {
       let answered = false;
       const req = send(
@@ -213,19 +229,36 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
     name: options.name ?? config.baseUrl,
     baseUrl: config.baseUrl.replace(/(?<!\/)\/+$/, ''),
     config,
+    /**
+     * A rate-limited answer (rate.ts isRateLimited) is the provider declining to serve us now, no
+     * answer to the question the request asked: it is waited out (the wait it names, else
+     * BACKOFF_SECONDS) and sent again, and still refused after `retries`, or asking a wait past
+     * `maxWait` (retrying sooner is pointless), it is given up as a TransportError 'rate-limited':
+     * the check that sent it is errored with that line, none of its rules is judged on it.
+     */
     async send(raw) {
-      const retries = options.retries429 ?? 2;
+      let waited = 0;
       for (let attempt = 0; ; attempt++) {
         await limiter.take();
         const response = await once(raw).catch((error: unknown) => {
           if (error instanceof StaleConnection) return once(raw, true);
           throw error;
         });
-        if (response.status !== 429 || (await isSlowDown(response))) return response;
-        const wait = retryAfterSeconds(response.headers.get('retry-after'));
-        if (wait === null) return response;
-        limiter.pause(wait);
-        if (attempt >= retries || wait > (options.maxRetryAfter ?? 60)) return response;
+        if (!isRateLimited(response.status, response.headers) || (await isSlowDown(response))) return response;
+        const asked = rateLimitWait(response.headers, clock.now);
+        const wait = asked ?? BACKOFF_SECONDS[Math.min(attempt, BACKOFF_SECONDS.length - 1)];
+        // The server speaks for every request: what it names holds the others too, even as this one is given up.
+        if (wait <= maxWait && (asked !== null || attempt < retries)) limiter.pause(wait);
+        if (attempt < retries && wait <= maxWait) {
+          waited += wait;
+          continue;
+        }
+        const tooLong =
+          wait > maxWait ? `; it asked to wait ${Math.ceil(wait)} s, longer than the ${maxWait} s the harness waits` : '';
+        throw new TransportError(
+          `the target rate-limited this request (${raw.method} ${shownPath(splitUrl(raw.url).path)}): ${response.status} after ${attempt} ${attempt === 1 ? 'retry' : 'retries'}, waited ${Math.round(waited)} s${tooLong}; lower --rate, or run again once its limit resets`,
+          'rate-limited',
+        );
       }
     },
     async close() {

@@ -1,16 +1,27 @@
 /**
  * A token bucket: at most `perSecond` requests per second on average, bursts up to the same
- * number. A 429 with Retry-After pauses the whole bucket, since the server speaks for every caller.
+ * number. A 429 (waited out) pauses the whole bucket, since the server speaks for every caller.
  */
 export interface RateLimiter {
   take(): Promise<void>;
-  /** The server asked us to wait (429 Retry-After), in seconds. */
+  /** The server asked us to wait (429 Retry-After, a reset header, or our backoff), in seconds. */
   pause(seconds: number): void;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Where time passes: real time, or a test's virtual clock (a wait then costs no real time). */
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
 
-export function createRateLimiter(perSecond: number | undefined, now: () => number = Date.now): RateLimiter {
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export const REAL_CLOCK: Clock = { now: Date.now, sleep };
+
+export function createRateLimiter(
+  perSecond: number | undefined,
+  now: () => number = Date.now,
+  wait: (ms: number) => Promise<void> = sleep,
+): RateLimiter {
   let tokens = perSecond ?? 0;
   let last = now();
   let pausedUntil = 0;
@@ -24,12 +35,12 @@ export function createRateLimiter(perSecond: number | undefined, now: () => numb
   };
 
   const takeOne = async (): Promise<void> => {
-    const wait = pausedUntil - now();
-    if (wait > 0) await sleep(wait);
+    const paused = pausedUntil - now();
+    if (paused > 0) await wait(paused);
     if (!perSecond) return;
     refill();
     if (tokens < 1) {
-      await sleep(((1 - tokens) / perSecond) * 1000);
+      await wait(((1 - tokens) / perSecond) * 1000);
       refill();
     }
     tokens -= 1;
@@ -54,4 +65,38 @@ export function retryAfterSeconds(value: string | null, now: () => number = Date
   if (/^\d+$/.test(value.trim())) return Number(value.trim());
   const at = Date.parse(value);
   return Number.isNaN(at) ? null : Math.max(0, (at - now()) / 1000);
+}
+
+/**
+ * The headers providers give the wait in when Retry-After is absent, in the order read: the IETF
+ * httpapi draft and GitLab (`RateLimit-Reset`), GitHub (`X-RateLimit-Reset`), Okta
+ * (`X-Rate-Limit-Reset`). None is standard, and the source shows none (Limits: "not shown").
+ */
+const RESET_HEADERS = ['ratelimit-reset', 'x-ratelimit-reset', 'x-rate-limit-reset'];
+/**
+ * A reset at least this large is an epoch time in seconds (GitHub, GitLab, Okta), a smaller one
+ * delta seconds (the draft): 1e9 s is September 2001 as an epoch, 31 years as a delta.
+ */
+const EPOCH_FROM = 1e9;
+
+/**
+ * How long a refused request's answer asks us to wait, in seconds, as the server said it:
+ * Retry-After first (delta or HTTP date), then the first readable reset header. Garbage in any of
+ * them is ignored; null when none says. The caller compares it with what it is willing to wait.
+ */
+export function rateLimitWait(headers: Headers, now: () => number = Date.now): number | null {
+  const retryAfter = retryAfterSeconds(headers.get('retry-after'), now);
+  if (retryAfter !== null) return retryAfter;
+  for (const name of RESET_HEADERS) {
+    const value = headers.get(name)?.trim() ?? '';
+    if (!/^\d+(\.\d+)?$/.test(value)) continue;
+    const n = Number(value);
+    return n >= EPOCH_FROM ? Math.max(0, n - now() / 1000) : n;
+  }
+  return null;
+}
+
+/** GitHub answers its primary rate limit 403 with this header at 0; a plain 403 is an answer to judge. */
+export function isRateLimited(status: number, headers: Headers): boolean {
+  return status === 429 || (status === 403 && headers.get('x-ratelimit-remaining')?.trim() === '0');
 }

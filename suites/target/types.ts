@@ -20,12 +20,15 @@ export interface TargetResponse {
   text(): Promise<string>;
 }
 
-/** The target did not answer in time or refused the connection. */
+/**
+ * The target did not answer in time or refused the connection; or (`rate-limited`) it went on
+ * refusing to serve the request now, past the retries (http.ts): no answer to what it asked.
+ */
 export class TransportError extends Error {
   override name = 'TransportError';
   constructor(
     message: string,
-    readonly code: 'timeout' | 'unreachable' | 'protocol' | 'too-large',
+    readonly code: 'timeout' | 'unreachable' | 'protocol' | 'too-large' | 'rate-limited',
   ) {
     super(message);
   }
@@ -34,7 +37,12 @@ export class TransportError extends Error {
 /** The one line a run stops with when the target's first answers fail at the transport. */
 export function transportStop(baseUrl: string, error: TransportError): string {
   // An answer past a limit did come: saying "does not answer" would send the reader to the network.
-  const what = error.code === 'too-large' ? 'answers more than the harness reads' : 'does not answer';
+  const what =
+    error.code === 'too-large'
+      ? 'answers more than the harness reads'
+      : error.code === 'rate-limited'
+        ? 'does not serve the harness now'
+        : 'does not answer';
   return `target ${baseUrl} ${what}: ${error.message}`;
 }
 

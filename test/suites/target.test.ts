@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHttpTarget, splitUrl } from '../../suites/target/http.js';
 import { loadTargetConfig, parseTargetConfig } from '../../suites/target/config.js';
-import { createRateLimiter, retryAfterSeconds } from '../../suites/target/rate.js';
+import { createRateLimiter, isRateLimited, rateLimitWait, retryAfterSeconds } from '../../suites/target/rate.js';
+import { virtualClock } from './virtual-clock.js';
 import { TransportError } from '../../suites/target/types.js';
 import { ConfigError } from '../../suites/errors.js';
 
@@ -22,6 +23,29 @@ beforeAll(async () => {
     if (req.url === '/limited' && tooMany-- > 0) {
       res.writeHead(429, { 'retry-after': '0' });
       return res.end();
+    }
+    // Rate limits as real providers say them: no header at all, a reset header, a wait too long,
+    // GitHub's 403 with x-ratelimit-remaining: 0 (after the first request), and a plain 403.
+    if (req.url === '/limited-bare') {
+      res.writeHead(429, { 'content-type': 'application/json' });
+      return res.end('{"message":"Retry later"}');
+    }
+    if (req.url === '/limited-reset' && tooMany-- > 0) {
+      res.writeHead(429, { 'ratelimit-reset': '1' });
+      return res.end();
+    }
+    if (req.url === '/limited-long') {
+      res.writeHead(429, { 'retry-after': '3600' });
+      return res.end();
+    }
+    if (req.url === '/github' && tooMany-- > 0) {
+      const reset = Math.floor(Date.now() / 1000) + 2;
+      res.writeHead(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) });
+      return res.end('{"message":"API rate limit exceeded"}');
+    }
+    if (req.url === '/forbidden') {
+      res.writeHead(403, { 'x-ratelimit-remaining': '12', 'content-type': 'application/json' });
+      return res.end('{"message":"403 Forbidden"}');
     }
     if (req.url === '/poll') {
       res.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' });
@@ -108,9 +132,62 @@ describe('http target', () => {
     const r = await target.send(get('/limited'));
     expect(r.status).toBe(200);
     tooMany = 5;
-    const given = await target.send(get('/limited'));
-    // After the retries the 429 itself is the answer a check sees.
-    expect(given.status).toBe(429);
+    // After the retries no check sees the 429: the request is given up, rate-limited.
+    await expect(target.send(get('/limited'))).rejects.toMatchObject({ code: 'rate-limited' });
+    tooMany = 0;
+    await target.close();
+  });
+
+  it('backs off 1 s then 2 s on a 429 that names no wait, then gives the request up with one line', async () => {
+    const clock = virtualClock();
+    const target = createHttpTarget({ baseUrl: base }, { clock });
+    const before = seen.length;
+    const error = (await target.send(get('/limited-bare')).catch((e: unknown) => e)) as TransportError;
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error.code).toBe('rate-limited');
+    expect(error.message).toBe(
+      'the target rate-limited this request (GET /limited-bare): 429 after 2 retries, waited 3 s; lower --rate, or run again once its limit resets',
+    );
+    expect(seen.length - before).toBe(3);
+    expect(clock.slept).toEqual([1000, 2000]);
+    await target.close();
+  });
+
+  it('waits as a reset header says when there is no Retry-After', async () => {
+    const clock = virtualClock();
+    const target = createHttpTarget({ baseUrl: base }, { clock });
+    tooMany = 1;
+    expect((await target.send(get('/limited-reset'))).status).toBe(200);
+    expect(clock.slept).toEqual([1000]);
+    await target.close();
+  });
+
+  it('gives up at once a request whose wait is longer than it waits', async () => {
+    const clock = virtualClock();
+    const target = createHttpTarget({ baseUrl: base }, { clock, maxRetryAfter: 60 });
+    const before = seen.length;
+    await expect(target.send(get('/limited-long'))).rejects.toThrow(
+      /429 after 0 retries, waited 0 s; it asked to wait 3600 s, longer than the 60 s the harness waits/,
+    );
+    expect(seen.length - before).toBe(1);
+    expect(clock.slept).toEqual([]);
+    // Nor does the next request wait for it.
+    await target.send(get('/after-long'));
+    expect(clock.slept).toEqual([]);
+    await target.close();
+  });
+
+  it("takes GitHub's 403 with x-ratelimit-remaining: 0 for a rate limit, and a plain 403 for an answer", async () => {
+    const clock = virtualClock();
+    const target = createHttpTarget({ baseUrl: base }, { clock });
+    tooMany = 1;
+    expect((await target.send(get('/github'))).status).toBe(200);
+    expect(clock.slept).toHaveLength(1);
+    expect(clock.slept[0]).toBeGreaterThan(0);
+    expect(clock.slept[0]).toBeLessThanOrEqual(2000);
+    const before = seen.length;
+    expect((await target.send(get('/forbidden'))).status).toBe(403);
+    expect(seen.length - before).toBe(1);
     await target.close();
   });
 
@@ -212,6 +289,31 @@ describe('rate limiter', () => {
     expect(retryAfterSeconds(new Date(10_000).toUTCString(), () => 4_000)).toBe(6);
     expect(retryAfterSeconds('soon')).toBeNull();
     expect(retryAfterSeconds(null)).toBeNull();
+  });
+
+  it('reads the wait of a rate-limited answer from Retry-After, else the reset headers providers send', () => {
+    const now = () => 1_700_000_000_000;
+    const wait = (headers: Record<string, string>) => rateLimitWait(new Headers(headers), now);
+    expect(wait({ 'retry-after': '7', 'ratelimit-reset': '30' })).toBe(7);
+    expect(wait({ 'retry-after': new Date(now() + 5000).toUTCString() })).toBe(5);
+    // Delta seconds (the IETF draft) below 1e9, epoch seconds (GitLab, GitHub, Okta) from there on.
+    expect(wait({ 'ratelimit-reset': '1' })).toBe(1);
+    expect(wait({ 'x-ratelimit-reset': '1700000004' })).toBe(4);
+    expect(wait({ 'x-rate-limit-reset': '1700000010' })).toBe(10);
+    expect(wait({ 'x-ratelimit-reset': '1699999000' })).toBe(0);
+    // Garbage is ignored: the next header that reads is taken, else none.
+    expect(wait({ 'retry-after': 'soon', 'ratelimit-reset': 'later', 'x-ratelimit-reset': '1700000003' })).toBe(3);
+    expect(wait({ 'ratelimit-reset': '-5' })).toBeNull();
+    expect(wait({ 'ratelimit-reset': '1e3' })).toBeNull();
+    expect(wait({})).toBeNull();
+  });
+
+  it('counts a 429 and only the 403 that says its rate limit is spent as rate-limited', () => {
+    expect(isRateLimited(429, new Headers())).toBe(true);
+    expect(isRateLimited(403, new Headers({ 'x-ratelimit-remaining': '0' }))).toBe(true);
+    expect(isRateLimited(403, new Headers({ 'x-ratelimit-remaining': '3' }))).toBe(false);
+    expect(isRateLimited(403, new Headers())).toBe(false);
+    expect(isRateLimited(200, new Headers({ 'x-ratelimit-remaining': '0' }))).toBe(false);
   });
 });
 
