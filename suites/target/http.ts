@@ -254,7 +254,9 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
           continue;
         }
         const tooLong =
-          wait > maxWait ? `; it asked to wait ${Math.ceil(wait)} s, longer than the ${maxWait} s the harness waits` : '';
+          wait > maxWait
+            ? `; it asked to wait ${Math.ceil(wait)} s, longer than the ${maxWait} s the harness waits`
+            : '';
         throw new TransportError(
           `the target rate-limited this request (${raw.method} ${shownPath(splitUrl(raw.url).path)}): ${response.status} after ${attempt} ${attempt === 1 ? 'retry' : 'retries'}, waited ${Math.round(waited)} s${tooLong}; lower --rate, or run again once its limit resets`,
           'rate-limited',

@@ -10,8 +10,8 @@ export interface RateLimiter {
 
 /** Where time passes: real time, or a test's virtual clock (a wait then costs no real time). */
 export interface Clock {
-  now(): number;
-  sleep(ms: number): Promise<void>;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -6,6 +6,7 @@
 import { expect } from 'vitest';
 import type { RunFlags } from '../../cli/run.js';
 import type { Report } from '../../suites/report/model.js';
+import type { HttpTargetOptions } from '../../suites/target/http.js';
 import { blamed, explain, type OAuthProxy, type Rewrite } from './oauth-proxy.js';
 
 export interface Variant {
@@ -24,6 +25,8 @@ export interface Variant {
   skips?: Record<string, RegExp>;
   /** What else must hold of the run. */
   after?: (report: Report) => void;
+  /** Options of the run's HTTP target, made for each run (a virtual clock for the waits of a rate limit). */
+  http?: () => HttpTargetOptions;
 }
 
 export interface Deviation {
@@ -38,6 +41,7 @@ export interface Deviation {
   flags?: RunFlags;
   /** What else must hold of the run. */
   after?: (report: Report) => void;
+  http?: () => HttpTargetOptions;
 }
 
 /** A label for it.each: the entry and where it comes from. */
@@ -46,7 +50,7 @@ export const labelled = <T extends { name: string; cite: string }>(entries: T[])
 
 async function runWith(proxy: OAuthProxy, entry: Variant | Deviation) {
   proxy.use(entry.rewrite);
-  const run = await proxy.run(entry.name.replace(/\W+/g, '-'), entry.checks, entry.flags);
+  const run = await proxy.run(entry.name.replace(/\W+/g, '-'), entry.checks, entry.flags, entry.http?.());
   const applied = proxy.applied();
   proxy.use(undefined);
   const errored = run.report.checks.filter((c) => c.status === 'errored').map((c) => `${c.id}: ${c.message}`);

@@ -17,6 +17,8 @@ import { targetConfig } from '../../simulator/control/config.js';
 import type { Sim } from '../../simulator/types.js';
 import type { Report } from '../../suites/report/model.js';
 import { allChecks } from '../../suites/index.js';
+import { createHttpTarget, type HttpTargetOptions } from '../../suites/target/http.js';
+import { loadTargetConfig } from '../../suites/target/config.js';
 
 /** The request as the client sent it; a rewrite may change it before it is forwarded. */
 export interface Asked {
@@ -36,6 +38,8 @@ export interface Answer {
 /** Returns true when it changed something (the test requires each rewrite to have been applied). */
 export interface Rewrite {
   request?(asked: Asked, sim: Sim): boolean | void;
+  /** An answer of the proxy's own, the simulator never asked (a rate limiter in front of the provider). */
+  refuse?(asked: Asked): Answer | undefined;
   answer?(asked: Asked, answer: Answer, sim: Sim): boolean | void | Promise<boolean | void>;
 }
 
@@ -52,6 +56,8 @@ export interface OAuthProxy {
     name: string,
     checks: readonly string[],
     flags?: RunFlags,
+    /** Options of the run's HTTP target (a virtual clock for the waits a rate limit asks). */
+    http?: HttpTargetOptions,
   ): Promise<{ code: number; report: Report; stderr: string }>;
   close(): Promise<void>;
 }
@@ -150,6 +156,11 @@ export async function startOAuthProxy(): Promise<OAuthProxy> {
       };
       const current = rewrite;
       (async () => {
+        const refused = current?.refuse?.(asked);
+        if (refused) {
+          changes++;
+          return refused;
+        }
         if (current?.request?.(asked, sim)) changes++;
         const answer = await forward(asked);
         if (await current?.answer?.(asked, answer, sim)) changes++;
@@ -185,7 +196,7 @@ export async function startOAuthProxy(): Promise<OAuthProxy> {
       changes = 0;
     },
     applied: () => changes,
-    async run(name, ids, flags = {}) {
+    async run(name, ids, flags = {}, http) {
       const file = join(dir, `${name}.json`);
       const checks = allChecks().filter((c) => ids.includes(c.id));
       const unknown = ids.filter((id) => !checks.some((c) => c.id === id));
@@ -193,7 +204,12 @@ export async function startOAuthProxy(): Promise<OAuthProxy> {
       let stderr = '';
       const code = await executeRun(
         { config: configFile, seed: '20261125', runs: '3', report: `json=${file}`, ...flags },
-        { out: () => undefined, err: (t) => void (stderr += t), checks: () => checks },
+        {
+          out: () => undefined,
+          err: (t) => void (stderr += t),
+          checks: () => checks,
+          ...(http ? { target: async () => createHttpTarget(loadTargetConfig(configFile), http) } : {}),
+        },
         {},
       );
       return { code, report: JSON.parse(readFileSync(file, 'utf8')) as Report, stderr };
