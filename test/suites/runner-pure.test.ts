@@ -315,6 +315,15 @@ describe('mergeReports', () => {
     ).toEqual(['a.two', 'a.one']);
   });
 
+  it('adds up the requests the target rate-limited in each shard, and says none when none was', () => {
+    const one = shard([check({ id: 'a.one', rules: ['R-A'], status: 'errored' })], { rateLimited: 2 });
+    const two = shard([check({ id: 'a.two', rules: ['R-A'], status: 'errored' })], { rateLimited: 3 });
+    const three = shard([check({ id: 'a.three', rules: ['R-A'], status: 'passed' })]);
+    const names = (...reports: (typeof one)[]) => reports.map((report, i) => ({ name: String(i), report }));
+    expect(mergeReports(names(one, two, three)).rateLimited).toBe(5);
+    expect('rateLimited' in mergeReports(names(three))).toBe(false);
+  });
+
   it('orders the named checks as named, the others after them in the order of the shards', () => {
     const ids = ['k1', 'k2', 'u1', 'k3', 'u2', 'u3'].map((id) => `a.${id}`);
     const one = shard(ids.map((id) => check({ id, rules: ['R-A'], status: 'passed' })));
