@@ -387,7 +387,10 @@ export function registerRun(program: Command): void {
     )
     .option('--seed <n>', `fast-check seed (default: ${CI_SEED} under CI, random otherwise; always printed)`)
     .option('--report <specs>', 'reports to write: kind=path,... (json, junit, junit-rules, html, md; default: none)')
-    .option('--rate <n>', 'at most n requests per second, honouring 429 Retry-After (default: no limit)')
+    .option(
+      '--rate <n>',
+      'at most n requests per second, waiting out a 429 as its Retry-After or reset header says (default: no limit)',
+    )
     .option(
       '--timeout <ms>',
       `per-request timeout in milliseconds; ${SILENT_LIMIT} unanswered in a row stop the run (default ${DEFAULT_TIMEOUT_MS})`,
