@@ -62,6 +62,9 @@ function parse(text: string): unknown {
 
 export async function probeTarget(target: Target): Promise<ProbeResult> {
   const found: string[] = [];
+  // A question the target would not serve (rate-limited) tells nothing of what it is: with no
+  // provider answer besides, the run stops on that, not on "not a provider".
+  let limited: TransportError | undefined;
   for (const q of QUESTIONS) {
     const headers = new Headers({ accept: 'application/json' });
     if (q.body) headers.set('content-type', 'application/x-www-form-urlencoded');
@@ -70,6 +73,7 @@ export async function probeTarget(target: Target): Promise<ProbeResult> {
       response = await target.send({ method: q.method, url: target.baseUrl + q.path, headers, body: q.body });
     } catch (error) {
       if (!(error instanceof TransportError) || error.code === 'unreachable') throw error;
+      if (error.code === 'rate-limited') limited ??= error;
       found.push(`${q.method} ${q.path}: ${error.message.replace(`${q.method} ${q.path}: `, '')}`);
       continue;
     }
@@ -78,6 +82,7 @@ export async function probeTarget(target: Target): Promise<ProbeResult> {
     const type = (response.headers.get('content-type') ?? 'no content type').split(';')[0];
     found.push(`${q.method} ${q.path} answered ${response.status} ${type}, ${q.wanted}`);
   }
+  if (limited) throw limited;
   return { provider: false, found };
 }
 

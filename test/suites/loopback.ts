@@ -10,6 +10,7 @@ import { toNodeListener, writeResponse } from '../../simulator/adapters/node.js'
 import type { Sim, SimulatorOptions } from '../../simulator/types.js';
 import { executeRun, type RunFlags } from '../../cli/run.js';
 import type { Check } from '../../suites/types.js';
+import type { Target } from '../../suites/target/types.js';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -119,7 +120,8 @@ export async function simulatorWith(
 /** `idp-conformance run` in process, its output captured; a chosen set of checks or all. */
 export async function runCli(
   flags: RunFlags,
-  options: { checks?: Check[]; tty?: boolean; env?: NodeJS.ProcessEnv } = {},
+  /** `target`: the run's own target (an HTTP target with a virtual clock), as a library caller gives it. */
+  options: { checks?: Check[]; tty?: boolean; env?: NodeJS.ProcessEnv; target?: () => Promise<Target> } = {},
 ) {
   const out: string[] = [];
   const err: string[] = [];
@@ -129,6 +131,7 @@ export async function runCli(
       out: (t) => void out.push(t),
       err: (t) => void err.push(t),
       ...(options.checks ? { checks: () => options.checks! } : {}),
+      ...(options.target ? { target: options.target } : {}),
       stdoutTty: options.tty,
       stderrTty: options.tty,
     },

@@ -516,6 +516,18 @@ describe('probeTarget: is this an identity provider of the spec at all', () => {
     });
     await expect(probeTarget(failing(new TransportError('refused', 'unreachable')))).rejects.toThrow('refused');
     await expect(probeTarget(failing(new Error('bug')))).rejects.toThrow('bug');
+    // Refused for now (rate-limited) with no provider answer besides: no "not a provider", the refusal stops the run.
+    const limited = new TransportError(
+      'the target rate-limited this request (GET /x): 429 after 2 retries',
+      'rate-limited',
+    );
+    await expect(probeTarget(failing(limited))).rejects.toBe(limited);
+    const tokenServed = fakeTarget((r) =>
+      new URL(r.url).pathname === '/oauth/token'
+        ? Response.json({ error: 'invalid_grant' }, { status: 400 })
+        : Promise.reject(limited),
+    );
+    expect(await probeTarget(tokenServed)).toEqual({ provider: true, found: [] });
     const noType = fakeTarget(() => new Response(null, { status: 204 }));
     expect((await probeTarget(noType)).found[0]).toBe(
       `${DISCOVERY} answered 204 no content type, no discovery document`,
