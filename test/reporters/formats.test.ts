@@ -327,6 +327,12 @@ describe('console', () => {
       /^FAIL \(partial: 4 of 6 must rules tested\): 2 failed, 1 warned, 1 skipped, 3 passed/,
     );
   });
+  it('ends the verdict line with the requests the target rate-limited, when there were any', () => {
+    const last = (r: typeof report) => formatConsole(r).trimEnd().split('\n').at(-1)!;
+    expect(last(report)).not.toMatch(/rate-limited/);
+    expect(last({ ...report, rateLimited: 1 })).toMatch(/ passed in .+; 1 request rate-limited by the target$/);
+    expect(last({ ...report, rateLimited: 4 })).toMatch(/; 4 requests rate-limited by the target$/);
+  });
   it('decides colour from the stream and NO_COLOR / FORCE_COLOR', () => {
     expect(shouldColor({ isTTY: true }, {})).toBe(true);
     expect(shouldColor({ isTTY: false }, {})).toBe(false);
