@@ -579,6 +579,28 @@ describe('runCheck: timeouts', () => {
     });
   });
 
+  it('errors a check whose request the target would not serve (rate-limited), with that line alone, and counts it', async () => {
+    const line =
+      'the target rate-limited this request (GET /limited): 429 after 2 retries, waited 3 s; lower --rate, or run again once its limit resets';
+    const target = fakeTarget((r) =>
+      new URL(r.url).pathname === '/limited'
+        ? Promise.reject(new TransportError(line, 'rate-limited'))
+        : new Response('{}', { status: 404 }),
+    );
+    const session = await openSession(options({ target }));
+    expect(session.rateLimited()).toBe(0);
+    const r = await session.runCheck(
+      check('limited', ['T-MUST'], async (t) => {
+        t.expect((await t.http.get('/')).status === 404, 'the target answered');
+        await t.http.get('/limited');
+        t.expect(false, 'never reached');
+      }),
+    );
+    await session.close();
+    expect([r.status, r.message]).toEqual(['errored', line]);
+    expect(session.rateLimited()).toBe(1);
+  });
+
   it("a check abandoned at its limit sends nothing more, and nothing of it lands in the next check's evidence", async () => {
     const fake = recording();
     // The abandoned check goes on only once the next one runs, and the next one asks only after it.
