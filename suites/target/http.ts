@@ -246,7 +246,8 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
         });
         if (!isRateLimited(response.status, response.headers) || (await isSlowDown(response))) return response;
         const asked = rateLimitWait(response.headers, clock.now);
-        const wait = asked ?? BACKOFF_SECONDS[Math.min(attempt, BACKOFF_SECONDS.length - 1)];
+        // Only a wait the server named can be too long: our own backoff stays within maxWait.
+        const wait = asked ?? Math.min(BACKOFF_SECONDS[Math.min(attempt, BACKOFF_SECONDS.length - 1)], maxWait);
         // The server speaks for every request: what it names holds the others too, even as this one is given up.
         if (wait <= maxWait && (asked !== null || attempt < retries)) limiter.pause(wait);
         if (attempt < retries && wait <= maxWait) {

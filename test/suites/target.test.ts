@@ -151,6 +151,12 @@ describe('http target', () => {
     expect(seen.length - before).toBe(3);
     expect(clock.slept).toEqual([1000, 2000]);
     await target.close();
+    // The backoff never waits past maxRetryAfter, and is no wait the server asked for.
+    const short = virtualClock();
+    const brief = createHttpTarget({ baseUrl: base }, { clock: short, maxRetryAfter: 1 });
+    await expect(brief.send(get('/limited-bare'))).rejects.toThrow(/: 429 after 2 retries, waited 2 s; lower --rate/);
+    expect(short.slept).toEqual([1000, 1000]);
+    await brief.close();
   });
 
   it('waits as a reset header says when there is no Retry-After', async () => {
