@@ -8,7 +8,7 @@ import type { Offering, RuleId } from '../../spec/index.js';
 import type { CheckResult, CheckStatus, Exchange } from '../report/model.js';
 import { TargetError } from '../errors.js';
 import type { Capabilities, Capability, Check, Driver } from '../types.js';
-import { TransportError, transportStop, type Target } from '../target/types.js';
+import { LOWER_THE_RATE, TransportError, transportStop, type Target } from '../target/types.js';
 import { createDriver } from '../drivers/index.js';
 import { CORE_ENDPOINTS, detectCapabilities, detectControl } from './capabilities.js';
 import { createCheckContext, createEvidence, type Evidence, type SessionGround } from './context.js';
@@ -120,12 +120,23 @@ async function assertReachable(target: Target): Promise<void> {
   }
 }
 
-/** A check ran past its time limit: the target was too slow to judge, which judges no rule. */
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+/**
+ * A check ran past its time limit: the target was too slow to judge, which judges no rule. Past it
+ * while the target's rate limit held the requests (`held`, in words), it says that instead.
+ */
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string, held?: () => string | undefined): Promise<T> {
   if (!Number.isFinite(ms) || ms <= 0) return promise;
   let timer: NodeJS.Timeout;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new NoAnswer(`${what} did not finish within ${ms} ms`)), ms);
+    timer = setTimeout(() => {
+      const late = `${what} did not finish within ${ms} ms`;
+      const hold = held?.();
+      reject(
+        hold
+          ? new RateLimited(`${late}, waiting out the target's rate limit (${hold}); ${LOWER_THE_RATE}`)
+          : new NoAnswer(late),
+      );
+    }, ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
@@ -425,6 +436,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           checkScope.run(scope, () => check.run(t)),
           Number.isFinite(timeoutMs) ? timeoutMs : 0,
           `check ${check.id}`,
+          () => given.rateLimitHold?.(),
         );
         if (evidence.failures.length) result = failed(check, evidence.failures, done, evidenceFields);
         else if (recorder.count === 0)

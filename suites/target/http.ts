@@ -7,7 +7,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { TargetConfig } from '../types.js';
 import { decodeContent } from './content-coding.js';
 import { createRateLimiter, isRateLimited, rateLimitWait, REAL_CLOCK, type Clock } from './rate.js';
-import { TransportError, type RawRequest, type Target } from './types.js';
+import { LOWER_THE_RATE, TransportError, type RawRequest, type Target } from './types.js';
 
 export interface HttpTargetOptions {
   /** Per-request timeout in milliseconds. */
@@ -117,6 +117,8 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
   const limiter = createRateLimiter(options.rate, clock.now, clock.sleep);
   const retries = options.retries429 ?? DEFAULT_RETRIES_429;
   const maxWait = options.maxRetryAfter ?? DEFAULT_MAX_RETRY_AFTER;
+  // The last answer that was a rate limit, for rateLimitHold.
+  let lastRefused = '';
   const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
 
   const once = (raw: RawRequest, fresh = false): Promise<Response> => {
@@ -236,6 +238,10 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
      * `maxWait` (retrying sooner is pointless), it is given up as a TransportError 'rate-limited':
      * the check that sent it is errored with that line, none of its rules is judged on it.
      */
+    rateLimitHold() {
+      const ms = limiter.pausedFor();
+      return ms > 0 ? `${lastRefused}; requests held ${Math.ceil(ms / 1000)} s more` : undefined;
+    },
     async send(raw) {
       let waited = 0;
       for (let attempt = 0; ; attempt++) {
@@ -245,6 +251,8 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
           throw error;
         });
         if (!isRateLimited(response.status, response.headers) || (await isSlowDown(response))) return response;
+        const where = `${raw.method} ${shownPath(splitUrl(raw.url).path)}`;
+        lastRefused = `${where} answered ${response.status}`;
         const asked = rateLimitWait(response.headers, clock.now);
         // Only a wait the server named can be too long: our own backoff stays within maxWait.
         const wait = asked ?? Math.min(BACKOFF_SECONDS[Math.min(attempt, BACKOFF_SECONDS.length - 1)], maxWait);
@@ -259,7 +267,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
             ? `; it asked to wait ${Math.ceil(wait)} s, longer than the ${maxWait} s the harness waits`
             : '';
         throw new TransportError(
-          `the target rate-limited this request (${raw.method} ${shownPath(splitUrl(raw.url).path)}): ${response.status} after ${attempt} ${attempt === 1 ? 'retry' : 'retries'}, waited ${Math.round(waited)} s${tooLong}; lower --rate, or run again once its limit resets`,
+          `the target rate-limited this request (${where}): ${response.status} after ${attempt} ${attempt === 1 ? 'retry' : 'retries'}, waited ${Math.round(waited)} s${tooLong}; ${LOWER_THE_RATE}`,
           'rate-limited',
         );
       }

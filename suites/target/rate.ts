@@ -6,6 +6,8 @@ export interface RateLimiter {
   take(): Promise<void>;
   /** The server asked us to wait (429 Retry-After, a reset header, or our backoff), in seconds. */
   pause(seconds: number): void;
+  /** How long, in ms, the pause still holds every request (0: none). */
+  pausedFor(): number;
 }
 
 /** Where time passes: real time, or a test's virtual clock (a wait then costs no real time). */
@@ -56,6 +58,7 @@ export function createRateLimiter(
     pause(seconds) {
       pausedUntil = Math.max(pausedUntil, now() + seconds * 1000);
     },
+    pausedFor: () => Math.max(0, pausedUntil - now()),
   };
 }
 

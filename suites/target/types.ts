@@ -34,6 +34,9 @@ export class TransportError extends Error {
   }
 }
 
+/** What a user can do about a target's rate limit (the flag that exists for it). */
+export const LOWER_THE_RATE = 'lower --rate, or run again once its limit resets';
+
 /** The one line a run stops with when the target's first answers fail at the transport. */
 export function transportStop(baseUrl: string, error: TransportError): string {
   // An answer past a limit did come: saying "does not answer" would send the reader to the network.
@@ -58,5 +61,10 @@ export interface Target {
   /** The target config: loaded from a file, or asked from the simulator's control API. */
   readonly config: TargetConfig;
   send(request: RawRequest): Promise<TargetResponse>;
+  /**
+   * The target's rate limit holding requests now, in words (the HTTP target, while it waits one
+   * out): a check that runs out of time meanwhile says so rather than "did not answer".
+   */
+  rateLimitHold?(): string | undefined;
   close(): Promise<void>;
 }

@@ -590,7 +590,7 @@ describe('runCheck: timeouts', () => {
     const session = await openSession(options({ target }));
     expect(session.rateLimited()).toBe(0);
     const r = await session.runCheck(
-      check('limited', ['T-MUST'], async (t) => {
+      check('limited', ['T-MUST'], async (t: CheckContext) => {
         t.expect((await t.http.get('/')).status === 404, 'the target answered');
         await t.http.get('/limited');
         t.expect(false, 'never reached');
@@ -599,6 +599,18 @@ describe('runCheck: timeouts', () => {
     await session.close();
     expect([r.status, r.message]).toEqual(['errored', line]);
     expect(session.rateLimited()).toBe(1);
+  });
+
+  it("a check past its limit while the target's rate limit holds the requests says so, not 'did not answer'", async () => {
+    const held = {
+      ...recording().target,
+      rateLimitHold: () => 'POST /oauth/token answered 429; requests held 40 s more',
+    };
+    const [r] = await runAll({ checkTimeoutMs: 20, target: held }, ['held', ['T-MUST'], slowCheck(400)]);
+    expect([r.status, r.message]).toEqual([
+      'errored',
+      "check grants.held did not finish within 20 ms, waiting out the target's rate limit (POST /oauth/token answered 429; requests held 40 s more); lower --rate, or run again once its limit resets",
+    ]);
   });
 
   it("a check abandoned at its limit sends nothing more, and nothing of it lands in the next check's evidence", async () => {

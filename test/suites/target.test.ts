@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
@@ -157,6 +157,21 @@ describe('http target', () => {
     await expect(brief.send(get('/limited-bare'))).rejects.toThrow(/: 429 after 2 retries, waited 2 s; lower --rate/);
     expect(short.slept).toEqual([1000, 1000]);
     await brief.close();
+  });
+
+  it('says, while it waits, what rate limit holds the requests and for how long', async () => {
+    let release: () => void = () => undefined;
+    const clock = { now: Date.now, sleep: () => new Promise<void>((resolve) => (release = resolve)) };
+    const target = createHttpTarget({ baseUrl: base }, { clock });
+    expect(target.rateLimitHold?.()).toBeUndefined();
+    tooMany = 1;
+    const answer = target.send(get('/limited-reset'));
+    await vi.waitFor(() =>
+      expect(target.rateLimitHold?.()).toBe('GET /limited-reset answered 429; requests held 1 s more'),
+    );
+    release();
+    expect((await answer).status).toBe(200);
+    await target.close();
   });
 
   it('waits as a reset header says when there is no Retry-After', async () => {
