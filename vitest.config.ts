@@ -12,6 +12,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores on CI: more workers only thrash.
     maxWorkers: 2,
+    setupFiles: ['test/setup/one-chromium.ts'],
     projects: [
       { extends: true, test: { name: 'shared', include, exclude: needsIsolation, isolate: false } },
       { extends: true, test: { name: 'isolated', include: needsIsolation, isolate: true } },
