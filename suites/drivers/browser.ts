@@ -100,11 +100,13 @@ async function launch(executablePath: string): Promise<Browser> {
   }
   try {
     // launch() gives each browser a fresh temporary profile (user-data-dir) and deletes it on close.
-    // SIGINT stays ours: Ctrl-C lets the running check finish, so the browser must outlive it.
+    // SIGINT and SIGTERM stay ours: the first lets the running check finish, so the browser must
+    // outlive it (playwright still kills it when the process exits).
     return await playwright.chromium.launch({
       executablePath,
       args: CHROMIUM_ARGS,
       handleSIGINT: false,
+      handleSIGTERM: false,
       timeout: PAGE_TIMEOUT_MS,
     });
   } catch (error) {
