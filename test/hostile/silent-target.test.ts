@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Report } from '../../suites/report/model.js';
 import { SILENT_LIMIT } from '../../suites/runner/session.js';
 import { runCli, simulatorWith, type Loopback } from '../suites/loopback.js';
@@ -147,32 +147,48 @@ describe('--deadline', () => {
 });
 
 describe('signals', () => {
-  it('a repeat of the signal just after the run released its watch is absorbed, not fatal', async () => {
-    const before = process.listenerCount('SIGTERM');
-    const said: string[] = [];
-    const watch = watchSignals({ err: (t) => said.push(t) });
-    process.emit('SIGTERM', 'SIGTERM');
-    watch.release();
-    // Node kills the process for a SIGTERM that finds no listener: one must stay for the window.
-    expect(process.listenerCount('SIGTERM')).toBe(before + 1);
-    process.emit('SIGTERM', 'SIGTERM');
-    expect(said.join('')).not.toMatch(/again/);
-    await new Promise((resolve) => setTimeout(resolve, SIGNAL_REPEAT_MS + 50));
-    expect(process.listenerCount('SIGTERM')).toBe(before);
-    // Without a signal there is nothing to absorb: released means gone at once.
-    watchSignals({ err: () => undefined }).release();
-    expect(process.listenerCount('SIGTERM')).toBe(before);
-  });
+  // The repeat window on a fake clock (Date.now and timers): the same steps, without waiting it out.
+  const onFakeClock = async (steps: () => Promise<void>) => {
+    vi.useFakeTimers();
+    try {
+      await steps();
+    } finally {
+      vi.useRealTimers();
+    }
+  };
 
-  it('simulate and proxy absorb the repeat of the signal that stops them while they close', async () => {
-    const before = process.listenerCount('SIGTERM');
-    const stopped = untilSignal();
-    process.emit('SIGTERM', 'SIGTERM');
-    expect(await stopped).toBe('SIGTERM');
-    expect(process.listenerCount('SIGTERM')).toBe(before + 1);
-    await new Promise((resolve) => setTimeout(resolve, SIGNAL_REPEAT_MS + 50));
-    expect(process.listenerCount('SIGTERM')).toBe(before);
-  });
+  it('a repeat of the signal just after the run released its watch is absorbed, not fatal', () =>
+    onFakeClock(async () => {
+      const before = process.listenerCount('SIGTERM');
+      const said: string[] = [];
+      const watch = watchSignals({ err: (t) => said.push(t) });
+      process.emit('SIGTERM', 'SIGTERM');
+      watch.release();
+      // Node kills the process for a SIGTERM that finds no listener: one must stay for the window.
+      expect(process.listenerCount('SIGTERM')).toBe(before + 1);
+      process.emit('SIGTERM', 'SIGTERM');
+      expect(said.join('')).not.toMatch(/again/);
+      await vi.advanceTimersByTimeAsync(SIGNAL_REPEAT_MS - 50);
+      expect(process.listenerCount('SIGTERM')).toBe(before + 1);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(process.listenerCount('SIGTERM')).toBe(before);
+      // Without a signal there is nothing to absorb: released means gone at once.
+      watchSignals({ err: () => undefined }).release();
+      expect(process.listenerCount('SIGTERM')).toBe(before);
+    }));
+
+  it('simulate and proxy absorb the repeat of the signal that stops them while they close', () =>
+    onFakeClock(async () => {
+      const before = process.listenerCount('SIGTERM');
+      const stopped = untilSignal();
+      process.emit('SIGTERM', 'SIGTERM');
+      expect(await stopped).toBe('SIGTERM');
+      expect(process.listenerCount('SIGTERM')).toBe(before + 1);
+      await vi.advanceTimersByTimeAsync(SIGNAL_REPEAT_MS - 50);
+      expect(process.listenerCount('SIGTERM')).toBe(before + 1);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(process.listenerCount('SIGTERM')).toBe(before);
+    }));
 
   it('the same SIGTERM twice at once (GNU timeout) is one stop: reports written, exit 143', async () => {
     const server = await simulatorWith(() => false, { delayMs: 15 });
