@@ -12,6 +12,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores on CI: more workers only thrash.
     maxWorkers: 2,
+    // One Chromium per worker, closed when the worker stops (test/setup/one-chromium.ts).
+    environment: './test/setup/worker-environment.ts',
+    setupFiles: ['test/setup/one-chromium.ts'],
     projects: [
       { extends: true, test: { name: 'shared', include, exclude: needsIsolation, isolate: false } },
       { extends: true, test: { name: 'isolated', include: needsIsolation, isolate: true } },

@@ -73,7 +73,13 @@ export interface BrowserDriver extends Driver {
 
 // One Chromium per process, shared by every driver that is open (a test file and the runs it
 // starts reuse one launch); each driver gets its own context, so cookies never cross drivers.
-let shared: { browser: Promise<Browser>; users: number } | undefined;
+interface Shared {
+  browser: Promise<Browser>;
+  users: number;
+}
+let shared: Shared | undefined;
+/** Open holds (holdBrowser): while there is one, the last driver to close leaves Chromium running. */
+let holds = 0;
 
 function chromiumPath(options: BrowserDriverOptions): string {
   const path = options.executablePath ?? process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM;
@@ -94,11 +100,13 @@ async function launch(executablePath: string): Promise<Browser> {
   }
   try {
     // launch() gives each browser a fresh temporary profile (user-data-dir) and deletes it on close.
-    // SIGINT stays ours: Ctrl-C lets the running check finish, so the browser must outlive it.
+    // SIGINT and SIGTERM stay ours: the first lets the running check finish, so the browser must
+    // outlive it (playwright still kills it when the process exits).
     return await playwright.chromium.launch({
       executablePath,
       args: CHROMIUM_ARGS,
       handleSIGINT: false,
+      handleSIGTERM: false,
       timeout: PAGE_TIMEOUT_MS,
     });
   } catch (error) {
@@ -108,23 +116,70 @@ async function launch(executablePath: string): Promise<Browser> {
   }
 }
 
-async function acquireBrowser(executablePath: string): Promise<Browser> {
+function acquireBrowser(executablePath: string): Shared {
   if (!shared) {
     const entry = { browser: launch(executablePath), users: 0 };
     shared = entry;
-    entry.browser.catch(() => {
+    // A browser that failed to start, crashed or was closed is not handed to the next driver.
+    const forget = () => {
       if (shared === entry) shared = undefined;
-    });
+    };
+    entry.browser.then((browser) => browser.on('disconnected', forget), forget);
   }
   shared.users++;
-  return shared.browser;
+  return shared;
 }
 
-async function releaseBrowser(): Promise<void> {
-  if (!shared || --shared.users > 0) return;
+async function closeUnused(): Promise<void> {
+  if (!shared || shared.users > 0 || holds > 0) return;
   const { browser } = shared;
   shared = undefined;
   await (await browser.catch(() => undefined))?.close().catch(() => undefined);
+}
+
+/** A driver is done with `entry`; one that crashed meanwhile is no longer shared, nothing to close. */
+async function releaseBrowser(entry: Shared): Promise<void> {
+  entry.users--;
+  if (entry === shared) await closeUnused();
+}
+
+/**
+ * The drivers' shared Chromium, for a caller with pages of its own (a test of the HTML report):
+ * its contexts are its own to close, then `release`.
+ */
+export async function borrowBrowser(
+  options: Pick<BrowserDriverOptions, 'executablePath'> = {},
+): Promise<{ browser: Browser; release: () => Promise<void> }> {
+  const entry = acquireBrowser(chromiumPath(options));
+  const browser = await entry.browser.catch(async (error: unknown) => {
+    await releaseBrowser(entry);
+    throw error;
+  });
+  let released = false;
+  return {
+    browser,
+    release: async () => {
+      if (released) return;
+      released = true;
+      await releaseBrowser(entry);
+    },
+  };
+}
+
+/**
+ * Keeps Chromium open between drivers until the returned release: a caller that opens drivers one
+ * after another (a test worker, a library caller running sessions in a loop) pays one launch, not
+ * one per run. Nothing is launched until a driver needs it; each driver still has its own context.
+ */
+export function holdBrowser(): () => Promise<void> {
+  holds++;
+  let held = true;
+  return async () => {
+    if (!held) return;
+    held = false;
+    holds--;
+    await closeUnused();
+  };
 }
 
 const cssString = (value: string) => `"${value.replace(/["\\]/g, '\\$&')}"`;
@@ -290,8 +345,7 @@ export async function createBrowserDriver(
       'driver "browser" needs a target served over HTTP (give --config or --target; `idp-conformance simulate` serves the simulator)',
     );
   }
-  const executablePath = chromiumPath(options);
-  const browser = await acquireBrowser(executablePath);
+  const { browser, release } = await borrowBrowser(options);
   let context: BrowserContext;
   let fence: Fence | undefined;
   try {
@@ -302,7 +356,7 @@ export async function createBrowserDriver(
     await context.addInitScript(withoutPeerConnections);
   } catch (error) {
     await fence?.close();
-    await releaseBrowser();
+    await release();
     throw new DriverError(
       `driver "browser" could not open a browser context: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
     );
@@ -645,7 +699,7 @@ export async function createBrowserDriver(
       closed = true;
       await context.close().catch(() => undefined);
       await fence?.close();
-      await releaseBrowser();
+      await release();
     },
   };
 }

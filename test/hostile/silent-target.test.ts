@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Report } from '../../suites/report/model.js';
 import { SILENT_LIMIT } from '../../suites/runner/session.js';
 import { runCli, simulatorWith, type Loopback } from '../suites/loopback.js';
@@ -82,49 +82,6 @@ async function silentRun(timeout: string, reports: string, trickle = false) {
 
 const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Report;
 
-describe('a target that falls silent', () => {
-  it(`stops the run after ${SILENT_LIMIT} unanswered requests in a row: one line, reports, exit 2, no rule broken`, async () => {
-    const report = join(dir, 'silent.json');
-    const run = await silentRun('300', `json=${report},md=${report}.md`);
-    const code = await run.exited;
-    const { out, err } = run.output();
-    expect(code, err + out).toBe(2);
-    expect(err).toMatch(
-      new RegExp(
-        `^idp-conformance: the target stopped answering after ${SILENT_LIMIT} requests in a row got no answer; \\d+ of \\d+ checks not run$`,
-        'm',
-      ),
-    );
-    expect(out).toMatch(/^STOPPED \(the target stopped answering after/m);
-    const json = read(report);
-    expect(json.stopped?.reason).toBe('silent');
-    expect(existsSync(`${report}.md`)).toBe(true);
-    // The timeouts errored their checks; none failed on them, none broke a rule.
-    expect(json.checks.filter((c) => c.status === 'failed')).toEqual([]);
-    const errored = json.checks.filter((c) => c.status === 'errored');
-    expect(errored.length).toBeGreaterThan(0);
-    expect(errored.length).toBeLessThanOrEqual(SILENT_LIMIT);
-    for (const c of errored) expect(c.message).toMatch(/did not answer/);
-    expect(json.checks.filter((c) => c.message === json.stopped?.message).length).toBeGreaterThan(0);
-  }, 120_000);
-});
-
-describe('a target that trickles its answers', () => {
-  it('bounds each answer, not only the silence: the run stops as for a silent target', async () => {
-    const report = join(dir, 'trickle.json');
-    const run = await silentRun('300', `json=${report}`, true);
-    const code = await run.exited;
-    const { out, err } = run.output();
-    expect(code, err + out).toBe(2);
-    const json = read(report);
-    expect(json.stopped?.reason).toBe('silent');
-    expect(json.checks.filter((c) => c.status === 'failed')).toEqual([]);
-    const errored = json.checks.filter((c) => c.status === 'errored');
-    expect(errored.length).toBeGreaterThan(0);
-    for (const c of errored) expect(c.message).toMatch(/did not answer.*did not end within 300 ms/);
-  }, 120_000);
-});
-
 describe('--deadline', () => {
   it('ends the run at its bound with its reports, STOPPED and exit code 2', async () => {
     const server = await simulatorWith(() => false, { delayMs: 10 });
@@ -147,33 +104,54 @@ describe('--deadline', () => {
 });
 
 describe('signals', () => {
-  it('a repeat of the signal just after the run released its watch is absorbed, not fatal', async () => {
-    const before = process.listenerCount('SIGTERM');
-    const said: string[] = [];
-    const watch = watchSignals({ err: (t) => said.push(t) });
-    process.emit('SIGTERM', 'SIGTERM');
-    watch.release();
-    // Node kills the process for a SIGTERM that finds no listener: one must stay for the window.
-    expect(process.listenerCount('SIGTERM')).toBe(before + 1);
-    process.emit('SIGTERM', 'SIGTERM');
-    expect(said.join('')).not.toMatch(/again/);
-    await new Promise((resolve) => setTimeout(resolve, SIGNAL_REPEAT_MS + 50));
-    expect(process.listenerCount('SIGTERM')).toBe(before);
-    // Without a signal there is nothing to absorb: released means gone at once.
-    watchSignals({ err: () => undefined }).release();
-    expect(process.listenerCount('SIGTERM')).toBe(before);
-  });
+  // The repeat window on a fake clock (Date.now and timers): the same steps, without waiting it out.
+  const onFakeClock = async (steps: () => Promise<void>) => {
+    vi.useFakeTimers();
+    try {
+      await steps();
+    } finally {
+      vi.useRealTimers();
+    }
+  };
 
-  it('simulate and proxy absorb the repeat of the signal that stops them while they close', async () => {
-    const before = process.listenerCount('SIGTERM');
-    const stopped = untilSignal();
-    process.emit('SIGTERM', 'SIGTERM');
-    expect(await stopped).toBe('SIGTERM');
-    expect(process.listenerCount('SIGTERM')).toBe(before + 1);
-    await new Promise((resolve) => setTimeout(resolve, SIGNAL_REPEAT_MS + 50));
-    expect(process.listenerCount('SIGTERM')).toBe(before);
-  });
+  it('a repeat of the signal just after the run released its watch is absorbed, not fatal', () =>
+    onFakeClock(async () => {
+      const before = process.listenerCount('SIGTERM');
+      const said: string[] = [];
+      const watch = watchSignals({ err: (t) => said.push(t) });
+      process.emit('SIGTERM', 'SIGTERM');
+      watch.release();
+      // Node kills the process for a SIGTERM that finds no listener: one must stay for the window.
+      expect(process.listenerCount('SIGTERM')).toBe(before + 1);
+      process.emit('SIGTERM', 'SIGTERM');
+      expect(said.join('')).not.toMatch(/again/);
+      await vi.advanceTimersByTimeAsync(SIGNAL_REPEAT_MS - 50);
+      expect(process.listenerCount('SIGTERM')).toBe(before + 1);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(process.listenerCount('SIGTERM')).toBe(before);
+      // Without a signal there is nothing to absorb: released means gone at once.
+      watchSignals({ err: () => undefined }).release();
+      expect(process.listenerCount('SIGTERM')).toBe(before);
+    }));
 
+  it('simulate and proxy absorb the repeat of the signal that stops them while they close', () =>
+    onFakeClock(async () => {
+      const before = process.listenerCount('SIGTERM');
+      const stopped = untilSignal();
+      process.emit('SIGTERM', 'SIGTERM');
+      expect(await stopped).toBe('SIGTERM');
+      expect(process.listenerCount('SIGTERM')).toBe(before + 1);
+      await vi.advanceTimersByTimeAsync(SIGNAL_REPEAT_MS - 50);
+      expect(process.listenerCount('SIGTERM')).toBe(before + 1);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(process.listenerCount('SIGTERM')).toBe(before);
+    }));
+});
+
+// The runs in a child process below wait mostly on timers (the target's silence, the --timeout,
+// the stop grace): they run at once, each with its own target and reports. Not the tests above,
+// which move the process's own signal listeners and clock.
+describe.concurrent('signals to a running command', () => {
   it('the same SIGTERM twice at once (GNU timeout) is one stop: reports written, exit 143', async () => {
     const server = await simulatorWith(() => false, { delayMs: 15 });
     servers.push(server);
@@ -229,4 +207,47 @@ describe('signals', () => {
     },
     120_000,
   );
+});
+
+describe.concurrent('a target that falls silent', () => {
+  it(`stops the run after ${SILENT_LIMIT} unanswered requests in a row: one line, reports, exit 2, no rule broken`, async () => {
+    const report = join(dir, 'silent.json');
+    const run = await silentRun('300', `json=${report},md=${report}.md`);
+    const code = await run.exited;
+    const { out, err } = run.output();
+    expect(code, err + out).toBe(2);
+    expect(err).toMatch(
+      new RegExp(
+        `^idp-conformance: the target stopped answering after ${SILENT_LIMIT} requests in a row got no answer; \\d+ of \\d+ checks not run$`,
+        'm',
+      ),
+    );
+    expect(out).toMatch(/^STOPPED \(the target stopped answering after/m);
+    const json = read(report);
+    expect(json.stopped?.reason).toBe('silent');
+    expect(existsSync(`${report}.md`)).toBe(true);
+    // The timeouts errored their checks; none failed on them, none broke a rule.
+    expect(json.checks.filter((c) => c.status === 'failed')).toEqual([]);
+    const errored = json.checks.filter((c) => c.status === 'errored');
+    expect(errored.length).toBeGreaterThan(0);
+    expect(errored.length).toBeLessThanOrEqual(SILENT_LIMIT);
+    for (const c of errored) expect(c.message).toMatch(/did not answer/);
+    expect(json.checks.filter((c) => c.message === json.stopped?.message).length).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe.concurrent('a target that trickles its answers', () => {
+  it('bounds each answer, not only the silence: the run stops as for a silent target', async () => {
+    const report = join(dir, 'trickle.json');
+    const run = await silentRun('300', `json=${report}`, true);
+    const code = await run.exited;
+    const { out, err } = run.output();
+    expect(code, err + out).toBe(2);
+    const json = read(report);
+    expect(json.stopped?.reason).toBe('silent');
+    expect(json.checks.filter((c) => c.status === 'failed')).toEqual([]);
+    const errored = json.checks.filter((c) => c.status === 'errored');
+    expect(errored.length).toBeGreaterThan(0);
+    for (const c of errored) expect(c.message).toMatch(/did not answer.*did not end within 300 ms/);
+  }, 120_000);
 });

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { executeRun } from '../../cli/run.js';
-import { CHROMIUM_ARGS, DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
+import { borrowBrowser, DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
 import type { Report } from '../../suites/report/model.js';
 
 const CHROMIUM = process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM;
@@ -23,7 +23,7 @@ describe.skipIf(!hasChromium)(
   hasChromium ? 'HTML report in Chromium' : `HTML report in Chromium (skipped: no Chromium at ${CHROMIUM})`,
   () => {
     const dir = mkdtempSync(join(tmpdir(), 'idp-html-'));
-    let browser: Browser;
+    let release: (() => Promise<void>) | undefined;
     let page: Page;
     let report: Report;
     const requests: string[] = [];
@@ -42,9 +42,10 @@ describe.skipIf(!hasChromium)(
       );
       expect(code).toBe(1);
       report = JSON.parse(readFileSync(`${dir}/r.json`, 'utf8')) as Report;
-      const { chromium } = await import('playwright-core');
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-      page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      // The worker's Chromium (test/setup/one-chromium.ts); the page is a context of its own.
+      const borrowed = await borrowBrowser({ executablePath: CHROMIUM });
+      release = borrowed.release;
+      page = await borrowed.browser.newPage({ viewport: { width: 1280, height: 900 } });
       page.on('request', (r) => void (r.url().startsWith('file:') || requests.push(r.url())));
       const errors: string[] = [];
       page.on('pageerror', (e) => void errors.push(e.message));
@@ -56,7 +57,8 @@ describe.skipIf(!hasChromium)(
     }, 120_000);
 
     afterAll(async () => {
-      await browser?.close();
+      await page?.close();
+      await release?.();
       rmSync(dir, { recursive: true, force: true });
     });
 

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { createSimulator } from '../../simulator/core.js';
 import { serve, type Served } from '../../simulator/adapters/node.js';
-import { DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
+import { borrowBrowser, DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
 
 const CHROMIUM = process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM;
 const hasChromium = existsSync(CHROMIUM);
@@ -76,19 +76,17 @@ describe.skipIf(!hasChromium)(
     /** Status of each control API answer the simulator sent, by path. */
     const answered: string[] = [];
 
+    let release: (() => Promise<void>) | undefined;
     beforeAll(async () => {
-      const { chromium } = await import('playwright-core');
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--no-sandbox', '--headless', '--disable-background-networking'],
-      });
+      // The worker's Chromium (test/setup/one-chromium.ts); each tab below is a context of its own.
+      ({ browser, release } = await borrowBrowser({ executablePath: CHROMIUM }));
       served = await serve(createSimulator({ clock: { frozen: true } }));
       served.server.on('request', (req, res) => {
         res.once('finish', () => answered.push(`${req.method} ${req.url} ${res.statusCode}`));
       });
     });
     afterAll(async () => {
-      await browser?.close();
+      await release?.();
       await served?.close();
       await Promise.all(pages.map((s) => new Promise((r) => s.close(r))));
     });

@@ -2,8 +2,8 @@
  * The browser driver through real Chromium against the simulator served over real HTTP on
  * 127.0.0.1: the code flow with PKCE (approve and deny), an error page, a device code approved on
  * the verification page, and `run --suite grants` with `driver.kind: browser` on one check per way
- * a page ends (page-endings.ts). One Chromium per file: the driver opened here keeps it alive and
- * the run's own driver shares it.
+ * a page ends (page-endings.ts). One Chromium per vitest worker (test/setup/one-chromium.ts): the
+ * driver opened here and the run's own driver share it, each in a context of its own.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,7 +20,13 @@ import { createHttp, createRecorder } from '../../suites/runner/http.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import { createOAuthFlows, type TrackedFlows } from '../../suites/runner/oauth.js';
 import { createRandom } from '../../suites/runner/random.js';
-import { createBrowserDriver, DEFAULT_CHROMIUM, type BrowserDriver } from '../../suites/drivers/browser.js';
+import {
+  borrowBrowser,
+  createBrowserDriver,
+  DEFAULT_CHROMIUM,
+  holdBrowser,
+  type BrowserDriver,
+} from '../../suites/drivers/browser.js';
 import { executeRun } from '../../cli/run.js';
 import { DriverError } from '../../suites/errors.js';
 import type { Http, TargetConfig } from '../../suites/types.js';
@@ -248,3 +254,25 @@ describe.skipIf(!hasChromium)(
     });
   },
 );
+
+describe.skipIf(!hasChromium)('one Chromium between drivers', () => {
+  it('a hold keeps it open when its last user is done; one closed under its users is not handed out again', async () => {
+    const release = holdBrowser();
+    try {
+      const first = await borrowBrowser({ executablePath: CHROMIUM });
+      await first.release();
+      expect(first.browser.isConnected()).toBe(true);
+      const again = await borrowBrowser({ executablePath: CHROMIUM });
+      expect(again.browser).toBe(first.browser);
+      // Gone while borrowed (closed, or crashed): the next borrower gets a new one.
+      await again.browser.close();
+      await again.release();
+      const fresh = await borrowBrowser({ executablePath: CHROMIUM });
+      expect(fresh.browser).not.toBe(first.browser);
+      expect(fresh.browser.isConnected()).toBe(true);
+      await fresh.release();
+    } finally {
+      await release();
+    }
+  });
+});

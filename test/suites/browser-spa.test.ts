@@ -19,7 +19,7 @@ import { createHttp, createRecorder } from '../../suites/runner/http.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import { createOAuthFlows } from '../../suites/runner/oauth.js';
 import { createRandom } from '../../suites/runner/random.js';
-import { createBrowserDriver, DEFAULT_CHROMIUM, type BrowserDriver } from '../../suites/drivers/browser.js';
+import { createBrowserDriver, DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
 import { createFormDriver } from '../../suites/drivers/form.js';
 import { HarnessError } from '../../suites/runner/errors.js';
 import { executeRun } from '../../cli/run.js';
@@ -78,17 +78,8 @@ describe.skipIf(!hasChromium)(
       providers.push(provider);
       return provider;
     };
-    // One Chromium for the file: this driver keeps it open, and every driver below (the run's too) shares it.
-    let keeper: BrowserDriver | undefined;
-    beforeAll(async () => {
-      const config = (await start({ handover: 'navigate' })).config();
-      keeper = await createBrowserDriver(
-        createHttp(createHttpTarget(config), createRecorder(5), createRedactor()),
-        config,
-      );
-    });
+    // Every driver below (the run's too) shares the worker's Chromium (test/setup/one-chromium.ts).
     afterAll(async () => {
-      await keeper?.close();
       for (const p of providers) await p.close();
     });
 

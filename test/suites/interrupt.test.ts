@@ -61,15 +61,21 @@ describe('an interrupted run', () => {
       child.stdout.on('data', (c) => (out += c));
       child.stderr.on('data', (c) => (err += c));
       const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
-      // Once the checks are under way (the run has named its target), a little later, the signal.
+      // Mid-run: once the checks are under way and hold a live token (what the stop must revoke),
+      // the signal. Asked of the simulator rather than waited for a while: as soon as it is so.
       await new Promise<void>((resolve, reject) => {
         const wait = setInterval(() => {
-          if (/seed 4, \d+ checks/.test(err)) {
+          if (!/seed 4, \d+ checks/.test(err)) return;
+          void stats(server.sim).then((now) => {
+            if (now.accessTokens <= before.accessTokens) return;
             clearInterval(wait);
-            setTimeout(resolve, 1500);
-          }
+            resolve();
+          });
         }, 20);
-        child.on('exit', () => reject(new Error(`the run ended before the signal:\n${err}\n${out}`)));
+        child.on('exit', () => {
+          clearInterval(wait);
+          reject(new Error(`the run ended before the signal:\n${err}\n${out}`));
+        });
       });
       child.kill(signal);
       expect(await exited, err + out).toBe(code);
