@@ -82,6 +82,49 @@ async function silentRun(timeout: string, reports: string, trickle = false) {
 
 const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Report;
 
+describe('a target that falls silent', () => {
+  it(`stops the run after ${SILENT_LIMIT} unanswered requests in a row: one line, reports, exit 2, no rule broken`, async () => {
+    const report = join(dir, 'silent.json');
+    const run = await silentRun('300', `json=${report},md=${report}.md`);
+    const code = await run.exited;
+    const { out, err } = run.output();
+    expect(code, err + out).toBe(2);
+    expect(err).toMatch(
+      new RegExp(
+        `^idp-conformance: the target stopped answering after ${SILENT_LIMIT} requests in a row got no answer; \\d+ of \\d+ checks not run$`,
+        'm',
+      ),
+    );
+    expect(out).toMatch(/^STOPPED \(the target stopped answering after/m);
+    const json = read(report);
+    expect(json.stopped?.reason).toBe('silent');
+    expect(existsSync(`${report}.md`)).toBe(true);
+    // The timeouts errored their checks; none failed on them, none broke a rule.
+    expect(json.checks.filter((c) => c.status === 'failed')).toEqual([]);
+    const errored = json.checks.filter((c) => c.status === 'errored');
+    expect(errored.length).toBeGreaterThan(0);
+    expect(errored.length).toBeLessThanOrEqual(SILENT_LIMIT);
+    for (const c of errored) expect(c.message).toMatch(/did not answer/);
+    expect(json.checks.filter((c) => c.message === json.stopped?.message).length).toBeGreaterThan(0);
+  }, 120_000);
+});
+
+describe('a target that trickles its answers', () => {
+  it('bounds each answer, not only the silence: the run stops as for a silent target', async () => {
+    const report = join(dir, 'trickle.json');
+    const run = await silentRun('300', `json=${report}`, true);
+    const code = await run.exited;
+    const { out, err } = run.output();
+    expect(code, err + out).toBe(2);
+    const json = read(report);
+    expect(json.stopped?.reason).toBe('silent');
+    expect(json.checks.filter((c) => c.status === 'failed')).toEqual([]);
+    const errored = json.checks.filter((c) => c.status === 'errored');
+    expect(errored.length).toBeGreaterThan(0);
+    for (const c of errored) expect(c.message).toMatch(/did not answer.*did not end within 300 ms/);
+  }, 120_000);
+});
+
 describe('--deadline', () => {
   it('ends the run at its bound with its reports, STOPPED and exit code 2', async () => {
     const server = await simulatorWith(() => false, { delayMs: 10 });
@@ -146,12 +189,7 @@ describe('signals', () => {
       await vi.advanceTimersByTimeAsync(100);
       expect(process.listenerCount('SIGTERM')).toBe(before);
     }));
-});
 
-// The runs in a child process below wait mostly on timers (the target's silence, the --timeout,
-// the stop grace): they run at once, each with its own target and reports. Not the tests above,
-// which move the process's own signal listeners and clock.
-describe.concurrent('signals to a running command', () => {
   it('the same SIGTERM twice at once (GNU timeout) is one stop: reports written, exit 143', async () => {
     const server = await simulatorWith(() => false, { delayMs: 15 });
     servers.push(server);
@@ -207,47 +245,4 @@ describe.concurrent('signals to a running command', () => {
     },
     120_000,
   );
-});
-
-describe.concurrent('a target that falls silent', () => {
-  it(`stops the run after ${SILENT_LIMIT} unanswered requests in a row: one line, reports, exit 2, no rule broken`, async () => {
-    const report = join(dir, 'silent.json');
-    const run = await silentRun('300', `json=${report},md=${report}.md`);
-    const code = await run.exited;
-    const { out, err } = run.output();
-    expect(code, err + out).toBe(2);
-    expect(err).toMatch(
-      new RegExp(
-        `^idp-conformance: the target stopped answering after ${SILENT_LIMIT} requests in a row got no answer; \\d+ of \\d+ checks not run$`,
-        'm',
-      ),
-    );
-    expect(out).toMatch(/^STOPPED \(the target stopped answering after/m);
-    const json = read(report);
-    expect(json.stopped?.reason).toBe('silent');
-    expect(existsSync(`${report}.md`)).toBe(true);
-    // The timeouts errored their checks; none failed on them, none broke a rule.
-    expect(json.checks.filter((c) => c.status === 'failed')).toEqual([]);
-    const errored = json.checks.filter((c) => c.status === 'errored');
-    expect(errored.length).toBeGreaterThan(0);
-    expect(errored.length).toBeLessThanOrEqual(SILENT_LIMIT);
-    for (const c of errored) expect(c.message).toMatch(/did not answer/);
-    expect(json.checks.filter((c) => c.message === json.stopped?.message).length).toBeGreaterThan(0);
-  }, 120_000);
-});
-
-describe.concurrent('a target that trickles its answers', () => {
-  it('bounds each answer, not only the silence: the run stops as for a silent target', async () => {
-    const report = join(dir, 'trickle.json');
-    const run = await silentRun('300', `json=${report}`, true);
-    const code = await run.exited;
-    const { out, err } = run.output();
-    expect(code, err + out).toBe(2);
-    const json = read(report);
-    expect(json.stopped?.reason).toBe('silent');
-    expect(json.checks.filter((c) => c.status === 'failed')).toEqual([]);
-    const errored = json.checks.filter((c) => c.status === 'errored');
-    expect(errored.length).toBeGreaterThan(0);
-    for (const c of errored) expect(c.message).toMatch(/did not answer.*did not end within 300 ms/);
-  }, 120_000);
 });
