@@ -37,7 +37,7 @@ export const STOPPED_ANSWERING = `the target stopped answering after ${SILENT_LI
  * wait past 60 s: three in a row, nothing served between them, is a spent quota, not a busy second.
  * A path refused for good must not stop the run, yet checks that each start at it (the token
  * endpoint: up to 5 in a row in a whole run) give it up in a row with nothing asked between. So
- * the last of the three is the harness's own question elsewhere (REACHABILITY, as at start-up),
+ * the last of the three is the harness's own question elsewhere (`reachability`: GET /, as at start-up),
  * asked when the checks' requests were refused one short of the limit: a target that serves it
  * refuses a path, not the harness, and its answer resets the count.
  * The first give-up naming a reset past the longest wait does not stop the run at once: that reset
@@ -209,7 +209,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           rateLimited++;
           if (++refusedInARow >= RATE_LIMITED_LIMIT)
             gone ??= { reason: 'rate-limited', message: stoppedServing(error.resetIn) };
-          else if (refusedInARow === RATE_LIMITED_LIMIT - 1 && !askingElsewhere) {
+          else if (refusedInARow === RATE_LIMITED_LIMIT - 1 && !askingElsewhere && !gone) {
             // Through this same send, so its answer (or refusal) counts as any request's.
             askingElsewhere = true;
             await target.send(reachability(given)).catch(() => undefined);
