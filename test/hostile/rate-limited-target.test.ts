@@ -163,6 +163,17 @@ describe('a target whose quota runs out mid-run', () => {
     expect(r.refused()).toBe(RATE_LIMITED_LIMIT);
   }, 120_000);
 
+  it('spent during the start-up: stops before the first check, within the same backoff', async () => {
+    const r = await quotaRun('start-up', (_path, n) => n > 10);
+    expect(r.code, r.err).toBe(2);
+    const message = `the target stopped serving the harness: ${RATE_LIMITED_LIMIT} requests in a row were rate-limited`;
+    expect(r.report.stopped).toEqual({ reason: 'rate-limited', message });
+    const all = r.report.checks.length;
+    expect(r.err).toContain(`idp-conformance: ${message}; ${all} of ${all} checks not run\n`);
+    const backoff = BACKOFF_SECONDS.map((s) => s * 1000);
+    expect(r.clock.slept).toEqual(Array.from({ length: RATE_LIMITED_LIMIT }, () => backoff).flat());
+  }, 120_000);
+
   it('that refuses only the token endpoint, for good: runs every check to its end, no STOPPED', async () => {
     // Checks that each start at the token endpoint give it up in a row, with nothing asked between.
     let tokenRequests = 0;
