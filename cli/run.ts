@@ -16,7 +16,7 @@ import {
 import { allChecks } from '../suites/index.js';
 import { openTarget, TransportError, transportStop, type Target } from '../suites/target/index.js';
 import { runConformance, SUITES } from '../suites/runner/run.js';
-import { SILENT_LIMIT } from '../suites/runner/session.js';
+import { RATE_LIMITED_LIMIT, SILENT_LIMIT } from '../suites/runner/session.js';
 import { exitCodeOf } from '../suites/runner/report.js';
 import { watchSignals } from './signals.js';
 import { notAProvider, probeTarget } from '../suites/runner/probe.js';
@@ -363,7 +363,8 @@ Exit codes:
   2    bad usage, a bad config, an unreachable target, a target that is plainly not an
        identity provider of the spec, or a report that cannot be written (one line on stderr);
        a check errored and nothing failed; no check ran; or the run stopped early, the target
-       silent (${SILENT_LIMIT} requests in a row unanswered) or past --deadline: the reports say STOPPED
+       silent (${SILENT_LIMIT} requests in a row unanswered) or refusing to serve it (${RATE_LIMITED_LIMIT} in a row
+       rate-limited), or past --deadline: the reports say STOPPED
   70   an internal error of the harness (a bug, with its stack trace on stderr; no report)
   130  interrupted by SIGINT (Ctrl-C); 143 by SIGTERM: the reports say INTERRUPTED
 `;

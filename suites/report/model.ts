@@ -90,10 +90,11 @@ export interface Report {
   /** The run was stopped by this signal; checks it did not reach are skipped. */
   interrupted?: 'SIGINT' | 'SIGTERM';
   /**
-   * The run ended early, not by a signal: the target stopped answering (`silent`) or the run reached
-   * its `--deadline`. Checks it did not reach are skipped; the run is never green (exit code 2).
+   * The run ended early, not by a signal: the target stopped answering (`silent`) or serving the
+   * harness (`rate-limited`), or the run reached its `--deadline`. Checks it did not reach are
+   * skipped; the run is never green (exit code 2).
    */
-  stopped?: { reason: 'silent' | 'deadline'; message: string };
+  stopped?: { reason: 'silent' | 'rate-limited' | 'deadline'; message: string };
   /**
    * Requests the target would not serve (429, or a 403 saying its rate limit is spent) even after
    * the waits and retries: each errored the check that sent it. Present when there were any.

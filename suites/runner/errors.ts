@@ -56,7 +56,8 @@ export class NoAnswer extends HarnessError {
  * The target went on refusing to serve a request now (429, or GitHub's 403 with
  * x-ratelimit-remaining: 0) after the HTTP target waited and retried (suites/target/http.ts): a
  * missing premise, like a silent target, not an answer any rule judges. The check is errored with
- * the one line the target wrote (what was refused, how often retried, how long waited).
+ * the one line the target wrote (what was refused, how often retried, how long waited), and a run
+ * of them in a row stops the run (suites/runner/session.ts, RATE_LIMITED_LIMIT).
  */
 export class RateLimited extends HarnessError {
   override name = 'RateLimited';

@@ -146,9 +146,9 @@ export async function runConformance(options: RunOptions): Promise<Report> {
           `[${i + 1}/${selected.length}] ${MARK[result.status]} ${check.id} (${result.durationMs} ms)${note.length > 160 ? note.slice(0, 160) + '…' : note}`,
         );
     }
-    // The last check may be the one that met the silence, or was stopped by the deadline.
+    // The last check may be the one that met the silence or the refusals, or was stopped by the deadline.
     const late = session.stopReason();
-    if (late && (late.reason === 'silent' || results.some((r) => r.message === DEADLINE_REACHED))) stopped ??= late;
+    if (late && (late.reason !== 'deadline' || results.some((r) => r.message === DEADLINE_REACHED))) stopped ??= late;
     // The report lists the rules in force that this selection is about.
     const filtered = !!(select.suites?.length || select.rules?.length || select.check || select.checks);
     const touched = new Set<string>(whole.flatMap((c) => c.rules));

@@ -5,7 +5,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { profiles } from '../../spec/index.js';
 import type { Offering, RuleId } from '../../spec/index.js';
-import type { CheckResult, CheckStatus, Exchange } from '../report/model.js';
+import type { CheckResult, CheckStatus, Exchange, Report } from '../report/model.js';
 import { TargetError } from '../errors.js';
 import type { Capabilities, Capability, Check, Driver } from '../types.js';
 import { LOWER_THE_RATE, TransportError, transportStop, type Target } from '../target/types.js';
@@ -30,6 +30,28 @@ export const DEADLINE_REACHED = 'the run reached its --deadline';
 export const SILENT_LIMIT = 3;
 /** Why a check may send nothing more once the target fell silent. */
 export const STOPPED_ANSWERING = `the target stopped answering after ${SILENT_LIMIT} requests in a row got no answer`;
+/**
+ * Requests in a row the target may refuse to serve (rate-limited, each given up by the HTTP target
+ * after its retries) before the run stops, as SILENT_LIMIT for silence. Each give-up is already
+ * three refusals across the waits the target named (or 1 s and 2 s of backoff), or one naming a
+ * wait past 60 s: three in a row, nothing served between them, is a spent quota, not a busy second.
+ * A path refused for good must not stop the run, yet checks that each start at it (the token
+ * endpoint: up to 5 in a row in a whole run) give it up in a row with nothing asked between. So
+ * the last of the three is the harness's own question elsewhere (`reachability`: GET /, as at start-up),
+ * asked when the checks' requests were refused one short of the limit: a target that serves it
+ * refuses a path, not the harness, and its answer resets the count.
+ * The first give-up naming a reset past the longest wait does not stop the run at once: that reset
+ * speaks for the bucket of the refused request (Okta keeps one per endpoint, GitHub one per
+ * resource), not for every request; and such a refusal is given up with no wait, so the next
+ * request and the question elsewhere confirm a spent quota at the cost of two requests.
+ */
+export const RATE_LIMITED_LIMIT = 3;
+/** Why the run stops when the target refused RATE_LIMITED_LIMIT requests in a row; `resetIn`: seconds, if it named them. */
+export const stoppedServing = (resetIn?: number) =>
+  `the target stopped serving the harness: ${RATE_LIMITED_LIMIT} requests in a row were rate-limited` +
+  (resetIn === undefined ? '' : `; its limit resets in ${Math.ceil(resetIn)} s`);
+/** Why the run stopped early, and the one line it says. */
+export type StopReason = NonNullable<Report['stopped']>;
 /** The rule whose window says whether the password grant still exists at a release. */
 const PASSWORD_RULE: RuleId = 'GRANT-PASSWORD-PARAMS';
 /** A check that has not finished after this long is failed, so one hang cannot stall a run. */
@@ -100,8 +122,11 @@ export interface Session extends SessionGround {
   runCheck(check: Check): Promise<CheckResult>;
   /** Requests the target refused to serve (rate-limited) after the retries, so far. */
   rateLimited(): number;
-  /** Why the run must not start another check (the target fell silent, the deadline passed), if it must not. */
-  stopReason(): { reason: 'silent' | 'deadline'; message: string } | undefined;
+  /**
+   * Why the run must not start another check (the target fell silent or stopped serving it, the
+   * deadline passed), if it must not.
+   */
+  stopReason(): StopReason | undefined;
   close(): Promise<void>;
 }
 
@@ -111,9 +136,12 @@ export function reproduceCommand(checkId: string, seed: number, args: string[] =
   return ['npx', 'idp-conformance', 'run', '--check', checkId, '--seed', String(seed), ...args].map(quote).join(' ');
 }
 
+/** The first question of a run, whose answer says the target serves at all. */
+const reachability = (target: Target) => ({ method: 'GET', url: `${target.baseUrl}/`, headers: new Headers() });
+
 async function assertReachable(target: Target): Promise<void> {
   try {
-    await target.send({ method: 'GET', url: `${target.baseUrl}/`, headers: new Headers() });
+    await target.send(reachability(target));
   } catch (error) {
     if (error instanceof TransportError) throw new TargetError(transportStop(target.baseUrl, error));
     throw error;
@@ -159,26 +187,40 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const { target: given } = options;
   const sessionMark = {};
   await assertReachable(given);
-  // Requests in a row the target left unanswered; any answer resets it.
+  // Requests in a row the target left unanswered, and refused to serve; any answer resets both.
   let unanswered = 0;
+  let refusedInARow = 0;
   // Requests the target would not serve, even after the HTTP target's retries (the report counts them).
   let rateLimited = 0;
+  // Set once the target stopped answering or serving: the run asks it nothing more.
+  let gone: StopReason | undefined;
+  let askingElsewhere = false;
   const target: Target = {
     ...given,
     async send(raw) {
       try {
         const response = await given.send(raw);
-        unanswered = 0;
+        unanswered = refusedInARow = 0;
         return response;
       } catch (error) {
-        if (error instanceof TransportError && error.code === 'timeout') unanswered++;
-        if (error instanceof TransportError && error.code === 'rate-limited') rateLimited++;
+        if (error instanceof TransportError && error.code === 'timeout' && ++unanswered >= SILENT_LIMIT)
+          gone ??= { reason: 'silent', message: STOPPED_ANSWERING };
+        if (error instanceof TransportError && error.code === 'rate-limited') {
+          rateLimited++;
+          if (++refusedInARow >= RATE_LIMITED_LIMIT)
+            gone ??= { reason: 'rate-limited', message: stoppedServing(error.resetIn) };
+          else if (refusedInARow === RATE_LIMITED_LIMIT - 1 && !askingElsewhere && !gone) {
+            // Through this same send, so its answer (or refusal) counts as any request's.
+            askingElsewhere = true;
+            await target.send(reachability(given)).catch(() => undefined);
+            askingElsewhere = false;
+          }
+        }
         throw error;
       }
     },
     close: () => given.close(),
   };
-  const silent = () => unanswered >= SILENT_LIMIT;
   const pastDeadline = () => options.deadline !== undefined && Date.now() >= options.deadline;
   const config = target.config;
   const defaults = profiles().defaults;
@@ -249,8 +291,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         stoppedCheck = DEADLINE_REACHED;
         throw new CheckSkipped(DEADLINE_REACHED);
       }
-      // A silent target is asked nothing more by the checks (revocation still tries).
-      if (checkRunning && silent()) throw new NoAnswer(STOPPED_ANSWERING);
+      // A silent target is asked nothing more by the checks (revocation still tries, each try
+      // bounded by --timeout); one that stopped serving, nothing at all: each refused revocation
+      // would wait out its retries for nothing.
+      if (gone?.reason === 'silent' && checkRunning) throw new NoAnswer(gone.message);
+      if (gone?.reason === 'rate-limited') throw new RateLimited(`${gone.message}; this request was not sent`);
     },
   );
   /** The request gate's rule: a check other than its reporter that reaches for an absent endpoint is skipped. */
@@ -482,7 +527,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     },
     rateLimited: () => rateLimited,
     stopReason() {
-      if (silent()) return { reason: 'silent', message: STOPPED_ANSWERING };
+      if (gone) return gone;
       if (pastDeadline()) return { reason: 'deadline', message: DEADLINE_REACHED };
       return undefined;
     },

@@ -269,6 +269,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
         throw new TransportError(
           `the target rate-limited this request (${where}): ${response.status} after ${attempt} ${attempt === 1 ? 'retry' : 'retries'}, waited ${Math.round(waited)} s${tooLong}; ${LOWER_THE_RATE}`,
           'rate-limited',
+          asked ?? undefined,
         );
       }
     },

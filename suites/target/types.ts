@@ -29,6 +29,8 @@ export class TransportError extends Error {
   constructor(
     message: string,
     readonly code: 'timeout' | 'unreachable' | 'protocol' | 'too-large' | 'rate-limited',
+    /** A rate-limited request: in how many seconds the server said it serves again, when it said. */
+    readonly resetIn?: number,
   ) {
     super(message);
   }

@@ -41,6 +41,8 @@ describe('providers that rate-limit', () => {
     expect(verdictLine(report)).toMatch(
       new RegExp(`^ERROR .*; ${errored.length} requests rate-limited by the target$`),
     );
+    // One path refused, the others served: the run goes to its end, not STOPPED.
+    expect(report.stopped, why).toBeUndefined();
     expect(code, why).toBe(2);
   }, 300_000);
 });
