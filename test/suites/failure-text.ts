@@ -61,11 +61,12 @@ async function harvest(sim: Sim, response: Response, into: Set<string>): Promise
 export async function witness(faults: string[], checks: Check[]): Promise<Witness> {
   const sim = createSimulator({ faults });
   const secrets = new Set<string>();
-  const handle = sim.handle.bind(sim);
-  sim.handle = async (request: Request) => {
-    const response = await handle(request);
-    await harvest(sim, response, secrets);
-    return response;
+  // reply, not handle: the embedded target calls reply directly (handle is reply behind Fetch).
+  const reply = sim.reply.bind(sim);
+  sim.reply = async (request) => {
+    const answer = await reply(request);
+    await harvest(sim, answer instanceof Response ? answer : answer.toResponse(), secrets);
+    return answer;
   };
   // What each check said when it failed: the error it threw and every soft assertion that did not hold.
   const said = new Map<string, string[]>();
