@@ -8,6 +8,7 @@ import { createSimulator } from '../../simulator/core.js';
 import { seeded } from '../../simulator/oauth/accounts.js';
 import type { Sim } from '../../simulator/types.js';
 import { formatConsole, renderHtml, renderJson, renderJunit, renderMarkdown, redact } from '../../reporters/index.js';
+import { mask } from '../../suites/report/redact.js';
 import type { Report } from '../../suites/report/model.js';
 import { CheckFailure } from '../../suites/runner/errors.js';
 import { describeFailure } from '../../suites/runner/session.js';
@@ -91,16 +92,29 @@ export async function witness(faults: string[], checks: Check[]): Promise<Witnes
     target,
     checks: wrapped,
     verify(report) {
+      // What this says when it fails goes to the test log: the secrets in it are masked too.
+      const hide = (text: string) => [...secrets].reduce((t, s) => t.split(s).join(mask(s)), text);
       const shown = redact(report);
       for (const check of shown.checks) {
         if (check.status !== 'failed' && check.status !== 'warned') continue;
         for (const raw of said.get(check.id) ?? []) {
           const lost = lostWords(raw, check.message ?? '', secrets);
-          expect(lost, `${check.id} lost words:\n  said:  ${raw}\n  shown: ${check.message}`).toEqual([]);
+          expect(lost, `${check.id} lost words:\n  said:  ${hide(raw)}\n  shown: ${hide(check.message ?? '')}`).toEqual(
+            [],
+          );
         }
       }
-      const rendered = [renderJson, renderJunit, renderHtml, renderMarkdown, formatConsole].map((r) => r(report));
-      const leaked = [...secrets].filter((s) => rendered.some((text) => text.includes(s)));
+      const renderers = {
+        json: renderJson,
+        junit: renderJunit,
+        html: renderHtml,
+        md: renderMarkdown,
+        console: formatConsole,
+      };
+      const leaked = Object.entries(renderers).flatMap(([name, render]) => {
+        const text = render(report);
+        return [...secrets].filter((s) => text.includes(s)).map((s) => `${mask(s)} in the ${name} report`);
+      });
       expect(leaked, 'secrets in a rendered report').toEqual([]);
     },
   };
