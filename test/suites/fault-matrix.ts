@@ -21,11 +21,12 @@ import { witness, type Witness } from './failure-text.js';
 const MATRIX_RUNS = 8;
 
 const relevant = (fault: Fault) => allChecks().filter((c) => c.rules.some((r) => fault.rules.includes(r)));
-const describeResults = (results: CheckResult[]) =>
+/** Each check's verdict and message, as a failure of the matrix or the blame test prints them. */
+export const describeResults = (results: CheckResult[]) =>
   results
     .map(
       (r) =>
-        `${r.status} ${r.id}${r.broken ? ` [${r.broken.join(', ')}]` : ''}${r.message ? `: ${r.message.slice(0, 200)}` : ''}`,
+        `${r.status} ${r.id}${r.broken ? ` [${r.broken.join(', ')}]` : ''}${r.message ? `: ${r.message.slice(0, 1000)}` : ''}`,
     )
     .join('\n') || '(no checks name these rules)';
 
