@@ -17,6 +17,8 @@ import { SILENT_LIMIT } from '../../suites/runner/session.js';
 import { runCli, simulatorWith, type Loopback } from '../suites/loopback.js';
 import { SIGNAL_REPEAT_MS, untilSignal, watchSignals } from '../../cli/signals.js';
 
+/** What the run says once it has handled the first signal (cli/signals.ts). */
+const STOPPING = /SIGTERM: stopping after the running request/;
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'idp-silent-'));
 const servers: Loopback[] = [];
@@ -45,7 +47,11 @@ async function fallsSilent(trickle = false) {
   return { url: server.url, hush: () => (silent = true) };
 }
 
-/** The run in a child process; `started` resolves once its checks are under way (the run named its seed). */
+/**
+ * The run in a child process; `started` resolves once its checks are under way (the run named its
+ * seed), `saying(pattern)` once its stderr matches: events, not sleeps, so a loaded machine cannot
+ * reorder them.
+ */
 function child(args: string[]) {
   const proc = spawn(process.execPath, [MAIN, 'run', '--seed', '4', ...args], {
     env: { ...process.env, NO_COLOR: '1', CI: '' },
@@ -56,19 +62,20 @@ function child(args: string[]) {
   proc.stdout.on('data', (c) => (out += c));
   proc.stderr.on('data', (c) => (err += c));
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (c) => resolve(c)));
-  const started = new Promise<void>((resolve, reject) => {
-    const wait = setInterval(() => {
-      if (/seed 4, \d+ checks/.test(err)) {
+  const saying = (pattern: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const wait = setInterval(() => {
+        if (pattern.test(err)) {
+          clearInterval(wait);
+          resolve();
+        }
+      }, 10);
+      proc.on('exit', () => {
         clearInterval(wait);
-        resolve();
-      }
-    }, 10);
-    proc.on('exit', () => {
-      clearInterval(wait);
-      reject(new Error(`the run ended before its checks started:\n${err}\n${out}`));
+        reject(new Error(`the run ended before its stderr said ${pattern}:\n${err}\n${out}`));
+      });
     });
-  });
-  return { proc, exited, started, output: () => ({ out, err }) };
+  return { proc, exited, started: saying(/seed 4, \d+ checks/), saying, output: () => ({ out, err }) };
 }
 
 /** The run against a target that falls silent once the run's checks are under way. */
@@ -206,9 +213,10 @@ describe('signals', () => {
     ]);
     await run.started;
     await new Promise((resolve) => setTimeout(resolve, 500));
-    // GNU timeout signals the process, then its group: the second arrives once the first is handled.
+    // GNU timeout signals the process, then its group: the second arrives once the first is handled
+    // (its line said), not after a sleep a loaded machine could stretch past SIGNAL_REPEAT_MS.
     run.proc.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await run.saying(STOPPING);
     run.proc.kill('SIGTERM');
     const code = await run.exited;
     const { out, err } = run.output();
@@ -229,7 +237,9 @@ describe('signals', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       run.proc.kill('SIGTERM');
       if (second) {
-        await new Promise((resolve) => setTimeout(resolve, 1500));
+        // Counted from the first signal's handling, so the second is not its repeat however late that was.
+        await run.saying(STOPPING);
+        await new Promise((resolve) => setTimeout(resolve, SIGNAL_REPEAT_MS + 500));
         run.proc.kill('SIGTERM');
       }
       const code = await run.exited;

@@ -12,7 +12,7 @@
 import { describe, expect, it } from 'vitest';
 import { faults, type Fault } from '../../spec/index.js';
 import { defaultSeed } from '../../suites/runner/defaults.js';
-import { runWithFault } from './fault-matrix.js';
+import { describeResults, runWithFault } from './fault-matrix.js';
 
 /** Faults whose full run once failed or warned rules they do not break (each since fixed), by side. */
 const REGRESSIONS: Record<Fault['side'], string[]> = {
@@ -65,12 +65,19 @@ export function noCollateralBlame(side: Fault['side']): void {
       async (name, fault) => {
         const { report } = await runWithFault(fault, seed, undefined, true);
         const own: readonly string[] = fault.rules;
-        const collateral = report.checks
-          .filter((c) => c.status === 'failed' || c.status === 'warned')
-          .flatMap((c) =>
-            (c.broken ?? c.rules).filter((r) => !own.includes(r)).map((r) => `${c.status} ${c.id}: ${r}`),
-          );
-        expect(collateral, `fault ${name} (rules ${own.join(', ')}; seed ${seed}) blamed other rules`).toEqual([]);
+        const blaming = report.checks.filter(
+          (c) =>
+            (c.status === 'failed' || c.status === 'warned') && (c.broken ?? c.rules).some((r) => !own.includes(r)),
+        );
+        const collateral = blaming.flatMap((c) =>
+          (c.broken ?? c.rules).filter((r) => !own.includes(r)).map((r) => `${c.status} ${c.id}: ${r}`),
+        );
+        // Why each blaming check failed, so a blame seen once can be understood without a rerun.
+        const why = describeResults(blaming);
+        expect(
+          collateral,
+          `fault ${name} (rules ${own.join(', ')}; seed ${seed}; rerun: IDP_SEED=${seed} npx vitest run test/suites/blame-${side}.test.ts -t ${name}) blamed other rules:\n${why}`,
+        ).toEqual([]);
       },
       240_000,
     );

@@ -21,11 +21,12 @@ import { witness, type Witness } from './failure-text.js';
 const MATRIX_RUNS = 8;
 
 const relevant = (fault: Fault) => allChecks().filter((c) => c.rules.some((r) => fault.rules.includes(r)));
-const describeResults = (results: CheckResult[]) =>
+/** Each check's verdict and message, as a failure of the matrix or the blame test prints them. */
+export const describeResults = (results: CheckResult[]) =>
   results
     .map(
       (r) =>
-        `${r.status} ${r.id}${r.broken ? ` [${r.broken.join(', ')}]` : ''}${r.message ? `: ${r.message.slice(0, 200)}` : ''}`,
+        `${r.status} ${r.id}${r.broken ? ` [${r.broken.join(', ')}]` : ''}${r.message ? `: ${r.message.slice(0, 1000)}` : ''}`,
     )
     .join('\n') || '(no checks name these rules)';
 
@@ -77,7 +78,7 @@ export function faultMatrix(side: Fault['side']): void {
         const rules: readonly string[] = fault.rules;
         // The witness also holds every failure message to its words and every secret out (issue 10).
         const run = await witness([fault.name], relevant(fault));
-        const { code, report } = await runWithFault(fault, seed, run);
+        const { code, report, err } = await runWithFault(fault, seed, run);
         // The verdict must break one of the fault's rules, not merely come from a check that names one;
         // a must fault counts only as a failure of one of its must rules.
         const caught = report.checks.filter((c) =>
@@ -85,11 +86,11 @@ export function faultMatrix(side: Fault['side']): void {
             ? c.status === 'failed' && (c.broken ?? c.rules).some((r) => must.includes(r))
             : (c.status === 'failed' || c.status === 'warned') && (c.broken ?? c.rules).some((r) => rules.includes(r)),
         );
-        const why = `fault ${fault.name} (rules ${fault.rules.join(', ')}; must: ${must.join(', ') || 'none'}; seed ${seed})`;
-        expect(caught.length, `${why} went unnoticed:\n${describeResults(report.checks)}`).toBeGreaterThan(0);
-        expect(code, `${why}: run --fault ${fault.name} exit code\n${describeResults(report.checks)}`).toBe(
-          must.length ? 1 : 0,
-        );
+        // Enough to rerun it and see why: the seed, the command, every check's verdict, the run's stderr.
+        const why = `fault ${fault.name} (rules ${fault.rules.join(', ')}; must: ${must.join(', ') || 'none'}; seed ${seed}; rerun: IDP_SEED=${seed} npx vitest run test/suites/fault-matrix-${side}.test.ts -t ${fault.name})`;
+        const results = `${describeResults(report.checks)}${err ? `\nstderr:\n${err}` : ''}`;
+        expect(caught.length, `${why} went unnoticed:\n${results}`).toBeGreaterThan(0);
+        expect(code, `${why}: run --fault ${fault.name} exit code\n${results}`).toBe(must.length ? 1 : 0);
         run.verify(report);
       },
     );

@@ -556,6 +556,12 @@ describe('runCheck: what a result holds', () => {
 });
 
 describe('runCheck: timeouts', () => {
+  /**
+   * The limit of a session where one check must outlive it and the next must not: the first is held
+   * by a promise, not by time, so the limit only has to be long enough that a loaded machine never
+   * holds the second past it (100 ms could be).
+   */
+  const ROOMY_LIMIT_MS = 1000;
   const slowCheck =
     (ms: number) =>
     async (t: CheckContext): Promise<void> => {
@@ -634,7 +640,7 @@ describe('runCheck: timeouts', () => {
       t.expect(response.status === 404, 'the target answered');
     };
     const [first, second] = await runAll(
-      { target: fake.target, checkTimeoutMs: 100 },
+      { target: fake.target, checkTimeoutMs: ROOMY_LIMIT_MS },
       ['hang', ['T-MUST'], hang],
       ['next', ['T-MUST'], next],
     );
@@ -671,7 +677,7 @@ describe('runCheck: timeouts', () => {
     };
     let arrived: () => void = () => {};
     const answered = new Promise<void>((resolve) => (arrived = resolve));
-    const session = await openSession(options({ target: fake.target, checkTimeoutMs: 100 }));
+    const session = await openSession(options({ target: fake.target, checkTimeoutMs: ROOMY_LIMIT_MS }));
     const first = await session.runCheck(
       check('slow', ['T-MUST'], async (t: CheckContext) => {
         await t.http.get('/slow');
