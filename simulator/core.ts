@@ -103,7 +103,6 @@ async function parseBody(request: SimRequest): Promise<ParsedBody> {
 class RequestCtx implements Ctx {
   readonly method: string;
   readonly rawPath: string;
-  readonly query: URLSearchParams;
   private parsed?: Promise<ParsedBody>;
 
   constructor(
@@ -115,7 +114,11 @@ class RequestCtx implements Ctx {
   ) {
     this.method = request.method;
     this.rawPath = url.pathname;
-    this.query = url.searchParams;
+  }
+
+  /** Read when asked: most answers (keys, POSTs) read no query. */
+  get query(): URLSearchParams {
+    return this.url.searchParams;
   }
 
   body(): Promise<ParsedBody> {

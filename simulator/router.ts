@@ -92,15 +92,23 @@ export function createRouter(ops: OperationInfo[]): (method: string, rawPath: st
   // A request is routed twice (its body limit depends on the route, then its dispatch) and most
   // requests ask for few paths: recent answers are kept (frozen: they are shared), the table
   // cleared when full, so odd paths cannot grow it.
-  const kept = new Map<string, Match>();
+  // One table per method: no key string is built per request.
+  const kept = new Map<string, Map<string, Match>>();
+  let keptCount = 0;
   return (method, rawPath) => {
-    const key = `${method} ${rawPath}`;
-    let match = kept.get(key);
+    let byPath = kept.get(method);
+    let match = byPath?.get(rawPath);
     if (match === undefined) {
-      if (kept.size >= ROUTES_KEPT) kept.clear();
+      if (keptCount >= ROUTES_KEPT) {
+        kept.clear();
+        keptCount = 0;
+      }
       match = lookup(method, rawPath);
       if (match.kind === 'found') Object.freeze(match.params);
-      kept.set(key, Object.freeze(match));
+      if (!kept.has(method)) kept.set(method, new Map());
+      byPath = kept.get(method)!;
+      byPath.set(rawPath, Object.freeze(match));
+      keptCount++;
     }
     return match;
   };

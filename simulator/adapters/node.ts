@@ -117,12 +117,21 @@ class NodeHeaders {
     return (this.map = map);
   }
 
+  /** One header: a scan of the raw list (a request asks for few), the map only once it is built. */
   get(name: string): string | null {
-    return this.all().get(name.toLowerCase()) ?? null;
+    const key = name.toLowerCase();
+    if (this.map) return this.map.get(key) ?? null;
+    let found: string | null = null;
+    for (let i = 0; i < this.raw.length; i += 2) {
+      const raw = this.raw[i];
+      if (raw.length === key.length && raw.toLowerCase() === key)
+        found = found === null ? this.raw[i + 1] : `${found}, ${this.raw[i + 1]}`;
+    }
+    return found;
   }
 
   has(name: string): boolean {
-    return this.all().has(name.toLowerCase());
+    return this.get(name) !== null;
   }
 
   pairs(): [string, string][] {
