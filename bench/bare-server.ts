@@ -4,12 +4,9 @@
  * A POST's body is read to its end first, as any server must.
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serveServerAsks } from './ipc.js';
+import { fixedBodies, listenForBench } from './ipc.js';
 
-const sizes = JSON.parse(process.argv[2] ?? '{}') as Record<string, number>;
-const bodies = new Map<string, Buffer>();
-for (const [key, size] of Object.entries(sizes)) bodies.set(key, Buffer.from(`"${'x'.repeat(Math.max(0, size - 2))}"`));
+const bodies = new Map([...fixedBodies()].map(([key, text]) => [key, Buffer.from(text)]));
 const fallback = Buffer.from('{}');
 
 const server = createServer((req, res) => {
@@ -26,7 +23,4 @@ const server = createServer((req, res) => {
     req.on('end', answer);
   }
 });
-server.listen(0, '127.0.0.1', () => {
-  serveServerAsks();
-  process.send!({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
-});
+listenForBench(server);

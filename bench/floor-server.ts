@@ -5,18 +5,15 @@
  * this server and the bare one is what the adapter costs before any handler runs, and the gap
  * between this one and the simulator is what the simulator itself costs (argv[2]: as bare-server).
  */
-import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import { limits } from '../spec/index.js';
 import { toNodeListener } from '../simulator/adapters/node.js';
 import { Reply } from '../simulator/http.js';
 import { mediaType, requestUrl } from '../simulator/request.js';
 import type { Sim, SimRequest } from '../simulator/types.js';
-import { serveServerAsks } from './ipc.js';
+import { fixedBodies, listenForBench } from './ipc.js';
 
-const sizes = JSON.parse(process.argv[2] ?? '{}') as Record<string, number>;
-const bodies = new Map<string, string>();
-for (const [key, size] of Object.entries(sizes)) bodies.set(key, `"${'x'.repeat(Math.max(0, size - 2))}"`);
+const bodies = fixedBodies();
 
 async function answer(request: SimRequest): Promise<Reply> {
   const { pathname, search } = requestUrl(request);
@@ -35,7 +32,4 @@ const stub = {
 } as unknown as Sim;
 
 const server = createServer({ maxHeaderSize: 64 * 1024 }, toNodeListener(stub));
-server.listen(0, '127.0.0.1', () => {
-  serveServerAsks();
-  process.send!({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
-});
+listenForBench(server);

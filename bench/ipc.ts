@@ -4,6 +4,8 @@
  * `taskset` exists, so the load generator never shares the server's event loop or core.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startProfile, stopProfile } from './cpu-profile.js';
 
 export interface Ask {
@@ -98,6 +100,23 @@ export function serveServerAsks(
     if (ask.type === 'profile-start') return startProfile();
     if (ask.type === 'profile-stop') return stopProfile(String(ask.file));
     return more(ask);
+  });
+}
+
+/**
+ * The fixed answers of the bare server and the adapter alone, by `METHOD path`: a JSON string of
+ * the size the simulator answers that request with (argv[2]: JSON { "METHOD path": bytes }).
+ */
+export function fixedBodies(): Map<string, string> {
+  const sizes = JSON.parse(process.argv[2] ?? '{}') as Record<string, number>;
+  return new Map(Object.entries(sizes).map(([key, size]) => [key, `"${'x'.repeat(Math.max(0, size - 2))}"`]));
+}
+
+/** A bench server on a free loopback port: it answers the parent's asks, then says ready with its URL. */
+export function listenForBench(server: Server): void {
+  server.listen(0, '127.0.0.1', () => {
+    serveServerAsks();
+    process.send!({ type: 'ready', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
   });
 }
 
