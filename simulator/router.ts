@@ -102,11 +102,11 @@ export function createRouter(ops: OperationInfo[]): (method: string, rawPath: st
       if (keptCount >= ROUTES_KEPT) {
         kept.clear();
         keptCount = 0;
+        byPath = undefined;
       }
       match = lookup(method, rawPath);
       if (match.kind === 'found') Object.freeze(match.params);
-      if (!kept.has(method)) kept.set(method, new Map());
-      byPath = kept.get(method)!;
+      if (!byPath) kept.set(method, (byPath = new Map<string, Match>()));
       byPath.set(rawPath, Object.freeze(match));
       keptCount++;
     }
