@@ -69,12 +69,36 @@ describe('npm run bench --quick', () => {
     180_000,
   );
 
+  it.skipIf(!existsSync(script))(
+    'bench:calibrate prints, for a row, the bare server, bare + W µs of work and the simulator with its in-process cost',
+    async () => {
+      const calibrate = new URL('../dist/bench/calibrate.js', import.meta.url).pathname;
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [calibrate, '--seconds', '0.1', '--rounds', '1', 'discovery/keys'],
+        { env: { ...process.env, BENCH_REQUESTS: '200' }, maxBuffer: 1 << 20, timeout: 60_000 },
+      );
+      expect(stdout).toContain('## GET /oauth/discovery/keys');
+      expect(stdout).not.toContain('device poll');
+      const names = stdout
+        .split('\n')
+        .filter((line) => /^\| (bare|simulator)/.test(line))
+        .map((line) => line.split('|')[1].trim());
+      expect(names).toEqual(['bare', 'bare + 5 µs', 'bare + 10 µs', 'bare + 20 µs', 'bare + 40 µs', 'simulator']);
+      expect(stdout).toMatch(/\| simulator \| its own: [\d.]+ µs in process \| [\d,]+ \| \d+\.\d\d \|/);
+      expect(stdout).toMatch(/the simulator reaches \d+\.\d\d\./);
+    },
+    60_000,
+  );
+
   it.skipIf(!existsSync(script))('refuses a bad argument in one line and exit code 2, as the CLI does', async () => {
     const profile = new URL('../dist/bench/profile.js', import.meta.url).pathname;
+    const calibrate = new URL('../dist/bench/calibrate.js', import.meta.url).pathname;
     for (const [file, args, said] of [
       [script, ['--nope'], /^bench: Unknown option '--nope'/],
       [script, ['extra'], /^bench: .*'extra'/],
       [profile, ['--seconds', 'x'], /^bench:profile: --seconds takes a positive number\n/],
+      [calibrate, ['--rounds', '0'], /^bench:calibrate: --rounds takes a positive number\n/],
     ] as const) {
       const failed = await promisify(execFile)(process.execPath, [file, ...args]).then(
         () => undefined,
