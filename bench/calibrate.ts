@@ -2,8 +2,9 @@
  * `npm run bench:calibrate -- [words…] [--seconds N] [--rounds N]`: what a bench ratio means on
  * this machine. Beside the bare server run bare servers that spin W µs of CPU before each answer
  * ("bare + W µs"), all under the bench's load, on a GET row and a POST row of the bench (or the
- * rows whose label holds one of the words); beside them the simulator, and the simulator's own
- * in-process cost of the same request (a warm loop of `sim.answer`, no socket).
+ * rows whose label holds one of the words); beside them the simulator's adapter alone (as in
+ * `npm run bench`), the simulator, and the simulator's own in-process cost of the same request (a
+ * warm loop of `sim.answer`, no socket).
  *
  * Why: sim / bare is not linear in the work a server adds. Over loopback on a VM, a server that
  * answers more slowly also pays more per answer in the kernel (the load generator, idle in
@@ -68,6 +69,7 @@ async function main(): Promise<void> {
   pinSelfAwayFromServer(availableParallelism());
   const sim = await startChild(join(HERE, 'sim-server.js'), [], ['--expose-gc']);
   const bares: Child[] = [];
+  let floor: Child | undefined;
   try {
     const url = sim.ready.url as string;
     const config = (await (await fetch(`${url}/-/simulator/config`)).json()) as TargetConfigLike;
@@ -76,17 +78,27 @@ async function main(): Promise<void> {
     const sizes = await measureSizes(url, cases);
     const sizeArg = JSON.stringify(Object.fromEntries([...sizes.values()].map((s) => [s.key, s.size])));
     for (const w of SPINS) bares.push(await startChild(join(HERE, 'bare-server.js'), [sizeArg, String(w)]));
+    floor = await startChild(join(HERE, 'floor-server.js'), [sizeArg]);
 
     for (const c of cases) {
       const fixed = sizes.get(c)!.req;
-      const servers: { name: string; child: Child; request: () => Promise<LoadRequest>; expect: number }[] = [
+      type Served = { name: string; added: string; child: Child; request: () => Promise<LoadRequest>; expect: number };
+      const servers: Served[] = [
         ...bares.map((child, i) => ({
           name: SPINS[i] ? `bare + ${SPINS[i]} µs` : 'bare',
+          added: `${SPINS[i]} µs`,
           child,
           request: async () => fixed,
           expect: 200,
         })),
-        { name: 'simulator', child: sim, request: () => c.build.sim!(), expect: c.expect },
+        {
+          name: 'adapter alone',
+          added: 'reading the request as the simulator does (bench/floor-server.ts)',
+          child: floor,
+          request: async () => fixed,
+          expect: 200,
+        },
+        { name: 'simulator', added: '', child: sim, request: () => c.build.sim!(), expect: c.expect },
       ];
       const runs = new Map<string, { rps: number; cpu: number }[]>();
       // A warm-up run each: compiled code, not first calls, is what is measured.
@@ -113,8 +125,8 @@ async function main(): Promise<void> {
       process.stdout.write(
         `\n## ${c.label}\n\n| server | work added per request | req/s | / bare | server CPU µs per request |\n| --- | --- | --- | --- | --- |\n`,
       );
-      for (const [i, s] of servers.entries()) {
-        const added = i < SPINS.length ? `${SPINS[i]} µs` : `its own: ${us.toFixed(1)} µs in process`;
+      for (const s of servers) {
+        const added = s.child === sim ? `its own: ${us.toFixed(1)} µs in process, and the adapter's` : s.added;
         process.stdout.write(
           `| ${s.name} | ${added} | ${n(rps(s.name))} | ${(rps(s.name) / bare).toFixed(2)} | ${cpu(s.name).toFixed(1)} |\n`,
         );
@@ -127,7 +139,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    await Promise.all([sim.stop(), ...bares.map((b) => b.stop())]);
+    await Promise.all([sim.stop(), floor?.stop(), ...bares.map((b) => b.stop())]);
   }
 }
 

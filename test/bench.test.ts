@@ -70,7 +70,7 @@ describe('npm run bench --quick', () => {
   );
 
   it.skipIf(!existsSync(script))(
-    'bench:calibrate prints, for a row, the bare server, bare + W µs of work and the simulator with its in-process cost',
+    'bench:calibrate prints, for a row, the bare server, bare + W µs of work, the adapter alone and the simulator with its in-process cost',
     async () => {
       const calibrate = new URL('../dist/bench/calibrate.js', import.meta.url).pathname;
       const { stdout } = await promisify(execFile)(
@@ -82,10 +82,20 @@ describe('npm run bench --quick', () => {
       expect(stdout).not.toContain('device poll');
       const names = stdout
         .split('\n')
-        .filter((line) => /^\| (bare|simulator)/.test(line))
+        .filter((line) => /^\| (bare|adapter alone|simulator) /.test(line))
         .map((line) => line.split('|')[1].trim());
-      expect(names).toEqual(['bare', 'bare + 5 µs', 'bare + 10 µs', 'bare + 20 µs', 'bare + 40 µs', 'simulator']);
-      expect(stdout).toMatch(/\| simulator \| its own: [\d.]+ µs in process \| [\d,]+ \| \d+\.\d\d \|/);
+      expect(names).toEqual([
+        'bare',
+        'bare + 5 µs',
+        'bare + 10 µs',
+        'bare + 20 µs',
+        'bare + 40 µs',
+        'adapter alone',
+        'simulator',
+      ]);
+      expect(stdout).toMatch(
+        /\| simulator \| its own: [\d.]+ µs in process, and the adapter's \| [\d,]+ \| \d+\.\d\d \|/,
+      );
       expect(stdout).toMatch(/the simulator reaches \d+\.\d\d\./);
     },
     60_000,
