@@ -584,6 +584,51 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    // Servers that treat a dead device code like any dead grant (RFC 6749's invalid_grant) rather
+    // than with RFC 8628 §3.5's expired_token; the refusal is right, its code is not the table's.
+    name: 'an expired device code refused with invalid_grant instead of expired_token',
+    cite: 'L83, L260: a poll of an expired device code returns error expired_token',
+    checks: ['device.expired-token', 'device.state-machine'],
+    breaks: ['DEV-EXPIRED-TOKEN'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!tokenError(asked.url.pathname, answer) || jsonOf(answer)!.error !== 'expired_token') return false;
+        setJson(answer, { error: 'invalid_grant', error_description: 'The device code has expired.' });
+        return true;
+      },
+    },
+  },
+  {
+    // Microsoft Entra ID answers a device code the user declined with authorization_declined.
+    name: "a denied device code refused with Entra ID's authorization_declined",
+    cite: 'L84, L261: after the user denied, the next poll returns error access_denied',
+    checks: ['device.verification-page', 'device.state-machine'],
+    breaks: ['DEV-ACCESS-DENIED'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!tokenError(asked.url.pathname, answer) || jsonOf(answer)!.error !== 'access_denied') return false;
+        setJson(answer, { error: 'authorization_declined', error_description: 'The user declined the authorization.' });
+        return true;
+      },
+    },
+  },
+  {
+    // Entra ID answers a device code it does not know with bad_verification_code, GitHub with
+    // incorrect_device_code: codes of their own where RFC 8628 §3.5 falls back on RFC 6749 §5.2.
+    name: "device codes it does not honour refused with Entra ID's bad_verification_code",
+    cite: "L262: other token endpoint failures use the standard OAuth 2.0 codes (only the four of L257-261 are the device flow's own)",
+    checks: ['device.unknown-device-code', 'device.single-use', 'device.client-bound'],
+    breaks: ['ERR-TOKEN-STANDARD-CODES'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!tokenError(asked.url.pathname, answer) || jsonOf(answer)!.error !== 'invalid_grant') return false;
+        if (!formOf(asked).get('grant_type')?.endsWith(':device_code')) return false;
+        setJson(answer, { error: 'bad_verification_code', error_description: 'The device code is not valid.' });
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
