@@ -5,7 +5,7 @@
  * matrix's blame audit, for real-world shapes rather than the simulator's own faults).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SignJWT, decodeJwt } from 'jose';
+import { SignJWT, decodeJwt, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { signingKey } from '../../simulator/oauth/keys.js';
 import { digest } from '../../simulator/digest.js';
 import type { Report } from '../../suites/report/model.js';
@@ -625,6 +625,24 @@ const DEVIATIONS: Deviation[] = [
         if (!tokenError(asked.url.pathname, answer) || jsonOf(answer)!.error !== 'invalid_grant') return false;
         if (!formOf(asked).get('grant_type')?.endsWith(':device_code')) return false;
         setJson(answer, { error: 'bad_verification_code', error_description: 'The device code is not valid.' });
+        return true;
+      },
+    },
+  },
+  {
+    // The mixed set Keycloak publishes (its RSA-OAEP encryption key beside the signing key) with
+    // use left off the signing key: a client can no longer tell which key is for what.
+    name: 'a key set with an encryption key whose signing key carries no use',
+    cite: 'OIDC Discovery §3 (jwks_uri): when signing and encryption keys are published together, use is REQUIRED on every key',
+    checks: ['oidc.jwks', 'oidc.id-token'],
+    breaks: ['OIDC-JWKS'],
+    rewrite: {
+      async answer(_asked, answer) {
+        const body = jsonOf(answer);
+        if (!Array.isArray(body?.keys)) return false;
+        const { publicKey } = await generateKeyPair('RSA-OAEP');
+        const enc = { ...(await exportJWK(publicKey)), kid: 'enc-1', use: 'enc', alg: 'RSA-OAEP' };
+        setJson(answer, { keys: [...(body.keys as JWK[]).map(({ use: _use, ...key }) => key), enc] });
         return true;
       },
     },

@@ -4,8 +4,9 @@
  * the checks it concerns. oauth-variants.test.ts proves no must verdict changes under any of them;
  * test/diff/allowed.test.ts that `diff` reports what they change as `allowed`.
  */
+import { X509Certificate, createHash } from 'node:crypto';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { SignJWT, decodeJwt } from 'jose';
+import { SignJWT, decodeJwt, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { expect } from 'vitest';
 import { digest } from '../../simulator/digest.js';
 import { signingKey } from '../../simulator/oauth/keys.js';
@@ -67,6 +68,39 @@ const idTokenWithoutKid: Rewrite['answer'] = async (asked, answer, sim) => {
 function challengeParams(challenge: string): Array<[string, string]> {
   return [...challenge.matchAll(/(?<!\w)(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]);
 }
+
+/**
+ * A self-signed certificate (CN=accounts.example.invalid, made once with openssl for this corpus;
+ * its private key was thrown away): the x5c of a key the provider publishes and signs nothing with.
+ */
+const CERTIFICATE_DER =
+  'MIIDKTCCAhGgAwIBAgIUOO4DM4e+I0BI0NpsAWi+533H4KMwDQYJKoZIhvcNAQELBQAwIzEhMB8GA1UEAwwYYWNjb3VudHMuZXhhbXBsZS5pbnZhbGlkMCAXDTI2MTEyNjA1MzYyMloYDzIxMjYxMTAyMDUzNjIyWjAjMSEwHwYDVQQDDBhhY2NvdW50cy5leGFtcGxlLmludmFsaWQwggEiMA0GCSqGSIb3DQEBAQUAA4IBDwAwggEKAoIBAQDEyjDCWQNQJnvLEPPOtm6kMT8kmRzPYFZF49wdBqYl7YDrDgd3z//x5Pdi2Ny9q9Rxb/tLgras7NnA+q0FwufowvgvhaSr985jr4XtJWujP7qq8mx5L9L3j6eliqss5nvqdItG7B1t7Qwy7czpjP9vf/5ayIJBNA8AyZAxZ6U97Lso2wRn7rc3pBicegDU8DeEPf0+AZHXbL8qtnQypfCtGvOeImggG5SxFA40Q2pjZtq+0kRkf/7Gb+O371PZl5vOJTbdMJQZB/cLIxi+lFz5kXwtrMqo0mURLLCYqs1WEdHQ0AAGL0dk9bEBLqqw/oWmGWGtYJHMUbzlj7Jo/4IVAgMBAAGjUzBRMB0GA1UdDgQWBBSh7YKSdKbUeYZFxyMDLRGOIc999TAfBgNVHSMEGDAWgBSh7YKSdKbUeYZFxyMDLRGOIc999TAPBgNVHRMBAf8EBTADAQH/MA0GCSqGSIb3DQEBCwUAA4IBAQBEtQn0YXBxzDlDDMTH5BAA0OEBhcKMo9nAokFGy/S1lQsMjVrqb0OLDG3a2tFC042/bB8FfXVziDGlZM1Jy9yMVefUEULXc04qGRpHIJ4VbIlM6AzkiF9JWXZ7Ab657c1T6vQC0Y8zyxRvArqTwiWfGeKNiA3PX0UwnklMmuyCXE41iICjdiW+3Qu2OG5yKuo9tU1XKcM02P4AHQZI06FXlMO15FMqBaesD3MT66mv4pLbQ+BA+sRBFK5Fbj4CQ4B7A1cB9ouBkOBVVoFf7XF/m9TcOaM5ypfrlG/HU6ZSRvkUwafykLsV+KRzUs6sbEJbmKedgPatWxRHhLfi8drQ';
+
+/** A retired or standby signing key as Microsoft Entra ID publishes its keys: x5c, x5t and issuer, no alg. */
+function certificateKey(issuer: string): JWK & { issuer: string } {
+  const der = Buffer.from(CERTIFICATE_DER, 'base64');
+  const { n, e } = new X509Certificate(der).publicKey.export({ format: 'jwk' });
+  const x5t = createHash('sha1').update(der).digest('base64url');
+  return { kty: 'RSA', use: 'sig', kid: x5t, x5t, n, e, x5c: [CERTIFICATE_DER], issuer };
+}
+
+/** Keycloak's encryption key (RSA-OAEP, use enc) and an ES256 key of a realm that also signs with EC. */
+let otherKeys: Promise<JWK[]> | undefined;
+const keycloakKeys = () =>
+  (otherKeys ??= Promise.all([
+    generateKeyPair('RSA-OAEP').then(async ({ publicKey }) => ({
+      ...(await exportJWK(publicKey)),
+      kid: 'keycloak-enc',
+      use: 'enc',
+      alg: 'RSA-OAEP',
+    })),
+    generateKeyPair('ES256').then(async ({ publicKey }) => ({
+      ...(await exportJWK(publicKey)),
+      kid: 'keycloak-es256',
+      use: 'sig',
+      alg: 'ES256',
+    })),
+  ]));
 
 export const VARIANTS: Variant[] = [
   {
@@ -485,6 +519,28 @@ export const VARIANTS: Variant[] = [
         setJson(answer, { ...body, id_token: idToken });
         return true;
       },
+    },
+  },
+  {
+    // Keycloak publishes its encryption key (RSA-OAEP, use enc) beside the signing ones, and an
+    // ES256 key where the realm also signs with EC; Entra ID's keys carry x5c, x5t and issuer and
+    // no alg. None of them signs the id_token: clients pick the key its kid names.
+    name: 'a key set with keys the id_token does not use: an encryption key, an EC key, a certificate-bound key, no alg',
+    cite: 'L178: the shape of the keys is not shown; OIDC Discovery §3 (jwks_uri): the set MAY hold encryption keys, use then on every key; RFC 7517 §4.4, §4.6-4.8: alg, x5c, x5t are OPTIONAL; OIDC Core §10.1: the kid picks the key',
+    checks: ['oidc.jwks', 'oidc.id-token', 'oidc.userinfo', 'oidc.legacy-jwks-alias'],
+    rewrite: {
+      async answer(asked, answer) {
+        const body = jsonOf(answer);
+        if (!Array.isArray(body?.keys)) return false;
+        const own = (body.keys as JWK[]).map(({ alg: _alg, ...key }) => key);
+        setJson(answer, { keys: [...own, certificateKey(asked.url.origin), ...(await keycloakKeys())] });
+        return true;
+      },
+    },
+    after(report) {
+      // The id_token was verified beside them, not skipped.
+      const verified = report.checks.filter((c) => ['oidc.id-token', 'oidc.jwks'].includes(c.id));
+      expect(verified.map((c) => `${c.id} ${c.status}`)).toEqual(['oidc.id-token passed', 'oidc.jwks passed']);
     },
   },
 ];
