@@ -51,6 +51,10 @@ const byAccept = new Map<string, { json: number; none: number }>();
 /** The codes the provider handed out in a redirect (a code-first server knows them). */
 const issuedCodes = new Set<string>();
 
+/** The id_token claims of a grant, by the refresh token the client holds (Keycloak's refresh answers a new id_token). */
+const idClaims = new Map<string, Record<string, unknown>>();
+let refreshedIdTokens = 0;
+
 /** An id_token re-signed with the simulator's own (only) key, its header without kid. */
 async function withoutKid(sim: OAuthProxy['sim'], idToken: string): Promise<string> {
   const key = await signingKey(sim);
@@ -541,6 +545,86 @@ export const VARIANTS: Variant[] = [
       // The id_token was verified beside them, not skipped.
       const verified = report.checks.filter((c) => ['oidc.id-token', 'oidc.jwks'].includes(c.id));
       expect(verified.map((c) => `${c.id} ${c.status}`)).toEqual(['oidc.id-token passed', 'oidc.jwks passed']);
+    },
+  },
+  {
+    // Microsoft Entra ID's error body: AADSTS codes in error_description and error_codes, a trace
+    // and a correlation id, a timestamp, and error_uri. (Entra separates the trace lines of
+    // error_description with CR LF, outside the characters RFC 6749 §5.2 allows there: here they
+    // are joined with spaces, as that is not the variant under test.)
+    name: "OAuth error bodies with Entra ID's extra members: error_codes, timestamp, trace_id, correlation_id, error_uri",
+    cite: 'L56-61: the error body carries error and error_description (no "only"); RFC 6749 §5.2: error_uri is OPTIONAL, and §8.2 lets servers add parameters a client ignores',
+    checks: [
+      ...TOKEN_REFUSAL_CHECKS,
+      'device.authorize-refusals',
+      'tokens.revoke-client-auth',
+      'grants.client-authentication-failures',
+    ],
+    rewrite: {
+      answer(asked, answer) {
+        const body = oauth(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.error !== 'string' || typeof body.error_description !== 'string') return false;
+        const code = 70000 + (answer.body.length % 1000);
+        setJson(answer, {
+          ...body,
+          error_description: `AADSTS${code}: ${body.error_description} Trace ID: 0a1b2c3d-0000-4000-8000-000000000001 Correlation ID: 0a1b2c3d-0000-4000-8000-000000000002 Timestamp: 2026-11-26 05:35:00Z`,
+          error_codes: [code],
+          timestamp: '2026-11-26 05:35:00Z',
+          trace_id: '0a1b2c3d-0000-4000-8000-000000000001',
+          correlation_id: '0a1b2c3d-0000-4000-8000-000000000002',
+          error_uri: `${asked.url.origin}/error?code=${code}`,
+        });
+        return true;
+      },
+    },
+  },
+  {
+    // Keycloak's token responses: refresh_expires_in, not-before-policy, session_state and scope
+    // in every one, and on a refresh of an openid grant a new id_token (its claims the first one's,
+    // iat now, no nonce: OIDC Core §12.2).
+    name: "Keycloak's token responses: refresh_expires_in, not-before-policy, session_state, scope, an id_token on refresh",
+    cite: 'RFC 6749 §5.1: the client MUST ignore unrecognized members, scope is OPTIONAL; OIDC Core §12.2: a refresh response MAY carry an id_token; not the password response (L150: "only")',
+    checks: [
+      'grants.token-response-fields',
+      'grants.refresh-rotation',
+      'grants.refresh-after-expiry',
+      'grants.refresh-client-bound',
+      'grants.scope-default',
+      'device.token-response',
+      'oidc.id-token',
+    ],
+    rewrite: {
+      async answer(asked, answer, sim) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        const form = formOf(asked);
+        const grant = form.get('grant_type');
+        if (typeof body?.access_token !== 'string' || grant === 'password') return false;
+        const held = sim.store.accessTokens.get(digest(body.access_token));
+        const extra: Record<string, unknown> = {
+          refresh_expires_in: 1800,
+          'not-before-policy': 0,
+          session_state: '5c1d5e0a-0000-4000-8000-000000000003',
+          scope: held?.scopes.join(' ') ?? body.scope,
+        };
+        const before = idClaims.get(form.get('refresh_token') ?? '');
+        if (grant === 'refresh_token' && before && typeof body.refresh_token === 'string') {
+          const key = await signingKey(sim);
+          const { nonce: _nonce, iat: _iat, exp: _exp, ...claims } = before;
+          extra.id_token = await new SignJWT(claims)
+            .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
+            .setIssuedAt(sim.clock.nowSeconds())
+            .setExpirationTime(sim.clock.nowSeconds() + 7200)
+            .sign(key.privateKey);
+          refreshedIdTokens++;
+        }
+        const claims = typeof body.id_token === 'string' ? decodeJwt(body.id_token) : before;
+        if (claims && typeof body.refresh_token === 'string') idClaims.set(body.refresh_token, claims);
+        setJson(answer, { ...body, ...extra });
+        return true;
+      },
+    },
+    after() {
+      expect(refreshedIdTokens, 'refresh responses that carried a new id_token').toBeGreaterThan(0);
     },
   },
 ];
