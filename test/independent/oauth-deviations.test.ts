@@ -11,7 +11,7 @@ import { digest } from '../../simulator/digest.js';
 import type { Report } from '../../suites/report/model.js';
 import { startCollector, type Collector } from '../hostile/collector.js';
 import { expectBlamed, labelled, type Deviation } from './corpus.js';
-import { formOf, jsonOf, proxyForTests, setJson, type Rewrite } from './oauth-proxy.js';
+import { formOf, jsonOf, proxyForTests, setJson, type Asked, type Rewrite } from './oauth-proxy.js';
 import { JSON_READERS, jsonOnlyWhenAsked } from './json-only-when-asked.js';
 
 const isToken = (path: string) => path === '/oauth/token';
@@ -81,6 +81,9 @@ function redirect(answer: Parameters<NonNullable<Rewrite['answer']>>[1], status:
   ]);
   answer.body = Buffer.from(`<a href="${location}">moved</a>`);
 }
+
+/** Revocations of a token the provider does not hold (unknown, or revoked already), seen before they are forwarded. */
+const unheld = new WeakSet<Asked>();
 
 /** A non-rotating provider's refresh tokens: the one the client holds, the simulator's current one. */
 const kept = new Map<string, string>();
@@ -643,6 +646,28 @@ const DEVIATIONS: Deviation[] = [
         const { publicKey } = await generateKeyPair('RSA-OAEP');
         const enc = { ...(await exportJWK(publicKey)), kid: 'enc-1', use: 'enc', alg: 'RSA-OAEP' };
         setJson(answer, { keys: [...(body.keys as JWK[]).map(({ use: _use, ...key }) => key), enc] });
+        return true;
+      },
+    },
+  },
+  {
+    // Google's revocation endpoint answers 400 invalid_token ("Token expired or revoked") for a
+    // token it does not know or no longer holds; RFC 7009 §2.2 answers 200 there.
+    name: "revoking a token it does not know (or no longer) refused 400 invalid_token, as Google's endpoint does",
+    cite: 'RFC 7009 §2.2: an invalid token does not cause an error response (L96 speaks of a token it revokes)',
+    checks: ['tokens.revoke-unknown-token', 'tokens.revoke-access-token', 'tokens.revoke-refresh-token'],
+    breaks: ['REV-UNKNOWN-TOKEN-OK'],
+    rewrite: {
+      request(asked, sim) {
+        if (asked.url.pathname !== '/oauth/revoke') return false;
+        const key = digest(formOf(asked).get('token') ?? '');
+        const held = sim.store.accessTokens.get(key) ?? sim.store.refreshTokens.get(key);
+        if (!held || held.revokedAt !== null) unheld.add(asked);
+      },
+      answer(asked, answer) {
+        if (!unheld.delete(asked) || answer.status !== 200) return false;
+        answer.status = 400;
+        setJson(answer, { error: 'invalid_token', error_description: 'Token expired or revoked' });
         return true;
       },
     },
