@@ -336,7 +336,7 @@ export const oidcChecks: Check[] = [
           kid: key.kid,
         });
       }
-      // Keys for token verification (L114): at least one of them signs.
+      // Keys for token verification (L113): at least one of them signs.
       t.expect(
         jwks.keys.some((k) => k.use !== 'enc' && (k.alg === undefined || SIGNING_ALG.test(k.alg))),
         `${KEYS_PATH} must publish a signing key (use sig or none, no encryption alg)`,

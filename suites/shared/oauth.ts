@@ -170,7 +170,7 @@ export interface ExpectedError {
   serverErrorRules?: RuleId[];
   /** Rules another standard error code breaks; default `rules`. */
   errorRules?: RuleId[];
-  /** Rules an error code outside the standard ones breaks, instead of `errorRules`; default ERR-TOKEN-STANDARD-CODES at the token endpoint, or where a device-flow code of L257-261 is due, its row's rules. */
+  /** Rules an error code outside the standard ones breaks, instead of `errorRules`; default ERR-TOKEN-STANDARD-CODES at the token endpoint, or where a device-flow code of L258-261 is due, its row's rules. */
   codeRules?: RuleId[];
 }
 
@@ -179,7 +179,7 @@ export const deviceErrors = () =>
   machine('device-authorization').rows.flatMap((r) => (r.result.error ? [r.result.error] : []));
 
 /**
- * Where the refusal due is one of the device flow's own failures (L257-261: codes of the device
+ * Where the refusal due is one of the device flow's own failures (L258-261: codes of the device
  * table that are no standard code), the rules of the rows naming them; else none. Those failures
  * are not ERR-TOKEN-STANDARD-CODES's ("other token endpoint failures", L262): a code of one's own
  * in their place (Entra ID's authorization_declined for access_denied) breaks the row's rule.

@@ -591,7 +591,7 @@ const DEVIATIONS: Deviation[] = [
     // Servers that treat a dead device code like any dead grant (RFC 6749's invalid_grant) rather
     // than with RFC 8628 §3.5's expired_token; the refusal is right, its code is not the table's.
     name: 'an expired device code refused with invalid_grant instead of expired_token',
-    cite: 'L83, L260: a poll of an expired device code returns error expired_token',
+    cite: 'L82, L260: a poll of an expired device code returns error expired_token',
     checks: ['device.expired-token', 'device.state-machine'],
     breaks: ['DEV-EXPIRED-TOKEN'],
     rewrite: {
@@ -605,7 +605,7 @@ const DEVIATIONS: Deviation[] = [
   {
     // Microsoft Entra ID answers a device code the user declined with authorization_declined.
     name: "a denied device code refused with Entra ID's authorization_declined",
-    cite: 'L84, L261: after the user denied, the next poll returns error access_denied',
+    cite: 'L83, L261: after the user denied, the next poll returns error access_denied',
     checks: ['device.verification-page', 'device.state-machine'],
     breaks: ['DEV-ACCESS-DENIED'],
     rewrite: {
@@ -620,7 +620,7 @@ const DEVIATIONS: Deviation[] = [
     // Entra ID answers a device code it does not know with bad_verification_code, GitHub with
     // incorrect_device_code: codes of their own where RFC 8628 §3.5 falls back on RFC 6749 §5.2.
     name: "device codes it does not honour refused with Entra ID's bad_verification_code",
-    cite: "L262: other token endpoint failures use the standard OAuth 2.0 codes (only the four of L257-261 are the device flow's own)",
+    cite: "L262: other token endpoint failures use the standard OAuth 2.0 codes (only the four of L258-261 are the device flow's own)",
     checks: ['device.unknown-device-code', 'device.single-use', 'device.client-bound'],
     breaks: ['ERR-TOKEN-STANDARD-CODES'],
     rewrite: {
@@ -668,6 +668,41 @@ const DEVIATIONS: Deviation[] = [
         if (!unheld.delete(asked) || answer.status !== 200) return false;
         answer.status = 400;
         setJson(answer, { error: 'invalid_token', error_description: 'Token expired or revoked' });
+        return true;
+      },
+    },
+  },
+  {
+    // Keycloak with a client's PKCE method set (Okta's "Require PKCE" the same way) refuses an
+    // authorization request of that confidential client without code_challenge: error=invalid_request.
+    // One cause, reported once on the sentence it breaks (the authorize parameters: code_challenge
+    // "PKCE only"); the plain flow's rules behind it are untested, not failed.
+    name: 'PKCE required of the confidential application too: its authorization without code_challenge refused',
+    cite: 'L127-128: code_challenge and code_challenge_method are "PKCE only"; L10, L141: the code flow without PKCE',
+    checks: [
+      'grants.token-response-fields',
+      'grants.code-single-use',
+      'grants.refresh-rotation',
+      'grants.state-unchanged',
+      'oidc.id-token',
+      'tokens.revoke-access-token',
+    ],
+    breaks: ['GRANT-AUTHORIZE-PARAMS'],
+    rewrite: {
+      answer(_asked, answer, sim) {
+        const location = answer.head.get('location')?.[0];
+        if (!location || !URL.canParse(location) || !new URL(location).searchParams.has('code')) return false;
+        const code = new URL(location).searchParams.get('code')!;
+        const held = sim.store.codes.get(digest(code));
+        const app = held && [...sim.store.applications.values()].find((a) => a.id === held.applicationId);
+        if (!held || held.codeChallenge || !app?.confidential) return false;
+        const refused = new URL(location);
+        refused.search = '';
+        refused.searchParams.set('error', 'invalid_request');
+        refused.searchParams.set('error_description', 'Missing parameter: code_challenge_method');
+        const state = new URL(location).searchParams.get('state');
+        if (state !== null) refused.searchParams.set('state', state);
+        answer.head.set('location', [refused.href]);
         return true;
       },
     },

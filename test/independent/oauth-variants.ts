@@ -627,4 +627,56 @@ export const VARIANTS: Variant[] = [
       expect(refreshedIdTokens, 'refresh responses that carried a new id_token').toBeGreaterThan(0);
     },
   },
+  {
+    // Microsoft Entra ID's error redirect: error_description with its AADSTS code, error_uri, and on
+    // a cancelled consent error_subcode=cancel, beside error and state.
+    name: "error redirects with Entra ID's error_description, error_uri and error_subcode",
+    cite: 'RFC 6749 §4.1.2.1: error_description and error_uri are OPTIONAL; §4.1.2: the client MUST ignore unrecognized response parameters',
+    checks: [
+      'grants.consent-denied',
+      'grants.scope-outside-application',
+      'grants.scope-unknown',
+      'grants.response-type-code-only',
+      'grants.authorize-missing-parameters',
+    ],
+    rewrite: {
+      answer(_asked, answer) {
+        const location = answer.head.get('location')?.[0];
+        if (!location || !URL.canParse(location)) return false;
+        const url = new URL(location);
+        const error = url.searchParams.get('error');
+        if (!error) return false;
+        url.searchParams.set('error_description', `AADSTS65004: The request was refused (${error}).`);
+        url.searchParams.set('error_uri', `${url.origin}/error?code=65004`);
+        if (error === 'access_denied') url.searchParams.set('error_subcode', 'cancel');
+        answer.head.set('location', [url.href]);
+        return true;
+      },
+    },
+  },
+  {
+    // Google's device token endpoint answers authorization_pending 428 Precondition Required, and
+    // slow_down and access_denied 403 Forbidden.
+    name: "device poll refusals in Google's statuses: authorization_pending 428, slow_down and access_denied 403",
+    cite: 'L258-261: the codes, no status; RFC 8628 §3.5: token errors of RFC 6749 §5.2, which says 400 "unless specified otherwise", no MUST',
+    checks: [
+      'device.slow-down',
+      'device.slow-down-interval-grows',
+      'device.expired-token',
+      'device.unknown-user-code',
+      'device.verification-page',
+      'device.state-machine',
+    ],
+    warns: ['ERR-TOKEN-STATUS'],
+    rewrite: {
+      answer(asked, answer) {
+        const error = isToken(asked.url.pathname) ? jsonOf(answer)?.error : undefined;
+        const status =
+          error === 'authorization_pending' ? 428 : ['slow_down', 'access_denied'].includes(String(error)) ? 403 : 0;
+        if (!status) return false;
+        answer.status = status;
+        return true;
+      },
+    },
+  },
 ];
