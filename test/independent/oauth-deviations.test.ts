@@ -707,6 +707,33 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    // Google (www.google.com/device), Entra ID (microsoft.com/devicelogin) and GitHub
+    // (github.com/login/device) name a verification page on another origin than their token
+    // endpoint. The source's page is the service's own GET /oauth/device (L109); the harness
+    // must neither sign in there nor send it anything the target gave (DESIGN, the target is untrusted).
+    name: 'verification_uri and verification_uri_complete on another origin',
+    cite: 'L39-40, L109: the verification page is GET /oauth/device of the service',
+    checks: ['device.authorization-response', 'device.verification-page', 'device.token-response'],
+    breaks: ['DEV-VERIFICATION-PAGE'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = asked.url.pathname === '/oauth/authorize_device' ? jsonOf(answer) : undefined;
+        if (typeof body?.verification_uri !== 'string' || typeof body.verification_uri_complete !== 'string')
+          return false;
+        const moved = (url: string) => `${elsewhere.url}${new URL(url).pathname}${new URL(url).search}`;
+        setJson(answer, {
+          ...body,
+          verification_uri: moved(body.verification_uri),
+          verification_uri_complete: moved(body.verification_uri_complete),
+        });
+        return true;
+      },
+    },
+    after() {
+      expect(elsewhere.received, 'requests that reached the other origin').toEqual([]);
+    },
+  },
 ];
 
 const proxy = proxyForTests();
