@@ -4,6 +4,7 @@
  * sentence it breaks; the checks it concerns must fail or warn exactly those, no other (the fault
  * matrix's blame audit, for real-world shapes rather than the simulator's own faults).
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, decodeJwt, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { signingKey } from '../../simulator/oauth/keys.js';
@@ -734,9 +735,62 @@ const DEVIATIONS: Deviation[] = [
       expect(elsewhere.received, 'requests that reached the other origin').toEqual([]);
     },
   },
+  {
+    // Okta ("The client is not authorized to use the provided grant type") and Keycloak (direct
+    // access grants off) refuse the password grant with unauthorized_client. Undeclared, a refusal
+    // at start-up may be the instance's setting (L243) or the config's password: the password
+    // checks are skipped. Declared available (features.password_grant), it is judged.
+    name: 'the password grant, declared available, refused with unauthorized_client',
+    cite: 'L11, L145, L150: the password grant is supported (deprecated, removed in 19.0) and yields a token',
+    checks: [
+      'grants.password-response',
+      'grants.password-bad-credentials',
+      'grants.password-two-factor-refused',
+      'grants.password-without-client',
+      'grants.password-client-credentials-setting',
+      'grants.password-git-setting-off',
+    ],
+    breaks: ['GRANT-PASSWORD-PARAMS'],
+    after(report) {
+      // Reported once; the checks resting on the grant are untested, saying why.
+      const skipped = report.checks.filter((c) => c.status === 'skipped');
+      expect(skipped.map((c) => c.id).sort()).toEqual([
+        'grants.password-bad-credentials',
+        'grants.password-client-credentials-setting',
+        'grants.password-git-setting-off',
+        'grants.password-two-factor-refused',
+        'grants.password-without-client',
+      ]);
+      for (const check of skipped)
+        expect(check.message).toMatch(/400 unauthorized_client.*grants\.password-response reports it/);
+    },
+    get flags() {
+      return { config: withFeatures({ password_grant: true }) };
+    },
+    rewrite: {
+      answer(asked, answer) {
+        if (!isToken(asked.url.pathname) || formOf(asked).get('grant_type') !== 'password') return false;
+        answer.status = 400;
+        answer.head.delete('www-authenticate');
+        setJson(answer, {
+          error: 'unauthorized_client',
+          error_description: 'The client is not authorized to use the provided grant type.',
+        });
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
+
+/** The proxy's target config with `features` declared, written beside it (once per set of features). */
+function withFeatures(features: Record<string, boolean>): string {
+  const file = proxy().configFile.replace(/\.json$/, `-${Object.keys(features).join('-')}.json`);
+  const config = JSON.parse(readFileSync(proxy().configFile, 'utf8')) as { features?: Record<string, boolean> };
+  writeFileSync(file, JSON.stringify({ ...config, features: { ...config.features, ...features } }));
+  return file;
+}
 
 describe('deviations seen on real servers, injected by a proxy in front of the simulator', () => {
   it.each(labelled(DEVIATIONS))(
