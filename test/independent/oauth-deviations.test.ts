@@ -741,7 +741,7 @@ const DEVIATIONS: Deviation[] = [
     // at start-up may be the instance's setting (L243) or the config's password: the password
     // checks are skipped. Declared available (features.password_grant), it is judged.
     name: 'the password grant, declared available, refused with unauthorized_client',
-    cite: 'L11, L145, L150: the password grant is supported (deprecated, removed in 19.0) and yields a token',
+    cite: 'L11, L144, L150: the password grant is supported (deprecated, removed in 19.0) and yields a token',
     checks: [
       'grants.password-response',
       'grants.password-bad-credentials',
