@@ -780,6 +780,42 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    // GitHub's token endpoint (asked for JSON) answers its refusals 200 with codes of its own:
+    // bad_verification_code for a code, bad_refresh_token, incorrect_client_credentials.
+    name: "code and refresh refusals answered 200 with GitHub's codes of its own",
+    cite: 'L262: standard OAuth 2.0 token error codes; RFC 6749 §5.2: 400, invalid_client 401',
+    checks: [
+      'grants.code-single-use',
+      'grants.code-unknown',
+      'grants.redirect-uri-mismatch',
+      'grants.pkce-verifier-mismatch',
+      'grants.client-authentication-failures',
+      'grants.refresh-rotation',
+      'grants.refresh-client-bound',
+    ],
+    breaks: ['ERR-TOKEN-STANDARD-CODES', 'ERR-TOKEN-STATUS', 'AUTH-INVALID-CLIENT'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!tokenError(asked.url.pathname, answer)) return false;
+        const grant = formOf(asked).get('grant_type');
+        const error = jsonOf(answer)!.error;
+        const own =
+          error === 'invalid_client'
+            ? 'incorrect_client_credentials'
+            : error === 'invalid_grant' && grant === 'authorization_code'
+              ? 'bad_verification_code'
+              : error === 'invalid_grant' && grant === 'refresh_token'
+                ? 'bad_refresh_token'
+                : undefined;
+        if (!own) return false;
+        answer.status = 200;
+        answer.head.delete('www-authenticate');
+        setJson(answer, { error: own, error_description: 'The code passed is incorrect or expired.' });
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
