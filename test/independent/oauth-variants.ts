@@ -51,6 +51,25 @@ const byAccept = new Map<string, { json: number; none: number }>();
 /** The codes the provider handed out in a redirect (a code-first server knows them). */
 const issuedCodes = new Set<string>();
 
+/** JWT access tokens handed out for the simulator's opaque ones (Entra ID, Auth0, Okta, Keycloak). */
+const jwtFor = new Map<string, string>();
+
+/** A JWT access token of about 1.3 KB as Entra ID issues them; the proxy maps it back to the simulator's token. */
+function jwtAccessToken(origin: string, token: string): string {
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const jti = digest(token).slice(0, 22);
+  const claims = { aud: origin, iss: `${origin}/`, iat: now, nbf: now, exp: now + 7200, jti, uti: jti, ver: '1.0' };
+  const padding = { xms_tcdt: 1_700_000_000, wids: Array.from({ length: 12 }, (_, i) => `${i}`.padStart(36, 'b')) };
+  const signature = createHash('sha512').update(token).digest('base64url').repeat(4);
+  const jwt = `${part({ typ: 'JWT', alg: 'RS256', kid: 'entra-like-kid' })}.${part({ ...claims, ...padding })}.${signature}`;
+  jwtFor.set(jwt, token);
+  return jwt;
+}
+
+/** The simulator's token for a JWT the client presents (unknown ones go as they are). */
+const backToSim = (value: string) => jwtFor.get(value) ?? value;
+
 /** The id_token claims of a grant, by the refresh token the client holds (Keycloak's refresh answers a new id_token). */
 const idClaims = new Map<string, Record<string, unknown>>();
 let refreshedIdTokens = 0;
@@ -675,6 +694,54 @@ export const VARIANTS: Variant[] = [
           error === 'authorization_pending' ? 428 : ['slow_down', 'access_denied'].includes(String(error)) ? 403 : 0;
         if (!status) return false;
         answer.status = status;
+        return true;
+      },
+    },
+  },
+  {
+    // Entra ID, Auth0, Okta and Keycloak issue access tokens as JWTs of one to two kilobytes, with
+    // dots and a readable payload; refresh tokens stay opaque. Presented in a header, a query or a
+    // form, they work as any token.
+    name: 'access tokens as JWTs of about 1.3 KB',
+    cite: "L26: access_token is a string, a bearer credential; RFC 6749 §1.4: its format is not the client's business (RFC 9068: JWT access tokens)",
+    checks: [
+      'grants.token-response-fields',
+      'grants.refresh-rotation',
+      'tokens.info-presentations',
+      'tokens.info-dead-token',
+      'tokens.revoke-access-token',
+      'scopes.read-user-reads-current-user',
+      'scopes.revoked-token-401',
+      'oidc.userinfo',
+      'device.token-response',
+    ],
+    rewrite: {
+      request(asked) {
+        let changed = false;
+        const auth = String(asked.headers.authorization ?? '');
+        const bearer = /^Bearer (\S+)$/i.exec(auth)?.[1];
+        if (bearer && jwtFor.has(bearer)) {
+          asked.headers.authorization = `Bearer ${backToSim(bearer)}`;
+          changed = true;
+        }
+        const query = asked.url.searchParams.get('access_token');
+        if (query && jwtFor.has(query)) {
+          asked.url.searchParams.set('access_token', backToSim(query));
+          changed = true;
+        }
+        const form = formOf(asked);
+        const field = ['token', 'access_token'].find((name) => jwtFor.has(form.get(name) ?? ''));
+        if (field && String(asked.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
+          form.set(field, backToSim(form.get(field)!));
+          asked.body = Buffer.from(form.toString());
+          changed = true;
+        }
+        return changed;
+      },
+      answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.access_token !== 'string') return false;
+        setJson(answer, { ...body, access_token: jwtAccessToken(asked.url.origin, body.access_token) });
         return true;
       },
     },
