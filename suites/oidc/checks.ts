@@ -23,6 +23,7 @@ import {
   LEGACY_JWKS_PATH,
   localKeys,
   openidApp,
+  sameIssuer,
   scopeWithoutOpenid,
   SECRET_MEMBERS,
   USERINFO_PATH,
@@ -259,7 +260,7 @@ export const oidcChecks: Check[] = [
       expectJsonType(t, res, `GET ${DISCOVERY_PATH}`);
       const issuer = typeof doc.issuer === 'string' ? doc.issuer : '';
       t.expect(
-        issuer && (!t.config.issuer || issuer === t.config.issuer.replace(/(?<!\/)\/+$/, '')),
+        issuer && (!t.config.issuer || sameIssuer(issuer, t.config.issuer)),
         'issuer must be the configured issuer',
         { issuer: doc.issuer ?? null },
       );

@@ -816,6 +816,27 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    // The other side of Auth0's trailing slash (oauth-variants.ts): iss must be the provider's own
+    // issuer exactly, so an id_token that adds a slash its discovery issuer lacks is refused.
+    name: 'an id_token whose iss adds a trailing slash the discovery issuer lacks',
+    cite: 'OIDC Core §3.1.3.7: the issuer identifier MUST exactly match the iss claim',
+    checks: ['oidc.id-token', 'oidc.discovery'],
+    breaks: ['OIDC-ID-TOKEN-CLAIMS'],
+    rewrite: {
+      async answer(asked, answer, sim) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.id_token !== 'string') return false;
+        const key = await signingKey(sim);
+        const claims = decodeJwt(body.id_token);
+        const idToken = await new SignJWT({ ...claims, iss: `${String(claims.iss)}/` })
+          .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
+          .sign(key.privateKey);
+        setJson(answer, { ...body, id_token: idToken });
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();

@@ -746,4 +746,28 @@ export const VARIANTS: Variant[] = [
       },
     },
   },
+  {
+    // Auth0's issuer ends with a slash (https://tenant.auth0.com/), in discovery and in every
+    // id_token's iss alike; the config names the same origin without it, as most users write it.
+    name: "an issuer with a trailing slash, as Auth0's, in discovery and in the id_token",
+    cite: 'OIDC Discovery §3 and §4.3, OIDC Core §3.1.3.7: iss equals the discovery issuer exactly; RFC 3986 §6.2.3: an empty path and / are one URI',
+    checks: ['oidc.discovery', 'oidc.id-token', 'oidc.userinfo'],
+    rewrite: {
+      async answer(asked, answer, sim) {
+        const body = jsonOf(answer);
+        if (asked.url.pathname === '/.well-known/openid-configuration' && typeof body?.issuer === 'string') {
+          setJson(answer, { ...body, issuer: `${body.issuer.replace(/\/$/, '')}/` });
+          return true;
+        }
+        if (!isToken(asked.url.pathname) || typeof body?.id_token !== 'string') return false;
+        const key = await signingKey(sim);
+        const claims = decodeJwt(body.id_token);
+        const idToken = await new SignJWT({ ...claims, iss: `${String(claims.iss).replace(/\/$/, '')}/` })
+          .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
+          .sign(key.privateKey);
+        setJson(answer, { ...body, id_token: idToken });
+        return true;
+      },
+    },
+  },
 ];
