@@ -55,9 +55,8 @@ const issuedCodes = new Set<string>();
 const jwtFor = new Map<string, string>();
 
 /** A JWT access token of about 1.3 KB as Entra ID issues them; the proxy maps it back to the simulator's token. */
-function jwtAccessToken(origin: string, token: string): string {
+function jwtAccessToken(origin: string, token: string, now: number): string {
   const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const now = Math.floor(Date.now() / 1000);
   const jti = digest(token).slice(0, 22);
   const claims = { aud: origin, iss: `${origin}/`, iat: now, nbf: now, exp: now + 7200, jti, uti: jti, ver: '1.0' };
   const padding = { xms_tcdt: 1_700_000_000, wids: Array.from({ length: 12 }, (_, i) => `${i}`.padStart(36, 'b')) };
@@ -738,10 +737,11 @@ export const VARIANTS: Variant[] = [
         }
         return changed;
       },
-      answer(asked, answer) {
+      answer(asked, answer, sim) {
         const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
         if (typeof body?.access_token !== 'string') return false;
-        setJson(answer, { ...body, access_token: jwtAccessToken(asked.url.origin, body.access_token) });
+        const jwt = jwtAccessToken(asked.url.origin, body.access_token, sim.clock.nowSeconds());
+        setJson(answer, { ...body, access_token: jwt });
         return true;
       },
     },
