@@ -60,9 +60,15 @@ export interface Capabilities {
   introspection: boolean;
   /** Its path (and query), when `introspection`: credentials go only to the target's origin. */
   introspectionPath?: string;
+  /**
+   * The password grant, declared available in the config, was refused at start-up with and
+   * without client authentication: its status and error code (no secret). The premise of the
+   * password checks, reported once (PASSWORD_PREMISE).
+   */
+  passwordRefused?: string;
 }
 /** What a check may need: the yes-or-no capabilities. */
-export type Capability = Exclude<keyof Capabilities, 'introspectionPath'>;
+export type Capability = Exclude<keyof Capabilities, 'introspectionPath' | 'passwordRefused'>;
 
 export type { AppConfig, AppRole, DriverConfig, DriverKind, Fixtures, TargetConfig } from '../spec/target-config.js';
 

@@ -328,6 +328,15 @@ export const deviceChecks: Check[] = [
       const page = absoluteUrl(start.verificationUri);
       // Without it the response is wrong (its rule's failure) and the page is untested: nobody named it.
       t.expect(page, 'verification_uri must be an absolute URL', broke(['DEV-AUTHORIZE-RESPONSE']));
+      // The page the provider sends its users to is the service's GET /oauth/device (L39, L109): one
+      // on another origin (Google's, Entra ID's, GitHub's) than the target's or a trusted one is not
+      // this page, and the harness does not sign in there (nothing is sent): the rule fails, once.
+      const away = t.http.leaves(page.href);
+      t.expect(
+        !away,
+        `verification_uri ${away}, not the service's GET /oauth/device: nothing was sent there (trustedOrigins lists the provider's other origins)`,
+        broke(['DEV-VERIFICATION-PAGE']),
+      );
       page.searchParams.set('user_code', start.userCode);
       // Play the user through the real pages (sign-in first), whatever driver the run uses.
       let form: HtmlForm | undefined;

@@ -14,6 +14,7 @@ import {
 import { expectTokenFields } from './token-fields.js';
 import { STANDARD_ERRORS } from './response.js';
 import { withSetting } from './settings.js';
+import { PASSWORD_PREMISE } from '../runner/capabilities.js';
 
 const CONTROL_USERS = '/-/simulator/users';
 /** Wrong passwords sent for the configured user in one run: below any provider's lockout. */
@@ -45,11 +46,13 @@ export const passwordChecks: Check[] = [
     ],
     needs: ['passwordGrant'],
     async run(t: CheckContext) {
+      // Refused without client authentication too (start-up), the grant is refused, not HTTP Basic.
+      const refused = t.caps.passwordRefused;
       const body = expectTokenOk(
         t,
         await t.oauth.password({ auth: 'basic' }),
-        'password grant with HTTP Basic client credentials',
-        ['GRANT-PASSWORD-PARAMS', 'GRANT-PASSWORD-BASIC-AUTH', 'AUTH-CLIENT-BASIC'],
+        `password grant with HTTP Basic client credentials${refused ? ` (refused without client authentication too: ${refused})` : ''}`,
+        refused ? [PASSWORD_PREMISE.rule] : ['GRANT-PASSWORD-PARAMS', 'GRANT-PASSWORD-BASIC-AUTH', 'AUTH-CLIENT-BASIC'],
       );
       expectTokenFields(t, body, 'password', 'password grant');
       // No scope was requested: what token info, introspection or the response says is granted. Where

@@ -1,6 +1,6 @@
 /** OpenID Connect: id_token signature and claims, discovery, key set, userinfo, the /-/jwks alias. */
 import fc from 'fast-check';
-import { jwtVerify, decodeProtectedHeader, type JWTPayload } from 'jose';
+import { jwtVerify, decodeProtectedHeader, type JWK, type JWTPayload } from 'jose';
 import type { Check, CheckContext } from '../types.js';
 import { CheckFailure } from '../runner/errors.js';
 import { hasBearerChallenge } from '../shared/challenge.js';
@@ -23,10 +23,22 @@ import {
   LEGACY_JWKS_PATH,
   localKeys,
   openidApp,
+  sameIssuer,
   scopeWithoutOpenid,
   SECRET_MEMBERS,
   USERINFO_PATH,
 } from './support.js';
+
+/** The asymmetric JWS algorithms (RFC 7518 §3.1, RFC 8037 §3.1): a key that names one signs. */
+const SIGNING_ALG = /^(RS|PS|ES)(256|384|512)$|^ES256K$|^EdDSA$|^Ed(25519|448)$/;
+
+/** A public key of a type JWS signs with, its members present (RFC 7518 §6.2, §6.3, RFC 8037 §2). */
+function isPublicKey(key: JWK): boolean {
+  const has = (...members: Array<keyof JWK>) => members.every((m) => typeof key[m] === 'string');
+  if (key.kty === 'RSA') return has('n', 'e');
+  if (key.kty === 'EC') return has('crv', 'x', 'y');
+  return key.kty === 'OKP' && has('crv', 'x');
+}
 
 /** 2000-01-01T00:00:00Z: no sign-in at this provider happened before. */
 const EARLIEST_AUTH_TIME = 946_684_800;
@@ -248,7 +260,7 @@ export const oidcChecks: Check[] = [
       expectJsonType(t, res, `GET ${DISCOVERY_PATH}`);
       const issuer = typeof doc.issuer === 'string' ? doc.issuer : '';
       t.expect(
-        issuer && (!t.config.issuer || issuer === t.config.issuer.replace(/(?<!\/)\/+$/, '')),
+        issuer && (!t.config.issuer || sameIssuer(issuer, t.config.issuer)),
         'issuer must be the configured issuer',
         { issuer: doc.issuer ?? null },
       );
@@ -292,37 +304,45 @@ export const oidcChecks: Check[] = [
   {
     id: 'oidc.jwks',
     suite: 'oidc',
-    title: '/oauth/discovery/keys is a JSON Web Key Set of public RSA signing keys, without private parts',
+    title: '/oauth/discovery/keys is a JSON Web Key Set of public keys, signing keys among them, without private parts',
     rules: ['OIDC-JWKS'],
     async run(t: CheckContext) {
       const jwks = await fetchJwks(t);
       t.expect(jwks.keys.length > 0, `${KEYS_PATH} must publish at least one key`);
+      // The set MAY also hold encryption keys; then every key says its use (OIDC Discovery §3, jwks_uri).
+      const mixed = jwks.keys.some((k) => k.use === 'enc');
       for (const key of jwks.keys) {
         const leaked = SECRET_MEMBERS.filter((m) => m in key);
         t.expect(leaked.length === 0, `${KEYS_PATH} publishes private key members`, {
           kid: key.kid ?? null,
           members: leaked,
         });
-        t.expect(
-          key.kty === 'RSA' && typeof key.n === 'string' && typeof key.e === 'string',
-          'each key must be an RSA public key (kty, n, e)',
-          { kid: key.kid ?? null, kty: key.kty ?? null },
-        );
+        // Any asymmetric key type (RFC 7518 §6): the source shows no shape (L178), and a set may hold
+        // EC keys beside RSA ones (Keycloak's ES256 realms); which algorithm signs is OIDC-ID-TOKEN-RS256's.
+        t.expect(isPublicKey(key), 'each key must be a public key (RSA n and e, EC crv x y, OKP crv x)', {
+          kid: key.kid ?? null,
+          kty: key.kty ?? null,
+        });
         // kid is optional (RFC 7517 §4.5); with several keys a token must name one (OIDC Core §10.1).
         t.expect(
           jwks.keys.length === 1 || (typeof key.kid === 'string' && key.kid.length > 0),
           'in a set of several keys each key must carry a kid',
           { kty: key.kty, keys: jwks.keys.length },
         );
-        t.expect(key.use === undefined || key.use === 'sig', 'a key use, when given, must be sig', {
+        t.expect(key.use === undefined || key.use === 'sig' || key.use === 'enc', 'a key use must be sig or enc', {
           kid: key.kid,
           use: key.use,
         });
-        t.expect(key.alg === undefined || key.alg === 'RS256', 'a key alg, when given, must be RS256', {
+        t.expect(!mixed || key.use !== undefined, 'in a set with encryption keys every key must carry use', {
           kid: key.kid,
-          alg: key.alg,
         });
       }
+      // Keys for token verification (L113): at least one of them signs.
+      t.expect(
+        jwks.keys.some((k) => k.use !== 'enc' && (k.alg === undefined || SIGNING_ALG.test(k.alg))),
+        `${KEYS_PATH} must publish a signing key (use sig or none, no encryption alg)`,
+        { keys: jwks.keys.map((k) => ({ kid: k.kid ?? null, use: k.use ?? null, alg: k.alg ?? null })) },
+      );
       localKeys(t, jwks);
     },
   },

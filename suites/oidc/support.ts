@@ -44,11 +44,24 @@ export function localKeys(t: CheckContext, jwks: JSONWebKeySet) {
   }
 }
 
-/** The issuer the id_token must name: the config's, else discovery's, else the base URL. */
+const withoutTrailingSlash = (url: string) => url.replace(/(?<!\/)\/+$/, '');
+
+/** The config's issuer and the provider's name one issuer, whether or not either ends with a slash. */
+export const sameIssuer = (a: string, b: string) => withoutTrailingSlash(a) === withoutTrailingSlash(b);
+
+/**
+ * The issuer the id_token must name: the config's, written as discovery writes it (Auth0's ends
+ * with a slash, and iss must equal the provider's issuer exactly, OIDC Core §3.1.3.7), else
+ * discovery's, else the base URL.
+ */
 export async function expectedIssuer(t: CheckContext): Promise<string> {
-  if (t.config.issuer) return t.config.issuer.replace(/(?<!\/)\/+$/, '');
   const discovery = jsonObject(await t.http.get(DISCOVERY_PATH));
-  return typeof discovery?.issuer === 'string' ? discovery.issuer : t.http.baseUrl.replace(/(?<!\/)\/+$/, '');
+  const published = typeof discovery?.issuer === 'string' ? discovery.issuer : undefined;
+  if (t.config.issuer)
+    return published !== undefined && sameIssuer(published, t.config.issuer)
+      ? published
+      : withoutTrailingSlash(t.config.issuer);
+  return published ?? withoutTrailingSlash(t.http.baseUrl);
 }
 
 /** The configured application that may request openid. */

@@ -27,6 +27,13 @@ export const DEVICE_FLAG = 'device_authorization_grant';
 const present = (status: number) => status === 200 || status >= 500;
 export const PASSWORD_FEATURE = 'password_grant';
 
+/**
+ * Who reports a password grant declared available but refused to the configured user (Okta's and
+ * Keycloak's unauthorized_client for a client not allowed it), and on which rule: the other
+ * password checks rest on that grant working and are skipped, naming it (runner/session.ts).
+ */
+export const PASSWORD_PREMISE = { reporter: 'grants.password-response', rule: 'GRANT-PASSWORD-PARAMS' } as const;
+
 async function answers(
   probe: () => Promise<{ status: number; text: string }>,
   ok: (status: number, text: string) => boolean,
@@ -37,6 +44,21 @@ async function answers(
   } catch {
     return false;
   }
+}
+
+/** A refusal (4xx) as `status error` (the error code only, never a secret), else undefined. */
+async function refusal(probe: () => Promise<{ status: number; text: string }>): Promise<string | undefined> {
+  let answer: { status: number; text: string };
+  try {
+    answer = await probe();
+  } catch {
+    return undefined;
+  }
+  if (answer.status < 400 || answer.status >= 500) return undefined;
+  const error = isJsonObject(answer.text) ? (JSON.parse(answer.text) as { error?: unknown }).error : undefined;
+  return typeof error === 'string' && /^[\w.-]{1,64}$/.test(error)
+    ? `${answer.status} ${error}`
+    : String(answer.status);
 }
 
 const isJsonObject = (text: string) => {
@@ -191,9 +213,13 @@ export async function detectCapabilities({
 
   const passwordDeclared = config.features?.[PASSWORD_FEATURE];
   let passwordGrant = false;
+  let passwordRefused: string | undefined;
   if (passwordInForce && config.user && passwordDeclared !== false) {
     const answered = await answers(() => oauth.password(), present);
     passwordGrant = answered || passwordDeclared === true;
+    // Declared yet refused: asked once more without client authentication, so that a provider
+    // refusing HTTP Basic alone still has its password checks judge that.
+    if (!answered && passwordDeclared === true) passwordRefused = await refusal(() => oauth.password({ auth: 'none' }));
   }
 
   const introspection = await introspectionPath(http);
@@ -218,5 +244,6 @@ export async function detectCapabilities({
     ...core,
     introspection: introspection !== undefined,
     ...(introspection !== undefined ? { introspectionPath: introspection } : {}),
+    ...(passwordRefused !== undefined ? { passwordRefused } : {}),
   };
 }

@@ -10,7 +10,13 @@ import { TargetError } from '../errors.js';
 import type { Capabilities, Capability, Check, Driver } from '../types.js';
 import { LOWER_THE_RATE, TransportError, transportStop, type Target } from '../target/types.js';
 import { createDriver } from '../drivers/index.js';
-import { CORE_ENDPOINTS, detectCapabilities, detectControl } from './capabilities.js';
+import {
+  CORE_ENDPOINTS,
+  detectCapabilities,
+  detectControl,
+  PASSWORD_FEATURE,
+  PASSWORD_PREMISE,
+} from './capabilities.js';
 import { createCheckContext, createEvidence, type Evidence, type SessionGround } from './context.js';
 import { CheckFailure, CheckSkipped, HarnessError, NoAnswer, RateLimited } from './errors.js';
 import { createHttp, createRecorder } from './http.js';
@@ -370,6 +376,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     }
     const missing = (check.needs ?? []).filter((c) => !caps[c]);
     if (missing.length) return `needs ${missing.join(', ')}: ${missing.map((c) => WHY_MISSING[c]).join('; ')}`;
+    // One cause, one blame: the password grant refused outright is its reporter's failure alone.
+    if (caps.passwordRefused && check.needs?.includes('passwordGrant') && check.id !== PASSWORD_PREMISE.reporter)
+      return `the password grant, declared available (features.${PASSWORD_FEATURE}), was refused to the configured user at start-up with and without client authentication (${caps.passwordRefused}): ${PASSWORD_PREMISE.reporter} reports it on ${PASSWORD_PREMISE.rule}`;
     if (check.slow && !caps.clock && !options.slow) return 'waits in real time on this target; run with --slow';
     return null;
   };

@@ -170,13 +170,25 @@ export interface ExpectedError {
   serverErrorRules?: RuleId[];
   /** Rules another standard error code breaks; default `rules`. */
   errorRules?: RuleId[];
-  /** Rules an error code outside the standard ones breaks, instead of `errorRules`; default ERR-TOKEN-STANDARD-CODES at the token endpoint. */
+  /** Rules an error code outside the standard ones breaks, instead of `errorRules`; default ERR-TOKEN-STANDARD-CODES at the token endpoint, or where a device-flow code of L258-261 is due, its row's rules. */
   codeRules?: RuleId[];
 }
 
 /** The codes RFC 8628 §3.5 adds for the device grant: those of the device state table. */
 export const deviceErrors = () =>
   machine('device-authorization').rows.flatMap((r) => (r.result.error ? [r.result.error] : []));
+
+/**
+ * Where the refusal due is one of the device flow's own failures (L258-261: codes of the device
+ * table that are no standard code), the rules of the rows naming them; else none. Those failures
+ * are not ERR-TOKEN-STANDARD-CODES's ("other token endpoint failures", L262): a code of one's own
+ * in their place (Entra ID's authorization_declined for access_denied) breaks the row's rule.
+ */
+function deviceCodeRules(codes: readonly string[]): RuleId[] {
+  if (!codes.length || codes.some((code) => STANDARD_ERRORS.includes(code))) return [];
+  const rows = machine('device-authorization').rows.filter((r) => r.result.error && codes.includes(r.result.error));
+  return [...new Set(rows.flatMap((r) => r.rules))];
+}
 
 /**
  * An OAuth error body (`error`, `error_description` strings) with one of the expected statuses and
@@ -238,7 +250,10 @@ export function expectOAuthError(
     );
     if (hasError) {
       const code = body.error as string;
-      const codeRules = expected.codeRules ?? (tokenEndpoint ? ['ERR-TOKEN-STANDARD-CODES' as const] : []);
+      const deviceRules = tokenEndpoint ? deviceCodeRules(errors) : [];
+      const codeRules =
+        expected.codeRules ??
+        (deviceRules.length ? deviceRules : tokenEndpoint ? ['ERR-TOKEN-STANDARD-CODES' as const] : []);
       // A code of its own breaks the rule on codes; another standard code, the rule that named the code.
       const ownCode = !errors.includes(code) && ![...STANDARD_ERRORS, ...deviceErrors()].includes(code);
       if (codeRules.length)

@@ -18,12 +18,15 @@ const proxy = proxyForTests();
 
 /**
  * Nothing of the contract changes, nothing to judge: the kid left out of a signed id_token, and
- * an aud array, are inside a value (the JWT); Connection is hop-by-hop (RFC 9110 §7.6.1), no shape
- * of an answer; a content coding is undone as the answer is read (RFC 9110 §8.4), as by any client.
+ * an aud array, are inside a value (the JWT), and so are an access token's format and the
+ * issuer's spelling; Connection is hop-by-hop (RFC 9110 §7.6.1), no shape of an answer; a content
+ * coding is undone as the answer is read (RFC 9110 §8.4), as by any client.
  */
 const VALUES_ONLY = new Set([
   'id_token without kid, signed by the only published key',
   'an id_token whose aud is an array holding the client_id',
+  'access tokens as JWTs of about 1.3 KB',
+  "an issuer with a trailing slash, as Auth0's, in discovery and in the id_token",
   'every answer with Connection: close',
   'every answer with a body compressed (gzip, br, deflate in turn)',
 ]);

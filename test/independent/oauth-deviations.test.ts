@@ -4,14 +4,15 @@
  * sentence it breaks; the checks it concerns must fail or warn exactly those, no other (the fault
  * matrix's blame audit, for real-world shapes rather than the simulator's own faults).
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SignJWT, decodeJwt } from 'jose';
+import { SignJWT, decodeJwt, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { signingKey } from '../../simulator/oauth/keys.js';
 import { digest } from '../../simulator/digest.js';
 import type { Report } from '../../suites/report/model.js';
 import { startCollector, type Collector } from '../hostile/collector.js';
 import { expectBlamed, labelled, type Deviation } from './corpus.js';
-import { formOf, jsonOf, proxyForTests, setJson, type Rewrite } from './oauth-proxy.js';
+import { formOf, jsonOf, proxyForTests, setJson, type Asked, type Rewrite } from './oauth-proxy.js';
 import { JSON_READERS, jsonOnlyWhenAsked } from './json-only-when-asked.js';
 
 const isToken = (path: string) => path === '/oauth/token';
@@ -81,6 +82,9 @@ function redirect(answer: Parameters<NonNullable<Rewrite['answer']>>[1], status:
   ]);
   answer.body = Buffer.from(`<a href="${location}">moved</a>`);
 }
+
+/** Revocations of a token the provider does not hold (unknown, or revoked already), seen before they are forwarded. */
+const unheld = new WeakSet<Asked>();
 
 /** A non-rotating provider's refresh tokens: the one the client holds, the simulator's current one. */
 const kept = new Map<string, string>();
@@ -584,9 +588,266 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    // Servers that treat a dead device code like any dead grant (RFC 6749's invalid_grant) rather
+    // than with RFC 8628 §3.5's expired_token; the refusal is right, its code is not the table's.
+    name: 'an expired device code refused with invalid_grant instead of expired_token',
+    cite: 'L82, L260: a poll of an expired device code returns error expired_token',
+    checks: ['device.expired-token', 'device.state-machine'],
+    breaks: ['DEV-EXPIRED-TOKEN'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!tokenError(asked.url.pathname, answer) || jsonOf(answer)!.error !== 'expired_token') return false;
+        setJson(answer, { error: 'invalid_grant', error_description: 'The device code has expired.' });
+        return true;
+      },
+    },
+  },
+  {
+    // Microsoft Entra ID answers a device code the user declined with authorization_declined.
+    name: "a denied device code refused with Entra ID's authorization_declined",
+    cite: 'L83, L261: after the user denied, the next poll returns error access_denied',
+    checks: ['device.verification-page', 'device.state-machine'],
+    breaks: ['DEV-ACCESS-DENIED'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!tokenError(asked.url.pathname, answer) || jsonOf(answer)!.error !== 'access_denied') return false;
+        setJson(answer, { error: 'authorization_declined', error_description: 'The user declined the authorization.' });
+        return true;
+      },
+    },
+  },
+  {
+    // Entra ID answers a device code it does not know with bad_verification_code, GitHub with
+    // incorrect_device_code: codes of their own where RFC 8628 §3.5 falls back on RFC 6749 §5.2.
+    name: "device codes it does not honour refused with Entra ID's bad_verification_code",
+    cite: "L262: other token endpoint failures use the standard OAuth 2.0 codes (only the four of L258-261 are the device flow's own)",
+    checks: ['device.unknown-device-code', 'device.single-use', 'device.client-bound'],
+    breaks: ['ERR-TOKEN-STANDARD-CODES'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!tokenError(asked.url.pathname, answer) || jsonOf(answer)!.error !== 'invalid_grant') return false;
+        if (!formOf(asked).get('grant_type')?.endsWith(':device_code')) return false;
+        setJson(answer, { error: 'bad_verification_code', error_description: 'The device code is not valid.' });
+        return true;
+      },
+    },
+  },
+  {
+    // The mixed set Keycloak publishes (its RSA-OAEP encryption key beside the signing key) with
+    // use left off the signing key: a client can no longer tell which key is for what.
+    name: 'a key set with an encryption key whose signing key carries no use',
+    cite: 'OIDC Discovery §3 (jwks_uri): when signing and encryption keys are published together, use is REQUIRED on every key',
+    checks: ['oidc.jwks', 'oidc.id-token'],
+    breaks: ['OIDC-JWKS'],
+    rewrite: {
+      async answer(_asked, answer) {
+        const body = jsonOf(answer);
+        if (!Array.isArray(body?.keys)) return false;
+        const { publicKey } = await generateKeyPair('RSA-OAEP');
+        const enc = { ...(await exportJWK(publicKey)), kid: 'enc-1', use: 'enc', alg: 'RSA-OAEP' };
+        setJson(answer, { keys: [...(body.keys as JWK[]).map(({ use: _use, ...key }) => key), enc] });
+        return true;
+      },
+    },
+  },
+  {
+    // Google's revocation endpoint answers 400 invalid_token ("Token expired or revoked") for a
+    // token it does not know or no longer holds; RFC 7009 §2.2 answers 200 there.
+    name: "revoking a token it does not know (or no longer) refused 400 invalid_token, as Google's endpoint does",
+    cite: 'RFC 7009 §2.2: an invalid token does not cause an error response (L96 speaks of a token it revokes)',
+    checks: ['tokens.revoke-unknown-token', 'tokens.revoke-access-token', 'tokens.revoke-refresh-token'],
+    breaks: ['REV-UNKNOWN-TOKEN-OK'],
+    rewrite: {
+      request(asked, sim) {
+        if (asked.url.pathname !== '/oauth/revoke') return false;
+        const key = digest(formOf(asked).get('token') ?? '');
+        const held = sim.store.accessTokens.get(key) ?? sim.store.refreshTokens.get(key);
+        if (!held || held.revokedAt !== null) unheld.add(asked);
+      },
+      answer(asked, answer) {
+        if (!unheld.delete(asked) || answer.status !== 200) return false;
+        answer.status = 400;
+        setJson(answer, { error: 'invalid_token', error_description: 'Token expired or revoked' });
+        return true;
+      },
+    },
+  },
+  {
+    // Keycloak with a client's PKCE method set (Okta's "Require PKCE" the same way) refuses an
+    // authorization request of that confidential client without code_challenge: error=invalid_request.
+    // One cause, reported once on the sentence it breaks (the authorize parameters: code_challenge
+    // "PKCE only"); the plain flow's rules behind it are untested, not failed.
+    name: 'PKCE required of the confidential application too: its authorization without code_challenge refused',
+    cite: 'L127-128: code_challenge and code_challenge_method are "PKCE only"; L10, L141: the code flow without PKCE',
+    checks: [
+      'grants.token-response-fields',
+      'grants.code-single-use',
+      'grants.refresh-rotation',
+      'grants.state-unchanged',
+      'oidc.id-token',
+      'tokens.revoke-access-token',
+    ],
+    breaks: ['GRANT-AUTHORIZE-PARAMS'],
+    rewrite: {
+      answer(_asked, answer, sim) {
+        const location = answer.head.get('location')?.[0];
+        if (!location || !URL.canParse(location) || !new URL(location).searchParams.has('code')) return false;
+        const code = new URL(location).searchParams.get('code')!;
+        const held = sim.store.codes.get(digest(code));
+        const app = held && [...sim.store.applications.values()].find((a) => a.id === held.applicationId);
+        if (!held || held.codeChallenge || !app?.confidential) return false;
+        const refused = new URL(location);
+        refused.search = '';
+        refused.searchParams.set('error', 'invalid_request');
+        refused.searchParams.set('error_description', 'Missing parameter: code_challenge_method');
+        const state = new URL(location).searchParams.get('state');
+        if (state !== null) refused.searchParams.set('state', state);
+        answer.head.set('location', [refused.href]);
+        return true;
+      },
+    },
+  },
+  {
+    // Google (www.google.com/device), Entra ID (microsoft.com/devicelogin) and GitHub
+    // (github.com/login/device) name a verification page on another origin than their token
+    // endpoint. The source's page is the service's own GET /oauth/device (L109); the harness
+    // must neither sign in there nor send it anything the target gave (DESIGN, the target is untrusted).
+    name: 'verification_uri and verification_uri_complete on another origin',
+    cite: 'L39-40, L109: the verification page is GET /oauth/device of the service',
+    checks: ['device.authorization-response', 'device.verification-page', 'device.token-response'],
+    breaks: ['DEV-VERIFICATION-PAGE'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = asked.url.pathname === '/oauth/authorize_device' ? jsonOf(answer) : undefined;
+        if (typeof body?.verification_uri !== 'string' || typeof body.verification_uri_complete !== 'string')
+          return false;
+        const moved = (url: string) => `${elsewhere.url}${new URL(url).pathname}${new URL(url).search}`;
+        setJson(answer, {
+          ...body,
+          verification_uri: moved(body.verification_uri),
+          verification_uri_complete: moved(body.verification_uri_complete),
+        });
+        return true;
+      },
+    },
+    after() {
+      expect(elsewhere.received, 'requests that reached the other origin').toEqual([]);
+    },
+  },
+  {
+    // Okta ("The client is not authorized to use the provided grant type") and Keycloak (direct
+    // access grants off) refuse the password grant with unauthorized_client. Undeclared, a refusal
+    // at start-up may be the instance's setting (L243) or the config's password: the password
+    // checks are skipped. Declared available (features.password_grant), it is judged.
+    name: 'the password grant, declared available, refused with unauthorized_client',
+    cite: 'L11, L144, L150: the password grant is supported (deprecated, removed in 19.0) and yields a token',
+    checks: [
+      'grants.password-response',
+      'grants.password-bad-credentials',
+      'grants.password-two-factor-refused',
+      'grants.password-without-client',
+      'grants.password-client-credentials-setting',
+      'grants.password-git-setting-off',
+    ],
+    breaks: ['GRANT-PASSWORD-PARAMS'],
+    after(report) {
+      // Reported once; the checks resting on the grant are untested, saying why.
+      const skipped = report.checks.filter((c) => c.status === 'skipped');
+      expect(skipped.map((c) => c.id).sort()).toEqual([
+        'grants.password-bad-credentials',
+        'grants.password-client-credentials-setting',
+        'grants.password-git-setting-off',
+        'grants.password-two-factor-refused',
+        'grants.password-without-client',
+      ]);
+      for (const check of skipped)
+        expect(check.message).toMatch(/400 unauthorized_client.*grants\.password-response reports it/);
+    },
+    get flags() {
+      return { config: withFeatures({ password_grant: true }) };
+    },
+    rewrite: {
+      answer(asked, answer) {
+        if (!isToken(asked.url.pathname) || formOf(asked).get('grant_type') !== 'password') return false;
+        answer.status = 400;
+        answer.head.delete('www-authenticate');
+        setJson(answer, {
+          error: 'unauthorized_client',
+          error_description: 'The client is not authorized to use the provided grant type.',
+        });
+        return true;
+      },
+    },
+  },
+  {
+    // GitHub's token endpoint (asked for JSON) answers its refusals 200 with codes of its own:
+    // bad_verification_code for a code, bad_refresh_token, incorrect_client_credentials.
+    name: "code and refresh refusals answered 200 with GitHub's codes of its own",
+    cite: 'L262: standard OAuth 2.0 token error codes; RFC 6749 §5.2: 400, invalid_client 401',
+    checks: [
+      'grants.code-single-use',
+      'grants.code-unknown',
+      'grants.redirect-uri-mismatch',
+      'grants.pkce-verifier-mismatch',
+      'grants.client-authentication-failures',
+      'grants.refresh-rotation',
+      'grants.refresh-client-bound',
+    ],
+    breaks: ['ERR-TOKEN-STANDARD-CODES', 'ERR-TOKEN-STATUS', 'AUTH-INVALID-CLIENT'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!tokenError(asked.url.pathname, answer)) return false;
+        const grant = formOf(asked).get('grant_type');
+        const error = jsonOf(answer)!.error;
+        const own =
+          error === 'invalid_client'
+            ? 'incorrect_client_credentials'
+            : error === 'invalid_grant' && grant === 'authorization_code'
+              ? 'bad_verification_code'
+              : error === 'invalid_grant' && grant === 'refresh_token'
+                ? 'bad_refresh_token'
+                : undefined;
+        if (!own) return false;
+        answer.status = 200;
+        answer.head.delete('www-authenticate');
+        setJson(answer, { error: own, error_description: 'The code passed is incorrect or expired.' });
+        return true;
+      },
+    },
+  },
+  {
+    // The other side of Auth0's trailing slash (oauth-variants.ts): iss must be the provider's own
+    // issuer exactly, so an id_token that adds a slash its discovery issuer lacks is refused.
+    name: 'an id_token whose iss adds a trailing slash the discovery issuer lacks',
+    cite: 'OIDC Core §3.1.3.7: the issuer identifier MUST exactly match the iss claim',
+    checks: ['oidc.id-token', 'oidc.discovery'],
+    breaks: ['OIDC-ID-TOKEN-CLAIMS'],
+    rewrite: {
+      async answer(asked, answer, sim) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.id_token !== 'string') return false;
+        const key = await signingKey(sim);
+        const claims = decodeJwt(body.id_token);
+        const idToken = await new SignJWT({ ...claims, iss: `${String(claims.iss)}/` })
+          .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
+          .sign(key.privateKey);
+        setJson(answer, { ...body, id_token: idToken });
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
+
+/** The proxy's target config with `features` declared, written beside it (once per set of features). */
+function withFeatures(features: Record<string, boolean>): string {
+  const file = proxy().configFile.replace(/\.json$/, `-${Object.keys(features).join('-')}.json`);
+  const config = JSON.parse(readFileSync(proxy().configFile, 'utf8')) as { features?: Record<string, boolean> };
+  writeFileSync(file, JSON.stringify({ ...config, features: { ...config.features, ...features } }));
+  return file;
+}
 
 describe('deviations seen on real servers, injected by a proxy in front of the simulator', () => {
   it.each(labelled(DEVIATIONS))(

@@ -4,8 +4,9 @@
  * the checks it concerns. oauth-variants.test.ts proves no must verdict changes under any of them;
  * test/diff/allowed.test.ts that `diff` reports what they change as `allowed`.
  */
+import { X509Certificate, createHash } from 'node:crypto';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { SignJWT, decodeJwt } from 'jose';
+import { SignJWT, decodeJwt, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { expect } from 'vitest';
 import { digest } from '../../simulator/digest.js';
 import { signingKey } from '../../simulator/oauth/keys.js';
@@ -50,6 +51,28 @@ const byAccept = new Map<string, { json: number; none: number }>();
 /** The codes the provider handed out in a redirect (a code-first server knows them). */
 const issuedCodes = new Set<string>();
 
+/** JWT access tokens handed out for the simulator's opaque ones (Entra ID, Auth0, Okta, Keycloak). */
+const jwtFor = new Map<string, string>();
+
+/** A JWT access token of about 1.3 KB as Entra ID issues them; the proxy maps it back to the simulator's token. */
+function jwtAccessToken(origin: string, token: string, now: number): string {
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const jti = digest(token).slice(0, 22);
+  const claims = { aud: origin, iss: `${origin}/`, iat: now, nbf: now, exp: now + 7200, jti, uti: jti, ver: '1.0' };
+  const padding = { xms_tcdt: 1_700_000_000, wids: Array.from({ length: 12 }, (_, i) => `${i}`.padStart(36, 'b')) };
+  const signature = createHash('sha512').update(token).digest('base64url').repeat(4);
+  const jwt = `${part({ typ: 'JWT', alg: 'RS256', kid: 'entra-like-kid' })}.${part({ ...claims, ...padding })}.${signature}`;
+  jwtFor.set(jwt, token);
+  return jwt;
+}
+
+/** The simulator's token for a JWT the client presents (unknown ones go as they are). */
+const backToSim = (value: string) => jwtFor.get(value) ?? value;
+
+/** The id_token claims of a grant, by the refresh token the client holds (Keycloak's refresh answers a new id_token). */
+const idClaims = new Map<string, Record<string, unknown>>();
+let refreshedIdTokens = 0;
+
 /** An id_token re-signed with the simulator's own (only) key, its header without kid. */
 async function withoutKid(sim: OAuthProxy['sim'], idToken: string): Promise<string> {
   const key = await signingKey(sim);
@@ -67,6 +90,39 @@ const idTokenWithoutKid: Rewrite['answer'] = async (asked, answer, sim) => {
 function challengeParams(challenge: string): Array<[string, string]> {
   return [...challenge.matchAll(/(?<!\w)(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]);
 }
+
+/**
+ * A self-signed certificate (CN=accounts.example.invalid, made once with openssl for this corpus;
+ * its private key was thrown away): the x5c of a key the provider publishes and signs nothing with.
+ */
+const CERTIFICATE_DER =
+  'MIIDKTCCAhGgAwIBAgIUOO4DM4e+I0BI0NpsAWi+533H4KMwDQYJKoZIhvcNAQELBQAwIzEhMB8GA1UEAwwYYWNjb3VudHMuZXhhbXBsZS5pbnZhbGlkMCAXDTI2MTEyNjA1MzYyMloYDzIxMjYxMTAyMDUzNjIyWjAjMSEwHwYDVQQDDBhhY2NvdW50cy5leGFtcGxlLmludmFsaWQwggEiMA0GCSqGSIb3DQEBAQUAA4IBDwAwggEKAoIBAQDEyjDCWQNQJnvLEPPOtm6kMT8kmRzPYFZF49wdBqYl7YDrDgd3z//x5Pdi2Ny9q9Rxb/tLgras7NnA+q0FwufowvgvhaSr985jr4XtJWujP7qq8mx5L9L3j6eliqss5nvqdItG7B1t7Qwy7czpjP9vf/5ayIJBNA8AyZAxZ6U97Lso2wRn7rc3pBicegDU8DeEPf0+AZHXbL8qtnQypfCtGvOeImggG5SxFA40Q2pjZtq+0kRkf/7Gb+O371PZl5vOJTbdMJQZB/cLIxi+lFz5kXwtrMqo0mURLLCYqs1WEdHQ0AAGL0dk9bEBLqqw/oWmGWGtYJHMUbzlj7Jo/4IVAgMBAAGjUzBRMB0GA1UdDgQWBBSh7YKSdKbUeYZFxyMDLRGOIc999TAfBgNVHSMEGDAWgBSh7YKSdKbUeYZFxyMDLRGOIc999TAPBgNVHRMBAf8EBTADAQH/MA0GCSqGSIb3DQEBCwUAA4IBAQBEtQn0YXBxzDlDDMTH5BAA0OEBhcKMo9nAokFGy/S1lQsMjVrqb0OLDG3a2tFC042/bB8FfXVziDGlZM1Jy9yMVefUEULXc04qGRpHIJ4VbIlM6AzkiF9JWXZ7Ab657c1T6vQC0Y8zyxRvArqTwiWfGeKNiA3PX0UwnklMmuyCXE41iICjdiW+3Qu2OG5yKuo9tU1XKcM02P4AHQZI06FXlMO15FMqBaesD3MT66mv4pLbQ+BA+sRBFK5Fbj4CQ4B7A1cB9ouBkOBVVoFf7XF/m9TcOaM5ypfrlG/HU6ZSRvkUwafykLsV+KRzUs6sbEJbmKedgPatWxRHhLfi8drQ';
+
+/** A retired or standby signing key as Microsoft Entra ID publishes its keys: x5c, x5t and issuer, no alg. */
+function certificateKey(issuer: string): JWK & { issuer: string } {
+  const der = Buffer.from(CERTIFICATE_DER, 'base64');
+  const { n, e } = new X509Certificate(der).publicKey.export({ format: 'jwk' });
+  const x5t = createHash('sha1').update(der).digest('base64url');
+  return { kty: 'RSA', use: 'sig', kid: x5t, x5t, n, e, x5c: [CERTIFICATE_DER], issuer };
+}
+
+/** Keycloak's encryption key (RSA-OAEP, use enc) and an ES256 key of a realm that also signs with EC. */
+let otherKeys: Promise<JWK[]> | undefined;
+const keycloakKeys = () =>
+  (otherKeys ??= Promise.all([
+    generateKeyPair('RSA-OAEP').then(async ({ publicKey }) => ({
+      ...(await exportJWK(publicKey)),
+      kid: 'keycloak-enc',
+      use: 'enc',
+      alg: 'RSA-OAEP',
+    })),
+    generateKeyPair('ES256').then(async ({ publicKey }) => ({
+      ...(await exportJWK(publicKey)),
+      kid: 'keycloak-es256',
+      use: 'sig',
+      alg: 'ES256',
+    })),
+  ]));
 
 export const VARIANTS: Variant[] = [
   {
@@ -480,6 +536,233 @@ export const VARIANTS: Variant[] = [
         const key = await signingKey(sim);
         const claims = decodeJwt(body.id_token);
         const idToken = await new SignJWT({ ...claims, aud: [claims.aud as string] })
+          .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
+          .sign(key.privateKey);
+        setJson(answer, { ...body, id_token: idToken });
+        return true;
+      },
+    },
+  },
+  {
+    // Keycloak publishes its encryption key (RSA-OAEP, use enc) beside the signing ones, and an
+    // ES256 key where the realm also signs with EC; Entra ID's keys carry x5c, x5t and issuer and
+    // no alg. None of them signs the id_token: clients pick the key its kid names.
+    name: 'a key set with keys the id_token does not use: an encryption key, an EC key, a certificate-bound key, no alg',
+    cite: 'L178: the shape of the keys is not shown; OIDC Discovery §3 (jwks_uri): the set MAY hold encryption keys, use then on every key; RFC 7517 §4.4, §4.6-4.8: alg, x5c, x5t are OPTIONAL; OIDC Core §10.1: the kid picks the key',
+    checks: ['oidc.jwks', 'oidc.id-token', 'oidc.userinfo', 'oidc.legacy-jwks-alias'],
+    rewrite: {
+      async answer(asked, answer) {
+        const body = jsonOf(answer);
+        if (!Array.isArray(body?.keys)) return false;
+        const own = (body.keys as JWK[]).map(({ alg: _alg, ...key }) => key);
+        setJson(answer, { keys: [...own, certificateKey(asked.url.origin), ...(await keycloakKeys())] });
+        return true;
+      },
+    },
+    after(report) {
+      // The id_token was verified beside them, not skipped.
+      const verified = report.checks.filter((c) => ['oidc.id-token', 'oidc.jwks'].includes(c.id));
+      expect(verified.map((c) => `${c.id} ${c.status}`)).toEqual(['oidc.id-token passed', 'oidc.jwks passed']);
+    },
+  },
+  {
+    // Microsoft Entra ID's error body: AADSTS codes in error_description and error_codes, a trace
+    // and a correlation id, a timestamp, and error_uri. (Entra separates the trace lines of
+    // error_description with CR LF, outside the characters RFC 6749 §5.2 allows there: here they
+    // are joined with spaces, as that is not the variant under test.)
+    name: "OAuth error bodies with Entra ID's extra members: error_codes, timestamp, trace_id, correlation_id, error_uri",
+    cite: 'L56-61: the error body carries error and error_description (no "only"); RFC 6749 §5.2: error_uri is OPTIONAL, and §8.2 lets servers add parameters a client ignores',
+    checks: [
+      ...TOKEN_REFUSAL_CHECKS,
+      'device.authorize-refusals',
+      'tokens.revoke-client-auth',
+      'grants.client-authentication-failures',
+    ],
+    rewrite: {
+      answer(asked, answer) {
+        const body = oauth(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.error !== 'string' || typeof body.error_description !== 'string') return false;
+        const code = 70000 + (answer.body.length % 1000);
+        setJson(answer, {
+          ...body,
+          error_description: `AADSTS${code}: ${body.error_description} Trace ID: 0a1b2c3d-0000-4000-8000-000000000001 Correlation ID: 0a1b2c3d-0000-4000-8000-000000000002 Timestamp: 2026-11-26 05:35:00Z`,
+          error_codes: [code],
+          timestamp: '2026-11-26 05:35:00Z',
+          trace_id: '0a1b2c3d-0000-4000-8000-000000000001',
+          correlation_id: '0a1b2c3d-0000-4000-8000-000000000002',
+          error_uri: `${asked.url.origin}/error?code=${code}`,
+        });
+        return true;
+      },
+    },
+  },
+  {
+    // Keycloak's token responses: refresh_expires_in, not-before-policy, session_state and scope
+    // in every one, and on a refresh of an openid grant a new id_token (its claims the first one's,
+    // iat now, no nonce: OIDC Core §12.2).
+    name: "Keycloak's token responses: refresh_expires_in, not-before-policy, session_state, scope, an id_token on refresh",
+    cite: 'RFC 6749 §5.1: the client MUST ignore unrecognized members, scope is OPTIONAL; OIDC Core §12.2: a refresh response MAY carry an id_token; not the password response (L150: "only")',
+    checks: [
+      'grants.token-response-fields',
+      'grants.refresh-rotation',
+      'grants.refresh-after-expiry',
+      'grants.refresh-client-bound',
+      'grants.scope-default',
+      'device.token-response',
+      'oidc.id-token',
+    ],
+    rewrite: {
+      async answer(asked, answer, sim) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        const form = formOf(asked);
+        const grant = form.get('grant_type');
+        if (typeof body?.access_token !== 'string' || grant === 'password') return false;
+        const held = sim.store.accessTokens.get(digest(body.access_token));
+        const extra: Record<string, unknown> = {
+          refresh_expires_in: 1800,
+          'not-before-policy': 0,
+          session_state: '5c1d5e0a-0000-4000-8000-000000000003',
+          scope: held?.scopes.join(' ') ?? body.scope,
+        };
+        const before = idClaims.get(form.get('refresh_token') ?? '');
+        if (grant === 'refresh_token' && before && typeof body.refresh_token === 'string') {
+          const key = await signingKey(sim);
+          const { nonce: _nonce, iat: _iat, exp: _exp, ...claims } = before;
+          extra.id_token = await new SignJWT(claims)
+            .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
+            .setIssuedAt(sim.clock.nowSeconds())
+            .setExpirationTime(sim.clock.nowSeconds() + 7200)
+            .sign(key.privateKey);
+          refreshedIdTokens++;
+        }
+        const claims = typeof body.id_token === 'string' ? decodeJwt(body.id_token) : before;
+        if (claims && typeof body.refresh_token === 'string') idClaims.set(body.refresh_token, claims);
+        setJson(answer, { ...body, ...extra });
+        return true;
+      },
+    },
+    after() {
+      expect(refreshedIdTokens, 'refresh responses that carried a new id_token').toBeGreaterThan(0);
+    },
+  },
+  {
+    // Microsoft Entra ID's error redirect: error_description with its AADSTS code, error_uri, and on
+    // a cancelled consent error_subcode=cancel, beside error and state.
+    name: "error redirects with Entra ID's error_description, error_uri and error_subcode",
+    cite: 'RFC 6749 §4.1.2.1: error_description and error_uri are OPTIONAL; §4.1.2: the client MUST ignore unrecognized response parameters',
+    checks: [
+      'grants.consent-denied',
+      'grants.scope-outside-application',
+      'grants.scope-unknown',
+      'grants.response-type-code-only',
+      'grants.authorize-missing-parameters',
+    ],
+    rewrite: {
+      answer(_asked, answer) {
+        const location = answer.head.get('location')?.[0];
+        if (!location || !URL.canParse(location)) return false;
+        const url = new URL(location);
+        const error = url.searchParams.get('error');
+        if (!error) return false;
+        url.searchParams.set('error_description', `AADSTS65004: The request was refused (${error}).`);
+        url.searchParams.set('error_uri', `${url.origin}/error?code=65004`);
+        if (error === 'access_denied') url.searchParams.set('error_subcode', 'cancel');
+        answer.head.set('location', [url.href]);
+        return true;
+      },
+    },
+  },
+  {
+    // Google's device token endpoint answers authorization_pending 428 Precondition Required, and
+    // slow_down and access_denied 403 Forbidden.
+    name: "device poll refusals in Google's statuses: authorization_pending 428, slow_down and access_denied 403",
+    cite: 'L258-261: the codes, no status; RFC 8628 §3.5: token errors of RFC 6749 §5.2, which says 400 "unless specified otherwise", no MUST',
+    checks: [
+      'device.slow-down',
+      'device.slow-down-interval-grows',
+      'device.expired-token',
+      'device.unknown-user-code',
+      'device.verification-page',
+      'device.state-machine',
+    ],
+    warns: ['ERR-TOKEN-STATUS'],
+    rewrite: {
+      answer(asked, answer) {
+        const error = isToken(asked.url.pathname) ? jsonOf(answer)?.error : undefined;
+        const status =
+          error === 'authorization_pending' ? 428 : ['slow_down', 'access_denied'].includes(String(error)) ? 403 : 0;
+        if (!status) return false;
+        answer.status = status;
+        return true;
+      },
+    },
+  },
+  {
+    // Entra ID, Auth0, Okta and Keycloak issue access tokens as JWTs of one to two kilobytes, with
+    // dots and a readable payload; refresh tokens stay opaque. Presented in a header, a query or a
+    // form, they work as any token.
+    name: 'access tokens as JWTs of about 1.3 KB',
+    cite: "L26: access_token is a string, a bearer credential; RFC 6749 §1.4: its format is not the client's business (RFC 9068: JWT access tokens)",
+    checks: [
+      'grants.token-response-fields',
+      'grants.refresh-rotation',
+      'tokens.info-presentations',
+      'tokens.info-dead-token',
+      'tokens.revoke-access-token',
+      'scopes.read-user-reads-current-user',
+      'scopes.revoked-token-401',
+      'oidc.userinfo',
+      'device.token-response',
+    ],
+    rewrite: {
+      request(asked) {
+        let changed = false;
+        const auth = String(asked.headers.authorization ?? '');
+        const bearer = /^Bearer (\S+)$/i.exec(auth)?.[1];
+        if (bearer && jwtFor.has(bearer)) {
+          asked.headers.authorization = `Bearer ${backToSim(bearer)}`;
+          changed = true;
+        }
+        const query = asked.url.searchParams.get('access_token');
+        if (query && jwtFor.has(query)) {
+          asked.url.searchParams.set('access_token', backToSim(query));
+          changed = true;
+        }
+        const form = formOf(asked);
+        const field = ['token', 'access_token'].find((name) => jwtFor.has(form.get(name) ?? ''));
+        if (field && String(asked.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
+          form.set(field, backToSim(form.get(field)!));
+          asked.body = Buffer.from(form.toString());
+          changed = true;
+        }
+        return changed;
+      },
+      answer(asked, answer, sim) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.access_token !== 'string') return false;
+        const jwt = jwtAccessToken(asked.url.origin, body.access_token, sim.clock.nowSeconds());
+        setJson(answer, { ...body, access_token: jwt });
+        return true;
+      },
+    },
+  },
+  {
+    // Auth0's issuer ends with a slash (https://tenant.auth0.com/), in discovery and in every
+    // id_token's iss alike; the config names the same origin without it, as most users write it.
+    name: "an issuer with a trailing slash, as Auth0's, in discovery and in the id_token",
+    cite: 'OIDC Discovery §3 and §4.3, OIDC Core §3.1.3.7: iss equals the discovery issuer exactly; RFC 3986 §6.2.3: an empty path and / are one URI',
+    checks: ['oidc.discovery', 'oidc.id-token', 'oidc.userinfo'],
+    rewrite: {
+      async answer(asked, answer, sim) {
+        const body = jsonOf(answer);
+        if (asked.url.pathname === '/.well-known/openid-configuration' && typeof body?.issuer === 'string') {
+          setJson(answer, { ...body, issuer: `${body.issuer.replace(/\/$/, '')}/` });
+          return true;
+        }
+        if (!isToken(asked.url.pathname) || typeof body?.id_token !== 'string') return false;
+        const key = await signingKey(sim);
+        const claims = decodeJwt(body.id_token);
+        const idToken = await new SignJWT({ ...claims, iss: `${String(claims.iss).replace(/\/$/, '')}/` })
           .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
           .sign(key.privateKey);
         setJson(answer, { ...body, id_token: idToken });

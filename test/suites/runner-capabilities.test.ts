@@ -32,6 +32,7 @@ const CLOCK = 'POST /-/simulator/clock {"advanceSeconds":0}';
 const SETTINGS = 'GET /-/simulator/settings';
 const DEVICE_PUBLIC = 'POST /oauth/authorize_device client_id=public-client&scope=read_user';
 const PASSWORD = `POST /oauth/token [${basic}] grant_type=password&username=qa-bot&password=alice-password-1`;
+const PASSWORD_WITHOUT_CLIENT = 'POST /oauth/token grant_type=password&username=qa-bot&password=alice-password-1';
 
 type Answer = (r: RawRequest) => Response;
 const status =
@@ -281,8 +282,9 @@ describe('detectCapabilities', () => {
   describe('password grant: in force, a user, not declared off, and the grant answers', () => {
     const password = async (c: Case) => {
       const { caps, sent } = await detect(c);
-      expect(caps).toEqual({ ...ALL, passwordGrant: caps.passwordGrant });
-      return { passwordGrant: caps.passwordGrant, sent: sent.filter((s) => s.includes('/oauth/token')) };
+      const { passwordGrant, passwordRefused } = caps;
+      expect(caps).toEqual({ ...ALL, passwordGrant, ...(passwordRefused ? { passwordRefused } : {}) });
+      return { passwordGrant, passwordRefused, sent: sent.filter((s) => s.includes('/oauth/token')) };
     };
     const answering = (answer: Answer, features?: Record<string, boolean>): Case => ({
       answers: { '/oauth/token': answer },
@@ -307,6 +309,34 @@ describe('detectCapabilities', () => {
       expect(await password({ config: { ...CONFIG, features: { password_grant: false } } })).toEqual({
         passwordGrant: false,
         sent: [],
+      });
+    });
+
+    it('declared on and refused with and without client authentication: the refusal is kept, its code only', async () => {
+      const refused = await password(
+        answering(status(400, '{"error":"unauthorized_client"}'), { password_grant: true }),
+      );
+      expect(refused).toEqual({
+        passwordGrant: true,
+        passwordRefused: '400 unauthorized_client',
+        sent: [PASSWORD, PASSWORD_WITHOUT_CLIENT],
+      });
+      expect(
+        (await password(answering(status(403, '<html>no</html>'), { password_grant: true }))).passwordRefused,
+      ).toBe('403');
+      // HTTP Basic alone refused: the password checks judge that, nothing is kept.
+      const basicOnly: Answer = (r) =>
+        r.headers.get('authorization')
+          ? status(401, '{"error":"invalid_client"}')(r)
+          : status(200, '{"access_token":"t"}')(r);
+      expect(await password(answering(basicOnly, { password_grant: true }))).toEqual({
+        passwordGrant: true,
+        sent: [PASSWORD, PASSWORD_WITHOUT_CLIENT],
+      });
+      // Not declared: a refusal is no premise of anything, asked once.
+      expect(await password(answering(status(400, '{"error":"unauthorized_client"}')))).toEqual({
+        passwordGrant: false,
+        sent: [PASSWORD],
       });
     });
 
