@@ -143,7 +143,10 @@ describe('a target whose quota runs out mid-run', () => {
   }, 120_000);
 
   it("with GitHub's reset an hour away: stops at once, waiting nothing, and says when the limit resets", async () => {
-    const reset = () => String(Math.floor(Date.now() / 1000) + 3600);
+    // One window: the same epoch second on every answer, as GitHub's. Taken before the run's virtual
+    // clock starts (which only waits move on): read off real time at each answer instead, a run
+    // that took over a second on a loaded machine saw the reset 3,601 s away.
+    const resetAt = String(Math.floor(Date.now() / 1000) + 3600);
     const r = await quotaRun(
       'github-hourly',
       (_path, n) => n > SERVED_BEFORE,
@@ -151,7 +154,7 @@ describe('a target whose quota runs out mid-run', () => {
       () => ({
         'x-ratelimit-limit': '5000',
         'x-ratelimit-remaining': '0',
-        'x-ratelimit-reset': reset(),
+        'x-ratelimit-reset': resetAt,
       }),
     );
     const message = expectStopped(r);
