@@ -79,6 +79,24 @@ let restRequests = 0;
 const LINK_READERS = ['pagination.offset-headers', 'pagination.offset-rows', 'pagination.keyset-list-projects'];
 const OFFSET_READERS = ['pagination.offset-headers', 'pagination.offset-rows', 'pagination.invalid-params-default'];
 
+/** Headers nginx, Cloudflare and a CDN add to every answer they pass on (none is the provider's to judge). */
+const FRONT_HEADERS: Array<[string, string]> = [
+  ['server', 'nginx'],
+  ['via', '1.1 varnish, 1.1 cloudflare'],
+  ['x-request-id', '01JDZ4K7V0Q6E3M9N8P2R5T1WX'],
+  ['cf-ray', '8e8f2c1b3a4d5e6f-FRA'],
+  ['cf-cache-status', 'DYNAMIC'],
+  ['vary', 'Accept-Encoding, Origin'],
+  ['strict-transport-security', 'max-age=63072000'],
+  ['x-content-type-options', 'nosniff'],
+  ['cache-control', 'max-age=0, private, must-revalidate'],
+  ['last-modified', 'Thu, 26 Nov 2026 06:00:00 GMT'],
+];
+
+/** REST answers other than the long-URL check's (its 414 is the source's own answer). */
+const restJsonAnswer = (asked: Asked, answer: Answer) =>
+  rest(asked) && (answer.head.get('content-type')?.[0] ?? '').startsWith('application/json') && answer.body.length > 0;
+
 export const REST_VARIANTS: Variant[] = [
   {
     name: 'Link with rel unquoted, after another parameter, with whitespace around ; and =',
@@ -376,6 +394,99 @@ export const REST_VARIANTS: Variant[] = [
           })
           .join(', '),
       ]),
+    },
+  },
+  {
+    name: 'an nginx and Cloudflare front: Server, Via, X-Request-Id, CF-Ray, Vary, HSTS, a weak ETag, Last-Modified',
+    cite: 'RFC 9110 §5.1, §7.6.3, §8.8 and RFC 9111 §5.2: fields a proxy adds; nothing in the source forbids them',
+    checks: [...OFFSET_READERS, 'pagination.keyset-list-projects', ...JSON_READERS],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked)) return false;
+        for (const [name, value] of FRONT_HEADERS) answer.head.set(name, [value]);
+        // GitLab sends a weak ETag on its JSON answers (Rack::ETag); the harness sends no If-None-Match.
+        answer.head.set('etag', [`W/"${answer.body.length.toString(16)}-${answer.status}"`]);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'REST answers chunked, without Content-Length (nginx with gzip or proxy_buffering off)',
+    cite: "RFC 9112 §6.1, §6.3: a chunked message carries no Content-Length; the length is the chunks'",
+    checks: [...OFFSET_READERS, ...JSON_READERS],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || !answer.body.length) return false;
+        answer.head.set('transfer-encoding', ['chunked']);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'REST dates with milliseconds and +00:00 instead of Z',
+    cite: 'L73: fields not shown; ISO 8601 and RFC 3339 §5.6 allow both (GitLab itself sends 2026-11-26T06:00:00.000Z)',
+    checks: ['encoding.plus-versus-percent-2b', ...JSON_READERS],
+    rewrite: {
+      answer: everyRecord((record) =>
+        Object.fromEntries(
+          Object.entries(record).map(([k, v]) => [
+            k,
+            typeof v === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(v)
+              ? v.replace(/(:\d\d)(\.\d+)?Z$/, (_m, s: string) => `${s}.000+00:00`)
+              : v,
+          ]),
+        ),
+      ),
+    },
+  },
+  {
+    name: 'validation errors as GitLab\'s {"message": {"field": ["is invalid"]}}',
+    cite: 'L268: REST error bodies not shown; the real service sends a 400 with message as an object of field errors',
+    checks: [
+      'pagination.max-offset',
+      'pagination.keyset-list-projects',
+      'versioning.rest-errors-json',
+      'pagination.users-offset-limit',
+    ],
+    rewrite: {
+      answer(asked, answer) {
+        const body = rest(asked) && answer.status === 400 ? jsonOf(answer) : undefined;
+        if (typeof body?.message !== 'string') return false;
+        setJson(answer, { message: { base: [body.message] } });
+        return true;
+      },
+    },
+  },
+  {
+    // A Windows-hosted gateway (IIS/ARR) re-encoding bodies does it; fetch's UTF-8 decode drops it (WHATWG Encoding).
+    name: 'REST JSON with a byte order mark',
+    cite: 'RFC 8259 §8.1: senders MUST NOT add one, parsers MAY ignore it; no rule of the source holds the sentence',
+    checks: [...OFFSET_READERS, 'pagination.keyset-list-projects', ...JSON_READERS],
+    rewrite: {
+      answer(asked, answer) {
+        if (!restJsonAnswer(asked, answer)) return false;
+        answer.body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), answer.body]);
+        return true;
+      },
+    },
+  },
+  {
+    name: "the long URL refused by nginx's own 414 page (text/html)",
+    // Real deployments answer it so: nginx (large_client_header_buffers) refuses it before GitLab sees it.
+    cite: 'L264, L282: a too long URL gives 414; the source gives the status only, and the harness judges no body of it',
+    checks: ['encoding.uri-too-long-414', 'encoding.long-params-in-body'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || answer.status !== 414) return false;
+        answer.head = new Map([
+          ['content-type', ['text/html']],
+          ['server', ['nginx']],
+        ]);
+        answer.body = Buffer.from(
+          '<html>\r\n<head><title>414 Request-URI Too Large</title></head>\r\n<body>\r\n<center><h1>414 Request-URI Too Large</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n',
+        );
+        return true;
+      },
     },
   },
 ];
