@@ -6,6 +6,7 @@
  */
 import type { Variant } from './corpus.js';
 import { jsonOf, setJson, type Answer, type Asked } from './oauth-proxy.js';
+import { withVirtualClock } from './rate-limits.js';
 
 export const rest = (asked: Asked) => asked.url.pathname.startsWith('/api/v4/');
 /** A request that presents no credential in any of the source's three ways. */
@@ -488,5 +489,29 @@ export const REST_VARIANTS: Variant[] = [
         return true;
       },
     },
+  },
+  {
+    name: 'a 503 with Retry-After from the load balancer on every 7th REST request (HAProxy, a CDN shielding a busy origin)',
+    cite: 'RFC 9110 §15.6.4, §10.2.3: 503 is temporary and Retry-After says when to come back; L283: limits not shown',
+    checks: [...OFFSET_READERS, 'scopes.read-user-reads-current-user', 'pagination.keyset-list-projects'],
+    get rewrite() {
+      let requests = 0;
+      return {
+        refuse(asked: Asked): Answer | undefined {
+          if (!rest(asked) || ++requests % 7 !== 0) return undefined;
+          return {
+            status: 503,
+            head: new Map([
+              ['content-type', ['text/html']],
+              ['retry-after', ['1']],
+            ]),
+            body: Buffer.from(
+              '<html><body><h1>503 Service Unavailable</h1>No server is available to handle this request.</body></html>',
+            ),
+          };
+        },
+      };
+    },
+    http: withVirtualClock,
   },
 ];
