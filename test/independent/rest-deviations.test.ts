@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expectBlamed, labelled, type Deviation } from './corpus.js';
-import { proxyForTests, type Answer, type Asked, type Rewrite } from './oauth-proxy.js';
+import { jsonOf, proxyForTests, setJson, type Answer, type Asked, type Rewrite } from './oauth-proxy.js';
 import { simulatorLinks } from './rest-variants.js';
 
 const offsetPage = (asked: Asked, answer: Answer) =>
@@ -45,6 +45,21 @@ const closedToOAuthTokens: Rewrite = {
 };
 
 const OFFSET_CHECKS = ['pagination.offset-headers', 'pagination.offset-rows'];
+
+/** nginx's own error page, as it writes them (text/html, `Server: nginx`). */
+function nginxPage(answer: Answer, status: number, reason: string): void {
+  answer.status = status;
+  answer.head = new Map([
+    ['content-type', ['text/html']],
+    ['server', ['nginx']],
+  ]);
+  answer.body = Buffer.from(
+    `<html>\r\n<head><title>${status} ${reason}</title></head>\r\n<body>\r\n<center><h1>${status} ${reason}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`,
+  );
+}
+
+/** The path of the request as the client wrote it on the wire (`%2F` kept). */
+const rawPath = (asked: Asked) => asked.url.pathname;
 
 const DEVIATIONS: Deviation[] = [
   {
@@ -188,6 +203,77 @@ const DEVIATIONS: Deviation[] = [
       for (const id of LEANING_ON_REST_TOKENS)
         expect(skipped.get(id), id).toMatch(/takes no OAuth access token .*presentation-bearer.*TOK-VERIFY-USER/);
       expect(report.checks.find((c) => c.id === 'pagination.offset-headers')?.status).toBe('passed');
+    },
+  },
+  {
+    // nginx's client_max_body_size set low (8k) on the API location: its 413 page before GitLab reads the body.
+    name: "a body of 8 KiB or more refused by nginx's own 413 page (client_max_body_size 8k)",
+    cite: 'L264: a query string too long: "send the parameters in a body instead"; L190: parameters may travel in a body',
+    checks: ['encoding.long-params-in-body'],
+    breaks: ['ENC-LONG-PARAMS-IN-BODY'],
+    rewrite: {
+      request(asked) {
+        if (!asked.url.pathname.startsWith('/api/v4/') || asked.body.length < 8192) return false;
+        asked.body = Buffer.alloc(0);
+        asked.headers['x-refused-by-front'] = '413';
+        return true;
+      },
+      answer(asked, answer) {
+        if (asked.headers['x-refused-by-front'] !== '413') return false;
+        nginxPage(answer, 413, 'Request Entity Too Large');
+        return true;
+      },
+    },
+  },
+  {
+    // nginx `proxy_pass http://gitlab/;` (a URI part) normalises the path: %2F arrives as /.
+    name: 'a front proxy that decodes %2F in the path before the service sees it',
+    cite: 'L194: a namespaced path is sent with / as %2F; "a proxy in front of the service must not decode encoded path parameters"',
+    checks: ['encoding.namespaced-path-encoded', 'encoding.issue-iid-in-path', 'versioning.tree-missing-path-404'],
+    // The encoded path matches no endpoint (L194: "otherwise the path matches no endpoint"), as the
+    // fault encoded-slash-rejected has it; the checks that reach the project that way stop there.
+    breaks: ['ENC-NAMESPACED-PATH', 'ENC-PATH-PARAM-ENCODED'],
+    rewrite: {
+      request(asked) {
+        if (!rawPath(asked).startsWith('/api/v4/projects/') || !/%2F/i.test(rawPath(asked))) return false;
+        asked.url = new URL(`${rawPath(asked).replace(/%2F/gi, '/')}${asked.url.search}`, asked.url);
+        return true;
+      },
+    },
+  },
+  {
+    // The config says 18.0; the instance was never upgraded past 16.11.
+    name: 'a 16.11 instance behind a config that says 18.0 (tree 200 [], ci_job_token_scope_enabled, no member roles)',
+    cite: 'L265, L301: a missing tree path 404 from 17.7; L306: ci_job_token_scope_enabled removed in 17.0; L305: member roles from 17.0',
+    checks: [
+      'versioning.tree-missing-path-404',
+      'versioning.ci-job-token-scope-removed',
+      'versioning.member-roles',
+      'versioning.api-prefix',
+    ],
+    breaks: ['ERR-TREE-MISSING-PATH-404', 'VER-CI-JOB-TOKEN-SCOPE-REMOVED', 'VER-MEMBER-ROLES'],
+    rewrite: {
+      answer(asked, answer) {
+        const { pathname } = asked.url;
+        if (!pathname.startsWith('/api/v4/')) return false;
+        if (pathname.endsWith('/repository/tree') && answer.status === 404) {
+          answer.status = 200;
+          answer.head = new Map([['content-type', ['application/json']]]);
+          answer.body = Buffer.from('[]');
+          return true;
+        }
+        if (pathname.startsWith('/api/v4/member_roles')) {
+          answer.status = 404;
+          answer.head = new Map([['content-type', ['application/json']]]);
+          answer.body = Buffer.from('{"error":"404 Not Found"}');
+          return true;
+        }
+        const project =
+          /^\/api\/v4\/projects\/[^/]+$/.test(pathname) && answer.status === 200 ? jsonOf(answer) : undefined;
+        if (!project) return false;
+        setJson(answer, { ...project, ci_job_token_scope_enabled: false });
+        return true;
+      },
     },
   },
 ];
