@@ -7,6 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Report } from '../../suites/report/model.js';
 import { expectBlamed, labelled, type Deviation } from './corpus.js';
 import { jsonOf, proxyForTests, setJson, type Answer, type Asked, type Rewrite } from './oauth-proxy.js';
 import { simulatorLinks } from './rest-variants.js';
@@ -57,6 +58,15 @@ function nginxPage(answer: Answer, status: number, reason: string): void {
     `<html>\r\n<head><title>${status} ${reason}</title></head>\r\n<body>\r\n<center><h1>${status} ${reason}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`,
   );
 }
+
+/** The keyset premise is reported once, by the protocol check; the rows check is untested, naming it. */
+function keysetRowsUntested(report: Report): void {
+  const rows = report.checks.find((c) => c.id === 'pagination.keyset-rows-list-project-jobs');
+  expect(rows?.status).toBe('skipped');
+  expect(rows?.message).toMatch(/serves no keyset pages \(the protocol check reports it on PAG-KEYSET-PROJECT-JOBS\)/);
+}
+
+const projectJobs = (asked: Asked) => /^\/api\/v4\/projects\/[^/]+\/jobs$/.test(asked.url.pathname);
 
 /** The path of the request as the client wrote it on the wire (`%2F` kept). */
 const rawPath = (asked: Asked) => asked.url.pathname;
@@ -237,6 +247,50 @@ const DEVIATIONS: Deviation[] = [
       request(asked) {
         if (!rawPath(asked).startsWith('/api/v4/projects/') || !/%2F/i.test(rawPath(asked))) return false;
         asked.url = new URL(`${rawPath(asked).replace(/%2F/gi, '/')}${asked.url.search}`, asked.url);
+        return true;
+      },
+    },
+  },
+  {
+    // GitLab's own answer where keyset is off for a resource (its API helper refuses it so).
+    name: 'keyset pagination off for project jobs: 405 "Keyset pagination is not yet available for this type of request"',
+    cite: 'L224-237: project jobs are in the keyset support table (order_by=id, sort=desc)',
+    checks: ['pagination.keyset-list-project-jobs', 'pagination.keyset-rows-list-project-jobs'],
+    breaks: ['PAG-KEYSET-PROJECT-JOBS'],
+    after: keysetRowsUntested,
+    rewrite: {
+      answer(asked, answer) {
+        if (!projectJobs(asked) || asked.url.searchParams.get('pagination') !== 'keyset') return false;
+        answer.status = 405;
+        answer.head = new Map([['content-type', ['application/json']]]);
+        setJson(answer, { error: 'Keyset pagination is not yet available for this type of request' });
+        return true;
+      },
+    },
+  },
+  {
+    // An instance where keyset of project jobs is off and the parameter is ignored: offset pages,
+    // whose links keep every parameter asked (GitLab builds them from the request's).
+    name: 'keyset pagination off for project jobs: pagination=keyset ignored, offset pages served',
+    cite: 'L224-237: project jobs are in the keyset support table (order_by=id, sort=desc)',
+    checks: ['pagination.keyset-list-project-jobs', 'pagination.keyset-rows-list-project-jobs'],
+    breaks: ['PAG-KEYSET-PROJECT-JOBS'],
+    after: keysetRowsUntested,
+    rewrite: {
+      request(asked) {
+        if (!projectJobs(asked) || asked.url.searchParams.get('pagination') !== 'keyset') return false;
+        asked.url.searchParams.delete('pagination');
+        asked.headers['x-keyset-ignored'] = '1';
+        return true;
+      },
+      answer(asked, answer) {
+        if (asked.headers['x-keyset-ignored'] !== '1') return false;
+        const links = simulatorLinks(answer).map(({ url, rel }) => {
+          const to = new URL(url);
+          to.searchParams.set('pagination', 'keyset');
+          return `<${to.href}>; rel="${rel}"`;
+        });
+        if (links.length) answer.head.set('link', [links.join(', ')]);
         return true;
       },
     },
