@@ -252,6 +252,21 @@ const DEVIATIONS: Deviation[] = [
     },
   },
   {
+    // Gitea and Forgejo cap a page at [api] MAX_RESPONSE_ITEMS, 50 by default; a gateway in front may do the same.
+    name: 'per_page capped at 50 (x-per-page, the rows and the links say 50)',
+    cite: 'L205, L211, L274: per_page default 20, max 100',
+    checks: OFFSET_CHECKS,
+    breaks: ['PAG-PER-PAGE-MAX', 'LIM-PER-PAGE'],
+    rewrite: {
+      request(asked) {
+        const asks = Number(asked.url.searchParams.get('per_page'));
+        if (!asked.url.pathname.startsWith('/api/v4/') || !(asks > 50)) return false;
+        asked.url.searchParams.set('per_page', '50');
+        return true;
+      },
+    },
+  },
+  {
     // GitLab's own answer where keyset is off for a resource (its API helper refuses it so).
     name: 'keyset pagination off for project jobs: 405 "Keyset pagination is not yet available for this type of request"',
     cite: 'L224-237: project jobs are in the keyset support table (order_by=id, sort=desc)',
