@@ -9,7 +9,16 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../../suites/report/model.js';
 import { expectBlamed, labelled, type Deviation } from './corpus.js';
-import { jsonOf, proxyForTests, setJson, type Answer, type Asked, type Rewrite } from './oauth-proxy.js';
+import {
+  blamed,
+  explain,
+  jsonOf,
+  proxyForTests,
+  setJson,
+  type Answer,
+  type Asked,
+  type Rewrite,
+} from './oauth-proxy.js';
 import { simulatorLinks } from './rest-variants.js';
 
 const offsetPage = (asked: Asked, answer: Answer) =>
@@ -377,5 +386,44 @@ describe('a REST API closed to OAuth access tokens, and no personal access token
           expect(skipped.get(id), id).toMatch(/no personal access token is configured .*presentation-bearer/);
       },
     });
+  }, 300_000);
+});
+
+describe('a REST API that answers a gateway error to everything (nginx in front, the API backend down)', () => {
+  // Puma down behind GitLab's nginx: every /api/v4 request gets nginx's 502 page; /oauth is served.
+  it('is reported once, errored (no rule of the source is broken by an outage); the REST checks untested, the OAuth checks judged', async () => {
+    const restChecks = [
+      'scopes.presentation-bearer',
+      'scopes.read-user-reads-current-user',
+      'pagination.offset-headers',
+      'pagination.keyset-list-projects',
+      'encoding.namespaced-path-encoded',
+      'versioning.unknown-route-404',
+      'versioning.rest-errors-json',
+    ];
+    proxy().use({
+      answer(asked, answer) {
+        if (!asked.url.pathname.startsWith('/api/v4/')) return false;
+        nginxPage(answer, 502, 'Bad Gateway');
+        return true;
+      },
+    });
+    const { code, report, stderr } = await proxy()
+      .run('rest-api-502', ['versioning.api-prefix', ...restChecks, 'grants.refresh-rotation'])
+      .finally(() => proxy().use(undefined));
+    const why = explain(report, stderr);
+    expect(blamed(report), why).toEqual([]);
+    const status = new Map(report.checks.map((c) => [c.id, c]));
+    expect(status.get('versioning.api-prefix')?.status, why).toBe('errored');
+    expect(status.get('versioning.api-prefix')?.message).toMatch(/GET \/api\/v4\/user answered 502, a gateway error/);
+    for (const id of restChecks) {
+      expect(status.get(id)?.status, id).toBe('skipped');
+      expect(status.get(id)?.message, id).toMatch(
+        /the REST API is unreachable: GET \/api\/v4\/user answered 502, a gateway error, at start-up \(versioning.api-prefix reports it\)/,
+      );
+    }
+    // The OAuth side is judged, with other oracles than the REST API.
+    expect(status.get('grants.refresh-rotation')?.status, why).toBe('passed');
+    expect(code, why).toBe(2);
   }, 300_000);
 });
