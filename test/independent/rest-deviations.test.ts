@@ -354,6 +354,35 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    // nginx `proxy_intercept_errors on;` with `error_page 400 401 403 404 ...`: its own HTML page for every REST
+    // 4xx, the status and the headers (WWW-Authenticate, Location) kept.
+    name: "every REST 4xx body replaced by nginx's HTML page (proxy_intercept_errors), status and headers kept",
+    cite: 'ERR-REST-JSON-BODY (documented): REST errors answer JSON; every status, and so every refusal the source asks for, is right',
+    checks: [
+      'versioning.unknown-route-404',
+      'versioning.rest-errors-json',
+      'versioning.tree-missing-path-404',
+      'scopes.missing-token-401',
+      'scopes.bad-token-401',
+      'scopes.insufficient-scope-403',
+      'scopes.read-user-refused-where-api-needed',
+      'encoding.namespaced-path-encoded',
+      'pagination.keyset-unsupported-endpoint',
+    ],
+    breaks: ['ERR-REST-JSON-BODY'],
+    // Each refusal is judged on its status and headers, not stepped around.
+    after: (report) => expect(report.checks.filter((c) => c.status === 'skipped').map((c) => c.id)).toEqual([]),
+    rewrite: {
+      answer(asked, answer) {
+        if (!asked.url.pathname.startsWith('/api/v4/') || answer.status < 400 || answer.status >= 500) return false;
+        const head = new Map([...answer.head].filter(([name]) => name !== 'content-type'));
+        nginxPage(answer, answer.status, 'Error');
+        for (const [name, values] of head) answer.head.set(name, values);
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();

@@ -514,4 +514,29 @@ export const REST_VARIANTS: Variant[] = [
     },
     http: withVirtualClock,
   },
+  {
+    // An API gateway's JWT/OAuth plugin (Kong, Apigee) checks scopes itself and answers 401.
+    name: 'a token without the needed scope refused 401 invalid_token by an API gateway',
+    cite: 'L248: API calls needing a scope the application lacks "must fail" (any refusal); 403 insufficient_scope is RFC 6750 §3.1 (SCOPE-INSUFFICIENT-403, should)',
+    checks: ['scopes.read-user-refused-where-api-needed', 'scopes.insufficient-scope-403'],
+    warns: ['SCOPE-INSUFFICIENT-403'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || answer.status !== 403 || jsonOf(answer)?.error !== 'insufficient_scope') return false;
+        answer.status = 401;
+        answer.head.set('www-authenticate', ['Bearer realm="api", error="invalid_token"']);
+        setJson(answer, { message: '401 Unauthorized' });
+        return true;
+      },
+    },
+  },
+  {
+    // Serializers that drop nulls (Jackson NON_NULL, Go omitempty) in a reimplementation or a gateway re-encoding JSON.
+    name: 'REST records without their null members (absent instead of null)',
+    cite: 'L73, L182, L186: the fields are not shown; absent and null both say "no value" there',
+    checks: JSON_READERS,
+    rewrite: {
+      answer: everyRecord((record) => Object.fromEntries(Object.entries(record).filter(([, v]) => v !== null))),
+    },
+  },
 ];
