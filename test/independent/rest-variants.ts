@@ -539,4 +539,25 @@ export const REST_VARIANTS: Variant[] = [
       answer: everyRecord((record) => Object.fromEntries(Object.entries(record).filter(([, v]) => v !== null))),
     },
   },
+  {
+    // A gateway re-encoding JSON for JavaScript clients writes 64-bit integers as strings (Twitter's id_str habit).
+    name: 'REST ids and iids as decimal strings ("id": "42")',
+    cite: 'L69: resources carry id and iid, their type not shown',
+    checks: [
+      ...JSON_READERS,
+      'pagination.keyset-rows-list-projects',
+      'encoding.array-params-query',
+      'encoding.plus-versus-percent-2b',
+    ],
+    rewrite: {
+      answer: everyRecord((record) =>
+        Object.fromEntries(
+          Object.entries(record).map(([k, v]) => [
+            k,
+            (k === 'id' || k === 'iid') && typeof v === 'number' ? String(v) : v,
+          ]),
+        ),
+      ),
+    },
+  },
 ];
