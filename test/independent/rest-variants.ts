@@ -4,6 +4,7 @@
  * it concerns. rest-variants.test.ts proves no must verdict changes under any of them, one at a
  * time (api-variants.test.ts applies many at once).
  */
+import { gzipSync } from 'node:zlib';
 import type { Variant } from './corpus.js';
 import { jsonOf, setJson, type Answer, type Asked } from './oauth-proxy.js';
 import { withVirtualClock } from './rate-limits.js';
@@ -558,6 +559,22 @@ export const REST_VARIANTS: Variant[] = [
           ]),
         ),
       ),
+    },
+  },
+  {
+    // nginx `gzip on; gzip_proxied any; gzip_types application/json;`: compressed, hence chunked.
+    name: 'REST JSON gzip-compressed and chunked by the front (Content-Encoding: gzip, Vary: Accept-Encoding)',
+    cite: 'RFC 9110 §8.4, §12.5.3: a request without Accept-Encoding accepts any content coding; RFC 9112 §6.1',
+    checks: [...OFFSET_READERS, ...JSON_READERS],
+    rewrite: {
+      answer(asked, answer) {
+        if (!restJsonAnswer(asked, answer)) return false;
+        answer.body = gzipSync(answer.body);
+        answer.head.set('content-encoding', ['gzip']);
+        answer.head.set('vary', ['Accept-Encoding']);
+        answer.head.set('transfer-encoding', ['chunked']);
+        return true;
+      },
     },
   },
 ];
