@@ -19,7 +19,7 @@ import {
   type Asked,
   type Rewrite,
 } from './oauth-proxy.js';
-import { simulatorLinks } from './rest-variants.js';
+import { nginxPage, simulatorLinks } from './rest-variants.js';
 
 const offsetPage = (asked: Asked, answer: Answer) =>
   asked.url.pathname.startsWith('/api/v4/') && answer.status === 200 && answer.head.has('x-page');
@@ -55,18 +55,6 @@ const closedToOAuthTokens: Rewrite = {
 };
 
 const OFFSET_CHECKS = ['pagination.offset-headers', 'pagination.offset-rows'];
-
-/** nginx's own error page, as it writes them (text/html, `Server: nginx`). */
-function nginxPage(answer: Answer, status: number, reason: string): void {
-  answer.status = status;
-  answer.head = new Map([
-    ['content-type', ['text/html']],
-    ['server', ['nginx']],
-  ]);
-  answer.body = Buffer.from(
-    `<html>\r\n<head><title>${status} ${reason}</title></head>\r\n<body>\r\n<center><h1>${status} ${reason}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`,
-  );
-}
 
 /** The keyset premise is reported once, by the protocol check; the rows check is untested, naming it. */
 function keysetRowsUntested(report: Report): void {

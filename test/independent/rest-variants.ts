@@ -81,6 +81,18 @@ let restRequests = 0;
 const LINK_READERS = ['pagination.offset-headers', 'pagination.offset-rows', 'pagination.keyset-list-projects'];
 const OFFSET_READERS = ['pagination.offset-headers', 'pagination.offset-rows', 'pagination.invalid-params-default'];
 
+/** nginx's own error page, as it writes them (text/html, `Server: nginx`). */
+export function nginxPage(answer: Answer, status: number, reason: string): void {
+  answer.status = status;
+  answer.head = new Map([
+    ['content-type', ['text/html']],
+    ['server', ['nginx']],
+  ]);
+  answer.body = Buffer.from(
+    `<html>\r\n<head><title>${status} ${reason}</title></head>\r\n<body>\r\n<center><h1>${status} ${reason}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`,
+  );
+}
+
 /** Headers nginx, Cloudflare and a CDN add to every answer they pass on (none is the provider's to judge). */
 const FRONT_HEADERS: Array<[string, string]> = [
   ['server', 'nginx'],
@@ -95,7 +107,7 @@ const FRONT_HEADERS: Array<[string, string]> = [
   ['last-modified', 'Thu, 26 Nov 2026 06:00:00 GMT'],
 ];
 
-/** REST answers other than the long-URL check's (its 414 is the source's own answer). */
+/** A REST answer with a JSON body. */
 const restJsonAnswer = (asked: Asked, answer: Answer) =>
   rest(asked) && (answer.head.get('content-type')?.[0] ?? '').startsWith('application/json') && answer.body.length > 0;
 
@@ -480,13 +492,7 @@ export const REST_VARIANTS: Variant[] = [
     rewrite: {
       answer(asked, answer) {
         if (!rest(asked) || answer.status !== 414) return false;
-        answer.head = new Map([
-          ['content-type', ['text/html']],
-          ['server', ['nginx']],
-        ]);
-        answer.body = Buffer.from(
-          '<html>\r\n<head><title>414 Request-URI Too Large</title></head>\r\n<body>\r\n<center><h1>414 Request-URI Too Large</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n',
-        );
+        nginxPage(answer, 414, 'Request-URI Too Large');
         return true;
       },
     },
