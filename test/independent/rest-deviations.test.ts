@@ -371,6 +371,26 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    // GitLab behind a proxy that does not pass Host (proxy_set_header Host missing): it writes its
+    // links with the upstream's own address, which clients cannot reach.
+    name: 'Link URLs naming the internal upstream (http://gitlab-webservice-default:8181) instead of the public address',
+    cite: 'L217: clients must follow the Link URLs (they lead nowhere a client can go)',
+    checks: [...OFFSET_CHECKS, 'pagination.keyset-list-projects'],
+    breaks: ['PAG-LINK-FOLLOW'],
+    rewrite: {
+      answer(asked, answer) {
+        const links = simulatorLinks(answer);
+        if (!asked.url.pathname.startsWith('/api/v4/') || !links.length) return false;
+        const upstream = (url: string) => {
+          const to = new URL(url);
+          return `http://gitlab-webservice-default:8181${to.pathname}${to.search}`;
+        };
+        answer.head.set('link', [links.map(({ url, rel }) => `<${upstream(url)}>; rel="${rel}"`).join(', ')]);
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
