@@ -389,7 +389,7 @@ describe('detectCapabilities', () => {
     });
 
     it('a gateway error of /api/v4/user (the proxy in front reached no API): the REST API is unreachable, said with its status', async () => {
-      for (const code of [502, 503, 504]) {
+      for (const code of [502, 503, 504, 521, 522]) {
         const { caps, families } = await detect({ answers: { '/api/v4/user': status(code) } });
         expect(families.restApi, String(code)).toBe(false);
         expect(caps.restApiDown, String(code)).toBe(code);
