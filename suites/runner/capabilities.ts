@@ -18,6 +18,7 @@ import {
   USERINFO_PATH,
 } from '../shared/oauth.js';
 import { GATEWAY_ERRORS } from '../shared/rest-tokens.js';
+import { RateLimited } from './errors.js';
 import type { TrackedFlows } from './oauth.js';
 
 export const DEVICE_FLAG = 'device_authorization_grant';
@@ -81,12 +82,17 @@ const isJsonObject = (text: string) => {
  * does a redirect: the endpoint is elsewhere, and the harness follows none (its POSTs carry
  * credentials, see target/origin.ts).
  */
-/** The status of GET `path`, or undefined when nothing answered. */
+/**
+ * The status of GET `path`, or undefined when nothing answered. A refusal given up after its
+ * retries counts by its status when that is a gateway error (a 503 whose Retry-After is longer
+ * than the harness waits: a maintenance window), else as nothing (a rate limit).
+ */
 async function statusOf(http: Http, path: string): Promise<number | undefined> {
   try {
     return (await http.get(path)).status;
-  } catch {
-    return undefined;
+  } catch (error) {
+    const status = error instanceof RateLimited ? error.status : undefined;
+    return status !== undefined && GATEWAY_ERRORS.has(status) ? status : undefined;
   }
 }
 

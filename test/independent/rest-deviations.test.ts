@@ -426,41 +426,71 @@ describe('a REST API closed to OAuth access tokens, and no personal access token
   }, 300_000);
 });
 
-describe('a REST API that answers a gateway error to everything (nginx in front, the API backend down)', () => {
-  // Puma down behind GitLab's nginx: every /api/v4 request gets nginx's 502 page; /oauth is served.
-  it('is reported once, errored (no rule of the source is broken by an outage); the REST checks untested, the OAuth checks judged', async () => {
-    const restChecks = [
-      'scopes.presentation-bearer',
-      'scopes.read-user-reads-current-user',
-      'pagination.offset-headers',
-      'pagination.keyset-list-projects',
-      'encoding.namespaced-path-encoded',
-      'versioning.unknown-route-404',
-      'versioning.rest-errors-json',
-    ];
-    proxy().use({
-      answer(asked, answer) {
-        if (!asked.url.pathname.startsWith('/api/v4/')) return false;
-        nginxPage(answer, 502, 'Bad Gateway');
-        return true;
-      },
-    });
-    const { code, report, stderr } = await proxy()
-      .run('rest-api-502', ['versioning.api-prefix', ...restChecks, 'grants.refresh-rotation'])
-      .finally(() => proxy().use(undefined));
-    const why = explain(report, stderr);
-    expect(blamed(report), why).toEqual([]);
-    const status = new Map(report.checks.map((c) => [c.id, c]));
-    expect(status.get('versioning.api-prefix')?.status, why).toBe('errored');
-    expect(status.get('versioning.api-prefix')?.message).toMatch(/GET \/api\/v4\/user answered 502, a gateway error/);
-    for (const id of restChecks) {
-      expect(status.get(id)?.status, id).toBe('skipped');
-      expect(status.get(id)?.message, id).toMatch(
-        /the REST API is unreachable: GET \/api\/v4\/user answered 502, a gateway error, at start-up \(versioning.api-prefix reports it\)/,
+/** Fronts that answer every /api/v4 request themselves, the API behind them out of reach. */
+const API_OUT_OF_REACH = [
+  {
+    // Puma down behind GitLab's nginx: every /api/v4 request gets nginx's 502 page; /oauth is served.
+    name: "nginx's 502 page (the API backend down)",
+    status: 502,
+    answer: (answer: Answer) => nginxPage(answer, 502, 'Bad Gateway'),
+  },
+  {
+    // A maintenance window announced by the load balancer (HAProxy's or Cloudflare's maintenance page).
+    name: 'a maintenance 503 with Retry-After: 3600 (longer than the harness waits)',
+    status: 503,
+    answer: (answer: Answer) => {
+      nginxPage(answer, 503, 'Service Temporarily Unavailable');
+      answer.head.set('retry-after', ['3600']);
+    },
+  },
+];
+
+describe('a REST API out of reach behind the proxy in front, the OAuth endpoints served', () => {
+  it.each(API_OUT_OF_REACH.map((c) => [c.name, c] as const))(
+    '%s: reported once, errored (an outage breaks no sentence of the source); the REST checks untested, the OAuth checks judged',
+    async (_name, { status: code, answer: front }) => {
+      const restChecks = [
+        'scopes.presentation-bearer',
+        'scopes.read-user-reads-current-user',
+        'pagination.offset-headers',
+        'pagination.keyset-list-projects',
+        'encoding.namespaced-path-encoded',
+        'versioning.unknown-route-404',
+        'versioning.rest-errors-json',
+      ];
+      proxy().use({
+        answer(asked, answer) {
+          if (!asked.url.pathname.startsWith('/api/v4/')) return false;
+          front(answer);
+          return true;
+        },
+      });
+      const {
+        code: exit,
+        report,
+        stderr,
+      } = await proxy()
+        .run(`rest-api-${code}`, ['versioning.api-prefix', ...restChecks, 'grants.refresh-rotation'])
+        .finally(() => proxy().use(undefined));
+      const why = explain(report, stderr);
+      expect(blamed(report), why).toEqual([]);
+      const status = new Map(report.checks.map((c) => [c.id, c]));
+      expect(status.get('versioning.api-prefix')?.status, why).toBe('errored');
+      expect(status.get('versioning.api-prefix')?.message).toMatch(
+        new RegExp(`GET /api/v4/user answered ${code}, a gateway error`),
       );
-    }
-    // The OAuth side is judged, with other oracles than the REST API.
-    expect(status.get('grants.refresh-rotation')?.status, why).toBe('passed');
-    expect(code, why).toBe(2);
-  }, 300_000);
+      for (const id of restChecks) {
+        expect(status.get(id)?.status, `${id}\n${why}`).toBe('skipped');
+        expect(status.get(id)?.message, id).toMatch(
+          new RegExp(
+            `the REST API is unreachable: GET /api/v4/user answered ${code}, a gateway error, at start-up \\(versioning.api-prefix reports it\\)`,
+          ),
+        );
+      }
+      // The OAuth side is judged, with other oracles than the REST API.
+      expect(status.get('grants.refresh-rotation')?.status, why).toBe('passed');
+      expect(exit, why).toBe(2);
+    },
+    300_000,
+  );
 });
