@@ -168,7 +168,9 @@ export async function startOAuthProxy(): Promise<OAuthProxy> {
       })().then(
         ({ status, head, body }) => {
           // A rewrite may ask for a chunked answer (Transfer-Encoding: chunked, no Content-Length).
-          const chunked = head.get('transfer-encoding')?.[0] === 'chunked';
+          const chunked = [...head].some(
+            ([name, v]) => name.toLowerCase() === 'transfer-encoding' && v[0] === 'chunked',
+          );
           for (const [name, values] of head) res.setHeader(name, values.length > 1 ? values : values[0]);
           if (!chunked) res.setHeader('content-length', body.length);
           res.writeHead(status);

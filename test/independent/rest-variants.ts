@@ -94,7 +94,7 @@ export function nginxPage(answer: Answer, status: number, reason: string): void 
 }
 
 /** Headers nginx, Cloudflare and a CDN add to every answer they pass on (none is the provider's to judge). */
-const FRONT_HEADERS: Array<[string, string]> = [
+export const FRONT_HEADERS: Array<[string, string]> = [
   ['server', 'nginx'],
   ['via', '1.1 varnish, 1.1 cloudflare'],
   ['x-request-id', '01JDZ4K7V0Q6E3M9N8P2R5T1WX'],
