@@ -426,6 +426,26 @@ describe('a REST API closed to OAuth access tokens, and no personal access token
   }, 300_000);
 });
 
+describe('an instance newer than its config says (the simulator plays 18.0, the config says 17.6)', () => {
+  // An upgrade nobody wrote into the harness's config: only what changed between the two releases fails.
+  it('fails exactly the release-gated rule whose answer changed (the tree of a missing path: 404, L265)', async () => {
+    const checks = [
+      'versioning.tree-missing-path-404',
+      'versioning.tree-missing-path-empty',
+      'versioning.ci-job-token-scope-removed',
+      'versioning.member-roles',
+      'pagination.keyset-list-repository-tree',
+      'pagination.users-offset-limit',
+    ];
+    const { report, stderr } = await proxy().run('newer-than-config', checks, { release: '17.6' });
+    const why = explain(report, stderr);
+    expect([...new Set(blamed(report).map((v) => v.rule))], why).toEqual(['ERR-TREE-MISSING-PATH-EMPTY']);
+    expect(report.checks.filter((c) => c.status === 'errored').map((c) => c.id)).toEqual([]);
+    // The rule of the newer release is out of force at 17.6: its check is skipped, not passed.
+    expect(report.checks.find((c) => c.id === 'versioning.tree-missing-path-404')?.status).toBe('skipped');
+  }, 300_000);
+});
+
 /** Fronts that answer every /api/v4 request themselves, the API behind them out of reach. */
 const API_OUT_OF_REACH = [
   {
