@@ -66,9 +66,11 @@ export interface Capabilities {
    * password checks, reported once (PASSWORD_PREMISE).
    */
   passwordRefused?: string;
+  /** GET /api/v4/user answered this gateway error at start-up (502, 503, 504): `restApi` is false. */
+  restApiDown?: number;
 }
 /** What a check may need: the yes-or-no capabilities. */
-export type Capability = Exclude<keyof Capabilities, 'introspectionPath' | 'passwordRefused'>;
+export type Capability = Exclude<keyof Capabilities, 'introspectionPath' | 'passwordRefused' | 'restApiDown'>;
 
 export type { AppConfig, AppRole, DriverConfig, DriverKind, Fixtures, TargetConfig } from '../spec/target-config.js';
 

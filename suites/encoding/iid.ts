@@ -1,7 +1,15 @@
 /** Issues carry a global id and a per-project iid; paths take the iid. */
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { apiHeaders, breaking, reachedFixtureProject, jsonObject, projectPath, type Expect } from '../shared/api.js';
+import {
+  apiHeaders,
+  breaking,
+  integerId,
+  reachedFixtureProject,
+  jsonObject,
+  projectPath,
+  type Expect,
+} from '../shared/api.js';
 import type { Check, CheckContext } from '../types.js';
 
 interface IssueIds {
@@ -26,7 +34,7 @@ export const iidInPath: Check = {
     });
     const issues = listing.json<Array<Record<string, unknown>>>();
     if (issues.length === 0) t.skip('the fixture project has no issues');
-    const bad = issues.find((i) => !Number.isInteger(i.id) || !Number.isInteger(i.iid));
+    const bad = issues.find((i) => integerId(i.id) === undefined || integerId(i.iid) === undefined);
     expectIds(!bad, 'an issue lacks an integer id or iid', { issue: bad?.id ?? null });
     const ids = issues as unknown as IssueIds[];
     for (const field of ['id', 'iid'] as const) {

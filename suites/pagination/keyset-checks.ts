@@ -6,7 +6,7 @@
 import * as fc from 'fast-check';
 import { limits, type RuleId } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
-import { apiHeaders, projectPath, reachedFixtureProject } from '../shared/api.js';
+import { apiHeaders, integerId, projectPath, reachedFixtureProject } from '../shared/api.js';
 import {
   describe,
   pagesPerOrder,
@@ -276,7 +276,9 @@ export function expectRowsOnceInOrder(
   if (order.order_by === null) return;
   const field = order.order_by;
   const sign = order.sort === 'desc' ? -1 : 1;
-  const at = items.findIndex((item, i) => i > 0 && sign * compare(items[i - 1][field], item[field]) > 0);
+  // An id is an integer however written (a decimal string too: integerId); other fields as served.
+  const value = (item: Record<string, unknown>) => (field === 'id' ? (integerId(item.id) ?? item.id) : item[field]);
+  const at = items.findIndex((item, i) => i > 0 && sign * compare(value(items[i - 1]), value(item)) > 0);
   t.expect(at < 0, `${what}: records ${at} and ${at + 1} are out of order by ${field} ${order.sort}`, {
     before: at > 0 ? items[at - 1][field] : null,
     after: at > 0 ? items[at][field] : null,

@@ -8,7 +8,8 @@ import { apiHeaders, reachedFixtureProject } from '../shared/api.js';
 import { fillPath } from './collections.js';
 import type { CheckContext, HttpResponse } from '../types.js';
 import { key } from './offset.js';
-import { followNext, rel, type Page, type WalkRules } from './traverse.js';
+import { parseLinkHeader, resolveLink } from './links.js';
+import { followNext, redact, rel, type Page, type WalkRules } from './traverse.js';
 
 export type KeysetOrder = KeysetRow['orders'][number];
 export { keysetTable, type KeysetRow };
@@ -85,7 +86,40 @@ export async function walkKeyset(
   rules: WalkRules,
 ): Promise<KeysetWalk> {
   const first = await firstKeysetPage(t, target, order, perPage);
-  return followNext(t, first, { maxPages, headers: target.headers, what: describe(target, order), rules });
+  const what = describe(target, order);
+  // The premise of every keyset rule of the row: the endpoint serves keyset. Not served is the
+  // row's failure, reported once by the protocol walk (its start rules are the row's); what else
+  // walks it (the rows check) is untested, not failed on its own rules.
+  const why = notServed(first);
+  if (why) {
+    const message = `${what} ${why}`;
+    if (rules.start.every((r) => target.row.rules.includes(r)))
+      t.fail(message, { url: redact(first.url), status: first.status, rules: target.row.rules });
+    t.skip(
+      `${message}; the endpoint serves no keyset pages (the protocol check reports it on ${target.row.rules.join(', ')})`,
+    );
+  }
+  return followNext(t, first, { maxPages, headers: target.headers, what, rules });
+}
+
+/**
+ * Why a first keyset page shows the endpoint does not serve keyset, or undefined: refused, or
+ * answered as offset pages (an instance where keyset is off for the resource ignores the
+ * parameter): `x-page` and a rel=next that only turns the page, adding no cursor. A keyset page
+ * that merely carries a stray offset header still adds its cursor (PAG-KEYSET-NO-OFFSET-HEADERS).
+ */
+function notServed(first: HttpResponse): string | undefined {
+  if (first.status !== 200) return `answered ${first.status}, expected 200`;
+  const page = first.headers.get('x-page');
+  const next = page === null ? undefined : parseLinkHeader(first.headers.get('link'))?.next?.[0];
+  if (next === undefined) return undefined;
+  const to = new URL(resolveLink(next, first.url)).searchParams;
+  const own = new URL(first.url).searchParams;
+  const cursor = [...to.keys()].some(
+    (name) => name !== 'page' && name !== 'per_page' && to.get(name) !== own.get(name),
+  );
+  if (cursor) return undefined;
+  return `answered offset pages (x-page ${page}, rel=next to page ${to.get('page') ?? '?'} adds no cursor): pagination=keyset was ignored`;
 }
 
 /** Keys of every record of a walk, in the order served. */

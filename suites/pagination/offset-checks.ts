@@ -381,6 +381,16 @@ const offsetRows: Check = {
       // A per_page above the maximum served uncapped breaks the cap (PAG-PER-PAGE-MAX, judged by
       // offset-headers); the partition is then judged at the size served, as asked.
       if (typeof perPage === 'number' && walk.pages[0].items.length > effective) effective = perPage;
+      // So is a cap below the maximum (Gitea's and Forgejo's 50), declared by x-per-page and served
+      // so: the size is the cap's sentence (offset-headers judges it), the rows are judged at that size.
+      const declared = numberHeader(walk.pages[0].response, 'x-per-page');
+      if (
+        typeof perPage === 'number' &&
+        declared !== null &&
+        declared < effective &&
+        walk.pages[0].items.length === declared
+      )
+        effective = declared;
       await assertRowsAndRelations(
         t,
         collection,

@@ -5,6 +5,7 @@
 import type { RuleId } from '../../spec/index.js';
 import type { CheckContext, HttpResponse } from '../types.js';
 import { parseLinkHeader, resolveLink, urlKey, type Links } from './links.js';
+import { integerId } from '../shared/json.js';
 
 export interface Page {
   response: HttpResponse;
@@ -149,7 +150,8 @@ export async function followNext(
  * object id repeats for identical content); else its name (registry tags).
  */
 export function key(item: Record<string, unknown>): string {
-  if (typeof item.id === 'number') return String(item.id);
+  const id = integerId(item.id);
+  if (id !== undefined) return String(id);
   if (typeof item.path === 'string') return item.path;
   const name = item.name ?? item.id;
   return typeof name === 'string' || typeof name === 'number' ? String(name) : JSON.stringify(item);

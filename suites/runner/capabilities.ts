@@ -17,6 +17,8 @@ import {
   TOKEN_PATH,
   USERINFO_PATH,
 } from '../shared/oauth.js';
+import { GATEWAY_ERRORS } from '../shared/rest-tokens.js';
+import { RateLimited } from './errors.js';
 import type { TrackedFlows } from './oauth.js';
 
 export const DEVICE_FLAG = 'device_authorization_grant';
@@ -80,6 +82,20 @@ const isJsonObject = (text: string) => {
  * does a redirect: the endpoint is elsewhere, and the harness follows none (its POSTs carry
  * credentials, see target/origin.ts).
  */
+/**
+ * The status of GET `path`, or undefined when nothing answered. A refusal given up after its
+ * retries counts by its status when that is a gateway error (a 503 whose Retry-After is longer
+ * than the harness waits: a maintenance window), else as nothing (a rate limit).
+ */
+async function statusOf(http: Http, path: string): Promise<number | undefined> {
+  try {
+    return (await http.get(path)).status;
+  } catch (error) {
+    const status = error instanceof RateLimited ? error.status : undefined;
+    return status !== undefined && GATEWAY_ERRORS.has(status) ? status : undefined;
+  }
+}
+
 async function served(http: Http, path: string, method: 'GET' | 'POST' = 'GET'): Promise<boolean> {
   try {
     const { status } = method === 'GET' ? await http.get(path) : await http.post(path, { form: {} });
@@ -223,7 +239,10 @@ export async function detectCapabilities({
   }
 
   const introspection = await introspectionPath(http);
-  const restApi = await served(http, CURRENT_USER_PATH);
+  // A transport failure counts as served, as in served(): the checks then meet it and say so.
+  const restStatus = await statusOf(http, CURRENT_USER_PATH);
+  const restApiDown = restStatus !== undefined && GATEWAY_ERRORS.has(restStatus) ? restStatus : undefined;
+  const restApi = restStatus !== 404 && restApiDown === undefined;
   const tokenInfo = await served(http, TOKEN_INFO_PATH);
   const userinfo = await served(http, USERINFO_PATH);
   const core = {} as Record<(typeof CORE_ENDPOINTS)[number]['capability'], boolean>;
@@ -245,5 +264,6 @@ export async function detectCapabilities({
     introspection: introspection !== undefined,
     ...(introspection !== undefined ? { introspectionPath: introspection } : {}),
     ...(passwordRefused !== undefined ? { passwordRefused } : {}),
+    ...(restApiDown !== undefined ? { restApiDown } : {}),
   };
 }

@@ -61,4 +61,11 @@ export class NoAnswer extends HarnessError {
  */
 export class RateLimited extends HarnessError {
   override name = 'RateLimited';
+  constructor(
+    message: string,
+    /** The status of the last refusal (429, 403, or 503 with Retry-After), when the target gave one. */
+    readonly status?: number,
+  ) {
+    super(message);
+  }
 }

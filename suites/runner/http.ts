@@ -128,7 +128,7 @@ export function createHttp(
         throw error.code === 'timeout'
           ? new NoAnswer(redactor.text(error.message))
           : error.code === 'rate-limited'
-            ? new RateLimited(redactor.text(error.message))
+            ? new RateLimited(redactor.text(error.message), error.status)
             : new CheckFailure(redactor.text(error.message));
       throw error;
     }

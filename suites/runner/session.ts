@@ -91,6 +91,10 @@ const WHY_MISSING: Record<Capability, string> = {
   ...(Object.fromEntries(CORE_ENDPOINTS.map((e) => [e.capability, whyAbsent(e)])) as Record<CoreCapability, string>),
 };
 
+/** Why the REST checks are untested when the REST API answered a gateway error at start-up. */
+const restApiDown = (status: number) =>
+  `the REST API is unreachable: GET /api/v4/user answered ${status}, a gateway error, at start-up (versioning.api-prefix reports it)`;
+
 export interface SessionOptions {
   target: Target;
   /** Overrides of the config's release and offering (command-line flags). */
@@ -368,6 +372,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 
   const levelOf = new Map(catalogue.map((r) => [r.id, r.level]));
   const ruleOf = new Map(catalogue.map((r) => [r.id, r]));
+  const whyMissing = (c: Capability) =>
+    c === 'restApi' && caps.restApiDown !== undefined ? restApiDown(caps.restApiDown) : WHY_MISSING[c];
   const gate = (check: Check): string | null => {
     if (!check.rules.some(inForce)) {
       // Each rule here is out of force, so each has a reason.
@@ -375,7 +381,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       return `its rules are not in force: ${[...new Set(reasons)].join('; ')}`;
     }
     const missing = (check.needs ?? []).filter((c) => !caps[c]);
-    if (missing.length) return `needs ${missing.join(', ')}: ${missing.map((c) => WHY_MISSING[c]).join('; ')}`;
+    if (missing.length) return `needs ${missing.join(', ')}: ${missing.map(whyMissing).join('; ')}`;
     // One cause, one blame: the password grant refused outright is its reporter's failure alone.
     if (caps.passwordRefused && check.needs?.includes('passwordGrant') && check.id !== PASSWORD_PREMISE.reporter)
       return `the password grant, declared available (features.${PASSWORD_FEATURE}), was refused to the configured user at start-up with and without client authentication (${caps.passwordRefused}): ${PASSWORD_PREMISE.reporter} reports it on ${PASSWORD_PREMISE.rule}`;

@@ -12,6 +12,13 @@ import type { Capabilities, CheckContext, HttpResponse } from '../types.js';
 /** The REST API's current user: what a token from the flow must be able to read. */
 export const CURRENT_USER_PATH = '/api/v4/user';
 export const REST_TOKENS_REPORTER = 'scopes.presentation-bearer';
+/**
+ * Gateway errors: the proxy or load balancer in front answering that the service behind it did not
+ * (RFC 9110 §15.6.3-5; Cloudflare's own 520-524 for an origin that failed, refused, timed out or
+ * could not be reached). On GET /api/v4/user at start-up they are no answer of the provider's: the
+ * REST API is unreachable, reported once (versioning.api-prefix), its checks untested.
+ */
+export const GATEWAY_ERRORS: ReadonlySet<number> = new Set([502, 503, 504, 520, 521, 522, 523, 524]);
 
 /** Per run (one caps object a run): why the REST API refuses the flows' tokens, or undefined. */
 const verdicts = new WeakMap<Capabilities, Promise<string | undefined>>();

@@ -266,10 +266,16 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
           wait > maxWait
             ? `; it asked to wait ${Math.ceil(wait)} s, longer than the ${maxWait} s the harness waits`
             : '';
+        // A 503 says the service is out, not that the harness asks too often: --rate is no remedy.
+        const [what, remedy] =
+          response.status === 503
+            ? ['the target is unavailable for this request', 'run again once it is served']
+            : ['the target rate-limited this request', LOWER_THE_RATE];
         throw new TransportError(
-          `the target rate-limited this request (${where}): ${response.status} after ${attempt} ${attempt === 1 ? 'retry' : 'retries'}, waited ${Math.round(waited)} s${tooLong}; ${LOWER_THE_RATE}`,
+          `${what} (${where}): ${response.status} after ${attempt} ${attempt === 1 ? 'retry' : 'retries'}, waited ${Math.round(waited)} s${tooLong}; ${remedy}`,
           'rate-limited',
           asked ?? undefined,
+          response.status,
         );
       }
     },

@@ -99,7 +99,16 @@ export function rateLimitWait(headers: Headers, now: () => number = Date.now): n
   return null;
 }
 
-/** GitHub answers its primary rate limit 403 with this header at 0; a plain 403 is an answer to judge. */
+/**
+ * GitHub answers its primary rate limit 403 with this header at 0; a plain 403 is an answer to judge.
+ * A 503 with Retry-After is a load balancer or CDN saying the service is out for that long (RFC 9110
+ * §10.2.3, §15.6.4: HAProxy, Cloudflare, a gateway shielding a busy origin): waited out like a 429,
+ * not judged as the provider's answer; a 503 without it stays an answer (ERR-NO-SERVER-ERROR, premises).
+ */
 export function isRateLimited(status: number, headers: Headers): boolean {
-  return status === 429 || (status === 403 && headers.get('x-ratelimit-remaining')?.trim() === '0');
+  return (
+    status === 429 ||
+    (status === 403 && headers.get('x-ratelimit-remaining')?.trim() === '0') ||
+    (status === 503 && headers.has('retry-after'))
+  );
 }

@@ -31,6 +31,8 @@ export class TransportError extends Error {
     readonly code: 'timeout' | 'unreachable' | 'protocol' | 'too-large' | 'rate-limited',
     /** A rate-limited request: in how many seconds the server said it serves again, when it said. */
     readonly resetIn?: number,
+    /** A rate-limited request: the status of the last refusal (429, 403, or 503 with Retry-After). */
+    readonly status?: number,
   ) {
     super(message);
   }

@@ -4,7 +4,8 @@
  * the RFCs allow (RFC 8288 Link written other ways, relative and re-encoded link URLs, JSON keys
  * reordered and extra members, header-name case, a moved project served in place, 200 for a
  * create, the insufficient_scope code only in WWW-Authenticate, keyset ignored outside the table,
- * ...). No `must` rule may fail; the `should` rules a variant breaks on purpose may warn, no other.
+ * ids as decimal strings, a byte order mark, an nginx and Cloudflare front's headers, chunked
+ * bodies ...). No `must` rule may fail; the `should` rules a variant breaks on purpose may warn, no other.
  * Then two real deviations on top of the same variants must still fail, so the test can fail.
  * (rest-variants.test.ts and rest-deviations.test.ts hold the same kinds of entry one at a time.)
  */
@@ -12,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import type { Report } from '../../suites/report/model.js';
 import { allChecks } from '../../suites/index.js';
 import { blamed, explain, proxyForTests, type Answer, type Rewrite } from './oauth-proxy.js';
-import { anonymous, rest, simulatorLinks } from './rest-variants.js';
+import { anonymous, FRONT_HEADERS, rest, simulatorLinks } from './rest-variants.js';
 
 type Mode = 'allowed' | 'deviating';
 
@@ -87,6 +88,17 @@ function withExtra(value: unknown): unknown {
   return Array.isArray(value) ? value.map(extra) : extra(value);
 }
 
+/** `id` and `iid` of the answer and of each record of a list as decimal strings (their type is not shown, L69). */
+function idsAsStrings(value: unknown): unknown {
+  const strings = (v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v).map(([k, x]) => [k, (k === 'id' || k === 'iid') && typeof x === 'number' ? String(x) : x]),
+        )
+      : v;
+  return Array.isArray(value) ? value.map(strings) : strings(value);
+}
+
 /** Header names written another way each time: `LINK`, `Link`, `x-Total` ... (they are case-insensitive). */
 function spelled(name: string, n: number): string {
   if (n % 3 === 0) return name.toUpperCase();
@@ -142,9 +154,14 @@ function variants(mode: Mode): Rewrite {
           delete others.error;
           json = others;
         }
-        answer.body = Buffer.from(JSON.stringify(withExtra(reorder(json))));
+        // A byte order mark, ids as decimal strings (rest-variants.ts has each alone).
+        const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+        answer.body = Buffer.concat([bom, Buffer.from(JSON.stringify(withExtra(reorder(idsAsStrings(json)))))]);
         answer.head.set('content-type', ['application/json; charset=utf-8']);
       }
+      // What an nginx and Cloudflare front adds; every answer chunked.
+      for (const [name, value] of FRONT_HEADERS) answer.head.set(name, [value]);
+      if (answer.body.length) answer.head.set('transfer-encoding', ['chunked']);
       let n = turn;
       answer.head = new Map([...answer.head].map(([name, values]) => [spelled(name, n++), values]));
       return true;

@@ -167,10 +167,16 @@ export async function startOAuthProxy(): Promise<OAuthProxy> {
         return answer;
       })().then(
         ({ status, head, body }) => {
+          // A rewrite may ask for a chunked answer (Transfer-Encoding: chunked, no Content-Length).
+          const chunked = [...head].some(
+            ([name, v]) => name.toLowerCase() === 'transfer-encoding' && v[0] === 'chunked',
+          );
           for (const [name, values] of head) res.setHeader(name, values.length > 1 ? values : values[0]);
-          res.setHeader('content-length', body.length);
+          if (!chunked) res.setHeader('content-length', body.length);
           res.writeHead(status);
-          res.end(body);
+          // Chunked: two chunks, so the client must join them.
+          if (chunked && body.length > 1) res.write(body.subarray(0, body.length >> 1));
+          res.end(chunked && body.length > 1 ? body.subarray(body.length >> 1) : body);
         },
         (error: Error) => {
           res.writeHead(502, { 'content-type': 'text/plain' });

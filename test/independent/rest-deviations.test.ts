@@ -7,9 +7,19 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Report } from '../../suites/report/model.js';
 import { expectBlamed, labelled, type Deviation } from './corpus.js';
-import { proxyForTests, type Answer, type Asked, type Rewrite } from './oauth-proxy.js';
-import { simulatorLinks } from './rest-variants.js';
+import {
+  blamed,
+  explain,
+  jsonOf,
+  proxyForTests,
+  setJson,
+  type Answer,
+  type Asked,
+  type Rewrite,
+} from './oauth-proxy.js';
+import { nginxPage, simulatorLinks } from './rest-variants.js';
 
 const offsetPage = (asked: Asked, answer: Answer) =>
   asked.url.pathname.startsWith('/api/v4/') && answer.status === 200 && answer.head.has('x-page');
@@ -45,6 +55,18 @@ const closedToOAuthTokens: Rewrite = {
 };
 
 const OFFSET_CHECKS = ['pagination.offset-headers', 'pagination.offset-rows'];
+
+/** The keyset premise is reported once, by the protocol check; the rows check is untested, naming it. */
+function keysetRowsUntested(report: Report): void {
+  const rows = report.checks.find((c) => c.id === 'pagination.keyset-rows-list-project-jobs');
+  expect(rows?.status).toBe('skipped');
+  expect(rows?.message).toMatch(/serves no keyset pages \(the protocol check reports it on PAG-KEYSET-PROJECT-JOBS\)/);
+}
+
+const projectJobs = (asked: Asked) => /^\/api\/v4\/projects\/[^/]+\/jobs$/.test(asked.url.pathname);
+
+/** The path of the request as the client wrote it on the wire (`%2F` kept). */
+const rawPath = (asked: Asked) => asked.url.pathname;
 
 const DEVIATIONS: Deviation[] = [
   {
@@ -190,6 +212,185 @@ const DEVIATIONS: Deviation[] = [
       expect(report.checks.find((c) => c.id === 'pagination.offset-headers')?.status).toBe('passed');
     },
   },
+  {
+    // nginx's client_max_body_size set low (8k) on the API location: its 413 page before GitLab reads the body.
+    name: "a body of 8 KiB or more refused by nginx's own 413 page (client_max_body_size 8k)",
+    cite: 'L264: a query string too long: "send the parameters in a body instead"; L190: parameters may travel in a body',
+    checks: ['encoding.long-params-in-body'],
+    breaks: ['ENC-LONG-PARAMS-IN-BODY'],
+    rewrite: {
+      request(asked) {
+        if (!asked.url.pathname.startsWith('/api/v4/') || asked.body.length < 8192) return false;
+        asked.body = Buffer.alloc(0);
+        asked.headers['x-refused-by-front'] = '413';
+        return true;
+      },
+      answer(asked, answer) {
+        if (asked.headers['x-refused-by-front'] !== '413') return false;
+        nginxPage(answer, 413, 'Request Entity Too Large');
+        return true;
+      },
+    },
+  },
+  {
+    // nginx `proxy_pass http://gitlab/;` (a URI part) normalises the path: %2F arrives as /.
+    name: 'a front proxy that decodes %2F in the path before the service sees it',
+    cite: 'L194: a namespaced path is sent with / as %2F; "a proxy in front of the service must not decode encoded path parameters"',
+    checks: ['encoding.namespaced-path-encoded', 'encoding.issue-iid-in-path', 'versioning.tree-missing-path-404'],
+    // The encoded path matches no endpoint (L194: "otherwise the path matches no endpoint"), as the
+    // fault encoded-slash-rejected has it; the checks that reach the project that way stop there.
+    breaks: ['ENC-NAMESPACED-PATH', 'ENC-PATH-PARAM-ENCODED'],
+    rewrite: {
+      request(asked) {
+        if (!rawPath(asked).startsWith('/api/v4/projects/') || !/%2F/i.test(rawPath(asked))) return false;
+        asked.url = new URL(`${rawPath(asked).replace(/%2F/gi, '/')}${asked.url.search}`, asked.url);
+        return true;
+      },
+    },
+  },
+  {
+    // Gitea and Forgejo cap a page at [api] MAX_RESPONSE_ITEMS, 50 by default; a gateway in front may do the same.
+    name: 'per_page capped at 50 (x-per-page, the rows and the links say 50)',
+    cite: 'L205, L211, L274: per_page default 20, max 100',
+    checks: OFFSET_CHECKS,
+    breaks: ['PAG-PER-PAGE-MAX', 'LIM-PER-PAGE'],
+    rewrite: {
+      request(asked) {
+        const asks = Number(asked.url.searchParams.get('per_page'));
+        if (!asked.url.pathname.startsWith('/api/v4/') || !(asks > 50)) return false;
+        asked.url.searchParams.set('per_page', '50');
+        return true;
+      },
+    },
+  },
+  {
+    // GitLab's own answer where keyset is off for a resource (its API helper refuses it so).
+    name: 'keyset pagination off for project jobs: 405 "Keyset pagination is not yet available for this type of request"',
+    cite: 'L224-237: project jobs are in the keyset support table (order_by=id, sort=desc)',
+    checks: ['pagination.keyset-list-project-jobs', 'pagination.keyset-rows-list-project-jobs'],
+    breaks: ['PAG-KEYSET-PROJECT-JOBS'],
+    after: keysetRowsUntested,
+    rewrite: {
+      answer(asked, answer) {
+        if (!projectJobs(asked) || asked.url.searchParams.get('pagination') !== 'keyset') return false;
+        answer.status = 405;
+        answer.head = new Map([['content-type', ['application/json']]]);
+        setJson(answer, { error: 'Keyset pagination is not yet available for this type of request' });
+        return true;
+      },
+    },
+  },
+  {
+    // An instance where keyset of project jobs is off and the parameter is ignored: offset pages,
+    // whose links keep every parameter asked (GitLab builds them from the request's).
+    name: 'keyset pagination off for project jobs: pagination=keyset ignored, offset pages served',
+    cite: 'L224-237: project jobs are in the keyset support table (order_by=id, sort=desc)',
+    checks: ['pagination.keyset-list-project-jobs', 'pagination.keyset-rows-list-project-jobs'],
+    breaks: ['PAG-KEYSET-PROJECT-JOBS'],
+    after: keysetRowsUntested,
+    rewrite: {
+      request(asked) {
+        if (!projectJobs(asked) || asked.url.searchParams.get('pagination') !== 'keyset') return false;
+        asked.url.searchParams.delete('pagination');
+        asked.headers['x-keyset-ignored'] = '1';
+        return true;
+      },
+      answer(asked, answer) {
+        if (asked.headers['x-keyset-ignored'] !== '1') return false;
+        const links = simulatorLinks(answer).map(({ url, rel }) => {
+          const to = new URL(url);
+          to.searchParams.set('pagination', 'keyset');
+          return `<${to.href}>; rel="${rel}"`;
+        });
+        if (links.length) answer.head.set('link', [links.join(', ')]);
+        return true;
+      },
+    },
+  },
+  {
+    // The config says 18.0; the instance was never upgraded past 16.11.
+    name: 'a 16.11 instance behind a config that says 18.0 (tree 200 [], ci_job_token_scope_enabled, no member roles)',
+    cite: 'L265, L301: a missing tree path 404 from 17.7; L306: ci_job_token_scope_enabled removed in 17.0; L305: member roles from 17.0',
+    checks: [
+      'versioning.tree-missing-path-404',
+      'versioning.ci-job-token-scope-removed',
+      'versioning.member-roles',
+      'versioning.api-prefix',
+    ],
+    breaks: ['ERR-TREE-MISSING-PATH-404', 'VER-CI-JOB-TOKEN-SCOPE-REMOVED', 'VER-MEMBER-ROLES'],
+    rewrite: {
+      answer(asked, answer) {
+        const { pathname } = asked.url;
+        if (!pathname.startsWith('/api/v4/')) return false;
+        if (pathname.endsWith('/repository/tree') && answer.status === 404) {
+          answer.status = 200;
+          answer.head = new Map([['content-type', ['application/json']]]);
+          answer.body = Buffer.from('[]');
+          return true;
+        }
+        if (pathname.startsWith('/api/v4/member_roles')) {
+          answer.status = 404;
+          answer.head = new Map([['content-type', ['application/json']]]);
+          answer.body = Buffer.from('{"error":"404 Not Found"}');
+          return true;
+        }
+        const project =
+          /^\/api\/v4\/projects\/[^/]+$/.test(pathname) && answer.status === 200 ? jsonOf(answer) : undefined;
+        if (!project) return false;
+        setJson(answer, { ...project, ci_job_token_scope_enabled: false });
+        return true;
+      },
+    },
+  },
+  {
+    // nginx `proxy_intercept_errors on;` with `error_page 400 401 403 404 ...`: its own HTML page for every REST
+    // 4xx, the status and the headers (WWW-Authenticate, Location) kept.
+    name: "every REST 4xx body replaced by nginx's HTML page (proxy_intercept_errors), status and headers kept",
+    cite: 'ERR-REST-JSON-BODY (documented): REST errors answer JSON; every status, and so every refusal the source asks for, is right',
+    checks: [
+      'versioning.unknown-route-404',
+      'versioning.rest-errors-json',
+      'versioning.tree-missing-path-404',
+      'scopes.missing-token-401',
+      'scopes.bad-token-401',
+      'scopes.insufficient-scope-403',
+      'scopes.read-user-refused-where-api-needed',
+      'encoding.namespaced-path-encoded',
+      'pagination.keyset-unsupported-endpoint',
+    ],
+    breaks: ['ERR-REST-JSON-BODY'],
+    // Each refusal is judged on its status and headers, not stepped around.
+    after: (report) => expect(report.checks.filter((c) => c.status === 'skipped').map((c) => c.id)).toEqual([]),
+    rewrite: {
+      answer(asked, answer) {
+        if (!asked.url.pathname.startsWith('/api/v4/') || answer.status < 400 || answer.status >= 500) return false;
+        const head = new Map([...answer.head].filter(([name]) => name !== 'content-type'));
+        nginxPage(answer, answer.status, 'Error');
+        for (const [name, values] of head) answer.head.set(name, values);
+        return true;
+      },
+    },
+  },
+  {
+    // GitLab behind a proxy that does not pass Host (proxy_set_header Host missing): it writes its
+    // links with the upstream's own address, which clients cannot reach.
+    name: 'Link URLs naming the internal upstream (http://gitlab-webservice-default:8181) instead of the public address',
+    cite: 'L217: clients must follow the Link URLs (they lead nowhere a client can go)',
+    checks: [...OFFSET_CHECKS, 'pagination.keyset-list-projects'],
+    breaks: ['PAG-LINK-FOLLOW'],
+    rewrite: {
+      answer(asked, answer) {
+        const links = simulatorLinks(answer);
+        if (!asked.url.pathname.startsWith('/api/v4/') || !links.length) return false;
+        const upstream = (url: string) => {
+          const to = new URL(url);
+          return `http://gitlab-webservice-default:8181${to.pathname}${to.search}`;
+        };
+        answer.head.set('link', [links.map(({ url, rel }) => `<${upstream(url)}>; rel="${rel}"`).join(', ')]);
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
@@ -223,4 +424,93 @@ describe('a REST API closed to OAuth access tokens, and no personal access token
       },
     });
   }, 300_000);
+});
+
+describe('an instance newer than its config says (the simulator plays 18.0, the config says 17.6)', () => {
+  // An upgrade nobody wrote into the harness's config: only what changed between the two releases fails.
+  it('fails exactly the release-gated rule whose answer changed (the tree of a missing path: 404, L265)', async () => {
+    const checks = [
+      'versioning.tree-missing-path-404',
+      'versioning.tree-missing-path-empty',
+      'versioning.ci-job-token-scope-removed',
+      'versioning.member-roles',
+      'pagination.keyset-list-repository-tree',
+      'pagination.users-offset-limit',
+    ];
+    const { report, stderr } = await proxy().run('newer-than-config', checks, { release: '17.6' });
+    const why = explain(report, stderr);
+    expect([...new Set(blamed(report).map((v) => v.rule))], why).toEqual(['ERR-TREE-MISSING-PATH-EMPTY']);
+    expect(report.checks.filter((c) => c.status === 'errored').map((c) => c.id)).toEqual([]);
+    // The rule of the newer release is out of force at 17.6: its check is skipped, not passed.
+    expect(report.checks.find((c) => c.id === 'versioning.tree-missing-path-404')?.status).toBe('skipped');
+  }, 300_000);
+});
+
+/** Fronts that answer every /api/v4 request themselves, the API behind them out of reach. */
+const API_OUT_OF_REACH = [
+  {
+    // Puma down behind GitLab's nginx: every /api/v4 request gets nginx's 502 page; /oauth is served.
+    name: "nginx's 502 page (the API backend down)",
+    status: 502,
+    answer: (answer: Answer) => nginxPage(answer, 502, 'Bad Gateway'),
+  },
+  {
+    // A maintenance window announced by the load balancer (HAProxy's or Cloudflare's maintenance page).
+    name: 'a maintenance 503 with Retry-After: 3600 (longer than the harness waits)',
+    status: 503,
+    answer: (answer: Answer) => {
+      nginxPage(answer, 503, 'Service Temporarily Unavailable');
+      answer.head.set('retry-after', ['3600']);
+    },
+  },
+];
+
+describe('a REST API out of reach behind the proxy in front, the OAuth endpoints served', () => {
+  it.each(API_OUT_OF_REACH.map((c) => [c.name, c] as const))(
+    '%s: reported once, errored (an outage breaks no sentence of the source); the REST checks untested, the OAuth checks judged',
+    async (_name, { status: code, answer: front }) => {
+      const restChecks = [
+        'scopes.presentation-bearer',
+        'scopes.read-user-reads-current-user',
+        'pagination.offset-headers',
+        'pagination.keyset-list-projects',
+        'encoding.namespaced-path-encoded',
+        'versioning.unknown-route-404',
+        'versioning.rest-errors-json',
+      ];
+      proxy().use({
+        answer(asked, answer) {
+          if (!asked.url.pathname.startsWith('/api/v4/')) return false;
+          front(answer);
+          return true;
+        },
+      });
+      const {
+        code: exit,
+        report,
+        stderr,
+      } = await proxy()
+        .run(`rest-api-${code}`, ['versioning.api-prefix', ...restChecks, 'grants.refresh-rotation'])
+        .finally(() => proxy().use(undefined));
+      const why = explain(report, stderr);
+      expect(blamed(report), why).toEqual([]);
+      const status = new Map(report.checks.map((c) => [c.id, c]));
+      expect(status.get('versioning.api-prefix')?.status, why).toBe('errored');
+      expect(status.get('versioning.api-prefix')?.message).toMatch(
+        new RegExp(`GET /api/v4/user answered ${code}, a gateway error`),
+      );
+      for (const id of restChecks) {
+        expect(status.get(id)?.status, `${id}\n${why}`).toBe('skipped');
+        expect(status.get(id)?.message, id).toMatch(
+          new RegExp(
+            `the REST API is unreachable: GET /api/v4/user answered ${code}, a gateway error, at start-up \\(versioning.api-prefix reports it\\)`,
+          ),
+        );
+      }
+      // The OAuth side is judged, with other oracles than the REST API.
+      expect(status.get('grants.refresh-rotation')?.status, why).toBe('passed');
+      expect(exit, why).toBe(2);
+    },
+    300_000,
+  );
 });

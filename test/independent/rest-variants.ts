@@ -4,8 +4,10 @@
  * it concerns. rest-variants.test.ts proves no must verdict changes under any of them, one at a
  * time (api-variants.test.ts applies many at once).
  */
+import { gzipSync } from 'node:zlib';
 import type { Variant } from './corpus.js';
 import { jsonOf, setJson, type Answer, type Asked } from './oauth-proxy.js';
+import { withVirtualClock } from './rate-limits.js';
 
 export const rest = (asked: Asked) => asked.url.pathname.startsWith('/api/v4/');
 /** A request that presents no credential in any of the source's three ways. */
@@ -78,6 +80,36 @@ let restRequests = 0;
 /** The checks that read Link and the offset headers (offset and keyset walks). */
 const LINK_READERS = ['pagination.offset-headers', 'pagination.offset-rows', 'pagination.keyset-list-projects'];
 const OFFSET_READERS = ['pagination.offset-headers', 'pagination.offset-rows', 'pagination.invalid-params-default'];
+
+/** nginx's own error page, as it writes them (text/html, `Server: nginx`). */
+export function nginxPage(answer: Answer, status: number, reason: string): void {
+  answer.status = status;
+  answer.head = new Map([
+    ['content-type', ['text/html']],
+    ['server', ['nginx']],
+  ]);
+  answer.body = Buffer.from(
+    `<html>\r\n<head><title>${status} ${reason}</title></head>\r\n<body>\r\n<center><h1>${status} ${reason}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`,
+  );
+}
+
+/** Headers nginx, Cloudflare and a CDN add to every answer they pass on (none is the provider's to judge). */
+export const FRONT_HEADERS: Array<[string, string]> = [
+  ['server', 'nginx'],
+  ['via', '1.1 varnish, 1.1 cloudflare'],
+  ['x-request-id', '01JDZ4K7V0Q6E3M9N8P2R5T1WX'],
+  ['cf-ray', '8e8f2c1b3a4d5e6f-FRA'],
+  ['cf-cache-status', 'DYNAMIC'],
+  ['vary', 'Accept-Encoding, Origin'],
+  ['strict-transport-security', 'max-age=63072000'],
+  ['x-content-type-options', 'nosniff'],
+  ['cache-control', 'max-age=0, private, must-revalidate'],
+  ['last-modified', 'Thu, 26 Nov 2026 06:00:00 GMT'],
+];
+
+/** A REST answer with a JSON body. */
+const restJsonAnswer = (asked: Asked, answer: Answer) =>
+  rest(asked) && (answer.head.get('content-type')?.[0] ?? '').startsWith('application/json') && answer.body.length > 0;
 
 export const REST_VARIANTS: Variant[] = [
   {
@@ -376,6 +408,179 @@ export const REST_VARIANTS: Variant[] = [
           })
           .join(', '),
       ]),
+    },
+  },
+  {
+    name: 'an nginx and Cloudflare front: Server, Via, X-Request-Id, CF-Ray, Vary, HSTS, a weak ETag, Last-Modified',
+    cite: 'RFC 9110 §5.1, §7.6.3, §8.8 and RFC 9111 §5.2: fields a proxy adds; nothing in the source forbids them',
+    checks: [...OFFSET_READERS, 'pagination.keyset-list-projects', ...JSON_READERS],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked)) return false;
+        for (const [name, value] of FRONT_HEADERS) answer.head.set(name, [value]);
+        // GitLab sends a weak ETag on its JSON answers (Rack::ETag); the harness sends no If-None-Match.
+        answer.head.set('etag', [`W/"${answer.body.length.toString(16)}-${answer.status}"`]);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'REST answers chunked, without Content-Length (nginx with gzip or proxy_buffering off)',
+    cite: "RFC 9112 §6.1, §6.3: a chunked message carries no Content-Length; the length is the chunks'",
+    checks: [...OFFSET_READERS, ...JSON_READERS],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || !answer.body.length) return false;
+        answer.head.set('transfer-encoding', ['chunked']);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'REST dates with milliseconds and +00:00 instead of Z',
+    cite: 'L73: fields not shown; ISO 8601 and RFC 3339 §5.6 allow both (GitLab itself sends 2026-11-26T06:00:00.000Z)',
+    checks: ['encoding.plus-versus-percent-2b', ...JSON_READERS],
+    rewrite: {
+      answer: everyRecord((record) =>
+        Object.fromEntries(
+          Object.entries(record).map(([k, v]) => [
+            k,
+            typeof v === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(v)
+              ? v.replace(/(:\d\d)(\.\d+)?Z$/, (_m, s: string) => `${s}.000+00:00`)
+              : v,
+          ]),
+        ),
+      ),
+    },
+  },
+  {
+    name: 'validation errors as GitLab\'s {"message": {"field": ["is invalid"]}}',
+    cite: 'L268: REST error bodies not shown; the real service sends a 400 with message as an object of field errors',
+    checks: [
+      'pagination.max-offset',
+      'pagination.keyset-list-projects',
+      'versioning.rest-errors-json',
+      'pagination.users-offset-limit',
+    ],
+    rewrite: {
+      answer(asked, answer) {
+        const body = rest(asked) && answer.status === 400 ? jsonOf(answer) : undefined;
+        if (typeof body?.message !== 'string') return false;
+        setJson(answer, { message: { base: [body.message] } });
+        return true;
+      },
+    },
+  },
+  {
+    // A Windows-hosted gateway (IIS/ARR) re-encoding bodies does it; fetch's UTF-8 decode drops it (WHATWG Encoding).
+    name: 'REST JSON with a byte order mark',
+    cite: 'RFC 8259 §8.1: senders MUST NOT add one, parsers MAY ignore it; no rule of the source holds the sentence',
+    checks: [...OFFSET_READERS, 'pagination.keyset-list-projects', ...JSON_READERS],
+    rewrite: {
+      answer(asked, answer) {
+        if (!restJsonAnswer(asked, answer)) return false;
+        answer.body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), answer.body]);
+        return true;
+      },
+    },
+  },
+  {
+    name: "the long URL refused by nginx's own 414 page (text/html)",
+    // Real deployments answer it so: nginx (large_client_header_buffers) refuses it before GitLab sees it.
+    cite: 'L264, L282: a too long URL gives 414; the source gives the status only, and the harness judges no body of it',
+    checks: ['encoding.uri-too-long-414', 'encoding.long-params-in-body'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || answer.status !== 414) return false;
+        nginxPage(answer, 414, 'Request-URI Too Large');
+        return true;
+      },
+    },
+  },
+  {
+    name: 'a 503 with Retry-After from the load balancer on every 7th REST request (HAProxy, a CDN shielding a busy origin)',
+    cite: 'RFC 9110 §15.6.4, §10.2.3: 503 is temporary and Retry-After says when to come back; L283: limits not shown',
+    checks: [...OFFSET_READERS, 'scopes.read-user-reads-current-user', 'pagination.keyset-list-projects'],
+    get rewrite() {
+      let requests = 0;
+      return {
+        refuse(asked: Asked): Answer | undefined {
+          if (!rest(asked) || ++requests % 7 !== 0) return undefined;
+          return {
+            status: 503,
+            head: new Map([
+              ['content-type', ['text/html']],
+              ['retry-after', ['1']],
+            ]),
+            body: Buffer.from(
+              '<html><body><h1>503 Service Unavailable</h1>No server is available to handle this request.</body></html>',
+            ),
+          };
+        },
+      };
+    },
+    http: withVirtualClock,
+  },
+  {
+    // An API gateway's JWT/OAuth plugin (Kong, Apigee) checks scopes itself and answers 401.
+    name: 'a token without the needed scope refused 401 invalid_token by an API gateway',
+    cite: 'L248: API calls needing a scope the application lacks "must fail" (any refusal); 403 insufficient_scope is RFC 6750 §3.1 (SCOPE-INSUFFICIENT-403, should)',
+    checks: ['scopes.read-user-refused-where-api-needed', 'scopes.insufficient-scope-403'],
+    warns: ['SCOPE-INSUFFICIENT-403'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || answer.status !== 403 || jsonOf(answer)?.error !== 'insufficient_scope') return false;
+        answer.status = 401;
+        answer.head.set('www-authenticate', ['Bearer realm="api", error="invalid_token"']);
+        setJson(answer, { message: '401 Unauthorized' });
+        return true;
+      },
+    },
+  },
+  {
+    // Serializers that drop nulls (Jackson NON_NULL, Go omitempty) in a reimplementation or a gateway re-encoding JSON.
+    name: 'REST records without their null members (absent instead of null)',
+    cite: 'L73, L182, L186: the fields are not shown; absent and null both say "no value" there',
+    checks: JSON_READERS,
+    rewrite: {
+      answer: everyRecord((record) => Object.fromEntries(Object.entries(record).filter(([, v]) => v !== null))),
+    },
+  },
+  {
+    // A gateway re-encoding JSON for JavaScript clients writes 64-bit integers as strings (Twitter's id_str habit).
+    name: 'REST ids and iids as decimal strings ("id": "42")',
+    cite: 'L69: resources carry id and iid, their type not shown',
+    checks: [
+      ...JSON_READERS,
+      'pagination.keyset-rows-list-projects',
+      'encoding.array-params-query',
+      'encoding.plus-versus-percent-2b',
+    ],
+    rewrite: {
+      answer: everyRecord((record) =>
+        Object.fromEntries(
+          Object.entries(record).map(([k, v]) => [
+            k,
+            (k === 'id' || k === 'iid') && typeof v === 'number' ? String(v) : v,
+          ]),
+        ),
+      ),
+    },
+  },
+  {
+    // nginx `gzip on; gzip_proxied any; gzip_types application/json;`: compressed, hence chunked.
+    name: 'REST JSON gzip-compressed and chunked by the front (Content-Encoding: gzip, Vary: Accept-Encoding)',
+    cite: 'RFC 9110 §8.4, §12.5.3: a request without Accept-Encoding accepts any content coding; RFC 9112 §6.1',
+    checks: [...OFFSET_READERS, ...JSON_READERS],
+    rewrite: {
+      answer(asked, answer) {
+        if (!restJsonAnswer(asked, answer)) return false;
+        answer.body = gzipSync(answer.body);
+        answer.head.set('content-encoding', ['gzip']);
+        answer.head.set('vary', ['Accept-Encoding']);
+        answer.head.set('transfer-encoding', ['chunked']);
+        return true;
+      },
     },
   },
 ];

@@ -388,6 +388,15 @@ describe('detectCapabilities', () => {
         ).toMatchObject({ restApi: true, tokenInfo: true, userinfo: true, introspection: false });
     });
 
+    it('a gateway error of /api/v4/user (the proxy in front reached no API): the REST API is unreachable, said with its status', async () => {
+      for (const code of [502, 503, 504, 521, 522]) {
+        const { caps, families } = await detect({ answers: { '/api/v4/user': status(code) } });
+        expect(families.restApi, String(code)).toBe(false);
+        expect(caps.restApiDown, String(code)).toBe(code);
+      }
+      expect((await detect({ answers: { '/api/v4/user': status(500) } })).caps.restApiDown).toBeUndefined();
+    });
+
     it('the token and revocation endpoints: absent on a 404 or 405 to an empty POST; any other answer, or none, is there', async () => {
       for (const answer of [status(404), status(405)]) {
         expect(await families({ '/oauth/token': answer })).toMatchObject({ tokenEndpoint: false, revocation: true });

@@ -337,6 +337,9 @@ describe('rate limiter', () => {
     expect(isRateLimited(403, new Headers({ 'x-ratelimit-remaining': '3' }))).toBe(false);
     expect(isRateLimited(403, new Headers())).toBe(false);
     expect(isRateLimited(200, new Headers({ 'x-ratelimit-remaining': '0' }))).toBe(false);
+    // A 503 that names when to come back is waited out; one that does not is an answer to judge.
+    expect(isRateLimited(503, new Headers({ 'retry-after': '1' }))).toBe(true);
+    expect(isRateLimited(503, new Headers())).toBe(false);
   });
 });
 
