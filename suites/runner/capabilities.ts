@@ -73,16 +73,6 @@ const isJsonObject = (text: string) => {
 };
 
 /**
- * Is a family of endpoints there at all? Asked once per run, without credentials: a 404 means
- * absent (an OAuth-only server has no /api/v4); any other answer, even a server error or no
- * answer, means there, so a broken endpoint is failed by its checks rather than skipped. The
- * checks that depend on an absent family are skipped; the one whose rule says it exists fails.
- * An endpoint only POSTed to (token, revocation, device authorization) is asked with an empty
- * form, which one that is there refuses (400, 401); 405 means no POST there, absent too, and so
- * does a redirect: the endpoint is elsewhere, and the harness follows none (its POSTs carry
- * credentials, see target/origin.ts).
- */
-/**
  * The status of GET `path`, or undefined when nothing answered. A refusal given up after its
  * retries counts by its status when that is a gateway error (a 503 whose Retry-After is longer
  * than the harness waits: a maintenance window), else as nothing (a rate limit).
@@ -96,6 +86,16 @@ async function statusOf(http: Http, path: string): Promise<number | undefined> {
   }
 }
 
+/**
+ * Is a family of endpoints there at all? Asked once per run, without credentials: a 404 means
+ * absent (an OAuth-only server has no /api/v4); any other answer, even a server error or no
+ * answer, means there, so a broken endpoint is failed by its checks rather than skipped. The
+ * checks that depend on an absent family are skipped; the one whose rule says it exists fails.
+ * An endpoint only POSTed to (token, revocation, device authorization) is asked with an empty
+ * form, which one that is there refuses (400, 401); 405 means no POST there, absent too, and so
+ * does a redirect: the endpoint is elsewhere, and the harness follows none (its POSTs carry
+ * credentials, see target/origin.ts).
+ */
 async function served(http: Http, path: string, method: 'GET' | 'POST' = 'GET'): Promise<boolean> {
   try {
     const { status } = method === 'GET' ? await http.get(path) : await http.post(path, { form: {} });
