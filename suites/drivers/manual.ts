@@ -10,11 +10,21 @@ export interface Terminal {
   ask(question: string): Promise<string>;
 }
 
+/** Said when stdin ends (CI's /dev/null, a closed pipe) before an answer: nobody is there to play the user. */
+export const NO_OPERATOR =
+  'stdin closed before the operator answered: the manual driver needs a person at the terminal';
+
 export const stdioTerminal: Terminal = {
   async ask(question) {
+    // An ended stdin never answers, and a question left waiting on it keeps nothing alive: Node
+    // would exit 0 mid-run, with no verdict and no report (a target's own config may name this driver).
+    if (process.stdin.readableEnded) throw new HarnessError(NO_OPERATOR);
     const rl = createInterface({ input: process.stdin, output: process.stderr });
     try {
-      return await rl.question(question);
+      return await new Promise<string>((resolve, reject) => {
+        rl.once('close', () => reject(new HarnessError(NO_OPERATOR)));
+        rl.question(question).then(resolve, reject);
+      });
     } finally {
       rl.close();
     }
