@@ -35,11 +35,12 @@ const MIN_REMEMBERED = 6;
  */
 export const LEARNED_PER_EXCHANGE = 32;
 /**
- * ...and this many are kept in all, the oldest forgotten first (a whole run against the simulator
- * learns under 1,000). The config's own secrets are never forgotten; a forgotten value is still
- * masked where the patterns find it (a secret-named field, a Bearer token, a JWT).
+ * ...and this many are kept in all, the oldest forgotten first (a run against the simulator learns
+ * 1,223, 3,439 with --runs 100; a text is searched for all at once, so they cost memory, not time).
+ * The config's own secrets are never forgotten; a forgotten value is still masked where the
+ * patterns find it (a secret-named field, a Bearer token, a JWT).
  */
-export const LEARNED_MAX = 8192;
+export const LEARNED_MAX = 32_768;
 /** Bodies larger than this are not searched for secrets to learn: token responses are small. */
 const LEARN_BODY_LIMIT = 16 * 1024;
 /** A body that names none of these carries no secret field worth parsing it for. */
