@@ -44,6 +44,13 @@ export function readPage(t: CheckContext, response: HttpResponse, what: string, 
   const links: Links = {};
   for (const [relation, urls] of Object.entries(parsed))
     links[relation] = urls.map((u) => resolveLink(u, response.url));
+  // A target that is no URL reference is a malformed Link: said here, not thrown by whoever reads it.
+  const broken = Object.entries(links).find(([, urls]) => urls.some((u) => !URL.canParse(u)));
+  t.expect(!broken, `${what} has a Link whose rel=${broken?.[0]} target is not a URL`, {
+    url: redact(response.url),
+    link: response.headers.get('link'),
+    rules: ['PAG-LINK-HEADER'],
+  });
   return { response, items, links };
 }
 
