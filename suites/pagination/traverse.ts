@@ -25,6 +25,12 @@ export function readPage(t: CheckContext, response: HttpResponse, what: string, 
   });
   const items = response.json<Record<string, unknown>[]>();
   t.expect(Array.isArray(items), `${what} did not answer a JSON array`, { url: redact(response.url), rules });
+  // Every reader of a page takes its rows for records: a null or a list among them is said here.
+  t.expect(
+    items.every((item) => item !== null && typeof item === 'object' && !Array.isArray(item)),
+    `${what} answered an array whose rows are not all JSON objects`,
+    { url: redact(response.url), rules },
+  );
   t.expect(
     response.headers.get('links') === null,
     `${what} carries the removed \`Links\` header (only \`Link\` exists)`,
