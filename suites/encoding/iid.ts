@@ -1,7 +1,15 @@
 /** Issues carry a global id and a per-project iid; paths take the iid. */
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { apiHeaders, breaking, reachedFixtureProject, jsonObject, projectPath, type Expect } from '../shared/api.js';
+import {
+  apiHeaders,
+  breaking,
+  expectRows,
+  reachedFixtureProject,
+  jsonObject,
+  projectPath,
+  type Expect,
+} from '../shared/api.js';
 import type { Check, CheckContext } from '../types.js';
 
 interface IssueIds {
@@ -24,7 +32,7 @@ export const iidInPath: Check = {
     expectIds(listing.status === 200, `the fixture project's issues answered ${listing.status}`, {
       status: listing.status,
     });
-    const issues = listing.json<Array<Record<string, unknown>>>();
+    const issues = expectRows(listing.json(), `the fixture project's issues`, expectIds);
     if (issues.length === 0) t.skip('the fixture project has no issues');
     const bad = issues.find((i) => !Number.isInteger(i.id) || !Number.isInteger(i.iid));
     expectIds(!bad, 'an issue lacks an integer id or iid', { issue: bad?.id ?? null });

@@ -5,6 +5,7 @@
 import type { RuleId } from '../../spec/index.js';
 import type { CheckContext, HttpResponse } from '../types.js';
 import { parseLinkHeader, resolveLink, urlKey, type Links } from './links.js';
+import { expectRows } from '../shared/json.js';
 
 export interface Page {
   response: HttpResponse;
@@ -23,14 +24,11 @@ export function readPage(t: CheckContext, response: HttpResponse, what: string, 
     body: response.text.slice(0, 300),
     rules,
   });
-  const items = response.json<Record<string, unknown>[]>();
-  t.expect(Array.isArray(items), `${what} did not answer a JSON array`, { url: redact(response.url), rules });
   // Every reader of a page takes its rows for records: a null or a list among them is said here.
-  t.expect(
-    items.every((item) => item !== null && typeof item === 'object' && !Array.isArray(item)),
-    `${what} answered an array whose rows are not all JSON objects`,
-    { url: redact(response.url), rules },
-  );
+  const items = expectRows(response.json(), what, (ok, message, details) => t.expect(ok, message, details), {
+    url: redact(response.url),
+    rules,
+  });
   t.expect(
     response.headers.get('links') === null,
     `${what} carries the removed \`Links\` header (only \`Link\` exists)`,

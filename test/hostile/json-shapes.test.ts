@@ -1,7 +1,7 @@
 /**
  * JSON of the wrong shape where a record is expected: a token response that is `null`, a page of
- * a collection whose rows are `null`. Each was read as an object (`body.access_token`,
- * `item.id`), which threw, and the check ended "crashed (a defect of the harness, not a verdict
+ * a collection whose rows are `null` (projects, a project's issues). Each was read as an object
+ * (`body.access_token`, `item.id`), which threw, and the check ended "crashed (a defect of the harness, not a verdict
  * on the target)": fourteen checks for the token response alone. Now each is the failure of the
  * rule the answer breaks. A proxy in front of the simulator reshapes the chosen answers.
  */
@@ -27,7 +27,7 @@ beforeAll(async () => {
     const path = req.url ?? '';
     if (answer.status !== 200) return answer;
     if (req.method === 'POST' && path.startsWith('/oauth/token')) return { ...answer, body: Buffer.from('null') };
-    if (req.method === 'GET' && /^\/api\/v4\/projects(\?|$)/.test(path)) {
+    if (req.method === 'GET' && /^\/api\/v4\/projects(\/[^/]+\/issues)?(\?|$)/.test(path)) {
       const rows = JSON.parse(answer.body.toString('utf8')) as unknown[];
       return { ...answer, body: Buffer.from(JSON.stringify(rows.map(() => null))) };
     }
@@ -63,5 +63,13 @@ describe('JSON of the wrong shape where a record is expected', () => {
     // The walk's rule, a should: warned.
     expect([result.status, result.broken]).toEqual(['warned', ['PAG-OFFSET-ROWS']]);
     expect(result.message).toMatch(/^first page of \w+ answered an array whose rows are not all JSON objects/);
+  }, 120_000);
+
+  it("a project's issues whose rows are null fail the premise of the encoding check that reads them", async () => {
+    const result = await check('encoding.issue-iid-in-path');
+    expect([result.status, result.broken]).toEqual(['failed', ['ENC-ID-AND-IID']]);
+    expect(result.message).toMatch(
+      /^the fixture project's issues answered an array whose rows are not all JSON objects/,
+    );
   }, 120_000);
 });
