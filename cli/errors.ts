@@ -1,4 +1,5 @@
 import { HarnessInputError } from '../suites/errors.js';
+import { inert } from '../suites/report/inert.js';
 
 /**
  * Bad usage of the command line itself (a malformed flag). Every HarnessInputError, this one and
@@ -21,6 +22,19 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, internal: 70 } as const;
  */
 export function usageExit(error: unknown, err: (text: string) => void): number {
   if (!isUsageError(error)) throw error;
-  err(`idp-conformance: ${error.message.split('\n')[0]}\n`);
+  err(`idp-conformance: ${errorLine(error.message)}\n`);
   return EXIT.usage;
+}
+
+/** Characters of a one-line error shown: its reason fits, an answer quoted in it need not. */
+const LINE_LIMIT = 2000;
+
+/**
+ * The one line an error is said in on stderr. It may quote the target (a Content-Type, a property
+ * of its own config), so it is inert as every report is: a raw ESC or C1 control would drive the
+ * terminal (clear it, draw a hyperlink), and a header of 200 KB would be a 200 KB line.
+ */
+export function errorLine(message: string): string {
+  const line = inert(message.split('\n')[0]);
+  return line.length > LINE_LIMIT ? `${line.slice(0, LINE_LIMIT)}… (${line.length} characters)` : line;
 }

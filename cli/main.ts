@@ -5,7 +5,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
-import { isUsageError, EXIT } from './errors.js';
+import { isUsageError, EXIT, usageExit } from './errors.js';
 
 type Register = (program: Command) => void;
 
@@ -55,8 +55,7 @@ export async function main(argv: string[]): Promise<number> {
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     if (isUsageError(error)) {
-      process.stderr.write(`idp-conformance: ${error.message}\n`);
-      return EXIT.usage;
+      return usageExit(error, (line) => process.stderr.write(line));
     }
     throw error;
   }

@@ -154,12 +154,20 @@ export function poll(t: CheckContext, deviceCode: string, app: AppRole = deviceA
   return t.oauth.tokenRequest({ grant_type: DEVICE_GRANT, device_code: deviceCode }, { app });
 }
 
+/**
+ * The longest delay a Node timer keeps (2^31 - 1 ms, about 24.8 days). A longer one fires at once:
+ * a target answering `expires_in: 1e10` made the wait for its code's expiry no wait at all, and
+ * the poll that followed blamed DEV-EXPIRED-TOKEN. Held this long instead, the check meets its
+ * time limit, which judges no rule.
+ */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
 /** Let `seconds` pass on the target: its clock when it has one, else real time (only with --slow). */
 export async function wait(t: CheckContext, seconds: number): Promise<void> {
   if (seconds <= 0) return;
   if (t.caps.clock) return t.driver.advanceClock(seconds);
   if (!t.slow) t.fail('waiting needs clock control or --slow');
-  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  await new Promise((resolve) => setTimeout(resolve, Math.min(seconds * 1000, LONGEST_TIMER_MS)));
 }
 
 /** Skip unless time can pass: clock control, or real waiting allowed by --slow. */

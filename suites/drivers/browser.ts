@@ -30,6 +30,7 @@ import { devicePageUrl } from './form.js';
 import { createSimulatorDriver } from './simulator.js';
 import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
 import { allowedOrigins } from '../target/origin.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
 import { refusedIfClientError, signInRefused, signInUser } from './sign-in.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
@@ -219,10 +220,46 @@ function httpResponse(status: number, headers: Headers, text: string, url: strin
   };
 }
 
+/**
+ * The most the harness reads of the page a visit ends on, as of any answer (--max-body's default).
+ * Chromium holds the page; read whole, a 150 MB one came over as a 150 MB string (the body evicted
+ * from Chromium's buffer, the DOM serialised instead).
+ */
+export const PAGE_TEXT_LIMIT = DEFAULT_MAX_BODY_BYTES;
+
+/** page.content() (doctype and markup), or null, without sending it, when it is longer than PAGE_TEXT_LIMIT. */
+const pageSource = (page: Page): Promise<string | null> =>
+  page
+    .evaluate((limit) => {
+      const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : '';
+      const html = doctype + (document.documentElement?.outerHTML ?? '');
+      return html.length > limit ? null : html;
+    }, PAGE_TEXT_LIMIT)
+    .catch(() => '');
+
 async function fromPage(page: Page, last: PwResponse | undefined): Promise<HttpResponse> {
-  if (!last) return httpResponse(0, new Headers(), await page.content().catch(() => ''), page.url());
-  const text = await last.text().catch(() => page.content().catch(() => ''));
-  return httpResponse(last.status(), toHeaders(Object.entries(last.headers())), text, last.url());
+  const url = last?.url() ?? page.url();
+  const tooLarge = () =>
+    new CheckFailure(
+      `the page at ${new URL(url).pathname} is larger than the ${PAGE_TEXT_LIMIT / 1024 / 1024} MiB the harness reads of an answer`,
+    );
+  if (!last) {
+    const source = await pageSource(page);
+    if (source === null) throw tooLarge();
+    return httpResponse(0, new Headers(), source, url);
+  }
+  // Chromium knows the body's size: one past the limit is not asked for at all.
+  const size =
+    (
+      await last
+        .request()
+        .sizes()
+        .catch(() => undefined)
+    )?.responseBodySize ?? 0;
+  if (size > PAGE_TEXT_LIMIT) throw tooLarge();
+  const text = await last.text().catch(() => pageSource(page));
+  if (text === null || text.length > PAGE_TEXT_LIMIT) throw tooLarge();
+  return httpResponse(last.status(), toHeaders(Object.entries(last.headers())), text, url);
 }
 
 const isMainNavigation = (page: Page, request: PwRequest) => {

@@ -68,6 +68,18 @@ function buttonFor(
   return undefined;
 }
 
+/**
+ * A URL a provider's page gives (a form's action, a Location) resolved against the page's. One that
+ * is no URL reference leaves the driver nowhere to go: its trouble, said as such (not a crash).
+ */
+function resolved(reference: string, page: string, what: string): string {
+  if (!URL.canParse(reference, page))
+    throw new HarnessError(
+      `${what} of the provider's page at ${new URL(page).pathname} is not a URL: ${reference.slice(0, 200)}`,
+    );
+  return new URL(reference, page).href;
+}
+
 /** Where and how a browser sends `form` from the page at `url`: a GET form's fields go in the query. */
 function submission(
   form: HtmlForm,
@@ -75,7 +87,7 @@ function submission(
   values: Record<string, string>,
   button?: SubmitButton,
 ): [string, string, URLSearchParams | undefined] {
-  const action = new URL(form.action || url, url).href;
+  const action = resolved(form.action || url, url, "the form's action");
   const body = formData(form, values, button);
   return form.method === 'get' ? [`${action.split('?')[0]}?${body}`, 'GET', undefined] : [action, 'POST', body];
 }
@@ -133,7 +145,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         const response = await request(url, method, body, what);
         const location = response.headers.get('location');
         if (response.status >= 300 && response.status < 400 && location) {
-          const next = new URL(location, url).href;
+          const next = resolved(location, url, 'the Location');
           if (leaves(next)) return { redirect: new URL(next), response, decided };
           [url, method, body, what] = [next, 'GET', undefined, undefined];
           continue;

@@ -10,11 +10,25 @@ export interface Terminal {
   ask(question: string): Promise<string>;
 }
 
+/** Said when stdin ends (Ctrl-D) before an answer: nobody is there to play the user. */
+export const NO_OPERATOR =
+  'stdin closed before the operator answered: the manual driver needs a person at the terminal';
+/** Said when stdin is no terminal (CI's /dev/null, a pipe): nobody is there to read the question. */
+export const NO_TERMINAL = 'stdin is not a terminal: the manual driver needs a person at the terminal';
+
 export const stdioTerminal: Terminal = {
   async ask(question) {
+    // Without a terminal nobody answers: an ended stdin let Node exit 0 mid-run with no verdict and
+    // no report, an open pipe nobody writes held the run forever (the manual driver has no time
+    // limit), and a target's own config may name this driver.
+    if (!process.stdin.isTTY) throw new HarnessError(NO_TERMINAL);
+    if (process.stdin.readableEnded) throw new HarnessError(NO_OPERATOR);
     const rl = createInterface({ input: process.stdin, output: process.stderr });
     try {
-      return await rl.question(question);
+      return await new Promise<string>((resolve, reject) => {
+        rl.once('close', () => reject(new HarnessError(NO_OPERATOR)));
+        rl.question(question).then(resolve, reject);
+      });
     } finally {
       rl.close();
     }

@@ -10,6 +10,7 @@ import {
   apiHeaders,
   breaking,
   createdSoftly,
+  expectRows,
   reachedFixtureProject,
   reachProject,
   jsonObject,
@@ -44,9 +45,9 @@ export const arrayQuery: Check = {
       status: listing.status,
       rules: ['ENC-PARAMS-QUERY-OR-BODY'],
     });
-    const labelled = listing
-      .json<Array<{ id: unknown; labels: string[] }>>()
-      .filter((i) => Array.isArray(i.labels) && i.labels.length > 0);
+    const labelled = expectRows(listing.json(), `the fixture project's issues`, (ok, message) =>
+      t.expect(ok, message, { rules: ['ENC-PARAMS-QUERY-OR-BODY'] }),
+    ).filter((i): i is { id: unknown; labels: string[] } => Array.isArray(i.labels) && i.labels.length > 0);
     if (labelled.length === 0) t.skip('no labelled issue in the fixture project to filter by');
     const choice = fc.nat({ max: labelled.length - 1 }).chain((i) => fc.subarray(labelled[i].labels, { minLength: 1 }));
     await t.property(choice, async (labels) => {

@@ -4,6 +4,7 @@ import { limits } from '../../spec/index.js';
 import {
   apiHeaders,
   breaking,
+  expectRows,
   integerId,
   reachedFixtureProject,
   jsonObject,
@@ -32,7 +33,7 @@ export const iidInPath: Check = {
     expectIds(listing.status === 200, `the fixture project's issues answered ${listing.status}`, {
       status: listing.status,
     });
-    const issues = listing.json<Array<Record<string, unknown>>>();
+    const issues = expectRows(listing.json(), `the fixture project's issues`, expectIds);
     if (issues.length === 0) t.skip('the fixture project has no issues');
     const bad = issues.find((i) => integerId(i.id) === undefined || integerId(i.iid) === undefined);
     expectIds(!bad, 'an issue lacks an integer id or iid', { issue: bad?.id ?? null });

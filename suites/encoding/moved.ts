@@ -52,6 +52,12 @@ export const movedRedirect: Check = {
           status: res.status,
           rules: ['ENC-MOVED-REDIRECT'],
         });
+        // A Location that is no URL reference is a broken redirect: the target's failure, not a crash of ours.
+        t.expect(URL.canParse(location, res.url), `the Location of ${old} is not a URL: ${location.slice(0, 200)}`, {
+          path: old,
+          status: res.status,
+          rules: ['ENC-MOVED-REDIRECT'],
+        });
         // Location may be relative (RFC 9110 §10.2.2): resolve it against the request, then use it as given.
         location = new URL(location, res.url).href;
         answer = await t.http.follow(location, {

@@ -7,6 +7,7 @@ import { limits, type RuleId } from '../../spec/index.js';
 import {
   apiHeaders,
   breaking,
+  expectRows,
   reachedFixtureProject,
   jsonObject,
   ownProject,
@@ -146,7 +147,9 @@ async function slashedFiles(t: CheckContext, project: string, headers: Record<st
     status: res.status,
     rules: ['ENC-SLASH-IN-NAMES'],
   });
-  const entries = res.json<Array<Record<string, unknown>>>();
+  const entries = expectRows(res.json(), `the repository tree of ${project}`, (ok, message) =>
+    t.expect(ok, message, { rules: ['ENC-SLASH-IN-NAMES'] }),
+  );
   return entries
     .filter((e) => e.type === 'blob' && typeof e.path === 'string' && e.path.includes('/'))
     .map((e) => e.path as string);

@@ -5,7 +5,15 @@
  */
 import * as fc from 'fast-check';
 import { limits } from '../../spec/index.js';
-import { apiHeaders, breaking, reachedFixtureProject, jsonValue, projectPath, type Expect } from '../shared/api.js';
+import {
+  apiHeaders,
+  breaking,
+  expectRows,
+  reachedFixtureProject,
+  jsonValue,
+  projectPath,
+  type Expect,
+} from '../shared/api.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -42,11 +50,14 @@ export const plusVersus2B: Check = {
     expectPlus(listing.status === 200, `the fixture project's issues answered ${listing.status}, expected 200`, {
       status: listing.status,
     });
-    const rows = listing.json<Array<{ id: unknown; created_at: string }>>();
+    const rows = expectRows(listing.json(), `the fixture project's issues`, expectPlus);
     if (rows.length === 0) t.skip('the fixture project has no issues to filter');
     // created_at and the created_after filter are the real service's; the source shows neither
     // (L73): without them the check has no instant to send, which is no fault of the provider.
-    const records = rows.filter((r) => typeof r?.created_at === 'string' && !Number.isNaN(Date.parse(r.created_at)));
+    const records = rows.filter(
+      (r): r is { id: unknown; created_at: string } =>
+        typeof r.created_at === 'string' && !Number.isNaN(Date.parse(r.created_at)),
+    );
     if (records.length === 0)
       t.skip("the fixture project's issues show no created_at (a field the source does not show)");
     const latest = Math.max(...records.map((r) => Date.parse(r.created_at)));

@@ -439,6 +439,9 @@ export const authorizeChecks: Check[] = [
         'an anonymous authorize request must redirect to sign in',
         { status: first.status },
       );
+      t.expect(URL.canParse(location, url), `the sign-in redirect's Location is not a URL: ${location.slice(0, 200)}`, {
+        status: first.status,
+      });
       const next = new URL(location, url);
       // The provider's origins: the target's, and those the config trusts (a separate sign-in host).
       const away = t.http.leaves(next.href);

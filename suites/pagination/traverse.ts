@@ -5,7 +5,7 @@
 import type { RuleId } from '../../spec/index.js';
 import type { CheckContext, HttpResponse } from '../types.js';
 import { parseLinkHeader, resolveLink, urlKey, type Links } from './links.js';
-import { integerId } from '../shared/json.js';
+import { expectRows, integerId } from '../shared/json.js';
 
 export interface Page {
   response: HttpResponse;
@@ -24,8 +24,11 @@ export function readPage(t: CheckContext, response: HttpResponse, what: string, 
     body: response.text.slice(0, 300),
     rules,
   });
-  const items = response.json<Record<string, unknown>[]>();
-  t.expect(Array.isArray(items), `${what} did not answer a JSON array`, { url: redact(response.url), rules });
+  // Every reader of a page takes its rows for records: a null or a list among them is said here.
+  const items = expectRows(response.json(), what, (ok, message, details) => t.expect(ok, message, details), {
+    url: redact(response.url),
+    rules,
+  });
   t.expect(
     response.headers.get('links') === null,
     `${what} carries the removed \`Links\` header (only \`Link\` exists)`,
@@ -45,6 +48,13 @@ export function readPage(t: CheckContext, response: HttpResponse, what: string, 
   const links: Links = {};
   for (const [relation, urls] of Object.entries(parsed))
     links[relation] = urls.map((u) => resolveLink(u, response.url));
+  // A target that is no URL reference is a malformed Link: said here, not thrown by whoever reads it.
+  const broken = Object.entries(links).find(([, urls]) => urls.some((u) => !URL.canParse(u)));
+  t.expect(!broken, `${what} has a Link whose rel=${broken?.[0]} target is not a URL`, {
+    url: redact(response.url),
+    link: response.headers.get('link'),
+    rules: ['PAG-LINK-HEADER'],
+  });
   return { response, items, links };
 }
 

@@ -17,6 +17,7 @@ import {
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_TIMEOUT_MS } from '../target/http.js';
+import { createBodyBuffer } from '../target/body-buffer.js';
 import type { Observed } from './flows.js';
 
 /** Bodies kept for judging, per direction: enough for any token or page answer. */
@@ -88,26 +89,24 @@ interface Budget {
  * shared budget. `release` gives the copy's bytes back once the exchange has been judged.
  */
 function keep(max: number, budget: Budget) {
-  const chunks: Buffer[] = [];
-  let size = 0;
+  // Copied as it comes (body-buffer.ts): a body in one-byte chunks would be a Buffer object per byte.
+  const copy = createBodyBuffer();
   let over = false;
   const drop = () => {
-    budget.used -= size;
-    size = 0;
-    chunks.length = 0;
+    budget.used -= copy.size;
+    copy.clear();
   };
   return {
     add(chunk: Buffer) {
       if (over) return;
-      if (size + chunk.length > max || budget.used + chunk.length > budget.limit) {
+      if (copy.size + chunk.length > max || budget.used + chunk.length > budget.limit) {
         over = true;
         return drop();
       }
-      size += chunk.length;
       budget.used += chunk.length;
-      chunks.push(chunk);
+      copy.add(chunk);
     },
-    body: (): Buffer | undefined => (over ? undefined : Buffer.concat(chunks)),
+    body: (): Buffer | undefined => (over ? undefined : copy.bytes()),
     release: drop,
   };
 }

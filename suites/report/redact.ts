@@ -8,6 +8,7 @@
  */
 import { MAX_JSON_DEPTH, looksLikeJson, tooDeep } from './json-depth.js';
 import type { Exchange, Report } from './model.js';
+import { createSecretIndex, isSecretIndex, type SecretIndex } from './secret-index.js';
 
 export const MASK = '…';
 /** Characters of a secret kept in reports. */
@@ -16,8 +17,30 @@ export const KEPT_PREFIX = 4;
 const MIN_LENGTH_FOR_PREFIX = KEPT_PREFIX * 3;
 
 export interface RedactOptions {
-  /** Exact secret values known to the caller (tokens it minted, configured passwords): masked wherever they occur. */
+  /**
+   * Exact secret values known to the caller (tokens it minted, configured passwords): masked
+   * wherever they occur. An index (the run's redactor keeps one) is searched as it is; a list is
+   * indexed for the call.
+   */
   secrets?: Iterable<string>;
+}
+
+/** Shortest exact secret masked by value: shorter ones would shred ordinary words (the patterns still apply). */
+const MIN_SECRET = 3;
+
+const indexOf = (secrets: Iterable<string>): SecretIndex =>
+  isSecretIndex(secrets) ? secrets : createSecretIndex(MIN_SECRET, secrets);
+
+/** `text` with each occurrence of an exact secret masked, in one pass over it. */
+function maskSecrets(text: string, secrets: Iterable<string>): string {
+  let out = '';
+  let copied = 0;
+  for (const { start, end, secret } of indexOf(secrets).spans(text)) {
+    if (isMasked(secret)) continue;
+    out += text.slice(copied, start) + mask(secret);
+    copied = end;
+  }
+  return copied ? out + text.slice(copied) : text;
 }
 
 /** The masked form of one secret value. */
@@ -155,13 +178,7 @@ const INPUT_TAG = /<(?:input|meta)\b[^<>]{0,2000}>/gi;
  * and the exact values in `options.secrets`.
  */
 export function redactText(text: string, options: RedactOptions = {}): string {
-  let out = text;
-  // Stryker disable next-line ArrayDeclaration: the mutant's one made-up secret occurs in no text
-  for (const secret of options.secrets ?? []) {
-    // Very short "secrets" would shred ordinary words; those are left to the patterns below.
-    // `includes` first: a run learns hundreds of secrets, and most texts hold none of them.
-    if (secret.length >= 3 && out.includes(secret) && !isMasked(secret)) out = out.split(secret).join(mask(secret));
-  }
+  let out = options.secrets ? maskSecrets(text, options.secrets) : text;
   out = out.replace(JWT, (jwt) => mask(jwt));
   out = out.replace(
     AUTH_LINE,
@@ -365,26 +382,13 @@ export function redactBody(body: string, contentType = '', options: RedactOption
     } catch {
       // not JSON after all: parsed stays undefined, and the body is scanned as text below
     }
-    // The walk scans each string leaf for only the secrets found in the leaves at all (one scan of
-    // them joined): a page of a hundred records is thousands of leaves, and a run learns hundreds of secrets.
-    const redacted = redactJson(parsed, { ...options, secrets: secretsAmong(stringLeaves(parsed), options.secrets) });
+    // Each string leaf is searched for the secrets in one pass (indexed once here, not per leaf).
+    const secrets = options.secrets && indexOf(options.secrets);
+    const redacted = redactJson(parsed, { ...options, secrets });
     if (JSON.stringify(redacted) === JSON.stringify(parsed)) return redactText(body, options);
     return body.includes('\n') ? JSON.stringify(redacted, null, 2) : JSON.stringify(redacted);
   }
   return redactText(body, options);
-}
-
-function stringLeaves(value: unknown, out: string[] = []): string[] {
-  if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const item of value) stringLeaves(item, out);
-  else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) stringLeaves(v, out);
-  return out;
-}
-
-/** The secrets that occur in `texts` (a superset: a match across two texts only adds one). */
-function secretsAmong(texts: string[], secrets: Iterable<string> | undefined): string[] {
-  const joined = texts.join('\n');
-  return [...(secrets ?? [])].filter((secret) => joined.includes(secret));
 }
 
 /** Walks parsed JSON; everything under a secret-named field is masked, however deeply nested. */

@@ -197,8 +197,9 @@ export function createOAuthFlows(
         },
       );
     }
-    const body = response.json<TokenResponse>();
-    if (typeof body.access_token !== 'string')
+    // JSON that is no object (null, a list) has no access_token either: the target's answer, not our crash.
+    const body = response.json<TokenResponse | null>();
+    if (typeof body?.access_token !== 'string')
       throw new CheckFailure('the token response has no access_token', { rules: ['TOK-ACCESS-TOKEN', ...flow] });
     return body;
   };

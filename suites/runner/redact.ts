@@ -7,6 +7,7 @@
  */
 import { encodedForms, isSecretName, mask, redactExchange, redactText, redactUrl } from '../report/redact.js';
 import { tooDeep } from '../report/json-depth.js';
+import { createSecretIndex } from '../report/secret-index.js';
 import type { Exchange } from '../report/model.js';
 
 export { mask, isSecretName };
@@ -20,10 +21,26 @@ export interface Redactor {
   url(url: string): string;
   /** An exchange as a report may show it: masked with every secret learned so far, bodies cut short. */
   exchange(exchange: Exchange): Exchange;
+  /** Strings masked by value now (each secret and its encoded forms). */
+  readonly size: number;
 }
 
 /** Values too short to be worth remembering: masking them would shred ordinary words. */
 const MIN_REMEMBERED = 6;
+/**
+ * What the target can make the run remember is bounded: a token response offers three values, a
+ * Location of 14,000 `code=` pairs on every answer taught them all (with their encoded forms, 3.6
+ * million strings, each searched for in every text shown: a run that had not ended in 7 minutes).
+ * At most this many secret-named values of one exchange are read...
+ */
+export const LEARNED_PER_EXCHANGE = 32;
+/**
+ * ...and this many are kept in all, the oldest forgotten first (a run against the simulator learns
+ * 1,223, 3,439 with --runs 100; a text is searched for all at once, so they cost memory, not time).
+ * The config's own secrets are never forgotten; a forgotten value is still masked where the
+ * patterns find it (a secret-named field, a Bearer token, a JWT).
+ */
+export const LEARNED_MAX = 32_768;
 /** Bodies larger than this are not searched for secrets to learn: token responses are small. */
 const LEARN_BODY_LIMIT = 16 * 1024;
 /** A body that names none of these carries no secret field worth parsing it for. */
@@ -92,25 +109,48 @@ function header(headers: Record<string, string>, name: string): string {
 }
 
 export function createRedactor(initial: Array<string | undefined> = []): Redactor {
-  const secrets = new Set<string>();
-  const remember = (value: string | undefined | null) => {
-    if (typeof value !== 'string' || value.length < MIN_REMEMBERED || secrets.has(value)) return;
-    secrets.add(value);
+  /** Every string masked by value: the config's secrets (pinned), then what the run learned, with their forms. */
+  const secrets = createSecretIndex(MIN_REMEMBERED);
+  /** Each learned value and the strings it added to `secrets`, oldest first (a Map keeps insertion order). */
+  const learned = new Map<string, string[]>();
+  /** Adds `value` and its encoded forms; returns the strings that were new (none: nothing learned). */
+  const add = (value: string | undefined | null, pinned = false): string[] => {
+    if (typeof value !== 'string' || value.length < MIN_REMEMBERED || secrets.has(value)) return [];
     // A target may echo it encoded (base64 of a header, of a form body): those forms are masked too.
-    for (const form of encodedForms(value)) secrets.add(form);
+    return [value, ...encodedForms(value)].filter((form) => secrets.add(form, pinned));
   };
-  initial.forEach(remember);
+  for (const value of initial) add(value, true);
+  const remember = (value: string | undefined | null): boolean => {
+    const added = add(value);
+    if (!added.length) return false;
+    learned.set(value!, added);
+    if (learned.size > LEARNED_MAX) {
+      const [oldest, strings] = learned.entries().next().value!;
+      learned.delete(oldest);
+      for (const form of strings) secrets.delete(form);
+    }
+    return true;
+  };
+  /** Secret-named values the exchange being learned may still offer (LEARNED_PER_EXCHANGE), learned or not. */
+  let left = 0;
+  const learnValue = (value: string) => {
+    if (left <= 0) return;
+    left--;
+    remember(value);
+  };
   const options = { secrets };
 
   /** Learn the secret values of `name=value` pairs (query strings, form bodies). */
   const learnPairs = (search: string) => {
     for (const pair of search.split('&')) {
+      // Past what one exchange may teach, the rest of a flood is not even decoded.
+      if (left <= 0) return;
       const eq = pair.indexOf('=');
       // isSecretName decodes a name itself and ignores its punctuation, '+' for a space included.
       // Stryker disable next-line EqualityOperator: a pair starting with '=' has an empty name, never a secret one
       if (eq < 0 || !isSecretName(pair.slice(0, eq))) continue;
       try {
-        remember(decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, ' ')));
+        learnValue(decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, ' ')));
       } catch {
         /* malformed escapes: the pattern-based masking still applies */
       }
@@ -119,7 +159,7 @@ export function createRedactor(initial: Array<string | undefined> = []): Redacto
   const learnJson = (value: unknown, key?: string): void => {
     if (typeof value === 'string') {
       // Stryker disable next-line ConditionalExpression: isSecretName(undefined) reads "undefined", no secret name
-      if (key !== undefined && isSecretName(key)) remember(value);
+      if (key !== undefined && isSecretName(key)) learnValue(value);
     } else if (Array.isArray(value)) value.forEach((v) => learnJson(v, key));
     // Any other value but null: the entries of a number or a boolean are none.
     else if (value) for (const [k, v] of Object.entries(value)) learnJson(v, k);
@@ -132,9 +172,9 @@ export function createRedactor(initial: Array<string | undefined> = []): Redacto
   const learnHeaders = (headers: Record<string, string>) => {
     for (const [name, value] of Object.entries(headers)) {
       const lower = name.toLowerCase();
-      if (lower === 'authorization') remember(value.replace(/^\s*\S+\s+/, ''));
+      if (lower === 'authorization') learnValue(value.replace(/^\s*\S+\s+/, ''));
       else if (lower === 'location') learnUrl(value);
-      else if (isSecretName(lower)) remember(value);
+      else if (isSecretName(lower)) learnValue(value);
     }
   };
   const learnBody = (body: string | undefined, contentType: string) => {
@@ -149,8 +189,11 @@ export function createRedactor(initial: Array<string | undefined> = []): Redacto
   };
 
   return {
-    remember,
+    remember(value) {
+      remember(value);
+    },
     learn({ request, response }) {
+      left = LEARNED_PER_EXCHANGE;
       learnUrl(request.url);
       learnHeaders(request.headers);
       learnBody(request.body, header(request.headers, 'content-type'));
@@ -158,6 +201,9 @@ export function createRedactor(initial: Array<string | undefined> = []): Redacto
         learnHeaders(response.headers);
         learnBody(response.body, header(response.headers, 'content-type'));
       }
+    },
+    get size() {
+      return secrets.size;
     },
     text: (text) => redactText(text, options),
     url: (url) => redactUrl(url, options),

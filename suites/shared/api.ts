@@ -9,7 +9,7 @@ import { jsonObject, jsonValue } from './json.js';
 import { REST_TOKENS_REPORTER, restRefusesTokens } from './rest-tokens.js';
 
 export { jsonObject };
-export { integerId, jsonValue } from './json.js';
+export { expectRows, integerId, jsonValue } from './json.js';
 export { breaking, type Expect } from './rules.js';
 
 const minted = new WeakMap<OAuthFlows, Promise<string>>();

@@ -1,5 +1,6 @@
 /** Response bodies read as JSON without throwing: a check then says what it expected instead. */
 import type { HttpResponse } from '../types.js';
+import type { Expect } from './rules.js';
 
 /** The body as a JSON value; undefined when it is not JSON. */
 export function jsonValue(res: HttpResponse): unknown {
@@ -23,7 +24,25 @@ export function integerId(value: unknown): number | undefined {
 /** The body as a plain JSON object, or undefined. */
 export function jsonObject(res: HttpResponse): Record<string, unknown> | undefined {
   const value = jsonValue(res);
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
+  return isRecord(value) ? value : undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The rows of a listing: `value` must be a JSON array of objects, else `expect` fails with `what`
+ * (and `details`), before anything reads a row as a record: a `null` row read as one threw, and the
+ * check ended "crashed", the target's answer blamed on the harness.
+ */
+export function expectRows(
+  value: unknown,
+  what: string,
+  expect: Expect,
+  details?: Record<string, unknown>,
+): Record<string, unknown>[] {
+  expect(Array.isArray(value), `${what} did not answer a JSON array`, details);
+  expect(value.every(isRecord), `${what} answered an array whose rows are not all JSON objects`, details);
+  return value;
 }

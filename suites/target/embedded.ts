@@ -7,6 +7,7 @@
 import type { Answer } from '../../simulator/http.js';
 import type { Sim, SimRequest, SimulatorOptions } from '../../simulator/types.js';
 import type { TargetConfig } from '../types.js';
+import { validateTargetConfig } from './config.js';
 import type { RawRequest, Target, TargetResponse } from './types.js';
 
 /** A name no network resolves: the simulator answers for any host it is addressed by. */
@@ -74,11 +75,15 @@ export async function readSimulatorConfig(
     headers: new Headers({ accept: 'application/json' }),
   });
   if (response.status !== 200) return { baseUrl };
+  let said: unknown;
   try {
-    // What the target says of itself is data: it never widens where the harness sends credentials.
-    const { trustedOrigins: _ignored, ...config } = JSON.parse(await response.text()) as TargetConfig;
-    return { ...config, baseUrl };
+    said = JSON.parse(await response.text());
   } catch {
     return { baseUrl };
   }
+  if (said === null || typeof said !== 'object' || Array.isArray(said)) return { baseUrl };
+  // What the target says of itself is data: it never widens where the harness sends credentials,
+  // and it is validated as a config file is (used as sent, a clientId that is a number crashed the run).
+  const { trustedOrigins: _ignored, ...config } = said as TargetConfig;
+  return validateTargetConfig({ ...config, baseUrl }, `the target's own config (${baseUrl}/-/simulator/config)`);
 }

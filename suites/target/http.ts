@@ -5,6 +5,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { TargetConfig } from '../types.js';
+import { createBodyBuffer } from './body-buffer.js';
 import { decodeContent } from './content-coding.js';
 import { createRateLimiter, isRateLimited, rateLimitWait, REAL_CLOCK, type Clock } from './rate.js';
 import { LOWER_THE_RATE, TransportError, type RawRequest, type Target } from './types.js';
@@ -163,15 +164,15 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
           const announced = Number(res.headers['content-length']);
           if (Number.isFinite(announced) && announced > maxBody)
             return tooLarge(`the answer announced a body of ${announced} bytes`);
-          const chunks: Buffer[] = [];
-          let received = 0;
+          // Copied as it comes: a body in one-byte chunks would otherwise be a Buffer object per byte.
+          const received = createBodyBuffer();
           res.on('data', (c: Buffer) => {
-            received += c.length;
-            if (received > maxBody) return tooLarge(`the body went on past ${received} bytes`);
-            chunks.push(c);
+            if (received.size + c.length > maxBody)
+              return tooLarge(`the body went on past ${received.size + c.length} bytes`);
+            received.add(c);
           });
           res.on('end', () => {
-            const body = Buffer.concat(chunks);
+            const body = received.bytes();
             const coding = res.headers['content-encoding'];
             if (!coding || !body.length) return resolve(toResponse(res, body));
             // Undone as a browser would, within the same bound; one it cannot undo stays as sent

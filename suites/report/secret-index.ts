@@ -1,0 +1,85 @@
+/**
+ * Exact secret values, found in a text in one pass whatever their number. Searching a text once
+ * per value (`text.includes`) cost the product of the two: a target that taught the run thousands
+ * of values (a Location of 14,000 `code=` pairs on every answer) made each report minutes long.
+ * Here each value is indexed by its last `keyLength` characters: at each position of a text, the
+ * characters ending there name the few values that may end there, and only those are compared in
+ * place. A target may choose values that share their last characters too, so a bucket takes at
+ * most BUCKET values that are not pinned: no position ever compares more.
+ */
+
+/** Values of one bucket (one ending) at most, but for the pinned ones (the config's own secrets). */
+export const BUCKET = 8;
+
+/** A stretch of a text that is a secret: `secret` is the first one found there. */
+export interface SecretSpan {
+  start: number;
+  end: number;
+  secret: string;
+}
+
+export interface SecretIndex extends Iterable<string> {
+  readonly size: number;
+  has(value: string): boolean;
+  /** Adds `value`; false when it is shorter than the key, already there, or (unless pinned) its bucket is full. */
+  add(value: string, pinned?: boolean): boolean;
+  delete(value: string): void;
+  /** Where the values occur in `text`, overlapping occurrences merged into one span, in order. */
+  spans(text: string): SecretSpan[];
+}
+
+export const isSecretIndex = (value: Iterable<string>): value is SecretIndex =>
+  typeof (value as Partial<SecretIndex>).spans === 'function';
+
+export function createSecretIndex(keyLength: number, values: Iterable<string> = []): SecretIndex {
+  const all = new Set<string>();
+  const buckets = new Map<string, string[]>();
+  const keyOf = (value: string) => value.slice(value.length - keyLength);
+  const index: SecretIndex = {
+    get size() {
+      return all.size;
+    },
+    has: (value) => all.has(value),
+    [Symbol.iterator]: () => all[Symbol.iterator](),
+    add(value, pinned = false) {
+      if (value.length < keyLength || all.has(value)) return false;
+      const key = keyOf(value);
+      const bucket = buckets.get(key);
+      if (!bucket) buckets.set(key, [value]);
+      else if (pinned || bucket.length < BUCKET) bucket.push(value);
+      else return false;
+      all.add(value);
+      return true;
+    },
+    delete(value) {
+      if (!all.delete(value)) return;
+      const key = keyOf(value);
+      const left = buckets.get(key)!.filter((v) => v !== value);
+      if (left.length) buckets.set(key, left);
+      else buckets.delete(key);
+    },
+    spans(text) {
+      if (!all.size) return [];
+      const found: SecretSpan[] = [];
+      for (let end = keyLength; end <= text.length; end++) {
+        const bucket = buckets.get(text.slice(end - keyLength, end));
+        if (!bucket) continue;
+        for (const secret of bucket) {
+          const start = end - secret.length;
+          if (start >= 0 && text.startsWith(secret, start)) found.push({ start, end, secret });
+        }
+      }
+      // Leftmost first, the longest of those first; an occurrence that overlaps the span before joins it.
+      found.sort((a, b) => a.start - b.start || b.end - a.end);
+      const spans: SecretSpan[] = [];
+      for (const span of found) {
+        const last = spans[spans.length - 1];
+        if (last && span.start < last.end) last.end = Math.max(last.end, span.end);
+        else spans.push({ ...span });
+      }
+      return spans;
+    },
+  };
+  for (const value of values) index.add(value, true);
+  return index;
+}

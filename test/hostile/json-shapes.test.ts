@@ -1,0 +1,75 @@
+/**
+ * JSON of the wrong shape where a record is expected: a token response that is `null`, a page of
+ * a collection whose rows are `null` (projects, a project's issues). Each was read as an object
+ * (`body.access_token`, `item.id`), which threw, and the check ended "crashed (a defect of the harness, not a verdict
+ * on the target)": fourteen checks for the token response alone. Now each is the failure of the
+ * rule the answer breaks. A proxy in front of the simulator reshapes the chosen answers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSimulator } from '../../simulator/core.js';
+import { serve, type Served } from '../../simulator/adapters/node.js';
+import { targetConfig } from '../../simulator/control/config.js';
+import type { CheckResult, Report } from '../../suites/report/model.js';
+import { runCli } from '../suites/loopback.js';
+import { startProxy } from './collector.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'idp-hostile-shapes-'));
+let served: Served;
+let proxy: Awaited<ReturnType<typeof startProxy>>;
+
+beforeAll(async () => {
+  const sim = createSimulator({});
+  served = await serve(sim);
+  proxy = await startProxy(served.url, (req, answer) => {
+    const path = req.url ?? '';
+    if (answer.status !== 200) return answer;
+    if (req.method === 'POST' && path.startsWith('/oauth/token')) return { ...answer, body: Buffer.from('null') };
+    if (req.method === 'GET' && /^\/api\/v4\/projects(\/[^/]+\/issues)?(\?|$)/.test(path)) {
+      const rows = JSON.parse(answer.body.toString('utf8')) as unknown[];
+      return { ...answer, body: Buffer.from(JSON.stringify(rows.map(() => null))) };
+    }
+    return answer;
+  });
+  sim.options.controlHosts = [served.url, proxy.url].map((u) => new URL(u).host);
+  writeFileSync(join(dir, 'target.json'), JSON.stringify(targetConfig(sim, proxy.url)));
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await served?.close();
+});
+
+async function check(id: string): Promise<CheckResult> {
+  const file = join(dir, `${id}.json`);
+  await runCli({ config: join(dir, 'target.json'), check: id, seed: '19', runs: '2', report: `json=${file}` });
+  const [result] = (JSON.parse(readFileSync(file, 'utf8')) as Report).checks;
+  expect(result.message).not.toMatch(/crashed/);
+  return result;
+}
+
+describe('JSON of the wrong shape where a record is expected', () => {
+  it('a token response that is null fails TOK-ACCESS-TOKEN', async () => {
+    const result = await check('oidc.userinfo');
+    expect(result.status).toBe('failed');
+    expect(result.broken).toContain('TOK-ACCESS-TOKEN');
+    expect(result.message).toMatch(/the token response has no access_token/);
+  }, 120_000);
+
+  it('a page whose rows are null fails the walk, saying so', async () => {
+    const result = await check('pagination.offset-rows');
+    // The walk's rule, a should: warned.
+    expect([result.status, result.broken]).toEqual(['warned', ['PAG-OFFSET-ROWS']]);
+    expect(result.message).toMatch(/^first page of \w+ answered an array whose rows are not all JSON objects/);
+  }, 120_000);
+
+  it("a project's issues whose rows are null fail the premise of the encoding check that reads them", async () => {
+    const result = await check('encoding.issue-iid-in-path');
+    expect([result.status, result.broken]).toEqual(['failed', ['ENC-ID-AND-IID']]);
+    expect(result.message).toMatch(
+      /^the fixture project's issues answered an array whose rows are not all JSON objects/,
+    );
+  }, 120_000);
+});
