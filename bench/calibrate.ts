@@ -22,19 +22,28 @@ import { load, type LoadRequest } from './load.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const USAGE =
-  'usage: npm run bench:calibrate -- [words…] [--seconds N] [--rounds N]\n' +
-  '  words: only the bench rows whose label contains one (default: the key set and the pending poll)\n';
+  'usage: npm run bench:calibrate -- [words…] [--seconds N] [--rounds N] [--spins W,W,…]\n' +
+  '  words: only the bench rows whose label contains one (default: the key set and the pending poll)\n' +
+  '  --spins: the µs of work of the "bare + W" servers (default 0,5,10,20,40; 0, the bare server, is always run)\n';
 const { values, positionals } = benchArguments(
   'bench:calibrate',
   USAGE,
-  { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '3' } },
+  {
+    seconds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '3' },
+    spins: { type: 'string', default: '0,5,10,20,40' },
+  },
   ['seconds', 'rounds'],
 );
 const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
 const WORDS = positionals.length ? positionals : ['discovery/keys', 'device poll'];
-/** Microseconds of work the "bare + W" servers add per request. */
-const SPINS = [0, 5, 10, 20, 40];
+/** Microseconds of work the "bare + W" servers add per request, ascending, the bare server (0) first. */
+const SPINS = [...new Set([0, ...String(values.spins).split(',').map(Number)])].sort((a, b) => a - b);
+if (SPINS.some((w) => !Number.isFinite(w) || w < 0)) {
+  process.stderr.write(`bench:calibrate: --spins takes microseconds (numbers from 0), comma-separated\n${USAGE}`);
+  process.exit(2);
+}
 /** Requests per run instead of seconds (the smoke test's: it judges no figure). */
 const REQUESTS = process.env.BENCH_REQUESTS ? Number(process.env.BENCH_REQUESTS) : undefined;
 
