@@ -53,6 +53,17 @@ export class NoAnswer extends HarnessError {
 }
 
 /**
+ * The exchange broke off: the target's answer is no HTTP the harness can read (a framing error
+ * such as Content-Length beside Transfer-Encoding, a broken chunk, a bad status line), or its
+ * connection was refused or reset mid-run. Nothing was seen of the rule the request was for, so
+ * the check is errored with that one line, never failed on every rule it holds (one cause, one
+ * blame); the report's verdict is then an error, and the line names what the target did.
+ */
+export class BrokenExchange extends HarnessError {
+  override name = 'BrokenExchange';
+}
+
+/**
  * The target went on refusing to serve a request now (429, or GitHub's 403 with
  * x-ratelimit-remaining: 0) after the HTTP target waited and retried (suites/target/http.ts): a
  * missing premise, like a silent target, not an answer any rule judges. The check is errored with

@@ -8,7 +8,7 @@ import { TransportError, type RawRequest, type Target, type TargetResponse } fro
 import { originGuard } from '../target/origin.js';
 import { codings } from '../target/content-coding.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
-import { CheckFailure, HarnessError, NoAnswer, RateLimited } from './errors.js';
+import { BrokenExchange, CheckFailure, HarnessError, NoAnswer, RateLimited } from './errors.js';
 import { keep, type Redactor } from './redact.js';
 import { answersJson, JSON_ACCEPT } from '../shared/oauth.js';
 
@@ -123,13 +123,16 @@ export function createHttp(
     } catch (error) {
       redactor.learn(record);
       recorder.add(record);
-      // A timeout, or a request the target would not serve now, says nothing about the rule it was for.
-      if (error instanceof TransportError)
-        throw error.code === 'timeout'
-          ? new NoAnswer(redactor.text(error.message))
-          : error.code === 'rate-limited'
-            ? new RateLimited(redactor.text(error.message), error.status)
-            : new CheckFailure(redactor.text(error.message));
+      // A timeout, a request the target would not serve now, an answer that is no HTTP or a connection
+      // gone: none says anything about the rule the request was for. An answer past the harness's
+      // limits did come, and is the check's failure.
+      if (error instanceof TransportError) {
+        const message = redactor.text(error.message);
+        if (error.code === 'timeout') throw new NoAnswer(message);
+        if (error.code === 'rate-limited') throw new RateLimited(message, error.status);
+        if (error.code === 'too-large') throw new CheckFailure(message);
+        throw new BrokenExchange(message);
+      }
       throw error;
     }
     const text = await response.text();

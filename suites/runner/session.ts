@@ -18,7 +18,7 @@ import {
   PASSWORD_PREMISE,
 } from './capabilities.js';
 import { createCheckContext, createEvidence, type Evidence, type SessionGround } from './context.js';
-import { CheckFailure, CheckSkipped, HarnessError, NoAnswer, RateLimited } from './errors.js';
+import { BrokenExchange, CheckFailure, CheckSkipped, HarnessError, NoAnswer, RateLimited } from './errors.js';
 import { createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
@@ -523,6 +523,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           result = errored(error.message);
         } else if (error instanceof NoAnswer) {
           result = errored(`the target did not answer, so nothing was seen: ${error.message}`);
+        } else if (error instanceof BrokenExchange) {
+          result = errored(`the exchange with the target broke off, so nothing was seen: ${error.message}`);
         } else if (error instanceof HarnessError) {
           result = errored(`the harness could not complete this check: ${error.message}`);
         } else {

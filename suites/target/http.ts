@@ -216,9 +216,11 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
           'EAI_AGAIN',
           'ECONNRESET',
         ].includes(code);
+        // Node's HTTP parser names what it could not read (HPE_INVALID_CONTENT_LENGTH, ...).
+        const what = unreachable ? 'is unreachable' : code.startsWith('HPE_') ? 'answered no valid HTTP' : 'failed';
         reject(
           new TransportError(
-            `${raw.method} ${shown}: ${host} ${unreachable ? 'is unreachable' : 'failed'} (${code || e.message})`,
+            `${raw.method} ${shown}: ${host} ${what} (${code || e.message})`,
             unreachable ? 'unreachable' : 'protocol',
           ),
         );
