@@ -6,7 +6,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TransportError, type RawRequest } from '../../suites/target/types.js';
-import { CheckFailure, CheckSkipped, HarnessError } from '../../suites/runner/errors.js';
+import {
+  BrokenExchange,
+  CheckFailure,
+  CheckSkipped,
+  HarnessError,
+  NoAnswer,
+  RateLimited,
+} from '../../suites/runner/errors.js';
 import { CI_SEED, MAX_SEED, defaultSeed } from '../../suites/runner/defaults.js';
 import { EXCHANGES_KEPT, createHttp, createRecorder } from '../../suites/runner/http.js';
 import { createRandom } from '../../suites/runner/random.js';
@@ -198,13 +205,30 @@ describe('createHttp builds each request exactly', () => {
     expect(r.json()).toBe(r.json());
   });
 
-  it('a transport error fails the check with its redacted message and still records the request', async () => {
-    const h = harness(() => {
-      throw new TransportError('connect refused for token abcdefghijklmnopqrst', 'unreachable');
-    });
-    h.redactor.remember('abcdefghijklmnopqrst');
-    await expect(h.http.get('/t')).rejects.toEqual(new CheckFailure('connect refused for token abcd…'));
-    expect(h.recorder.exchanges).toEqual([{ request: { method: 'GET', url: `${FAKE_BASE}/t`, headers: {} } }]);
+  it('a transport error rejects with its redacted message, by its kind, and still records the request', async () => {
+    // A broken exchange (refused, reset, no valid HTTP) and silence judge no rule; an answer past the
+    // limits did come and fails the check; a refusal to serve now is the rate limit's.
+    const kinds = [
+      ['unreachable', BrokenExchange],
+      ['protocol', BrokenExchange],
+      ['too-large', CheckFailure],
+      ['timeout', NoAnswer],
+      ['rate-limited', RateLimited],
+    ] as const;
+    for (const [code, kind] of kinds) {
+      const h = harness(() => {
+        throw new TransportError('connect refused for token abcdefghijklmnopqrst', code);
+      });
+      h.redactor.remember('abcdefghijklmnopqrst');
+      const rejected = await h.http.get('/t').then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(rejected, code).toBeInstanceOf(kind);
+      if (kind !== CheckFailure) expect(rejected, code).not.toBeInstanceOf(CheckFailure);
+      expect((rejected as Error).message, code).toBe('connect refused for token abcd…');
+      expect(h.recorder.exchanges).toEqual([{ request: { method: 'GET', url: `${FAKE_BASE}/t`, headers: {} } }]);
+    }
     const other = harness(() => {
       throw new RangeError('bug');
     });
