@@ -219,6 +219,12 @@ export interface CheckContext {
   /** Real-time waits allowed (`--slow`). */
   readonly slow: boolean;
   /**
+   * The check is about to wait `ms` in real time for what the target named (`--slow`: an interval,
+   * a code's lifetime): its time limit moves on by as much, up to REAL_WAIT_GRANT_MS a wait; the
+   * run's `--deadline` does not move. Absent where no limit runs (a check outside a session).
+   */
+  waitingFor?(ms: number): void;
+  /**
    * fc.assert with the run's seed and numRuns; on failure the shrunk counterexample is recorded
    * in the report. Use for every property.
    */

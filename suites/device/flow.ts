@@ -167,7 +167,10 @@ export async function wait(t: CheckContext, seconds: number): Promise<void> {
   if (seconds <= 0) return;
   if (t.caps.clock) return t.driver.advanceClock(seconds);
   if (!t.slow) t.fail('waiting needs clock control or --slow');
-  await new Promise((resolve) => setTimeout(resolve, Math.min(seconds * 1000, LONGEST_TIMER_MS)));
+  const ms = Math.min(seconds * 1000, LONGEST_TIMER_MS);
+  // The check's time limit is for the target's answers, not for the waits the target asked for.
+  t.waitingFor?.(ms);
+  await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Skip unless time can pass: clock control, or real waiting allowed by --slow. */

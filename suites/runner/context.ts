@@ -16,7 +16,7 @@ export type SessionGround = Pick<
 >;
 
 /** The session's ground plus what each check gets of its own. */
-export interface ContextParts extends SessionGround, Pick<CheckContext, 'numRuns' | 'slow'> {
+export interface ContextParts extends SessionGround, Pick<CheckContext, 'numRuns' | 'slow' | 'waitingFor'> {
   oauth: TrackedFlows;
   recorder: Recorder;
   redactor: Redactor;
@@ -124,7 +124,7 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     );
   };
 
-  const { config, release, offering, caps, http, driver, oauth, seed, numRuns, slow, inForce } = parts;
+  const { config, release, offering, caps, http, driver, oauth, seed, numRuns, slow, waitingFor, inForce } = parts;
   return {
     config,
     release,
@@ -136,6 +136,7 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     seed,
     numRuns,
     slow,
+    ...(waitingFor ? { waitingFor } : {}),
     property: property,
     fail,
     expect(condition: unknown, message: string, details?: FailureDetails): asserts condition {

@@ -62,6 +62,12 @@ export type StopReason = NonNullable<Report['stopped']>;
 const PASSWORD_RULE: RuleId = 'GRANT-PASSWORD-PARAMS';
 /** A check that has not finished after this long is failed, so one hang cannot stall a run. */
 export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
+/**
+ * The most a single real-time wait the target asks for (`--slow`: a device code's `expires_in`, an
+ * `interval`) moves a check's time limit on: RFC 8628's examples are 1,800 s (30 minutes). A target
+ * naming more holds the check to its limit, which judges no rule (test/hostile/long-waits.test.ts).
+ */
+export const REAL_WAIT_GRANT_MS = 30 * 60_000;
 /** Why a check that ran past its time limit may send nothing more. */
 export const PAST_ITS_END = 'the check ran past its end; its later requests are refused';
 
@@ -162,11 +168,21 @@ async function assertReachable(target: Target): Promise<void> {
  * A check ran past its time limit: the target was too slow to judge, which judges no rule. Past it
  * while the target's rate limit held the requests (`held`, in words), it says that instead.
  */
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string, held?: () => string | undefined): Promise<T> {
+function withTimeout<T>(
+  promise: Promise<T>,
+  ms: number,
+  what: string,
+  held?: () => string | undefined,
+  /** Milliseconds granted since it was last asked (the check's own real-time waits); 0 for none. */
+  granted?: () => number,
+): Promise<T> {
   if (!Number.isFinite(ms) || ms <= 0) return promise;
   let timer: NodeJS.Timeout;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+    const due = () => {
+      // The check waited as the target asked meanwhile: the limit moves on by that.
+      const more = granted?.() ?? 0;
+      if (more > 0) return void (timer = setTimeout(due, more));
       const late = `${what} did not finish within ${ms} ms`;
       const hold = held?.();
       reject(
@@ -174,7 +190,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string, held?: ()
           ? new RateLimited(`${late}, waiting out the target's rate limit (${hold}); ${LOWER_THE_RATE}`)
           : new NoAnswer(late),
       );
-    }, ms);
+    };
+    timer = setTimeout(due, ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
@@ -461,12 +478,23 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       const evidence = createEvidence(
         judged && ((rules, held) => fromLiveCheck() && judged(rules?.length ? rules : check.rules, held)),
       );
+      // The real-time waits of this check (--slow) not yet added to its time limit; never past --deadline.
+      let grantedMs = 0;
+      // What is left of a grant cut at the deadline stays: a timer that fired a millisecond early (libuv's
+      // loop time) moves on to the deadline itself, so the check ends as past it.
+      const granted = () => {
+        const left = options.deadline === undefined ? Infinity : options.deadline - Date.now();
+        const more = Math.max(0, Math.min(grantedMs, left));
+        grantedMs -= more;
+        return more;
+      };
       const t = createCheckContext({
         ...session,
         oauth,
         recorder,
         numRuns: options.numRuns,
         slow: options.slow ?? false,
+        waitingFor: (ms) => void (grantedMs += Math.max(0, Math.min(ms, REAL_WAIT_GRANT_MS))),
         evidence,
       });
       // Results live to the end of the run: copied through JSON (what a report is anyway), so no string in
@@ -497,6 +525,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           Number.isFinite(timeoutMs) ? timeoutMs : 0,
           `check ${check.id}`,
           () => given.rateLimitHold?.(),
+          granted,
         );
         if (evidence.failures.length) result = failed(check, evidence.failures, done, evidenceFields);
         else if (recorder.count === 0)
