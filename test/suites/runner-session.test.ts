@@ -20,7 +20,6 @@ import {
   type SessionOptions,
 } from '../../suites/runner/session.js';
 import { TransportError, type RawRequest } from '../../suites/target/types.js';
-import { wait } from '../../suites/device/flow.js';
 import type { Capability, CheckContext, TargetConfig } from '../../suites/types.js';
 import { FAKE_BASE, FAMILY_PROBES, RULES, check, fakeRules, fakeTarget, seen } from './fakes.js';
 
@@ -584,18 +583,6 @@ describe('runCheck: timeouts', () => {
       exchange: [ROOT_EXCHANGE],
       reproduce: REPRODUCE('hang'),
     });
-  });
-
-  it('a real-time wait the target asked for (--slow) moves the time limit on by as much', async () => {
-    // A device code's lifetime is minutes (300 s here, RFC 8628's example 1,800 s): under a fixed
-    // limit of a minute, device.expired-token could never end on a live target.
-    const waits = (seconds: number) => async (t: CheckContext) => {
-      const response = await t.http.get('/');
-      await wait(t, seconds);
-      t.expect(response.status === 404, 'the target answered');
-    };
-    const [r] = await runAll({ checkTimeoutMs: 50, slow: true }, ['waits', ['T-MUST'], waits(0.4)]);
-    expect([r.status, r.message]).toEqual(['passed', undefined]);
   });
 
   it('errors a check whose request the target would not serve (rate-limited), with that line alone, and counts it', async () => {
