@@ -4,7 +4,7 @@
  * but nothing is assumed from the release alone.
  */
 import type { RuleId } from '../../spec/index.js';
-import type { Capabilities, Http, TargetConfig } from '../types.js';
+import type { Capabilities, Http, HttpResponse, TargetConfig } from '../types.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
 import {
   AUTHORIZE_DEVICE_PATH,
@@ -17,6 +17,7 @@ import {
   TOKEN_PATH,
   USERINFO_PATH,
 } from '../shared/oauth.js';
+import { jsonObject } from '../shared/json.js';
 import { GATEWAY_ERRORS } from '../shared/rest-tokens.js';
 import { RateLimited } from './errors.js';
 import type { TrackedFlows } from './oauth.js';
@@ -49,15 +50,15 @@ async function answers(
 }
 
 /** A refusal (4xx) as `status error` (the error code only, never a secret), else undefined. */
-async function refusal(probe: () => Promise<{ status: number; text: string }>): Promise<string | undefined> {
-  let answer: { status: number; text: string };
+async function refusal(probe: () => Promise<HttpResponse>): Promise<string | undefined> {
+  let answer: HttpResponse;
   try {
     answer = await probe();
   } catch {
     return undefined;
   }
   if (answer.status < 400 || answer.status >= 500) return undefined;
-  const error = isJsonObject(answer.text) ? (JSON.parse(answer.text) as { error?: unknown }).error : undefined;
+  const error = jsonObject(answer)?.error;
   return typeof error === 'string' && /^[\w.-]{1,64}$/.test(error)
     ? `${answer.status} ${error}`
     : String(answer.status);
@@ -73,13 +74,14 @@ const isJsonObject = (text: string) => {
 };
 
 /**
- * The status of GET `path`, or undefined when nothing answered. A refusal given up after its
- * retries counts by its status when that is a gateway error (a 503 whose Retry-After is longer
- * than the harness waits: a maintenance window), else as nothing (a rate limit).
+ * The status of `path` (a GET, or a POST of an empty form), or undefined when nothing answered. A
+ * refusal given up after its retries counts by its status when that is a gateway error (a 503
+ * whose Retry-After is longer than the harness waits: a maintenance window), else as nothing (a
+ * rate limit).
  */
-async function statusOf(http: Http, path: string): Promise<number | undefined> {
+async function statusOf(http: Http, path: string, method: 'GET' | 'POST' = 'GET'): Promise<number | undefined> {
   try {
-    return (await http.get(path)).status;
+    return (method === 'GET' ? await http.get(path) : await http.post(path, { form: {} })).status;
   } catch (error) {
     const status = error instanceof RateLimited ? error.status : undefined;
     return status !== undefined && GATEWAY_ERRORS.has(status) ? status : undefined;
@@ -97,12 +99,9 @@ async function statusOf(http: Http, path: string): Promise<number | undefined> {
  * credentials, see target/origin.ts).
  */
 async function served(http: Http, path: string, method: 'GET' | 'POST' = 'GET'): Promise<boolean> {
-  try {
-    const { status } = method === 'GET' ? await http.get(path) : await http.post(path, { form: {} });
-    return status !== 404 && !(method === 'POST' && (status === 405 || (status >= 300 && status < 400)));
-  } catch {
-    return true;
-  }
+  const status = await statusOf(http, path, method);
+  if (status === undefined) return true;
+  return status !== 404 && !(method === 'POST' && (status === 405 || (status >= 300 && status < 400)));
 }
 
 /**
@@ -239,7 +238,7 @@ export async function detectCapabilities({
   }
 
   const introspection = await introspectionPath(http);
-  // A transport failure counts as served, as in served(): the checks then meet it and say so.
+  // Nothing answered counts as served, as in served(): the checks then meet it and say so.
   const restStatus = await statusOf(http, CURRENT_USER_PATH);
   const restApiDown = restStatus !== undefined && GATEWAY_ERRORS.has(restStatus) ? restStatus : undefined;
   const restApi = restStatus !== 404 && restApiDown === undefined;
