@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchArguments } from './args.js';
 import { casesFor, CONNECTIONS, measureSizes, type TargetConfigLike } from './cases.js';
-import { pinSelfAwayFromServer, startChild, type Child } from './ipc.js';
+import { pinSelfAwayFromServer, startChild, withServerCpu, type Child } from './ipc.js';
 import { load, type LoadRequest } from './load.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -47,22 +47,21 @@ if (SPINS.some((w) => !Number.isFinite(w) || w < 0)) {
 /** Requests per run instead of seconds (the smoke test's: it judges no figure). */
 const REQUESTS = process.env.BENCH_REQUESTS ? Number(process.env.BENCH_REQUESTS) : undefined;
 
-type Usage = { user: number; system: number };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const n = (x: number) => Math.round(x).toLocaleString('en');
 
 /** One load run: req/s, and the server's CPU µs per request (user + system). */
 async function measured(server: Child, request: LoadRequest, expect: number, seconds: number) {
-  const before = await server.ask<Usage>('cpu');
-  const result = await load(server.ready.url as string, request, {
-    connections: CONNECTIONS,
-    seconds,
-    expect,
-    ...(REQUESTS ? { amount: REQUESTS } : {}),
-  });
-  const after = await server.ask<Usage>('cpu');
+  const { result, cpu } = await withServerCpu(server, () =>
+    load(server.ready.url as string, request, {
+      connections: CONNECTIONS,
+      seconds,
+      expect,
+      ...(REQUESTS ? { amount: REQUESTS } : {}),
+    }),
+  );
   if (result.unexpected) process.stderr.write(`  ${result.unexpected} answers were not ${expect}\n`);
-  return { rps: result.rps, cpu: (after.user + after.system - before.user - before.system) / result.requests };
+  return { rps: result.rps, cpu };
 }
 
 /** The ratio a server W µs slower than bare reaches, read off the measured curve (linear between points). */

@@ -87,6 +87,21 @@ export function serveAsks(answer: (ask: Ask) => Promise<Record<string, unknown>>
 }
 
 /**
+ * `run` (a load on `server`) and the server's CPU time per request it answered meanwhile, in µs
+ * (user + system, from its `cpu` ask): comparable on a busy machine where requests per second are
+ * not. NaN from a child that answers no `cpu` ask (an older build's bench).
+ */
+export async function withServerCpu<T extends { requests: number }>(
+  server: Child,
+  run: () => Promise<T>,
+): Promise<{ result: T; cpu: number }> {
+  const before = await server.ask<{ user: number; system: number }>('cpu');
+  const result = await run();
+  const after = await server.ask<{ user: number; system: number }>('cpu');
+  return { result, cpu: (after.user + after.system - before.user - before.system) / result.requests };
+}
+
+/**
  * A bench server's answers: its memory, a CPU profile taken while the load runs, and whatever
  * else `more` knows (an unknown ask is an error the parent sees).
  */

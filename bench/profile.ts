@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { benchArguments } from './args.js';
 import { casesFor, CONNECTIONS, measureSizes, type Case, type TargetConfigLike } from './cases.js';
 import { readProfile, type Profile } from './cpu-profile.js';
-import { pinSelfAwayFromServer, startChild, type Child } from './ipc.js';
+import { pinSelfAwayFromServer, startChild, withServerCpu, type Child } from './ipc.js';
 import { load, type LoadRequest, type LoadResult } from './load.js';
 import { availableParallelism } from 'node:os';
 
@@ -41,7 +41,6 @@ const { values, positionals } = benchArguments(
 const SECONDS = Number(values.seconds);
 const OUT = resolve('.tmp/profiles');
 
-type Usage = { user: number; system: number };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const pct = (x: number) => `${(100 * x).toFixed(1).padStart(5)}%`;
 
@@ -68,12 +67,9 @@ async function profiled(server: Child, c: Case, name: string, request?: LoadRequ
   const url = server.ready.url as string;
   await rate(url, c, 1, request); // warm-up: compiled code, not the first calls, is what the profile should show
   await server.ask('profile-start');
-  const before = await server.ask<Usage>('cpu');
-  const result = await rate(url, c, SECONDS, request);
-  const after = await server.ask<Usage>('cpu');
+  const { result, cpu } = await withServerCpu(server, () => rate(url, c, SECONDS, request));
   const file = join(OUT, `${c.label.replace(/[^\w]+/g, '-').replace(/^-|-$/g, '')}.${name}.cpuprofile`);
   await server.ask('profile-stop', { file });
-  const cpu = (after.user + after.system - before.user - before.system) / result.requests;
   return { result, file, cpu, ...readProfile(JSON.parse(readFileSync(file, 'utf8')) as Profile) };
 }
 
@@ -115,10 +111,8 @@ async function profileEach(): Promise<void> {
 
 /** Requests per second and the server's CPU µs per request (user + system) of one run. */
 async function measured(server: Child, c: Case): Promise<{ rps: number; cpu: number }> {
-  const before = await server.ask<Usage>('cpu');
-  const result = await rate(server.ready.url as string, c, SECONDS);
-  const after = await server.ask<Usage>('cpu');
-  return { rps: result.rps, cpu: (after.user + after.system - before.user - before.system) / result.requests };
+  const { result, cpu } = await withServerCpu(server, () => rate(server.ready.url as string, c, SECONDS));
+  return { rps: result.rps, cpu };
 }
 
 async function compare(base: string): Promise<void> {
