@@ -234,6 +234,10 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
     name: options.name ?? config.baseUrl,
     baseUrl: config.baseUrl.replace(/(?<!\/)\/+$/, ''),
     config,
+    rateLimitHold() {
+      const ms = limiter.pausedFor();
+      return ms > 0 ? `${lastRefused}; requests held ${Math.ceil(ms / 1000)} s more` : undefined;
+    },
     /**
      * A rate-limited answer (rate.ts isRateLimited) is the provider declining to serve us now, no
      * answer to the question the request asked: it is waited out (the wait it names, else
@@ -241,10 +245,6 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
      * `maxWait` (retrying sooner is pointless), it is given up as a TransportError 'rate-limited':
      * the check that sent it is errored with that line, none of its rules is judged on it.
      */
-    rateLimitHold() {
-      const ms = limiter.pausedFor();
-      return ms > 0 ? `${lastRefused}; requests held ${Math.ceil(ms / 1000)} s more` : undefined;
-    },
     async send(raw) {
       let waited = 0;
       for (let attempt = 0; ; attempt++) {
