@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/setup/longest-first.js';
 
 const include = ['test/**/*.test.ts', 'suites/**/*.test.ts'];
 // A file that replaces a module with vi.mock must see its importers load afresh; every other file
@@ -12,6 +13,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores on CI: more workers only thrash.
     maxWorkers: 2,
+    // Longest file first, also without vitest's cache (CI): test/setup/longest-first.ts.
+    sequence: { sequencer: LongestFirst },
     // One Chromium per worker, closed when the worker stops (test/setup/one-chromium.ts).
     environment: './test/setup/worker-environment.ts',
     setupFiles: ['test/setup/one-chromium.ts'],

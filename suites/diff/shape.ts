@@ -140,12 +140,11 @@ function urlParams(url: string): string {
 function linkShape(value: string): string {
   const links = parseLinkHeader(value);
   if (links === null) return 'malformed';
-  return Object.entries(links)
-    .flatMap(([rel, urls]) => urls.map((url) => `rel=${inert(rel, 20)}(${urlParams(url)})`))
-    .filter((shape, i, all) => all.indexOf(shape) === i)
-    .slice(0, 10)
-    .sort()
-    .join(' ');
+  // A set, not indexOf per link: a Link field of thousands of links stays one pass.
+  const shapes = new Set(
+    Object.entries(links).flatMap(([rel, urls]) => urls.map((url) => `rel=${inert(rel, 20)}(${urlParams(url)})`)),
+  );
+  return [...shapes].slice(0, 10).sort().join(' ');
 }
 
 /** `bearer error=invalid_token,realm`: the scheme, its parameter names, and the error code. */

@@ -141,7 +141,13 @@ export async function referenceOrder(t: CheckContext, collection: OffsetCollecti
   );
   if (!walk.complete) return null;
   const keys = walk.pages.flatMap((p) => p.items.map(key));
-  const repeated = keys.find((k, i) => keys.indexOf(k) !== i);
+  // One pass with a set: up to MAX_REFERENCE_PAGES × per_page keys, an indexOf per key would be quadratic.
+  const seen = new Set<string>();
+  const repeated = keys.find((k) => {
+    if (seen.has(k)) return true;
+    seen.add(k);
+    return false;
+  });
   t.expect(repeated === undefined, `${collection.name} at per_page=${limits().perPageMax} lists a record twice`, {
     record: repeated,
     rules,

@@ -4,7 +4,7 @@
  * worker with SIGTERM, and nothing else runs then (a signal leaves no exit handler to playwright,
  * whose Chromium would leave its profile in the temporary directory).
  */
-import { builtinEnvironments, type Environment } from 'vitest/environments';
+import { builtinEnvironments, type Environment } from 'vitest/runtime';
 
 /** Where the setup files leave what to release when the worker stops (globalThis: the environment loads its own modules). */
 export const RELEASE_AT_STOP = Symbol.for('idp-conformance.test.release-at-stop');
