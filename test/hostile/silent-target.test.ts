@@ -5,6 +5,8 @@
  * `--deadline` bounds the whole run. Signals: the same SIGTERM twice at once (GNU timeout) is one
  * stop, and leaving early (a second signal, or a check that does not stop) still writes the
  * reports. The real command in a child process; needs the build (npm test builds first).
+ * Its child-process runs mostly wait (a grace period, a timeout, a deadline): they run side by side
+ * (describe.concurrent), so the file takes about as long as its longest run, not their sum.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -89,7 +91,7 @@ async function silentRun(timeout: string, reports: string, trickle = false) {
 
 const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Report;
 
-describe('a target that falls silent', () => {
+describe.concurrent('a target that falls silent', () => {
   it(`stops the run after ${SILENT_LIMIT} unanswered requests in a row: one line, reports, exit 2, no rule broken`, async () => {
     const report = join(dir, 'silent.json');
     const run = await silentRun('300', `json=${report},md=${report}.md`);
@@ -116,7 +118,7 @@ describe('a target that falls silent', () => {
   }, 120_000);
 });
 
-describe('a target that trickles its answers', () => {
+describe.concurrent('a target that trickles its answers', () => {
   it('bounds each answer, not only the silence: the run stops as for a silent target', async () => {
     const report = join(dir, 'trickle.json');
     const run = await silentRun('300', `json=${report}`, true);
@@ -132,7 +134,7 @@ describe('a target that trickles its answers', () => {
   }, 120_000);
 });
 
-describe('--deadline', () => {
+describe.concurrent('--deadline', () => {
   it('ends the run at its bound with its reports, STOPPED and exit code 2', async () => {
     const server = await simulatorWith(() => false, { delayMs: 10 });
     servers.push(server);
@@ -153,50 +155,7 @@ describe('--deadline', () => {
   });
 });
 
-describe('signals', () => {
-  // The repeat window on a fake clock (Date.now and timers): the same steps, without waiting it out.
-  const onFakeClock = async (steps: () => Promise<void>) => {
-    vi.useFakeTimers();
-    try {
-      await steps();
-    } finally {
-      vi.useRealTimers();
-    }
-  };
-
-  it('a repeat of the signal just after the run released its watch is absorbed, not fatal', () =>
-    onFakeClock(async () => {
-      const before = process.listenerCount('SIGTERM');
-      const said: string[] = [];
-      const watch = watchSignals({ err: (t) => said.push(t) });
-      process.emit('SIGTERM', 'SIGTERM');
-      watch.release();
-      // Node kills the process for a SIGTERM that finds no listener: one must stay for the window.
-      expect(process.listenerCount('SIGTERM')).toBe(before + 1);
-      process.emit('SIGTERM', 'SIGTERM');
-      expect(said.join('')).not.toMatch(/again/);
-      await vi.advanceTimersByTimeAsync(SIGNAL_REPEAT_MS - 50);
-      expect(process.listenerCount('SIGTERM')).toBe(before + 1);
-      await vi.advanceTimersByTimeAsync(100);
-      expect(process.listenerCount('SIGTERM')).toBe(before);
-      // Without a signal there is nothing to absorb: released means gone at once.
-      watchSignals({ err: () => undefined }).release();
-      expect(process.listenerCount('SIGTERM')).toBe(before);
-    }));
-
-  it('simulate and proxy absorb the repeat of the signal that stops them while they close', () =>
-    onFakeClock(async () => {
-      const before = process.listenerCount('SIGTERM');
-      const stopped = untilSignal();
-      process.emit('SIGTERM', 'SIGTERM');
-      expect(await stopped).toBe('SIGTERM');
-      expect(process.listenerCount('SIGTERM')).toBe(before + 1);
-      await vi.advanceTimersByTimeAsync(SIGNAL_REPEAT_MS - 50);
-      expect(process.listenerCount('SIGTERM')).toBe(before + 1);
-      await vi.advanceTimersByTimeAsync(100);
-      expect(process.listenerCount('SIGTERM')).toBe(before);
-    }));
-
+describe.concurrent('signals to a running process', () => {
   it('the same SIGTERM twice at once (GNU timeout) is one stop: reports written, exit 143', async () => {
     const server = await simulatorWith(() => false, { delayMs: 15 });
     servers.push(server);
@@ -255,4 +214,51 @@ describe('signals', () => {
     },
     120_000,
   );
+});
+
+// Last and on its own: the fake clock must not meet the runs above, which the concurrent groups
+// before it have finished (vitest runs a group of concurrent blocks to its end before the next).
+describe('signals, on a fake clock', () => {
+  // The repeat window on a fake clock (Date.now and timers): the same steps, without waiting it out.
+  const onFakeClock = async (steps: () => Promise<void>) => {
+    vi.useFakeTimers();
+    try {
+      await steps();
+    } finally {
+      vi.useRealTimers();
+    }
+  };
+
+  it('a repeat of the signal just after the run released its watch is absorbed, not fatal', () =>
+    onFakeClock(async () => {
+      const before = process.listenerCount('SIGTERM');
+      const said: string[] = [];
+      const watch = watchSignals({ err: (t) => said.push(t) });
+      process.emit('SIGTERM', 'SIGTERM');
+      watch.release();
+      // Node kills the process for a SIGTERM that finds no listener: one must stay for the window.
+      expect(process.listenerCount('SIGTERM')).toBe(before + 1);
+      process.emit('SIGTERM', 'SIGTERM');
+      expect(said.join('')).not.toMatch(/again/);
+      await vi.advanceTimersByTimeAsync(SIGNAL_REPEAT_MS - 50);
+      expect(process.listenerCount('SIGTERM')).toBe(before + 1);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(process.listenerCount('SIGTERM')).toBe(before);
+      // Without a signal there is nothing to absorb: released means gone at once.
+      watchSignals({ err: () => undefined }).release();
+      expect(process.listenerCount('SIGTERM')).toBe(before);
+    }));
+
+  it('simulate and proxy absorb the repeat of the signal that stops them while they close', () =>
+    onFakeClock(async () => {
+      const before = process.listenerCount('SIGTERM');
+      const stopped = untilSignal();
+      process.emit('SIGTERM', 'SIGTERM');
+      expect(await stopped).toBe('SIGTERM');
+      expect(process.listenerCount('SIGTERM')).toBe(before + 1);
+      await vi.advanceTimersByTimeAsync(SIGNAL_REPEAT_MS - 50);
+      expect(process.listenerCount('SIGTERM')).toBe(before + 1);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(process.listenerCount('SIGTERM')).toBe(before);
+    }));
 });
