@@ -387,9 +387,11 @@ export async function createBrowserDriver(
   let fence: Fence | undefined;
   try {
     // A service worker's requests would escape the page's request guard: none is allowed. What
-    // else escapes it (sockets, workers, other processes' frames) meets the fence.
+    // else escapes it (sockets, workers, other processes' frames) meets the fence. A download is
+    // cancelled as it begins: Playwright keeps every one on disk until the context closes, so a
+    // page that starts an endless one would fill the disk while the check runs.
     fence = await openFence(allowedOrigins(http.baseUrl, config.trustedOrigins));
-    context = await browser.newContext({ serviceWorkers: 'block', proxy: fence.proxy });
+    context = await browser.newContext({ serviceWorkers: 'block', proxy: fence.proxy, acceptDownloads: false });
     await context.addInitScript(withoutPeerConnections);
   } catch (error) {
     await fence?.close();

@@ -1,0 +1,104 @@
+/**
+ * A provider page cannot make the browser driver fill the disk: a proxy in front of the simulator
+ * adds to every page a script that starts a download of 64 MiB from the provider's own origin (the
+ * fence lets that origin through). Playwright accepted downloads by default and kept each on disk
+ * until the context closed, so an endless one filled the disk while the check ran (1.6 GB in 4 s
+ * on loopback). Now every download is cancelled as it begins: the flow still gets its code and the
+ * download never ends, Chromium drops its connection after a few buffers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { createSimulator } from '../../simulator/core.js';
+import { serve, type Served } from '../../simulator/adapters/node.js';
+import { targetConfig } from '../../simulator/control/config.js';
+import { createHttpTarget } from '../../suites/target/http.js';
+import { createHttp, createRecorder } from '../../suites/runner/http.js';
+import { createRedactor } from '../../suites/runner/redact.js';
+import { createOAuthFlows } from '../../suites/runner/oauth.js';
+import { createRandom } from '../../suites/runner/random.js';
+import { createBrowserDriver, DEFAULT_CHROMIUM, type BrowserDriver } from '../../suites/drivers/browser.js';
+import type { TargetConfig } from '../../suites/types.js';
+import { bodyOf, listen, type Loopback } from '../suites/loopback.js';
+import { startProxy } from './collector.js';
+
+const CHROMIUM = process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM;
+const DOWNLOAD_BYTES = 64 * 1024 * 1024;
+const CHUNK = Buffer.alloc(64 * 1024);
+
+let served: Served;
+let proxy: Awaited<ReturnType<typeof startProxy>>;
+let front: Loopback;
+let driver: BrowserDriver | undefined;
+let config: TargetConfig;
+/** Each download: the bytes the socket took, and how it ended. */
+const downloads: Array<{ sent: number; ended: Promise<'finished' | 'dropped'> }> = [];
+
+/** DOWNLOAD_BYTES as an attachment, written as fast as the reader takes them. */
+function download(res: ServerResponse): void {
+  const entry = { sent: 0, ended: Promise.resolve<'finished' | 'dropped'>('dropped') };
+  entry.ended = new Promise((resolve) => {
+    res.once('finish', () => resolve('finished'));
+    res.once('close', () => resolve(res.writableFinished ? 'finished' : 'dropped'));
+  });
+  downloads.push(entry);
+  res.writeHead(200, {
+    'content-type': 'application/octet-stream',
+    'content-disposition': 'attachment; filename=a.bin',
+  });
+  const pump = () => {
+    while (entry.sent < DOWNLOAD_BYTES && !res.destroyed) {
+      entry.sent += CHUNK.length;
+      if (!res.write(CHUNK)) return void res.once('drain', pump);
+    }
+    if (!res.destroyed) res.end();
+  };
+  pump();
+}
+
+const startsDownload =
+  '<a id="hostile-download" href="/download/a.bin" download hidden>a</a>' +
+  '<script>document.getElementById("hostile-download").click()</script>';
+
+beforeAll(async () => {
+  const sim = createSimulator({});
+  served = await serve(sim);
+  proxy = await startProxy(served.url, (_req, answer) => {
+    if (!answer.headers.some(([n, v]) => /^content-type$/i.test(n) && /html/i.test(v))) return answer;
+    // A hostile provider sends no Content-Security-Policy that would stop its own page.
+    const headers = answer.headers.filter(([n]) => !/^content-security-policy$/i.test(n));
+    return {
+      ...answer,
+      headers,
+      body: Buffer.from(answer.body.toString('utf8').replace('</body>', `${startsDownload}</body>`)),
+    };
+  });
+  front = await listen((req, res) => {
+    if (req.url?.startsWith('/download/')) return download(res);
+    void bodyOf(req).then((body) => proxy.handle(req, res, body));
+  });
+  sim.options.controlHosts = [served.url, front.url].map((u) => new URL(u).host);
+  config = { ...targetConfig(sim, front.url), driver: { kind: 'browser' } };
+});
+
+afterAll(async () => {
+  await driver?.close();
+  await front?.close();
+  await proxy?.close();
+  await served?.close();
+});
+
+describe.skipIf(!existsSync(CHROMIUM))('a provider page that starts a download', () => {
+  it('is played to its code, and the download is cancelled, never written whole', async () => {
+    const http = createHttp(createHttpTarget(config), createRecorder(20), createRedactor());
+    driver = await createBrowserDriver(http, config);
+    const flows = createOAuthFlows(http, driver, config, createRedactor(), createRandom(3));
+    const { redirect } = await driver.authorize(flows.authorizeUrl('confidential', { state: 'dl' }), 'approve');
+    expect(redirect.searchParams.get('code')).toBeTruthy();
+    expect(downloads.length).toBeGreaterThan(0);
+    // Each ends one way or the other while the context is still open: written whole, or dropped.
+    const endings = await Promise.all(downloads.map((d) => d.ended));
+    expect(endings).not.toContain('finished');
+    for (const d of downloads) expect(d.sent).toBeLessThan(DOWNLOAD_BYTES / 4);
+  }, 120_000);
+});
