@@ -372,6 +372,34 @@ async function guardRequests(
   return { handover: () => handover, stray: () => stray };
 }
 
+/**
+ * The driver plays the page it opened, never a popup: each window a page opens (window.open, a
+ * link or form with a target) is closed as it appears, else a page whose popups open popups grows
+ * the browser without bound (over a hundred windows in 1.5 s) until the machine runs out of
+ * memory and the run ends with no verdict. Returns how the driver opens its own pages.
+ */
+function closingPopups(context: BrowserContext): () => Promise<Page> {
+  const opening = new Set<Promise<Page>>();
+  const own = new WeakSet<Page>();
+  // The 'page' event of our own newPage comes before newPage resolves: wait for those pending.
+  context.on('page', (page) => {
+    void Promise.allSettled([...opening])
+      .then(() => (own.has(page) ? undefined : page.close()))
+      .catch(() => undefined);
+  });
+  return async () => {
+    const opened = context.newPage();
+    opening.add(opened);
+    try {
+      const page = await opened;
+      own.add(page);
+      return page;
+    } finally {
+      opening.delete(opened);
+    }
+  };
+}
+
 export async function createBrowserDriver(
   http: Http,
   config: TargetConfig,
@@ -402,6 +430,7 @@ export async function createBrowserDriver(
   }
   const pageTimeout = options.pageTimeoutMs ?? PAGE_TIMEOUT_MS;
   context.setDefaultTimeout(pageTimeout);
+  const openPage = closingPopups(context);
   /** The provider's page did not answer within `ms` (a script that never yields, a control never usable). */
   const unresponsive = (page: Page, ms: number, detail?: string) =>
     new HarnessError(
@@ -561,7 +590,7 @@ export async function createBrowserDriver(
     decision: Decision,
     userCode?: string,
   ): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }> {
-    const page = await context.newPage();
+    const page = await openPage();
     // A renderer whose script never yields leaves some calls (a count, a visibility) waiting with no
     // time limit of their own: with no step done for twice the page's limit, the page is closed,
     // which ends them, and the visit says why.
