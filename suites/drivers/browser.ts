@@ -321,6 +321,18 @@ interface Stray {
 }
 
 /**
+ * The request's headers asking for no content coding. Chromium decodes whatever coding it asked
+ * for without bound (a 4.6 MB gzip page made it hold 3.5 GB until the page timed out) and refuses
+ * one it did not ask for (ERR_CONTENT_DECODING_FAILED) without decoding it: so the provider's
+ * pages come as they are, as large as what was sent and no larger (the harness's own requests
+ * decode within --max-body: target/content-coding.ts).
+ */
+function withoutContentCodings(headers: Record<string, string>): Array<{ name: string; value: string }> {
+  const kept = Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'accept-encoding');
+  return [...kept.map(([name, value]) => ({ name, value })), { name: 'Accept-Encoding', value: 'identity' }];
+}
+
+/**
  * Nothing the page asks for leaves the provider: the hand-over to the application is stopped
  * before Chromium contacts it, its URL kept; a navigation elsewhere (a sign-in form posting to
  * another origin) is stopped and kept as a stray; any other request off the provider (a script's
@@ -350,7 +362,12 @@ async function guardRequests(
           : undefined;
     const why = to === undefined ? undefined : refused(to);
     if (to === undefined || (!handsOver(to) && why === undefined))
-      return void cdp.send('Fetch.continueRequest', { requestId }).catch(() => undefined);
+      return void cdp
+        .send('Fetch.continueRequest', {
+          requestId,
+          ...(status === undefined ? { headers: withoutContentCodings(request.headers) } : {}),
+        })
+        .catch(() => undefined);
     const fail = () => void cdp.send('Fetch.failRequest', { requestId, errorReason: 'Aborted' }).catch(() => undefined);
     if (event.frameId !== main || event.resourceType !== 'Document') return fail();
     // The page itself navigating elsewhere than to the application is no hand-over: a stray.

@@ -1,17 +1,20 @@
 /**
- * A provider page cannot make the browser driver fill the disk or the memory: a proxy in front of
- * the simulator adds to every page a script that starts a download of 64 MiB from the provider's
- * own origin (the fence lets that origin through) and opens ten popups, each of which opens ten
- * more. Playwright accepted downloads by default and kept each on disk until the context closed,
- * so an endless one filled the disk while the check ran (1.6 GB in 4 s on loopback); and every
- * popup stayed open, so the windows grew tenfold per generation (over a hundred in 1.5 s) until
- * memory ran out and the run ended with no verdict. Now every download is cancelled as it begins
- * (Chromium drops its connection after a few buffers) and every popup is closed as it appears: the
- * flow still gets its code. One flow judges both.
+ * What a provider page can make the browser driver hold is bounded. A proxy in front of the
+ * simulator adds to every page a script that starts a download of 64 MiB from the provider's own
+ * origin (the fence lets that origin through) and opens ten popups, each of which opens ten more.
+ * Playwright accepted downloads by default and kept each on disk until the context closed, so an
+ * endless one filled the disk while the check ran (1.6 GB in 4 s on loopback); and every popup
+ * stayed open, so the windows grew tenfold per generation (over a hundred in 1.5 s) until the
+ * sign-in page stopped responding. Now every download is cancelled as it begins (Chromium drops its
+ * connection after a few buffers) and every popup is closed as it appears: the flow still gets its
+ * code. And Chromium decoded any content coding without bound (a 4.6 MB gzip page held 3.5 GB):
+ * now the browser asks for none (Accept-Encoding: identity), so a compressed page it did not ask
+ * for is refused before it is decoded; here a 1 KB gzip page that would expand to 8 MiB.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { createSimulator } from '../../simulator/core.js';
 import { serve, type Served } from '../../simulator/adapters/node.js';
 import { targetConfig } from '../../simulator/control/config.js';
@@ -34,11 +37,15 @@ let proxy: Awaited<ReturnType<typeof startProxy>>;
 let front: Loopback;
 let driver: BrowserDriver | undefined;
 let config: TargetConfig;
-/** Each download: the bytes the socket took, and how it ended. */
 /** Popup documents served: each opens POPUPS_EACH more. */
 let popups = 0;
 const POPUPS_EACH = 10;
 const opensPopups = `<script>for (let i = 0; i < ${POPUPS_EACH}; i++) window.open('/popup/' + i)</script>`;
+/** Pages answered gzip-compressed, whatever the browser asked for. */
+let compressPages = false;
+/** The Accept-Encoding of each request the browser sent. */
+const codingsAsked: string[] = [];
+/** Each download: the bytes the socket took, and how it ended. */
 const downloads: Array<{ sent: number; ended: Promise<'finished' | 'dropped'> }> = [];
 
 /** DOWNLOAD_BYTES as an attachment, written as fast as the reader takes them. */
@@ -74,6 +81,10 @@ beforeAll(async () => {
     if (!answer.headers.some(([n, v]) => /^content-type$/i.test(n) && /html/i.test(v))) return answer;
     // A hostile provider sends no Content-Security-Policy that would stop its own page.
     const headers = answer.headers.filter(([n]) => !/^content-security-policy$/i.test(n));
+    if (compressPages) {
+      const page = answer.body.toString('utf8').replace('</body>', `<p>${' '.repeat(8 * 1024 * 1024)}</p></body>`);
+      return { ...answer, headers: [...headers, ['content-encoding', 'gzip']], body: gzipSync(page, { level: 9 }) };
+    }
     return {
       ...answer,
       headers,
@@ -81,6 +92,8 @@ beforeAll(async () => {
     };
   });
   front = await listen((req, res) => {
+    if (/Chrome/.test(req.headers['user-agent'] ?? ''))
+      codingsAsked.push(`${req.url} ${req.headers['accept-encoding'] ?? '(none)'}`);
     if (req.url?.startsWith('/download/')) return download(res);
     if (req.url?.startsWith('/popup/')) {
       popups++;
@@ -93,6 +106,13 @@ beforeAll(async () => {
   config = { ...targetConfig(sim, front.url), driver: { kind: 'browser' } };
 });
 
+/** The browser driver (one for the file) and the flows through it. */
+async function browserFlows() {
+  const http = createHttp(createHttpTarget(config), createRecorder(20), createRedactor());
+  driver ??= await createBrowserDriver(http, config);
+  return { driver, flows: createOAuthFlows(http, driver, config, createRedactor(), createRandom(3)) };
+}
+
 afterAll(async () => {
   await driver?.close();
   await front?.close();
@@ -102,9 +122,7 @@ afterAll(async () => {
 
 describe.skipIf(!existsSync(CHROMIUM))('a provider page that starts a download and opens popups', () => {
   it('is played to its code; the download is cancelled, never written whole; the popups are closed', async () => {
-    const http = createHttp(createHttpTarget(config), createRecorder(20), createRedactor());
-    driver = await createBrowserDriver(http, config);
-    const flows = createOAuthFlows(http, driver, config, createRedactor(), createRandom(3));
+    const { driver, flows } = await browserFlows();
     const { redirect } = await driver.authorize(flows.authorizeUrl('confidential', { state: 'dl' }), 'approve');
     expect(redirect?.searchParams.get('code')).toBeTruthy();
     expect(downloads.length).toBeGreaterThan(0);
@@ -116,5 +134,20 @@ describe.skipIf(!existsSync(CHROMIUM))('a provider page that starts a download a
     // a few of the next. Left open, every generation is ten times the last.
     console.log(`popups served: ${popups}`);
     expect(popups).toBeLessThan(POPUPS_EACH * POPUPS_EACH);
+  }, 120_000);
+
+  it('asks for no content coding, so a compressed page it did not ask for is refused, never decoded', async () => {
+    const { driver, flows } = await browserFlows();
+    await driver.authorize(flows.authorizeUrl('confidential', { state: 'asked' }), 'approve');
+    expect(codingsAsked.some((c) => c.startsWith('/users/sign_in'))).toBe(true);
+    // The driver's page asks for none (popups are closed as they appear, not played).
+    expect(codingsAsked.filter((c) => !c.startsWith('/popup/') && !c.endsWith(' identity'))).toEqual([]);
+    compressPages = true;
+    try {
+      const outcome = driver.authorize(flows.authorizeUrl('confidential', { state: 'gzip' }), 'approve');
+      await expect(outcome).rejects.toThrow(/could not open .*ERR_CONTENT_DECODING_FAILED/);
+    } finally {
+      compressPages = false;
+    }
   }, 120_000);
 });
