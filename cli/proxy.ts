@@ -21,6 +21,7 @@ import { isLoopback } from '../simulator/adapters/node.js';
 import { UsageError } from './errors.js';
 import { untilSignal } from './signals.js';
 import { byteSize, integer } from './run.js';
+import { checkAllowHosts, collect } from './simulate.js';
 
 export interface ProxyFlags {
   target?: string;
@@ -30,6 +31,7 @@ export interface ProxyFlags {
   release?: string;
   offering?: string;
   rewriteHost?: boolean;
+  allowHost?: string[];
   timeout?: string;
   maxBody?: string;
   maxConnections?: string;
@@ -61,6 +63,7 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   const host = flags.host ?? '127.0.0.1';
   // The proxy carries the client's credentials: it serves this machine only.
   if (!isLoopback(host)) throw new UsageError(`--host must be a loopback address (127.0.0.1, ::1), got "${host}"`);
+  checkAllowHosts(flags.allowHost);
   const port = flags.listen === undefined ? 0 : Number(flags.listen);
   if (!/^\d+$/.test(flags.listen ?? '0') || port > 65535)
     throw new UsageError(`--listen must be a port from 0 to 65535, got "${flags.listen}"`);
@@ -94,6 +97,7 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
       timeoutMs,
       maxConnections,
       rewriteHost: flags.rewriteHost === true,
+      allowHosts: flags.allowHost ?? [],
       onExchange: (exchange) => tally.add(judgeExchange(exchange, flows, (note) => tally.note(note))),
       onJudgeError: () => judgeErrors++,
     });
@@ -123,6 +127,11 @@ export function registerProxy(program: Command): void {
     .option('--listen <port>', 'port to listen on (default: 0, a free one; the URL is printed)')
     .option('--host <address>', 'loopback address to bind', '127.0.0.1')
     .option('--rewrite-host', "send the target's host as Host (virtual hosting) instead of the client's")
+    .option(
+      '--allow-host <host>',
+      'another Host the proxy answers besides its own address, name or name:port (repeatable; others get 403: a DNS-rebinding guard)',
+      collect,
+    )
     .option(
       '--timeout <ms>',
       `how long the target may stay silent before the client gets a 504, in milliseconds (default ${DEFAULT_PROXY_TIMEOUT_MS})`,

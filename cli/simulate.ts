@@ -34,7 +34,8 @@ export interface SimulateFlags {
   production?: boolean;
 }
 
-function collect(value: string, previous: string[] = []): string[] {
+/** A repeatable option's values, in order. */
+export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
@@ -113,10 +114,15 @@ export function simulatorOptions(flags: SimulateFlags): SimulatorOptions {
   if (flags.trustProxy) options.trustProxy = true;
   if (flags.exposeControl && !flags.allowHost?.length)
     throw new UsageError('--expose-control needs --allow-host: name the host(s) the control API may answer');
-  for (const host of flags.allowHost ?? [])
+  checkAllowHosts(flags.allowHost);
+  return options;
+}
+
+/** --allow-host values (simulate, proxy): each a host or host:port. */
+export function checkAllowHosts(hosts: readonly string[] = []): void {
+  for (const host of hosts)
     if (!/^[A-Za-z0-9.[\]:-]+$/.test(host))
       throw new UsageError(`--allow-host expects a host or host:port, got "${host}"`);
-  return options;
 }
 
 /** --issuer: an absolute http(s) URL without query or fragment; it replaces the Host-derived one. */

@@ -29,19 +29,30 @@ import { diffHead, diffTally, judgementOf } from './diff.js';
 const ruleLink = (id: string): string => `[${code(id)}](${ruleHref(id, CATALOGUE_FILES.md)})`;
 
 export function md(text: string): string {
-  return text
-    .replace(/([\\`*_[\]#])/g, '\\$1')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/\|/g, '\\|')
-    .replace(/\r?\n/g, ' ');
+  return unreferenced(
+    text
+      .replace(/([\\`*_[\]#])/g, '\\$1')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/\|/g, '\\|')
+      .replace(/\r?\n/g, ' '),
+  );
 }
 
 /** Text inside raw HTML (a <summary>): Markdown is not interpreted there, only entities are. */
 function html(text: string): string {
-  return escapeHtml(text.replace(/\r?\n/g, ' '));
+  return unreferenced(escapeHtml(text.replace(/\r?\n/g, ' ')));
 }
+
+/**
+ * Escaped text with no live `@name` or `#123`: the report is posted as a PR comment, where the code
+ * host links them in text (escaped or not), notifies whoever `@name` names and adds a back-reference
+ * to issue 123, so a target's words could ping a team or spam issues. A <wbr> (invisible) after the
+ * sign splits the text the host reads them in (an entity's `&#39;` stays whole); code spans and
+ * fenced blocks are never linked.
+ */
+const unreferenced = (escaped: string): string => escaped.replace(/(@|(?<!&)#)(?=\w)/g, '$1<wbr>');
 
 /** Length of the longest match (no spread: a hostile body may hold more runs than arguments fit). */
 function longestRun(text: string, pattern: RegExp): number {

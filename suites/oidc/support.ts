@@ -2,6 +2,7 @@
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import type { AppRole, CheckContext } from '../types.js';
 import { broke, DISCOVERY_PATH, expectJsonType, jsonObject, KEYS_PATH } from '../shared/oauth.js';
+import { expectRows } from '../shared/json.js';
 
 export { KEYS_PATH } from '../shared/oauth.js';
 export { DISCOVERY_PATH, USERINFO_PATH } from '../shared/oauth.js';
@@ -17,6 +18,8 @@ export async function fetchJwks(t: CheckContext, path = KEYS_PATH): Promise<JSON
     broke(['OIDC-JWKS'], { status: res.status }),
   );
   expectJsonType(t, res, `GET ${path}`, ['OIDC-JWKS']);
+  // Every reader takes each key for a record (its kid, use, alg): a null among them is said here.
+  expectRows(body.keys, `the keys of GET ${path}`, (ok, message) => t.expect(ok, message, broke(['OIDC-JWKS'])));
   return body as unknown as JSONWebKeySet;
 }
 

@@ -126,6 +126,8 @@ export interface ProxyOptions {
    * needs it). Off by default: the Host as sent keeps the provider's links pointing at the proxy.
    */
   rewriteHost?: boolean;
+  /** Other Host values the proxy answers besides its own address (`name` any port, `name:port` that one). */
+  allowHosts?: readonly string[];
   /** Every complete exchange, after its answer went back to the client. */
   onExchange: (exchange: Observed) => void;
   /** A judge that threw: the traffic went on regardless; the caller says so once. */
@@ -139,6 +141,28 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
+/**
+ * The Host values the proxy answers: its own address as a loopback client names it (the bound
+ * literal, `localhost`) and `allowHosts`. A DNS-rebinding page (its own name, now resolving to
+ * 127.0.0.1) sends its own name, so it is refused: without this, any page the developer opened
+ * could send requests through the proxy (to a provider maybe reachable only from this machine),
+ * read the answers as its own origin's, and put exchanges of its making into the report.
+ */
+function hostGuard(bound: () => AddressInfo, allowHosts: readonly string[]): (host: string | undefined) => boolean {
+  // Built at the first request: the port is known once the server is bound.
+  let allowed: Set<string> | undefined;
+  return (host) => {
+    if (!allowed) {
+      const { address, family, port } = bound();
+      const literal = family === 'IPv6' ? `[${address}]` : address;
+      allowed = new Set([`${literal}:${port}`, `localhost:${port}`, ...allowHosts].map((h) => h.toLowerCase()));
+    }
+    if (host === undefined) return false;
+    const lower = host.toLowerCase();
+    return allowed.has(lower) || allowed.has(lower.replace(/:\d+$/, ''));
+  };
+}
+
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const target = new URL(options.target);
   const basePath = target.pathname.replace(/(?<!\/)\/+$/, '');
@@ -146,6 +170,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const max = options.maxBodyBytes ?? DEFAULT_PROXY_BODY_BYTES;
   const timeoutMs = options.timeoutMs ?? DEFAULT_PROXY_TIMEOUT_MS;
   const budget: Budget = { used: 0, limit: KEPT_BODIES_BUDGET * max };
+  const ownHost = hostGuard(() => server.address() as AddressInfo, options.allowHosts ?? []);
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     res.sendDate = false;
@@ -157,6 +182,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     };
     // Origin-form only: an absolute-form or `*` target would need a forward proxy, which this is not.
     if (!req.url?.startsWith('/')) return refuse(400, 'the request target must be a path');
+    if (!ownHost(req.headers.host))
+      return refuse(403, "the Host header must name the proxy's own address (or one given with --allow-host)");
     const startedAt = Date.now();
     const requestBody = keep(max, budget);
     let responseBody: ReturnType<typeof keep> | undefined;

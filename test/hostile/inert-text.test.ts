@@ -97,6 +97,42 @@ describe('inert text', () => {
   });
 });
 
+/** The Markdown outside fenced blocks and code spans: the text a code host links mentions in. */
+function markdownProse(text: string): string {
+  const prose: string[] = [];
+  let fence: string | undefined;
+  for (const line of text.split('\n')) {
+    const marker = /^(`{3,})/.exec(line)?.[1];
+    if (fence) {
+      if (line.trim() === fence) fence = undefined;
+    } else if (marker) fence = marker;
+    else
+      prose.push(
+        line
+          .split('`')
+          .filter((_, i) => i % 2 === 0)
+          .join(''),
+      );
+  }
+  return prose.join('\n');
+}
+
+describe('md: the target mentions no one', () => {
+  it('writes no live @name or #123 of the target in prose, tables or summaries; the words stay', () => {
+    const words = "@security-team please look: fixes #12, see org/repo#3, mail a@b.io, it's <ok>";
+    const base = fixtureReport();
+    const input: Report = {
+      ...base,
+      checks: base.checks.map((check) => ({ ...check, message: `${check.message} ${words}` })),
+    };
+    const prose = markdownProse(renderMarkdown(input));
+    expect(prose).toContain('security-team please look');
+    expect(prose).not.toMatch(/@security-team|#12\b|repo\\?#3/);
+    // The entity of an apostrophe in a <summary> stays an entity.
+    expect(prose).not.toMatch(/&#<wbr>/);
+  });
+});
+
 /** Every base64 or base64url run in `text`, decoded at each of its four alignments. */
 function decodedRuns(text: string): string[] {
   const out: string[] = [];

@@ -1,9 +1,10 @@
 /**
  * JSON of the wrong shape where a record is expected: a token response that is `null`, a page of
- * a collection whose rows are `null` (projects, a project's issues). Each was read as an object
- * (`body.access_token`, `item.id`), which threw, and the check ended "crashed (a defect of the harness, not a verdict
- * on the target)": fourteen checks for the token response alone. Now each is the failure of the
- * rule the answer breaks. A proxy in front of the simulator reshapes the chosen answers.
+ * a collection whose rows are `null` (projects, a project's issues), a key set with a `null` among
+ * its keys. Each was read as an object (`body.access_token`, `item.id`, `key.use`), which threw,
+ * and the check ended "crashed (a defect of the harness, not a verdict on the target)": fourteen
+ * checks for the token response alone. Now each is the failure of the rule the answer breaks. A
+ * proxy in front of the simulator reshapes the chosen answers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { createSimulator } from '../../simulator/core.js';
 import { serve, type Served } from '../../simulator/adapters/node.js';
 import { targetConfig } from '../../simulator/control/config.js';
 import type { CheckResult, Report } from '../../suites/report/model.js';
+import { KEYS_PATH } from '../../suites/shared/oauth.js';
 import { runCli } from '../suites/loopback.js';
 import { startProxy } from './collector.js';
 
@@ -30,6 +32,10 @@ beforeAll(async () => {
     if (req.method === 'GET' && /^\/api\/v4\/projects(\/[^/]+\/issues)?(\?|$)/.test(path)) {
       const rows = JSON.parse(answer.body.toString('utf8')) as unknown[];
       return { ...answer, body: Buffer.from(JSON.stringify(rows.map(() => null))) };
+    }
+    if (req.method === 'GET' && path.startsWith(KEYS_PATH)) {
+      const set = JSON.parse(answer.body.toString('utf8')) as { keys: unknown[] };
+      return { ...answer, body: Buffer.from(JSON.stringify({ keys: [null, ...set.keys] })) };
     }
     return answer;
   });
@@ -63,6 +69,12 @@ describe('JSON of the wrong shape where a record is expected', () => {
     // The walk's rule, a should: warned.
     expect([result.status, result.broken]).toEqual(['warned', ['PAG-OFFSET-ROWS']]);
     expect(result.message).toMatch(/^first page of \w+ answered an array whose rows are not all JSON objects/);
+  }, 120_000);
+
+  it('a key set with a null among its keys fails OIDC-JWKS, saying so', async () => {
+    const result = await check('oidc.jwks');
+    expect([result.status, result.broken]).toEqual(['failed', ['OIDC-JWKS']]);
+    expect(result.message).toMatch(/^the keys of GET \/\S+ answered an array whose rows are not all JSON objects/);
   }, 120_000);
 
   it("a project's issues whose rows are null fail the premise of the encoding check that reads them", async () => {

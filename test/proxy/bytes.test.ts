@@ -22,6 +22,8 @@ let originUrl: string;
 let proxy: RunningProxy;
 const seen: Seen[] = [];
 const observed: Observed[] = [];
+/** The Host values the cases send, which the proxy answers as a client names it (see safety.test.ts). */
+const HOSTS = ['h', 'example.test', 'client.test'];
 
 function answer(req: IncomingMessage, res: ServerResponse) {
   const chunks: Buffer[] = [];
@@ -79,7 +81,7 @@ beforeAll(async () => {
   origin = createServer({ maxHeaderSize: 64 * 1024 }, answer);
   await new Promise<void>((r) => origin.listen(0, '127.0.0.1', r));
   originUrl = `http://127.0.0.1:${(origin.address() as AddressInfo).port}`;
-  proxy = await startProxy({ target: originUrl, onExchange: (e) => observed.push(e) });
+  proxy = await startProxy({ target: originUrl, allowHosts: HOSTS, onExchange: (e) => observed.push(e) });
 });
 
 afterAll(async () => {
@@ -144,7 +146,12 @@ describe('the proxy forwards byte for byte', () => {
     });
 
   it('--rewrite-host changes the Host value and nothing else', async () => {
-    const rewriting = await startProxy({ target: originUrl, rewriteHost: true, onExchange: () => undefined });
+    const rewriting = await startProxy({
+      target: originUrl,
+      rewriteHost: true,
+      allowHosts: HOSTS,
+      onExchange: () => undefined,
+    });
     try {
       seen.length = 0;
       const headers = ['X-Before', '1', 'Host', 'client.test', 'X-After', '2'];
@@ -157,7 +164,12 @@ describe('the proxy forwards byte for byte', () => {
   });
 
   it('keeps a copy for judging only up to the cap, and forwards a longer body whole', async () => {
-    const small = await startProxy({ target: originUrl, maxBodyBytes: 4, onExchange: (e) => observed.push(e) });
+    const small = await startProxy({
+      target: originUrl,
+      maxBodyBytes: 4,
+      allowHosts: HOSTS,
+      onExchange: (e) => observed.push(e),
+    });
     try {
       observed.length = 0;
       const body = Buffer.alloc(64 * 1024, 7);

@@ -20,9 +20,9 @@ afterEach(async () => {
   proxy = origin = undefined;
 });
 
-function get(url: string) {
+function get(url: string, host?: string) {
   return new Promise<{ status: number; body: string } | { error: string }>((resolve) => {
-    const req = request(url, { agent: false }, (res) => {
+    const req = request(url, { agent: false, ...(host ? { headers: { host } } : {}) }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
@@ -141,5 +141,34 @@ describe('many client connections', () => {
     }
     expect(answer).toEqual({ status: 200, body: '{}' });
     for (const { socket } of held) socket.destroy();
+  });
+});
+
+describe('a page on a name of its own that resolves to the proxy (DNS rebinding)', () => {
+  it("is refused, sending nothing on and judging nothing; the proxy's own names and --allow-host pass", async () => {
+    const reached: string[] = [];
+    origin = await listen((req, res) => {
+      reached.push(req.headers.host ?? '');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+    const judged: string[] = [];
+    proxy = await startProxy({
+      target: origin.url,
+      allowHosts: ['idp.test'],
+      onExchange: (exchange) => judged.push(exchange.target),
+    });
+    const { port } = new URL(proxy.url);
+    for (const host of [`rebound.test:${port}`, `127.0.0.1.rebound.test:${port}`, `localhost.:${port}`])
+      expect(await get(`${proxy.url}/api/v4/user`, host)).toEqual({
+        status: 403,
+        body: "idp-conformance proxy: the Host header must name the proxy's own address (or one given with --allow-host)\n",
+      });
+    expect(reached).toEqual([]);
+    for (const host of [`127.0.0.1:${port}`, `LOCALHOST:${port}`, `idp.test:${port}`])
+      expect(await get(`${proxy.url}/api/v4/user`, host)).toEqual({ status: 200, body: '{}' });
+    expect(reached).toHaveLength(3);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(judged).toHaveLength(3);
   });
 });
