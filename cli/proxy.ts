@@ -32,6 +32,7 @@ export interface ProxyFlags {
   offering?: string;
   rewriteHost?: boolean;
   allowHost?: string[];
+  allowOrigin?: string[];
   timeout?: string;
   maxBody?: string;
   maxConnections?: string;
@@ -58,12 +59,27 @@ export interface ProxyIo {
 }
 
 /** The whole command; returns the exit code (0, 1 when a must rule broke, 2 on bad usage). */
+/** --allow-origin: an http(s) origin (scheme, host, port; no path), as the browser writes it in Origin. */
+function checkOrigin(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  const bare = url && url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+  if (!url || !bare || !/^https?:$/.test(url.protocol) || /[?#]|\/./.test(value.replace(/^https?:\/\//i, '')))
+    throw new UsageError(`--allow-origin expects an origin like https://app.example:8443, got "${value}"`);
+  return url.origin;
+}
+
 export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<number> {
   const target = targetUrl(flags.target);
   const host = flags.host ?? '127.0.0.1';
   // The proxy carries the client's credentials: it serves this machine only.
   if (!isLoopback(host)) throw new UsageError(`--host must be a loopback address (127.0.0.1, ::1), got "${host}"`);
   checkAllowHosts(flags.allowHost);
+  const allowOrigins = (flags.allowOrigin ?? []).map(checkOrigin);
   const port = flags.listen === undefined ? 0 : Number(flags.listen);
   if (!/^\d+$/.test(flags.listen ?? '0') || port > 65535)
     throw new UsageError(`--listen must be a port from 0 to 65535, got "${flags.listen}"`);
@@ -98,6 +114,7 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
       maxConnections,
       rewriteHost: flags.rewriteHost === true,
       allowHosts: flags.allowHost ?? [],
+      allowOrigins,
       onExchange: (exchange) => tally.add(judgeExchange(exchange, flows, (note) => tally.note(note))),
       onJudgeError: () => judgeErrors++,
     });
@@ -130,6 +147,11 @@ export function registerProxy(program: Command): void {
     .option(
       '--allow-host <host>',
       'another Host the proxy answers besides its own address, name or name:port (repeatable; others get 403: a DNS-rebinding guard)',
+      collect,
+    )
+    .option(
+      '--allow-origin <origin>',
+      "a browser page's origin that may send through the proxy besides loopback ones, as scheme://host[:port] (repeatable; other sites' pages get 403)",
       collect,
     )
     .option(

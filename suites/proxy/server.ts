@@ -15,7 +15,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { isIPv4, type AddressInfo } from 'node:net';
 import { DEFAULT_TIMEOUT_MS } from '../target/http.js';
 import { createBodyBuffer } from '../target/body-buffer.js';
 import type { Observed } from './flows.js';
@@ -128,6 +128,8 @@ export interface ProxyOptions {
   rewriteHost?: boolean;
   /** Other Host values the proxy answers besides its own address (`name` any port, `name:port` that one). */
   allowHosts?: readonly string[];
+  /** Browser origins besides loopback ones whose pages may send through the proxy (`scheme://host[:port]`). */
+  allowOrigins?: readonly string[];
   /** Every complete exchange, after its answer went back to the client. */
   onExchange: (exchange: Observed) => void;
   /** A judge that threw: the traffic went on regardless; the caller says so once. */
@@ -163,6 +165,39 @@ function hostGuard(bound: () => AddressInfo, allowHosts: readonly string[]): (ho
   };
 }
 
+/** Is this origin's host this machine: `localhost` (and its subdomains, RFC 6761) or a loopback literal? */
+function loopbackOrigin(origin: string): boolean {
+  try {
+    const host = new URL(origin).hostname.replace(/^\[(.*)\]$/, '$1');
+    // The URL parser writes every IPv4 form (2130706433, 0x7f.1) as dotted decimal, and ::1 as ::1.
+    return (
+      host === 'localhost' || host.endsWith('.localhost') || (isIPv4(host) && host.startsWith('127.')) || host === '::1'
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why a browser request a page of another site made is refused, or undefined. A browser says where
+ * a request comes from (`Sec-Fetch-Site`; and `Origin` on a fetch or a form post): one from
+ * another site is refused unless its Origin is loopback (the team's own application served
+ * locally, any port) or an --allow-origin. A page the developer has open elsewhere could otherwise
+ * send requests through the proxy with no CORS in the way (a form post, a no-cors fetch, an image)
+ * and put exchanges of its making into the report, judged as the team's own client. A client
+ * outside a browser sends no `Sec-Fetch-Site` (the harness's CORS checks send an `Origin` of their
+ * own making) and sees no change.
+ */
+function crossSiteRefusal(headers: IncomingMessage['headers'], allowOrigins: ReadonlySet<string>): string | undefined {
+  const site = String(headers['sec-fetch-site'] ?? '').toLowerCase();
+  if (site === '' || site === 'same-origin' || site === 'none') return undefined;
+  const origin = headers.origin;
+  if (origin !== undefined && (loopbackOrigin(origin) || allowOrigins.has(origin.toLowerCase()))) return undefined;
+  return origin === undefined
+    ? `requests a page of another site made (Sec-Fetch-Site: ${site.slice(0, 20)}) are refused`
+    : 'requests from a page of another site (its Origin) are refused; --allow-origin names one to accept';
+}
+
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const target = new URL(options.target);
   const basePath = target.pathname.replace(/(?<!\/)\/+$/, '');
@@ -171,6 +206,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_PROXY_TIMEOUT_MS;
   const budget: Budget = { used: 0, limit: KEPT_BODIES_BUDGET * max };
   const ownHost = hostGuard(() => server.address() as AddressInfo, options.allowHosts ?? []);
+  const allowOrigins = new Set((options.allowOrigins ?? []).map((o) => o.toLowerCase()));
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     res.sendDate = false;
@@ -184,6 +220,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     if (!req.url?.startsWith('/')) return refuse(400, 'the request target must be a path');
     if (!ownHost(req.headers.host))
       return refuse(403, "the Host header must name the proxy's own address (or one given with --allow-host)");
+    const crossSite = crossSiteRefusal(req.headers, allowOrigins);
+    if (crossSite) return refuse(403, crossSite);
     const startedAt = Date.now();
     const requestBody = keep(max, budget);
     let responseBody: ReturnType<typeof keep> | undefined;

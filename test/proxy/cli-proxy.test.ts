@@ -79,6 +79,9 @@ describe('proxy command', () => {
     [{ target: 'http://127.0.0.1:1', timeout: '2s' }, /--timeout must be a whole number/],
     [{ target: 'http://127.0.0.1:1', maxBody: '12' }, /--max-body must be a size of at least 1024 bytes/],
     [{ target: 'http://127.0.0.1:1', maxConnections: '0' }, /--max-connections must be a whole number/],
+    [{ target: 'http://127.0.0.1:1', allowOrigin: ['app.example'] }, /--allow-origin expects an origin/],
+    [{ target: 'http://127.0.0.1:1', allowOrigin: ['https://app.example/path'] }, /--allow-origin expects an origin/],
+    [{ target: 'http://127.0.0.1:1', allowOrigin: ['ftp://app.example'] }, /--allow-origin expects an origin/],
   ])('%j: a usage error of one line', async (flags, message) => {
     const io = { out: () => undefined, err: () => undefined, stop: () => Promise.resolve() };
     const refused = await executeProxy(flags, io).then(

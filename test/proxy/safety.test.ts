@@ -20,9 +20,9 @@ afterEach(async () => {
   proxy = origin = undefined;
 });
 
-function get(url: string, host?: string) {
+function get(url: string, host?: string, headers: Record<string, string> = {}) {
   return new Promise<{ status: number; body: string } | { error: string }>((resolve) => {
-    const req = request(url, { agent: false, ...(host ? { headers: { host } } : {}) }, (res) => {
+    const req = request(url, { agent: false, headers: { ...(host ? { host } : {}), ...headers } }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
@@ -170,5 +170,56 @@ describe('a page on a name of its own that resolves to the proxy (DNS rebinding)
     expect(reached).toHaveLength(3);
     await new Promise((resolve) => setImmediate(resolve));
     expect(judged).toHaveLength(3);
+  });
+});
+
+describe('a page of another site that sends through the proxy (a form post, a no-cors fetch, an image)', () => {
+  it('is refused, sending nothing on and judging nothing; loopback origins, --allow-origin and non-browser clients pass', async () => {
+    const reached: string[] = [];
+    origin = await listen((req, res) => {
+      reached.push(String(req.headers.origin ?? req.headers['sec-fetch-site'] ?? 'no browser'));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+    const judged: string[] = [];
+    proxy = await startProxy({
+      target: origin.url,
+      allowOrigins: ['https://app.example'],
+      onExchange: (exchange) => judged.push(exchange.target),
+    });
+    const site = { 'sec-fetch-site': 'cross-site' };
+    const refused: Record<string, string>[] = [
+      { ...site, origin: 'https://evil.example' },
+      { ...site, origin: 'null' },
+      { ...site, origin: 'https://app.example.evil.example' },
+      { 'sec-fetch-site': 'same-site', origin: 'https://evil.example' },
+      site,
+    ];
+    for (const headers of refused)
+      expect(await get(`${proxy.url}/api/v4/user`, undefined, headers), JSON.stringify(headers)).toMatchObject({
+        status: 403,
+        body: expect.stringMatching(/^idp-conformance proxy: .*another site/),
+      });
+    expect(reached).toEqual([]);
+    const passed: Record<string, string>[] = [
+      {},
+      // Not a browser: the harness's own CORS checks send an Origin of their making through it.
+      { origin: 'https://evil.example' },
+      { ...site, origin: 'http://localhost:3000' },
+      { ...site, origin: 'http://127.0.0.1:5173' },
+      { ...site, origin: 'http://[::1]:8080' },
+      { ...site, origin: 'http://app.localhost:3000' },
+      { ...site, origin: 'https://APP.example' },
+      { 'sec-fetch-site': 'same-origin' },
+      { 'sec-fetch-site': 'none' },
+    ];
+    for (const headers of passed)
+      expect(await get(`${proxy.url}/api/v4/user`, undefined, headers), JSON.stringify(headers)).toEqual({
+        status: 200,
+        body: '{}',
+      });
+    expect(reached).toHaveLength(passed.length);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(judged).toHaveLength(passed.length);
   });
 });
