@@ -10,7 +10,9 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      // One tsconfig covers every TypeScript file: one program for all of them. The project service
+      // took about a tenth more CPU on this tree (40.8 against 36.5 s, a cold lint in npm test).
+      parserOptions: { project: './tsconfig.json', tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       // The tsconfig convention (noUnusedParameters): a leading underscore marks a deliberately unused
