@@ -770,4 +770,33 @@ export const VARIANTS: Variant[] = [
       },
     },
   },
+  {
+    // Entra ID's discovery names hosts of its own (rbac_url, msgraph_host) and a jwks_uri with a
+    // query (?appid= for an application with its own signing keys); Keycloak's lists
+    // mtls_endpoint_aliases, end_session_endpoint and check_session_iframe. The harness sends
+    // nothing to the members it does not use.
+    name: "discovery with Entra ID's and Keycloak's extra members: mtls_endpoint_aliases on another host, rbac_url, a jwks_uri with a query",
+    cite: 'OIDC Discovery §3: providers MAY add members, jwks_uri is a URL (RFC 3986 §3.4: it may have a query); RFC 8705 §5: mtls_endpoint_aliases; OIDC Session Management §3.3, RP-Initiated Logout §2.1',
+    checks: ['oidc.discovery', 'oidc.id-token', 'oidc.jwks'],
+    rewrite: {
+      answer(asked, answer) {
+        const doc = asked.url.pathname === '/.well-known/openid-configuration' ? jsonOf(answer) : undefined;
+        if (typeof doc?.issuer !== 'string') return false;
+        const mtls = 'https://mtls.accounts.example.invalid';
+        setJson(answer, {
+          ...doc,
+          jwks_uri: `${String(doc.jwks_uri)}?appid=0a1b2c3d-0000-4000-8000-000000000004`,
+          mtls_endpoint_aliases: { token_endpoint: `${mtls}/oauth/token`, revocation_endpoint: `${mtls}/oauth/revoke` },
+          end_session_endpoint: `${doc.issuer}/oauth/logout`,
+          check_session_iframe: `${doc.issuer}/oauth/login-status-iframe.html`,
+          rbac_url: 'https://pas.example.invalid',
+          msgraph_host: 'graph.example.invalid',
+          cloud_instance_name: 'example.invalid',
+          frontchannel_logout_supported: true,
+          tls_client_certificate_bound_access_tokens: true,
+        });
+        return true;
+      },
+    },
+  },
 ];
