@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { jwtVerify, decodeProtectedHeader, type JWK, type JWTPayload } from 'jose';
 import type { Check, CheckContext } from '../types.js';
 import { CheckFailure } from '../runner/errors.js';
-import { hasBearerChallenge } from '../shared/challenge.js';
+import { hasBearerChallenge, namesError } from '../shared/challenge.js';
 import {
   authorizeCode,
   broke,
@@ -390,13 +390,14 @@ export const oidcChecks: Check[] = [
       const app = openidApp(t);
       const tokens = await t.oauth.token(app, { scope: scopeWithoutOpenid(t, app) });
       const res = await t.http.get(USERINFO_PATH, { bearer: tokens.access_token });
-      const body = jsonObject(res);
       t.expect(res.status === 403, `${USERINFO_PATH} must refuse a token without openid with 403`, {
         status: res.status,
       });
-      t.expect(body?.error === 'insufficient_scope', 'the refusal must name insufficient_scope', {
-        error: body?.error ?? null,
-      });
+      t.expect(
+        namesError(res, 'insufficient_scope'),
+        'the refusal must name insufficient_scope (WWW-Authenticate or JSON body)',
+        { error: jsonObject(res)?.error ?? null, wwwAuthenticate: res.headers.get('www-authenticate') },
+      );
     },
   },
   {

@@ -8,7 +8,7 @@ import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { jsonObject, ownProject, projectPath, reachProject } from '../shared/api.js';
 import { heldScopes } from '../shared/oauth.js';
 import { CURRENT_USER_PATH, REST_TOKENS_REPORTER, expectRestTakesTokens } from '../shared/rest-tokens.js';
-import { hasBearerChallenge } from '../shared/challenge.js';
+import { hasBearerChallenge, namesError } from '../shared/challenge.js';
 import { gitChecks } from './git.js';
 
 /** A read-only endpoint that needs the `api` scope (a `read_user` token must not list projects). */
@@ -132,7 +132,7 @@ const insufficientScope403: Check = {
         details,
       );
       t.soft(
-        /error\s*=\s*"?insufficient_scope"?/i.test(challenge) || errorCode(res) === 'insufficient_scope',
+        namesError(res, 'insufficient_scope'),
         `the 403 for a read_user token presented as ${via} must name the error insufficient_scope (WWW-Authenticate or JSON body)`,
         details,
       );

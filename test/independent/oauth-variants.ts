@@ -771,6 +771,28 @@ export const VARIANTS: Variant[] = [
     },
   },
   {
+    // Spring Authorization Server (Spring Security's resource server) refuses a token without
+    // openid with 403, the error only in the challenge and no body.
+    name: 'userinfo refuses a token without openid 403 with insufficient_scope in WWW-Authenticate and no body',
+    cite: 'RFC 6750 §3: the error is an attribute of the WWW-Authenticate challenge, §3.1: insufficient_scope is 403; the body is not required',
+    checks: ['oidc.userinfo-requires-openid', 'oidc.userinfo'],
+    rewrite: {
+      answer(asked, answer) {
+        if (asked.url.pathname !== '/oauth/userinfo' || answer.status !== 403) return false;
+        answer.head = new Map([
+          [
+            'www-authenticate',
+            [
+              'Bearer error="insufficient_scope", error_description="The request requires higher privileges than provided by the access token.", error_uri="https://tools.ietf.org/html/rfc6750#section-3.1"',
+            ],
+          ],
+        ]);
+        answer.body = Buffer.alloc(0);
+        return true;
+      },
+    },
+  },
+  {
     // Entra ID's discovery names hosts of its own (rbac_url, msgraph_host) and a jwks_uri with a
     // query (?appid= for an application with its own signing keys); Keycloak's lists
     // mtls_endpoint_aliases, end_session_endpoint and check_session_iframe. The harness sends
