@@ -1,7 +1,7 @@
 /** OpenID Connect: id_token signature and claims, discovery, key set, userinfo, the /-/jwks alias. */
 import fc from 'fast-check';
 import { jwtVerify, decodeProtectedHeader, type JWK, type JWTPayload } from 'jose';
-import type { Check, CheckContext } from '../types.js';
+import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { CheckFailure } from '../runner/errors.js';
 import { hasBearerChallenge, namesError } from '../shared/challenge.js';
 import {
@@ -87,6 +87,43 @@ async function verifyIdToken(t: CheckContext, idToken: string, audience: string,
       }),
     );
   }
+}
+
+/** An answer labelled application/jwt (OIDC Core §5.3.2: a userinfo response the client registered signed). */
+const isJwt = (res: HttpResponse) =>
+  (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase() === 'application/jwt';
+
+/**
+ * The claims of a signed userinfo response (OIDC Core §5.3.2): a JWT verified by the published
+ * keys, whose iss and aud, which it SHOULD carry, name the issuer and the client when present. The
+ * config cannot say whether the client registered userinfo_signed_response_alg, so a signed
+ * answer is read as the provider's choice, not refused.
+ */
+async function signedUserinfo(
+  t: CheckContext,
+  res: HttpResponse,
+  what: string,
+  clientId: string,
+): Promise<Record<string, unknown> | undefined> {
+  if (res.status !== 200) return undefined;
+  const keys = localKeys(t, await fetchJwks(t));
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(res.text.trim(), keys));
+  } catch (error) {
+    if (error instanceof CheckFailure) throw error;
+    return t.fail(`${what}: the application/jwt answer does not verify against the published keys`, {
+      reason: (error as Error).message,
+    });
+  }
+  const issuer = await expectedIssuer(t);
+  t.expect(payload.iss === undefined || payload.iss === issuer, `${what}: the signed claims name another issuer`, {
+    iss: payload.iss,
+    issuer,
+  });
+  const aud = ([] as unknown[]).concat(payload.aud ?? clientId);
+  t.expect(aud.includes(clientId), `${what}: the signed claims are for another audience`, { aud: payload.aud });
+  return payload;
 }
 
 /** Grant types a provider of the source may support (L8-12, L145), probed whether listed or not. */
@@ -364,15 +401,15 @@ export const oidcChecks: Check[] = [
         t.config.applications![app]!.clientId,
         await expectedIssuer(t),
       );
+      const clientId = t.config.applications![app]!.clientId;
       for (const method of ['get', 'post'] as const) {
+        const what = `${method.toUpperCase()} ${USERINFO_PATH}`;
         const res = await t.http[method](USERINFO_PATH, { bearer: tokens.access_token });
-        const body = jsonObject(res);
-        t.expect(
-          res.status === 200 && body,
-          `${method.toUpperCase()} ${USERINFO_PATH} must answer 200 with JSON claims`,
-          { status: res.status },
-        );
-        expectJsonType(t, res, `${method.toUpperCase()} ${USERINFO_PATH}`);
+        const body = isJwt(res) ? await signedUserinfo(t, res, what, clientId) : jsonObject(res);
+        t.expect(res.status === 200 && body, `${what} must answer 200 with JSON claims (or a signed JWT of them)`, {
+          status: res.status,
+        });
+        if (!isJwt(res)) expectJsonType(t, res, what);
         t.expect(body.sub === claims.sub, 'userinfo sub must equal the id_token sub', {
           sub: body.sub ?? null,
           idTokenSub: claims.sub,

@@ -652,6 +652,25 @@ const DEVIATIONS: Deviation[] = [
     },
   },
   {
+    // A signed userinfo (OIDC Core §5.3.2) is read as one: signed by a key the set does not publish,
+    // its claims are not the provider's.
+    name: 'userinfo answered as a JWT signed by a key the key set does not publish',
+    cite: 'OIDC Core §5.3.2: a signed userinfo response is a JWS (OIDC Core §10.1: verified with the published keys)',
+    checks: ['oidc.userinfo', 'oidc.jwks'],
+    breaks: ['OIDC-USERINFO'],
+    rewrite: {
+      async answer(asked, answer) {
+        const claims = asked.url.pathname === '/oauth/userinfo' && answer.status === 200 ? jsonOf(answer) : undefined;
+        if (!claims) return false;
+        const { privateKey } = await generateKeyPair('RS256');
+        const jwt = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'elsewhere' }).sign(privateKey);
+        answer.body = Buffer.from(jwt);
+        answer.head.set('content-type', ['application/jwt']);
+        return true;
+      },
+    },
+  },
+  {
     // Google's revocation endpoint answers 400 invalid_token ("Token expired or revoked") for a
     // token it does not know or no longer holds; RFC 7009 §2.2 answers 200 there.
     name: "revoking a token it does not know (or no longer) refused 400 invalid_token, as Google's endpoint does",

@@ -771,6 +771,30 @@ export const VARIANTS: Variant[] = [
     },
   },
   {
+    // Ory Hydra, Okta, Keycloak and Spring Authorization Server answer userinfo as a signed JWT when
+    // the client registered userinfo_signed_response_alg; the config cannot say whether it did.
+    name: 'userinfo answered as a JWT signed by the published key (application/jwt), with iss and aud',
+    cite: 'OIDC Core §5.3.2: a signed userinfo response is a JWT of content type application/jwt, and SHOULD carry iss and aud; L177: its shape is not shown',
+    checks: ['oidc.userinfo', 'oidc.userinfo-invalid-token', 'tokens.revoke-access-token'],
+    rewrite: {
+      async answer(asked, answer, sim) {
+        const claims = asked.url.pathname === '/oauth/userinfo' && answer.status === 200 ? jsonOf(answer) : undefined;
+        if (!claims) return false;
+        const bearer = /^Bearer (\S+)$/i.exec(String(asked.headers.authorization ?? ''))?.[1] ?? '';
+        const held = sim.store.accessTokens.get(digest(bearer));
+        const client = [...sim.store.applications.values()].find((a) => a.id === held?.applicationId);
+        const key = await signingKey(sim);
+        answer.body = Buffer.from(
+          await new SignJWT({ ...claims, iss: asked.url.origin, ...(client ? { aud: client.uid } : {}) })
+            .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
+            .sign(key.privateKey),
+        );
+        answer.head.set('content-type', ['application/jwt']);
+        return true;
+      },
+    },
+  },
+  {
     // Spring Authorization Server (Spring Security's resource server) refuses a token without
     // openid with 403, the error only in the challenge and no body.
     name: 'userinfo refuses a token without openid 403 with insufficient_scope in WWW-Authenticate and no body',
