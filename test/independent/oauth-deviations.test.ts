@@ -89,6 +89,9 @@ const unheld = new WeakSet<Asked>();
 /** A non-rotating provider's refresh tokens: the one the client holds, the simulator's current one. */
 const kept = new Map<string, string>();
 
+/** A grace-period provider's rotations: a refresh token, the one it was rotated into, and when. */
+const rotated = new Map<string, { into: string; at: number }>();
+
 /** The token endpoint's refusals that the checks of a refusal rest on. */
 const REFUSALS = [
   'device.slow-down',
@@ -584,6 +587,51 @@ const DEVIATIONS: Deviation[] = [
         kept.set(held, body.refresh_token);
         const { refresh_token: _rotated, ...rest } = body;
         setJson(answer, rest);
+        return true;
+      },
+    },
+  },
+  {
+    // Okta's and Ory Hydra's rotation grace period: a rotated refresh token still redeems for a
+    // while (here 30 s), so a client that lost the answer to a refresh may retry. The source
+    // invalidates the old one with the refresh itself; nothing else of the grant changes.
+    name: 'a rotated refresh token still redeemed within a 30 s grace period (Okta, Ory Hydra)',
+    cite: 'L92: the refresh invalidates the old refresh token (no grace period); RFC 9700 §4.14.2 leaves rotation to the server',
+    checks: ['grants.refresh-rotation', 'grants.refresh-after-expiry', 'grants.refresh-client-bound'],
+    breaks: ['TOK-REFRESH-OLD-REFUSED', 'TOK-REFRESH-ROTATION'],
+    rewrite: {
+      request(asked, sim) {
+        const form = formOf(asked);
+        if (!isToken(asked.url.pathname) || form.get('grant_type') !== 'refresh_token') return false;
+        let held = rotated.get(form.get('refresh_token') ?? '');
+        if (!held || sim.clock.nowSeconds() - held.at > 30) return false;
+        // The grant goes on from its newest refresh token, as if the old one were it.
+        for (let next = held; next; next = rotated.get(next.into)!) held = next;
+        form.set('refresh_token', held.into);
+        asked.body = Buffer.from(form.toString());
+        return true;
+      },
+      answer(asked, answer, sim) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        const form = formOf(asked);
+        if (form.get('grant_type') !== 'refresh_token' || typeof body?.refresh_token !== 'string') return;
+        rotated.set(form.get('refresh_token')!, { into: body.refresh_token, at: sim.clock.nowSeconds() });
+      },
+    },
+  },
+  {
+    // Some device endpoints answer a device code they never issued as a refused grant of the
+    // device flow's own (access_denied) rather than RFC 6749's invalid_grant.
+    name: 'a device code never issued refused with access_denied',
+    cite: 'RFC 8628 §3.5: access_denied is for a request the user denied; RFC 6749 §5.2: an invalid grant is invalid_grant',
+    checks: ['device.unknown-device-code', 'device.state-machine'],
+    breaks: ['DEV-UNKNOWN-DEVICE-CODE'],
+    rewrite: {
+      answer(asked, answer, sim) {
+        const form = formOf(asked);
+        if (!tokenError(asked.url.pathname, answer) || !form.get('grant_type')?.endsWith(':device_code')) return false;
+        if (sim.store.deviceCodes.has(digest(form.get('device_code') ?? ''))) return false;
+        setJson(answer, { error: 'access_denied', error_description: 'The device code is not valid.' });
         return true;
       },
     },
