@@ -13,6 +13,7 @@ import { signingKey } from '../../simulator/oauth/keys.js';
 import type { Variant } from './corpus.js';
 import { formOf, jsonOf, setJson, type OAuthProxy, type Rewrite } from './oauth-proxy.js';
 import { asksJson, negotiates } from './json-only-when-asked.js';
+import { decodeEntities } from '../../suites/drivers/html.js';
 
 export type { Variant } from './corpus.js';
 
@@ -47,6 +48,13 @@ const CODINGS = [
 let compressed = 0;
 /** Token and device authorization requests the variant below answered, by whether they asked for JSON, per proxy origin (a file's own). */
 const byAccept = new Map<string, { json: number; none: number }>();
+
+/** A Spring-like consent page's requested scopes, by the page's other fields (consentKey). */
+const consentAsked = new Map<string, string[]>();
+/** The consent form's fields besides the scope boxes, the decision and the remember box, in one order. */
+const consentKey = (fields: Array<[string, string]>) =>
+  JSON.stringify(fields.filter(([name]) => !['scope', 'decision', 'remember'].includes(name)).sort());
+let remembered = 0;
 
 /** The codes the provider handed out in a redirect (a code-first server knows them). */
 const issuedCodes = new Set<string>();
@@ -843,6 +851,57 @@ export const VARIANTS: Variant[] = [
         });
         return true;
       },
+    },
+  },
+  {
+    // Spring Authorization Server's consent page: a checkbox per requested scope, not ticked, the
+    // form posted back to the authorization endpoint with one `scope` field per ticked box; no box
+    // ticked is a denial. Ory Hydra's pages add a "remember" box that a one-time consent leaves alone.
+    name: 'a consent page with an unticked checkbox per requested scope, posted back as repeated scope fields (Spring Authorization Server)',
+    cite: 'L130: the user is asked to approve the requested scopes (how the page asks is not shown); RFC 6749 §3.3: the server may grant fewer than asked',
+    checks: [
+      'grants.state-unchanged',
+      'grants.consent-denied',
+      'grants.scope-within-application',
+      'grants.pkce-valid-verifier',
+      'grants.token-response-fields',
+      'oidc.id-token',
+    ],
+    rewrite: {
+      request(asked) {
+        if (asked.method !== 'POST' || asked.url.pathname !== '/oauth/authorize') return false;
+        const form = new URLSearchParams(asked.body.toString('utf8'));
+        const requested = consentAsked.get(consentKey([...form]));
+        if (!requested) return false;
+        if (form.has('remember')) remembered++;
+        const ticked = form.getAll('scope');
+        form.delete('remember');
+        form.set('scope', (form.get('decision') === 'approve' ? ticked : requested).join(' '));
+        if (!ticked.length) form.set('decision', 'deny');
+        asked.body = Buffer.from(form.toString());
+        return true;
+      },
+      answer(asked, answer) {
+        if (asked.method !== 'GET' || asked.url.pathname !== '/oauth/authorize') return false;
+        const page = answer.body.toString('utf8');
+        const scope = /<input type="hidden" name="scope" value="([^"]*)">/.exec(page);
+        if (!page.includes('<form id="consent"') || !scope) return false;
+        const fields = [...page.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map(
+          ([, name, value]) => [decodeEntities(name), decodeEntities(value)] as [string, string],
+        );
+        const requested = decodeEntities(scope[1]).split(' ').filter(Boolean);
+        consentAsked.set(consentKey(fields), requested);
+        const boxes = requested.map(
+          (s) =>
+            `<label><input class="form-check-input" type="checkbox" name="scope" value="${s}" id="${s}"> ${s}</label>`,
+        );
+        const remember = '<label><input type="checkbox" name="remember" value="true"> Remember my decision</label>';
+        answer.body = Buffer.from(page.replace(scope[0], [...boxes, remember].join('\n')));
+        return true;
+      },
+    },
+    after() {
+      expect(remembered, 'consents posted with the "remember" box ticked').toBe(0);
     },
   },
 ];
