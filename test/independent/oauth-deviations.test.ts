@@ -637,6 +637,49 @@ const DEVIATIONS: Deviation[] = [
     },
   },
   {
+    // Entra ID's device codes live 900 s, Okta's 600: the response says so and the code lives that long.
+    name: "device codes that live 900 s, as Entra ID's, their expires_in saying so",
+    cite: 'L41, L277: the device code lives 300 s in the response shown (RFC 8628 §3.2 leaves the lifetime to the server)',
+    checks: ['device.authorization-timings', 'device.expired-token', 'device.state-machine', 'device.token-response'],
+    breaks: ['DEV-CODE-LIFETIME'],
+    rewrite: {
+      answer(asked, answer, sim) {
+        const body = asked.url.pathname === '/oauth/authorize_device' ? jsonOf(answer) : undefined;
+        if (typeof body?.device_code !== 'string') return false;
+        const record = sim.store.deviceCodes.get(digest(body.device_code));
+        if (!record) return false;
+        record.expiresIn = 900;
+        setJson(answer, { ...body, expires_in: 900 });
+        return true;
+      },
+    },
+  },
+  {
+    // Most providers (Entra ID, Okta, Keycloak's default 300, Auth0 86400) choose another access
+    // token lifetime than the source's 7200; the response says so and the token lives that long.
+    name: 'access tokens that live 3600 s, their expires_in saying so',
+    cite: 'L28, L276: expires_in is 7200 in every response shown and tokens live that long (RFC 6749 §5.1 leaves the lifetime to the server)',
+    checks: [
+      'grants.token-response-fields',
+      'grants.refresh-after-expiry',
+      'grants.refresh-rotation',
+      'device.token-response',
+      'tokens.info-expires-in-remaining',
+    ],
+    breaks: ['TOK-EXPIRES-IN', 'LIM-TOKEN-LIFETIME'],
+    rewrite: {
+      answer(asked, answer, sim) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.access_token !== 'string') return false;
+        const record = sim.store.accessTokens.get(digest(body.access_token));
+        if (!record) return false;
+        record.expiresIn = 3600;
+        setJson(answer, { ...body, expires_in: 3600 });
+        return true;
+      },
+    },
+  },
+  {
     // Servers that treat a dead device code like any dead grant (RFC 6749's invalid_grant) rather
     // than with RFC 8628 §3.5's expired_token; the refusal is right, its code is not the table's.
     name: 'an expired device code refused with invalid_grant instead of expired_token',
