@@ -546,6 +546,21 @@ export async function authorizeCode(
   return code;
 }
 
+/**
+ * The refresh token of a code response: the premise of a check that refreshes or revokes one. A
+ * response without it (Ory Hydra, Okta and Entra ID issue one only for offline_access) breaks
+ * TOK-REFRESH-TOKEN-PRESENT (L29), once; the check's own rules stay untested.
+ */
+export function refreshTokenOf(t: CheckContext, tokens: TokenResponse, what: string): string {
+  const token = tokens.refresh_token;
+  t.expect(
+    typeof token === 'string' && token.length > 0,
+    `${what}: the code response carries no refresh_token; this check's own rules are untested`,
+    broke(['TOK-REFRESH-TOKEN-PRESENT'], { fields: Object.keys(tokens) }),
+  );
+  return token;
+}
+
 /** Exchange a code: client auth per app, redirect_uri of the app unless overridden (t.oauth tracks the tokens). */
 export function exchangeCode(
   t: CheckContext,

@@ -12,6 +12,7 @@ import {
   expectOAuthError,
   jsonObject,
   mintPair,
+  refreshTokenOf,
   refresh,
   REVOKE_PATH,
   TOKEN_INFO_PATH,
@@ -63,12 +64,13 @@ export const revokeChecks: Check[] = [
     rules: ['REV-PARAMS', 'REV-EMPTY-OBJECT', 'REV-REVOKES-TOKEN'],
     async run(t: CheckContext) {
       const { tokens } = await mintPair(t, 'confidential');
+      const held = refreshTokenOf(t, tokens, 'code exchange');
       await expectAccessAlive(t, tokens.access_token, 'access token before revocation');
       expectEmptyObject(t, await t.oauth.revoke(tokens.access_token, 'confidential'), 'revoke an access token');
       await expectAccessDead(t, tokens.access_token, 'revoked access token', ['REV-REVOKES-TOKEN']);
       expectOAuthError(
         t,
-        await refresh(t, 'confidential', tokens.refresh_token!),
+        await refresh(t, 'confidential', held),
         { status: 400, error: 'invalid_grant', rules: ['REV-REVOKES-TOKEN'] },
         'refresh with the refresh token of a revoked access token',
       );
@@ -133,10 +135,11 @@ export const revokeChecks: Check[] = [
     rules: ['REV-REVOKES-TOKEN', 'REV-REFRESH-REVOKES-PAIR'],
     async run(t: CheckContext) {
       const { tokens } = await mintPair(t, 'confidential');
-      expectEmptyObject(t, await t.oauth.revoke(tokens.refresh_token!, 'confidential'), 'revoke a refresh token');
+      const held = refreshTokenOf(t, tokens, 'code exchange');
+      expectEmptyObject(t, await t.oauth.revoke(held, 'confidential'), 'revoke a refresh token');
       expectOAuthError(
         t,
-        await refresh(t, 'confidential', tokens.refresh_token!),
+        await refresh(t, 'confidential', held),
         { status: 400, error: 'invalid_grant', rules: ['REV-REVOKES-TOKEN'] },
         'refresh with a revoked refresh token',
       );

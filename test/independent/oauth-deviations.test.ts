@@ -680,6 +680,31 @@ const DEVIATIONS: Deviation[] = [
     },
   },
   {
+    // Ory Hydra, Okta and Entra ID issue a refresh token only when the offline_access scope (Hydra:
+    // offline) is granted: the code response of an ordinary request has none.
+    name: 'code responses without refresh_token unless offline_access is asked (Ory Hydra, Okta, Entra ID)',
+    cite: 'L29: refresh_token is present in authorization-code responses (RFC 6749 §5.1 makes it optional)',
+    checks: [
+      'grants.token-response-fields',
+      'grants.refresh-rotation',
+      'grants.refresh-after-expiry',
+      'grants.refresh-client-bound',
+      'grants.pkce-valid-verifier',
+      'tokens.revoke-refresh-token',
+    ],
+    breaks: ['TOK-REFRESH-TOKEN-PRESENT', 'TOK-CODE-RESPONSE-FIELDS'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (formOf(asked).get('grant_type') !== 'authorization_code' || typeof body?.refresh_token !== 'string')
+          return false;
+        const { refresh_token: _offline, ...rest } = body;
+        setJson(answer, rest);
+        return true;
+      },
+    },
+  },
+  {
     // Servers that treat a dead device code like any dead grant (RFC 6749's invalid_grant) rather
     // than with RFC 8628 §3.5's expired_token; the refusal is right, its code is not the table's.
     name: 'an expired device code refused with invalid_grant instead of expired_token',
