@@ -40,6 +40,13 @@ function isPublicKey(key: JWK): boolean {
   return key.kty === 'OKP' && has('crv', 'x');
 }
 
+/**
+ * Seconds of clock skew allowed between the provider and the harness's machine when exp and nbf
+ * are checked (RFC 7519 §4.1.4-4.1.5: a small leeway, usually no more than a few minutes): whose
+ * clock runs ahead is the hosts' affair, not the provider's conformance.
+ */
+const CLOCK_SKEW = 300;
+
 /** 2000-01-01T00:00:00Z: no sign-in at this provider happened before. */
 const EARLIEST_AUTH_TIME = 946_684_800;
 
@@ -69,7 +76,7 @@ async function verifyIdToken(t: CheckContext, idToken: string, audience: string,
   const keys = localKeys(t, jwks);
   try {
     // Any asymmetric algorithm of the published keys proves the signature (must); RS256 is the default (should).
-    const { payload } = await jwtVerify(idToken, keys, { issuer, audience });
+    const { payload } = await jwtVerify(idToken, keys, { issuer, audience, clockTolerance: CLOCK_SKEW });
     t.soft(
       header.alg === 'RS256',
       'id_token should be signed with RS256, the default algorithm (OIDC Core §3.1.3.7)',
@@ -109,7 +116,7 @@ async function signedUserinfo(
   const keys = localKeys(t, await fetchJwks(t));
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(res.text.trim(), keys));
+    ({ payload } = await jwtVerify(res.text.trim(), keys, { clockTolerance: CLOCK_SKEW }));
   } catch (error) {
     if (error instanceof CheckFailure) throw error;
     return t.fail(`${what}: the application/jwt answer does not verify against the published keys`, {

@@ -787,6 +787,29 @@ const DEVIATIONS: Deviation[] = [
     },
   },
   {
+    // The leeway for clock skew (a few minutes) is no licence: an id_token ten minutes past its exp
+    // when handed out (a provider serving a cached one) is refused.
+    name: 'an id_token that expired ten minutes before it was handed out',
+    cite: 'OIDC Core §3.1.3.7 (9): the current time MUST be before exp (RFC 7519 §4.1.4: a leeway of a few minutes at most)',
+    checks: ['oidc.id-token'],
+    breaks: ['OIDC-ID-TOKEN-CLAIMS'],
+    rewrite: {
+      async answer(asked, answer, sim) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.id_token !== 'string') return false;
+        const key = await signingKey(sim);
+        const now = Math.floor(Date.now() / 1000);
+        const claims: Record<string, unknown> = { ...decodeJwt(body.id_token), iat: now - 3600, exp: now - 600 };
+        const { auth_time: _late, ...cached } = claims;
+        const idToken = await new SignJWT(cached)
+          .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
+          .sign(key.privateKey);
+        setJson(answer, { ...body, id_token: idToken });
+        return true;
+      },
+    },
+  },
+  {
     // Google's revocation endpoint answers 400 invalid_token ("Token expired or revoked") for a
     // token it does not know or no longer holds; RFC 7009 §2.2 answers 200 there.
     name: "revoking a token it does not know (or no longer) refused 400 invalid_token, as Google's endpoint does",

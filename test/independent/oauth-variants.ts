@@ -904,4 +904,25 @@ export const VARIANTS: Variant[] = [
       expect(remembered, 'consents posted with the "remember" box ticked').toBe(0);
     },
   },
+  {
+    // A provider whose clock runs two minutes ahead of the harness's machine, with Entra ID's nbf
+    // beside iat: its id_tokens are "not before" a moment the harness has not reached yet.
+    name: "id_tokens from a clock 2 minutes ahead, with nbf (Entra ID's) equal to iat",
+    cite: "RFC 7519 §4.1.4-4.1.5: implementers MAY allow a small leeway, usually no more than a few minutes, for clock skew; OIDC Core §3.1.3.7: the acceptable range of iat is the client's",
+    checks: ['oidc.id-token', 'oidc.userinfo'],
+    rewrite: {
+      async answer(asked, answer, sim) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.id_token !== 'string') return false;
+        const key = await signingKey(sim);
+        const claims = decodeJwt(body.id_token);
+        const ahead = (claims.iat ?? 0) + 120;
+        const idToken = await new SignJWT({ ...claims, iat: ahead, nbf: ahead, exp: (claims.exp ?? 0) + 120 })
+          .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
+          .sign(key.privateKey);
+        setJson(answer, { ...body, id_token: idToken });
+        return true;
+      },
+    },
+  },
 ];
