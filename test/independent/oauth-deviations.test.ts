@@ -705,6 +705,24 @@ const DEVIATIONS: Deviation[] = [
     },
   },
   {
+    // A device code that dies a minute before the lifetime its response gave (a server that counts
+    // from another moment, or caps the lifetime below what it announces).
+    name: 'device codes refused expired_token a minute before their expires_in ends',
+    cite: 'L80, L82: a poll of a pending code whose lifetime has not passed answers authorization_pending (RFC 8628 §3.2: expires_in is the lifetime of the device_code)',
+    checks: ['device.expired-token', 'device.authorization-timings', 'device.token-response'],
+    breaks: ['DEV-AUTHORIZATION-PENDING'],
+    rewrite: {
+      answer(asked, answer, sim) {
+        const form = formOf(asked);
+        if (!tokenError(asked.url.pathname, answer) || jsonOf(answer)!.error !== 'authorization_pending') return false;
+        const record = sim.store.deviceCodes.get(digest(form.get('device_code') ?? ''));
+        if (!record || sim.clock.nowSeconds() < record.createdAt + record.expiresIn - 60) return false;
+        setJson(answer, { error: 'expired_token', error_description: 'The device code has expired.' });
+        return true;
+      },
+    },
+  },
+  {
     // Servers that treat a dead device code like any dead grant (RFC 6749's invalid_grant) rather
     // than with RFC 8628 §3.5's expired_token; the refusal is right, its code is not the table's.
     name: 'an expired device code refused with invalid_grant instead of expired_token',
