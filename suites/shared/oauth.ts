@@ -207,7 +207,10 @@ export function expectOAuthError(
   const body = jsonObject(res);
   const details = { status: res.status, error: body?.error ?? null, expectedStatus: statuses, expectedError: errors };
   const outcome = expected.rules ?? [];
-  const tokenEndpoint = new URL(res.url, 'http://localhost').pathname.endsWith(TOKEN_PATH);
+  const path = new URL(res.url, 'http://localhost').pathname;
+  const tokenEndpoint = path.endsWith(TOKEN_PATH);
+  // The device authorization endpoint answers errors as the token endpoint does (RFC 8628 §3.2).
+  const tokenLike = tokenEndpoint || path.endsWith(AUTHORIZE_DEVICE_PATH);
   const malformed: RuleId[] = [
     'ERR-OAUTH-BODY',
     ...(tokenEndpoint ? ['TOK-ERROR-BODY' as const] : []),
@@ -224,7 +227,7 @@ export function expectOAuthError(
   const clientError =
     (res.status >= 400 && res.status < 500) ||
     (res.status >= 200 && res.status < 300 && typeof body?.error === 'string');
-  const statusRules = expected.statusRules ?? (tokenEndpoint ? ['ERR-TOKEN-STATUS' as const] : outcome);
+  const statusRules = expected.statusRules ?? (tokenLike ? ['ERR-TOKEN-STATUS' as const] : outcome);
   t.soft(
     statuses.includes(res.status),
     `${what}: expected status ${statuses.join(' or ')}, got ${res.status}`,

@@ -926,6 +926,22 @@ export const VARIANTS: Variant[] = [
     },
   },
   {
+    // Auth0 refuses a device authorization of a client it does not know or allow with 403.
+    name: 'device authorization refusals answered 403',
+    cite: 'RFC 8628 §3.2: errors as RFC 6749 §5.2, which says 400 "unless specified otherwise", no MUST; L154 shows no refusal',
+    checks: ['device.authorize-refusals'],
+    warns: ['ERR-TOKEN-STATUS'],
+    rewrite: {
+      answer(asked, answer) {
+        if (asked.url.pathname !== '/oauth/authorize_device' || answer.status < 400 || !jsonOf(answer)?.error)
+          return false;
+        answer.status = 403;
+        answer.head.delete('www-authenticate');
+        return true;
+      },
+    },
+  },
+  {
     // Amazon Cognito answers a failed client authentication 400 invalid_client, without a challenge,
     // when the credentials came in the body; the real service (Doorkeeper) answers 401.
     name: "invalid_client answered 400 without WWW-Authenticate to credentials in the body (Cognito's)",
