@@ -403,7 +403,10 @@ export const authorizeChecks: Check[] = [
     rules: ['GRANT-CONSENT-DENIED', 'GRANT-CONSENT', 'GRANT-AUTHORIZE-ERROR-REDIRECT'],
     async run(t: CheckContext) {
       const state = 'consent-denied';
-      const outcome = await t.driver.authorize(t.oauth.authorizeUrl('confidential', { state }), 'deny');
+      // A provider that remembers an earlier approval (Keycloak, Okta, Hydra) asks again only when
+      // told to (OIDC Core §3.1.2.1); one that knows no prompt ignores it (RFC 6749 §3.1).
+      const url = t.oauth.authorizeUrl('confidential', { state, prompt: 'consent' });
+      const outcome = await t.driver.authorize(url, 'deny');
       // Nobody denied: the provider asked nothing (a consent it remembered) or offered no deny control.
       // Whatever it answered then says nothing about denial.
       if (outcome.decided === false)

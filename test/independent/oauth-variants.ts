@@ -55,6 +55,8 @@ const consentAsked = new Map<string, string[]>();
 const consentKey = (fields: Array<[string, string]>) =>
   JSON.stringify(fields.filter(([name]) => !['scope', 'decision', 'remember'].includes(name)).sort());
 let remembered = 0;
+/** A remembering provider's consents: the scopes each client_id was granted. */
+const consented = new Map<string, Set<string>>();
 
 /** The codes the provider handed out in a redirect (a code-first server knows them). */
 const issuedCodes = new Set<string>();
@@ -956,6 +958,46 @@ export const VARIANTS: Variant[] = [
         answer.head.delete('www-authenticate');
         return true;
       },
+    },
+  },
+  {
+    // Keycloak, Okta, Ory Hydra, Google and GitHub remember a consent: once the user approved an
+    // application's scopes, they are not asked again, unless the request says prompt=consent.
+    name: 'a consent remembered: approved scopes are not asked again unless prompt=consent',
+    cite: 'L130: the user is asked to approve the requested scopes (how often is not shown); OIDC Core §3.1.2.1: prompt=consent makes the server ask again; RFC 6749 §3.1: unknown parameters are ignored',
+    checks: ['grants.state-unchanged', 'grants.consent-denied', 'grants.pkce-valid-verifier', 'oidc.id-token'],
+    rewrite: {
+      async answer(asked, answer, sim) {
+        if (asked.method !== 'GET' || asked.url.pathname !== '/oauth/authorize') return false;
+        const page = answer.body.toString('utf8');
+        if (answer.status !== 200 || !page.includes('<form id="consent"')) return false;
+        const fields = [...page.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map(
+          ([, name, value]) => [decodeEntities(name), decodeEntities(value)] as [string, string],
+        );
+        const form = new URLSearchParams(fields);
+        const granted = consented.get(form.get('client_id') ?? '') ?? new Set<string>();
+        const scopes = (form.get('scope') ?? '').split(' ').filter(Boolean);
+        consented.set(form.get('client_id') ?? '', new Set([...granted, ...scopes]));
+        if (asked.url.searchParams.get('prompt') === 'consent' || !scopes.every((s) => granted.has(s))) return false;
+        // Asked before: approved on the user's behalf, the redirect answered at once.
+        form.set('decision', 'approve');
+        const decided = await sim.handle(
+          new Request(new URL('/oauth/authorize', asked.url), {
+            method: 'POST',
+            body: form,
+            headers: { cookie: String(asked.headers.cookie ?? ''), origin: asked.url.origin },
+            redirect: 'manual',
+          }),
+        );
+        answer.status = decided.status;
+        answer.head = new Map([...decided.headers].map(([name, value]) => [name, [value]]));
+        answer.body = Buffer.from(await decided.arrayBuffer());
+        remembered++;
+        return true;
+      },
+    },
+    after() {
+      expect(remembered, 'authorizations approved without asking').toBeGreaterThan(0);
     },
   },
 ];
