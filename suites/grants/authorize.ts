@@ -159,6 +159,12 @@ export const authorizeChecks: Check[] = [
         );
       });
       const bare = await authorizeRedirect(t, 'confidential', { state: undefined }, 'approve', ['GRANT-CONSENT']);
+      // state is recommended, not required (L125): a request without one refused breaks the parameters.
+      t.soft(
+        !bare.searchParams.has('error'),
+        'an approved request without state must not be refused (state is recommended, not required)',
+        broke(['GRANT-AUTHORIZE-PARAMS'], { error: bare.searchParams.get('error') }),
+      );
       t.expect(
         !bare.searchParams.has('state'),
         'a redirect for a request without state must carry no state',

@@ -86,6 +86,9 @@ function redirect(answer: Parameters<NonNullable<Rewrite['answer']>>[1], status:
 /** Revocations of a token the provider does not hold (unknown, or revoked already), seen before they are forwarded. */
 const unheld = new WeakSet<Asked>();
 
+/** Authorization requests without state, seen before they are forwarded. */
+const stateless = new WeakSet<Asked>();
+
 /** A non-rotating provider's refresh tokens: the one the client holds, the simulator's current one. */
 const kept = new Map<string, string>();
 
@@ -719,6 +722,31 @@ const DEVIATIONS: Deviation[] = [
         if (!record || sim.clock.nowSeconds() < record.createdAt + record.expiresIn - 60) return false;
         setJson(answer, { error: 'expired_token', error_description: 'The device code has expired.' });
         return true;
+      },
+    },
+  },
+  {
+    // Okta and Ory Hydra refuse an authorization request without state (Okta: invalid_request,
+    // Hydra: invalid_state); the source only recommends it.
+    name: 'authorization requests without state refused with invalid_request (Okta, Ory Hydra)',
+    cite: 'L125: state is recommended, not required (RFC 6749 §4.1.1: RECOMMENDED)',
+    checks: ['grants.state-unchanged', 'grants.authorize-missing-parameters'],
+    breaks: ['GRANT-AUTHORIZE-PARAMS'],
+    rewrite: {
+      request(asked) {
+        const redirectUri = asked.url.searchParams.get('redirect_uri');
+        if (asked.url.pathname !== '/oauth/authorize' || asked.url.searchParams.has('state') || !redirectUri)
+          return false;
+        if (!asked.url.searchParams.get('client_id') || !asked.url.searchParams.get('response_type')) return false;
+        stateless.add(asked);
+        return true;
+      },
+      answer(asked, answer) {
+        if (!stateless.has(asked)) return;
+        const back = new URL(asked.url.searchParams.get('redirect_uri')!);
+        back.searchParams.set('error', 'invalid_request');
+        back.searchParams.set('error_description', 'The authorization request is missing the state parameter.');
+        redirect(answer, 302, back.href);
       },
     },
   },
