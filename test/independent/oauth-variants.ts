@@ -1000,4 +1000,28 @@ export const VARIANTS: Variant[] = [
       expect(remembered, 'authorizations approved without asking').toBeGreaterThan(0);
     },
   },
+  {
+    // Google and Entra ID have no default scope: an authorization request without one is refused.
+    name: 'an authorization request without scope refused invalid_scope (Google, Entra ID)',
+    cite: 'L126: scope is optional; RFC 6749 §3.3: without scope the server MUST use a default or fail the request with invalid_scope',
+    checks: ['grants.scope-default'],
+    rewrite: {
+      answer(asked, answer, sim) {
+        const params = asked.url.searchParams;
+        const redirectUri = params.get('redirect_uri');
+        if (asked.url.pathname !== '/oauth/authorize' || params.has('scope') || !redirectUri) return false;
+        // A client it knows, at its registered redirect URI (else that is refused first).
+        if (!sim.store.applications.get(params.get('client_id') ?? '')?.redirectUris.includes(redirectUri))
+          return false;
+        const back = new URL(redirectUri);
+        back.searchParams.set('error', 'invalid_scope');
+        back.searchParams.set('error_description', 'Missing required parameter: scope');
+        if (params.has('state')) back.searchParams.set('state', params.get('state')!);
+        answer.status = 302;
+        answer.head = new Map([['location', [back.href]]]);
+        answer.body = Buffer.alloc(0);
+        return true;
+      },
+    },
+  },
 ];
