@@ -325,7 +325,7 @@ const byStatus = (res: HttpResponse): Said => (res.status === 200 ? 'works' : 'r
  * discovery advertises one (`active`, the client authenticating as the confidential application).
  * With none of them, a check that needs the verdict (`required`) is errored, never failed.
  */
-async function oracles(t: CheckContext, token: string, required: boolean): Promise<Oracle[]> {
+async function oracles(t: CheckContext, token: string, required: boolean, restApi = true): Promise<Oracle[]> {
   const asked: Oracle[] = [];
   if (t.caps.tokenInfo) {
     const res = await tokenInfo(t, token);
@@ -338,7 +338,7 @@ async function oracles(t: CheckContext, token: string, required: boolean): Promi
     });
   }
   // A REST API closed to OAuth tokens says nothing of this one (reported once: rest-tokens.ts).
-  if (t.caps.restApi && !restKnownToRefuseTokens(t)) {
+  if (restApi && t.caps.restApi && !restKnownToRefuseTokens(t)) {
     const res = await t.http.get(CURRENT_USER_PATH, { bearer: token });
     // Asked only when this answer would blame the token (expected alive, refused).
     const closed = !required && res.status !== 200 && (await restRefusesTokens(t).catch(() => undefined)) !== undefined;
@@ -376,6 +376,15 @@ async function oracles(t: CheckContext, token: string, required: boolean): Promi
       `no oracle to tell whether an access token works: the target serves none of ${TOKEN_INFO_PATH}, ${CURRENT_USER_PATH}, ${USERINFO_PATH} (for an openid token) and an advertised introspection endpoint${asked.length ? ` (asked: ${asked.map((o) => `${o.name} ${o.res.status}`).join(', ')})` : ''}`,
     );
   return heard;
+}
+
+/**
+ * The oracle other than the REST API (token info, userinfo, introspection) that still accepts an
+ * access token, if any: whether a revocation took, asked where the REST API's answer to the token
+ * is what a check judges.
+ */
+export async function acceptedOffApi(t: CheckContext, token: string): Promise<string | undefined> {
+  return (await oracles(t, token, false, false)).find((o) => o.said === 'works')?.name;
 }
 
 /**

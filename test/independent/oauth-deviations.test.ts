@@ -751,6 +751,35 @@ const DEVIATIONS: Deviation[] = [
     },
   },
   {
+    // Auth0's revocation endpoint revokes refresh tokens only: an access token (a JWT there) is
+    // answered 200 and lives on until it expires.
+    name: 'revoking an access token answers 200 and leaves it working (Auth0 revokes refresh tokens only)',
+    cite: 'L96, L162: a revocation revokes the token it is given (RFC 7009 §2: access tokens SHOULD be revocable)',
+    checks: [
+      'tokens.revoke-access-token',
+      'tokens.info-dead-token',
+      'scopes.revoked-token-401',
+      'tokens.revoke-refresh-token',
+    ],
+    breaks: ['REV-REVOKES-TOKEN'],
+    after(report) {
+      // The 401 of a revoked token is judged only of a token the revocation killed.
+      const skipped = report.checks.find((c) => c.id === 'scopes.revoked-token-401');
+      expect(`${skipped?.status}: ${skipped?.message}`).toMatch(/^skipped: the revocation did not take/);
+    },
+    rewrite: {
+      request(asked, sim) {
+        const form = formOf(asked);
+        const token = form.get('token') ?? '';
+        if (asked.url.pathname !== '/oauth/revoke' || !sim.store.accessTokens.has(digest(token))) return false;
+        // Answered as for a token it does not hold: 200 {}, nothing revoked.
+        form.set('token', `not-revoked-${token.length}`);
+        asked.body = Buffer.from(form.toString());
+        return true;
+      },
+    },
+  },
+  {
     // Servers that treat a dead device code like any dead grant (RFC 6749's invalid_grant) rather
     // than with RFC 8628 §3.5's expired_token; the refusal is right, its code is not the table's.
     name: 'an expired device code refused with invalid_grant instead of expired_token',
