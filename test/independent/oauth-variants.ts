@@ -918,8 +918,10 @@ export const VARIANTS: Variant[] = [
         if (typeof body?.id_token !== 'string') return false;
         const key = await signingKey(sim);
         const claims = decodeJwt(body.id_token);
-        const ahead = (claims.iat ?? 0) + 120;
-        const idToken = await new SignJWT({ ...claims, iat: ahead, nbf: ahead, exp: (claims.exp ?? 0) + 120 })
+        // Two minutes ahead of the harness's own clock (the simulator's may have been moved on).
+        const ahead = Math.floor(Date.now() / 1000) + 120;
+        const times = { iat: ahead, nbf: ahead, exp: ahead + 3600, ...(claims.auth_time ? { auth_time: ahead } : {}) };
+        const idToken = await new SignJWT({ ...claims, ...times })
           .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
           .sign(key.privateKey);
         setJson(answer, { ...body, id_token: idToken });
