@@ -6,13 +6,12 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SignJWT, decodeJwt, exportJWK, generateKeyPair, type JWK } from 'jose';
-import { signingKey } from '../../simulator/oauth/keys.js';
+import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { digest } from '../../simulator/digest.js';
 import type { Report } from '../../suites/report/model.js';
 import { startCollector, type Collector } from '../hostile/collector.js';
 import { expectBlamed, labelled, type Deviation } from './corpus.js';
-import { formOf, jsonOf, proxyForTests, setJson, type Asked, type Rewrite } from './oauth-proxy.js';
+import { formOf, idTokenClaims, jsonOf, proxyForTests, setJson, type Asked, type Rewrite } from './oauth-proxy.js';
 import { JSON_READERS, jsonOnlyWhenAsked } from './json-only-when-asked.js';
 
 const isToken = (path: string) => path === '/oauth/token';
@@ -278,18 +277,7 @@ const DEVIATIONS: Deviation[] = [
     cite: 'OIDC Core §2: auth_time is the time the End-User authenticated',
     checks: ['oidc.id-token'],
     breaks: ['OIDC-ID-TOKEN-CLAIMS'],
-    rewrite: {
-      async answer(asked, answer, sim) {
-        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
-        if (typeof body?.id_token !== 'string') return false;
-        const key = await signingKey(sim);
-        const idToken = await new SignJWT({ ...decodeJwt(body.id_token), auth_time: 0 })
-          .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
-          .sign(key.privateKey);
-        setJson(answer, { ...body, id_token: idToken });
-        return true;
-      },
-    },
+    rewrite: { answer: idTokenClaims((claims) => ({ ...claims, auth_time: 0 })) },
   },
   {
     name: 'token_type BEARER in every token response',
@@ -869,19 +857,10 @@ const DEVIATIONS: Deviation[] = [
     checks: ['oidc.id-token'],
     breaks: ['OIDC-ID-TOKEN-CLAIMS'],
     rewrite: {
-      async answer(asked, answer, sim) {
-        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
-        if (typeof body?.id_token !== 'string') return false;
-        const key = await signingKey(sim);
+      answer: idTokenClaims(({ auth_time: _late, ...claims }) => {
         const now = Math.floor(Date.now() / 1000);
-        const claims: Record<string, unknown> = { ...decodeJwt(body.id_token), iat: now - 3600, exp: now - 600 };
-        const { auth_time: _late, ...cached } = claims;
-        const idToken = await new SignJWT(cached)
-          .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
-          .sign(key.privateKey);
-        setJson(answer, { ...body, id_token: idToken });
-        return true;
-      },
+        return { ...claims, iat: now - 3600, exp: now - 600 };
+      }),
     },
   },
   {
@@ -1056,19 +1035,7 @@ const DEVIATIONS: Deviation[] = [
     cite: 'OIDC Core §3.1.3.7: the issuer identifier MUST exactly match the iss claim',
     checks: ['oidc.id-token', 'oidc.discovery'],
     breaks: ['OIDC-ID-TOKEN-CLAIMS'],
-    rewrite: {
-      async answer(asked, answer, sim) {
-        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
-        if (typeof body?.id_token !== 'string') return false;
-        const key = await signingKey(sim);
-        const claims = decodeJwt(body.id_token);
-        const idToken = await new SignJWT({ ...claims, iss: `${String(claims.iss)}/` })
-          .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
-          .sign(key.privateKey);
-        setJson(answer, { ...body, id_token: idToken });
-        return true;
-      },
-    },
+    rewrite: { answer: idTokenClaims((claims) => ({ ...claims, iss: `${String(claims.iss)}/` })) },
   },
 ];
 

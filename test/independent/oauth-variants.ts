@@ -11,7 +11,7 @@ import { expect } from 'vitest';
 import { digest } from '../../simulator/digest.js';
 import { signingKey } from '../../simulator/oauth/keys.js';
 import type { Variant } from './corpus.js';
-import { formOf, jsonOf, setJson, type OAuthProxy, type Rewrite } from './oauth-proxy.js';
+import { formOf, idTokenClaims, jsonOf, setJson, signedBySim, type OAuthProxy, type Rewrite } from './oauth-proxy.js';
 import { asksJson, negotiates } from './json-only-when-asked.js';
 import { decodeEntities } from '../../suites/drivers/html.js';
 
@@ -95,6 +95,9 @@ const idTokenWithoutKid: Rewrite['answer'] = async (asked, answer, sim) => {
   setJson(answer, { ...body, id_token: await withoutKid(sim, body.id_token) });
   return true;
 };
+
+/** Auth0's issuer spelling in the id_token: with a trailing slash. */
+const withSlash = idTokenClaims((claims) => ({ ...claims, iss: `${String(claims.iss).replace(/\/$/, '')}/` }));
 
 /** The auth-params of the simulator's Bearer challenge (name="value", no quote inside a value). */
 function challengeParams(challenge: string): Array<[string, string]> {
@@ -539,19 +542,7 @@ export const VARIANTS: Variant[] = [
     name: 'an id_token whose aud is an array holding the client_id',
     cite: 'OIDC Core §2: aud is in general an array, a single string only in the common special case',
     checks: ['oidc.id-token', 'oidc.userinfo'],
-    rewrite: {
-      async answer(asked, answer, sim) {
-        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
-        if (typeof body?.id_token !== 'string') return false;
-        const key = await signingKey(sim);
-        const claims = decodeJwt(body.id_token);
-        const idToken = await new SignJWT({ ...claims, aud: [claims.aud as string] })
-          .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
-          .sign(key.privateKey);
-        setJson(answer, { ...body, id_token: idToken });
-        return true;
-      },
-    },
+    rewrite: { answer: idTokenClaims((claims) => ({ ...claims, aud: [claims.aud as string] })) },
   },
   {
     // Keycloak publishes its encryption key (RSA-OAEP, use enc) beside the signing ones, and an
@@ -636,13 +627,9 @@ export const VARIANTS: Variant[] = [
         };
         const before = idClaims.get(form.get('refresh_token') ?? '');
         if (grant === 'refresh_token' && before && typeof body.refresh_token === 'string') {
-          const key = await signingKey(sim);
-          const { nonce: _nonce, iat: _iat, exp: _exp, ...claims } = before;
-          extra.id_token = await new SignJWT(claims)
-            .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
-            .setIssuedAt(sim.clock.nowSeconds())
-            .setExpirationTime(sim.clock.nowSeconds() + 7200)
-            .sign(key.privateKey);
+          const { nonce: _nonce, ...claims } = before;
+          const iat = sim.clock.nowSeconds();
+          extra.id_token = await signedBySim(sim, { ...claims, iat, exp: iat + 7200 });
           refreshedIdTokens++;
         }
         const claims = typeof body.id_token === 'string' ? decodeJwt(body.id_token) : before;
@@ -769,14 +756,7 @@ export const VARIANTS: Variant[] = [
           setJson(answer, { ...body, issuer: `${body.issuer.replace(/\/$/, '')}/` });
           return true;
         }
-        if (!isToken(asked.url.pathname) || typeof body?.id_token !== 'string') return false;
-        const key = await signingKey(sim);
-        const claims = decodeJwt(body.id_token);
-        const idToken = await new SignJWT({ ...claims, iss: `${String(claims.iss).replace(/\/$/, '')}/` })
-          .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
-          .sign(key.privateKey);
-        setJson(answer, { ...body, id_token: idToken });
-        return true;
+        return withSlash(asked, answer, sim);
       },
     },
   },
@@ -793,12 +773,12 @@ export const VARIANTS: Variant[] = [
         const bearer = /^Bearer (\S+)$/i.exec(String(asked.headers.authorization ?? ''))?.[1] ?? '';
         const held = sim.store.accessTokens.get(digest(bearer));
         const client = [...sim.store.applications.values()].find((a) => a.id === held?.applicationId);
-        const key = await signingKey(sim);
-        answer.body = Buffer.from(
-          await new SignJWT({ ...claims, iss: asked.url.origin, ...(client ? { aud: client.uid } : {}) })
-            .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
-            .sign(key.privateKey),
-        );
+        const signed = await signedBySim(sim, {
+          ...claims,
+          iss: asked.url.origin,
+          ...(client ? { aud: client.uid } : {}),
+        });
+        answer.body = Buffer.from(signed);
         answer.head.set('content-type', ['application/jwt']);
         return true;
       },
@@ -913,20 +893,17 @@ export const VARIANTS: Variant[] = [
     cite: "RFC 7519 §4.1.4-4.1.5: implementers MAY allow a small leeway, usually no more than a few minutes, for clock skew; OIDC Core §3.1.3.7: the acceptable range of iat is the client's",
     checks: ['oidc.id-token', 'oidc.userinfo'],
     rewrite: {
-      async answer(asked, answer, sim) {
-        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
-        if (typeof body?.id_token !== 'string') return false;
-        const key = await signingKey(sim);
-        const claims = decodeJwt(body.id_token);
+      answer: idTokenClaims((claims) => {
         // Two minutes ahead of the harness's own clock (the simulator's may have been moved on).
         const ahead = Math.floor(Date.now() / 1000) + 120;
-        const times = { iat: ahead, nbf: ahead, exp: ahead + 3600, ...(claims.auth_time ? { auth_time: ahead } : {}) };
-        const idToken = await new SignJWT({ ...claims, ...times })
-          .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
-          .sign(key.privateKey);
-        setJson(answer, { ...body, id_token: idToken });
-        return true;
-      },
+        return {
+          ...claims,
+          iat: ahead,
+          nbf: ahead,
+          exp: ahead + 3600,
+          ...(claims.auth_time ? { auth_time: ahead } : {}),
+        };
+      }),
     },
   },
   {
