@@ -379,12 +379,11 @@ async function oracles(t: CheckContext, token: string, required: boolean, restAp
 }
 
 /**
- * The oracle other than the REST API (token info, userinfo, introspection) that still accepts an
- * access token, if any: whether a revocation took, asked where the REST API's answer to the token
- * is what a check judges.
+ * The oracle that still accepts an access token, if any: whether a revocation took. Without the
+ * REST API (`restApi` false) where its answer to the token is what the check judges.
  */
-export async function acceptedOffApi(t: CheckContext, token: string): Promise<string | undefined> {
-  return (await oracles(t, token, false, false)).find((o) => o.said === 'works')?.name;
+export async function acceptingOracle(t: CheckContext, token: string, restApi = true): Promise<string | undefined> {
+  return (await oracles(t, token, false, restApi)).find((o) => o.said === 'works')?.name;
 }
 
 /**

@@ -58,6 +58,9 @@ let remembered = 0;
 /** A remembering provider's consents: the scopes each client_id was granted. */
 const consented = new Map<string, Set<string>>();
 
+/** Refresh tokens a provider keeps when their access token is revoked (the simulator revokes both). */
+const spared: Array<{ revokedAt: number | null }> = [];
+
 /** The codes the provider handed out in a redirect (a code-first server knows them). */
 const issuedCodes = new Set<string>();
 
@@ -1000,6 +1003,28 @@ export const VARIANTS: Variant[] = [
         answer.head = new Map([['location', [back.href]]]);
         answer.body = Buffer.alloc(0);
         return true;
+      },
+    },
+  },
+  {
+    // Okta and Keycloak revoke the access token they are given and leave its refresh token alive
+    // (Google and the real service revoke the whole grant).
+    name: 'revoking an access token leaves its refresh token working (Okta, Keycloak)',
+    cite: 'L96: the revocation revokes the token it is given; RFC 7009 §2.1: revoking an access token MAY revoke its refresh token',
+    checks: ['tokens.revoke-access-token', 'tokens.revoke-refresh-token', 'tokens.info-dead-token'],
+    warns: ['REV-ACCESS-REVOKES-REFRESH'],
+    rewrite: {
+      request(asked, sim) {
+        const token = formOf(asked).get('token') ?? '';
+        const held = asked.url.pathname === '/oauth/revoke' ? sim.store.accessTokens.get(digest(token)) : undefined;
+        const refresh = held?.refreshToken ? sim.store.refreshTokens.get(held.refreshToken) : undefined;
+        if (!refresh || refresh.revokedAt !== null) return false;
+        spared.push(refresh);
+        return true;
+      },
+      answer() {
+        // The simulator revoked the pair: its refresh token lives on, as the provider keeps it.
+        for (const refresh of spared.splice(0)) refresh.revokedAt = null;
       },
     },
   },
