@@ -842,7 +842,7 @@ export const VARIANTS: Variant[] = [
     // Spring Authorization Server's consent page: a checkbox per requested scope, not ticked, the
     // form posted back to the authorization endpoint with one `scope` field per ticked box; no box
     // ticked is a denial. Ory Hydra's pages add a "remember" box that a one-time consent leaves alone.
-    name: 'a consent page with an unticked checkbox per requested scope, posted back as repeated scope fields (Spring Authorization Server)',
+    name: 'a consent page with a checkbox per requested scope, only the first ticked, posted back as repeated scope fields (Spring Authorization Server)',
     cite: 'L130: the user is asked to approve the requested scopes (how the page asks is not shown); RFC 6749 §3.3: the server may grant fewer than asked',
     checks: [
       'grants.state-unchanged',
@@ -876,9 +876,10 @@ export const VARIANTS: Variant[] = [
         );
         const requested = decodeEntities(scope[1]).split(' ').filter(Boolean);
         consentAsked.set(consentKey(fields), requested);
+        // The first box ticked already (a page that ticks them, as Spring's samples do), the others not.
         const boxes = requested.map(
-          (s) =>
-            `<label><input class="form-check-input" type="checkbox" name="scope" value="${s}" id="${s}"> ${s}</label>`,
+          (s, i) =>
+            `<label><input class="form-check-input" type="checkbox" name="scope" value="${s}" id="${s}"${i ? '' : ' checked'}> ${s}</label>`,
         );
         const remember = '<label><input type="checkbox" name="remember" value="true"> Remember my decision</label>';
         answer.body = Buffer.from(page.replace(scope[0], [...boxes, remember].join('\n')));
