@@ -251,7 +251,7 @@ const revokedToken: Check = {
     if (revoked.status < 200 || revoked.status >= 300)
       t.harness(`revoking the access token answered ${revoked.status}: nothing was revoked`);
     // Answered 200 and still working elsewhere (Auth0 revokes refresh tokens only): not revoked.
-    const alive = await acceptingOracle(t, token.access_token, false);
+    const alive = await acceptingOracle(t, token.access_token, { restApi: true });
     if (alive)
       t.skip(
         `the revocation did not take: ${alive} still accepts the token (REV-REVOKES-TOKEN, judged by tokens.revoke-access-token)`,

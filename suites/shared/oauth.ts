@@ -240,6 +240,9 @@ export function expectOAuthError(
       `${what}: answered ${res.status}, a server error`,
       broke(expected.serverErrorRules, details),
     );
+  // A 2xx without `error` refused nothing (the status says so, on the rules that asked for the
+  // refusal): there is no refusal whose body or label to judge.
+  if (res.status >= 200 && res.status < 300 && typeof body?.error !== 'string') return body ?? {};
   const isBody = t.soft(
     body !== undefined,
     `${what}: the refusal must be an OAuth error body (JSON object)`,
@@ -325,9 +328,9 @@ const byStatus = (res: HttpResponse): Said => (res.status === 200 ? 'works' : 'r
  * discovery advertises one (`active`, the client authenticating as the confidential application).
  * With none of them, a check that needs the verdict (`required`) is errored, never failed.
  */
-async function oracles(t: CheckContext, token: string, required: boolean, restApi = true): Promise<Oracle[]> {
+async function oracles(t: CheckContext, token: string, required: boolean, skip: Skipped = {}): Promise<Oracle[]> {
   const asked: Oracle[] = [];
-  if (t.caps.tokenInfo) {
+  if (t.caps.tokenInfo && !skip.tokenInfo) {
     const res = await tokenInfo(t, token);
     asked.push({
       name: `GET ${TOKEN_INFO_PATH}`,
@@ -338,7 +341,7 @@ async function oracles(t: CheckContext, token: string, required: boolean, restAp
     });
   }
   // A REST API closed to OAuth tokens says nothing of this one (reported once: rest-tokens.ts).
-  if (restApi && t.caps.restApi && !restKnownToRefuseTokens(t)) {
+  if (!skip.restApi && t.caps.restApi && !restKnownToRefuseTokens(t)) {
     const res = await t.http.get(CURRENT_USER_PATH, { bearer: token });
     // Asked only when this answer would blame the token (expected alive, refused).
     const closed = !required && res.status !== 200 && (await restRefusesTokens(t).catch(() => undefined)) !== undefined;
@@ -378,12 +381,15 @@ async function oracles(t: CheckContext, token: string, required: boolean, restAp
   return heard;
 }
 
-/**
- * The oracle that still accepts an access token, if any: whether a revocation took. Without the
- * REST API (`restApi` false) where its answer to the token is what the check judges.
- */
-export async function acceptingOracle(t: CheckContext, token: string, restApi = true): Promise<string | undefined> {
-  return (await oracles(t, token, false, restApi)).find((o) => o.said === 'works')?.name;
+/** Oracles left unasked: those whose answer to the token is what the check judges. */
+interface Skipped {
+  restApi?: boolean;
+  tokenInfo?: boolean;
+}
+
+/** The oracle that still accepts an access token, if any, `skip` left unasked: whether a revocation took. */
+export async function acceptingOracle(t: CheckContext, token: string, skip: Skipped = {}): Promise<string | undefined> {
+  return (await oracles(t, token, false, skip)).find((o) => o.said === 'works')?.name;
 }
 
 /**

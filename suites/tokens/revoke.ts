@@ -86,19 +86,10 @@ export const revokeChecks: Check[] = [
     title: 'Token info and the REST API answer a revoked or expired token with 401 (invalid_token, WWW-Authenticate)',
     rules: ['INFO-INVALID-TOKEN', 'AUTH-INVALID-TOKEN-401'],
     async run(t: CheckContext) {
-      const dead: Array<[string, string]> = [];
-      const revoked = (await mintPair(t, 'confidential')).tokens.access_token;
-      expectEmptyObject(t, await t.oauth.revoke(revoked, 'confidential'), 'revoke an access token');
-      dead.push([revoked, 'revoked']);
-      if (t.caps.clock) {
-        const expired = (await mintPair(t, 'confidential')).tokens.access_token;
-        await t.driver.advanceClock(limits().accessTokenLifetime + 1);
-        dead.push([expired, 'expired']);
-      }
       // Each endpoint the target serves is judged; one it lacks fails once, on its own rule, elsewhere.
       if (!t.caps.tokenInfo && !t.caps.restApi)
         t.skip('the target serves neither /oauth/token/info nor the REST API: nothing here can refuse a dead token');
-      for (const [token, why] of dead) {
+      const judgeDead = async (token: string, why: string) => {
         for (const via of t.caps.tokenInfo ? (['header', 'query'] as const) : []) {
           const info = await tokenInfo(t, token, via);
           // A missing endpoint is one failure of its rule, not a malformed refusal besides.
@@ -117,7 +108,7 @@ export const revokeChecks: Check[] = [
             `token info of a ${why} token (${via})`,
           );
         }
-        if (!t.caps.restApi) continue;
+        if (!t.caps.restApi) return;
         const user = await t.http.get(CURRENT_USER_PATH, { bearer: token });
         t.soft(
           user.status === 401,
@@ -129,7 +120,21 @@ export const revokeChecks: Check[] = [
           `${CURRENT_USER_PATH} must answer a ${why} bearer token with WWW-Authenticate: Bearer`,
           broke(['AUTH-INVALID-TOKEN-401'], { status: user.status }),
         );
+      };
+      const revoked = (await mintPair(t, 'confidential')).tokens.access_token;
+      expectEmptyObject(t, await t.oauth.revoke(revoked, 'confidential'), 'revoke an access token');
+      // Judged before any clock moves (else it is merely expired), and only where the revocation
+      // took: a token another oracle still accepts is REV-REVOKES-TOKEN's (tokens.revoke-access-token).
+      const alive = await acceptingOracle(t, revoked, { restApi: true, tokenInfo: true });
+      if (!alive) await judgeDead(revoked, 'revoked');
+      if (!t.caps.clock) {
+        if (alive)
+          t.skip(`the revocation did not take: ${alive} still accepts the token, and no clock lets one expire`);
+        return;
       }
+      const expired = (await mintPair(t, 'confidential')).tokens.access_token;
+      await t.driver.advanceClock(limits().accessTokenLifetime + 1);
+      await judgeDead(expired, 'expired');
     },
   },
   {

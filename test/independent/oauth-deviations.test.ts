@@ -768,6 +768,36 @@ const DEVIATIONS: Deviation[] = [
     },
   },
   {
+    // A token store replicated to the token info service with a delay: a revoked token still shown
+    // active there for a minute, while the token endpoint and userinfo refuse it at once.
+    name: 'token info still answers a token revoked less than a minute ago (a replica a minute behind)',
+    cite: 'L96: a revoked token stops working; L164-166, RFC 6750 §3.1: token info refuses an invalid token with 401',
+    checks: ['tokens.info-dead-token'],
+    breaks: ['INFO-INVALID-TOKEN'],
+    rewrite: {
+      answer(asked, answer, sim) {
+        if (asked.url.pathname !== '/oauth/token/info' || answer.status !== 401) return false;
+        const bearer = /^Bearer (\S+)$/i.exec(String(asked.headers.authorization ?? ''))?.[1];
+        const held = sim.store.accessTokens.get(digest(bearer ?? asked.url.searchParams.get('access_token') ?? ''));
+        if (held?.revokedAt == null || sim.clock.nowSeconds() - held.revokedAt >= 60) return false;
+        const app = [...sim.store.applications.values()].find((a) => a.id === held.applicationId);
+        const left = held.expiresIn === null ? null : held.createdAt + held.expiresIn - sim.clock.nowSeconds();
+        answer.status = 200;
+        answer.head = new Map([['content-type', ['application/json']]]);
+        setJson(answer, {
+          resource_owner_id: held.userId,
+          scope: held.scopes,
+          expires_in: left,
+          application: { uid: app?.uid ?? '' },
+          created_at: held.createdAt,
+          scopes: held.scopes,
+          expires_in_seconds: left,
+        });
+        return true;
+      },
+    },
+  },
+  {
     // Servers that treat a dead device code like any dead grant (RFC 6749's invalid_grant) rather
     // than with RFC 8628 §3.5's expired_token; the refusal is right, its code is not the table's.
     name: 'an expired device code refused with invalid_grant instead of expired_token',
