@@ -47,7 +47,7 @@ export const deviceChecks: Check[] = [
     id: 'device.expired-token',
     suite: 'device',
     title: 'Once the device code lifetime has passed, polls answer expired_token, also after the user approves',
-    rules: ['DEV-EXPIRED-TOKEN'],
+    rules: ['DEV-EXPIRED-TOKEN', 'DEV-AUTHORIZATION-PENDING'],
     needs: ['device'],
     async run(t: CheckContext) {
       needTime(t);
@@ -55,15 +55,27 @@ export const deviceChecks: Check[] = [
       expectOAuthError(
         t,
         await poll(t, start.deviceCode),
-        { status: 400, error: 'authorization_pending' },
+        { status: 400, error: 'authorization_pending', rules: ['DEV-AUTHORIZATION-PENDING'] },
         'first poll of a fresh device code',
       );
+      // The last interval of the lifetime the response gave (when it holds two): the code still
+      // lives (L80), pending.
+      const last = start.expiresIn > 2 * start.interval ? start.expiresIn - start.interval : 0;
+      if (last) {
+        await wait(t, last);
+        expectOAuthError(
+          t,
+          await poll(t, start.deviceCode),
+          { status: 400, error: 'authorization_pending', rules: ['DEV-AUTHORIZATION-PENDING'] },
+          `poll ${last} s after the device code was issued, within its expires_in of ${start.expiresIn} s`,
+        );
+      }
       // One second past the lifetime: whether the very second 300 is still inside it, nobody says (RFC 8628 §3.2).
-      await wait(t, start.expiresIn + 1);
+      await wait(t, start.expiresIn + 1 - last);
       expectOAuthError(
         t,
         await poll(t, start.deviceCode),
-        { status: 400, error: 'expired_token' },
+        { status: 400, error: 'expired_token', rules: ['DEV-EXPIRED-TOKEN'] },
         `poll ${start.expiresIn + 1} s after the device code was issued`,
       );
       await t.driver.approveDevice(start.userCode).catch(() => undefined);
@@ -71,7 +83,7 @@ export const deviceChecks: Check[] = [
       expectOAuthError(
         t,
         await poll(t, start.deviceCode),
-        { status: 400, error: 'expired_token' },
+        { status: 400, error: 'expired_token', rules: ['DEV-EXPIRED-TOKEN'] },
         'poll after the user tried to approve an expired code',
       );
     },

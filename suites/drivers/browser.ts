@@ -22,7 +22,7 @@ import type {
 } from 'playwright-core';
 import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { DriverError } from '../errors.js';
-import { DECISION_SELECTORS, IDENTIFIER_WORDS, SIGN_IN_DEFAULTS, STEP_SELECTORS } from './defaults.js';
+import { DECISION_SELECTORS, IDENTIFIER_WORDS, SCOPE_BOX_NAME, SIGN_IN_DEFAULTS, STEP_SELECTORS } from './defaults.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
 import { CheckFailure, CheckSkipped, HarnessError } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
@@ -58,6 +58,9 @@ const POLL_MS = 100;
 const MAX_CONTINUES = 3;
 
 type Decision = 'approve' | 'deny';
+
+/** A consent page's scope checkboxes not ticked, that an approval ticks. */
+const UNTICKED_SCOPE_BOXES = `input[type="checkbox"][name*="${SCOPE_BOX_NAME}" i]:not(:checked):not([disabled])`;
 
 export interface BrowserDriverOptions {
   /** Chromium binary; default $IDP_CHROMIUM, else /usr/bin/chromium. */
@@ -716,6 +719,10 @@ export async function createBrowserDriver(
           }
           if (await present(page, ...controls.decision)) {
             decided = true;
+            // Approving approves the requested scopes: boxes a page leaves unticked are ticked (html.ts, withScopesTicked).
+            // (Each tick takes the box out of the selector: always the first, as many times as there were.)
+            const boxes = page.locator(UNTICKED_SCOPE_BOXES);
+            for (let n = decision === 'approve' ? await boxes.count() : 0; n > 0; n--) await boxes.first().check();
             await press(decisionCss, [controls.continue]);
             continue;
           }

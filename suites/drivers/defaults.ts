@@ -50,3 +50,9 @@ export const STEP_SELECTORS = {
     ])
     .join(', '),
 } as const;
+
+/**
+ * What a consent page's checkbox of a scope has in its name (Spring Authorization Server's
+ * `scope`, Ory Hydra's `grant_scope`): an approval ticks those left unticked, no other box.
+ */
+export const SCOPE_BOX_NAME = 'scope';

@@ -8,7 +8,7 @@ import { CookieJar } from 'tough-cookie';
 import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { CheckSkipped, HarnessError } from '../runner/errors.js';
 import { SIGN_IN_DEFAULTS } from './defaults.js';
-import { formData, matchesSelector, parseForms, type HtmlForm, type SubmitButton } from './html.js';
+import { formData, matchesSelector, parseForms, withScopesTicked, type HtmlForm, type SubmitButton } from './html.js';
 import { identifierField, refusedIfClientError, signInRefused, signInUser } from './sign-in.js';
 
 const DEFAULTS = {
@@ -218,7 +218,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         decided ||= choice.explicit;
         const values = fill?.(choice.form) ?? {};
         what = `the action of the form with the ${choice.explicit ? decision : 'next step'} button`;
-        [url, method, body] = submission(choice.form, url, values, choice.button);
+        const form = choice.explicit && decision === 'approve' ? withScopesTicked(choice.form) : choice.form;
+        [url, method, body] = submission(form, url, values, choice.button);
       }
       throw new HarnessError(
         `the provider's pages did not settle within ${MAX_STEPS} redirects and form posts, starting at ${new URL(startUrl).pathname}`,

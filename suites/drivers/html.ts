@@ -2,6 +2,7 @@
  * Just enough HTML reading to drive a sign-in or consent page of any provider: the forms, their
  * action and method, their inputs (hidden ones carry the CSRF token) and their submit buttons.
  */
+import { SCOPE_BOX_NAME } from './defaults.js';
 
 export interface FormField {
   name: string;
@@ -24,6 +25,8 @@ export interface HtmlForm {
   attrs: Record<string, string>;
   fields: FormField[];
   buttons: SubmitButton[];
+  /** Checkboxes not ticked: a browser leaves them out of the body until the user ticks them. */
+  unticked: FormField[];
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
@@ -85,8 +88,12 @@ function addControl(form: HtmlForm, { kind, attrs: a, label }: Control): void {
     return;
   }
   if (!a.name || 'disabled' in a) return;
-  if ((type === 'checkbox' || type === 'radio') && !('checked' in a)) return;
-  form.fields.push({ name: a.name, value: a.value ?? (type === 'checkbox' ? 'on' : ''), type });
+  const field = { name: a.name, value: a.value ?? (type === 'checkbox' ? 'on' : ''), type };
+  if ((type === 'checkbox' || type === 'radio') && !('checked' in a)) {
+    if (type === 'checkbox') form.unticked.push(field);
+    return;
+  }
+  form.fields.push(field);
 }
 
 /**
@@ -117,7 +124,7 @@ export function parseForms(html: string): HtmlForm[] {
       if (!closing && !open) {
         const attrs = parseAttributes(tag);
         const form = { action: attrs.action ?? '', method: (attrs.method ?? 'get').toLowerCase(), attrs };
-        open = { form: { ...form, fields: [], buttons: [] }, controls: [] };
+        open = { form: { ...form, fields: [], buttons: [], unticked: [] }, controls: [] };
       } else if (closing && open) {
         for (const control of open.controls) addControl(open.form, control);
         forms.push(open.form);
@@ -161,6 +168,16 @@ export function matchesSelector(button: SubmitButton, selector: string): boolean
     }
   }
   return true;
+}
+
+/**
+ * The form as the user approves it: every scope the page offers as a box is ticked (L130: the user
+ * approves the requested scopes; Spring Authorization Server's page lists them unticked). Other
+ * boxes ("remember my decision") stay as the page set them: a one-time consent.
+ */
+export function withScopesTicked(form: HtmlForm): HtmlForm {
+  const scopes = form.unticked.filter((box) => box.name.toLowerCase().includes(SCOPE_BOX_NAME));
+  return scopes.length ? { ...form, fields: [...form.fields, ...scopes] } : form;
 }
 
 /** The form's fields as a body, with the chosen button's name=value appended as a browser does. */

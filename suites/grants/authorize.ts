@@ -159,6 +159,12 @@ export const authorizeChecks: Check[] = [
         );
       });
       const bare = await authorizeRedirect(t, 'confidential', { state: undefined }, 'approve', ['GRANT-CONSENT']);
+      // state is recommended, not required (L125): a request without one refused breaks the parameters.
+      t.soft(
+        !bare.searchParams.has('error'),
+        'an approved request without state must not be refused (state is recommended, not required)',
+        broke(['GRANT-AUTHORIZE-PARAMS'], { error: bare.searchParams.get('error') }),
+      );
       t.expect(
         !bare.searchParams.has('state'),
         'a redirect for a request without state must carry no state',
@@ -403,7 +409,10 @@ export const authorizeChecks: Check[] = [
     rules: ['GRANT-CONSENT-DENIED', 'GRANT-CONSENT', 'GRANT-AUTHORIZE-ERROR-REDIRECT'],
     async run(t: CheckContext) {
       const state = 'consent-denied';
-      const outcome = await t.driver.authorize(t.oauth.authorizeUrl('confidential', { state }), 'deny');
+      // A provider that remembers an earlier approval (Keycloak, Okta, Hydra) asks again only when
+      // told to (OIDC Core §3.1.2.1); one that knows no prompt ignores it (RFC 6749 §3.1).
+      const url = t.oauth.authorizeUrl('confidential', { state, prompt: 'consent' });
+      const outcome = await t.driver.authorize(url, 'deny');
       // Nobody denied: the provider asked nothing (a consent it remembered) or offered no deny control.
       // Whatever it answered then says nothing about denial.
       if (outcome.decided === false)

@@ -8,6 +8,7 @@ import {
   expectOAuthError,
   expectTokenOk,
   mintPair,
+  refreshTokenOf,
   refresh,
   heldScopes,
 } from '../shared/oauth.js';
@@ -42,14 +43,10 @@ export const refreshChecks: Check[] = [
     async run(t: CheckContext) {
       for (const app of roles(t)) {
         const { tokens: a, verifier } = await mintPair(t, app);
+        const old = refreshTokenOf(t, a, `code exchange (${app} application)`);
         const before = await heldScopes(t, a, t.oauth.app(app).scopes);
         const refused: RuleId[] = [refreshParamsRule(t, app), 'TOK-REFRESH-ROTATION'];
-        const b = expectTokenOk(
-          t,
-          await refresh(t, app, a.refresh_token!, verifier),
-          `refresh (${app} application)`,
-          refused,
-        );
+        const b = expectTokenOk(t, await refresh(t, app, old, verifier), `refresh (${app} application)`, refused);
         expectTokenFields(t, b, 'refresh_token', `refresh (${app} application)`);
         t.soft(
           b.access_token !== a.access_token && b.refresh_token !== a.refresh_token,
@@ -71,7 +68,7 @@ export const refreshChecks: Check[] = [
         // Without a new refresh token (judged above) a client goes on with the one it has (RFC 6749 §6).
         const c = expectTokenOk(
           t,
-          await refresh(t, app, b.refresh_token ?? a.refresh_token!, verifier),
+          await refresh(t, app, b.refresh_token ?? old, verifier),
           `refresh with the new refresh token (${app})`,
           refused,
         );
@@ -81,7 +78,7 @@ export const refreshChecks: Check[] = [
         // Last: replaying a rotated refresh token may revoke the whole grant (RFC 9700 §4.14.2), new pair included.
         expectOAuthError(
           t,
-          await refresh(t, app, a.refresh_token!, verifier),
+          await refresh(t, app, old, verifier),
           { status: 400, error: 'invalid_grant', rules: ['TOK-REFRESH-OLD-REFUSED', 'TOK-REFRESH-ROTATION'] },
           `reuse of a rotated refresh token (${app})`,
         );
@@ -96,6 +93,7 @@ export const refreshChecks: Check[] = [
     needs: ['clock'],
     async run(t: CheckContext) {
       const { tokens: a, verifier } = await mintPair(t, 'confidential');
+      const held = refreshTokenOf(t, a, 'code exchange');
       const lifetime = limits().accessTokenLifetime;
       await t.driver.advanceClock(lifetime - 60);
       await expectAccessAlive(t, a.access_token, `access token a minute before its ${lifetime} s lifetime ends`, [
@@ -108,7 +106,7 @@ export const refreshChecks: Check[] = [
       ]);
       const b = expectTokenOk(
         t,
-        await refresh(t, 'confidential', a.refresh_token!, verifier),
+        await refresh(t, 'confidential', held, verifier),
         'refresh after the access token expired',
         ['TOK-REFRESH-AFTER-EXPIRY'],
       );
@@ -126,7 +124,7 @@ export const refreshChecks: Check[] = [
       const { tokens } = await mintPair(t, 'confidential');
       expectOAuthError(
         t,
-        await refresh(t, 'limited', tokens.refresh_token!),
+        await refresh(t, 'limited', refreshTokenOf(t, tokens, 'code exchange')),
         { status: 400, error: 'invalid_grant' },
         'refresh by an application the token was not issued to',
       );

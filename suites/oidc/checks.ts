@@ -1,9 +1,9 @@
 /** OpenID Connect: id_token signature and claims, discovery, key set, userinfo, the /-/jwks alias. */
 import fc from 'fast-check';
 import { jwtVerify, decodeProtectedHeader, type JWK, type JWTPayload } from 'jose';
-import type { Check, CheckContext } from '../types.js';
+import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { CheckFailure } from '../runner/errors.js';
-import { hasBearerChallenge } from '../shared/challenge.js';
+import { hasBearerChallenge, namesError } from '../shared/challenge.js';
 import {
   authorizeCode,
   broke,
@@ -40,6 +40,13 @@ function isPublicKey(key: JWK): boolean {
   return key.kty === 'OKP' && has('crv', 'x');
 }
 
+/**
+ * Seconds of clock skew allowed between the provider and the harness's machine when exp and nbf
+ * are checked (RFC 7519 §4.1.4-4.1.5: a small leeway, usually no more than a few minutes): whose
+ * clock runs ahead is the hosts' affair, not the provider's conformance.
+ */
+const CLOCK_SKEW = 300;
+
 /** 2000-01-01T00:00:00Z: no sign-in at this provider happened before. */
 const EARLIEST_AUTH_TIME = 946_684_800;
 
@@ -69,7 +76,7 @@ async function verifyIdToken(t: CheckContext, idToken: string, audience: string,
   const keys = localKeys(t, jwks);
   try {
     // Any asymmetric algorithm of the published keys proves the signature (must); RS256 is the default (should).
-    const { payload } = await jwtVerify(idToken, keys, { issuer, audience });
+    const { payload } = await jwtVerify(idToken, keys, { issuer, audience, clockTolerance: CLOCK_SKEW });
     t.soft(
       header.alg === 'RS256',
       'id_token should be signed with RS256, the default algorithm (OIDC Core §3.1.3.7)',
@@ -87,6 +94,43 @@ async function verifyIdToken(t: CheckContext, idToken: string, audience: string,
       }),
     );
   }
+}
+
+/** An answer labelled application/jwt (OIDC Core §5.3.2: a userinfo response the client registered signed). */
+const isJwt = (res: HttpResponse) =>
+  (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase() === 'application/jwt';
+
+/**
+ * The claims of a signed userinfo response (OIDC Core §5.3.2): a JWT verified by the published
+ * keys, whose iss and aud, which it SHOULD carry, name the issuer and the client when present. The
+ * config cannot say whether the client registered userinfo_signed_response_alg, so a signed
+ * answer is read as the provider's choice, not refused.
+ */
+async function signedUserinfo(
+  t: CheckContext,
+  res: HttpResponse,
+  what: string,
+  clientId: string,
+): Promise<Record<string, unknown> | undefined> {
+  if (res.status !== 200) return undefined;
+  const keys = localKeys(t, await fetchJwks(t));
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(res.text.trim(), keys, { clockTolerance: CLOCK_SKEW }));
+  } catch (error) {
+    if (error instanceof CheckFailure) throw error;
+    return t.fail(`${what}: the application/jwt answer does not verify against the published keys`, {
+      reason: (error as Error).message,
+    });
+  }
+  const issuer = await expectedIssuer(t);
+  t.expect(payload.iss === undefined || payload.iss === issuer, `${what}: the signed claims name another issuer`, {
+    iss: payload.iss,
+    issuer,
+  });
+  const aud = ([] as unknown[]).concat(payload.aud ?? clientId);
+  t.expect(aud.includes(clientId), `${what}: the signed claims are for another audience`, { aud: payload.aud });
+  return payload;
 }
 
 /** Grant types a provider of the source may support (L8-12, L145), probed whether listed or not. */
@@ -364,15 +408,15 @@ export const oidcChecks: Check[] = [
         t.config.applications![app]!.clientId,
         await expectedIssuer(t),
       );
+      const clientId = t.config.applications![app]!.clientId;
       for (const method of ['get', 'post'] as const) {
+        const what = `${method.toUpperCase()} ${USERINFO_PATH}`;
         const res = await t.http[method](USERINFO_PATH, { bearer: tokens.access_token });
-        const body = jsonObject(res);
-        t.expect(
-          res.status === 200 && body,
-          `${method.toUpperCase()} ${USERINFO_PATH} must answer 200 with JSON claims`,
-          { status: res.status },
-        );
-        expectJsonType(t, res, `${method.toUpperCase()} ${USERINFO_PATH}`);
+        const body = isJwt(res) ? await signedUserinfo(t, res, what, clientId) : jsonObject(res);
+        t.expect(res.status === 200 && body, `${what} must answer 200 with JSON claims (or a signed JWT of them)`, {
+          status: res.status,
+        });
+        if (!isJwt(res)) expectJsonType(t, res, what);
         t.expect(body.sub === claims.sub, 'userinfo sub must equal the id_token sub', {
           sub: body.sub ?? null,
           idTokenSub: claims.sub,
@@ -390,13 +434,14 @@ export const oidcChecks: Check[] = [
       const app = openidApp(t);
       const tokens = await t.oauth.token(app, { scope: scopeWithoutOpenid(t, app) });
       const res = await t.http.get(USERINFO_PATH, { bearer: tokens.access_token });
-      const body = jsonObject(res);
       t.expect(res.status === 403, `${USERINFO_PATH} must refuse a token without openid with 403`, {
         status: res.status,
       });
-      t.expect(body?.error === 'insufficient_scope', 'the refusal must name insufficient_scope', {
-        error: body?.error ?? null,
-      });
+      t.expect(
+        namesError(res, 'insufficient_scope'),
+        'the refusal must name insufficient_scope (WWW-Authenticate or JSON body)',
+        { error: jsonObject(res)?.error ?? null, wwwAuthenticate: res.headers.get('www-authenticate') },
+      );
     },
   },
   {

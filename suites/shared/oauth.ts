@@ -207,7 +207,10 @@ export function expectOAuthError(
   const body = jsonObject(res);
   const details = { status: res.status, error: body?.error ?? null, expectedStatus: statuses, expectedError: errors };
   const outcome = expected.rules ?? [];
-  const tokenEndpoint = new URL(res.url, 'http://localhost').pathname.endsWith(TOKEN_PATH);
+  const path = new URL(res.url, 'http://localhost').pathname;
+  const tokenEndpoint = path.endsWith(TOKEN_PATH);
+  // The device authorization endpoint answers errors as the token endpoint does (RFC 8628 §3.2).
+  const tokenLike = tokenEndpoint || path.endsWith(AUTHORIZE_DEVICE_PATH);
   const malformed: RuleId[] = [
     'ERR-OAUTH-BODY',
     ...(tokenEndpoint ? ['TOK-ERROR-BODY' as const] : []),
@@ -224,7 +227,7 @@ export function expectOAuthError(
   const clientError =
     (res.status >= 400 && res.status < 500) ||
     (res.status >= 200 && res.status < 300 && typeof body?.error === 'string');
-  const statusRules = expected.statusRules ?? (tokenEndpoint ? ['ERR-TOKEN-STATUS' as const] : outcome);
+  const statusRules = expected.statusRules ?? (tokenLike ? ['ERR-TOKEN-STATUS' as const] : outcome);
   t.soft(
     statuses.includes(res.status),
     `${what}: expected status ${statuses.join(' or ')}, got ${res.status}`,
@@ -237,6 +240,9 @@ export function expectOAuthError(
       `${what}: answered ${res.status}, a server error`,
       broke(expected.serverErrorRules, details),
     );
+  // A 2xx without `error` refused nothing (the status says so, on the rules that asked for the
+  // refusal): there is no refusal whose body or label to judge.
+  if (res.status >= 200 && res.status < 300 && typeof body?.error !== 'string') return body ?? {};
   const isBody = t.soft(
     body !== undefined,
     `${what}: the refusal must be an OAuth error body (JSON object)`,
@@ -322,9 +328,9 @@ const byStatus = (res: HttpResponse): Said => (res.status === 200 ? 'works' : 'r
  * discovery advertises one (`active`, the client authenticating as the confidential application).
  * With none of them, a check that needs the verdict (`required`) is errored, never failed.
  */
-async function oracles(t: CheckContext, token: string, required: boolean): Promise<Oracle[]> {
+async function oracles(t: CheckContext, token: string, required: boolean, skip: Skipped = {}): Promise<Oracle[]> {
   const asked: Oracle[] = [];
-  if (t.caps.tokenInfo) {
+  if (t.caps.tokenInfo && !skip.tokenInfo) {
     const res = await tokenInfo(t, token);
     asked.push({
       name: `GET ${TOKEN_INFO_PATH}`,
@@ -335,7 +341,7 @@ async function oracles(t: CheckContext, token: string, required: boolean): Promi
     });
   }
   // A REST API closed to OAuth tokens says nothing of this one (reported once: rest-tokens.ts).
-  if (t.caps.restApi && !restKnownToRefuseTokens(t)) {
+  if (!skip.restApi && t.caps.restApi && !restKnownToRefuseTokens(t)) {
     const res = await t.http.get(CURRENT_USER_PATH, { bearer: token });
     // Asked only when this answer would blame the token (expected alive, refused).
     const closed = !required && res.status !== 200 && (await restRefusesTokens(t).catch(() => undefined)) !== undefined;
@@ -373,6 +379,17 @@ async function oracles(t: CheckContext, token: string, required: boolean): Promi
       `no oracle to tell whether an access token works: the target serves none of ${TOKEN_INFO_PATH}, ${CURRENT_USER_PATH}, ${USERINFO_PATH} (for an openid token) and an advertised introspection endpoint${asked.length ? ` (asked: ${asked.map((o) => `${o.name} ${o.res.status}`).join(', ')})` : ''}`,
     );
   return heard;
+}
+
+/** Oracles left unasked: those whose answer to the token is what the check judges. */
+interface Skipped {
+  restApi?: boolean;
+  tokenInfo?: boolean;
+}
+
+/** The oracle that still accepts an access token, if any, `skip` left unasked: whether a revocation took. */
+export async function acceptingOracle(t: CheckContext, token: string, skip: Skipped = {}): Promise<string | undefined> {
+  return (await oracles(t, token, false, skip)).find((o) => o.said === 'works')?.name;
 }
 
 /**
@@ -544,6 +561,21 @@ export async function authorizeCode(
   const code = redirect.searchParams.get('code');
   t.expect(code, 'authorize: the redirect carries no code', broke(['GRANT-REDIRECT-WITH-CODE']));
   return code;
+}
+
+/**
+ * The refresh token of a code response: the premise of a check that refreshes or revokes one. A
+ * response without it (Ory Hydra, Okta and Entra ID issue one only for offline_access) breaks
+ * TOK-REFRESH-TOKEN-PRESENT (L29), once; the check's own rules stay untested.
+ */
+export function refreshTokenOf(t: CheckContext, tokens: TokenResponse, what: string): string {
+  const token = tokens.refresh_token;
+  t.expect(
+    typeof token === 'string' && token.length > 0,
+    `${what}: the code response carries no refresh_token; this check's own rules are untested`,
+    broke(['TOK-REFRESH-TOKEN-PRESENT'], { fields: Object.keys(tokens) }),
+  );
+  return token;
 }
 
 /** Exchange a code: client auth per app, redirect_uri of the app unless overridden (t.oauth tracks the tokens). */

@@ -6,13 +6,12 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SignJWT, decodeJwt, exportJWK, generateKeyPair, type JWK } from 'jose';
-import { signingKey } from '../../simulator/oauth/keys.js';
+import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { digest } from '../../simulator/digest.js';
 import type { Report } from '../../suites/report/model.js';
 import { startCollector, type Collector } from '../hostile/collector.js';
 import { expectBlamed, labelled, type Deviation } from './corpus.js';
-import { formOf, jsonOf, proxyForTests, setJson, type Asked, type Rewrite } from './oauth-proxy.js';
+import { formOf, idTokenClaims, jsonOf, proxyForTests, setJson, type Asked, type Rewrite } from './oauth-proxy.js';
 import { JSON_READERS, jsonOnlyWhenAsked } from './json-only-when-asked.js';
 
 const isToken = (path: string) => path === '/oauth/token';
@@ -86,8 +85,14 @@ function redirect(answer: Parameters<NonNullable<Rewrite['answer']>>[1], status:
 /** Revocations of a token the provider does not hold (unknown, or revoked already), seen before they are forwarded. */
 const unheld = new WeakSet<Asked>();
 
+/** Authorization requests without state, seen before they are forwarded. */
+const stateless = new WeakSet<Asked>();
+
 /** A non-rotating provider's refresh tokens: the one the client holds, the simulator's current one. */
 const kept = new Map<string, string>();
+
+/** A grace-period provider's rotations: a refresh token, the one it was rotated into, and when. */
+const rotated = new Map<string, { into: string; at: number }>();
 
 /** The token endpoint's refusals that the checks of a refusal rest on. */
 const REFUSALS = [
@@ -272,18 +277,7 @@ const DEVIATIONS: Deviation[] = [
     cite: 'OIDC Core §2: auth_time is the time the End-User authenticated',
     checks: ['oidc.id-token'],
     breaks: ['OIDC-ID-TOKEN-CLAIMS'],
-    rewrite: {
-      async answer(asked, answer, sim) {
-        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
-        if (typeof body?.id_token !== 'string') return false;
-        const key = await signingKey(sim);
-        const idToken = await new SignJWT({ ...decodeJwt(body.id_token), auth_time: 0 })
-          .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
-          .sign(key.privateKey);
-        setJson(answer, { ...body, id_token: idToken });
-        return true;
-      },
-    },
+    rewrite: { answer: idTokenClaims((claims) => ({ ...claims, auth_time: 0 })) },
   },
   {
     name: 'token_type BEARER in every token response',
@@ -589,6 +583,221 @@ const DEVIATIONS: Deviation[] = [
     },
   },
   {
+    // Okta's and Ory Hydra's rotation grace period: a rotated refresh token still redeems for a
+    // while (here 30 s), so a client that lost the answer to a refresh may retry. The source
+    // invalidates the old one with the refresh itself; nothing else of the grant changes.
+    name: 'a rotated refresh token still redeemed within a 30 s grace period (Okta, Ory Hydra)',
+    cite: 'L92: the refresh invalidates the old refresh token (no grace period); RFC 9700 §4.14.2 leaves rotation to the server',
+    checks: ['grants.refresh-rotation', 'grants.refresh-after-expiry', 'grants.refresh-client-bound'],
+    breaks: ['TOK-REFRESH-OLD-REFUSED', 'TOK-REFRESH-ROTATION'],
+    rewrite: {
+      request(asked, sim) {
+        const form = formOf(asked);
+        if (!isToken(asked.url.pathname) || form.get('grant_type') !== 'refresh_token') return false;
+        let held = rotated.get(form.get('refresh_token') ?? '');
+        if (!held || sim.clock.nowSeconds() - held.at > 30) return false;
+        // The grant goes on from its newest refresh token, as if the old one were it.
+        for (let next = held; next; next = rotated.get(next.into)!) held = next;
+        form.set('refresh_token', held.into);
+        asked.body = Buffer.from(form.toString());
+        return true;
+      },
+      answer(asked, answer, sim) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        const form = formOf(asked);
+        if (form.get('grant_type') !== 'refresh_token' || typeof body?.refresh_token !== 'string') return;
+        rotated.set(form.get('refresh_token')!, { into: body.refresh_token, at: sim.clock.nowSeconds() });
+      },
+    },
+  },
+  {
+    // Some device endpoints answer a device code they never issued as a refused grant of the
+    // device flow's own (access_denied) rather than RFC 6749's invalid_grant.
+    name: 'a device code never issued refused with access_denied',
+    cite: 'RFC 8628 §3.5: access_denied is for a request the user denied; RFC 6749 §5.2: an invalid grant is invalid_grant',
+    checks: ['device.unknown-device-code', 'device.state-machine'],
+    breaks: ['DEV-UNKNOWN-DEVICE-CODE'],
+    rewrite: {
+      answer(asked, answer, sim) {
+        const form = formOf(asked);
+        if (!tokenError(asked.url.pathname, answer) || !form.get('grant_type')?.endsWith(':device_code')) return false;
+        if (sim.store.deviceCodes.has(digest(form.get('device_code') ?? ''))) return false;
+        setJson(answer, { error: 'access_denied', error_description: 'The device code is not valid.' });
+        return true;
+      },
+    },
+  },
+  {
+    // Entra ID's device codes live 900 s, Okta's 600: the response says so and the code lives that long.
+    name: "device codes that live 900 s, as Entra ID's, their expires_in saying so",
+    cite: 'L41, L277: the device code lives 300 s in the response shown (RFC 8628 §3.2 leaves the lifetime to the server)',
+    checks: ['device.authorization-timings', 'device.expired-token', 'device.state-machine', 'device.token-response'],
+    breaks: ['DEV-CODE-LIFETIME'],
+    rewrite: {
+      answer(asked, answer, sim) {
+        const body = asked.url.pathname === '/oauth/authorize_device' ? jsonOf(answer) : undefined;
+        if (typeof body?.device_code !== 'string') return false;
+        const record = sim.store.deviceCodes.get(digest(body.device_code));
+        if (!record) return false;
+        record.expiresIn = 900;
+        setJson(answer, { ...body, expires_in: 900 });
+        return true;
+      },
+    },
+  },
+  {
+    // Most providers (Entra ID, Okta, Keycloak's default 300, Auth0 86400) choose another access
+    // token lifetime than the source's 7200; the response says so and the token lives that long.
+    name: 'access tokens that live 3600 s, their expires_in saying so',
+    cite: 'L28, L276: expires_in is 7200 in every response shown and tokens live that long (RFC 6749 §5.1 leaves the lifetime to the server)',
+    checks: [
+      'grants.token-response-fields',
+      'grants.refresh-after-expiry',
+      'grants.refresh-rotation',
+      'device.token-response',
+      'tokens.info-expires-in-remaining',
+    ],
+    breaks: ['TOK-EXPIRES-IN', 'LIM-TOKEN-LIFETIME'],
+    rewrite: {
+      answer(asked, answer, sim) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.access_token !== 'string') return false;
+        const record = sim.store.accessTokens.get(digest(body.access_token));
+        if (!record) return false;
+        record.expiresIn = 3600;
+        setJson(answer, { ...body, expires_in: 3600 });
+        return true;
+      },
+    },
+  },
+  {
+    // Ory Hydra, Okta and Entra ID issue a refresh token only when the offline_access scope (Hydra:
+    // offline) is granted: the code response of an ordinary request has none.
+    name: 'code responses without refresh_token unless offline_access is asked (Ory Hydra, Okta, Entra ID)',
+    cite: 'L29: refresh_token is present in authorization-code responses (RFC 6749 §5.1 makes it optional)',
+    checks: [
+      'grants.token-response-fields',
+      'grants.refresh-rotation',
+      'grants.refresh-after-expiry',
+      'grants.refresh-client-bound',
+      'grants.pkce-valid-verifier',
+      'tokens.revoke-refresh-token',
+    ],
+    breaks: ['TOK-REFRESH-TOKEN-PRESENT', 'TOK-CODE-RESPONSE-FIELDS'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (formOf(asked).get('grant_type') !== 'authorization_code' || typeof body?.refresh_token !== 'string')
+          return false;
+        const { refresh_token: _offline, ...rest } = body;
+        setJson(answer, rest);
+        return true;
+      },
+    },
+  },
+  {
+    // A device code that dies a minute before the lifetime its response gave (a server that counts
+    // from another moment, or caps the lifetime below what it announces).
+    name: 'device codes refused expired_token a minute before their expires_in ends',
+    cite: 'L80, L82: a poll of a pending code whose lifetime has not passed answers authorization_pending (RFC 8628 §3.2: expires_in is the lifetime of the device_code)',
+    checks: ['device.expired-token', 'device.authorization-timings', 'device.token-response'],
+    breaks: ['DEV-AUTHORIZATION-PENDING'],
+    rewrite: {
+      answer(asked, answer, sim) {
+        const form = formOf(asked);
+        if (!tokenError(asked.url.pathname, answer) || jsonOf(answer)!.error !== 'authorization_pending') return false;
+        const record = sim.store.deviceCodes.get(digest(form.get('device_code') ?? ''));
+        if (!record || sim.clock.nowSeconds() < record.createdAt + record.expiresIn - 60) return false;
+        setJson(answer, { error: 'expired_token', error_description: 'The device code has expired.' });
+        return true;
+      },
+    },
+  },
+  {
+    // Okta and Ory Hydra refuse an authorization request without state (Okta: invalid_request,
+    // Hydra: invalid_state); the source only recommends it.
+    name: 'authorization requests without state refused with invalid_request (Okta, Ory Hydra)',
+    cite: 'L125: state is recommended, not required (RFC 6749 §4.1.1: RECOMMENDED)',
+    checks: ['grants.state-unchanged', 'grants.authorize-missing-parameters'],
+    breaks: ['GRANT-AUTHORIZE-PARAMS'],
+    rewrite: {
+      request(asked) {
+        const redirectUri = asked.url.searchParams.get('redirect_uri');
+        if (asked.url.pathname !== '/oauth/authorize' || asked.url.searchParams.has('state') || !redirectUri)
+          return false;
+        if (!asked.url.searchParams.get('client_id') || !asked.url.searchParams.get('response_type')) return false;
+        stateless.add(asked);
+        return true;
+      },
+      answer(asked, answer) {
+        if (!stateless.has(asked)) return;
+        const back = new URL(asked.url.searchParams.get('redirect_uri')!);
+        back.searchParams.set('error', 'invalid_request');
+        back.searchParams.set('error_description', 'The authorization request is missing the state parameter.');
+        redirect(answer, 302, back.href);
+      },
+    },
+  },
+  {
+    // Auth0's revocation endpoint revokes refresh tokens only: an access token (a JWT there) is
+    // answered 200 and lives on until it expires.
+    name: 'revoking an access token answers 200 and leaves it working (Auth0 revokes refresh tokens only)',
+    cite: 'L96, L162: a revocation revokes the token it is given (RFC 7009 §2: access tokens SHOULD be revocable)',
+    checks: [
+      'tokens.revoke-access-token',
+      'tokens.info-dead-token',
+      'scopes.revoked-token-401',
+      'tokens.revoke-refresh-token',
+    ],
+    breaks: ['REV-REVOKES-TOKEN'],
+    after(report) {
+      // The 401 of a revoked token is judged only of a token the revocation killed.
+      const skipped = report.checks.find((c) => c.id === 'scopes.revoked-token-401');
+      expect(`${skipped?.status}: ${skipped?.message}`).toMatch(/^skipped: the revocation did not take/);
+    },
+    rewrite: {
+      request(asked, sim) {
+        const form = formOf(asked);
+        const token = form.get('token') ?? '';
+        if (asked.url.pathname !== '/oauth/revoke' || !sim.store.accessTokens.has(digest(token))) return false;
+        // Answered as for a token it does not hold: 200 {}, nothing revoked.
+        form.set('token', `not-revoked-${token.length}`);
+        asked.body = Buffer.from(form.toString());
+        return true;
+      },
+    },
+  },
+  {
+    // A token store replicated to the token info service with a delay: a revoked token still shown
+    // active there for a minute, while the token endpoint and userinfo refuse it at once.
+    name: 'token info still answers a token revoked less than a minute ago (a replica a minute behind)',
+    cite: 'L96: a revoked token stops working; L164-166, RFC 6750 §3.1: token info refuses an invalid token with 401',
+    checks: ['tokens.info-dead-token'],
+    breaks: ['INFO-INVALID-TOKEN'],
+    rewrite: {
+      answer(asked, answer, sim) {
+        if (asked.url.pathname !== '/oauth/token/info' || answer.status !== 401) return false;
+        const bearer = /^Bearer (\S+)$/i.exec(String(asked.headers.authorization ?? ''))?.[1];
+        const held = sim.store.accessTokens.get(digest(bearer ?? asked.url.searchParams.get('access_token') ?? ''));
+        if (held?.revokedAt == null || sim.clock.nowSeconds() - held.revokedAt >= 60) return false;
+        const app = [...sim.store.applications.values()].find((a) => a.id === held.applicationId);
+        const left = held.expiresIn === null ? null : held.createdAt + held.expiresIn - sim.clock.nowSeconds();
+        answer.status = 200;
+        answer.head = new Map([['content-type', ['application/json']]]);
+        setJson(answer, {
+          resource_owner_id: held.userId,
+          scope: held.scopes,
+          expires_in: left,
+          application: { uid: app?.uid ?? '' },
+          created_at: held.createdAt,
+          scopes: held.scopes,
+          expires_in_seconds: left,
+        });
+        return true;
+      },
+    },
+  },
+  {
     // Servers that treat a dead device code like any dead grant (RFC 6749's invalid_grant) rather
     // than with RFC 8628 §3.5's expired_token; the refusal is right, its code is not the table's.
     name: 'an expired device code refused with invalid_grant instead of expired_token',
@@ -649,6 +858,39 @@ const DEVIATIONS: Deviation[] = [
         setJson(answer, { keys: [...(body.keys as JWK[]).map(({ use: _use, ...key }) => key), enc] });
         return true;
       },
+    },
+  },
+  {
+    // A signed userinfo (OIDC Core §5.3.2) is read as one: signed by a key the set does not publish,
+    // its claims are not the provider's.
+    name: 'userinfo answered as a JWT signed by a key the key set does not publish',
+    cite: 'OIDC Core §5.3.2: a signed userinfo response is a JWS (OIDC Core §10.1: verified with the published keys)',
+    checks: ['oidc.userinfo', 'oidc.jwks'],
+    breaks: ['OIDC-USERINFO'],
+    rewrite: {
+      async answer(asked, answer) {
+        const claims = asked.url.pathname === '/oauth/userinfo' && answer.status === 200 ? jsonOf(answer) : undefined;
+        if (!claims) return false;
+        const { privateKey } = await generateKeyPair('RS256');
+        const jwt = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'elsewhere' }).sign(privateKey);
+        answer.body = Buffer.from(jwt);
+        answer.head.set('content-type', ['application/jwt']);
+        return true;
+      },
+    },
+  },
+  {
+    // The leeway for clock skew (a few minutes) is no licence: an id_token ten minutes past its exp
+    // when handed out (a provider serving a cached one) is refused.
+    name: 'an id_token that expired ten minutes before it was handed out',
+    cite: 'OIDC Core §3.1.3.7 (9): the current time MUST be before exp (RFC 7519 §4.1.4: a leeway of a few minutes at most)',
+    checks: ['oidc.id-token'],
+    breaks: ['OIDC-ID-TOKEN-CLAIMS'],
+    rewrite: {
+      answer: idTokenClaims(({ auth_time: _late, ...claims }) => {
+        const now = Math.floor(Date.now() / 1000);
+        return { ...claims, iat: now - 3600, exp: now - 600 };
+      }),
     },
   },
   {
@@ -823,19 +1065,7 @@ const DEVIATIONS: Deviation[] = [
     cite: 'OIDC Core §3.1.3.7: the issuer identifier MUST exactly match the iss claim',
     checks: ['oidc.id-token', 'oidc.discovery'],
     breaks: ['OIDC-ID-TOKEN-CLAIMS'],
-    rewrite: {
-      async answer(asked, answer, sim) {
-        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
-        if (typeof body?.id_token !== 'string') return false;
-        const key = await signingKey(sim);
-        const claims = decodeJwt(body.id_token);
-        const idToken = await new SignJWT({ ...claims, iss: `${String(claims.iss)}/` })
-          .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
-          .sign(key.privateKey);
-        setJson(answer, { ...body, id_token: idToken });
-        return true;
-      },
-    },
+    rewrite: { answer: idTokenClaims((claims) => ({ ...claims, iss: `${String(claims.iss)}/` })) },
   },
 ];
 

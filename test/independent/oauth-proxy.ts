@@ -10,7 +10,9 @@ import { createServer, request, type IncomingHttpHeaders, type Server } from 'no
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SignJWT, decodeJwt, type JWTPayload } from 'jose';
 import { executeRun, type RunFlags } from '../../cli/run.js';
+import { signingKey } from '../../simulator/oauth/keys.js';
 import { createSimulator } from '../../simulator/core.js';
 import { serve, type Served } from '../../simulator/adapters/node.js';
 import { targetConfig } from '../../simulator/control/config.js';
@@ -78,6 +80,22 @@ export function jsonOf(answer: Answer): Record<string, unknown> | undefined {
 export function setJson(answer: Answer, value: unknown): void {
   answer.body = Buffer.from(JSON.stringify(value));
 }
+
+/** `claims` signed as the simulator signs its id_tokens: its own key, RS256, its kid. */
+export async function signedBySim(sim: Sim, claims: JWTPayload): Promise<string> {
+  const key = await signingKey(sim);
+  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
+}
+
+/** A rewrite of every token response's id_token: its claims changed by `change`, signed again by the simulator's key. */
+export const idTokenClaims =
+  (change: (claims: JWTPayload) => JWTPayload): NonNullable<Rewrite['answer']> =>
+  async (asked, answer, sim) => {
+    const body = asked.url.pathname === '/oauth/token' ? jsonOf(answer) : undefined;
+    if (typeof body?.id_token !== 'string') return false;
+    setJson(answer, { ...body, id_token: await signedBySim(sim, change(decodeJwt(body.id_token))) });
+    return true;
+  };
 
 /** The form fields of a request body (form-encoded or JSON). */
 export function formOf(asked: Asked): URLSearchParams {

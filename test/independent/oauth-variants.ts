@@ -11,8 +11,9 @@ import { expect } from 'vitest';
 import { digest } from '../../simulator/digest.js';
 import { signingKey } from '../../simulator/oauth/keys.js';
 import type { Variant } from './corpus.js';
-import { formOf, jsonOf, setJson, type OAuthProxy, type Rewrite } from './oauth-proxy.js';
+import { formOf, idTokenClaims, jsonOf, setJson, signedBySim, type OAuthProxy, type Rewrite } from './oauth-proxy.js';
 import { asksJson, negotiates } from './json-only-when-asked.js';
+import { decodeEntities } from '../../suites/drivers/html.js';
 
 export type { Variant } from './corpus.js';
 
@@ -47,6 +48,18 @@ const CODINGS = [
 let compressed = 0;
 /** Token and device authorization requests the variant below answered, by whether they asked for JSON, per proxy origin (a file's own). */
 const byAccept = new Map<string, { json: number; none: number }>();
+
+/** A Spring-like consent page's requested scopes, by the page's other fields (consentKey). */
+const consentAsked = new Map<string, string[]>();
+/** The consent form's fields besides the scope boxes, the decision and the remember box, in one order. */
+const consentKey = (fields: Array<[string, string]>) =>
+  JSON.stringify(fields.filter(([name]) => !['scope', 'decision', 'remember'].includes(name)).sort());
+let remembered = 0;
+/** A remembering provider's consents: the scopes each client_id was granted. */
+const consented = new Map<string, Set<string>>();
+
+/** Refresh tokens a provider keeps when their access token is revoked (the simulator revokes both). */
+const spared: Array<{ revokedAt: number | null }> = [];
 
 /** The codes the provider handed out in a redirect (a code-first server knows them). */
 const issuedCodes = new Set<string>();
@@ -85,6 +98,9 @@ const idTokenWithoutKid: Rewrite['answer'] = async (asked, answer, sim) => {
   setJson(answer, { ...body, id_token: await withoutKid(sim, body.id_token) });
   return true;
 };
+
+/** Auth0's issuer spelling in the id_token: with a trailing slash. */
+const withSlash = idTokenClaims((claims) => ({ ...claims, iss: `${String(claims.iss).replace(/\/$/, '')}/` }));
 
 /** The auth-params of the simulator's Bearer challenge (name="value", no quote inside a value). */
 function challengeParams(challenge: string): Array<[string, string]> {
@@ -529,19 +545,7 @@ export const VARIANTS: Variant[] = [
     name: 'an id_token whose aud is an array holding the client_id',
     cite: 'OIDC Core §2: aud is in general an array, a single string only in the common special case',
     checks: ['oidc.id-token', 'oidc.userinfo'],
-    rewrite: {
-      async answer(asked, answer, sim) {
-        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
-        if (typeof body?.id_token !== 'string') return false;
-        const key = await signingKey(sim);
-        const claims = decodeJwt(body.id_token);
-        const idToken = await new SignJWT({ ...claims, aud: [claims.aud as string] })
-          .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
-          .sign(key.privateKey);
-        setJson(answer, { ...body, id_token: idToken });
-        return true;
-      },
-    },
+    rewrite: { answer: idTokenClaims((claims) => ({ ...claims, aud: [claims.aud as string] })) },
   },
   {
     // Keycloak publishes its encryption key (RSA-OAEP, use enc) beside the signing ones, and an
@@ -626,13 +630,9 @@ export const VARIANTS: Variant[] = [
         };
         const before = idClaims.get(form.get('refresh_token') ?? '');
         if (grant === 'refresh_token' && before && typeof body.refresh_token === 'string') {
-          const key = await signingKey(sim);
-          const { nonce: _nonce, iat: _iat, exp: _exp, ...claims } = before;
-          extra.id_token = await new SignJWT(claims)
-            .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
-            .setIssuedAt(sim.clock.nowSeconds())
-            .setExpirationTime(sim.clock.nowSeconds() + 7200)
-            .sign(key.privateKey);
+          const { nonce: _nonce, ...claims } = before;
+          const iat = sim.clock.nowSeconds();
+          extra.id_token = await signedBySim(sim, { ...claims, iat, exp: iat + 7200 });
           refreshedIdTokens++;
         }
         const claims = typeof body.id_token === 'string' ? decodeJwt(body.id_token) : before;
@@ -759,14 +759,273 @@ export const VARIANTS: Variant[] = [
           setJson(answer, { ...body, issuer: `${body.issuer.replace(/\/$/, '')}/` });
           return true;
         }
-        if (!isToken(asked.url.pathname) || typeof body?.id_token !== 'string') return false;
-        const key = await signingKey(sim);
-        const claims = decodeJwt(body.id_token);
-        const idToken = await new SignJWT({ ...claims, iss: `${String(claims.iss).replace(/\/$/, '')}/` })
-          .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })
-          .sign(key.privateKey);
-        setJson(answer, { ...body, id_token: idToken });
+        return withSlash(asked, answer, sim);
+      },
+    },
+  },
+  {
+    // Ory Hydra, Okta, Keycloak and Spring Authorization Server answer userinfo as a signed JWT when
+    // the client registered userinfo_signed_response_alg; the config cannot say whether it did.
+    name: 'userinfo answered as a JWT signed by the published key (application/jwt), with iss and aud',
+    cite: 'OIDC Core §5.3.2: a signed userinfo response is a JWT of content type application/jwt, and SHOULD carry iss and aud; L177: its shape is not shown',
+    checks: ['oidc.userinfo', 'oidc.userinfo-invalid-token', 'tokens.revoke-access-token'],
+    rewrite: {
+      async answer(asked, answer, sim) {
+        const claims = asked.url.pathname === '/oauth/userinfo' && answer.status === 200 ? jsonOf(answer) : undefined;
+        if (!claims) return false;
+        const bearer = /^Bearer (\S+)$/i.exec(String(asked.headers.authorization ?? ''))?.[1] ?? '';
+        const held = sim.store.accessTokens.get(digest(bearer));
+        const client = [...sim.store.applications.values()].find((a) => a.id === held?.applicationId);
+        const signed = await signedBySim(sim, {
+          ...claims,
+          iss: asked.url.origin,
+          ...(client ? { aud: client.uid } : {}),
+        });
+        answer.body = Buffer.from(signed);
+        answer.head.set('content-type', ['application/jwt']);
         return true;
+      },
+    },
+  },
+  {
+    // Spring Authorization Server (Spring Security's resource server) refuses a token without
+    // openid with 403, the error only in the challenge and no body.
+    name: 'userinfo refuses a token without openid 403 with insufficient_scope in WWW-Authenticate and no body',
+    cite: 'RFC 6750 §3: the error is an attribute of the WWW-Authenticate challenge, §3.1: insufficient_scope is 403; the body is not required',
+    checks: ['oidc.userinfo-requires-openid', 'oidc.userinfo'],
+    rewrite: {
+      answer(asked, answer) {
+        if (asked.url.pathname !== '/oauth/userinfo' || answer.status !== 403) return false;
+        answer.head = new Map([
+          [
+            'www-authenticate',
+            [
+              'Bearer error="insufficient_scope", error_description="The request requires higher privileges than provided by the access token.", error_uri="https://tools.ietf.org/html/rfc6750#section-3.1"',
+            ],
+          ],
+        ]);
+        answer.body = Buffer.alloc(0);
+        return true;
+      },
+    },
+  },
+  {
+    // Entra ID's discovery names hosts of its own (rbac_url, msgraph_host) and a jwks_uri with a
+    // query (?appid= for an application with its own signing keys); Keycloak's lists
+    // mtls_endpoint_aliases, end_session_endpoint and check_session_iframe. The harness sends
+    // nothing to the members it does not use.
+    name: "discovery with Entra ID's and Keycloak's extra members: mtls_endpoint_aliases on another host, rbac_url, a jwks_uri with a query",
+    cite: 'OIDC Discovery §3: providers MAY add members, jwks_uri is a URL (RFC 3986 §3.4: it may have a query); RFC 8705 §5: mtls_endpoint_aliases; OIDC Session Management §3.3, RP-Initiated Logout §2.1',
+    checks: ['oidc.discovery', 'oidc.id-token', 'oidc.jwks'],
+    rewrite: {
+      answer(asked, answer) {
+        const doc = asked.url.pathname === '/.well-known/openid-configuration' ? jsonOf(answer) : undefined;
+        if (typeof doc?.issuer !== 'string') return false;
+        const mtls = 'https://mtls.accounts.example.invalid';
+        setJson(answer, {
+          ...doc,
+          jwks_uri: `${String(doc.jwks_uri)}?appid=0a1b2c3d-0000-4000-8000-000000000004`,
+          mtls_endpoint_aliases: { token_endpoint: `${mtls}/oauth/token`, revocation_endpoint: `${mtls}/oauth/revoke` },
+          end_session_endpoint: `${doc.issuer}/oauth/logout`,
+          check_session_iframe: `${doc.issuer}/oauth/login-status-iframe.html`,
+          rbac_url: 'https://pas.example.invalid',
+          msgraph_host: 'graph.example.invalid',
+          cloud_instance_name: 'example.invalid',
+          frontchannel_logout_supported: true,
+          tls_client_certificate_bound_access_tokens: true,
+        });
+        return true;
+      },
+    },
+  },
+  {
+    // Spring Authorization Server's consent page: a checkbox per requested scope, not ticked, the
+    // form posted back to the authorization endpoint with one `scope` field per ticked box; no box
+    // ticked is a denial. Ory Hydra's pages add a "remember" box that a one-time consent leaves alone.
+    name: 'a consent page with a checkbox per requested scope, only the first ticked, posted back as repeated scope fields (Spring Authorization Server)',
+    cite: 'L130: the user is asked to approve the requested scopes (how the page asks is not shown); RFC 6749 §3.3: the server may grant fewer than asked',
+    checks: [
+      'grants.state-unchanged',
+      'grants.consent-denied',
+      'grants.scope-within-application',
+      'grants.pkce-valid-verifier',
+      'grants.token-response-fields',
+      'oidc.id-token',
+    ],
+    rewrite: {
+      request(asked) {
+        if (asked.method !== 'POST' || asked.url.pathname !== '/oauth/authorize') return false;
+        const form = new URLSearchParams(asked.body.toString('utf8'));
+        const requested = consentAsked.get(consentKey([...form]));
+        if (!requested) return false;
+        if (form.has('remember')) remembered++;
+        const ticked = form.getAll('scope');
+        form.delete('remember');
+        form.set('scope', (form.get('decision') === 'approve' ? ticked : requested).join(' '));
+        if (!ticked.length) form.set('decision', 'deny');
+        asked.body = Buffer.from(form.toString());
+        return true;
+      },
+      answer(asked, answer) {
+        if (asked.method !== 'GET' || asked.url.pathname !== '/oauth/authorize') return false;
+        const page = answer.body.toString('utf8');
+        const scope = /<input type="hidden" name="scope" value="([^"]*)">/.exec(page);
+        if (!page.includes('<form id="consent"') || !scope) return false;
+        const fields = [...page.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map(
+          ([, name, value]) => [decodeEntities(name), decodeEntities(value)] as [string, string],
+        );
+        const requested = decodeEntities(scope[1]).split(' ').filter(Boolean);
+        consentAsked.set(consentKey(fields), requested);
+        // The first box ticked already (a page that ticks them, as Spring's samples do), the others not.
+        const boxes = requested.map(
+          (s, i) =>
+            `<label><input class="form-check-input" type="checkbox" name="scope" value="${s}" id="${s}"${i ? '' : ' checked'}> ${s}</label>`,
+        );
+        const remember = '<label><input type="checkbox" name="remember" value="true"> Remember my decision</label>';
+        answer.body = Buffer.from(page.replace(scope[0], [...boxes, remember].join('\n')));
+        return true;
+      },
+    },
+    after() {
+      expect(remembered, 'consents posted with the "remember" box ticked').toBe(0);
+    },
+  },
+  {
+    // A provider whose clock runs two minutes ahead of the harness's machine, with Entra ID's nbf
+    // beside iat: its id_tokens are "not before" a moment the harness has not reached yet.
+    name: "id_tokens from a clock 2 minutes ahead, with nbf (Entra ID's) equal to iat",
+    cite: "RFC 7519 §4.1.4-4.1.5: implementers MAY allow a small leeway, usually no more than a few minutes, for clock skew; OIDC Core §3.1.3.7: the acceptable range of iat is the client's",
+    checks: ['oidc.id-token', 'oidc.userinfo'],
+    rewrite: {
+      answer: idTokenClaims((claims) => {
+        // Two minutes ahead of the harness's own clock (the simulator's may have been moved on).
+        const ahead = Math.floor(Date.now() / 1000) + 120;
+        return {
+          ...claims,
+          iat: ahead,
+          nbf: ahead,
+          exp: ahead + 3600,
+          ...(claims.auth_time ? { auth_time: ahead } : {}),
+        };
+      }),
+    },
+  },
+  {
+    // Auth0 refuses a device authorization of a client it does not know or allow with 403.
+    name: 'device authorization refusals answered 403',
+    cite: 'RFC 8628 §3.2: errors as RFC 6749 §5.2, which says 400 "unless specified otherwise", no MUST; L154 shows no refusal',
+    checks: ['device.authorize-refusals'],
+    warns: ['ERR-TOKEN-STATUS'],
+    rewrite: {
+      answer(asked, answer) {
+        if (asked.url.pathname !== '/oauth/authorize_device' || answer.status < 400 || !jsonOf(answer)?.error)
+          return false;
+        answer.status = 403;
+        answer.head.delete('www-authenticate');
+        return true;
+      },
+    },
+  },
+  {
+    // Amazon Cognito answers a failed client authentication 400 invalid_client, without a challenge,
+    // when the credentials came in the body; the real service (Doorkeeper) answers 401.
+    name: "invalid_client answered 400 without WWW-Authenticate to credentials in the body (Cognito's)",
+    cite: 'RFC 6749 §5.2: the server MAY answer invalid_client 401, and MUST only when the client used the Authorization header',
+    checks: ['grants.client-authentication-failures', 'tokens.revoke-client-auth', 'grants.application-registration'],
+    warns: ['AUTH-INVALID-CLIENT', 'ERR-TOKEN-STATUS'],
+    rewrite: {
+      answer(asked, answer) {
+        if (asked.headers.authorization || answer.status !== 401 || jsonOf(answer)?.error !== 'invalid_client')
+          return false;
+        answer.status = 400;
+        answer.head.delete('www-authenticate');
+        return true;
+      },
+    },
+  },
+  {
+    // Keycloak, Okta, Ory Hydra, Google and GitHub remember a consent: once the user approved an
+    // application's scopes, they are not asked again, unless the request says prompt=consent.
+    name: 'a consent remembered: approved scopes are not asked again unless prompt=consent',
+    cite: 'L130: the user is asked to approve the requested scopes (how often is not shown); OIDC Core §3.1.2.1: prompt=consent makes the server ask again; RFC 6749 §3.1: unknown parameters are ignored',
+    checks: ['grants.state-unchanged', 'grants.consent-denied', 'grants.pkce-valid-verifier', 'oidc.id-token'],
+    rewrite: {
+      async answer(asked, answer, sim) {
+        if (asked.method !== 'GET' || asked.url.pathname !== '/oauth/authorize') return false;
+        const page = answer.body.toString('utf8');
+        if (answer.status !== 200 || !page.includes('<form id="consent"')) return false;
+        const fields = [...page.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map(
+          ([, name, value]) => [decodeEntities(name), decodeEntities(value)] as [string, string],
+        );
+        const form = new URLSearchParams(fields);
+        const granted = consented.get(form.get('client_id') ?? '') ?? new Set<string>();
+        const scopes = (form.get('scope') ?? '').split(' ').filter(Boolean);
+        consented.set(form.get('client_id') ?? '', new Set([...granted, ...scopes]));
+        if (asked.url.searchParams.get('prompt') === 'consent' || !scopes.every((s) => granted.has(s))) return false;
+        // Asked before: approved on the user's behalf, the redirect answered at once.
+        form.set('decision', 'approve');
+        const decided = await sim.handle(
+          new Request(new URL('/oauth/authorize', asked.url), {
+            method: 'POST',
+            body: form,
+            headers: { cookie: String(asked.headers.cookie ?? ''), origin: asked.url.origin },
+            redirect: 'manual',
+          }),
+        );
+        answer.status = decided.status;
+        answer.head = new Map([...decided.headers].map(([name, value]) => [name, [value]]));
+        answer.body = Buffer.from(await decided.arrayBuffer());
+        remembered++;
+        return true;
+      },
+    },
+    after() {
+      expect(remembered, 'authorizations approved without asking').toBeGreaterThan(0);
+    },
+  },
+  {
+    // Google and Entra ID have no default scope: an authorization request without one is refused.
+    name: 'an authorization request without scope refused invalid_scope (Google, Entra ID)',
+    cite: 'L126: scope is optional; RFC 6749 §3.3: without scope the server MUST use a default or fail the request with invalid_scope',
+    checks: ['grants.scope-default'],
+    rewrite: {
+      answer(asked, answer, sim) {
+        const params = asked.url.searchParams;
+        const redirectUri = params.get('redirect_uri');
+        if (asked.url.pathname !== '/oauth/authorize' || params.has('scope') || !redirectUri) return false;
+        // A client it knows, at its registered redirect URI (else that is refused first).
+        if (!sim.store.applications.get(params.get('client_id') ?? '')?.redirectUris.includes(redirectUri))
+          return false;
+        const back = new URL(redirectUri);
+        back.searchParams.set('error', 'invalid_scope');
+        back.searchParams.set('error_description', 'Missing required parameter: scope');
+        if (params.has('state')) back.searchParams.set('state', params.get('state')!);
+        answer.status = 302;
+        answer.head = new Map([['location', [back.href]]]);
+        answer.body = Buffer.alloc(0);
+        return true;
+      },
+    },
+  },
+  {
+    // Okta and Keycloak revoke the access token they are given and leave its refresh token alive
+    // (Google and the real service revoke the whole grant).
+    name: 'revoking an access token leaves its refresh token working (Okta, Keycloak)',
+    cite: 'L96: the revocation revokes the token it is given; RFC 7009 §2.1: revoking an access token MAY revoke its refresh token',
+    checks: ['tokens.revoke-access-token', 'tokens.revoke-refresh-token', 'tokens.info-dead-token'],
+    warns: ['REV-ACCESS-REVOKES-REFRESH'],
+    rewrite: {
+      request(asked, sim) {
+        const token = formOf(asked).get('token') ?? '';
+        const held = asked.url.pathname === '/oauth/revoke' ? sim.store.accessTokens.get(digest(token)) : undefined;
+        const refresh = held?.refreshToken ? sim.store.refreshTokens.get(held.refreshToken) : undefined;
+        if (!refresh || refresh.revokedAt !== null) return false;
+        spared.push(refresh);
+        return true;
+      },
+      answer() {
+        // The simulator revoked the pair: its refresh token lives on, as the provider keeps it.
+        for (const refresh of spared.splice(0)) refresh.revokedAt = null;
       },
     },
   },

@@ -171,6 +171,44 @@ describe.skipIf(!hasChromium)(
       }
     });
 
+    it('approving ticks the scope boxes a consent page leaves unticked (Spring Authorization Server), not its remember box', async () => {
+      const form = `<form method="post" action="/oauth/authorize">
+<input type="hidden" name="state" value="s2">
+<label><input type="checkbox" name="scope" value="api"> api</label>
+<label><input type="checkbox" name="scope" value="read_user"> read_user</label>
+<label><input type="checkbox" name="remember" value="true"> Remember my decision</label>
+<button id="submit-consent" type="submit">Submit Consent</button></form>`;
+      const provider = createServer((req, res) => {
+        if (req.method !== 'POST') return void res.writeHead(200, { 'content-type': 'text/html' }).end(form);
+        let body = '';
+        req.on('data', (c: Buffer) => (body += c.toString()));
+        req.on('end', () => {
+          // The code says what came: the ticked scopes and whether remember went too.
+          const posted = new URLSearchParams(body);
+          const code = `${posted.getAll('scope').join('+')}${posted.has('remember') ? '-remembered' : ''}`;
+          res.writeHead(302, { location: `https://client.test/cb?code=${code}&state=s2` }).end();
+        });
+      });
+      await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+      const baseUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
+      const spring: TargetConfig = {
+        baseUrl,
+        driver: { kind: 'browser', approveSelector: '#submit-consent' },
+        applications: { confidential: { clientId: 'c', redirectUri: 'https://client.test/cb', scopes: ['api'] } },
+      };
+      const other = await createBrowserDriver(
+        createHttp(createHttpTarget(spring), createRecorder(5), createRedactor()),
+        spring,
+      );
+      try {
+        const { redirect } = await other.authorize(`${baseUrl}/oauth/authorize?client_id=c&state=s2`, 'approve');
+        expect(redirect?.searchParams.get('code')).toBe('api read_user');
+      } finally {
+        await other.close();
+        await new Promise((resolve) => provider.close(resolve));
+      }
+    });
+
     it('returns the error page when the provider refuses to redirect (unregistered redirect_uri)', async () => {
       const url = flows.authorizeUrl('confidential', { redirect_uri: 'https://elsewhere.test/cb', state: 'st-bad' });
       const { redirect, response } = await driver.authorize(url, 'approve');
