@@ -281,10 +281,12 @@ interface Activity {
   open: number;
   last: number;
   navigations: number;
+  /** Requests the page has sent, ever. */
+  sent: number;
 }
 
 function watchActivity(page: Page): Activity {
-  const activity: Activity = { open: 0, last: Date.now(), navigations: 0 };
+  const activity: Activity = { open: 0, last: Date.now(), navigations: 0, sent: 0 };
   const touch = () => void (activity.last = Date.now());
   const ended = () => {
     activity.open = Math.max(0, activity.open - 1);
@@ -292,6 +294,7 @@ function watchActivity(page: Page): Activity {
   };
   page.on('request', () => {
     activity.open++;
+    activity.sent++;
     touch();
   });
   page.on('requestfinished', ended);
@@ -534,6 +537,14 @@ export async function createBrowserDriver(
     }
   }
 
+  /** Until the page sends a request or navigates (the page's time limit at most). */
+  async function submitted(watch: Watch, navigations: number, sent: number): Promise<void> {
+    const deadline = Date.now() + pageTimeout;
+    const { activity } = watch;
+    while (activity.navigations === navigations && activity.sent === sent && !watch.handover() && Date.now() < deadline)
+      await sleep(POLL_MS);
+  }
+
   /**
    * Plain HTML is ready at `load`; a page with scripts may draw a control we act on later: wait for
    * one, while the page keeps fetching, and at least a moment once it is quiet.
@@ -659,14 +670,23 @@ export async function createBrowserDriver(
      * again and offers nothing else.
      */
     const signInStep = async (send: () => Promise<void>, next: Control[], asked: Control, detail: string) => {
-      const navigations = watch.activity.navigations;
+      const { navigations, sent } = watch.activity;
+      const askedAgain = async () => !handover() && (await present(page, ...asked)) && !(await anyPresent(page, next));
       await send();
       // Blocked on its way elsewhere: said below, as what it is.
       if (stray()) return;
       refusedIfClientError(http, watch.activity.navigations !== navigations ? last?.status() : undefined);
       await ready(page, watch, next);
-      if (!handover() && (await present(page, ...asked)) && !(await anyPresent(page, next)))
-        signInRefused(http, detail);
+      if (!(await askedAgain())) return;
+      // A refusal is the provider's answer: when nothing has gone out yet (a page too busy to send
+      // the form, or one whose script submits after a step of its own), wait for the submission,
+      // up to the page's time limit, and its answer, then judge.
+      if (watch.activity.navigations === navigations && watch.activity.sent === sent) {
+        await settle(page, watch, () => submitted(watch, navigations, sent), { next });
+        await ready(page, watch, next);
+        if (!(await askedAgain())) return;
+      }
+      signInRefused(http, detail);
     };
     try {
       let signedIn = false;

@@ -209,6 +209,38 @@ describe.skipIf(!hasChromium)(
       }
     });
 
+    it('waits for a sign-in that goes out late (a busy page, a script step before the post): no refusal before the answer', async () => {
+      // The page sends nothing for 3.5 s after the submit (its own step first): past the quiet moment
+      // and the script allowance the driver waits before judging a page, once taken for a refusal.
+      const page = `<!DOCTYPE html><form method="post" action="/session">
+<input name="username"><input type="password" name="password"><button>Sign in</button></form>
+<script>document.forms[0].addEventListener('submit', (e) => { e.preventDefault(); setTimeout(() => e.target.submit(), 3500); });</script>`;
+      const provider = createServer((req, res) => {
+        if (req.method !== 'POST') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page);
+        req.resume();
+        res.writeHead(302, { location: 'https://client.test/cb?code=late-but-signed-in&state=s3' }).end();
+      });
+      await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+      const baseUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
+      const late: TargetConfig = {
+        baseUrl,
+        user: { username: 'u', password: 'p' },
+        driver: { kind: 'browser' },
+        applications: { confidential: { clientId: 'c', redirectUri: 'https://client.test/cb', scopes: ['api'] } },
+      };
+      const other = await createBrowserDriver(
+        createHttp(createHttpTarget(late), createRecorder(5), createRedactor()),
+        late,
+      );
+      try {
+        const { redirect } = await other.authorize(`${baseUrl}/oauth/authorize?client_id=c&state=s3`, 'approve');
+        expect(redirect?.searchParams.get('code')).toBe('late-but-signed-in');
+      } finally {
+        await other.close();
+        await new Promise((resolve) => provider.close(resolve));
+      }
+    });
+
     it('returns the error page when the provider refuses to redirect (unregistered redirect_uri)', async () => {
       const url = flows.authorizeUrl('confidential', { redirect_uri: 'https://elsewhere.test/cb', state: 'st-bad' });
       const { redirect, response } = await driver.authorize(url, 'approve');
