@@ -14,7 +14,9 @@ if (!caches.length) {
   process.stderr.write('test:durations: no vitest cache yet; run `npx vitest run` first\n');
   process.exit(2);
 }
-const out = {};
+// Files vitest's cache does not hold (a run of a few files keeps only theirs) keep their record.
+const out = existsSync('test/durations.json') ? JSON.parse(readFileSync('test/durations.json', 'utf8')) : {};
+for (const path of Object.keys(out)) if (!existsSync(path)) delete out[path];
 for (const file of caches) {
   const { results } = JSON.parse(readFileSync(file, 'utf8'));
   for (const [key, { duration }] of results) {
