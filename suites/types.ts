@@ -143,8 +143,12 @@ export interface Driver {
    * answer from a decision nobody made (undefined: the driver cannot know, as a person deciding).
    */
   authorize(authorizeUrl: string, decision: 'approve' | 'deny'): Promise<AuthorizeOutcome>;
-  approveDevice(userCode: string): Promise<void>;
-  denyDevice(userCode: string): Promise<void>;
+  /**
+   * Approve or deny a device code on the verification page: `page`, the verification_uri the
+   * provider answered, when the harness may visit it, else the service's GET /oauth/device.
+   */
+  approveDevice(userCode: string, page?: string): Promise<void>;
+  denyDevice(userCode: string, page?: string): Promise<void>;
   /** Move time forward; only when caps.clock. */
   advanceClock(seconds: number): Promise<void>;
   /** Release what the driver holds (the browser driver's Chromium); the session calls it at the end. */

@@ -78,7 +78,7 @@ export const deviceChecks: Check[] = [
         { status: 400, error: 'expired_token', rules: ['DEV-EXPIRED-TOKEN'] },
         `poll ${start.expiresIn + 1} s after the device code was issued`,
       );
-      await t.driver.approveDevice(start.userCode).catch(() => undefined);
+      await t.driver.approveDevice(start.userCode, start.verificationUri).catch(() => undefined);
       await wait(t, start.interval);
       expectOAuthError(
         t,
@@ -154,7 +154,7 @@ export const deviceChecks: Check[] = [
     async run(t: CheckContext) {
       needTime(t);
       const start = await startDevice(t);
-      await t.driver.approveDevice(start.userCode);
+      await t.driver.approveDevice(start.userCode, start.verificationUri);
       expectTokenOk(t, await poll(t, start.deviceCode), 'first poll after approval');
       await wait(t, start.interval);
       expectOAuthError(
@@ -239,7 +239,7 @@ export const deviceChecks: Check[] = [
     needs: ['device'],
     async run(t: CheckContext) {
       const start = await startDevice(t);
-      await t.driver.approveDevice(start.userCode);
+      await t.driver.approveDevice(start.userCode, start.verificationUri);
       // No token on the first poll after approval: the approval did not take, or the poll was not answered.
       const body = expectTokenOk(t, await poll(t, start.deviceCode), 'first poll after the user approved', [
         'DEV-APPROVE',
@@ -291,7 +291,7 @@ export const deviceChecks: Check[] = [
       );
       if (!other) t.skip('needs a second application');
       const start = await startDevice(t);
-      await t.driver.approveDevice(start.userCode);
+      await t.driver.approveDevice(start.userCode, start.verificationUri);
       expectOAuthError(
         t,
         await poll(t, start.deviceCode, other),
@@ -317,7 +317,7 @@ export const deviceChecks: Check[] = [
     async run(t: CheckContext) {
       const start = await startDevice(t);
       const bogus = start.userCode.length > 1 ? [...start.userCode].reverse().join('') + 'Q' : 'NOPE-NOPE';
-      await t.driver.approveDevice(bogus).catch(() => undefined);
+      await t.driver.approveDevice(bogus, start.verificationUri).catch(() => undefined);
       expectOAuthError(
         t,
         await poll(t, start.deviceCode),

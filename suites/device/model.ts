@@ -164,7 +164,9 @@ class DecideCommand implements fc.AsyncCommand<DeviceModel, Real> {
   async run(model: DeviceModel, { t, start }: Real): Promise<void> {
     const row = predict(this.m, model, this.trigger);
     const act =
-      this.trigger === 'approve' ? t.driver.approveDevice(start.userCode) : t.driver.denyDevice(start.userCode);
+      this.trigger === 'approve'
+        ? t.driver.approveDevice(start.userCode, start.verificationUri)
+        : t.driver.denyDevice(start.userCode, start.verificationUri);
     // A refused decision (used or expired code) may surface as a driver error; the next polls judge it.
     if (row.result.status < 400) await act;
     else await act.catch(() => undefined);

@@ -787,8 +787,8 @@ export async function createBrowserDriver(
     }
   }
 
-  const device = async (userCode: string, decision: Decision) => {
-    const { decided, response } = await visit(devicePageUrl(http, userCode), decision, userCode);
+  const device = async (userCode: string, decision: Decision, page?: string) => {
+    const { decided, response } = await visit(devicePageUrl(http, userCode, page), decision, userCode);
     // A 4xx result page (a used or expired code) is an answer the checks judge by polling.
     if (!decided)
       throw new HarnessError(`no ${decision} button on the device verification page (status ${response.status})`);
@@ -800,8 +800,8 @@ export async function createBrowserDriver(
     async authorize(authorizeUrl, decision) {
       return visit(authorizeUrl, decision);
     },
-    approveDevice: (userCode) => device(userCode, 'approve'),
-    denyDevice: (userCode) => device(userCode, 'deny'),
+    approveDevice: (userCode, page) => device(userCode, 'approve', page),
+    denyDevice: (userCode, page) => device(userCode, 'deny', page),
     async advanceClock(seconds) {
       if (!clock) throw new CheckSkipped('the target offers no clock control');
       await clock.advanceClock(seconds);

@@ -228,8 +228,20 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
   };
 }
 
-export function devicePageUrl(http: Http, userCode: string): string {
-  return `${http.baseUrl}${DEFAULTS.devicePath}?user_code=${encodeURIComponent(userCode)}`;
+/**
+ * The device verification page with the user code in its query: the page the provider named
+ * (`page`, its verification_uri: Okta's /activate, Keycloak's /realms/x/device) when the harness
+ * may visit it, else the service's GET /oauth/device. One named off the target's origins is never
+ * visited (DEV-VERIFICATION-PAGE says so).
+ */
+export function devicePageUrl(http: Http, userCode: string, page?: string): string {
+  let url = new URL(`${http.baseUrl}${DEFAULTS.devicePath}`);
+  if (page !== undefined && URL.canParse(page)) {
+    const named = new URL(page);
+    if (/^https?:$/.test(named.protocol) && http.leaves(named.href) === undefined) url = named;
+  }
+  url.searchParams.set('user_code', userCode);
+  return url.href;
 }
 
 /** Fill the user-code field when the page did not prefill it from the query. */
@@ -238,8 +250,8 @@ const userCodeFill = (userCode: string) => (form: HtmlForm) =>
 
 export function createFormDriver(http: Http, config: TargetConfig): Driver {
   const browser = createBrowser(http, config);
-  const device = async (userCode: string, decision: Decision) => {
-    const result = await browser.browse(devicePageUrl(http, userCode), decision, userCodeFill(userCode));
+  const device = async (userCode: string, decision: Decision, page?: string) => {
+    const result = await browser.browse(devicePageUrl(http, userCode, page), decision, userCodeFill(userCode));
     if (!result.decided)
       throw new HarnessError(
         `no ${decision} button on the device verification page (status ${result.response.status})`,
@@ -250,8 +262,8 @@ export function createFormDriver(http: Http, config: TargetConfig): Driver {
     async authorize(authorizeUrl, decision) {
       return browser.browse(authorizeUrl, decision);
     },
-    approveDevice: (userCode) => device(userCode, 'approve'),
-    denyDevice: (userCode) => device(userCode, 'deny'),
+    approveDevice: (userCode, page) => device(userCode, 'approve', page),
+    denyDevice: (userCode, page) => device(userCode, 'deny', page),
     async advanceClock() {
       throw new CheckSkipped('the target offers no clock control');
     },

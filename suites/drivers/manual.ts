@@ -5,6 +5,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { Driver, Http } from '../types.js';
 import { CheckSkipped, HarnessError } from '../runner/errors.js';
+import { devicePageUrl } from './form.js';
 
 export interface Terminal {
   ask(question: string): Promise<string>;
@@ -36,9 +37,12 @@ export const stdioTerminal: Terminal = {
 };
 
 export function createManualDriver(http: Http, terminal: Terminal = stdioTerminal): Driver {
-  const device = async (userCode: string, decision: 'approve' | 'deny') => {
+  const device = async (userCode: string, decision: 'approve' | 'deny', page?: string) => {
+    // The page the provider named, without the code (the operator types it, as a person would).
+    const open = new URL(devicePageUrl(http, userCode, page));
+    open.searchParams.delete('user_code');
     await terminal.ask(
-      `\nOpen ${http.baseUrl}/oauth/device, enter the user code ${userCode} and ${decision === 'approve' ? 'APPROVE' : 'DENY'} it; then press Enter. `,
+      `\nOpen ${open.href}, enter the user code ${userCode} and ${decision === 'approve' ? 'APPROVE' : 'DENY'} it; then press Enter. `,
     );
   };
   return {
@@ -64,8 +68,8 @@ export function createManualDriver(http: Http, terminal: Terminal = stdioTermina
       };
       return { redirect, response };
     },
-    approveDevice: (userCode) => device(userCode, 'approve'),
-    denyDevice: (userCode) => device(userCode, 'deny'),
+    approveDevice: (userCode, page) => device(userCode, 'approve', page),
+    denyDevice: (userCode, page) => device(userCode, 'deny', page),
     async advanceClock() {
       throw new CheckSkipped('a manual target offers no clock control');
     },

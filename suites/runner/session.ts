@@ -337,18 +337,19 @@ export async function openSession(options: SessionOptions): Promise<Session> {
    * any page loads.
    */
   const gated = (driver: Driver): Driver => {
-    const verification = (act: (userCode: string) => Promise<void>) => async (userCode: string) => {
-      skipIfAbsent(absentEndpoints.find((e) => e.capability === 'deviceEndpoint'));
-      return act(userCode);
-    };
+    const verification =
+      (act: (userCode: string, page?: string) => Promise<void>) => async (userCode: string, page?: string) => {
+        skipIfAbsent(absentEndpoints.find((e) => e.capability === 'deviceEndpoint'));
+        return act(userCode, page);
+      };
     return {
       ...driver,
       async authorize(url, decision) {
         skipIfAbsent(absentEndpoint(url));
         return driver.authorize(url, decision);
       },
-      approveDevice: verification((userCode) => driver.approveDevice(userCode)),
-      denyDevice: verification((userCode) => driver.denyDevice(userCode)),
+      approveDevice: verification((userCode, page) => driver.approveDevice(userCode, page)),
+      denyDevice: verification((userCode, page) => driver.denyDevice(userCode, page)),
     };
   };
   const random = createRandom(options.seed);
