@@ -40,6 +40,11 @@ const apiPrefix: Check = {
       t.harness(
         `GET /api/v4/user answered ${t.caps.restApiDown}, a gateway error, at start-up: the REST API is unreachable behind the proxy in front, so none of it can be judged; run again once it is served`,
       );
+    // The one report of the configured credentials refused at start-up (the other REST checks are skipped).
+    if (t.caps.restPatRefused !== undefined)
+      t.harness(
+        `GET /api/v4/user answered ${t.caps.restPatRefused} to the configured personal access token at start-up: the REST API refuses the harness's credentials (the token expired or revoked, or its account blocked), so none of it can be judged; check the token and its account, or remove personalAccessToken from the config`,
+      );
     const headers = await apiHeaders(t);
     const current = await t.http.get('/api/v4/user', { headers });
     // The infrastructure in front answering for an API it cannot reach: no answer of the

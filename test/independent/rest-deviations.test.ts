@@ -514,3 +514,51 @@ describe('a REST API out of reach behind the proxy in front, the OAuth endpoints
     300_000,
   );
 });
+
+/** Any of the source's three ways of presenting a credential (L242-243). */
+const credentialed = (asked: Asked) =>
+  !!asked.headers.authorization || !!asked.headers['private-token'] || asked.url.searchParams.has('access_token');
+
+describe("a REST API that refuses the configured account (GitLab's 403 for a blocked user), OAuth served", () => {
+  // The account of the config blocked (or its token expired, revoked): the harness's credentials,
+  // not a sentence of the source. Before, 5 must rules of 4 checks failed on the 403s.
+  it('is reported once, errored, by versioning.api-prefix; the REST checks untested, the OAuth checks judged', async () => {
+    const restChecks = [
+      'scopes.presentation-bearer',
+      'scopes.read-user-reads-current-user',
+      'pagination.offset-headers',
+      'pagination.keyset-list-projects',
+      'encoding.namespaced-path-encoded',
+      'versioning.member-roles',
+    ];
+    proxy().use({
+      answer(asked, answer) {
+        if (!asked.url.pathname.startsWith('/api/v4/') || !credentialed(asked)) return false;
+        answer.status = 403;
+        answer.head = new Map([['content-type', ['application/json']]]);
+        setJson(answer, { message: '403 Forbidden - Your account has been blocked.' });
+        return true;
+      },
+    });
+    const { code, report, stderr } = await proxy()
+      .run('account-blocked', ['versioning.api-prefix', ...restChecks, 'grants.refresh-rotation'])
+      .finally(() => proxy().use(undefined));
+    const why = explain(report, stderr);
+    expect(blamed(report), why).toEqual([]);
+    const status = new Map(report.checks.map((c) => [c.id, c]));
+    expect(status.get('versioning.api-prefix')?.status, why).toBe('errored');
+    expect(status.get('versioning.api-prefix')?.message).toMatch(
+      /GET \/api\/v4\/user answered 403 to the configured personal access token at start-up/,
+    );
+    for (const id of restChecks) {
+      expect(status.get(id)?.status, `${id}\n${why}`).toBe('skipped');
+      expect(status.get(id)?.message, id).toMatch(
+        /the REST API refuses the configured personal access token: GET \/api\/v4\/user answered 403 at start-up \(versioning.api-prefix reports it\)/,
+      );
+    }
+    // No word of the target's own text, and no credential, in the report.
+    expect(JSON.stringify(report)).not.toMatch(/blocked\./);
+    expect(status.get('grants.refresh-rotation')?.status, why).toBe('passed');
+    expect(code, why).toBe(2);
+  }, 300_000);
+});

@@ -583,4 +583,42 @@ export const REST_VARIANTS: Variant[] = [
       },
     },
   },
+  {
+    name: 'Link with a title whose quoted string holds ; and , and a title* ext-value, before rel',
+    cite: 'RFC 8288 §3: link-param values may be quoted-strings (RFC 9110 §5.6.4, any ; or , inside); §3.4.1 title*',
+    checks: LINK_READERS,
+    rewrite: {
+      answer: everyLink((links) => [
+        links
+          .map(({ url, rel }) => `<${url}>; title="${rel}; page, as told"; title*=UTF-8''${rel}%20page; rel="${rel}"`)
+          .join(', '),
+      ]),
+    },
+  },
+  {
+    // Gitea and Forgejo send X-Total-Count on every list page, offset or not.
+    name: "Gitea's X-Total-Count beside x-total on offset pages, and on keyset pages",
+    cite: 'L221: the offset headers named, "no further" ones on keyset pages: X-Total-Count is none of them (RFC 9110 §5.1)',
+    checks: [...OFFSET_READERS, 'pagination.keyset-list-projects', 'pagination.keyset-rows-list-projects'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || answer.status !== 200 || !answer.head.has('link')) return false;
+        answer.head.set('x-total-count', [answer.head.get('x-total')?.[0] ?? '1000']);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'validation errors answered 422 Unprocessable Content instead of 400',
+    cite: 'L268: REST status codes not shown; RFC 9110 §15.5.21: 422 for content it cannot process (PAG-MAX-OFFSET-400, should)',
+    checks: ['pagination.max-offset', 'pagination.invalid-params-default', 'versioning.rest-errors-json'],
+    warns: ['PAG-MAX-OFFSET-400'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || answer.status !== 400) return false;
+        answer.status = 422;
+        return true;
+      },
+    },
+  },
 ];

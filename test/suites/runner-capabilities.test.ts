@@ -48,8 +48,10 @@ function target(answers: Record<string, Answer> = {}) {
   const sent: string[] = [];
   const handler = (r: RawRequest) => {
     const path = new URL(r.url).pathname;
-    const auth = r.headers.get('authorization');
+    const auth = r.headers.get('authorization') ?? (r.headers.has('private-token') ? 'PRIVATE-TOKEN' : null);
     sent.push([r.method, path, ...(auth ? [`[${auth}]`] : []), ...(r.body !== undefined ? [r.body] : [])].join(' '));
+    // The configured personal access token works unless the case says otherwise.
+    if (path === '/api/v4/user' && r.headers.has('private-token')) return (answers.pat ?? status(200))(r);
     const given = answers[path];
     if (given) return given(r);
     if (path === '/-/simulator/config' || path === '/-/simulator/settings')
@@ -108,7 +110,7 @@ async function detect({ answers, config = CONFIG, control = true, flags = {}, pa
     (families as Record<string, unknown>)[name] = all[name];
     delete caps[name];
   }
-  const sent = t.sent.splice(0);
+  const sent = t.sent.splice(0).filter((line) => !line.includes('[PRIVATE-TOKEN]'));
   // An empty form's body is the empty string after the path.
   expect(sent.slice(-FAMILY_PROBES.length).map((line) => line.trimEnd())).toEqual(FAMILY_PROBES);
   return { caps: caps as Omit<Capabilities, Families>, families, sent: sent.slice(0, -FAMILY_PROBES.length), oauth, t };
@@ -395,6 +397,25 @@ describe('detectCapabilities', () => {
         expect(caps.restApiDown, String(code)).toBe(code);
       }
       expect((await detect({ answers: { '/api/v4/user': status(500) } })).caps.restApiDown).toBeUndefined();
+    });
+
+    it('the configured personal access token refused by /api/v4/user (an account blocked, a token revoked): the REST API is out of the run, said with its status', async () => {
+      const served = status(401, '{"message":"401 Unauthorized"}');
+      for (const code of [401, 403]) {
+        const { caps, families } = await detect({ answers: { '/api/v4/user': served, pat: status(code) } });
+        expect(families.restApi, String(code)).toBe(false);
+        expect(caps.restPatRefused, String(code)).toBe(code);
+      }
+      // Accepted, answered otherwise, or no token configured: the REST API stays, nothing said.
+      for (const pat of [status(200), status(500)]) {
+        const { caps, families } = await detect({ answers: { '/api/v4/user': served, pat } });
+        expect([families.restApi, caps.restPatRefused]).toEqual([true, undefined]);
+      }
+      const { caps, families } = await detect({
+        answers: { '/api/v4/user': served, pat: status(403) },
+        config: { ...CONFIG, personalAccessToken: undefined },
+      });
+      expect([families.restApi, caps.restPatRefused]).toEqual([true, undefined]);
     });
 
     it('the token and revocation endpoints: absent on a 404 or 405 to an empty POST; any other answer, or none, is there', async () => {
