@@ -391,6 +391,22 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    // GitLab's keyset Pager: a page shorter than per_page is the end reached, sent without Link.
+    name: 'a keyset page shorter than per_page with no Link, as the end (no empty page after it)',
+    cite: 'L219: at the end of a keyset collection the Link header is absent and the result array is empty',
+    checks: ['pagination.keyset-list-projects', 'pagination.keyset-rows-list-projects'],
+    breaks: ['PAG-KEYSET-END'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!keysetPage(asked, answer) || !answer.head.has('link')) return false;
+        const rows = JSON.parse(answer.body.toString('utf8')) as unknown[];
+        if (!rows.length || rows.length >= Number(asked.url.searchParams.get('per_page') ?? 20)) return false;
+        answer.head.delete('link');
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
