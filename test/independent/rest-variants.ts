@@ -621,4 +621,26 @@ export const REST_VARIANTS: Variant[] = [
       },
     },
   },
+  {
+    name: 'Link URI references with spaces inside the angle brackets (< url >)',
+    cite: 'RFC 3986 App. C: whitespace around a URI delimited by <> is ignored when the URI is extracted',
+    checks: LINK_READERS,
+    rewrite: { answer: everyLink((links) => [links.map(({ url, rel }) => `< ${url} >; rel="${rel}"`).join(', ')]) },
+  },
+  {
+    // Cloudflare's Early Hints and a front's preload: a Link field of its own on every answer.
+    name: "a CDN's own Link field (rel=preload) on every REST answer, beside the pagination links",
+    cite: 'RFC 8288 §3, §2.1: Link carries links of any relation; L217 names prev, next, first, last for pagination',
+    checks: [...LINK_READERS, 'pagination.keyset-rows-list-projects', ...JSON_READERS],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked)) return false;
+        answer.head.set('link', [
+          ...(answer.head.get('link') ?? []),
+          '</assets/application.css>; rel=preload; as=style',
+        ]);
+        return true;
+      },
+    },
+  },
 ];
