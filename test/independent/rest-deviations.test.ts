@@ -407,6 +407,28 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    // A gateway (Spring, Kong) answering every REST refusal with RFC 9457 problem details alone.
+    name: 'every REST 4xx body an RFC 9457 problem (type, title, status, detail), no message or error',
+    cite: 'ERR-REST-JSON-BODY (documented): REST errors carry message or error; every status is right',
+    checks: [
+      'versioning.unknown-route-404',
+      'versioning.rest-errors-json',
+      'scopes.missing-token-401',
+      'scopes.insufficient-scope-403',
+      'scopes.read-user-refused-where-api-needed',
+      'pagination.max-offset',
+    ],
+    breaks: ['ERR-REST-JSON-BODY'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!asked.url.pathname.startsWith('/api/v4/') || answer.status < 400 || answer.status >= 500) return false;
+        answer.head.set('content-type', ['application/problem+json']);
+        setJson(answer, { type: 'about:blank', title: 'Error', status: answer.status, detail: 'refused' });
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();

@@ -643,4 +643,37 @@ export const REST_VARIANTS: Variant[] = [
       },
     },
   },
+  {
+    // An API gateway (Kong, Apigee, Spring) writing its refusals as RFC 9457 problem details, the message kept.
+    name: 'REST errors as application/problem+json (type, title, status, detail) beside message',
+    cite: 'L268: REST error bodies not shown; RFC 9457 §3 and RFC 6839 §3.1: a +json type is JSON; extra members are allowed',
+    checks: JSON_READERS,
+    rewrite: {
+      answer(asked, answer) {
+        const body = rest(asked) && answer.status >= 400 ? jsonOf(answer) : undefined;
+        if (!body) return false;
+        answer.head.set('content-type', ['application/problem+json']);
+        setJson(answer, { type: 'about:blank', title: 'Error', status: answer.status, detail: 'refused', ...body });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'keyset asked outside the support table: GitLab\'s 405 "Keyset pagination is not yet available for this type of request"',
+    cite: 'L207, L224-237: keyset on selected endpoints only; the source does not say how another refuses it',
+    checks: ['pagination.keyset-unsupported-endpoint'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!/^\/api\/v4\/projects\/[^/]+\/issues$/.test(asked.url.pathname)) return false;
+        if (asked.url.searchParams.get('pagination') !== 'keyset') return false;
+        answer.status = 405;
+        answer.head = new Map([
+          ['content-type', ['application/json']],
+          ['allow', ['GET, HEAD']],
+        ]);
+        setJson(answer, { error: 'Keyset pagination is not yet available for this type of request' });
+        return true;
+      },
+    },
+  },
 ];
