@@ -429,6 +429,21 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    // Gitea caps some listings lower than others; here only the issues of a project.
+    name: 'per_page capped at 50 on the issues of a project only, every other listing at 100',
+    cite: 'L205, L211, L274: per_page default 20, max 100, on every paginated endpoint',
+    checks: [...OFFSET_CHECKS, 'pagination.keyset-list-projects'],
+    breaks: ['PAG-PER-PAGE-MAX', 'LIM-PER-PAGE'],
+    rewrite: {
+      request(asked) {
+        const asks = Number(asked.url.searchParams.get('per_page'));
+        if (!/^\/api\/v4\/projects\/[^/]+\/issues$/.test(asked.url.pathname) || !(asks > 50)) return false;
+        asked.url.searchParams.set('per_page', '50');
+        return true;
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
