@@ -676,4 +676,18 @@ export const REST_VARIANTS: Variant[] = [
       },
     },
   },
+  {
+    name: 'the hosted offering with Link alone: every x- pagination header left out, rel=last kept',
+    cite: 'L222: the hosted offering may omit some pagination headers (which ones is not said)',
+    checks: OFFSET_READERS,
+    flags: { offering: 'hosted' },
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || !answer.head.has('x-page')) return false;
+        for (const name of ['x-page', 'x-per-page', 'x-next-page', 'x-prev-page', 'x-total', 'x-total-pages'])
+          answer.head.delete(name);
+        return true;
+      },
+    },
+  },
 ];
