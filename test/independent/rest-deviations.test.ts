@@ -444,6 +444,19 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    // A front that drops the provider's challenge on REST refusals (a gateway rewriting 401s).
+    name: 'REST 401s without WWW-Authenticate, status and JSON body kept',
+    cite: 'RFC 6750 §3, RFC 9110 §11.6.1: a 401 carries a WWW-Authenticate challenge (AUTH-INVALID-TOKEN-401, should)',
+    checks: ['scopes.bad-token-401', 'scopes.revoked-token-401', 'scopes.missing-token-401', 'grants.refresh-rotation'],
+    breaks: ['AUTH-INVALID-TOKEN-401'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!asked.url.pathname.startsWith('/api/v4/') || answer.status !== 401) return false;
+        return answer.head.delete('www-authenticate');
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
