@@ -59,7 +59,9 @@ const apiPrefix: Check = {
     });
     for (const prefix of ['/api/v3', '/api/v5', '/api']) {
       const res = await t.http.get(`${prefix}/user`, { headers });
-      t.expect(res.status === 404, `GET ${prefix}/user must answer 404 (the version is /api/v4), got ${res.status}`, {
+      // No API there: no route (404), or a version removed on purpose (410 Gone, L289).
+      const served = res.status !== 404 && res.status !== 410;
+      t.expect(!served, `GET ${prefix}/user must answer 404 or 410 (the version is /api/v4), got ${res.status}`, {
         status: res.status,
         rules: ['VER-PATH-PREFIX'],
       });

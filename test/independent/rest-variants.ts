@@ -690,4 +690,19 @@ export const REST_VARIANTS: Variant[] = [
       },
     },
   },
+  {
+    // A front that tells clients of a removed API version so, instead of matching no route.
+    name: 'the removed /api/v3 answered 410 Gone',
+    cite: 'L289: a whole API version is removed with a major release; RFC 9110 §15.5.11: 410, intentionally removed',
+    checks: ['versioning.api-prefix'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!asked.url.pathname.startsWith('/api/v3/')) return false;
+        answer.status = 410;
+        answer.head = new Map([['content-type', ['application/json']]]);
+        setJson(answer, { error: '410 Gone' });
+        return true;
+      },
+    },
+  },
 ];
