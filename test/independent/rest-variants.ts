@@ -705,4 +705,25 @@ export const REST_VARIANTS: Variant[] = [
       },
     },
   },
+  {
+    // Grape's parameter validation (GitLab's API framework) and Gitea's both refuse a malformed integer.
+    name: 'a page or per_page that is no positive integer refused 400 {"error": "per_page is invalid"}',
+    cite: 'L202-205: the defaults and the maximum only; what a malformed value gets is not shown (PAG-INVALID-PARAMS, should)',
+    checks: ['pagination.invalid-params-default', 'pagination.offset-headers', 'pagination.offset-rows'],
+    warns: ['PAG-INVALID-PARAMS'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || answer.status !== 200) return false;
+        const bad = ['page', 'per_page'].find((name) => {
+          const value = asked.url.searchParams.get(name);
+          return value !== null && !/^[1-9]\d*$/.test(value);
+        });
+        if (!bad) return false;
+        answer.status = 400;
+        answer.head = new Map([['content-type', ['application/json']]]);
+        setJson(answer, { error: `${bad} is invalid` });
+        return true;
+      },
+    },
+  },
 ];
