@@ -584,13 +584,13 @@ export const REST_VARIANTS: Variant[] = [
     },
   },
   {
-    name: 'Link with a title whose quoted string holds ; and , and a title* ext-value, before rel',
-    cite: 'RFC 8288 §3: link-param values may be quoted-strings (RFC 9110 §5.6.4, any ; or , inside); §3.4.1 title*',
+    name: 'Link with spaces inside <>, and a title quoting ; and , plus a title* ext-value before rel',
+    cite: 'RFC 3986 App. C: whitespace inside <> is ignored; RFC 8288 §3, §3.4.1 and RFC 9110 §5.6.4: quoted-string params, title*',
     checks: LINK_READERS,
     rewrite: {
       answer: everyLink((links) => [
         links
-          .map(({ url, rel }) => `<${url}>; title="${rel}; page, as told"; title*=UTF-8''${rel}%20page; rel="${rel}"`)
+          .map(({ url, rel }) => `< ${url} >; title="${rel}; page, as told"; title*=UTF-8''${rel}%20page; rel="${rel}"`)
           .join(', '),
       ]),
     },
@@ -620,12 +620,6 @@ export const REST_VARIANTS: Variant[] = [
         return true;
       },
     },
-  },
-  {
-    name: 'Link URI references with spaces inside the angle brackets (< url >)',
-    cite: 'RFC 3986 App. C: whitespace around a URI delimited by <> is ignored when the URI is extracted',
-    checks: LINK_READERS,
-    rewrite: { answer: everyLink((links) => [links.map(({ url, rel }) => `< ${url} >; rel="${rel}"`).join(', ')]) },
   },
   {
     // Cloudflare's Early Hints and a front's preload: a Link field of its own on every answer.
