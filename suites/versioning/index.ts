@@ -43,7 +43,7 @@ const apiPrefix: Check = {
     // The one report of the configured credentials refused at start-up (the other REST checks are skipped).
     if (t.caps.restPatRefused !== undefined)
       t.harness(
-        `GET /api/v4/user answered ${t.caps.restPatRefused} to the configured personal access token at start-up: the REST API refuses the harness's credentials (the token expired or revoked, or its account blocked), so none of it can be judged; check the token and its account, or remove personalAccessToken from the config`,
+        `GET /api/v4/user answered ${t.caps.restPatRefused} to the configured personal access token at start-up: the REST API refuses the harness's credentials (the token expired or revoked, its account blocked, or a gateway in front asking for credentials of its own), so none of it can be judged; check the token and its account, or remove personalAccessToken from the config`,
       );
     const headers = await apiHeaders(t);
     const current = await t.http.get('/api/v4/user', { headers });

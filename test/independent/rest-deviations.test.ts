@@ -585,46 +585,75 @@ describe('a REST API out of reach behind the proxy in front, the OAuth endpoints
 const credentialed = (asked: Asked) =>
   !!asked.headers.authorization || !!asked.headers['private-token'] || asked.url.searchParams.has('access_token');
 
-describe("a REST API that refuses the configured account (GitLab's 403 for a blocked user), OAuth served", () => {
-  // The account of the config blocked (or its token expired, revoked): the harness's credentials,
-  // not a sentence of the source. Before, 5 must rules of 4 checks failed on the 403s.
-  it('is reported once, errored, by versioning.api-prefix; the REST checks untested, the OAuth checks judged', async () => {
-    const restChecks = [
-      'scopes.presentation-bearer',
-      'scopes.read-user-reads-current-user',
-      'pagination.offset-headers',
-      'pagination.keyset-list-projects',
-      'encoding.namespaced-path-encoded',
-      'versioning.member-roles',
-    ];
-    proxy().use({
-      answer(asked, answer) {
-        if (!asked.url.pathname.startsWith('/api/v4/') || !credentialed(asked)) return false;
-        answer.status = 403;
-        answer.head = new Map([['content-type', ['application/json']]]);
-        setJson(answer, { message: '403 Forbidden - Your account has been blocked.' });
-        return true;
-      },
-    });
-    const { code, report, stderr } = await proxy()
-      .run('account-blocked', ['versioning.api-prefix', ...restChecks, 'grants.refresh-rotation'])
-      .finally(() => proxy().use(undefined));
-    const why = explain(report, stderr);
-    expect(blamed(report), why).toEqual([]);
-    const status = new Map(report.checks.map((c) => [c.id, c]));
-    expect(status.get('versioning.api-prefix')?.status, why).toBe('errored');
-    expect(status.get('versioning.api-prefix')?.message).toMatch(
-      /GET \/api\/v4\/user answered 403 to the configured personal access token at start-up/,
-    );
-    for (const id of restChecks) {
-      expect(status.get(id)?.status, `${id}\n${why}`).toBe('skipped');
-      expect(status.get(id)?.message, id).toMatch(
-        /the REST API refuses the configured personal access token: GET \/api\/v4\/user answered 403 at start-up \(versioning.api-prefix reports it\)/,
+/** Fronts whose REST API refuses the harness's credentials, whoever presents them; OAuth served. */
+const CREDENTIALS_REFUSED = [
+  {
+    // The account of the config blocked (or its token expired, revoked).
+    name: "GitLab's 403 for a blocked account",
+    status: 403,
+    refuses: credentialed,
+    head: [] as Array<[string, string[]]>,
+    body: { message: '403 Forbidden - Your account has been blocked.' },
+  },
+  {
+    // Kong's key-auth plugin in front: it wants a key of its own, before any token is read.
+    name: "an API gateway's 401 asking for its own key (Kong key-auth)",
+    status: 401,
+    refuses: () => true,
+    head: [['www-authenticate', ['Key realm="kong"']]] as Array<[string, string[]]>,
+    body: { message: 'No API key found in request' },
+  },
+];
+
+describe('a REST API that refuses the configured credentials, OAuth served', () => {
+  // The harness's credentials, not a sentence of the source. Before, 5 must rules of 4 checks
+  // failed on the blocked account's 403s.
+  it.each(CREDENTIALS_REFUSED.map((c) => [c.name, c] as const))(
+    '%s: reported once, errored, by versioning.api-prefix; the REST checks untested, the OAuth checks judged',
+    async (name, front) => {
+      const restChecks = [
+        'scopes.presentation-bearer',
+        'scopes.read-user-reads-current-user',
+        'pagination.offset-headers',
+        'pagination.keyset-list-projects',
+        'encoding.namespaced-path-encoded',
+        'versioning.member-roles',
+      ];
+      proxy().use({
+        answer(asked, answer) {
+          if (!asked.url.pathname.startsWith('/api/v4/') || !front.refuses(asked)) return false;
+          answer.status = front.status;
+          answer.head = new Map([['content-type', ['application/json']], ...front.head]);
+          setJson(answer, front.body);
+          return true;
+        },
+      });
+      const { code, report, stderr } = await proxy()
+        .run(name.replace(/\W+/g, '-'), ['versioning.api-prefix', ...restChecks, 'grants.refresh-rotation'])
+        .finally(() => proxy().use(undefined));
+      const why = explain(report, stderr);
+      expect(blamed(report), why).toEqual([]);
+      const status = new Map(report.checks.map((c) => [c.id, c]));
+      expect(status.get('versioning.api-prefix')?.status, why).toBe('errored');
+      expect(status.get('versioning.api-prefix')?.message).toMatch(
+        new RegExp(`GET /api/v4/user answered ${front.status} to the configured personal access token at start-up`),
       );
-    }
-    // No word of the target's own text, and no credential, in the report.
-    expect(JSON.stringify(report)).not.toMatch(/blocked\./);
-    expect(status.get('grants.refresh-rotation')?.status, why).toBe('passed');
-    expect(code, why).toBe(2);
-  }, 300_000);
+      for (const id of restChecks) {
+        expect(status.get(id)?.status, `${id}\n${why}`).toBe('skipped');
+        expect(status.get(id)?.message, id).toMatch(
+          new RegExp(
+            `the REST API refuses the configured personal access token: GET /api/v4/user answered ${front.status} at start-up \\(versioning.api-prefix reports it\\)`,
+          ),
+        );
+      }
+      // Neither the target's own words nor the token are in the report.
+      const pat = (JSON.parse(readFileSync(proxy().configFile, 'utf8')) as { personalAccessToken: string })
+        .personalAccessToken;
+      expect(JSON.stringify(report)).not.toContain(front.body.message);
+      expect(JSON.stringify(report)).not.toContain(pat);
+      expect(status.get('grants.refresh-rotation')?.status, why).toBe('passed');
+      expect(code, why).toBe(2);
+    },
+    300_000,
+  );
 });
