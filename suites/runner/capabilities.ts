@@ -246,14 +246,16 @@ export async function detectCapabilities({
   // Nothing answered counts as served, as in served(): the checks then meet it and say so.
   const restStatus = await statusOf(http, CURRENT_USER_PATH);
   const restApiDown = restStatus !== undefined && GATEWAY_ERRORS.has(restStatus) ? restStatus : undefined;
-  // The configured personal access token refused (an account blocked, a token expired or revoked):
-  // the harness's credentials, not the provider's answer; reported once (versioning.api-prefix).
+  // With the configured personal access token: an API that hides itself from anonymous callers
+  // (404) is there when the token reads it; a token refused (an account blocked, a token expired or
+  // revoked) is the harness's credentials, not the provider's answer, reported once (versioning.api-prefix).
   const patStatus =
-    restStatus !== 404 && restApiDown === undefined && config.personalAccessToken
+    restApiDown === undefined && config.personalAccessToken
       ? await statusOf(http, CURRENT_USER_PATH, 'GET', { 'private-token': config.personalAccessToken })
       : undefined;
-  const restPatRefused = patStatus === 401 || patStatus === 403 ? patStatus : undefined;
-  const restApi = restStatus !== 404 && restApiDown === undefined && restPatRefused === undefined;
+  const there = (restStatus !== 404 || patStatus === 200) && restApiDown === undefined;
+  const restPatRefused = there && (patStatus === 401 || patStatus === 403) ? patStatus : undefined;
+  const restApi = there && restPatRefused === undefined;
   const tokenInfo = await served(http, TOKEN_INFO_PATH);
   const userinfo = await served(http, USERINFO_PATH);
   const core = {} as Record<(typeof CORE_ENDPOINTS)[number]['capability'], boolean>;

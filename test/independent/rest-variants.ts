@@ -720,4 +720,19 @@ export const REST_VARIANTS: Variant[] = [
       },
     },
   },
+  {
+    // A front that hides what needs authentication from anonymous callers (GitHub does so for private resources).
+    name: 'GET /api/v4/user without a token answered 404, as if nothing were there',
+    cite: 'L247: which endpoints need authentication is not shown; L268: status codes not shown (AUTH-REQUIRED-401, should)',
+    checks: ['versioning.api-prefix', 'scopes.missing-token-401', 'pagination.offset-headers'],
+    warns: ['AUTH-REQUIRED-401'],
+    rewrite: {
+      answer(asked, answer) {
+        if (asked.url.pathname !== '/api/v4/user' || !anonymous(asked) || answer.status !== 401) return false;
+        answer.status = 404;
+        setJson(answer, { message: '404 Not Found' });
+        return true;
+      },
+    },
+  },
 ];

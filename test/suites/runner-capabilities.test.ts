@@ -50,9 +50,14 @@ function target(answers: Record<string, Answer> = {}) {
     const path = new URL(r.url).pathname;
     const auth = r.headers.get('authorization') ?? (r.headers.has('private-token') ? 'PRIVATE-TOKEN' : null);
     sent.push([r.method, path, ...(auth ? [`[${auth}]`] : []), ...(r.body !== undefined ? [r.body] : [])].join(' '));
-    // The configured personal access token works unless the case says otherwise.
-    if (path === '/api/v4/user' && r.headers.has('private-token')) return (answers.pat ?? status(200))(r);
     const given = answers[path];
+    // The configured personal access token gets what the case says, else it reads what is there.
+    if (path === '/api/v4/user' && r.headers.has('private-token')) {
+      const anonymous = given?.(r);
+      return (
+        answers.pat?.(r) ?? (anonymous && anonymous.status !== 404 ? status(200)(r) : (anonymous ?? status(404)(r)))
+      );
+    }
     if (given) return given(r);
     if (path === '/-/simulator/config' || path === '/-/simulator/settings')
       return Response.json({ baseUrl: FAKE_BASE });
@@ -399,7 +404,7 @@ describe('detectCapabilities', () => {
       expect((await detect({ answers: { '/api/v4/user': status(500) } })).caps.restApiDown).toBeUndefined();
     });
 
-    it('the configured personal access token refused by /api/v4/user (an account blocked, a token revoked): the REST API is out of the run, said with its status', async () => {
+    it('the configured personal access token refused by /api/v4/user (an account blocked, a token revoked): the REST API is out of the run, said with its status; read by it after a 404 without it: there', async () => {
       const served = status(401, '{"message":"401 Unauthorized"}');
       for (const code of [401, 403]) {
         const { caps, families } = await detect({ answers: { '/api/v4/user': served, pat: status(code) } });
@@ -416,6 +421,11 @@ describe('detectCapabilities', () => {
         config: { ...CONFIG, personalAccessToken: undefined },
       });
       expect([families.restApi, caps.restPatRefused]).toEqual([true, undefined]);
+      // An API that answers 404 to a caller without credentials is there when the token reads it.
+      const hidden = await detect({ answers: { '/api/v4/user': status(404), pat: status(200) } });
+      expect([hidden.families.restApi, hidden.caps.restPatRefused]).toEqual([true, undefined]);
+      const absent = await detect({ answers: { '/api/v4/user': status(404), pat: status(401) } });
+      expect([absent.families.restApi, absent.caps.restPatRefused]).toEqual([false, undefined]);
     });
 
     it('the token and revocation endpoints: absent on a 404 or 405 to an empty POST; any other answer, or none, is there', async () => {
