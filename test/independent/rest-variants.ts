@@ -599,7 +599,7 @@ export const REST_VARIANTS: Variant[] = [
     // Gitea and Forgejo send X-Total-Count on every list page, offset or not.
     name: "Gitea's X-Total-Count beside x-total on offset pages, and on keyset pages",
     cite: 'L221: the offset headers named, "no further" ones on keyset pages: X-Total-Count is none of them (RFC 9110 §5.1)',
-    checks: [...OFFSET_READERS, 'pagination.keyset-list-projects', 'pagination.keyset-rows-list-projects'],
+    checks: [...OFFSET_READERS, 'pagination.keyset-list-projects'],
     rewrite: {
       answer(asked, answer) {
         if (!rest(asked) || answer.status !== 200 || !answer.head.has('link')) return false;
@@ -625,7 +625,7 @@ export const REST_VARIANTS: Variant[] = [
     // Cloudflare's Early Hints and a front's preload: a Link field of its own on every answer.
     name: "a CDN's own Link field (rel=preload) on every REST answer, beside the pagination links",
     cite: 'RFC 8288 §3, §2.1: Link carries links of any relation; L217 names prev, next, first, last for pagination',
-    checks: [...LINK_READERS, 'pagination.keyset-rows-list-projects', ...JSON_READERS],
+    checks: LINK_READERS,
     rewrite: {
       answer(asked, answer) {
         if (!rest(asked)) return false;
@@ -641,7 +641,12 @@ export const REST_VARIANTS: Variant[] = [
     // An API gateway (Kong, Apigee, Spring) writing its refusals as RFC 9457 problem details, the message kept.
     name: 'REST errors as application/problem+json (type, title, status, detail) beside message',
     cite: 'L268: REST error bodies not shown; RFC 9457 §3 and RFC 6839 §3.1: a +json type is JSON; extra members are allowed',
-    checks: JSON_READERS,
+    checks: [
+      'versioning.rest-errors-json',
+      'versioning.unknown-route-404',
+      'scopes.missing-token-401',
+      'scopes.insufficient-scope-403',
+    ],
     rewrite: {
       answer(asked, answer) {
         const body = rest(asked) && answer.status >= 400 ? jsonOf(answer) : undefined;
@@ -724,7 +729,7 @@ export const REST_VARIANTS: Variant[] = [
     // A front that hides what needs authentication from anonymous callers (GitHub does so for private resources).
     name: 'GET /api/v4/user without a token answered 404, as if nothing were there',
     cite: 'L247: which endpoints need authentication is not shown; L268: status codes not shown (AUTH-REQUIRED-401, should)',
-    checks: ['versioning.api-prefix', 'scopes.missing-token-401', 'pagination.offset-headers'],
+    checks: ['versioning.api-prefix', 'scopes.missing-token-401', 'versioning.unknown-route-404'],
     warns: ['AUTH-REQUIRED-401'],
     rewrite: {
       answer(asked, answer) {
