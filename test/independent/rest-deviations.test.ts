@@ -19,7 +19,7 @@ import {
   type Asked,
   type Rewrite,
 } from './oauth-proxy.js';
-import { nginxPage, simulatorLinks } from './rest-variants.js';
+import { credentialed, nginxPage, simulatorLinks } from './rest-variants.js';
 
 const offsetPage = (asked: Asked, answer: Answer) =>
   asked.url.pathname.startsWith('/api/v4/') && answer.status === 200 && answer.head.has('x-page');
@@ -580,10 +580,6 @@ describe('a REST API out of reach behind the proxy in front, the OAuth endpoints
     300_000,
   );
 });
-
-/** Any of the source's three ways of presenting a credential (L242-243). */
-const credentialed = (asked: Asked) =>
-  !!asked.headers.authorization || !!asked.headers['private-token'] || asked.url.searchParams.has('access_token');
 
 /** Fronts whose REST API refuses the harness's credentials, whoever presents them; OAuth served. */
 const CREDENTIALS_REFUSED = [

@@ -10,9 +10,11 @@ import { jsonOf, setJson, type Answer, type Asked } from './oauth-proxy.js';
 import { withVirtualClock } from './rate-limits.js';
 
 export const rest = (asked: Asked) => asked.url.pathname.startsWith('/api/v4/');
-/** A request that presents no credential in any of the source's three ways. */
-export const anonymous = (asked: Asked) =>
-  !asked.headers.authorization && !asked.headers['private-token'] && !asked.url.searchParams.has('access_token');
+/** A request that presents a credential in any of the source's three ways (L242-243). */
+export const credentialed = (asked: Asked) =>
+  !!asked.headers.authorization || !!asked.headers['private-token'] || asked.url.searchParams.has('access_token');
+/** A request that presents none. */
+export const anonymous = (asked: Asked) => !credentialed(asked);
 
 /** `<url>; rel="x"` pairs of the simulator's own Link (it writes exactly that form). */
 export function simulatorLinks(answer: Answer): Array<{ url: string; rel: string }> {
