@@ -742,4 +742,17 @@ export const REST_VARIANTS: Variant[] = [
       },
     },
   },
+  {
+    // Rails and several fronts label every answer, the empty ones too.
+    name: 'REST 204 answers labelled Content-Type: application/json, with no content',
+    cite: 'RFC 9110 §15.3.5: a 204 has no content, whatever its Content-Type says; L268: status codes not shown',
+    checks: ['versioning.member-roles-lifecycle', 'scopes.api-full-access'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || answer.status !== 204) return false;
+        answer.head.set('content-type', ['application/json']);
+        return true;
+      },
+    },
+  },
 ];
