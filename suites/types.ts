@@ -68,9 +68,14 @@ export interface Capabilities {
   passwordRefused?: string;
   /** GET /api/v4/user answered this gateway error at start-up (502, 503, 504): `restApi` is false. */
   restApiDown?: number;
+  /** GET /api/v4/user refused the configured personal access token (401, 403) at start-up: `restApi` is false. */
+  restPatRefused?: number;
 }
 /** What a check may need: the yes-or-no capabilities. */
-export type Capability = Exclude<keyof Capabilities, 'introspectionPath' | 'passwordRefused' | 'restApiDown'>;
+export type Capability = Exclude<
+  keyof Capabilities,
+  'introspectionPath' | 'passwordRefused' | 'restApiDown' | 'restPatRefused'
+>;
 
 export type { AppConfig, AppRole, DriverConfig, DriverKind, Fixtures, TargetConfig } from '../spec/target-config.js';
 

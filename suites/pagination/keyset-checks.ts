@@ -21,7 +21,7 @@ import {
   type KeysetTarget,
   type KeysetWalk,
 } from './keyset.js';
-import { numberHeader, parseLinkHeader, resolveLink } from './links.js';
+import { carriesPaginationLink, numberHeader, parseLinkHeader, resolveLink } from './links.js';
 import { effectivePerPage, key, skipWhenPastLastRefused } from './offset.js';
 import { readPage, type WalkRules } from './traverse.js';
 
@@ -41,7 +41,7 @@ export function expectNoOffsetHeaders(t: CheckContext, res: HttpResponse, what: 
 
 /** The empty page that ends a keyset collection carries no Link (PAG-KEYSET-END). */
 export function expectEmptyEnd(t: CheckContext, res: HttpResponse, what: string): void {
-  t.expect(res.headers.get('link') === null, `${what}: the empty end page still carries a Link header`, {
+  t.expect(!carriesPaginationLink(res), `${what}: the empty end page still carries a Link header`, {
     link: res.headers.get('link'),
     rules: ['PAG-KEYSET-END'],
   });
@@ -127,14 +127,21 @@ function assertKeysetProtocol(
     if (page.items.length > 0) {
       // No Link at all breaks "each response carries Link" (PAG-LINK-HEADER), and on a keyset page
       // the Link is the only way to the next page. A Link without rel=next marks this page as the
-      // end, which is an empty page (PAG-KEYSET-END).
-      const linkless = (page.response.headers.get('link') ?? '').trim() === '';
+      // end, which is an empty page (PAG-KEYSET-END). So does a page shorter than per_page with
+      // no way on, after pages that had one: the server says the end is reached (GitLab's keyset
+      // pager does), one cause. Alone, a first page like it is no different from Link never sent.
+      const linkless = !carriesPaginationLink(page.response);
+      const short = page.items.length < perPage && i > 0 && carriesPaginationLink(walk.pages[i - 1].response);
       t.expect(
         next !== undefined,
-        `${what}: page ${index} holds records but has ${linkless ? 'no Link header' : 'no rel=next'}; the end of a keyset collection is an empty page`,
+        `${what}: page ${index} holds ${short ? `${page.items.length} records, fewer than per_page ${perPage},` : 'records'} but has ${linkless ? 'no Link header' : 'no rel=next'}; the end of a keyset collection is an empty page`,
         {
           page: index,
-          rules: linkless ? ['PAG-LINK-HEADER', 'PAG-KEYSET-NEXT-LINK'] : ['PAG-KEYSET-END', 'PAG-KEYSET-NEXT-LINK'],
+          rules: short
+            ? ['PAG-KEYSET-END']
+            : linkless
+              ? ['PAG-LINK-HEADER', 'PAG-KEYSET-NEXT-LINK']
+              : ['PAG-KEYSET-END', 'PAG-KEYSET-NEXT-LINK'],
         },
       );
       const params = new URL(next, page.response.url).searchParams;

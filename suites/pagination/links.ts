@@ -89,6 +89,24 @@ export function parseLinkHeader(value: string | null): Links | null {
   return links;
 }
 
+/** The relations of pagination (L217); a Link of another relation (a CDN's rel=preload) is no page's. */
+export const PAGINATION_RELS = ['prev', 'next', 'first', 'last'] as const;
+
+/** Only the pagination relations of parsed links (null stays null: a malformed header). */
+export function paginationOnly(links: Links | null): Links | null {
+  if (links === null) return null;
+  return Object.fromEntries(PAGINATION_RELS.filter((r) => links[r]?.length).map((r) => [r, links[r]]));
+}
+
+/**
+ * Does the answer carry a pagination link? A malformed Link counts as one: reading the page
+ * reports it (PAG-LINK-HEADER), once.
+ */
+export function carriesPaginationLink(response: { headers: Headers }): boolean {
+  const links = paginationOnly(parseLinkHeader(response.headers.get('link')));
+  return links === null || Object.keys(links).length > 0;
+}
+
 /**
  * A link's URI reference as an absolute URL: resolved against the URL of the response that
  * carried it (RFC 8288 §3.2, RFC 3986 §5), so `/api/v4/x?page=2` and `?page=2` work as well as

@@ -4,7 +4,7 @@
  */
 import type { RuleId } from '../../spec/index.js';
 import type { CheckContext, HttpResponse } from '../types.js';
-import { parseLinkHeader, resolveLink, urlKey, type Links } from './links.js';
+import { paginationOnly, parseLinkHeader, resolveLink, urlKey, type Links } from './links.js';
 import { expectRows, integerId } from '../shared/json.js';
 
 export interface Page {
@@ -44,9 +44,10 @@ export function readPage(t: CheckContext, response: HttpResponse, what: string, 
     link: response.headers.get('link'),
     rules: ['PAG-LINK-HEADER'],
   });
-  // Relative references are resolved against this response's URL (RFC 8288 §3.2).
+  // Relative references are resolved against this response's URL (RFC 8288 §3.2); links of other
+  // relations than pagination's are not the page's to judge.
   const links: Links = {};
-  for (const [relation, urls] of Object.entries(parsed))
+  for (const [relation, urls] of Object.entries(paginationOnly(parsed)!))
     links[relation] = urls.map((u) => resolveLink(u, response.url));
   // A target that is no URL reference is a malformed Link: said here, not thrown by whoever reads it.
   const broken = Object.entries(links).find(([, urls]) => urls.some((u) => !URL.canParse(u)));

@@ -79,9 +79,14 @@ const isJsonObject = (text: string) => {
  * whose Retry-After is longer than the harness waits: a maintenance window), else as nothing (a
  * rate limit).
  */
-async function statusOf(http: Http, path: string, method: 'GET' | 'POST' = 'GET'): Promise<number | undefined> {
+async function statusOf(
+  http: Http,
+  path: string,
+  method: 'GET' | 'POST' = 'GET',
+  headers?: Record<string, string>,
+): Promise<number | undefined> {
   try {
-    return (method === 'GET' ? await http.get(path) : await http.post(path, { form: {} })).status;
+    return (method === 'GET' ? await http.get(path, { headers }) : await http.post(path, { form: {} })).status;
   } catch (error) {
     const status = error instanceof RateLimited ? error.status : undefined;
     return status !== undefined && GATEWAY_ERRORS.has(status) ? status : undefined;
@@ -241,7 +246,16 @@ export async function detectCapabilities({
   // Nothing answered counts as served, as in served(): the checks then meet it and say so.
   const restStatus = await statusOf(http, CURRENT_USER_PATH);
   const restApiDown = restStatus !== undefined && GATEWAY_ERRORS.has(restStatus) ? restStatus : undefined;
-  const restApi = restStatus !== 404 && restApiDown === undefined;
+  // With the configured personal access token: an API that hides itself from anonymous callers
+  // (404) is there when the token reads it; a token refused (an account blocked, a token expired or
+  // revoked) is the harness's credentials, not the provider's answer, reported once (versioning.api-prefix).
+  const patStatus =
+    restApiDown === undefined && config.personalAccessToken
+      ? await statusOf(http, CURRENT_USER_PATH, 'GET', { 'private-token': config.personalAccessToken })
+      : undefined;
+  const there = (restStatus !== 404 || patStatus === 200) && restApiDown === undefined;
+  const restPatRefused = there && (patStatus === 401 || patStatus === 403) ? patStatus : undefined;
+  const restApi = there && restPatRefused === undefined;
   const tokenInfo = await served(http, TOKEN_INFO_PATH);
   const userinfo = await served(http, USERINFO_PATH);
   const core = {} as Record<(typeof CORE_ENDPOINTS)[number]['capability'], boolean>;
@@ -264,5 +278,6 @@ export async function detectCapabilities({
     ...(introspection !== undefined ? { introspectionPath: introspection } : {}),
     ...(passwordRefused !== undefined ? { passwordRefused } : {}),
     ...(restApiDown !== undefined ? { restApiDown } : {}),
+    ...(restPatRefused !== undefined ? { restPatRefused } : {}),
   };
 }

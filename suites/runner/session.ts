@@ -101,6 +101,10 @@ const WHY_MISSING: Record<Capability, string> = {
 const restApiDown = (status: number) =>
   `the REST API is unreachable: GET /api/v4/user answered ${status}, a gateway error, at start-up (versioning.api-prefix reports it)`;
 
+/** Why the REST checks are untested when the REST API refused the configured personal access token at start-up. */
+const restPatRefused = (status: number) =>
+  `the REST API refuses the configured personal access token: GET /api/v4/user answered ${status} at start-up (versioning.api-prefix reports it)`;
+
 export interface SessionOptions {
   target: Target;
   /** Overrides of the config's release and offering (command-line flags). */
@@ -391,7 +395,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const levelOf = new Map(catalogue.map((r) => [r.id, r.level]));
   const ruleOf = new Map(catalogue.map((r) => [r.id, r]));
   const whyMissing = (c: Capability) =>
-    c === 'restApi' && caps.restApiDown !== undefined ? restApiDown(caps.restApiDown) : WHY_MISSING[c];
+    c !== 'restApi'
+      ? WHY_MISSING[c]
+      : caps.restApiDown !== undefined
+        ? restApiDown(caps.restApiDown)
+        : caps.restPatRefused !== undefined
+          ? restPatRefused(caps.restPatRefused)
+          : WHY_MISSING[c];
   const gate = (check: Check): string | null => {
     if (!check.rules.some(inForce)) {
       // Each rule here is out of force, so each has a reason.

@@ -83,8 +83,16 @@ const RESET_HEADERS = ['ratelimit-reset', 'x-ratelimit-reset', 'x-rate-limit-res
 const EPOCH_FROM = 1e9;
 
 /**
+ * The reset in the IETF draft's single `RateLimit` field: `t=` in the structured form of draft -07
+ * on (`"default";r=0;t=30`), `reset=` in the list form of drafts -03 to -06 (`limit=600,
+ * remaining=0, reset=30`). Delta seconds in both.
+ */
+const FIELD_RESET = /(?:^|[\s;,])(?:t|reset)=(\d{1,9})(?![\d.])/;
+
+/**
  * How long a refused request's answer asks us to wait, in seconds, as the server said it:
- * Retry-After first (delta or HTTP date), then the first readable reset header. Garbage in any of
+ * Retry-After first (delta or HTTP date), then the first readable reset header, then the draft's
+ * single RateLimit field. Garbage in any of
  * them is ignored; null when none says. The caller compares it with what it is willing to wait.
  */
 export function rateLimitWait(headers: Headers, now: () => number = Date.now): number | null {
@@ -96,11 +104,13 @@ export function rateLimitWait(headers: Headers, now: () => number = Date.now): n
     const n = Number(value);
     return n >= EPOCH_FROM ? Math.max(0, n - now() / 1000) : n;
   }
-  return null;
+  const field = FIELD_RESET.exec(headers.get('ratelimit') ?? '');
+  return field ? Number(field[1]) : null;
 }
 
 /**
- * GitHub answers its primary rate limit 403 with this header at 0; a plain 403 is an answer to judge.
+ * GitHub answers its primary rate limit 403 with this header at 0, its secondary one 403 with
+ * Retry-After (a wait no refusal of access names); a plain 403 is an answer to judge.
  * A 503 with Retry-After is a load balancer or CDN saying the service is out for that long (RFC 9110
  * §10.2.3, §15.6.4: HAProxy, Cloudflare, a gateway shielding a busy origin): waited out like a 429,
  * not judged as the provider's answer; a 503 without it stays an answer (ERR-NO-SERVER-ERROR, premises).
@@ -108,7 +118,7 @@ export function rateLimitWait(headers: Headers, now: () => number = Date.now): n
 export function isRateLimited(status: number, headers: Headers): boolean {
   return (
     status === 429 ||
-    (status === 403 && headers.get('x-ratelimit-remaining')?.trim() === '0') ||
+    (status === 403 && (headers.get('x-ratelimit-remaining')?.trim() === '0' || headers.has('retry-after'))) ||
     (status === 503 && headers.has('retry-after'))
   );
 }

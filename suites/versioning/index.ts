@@ -40,6 +40,11 @@ const apiPrefix: Check = {
       t.harness(
         `GET /api/v4/user answered ${t.caps.restApiDown}, a gateway error, at start-up: the REST API is unreachable behind the proxy in front, so none of it can be judged; run again once it is served`,
       );
+    // The one report of the configured credentials refused at start-up (the other REST checks are skipped).
+    if (t.caps.restPatRefused !== undefined)
+      t.harness(
+        `GET /api/v4/user answered ${t.caps.restPatRefused} to the configured personal access token at start-up: the REST API refuses the harness's credentials (the token expired or revoked, its account blocked, or a gateway in front asking for credentials of its own), so none of it can be judged; check the token and its account, or remove personalAccessToken from the config`,
+      );
     const headers = await apiHeaders(t);
     const current = await t.http.get('/api/v4/user', { headers });
     // The infrastructure in front answering for an API it cannot reach: no answer of the
@@ -54,7 +59,9 @@ const apiPrefix: Check = {
     });
     for (const prefix of ['/api/v3', '/api/v5', '/api']) {
       const res = await t.http.get(`${prefix}/user`, { headers });
-      t.expect(res.status === 404, `GET ${prefix}/user must answer 404 (the version is /api/v4), got ${res.status}`, {
+      // No API there: no route (404), or a version removed on purpose (410 Gone, L289).
+      const served = res.status !== 404 && res.status !== 410;
+      t.expect(!served, `GET ${prefix}/user must answer 404 or 410 (the version is /api/v4), got ${res.status}`, {
         status: res.status,
         rules: ['VER-PATH-PREFIX'],
       });

@@ -9,6 +9,7 @@
 import type { Answer, Asked, Rewrite } from './oauth-proxy.js';
 import type { Variant } from './corpus.js';
 import type { HttpTargetOptions } from '../../suites/target/http.js';
+import type { Clock } from '../../suites/target/rate.js';
 import { virtualClock } from '../suites/virtual-clock.js';
 
 /** The checks an entry runs: every kind of request a run sends (pages, token, device, REST, keys). */
@@ -27,13 +28,13 @@ export const LIMITED_CHECKS = [
 
 export const withVirtualClock = (): HttpTargetOptions => ({ clock: virtualClock() });
 
-const refusal = (status: number, headers: Record<string, string>): Answer => ({
+const refusal = (status: number, headers: Record<string, string>, message = 'Retry later'): Answer => ({
   status,
   head: new Map([
     ['content-type', ['application/json']],
     ...Object.entries(headers).map(([k, v]) => [k, [v]] as [string, string[]]),
   ]),
-  body: Buffer.from(JSON.stringify({ message: 'Retry later' })),
+  body: Buffer.from(JSON.stringify({ message })),
 });
 
 const epochIn = (seconds: number) => String(Math.floor(Date.now() / 1000) + seconds);
@@ -42,6 +43,41 @@ const epochIn = (seconds: number) => String(Math.floor(Date.now() / 1000) + seco
 function everyNth(n: number, answer: () => Answer): Rewrite {
   let requests = 0;
   return { refuse: () => (++requests % n === 0 ? answer() : undefined) };
+}
+
+/**
+ * A window limiter on the run's (virtual) clock: the 5th request opens a window of `seconds` in
+ * which every request is refused, `answer(left)` saying how many seconds are left. Far longer than
+ * the harness's own backoff (1 s, then 2 s, for each request held, which all move the virtual
+ * clock on), so only a wait read from the answer gets through.
+ */
+function windowed(
+  entry: Omit<Variant, 'rewrite' | 'http' | 'checks'>,
+  seconds: number,
+  answer: (left: number) => Answer,
+): Variant {
+  let clock: Clock = virtualClock();
+  return {
+    ...entry,
+    checks: LIMITED_CHECKS,
+    http: () => {
+      clock = virtualClock();
+      return { clock };
+    },
+    get rewrite(): Rewrite {
+      let requests = 0;
+      let until = 0;
+      return {
+        refuse() {
+          const now = clock.now();
+          if (now < until) return answer(Math.ceil((until - now) / 1000));
+          if (++requests !== 5) return undefined;
+          until = now + seconds * 1000;
+          return answer(seconds);
+        },
+      };
+    },
+  };
 }
 
 export const RATE_LIMIT_VARIANTS: Variant[] = [
@@ -74,6 +110,35 @@ export const RATE_LIMIT_VARIANTS: Variant[] = [
     },
     http: withVirtualClock,
   },
+  windowed(
+    {
+      name: 'a 40 s window of 429s told only by the structured RateLimit field ("default";r=0;t=N) and RateLimit-Policy',
+      cite: 'L283 (rate limits, headers not shown); draft-ietf-httpapi-ratelimit-headers-08 §3: t is the seconds until the quota resets',
+    },
+    40,
+    (left) => refusal(429, { ratelimit: `"default";r=0;t=${left}`, 'ratelimit-policy': '"default";q=600;w=60' }),
+  ),
+  windowed(
+    {
+      name: "a 30 s window of 429s told by the older draft's one field (RateLimit: limit=600, remaining=0, reset=N)",
+      cite: 'L283 (rate limits, headers not shown); draft-ietf-httpapi-ratelimit-headers-03 to -06: RateLimit with limit, remaining, reset',
+    },
+    30,
+    (left) => refusal(429, { ratelimit: `limit=600, remaining=0, reset=${left}` }),
+  ),
+  windowed(
+    {
+      name: "a 5 s window of GitHub's secondary rate limit: 403 with Retry-After and no x-ratelimit-remaining: 0",
+      cite: "L283 (rate limits, headers not shown); GitHub's secondary rate limits answer 403 or 429 with Retry-After",
+    },
+    5,
+    (left) =>
+      refusal(
+        403,
+        { 'retry-after': String(left) },
+        'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+      ),
+  ),
 ];
 
 /** Token requests a provider serves before it refuses the token endpoint for good (start-up asks some). */

@@ -19,7 +19,7 @@ import {
   type Asked,
   type Rewrite,
 } from './oauth-proxy.js';
-import { nginxPage, simulatorLinks } from './rest-variants.js';
+import { credentialed, nginxPage, simulatorLinks } from './rest-variants.js';
 
 const offsetPage = (asked: Asked, answer: Answer) =>
   asked.url.pathname.startsWith('/api/v4/') && answer.status === 200 && answer.head.has('x-page');
@@ -391,6 +391,72 @@ const DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    // GitLab's keyset Pager: a page shorter than per_page is the end reached, sent without Link.
+    name: 'a keyset page shorter than per_page with no Link, as the end (no empty page after it)',
+    cite: 'L219: at the end of a keyset collection the Link header is absent and the result array is empty',
+    checks: ['pagination.keyset-list-projects', 'pagination.keyset-rows-list-projects'],
+    breaks: ['PAG-KEYSET-END'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!keysetPage(asked, answer) || !answer.head.has('link')) return false;
+        const rows = JSON.parse(answer.body.toString('utf8')) as unknown[];
+        if (!rows.length || rows.length >= Number(asked.url.searchParams.get('per_page') ?? 20)) return false;
+        answer.head.delete('link');
+        return true;
+      },
+    },
+  },
+  {
+    // A gateway (Spring, Kong) answering every REST refusal with RFC 9457 problem details alone.
+    name: 'every REST 4xx body an RFC 9457 problem (type, title, status, detail), no message or error',
+    cite: 'ERR-REST-JSON-BODY (documented): REST errors carry message or error; every status is right',
+    checks: [
+      'versioning.unknown-route-404',
+      'versioning.rest-errors-json',
+      'scopes.missing-token-401',
+      'scopes.insufficient-scope-403',
+      'scopes.read-user-refused-where-api-needed',
+      'pagination.max-offset',
+    ],
+    breaks: ['ERR-REST-JSON-BODY'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!asked.url.pathname.startsWith('/api/v4/') || answer.status < 400 || answer.status >= 500) return false;
+        answer.head.set('content-type', ['application/problem+json']);
+        setJson(answer, { type: 'about:blank', title: 'Error', status: answer.status, detail: 'refused' });
+        return true;
+      },
+    },
+  },
+  {
+    // Gitea caps some listings lower than others; here only the issues of a project.
+    name: 'per_page capped at 50 on the issues of a project only, every other listing at 100',
+    cite: 'L205, L211, L274: per_page default 20, max 100, on every paginated endpoint',
+    checks: [...OFFSET_CHECKS, 'pagination.keyset-list-projects'],
+    breaks: ['PAG-PER-PAGE-MAX', 'LIM-PER-PAGE'],
+    rewrite: {
+      request(asked) {
+        const asks = Number(asked.url.searchParams.get('per_page'));
+        if (!/^\/api\/v4\/projects\/[^/]+\/issues$/.test(asked.url.pathname) || !(asks > 50)) return false;
+        asked.url.searchParams.set('per_page', '50');
+        return true;
+      },
+    },
+  },
+  {
+    // A front that drops the provider's challenge on REST refusals (a gateway rewriting 401s).
+    name: 'REST 401s without WWW-Authenticate, status and JSON body kept',
+    cite: 'RFC 6750 §3, RFC 9110 §11.6.1: a 401 carries a WWW-Authenticate challenge (AUTH-INVALID-TOKEN-401, should)',
+    checks: ['scopes.bad-token-401', 'scopes.revoked-token-401', 'scopes.missing-token-401', 'grants.refresh-rotation'],
+    breaks: ['AUTH-INVALID-TOKEN-401'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!asked.url.pathname.startsWith('/api/v4/') || answer.status !== 401) return false;
+        return answer.head.delete('www-authenticate');
+      },
+    },
+  },
 ];
 
 const proxy = proxyForTests();
@@ -510,6 +576,79 @@ describe('a REST API out of reach behind the proxy in front, the OAuth endpoints
       // The OAuth side is judged, with other oracles than the REST API.
       expect(status.get('grants.refresh-rotation')?.status, why).toBe('passed');
       expect(exit, why).toBe(2);
+    },
+    300_000,
+  );
+});
+
+/** Fronts whose REST API refuses the harness's credentials, whoever presents them; OAuth served. */
+const CREDENTIALS_REFUSED = [
+  {
+    // The account of the config blocked (or its token expired, revoked).
+    name: "GitLab's 403 for a blocked account",
+    status: 403,
+    refuses: credentialed,
+    head: [] as Array<[string, string[]]>,
+    body: { message: '403 Forbidden - Your account has been blocked.' },
+  },
+  {
+    // Kong's key-auth plugin in front: it wants a key of its own, before any token is read.
+    name: "an API gateway's 401 asking for its own key (Kong key-auth)",
+    status: 401,
+    refuses: () => true,
+    head: [['www-authenticate', ['Key realm="kong"']]] as Array<[string, string[]]>,
+    body: { message: 'No API key found in request' },
+  },
+];
+
+describe('a REST API that refuses the configured credentials, OAuth served', () => {
+  // The harness's credentials, not a sentence of the source. Before, 5 must rules of 4 checks
+  // failed on the blocked account's 403s.
+  it.each(CREDENTIALS_REFUSED.map((c) => [c.name, c] as const))(
+    '%s: reported once, errored, by versioning.api-prefix; the REST checks untested, the OAuth checks judged',
+    async (name, front) => {
+      const restChecks = [
+        'scopes.presentation-bearer',
+        'scopes.read-user-reads-current-user',
+        'pagination.offset-headers',
+        'pagination.keyset-list-projects',
+        'encoding.namespaced-path-encoded',
+        'versioning.member-roles',
+      ];
+      proxy().use({
+        answer(asked, answer) {
+          if (!asked.url.pathname.startsWith('/api/v4/') || !front.refuses(asked)) return false;
+          answer.status = front.status;
+          answer.head = new Map([['content-type', ['application/json']], ...front.head]);
+          setJson(answer, front.body);
+          return true;
+        },
+      });
+      const { code, report, stderr } = await proxy()
+        .run(name.replace(/\W+/g, '-'), ['versioning.api-prefix', ...restChecks, 'grants.refresh-rotation'])
+        .finally(() => proxy().use(undefined));
+      const why = explain(report, stderr);
+      expect(blamed(report), why).toEqual([]);
+      const status = new Map(report.checks.map((c) => [c.id, c]));
+      expect(status.get('versioning.api-prefix')?.status, why).toBe('errored');
+      expect(status.get('versioning.api-prefix')?.message).toMatch(
+        new RegExp(`GET /api/v4/user answered ${front.status} to the configured personal access token at start-up`),
+      );
+      for (const id of restChecks) {
+        expect(status.get(id)?.status, `${id}\n${why}`).toBe('skipped');
+        expect(status.get(id)?.message, id).toMatch(
+          new RegExp(
+            `the REST API refuses the configured personal access token: GET /api/v4/user answered ${front.status} at start-up \\(versioning.api-prefix reports it\\)`,
+          ),
+        );
+      }
+      // Neither the target's own words nor the token are in the report.
+      const pat = (JSON.parse(readFileSync(proxy().configFile, 'utf8')) as { personalAccessToken: string })
+        .personalAccessToken;
+      expect(JSON.stringify(report)).not.toContain(front.body.message);
+      expect(JSON.stringify(report)).not.toContain(pat);
+      expect(status.get('grants.refresh-rotation')?.status, why).toBe('passed');
+      expect(code, why).toBe(2);
     },
     300_000,
   );

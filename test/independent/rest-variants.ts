@@ -10,9 +10,11 @@ import { jsonOf, setJson, type Answer, type Asked } from './oauth-proxy.js';
 import { withVirtualClock } from './rate-limits.js';
 
 export const rest = (asked: Asked) => asked.url.pathname.startsWith('/api/v4/');
-/** A request that presents no credential in any of the source's three ways. */
-export const anonymous = (asked: Asked) =>
-  !asked.headers.authorization && !asked.headers['private-token'] && !asked.url.searchParams.has('access_token');
+/** A request that presents a credential in any of the source's three ways (L242-243). */
+export const credentialed = (asked: Asked) =>
+  !!asked.headers.authorization || !!asked.headers['private-token'] || asked.url.searchParams.has('access_token');
+/** A request that presents none. */
+export const anonymous = (asked: Asked) => !credentialed(asked);
 
 /** `<url>; rel="x"` pairs of the simulator's own Link (it writes exactly that form). */
 export function simulatorLinks(answer: Answer): Array<{ url: string; rel: string }> {
@@ -579,6 +581,176 @@ export const REST_VARIANTS: Variant[] = [
         answer.head.set('content-encoding', ['gzip']);
         answer.head.set('vary', ['Accept-Encoding']);
         answer.head.set('transfer-encoding', ['chunked']);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'Link with spaces inside <>, and a title quoting ; and , plus a title* ext-value before rel',
+    cite: 'RFC 3986 App. C: whitespace inside <> is ignored; RFC 8288 §3, §3.4.1 and RFC 9110 §5.6.4: quoted-string params, title*',
+    checks: LINK_READERS,
+    rewrite: {
+      answer: everyLink((links) => [
+        links
+          .map(({ url, rel }) => `< ${url} >; title="${rel}; page, as told"; title*=UTF-8''${rel}%20page; rel="${rel}"`)
+          .join(', '),
+      ]),
+    },
+  },
+  {
+    // Gitea and Forgejo send X-Total-Count on every list page, offset or not.
+    name: "Gitea's X-Total-Count beside x-total on offset pages, and on keyset pages",
+    cite: 'L221: the offset headers named, "no further" ones on keyset pages: X-Total-Count is none of them (RFC 9110 §5.1)',
+    checks: [...OFFSET_READERS, 'pagination.keyset-list-projects'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || answer.status !== 200 || !answer.head.has('link')) return false;
+        answer.head.set('x-total-count', [answer.head.get('x-total')?.[0] ?? '1000']);
+        return true;
+      },
+    },
+  },
+  {
+    name: 'validation errors answered 422 Unprocessable Content instead of 400',
+    cite: 'L268: REST status codes not shown; RFC 9110 §15.5.21: 422 for content it cannot process (PAG-MAX-OFFSET-400, should)',
+    checks: ['pagination.max-offset', 'pagination.invalid-params-default', 'versioning.rest-errors-json'],
+    warns: ['PAG-MAX-OFFSET-400'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || answer.status !== 400) return false;
+        answer.status = 422;
+        return true;
+      },
+    },
+  },
+  {
+    // Cloudflare's Early Hints and a front's preload: a Link field of its own on every answer.
+    name: "a CDN's own Link field (rel=preload) on every REST answer, beside the pagination links",
+    cite: 'RFC 8288 §3, §2.1: Link carries links of any relation; L217 names prev, next, first, last for pagination',
+    checks: LINK_READERS,
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked)) return false;
+        answer.head.set('link', [
+          ...(answer.head.get('link') ?? []),
+          '</assets/application.css>; rel=preload; as=style',
+        ]);
+        return true;
+      },
+    },
+  },
+  {
+    // An API gateway (Kong, Apigee, Spring) writing its refusals as RFC 9457 problem details, the message kept.
+    name: 'REST errors as application/problem+json (type, title, status, detail) beside message',
+    cite: 'L268: REST error bodies not shown; RFC 9457 §3 and RFC 6839 §3.1: a +json type is JSON; extra members are allowed',
+    checks: [
+      'versioning.rest-errors-json',
+      'versioning.unknown-route-404',
+      'scopes.missing-token-401',
+      'scopes.insufficient-scope-403',
+    ],
+    rewrite: {
+      answer(asked, answer) {
+        const body = rest(asked) && answer.status >= 400 ? jsonOf(answer) : undefined;
+        if (!body) return false;
+        answer.head.set('content-type', ['application/problem+json']);
+        setJson(answer, { type: 'about:blank', title: 'Error', status: answer.status, detail: 'refused', ...body });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'keyset asked outside the support table: GitLab\'s 405 "Keyset pagination is not yet available for this type of request"',
+    cite: 'L207, L224-237: keyset on selected endpoints only; the source does not say how another refuses it',
+    checks: ['pagination.keyset-unsupported-endpoint'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!/^\/api\/v4\/projects\/[^/]+\/issues$/.test(asked.url.pathname)) return false;
+        if (asked.url.searchParams.get('pagination') !== 'keyset') return false;
+        answer.status = 405;
+        answer.head = new Map([
+          ['content-type', ['application/json']],
+          ['allow', ['GET, HEAD']],
+        ]);
+        setJson(answer, { error: 'Keyset pagination is not yet available for this type of request' });
+        return true;
+      },
+    },
+  },
+  {
+    name: 'the hosted offering with Link alone: every x- pagination header left out, rel=last kept',
+    cite: 'L222: the hosted offering may omit some pagination headers (which ones is not said)',
+    checks: OFFSET_READERS,
+    flags: { offering: 'hosted' },
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || !answer.head.has('x-page')) return false;
+        for (const name of ['x-page', 'x-per-page', 'x-next-page', 'x-prev-page', 'x-total', 'x-total-pages'])
+          answer.head.delete(name);
+        return true;
+      },
+    },
+  },
+  {
+    // A front that tells clients of a removed API version so, instead of matching no route.
+    name: 'the removed /api/v3 answered 410 Gone',
+    cite: 'L289: a whole API version is removed with a major release; RFC 9110 §15.5.11: 410, intentionally removed',
+    checks: ['versioning.api-prefix'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!asked.url.pathname.startsWith('/api/v3/')) return false;
+        answer.status = 410;
+        answer.head = new Map([['content-type', ['application/json']]]);
+        setJson(answer, { error: '410 Gone' });
+        return true;
+      },
+    },
+  },
+  {
+    // Grape's parameter validation (GitLab's API framework) and Gitea's both refuse a malformed integer.
+    name: 'a page or per_page that is no positive integer refused 400 {"error": "per_page is invalid"}',
+    cite: 'L202-205: the defaults and the maximum only; what a malformed value gets is not shown (PAG-INVALID-PARAMS, should)',
+    checks: ['pagination.invalid-params-default', 'pagination.offset-headers', 'pagination.offset-rows'],
+    warns: ['PAG-INVALID-PARAMS'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || answer.status !== 200) return false;
+        const bad = ['page', 'per_page'].find((name) => {
+          const value = asked.url.searchParams.get(name);
+          return value !== null && !/^[1-9]\d*$/.test(value);
+        });
+        if (!bad) return false;
+        answer.status = 400;
+        answer.head = new Map([['content-type', ['application/json']]]);
+        setJson(answer, { error: `${bad} is invalid` });
+        return true;
+      },
+    },
+  },
+  {
+    // A front that hides what needs authentication from anonymous callers (GitHub does so for private resources).
+    name: 'GET /api/v4/user without a token answered 404, as if nothing were there',
+    cite: 'L247: which endpoints need authentication is not shown; L268: status codes not shown (AUTH-REQUIRED-401, should)',
+    checks: ['versioning.api-prefix', 'scopes.missing-token-401', 'versioning.unknown-route-404'],
+    warns: ['AUTH-REQUIRED-401'],
+    rewrite: {
+      answer(asked, answer) {
+        if (asked.url.pathname !== '/api/v4/user' || !anonymous(asked) || answer.status !== 401) return false;
+        answer.status = 404;
+        setJson(answer, { message: '404 Not Found' });
+        return true;
+      },
+    },
+  },
+  {
+    // Rails and several fronts label every answer, the empty ones too.
+    name: 'REST 204 answers labelled Content-Type: application/json, with no content',
+    cite: 'RFC 9110 §15.3.5: a 204 has no content, whatever its Content-Type says; L268: status codes not shown',
+    checks: ['versioning.member-roles-lifecycle', 'scopes.api-full-access'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!rest(asked) || answer.status !== 204) return false;
+        answer.head.set('content-type', ['application/json']);
         return true;
       },
     },

@@ -48,9 +48,16 @@ function target(answers: Record<string, Answer> = {}) {
   const sent: string[] = [];
   const handler = (r: RawRequest) => {
     const path = new URL(r.url).pathname;
-    const auth = r.headers.get('authorization');
+    const auth = r.headers.get('authorization') ?? (r.headers.has('private-token') ? 'PRIVATE-TOKEN' : null);
     sent.push([r.method, path, ...(auth ? [`[${auth}]`] : []), ...(r.body !== undefined ? [r.body] : [])].join(' '));
     const given = answers[path];
+    // The configured personal access token gets what the case says, else it reads what is there.
+    if (path === '/api/v4/user' && r.headers.has('private-token')) {
+      const anonymous = given?.(r);
+      return (
+        answers.pat?.(r) ?? (anonymous && anonymous.status !== 404 ? status(200)(r) : (anonymous ?? status(404)(r)))
+      );
+    }
     if (given) return given(r);
     if (path === '/-/simulator/config' || path === '/-/simulator/settings')
       return Response.json({ baseUrl: FAKE_BASE });
@@ -108,7 +115,7 @@ async function detect({ answers, config = CONFIG, control = true, flags = {}, pa
     (families as Record<string, unknown>)[name] = all[name];
     delete caps[name];
   }
-  const sent = t.sent.splice(0);
+  const sent = t.sent.splice(0).filter((line) => !line.includes('[PRIVATE-TOKEN]'));
   // An empty form's body is the empty string after the path.
   expect(sent.slice(-FAMILY_PROBES.length).map((line) => line.trimEnd())).toEqual(FAMILY_PROBES);
   return { caps: caps as Omit<Capabilities, Families>, families, sent: sent.slice(0, -FAMILY_PROBES.length), oauth, t };
@@ -395,6 +402,30 @@ describe('detectCapabilities', () => {
         expect(caps.restApiDown, String(code)).toBe(code);
       }
       expect((await detect({ answers: { '/api/v4/user': status(500) } })).caps.restApiDown).toBeUndefined();
+    });
+
+    it('the configured personal access token refused by /api/v4/user (an account blocked, a token revoked): the REST API is out of the run, said with its status; read by it after a 404 without it: there', async () => {
+      const served = status(401, '{"message":"401 Unauthorized"}');
+      for (const code of [401, 403]) {
+        const { caps, families } = await detect({ answers: { '/api/v4/user': served, pat: status(code) } });
+        expect(families.restApi, String(code)).toBe(false);
+        expect(caps.restPatRefused, String(code)).toBe(code);
+      }
+      // Accepted, answered otherwise, or no token configured: the REST API stays, nothing said.
+      for (const pat of [status(200), status(500)]) {
+        const { caps, families } = await detect({ answers: { '/api/v4/user': served, pat } });
+        expect([families.restApi, caps.restPatRefused]).toEqual([true, undefined]);
+      }
+      const { caps, families } = await detect({
+        answers: { '/api/v4/user': served, pat: status(403) },
+        config: { ...CONFIG, personalAccessToken: undefined },
+      });
+      expect([families.restApi, caps.restPatRefused]).toEqual([true, undefined]);
+      // An API that answers 404 to a caller without credentials is there when the token reads it.
+      const hidden = await detect({ answers: { '/api/v4/user': status(404), pat: status(200) } });
+      expect([hidden.families.restApi, hidden.caps.restPatRefused]).toEqual([true, undefined]);
+      const absent = await detect({ answers: { '/api/v4/user': status(404), pat: status(401) } });
+      expect([absent.families.restApi, absent.caps.restPatRefused]).toEqual([false, undefined]);
     });
 
     it('the token and revocation endpoints: absent on a 404 or 405 to an empty POST; any other answer, or none, is there', async () => {

@@ -329,6 +329,12 @@ describe('rate limiter', () => {
     expect(wait({ 'ratelimit-reset': '-5' })).toBeNull();
     expect(wait({ 'ratelimit-reset': '1e3' })).toBeNull();
     expect(wait({})).toBeNull();
+    // The draft's single RateLimit field, read last: t= (structured, -07 on), reset= (list, -03 to -06).
+    expect(wait({ ratelimit: '"default";r=0;t=30' })).toBe(30);
+    expect(wait({ ratelimit: 'limit=600, remaining=0, reset=12' })).toBe(12);
+    expect(wait({ ratelimit: '"default";r=0;t=30', 'ratelimit-reset': '2' })).toBe(2);
+    expect(wait({ ratelimit: '"default";r=0;t=2.5' })).toBeNull();
+    expect(wait({ ratelimit: '"burst";r=0;st=9' })).toBeNull();
   });
 
   it('counts a 429 and only the 403 that says its rate limit is spent as rate-limited', () => {
@@ -336,6 +342,8 @@ describe('rate limiter', () => {
     expect(isRateLimited(403, new Headers({ 'x-ratelimit-remaining': '0' }))).toBe(true);
     expect(isRateLimited(403, new Headers({ 'x-ratelimit-remaining': '3' }))).toBe(false);
     expect(isRateLimited(403, new Headers())).toBe(false);
+    // GitHub's secondary limit: 403 with Retry-After.
+    expect(isRateLimited(403, new Headers({ 'retry-after': '60' }))).toBe(true);
     expect(isRateLimited(200, new Headers({ 'x-ratelimit-remaining': '0' }))).toBe(false);
     // A 503 that names when to come back is waited out; one that does not is an answer to judge.
     expect(isRateLimited(503, new Headers({ 'retry-after': '1' }))).toBe(true);
