@@ -70,11 +70,13 @@ export interface Capabilities {
   restApiDown?: number;
   /** GET /api/v4/user refused the configured personal access token (401, 403) at start-up: `restApi` is false. */
   restPatRefused?: number;
+  /** The personal access token is read as a Bearer token only (refused in PRIVATE-TOKEN): REST checks send it so. */
+  patAsBearer?: boolean;
 }
 /** What a check may need: the yes-or-no capabilities. */
 export type Capability = Exclude<
   keyof Capabilities,
-  'introspectionPath' | 'passwordRefused' | 'restApiDown' | 'restPatRefused'
+  'introspectionPath' | 'passwordRefused' | 'restApiDown' | 'restPatRefused' | 'patAsBearer'
 >;
 
 export type { AppConfig, AppRole, DriverConfig, DriverKind, Fixtures, TargetConfig } from '../spec/target-config.js';

@@ -249,12 +249,21 @@ export async function detectCapabilities({
   // With the configured personal access token: an API that hides itself from anonymous callers
   // (404) is there when the token reads it; a token refused (an account blocked, a token expired or
   // revoked) is the harness's credentials, not the provider's answer, reported once (versioning.api-prefix).
-  const patStatus =
-    restApiDown === undefined && config.personalAccessToken
-      ? await statusOf(http, CURRENT_USER_PATH, 'GET', { 'private-token': config.personalAccessToken })
-      : undefined;
+  const pat = config.personalAccessToken;
+  const patAs = (headers: Record<string, string>) =>
+    restApiDown === undefined && pat ? statusOf(http, CURRENT_USER_PATH, 'GET', headers) : undefined;
+  const refuses = (status: number | undefined) => status === 401 || status === 403;
+  let patStatus = await patAs({ 'private-token': pat ?? '' });
+  // Refused in the PRIVATE-TOKEN header and read as a Bearer token: the token is good, that one way
+  // of presenting it is not served (scopes.presentation-private-token says so, once); the other
+  // checks present it as Bearer.
+  let patAsBearer = false;
+  if (refuses(patStatus) && (await patAs({ authorization: `Bearer ${pat}` })) === 200) {
+    patStatus = 200;
+    patAsBearer = true;
+  }
   const there = (restStatus !== 404 || patStatus === 200) && restApiDown === undefined;
-  const restPatRefused = there && (patStatus === 401 || patStatus === 403) ? patStatus : undefined;
+  const restPatRefused = there && refuses(patStatus) ? patStatus : undefined;
   const restApi = there && restPatRefused === undefined;
   const tokenInfo = await served(http, TOKEN_INFO_PATH);
   const userinfo = await served(http, USERINFO_PATH);
@@ -279,5 +288,6 @@ export async function detectCapabilities({
     ...(passwordRefused !== undefined ? { passwordRefused } : {}),
     ...(restApiDown !== undefined ? { restApiDown } : {}),
     ...(restPatRefused !== undefined ? { restPatRefused } : {}),
+    ...(patAsBearer ? { patAsBearer } : {}),
   };
 }

@@ -15,7 +15,10 @@ export { breaking, type Expect } from './rules.js';
 const minted = new WeakMap<OAuthFlows, Promise<string>>();
 
 export async function apiHeaders(t: CheckContext): Promise<Record<string, string>> {
-  if (t.caps.pat && t.config.personalAccessToken) return { 'PRIVATE-TOKEN': t.config.personalAccessToken };
+  if (t.caps.pat && t.config.personalAccessToken)
+    return t.caps.patAsBearer
+      ? { authorization: `Bearer ${t.config.personalAccessToken}` }
+      : { 'PRIVATE-TOKEN': t.config.personalAccessToken };
   if (!t.config.applications?.confidential)
     t.skip('no personal access token and no confidential application to mint an api token');
   // A REST API closed to the flows' tokens is one cause, reported once (rest-tokens.ts): what

@@ -115,7 +115,9 @@ async function detect({ answers, config = CONFIG, control = true, flags = {}, pa
     (families as Record<string, unknown>)[name] = all[name];
     delete caps[name];
   }
-  const sent = t.sent.splice(0).filter((line) => !line.includes('[PRIVATE-TOKEN]'));
+  // The configured token's own probes (PRIVATE-TOKEN, then Bearer when that is refused) are their test's.
+  const pat = `[Bearer ${full.personalAccessToken}]`;
+  const sent = t.sent.splice(0).filter((line) => !line.includes('[PRIVATE-TOKEN]') && !line.includes(pat));
   // An empty form's body is the empty string after the path.
   expect(sent.slice(-FAMILY_PROBES.length).map((line) => line.trimEnd())).toEqual(FAMILY_PROBES);
   return { caps: caps as Omit<Capabilities, Families>, families, sent: sent.slice(0, -FAMILY_PROBES.length), oauth, t };
@@ -426,6 +428,17 @@ describe('detectCapabilities', () => {
       expect([hidden.families.restApi, hidden.caps.restPatRefused]).toEqual([true, undefined]);
       const absent = await detect({ answers: { '/api/v4/user': status(404), pat: status(401) } });
       expect([absent.families.restApi, absent.caps.restPatRefused]).toEqual([false, undefined]);
+    });
+
+    it('the token refused in PRIVATE-TOKEN and read as a Bearer token: the REST API stays, its checks send it as Bearer', async () => {
+      const pat = CONFIG.personalAccessToken!;
+      const bearerReads: Answer = (r) =>
+        r.headers.get('authorization') === `Bearer ${pat}` ? status(200)(r) : status(401)(r);
+      const { caps, families } = await detect({ answers: { '/api/v4/user': bearerReads, pat: status(401) } });
+      expect([families.restApi, caps.restPatRefused, caps.patAsBearer]).toEqual([true, undefined, true]);
+      // Read in PRIVATE-TOKEN: asked no other way.
+      const plain = await detect({ answers: { '/api/v4/user': bearerReads, pat: status(200) } });
+      expect([plain.families.restApi, plain.caps.patAsBearer]).toEqual([true, undefined]);
     });
 
     it('the token and revocation endpoints: absent on a 404 or 405 to an empty POST; any other answer, or none, is there', async () => {
