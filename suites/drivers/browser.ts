@@ -396,6 +396,17 @@ async function guardRequests(
 }
 
 /**
+ * An init script for every frame: window.open opens nothing and answers null, as a popup blocker
+ * does. A page whose popups open popups kept a loaded machine's Chromium so busy opening and
+ * closing them that the sign-in page's own submission was dropped (nothing sent in 30 s, a refused
+ * sign-in taken for the provider's). What still opens a window (a link or form with a target)
+ * meets closingPopups. Runs in the page: it must stand alone.
+ */
+export function withoutWindowOpen(): void {
+  Object.defineProperty(globalThis, 'open', { value: () => null, writable: false, configurable: false });
+}
+
+/**
  * The driver plays the page it opened, never a popup: each window a page opens (window.open, a
  * link or form with a target) is closed as it appears, else a page whose popups open popups grows
  * the browser without bound (over a hundred windows in 1.5 s) until the machine runs out of
@@ -444,6 +455,7 @@ export async function createBrowserDriver(
     fence = await openFence(allowedOrigins(http.baseUrl, config.trustedOrigins));
     context = await browser.newContext({ serviceWorkers: 'block', proxy: fence.proxy, acceptDownloads: false });
     await context.addInitScript(withoutPeerConnections);
+    await context.addInitScript(withoutWindowOpen);
   } catch (error) {
     await fence?.close();
     await release();

@@ -1,14 +1,14 @@
 /**
  * What a provider page can make the browser driver hold is bounded. A proxy in front of the
  * simulator adds to every page a script that starts a download of 64 MiB from the provider's own
- * origin (the fence lets that origin through), and to the sign-in page one that opens ten popups,
- * each of which opens ten more.
+ * origin (the fence lets that origin through), and to the sign-in page one that asks window.open
+ * for ten popups, each of which asks for ten more, and opens one by a link.
  * Playwright accepted downloads by default and kept each on disk until the context closed, so an
  * endless one filled the disk while the check ran (1.6 GB in 4 s on loopback); and every popup
  * stayed open, so the windows grew tenfold per generation (over a hundred in 1.5 s) until the
  * sign-in page stopped responding. Now every download is cancelled as it begins (Chromium drops its
- * connection after a few buffers) and every popup is closed as it appears: the flow still gets its
- * code. And Chromium decoded any content coding without bound (a 4.6 MB gzip page held 3.5 GB):
+ * connection after a few buffers), window.open opens nothing, and every window a link opens is
+ * closed as it appears: the flow still gets its code. And Chromium decoded any content coding without bound (a 4.6 MB gzip page held 3.5 GB):
  * now the browser asks for none (Accept-Encoding: identity), so a compressed page it did not ask
  * for is refused before it is decoded; here an 8 KB gzip page that would expand to 8 MiB.
  */
@@ -38,10 +38,14 @@ let proxy: Awaited<ReturnType<typeof startProxy>>;
 let front: Loopback;
 let driver: BrowserDriver | undefined;
 let config: TargetConfig;
-/** Popup documents served: each opens POPUPS_EACH more. */
+/** Popup documents served: each asks window.open for POPUPS_EACH more; the sign-in page also opens one by a link. */
 let popups = 0;
 const POPUPS_EACH = 10;
-const opensPopups = `<script>for (let i = 0; i < ${POPUPS_EACH}; i++) window.open('/popup/' + i)</script>`;
+const popupScript = `<script>for (let i = 0; i < ${POPUPS_EACH}; i++) window.open('/popup/' + i)</script>`;
+const opensPopups =
+  popupScript +
+  '<a id="hostile-popup" href="/popup/by-link" target="_blank" hidden>p</a>' +
+  '<script>document.getElementById("hostile-popup").click()</script>';
 /** Pages answered gzip-compressed, whatever the browser asked for. */
 let compressPages = false;
 /** The Accept-Encoding of each request the browser sent. */
@@ -104,7 +108,7 @@ beforeAll(async () => {
     if (req.url?.startsWith('/popup/')) {
       popups++;
       res.writeHead(200, { 'content-type': 'text/html' });
-      return void res.end(`<!DOCTYPE html><p>a popup</p>${opensPopups}`);
+      return void res.end(`<!DOCTYPE html><p>a popup</p>${popupScript}`);
     }
     void bodyOf(req).then((body) => proxy.handle(req, res, body));
   });
@@ -136,13 +140,15 @@ describe.skipIf(!existsSync(CHROMIUM))('a provider page that starts a download a
     const endings = await Promise.all(downloads.map((d) => d.ended));
     expect(endings).not.toContain('finished');
     for (const d of downloads) expect(d.sent).toBeLessThan(DOWNLOAD_BYTES / 4);
-    // Closed as they appear, few popups run their script: the first generation of each page and
-    // a few of the next. Left open, every generation is ten times the last.
-    console.log(`popups served: ${popups}`);
-    expect(popups).toBeLessThan(POPUPS_EACH * POPUPS_EACH);
+    // Left open, every generation of popups would be ten times the last. window.open opens nothing (the driver's init script); a link with a target still opens a
+    // window, which is closed as it appears: a few, never a generation of ten.
+    expect(popups).toBeGreaterThan(0);
+    expect(popups).toBeLessThanOrEqual(2);
     expect(codingsAsked.some((c) => c.startsWith('/users/sign_in'))).toBe(true);
     // The driver's page asks for none (popups are closed as they appear, not played).
-    expect(codingsAsked.filter((c) => !c.startsWith('/popup/') && !c.endsWith(' identity'))).toEqual([]);
+    // (A popup lives until it is closed, longer on a loaded machine: its page and its icon are its own.)
+    const popupOwn = (c: string) => c.startsWith('/popup/') || c.startsWith('/favicon.ico ');
+    expect(codingsAsked.filter((c) => !popupOwn(c) && !c.endsWith(' identity'))).toEqual([]);
   }, 120_000);
 
   it('refuses a compressed page it did not ask for, never decoding it', async () => {
