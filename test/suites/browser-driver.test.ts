@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +29,7 @@ import {
 } from '../../suites/drivers/browser.js';
 import { executeRun } from '../../cli/run.js';
 import { DriverError } from '../../suites/errors.js';
-import type { Http, TargetConfig } from '../../suites/types.js';
+import type { DriverConfig, Http, TargetConfig } from '../../suites/types.js';
 import type { Report } from '../../suites/report/model.js';
 import { allChecks } from '../../suites/index.js';
 import { GRANTS_PER_PAGE_ENDING } from './page-endings.js';
@@ -51,6 +51,38 @@ describe('browser driver refuses what it cannot do, in one line', () => {
     await expect(createBrowserDriver(embedded, target.config)).rejects.toThrow(/needs a target served over HTTP/);
   });
 });
+
+/**
+ * A provider of a few lines (`answer`), played by a browser driver of its own with `driver`'s
+ * settings: the code of the redirect to the application after approving, for `state`.
+ */
+async function codeFrom(
+  answer: (req: IncomingMessage, res: ServerResponse) => void,
+  driver: Partial<DriverConfig>,
+  state: string,
+  user?: TargetConfig['user'],
+): Promise<string | null> {
+  const provider = createServer(answer);
+  await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
+  const config: TargetConfig = {
+    baseUrl,
+    ...(user ? { user } : {}),
+    driver: { kind: 'browser', ...driver },
+    applications: { confidential: { clientId: 'c', redirectUri: 'https://client.test/cb', scopes: ['api'] } },
+  };
+  const browser = await createBrowserDriver(
+    createHttp(createHttpTarget(config), createRecorder(5), createRedactor()),
+    config,
+  );
+  try {
+    const { redirect } = await browser.authorize(`${baseUrl}/oauth/authorize?client_id=c&state=${state}`, 'approve');
+    return redirect?.searchParams.get('code') ?? null;
+  } finally {
+    await browser.close();
+    await new Promise((resolve) => provider.close(resolve));
+  }
+}
 
 describe.skipIf(!hasChromium)(
   hasChromium
@@ -142,33 +174,23 @@ describe.skipIf(!hasChromium)(
     it('acts on a page whose script draws the consent form after load (what the form driver cannot do)', async () => {
       // A provider of a few lines: its consent form exists only once a script has run.
       const form = `<form method="post" action="/decide"><button id="yes" name="decision" value="approve">Allow</button></form>`;
-      const provider = createServer((req, res) => {
-        if (req.method === 'POST')
-          return void res.writeHead(302, { location: 'https://client.test/cb?code=drawn-by-script&state=s1' }).end();
-        res
-          .writeHead(200, { 'content-type': 'text/html' })
-          .end(
-            `<!DOCTYPE html><body><script>setTimeout(() => { document.body.innerHTML = ${JSON.stringify(form)}; }, 300);</script></body>`,
-          );
-      });
-      await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
-      const baseUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
-      const scripted: TargetConfig = {
-        baseUrl,
-        driver: { kind: 'browser', approveSelector: '#yes' },
-        applications: { confidential: { clientId: 'c', redirectUri: 'https://client.test/cb', scopes: ['api'] } },
-      };
-      const other = await createBrowserDriver(
-        createHttp(createHttpTarget(scripted), createRecorder(5), createRedactor()),
-        scripted,
-      );
-      try {
-        const { redirect } = await other.authorize(`${baseUrl}/oauth/authorize?client_id=c&state=s1`, 'approve');
-        expect(redirect?.searchParams.get('code')).toBe('drawn-by-script');
-      } finally {
-        await other.close();
-        await new Promise((resolve) => provider.close(resolve));
-      }
+      expect(
+        await codeFrom(
+          (req, res) => {
+            if (req.method === 'POST')
+              return void res
+                .writeHead(302, { location: 'https://client.test/cb?code=drawn-by-script&state=s1' })
+                .end();
+            res
+              .writeHead(200, { 'content-type': 'text/html' })
+              .end(
+                `<!DOCTYPE html><body><script>setTimeout(() => { document.body.innerHTML = ${JSON.stringify(form)}; }, 300);</script></body>`,
+              );
+          },
+          { approveSelector: '#yes' },
+          's1',
+        ),
+      ).toBe('drawn-by-script');
     });
 
     it('approving ticks the scope boxes a consent page leaves unticked (Spring Authorization Server), not its remember box', async () => {
@@ -178,35 +200,23 @@ describe.skipIf(!hasChromium)(
 <label><input type="checkbox" name="scope" value="read_user"> read_user</label>
 <label><input type="checkbox" name="remember" value="true"> Remember my decision</label>
 <button id="submit-consent" type="submit">Submit Consent</button></form>`;
-      const provider = createServer((req, res) => {
-        if (req.method !== 'POST') return void res.writeHead(200, { 'content-type': 'text/html' }).end(form);
-        let body = '';
-        req.on('data', (c: Buffer) => (body += c.toString()));
-        req.on('end', () => {
-          // The code says what came: the ticked scopes and whether remember went too.
-          const posted = new URLSearchParams(body);
-          const code = `${posted.getAll('scope').join('+')}${posted.has('remember') ? '-remembered' : ''}`;
-          res.writeHead(302, { location: `https://client.test/cb?code=${code}&state=s2` }).end();
-        });
-      });
-      await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
-      const baseUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
-      const spring: TargetConfig = {
-        baseUrl,
-        driver: { kind: 'browser', approveSelector: '#submit-consent' },
-        applications: { confidential: { clientId: 'c', redirectUri: 'https://client.test/cb', scopes: ['api'] } },
-      };
-      const other = await createBrowserDriver(
-        createHttp(createHttpTarget(spring), createRecorder(5), createRedactor()),
-        spring,
-      );
-      try {
-        const { redirect } = await other.authorize(`${baseUrl}/oauth/authorize?client_id=c&state=s2`, 'approve');
-        expect(redirect?.searchParams.get('code')).toBe('api read_user');
-      } finally {
-        await other.close();
-        await new Promise((resolve) => provider.close(resolve));
-      }
+      expect(
+        await codeFrom(
+          (req, res) => {
+            if (req.method !== 'POST') return void res.writeHead(200, { 'content-type': 'text/html' }).end(form);
+            let body = '';
+            req.on('data', (c: Buffer) => (body += c.toString()));
+            req.on('end', () => {
+              // The code says what came: the ticked scopes and whether remember went too.
+              const posted = new URLSearchParams(body);
+              const code = `${posted.getAll('scope').join('+')}${posted.has('remember') ? '-remembered' : ''}`;
+              res.writeHead(302, { location: `https://client.test/cb?code=${code}&state=s2` }).end();
+            });
+          },
+          { approveSelector: '#submit-consent' },
+          's2',
+        ),
+      ).toBe('api read_user');
     });
 
     it('waits for a sign-in that goes out late (a busy page, a script step before the post): no refusal before the answer', async () => {
@@ -215,30 +225,18 @@ describe.skipIf(!hasChromium)(
       const page = `<!DOCTYPE html><form method="post" action="/session">
 <input name="username"><input type="password" name="password"><button>Sign in</button></form>
 <script>document.forms[0].addEventListener('submit', (e) => { e.preventDefault(); setTimeout(() => e.target.submit(), 3500); });</script>`;
-      const provider = createServer((req, res) => {
-        if (req.method !== 'POST') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page);
-        req.resume();
-        res.writeHead(302, { location: 'https://client.test/cb?code=late-but-signed-in&state=s3' }).end();
-      });
-      await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
-      const baseUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
-      const late: TargetConfig = {
-        baseUrl,
-        user: { username: 'u', password: 'p' },
-        driver: { kind: 'browser' },
-        applications: { confidential: { clientId: 'c', redirectUri: 'https://client.test/cb', scopes: ['api'] } },
-      };
-      const other = await createBrowserDriver(
-        createHttp(createHttpTarget(late), createRecorder(5), createRedactor()),
-        late,
-      );
-      try {
-        const { redirect } = await other.authorize(`${baseUrl}/oauth/authorize?client_id=c&state=s3`, 'approve');
-        expect(redirect?.searchParams.get('code')).toBe('late-but-signed-in');
-      } finally {
-        await other.close();
-        await new Promise((resolve) => provider.close(resolve));
-      }
+      expect(
+        await codeFrom(
+          (req, res) => {
+            if (req.method !== 'POST') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page);
+            req.resume();
+            res.writeHead(302, { location: 'https://client.test/cb?code=late-but-signed-in&state=s3' }).end();
+          },
+          {},
+          's3',
+          { username: 'u', password: 'p' },
+        ),
+      ).toBe('late-but-signed-in');
     });
 
     it('returns the error page when the provider refuses to redirect (unregistered redirect_uri)', async () => {
