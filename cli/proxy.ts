@@ -58,21 +58,16 @@ export interface ProxyIo {
   stop: () => Promise<unknown>;
 }
 
-/** The whole command; returns the exit code (0, 1 when a must rule broke, 2 on bad usage). */
 /** --allow-origin: an http(s) origin (scheme, host, port; no path), as the browser writes it in Origin. */
 function checkOrigin(value: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  const bare = url && url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
-  if (!url || !bare || !/^https?:$/.test(url.protocol) || /[?#]|\/./.test(value.replace(/^https?:\/\//i, '')))
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  // The serialisation keeps whatever an origin lacks: a path, a query or fragment (even empty), userinfo.
+  if (!url || !/^https?:$/.test(url.protocol) || url.href !== `${url.origin}/`)
     throw new UsageError(`--allow-origin expects an origin like https://app.example:8443, got "${value}"`);
   return url.origin;
 }
 
+/** The whole command; returns the exit code (0, 1 when a must rule broke, 2 on bad usage). */
 export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<number> {
   const target = targetUrl(flags.target);
   const host = flags.host ?? '127.0.0.1';

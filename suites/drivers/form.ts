@@ -235,11 +235,9 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
  * visited (DEV-VERIFICATION-PAGE says so).
  */
 export function devicePageUrl(http: Http, userCode: string, page?: string): string {
-  let url = new URL(`${http.baseUrl}${DEFAULTS.devicePath}`);
-  if (page !== undefined && URL.canParse(page)) {
-    const named = new URL(page);
-    if (/^https?:$/.test(named.protocol) && http.leaves(named.href) === undefined) url = named;
-  }
+  // leaves() also refuses what is no plain http(s) URL.
+  const visited = page !== undefined && http.leaves(page) === undefined;
+  const url = new URL(visited ? page : `${http.baseUrl}${DEFAULTS.devicePath}`);
   url.searchParams.set('user_code', userCode);
   return url.href;
 }

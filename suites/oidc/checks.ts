@@ -11,6 +11,7 @@ import {
   exchangeCode,
   expectJsonType,
   jsonObject,
+  mediaTypeOf,
   TOKEN_PATH,
   trackBody,
 } from '../shared/oauth.js';
@@ -97,8 +98,7 @@ async function verifyIdToken(t: CheckContext, idToken: string, audience: string,
 }
 
 /** An answer labelled application/jwt (OIDC Core §5.3.2: a userinfo response the client registered signed). */
-const isJwt = (res: HttpResponse) =>
-  (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase() === 'application/jwt';
+const isJwt = (res: HttpResponse) => mediaTypeOf(res) === 'application/jwt';
 
 /**
  * The claims of a signed userinfo response (OIDC Core §5.3.2): a JWT verified by the published

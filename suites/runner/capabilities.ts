@@ -253,15 +253,12 @@ export async function detectCapabilities({
   const patAs = (headers: Record<string, string>) =>
     restApiDown === undefined && pat ? statusOf(http, CURRENT_USER_PATH, 'GET', headers) : undefined;
   const refuses = (status: number | undefined) => status === 401 || status === 403;
-  let patStatus = await patAs({ 'private-token': pat ?? '' });
+  const inHeader = await patAs({ 'private-token': pat ?? '' });
   // Refused in the PRIVATE-TOKEN header and read as a Bearer token: the token is good, that one way
   // of presenting it is not served (scopes.presentation-private-token says so, once); the other
   // checks present it as Bearer.
-  let patAsBearer = false;
-  if (refuses(patStatus) && (await patAs({ authorization: `Bearer ${pat}` })) === 200) {
-    patStatus = 200;
-    patAsBearer = true;
-  }
+  const patAsBearer = refuses(inHeader) && (await patAs({ authorization: `Bearer ${pat}` })) === 200;
+  const patStatus = patAsBearer ? 200 : inHeader;
   const there = (restStatus !== 404 || patStatus === 200) && restApiDown === undefined;
   const restPatRefused = there && refuses(patStatus) ? patStatus : undefined;
   const restApi = there && restPatRefused === undefined;

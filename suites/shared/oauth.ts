@@ -56,6 +56,10 @@ export const STANDARD_ERRORS = [
   'invalid_scope',
 ];
 
+/** The media type of an answer's Content-Type, lower case, without parameters ('' without one). */
+export const mediaTypeOf = (res: { headers: Headers }): string =>
+  (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+
 /**
  * The response says it is JSON: application/json, or a JSON-based media type (`+json`, as RFC
  * 7517's application/jwk-set+json). Exactly `application/json` is judged by expectExactJsonType.
@@ -63,7 +67,7 @@ export const STANDARD_ERRORS = [
  */
 export function expectJsonType(t: CheckContext, res: HttpResponse, what: string, rules: readonly RuleId[] = []): void {
   const type = res.headers.get('content-type');
-  const media = (type ?? '').split(';')[0].trim().toLowerCase();
+  const media = mediaTypeOf(res);
   t.soft(
     media === 'application/json' || /^application\/[\w.-]+\+json$/.test(media),
     `${what}: Content-Type must be JSON (application/json)`,
@@ -425,15 +429,16 @@ export async function expectAccessAlive(
  * The access token is refused by every oracle the target serves; `rules` name what should have
  * killed it (rotation, revocation, expiry). A refusal with another status than 401 still proves
  * the token dead: the status is its own rule (INFO-INVALID-TOKEN, AUTH-INVALID-TOKEN-401,
- * OIDC-USERINFO-INVALID-TOKEN).
+ * OIDC-USERINFO-INVALID-TOKEN). `stillAccepted`: an oracle still read it (what killed it did not take).
  */
 export async function expectAccessDead(
   t: CheckContext,
   token: string,
   what: string,
   rules: readonly RuleId[] = [],
-): Promise<void> {
-  for (const oracle of await oracles(t, token, true)) {
+): Promise<{ stillAccepted: boolean }> {
+  const asked = await oracles(t, token, true);
+  for (const oracle of asked) {
     const { res, deadStatus } = oracle;
     if (
       t.soft(
@@ -449,6 +454,7 @@ export async function expectAccessDead(
         broke([deadStatus.rule], { status: res.status }),
       );
   }
+  return { stillAccepted: asked.some((o) => o.said === 'works') };
 }
 
 /**

@@ -65,6 +65,14 @@ function keysetRowsUntested(report: Report): void {
 
 const projectJobs = (asked: Asked) => /^\/api\/v4\/projects\/[^/]+\/jobs$/.test(asked.url.pathname);
 
+/** What keyset pagination turned off for project jobs breaks, however the instance answers it. */
+const KEYSET_OFF_FOR_JOBS = {
+  cite: 'L224-237: project jobs are in the keyset support table (order_by=id, sort=desc)',
+  checks: ['pagination.keyset-list-project-jobs', 'pagination.keyset-rows-list-project-jobs'],
+  breaks: ['PAG-KEYSET-PROJECT-JOBS'],
+  after: keysetRowsUntested,
+};
+
 /** The path of the request as the client wrote it on the wire (`%2F` kept). */
 const rawPath = (asked: Asked) => asked.url.pathname;
 
@@ -266,10 +274,7 @@ const DEVIATIONS: Deviation[] = [
   {
     // GitLab's own answer where keyset is off for a resource (its API helper refuses it so).
     name: 'keyset pagination off for project jobs: 405 "Keyset pagination is not yet available for this type of request"',
-    cite: 'L224-237: project jobs are in the keyset support table (order_by=id, sort=desc)',
-    checks: ['pagination.keyset-list-project-jobs', 'pagination.keyset-rows-list-project-jobs'],
-    breaks: ['PAG-KEYSET-PROJECT-JOBS'],
-    after: keysetRowsUntested,
+    ...KEYSET_OFF_FOR_JOBS,
     rewrite: {
       answer(asked, answer) {
         if (!projectJobs(asked) || asked.url.searchParams.get('pagination') !== 'keyset') return false;
@@ -284,10 +289,7 @@ const DEVIATIONS: Deviation[] = [
     // An instance where keyset of project jobs is off and the parameter is ignored: offset pages,
     // whose links keep every parameter asked (GitLab builds them from the request's).
     name: 'keyset pagination off for project jobs: pagination=keyset ignored, offset pages served',
-    cite: 'L224-237: project jobs are in the keyset support table (order_by=id, sort=desc)',
-    checks: ['pagination.keyset-list-project-jobs', 'pagination.keyset-rows-list-project-jobs'],
-    breaks: ['PAG-KEYSET-PROJECT-JOBS'],
-    after: keysetRowsUntested,
+    ...KEYSET_OFF_FOR_JOBS,
     rewrite: {
       request(asked) {
         if (!projectJobs(asked) || asked.url.searchParams.get('pagination') !== 'keyset') return false;
