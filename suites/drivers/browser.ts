@@ -22,7 +22,16 @@ import type {
 } from 'playwright-core';
 import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { DriverError } from '../errors.js';
-import { DECISION_SELECTORS, IDENTIFIER_WORDS, SCOPE_BOX_NAME, SIGN_IN_DEFAULTS, STEP_SELECTORS } from './defaults.js';
+import {
+  accountSelector,
+  AGREEMENT_BOXES,
+  DECISION_SELECTORS,
+  IDENTIFIER_WORDS,
+  roleSelector,
+  SCOPE_BOX_NAME,
+  SIGN_IN_DEFAULTS,
+  STEP_SELECTORS,
+} from './defaults.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
 import { CheckFailure, CheckSkipped, HarnessError } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
@@ -31,7 +40,8 @@ import { createSimulatorDriver } from './simulator.js';
 import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
 import { allowedOrigins } from '../target/origin.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
-import { refusedIfClientError, signInRefused, signInUser } from './sign-in.js';
+import { awaitsEmail, needsPerson } from './needs-person.js';
+import { refusedIfClientError, signInNeedsPerson, signInRefused, signInUser } from './sign-in.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 /** Quiet, offline, throwaway: no sandbox (containers), no GPU, nothing fetched in the background. */
@@ -61,6 +71,10 @@ type Decision = 'approve' | 'deny';
 
 /** A consent page's scope checkboxes not ticked, that an approval ticks. */
 const UNTICKED_SCOPE_BOXES = `input[type="checkbox"][name*="${SCOPE_BOX_NAME}" i]:not(:checked):not([disabled])`;
+/** What goes on from a page once its boxes are ticked (terms of use): accept, continue, yes. */
+const AGREE = [roleSelector('approve', 'deny'), roleSelector('step', 'deny'), roleSelector('yes')].join(', ');
+/** Anything a person could act on: a page with none, in answer to the password, refused it. */
+const ANY_CONTROL = 'form, button, input:not([type="hidden" i]), select, textarea, [role="button"]';
 
 export interface BrowserDriverOptions {
   /** Chromium binary; default $IDP_CHROMIUM, else /usr/bin/chromium. */
@@ -725,6 +739,10 @@ export async function createBrowserDriver(
           watch,
           signedIn || identified ? Object.values(controls) : [...Object.values(controls), identifier],
         );
+        // A second factor, a CAPTCHA: nothing is guessed, nothing more is sent (needs-person.ts).
+        const source = decided ? null : await pageSource(page);
+        const person = source ? needsPerson(source) : undefined;
+        if (person) signInNeedsPerson(http, person);
         if (!signedIn && (await present(page, ...controls.password))) {
           signedIn = true;
           const next = [controls.decision, controls.continue];
@@ -749,6 +767,14 @@ export async function createBrowserDriver(
             const field = page.locator('input[name*="user_code" i], input[name*="usercode" i]').first();
             if ((await field.count()) && !(await field.inputValue())) await field.fill(userCode);
           }
+          // Boxes to tick before going on (terms of use): before the decision, whose words its
+          // buttons share (Accept, Decline), a step whatever the decision.
+          if (await present(page, AGREEMENT_BOXES, 'box to tick')) {
+            const boxes = page.locator(AGREEMENT_BOXES);
+            for (let n = await boxes.count(); n > 0; n--) await boxes.first().check();
+            if (await present(page, AGREE, 'control that goes on')) await press(AGREE, Object.values(controls));
+            continue;
+          }
           if (await present(page, ...controls.decision)) {
             decided = true;
             // Approving approves the requested scopes: boxes a page leaves unticked are ticked (html.ts, withScopesTicked).
@@ -758,6 +784,20 @@ export async function createBrowserDriver(
             await press(decisionCss, [controls.continue]);
             continue;
           }
+          // On the way to the decision (form.ts has the twin): the user's own account (a picker),
+          // the answer the decision leans to ("Stay signed in?"), putting off what can wait.
+          const onTheWay = [
+            ...(config.user ? [accountSelector(config.user.username)] : []),
+            roleSelector(decision === 'approve' ? 'yes' : 'no'),
+            roleSelector('postpone', 'deny'),
+          ];
+          let pressed = false;
+          for (const css of onTheWay)
+            if (!pressed && (await present(page, css, 'step'))) {
+              pressed = true;
+              await press(css, Object.values(controls));
+            }
+          if (pressed) continue;
         }
         if (continued < MAX_CONTINUES && (await present(page, ...controls.continue))) {
           continued++;
@@ -765,6 +805,13 @@ export async function createBrowserDriver(
           continue;
         }
         break;
+      }
+      if (!decided && !handover() && !stray()) {
+        const source = await pageSource(page);
+        if (source && awaitsEmail(source)) signInNeedsPerson(http, 'a link sent by e-mail');
+        // The password answered by a page with nothing to go on with ("the password is incorrect").
+        if (signedIn && last?.request().method() === 'POST' && (await page.locator(ANY_CONTROL).count()) === 0)
+          signInRefused(http, `status ${last.status()}, a page with no form`);
       }
       const off = stray();
       // The password (or a consent) bound elsewhere: not sent, and the driver cannot go on.

@@ -170,7 +170,8 @@ async function run(name: string, journey: Journey, kind: 'form' | 'browser', use
 }
 
 const NEEDS_PERSON = {
-  first: /^the harness could not complete this check: the provider's sign-in asks for (.+), which needs a person: sign in yourself with driver: manual; what needs a signed-in user is not tested$/,
+  first:
+    /^the harness could not complete this check: the provider's sign-in asks for (.+), which needs a person: sign in yourself with driver: manual; what needs a signed-in user is not tested$/,
   later: /^the provider's sign-in needs a person \(.+\), found earlier in this run; it is not tried again$/,
 };
 
@@ -187,7 +188,12 @@ const oneTimeCode: JourneyStep = {
 
 describe('sign-ins that need a person, or that the provider refuses: said once, the rest untested', () => {
   it.each([
-    { what: 'a one-time code after the password', journey: { after: [oneTimeCode] }, thing: /a one-time code/, passwords: 1 },
+    {
+      what: 'a one-time code after the password',
+      journey: { after: [oneTimeCode] },
+      thing: /a one-time code/,
+      passwords: 1,
+    },
     {
       what: 'a CAPTCHA on the sign-in page (no password sent)',
       journey: {
@@ -205,7 +211,8 @@ describe('sign-ins that need a person, or that the provider refuses: said once, 
       journey: {
         after: [
           {
-            page: () => page('Check your email', '<p>We sent a sign-in link to r***@example.test. Open it to continue.</p>'),
+            page: () =>
+              page('Check your email', '<p>We sent a sign-in link to r***@example.test. Open it to continue.</p>'),
             passes: () => false,
           },
         ],
@@ -223,7 +230,10 @@ describe('sign-ins that need a person, or that the provider refuses: said once, 
   it('form driver, a wrong password answered 200 with a page that says so and has no form: refused once', async () => {
     const wrongPassword = {
       status: 200,
-      page: page('Sign-in failed', '<p>The username or password is incorrect.</p><p><a href="/users/sign_in">Try again</a></p>'),
+      page: page(
+        'Sign-in failed',
+        '<p>The username or password is incorrect.</p><p><a href="/users/sign_in">Try again</a></p>',
+      ),
     };
     const { json, why, posted } = await run('form-200-error', { wrongPassword }, 'form', { password: 'not-it' });
     expectOneRefusal(json, why);
