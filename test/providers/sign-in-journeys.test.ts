@@ -186,59 +186,63 @@ const oneTimeCode: JourneyStep = {
   passes: () => false,
 };
 
-describe('sign-ins that need a person, or that the provider refuses: said once, the rest untested', () => {
-  it.each([
-    {
-      what: 'a one-time code after the password',
-      journey: { after: [oneTimeCode] },
-      thing: /a one-time code/,
-      passwords: 1,
+/** Where an unattended sign-in stops: what the driver says, and how many passwords were sent. */
+const STOPS = [
+  {
+    what: 'a one-time code after the password',
+    journey: { after: [oneTimeCode] },
+    said: /asks for a one-time code \(a second factor\), which needs a person/,
+    passwords: 1,
+  },
+  {
+    what: 'a CAPTCHA on the sign-in page (no password sent)',
+    journey: {
+      signInPage: (html: string) =>
+        html.replace(
+          '<button type="submit" name="commit"',
+          '<div class="h-captcha" data-sitekey="10000000-ffff-ffff-ffff-000000000001"></div><button type="submit" name="commit"',
+        ),
     },
-    {
-      what: 'a CAPTCHA on the sign-in page (no password sent)',
-      journey: {
-        signInPage: (html: string) =>
-          html.replace(
-            '<button type="submit" name="commit"',
-            '<div class="h-captcha" data-sitekey="10000000-ffff-ffff-ffff-000000000001"></div><button type="submit" name="commit"',
-          ),
+    said: /asks for a CAPTCHA, which needs a person/,
+    passwords: 0,
+  },
+  {
+    what: 'a link sent by e-mail',
+    journey: {
+      after: [
+        {
+          page: () =>
+            page('Check your email', '<p>We sent a sign-in link to r***@example.test. Open it to continue.</p>'),
+          passes: () => false,
+        },
+      ],
+    },
+    said: /asks for a link sent by e-mail, which needs a person/,
+    passwords: 1,
+  },
+  {
+    what: 'a wrong password answered 200 by a page that says so, with no form',
+    journey: {
+      wrongPassword: {
+        status: 200,
+        page: page(
+          'Sign-in failed',
+          '<p>The username or password is incorrect.</p><p><a href="/users/sign_in">Try again</a></p>',
+        ),
       },
-      thing: /a CAPTCHA/,
-      passwords: 0,
     },
-    {
-      what: 'a link sent by e-mail',
-      journey: {
-        after: [
-          {
-            page: () =>
-              page('Check your email', '<p>We sent a sign-in link to r***@example.test. Open it to continue.</p>'),
-            passes: () => false,
-          },
-        ],
-      },
-      thing: /a link sent by e-mail/,
-      passwords: 1,
-    },
-  ])('form driver, $what', async ({ what, journey, thing, passwords }) => {
-    const { json, why, posted } = await run(`form-${what.replace(/\W+/g, '-')}`, journey, 'form');
-    expectOneRefusal(json, why, NEEDS_PERSON);
-    expect(json.checks.find((c) => c.status === 'errored')?.message, why).toMatch(thing);
-    expect(posted, why).toEqual({ passwords, steps: 0 });
-  });
+    user: { password: 'not-it' },
+    said: /refused the sign-in of the configured user \(status 200, a page with no form\)/,
+    passwords: 1,
+  },
+];
 
-  it('form driver, a wrong password answered 200 with a page that says so and has no form: refused once', async () => {
-    const wrongPassword = {
-      status: 200,
-      page: page(
-        'Sign-in failed',
-        '<p>The username or password is incorrect.</p><p><a href="/users/sign_in">Try again</a></p>',
-      ),
-    };
-    const { json, why, posted } = await run('form-200-error', { wrongPassword }, 'form', { password: 'not-it' });
-    expectOneRefusal(json, why);
-    expect(json.checks.find((c) => c.status === 'errored')?.message, why).toMatch(/status 200, a page with no form/);
-    expect(posted.passwords, why).toBe(1);
+describe('form driver: a sign-in that needs a person, or is refused, is said once and the rest is untested', () => {
+  it.each(STOPS)('$what', async ({ what, journey, user, said, passwords }) => {
+    const { json, why, posted } = await run(`form-${what.replace(/\W+/g, '-')}`, journey, 'form', user);
+    expectOneRefusal(json, why, user ? undefined : NEEDS_PERSON);
+    expect(json.checks.find((c) => c.status === 'errored')?.message, why).toMatch(said);
+    expect(posted, why).toEqual({ passwords, steps: 0 });
   });
 });
 
@@ -265,4 +269,10 @@ root.getElementById('no').addEventListener('click', () => send('0'));
     const { json, why } = await run('browser-otp', { after: [oneTimeCode] }, 'browser');
     expectOneRefusal(json, why, NEEDS_PERSON);
   }, 120_000);
+
+  it.each(STOPS.slice(1))('$what: the first sign-in stops, saying why', async ({ journey, user, said, passwords }) => {
+    const { provider, config } = await start(journey);
+    await expect(denyThenApprove({ ...config, user: { ...config.user!, ...user } }, 'browser')).rejects.toThrow(said);
+    expect(provider.posted).toEqual({ passwords, steps: 0 });
+  });
 });
