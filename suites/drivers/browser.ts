@@ -40,7 +40,7 @@ import { createSimulatorDriver } from './simulator.js';
 import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
 import { allowedOrigins } from '../target/origin.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
-import { awaitsEmail, needsPerson } from './needs-person.js';
+import { awaitsEmail, NEEDS_PERSON_SELECTORS } from './needs-person.js';
 import { refusedIfClientError, signInNeedsPerson, signInRefused, signInUser } from './sign-in.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
@@ -740,9 +740,9 @@ export async function createBrowserDriver(
           signedIn || identified ? Object.values(controls) : [...Object.values(controls), identifier],
         );
         // A second factor, a CAPTCHA: nothing is guessed, nothing more is sent (needs-person.ts).
-        const source = decided ? null : await pageSource(page);
-        const person = source ? needsPerson(source) : undefined;
-        if (person) signInNeedsPerson(http, person);
+        for (const { what, css, shown } of decided ? [] : NEEDS_PERSON_SELECTORS)
+          if (shown ? await present(page, css, what) : (await page.locator(css).count()) > 0)
+            signInNeedsPerson(http, what);
         if (!signedIn && (await present(page, ...controls.password))) {
           signedIn = true;
           const next = [controls.decision, controls.continue];
