@@ -526,9 +526,14 @@ export async function createBrowserDriver(
   /** A control a step looks for, and the config field that names it (for the invalid-selector message). */
   type Control = [css: string, what: string];
 
+  /** The selector of the first of `controls` on the page. */
+  async function firstPresent(page: Page, controls: Control[]): Promise<string | undefined> {
+    for (const [css, what] of controls) if (await present(page, css, what)) return css;
+    return undefined;
+  }
+
   async function anyPresent(page: Page, controls: Control[]): Promise<boolean> {
-    for (const [css, what] of controls) if (await present(page, css, what)) return true;
-    return false;
+    return (await firstPresent(page, controls)) !== undefined;
   }
 
   interface Watch {
@@ -601,6 +606,33 @@ export async function createBrowserDriver(
     await settle(page, watch, () => (click ? click.click() : field.press('Enter')), { gone: field, next });
   }
 
+  /** Tick the boxes to agree to (terms of use) under `root`, as a person going on would. */
+  async function tickAgreements(root: Locator | Page): Promise<void> {
+    // Each tick takes the box out of the selector: always the first, as many times as there were.
+    const boxes = root.locator(AGREEMENT_BOXES);
+    for (let n = await boxes.count(); n > 0; n--) await boxes.first().check();
+  }
+
+  /**
+   * A form the page will not submit as filled (the configured username in a `type=email` field, a
+   * pattern it breaks) is a refused sign-in, said at once: the browser would send nothing, and the
+   * wait for an answer would end, 30 s later, as "its sign-in form again". Only the field's name and
+   * what it lacks are said: Chromium's message repeats the value.
+   */
+  async function refusedIfInvalid(form: Locator): Promise<void> {
+    const invalid = await form.evaluate((element) => {
+      // A form marked novalidate is sent as it is.
+      if ((element as HTMLFormElement).noValidate) return undefined;
+      const field = (element as HTMLFormElement).querySelector<HTMLInputElement>(':invalid');
+      if (!field) return undefined;
+      const failed = Object.entries(Object.getOwnPropertyDescriptors(ValidityState.prototype))
+        .map(([key]) => key)
+        .filter((key) => key !== 'valid' && field.validity[key as keyof ValidityState] === true);
+      return `${field.name || field.type}: ${failed.join(', ')}`;
+    });
+    if (invalid) signInRefused(http, `its form does not take what the driver typed, ${invalid}`);
+  }
+
   /** The form around `field`, if there is one. */
   async function formOf(field: Locator): Promise<Locator | undefined> {
     const form = field.locator('xpath=ancestor::form[1]');
@@ -625,6 +657,8 @@ export async function createBrowserDriver(
         : root.locator('input[type="text"]:visible, input[type="email"]:visible, input:not([type]):visible').first();
     if (login && (await login.count()) && (await login.isEditable())) await login.fill(username);
     await password.fill(secret);
+    await tickAgreements(root);
+    if (scope) await refusedIfInvalid(scope);
     const buttonCss = d.signInSelector ?? (scope ? undefined : STEP_SELECTORS.signIn);
     await submit(page, watch, password, buttonCss ? [buttonCss, 'signInSelector'] : undefined, next);
   }
@@ -634,7 +668,9 @@ export async function createBrowserDriver(
     const { username } = signInUser(http, config);
     const field = page.locator(identifierCss).first();
     await field.fill(username);
-    const button: Control | undefined = (await formOf(field)) ? undefined : [STEP_SELECTORS.identify, 'next button'];
+    const form = await formOf(field);
+    if (form) await refusedIfInvalid(form);
+    const button: Control | undefined = form ? undefined : [STEP_SELECTORS.identify, 'next button'];
     await submit(page, watch, field, button, next);
   }
 
@@ -690,6 +726,14 @@ export async function createBrowserDriver(
       return settle(page, watch, () => button.click(), { gone: button, next });
     };
     const identifier: Control = [identifierCss, 'username field'];
+    /** A page on the way to the decision: boxes to tick first (terms of use), then steps (form.ts has the twin). */
+    const agreement: Control = [AGREEMENT_BOXES, 'box to tick'];
+    /** The user's own account (a picker), the answer the decision leans to ("Stay signed in?"), putting off what can wait. */
+    const steps: Control[] = [
+      ...(config.user ? [[accountSelector(config.user.username), 'account'] as Control] : []),
+      [roleSelector(decision === 'approve' ? 'yes' : 'no'), 'answer'],
+      [roleSelector('postpone', 'deny'), 'step'],
+    ];
     /**
      * Send the credentials (or the username alone) with `send`, then judge the answer: refused when
      * a client or throttling error answered them or, once the page has settled, it asks for `asked`
@@ -734,11 +778,11 @@ export async function createBrowserDriver(
         progress();
         // Before the sign-in a username page is an answer too: waiting only for the others would
         // spend the whole script allowance on every identifier-first sign-in.
-        await ready(
-          page,
-          watch,
-          signedIn || identified ? Object.values(controls) : [...Object.values(controls), identifier],
-        );
+        await ready(page, watch, [
+          ...Object.values(controls),
+          ...(decided ? [] : [agreement, ...steps]),
+          ...(signedIn || identified ? [] : [identifier]),
+        ]);
         // A second factor, a CAPTCHA: nothing is guessed, nothing more is sent (needs-person.ts).
         for (const { what, css, shown } of decided ? [] : NEEDS_PERSON_SELECTORS)
           if (shown ? await present(page, css, what) : (await page.locator(css).count()) > 0)
@@ -769,9 +813,8 @@ export async function createBrowserDriver(
           }
           // Boxes to tick before going on (terms of use): before the decision, whose words its
           // buttons share (Accept, Decline), a step whatever the decision.
-          if (await present(page, AGREEMENT_BOXES, 'box to tick')) {
-            const boxes = page.locator(AGREEMENT_BOXES);
-            for (let n = await boxes.count(); n > 0; n--) await boxes.first().check();
+          if (await present(page, ...agreement)) {
+            await tickAgreements(page);
             if (await present(page, AGREE, 'control that goes on')) await press(AGREE, Object.values(controls));
             continue;
           }
@@ -784,20 +827,11 @@ export async function createBrowserDriver(
             await press(decisionCss, [controls.continue]);
             continue;
           }
-          // On the way to the decision (form.ts has the twin): the user's own account (a picker),
-          // the answer the decision leans to ("Stay signed in?"), putting off what can wait.
-          const onTheWay = [
-            ...(config.user ? [accountSelector(config.user.username)] : []),
-            roleSelector(decision === 'approve' ? 'yes' : 'no'),
-            roleSelector('postpone', 'deny'),
-          ];
-          let pressed = false;
-          for (const css of onTheWay)
-            if (!pressed && (await present(page, css, 'step'))) {
-              pressed = true;
-              await press(css, Object.values(controls));
-            }
-          if (pressed) continue;
+          const step = await firstPresent(page, steps);
+          if (step) {
+            await press(step, Object.values(controls));
+            continue;
+          }
         }
         if (continued < MAX_CONTINUES && (await present(page, ...controls.continue))) {
           continued++;

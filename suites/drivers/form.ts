@@ -53,6 +53,12 @@ interface Choice {
 /** A button's words: its label, value and name (Keycloak's consent says Yes and No, named accept and cancel). */
 const text = (b: SubmitButton) => `${b.label} ${b.value ?? ''} ${b.name ?? ''}`;
 
+/** The boxes of `form` a person ticks to go on (terms of use), never a scope box. */
+const agreementBoxes = (form: HtmlForm) =>
+  form.unticked.filter(
+    (box) => !box.name.toLowerCase().includes(SCOPE_BOX_NAME) && (box.required || AGREEMENT_BOX.test(box.name)),
+  );
+
 /**
  * A page between the sign-in and the decision that asks a box ticked first (terms of use): its
  * form with those boxes ticked, and the button that goes on (accept, continue, yes), as a step
@@ -60,9 +66,7 @@ const text = (b: SubmitButton) => `${b.label} ${b.value ?? ''} ${b.name ?? ''}`;
  */
 function agreementStep(forms: HtmlForm[]): Choice | undefined {
   for (const form of forms) {
-    const boxes = form.unticked.filter(
-      (box) => !box.name.toLowerCase().includes(SCOPE_BOX_NAME) && (box.required || AGREEMENT_BOX.test(box.name)),
-    );
+    const boxes = agreementBoxes(form);
     if (!boxes.length) continue;
     const button = form.buttons.find(
       (b) =>
@@ -178,6 +182,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       let identified = false;
       /** The credentials (or the username alone) went out and no page has answered them yet (redirects are followed first). */
       let answering: 'username' | 'password' | undefined;
+      /** The page the credentials were sent from ran a script (this driver runs none). */
+      let scriptedSignIn = false;
       let decided = false;
       // A form submitted twice means the provider sent us back (a wrong code, an error): stop there.
       const submitted = new Set<string>();
@@ -190,7 +196,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           [url, method, body, what] = [next, 'GET', undefined, undefined];
           continue;
         }
-        if (answering) refusedIfClientError(http, response.status);
+        if (answering) refusedIfClientError(http, response.status, scriptedSignIn);
         // Media types are case-insensitive (RFC 9110 §8.3.1): `TEXT/HTML` is a page too.
         if (!/html/i.test(response.headers.get('content-type') ?? '')) return { response, decided };
         const forms = parseForms(response.text);
@@ -223,6 +229,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           const { username } = signInUser(http, config);
           identified = true;
           answering = 'username';
+          scriptedSignIn = /<script\b/i.test(response.text);
           what = "the username form's action";
           [url, method, body] = submission(identifier.form, url, { [identifier.field.name]: username });
           continue;
@@ -238,8 +245,10 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             login.fields.find((f) => f.name === d.passwordField || f.type === 'password')?.name ?? d.passwordField;
           signedIn = true;
           answering = 'password';
+          scriptedSignIn = /<script\b/i.test(response.text);
           what = "the sign-in form's action";
-          [url, method, body] = submission(login, url, {
+          // A box the sign-in form wants ticked (terms of use) is ticked, as by a person signing in.
+          [url, method, body] = submission({ ...login, fields: [...login.fields, ...agreementBoxes(login)] }, url, {
             ...(loginName ? { [loginName]: user.username } : {}),
             [passwordName]: user.password,
           });

@@ -30,9 +30,21 @@ export function signInUser(http: Http, config: TargetConfig): NonNullable<Target
   return config.user;
 }
 
-/** A client or throttling error answering the credentials is a refusal (no status: nothing to judge). */
-export function refusedIfClientError(http: Http, status: number | undefined): void {
-  if (status !== undefined && status >= 400 && status < 500) signInRefused(http, `status ${status}`);
+/**
+ * A client or throttling error answering the credentials is a refusal (no status: nothing to judge).
+ * `scripted`: the sign-in page ran a script the driver did not (the form driver), which may have
+ * been what the provider missed (a CSRF token copied into the form), said with any status but 401.
+ */
+export function refusedIfClientError(http: Http, status: number | undefined, scripted = false): void {
+  if (status === undefined || status < 400 || status >= 500) return;
+  signInRefused(
+    http,
+    `status ${status}${
+      scripted && status !== 401
+        ? '; its sign-in page runs a script, which the form driver does not (one may add a token to the form): driver: browser may get through'
+        : ''
+    }`,
+  );
 }
 
 /** The provider answered the configured user's sign-in with `detail` (its status, its sign-in form again). */

@@ -4,7 +4,8 @@
  * right password and the authorization ("Stay signed in?", terms to accept, a second factor…).
  * Everything else (token endpoint, API, control API) is the simulator as it is.
  *
- * - `signInPage`: the simulator's sign-in page redrawn (a CAPTCHA added, the fields renamed).
+ * - `signInPage`: the simulator's sign-in page redrawn (a CAPTCHA added, the fields renamed);
+ *   `fields`: its own field names, posted back under the simulator's.
  * - `after`: the pages a right password leads to, in order; each posts to `/journey` and is shown
  *   again until what it asks is given (`passes`); the last one passed leads on to the simulator's
  *   own redirect. A page with no form (an e-mail link to click) is never passed.
@@ -28,6 +29,7 @@ export interface JourneyStep {
 
 export interface Journey {
   signInPage?: (html: string) => string;
+  fields?: Record<string, string>;
   after?: JourneyStep[];
   wrongPassword?: { status: number; page: string };
   decisions?: string;
@@ -89,9 +91,13 @@ export async function journeyProvider(journey: Journey): Promise<JourneyProvider
     );
 
   async function signIn(req: IncomingMessage): Promise<Response> {
-    const body = (await bodyOf(req)).toString('utf8');
+    const form = new URLSearchParams((await bodyOf(req)).toString('utf8'));
+    for (const [own, simulator] of Object.entries(journey.fields ?? {})) {
+      form.set(simulator, form.get(own) ?? '');
+      form.delete(own);
+    }
     posted.passwords++;
-    const answer = await forward(req, body);
+    const answer = await forward(req, form.toString());
     if (answer.status === 401 && journey.wrongPassword)
       return htmlAnswer(journey.wrongPassword.status, journey.wrongPassword.page, answer);
     const location = answer.headers.get('location');
