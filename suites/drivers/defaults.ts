@@ -81,9 +81,12 @@ export function accountPattern(username: string): string {
   return `(?<!\\w)${username.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}(?!\\w)`;
 }
 
-/** Browser driver: a control naming the user (links and tiles too), not one leaving the session or picking another. */
+/**
+ * Browser driver: a control naming the user (a tile a script made a link, too), not one leaving the
+ * session or picking another. Not a plain link: a page's header links to the user's profile.
+ */
 export const accountSelector = (username: string): string =>
-  `:is(${BUTTONS}, a, [role="link"])${saying(accountPattern(username))}:not(${saying(controlPattern('away'))})`;
+  `:is(${BUTTONS}, [role="link"])${saying(accountPattern(username))}:not(${saying(controlPattern('away'))})`;
 
 /** Browser driver defaults for the consent buttons, used when the config names no selector. */
 export const DECISION_SELECTORS = {

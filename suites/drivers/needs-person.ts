@@ -10,6 +10,8 @@ import { openingTags, pageText } from './html.js';
 /**
  * What the name or id of a field asking for a one-time code has in it (GitLab's `otp_attempt`,
  * Keycloak's `otp`, Okta's `passcode`, Google's `totpPin`), besides `autocomplete=one-time-code`.
+ * Not on a page that also asks for the password: a sign-in form's optional "OTP (if enabled)" is
+ * left empty, and a refusal, if it comes, is said as one.
  */
 const ONE_TIME_NAMES = [
   'otp',
@@ -48,7 +50,7 @@ const containing = (attrs: string[], words: string[]) =>
 export const NEEDS_PERSON_SELECTORS: ReadonlyArray<{ what: string; css: string; shown: boolean }> = [
   {
     what: ONE_TIME,
-    css: `input:not(${NO_ENTRY.map((t) => `[type="${t}" i]`).join(', ')}):not(${containing(['name', 'id'], USER_CODE_NAMES)}):is([autocomplete*="one-time-code" i], ${containing(['name', 'id'], ONE_TIME_NAMES)})`,
+    css: `html:not(:has(input[type="password" i])) input:not(${NO_ENTRY.map((t) => `[type="${t}" i]`).join(', ')}):not(${containing(['name', 'id'], USER_CODE_NAMES)}):is([autocomplete*="one-time-code" i], ${containing(['name', 'id'], ONE_TIME_NAMES)})`,
     shown: true,
   },
   { what: CAPTCHA, css: `${containing(CAPTCHA_ATTRS, CAPTCHA_NAMES)}, [data-sitekey]`, shown: false },
@@ -60,14 +62,18 @@ const EMAIL_LINK =
 
 /** What on this page needs a person before the sign-in can go on, said as the thing asked; or undefined. */
 export function needsPerson(html: string): string | undefined {
+  let oneTime = false;
+  let password = false;
   for (const [name, attrs] of openingTags(html)) {
     if (CAPTCHA_ATTRS.some((a) => CAPTCHA_NAME.test(attrs[a] ?? '')) || 'data-sitekey' in attrs) return CAPTCHA;
-    if (name !== 'input' || NO_ENTRY.includes((attrs.type ?? 'text').toLowerCase())) continue;
+    const type = (attrs.type ?? 'text').toLowerCase();
+    password ||= name === 'input' && type === 'password';
+    if (name !== 'input' || NO_ENTRY.includes(type)) continue;
     const field = `${attrs.name ?? ''} ${attrs.id ?? ''}`;
     if (USER_CODE.test(field)) continue;
-    if (/one-time-code/i.test(attrs.autocomplete ?? '') || ONE_TIME_NAME.test(field)) return ONE_TIME;
+    oneTime ||= /one-time-code/i.test(attrs.autocomplete ?? '') || ONE_TIME_NAME.test(field);
   }
-  return undefined;
+  return oneTime && !password ? ONE_TIME : undefined;
 }
 
 /** Does the page say a link was sent by e-mail (read where the driver finds nothing to press)? */

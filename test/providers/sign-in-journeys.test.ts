@@ -171,6 +171,18 @@ describe('sign-in journeys a person completes, the form driver completes (deny, 
     expect(provider.posted.passwords).toBe(1);
   });
 
+  it('a sign-in form with an optional one-time code beside the password (left empty, not a page for a person)', async () => {
+    const { provider, config } = await start({
+      signInPage: (html) =>
+        html.replace(
+          '<button type="submit" name="commit"',
+          '<label>OTP (if enabled) <input type="text" name="otp"></label><button type="submit" name="commit"',
+        ),
+    });
+    expect(await denyThenApprove(config, 'form')).toEqual(DECIDED);
+    expect(provider.posted.passwords).toBe(1);
+  });
+
   it.each([
     {
       what: 'in German, buttons',
