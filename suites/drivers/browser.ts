@@ -628,7 +628,7 @@ export async function createBrowserDriver(
       const failed = Object.entries(Object.getOwnPropertyDescriptors(ValidityState.prototype))
         .map(([key]) => key)
         .filter((key) => key !== 'valid' && field.validity[key as keyof ValidityState] === true);
-      return `${field.name || field.type}: ${failed.join(', ')}`;
+      return `${(field.name || field.type).slice(0, 60)}: ${failed.join(', ')}`;
     });
     if (invalid) signInRefused(http, `its form does not take what the driver typed, ${invalid}`);
   }

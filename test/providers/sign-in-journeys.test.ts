@@ -5,11 +5,13 @@
  * needs a signed-in user is untested while the other checks still run.
  *
  * Before: the form driver stopped at "Stay signed in?", a terms page, a "Skip for now" prompt, an
- * account picker and a consent in French or German (every check needing a code errored, the
- * password sent again for each); ticked nothing on the terms page and pressed its "Accept" as the
- * consent; pressed "Verify" on a one-time-code page with the field empty; sent the password past a
- * CAPTCHA. The browser driver stopped at the same pages, and at consent controls in a shadow DOM or
- * a `<div role=button>`.
+ * account picker and a consent in French or German (the check errored, "no approve control");
+ * pressed a terms page's "Decline" as the denial; pressed "Verify" on a one-time-code page with
+ * the field empty; sent the password past a CAPTCHA; and each later check met the same page again.
+ * A CSRF token a script copies into the form was a refusal that blamed the password. The browser
+ * driver stopped at the same pages, and at consent controls in a shadow DOM or a `<div
+ * role=button>`, and waited 30 s on a form Chromium would not submit (a username in a type=email
+ * field) before calling it "its sign-in form again".
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
