@@ -633,6 +633,24 @@ export async function createBrowserDriver(
     if (invalid) signInRefused(http, `its form does not take what the driver typed, ${invalid}`);
   }
 
+  /**
+   * On a page with scripts, a username field beside a "Sign in" control and no step one ("Next",
+   * "Continue") is a one-page sign-in whose password field is still to come: wait for it (the script
+   * allowance). True when it came.
+   */
+  async function passwordDue(page: Page): Promise<boolean> {
+    const [signInWords, stepWords] = [roleSelector('signIn'), roleSelector('step')];
+    if (!(await present(page, signInWords, 'sign-in button')) || (await present(page, stepWords, 'next button')))
+      return false;
+    if ((await page.locator('script').count()) === 0) return false;
+    await page
+      .locator(passwordCss)
+      .first()
+      .waitFor({ state: 'visible', timeout: SCRIPT_RENDER_MS })
+      .catch(() => undefined);
+    return present(page, passwordCss, 'password field');
+  }
+
   /** The form around `field`, if there is one. */
   async function formOf(field: Locator): Promise<Locator | undefined> {
     const form = field.locator('xpath=ancestor::form[1]');
@@ -801,6 +819,9 @@ export async function createBrowserDriver(
         // A username page (identifier-first sign-in): the username alone, then the password on the
         // page that follows (another, or this one redrawn by its script).
         if (!signedIn && !identified && (await present(page, ...identifier))) {
+          // A one-page sign-in whose script has not drawn the password field yet says "Sign in",
+          // not "Next": the username sent alone would be refused (and the config blamed).
+          if (await passwordDue(page)) continue;
           identified = true;
           const next = [controls.password, controls.decision, controls.continue];
           await signInStep(() => identify(page, watch, next), next, identifier, 'its username form again');

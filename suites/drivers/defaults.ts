@@ -33,6 +33,8 @@ export const CONTROL_WORDS = {
     'deny', 'reject', 'decline', 'refuse', 'cancel', 'abort', "don'?t allow", 'do not allow',
     'ablehnen', 'verweigern', 'abbrechen', 'refuser', 'annuler', 'rejeter', 'denegar', 'rechazar', 'cancelar',
   ],
+  /** What sends the credentials. */
+  signIn: ['sign in', 'log in', 'login', 'anmelden', 'se connecter', 'connexion', 'iniciar sesi[oó]n'],
   /** A step on the way to the decision (a user code entered, a notice read). */
   step: [
     'continue', 'submit', 'next', 'verify', 'proceed', 'ok',
@@ -99,7 +101,7 @@ export const DECISION_SELECTORS = {
  * signs in, and a control that leads on once the decision is made (a "Continue" button or link).
  */
 export const STEP_SELECTORS = {
-  signIn: `${PRESSABLE}${saying('\\b(?:sign in|log in|login)\\b')}, button[type="submit"]`,
+  signIn: `${roleSelector('signIn')}, button[type="submit"]`,
   /** The button that sends the username alone, on a page with no form to submit with Enter. */
   identify: `${PRESSABLE}${saying('\\b(?:next|continue)\\b')}, button[type="submit"]`,
   continue: ['continue', 'proceed', 'return to', 'back to']

@@ -337,6 +337,20 @@ root.getElementById('no').addEventListener('click', () => send('0'));
     expect(provider.posted.passwords).toBe(0);
   });
 
+  it('a one-page sign-in whose script draws the password field a moment after the username', async () => {
+    const { provider, config } = await start({
+      signInPage: (html) =>
+        html
+          .replace(/<label>Password <input[^>]*><\/label>/, '<span id="secret"></span>')
+          .replace(
+            '</form>',
+            `</form><script>setTimeout(() => { document.getElementById('secret').innerHTML = '<label>Password <input type="password" name="user[password]" required></label>'; }, 1000);</script>`,
+          ),
+    });
+    expect(await denyThenApprove(config, 'browser')).toEqual(DECIDED);
+    expect(provider.posted.passwords).toBe(1);
+  });
+
   it.each(STOPS)('$what: the first sign-in stops, saying why', async ({ journey, user, said, passwords }) => {
     const { provider, config } = await start(journey);
     await expect(denyThenApprove({ ...config, user: { ...config.user!, ...user } }, 'browser')).rejects.toThrow(said);
