@@ -5,7 +5,7 @@
  * Everything else (token endpoint, API, control API) is the simulator as it is.
  *
  * - `signInPage`: the simulator's sign-in page redrawn (a CAPTCHA added, the fields renamed);
- *   `fields`: its own field names, posted back under the simulator's.
+ *   `fields`: its own field names, posted back under the simulator's; `requires`: one it must carry.
  * - `after`: the pages a right password leads to, in order; each posts to `/journey` and is shown
  *   again until what it asks is given (`passes`); the last one passed leads on to the simulator's
  *   own redirect. A page with no form (an e-mail link to click) is never passed.
@@ -30,6 +30,8 @@ export interface JourneyStep {
 export interface Journey {
   signInPage?: (html: string) => string;
   fields?: Record<string, string>;
+  /** A field the sign-in must carry (a terms box): without it, 422 and a page saying so. */
+  requires?: string;
   after?: JourneyStep[];
   wrongPassword?: { status: number; page: string };
   decisions?: string;
@@ -97,6 +99,8 @@ export async function journeyProvider(journey: Journey): Promise<JourneyProvider
       form.delete(own);
     }
     posted.passwords++;
+    if (journey.requires && !form.has(journey.requires))
+      return htmlAnswer(422, page('Sign in', '<p>Please accept the terms of use to sign in.</p>'));
     const answer = await forward(req, form.toString());
     if (answer.status === 401 && journey.wrongPassword)
       return htmlAnswer(journey.wrongPassword.status, journey.wrongPassword.page, answer);

@@ -120,7 +120,7 @@ for (const tile of document.querySelectorAll('[role=link]'))
  * The sign-in page with an Email field of its own name, a "Remember me" box, and its CSRF token in a
  * meta tag, copied into the form by a script as it is submitted (as Laravel and Django pages do).
  */
-const emailAndMetaToken = (type: 'text' | 'email'): Pick<Journey, 'signInPage' | 'fields'> => ({
+const emailAndMetaToken = (type: 'text' | 'email'): Pick<Journey, 'signInPage' | 'fields' | 'requires'> => ({
   signInPage: (html) => {
     const token = /name="authenticity_token" value="([^"]*)"/.exec(html)?.[1] ?? '';
     return html
@@ -136,6 +136,17 @@ const emailAndMetaToken = (type: 'text' | 'email'): Pick<Journey, 'signInPage' |
       );
   },
   fields: { email: 'user[login]' },
+});
+
+/** A box to tick as you sign in ("I accept the terms"), required by the form and by the provider. */
+const termsOnSignIn = (journey: Pick<Journey, 'signInPage' | 'fields'>): Journey => ({
+  ...journey,
+  signInPage: (html) =>
+    (journey.signInPage ?? ((h: string) => h))(html).replace(
+      '<button type="submit" name="commit"',
+      '<label><input type="checkbox" name="tos" value="1" required> I accept the terms of use</label><button type="submit" name="commit"',
+    ),
+  requires: 'tos',
 });
 
 /** The simulator's seeded user, which every journey's config names. */
@@ -169,6 +180,12 @@ describe('sign-in journeys a person completes, the form driver completes (deny, 
     { what: 'all of them, after "your password expires soon"', after: [passwordExpires, setUpLater, terms] },
   ])('$what', async ({ after }) => {
     const { provider, config } = await start({ after });
+    expect(await denyThenApprove(config, 'form')).toEqual(DECIDED);
+    expect(provider.posted.passwords).toBe(1);
+  });
+
+  it('a sign-in form with a box to tick (terms accepted as you sign in)', async () => {
+    const { provider, config } = await start(termsOnSignIn({}));
     expect(await denyThenApprove(config, 'form')).toEqual(DECIDED);
     expect(provider.posted.passwords).toBe(1);
   });
@@ -308,7 +325,7 @@ describe('form driver: a sign-in that needs a person, or is refused, is said onc
 });
 
 describe.skipIf(!hasChromium)('the same journeys through Chromium', () => {
-  it('every page above, drawn by script where a provider does (a CSRF token from a meta tag, No without a form, account tiles, the consent in a shadow DOM and a div role=button)', async () => {
+  it('every page above, drawn by script where a provider does (a CSRF token from a meta tag, terms to accept as you sign in, No without a form, account tiles, the consent in a shadow DOM and a div role=button)', async () => {
     const scripted = `<input type="hidden" name="choice" id="choice"><div id="buttons"></div>
 <script>
 const root = document.getElementById('buttons').attachShadow({ mode: 'open' });
@@ -319,7 +336,7 @@ root.getElementById('no').addEventListener('click', () => send('0'));
 </script>`;
     const noByScript = `<input type="button" id="idBtn_Back" value="No" onclick="this.form.append(Object.assign(document.createElement('input'), { type: 'hidden', name: 'kmsi', value: 'No' })); this.form.submit()">`;
     const { provider, config } = await start({
-      ...emailAndMetaToken('text'),
+      ...termsOnSignIn(emailAndMetaToken('text')),
       after: [passwordExpires, setUpLater, terms, staySignedIn(noByScript), pickAccountTile(USERNAME)],
       decisions: scripted,
     });
