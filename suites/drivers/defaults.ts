@@ -45,6 +45,8 @@ export const CONTROL_WORDS = {
   /** A question's answers ("Stay signed in?"), pressed as the decision leans, without being it. */
   yes: ['yes', 'ja', 'oui', 'si'],
   no: ['no', 'nein', 'non'],
+  /** About something else than the sign-in (a cookie banner's "Accept all cookies"): never pressed. */
+  aside: ['cookies?'],
   /** What leaves the user's session or picks another account: never pressed as the user's account. */
   away: ['sign ?out', 'log ?out', 'abmelden', 'déconnexion', 'another', 'other', 'not you', 'andere', 'autre', 'otra'],
 } as const;
@@ -73,9 +75,10 @@ const saying = (source: string) => {
   return `:is(${matches}, :has(${matches}))`;
 };
 
-/** A pressable control saying `role`'s words and none of `unless`'s. */
+/** A pressable control saying `role`'s words and none of `unless`'s, nor anything aside (cookies). */
 export function roleSelector(role: ControlRole, unless?: ControlRole): string {
-  return `${PRESSABLE}${saying(controlPattern(role))}${unless ? `:not(${saying(controlPattern(unless))})` : ''}`;
+  const not = (other: ControlRole) => `:not(${saying(controlPattern(other))})`;
+  return `${PRESSABLE}${saying(controlPattern(role))}${unless ? not(unless) : ''}${not('aside')}`;
 }
 
 /** The configured username as a whole word of a label (an account picker's tile, "Continue as root"). */

@@ -52,6 +52,8 @@ interface Choice {
 
 /** A button's words: its label, value and name (Keycloak's consent says Yes and No, named accept and cancel). */
 const text = (b: SubmitButton) => `${b.label} ${b.value ?? ''} ${b.name ?? ''}`;
+/** The buttons of `form` that may be pressed: none about something else (a cookie banner's). */
+const pressable = (form: HtmlForm) => form.buttons.filter((b) => !WORDS.aside.test(b.label));
 
 /** The boxes of `form` a person ticks to go on (terms of use), never a scope box. */
 const agreementBoxes = (form: HtmlForm) =>
@@ -68,7 +70,7 @@ function agreementStep(forms: HtmlForm[]): Choice | undefined {
   for (const form of forms) {
     const boxes = agreementBoxes(form);
     if (!boxes.length) continue;
-    const button = form.buttons.find(
+    const button = pressable(form).find(
       (b) =>
         (WORDS.approve.test(text(b)) || WORDS.step.test(text(b)) || WORDS.yes.test(b.label)) &&
         !WORDS.deny.test(text(b)),
@@ -87,7 +89,7 @@ function buttonFor(
   const selector = selectors[decision];
   const other = WORDS[decision === 'approve' ? 'deny' : 'approve'];
   for (const form of forms) {
-    for (const button of form.buttons) {
+    for (const button of selector ? form.buttons : pressable(form)) {
       const hit = selector
         ? matchesSelector(button, selector)
         : WORDS[decision].test(text(button)) && !other.test(text(button));
@@ -105,7 +107,7 @@ function buttonFor(
   ];
   for (const step of steps)
     for (const form of forms)
-      for (const button of form.buttons)
+      for (const button of pressable(form))
         if (step(button) && !other.test(text(button))) return { form, button, explicit: false };
   // One form with no labelled button (submitted with Enter) is a step too.
   if (forms.length === 1 && forms[0].buttons.length === 0) return { form: forms[0], explicit: false };

@@ -10,6 +10,7 @@
  *   again until what it asks is given (`passes`); the last one passed leads on to the simulator's
  *   own redirect. A page with no form (an e-mail link to click) is never passed.
  * - `wrongPassword`: what the simulator's 401 with its sign-in form becomes.
+ * - `banner`: drawn before the consent form (a cookie banner).
  * - `decisions`: the consent page's two buttons redrawn; the approving control posts `choice=1` (or
  *   `Autoriser`), the denying one anything else, turned back into the simulator's decision.
  */
@@ -35,6 +36,8 @@ export interface Journey {
   after?: JourneyStep[];
   wrongPassword?: { status: number; page: string };
   decisions?: string;
+  /** Drawn on the consent page before its form (a cookie banner). */
+  banner?: string;
 }
 
 export interface JourneyProvider extends Loopback {
@@ -150,8 +153,13 @@ export async function journeyProvider(journey: Journey): Promise<JourneyProvider
           ? signIn
           : route === 'POST /journey'
             ? step
-            : route === 'GET /oauth/authorize' && journey.decisions
-              ? (r: IncomingMessage) => redrawn(r, (html) => html.replace(DECISION_BUTTONS, journey.decisions!))
+            : route === 'GET /oauth/authorize' && (journey.decisions || journey.banner)
+              ? (r: IncomingMessage) =>
+                  redrawn(r, (html) =>
+                    html
+                      .replace(DECISION_BUTTONS, journey.decisions ?? '$&')
+                      .replace('<form id="consent"', `${journey.banner ?? ''}<form id="consent"`),
+                  )
               : route === 'POST /oauth/authorize' && journey.decisions
                 ? decide
                 : undefined;

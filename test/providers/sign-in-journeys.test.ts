@@ -211,8 +211,9 @@ describe('sign-in journeys a person completes, the form driver completes (deny, 
       what: 'in French, <input type=submit>',
       decisions: `<input type="submit" name="choice" value="Refuser"><input type="submit" name="choice" value="Autoriser">`,
     },
-  ])('a consent $what', async ({ decisions }) => {
-    const { config } = await start({ decisions });
+  ])('a consent $what, under a cookie banner', async ({ decisions }) => {
+    const banner = `<form method="post" action="/cookies"><button type="submit" name="cookies" value="all">Accept all cookies</button></form>`;
+    const { config } = await start({ decisions, banner });
     expect(await denyThenApprove(config, 'form')).toEqual(DECIDED);
   });
 });
@@ -325,7 +326,7 @@ describe('form driver: a sign-in that needs a person, or is refused, is said onc
 });
 
 describe.skipIf(!hasChromium)('the same journeys through Chromium', () => {
-  it('every page above, drawn by script where a provider does (a CSRF token from a meta tag, terms to accept as you sign in, No without a form, account tiles, the consent in a shadow DOM and a div role=button)', async () => {
+  it('every page above, drawn by script where a provider does (a CSRF token from a meta tag, terms to accept as you sign in, No without a form, account tiles, the consent in a shadow DOM and a div role=button, under a cookie banner)', async () => {
     const scripted = `<input type="hidden" name="choice" id="choice"><div id="buttons"></div>
 <script>
 const root = document.getElementById('buttons').attachShadow({ mode: 'open' });
@@ -339,6 +340,7 @@ root.getElementById('no').addEventListener('click', () => send('0'));
       ...termsOnSignIn(emailAndMetaToken('text')),
       after: [passwordExpires, setUpLater, terms, staySignedIn(noByScript), pickAccountTile(USERNAME)],
       decisions: scripted,
+      banner: `<div role="dialog"><button type="button" onclick="this.parentElement.remove()">Accept all cookies</button></div>`,
     });
     expect(await denyThenApprove(config, 'browser')).toEqual(DECIDED);
     expect(provider.posted.passwords).toBe(1);
