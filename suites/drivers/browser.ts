@@ -22,7 +22,16 @@ import type {
 } from 'playwright-core';
 import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { DriverError } from '../errors.js';
-import { DECISION_SELECTORS, IDENTIFIER_WORDS, SCOPE_BOX_NAME, SIGN_IN_DEFAULTS, STEP_SELECTORS } from './defaults.js';
+import {
+  accountSelector,
+  AGREEMENT_BOXES,
+  DECISION_SELECTORS,
+  IDENTIFIER_WORDS,
+  roleSelector,
+  SCOPE_BOX_NAME,
+  SIGN_IN_DEFAULTS,
+  STEP_SELECTORS,
+} from './defaults.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
 import { CheckFailure, CheckSkipped, HarnessError } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
@@ -31,7 +40,8 @@ import { createSimulatorDriver } from './simulator.js';
 import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
 import { allowedOrigins } from '../target/origin.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
-import { refusedIfClientError, signInRefused, signInUser } from './sign-in.js';
+import { awaitsEmail, NEEDS_PERSON_SELECTORS } from './needs-person.js';
+import { refusedIfClientError, signInNeedsPerson, signInRefused, signInUser } from './sign-in.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 /** Quiet, offline, throwaway: no sandbox (containers), no GPU, nothing fetched in the background. */
@@ -61,6 +71,10 @@ type Decision = 'approve' | 'deny';
 
 /** A consent page's scope checkboxes not ticked, that an approval ticks. */
 const UNTICKED_SCOPE_BOXES = `input[type="checkbox"][name*="${SCOPE_BOX_NAME}" i]:not(:checked):not([disabled])`;
+/** What goes on from a page once its boxes are ticked (terms of use): accept, continue, yes. */
+const AGREE = [roleSelector('approve', 'deny'), roleSelector('step', 'deny'), roleSelector('yes')].join(', ');
+/** Anything a person could act on: a page with none, in answer to the password, refused it. */
+const ANY_CONTROL = 'form, button, input:not([type="hidden" i]), select, textarea, [role="button"]';
 
 export interface BrowserDriverOptions {
   /** Chromium binary; default $IDP_CHROMIUM, else /usr/bin/chromium. */
@@ -512,9 +526,14 @@ export async function createBrowserDriver(
   /** A control a step looks for, and the config field that names it (for the invalid-selector message). */
   type Control = [css: string, what: string];
 
+  /** The selector of the first of `controls` on the page. */
+  async function firstPresent(page: Page, controls: Control[]): Promise<string | undefined> {
+    for (const [css, what] of controls) if (await present(page, css, what)) return css;
+    return undefined;
+  }
+
   async function anyPresent(page: Page, controls: Control[]): Promise<boolean> {
-    for (const [css, what] of controls) if (await present(page, css, what)) return true;
-    return false;
+    return (await firstPresent(page, controls)) !== undefined;
   }
 
   interface Watch {
@@ -587,6 +606,51 @@ export async function createBrowserDriver(
     await settle(page, watch, () => (click ? click.click() : field.press('Enter')), { gone: field, next });
   }
 
+  /** Tick the boxes to agree to (terms of use) under `root`, as a person going on would. */
+  async function tickAgreements(root: Locator | Page): Promise<void> {
+    // Each tick takes the box out of the selector: always the first, as many times as there were.
+    const boxes = root.locator(AGREEMENT_BOXES);
+    for (let n = await boxes.count(); n > 0; n--) await boxes.first().check();
+  }
+
+  /**
+   * A form the page will not submit as filled (the configured username in a `type=email` field, a
+   * pattern it breaks) is a refused sign-in, said at once: the browser would send nothing, and the
+   * wait for an answer would end, 30 s later, as "its sign-in form again". Only the field's name and
+   * what it lacks are said: Chromium's message repeats the value.
+   */
+  async function refusedIfInvalid(form: Locator): Promise<void> {
+    const invalid = await form.evaluate((element) => {
+      // A form marked novalidate is sent as it is.
+      if ((element as HTMLFormElement).noValidate) return undefined;
+      const field = (element as HTMLFormElement).querySelector<HTMLInputElement>(':invalid');
+      if (!field) return undefined;
+      const failed = Object.entries(Object.getOwnPropertyDescriptors(ValidityState.prototype))
+        .map(([key]) => key)
+        .filter((key) => key !== 'valid' && field.validity[key as keyof ValidityState] === true);
+      return `${(field.name || field.type).slice(0, 60)}: ${failed.join(', ')}`;
+    });
+    if (invalid) signInRefused(http, `its form does not take what the driver typed, ${invalid}`);
+  }
+
+  /**
+   * On a page with scripts, a username field beside a "Sign in" control and no step one ("Next",
+   * "Continue") is a one-page sign-in whose password field is still to come: wait for it (the script
+   * allowance). True when it came.
+   */
+  async function passwordDue(page: Page): Promise<boolean> {
+    const [signInWords, stepWords] = [roleSelector('signIn'), roleSelector('step')];
+    if (!(await present(page, signInWords, 'sign-in button')) || (await present(page, stepWords, 'next button')))
+      return false;
+    if ((await page.locator('script').count()) === 0) return false;
+    await page
+      .locator(passwordCss)
+      .first()
+      .waitFor({ state: 'visible', timeout: SCRIPT_RENDER_MS })
+      .catch(() => undefined);
+    return present(page, passwordCss, 'password field');
+  }
+
   /** The form around `field`, if there is one. */
   async function formOf(field: Locator): Promise<Locator | undefined> {
     const form = field.locator('xpath=ancestor::form[1]');
@@ -611,6 +675,8 @@ export async function createBrowserDriver(
         : root.locator('input[type="text"]:visible, input[type="email"]:visible, input:not([type]):visible').first();
     if (login && (await login.count()) && (await login.isEditable())) await login.fill(username);
     await password.fill(secret);
+    await tickAgreements(root);
+    if (scope) await refusedIfInvalid(scope);
     const buttonCss = d.signInSelector ?? (scope ? undefined : STEP_SELECTORS.signIn);
     await submit(page, watch, password, buttonCss ? [buttonCss, 'signInSelector'] : undefined, next);
   }
@@ -620,7 +686,9 @@ export async function createBrowserDriver(
     const { username } = signInUser(http, config);
     const field = page.locator(identifierCss).first();
     await field.fill(username);
-    const button: Control | undefined = (await formOf(field)) ? undefined : [STEP_SELECTORS.identify, 'next button'];
+    const form = await formOf(field);
+    if (form) await refusedIfInvalid(form);
+    const button: Control | undefined = form ? undefined : [STEP_SELECTORS.identify, 'next button'];
     await submit(page, watch, field, button, next);
   }
 
@@ -676,6 +744,14 @@ export async function createBrowserDriver(
       return settle(page, watch, () => button.click(), { gone: button, next });
     };
     const identifier: Control = [identifierCss, 'username field'];
+    /** A page on the way to the decision: boxes to tick first (terms of use), then steps (form.ts has the twin). */
+    const agreement: Control = [AGREEMENT_BOXES, 'box to tick'];
+    /** The user's own account (a picker), the answer the decision leans to ("Stay signed in?"), putting off what can wait. */
+    const steps: Control[] = [
+      ...(config.user ? [[accountSelector(config.user.username), 'account'] as Control] : []),
+      [roleSelector(decision === 'approve' ? 'yes' : 'no'), 'answer'],
+      [roleSelector('postpone', 'deny'), 'step'],
+    ];
     /**
      * Send the credentials (or the username alone) with `send`, then judge the answer: refused when
      * a client or throttling error answered them or, once the page has settled, it asks for `asked`
@@ -720,11 +796,15 @@ export async function createBrowserDriver(
         progress();
         // Before the sign-in a username page is an answer too: waiting only for the others would
         // spend the whole script allowance on every identifier-first sign-in.
-        await ready(
-          page,
-          watch,
-          signedIn || identified ? Object.values(controls) : [...Object.values(controls), identifier],
-        );
+        await ready(page, watch, [
+          ...Object.values(controls),
+          ...(decided ? [] : [agreement, ...steps]),
+          ...(signedIn || identified ? [] : [identifier]),
+        ]);
+        // A second factor, a CAPTCHA: nothing is guessed, nothing more is sent (needs-person.ts).
+        for (const { what, css, shown } of decided ? [] : NEEDS_PERSON_SELECTORS)
+          if (shown ? await present(page, css, what) : (await page.locator(css).count()) > 0)
+            signInNeedsPerson(http, what);
         if (!signedIn && (await present(page, ...controls.password))) {
           signedIn = true;
           const next = [controls.decision, controls.continue];
@@ -739,6 +819,9 @@ export async function createBrowserDriver(
         // A username page (identifier-first sign-in): the username alone, then the password on the
         // page that follows (another, or this one redrawn by its script).
         if (!signedIn && !identified && (await present(page, ...identifier))) {
+          // A one-page sign-in whose script has not drawn the password field yet says "Sign in",
+          // not "Next": the username sent alone would be refused (and the config blamed).
+          if (await passwordDue(page)) continue;
           identified = true;
           const next = [controls.password, controls.decision, controls.continue];
           await signInStep(() => identify(page, watch, next), next, identifier, 'its username form again');
@@ -749,6 +832,13 @@ export async function createBrowserDriver(
             const field = page.locator('input[name*="user_code" i], input[name*="usercode" i]').first();
             if ((await field.count()) && !(await field.inputValue())) await field.fill(userCode);
           }
+          // Boxes to tick before going on (terms of use): before the decision, whose words its
+          // buttons share (Accept, Decline), a step whatever the decision.
+          if (await present(page, ...agreement)) {
+            await tickAgreements(page);
+            if (await present(page, AGREE, 'control that goes on')) await press(AGREE, Object.values(controls));
+            continue;
+          }
           if (await present(page, ...controls.decision)) {
             decided = true;
             // Approving approves the requested scopes: boxes a page leaves unticked are ticked (html.ts, withScopesTicked).
@@ -758,6 +848,11 @@ export async function createBrowserDriver(
             await press(decisionCss, [controls.continue]);
             continue;
           }
+          const step = await firstPresent(page, steps);
+          if (step) {
+            await press(step, Object.values(controls));
+            continue;
+          }
         }
         if (continued < MAX_CONTINUES && (await present(page, ...controls.continue))) {
           continued++;
@@ -765,6 +860,13 @@ export async function createBrowserDriver(
           continue;
         }
         break;
+      }
+      if (!decided && !handover() && !stray()) {
+        const source = await pageSource(page);
+        if (source && awaitsEmail(source)) signInNeedsPerson(http, 'a link sent by e-mail');
+        // The password answered by a page with nothing to go on with ("the password is incorrect").
+        if (signedIn && last?.request().method() === 'POST' && (await page.locator(ANY_CONTROL).count()) === 0)
+          signInRefused(http, `status ${last.status()}, a page with no form`);
       }
       const off = stray();
       // The password (or a consent) bound elsewhere: not sent, and the driver cannot go on.

@@ -18,20 +18,85 @@ export const SIGN_IN_DEFAULTS = {
  */
 export const IDENTIFIER_WORDS = ['login', 'username', 'user_name', 'email', 'identifier'] as const;
 
-/** A submit control whose value or text names the decision (CSS plus Playwright's :has-text). */
-const decisionSelector = (words: string[]) =>
-  words
-    .flatMap((word) => [
-      `button[value="${word}" i]`,
-      `input[type="submit"][value="${word}" i]`,
-      `button:has-text("${word}")`,
-    ])
-    .join(', ');
+/**
+ * What the drivers press, by what pressing it does, as whole words of a control's label (and, in
+ * the form driver, its value and name), in English, German, French and Spanish: the one list both
+ * drivers read (the form driver as patterns, the browser driver as Playwright selectors).
+ */
+// prettier-ignore
+export const CONTROL_WORDS = {
+  approve: [
+    'approve', 'authori[sz]e', 'allow', 'accept', 'grant', 'confirm',
+    'zulassen', 'erlauben', 'genehmigen', 'akzeptieren', 'autoriser', 'accepter', 'autorizar', 'permitir', 'aceptar',
+  ],
+  deny: [
+    'deny', 'reject', 'decline', 'refuse', 'cancel', 'abort', "don'?t allow", 'do not allow',
+    'ablehnen', 'verweigern', 'abbrechen', 'refuser', 'annuler', 'rejeter', 'denegar', 'rechazar', 'cancelar',
+  ],
+  /** What sends the credentials. */
+  signIn: ['sign in', 'log in', 'login', 'anmelden', 'se connecter', 'connexion', 'iniciar sesi[oó]n'],
+  /** A step on the way to the decision (a user code entered, a notice read). */
+  step: [
+    'continue', 'submit', 'next', 'verify', 'proceed', 'ok',
+    'weiter', 'fortfahren', 'continuer', 'suivant', 'continuar', 'siguiente',
+  ],
+  /** Putting off what can wait (a second factor to set up): taken before any other step. */
+  postpone: ['skip', 'later', 'not now', 'später', 'plus tard', 'ignorer', 'omitir'],
+  /** A question's answers ("Stay signed in?"), pressed as the decision leans, without being it. */
+  yes: ['yes', 'ja', 'oui', 'si'],
+  no: ['no', 'nein', 'non'],
+  /** About something else than the sign-in (a cookie banner's "Accept all cookies"): never pressed. */
+  aside: ['cookies?'],
+  /** What leaves the user's session or picks another account: never pressed as the user's account. */
+  away: ['sign ?out', 'log ?out', 'abmelden', 'déconnexion', 'another', 'other', 'not you', 'andere', 'autre', 'otra'],
+} as const;
+
+export type ControlRole = keyof typeof CONTROL_WORDS;
+
+/**
+ * A role's words as a pattern source: whole words anywhere in the label, or (`yes`, `no`) the
+ * label's first word, so that "No" is an answer and "Not now" is not.
+ */
+export function controlPattern(role: ControlRole): string {
+  const words = `(?:${CONTROL_WORDS[role].join('|')})`;
+  return role === 'yes' || role === 'no' ? `^\\s*${words}\\b` : `\\b${words}\\b`;
+}
+
+/** Controls a person presses: buttons of every kind, and elements a script made buttons of. */
+const BUTTONS = 'button, input[type="submit" i], input[type="button" i], [role="button"]';
+const PRESSABLE = `:is(${BUTTONS})`;
+
+/**
+ * An element whose text matches `source` (case-insensitive), its own or a descendant's: Playwright's
+ * :text-matches takes the smallest element holding the text, the <strong> of `<button><strong>…`.
+ */
+const saying = (source: string) => {
+  const matches = `:text-matches(${JSON.stringify(source)}, "i")`;
+  return `:is(${matches}, :has(${matches}))`;
+};
+
+/** A pressable control saying `role`'s words and none of `unless`'s, nor anything aside (cookies). */
+export function roleSelector(role: ControlRole, unless?: ControlRole): string {
+  const not = (other: ControlRole) => `:not(${saying(controlPattern(other))})`;
+  return `${PRESSABLE}${saying(controlPattern(role))}${unless ? not(unless) : ''}${not('aside')}`;
+}
+
+/** The configured username as a whole word of a label (an account picker's tile, "Continue as root"). */
+export function accountPattern(username: string): string {
+  return `(?<!\\w)${username.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}(?!\\w)`;
+}
+
+/**
+ * Browser driver: a control naming the user (a tile a script made a link, too), not one leaving the
+ * session or picking another. Not a plain link: a page's header links to the user's profile.
+ */
+export const accountSelector = (username: string): string =>
+  `:is(${BUTTONS}, [role="link"])${saying(accountPattern(username))}:not(${saying(controlPattern('away'))})`;
 
 /** Browser driver defaults for the consent buttons, used when the config names no selector. */
 export const DECISION_SELECTORS = {
-  approve: decisionSelector(['approve', 'authorize', 'allow']),
-  deny: decisionSelector(['deny', 'reject', 'decline', 'cancel']),
+  approve: `button[value="approve" i], ${roleSelector('approve', 'deny')}`,
+  deny: `button[value="deny" i], ${roleSelector('deny')}`,
 } as const;
 
 /**
@@ -39,9 +104,9 @@ export const DECISION_SELECTORS = {
  * signs in, and a control that leads on once the decision is made (a "Continue" button or link).
  */
 export const STEP_SELECTORS = {
-  signIn: `${decisionSelector(['sign in', 'log in', 'login'])}, button[type="submit"]`,
+  signIn: `${roleSelector('signIn')}, button[type="submit"]`,
   /** The button that sends the username alone, on a page with no form to submit with Enter. */
-  identify: `${decisionSelector(['next', 'continue'])}, button[type="submit"]`,
+  identify: `${PRESSABLE}${saying('\\b(?:next|continue)\\b')}, button[type="submit"]`,
   continue: ['continue', 'proceed', 'return to', 'back to']
     .flatMap((word) => [
       `button:has-text("${word}")`,
@@ -56,3 +121,12 @@ export const STEP_SELECTORS = {
  * `scope`, Ory Hydra's `grant_scope`): an approval ticks those left unticked, no other box.
  */
 export const SCOPE_BOX_NAME = 'scope';
+
+/**
+ * What the name of a box a page wants ticked before going on has in it (terms of use, a policy),
+ * besides the boxes it marks `required`: ticked as a person going on would. Never a scope box.
+ */
+export const AGREEMENT_BOX_WORDS = ['agree', 'terms', 'tos', 'accept', 'eula', 'policy', 'conditions'] as const;
+
+/** Browser driver: such a box, unticked. */
+export const AGREEMENT_BOXES = `input[type="checkbox" i]:not(:checked):not([disabled]):not([name*="${SCOPE_BOX_NAME}" i]):is([required], ${AGREEMENT_BOX_WORDS.map((w) => `[name*="${w}" i]`).join(', ')})`;

@@ -7,21 +7,28 @@
 import { CookieJar } from 'tough-cookie';
 import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { CheckSkipped, HarnessError } from '../runner/errors.js';
-import { SIGN_IN_DEFAULTS } from './defaults.js';
+import {
+  accountPattern,
+  AGREEMENT_BOX_WORDS,
+  CONTROL_WORDS,
+  controlPattern,
+  SCOPE_BOX_NAME,
+  SIGN_IN_DEFAULTS,
+  type ControlRole,
+} from './defaults.js';
 import { formData, matchesSelector, parseForms, withScopesTicked, type HtmlForm, type SubmitButton } from './html.js';
-import { identifierField, refusedIfClientError, signInRefused, signInUser } from './sign-in.js';
+import { awaitsEmail, needsPerson } from './needs-person.js';
+import { identifierField, refusedIfClientError, signInNeedsPerson, signInRefused, signInUser } from './sign-in.js';
 
 const DEFAULTS = {
   ...SIGN_IN_DEFAULTS,
   devicePath: '/oauth/device',
 };
-/** Label words that mark a consent button when no selector is configured. */
-const DECISION_WORDS: Record<'approve' | 'deny', RegExp> = {
-  approve: /\b(approve|authori[sz]e|allow|accept|grant|confirm)\b/i,
-  deny: /\b(deny|reject|decline|refuse|cancel|abort)\b/i,
-};
-/** A step on the way to the decision (enter the user code, then consent on the next page). */
-const NEUTRAL_WORDS = /\b(continue|submit|next|verify|proceed|ok)\b/i;
+/** The words of each role (defaults.ts) as patterns. */
+const WORDS = Object.fromEntries(
+  Object.keys(CONTROL_WORDS).map((role) => [role, new RegExp(controlPattern(role as ControlRole), 'i')]),
+) as Record<ControlRole, RegExp>;
+const AGREEMENT_BOX = new RegExp(AGREEMENT_BOX_WORDS.join('|'), 'i');
 /** Redirects and form posts one user action may take before we call it a loop. */
 const MAX_STEPS = 12;
 
@@ -43,26 +50,65 @@ interface Choice {
   explicit: boolean;
 }
 
+/** A button's words: its label, value and name (Keycloak's consent says Yes and No, named accept and cancel). */
+const text = (b: SubmitButton) => `${b.label} ${b.value ?? ''} ${b.name ?? ''}`;
+/** The buttons of `form` that may be pressed: none about something else (a cookie banner's). */
+const pressable = (form: HtmlForm) => form.buttons.filter((b) => !WORDS.aside.test(b.label));
+
+/** The boxes of `form` a person ticks to go on (terms of use), never a scope box. */
+const agreementBoxes = (form: HtmlForm) =>
+  form.unticked.filter(
+    (box) => !box.name.toLowerCase().includes(SCOPE_BOX_NAME) && (box.required || AGREEMENT_BOX.test(box.name)),
+  );
+
+/**
+ * A page between the sign-in and the decision that asks a box ticked first (terms of use): its
+ * form with those boxes ticked, and the button that goes on (accept, continue, yes), as a step
+ * whatever the decision: a person accepts the terms to reach the consent, which is then decided.
+ */
+function agreementStep(forms: HtmlForm[]): Choice | undefined {
+  for (const form of forms) {
+    const boxes = agreementBoxes(form);
+    if (!boxes.length) continue;
+    const button = pressable(form).find(
+      (b) =>
+        (WORDS.approve.test(text(b)) || WORDS.step.test(text(b)) || WORDS.yes.test(b.label)) &&
+        !WORDS.deny.test(text(b)),
+    );
+    return { form: { ...form, fields: [...form.fields, ...boxes] }, button, explicit: false };
+  }
+  return undefined;
+}
+
 function buttonFor(
   forms: HtmlForm[],
   decision: Decision,
   selectors: Partial<Record<Decision, string>>,
+  username: string | undefined,
 ): Choice | undefined {
   const selector = selectors[decision];
-  const other = DECISION_WORDS[decision === 'approve' ? 'deny' : 'approve'];
-  const text = (b: SubmitButton) => `${b.label} ${b.value ?? ''} ${b.name ?? ''}`;
+  const other = WORDS[decision === 'approve' ? 'deny' : 'approve'];
   for (const form of forms) {
-    for (const button of form.buttons) {
+    for (const button of selector ? form.buttons : pressable(form)) {
       const hit = selector
         ? matchesSelector(button, selector)
-        : DECISION_WORDS[decision].test(text(button)) && !other.test(text(button));
+        : WORDS[decision].test(text(button)) && !other.test(text(button));
       if (hit) return { form, button, explicit: true };
     }
   }
-  for (const form of forms) {
-    for (const button of form.buttons)
-      if (NEUTRAL_WORDS.test(text(button)) && !other.test(text(button))) return { form, button, explicit: false };
-  }
+  // Steps, the first kind found wins: the user's own account (a picker), the answer the decision
+  // leans to ("Stay signed in?": yes to approve, no to deny), putting off what can wait, going on.
+  const account = username ? new RegExp(accountPattern(username), 'i') : undefined;
+  const steps: Array<(b: SubmitButton) => boolean> = [
+    (b) => !!account?.test(b.label) && !WORDS.away.test(b.label),
+    (b) => WORDS[decision === 'approve' ? 'yes' : 'no'].test(b.label),
+    (b) => WORDS.postpone.test(text(b)),
+    (b) => WORDS.step.test(text(b)),
+  ];
+  for (const step of steps)
+    for (const form of forms)
+      for (const button of pressable(form))
+        if (step(button) && !other.test(text(button))) return { form, button, explicit: false };
   // One form with no labelled button (submitted with Enter) is a step too.
   if (forms.length === 1 && forms[0].buttons.length === 0) return { form: forms[0], explicit: false };
   return undefined;
@@ -138,6 +184,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       let identified = false;
       /** The credentials (or the username alone) went out and no page has answered them yet (redirects are followed first). */
       let answering: 'username' | 'password' | undefined;
+      /** The page the credentials were sent from ran a script (this driver runs none). */
+      let scriptedSignIn = false;
       let decided = false;
       // A form submitted twice means the provider sent us back (a wrong code, an error): stop there.
       const submitted = new Set<string>();
@@ -150,7 +198,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           [url, method, body, what] = [next, 'GET', undefined, undefined];
           continue;
         }
-        if (answering) refusedIfClientError(http, response.status);
+        if (answering) refusedIfClientError(http, response.status, scriptedSignIn);
         // Media types are case-insensitive (RFC 9110 §8.3.1): `TEXT/HTML` is a page too.
         if (!/html/i.test(response.headers.get('content-type') ?? '')) return { response, decided };
         const forms = parseForms(response.text);
@@ -172,12 +220,18 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         // The username form again, in answer to the username alone (an unknown user): refused too.
         if (identifier && answering === 'username')
           signInRefused(http, `status ${response.status}, its username form again`);
+        /** This page is the answer to the password itself, not a page a redirect led to. */
+        const answersPassword = answering === 'password' && method === 'POST';
         answering = undefined;
+        // A second factor, a CAPTCHA: nothing is guessed, nothing more is sent.
+        const person = decided ? undefined : needsPerson(response.text);
+        if (person) signInNeedsPerson(http, person);
         // The username alone first; the page that answers it asks for the password.
         if (identifier && !identified) {
           const { username } = signInUser(http, config);
           identified = true;
           answering = 'username';
+          scriptedSignIn = /<script\b/i.test(response.text);
           what = "the username form's action";
           [url, method, body] = submission(identifier.form, url, { [identifier.field.name]: username });
           continue;
@@ -193,8 +247,10 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             login.fields.find((f) => f.name === d.passwordField || f.type === 'password')?.name ?? d.passwordField;
           signedIn = true;
           answering = 'password';
+          scriptedSignIn = /<script\b/i.test(response.text);
           what = "the sign-in form's action";
-          [url, method, body] = submission(login, url, {
+          // A box the sign-in form wants ticked (terms of use) is ticked, as by a person signing in.
+          [url, method, body] = submission({ ...login, fields: [...login.fields, ...agreementBoxes(login)] }, url, {
             ...(loginName ? { [loginName]: user.username } : {}),
             [passwordName]: user.password,
           });
@@ -202,16 +258,19 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         }
         // After a denial nothing more is pressed; an approval may need a second one (the device
         // page's confirmation, then the consent page), but never a mere step after it.
+        const others = forms.filter((f) => f !== login);
         const found: Choice | undefined =
           decided && decision === 'deny'
             ? undefined
-            : buttonFor(
-                forms.filter((f) => f !== login),
-                decision,
-                { approve: d.approveSelector, deny: d.denySelector },
-              );
+            : ((decided ? undefined : agreementStep(others)) ??
+              buttonFor(others, decision, { approve: d.approveSelector, deny: d.denySelector }, config.user?.username));
         const choice: Choice | undefined = decided && !found?.explicit ? undefined : found;
-        if (!choice) return { response, decided };
+        if (!choice) {
+          if (!decided && awaitsEmail(response.text)) signInNeedsPerson(http, 'a link sent by e-mail');
+          // The password answered by a page with nothing to go on with ("the password is incorrect").
+          if (answersPassword && !forms.length) signInRefused(http, `status ${response.status}, a page with no form`);
+          return { response, decided };
+        }
         const signature = `${choice.form.action}|${choice.button?.name}=${choice.button?.value}|${choice.form.fields.map((f) => f.name).join(',')}`;
         if (submitted.has(signature)) return { response, decided };
         submitted.add(signature);

@@ -8,6 +8,8 @@ export interface FormField {
   name: string;
   value: string;
   type: string;
+  /** The page will not submit the form without it (a box to tick before going on). */
+  required?: boolean;
 }
 
 export interface SubmitButton {
@@ -66,6 +68,32 @@ const stripTags = (html: string) =>
 
 const CONTROLS = new Set(['input', 'select', 'textarea', 'button']);
 
+/** Each opening tag of the page, its name (lower case) and attributes, in one linear pass. */
+export function* openingTags(html: string): Generator<[name: string, attrs: Record<string, string>]> {
+  const tags = new RegExp(TAG.source, 'gi');
+  for (let m = tags.exec(html); m; m = tags.exec(html)) if (!m[1]) yield [m[2].toLowerCase(), parseAttributes(m[0])];
+}
+
+/** Elements whose content is no text a person reads. */
+const UNREAD = new Set(['script', 'style', 'template', 'noscript']);
+
+/** The text a person reads on the page (scripts and styles left out), whitespace collapsed; one pass. */
+export function pageText(html: string): string {
+  const parts: string[] = [];
+  let unread: string | undefined;
+  let from = 0;
+  const tags = new RegExp(TAG.source, 'gi');
+  for (let m = tags.exec(html); m; m = tags.exec(html)) {
+    if (!unread) parts.push(html.slice(from, m.index));
+    from = tags.lastIndex;
+    const name = m[2].toLowerCase();
+    if (!unread && !m[1] && UNREAD.has(name)) unread = name;
+    else if (unread === name && m[1]) unread = undefined;
+  }
+  if (!unread) parts.push(html.slice(from));
+  return decodeEntities(parts.join(' ')).replace(/\s+/g, ' ').trim();
+}
+
 interface Control {
   kind: string;
   attrs: Record<string, string>;
@@ -88,7 +116,12 @@ function addControl(form: HtmlForm, { kind, attrs: a, label }: Control): void {
     return;
   }
   if (!a.name || 'disabled' in a) return;
-  const field = { name: a.name, value: a.value ?? (type === 'checkbox' ? 'on' : ''), type };
+  const field = {
+    name: a.name,
+    value: a.value ?? (type === 'checkbox' ? 'on' : ''),
+    type,
+    ...('required' in a ? { required: true } : {}),
+  };
   if ((type === 'checkbox' || type === 'radio') && !('checked' in a)) {
     if (type === 'checkbox') form.unticked.push(field);
     return;

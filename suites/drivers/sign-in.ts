@@ -10,6 +10,7 @@ import { CheckSkipped, HarnessError } from '../runner/errors.js';
 import { IDENTIFIER_WORDS } from './defaults.js';
 import type { FormField, HtmlForm } from './html.js';
 
+/** Per run, why no sign-in is tried again: the sentence each later check is skipped with. */
 const refusals = new WeakMap<Http, string>();
 
 export class SignInRefused extends HarnessError {
@@ -19,10 +20,7 @@ export class SignInRefused extends HarnessError {
 /** Before the configured user's credentials are submitted: not again after a refusal. */
 export function beforeSignIn(http: Http): void {
   const earlier = refusals.get(http);
-  if (earlier !== undefined)
-    throw new CheckSkipped(
-      `the provider refused the configured user's sign-in earlier in this run (${earlier}); it is not tried again`,
-    );
+  if (earlier !== undefined) throw new CheckSkipped(earlier);
 }
 
 /** The configured user, before any of their sign-in is sent: none configured, or refused earlier, skips. */
@@ -32,16 +30,47 @@ export function signInUser(http: Http, config: TargetConfig): NonNullable<Target
   return config.user;
 }
 
-/** A client or throttling error answering the credentials is a refusal (no status: nothing to judge). */
-export function refusedIfClientError(http: Http, status: number | undefined): void {
-  if (status !== undefined && status >= 400 && status < 500) signInRefused(http, `status ${status}`);
+/**
+ * A client or throttling error answering the credentials is a refusal (no status: nothing to judge).
+ * `scripted`: the sign-in page ran a script the driver did not (the form driver), which may have
+ * been what the provider missed (a CSRF token copied into the form), said with any status but 401.
+ */
+export function refusedIfClientError(http: Http, status: number | undefined, scripted = false): void {
+  if (status === undefined || status < 400 || status >= 500) return;
+  signInRefused(
+    http,
+    `status ${status}${
+      scripted && status !== 401
+        ? '; its sign-in page runs a script, which the form driver does not (one may add a token to the form): driver: browser may get through'
+        : ''
+    }`,
+  );
 }
 
 /** The provider answered the configured user's sign-in with `detail` (its status, its sign-in form again). */
 export function signInRefused(http: Http, detail: string): never {
-  refusals.set(http, detail);
+  refusals.set(
+    http,
+    `the provider refused the configured user's sign-in earlier in this run (${detail}); it is not tried again`,
+  );
   throw new SignInRefused(
     `the provider refused the sign-in of the configured user (${detail}): check user.username and user.password in the target config (a second factor or a CAPTCHA is beyond the driver); what needs a signed-in user is not tested`,
+  );
+}
+
+/**
+ * The sign-in asks for `what` (a one-time code, a CAPTCHA, a link sent by e-mail), which no
+ * driver can give: a missing premise like a refusal, said once, and no sign-in is tried again in
+ * the run. Skipped instead when the run has already said so (or met a refusal).
+ */
+export function signInNeedsPerson(http: Http, what: string): never {
+  beforeSignIn(http);
+  refusals.set(
+    http,
+    `the provider's sign-in needs a person (${what}), found earlier in this run; it is not tried again`,
+  );
+  throw new SignInRefused(
+    `the provider's sign-in asks for ${what}, which needs a person: sign in yourself with driver: manual; what needs a signed-in user is not tested`,
   );
 }
 

@@ -121,9 +121,10 @@ export const NOT_AGAIN =
 
 /**
  * A refused sign-in, said once: the check that met it errored with the reason, none failed or
- * warned, and later checks that needed a signed-in user skipped for it.
+ * warned, and later checks that needed a signed-in user skipped for it. `said` gives the two
+ * sentences of another missing premise of the sign-in (one that needs a person).
  */
-export function expectOneRefusal(json: Report, why: string) {
+export function expectOneRefusal(json: Report, why: string, said = { first: REFUSED, later: NOT_AGAIN }) {
   const by = (status: string) => json.checks.filter((c) => c.status === status);
   expect(
     by('failed').map((c) => `${c.id}: ${c.message}`),
@@ -138,7 +139,7 @@ export function expectOneRefusal(json: Report, why: string) {
     errored.map((c) => c.message),
     why,
   ).toHaveLength(1);
-  expect(errored[0].message, why).toMatch(REFUSED);
-  const skippedForIt = by('skipped').filter((c) => NOT_AGAIN.test(c.message ?? ''));
+  expect(errored[0].message, why).toMatch(said.first);
+  const skippedForIt = by('skipped').filter((c) => said.later.test(c.message ?? ''));
   expect(skippedForIt.length, why).toBeGreaterThan(0);
 }

@@ -1,0 +1,80 @@
+/**
+ * Pages of a sign-in that only a person can get past: a one-time code (a second factor), a
+ * CAPTCHA, a link sent by e-mail. A driver that meets one stops there, says it once for the run
+ * (sign-in.ts, signInNeedsPerson) and sends nothing it would have to guess. One list of names for
+ * both drivers: patterns over the form driver's HTML, CSS for the browser driver's page (which also
+ * sees into shadow roots).
+ */
+import { openingTags, pageText } from './html.js';
+
+/**
+ * What the name or id of a field asking for a one-time code has in it (GitLab's `otp_attempt`,
+ * Keycloak's `otp`, Okta's `passcode`, Google's `totpPin`), besides `autocomplete=one-time-code`.
+ * Not on a page that also asks for the password: a sign-in form's optional "OTP (if enabled)" is
+ * left empty, and a refusal, if it comes, is said as one.
+ */
+const ONE_TIME_NAMES = [
+  'otp',
+  'passcode',
+  'mfa',
+  '2fa',
+  'two_factor',
+  'twofactor',
+  'one_time',
+  'onetime',
+  'verification_code',
+  'security_code',
+  'sms_code',
+];
+/** A device page's user code is no second factor, whatever its autocomplete says (the simulator's says one-time-code). */
+const USER_CODE_NAMES = ['user_code', 'usercode'];
+/** reCAPTCHA, hCaptcha, Friendly Captcha, a provider's own, Cloudflare Turnstile: in a class, id, name or script. */
+const CAPTCHA_NAMES = ['captcha', 'turnstile'];
+const CAPTCHA_ATTRS = ['class', 'id', 'name', 'src'];
+/** Inputs nobody types into. */
+const NO_ENTRY = ['hidden', 'checkbox', 'radio', 'submit', 'button', 'image', 'reset'];
+
+const ONE_TIME = 'a one-time code (a second factor)';
+const CAPTCHA = 'a CAPTCHA';
+
+const anyOf = (words: string[]) => new RegExp(words.join('|'), 'i');
+const ONE_TIME_NAME = anyOf(ONE_TIME_NAMES);
+const USER_CODE = anyOf(USER_CODE_NAMES);
+const CAPTCHA_NAME = anyOf(CAPTCHA_NAMES);
+
+/** `[attr*="word" i]` for each attribute and word. */
+const containing = (attrs: string[], words: string[]) =>
+  attrs.flatMap((attr) => words.map((word) => `[${attr}*="${word}" i]`)).join(', ');
+
+/** The browser driver's selectors for the same: a field shown on the page, a CAPTCHA's trace anywhere in it. */
+export const NEEDS_PERSON_SELECTORS: ReadonlyArray<{ what: string; css: string; shown: boolean }> = [
+  {
+    what: ONE_TIME,
+    css: `html:not(:has(input[type="password" i])) input:not(${NO_ENTRY.map((t) => `[type="${t}" i]`).join(', ')}):not(${containing(['name', 'id'], USER_CODE_NAMES)}):is([autocomplete*="one-time-code" i], ${containing(['name', 'id'], ONE_TIME_NAMES)})`,
+    shown: true,
+  },
+  { what: CAPTCHA, css: `${containing(CAPTCHA_ATTRS, CAPTCHA_NAMES)}, [data-sitekey]`, shown: false },
+];
+
+/** A page that sent the user a link: "Check your email", "We sent a sign-in link to…", a magic link. */
+const EMAIL_LINK =
+  /\bcheck your (?:e-?mail|inbox)\b|\bwe(?:'ve| have)? (?:just )?(?:sent|e-?mailed) (?:you )?(?:an? )?(?:e-?mail|(?:sign-?in |login |verification |magic )?link)\b|\bmagic link\b/i;
+
+/** What on this page needs a person before the sign-in can go on, said as the thing asked; or undefined. */
+export function needsPerson(html: string): string | undefined {
+  let oneTime = false;
+  let password = false;
+  for (const [name, attrs] of openingTags(html)) {
+    if (CAPTCHA_ATTRS.some((a) => CAPTCHA_NAME.test(attrs[a] ?? '')) || 'data-sitekey' in attrs) return CAPTCHA;
+    const type = (attrs.type ?? 'text').toLowerCase();
+    password ||= name === 'input' && type === 'password';
+    if (name !== 'input' || NO_ENTRY.includes(type)) continue;
+    const field = `${attrs.name ?? ''} ${attrs.id ?? ''}`;
+    if (USER_CODE.test(field)) continue;
+    oneTime ||= /one-time-code/i.test(attrs.autocomplete ?? '') || ONE_TIME_NAME.test(field);
+  }
+  return oneTime && !password ? ONE_TIME : undefined;
+}
+
+/** Does the page say a link was sent by e-mail (read where the driver finds nothing to press)? */
+export const awaitsEmail = (html: string): boolean => EMAIL_LINK.test(pageText(html));

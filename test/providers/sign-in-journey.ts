@@ -1,0 +1,171 @@
+/**
+ * Sign-in journeys of providers the simulator does not imitate: the simulator behind a small
+ * loopback server that redraws its sign-in or consent page and puts pages of its own between a
+ * right password and the authorization ("Stay signed in?", terms to accept, a second factor…).
+ * Everything else (token endpoint, API, control API) is the simulator as it is.
+ *
+ * - `signInPage`: the simulator's sign-in page redrawn (a CAPTCHA added, the fields renamed);
+ *   `fields`: its own field names, posted back under the simulator's; `requires`: one it must carry.
+ * - `after`: the pages a right password leads to, in order; each posts to `/journey` and is shown
+ *   again until what it asks is given (`passes`); the last one passed leads on to the simulator's
+ *   own redirect. A page with no form (an e-mail link to click) is never passed.
+ * - `wrongPassword`: what the simulator's 401 with its sign-in form becomes.
+ * - `banner`: drawn before the consent form (a cookie banner).
+ * - `decisions`: the consent page's two buttons redrawn; the approving control posts `choice=1` (or
+ *   `Autoriser`), the denying one anything else, turned back into the simulator's decision.
+ */
+import type { IncomingMessage } from 'node:http';
+import { createSimulator } from '../../simulator/core.js';
+import { toNodeListener } from '../../simulator/adapters/node.js';
+import { FIELDS } from '../../simulator/pages/layout.js';
+import type { Sim } from '../../simulator/types.js';
+import { bodyOf, listen, sendAnswer, type Loopback } from '../suites/loopback.js';
+
+export interface JourneyStep {
+  /** The page, given the form that carries its answer to `/journey` (`form(inner)`). */
+  page: (form: (inner: string) => string) => string;
+  /** Does the posted form get past this page? */
+  passes: (posted: URLSearchParams) => boolean;
+}
+
+export interface Journey {
+  signInPage?: (html: string) => string;
+  fields?: Record<string, string>;
+  /** A field the sign-in must carry (a terms box): without it, 422 and a page saying so. */
+  requires?: string;
+  after?: JourneyStep[];
+  wrongPassword?: { status: number; page: string };
+  decisions?: string;
+  /** Drawn on the consent page before its form (a cookie banner). */
+  banner?: string;
+}
+
+export interface JourneyProvider extends Loopback {
+  sim: Sim;
+  /** Passwords posted, and the answers posted to the journey's own pages. */
+  posted: { passwords: number; steps: number };
+}
+
+export const page = (title: string, body: string) =>
+  `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`;
+
+function headersOf(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+  return headers;
+}
+
+/** An HTML answer of ours (no CSP: a journey's page may run its script), the simulator's cookies passed on. */
+function htmlAnswer(status: number, body: string, from?: Response): Response {
+  const headers = new Headers({ 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+  for (const cookie of from?.headers.getSetCookie() ?? []) headers.append('set-cookie', cookie);
+  return new Response(body, { status, headers });
+}
+
+const DECISION_BUTTONS = /<button type="submit" name="decision" value="approve">[\s\S]*?value="deny">[^<]*<\/button>/;
+
+export async function journeyProvider(journey: Journey): Promise<JourneyProvider> {
+  const sim = createSimulator();
+  const listener = toNodeListener(sim);
+  const posted = { passwords: 0, steps: 0 };
+  /**
+   * Sign-ins on their way through `after`: where the simulator sent them, the page they are on, and
+   * the session it started, held back until the last page is passed (as a provider that asks for a
+   * second factor lets nobody in before it).
+   */
+  const pending = new Map<string, { location: string; at: number; session: Response }>();
+  let origin = '';
+
+  const forward = async (req: IncomingMessage, body?: string) =>
+    sim.handle(
+      new Request(`${origin}${req.url}`, {
+        method: req.method,
+        headers: headersOf(req),
+        ...(body !== undefined ? { body } : {}),
+        redirect: 'manual',
+      }),
+    );
+
+  const stepPage = (id: string, at: number) =>
+    htmlAnswer(
+      200,
+      journey.after![at].page(
+        (inner) =>
+          `<form method="post" action="/journey"><input type="hidden" name="journey" value="${id}">${inner}</form>`,
+      ),
+    );
+
+  async function signIn(req: IncomingMessage): Promise<Response> {
+    const form = new URLSearchParams((await bodyOf(req)).toString('utf8'));
+    for (const [own, simulator] of Object.entries(journey.fields ?? {})) {
+      form.set(simulator, form.get(own) ?? '');
+      form.delete(own);
+    }
+    posted.passwords++;
+    if (journey.requires && !form.has(journey.requires))
+      return htmlAnswer(422, page('Sign in', '<p>Please accept the terms of use to sign in.</p>'));
+    const answer = await forward(req, form.toString());
+    if (answer.status === 401 && journey.wrongPassword)
+      return htmlAnswer(journey.wrongPassword.status, journey.wrongPassword.page, answer);
+    const location = answer.headers.get('location');
+    if (answer.status !== 302 || !location || !journey.after?.length) return answer;
+    const id = crypto.randomUUID();
+    pending.set(id, { location, at: 0, session: answer });
+    return stepPage(id, 0);
+  }
+
+  async function step(req: IncomingMessage): Promise<Response> {
+    posted.steps++;
+    const form = new URLSearchParams((await bodyOf(req)).toString('utf8'));
+    const id = form.get('journey') ?? '';
+    const at = pending.get(id);
+    if (!at) return htmlAnswer(400, page('Start again', '<p>This sign-in expired.</p>'));
+    if (journey.after![at.at].passes(form)) at.at++;
+    if (at.at < journey.after!.length) return stepPage(id, at.at);
+    pending.delete(id);
+    const headers = new Headers({ location: at.location });
+    for (const cookie of at.session.headers.getSetCookie()) headers.append('set-cookie', cookie);
+    return new Response(null, { status: 302, headers });
+  }
+
+  async function redrawn(req: IncomingMessage, redraw: (html: string) => string): Promise<Response> {
+    const answer = await forward(req);
+    if (answer.status !== 200) return answer;
+    return htmlAnswer(200, redraw(await answer.text()), answer);
+  }
+
+  /** The consent's decision as posted by the redrawn buttons, turned back into the simulator's. */
+  async function decide(req: IncomingMessage): Promise<Response> {
+    const form = new URLSearchParams((await bodyOf(req)).toString('utf8'));
+    const choice = form.get('choice');
+    if (choice) form.set(FIELDS.decision, /^(1|autoriser)$/i.test(choice) ? 'approve' : 'deny');
+    form.delete('choice');
+    return forward(req, form.toString());
+  }
+
+  const served = await listen((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    const route = `${req.method} ${path}`;
+    const own =
+      route === 'GET /users/sign_in' && journey.signInPage
+        ? (r: IncomingMessage) => redrawn(r, journey.signInPage!)
+        : route === 'POST /users/sign_in'
+          ? signIn
+          : route === 'POST /journey'
+            ? step
+            : route === 'GET /oauth/authorize' && (journey.decisions || journey.banner)
+              ? (r: IncomingMessage) =>
+                  redrawn(r, (html) =>
+                    html
+                      .replace(DECISION_BUTTONS, journey.decisions ?? '$&')
+                      .replace('<form id="consent"', `${journey.banner ?? ''}<form id="consent"`),
+                  )
+              : route === 'POST /oauth/authorize' && journey.decisions
+                ? decide
+                : undefined;
+    if (!own) return listener(req, res);
+    sendAnswer(res, own(req));
+  });
+  origin = served.url;
+  return { ...served, sim, posted };
+}
