@@ -131,12 +131,13 @@ function judgeToken(t: CheckContext, ex: Observed, res: HttpResponse, params: UR
     // invalid_client is the one 401 (grants.client-authentication-failures): with a challenge
     // where the client authenticated with HTTP Basic (RFC 6749 §5.2).
     if (jsonObject(res)?.error !== 'invalid_client') return;
+    const basic = /^basic\s/i.test(ex.requestHeaders.get('authorization') ?? '');
     t.soft(res.status === 401, `${what}: invalid_client must answer 401, got ${res.status}`, {
-      rules: ['AUTH-INVALID-CLIENT', 'ERR-TOKEN-STATUS'],
+      rules: basic ? ['AUTH-INVALID-CLIENT-BASIC'] : ['AUTH-INVALID-CLIENT', 'ERR-TOKEN-STATUS'],
     });
-    if (/^basic\s/i.test(ex.requestHeaders.get('authorization') ?? ''))
+    if (basic)
       t.soft(res.headers.has('www-authenticate'), `${what}: the 401 must carry a WWW-Authenticate header`, {
-        rules: ['AUTH-INVALID-CLIENT'],
+        rules: ['AUTH-INVALID-CLIENT-BASIC'],
       });
   }
 }

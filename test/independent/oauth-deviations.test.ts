@@ -1036,7 +1036,7 @@ const DEVIATIONS: Deviation[] = [
       'grants.refresh-rotation',
       'grants.refresh-client-bound',
     ],
-    breaks: ['ERR-TOKEN-STANDARD-CODES', 'ERR-TOKEN-STATUS', 'AUTH-INVALID-CLIENT'],
+    breaks: ['ERR-TOKEN-STANDARD-CODES', 'ERR-TOKEN-STATUS', 'AUTH-INVALID-CLIENT', 'AUTH-INVALID-CLIENT-BASIC'],
     rewrite: {
       answer(asked, answer) {
         if (!tokenError(asked.url.pathname, answer)) return false;
@@ -1054,6 +1054,23 @@ const DEVIATIONS: Deviation[] = [
         answer.status = 200;
         answer.head.delete('www-authenticate');
         setJson(answer, { error: own, error_description: 'The code passed is incorrect or expired.' });
+        return true;
+      },
+    },
+  },
+  {
+    // Amazon Cognito's token endpoint documents one 400 for every error, invalid_client too, with
+    // no challenge, though HTTP Basic is how its confidential clients authenticate.
+    name: 'a wrong client secret in HTTP Basic refused 400 invalid_client without WWW-Authenticate',
+    cite: 'RFC 6749 §5.2: to the Authorization header the server MUST answer 401 with WWW-Authenticate',
+    checks: ['grants.client-authentication-failures'],
+    breaks: ['AUTH-INVALID-CLIENT-BASIC'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!/^basic /i.test(String(asked.headers.authorization ?? ''))) return false;
+        if (!tokenError(asked.url.pathname, answer) || jsonOf(answer)?.error !== 'invalid_client') return false;
+        answer.status = 400;
+        answer.head.delete('www-authenticate');
         return true;
       },
     },

@@ -71,6 +71,7 @@ describe('proxy verdicts on the simulator', () => {
         'PAG-PAGE-DEFAULT',
         'PAG-PER-PAGE-MAX',
         'AUTH-INVALID-CLIENT',
+        'AUTH-INVALID-CLIENT-BASIC',
         'VER-JWKS-REMOVED',
         'AUTH-INVALID-TOKEN-401',
         'PAG-KEYSET-NO-OFFSET-HEADERS',
