@@ -1026,7 +1026,7 @@ const DEVIATIONS: Deviation[] = [
     // GitHub's token endpoint (asked for JSON) answers its refusals 200 with codes of its own:
     // bad_verification_code for a code, bad_refresh_token, incorrect_client_credentials.
     name: "code and refresh refusals answered 200 with GitHub's codes of its own",
-    cite: 'L262: standard OAuth 2.0 token error codes; RFC 6749 §5.2: 400, invalid_client 401',
+    cite: 'L262: standard OAuth 2.0 token error codes; RFC 6749 §5.2: 400, invalid_client 401 or 400 (to HTTP Basic 401)',
     checks: [
       'grants.code-single-use',
       'grants.code-unknown',
@@ -1036,7 +1036,7 @@ const DEVIATIONS: Deviation[] = [
       'grants.refresh-rotation',
       'grants.refresh-client-bound',
     ],
-    breaks: ['ERR-TOKEN-STANDARD-CODES', 'ERR-TOKEN-STATUS', 'AUTH-INVALID-CLIENT', 'AUTH-INVALID-CLIENT-BASIC'],
+    breaks: ['ERR-TOKEN-STANDARD-CODES', 'ERR-TOKEN-STATUS', 'AUTH-INVALID-CLIENT-BASIC'],
     rewrite: {
       answer(asked, answer) {
         if (!tokenError(asked.url.pathname, answer)) return false;

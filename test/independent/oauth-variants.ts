@@ -932,7 +932,6 @@ export const VARIANTS: Variant[] = [
     name: "invalid_client answered 400 without WWW-Authenticate to credentials in the body (Cognito's)",
     cite: 'RFC 6749 §5.2: the server MAY answer invalid_client 401, and MUST only when the client used the Authorization header',
     checks: ['grants.client-authentication-failures', 'tokens.revoke-client-auth', 'grants.application-registration'],
-    warns: ['AUTH-INVALID-CLIENT', 'ERR-TOKEN-STATUS'],
     rewrite: {
       answer(asked, answer) {
         if (asked.headers.authorization || answer.status !== 401 || jsonOf(answer)?.error !== 'invalid_client')

@@ -89,12 +89,10 @@ describe('passive judging of token exchanges', () => {
     expect(failed(odd)).toEqual(['ERR-TOKEN-STANDARD-CODES']);
   });
 
-  it('invalid_client answered 400 breaks AUTH-INVALID-CLIENT; to Basic, a 400 or no challenge breaks AUTH-INVALID-CLIENT-BASIC', () => {
+  it('invalid_client to body credentials may answer 400 (403 breaks ERR-TOKEN-STATUS); to Basic, a 400 or no challenge breaks AUTH-INVALID-CLIENT-BASIC', () => {
     const refusal = { error: 'invalid_client', error_description: 'who?' };
-    expect(failed(judgeExchange(token(code, 400, refusal), createFlows()))).toEqual([
-      'AUTH-INVALID-CLIENT',
-      'ERR-TOKEN-STATUS',
-    ]);
+    expect(failed(judgeExchange(token(code, 400, refusal), createFlows()))).toEqual([]);
+    expect(failed(judgeExchange(token(code, 403, refusal), createFlows()))).toEqual(['ERR-TOKEN-STATUS']);
     const basic = (headers: Record<string, string>): Observed => ({
       ...token(code, 401, refusal, headers),
       requestHeaders: new Headers({
