@@ -6,6 +6,7 @@
 import { machine, operations, type RuleId } from '../../spec/index.js';
 import type { AppRole, CheckContext, HttpRequest, HttpResponse, TokenResponse } from '../types.js';
 import { jsonObject } from './json.js';
+import { scopesOf } from './scope-list.js';
 import { broke } from './rules.js';
 import { CURRENT_USER_PATH, restKnownToRefuseTokens, restRefusesTokens } from './rest-tokens.js';
 
@@ -468,7 +469,7 @@ export async function shownScopes(t: CheckContext, body: TokenResponse): Promise
     const scope = jsonObject(info)?.scope;
     return Array.isArray(scope) ? [...(scope as string[])].sort() : [];
   }
-  const split = (scope: unknown) => (typeof scope === 'string' ? scope.split(' ').filter(Boolean).sort() : undefined);
+  const split = (scope: unknown) => (typeof scope === 'string' ? scopesOf(scope).sort() : undefined);
   if (t.caps.introspection && t.caps.introspectionPath) {
     const said = jsonObject(await introspect(t, body.access_token));
     const scope = said?.active === true ? split(said.scope) : undefined;

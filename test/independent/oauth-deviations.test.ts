@@ -1076,6 +1076,37 @@ const DEVIATIONS: Deviation[] = [
     },
   },
   {
+    // GitHub's token responses (code, refresh, device) join the granted scopes with commas, and it
+    // serves no token info, so the checks read the scopes from the token response itself.
+    name: 'scope in token responses comma-separated ("repo,gist", GitHub\'s), no token info',
+    cite: 'RFC 6749 §3.3 and §5.1: scope is a list of space-delimited strings',
+    checks: [
+      'grants.token-response-fields',
+      'grants.scope-within-application',
+      'grants.scope-default',
+      'grants.scope-outside-application',
+      'grants.refresh-rotation',
+      'device.token-response',
+      'scopes.named-scopes-granted',
+    ],
+    breaks: ['TOK-SCOPE-SPACE-DELIMITED'],
+    rewrite: {
+      answer(asked, answer, sim) {
+        if (asked.url.pathname === '/oauth/token/info') {
+          answer.status = 404;
+          answer.head = new Map([['content-type', ['application/json']]]);
+          setJson(answer, { error: 'Not Found' });
+          return false;
+        }
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        const held = typeof body?.access_token === 'string' && sim.store.accessTokens.get(digest(body.access_token));
+        if (!held) return false;
+        setJson(answer, { ...body, scope: held.scopes.join(',') });
+        return held.scopes.length > 1;
+      },
+    },
+  },
+  {
     // The other side of Auth0's trailing slash (oauth-variants.ts): iss must be the provider's own
     // issuer exactly, so an id_token that adds a slash its discovery issuer lacks is refused.
     name: 'an id_token whose iss adds a trailing slash the discovery issuer lacks',
