@@ -1,7 +1,7 @@
 /** OpenID Connect helpers: the key set fetched through the run's Http, discovery, the openid application. */
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import type { AppRole, CheckContext } from '../types.js';
-import { broke, DISCOVERY_PATH, expectJsonType, jsonObject, KEYS_PATH } from '../shared/oauth.js';
+import { broke, expectJsonType, getDiscovery, jsonObject, KEYS_PATH } from '../shared/oauth.js';
 import { expectRows } from '../shared/json.js';
 
 export { KEYS_PATH } from '../shared/oauth.js';
@@ -58,7 +58,7 @@ export const sameIssuer = (a: string, b: string) => withoutTrailingSlash(a) === 
  * discovery's, else the base URL.
  */
 export async function expectedIssuer(t: CheckContext): Promise<string> {
-  const discovery = jsonObject(await t.http.get(DISCOVERY_PATH));
+  const discovery = jsonObject(await getDiscovery(t.http, t.config.issuer));
   const published = typeof discovery?.issuer === 'string' ? discovery.issuer : undefined;
   if (t.config.issuer)
     return published !== undefined && sameIssuer(published, t.config.issuer)

@@ -4,7 +4,7 @@
  * statuses, error codes and field names only.
  */
 import { machine, operations, type RuleId } from '../../spec/index.js';
-import type { AppRole, CheckContext, HttpRequest, HttpResponse, TokenResponse } from '../types.js';
+import type { AppRole, CheckContext, Http, HttpRequest, HttpResponse, TokenResponse } from '../types.js';
 import { jsonObject } from './json.js';
 import { scopesOf } from './scope-list.js';
 import { broke } from './rules.js';
@@ -21,6 +21,23 @@ export const AUTHORIZE_PATH = '/oauth/authorize';
 export const AUTHORIZE_DEVICE_PATH = '/oauth/authorize_device';
 export const KEYS_PATH = '/oauth/discovery/keys';
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/**
+ * Where discovery is read: the configured issuer's (OIDC Discovery §4:
+ * {issuer}/.well-known/openid-configuration, so an issuer with a path, Keycloak's /realms/NAME,
+ * puts it under that path whatever the base URL), on an origin the harness may reach; else the
+ * base URL's.
+ */
+export function discoveryUrl(http: Pick<Http, 'baseUrl' | 'leaves'>, issuer: string | undefined): string {
+  const own = `${http.baseUrl}${DISCOVERY_PATH}`;
+  if (!issuer) return own;
+  const url = `${issuer.replace(/(?<!\/)\/+$/, '')}${DISCOVERY_PATH}`;
+  return http.leaves(url) === undefined ? url : own;
+}
+
+/** GET the discovery document (discoveryUrl). */
+export const getDiscovery = (http: Pick<Http, 'baseUrl' | 'leaves' | 'follow'>, issuer: string | undefined) =>
+  http.follow(discoveryUrl(http, issuer));
 
 /** The media type OAuth clients ask JSON endpoints for (oauth4webapi and openid-client send it on every request). */
 export const JSON_ACCEPT = 'application/json';
