@@ -9,13 +9,18 @@ import { HttpError } from '../errors.js';
 import { json, type Reply } from '../http.js';
 import type { Sim } from '../types.js';
 
+/** RFC 6749 §5.2: error_description holds %x20-21 / %x23-5B / %x5D-7E only; what a request put there (a name, a scope) loses the others, so the challenge can quote it too. */
+const describable = (text: string) => text.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, '');
+
 export class OAuthError extends HttpError {
+  readonly description: string;
   constructor(
     readonly error: string,
-    readonly description: string,
+    description: string,
     status = 400,
   ) {
-    super(status, description);
+    super(status, describable(description));
+    this.description = describable(description);
   }
 
   body(): unknown {
@@ -58,6 +63,5 @@ export function noStore(sim: Sim): Record<string, string> {
 function challenge(error: OAuthError): string {
   // Client authentication failures name the Basic scheme (RFC 6749 §5.2); resource errors Bearer.
   const scheme = error.error === 'invalid_client' ? 'Basic' : 'Bearer';
-  const description = error.description.replace(/["\\]/g, '');
-  return `${scheme} realm="oauth", error="${error.error}", error_description="${description}"`;
+  return `${scheme} realm="oauth", error="${error.error}", error_description="${error.description}"`;
 }

@@ -22,6 +22,9 @@ export const AUTHORIZE_DEVICE_PATH = '/oauth/authorize_device';
 export const KEYS_PATH = '/oauth/discovery/keys';
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
+/** RFC 6749 §5.2: the characters error_description may hold. */
+const DESCRIPTION_CHARACTERS = /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/;
+
 /**
  * Where discovery is read: the configured issuer's (OIDC Discovery §4:
  * {issuer}/.well-known/openid-configuration, so an issuer with a path, Keycloak's /realms/NAME,
@@ -297,11 +300,18 @@ export function expectOAuthError(
           broke(expected.errorRules ?? outcome, details),
         );
     }
-    t.soft(
+    const described = t.soft(
       typeof body.error_description === 'string',
       `${what}: the OAuth error body must carry an error_description string`,
       broke(malformed, details),
     );
+    // Its own sentence of RFC 6749 §5.2 (a MUST NOT), apart from the body's shape.
+    if (described)
+      t.soft(
+        DESCRIPTION_CHARACTERS.test(body.error_description as string),
+        `${what}: error_description holds characters RFC 6749 §5.2 does not allow there (a control character such as CR or LF, a double quote, a backslash, or non-ASCII)`,
+        broke(['ERR-DESCRIPTION-CHARSET'], details),
+      );
   }
   // The label alone is the encoding rule's: a JSON error body sent as text/plain is still one.
   expectJsonType(t, res, what);

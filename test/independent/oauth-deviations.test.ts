@@ -1103,6 +1103,25 @@ const DEVIATIONS: Deviation[] = [
     },
   },
   {
+    // Microsoft Entra ID's error_description: the AADSTS sentence, then its trace lines, separated
+    // by CR LF (the variant in oauth-variants.ts joins them with spaces).
+    name: "Entra ID's error_description with its trace lines separated by CR LF",
+    cite: 'RFC 6749 §5.2: error_description MUST NOT include characters outside %x20-21 / %x23-5B / %x5D-7E',
+    checks: ['grants.token-error-body', 'grants.code-unknown', 'grants.client-authentication-failures'],
+    breaks: ['ERR-DESCRIPTION-CHARSET'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = tokenError(asked.url.pathname, answer) ? jsonOf(answer) : undefined;
+        if (typeof body?.error_description !== 'string') return false;
+        setJson(answer, {
+          ...body,
+          error_description: `AADSTS70000: ${body.error_description}\r\nTrace ID: 0a1b2c3d-0000-4000-8000-000000000001\r\nCorrelation ID: 0a1b2c3d-0000-4000-8000-000000000002\r\nTimestamp: 2026-11-26 05:35:00Z`,
+        });
+        return true;
+      },
+    },
+  },
+  {
     // The other side of Auth0's trailing slash (oauth-variants.ts): iss must be the provider's own
     // issuer exactly, so an id_token that adds a slash its discovery issuer lacks is refused.
     name: 'an id_token whose iss adds a trailing slash the discovery issuer lacks',

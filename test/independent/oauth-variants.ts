@@ -572,8 +572,8 @@ export const VARIANTS: Variant[] = [
   {
     // Microsoft Entra ID's error body: AADSTS codes in error_description and error_codes, a trace
     // and a correlation id, a timestamp, and error_uri. (Entra separates the trace lines of
-    // error_description with CR LF, outside the characters RFC 6749 §5.2 allows there: here they
-    // are joined with spaces, as that is not the variant under test.)
+    // error_description with CR LF, outside the characters RFC 6749 §5.2 allows there: that is a
+    // deviation of its own in oauth-deviations.test.ts; here they are joined with spaces.)
     name: "OAuth error bodies with Entra ID's extra members: error_codes, timestamp, trace_id, correlation_id, error_uri",
     cite: 'L56-61: the error body carries error and error_description (no "only"); RFC 6749 §5.2: error_uri is OPTIONAL, and §8.2 lets servers add parameters a client ignores',
     checks: [
