@@ -1122,6 +1122,24 @@ const DEVIATIONS: Deviation[] = [
     },
   },
   {
+    // RFC 9207's iss naming another server than the one asked (a provider's bug, or what a mix-up
+    // attack looks like to the client): here the client's own origin.
+    name: 'an authorization response whose iss is not the issuer',
+    cite: 'RFC 9207 §2: iss is the issuer identifier of the server that created the response',
+    checks: ['grants.authorize-iss', 'grants.state-unchanged', 'grants.consent-denied', 'oidc.id-token'],
+    breaks: ['GRANT-AUTHORIZE-ISS'],
+    rewrite: {
+      answer(_asked, answer) {
+        const location = answer.head.get('location')?.[0];
+        if (!location || !/[?&](code|error)=/.test(location)) return false;
+        const url = new URL(location);
+        url.searchParams.set('iss', url.origin);
+        answer.head.set('location', [url.href]);
+        return true;
+      },
+    },
+  },
+  {
     // The other side of Auth0's trailing slash (oauth-variants.ts): iss must be the provider's own
     // issuer exactly, so an id_token that adds a slash its discovery issuer lacks is refused.
     name: 'an id_token whose iss adds a trailing slash the discovery issuer lacks',

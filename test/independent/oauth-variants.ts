@@ -513,14 +513,16 @@ export const VARIANTS: Variant[] = [
       'grants.scope-outside-application',
       'grants.response-type-code-only',
       'grants.pkce-valid-verifier',
+      'grants.authorize-iss',
       'oidc.id-token',
     ],
     rewrite: {
-      answer(_asked, answer) {
+      answer(asked, answer) {
         const location = answer.head.get('location')?.[0];
         if (!location || !/[?&](code|error)=/.test(location)) return false;
         const url = new URL(location);
-        url.searchParams.append('iss', new URL(location).origin);
+        // The provider's issuer: the simulator's is the origin it was asked on.
+        url.searchParams.append('iss', asked.url.origin);
         url.searchParams.append('session_state', 'variant-session-state');
         answer.head.set('location', [url.href]);
         return true;
