@@ -26,21 +26,19 @@ export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const DESCRIPTION_CHARACTERS = /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/;
 
 /**
- * Where discovery is read: the configured issuer's (OIDC Discovery §4:
+ * The path under the base URL where discovery is read: the configured issuer's (OIDC Discovery §4:
  * {issuer}/.well-known/openid-configuration, so an issuer with a path, Keycloak's /realms/NAME,
- * puts it under that path whatever the base URL), on an origin the harness may reach; else the
- * base URL's.
+ * puts it under that path) when the issuer lies at or under the base URL; else the base URL's own
+ * (an issuer on another origin, or above the base URL as in a config that kept the host's root).
  */
-export function discoveryUrl(http: Pick<Http, 'baseUrl' | 'leaves'>, issuer: string | undefined): string {
-  const own = `${http.baseUrl}${DISCOVERY_PATH}`;
-  if (!issuer) return own;
-  const url = `${issuer.replace(/(?<!\/)\/+$/, '')}${DISCOVERY_PATH}`;
-  return http.leaves(url) === undefined ? url : own;
+export function discoveryPath(baseUrl: string, issuer: string | undefined): string {
+  const own = issuer?.replace(/(?<!\/)\/+$/, '');
+  return own?.startsWith(`${baseUrl}/`) ? `${own.slice(baseUrl.length)}${DISCOVERY_PATH}` : DISCOVERY_PATH;
 }
 
-/** GET the discovery document (discoveryUrl). */
-export const getDiscovery = (http: Pick<Http, 'baseUrl' | 'leaves' | 'follow'>, issuer: string | undefined) =>
-  http.follow(discoveryUrl(http, issuer));
+/** GET the discovery document (discoveryPath). */
+export const getDiscovery = (http: Pick<Http, 'baseUrl' | 'get'>, issuer: string | undefined) =>
+  http.get(discoveryPath(http.baseUrl, issuer));
 
 /** The media type OAuth clients ask JSON endpoints for (oauth4webapi and openid-client send it on every request). */
 export const JSON_ACCEPT = 'application/json';
