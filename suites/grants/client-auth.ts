@@ -54,9 +54,11 @@ export const clientAuthChecks: Check[] = [
         fc.stringMatching(/^[0-9a-f]{16,64}$/),
         async (failure, otherSecret, otherClient) => {
           if (otherSecret === app.clientSecret || otherClient === app.clientId) return;
-          // Both presentations every time: each answers to a rule of its own (RFC 6749 §5.2). In
-          // Basic a missing secret is an empty password.
-          for (const via of ['body', 'basic'] as const) await refused(failure, via, otherSecret, otherClient);
+          // Both presentations every time: each answers to a rule of its own (RFC 6749 §5.2). A
+          // missing secret exists in the body only (Basic with an empty password is a malformed
+          // request, which oidc-provider answers invalid_request): Basic then carries a wrong one.
+          await refused(failure, 'body', otherSecret, otherClient);
+          await refused(failure === 'missing secret' ? 'wrong secret' : failure, 'basic', otherSecret, otherClient);
         },
       );
     },
