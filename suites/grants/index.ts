@@ -2,7 +2,6 @@ import type { Check } from '../types.js';
 import { authorizeChecks } from './authorize.js';
 import { clientAuthChecks } from './client-auth.js';
 import { codeChecks } from './code.js';
-import { issuerParamChecks } from './issuer-param.js';
 import { passwordChecks } from './password.js';
 import { pkceChecks } from './pkce.js';
 import { refreshChecks } from './refresh.js';
@@ -14,7 +13,6 @@ export const checks: Check[] = [
   ...authorizeChecks,
   ...codeChecks,
   ...clientAuthChecks,
-  ...issuerParamChecks,
   ...refreshChecks,
   ...passwordChecks,
   ...registrationChecks,

@@ -40,6 +40,42 @@ export function discoveryPath(baseUrl: string, issuer: string | undefined): stri
 export const getDiscovery = (http: Pick<Http, 'baseUrl' | 'get'>, issuer: string | undefined) =>
   http.get(discoveryPath(http.baseUrl, issuer));
 
+const withoutTrailingSlash = (url: string) => url.replace(/(?<!\/)\/+$/, '');
+
+/** The config's issuer and the provider's name one issuer, whether or not either ends with a slash. */
+export const sameIssuer = (a: string, b: string) => withoutTrailingSlash(a) === withoutTrailingSlash(b);
+
+/**
+ * The issuer the id_token must name: the config's, written as discovery writes it (Auth0's ends
+ * with a slash, and iss must equal the provider's issuer exactly, OIDC Core §3.1.3.7), else
+ * discovery's, else the base URL.
+ */
+export async function expectedIssuer(t: CheckContext): Promise<string> {
+  const discovery = jsonObject(await getDiscovery(t.http, t.config.issuer));
+  const published = typeof discovery?.issuer === 'string' ? discovery.issuer : undefined;
+  if (t.config.issuer)
+    return published !== undefined && sameIssuer(published, t.config.issuer)
+      ? published
+      : withoutTrailingSlash(t.config.issuer);
+  return published ?? withoutTrailingSlash(t.http.baseUrl);
+}
+
+/**
+ * RFC 9207: an iss the authorization response carries names the provider's issuer
+ * (GRANT-AUTHORIZE-ISS, a should: the source shows no iss); without one nothing is judged, and
+ * every other reader of the redirect reads past it (RFC 6749 §4.1.2).
+ */
+export async function expectIssuerParam(t: CheckContext, redirect: URL | undefined): Promise<void> {
+  const iss = redirect?.searchParams.get('iss');
+  if (iss === null || iss === undefined) return;
+  const issuer = await expectedIssuer(t);
+  t.soft(iss === issuer, `authorize: the redirect's iss must be the issuer identifier ${issuer} (RFC 9207 §2)`, {
+    rules: ['GRANT-AUTHORIZE-ISS'],
+    iss,
+    issuer,
+  });
+}
+
 /** The media type OAuth clients ask JSON endpoints for (oauth4webapi and openid-client send it on every request). */
 export const JSON_ACCEPT = 'application/json';
 
@@ -565,6 +601,7 @@ export async function authorizeRedirect(
     'authorize: the provider did not redirect back to the redirect_uri',
     broke([redirectRule, ...rules], { status: response.status }),
   );
+  await expectIssuerParam(t, redirect);
   return redirect;
 }
 

@@ -1126,7 +1126,7 @@ const DEVIATIONS: Deviation[] = [
     // attack looks like to the client): here the client's own origin.
     name: 'an authorization response whose iss is not the issuer',
     cite: 'RFC 9207 §2: iss is the issuer identifier of the server that created the response',
-    checks: ['grants.authorize-iss', 'grants.state-unchanged', 'grants.consent-denied', 'oidc.id-token'],
+    checks: ['grants.state-unchanged', 'grants.consent-denied', 'grants.code-single-use', 'oidc.id-token'],
     breaks: ['GRANT-AUTHORIZE-ISS'],
     rewrite: {
       answer(_asked, answer) {

@@ -513,7 +513,6 @@ export const VARIANTS: Variant[] = [
       'grants.scope-outside-application',
       'grants.response-type-code-only',
       'grants.pkce-valid-verifier',
-      'grants.authorize-iss',
       'oidc.id-token',
     ],
     rewrite: {
