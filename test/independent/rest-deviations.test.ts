@@ -92,7 +92,6 @@ const relabelled = (type: string): Rewrite => ({
 /** What a REST JSON answer under another label breaks: L18's rule, once, where /api/v4/user is read; the JSON is read all the same. */
 const REST_JSON_MISLABELLED = {
   cite: 'L18: the REST API returns JSON (RFC 8259 §11: application/json)',
-  checks: ['versioning.api-prefix', ...JSON_READERS],
   breaks: ['ENC-RESPONSE-JSON'],
 };
 
@@ -100,11 +99,14 @@ const DEVIATIONS: Deviation[] = [
   {
     name: 'REST JSON answered as text/plain',
     ...REST_JSON_MISLABELLED,
+    // Half of the JSON readers each (rest-variants.ts), so no reader fails on the label either.
+    checks: ['versioning.api-prefix', ...JSON_READERS.slice(0, 5)],
     rewrite: relabelled('text/plain; charset=utf-8'),
   },
   {
     name: 'REST JSON answered as application/octet-stream',
     ...REST_JSON_MISLABELLED,
+    checks: ['versioning.api-prefix', ...JSON_READERS.slice(5)],
     rewrite: relabelled('application/octet-stream'),
   },
   {
