@@ -5,12 +5,14 @@
  * every other token error, RFC 6749 §5.2); token and
  * error responses are never cached.
  */
+import { ERROR_DESCRIPTION_CHARACTERS } from '../../spec/index.js';
 import { HttpError } from '../errors.js';
 import { json, type Reply } from '../http.js';
 import type { Sim } from '../types.js';
 
 /** RFC 6749 §5.2: error_description holds %x20-21 / %x23-5B / %x5D-7E only; what a request put there (a name, a scope) loses the others, so the challenge can quote it too. */
-const describable = (text: string) => text.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, '');
+const OUTSIDE = new RegExp(`[^${ERROR_DESCRIPTION_CHARACTERS}]`, 'g');
+const describable = (text: string) => text.replace(OUTSIDE, '');
 
 export class OAuthError extends HttpError {
   readonly description: string;

@@ -3,7 +3,7 @@
  * Messages name what was wrong and never carry a token, a code or a secret: details hold
  * statuses, error codes and field names only.
  */
-import { machine, operations, type RuleId } from '../../spec/index.js';
+import { ERROR_DESCRIPTION_CHARACTERS, machine, operations, type RuleId } from '../../spec/index.js';
 import type { AppRole, CheckContext, Http, HttpRequest, HttpResponse, TokenResponse } from '../types.js';
 import { jsonObject } from './json.js';
 import { scopesOf } from './scope-list.js';
@@ -23,7 +23,7 @@ export const KEYS_PATH = '/oauth/discovery/keys';
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 /** RFC 6749 §5.2: the characters error_description may hold. */
-const DESCRIPTION_CHARACTERS = /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/;
+const DESCRIPTION_CHARACTERS = new RegExp(`^[${ERROR_DESCRIPTION_CHARACTERS}]*$`);
 
 /**
  * The path under the base URL where discovery is read: the configured issuer's (OIDC Discovery §4:
