@@ -38,6 +38,7 @@ export { validateSpec, validateFiles, matchSourceMap } from './validate.js';
 export { parseSourceText, sectionMatches } from './source-text.js';
 export type { SourceText, SourceItem, SourceHeading } from './source-text.js';
 export { RULE_IDS, FAULT_NAMES, OPERATION_IDS } from './ids.js';
+export { ERROR_DESCRIPTION_CHARACTERS } from './syntax.js';
 export type {
   RuleId,
   FaultName,

@@ -5,17 +5,24 @@
  * every other token error, RFC 6749 §5.2); token and
  * error responses are never cached.
  */
+import { ERROR_DESCRIPTION_CHARACTERS } from '../../spec/index.js';
 import { HttpError } from '../errors.js';
 import { json, type Reply } from '../http.js';
 import type { Sim } from '../types.js';
 
+/** RFC 6749 §5.2: error_description holds %x20-21 / %x23-5B / %x5D-7E only; what a request put there (a name, a scope) loses the others, so the challenge can quote it too. */
+const OUTSIDE = new RegExp(`[^${ERROR_DESCRIPTION_CHARACTERS}]`, 'g');
+const describable = (text: string) => text.replace(OUTSIDE, '');
+
 export class OAuthError extends HttpError {
+  readonly description: string;
   constructor(
     readonly error: string,
-    readonly description: string,
+    description: string,
     status = 400,
   ) {
-    super(status, description);
+    super(status, describable(description));
+    this.description = describable(description);
   }
 
   body(): unknown {
@@ -58,6 +65,5 @@ export function noStore(sim: Sim): Record<string, string> {
 function challenge(error: OAuthError): string {
   // Client authentication failures name the Basic scheme (RFC 6749 §5.2); resource errors Bearer.
   const scheme = error.error === 'invalid_client' ? 'Basic' : 'Bearer';
-  const description = error.description.replace(/["\\]/g, '');
-  return `${scheme} realm="oauth", error="${error.error}", error_description="${description}"`;
+  return `${scheme} realm="oauth", error="${error.error}", error_description="${error.description}"`;
 }

@@ -13,6 +13,7 @@ import {
   heldScopes,
 } from '../shared/oauth.js';
 import { expectTokenFields } from '../grants/token-fields.js';
+import { scopesOf } from '../shared/scope-list.js';
 import { createBrowser } from '../drivers/form.js';
 import type { HtmlForm } from '../drivers/html.js';
 import {
@@ -234,6 +235,7 @@ export const deviceChecks: Check[] = [
       'TOK-TYPE-DEVICE-BEARER',
       'TOK-TYPE-BEARER',
       'TOK-SCOPE-DEVICE',
+      'TOK-SCOPE-SPACE-DELIMITED',
       'TOK-VERIFY-USER',
     ],
     needs: ['device'],
@@ -247,15 +249,16 @@ export const deviceChecks: Check[] = [
         'DEV-TOKEN-PARAMS',
       ]);
       expectTokenFields(t, body, 'device_code', 'device token response');
+      const requested = start.scope.split(' ').sort().join(' ');
       t.expect(
-        body.scope === start.scope,
+        typeof body.scope === 'string' && scopesOf(body.scope).sort().join(' ') === requested,
         'the device token response must carry the requested scope',
         broke(['TOK-SCOPE-DEVICE'], { requested: start.scope, scope: body.scope }),
       );
       await expectAccessAlive(t, body.access_token, 'device flow access token', ['TOK-VERIFY-USER']);
       const held = await heldScopes(t, body, start.scope.split(' '));
       t.soft(
-        held.join(' ') === start.scope.split(' ').sort().join(' '),
+        held.join(' ') === requested,
         'the device token must hold the requested scope',
         broke(['TOK-SCOPE-DEVICE'], { scope: held }),
       );

@@ -10,6 +10,7 @@ import {
   authorizeRedirect,
   broke,
   exchangeCode,
+  expectIssuerParam,
   expectTokenOk,
   heldScopes,
   REVOKE_PATH,
@@ -413,6 +414,7 @@ export const authorizeChecks: Check[] = [
       // told to (OIDC Core §3.1.2.1); one that knows no prompt ignores it (RFC 6749 §3.1).
       const url = t.oauth.authorizeUrl('confidential', { state, prompt: 'consent' });
       const outcome = await t.driver.authorize(url, 'deny');
+      await expectIssuerParam(t, outcome.redirect);
       // Nobody denied: the provider asked nothing (a consent it remembered) or offered no deny control.
       // Whatever it answered then says nothing about denial.
       if (outcome.decided === false)

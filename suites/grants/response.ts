@@ -114,7 +114,7 @@ export const responseChecks: Check[] = [
     id: 'grants.token-error-body',
     suite: 'grants',
     title: 'Every refused token request answers 4xx with an OAuth error body carrying a standard error code',
-    rules: ['ERR-OAUTH-BODY', 'TOK-ERROR-BODY', 'ERR-TOKEN-STANDARD-CODES'],
+    rules: ['ERR-OAUTH-BODY', 'TOK-ERROR-BODY', 'ERR-TOKEN-STANDARD-CODES', 'ERR-DESCRIPTION-CHARSET'],
     async run(t: CheckContext) {
       const app = t.oauth.app('confidential');
       const junk = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 });

@@ -6,6 +6,7 @@
 import { schema, type RuleId } from '../../spec/index.js';
 import type { CheckContext, TokenResponse } from '../types.js';
 import { expectSchema } from './schemas.js';
+import { commaDelimited } from '../shared/scope-list.js';
 
 export type Grant = 'authorization_code' | 'refresh_token' | 'password' | 'device_code';
 
@@ -92,5 +93,11 @@ export function expectTokenFields(t: CheckContext, body: TokenResponse, grant: G
     rules: ['TOK-TYPE-BEARER'],
     tokenType: typeof body?.token_type === 'string' ? body.token_type : null,
   });
+  // RFC 6749 §3.3, §5.1: its own sentence, whatever the grant; the other checks read the list either way.
+  if (typeof body?.scope === 'string')
+    t.soft(!commaDelimited(body.scope), `${what} (${grant} grant): scope must be space-delimited`, {
+      rules: ['TOK-SCOPE-SPACE-DELIMITED'],
+      scope: body.scope,
+    });
   return expectSchema(t, body, g.schema, `${what} (${grant} grant)`, fieldRules(g, grant, body), matchRules(grant));
 }

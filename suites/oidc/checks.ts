@@ -10,6 +10,7 @@ import {
   DEVICE_GRANT,
   exchangeCode,
   expectJsonType,
+  getDiscovery,
   jsonObject,
   mediaTypeOf,
   TOKEN_PATH,
@@ -296,7 +297,7 @@ export const oidcChecks: Check[] = [
     title: 'The discovery document names the issuer, the endpoints, jwks_uri and what is supported',
     rules: ['OIDC-DISCOVERY'],
     async run(t: CheckContext) {
-      const res = await t.http.get(DISCOVERY_PATH);
+      const res = await getDiscovery(t.http, t.config.issuer);
       const doc = jsonObject(res);
       t.expect(res.status === 200 && doc, `GET ${DISCOVERY_PATH} must answer 200 with a JSON object`, {
         status: res.status,

@@ -1,10 +1,10 @@
 /** OpenID Connect helpers: the key set fetched through the run's Http, discovery, the openid application. */
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import type { AppRole, CheckContext } from '../types.js';
-import { broke, DISCOVERY_PATH, expectJsonType, jsonObject, KEYS_PATH } from '../shared/oauth.js';
+import { broke, expectJsonType, jsonObject, KEYS_PATH } from '../shared/oauth.js';
 import { expectRows } from '../shared/json.js';
 
-export { KEYS_PATH } from '../shared/oauth.js';
+export { KEYS_PATH, expectedIssuer, sameIssuer } from '../shared/oauth.js';
 export { DISCOVERY_PATH, USERINFO_PATH } from '../shared/oauth.js';
 export const LEGACY_JWKS_PATH = '/-/jwks';
 
@@ -45,26 +45,6 @@ export function localKeys(t: CheckContext, jwks: JSONWebKeySet) {
       broke(['OIDC-JWKS'], { reason: (error as Error).message }),
     );
   }
-}
-
-const withoutTrailingSlash = (url: string) => url.replace(/(?<!\/)\/+$/, '');
-
-/** The config's issuer and the provider's name one issuer, whether or not either ends with a slash. */
-export const sameIssuer = (a: string, b: string) => withoutTrailingSlash(a) === withoutTrailingSlash(b);
-
-/**
- * The issuer the id_token must name: the config's, written as discovery writes it (Auth0's ends
- * with a slash, and iss must equal the provider's issuer exactly, OIDC Core §3.1.3.7), else
- * discovery's, else the base URL.
- */
-export async function expectedIssuer(t: CheckContext): Promise<string> {
-  const discovery = jsonObject(await t.http.get(DISCOVERY_PATH));
-  const published = typeof discovery?.issuer === 'string' ? discovery.issuer : undefined;
-  if (t.config.issuer)
-    return published !== undefined && sameIssuer(published, t.config.issuer)
-      ? published
-      : withoutTrailingSlash(t.config.issuer);
-  return published ?? withoutTrailingSlash(t.http.baseUrl);
 }
 
 /** The configured application that may request openid. */

@@ -128,15 +128,21 @@ function judgeToken(t: CheckContext, ex: Observed, res: HttpResponse, params: UR
       },
       what,
     );
-    // invalid_client is the one 401 (grants.client-authentication-failures): with a challenge
-    // where the client authenticated with HTTP Basic (RFC 6749 §5.2).
+    // invalid_client may answer 401 (grants.client-authentication-failures): to body credentials
+    // 401 or 400, to HTTP Basic 401 with a challenge (RFC 6749 §5.2).
     if (jsonObject(res)?.error !== 'invalid_client') return;
-    t.soft(res.status === 401, `${what}: invalid_client must answer 401, got ${res.status}`, {
-      rules: ['AUTH-INVALID-CLIENT', 'ERR-TOKEN-STATUS'],
-    });
-    if (/^basic\s/i.test(ex.requestHeaders.get('authorization') ?? ''))
+    const basic = /^basic\s/i.test(ex.requestHeaders.get('authorization') ?? '');
+    const statuses = basic ? [401] : [401, 400];
+    t.soft(
+      statuses.includes(res.status),
+      `${what}: invalid_client must answer ${statuses.join(' or ')}, got ${res.status}`,
+      {
+        rules: basic ? ['AUTH-INVALID-CLIENT-BASIC'] : ['ERR-TOKEN-STATUS'],
+      },
+    );
+    if (basic)
       t.soft(res.headers.has('www-authenticate'), `${what}: the 401 must carry a WWW-Authenticate header`, {
-        rules: ['AUTH-INVALID-CLIENT'],
+        rules: ['AUTH-INVALID-CLIENT-BASIC'],
       });
   }
 }

@@ -8,11 +8,12 @@
 import type { CheckContext, HttpResponse } from '../types.js';
 import { AUTHORIZE_PATH, DEVICE_GRANT, jsonObject } from '../shared/oauth.js';
 import type { ClientSink } from './client.js';
+import { scopesOf } from '../shared/scope-list.js';
 import { digest, type Ceiling, type Flows, type Observed } from './flows.js';
 
 export { AUTHORIZE_PATH } from '../shared/oauth.js';
 
-const split = (scope: string) => scope.split(' ').filter(Boolean);
+const split = scopesOf;
 /** Keys of the scope memory: one digest per kind, so a code and a token never meet. */
 const key = (kind: 'code' | 'access' | 'refresh', secret: string) => digest(`${kind}\n${secret}`);
 /** An authorization request and the answer that carries its code share client, redirect URI and state. */

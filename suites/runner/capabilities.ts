@@ -10,7 +10,7 @@ import {
   AUTHORIZE_DEVICE_PATH,
   AUTHORIZE_PATH,
   CURRENT_USER_PATH,
-  DISCOVERY_PATH,
+  getDiscovery,
   KEYS_PATH,
   REVOKE_PATH,
   TOKEN_INFO_PATH,
@@ -166,9 +166,9 @@ export const CORE_ENDPOINTS: readonly {
  * The RFC 7662 introspection endpoint discovery advertises, as a path on the target's own origin
  * (a URL elsewhere would get the client's credentials: never asked).
  */
-async function introspectionPath(http: Http): Promise<string | undefined> {
+async function introspectionPath(http: Http, issuer: string | undefined): Promise<string | undefined> {
   try {
-    const res = await http.get(DISCOVERY_PATH);
+    const res = await getDiscovery(http, issuer);
     const advertised =
       res.status === 200 ? (JSON.parse(res.text) as Record<string, unknown>)?.introspection_endpoint : undefined;
     if (typeof advertised !== 'string') return undefined;
@@ -242,7 +242,7 @@ export async function detectCapabilities({
     if (!answered && passwordDeclared === true) passwordRefused = await refusal(() => oauth.password({ auth: 'none' }));
   }
 
-  const introspection = await introspectionPath(http);
+  const introspection = await introspectionPath(http, config.issuer);
   // Nothing answered counts as served, as in served(): the checks then meet it and say so.
   const restStatus = await statusOf(http, CURRENT_USER_PATH);
   const restApiDown = restStatus !== undefined && GATEWAY_ERRORS.has(restStatus) ? restStatus : undefined;

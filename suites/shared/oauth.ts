@@ -3,9 +3,10 @@
  * Messages name what was wrong and never carry a token, a code or a secret: details hold
  * statuses, error codes and field names only.
  */
-import { machine, operations, type RuleId } from '../../spec/index.js';
-import type { AppRole, CheckContext, HttpRequest, HttpResponse, TokenResponse } from '../types.js';
+import { ERROR_DESCRIPTION_CHARACTERS, machine, operations, type RuleId } from '../../spec/index.js';
+import type { AppRole, CheckContext, Http, HttpRequest, HttpResponse, TokenResponse } from '../types.js';
 import { jsonObject } from './json.js';
+import { scopesOf } from './scope-list.js';
 import { broke } from './rules.js';
 import { CURRENT_USER_PATH, restKnownToRefuseTokens, restRefusesTokens } from './rest-tokens.js';
 
@@ -20,6 +21,60 @@ export const AUTHORIZE_PATH = '/oauth/authorize';
 export const AUTHORIZE_DEVICE_PATH = '/oauth/authorize_device';
 export const KEYS_PATH = '/oauth/discovery/keys';
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/** RFC 6749 §5.2: the characters error_description may hold. */
+const DESCRIPTION_CHARACTERS = new RegExp(`^[${ERROR_DESCRIPTION_CHARACTERS}]*$`);
+
+/**
+ * The path under the base URL where discovery is read: the configured issuer's (OIDC Discovery §4:
+ * {issuer}/.well-known/openid-configuration, so an issuer with a path, Keycloak's /realms/NAME,
+ * puts it under that path) when the issuer lies at or under the base URL; else the base URL's own
+ * (an issuer on another origin, or above the base URL as in a config that kept the host's root).
+ */
+export function discoveryPath(baseUrl: string, issuer: string | undefined): string {
+  const own = issuer?.replace(/(?<!\/)\/+$/, '');
+  return own?.startsWith(`${baseUrl}/`) ? `${own.slice(baseUrl.length)}${DISCOVERY_PATH}` : DISCOVERY_PATH;
+}
+
+/** GET the discovery document (discoveryPath). */
+export const getDiscovery = (http: Pick<Http, 'baseUrl' | 'get'>, issuer: string | undefined) =>
+  http.get(discoveryPath(http.baseUrl, issuer));
+
+const withoutTrailingSlash = (url: string) => url.replace(/(?<!\/)\/+$/, '');
+
+/** The config's issuer and the provider's name one issuer, whether or not either ends with a slash. */
+export const sameIssuer = (a: string, b: string) => withoutTrailingSlash(a) === withoutTrailingSlash(b);
+
+/**
+ * The issuer the id_token must name: the config's, written as discovery writes it (Auth0's ends
+ * with a slash, and iss must equal the provider's issuer exactly, OIDC Core §3.1.3.7), else
+ * discovery's, else the base URL.
+ */
+export async function expectedIssuer(t: CheckContext): Promise<string> {
+  const discovery = jsonObject(await getDiscovery(t.http, t.config.issuer));
+  const published = typeof discovery?.issuer === 'string' ? discovery.issuer : undefined;
+  if (t.config.issuer)
+    return published !== undefined && sameIssuer(published, t.config.issuer)
+      ? published
+      : withoutTrailingSlash(t.config.issuer);
+  return published ?? withoutTrailingSlash(t.http.baseUrl);
+}
+
+/**
+ * RFC 9207: an iss the authorization response carries names the provider's issuer
+ * (GRANT-AUTHORIZE-ISS, a should: the source shows no iss); without one nothing is judged, and
+ * every other reader of the redirect reads past it (RFC 6749 §4.1.2).
+ */
+export async function expectIssuerParam(t: CheckContext, redirect: URL | undefined): Promise<void> {
+  const iss = redirect?.searchParams.get('iss');
+  if (iss === null || iss === undefined) return;
+  const issuer = await expectedIssuer(t);
+  t.soft(iss === issuer, `authorize: the redirect's iss must be the issuer identifier ${issuer} (RFC 9207 §2)`, {
+    rules: ['GRANT-AUTHORIZE-ISS'],
+    iss,
+    issuer,
+  });
+}
 
 /** The media type OAuth clients ask JSON endpoints for (oauth4webapi and openid-client send it on every request). */
 export const JSON_ACCEPT = 'application/json';
@@ -279,11 +334,18 @@ export function expectOAuthError(
           broke(expected.errorRules ?? outcome, details),
         );
     }
-    t.soft(
+    const described = t.soft(
       typeof body.error_description === 'string',
       `${what}: the OAuth error body must carry an error_description string`,
       broke(malformed, details),
     );
+    // Its own sentence of RFC 6749 §5.2 (a MUST NOT), apart from the body's shape.
+    if (described)
+      t.soft(
+        DESCRIPTION_CHARACTERS.test(body.error_description as string),
+        `${what}: error_description holds characters RFC 6749 §5.2 does not allow there (a control character such as CR or LF, a double quote, a backslash, or non-ASCII)`,
+        broke(['ERR-DESCRIPTION-CHARSET'], details),
+      );
   }
   // The label alone is the encoding rule's: a JSON error body sent as text/plain is still one.
   expectJsonType(t, res, what);
@@ -468,7 +530,7 @@ export async function shownScopes(t: CheckContext, body: TokenResponse): Promise
     const scope = jsonObject(info)?.scope;
     return Array.isArray(scope) ? [...(scope as string[])].sort() : [];
   }
-  const split = (scope: unknown) => (typeof scope === 'string' ? scope.split(' ').filter(Boolean).sort() : undefined);
+  const split = (scope: unknown) => (typeof scope === 'string' ? scopesOf(scope).sort() : undefined);
   if (t.caps.introspection && t.caps.introspectionPath) {
     const said = jsonObject(await introspect(t, body.access_token));
     const scope = said?.active === true ? split(said.scope) : undefined;
@@ -539,6 +601,7 @@ export async function authorizeRedirect(
     'authorize: the provider did not redirect back to the redirect_uri',
     broke([redirectRule, ...rules], { status: response.status }),
   );
+  await expectIssuerParam(t, redirect);
   return redirect;
 }
 

@@ -3,6 +3,7 @@ import type { Check, CheckContext, HttpResponse } from '../types.js';
 import {
   DISCOVERY_PATH,
   expectExactJsonType,
+  getDiscovery,
   KEYS_PATH,
   mintPair,
   REVOKE_PATH,
@@ -27,7 +28,7 @@ export const wireChecks: Check[] = [
         [`GET ${TOKEN_INFO_PATH} without a token`, () => t.http.get(TOKEN_INFO_PATH), t.caps.tokenInfo],
         [`GET ${USERINFO_PATH}`, () => t.http.get(USERINFO_PATH, { bearer: tokens.access_token }), t.caps.userinfo],
         [`GET ${KEYS_PATH}`, () => t.http.get(KEYS_PATH), t.caps.keys],
-        [`GET ${DISCOVERY_PATH}`, () => t.http.get(DISCOVERY_PATH), 'if found'],
+        [`GET ${DISCOVERY_PATH}`, () => getDiscovery(t.http, t.config.issuer), 'if found'],
         [`POST ${REVOKE_PATH}`, () => t.oauth.revoke(tokens.access_token, 'confidential'), t.caps.revocation],
       ];
       for (const [what, send, served] of answers) {

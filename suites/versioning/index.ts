@@ -18,6 +18,7 @@ import {
 import { parseLinkHeader, resolveLink } from '../pagination/links.js';
 import { followLink } from '../pagination/traverse.js';
 import { GATEWAY_ERRORS } from '../shared/rest-tokens.js';
+import { expectJsonType } from '../shared/oauth.js';
 
 /** Skip unless the rule is in force for this run (release window, offering, flag). */
 function requireInForce(t: CheckContext, rule: RuleId): void {
@@ -32,8 +33,8 @@ const unknownSegment = fc
 const apiPrefix: Check = {
   id: 'versioning.api-prefix',
   suite: 'versioning',
-  title: 'the REST API answers under /api/v4 and under no other version prefix',
-  rules: ['VER-PATH-PREFIX', 'ENC-API-PREFIX'],
+  title: 'the REST API answers under /api/v4 (JSON labelled as such) and under no other version prefix',
+  rules: ['VER-PATH-PREFIX', 'ENC-API-PREFIX', 'ENC-RESPONSE-JSON'],
   async run(t: CheckContext) {
     // The one report of a REST API out of reach at start-up (the other REST checks are skipped).
     if (t.caps.restApiDown !== undefined)
@@ -57,6 +58,8 @@ const apiPrefix: Check = {
       status: current.status,
       rules: ['ENC-API-PREFIX'],
     });
+    // L18: the REST API returns JSON. Judged here, once: the other checks read the body whatever its label.
+    expectJsonType(t, current, 'GET /api/v4/user');
     for (const prefix of ['/api/v3', '/api/v5', '/api']) {
       const res = await t.http.get(`${prefix}/user`, { headers });
       // No API there: no route (404), or a version removed on purpose (410 Gone, L289).

@@ -553,12 +553,8 @@ const DEVIATIONS: Deviation[] = [
     name: 'refresh tokens that do not rotate: no new one in the response, the old one keeps working',
     cite: 'L29, L92: a refresh returns a new refresh token and invalidates the old one (RFC 6749 §6 lets a server keep it: Google does)',
     checks: ['grants.refresh-rotation', 'grants.refresh-after-expiry', 'grants.refresh-client-bound'],
-    breaks: [
-      'TOK-REFRESH-ROTATION',
-      'TOK-REFRESH-OLD-REFUSED',
-      'TOK-REFRESH-RESPONSE-FIELDS',
-      'TOK-REFRESH-TOKEN-PRESENT',
-    ],
+    // The missing refresh_token is L29's (its two rules), the old one still working L92's.
+    breaks: ['TOK-REFRESH-OLD-REFUSED', 'TOK-REFRESH-RESPONSE-FIELDS', 'TOK-REFRESH-TOKEN-PRESENT'],
     rewrite: {
       request(asked) {
         // The refresh token the client holds stands for the one the simulator rotated it into.
@@ -589,7 +585,7 @@ const DEVIATIONS: Deviation[] = [
     name: 'a rotated refresh token still redeemed within a 30 s grace period (Okta, Ory Hydra)',
     cite: 'L92: the refresh invalidates the old refresh token (no grace period); RFC 9700 §4.14.2 leaves rotation to the server',
     checks: ['grants.refresh-rotation', 'grants.refresh-after-expiry', 'grants.refresh-client-bound'],
-    breaks: ['TOK-REFRESH-OLD-REFUSED', 'TOK-REFRESH-ROTATION'],
+    breaks: ['TOK-REFRESH-OLD-REFUSED'],
     rewrite: {
       request(asked, sim) {
         const form = formOf(asked);
@@ -1026,7 +1022,7 @@ const DEVIATIONS: Deviation[] = [
     // GitHub's token endpoint (asked for JSON) answers its refusals 200 with codes of its own:
     // bad_verification_code for a code, bad_refresh_token, incorrect_client_credentials.
     name: "code and refresh refusals answered 200 with GitHub's codes of its own",
-    cite: 'L262: standard OAuth 2.0 token error codes; RFC 6749 §5.2: 400, invalid_client 401',
+    cite: 'L262: standard OAuth 2.0 token error codes; RFC 6749 §5.2: 400, invalid_client 401 or 400 (to HTTP Basic 401)',
     checks: [
       'grants.code-single-use',
       'grants.code-unknown',
@@ -1036,7 +1032,7 @@ const DEVIATIONS: Deviation[] = [
       'grants.refresh-rotation',
       'grants.refresh-client-bound',
     ],
-    breaks: ['ERR-TOKEN-STANDARD-CODES', 'ERR-TOKEN-STATUS', 'AUTH-INVALID-CLIENT'],
+    breaks: ['ERR-TOKEN-STANDARD-CODES', 'ERR-TOKEN-STATUS', 'AUTH-INVALID-CLIENT-BASIC'],
     rewrite: {
       answer(asked, answer) {
         if (!tokenError(asked.url.pathname, answer)) return false;
@@ -1054,6 +1050,91 @@ const DEVIATIONS: Deviation[] = [
         answer.status = 200;
         answer.head.delete('www-authenticate');
         setJson(answer, { error: own, error_description: 'The code passed is incorrect or expired.' });
+        return true;
+      },
+    },
+  },
+  {
+    // Amazon Cognito's token endpoint documents one 400 for every error, invalid_client too, with
+    // no challenge, though HTTP Basic is how its confidential clients authenticate.
+    name: 'a wrong client secret in HTTP Basic refused 400 invalid_client without WWW-Authenticate',
+    cite: 'RFC 6749 §5.2: to the Authorization header the server MUST answer 401 with WWW-Authenticate',
+    checks: ['grants.client-authentication-failures'],
+    breaks: ['AUTH-INVALID-CLIENT-BASIC'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!/^basic /i.test(String(asked.headers.authorization ?? ''))) return false;
+        if (!tokenError(asked.url.pathname, answer) || jsonOf(answer)?.error !== 'invalid_client') return false;
+        answer.status = 400;
+        answer.head.delete('www-authenticate');
+        return true;
+      },
+    },
+  },
+  {
+    // GitHub's token responses (code, refresh, device) join the granted scopes with commas, and it
+    // serves no token info, so the checks read the scopes from the token response itself.
+    name: 'scope in token responses comma-separated ("repo,gist", GitHub\'s), no token info',
+    cite: 'RFC 6749 §3.3 and §5.1: scope is a list of space-delimited strings',
+    checks: [
+      'grants.token-response-fields',
+      'grants.scope-within-application',
+      'grants.scope-default',
+      'grants.scope-outside-application',
+      'grants.refresh-rotation',
+      'device.token-response',
+      'scopes.named-scopes-granted',
+    ],
+    breaks: ['TOK-SCOPE-SPACE-DELIMITED'],
+    rewrite: {
+      answer(asked, answer, sim) {
+        if (asked.url.pathname === '/oauth/token/info') {
+          answer.status = 404;
+          answer.head = new Map([['content-type', ['application/json']]]);
+          setJson(answer, { error: 'Not Found' });
+          return false;
+        }
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        const held = typeof body?.access_token === 'string' && sim.store.accessTokens.get(digest(body.access_token));
+        if (!held) return false;
+        setJson(answer, { ...body, scope: held.scopes.join(',') });
+        return held.scopes.length > 1;
+      },
+    },
+  },
+  {
+    // Microsoft Entra ID's error_description: the AADSTS sentence, then its trace lines, separated
+    // by CR LF (the variant in oauth-variants.ts joins them with spaces).
+    name: "Entra ID's error_description with its trace lines separated by CR LF",
+    cite: 'RFC 6749 §5.2: error_description MUST NOT include characters outside %x20-21 / %x23-5B / %x5D-7E',
+    checks: ['grants.token-error-body', 'grants.code-unknown', 'grants.client-authentication-failures'],
+    breaks: ['ERR-DESCRIPTION-CHARSET'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = tokenError(asked.url.pathname, answer) ? jsonOf(answer) : undefined;
+        if (typeof body?.error_description !== 'string') return false;
+        setJson(answer, {
+          ...body,
+          error_description: `AADSTS70000: ${body.error_description}\r\nTrace ID: 0a1b2c3d-0000-4000-8000-000000000001\r\nCorrelation ID: 0a1b2c3d-0000-4000-8000-000000000002\r\nTimestamp: 2026-11-26 05:35:00Z`,
+        });
+        return true;
+      },
+    },
+  },
+  {
+    // RFC 9207's iss naming another server than the one asked (a provider's bug, or what a mix-up
+    // attack looks like to the client): here the client's own origin.
+    name: 'an authorization response whose iss is not the issuer',
+    cite: 'RFC 9207 §2: iss is the issuer identifier of the server that created the response',
+    checks: ['grants.state-unchanged', 'grants.consent-denied', 'grants.code-single-use', 'oidc.id-token'],
+    breaks: ['GRANT-AUTHORIZE-ISS'],
+    rewrite: {
+      answer(_asked, answer) {
+        const location = answer.head.get('location')?.[0];
+        if (!location || !/[?&](code|error)=/.test(location)) return false;
+        const url = new URL(location);
+        url.searchParams.set('iss', url.origin);
+        answer.head.set('location', [url.href]);
         return true;
       },
     },

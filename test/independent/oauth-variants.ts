@@ -516,11 +516,12 @@ export const VARIANTS: Variant[] = [
       'oidc.id-token',
     ],
     rewrite: {
-      answer(_asked, answer) {
+      answer(asked, answer) {
         const location = answer.head.get('location')?.[0];
         if (!location || !/[?&](code|error)=/.test(location)) return false;
         const url = new URL(location);
-        url.searchParams.append('iss', new URL(location).origin);
+        // The provider's issuer: the simulator's is the origin it was asked on.
+        url.searchParams.append('iss', asked.url.origin);
         url.searchParams.append('session_state', 'variant-session-state');
         answer.head.set('location', [url.href]);
         return true;
@@ -572,8 +573,8 @@ export const VARIANTS: Variant[] = [
   {
     // Microsoft Entra ID's error body: AADSTS codes in error_description and error_codes, a trace
     // and a correlation id, a timestamp, and error_uri. (Entra separates the trace lines of
-    // error_description with CR LF, outside the characters RFC 6749 §5.2 allows there: here they
-    // are joined with spaces, as that is not the variant under test.)
+    // error_description with CR LF, outside the characters RFC 6749 §5.2 allows there: that is a
+    // deviation of its own in oauth-deviations.test.ts; here they are joined with spaces.)
     name: "OAuth error bodies with Entra ID's extra members: error_codes, timestamp, trace_id, correlation_id, error_uri",
     cite: 'L56-61: the error body carries error and error_description (no "only"); RFC 6749 §5.2: error_uri is OPTIONAL, and §8.2 lets servers add parameters a client ignores',
     checks: [
@@ -932,7 +933,6 @@ export const VARIANTS: Variant[] = [
     name: "invalid_client answered 400 without WWW-Authenticate to credentials in the body (Cognito's)",
     cite: 'RFC 6749 §5.2: the server MAY answer invalid_client 401, and MUST only when the client used the Authorization header',
     checks: ['grants.client-authentication-failures', 'tokens.revoke-client-auth', 'grants.application-registration'],
-    warns: ['AUTH-INVALID-CLIENT', 'ERR-TOKEN-STATUS'],
     rewrite: {
       answer(asked, answer) {
         if (asked.headers.authorization || answer.status !== 401 || jsonOf(answer)?.error !== 'invalid_client')

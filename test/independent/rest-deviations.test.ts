@@ -19,7 +19,7 @@ import {
   type Asked,
   type Rewrite,
 } from './oauth-proxy.js';
-import { credentialed, nginxPage, simulatorLinks } from './rest-variants.js';
+import { credentialed, JSON_READERS, nginxPage, simulatorLinks } from './rest-variants.js';
 
 const offsetPage = (asked: Asked, answer: Answer) =>
   asked.url.pathname.startsWith('/api/v4/') && answer.status === 200 && answer.head.has('x-page');
@@ -76,7 +76,39 @@ const KEYSET_OFF_FOR_JOBS = {
 /** The path of the request as the client wrote it on the wire (`%2F` kept). */
 const rawPath = (asked: Asked) => asked.url.pathname;
 
+/** Every REST JSON answer labelled `type` instead (its body unchanged). */
+const relabelled = (type: string): Rewrite => ({
+  answer(asked, answer) {
+    if (
+      !asked.url.pathname.startsWith('/api/v4/') ||
+      !answer.head.get('content-type')?.[0]?.startsWith('application/json')
+    )
+      return false;
+    answer.head.set('content-type', [type]);
+    return true;
+  },
+});
+
+/** What a REST JSON answer under another label breaks: L18's rule, once, where /api/v4/user is read; the JSON is read all the same. */
+const REST_JSON_MISLABELLED = {
+  cite: 'L18: the REST API returns JSON (RFC 8259 §11: application/json)',
+  breaks: ['ENC-RESPONSE-JSON'],
+};
+
 const DEVIATIONS: Deviation[] = [
+  {
+    name: 'REST JSON answered as text/plain',
+    ...REST_JSON_MISLABELLED,
+    // Half of the JSON readers each (rest-variants.ts), so no reader fails on the label either.
+    checks: ['versioning.api-prefix', ...JSON_READERS.slice(0, 5)],
+    rewrite: relabelled('text/plain; charset=utf-8'),
+  },
+  {
+    name: 'REST JSON answered as application/octet-stream',
+    ...REST_JSON_MISLABELLED,
+    checks: ['versioning.api-prefix', ...JSON_READERS.slice(5)],
+    rewrite: relabelled('application/octet-stream'),
+  },
   {
     name: 'rel=next on the last offset page, to the empty page past it',
     cite: 'RFC 8288 §3 and L217: a next link names the next page; the last page has none',

@@ -53,7 +53,8 @@ const everyRecord =
   };
 
 /** The checks that read REST JSON: records of lists, the current user, error bodies. */
-const JSON_READERS = [
+/** Checks that read REST JSON answers. */
+export const JSON_READERS = [
   'pagination.offset-rows',
   'pagination.keyset-list-projects',
   'scopes.read-user-reads-current-user',

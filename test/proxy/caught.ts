@@ -33,7 +33,7 @@ export const CAUGHT: [fault: string, rule: string, verdict: string, check: strin
   ['link-drops-params', 'PAG-LINK-FOLLOW', 'failed', 'pagination.offset-headers'],
   ['page-default-not-first', 'PAG-PAGE-DEFAULT', 'failed', 'pagination.offset-headers'],
   ['per-page-not-clamped', 'PAG-PER-PAGE-MAX', 'failed', 'pagination.offset-headers'],
-  ['invalid-client-no-challenge', 'AUTH-INVALID-CLIENT', 'warned', 'grants.client-authentication-failures'],
+  ['invalid-client-no-challenge', 'AUTH-INVALID-CLIENT-BASIC', 'failed', 'grants.client-authentication-failures'],
   ['removed-attributes-present', 'VER-CI-JOB-TOKEN-SCOPE-REMOVED', 'failed', 'versioning.ci-job-token-scope-removed'],
   ['token-info-no-aliases', 'INFO-ALIAS-EXPIRES-IN-SECONDS', 'failed', 'tokens.info-deprecated-aliases'],
 ];

@@ -211,6 +211,13 @@ describe('scopes against what the client asked for', () => {
     expect(judgeExchange(exchange('api'), unasked).filter((v) => v.rule === 'SCOPE-GRANTED-SUBSET')).toEqual([]);
   });
 
+  it("GitHub's comma-delimited scope breaks TOK-SCOPE-SPACE-DELIMITED alone, its scopes read one by one", () => {
+    const flows = createFlows();
+    judgeExchange(authorize(asked.replace('scope=read_user', 'scope=read_user+api'), 200), flows);
+    judgeExchange(consent, flows);
+    expect(failed(judgeExchange(exchange('read_user,api'), flows))).toEqual(['TOK-SCOPE-SPACE-DELIMITED']);
+  });
+
   it('a code redirect without the state sent breaks GRANT-STATE-ECHO; with it, passes', () => {
     const dropped = { ...consent, responseHeaders: new Headers({ location: 'http://127.0.0.1/cb?code=c1' }) };
     expect(failed(judgeExchange(dropped, createFlows()))).toEqual(['GRANT-STATE-ECHO']);

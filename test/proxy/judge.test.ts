@@ -89,12 +89,10 @@ describe('passive judging of token exchanges', () => {
     expect(failed(odd)).toEqual(['ERR-TOKEN-STANDARD-CODES']);
   });
 
-  it('invalid_client answered 400, or without a challenge to Basic, breaks AUTH-INVALID-CLIENT', () => {
+  it('invalid_client to body credentials may answer 400 (403 breaks ERR-TOKEN-STATUS); to Basic, a 400 or no challenge breaks AUTH-INVALID-CLIENT-BASIC', () => {
     const refusal = { error: 'invalid_client', error_description: 'who?' };
-    expect(failed(judgeExchange(token(code, 400, refusal), createFlows()))).toEqual([
-      'AUTH-INVALID-CLIENT',
-      'ERR-TOKEN-STATUS',
-    ]);
+    expect(failed(judgeExchange(token(code, 400, refusal), createFlows()))).toEqual([]);
+    expect(failed(judgeExchange(token(code, 403, refusal), createFlows()))).toEqual(['ERR-TOKEN-STATUS']);
     const basic = (headers: Record<string, string>): Observed => ({
       ...token(code, 401, refusal, headers),
       requestHeaders: new Headers({
@@ -102,10 +100,14 @@ describe('passive judging of token exchanges', () => {
         authorization: `Basic ${Buffer.from('app:wrong').toString('base64')}`,
       }),
     });
-    expect(failed(judgeExchange(basic(NO_STORE), createFlows()))).toEqual(['AUTH-INVALID-CLIENT']);
+    expect(failed(judgeExchange(basic(NO_STORE), createFlows()))).toEqual(['AUTH-INVALID-CLIENT-BASIC']);
+    // To HTTP Basic, a 400 without a challenge is one sentence of RFC 6749 §5.2 broken, one rule.
+    expect(failed(judgeExchange({ ...basic(NO_STORE), status: 400 }, createFlows()))).toEqual([
+      'AUTH-INVALID-CLIENT-BASIC',
+    ]);
     const challenged = judgeExchange(basic({ ...NO_STORE, 'www-authenticate': 'Basic realm="x"' }), createFlows());
     expect(failed(challenged)).toEqual([]);
-    expect(passed(challenged)).toContain('AUTH-INVALID-CLIENT');
+    expect(passed(challenged)).toContain('AUTH-INVALID-CLIENT-BASIC');
   });
 
   it('a code answered with tokens twice breaks GRANT-CODE-SINGLE-USE; refused the second time, it passes', () => {

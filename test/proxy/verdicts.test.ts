@@ -70,7 +70,7 @@ describe('proxy verdicts on the simulator', () => {
         'PAG-LINK-FOLLOW',
         'PAG-PAGE-DEFAULT',
         'PAG-PER-PAGE-MAX',
-        'AUTH-INVALID-CLIENT',
+        'AUTH-INVALID-CLIENT-BASIC',
         'VER-JWKS-REMOVED',
         'AUTH-INVALID-TOKEN-401',
         'PAG-KEYSET-NO-OFFSET-HEADERS',

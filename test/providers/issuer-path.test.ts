@@ -1,0 +1,48 @@
+/**
+ * An issuer with a path (Keycloak's /realms/NAME) is no failure by itself: with the base URL at the
+ * realm, every endpoint lies under it; with the base URL at the root and the issuer configured,
+ * discovery is read at {issuer}/.well-known/openid-configuration (OIDC Discovery §4), not at the root.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allChecks } from '../../suites/index.js';
+import { runAgainst, rulesWith, erroredText } from './provider.js';
+import { startPathProvider, type PathProvider } from './issuer-path.js';
+
+/** The checks that read discovery, the issuer, or a URL the provider writes under its path. */
+const CHECKS = [
+  'oidc.discovery',
+  'oidc.id-token',
+  'tokens.json-content-type',
+  'grants.token-response-fields',
+  'device.authorization-response',
+  'device.token-response',
+];
+const checks = () => allChecks().filter((c) => CHECKS.includes(c.id));
+
+describe('an issuer with a path', () => {
+  let realmOnly: PathProvider;
+  let rootToo: PathProvider;
+  beforeAll(async () => {
+    [realmOnly, rootToo] = await Promise.all([startPathProvider(), startPathProvider({ rootToo: true })]);
+  });
+  afterAll(() => Promise.all([realmOnly.close(), rootToo.close()]));
+
+  it('served under the realm alone, the base URL at the realm: nothing fails or warns', async () => {
+    const { code, report } = await runAgainst({ sim: realmOnly.sim, url: realmOnly.issuer }, {}, checks());
+    expect(rulesWith(report, 'failed', 'warned'), erroredText(report)).toEqual([]);
+    expect(
+      report.checks
+        .filter((c) => c.status === 'passed')
+        .map((c) => c.id)
+        .sort(),
+    ).toEqual([...CHECKS].sort());
+    expect(code).toBe(0);
+  });
+
+  it('the base URL at the root and the issuer at the realm: discovery is read under the issuer', async () => {
+    const { code, report } = await runAgainst({ sim: rootToo.sim, url: rootToo.url }, {}, checks());
+    expect(rulesWith(report, 'failed', 'warned'), erroredText(report)).toEqual([]);
+    expect(report.checks.find((c) => c.id === 'oidc.discovery')?.status).toBe('passed');
+    expect(code).toBe(0);
+  });
+});
