@@ -1,10 +1,10 @@
 /**
- * A key set whose RSA key has the public exponent 1 proves nothing: WebCrypto (so jose) imports it,
- * and a "signature" that is the padded digest itself, which anyone computes without a key,
- * verifies. A proxy in front of the simulator serves such a key and re-signs every id_token that
- * way; the harness passed OIDC-JWKS and OIDC-ID-TOKEN-SIGNATURE for tokens anyone could forge.
- * Now the key set fails OIDC-JWKS (RFC 8017 §3.1: an odd e, 3 ≤ e < n), and no signature is read
- * as proof against it.
+ * A key set whose key verifies what nobody signed proves nothing: WebCrypto (so jose) imports an
+ * RSA key with the public exponent 1, whose "signature" is the padded digest itself, and an
+ * Ed25519 key of small order (here the identity), for which R = the identity and S = 0 verify any
+ * message. A proxy in front of the simulator serves such a key and re-signs every id_token that
+ * way: the harness passed OIDC-JWKS and OIDC-ID-TOKEN-SIGNATURE for tokens anyone could forge.
+ * Now the key set fails OIDC-JWKS, and no signature is read as proof against it.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,23 +20,44 @@ import { KEYS_PATH } from '../../suites/shared/oauth.js';
 import { runCli } from '../suites/loopback.js';
 import { startProxy } from './collector.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'idp-hostile-key-'));
+const b64 = (bytes: Buffer) => bytes.toString('base64url');
 const modulus = randomBytes(256);
 modulus[0] = 0xff;
 modulus[255] |= 1;
-const KEY = { kty: 'RSA', kid: 'e1', use: 'sig', alg: 'RS256', n: modulus.toString('base64url'), e: 'AQ' };
+/** The identity point of edwards25519 (y = 1), as RFC 8032 §5.1.2 encodes it. */
+const IDENTITY = Buffer.concat([Buffer.from([1]), Buffer.alloc(31)]);
 /** DigestInfo of SHA-256 (RFC 8017 §9.2, note 1). */
 const SHA256_INFO = Buffer.from('3031300d060960864801650304020105000420', 'hex');
 
-/** The id_token's claims under a header naming KEY, "signed" with e = 1: the EMSA-PKCS1-v1_5 encoding itself. */
-function forged(idToken: string): string {
-  const header = Buffer.from(JSON.stringify({ alg: 'RS256', kid: KEY.kid, typ: 'JWT' })).toString('base64url');
-  const input = `${header}.${idToken.split('.')[1]}`;
-  const t = Buffer.concat([SHA256_INFO, createHash('sha256').update(input).digest()]);
-  const encoded = Buffer.concat([Buffer.from([0, 1]), Buffer.alloc(256 - 3 - t.length, 0xff), Buffer.from([0]), t]);
-  return `${input}.${encoded.toString('base64url')}`;
+interface Forgery {
+  key: { kid: string; alg: string } & Record<string, string>;
+  sign(input: string): Buffer;
 }
 
+/** Each forgeable key with the signature anyone can make for it. */
+const FORGERIES: Record<string, Forgery> = {
+  'RSA, e = 1': {
+    key: { kty: 'RSA', kid: 'forged', use: 'sig', alg: 'RS256', n: b64(modulus), e: 'AQ' },
+    sign(input: string) {
+      const t = Buffer.concat([SHA256_INFO, createHash('sha256').update(input).digest()]);
+      return Buffer.concat([Buffer.from([0, 1]), Buffer.alloc(256 - 3 - t.length, 0xff), Buffer.from([0]), t]);
+    },
+  },
+  'Ed25519, the identity': {
+    key: { kty: 'OKP', kid: 'forged', use: 'sig', alg: 'EdDSA', crv: 'Ed25519', x: b64(IDENTITY) },
+    sign: () => Buffer.concat([IDENTITY, Buffer.alloc(32)]),
+  },
+};
+let forgery = FORGERIES['RSA, e = 1'];
+
+/** The id_token's claims under a header naming the forged key, with the signature anyone can make. */
+function forged(idToken: string): string {
+  const header = b64(Buffer.from(JSON.stringify({ alg: forgery.key.alg, kid: forgery.key.kid, typ: 'JWT' })));
+  const input = `${header}.${idToken.split('.')[1]}`;
+  return `${input}.${b64(forgery.sign(input))}`;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'idp-hostile-key-'));
 let served: Served;
 let proxy: Awaited<ReturnType<typeof startProxy>>;
 
@@ -47,7 +68,7 @@ beforeAll(async () => {
     const path = req.url ?? '';
     if (answer.status !== 200) return answer;
     if (req.method === 'GET' && path.startsWith(KEYS_PATH))
-      return { ...answer, body: Buffer.from(JSON.stringify({ keys: [KEY] })) };
+      return { ...answer, body: Buffer.from(JSON.stringify({ keys: [forgery.key] })) };
     if (req.method === 'POST' && path.startsWith('/oauth/token')) {
       const body = JSON.parse(answer.body.toString('utf8')) as { id_token?: string };
       if (body.id_token)
@@ -64,19 +85,24 @@ afterAll(async () => {
   await served?.close();
 });
 
-describe('an RSA key with the public exponent 1', () => {
-  it('fails OIDC-JWKS, and an id_token "signed" for it passes no signature rule', async () => {
-    const file = join(dir, 'report.json');
-    const checks = oidcChecks.filter((c) => ['oidc.jwks', 'oidc.id-token'].includes(c.id));
-    await runCli({ config: join(dir, 'target.json'), seed: '5', runs: '1', report: `json=${file}` }, { checks });
-    const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
-    const verdict = (id: string) => report.rules.find((r) => r.id === id)?.status;
-    for (const check of report.checks) {
-      expect([check.id, check.status, check.broken]).toEqual([check.id, 'failed', ['OIDC-JWKS']]);
-      expect(check.message).toMatch(/public exponent is not odd, at least 3 and below n \(RFC 8017 §3\.1\)/);
-    }
-    expect(report.checks).toHaveLength(2);
-    expect(verdict('OIDC-JWKS')).toBe('failed');
-    expect(verdict('OIDC-ID-TOKEN-SIGNATURE')).not.toBe('passed');
-  }, 120_000);
+describe('a key that verifies what nobody signed', () => {
+  it.each(Object.keys(FORGERIES))(
+    '(%s) fails OIDC-JWKS, and an id_token "signed" for it passes no signature rule',
+    async (name) => {
+      forgery = FORGERIES[name];
+      const file = join(dir, 'report.json');
+      const checks = oidcChecks.filter((c) => ['oidc.jwks', 'oidc.id-token'].includes(c.id));
+      await runCli({ config: join(dir, 'target.json'), seed: '5', runs: '1', report: `json=${file}` }, { checks });
+      const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
+      expect(report.checks).toHaveLength(2);
+      for (const check of report.checks) {
+        expect([check.id, check.status, check.broken]).toEqual([check.id, 'failed', ['OIDC-JWKS']]);
+        expect(check.message).toMatch(/^the key set publishes an? (RSA|Ed25519) key .*anyone can/);
+      }
+      const verdict = (id: string) => report.rules.find((r) => r.id === id)?.status;
+      expect(verdict('OIDC-JWKS')).toBe('failed');
+      expect(verdict('OIDC-ID-TOKEN-SIGNATURE')).not.toBe('passed');
+    },
+    120_000,
+  );
 });
