@@ -257,8 +257,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     // The head, too, within that time of the request's end: headers trickled a byte at a time, or
     // 1xx answers without end (which Node reads and drops), keep the idle timer from ever firing.
     let headTimer: NodeJS.Timeout | undefined;
-    upstream.on('finish', () => (headTimer = setTimeout(silent, timeoutMs)));
     let answered = false;
+    // A target may answer before the request is in (a 413, an early 200): its head came already.
+    upstream.on('finish', () => {
+      if (!answered) headTimer = setTimeout(silent, timeoutMs);
+    });
     upstream.on('close', () => {
       clearTimeout(headTimer);
       // Closed with no answer and no error (Node drops a 101 nobody asked for): the client is told.

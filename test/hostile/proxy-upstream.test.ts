@@ -6,7 +6,8 @@
  * reason) threw in writeHead and ended the proxy process (an uncaught exception, no report); an
  * unasked 101 left the client waiting. Now the head must come within --timeout of the request
  * (504), and a status line that cannot be passed on, or a connection closed without an answer, is
- * a one-line 502. Raw sockets, since node:http will not write such answers.
+ * a one-line 502; an answer that begins before the request is in is not cut off by that wait.
+ * Raw sockets, since node:http will not write such answers.
  */
 import { request } from 'node:http';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
@@ -33,6 +34,13 @@ const BEHAVIOUR: Record<string, (s: Socket) => void> = {
   '/control-reason': (s) => s.write('HTTP/1.1 200 O\x01K\r\nContent-Length: 2\r\n\r\nok'),
   '/unasked-101': (s) => s.write('HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: x\r\n\r\n'),
   '/fine': (s) => s.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'),
+  // Answers before the request's body is in, then sends its own body slowly (never idle for long).
+  '/early': (s) => {
+    s.write('HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\n');
+    let sent = 0;
+    const t = setInterval(() => (s.write('x'), ++sent === 8 && clearInterval(t)), TIMEOUT_MS / 3);
+    s.on('close', () => clearInterval(t));
+  },
 };
 
 let upstream: Server;
@@ -44,7 +52,11 @@ beforeAll(async () => {
   upstream = createServer((s) => {
     s.on('error', () => undefined);
     sockets.add(s);
-    s.once('data', (d: Buffer) => BEHAVIOUR[/^\w+ (\S+)/.exec(d.toString('latin1'))![1]](s));
+    // Every request on the connection (the proxy keeps connections alive); a body chunk is no request.
+    s.on('data', (d: Buffer) => {
+      const path = /^[A-Z]+ (\S+) HTTP\/1\.1\r\n/.exec(d.toString('latin1'))?.[1];
+      if (path) BEHAVIOUR[path](s);
+    });
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   const { port } = upstream.address() as AddressInfo;
@@ -62,20 +74,25 @@ afterAll(async () => {
   await new Promise<void>((resolve) => upstream.close(() => resolve()));
 });
 
-function get(path: string) {
+/** `body`: sent twice, the second time once the answer's head is in (the request ends after the answer began). */
+function get(path: string, body?: string) {
   return new Promise<{ status: number; body: string } | { held: true } | { error: string }>((resolve) => {
-    const req = request(`${proxy.url}${path}`, { agent: false }, (res) => {
-      let body = '';
+    const headers = body ? { 'content-length': String(2 * body.length) } : {};
+    const req = request(`${proxy.url}${path}`, { agent: false, method: body ? 'POST' : 'GET', headers }, (res) => {
+      if (body) req.end(body);
+      let text = '';
       res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+      res.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
     });
     req.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
     req.setTimeout(HELD_MS, () => {
       req.destroy();
       resolve({ held: true });
     });
-    req.end();
+    if (body) req.write(body);
+    else req.end();
   });
 }
 
@@ -110,5 +127,9 @@ describe('a hostile upstream behind the proxy', () => {
     expect(await get('/fine')).toEqual({ status: 200, body: 'ok' });
     await new Promise((resolve) => setImmediate(resolve));
     expect(judged).toEqual(['/fine']);
+  });
+
+  it('that answers before the request is in is not cut off by the wait for its head', async () => {
+    expect(await get('/early', 'half')).toEqual({ status: 200, body: 'xxxxxxxx' });
   });
 });
