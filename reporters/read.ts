@@ -1,19 +1,52 @@
 /** A saved JSON report read back (`report merge`, `run --rerun-failed`, `--from`, `--durations`). */
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { ReportError } from '../suites/errors.js';
 import type { Report } from '../suites/report/model.js';
-import { validateReport } from './schema.js';
+import { firstReportProblem } from './schema.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../suites/report/json-depth.js';
+
+/**
+ * The largest file read as a report: a whole run's is a few hundred KiB (evidence is cut where it
+ * is recorded). A shard's artifact or a --from file is not read whole past it (a crafted multi-GB
+ * file, /dev/zero), whatever its kind.
+ */
+export const MAX_REPORT_BYTES = 16 * 1024 * 1024;
+
+/** A regular file's size; 0 for a pipe or a device (counted as read), or when stat fails (the read says why). */
+const statedSize = (path: string) =>
+  stat(path).then(
+    (s) => (s.isFile() ? s.size : 0),
+    () => 0,
+  );
+
+/** The file's text, read no further than MAX_REPORT_BYTES. */
+async function boundedText(path: string): Promise<string> {
+  const tooLarge = () =>
+    new ReportError(`${path} is larger than ${MAX_REPORT_BYTES / (1024 * 1024)} MiB: not a report`);
+  if ((await statedSize(path)) > MAX_REPORT_BYTES) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const stream = createReadStream(path, { highWaterMark: 1024 * 1024 });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_REPORT_BYTES) throw tooLarge();
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof ReportError) throw error;
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new ReportError(`cannot read the report ${path}: ${reason}`);
+  } finally {
+    stream.destroy();
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 /** The report in the file, checked against the schema; a ReportError (one line) when it is not one. */
 export async function readReport(path: string): Promise<Report> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new ReportError(`cannot read the report ${path}: ${reason}`);
-  }
+  const text = await boundedText(path);
   // Checked before parsing: the schema check and every renderer walk the report recursively.
   if (tooDeep(text)) throw new ReportError(`${path} nests deeper than ${MAX_JSON_DEPTH} levels: not a report`);
   let value: unknown;
@@ -22,10 +55,8 @@ export async function readReport(path: string): Promise<Report> {
   } catch {
     throw new ReportError(`${path} is not JSON (write it with --report json=FILE)`);
   }
-  const problems = validateReport(value);
-  if (problems.length)
-    throw new ReportError(
-      `${path} is not an idp-conformance JSON report: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`,
-    );
+  // The first problem only: gathering them all costs time quadratic in their number (schema.ts).
+  const problem = firstReportProblem(value);
+  if (problem !== undefined) throw new ReportError(`${path} is not an idp-conformance JSON report: ${problem}`);
   return value as Report;
 }

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Driver, Http } from '../types.js';
 import { CheckSkipped, HarnessError } from '../runner/errors.js';
 import { devicePageUrl } from './form.js';
+import { inert } from '../report/inert.js';
 
 export interface Terminal {
   ask(question: string): Promise<string>;
@@ -36,13 +37,25 @@ export const stdioTerminal: Terminal = {
   },
 };
 
+/** Characters of a user code the question quotes: RFC 8628 §6.1 codes are about 8. */
+const USER_CODE_SHOWN = 64;
+
+/**
+ * The target's user code as the operator's terminal gets it: inert (an OSC 52 in it wrote the
+ * clipboard, an OSC 8 made a link, cursor moves rewrote the question), on one line, cut.
+ */
+function shownCode(userCode: string): string {
+  const cut = userCode.length > USER_CODE_SHOWN ? `${userCode.slice(0, USER_CODE_SHOWN)}…` : userCode;
+  return inert(cut).replace(/\n/g, '\\n').replace(/\t/g, '\\t');
+}
+
 export function createManualDriver(http: Http, terminal: Terminal = stdioTerminal): Driver {
   const device = async (userCode: string, decision: 'approve' | 'deny', page?: string) => {
     // The page the provider named, without the code (the operator types it, as a person would).
     const open = new URL(devicePageUrl(http, userCode, page));
     open.searchParams.delete('user_code');
     await terminal.ask(
-      `\nOpen ${open.href}, enter the user code ${userCode} and ${decision === 'approve' ? 'APPROVE' : 'DENY'} it; then press Enter. `,
+      `\nOpen ${open.href}, enter the user code ${shownCode(userCode)} and ${decision === 'approve' ? 'APPROVE' : 'DENY'} it; then press Enter. `,
     );
   };
   return {

@@ -3,6 +3,7 @@ import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import type { AppRole, CheckContext } from '../types.js';
 import { broke, expectJsonType, jsonObject, KEYS_PATH } from '../shared/oauth.js';
 import { expectRows } from '../shared/json.js';
+import { forgeableKey } from './forgeable.js';
 
 export { KEYS_PATH, expectedIssuer, sameIssuer } from '../shared/oauth.js';
 export { DISCOVERY_PATH, USERINFO_PATH } from '../shared/oauth.js';
@@ -31,9 +32,18 @@ export const SECRET_MEMBERS = [...PRIVATE_MEMBERS, 'k'];
 /**
  * The published keys, as public keys only: jose would read a key with private members as a
  * private key and refuse to verify with it, failing a good signature for a leak that is
- * OIDC-JWKS's to judge.
+ * OIDC-JWKS's to judge. A key that verifies what no one signed fails OIDC-JWKS here, before
+ * any signature is read as proof against it.
  */
 export function localKeys(t: CheckContext, jwks: JSONWebKeySet) {
+  for (const key of jwks.keys) {
+    const forgeable = forgeableKey(key);
+    t.expect(
+      forgeable === undefined,
+      `the key set publishes ${forgeable}`,
+      broke(['OIDC-JWKS'], { kid: key.kid ?? null }),
+    );
+  }
   const publicOnly: JSONWebKeySet = {
     keys: jwks.keys.map((k) => Object.fromEntries(Object.entries(k).filter(([m]) => !PRIVATE_MEMBERS.includes(m)))),
   };

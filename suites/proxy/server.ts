@@ -10,6 +10,7 @@
 import {
   createServer,
   request as httpRequest,
+  STATUS_CODES,
   type ClientRequest,
   type IncomingMessage,
   type ServerResponse,
@@ -213,7 +214,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     const refuse = (status: number, text: string) => {
       if (res.writableEnded) return;
       if (res.headersSent) return void res.destroy();
-      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+      // The reason phrase named: a target's that writeHead refused would otherwise stay on `res`.
+      res.writeHead(status, STATUS_CODES[status], { 'content-type': 'text/plain; charset=utf-8' });
       res.end(`idp-conformance proxy: ${text}\n`);
     };
     // Origin-form only: an absolute-form or `*` target would need a forward proxy, which this is not.
@@ -247,14 +249,38 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     }
     // A target silent this long (no answer yet, or stalled mid-answer) releases its client:
     // a 504 when nothing was sent yet, else the connection is cut (the answer cannot be completed).
-    upstream.setTimeout(timeoutMs, () => {
+    const silent = () => {
       upstream.destroy();
       refuse(504, `the target did not answer within ${timeoutMs} ms`);
+    };
+    upstream.setTimeout(timeoutMs, silent);
+    // The head, too, within that time of the request's end: headers trickled a byte at a time, or
+    // 1xx answers without end (which Node reads and drops), keep the idle timer from ever firing.
+    let headTimer: NodeJS.Timeout | undefined;
+    let answered = false;
+    // A target may answer before the request is in (a 413, an early 200): its head came already.
+    upstream.on('finish', () => {
+      if (!answered) headTimer = setTimeout(silent, timeoutMs);
+    });
+    upstream.on('close', () => {
+      clearTimeout(headTimer);
+      // Closed with no answer and no error (Node drops a 101 nobody asked for): the client is told.
+      if (!answered) refuse(502, 'the target closed the connection without an answer');
     });
     upstream.on('response', (answer) => {
+      answered = true;
+      clearTimeout(headTimer);
+      try {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
+      } catch (error) {
+        // A status line Node reads but will not write (a code under 100, a control character in
+        // the reason): no answer the proxy can pass on as it came, said to the client.
+        upstream.destroy();
+        const code = (error as NodeJS.ErrnoException).code ?? 'invalid';
+        return refuse(502, `the target's status line cannot be passed on (${code})`);
+      }
       responseBody = keep(max, budget);
       const copy = responseBody;
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
       answer.on('data', (chunk: Buffer) => copy.add(chunk));
       answer.pipe(res);
       answer.on('end', () => {

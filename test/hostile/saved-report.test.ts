@@ -2,14 +2,17 @@
  * A saved report is data, not flags: a crafted report whose invocation names --report paths,
  * --target, --config and --expect reruns on the embedded simulator as the command line says, writes
  * nowhere it names and sends nothing to the target it names. A report of a run elsewhere is rerun
- * only where the command line points. Malformed selection fields are one line and exit code 2.
+ * only where the command line points. Malformed selection fields are one line and exit code 2, and
+ * so is a file past MAX_REPORT_BYTES (a crafted multi-GB file, /dev/zero), not read whole, and one
+ * whose every check is wrong (judged at its first problem, not all of them).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeRun, type RunFlags } from '../../cli/run.js';
 import type { Report } from '../../suites/report/model.js';
+import { MAX_REPORT_BYTES, readReport } from '../../reporters/read.js';
 import { listen, type Loopback } from '../suites/loopback.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-saved-'));
@@ -103,5 +106,25 @@ describe('a crafted saved report', () => {
     expect(r.code).toBe(2);
     expect(r.err.trim().split('\n')).toHaveLength(1);
     expect(r.err).toMatch(message);
+  });
+});
+
+describe('a saved report too large to judge whole', () => {
+  // Read whole before: a 100 MB file held 289 MB, /dev/zero 649 MB before "Invalid string length".
+  it('is refused in one line without being read whole, a file by its size, a device as it is read', async () => {
+    const sparse = join(dir, 'sparse.json');
+    writeFileSync(sparse, '');
+    truncateSync(sparse, MAX_REPORT_BYTES + 1);
+    for (const file of [sparse, '/dev/zero'])
+      await expect(readReport(file)).rejects.toThrow(`${file} is larger than 16 MiB: not a report`);
+  });
+
+  // Ajv gathering every error is quadratic in their number: 100,000 of them (200 KB) took 75 s.
+  it('whose every check is wrong is refused in one line, at its first problem', async () => {
+    const file = join(dir, 'bad-checks.json');
+    writeFileSync(file, JSON.stringify({ ...base, checks: Array(50_000).fill(1) }));
+    await expect(readReport(file)).rejects.toThrow(
+      new RegExp(`^${file} is not an idp-conformance JSON report: /checks/0: must be object$`),
+    );
   });
 });

@@ -1,0 +1,69 @@
+/**
+ * Published keys that verify signatures nobody made. WebCrypto (so jose) imports them and verifies
+ * with them, so a provider serving one would have tokens anyone can forge pass as signed:
+ * - an RSA key with the public exponent 1: the signature is the padded digest itself;
+ * - an Ed25519 key of small order (the identity, or another point of the 8-torsion): R = the
+ *   identity and S = 0 satisfy RFC 8032 §5.1.7's equation for every message (for order 8, one in
+ *   eight; any message can be tweaked until it is one).
+ */
+import { createPublicKey, diffieHellman, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { JWK } from 'jose';
+
+/** The unsigned big-endian integer a JWK member spells in base64url (RSA's n and e). */
+const bigEndian = (member: string): bigint => {
+  const hex = Buffer.from(member, 'base64url').toString('hex');
+  return hex ? BigInt(`0x${hex}`) : 0n;
+};
+
+/** RFC 8017 §3.1: an odd public exponent with 3 ≤ e < n. */
+function rsaExponentValid(n: string, e: string): boolean {
+  const exponent = bigEndian(e);
+  return exponent >= 3n && exponent % 2n === 1n && exponent < bigEndian(n);
+}
+
+/** The prime of Curve25519 and edwards25519. */
+const P = 2n ** 255n - 19n;
+
+function power(base: bigint, exponent: bigint): bigint {
+  let result = 1n;
+  for (let b = base % P, e = exponent; e > 0n; e >>= 1n, b = (b * b) % P) if (e & 1n) result = (result * b) % P;
+  return result;
+}
+
+let x25519: KeyObject | undefined;
+
+/**
+ * Is an Ed25519 public key (32 bytes, RFC 8032 §5.1.2) of small order? Its y, mapped to the
+ * Montgomery u = (1 + y) / (1 - y) (RFC 7748 §4.1), is a point X25519 multiplies by a multiple of
+ * 8: the product is zero (OpenSSL then refuses to derive) exactly when the point is in the
+ * 8-torsion. y = 1 is the identity itself, which the map sends to infinity.
+ */
+function ed25519SmallOrder(x: string): boolean {
+  const bytes = Buffer.from(x, 'base64url');
+  if (bytes.length !== 32) return false;
+  bytes[31] &= 0x7f;
+  const y = BigInt(`0x${Buffer.from(bytes).reverse().toString('hex')}`) % P;
+  if (y === 1n) return true;
+  const u = ((1n + y) * power((1n - y + P) % P, P - 2n)) % P;
+  const little = Buffer.from(u.toString(16).padStart(64, '0'), 'hex').reverse();
+  x25519 ??= generateKeyPairSync('x25519').privateKey;
+  try {
+    const publicKey = createPublicKey({
+      key: { kty: 'OKP', crv: 'X25519', x: little.toString('base64url') },
+      format: 'jwk',
+    });
+    diffieHellman({ privateKey: x25519, publicKey });
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** Why a published key verifies what nobody signed, or undefined for any other key. */
+export function forgeableKey(key: JWK): string | undefined {
+  if (key.kty === 'RSA' && typeof key.n === 'string' && typeof key.e === 'string' && !rsaExponentValid(key.n, key.e))
+    return 'an RSA key whose public exponent is not odd, at least 3 and below n (RFC 8017 §3.1): with e = 1 a signature anyone can compute verifies';
+  if (key.kty === 'OKP' && key.crv === 'Ed25519' && typeof key.x === 'string' && ed25519SmallOrder(key.x))
+    return 'an Ed25519 key of small order: R = the identity and S = 0, which anyone can send, verify';
+  return undefined;
+}
