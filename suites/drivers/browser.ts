@@ -40,6 +40,7 @@ import { createSimulatorDriver } from './simulator.js';
 import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
 import { allowedOrigins } from '../target/origin.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
+import { handsOverTo, handsOverToAny, redirectUrisOf } from './hand-over.js';
 import { awaitsEmail, NEEDS_PERSON_SELECTORS } from './needs-person.js';
 import { refusedIfClientError, signInNeedsPerson, signInRefused, signInUser } from './sign-in.js';
 
@@ -495,11 +496,9 @@ export async function createBrowserDriver(
     ...config.driver,
   };
   const selector = (decision: Decision) => (decision === 'approve' ? d.approveSelector : d.denySelector);
-  const redirectUris = Object.values(config.applications ?? {})
-    .map((a) => a?.redirectUri)
-    .filter((u): u is string => !!u);
+  const redirectUris = redirectUrisOf(config);
   /** Where the provider hands the user back to an application. */
-  const handsOver = (url: string) => redirectUris.some((r) => url.startsWith(r));
+  const handsOver = (url: string) => handsOverToAny(url, redirectUris);
   const clock = options.hasControl ? createSimulatorDriver(http, config) : undefined;
   const passwordCss = `input[name=${cssString(d.passwordField)}], input[type="password"]`;
   /** A username field that stands alone (identifier-first sign-in), as the form driver finds one. */
@@ -729,7 +728,7 @@ export async function createBrowserDriver(
     // This flow's own redirect_uri hands over too: a check may ask with one the config does not list
     // (a registered application's, a loopback one on another port).
     const asked = new URL(startUrl).searchParams.get('redirect_uri');
-    const handsOverHere = (url: string) => handsOver(url) || (!!asked && url.startsWith(asked));
+    const handsOverHere = (url: string) => handsOver(url) || (!!asked && handsOverTo(url, asked));
     const { handover, stray } = await guardRequests(context, page, handsOverHere, (url) => http.leaves(url));
     const watch: Watch = { activity: watchActivity(page), handover };
     const decisionCss = selector(decision);

@@ -17,6 +17,7 @@ import {
   type ControlRole,
 } from './defaults.js';
 import { formData, matchesSelector, parseForms, withScopesTicked, type HtmlForm, type SubmitButton } from './html.js';
+import { handsOverToAny, redirectUrisOf } from './hand-over.js';
 import { awaitsEmail, needsPerson } from './needs-person.js';
 import { identifierField, refusedIfClientError, signInNeedsPerson, signInRefused, signInUser } from './sign-in.js';
 
@@ -141,11 +142,9 @@ function submission(
 export function createBrowser(http: Http, config: TargetConfig): Browser {
   const jar = new CookieJar(undefined, { rejectPublicSuffixes: false, allowSpecialUseDomain: true });
   const d = { ...DEFAULTS, ...config.driver };
-  const redirectUris = Object.values(config.applications ?? {})
-    .map((a) => a?.redirectUri)
-    .filter((u): u is string => !!u);
+  const redirectUris = redirectUrisOf(config);
   /** A redirect here is the hand-over to the application: kept, never followed. */
-  const leaves = (url: string) => redirectUris.some((r) => url.startsWith(r)) || http.leaves(url) !== undefined;
+  const leaves = (url: string) => handsOverToAny(url, redirectUris) || http.leaves(url) !== undefined;
 
   const request = async (url: string, method: string, body?: URLSearchParams, what?: string): Promise<HttpResponse> => {
     const cookie = await jar.getCookieString(url);

@@ -5,6 +5,7 @@
  */
 import { ERROR_DESCRIPTION_CHARACTERS, machine, operations, type RuleId } from '../../spec/index.js';
 import type { AppRole, CheckContext, Http, HttpRequest, HttpResponse, TokenResponse } from '../types.js';
+import { handsOverTo } from '../drivers/hand-over.js';
 import { jsonObject } from './json.js';
 import { scopesOf } from './scope-list.js';
 import { broke } from './rules.js';
@@ -600,6 +601,13 @@ export async function authorizeRedirect(
     redirect,
     'authorize: the provider did not redirect back to the redirect_uri',
     broke([redirectRule, ...rules], { status: response.status }),
+  );
+  // Back to the redirect_uri asked (else the application's), not to an address that only starts like it.
+  const asked = params.redirect_uri ?? t.oauth.app(app).redirectUri;
+  t.expect(
+    handsOverTo(redirect.href, asked),
+    'authorize: the provider redirected elsewhere than to the redirect_uri (another path, host or port)',
+    broke([redirectRule], { status: response.status }),
   );
   await expectIssuerParam(t, redirect);
   return redirect;

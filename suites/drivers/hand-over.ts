@@ -1,0 +1,33 @@
+/**
+ * Where the provider hands the user back to an application (RFC 6749 §3.1.2): the redirect URI
+ * itself, with the provider's parameters added to its query. The same URL up to its query, not a
+ * prefix of it: `https://app/cb.evil` or `https://app/cb/../x` is another address, and a provider
+ * that sends the code there has not redirected back to the redirect_uri.
+ */
+import type { TargetConfig } from '../types.js';
+
+const parsed = (url: string): URL | undefined => (URL.canParse(url) ? new URL(url) : undefined);
+
+/** Does `url` address `redirectUri`: scheme, host, port and path alike, and its own query parameters kept? */
+export function handsOverTo(url: string, redirectUri: string): boolean {
+  const to = parsed(url);
+  const uri = parsed(redirectUri);
+  if (!to || !uri) return false;
+  return (
+    to.protocol === uri.protocol &&
+    to.host === uri.host &&
+    to.pathname === uri.pathname &&
+    [...uri.searchParams].every(([name, value]) => to.searchParams.getAll(name).includes(value))
+  );
+}
+
+/** The redirect URIs of the config's applications. */
+export function redirectUrisOf(config: TargetConfig): string[] {
+  return Object.values(config.applications ?? {})
+    .map((a) => a?.redirectUri)
+    .filter((u): u is string => !!u);
+}
+
+/** Does `url` hand over to one of `redirectUris`? */
+export const handsOverToAny = (url: string, redirectUris: string[]): boolean =>
+  redirectUris.some((r) => handsOverTo(url, r));
