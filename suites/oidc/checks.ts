@@ -24,6 +24,7 @@ import {
   KEYS_PATH,
   LEGACY_JWKS_PATH,
   localKeys,
+  unusableKey,
   openidApp,
   sameIssuer,
   scopeWithoutOpenid,
@@ -87,6 +88,11 @@ async function verifyIdToken(t: CheckContext, idToken: string, audience: string,
     return payload;
   } catch (error) {
     if (error instanceof CheckFailure) throw error;
+    if (unusableKey(error))
+      return t.fail(
+        `the key the id_token names cannot be used to verify it (${header.alg ?? 'no alg'})`,
+        broke(['OIDC-JWKS'], { kid: header.kid ?? null, reason: (error as Error).message }),
+      );
     const code = (error as { code?: string }).code;
     return t.fail(
       'id_token does not verify against the published keys, issuer and audience',
@@ -120,6 +126,11 @@ async function signedUserinfo(
     ({ payload } = await jwtVerify(res.text.trim(), keys, { clockTolerance: CLOCK_SKEW }));
   } catch (error) {
     if (error instanceof CheckFailure) throw error;
+    if (unusableKey(error))
+      return t.fail(
+        `${what}: the key the application/jwt answer names cannot be used to verify it`,
+        broke(['OIDC-JWKS'], { reason: (error as Error).message }),
+      );
     return t.fail(`${what}: the application/jwt answer does not verify against the published keys`, {
       reason: (error as Error).message,
     });

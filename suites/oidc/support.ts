@@ -57,6 +57,15 @@ export function localKeys(t: CheckContext, jwks: JSONWebKeySet) {
   }
 }
 
+/**
+ * Whether a verification failed on the published key itself rather than on the signature: jose
+ * refuses an RSA modulus under 2048 bits (RFC 7518 §3.3) with a TypeError, WebCrypto an EC point
+ * off its curve with a DataError. The key set is then at fault (OIDC-JWKS), not the token.
+ */
+export function unusableKey(error: unknown): boolean {
+  return error instanceof TypeError || (error instanceof Error && error.name === 'DataError');
+}
+
 /** The configured application that may request openid. */
 export function openidApp(t: CheckContext): AppRole {
   const role = (['confidential', 'public'] as const).find((r) => t.config.applications?.[r]?.scopes.includes('openid'));
