@@ -111,8 +111,9 @@ export async function executeDiff(
     const judged = said ? { ...target, config: { ...target.config, features } } : target;
     const targetReport = await recordRun(judged, { ...s, release, offering }, onTarget, io, env, signals.stopRequested);
     // Interrupted, the target run is reported as `run` would; half a run is not compared.
-    if (!targetReport.interrupted)
-      await recordRun(reference, { ...s, release, offering }, onReference, io, env, signals.stopRequested);
+    const referenceReport = targetReport.interrupted
+      ? undefined
+      : await recordRun(reference, { ...s, release, offering }, onReference, io, env, signals.stopRequested);
     const report: Report = signals.stopRequested()
       ? targetReport
       : {
@@ -121,6 +122,7 @@ export async function executeDiff(
             target: onTarget,
             reference: onReference,
             results: targetReport.checks,
+            referenceResults: referenceReport?.checks ?? [],
             referenceName,
             ...(read ? { read } : {}),
           }),

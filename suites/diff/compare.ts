@@ -4,8 +4,9 @@
  * assertions concerned the exchange that showed it (and that spec/openapi.yaml lists for its
  * operation); tell apart what the spec allows. Pure functions of recorded shapes and the report.
  */
-import type { CheckResult, Difference, DiffSection, Exchange } from '../report/model.js';
+import type { CheckResult, Difference, DiffSection, Exchange, NotCompared } from '../report/model.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
+import { SETUP } from '../runner/run.js';
 import { ruleConcerns } from './operation.js';
 import { shapeOf, type ExchangeShape } from './shape.js';
 
@@ -13,6 +14,10 @@ import { shapeOf, type ExchangeShape } from './shape.js';
 export const MAX_EXCHANGES = 20_000;
 export const MAX_DIFFERENCES = 500;
 const CHECKS_NAMED = 5;
+/** Bounds of the not-compared list: reasons, the operations of each, a reason's length. */
+const MAX_REASONS = 50;
+const MAX_OPERATIONS = 40;
+const MAX_REASON_CHARS = 300;
 
 export interface Recording {
   /** Shapes by check id, in the order they were sent. */
@@ -224,14 +229,39 @@ export interface DiffInput {
   reference: Recording;
   /** The target run's check results: a difference is linked only to rules its check broke. */
   results: readonly CheckResult[];
+  /** The reference run's: a check it ran to no verdict is not compared either. */
+  referenceResults?: readonly CheckResult[];
   referenceName: string;
   /** What the reference's configuration read from the target (suites/diff/profile.ts). */
   read?: string[];
 }
 
-export function diffRecordings({ target, reference, results, referenceName, read }: DiffInput): DiffSection {
+/** A check run to no verdict: its premise was missing (skipped), or the harness could not finish it (errored). */
+const noVerdict = (result: CheckResult | undefined) => result?.status === 'skipped' || result?.status === 'errored';
+
+/** Why a check is not compared: the message of the side that had no verdict, its first line, bounded. */
+function reasonOf(onTarget: CheckResult | undefined, onReference: CheckResult | undefined): string {
+  const side = noVerdict(onTarget) ? onTarget! : onReference!;
+  const said = (side.message ?? side.status).split('\n')[0];
+  const text = side === onTarget ? said : `on the reference: ${said}`;
+  return text.length > MAX_REASON_CHARS ? `${text.slice(0, MAX_REASON_CHARS - 1)}…` : text;
+}
+
+export function diffRecordings({
+  target,
+  reference,
+  results,
+  referenceResults = [],
+  referenceName,
+  read,
+}: DiffInput): DiffSection {
   const resultOf = new Map(results.map((r) => [r.id, r]));
+  const referenceOf = new Map(referenceResults.map((r) => [r.id, r]));
   const grouped = new Map<string, Difference>();
+  const notCompared = new Map<string, NotCompared>();
+  const uncompared = new Set<string>();
+  // Judged differences in the order seen; noted once the whole run is known (set-up ones depend on it).
+  const pending: { checkId: string; operation: string; found: Found; rules: string[]; allowed?: string }[] = [];
   let paired = 0;
   const note = (checkId: string, operation: string, found: Found, rules: string[], allowed?: string) => {
     const id = [operation, found.kind, found.subject, found.target, found.reference].join('\u0000');
@@ -251,8 +281,28 @@ export function diffRecordings({ target, reference, results, referenceName, read
   };
   const checkIds = [...new Set([...target.byCheck.keys(), ...reference.byCheck.keys()])];
   for (const checkId of checkIds) {
-    const broken = brokenBy(resultOf.get(checkId));
     const list = target.byCheck.get(checkId) ?? [];
+    // A premise missing on one side: reported once, by the check that owns it; what rested on it is
+    // not compared (the other side's exchanges are no finding), and says why.
+    if (checkId !== SETUP && (noVerdict(resultOf.get(checkId)) || noVerdict(referenceOf.get(checkId)))) {
+      const reason = reasonOf(resultOf.get(checkId), referenceOf.get(checkId));
+      const operations = [...list, ...(reference.byCheck.get(checkId) ?? [])]
+        .filter((s) => !s.housekeeping)
+        .map((s) => s.operation);
+      for (const operation of operations) uncompared.add(operation);
+      const entry = notCompared.get(reason);
+      if (entry) {
+        if (!entry.checks.includes(checkId)) entry.checks.push(checkId);
+        entry.operations = [...new Set([...entry.operations, ...operations])].slice(0, MAX_OPERATIONS);
+      } else if (notCompared.size < MAX_REASONS)
+        notCompared.set(reason, {
+          reason,
+          checks: [checkId],
+          operations: [...new Set(operations)].slice(0, MAX_OPERATIONS),
+        });
+      continue;
+    }
+    const broken = brokenBy(resultOf.get(checkId));
     const { pairs, onlyTarget, onlyReference } = pairShapes(list, reference.byCheck.get(checkId) ?? []);
     paired += pairs.length;
     const seen: { operation: string; found: Found; t?: ExchangeShape }[] = [];
@@ -295,8 +345,18 @@ export function diffRecordings({ target, reference, results, referenceName, read
         : (causes.get(sameAs(j.found)) ?? []).filter((r) => ruleConcerns(r, j.operation));
       // After a failure, what the check did differently follows from it: one cause, one blame.
       if (j.t?.afterFailure && !rules.length) continue;
-      note(checkId, j.operation, j.found, rules, rules.length ? undefined : j.allowed);
+      pending.push({ checkId, operation: j.operation, found: j.found, rules, allowed: j.allowed });
     }
+  }
+  // The session's own probes at an operation a check's failure concerns, or that is not compared,
+  // found what that check reports (an endpoint missing, an API out of reach): no second row.
+  const linkedAt = new Set(pending.filter((p) => p.checkId !== SETUP && p.rules.length).map((p) => p.operation));
+  for (const p of pending) {
+    if (p.checkId === SETUP && (linkedAt.has(p.operation) || uncompared.has(p.operation))) continue;
+    // A check judged by other means where the premise is missing (another oracle than an API out
+    // of reach) did not send what rested on it: listed as not compared, no difference.
+    if (p.found.kind === 'exchange' && p.found.target === 'not sent' && uncompared.has(p.operation)) continue;
+    note(p.checkId, p.operation, p.found, p.rules, p.rules.length ? undefined : p.allowed);
   }
   const differences = [...grouped.values()].sort(
     (a, b) => a.operation.localeCompare(b.operation) || a.subject.localeCompare(b.subject),
@@ -309,6 +369,7 @@ export function diffRecordings({ target, reference, results, referenceName, read
     differences: differences.slice(0, MAX_DIFFERENCES),
     ...(differences.length > MAX_DIFFERENCES ? { omitted: differences.length - MAX_DIFFERENCES } : {}),
     ...(dropped ? { unrecorded: dropped } : {}),
+    ...(notCompared.size ? { notCompared: [...notCompared.values()] } : {}),
   };
 }
 
