@@ -14,6 +14,16 @@ import { shapeOf, type ExchangeShape } from './shape.js';
 export const MAX_EXCHANGES = 20_000;
 export const MAX_DIFFERENCES = 500;
 const CHECKS_NAMED = 5;
+/** The pagination headers, compared by what their values say (suites/diff/pagination.ts). */
+const PAGINATION_HEADERS = new Set([
+  'link',
+  'x-page',
+  'x-per-page',
+  'x-total',
+  'x-total-pages',
+  'x-next-page',
+  'x-prev-page',
+]);
 /** Bounds of the not-compared list: reasons, the operations of each, a reason's length. */
 const MAX_REASONS = 50;
 const MAX_OPERATIONS = 40;
@@ -140,6 +150,31 @@ export const ALLOWED_BY_SCHEMA = 'spec/openapi.yaml';
 
 const ABSENT = 'absent';
 
+/** The links of a Link shape (`rel=next(page,per_page) …`, sorted) as [relation, parameter names]. */
+const linksOf = (shape: string): (readonly [string, readonly string[]])[] =>
+  shape.split(' ').map((link) => {
+    const open = link.indexOf('(');
+    if (!link.startsWith('rel=') || open < 0 || !link.endsWith(')')) return [link, []] as const;
+    return [
+      link.slice(4, open),
+      link
+        .slice(open + 1, -1)
+        .split(',')
+        .filter(Boolean),
+    ] as const;
+  });
+
+/**
+ * Pagination links that keep every parameter the reference's keep, and add some (a front's own
+ * `via`), are the same links: a client follows them as given (PAG-LINK-FOLLOW). One dropped is not.
+ */
+function sameLinks(target: string, reference: string): boolean {
+  const [t, r] = [linksOf(target), linksOf(reference)];
+  return (
+    t.length === r.length && r.every(([rel, params], i) => t[i][0] === rel && params.every((p) => t[i][1].includes(p)))
+  );
+}
+
 function compareMaps(
   kind: 'member' | 'header',
   target: Record<string, string>,
@@ -150,6 +185,7 @@ function compareMaps(
     const t = target[subject];
     const r = reference[subject];
     if (t === r) continue;
+    if (kind === 'header' && subject === 'link' && t !== undefined && r !== undefined && sameLinks(t, r)) continue;
     // Present on one side only is a member difference; present on both with other types, a type one.
     const k = kind === 'member' && t !== undefined && r !== undefined ? 'type' : kind;
     out.push({ kind: k, subject, target: t ?? ABSENT, reference: r ?? ABSENT });
@@ -347,6 +383,21 @@ export function diffRecordings({
       if (j.t?.afterFailure && !rules.length) continue;
       pending.push({ checkId, operation: j.operation, found: j.found, rules, allowed: j.allowed });
     }
+  }
+  // The pagination headers follow the same rules on every collection: a variation the suites
+  // accepted on one is allowed where the same answer went unjudged (a collection only listed).
+  const acceptedPaging = new Map<string, string>();
+  const pagingKey = (p: (typeof pending)[number]) =>
+    p.found.kind === 'header' && PAGINATION_HEADERS.has(p.found.subject)
+      ? [p.found.subject, p.found.target, p.found.reference].join('\u0000')
+      : undefined;
+  for (const p of pending) {
+    const key = pagingKey(p);
+    if (key && p.allowed && !p.rules.length) acceptedPaging.set(key, p.allowed);
+  }
+  for (const p of pending) {
+    const key = pagingKey(p);
+    if (key && !p.allowed && !p.rules.length && acceptedPaging.has(key)) p.allowed = acceptedPaging.get(key);
   }
   // The session's own probes at an operation a check's failure concerns, or that is not compared,
   // found what that check reports (an endpoint missing, an API out of reach): no second row.
