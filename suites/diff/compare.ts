@@ -126,24 +126,36 @@ export function createRecording(limit = MAX_EXCHANGES): Recording {
 function linkFailures(
   list: readonly ExchangeShape[],
   failures: readonly Failure[],
-  differing: ReadonlySet<number>,
+  differing: ReadonlyMap<number, ReadonlySet<string>>,
   broken: readonly string[],
 ): Map<number, string[]> {
   const linked = new Map<number, string[]>();
   for (const failure of failures) {
     const rules = failure.rules.filter((r) => broken.includes(r));
     if (!rules.length) continue;
-    const reach = [...differing].filter((i) => i >= failure.from && i < failure.to).sort((a, b) => a - b);
+    const reach = [...differing.keys()].filter((i) => i >= failure.from && i < failure.to).sort((a, b) => a - b);
     const judgedLast = list[failure.to - 1]?.operation;
     const likely = reach.filter(
       (i) => list[i].operation === judgedLast || rules.some((r) => ruleConcerns(r, list[i].operation)),
     );
-    for (const i of likely.length ? likely : reach.slice(-1)) linked.set(i, addTo(linked.get(i), rules));
+    const chosen = likely.length ? likely : reach.slice(-1);
+    // Where the rule names none of the operations in reach, the same difference on another one (a
+    // revoked token still accepted by each oracle the check asked) is the same answer to the same
+    // question: the failure concerns it too. Where it names one, it is that operation's alone.
+    const named = reach.some((i) => rules.some((r) => ruleConcerns(r, list[i].operation)));
+    const same = new Set(chosen.flatMap((i) => [...differing.get(i)!]));
+    const alike = named
+      ? []
+      : reach.filter((i) => !chosen.includes(i) && [...differing.get(i)!].some((k) => same.has(k)));
+    for (const i of [...chosen, ...alike]) linked.set(i, addTo(linked.get(i), rules));
   }
   return linked;
 }
 
 type Found = Pick<Difference, 'kind' | 'subject' | 'target' | 'reference'>;
+
+/** A difference by what the target did (the member or header and the target's side), whatever the reference did. */
+const sameAs = (a: Found) => [a.kind, a.subject, a.target].join('\u0000');
 
 /** The spec's document, where the answer matches it (suites/diff/conforms.ts). */
 export const ALLOWED_BY_SCHEMA = 'spec/openapi.yaml';
@@ -297,7 +309,15 @@ export function diffRecordings({
   const notCompared = new Map<string, NotCompared>();
   const uncompared = new Set<string>();
   // Judged differences in the order seen; noted once the whole run is known (set-up ones depend on it).
-  const pending: { checkId: string; operation: string; found: Found; rules: string[]; allowed?: string }[] = [];
+  const pending: {
+    checkId: string;
+    operation: string;
+    found: Found;
+    rules: string[];
+    allowed?: string;
+    /** The check failed on the target. */
+    broken: boolean;
+  }[] = [];
   let paired = 0;
   const note = (checkId: string, operation: string, found: Found, rules: string[], allowed?: string) => {
     const id = [operation, found.kind, found.subject, found.target, found.reference].join('\u0000');
@@ -359,19 +379,16 @@ export function diffRecordings({
           found: { kind: 'exchange', subject: 'exchange', target: 'not sent', reference: 'sent' },
         });
     const index = new Map(list.map((shape, i) => [shape, i]));
-    const linked = linkFailures(
-      list,
-      target.failures.get(checkId) ?? [],
-      new Set(seen.flatMap((s) => (s.t ? [index.get(s.t)!] : []))),
-      broken,
-    );
+    const keysAt = new Map<number, Set<string>>();
+    for (const s of seen)
+      if (s.t) keysAt.set(index.get(s.t)!, new Set([...(keysAt.get(index.get(s.t)!) ?? []), sameAs(s.found)]));
+    const linked = linkFailures(list, target.failures.get(checkId) ?? [], keysAt, broken);
     const judged = seen.map((s) => {
       const rules = s.t ? linked.get(index.get(s.t)!) : undefined;
       return { ...s, ...(rules ? { rules } : unlinked(s.found, s.t)) };
     });
     // The same difference (the same member or header, the target's side alike) where the check's
     // failed assertion did not look, say on another collection, has the cause it judged elsewhere.
-    const sameAs = (a: Found) => [a.kind, a.subject, a.target].join('\u0000');
     const causes = new Map<string, string[]>();
     for (const j of judged)
       if (j.rules.length) causes.set(sameAs(j.found), addTo(causes.get(sameAs(j.found)), j.rules));
@@ -381,9 +398,29 @@ export function diffRecordings({
         : (causes.get(sameAs(j.found)) ?? []).filter((r) => ruleConcerns(r, j.operation));
       // After a failure, what the check did differently follows from it: one cause, one blame.
       if (j.t?.afterFailure && !rules.length) continue;
-      pending.push({ checkId, operation: j.operation, found: j.found, rules, allowed: j.allowed });
+      pending.push({
+        checkId,
+        operation: j.operation,
+        found: j.found,
+        rules,
+        allowed: j.allowed,
+        broken: broken.length > 0,
+      });
     }
   }
+  // The same difference linked in another check, where its rule concerns the operation (one
+  // answer of the target's read by several checks): the same cause, not a second finding.
+  const linkedAnywhere = new Map<string, string[]>();
+  for (const p of pending)
+    if (p.rules.length) linkedAnywhere.set(sameAs(p.found), addTo(linkedAnywhere.get(sameAs(p.found)), p.rules));
+  for (const p of pending)
+    if (!p.rules.length)
+      p.rules = (linkedAnywhere.get(sameAs(p.found)) ?? []).filter((r) => ruleConcerns(r, p.operation));
+  // A request more or fewer than the reference's in a check that failed, or at an operation whose
+  // answer differed in the check for a linked cause (no next link, so no page after), follows from it.
+  const linkedIn = new Set(pending.filter((p) => p.rules.length).map((p) => `${p.checkId} ${p.operation}`));
+  const consequence = (p: (typeof pending)[number]) =>
+    p.found.kind === 'exchange' && !p.rules.length && (p.broken || linkedIn.has(`${p.checkId} ${p.operation}`));
   // The pagination headers follow the same rules on every collection: a variation the suites
   // accepted on one is allowed where the same answer went unjudged (a collection only listed).
   const acceptedPaging = new Map<string, string>();
@@ -404,6 +441,7 @@ export function diffRecordings({
   const linkedAt = new Set(pending.filter((p) => p.checkId !== SETUP && p.rules.length).map((p) => p.operation));
   for (const p of pending) {
     if (p.checkId === SETUP && (linkedAt.has(p.operation) || uncompared.has(p.operation))) continue;
+    if (consequence(p)) continue;
     // A check judged by other means where the premise is missing (another oracle than an API out
     // of reach) did not send what rested on it: listed as not compared, no difference.
     if (p.found.kind === 'exchange' && p.found.target === 'not sent' && uncompared.has(p.operation)) continue;
