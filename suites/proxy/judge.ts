@@ -23,7 +23,7 @@ import {
 } from '../shared/oauth.js';
 import { jsonValue } from '../shared/json.js';
 import { expectTokenFields, type Grant } from '../grants/token-fields.js';
-import { parseLinkHeader, numberHeader } from '../pagination/links.js';
+import { paginationOnly, parseLinkHeader, numberHeader } from '../pagination/links.js';
 import { expectKeepsParams } from '../pagination/traverse.js';
 import { expectEmptyEnd, expectNoOffsetHeaders } from '../pagination/keyset-checks.js';
 import { digest, remembered, type Flows, type Observed } from './flows.js';
@@ -115,7 +115,8 @@ function judgeToken(t: CheckContext, ex: Observed, res: HttpResponse, params: UR
     expectJsonType(t, res, what, ['TOK-RESPONSE-JSON']);
     // A match proves the grant's response rules (expectTokenFields names them), as in the checks.
     if (grant) expectTokenFields(t, body, grant, what);
-  } else {
+  } else if (res.status >= 400) {
+    // A redirect is no refusal (a token endpoint elsewhere: the code flow's rules, as the run says).
     // Any standard code is a right refusal here (the proxy does not know which one the request
     // deserved); a code of the server's own breaks ERR-TOKEN-STANDARD-CODES. The device grant adds
     // its own codes (RFC 8628 §3.5) to RFC 6749's.
@@ -275,8 +276,9 @@ function judgeDeadToken(t: CheckContext, ex: Observed, path: string, bearer: str
 /**
  * An offset-paginated answer held to itself: x-page from 1, the x-* headers consistent with each
  * other, with the rows on the page and with the Link relations; Link well formed, no Links.
+ * `followed`: the request was a Link the proxy forwarded, its parameters the server's own.
  */
-function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
+function judgePage(t: CheckContext, ex: Observed, res: HttpResponse, followed: boolean): void {
   if (ex.method !== 'GET' || res.status !== 200 || res.headers.get('x-page') === null) return;
   const what = `GET ${new URL(res.url).pathname}`;
   const rule = (rules: RuleId[]) => ({ rules });
@@ -287,7 +289,8 @@ function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
   );
   // No Link at all is PAG-LINK-HEADER's failure alone: the relations are then compared with nothing.
   const link = res.headers.get('link');
-  const links = link === null ? null : parseLinkHeader(link);
+  // Only the pagination relations, as the walks read them: a CDN's rel=preload is no page's.
+  const links = link === null ? null : paginationOnly(parseLinkHeader(link));
   t.soft(links !== null, `${what}: a paginated answer without a well-formed Link header`, rule(['PAG-LINK-HEADER']));
   const page = numberHeader(res, 'x-page');
   const per = numberHeader(res, 'x-per-page');
@@ -339,14 +342,18 @@ function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
         `the page holds ${rows.length} rows where x-total, x-page and x-per-page say otherwise`,
       );
   }
-  // Every relation keeps the request's parameters (PAG-LINK-FOLLOW), as the walks require of a link they follow.
-  if (links && !KEYSET_PARAMS.some((p) => new URL(res.url).searchParams.has(p)))
+  // Every relation keeps the parameters the client asked with (PAG-LINK-FOLLOW), as the walks
+  // require of the links from their first page: not those of a page a link led to (a server may
+  // add its own), nor a keyset request an endpoint answered with offset pages (it ignored it).
+  if (links && !followed && !asked.has('pagination') && !KEYSET_PARAMS.some((p) => asked.has(p)))
     for (const target of Object.values(links).flat())
       if (target) expectKeepsParams(t, new URL(target, res.url).href, res.url, `${what}: a Link`);
   if (links) {
     const nextLinks = links.next ?? [];
-    expectHeaders(nextLinks.length > 0 === (next !== null), `rel=next and x-next-page disagree`);
-    expectHeaders((links.prev ?? []).length > 0 === (prev !== null), `rel=prev and x-prev-page disagree`);
+    // Where a relation belongs is PAG-LINK-RELS' (a should), as the walks judge it; the numbers were judged above.
+    const expectRels = (ok: boolean, message: string) => t.soft(ok, `${what}: ${message}`, rule(['PAG-LINK-RELS']));
+    expectRels(nextLinks.length > 0 === (next !== null), `rel=next and x-next-page disagree`);
+    expectRels((links.prev ?? []).length > 0 === (prev !== null), `rel=prev and x-prev-page disagree`);
     if (next !== null && nextLinks.length === 1) {
       const linked = new URL(nextLinks[0], res.url).searchParams.get('page');
       expectHeaders(linked === String(next), `rel=next leads to page ${linked}, x-next-page says ${next}`);
@@ -453,7 +460,8 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
     const params = tokenParams(ex, url);
     const what = `POST ${TOKEN_PATH}`;
     // Each in its own judgement: a failed expect in one hides nothing the others prove.
-    const answered = ex.status < 500;
+    // A redirect is no token answer (the endpoint is elsewhere: the code flow's rules, as the run says).
+    const answered = ex.status < 500 && (ex.status < 300 || ex.status >= 400);
     return [
       ...(answered ? judgeWith((t) => expectNoStore(t, res, what)) : []),
       ...(answered && ex.responseBody ? judgeWith((t) => expectExactJsonType(t, res, what)) : []),
@@ -473,6 +481,8 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
   }
   if (ex.method === 'OPTIONS') return judgeWith((t) => judgePreflight(t, ex, res, path));
   const bearer = bearerOf(ex, url);
+  // Before this answer's own links are noted (rel=first may name the request itself).
+  const followed = flows.linked.get(digest(url.pathname + url.search), ex.at) === true;
   if (ex.method === 'GET') notePage(ex, url, res, flows, client);
   return [
     ...judgeWith((t) => judgeDeadToken(t, ex, path, bearer, flows)),
@@ -480,7 +490,7 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
     ...(ex.method === 'GET' && path === TOKEN_INFO_PATH && ex.status === 200 && jsonObject(res)
       ? judgeWith((t) => expectInfoAliases(t, jsonObject(res)!))
       : []),
-    ...judgeWith((t) => judgePage(t, ex, res)),
+    ...judgeWith((t) => judgePage(t, ex, res, followed)),
     ...judgeKeysetPage(ex, url, res, flows),
     ...judgeKeysetWalk(ex, url, res, flows),
     ...(ex.status < 500 && ex.responseBody ? judgeWith((t) => judgeShape(t, ex.method, res)) : []),
