@@ -56,7 +56,7 @@ async function recordRun(
   recording: Recording,
   io: RunIo,
   env: NodeJS.ProcessEnv,
-  stopRequested: () => 'SIGINT' | 'SIGTERM' | undefined,
+  signals: Pick<ReturnType<typeof watchSignals>, 'stopRequested' | 'abandon'>,
 ) {
   const progress = createProgress({ write: io.err, tty: io.stderrTty === true && !env.CI, quiet: s.quiet });
   try {
@@ -73,7 +73,9 @@ async function recordRun(
       onResult: (result, i, total) => progress.result(result, i, total),
       onExchange: (checkId, exchange, housekeeping) => recording.add(checkId, exchange, housekeeping),
       onAssertion: (checkId, rules, held) => recording.judge(checkId, rules, held),
-      stopRequested,
+      // As `run`: the first signal stops the running check, a second one (or the grace) leaves now.
+      stopRequested: signals.stopRequested,
+      abandon: signals.abandon,
     });
   } finally {
     progress.done();
@@ -109,13 +111,15 @@ export async function executeDiff(
     const onReference = createRecording();
     // The target is judged as what it says it is too: the same release and flags on both sides.
     const judged = said ? { ...target, config: { ...target.config, features } } : target;
-    const targetReport = await recordRun(judged, { ...s, release, offering }, onTarget, io, env, signals.stopRequested);
+    const targetReport = await recordRun(judged, { ...s, release, offering }, onTarget, io, env, signals);
     // Interrupted, the target run is reported as `run` would; half a run is not compared.
     const referenceReport = targetReport.interrupted
       ? undefined
-      : await recordRun(reference, { ...s, release, offering }, onReference, io, env, signals.stopRequested);
-    const report: Report = signals.stopRequested()
-      ? targetReport
+      : await recordRun(reference, { ...s, release, offering }, onReference, io, env, signals);
+    // Stopped during the reference's run, the target's is whole but the command was interrupted all the same.
+    const stopped = signals.stopRequested();
+    const report: Report = stopped
+      ? { ...targetReport, interrupted: targetReport.interrupted ?? stopped }
       : {
           ...targetReport,
           diff: diffRecordings({
