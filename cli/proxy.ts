@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { profiles, releaseProblem, type Offering } from '../spec/index.js';
 import { checkReportTargets, formatConsole, parseReportSpecs, shouldColor, writeReports } from '../reporters/index.js';
 import { ruleCatalogueEntries } from '../spec/catalogue.js';
-import { createFlows, judgeExchange } from '../suites/proxy/judge.js';
+import { createFlows, judgeExchange, pageInFront } from '../suites/proxy/judge.js';
 import {
   DEFAULT_PROXY_BODY_BYTES,
   DEFAULT_PROXY_CONNECTIONS,
@@ -97,6 +97,9 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   const flows = createFlows({ release });
   const tally = createTally();
   let judgeErrors = 0;
+  // What the target did not answer, by reason, and the HTML pages answered where it answers JSON.
+  const unanswered = new Map<string, number>();
+  let pages = 0;
   const startedAt = new Date();
   let proxy;
   try {
@@ -110,8 +113,23 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
       rewriteHost: flags.rewriteHost === true,
       allowHosts: flags.allowHost ?? [],
       allowOrigins,
-      onExchange: (exchange) => tally.add(judgeExchange(exchange, flows, (note) => tally.note(note))),
+      onExchange: (exchange) => {
+        if (pageInFront(exchange)) {
+          if (!pages++)
+            io.err(
+              'idp-conformance: the target answers an HTML page where the provider answers JSON (a sign-in wall or captive portal in front?); such answers are not judged\n',
+            );
+          return;
+        }
+        tally.add(judgeExchange(exchange, flows, (note) => tally.note(note)));
+      },
       onJudgeError: () => judgeErrors++,
+      onUnanswered: (reason) => {
+        // Said at once, the first time: a client behind a proxy to nowhere sees only 502s.
+        if (!unanswered.size)
+          io.err(`idp-conformance: the target does not answer (${reason}); its clients get 502 or 504\n`);
+        unanswered.set(reason, (unanswered.get(reason) ?? 0) + 1);
+      },
     });
   } catch (error) {
     throw new UsageError(`cannot listen on ${host}:${port}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
@@ -127,8 +145,24 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   const catalogue = ruleCatalogueEntries([]);
   const written = reports.length ? await writeReports(report, reports, { catalogue }) : [];
   io.out(formatConsole(report, { color: shouldColor({ isTTY: process.stdout.isTTY === true }), written, catalogue }));
-  io.out(`idp-conformance: ${tally.exchanges} exchanges seen\n`);
+  io.out(`${proxySummary(tally.exchanges, pages, unanswered)}\n`);
   return exitCodeOf(report);
+}
+
+/**
+ * The last line: what was seen and judged, and what was not the provider's to judge (requests the
+ * target never answered, HTML pages in front of it), so an empty report says why it is empty.
+ */
+export function proxySummary(judged: number, pages: number, unanswered: ReadonlyMap<string, number>): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const parts = [`idp-conformance: ${plural(judged, 'exchange')} judged`];
+  const lost = [...unanswered.values()].reduce((a, b) => a + b, 0);
+  if (lost)
+    parts.push(
+      `${plural(lost, 'request')} the target did not answer (${[...unanswered].map(([why, n]) => `${why} ×${n}`).join(', ')})`,
+    );
+  if (pages) parts.push(`${plural(pages, 'HTML page')} where the provider answers JSON, not judged`);
+  return parts.join('; ');
 }
 
 export function registerProxy(program: Command): void {

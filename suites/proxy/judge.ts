@@ -442,6 +442,26 @@ function readable(ex: Observed): Observed {
   return { ...ex, responseBody: decoded.ok ? decoded.body : undefined };
 }
 
+/** Endpoints that answer JSON whatever the client: an HTML page there is no answer of the provider's. */
+const JSON_ENDPOINTS = [TOKEN_PATH, REVOKE_PATH, AUTHORIZE_DEVICE_PATH, TOKEN_INFO_PATH, '/oauth/userinfo'];
+
+/**
+ * A success answered with an HTML page where the provider answers JSON: a sign-in wall, a captive
+ * portal or an SSO front in front of the target, not the provider (as `run` says at start-up, "not
+ * an identity provider of this spec"). Not judged: no rule of the provider's is broken by it.
+ */
+export function pageInFront(observed: Observed): boolean {
+  if (observed.status < 200 || observed.status >= 300) return false;
+  if (!/^\s*text\/html\b/i.test(observed.responseHeaders.get('content-type') ?? '')) return false;
+  let path: string;
+  try {
+    path = new URL(observed.target, 'http://proxy.invalid').pathname;
+  } catch {
+    return false;
+  }
+  return path.startsWith(API_PREFIX) || JSON_ENDPOINTS.includes(path);
+}
+
 /** The verdicts of one exchange; `flows` is updated with what it establishes, `client` told of the client's habits. */
 export function judgeExchange(observed: Observed, flows: Flows, client?: ClientSink): Verdict[] {
   const ex = readable(observed);
