@@ -3,7 +3,7 @@
  * that does not answer, one whose TLS fails, one that answers a sign-in page to every API call.
  * The client gets what the proxy can give (502, or the page as it came), stderr says so at once,
  * once, and the report on Ctrl-C says why it judged nothing: no provider's rule broken, exit 2
- * (nothing judged), no seed to rerun.
+ * (nothing judged), no seed to rerun. On a terminal, one live line says how much was judged.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -17,7 +17,16 @@ import type { Report } from '../../suites/report/model.js';
 const dir = mkdtempSync(join(tmpdir(), 'idp-proxy-daily-'));
 let wall: Server;
 let wallUrl: string;
+/** A provider's JSON answer to everything: judged. */
+let json: { server: Server; port: number };
 beforeAll(async () => {
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+    res.end('{"id":1,"username":"u"}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  json = { server, port: (server.address() as AddressInfo).port };
   wall = createServer((req, res) => {
     req.resume();
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
@@ -26,10 +35,13 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => wall.listen(0, '127.0.0.1', resolve));
   wallUrl = `http://127.0.0.1:${(wall.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise((resolve) => wall.close(resolve)));
+afterAll(async () => {
+  await new Promise((resolve) => wall.close(resolve));
+  await new Promise((resolve) => json.server.close(resolve));
+});
 
 /** The proxy in front of `target`, a client's two API calls through it, then Ctrl-C. */
-async function session(name: string, target: string) {
+async function session(name: string, target: string, stderrTty = false) {
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   let announce!: (url: string) => void;
@@ -46,6 +58,7 @@ async function session(name: string, target: string) {
       },
       err: (t) => void err.push(t),
       stop: () => stopped,
+      stderrTty,
     },
   );
   const url = await announced;
@@ -95,5 +108,15 @@ describe('proxy in front of a sign-in wall that answers every API call with its 
     // Before, TOK-RESPONSE-JSON, ENC-RESPONSE-JSON (must) and more failed on the wall's pages.
     expect(broken(run.report).map((r) => r.id)).toEqual([]);
     expect(run.code).toBe(2);
+  });
+});
+
+describe('proxy on a terminal, in front of a provider that answers', () => {
+  it('keeps one live line of what it judged, cleared before the report; none in a log', async () => {
+    const onTty = await session('tty', `http://127.0.0.1:${json.port}`, true);
+    expect(onTty.err).toContain('\r\u001b[2K1 exchange judged, ');
+    expect(onTty.err.endsWith('\r\u001b[2K')).toBe(true);
+    const inLog = await session('log', `http://127.0.0.1:${json.port}`);
+    expect(inLog.err).not.toContain('\u001b[2K');
   });
 });
