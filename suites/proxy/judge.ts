@@ -112,7 +112,8 @@ function judgeToken(t: CheckContext, ex: Observed, res: HttpResponse, params: UR
     // No JSON at all (form-encoded, as GitHub answers a client that did not ask for JSON): judged as the run judges it.
     if (!jsonObject(res)) return expectJsonBody(t, res, what, ['TOK-RESPONSE-JSON', 'ENC-RESPONSE-JSON']);
     const body = expectTokenOk(t, res, what);
-    expectJsonType(t, res, what, ['TOK-RESPONSE-JSON']);
+    // The label is ENC-RESPONSE-JSON's, as in the checks: a JSON token response under another label is still one.
+    expectJsonType(t, res, what);
     // A match proves the grant's response rules (expectTokenFields names them), as in the checks.
     if (grant) expectTokenFields(t, body, grant, what);
   } else if (res.status >= 400) {
@@ -484,7 +485,8 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
     const answered = ex.status < 500 && (ex.status < 300 || ex.status >= 400);
     return [
       ...(answered ? judgeWith((t) => expectNoStore(t, res, what)) : []),
-      ...(answered && ex.responseBody ? judgeWith((t) => expectExactJsonType(t, res, what)) : []),
+      // No body, no media type to judge (an empty refusal is the error body's failure alone).
+      ...(answered && ex.responseBody?.length ? judgeWith((t) => expectExactJsonType(t, res, what)) : []),
       ...judgeWith((t) => judgeToken(t, ex, res, params)),
       ...judgeWith((t) => judgeDevicePoll(t, ex, res, params, flows, client)),
       ...judgeWith((t) => judgeGrantedScope(t, ex, res, params, flows)),

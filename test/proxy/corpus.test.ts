@@ -38,6 +38,8 @@ const NAMED = new Set([
   'keyset asked outside the support table: the parameter ignored, offset pages served',
   'rel=prev on the first offset page, to itself',
   'the token endpoint redirects with 308 to /oauth/token/',
+  'token errors with the right status and an empty body',
+  'token answers labelled text/plain',
 ]);
 const ONE_WALK = ['pagination.offset-headers'];
 
@@ -57,9 +59,7 @@ const PASSIVE_LIMITS = new Set([
   'token info still answers a token revoked less than a minute ago (a replica a minute behind)',
   "a denied device code refused with Entra ID's authorization_declined",
   'token and device authorization answers form-encoded unless the request asks for JSON',
-  'token errors with the right status and an empty body',
   'the token endpoint takes the client secret in HTTP Basic only',
-  'token answers labelled text/plain',
   'userinfo answered as a JWT signed by the published key (application/jwt), with iss and aud',
   'keyset pagination off for project jobs: pagination=keyset ignored, offset pages served',
 ]);
