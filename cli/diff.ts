@@ -57,6 +57,8 @@ async function recordRun(
   io: RunIo,
   env: NodeJS.ProcessEnv,
   signals: Pick<ReturnType<typeof watchSignals>, 'stopRequested' | 'abandon'>,
+  /** Which of the two runs, for the progress line: `diff 1/2 (target)`. */
+  side: string,
 ) {
   const progress = createProgress({ write: io.err, tty: io.stderrTty === true && !env.CI, quiet: s.quiet });
   try {
@@ -69,7 +71,7 @@ async function recordRun(
       seed: s.seed,
       numRuns: s.runs,
       slow: s.slow,
-      progress: (line) => progress.start(line),
+      progress: (line) => progress.start(`${side} ${line}`),
       onResult: (result, i, total) => progress.result(result, i, total),
       onExchange: (checkId, exchange, housekeeping) => recording.add(checkId, exchange, housekeeping),
       onAssertion: (checkId, rules, held) => recording.judge(checkId, rules, held),
@@ -111,11 +113,19 @@ export async function executeDiff(
     const onReference = createRecording();
     // The target is judged as what it says it is too: the same release and flags on both sides.
     const judged = said ? { ...target, config: { ...target.config, features } } : target;
-    const targetReport = await recordRun(judged, { ...s, release, offering }, onTarget, io, env, signals);
+    const targetReport = await recordRun(
+      judged,
+      { ...s, release, offering },
+      onTarget,
+      io,
+      env,
+      signals,
+      'diff 1/2 (target)',
+    );
     // Interrupted, the target run is reported as `run` would; half a run is not compared.
     const referenceReport = targetReport.interrupted
       ? undefined
-      : await recordRun(reference, { ...s, release, offering }, onReference, io, env, signals);
+      : await recordRun(reference, { ...s, release, offering }, onReference, io, env, signals, 'diff 2/2 (reference)');
     // Stopped during the reference's run, the target's is whole but the command was interrupted all the same.
     const stopped = signals.stopRequested();
     const report: Report = stopped

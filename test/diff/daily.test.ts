@@ -2,7 +2,7 @@
  * `diff` in daily use, against targets on loopback: one that does not answer, one whose TLS fails,
  * one that answers a sign-in page to everything (exit 2 and one line naming the trouble, never a
  * crash or a diff of nonsense), and Ctrl-C while the reference runs (the target's report still
- * written, saying INTERRUPTED, exit 130 as `run`).
+ * written, saying INTERRUPTED, exit 130 as `run`); the progress says which of the two runs goes.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -68,6 +68,9 @@ describe('Ctrl-C while the reference runs', () => {
       if (/: release \S+ \(/.test(text) && ++starts === 2) process.emit('SIGINT', 'SIGINT');
     });
     expect(starts, `${code} ${err}`).toBe(2);
+    // Each run's progress says which of the two it is.
+    expect(err).toMatch(/^diff 1\/2 \(target\) embedded simulator: release /m);
+    expect(err).toMatch(/^diff 2\/2 \(reference\) embedded simulator: release /m);
     const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
     expect(report.interrupted).toBe('SIGINT');
     expect(report.diff).toBeUndefined();
