@@ -154,6 +154,14 @@ function linkFailures(
 
 type Found = Pick<Difference, 'kind' | 'subject' | 'target' | 'reference'>;
 
+/** A failure no difference in shape shows: the answer is alike, a value inside it is not. */
+const INSIDE_A_VALUE: Found = {
+  kind: 'value',
+  subject: '(a value inside the answer)',
+  target: 'breaks the rule',
+  reference: 'alike in shape',
+};
+
 /** A difference by what the target did (the member or header and the target's side), whatever the reference did. */
 const sameAs = (a: Found) => [a.kind, a.subject, a.target].join('\u0000');
 
@@ -318,6 +326,8 @@ export function diffRecordings({
     /** The check failed on the target. */
     broken: boolean;
   }[] = [];
+  // Each failed assertion of a check that broke its rules: where it judged, and which rules.
+  const failed: { checkId: string; operation: string; rules: string[]; broken: boolean }[] = [];
   let paired = 0;
   const note = (checkId: string, operation: string, found: Found, rules: string[], allowed?: string) => {
     const id = [operation, found.kind, found.subject, found.target, found.reference].join('\u0000');
@@ -383,6 +393,18 @@ export function diffRecordings({
     for (const s of seen)
       if (s.t) keysAt.set(index.get(s.t)!, new Set([...(keysAt.get(index.get(s.t)!) ?? []), sameAs(s.found)]));
     const linked = linkFailures(list, target.failures.get(checkId) ?? [], keysAt, broken);
+    for (const failure of target.failures.get(checkId) ?? []) {
+      const rules = failure.rules.filter((r) => broken.includes(r));
+      const operation = list[failure.to - 1]?.operation;
+      if (rules.length && operation) failed.push({ checkId, operation, rules, broken: true });
+    }
+    // A failure no assertion recorded (the harness's own guard refused a link off the target's
+    // origin): at the last answer of an operation its rules concern, else the check's last.
+    if (broken.length && !target.failures.get(checkId)?.length && list.length) {
+      const concerned = list.filter((shape) => broken.some((r) => ruleConcerns(r, shape.operation)));
+      const { operation } = (concerned.length ? concerned : list).at(-1)!;
+      failed.push({ checkId, operation, rules: [...broken], broken: true });
+    }
     const judged = seen.map((s) => {
       const rules = s.t ? linked.get(index.get(s.t)!) : undefined;
       return { ...s, ...(rules ? { rules } : unlinked(s.found, s.t)) };
@@ -416,6 +438,14 @@ export function diffRecordings({
   for (const p of pending)
     if (!p.rules.length)
       p.rules = (linkedAnywhere.get(sameAs(p.found)) ?? []).filter((r) => ruleConcerns(r, p.operation));
+  // A failed assertion whose rules no difference of its check shows broke a value diff does not
+  // compare (a URL's host, a JWT's claims, a number): one row at the answer it judged, so the
+  // deviation shows once, at its operation, with its rule.
+  for (const f of failed) {
+    const shown = new Set(pending.filter((p) => p.checkId === f.checkId).flatMap((p) => p.rules));
+    const rules = f.rules.filter((r) => !shown.has(r));
+    if (rules.length) pending.push({ ...f, rules, found: INSIDE_A_VALUE });
+  }
   // A request more or fewer than the reference's in a check that failed, or at an operation whose
   // answer differed in the check for a linked cause (no next link, so no page after), follows from it.
   const linkedIn = new Set(pending.filter((p) => p.rules.length).map((p) => `${p.checkId} ${p.operation}`));
