@@ -43,7 +43,7 @@ import { judgeLegacyJwks, judgeRemovedAttributes, judgeShape } from './shapes.js
 import { judgeDevicePoll, judgeDeviceStart, noteClockMove } from './device.js';
 import { AUTHORIZE_PATH, judgeGrantedScope, judgeInfoScope, judgeStateEcho, noteAuthorization } from './scopes.js';
 import { judgeWith, observedResponse, type Verdict } from './recorder.js';
-import { judgeKeysetWalk, offersKeyset } from './pages.js';
+import { judgeKeysetWalk, keysetOffer } from './pages.js';
 import { decodeContent } from '../target/content-coding.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
 
@@ -419,8 +419,17 @@ function notePage(ex: Observed, url: URL, res: HttpResponse, flows: Flows, clien
  */
 function judgeKeysetPage(ex: Observed, url: URL, res: HttpResponse, flows: Flows): Verdict[] {
   if (ex.method !== 'GET' || res.status !== 200 || url.searchParams.get('pagination') !== 'keyset') return [];
-  if (!offersKeyset(url, flows.release)) return [];
+  const offer = keysetOffer(url, flows.release);
+  if (!offer) return [];
   const what = `GET ${url.pathname} (keyset)`;
+  // Offset pages (x-page) where the table offers keyset: the endpoint ignored the parameter, which
+  // breaks its own row's rule, as the keyset checks say (not the headers of a keyset page).
+  if (res.headers.get('x-page') !== null)
+    return judgeWith((t) =>
+      t.soft(false, `${what}: served offset pages where the keyset support table offers keyset pages`, {
+        rules: offer.rules,
+      }),
+    );
   const rows = ex.responseBody ? jsonValue(res) : undefined;
   return [
     ...judgeWith((t) => expectNoOffsetHeaders(t, res, what)),

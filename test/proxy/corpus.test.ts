@@ -40,6 +40,7 @@ const NAMED = new Set([
   'the token endpoint redirects with 308 to /oauth/token/',
   'token errors with the right status and an empty body',
   'token answers labelled text/plain',
+  'keyset pagination off for project jobs: pagination=keyset ignored, offset pages served',
 ]);
 const ONE_WALK = ['pagination.offset-headers'];
 
@@ -48,10 +49,8 @@ const ONE_WALK = ['pagination.offset-headers'];
  * sees one answer, not the question the check asked (an x-page one more than the page asked
  * without page= reads as another page served; a revoked token token info still answers, as the
  * revocation's failure; a device grant's code of its own, as a non-standard code); it holds each
- * answer to every rule its endpoint has (Content-Type exactly application/json, no-store on a
- * refusal, the JSON of a text/plain token answer) where the run's checks judge one answer each;
- * a userinfo JWT is no JSON to the shapes it judges; offset pages where keyset is offered break
- * the keyset page's rule, not the endpoint's.
+ * answer to every rule its endpoint has (no-store on a refusal) where the run's checks judge one
+ * answer each; a userinfo JWT is no JSON to the shapes it judges.
  */
 const PASSIVE_LIMITS = new Set([
   'x-page one more than the page it is on',
@@ -61,7 +60,6 @@ const PASSIVE_LIMITS = new Set([
   'token and device authorization answers form-encoded unless the request asks for JSON',
   'the token endpoint takes the client secret in HTTP Basic only',
   'userinfo answered as a JWT signed by the published key (application/jwt), with iss and aud',
-  'keyset pagination off for project jobs: pagination=keyset ignored, offset pages served',
 ]);
 
 const walks = (e: Variant | Deviation) => e.checks.some((c) => WALKS.has(c));
