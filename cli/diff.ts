@@ -56,7 +56,9 @@ async function recordRun(
   recording: Recording,
   io: RunIo,
   env: NodeJS.ProcessEnv,
-  stopRequested: () => 'SIGINT' | 'SIGTERM' | undefined,
+  signals: Pick<ReturnType<typeof watchSignals>, 'stopRequested' | 'abandon'>,
+  /** Which of the two runs, for the progress line: `diff 1/2 (target)`. */
+  side: string,
 ) {
   const progress = createProgress({ write: io.err, tty: io.stderrTty === true && !env.CI, quiet: s.quiet });
   try {
@@ -69,11 +71,13 @@ async function recordRun(
       seed: s.seed,
       numRuns: s.runs,
       slow: s.slow,
-      progress: (line) => progress.start(line),
+      progress: (line) => progress.start(`${side} ${line}`),
       onResult: (result, i, total) => progress.result(result, i, total),
       onExchange: (checkId, exchange, housekeeping) => recording.add(checkId, exchange, housekeeping),
       onAssertion: (checkId, rules, held) => recording.judge(checkId, rules, held),
-      stopRequested,
+      // As `run`: the first signal stops the running check, a second one (or the grace) leaves now.
+      stopRequested: signals.stopRequested,
+      abandon: signals.abandon,
     });
   } finally {
     progress.done();
@@ -109,18 +113,30 @@ export async function executeDiff(
     const onReference = createRecording();
     // The target is judged as what it says it is too: the same release and flags on both sides.
     const judged = said ? { ...target, config: { ...target.config, features } } : target;
-    const targetReport = await recordRun(judged, { ...s, release, offering }, onTarget, io, env, signals.stopRequested);
+    const targetReport = await recordRun(
+      judged,
+      { ...s, release, offering },
+      onTarget,
+      io,
+      env,
+      signals,
+      'diff 1/2 (target)',
+    );
     // Interrupted, the target run is reported as `run` would; half a run is not compared.
-    if (!targetReport.interrupted)
-      await recordRun(reference, { ...s, release, offering }, onReference, io, env, signals.stopRequested);
-    const report: Report = signals.stopRequested()
-      ? targetReport
+    const referenceReport = targetReport.interrupted
+      ? undefined
+      : await recordRun(reference, { ...s, release, offering }, onReference, io, env, signals, 'diff 2/2 (reference)');
+    // Stopped during the reference's run, the target's is whole but the command was interrupted all the same.
+    const stopped = signals.stopRequested();
+    const report: Report = stopped
+      ? { ...targetReport, interrupted: targetReport.interrupted ?? stopped }
       : {
           ...targetReport,
           diff: diffRecordings({
             target: onTarget,
             reference: onReference,
             results: targetReport.checks,
+            referenceResults: referenceReport?.checks ?? [],
             referenceName,
             ...(read ? { read } : {}),
           }),

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { profiles, releaseProblem, type Offering } from '../spec/index.js';
 import { checkReportTargets, formatConsole, parseReportSpecs, shouldColor, writeReports } from '../reporters/index.js';
 import { ruleCatalogueEntries } from '../spec/catalogue.js';
-import { createFlows, judgeExchange } from '../suites/proxy/judge.js';
+import { createFlows, judgeExchange, pageInFront } from '../suites/proxy/judge.js';
 import {
   DEFAULT_PROXY_BODY_BYTES,
   DEFAULT_PROXY_CONNECTIONS,
@@ -56,6 +56,39 @@ export interface ProxyIo {
   err: (text: string) => void;
   /** Resolves when the proxy should stop (a signal in the command; a test's own trigger). */
   stop: () => Promise<unknown>;
+  /** stderr is a terminal: one live line says how much traffic was judged so far. */
+  stderrTty?: boolean;
+}
+
+/** How often the live line may be rewritten: the traffic of a busy client must not flood the terminal. */
+const LIVE_LINE_MS = 1000;
+
+/**
+ * The proxy's progress on a terminal: one line, rewritten as exchanges are judged (at most once a
+ * LIVE_LINE_MS), cleared before anything else is written; elsewhere (logs, pipes) nothing.
+ */
+function liveLine(write: (text: string) => void, tty: boolean) {
+  let last = -Infinity;
+  let shown = false;
+  let closed = false;
+  return {
+    judged(judged: number, broke: number, now = Date.now()) {
+      if (!tty || closed || now - last < LIVE_LINE_MS) return;
+      last = now;
+      shown = true;
+      const exchanges = `${judged} exchange${judged === 1 ? '' : 's'}`;
+      write(`\r\u001b[2K${exchanges} judged, ${broke} broke a rule; Ctrl-C writes the report`);
+    },
+    clear() {
+      if (shown) write('\r\u001b[2K');
+      shown = false;
+    },
+    /** Stopping: cleared for good, the report follows. */
+    close() {
+      this.clear();
+      closed = true;
+    },
+  };
 }
 
 /** --allow-origin: an http(s) origin (scheme, host, port; no path), as the browser writes it in Origin. */
@@ -97,6 +130,16 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   const flows = createFlows({ release });
   const tally = createTally();
   let judgeErrors = 0;
+  // What the target did not answer, by reason, and the HTML pages answered where it answers JSON.
+  const unanswered = new Map<string, number>();
+  let pages = 0;
+  let broke = 0;
+  const live = liveLine(io.err, io.stderrTty === true);
+  // A line of its own clears the live one first.
+  const say = (text: string) => {
+    live.clear();
+    io.err(text);
+  };
   const startedAt = new Date();
   let proxy;
   try {
@@ -110,8 +153,26 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
       rewriteHost: flags.rewriteHost === true,
       allowHosts: flags.allowHost ?? [],
       allowOrigins,
-      onExchange: (exchange) => tally.add(judgeExchange(exchange, flows, (note) => tally.note(note))),
+      onExchange: (exchange) => {
+        if (pageInFront(exchange)) {
+          if (!pages++)
+            say(
+              'idp-conformance: the target answers an HTML page where the provider answers JSON (a sign-in wall or captive portal in front?); such answers are not judged\n',
+            );
+          return;
+        }
+        const verdicts = judgeExchange(exchange, flows, (note) => tally.note(note));
+        if (verdicts.some((v) => !v.ok)) broke++;
+        tally.add(verdicts);
+        live.judged(tally.exchanges, broke);
+      },
       onJudgeError: () => judgeErrors++,
+      onUnanswered: (reason) => {
+        // Said at once, the first time: a client behind a proxy to nowhere sees only 502s.
+        if (!unanswered.size)
+          say(`idp-conformance: the target does not answer (${reason}); its clients get 502 or 504\n`);
+        unanswered.set(reason, (unanswered.get(reason) ?? 0) + 1);
+      },
     });
   } catch (error) {
     throw new UsageError(`cannot listen on ${host}:${port}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
@@ -119,6 +180,7 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   io.out(`${proxy.url}\n`);
   io.err(`idp-conformance: proxying ${proxy.url} to ${target.origin}; Ctrl-C writes the report\n`);
   await io.stop();
+  live.close();
   await proxy.close();
   // Exchanges that ended just before the signal are judged before the report is written.
   await new Promise((resolve) => setImmediate(resolve));
@@ -127,8 +189,24 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   const catalogue = ruleCatalogueEntries([]);
   const written = reports.length ? await writeReports(report, reports, { catalogue }) : [];
   io.out(formatConsole(report, { color: shouldColor({ isTTY: process.stdout.isTTY === true }), written, catalogue }));
-  io.out(`idp-conformance: ${tally.exchanges} exchanges seen\n`);
+  io.out(`${proxySummary(tally.exchanges, pages, unanswered)}\n`);
   return exitCodeOf(report);
+}
+
+/**
+ * The last line: what was seen and judged, and what was not the provider's to judge (requests the
+ * target never answered, HTML pages in front of it), so an empty report says why it is empty.
+ */
+export function proxySummary(judged: number, pages: number, unanswered: ReadonlyMap<string, number>): string {
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const parts = [`idp-conformance: ${plural(judged, 'exchange')} judged`];
+  const lost = [...unanswered.values()].reduce((a, b) => a + b, 0);
+  if (lost)
+    parts.push(
+      `${plural(lost, 'request')} the target did not answer (${[...unanswered].map(([why, n]) => `${why} ×${n}`).join(', ')})`,
+    );
+  if (pages) parts.push(`${plural(pages, 'HTML page')} where the provider answers JSON, not judged`);
+  return parts.join('; ');
 }
 
 export function registerProxy(program: Command): void {
@@ -173,6 +251,7 @@ export function registerProxy(program: Command): void {
         out: (t) => process.stdout.write(t),
         err: (t) => process.stderr.write(t),
         stop: untilSignal,
+        stderrTty: process.stderr.isTTY === true,
       });
     });
 }

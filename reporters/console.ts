@@ -189,7 +189,8 @@ export function formatConsole(input: Report, options: ConsoleOptions = {}): stri
       paint('yellow', `STALE ${terminalSafe(rule.id)}: listed in --expect (${why}) but passed; remove the entry`),
     );
   }
-  out.push('', `seed: ${report.seed} (rerun with --seed ${report.seed})`);
+  // A proxy's report (its client section) judged traffic: no seed, nothing to rerun.
+  out.push('', ...(report.client ? [] : [`seed: ${report.seed} (rerun with --seed ${report.seed})`]));
   out.push(verdictPainted(report, paint), ...written);
   return `${out.join('\n')}\n`;
 }

@@ -22,16 +22,34 @@ export function judgementOf(d: Difference): { kind: 'linked' | 'allowed' | 'unco
 /** The checks that saw it, and how often when more than once. */
 export const seenIn = (d: Difference) => `${d.checks.join(', ')}${d.count > 1 ? ` (${d.count}×)` : ''}`;
 
-/** `3 differences: 1 linked to a failed rule, 1 allowed, 1 not covered by any rule`. */
+/** Checks not compared, a premise missing on one side, in every format (`diffTally` counts them). */
+const notComparedCount = (section: DiffSection) =>
+  (section.notCompared ?? []).reduce((n, entry) => n + entry.checks.length, 0);
+
+/**
+ * `3 differences: 1 linked to a failed rule, 1 allowed, 1 not covered by any rule`, and how many
+ * checks were not compared (their premise missing on one side: listed apart, never as differences).
+ */
 export function diffTally(section: DiffSection): string {
   const { differences } = section;
   const count = (kind: string) => differences.filter((d) => judgementOf(d).kind === kind).length;
   const more = section.omitted ? `, ${section.omitted} more not listed` : '';
+  const skipped = notComparedCount(section);
+  const uncompared = skipped ? `; ${skipped} check${skipped === 1 ? '' : 's'} not compared (above)` : '';
   return (
     `${differences.length} difference${differences.length === 1 ? '' : 's'}${more}: ` +
-    `${count('linked')} linked to a failed rule, ${count('allowed')} allowed, ${count('uncovered')} ${NOT_COVERED}`
+    `${count('linked')} linked to a failed rule, ${count('allowed')} allowed, ${count('uncovered')} ${NOT_COVERED}` +
+    uncompared
   );
 }
+
+/** One line per reason a set of checks was not compared: the reason, the checks, the operations left out. */
+export const notComparedLines = (section: DiffSection): string[] =>
+  (section.notCompared ?? []).map(
+    (entry) =>
+      `not compared: ${entry.checks.join(', ')}: ${entry.reason}` +
+      (entry.operations.length ? ` (operations: ${entry.operations.join(', ')})` : ''),
+  );
 
 /** `Diff against …: N exchange pairs (…)`, and what was read from the target to configure it. */
 export const diffHead = (section: DiffSection) =>
@@ -52,7 +70,9 @@ function row(d: Difference): string[] {
 export function formatDiff(section: DiffSection): string {
   const { differences } = section;
   const head = terminalSafe(diffHead(section));
-  if (!differences.length) return `${head}\nNo difference.\n`;
+  const uncompared = notComparedLines(section).map((l) => terminalSafe(l));
+  if (!differences.length)
+    return `${[head, uncompared.length ? 'No difference in what was compared.' : 'No difference.', ...uncompared].join('\n')}\n`;
   const header = ['difference', 'target', 'reference', 'rules', 'checks'];
   const rows = new Map(differences.map((d) => [d, row(d)]));
   const widths = header.map((h, i) => Math.max(h.length, ...[...rows.values()].map((r) => r[i].length)));
@@ -66,6 +86,6 @@ export function formatDiff(section: DiffSection): string {
     lines.push(terminalSafe(group.area));
     for (const d of group.items) lines.push(line(rows.get(d)!));
   }
-  lines.push(diffTally(section));
+  lines.push(...uncompared, terminalSafe(diffTally(section)));
   return `${lines.join('\n')}\n`;
 }

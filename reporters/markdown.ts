@@ -22,7 +22,7 @@ import {
   verdictLine,
 } from './text.js';
 import type { CheckResult, DiffSection, Report } from '../suites/report/model.js';
-import { diffHead, diffTally, judgementOf } from './diff.js';
+import { diffHead, diffTally, judgementOf, notComparedLines } from './diff.js';
 
 /** Text in Markdown prose or a table cell: no HTML, no table breaks, one line. */
 /** A rule id linked to its entry in the rule catalogue written beside the report (rules.md). */
@@ -239,6 +239,7 @@ function diffMarkdown(section: DiffSection): string {
   return [
     `### Diff\n\n${md(diffHead(section))}`,
     rows.length ? table(['Operation', 'Difference', 'Target', 'Reference', 'Judged'], rows) : 'No difference.',
+    ...notComparedLines(section).map((l) => `- ${md(l)}`),
     `${md(diffTally(section))}${left > 0 ? md(` (${left} more in the JSON and HTML reports)`) : ''}`,
   ].join('\n\n');
 }

@@ -108,7 +108,7 @@ export function verdictLine(report: Report): string {
   const stale = report.rules.filter((r) => r.status === 'stale').length;
   const staleText = stale ? ` (${stale} stale expectation${stale === 1 ? '' : 's'})` : '';
   if (noCheckRan(report) && !report.interrupted && !report.stopped)
-    return `${verdictHead(report)} (${by}${coverageText(report)}): no check ran${report.shard ? ` in shard ${report.shard.index}/${report.shard.total}` : ''}, so nothing is passed`;
+    return `${verdictHead(report)} (${by}${coverageText(report)}): ${report.client ? 'no exchange was judged' : 'no check ran'}${report.shard ? ` in shard ${report.shard.index}/${report.shard.total}` : ''}, so nothing is passed`;
   // Said beside the errored count: which errors were the target's rate limit, not the harness.
   const limited = report.rateLimited
     ? `; ${report.rateLimited} request${report.rateLimited === 1 ? '' : 's'} rate-limited by the target`

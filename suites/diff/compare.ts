@@ -4,8 +4,9 @@
  * assertions concerned the exchange that showed it (and that spec/openapi.yaml lists for its
  * operation); tell apart what the spec allows. Pure functions of recorded shapes and the report.
  */
-import type { CheckResult, Difference, DiffSection, Exchange } from '../report/model.js';
+import type { CheckResult, Difference, DiffSection, Exchange, NotCompared } from '../report/model.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
+import { SETUP } from '../runner/run.js';
 import { ruleConcerns } from './operation.js';
 import { shapeOf, type ExchangeShape } from './shape.js';
 
@@ -13,6 +14,20 @@ import { shapeOf, type ExchangeShape } from './shape.js';
 export const MAX_EXCHANGES = 20_000;
 export const MAX_DIFFERENCES = 500;
 const CHECKS_NAMED = 5;
+/** The pagination headers, compared by what their values say (suites/diff/pagination.ts). */
+const PAGINATION_HEADERS = new Set([
+  'link',
+  'x-page',
+  'x-per-page',
+  'x-total',
+  'x-total-pages',
+  'x-next-page',
+  'x-prev-page',
+]);
+/** Bounds of the not-compared list: reasons, the operations of each, a reason's length. */
+const MAX_REASONS = 50;
+const MAX_OPERATIONS = 40;
+const MAX_REASON_CHARS = 300;
 
 export interface Recording {
   /** Shapes by check id, in the order they were sent. */
@@ -111,29 +126,74 @@ export function createRecording(limit = MAX_EXCHANGES): Recording {
 function linkFailures(
   list: readonly ExchangeShape[],
   failures: readonly Failure[],
-  differing: ReadonlySet<number>,
+  differing: ReadonlyMap<number, ReadonlySet<string>>,
   broken: readonly string[],
 ): Map<number, string[]> {
   const linked = new Map<number, string[]>();
   for (const failure of failures) {
     const rules = failure.rules.filter((r) => broken.includes(r));
     if (!rules.length) continue;
-    const reach = [...differing].filter((i) => i >= failure.from && i < failure.to).sort((a, b) => a - b);
+    const reach = [...differing.keys()].filter((i) => i >= failure.from && i < failure.to).sort((a, b) => a - b);
     const judgedLast = list[failure.to - 1]?.operation;
     const likely = reach.filter(
       (i) => list[i].operation === judgedLast || rules.some((r) => ruleConcerns(r, list[i].operation)),
     );
-    for (const i of likely.length ? likely : reach.slice(-1)) linked.set(i, addTo(linked.get(i), rules));
+    const chosen = likely.length ? likely : reach.slice(-1);
+    // Where the rule names none of the operations in reach, the same difference on another one (a
+    // revoked token still accepted by each oracle the check asked) is the same answer to the same
+    // question: the failure concerns it too. Where it names one, it is that operation's alone.
+    const named = reach.some((i) => rules.some((r) => ruleConcerns(r, list[i].operation)));
+    const same = new Set(chosen.flatMap((i) => [...differing.get(i)!]));
+    const alike = named
+      ? []
+      : reach.filter((i) => !chosen.includes(i) && [...differing.get(i)!].some((k) => same.has(k)));
+    for (const i of [...chosen, ...alike]) linked.set(i, addTo(linked.get(i), rules));
   }
   return linked;
 }
 
 type Found = Pick<Difference, 'kind' | 'subject' | 'target' | 'reference'>;
 
+/** A failure no difference in shape shows: the answer is alike, a value inside it is not. */
+const INSIDE_A_VALUE: Found = {
+  kind: 'value',
+  subject: '(a value inside the answer)',
+  target: 'breaks the rule',
+  reference: 'alike in shape',
+};
+
+/** A difference by what the target did (the member or header and the target's side), whatever the reference did. */
+const sameAs = (a: Found) => [a.kind, a.subject, a.target].join('\u0000');
+
 /** The spec's document, where the answer matches it (suites/diff/conforms.ts). */
 export const ALLOWED_BY_SCHEMA = 'spec/openapi.yaml';
 
 const ABSENT = 'absent';
+
+/** The links of a Link shape (`rel=next(page,per_page) …`, sorted) as [relation, parameter names]. */
+const linksOf = (shape: string): (readonly [string, readonly string[]])[] =>
+  shape.split(' ').map((link) => {
+    const open = link.indexOf('(');
+    if (!link.startsWith('rel=') || open < 0 || !link.endsWith(')')) return [link, []] as const;
+    return [
+      link.slice(4, open),
+      link
+        .slice(open + 1, -1)
+        .split(',')
+        .filter(Boolean),
+    ] as const;
+  });
+
+/**
+ * Pagination links that keep every parameter the reference's keep, and add some (a front's own
+ * `via`), are the same links: a client follows them as given (PAG-LINK-FOLLOW). One dropped is not.
+ */
+function sameLinks(target: string, reference: string): boolean {
+  const [t, r] = [linksOf(target), linksOf(reference)];
+  return (
+    t.length === r.length && r.every(([rel, params], i) => t[i][0] === rel && params.every((p) => t[i][1].includes(p)))
+  );
+}
 
 function compareMaps(
   kind: 'member' | 'header',
@@ -145,6 +205,7 @@ function compareMaps(
     const t = target[subject];
     const r = reference[subject];
     if (t === r) continue;
+    if (kind === 'header' && subject === 'link' && t !== undefined && r !== undefined && sameLinks(t, r)) continue;
     // Present on one side only is a member difference; present on both with other types, a type one.
     const k = kind === 'member' && t !== undefined && r !== undefined ? 'type' : kind;
     out.push({ kind: k, subject, target: t ?? ABSENT, reference: r ?? ABSENT });
@@ -224,14 +285,49 @@ export interface DiffInput {
   reference: Recording;
   /** The target run's check results: a difference is linked only to rules its check broke. */
   results: readonly CheckResult[];
+  /** The reference run's: a check it ran to no verdict is not compared either. */
+  referenceResults?: readonly CheckResult[];
   referenceName: string;
   /** What the reference's configuration read from the target (suites/diff/profile.ts). */
   read?: string[];
 }
 
-export function diffRecordings({ target, reference, results, referenceName, read }: DiffInput): DiffSection {
+/** A check run to no verdict: its premise was missing (skipped), or the harness could not finish it (errored). */
+const noVerdict = (result: CheckResult | undefined) => result?.status === 'skipped' || result?.status === 'errored';
+
+/** Why a check is not compared: the message of the side that had no verdict, its first line, bounded. */
+function reasonOf(onTarget: CheckResult | undefined, onReference: CheckResult | undefined): string {
+  const side = noVerdict(onTarget) ? onTarget! : onReference!;
+  const said = (side.message ?? side.status).split('\n')[0];
+  const text = side === onTarget ? said : `on the reference: ${said}`;
+  return text.length > MAX_REASON_CHARS ? `${text.slice(0, MAX_REASON_CHARS - 1)}…` : text;
+}
+
+export function diffRecordings({
+  target,
+  reference,
+  results,
+  referenceResults = [],
+  referenceName,
+  read,
+}: DiffInput): DiffSection {
   const resultOf = new Map(results.map((r) => [r.id, r]));
+  const referenceOf = new Map(referenceResults.map((r) => [r.id, r]));
   const grouped = new Map<string, Difference>();
+  const notCompared = new Map<string, NotCompared>();
+  const uncompared = new Set<string>();
+  // Judged differences in the order seen; noted once the whole run is known (set-up ones depend on it).
+  const pending: {
+    checkId: string;
+    operation: string;
+    found: Found;
+    rules: string[];
+    allowed?: string;
+    /** The check failed on the target. */
+    broken: boolean;
+  }[] = [];
+  // Each failed assertion of a check that broke its rules: where it judged, and which rules.
+  const failed: { checkId: string; operation: string; rules: string[]; broken: boolean }[] = [];
   let paired = 0;
   const note = (checkId: string, operation: string, found: Found, rules: string[], allowed?: string) => {
     const id = [operation, found.kind, found.subject, found.target, found.reference].join('\u0000');
@@ -251,8 +347,28 @@ export function diffRecordings({ target, reference, results, referenceName, read
   };
   const checkIds = [...new Set([...target.byCheck.keys(), ...reference.byCheck.keys()])];
   for (const checkId of checkIds) {
-    const broken = brokenBy(resultOf.get(checkId));
     const list = target.byCheck.get(checkId) ?? [];
+    // A premise missing on one side: reported once, by the check that owns it; what rested on it is
+    // not compared (the other side's exchanges are no finding), and says why.
+    if (checkId !== SETUP && (noVerdict(resultOf.get(checkId)) || noVerdict(referenceOf.get(checkId)))) {
+      const reason = reasonOf(resultOf.get(checkId), referenceOf.get(checkId));
+      const operations = [...list, ...(reference.byCheck.get(checkId) ?? [])]
+        .filter((s) => !s.housekeeping)
+        .map((s) => s.operation);
+      for (const operation of operations) uncompared.add(operation);
+      const entry = notCompared.get(reason);
+      if (entry) {
+        if (!entry.checks.includes(checkId)) entry.checks.push(checkId);
+        entry.operations = [...new Set([...entry.operations, ...operations])].slice(0, MAX_OPERATIONS);
+      } else if (notCompared.size < MAX_REASONS)
+        notCompared.set(reason, {
+          reason,
+          checks: [checkId],
+          operations: [...new Set(operations)].slice(0, MAX_OPERATIONS),
+        });
+      continue;
+    }
+    const broken = brokenBy(resultOf.get(checkId));
     const { pairs, onlyTarget, onlyReference } = pairShapes(list, reference.byCheck.get(checkId) ?? []);
     paired += pairs.length;
     const seen: { operation: string; found: Found; t?: ExchangeShape }[] = [];
@@ -273,19 +389,28 @@ export function diffRecordings({ target, reference, results, referenceName, read
           found: { kind: 'exchange', subject: 'exchange', target: 'not sent', reference: 'sent' },
         });
     const index = new Map(list.map((shape, i) => [shape, i]));
-    const linked = linkFailures(
-      list,
-      target.failures.get(checkId) ?? [],
-      new Set(seen.flatMap((s) => (s.t ? [index.get(s.t)!] : []))),
-      broken,
-    );
+    const keysAt = new Map<number, Set<string>>();
+    for (const s of seen)
+      if (s.t) keysAt.set(index.get(s.t)!, new Set([...(keysAt.get(index.get(s.t)!) ?? []), sameAs(s.found)]));
+    const linked = linkFailures(list, target.failures.get(checkId) ?? [], keysAt, broken);
+    for (const failure of target.failures.get(checkId) ?? []) {
+      const rules = failure.rules.filter((r) => broken.includes(r));
+      const operation = list[failure.to - 1]?.operation;
+      if (rules.length && operation) failed.push({ checkId, operation, rules, broken: true });
+    }
+    // A failure no assertion recorded (the harness's own guard refused a link off the target's
+    // origin): at the last answer of an operation its rules concern, else the check's last.
+    if (broken.length && !target.failures.get(checkId)?.length && list.length) {
+      const concerned = list.filter((shape) => broken.some((r) => ruleConcerns(r, shape.operation)));
+      const { operation } = (concerned.length ? concerned : list).at(-1)!;
+      failed.push({ checkId, operation, rules: [...broken], broken: true });
+    }
     const judged = seen.map((s) => {
       const rules = s.t ? linked.get(index.get(s.t)!) : undefined;
       return { ...s, ...(rules ? { rules } : unlinked(s.found, s.t)) };
     });
     // The same difference (the same member or header, the target's side alike) where the check's
     // failed assertion did not look, say on another collection, has the cause it judged elsewhere.
-    const sameAs = (a: Found) => [a.kind, a.subject, a.target].join('\u0000');
     const causes = new Map<string, string[]>();
     for (const j of judged)
       if (j.rules.length) causes.set(sameAs(j.found), addTo(causes.get(sameAs(j.found)), j.rules));
@@ -295,8 +420,62 @@ export function diffRecordings({ target, reference, results, referenceName, read
         : (causes.get(sameAs(j.found)) ?? []).filter((r) => ruleConcerns(r, j.operation));
       // After a failure, what the check did differently follows from it: one cause, one blame.
       if (j.t?.afterFailure && !rules.length) continue;
-      note(checkId, j.operation, j.found, rules, rules.length ? undefined : j.allowed);
+      pending.push({
+        checkId,
+        operation: j.operation,
+        found: j.found,
+        rules,
+        allowed: j.allowed,
+        broken: broken.length > 0,
+      });
     }
+  }
+  // The same difference linked in another check, where its rule concerns the operation (one
+  // answer of the target's read by several checks): the same cause, not a second finding.
+  const linkedAnywhere = new Map<string, string[]>();
+  for (const p of pending)
+    if (p.rules.length) linkedAnywhere.set(sameAs(p.found), addTo(linkedAnywhere.get(sameAs(p.found)), p.rules));
+  for (const p of pending)
+    if (!p.rules.length)
+      p.rules = (linkedAnywhere.get(sameAs(p.found)) ?? []).filter((r) => ruleConcerns(r, p.operation));
+  // A failed assertion whose rules no difference of its check shows broke a value diff does not
+  // compare (a URL's host, a JWT's claims, a number): one row at the answer it judged, so the
+  // deviation shows once, at its operation, with its rule.
+  for (const f of failed) {
+    const shown = new Set(pending.filter((p) => p.checkId === f.checkId).flatMap((p) => p.rules));
+    const rules = f.rules.filter((r) => !shown.has(r));
+    if (rules.length) pending.push({ ...f, rules, found: INSIDE_A_VALUE });
+  }
+  // A request more or fewer than the reference's in a check that failed, or at an operation whose
+  // answer differed in the check for a linked cause (no next link, so no page after), follows from it.
+  const linkedIn = new Set(pending.filter((p) => p.rules.length).map((p) => `${p.checkId} ${p.operation}`));
+  const consequence = (p: (typeof pending)[number]) =>
+    p.found.kind === 'exchange' && !p.rules.length && (p.broken || linkedIn.has(`${p.checkId} ${p.operation}`));
+  // The pagination headers follow the same rules on every collection: a variation the suites
+  // accepted on one is allowed where the same answer went unjudged (a collection only listed).
+  const acceptedPaging = new Map<string, string>();
+  const pagingKey = (p: (typeof pending)[number]) =>
+    p.found.kind === 'header' && PAGINATION_HEADERS.has(p.found.subject)
+      ? [p.found.subject, p.found.target, p.found.reference].join('\u0000')
+      : undefined;
+  for (const p of pending) {
+    const key = pagingKey(p);
+    if (key && p.allowed && !p.rules.length) acceptedPaging.set(key, p.allowed);
+  }
+  for (const p of pending) {
+    const key = pagingKey(p);
+    if (key && !p.allowed && !p.rules.length && acceptedPaging.has(key)) p.allowed = acceptedPaging.get(key);
+  }
+  // The session's own probes at an operation a check's failure concerns, or that is not compared,
+  // found what that check reports (an endpoint missing, an API out of reach): no second row.
+  const linkedAt = new Set(pending.filter((p) => p.checkId !== SETUP && p.rules.length).map((p) => p.operation));
+  for (const p of pending) {
+    if (p.checkId === SETUP && (linkedAt.has(p.operation) || uncompared.has(p.operation))) continue;
+    if (consequence(p)) continue;
+    // A check judged by other means where the premise is missing (another oracle than an API out
+    // of reach) did not send what rested on it: listed as not compared, no difference.
+    if (p.found.kind === 'exchange' && p.found.target === 'not sent' && uncompared.has(p.operation)) continue;
+    note(p.checkId, p.operation, p.found, p.rules, p.rules.length ? undefined : p.allowed);
   }
   const differences = [...grouped.values()].sort(
     (a, b) => a.operation.localeCompare(b.operation) || a.subject.localeCompare(b.subject),
@@ -309,6 +488,7 @@ export function diffRecordings({ target, reference, results, referenceName, read
     differences: differences.slice(0, MAX_DIFFERENCES),
     ...(differences.length > MAX_DIFFERENCES ? { omitted: differences.length - MAX_DIFFERENCES } : {}),
     ...(dropped ? { unrecorded: dropped } : {}),
+    ...(notCompared.size ? { notCompared: [...notCompared.values()] } : {}),
   };
 }
 

@@ -9,7 +9,7 @@ import { conformsToSpec } from './conforms.js';
 import { paginationShape } from './pagination.js';
 import { operationOf } from './operation.js';
 import { isVocabulary } from './vocabulary.js';
-import { parseLinkHeader } from '../pagination/links.js';
+import { paginationOnly, parseLinkHeader } from '../pagination/links.js';
 
 export interface ExchangeShape {
   operation: string;
@@ -134,12 +134,14 @@ function urlParams(url: string): string {
 }
 
 /**
- * `rel=next(page,per_page) rel=first(…)`: each link's relation and the parameter names it keeps,
- * read as the pagination suite reads Link (RFC 8288: however the links are written).
+ * `rel=next(page,per_page) rel=first(…)`: each pagination link's relation and the parameter names
+ * it keeps, read as the pagination suite reads Link (RFC 8288: however the links are written; a
+ * link of another relation, a CDN's rel=preload, is no page's). None: no pagination link.
  */
-function linkShape(value: string): string {
-  const links = parseLinkHeader(value);
+function linkShape(value: string): string | undefined {
+  const links = paginationOnly(parseLinkHeader(value));
   if (links === null) return 'malformed';
+  if (!Object.keys(links).length) return undefined;
   // A set, not indexOf per link: a Link field of thousands of links stays one pass.
   const shapes = new Set(
     Object.entries(links).flatMap(([rel, urls]) => urls.map((url) => `rel=${inert(rel, 20)}(${urlParams(url)})`)),
@@ -161,7 +163,8 @@ function challengeShape(value: string): string {
 /** A number, empty, or something else: the values are data, their form is the contract. */
 const numeric = (value: string) => (value.trim() === '' ? 'empty' : /^\d+$/.test(value.trim()) ? 'number' : 'other');
 
-const HEADERS: Record<string, (value: string, request: Exchange['request']) => string> = {
+/** Each compared header's shape; undefined: nothing of the contract in it (as if absent). */
+const HEADERS: Record<string, (value: string, request: Exchange['request']) => string | undefined> = {
   'content-type': (v) => inert(v.split(';')[0].trim().toLowerCase(), 60),
   'cache-control': (v) => list(v.replace(/=[^,]*/g, '')),
   pragma: (v) => list(v),
@@ -234,7 +237,8 @@ export function shapeOf(exchange: Exchange): ExchangeShape {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(response.headers)) {
     const normalise = HEADERS[name.toLowerCase()];
-    if (normalise) headers[name.toLowerCase()] = normalise(value, request);
+    const shape = normalise?.(value, request);
+    if (shape !== undefined) headers[name.toLowerCase()] = shape;
   }
   const status = String(response.status);
   const {

@@ -23,7 +23,7 @@ import {
 } from '../shared/oauth.js';
 import { jsonValue } from '../shared/json.js';
 import { expectTokenFields, type Grant } from '../grants/token-fields.js';
-import { parseLinkHeader, numberHeader } from '../pagination/links.js';
+import { paginationOnly, parseLinkHeader, numberHeader } from '../pagination/links.js';
 import { expectKeepsParams } from '../pagination/traverse.js';
 import { expectEmptyEnd, expectNoOffsetHeaders } from '../pagination/keyset-checks.js';
 import { digest, remembered, type Flows, type Observed } from './flows.js';
@@ -43,7 +43,7 @@ import { judgeLegacyJwks, judgeRemovedAttributes, judgeShape } from './shapes.js
 import { judgeDevicePoll, judgeDeviceStart, noteClockMove } from './device.js';
 import { AUTHORIZE_PATH, judgeGrantedScope, judgeInfoScope, judgeStateEcho, noteAuthorization } from './scopes.js';
 import { judgeWith, observedResponse, type Verdict } from './recorder.js';
-import { judgeKeysetWalk, offersKeyset } from './pages.js';
+import { judgeKeysetWalk, keysetOffer } from './pages.js';
 import { decodeContent } from '../target/content-coding.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
 
@@ -112,10 +112,12 @@ function judgeToken(t: CheckContext, ex: Observed, res: HttpResponse, params: UR
     // No JSON at all (form-encoded, as GitHub answers a client that did not ask for JSON): judged as the run judges it.
     if (!jsonObject(res)) return expectJsonBody(t, res, what, ['TOK-RESPONSE-JSON', 'ENC-RESPONSE-JSON']);
     const body = expectTokenOk(t, res, what);
-    expectJsonType(t, res, what, ['TOK-RESPONSE-JSON']);
+    // The label is ENC-RESPONSE-JSON's, as in the checks: a JSON token response under another label is still one.
+    expectJsonType(t, res, what);
     // A match proves the grant's response rules (expectTokenFields names them), as in the checks.
     if (grant) expectTokenFields(t, body, grant, what);
-  } else {
+  } else if (res.status >= 400) {
+    // A redirect is no refusal (a token endpoint elsewhere: the code flow's rules, as the run says).
     // Any standard code is a right refusal here (the proxy does not know which one the request
     // deserved); a code of the server's own breaks ERR-TOKEN-STANDARD-CODES. The device grant adds
     // its own codes (RFC 8628 §3.5) to RFC 6749's.
@@ -281,8 +283,9 @@ function judgeDeadToken(t: CheckContext, ex: Observed, path: string, bearer: str
 /**
  * An offset-paginated answer held to itself: x-page from 1, the x-* headers consistent with each
  * other, with the rows on the page and with the Link relations; Link well formed, no Links.
+ * `followed`: the request was a Link the proxy forwarded, its parameters the server's own.
  */
-function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
+function judgePage(t: CheckContext, ex: Observed, res: HttpResponse, followed: boolean): void {
   if (ex.method !== 'GET' || res.status !== 200 || res.headers.get('x-page') === null) return;
   const what = `GET ${new URL(res.url).pathname}`;
   const rule = (rules: RuleId[]) => ({ rules });
@@ -293,7 +296,8 @@ function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
   );
   // No Link at all is PAG-LINK-HEADER's failure alone: the relations are then compared with nothing.
   const link = res.headers.get('link');
-  const links = link === null ? null : parseLinkHeader(link);
+  // Only the pagination relations, as the walks read them: a CDN's rel=preload is no page's.
+  const links = link === null ? null : paginationOnly(parseLinkHeader(link));
   t.soft(links !== null, `${what}: a paginated answer without a well-formed Link header`, rule(['PAG-LINK-HEADER']));
   const page = numberHeader(res, 'x-page');
   const per = numberHeader(res, 'x-per-page');
@@ -345,14 +349,18 @@ function judgePage(t: CheckContext, ex: Observed, res: HttpResponse): void {
         `the page holds ${rows.length} rows where x-total, x-page and x-per-page say otherwise`,
       );
   }
-  // Every relation keeps the request's parameters (PAG-LINK-FOLLOW), as the walks require of a link they follow.
-  if (links && !KEYSET_PARAMS.some((p) => new URL(res.url).searchParams.has(p)))
+  // Every relation keeps the parameters the client asked with (PAG-LINK-FOLLOW), as the walks
+  // require of the links from their first page: not those of a page a link led to (a server may
+  // add its own), nor a keyset request an endpoint answered with offset pages (it ignored it).
+  if (links && !followed && !asked.has('pagination') && !KEYSET_PARAMS.some((p) => asked.has(p)))
     for (const target of Object.values(links).flat())
       if (target) expectKeepsParams(t, new URL(target, res.url).href, res.url, `${what}: a Link`);
   if (links) {
     const nextLinks = links.next ?? [];
-    expectHeaders(nextLinks.length > 0 === (next !== null), `rel=next and x-next-page disagree`);
-    expectHeaders((links.prev ?? []).length > 0 === (prev !== null), `rel=prev and x-prev-page disagree`);
+    // Where a relation belongs is PAG-LINK-RELS' (a should), as the walks judge it; the numbers were judged above.
+    const expectRels = (ok: boolean, message: string) => t.soft(ok, `${what}: ${message}`, rule(['PAG-LINK-RELS']));
+    expectRels(nextLinks.length > 0 === (next !== null), `rel=next and x-next-page disagree`);
+    expectRels((links.prev ?? []).length > 0 === (prev !== null), `rel=prev and x-prev-page disagree`);
     if (next !== null && nextLinks.length === 1) {
       const linked = new URL(nextLinks[0], res.url).searchParams.get('page');
       expectHeaders(linked === String(next), `rel=next leads to page ${linked}, x-next-page says ${next}`);
@@ -417,8 +425,17 @@ function notePage(ex: Observed, url: URL, res: HttpResponse, flows: Flows, clien
  */
 function judgeKeysetPage(ex: Observed, url: URL, res: HttpResponse, flows: Flows): Verdict[] {
   if (ex.method !== 'GET' || res.status !== 200 || url.searchParams.get('pagination') !== 'keyset') return [];
-  if (!offersKeyset(url, flows.release)) return [];
+  const offer = keysetOffer(url, flows.release);
+  if (!offer) return [];
   const what = `GET ${url.pathname} (keyset)`;
+  // Offset pages (x-page) where the table offers keyset: the endpoint ignored the parameter, which
+  // breaks its own row's rule, as the keyset checks say (not the headers of a keyset page).
+  if (res.headers.get('x-page') !== null)
+    return judgeWith((t) =>
+      t.soft(false, `${what}: served offset pages where the keyset support table offers keyset pages`, {
+        rules: offer.rules,
+      }),
+    );
   const rows = ex.responseBody ? jsonValue(res) : undefined;
   return [
     ...judgeWith((t) => expectNoOffsetHeaders(t, res, what)),
@@ -441,6 +458,26 @@ function readable(ex: Observed): Observed {
   return { ...ex, responseBody: decoded.ok ? decoded.body : undefined };
 }
 
+/** Endpoints that answer JSON whatever the client: an HTML page there is no answer of the provider's. */
+const JSON_ENDPOINTS = [TOKEN_PATH, REVOKE_PATH, AUTHORIZE_DEVICE_PATH, TOKEN_INFO_PATH, '/oauth/userinfo'];
+
+/**
+ * A success answered with an HTML page where the provider answers JSON: a sign-in wall, a captive
+ * portal or an SSO front in front of the target, not the provider (as `run` says at start-up, "not
+ * an identity provider of this spec"). Not judged: no rule of the provider's is broken by it.
+ */
+export function pageInFront(observed: Observed): boolean {
+  if (observed.status < 200 || observed.status >= 300) return false;
+  if (!/^\s*text\/html\b/i.test(observed.responseHeaders.get('content-type') ?? '')) return false;
+  let path: string;
+  try {
+    path = new URL(observed.target, 'http://proxy.invalid').pathname;
+  } catch {
+    return false;
+  }
+  return path.startsWith(API_PREFIX) || JSON_ENDPOINTS.includes(path);
+}
+
 /** The verdicts of one exchange; `flows` is updated with what it establishes, `client` told of the client's habits. */
 export function judgeExchange(observed: Observed, flows: Flows, client?: ClientSink): Verdict[] {
   const ex = readable(observed);
@@ -459,10 +496,12 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
     const params = tokenParams(ex, url);
     const what = `POST ${TOKEN_PATH}`;
     // Each in its own judgement: a failed expect in one hides nothing the others prove.
-    const answered = ex.status < 500;
+    // A redirect is no token answer (the endpoint is elsewhere: the code flow's rules, as the run says).
+    const answered = ex.status < 500 && (ex.status < 300 || ex.status >= 400);
     return [
       ...(answered ? judgeWith((t) => expectNoStore(t, res, what)) : []),
-      ...(answered && ex.responseBody ? judgeWith((t) => expectExactJsonType(t, res, what)) : []),
+      // No body, no media type to judge (an empty refusal is the error body's failure alone).
+      ...(answered && ex.responseBody?.length ? judgeWith((t) => expectExactJsonType(t, res, what)) : []),
       ...judgeWith((t) => judgeToken(t, ex, res, params)),
       ...judgeWith((t) => judgeDevicePoll(t, ex, res, params, flows, client)),
       ...judgeWith((t) => judgeGrantedScope(t, ex, res, params, flows)),
@@ -479,6 +518,8 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
   }
   if (ex.method === 'OPTIONS') return judgeWith((t) => judgePreflight(t, ex, res, path));
   const bearer = bearerOf(ex, url);
+  // Before this answer's own links are noted (rel=first may name the request itself).
+  const followed = flows.linked.get(digest(url.pathname + url.search), ex.at) === true;
   if (ex.method === 'GET') notePage(ex, url, res, flows, client);
   return [
     ...judgeWith((t) => judgeDeadToken(t, ex, path, bearer, flows)),
@@ -486,7 +527,7 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
     ...(ex.method === 'GET' && path === TOKEN_INFO_PATH && ex.status === 200 && jsonObject(res)
       ? judgeWith((t) => expectInfoAliases(t, jsonObject(res)!))
       : []),
-    ...judgeWith((t) => judgePage(t, ex, res)),
+    ...judgeWith((t) => judgePage(t, ex, res, followed)),
     ...judgeKeysetPage(ex, url, res, flows),
     ...judgeKeysetWalk(ex, url, res, flows),
     ...(ex.status < 500 && ex.responseBody ? judgeWith((t) => judgeShape(t, ex.method, res)) : []),

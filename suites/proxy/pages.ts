@@ -51,20 +51,20 @@ function lastRow(row: Record<string, unknown>, order: KeysetOrder): KeysetLast['
 }
 
 /**
- * Whether the support table offers keyset pages for this request at `release`: its endpoint has
- * a row in force and the ordering asked (if any) is one the row allows. Elsewhere
+ * The support table's row that offers keyset pages for this request at `release`, if one does:
+ * its endpoint has a row in force and the ordering asked (if any) is one the row allows. Elsewhere
  * `pagination=keyset` may be ignored and offset pages served (the source allows that), so no
  * keyset judgement applies.
  */
-export function offersKeyset(url: URL, release: string): boolean {
+export function keysetOffer(url: URL, release: string): KeysetRow | undefined {
   const row = keysetRowOf(url.pathname, release);
-  if (!row) return false;
+  if (!row) return undefined;
   const order = askedOrder(url);
-  return (
+  const offered =
     order.order_by === null ||
     row.orders.some((o) => o.order_by === null) ||
-    allowsOrdering(row, order.order_by, order.sort!)
-  );
+    allowsOrdering(row, order.order_by, order.sort!);
+  return offered ? row : undefined;
 }
 
 /**

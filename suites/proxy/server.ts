@@ -135,6 +135,8 @@ export interface ProxyOptions {
   onExchange: (exchange: Observed) => void;
   /** A judge that threw: the traffic went on regardless; the caller says so once. */
   onJudgeError?: (error: unknown) => void;
+  /** A request the target did not answer (unreachable, TLS failing, silent): its client got a 502 or 504. */
+  onUnanswered?: (reason: string) => void;
 }
 
 export interface RunningProxy {
@@ -251,6 +253,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     // a 504 when nothing was sent yet, else the connection is cut (the answer cannot be completed).
     const silent = () => {
       upstream.destroy();
+      if (!res.headersSent) options.onUnanswered?.(`silent ${timeoutMs} ms`);
       refuse(504, `the target did not answer within ${timeoutMs} ms`);
     };
     upstream.setTimeout(timeoutMs, silent);
@@ -307,9 +310,11 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       });
       answer.on('error', () => res.destroy());
     });
-    upstream.on('error', (error: NodeJS.ErrnoException) =>
-      refuse(502, `the target does not answer (${error.code ?? 'error'})`),
-    );
+    upstream.on('error', (error: NodeJS.ErrnoException) => {
+      // A timeout's own destroy, or an answer cut midway, is no request left unanswered here.
+      if (!res.headersSent && !res.writableEnded) options.onUnanswered?.(error.code ?? 'error');
+      refuse(502, `the target does not answer (${error.code ?? 'error'})`);
+    });
     req.on('data', (chunk: Buffer) => requestBody.add(chunk));
     req.pipe(upstream);
     // A client that goes away takes its upstream request with it.

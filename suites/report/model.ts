@@ -170,4 +170,18 @@ export interface DiffSection {
   omitted?: number;
   /** Exchanges past the recording's bound, not compared. */
   unrecorded?: number;
+  /**
+   * Checks one side ran to no verdict (a premise missing: skipped or errored), by reason: their
+   * exchanges are not compared, and the operations the other side sent for them are listed here
+   * once instead of as differences (one cause, one blame).
+   */
+  notCompared?: NotCompared[];
+}
+
+export interface NotCompared {
+  /** Why, in the harness's words: the check's skip or error message, on the side that had no verdict. */
+  reason: string;
+  checks: string[];
+  /** Operations sent for those checks on either side, left uncompared. */
+  operations: string[];
 }

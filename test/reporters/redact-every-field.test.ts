@@ -61,6 +61,9 @@ const FIELDS = [
   'diffCheck',
   'diffAllowed',
   'diffRead',
+  'diffNotCompared',
+  'diffNotComparedCheck',
+  'diffNotComparedOperation',
   'clientHabit',
   'clientTitle',
   'clientWhere',
@@ -109,6 +112,13 @@ function fixture(v: (raw: string) => string): Report {
           checks: [`pagination.offset-headers code=${s('diffCheck')}`],
           allowed: `spec/openapi.yaml code=${s('diffAllowed')}`,
           count: 1,
+        },
+      ],
+      notCompared: [
+        {
+          reason: `needs restApi: GET /api/v4/user answered 502 PRIVATE-TOKEN: ${s('diffNotCompared')}`,
+          checks: [`pagination.offset-headers code=${s('diffNotComparedCheck')}`],
+          operations: [`GET /api/v4/users?private_token=${s('diffNotComparedOperation')}`],
         },
       ],
     },

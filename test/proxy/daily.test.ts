@@ -1,0 +1,122 @@
+/**
+ * `proxy` in daily use, in process, in front of loopback targets that are not the provider: one
+ * that does not answer, one whose TLS fails, one that answers a sign-in page to every API call.
+ * The client gets what the proxy can give (502, or the page as it came), stderr says so at once,
+ * once, and the report on Ctrl-C says why it judged nothing: no provider's rule broken, exit 2
+ * (nothing judged), no seed to rerun. On a terminal, one live line says how much was judged.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { executeProxy } from '../../cli/proxy.js';
+import type { Report } from '../../suites/report/model.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'idp-proxy-daily-'));
+let wall: Server;
+let wallUrl: string;
+/** A provider's JSON answer to everything: judged. */
+let json: { server: Server; port: number };
+beforeAll(async () => {
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+    res.end('{"id":1,"username":"u"}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  json = { server, port: (server.address() as AddressInfo).port };
+  wall = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<form action="/login" method="post"><input name="password" type="password"></form>');
+  });
+  await new Promise<void>((resolve) => wall.listen(0, '127.0.0.1', resolve));
+  wallUrl = `http://127.0.0.1:${(wall.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => wall.close(resolve));
+  await new Promise((resolve) => json.server.close(resolve));
+});
+
+/** The proxy in front of `target`, a client's two API calls through it, then Ctrl-C. */
+async function session(name: string, target: string, stderrTty = false) {
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  let announce!: (url: string) => void;
+  const announced = new Promise<string>((resolve) => (announce = resolve));
+  const out: string[] = [];
+  const err: string[] = [];
+  const file = join(dir, `${name}.json`);
+  const running = executeProxy(
+    { target, report: `json=${file}` },
+    {
+      out: (t) => {
+        out.push(t);
+        if (t.startsWith('http://')) announce(t.trim());
+      },
+      err: (t) => void err.push(t),
+      stop: () => stopped,
+      stderrTty,
+    },
+  );
+  const url = await announced;
+  const answers: number[] = [];
+  for (const [method, path] of [
+    ['POST', '/oauth/token'],
+    ['GET', '/api/v4/user'],
+  ]) {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      body: method === 'POST' ? 'grant_type=refresh_token' : undefined,
+    });
+    await res.text();
+    answers.push(res.status);
+  }
+  stop();
+  const code = await running;
+  const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
+  return { code, answers, out: out.join(''), err: err.join(''), report };
+}
+
+const broken = (report: Report) => report.rules.filter((r) => r.status === 'failed' || r.status === 'warned');
+
+describe('proxy in front of a target that does not answer', () => {
+  it.each([
+    ['unreachable', () => 'http://127.0.0.1:1', 'ECONNREFUSED'],
+    ['its TLS failing', () => `https://${wallUrl.slice('http://'.length)}`, 'EPROTO'],
+  ])('%s: 502 to the client, said at once and in the summary; nothing judged, exit 2', async (name, target, code) => {
+    const run = await session(name, target());
+    expect(run.answers).toEqual([502, 502]);
+    expect(run.err.match(/the target does not answer/g)).toHaveLength(1);
+    expect(run.err).toContain(`the target does not answer (${code})`);
+    expect(run.out).toContain(`0 exchanges judged; 2 requests the target did not answer (${code} ×2)`);
+    expect(run.out).toMatch(/no exchange was judged, so nothing is passed/);
+    expect(run.out).not.toMatch(/seed:/);
+    expect(broken(run.report)).toEqual([]);
+    expect(run.code).toBe(2);
+  });
+});
+
+describe('proxy in front of a sign-in wall that answers every API call with its page', () => {
+  it('forwards the page, judges none of it as the provider, and says so', async () => {
+    const run = await session('wall', wallUrl);
+    expect(run.answers).toEqual([200, 200]);
+    expect(run.err.match(/an HTML page where the provider answers JSON/g)).toHaveLength(1);
+    expect(run.out).toContain('0 exchanges judged; 2 HTML pages where the provider answers JSON, not judged');
+    // Before, TOK-RESPONSE-JSON, ENC-RESPONSE-JSON (must) and more failed on the wall's pages.
+    expect(broken(run.report).map((r) => r.id)).toEqual([]);
+    expect(run.code).toBe(2);
+  });
+});
+
+describe('proxy on a terminal, in front of a provider that answers', () => {
+  it('keeps one live line of what it judged, cleared before the report; none in a log', async () => {
+    const onTty = await session('tty', `http://127.0.0.1:${json.port}`, true);
+    expect(onTty.err).toContain('\r\u001b[2K1 exchange judged, ');
+    expect(onTty.err.endsWith('\r\u001b[2K')).toBe(true);
+    const inLog = await session('log', `http://127.0.0.1:${json.port}`);
+    expect(inLog.err).not.toContain('\u001b[2K');
+  });
+});
