@@ -1132,7 +1132,8 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
         }
         const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
         const held = typeof body?.access_token === 'string' && sim.store.accessTokens.get(digest(body.access_token));
-        if (!held) return false;
+        // Not the password response, whose fields are only three (the source's; GitHub has no such grant).
+        if (!held || formOf(asked).get('grant_type') === 'password') return false;
         setJson(answer, { ...body, scope: held.scopes.join(',') });
         return held.scopes.length > 1;
       },
