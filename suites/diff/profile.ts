@@ -7,7 +7,7 @@
  * number this harness knows and flag names of the spec.
  */
 import { profiles, releaseProblem } from '../../spec/index.js';
-import { DISCOVERY_PATH } from '../shared/oauth.js';
+import { discoveryPath } from '../shared/oauth.js';
 import type { Target, TargetResponse } from '../target/index.js';
 
 export const VERSION_PATH = '/api/v4/version';
@@ -45,13 +45,15 @@ async function readJson(target: Target, path: string, headers: Headers): Promise
 export async function readTargetProfile(target: Target): Promise<ReadProfile> {
   const read: string[] = [];
   const flags: Record<string, boolean> = {};
-  const discovery = await readJson(target, DISCOVERY_PATH, new Headers({ accept: 'application/json' }));
-  if (typeof discovery === 'string') read.push(`no flags from GET ${DISCOVERY_PATH}: ${discovery}`);
+  // Where the checks read it: under an issuer with a path (Keycloak's /realms/NAME), else at the root.
+  const path = discoveryPath(target.baseUrl, target.config.issuer);
+  const discovery = await readJson(target, path, new Headers({ accept: 'application/json' }));
+  if (typeof discovery === 'string') read.push(`no flags from GET ${path}: ${discovery}`);
   else
     for (const [flag, info] of Object.entries(profiles().flags)) {
       if (!info.discovery) continue;
       flags[flag] = discovery[info.discovery] !== undefined && discovery[info.discovery] !== null;
-      read.push(`${flag} ${flags[flag] ? 'on' : 'off'} (GET ${DISCOVERY_PATH})`);
+      read.push(`${flag} ${flags[flag] ? 'on' : 'off'} (GET ${path})`);
     }
 
   const headers = new Headers({ accept: 'application/json' });

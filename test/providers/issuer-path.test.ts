@@ -4,7 +4,10 @@
  * discovery is read at {issuer}/.well-known/openid-configuration (OIDC Discovery §4), not at the root.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { targetConfig } from '../../simulator/control/config.js';
+import { readTargetProfile } from '../../suites/diff/profile.js';
 import { allChecks } from '../../suites/index.js';
+import { createHttpTarget } from '../../suites/target/http.js';
 import { runAgainst, rulesWith, erroredText } from './provider.js';
 import { startPathProvider, type PathProvider } from './issuer-path.js';
 
@@ -44,5 +47,13 @@ describe('an issuer with a path', () => {
     expect(rulesWith(report, 'failed', 'warned'), erroredText(report)).toEqual([]);
     expect(report.checks.find((c) => c.id === 'oidc.discovery')?.status).toBe('passed');
     expect(code).toBe(0);
+  });
+
+  it('diff reads the flags a discovery document ties to from the one under the issuer too', async () => {
+    const profile = await readTargetProfile(createHttpTarget(targetConfig(rootToo.sim, rootToo.url)));
+    expect(profile.read.join('\n')).toMatch(
+      /^device_authorization_grant on \(GET \/realms\/conformance\/\.well-known\/openid-configuration\)$/m,
+    );
+    expect(profile.flags.device_authorization_grant).toBe(true);
   });
 });
