@@ -2,11 +2,12 @@
  * Published keys that verify signatures nobody made. WebCrypto (so jose) imports them and verifies
  * with them, so a provider serving one would have tokens anyone can forge pass as signed:
  * - an RSA key with the public exponent 1: the signature is the padded digest itself;
+ * - an RSA key whose modulus is a prime or has a small factor: its private exponent is computable;
  * - an Ed25519 key of small order (the identity, or another point of the 8-torsion): R = the
  *   identity and S = 0 satisfy RFC 8032 §5.1.7's equation for every message (for order 8, one in
  *   eight; any message can be tweaked until it is one).
  */
-import { createPublicKey, diffieHellman, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { checkPrimeSync, createPublicKey, diffieHellman, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { JWK } from 'jose';
 
 /** The unsigned big-endian integer a JWK member spells in base64url (RSA's n and e). */
@@ -19,6 +20,38 @@ const bigEndian = (member: string): bigint => {
 function rsaExponentValid(n: string, e: string): boolean {
   const exponent = bigEndian(e);
   return exponent >= 3n && exponent % 2n === 1n && exponent < bigEndian(n);
+}
+
+/** The primes below 2,000 (a sieve): a modulus one of them divides is factored at once. */
+const SMALL_PRIMES: bigint[] = (() => {
+  const composite = new Uint8Array(2000);
+  const primes: bigint[] = [];
+  for (let i = 2; i < composite.length; i++) {
+    if (composite[i]) continue;
+    primes.push(BigInt(i));
+    for (let j = i * i; j < composite.length; j += i) composite[j] = 1;
+  }
+  return primes;
+})();
+
+/** Moduli already judged (a run reads its key set many times), at most this many remembered. */
+const judgedModuli = new Map<string, boolean>();
+const MAX_JUDGED = 1024;
+
+/**
+ * Is an RSA modulus one anyone can factor: a prime (φ(n) = n - 1), or one with a small prime
+ * factor? Either way the private exponent follows from the public key. A real modulus costs about
+ * 2 ms once (a Miller-Rabin round fails at once on a composite); a prime costs two rounds.
+ */
+function rsaModulusFactorable(n: string): boolean {
+  const known = judgedModuli.get(n);
+  if (known !== undefined) return known;
+  const value = bigEndian(n);
+  const factorable =
+    value < 2n || SMALL_PRIMES.some((p) => value !== p && value % p === 0n) || checkPrimeSync(value, { checks: 2 });
+  if (judgedModuli.size >= MAX_JUDGED) judgedModuli.clear();
+  judgedModuli.set(n, factorable);
+  return factorable;
 }
 
 /** The prime of Curve25519 and edwards25519. */
@@ -63,6 +96,8 @@ function ed25519SmallOrder(x: string): boolean {
 export function forgeableKey(key: JWK): string | undefined {
   if (key.kty === 'RSA' && typeof key.n === 'string' && typeof key.e === 'string' && !rsaExponentValid(key.n, key.e))
     return 'an RSA key whose public exponent is not odd, at least 3 and below n (RFC 8017 §3.1): with e = 1 a signature anyone can compute verifies';
+  if (key.kty === 'RSA' && typeof key.n === 'string' && rsaModulusFactorable(key.n))
+    return 'an RSA key whose modulus is a prime or has a small factor: its private exponent follows from it, so anyone can sign';
   if (key.kty === 'OKP' && key.crv === 'Ed25519' && typeof key.x === 'string' && ed25519SmallOrder(key.x))
     return 'an Ed25519 key of small order: R = the identity and S = 0, which anyone can send, verify';
   return undefined;

@@ -29,6 +29,38 @@ const IDENTITY = Buffer.concat([Buffer.from([1]), Buffer.alloc(31)]);
 /** DigestInfo of SHA-256 (RFC 8017 §9.2, note 1). */
 const SHA256_INFO = Buffer.from('3031300d060960864801650304020105000420', 'hex');
 
+/** A 2048-bit prime (crypto.generatePrimeSync), published as an RSA modulus. */
+const PRIME = BigInt(
+  '0xe3dce1ebeb7ba10adc23a684597abfbe48d629d7d654b2a92f00decb0e8c72cc4ec7261611234f72a2e322f83827cec398ef' +
+    '648b5835b183541d2aa379e96bc2bb27282d6888a82ba9256677bae73a4bdd1c720d736638527b2480e4b27956c4c02be7f1' +
+    '11ef637b9783d5c9ed62e1a8dcec78e5f94d981d9be2a00463851ec3c7cb636b73ca9357e16cf8f716324658155c516f3e43' +
+    'f5a79cfd961e06706c74841def89698c93e2019a39c42a07454bff7caebb6b2b71f79e794a4d075388970334d435fd381d26' +
+    'edfc272c14c58add9303ad736dda4072c10bcbca1c2120c8d80c9a7ab309f532dfe8cb8da7863e11339774e4e16d992362e899c5a9080025',
+);
+
+/** base^exponent mod m. */
+function modPow(base: bigint, exponent: bigint, m: bigint): bigint {
+  let result = 1n;
+  for (let b = base % m, e = exponent; e > 0n; e >>= 1n, b = (b * b) % m) if (e & 1n) result = (result * b) % m;
+  return result;
+}
+
+/** The inverse of a modulo m (extended Euclid). */
+function modInverse(a: bigint, m: bigint): bigint {
+  let [r0, r1, s0, s1] = [a % m, m, 1n, 0n];
+  while (r1 !== 0n) {
+    const q = r0 / r1;
+    [r0, r1, s0, s1] = [r1, r0 - q * r1, s1, s0 - q * s1];
+  }
+  return ((s0 % m) + m) % m;
+}
+
+/** EMSA-PKCS1-v1_5 of SHA-256 (RFC 8017 §9.2) for a 256-byte modulus. */
+function pkcs1(input: string): Buffer {
+  const t = Buffer.concat([SHA256_INFO, createHash('sha256').update(input).digest()]);
+  return Buffer.concat([Buffer.from([0, 1]), Buffer.alloc(256 - 3 - t.length, 0xff), Buffer.from([0]), t]);
+}
+
 interface Forgery {
   key: { kid: string; alg: string } & Record<string, string>;
   sign(input: string): Buffer;
@@ -38,9 +70,22 @@ interface Forgery {
 const FORGERIES: Record<string, Forgery> = {
   'RSA, e = 1': {
     key: { kty: 'RSA', kid: 'forged', use: 'sig', alg: 'RS256', n: b64(modulus), e: 'AQ' },
+    sign: pkcs1,
+  },
+  // φ(p) = p - 1: the private exponent follows from the public key.
+  'RSA, a prime modulus': {
+    key: {
+      kty: 'RSA',
+      kid: 'forged',
+      use: 'sig',
+      alg: 'RS256',
+      n: b64(Buffer.from(PRIME.toString(16).padStart(512, '0'), 'hex')),
+      e: 'AQAB',
+    },
     sign(input: string) {
-      const t = Buffer.concat([SHA256_INFO, createHash('sha256').update(input).digest()]);
-      return Buffer.concat([Buffer.from([0, 1]), Buffer.alloc(256 - 3 - t.length, 0xff), Buffer.from([0]), t]);
+      const m = BigInt(`0x${pkcs1(input).toString('hex')}`);
+      const s = modPow(m, modInverse(65537n, PRIME - 1n), PRIME);
+      return Buffer.from(s.toString(16).padStart(512, '0'), 'hex');
     },
   },
   'Ed25519, the identity': {
