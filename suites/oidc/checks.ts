@@ -76,7 +76,7 @@ async function verifyIdToken(t: CheckContext, idToken: string, audience: string,
       : `id_token names a kid that ${KEYS_PATH} does not publish`,
     broke(['OIDC-ID-TOKEN-SIGNATURE'], { kid: header.kid ?? null, keys: jwks.keys.length }),
   );
-  const keys = localKeys(t, jwks);
+  const keys = localKeys(t, jwks, header.kid);
   try {
     // Any asymmetric algorithm of the published keys proves the signature (must); RS256 is the default (should).
     const { payload } = await jwtVerify(idToken, keys, { issuer, audience, clockTolerance: CLOCK_SKEW });
@@ -120,7 +120,13 @@ async function signedUserinfo(
   clientId: string,
 ): Promise<Record<string, unknown> | undefined> {
   if (res.status !== 200) return undefined;
-  const keys = localKeys(t, await fetchJwks(t));
+  let kid: string | undefined;
+  try {
+    kid = decodeProtectedHeader(res.text.trim()).kid;
+  } catch {
+    // not a JWS: jwtVerify below says so
+  }
+  const keys = localKeys(t, await fetchJwks(t), kid);
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(res.text.trim(), keys, { clockTolerance: CLOCK_SKEW }));

@@ -49,9 +49,17 @@ function rsaModulusFactorable(n: string): boolean {
   const value = bigEndian(n);
   const factorable =
     value < 2n || SMALL_PRIMES.some((p) => value !== p && value % p === 0n) || checkPrimeSync(value, { checks: 2 });
-  if (judgedModuli.size >= MAX_JUDGED) judgedModuli.clear();
-  judgedModuli.set(n, factorable);
+  if (judgedModuli.size < MAX_JUDGED) judgedModuli.set(n, factorable);
   return factorable;
+}
+
+/**
+ * Why an RSA key's modulus lets anyone sign, or undefined. Apart from forgeableKey: it costs a
+ * Miller-Rabin round, so a caller judges a bounded number of keys (localKeys).
+ */
+export function factorableModulus(key: JWK): string | undefined {
+  if (key.kty !== 'RSA' || typeof key.n !== 'string' || !rsaModulusFactorable(key.n)) return undefined;
+  return 'an RSA key whose modulus is a prime or has a small factor: its private exponent follows from it, so anyone can sign';
 }
 
 /** The prime of Curve25519 and edwards25519. */
@@ -96,8 +104,6 @@ function ed25519SmallOrder(x: string): boolean {
 export function forgeableKey(key: JWK): string | undefined {
   if (key.kty === 'RSA' && typeof key.n === 'string' && typeof key.e === 'string' && !rsaExponentValid(key.n, key.e))
     return 'an RSA key whose public exponent is not odd, at least 3 and below n (RFC 8017 §3.1): with e = 1 a signature anyone can compute verifies';
-  if (key.kty === 'RSA' && typeof key.n === 'string' && rsaModulusFactorable(key.n))
-    return 'an RSA key whose modulus is a prime or has a small factor: its private exponent follows from it, so anyone can sign';
   if (key.kty === 'OKP' && key.crv === 'Ed25519' && typeof key.x === 'string' && ed25519SmallOrder(key.x))
     return 'an Ed25519 key of small order: R = the identity and S = 0, which anyone can send, verify';
   return undefined;
