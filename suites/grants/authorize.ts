@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import type { RuleId } from '../../spec/index.js';
 import type { AppRole, AuthorizeOutcome, Check, CheckContext } from '../types.js';
 import { SIGN_IN_DEFAULTS } from '../drivers/defaults.js';
+import { handsOverTo } from '../drivers/hand-over.js';
 import { parseForms } from '../drivers/html.js';
 import { identifierField } from '../drivers/sign-in.js';
 import {
@@ -30,9 +31,7 @@ async function grantedScopes(t: CheckContext, app: AppRole, code: string, reques
 function landsOn(redirect: URL, foreign: string, registered: URL): boolean {
   const f = new URL(foreign);
   f.hash = '';
-  if (f.href === registered.href) return false;
-  const sameTarget = redirect.origin === f.origin && redirect.pathname === f.pathname;
-  return sameTarget && [...f.searchParams].every(([k, v]) => redirect.searchParams.getAll(k).includes(v));
+  return f.href !== registered.href && handsOverTo(redirect.href, f.href);
 }
 
 /**
@@ -201,7 +200,7 @@ export const authorizeChecks: Check[] = [
         );
         const code = redirect?.searchParams.get('code');
         t.expect(
-          code && redirect!.href.startsWith(`${redirectUri}?`),
+          code && handsOverTo(redirect!.href, redirectUri),
           `the loopback redirect URI with port ${port} was refused (RFC 8252 §7.3: any port)`,
           { port, status: response.status, error: redirect?.searchParams.get('error') ?? null },
         );

@@ -26,6 +26,8 @@ export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 /** RFC 6749 §5.2: the characters error_description may hold. */
 const DESCRIPTION_CHARACTERS = new RegExp(`^[${ERROR_DESCRIPTION_CHARACTERS}]*$`);
 
+const withoutTrailingSlash = (url: string) => url.replace(/(?<!\/)\/+$/, '');
+
 /**
  * The path under the base URL where discovery is read: the configured issuer's (OIDC Discovery §4:
  * {issuer}/.well-known/openid-configuration, so an issuer with a path, Keycloak's /realms/NAME,
@@ -33,15 +35,13 @@ const DESCRIPTION_CHARACTERS = new RegExp(`^[${ERROR_DESCRIPTION_CHARACTERS}]*$`
  * (an issuer on another origin, or above the base URL as in a config that kept the host's root).
  */
 export function discoveryPath(baseUrl: string, issuer: string | undefined): string {
-  const own = issuer?.replace(/(?<!\/)\/+$/, '');
+  const own = issuer === undefined ? undefined : withoutTrailingSlash(issuer);
   return own?.startsWith(`${baseUrl}/`) ? `${own.slice(baseUrl.length)}${DISCOVERY_PATH}` : DISCOVERY_PATH;
 }
 
 /** GET the discovery document (discoveryPath). */
 export const getDiscovery = (http: Pick<Http, 'baseUrl' | 'get'>, issuer: string | undefined) =>
   http.get(discoveryPath(http.baseUrl, issuer));
-
-const withoutTrailingSlash = (url: string) => url.replace(/(?<!\/)\/+$/, '');
 
 /** The config's issuer and the provider's name one issuer, whether or not either ends with a slash. */
 export const sameIssuer = (a: string, b: string) => withoutTrailingSlash(a) === withoutTrailingSlash(b);
