@@ -13,6 +13,7 @@ import {
   deviceErrors,
   TOKEN_INFO_PATH,
   TOKEN_PATH,
+  USERINFO_PATH,
   expectExactJsonType,
   expectJsonType,
   expectNoStore,
@@ -459,7 +460,7 @@ function readable(ex: Observed): Observed {
 }
 
 /** Endpoints that answer JSON whatever the client: an HTML page there is no answer of the provider's. */
-const JSON_ENDPOINTS = [TOKEN_PATH, REVOKE_PATH, AUTHORIZE_DEVICE_PATH, TOKEN_INFO_PATH, '/oauth/userinfo'];
+const JSON_ENDPOINTS = [TOKEN_PATH, REVOKE_PATH, AUTHORIZE_DEVICE_PATH, TOKEN_INFO_PATH, USERINFO_PATH];
 
 /**
  * A success answered with an HTML page where the provider answers JSON: a sign-in wall, a captive
