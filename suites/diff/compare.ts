@@ -165,6 +165,17 @@ const INSIDE_A_VALUE: Found = {
 /** A difference by what the target did (the member or header and the target's side), whatever the reference did. */
 const sameAs = (a: Found) => [a.kind, a.subject, a.target].join('\u0000');
 
+/**
+ * The rules each difference is linked to among `entries` (by sameAs); the returned function gives,
+ * for the same difference at `operation`, those of its rules that concern that operation.
+ */
+function linkedCauses(entries: ReadonlyArray<{ found: Found; rules: readonly string[] }>) {
+  const causes = new Map<string, string[]>();
+  for (const e of entries) if (e.rules.length) causes.set(sameAs(e.found), addTo(causes.get(sameAs(e.found)), e.rules));
+  return (found: Found, operation: string) =>
+    (causes.get(sameAs(found)) ?? []).filter((r) => ruleConcerns(r, operation));
+}
+
 /** The spec's document, where the answer matches it (suites/diff/conforms.ts). */
 export const ALLOWED_BY_SCHEMA = 'spec/openapi.yaml';
 
@@ -411,13 +422,9 @@ export function diffRecordings({
     });
     // The same difference (the same member or header, the target's side alike) where the check's
     // failed assertion did not look, say on another collection, has the cause it judged elsewhere.
-    const causes = new Map<string, string[]>();
-    for (const j of judged)
-      if (j.rules.length) causes.set(sameAs(j.found), addTo(causes.get(sameAs(j.found)), j.rules));
+    const causeOf = linkedCauses(judged);
     for (const j of judged) {
-      const rules = j.rules.length
-        ? j.rules
-        : (causes.get(sameAs(j.found)) ?? []).filter((r) => ruleConcerns(r, j.operation));
+      const rules = j.rules.length ? j.rules : causeOf(j.found, j.operation);
       // After a failure, what the check did differently follows from it: one cause, one blame.
       if (j.t?.afterFailure && !rules.length) continue;
       pending.push({
@@ -432,12 +439,8 @@ export function diffRecordings({
   }
   // The same difference linked in another check, where its rule concerns the operation (one
   // answer of the target's read by several checks): the same cause, not a second finding.
-  const linkedAnywhere = new Map<string, string[]>();
-  for (const p of pending)
-    if (p.rules.length) linkedAnywhere.set(sameAs(p.found), addTo(linkedAnywhere.get(sameAs(p.found)), p.rules));
-  for (const p of pending)
-    if (!p.rules.length)
-      p.rules = (linkedAnywhere.get(sameAs(p.found)) ?? []).filter((r) => ruleConcerns(r, p.operation));
+  const linkedAnywhere = linkedCauses(pending);
+  for (const p of pending) if (!p.rules.length) p.rules = linkedAnywhere(p.found, p.operation);
   // A failed assertion whose rules no difference of its check shows broke a value diff does not
   // compare (a URL's host, a JWT's claims, a number): one row at the answer it judged, so the
   // deviation shows once, at its operation, with its rule.
