@@ -7,7 +7,7 @@
 import type { CheckResult, Difference, DiffSection, Exchange, NotCompared } from '../report/model.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
 import { SETUP } from '../runner/run.js';
-import { ruleConcerns } from './operation.js';
+import { ruleConcerns, ruleNames } from './operation.js';
 import { shapeOf, type ExchangeShape } from './shape.js';
 
 /** Bounds of one side's recording, and of the report: memory stays flat whatever the target sends. */
@@ -291,6 +291,29 @@ function unlinked(found: Found, t: ExchangeShape | undefined): Judged {
   return t.accepted?.length ? { rules: [], allowed: t.accepted.join(', ') } : { rules: [] };
 }
 
+/** A difference about one member (not the body itself, `$`) or header, which a rule's sentence can name; the rest concern the whole answer. */
+const aboutAName = (f: Found) =>
+  f.kind === 'header' || ((f.kind === 'member' || f.kind === 'type') && f.subject !== '$');
+
+/**
+ * A member or header difference the failed rules do not name, in an answer where they name
+ * another that differs: the failure is about that one (Cache-Control missing), not about a member
+ * beside it (an extra `x_region`), which is judged as if unlinked. Where the rules name none of the
+ * answer's differences, or the answer differs as a whole (its status, its body's type: an HTML page
+ * for JSON differs in its members and its Content-Type alike), each stays linked: the failure is
+ * about one of them, which cannot be told.
+ */
+function besideNamed(
+  s: { found: Found; t?: ExchangeShape },
+  rules: readonly string[],
+  seen: ReadonlyArray<{ found: Found; t?: ExchangeShape }>,
+): boolean {
+  if (!aboutAName(s.found)) return false;
+  const answer = seen.filter((o) => o.t === s.t);
+  const named = (f: Found) => aboutAName(f) && rules.some((r) => ruleNames(r, f.subject));
+  return !named(s.found) && answer.every((o) => aboutAName(o.found)) && answer.some((o) => named(o.found));
+}
+
 export interface DiffInput {
   target: Recording;
   reference: Recording;
@@ -418,7 +441,7 @@ export function diffRecordings({
     }
     const judged = seen.map((s) => {
       const rules = s.t ? linked.get(index.get(s.t)!) : undefined;
-      return { ...s, ...(rules ? { rules } : unlinked(s.found, s.t)) };
+      return { ...s, ...(rules && !besideNamed(s, rules, seen) ? { rules } : unlinked(s.found, s.t)) };
     });
     // The same difference (the same member or header, the target's side alike) where the check's
     // failed assertion did not look, say on another collection, has the cause it judged elsewhere.

@@ -2,7 +2,7 @@
  * Which operation of spec/openapi.yaml a request is: method and path template, so that
  * `/api/v4/projects/7` on the target and `/api/v4/projects/12` on the reference pair up.
  */
-import { corsPreflights, operations } from '../../spec/index.js';
+import { corsPreflights, operations, rules } from '../../spec/index.js';
 
 interface Template {
   method: string;
@@ -73,4 +73,27 @@ export function ruleConcerns(rule: string, operation: string): boolean {
     ruleScopes = { byOperation, listed: new Set([...byOperation.values()].flatMap((rules) => [...rules])) };
   }
   return !ruleScopes.listed.has(rule) || (ruleScopes.byOperation.get(operation)?.has(rule) ?? false);
+}
+
+let ruleTexts: Map<string, string> | undefined;
+
+/** A name's character: a word of the rule's text ends where none follows. */
+const NAME_CHAR = /[\w-]/;
+
+/**
+ * Does the rule's sentence (its title or statement in spec/rules.yaml) name this member or header:
+ * `refresh_token` for `$.refresh_token`, `scopes` for `$.scopes[]`, `Cache-Control` for
+ * `cache-control`, as a whole word, in any case? A scan of a short text, no pattern built per name.
+ */
+export function ruleNames(rule: string, subject: string): boolean {
+  ruleTexts ??= new Map(rules().map((r) => [r.id, `${r.title} ${r.statement}`.toLowerCase()]));
+  const text = ruleTexts.get(rule);
+  const name = (subject.startsWith('$') ? subject.replace(/\[\]/g, '').split('.').at(-1)! : subject).toLowerCase();
+  if (!text || !name) return false;
+  for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
+    const before = at > 0 ? text[at - 1] : ' ';
+    const after = text[at + name.length] ?? ' ';
+    if (!NAME_CHAR.test(before) && !NAME_CHAR.test(after)) return true;
+  }
+  return false;
 }

@@ -87,6 +87,31 @@ describe('per assertion, not per check', () => {
     ]);
   });
 
+  it('links a failure to the differences of its exchange the spec does not allow, not to members it allows beside them', () => {
+    // One answer, two differences: Cache-Control missing (TOK-NO-STORE's failure) and a member the
+    // token response's schema allows. The member did not break the rule: it stays allowed.
+    const target = createRecording();
+    const reference = createRecording();
+    target.add('c', exchange('POST', '/oauth/token', 200, json, { ...tokens, x_region: 'eu' }));
+    reference.add('c', exchange('POST', '/oauth/token', 200, { ...json, 'cache-control': 'no-store' }, tokens));
+    target.judge('c', ['TOK-NO-STORE'], false);
+    // Where a member the schema allows is all that differs, it is what the failure is about: linked.
+    const { refresh_token: _kept, ...noRefresh } = tokens;
+    target.add('d', exchange('POST', '/oauth/token', 200, json, tokens));
+    reference.add('d', exchange('POST', '/oauth/token', 200, json, noRefresh));
+    target.judge('d', ['TOK-REFRESH-TOKEN-ABSENT'], false);
+    const results = [
+      result('c', 'failed', ['TOK-NO-STORE'], ['TOK-NO-STORE']),
+      result('d', 'failed', ['TOK-REFRESH-TOKEN-ABSENT'], ['TOK-REFRESH-TOKEN-ABSENT']),
+    ];
+    const { differences } = diffRecordings({ target, reference, results, referenceName: 'ref' });
+    expect(differences.map(row)).toEqual([
+      ['POST /oauth/token', 'member', '$.refresh_token', 'TOK-REFRESH-TOKEN-ABSENT', ''],
+      ['POST /oauth/token', 'member', '$.x_region', '', 'spec/openapi.yaml'],
+      ['POST /oauth/token', 'header', 'cache-control', 'TOK-NO-STORE', ''],
+    ]);
+  });
+
   it('leaves out what a check did after its failure, and tells allowed from not covered', () => {
     const target = createRecording();
     const reference = createRecording();
