@@ -116,6 +116,7 @@ export async function runConformance(options: RunOptions): Promise<Report> {
   const session = await openSession({
     ...options,
     onSlow: (timeoutMs) => {
+      options.onSlow?.(timeoutMs);
       slowTimeoutMs = timeoutMs;
       if (checksLeft !== undefined) saySlow();
     },
