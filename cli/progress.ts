@@ -14,7 +14,7 @@ export interface ProgressOptions {
 }
 
 export interface Progress {
-  /** The run's first line (target, release, seed, number of checks). */
+  /** A line of its own: the run's first (target, release, seed, number of checks), or a notice on the way. */
   start(line: string): void;
   result(result: CheckResult, index: number, total: number): void;
   /** Clear the live line, so what follows starts on a clean line. */
@@ -39,7 +39,11 @@ export function createProgress({ write, tty, quiet }: ProgressOptions): Progress
     inArea = [];
   };
   return {
-    start: (line) => write(`${terminalSafe(line)}\n`),
+    start(line) {
+      // A terminal's live line is cleared first, so the notice does not run on from it.
+      write(`${live ? '\r\u001b[2K' : ''}${terminalSafe(line)}\n`);
+      live = false;
+    },
     result(result, index, total) {
       if (tty) {
         const all = `[${index + 1}/${total}] ${result.status.padEnd(7)} ${result.id}`;

@@ -5,6 +5,7 @@
  */
 import type { CheckResult, CheckStatus, Exchange, Report, RuleResult, RuleStatus } from '../suites/report/model.js';
 import { coverageOf, coverageShort, noCheckRan, verdict } from '../suites/report/verdict.js';
+import { SLOW_SHARE } from '../suites/target/types.js';
 
 export type Counts = Record<CheckStatus, number>;
 
@@ -110,9 +111,13 @@ export function verdictLine(report: Report): string {
   if (noCheckRan(report) && !report.interrupted && !report.stopped)
     return `${verdictHead(report)} (${by}${coverageText(report)}): ${report.client ? 'no exchange was judged' : 'no check ran'}${report.shard ? ` in shard ${report.shard.index}/${report.shard.total}` : ''}, so nothing is passed`;
   // Said beside the errored count: which errors were the target's rate limit, not the harness.
-  const limited = report.rateLimited
-    ? `; ${report.rateLimited} request${report.rateLimited === 1 ? '' : 's'} rate-limited by the target`
-    : '';
+  const limited =
+    (report.rateLimited
+      ? `; ${report.rateLimited} request${report.rateLimited === 1 ? '' : 's'} rate-limited by the target`
+      : '') +
+    (report.slowAnswers
+      ? `; ${report.slowAnswers} answer${report.slowAnswers === 1 ? '' : 's'} took ${SLOW_SHARE * 100} % of --timeout or more`
+      : '');
   return `${verdictHead(report)} (${by}${coverageText(report)}): ${failed} failed, ${erroredText}${warned} warned, ${expectedText}${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}${staleText}${limited}`;
 }
 

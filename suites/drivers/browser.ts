@@ -341,6 +341,9 @@ interface Stray {
   why: string;
 }
 
+/** The one Accept-Encoding the browser sends: no content coding (withoutContentCodings). */
+const IDENTITY_ONLY = { name: 'Accept-Encoding', value: 'identity' };
+
 /**
  * The request's headers asking for no content coding. Chromium decodes whatever coding it asked
  * for without bound (a 4.6 MB gzip page made it hold 3.5 GB until the page timed out) and refuses
@@ -350,7 +353,7 @@ interface Stray {
  */
 function withoutContentCodings(headers: Record<string, string>): Array<{ name: string; value: string }> {
   const kept = Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'accept-encoding');
-  return [...kept.map(([name, value]) => ({ name, value })), { name: 'Accept-Encoding', value: 'identity' }];
+  return [...kept.map(([name, value]) => ({ name, value })), IDENTITY_ONLY];
 }
 
 /**
@@ -468,7 +471,15 @@ export async function createBrowserDriver(
     // cancelled as it begins: Playwright keeps every one on disk until the context closes, so a
     // page that starts an endless one would fill the disk while the check runs.
     fence = await openFence(allowedOrigins(http.baseUrl, config.trustedOrigins));
-    context = await browser.newContext({ serviceWorkers: 'block', proxy: fence.proxy, acceptDownloads: false });
+    // Every target of the context asks for no content coding from its first request on: a popup
+    // is closed as it appears but its first request is already sent, outside guardRequests'
+    // session, which sets the same header on the driver's own page (withoutContentCodings).
+    context = await browser.newContext({
+      serviceWorkers: 'block',
+      proxy: fence.proxy,
+      acceptDownloads: false,
+      extraHTTPHeaders: { [IDENTITY_ONLY.name]: IDENTITY_ONLY.value },
+    });
     await context.addInitScript(withoutPeerConnections);
     await context.addInitScript(withoutWindowOpen);
   } catch (error) {

@@ -2,7 +2,8 @@
  * Published keys that verify signatures nobody made. WebCrypto (so jose) imports them and verifies
  * with them, so a provider serving one would have tokens anyone can forge pass as signed:
  * - an RSA key with the public exponent 1: the signature is the padded digest itself;
- * - an RSA key whose modulus is a prime or has a small factor: its private exponent is computable;
+ * - an RSA key whose modulus is a prime, has a small factor or is the product of two close primes
+ *   (Fermat's method finds them): its private exponent is computable;
  * - an Ed25519 key of small order (the identity, or another point of the 8-torsion): R = the
  *   identity and S = 0 satisfy RFC 8032 §5.1.7's equation for every message (for order 8, one in
  *   eight; any message can be tweaked until it is one).
@@ -34,21 +35,72 @@ const SMALL_PRIMES: bigint[] = (() => {
   return primes;
 })();
 
+/**
+ * Rounds of Fermat's method: it finds p and q when (p - q)^2 / (8 sqrt(n)) is below this, so
+ * primes that differ in their top bits only (one drawn next to the other) fall in the first round.
+ * FIPS 186-5 keeps |p - q| above 2^(bits/2 - 100), which no bounded search reaches.
+ */
+const FERMAT_ROUNDS = 1024;
+
+/** floor(sqrt(value)) for value >= 0, by Newton's method from above. */
+function integerSqrt(value: bigint): bigint {
+  if (value < 2n) return value;
+  let x = 1n << BigInt(Math.ceil(value.toString(2).length / 2));
+  for (let y = (x + value / x) >> 1n; y < x; y = (x + value / x) >> 1n) x = y;
+  return x;
+}
+
+/** Squares modulo 64, 63 and 65: nearly every number that is not a square is told so by these. */
+const RESIDUE_MODULI = [64, 63, 65];
+const SQUARE_RESIDUE = RESIDUE_MODULI.map((m) => {
+  const square = new Uint8Array(m);
+  for (let i = 0; i < m; i++) square[(i * i) % m] = 1;
+  return square;
+});
+/** The residues are followed modulo their product, in plain numbers: a round costs no BigInt. */
+const RESIDUE_PRODUCT = RESIDUE_MODULI.reduce((a, b) => a * b);
+
+/** Does Fermat's method split odd `n` into two factors within FERMAT_ROUNDS rounds? */
+function fermatSplits(n: bigint): boolean {
+  const root = integerSqrt(n);
+  if (root * root === n) return true;
+  const start = root + 1n;
+  const m = BigInt(RESIDUE_PRODUCT);
+  // For a = start + k, b2 = a^2 - n; b2 grows by 2a + 1 from one a to the next.
+  let b2 = Number((start * start - n) % m);
+  let a = Number(start % m);
+  for (let k = 0; k < FERMAT_ROUNDS; k++) {
+    if (SQUARE_RESIDUE.every((square, i) => square[b2 % RESIDUE_MODULI[i]])) {
+      const x = start + BigInt(k);
+      const square = x * x - n;
+      const y = integerSqrt(square);
+      if (y * y === square) return x - y > 1n;
+    }
+    b2 = (b2 + 2 * a + 1) % RESIDUE_PRODUCT;
+    a = (a + 1) % RESIDUE_PRODUCT;
+  }
+  return false;
+}
+
 /** Moduli already judged (a run reads its key set many times), at most this many remembered. */
 const judgedModuli = new Map<string, boolean>();
 const MAX_JUDGED = 1024;
 
 /**
- * Is an RSA modulus one anyone can factor: a prime (φ(n) = n - 1), or one with a small prime
- * factor? Either way the private exponent follows from the public key. A real modulus costs about
- * 2 ms once (a Miller-Rabin round fails at once on a composite); a prime costs two rounds.
+ * Is an RSA modulus one anyone can factor: a prime (φ(n) = n - 1), one with a small prime factor,
+ * or one of two close primes? Each way the private exponent follows from the public key. A real
+ * modulus costs a few milliseconds once (a Miller-Rabin round fails at once on a composite, then
+ * FERMAT_ROUNDS rounds of Fermat's method); a prime costs two rounds.
  */
 function rsaModulusFactorable(n: string): boolean {
   const known = judgedModuli.get(n);
   if (known !== undefined) return known;
   const value = bigEndian(n);
   const factorable =
-    value < 2n || SMALL_PRIMES.some((p) => value !== p && value % p === 0n) || checkPrimeSync(value, { checks: 2 });
+    value < 2n ||
+    SMALL_PRIMES.some((p) => value !== p && value % p === 0n) ||
+    checkPrimeSync(value, { checks: 2 }) ||
+    fermatSplits(value);
   if (judgedModuli.size < MAX_JUDGED) judgedModuli.set(n, factorable);
   return factorable;
 }
@@ -59,7 +111,7 @@ function rsaModulusFactorable(n: string): boolean {
  */
 export function factorableModulus(key: JWK): string | undefined {
   if (key.kty !== 'RSA' || typeof key.n !== 'string' || !rsaModulusFactorable(key.n)) return undefined;
-  return 'an RSA key whose modulus is a prime or has a small factor: its private exponent follows from it, so anyone can sign';
+  return 'an RSA key whose modulus is a prime, has a small factor or is the product of two close primes: its private exponent follows from it, so anyone can sign';
 }
 
 /** The prime of Curve25519 and edwards25519. */

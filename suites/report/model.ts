@@ -100,6 +100,11 @@ export interface Report {
    * the waits and retries: each errored the check that sent it. Present when there were any.
    */
   rateLimited?: number;
+  /**
+   * Answers that took at least half of the per-request timeout (--timeout): a target slow on
+   * every request holds each check to its time limit. Present when there were any.
+   */
+  slowAnswers?: number;
   /** The flags that pointed the run at its target (reproduce commands; `--rerun-failed` takes only the selection). */
   invocation?: { args: string[] };
   /** This report covers one slice of the checks (`run --shard index/total`). */

@@ -54,6 +54,7 @@ export interface ReportInput {
   interrupted?: Report['interrupted'];
   stopped?: Report['stopped'];
   rateLimited?: number;
+  slowAnswers?: number;
   invocation?: Report['invocation'];
   shard?: Report['shard'];
   shards?: Report['shards'];
@@ -120,6 +121,7 @@ export function buildReport(input: ReportInput): Report {
     ...(input.interrupted ? { interrupted: input.interrupted } : {}),
     ...(input.stopped ? { stopped: input.stopped } : {}),
     ...(input.rateLimited ? { rateLimited: input.rateLimited } : {}),
+    ...(input.slowAnswers ? { slowAnswers: input.slowAnswers } : {}),
     ...(input.invocation ? { invocation: input.invocation } : {}),
     ...(input.shard ? { shard: input.shard } : {}),
     ...(input.shards ? { shards: input.shards } : {}),

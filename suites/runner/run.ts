@@ -9,7 +9,14 @@ import { SelectionError } from '../errors.js';
 import { SUITE_NAMES, type Check, type SuiteName } from '../types.js';
 import { buildReport } from './report.js';
 import { applyToCheck, type Expectation } from './expect.js';
-import { DEADLINE_REACHED, INTERRUPTED, openSession, type SessionOptions } from './session.js';
+import {
+  DEADLINE_REACHED,
+  DEFAULT_CHECK_TIMEOUT_MS,
+  INTERRUPTED,
+  openSession,
+  slowTarget,
+  type SessionOptions,
+} from './session.js';
 import { shardOf, type Shard } from './shard.js';
 
 export const SUITES: SuiteName[] = [...SUITE_NAMES];
@@ -98,9 +105,21 @@ const MARK = {
 export async function runConformance(options: RunOptions): Promise<Report> {
   const startedAt = new Date();
   let running = SETUP;
+  // Checks not yet finished, once the selection is known; a slow pace met in the start-up is said then.
+  let checksLeft: number | undefined;
+  let slowTimeoutMs: number | undefined;
+  const saySlow = () =>
+    options.progress?.(
+      slowTarget(slowTimeoutMs!, options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS, checksLeft!, options.deadline),
+    );
   const { onExchange, onAssertion } = options;
   const session = await openSession({
     ...options,
+    onSlow: (timeoutMs) => {
+      options.onSlow?.(timeoutMs);
+      slowTimeoutMs = timeoutMs;
+      if (checksLeft !== undefined) saySlow();
+    },
     ...(onExchange
       ? { tap: (exchange: Exchange, housekeeping: boolean) => onExchange(running, exchange, housekeeping) }
       : {}),
@@ -117,6 +136,8 @@ export async function runConformance(options: RunOptions): Promise<Report> {
         (options.shard ? ` (shard ${options.shard.index}/${options.shard.total} of ${whole.length})` : ''),
     );
     const results = [];
+    checksLeft = selected.length;
+    if (slowTimeoutMs !== undefined) saySlow();
     const skipped = (check: Check, message: string): CheckResult => ({
       id: check.id,
       suite: check.suite,
@@ -136,6 +157,7 @@ export async function runConformance(options: RunOptions): Promise<Report> {
         ? skipped(check, notRun)
         : ((await Promise.race([session.runCheck(check), left.promise])) ?? skipped(check, INTERRUPTED));
       results.push(result);
+      checksLeft--;
       // Progress counts what the report will say: a known deviation shows as `expected`, not `failed`.
       options.onResult?.(options.expect?.length ? applyToCheck(result, options.expect) : result, i, selected.length);
       // Every result but a pass carries a message.
@@ -171,6 +193,7 @@ export async function runConformance(options: RunOptions): Promise<Report> {
       interrupted: stopSignal(options),
       ...(stopped && !stopSignal(options) ? { stopped } : {}),
       rateLimited: session.rateLimited(),
+      slowAnswers: session.slowAnswers(),
     });
   } finally {
     left.dispose();

@@ -8,7 +8,7 @@ import type { Offering, RuleId } from '../../spec/index.js';
 import type { CheckResult, CheckStatus, Exchange, Report } from '../report/model.js';
 import { TargetError } from '../errors.js';
 import type { Capabilities, Capability, Check, Driver } from '../types.js';
-import { LOWER_THE_RATE, TransportError, transportStop, type Target } from '../target/types.js';
+import { LOWER_THE_RATE, SLOW_SHARE, TransportError, transportStop, type Target } from '../target/types.js';
 import { createDriver } from '../drivers/index.js';
 import {
   CORE_ENDPOINTS,
@@ -52,6 +52,22 @@ export const STOPPED_ANSWERING = `the target stopped answering after ${SILENT_LI
  * request and the question elsewhere confirm a spent quota at the cost of two requests.
  */
 export const RATE_LIMITED_LIMIT = 3;
+/**
+ * Answers in a row that took at least half of --timeout (SLOW_SHARE) before the run says, once,
+ * that the target is slow: such a target is never silent, so nothing stops the run early, and
+ * each check may run to its time limit. One slow answer is a cold cache; five in a row is a pace.
+ */
+export const SLOW_LIMIT = 5;
+/**
+ * The line said once when the target answers slowly: how long the run may take at this pace (each
+ * check up to its time limit), and what bounds it.
+ */
+export function slowTarget(timeoutMs: number, checkLimitMs: number, checksLeft: number, deadline?: number): string {
+  const pace = `the target answers slowly: ${SLOW_LIMIT} requests in a row each took ${SLOW_SHARE * 100} % of --timeout (${timeoutMs} ms) or more, so none timed out and the run goes on`;
+  const all = `each check may take its ${Math.round(checkLimitMs / 1000)} s time limit, about ${Math.ceil((checksLeft * checkLimitMs) / 60_000)} min for the ${checksLeft} checks left`;
+  const bound = deadline === undefined ? 'bound the run with --deadline' : 'the run stops at its --deadline';
+  return `${pace}; ${all}; ${bound}`;
+}
 /** Why the run stops when the target refused RATE_LIMITED_LIMIT requests in a row; `resetIn`: seconds, if it named them. */
 export const stoppedServing = (resetIn?: number) =>
   `the target stopped serving the harness: ${RATE_LIMITED_LIMIT} requests in a row were rate-limited` +
@@ -132,6 +148,8 @@ export interface SessionOptions {
   tap?: (exchange: Exchange, housekeeping: boolean) => void;
   /** Sees every assertion of a check: the rules it names (the check's when it names none) and whether it held. */
   judged?: (rules: readonly string[], held: boolean) => void;
+  /** Told once, with the per-request timeout, when SLOW_LIMIT answers in a row were slow (Target.slowAnswers). */
+  onSlow?: (timeoutMs: number) => void;
 }
 
 /** `inForce` counts unknown ids as in force, so a typo cannot hide a check. */
@@ -142,6 +160,8 @@ export interface Session extends SessionGround {
   runCheck(check: Check): Promise<CheckResult>;
   /** Requests the target refused to serve (rate-limited) after the retries, so far. */
   rateLimited(): number;
+  /** Answers that took at least half of the per-request timeout, so far. */
+  slowAnswers(): number;
   /**
    * Why the run must not start another check (the target fell silent or stopped serving it, the
    * deadline passed), if it must not.
@@ -226,12 +246,18 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   // Set once the target stopped answering or serving: the run asks it nothing more.
   let gone: StopReason | undefined;
   let askingElsewhere = false;
+  let slowSaid = false;
   const target: Target = {
     ...given,
     async send(raw) {
       try {
         const response = await given.send(raw);
         unanswered = refusedInARow = 0;
+        const slow = given.slowAnswers?.();
+        if (slow && slow.inARow >= SLOW_LIMIT && !slowSaid) {
+          slowSaid = true;
+          options.onSlow?.(slow.timeoutMs);
+        }
         return response;
       } catch (error) {
         if (error instanceof TransportError && error.code === 'timeout' && ++unanswered >= SILENT_LIMIT)
@@ -583,6 +609,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       return result;
     },
     rateLimited: () => rateLimited,
+    slowAnswers: () => given.slowAnswers?.().total ?? 0,
     stopReason() {
       if (gone) return gone;
       if (pastDeadline()) return { reason: 'deadline', message: DEADLINE_REACHED };

@@ -8,7 +8,7 @@ import type { TargetConfig } from '../types.js';
 import { createBodyBuffer } from './body-buffer.js';
 import { decodeContent } from './content-coding.js';
 import { createRateLimiter, isRateLimited, rateLimitWait, REAL_CLOCK, type Clock } from './rate.js';
-import { LOWER_THE_RATE, TransportError, type RawRequest, type Target } from './types.js';
+import { LOWER_THE_RATE, SLOW_SHARE, TransportError, type RawRequest, type Target } from './types.js';
 
 export interface HttpTargetOptions {
   /** Per-request timeout in milliseconds. */
@@ -120,6 +120,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
   const maxWait = options.maxRetryAfter ?? DEFAULT_MAX_RETRY_AFTER;
   // The last answer that was a rate limit, for rateLimitHold.
   let lastRefused = '';
+  const slow = { inARow: 0, total: 0, timeoutMs };
   const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
 
   const once = (raw: RawRequest, fresh = false): Promise<Response> => {
@@ -234,6 +235,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
     name: options.name ?? config.baseUrl,
     baseUrl: config.baseUrl.replace(/(?<!\/)\/+$/, ''),
     config,
+    slowAnswers: () => ({ ...slow }),
     rateLimitHold() {
       const ms = limiter.pausedFor();
       return ms > 0 ? `${lastRefused}; requests held ${Math.ceil(ms / 1000)} s more` : undefined;
@@ -249,10 +251,17 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
       let waited = 0;
       for (let attempt = 0; ; attempt++) {
         await limiter.take();
+        // Timed from the send, after --rate's wait: the target's own pace, as --timeout bounds it.
+        const sent = performance.now();
         const response = await once(raw).catch((error: unknown) => {
           if (error instanceof StaleConnection) return once(raw, true);
           throw error;
         });
+        if (performance.now() - sent < SLOW_SHARE * timeoutMs) slow.inARow = 0;
+        else {
+          slow.inARow++;
+          slow.total++;
+        }
         if (!isRateLimited(response.status, response.headers) || (await isSlowDown(response))) return response;
         const where = `${raw.method} ${shownPath(splitUrl(raw.url).path)}`;
         lastRefused = `${where} answered ${response.status}`;

@@ -53,6 +53,9 @@ export function transportStop(baseUrl: string, error: TransportError): string {
   return `target ${baseUrl} ${what}: ${error.message}`;
 }
 
+/** An answer that took at least this share of the per-request timeout is slow (Target.slowAnswers). */
+export const SLOW_SHARE = 0.5;
+
 /**
  * Where requests go: the simulator in this process, or a base URL over HTTP. Redirects are never
  * followed.
@@ -70,5 +73,11 @@ export interface Target {
    * out): a check that runs out of time meanwhile says so rather than "did not answer".
    */
   rateLimitHold?(): string | undefined;
+  /**
+   * Answers that took at least SLOW_SHARE of the per-request timeout (the HTTP target): in a row
+   * now and in all, with that timeout. A target that answers every request so is never silent,
+   * yet holds each check to its time limit.
+   */
+  slowAnswers?(): { inARow: number; total: number; timeoutMs: number };
   close(): Promise<void>;
 }

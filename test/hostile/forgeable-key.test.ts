@@ -4,7 +4,8 @@
  * Ed25519 key of small order (here the identity), for which R = the identity and S = 0 verify any
  * message. A proxy in front of the simulator serves such a key and re-signs every id_token that
  * way: the harness passed OIDC-JWKS and OIDC-ID-TOKEN-SIGNATURE for tokens anyone could forge.
- * Now the key set fails OIDC-JWKS, and no signature is read as proof against it.
+ * Now the key set fails OIDC-JWKS, and no signature is read as proof against it. So does an RSA
+ * modulus that is a prime, or the product of two close primes (Fermat's method splits it).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -37,6 +38,23 @@ const PRIME = BigInt(
     'f5a79cfd961e06706c74841def89698c93e2019a39c42a07454bff7caebb6b2b71f79e794a4d075388970334d435fd381d26' +
     'edfc272c14c58add9303ad736dda4072c10bcbca1c2120c8d80c9a7ab309f532dfe8cb8da7863e11339774e4e16d992362e899c5a9080025',
 );
+
+/** Two 1024-bit primes 480 apart (q is the next prime after p): Fermat's method splits p·q at once. */
+const CLOSE_P = BigInt(
+  '0xed4362fffa47f3a79472852106e9b3b1abde3db0ce51993710e2c9d5a50b9702bb4a7496a8f1222c653da6e12fa2bd5b' +
+    '874997dad167b8ea2119334cf0192063ffe0bb9ec78f42838f88102713f9094d5644f91ea07289195707978de760f6707435' +
+    'b296bee19c9d5d7008a8c4fbd83b34122034379ed5fe54b5d74e63dced43',
+);
+const CLOSE_Q = CLOSE_P + 480n;
+
+/** The RSA key of modulus n whose private exponent follows from φ(n), and its signature. */
+function rsaForgery(n: bigint, phi: bigint): Forgery {
+  const bytes = (v: bigint) => Buffer.from(v.toString(16).padStart(512, '0'), 'hex');
+  return {
+    key: { kty: 'RSA', kid: 'forged', use: 'sig', alg: 'RS256', n: b64(bytes(n)), e: 'AQAB' },
+    sign: (input) => bytes(modPow(BigInt(`0x${pkcs1(input).toString('hex')}`), modInverse(65537n, phi), n)),
+  };
+}
 
 /** base^exponent mod m. */
 function modPow(base: bigint, exponent: bigint, m: bigint): bigint {
@@ -73,21 +91,9 @@ const FORGERIES: Record<string, Forgery> = {
     sign: pkcs1,
   },
   // φ(p) = p - 1: the private exponent follows from the public key.
-  'RSA, a prime modulus': {
-    key: {
-      kty: 'RSA',
-      kid: 'forged',
-      use: 'sig',
-      alg: 'RS256',
-      n: b64(Buffer.from(PRIME.toString(16).padStart(512, '0'), 'hex')),
-      e: 'AQAB',
-    },
-    sign(input: string) {
-      const m = BigInt(`0x${pkcs1(input).toString('hex')}`);
-      const s = modPow(m, modInverse(65537n, PRIME - 1n), PRIME);
-      return Buffer.from(s.toString(16).padStart(512, '0'), 'hex');
-    },
-  },
+  'RSA, a prime modulus': rsaForgery(PRIME, PRIME - 1n),
+  // p and q from Fermat's method, so φ(n) = (p - 1)(q - 1).
+  'RSA, two close primes': rsaForgery(CLOSE_P * CLOSE_Q, (CLOSE_P - 1n) * (CLOSE_Q - 1n)),
   'Ed25519, the identity': {
     key: { kty: 'OKP', kid: 'forged', use: 'sig', alg: 'EdDSA', crv: 'Ed25519', x: b64(IDENTITY) },
     sign: () => Buffer.concat([IDENTITY, Buffer.alloc(32)]),

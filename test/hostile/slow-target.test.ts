@@ -1,0 +1,76 @@
+/**
+ * A tarpit that is never silent: a target that answers every request, each just within --timeout.
+ * No request times out, so the silent-target stop never comes, and each check may run to its time
+ * limit (60 s): a whole run at that pace takes hours, and the run said nothing of it until the end.
+ * Now, once SLOW_LIMIT answers in a row took half of --timeout or more, the run says so in one line
+ * (how long the rest may take, and that --deadline bounds it), and the report counts the slow
+ * answers. The same target at its own pace says nothing. Real waits, kept short: --timeout 400 ms,
+ * and only the first SLOW_LIMIT + 1 answers held 240 ms (the line needs no more), two cheap checks.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { toNodeListener } from '../../simulator/adapters/node.js';
+import { oidcChecks } from '../../suites/oidc/checks.js';
+import type { Report } from '../../suites/report/model.js';
+import { SLOW_LIMIT, slowTarget } from '../../suites/runner/session.js';
+import { runCli, simulatorWith, type Loopback } from '../suites/loopback.js';
+
+const TIMEOUT_MS = 400;
+const servers: Loopback[] = [];
+const dir = mkdtempSync(join(tmpdir(), 'idp-slow-target-'));
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const checks = oidcChecks.filter((c) => ['oidc.discovery', 'oidc.jwks'].includes(c.id));
+
+/** The simulator over HTTP, its first `held` answers each held `delayMs`. */
+async function runAgainst(name: string, held: number, delayMs = TIMEOUT_MS * 0.6) {
+  let seen = 0;
+  const server = await simulatorWith((req, res) => {
+    if (++seen > held) return false;
+    setTimeout(() => toNodeListener(server.sim)(req, res), delayMs);
+    return true;
+  });
+  servers.push(server);
+  const file = join(dir, `${name}.json`);
+  const r = await runCli(
+    { target: server.url, timeout: String(TIMEOUT_MS), seed: '1', report: `json=${file}` },
+    { checks },
+  );
+  return { ...r, report: JSON.parse(readFileSync(file, 'utf8')) as Report };
+}
+
+const slowLine = /^the target answers slowly: .*$/gm;
+
+describe('a target that answers every request just within --timeout', () => {
+  it('is said once, early, with how long the rest may take and what bounds it; the report counts it', async () => {
+    const r = await runAgainst('tarpit', SLOW_LIMIT + 1);
+    expect(r.code, r.err).toBe(0);
+    const said = r.err.match(slowLine) ?? [];
+    expect(said).toEqual([
+      `the target answers slowly: ${SLOW_LIMIT} requests in a row each took 50 % of --timeout (${TIMEOUT_MS} ms) or more, so none timed out and the run goes on; each check may take its 60 s time limit, about 2 min for the 2 checks left; bound the run with --deadline`,
+    ]);
+    // Right after the run's first line (the start-up met the pace), before any check's result.
+    expect(r.err.split('\n')[1]).toBe(said[0]);
+    expect(r.report.slowAnswers).toBeGreaterThanOrEqual(SLOW_LIMIT);
+    expect(r.out).toContain(`; ${r.report.slowAnswers} answers took 50 % of --timeout or more`);
+  }, 60_000);
+
+  it('with --deadline, says the deadline bounds the run', () => {
+    expect(slowTarget(TIMEOUT_MS, 60_000, 250, Date.now() + 60_000)).toMatch(
+      /about 250 min for the 250 checks left; the run stops at its --deadline$/,
+    );
+  });
+
+  it('at its own pace: no line, no count', async () => {
+    const r = await runAgainst('prompt', 0);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).not.toMatch(slowLine);
+    expect(r.report.slowAnswers).toBeUndefined();
+    expect(r.out).not.toContain('--timeout');
+  }, 60_000);
+});
