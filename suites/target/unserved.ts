@@ -78,27 +78,38 @@ const suspect = (status: number, headers: Headers) =>
   WALLS.some((w) => w.statuses.includes(status) || (w.header && headers.has(w.header[0])));
 
 /**
- * The answer as the checks will read it, or the TransportError (`unserved`) saying what stood in for
- * the provider. A gateway error with a JSON body is the provider's own answer (it speaks the API's
+ * What stood in for the provider in this answer, if anything: a wall, or a gateway error whose body
+ * is not JSON. A gateway status with a JSON body is the provider's own answer (it speaks the API's
  * language: a 503 maintenance JSON, a broken endpoint's 502) and is judged as any answer is.
+ * `start`: the body's first WALL_SNIFF_CHARS characters, asked only when the status could be one.
  */
+export function unservedOf(status: number, headers: Headers, start: () => string): Unserved | undefined {
+  if (!suspect(status, headers)) return undefined;
+  let lower: string | undefined;
+  const wall = wallOf(status, headers, () => (lower ??= start().slice(0, WALL_SNIFF_CHARS).toLowerCase()));
+  if (wall) return { kind: 'wall', what: wall };
+  if (GATEWAY_ERRORS.has(status) && !typeOf(headers).toLowerCase().includes('json'))
+    return { kind: 'gateway', what: String(status) };
+  return undefined;
+}
+
+/** The answer as the checks will read it, or the TransportError (`unserved`) saying what stood in for the provider. */
 export async function screen(what: string, response: TargetResponse): Promise<TargetResponse> {
   const { status, headers } = response;
   if (!suspect(status, headers)) return response;
   const text = await response.text();
-  let start: string | undefined;
-  const wall = wallOf(status, headers, () => (start ??= text.slice(0, WALL_SNIFF_CHARS).toLowerCase()));
-  const type = typeOf(headers);
-  if (wall)
+  const unserved = unservedOf(status, headers, () => text);
+  const seen = `${what}: ${status} ${typeOf(headers)}`;
+  if (unserved?.kind === 'wall')
     throw new UnservedAnswer(
-      `the target's bot protection answered instead of the provider (${what}: ${status} ${type}, ${wall}), so nothing was seen`,
-      { kind: 'wall', what: wall },
+      `the target's bot protection answered instead of the provider (${seen}, ${unserved.what}), so nothing was seen`,
+      unserved,
       status,
     );
-  if (GATEWAY_ERRORS.has(status) && !type.toLowerCase().includes('json'))
+  if (unserved)
     throw new UnservedAnswer(
-      `a gateway answered instead of the provider (${what}: ${status} ${type}, a gateway error), so nothing was seen; run again once it is served`,
-      { kind: 'gateway', what: String(status) },
+      `a gateway answered instead of the provider (${seen}, a gateway error), so nothing was seen; run again once it is served`,
+      unserved,
       status,
     );
   return { status, headers, text: async () => text };
