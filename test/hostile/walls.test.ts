@@ -8,12 +8,13 @@
  * the simulator over HTTP, the HTTP target on a virtual clock (test/suites/virtual-clock.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { validateReport } from '../../reporters/schema.js';
 import { targetConfig } from '../../simulator/control/config.js';
+import { DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
 import { allChecks } from '../../suites/index.js';
 import type { Report } from '../../suites/report/model.js';
 import { RATE_LIMITED_LIMIT } from '../../suites/runner/session.js';
@@ -72,7 +73,12 @@ const IDS = [
  * returns one; `from` (a check's index) flips `on` as that check starts, so the wall or outage
  * begins between two checks, whatever their request counts.
  */
-async function run(name: string, page: (req: IncomingMessage, on: boolean) => Page | undefined, from?: number) {
+async function run(
+  name: string,
+  page: (req: IncomingMessage, on: boolean) => Page | undefined,
+  from?: number,
+  options: { ids?: string[]; driver?: 'browser' } = {},
+) {
   let on = from === undefined;
   const server = await simulatorWith((req, res) => {
     const answer = page(req, on);
@@ -82,12 +88,13 @@ async function run(name: string, page: (req: IncomingMessage, on: boolean) => Pa
     return true;
   });
   servers.push(server);
-  const checks: Check[] = IDS.map((id, i) => {
+  const checks: Check[] = (options.ids ?? IDS).map((id, i) => {
     const check = allChecks().find((c) => c.id === id)!;
     return i === from ? { ...check, run: (t) => ((on = true), check.run(t)) } : check;
   });
   // Walled from the start, no control API answers: the driver is a live deployment's.
-  const config = { ...targetConfig(server.sim, server.url), ...(on ? { driver: { kind: 'form' as const } } : {}) };
+  const kind = options.driver ?? (on ? ('form' as const) : undefined);
+  const config = { ...targetConfig(server.sim, server.url), ...(kind ? { driver: { kind } } : {}) };
   const file = join(dir, name);
   const reports = ['json', 'md', 'junit', 'html'].map((f) => `${f}=${file}.${f}`).join(',');
   const r = await runCli(
@@ -199,6 +206,24 @@ describe('a single gateway error amid good answers', () => {
     );
     expect(report.checks.filter((c) => c.status === 'passed').length).toBe(IDS.length - 1);
     expect(r.code).toBe(2);
+  });
+});
+
+describe.skipIf(!existsSync(DEFAULT_CHROMIUM))('a wall answering the browser driver', () => {
+  it("is no refusal of the configured user's sign-in: each check that meets it says what it met", async () => {
+    const ids = ['scopes.read-user-reads-current-user', 'scopes.api-full-access'];
+    const r = await run(
+      'browser-sign-in',
+      (req) => (req.method === 'POST' && req.url?.startsWith('/users/sign_in') ? CLOUDFLARE : undefined),
+      undefined,
+      { ids, driver: 'browser' },
+    );
+    const { checks } = r.report;
+    expect(checks.map((c) => c.status)).toEqual(['errored', 'errored']);
+    for (const c of checks)
+      expect(c.message).toMatch(
+        /^the harness could not complete this check: the target's bot protection answered the sign-in instead of the provider \(POST \/users\/sign_in: 403, Cloudflare's bot challenge\)/,
+      );
   });
 });
 
