@@ -155,6 +155,14 @@ describe('a bot-protection wall from the start, on every path', () => {
   });
 });
 
+describe('an outage from the start, on every path', () => {
+  it('nginx\'s 502 everywhere: stopped by the start-up with its reports, not "not an identity provider"', async () => {
+    const r = await run('start-502', () => nginx(502, 'Bad Gateway'));
+    expectStopped(r, 'unavailable', /^the target stopped serving: 3 requests in a row answered 502,/);
+    expect(r.report.checks.every((c) => c.status === 'skipped')).toBe(true);
+  });
+});
+
 describe('a wall or an outage that begins mid-run', () => {
   it("Cloudflare's challenge from the 4th check on: the three before keep their passes, the rest untested", async () => {
     const r = await run('mid-cloudflare', (_req, on) => (on ? CLOUDFLARE : undefined), 3);
