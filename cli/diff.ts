@@ -137,6 +137,7 @@ export async function executeDiff(
             reference: onReference,
             results: targetReport.checks,
             referenceResults: referenceReport?.checks ?? [],
+            ...(targetReport.stopped ? { stopped: targetReport.stopped } : {}),
             referenceName,
             ...(read ? { read } : {}),
           }),

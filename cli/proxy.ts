@@ -8,6 +8,7 @@ import { profiles, releaseProblem, type Offering } from '../spec/index.js';
 import { checkReportTargets, formatConsole, parseReportSpecs, shouldColor, writeReports } from '../reporters/index.js';
 import { ruleCatalogueEntries } from '../spec/catalogue.js';
 import { createFlows, judgeExchange, pageInFront } from '../suites/proxy/judge.js';
+import { unservedOf, WALL_SNIFF_CHARS, type Unserved } from '../suites/target/unserved.js';
 import {
   DEFAULT_PROXY_BODY_BYTES,
   DEFAULT_PROXY_CONNECTIONS,
@@ -133,6 +134,8 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   // What the target did not answer, by reason, and the HTML pages answered where it answers JSON.
   const unanswered = new Map<string, number>();
   let pages = 0;
+  // Answers a bot wall or a gateway gave in the provider's place, by kind.
+  const standIns = new Map<Unserved['kind'], number>();
   let broke = 0;
   const live = liveLine(io.err, io.stderrTty === true);
   // A line of its own clears the live one first.
@@ -154,6 +157,20 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
       allowHosts: flags.allowHost ?? [],
       allowOrigins,
       onExchange: (exchange) => {
+        // A bot wall or a gateway's page in the provider's place: forwarded as it came, judged as nothing.
+        const standIn = unservedOf(exchange.status, exchange.responseHeaders, () =>
+          (exchange.responseBody ?? Buffer.alloc(0)).subarray(0, WALL_SNIFF_CHARS).toString('utf8'),
+        );
+        if (standIn) {
+          if (!standIns.has(standIn.kind))
+            say(
+              standIn.kind === 'wall'
+                ? `idp-conformance: the target's bot protection answers in the provider's place (${standIn.what}, ${exchange.status}); such answers are forwarded, not judged\n`
+                : `idp-conformance: a gateway answers in the provider's place (${exchange.status}, not JSON: maintenance, or the provider behind it down); such answers are forwarded, not judged\n`,
+            );
+          standIns.set(standIn.kind, (standIns.get(standIn.kind) ?? 0) + 1);
+          return;
+        }
         if (pageInFront(exchange)) {
           if (!pages++)
             say(
@@ -189,7 +206,7 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   const catalogue = ruleCatalogueEntries([]);
   const written = reports.length ? await writeReports(report, reports, { catalogue }) : [];
   io.out(formatConsole(report, { color: shouldColor({ isTTY: process.stdout.isTTY === true }), written, catalogue }));
-  io.out(`${proxySummary(tally.exchanges, pages, unanswered)}\n`);
+  io.out(`${proxySummary(tally.exchanges, pages, unanswered, standIns)}\n`);
   return exitCodeOf(report);
 }
 
@@ -197,7 +214,12 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
  * The last line: what was seen and judged, and what was not the provider's to judge (requests the
  * target never answered, HTML pages in front of it), so an empty report says why it is empty.
  */
-export function proxySummary(judged: number, pages: number, unanswered: ReadonlyMap<string, number>): string {
+export function proxySummary(
+  judged: number,
+  pages: number,
+  unanswered: ReadonlyMap<string, number>,
+  standIns: ReadonlyMap<Unserved['kind'], number> = new Map(),
+): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const parts = [`idp-conformance: ${plural(judged, 'exchange')} judged`];
   const lost = [...unanswered.values()].reduce((a, b) => a + b, 0);
@@ -206,6 +228,10 @@ export function proxySummary(judged: number, pages: number, unanswered: Readonly
       `${plural(lost, 'request')} the target did not answer (${[...unanswered].map(([why, n]) => `${why} ×${n}`).join(', ')})`,
     );
   if (pages) parts.push(`${plural(pages, 'HTML page')} where the provider answers JSON, not judged`);
+  const walls = standIns.get('wall') ?? 0;
+  const gateways = standIns.get('gateway') ?? 0;
+  if (walls) parts.push(`${plural(walls, 'answer')} of the target's bot protection, not judged`);
+  if (gateways) parts.push(`${plural(gateways, 'gateway error page')} in the provider's place, not judged`);
   return parts.join('; ');
 }
 

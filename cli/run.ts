@@ -364,7 +364,8 @@ Exit codes:
        identity provider of the spec, or a report that cannot be written (one line on stderr);
        a check errored and nothing failed; no check ran; or the run stopped early, the target
        silent (${SILENT_LIMIT} requests in a row unanswered) or refusing to serve it (${RATE_LIMITED_LIMIT} in a row
-       rate-limited), or past --deadline: the reports say STOPPED
+       rate-limited, walled by bot protection or answered by a gateway's error page), or past
+       --deadline: the reports say STOPPED
   70   an internal error of the harness (a bug, with its stack trace on stderr; no report)
   130  interrupted by SIGINT (Ctrl-C); 143 by SIGTERM: the reports say INTERRUPTED
 `;

@@ -4,7 +4,7 @@
  * assertions concerned the exchange that showed it (and that spec/openapi.yaml lists for its
  * operation); tell apart what the spec allows. Pure functions of recorded shapes and the report.
  */
-import type { CheckResult, Difference, DiffSection, Exchange, NotCompared } from '../report/model.js';
+import type { CheckResult, Difference, DiffSection, Exchange, NotCompared, Report } from '../report/model.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
 import { SETUP } from '../runner/run.js';
 import { ruleConcerns, ruleNames } from './operation.js';
@@ -321,6 +321,8 @@ export interface DiffInput {
   results: readonly CheckResult[];
   /** The reference run's: a check it ran to no verdict is not compared either. */
   referenceResults?: readonly CheckResult[];
+  /** Why the target run stopped early (a wall, an outage, silence), if it did. */
+  stopped?: Report['stopped'];
   referenceName: string;
   /** What the reference's configuration read from the target (suites/diff/profile.ts). */
   read?: string[];
@@ -344,6 +346,7 @@ export function diffRecordings({
   referenceResults = [],
   referenceName,
   read,
+  stopped,
 }: DiffInput): DiffSection {
   const resultOf = new Map(results.map((r) => [r.id, r]));
   const referenceOf = new Map(referenceResults.map((r) => [r.id, r]));
@@ -380,7 +383,11 @@ export function diffRecordings({
     if (seen.checks.length < CHECKS_NAMED && !seen.checks.includes(checkId)) seen.checks.push(checkId);
   };
   const checkIds = [...new Set([...target.byCheck.keys(), ...reference.byCheck.keys()])];
+  // Stopped before its first check, the target's set-up was cut short too: what it did not ask (or
+  // asked and got a wall for) is the stop's, said once with the checks it left untested.
+  const setupCut = stopped !== undefined && results.every((r) => r.message === stopped.message);
   for (const checkId of checkIds) {
+    if (checkId === SETUP && setupCut) continue;
     const list = target.byCheck.get(checkId) ?? [];
     // A premise missing on one side: reported once, by the check that owns it; what rested on it is
     // not compared (the other side's exchanges are no finding), and says why.

@@ -1,4 +1,27 @@
 /**
+ * A bot wall or a gateway's page answering the sign-in is no refusal of the configured user's: said
+ * as what it is, and the next check may sign in again. Its headers and status only (target/unserved.ts):
+ * the page's body stays in the browser.
+ */
+function standingIn(answer: PwResponse): void {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(answer.headers()))
+    try {
+      headers.set(name, value);
+    } catch {
+      /* a value Headers cannot hold (set-cookie lines joined by a newline): no marker is one */
+    }
+  const unserved = unservedOf(answer.status(), headers, () => '');
+  if (!unserved) return;
+  const what = `${answer.request().method()} ${new URL(answer.url()).pathname.slice(0, 200)}: ${answer.status()}`;
+  throw new HarnessError(
+    unserved.kind === 'wall'
+      ? `the target's bot protection answered the sign-in instead of the provider (${what}, ${unserved.what}), so nothing was seen`
+      : `a gateway answered the sign-in instead of the provider (${what}, a gateway error), so nothing was seen; run again once it is served`,
+  );
+}
+
+/**
  * The `browser` driver: plays the user in a real Chromium (Debian's, never a downloaded one)
  * through playwright-core, for providers whose sign-in or consent needs JavaScript. It signs in
  * when the sign-in form appears, clicks the approve or deny button, then a "continue" control if
@@ -43,6 +66,7 @@ import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
 import { handsOverTo, handsOverToAny, redirectUrisOf } from './hand-over.js';
 import { awaitsEmail, NEEDS_PERSON_SELECTORS } from './needs-person.js';
 import { refusedIfClientError, signInNeedsPerson, signInRefused, signInUser } from './sign-in.js';
+import { unservedOf } from '../target/unserved.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 /** Quiet, offline, throwaway: no sandbox (containers), no GPU, nothing fetched in the background. */
@@ -773,7 +797,9 @@ export async function createBrowserDriver(
       await send();
       // Blocked on its way elsewhere: said below, as what it is.
       if (stray()) return;
-      refusedIfClientError(http, watch.activity.navigations !== navigations ? last?.status() : undefined);
+      const answer = watch.activity.navigations !== navigations ? last : undefined;
+      if (answer) standingIn(answer);
+      refusedIfClientError(http, answer?.status());
       await ready(page, watch, next);
       if (!(await askedAgain())) return;
       // A refusal is the provider's answer: when nothing has gone out yet (a page too busy to send

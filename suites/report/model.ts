@@ -91,10 +91,11 @@ export interface Report {
   interrupted?: 'SIGINT' | 'SIGTERM';
   /**
    * The run ended early, not by a signal: the target stopped answering (`silent`) or serving the
-   * harness (`rate-limited`), or the run reached its `--deadline`. Checks it did not reach are
-   * skipped; the run is never green (exit code 2).
+   * harness (`rate-limited`), its bot protection refused the harness (`walled`), gateway error pages
+   * answered in the provider's place (`unavailable`: maintenance, an upstream down), or the run
+   * reached its `--deadline`. Checks it did not reach are skipped; the run is never green (exit code 2).
    */
-  stopped?: { reason: 'silent' | 'rate-limited' | 'deadline'; message: string };
+  stopped?: { reason: 'silent' | 'rate-limited' | 'walled' | 'unavailable' | 'deadline'; message: string };
   /**
    * Requests the target would not serve (429, or a 403 saying its rate limit is spent) even after
    * the waits and retries: each errored the check that sent it. Present when there were any.

@@ -5,9 +5,14 @@
  * 500 or HTML to everything answers none, and the run stops with one line instead of 70 failures.
  */
 import { TransportError, type Target, type TargetResponse } from '../target/types.js';
+import { screen, UnservedAnswer } from '../target/unserved.js';
 
 export interface ProbeResult {
-  /** At least one answer only a provider of the spec would give. */
+  /**
+   * At least one answer only a provider of the spec would give; or none could tell, each question
+   * answered by a bot wall or a gateway's page in the provider's place: the session meets them too
+   * and stops the run on them, with its verdict and reports (runner/session.ts).
+   */
   provider: boolean;
   /** What each question got, in words: `GET /.well-known/openid-configuration: 404 text/html`. */
   found: string[];
@@ -65,13 +70,16 @@ export async function probeTarget(target: Target): Promise<ProbeResult> {
   // A question the target would not serve (rate-limited) tells nothing of what it is: with no
   // provider answer besides, the run stops on that, not on "not a provider".
   let limited: TransportError | undefined;
+  let unserved = 0;
   for (const q of QUESTIONS) {
     const headers = new Headers({ accept: 'application/json' });
     if (q.body) headers.set('content-type', 'application/x-www-form-urlencoded');
     let response: TargetResponse;
     try {
-      response = await target.send({ method: q.method, url: target.baseUrl + q.path, headers, body: q.body });
+      const sent = await target.send({ method: q.method, url: target.baseUrl + q.path, headers, body: q.body });
+      response = await screen(`${q.method} ${q.path}`, sent);
     } catch (error) {
+      if (error instanceof UnservedAnswer) unserved++;
       if (!(error instanceof TransportError) || error.code === 'unreachable') throw error;
       if (error.code === 'rate-limited') limited ??= error;
       found.push(`${q.method} ${q.path}: ${error.message.replace(`${q.method} ${q.path}: `, '')}`);
@@ -83,7 +91,7 @@ export async function probeTarget(target: Target): Promise<ProbeResult> {
     found.push(`${q.method} ${q.path} answered ${response.status} ${type}, ${q.wanted}`);
   }
   if (limited) throw limited;
-  return { provider: false, found };
+  return { provider: unserved === QUESTIONS.length, found };
 }
 
 /** The one line a run stops with. */

@@ -8,7 +8,16 @@ import type { Offering, RuleId } from '../../spec/index.js';
 import type { CheckResult, CheckStatus, Exchange, Report } from '../report/model.js';
 import { TargetError } from '../errors.js';
 import type { Capabilities, Capability, Check, Driver } from '../types.js';
-import { LOWER_THE_RATE, SLOW_SHARE, TransportError, transportStop, type Target } from '../target/types.js';
+import {
+  LOWER_THE_RATE,
+  SLOW_SHARE,
+  TransportError,
+  transportStop,
+  type RawRequest,
+  type Target,
+} from '../target/types.js';
+import { screen, UnservedAnswer } from '../target/unserved.js';
+import { GATEWAY_ERRORS } from '../shared/rest-tokens.js';
 import { createDriver } from '../drivers/index.js';
 import {
   CORE_ENDPOINTS,
@@ -72,6 +81,16 @@ export function slowTarget(timeoutMs: number, checkLimitMs: number, checksLeft: 
 export const stoppedServing = (resetIn?: number) =>
   `the target stopped serving the harness: ${RATE_LIMITED_LIMIT} requests in a row were rate-limited` +
   (resetIn === undefined ? '' : `; its limit resets in ${Math.ceil(resetIn)} s`);
+/**
+ * Why the run stops when RATE_LIMITED_LIMIT requests in a row were answered by something standing in
+ * for the provider (target/unserved.ts), nothing served between them: a bot wall (`wall`, its
+ * vendor) or gateway error pages (`statuses`, as seen: 502/503/504, a maintenance window, an
+ * upstream gone), a 503 given up after its Retry-After among them.
+ */
+export const stoppedBy = (wall: string | undefined, statuses: readonly number[]) =>
+  wall
+    ? `the target's bot protection refuses the harness: ${RATE_LIMITED_LIMIT} requests in a row were answered by ${wall}, not by the provider`
+    : `the target stopped serving: ${RATE_LIMITED_LIMIT} requests in a row answered ${[...new Set(statuses)].sort().join('/')}, a gateway's or maintenance page, not the provider's`;
 /** Why the run stopped early, and the one line it says. */
 export type StopReason = NonNullable<Report['stopped']>;
 /** The rule whose window says whether the password grant still exists at a release. */
@@ -176,6 +195,25 @@ export function reproduceCommand(checkId: string, seed: number, args: string[] =
   return ['npx', 'idp-conformance', 'run', '--check', checkId, '--seed', String(seed), ...args].map(quote).join(' ');
 }
 
+/** A request as its refusal names it: method and path, never the query (it may carry a secret). */
+function shownRequest(raw: RawRequest): string {
+  try {
+    return `${raw.method} ${new URL(raw.url).pathname.slice(0, 200)}`;
+  } catch {
+    return raw.method;
+  }
+}
+
+/** Why the run stops after a row of refusals: a wall among them, else gateway errors, else a rate limit. */
+function stopFor(refusals: readonly TransportError[]): StopReason {
+  const last = refusals[refusals.length - 1];
+  const walls = refusals.filter((r): r is UnservedAnswer => r instanceof UnservedAnswer && r.unserved.kind === 'wall');
+  if (walls.length) return { reason: 'walled', message: stoppedBy(walls[walls.length - 1].unserved.what, []) };
+  const statuses = refusals.map((r) => r.status ?? 0).filter((s) => GATEWAY_ERRORS.has(s));
+  if (statuses.length === refusals.length) return { reason: 'unavailable', message: stoppedBy(undefined, statuses) };
+  return { reason: 'rate-limited', message: stoppedServing(last.resetIn) };
+}
+
 /** The first question of a run, whose answer says the target serves at all. */
 const reachability = (target: Target) => ({ method: 'GET', url: `${target.baseUrl}/`, headers: new Headers() });
 
@@ -243,6 +281,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let refusedInARow = 0;
   // Requests the target would not serve, even after the HTTP target's retries (the report counts them).
   let rateLimited = 0;
+  // The refusals of the current row: the last one names the stop (a wall, else gateway statuses, else a rate limit).
+  let refusals: TransportError[] = [];
   // Set once the target stopped answering or serving: the run asks it nothing more.
   let gone: StopReason | undefined;
   let askingElsewhere = false;
@@ -251,8 +291,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     ...given,
     async send(raw) {
       try {
-        const response = await given.send(raw);
+        // A wall or a gateway's page in the provider's place is a refusal too, thrown as one.
+        const response = await screen(shownRequest(raw), await given.send(raw));
         unanswered = refusedInARow = 0;
+        refusals = [];
         const slow = given.slowAnswers?.();
         if (slow && slow.inARow >= SLOW_LIMIT && !slowSaid) {
           slowSaid = true;
@@ -262,10 +304,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       } catch (error) {
         if (error instanceof TransportError && error.code === 'timeout' && ++unanswered >= SILENT_LIMIT)
           gone ??= { reason: 'silent', message: STOPPED_ANSWERING };
-        if (error instanceof TransportError && error.code === 'rate-limited') {
-          rateLimited++;
-          if (++refusedInARow >= RATE_LIMITED_LIMIT)
-            gone ??= { reason: 'rate-limited', message: stoppedServing(error.resetIn) };
+        if (error instanceof TransportError && (error.code === 'rate-limited' || error.code === 'unserved')) {
+          if (error.code === 'rate-limited') rateLimited++;
+          else unanswered = 0;
+          refusals.push(error);
+          if (++refusedInARow >= RATE_LIMITED_LIMIT) gone ??= stopFor(refusals);
           else if (refusedInARow === RATE_LIMITED_LIMIT - 1 && !askingElsewhere && !gone) {
             // Through this same send, so its answer (or refusal) counts as any request's.
             askingElsewhere = true;
@@ -352,7 +395,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       // bounded by --timeout); one that stopped serving, nothing at all: each refused revocation
       // would wait out its retries for nothing.
       if (gone?.reason === 'silent' && checkRunning) throw new NoAnswer(gone.message);
-      if (gone?.reason === 'rate-limited') throw new RateLimited(`${gone.message}; this request was not sent`);
+      if (gone && gone.reason !== 'silent' && gone.reason !== 'deadline')
+        throw new RateLimited(`${gone.message}; this request was not sent`);
     },
   );
   /** The request gate's rule: a check other than its reporter that reaches for an absent endpoint is skipped. */

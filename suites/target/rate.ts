@@ -113,7 +113,8 @@ export function rateLimitWait(headers: Headers, now: () => number = Date.now): n
  * Retry-After (a wait no refusal of access names); a plain 403 is an answer to judge.
  * A 503 with Retry-After is a load balancer or CDN saying the service is out for that long (RFC 9110
  * §10.2.3, §15.6.4: HAProxy, Cloudflare, a gateway shielding a busy origin): waited out like a 429,
- * not judged as the provider's answer; a 503 without it stays an answer (ERR-NO-SERVER-ERROR, premises).
+ * not judged as the provider's answer; a 503 without it is a gateway's page unless its body is JSON
+ * (unserved.ts), which is the provider's own answer (ERR-NO-SERVER-ERROR, premises).
  */
 export function isRateLimited(status: number, headers: Headers): boolean {
   return (

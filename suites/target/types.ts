@@ -22,16 +22,17 @@ export interface TargetResponse {
 
 /**
  * The target did not answer in time or refused the connection; or (`rate-limited`) it went on
- * refusing to serve the request now, past the retries (http.ts): no answer to what it asked.
+ * refusing to serve the request now, past the retries (http.ts); or (`unserved`) a bot wall or a
+ * gateway's error page answered instead of the provider (unserved.ts): no answer to what it asked.
  */
 export class TransportError extends Error {
   override name = 'TransportError';
   constructor(
     message: string,
-    readonly code: 'timeout' | 'unreachable' | 'protocol' | 'too-large' | 'rate-limited',
+    readonly code: 'timeout' | 'unreachable' | 'protocol' | 'too-large' | 'rate-limited' | 'unserved',
     /** A rate-limited request: in how many seconds the server said it serves again, when it said. */
     readonly resetIn?: number,
-    /** A rate-limited request: the status of the last refusal (429, 403, or 503 with Retry-After). */
+    /** A rate-limited or unserved request: the status of the last refusal (429, 403, or 503 with Retry-After; a wall's, a gateway's). */
     readonly status?: number,
   ) {
     super(message);
@@ -47,7 +48,7 @@ export function transportStop(baseUrl: string, error: TransportError): string {
   const what =
     error.code === 'too-large'
       ? 'answers more than the harness reads'
-      : error.code === 'rate-limited'
+      : error.code === 'rate-limited' || error.code === 'unserved'
         ? 'does not serve the harness now'
         : 'does not answer';
   return `target ${baseUrl} ${what}: ${error.message}`;

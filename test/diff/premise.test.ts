@@ -1,7 +1,7 @@
 /**
  * One cause, one blame in `diff`: when the target lacks a premise (an endpoint absent, an
  * OAuth-only server without /api/v4, a REST API out of reach behind a front, the configured user's
- * sign-in refused), the check that owns it reports it once; the checks that rested on it are listed
+ * sign-in refused, a bot wall or a maintenance page in the provider's place), the check that owns it reports it once; the checks that rested on it are listed
  * as not compared, with the reason, and the reference's exchanges for them are no differences.
  * Against the simulator behind the loopback rewriting proxy of test/independent/, a few checks each.
  */
@@ -87,6 +87,45 @@ const CASES = [
     rows: [],
     notCompared: ['pagination.offset-headers', 'scopes.presentation-bearer', 'versioning.api-prefix'],
     reason: /GET \/api\/v4\/user answered 502, a gateway error/,
+    code: 2,
+  },
+  {
+    // Every path of the provider (not the simulator's control API, which is the test's) walled.
+    name: "Cloudflare's challenge on every path",
+    rewrite: answered(
+      (_m, p) => !p.startsWith('/-/simulator/'),
+      403,
+      '<!DOCTYPE html><html><head><title>Just a moment...</title></head><body>Checking your browser</body></html>',
+    ),
+    checks: ['grants.token-response-fields', 'grants.refresh-rotation', 'versioning.api-prefix'],
+    rows: [],
+    notCompared: ['grants.refresh-rotation', 'grants.token-response-fields', 'versioning.api-prefix'],
+    reason:
+      /^the target's bot protection refuses the harness: 3 requests in a row were answered by Cloudflare's bot challenge/,
+    code: 2,
+  },
+  {
+    // The start-up is served, and the first check's first steps (24 requests), then a maintenance window opens.
+    name: 'a maintenance 503 page from the 25th request on',
+    rewrite: (() => {
+      let count = 0;
+      return answered(() => ++count > 24, 503, '<h1>503 Service Temporarily Unavailable</h1><hr>nginx');
+    })(),
+    checks: [
+      'versioning.api-prefix',
+      'grants.token-response-fields',
+      'grants.refresh-rotation',
+      'tokens.revoke-access-token',
+    ],
+    rows: [],
+    notCompared: [
+      'grants.refresh-rotation',
+      'grants.token-response-fields',
+      'tokens.revoke-access-token',
+      'versioning.api-prefix',
+    ],
+    reason:
+      /^a gateway answered instead of the provider \([A-Z]+ \/[^ ]*: 503 text\/html|^the target stopped serving: 3 requests in a row answered 503,/,
     code: 2,
   },
   {

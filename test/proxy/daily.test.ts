@@ -1,6 +1,7 @@
 /**
  * `proxy` in daily use, in process, in front of loopback targets that are not the provider: one
- * that does not answer, one whose TLS fails, one that answers a sign-in page to every API call.
+ * that does not answer, one whose TLS fails, one that answers a sign-in page to every API call,
+ * Cloudflare's challenge or nginx's 502 to every request.
  * The client gets what the proxy can give (502, or the page as it came), stderr says so at once,
  * once, and the report on Ctrl-C says why it judged nothing: no provider's rule broken, exit 2
  * (nothing judged), no seed to rerun. On a terminal, one live line says how much was judged.
@@ -35,9 +36,26 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => wall.listen(0, '127.0.0.1', resolve));
   wallUrl = `http://127.0.0.1:${(wall.address() as AddressInfo).port}`;
 });
+/** Loopback targets answering every request with one page in the provider's place: a bot wall, a gateway. */
+const standIns: Record<string, { server: Server; url: string }> = {};
+beforeAll(async () => {
+  const pages = {
+    cloudflare: [403, { server: 'cloudflare', 'cf-mitigated': 'challenge' }, '<title>Just a moment...</title>'],
+    nginx: [502, { server: 'nginx' }, '<html><head><title>502 Bad Gateway</title></head></html>'],
+  } as const;
+  for (const [name, [status, headers, body]] of Object.entries(pages)) {
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(status, { 'content-type': 'text/html', ...headers }).end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    standIns[name] = { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  }
+});
 afterAll(async () => {
   await new Promise((resolve) => wall.close(resolve));
   await new Promise((resolve) => json.server.close(resolve));
+  for (const { server } of Object.values(standIns)) await new Promise((resolve) => server.close(resolve));
 });
 
 /** The proxy in front of `target`, a client's two API calls through it, then Ctrl-C. */
@@ -106,6 +124,30 @@ describe('proxy in front of a sign-in wall that answers every API call with its 
     expect(run.err.match(/an HTML page where the provider answers JSON/g)).toHaveLength(1);
     expect(run.out).toContain('0 exchanges judged; 2 HTML pages where the provider answers JSON, not judged');
     // Before, TOK-RESPONSE-JSON, ENC-RESPONSE-JSON (must) and more failed on the wall's pages.
+    expect(broken(run.report).map((r) => r.id)).toEqual([]);
+    expect(run.code).toBe(2);
+  });
+});
+
+describe("proxy in front of a bot wall or a gateway answering in the provider's place", () => {
+  it.each([
+    [
+      'cloudflare',
+      403,
+      "the target's bot protection answers in the provider's place (Cloudflare's bot challenge, 403)",
+      "2 answers of the target's bot protection, not judged",
+    ],
+    [
+      'nginx',
+      502,
+      "a gateway answers in the provider's place (502, not JSON",
+      "2 gateway error pages in the provider's place, not judged",
+    ],
+  ])('%s: forwards each answer as it came, says so once, judges none of it', async (name, status, said, summary) => {
+    const run = await session(name, standIns[name].url);
+    expect(run.answers).toEqual([status, status]);
+    expect(run.err.split(said)).toHaveLength(2);
+    expect(run.out).toContain(`0 exchanges judged; ${summary}`);
     expect(broken(run.report).map((r) => r.id)).toEqual([]);
     expect(run.code).toBe(2);
   });
