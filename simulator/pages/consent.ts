@@ -27,5 +27,6 @@ ${hidden('code_challenge_method', request.codeChallengeMethod)}
 ${hidden('nonce', request.nonce)}
 ${decisionButtons('Authorize', 'Deny')}
 </form>`,
+    { formLandsOn: request.redirectUri },
   );
 }

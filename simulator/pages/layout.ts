@@ -32,10 +32,18 @@ export function decisionButtons(approveLabel: string, denyLabel: string): string
   );
 }
 
+/**
+ * The pages' policy: no script, no frame, forms post to us or to a web address. `also` adds the
+ * scheme of a native application's redirect URI (RFC 8252 §7.1, `com.example.app:`): Chromium
+ * checks form-action on every redirect after a form, so the consent form's answer, a redirect to
+ * that URI with the code, is blocked without it.
+ */
+const pagePolicy = (also = '') =>
+  `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' https: http:${also}; frame-ancestors 'none'`;
+
 export const PAGE_HEADERS = {
   'x-frame-options': 'DENY',
-  'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' https: http:; frame-ancestors 'none'",
+  'content-security-policy': pagePolicy(),
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
@@ -47,6 +55,14 @@ export interface PageOptions {
   name?: string;
   /** More response headers (Retry-After of a throttled form). */
   headers?: Record<string, string>;
+  /** Where the page's form sends the browser in the end (a redirect URI): its scheme joins form-action. */
+  formLandsOn?: string;
+}
+
+/** ` scheme:` for a URI whose scheme is not the web's, else nothing (a parsed scheme: letters, digits, + - .). */
+function otherScheme(uri: string | undefined): string {
+  const scheme = uri && URL.canParse(uri) ? new URL(uri).protocol : 'https:';
+  return scheme === 'https:' || scheme === 'http:' ? '' : ` ${scheme}`;
 }
 
 export function page(status: number, title: string, body: string, options: PageOptions = {}): Answer {
@@ -62,6 +78,8 @@ ${body}
 </html>
 `;
   const headers: Record<string, string> = { ...PAGE_HEADERS };
+  const also = otherScheme(options.formLandsOn);
+  if (also) headers['content-security-policy'] = pagePolicy(also);
   if (options.setCookie) headers['set-cookie'] = options.setCookie;
   Object.assign(headers, options.headers);
   return html(status, document, headers);
