@@ -8,6 +8,7 @@ import {
   authorizeCode,
   broke,
   DEVICE_GRANT,
+  DISCOVERY_ENDPOINTS,
   exchangeCode,
   expectJsonType,
   getDiscovery,
@@ -326,14 +327,7 @@ export const oidcChecks: Check[] = [
         'issuer must be the configured issuer',
         { issuer: doc.issuer ?? null },
       );
-      const endpoints: Record<string, string> = {
-        authorization_endpoint: '/oauth/authorize',
-        token_endpoint: '/oauth/token',
-        userinfo_endpoint: USERINFO_PATH,
-        revocation_endpoint: '/oauth/revoke',
-        jwks_uri: KEYS_PATH,
-      };
-      for (const [field, path] of Object.entries(endpoints)) {
+      for (const [field, path] of Object.entries(DISCOVERY_ENDPOINTS)) {
         const value = doc[field];
         let url: URL | undefined;
         try {

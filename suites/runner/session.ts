@@ -19,9 +19,11 @@ import {
 } from './capabilities.js';
 import { createCheckContext, createEvidence, type Evidence, type SessionGround } from './context.js';
 import { BrokenExchange, CheckFailure, CheckSkipped, HarnessError, NoAnswer, RateLimited } from './errors.js';
+import { endpointsElsewhere, type Elsewhere } from './endpoints.js';
 import { createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
+import { AUTHORIZE_DEVICE_PATH, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
 import { createRedactor, type Redactor } from './redact.js';
 import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, whyNotInForce, type RuleInfo } from './rules.js';
 
@@ -303,16 +305,21 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let absentEndpoints: (typeof CORE_ENDPOINTS)[number][] = [];
   // Why the running check was stopped (interrupted, or past the deadline); runCheck resets it.
   let stoppedCheck: string | undefined;
+  // Endpoints discovery puts on another origin: routed there when trusted, else away (read at start-up).
+  const elsewhere: Elsewhere = { routes: new Map(), away: new Map() };
   const http = createHttp(
     target,
     recorder,
     redactor,
     (request, response) => {
       // adopt takes only a 200 answer with tokens in it.
-      if (current && /\/oauth\/token(\?|$)/.test(request.url)) current.adopt(response, current.roleOf(request));
+      const tokenUrl = elsewhere.routes.get(TOKEN_PATH);
+      const atToken = /\/oauth\/token(\?|$)/.test(request.url) || request.url.split('?')[0] === tokenUrl;
+      if (current && atToken) current.adopt(response, current.roleOf(request));
     },
     (raw) => {
       if (!fromLiveCheck()) throw new HarnessError(PAST_ITS_END);
+      skipIfAway(raw.url);
       if (checkRunning && absentEndpoints.length) skipIfAbsent(absentEndpoint(raw.url));
       if (checkRunning && options.stopRequested?.()) {
         stoppedCheck = INTERRUPTED;
@@ -328,6 +335,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       if (gone?.reason === 'silent' && checkRunning) throw new NoAnswer(gone.message);
       if (gone?.reason === 'rate-limited') throw new RateLimited(`${gone.message}; this request was not sent`);
     },
+    elsewhere.routes,
   );
   /** The request gate's rule: a check other than its reporter that reaches for an absent endpoint is skipped. */
   const skipIfAbsent = (absent: (typeof CORE_ENDPOINTS)[number] | undefined) => {
@@ -349,6 +357,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     return {
       ...driver,
       async authorize(url, decision) {
+        skipIfAway(url);
         skipIfAbsent(absentEndpoint(url));
         return driver.authorize(url, decision);
       },
@@ -358,15 +367,23 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   };
   const random = createRandom(options.seed);
   const basePath = new URL(target.baseUrl).pathname.replace(/(?<!\/)\/+$/, '');
+  /** The path of `url` under the base URL's (undefined when it is not a URL). */
+  const pathOf = (url: string) => (URL.canParse(url) ? new URL(url).pathname : undefined);
   /** The core endpoint a request goes to, when the start-up found it absent. */
   const absentEndpoint = (url: string) => {
-    let path: string;
-    try {
-      path = new URL(url).pathname;
-    } catch {
-      return undefined;
-    }
+    const path = pathOf(url);
     return absentEndpoints.find((e) => path === basePath + e.path);
+  };
+  /**
+   * One cause, one blame: an endpoint absent at the base URL that discovery puts on an origin the
+   * config does not trust leaves every check that reaches for it untested, its reporter too
+   * (oidc.discovery fails the one rule, OIDC-DISCOVERY).
+   */
+  const skipIfAway = (url: string) => {
+    const path = pathOf(url);
+    const why =
+      checkRunning && path?.startsWith(basePath) ? elsewhere.away.get(path.slice(basePath.length)) : undefined;
+    if (why) throw new CheckSkipped(why);
   };
 
   // Set-up exchanges are recorded like any other; each check clears the recorder before it runs.
@@ -376,6 +393,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   current = setupFlows;
   let caps: Capabilities;
   try {
+    const found = await endpointsElsewhere(http, config.issuer);
+    for (const [path, url] of found.routes) elsewhere.routes.set(path, url);
     caps = await detectCapabilities({
       http,
       control,
@@ -385,6 +404,12 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       passwordInForce: inForce(PASSWORD_RULE),
     });
     absentEndpoints = CORE_ENDPOINTS.filter((e) => !caps[e.capability] && (e.expected?.(caps) ?? true));
+    // Away only where the base URL does not serve it either (one it serves is asked there).
+    const absentPaths = new Set([
+      ...CORE_ENDPOINTS.filter((e) => !caps[e.capability]).map((e) => e.path),
+      ...(caps.userinfo ? [] : [USERINFO_PATH]),
+    ]);
+    for (const [path, why] of found.away) if (absentPaths.has(path)) elsewhere.away.set(path, why);
     await revoke(setupFlows);
   } catch (error) {
     await driver.close?.(); // no session to close it later
@@ -394,14 +419,21 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 
   const levelOf = new Map(catalogue.map((r) => [r.id, r.level]));
   const ruleOf = new Map(catalogue.map((r) => [r.id, r]));
+  /** The path of each capability that is one endpoint, for a reason of its own when it is away. */
+  const pathOfCapability: Partial<Record<Capability, string>> = {
+    ...Object.fromEntries(CORE_ENDPOINTS.map((e) => [e.capability, e.path])),
+    device: AUTHORIZE_DEVICE_PATH,
+    userinfo: USERINFO_PATH,
+  };
   const whyMissing = (c: Capability) =>
-    c !== 'restApi'
+    elsewhere.away.get(pathOfCapability[c] ?? '') ??
+    (c !== 'restApi'
       ? WHY_MISSING[c]
       : caps.restApiDown !== undefined
         ? restApiDown(caps.restApiDown)
         : caps.restPatRefused !== undefined
           ? restPatRefused(caps.restPatRefused)
-          : WHY_MISSING[c];
+          : WHY_MISSING[c]);
   const gate = (check: Check): string | null => {
     if (!check.rules.some(inForce)) {
       // Each rule here is out of force, so each has a reason.

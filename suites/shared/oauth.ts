@@ -23,6 +23,15 @@ export const AUTHORIZE_DEVICE_PATH = '/oauth/authorize_device';
 export const KEYS_PATH = '/oauth/discovery/keys';
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
+/** The endpoint members discovery must hold (OIDC-DISCOVERY), and the source's path of each (L104-L113). */
+export const DISCOVERY_ENDPOINTS: Readonly<Record<string, string>> = {
+  authorization_endpoint: AUTHORIZE_PATH,
+  token_endpoint: TOKEN_PATH,
+  userinfo_endpoint: USERINFO_PATH,
+  revocation_endpoint: REVOKE_PATH,
+  jwks_uri: KEYS_PATH,
+};
+
 /** RFC 6749 §5.2: the characters error_description may hold. */
 const DESCRIPTION_CHARACTERS = new RegExp(`^[${ERROR_DESCRIPTION_CHARACTERS}]*$`);
 
