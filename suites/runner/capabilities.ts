@@ -10,8 +10,8 @@ import {
   AUTHORIZE_DEVICE_PATH,
   AUTHORIZE_PATH,
   CURRENT_USER_PATH,
-  getDiscovery,
   KEYS_PATH,
+  readDiscovery,
   REVOKE_PATH,
   TOKEN_INFO_PATH,
   TOKEN_PATH,
@@ -166,17 +166,11 @@ export const CORE_ENDPOINTS: readonly {
  * The RFC 7662 introspection endpoint discovery advertises, as a path on the target's own origin
  * (a URL elsewhere would get the client's credentials: never asked).
  */
-async function introspectionPath(http: Http, issuer: string | undefined): Promise<string | undefined> {
-  try {
-    const res = await getDiscovery(http, issuer);
-    const advertised =
-      res.status === 200 ? (JSON.parse(res.text) as Record<string, unknown>)?.introspection_endpoint : undefined;
-    if (typeof advertised !== 'string') return undefined;
-    const url = new URL(advertised, http.baseUrl);
-    return url.origin === new URL(http.baseUrl).origin ? `${url.pathname}${url.search}` : undefined;
-  } catch {
-    return undefined;
-  }
+function introspectionPath(http: Http, discovery: Record<string, unknown> | undefined): string | undefined {
+  const advertised = discovery?.introspection_endpoint;
+  if (typeof advertised !== 'string' || !URL.canParse(advertised, http.baseUrl)) return undefined;
+  const url = new URL(advertised, http.baseUrl);
+  return url.origin === new URL(http.baseUrl).origin ? `${url.pathname}${url.search}` : undefined;
 }
 
 export interface DetectInput {
@@ -189,6 +183,8 @@ export interface DetectInput {
   flags: Record<string, boolean>;
   /** Is a rule window such as the password grant's still open at this release? */
   passwordInForce: boolean;
+  /** The discovery document when the caller has read it already (else it is read here). */
+  discovery?: Record<string, unknown> | null;
 }
 
 /** The simulator's control API answers with its config. */
@@ -206,6 +202,7 @@ export async function detectCapabilities({
   oauth,
   flags,
   passwordInForce,
+  discovery,
 }: DetectInput): Promise<Capabilities> {
   const clock =
     control &&
@@ -242,7 +239,8 @@ export async function detectCapabilities({
     if (!answered && passwordDeclared === true) passwordRefused = await refusal(() => oauth.password({ auth: 'none' }));
   }
 
-  const introspection = await introspectionPath(http, config.issuer);
+  const doc = discovery === undefined ? await readDiscovery(http, config.issuer) : (discovery ?? undefined);
+  const introspection = introspectionPath(http, doc);
   // Nothing answered counts as served, as in served(): the checks then meet it and say so.
   const restStatus = await statusOf(http, CURRENT_USER_PATH);
   const restApiDown = restStatus !== undefined && GATEWAY_ERRORS.has(restStatus) ? restStatus : undefined;

@@ -6,7 +6,7 @@
  * untested, saying why (oidc.discovery reports the endpoint off the target's origin, once).
  */
 import type { Http } from '../types.js';
-import { AUTHORIZE_DEVICE_PATH, DISCOVERY_ENDPOINTS, getDiscovery, jsonObject } from '../shared/oauth.js';
+import { AUTHORIZE_DEVICE_PATH, DISCOVERY_ENDPOINTS } from '../shared/oauth.js';
 
 /** Besides them, where discovery names it (RFC 8628 §4), the device authorization endpoint. */
 const ROUTABLE: Readonly<Record<string, string>> = {
@@ -21,10 +21,12 @@ export interface Elsewhere {
   away: Map<string, string>;
 }
 
-/** Where discovery puts each endpoint that is not on the base URL's origin (none when it does not answer). */
-export async function endpointsElsewhere(http: Http, issuer: string | undefined): Promise<Elsewhere> {
+/** Where discovery `doc` puts each endpoint that is not on the base URL's origin. */
+export function endpointsElsewhere(
+  http: Pick<Http, 'baseUrl' | 'leaves'>,
+  doc: Record<string, unknown> | undefined,
+): Elsewhere {
   const found: Elsewhere = { routes: new Map(), away: new Map() };
-  const doc = await getDiscovery(http, issuer).then(jsonObject, () => undefined);
   const base = new URL(http.baseUrl).origin;
   for (const [member, path] of Object.entries(ROUTABLE)) {
     const value = doc?.[member];

@@ -23,7 +23,7 @@ import { endpointsElsewhere, type Elsewhere } from './endpoints.js';
 import { createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
-import { AUTHORIZE_DEVICE_PATH, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
+import { AUTHORIZE_DEVICE_PATH, readDiscovery, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
 import { createRedactor, type Redactor } from './redact.js';
 import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, whyNotInForce, type RuleInfo } from './rules.js';
 
@@ -393,7 +393,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   current = setupFlows;
   let caps: Capabilities;
   try {
-    const found = await endpointsElsewhere(http, config.issuer);
+    const discovery = (await readDiscovery(http, config.issuer)) ?? null;
+    const found = endpointsElsewhere(http, discovery ?? undefined);
     for (const [path, url] of found.routes) elsewhere.routes.set(path, url);
     caps = await detectCapabilities({
       http,
@@ -402,6 +403,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       oauth: setupFlows,
       flags,
       passwordInForce: inForce(PASSWORD_RULE),
+      discovery,
     });
     absentEndpoints = CORE_ENDPOINTS.filter((e) => !caps[e.capability] && (e.expected?.(caps) ?? true));
     // Away only where the base URL does not serve it either (one it serves is asked there).

@@ -52,6 +52,13 @@ export function discoveryPath(baseUrl: string, issuer: string | undefined): stri
 export const getDiscovery = (http: Pick<Http, 'baseUrl' | 'get'>, issuer: string | undefined) =>
   http.get(discoveryPath(http.baseUrl, issuer));
 
+/** The discovery document as a JSON object, or undefined (not a 200, not JSON, no answer). */
+export const readDiscovery = (http: Pick<Http, 'baseUrl' | 'get'>, issuer: string | undefined) =>
+  getDiscovery(http, issuer).then(
+    (res) => (res.status === 200 ? jsonObject(res) : undefined),
+    () => undefined,
+  );
+
 /** The config's issuer and the provider's name one issuer, whether or not either ends with a slash. */
 export const sameIssuer = (a: string, b: string) => withoutTrailingSlash(a) === withoutTrailingSlash(b);
 
