@@ -711,11 +711,15 @@ export function codeFlowRules(t: CheckContext, app: AppRole): RuleId[] {
 /**
  * The rules a refused exchange of a fresh code breaks: `flow`'s, unless the provider answered
  * invalid_client to the configured client, which is how the client authenticated (L241: the
- * secret in the form body; a PKCE application sends none), not the flow it never reached.
+ * secret in the form body; a PKCE application sends none), not the flow it never reached; or
+ * invalid_request to an exchange of exactly its row's parameters (L140-L141), which wants another
+ * (OAuth 2.1's code_verifier of every client): that row's sentence, not the flow's others.
  */
 export function exchangeRefusalRules(res: HttpResponse, hasSecret: boolean, flow: readonly RuleId[]): RuleId[] {
-  if (jsonObject(res)?.error !== 'invalid_client') return [...flow];
-  return [hasSecret ? 'AUTH-CLIENT-BODY' : 'PKCE-NO-SECRET'];
+  const error = jsonObject(res)?.error;
+  if (error === 'invalid_client') return [hasSecret ? 'AUTH-CLIENT-BODY' : 'PKCE-NO-SECRET'];
+  if (error === 'invalid_request') return [hasSecret ? 'GRANT-CODE-PARAMS' : 'PKCE-TOKEN-PARAMS'];
+  return [...flow];
 }
 
 /** A code exchange answered with tokens: a refusal breaks `rules` (the app's code flow's), or how the client authenticates. */
