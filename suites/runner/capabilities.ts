@@ -98,15 +98,16 @@ async function statusOf(
  * absent (an OAuth-only server has no /api/v4); any other answer, even a server error or no
  * answer, means there, so a broken endpoint is failed by its checks rather than skipped. The
  * checks that depend on an absent family are skipped; the one whose rule says it exists fails.
- * An endpoint only POSTed to (token, revocation, device authorization) is asked with an empty
- * form, which one that is there refuses (400, 401); 405 means no POST there, absent too, and so
- * does a redirect: the endpoint is elsewhere, and the harness follows none (its POSTs carry
- * credentials, see target/origin.ts).
+ * 405 means the method the harness uses is not served there (a userinfo endpoint routed for POST
+ * only): absent too. An endpoint only POSTed to (token, revocation, device authorization) is asked
+ * with an empty form, which one that is there refuses (400, 401); a redirect means absent: the
+ * endpoint is elsewhere, and the harness follows none (its POSTs carry credentials, see
+ * target/origin.ts).
  */
 async function served(http: Http, path: string, method: 'GET' | 'POST' = 'GET'): Promise<boolean> {
   const status = await statusOf(http, path, method);
   if (status === undefined) return true;
-  return status !== 404 && !(method === 'POST' && (status === 405 || (status >= 300 && status < 400)));
+  return status !== 404 && status !== 405 && !(method === 'POST' && status >= 300 && status < 400);
 }
 
 /**

@@ -77,7 +77,7 @@ type CoreCapability = (typeof CORE_ENDPOINTS)[number]['capability'];
 
 /** Why what needs an absent core endpoint is skipped: what the start-up asked, and who reports it. */
 const whyAbsent = (e: (typeof CORE_ENDPOINTS)[number]) =>
-  `the target has no ${e.name}: ${e.method === 'POST' ? `an empty POST ${e.path} answered 404, 405 or a redirect` : `GET ${e.path} answered 404`} at start-up (${e.reporter} reports it on ${e.rule})`;
+  `the target has no ${e.name}: ${e.method === 'POST' ? `an empty POST ${e.path} answered 404, 405 or a redirect` : `GET ${e.path} answered 404 or 405`} at start-up (${e.reporter} reports it on ${e.rule})`;
 
 const WHY_MISSING: Record<Capability, string> = {
   control: 'the simulator control API does not answer',
@@ -92,9 +92,9 @@ const WHY_MISSING: Record<Capability, string> = {
   restApi:
     'the target has no REST API: GET /api/v4/user answered 404 (versioning.api-prefix reports it on ENC-API-PREFIX)',
   tokenInfo:
-    'the target has no token information endpoint: GET /oauth/token/info answered 404 (tokens.info-presentations reports it on INFO-TOKEN-PRESENTATION)',
+    'the target has no token information endpoint: GET /oauth/token/info answered 404 or 405 (tokens.info-presentations reports it on INFO-TOKEN-PRESENTATION)',
   userinfo:
-    'the target has no userinfo endpoint: GET /oauth/userinfo answered 404 (oidc.userinfo reports it on OIDC-USERINFO)',
+    'the target has no userinfo endpoint: GET /oauth/userinfo answered 404 or 405 (oidc.userinfo reports it on OIDC-USERINFO)',
   introspection: 'discovery advertises no introspection endpoint on the target origin',
   ...(Object.fromEntries(CORE_ENDPOINTS.map((e) => [e.capability, whyAbsent(e)])) as Record<CoreCapability, string>),
 };

@@ -1302,6 +1302,57 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    // A userinfo endpoint routed for POST only (a gateway's method allow-list): GET answers 405.
+    // OIDC Core §5.3.1: the endpoint MUST support GET and POST; the source names GET (L112).
+    name: 'userinfo served to POST only: GET answered 405 with Allow: POST',
+    cite: 'L112: GET /oauth/userinfo; OIDC Core §5.3.1: the UserInfo endpoint MUST support GET and POST',
+    checks: [
+      'oidc.userinfo',
+      'oidc.userinfo-requires-openid',
+      'oidc.userinfo-invalid-token',
+      'tokens.revoke-access-token',
+      'grants.code-reuse-revokes-tokens',
+      'scopes.revoked-token-401',
+    ],
+    breaks: ['OIDC-USERINFO'],
+    rewrite: {
+      answer(asked, answer) {
+        if (asked.url.pathname !== '/oauth/userinfo' || asked.method !== 'GET') return false;
+        answer.status = 405;
+        answer.head = new Map([
+          ['content-type', ['text/plain']],
+          ['allow', ['POST']],
+        ]);
+        answer.body = Buffer.from('Method Not Allowed');
+        return true;
+      },
+    },
+    after(report) {
+      // The checks of userinfo's other rules rest on GET being served: untested, saying why.
+      for (const id of ['oidc.userinfo-requires-openid', 'oidc.userinfo-invalid-token']) {
+        const check = report.checks.find((c) => c.id === id);
+        expect(`${check?.status} ${check?.message}`).toMatch(/^skipped .*GET \/oauth\/userinfo answered 404 or 405/);
+      }
+    },
+  },
+  {
+    // Discovery as some providers write it: the client authentication methods, but no
+    // grant_types_supported, whose default (OIDC Discovery §3) is authorization_code and implicit.
+    name: 'discovery without grant_types_supported (its default: authorization_code, implicit)',
+    cite: 'OIDC Discovery §3: grant_types_supported is OPTIONAL, default ["authorization_code", "implicit"]',
+    checks: ['oidc.discovery', 'grants.token-response-fields'],
+    breaks: ['OIDC-DISCOVERY'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = asked.url.pathname === '/.well-known/openid-configuration' ? jsonOf(answer) : undefined;
+        if (!body || !('grant_types_supported' in body)) return false;
+        const { grant_types_supported: _gone, ...rest } = body;
+        setJson(answer, rest);
+        return true;
+      },
+    },
+  },
 ];
 
 /** The proxy of the test file using the table (its config is extended by some deviations). */
