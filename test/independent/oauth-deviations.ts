@@ -1353,6 +1353,33 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
       },
     },
   },
+  {
+    // Keycloak's and Okta's revocation endpoints authenticate a confidential client as their token
+    // endpoints are set to (client_secret_basic): credentials in the body refused invalid_client.
+    name: 'revocation takes the client secret in HTTP Basic only: credentials in the body refused 401 invalid_client',
+    cite: 'L162: POST /oauth/revoke takes client_id, client_secret and token (L102: in the form body)',
+    checks: [
+      'tokens.revoke-access-token',
+      'tokens.revoke-refresh-token',
+      'tokens.revoke-unknown-token',
+      'tokens.revoke-client-bound',
+      'tokens.revoke-client-auth',
+      'scopes.revoked-token-401',
+    ],
+    breaks: ['REV-PARAMS'],
+    rewrite: {
+      answer(asked, answer) {
+        if (asked.url.pathname !== '/oauth/revoke' || !formOf(asked).get('client_secret')) return false;
+        answer.status = 401;
+        answer.head = new Map([
+          ['content-type', ['application/json']],
+          ['www-authenticate', ['Basic realm="idp"']],
+        ]);
+        setJson(answer, { error: 'invalid_client', error_description: 'Authenticate the client with HTTP Basic.' });
+        return true;
+      },
+    },
+  },
 ];
 
 /** The proxy of the test file using the table (its config is extended by some deviations). */
