@@ -24,7 +24,7 @@ export interface Elsewhere {
 /** Where discovery `doc` puts each endpoint that is not on the base URL's origin. */
 export function endpointsElsewhere(
   http: Pick<Http, 'baseUrl' | 'leaves'>,
-  doc: Record<string, unknown> | undefined,
+  doc: Record<string, unknown> | null,
 ): Elsewhere {
   const found: Elsewhere = { routes: new Map(), away: new Map() };
   const base = new URL(http.baseUrl).origin;

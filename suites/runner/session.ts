@@ -10,6 +10,7 @@ import { TargetError } from '../errors.js';
 import type { Capabilities, Capability, Check, Driver } from '../types.js';
 import { LOWER_THE_RATE, TransportError, transportStop, type Target } from '../target/types.js';
 import { createDriver } from '../drivers/index.js';
+import { AUTHORIZE_DEVICE_PATH, readDiscovery, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
 import {
   CORE_ENDPOINTS,
   detectCapabilities,
@@ -23,7 +24,6 @@ import { endpointsElsewhere, type Elsewhere } from './endpoints.js';
 import { createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
-import { AUTHORIZE_DEVICE_PATH, readDiscovery, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
 import { createRedactor, type Redactor } from './redact.js';
 import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, whyNotInForce, type RuleInfo } from './rules.js';
 
@@ -377,7 +377,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   /**
    * One cause, one blame: an endpoint absent at the base URL that discovery puts on an origin the
    * config does not trust leaves every check that reaches for it untested, its reporter too
-   * (oidc.discovery fails the one rule, OIDC-DISCOVERY).
+   * (oidc.discovery reports it, once, on OIDC-DISCOVERY).
    */
   const skipIfAway = (url: string) => {
     const path = pathOf(url);
@@ -394,7 +394,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let caps: Capabilities;
   try {
     const discovery = (await readDiscovery(http, config.issuer)) ?? null;
-    const found = endpointsElsewhere(http, discovery ?? undefined);
+    const found = endpointsElsewhere(http, discovery);
     for (const [path, url] of found.routes) elsewhere.routes.set(path, url);
     caps = await detectCapabilities({
       http,
