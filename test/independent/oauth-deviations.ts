@@ -1241,11 +1241,8 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
     cite: 'L13, L141, L241: registration yields a Client Secret, which the confidential application sends in the form body',
     checks: [
       'grants.token-response-fields',
-      'grants.code-single-use',
-      'grants.refresh-rotation',
       'grants.client-authentication-failures',
       'tokens.revoke-access-token',
-      'oidc.id-token',
       'oidc.discovery',
     ],
     breaks: ['AUTH-CLIENT-BODY'],
