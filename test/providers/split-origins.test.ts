@@ -7,8 +7,8 @@
  * that needs one of those endpoints is skipped, saying where it is and why it was not asked; none
  * fails. With `trustedOrigins` listing it, the same checks pass, their requests to those endpoints
  * sent there and only those. Before, each endpoint read as absent at the base URL: ten rules
- * failed or warned over six checks (GRANT-CODE-PARAMS, GRANT-CODE-FLOW, DEV-AVAILABILITY, OIDC-JWKS,
- * AUTH-CLIENT-BODY...), and with `trustedOrigins` the same.
+ * failed or warned over four checks (GRANT-CODE-PARAMS, GRANT-CODE-FLOW, DEV-AVAILABILITY, OIDC-JWKS,
+ * AUTH-CLIENT-BODY...), and with `trustedOrigins` nine over three.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
