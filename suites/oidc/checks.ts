@@ -342,6 +342,10 @@ export const oidcChecks: Check[] = [
         const away = t.http.leaves(url.href);
         t.expect(!away, `${field} ${away}`, { [field]: value });
       }
+      // Optional (RFC 8628 §4), but where named the harness would send the client there too.
+      const device = doc.device_authorization_endpoint;
+      const deviceAway = typeof device === 'string' && URL.canParse(device) ? t.http.leaves(device) : undefined;
+      t.expect(!deviceAway, `device_authorization_endpoint ${deviceAway}`, { device_authorization_endpoint: device });
       const lists: Record<string, string> = {
         scopes_supported: 'openid',
         response_types_supported: 'code',

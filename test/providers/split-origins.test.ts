@@ -30,7 +30,14 @@ const ELSEWHERE: Record<string, string> = {
   userinfo_endpoint: '/oauth/userinfo',
   jwks_uri: '/oauth/discovery/keys',
 };
-const moved = new Set(Object.values(ELSEWHERE));
+/** The members moved in the running test (all of ELSEWHERE unless it says otherwise). */
+let moving: Record<string, string> = ELSEWHERE;
+const moved = {
+  has: (path: string) => Object.values(moving).includes(path),
+  get all() {
+    return new Set(Object.values(moving));
+  },
+};
 
 /** One check per moved endpoint at least, and discovery's. */
 const CHECKS = [
@@ -65,7 +72,7 @@ beforeAll(async () => {
       res,
       (async () => {
         const doc = (await (await front.sim.handle(new Request(url))).json()) as Record<string, unknown>;
-        for (const [member, path] of Object.entries(ELSEWHERE)) doc[member] = `${other.url}${path}`;
+        for (const [member, path] of Object.entries(moving)) doc[member] = `${other.url}${path}`;
         return Response.json(doc);
       })(),
     );
@@ -156,6 +163,25 @@ describe('a provider whose token, revocation, device, userinfo and key endpoints
       why,
     ).toEqual([]);
     // Each moved endpoint was asked there.
-    expect(new Set(received.map((r) => r.split(' ')[1])), why).toEqual(moved);
+    expect(new Set(received.map((r) => r.split(' ')[1])), why).toEqual(moved.all);
+  }, 120_000);
+
+  it('only the device authorization endpoint elsewhere, untrusted: oidc.discovery says so, the device checks are skipped', async () => {
+    received.length = 0;
+    moving = { device_authorization_endpoint: ELSEWHERE.device_authorization_endpoint };
+    try {
+      const { report, stderr } = await run(false);
+      const why = explain(report, stderr);
+      expect(received, why).toEqual([]);
+      const discovery = report.checks.find((c) => c.id === 'oidc.discovery');
+      expect(`${discovery?.status} ${discovery?.message}`, why).toMatch(/^warned device_authorization_endpoint leaves/);
+      expect(checksWith(report, 'failed', 'warned', 'errored'), why).toEqual(['oidc.discovery']);
+      const device = report.checks.find((c) => c.id === 'device.authorization-response');
+      expect(`${device?.status} ${device?.message}`, why).toMatch(
+        /^skipped .*discovery's device_authorization_endpoint/,
+      );
+    } finally {
+      moving = ELSEWHERE;
+    }
   }, 120_000);
 });
