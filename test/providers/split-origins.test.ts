@@ -32,6 +32,17 @@ const ELSEWHERE: Record<string, string> = {
 };
 /** The members moved in the running test (all of ELSEWHERE unless it says otherwise). */
 let moving: Record<string, string> = ELSEWHERE;
+/** Where the other origin serves a moved path, when not at the same path (Google's own paths). */
+let onOther: Record<string, string> = {};
+const GOOGLE_PATHS: Record<string, string> = {
+  '/oauth/token': '/token',
+  '/oauth/revoke': '/revoke',
+  '/oauth/authorize_device': '/device/code',
+  '/oauth/userinfo': '/v1/userinfo',
+  '/oauth/discovery/keys': '/oauth2/v3/certs',
+};
+/** The source path the other origin serves at `path`, if it serves one there. */
+const servedAt = (path: string) => Object.values(moving).find((p) => (onOther[p] ?? p) === path);
 const moved = {
   has: (path: string) => Object.values(moving).includes(path),
   get all() {
@@ -72,7 +83,7 @@ beforeAll(async () => {
       res,
       (async () => {
         const doc = (await (await front.sim.handle(new Request(url))).json()) as Record<string, unknown>;
-        for (const [member, path] of Object.entries(moving)) doc[member] = `${other.url}${path}`;
+        for (const [member, path] of Object.entries(moving)) doc[member] = `${other.url}${onOther[path] ?? path}`;
         return Response.json(doc);
       })(),
     );
@@ -83,7 +94,8 @@ beforeAll(async () => {
   other = await listen((req, res) => {
     const url = new URL(req.url ?? '/', front.url);
     received.push(`${req.method} ${url.pathname}`);
-    if (!moved.has(url.pathname)) {
+    const source = servedAt(url.pathname);
+    if (!source) {
       req.resume();
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
       return;
@@ -91,6 +103,7 @@ beforeAll(async () => {
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
     headers.set('host', new URL(front.url).host);
+    url.pathname = source;
     sendAnswer(
       res,
       bodyOf(req).then((body) =>
@@ -182,6 +195,27 @@ describe('a provider whose token, revocation, device, userinfo and key endpoints
       );
     } finally {
       moving = ELSEWHERE;
+    }
+  }, 120_000);
+
+  it("at Google's own paths, trusted: asked there; only OIDC-DISCOVERY warns (the source's paths)", async () => {
+    received.length = 0;
+    onOther = GOOGLE_PATHS;
+    const live = () => [...front.sim.store.accessTokens.values()].filter((t) => t.revokedAt === null).length;
+    const before = live();
+    try {
+      const { code, report, stderr } = await run(true);
+      const why = explain(report, stderr);
+      expect(checksWith(report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual(['oidc.discovery']);
+      expect(report.checks.find((c) => c.id === 'oidc.discovery')?.message, why).toMatch(
+        /^token_endpoint must be the absolute URL of \/oauth\/token/,
+      );
+      expect(code, why).toBe(0);
+      expect(new Set(received.map((r) => r.split(' ')[1])), why).toEqual(new Set(Object.values(GOOGLE_PATHS)));
+      // Every token the run got at /token was revoked at its end, at /revoke.
+      expect(live(), why).toBe(before);
+    } finally {
+      onOther = {};
     }
   }, 120_000);
 });
