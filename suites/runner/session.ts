@@ -307,14 +307,15 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let stoppedCheck: string | undefined;
   // Endpoints discovery puts on another origin: routed there when trusted, else away (read at start-up).
   const elsewhere: Elsewhere = { routes: new Map(), away: new Map() };
+  /** Where a source path's requests go when discovery routes them elsewhere, without its query. */
+  const routedTo = (path: string) => elsewhere.routes.get(path)?.split('?')[0];
   const http = createHttp(
     target,
     recorder,
     redactor,
     (request, response) => {
       // adopt takes only a 200 answer with tokens in it.
-      const tokenUrl = elsewhere.routes.get(TOKEN_PATH);
-      const atToken = /\/oauth\/token(\?|$)/.test(request.url) || request.url.split('?')[0] === tokenUrl;
+      const atToken = /\/oauth\/token(\?|$)/.test(request.url) || request.url.split('?')[0] === routedTo(TOKEN_PATH);
       if (current && atToken) current.adopt(response, current.roleOf(request));
     },
     (raw) => {
@@ -369,10 +370,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const basePath = new URL(target.baseUrl).pathname.replace(/(?<!\/)\/+$/, '');
   /** The path of `url` under the base URL's (undefined when it is not a URL). */
   const pathOf = (url: string) => (URL.canParse(url) ? new URL(url).pathname : undefined);
-  /** The core endpoint a request goes to, when the start-up found it absent. */
+  /** The core endpoint a request goes to, when the start-up found it absent (there, or where discovery routes it). */
   const absentEndpoint = (url: string) => {
     const path = pathOf(url);
-    return absentEndpoints.find((e) => path === basePath + e.path);
+    const bare = url.split('?')[0];
+    return absentEndpoints.find((e) => path === basePath + e.path || bare === routedTo(e.path));
   };
   /**
    * One cause, one blame: an endpoint absent at the base URL that discovery puts on an origin the

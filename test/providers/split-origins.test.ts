@@ -41,6 +41,8 @@ const GOOGLE_PATHS: Record<string, string> = {
   '/oauth/userinfo': '/v1/userinfo',
   '/oauth/discovery/keys': '/oauth2/v3/certs',
 };
+/** Source paths the other origin answers 404 to, though discovery names it there. */
+let absentOnOther = new Set<string>();
 /** The source path the other origin serves at `path`, if it serves one there. */
 const servedAt = (path: string) => Object.values(moving).find((p) => (onOther[p] ?? p) === path);
 const moved = {
@@ -95,7 +97,7 @@ beforeAll(async () => {
     const url = new URL(req.url ?? '/', front.url);
     received.push(`${req.method} ${url.pathname}`);
     const source = servedAt(url.pathname);
-    if (!source) {
+    if (!source || absentOnOther.has(source)) {
       req.resume();
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
       return;
@@ -123,7 +125,7 @@ afterAll(async () => {
   await Promise.all([front?.close(), other?.close()]);
 });
 
-async function run(trusted: boolean): Promise<{ code: number; report: Report; stderr: string }> {
+async function run(trusted: boolean, checks = CHECKS): Promise<{ code: number; report: Report; stderr: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'idp-split-'));
   const config = join(dir, 'target.json');
   const file = join(dir, 'report.json');
@@ -137,7 +139,7 @@ async function run(trusted: boolean): Promise<{ code: number; report: Report; st
     {
       out: () => undefined,
       err: (t) => void (stderr += t),
-      checks: () => allChecks().filter((c) => CHECKS.includes(c.id)),
+      checks: () => allChecks().filter((c) => checks.includes(c.id)),
     },
     {},
   );
@@ -216,6 +218,21 @@ describe('a provider whose token, revocation, device, userinfo and key endpoints
       expect(live(), why).toBe(before);
     } finally {
       onOther = {};
+    }
+  }, 120_000);
+
+  it('at its own path and absent there: reported once by its reporter, the others skipped', async () => {
+    onOther = GOOGLE_PATHS;
+    absentOnOther = new Set(['/oauth/revoke']);
+    try {
+      const { report, stderr } = await run(true, ['tokens.revoke-access-token', 'tokens.revoke-unknown-token']);
+      const why = explain(report, stderr);
+      expect(checksWith(report, 'failed', 'warned', 'errored'), why).toEqual(['tokens.revoke-access-token']);
+      const other = report.checks.find((c) => c.id === 'tokens.revoke-unknown-token');
+      expect(`${other?.status} ${other?.message}`, why).toMatch(/^skipped the target has no revocation endpoint/);
+    } finally {
+      onOther = {};
+      absentOnOther = new Set();
     }
   }, 120_000);
 });
