@@ -39,8 +39,9 @@ export interface AppConfig {
 export interface TargetConfig {
   baseUrl: string;
   /**
-   * Other origins of the same provider (a separate sign-in host) the harness may send requests and
-   * credentials to; by default only baseUrl's. Only the user's config names them, never the target.
+   * Other origins of the same provider (a separate sign-in host, the host discovery names for an
+   * endpoint: runner/endpoints.ts) the harness may send requests and credentials to; by default
+   * only baseUrl's. Only the user's config names them, never the target.
    */
   trustedOrigins?: string[];
   issuer?: string;

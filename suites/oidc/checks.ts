@@ -8,6 +8,7 @@ import {
   authorizeCode,
   broke,
   DEVICE_GRANT,
+  DISCOVERY_ENDPOINTS,
   exchangeCode,
   expectJsonType,
   getDiscovery,
@@ -326,14 +327,7 @@ export const oidcChecks: Check[] = [
         'issuer must be the configured issuer',
         { issuer: doc.issuer ?? null },
       );
-      const endpoints: Record<string, string> = {
-        authorization_endpoint: '/oauth/authorize',
-        token_endpoint: '/oauth/token',
-        userinfo_endpoint: USERINFO_PATH,
-        revocation_endpoint: '/oauth/revoke',
-        jwks_uri: KEYS_PATH,
-      };
-      for (const [field, path] of Object.entries(endpoints)) {
+      for (const [field, path] of Object.entries(DISCOVERY_ENDPOINTS)) {
         const value = doc[field];
         let url: URL | undefined;
         try {
@@ -348,6 +342,10 @@ export const oidcChecks: Check[] = [
         const away = t.http.leaves(url.href);
         t.expect(!away, `${field} ${away}`, { [field]: value });
       }
+      // Optional (RFC 8628 §4), but where named the harness would send the client there too.
+      const device = doc.device_authorization_endpoint;
+      const deviceAway = typeof device === 'string' && URL.canParse(device) ? t.http.leaves(device) : undefined;
+      t.expect(!deviceAway, `device_authorization_endpoint ${deviceAway}`, { device_authorization_endpoint: device });
       const lists: Record<string, string> = {
         scopes_supported: 'openid',
         response_types_supported: 'code',

@@ -10,8 +10,8 @@ import {
   AUTHORIZE_DEVICE_PATH,
   AUTHORIZE_PATH,
   CURRENT_USER_PATH,
-  getDiscovery,
   KEYS_PATH,
+  readDiscovery,
   REVOKE_PATH,
   TOKEN_INFO_PATH,
   TOKEN_PATH,
@@ -98,15 +98,16 @@ async function statusOf(
  * absent (an OAuth-only server has no /api/v4); any other answer, even a server error or no
  * answer, means there, so a broken endpoint is failed by its checks rather than skipped. The
  * checks that depend on an absent family are skipped; the one whose rule says it exists fails.
- * An endpoint only POSTed to (token, revocation, device authorization) is asked with an empty
- * form, which one that is there refuses (400, 401); 405 means no POST there, absent too, and so
- * does a redirect: the endpoint is elsewhere, and the harness follows none (its POSTs carry
- * credentials, see target/origin.ts).
+ * 405 means the method the harness uses is not served there (a userinfo endpoint routed for POST
+ * only): absent too. An endpoint only POSTed to (token, revocation, device authorization) is asked
+ * with an empty form, which one that is there refuses (400, 401); a redirect means absent: the
+ * endpoint is elsewhere, and the harness follows none (its POSTs carry credentials, see
+ * target/origin.ts).
  */
 async function served(http: Http, path: string, method: 'GET' | 'POST' = 'GET'): Promise<boolean> {
   const status = await statusOf(http, path, method);
   if (status === undefined) return true;
-  return status !== 404 && !(method === 'POST' && (status === 405 || (status >= 300 && status < 400)));
+  return status !== 404 && status !== 405 && !(method === 'POST' && status >= 300 && status < 400);
 }
 
 /**
@@ -166,17 +167,11 @@ export const CORE_ENDPOINTS: readonly {
  * The RFC 7662 introspection endpoint discovery advertises, as a path on the target's own origin
  * (a URL elsewhere would get the client's credentials: never asked).
  */
-async function introspectionPath(http: Http, issuer: string | undefined): Promise<string | undefined> {
-  try {
-    const res = await getDiscovery(http, issuer);
-    const advertised =
-      res.status === 200 ? (JSON.parse(res.text) as Record<string, unknown>)?.introspection_endpoint : undefined;
-    if (typeof advertised !== 'string') return undefined;
-    const url = new URL(advertised, http.baseUrl);
-    return url.origin === new URL(http.baseUrl).origin ? `${url.pathname}${url.search}` : undefined;
-  } catch {
-    return undefined;
-  }
+function introspectionPath(http: Http, discovery: Record<string, unknown> | undefined): string | undefined {
+  const advertised = discovery?.introspection_endpoint;
+  if (typeof advertised !== 'string' || !URL.canParse(advertised, http.baseUrl)) return undefined;
+  const url = new URL(advertised, http.baseUrl);
+  return url.origin === new URL(http.baseUrl).origin ? `${url.pathname}${url.search}` : undefined;
 }
 
 export interface DetectInput {
@@ -189,6 +184,8 @@ export interface DetectInput {
   flags: Record<string, boolean>;
   /** Is a rule window such as the password grant's still open at this release? */
   passwordInForce: boolean;
+  /** The discovery document when the caller has read it already (else it is read here). */
+  discovery?: Record<string, unknown> | null;
 }
 
 /** The simulator's control API answers with its config. */
@@ -206,6 +203,7 @@ export async function detectCapabilities({
   oauth,
   flags,
   passwordInForce,
+  discovery,
 }: DetectInput): Promise<Capabilities> {
   const clock =
     control &&
@@ -242,7 +240,8 @@ export async function detectCapabilities({
     if (!answered && passwordDeclared === true) passwordRefused = await refusal(() => oauth.password({ auth: 'none' }));
   }
 
-  const introspection = await introspectionPath(http, config.issuer);
+  const doc = discovery === undefined ? await readDiscovery(http, config.issuer) : (discovery ?? undefined);
+  const introspection = introspectionPath(http, doc);
   // Nothing answered counts as served, as in served(): the checks then meet it and say so.
   const restStatus = await statusOf(http, CURRENT_USER_PATH);
   const restApiDown = restStatus !== undefined && GATEWAY_ERRORS.has(restStatus) ? restStatus : undefined;

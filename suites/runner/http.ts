@@ -88,6 +88,8 @@ export function createHttp(
   observe?: Observer,
   /** Asked before each request leaves; it may throw (the run stopped, an endpoint known absent). */
   gate?: (raw: RawRequest) => void,
+  /** Source path → URL on a trusted origin where discovery puts that endpoint (runner/endpoints.ts). */
+  routes?: ReadonlyMap<string, string>,
 ): Http {
   const baseUrl = target.baseUrl;
   const leaves = originGuard(baseUrl, target.config.trustedOrigins);
@@ -225,7 +227,11 @@ export function createHttp(
 
   const send = (request: HttpRequest) => {
     const path = request.path.startsWith('/') ? request.path : `/${request.path}`;
-    const raw = build(request, baseUrl + path, path);
+    const [pathname, query] = path.split(/\?(.*)/s);
+    const routed = routes?.get(pathname);
+    const url =
+      routed === undefined ? baseUrl + path : query ? `${routed}${routed.includes('?') ? '&' : '?'}${query}` : routed;
+    const raw = build(request, url, path);
     return exchange(raw, raw.url);
   };
 

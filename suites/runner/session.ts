@@ -19,6 +19,7 @@ import {
 import { screen, UnservedAnswer } from '../target/unserved.js';
 import { GATEWAY_ERRORS } from '../shared/rest-tokens.js';
 import { createDriver } from '../drivers/index.js';
+import { AUTHORIZE_DEVICE_PATH, readDiscovery, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
 import {
   CORE_ENDPOINTS,
   detectCapabilities,
@@ -28,6 +29,7 @@ import {
 } from './capabilities.js';
 import { createCheckContext, createEvidence, type Evidence, type SessionGround } from './context.js';
 import { BrokenExchange, CheckFailure, CheckSkipped, HarnessError, NoAnswer, RateLimited } from './errors.js';
+import { endpointsElsewhere, type Elsewhere } from './endpoints.js';
 import { createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
@@ -110,7 +112,7 @@ type CoreCapability = (typeof CORE_ENDPOINTS)[number]['capability'];
 
 /** Why what needs an absent core endpoint is skipped: what the start-up asked, and who reports it. */
 const whyAbsent = (e: (typeof CORE_ENDPOINTS)[number]) =>
-  `the target has no ${e.name}: ${e.method === 'POST' ? `an empty POST ${e.path} answered 404, 405 or a redirect` : `GET ${e.path} answered 404`} at start-up (${e.reporter} reports it on ${e.rule})`;
+  `the target has no ${e.name}: ${e.method === 'POST' ? `an empty POST ${e.path} answered 404, 405 or a redirect` : `GET ${e.path} answered 404 or 405`} at start-up (${e.reporter} reports it on ${e.rule})`;
 
 const WHY_MISSING: Record<Capability, string> = {
   control: 'the simulator control API does not answer',
@@ -125,9 +127,9 @@ const WHY_MISSING: Record<Capability, string> = {
   restApi:
     'the target has no REST API: GET /api/v4/user answered 404 (versioning.api-prefix reports it on ENC-API-PREFIX)',
   tokenInfo:
-    'the target has no token information endpoint: GET /oauth/token/info answered 404 (tokens.info-presentations reports it on INFO-TOKEN-PRESENTATION)',
+    'the target has no token information endpoint: GET /oauth/token/info answered 404 or 405 (tokens.info-presentations reports it on INFO-TOKEN-PRESENTATION)',
   userinfo:
-    'the target has no userinfo endpoint: GET /oauth/userinfo answered 404 (oidc.userinfo reports it on OIDC-USERINFO)',
+    'the target has no userinfo endpoint: GET /oauth/userinfo answered 404 or 405 (oidc.userinfo reports it on OIDC-USERINFO)',
   introspection: 'discovery advertises no introspection endpoint on the target origin',
   ...(Object.fromEntries(CORE_ENDPOINTS.map((e) => [e.capability, whyAbsent(e)])) as Record<CoreCapability, string>),
 };
@@ -372,16 +374,22 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let absentEndpoints: (typeof CORE_ENDPOINTS)[number][] = [];
   // Why the running check was stopped (interrupted, or past the deadline); runCheck resets it.
   let stoppedCheck: string | undefined;
+  // Endpoints discovery puts on another origin: routed there when trusted, else away (read at start-up).
+  const elsewhere: Elsewhere = { routes: new Map(), away: new Map() };
+  /** Where a source path's requests go when discovery routes them elsewhere, without its query. */
+  const routedTo = (path: string) => elsewhere.routes.get(path)?.split('?')[0];
   const http = createHttp(
     target,
     recorder,
     redactor,
     (request, response) => {
       // adopt takes only a 200 answer with tokens in it.
-      if (current && /\/oauth\/token(\?|$)/.test(request.url)) current.adopt(response, current.roleOf(request));
+      const atToken = /\/oauth\/token(\?|$)/.test(request.url) || request.url.split('?')[0] === routedTo(TOKEN_PATH);
+      if (current && atToken) current.adopt(response, current.roleOf(request));
     },
     (raw) => {
       if (!fromLiveCheck()) throw new HarnessError(PAST_ITS_END);
+      skipIfAway(raw.url);
       if (checkRunning && absentEndpoints.length) skipIfAbsent(absentEndpoint(raw.url));
       if (checkRunning && options.stopRequested?.()) {
         stoppedCheck = INTERRUPTED;
@@ -398,6 +406,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       if (gone && gone.reason !== 'silent' && gone.reason !== 'deadline')
         throw new RateLimited(`${gone.message}; this request was not sent`);
     },
+    elsewhere.routes,
   );
   /** The request gate's rule: a check other than its reporter that reaches for an absent endpoint is skipped. */
   const skipIfAbsent = (absent: (typeof CORE_ENDPOINTS)[number] | undefined) => {
@@ -419,6 +428,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     return {
       ...driver,
       async authorize(url, decision) {
+        skipIfAway(url);
         skipIfAbsent(absentEndpoint(url));
         return driver.authorize(url, decision);
       },
@@ -428,15 +438,24 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   };
   const random = createRandom(options.seed);
   const basePath = new URL(target.baseUrl).pathname.replace(/(?<!\/)\/+$/, '');
-  /** The core endpoint a request goes to, when the start-up found it absent. */
+  /** The path of `url` under the base URL's (undefined when it is not a URL). */
+  const pathOf = (url: string) => (URL.canParse(url) ? new URL(url).pathname : undefined);
+  /** The core endpoint a request goes to, when the start-up found it absent (there, or where discovery routes it). */
   const absentEndpoint = (url: string) => {
-    let path: string;
-    try {
-      path = new URL(url).pathname;
-    } catch {
-      return undefined;
-    }
-    return absentEndpoints.find((e) => path === basePath + e.path);
+    const path = pathOf(url);
+    const bare = url.split('?')[0];
+    return absentEndpoints.find((e) => path === basePath + e.path || bare === routedTo(e.path));
+  };
+  /**
+   * One cause, one blame: an endpoint absent at the base URL that discovery puts on an origin the
+   * config does not trust leaves every check that reaches for it untested, its reporter too
+   * (oidc.discovery reports it, once, on OIDC-DISCOVERY).
+   */
+  const skipIfAway = (url: string) => {
+    const path = pathOf(url);
+    const why =
+      checkRunning && path?.startsWith(basePath) ? elsewhere.away.get(path.slice(basePath.length)) : undefined;
+    if (why) throw new CheckSkipped(why);
   };
 
   // Set-up exchanges are recorded like any other; each check clears the recorder before it runs.
@@ -446,6 +465,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   current = setupFlows;
   let caps: Capabilities;
   try {
+    const discovery = (await readDiscovery(http, config.issuer)) ?? null;
+    const found = endpointsElsewhere(http, discovery);
+    for (const [path, url] of found.routes) elsewhere.routes.set(path, url);
     caps = await detectCapabilities({
       http,
       control,
@@ -453,8 +475,15 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       oauth: setupFlows,
       flags,
       passwordInForce: inForce(PASSWORD_RULE),
+      discovery,
     });
     absentEndpoints = CORE_ENDPOINTS.filter((e) => !caps[e.capability] && (e.expected?.(caps) ?? true));
+    // Away only where the base URL does not serve it either (one it serves is asked there).
+    const absentPaths = new Set([
+      ...CORE_ENDPOINTS.filter((e) => !caps[e.capability]).map((e) => e.path),
+      ...(caps.userinfo ? [] : [USERINFO_PATH]),
+    ]);
+    for (const [path, why] of found.away) if (absentPaths.has(path)) elsewhere.away.set(path, why);
     await revoke(setupFlows);
   } catch (error) {
     await driver.close?.(); // no session to close it later
@@ -464,14 +493,21 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 
   const levelOf = new Map(catalogue.map((r) => [r.id, r.level]));
   const ruleOf = new Map(catalogue.map((r) => [r.id, r]));
+  /** The path of each capability that is one endpoint, for a reason of its own when it is away. */
+  const pathOfCapability: Partial<Record<Capability, string>> = {
+    ...Object.fromEntries(CORE_ENDPOINTS.map((e) => [e.capability, e.path])),
+    device: AUTHORIZE_DEVICE_PATH,
+    userinfo: USERINFO_PATH,
+  };
   const whyMissing = (c: Capability) =>
-    c !== 'restApi'
+    elsewhere.away.get(pathOfCapability[c] ?? '') ??
+    (c !== 'restApi'
       ? WHY_MISSING[c]
       : caps.restApiDown !== undefined
         ? restApiDown(caps.restApiDown)
         : caps.restPatRefused !== undefined
           ? restPatRefused(caps.restPatRefused)
-          : WHY_MISSING[c];
+          : WHY_MISSING[c]);
   const gate = (check: Check): string | null => {
     if (!check.rules.some(inForce)) {
       // Each rule here is out of force, so each has a reason.

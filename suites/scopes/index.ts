@@ -249,7 +249,9 @@ const revokedToken: Check = {
     await tokenWorks(t, token.access_token, 'a fresh api token');
     const revoked = await t.oauth.revoke(token.access_token, 'confidential');
     if (revoked.status < 200 || revoked.status >= 300)
-      t.harness(`revoking the access token answered ${revoked.status}: nothing was revoked`);
+      t.skip(
+        `revoking the access token answered ${revoked.status}: nothing was revoked (the REV-* rules, judged by tokens.revoke-access-token)`,
+      );
     // Answered 200 and still working elsewhere (Auth0 revokes refresh tokens only): not revoked.
     const alive = await acceptingOracle(t, token.access_token, { restApi: true });
     if (alive)

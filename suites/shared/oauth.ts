@@ -23,6 +23,15 @@ export const AUTHORIZE_DEVICE_PATH = '/oauth/authorize_device';
 export const KEYS_PATH = '/oauth/discovery/keys';
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
+/** The endpoint members discovery must hold (OIDC-DISCOVERY), and the source's path of each (L104-L113). */
+export const DISCOVERY_ENDPOINTS: Readonly<Record<string, string>> = {
+  authorization_endpoint: AUTHORIZE_PATH,
+  token_endpoint: TOKEN_PATH,
+  userinfo_endpoint: USERINFO_PATH,
+  revocation_endpoint: REVOKE_PATH,
+  jwks_uri: KEYS_PATH,
+};
+
 /** RFC 6749 §5.2: the characters error_description may hold. */
 const DESCRIPTION_CHARACTERS = new RegExp(`^[${ERROR_DESCRIPTION_CHARACTERS}]*$`);
 
@@ -42,6 +51,13 @@ export function discoveryPath(baseUrl: string, issuer: string | undefined): stri
 /** GET the discovery document (discoveryPath). */
 export const getDiscovery = (http: Pick<Http, 'baseUrl' | 'get'>, issuer: string | undefined) =>
   http.get(discoveryPath(http.baseUrl, issuer));
+
+/** The discovery document as a JSON object, or undefined (not a 200, not JSON, no answer). */
+export const readDiscovery = (http: Pick<Http, 'baseUrl' | 'get'>, issuer: string | undefined) =>
+  getDiscovery(http, issuer).then(
+    (res) => (res.status === 200 ? jsonObject(res) : undefined),
+    () => undefined,
+  );
 
 /** The config's issuer and the provider's name one issuer, whether or not either ends with a slash. */
 export const sameIssuer = (a: string, b: string) => withoutTrailingSlash(a) === withoutTrailingSlash(b);
@@ -695,11 +711,15 @@ export function codeFlowRules(t: CheckContext, app: AppRole): RuleId[] {
 /**
  * The rules a refused exchange of a fresh code breaks: `flow`'s, unless the provider answered
  * invalid_client to the configured client, which is how the client authenticated (L241: the
- * secret in the form body; a PKCE application sends none), not the flow it never reached.
+ * secret in the form body; a PKCE application sends none), not the flow it never reached; or
+ * invalid_request to an exchange of exactly its row's parameters (L140-L141), which wants another
+ * (OAuth 2.1's code_verifier of every client): that row's sentence, not the flow's others.
  */
 export function exchangeRefusalRules(res: HttpResponse, hasSecret: boolean, flow: readonly RuleId[]): RuleId[] {
-  if (jsonObject(res)?.error !== 'invalid_client') return [...flow];
-  return [hasSecret ? 'AUTH-CLIENT-BODY' : 'PKCE-NO-SECRET'];
+  const error = jsonObject(res)?.error;
+  if (error === 'invalid_client') return [hasSecret ? 'AUTH-CLIENT-BODY' : 'PKCE-NO-SECRET'];
+  if (error === 'invalid_request') return [hasSecret ? 'GRANT-CODE-PARAMS' : 'PKCE-TOKEN-PARAMS'];
+  return [...flow];
 }
 
 /** A code exchange answered with tokens: a refusal breaks `rules` (the app's code flow's), or how the client authenticates. */

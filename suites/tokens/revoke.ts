@@ -32,16 +32,28 @@ function expectEmptyObject(t: CheckContext, res: HttpResponse, what: string, rul
   const otherwise = res.status > 200 && res.status < 300;
   // A refusal of a token it does not hold (Google answers 400 invalid_token) says nothing of how it
   // revokes one it holds (REV-EMPTY-OBJECT, REV-PARAMS): its body is an error body, not judged here.
-  const refusedUnheld = rules.length > 0 && !otherwise && res.status !== 200;
+  // The client's own credentials, sent as L162 says, refused (invalid_client: a provider that takes
+  // them in HTTP Basic only): how the client authenticates, whatever the token.
+  const clientRefused = res.status >= 400 && body?.error === 'invalid_client';
+  const refusedUnheld = rules.length > 0 && !otherwise && !clientRefused && res.status !== 200;
   t.soft(
     res.status === 200,
     `${what}: revocation must answer 200`,
-    broke(otherwise ? ['REV-EMPTY-OBJECT'] : refusedUnheld ? rules : ['REV-EMPTY-OBJECT', 'REV-PARAMS', ...rules], {
-      status: res.status,
-      error: body?.error ?? null,
-    }),
+    broke(
+      otherwise
+        ? ['REV-EMPTY-OBJECT']
+        : clientRefused
+          ? ['REV-PARAMS']
+          : refusedUnheld
+            ? rules
+            : ['REV-EMPTY-OBJECT', 'REV-PARAMS', ...rules],
+      {
+        status: res.status,
+        error: body?.error ?? null,
+      },
+    ),
   );
-  if (refusedUnheld) return;
+  if (refusedUnheld || clientRefused) return;
   t.soft(
     body && Object.keys(body).length === 0,
     `${what}: revocation must answer the empty JSON object {}`,

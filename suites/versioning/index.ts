@@ -133,11 +133,14 @@ const restErrorsJson: Check = {
     for (const { what, res } of errors) {
       const body = jsonValue(res) as Record<string, unknown> | undefined;
       t.soft(
-        // A validation error's message may be an object of field errors ({"message": {"title": [...]}}).
+        // A validation error's message may be an object of field errors ({"message": {"title": [...]}}),
+        // and error an object as Google's APIs nest it ({"error": {"code", "message"}}): no type is shown.
         body &&
           typeof body === 'object' &&
           !Array.isArray(body) &&
-          ((body.message !== undefined && body.message !== null) || typeof body.error === 'string'),
+          ((body.message !== undefined && body.message !== null) ||
+            typeof body.error === 'string' ||
+            (!!body.error && typeof body.error === 'object' && !Array.isArray(body.error))),
         `the ${res.status} for ${what} is not a JSON body with message or error`,
         { probe: what, status: res.status, contentType: res.headers.get('content-type') },
       );

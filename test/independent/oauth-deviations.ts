@@ -1231,6 +1231,152 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
       }),
     },
   },
+  {
+    // Keycloak, Zitadel and Okta clients registered for private_key_jwt or tls_client_auth (RFC
+    // 7523, RFC 8705): discovery names no secret-based method, and a secret (in the body or in
+    // HTTP Basic) is refused invalid_client. The source's confidential application authenticates
+    // with its secret in the form body (L241): that one sentence is broken, once; the checks that
+    // needed the confidential client's tokens are untested, not failed on their own rules.
+    name: 'a confidential client that may only use private_key_jwt or tls_client_auth: every client secret refused invalid_client',
+    cite: 'L13, L141, L241: registration yields a Client Secret, which the confidential application sends in the form body',
+    checks: [
+      'grants.token-response-fields',
+      'grants.client-authentication-failures',
+      'tokens.revoke-access-token',
+      'oidc.discovery',
+    ],
+    breaks: ['AUTH-CLIENT-BODY'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = asked.url.pathname === '/.well-known/openid-configuration' ? jsonOf(answer) : undefined;
+        if (body) {
+          setJson(answer, {
+            ...body,
+            token_endpoint_auth_methods_supported: ['private_key_jwt', 'tls_client_auth', 'none'],
+          });
+          return true;
+        }
+        const basic = /^basic /i.test(String(asked.headers.authorization ?? ''));
+        if (!isToken(asked.url.pathname) || !(formOf(asked).get('client_secret') || basic)) return false;
+        answer.status = 401;
+        answer.head = new Map([
+          ['content-type', ['application/json']],
+          ['www-authenticate', ['Bearer realm="idp"']],
+        ]);
+        setJson(answer, {
+          error: 'invalid_client',
+          error_description: 'Client authentication with a secret is not allowed.',
+        });
+        return true;
+      },
+    },
+  },
+  {
+    // OAuth 2.1 (draft 12 §4.1.1) and Authentik, Hydra or Okta with PKCE enforced for every client:
+    // a confidential client's code, issued without code_challenge, is refused at the exchange with
+    // invalid_request because no code_verifier came. The source offers the code flow without PKCE
+    // (L10) and lists its exchange without code_verifier (L141): that row's sentence is broken.
+    name: 'PKCE required of every client at the exchange: a code issued without code_challenge refused invalid_request',
+    cite: 'L10, L141: authorization_code (without PKCE) takes client_id, client_secret, code and redirect_uri',
+    checks: [
+      'grants.token-response-fields',
+      'grants.code-single-use',
+      'grants.refresh-rotation',
+      'grants.pkce-valid-verifier',
+      'tokens.revoke-access-token',
+      'oidc.id-token',
+    ],
+    breaks: ['GRANT-CODE-PARAMS'],
+    rewrite: {
+      answer(asked, answer) {
+        const form = formOf(asked);
+        if (!isToken(asked.url.pathname) || form.get('grant_type') !== 'authorization_code') return false;
+        if (form.get('code_verifier') || answer.status !== 200) return false;
+        answer.status = 400;
+        answer.head = new Map([['content-type', ['application/json']]]);
+        setJson(answer, { error: 'invalid_request', error_description: 'Missing parameter: code_verifier' });
+        return true;
+      },
+    },
+  },
+  {
+    // A userinfo endpoint routed for POST only (a gateway's method allow-list): GET answers 405.
+    // OIDC Core §5.3.1: the endpoint MUST support GET and POST; the source names GET (L112).
+    name: 'userinfo served to POST only: GET answered 405 with Allow: POST',
+    cite: 'L112: GET /oauth/userinfo; OIDC Core §5.3.1: the UserInfo endpoint MUST support GET and POST',
+    checks: [
+      'oidc.userinfo',
+      'oidc.userinfo-requires-openid',
+      'oidc.userinfo-invalid-token',
+      'tokens.revoke-access-token',
+      'grants.code-reuse-revokes-tokens',
+      'scopes.revoked-token-401',
+    ],
+    breaks: ['OIDC-USERINFO'],
+    rewrite: {
+      answer(asked, answer) {
+        if (asked.url.pathname !== '/oauth/userinfo' || asked.method !== 'GET') return false;
+        answer.status = 405;
+        answer.head = new Map([
+          ['content-type', ['text/plain']],
+          ['allow', ['POST']],
+        ]);
+        answer.body = Buffer.from('Method Not Allowed');
+        return true;
+      },
+    },
+    after(report) {
+      // The checks of userinfo's other rules rest on GET being served: untested, saying why.
+      for (const id of ['oidc.userinfo-requires-openid', 'oidc.userinfo-invalid-token']) {
+        const check = report.checks.find((c) => c.id === id);
+        expect(`${check?.status} ${check?.message}`).toMatch(/^skipped .*GET \/oauth\/userinfo answered 404 or 405/);
+      }
+    },
+  },
+  {
+    // Discovery as some providers write it: the client authentication methods, but no
+    // grant_types_supported, whose default (OIDC Discovery §3) is authorization_code and implicit.
+    name: 'discovery without grant_types_supported (its default: authorization_code, implicit)',
+    cite: 'OIDC Discovery §3: grant_types_supported is OPTIONAL, default ["authorization_code", "implicit"]',
+    checks: ['oidc.discovery', 'grants.token-response-fields'],
+    breaks: ['OIDC-DISCOVERY'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = asked.url.pathname === '/.well-known/openid-configuration' ? jsonOf(answer) : undefined;
+        if (!body || !('grant_types_supported' in body)) return false;
+        const { grant_types_supported: _gone, ...rest } = body;
+        setJson(answer, rest);
+        return true;
+      },
+    },
+  },
+  {
+    // Keycloak's and Okta's revocation endpoints authenticate a confidential client as their token
+    // endpoints are set to (client_secret_basic): credentials in the body refused invalid_client.
+    name: 'revocation takes the client secret in HTTP Basic only: credentials in the body refused 401 invalid_client',
+    cite: 'L162: POST /oauth/revoke takes client_id, client_secret and token (L102: in the form body)',
+    checks: [
+      'tokens.revoke-access-token',
+      'tokens.revoke-refresh-token',
+      'tokens.revoke-unknown-token',
+      'tokens.revoke-client-bound',
+      'tokens.revoke-client-auth',
+      'scopes.revoked-token-401',
+    ],
+    breaks: ['REV-PARAMS'],
+    rewrite: {
+      answer(asked, answer) {
+        if (asked.url.pathname !== '/oauth/revoke' || !formOf(asked).get('client_secret')) return false;
+        answer.status = 401;
+        answer.head = new Map([
+          ['content-type', ['application/json']],
+          ['www-authenticate', ['Basic realm="idp"']],
+        ]);
+        setJson(answer, { error: 'invalid_client', error_description: 'Authenticate the client with HTTP Basic.' });
+        return true;
+      },
+    },
+  },
 ];
 
 /** The proxy of the test file using the table (its config is extended by some deviations). */

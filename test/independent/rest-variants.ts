@@ -207,6 +207,21 @@ export const REST_VARIANTS: Variant[] = [
     },
   },
   {
+    // Google's APIs (and gateways modelled on them) nest the error: {"error": {"code", "message", "status"}}.
+    name: 'REST errors with error as an object ({"error": {"code": 404, "message": "…", "status": "NOT_FOUND"}})',
+    cite: 'L268: REST error bodies are not shown; ERR-REST-JSON-BODY asks for message or error, whose type nobody shows',
+    checks: ['versioning.rest-errors-json', 'scopes.missing-token-401'],
+    rewrite: {
+      answer(asked, answer) {
+        const body = rest(asked) && answer.status >= 400 ? jsonOf(answer) : undefined;
+        if (!body) return false;
+        const { message, error, ...others } = body;
+        setJson(answer, { ...others, error: { code: answer.status, message: message ?? error, status: 'REFUSED' } });
+        return true;
+      },
+    },
+  },
+  {
     name: 'the hosted offering without x-total, x-total-pages and rel=last',
     cite: 'L222: the hosted offering may omit some pagination headers',
     checks: OFFSET_READERS,

@@ -2,13 +2,17 @@
  * An issuer with a path (Keycloak's /realms/NAME) is no failure by itself: with the base URL at the
  * realm, every endpoint lies under it; with the base URL at the root and the issuer configured,
  * discovery is read at {issuer}/.well-known/openid-configuration (OIDC Discovery §4), not at the root.
+ * Nor is a REST API under such a path prefix (`http://host/gitlab/api/v4`) whose Link and Location
+ * are relative references: RFC 8288 §3.2 resolves a Link against the answer's URL, RFC 9110 §10.2.2
+ * a Location against the request's, so `?page=2`, a path-absolute `/realms/conformance/api/v4/…`
+ * and a path-relative `group%2Fnew-name` lead where the absolute URL would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { targetConfig } from '../../simulator/control/config.js';
 import { readTargetProfile } from '../../suites/diff/profile.js';
 import { allChecks } from '../../suites/index.js';
 import { createHttpTarget } from '../../suites/target/http.js';
-import { runAgainst, rulesWith, erroredText } from './provider.js';
+import { checksWith, runAgainst, rulesWith, erroredText } from './provider.js';
 import { startPathProvider, type PathProvider } from './issuer-path.js';
 
 /** The checks that read discovery, the issuer, or a URL the provider writes under its path. */
@@ -55,5 +59,29 @@ describe('an issuer with a path', () => {
       /^device_authorization_grant on \(GET \/realms\/conformance\/\.well-known\/openid-configuration\)$/m,
     );
     expect(profile.flags.device_authorization_grant).toBe(true);
+  });
+});
+
+/** The checks that follow a Link or a Location the REST API writes. */
+const FOLLOWING = [
+  'pagination.keyset-list-projects',
+  'pagination.keyset-rows-list-projects',
+  'pagination.offset-headers',
+  'encoding.moved-path-redirect',
+];
+
+describe('a REST API under a path prefix, its Link and Location relative references', () => {
+  let provider: PathProvider;
+  beforeAll(async () => {
+    provider = await startPathProvider({ relative: true });
+  });
+  afterAll(() => provider.close());
+
+  it('allowed: every check that follows them passes', async () => {
+    const only = allChecks().filter((c) => FOLLOWING.includes(c.id));
+    const { code, report } = await runAgainst({ sim: provider.sim, url: provider.issuer }, {}, only);
+    const why = report.checks.map((c) => `${c.status} ${c.id}: ${c.message ?? ''}`).join('\n');
+    expect(checksWith(report, 'passed'), why).toEqual([...FOLLOWING].sort());
+    expect(code, why).toBe(0);
   });
 });

@@ -2,7 +2,11 @@
  * A provider whose issuer has a path (Keycloak's http://host/realms/NAME): the simulator behind a
  * front that serves it under a realm path, its discovery at {issuer}/.well-known/openid-configuration
  * (OIDC Discovery §4). `rootToo`: the rest of the service stays at the root as well (a REST API at
- * the base URL, the realm's OAuth beside it), but the root has no discovery document.
+ * the base URL, the realm's OAuth beside it), but the root has no discovery document. `relative`:
+ * the REST API's Link and Location written as relative references (RFC 8288 §3.2, RFC 9110
+ * §10.2.2), as a service under a path prefix (`http://host/gitlab/api/v4`) may: a field's first
+ * link query-only (`?page=2`), the others path-absolute, the prefix in them; a Location
+ * path-relative (`group%2Fnew-name`).
  */
 import { createSimulator } from '../../simulator/core.js';
 import { writeResponse } from '../../simulator/adapters/node.js';
@@ -24,16 +28,37 @@ function underRealm(origin: string, url: string): string {
   return url.startsWith('/') && !url.startsWith('//') && !url.startsWith(`${REALM}/`) ? `${REALM}${url}` : url;
 }
 
+/** `url` (absolute, under the realm) as a reference relative to `asked` (a path under the realm). */
+function relativeTo(asked: string, url: string, style: 'link' | 'path-absolute' | 'location'): string {
+  const to = new URL(url);
+  const from = new URL(asked, to);
+  if (style === 'location') {
+    const dir = from.pathname.slice(0, from.pathname.lastIndexOf('/') + 1);
+    if (to.pathname.startsWith(dir)) return `${to.pathname.slice(dir.length)}${to.search}`;
+  }
+  return style === 'link' && to.pathname === from.pathname ? to.search || '?' : `${to.pathname}${to.search}`;
+}
+
 /** What the simulator wrote, its URLs put under the realm: Location, Link, form actions and links of its pages. */
-async function realmAnswer(origin: string, answer: Response): Promise<Response> {
+async function realmAnswer(origin: string, answer: Response, relativeFor?: string): Promise<Response> {
   const head = new Headers(answer.headers);
+  const placed = (url: string, style: 'link' | 'path-absolute' | 'location') => {
+    const under = underRealm(origin, url);
+    return relativeFor && URL.canParse(under, origin)
+      ? relativeTo(relativeFor, new URL(under, origin).href, style)
+      : under;
+  };
   const location = head.get('location');
-  if (location) head.set('location', underRealm(origin, location));
+  if (location) head.set('location', placed(location, 'location'));
   const link = head.get('link');
   if (link)
     head.set(
       'link',
-      link.replace(/<([^<>]*)>/g, (_, url: string) => `<${underRealm(origin, url)}>`),
+      // The first link-value query-only where it can be, the others path-absolute (the prefix in them).
+      link.replace(
+        /<([^<>]*)>/g,
+        (_, url: string, at: number) => `<${placed(url, at === 0 ? 'link' : 'path-absolute')}>`,
+      ),
     );
   if (!(head.get('content-type') ?? '').startsWith('text/html'))
     return new Response(answer.body, { status: answer.status, headers: head });
@@ -45,7 +70,7 @@ async function realmAnswer(origin: string, answer: Response): Promise<Response> 
   return new Response(page, { status: answer.status, headers: head });
 }
 
-export async function startPathProvider({ rootToo = false } = {}): Promise<PathProvider> {
+export async function startPathProvider({ rootToo = false, relative = false } = {}): Promise<PathProvider> {
   const sim = createSimulator({});
   let origin = '';
   const front = await listen((req, res) => {
@@ -69,7 +94,8 @@ export async function startPathProvider({ rootToo = false } = {}): Promise<PathP
           redirect: 'manual',
         }),
       );
-      await writeResponse(res, inRealm && !rootToo ? await realmAnswer(origin, answer) : answer);
+      const api = relative && path.startsWith(`${REALM}/api/`) ? path : undefined;
+      await writeResponse(res, inRealm && !rootToo ? await realmAnswer(origin, answer, api) : answer);
     })().catch(() => void res.writeHead(502).end());
   });
   origin = front.url;

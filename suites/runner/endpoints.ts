@@ -1,0 +1,45 @@
+/**
+ * Endpoints discovery puts on another origin than the base URL (Google's token, revocation,
+ * device, userinfo and key set endpoints are not on its authorization endpoint's host). On an
+ * origin the config trusts (`trustedOrigins`), the harness sends that endpoint's requests there,
+ * and only those; on one it does not, nothing is sent there, and what needs the endpoint is
+ * untested, saying why (oidc.discovery reports the endpoint off the target's origin, once).
+ */
+import type { Http } from '../types.js';
+import { AUTHORIZE_DEVICE_PATH, DISCOVERY_ENDPOINTS } from '../shared/oauth.js';
+
+/** Besides them, where discovery names it (RFC 8628 §4), the device authorization endpoint. */
+const ROUTABLE: Readonly<Record<string, string>> = {
+  ...DISCOVERY_ENDPOINTS,
+  device_authorization_endpoint: AUTHORIZE_DEVICE_PATH,
+};
+
+export interface Elsewhere {
+  /** Source path → the absolute URL on a trusted origin its requests go to. */
+  routes: Map<string, string>;
+  /** Source path → why nothing is sent to where discovery puts it. */
+  away: Map<string, string>;
+}
+
+/** Where discovery `doc` puts each endpoint that is not on the base URL's origin. */
+export function endpointsElsewhere(
+  http: Pick<Http, 'baseUrl' | 'leaves'>,
+  doc: Record<string, unknown> | null,
+): Elsewhere {
+  const found: Elsewhere = { routes: new Map(), away: new Map() };
+  const base = new URL(http.baseUrl).origin;
+  for (const [member, path] of Object.entries(ROUTABLE)) {
+    const value = doc?.[member];
+    if (typeof value !== 'string' || !URL.canParse(value)) continue;
+    const url = new URL(value);
+    if (url.origin === base) continue;
+    const why = http.leaves(url.href);
+    if (!why) found.routes.set(path, `${url.origin}${url.pathname}${url.search}`);
+    else
+      found.away.set(
+        path,
+        `discovery's ${member} is ${url.origin}${url.pathname}, which ${why}: nothing was sent there (trustedOrigins lists the provider's other origins; oidc.discovery reports it on OIDC-DISCOVERY)`,
+      );
+  }
+  return found;
+}
