@@ -178,7 +178,27 @@ const INPUT_TAG = /<(?:input|meta)\b[^<>]{0,2000}>/gi;
  * and the exact values in `options.secrets`.
  */
 export function redactText(text: string, options: RedactOptions = {}): string {
-  let out = options.secrets ? maskSecrets(text, options.secrets) : text;
+  if (!options.secrets && text.length <= CLEAN_TEXT_MAX && cleanTexts.has(text)) return text;
+  const out = maskPatterns(options.secrets ? maskSecrets(text, options.secrets) : text);
+  if (!options.secrets && out === text && text.length <= CLEAN_TEXT_MAX) {
+    if (cleanTexts.size >= CLEAN_TEXTS) cleanTexts.clear();
+    cleanTexts.add(text);
+  }
+  return out;
+}
+
+/**
+ * Short texts the patterns left as they were: a report's rule titles, sources, ids and statuses
+ * are the same in every run's report, and each report is redacted for the console and for each
+ * file written (about 4 ms a time for the 250 rules). Only texts with nothing to mask are kept,
+ * so no secret stays here; bounded (at most 5,000 texts of 256 characters, 2.5 MB), cleared when full.
+ */
+const cleanTexts = new Set<string>();
+const CLEAN_TEXT_MAX = 256;
+const CLEAN_TEXTS = 5_000;
+
+function maskPatterns(text: string): string {
+  let out = text;
   out = out.replace(JWT, (jwt) => mask(jwt));
   out = out.replace(
     AUTH_LINE,

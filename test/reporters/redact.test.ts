@@ -106,6 +106,14 @@ describe('redaction is idempotent', () => {
     const once = redact(fixtureReport());
     expect(redact(once)).toEqual(once);
   });
+  // redactText remembers short texts it found nothing to mask in; a caller's secrets still apply.
+  it('a text once found clean is masked when the caller names it a secret', () => {
+    const text = 'plainwordsthatmaskednothing';
+    expect(redactText(text)).toBe(text);
+    expect(redactText(text)).toBe(text);
+    expect(redactText(`x ${text} y`, { secrets: [text] })).not.toContain(text);
+    expect(redactText(text, { secrets: [text] })).not.toContain(text);
+  });
 });
 
 describe('what is not a secret stays byte for byte', () => {
