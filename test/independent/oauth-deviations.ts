@@ -1292,8 +1292,8 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
         const form = formOf(asked);
         if (!isToken(asked.url.pathname) || form.get('grant_type') !== 'authorization_code') return false;
         if (form.get('code_verifier') || answer.status !== 200) return false;
+        // The token answer's own head stays (Cache-Control: no-store, as every token answer has).
         answer.status = 400;
-        answer.head = new Map([['content-type', ['application/json']]]);
         setJson(answer, { error: 'invalid_request', error_description: 'Missing parameter: code_verifier' });
         return true;
       },
