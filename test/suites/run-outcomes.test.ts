@@ -52,6 +52,22 @@ describe('a target that is plainly not an identity provider', () => {
     expect(r.out).toBe('');
   });
 
+  it.each(['/api/v4', '/oauth', '/oauth/token'])(
+    'stops a baseUrl one path too deep (%s) with one line that names the baseUrl to give, before any check',
+    async (path) => {
+      // The simulator answers JSON 404s under unknown paths, as GitLab does: no provider answer.
+      const { url } = await started(simulatorWith(() => false));
+      const r = await runCli({ target: url + path, check: 'oidc.discovery', seed: '1' });
+      expect(r.code).toBe(2);
+      const lines = r.err.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`${url}${path} is not an identity provider of this spec (`);
+      expect(lines[0]).toContain('GET /api/v4/user answered 404 application/json, not found');
+      expect(lines[0]).toMatch(new RegExp(`; ${url} answers as one: .*so set baseUrl to ${url}; no check was run$`));
+      expect(r.out).toBe('');
+    },
+  );
+
   it('lets a provider through: the simulator over HTTP passes the probe', async () => {
     const { url } = await started(simulatorWith(() => false));
     const r = await runCli({ target: url, check: 'oidc.discovery', seed: '1' });
