@@ -82,7 +82,7 @@ export async function probeTarget(target: Target, base = target.baseUrl): Promis
       response = await screen(`${q.method} ${q.path}`, sent);
     } catch (error) {
       if (error instanceof UnservedAnswer) unserved++;
-      if (!(error instanceof TransportError) || error.code === 'unreachable') throw error;
+      if (!(error instanceof TransportError) || error.code === 'unreachable' || error.code === 'untrusted') throw error;
       if (error.code === 'rate-limited') limited ??= error;
       found.push(`${q.method} ${q.path}: ${error.message.replace(`${q.method} ${q.path}: `, '')}`);
       continue;

@@ -6,7 +6,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createSimulator } from '../../simulator/core.js';
+import { toNodeListener } from '../../simulator/adapters/node.js';
 import { checkReportTargets, errnoWords, validateReport } from '../../reporters/index.js';
 import {
   endlessBody,
@@ -67,6 +71,33 @@ describe('a target that is plainly not an identity provider', () => {
       expect(r.out).toBe('');
     },
   );
+
+  it('stops at a TLS certificate it does not trust with one line saying how to trust it, not "not a provider"', async () => {
+    // A self-signed certificate for 127.0.0.1 (test/fixtures, valid for a century), the simulator behind.
+    const fixture = (name: string) => readFileSync(new URL(`../fixtures/self-signed.${name}.pem`, import.meta.url));
+    const sim = createSimulator();
+    const server = createHttpsServer({ cert: fixture('cert'), key: fixture('key') }, toNodeListener(sim));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const config = join(dir, 'tls.json');
+      writeFileSync(config, JSON.stringify({ baseUrl: base }));
+      // --target asks the target's own config first; --config starts with the probe.
+      for (const [flags, first] of [
+        [{ target: base }, 'GET /-/simulator/config'],
+        [{ config }, 'GET /.well-known/openid-configuration'],
+      ] as const) {
+        const r = await runCli({ ...flags, check: 'oidc.discovery', seed: '1' });
+        expect(r.code).toBe(2);
+        expect(r.err.trim().split('\n')).toEqual([
+          `idp-conformance: target ${base} is not trusted: ${first}: the TLS certificate of ${base.slice(8)} is self-signed (DEPTH_ZERO_SELF_SIGNED_CERT): to trust its CA, give its certificate (PEM) with NODE_EXTRA_CA_CERTS=/path/to/ca.pem`,
+        ]);
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 
   it('lets a provider through: the simulator over HTTP passes the probe', async () => {
     const { url } = await started(simulatorWith(() => false));
