@@ -371,6 +371,47 @@ describe('target config', () => {
     }
   });
 
+  it("reads ${NAME} in the user's config file from the environment, secrets out of the file", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'config-env-'));
+    const file = join(dir, 't.yaml');
+    writeFileSync(
+      file,
+      [
+        'baseUrl: http://${IDP_HOST}:3000',
+        'user: { username: "$${qa}", password: "${IDP_PASSWORD}" }',
+        'personalAccessToken: ${IDP_PAT}',
+        'applications:',
+        '  confidential: { clientId: c, clientSecret: "pre-${IDP_SECRET}", redirectUri: "https://c.test/cb", scopes: [api] }',
+      ].join('\n'),
+    );
+    const env = { IDP_HOST: '127.0.0.1', IDP_PASSWORD: 'pw-from-env', IDP_PAT: 'pat-from-env', IDP_SECRET: 's' };
+    const config = loadTargetConfig(file, env);
+    expect(config.baseUrl).toBe('http://127.0.0.1:3000');
+    expect(config.user).toEqual({ username: '${qa}', password: 'pw-from-env' });
+    expect(config.personalAccessToken).toBe('pat-from-env');
+    expect(config.applications?.confidential).toMatchObject({ clientSecret: 'pre-s' });
+    // Unset or empty: one line naming the setting and the variable, no value of any other.
+    for (const [missing, why] of [
+      [{ ...env, IDP_PAT: undefined }, 'not set'],
+      [{ ...env, IDP_PAT: '' }, 'empty'],
+    ] as const) {
+      let message = '';
+      try {
+        loadTargetConfig(file, missing);
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        message = (e as Error).message;
+      }
+      expect(message).toBe(
+        `${file}: personalAccessToken: the environment variable IDP_PAT is ${why} (the config reads it as \${IDP_PAT})`,
+      );
+    }
+    // What a target says of itself (no environment given) is taken as written, never expanded.
+    expect(
+      parseTargetConfig('baseUrl: http://127.0.0.1:1\npersonalAccessToken: ${IDP_PAT}\n').personalAccessToken,
+    ).toBe('${IDP_PAT}');
+  });
+
   it('validates against the schema shipped in spec/ and names the offending field', () => {
     expect(() => parseTargetConfig('baseUrl: http://127.0.0.1:3000\noffering: cloud\n', 't.yaml')).toThrow(
       /^t\.yaml: offering /,
