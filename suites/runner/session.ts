@@ -19,7 +19,8 @@ import {
 import { screen, UnservedAnswer } from '../target/unserved.js';
 import { GATEWAY_ERRORS } from '../shared/rest-tokens.js';
 import { createDriver } from '../drivers/index.js';
-import { AUTHORIZE_DEVICE_PATH, readDiscovery, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
+import { AUTHORIZE_DEVICE_PATH, AUTHORIZE_PATH, readDiscovery, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
+import { APP_ROLES } from '../../spec/target-config.js';
 import {
   CORE_ENDPOINTS,
   detectCapabilities,
@@ -372,6 +373,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let runningCheck: string | undefined;
   // The core endpoints the start-up found absent (none while it is finding out): the gate below reads them.
   let absentEndpoints: (typeof CORE_ENDPOINTS)[number][] = [];
+  // Applications whose authorization request the start-up saw refused, and the check that said so.
+  let refusedApps: Capabilities['authorizeRefused'] = {};
+  let refusalSaidBy: string | undefined;
   // Why the running check was stopped (interrupted, or past the deadline); runCheck resets it.
   let stoppedCheck: string | undefined;
   // Endpoints discovery puts on another origin: routed there when trusted, else away (read at start-up).
@@ -391,6 +395,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       if (!fromLiveCheck()) throw new HarnessError(PAST_ITS_END);
       skipIfAway(raw.url);
       if (checkRunning && absentEndpoints.length) skipIfAbsent(absentEndpoint(raw.url));
+      if (checkRunning) skipIfRefusedApp(raw.url);
       if (checkRunning && options.stopRequested?.()) {
         stoppedCheck = INTERRUPTED;
         throw new CheckSkipped(INTERRUPTED);
@@ -430,6 +435,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       async authorize(url, decision) {
         skipIfAway(url);
         skipIfAbsent(absentEndpoint(url));
+        if (checkRunning) skipIfRefusedApp(url);
         return driver.authorize(url, decision);
       },
       approveDevice: verification((userCode, page) => driver.approveDevice(userCode, page)),
@@ -458,6 +464,34 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     if (why) throw new CheckSkipped(why);
   };
 
+  /**
+   * One cause, one blame: an authorization request of an application the provider refused at
+   * start-up (its redirectUri, as configured or left out) is the config's premise. The first check
+   * that sends one is errored saying what to check, once; every later one is skipped.
+   */
+  const skipIfRefusedApp = (url: string) => {
+    const path = pathOf(url);
+    if (path !== basePath + AUTHORIZE_PATH && url.split('?')[0] !== routedTo(AUTHORIZE_PATH)) return;
+    const query = new URL(url).searchParams;
+    const role = APP_ROLES.find((r) => {
+      const app = config.applications?.[r];
+      return (
+        refusedApps?.[r] !== undefined &&
+        app?.clientId === query.get('client_id') &&
+        (query.get('redirect_uri') ?? app.redirectUri) === app.redirectUri
+      );
+    });
+    if (!role) return;
+    if (refusalSaidBy !== undefined)
+      throw new CheckSkipped(
+        `the provider refused the authorization request of applications.${role} at start-up (${refusalSaidBy} says why); what needs it is not tested`,
+      );
+    refusalSaidBy = runningCheck;
+    throw new HarnessError(
+      `the provider refuses the authorization request of applications.${role} itself (${refusedApps![role]}): check in the target config that its redirectUri is registered for that client exactly (scheme, host, port and path), and its clientId and scopes; what needs its authorization is not tested`,
+    );
+  };
+
   // Set-up exchanges are recorded like any other; each check clears the recorder before it runs.
   const control = await detectControl(http);
   const driver = gated(await createDriver(http, config, control));
@@ -478,6 +512,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       discovery,
     });
     absentEndpoints = CORE_ENDPOINTS.filter((e) => !caps[e.capability] && (e.expected?.(caps) ?? true));
+    refusedApps = caps.authorizeRefused;
     // Away only where the base URL does not serve it either (one it serves is asked there).
     const absentPaths = new Set([
       ...CORE_ENDPOINTS.filter((e) => !caps[e.capability]).map((e) => e.path),
