@@ -61,6 +61,10 @@ export function describeSchemaError(error: ErrorObject, top = '(top level)'): st
     const hint = typeof error.data === 'string' ? closestName(error.data, allowed) : undefined;
     return `${where} must be one of ${allowed.join(', ')}${hint ? ` (did you mean ${hint}?)` : ''}`;
   }
+  // `release: 18.10` unquoted is the number 18.1 (and `password: 12345678` a number): say how to
+  // write it, never the value itself, which may be a secret.
+  if (error.keyword === 'type' && params.type === 'string' && ['number', 'boolean'].includes(typeof error.data))
+    return `${where} must be a string, not a ${typeof error.data}: quote it (YAML reads an unquoted 18.10 as the number 18.1)`;
   return `${where} ${error.message ?? 'is invalid'}`;
 }
 

@@ -412,6 +412,23 @@ describe('target config', () => {
     ).toBe('${IDP_PAT}');
   });
 
+  it('says to quote a value YAML reads as a number or boolean, without repeating it', () => {
+    let message = '';
+    try {
+      parseTargetConfig(
+        'baseUrl: http://127.0.0.1:3000\nrelease: 18.10\nuser: { username: true, password: 86420975 }\n',
+        't.yaml',
+      );
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    const quote = 'quote it (YAML reads an unquoted 18.10 as the number 18.1)';
+    expect(message).toBe(
+      `t.yaml: 3 problems: release must be a string, not a number: ${quote}; ` +
+        `user.username must be a string, not a boolean: ${quote}; user.password must be a string, not a number: ${quote}`,
+    );
+  });
+
   it('validates against the schema shipped in spec/ and names the offending field', () => {
     expect(() => parseTargetConfig('baseUrl: http://127.0.0.1:3000\noffering: cloud\n', 't.yaml')).toThrow(
       /^t\.yaml: offering /,
