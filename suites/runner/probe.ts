@@ -6,6 +6,7 @@
  */
 import { TransportError, type Target, type TargetResponse } from '../target/types.js';
 import { screen, UnservedAnswer } from '../target/unserved.js';
+import { DISCOVERY_PATH, discoveryPath, sameIssuer } from '../shared/oauth.js';
 
 export interface ProbeResult {
   /**
@@ -127,4 +128,32 @@ export async function providerAbove(target: Target): Promise<string | undefined>
     if (result.provider && !result.found.length) return base;
   }
   return undefined;
+}
+
+/** GET `path` of the target as the probe asks it: its status and parsed JSON, or undefined (no answer). */
+async function ask(target: Target, path: string): Promise<{ status: number; json: unknown } | undefined> {
+  try {
+    const headers = new Headers({ accept: 'application/json' });
+    const response = await target.send({ method: 'GET', url: target.baseUrl + path, headers });
+    return { status: response.status, json: parse(await response.text()) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A configured issuer under baseUrl with no discovery document there, while baseUrl's names another
+ * issuer: the config's mistake (a realm misspelt, a path the provider does not use), which would
+ * otherwise fail the provider's id_tokens on their iss (OIDC-ID-TOKEN-CLAIMS) and warn
+ * OIDC-DISCOVERY. The sentence to stop with, or undefined.
+ */
+export async function issuerMistake(target: Target): Promise<string | undefined> {
+  const issuer = target.config.issuer;
+  const path = discoveryPath(target.baseUrl, issuer);
+  if (issuer === undefined || path === DISCOVERY_PATH) return undefined;
+  if ((await ask(target, path))?.status !== 404) return undefined;
+  const root = await ask(target, DISCOVERY_PATH);
+  const named = field(root?.json, 'issuer');
+  if (root?.status !== 200 || typeof named !== 'string' || sameIssuer(named, issuer)) return undefined;
+  return `issuer ${issuer} has no discovery document (GET ${path} answered 404), and the one at baseUrl names issuer ${named}: set issuer to ${named}, or leave it out (it is then read from discovery); no check was run`;
 }

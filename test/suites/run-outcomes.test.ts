@@ -99,6 +99,21 @@ describe('a target that is plainly not an identity provider', () => {
     }
   });
 
+  it('stops a configured issuer with no discovery document whose provider names another, before any check', async () => {
+    const { url } = await started(simulatorWith(() => false));
+    const config = join(dir, 'issuer.json');
+    // A realm misspelt: before, the id_tokens failed OIDC-ID-TOKEN-CLAIMS on their iss and OIDC-DISCOVERY warned.
+    writeFileSync(config, JSON.stringify({ baseUrl: url, issuer: `${url}/realms/qa` }));
+    const r = await runCli({ config, check: 'oidc.discovery', seed: '1' });
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toEqual([
+      `idp-conformance: issuer ${url}/realms/qa has no discovery document (GET /realms/qa/.well-known/openid-configuration answered 404), and the one at baseUrl names issuer ${url}: set issuer to ${url}, or leave it out (it is then read from discovery); no check was run`,
+    ]);
+    // The same issuer with a trailing slash is the same issuer: the run goes on.
+    writeFileSync(config, JSON.stringify({ baseUrl: url, issuer: `${url}/` }));
+    expect((await runCli({ config, check: 'oidc.discovery', seed: '1' })).err).not.toMatch(/issuer/);
+  });
+
   it('lets a provider through: the simulator over HTTP passes the probe', async () => {
     const { url } = await started(simulatorWith(() => false));
     const r = await runCli({ target: url, check: 'oidc.discovery', seed: '1' });
