@@ -452,6 +452,13 @@ describe('target config', () => {
     expect(message).toContain('unknown property baseURL (did you mean baseUrl?)');
     expect(message).toContain('offering must be one of self-managed, hosted (did you mean hosted?)');
     expect(message).toContain('user: unknown property pasword (did you mean password?)');
+    // A part of the one name meant.
+    expect(() =>
+      parseTargetConfig(
+        'baseUrl: http://127.0.0.1:3000\napplications: { limited: { clientId: c, secret: s, redirectUri: "https://c.test/cb", scopes: [api] } }\n',
+        't.yaml',
+      ),
+    ).toThrow(/^t\.yaml: applications\.limited: unknown property secret \(did you mean clientSecret\?\)$/);
     expect(() => parseTargetConfig('baseUrl: http://127.0.0.1:3000\nrelease: 18\n', 't.yaml')).toThrow(
       /^t\.yaml: release /,
     );
