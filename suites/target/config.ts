@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createAjv, describeSchemaErrors, type ValidateFunction } from '../../spec/ajv.js';
-import { parse } from 'yaml';
+import { parseDocument } from 'yaml';
 import { releaseProblem, targetConfigSchema } from '../../spec/index.js';
 import { ConfigError } from '../errors.js';
 import type { TargetConfig } from '../types.js';
@@ -73,13 +73,30 @@ export function expandEnv(value: unknown, env: NodeJS.ProcessEnv, origin: string
   return value;
 }
 
+/**
+ * What is wrong with the YAML, and where, without a character of the file: the line it quotes, or
+ * the name of an alias or a tag (`password: *secret`, `password: !secret`), may be the password.
+ * The library's words are kept up to their first colon, past which it quotes.
+ */
+function yamlProblem(error: Error & { linePos?: { line: number; col: number }[] }): string {
+  const what = error.message.split(':')[0].replace(/ at line \d+, column \d+$/, '');
+  const at = error.linePos?.[0];
+  const hint = what.startsWith('Unresolved') ? '; a value that starts with *, & or ! needs quotes' : '';
+  return `${what}${at ? ` at line ${at.line}, column ${at.col}` : ''}${hint}`;
+}
+
 /** A config file's text; `env`, the environment its `${NAME}` references read (the user's file only). */
 export function parseTargetConfig(text: string, origin = 'target config', env?: NodeJS.ProcessEnv): TargetConfig {
   let value: unknown;
   try {
-    value = parse(text);
+    // Warnings too (an unresolved `!tag` would be dropped from the value, and the library prints
+    // them with the line quoted); none is printed.
+    const doc = parseDocument(text, { logLevel: 'silent' });
+    const problem = doc.errors[0] ?? doc.warnings[0];
+    if (problem) throw problem;
+    value = doc.toJS();
   } catch (error) {
-    throw new ConfigError(`${origin}: not valid YAML or JSON (${(error as Error).message.split('\n')[0]})`);
+    throw new ConfigError(`${origin}: not valid YAML or JSON (${yamlProblem(error as Error)})`);
   }
   return validateTargetConfig(env ? expandEnv(value, env, origin) : value, origin);
 }

@@ -412,6 +412,32 @@ describe('target config', () => {
     ).toBe('${IDP_PAT}');
   });
 
+  it('says where the YAML is wrong without a character of the file, and prints no warning', () => {
+    const warned = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    const quotes = '; a value that starts with *, & or ! needs quotes';
+    try {
+      for (const [line, said] of [
+        // An alias or a tag names itself: before, the alias's name was in the message, and the tag
+        // was dropped from the value with a warning that printed the line.
+        ['password: *S3CRETxyz', `Unresolved alias (the anchor must be set before the alias)${quotes}`],
+        ['password: !S3CRETxyz x', `Unresolved tag at line 4, column 13${quotes}`],
+        ['password: "S3CRETxyz"x', 'Unexpected scalar at node end at line 4, column 24'],
+        ['\tpassword: S3CRETxyz', 'Tabs are not allowed as indentation at line 4, column 3'],
+      ]) {
+        let message = '';
+        try {
+          parseTargetConfig(`baseUrl: http://127.0.0.1:3000\nuser:\n  username: qa\n  ${line}\n`, 't.yaml');
+        } catch (e) {
+          message = (e as Error).message;
+        }
+        expect(message, line).toBe(`t.yaml: not valid YAML or JSON (${said})`);
+      }
+      expect(warned).not.toHaveBeenCalled();
+    } finally {
+      warned.mockRestore();
+    }
+  });
+
   it('says to quote a value YAML reads as a number or boolean, without repeating it', () => {
     let message = '';
     try {
