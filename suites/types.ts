@@ -72,16 +72,11 @@ export interface Capabilities {
   restPatRefused?: number;
   /** The personal access token is read as a Bearer token only (refused in PRIVATE-TOKEN): REST checks send it so. */
   patAsBearer?: boolean;
-  /**
-   * Applications whose authorization request the provider refused at start-up, before any sign-in
-   * (a redirectUri not registered, runner/authorize-premise.ts): what it answered, per role.
-   */
-  authorizeRefused?: Partial<Record<AppRole, string>>;
 }
 /** What a check may need: the yes-or-no capabilities. */
 export type Capability = Exclude<
   keyof Capabilities,
-  'introspectionPath' | 'passwordRefused' | 'restApiDown' | 'restPatRefused' | 'patAsBearer' | 'authorizeRefused'
+  'introspectionPath' | 'passwordRefused' | 'restApiDown' | 'restPatRefused' | 'patAsBearer'
 >;
 
 export type { AppConfig, AppRole, DriverConfig, DriverKind, Fixtures, TargetConfig } from '../spec/target-config.js';

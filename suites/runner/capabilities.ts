@@ -20,7 +20,6 @@ import {
 import { jsonObject } from '../shared/json.js';
 import { GATEWAY_ERRORS } from '../shared/rest-tokens.js';
 import { RateLimited } from './errors.js';
-import { refusedAuthorizations } from './authorize-premise.js';
 import type { TrackedFlows } from './oauth.js';
 
 export const DEVICE_FLAG = 'device_authorization_grant';
@@ -266,7 +265,6 @@ export async function detectCapabilities({
   const userinfo = await served(http, USERINFO_PATH);
   const core = {} as Record<(typeof CORE_ENDPOINTS)[number]['capability'], boolean>;
   for (const e of CORE_ENDPOINTS) core[e.capability] = await served(http, e.path, e.method);
-  const authorizeRefused = core.authorizeEndpoint ? await refusedAuthorizations(http, config) : {};
   return {
     control,
     clock,
@@ -287,6 +285,5 @@ export async function detectCapabilities({
     ...(restApiDown !== undefined ? { restApiDown } : {}),
     ...(restPatRefused !== undefined ? { restPatRefused } : {}),
     ...(patAsBearer ? { patAsBearer } : {}),
-    ...(Object.keys(authorizeRefused).length ? { authorizeRefused } : {}),
   };
 }

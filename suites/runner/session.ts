@@ -20,7 +20,7 @@ import { screen, UnservedAnswer } from '../target/unserved.js';
 import { GATEWAY_ERRORS } from '../shared/rest-tokens.js';
 import { createDriver } from '../drivers/index.js';
 import { AUTHORIZE_DEVICE_PATH, AUTHORIZE_PATH, readDiscovery, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
-import { APP_ROLES } from '../../spec/target-config.js';
+import { refusalOf, refusedAuthorizations, refusedClients, type RefusedApps } from './app-premise.js';
 import {
   CORE_ENDPOINTS,
   detectCapabilities,
@@ -374,8 +374,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   // The core endpoints the start-up found absent (none while it is finding out): the gate below reads them.
   let absentEndpoints: (typeof CORE_ENDPOINTS)[number][] = [];
   // Applications whose authorization request the start-up saw refused, and the check that said so.
-  let refusedApps: Capabilities['authorizeRefused'] = {};
-  let refusalSaidBy: string | undefined;
+  let refusedApps: RefusedApps = {};
+  const premisesSaid = new Map<string, string>();
   // Why the running check was stopped (interrupted, or past the deadline); runCheck resets it.
   let stoppedCheck: string | undefined;
   // Endpoints discovery puts on another origin: routed there when trusted, else away (read at start-up).
@@ -395,7 +395,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       if (!fromLiveCheck()) throw new HarnessError(PAST_ITS_END);
       skipIfAway(raw.url);
       if (checkRunning && absentEndpoints.length) skipIfAbsent(absentEndpoint(raw.url));
-      if (checkRunning) skipIfRefusedApp(raw.url);
+      if (checkRunning) skipIfRefusedApp(raw);
       if (checkRunning && options.stopRequested?.()) {
         stoppedCheck = INTERRUPTED;
         throw new CheckSkipped(INTERRUPTED);
@@ -435,7 +435,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       async authorize(url, decision) {
         skipIfAway(url);
         skipIfAbsent(absentEndpoint(url));
-        if (checkRunning) skipIfRefusedApp(url);
+        if (checkRunning) skipIfRefusedApp({ url });
         return driver.authorize(url, decision);
       },
       approveDevice: verification((userCode, page) => driver.approveDevice(userCode, page)),
@@ -465,31 +465,19 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   };
 
   /**
-   * One cause, one blame: an authorization request of an application the provider refused at
-   * start-up (its redirectUri, as configured or left out) is the config's premise. The first check
-   * that sends one is errored saying what to check, once; every later one is skipped.
+   * One cause, one blame: a request of an application the provider refused at start-up (its
+   * authorization request, its client credentials: app-premise.ts) is the config's premise. The
+   * first check that sends one is errored saying what to check, once; every later one is skipped.
    */
-  const skipIfRefusedApp = (url: string) => {
-    const path = pathOf(url);
-    if (path !== basePath + AUTHORIZE_PATH && url.split('?')[0] !== routedTo(AUTHORIZE_PATH)) return;
-    const query = new URL(url).searchParams;
-    const role = APP_ROLES.find((r) => {
-      const app = config.applications?.[r];
-      return (
-        refusedApps?.[r] !== undefined &&
-        app?.clientId === query.get('client_id') &&
-        (query.get('redirect_uri') ?? app.redirectUri) === app.redirectUri
-      );
-    });
-    if (!role) return;
-    if (refusalSaidBy !== undefined)
-      throw new CheckSkipped(
-        `the provider refused the authorization request of applications.${role} at start-up (${refusalSaidBy} says why); what needs it is not tested`,
-      );
-    refusalSaidBy = runningCheck;
-    throw new HarnessError(
-      `the provider refuses the authorization request of applications.${role} itself (${refusedApps![role]}): check in the target config that its redirectUri is registered for that client exactly (scheme, host, port and path), and its clientId and scopes; what needs its authorization is not tested`,
-    );
+  const skipIfRefusedApp = (sent: { url: string; headers?: Headers; body?: string }) => {
+    const path = pathOf(sent.url);
+    const atAuthorize = path === basePath + AUTHORIZE_PATH || sent.url.split('?')[0] === routedTo(AUTHORIZE_PATH);
+    const refusal = refusalOf(sent, config, refusedApps, atAuthorize);
+    if (!refusal) return;
+    const saidBy = premisesSaid.get(refusal.key);
+    if (saidBy !== undefined) throw new CheckSkipped(refusal.later(saidBy));
+    premisesSaid.set(refusal.key, runningCheck ?? 'a check');
+    throw new HarnessError(refusal.first);
   };
 
   // Set-up exchanges are recorded like any other; each check clears the recorder before it runs.
@@ -512,7 +500,19 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       discovery,
     });
     absentEndpoints = CORE_ENDPOINTS.filter((e) => !caps[e.capability] && (e.expected?.(caps) ?? true));
-    refusedApps = caps.authorizeRefused;
+    // On a config a user wrote (over HTTP): does the provider know its applications? Asked as
+    // housekeeping, after the core probes: `diff`'s reference (embedded) asks none of it.
+    if (target.kind === 'http') {
+      housekeeping = true;
+      try {
+        refusedApps = {
+          authorize: caps.authorizeEndpoint ? await refusedAuthorizations(http, config) : {},
+          client: caps.tokenEndpoint ? await refusedClients(http, config, discovery ?? undefined) : {},
+        };
+      } finally {
+        housekeeping = false;
+      }
+    }
     // Away only where the base URL does not serve it either (one it serves is asked there).
     const absentPaths = new Set([
       ...CORE_ENDPOINTS.filter((e) => !caps[e.capability]).map((e) => e.path),
