@@ -21,6 +21,7 @@ import {
   openRunTarget,
   parseRunFlags,
   probeOrStop,
+  reproduceArgs,
   stdio,
   type RunFlags,
   type RunIo,
@@ -71,6 +72,8 @@ async function recordRun(
       seed: s.seed,
       numRuns: s.runs,
       slow: s.slow,
+      // A failure's reproduce command points at the target this diff ran against, as run's do.
+      reproduceArgs: reproduceArgs(s),
       progress: (line) => progress.start(`${side} ${line}`),
       onResult: (result, i, total) => progress.result(result, i, total),
       onExchange: (checkId, exchange, housekeeping) => recording.add(checkId, exchange, housekeeping),

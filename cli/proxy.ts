@@ -9,6 +9,7 @@ import { checkReportTargets, formatConsole, parseReportSpecs, shouldColor, write
 import { ruleCatalogueEntries } from '../spec/catalogue.js';
 import { createFlows, judgeExchange, pageInFront } from '../suites/proxy/judge.js';
 import { unservedOf, WALL_SNIFF_CHARS, type Unserved } from '../suites/target/unserved.js';
+import { untrustedCertificate } from '../suites/target/tls.js';
 import {
   DEFAULT_PROXY_BODY_BYTES,
   DEFAULT_PROXY_CONNECTIONS,
@@ -186,8 +187,13 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
       onJudgeError: () => judgeErrors++,
       onUnanswered: (reason) => {
         // Said at once, the first time: a client behind a proxy to nowhere sees only 502s.
+        const untrusted = untrustedCertificate(target.host, reason);
         if (!unanswered.size)
-          say(`idp-conformance: the target does not answer (${reason}); its clients get 502 or 504\n`);
+          say(
+            untrusted
+              ? `idp-conformance: the target is not trusted: ${untrusted}; its clients get 502\n`
+              : `idp-conformance: the target does not answer (${reason}); its clients get 502 or 504\n`,
+          );
         unanswered.set(reason, (unanswered.get(reason) ?? 0) + 1);
       },
     });

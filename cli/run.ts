@@ -19,7 +19,7 @@ import { runConformance, SUITES } from '../suites/runner/run.js';
 import { RATE_LIMITED_LIMIT, SILENT_LIMIT } from '../suites/runner/session.js';
 import { exitCodeOf } from '../suites/runner/report.js';
 import { watchSignals } from './signals.js';
-import { notAProvider, probeTarget } from '../suites/runner/probe.js';
+import { issuerMistake, notAProvider, probeTarget, providerAbove } from '../suites/runner/probe.js';
 import { createProgress } from './progress.js';
 import { CI_SEED, DEFAULT_RUNS, MAX_SEED, defaultSeed } from '../suites/runner/defaults.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT_MS } from '../suites/target/http.js';
@@ -30,7 +30,7 @@ import type { Report } from '../suites/report/model.js';
 import { EXIT, UsageError, usageExit } from './errors.js';
 import { parseShard, type Shard } from '../suites/runner/shard.js';
 import { resolveSavedRun } from './saved-run.js';
-import { TargetError } from '../suites/errors.js';
+import { ConfigError, TargetError } from '../suites/errors.js';
 
 const OFFERINGS: Offering[] = ['self-managed', 'hosted'];
 
@@ -348,8 +348,14 @@ export async function probeOrStop(target: Target): Promise<void> {
     throw error;
   }
   if (!result.provider) {
+    const above = await providerAbove(target);
     await target.close();
-    throw new TargetError(notAProvider(target, result));
+    throw new TargetError(notAProvider(target, result, above));
+  }
+  const mistake = await issuerMistake(target);
+  if (mistake) {
+    await target.close();
+    throw new ConfigError(mistake);
   }
 }
 

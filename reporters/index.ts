@@ -58,6 +58,9 @@ const kindList = () => `${REPORT_KINDS.slice(0, -1).join(', ')} or ${REPORT_KIND
  * Throws a ReportError (one line) for an empty spec, an unknown kind, a missing path, or one path
  * named twice.
  */
+/** The report kind a file's extension suggests. */
+const KIND_OF_EXTENSION: Record<string, string> = { json: 'json', xml: 'junit', html: 'html', htm: 'html', md: 'md' };
+
 export function parseReportSpecs(text: string): ReportTarget[] {
   const items = text
     .split(',')
@@ -70,6 +73,12 @@ export function parseReportSpecs(text: string): ReportTarget[] {
     const eq = item.indexOf('=');
     const kind = (eq < 0 ? item : item.slice(0, eq)).trim();
     const path = eq < 0 ? '' : item.slice(eq + 1).trim();
+    // A path alone (`--report r.html`): the kind its extension suggests, as it should be written.
+    const guessed = eq < 0 ? KIND_OF_EXTENSION[/\.([a-z]+)$/i.exec(kind)?.[1].toLowerCase() ?? ''] : undefined;
+    if (guessed)
+      throw new ReportError(
+        `report "${oneLine(item)}" names no kind: write kind=path, like ${guessed}=${oneLine(item)}`,
+      );
     if (!isKind(kind))
       throw new ReportError(`unknown report kind "${oneLine(kind)}" in "${oneLine(item)}" (expected ${kindList()})`);
     if (path === '') throw new ReportError(`report "${oneLine(item)}" has no path (write ${kind}=FILE)`);

@@ -32,14 +32,17 @@ function distance(a: string, b: string): number {
   return prev[b.length];
 }
 
-/** The known name closest to `name` (same letters in another case, or a typo or two), if any. */
+/** The known name closest to `name` (same letters in another case, a typo or two, or a part of it), if any. */
 export function closestName(name: string, known: readonly string[]): string | undefined {
   const lower = name.toLowerCase();
   const same = known.find((k) => k.toLowerCase() === lower);
   if (same) return same;
   const best = known.map((k) => ({ k, d: distance(lower, k.toLowerCase()) })).sort((x, y) => x.d - y.d)[0] as
     { k: string; d: number } | undefined;
-  return best && best.d <= Math.max(1, Math.floor(name.length / 4)) ? best.k : undefined;
+  if (best && best.d <= Math.max(1, Math.floor(name.length / 4))) return best.k;
+  // A part of one name only (`secret` for clientSecret, `token` for personalAccessToken).
+  const containing = lower.length >= 4 ? known.filter((k) => k.toLowerCase().includes(lower)) : [];
+  return containing.length === 1 ? containing[0] : undefined;
 }
 
 /**
@@ -61,6 +64,10 @@ export function describeSchemaError(error: ErrorObject, top = '(top level)'): st
     const hint = typeof error.data === 'string' ? closestName(error.data, allowed) : undefined;
     return `${where} must be one of ${allowed.join(', ')}${hint ? ` (did you mean ${hint}?)` : ''}`;
   }
+  // `release: 18.10` unquoted is the number 18.1 (and `password: 12345678` a number): say how to
+  // write it, never the value itself, which may be a secret.
+  if (error.keyword === 'type' && params.type === 'string' && ['number', 'boolean'].includes(typeof error.data))
+    return `${where} must be a string, not a ${typeof error.data}: quote it (YAML reads an unquoted 18.10 as the number 18.1)`;
   return `${where} ${error.message ?? 'is invalid'}`;
 }
 

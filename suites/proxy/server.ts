@@ -19,6 +19,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIPv4, type AddressInfo } from 'node:net';
 import { DEFAULT_TIMEOUT_MS } from '../target/http.js';
 import { createBodyBuffer } from '../target/body-buffer.js';
+import { untrustedCertificate } from '../target/tls.js';
 import type { Observed } from './flows.js';
 
 /** Bodies kept for judging, per direction: enough for any token or page answer. */
@@ -313,7 +314,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     upstream.on('error', (error: NodeJS.ErrnoException) => {
       // A timeout's own destroy, or an answer cut midway, is no request left unanswered here.
       if (!res.headersSent && !res.writableEnded) options.onUnanswered?.(error.code ?? 'error');
-      refuse(502, `the target does not answer (${error.code ?? 'error'})`);
+      refuse(
+        502,
+        untrustedCertificate(target.host, error.code ?? '') ?? `the target does not answer (${error.code ?? 'error'})`,
+      );
     });
     req.on('data', (chunk: Buffer) => requestBody.add(chunk));
     req.pipe(upstream);

@@ -6,6 +6,7 @@
  */
 import { TransportError, type Target, type TargetResponse } from '../target/types.js';
 import { screen, UnservedAnswer } from '../target/unserved.js';
+import { DISCOVERY_PATH, discoveryPath, sameIssuer } from '../shared/oauth.js';
 
 export interface ProbeResult {
   /**
@@ -44,13 +45,15 @@ const QUESTIONS: Question[] = [
     path: '/oauth/token',
     // No client and no code: every provider refuses it with an OAuth error body (RFC 6749 5.2).
     body: 'grant_type=authorization_code',
-    provider: (s, j) => s >= 400 && s < 500 && typeof field(j, 'error') === 'string',
+    provider: (s, j) => s >= 400 && s < 500 && s !== 404 && typeof field(j, 'error') === 'string',
     wanted: 'no OAuth error',
   },
   {
     method: 'GET',
     path: '/api/v4/user',
-    provider: (s, j) => s < 500 && j !== undefined,
+    // A JSON 404 is a router saying the path is not there (GitLab answers one under any unknown
+    // path, so a baseUrl one segment too deep, `…/api/v4`, would pass): no API at this baseUrl.
+    provider: (s, j) => s < 500 && s !== 404 && j !== undefined,
     wanted: 'not JSON',
   },
 ];
@@ -65,7 +68,7 @@ function parse(text: string): unknown {
   return json;
 }
 
-export async function probeTarget(target: Target): Promise<ProbeResult> {
+export async function probeTarget(target: Target, base = target.baseUrl): Promise<ProbeResult> {
   const found: string[] = [];
   // A question the target would not serve (rate-limited) tells nothing of what it is: with no
   // provider answer besides, the run stops on that, not on "not a provider".
@@ -76,25 +79,81 @@ export async function probeTarget(target: Target): Promise<ProbeResult> {
     if (q.body) headers.set('content-type', 'application/x-www-form-urlencoded');
     let response: TargetResponse;
     try {
-      const sent = await target.send({ method: q.method, url: target.baseUrl + q.path, headers, body: q.body });
+      const sent = await target.send({ method: q.method, url: base + q.path, headers, body: q.body });
       response = await screen(`${q.method} ${q.path}`, sent);
     } catch (error) {
       if (error instanceof UnservedAnswer) unserved++;
-      if (!(error instanceof TransportError) || error.code === 'unreachable') throw error;
+      if (!(error instanceof TransportError) || error.code === 'unreachable' || error.code === 'untrusted') throw error;
       if (error.code === 'rate-limited') limited ??= error;
       found.push(`${q.method} ${q.path}: ${error.message.replace(`${q.method} ${q.path}: `, '')}`);
       continue;
     }
-    const text = await response.text();
-    if (q.provider(response.status, parse(text))) return { provider: true, found: [] };
+    const json = parse(await response.text());
+    if (q.provider(response.status, json)) return { provider: true, found: [] };
     const type = (response.headers.get('content-type') ?? 'no content type').split(';')[0];
-    found.push(`${q.method} ${q.path} answered ${response.status} ${type}, ${q.wanted}`);
+    // A JSON 404 is JSON: what it lacks is the endpoint.
+    const wanted = response.status === 404 && json !== undefined ? 'not found' : q.wanted;
+    found.push(`${q.method} ${q.path} answered ${response.status} ${type}, ${wanted}`);
   }
   if (limited) throw limited;
   return { provider: unserved === QUESTIONS.length, found };
 }
 
-/** The one line a run stops with. */
-export function notAProvider(target: Target, result: ProbeResult): string {
-  return `${target.baseUrl} is not an identity provider of this spec (${result.found.join('; ')}); no check was run`;
+/** The one line a run stops with; `above`, a base URL higher up that answers as a provider. */
+export function notAProvider(target: Target, result: ProbeResult, above?: string): string {
+  const hint = above
+    ? `; ${above} answers as one: the spec's paths (/oauth/token, /api/v4/user) are appended to baseUrl, so set baseUrl to ${above}`
+    : '';
+  return `${target.baseUrl} is not an identity provider of this spec (${result.found.join('; ')})${hint}; no check was run`;
+}
+
+/**
+ * A baseUrl with a path that is no provider (`https://idp/api/v4`, `https://idp/oauth`: the user's
+ * mistake, most often) may sit under one: each shorter path of the same origin, nearest first, is
+ * asked the same questions, and the first that answers as a provider is returned. Same origin only:
+ * nothing leaves the target's origin. Answers that cannot tell (a wall, a limit) end the search.
+ */
+export async function providerAbove(target: Target): Promise<string | undefined> {
+  const url = new URL(target.baseUrl);
+  const segments = url.pathname.split('/').filter(Boolean);
+  for (let n = segments.length - 1; n >= 0; n--) {
+    const base =
+      url.origin +
+      segments
+        .slice(0, n)
+        .map((s) => `/${s}`)
+        .join('');
+    const result = await probeTarget(target, base).catch(() => undefined);
+    if (!result) return undefined;
+    if (result.provider && !result.found.length) return base;
+  }
+  return undefined;
+}
+
+/** GET `path` of the target as the probe asks it: its status and parsed JSON, or undefined (no answer). */
+async function ask(target: Target, path: string): Promise<{ status: number; json: unknown } | undefined> {
+  try {
+    const headers = new Headers({ accept: 'application/json' });
+    const response = await target.send({ method: 'GET', url: target.baseUrl + path, headers });
+    return { status: response.status, json: parse(await response.text()) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A configured issuer under baseUrl with no discovery document there, while baseUrl's names another
+ * issuer: the config's mistake (a realm misspelt, a path the provider does not use), which would
+ * otherwise fail the provider's id_tokens on their iss (OIDC-ID-TOKEN-CLAIMS) and warn
+ * OIDC-DISCOVERY. The sentence to stop with, or undefined.
+ */
+export async function issuerMistake(target: Target): Promise<string | undefined> {
+  const issuer = target.config.issuer;
+  const path = discoveryPath(target.baseUrl, issuer);
+  if (issuer === undefined || path === DISCOVERY_PATH) return undefined;
+  if ((await ask(target, path))?.status !== 404) return undefined;
+  const root = await ask(target, DISCOVERY_PATH);
+  const named = field(root?.json, 'issuer');
+  if (root?.status !== 200 || typeof named !== 'string' || sameIssuer(named, issuer)) return undefined;
+  return `issuer ${issuer} has no discovery document (GET ${path} answered 404), and the one at baseUrl names issuer ${named}: set issuer to ${named}, or leave it out (it is then read from discovery); no check was run`;
 }

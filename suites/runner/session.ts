@@ -19,7 +19,8 @@ import {
 import { screen, UnservedAnswer } from '../target/unserved.js';
 import { GATEWAY_ERRORS } from '../shared/rest-tokens.js';
 import { createDriver } from '../drivers/index.js';
-import { AUTHORIZE_DEVICE_PATH, readDiscovery, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
+import { AUTHORIZE_DEVICE_PATH, AUTHORIZE_PATH, readDiscovery, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
+import { refusalOf, refusedAuthorizations, refusedClients, type RefusedApps } from './app-premise.js';
 import {
   CORE_ENDPOINTS,
   detectCapabilities,
@@ -372,6 +373,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let runningCheck: string | undefined;
   // The core endpoints the start-up found absent (none while it is finding out): the gate below reads them.
   let absentEndpoints: (typeof CORE_ENDPOINTS)[number][] = [];
+  // Applications whose authorization request the start-up saw refused, and the check that said so.
+  let refusedApps: RefusedApps = {};
+  const premisesSaid = new Map<string, string>();
   // Why the running check was stopped (interrupted, or past the deadline); runCheck resets it.
   let stoppedCheck: string | undefined;
   // Endpoints discovery puts on another origin: routed there when trusted, else away (read at start-up).
@@ -391,6 +395,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       if (!fromLiveCheck()) throw new HarnessError(PAST_ITS_END);
       skipIfAway(raw.url);
       if (checkRunning && absentEndpoints.length) skipIfAbsent(absentEndpoint(raw.url));
+      if (checkRunning) skipIfRefusedApp(raw);
       if (checkRunning && options.stopRequested?.()) {
         stoppedCheck = INTERRUPTED;
         throw new CheckSkipped(INTERRUPTED);
@@ -430,6 +435,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       async authorize(url, decision) {
         skipIfAway(url);
         skipIfAbsent(absentEndpoint(url));
+        if (checkRunning) skipIfRefusedApp({ url });
         return driver.authorize(url, decision);
       },
       approveDevice: verification((userCode, page) => driver.approveDevice(userCode, page)),
@@ -458,6 +464,22 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     if (why) throw new CheckSkipped(why);
   };
 
+  /**
+   * One cause, one blame: a request of an application the provider refused at start-up (its
+   * authorization request, its client credentials: app-premise.ts) is the config's premise. The
+   * first check that sends one is errored saying what to check, once; every later one is skipped.
+   */
+  const skipIfRefusedApp = (sent: { url: string; headers?: Headers; body?: string }) => {
+    const path = pathOf(sent.url);
+    const atAuthorize = path === basePath + AUTHORIZE_PATH || sent.url.split('?')[0] === routedTo(AUTHORIZE_PATH);
+    const refusal = refusalOf(sent, config, refusedApps, atAuthorize);
+    if (!refusal) return;
+    const saidBy = premisesSaid.get(refusal.key);
+    if (saidBy !== undefined) throw new CheckSkipped(refusal.later(saidBy));
+    premisesSaid.set(refusal.key, runningCheck ?? 'a check');
+    throw new HarnessError(refusal.first);
+  };
+
   // Set-up exchanges are recorded like any other; each check clears the recorder before it runs.
   const control = await detectControl(http);
   const driver = gated(await createDriver(http, config, control));
@@ -478,6 +500,19 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       discovery,
     });
     absentEndpoints = CORE_ENDPOINTS.filter((e) => !caps[e.capability] && (e.expected?.(caps) ?? true));
+    // On a config a user wrote (over HTTP): does the provider know its applications? Asked as
+    // housekeeping, after the core probes: `diff`'s reference (embedded) asks none of it.
+    if (target.kind === 'http') {
+      housekeeping = true;
+      try {
+        refusedApps = {
+          authorize: caps.authorizeEndpoint ? await refusedAuthorizations(http, config) : {},
+          client: caps.tokenEndpoint ? await refusedClients(http, config, discovery ?? undefined) : {},
+        };
+      } finally {
+        housekeeping = false;
+      }
+    }
     // Away only where the base URL does not serve it either (one it serves is asked there).
     const absentPaths = new Set([
       ...CORE_ENDPOINTS.filter((e) => !caps[e.capability]).map((e) => e.path),

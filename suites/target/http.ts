@@ -7,6 +7,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { TargetConfig } from '../types.js';
 import { createBodyBuffer } from './body-buffer.js';
 import { decodeContent } from './content-coding.js';
+import { untrustedCertificate } from './tls.js';
 import { createRateLimiter, isRateLimited, rateLimitWait, REAL_CLOCK, type Clock } from './rate.js';
 import { LOWER_THE_RATE, SLOW_SHARE, TransportError, type RawRequest, type Target } from './types.js';
 
@@ -209,6 +210,8 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
               'too-large',
             ),
           );
+        const untrusted = untrustedCertificate(host, code);
+        if (untrusted) return reject(new TransportError(`${raw.method} ${shown}: ${untrusted}`, 'untrusted'));
         const unreachable = [
           'ECONNREFUSED',
           'ENOTFOUND',

@@ -21,7 +21,8 @@ export interface TargetResponse {
 }
 
 /**
- * The target did not answer in time or refused the connection; or (`rate-limited`) it went on
+ * The target did not answer in time or refused the connection, or (`untrusted`) its TLS
+ * certificate is not trusted (tls.ts); or (`rate-limited`) it went on
  * refusing to serve the request now, past the retries (http.ts); or (`unserved`) a bot wall or a
  * gateway's error page answered instead of the provider (unserved.ts): no answer to what it asked.
  */
@@ -29,7 +30,7 @@ export class TransportError extends Error {
   override name = 'TransportError';
   constructor(
     message: string,
-    readonly code: 'timeout' | 'unreachable' | 'protocol' | 'too-large' | 'rate-limited' | 'unserved',
+    readonly code: 'timeout' | 'unreachable' | 'untrusted' | 'protocol' | 'too-large' | 'rate-limited' | 'unserved',
     /** A rate-limited request: in how many seconds the server said it serves again, when it said. */
     readonly resetIn?: number,
     /** A rate-limited or unserved request: the status of the last refusal (429, 403, or 503 with Retry-After; a wall's, a gateway's). */
@@ -50,7 +51,9 @@ export function transportStop(baseUrl: string, error: TransportError): string {
       ? 'answers more than the harness reads'
       : error.code === 'rate-limited' || error.code === 'unserved'
         ? 'does not serve the harness now'
-        : 'does not answer';
+        : error.code === 'untrusted'
+          ? 'is not trusted'
+          : 'does not answer';
   return `target ${baseUrl} ${what}: ${error.message}`;
 }
 

@@ -4,7 +4,7 @@
  * crash or a diff of nonsense), and Ctrl-C while the reference runs (the target's report still
  * written, saying INTERRUPTED, exit 130 as `run`); the progress says which of the two runs goes.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executeDiff } from '../../cli/diff.js';
 import type { Report } from '../../suites/report/model.js';
+import { targetConfig } from '../../simulator/control/config.js';
+import { simulatorWith } from '../suites/loopback.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-diff-daily-'));
 let wall: Server;
@@ -78,5 +80,23 @@ describe('Ctrl-C while the reference runs', () => {
     expect(out).toMatch(/interrupted: no diff/);
     expect(out).toMatch(/INTERRUPTED/);
     expect(code).toBe(130);
+  });
+});
+
+describe('a failure diff found on a target', () => {
+  it('prints a reproduce command that runs that check against the same target, not the embedded simulator', async () => {
+    const server = await simulatorWith(() => false, { faults: ['code-reusable'] });
+    try {
+      const config = join(dir, 'faulty.json');
+      writeFileSync(config, JSON.stringify(targetConfig(server.sim, server.url)));
+      const { code, out } = await diff({ config, check: 'grants.code-single-use' });
+      expect(code).toBe(1);
+      const reproduce = out.split('\n').filter((line) => line.includes('reproduce:'));
+      expect(reproduce).toEqual([
+        `  reproduce: npx idp-conformance run --check grants.code-single-use --seed 3 --config ${config} --release 18.0 --offering self-managed --runs 1`,
+      ]);
+    } finally {
+      await server.close();
+    }
   });
 });

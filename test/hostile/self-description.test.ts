@@ -40,7 +40,7 @@ describe("a target's own config (GET /-/simulator/config)", () => {
     const url = await describing({ user: 'x', applications: { confidential: { clientId: 5 } } });
     const r = await runCli({ target: url, suite: 'grants' });
     expect(r.code, r.err).toBe(2);
-    expect(r.err).toMatch(/\/-\/simulator\/config\): .*applications\.confidential\.clientId must be string/);
+    expect(r.err).toMatch(/\/-\/simulator\/config\): .*applications\.confidential\.clientId must be a string/);
     expect(r.err.trim().split('\n')).toHaveLength(1);
   });
 

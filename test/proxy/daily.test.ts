@@ -8,6 +8,7 @@
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,6 +115,30 @@ describe('proxy in front of a target that does not answer', () => {
     expect(run.out).not.toMatch(/seed:/);
     expect(broken(run.report)).toEqual([]);
     expect(run.code).toBe(2);
+  });
+});
+
+describe('proxy in front of a target whose TLS certificate is not trusted', () => {
+  it('says which and how to trust it, at once and to the client; nothing judged, exit 2', async () => {
+    // A self-signed certificate for 127.0.0.1 (test/fixtures); what is behind it never answers.
+    const fixture = (name: string) => readFileSync(new URL(`../fixtures/self-signed.${name}.pem`, import.meta.url));
+    const server = createHttpsServer({ cert: fixture('cert'), key: fixture('key') }, (_req, res) => res.end('{}'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const run = await session('self-signed', `https://${host}`);
+      expect(run.answers).toEqual([502, 502]);
+      const said = `the TLS certificate of ${host} is self-signed (DEPTH_ZERO_SELF_SIGNED_CERT): to trust its CA, give its certificate (PEM) with NODE_EXTRA_CA_CERTS=/path/to/ca.pem`;
+      expect(run.err.split('\n').filter((line) => line.includes(said))).toEqual([
+        `idp-conformance: the target is not trusted: ${said}; its clients get 502`,
+      ]);
+      expect(run.out).toContain('2 requests the target did not answer (DEPTH_ZERO_SELF_SIGNED_CERT ×2)');
+      expect(broken(run.report)).toEqual([]);
+      expect(run.code).toBe(2);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

@@ -375,6 +375,9 @@ describe('parseReportSpecs', () => {
     ['junit', /has no path/],
     ['json=a.json,md=a.json', /named twice/],
     ['json=a.json,\nyaml=b', /unknown report kind "yaml"/],
+    // A path alone: the kind=path it meant.
+    ['reports/r.html', /^report "reports\/r\.html" names no kind: write kind=path, like html=reports\/r\.html$/],
+    ['json=a.json,out.xml', /^report "out\.xml" names no kind: write kind=path, like junit=out\.xml$/],
   ];
   for (const [spec, message] of bad) {
     it(`refuses ${JSON.stringify(spec)} with one line`, () => {

@@ -6,7 +6,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createSimulator } from '../../simulator/core.js';
+import { toNodeListener } from '../../simulator/adapters/node.js';
 import { checkReportTargets, errnoWords, validateReport } from '../../reporters/index.js';
 import {
   endlessBody,
@@ -50,6 +54,64 @@ describe('a target that is plainly not an identity provider', () => {
     expect(lines[0]).toMatch(found);
     expect(lines[0]).toMatch(/GET \/api\/v4\/user answered \d+ [^,]+, not JSON\); no check was run$/);
     expect(r.out).toBe('');
+  });
+
+  it.each(['/api/v4', '/oauth', '/oauth/token'])(
+    'stops a baseUrl one path too deep (%s) with one line that names the baseUrl to give, before any check',
+    async (path) => {
+      // The simulator answers JSON 404s under unknown paths, as GitLab does: no provider answer.
+      const { url } = await started(simulatorWith(() => false));
+      const r = await runCli({ target: url + path, check: 'oidc.discovery', seed: '1' });
+      expect(r.code).toBe(2);
+      const lines = r.err.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`${url}${path} is not an identity provider of this spec (`);
+      expect(lines[0]).toContain('GET /api/v4/user answered 404 application/json, not found');
+      expect(lines[0]).toMatch(new RegExp(`; ${url} answers as one: .*so set baseUrl to ${url}; no check was run$`));
+      expect(r.out).toBe('');
+    },
+  );
+
+  it('stops at a TLS certificate it does not trust with one line saying how to trust it, not "not a provider"', async () => {
+    // A self-signed certificate for 127.0.0.1 (test/fixtures, valid for a century), the simulator behind.
+    const fixture = (name: string) => readFileSync(new URL(`../fixtures/self-signed.${name}.pem`, import.meta.url));
+    const sim = createSimulator();
+    const server = createHttpsServer({ cert: fixture('cert'), key: fixture('key') }, toNodeListener(sim));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const config = join(dir, 'tls.json');
+      writeFileSync(config, JSON.stringify({ baseUrl: base }));
+      // --target asks the target's own config first; --config starts with the probe.
+      for (const [flags, first] of [
+        [{ target: base }, 'GET /-/simulator/config'],
+        [{ config }, 'GET /.well-known/openid-configuration'],
+      ] as const) {
+        const r = await runCli({ ...flags, check: 'oidc.discovery', seed: '1' });
+        expect(r.code).toBe(2);
+        expect(r.err.trim().split('\n')).toEqual([
+          `idp-conformance: target ${base} is not trusted: ${first}: the TLS certificate of ${base.slice(8)} is self-signed (DEPTH_ZERO_SELF_SIGNED_CERT): to trust its CA, give its certificate (PEM) with NODE_EXTRA_CA_CERTS=/path/to/ca.pem`,
+        ]);
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('stops a configured issuer with no discovery document whose provider names another, before any check', async () => {
+    const { url } = await started(simulatorWith(() => false));
+    const config = join(dir, 'issuer.json');
+    // A realm misspelt: before, the id_tokens failed OIDC-ID-TOKEN-CLAIMS on their iss and OIDC-DISCOVERY warned.
+    writeFileSync(config, JSON.stringify({ baseUrl: url, issuer: `${url}/realms/qa` }));
+    const r = await runCli({ config, check: 'oidc.discovery', seed: '1' });
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toEqual([
+      `idp-conformance: issuer ${url}/realms/qa has no discovery document (GET /realms/qa/.well-known/openid-configuration answered 404), and the one at baseUrl names issuer ${url}: set issuer to ${url}, or leave it out (it is then read from discovery); no check was run`,
+    ]);
+    // The same issuer with a trailing slash is the same issuer: the run goes on.
+    writeFileSync(config, JSON.stringify({ baseUrl: url, issuer: `${url}/` }));
+    expect((await runCli({ config, check: 'oidc.discovery', seed: '1' })).err).not.toMatch(/issuer/);
   });
 
   it('lets a provider through: the simulator over HTTP passes the probe', async () => {

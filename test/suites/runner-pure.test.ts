@@ -497,6 +497,9 @@ describe('probeTarget: is this an identity provider of the spec at all', () => {
       { [TOKEN]: () => Response.json(null, { status: 400 }) },
       { [USER]: () => Response.json({ message: 'boom' }, { status: 500 }) },
       { [USER]: () => new Response('not json', { status: 200 }) },
+      // A JSON 404 is a router's "no such path" (a baseUrl too deep), not an API or a token endpoint.
+      { [USER]: () => Response.json({ message: '404 Not Found' }, { status: 404 }) },
+      { [TOKEN]: () => Response.json({ error: '404 Not Found' }, { status: 404 }) },
     ];
     for (const answers of misses)
       expect((await probeTarget(target(answers))).provider, JSON.stringify(answers)).toBe(false);

@@ -371,6 +371,90 @@ describe('target config', () => {
     }
   });
 
+  it("reads ${NAME} in the user's config file from the environment, secrets out of the file", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'config-env-'));
+    const file = join(dir, 't.yaml');
+    writeFileSync(
+      file,
+      [
+        'baseUrl: http://${IDP_HOST}:3000',
+        'user: { username: "$${qa}", password: "${IDP_PASSWORD}" }',
+        'personalAccessToken: ${IDP_PAT}',
+        'applications:',
+        '  confidential: { clientId: c, clientSecret: "pre-${IDP_SECRET}", redirectUri: "https://c.test/cb", scopes: [api] }',
+      ].join('\n'),
+    );
+    const env = { IDP_HOST: '127.0.0.1', IDP_PASSWORD: 'pw-from-env', IDP_PAT: 'pat-from-env', IDP_SECRET: 's' };
+    const config = loadTargetConfig(file, env);
+    expect(config.baseUrl).toBe('http://127.0.0.1:3000');
+    expect(config.user).toEqual({ username: '${qa}', password: 'pw-from-env' });
+    expect(config.personalAccessToken).toBe('pat-from-env');
+    expect(config.applications?.confidential).toMatchObject({ clientSecret: 'pre-s' });
+    // Unset or empty: one line naming the setting and the variable, no value of any other.
+    for (const [missing, why] of [
+      [{ ...env, IDP_PAT: undefined }, 'not set'],
+      [{ ...env, IDP_PAT: '' }, 'empty'],
+    ] as const) {
+      let message = '';
+      try {
+        loadTargetConfig(file, missing);
+      } catch (e) {
+        expect(e).toBeInstanceOf(ConfigError);
+        message = (e as Error).message;
+      }
+      expect(message).toBe(
+        `${file}: personalAccessToken: the environment variable IDP_PAT is ${why} (the config reads it as \${IDP_PAT})`,
+      );
+    }
+    // What a target says of itself (no environment given) is taken as written, never expanded.
+    expect(
+      parseTargetConfig('baseUrl: http://127.0.0.1:1\npersonalAccessToken: ${IDP_PAT}\n').personalAccessToken,
+    ).toBe('${IDP_PAT}');
+  });
+
+  it('says where the YAML is wrong without a character of the file, and prints no warning', () => {
+    const warned = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    const quotes = '; a value that starts with *, & or ! needs quotes';
+    try {
+      for (const [line, said] of [
+        // An alias or a tag names itself: before, the alias's name was in the message, and the tag
+        // was dropped from the value with a warning that printed the line.
+        ['password: *S3CRETxyz', `Unresolved alias (the anchor must be set before the alias)${quotes}`],
+        ['password: !S3CRETxyz x', `Unresolved tag at line 4, column 13${quotes}`],
+        ['password: "S3CRETxyz"x', 'Unexpected scalar at node end at line 4, column 24'],
+        ['\tpassword: S3CRETxyz', 'Tabs are not allowed as indentation at line 4, column 3'],
+      ]) {
+        let message = '';
+        try {
+          parseTargetConfig(`baseUrl: http://127.0.0.1:3000\nuser:\n  username: qa\n  ${line}\n`, 't.yaml');
+        } catch (e) {
+          message = (e as Error).message;
+        }
+        expect(message, line).toBe(`t.yaml: not valid YAML or JSON (${said})`);
+      }
+      expect(warned).not.toHaveBeenCalled();
+    } finally {
+      warned.mockRestore();
+    }
+  });
+
+  it('says to quote a value YAML reads as a number or boolean, without repeating it', () => {
+    let message = '';
+    try {
+      parseTargetConfig(
+        'baseUrl: http://127.0.0.1:3000\nrelease: 18.10\nuser: { username: true, password: 86420975 }\n',
+        't.yaml',
+      );
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    const quote = 'quote it (YAML reads an unquoted 18.10 as the number 18.1)';
+    expect(message).toBe(
+      `t.yaml: 3 problems: release must be a string, not a number: ${quote}; ` +
+        `user.username must be a string, not a boolean: ${quote}; user.password must be a string, not a number: ${quote}`,
+    );
+  });
+
   it('validates against the schema shipped in spec/ and names the offending field', () => {
     expect(() => parseTargetConfig('baseUrl: http://127.0.0.1:3000\noffering: cloud\n', 't.yaml')).toThrow(
       /^t\.yaml: offering /,
@@ -394,6 +478,13 @@ describe('target config', () => {
     expect(message).toContain('unknown property baseURL (did you mean baseUrl?)');
     expect(message).toContain('offering must be one of self-managed, hosted (did you mean hosted?)');
     expect(message).toContain('user: unknown property pasword (did you mean password?)');
+    // A part of the one name meant.
+    expect(() =>
+      parseTargetConfig(
+        'baseUrl: http://127.0.0.1:3000\napplications: { limited: { clientId: c, secret: s, redirectUri: "https://c.test/cb", scopes: [api] } }\n',
+        't.yaml',
+      ),
+    ).toThrow(/^t\.yaml: applications\.limited: unknown property secret \(did you mean clientSecret\?\)$/);
     expect(() => parseTargetConfig('baseUrl: http://127.0.0.1:3000\nrelease: 18\n', 't.yaml')).toThrow(
       /^t\.yaml: release /,
     );
