@@ -573,7 +573,15 @@ export async function createBrowserDriver(
   interface Watch {
     activity: Activity;
     handover: () => Handover | undefined;
+    stray: () => Stray | undefined;
   }
+
+  /**
+   * The visit is over: the hand-over was caught, or the page was stopped on its way elsewhere. A
+   * stopped navigation never finishes, so a page that leaves as it loads never looks quiet: without
+   * this, every wait below ran to the page's time limit before the stray was said.
+   */
+  const over = (watch: Watch) => !!(watch.handover() || watch.stray());
 
   /**
    * Act, then wait for what matters: the hand-over, a navigation or URL change, a control of the
@@ -586,14 +594,14 @@ export async function createBrowserDriver(
     action: () => Promise<unknown>,
     after: { gone?: Locator; next?: Control[] } = {},
   ): Promise<void> {
-    const { activity, handover } = watch;
+    const { activity } = watch;
     const navigations = activity.navigations;
     const url = page.url();
     await action();
     const acted = Date.now();
     const deadline = acted + pageTimeout;
     for (;;) {
-      if (handover() || activity.navigations !== navigations || page.url() !== url) return;
+      if (over(watch) || activity.navigations !== navigations || page.url() !== url) return;
       if (after.gone && !(await after.gone.isVisible().catch(() => false))) return;
       if (await anyPresent(page, after.next ?? [])) return;
       if (quietFor(activity, QUIET_MS) && Date.now() - acted >= QUIET_MS) return;
@@ -606,7 +614,7 @@ export async function createBrowserDriver(
   async function submitted(watch: Watch, navigations: number, sent: number): Promise<void> {
     const deadline = Date.now() + pageTimeout;
     const { activity } = watch;
-    while (activity.navigations === navigations && activity.sent === sent && !watch.handover() && Date.now() < deadline)
+    while (activity.navigations === navigations && activity.sent === sent && !over(watch) && Date.now() < deadline)
       await sleep(POLL_MS);
   }
 
@@ -615,7 +623,14 @@ export async function createBrowserDriver(
    * one, while the page keeps fetching, and at least a moment once it is quiet.
    */
   async function ready(page: Page, watch: Watch, controls: Control[]): Promise<void> {
-    await page.waitForLoadState('load').catch(() => undefined);
+    // A page stopped on its way elsewhere may never reach `load`: the visit is over then.
+    const loaded = page.waitForLoadState('load').then(
+      () => true,
+      () => true,
+    );
+    const tick = () => sleep(POLL_MS).then(() => false);
+    while (!over(watch)) if (await Promise.race([loaded, tick()])) break;
+    if (over(watch)) return;
     if (
       (await page
         .locator('script')
@@ -624,7 +639,7 @@ export async function createBrowserDriver(
     )
       return;
     const start = Date.now();
-    while (!watch.handover() && Date.now() - start < pageTimeout) {
+    while (!over(watch) && Date.now() - start < pageTimeout) {
       if (await anyPresent(page, controls)) return;
       if (quietFor(watch.activity, QUIET_MS) && Date.now() - start >= SCRIPT_RENDER_MS) return;
       await sleep(POLL_MS);
@@ -765,7 +780,7 @@ export async function createBrowserDriver(
     const asked = new URL(startUrl).searchParams.get('redirect_uri');
     const handsOverHere = (url: string) => handsOver(url) || (!!asked && handsOverTo(url, asked));
     const { handover, stray } = await guardRequests(context, page, handsOverHere, (url) => http.leaves(url));
-    const watch: Watch = { activity: watchActivity(page), handover };
+    const watch: Watch = { activity: watchActivity(page), handover, stray };
     const decisionCss = selector(decision);
     const controls: Record<'password' | 'decision' | 'continue', Control> = {
       password: [passwordCss, 'password field'],

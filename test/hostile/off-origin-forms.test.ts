@@ -33,7 +33,7 @@ let proxy: Awaited<ReturnType<typeof startProxy>>;
 let collector: Collector;
 let config: TargetConfig;
 /** What the proxy does to the provider's pages. */
-let mode: 'sign-in elsewhere' | 'image elsewhere' = 'sign-in elsewhere';
+let mode: 'sign-in elsewhere' | 'image elsewhere' | 'leaves at once' = 'sign-in elsewhere';
 
 beforeAll(async () => {
   const sim = createSimulator({});
@@ -42,10 +42,12 @@ beforeAll(async () => {
     const html = answer.headers.some(([n, v]) => /^content-type$/i.test(n) && /html/i.test(v));
     if (!html) return answer;
     let text = answer.body.toString('utf8');
-    text =
-      mode === 'sign-in elsewhere'
-        ? text.replace('action="/users/sign_in"', `action="${collector.url}/users/sign_in"`)
-        : text.replace('</form>', `</form><img src="${collector.url}/pixel.png" alt="">`);
+    if (mode === 'sign-in elsewhere')
+      text = text.replace('action="/users/sign_in"', `action="${collector.url}/users/sign_in"`);
+    else if (mode === 'image elsewhere')
+      text = text.replace('</form>', `</form><img src="${collector.url}/pixel.png" alt="">`);
+    // A page that sends the browser elsewhere as it loads, before there is anything to press.
+    else text = text.replace('<main', `<script>location.href = '${collector.url}/welcome';</script><main`);
     // A hostile provider sends no Content-Security-Policy that would stop its own page.
     const headers = answer.headers.filter(([n]) => !/^content-security-policy$/i.test(n));
     return { ...answer, headers, body: Buffer.from(text) };
@@ -124,6 +126,28 @@ describe.skipIf(!existsSync(CHROMIUM))('browser driver: pages that send the brow
     );
     expect(collector.received).toEqual([]);
   }, 120_000);
+
+  it('a page that leaves as it loads is said at once as leaving, not waited on as unresponsive', async () => {
+    mode = 'leaves at once';
+    collector.received.length = 0;
+    // The page's time limit far past the test's: the visit must end on the stray navigation, not on
+    // that limit (the navigation stopped never finishes, so the page never looks quiet); before, it
+    // ran two page limits long and this test ran out of time.
+    const http = createHttp(createHttpTarget(config), createRecorder(20), createRedactor());
+    const leaving = await createBrowserDriver(
+      http,
+      { ...config, driver: { kind: 'browser' } },
+      { pageTimeoutMs: 300_000 },
+    );
+    try {
+      const flows = createOAuthFlows(http, leaving, config, createRedactor(), createRandom(19));
+      const outcome = leaving.authorize(flows.authorizeUrl('confidential', { state: 'away' }), 'approve');
+      await expect(outcome).rejects.toThrow(/sent the browser to http:\/\/127\.0\.0\.1:\d+\/welcome, which leaves/);
+      expect(collector.received).toEqual([]);
+    } finally {
+      await leaving.close?.();
+    }
+  }, 30_000);
 
   it('an image from another origin on the provider pages is never fetched (it would carry the session cookie)', async () => {
     mode = 'image elsewhere';
