@@ -135,6 +135,7 @@ export async function runConformance(options: RunOptions): Promise<Report> {
       `${session.target.name}: release ${session.release} (${session.offering}), seed ${session.seed}, ${selected.length} checks` +
         (options.shard ? ` (shard ${options.shard.index}/${options.shard.total} of ${whole.length})` : ''),
     );
+    session.plan(selected.map((c) => c.id));
     const results = [];
     checksLeft = selected.length;
     if (slowTimeoutMs !== undefined) saySlow();

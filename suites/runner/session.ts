@@ -135,13 +135,16 @@ const WHY_MISSING: Record<Capability, string> = {
   ...(Object.fromEntries(CORE_ENDPOINTS.map((e) => [e.capability, whyAbsent(e)])) as Record<CoreCapability, string>),
 };
 
+/** The check that says the REST API's start-up premise (absent, down, the token refused) when it runs. */
+const REST_PREMISE_REPORTER = 'versioning.api-prefix';
+
 /** Why the REST checks are untested when the REST API answered a gateway error at start-up. */
-const restApiDown = (status: number) =>
-  `the REST API is unreachable: GET /api/v4/user answered ${status}, a gateway error, at start-up (versioning.api-prefix reports it)`;
+const restApiDown = (status: number, reporter = REST_PREMISE_REPORTER) =>
+  `the REST API is unreachable: GET /api/v4/user answered ${status}, a gateway error, at start-up (${reporter} reports it)`;
 
 /** Why the REST checks are untested when the REST API refused the configured personal access token at start-up. */
-const restPatRefused = (status: number) =>
-  `the REST API refuses the configured personal access token: GET /api/v4/user answered ${status} at start-up (versioning.api-prefix reports it)`;
+const restPatRefused = (status: number, reporter = REST_PREMISE_REPORTER) =>
+  `the REST API refuses the configured personal access token: GET /api/v4/user answered ${status} at start-up (${reporter} reports it)`;
 
 export interface SessionOptions {
   target: Target;
@@ -180,6 +183,8 @@ export interface Session extends SessionGround {
   readonly redactor: Redactor;
   readonly catalogue: RuleInfo[];
   runCheck(check: Check): Promise<CheckResult>;
+  /** The ids of the checks this run will run, in order: whose premise their reporter will not say is said by one of them. */
+  plan(ids: readonly string[]): void;
   /** Requests the target refused to serve (rate-limited) after the retries, so far. */
   rateLimited(): number;
   /** Answers that took at least half of the per-request timeout, so far. */
@@ -534,15 +539,35 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     device: AUTHORIZE_DEVICE_PATH,
     userinfo: USERINFO_PATH,
   };
+  /** The checks the run will run (plan), and which of them said the REST API's trouble where its reporter does not run. */
+  let planned: ReadonlySet<string> | undefined;
+  let restTroubleSaidBy: string | undefined;
   const whyMissing = (c: Capability) =>
     elsewhere.away.get(pathOfCapability[c] ?? '') ??
     (c !== 'restApi'
       ? WHY_MISSING[c]
       : caps.restApiDown !== undefined
-        ? restApiDown(caps.restApiDown)
+        ? restApiDown(caps.restApiDown, restTroubleSaidBy)
         : caps.restPatRefused !== undefined
-          ? restPatRefused(caps.restPatRefused)
+          ? restPatRefused(caps.restPatRefused, restTroubleSaidBy)
           : WHY_MISSING[c]);
+  /**
+   * One cause, said once: the REST API unreachable, or refusing the configured token, is what its
+   * reporter says; in a run without it (`--suite scopes`), the first check that needs the REST API
+   * says it as errored (the config's or the target's trouble, exit 2), so a refused token is never
+   * a run that passes with everything skipped.
+   */
+  const restTroubleUnsaid = (check: Check) => {
+    const trouble = caps.restApiDown !== undefined || caps.restPatRefused !== undefined;
+    if (!trouble || !planned || planned.has(REST_PREMISE_REPORTER) || restTroubleSaidBy) return undefined;
+    if (!check.needs?.includes('restApi')) return undefined;
+    restTroubleSaidBy = check.id;
+    const said =
+      caps.restApiDown !== undefined
+        ? `the REST API is unreachable: GET /api/v4/user answered ${caps.restApiDown}, a gateway error, at start-up; run again once it is served`
+        : `the REST API refuses the configured personal access token: GET /api/v4/user answered ${caps.restPatRefused} at start-up; check personalAccessToken in the target config (its value, expiry and scopes)`;
+    return `${said}: what needs the REST API is not tested`;
+  };
   const gate = (check: Check): string | null => {
     if (!check.rules.some(inForce)) {
       // Each rule here is out of force, so each has a reason.
@@ -617,10 +642,15 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     catalogue,
     seed: options.seed,
     inForce,
+    plan(ids) {
+      planned = new Set(ids);
+    },
     async runCheck(check) {
       const started = Date.now();
       const base = { id: check.id, suite: check.suite, title: check.title, rules: check.rules };
       const reason = gate(check);
+      const unsaid = reason?.startsWith('needs ') && !caps.restApi ? restTroubleUnsaid(check) : undefined;
+      if (unsaid) return { ...base, status: 'errored', durationMs: 0, message: unsaid };
       if (reason) return { ...base, status: 'skipped', durationMs: 0, message: reason };
       recorder.clear();
       const oauth: TrackedFlows = createOAuthFlows(http, driver, config, redactor, createRandom(options.seed));

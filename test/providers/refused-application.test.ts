@@ -78,3 +78,31 @@ describe('an application the provider refuses outright', () => {
       );
   });
 });
+
+describe('a personal access token the REST API refuses, in a run without its reporter', () => {
+  it('the first check that needs the REST API says it (errored, exit 2), the rest are skipped naming it', async () => {
+    const server = await simulatorWith(() => false);
+    servers.push(server);
+    const config = { ...targetConfig(server.sim, server.url), personalAccessToken: 'glpat-not-this-one-at-all' };
+    const file = join(dir, 'pat.json');
+    writeFileSync(file, JSON.stringify(config));
+    const reportFile = join(dir, 'pat-report.json');
+    // versioning.api-prefix, which says the REST API's premise, is not among the checks run.
+    const r = await runCli({ config: file, suite: 'scopes', seed: '7', runs: '1', report: `json=${reportFile}` });
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
+    const by = (status: string) => report.checks.filter((c) => c.status === status);
+    expect(by('failed').map((c) => c.id)).toEqual([]);
+    const errored = by('errored');
+    expect(errored.map((c) => c.message)).toEqual([
+      expect.stringMatching(
+        /^the REST API refuses the configured personal access token: GET \/api\/v4\/user answered 401 at start-up; check personalAccessToken in the target config/,
+      ),
+    ]);
+    expect(JSON.stringify(report)).not.toContain('glpat-not-this-one-at-all');
+    const later = by('skipped').filter((c) => c.message?.includes('refuses the configured personal access token'));
+    expect(later.length).toBeGreaterThan(5);
+    for (const c of later) expect(c.message).toContain(`(${errored[0].id} reports it)`);
+    // Before, every check was skipped and the run passed: exit 0 with a token nobody accepted.
+    expect(r.code).toBe(2);
+  });
+});
