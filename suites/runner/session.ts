@@ -17,7 +17,7 @@ import {
   type Target,
 } from '../target/types.js';
 import { screen, UnservedAnswer } from '../target/unserved.js';
-import { GATEWAY_ERRORS } from '../shared/rest-tokens.js';
+import { GATEWAY_ERRORS, restStartupTrouble } from '../shared/rest-tokens.js';
 import { createDriver } from '../drivers/index.js';
 import { AUTHORIZE_DEVICE_PATH, AUTHORIZE_PATH, readDiscovery, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
 import { refusalOf, refusedAuthorizations, refusedClients, type RefusedApps } from './app-premise.js';
@@ -539,17 +539,19 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     device: AUTHORIZE_DEVICE_PATH,
     userinfo: USERINFO_PATH,
   };
-  /** The checks the run will run (plan), and which of them said the REST API's trouble where its reporter does not run. */
+  /** The checks the run will run (plan). */
   let planned: ReadonlySet<string> | undefined;
-  let restTroubleSaidBy: string | undefined;
+  /** Which check said the REST API's start-up trouble, where its reporter does not run (premisesSaid's key). */
+  const REST_TROUBLE = 'restApi';
+  const restTroubleSaidBy = () => premisesSaid.get(REST_TROUBLE);
   const whyMissing = (c: Capability) =>
     elsewhere.away.get(pathOfCapability[c] ?? '') ??
     (c !== 'restApi'
       ? WHY_MISSING[c]
       : caps.restApiDown !== undefined
-        ? restApiDown(caps.restApiDown, restTroubleSaidBy)
+        ? restApiDown(caps.restApiDown, restTroubleSaidBy())
         : caps.restPatRefused !== undefined
-          ? restPatRefused(caps.restPatRefused, restTroubleSaidBy)
+          ? restPatRefused(caps.restPatRefused, restTroubleSaidBy())
           : WHY_MISSING[c]);
   /**
    * One cause, said once: the REST API unreachable, or refusing the configured token, is what its
@@ -558,15 +560,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
    * a run that passes with everything skipped.
    */
   const restTroubleUnsaid = (check: Check) => {
-    const trouble = caps.restApiDown !== undefined || caps.restPatRefused !== undefined;
-    if (!trouble || !planned || planned.has(REST_PREMISE_REPORTER) || restTroubleSaidBy) return undefined;
+    const trouble = restStartupTrouble(caps);
+    if (!trouble || !planned || planned.has(REST_PREMISE_REPORTER) || restTroubleSaidBy()) return undefined;
     if (!check.needs?.includes('restApi')) return undefined;
-    restTroubleSaidBy = check.id;
-    const said =
-      caps.restApiDown !== undefined
-        ? `the REST API is unreachable: GET /api/v4/user answered ${caps.restApiDown}, a gateway error, at start-up; run again once it is served`
-        : `the REST API refuses the configured personal access token: GET /api/v4/user answered ${caps.restPatRefused} at start-up; check personalAccessToken in the target config (its value, expiry and scopes)`;
-    return `${said}: what needs the REST API is not tested`;
+    premisesSaid.set(REST_TROUBLE, check.id);
+    return trouble;
   };
   const gate = (check: Check): string | null => {
     if (!check.rules.some(inForce)) {
@@ -650,7 +648,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       const base = { id: check.id, suite: check.suite, title: check.title, rules: check.rules };
       const reason = gate(check);
       const unsaid = reason?.startsWith('needs ') && !caps.restApi ? restTroubleUnsaid(check) : undefined;
-      if (unsaid) return { ...base, status: 'errored', durationMs: 0, message: unsaid };
+      if (unsaid)
+        return {
+          ...base,
+          status: 'errored',
+          durationMs: 0,
+          message: `the harness could not complete this check: ${unsaid}`,
+        };
       if (reason) return { ...base, status: 'skipped', durationMs: 0, message: reason };
       recorder.clear();
       const oauth: TrackedFlows = createOAuthFlows(http, driver, config, redactor, createRandom(options.seed));

@@ -20,6 +20,22 @@ export const REST_TOKENS_REPORTER = 'scopes.presentation-bearer';
  */
 export const GATEWAY_ERRORS: ReadonlySet<number> = new Set([502, 503, 504, 520, 521, 522, 523, 524]);
 
+/** The one line of the REST API unreachable: GET /api/v4/user answered a gateway error (`when`: at start-up). */
+export const restUnreachable = (status: number, when = '') =>
+  `GET ${CURRENT_USER_PATH} answered ${status}, a gateway error${when}: the REST API is unreachable behind the proxy in front, so none of it can be judged; run again once it is served`;
+
+/**
+ * What the start-up found that leaves the whole REST API untested, in the one line that says it
+ * (versioning.api-prefix, or the first REST check of a run without it): unreachable, or the
+ * configured personal access token refused; undefined when neither.
+ */
+export function restStartupTrouble(caps: Capabilities): string | undefined {
+  if (caps.restApiDown !== undefined) return restUnreachable(caps.restApiDown, ', at start-up');
+  if (caps.restPatRefused !== undefined)
+    return `GET ${CURRENT_USER_PATH} answered ${caps.restPatRefused} to the configured personal access token at start-up: the REST API refuses the harness's credentials (the token expired or revoked, its account blocked, or a gateway in front asking for credentials of its own), so none of it can be judged; check the token and its account, or remove personalAccessToken from the config`;
+  return undefined;
+}
+
 /** Per run (one caps object a run): why the REST API refuses the flows' tokens, or undefined. */
 const verdicts = new WeakMap<Capabilities, Promise<string | undefined>>();
 const settled = new WeakMap<Capabilities, string | undefined>();

@@ -17,7 +17,7 @@ import {
 } from '../shared/api.js';
 import { parseLinkHeader, resolveLink } from '../pagination/links.js';
 import { followLink } from '../pagination/traverse.js';
-import { GATEWAY_ERRORS } from '../shared/rest-tokens.js';
+import { GATEWAY_ERRORS, restStartupTrouble, restUnreachable } from '../shared/rest-tokens.js';
 import { expectJsonType } from '../shared/oauth.js';
 
 /** Skip unless the rule is in force for this run (release window, offering, flag). */
@@ -36,24 +36,15 @@ const apiPrefix: Check = {
   title: 'the REST API answers under /api/v4 (JSON labelled as such) and under no other version prefix',
   rules: ['VER-PATH-PREFIX', 'ENC-API-PREFIX', 'ENC-RESPONSE-JSON'],
   async run(t: CheckContext) {
-    // The one report of a REST API out of reach at start-up (the other REST checks are skipped).
-    if (t.caps.restApiDown !== undefined)
-      t.harness(
-        `GET /api/v4/user answered ${t.caps.restApiDown}, a gateway error, at start-up: the REST API is unreachable behind the proxy in front, so none of it can be judged; run again once it is served`,
-      );
-    // The one report of the configured credentials refused at start-up (the other REST checks are skipped).
-    if (t.caps.restPatRefused !== undefined)
-      t.harness(
-        `GET /api/v4/user answered ${t.caps.restPatRefused} to the configured personal access token at start-up: the REST API refuses the harness's credentials (the token expired or revoked, its account blocked, or a gateway in front asking for credentials of its own), so none of it can be judged; check the token and its account, or remove personalAccessToken from the config`,
-      );
+    // The one report of a REST API out of reach, or refusing the configured credentials, at
+    // start-up (the other REST checks are skipped).
+    const trouble = restStartupTrouble(t.caps);
+    if (trouble) t.harness(trouble);
     const headers = await apiHeaders(t);
     const current = await t.http.get('/api/v4/user', { headers });
     // The infrastructure in front answering for an API it cannot reach: no answer of the
     // provider's, so no rule is judged; the one report of it (the other REST checks are untested).
-    if (GATEWAY_ERRORS.has(current.status))
-      t.harness(
-        `GET /api/v4/user answered ${current.status}, a gateway error: the REST API is unreachable behind the proxy in front, so none of it can be judged; run again once it is served`,
-      );
+    if (GATEWAY_ERRORS.has(current.status)) t.harness(restUnreachable(current.status));
     t.expect(current.status === 200, `GET /api/v4/user answered ${current.status}, expected 200`, {
       status: current.status,
       rules: ['ENC-API-PREFIX'],

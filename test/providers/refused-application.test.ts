@@ -95,7 +95,7 @@ describe('a personal access token the REST API refuses, in a run without its rep
     const errored = by('errored');
     expect(errored.map((c) => c.message)).toEqual([
       expect.stringMatching(
-        /^the REST API refuses the configured personal access token: GET \/api\/v4\/user answered 401 at start-up; check personalAccessToken in the target config/,
+        /^the harness could not complete this check: GET \/api\/v4\/user answered 401 to the configured personal access token at start-up: the REST API refuses the harness's credentials .*; check the token and its account, or remove personalAccessToken from the config$/,
       ),
     ]);
     expect(JSON.stringify(report)).not.toContain('glpat-not-this-one-at-all');
