@@ -303,15 +303,10 @@ const aboutAName = (f: Found) =>
  * for JSON differs in its members and its Content-Type alike), each stays linked: the failure is
  * about one of them, which cannot be told.
  */
-function besideNamed(
-  s: { found: Found; t?: ExchangeShape },
-  rules: readonly string[],
-  seen: ReadonlyArray<{ found: Found; t?: ExchangeShape }>,
-): boolean {
-  if (!aboutAName(s.found)) return false;
-  const answer = seen.filter((o) => o.t === s.t);
-  const named = (f: Found) => aboutAName(f) && rules.some((r) => ruleNames(r, f.subject));
-  return !named(s.found) && answer.every((o) => aboutAName(o.found)) && answer.some((o) => named(o.found));
+function besideNamed(found: Found, rules: readonly string[], answer: readonly Found[]): boolean {
+  if (!answer.every(aboutAName)) return false;
+  const named = (f: Found) => rules.some((r) => ruleNames(r, f.subject));
+  return !named(found) && answer.some(named);
 }
 
 export interface DiffInput {
@@ -446,9 +441,18 @@ export function diffRecordings({
       const { operation } = (concerned.length ? concerned : list).at(-1)!;
       failed.push({ checkId, operation, rules: [...broken], broken: true });
     }
+    // Each answer's differences, gathered once (an answer of the target: the others have no link).
+    const answers = new Map<ExchangeShape, Found[]>();
+    for (const s of seen) {
+      if (!s.t) continue;
+      const list = answers.get(s.t);
+      if (list) list.push(s.found);
+      else answers.set(s.t, [s.found]);
+    }
     const judged = seen.map((s) => {
       const rules = s.t ? linked.get(index.get(s.t)!) : undefined;
-      return { ...s, ...(rules && !besideNamed(s, rules, seen) ? { rules } : unlinked(s.found, s.t)) };
+      const linkedHere = rules && !besideNamed(s.found, rules, answers.get(s.t!)!);
+      return { ...s, ...(linkedHere ? { rules } : unlinked(s.found, s.t)) };
     });
     // The same difference (the same member or header, the target's side alike) where the check's
     // failed assertion did not look, say on another collection, has the cause it judged elsewhere.
