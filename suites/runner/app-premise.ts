@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { APP_ROLES, type AppRole } from '../../spec/target-config.js';
 import { pageText } from '../drivers/html.js';
 import { AUTHORIZE_PATH, TOKEN_PATH } from '../shared/oauth.js';
-import type { AppConfig, Http, TargetConfig } from '../types.js';
+import type { AppConfig, Http, OAuthFlows, TargetConfig } from '../types.js';
 
 /** A verifier of 43 characters: what is asked is whether the request is taken, not PKCE. */
 const VERIFIER = 'idp-conformance-start-up-premise-verifier-0';
@@ -46,16 +46,14 @@ export function refusalWords(body: string): string {
 export async function refusedAuthorizations(
   http: Http,
   config: TargetConfig,
+  authorizeUrl: OAuthFlows['authorizeUrl'],
 ): Promise<Partial<Record<AppRole, string>>> {
   const refused: Partial<Record<AppRole, string>> = {};
   for (const role of APP_ROLES) {
     const app = config.applications?.[role];
     if (!app) continue;
-    const query = new URLSearchParams({
-      client_id: app.clientId,
-      redirect_uri: app.redirectUri,
-      response_type: 'code',
-      scope: (app.scopes ?? []).join(' '),
+    // The request a check sends (runner/oauth.ts), its random parts fixed: no draw of the run's seed.
+    const url = authorizeUrl(role, {
       state: 'start-up-premise',
       code_challenge: CHALLENGE,
       code_challenge_method: 'S256',
@@ -64,7 +62,7 @@ export async function refusedAuthorizations(
     let status: number;
     let body: string;
     try {
-      const response = await http.get(`${AUTHORIZE_PATH}?${query}`);
+      const response = await http.follow(url);
       status = response.status;
       body = response.text;
     } catch {

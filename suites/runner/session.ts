@@ -511,7 +511,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       housekeeping = true;
       try {
         refusedApps = {
-          authorize: caps.authorizeEndpoint ? await refusedAuthorizations(http, config) : {},
+          authorize: caps.authorizeEndpoint
+            ? await refusedAuthorizations(http, config, (role, params) => setupFlows.authorizeUrl(role, params))
+            : {},
           client: caps.tokenEndpoint ? await refusedClients(http, config, discovery ?? undefined) : {},
         };
       } finally {
