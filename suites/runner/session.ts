@@ -111,11 +111,25 @@ export const PAST_ITS_END = 'the check ran past its end; its later requests are 
 
 type CoreCapability = (typeof CORE_ENDPOINTS)[number]['capability'];
 
-/** Why what needs an absent core endpoint is skipped: what the start-up asked, and who reports it. */
-const whyAbsent = (e: (typeof CORE_ENDPOINTS)[number]) =>
-  `the target has no ${e.name}: ${e.method === 'POST' ? `an empty POST ${e.path} answered 404, 405 or a redirect` : `GET ${e.path} answered 404 or 405`} at start-up (${e.reporter} reports it on ${e.rule})`;
+/**
+ * Who says a missing premise, once: "(X reports it on R)". Where the run leaves X out (`--suite`,
+ * `--check`), the skip says so and how to see it, rather than point at a check that never ran.
+ */
+type ReportsIt = (check: string, rule?: string) => string;
+const reportsIt =
+  (planned?: ReadonlySet<string>): ReportsIt =>
+  (check, rule) => {
+    const on = rule ? ` on ${rule}` : '';
+    return planned && !planned.has(check)
+      ? `(${check} reports it${on}; this run leaves it out: run it with --check ${check})`
+      : `(${check} reports it${on})`;
+  };
 
-const WHY_MISSING: Record<Capability, string> = {
+/** Why what needs an absent core endpoint is skipped: what the start-up asked, and who reports it. */
+const whyAbsent = (e: (typeof CORE_ENDPOINTS)[number], said: ReportsIt) =>
+  `the target has no ${e.name}: ${e.method === 'POST' ? `an empty POST ${e.path} answered 404, 405 or a redirect` : `GET ${e.path} answered 404 or 405`} at start-up ${said(e.reporter, e.rule)}`;
+
+const WHY_MISSING: Record<Exclude<Capability, CoreCapability>, string | ((said: ReportsIt) => string)> = {
   control: 'the simulator control API does not answer',
   clock: 'the target offers no clock control',
   settings: 'the target offers no control of its instance settings',
@@ -125,15 +139,22 @@ const WHY_MISSING: Record<Capability, string> = {
   pat: 'no personal access token is configured',
   writable: 'the harness may not create data on this target',
   oidc: 'no application with the openid scope is configured',
-  restApi:
-    'the target has no REST API: GET /api/v4/user answered 404 (versioning.api-prefix reports it on ENC-API-PREFIX)',
-  tokenInfo:
-    'the target has no token information endpoint: GET /oauth/token/info answered 404 or 405 (tokens.info-presentations reports it on INFO-TOKEN-PRESENTATION)',
-  userinfo:
-    'the target has no userinfo endpoint: GET /oauth/userinfo answered 404 or 405 (oidc.userinfo reports it on OIDC-USERINFO)',
+  restApi: (said) =>
+    `the target has no REST API: GET /api/v4/user answered 404 ${said('versioning.api-prefix', 'ENC-API-PREFIX')}`,
+  tokenInfo: (said) =>
+    `the target has no token information endpoint: GET /oauth/token/info answered 404 or 405 ${said('tokens.info-presentations', 'INFO-TOKEN-PRESENTATION')}`,
+  userinfo: (said) =>
+    `the target has no userinfo endpoint: GET /oauth/userinfo answered 404 or 405 ${said('oidc.userinfo', 'OIDC-USERINFO')}`,
   introspection: 'discovery advertises no introspection endpoint on the target origin',
-  ...(Object.fromEntries(CORE_ENDPOINTS.map((e) => [e.capability, whyAbsent(e)])) as Record<CoreCapability, string>),
 };
+
+/** Why a check needing capability c is skipped, its reporter named as the run's plan has it. */
+function whyCapabilityMissing(c: Capability, said: ReportsIt): string {
+  const core = CORE_ENDPOINTS.find((e) => e.capability === c);
+  if (core) return whyAbsent(core, said);
+  const why = WHY_MISSING[c as Exclude<Capability, CoreCapability>];
+  return typeof why === 'string' ? why : why(said);
+}
 
 /** The check that says the REST API's start-up premise (absent, down, the token refused) when it runs. */
 const REST_PREMISE_REPORTER = 'versioning.api-prefix';
@@ -381,6 +402,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   // Applications whose authorization request the start-up saw refused, and the check that said so.
   let refusedApps: RefusedApps = {};
   const premisesSaid = new Map<string, string>();
+  /** The checks the run will run (plan). */
+  let planned: ReadonlySet<string> | undefined;
   // Why the running check was stopped (interrupted, or past the deadline); runCheck resets it.
   let stoppedCheck: string | undefined;
   // Endpoints discovery puts on another origin: routed there when trusted, else away (read at start-up).
@@ -421,7 +444,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   /** The request gate's rule: a check other than its reporter that reaches for an absent endpoint is skipped. */
   const skipIfAbsent = (absent: (typeof CORE_ENDPOINTS)[number] | undefined) => {
     if (checkRunning && absent && absent.reporter !== runningCheck)
-      throw new CheckSkipped(WHY_MISSING[absent.capability]);
+      throw new CheckSkipped(whyCapabilityMissing(absent.capability, reportsIt(planned)));
   };
   /**
    * The driver behind the same gate: its actions are requests too, and the browser driver's page
@@ -541,20 +564,18 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     device: AUTHORIZE_DEVICE_PATH,
     userinfo: USERINFO_PATH,
   };
-  /** The checks the run will run (plan). */
-  let planned: ReadonlySet<string> | undefined;
   /** Which check said the REST API's start-up trouble, where its reporter does not run (premisesSaid's key). */
   const REST_TROUBLE = 'restApi';
   const restTroubleSaidBy = () => premisesSaid.get(REST_TROUBLE);
   const whyMissing = (c: Capability) =>
     elsewhere.away.get(pathOfCapability[c] ?? '') ??
     (c !== 'restApi'
-      ? WHY_MISSING[c]
+      ? whyCapabilityMissing(c, reportsIt(planned))
       : caps.restApiDown !== undefined
         ? restApiDown(caps.restApiDown, restTroubleSaidBy())
         : caps.restPatRefused !== undefined
           ? restPatRefused(caps.restPatRefused, restTroubleSaidBy())
-          : WHY_MISSING[c]);
+          : whyCapabilityMissing(c, reportsIt(planned)));
   /**
    * One cause, said once: the REST API unreachable, or refusing the configured token, is what its
    * reporter says; in a run without it (`--suite scopes`), the first check that needs the REST API
@@ -578,7 +599,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     if (missing.length) return `needs ${missing.join(', ')}: ${missing.map(whyMissing).join('; ')}`;
     // One cause, one blame: the password grant refused outright is its reporter's failure alone.
     if (caps.passwordRefused && check.needs?.includes('passwordGrant') && check.id !== PASSWORD_PREMISE.reporter)
-      return `the password grant, declared available (features.${PASSWORD_FEATURE}), was refused to the configured user at start-up with and without client authentication (${caps.passwordRefused}): ${PASSWORD_PREMISE.reporter} reports it on ${PASSWORD_PREMISE.rule}`;
+      return `the password grant, declared available (features.${PASSWORD_FEATURE}), was refused to the configured user at start-up with and without client authentication (${caps.passwordRefused}) ${reportsIt(planned)(PASSWORD_PREMISE.reporter, PASSWORD_PREMISE.rule)}`;
     if (check.slow && !caps.clock && !options.slow) return 'waits in real time on this target; run with --slow';
     return null;
   };

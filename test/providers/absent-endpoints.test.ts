@@ -159,3 +159,32 @@ describe('an endpoint absent at the target is reported once', () => {
     ]);
   }, 120_000);
 });
+
+/**
+ * A premise of the provider's own whose reporter the run leaves out (`--rule`, `--suite`, `--check`):
+ * the checks that need it are skipped, and their reason no longer points at a check that never ran
+ * ("tokens.info-presentations reports it") as if the absence had been reported: it says the run
+ * leaves that check out and how to run it. With the reporter in the run, the reason is as before.
+ */
+describe('a missing premise whose reporter the run leaves out', () => {
+  it('is skipped saying so, and how to see it; with the reporter in the run, it reports it', async () => {
+    const provider = await startProvider((method, url) =>
+      method === 'GET' && url.pathname === '/oauth/token/info' ? () => notFound : undefined,
+    );
+    servers.push(provider);
+    const skipOf = (report: Report) => report.checks.find((c) => c.id === 'tokens.info-deprecated-aliases');
+
+    const without = await runAgainst(provider, { rule: 'INFO-ALIAS-SCOPES', runs: '1' });
+    expect(without.report.checks.map((c) => c.id)).not.toContain('tokens.info-presentations');
+    expect(skipOf(without.report)?.status).toBe('skipped');
+    expect(skipOf(without.report)?.message).toMatch(
+      /no token information endpoint: .*\(tokens\.info-presentations reports it on INFO-TOKEN-PRESENTATION; this run leaves it out: run it with --check tokens\.info-presentations\)$/,
+    );
+
+    const withIt = await runAgainst(provider, { rule: 'INFO-ALIAS-SCOPES,INFO-TOKEN-PRESENTATION', runs: '1' });
+    expect(withIt.report.checks.find((c) => c.id === 'tokens.info-presentations')?.status).toBe('failed');
+    expect(skipOf(withIt.report)?.message).toMatch(
+      /\(tokens\.info-presentations reports it on INFO-TOKEN-PRESENTATION\)$/,
+    );
+  }, 60_000);
+});
