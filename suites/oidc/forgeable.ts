@@ -82,6 +82,22 @@ function fermatSplits(n: bigint): boolean {
   return false;
 }
 
+/**
+ * The largest modulus judged: OpenSSL verifies nothing with a larger one (its RSA modulus limit),
+ * so such a key forges nothing, and the tests below cost the cube of the size (16,384 bits take
+ * about 2 s, a megabyte modulus, within --max-body, would hold the run's one thread for ever).
+ */
+export const MAX_MODULUS_BITS = 16_384;
+
+/** An RSA modulus's size in bits, from its base64url spelling (JWK's has no padding; leading zero bytes count). */
+export const modulusBits = (n: string): number => Math.floor((n.length * 6) / 8) * 8;
+
+/**
+ * What judging a modulus costs, in units of a 2,048-bit one: Miller-Rabin and Fermat's square
+ * roots grow with the cube of the size. A caller spends a bounded number of units per key set.
+ */
+export const modulusCost = (n: string): number => Math.max(1, (modulusBits(n) / 2048) ** 3);
+
 /** Moduli already judged (a run reads its key set many times), at most this many remembered. */
 const judgedModuli = new Map<string, boolean>();
 const MAX_JUDGED = 1024;
@@ -107,10 +123,12 @@ function rsaModulusFactorable(n: string): boolean {
 
 /**
  * Why an RSA key's modulus lets anyone sign, or undefined. Apart from forgeableKey: it costs a
- * Miller-Rabin round, so a caller judges a bounded number of keys (localKeys).
+ * Miller-Rabin round, so a caller judges a bounded number of keys (localKeys, by modulusCost);
+ * a modulus above MAX_MODULUS_BITS is not judged.
  */
 export function factorableModulus(key: JWK): string | undefined {
-  if (key.kty !== 'RSA' || typeof key.n !== 'string' || !rsaModulusFactorable(key.n)) return undefined;
+  if (key.kty !== 'RSA' || typeof key.n !== 'string' || modulusBits(key.n) > MAX_MODULUS_BITS) return undefined;
+  if (!rsaModulusFactorable(key.n)) return undefined;
   return 'an RSA key whose modulus is a prime, has a small factor or is the product of two close primes: its private exponent follows from it, so anyone can sign';
 }
 

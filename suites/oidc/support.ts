@@ -1,12 +1,16 @@
 /** OpenID Connect helpers: the key set fetched through the run's Http, discovery, the openid application. */
-import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, type JSONWebKeySet, type JWK } from 'jose';
 import type { AppRole, CheckContext } from '../types.js';
 import { broke, expectJsonType, jsonObject, KEYS_PATH } from '../shared/oauth.js';
 import { expectRows } from '../shared/json.js';
-import { factorableModulus, forgeableKey } from './forgeable.js';
+import { factorableModulus, forgeableKey, modulusCost } from './forgeable.js';
 
-/** RSA keys of a set whose modulus is tested, besides the one a token names (a set of thousands stays cheap). */
-const MODULI_JUDGED = 16;
+/**
+ * What the moduli of one key set may cost to judge, besides the one a token names, in units of a
+ * 2,048-bit modulus (modulusCost): sixteen such keys, two of 4,096 bits, or none larger. A set of
+ * thousands of keys, or of huge moduli, stays cheap: the judging runs on the run's one thread.
+ */
+const MODULI_BUDGET = 16;
 
 export { KEYS_PATH, expectedIssuer, sameIssuer } from '../shared/oauth.js';
 export { DISCOVERY_PATH, USERINFO_PATH } from '../shared/oauth.js';
@@ -33,16 +37,29 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth'];
 export const SECRET_MEMBERS = [...PRIVATE_MEMBERS, 'k'];
 
 /**
+ * The RSA keys whose modulus is judged (it costs a Miller-Rabin round a key): the one the token
+ * names, and the first keys of the set while their cost stays within MODULI_BUDGET.
+ */
+export function moduliToJudge(keys: readonly JWK[], kid?: string): Set<JWK> {
+  const rsa = keys.filter((k) => k.kty === 'RSA' && typeof k.n === 'string');
+  const moduli = new Set(kid === undefined ? [] : rsa.filter((k) => k.kid === kid).slice(0, 1));
+  let spent = 0;
+  for (const key of rsa) {
+    spent += modulusCost(key.n!);
+    if (spent > MODULI_BUDGET) break;
+    moduli.add(key);
+  }
+  return moduli;
+}
+
+/**
  * The published keys, as public keys only: jose would read a key with private members as a
  * private key and refuse to verify with it, failing a good signature for a leak that is
  * OIDC-JWKS's to judge. A key that verifies what no one signed fails OIDC-JWKS here, before
  * any signature is read as proof against it.
  */
 export function localKeys(t: CheckContext, jwks: JSONWebKeySet, kid?: string) {
-  // The modulus test costs a Miller-Rabin round a key: the first keys of the set, and the one the token names.
-  const rsa = jwks.keys.filter((k) => k.kty === 'RSA');
-  const named = kid === undefined ? [] : rsa.filter((k) => k.kid === kid).slice(0, 1);
-  const moduli = new Set([...rsa.slice(0, MODULI_JUDGED), ...named]);
+  const moduli = moduliToJudge(jwks.keys, kid);
   for (const key of jwks.keys) {
     const forgeable = forgeableKey(key) ?? (moduli.has(key) ? factorableModulus(key) : undefined);
     t.expect(

@@ -11,6 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulator } from '../../simulator/core.js';
 import { serve, type Served } from '../../simulator/adapters/node.js';
@@ -18,6 +19,8 @@ import { targetConfig } from '../../simulator/control/config.js';
 import { oidcChecks } from '../../suites/oidc/checks.js';
 import type { Report } from '../../suites/report/model.js';
 import { KEYS_PATH } from '../../suites/shared/oauth.js';
+import { factorableModulus, MAX_MODULUS_BITS } from '../../suites/oidc/forgeable.js';
+import { moduliToJudge } from '../../suites/oidc/support.js';
 import { runCli } from '../suites/loopback.js';
 import { startProxy } from './collector.js';
 
@@ -156,4 +159,43 @@ describe('a key that verifies what nobody signed', () => {
     },
     120_000,
   );
+});
+
+/**
+ * Judging a modulus costs the cube of its size, on the run's one thread: a key set with a 65,536-bit
+ * modulus held it for minutes (16,384 bits: 2 s, 32,768: about 18 s), a megabyte modulus within
+ * --max-body for ever, and neither the check's time limit nor --deadline could fire. A modulus above
+ * OpenSSL's limit verifies nothing, so it is not judged, and a set's moduli are judged within a
+ * budget (the one a token names always).
+ */
+describe('the moduli of a hostile key set are judged within bounds', () => {
+  /** An odd number of `bits` bits that no prime below 2,000 divides: the slow path of the tests. */
+  function bigModulus(bits: number): string {
+    for (;;) {
+      const bytes = randomBytes(bits / 8);
+      bytes[0] |= 0x80;
+      bytes[bytes.length - 1] |= 1;
+      const value = BigInt(`0x${bytes.toString('hex')}`);
+      let small = false;
+      for (let p = 3n; p < 2000n && !small; p += 2n) small = value % p === 0n;
+      if (!small) return b64(bytes);
+    }
+  }
+  const rsa = (n: string, kid: string): JWK => ({ kty: 'RSA', kid, n, e: 'AQAB' });
+
+  it('a modulus above 16,384 bits is not judged (OpenSSL verifies nothing with it)', () => {
+    expect(MAX_MODULUS_BITS).toBe(16_384);
+    expect(factorableModulus(rsa(bigModulus(65_536), 'huge'))).toBeUndefined();
+    expect(factorableModulus(rsa(b64(Buffer.alloc(1 << 20, 0xff)), 'megabyte'))).toBeUndefined();
+  }, 20_000);
+
+  it('judges the first keys of a set within the budget, and always the one a token names', () => {
+    const small = Array.from({ length: 40 }, (_, i) => rsa(b64(modulus), `k${i}`));
+    expect(moduliToJudge(small).size).toBe(16);
+    const large = Array.from({ length: 40 }, (_, i) => rsa(b64(Buffer.alloc(1024, 0xff)), `l${i}`));
+    expect(moduliToJudge(large).size).toBe(0);
+    expect([...moduliToJudge(large, 'l7')].map((k) => k.kid)).toEqual(['l7']);
+    const mixed = [rsa(b64(Buffer.alloc(512, 0xff)), 'a'), rsa(b64(Buffer.alloc(512, 0xff)), 'b'), ...small];
+    expect([...moduliToJudge(mixed)].map((k) => k.kid)).toEqual(['a', 'b']);
+  });
 });
