@@ -116,6 +116,11 @@ export interface HttpResponse {
 
 export interface Http {
   readonly baseUrl: string;
+  /**
+   * The absolute URL a request for a path of the source (`/oauth/authorize?…`) goes to: under the
+   * base URL, or where discovery puts that endpoint on an origin the config trusts.
+   */
+  urlOf(path: string): string;
   send(request: HttpRequest): Promise<HttpResponse>;
   get(path: string, options?: Omit<HttpRequest, 'path' | 'method'>): Promise<HttpResponse>;
   post(path: string, options?: Omit<HttpRequest, 'path' | 'method'>): Promise<HttpResponse>;
