@@ -56,9 +56,12 @@ export interface Capabilities {
   keys: boolean;
   /** GET /oauth/authorize is served (a request without parameters is not answered 404). */
   authorizeEndpoint: boolean;
-  /** Discovery advertises an RFC 7662 introspection endpoint on the target's own origin. */
+  /** Discovery advertises an RFC 7662 introspection endpoint on the target's origins (trustedOrigins too). */
   introspection: boolean;
-  /** Its path (and query), when `introspection`: credentials go only to the target's origin. */
+  /**
+   * Its path (and query) on the target's origin, or its URL on an origin the config trusts, when
+   * `introspection`: credentials go only to the target's origins.
+   */
   introspectionPath?: string;
   /**
    * The password grant, declared available in the config, was refused at start-up with and

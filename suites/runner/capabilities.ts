@@ -164,14 +164,15 @@ export const CORE_ENDPOINTS: readonly {
 ];
 
 /**
- * The RFC 7662 introspection endpoint discovery advertises, as a path on the target's own origin
- * (a URL elsewhere would get the client's credentials: never asked).
+ * The RFC 7662 introspection endpoint discovery advertises: a path on the target's own origin, or
+ * its URL on an origin the config trusts (one elsewhere would get the client's credentials: never asked).
  */
 function introspectionPath(http: Http, discovery: Record<string, unknown> | undefined): string | undefined {
   const advertised = discovery?.introspection_endpoint;
   if (typeof advertised !== 'string' || !URL.canParse(advertised, http.baseUrl)) return undefined;
   const url = new URL(advertised, http.baseUrl);
-  return url.origin === new URL(http.baseUrl).origin ? `${url.pathname}${url.search}` : undefined;
+  if (url.origin === new URL(http.baseUrl).origin) return `${url.pathname}${url.search}`;
+  return http.leaves(url.href) === undefined ? url.href : undefined;
 }
 
 export interface DetectInput {

@@ -131,7 +131,7 @@ const WHY_MISSING: Record<Capability, string> = {
     'the target has no token information endpoint: GET /oauth/token/info answered 404 or 405 (tokens.info-presentations reports it on INFO-TOKEN-PRESENTATION)',
   userinfo:
     'the target has no userinfo endpoint: GET /oauth/userinfo answered 404 or 405 (oidc.userinfo reports it on OIDC-USERINFO)',
-  introspection: 'discovery advertises no introspection endpoint on the target origin',
+  introspection: "discovery advertises no introspection endpoint on the target's origins",
   ...(Object.fromEntries(CORE_ENDPOINTS.map((e) => [e.capability, whyAbsent(e)])) as Record<CoreCapability, string>),
 };
 

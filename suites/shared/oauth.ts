@@ -398,7 +398,9 @@ export function tokenInfo(t: CheckContext, token: string, via: 'header' | 'query
  */
 function introspect(t: CheckContext, token: string): Promise<HttpResponse> {
   const app = t.config.applications?.confidential ?? t.config.applications?.public;
-  return t.http.post(t.caps.introspectionPath ?? '', {
+  // follow(): a path is taken under the base URL, a URL on a trusted origin as it is.
+  return t.http.follow(t.caps.introspectionPath ?? '', {
+    method: 'POST',
     form: { token, token_type_hint: 'access_token', client_id: app?.clientId, client_secret: app?.clientSecret },
     headers: { accept: JSON_ACCEPT },
   });
