@@ -50,12 +50,14 @@ import {
   AGREEMENT_BOXES,
   DECISION_SELECTORS,
   IDENTIFIER_WORDS,
+  PICKER_PATTERN,
   roleSelector,
   SCOPE_BOX_NAME,
   SIGN_IN_DEFAULTS,
   STEP_SELECTORS,
 } from './defaults.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
+import { pageText } from './html.js';
 import { CheckFailure, CheckSkipped, HarnessError } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { devicePageUrl } from './form.js';
@@ -65,7 +67,7 @@ import { allowedOrigins } from '../target/origin.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
 import { handsOverTo, handsOverToAny, redirectUrisOf } from './hand-over.js';
 import { awaitsEmail, NEEDS_PERSON_SELECTORS } from './needs-person.js';
-import { refusedIfClientError, signInNeedsPerson, signInRefused, signInUser } from './sign-in.js';
+import { accountNotListed, refusedIfClientError, signInNeedsPerson, signInRefused, signInUser } from './sign-in.js';
 import { unservedOf } from '../target/unserved.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
@@ -91,6 +93,7 @@ const QUIET_MS = 750;
 const POLL_MS = 100;
 /** "Continue" controls pressed in one visit before we call it a loop. */
 const MAX_CONTINUES = 3;
+const PICKER = new RegExp(PICKER_PATTERN, 'i');
 
 type Decision = 'approve' | 'deny';
 
@@ -915,6 +918,14 @@ export async function createBrowserDriver(
       if (!decided && !handover() && !stray()) {
         const source = await pageSource(page);
         if (source && awaitsEmail(source)) signInNeedsPerson(http, 'a link sent by e-mail');
+        // An account picker with no entry of the user's (none pressed above): no other account is picked.
+        const user = config.user?.username;
+        if (
+          source &&
+          PICKER.test(pageText(source)) &&
+          !(user && (await present(page, accountSelector(user), 'account')))
+        )
+          accountNotListed(http);
         // The password answered by a page with nothing to go on with ("the password is incorrect").
         if (signedIn && last?.request().method() === 'POST' && (await page.locator(ANY_CONTROL).count()) === 0)
           signInRefused(http, `status ${last.status()}, a page with no form`);
