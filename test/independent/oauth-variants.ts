@@ -140,6 +140,23 @@ const keycloakKeys = () =>
     })),
   ]));
 
+/**
+ * Signing keys of other types and the algorithm each signs with (Okta and Ory Hydra can sign with
+ * PS256 or ES256, Zitadel with ES384 or EdDSA, Authentik with ES256/ES384, Keycloak with any).
+ */
+const OTHER_ALGS = ['PS256', 'ES256', 'ES384', 'EdDSA', 'Ed25519'] as const;
+let otherSigners: Promise<Array<{ alg: string; kid: string; privateKey: CryptoKey; jwk: JWK }>> | undefined;
+const signers = () =>
+  (otherSigners ??= Promise.all(
+    OTHER_ALGS.map(async (alg) => {
+      const { publicKey, privateKey } = await generateKeyPair(alg, alg === 'EdDSA' ? { crv: 'Ed25519' } : {});
+      const kid = `signs-${alg.toLowerCase()}`;
+      return { alg, kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, use: 'sig', alg } };
+    }),
+  ));
+/** Which of them signs the next id_token: each in turn. */
+let nextSigner = 0;
+
 export const VARIANTS: Variant[] = [
   {
     name: 'token and device authorization answers JSON whatever the Accept, with Vary: Accept',
@@ -568,6 +585,44 @@ export const VARIANTS: Variant[] = [
       // The id_token was verified beside them, not skipped.
       const verified = report.checks.filter((c) => ['oidc.id-token', 'oidc.jwks'].includes(c.id));
       expect(verified.map((c) => `${c.id} ${c.status}`)).toEqual(['oidc.id-token passed', 'oidc.jwks passed']);
+    },
+  },
+  {
+    // Each id_token signed by another key in turn, with PS256, ES256, ES384, EdDSA or Ed25519; the
+    // key set publishes them all beside the RSA one (keys of three types), and discovery declares
+    // their algorithms. Only RS256's should (the default) is broken; the signature proves.
+    name: 'id_tokens signed with PS256, ES256, ES384, EdDSA and Ed25519 in turn, by keys of three types the key set publishes',
+    cite: 'L178: the keys are not shown; OIDC Core §3.1.3.7 (RS256 the default, any alg the client registered), §10.1 (the kid picks the key); OIDC Discovery §3 id_token_signing_alg_values_supported; RFC 7518 §3.1, RFC 8037 §3.1, RFC 9864 §2.2',
+    checks: ['oidc.discovery', 'oidc.jwks', 'oidc.id-token'],
+    // One id_token a run: each algorithm signs one.
+    flags: { runs: String(OTHER_ALGS.length) },
+    warns: ['OIDC-ID-TOKEN-RS256'],
+    rewrite: {
+      async answer(asked, answer) {
+        const body = jsonOf(answer);
+        const others = await signers();
+        if (asked.url.pathname === '/.well-known/openid-configuration' && body) {
+          const algs = (body.id_token_signing_alg_values_supported as string[] | undefined) ?? ['RS256'];
+          setJson(answer, { ...body, id_token_signing_alg_values_supported: [...algs, ...OTHER_ALGS] });
+          return true;
+        }
+        if (Array.isArray(body?.keys)) {
+          setJson(answer, { keys: [...(body.keys as JWK[]), ...others.map((o) => o.jwk)] });
+          return true;
+        }
+        if (typeof body?.id_token !== 'string') return false;
+        const signer = others[nextSigner++ % others.length];
+        const id_token = await new SignJWT(decodeJwt(body.id_token))
+          .setProtectedHeader({ alg: signer.alg, kid: signer.kid, typ: 'JWT' })
+          .sign(signer.privateKey);
+        setJson(answer, { ...body, id_token });
+        return true;
+      },
+    },
+    after(report) {
+      const verified = report.checks.filter((c) => ['oidc.id-token', 'oidc.jwks'].includes(c.id));
+      expect(verified.map((c) => `${c.id} ${c.status}`)).toEqual(['oidc.id-token warned', 'oidc.jwks passed']);
+      expect(nextSigner).toBeGreaterThanOrEqual(OTHER_ALGS.length);
     },
   },
   {
