@@ -309,6 +309,25 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
     },
   },
   {
+    // An OAuth-only server's metadata (RFC 8414: Okta's org server, Authentik's, Spring's without
+    // OIDC) at /.well-known/oauth-authorization-server, none at openid-configuration.
+    name: "discovery only at RFC 8414's /.well-known/oauth-authorization-server",
+    cite: 'L104: GET /.well-known/openid-configuration; RFC 8414 §3 is another document at another path',
+    checks: ['oidc.discovery', 'oidc.id-token', 'oidc.jwks', 'oidc.userinfo', 'grants.pkce-valid-verifier'],
+    breaks: ['OIDC-DISCOVERY'],
+    rewrite: {
+      refuse: (asked) =>
+        asked.url.pathname === '/.well-known/openid-configuration'
+          ? { status: 404, head: new Map([['content-type', ['text/plain']]]), body: Buffer.from('Not Found') }
+          : undefined,
+      request(asked) {
+        if (asked.url.pathname !== '/.well-known/oauth-authorization-server') return false;
+        asked.url.pathname = '/.well-known/openid-configuration';
+        return true;
+      },
+    },
+  },
+  {
     name: 'an id_token with auth_time 0',
     cite: 'OIDC Core §2: auth_time is the time the End-User authenticated',
     checks: ['oidc.id-token'],
