@@ -82,6 +82,18 @@ function jwtAccessToken(origin: string, token: string, now: number): string {
 /** The simulator's token for a JWT the client presents (unknown ones go as they are). */
 const backToSim = (value: string) => jwtFor.get(value) ?? value;
 
+/**
+ * Access and refresh tokens in standard base64, `+`, `/` and `=` padding in them (RFC 6750 §2.1's
+ * b64token allows each), as opaque tokens of some providers are: what the client presents maps
+ * back to the simulator's. A `+` sent unencoded in a query or a form would arrive as a space.
+ */
+const base64For = new Map<string, string>();
+const base64Token = (token: string) => {
+  const odd = `${Buffer.from(token).toString('base64').slice(0, 30)}+/${digest(token).slice(0, 8)}/+==`;
+  base64For.set(odd, token);
+  return odd;
+};
+
 /** The id_token claims of a grant, by the refresh token the client holds (Keycloak's refresh answers a new id_token). */
 const idClaims = new Map<string, Record<string, unknown>>();
 let refreshedIdTokens = 0;
@@ -798,6 +810,54 @@ export const VARIANTS: Variant[] = [
         if (typeof body?.access_token !== 'string') return false;
         const jwt = jwtAccessToken(asked.url.origin, body.access_token, sim.clock.nowSeconds());
         setJson(answer, { ...body, access_token: jwt });
+        return true;
+      },
+    },
+  },
+  {
+    name: "access and refresh tokens in standard base64: '+', '/' and '=' padding in them",
+    cite: 'L26: access_token is a string; RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="',
+    checks: [
+      'grants.refresh-rotation',
+      'tokens.info-presentations',
+      'tokens.revoke-access-token',
+      'tokens.revoke-refresh-token',
+      'scopes.read-user-reads-current-user',
+      'oidc.userinfo',
+    ],
+    rewrite: {
+      request(asked) {
+        let changed = false;
+        const bearer = /^Bearer (\S+)$/i.exec(String(asked.headers.authorization ?? ''))?.[1];
+        if (bearer && base64For.has(bearer)) {
+          asked.headers.authorization = `Bearer ${base64For.get(bearer)}`;
+          changed = true;
+        }
+        const query = asked.url.searchParams.get('access_token');
+        if (query && base64For.has(query)) {
+          asked.url.searchParams.set('access_token', base64For.get(query)!);
+          changed = true;
+        }
+        if (!String(asked.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded'))
+          return changed;
+        const form = formOf(asked);
+        for (const field of ['token', 'access_token', 'refresh_token']) {
+          const sim = base64For.get(form.get(field) ?? '');
+          if (sim === undefined) continue;
+          form.set(field, sim);
+          asked.body = Buffer.from(form.toString());
+          changed = true;
+        }
+        return changed;
+      },
+      answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.access_token !== 'string') return false;
+        setJson(answer, {
+          ...body,
+          access_token: base64Token(body.access_token),
+          ...(typeof body.refresh_token === 'string' ? { refresh_token: base64Token(body.refresh_token) } : {}),
+        });
         return true;
       },
     },
