@@ -20,8 +20,11 @@ import { allChecks } from '../../suites/index.js';
 import { checksWith, erroredText } from './provider.js';
 import type { Sim } from '../../simulator/types.js';
 
-/** The pages that live with the authorization endpoint (Google's accounts.google.com), absent at the base URL. */
-const WITH_AUTHORIZE = /^\/(oauth\/authorize|users\/sign_in)(\/|$)/;
+/**
+ * The pages that live with the authorization endpoint (Google's accounts.google.com), absent at the
+ * base URL: the device verification page too, which the device authorization response names there.
+ */
+const WITH_AUTHORIZE = /^\/(oauth\/authorize|oauth\/device|users\/sign_in)(\/|$)/;
 /** Google's own path of its authorization endpoint, answered as the simulator's /oauth/authorize. */
 const GOOGLE_AUTHORIZE = '/o/oauth2/v2/auth';
 
@@ -49,6 +52,21 @@ beforeAll(async () => {
     if (WITH_AUTHORIZE.test(url.pathname)) {
       req.resume();
       res.writeHead(404, { 'content-type': 'text/html' }).end('<p>Not Found</p>');
+      return true;
+    }
+    if (req.method === 'POST' && url.pathname === '/oauth/authorize_device') {
+      sendAnswer(
+        res,
+        bodyOf(req).then(async (body) => {
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
+          const answer = await front.sim.handle(
+            new Request(url, { method: 'POST', headers, body: new Uint8Array(body) }),
+          );
+          const text = (await answer.text()).replaceAll(`${front.url}/oauth/device`, `${other.url}/oauth/device`);
+          return new Response(text, { status: answer.status, headers: answer.headers });
+        }),
+      );
       return true;
     }
     if (url.pathname !== '/.well-known/openid-configuration') return false;
@@ -95,7 +113,11 @@ afterAll(async () => {
   await Promise.all([front?.close(), other?.close()]);
 });
 
-async function run(trusted: boolean, driver?: 'browser'): Promise<{ code: number; report: Report; stderr: string }> {
+async function run(
+  trusted: boolean,
+  driver?: 'browser' | 'form',
+  checks = CHECKS,
+): Promise<{ code: number; report: Report; stderr: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'idp-authorize-elsewhere-'));
   const config = join(dir, 'target.json');
   const file = join(dir, 'report.json');
@@ -114,7 +136,7 @@ async function run(trusted: boolean, driver?: 'browser'): Promise<{ code: number
     {
       out: () => undefined,
       err: (t) => void (stderr += t),
-      checks: () => allChecks().filter((c) => CHECKS.includes(c.id)),
+      checks: () => allChecks().filter((c) => checks.includes(c.id)),
     },
     {},
   );
@@ -152,6 +174,19 @@ describe('a provider whose authorization endpoint and sign-in pages are on anoth
     const skipped = report.checks.filter((c) => c.status === 'skipped');
     expect(skipped.length, why).toBe(CHECKS.length - 1);
     for (const c of skipped) expect(c.message, why).toMatch(/authorization_endpoint .*trustedOrigins/);
+  }, 120_000);
+
+  it('the device verification page there too, trusted (driver: form): the driver approves on it', async () => {
+    received.length = 0;
+    const device = ['device.token-response', 'device.verification-page'];
+    const { report, stderr } = await run(true, 'form', device);
+    const why = explain(report, stderr);
+    expect(
+      report.checks.map((c) => `${c.status} ${c.id}`),
+      why,
+    ).toEqual(device.map((id) => `passed ${id}`));
+    expect(received, why).toContain('GET /oauth/device');
+    expect(received, why).toContain('POST /users/sign_in');
   }, 120_000);
 
   it("at Google's own path, trusted, with the browser driver: signed in there; only OIDC-DISCOVERY warns (the source's path)", async () => {
