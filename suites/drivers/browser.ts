@@ -95,6 +95,13 @@ const POLL_MS = 100;
 const MAX_CONTINUES = 3;
 const PICKER = new RegExp(PICKER_PATTERN, 'i');
 
+/**
+ * The first element of `css` a person sees: a page may draw a control twice, the copy for another
+ * screen size hidden by CSS (Amazon Cognito's classic sign-in page has its form twice, the hidden
+ * one first), and only the one shown can be filled or pressed.
+ */
+const shown = (root: Page | Locator, css: string) => root.locator(css).filter({ visible: true }).first();
+
 type Decision = 'approve' | 'deny';
 
 /** A consent page's scope checkboxes not ticked, that an approval ticks. */
@@ -551,7 +558,7 @@ export async function createBrowserDriver(
   /** Is a control there? An invalid selector in the config is the config's fault, said plainly. */
   async function present(page: Page, css: string, what: string): Promise<boolean> {
     try {
-      const first = page.locator(css).first();
+      const first = shown(page, css);
       return (await first.count()) > 0 && (await first.isVisible());
     } catch (error) {
       const message = String((error as Error)?.message ?? error);
@@ -654,7 +661,7 @@ export async function createBrowserDriver(
    * button's name and value; otherwise the `button` given (CSS, and the config field naming it).
    */
   async function submit(page: Page, watch: Watch, field: Locator, button: Control | undefined, next: Control[]) {
-    const click = button && (await present(page, ...button)) ? page.locator(button[0]).first() : undefined;
+    const click = button && (await present(page, ...button)) ? shown(page, button[0]) : undefined;
     await settle(page, watch, () => (click ? click.click() : field.press('Enter')), { gone: field, next });
   }
 
@@ -716,7 +723,7 @@ export async function createBrowserDriver(
    */
   async function signIn(page: Page, watch: Watch, identified: boolean, next: Control[]): Promise<void> {
     const { username, password: secret } = signInUser(http, config);
-    const password = page.locator(passwordCss).first();
+    const password = shown(page, passwordCss);
     const scope = await formOf(password);
     const root = scope ?? page.locator('body');
     const named = root.locator(`input[name=${cssString(d.loginField)}]`);
@@ -736,7 +743,7 @@ export async function createBrowserDriver(
   /** The username alone (identifier-first sign-in), submitted like the sign-in form; "Next" when there is no form. */
   async function identify(page: Page, watch: Watch, next: Control[]): Promise<void> {
     const { username } = signInUser(http, config);
-    const field = page.locator(identifierCss).first();
+    const field = shown(page, identifierCss);
     await field.fill(username);
     const form = await formOf(field);
     if (form) await refusedIfInvalid(form);
@@ -792,7 +799,7 @@ export async function createBrowserDriver(
     };
     /** Click a control and wait until the page has answered it. */
     const press = (css: string, next: Control[]) => {
-      const button = page.locator(css).first();
+      const button = shown(page, css);
       return settle(page, watch, () => button.click(), { gone: button, next });
     };
     const identifier: Control = [identifierCss, 'username field'];
