@@ -66,7 +66,7 @@ import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fen
 import { allowedOrigins } from '../target/origin.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
 import { handsOverTo, handsOverToAny, redirectUrisOf } from './hand-over.js';
-import { awaitsEmail, NEEDS_PERSON_SELECTORS } from './needs-person.js';
+import { awaitsEmail, NEEDS_PERSON_SELECTORS, NEW_PASSWORD_CSS } from './needs-person.js';
 import { accountNotListed, refusedIfClientError, signInNeedsPerson, signInRefused, signInUser } from './sign-in.js';
 import { unservedOf } from '../target/unserved.js';
 
@@ -545,7 +545,10 @@ export async function createBrowserDriver(
   /** Where the provider hands the user back to an application. */
   const handsOver = (url: string) => handsOverToAny(url, redirectUris);
   const clock = options.hasControl ? createSimulatorDriver(http, config) : undefined;
-  const passwordCss = `input[name=${cssString(d.passwordField)}], input[type="password"]`;
+  // Never a field for a new password (an expired password's page): the configured one is not typed there.
+  const passwordCss = [`input[name=${cssString(d.passwordField)}]`, 'input[type="password"]']
+    .map((css) => `${css}:not(${NEW_PASSWORD_CSS})`)
+    .join(', ');
   /** A username field that stands alone (identifier-first sign-in), as the form driver finds one. */
   const identifierCss = [
     `input[name=${cssString(d.loginField)}]:not([type="hidden" i])`,

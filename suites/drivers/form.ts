@@ -28,7 +28,7 @@ import {
   type SubmitButton,
 } from './html.js';
 import { handsOverToAny, redirectUrisOf } from './hand-over.js';
-import { awaitsEmail, needsPerson } from './needs-person.js';
+import { asksNewPassword, awaitsEmail, needsPerson } from './needs-person.js';
 import {
   accountNotListed,
   identifierField,
@@ -189,9 +189,12 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
     return response;
   };
 
-  const signInForm = (forms: HtmlForm[]) =>
-    forms.find((f) => f.fields.some((x) => x.name === d.passwordField)) ??
-    forms.find((f) => f.fields.some((x) => x.type === 'password'));
+  /** The sign-in form: none on a page that asks only for a new password (needs-person.ts says it). */
+  const signInForm = (forms: HtmlForm[], html: string) =>
+    asksNewPassword(html)
+      ? undefined
+      : (forms.find((f) => f.fields.some((x) => x.name === d.passwordField)) ??
+        forms.find((f) => f.fields.some((x) => x.type === 'password')));
   /** The form of a page that asks for the username before the password (identifier-first sign-in). */
   const usernameForm = (forms: HtmlForm[]) => {
     for (const form of forms) {
@@ -242,7 +245,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
                 : 'use driver: browser'
             }`,
           );
-        const login = signInForm(forms);
+        const login = signInForm(forms, response.text);
         const identifier = !login && !signedIn ? usernameForm(forms) : undefined;
         // The sign-in form again, in answer to the credentials: refused (a 200 page saying so).
         if (login && answering === 'password') signInRefused(http, `status ${response.status}, its sign-in form again`);

@@ -256,12 +256,31 @@ const oneTimeCode: JourneyStep = {
   passes: () => false,
 };
 
+/** Keycloak's "Update password" after the sign-in (a required action): a new password, typed twice. */
+const updatePassword: JourneyStep = {
+  page: (form) =>
+    page(
+      'Update password',
+      form(`<p>You need to change your password to activate your account.</p>
+<label>New Password <input type="password" id="password-new" name="password-new" autocomplete="new-password"></label>
+<label>Confirm password <input type="password" id="password-confirm" name="password-confirm" autocomplete="new-password"></label>
+<input type="submit" value="Submit">`),
+    ),
+  passes: () => false,
+};
+
 /** Where an unattended sign-in stops: what the driver says, and how many passwords were sent. */
 const STOPS = [
   {
     what: 'a one-time code after the password',
     journey: { after: [oneTimeCode] },
     said: /asks for a one-time code \(a second factor\), which needs a person/,
+    passwords: 1,
+  },
+  {
+    what: 'a new password to set after the sign-in (nothing typed into it)',
+    journey: { after: [updatePassword] },
+    said: /asks for a new password \(the account must change its password\), which needs a person/,
     passwords: 1,
   },
   {
