@@ -193,7 +193,8 @@ describe('a provider whose authorization endpoint and sign-in pages are on anoth
     received.length = 0;
     authorizeAt = GOOGLE_AUTHORIZE;
     try {
-      const { code, report, stderr } = await run(true, 'browser');
+      // Two checks: the browser's pages are the point, the rest is the form driver's case above.
+      const { code, report, stderr } = await run(true, 'browser', ['oidc.discovery', 'grants.pkce-valid-verifier']);
       const why = explain(report, stderr);
       expect(checksWith(report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual(['oidc.discovery']);
       expect(report.checks.find((c) => c.id === 'oidc.discovery')?.message, why).toMatch(
