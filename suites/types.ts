@@ -63,6 +63,8 @@ export interface Capabilities {
    * `introspection`: credentials go only to the target's origins.
    */
   introspectionPath?: string;
+  /** Why an introspection endpoint discovery advertises is never asked (on an origin the config does not trust). */
+  introspectionAway?: string;
   /**
    * The password grant, declared available in the config, was refused at start-up with and
    * without client authentication: its status and error code (no secret). The premise of the
@@ -79,7 +81,7 @@ export interface Capabilities {
 /** What a check may need: the yes-or-no capabilities. */
 export type Capability = Exclude<
   keyof Capabilities,
-  'introspectionPath' | 'passwordRefused' | 'restApiDown' | 'restPatRefused' | 'patAsBearer'
+  'introspectionPath' | 'introspectionAway' | 'passwordRefused' | 'restApiDown' | 'restPatRefused' | 'patAsBearer'
 >;
 
 export type { AppConfig, AppRole, DriverConfig, DriverKind, Fixtures, TargetConfig } from '../spec/target-config.js';

@@ -488,7 +488,7 @@ async function oracles(t: CheckContext, token: string, required: boolean, skip: 
   const heard = asked.filter((o) => o.said !== 'silent');
   if (!heard.length && required)
     t.harness(
-      `no oracle to tell whether an access token works: the target serves none of ${TOKEN_INFO_PATH}, ${CURRENT_USER_PATH}, ${USERINFO_PATH} (for an openid token) and an advertised introspection endpoint${asked.length ? ` (asked: ${asked.map((o) => `${o.name} ${o.res.status}`).join(', ')})` : ''}`,
+      `no oracle to tell whether an access token works: the target serves none of ${TOKEN_INFO_PATH}, ${CURRENT_USER_PATH}, ${USERINFO_PATH} (for an openid token) and an advertised introspection endpoint${asked.length ? ` (asked: ${asked.map((o) => `${o.name} ${o.res.status}`).join(', ')})` : ''}${t.caps.introspectionAway ? `; ${t.caps.introspectionAway}` : ''}`,
     );
   return heard;
 }

@@ -117,7 +117,7 @@ describe('a provider whose only token oracle is its advertised introspection end
     // No rule is blamed: with no oracle left, the harness cannot judge (as before).
     expect(rulesWith(untrusted.report, 'failed', 'warned')).toEqual([]);
     expect(`${untrusted.report.checks[0].status} ${untrusted.report.checks[0].message}`).toMatch(
-      /^errored .*no oracle/,
+      /^errored .*no oracle.*; discovery's introspection_endpoint is http:\/\/127\.0\.0\.1:\d+\/oauth2\/v1\/introspect, which leaves the target's origin .*: nothing was sent there \(trustedOrigins/,
     );
   }, 120_000);
 });
