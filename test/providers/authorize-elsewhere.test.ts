@@ -44,6 +44,8 @@ let other: Loopback;
 let authorizeAt = '/oauth/authorize';
 /** `METHOD /path` of every request the other origin received. */
 const received: string[] = [];
+/** The query of each authorization request the other origin received. */
+const queries: string[] = [];
 
 beforeAll(async () => {
   let base = '';
@@ -86,6 +88,7 @@ beforeAll(async () => {
   other = await listen((req, res) => {
     const url = new URL(req.url ?? '/', other.url);
     received.push(`${req.method} ${url.pathname}`);
+    if (url.pathname === '/oauth/authorize') queries.push(url.search.slice(1));
     if (url.pathname === GOOGLE_AUTHORIZE) url.pathname = '/oauth/authorize';
     if (!WITH_AUTHORIZE.test(url.pathname)) {
       req.resume();
@@ -187,6 +190,26 @@ describe('a provider whose authorization endpoint and sign-in pages are on anoth
     ).toEqual(device.map((id) => `passed ${id}`));
     expect(received, why).toContain('GET /oauth/device');
     expect(received, why).toContain('POST /users/sign_in');
+  }, 120_000);
+
+  it("with a query of its own (Azure AD B2C's policy, ?p=…), trusted: asked with it, the run's parameters after", async () => {
+    received.length = 0;
+    authorizeAt = '/oauth/authorize?p=b2c_1_signin';
+    try {
+      const { report, stderr } = await run(true, 'form', [
+        'oidc.discovery',
+        'grants.pkce-valid-verifier',
+        'grants.sign-in-required',
+      ]);
+      const why = explain(report, stderr);
+      expect(checksWith(report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual([]);
+      expect(
+        queries.some((q) => q.startsWith('p=b2c_1_signin&client_id=')),
+        why,
+      ).toBe(true);
+    } finally {
+      authorizeAt = '/oauth/authorize';
+    }
   }, 120_000);
 
   it("at Google's own path, trusted, with the browser driver: signed in there; only OIDC-DISCOVERY warns (the source's path)", async () => {
