@@ -56,10 +56,15 @@ export interface Capabilities {
   keys: boolean;
   /** GET /oauth/authorize is served (a request without parameters is not answered 404). */
   authorizeEndpoint: boolean;
-  /** Discovery advertises an RFC 7662 introspection endpoint on the target's own origin. */
+  /** Discovery advertises an RFC 7662 introspection endpoint on the target's origins (trustedOrigins too). */
   introspection: boolean;
-  /** Its path (and query), when `introspection`: credentials go only to the target's origin. */
+  /**
+   * Its path (and query) on the target's origin, or its URL on an origin the config trusts, when
+   * `introspection`: credentials go only to the target's origins.
+   */
   introspectionPath?: string;
+  /** Why an introspection endpoint discovery advertises is never asked (on an origin the config does not trust). */
+  introspectionAway?: string;
   /**
    * The password grant, declared available in the config, was refused at start-up with and
    * without client authentication: its status and error code (no secret). The premise of the
@@ -76,7 +81,7 @@ export interface Capabilities {
 /** What a check may need: the yes-or-no capabilities. */
 export type Capability = Exclude<
   keyof Capabilities,
-  'introspectionPath' | 'passwordRefused' | 'restApiDown' | 'restPatRefused' | 'patAsBearer'
+  'introspectionPath' | 'introspectionAway' | 'passwordRefused' | 'restApiDown' | 'restPatRefused' | 'patAsBearer'
 >;
 
 export type { AppConfig, AppRole, DriverConfig, DriverKind, Fixtures, TargetConfig } from '../spec/target-config.js';
@@ -116,6 +121,11 @@ export interface HttpResponse {
 
 export interface Http {
   readonly baseUrl: string;
+  /**
+   * The absolute URL a request for a path of the source (`/oauth/authorize?…`) goes to: under the
+   * base URL, or where discovery puts that endpoint on an origin the config trusts.
+   */
+  urlOf(path: string): string;
   send(request: HttpRequest): Promise<HttpResponse>;
   get(path: string, options?: Omit<HttpRequest, 'path' | 'method'>): Promise<HttpResponse>;
   post(path: string, options?: Omit<HttpRequest, 'path' | 'method'>): Promise<HttpResponse>;

@@ -50,12 +50,14 @@ import {
   AGREEMENT_BOXES,
   DECISION_SELECTORS,
   IDENTIFIER_WORDS,
+  PICKER_PATTERN,
   roleSelector,
   SCOPE_BOX_NAME,
   SIGN_IN_DEFAULTS,
   STEP_SELECTORS,
 } from './defaults.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
+import { pageText } from './html.js';
 import { CheckFailure, CheckSkipped, HarnessError } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { devicePageUrl } from './form.js';
@@ -64,8 +66,8 @@ import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fen
 import { allowedOrigins } from '../target/origin.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
 import { handsOverTo, handsOverToAny, redirectUrisOf } from './hand-over.js';
-import { awaitsEmail, NEEDS_PERSON_SELECTORS } from './needs-person.js';
-import { refusedIfClientError, signInNeedsPerson, signInRefused, signInUser } from './sign-in.js';
+import { awaitsEmail, NEEDS_PERSON_SELECTORS, NEW_PASSWORD_CSS } from './needs-person.js';
+import { accountNotListed, refusedIfClientError, signInNeedsPerson, signInRefused, signInUser } from './sign-in.js';
 import { unservedOf } from '../target/unserved.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
@@ -91,6 +93,14 @@ const QUIET_MS = 750;
 const POLL_MS = 100;
 /** "Continue" controls pressed in one visit before we call it a loop. */
 const MAX_CONTINUES = 3;
+const PICKER = new RegExp(PICKER_PATTERN, 'i');
+
+/**
+ * The first element of `css` a person sees: a page may draw a control twice, the copy for another
+ * screen size hidden by CSS (Amazon Cognito's classic sign-in page has its form twice, the hidden
+ * one first), and only the one shown can be filled or pressed.
+ */
+const shown = (root: Page | Locator, css: string) => root.locator(css).filter({ visible: true }).first();
 
 type Decision = 'approve' | 'deny';
 
@@ -535,7 +545,10 @@ export async function createBrowserDriver(
   /** Where the provider hands the user back to an application. */
   const handsOver = (url: string) => handsOverToAny(url, redirectUris);
   const clock = options.hasControl ? createSimulatorDriver(http, config) : undefined;
-  const passwordCss = `input[name=${cssString(d.passwordField)}], input[type="password"]`;
+  // Never a field for a new password (an expired password's page): the configured one is not typed there.
+  const passwordCss = [`input[name=${cssString(d.passwordField)}]`, 'input[type="password"]']
+    .map((css) => `${css}:not(${NEW_PASSWORD_CSS})`)
+    .join(', ');
   /** A username field that stands alone (identifier-first sign-in), as the form driver finds one. */
   const identifierCss = [
     `input[name=${cssString(d.loginField)}]:not([type="hidden" i])`,
@@ -548,7 +561,7 @@ export async function createBrowserDriver(
   /** Is a control there? An invalid selector in the config is the config's fault, said plainly. */
   async function present(page: Page, css: string, what: string): Promise<boolean> {
     try {
-      const first = page.locator(css).first();
+      const first = shown(page, css);
       return (await first.count()) > 0 && (await first.isVisible());
     } catch (error) {
       const message = String((error as Error)?.message ?? error);
@@ -651,7 +664,7 @@ export async function createBrowserDriver(
    * button's name and value; otherwise the `button` given (CSS, and the config field naming it).
    */
   async function submit(page: Page, watch: Watch, field: Locator, button: Control | undefined, next: Control[]) {
-    const click = button && (await present(page, ...button)) ? page.locator(button[0]).first() : undefined;
+    const click = button && (await present(page, ...button)) ? shown(page, button[0]) : undefined;
     await settle(page, watch, () => (click ? click.click() : field.press('Enter')), { gone: field, next });
   }
 
@@ -713,7 +726,7 @@ export async function createBrowserDriver(
    */
   async function signIn(page: Page, watch: Watch, identified: boolean, next: Control[]): Promise<void> {
     const { username, password: secret } = signInUser(http, config);
-    const password = page.locator(passwordCss).first();
+    const password = shown(page, passwordCss);
     const scope = await formOf(password);
     const root = scope ?? page.locator('body');
     const named = root.locator(`input[name=${cssString(d.loginField)}]`);
@@ -733,7 +746,7 @@ export async function createBrowserDriver(
   /** The username alone (identifier-first sign-in), submitted like the sign-in form; "Next" when there is no form. */
   async function identify(page: Page, watch: Watch, next: Control[]): Promise<void> {
     const { username } = signInUser(http, config);
-    const field = page.locator(identifierCss).first();
+    const field = shown(page, identifierCss);
     await field.fill(username);
     const form = await formOf(field);
     if (form) await refusedIfInvalid(form);
@@ -789,7 +802,7 @@ export async function createBrowserDriver(
     };
     /** Click a control and wait until the page has answered it. */
     const press = (css: string, next: Control[]) => {
-      const button = page.locator(css).first();
+      const button = shown(page, css);
       return settle(page, watch, () => button.click(), { gone: button, next });
     };
     const identifier: Control = [identifierCss, 'username field'];
@@ -915,6 +928,14 @@ export async function createBrowserDriver(
       if (!decided && !handover() && !stray()) {
         const source = await pageSource(page);
         if (source && awaitsEmail(source)) signInNeedsPerson(http, 'a link sent by e-mail');
+        // An account picker with no entry of the user's (none pressed above): no other account is picked.
+        const user = config.user?.username;
+        if (
+          source &&
+          PICKER.test(pageText(source)) &&
+          !(user && (await present(page, accountSelector(user), 'account')))
+        )
+          accountNotListed(http);
         // The password answered by a page with nothing to go on with ("the password is incorrect").
         if (signedIn && last?.request().method() === 'POST' && (await page.locator(ANY_CONTROL).count()) === 0)
           signInRefused(http, `status ${last.status()}, a page with no form`);

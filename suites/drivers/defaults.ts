@@ -87,11 +87,22 @@ export function accountPattern(username: string): string {
 }
 
 /**
- * Browser driver: a control naming the user (a tile a script made a link, too), not one leaving the
- * session or picking another. Not a plain link: a page's header links to the user's profile.
+ * What an account picker says ("Choose an account", Google's; "Pick an account", Entra ID's): on
+ * such a page a plain link naming the user is their entry, and one naming none of theirs is a
+ * missing premise (sign-in.ts, accountNotListed). The one list both drivers read.
  */
-export const accountSelector = (username: string): string =>
-  `:is(${BUTTONS}, [role="link"])${saying(accountPattern(username))}:not(${saying(controlPattern('away'))})`;
+export const PICKER_PATTERN =
+  '\\b(?:(?:choose|pick|select) an? account|konto auswählen|choisi(?:r|ssez) un compte|(?:elige|selecciona) una cuenta)\\b';
+
+/**
+ * Browser driver: a control naming the user (a tile a script made a link, too), not one leaving the
+ * session or picking another. A plain link only on an account picker's page: elsewhere a page's
+ * header links to the user's profile.
+ */
+export const accountSelector = (username: string): string => {
+  const entry = `${saying(accountPattern(username))}:not(${saying(controlPattern('away'))})`;
+  return `:is(${BUTTONS}, [role="link"])${entry}, body${saying(PICKER_PATTERN)} a[href]${entry}`;
+};
 
 /** Browser driver defaults for the consent buttons, used when the config names no selector. */
 export const DECISION_SELECTORS = {

@@ -12,14 +12,31 @@ import {
   AGREEMENT_BOX_WORDS,
   CONTROL_WORDS,
   controlPattern,
+  PICKER_PATTERN,
   SCOPE_BOX_NAME,
   SIGN_IN_DEFAULTS,
   type ControlRole,
 } from './defaults.js';
-import { formData, matchesSelector, parseForms, withScopesTicked, type HtmlForm, type SubmitButton } from './html.js';
+import {
+  formData,
+  matchesSelector,
+  pageText,
+  parseForms,
+  parseLinks,
+  withScopesTicked,
+  type HtmlForm,
+  type SubmitButton,
+} from './html.js';
 import { handsOverToAny, redirectUrisOf } from './hand-over.js';
-import { awaitsEmail, needsPerson } from './needs-person.js';
-import { identifierField, refusedIfClientError, signInNeedsPerson, signInRefused, signInUser } from './sign-in.js';
+import { asksNewPassword, awaitsEmail, needsPerson } from './needs-person.js';
+import {
+  accountNotListed,
+  identifierField,
+  refusedIfClientError,
+  signInNeedsPerson,
+  signInRefused,
+  signInUser,
+} from './sign-in.js';
 
 const DEFAULTS = {
   ...SIGN_IN_DEFAULTS,
@@ -30,6 +47,7 @@ const WORDS = Object.fromEntries(
   Object.keys(CONTROL_WORDS).map((role) => [role, new RegExp(controlPattern(role as ControlRole), 'i')]),
 ) as Record<ControlRole, RegExp>;
 const AGREEMENT_BOX = new RegExp(AGREEMENT_BOX_WORDS.join('|'), 'i');
+const PICKER = new RegExp(PICKER_PATTERN, 'i');
 /** Redirects and form posts one user action may take before we call it a loop. */
 const MAX_STEPS = 12;
 
@@ -116,6 +134,18 @@ function buttonFor(
 }
 
 /**
+ * On an account picker's page whose entries are plain links (no form: Google's and Entra ID's
+ * without script), the link of the configured user's entry; undefined on any other page. A picker
+ * naming none of the user's accounts is a missing premise: no other account is picked.
+ */
+function accountLink(http: Http, html: string, username: string | undefined): string | undefined {
+  if (!PICKER.test(pageText(html))) return undefined;
+  const account = username ? new RegExp(accountPattern(username), 'i') : undefined;
+  const entry = parseLinks(html).find((l) => account?.test(l.label) && !WORDS.away.test(l.label));
+  return entry?.href ?? accountNotListed(http);
+}
+
+/**
  * A URL a provider's page gives (a form's action, a Location) resolved against the page's. One that
  * is no URL reference leaves the driver nowhere to go: its trouble, said as such (not a crash).
  */
@@ -159,9 +189,12 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
     return response;
   };
 
-  const signInForm = (forms: HtmlForm[]) =>
-    forms.find((f) => f.fields.some((x) => x.name === d.passwordField)) ??
-    forms.find((f) => f.fields.some((x) => x.type === 'password'));
+  /** The sign-in form: none on a page that asks only for a new password (needs-person.ts says it). */
+  const signInForm = (forms: HtmlForm[], html: string) =>
+    asksNewPassword(html)
+      ? undefined
+      : (forms.find((f) => f.fields.some((x) => x.name === d.passwordField)) ??
+        forms.find((f) => f.fields.some((x) => x.type === 'password')));
   /** The form of a page that asks for the username before the password (identifier-first sign-in). */
   const usernameForm = (forms: HtmlForm[]) => {
     for (const form of forms) {
@@ -212,7 +245,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
                 : 'use driver: browser'
             }`,
           );
-        const login = signInForm(forms);
+        const login = signInForm(forms, response.text);
         const identifier = !login && !signedIn ? usernameForm(forms) : undefined;
         // The sign-in form again, in answer to the credentials: refused (a 200 page saying so).
         if (login && answering === 'password') signInRefused(http, `status ${response.status}, its sign-in form again`);
@@ -265,6 +298,17 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
               buttonFor(others, decision, { approve: d.approveSelector, deny: d.denySelector }, config.user?.username));
         const choice: Choice | undefined = decided && !found?.explicit ? undefined : found;
         if (!choice) {
+          const entry = decided ? undefined : accountLink(http, response.text, config.user?.username);
+          if (entry && !submitted.has(`link ${entry}`)) {
+            submitted.add(`link ${entry}`);
+            [url, method, body, what] = [
+              resolved(entry, url, "the account's link"),
+              'GET',
+              undefined,
+              "the account's link",
+            ];
+            continue;
+          }
           if (!decided && awaitsEmail(response.text)) signInNeedsPerson(http, 'a link sent by e-mail');
           // The password answered by a page with nothing to go on with ("the password is incorrect").
           if (answersPassword && !forms.length) signInRefused(http, `status ${response.status}, a page with no form`);

@@ -94,6 +94,23 @@ export function pageText(html: string): string {
   return decodeEntities(parts.join(' ')).replace(/\s+/g, ' ').trim();
 }
 
+/** The page's links: each `<a href>`'s target and the text a person reads in it. One pass over the tags. */
+export function parseLinks(html: string): Array<{ href: string; label: string }> {
+  const links: Array<{ href: string; label: string }> = [];
+  let open: { href: string; from: number } | undefined;
+  const tags = new RegExp(TAG.source, 'gi');
+  for (let m = tags.exec(html); m; m = tags.exec(html)) {
+    if (m[2].toLowerCase() !== 'a') continue;
+    if (m[1] && open) links.push({ href: open.href, label: pageText(html.slice(open.from, m.index)) });
+    if (m[1]) open = undefined;
+    else {
+      const { href } = parseAttributes(m[0]);
+      open = href !== undefined ? { href, from: tags.lastIndex } : undefined;
+    }
+  }
+  return links;
+}
+
 interface Control {
   kind: string;
   attrs: Record<string, string>;

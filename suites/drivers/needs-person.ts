@@ -36,6 +36,13 @@ const NO_ENTRY = ['hidden', 'checkbox', 'radio', 'submit', 'button', 'image', 'r
 
 const ONE_TIME = 'a one-time code (a second factor)';
 const CAPTCHA = 'a CAPTCHA';
+const NEW_PASSWORD = 'a new password (the account must change its password)';
+
+/**
+ * A password field for a new password (`autocomplete=new-password`, as Keycloak's "Update
+ * password" and Okta's and Entra ID's expired-password pages mark theirs): never the sign-in's.
+ */
+export const NEW_PASSWORD_CSS = 'input[type="password" i][autocomplete~="new-password" i]';
 
 const anyOf = (words: string[]) => new RegExp(words.join('|'), 'i');
 const ONE_TIME_NAME = anyOf(ONE_TIME_NAMES);
@@ -54,26 +61,51 @@ export const NEEDS_PERSON_SELECTORS: ReadonlyArray<{ what: string; css: string; 
     shown: true,
   },
   { what: CAPTCHA, css: `${containing(CAPTCHA_ATTRS, CAPTCHA_NAMES)}, [data-sitekey]`, shown: false },
+  // Only new passwords asked (a sign-in form beside a sign-up one is still a sign-in).
+  {
+    what: NEW_PASSWORD,
+    css: `html:not(:has(input[type="password" i]:not([autocomplete~="new-password" i]))) ${NEW_PASSWORD_CSS}`,
+    shown: true,
+  },
 ];
 
 /** A page that sent the user a link: "Check your email", "We sent a sign-in link to…", a magic link. */
 const EMAIL_LINK =
   /\bcheck your (?:e-?mail|inbox)\b|\bwe(?:'ve| have)? (?:just )?(?:sent|e-?mailed) (?:you )?(?:an? )?(?:e-?mail|(?:sign-?in |login |verification |magic )?link)\b|\bmagic link\b/i;
 
-/** What on this page needs a person before the sign-in can go on, said as the thing asked; or undefined. */
-export function needsPerson(html: string): string | undefined {
-  let oneTime = false;
-  let password = false;
+/** What the page's fields ask for, in one pass over its tags. */
+function fieldsOf(html: string) {
+  const found = { captcha: false, oneTime: false, password: false, newPassword: false };
   for (const [name, attrs] of openingTags(html)) {
-    if (CAPTCHA_ATTRS.some((a) => CAPTCHA_NAME.test(attrs[a] ?? '')) || 'data-sitekey' in attrs) return CAPTCHA;
+    if (CAPTCHA_ATTRS.some((a) => CAPTCHA_NAME.test(attrs[a] ?? '')) || 'data-sitekey' in attrs) {
+      found.captcha = true;
+      return found;
+    }
     const type = (attrs.type ?? 'text').toLowerCase();
-    password ||= name === 'input' && type === 'password';
+    if (name === 'input' && type === 'password') {
+      if (/(?:^|\s)new-password(?:\s|$)/i.test(attrs.autocomplete ?? '')) found.newPassword = true;
+      else found.password = true;
+    }
     if (name !== 'input' || NO_ENTRY.includes(type)) continue;
     const field = `${attrs.name ?? ''} ${attrs.id ?? ''}`;
     if (USER_CODE.test(field)) continue;
-    oneTime ||= /one-time-code/i.test(attrs.autocomplete ?? '') || ONE_TIME_NAME.test(field);
+    found.oneTime ||= /one-time-code/i.test(attrs.autocomplete ?? '') || ONE_TIME_NAME.test(field);
   }
-  return oneTime && !password ? ONE_TIME : undefined;
+  return found;
+}
+
+/** Does the page ask only for a new password (no sign-in form, whatever its password fields)? */
+export const asksNewPassword = (html: string): boolean => {
+  const found = fieldsOf(html);
+  return found.newPassword && !found.password;
+};
+
+/** What on this page needs a person before the sign-in can go on, said as the thing asked; or undefined. */
+export function needsPerson(html: string): string | undefined {
+  const found = fieldsOf(html);
+  if (found.captcha) return CAPTCHA;
+  if (found.password) return undefined;
+  return found.newPassword ? NEW_PASSWORD : found.oneTime ? ONE_TIME : undefined;
 }
 
 /** Does the page say a link was sent by e-mail (read where the driver finds nothing to press)? */

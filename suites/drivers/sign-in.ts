@@ -74,6 +74,22 @@ export function signInNeedsPerson(http: Http, what: string): never {
   );
 }
 
+/**
+ * An account picker naming none of the configured user's accounts: no other is picked (its consent
+ * is not the user's, nor "Use another account", which signs in afresh), a missing premise said
+ * once like a refusal; skipped instead when the run has said it already.
+ */
+export function accountNotListed(http: Http): never {
+  beforeSignIn(http);
+  refusals.set(
+    http,
+    "the provider's account picker listed no account of the configured user earlier in this run; no account is picked",
+  );
+  throw new SignInRefused(
+    "the provider's account picker lists no account of the configured user: no other account is picked; check user.username in the target config (as the picker shows it); what needs a signed-in user is not tested",
+  );
+}
+
 const IDENTIFIER_NAME = new RegExp(IDENTIFIER_WORDS.join('|'), 'i');
 
 /**

@@ -68,6 +68,13 @@ async function verifyIdToken(t: CheckContext, idToken: string, audience: string,
   } catch {
     return t.fail('id_token is not a JWS compact serialization', broke(['OIDC-ID-TOKEN']));
   }
+  // A symmetric signature (HS256 with the client secret, OIDC Core §10.1, as Auth0 can) or none at
+  // all: no public key verifies it, whatever the key set holds (L113: the keys for token verification).
+  t.expect(
+    typeof header.alg === 'string' && SIGNING_ALG.test(header.alg),
+    `id_token is signed with ${header.alg ?? 'no alg'}, which no public key at ${KEYS_PATH} can verify (L113: the keys for token verification)`,
+    broke(['OIDC-ID-TOKEN-SIGNATURE'], { alg: header.alg ?? null }),
+  );
   const jwks = await fetchJwks(t);
   // kid is optional (RFC 7515 §4.1.4); without one, the key set must leave no choice (OIDC Core §10.1).
   t.expect(

@@ -164,14 +164,21 @@ export const CORE_ENDPOINTS: readonly {
 ];
 
 /**
- * The RFC 7662 introspection endpoint discovery advertises, as a path on the target's own origin
- * (a URL elsewhere would get the client's credentials: never asked).
+ * The RFC 7662 introspection endpoint discovery advertises: a path on the target's own origin, or
+ * its URL on an origin the config trusts; one elsewhere would get the client's credentials: never
+ * asked, and why (`away`).
  */
-function introspectionPath(http: Http, discovery: Record<string, unknown> | undefined): string | undefined {
+function introspectionAt(http: Http, discovery: Record<string, unknown> | undefined): { path?: string; away?: string } {
   const advertised = discovery?.introspection_endpoint;
-  if (typeof advertised !== 'string' || !URL.canParse(advertised, http.baseUrl)) return undefined;
+  if (typeof advertised !== 'string' || !URL.canParse(advertised, http.baseUrl)) return {};
   const url = new URL(advertised, http.baseUrl);
-  return url.origin === new URL(http.baseUrl).origin ? `${url.pathname}${url.search}` : undefined;
+  if (url.origin === new URL(http.baseUrl).origin) return { path: `${url.pathname}${url.search}` };
+  const why = http.leaves(url.href);
+  return why === undefined
+    ? { path: url.href }
+    : {
+        away: `discovery's introspection_endpoint is ${url.origin}${url.pathname}, which ${why}: nothing was sent there (trustedOrigins lists the provider's other origins)`,
+      };
 }
 
 export interface DetectInput {
@@ -241,7 +248,7 @@ export async function detectCapabilities({
   }
 
   const doc = discovery === undefined ? await readDiscovery(http, config.issuer) : (discovery ?? undefined);
-  const introspection = introspectionPath(http, doc);
+  const { path: introspection, away: introspectionAway } = introspectionAt(http, doc);
   // Nothing answered counts as served, as in served(): the checks then meet it and say so.
   const restStatus = await statusOf(http, CURRENT_USER_PATH);
   const restApiDown = restStatus !== undefined && GATEWAY_ERRORS.has(restStatus) ? restStatus : undefined;
@@ -281,6 +288,7 @@ export async function detectCapabilities({
     ...core,
     introspection: introspection !== undefined,
     ...(introspection !== undefined ? { introspectionPath: introspection } : {}),
+    ...(introspectionAway !== undefined ? { introspectionAway } : {}),
     ...(passwordRefused !== undefined ? { passwordRefused } : {}),
     ...(restApiDown !== undefined ? { restApiDown } : {}),
     ...(restPatRefused !== undefined ? { restPatRefused } : {}),

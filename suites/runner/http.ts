@@ -225,18 +225,25 @@ export function createHttp(
     };
   };
 
-  const send = (request: HttpRequest) => {
-    const path = request.path.startsWith('/') ? request.path : `/${request.path}`;
+  const urlOf = (path: string) => {
     const [pathname, query] = path.split(/\?(.*)/s);
     const routed = routes?.get(pathname);
-    const url =
-      routed === undefined ? baseUrl + path : query ? `${routed}${routed.includes('?') ? '&' : '?'}${query}` : routed;
-    const raw = build(request, url, path);
+    return routed === undefined
+      ? baseUrl + path
+      : query
+        ? `${routed}${routed.includes('?') ? '&' : '?'}${query}`
+        : routed;
+  };
+
+  const send = (request: HttpRequest) => {
+    const path = request.path.startsWith('/') ? request.path : `/${request.path}`;
+    const raw = build(request, urlOf(path), path);
     return exchange(raw, raw.url);
   };
 
   return {
     baseUrl,
+    urlOf,
     send,
     get: (path, options = {}) => send({ ...options, path, method: 'GET' }),
     post: (path, options = {}) => send({ ...options, path, method: 'POST' }),

@@ -15,7 +15,7 @@ import type {
   TargetConfig,
   TokenResponse,
 } from '../types.js';
-import { exchangeRefusalRules } from '../shared/oauth.js';
+import { AUTHORIZE_PATH, exchangeRefusalRules } from '../shared/oauth.js';
 import { CheckFailure, CheckSkipped, HarnessError } from './errors.js';
 import type { Random } from './random.js';
 import type { Redactor } from './redact.js';
@@ -105,7 +105,7 @@ export function createOAuthFlows(
     if (!('nonce' in params) && merged.scope?.split(' ').includes('openid'))
       merged.nonce = random.string(NONCE_LENGTH, VERIFIER_ALPHABET);
     for (const [k, v] of Object.entries(merged)) if (v !== undefined) query.append(k, v);
-    return `${http.baseUrl}/oauth/authorize?${query}`;
+    return http.urlOf(`${AUTHORIZE_PATH}?${query}`);
   };
 
   const tokenRequest: OAuthFlows['tokenRequest'] = async (form, options = {}) => {

@@ -145,7 +145,7 @@ const WHY_MISSING: Record<Exclude<Capability, CoreCapability>, string | ((said: 
     `the target has no token information endpoint: GET /oauth/token/info answered 404 or 405 ${said('tokens.info-presentations', 'INFO-TOKEN-PRESENTATION')}`,
   userinfo: (said) =>
     `the target has no userinfo endpoint: GET /oauth/userinfo answered 404 or 405 ${said('oidc.userinfo', 'OIDC-USERINFO')}`,
-  introspection: 'discovery advertises no introspection endpoint on the target origin',
+  introspection: "discovery advertises no introspection endpoint on the target's origins",
 };
 
 /** Why a check needing capability c is skipped, its reporter named as the run's plan has it. */

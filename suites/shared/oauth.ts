@@ -38,14 +38,22 @@ const DESCRIPTION_CHARACTERS = new RegExp(`^[${ERROR_DESCRIPTION_CHARACTERS}]*$`
 const withoutTrailingSlash = (url: string) => url.replace(/(?<!\/)\/+$/, '');
 
 /**
+ * An issuer (or base URL) as URLs compare when the config names one (RFC 3986 §6.2.2-6.2.3: the
+ * scheme and host in any case, the default port written or not), without a trailing slash: how a
+ * person writes the provider's address in the config is no claim about the provider.
+ */
+const comparable = (url: string) => withoutTrailingSlash(URL.canParse(url) ? new URL(url).href : url);
+
+/**
  * The path under the base URL where discovery is read: the configured issuer's (OIDC Discovery §4:
  * {issuer}/.well-known/openid-configuration, so an issuer with a path, Keycloak's /realms/NAME,
  * puts it under that path) when the issuer lies at or under the base URL; else the base URL's own
  * (an issuer on another origin, or above the base URL as in a config that kept the host's root).
  */
 export function discoveryPath(baseUrl: string, issuer: string | undefined): string {
-  const own = issuer === undefined ? undefined : withoutTrailingSlash(issuer);
-  return own?.startsWith(`${baseUrl}/`) ? `${own.slice(baseUrl.length)}${DISCOVERY_PATH}` : DISCOVERY_PATH;
+  const own = issuer === undefined ? undefined : comparable(issuer);
+  const base = comparable(baseUrl);
+  return own?.startsWith(`${base}/`) ? `${own.slice(base.length)}${DISCOVERY_PATH}` : DISCOVERY_PATH;
 }
 
 /** GET the discovery document (discoveryPath). */
@@ -59,8 +67,11 @@ export const readDiscovery = (http: Pick<Http, 'baseUrl' | 'get'>, issuer: strin
     () => undefined,
   );
 
-/** The config's issuer and the provider's name one issuer, whether or not either ends with a slash. */
-export const sameIssuer = (a: string, b: string) => withoutTrailingSlash(a) === withoutTrailingSlash(b);
+/**
+ * The config's issuer and the provider's name one issuer, whether or not either ends with a slash,
+ * whatever the case of its scheme and host, its default port written or not (comparable).
+ */
+export const sameIssuer = (a: string, b: string) => comparable(a) === comparable(b);
 
 /**
  * The issuer the id_token must name: the config's, written as discovery writes it (Auth0's ends
@@ -398,7 +409,9 @@ export function tokenInfo(t: CheckContext, token: string, via: 'header' | 'query
  */
 function introspect(t: CheckContext, token: string): Promise<HttpResponse> {
   const app = t.config.applications?.confidential ?? t.config.applications?.public;
-  return t.http.post(t.caps.introspectionPath ?? '', {
+  // follow(): a path is taken under the base URL, a URL on a trusted origin as it is.
+  return t.http.follow(t.caps.introspectionPath ?? '', {
+    method: 'POST',
     form: { token, token_type_hint: 'access_token', client_id: app?.clientId, client_secret: app?.clientSecret },
     headers: { accept: JSON_ACCEPT },
   });
@@ -475,7 +488,7 @@ async function oracles(t: CheckContext, token: string, required: boolean, skip: 
   const heard = asked.filter((o) => o.said !== 'silent');
   if (!heard.length && required)
     t.harness(
-      `no oracle to tell whether an access token works: the target serves none of ${TOKEN_INFO_PATH}, ${CURRENT_USER_PATH}, ${USERINFO_PATH} (for an openid token) and an advertised introspection endpoint${asked.length ? ` (asked: ${asked.map((o) => `${o.name} ${o.res.status}`).join(', ')})` : ''}`,
+      `no oracle to tell whether an access token works: the target serves none of ${TOKEN_INFO_PATH}, ${CURRENT_USER_PATH}, ${USERINFO_PATH} (for an openid token) and an advertised introspection endpoint${asked.length ? ` (asked: ${asked.map((o) => `${o.name} ${o.res.status}`).join(', ')})` : ''}${t.caps.introspectionAway ? `; ${t.caps.introspectionAway}` : ''}`,
     );
   return heard;
 }

@@ -309,6 +309,50 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
     },
   },
   {
+    // An OAuth-only server's metadata (RFC 8414: Okta's org server, Authentik's, Spring's without
+    // OIDC) at /.well-known/oauth-authorization-server, none at openid-configuration.
+    name: "discovery only at RFC 8414's /.well-known/oauth-authorization-server",
+    cite: 'L104: GET /.well-known/openid-configuration; RFC 8414 §3 is another document at another path',
+    checks: ['oidc.discovery', 'oidc.id-token', 'oidc.jwks', 'oidc.userinfo', 'grants.pkce-valid-verifier'],
+    breaks: ['OIDC-DISCOVERY'],
+    rewrite: {
+      refuse: (asked) =>
+        asked.url.pathname === '/.well-known/openid-configuration'
+          ? { status: 404, head: new Map([['content-type', ['text/plain']]]), body: Buffer.from('Not Found') }
+          : undefined,
+      request(asked) {
+        if (asked.url.pathname !== '/.well-known/oauth-authorization-server') return false;
+        asked.url.pathname = '/.well-known/openid-configuration';
+        return true;
+      },
+    },
+  },
+  {
+    // Auth0 can sign an application's id_tokens with HS256, the client secret for the key (no kid):
+    // OIDC Core §10.1 allows it when the client registered it, but no published key verifies it.
+    name: 'id_tokens signed with HS256 by the client secret, without kid',
+    cite: 'L113: /oauth/discovery/keys holds the public keys for token verification; OIDC Core §10.1: HS256 uses the client secret',
+    checks: ['oidc.id-token'],
+    breaks: ['OIDC-ID-TOKEN-SIGNATURE'],
+    rewrite: {
+      async answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.id_token !== 'string') return false;
+        // The key is the provider's business here: the harness verifies with published keys only.
+        const id_token = await new SignJWT(decodeJwt(body.id_token))
+          .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+          .sign(new TextEncoder().encode('a client secret of at least 32 bytes'));
+        setJson(answer, { ...body, id_token });
+        return true;
+      },
+    },
+    after(report) {
+      expect(report.checks[0].message).toMatch(
+        /^id_token is signed with HS256, which no public key at \/oauth\/discovery\/keys can verify/,
+      );
+    },
+  },
+  {
     name: 'an id_token with auth_time 0',
     cite: 'OIDC Core §2: auth_time is the time the End-User authenticated',
     checks: ['oidc.id-token'],

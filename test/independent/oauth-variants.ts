@@ -82,6 +82,18 @@ function jwtAccessToken(origin: string, token: string, now: number): string {
 /** The simulator's token for a JWT the client presents (unknown ones go as they are). */
 const backToSim = (value: string) => jwtFor.get(value) ?? value;
 
+/**
+ * Access and refresh tokens in standard base64, `+`, `/` and `=` padding in them (RFC 6750 §2.1's
+ * b64token allows each), as opaque tokens of some providers are: what the client presents maps
+ * back to the simulator's. A `+` sent unencoded in a query or a form would arrive as a space.
+ */
+const base64For = new Map<string, string>();
+const base64Token = (token: string) => {
+  const odd = `${Buffer.from(token).toString('base64').slice(0, 30)}+/${digest(token).slice(0, 8)}/+==`;
+  base64For.set(odd, token);
+  return odd;
+};
+
 /** The id_token claims of a grant, by the refresh token the client holds (Keycloak's refresh answers a new id_token). */
 const idClaims = new Map<string, Record<string, unknown>>();
 let refreshedIdTokens = 0;
@@ -139,6 +151,23 @@ const keycloakKeys = () =>
       alg: 'ES256',
     })),
   ]));
+
+/**
+ * Signing keys of other types and the algorithm each signs with (Okta and Ory Hydra can sign with
+ * PS256 or ES256, Zitadel with ES384 or EdDSA, Authentik with ES256/ES384, Keycloak with any).
+ */
+const OTHER_ALGS = ['PS256', 'ES256', 'ES384', 'EdDSA', 'Ed25519'] as const;
+let otherSigners: Promise<Array<{ alg: string; kid: string; privateKey: CryptoKey; jwk: JWK }>> | undefined;
+const signers = () =>
+  (otherSigners ??= Promise.all(
+    OTHER_ALGS.map(async (alg) => {
+      const { publicKey, privateKey } = await generateKeyPair(alg, alg === 'EdDSA' ? { crv: 'Ed25519' } : {});
+      const kid = `signs-${alg.toLowerCase()}`;
+      return { alg, kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, use: 'sig', alg } };
+    }),
+  ));
+/** Which of them signs the next id_token: each in turn. */
+let nextSigner = 0;
 
 export const VARIANTS: Variant[] = [
   {
@@ -571,6 +600,44 @@ export const VARIANTS: Variant[] = [
     },
   },
   {
+    // Each id_token signed by another key in turn, with PS256, ES256, ES384, EdDSA or Ed25519; the
+    // key set publishes them all beside the RSA one (keys of three types), and discovery declares
+    // their algorithms. Only RS256's should (the default) is broken; the signature proves.
+    name: 'id_tokens signed with PS256, ES256, ES384, EdDSA and Ed25519 in turn, by keys of three types the key set publishes',
+    cite: 'L178: the keys are not shown; OIDC Core §3.1.3.7 (RS256 the default, any alg the client registered), §10.1 (the kid picks the key); OIDC Discovery §3 id_token_signing_alg_values_supported; RFC 7518 §3.1, RFC 8037 §3.1, RFC 9864 §2.2',
+    checks: ['oidc.discovery', 'oidc.jwks', 'oidc.id-token'],
+    // One id_token a run: each algorithm signs one.
+    flags: { runs: String(OTHER_ALGS.length) },
+    warns: ['OIDC-ID-TOKEN-RS256'],
+    rewrite: {
+      async answer(asked, answer) {
+        const body = jsonOf(answer);
+        const others = await signers();
+        if (asked.url.pathname === '/.well-known/openid-configuration' && body) {
+          const algs = (body.id_token_signing_alg_values_supported as string[] | undefined) ?? ['RS256'];
+          setJson(answer, { ...body, id_token_signing_alg_values_supported: [...algs, ...OTHER_ALGS] });
+          return true;
+        }
+        if (Array.isArray(body?.keys)) {
+          setJson(answer, { keys: [...(body.keys as JWK[]), ...others.map((o) => o.jwk)] });
+          return true;
+        }
+        if (typeof body?.id_token !== 'string') return false;
+        const signer = others[nextSigner++ % others.length];
+        const id_token = await new SignJWT(decodeJwt(body.id_token))
+          .setProtectedHeader({ alg: signer.alg, kid: signer.kid, typ: 'JWT' })
+          .sign(signer.privateKey);
+        setJson(answer, { ...body, id_token });
+        return true;
+      },
+    },
+    after(report) {
+      const verified = report.checks.filter((c) => ['oidc.id-token', 'oidc.jwks'].includes(c.id));
+      expect(verified.map((c) => `${c.id} ${c.status}`)).toEqual(['oidc.id-token warned', 'oidc.jwks passed']);
+      expect(nextSigner).toBeGreaterThanOrEqual(OTHER_ALGS.length);
+    },
+  },
+  {
     // Microsoft Entra ID's error body: AADSTS codes in error_description and error_codes, a trace
     // and a correlation id, a timestamp, and error_uri. (Entra separates the trace lines of
     // error_description with CR LF, outside the characters RFC 6749 §5.2 allows there: that is a
@@ -743,6 +810,54 @@ export const VARIANTS: Variant[] = [
         if (typeof body?.access_token !== 'string') return false;
         const jwt = jwtAccessToken(asked.url.origin, body.access_token, sim.clock.nowSeconds());
         setJson(answer, { ...body, access_token: jwt });
+        return true;
+      },
+    },
+  },
+  {
+    name: "access and refresh tokens in standard base64: '+', '/' and '=' padding in them",
+    cite: 'L26: access_token is a string; RFC 6750 §2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="',
+    checks: [
+      'grants.refresh-rotation',
+      'tokens.info-presentations',
+      'tokens.revoke-access-token',
+      'tokens.revoke-refresh-token',
+      'scopes.read-user-reads-current-user',
+      'oidc.userinfo',
+    ],
+    rewrite: {
+      request(asked) {
+        let changed = false;
+        const bearer = /^Bearer (\S+)$/i.exec(String(asked.headers.authorization ?? ''))?.[1];
+        if (bearer && base64For.has(bearer)) {
+          asked.headers.authorization = `Bearer ${base64For.get(bearer)}`;
+          changed = true;
+        }
+        const query = asked.url.searchParams.get('access_token');
+        if (query && base64For.has(query)) {
+          asked.url.searchParams.set('access_token', base64For.get(query)!);
+          changed = true;
+        }
+        if (!String(asked.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded'))
+          return changed;
+        const form = formOf(asked);
+        for (const field of ['token', 'access_token', 'refresh_token']) {
+          const sim = base64For.get(form.get(field) ?? '');
+          if (sim === undefined) continue;
+          form.set(field, sim);
+          asked.body = Buffer.from(form.toString());
+          changed = true;
+        }
+        return changed;
+      },
+      answer(asked, answer) {
+        const body = isToken(asked.url.pathname) ? jsonOf(answer) : undefined;
+        if (typeof body?.access_token !== 'string') return false;
+        setJson(answer, {
+          ...body,
+          access_token: base64Token(body.access_token),
+          ...(typeof body.refresh_token === 'string' ? { refresh_token: base64Token(body.refresh_token) } : {}),
+        });
         return true;
       },
     },

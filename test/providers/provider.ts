@@ -11,7 +11,7 @@ import { executeRun, type RunFlags } from '../../cli/run.js';
 import { targetConfig } from '../../simulator/control/config.js';
 import type { Sim, SimulatorOptions } from '../../simulator/types.js';
 import type { Report } from '../../suites/report/model.js';
-import type { Check } from '../../suites/types.js';
+import type { Check, TargetConfig } from '../../suites/types.js';
 import { expect } from 'vitest';
 import { simulatorWith, type Loopback } from '../suites/loopback.js';
 
@@ -77,10 +77,12 @@ export async function runAgainst(
   provider: Pick<Provider, 'sim' | 'url'>,
   flags: RunFlags = {},
   checks?: Check[],
+  /** Set over the seeded config (`trustedOrigins`…). */
+  extra: Partial<TargetConfig> = {},
 ): Promise<{ code: number; report: Report; stderr: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'idp-provider-'));
   const config = join(dir, 'target.json');
-  writeFileSync(config, JSON.stringify(targetConfig(provider.sim, provider.url)));
+  writeFileSync(config, JSON.stringify({ ...targetConfig(provider.sim, provider.url), ...extra }));
   const file = join(dir, 'report.json');
   let stderr = '';
   const code = await executeRun(

@@ -8,7 +8,8 @@
  *   `fields`: its own field names, posted back under the simulator's; `requires`: one it must carry.
  * - `after`: the pages a right password leads to, in order; each posts to `/journey` and is shown
  *   again until what it asks is given (`passes`); the last one passed leads on to the simulator's
- *   own redirect. A page with no form (an e-mail link to click) is never passed.
+ *   own redirect. A page with no form passes by a link to `/journey` (an account picker of plain links)
+ *   or never (an e-mail link to click).
  * - `wrongPassword`: what the simulator's 401 with its sign-in form becomes.
  * - `banner`: drawn before the consent form (a cookie banner).
  * - `decisions`: the consent page's two buttons redrawn; the approving control posts `choice=1` (or
@@ -22,8 +23,11 @@ import type { Sim } from '../../simulator/types.js';
 import { bodyOf, listen, sendAnswer, type Loopback } from '../suites/loopback.js';
 
 export interface JourneyStep {
-  /** The page, given the form that carries its answer to `/journey` (`form(inner)`). */
-  page: (form: (inner: string) => string) => string;
+  /**
+   * The page, given the form that carries its answer to `/journey` (`form(inner)`), and the URL of
+   * a link that carries it (`link(query)`: a GET of `/journey`, the answer in its query).
+   */
+  page: (form: (inner: string) => string, link: (query: string) => string) => string;
   /** Does the posted form get past this page? */
   passes: (posted: URLSearchParams) => boolean;
 }
@@ -92,6 +96,7 @@ export async function journeyProvider(journey: Journey): Promise<JourneyProvider
       journey.after![at].page(
         (inner) =>
           `<form method="post" action="/journey"><input type="hidden" name="journey" value="${id}">${inner}</form>`,
+        (query) => `/journey?journey=${id}&amp;${query}`,
       ),
     );
 
@@ -116,7 +121,9 @@ export async function journeyProvider(journey: Journey): Promise<JourneyProvider
 
   async function step(req: IncomingMessage): Promise<Response> {
     posted.steps++;
-    const form = new URLSearchParams((await bodyOf(req)).toString('utf8'));
+    const form = new URLSearchParams(
+      req.method === 'GET' ? new URL(req.url ?? '/', origin).search : (await bodyOf(req)).toString('utf8'),
+    );
     const id = form.get('journey') ?? '';
     const at = pending.get(id);
     if (!at) return htmlAnswer(400, page('Start again', '<p>This sign-in expired.</p>'));
@@ -151,7 +158,7 @@ export async function journeyProvider(journey: Journey): Promise<JourneyProvider
         ? (r: IncomingMessage) => redrawn(r, journey.signInPage!)
         : route === 'POST /users/sign_in'
           ? signIn
-          : route === 'POST /journey'
+          : route === 'POST /journey' || route === 'GET /journey'
             ? step
             : route === 'GET /oauth/authorize' && (journey.decisions || journey.banner)
               ? (r: IncomingMessage) =>

@@ -89,6 +89,20 @@ const passwordExpires: JourneyStep = {
     ),
   passes: (posted) => posted.get('action') === 'continue',
 };
+/**
+ * A page that posts itself on (Entra ID's and Auth0's "hiddenform" after the password, a
+ * form_post): hidden fields, a script that submits, a "Continue" button only without script.
+ */
+const postsItselfOn: JourneyStep = {
+  page: (form) =>
+    page(
+      'Working...',
+      `${form(`<input type="hidden" name="wresult" value="signed-in"><noscript><p>Script is disabled. Press Continue.</p><input type="submit" value="Continue"></noscript>`).replace('<form ', '<form name="hiddenform" ')}
+<script>document.forms.hiddenform.submit()</script>`,
+    ),
+  passes: (posted) => posted.get('wresult') === 'signed-in',
+};
+
 /** An account picker: the configured user's tile, or another account. */
 const pickAccount = (username: string): JourneyStep => ({
   page: (form) =>
@@ -177,6 +191,7 @@ describe('sign-in journeys a person completes, the form driver completes (deny, 
     { what: 'terms of use with a box to tick, then Accept', after: [terms] },
     { what: 'a second factor to set up now or skip for now', after: [setUpLater] },
     { what: 'an account picker naming the user', after: [pickAccount(USERNAME)] },
+    { what: 'a page that posts itself on (a hidden form)', after: [postsItselfOn] },
     { what: 'all of them, after "your password expires soon"', after: [passwordExpires, setUpLater, terms] },
   ])('$what', async ({ after }) => {
     const { provider, config } = await start({ after });
@@ -256,12 +271,31 @@ const oneTimeCode: JourneyStep = {
   passes: () => false,
 };
 
+/** Keycloak's "Update password" after the sign-in (a required action): a new password, typed twice. */
+const updatePassword: JourneyStep = {
+  page: (form) =>
+    page(
+      'Update password',
+      form(`<p>You need to change your password to activate your account.</p>
+<label>New Password <input type="password" id="password-new" name="password-new" autocomplete="new-password"></label>
+<label>Confirm password <input type="password" id="password-confirm" name="password-confirm" autocomplete="new-password"></label>
+<input type="submit" value="Submit">`),
+    ),
+  passes: () => false,
+};
+
 /** Where an unattended sign-in stops: what the driver says, and how many passwords were sent. */
 const STOPS = [
   {
     what: 'a one-time code after the password',
     journey: { after: [oneTimeCode] },
     said: /asks for a one-time code \(a second factor\), which needs a person/,
+    passwords: 1,
+  },
+  {
+    what: 'a new password to set after the sign-in (nothing typed into it)',
+    journey: { after: [updatePassword] },
+    said: /asks for a new password \(the account must change its password\), which needs a person/,
     passwords: 1,
   },
   {
@@ -326,7 +360,7 @@ describe('form driver: a sign-in that needs a person, or is refused, is said onc
 });
 
 describe.skipIf(!hasChromium)('the same journeys through Chromium', () => {
-  it('every page above, drawn by script where a provider does (a CSRF token from a meta tag, terms to accept as you sign in, No without a form, account tiles, the consent in a shadow DOM and a div role=button, under a cookie banner)', async () => {
+  it('every page above, drawn by script where a provider does (a CSRF token from a meta tag, terms to accept as you sign in, No without a form, account tiles, a form that posts itself, the consent in a shadow DOM and a div role=button, under a cookie banner)', async () => {
     const scripted = `<input type="hidden" name="choice" id="choice"><div id="buttons"></div>
 <script>
 const root = document.getElementById('buttons').attachShadow({ mode: 'open' });
@@ -338,7 +372,7 @@ root.getElementById('no').addEventListener('click', () => send('0'));
     const noByScript = `<input type="button" id="idBtn_Back" value="No" onclick="this.form.append(Object.assign(document.createElement('input'), { type: 'hidden', name: 'kmsi', value: 'No' })); this.form.submit()">`;
     const { provider, config } = await start({
       ...termsOnSignIn(emailAndMetaToken('text')),
-      after: [passwordExpires, setUpLater, terms, staySignedIn(noByScript), pickAccountTile(USERNAME)],
+      after: [passwordExpires, setUpLater, terms, staySignedIn(noByScript), pickAccountTile(USERNAME), postsItselfOn],
       decisions: scripted,
       banner: `<div role="dialog"><button type="button" onclick="this.parentElement.remove()">Accept all cookies</button></div>`,
     });
