@@ -14,6 +14,12 @@ const ROUTABLE: Readonly<Record<string, string>> = {
   device_authorization_endpoint: AUTHORIZE_DEVICE_PATH,
 };
 
+/** Does discovery's URL name the source's path on the base URL (a trailing slash aside), query or not? */
+function sameEndpoint(url: URL, sourceUrl: string): boolean {
+  const trimmed = (path: string) => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path);
+  return trimmed(url.pathname) === trimmed(new URL(sourceUrl).pathname);
+}
+
 export interface Elsewhere {
   /** Source path → the absolute URL on a trusted origin its requests go to. */
   routes: Map<string, string>;
@@ -21,7 +27,15 @@ export interface Elsewhere {
   away: Map<string, string>;
 }
 
-/** Where discovery `doc` puts each endpoint that is not on the base URL's origin. */
+/**
+ * Where discovery `doc` puts each endpoint that is not where the source puts it: on another
+ * origin, or on the base URL's own origin at a path of the provider's own (Keycloak's
+ * /realms/NAME/protocol/openid-connect/token, Okta's /oauth2/v1/token). The target's own origin is
+ * its own, so such an endpoint is asked there; oidc.discovery says the path differs (OIDC-DISCOVERY,
+ * L104-L113), once, and the rest of the run tests what the endpoint does. Before, a same-origin
+ * endpoint at its own path was taken for absent: one must rule failed and every check that needed
+ * it went untested, while the same layout on a trusted other origin was followed.
+ */
 export function endpointsElsewhere(
   http: Pick<Http, 'baseUrl' | 'leaves'>,
   doc: Record<string, unknown> | null,
@@ -32,7 +46,7 @@ export function endpointsElsewhere(
     const value = doc?.[member];
     if (typeof value !== 'string' || !URL.canParse(value)) continue;
     const url = new URL(value);
-    if (url.origin === base) continue;
+    if (url.origin === base && sameEndpoint(url, http.baseUrl + path)) continue;
     const why = http.leaves(url.href);
     if (!why) found.routes.set(path, `${url.origin}${url.pathname}${url.search}`);
     else
