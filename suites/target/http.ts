@@ -92,13 +92,6 @@ function toResponse(res: IncomingMessage, body: Buffer, decoded = false): Respon
 }
 
 /**
- * A kept-alive connection the target closed as it sat idle, reset as the request went out on it:
- * the target read nothing of it, so it is sent once more on a fresh connection (as browsers do,
- * and as Node's documentation advises); any other reset is the target's answer.
- */
-class StaleConnection extends TransportError {}
-
-/**
  * A device poll answered slow_down under 429 (RFC 8628 §3.5; Auth0 sends it so, and a 429 may
  * carry Retry-After): the provider's answer to that poll, which it counted and which grew the
  * interval, not its rate limiter's refusal. Repeating the poll would be a new poll, too fast again.
@@ -122,9 +115,13 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
   // The last answer that was a rate limit, for rateLimitHold.
   let lastRefused = '';
   const slow = { inARow: 0, total: 0, timeoutMs };
-  const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
+  // A connection per request, never kept alive: HTTP/1.1 answers carry no request's name, so an answer
+  // the target sent beyond the one asked (two answers to one request, one on an idle connection)
+  // would be read as the next request's, and blame that check's rules. The https agent still
+  // resumes TLS sessions, so a new connection costs a round trip, not a full handshake.
+  const agents = { 'http:': new HttpAgent({ keepAlive: false }), 'https:': new HttpsAgent({ keepAlive: false }) };
 
-  const once = (raw: RawRequest, fresh = false): Promise<Response> => {
+  const once = (raw: RawRequest): Promise<Response> => {
     const { protocol, host, path } = splitUrl(raw.url);
     const headers: Record<string, string | string[]> = {};
     raw.headers.forEach((value, name) => {
@@ -147,8 +144,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
           method: raw.method,
           path,
           headers,
-          // The retry of a stale connection opens its own: every kept one may have gone stale at once.
-          agent: fresh ? false : agents[protocol],
+          agent: agents[protocol],
           maxHeaderSize: MAX_RESPONSE_HEADER_BYTES,
         },
         (res) => {
@@ -198,11 +194,6 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
       req.on('error', (e: NodeJS.ErrnoException) => {
         if (e instanceof TransportError) return reject(e);
         const code = e.code ?? '';
-        if (code === 'ECONNRESET' && req.reusedSocket && !answered) {
-          return reject(
-            new StaleConnection(`${raw.method} ${shown}: ${host} closed a kept-alive connection`, 'unreachable'),
-          );
-        }
         if (code === 'HPE_HEADER_OVERFLOW')
           return reject(
             new TransportError(
@@ -256,10 +247,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
         await limiter.take();
         // Timed from the send, after --rate's wait: the target's own pace, as --timeout bounds it.
         const sent = performance.now();
-        const response = await once(raw).catch((error: unknown) => {
-          if (error instanceof StaleConnection) return once(raw, true);
-          throw error;
-        });
+        const response = await once(raw);
         if (performance.now() - sent < SLOW_SHARE * timeoutMs) slow.inARow = 0;
         else {
           slow.inARow++;
