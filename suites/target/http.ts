@@ -4,6 +4,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
 import type { TargetConfig } from '../types.js';
 import { createBodyBuffer } from './body-buffer.js';
 import { decodeContent } from './content-coding.js';
@@ -190,7 +191,17 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
         const what = answered ? `the answer did not end within ${timeoutMs} ms` : `no answer within ${timeoutMs} ms`;
         req.destroy(new TransportError(`${raw.method} ${shown}: ${what}`, 'timeout'));
       }, timeoutMs);
-      req.once('close', () => clearTimeout(timer));
+      const broken = (what: string) => new TransportError(`${raw.method} ${shown}: ${host} ${what}`, 'protocol');
+      // An unasked 101 hands the connection over and answers nothing: Node would close it in silence.
+      req.on('upgrade', (_res, socket: Socket) => {
+        socket.destroy();
+        reject(broken('answered 101 Switching Protocols, an upgrade the request did not ask for'));
+      });
+      req.once('close', () => {
+        clearTimeout(timer);
+        // Whatever else ends an exchange without a word ends it here (an error, if any, said it first).
+        if (!answered) setImmediate(() => reject(broken('closed the connection without an answer')));
+      });
       req.on('error', (e: NodeJS.ErrnoException) => {
         if (e instanceof TransportError) return reject(e);
         const code = e.code ?? '';

@@ -50,6 +50,10 @@ const CASES: Record<string, { act: (s: Socket, path: string) => void; read?: tru
     errored: new RegExp(`no answer within ${TIMEOUT_MS} ms`),
   },
   'continue-unasked': { act: (s, p) => s.write(`HTTP/1.1 100 Continue\r\n\r\n${echo(p)}`), read: true },
+  'switching-unasked': {
+    act: (s) => s.write('HTTP/1.1 101 Switching Protocols\r\nconnection: upgrade\r\nupgrade: x\r\n\r\n'),
+    errored: /answered 101 Switching Protocols, an upgrade the request did not ask for/,
+  },
   'no-status-line': { act: (s, p) => s.end(JSON.stringify({ path: p })), errored: /answered no valid HTTP \(HPE_/ },
   'version-2.0': { act: (s, p) => s.write(echo(p, 'HTTP/2.0 200 OK')), read: true },
   'version-1.2': { act: (s, p) => s.write(echo(p, 'HTTP/1.2 200 OK')), errored: /answered no valid HTTP \(HPE_/ },
