@@ -84,12 +84,9 @@ function toResponse(res: IncomingMessage, body: Buffer, decoded = false): Respon
   }
   if (decoded) for (const name of ['content-encoding', 'content-length']) headers.delete(name);
   const status = res.statusCode ?? 502;
-  // The Buffer itself, not a copy: a body may be --max-body long.
-  return new Response(NULL_BODY.has(status) ? null : (body as Uint8Array<ArrayBuffer>), {
-    status,
-    statusText: res.statusMessage,
-    headers,
-  });
+  // The Buffer itself, not a copy: a body may be --max-body long. No statusText: nothing reads the
+  // reason phrase, and Fetch throws on one with control characters, which Node's parser lets in.
+  return new Response(NULL_BODY.has(status) ? null : (body as Uint8Array<ArrayBuffer>), { status, headers });
 }
 
 /**
@@ -135,6 +132,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
       : host.split(':');
     const send = protocol === 'https:' ? httpsRequest : httpRequest;
     const shown = shownPath(path);
+    const broken = (what: string) => new TransportError(`${raw.method} ${shown}: ${host} ${what}`, 'protocol');
     return new Promise<Response>((resolve, reject) => {
       let answered = false;
       const req = send(
@@ -150,6 +148,12 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
         },
         (res) => {
           answered = true;
+          // Three digits Node reads, but no status (RFC 9110 §15): Fetch cannot hold it, no check can read it.
+          const status = res.statusCode ?? 0;
+          if (status < 100 || status > 599) {
+            reject(broken(`answered status ${String(status).padStart(3, '0')}, which is no HTTP status (100-599)`));
+            return void req.destroy();
+          }
           // Refused before reading when announced too long; cut off as soon as the count passes the cap.
           const tooLarge = (what: string) => {
             const error = new TransportError(
@@ -191,7 +195,6 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
         const what = answered ? `the answer did not end within ${timeoutMs} ms` : `no answer within ${timeoutMs} ms`;
         req.destroy(new TransportError(`${raw.method} ${shown}: ${what}`, 'timeout'));
       }, timeoutMs);
-      const broken = (what: string) => new TransportError(`${raw.method} ${shown}: ${host} ${what}`, 'protocol');
       // An unasked 101 hands the connection over and answers nothing: Node would close it in silence.
       req.on('upgrade', (_res, socket: Socket) => {
         socket.destroy();

@@ -65,6 +65,15 @@ const CASES: Record<string, { act: (s: Socket, path: string) => void; read?: tru
     act: (s) => s.write('HTTP/1.1 204 No Content\r\ncontent-length: 5\r\n\r\nhello'),
     errored: /answered no valid HTTP \(HPE_/,
   },
+  'reason-with-controls': { act: (s, p) => s.write(echo(p, 'HTTP/1.1 200 O\x01K\x1b[31m\x7f')), read: true },
+  'status-099': {
+    act: (s, p) => s.write(echo(p, 'HTTP/1.1 099 Odd')),
+    errored: /answered status 099, which is no HTTP status \(100-599\)/,
+  },
+  'status-999': {
+    act: (s, p) => s.write(echo(p, 'HTTP/1.1 999 Odd')),
+    errored: /answered status 999, which is no HTTP status \(100-599\)/,
+  },
   'folded-header': {
     act: (s, p) => s.write(echo(p).replace('\r\n', '\r\nx-folded: one\r\n two')),
     errored: /answered no valid HTTP \(HPE_/,
