@@ -186,7 +186,13 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
               return tooLarge(`the body (Content-Encoding: ${coding.slice(0, 40)}) decoded past ${bytes(maxBody)}`);
             resolve(toResponse(res, body));
           });
-          res.on('error', (e) => reject(new TransportError(`${raw.method} ${shown}: ${e.message}`, 'protocol')));
+          res.on('error', (e) => {
+            // Node says only "aborted" of an answer whose connection closed before its end.
+            if (e.message !== 'aborted')
+              return reject(new TransportError(`${raw.method} ${shown}: ${e.message}`, 'protocol'));
+            const of = Number.isFinite(announced) ? ` of the ${announced} it announced` : '';
+            reject(broken(`closed the connection before the answer ended (${received.size} bytes${of})`));
+          });
         },
       );
       // The whole exchange, not the silence between bytes: a target trickling a byte at a time

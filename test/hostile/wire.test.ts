@@ -42,6 +42,10 @@ const CASES: Record<string, { act: (s: Socket, path: string) => void; read?: tru
     act: (s) => s.write('HTTP/1.1 200 OK\r\ncontent-length: 50\r\n\r\n{}'),
     errored: new RegExp(`the answer did not end within ${TIMEOUT_MS} ms`),
   },
+  'length-longer-closed': {
+    act: (s) => s.end('HTTP/1.1 200 OK\r\ncontent-length: 50\r\n\r\n{}'),
+    errored: /closed the connection before the answer ended \(2 bytes of the 50 it announced\)/,
+  },
   'early-hints-endless': {
     act: (s) => {
       const t = setInterval(() => s.write('HTTP/1.1 103 Early Hints\r\nlink: </a.css>; rel=preload\r\n\r\n'), 20);
