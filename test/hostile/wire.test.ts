@@ -6,7 +6,9 @@
  * header, Content-Type twice. Each case is one check sending one request, followed by a witness
  * check whose answer must be its own: a case is read as the wire allows or errored once, naming
  * what the target did; no case crashes the run, blames a rule, or leaks into the next check.
- * One run judges them all (--timeout 500 ms: two cases wait it out).
+ * One run judges them all (--timeout 500 ms: two cases wait it out). `diff` reads what the target
+ * says it is through the same HTTP target: a version held back from the discovery answer was its
+ * release (15.0 for a 17.5) while connections were kept alive.
  */
 import type { Socket } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +16,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { targetConfig } from '../../simulator/control/config.js';
+import { readTargetProfile } from '../../suites/diff/index.js';
 import type { CheckResult, Report } from '../../suites/report/model.js';
+import { createHttpTarget } from '../../suites/target/http.js';
 import type { Check, CheckContext } from '../../suites/types.js';
 import { runCli } from '../suites/loopback.js';
 import { rawTarget, type RawTarget } from './raw-target.js';
@@ -185,6 +189,33 @@ describe('answers on the wire that no client should have to read', () => {
       const text = readFileSync(file, 'utf8');
       expect(text, file).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/);
       expect(text, file).not.toContain('\x1b[31m');
+    }
+  });
+});
+
+describe('diff: what the target says it is', () => {
+  it('reads the release from the answer to its own request, not from an answer held back from the one before', async () => {
+    // The discovery answer comes with a second one held back: a version the target is not.
+    let stray: Socket | undefined;
+    const json = (body: object) => {
+      const text = JSON.stringify(body);
+      return `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${text.length}\r\n\r\n${text}`;
+    };
+    const profiled = await rawTarget((req, socket) => {
+      if (stray?.writable) stray.write(json({ version: '15.0.0' }));
+      stray = undefined;
+      if (req.path === '/.well-known/openid-configuration') {
+        socket.write(json({ issuer: profiled.url }));
+        stray = socket;
+      } else socket.write(json(req.path === '/api/v4/version' ? { version: '17.5.3' } : {}));
+      return true;
+    });
+    const target = createHttpTarget({ baseUrl: profiled.url, personalAccessToken: 'glpat-wire' });
+    try {
+      expect((await readTargetProfile(target)).release).toBe('17.5');
+    } finally {
+      await target.close();
+      await profiled.close();
     }
   });
 });
