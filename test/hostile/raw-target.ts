@@ -5,7 +5,12 @@
  * asks for close, as a provider's server does.
  */
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { createServer as createTlsServer, type TlsOptions } from 'node:tls';
+import {
+  createServer as createTlsServer,
+  type SecureContextOptions,
+  type Server as TlsServer,
+  type TlsOptions,
+} from 'node:tls';
 import { createSimulator } from '../../simulator/core.js';
 import type { Sim } from '../../simulator/types.js';
 
@@ -24,6 +29,8 @@ export type Answer = (req: RawRequest, socket: Socket) => boolean | Promise<bool
 export interface RawTarget {
   url: string;
   sim: Sim;
+  /** A TLS target's certificate from the next connection on. */
+  certify(options: SecureContextOptions): void;
   close(): Promise<void>;
 }
 
@@ -99,6 +106,7 @@ export async function rawTarget(answer: Answer, tls?: TlsOptions): Promise<RawTa
   return {
     url,
     sim,
+    certify: (options) => (server as TlsServer).setSecureContext(options),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
