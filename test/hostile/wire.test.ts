@@ -2,7 +2,7 @@
  * Answers no HTTP client should have to read, on a raw socket (raw-target.ts): a second answer to
  * one request (held back until the next request, or in the same write), a Content-Length that lies
  * either way, 1xx answers nobody asked for (endless 103, 100, 101), no status line, another
- * version's, a 304 or 204 with a body, control characters in the reason, obs-fold, a NUL in a
+ * version's, a 304, 204 or HEAD answer with a body, control characters in the reason, obs-fold, a NUL in a
  * header, Content-Type twice. Each case is one check sending one request, followed by a witness
  * check whose answer must be its own: a case is read as the wire allows or errored once, naming
  * what the target did; no case crashes the run, blames a rule, or leaks into the next check.
@@ -73,6 +73,11 @@ const CASES: Record<string, { act: (s: Socket, path: string) => void; read?: tru
     act: (s) => s.write('HTTP/1.1 204 No Content\r\ncontent-length: 5\r\n\r\nhello'),
     errored: /answered no valid HTTP \(HPE_/,
   },
+  // A HEAD answer has no body whatever it announces: the bytes after its head are no answer.
+  'head-with-body': {
+    act: (s) => s.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 5\r\n\r\nhello'),
+    errored: /answered no valid HTTP \(HPE_/,
+  },
   'reason-with-controls': { act: (s, p) => s.write(echo(p, 'HTTP/1.1 200 O\x01K\x1b[31m\x7f')), read: true },
   'status-099': {
     act: (s, p) => s.write(echo(p, 'HTTP/1.1 099 Odd')),
@@ -111,7 +116,7 @@ const checkOf = (name: string, path: string, witness: boolean): Check => ({
   title: `GET ${path}`,
   rules: ['OIDC-DISCOVERY'],
   async run(t: CheckContext) {
-    const res = await t.http.get(path);
+    const res = await t.http.send({ path, method: path.endsWith('/head-with-body') ? 'HEAD' : 'GET' });
     read.set(path, `${res.status} ${res.text}`);
     // A case's answer is whatever it is (a check asserts something, else it has seen nothing).
     t.expect(!witness || res.json<{ path?: string }>().path === path, 'the answer is the one to this request');
@@ -177,7 +182,7 @@ describe('answers on the wire that no client should have to read', () => {
       expect([r.status, read.get(`/wire/${name}`)], r.message).toEqual(['passed', c.read === true ? own : c.read]);
     } else {
       expect(r.status).toBe('errored');
-      expect(r.message).toMatch(new RegExp(`GET /wire/${name}: `));
+      expect(r.message).toMatch(new RegExp(`(GET|HEAD) /wire/${name}: `));
       expect(r.message).toMatch(c.errored!);
       expect(r.message!.split('\n')).toHaveLength(1);
       expect(r.broken ?? []).toEqual([]);
