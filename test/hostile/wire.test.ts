@@ -224,3 +224,23 @@ describe('diff: what the target says it is', () => {
     }
   });
 });
+
+describe('a target that answers every request with an unasked 101', () => {
+  it('stops the run at its first request with one line naming it (it used to wait for ever)', async () => {
+    const upgrading = await rawTarget((_req, socket) => {
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nconnection: upgrade\r\nupgrade: x\r\n\r\n');
+      return true;
+    });
+    try {
+      const r = await runCli({ target: upgrading.url, seed: '1' });
+      expect(r.code, r.err).toBe(2);
+      expect(r.err.trim().split('\n'), r.err).toEqual([
+        expect.stringMatching(
+          /^idp-conformance: target http:\/\/127\.0\.0\.1:\d+ does not answer: GET \/\S*: 127\.0\.0\.1:\d+ answered 101 Switching Protocols, an upgrade the request did not ask for$/,
+        ),
+      ]);
+    } finally {
+      await upgrading.close();
+    }
+  });
+});
