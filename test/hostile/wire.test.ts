@@ -6,7 +6,7 @@
  * header, Content-Type twice. Each case is one check sending one request, followed by a witness
  * check whose answer must be its own: a case is read as the wire allows or errored once, naming
  * what the target did; no case crashes the run, blames a rule, or leaks into the next check.
- * One run judges them all (--timeout 500 ms: two cases wait it out). `diff` reads what the target
+ * One run judges them all (--timeout 1 s: two cases wait it out). `diff` reads what the target
  * says it is through the same HTTP target: a version held back from the discovery answer was its
  * release (15.0 for a 17.5) while connections were kept alive.
  */
@@ -23,7 +23,7 @@ import type { Check, CheckContext } from '../../suites/types.js';
 import { runCli } from '../suites/loopback.js';
 import { rawTarget, type RawTarget } from './raw-target.js';
 
-const TIMEOUT_MS = 500;
+const TIMEOUT_MS = 1000;
 const dir = mkdtempSync(join(tmpdir(), 'idp-wire-'));
 /** The right answer to GET `path`: it names the path, so a witness sees whose answer it read. */
 const echo = (path: string, head = 'HTTP/1.1 200 OK') => {
