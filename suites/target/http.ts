@@ -4,6 +4,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
 import type { TargetConfig } from '../types.js';
 import { createBodyBuffer } from './body-buffer.js';
 import { decodeContent } from './content-coding.js';
@@ -83,20 +84,10 @@ function toResponse(res: IncomingMessage, body: Buffer, decoded = false): Respon
   }
   if (decoded) for (const name of ['content-encoding', 'content-length']) headers.delete(name);
   const status = res.statusCode ?? 502;
-  // The Buffer itself, not a copy: a body may be --max-body long.
-  return new Response(NULL_BODY.has(status) ? null : (body as Uint8Array<ArrayBuffer>), {
-    status,
-    statusText: res.statusMessage,
-    headers,
-  });
+  // The Buffer itself, not a copy: a body may be --max-body long. No statusText: nothing reads the
+  // reason phrase, and Fetch throws on one with control characters, which Node's parser lets in.
+  return new Response(NULL_BODY.has(status) ? null : (body as Uint8Array<ArrayBuffer>), { status, headers });
 }
-
-/**
- * A kept-alive connection the target closed as it sat idle, reset as the request went out on it:
- * the target read nothing of it, so it is sent once more on a fresh connection (as browsers do,
- * and as Node's documentation advises); any other reset is the target's answer.
- */
-class StaleConnection extends TransportError {}
 
 /**
  * A device poll answered slow_down under 429 (RFC 8628 §3.5; Auth0 sends it so, and a 429 may
@@ -122,9 +113,13 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
   // The last answer that was a rate limit, for rateLimitHold.
   let lastRefused = '';
   const slow = { inARow: 0, total: 0, timeoutMs };
-  const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
+  // A connection per request, never kept alive: HTTP/1.1 answers carry no request's name, so an answer
+  // the target sent beyond the one asked (two answers to one request, one on an idle connection)
+  // would be read as the next request's, and blame that check's rules. The https agent still
+  // resumes TLS sessions, so a new connection costs a round trip, not a full handshake.
+  const agents = { 'http:': new HttpAgent({ keepAlive: false }), 'https:': new HttpsAgent({ keepAlive: false }) };
 
-  const once = (raw: RawRequest, fresh = false): Promise<Response> => {
+  const once = (raw: RawRequest): Promise<Response> => {
     const { protocol, host, path } = splitUrl(raw.url);
     const headers: Record<string, string | string[]> = {};
     raw.headers.forEach((value, name) => {
@@ -137,6 +132,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
       : host.split(':');
     const send = protocol === 'https:' ? httpsRequest : httpRequest;
     const shown = shownPath(path);
+    const broken = (what: string) => new TransportError(`${raw.method} ${shown}: ${host} ${what}`, 'protocol');
     return new Promise<Response>((resolve, reject) => {
       let answered = false;
       const req = send(
@@ -147,12 +143,17 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
           method: raw.method,
           path,
           headers,
-          // The retry of a stale connection opens its own: every kept one may have gone stale at once.
-          agent: fresh ? false : agents[protocol],
+          agent: agents[protocol],
           maxHeaderSize: MAX_RESPONSE_HEADER_BYTES,
         },
         (res) => {
           answered = true;
+          // Three digits Node reads, but no status (RFC 9110 §15): Fetch cannot hold it, no check can read it.
+          const status = res.statusCode ?? 0;
+          if (status < 100 || status > 599) {
+            reject(broken(`answered status ${String(status).padStart(3, '0')}, which is no HTTP status (100-599)`));
+            return void req.destroy();
+          }
           // Refused before reading when announced too long; cut off as soon as the count passes the cap.
           const tooLarge = (what: string) => {
             const error = new TransportError(
@@ -185,7 +186,13 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
               return tooLarge(`the body (Content-Encoding: ${coding.slice(0, 40)}) decoded past ${bytes(maxBody)}`);
             resolve(toResponse(res, body));
           });
-          res.on('error', (e) => reject(new TransportError(`${raw.method} ${shown}: ${e.message}`, 'protocol')));
+          res.on('error', (e) => {
+            // Node says only "aborted" of an answer whose connection closed before its end.
+            if (e.message !== 'aborted')
+              return reject(new TransportError(`${raw.method} ${shown}: ${e.message}`, 'protocol'));
+            const of = Number.isFinite(announced) ? ` of the ${announced} it announced` : '';
+            reject(broken(`closed the connection before the answer ended (${received.size} bytes${of})`));
+          });
         },
       );
       // The whole exchange, not the silence between bytes: a target trickling a byte at a time
@@ -194,15 +201,19 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
         const what = answered ? `the answer did not end within ${timeoutMs} ms` : `no answer within ${timeoutMs} ms`;
         req.destroy(new TransportError(`${raw.method} ${shown}: ${what}`, 'timeout'));
       }, timeoutMs);
-      req.once('close', () => clearTimeout(timer));
+      // An unasked 101 hands the connection over and answers nothing: Node would close it in silence.
+      req.on('upgrade', (_res, socket: Socket) => {
+        socket.destroy();
+        reject(broken('answered 101 Switching Protocols, an upgrade the request did not ask for'));
+      });
+      req.once('close', () => {
+        clearTimeout(timer);
+        // Whatever else ends an exchange without a word ends it here (an error, if any, said it first).
+        if (!answered) setImmediate(() => reject(broken('closed the connection without an answer')));
+      });
       req.on('error', (e: NodeJS.ErrnoException) => {
         if (e instanceof TransportError) return reject(e);
         const code = e.code ?? '';
-        if (code === 'ECONNRESET' && req.reusedSocket && !answered) {
-          return reject(
-            new StaleConnection(`${raw.method} ${shown}: ${host} closed a kept-alive connection`, 'unreachable'),
-          );
-        }
         if (code === 'HPE_HEADER_OVERFLOW')
           return reject(
             new TransportError(
@@ -256,10 +267,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
         await limiter.take();
         // Timed from the send, after --rate's wait: the target's own pace, as --timeout bounds it.
         const sent = performance.now();
-        const response = await once(raw).catch((error: unknown) => {
-          if (error instanceof StaleConnection) return once(raw, true);
-          throw error;
-        });
+        const response = await once(raw);
         if (performance.now() - sent < SLOW_SHARE * timeoutMs) slow.inARow = 0;
         else {
           slow.inARow++;
