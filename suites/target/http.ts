@@ -2,12 +2,13 @@
  * A target over real HTTP. node:http rather than fetch: the WHATWG URL parser would rewrite the
  * path (dot segments, some escapes), and the encoding checks need it on the wire as written.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { Socket } from 'node:net';
 import type { TargetConfig } from '../types.js';
 import { createBodyBuffer } from './body-buffer.js';
 import { decodeContent } from './content-coding.js';
+import { keptConnections } from './kept-connections.js';
 import { untrustedCertificate } from './tls.js';
 import { createRateLimiter, isRateLimited, rateLimitWait, REAL_CLOCK, type Clock } from './rate.js';
 import { LOWER_THE_RATE, SLOW_SHARE, TransportError, type RawRequest, type Target } from './types.js';
@@ -90,6 +91,13 @@ function toResponse(res: IncomingMessage, body: Buffer, decoded = false): Respon
 }
 
 /**
+ * A kept-alive connection the target closed as it sat idle, reset as the request went out on it:
+ * the target read nothing of it, so it is sent once more on a fresh connection (as browsers do,
+ * and as Node's documentation advises); any other reset is the target's answer.
+ */
+class StaleConnection extends TransportError {}
+
+/**
  * A device poll answered slow_down under 429 (RFC 8628 §3.5; Auth0 sends it so, and a 429 may
  * carry Retry-After): the provider's answer to that poll, which it counted and which grew the
  * interval, not its rate limiter's refusal. Repeating the poll would be a new poll, too fast again.
@@ -113,13 +121,9 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
   // The last answer that was a rate limit, for rateLimitHold.
   let lastRefused = '';
   const slow = { inARow: 0, total: 0, timeoutMs };
-  // A connection per request, never kept alive: HTTP/1.1 answers carry no request's name, so an answer
-  // the target sent beyond the one asked (two answers to one request, one on an idle connection)
-  // would be read as the next request's, and blame that check's rules. The https agent still
-  // resumes TLS sessions, so a new connection costs a round trip, not a full handshake.
-  const agents = { 'http:': new HttpAgent({ keepAlive: false }), 'https:': new HttpsAgent({ keepAlive: false }) };
+  const agents = keptConnections();
 
-  const once = (raw: RawRequest): Promise<Response> => {
+  const once = (raw: RawRequest, fresh = false): Promise<Response> => {
     const { protocol, host, path } = splitUrl(raw.url);
     const headers: Record<string, string | string[]> = {};
     raw.headers.forEach((value, name) => {
@@ -143,7 +147,8 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
           method: raw.method,
           path,
           headers,
-          agent: agents[protocol],
+          // The retry of a stale connection opens its own: every kept one may have gone stale at once.
+          agent: fresh ? false : agents[protocol],
           maxHeaderSize: MAX_RESPONSE_HEADER_BYTES,
         },
         (res) => {
@@ -214,6 +219,11 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
       req.on('error', (e: NodeJS.ErrnoException) => {
         if (e instanceof TransportError) return reject(e);
         const code = e.code ?? '';
+        if (code === 'ECONNRESET' && req.reusedSocket && !answered) {
+          return reject(
+            new StaleConnection(`${raw.method} ${shown}: ${host} closed a kept-alive connection`, 'unreachable'),
+          );
+        }
         if (code === 'HPE_HEADER_OVERFLOW')
           return reject(
             new TransportError(
@@ -267,7 +277,10 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
         await limiter.take();
         // Timed from the send, after --rate's wait: the target's own pace, as --timeout bounds it.
         const sent = performance.now();
-        const response = await once(raw);
+        const response = await once(raw).catch((error: unknown) => {
+          if (error instanceof StaleConnection) return once(raw, true);
+          throw error;
+        });
         if (performance.now() - sent < SLOW_SHARE * timeoutMs) slow.inARow = 0;
         else {
           slow.inARow++;
@@ -303,8 +316,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
       }
     },
     async close() {
-      agents['http:'].destroy();
-      agents['https:'].destroy();
+      agents.destroy();
     },
   };
 }

@@ -1,0 +1,58 @@
+/**
+ * Kept-alive connections to the target, guarded against answers out of step. HTTP/1.1 answers name
+ * no request, so bytes a target sends after an answer (a body behind a HEAD or 204 answer written
+ * apart, a second answer, an unasked 408 on an idle connection) would be read as the start of the
+ * next request's answer on that connection, and blamed on its check. A kept connection that
+ * receives anything while it waits is closed, and from then on this target gets a connection per
+ * request: it has shown it sends what nobody asked for. Keeping connections alive otherwise spares
+ * every honest remote target a TCP and a TLS round trip per request (thousands in a run).
+ *
+ * Left: bytes that arrive only once the next request is on its way cannot be told from its answer.
+ * A target holding an answer back so is choosing what the next answer says, as it may anyway.
+ */
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import type { Duplex } from 'node:stream';
+
+export interface KeptConnections {
+  'http:': HttpAgent;
+  'https:': HttpsAgent;
+  /** Whether the target sent bytes on a connection between answers (its connections are no longer kept). */
+  strayed(): boolean;
+  destroy(): void;
+}
+
+export function keptConnections(): KeptConnections {
+  let strayed = false;
+  function onStray(this: Duplex): void {
+    strayed = true;
+    this.destroy();
+  }
+  const guard = <A extends HttpAgent>(agent: A): A => {
+    const keep = agent.keepSocketAlive.bind(agent) as (socket: Duplex) => boolean;
+    const reuse = agent.reuseSocket.bind(agent);
+    // Node calls these two around each wait (documented for Agent subclasses): the listener hears
+    // only what comes while no request owns the connection.
+    agent.keepSocketAlive = ((socket: Duplex) => {
+      if (strayed || !keep(socket)) return false;
+      socket.on('data', onStray);
+      return true;
+    });
+    agent.reuseSocket = (socket, request) => {
+      socket.off('data', onStray);
+      reuse(socket, request);
+    };
+    return agent;
+  };
+  const http = guard(new HttpAgent({ keepAlive: true }));
+  const https = guard(new HttpsAgent({ keepAlive: true }));
+  return {
+    'http:': http,
+    'https:': https,
+    strayed: () => strayed,
+    destroy() {
+      http.destroy();
+      https.destroy();
+    },
+  };
+}
