@@ -1,0 +1,107 @@
+/**
+ * Endpoints at paths of the provider's own, on the base URL's own origin (Keycloak's
+ * /realms/NAME/protocol/openid-connect/token, Okta's /oauth2/v1/token), as discovery names them:
+ * asked there, as an endpoint on a trusted other origin is. The one verdict is discovery's
+ * warning (OIDC-DISCOVERY: L104-L113 name the source's paths); the checks that need the endpoints
+ * test what they do. Before, each read as absent at the source's path: GRANT-CODE-PARAMS (a must)
+ * failed, and every check that needed the token endpoint, the key set or userinfo went untested.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allChecks } from '../../suites/index.js';
+import type { Sim } from '../../simulator/types.js';
+import { bodyOf, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
+import { checksWith, runAgainst } from './provider.js';
+
+/** Keycloak's paths under its realm, by the source path they serve. */
+const REALM = '/realms/conformance/protocol/openid-connect';
+const OWN: Record<string, string> = {
+  '/oauth/token': `${REALM}/token`,
+  '/oauth/revoke': `${REALM}/revoke`,
+  '/oauth/userinfo': `${REALM}/userinfo`,
+  '/oauth/discovery/keys': `${REALM}/certs`,
+};
+const MEMBERS: Record<string, string> = {
+  token_endpoint: '/oauth/token',
+  revocation_endpoint: '/oauth/revoke',
+  userinfo_endpoint: '/oauth/userinfo',
+  jwks_uri: '/oauth/discovery/keys',
+};
+const CHECKS = [
+  'grants.token-response-fields',
+  'tokens.revoke-access-token',
+  'oidc.discovery',
+  'oidc.jwks',
+  'oidc.id-token',
+  'oidc.userinfo',
+];
+
+let front: Loopback & { sim: Sim };
+/** `METHOD /path` of every request to a source path the provider does not serve. */
+const atSourcePaths: string[] = [];
+
+beforeAll(async () => {
+  let base = '';
+  front = await simulatorWith((req, res) => {
+    const url = new URL(req.url ?? '/', base);
+    if (OWN[url.pathname]) {
+      atSourcePaths.push(`${req.method} ${url.pathname}`);
+      req.resume();
+      res.writeHead(404, { 'content-type': 'text/html' }).end('<p>Not Found</p>');
+      return true;
+    }
+    const source = Object.keys(OWN).find((path) => OWN[path] === url.pathname);
+    if (url.pathname === '/.well-known/openid-configuration') {
+      sendAnswer(
+        res,
+        (async () => {
+          const doc = (await (await front.sim.handle(new Request(url))).json()) as Record<string, unknown>;
+          for (const [member, path] of Object.entries(MEMBERS)) doc[member] = `${front.url}${OWN[path]}`;
+          return Response.json(doc);
+        })(),
+      );
+      return true;
+    }
+    if (!source) return false;
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
+    url.pathname = source;
+    const method = req.method ?? 'GET';
+    sendAnswer(
+      res,
+      bodyOf(req).then((body) =>
+        front.sim.handle(
+          new Request(url, {
+            method,
+            headers,
+            ...(method === 'GET' || method === 'HEAD' ? {} : { body: new Uint8Array(body) }),
+          }),
+        ),
+      ),
+    );
+    return true;
+  });
+  base = front.url;
+}, 60_000);
+
+afterAll(async () => {
+  await front?.close();
+});
+
+describe("endpoints at the provider's own paths on the base URL's origin, as discovery names them", () => {
+  it('are asked there: only OIDC-DISCOVERY warns, every other check passes', async () => {
+    atSourcePaths.length = 0;
+    const checks = allChecks().filter((c) => CHECKS.includes(c.id));
+    const { report, stderr } = await runAgainst(front, { runs: '1' }, checks);
+    const why = `${stderr.slice(-1500)}\n${report.checks.map((c) => `${c.status} ${c.id}: ${c.message ?? ''}`).join('\n')}`;
+    expect(checksWith(report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual(['oidc.discovery']);
+    expect(
+      report.rules.filter((r) => r.status === 'failed' || r.status === 'warned').map((r) => r.id),
+      why,
+    ).toEqual(['OIDC-DISCOVERY']);
+    expect(report.checks.find((c) => c.id === 'oidc.discovery')?.message, why).toMatch(
+      /must be the absolute URL of \/oauth\//,
+    );
+    // Nothing asked the source's paths: the start-up's probes went where discovery says too.
+    expect(atSourcePaths, why).toEqual([]);
+  }, 120_000);
+});
