@@ -20,6 +20,7 @@ import { isIPv4, type AddressInfo } from 'node:net';
 import { DEFAULT_TIMEOUT_MS } from '../target/http.js';
 import { createBodyBuffer } from '../target/body-buffer.js';
 import { untrustedCertificate } from '../target/tls.js';
+import { keptConnections } from '../target/kept-connections.js';
 import type { Observed } from './flows.js';
 
 /** Bodies kept for judging, per direction: enough for any token or page answer. */
@@ -206,6 +207,10 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const target = new URL(options.target);
   const basePath = target.pathname.replace(/(?<!\/)\/+$/, '');
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  // Kept alive as the run's are, guarded: an answer the target sends between two would otherwise be
+  // handed to the next client's request on that connection (another client's tokens, perhaps).
+  const agents = keptConnections();
+  const agent = target.protocol === 'https:' ? agents['https:'] : agents['http:'];
   const max = options.maxBodyBytes ?? DEFAULT_PROXY_BODY_BYTES;
   const timeoutMs = options.timeoutMs ?? DEFAULT_PROXY_TIMEOUT_MS;
   const budget: Budget = { used: 0, limit: KEPT_BODIES_BUDGET * max };
@@ -244,6 +249,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         path: basePath + req.url,
         headers: options.rewriteHost ? withHost(endToEnd(req.rawHeaders), target.host) : endToEnd(req.rawHeaders),
         setHost: false,
+        agent,
         maxHeaderSize: MAX_HEADER_BYTES,
       });
     } catch (error) {
@@ -344,6 +350,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
+        agents.destroy();
       }),
   };
 }

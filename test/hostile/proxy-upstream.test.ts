@@ -34,6 +34,11 @@ const BEHAVIOUR: Record<string, (s: Socket) => void> = {
   '/control-reason': (s) => s.write('HTTP/1.1 200 O\x01K\r\nContent-Length: 2\r\n\r\nok'),
   '/unasked-101': (s) => s.write('HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: x\r\n\r\n'),
   '/fine': (s) => s.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'),
+  // An answer, then a second one on the idle connection; then an answer whose second one is held
+  // back until the next request on that connection.
+  '/stray': (s) => (s.write(own('/stray')), setTimeout(() => s.write(own('/stray-again')), 20)),
+  '/held': (s) => (s.write(own('/held')), (held = s)),
+  '/next': (s) => s.write(own('/next')),
   // Answers before the request's body is in, then sends its own body slowly (never idle for long).
   '/early': (s) => {
     s.write('HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\n');
@@ -42,6 +47,11 @@ const BEHAVIOUR: Record<string, (s: Socket) => void> = {
     s.on('close', () => clearInterval(t));
   },
 };
+
+/** An answer naming the path it is for. */
+const own = (path: string) => `HTTP/1.1 200 OK\r\nContent-Length: ${path.length}\r\n\r\n${path}`;
+/** The connection of an answer held back: its second answer goes out as the next request comes in. */
+let held: Socket | undefined;
 
 let upstream: Server;
 const sockets = new Set<Socket>();
@@ -55,7 +65,10 @@ beforeAll(async () => {
     // Every request on the connection (the proxy keeps connections alive); a body chunk is no request.
     s.on('data', (d: Buffer) => {
       const path = /^[A-Z]+ (\S+) HTTP\/1\.1\r\n/.exec(d.toString('latin1'))?.[1];
-      if (path) BEHAVIOUR[path](s);
+      if (!path) return;
+      if (held?.writable) held.write(own('/held-back'));
+      held = undefined;
+      BEHAVIOUR[path](s);
     });
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
@@ -127,6 +140,14 @@ describe('a hostile upstream behind the proxy', () => {
     expect(await get('/fine')).toEqual({ status: 200, body: 'ok' });
     await new Promise((resolve) => setImmediate(resolve));
     expect(judged).toEqual(['/fine']);
+  });
+
+  it('that sends an answer nobody asked for between two is not kept connected: no client gets another one', async () => {
+    expect(await get('/stray')).toEqual({ status: 200, body: '/stray' });
+    await new Promise((resolve) => setTimeout(resolve, 80)); // the second answer comes while the connection waits
+    expect(await get('/held')).toEqual({ status: 200, body: '/held' });
+    // On a connection kept alive, the answer held back would be this client's.
+    expect(await get('/next')).toEqual({ status: 200, body: '/next' });
   });
 
   it('that answers before the request is in is not cut off by the wait for its head', async () => {
