@@ -516,6 +516,20 @@ export async function createBrowserDriver(
   const pageTimeout = options.pageTimeoutMs ?? PAGE_TIMEOUT_MS;
   context.setDefaultTimeout(pageTimeout);
   const openPage = closingPopups(context);
+  let closed = false;
+  /**
+   * Chromium's process ended under the run (the OOM killer, a crash): said by the check it ended
+   * in, errored, once; every later visit is skipped at once as that premise, never a "crash of the
+   * harness" per check. Asked, not listened for: a call may fail before the 'disconnected' event.
+   */
+  let goneSaid = false;
+  const gone = () => !closed && !browser.isConnected();
+  const GONE = 'Chromium ended under the run (its process was killed, ran out of memory or crashed)';
+  const browserGone = (): Error => {
+    if (goneSaid) return new CheckSkipped(`${GONE}; an earlier check says so, and no page is played after it`);
+    goneSaid = true;
+    return new HarnessError(`${GONE}, so the provider's page was not played and nothing was seen`);
+  };
   /** The provider's page did not answer within `ms` (a script that never yields, a control never usable). */
   const unresponsive = (page: Page, ms: number, detail?: string) =>
     new HarnessError(
@@ -750,7 +764,13 @@ export async function createBrowserDriver(
     decision: Decision,
     userCode?: string,
   ): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }> {
-    const page = await openPage();
+    if (gone()) throw browserGone();
+    const page = await openPage().catch((error: unknown) => {
+      throw gone() ? browserGone() : error;
+    });
+    /** The page's renderer died (killed, out of memory): the browser lives on, this visit is over. */
+    let crashed = false;
+    page.once('crash', () => void (crashed = true));
     // A renderer whose script never yields leaves some calls (a count, a visibility) waiting with no
     // time limit of their own: with no step done for twice the page's limit, the page is closed,
     // which ends them, and the visit says why.
@@ -935,6 +955,11 @@ export async function createBrowserDriver(
       if (away) return { redirect: away.url, response: away.response ?? (await fromPage(page, last)), decided };
       return { response: await fromPage(page, last), decided };
     } catch (error) {
+      if (gone()) throw browserGone();
+      if (crashed)
+        throw new HarnessError(
+          `the browser's renderer of the provider's page crashed (at ${new URL(page.url()).pathname}: killed, or out of memory), so nothing was seen`,
+        );
       // Playwright's own time limit on an action, or the watchdog: the provider's page did not
       // respond (a script that never yields, a control never usable), not a defect of the harness.
       if (stalled) throw unresponsive(page, 2 * pageTimeout);
@@ -959,7 +984,6 @@ export async function createBrowserDriver(
       throw new HarnessError(`no ${decision} button on the device verification page (status ${response.status})`);
   };
 
-  let closed = false;
   return {
     kind: 'browser',
     async authorize(authorizeUrl, decision) {
