@@ -39,6 +39,7 @@ import type {
   Browser,
   BrowserContext,
   Locator,
+  CDPSession,
   Page,
   Request as PwRequest,
   Response as PwResponse,
@@ -89,6 +90,10 @@ const SCRIPT_RENDER_MS = 2_000;
 /** No request open or ended for this long: the page's script has done what one action started. */
 const QUIET_MS = 750;
 const POLL_MS = 100;
+/** How often a visit asks Chromium's own process (not a page's renderer) whether it still answers. */
+const PING_MS = 500;
+/** A ping unanswered this long: Chromium is frozen (stopped, starved), not busy. */
+const FROZEN_AFTER_MS = 10_000;
 /** "Continue" controls pressed in one visit before we call it a loop. */
 const MAX_CONTINUES = 3;
 
@@ -108,6 +113,8 @@ export interface BrowserDriverOptions {
   hasControl?: boolean;
   /** How long a page may take to answer an action (default 30 s; tests shorten it). */
   pageTimeoutMs?: number;
+  /** How long Chromium's own process may leave a ping unanswered before it is taken as frozen (default 10 s). */
+  frozenAfterMs?: number;
 }
 
 export interface BrowserDriver extends Driver {
@@ -489,7 +496,14 @@ export async function createBrowserDriver(
   const { browser, release } = await borrowBrowser(options);
   let context: BrowserContext;
   let fence: Fence | undefined;
+  /** A session with Chromium's own process, to ping it, and that process's id, to end it when frozen. */
+  let own: CDPSession;
+  let pid: number | undefined;
   try {
+    own = await browser.newBrowserCDPSession();
+    pid = (await own.send('SystemInfo.getProcessInfo').catch(() => undefined))?.processInfo.find(
+      (p) => p.type === 'browser',
+    )?.id;
     // A service worker's requests would escape the page's request guard: none is allowed. What
     // else escapes it (sockets, workers, other processes' frames) meets the fence. A download is
     // cancelled as it begins: Playwright keeps every one on disk until the context closes, so a
@@ -523,12 +537,50 @@ export async function createBrowserDriver(
    * harness" per check. Asked, not listened for: a call may fail before the 'disconnected' event.
    */
   let goneSaid = false;
-  const gone = () => !closed && !browser.isConnected();
-  const GONE = 'Chromium ended under the run (its process was killed, ran out of memory or crashed)';
+  const frozenAfter = options.frozenAfterMs ?? FROZEN_AFTER_MS;
+  /** Chromium left a ping unanswered for frozenAfter: it was ended (by its process id), not waited on. */
+  let frozen = false;
+  const gone = () => !closed && (frozen || !browser.isConnected());
   const browserGone = (): Error => {
-    if (goneSaid) return new CheckSkipped(`${GONE}; an earlier check says so, and no page is played after it`);
+    const why = frozen
+      ? `Chromium stopped answering for ${frozenAfter / 1000} s under the run (its process stopped or starved) and was ended`
+      : 'Chromium ended under the run (its process was killed, ran out of memory or crashed)';
+    if (goneSaid) return new CheckSkipped(`${why}; an earlier check says so, and no page is played after it`);
     goneSaid = true;
-    return new HarnessError(`${GONE}, so the provider's page was not played and nothing was seen`);
+    return new HarnessError(`${why}, so the provider's page was not played and nothing was seen`);
+  };
+  /** End a frozen Chromium, so that every call waiting on it fails now and nothing of it outlives the run. */
+  const freeze = () => {
+    frozen = true;
+    try {
+      if (pid !== undefined) process.kill(pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  };
+  /**
+   * While a visit runs, Chromium's own process is pinged (a renderer busy in a script does not
+   * stop it answering): one unanswered for frozenAfter ends it. Before, a stopped Chromium held each
+   * check to its time limit, blamed on the target ("did not answer"), and the run's close for ever.
+   */
+  const heartbeat = () => {
+    let asked: number | undefined;
+    let fail: (error: Error) => void = () => undefined;
+    const frozenNow = new Promise<never>((_, reject) => (fail = reject));
+    frozenNow.catch(() => undefined);
+    const timer = setInterval(() => {
+      if (asked !== undefined) {
+        if (Date.now() - asked < frozenAfter || gone()) return;
+        freeze();
+        return fail(browserGone());
+      }
+      const sent = (asked = Date.now());
+      own.send('Browser.getVersion').then(
+        () => void (asked === sent && (asked = undefined)),
+        () => undefined,
+      );
+    }, PING_MS);
+    return { frozenNow, stop: () => clearInterval(timer) };
   };
   /** The provider's page did not answer within `ms` (a script that never yields, a control never usable). */
   const unresponsive = (page: Page, ms: number, detail?: string) =>
@@ -759,7 +811,20 @@ export async function createBrowserDriver(
    * Open `startUrl` and act as the user until the provider hands over to the application or has
    * nothing left to decide. `userCode` goes into the device page's code field when it is empty.
    */
-  async function visit(
+  /** A visit (play) while Chromium is pinged: a frozen one ends the visit, saying so. */
+  async function visit(...args: Parameters<typeof play>): ReturnType<typeof play> {
+    if (gone()) throw browserGone();
+    const beat = heartbeat();
+    const played = play(...args);
+    try {
+      return await Promise.race([played, beat.frozenNow]);
+    } finally {
+      beat.stop();
+      played.catch(() => undefined);
+    }
+  }
+
+  async function play(
     startUrl: string,
     decision: Decision,
     userCode?: string,
@@ -998,7 +1063,16 @@ export async function createBrowserDriver(
     async close() {
       if (closed) return;
       closed = true;
-      await context.close().catch(() => undefined);
+      // Bounded: a Chromium that stopped answering since the last visit is ended, not waited on.
+      const answered = await Promise.race([
+        context.close().then(
+          () => true,
+          () => true,
+        ),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), frozenAfter).unref()),
+      ]);
+      if (!answered) freeze();
+      void own.detach().catch(() => undefined);
       await fence?.close();
       await release();
     },

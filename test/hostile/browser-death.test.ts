@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { targetConfig } from '../../simulator/control/config.js';
 import { createBrowserDriver, DEFAULT_CHROMIUM, type BrowserDriver } from '../../suites/drivers/browser.js';
-import { HarnessError } from '../../suites/runner/errors.js';
+import { CheckSkipped, HarnessError } from '../../suites/runner/errors.js';
 import { createHttp, createRecorder } from '../../suites/runner/http.js';
 import { createOAuthFlows } from '../../suites/runner/oauth.js';
 import { createRandom } from '../../suites/runner/random.js';
@@ -27,7 +27,15 @@ const CHROMIUM = process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM;
 const dir = mkdtempSync(join(tmpdir(), 'idp-browser-death-'));
 let served: Loopback | undefined;
 let driver: BrowserDriver | undefined;
+/** Processes this file stopped: never left stopped, whatever the outcome. */
+const stopped: number[] = [];
 afterAll(async () => {
+  for (const pid of stopped)
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* ended already, as it should be */
+    }
   await driver?.close();
   await served?.close();
 });
@@ -102,5 +110,34 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/proc/self/stat'))('the br
     await expect(outcome).rejects.toThrow(/^the browser's renderer of the provider's page crashed/);
     const again = await driver.authorize(flows.authorizeUrl('confidential', { state: 'again' }), 'approve');
     expect(again.redirect?.searchParams.get('state')).toBe('again');
+  }, 120_000);
+
+  it('a stopped Chromium is ended after a ping goes unanswered: the visit errored saying so, the next skipped, close returns', async () => {
+    let stops = 0;
+    const sim = await simulatorWith((req) => {
+      if (req.method === 'GET' && req.url?.startsWith('/users/sign_in') && stops++ === 0)
+        for (const pid of ourChromium()) {
+          stopped.push(pid);
+          process.kill(pid, 'SIGSTOP');
+        }
+      return false;
+    });
+    await served?.close();
+    served = sim;
+    const config = { ...targetConfig(sim.sim, sim.url), driver: { kind: 'browser' as const } };
+    const http = createHttp(createHttpTarget(config), createRecorder(20), createRedactor());
+    await driver?.close();
+    driver = await createBrowserDriver(http, config, { frozenAfterMs: 2000 });
+    const flows = createOAuthFlows(http, driver, config, createRedactor(), createRandom(3));
+    const outcome = driver.authorize(flows.authorizeUrl('confidential', { state: 'stop' }), 'approve');
+    await expect(outcome).rejects.toBeInstanceOf(HarnessError);
+    await expect(outcome).rejects.toThrow(/^Chromium stopped answering for 2 s under the run .* and was ended/);
+    const later = driver.authorize(flows.authorizeUrl('confidential', { state: 'later' }), 'approve');
+    await expect(later).rejects.toBeInstanceOf(CheckSkipped);
+    await driver.close();
+    driver = undefined;
+    // Ended, not left stopped: nothing of it outlives the run.
+    expect(stopped.length).toBeGreaterThan(0);
+    expect(ourChromium().filter((pid) => stopped.includes(pid))).toEqual([]);
   }, 120_000);
 });
