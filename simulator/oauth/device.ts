@@ -93,6 +93,25 @@ function live(sim: Sim, record: DeviceCode): boolean {
 }
 
 /**
+ * Most device authorizations held at once (about 45 MB of them). Starting one needs no user, only a
+ * public client's id, and each is kept for its lifetime and the grace after it (over an hour): a
+ * client that asked without end held them all (50,000 took 22 MB, and a client asks thousands a
+ * second). At the bound the oldest goes with its user code, so a new one is always served; the one
+ * that went answers as unknown, as after its grace.
+ */
+export const MAX_DEVICE_CODES = 100_000;
+
+/** Room for one more device authorization: the oldest go (the store keeps them in the order they came). */
+export function makeRoomForDeviceCode(sim: Sim): void {
+  const { deviceCodes, userCodes } = sim.store;
+  for (const [key, record] of deviceCodes) {
+    if (deviceCodes.size < MAX_DEVICE_CODES) return;
+    deviceCodes.delete(key);
+    userCodes.delete(record.userCodeDigest);
+  }
+}
+
+/**
  * A user code no live device authorization holds (AUTH-BRUTE-FORCE-THROTTLED, RFC 8628 §6.1),
  * with its digest, indexed for the device code digest `deviceDigest`. Entries whose device code
  * left the store go with every eviction sweep (evict.ts) and, between sweeps (a frozen clock),
