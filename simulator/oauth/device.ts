@@ -8,6 +8,7 @@ import type { Sim } from '../types.js';
 import type { DeviceCode, User } from '../store.js';
 import { fromAlphabet } from '../random.js';
 import { digest } from '../digest.js';
+import { makeRoom, MOST_HELD } from '../evict.js';
 import { applicationById } from './accounts.js';
 import { runner } from './machine.js';
 import { mintTokens, type Issued } from './tokens.js';
@@ -92,23 +93,10 @@ function live(sim: Sim, record: DeviceCode): boolean {
   return sim.clock.nowSeconds() < record.createdAt + record.expiresIn;
 }
 
-/**
- * Most device authorizations held at once (about 45 MB of them). Starting one needs no user, only a
- * public client's id, and each is kept for its lifetime and the grace after it (over an hour): a
- * client that asked without end held them all (50,000 took 22 MB, and a client asks thousands a
- * second). At the bound the oldest goes with its user code, so a new one is always served; the one
- * that went answers as unknown, as after its grace.
- */
-export const MAX_DEVICE_CODES = 100_000;
-
-/** Room for one more device authorization: the oldest go (the store keeps them in the order they came). */
+/** Room for one more device authorization: the oldest go with their user codes (evict.ts, MOST_HELD). */
 export function makeRoomForDeviceCode(sim: Sim): void {
   const { deviceCodes, userCodes } = sim.store;
-  for (const [key, record] of deviceCodes) {
-    if (deviceCodes.size < MAX_DEVICE_CODES) return;
-    deviceCodes.delete(key);
-    userCodes.delete(record.userCodeDigest);
-  }
+  makeRoom(deviceCodes, MOST_HELD.deviceCodes, (record) => userCodes.delete(record.userCodeDigest));
 }
 
 /**

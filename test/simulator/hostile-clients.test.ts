@@ -1,56 +1,90 @@
 /**
  * The simulator left running as a shared CI service, against hostile clients (not web pages): what
  * one client's requests make it hold is bounded. A device authorization needs no user, only a public
- * client's id, and was kept for its lifetime and grace (over an hour) without a bound: now at most
- * MAX_DEVICE_CODES are held, the oldest going first, and a new client is still served. A connection
+ * client's id, a session only the shared seeded login, a code only that session, and each was kept
+ * for its lifetime and grace (a session a week) without a bound: now at most MOST_HELD of each are
+ * held, the oldest going first, and a new client is still served. A connection
  * whose request head trickles in a byte at a time, or that sends nothing, was held 90 s (Node's 60 s
  * header limit, checked every 30 s), one whose body trickles 300 s: now each is answered 408 and
  * closed within CONNECTION_TIMEOUTS, and an honest client is served meanwhile (loopback sockets,
  * the limits shortened, so the test counts closed connections rather than waiting them out).
  */
-import { request } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createSimulator } from '../../simulator/core.js';
-import { CONNECTION_TIMEOUTS, serve } from '../../simulator/adapters/node.js';
-import { MAX_DEVICE_CODES } from '../../simulator/oauth/device.js';
-import { app, world } from './oauth/helpers.js';
+import { CONNECTION_TIMEOUTS, serve, toNodeListener } from '../../simulator/adapters/node.js';
+import request from 'supertest';
+import { MOST_HELD } from '../../simulator/evict.js';
+import { seeded } from '../../simulator/oauth/accounts.js';
+import { app, code, exchangeForm, signIn, world } from './oauth/helpers.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
-describe('device authorizations a client can start without end', () => {
-  it('are held at most MAX_DEVICE_CODES, the oldest going with its user code; a new one is served and polls', async () => {
+/**
+ * A flood already in: `map` filled to its bound but one with copies of its newest record, keyed
+ * `flood-0…` (oldest first).
+ */
+function flooded<V extends object>(map: Map<string, V>, max: number, copy: (record: V, i: number) => V): void {
+  const record = [...map.values()].at(-1)!;
+  map.clear();
+  for (let i = 0; map.size < max - 1; i++) map.set(`flood-${i}`, copy(record, i));
+}
+
+/** After five more at the bound: the map holds its bound, the four oldest copies went, the fifth stays. */
+function heldAtBound(map: Map<string, unknown>, max: number): void {
+  expect(map.size).toBe(max);
+  expect(['flood-0', 'flood-3', 'flood-4'].map((k) => map.has(k))).toEqual([false, false, true]);
+}
+
+describe('what a client can make again and again is held at most MOST_HELD, the oldest going first', () => {
+  it('device authorizations (a public client id is all they need), with their user codes; a new one polls', async () => {
     const w = world();
     const clientId = app(w.sim, 'public').uid;
     const start = () =>
       w.http().post('/oauth/authorize_device').type('form').send({ client_id: clientId, scope: 'api' });
-    const first = await start();
-    expect(first.status).toBe(200);
-    // A flood already in: the store at its bound but one, each an old copy of the first record.
+    expect((await start()).status).toBe(200);
     const { deviceCodes, userCodes } = w.sim.store;
-    const [record] = deviceCodes.values();
-    deviceCodes.clear();
     userCodes.clear();
-    for (let i = 0; deviceCodes.size < MAX_DEVICE_CODES - 1; i++) {
-      deviceCodes.set(`flood-${i}`, { ...record, digest: `flood-${i}`, userCodeDigest: `user-${i}` });
+    flooded(deviceCodes, MOST_HELD.deviceCodes, (record, i) => {
       userCodes.set(`user-${i}`, `flood-${i}`);
-    }
+      return { ...record, digest: `flood-${i}`, userCodeDigest: `user-${i}` };
+    });
     const answers = [];
     for (let i = 0; i < 5; i++) answers.push(await start());
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
-    expect(deviceCodes.size).toBe(MAX_DEVICE_CODES);
-    expect(userCodes.size).toBe(MAX_DEVICE_CODES);
-    // The four oldest went, with their user codes; the rest stay.
-    expect(['flood-0', 'flood-3'].map((k) => deviceCodes.has(k))).toEqual([false, false]);
+    heldAtBound(deviceCodes, MOST_HELD.deviceCodes);
+    expect(userCodes.size).toBe(MOST_HELD.deviceCodes);
     expect(['user-0', 'user-3'].map((k) => userCodes.has(k))).toEqual([false, false]);
-    expect(deviceCodes.has('flood-4')).toBe(true);
-    // The newest is a live device authorization: its poll is pending.
     const poll = await w
       .http()
       .post('/oauth/token')
       .type('form')
       .send({ grant_type: DEVICE_GRANT, device_code: answers[4].body.device_code, client_id: clientId });
     expect(poll.body.error).toBe('authorization_pending');
+  });
+
+  it('sessions (the shared seeded login is all they need) and authorization codes; the newest still work', async () => {
+    const w = world();
+    const { admin } = seeded(w.sim);
+    await signIn(w.browser, admin.username, admin.password);
+    await code(w, 'confidential');
+    const { sessions, codes } = w.sim.store;
+    flooded(sessions, MOST_HELD.sessions, (record, i) => ({ ...record, digest: `flood-${i}` }));
+    flooded(codes, MOST_HELD.codes, (record, i) => ({ ...record, digest: `flood-${i}` }));
+    // Five sign-ins of five browsers, five codes of the last one (each sign-in replaces only its own session).
+    for (let i = 0; i < 5; i++) await signIn(request.agent(toNodeListener(w.sim)), admin.username, admin.password);
+    heldAtBound(sessions, MOST_HELD.sessions);
+    await signIn(w.browser, admin.username, admin.password);
+    const issued = [];
+    for (let i = 0; i < 5; i++) issued.push(await code(w, 'confidential'));
+    heldAtBound(codes, MOST_HELD.codes);
+    const exchange = await w
+      .http()
+      .post('/oauth/token')
+      .type('form')
+      .send(exchangeForm(w, 'confidential', issued[4].code));
+    expect(exchange.status).toBe(200);
   });
 });
 
@@ -108,7 +142,7 @@ describe('connections that never finish a request', () => {
         ),
       );
       const honest = await new Promise<number>((resolve, reject) =>
-        request(`${served.url}/oauth/discovery/keys`, (res) => {
+        httpRequest(`${served.url}/oauth/discovery/keys`, (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
         })
