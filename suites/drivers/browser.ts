@@ -807,10 +807,6 @@ export async function createBrowserDriver(
     await submit(page, watch, field, button, next);
   }
 
-  /**
-   * Open `startUrl` and act as the user until the provider hands over to the application or has
-   * nothing left to decide. `userCode` goes into the device page's code field when it is empty.
-   */
   /** A visit (play) while Chromium is pinged: a frozen one ends the visit, saying so. */
   async function visit(...args: Parameters<typeof play>): ReturnType<typeof play> {
     if (gone()) throw browserGone();
@@ -824,12 +820,15 @@ export async function createBrowserDriver(
     }
   }
 
+  /**
+   * Open `startUrl` and act as the user until the provider hands over to the application or has
+   * nothing left to decide. `userCode` goes into the device page's code field when it is empty.
+   */
   async function play(
     startUrl: string,
     decision: Decision,
     userCode?: string,
   ): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }> {
-    if (gone()) throw browserGone();
     const page = await openPage().catch((error: unknown) => {
       throw gone() ? browserGone() : error;
     });
