@@ -141,6 +141,18 @@ function chromiumPath(options: BrowserDriverOptions): string {
   return path;
 }
 
+/** The process id of each Chromium launched here, to end one that stops answering (a driver's `freeze`). */
+const pids = new WeakMap<Browser, number>();
+
+/** Chromium's own process id, asked once at launch (undefined where its DevTools do not say). */
+async function rememberPid(browser: Browser): Promise<void> {
+  const session = await browser.newBrowserCDPSession();
+  const info = await session.send('SystemInfo.getProcessInfo').catch(() => undefined);
+  const pid = info?.processInfo.find((p) => p.type === 'browser')?.id;
+  if (pid !== undefined) pids.set(browser, pid);
+  await session.detach().catch(() => undefined);
+}
+
 async function launch(executablePath: string): Promise<Browser> {
   let playwright: typeof import('playwright-core');
   try {
@@ -152,13 +164,15 @@ async function launch(executablePath: string): Promise<Browser> {
     // launch() gives each browser a fresh temporary profile (user-data-dir) and deletes it on close.
     // SIGINT and SIGTERM stay ours: the first lets the running check finish, so the browser must
     // outlive it (playwright still kills it when the process exits).
-    return await playwright.chromium.launch({
+    const browser = await playwright.chromium.launch({
       executablePath,
       args: CHROMIUM_ARGS,
       handleSIGINT: false,
       handleSIGTERM: false,
       timeout: PAGE_TIMEOUT_MS,
     });
+    await rememberPid(browser).catch(() => undefined);
+    return browser;
   } catch (error) {
     throw new DriverError(
       `driver "browser" could not start Chromium at ${executablePath}: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
@@ -498,12 +512,25 @@ export async function createBrowserDriver(
   let fence: Fence | undefined;
   /** A session with Chromium's own process, to ping it, and that process's id, to end it when frozen. */
   let own: CDPSession;
-  let pid: number | undefined;
+  const pid = pids.get(browser);
+  const frozenAfter = options.frozenAfterMs ?? FROZEN_AFTER_MS;
+  /** End Chromium by its process id, so that every call waiting on it fails now and nothing of it outlives the run. */
+  const end = () => {
+    try {
+      if (pid !== undefined) process.kill(pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  };
+  // A Chromium that stopped answering (held open between runs, then stopped) would hold the set-up
+  // below, and with it the run's start, for ever: past frozenAfter it is ended.
+  let stopped = false;
+  const setUpLimit = setTimeout(() => {
+    stopped = true;
+    end();
+  }, frozenAfter);
   try {
     own = await browser.newBrowserCDPSession();
-    pid = (await own.send('SystemInfo.getProcessInfo').catch(() => undefined))?.processInfo.find(
-      (p) => p.type === 'browser',
-    )?.id;
     // A service worker's requests would escape the page's request guard: none is allowed. What
     // else escapes it (sockets, workers, other processes' frames) meets the fence. A download is
     // cancelled as it begins: Playwright keeps every one on disk until the context closes, so a
@@ -524,8 +551,12 @@ export async function createBrowserDriver(
     await fence?.close();
     await release();
     throw new DriverError(
-      `driver "browser" could not open a browser context: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
+      stopped
+        ? `driver "browser": Chromium did not answer within ${frozenAfter / 1000} s (its process stopped or starved) and was ended`
+        : `driver "browser" could not open a browser context: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
     );
+  } finally {
+    clearTimeout(setUpLimit);
   }
   const pageTimeout = options.pageTimeoutMs ?? PAGE_TIMEOUT_MS;
   context.setDefaultTimeout(pageTimeout);
@@ -537,7 +568,6 @@ export async function createBrowserDriver(
    * harness" per check. Asked, not listened for: a call may fail before the 'disconnected' event.
    */
   let goneSaid = false;
-  const frozenAfter = options.frozenAfterMs ?? FROZEN_AFTER_MS;
   /** Chromium left a ping unanswered for frozenAfter: it was ended (by its process id), not waited on. */
   let frozen = false;
   const gone = () => !closed && (frozen || !browser.isConnected());
@@ -549,14 +579,10 @@ export async function createBrowserDriver(
     goneSaid = true;
     return new HarnessError(`${why}, so the provider's page was not played and nothing was seen`);
   };
-  /** End a frozen Chromium, so that every call waiting on it fails now and nothing of it outlives the run. */
+  /** Chromium frozen under a visit (or the driver's close): ended. */
   const freeze = () => {
     frozen = true;
-    try {
-      if (pid !== undefined) process.kill(pid, 'SIGKILL');
-    } catch {
-      /* already gone */
-    }
+    end();
   };
   /**
    * While a visit runs, Chromium's own process is pinged (a renderer busy in a script does not

@@ -12,7 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { targetConfig } from '../../simulator/control/config.js';
-import { createBrowserDriver, DEFAULT_CHROMIUM, type BrowserDriver } from '../../suites/drivers/browser.js';
+import {
+  borrowBrowser,
+  createBrowserDriver,
+  DEFAULT_CHROMIUM,
+  type BrowserDriver,
+} from '../../suites/drivers/browser.js';
+import { DriverError } from '../../suites/errors.js';
 import { CheckSkipped, HarnessError } from '../../suites/runner/errors.js';
 import { createHttp, createRecorder } from '../../suites/runner/http.js';
 import { createOAuthFlows } from '../../suites/runner/oauth.js';
@@ -138,6 +144,30 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/proc/self/stat'))('the br
     driver = undefined;
     // Ended, not left stopped: nothing of it outlives the run.
     expect(stopped.length).toBeGreaterThan(0);
+    expect(ourChromium().filter((pid) => stopped.includes(pid))).toEqual([]);
+  }, 120_000);
+
+  it('a Chromium stopped before a driver opens: the driver refuses in one line, and Chromium is ended', async () => {
+    const sim = await simulatorWith(() => false);
+    await served?.close();
+    served = sim;
+    const config = { ...targetConfig(sim.sim, sim.url), driver: { kind: 'browser' as const } };
+    const http = createHttp(createHttpTarget(config), createRecorder(20), createRedactor());
+    // Launched (and held) first, then stopped: as a library caller's Chromium between two runs.
+    const held = await borrowBrowser({ executablePath: CHROMIUM });
+    try {
+      for (const pid of ourChromium()) {
+        stopped.push(pid);
+        process.kill(pid, 'SIGSTOP');
+      }
+      const opening = createBrowserDriver(http, config, { frozenAfterMs: 1500 });
+      await expect(opening).rejects.toBeInstanceOf(DriverError);
+      await expect(opening).rejects.toThrow(
+        /^driver "browser": Chromium did not answer within 1.5 s .* and was ended$/,
+      );
+    } finally {
+      await held.release();
+    }
     expect(ourChromium().filter((pid) => stopped.includes(pid))).toEqual([]);
   }, 120_000);
 });
