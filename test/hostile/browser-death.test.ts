@@ -133,11 +133,11 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/proc/self/stat'))('the br
     const config = { ...targetConfig(sim.sim, sim.url), driver: { kind: 'browser' as const } };
     const http = createHttp(createHttpTarget(config), createRecorder(20), createRedactor());
     await driver?.close();
-    driver = await createBrowserDriver(http, config, { frozenAfterMs: 2000 });
+    driver = await createBrowserDriver(http, config, { frozenAfterMs: 1000 });
     const flows = createOAuthFlows(http, driver, config, createRedactor(), createRandom(3));
     const outcome = driver.authorize(flows.authorizeUrl('confidential', { state: 'stop' }), 'approve');
     await expect(outcome).rejects.toBeInstanceOf(HarnessError);
-    await expect(outcome).rejects.toThrow(/^Chromium stopped answering for 2 s under the run .* and was ended/);
+    await expect(outcome).rejects.toThrow(/^Chromium stopped answering for 1 s under the run .* and was ended/);
     const later = driver.authorize(flows.authorizeUrl('confidential', { state: 'later' }), 'approve');
     await expect(later).rejects.toBeInstanceOf(CheckSkipped);
     await driver.close();
@@ -160,11 +160,9 @@ describe.skipIf(!existsSync(CHROMIUM) || !existsSync('/proc/self/stat'))('the br
         stopped.push(pid);
         process.kill(pid, 'SIGSTOP');
       }
-      const opening = createBrowserDriver(http, config, { frozenAfterMs: 1500 });
+      const opening = createBrowserDriver(http, config, { frozenAfterMs: 1000 });
       await expect(opening).rejects.toBeInstanceOf(DriverError);
-      await expect(opening).rejects.toThrow(
-        /^driver "browser": Chromium did not answer within 1.5 s .* and was ended$/,
-      );
+      await expect(opening).rejects.toThrow(/^driver "browser": Chromium did not answer within 1 s .* and was ended$/);
     } finally {
       await held.release();
     }
