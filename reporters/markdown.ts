@@ -40,9 +40,12 @@ export function md(text: string): string {
   );
 }
 
-/** Text inside raw HTML (a <summary>): Markdown is not interpreted there, only entities are. */
+/**
+ * Text inside raw HTML (a <summary>): Markdown is not interpreted there, only entities are; its
+ * brackets are entities too, so a renderer that reads Markdown inside HTML makes no link or image.
+ */
 function html(text: string): string {
-  return unreferenced(escapeHtml(text.replace(/\r?\n/g, ' ')));
+  return unreferenced(escapeHtml(text.replace(/\r?\n/g, ' ')).replace(/\[/g, '&#91;').replace(/\]/g, '&#93;'));
 }
 
 /**
@@ -50,9 +53,12 @@ function html(text: string): string {
  * host links them in text (escaped or not), notifies whoever `@name` names and adds a back-reference
  * to issue 123, so a target's words could ping a team or spam issues. A <wbr> (invisible) after the
  * sign splits the text the host reads them in (an entity's `&#39;` stays whole); code spans and
- * fenced blocks are never linked.
+ * fenced blocks are never linked. The same for a bare URL (`https://…`, `www.…`), which GitHub
+ * links on its own (GFM autolinks): a URL the target chose (a Location, a Link, a verification_uri)
+ * stays text, never a live link in a job summary or comment. The `@` split spoils an e-mail autolink.
  */
-const unreferenced = (escaped: string): string => escaped.replace(/(@|(?<!&)#)(?=\w)/g, '$1<wbr>');
+const unreferenced = (escaped: string): string =>
+  escaped.replace(/(@|(?<!&)#)(?=\w)|(:)(?=\/\/)|\b(www)(?=\.)/gi, '$&<wbr>');
 
 /** Length of the longest match (no spread: a hostile body may hold more runs than arguments fit). */
 function longestRun(text: string, pattern: RegExp): number {

@@ -49,6 +49,25 @@ export function evict(store: Store, now: number): number {
   return removed;
 }
 
+/**
+ * Most records a map holds at once, whatever the clock (a frozen one sweeps nothing): what a client
+ * can make again and again without end. A device authorization needs only a public client's id, a
+ * session only the shared seeded login, a code only that session; each was kept for its lifetime
+ * and the grace after it (a session a week) without a bound (50,000 device codes held 22 MB). At the
+ * bound the oldest goes (makeRoom), so a new one is always served; the one that went answers as
+ * unknown, as after its grace.
+ */
+export const MOST_HELD = { deviceCodes: 100_000, codes: 100_000, sessions: 100_000 } as const;
+
+/** Room for one more in `map`, which keeps its records in the order they came: the oldest go, `gone` told of each. */
+export function makeRoom<V>(map: Map<string, V>, max: number, gone?: (value: V) => void): void {
+  for (const [key, value] of map) {
+    if (map.size < max) return;
+    map.delete(key);
+    gone?.(value);
+  }
+}
+
 /** The sweep schedule of one simulator: `due(now)` runs evict when an interval has passed. */
 export function createEvictor(store: () => Store): { due(now: number): void; reset(): void } {
   let next = -Infinity;

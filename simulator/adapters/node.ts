@@ -343,16 +343,50 @@ export function controlHostsFor(bound: AddressInfo, url: string, allowHosts: str
 }
 
 /**
+ * How long a client may hold a connection without finishing a request, in ms. Node's defaults let
+ * a request's head trickle in (or a connection send nothing) for 60 s, checked every 30 s, so each
+ * such connection stayed up to 90 s, and a body trickle 300 s: a client that opens them faster than
+ * they end runs a shared simulator out of file descriptors. Then 408, and a lingering close.
+ */
+export interface ConnectionTimeouts {
+  /** The whole head of a request (or the first byte of a connection's first one). */
+  headersMs: number;
+  /** The whole request, body included (a Git push of 32 MiB on loopback takes well under it). */
+  requestMs: number;
+  /** An idle keep-alive connection between requests. */
+  keepAliveMs: number;
+  /** How often connections are checked against the first two. */
+  checkEveryMs: number;
+}
+
+export const CONNECTION_TIMEOUTS: ConnectionTimeouts = {
+  headersMs: 10_000,
+  requestMs: 60_000,
+  keepAliveMs: 5_000,
+  checkEveryMs: 1_000,
+};
+
+/**
  * Serve on loopback (127.0.0.1 unless told otherwise); port 0 picks a free port. The control
  * API then answers only the Hosts of controlHostsFor (AUTH-CONTROL-API-LOCAL).
  */
 export async function serve(
   sim: Sim,
-  options: { port?: number; host?: string; allowHosts?: string[] } = {},
+  options: { port?: number; host?: string; allowHosts?: string[]; timeouts?: Partial<ConnectionTimeouts> } = {},
 ): Promise<Served> {
   const host = options.host ?? '127.0.0.1';
+  const timeouts = { ...CONNECTION_TIMEOUTS, ...options.timeouts };
   // Node's own header limit must stay above the simulator's URL limit so that 414 comes from us.
-  const server = createServer({ maxHeaderSize: 64 * 1024 }, toNodeListener(sim));
+  const server = createServer(
+    {
+      maxHeaderSize: 64 * 1024,
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
+      connectionsCheckingInterval: timeouts.checkEveryMs,
+    },
+    toNodeListener(sim),
+  );
   // Every socket, also those Node no longer counts as HTTP (CONNECT, a 413 draining): close() ends them.
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {

@@ -9,6 +9,7 @@ import type { Handler } from '../types.js';
 import type { AuthorizationCode } from '../store.js';
 import { hexId } from '../random.js';
 import { digest } from '../digest.js';
+import { makeRoom, MOST_HELD } from '../evict.js';
 import { FIELDS, messagePage } from '../pages/layout.js';
 import { redirectTo, validateAuthorize } from './authorize-request.js';
 import { OAuthError } from './errors.js';
@@ -65,6 +66,7 @@ export const oauthAuthorizeDecision: Handler = async (ctx) => {
     exchangedFor: null,
     authTime: who.session.createdAt,
   };
+  makeRoom(sim.store.codes, MOST_HELD.codes);
   sim.store.codes.set(code.digest, code);
   return redirect(redirectTo(request.redirectUri, { code: value, state }));
 };

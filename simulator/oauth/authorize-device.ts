@@ -7,7 +7,7 @@ import { hexId } from '../random.js';
 import { digest } from '../digest.js';
 import { authenticateClient, presentedClient } from './client-auth.js';
 import { noStore } from './errors.js';
-import { deviceMachine, issueUserCode } from './device.js';
+import { deviceMachine, issueUserCode, makeRoomForDeviceCode } from './device.js';
 import { issuer } from './issuer.js';
 import { bodyParams, required } from './params.js';
 import { grantScopes } from './scopes.js';
@@ -21,6 +21,7 @@ export const oauthAuthorizeDevice: Handler = async (ctx) => {
   const { deviceCodeLifetime, deviceInterval } = limits();
   const deviceCode = hexId(32);
   const deviceDigest = digest(deviceCode);
+  makeRoomForDeviceCode(sim);
   const { userCode, userCodeDigest } = issueUserCode(sim, deviceDigest);
   const record: DeviceCode = {
     digest: deviceDigest,

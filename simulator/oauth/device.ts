@@ -8,6 +8,7 @@ import type { Sim } from '../types.js';
 import type { DeviceCode, User } from '../store.js';
 import { fromAlphabet } from '../random.js';
 import { digest } from '../digest.js';
+import { makeRoom, MOST_HELD } from '../evict.js';
 import { applicationById } from './accounts.js';
 import { runner } from './machine.js';
 import { mintTokens, type Issued } from './tokens.js';
@@ -90,6 +91,12 @@ function userCodeIndex(sim: Sim): Map<string, string> {
 
 function live(sim: Sim, record: DeviceCode): boolean {
   return sim.clock.nowSeconds() < record.createdAt + record.expiresIn;
+}
+
+/** Room for one more device authorization: the oldest go with their user codes (evict.ts, MOST_HELD). */
+export function makeRoomForDeviceCode(sim: Sim): void {
+  const { deviceCodes, userCodes } = sim.store;
+  makeRoom(deviceCodes, MOST_HELD.deviceCodes, (record) => userCodes.delete(record.userCodeDigest));
 }
 
 /**

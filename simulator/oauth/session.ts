@@ -9,6 +9,7 @@ import type { Sim, SimRequest } from '../types.js';
 import type { Session, User } from '../store.js';
 import { secret } from '../random.js';
 import { digest } from '../digest.js';
+import { makeRoom, MOST_HELD } from '../evict.js';
 import { sameSecret } from './compare.js';
 import { requestUrl } from '../request.js';
 
@@ -48,6 +49,7 @@ export function sessionCsrf(id: string): string {
 function createSession(sim: Sim, userId: number): string {
   const id = secret(32);
   const session: Session = { digest: digest(id), userId, createdAt: sim.clock.nowSeconds() };
+  makeRoom(sim.store.sessions, MOST_HELD.sessions);
   sim.store.sessions.set(session.digest, session);
   return id;
 }

@@ -39,6 +39,7 @@ import type {
   Browser,
   BrowserContext,
   Locator,
+  CDPSession,
   Page,
   Request as PwRequest,
   Response as PwResponse,
@@ -91,6 +92,10 @@ const SCRIPT_RENDER_MS = 2_000;
 /** No request open or ended for this long: the page's script has done what one action started. */
 const QUIET_MS = 750;
 const POLL_MS = 100;
+/** How often a visit asks Chromium's own process (not a page's renderer) whether it still answers. */
+const PING_MS = 500;
+/** A ping unanswered this long: Chromium is frozen (stopped, starved), not busy. */
+const FROZEN_AFTER_MS = 10_000;
 /** "Continue" controls pressed in one visit before we call it a loop. */
 const MAX_CONTINUES = 3;
 const PICKER = new RegExp(PICKER_PATTERN, 'i');
@@ -118,6 +123,8 @@ export interface BrowserDriverOptions {
   hasControl?: boolean;
   /** How long a page may take to answer an action (default 30 s; tests shorten it). */
   pageTimeoutMs?: number;
+  /** How long Chromium's own process may leave a ping unanswered before it is taken as frozen (default 10 s). */
+  frozenAfterMs?: number;
 }
 
 export interface BrowserDriver extends Driver {
@@ -144,6 +151,18 @@ function chromiumPath(options: BrowserDriverOptions): string {
   return path;
 }
 
+/** The process id of each Chromium launched here, to end one that stops answering (a driver's `freeze`). */
+const pids = new WeakMap<Browser, number>();
+
+/** Chromium's own process id, asked once at launch (undefined where its DevTools do not say). */
+async function rememberPid(browser: Browser): Promise<void> {
+  const session = await browser.newBrowserCDPSession();
+  const info = await session.send('SystemInfo.getProcessInfo').catch(() => undefined);
+  const pid = info?.processInfo.find((p) => p.type === 'browser')?.id;
+  if (pid !== undefined) pids.set(browser, pid);
+  await session.detach().catch(() => undefined);
+}
+
 async function launch(executablePath: string): Promise<Browser> {
   let playwright: typeof import('playwright-core');
   try {
@@ -155,13 +174,15 @@ async function launch(executablePath: string): Promise<Browser> {
     // launch() gives each browser a fresh temporary profile (user-data-dir) and deletes it on close.
     // SIGINT and SIGTERM stay ours: the first lets the running check finish, so the browser must
     // outlive it (playwright still kills it when the process exits).
-    return await playwright.chromium.launch({
+    const browser = await playwright.chromium.launch({
       executablePath,
       args: CHROMIUM_ARGS,
       handleSIGINT: false,
       handleSIGTERM: false,
       timeout: PAGE_TIMEOUT_MS,
     });
+    await rememberPid(browser).catch(() => undefined);
+    return browser;
   } catch (error) {
     throw new DriverError(
       `driver "browser" could not start Chromium at ${executablePath}: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
@@ -499,7 +520,27 @@ export async function createBrowserDriver(
   const { browser, release } = await borrowBrowser(options);
   let context: BrowserContext;
   let fence: Fence | undefined;
+  /** A session with Chromium's own process, to ping it, and that process's id, to end it when frozen. */
+  let own: CDPSession;
+  const pid = pids.get(browser);
+  const frozenAfter = options.frozenAfterMs ?? FROZEN_AFTER_MS;
+  /** End Chromium by its process id, so that every call waiting on it fails now and nothing of it outlives the run. */
+  const end = () => {
+    try {
+      if (pid !== undefined) process.kill(pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  };
+  // A Chromium that stopped answering (held open between runs, then stopped) would hold the set-up
+  // below, and with it the run's start, for ever: past frozenAfter it is ended.
+  let stopped = false;
+  const setUpLimit = setTimeout(() => {
+    stopped = true;
+    end();
+  }, frozenAfter);
   try {
+    own = await browser.newBrowserCDPSession();
     // A service worker's requests would escape the page's request guard: none is allowed. What
     // else escapes it (sockets, workers, other processes' frames) meets the fence. A download is
     // cancelled as it begins: Playwright keeps every one on disk until the context closes, so a
@@ -520,12 +561,63 @@ export async function createBrowserDriver(
     await fence?.close();
     await release();
     throw new DriverError(
-      `driver "browser" could not open a browser context: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
+      stopped
+        ? `driver "browser": Chromium did not answer within ${frozenAfter / 1000} s (its process stopped or starved) and was ended`
+        : `driver "browser" could not open a browser context: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
     );
+  } finally {
+    clearTimeout(setUpLimit);
   }
   const pageTimeout = options.pageTimeoutMs ?? PAGE_TIMEOUT_MS;
   context.setDefaultTimeout(pageTimeout);
   const openPage = closingPopups(context);
+  let closed = false;
+  /**
+   * Chromium's process ended under the run (the OOM killer, a crash): said by the check it ended
+   * in, errored, once; every later visit is skipped at once as that premise, never a "crash of the
+   * harness" per check. Asked, not listened for: a call may fail before the 'disconnected' event.
+   */
+  let goneSaid = false;
+  /** Chromium left a ping unanswered for frozenAfter: it was ended (by its process id), not waited on. */
+  let frozen = false;
+  const gone = () => !closed && (frozen || !browser.isConnected());
+  const browserGone = (): Error => {
+    const why = frozen
+      ? `Chromium stopped answering for ${frozenAfter / 1000} s under the run (its process stopped or starved) and was ended`
+      : 'Chromium ended under the run (its process was killed, ran out of memory or crashed)';
+    if (goneSaid) return new CheckSkipped(`${why}; an earlier check says so, and no page is played after it`);
+    goneSaid = true;
+    return new HarnessError(`${why}, so the provider's page was not played and nothing was seen`);
+  };
+  /** Chromium frozen under a visit (or the driver's close): ended. */
+  const freeze = () => {
+    frozen = true;
+    end();
+  };
+  /**
+   * While a visit runs, Chromium's own process is pinged (a renderer busy in a script does not
+   * stop it answering): one unanswered for frozenAfter ends it. Before, a stopped Chromium held each
+   * check to its time limit, blamed on the target ("did not answer"), and the run's close for ever.
+   */
+  const heartbeat = () => {
+    let asked: number | undefined;
+    let fail: (error: Error) => void = () => undefined;
+    const frozenNow = new Promise<never>((_, reject) => (fail = reject));
+    frozenNow.catch(() => undefined);
+    const timer = setInterval(() => {
+      if (asked !== undefined) {
+        if (Date.now() - asked < frozenAfter || gone()) return;
+        freeze();
+        return fail(browserGone());
+      }
+      const sent = (asked = Date.now());
+      own.send('Browser.getVersion').then(
+        () => void (asked === sent && (asked = undefined)),
+        () => undefined,
+      );
+    }, PING_MS);
+    return { frozenNow, stop: () => clearInterval(timer) };
+  };
   /** The provider's page did not answer within `ms` (a script that never yields, a control never usable). */
   const unresponsive = (page: Page, ms: number, detail?: string) =>
     new HarnessError(
@@ -754,16 +846,34 @@ export async function createBrowserDriver(
     await submit(page, watch, field, button, next);
   }
 
+  /** A visit (play) while Chromium is pinged: a frozen one ends the visit, saying so. */
+  async function visit(...args: Parameters<typeof play>): ReturnType<typeof play> {
+    if (gone()) throw browserGone();
+    const beat = heartbeat();
+    const played = play(...args);
+    try {
+      return await Promise.race([played, beat.frozenNow]);
+    } finally {
+      beat.stop();
+      played.catch(() => undefined);
+    }
+  }
+
   /**
    * Open `startUrl` and act as the user until the provider hands over to the application or has
    * nothing left to decide. `userCode` goes into the device page's code field when it is empty.
    */
-  async function visit(
+  async function play(
     startUrl: string,
     decision: Decision,
     userCode?: string,
   ): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }> {
-    const page = await openPage();
+    const page = await openPage().catch((error: unknown) => {
+      throw gone() ? browserGone() : error;
+    });
+    /** The page's renderer died (killed, out of memory): the browser lives on, this visit is over. */
+    let crashed = false;
+    page.once('crash', () => void (crashed = true));
     // A renderer whose script never yields leaves some calls (a count, a visibility) waiting with no
     // time limit of their own: with no step done for twice the page's limit, the page is closed,
     // which ends them, and the visit says why.
@@ -956,6 +1066,11 @@ export async function createBrowserDriver(
       if (away) return { redirect: away.url, response: away.response ?? (await fromPage(page, last)), decided };
       return { response: await fromPage(page, last), decided };
     } catch (error) {
+      if (gone()) throw browserGone();
+      if (crashed)
+        throw new HarnessError(
+          `the browser's renderer of the provider's page crashed (at ${new URL(page.url()).pathname}: killed, or out of memory), so nothing was seen`,
+        );
       // Playwright's own time limit on an action, or the watchdog: the provider's page did not
       // respond (a script that never yields, a control never usable), not a defect of the harness.
       if (stalled) throw unresponsive(page, 2 * pageTimeout);
@@ -980,7 +1095,6 @@ export async function createBrowserDriver(
       throw new HarnessError(`no ${decision} button on the device verification page (status ${response.status})`);
   };
 
-  let closed = false;
   return {
     kind: 'browser',
     async authorize(authorizeUrl, decision) {
@@ -995,7 +1109,16 @@ export async function createBrowserDriver(
     async close() {
       if (closed) return;
       closed = true;
-      await context.close().catch(() => undefined);
+      // Bounded: a Chromium that stopped answering since the last visit is ended, not waited on.
+      const answered = await Promise.race([
+        context.close().then(
+          () => true,
+          () => true,
+        ),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), frozenAfter).unref()),
+      ]);
+      if (!answered) freeze();
+      void own.detach().catch(() => undefined);
       await fence?.close();
       await release();
     },

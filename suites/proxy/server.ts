@@ -40,6 +40,13 @@ export const DEFAULT_PROXY_CONNECTIONS = 1024;
 
 const MAX_HEADER_BYTES = 64 * 1024;
 
+/**
+ * How long a client may take to send its request, in ms, then Node's 408. Node's defaults held a
+ * head trickled in (or a connection that sent nothing) 90 s and a body 300 s, each holding one of
+ * maxConnections: 1,024 idle sockets shut every other client out for a minute and a half.
+ */
+export const PROXY_CLIENT_TIMEOUTS = { headersMs: 10_000, requestMs: 60_000, checkEveryMs: 1_000 };
+
 const HOP_BY_HOP = new Set([
   'connection',
   'keep-alive',
@@ -124,6 +131,8 @@ export interface ProxyOptions {
   timeoutMs?: number;
   /** Client connections held at once (DEFAULT_PROXY_CONNECTIONS). */
   maxConnections?: number;
+  /** How long a client may take to send its request (PROXY_CLIENT_TIMEOUTS). */
+  clientTimeouts?: Partial<typeof PROXY_CLIENT_TIMEOUTS>;
   /**
    * Send the target's own host as Host instead of the client's (a provider behind virtual hosting
    * needs it). Off by default: the Host as sent keeps the provider's links pointing at the proxy.
@@ -335,7 +344,16 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   };
 
   // Node's 16 KiB header limit would refuse requests the target takes: the simulator's own 64 KiB.
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handle);
+  const timeouts = { ...PROXY_CLIENT_TIMEOUTS, ...options.clientTimeouts };
+  const server = createServer(
+    {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: timeouts.checkEveryMs,
+    },
+    handle,
+  );
   server.maxConnections = options.maxConnections ?? DEFAULT_PROXY_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -26,9 +26,61 @@ export function hasBearerChallenge(res: HttpResponse): boolean {
   return BEARER_SCHEME.test(unquoted(res.headers.get('www-authenticate') ?? ''));
 }
 
-/** A quoted-string (skipped whole: a realm may hold `error=`), or an auth-param `name=value` (RFC 7235 §2.1). */
-const AUTH_PARAM =
-  /"(?:[^"\\]|\\.)*"|(?<![\w!#$%&'*+.^`|~-])([\w!#$%&'*+.^`|~-]+)[ \t]*=[ \t]*("(?:[^"\\]|\\.)*"|[^\s",]*)/g;
+/** A character of an RFC 9110 token (an auth-param's name). */
+const TOKEN_CHAR = /[\w!#$%&'*+.^`|~-]/;
+
+/** The closing quote of the quoted-string opening at `at`, or -1 when it never closes. */
+function closingQuote(header: string, at: number): number {
+  for (let i = at + 1; i < header.length; i++)
+    if (header[i] === '\\') i++;
+    else if (header[i] === '"') return i;
+  return -1;
+}
+
+/** Past the spaces and tabs from `at`. */
+function pastBlanks(header: string, at: number): number {
+  while (header[at] === ' ' || header[at] === '\t') at++;
+  return at;
+}
+
+/**
+ * The auth-params `name=value` of a challenge header (RFC 7235 §2.1), values without their quotes,
+ * read in one pass: a quoted-string is skipped whole (a realm may hold `error=`), an unclosed one
+ * to the end. A regex that retried each quote read `"` followed by `\"` repeated in quadratic time
+ * (64 KB took 2.5 s, and a header may hold 256 KB).
+ */
+function authParams(header: string): Array<[name: string, value: string]> {
+  const params: Array<[string, string]> = [];
+  let i = 0;
+  while (i < header.length) {
+    if (header[i] === '"') {
+      const close = closingQuote(header, i);
+      i = close < 0 ? header.length : close + 1;
+      continue;
+    }
+    if (!TOKEN_CHAR.test(header[i])) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < header.length && TOKEN_CHAR.test(header[i])) i++;
+    const equals = pastBlanks(header, i);
+    if (header[equals] !== '=') continue;
+    const from = pastBlanks(header, equals + 1);
+    if (header[from] === '"') {
+      const close = closingQuote(header, from);
+      // An unclosed value names nothing (the pattern it replaces read an empty one there).
+      params.push([header.slice(start, i), close < 0 ? '' : header.slice(from + 1, close)]);
+      i = close < 0 ? header.length : close + 1;
+    } else {
+      let end = from;
+      while (end < header.length && !/[\s",]/.test(header[end])) end++;
+      params.push([header.slice(start, i), header.slice(from, end)]);
+      i = end;
+    }
+  }
+  return params;
+}
 
 /**
  * Does a refusal name the error `code`, in the `error` attribute of its WWW-Authenticate challenge
@@ -36,7 +88,7 @@ const AUTH_PARAM =
  * say it in the challenge alone, with no body.
  */
 export function namesError(res: HttpResponse, code: string): boolean {
-  for (const [, name, value] of (res.headers.get('www-authenticate') ?? '').matchAll(AUTH_PARAM))
-    if (name?.toLowerCase() === 'error' && value.replace(/^"(.*)"$/s, '$1') === code) return true;
+  for (const [name, value] of authParams(res.headers.get('www-authenticate') ?? ''))
+    if (name.toLowerCase() === 'error' && value === code) return true;
   return jsonObject(res)?.error === code;
 }

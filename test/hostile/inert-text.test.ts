@@ -133,6 +133,46 @@ describe('md: the target mentions no one', () => {
   });
 });
 
+describe('reports link nowhere the target chose', () => {
+  /** URLs a target hands out (a Location, a Link, a verification_uri), bare and as Markdown or HTML would link them. */
+  const URLS =
+    ' https://evil.example/beacon?t=1 www.evil.example/w javascript:alert(1) data:text/html,x' +
+    ' ![b](https://evil.example/i.png) [x](javascript:alert(2)) <https://evil.example/a> <img src=https://evil.example/i>';
+  const base = fixtureReport();
+  const input: Report = {
+    ...base,
+    target: base.target + URLS,
+    checks: base.checks.map((check) => ({ ...check, message: `${check.message}${URLS}` })),
+    // A saved report is data: an id that would close a Markdown link early.
+    rules: base.rules.map((rule, i) => (i ? rule : { ...rule, id: `${rule.id})www.evil.example/r` })),
+  };
+
+  it('md: no live link, autolink or image of the target’s URLs in prose, tables or summaries; the words stay', () => {
+    // Our links to the rule catalogue go; what is left links nothing.
+    const prose = markdownProse(renderMarkdown(input)).replace(/\]\(rules\.md#[\w%.-]+\)/g, ']');
+    expect(prose).toContain('evil.example/beacon');
+    // GitHub links a bare http(s):// or www. URL on its own (GFM autolinks); [..](..) and ![..](..) are links and images.
+    expect(/(?:https?:\/\/|www\.)evil|<(?:https?:|img)|(?<!\\)\]\(/i.exec(prose)?.[0]).toBeUndefined();
+  });
+
+  it('html: every href is an anchor of the report or the rule catalogue, and nothing loads', () => {
+    const out = renderHtml(input);
+    const hrefs = [...out.matchAll(/\bhref\s*=\s*"([^"]*)"/gi)].map((m) => m[1]);
+    expect(hrefs.length).toBeGreaterThan(0);
+    expect(hrefs.filter((href) => !/^(#|rules\.html#)[\w%.-]+$/.test(href))).toEqual([]);
+    expect(out).not.toMatch(/<img\b|<[a-z][^>]*\ssrc\s*=/i);
+  });
+
+  it.each([
+    ['junit', renderJunit],
+    ['junit-rules', renderJunitRules],
+  ])('%s: the URLs are escaped text, no markup', (_, render) => {
+    const out = render(input);
+    expect(out).toContain('evil.example/beacon');
+    expect(out).not.toMatch(/<img|<https/);
+  });
+});
+
 /** Every base64 or base64url run in `text`, decoded at each of its four alignments. */
 function decodedRuns(text: string): string[] {
   const out: string[] = [];

@@ -1,11 +1,15 @@
 /**
  * Text a target sends is read in linear time: the redaction (`-eyJ` repeated used to make the JWT
- * pattern quadratic: a 256 KB userinfo body took 33.7 s) and the form parser (an unclosed `<form>`
- * or `<button>` repeated). Timed as a ratio, never against a clock: the 64k input once against
- * the 8k input eight times, so a linear reader gives about 1 and a quadratic one about 8.
+ * pattern quadratic: a 256 KB userinfo body took 33.7 s), the form parser (an unclosed `<form>`
+ * or `<button>` repeated) and the challenge reader (a WWW-Authenticate of `"` then `\"` repeated,
+ * a quote never closed: 64 KB took 2.5 s, and a header may hold 256 KB). Timed as a ratio, never
+ * against a clock: the 64k input once against the 8k input eight times, so a linear reader gives
+ * about 1 and a quadratic one about 8.
  */
 import { describe, expect, it } from 'vitest';
 import { parseForms } from '../../suites/drivers/html.js';
+import { namesError } from '../../suites/shared/challenge.js';
+import type { HttpResponse } from '../../suites/types.js';
 import { redactText } from '../../suites/report/redact.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 
@@ -66,5 +70,16 @@ describe('the form parser reads hostile pages in linear time', () => {
     ['< repeated', repeat('<')],
   ])('%s', (_name, attack) => {
     expect(ratio(parseForms, attack)).toBeLessThan(MAX_RATIO);
+  });
+});
+
+describe('the challenge reader reads a hostile WWW-Authenticate in linear time', () => {
+  const refusal = (header: string) =>
+    ({ status: 403, headers: new Headers({ 'www-authenticate': header }), text: '' }) as HttpResponse;
+  it.each([
+    ['a quote never closed, of escaped quotes', (n: number) => '"' + '\\"'.repeat(n / 2)],
+    ['quotes and escapes', repeat('"\\')],
+  ])('%s', (_name, attack) => {
+    expect(ratio((header) => namesError(refusal(header), 'insufficient_scope'), attack)).toBeLessThan(MAX_RATIO);
   });
 });

@@ -144,6 +144,34 @@ describe('many client connections', () => {
   });
 });
 
+describe('clients that never finish a request', () => {
+  it('are answered 408 and closed at the limit, so idle ones cannot hold every connection; the next client is served', async () => {
+    origin = await listen((_req, res) => res.end('{}'));
+    proxy = await startProxy({
+      target: origin.url,
+      maxConnections: 3,
+      clientTimeouts: { headersMs: 300, requestMs: 600, checkEveryMs: 50 },
+      onExchange: () => undefined,
+    });
+    const { hostname, port } = new URL(proxy.url);
+    // Two send nothing, one a head it never ends: every slot taken.
+    const starts = ['', '', 'GET /api/v4/user HTTP/1.1\r\n'];
+    const answers = starts.map(
+      (start) =>
+        new Promise<string>((resolve) => {
+          let answer = '';
+          const socket = connect(Number(port), hostname, () => socket.write(start));
+          socket.on('data', (chunk) => (answer += String(chunk)));
+          socket.on('error', () => undefined);
+          socket.on('close', () => resolve(answer.split('\r\n')[0]));
+        }),
+    );
+    // Each is closed (one that sent nothing with a 408 too, or without a word).
+    expect((await Promise.all(answers))[2]).toBe('HTTP/1.1 408 Request Timeout');
+    expect(await get(`${proxy.url}/api/v4/version`)).toEqual({ status: 200, body: '{}' });
+  });
+});
+
 describe('a page on a name of its own that resolves to the proxy (DNS rebinding)', () => {
   it("is refused, sending nothing on and judging nothing; the proxy's own names and --allow-host pass", async () => {
     const reached: string[] = [];

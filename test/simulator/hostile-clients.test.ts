@@ -1,0 +1,163 @@
+/**
+ * The simulator left running as a shared CI service, against hostile clients (not web pages): what
+ * one client's requests make it hold is bounded. A device authorization needs no user, only a public
+ * client's id, a session only the shared seeded login, a code only that session, and each was kept
+ * for its lifetime and grace (a session a week) without a bound: now at most MOST_HELD of each are
+ * held, the oldest going first, and a new client is still served. A connection
+ * whose request head trickles in a byte at a time, or that sends nothing, was held 90 s (Node's 60 s
+ * header limit, checked every 30 s), one whose body trickles 300 s: now each is answered 408 and
+ * closed within CONNECTION_TIMEOUTS, and an honest client is served meanwhile (loopback sockets,
+ * the limits shortened, so the test counts closed connections rather than waiting them out).
+ */
+import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { createSimulator } from '../../simulator/core.js';
+import { CONNECTION_TIMEOUTS, serve, toNodeListener } from '../../simulator/adapters/node.js';
+import request from 'supertest';
+import { MOST_HELD } from '../../simulator/evict.js';
+import { seeded } from '../../simulator/oauth/accounts.js';
+import { app, code, exchangeForm, signIn, world } from './oauth/helpers.js';
+
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/**
+ * A flood already in: `map` filled to its bound but one with copies of its newest record, keyed
+ * `flood-0…` (oldest first).
+ */
+function flooded<V extends object>(map: Map<string, V>, max: number, copy: (record: V, i: number) => V): void {
+  const record = [...map.values()].at(-1)!;
+  map.clear();
+  for (let i = 0; map.size < max - 1; i++) map.set(`flood-${i}`, copy(record, i));
+}
+
+/** After five more at the bound: the map holds its bound, the four oldest copies went, the fifth stays. */
+function heldAtBound(map: Map<string, unknown>, max: number): void {
+  expect(map.size).toBe(max);
+  expect(['flood-0', 'flood-3', 'flood-4'].map((k) => map.has(k))).toEqual([false, false, true]);
+}
+
+describe('what a client can make again and again is held at most MOST_HELD, the oldest going first', () => {
+  it('device authorizations (a public client id is all they need), with their user codes; a new one polls', async () => {
+    const w = world();
+    const clientId = app(w.sim, 'public').uid;
+    const start = () =>
+      w.http().post('/oauth/authorize_device').type('form').send({ client_id: clientId, scope: 'api' });
+    expect((await start()).status).toBe(200);
+    const { deviceCodes, userCodes } = w.sim.store;
+    userCodes.clear();
+    flooded(deviceCodes, MOST_HELD.deviceCodes, (record, i) => {
+      userCodes.set(`user-${i}`, `flood-${i}`);
+      return { ...record, digest: `flood-${i}`, userCodeDigest: `user-${i}` };
+    });
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await start());
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    heldAtBound(deviceCodes, MOST_HELD.deviceCodes);
+    expect(userCodes.size).toBe(MOST_HELD.deviceCodes);
+    expect(['user-0', 'user-3'].map((k) => userCodes.has(k))).toEqual([false, false]);
+    const poll = await w
+      .http()
+      .post('/oauth/token')
+      .type('form')
+      .send({ grant_type: DEVICE_GRANT, device_code: answers[4].body.device_code, client_id: clientId });
+    expect(poll.body.error).toBe('authorization_pending');
+  });
+
+  it('sessions (the shared seeded login is all they need) and authorization codes; the newest still work', async () => {
+    const w = world();
+    const { admin } = seeded(w.sim);
+    await signIn(w.browser, admin.username, admin.password);
+    await code(w, 'confidential');
+    const { sessions, codes } = w.sim.store;
+    flooded(sessions, MOST_HELD.sessions, (record, i) => ({ ...record, digest: `flood-${i}` }));
+    flooded(codes, MOST_HELD.codes, (record, i) => ({ ...record, digest: `flood-${i}` }));
+    // Five sign-ins of five browsers, five codes of the last one (each sign-in replaces only its own session).
+    for (let i = 0; i < 5; i++) await signIn(request.agent(toNodeListener(w.sim)), admin.username, admin.password);
+    heldAtBound(sessions, MOST_HELD.sessions);
+    await signIn(w.browser, admin.username, admin.password);
+    const issued = [];
+    for (let i = 0; i < 5; i++) issued.push(await code(w, 'confidential'));
+    heldAtBound(codes, MOST_HELD.codes);
+    const exchange = await w
+      .http()
+      .post('/oauth/token')
+      .type('form')
+      .send(exchangeForm(w, 'confidential', issued[4].code));
+    expect(exchange.status).toBe(200);
+  });
+});
+
+/** A client that holds a connection: it opens with `head` and sends one byte more every 100 ms until answered. */
+function holder(port: number, head: string, drip: string): Promise<string> {
+  return new Promise((resolve) => {
+    let answer = '';
+    let timer: NodeJS.Timeout | undefined;
+    const socket: Socket = connect(port, '127.0.0.1', () => {
+      if (head) socket.write(head);
+      if (drip) timer = setInterval(() => socket.writable && socket.write(drip), 100);
+    });
+    socket.on('data', (chunk) => {
+      answer += String(chunk);
+      clearInterval(timer);
+      socket.end();
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearInterval(timer);
+      resolve(answer.split('\r\n')[0]);
+    });
+  });
+}
+
+describe('connections that never finish a request', () => {
+  it('are limited by default: the head within 10 s, the request within 60 s, idle keep-alive 5 s', async () => {
+    const served = await serve(createSimulator());
+    try {
+      const { headersTimeout, requestTimeout, keepAliveTimeout } = served.server;
+      expect({ headersTimeout, requestTimeout, keepAliveTimeout }).toEqual({
+        headersTimeout: CONNECTION_TIMEOUTS.headersMs,
+        requestTimeout: CONNECTION_TIMEOUTS.requestMs,
+        keepAliveTimeout: CONNECTION_TIMEOUTS.keepAliveMs,
+      });
+      expect(CONNECTION_TIMEOUTS).toMatchObject({ headersMs: 10_000, requestMs: 60_000 });
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('each is answered 408 and closed at its limit, while an honest client is served', async () => {
+    const served = await serve(createSimulator(), {
+      timeouts: { headersMs: 400, requestMs: 800, checkEveryMs: 50 },
+    });
+    try {
+      const port = Number(new URL(served.url).port);
+      const heads = Array.from({ length: 100 }, () => holder(port, 'GET /oauth/discovery/keys HTTP/1.1\r\n', 'X'));
+      const silent = Array.from({ length: 100 }, () => holder(port, '', ''));
+      const bodies = Array.from({ length: 50 }, () =>
+        holder(
+          port,
+          'POST /oauth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100000\r\n\r\n',
+          'a',
+        ),
+      );
+      const honest = await new Promise<number>((resolve, reject) =>
+        httpRequest(`${served.url}/oauth/discovery/keys`, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        })
+          .on('error', reject)
+          .end(),
+      );
+      expect(honest).toBe(200);
+      const answers = await Promise.all([...heads, ...silent, ...bodies]);
+      const tally = (list: string[]) => [...new Set(list)];
+      expect(tally(answers.slice(0, 100))).toEqual(['HTTP/1.1 408 Request Timeout']);
+      expect(tally(answers.slice(200))).toEqual(['HTTP/1.1 408 Request Timeout']);
+      // A connection that sent nothing is closed (with a 408, or without a word).
+      expect(tally(answers.slice(100, 200)).every((a) => a === '' || a.startsWith('HTTP/1.1 408'))).toBe(true);
+    } finally {
+      await served.close();
+    }
+  });
+});
