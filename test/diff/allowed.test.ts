@@ -26,6 +26,7 @@ const VALUES_ONLY = new Set([
   'id_token without kid, signed by the only published key',
   'an id_token whose aud is an array holding the client_id',
   'access tokens as JWTs of about 1.3 KB',
+  "access and refresh tokens in standard base64: '+', '/' and '=' padding in them",
   "an issuer with a trailing slash, as Auth0's, in discovery and in the id_token",
   'every answer with Connection: close',
   'every answer with a body compressed (gzip, br, deflate in turn)',
