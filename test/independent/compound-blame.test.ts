@@ -12,17 +12,34 @@ import { proxyForTests } from './oauth-proxy.js';
 
 const proxy = proxyForTests();
 
-/** The compounds that exposed something, and what it was (the fix is in the commit that added each). */
-const EXPOSED: Record<string, string> = {
+/**
+ * The compounds that exposed something: what it was (the fix is in the commit that added each),
+ * and the rules of the union that the compound legitimately hides, each with its reason (two parts
+ * that touch the same answer, so the second cannot be seen).
+ */
+const EXPOSED: Record<string, { found: string; unseen?: Record<string, string> }> = {
   // The harness's own authorization requests carried no state, so a provider that requires one
   // refused every code flow of the run: its other deviations (refresh grace, token lifetime) unseen.
-  Okta: 'L17: the client sends state with each authorization request',
+  Okta: { found: 'L17: the client sends state with each authorization request' },
+  // A refused refresh was blamed on other rules by the check of the response fields than by the
+  // rotation check, and stopped it before it judged the JSON of an answer asked without Accept.
+  'GitHub OAuth app': {
+    found: 'L92: a refused refresh is one sentence, blamed alike; L102: JSON judged apart from it',
+    unseen: {
+      'TOK-REFRESH-RESPONSE-FIELDS':
+        'every refresh is refused (200 with an error body): no refresh response to lack expires_in',
+    },
+  },
 };
 
 describe('compound deviations are blamed on the union of their parts', () => {
-  it.each(COMPOUNDS.filter((c) => c.name in EXPOSED).map((c) => [`${c.name} (${EXPOSED[c.name]})`, c] as const))(
+  it.each(COMPOUNDS.filter((c) => c.name in EXPOSED).map((c) => [`${c.name} (${EXPOSED[c.name].found})`, c] as const))(
     '%s',
-    (_label, compound) => expectBlamed(proxy(), compoundDeviation(compound)),
+    async (_label, compound) => {
+      const deviation = compoundDeviation(compound);
+      const unseen = EXPOSED[compound.name].unseen ?? {};
+      await expectBlamed(proxy(), { ...deviation, breaks: deviation.breaks.filter((r) => !(r in unseen)) });
+    },
     120_000,
   );
 });
