@@ -174,14 +174,17 @@ function assertOffsetHeaders(
     expectHeader(t, page, index, 'x-prev-page', index > 1 ? index - 1 : null, what, headerRules);
     if (totalPages !== null)
       expectHeader(t, page, index, 'x-next-page', index < totalPages ? index + 1 : null, what, headerRules);
+    // The last page of a walk that did not see every record is sized by x-total alone: a remainder
+    // within per_page that disagrees with it says x-total is wrong (L221), not the page size (L212).
+    const byTotal = !walk.complete && index === totalPages && page.items.length <= perPage;
     t.expect(
       page.items.length === expectedSize,
-      `${what}: page ${index} holds ${page.items.length} records, expected ${expectedSize} at per_page ${perPage}`,
+      `${what}: page ${index} holds ${page.items.length} records, expected ${expectedSize} at per_page ${perPage}${byTotal ? basis : ''}`,
       {
         page: index,
         records: page.items.length,
         expected: expectedSize,
-        rules: sizeRules,
+        rules: byTotal ? headerRules : sizeRules,
       },
     );
   }
