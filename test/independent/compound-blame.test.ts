@@ -60,6 +60,12 @@ const PAIRS: Array<{ pair: [string, string]; found: string; unseen?: Record<stri
     pair: ['x-total-off-by-one', 'encoded-slash-rejected'],
     found: 'L221: a last page that disagrees with x-total breaks the headers, not the page size (L212)',
   },
+  {
+    // The removed-attribute checks listed feature flags and packages without page=: served an
+    // empty second page, they skipped as if the target had none.
+    pair: ['page-default-not-first', 'removed-attributes-present'],
+    found: 'L204: the default page is its own sentence; the attribute checks ask page=1',
+  },
 ];
 
 describe('pairs of faults are blamed on the union of their rules', () => {
