@@ -3,6 +3,7 @@
  * compound is blamed on the union of its parts' blames, and where it is not, the table says how.
  */
 import type { Report } from '../suites/report/model.js';
+import { createRandom } from '../suites/runner/random.js';
 
 /** One compound's run, judged against its parts. */
 export interface Judged {
@@ -27,20 +28,13 @@ export function blamedRules(report: Report): Set<string> {
   return out;
 }
 
-/** `count` of `items`, the same ones for the same seed (a seeded Fisher-Yates prefix, mulberry32). */
+/** `count` of `items`, the same ones for the same seed (a seeded Fisher-Yates prefix). */
 export function seededSample<T>(items: readonly T[], count: number, seed: number): T[] {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
+  const random = createRandom(seed);
   const copy = [...items];
   const n = Math.min(count, copy.length);
   for (let i = 0; i < n; i++) {
-    const j = i + Math.floor(next() * (copy.length - i));
+    const j = i + random.int(copy.length - i);
     [copy[i], copy[j]] = [copy[j], copy[i]];
   }
   return copy.slice(0, n);
