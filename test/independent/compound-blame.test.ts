@@ -25,6 +25,11 @@ const EXPOSED: Record<string, { found: string; unseen?: Record<string, string> }
   // The harness's own authorization requests carried no state, so a provider that requires one
   // refused every code flow of the run: its other deviations (refresh grace, token lifetime) unseen.
   Okta: { found: 'L17: the client sends state with each authorization request' },
+  // The refresh-after-expiry check required the refresh token before judging the access token's
+  // lifetime, which needs none: a code response without one hid a lifetime of 3600 s.
+  'Entra ID': { found: "L276: the token's lifetime judged apart from the refresh token (L29)" },
+  // A missing x-total stopped the offset check before it judged the page size (a cap of 50).
+  'a REST API with its own pagination limits': { found: 'L221, L212: the headers said once, the size still judged' },
   // A refused refresh was blamed on other rules by the check of the response fields than by the
   // rotation check, and stopped it before it judged the JSON of an answer asked without Accept.
   'GitHub OAuth app': {
