@@ -191,9 +191,11 @@ function protocolCheck(row: KeysetRow): Check {
     ],
     async run(t: CheckContext) {
       const target = await resolveRow(t, row);
-      // Once keyset is seen served (the row's premise), other orderings softly and before the
-      // walks: none depends on them, and a walk's failure must not hide them.
-      await servedKeysetPage(t, target, row.orders[0], undefined, protocolWalk(row));
+      // Once keyset is seen served (the row's premise), what its first page and other orderings
+      // show, softly and before the walks: none depends on them, and a walk's failure (a link that
+      // leads elsewhere) must not hide them.
+      const first = await servedKeysetPage(t, target, row.orders[0], undefined, protocolWalk(row));
+      expectNoOffsetHeaders(t, first, `${describe(target, row.orders[0])}: page 1`);
       await assertOtherOrderingsRefused(t, target);
       const { perPageMax } = limits();
       for (const order of row.orders) {

@@ -46,12 +46,16 @@ export function runWithFault(
   return runWithFaults([fault], seed, run, everyCheck);
 }
 
-/** The same with several faults on at once (compound-blame.test.ts): the checks of all their rules. */
+/**
+ * The same with several faults on at once (compound-blame.test.ts): the checks of all their rules,
+ * and of the rules `also` names (checks that lean on a premise the faults take away).
+ */
 export async function runWithFaults(
   on: Fault[],
   seed: number,
   run?: Witness,
   everyCheck = false,
+  also: readonly string[] = [],
 ): Promise<{ code: number; report: Report; err: string }> {
   let report: Report | undefined;
   const err: string[] = [];
@@ -59,7 +63,7 @@ export async function runWithFaults(
   const code = await executeRun(
     {
       fault: names,
-      ...(everyCheck ? {} : { rule: [...new Set(on.flatMap((f) => f.rules))].join(',') }),
+      ...(everyCheck ? {} : { rule: [...new Set([...on.flatMap((f) => f.rules), ...also])].join(',') }),
       runs: String(MATRIX_RUNS),
       seed: String(seed),
     },
