@@ -222,6 +222,27 @@ const offsetHeaders: Check = {
     const walkAt = async (name: string, perPage: number | undefined) => {
       const collection = byName(collections, name);
       const effective = effectivePerPage(perPage);
+      const what = `${collection.name} at per_page=${perPage ?? '(default)'}`;
+      // The page asked without `page` against page=1, judged before the walk and its headers, whose
+      // first hard failure (a link that leads elsewhere) would otherwise hide a wrong default page.
+      const pageOf = async (page: Record<string, number>, label: string) =>
+        readPage(
+          t,
+          await t.http.get(collection.path, {
+            headers: collection.headers,
+            query: { ...collection.query, ...perPageQuery(perPage), ...page },
+          }),
+          label,
+          ['PAG-OFFSET-DEFAULT'],
+        );
+      const explicit = await pageOf({ page: 1 }, what);
+      const implicit = await pageOf({}, `${what}, without page=`);
+      const [implicitKeys, explicitKeys] = [implicit.items.map(key), explicit.items.map(key)];
+      t.soft(
+        implicitKeys.join('\n') === explicitKeys.join('\n'),
+        `${what}: the page asked without page= is not the page page=1 answers`,
+        { withoutPage: implicitKeys.slice(0, 5), page1: explicitKeys.slice(0, 5), rules: ['PAG-PAGE-DEFAULT'] },
+      );
       // A first page refused means no offset pagination; a page behind a Link refused, a Link not to follow.
       // The walk starts at page=1 itself: a server whose default page is another one breaks
       // PAG-PAGE-DEFAULT alone, never the headers of what is in truth another page.
@@ -230,24 +251,6 @@ const offsetHeaders: Check = {
         collection,
         { ...perPageQuery(perPage), page: 1 },
         { start: ['PAG-OFFSET-DEFAULT'], follow: ['PAG-LINK-FOLLOW'] },
-      );
-      const what = `${collection.name} at per_page=${perPage ?? '(default)'}`;
-      // The same page asked without `page`. Judged before the headers, whose first hard failure
-      // would otherwise hide a wrong default page.
-      const implicit = readPage(
-        t,
-        await t.http.get(collection.path, {
-          headers: collection.headers,
-          query: { ...collection.query, ...perPageQuery(perPage) },
-        }),
-        `${what}, without page=`,
-        ['PAG-OFFSET-DEFAULT'],
-      );
-      const [implicitKeys, explicitKeys] = [implicit.items.map(key), walk.pages[0].items.map(key)];
-      t.soft(
-        implicitKeys.join('\n') === explicitKeys.join('\n'),
-        `${what}: the page asked without page= is not the page page=1 answers`,
-        { withoutPage: implicitKeys.slice(0, 5), page1: explicitKeys.slice(0, 5), rules: ['PAG-PAGE-DEFAULT'] },
       );
       assertOffsetHeaders(t, walk, effective, perPage, what);
       assertLinksKeepParams(t, walk, collection.query, what);

@@ -114,6 +114,10 @@ const PAIRS: Array<{
   { pair: ['link-drops-params', 'keyset-any-order'], found: 'L224-237: other orderings judged apart from the walks' },
   { pair: ['link-drops-params', 'keyset-offset-headers'], found: "L221: a keyset first page's headers judged apart" },
   {
+    pair: ['link-drops-params', 'page-default-not-first'],
+    found: 'L204: the default page compared with page=1 before the walk',
+  },
+  {
     pair: ['per-page-not-clamped', 'keyset-any-order'],
     found: 'L224-237: other orderings judged apart from the walks',
   },
