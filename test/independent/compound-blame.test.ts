@@ -155,6 +155,22 @@ const PAIRS: Pair[] = [
     ['AUTH-GIT-HTTPS-TOKEN'],
     'both decide the same push: any valid token accepted, write_repository refused no more',
   ),
+  // The OAuth side: all 528 pairs, these three alone, each two faults deciding the same answer.
+  overlap(
+    ['loopback-port-exact', 'authorize-open-redirect'],
+    ['GRANT-REDIRECT-LOOPBACK-PORT'],
+    'every redirect_uri is accepted unchecked: the exact port is never compared',
+  ),
+  overlap(
+    ['cors-allows-x-requested-with', 'cors-no-preflight'],
+    ['CORS-X-REQUESTED-WITH-REFUSED', 'CORS-ALLOWED-HEADERS-LIMITED'],
+    'no preflight is answered: no header is allowed, X-Requested-With neither',
+  ),
+  overlap(
+    ['password-client-credentials-setting-ignored', 'password-requires-client'],
+    ['GRANT-PASSWORD-CLIENT-CREDENTIALS-SETTING'],
+    'client credentials are required whatever the setting: its being ignored cannot show',
+  ),
   overlap(['encoded-slash-rejected', 'totals-not-omitted'], ['PAG-TOTALS-OMITTED'], NO_PROJECT),
   overlap(['encoded-slash-rejected', 'no-moved-redirect'], ['ENC-MOVED-REDIRECT'], NO_PROJECT),
   overlap(['encoded-slash-rejected', 'unencoded-slash-accepted'], ['ENC-UNENCODED-404'], NO_PROJECT),
