@@ -22,7 +22,7 @@ import { encodedParam, namespacedPathArb, unencodedParam } from './names.js';
 async function listedPaths(t: CheckContext, headers: Record<string, string>): Promise<string[]> {
   const res = await t.http.get('/api/v4/projects', {
     headers,
-    query: { per_page: limits().perPageMax, simple: 'true', membership: 'true' },
+    query: { per_page: limits().perPageMax, simple: 'true', membership: 'true', page: 1 },
   });
   t.expect(res.status === 200, `GET /api/v4/projects answered ${res.status}, expected 200`, {
     status: res.status,

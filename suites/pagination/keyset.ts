@@ -85,6 +85,18 @@ export async function walkKeyset(
   maxPages: number,
   rules: WalkRules,
 ): Promise<KeysetWalk> {
+  const first = await servedKeysetPage(t, target, order, perPage, rules);
+  return followNext(t, first, { maxPages, headers: target.headers, what: describe(target, order), rules });
+}
+
+/** The first page of a keyset walk, once it shows the endpoint serves keyset (else failed or skipped). */
+export async function servedKeysetPage(
+  t: CheckContext,
+  target: KeysetTarget,
+  order: KeysetOrder,
+  perPage: number | undefined,
+  rules: WalkRules,
+): Promise<HttpResponse> {
   const first = await firstKeysetPage(t, target, order, perPage);
   const what = describe(target, order);
   // The premise of every keyset rule of the row: the endpoint serves keyset. Not served is the
@@ -99,7 +111,7 @@ export async function walkKeyset(
       `${message}; the endpoint serves no keyset pages (the protocol check reports it on ${target.row.rules.join(', ')})`,
     );
   }
-  return followNext(t, first, { maxPages, headers: target.headers, what, rules });
+  return first;
 }
 
 /**

@@ -100,6 +100,9 @@ export function createOAuthFlows(
       scope: a.scopes.join(' '),
       ...params,
     };
+    // The client sends a state with each authorization request (L17); a provider that requires it
+    // (Okta) must not refuse every flow of the run for it: only a check that removes it asks without.
+    if (!('state' in params)) merged.state = random.string(STATE_LENGTH, VERIFIER_ALPHABET);
     // OIDC Core makes nonce optional in the code flow, but clients send one and some providers
     // require it: every openid request carries one unless the check chose (or removed) it.
     if (!('nonce' in params) && merged.scope?.split(' ').includes('openid'))

@@ -58,9 +58,13 @@ async function reach(t: CheckContext, path: string): Promise<Reach> {
   const headers = await apiHeaders(t);
   const res = await t.http.get(projectPath(path), { headers });
   if (res.status === 200 && jsonObject(res)) return { ok: true };
-  // Is the project there at all? The list, searched by its last segment, names it by path.
+  // Is the project there at all? The list, searched by its last segment, names it by path. Its first
+  // page asked by number: another default page (PAG-PAGE-DEFAULT's) must not make it unlisted.
   const search = path.slice(path.lastIndexOf('/') + 1);
-  const list = await t.http.get('/api/v4/projects', { headers, query: { search, simple: 'true', per_page: 100 } });
+  const list = await t.http.get('/api/v4/projects', {
+    headers,
+    query: { search, simple: 'true', per_page: 100, page: 1 },
+  });
   const rows = list.status === 200 ? jsonValue(list) : null;
   const listed =
     Array.isArray(rows) &&

@@ -614,6 +614,15 @@ export function refreshForm(
   };
 }
 
+/**
+ * What a refused refresh of a valid refresh token breaks, in every check that refreshes on the way
+ * (L92: a new token response is returned): the parameters the refresh sent (with the secret, or
+ * the PKCE verifier) and the rotation.
+ */
+export function refreshRefusalRules(t: CheckContext, app: AppRole): RuleId[] {
+  return [t.oauth.app(app).clientSecret ? 'TOK-REFRESH-PARAMS' : 'PKCE-REFRESH-PARAMS', 'TOK-REFRESH-ROTATION'];
+}
+
 /** Refresh (t.oauth tracks what comes back). */
 export function refresh(t: CheckContext, app: AppRole, refreshToken: string, verifier?: string): Promise<HttpResponse> {
   return t.oauth.tokenRequest(refreshForm(t, app, refreshToken, verifier), { app });

@@ -22,3 +22,26 @@ export type Expect = (condition: unknown, message: string, details?: Record<stri
 export function breaking(t: CheckContext, ...rules: RuleId[]): Expect {
   return (condition, message, details) => t.expect(condition, message, broke(rules, details));
 }
+
+/** The sentences each check has already been seen to break (softOnce). */
+const saidOf = new WeakMap<CheckContext, Set<string>>();
+
+/**
+ * t.soft for a sentence that nothing after it depends on and that every page or answer repeats
+ * (a header of each page): its first failure is recorded and the check goes on, so it does not
+ * hide another deviation judged later (one cause, one blame under several causes); the same
+ * sentence (`key`) is not said again by the check. Returns the condition.
+ */
+export function softOnce(
+  t: CheckContext,
+  key: string,
+  condition: unknown,
+  message: string,
+  details?: FailureDetails,
+): boolean {
+  const said = saidOf.get(t) ?? new Set<string>();
+  saidOf.set(t, said);
+  if (said.has(key)) return !!condition;
+  if (!t.soft(condition, message, details)) said.add(key);
+  return !!condition;
+}

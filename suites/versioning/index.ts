@@ -281,7 +281,12 @@ function removedAttribute(removed: RemovedAttribute): Check {
 async function listOf(t: CheckContext, suffix: string, what: string): Promise<unknown[]> {
   // A 404 of the list below means the feature is absent only where the project itself is reached.
   const project = await reachedFixtureProject(t);
-  const res = await t.http.get(`${projectPath(project)}${suffix}`, { headers: await apiHeaders(t) });
+  // A list's first page asked by number: the default page is PAG-PAGE-DEFAULT's sentence (L204), and
+  // a wrong one (an empty second page) must not leave this check with nothing to see.
+  const res = await t.http.get(`${projectPath(project)}${suffix}`, {
+    headers: await apiHeaders(t),
+    ...(suffix ? { query: { page: 1 } } : {}),
+  });
   if (res.status === 404) t.skip(`${what} are not available on the fixture project (404)`);
   const body = jsonValue(res);
   // The attribute rule judges what is served; a refusal leaves nothing to judge.

@@ -37,18 +37,33 @@ export const mustRulesOf = (fault: Fault) => fault.rules.filter((id) => rule(id)
  * `run --fault NAME --rule <rules>` in process (every check with `everyCheck`, as the blame test
  * needs): its exit code and report.
  */
-export async function runWithFault(
+export function runWithFault(
   fault: Fault,
   seed: number,
   run?: Witness,
   everyCheck = false,
 ): Promise<{ code: number; report: Report; err: string }> {
+  return runWithFaults([fault], seed, run, everyCheck);
+}
+
+/**
+ * The same with several faults on at once (compound-blame.test.ts): the checks of all their rules,
+ * and of the rules `also` names (checks that lean on a premise the faults take away).
+ */
+export async function runWithFaults(
+  on: Fault[],
+  seed: number,
+  run?: Witness,
+  everyCheck = false,
+  also: readonly string[] = [],
+): Promise<{ code: number; report: Report; err: string }> {
   let report: Report | undefined;
   const err: string[] = [];
+  const names = on.map((f) => f.name);
   const code = await executeRun(
     {
-      fault: [fault.name],
-      ...(everyCheck ? {} : { rule: fault.rules.join(',') }),
+      fault: names,
+      ...(everyCheck ? {} : { rule: [...new Set([...on.flatMap((f) => f.rules), ...also])].join(',') }),
       runs: String(MATRIX_RUNS),
       seed: String(seed),
     },
@@ -60,7 +75,8 @@ export async function runWithFault(
     },
     {},
   );
-  if (!report) throw new Error(`run --fault ${fault.name} made no report (exit ${code}):\n${err.join('')}`);
+  if (!report)
+    throw new Error(`run --fault ${names.join(' --fault ')} made no report (exit ${code}):\n${err.join('')}`);
   return { code, report, err: err.join('') };
 }
 

@@ -172,12 +172,22 @@ describe('app and authorizeUrl', () => {
     );
   });
 
-  it("the application's client, redirect URI, code response type and scopes, in that order", () => {
+  it("the application's client, redirect URI, code response type, scopes and a state, in that order", () => {
     const { oauth, sent } = flows();
-    expect(oauth.authorizeUrl('confidential', { scope: 'api' })).toBe(
-      `${FAKE_BASE}/oauth/authorize?client_id=conf-client&redirect_uri=${enc('http://client.test/cb')}&response_type=code&scope=api`,
+    expect(oauth.authorizeUrl('confidential', { scope: 'api' })).toMatch(
+      new RegExp(
+        `^${FAKE_BASE}/oauth/authorize\\?client_id=conf-client&redirect_uri=${enc('http://client.test/cb')}&response_type=code&scope=api&state=[A-Za-z0-9._~-]{24}$`,
+      ),
     );
     expect(sent).toEqual([]);
+  });
+
+  it('every request carries a fresh state (L17: the client sends one with each) unless the check chose or removed it', () => {
+    const stateOf = (url: string) => new URL(url).searchParams.get('state');
+    const { oauth } = flows();
+    expect(stateOf(oauth.authorizeUrl('confidential'))).not.toBe(stateOf(oauth.authorizeUrl('confidential')));
+    expect(stateOf(oauth.authorizeUrl('confidential', { state: 'chosen' }))).toBe('chosen');
+    expect(stateOf(oauth.authorizeUrl('confidential', { state: undefined }))).toBeNull();
   });
 
   it('an openid request carries a seeded nonce unless the check chose one or removed it', () => {
@@ -185,7 +195,7 @@ describe('app and authorizeUrl', () => {
     const url = flows().oauth.authorizeUrl('confidential');
     expect(url).toMatch(
       new RegExp(
-        `^${FAKE_BASE}/oauth/authorize\\?client_id=conf-client&redirect_uri=[^&]+&response_type=code&scope=api\\+openid&nonce=`,
+        `^${FAKE_BASE}/oauth/authorize\\?client_id=conf-client&redirect_uri=[^&]+&response_type=code&scope=api\\+openid&state=[^&]+&nonce=`,
       ),
     );
     expect(nonceOf(url)).toMatch(/^[A-Za-z0-9._~-]{32}$/);

@@ -1,0 +1,93 @@
+/**
+ * `npm run explore:pairs -- [--side oauth|api] [--sample N | --all] [--seed N] [--runs N]`: one
+ * cause, one blame under two causes. Runs the embedded simulator (every check, as the blame test
+ * does) with each fault of a side alone, then with pairs of them, and prints the pairs whose
+ * failed or warned rules are not the union of the two single-fault blames:
+ *   extra    a rule outside both faults' declared rules (spec/faults.yaml), as blame.ts forbids;
+ *   missing  a rule one fault alone was blamed for that the pair no longer is (often legitimate:
+ *            both faults touch the same answer, so the second cannot be seen);
+ *   errored  a check errored in the pair that errored with neither fault alone.
+ * All 886 pairs of both sides take about 20 minutes (1.2-1.8 s a run) on two shared cores, so by
+ * default a seeded sample of 200 pairs a side is run (--sample, drawn with --seed); --all runs
+ * every pair. Not part of `npm test`.
+ */
+import { executeRun } from '../cli/run.js';
+import { faults, type Fault } from '../spec/index.js';
+import { CI_SEED } from '../suites/runner/defaults.js';
+import type { Report } from '../suites/report/model.js';
+import { benchArguments } from './args.js';
+import { blamedRules, seededSample, unionRow, unionTable, type Judged } from './blame-union.js';
+
+const USAGE =
+  'usage: npm run explore:pairs -- [--side oauth|api] [--sample N | --all] [--seed N] [--runs N]\n' +
+  "  see bench/fault-pairs.ts's header\n";
+
+const { values } = benchArguments(
+  'explore:pairs',
+  USAGE,
+  {
+    side: { type: 'string' },
+    sample: { type: 'string', default: '200' },
+    all: { type: 'boolean' },
+    seed: { type: 'string', default: String(CI_SEED) },
+    runs: { type: 'string', default: '8' },
+  },
+  ['sample', 'seed', 'runs'],
+  false,
+);
+if (values.side !== undefined && values.side !== 'oauth' && values.side !== 'api') {
+  process.stderr.write(`explore:pairs: --side takes oauth or api\n${USAGE}`);
+  process.exit(2);
+}
+const seed = Number(values.seed);
+
+/** Every check against the embedded simulator with these faults on. */
+async function runWith(names: string[]): Promise<{ report: Report; ms: number }> {
+  let report: Report | undefined;
+  let err = '';
+  const started = performance.now();
+  await executeRun(
+    { fault: names, runs: String(values.runs), seed: String(seed) },
+    { out: () => {}, err: (t) => void (err += t), onReport: (r) => (report = r) },
+    {},
+  );
+  if (!report) throw new Error(`run --fault ${names.join(' --fault ')} made no report:\n${err}`);
+  return { report, ms: performance.now() - started };
+}
+
+const errored = (report: Report) => report.checks.filter((c) => c.status === 'errored').map((c) => c.id);
+
+const sides: Fault['side'][] = values.side ? [values.side] : ['oauth', 'api'];
+const times: number[] = [];
+const judged: Judged[] = [];
+for (const side of sides) {
+  const list = faults().filter((f) => f.side === side);
+  const single = new Map<string, { blamed: Set<string>; errored: Set<string> }>();
+  for (const f of list) {
+    const { report, ms } = await runWith([f.name]);
+    times.push(ms);
+    single.set(f.name, { blamed: blamedRules(report), errored: new Set(errored(report)) });
+  }
+  const pairs = list.flatMap((a, i) => list.slice(i + 1).map((b) => [a, b] as const));
+  const chosen = values.all ? pairs : seededSample(pairs, Number(values.sample), seed);
+  process.stderr.write(`${side}: ${list.length} faults alone, ${chosen.length} of ${pairs.length} pairs\n`);
+  for (const [a, b] of chosen) {
+    const { report, ms } = await runWith([a.name, b.name]);
+    times.push(ms);
+    const sa = single.get(a.name)!;
+    const sb = single.get(b.name)!;
+    const j: Judged = {
+      name: `${a.name} + ${b.name}`,
+      allowed: new Set([...a.rules, ...b.rules]),
+      expected: new Set([...sa.blamed, ...sb.blamed]),
+      blamed: blamedRules(report),
+      errored: errored(report).filter((id) => !sa.errored.has(id) && !sb.errored.has(id)),
+    };
+    judged.push(j);
+    // As it goes, so a long run shows its findings early.
+    const row = unionRow(j);
+    if (row) process.stderr.write(`${row}\n`);
+  }
+}
+
+process.stdout.write(unionTable(judged, times));

@@ -1,0 +1,202 @@
+/**
+ * One cause, one blame, under several causes at once: the compounds of corpus deviations
+ * (compounds.ts) and the pairs of simulator faults that exposed an interaction when
+ * `npm run explore:compounds` and `npm run explore:pairs` ran them (a part that left another
+ * check without its premise, or stopped a check before it judged another part's sentence). Each
+ * must fail or warn exactly the union of its parts' rules, with no check errored.
+ */
+import { describe, expect, it } from 'vitest';
+import { faults } from '../../spec/index.js';
+import { CI_SEED } from '../../suites/runner/defaults.js';
+import { describeResults, runWithFaults } from '../suites/fault-matrix.js';
+import { blamedRules } from '../../bench/blame-union.js';
+import { COMPOUNDS, compoundDeviation } from './compounds.js';
+import { expectBlamed } from './corpus.js';
+import { proxyForTests } from './oauth-proxy.js';
+
+const proxy = proxyForTests();
+
+/**
+ * The compounds that exposed something: what it was (the fix is in the commit that added each),
+ * and the rules of the union that the compound legitimately hides, each with its reason (two parts
+ * that touch the same answer, so the second cannot be seen).
+ */
+const EXPOSED: Record<string, { found: string; unseen?: Record<string, string> }> = {
+  // The harness's own authorization requests carried no state, so a provider that requires one
+  // refused every code flow of the run: its other deviations (refresh grace, token lifetime) unseen.
+  Okta: { found: 'L17: the client sends state with each authorization request' },
+  // The refresh-after-expiry check required the refresh token before judging the access token's
+  // lifetime, which needs none: a code response without one hid a lifetime of 3600 s.
+  'Entra ID': { found: "L276: the token's lifetime judged apart from the refresh token (L29)" },
+  // A missing x-total stopped the offset check before it judged the page size (a cap of 50).
+  'a REST API with its own pagination limits': { found: 'L221, L212: the headers said once, the size still judged' },
+  // A refused refresh was blamed on other rules by the check of the response fields than by the
+  // rotation check, and stopped it before it judged the JSON of an answer asked without Accept.
+  'GitHub OAuth app': {
+    found: 'L92: a refused refresh is one sentence, blamed alike; L102: JSON judged apart from it',
+    unseen: {
+      'TOK-REFRESH-RESPONSE-FIELDS':
+        'every refresh is refused (200 with an error body): no refresh response to lack expires_in',
+    },
+  },
+};
+
+describe('compound deviations are blamed on the union of their parts', () => {
+  it.each(COMPOUNDS.filter((c) => c.name in EXPOSED).map((c) => [`${c.name} (${EXPOSED[c.name].found})`, c] as const))(
+    '%s',
+    async (_label, compound) => {
+      const deviation = compoundDeviation(compound);
+      const unseen = EXPOSED[compound.name].unseen ?? {};
+      await expectBlamed(proxy(), { ...deviation, breaks: deviation.breaks.filter((r) => !(r in unseen)) });
+    },
+    120_000,
+  );
+});
+
+/**
+ * Pairs of simulator faults that exposed something (`npm run explore:pairs`, a seeded sample of 200
+ * pairs a side: every one it found is here): each runs once, only the checks of the two faults'
+ * rules (as the fault matrix does), and must fail or warn exactly their rules but those the pair
+ * legitimately hides, each with its reason (`found: 'expected'`).
+ *
+ * Why a check never reaches what the other fault changes:
+ */
+const NO_PROJECT =
+  'the fixture project is not reached by its %2F-encoded path (ENC-NAMESPACED-PATH, said once): the checks that read it there are untested';
+const NO_LINK = 'without Link the walk stops at its first page (PAG-LINK-HEADER, the premise of every walk)';
+const LINK_ELSEWHERE =
+  "the next link drops the request's parameters and leads to another listing (PAG-LINK-FOLLOW, the walk's premise)";
+
+interface Pair {
+  pair: [string, string];
+  found: string;
+  unseen?: Record<string, string>;
+  /** Rules whose checks run too: they lean on a premise the pair took away (and must not error). */
+  also?: string[];
+}
+
+/** A pair whose overlap is legitimate: the rules of the union it hides, and why. */
+const overlap = (pair: [string, string], rules: string[], why: string): Pair => ({
+  pair,
+  found: 'expected',
+  unseen: Object.fromEntries(rules.map((rule) => [rule, why])),
+});
+
+const PAIRS: Pair[] = [
+  {
+    // Without the fixture project the offset check walks the users, too many to walk whole: the size
+    // of its last page was judged from x-total, and a wrong x-total blamed on the page size.
+    pair: ['x-total-off-by-one', 'encoded-slash-rejected'],
+    found: 'L221: a last page that disagrees with x-total breaks the headers, not the page size (L212)',
+  },
+  {
+    // The removed-attribute checks listed feature flags and packages without page=: served an
+    // empty second page, they skipped as if the target had none.
+    pair: ['page-default-not-first', 'removed-attributes-present'],
+    found: 'L204: the default page is its own sentence; the attribute checks ask page=1',
+  },
+  {
+    // The premise of every check that reaches the fixture project (is it listed, when its encoded
+    // path is refused?) read the project list without page=: served its second page, 26 checks
+    // errored as if the config named a project that is not there.
+    pair: ['page-default-not-first', 'encoded-slash-rejected'],
+    found: 'L204: the project list read at page=1, so ENC-NAMESPACED-PATH is failed, not the config blamed',
+    also: ['VER-CI-JOB-TOKEN-SCOPE-REMOVED', 'ENC-MOVED-REDIRECT'],
+  },
+  // A sentence that nothing after it reads, repeated by every page (an offset header, the removed
+  // Links, an offset header on a keyset page, the refusal of an ordering), stopped the check at its
+  // first failure and hid the other fault's: now said once, softly (softOnce), the rest judged.
+  { pair: ['x-total-off-by-one', 'x-page-zero-based'], found: 'L221: x-page and x-total judged apart' },
+  { pair: ['x-page-zero-based', 'per-page-not-clamped'], found: 'L221, L212: x-page and the page size judged apart' },
+  { pair: ['links-header-present', 'x-page-zero-based'], found: 'L217: the removed Links said once' },
+  { pair: ['links-header-present', 'x-total-off-by-one'], found: 'L217: the removed Links said once' },
+  { pair: ['links-header-present', 'totals-not-omitted'], found: 'L217, L279: the removed Links said once' },
+  { pair: ['links-header-present', 'keyset-end-next-link'], found: 'L217: the removed Links said once' },
+  {
+    pair: ['link-header-dropped', 'keyset-offset-headers'],
+    found: 'L221: offset headers on a keyset page said once',
+  },
+  {
+    pair: ['keyset-any-order', 'keyset-offset-headers'],
+    found: 'L224-237: other orderings judged first, apart from the walks',
+  },
+  { pair: ['link-drops-params', 'keyset-any-order'], found: 'L224-237: other orderings judged apart from the walks' },
+  { pair: ['link-drops-params', 'keyset-offset-headers'], found: "L221: a keyset first page's headers judged apart" },
+  {
+    pair: ['link-drops-params', 'page-default-not-first'],
+    found: 'L204: the default page compared with page=1 before the walk',
+  },
+  {
+    pair: ['per-page-not-clamped', 'keyset-any-order'],
+    found: 'L224-237: other orderings judged apart from the walks',
+  },
+  // Legitimate: both faults touch the same answer, or one takes away the other's premise (said once).
+  overlap(
+    ['keyset-end-next-link', 'keyset-duplicate-row'],
+    ['PAG-KEYSET-END'],
+    'the page past the last row holds that row again: there is no empty end page to link on',
+  ),
+  overlap(
+    ['link-header-dropped', 'links-header-present'],
+    ['PAG-LINKS-HEADER-REMOVED'],
+    "the simulator's Links copies Link: with Link dropped there is none",
+  ),
+  overlap(['link-header-dropped', 'link-drops-params'], ['PAG-LINK-FOLLOW'], NO_LINK),
+  overlap(['link-header-dropped', 'keyset-end-next-link'], ['PAG-KEYSET-END'], NO_LINK),
+  overlap(['link-header-dropped', 'keyset-duplicate-row'], ['PAG-KEYSET-ROWS'], NO_LINK),
+  overlap(['link-header-dropped', 'per-page-not-clamped'], ['PAG-KEYSET-PARAMS'], NO_LINK),
+  overlap(['link-header-dropped', 'x-total-off-by-one'], ['PAG-OFFSET-HEADERS'], NO_LINK),
+  overlap(['link-drops-params', 'x-total-off-by-one'], ['PAG-OFFSET-HEADERS'], LINK_ELSEWHERE),
+  overlap(['link-drops-params', 'per-page-not-clamped'], ['PAG-KEYSET-PARAMS'], LINK_ELSEWHERE),
+  overlap(['link-drops-params', 'keyset-end-next-link'], ['PAG-KEYSET-END'], LINK_ELSEWHERE),
+  overlap(['link-drops-params', 'keyset-duplicate-row'], ['PAG-KEYSET-ROWS', 'PAG-KEYSET-NEXT-LINK'], LINK_ELSEWHERE),
+  overlap(
+    ['git-write-repository-refused', 'git-any-token'],
+    ['AUTH-GIT-HTTPS-TOKEN'],
+    'both decide the same push: any valid token accepted, write_repository refused no more',
+  ),
+  // The OAuth side: all 528 pairs, these three alone, each two faults deciding the same answer.
+  overlap(
+    ['loopback-port-exact', 'authorize-open-redirect'],
+    ['GRANT-REDIRECT-LOOPBACK-PORT'],
+    'every redirect_uri is accepted unchecked: the exact port is never compared',
+  ),
+  overlap(
+    ['cors-allows-x-requested-with', 'cors-no-preflight'],
+    ['CORS-X-REQUESTED-WITH-REFUSED', 'CORS-ALLOWED-HEADERS-LIMITED'],
+    'no preflight is answered: no header is allowed, X-Requested-With neither',
+  ),
+  overlap(
+    ['password-client-credentials-setting-ignored', 'password-requires-client'],
+    ['GRANT-PASSWORD-CLIENT-CREDENTIALS-SETTING'],
+    'client credentials are required whatever the setting: its being ignored cannot show',
+  ),
+  overlap(['encoded-slash-rejected', 'totals-not-omitted'], ['PAG-TOTALS-OMITTED'], NO_PROJECT),
+  overlap(['encoded-slash-rejected', 'no-moved-redirect'], ['ENC-MOVED-REDIRECT'], NO_PROJECT),
+  overlap(['encoded-slash-rejected', 'unencoded-slash-accepted'], ['ENC-UNENCODED-404'], NO_PROJECT),
+  overlap(['encoded-slash-rejected', 'plus-read-as-plus'], ['ENC-PLUS-AS-2B'], NO_PROJECT),
+  overlap(['encoded-slash-rejected', 'iid-accepts-global-id'], ['ENC-IID-IN-PATH'], NO_PROJECT),
+  overlap(['encoded-slash-rejected', 'tree-missing-path-200'], ['ERR-TREE-MISSING-PATH-404'], NO_PROJECT),
+  overlap(
+    ['encoded-slash-rejected', 'removed-attributes-present'],
+    ['VER-CI-JOB-TOKEN-SCOPE-REMOVED', 'VER-FEATURE-FLAG-VERSION-REMOVED', 'VER-PACKAGES-PIPELINES-REMOVED'],
+    NO_PROJECT,
+  ),
+];
+
+describe('pairs of faults are blamed on the union of their rules', () => {
+  const seed = Number(process.env.IDP_SEED ?? CI_SEED);
+  it.each(PAIRS.map((p) => [`${p.pair.join(' + ')} (${p.found})`, p] as const))(
+    '%s',
+    async (_label, { pair, unseen = {}, also = [] }) => {
+      const on = pair.map((name) => faults().find((f) => f.name === name)!);
+      const { report } = await runWithFaults(on, seed, undefined, false, also);
+      const expected = [...new Set(on.flatMap((f) => f.rules))].filter((r) => !(r in unseen));
+      expect([...blamedRules(report)].sort(), `seed ${seed}:\n${describeResults(report.checks)}`).toEqual(
+        expected.sort(),
+      );
+      expect(report.checks.filter((c) => c.status === 'errored').map((c) => c.id)).toEqual([]);
+    },
+    120_000,
+  );
+});
