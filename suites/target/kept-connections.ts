@@ -33,11 +33,11 @@ export function keptConnections(): KeptConnections {
     const reuse = agent.reuseSocket.bind(agent);
     // Node calls these two around each wait (documented for Agent subclasses): the listener hears
     // only what comes while no request owns the connection.
-    agent.keepSocketAlive = ((socket: Duplex) => {
+    agent.keepSocketAlive = (socket: Duplex) => {
       if (strayed || !keep(socket)) return false;
       socket.on('data', onStray);
       return true;
-    });
+    };
     agent.reuseSocket = (socket, request) => {
       socket.off('data', onStray);
       reuse(socket, request);
