@@ -117,6 +117,12 @@ export interface HttpResponse {
   json<T = unknown>(): T;
   /** Absolute URL that was requested. */
   url: string;
+  /**
+   * The source's path the request was sent for (`/oauth/token`), wherever discovery routed it
+   * (Http.urlOf): what an answer is judged as, even at a provider's own path. Absent for a URL
+   * the target handed out (follow).
+   */
+  endpoint?: string;
 }
 
 export interface Http {

@@ -98,6 +98,7 @@ export function createHttp(
     raw: RawRequest,
     display: string,
     leaving?: FollowOptions['leaving'],
+    endpoint?: string,
   ): Promise<HttpResponse> => {
     gate?.(raw);
     // The one place a request leaves: off the target's origin nothing is sent, credentials or not.
@@ -155,6 +156,7 @@ export function createHttp(
       headers: response.headers,
       text,
       url: display,
+      ...(endpoint !== undefined ? { endpoint } : {}),
       json<T>(): T {
         parsed ??= (() => {
           try {
@@ -238,7 +240,7 @@ export function createHttp(
   const send = (request: HttpRequest) => {
     const path = request.path.startsWith('/') ? request.path : `/${request.path}`;
     const raw = build(request, urlOf(path), path);
-    return exchange(raw, raw.url);
+    return exchange(raw, raw.url, undefined, path.split('?')[0]);
   };
 
   return {

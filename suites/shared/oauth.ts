@@ -310,7 +310,8 @@ export function expectOAuthError(
   const body = jsonObject(res);
   const details = { status: res.status, error: body?.error ?? null, expectedStatus: statuses, expectedError: errors };
   const outcome = expected.rules ?? [];
-  const path = new URL(res.url, 'http://localhost').pathname;
+  // The endpoint the request was for, even at a provider's own path (Keycloak's, Okta's: urlOf).
+  const path = res.endpoint ?? new URL(res.url, 'http://localhost').pathname;
   const tokenEndpoint = path.endsWith(TOKEN_PATH);
   // The device authorization endpoint answers errors as the token endpoint does (RFC 8628 §3.2).
   const tokenLike = tokenEndpoint || path.endsWith(AUTHORIZE_DEVICE_PATH);

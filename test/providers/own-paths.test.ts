@@ -36,6 +36,8 @@ const CHECKS = [
 ];
 
 let front: Loopback & { sim: Sim };
+/** A deviation of the provider's own at its token path: token errors answered 403 (ERR-TOKEN-STATUS). */
+let errorsAs403 = false;
 /** `METHOD /path` of every request to a source path the provider does not serve. */
 const atSourcePaths: string[] = [];
 
@@ -68,15 +70,17 @@ beforeAll(async () => {
     const method = req.method ?? 'GET';
     sendAnswer(
       res,
-      bodyOf(req).then((body) =>
-        front.sim.handle(
+      bodyOf(req).then(async (body) => {
+        const answer = await front.sim.handle(
           new Request(url, {
             method,
             headers,
             ...(method === 'GET' || method === 'HEAD' ? {} : { body: new Uint8Array(body) }),
           }),
-        ),
-      ),
+        );
+        if (!errorsAs403 || source !== '/oauth/token' || answer.status !== 400) return answer;
+        return new Response(await answer.text(), { status: 403, headers: answer.headers });
+      }),
     );
     return true;
   });
@@ -103,5 +107,23 @@ describe("endpoints at the provider's own paths on the base URL's origin, as dis
     );
     // Nothing asked the source's paths: the start-up's probes went where discovery says too.
     expect(atSourcePaths, why).toEqual([]);
+  }, 120_000);
+
+  it('a deviation there is blamed on the rule whose sentence it breaks, as at the source path', async () => {
+    errorsAs403 = true;
+    try {
+      const checks = allChecks().filter((c) => ['grants.code-single-use', 'oidc.discovery'].includes(c.id));
+      const { report, stderr } = await runAgainst(front, { runs: '1' }, checks);
+      const why = `${stderr.slice(-1500)}\n${report.checks.map((c) => `${c.status} ${c.id}: ${c.message ?? ''}`).join('\n')}`;
+      expect(
+        report.rules
+          .filter((r) => r.status === 'failed' || r.status === 'warned')
+          .map((r) => r.id)
+          .sort(),
+        why,
+      ).toEqual(['ERR-TOKEN-STATUS', 'OIDC-DISCOVERY']);
+    } finally {
+      errorsAs403 = false;
+    }
   }, 120_000);
 });
