@@ -637,10 +637,9 @@ export async function createBrowserDriver(
   /** Where the provider hands the user back to an application. */
   const handsOver = (url: string) => handsOverToAny(url, redirectUris);
   const clock = options.hasControl ? createSimulatorDriver(http, config) : undefined;
-  // Never a field for a new password (an expired password's page): the configured one is not typed there.
-  const passwordCss = [`input[name=${cssString(d.passwordField)}]`, 'input[type="password"]']
-    .map((css) => `${css}:not(${NEW_PASSWORD_CSS})`)
-    .join(', ');
+  // A page asking for a new password twice stops before this (NEEDS_PERSON_SELECTORS); a lone
+  // new-password field is the sign-in's, marked so against autofill (needs-person.ts).
+  const passwordCss = [`input[name=${cssString(d.passwordField)}]`, 'input[type="password"]'].join(', ');
   /** A username field that stands alone (identifier-first sign-in), as the form driver finds one. */
   const identifierCss = [
     `input[name=${cssString(d.loginField)}]:not([type="hidden" i])`,
@@ -931,7 +930,12 @@ export async function createBrowserDriver(
      */
     const signInStep = async (send: () => Promise<void>, next: Control[], asked: Control, detail: string) => {
       const { navigations, sent } = watch.activity;
-      const askedAgain = async () => !handover() && (await present(page, ...asked)) && !(await anyPresent(page, next));
+      // A page asking for a new password twice is no sign-in form again: the next step says it needs a person.
+      const askedAgain = async () =>
+        !handover() &&
+        (await present(page, ...asked)) &&
+        !(await anyPresent(page, next)) &&
+        (await page.locator(NEW_PASSWORD_CSS).filter({ visible: true }).count()) < 2;
       await send();
       // Blocked on its way elsewhere: said below, as what it is.
       if (stray()) return;
@@ -976,8 +980,14 @@ export async function createBrowserDriver(
           ...(signedIn || identified ? [] : [identifier]),
         ]);
         // A second factor, a CAPTCHA: nothing is guessed, nothing more is sent (needs-person.ts).
-        for (const { what, css, shown } of decided ? [] : NEEDS_PERSON_SELECTORS)
-          if (shown ? await present(page, css, what) : (await page.locator(css).count()) > 0)
+        for (const { what, css, shown: visible, atLeast = 1 } of decided ? [] : NEEDS_PERSON_SELECTORS)
+          if (
+            visible
+              ? atLeast > 1
+                ? (await page.locator(css).filter({ visible: true }).count()) >= atLeast
+                : await present(page, css, what)
+              : (await page.locator(css).count()) > 0
+          )
             signInNeedsPerson(http, what);
         if (!signedIn && (await present(page, ...controls.password))) {
           signedIn = true;

@@ -40,7 +40,9 @@ const NEW_PASSWORD = 'a new password (the account must change its password)';
 
 /**
  * A password field for a new password (`autocomplete=new-password`, as Keycloak's "Update
- * password" and Okta's and Entra ID's expired-password pages mark theirs): never the sign-in's.
+ * password" and Okta's and Entra ID's expired-password pages mark theirs). Such a page asks for it
+ * twice (the new one and its confirmation); a lone one is a sign-in's field marked so to keep the
+ * browser from filling it, and is typed into as the sign-in's.
  */
 export const NEW_PASSWORD_CSS = 'input[type="password" i][autocomplete~="new-password" i]';
 
@@ -54,18 +56,19 @@ const containing = (attrs: string[], words: string[]) =>
   attrs.flatMap((attr) => words.map((word) => `[${attr}*="${word}" i]`)).join(', ');
 
 /** The browser driver's selectors for the same: a field shown on the page, a CAPTCHA's trace anywhere in it. */
-export const NEEDS_PERSON_SELECTORS: ReadonlyArray<{ what: string; css: string; shown: boolean }> = [
+export const NEEDS_PERSON_SELECTORS: ReadonlyArray<{ what: string; css: string; shown: boolean; atLeast?: number }> = [
   {
     what: ONE_TIME,
     css: `html:not(:has(input[type="password" i])) input:not(${NO_ENTRY.map((t) => `[type="${t}" i]`).join(', ')}):not(${containing(['name', 'id'], USER_CODE_NAMES)}):is([autocomplete*="one-time-code" i], ${containing(['name', 'id'], ONE_TIME_NAMES)})`,
     shown: true,
   },
   { what: CAPTCHA, css: `${containing(CAPTCHA_ATTRS, CAPTCHA_NAMES)}, [data-sitekey]`, shown: false },
-  // Only new passwords asked (a sign-in form beside a sign-up one is still a sign-in).
+  // Only new passwords asked, twice (a sign-in form beside a sign-up one is still a sign-in).
   {
     what: NEW_PASSWORD,
     css: `html:not(:has(input[type="password" i]:not([autocomplete~="new-password" i]))) ${NEW_PASSWORD_CSS}`,
     shown: true,
+    atLeast: 2,
   },
 ];
 
@@ -75,7 +78,7 @@ const EMAIL_LINK =
 
 /** What the page's fields ask for, in one pass over its tags. */
 function fieldsOf(html: string) {
-  const found = { captcha: false, oneTime: false, password: false, newPassword: false };
+  const found = { captcha: false, oneTime: false, password: false, newPasswords: 0 };
   for (const [name, attrs] of openingTags(html)) {
     if (CAPTCHA_ATTRS.some((a) => CAPTCHA_NAME.test(attrs[a] ?? '')) || 'data-sitekey' in attrs) {
       found.captcha = true;
@@ -83,7 +86,7 @@ function fieldsOf(html: string) {
     }
     const type = (attrs.type ?? 'text').toLowerCase();
     if (name === 'input' && type === 'password') {
-      if (/(?:^|\s)new-password(?:\s|$)/i.test(attrs.autocomplete ?? '')) found.newPassword = true;
+      if (/(?:^|\s)new-password(?:\s|$)/i.test(attrs.autocomplete ?? '')) found.newPasswords++;
       else found.password = true;
     }
     if (name !== 'input' || NO_ENTRY.includes(type)) continue;
@@ -97,15 +100,16 @@ function fieldsOf(html: string) {
 /** Does the page ask only for a new password (no sign-in form, whatever its password fields)? */
 export const asksNewPassword = (html: string): boolean => {
   const found = fieldsOf(html);
-  return found.newPassword && !found.password;
+  return found.newPasswords >= 2 && !found.password;
 };
 
 /** What on this page needs a person before the sign-in can go on, said as the thing asked; or undefined. */
 export function needsPerson(html: string): string | undefined {
   const found = fieldsOf(html);
   if (found.captcha) return CAPTCHA;
-  if (found.password) return undefined;
-  return found.newPassword ? NEW_PASSWORD : found.oneTime ? ONE_TIME : undefined;
+  // A lone new-password field is the sign-in's (see NEW_PASSWORD_CSS).
+  if (found.password || found.newPasswords === 1) return undefined;
+  return found.newPasswords >= 2 ? NEW_PASSWORD : found.oneTime ? ONE_TIME : undefined;
 }
 
 /** Does the page say a link was sent by e-mail (read where the driver finds nothing to press)? */

@@ -199,6 +199,12 @@ describe('sign-in journeys a person completes, the form driver completes (deny, 
     expect(provider.posted.passwords).toBe(1);
   });
 
+  it('a sign-in form whose only password field is marked new-password (against autofill)', async () => {
+    const { provider, config } = await start(newPasswordMarkedSignIn);
+    expect(await denyThenApprove(config, 'form')).toEqual(DECIDED);
+    expect(provider.posted.passwords).toBe(1);
+  });
+
   it('a sign-in form with a box to tick (terms accepted as you sign in)', async () => {
     const { provider, config } = await start(termsOnSignIn({}));
     expect(await denyThenApprove(config, 'form')).toEqual(DECIDED);
@@ -282,6 +288,11 @@ const updatePassword: JourneyStep = {
 <input type="submit" value="Submit">`),
     ),
   passes: () => false,
+};
+
+/** A sign-in form whose one password field says new-password, as sites mark it against autofill: still the sign-in's. */
+const newPasswordMarkedSignIn = {
+  signInPage: (html: string) => html.replace('autocomplete="current-password"', 'autocomplete="new-password"'),
 };
 
 /** Where an unattended sign-in stops: what the driver says, and how many passwords were sent. */
@@ -388,6 +399,12 @@ root.getElementById('no').addEventListener('click', () => send('0'));
       /refused the sign-in of the configured user \(its form does not take what the driver typed, email: typeMismatch\)/,
     );
     expect(provider.posted.passwords).toBe(0);
+  });
+
+  it('a sign-in form whose only password field is marked new-password (against autofill)', async () => {
+    const { provider, config } = await start(newPasswordMarkedSignIn);
+    expect(await denyThenApprove(config, 'browser')).toEqual(DECIDED);
+    expect(provider.posted.passwords).toBe(1);
   });
 
   it('a one-page sign-in whose script draws the password field a moment after the username', async () => {
