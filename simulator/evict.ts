@@ -65,6 +65,8 @@ export const MOST_HELD = {
   sessions: 100_000,
   accessTokens: 100_000,
   refreshTokens: 100_000,
+  /** The API rate limiter's windows, one per presented token, known or not (api/rateLimit.ts). */
+  rateLimitWindows: 100_000,
 } as const;
 
 /**

@@ -171,6 +171,21 @@ describe('access and refresh tokens: at most MOST_HELD of each, a pair going as 
   });
 });
 
+describe('the API rate limiter: a window per presented token, known or not, at most MOST_HELD', () => {
+  it('invented tokens push out the oldest windows; the newest still counts', async () => {
+    const w = world({ settings: { rateLimit: { requests: 2, periodSeconds: 60 } } });
+    const windows = w.sim.state('api.rateLimit', () => new Map<string, { start: number; count: number }>());
+    const start = w.sim.clock.nowSeconds();
+    while (windows.size < MOST_HELD.rateLimitWindows) windows.set(`flood-${windows.size}`, { start, count: 1 });
+    const pat = () => w.http().get('/api/v4/user').set('private-token', seeded(w.sim).personalAccessToken);
+    expect((await pat()).status).toBe(200);
+    for (let i = 0; i < 4; i++) await w.http().get('/api/v4/user').set('private-token', `invented-${i}`);
+    expect(windows.size).toBe(MOST_HELD.rateLimitWindows);
+    expect(['flood-4', 'flood-5'].map((k) => windows.has(k))).toEqual([false, true]);
+    expect([(await pat()).status, (await pat()).status]).toEqual([200, 429]);
+  });
+});
+
 /** A client that holds a connection: it opens with `head` and sends one byte more every 100 ms until answered. */
 function holder(port: number, head: string, drip: string): Promise<string> {
   return new Promise((resolve) => {
