@@ -8,6 +8,7 @@ import { apiError, withHeaders, type Answer } from '../http.js';
 import type { InstanceSettings, Middleware, Sim, SimRequest } from '../types.js';
 import { requestUrl } from '../request.js';
 import { digest } from '../digest.js';
+import { makeRoom, MOST_HELD } from '../evict.js';
 
 interface Window {
   start: number;
@@ -34,7 +35,12 @@ async function limited(
   const key = presented === undefined ? 'anonymous' : digest(presented);
   const now = sim.clock.nowSeconds();
   let w = windows.get(key);
-  if (!w || now >= w.start + limit.periodSeconds) windows.set(key, (w = { start: now, count: 0 }));
+  if (!w || now >= w.start + limit.periodSeconds) {
+    // Any string presented gets a window: at most MOST_HELD, a new one last so the oldest go first.
+    windows.delete(key);
+    makeRoom(windows, MOST_HELD.rateLimitWindows);
+    windows.set(key, (w = { start: now, count: 0 }));
+  }
   w.count += 1;
   const reset = w.start + limit.periodSeconds;
   const headers: Record<string, string> = {

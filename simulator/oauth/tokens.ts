@@ -8,6 +8,7 @@ import type { Sim } from '../types.js';
 import type { AccessToken, Application, RefreshToken } from '../store.js';
 import { hexId } from '../random.js';
 import { digest } from '../digest.js';
+import { makeRoom, MOST_HELD } from '../evict.js';
 import { formatScope } from './scopes.js';
 
 /** The records as stored (by digest) and the token values, shown once in the response. */
@@ -29,6 +30,7 @@ export function mintTokens(
     expiresIn?: number | null;
   },
 ): Issued {
+  makeRoomForTokens(sim, input.refresh && input.app !== null);
   const now = sim.clock.nowSeconds();
   const accessToken = hexId(32);
   const access: AccessToken = {
@@ -61,6 +63,23 @@ export function mintTokens(
   }
   sim.store.accessTokens.set(access.digest, access);
   return { access, refresh, accessToken, refreshToken };
+}
+
+/**
+ * Room for one more pair (evict.ts, MOST_HELD): a pair goes as one grant, so an evicted access token
+ * takes its refresh token along and the other way round, and neither answers but as unknown.
+ * Personal access tokens are pinned.
+ */
+function makeRoomForTokens(sim: Sim, withRefresh: boolean): void {
+  const { accessTokens, refreshTokens } = sim.store;
+  makeRoom(
+    accessTokens,
+    MOST_HELD.accessTokens,
+    (access) => access.refreshToken !== null && refreshTokens.delete(access.refreshToken),
+    (access) => access.kind === 'personal',
+  );
+  if (withRefresh)
+    makeRoom(refreshTokens, MOST_HELD.refreshTokens, (refresh) => accessTokens.delete(refresh.accessToken));
 }
 
 /** Revoke an access token and the refresh token issued with it (they are one grant). */

@@ -17,7 +17,7 @@ import { CONNECTION_TIMEOUTS, serve, toNodeListener } from '../../simulator/adap
 import request from 'supertest';
 import { MOST_HELD } from '../../simulator/evict.js';
 import { seeded } from '../../simulator/oauth/accounts.js';
-import { app, code, exchangeForm, signIn, world } from './oauth/helpers.js';
+import { app, code, exchangeForm, signIn, signInRoot, tokens, world, type World } from './oauth/helpers.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -85,6 +85,104 @@ describe('what a client can make again and again is held at most MOST_HELD, the 
       .type('form')
       .send(exchangeForm(w, 'confidential', issued[4].code));
     expect(exchange.status).toBe(200);
+  });
+});
+
+/** What an unknown token gets from token info, and what a refresh with an unknown refresh token gets. */
+async function answers(w: World, access: string, refresh: string) {
+  const confidential = app(w.sim, 'confidential');
+  const info = await w.http().get('/oauth/token/info').set('authorization', `Bearer ${access}`);
+  const refreshed = await w.http().post('/oauth/token').type('form').send({
+    grant_type: 'refresh_token',
+    refresh_token: refresh,
+    client_id: confidential.uid,
+    client_secret: confidential.secret,
+  });
+  return { info: [info.status, info.body], refresh: [refreshed.status, refreshed.body] };
+}
+
+const UNKNOWN = { access: 'a'.repeat(64), refresh: 'b'.repeat(64) };
+
+describe('access and refresh tokens: at most MOST_HELD of each, a pair going as one, personal access tokens pinned', () => {
+  it('password grants (the seeded login and application are all they need) push out the oldest pair', async () => {
+    const w = world();
+    await signInRoot(w);
+    const first = await tokens(w, 'confidential');
+    const { accessTokens, refreshTokens } = w.sim.store;
+    const pair = [...accessTokens.values()].at(-1)!;
+    // The flood: pairs newer than `first`, after the seeded personal access token (the oldest record).
+    for (let i = 0; accessTokens.size < MOST_HELD.accessTokens; i++) {
+      accessTokens.set(`flood-${i}`, { ...pair, digest: `flood-${i}`, refreshToken: `rflood-${i}` });
+      refreshTokens.set(`rflood-${i}`, { ...refreshTokens.get(pair.refreshToken!)!, digest: `rflood-${i}` });
+    }
+    const { admin } = seeded(w.sim);
+    const confidential = app(w.sim, 'confidential');
+    const grants = [];
+    for (let i = 0; i < 5; i++)
+      grants.push(
+        await w.http().post('/oauth/token').type('form').send({
+          grant_type: 'password',
+          username: admin.username,
+          password: admin.password,
+          client_id: confidential.uid,
+          client_secret: confidential.secret,
+        }),
+      );
+    expect(grants.map((g) => g.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(accessTokens.size).toBe(MOST_HELD.accessTokens);
+    // `first` and four flood pairs went, each with its refresh token; the fifth stays whole.
+    expect(
+      ['flood-3', 'rflood-3', 'flood-4', 'rflood-4'].map((k) => accessTokens.has(k) || refreshTokens.has(k)),
+    ).toEqual([false, false, true, true]);
+    expect(refreshTokens.size).toBe(MOST_HELD.accessTokens - 1 - 1 - 4);
+    // The evicted pair answers exactly as tokens never issued; the pinned and the newest are served.
+    const unknown = await answers(w, UNKNOWN.access, UNKNOWN.refresh);
+    expect([unknown.info[0], unknown.refresh]).toEqual([
+      401,
+      [400, expect.objectContaining({ error: 'invalid_grant' })],
+    ]);
+    expect(await answers(w, first.access_token, first.refresh_token)).toEqual(unknown);
+    const pat = await w.http().get('/api/v4/user').set('private-token', seeded(w.sim).personalAccessToken);
+    const newest = await w.http().get('/api/v4/user').set('authorization', `Bearer ${grants[4].body.access_token}`);
+    expect([pat.status, newest.status]).toEqual([200, 200]);
+  });
+
+  it('refresh tokens outliving their access tokens (never expiring) are capped too, the access token going with one', async () => {
+    const w = world();
+    await signInRoot(w);
+    const first = await tokens(w, 'confidential');
+    const { accessTokens, refreshTokens } = w.sim.store;
+    const record = [...refreshTokens.values()].at(-1)!;
+    // As the sweep leaves them: active refresh tokens whose access tokens expired and went.
+    for (let i = 0; refreshTokens.size < MOST_HELD.refreshTokens; i++)
+      refreshTokens.set(`rflood-${i}`, { ...record, digest: `rflood-${i}`, accessToken: `gone-${i}` });
+    const accessHeld = accessTokens.size;
+    const second = await tokens(w, 'confidential');
+    const third = await tokens(w, 'confidential');
+    expect(refreshTokens.size).toBe(MOST_HELD.refreshTokens);
+    expect(['rflood-0', 'rflood-1'].map((k) => refreshTokens.has(k))).toEqual([false, true]);
+    // `first` went whole: its access token with its refresh token.
+    expect(accessTokens.size).toBe(accessHeld + 2 - 1);
+    expect(await answers(w, first.access_token, first.refresh_token)).toEqual(
+      await answers(w, UNKNOWN.access, UNKNOWN.refresh),
+    );
+    const refreshed = await answers(w, second.access_token, third.refresh_token);
+    expect([refreshed.info[0], refreshed.refresh[0]]).toEqual([200, 200]);
+  });
+});
+
+describe('the API rate limiter: a window per presented token, known or not, at most MOST_HELD', () => {
+  it('invented tokens push out the oldest windows; the newest still counts', async () => {
+    const w = world({ settings: { rateLimit: { requests: 2, periodSeconds: 60 } } });
+    const windows = w.sim.state('api.rateLimit', () => new Map<string, { start: number; count: number }>());
+    const start = w.sim.clock.nowSeconds();
+    while (windows.size < MOST_HELD.rateLimitWindows) windows.set(`flood-${windows.size}`, { start, count: 1 });
+    const pat = () => w.http().get('/api/v4/user').set('private-token', seeded(w.sim).personalAccessToken);
+    expect((await pat()).status).toBe(200);
+    for (let i = 0; i < 4; i++) await w.http().get('/api/v4/user').set('private-token', `invented-${i}`);
+    expect(windows.size).toBe(MOST_HELD.rateLimitWindows);
+    expect(['flood-4', 'flood-5'].map((k) => windows.has(k))).toEqual([false, true]);
+    expect([(await pat()).status, (await pat()).status]).toEqual([200, 429]);
   });
 });
 
