@@ -96,7 +96,10 @@ function live(sim: Sim, record: DeviceCode): boolean {
 /** Room for one more device authorization: the oldest go with their user codes (evict.ts, MOST_HELD). */
 export function makeRoomForDeviceCode(sim: Sim): void {
   const { deviceCodes, userCodes } = sim.store;
-  makeRoom(deviceCodes, MOST_HELD.deviceCodes, (record) => userCodes.delete(record.userCodeDigest));
+  // Only its own entry: an expired record's user code may already name a newer authorization.
+  makeRoom(deviceCodes, MOST_HELD.deviceCodes, (record) => {
+    if (userCodes.get(record.userCodeDigest) === record.digest) userCodes.delete(record.userCodeDigest);
+  });
 }
 
 /**

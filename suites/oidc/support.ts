@@ -7,7 +7,8 @@ import { factorableModulus, forgeableKey, modulusCost } from './forgeable.js';
 
 /**
  * What the moduli of one key set may cost to judge, besides the one a token names, in units of a
- * 2,048-bit modulus (modulusCost): sixteen such keys, two of 4,096 bits, or none larger. A set of
+ * 2,048-bit modulus (modulusCost): sixteen such keys, two of 4,096 bits; a larger one only when a
+ * token names it. A set of
  * thousands of keys, or of huge moduli, stays cheap: the judging runs on the run's one thread.
  */
 const MODULI_BUDGET = 16;
@@ -45,8 +46,11 @@ export function moduliToJudge(keys: readonly JWK[], kid?: string): Set<JWK> {
   const moduli = new Set(kid === undefined ? [] : rsa.filter((k) => k.kid === kid).slice(0, 1));
   let spent = 0;
   for (const key of rsa) {
-    spent += modulusCost(key.n!);
-    if (spent > MODULI_BUDGET) break;
+    // A key too costly for what is left is passed over, not the end: one huge key first in the set
+    // must not leave the ordinary keys after it unjudged.
+    const cost = modulusCost(key.n!);
+    if (spent + cost > MODULI_BUDGET) continue;
+    spent += cost;
     moduli.add(key);
   }
   return moduli;

@@ -197,5 +197,7 @@ describe('the moduli of a hostile key set are judged within bounds', () => {
     expect([...moduliToJudge(large, 'l7')].map((k) => k.kid)).toEqual(['l7']);
     const mixed = [rsa(b64(Buffer.alloc(512, 0xff)), 'a'), rsa(b64(Buffer.alloc(512, 0xff)), 'b'), ...small];
     expect([...moduliToJudge(mixed)].map((k) => k.kid)).toEqual(['a', 'b']);
+    // A key too costly first in the set is passed over; the ordinary ones after it are judged.
+    expect(moduliToJudge([large[0], ...small]).size).toBe(16);
   });
 });

@@ -56,6 +56,11 @@ describe('what a client can make again and again is held at most MOST_HELD, the 
     heldAtBound(deviceCodes, MOST_HELD.deviceCodes);
     expect(userCodes.size).toBe(MOST_HELD.deviceCodes);
     expect(['user-0', 'user-3'].map((k) => userCodes.has(k))).toEqual([false, false]);
+    // A user code an evicted record held that now names a newer authorization keeps naming it.
+    userCodes.set('user-4', 'live');
+    await start();
+    expect(deviceCodes.has('flood-4')).toBe(false);
+    expect(userCodes.get('user-4')).toBe('live');
     const poll = await w
       .http()
       .post('/oauth/token')
