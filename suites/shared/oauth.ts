@@ -74,6 +74,14 @@ export const readDiscovery = (http: Pick<Http, 'baseUrl' | 'get'>, issuer: strin
 export const sameIssuer = (a: string, b: string) => comparable(a) === comparable(b);
 
 /**
+ * Does an issuer the provider sends (an authorization response's iss) name the configured one?
+ * Only the config's spelling is forgiven: the provider's iss is compared as it is (RFC 9207 §2.4:
+ * simple string comparison), save a trailing slash, with the config as written or as URLs compare.
+ */
+export const namesConfiguredIssuer = (iss: string, configured: string) =>
+  [withoutTrailingSlash(configured), comparable(configured)].includes(withoutTrailingSlash(iss));
+
+/**
  * The issuer the id_token must name: the config's, written as discovery writes it (Auth0's ends
  * with a slash, and iss must equal the provider's issuer exactly, OIDC Core §3.1.3.7), else
  * discovery's, else the base URL.
@@ -112,7 +120,7 @@ export async function expectIssuerParam(t: CheckContext, redirect: URL | undefin
   // traffic of the check's own, which diff then compares); without one, discovery's.
   const configured = t.config.issuer;
   const issuer = configured ?? (await issuerOfRun(t));
-  const same = configured ? sameIssuer(iss, configured) : iss === issuer;
+  const same = configured ? namesConfiguredIssuer(iss, configured) : iss === issuer;
   t.soft(same, `authorize: the redirect's iss must be the issuer identifier ${issuer} (RFC 9207 §2)`, {
     rules: ['GRANT-AUTHORIZE-ISS'],
     iss,

@@ -7,7 +7,7 @@
  * The id_token's iss is still held to discovery's issuer exactly (OIDC Core §3.1.3.7).
  */
 import { describe, expect, it } from 'vitest';
-import { discoveryPath, sameIssuer } from '../../suites/shared/oauth.js';
+import { discoveryPath, namesConfiguredIssuer, sameIssuer } from '../../suites/shared/oauth.js';
 
 const PUBLISHED = 'https://idp.example.test/realms/x';
 const SPELLINGS = [
@@ -32,5 +32,14 @@ describe('an issuer the config spells otherwise than the provider', () => {
     ])
       expect(sameIssuer(PUBLISHED, other), other).toBe(false);
     expect(discoveryPath('https://idp.example.test:8443', PUBLISHED)).toBe('/.well-known/openid-configuration');
+  });
+
+  it("forgives the config's spelling, never the provider's: an authorization response's iss is compared as sent", () => {
+    for (const spelt of SPELLINGS) expect(namesConfiguredIssuer(PUBLISHED, spelt), spelt).toBe(true);
+    expect(
+      namesConfiguredIssuer('https://idp.example.test:443/realms/x', 'https://idp.example.test:443/realms/x'),
+    ).toBe(true);
+    for (const sent of ['HTTPS://IdP.Example.TEST/realms/x', 'https://idp.example.test:443/realms/x'])
+      expect(namesConfiguredIssuer(sent, PUBLISHED), sent).toBe(false);
   });
 });
