@@ -168,11 +168,14 @@ export const CORE_ENDPOINTS: readonly {
  * its URL on an origin the config trusts; one elsewhere would get the client's credentials: never
  * asked, and why (`away`).
  */
-function introspectionAt(http: Http, discovery: Record<string, unknown> | undefined): { path?: string; away?: string } {
+export function introspectionAt(http: Http, discovery: Record<string, unknown> | undefined): { path?: string; away?: string } {
   const advertised = discovery?.introspection_endpoint;
   if (typeof advertised !== 'string' || !URL.canParse(advertised, http.baseUrl)) return {};
   const url = new URL(advertised, http.baseUrl);
-  if (url.origin === new URL(http.baseUrl).origin) return { path: `${url.pathname}${url.search}` };
+  // On the target's origin: under the base URL, its path there (follow puts the base URL before it);
+  // elsewhere on that origin, its URL (a base URL with a path prefix must not be put before it twice).
+  if (url.origin === new URL(http.baseUrl).origin)
+    return { path: url.href.startsWith(`${http.baseUrl}/`) ? url.href.slice(http.baseUrl.length) : url.href };
   const why = http.leaves(url.href);
   return why === undefined
     ? { path: url.href }

@@ -9,6 +9,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
 import { listen, bodyOf } from '../suites/loopback.js';
+import { introspectionAt } from '../../suites/runner/capabilities.js';
+import type { Http } from '../../suites/types.js';
 import {
   checksWith,
   erroredText,
@@ -120,4 +122,18 @@ describe('a provider whose only token oracle is its advertised introspection end
       /^errored .*no oracle.*; discovery's introspection_endpoint is http:\/\/127\.0\.0\.1:\d+\/oauth2\/v1\/introspect, which leaves the target's origin .*: nothing was sent there \(trustedOrigins/,
     );
   }, 120_000);
+});
+
+describe('where the introspection endpoint discovery advertises is asked', () => {
+  const http = (baseUrl: string) => ({ baseUrl, leaves: () => undefined }) as unknown as Http;
+  it('under a base URL with a path prefix: its path there, the prefix not put before it twice', () => {
+    const base = 'https://h.example/gitlab';
+    expect(introspectionAt(http(base), { introspection_endpoint: `${base}/oauth/introspect` })).toEqual({
+      path: '/oauth/introspect',
+    });
+    // On the origin but outside the base URL: its URL, as follow takes it.
+    expect(introspectionAt(http(base), { introspection_endpoint: 'https://h.example/other/introspect' })).toEqual({
+      path: 'https://h.example/other/introspect',
+    });
+  });
 });
