@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { APP_ROLES, type AppRole } from '../../spec/target-config.js';
 import { pageText } from '../drivers/html.js';
 import { TOKEN_PATH } from '../shared/oauth.js';
+import { shownUrl } from './endpoints.js';
 import type { AppConfig, Http, OAuthFlows, TargetConfig } from '../types.js';
 
 /** A verifier of 43 characters: what is asked is whether the request is taken, not PKCE. */
@@ -72,15 +73,9 @@ export async function refusedAuthorizations(
     if (status < 400 || status >= 500 || [404, 405, 429].includes(status)) continue;
     const words = refusalWords(body);
     refused[role] =
-      `GET ${asked(http, url)} with its clientId and redirectUri answered ${status} before any sign-in${words ? `: “${words}”` : ''}`;
+      `GET ${shownUrl(http.baseUrl, url)} with its clientId and redirectUri answered ${status} before any sign-in${words ? `: “${words}”` : ''}`;
   }
   return refused;
-}
-
-/** Where a start-up request went, as its message names it: the path on the base URL, else the URL (discovery routes some). */
-function asked(http: Pick<Http, 'baseUrl'>, url: string): string {
-  const bare = url.split('?')[0];
-  return bare.startsWith(`${http.baseUrl}/`) ? bare.slice(http.baseUrl.length) : bare;
 }
 
 /** The token endpoint's invalid_client to a code exchange of `app` (HTTP Basic, or in the body): what it said. */
@@ -100,7 +95,7 @@ async function invalidClient(http: Http, app: AppConfig, basic: boolean): Promis
     const body = JSON.parse(response.text) as Record<string, unknown> | null;
     if (body?.error !== 'invalid_client') return undefined;
     const words = typeof body.error_description === 'string' ? refusalWords(body.error_description) : '';
-    return `POST ${asked(http, http.urlOf(TOKEN_PATH))} answered ${response.status} invalid_client${words ? `: “${words}”` : ''}`;
+    return `POST ${shownUrl(http.baseUrl, http.urlOf(TOKEN_PATH))} answered ${response.status} invalid_client${words ? `: “${words}”` : ''}`;
   } catch {
     return undefined; // no answer, or not JSON: nothing said of the client
   }

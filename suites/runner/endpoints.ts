@@ -14,6 +14,12 @@ const ROUTABLE: Readonly<Record<string, string>> = {
   device_authorization_endpoint: AUTHORIZE_DEVICE_PATH,
 };
 
+/** A URL a request went to, as a message names it: its path under the base URL, else the URL (a query left out). */
+export function shownUrl(baseUrl: string, url: string): string {
+  const bare = url.split('?')[0];
+  return bare.startsWith(`${baseUrl}/`) ? bare.slice(baseUrl.length) : bare;
+}
+
 /** Does discovery's URL name the source's path on the base URL (a trailing slash aside), query or not? */
 function sameEndpoint(url: URL, sourceUrl: string): boolean {
   const trimmed = (path: string) => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path);

@@ -30,7 +30,7 @@ import {
 } from './capabilities.js';
 import { createCheckContext, createEvidence, type Evidence, type SessionGround } from './context.js';
 import { BrokenExchange, CheckFailure, CheckSkipped, HarnessError, NoAnswer, RateLimited } from './errors.js';
-import { endpointsElsewhere, type Elsewhere } from './endpoints.js';
+import { endpointsElsewhere, shownUrl, type Elsewhere } from './endpoints.js';
 import { createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
@@ -126,8 +126,8 @@ const reportsIt =
   };
 
 /** Why what needs an absent core endpoint is skipped: what the start-up asked, and who reports it. */
-const whyAbsent = (e: (typeof CORE_ENDPOINTS)[number], said: ReportsIt) =>
-  `the target has no ${e.name}: ${e.method === 'POST' ? `an empty POST ${e.path} answered 404, 405 or a redirect` : `GET ${e.path} answered 404 or 405`} at start-up ${said(e.reporter, e.rule)}`;
+const whyAbsent = (e: (typeof CORE_ENDPOINTS)[number], said: ReportsIt, shown = (path: string) => path) =>
+  `the target has no ${e.name}: ${e.method === 'POST' ? `an empty POST ${shown(e.path)} answered 404, 405 or a redirect` : `GET ${shown(e.path)} answered 404 or 405`} at start-up ${said(e.reporter, e.rule)}`;
 
 const WHY_MISSING: Record<Exclude<Capability, CoreCapability>, string | ((said: ReportsIt) => string)> = {
   control: 'the simulator control API does not answer',
@@ -149,9 +149,9 @@ const WHY_MISSING: Record<Exclude<Capability, CoreCapability>, string | ((said: 
 };
 
 /** Why a check needing capability c is skipped, its reporter named as the run's plan has it. */
-function whyCapabilityMissing(c: Capability, said: ReportsIt): string {
+function whyCapabilityMissing(c: Capability, said: ReportsIt, shown?: (path: string) => string): string {
   const core = CORE_ENDPOINTS.find((e) => e.capability === c);
-  if (core) return whyAbsent(core, said);
+  if (core) return whyAbsent(core, said, shown);
   const why = WHY_MISSING[c as Exclude<Capability, CoreCapability>];
   return typeof why === 'string' ? why : why(said);
 }
@@ -410,6 +410,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const elsewhere: Elsewhere = { routes: new Map(), away: new Map() };
   /** Where a source path's requests go when discovery routes them elsewhere, without its query. */
   const routedTo = (path: string) => elsewhere.routes.get(path)?.split('?')[0];
+  /** Where the start-up asked a source path, as a reason names it (discovery may route it elsewhere). */
+  const askedAt = (path: string) => shownUrl(http.baseUrl, http.urlOf(path));
   const http = createHttp(
     target,
     recorder,
@@ -444,7 +446,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   /** The request gate's rule: a check other than its reporter that reaches for an absent endpoint is skipped. */
   const skipIfAbsent = (absent: (typeof CORE_ENDPOINTS)[number] | undefined) => {
     if (checkRunning && absent && absent.reporter !== runningCheck)
-      throw new CheckSkipped(whyCapabilityMissing(absent.capability, reportsIt(planned)));
+      throw new CheckSkipped(whyCapabilityMissing(absent.capability, reportsIt(planned), askedAt));
   };
   /**
    * The driver behind the same gate: its actions are requests too, and the browser driver's page
@@ -570,12 +572,12 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const whyMissing = (c: Capability) =>
     elsewhere.away.get(pathOfCapability[c] ?? '') ??
     (c !== 'restApi'
-      ? whyCapabilityMissing(c, reportsIt(planned))
+      ? whyCapabilityMissing(c, reportsIt(planned), askedAt)
       : caps.restApiDown !== undefined
         ? restApiDown(caps.restApiDown, restTroubleSaidBy())
         : caps.restPatRefused !== undefined
           ? restPatRefused(caps.restPatRefused, restTroubleSaidBy())
-          : whyCapabilityMissing(c, reportsIt(planned)));
+          : whyCapabilityMissing(c, reportsIt(planned), askedAt));
   /**
    * One cause, said once: the REST API unreachable, or refusing the configured token, is what its
    * reporter says; in a run without it (`--suite scopes`), the first check that needs the REST API
