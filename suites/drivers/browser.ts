@@ -524,7 +524,10 @@ export async function createBrowserDriver(
   let own: CDPSession;
   const pid = pids.get(browser);
   const frozenAfter = options.frozenAfterMs ?? FROZEN_AFTER_MS;
-  /** End Chromium by its process id, so that every call waiting on it fails now and nothing of it outlives the run. */
+  /**
+   * End Chromium by its process id, so that every call waiting on it fails now and nothing of it
+   * outlives the run. The browser is shared by the run's drivers: a frozen one is frozen for all.
+   */
   const end = () => {
     try {
       if (pid !== undefined) process.kill(pid, 'SIGKILL');
@@ -1130,7 +1133,9 @@ export async function createBrowserDriver(
       if (!answered) freeze();
       void own.detach().catch(() => undefined);
       await fence?.close();
-      await release();
+      // Bounded too where Chromium's process id was never known (freeze could not end it).
+      if (answered) await release();
+      else await Promise.race([release(), new Promise<void>((resolve) => setTimeout(resolve, frozenAfter).unref())]);
     },
   };
 }
