@@ -168,7 +168,10 @@ export const CORE_ENDPOINTS: readonly {
  * its URL on an origin the config trusts; one elsewhere would get the client's credentials: never
  * asked, and why (`away`).
  */
-export function introspectionAt(http: Http, discovery: Record<string, unknown> | undefined): { path?: string; away?: string } {
+export function introspectionAt(
+  http: Http,
+  discovery: Record<string, unknown> | undefined,
+): { path?: string; away?: string } {
   const advertised = discovery?.introspection_endpoint;
   if (typeof advertised !== 'string' || !URL.canParse(advertised, http.baseUrl)) return {};
   const url = new URL(advertised, http.baseUrl);
