@@ -9,6 +9,7 @@ import {
   broke,
   DEVICE_GRANT,
   DISCOVERY_ENDPOINTS,
+  atSourcePath,
   exchangeCode,
   expectJsonType,
   getDiscovery,
@@ -342,9 +343,13 @@ export const oidcChecks: Check[] = [
         } catch {
           url = undefined;
         }
-        t.expect(url && url.pathname.endsWith(path), `${field} must be the absolute URL of ${path}`, {
-          [field]: value ?? null,
-        });
+        t.expect(
+          url && atSourcePath(url, [t.http.baseUrl, ...(t.config.issuer ? [t.config.issuer] : [])], path),
+          `${field} must be the absolute URL of ${path}`,
+          {
+            [field]: value ?? null,
+          },
+        );
         // The harness would send tokens and secrets there: it must be the provider's own origin.
         const away = t.http.leaves(url.href);
         t.expect(!away, `${field} ${away}`, { [field]: value });

@@ -6,7 +6,7 @@
  * untested, saying why (oidc.discovery reports the endpoint off the target's origin, once).
  */
 import type { Http } from '../types.js';
-import { AUTHORIZE_DEVICE_PATH, DISCOVERY_ENDPOINTS } from '../shared/oauth.js';
+import { AUTHORIZE_DEVICE_PATH, DISCOVERY_ENDPOINTS, atSourcePath } from '../shared/oauth.js';
 
 /** Besides them, where discovery names it (RFC 8628 §4), the device authorization endpoint. */
 const ROUTABLE: Readonly<Record<string, string>> = {
@@ -18,12 +18,6 @@ const ROUTABLE: Readonly<Record<string, string>> = {
 export function shownUrl(baseUrl: string, url: string): string {
   const bare = url.split('?')[0];
   return bare.startsWith(`${baseUrl}/`) ? bare.slice(baseUrl.length) : bare;
-}
-
-/** Does discovery's URL name the source's path on the base URL (a trailing slash aside), query or not? */
-function sameEndpoint(url: URL, sourceUrl: string): boolean {
-  const trimmed = (path: string) => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path);
-  return trimmed(url.pathname) === trimmed(new URL(sourceUrl).pathname);
 }
 
 export interface Elsewhere {
@@ -52,7 +46,7 @@ export function endpointsElsewhere(
     const value = doc?.[member];
     if (typeof value !== 'string' || !URL.canParse(value)) continue;
     const url = new URL(value);
-    if (url.origin === base && sameEndpoint(url, http.baseUrl + path)) continue;
+    if (url.origin === base && atSourcePath(url, [http.baseUrl], path)) continue;
     const why = http.leaves(url.href);
     if (!why) found.routes.set(path, `${url.origin}${url.pathname}${url.search}`);
     else

@@ -56,6 +56,24 @@ export function discoveryPath(baseUrl: string, issuer: string | undefined): stri
   return own?.startsWith(`${base}/`) ? `${own.slice(base.length)}${DISCOVERY_PATH}` : DISCOVERY_PATH;
 }
 
+/**
+ * Does a URL discovery names put the endpoint at the source's path (`/oauth/token`): under one of
+ * `roots` (the base URL; for OIDC-DISCOVERY the configured issuer too) on its origin, at that path's
+ * end on another origin (a trailing slash aside)? One answer for where the harness sends the
+ * endpoint's requests (runner/endpoints.ts) and for what OIDC-DISCOVERY holds discovery to
+ * (L104-L113 name the paths).
+ */
+export function atSourcePath(url: URL, roots: readonly string[], path: string): boolean {
+  const trimmed = (p: string) => p.replace(/(?<!^)\/$/, '');
+  const own = roots.filter((root) => URL.canParse(root)).map((root) => new URL(root));
+  if (!own.some((root) => root.origin === url.origin)) return trimmed(url.pathname).endsWith(path);
+  return own.some(
+    (root) =>
+      root.origin === url.origin &&
+      trimmed(url.pathname) === `${root.pathname === '/' ? '' : trimmed(root.pathname)}${path}`,
+  );
+}
+
 /** GET the discovery document (discoveryPath). */
 export const getDiscovery = (http: Pick<Http, 'baseUrl' | 'get'>, issuer: string | undefined) =>
   http.get(discoveryPath(http.baseUrl, issuer));

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allChecks } from '../../suites/index.js';
+import { atSourcePath } from '../../suites/shared/oauth.js';
 import type { Sim } from '../../simulator/types.js';
 import { bodyOf, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
 import { checksWith, runAgainst } from './provider.js';
@@ -126,4 +127,21 @@ describe("endpoints at the provider's own paths on the base URL's origin, as dis
       errorsAs403 = false;
     }
   }, 120_000);
+});
+
+describe("whether discovery's URL is the endpoint at the source's path (one answer for routing and OIDC-DISCOVERY)", () => {
+  it('on the base origin, under the base URL exactly (a trailing slash aside); elsewhere, at the end of the path', () => {
+    const at = (url: string, base = 'https://idp.example') => atSourcePath(new URL(url), [base], '/oauth/token');
+    expect(at('https://idp.example/oauth/token')).toBe(true);
+    expect(at('https://idp.example/oauth/token/')).toBe(true);
+    expect(at('https://idp.example/tenant/oauth/token')).toBe(false);
+    expect(at('https://idp.example/gitlab/oauth/token', 'https://idp.example/gitlab')).toBe(true);
+    expect(at('https://idp.example/gitlab/oauth/token', 'https://idp.example/gitlab/')).toBe(true);
+    expect(at('https://idp.example/oauth/token', 'https://idp.example/gitlab')).toBe(false);
+    expect(at('https://api.idp.example/v2/oauth/token')).toBe(true);
+    expect(at('https://api.idp.example/token')).toBe(false);
+    // Under the configured issuer too, where OIDC-DISCOVERY names it a root (Keycloak's realm).
+    const realm = 'https://idp.example/realms/x';
+    expect(atSourcePath(new URL(`${realm}/oauth/token`), ['https://idp.example', realm], '/oauth/token')).toBe(true);
+  });
 });
