@@ -8,16 +8,11 @@
  * authorization is skipped, saying why. Before, the flows built every authorization request on the
  * base URL whatever discovery said: a 404 there, and each check that needed a code errored.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executeRun } from '../../cli/run.js';
 import { targetConfig } from '../../simulator/control/config.js';
-import type { Report } from '../../suites/report/model.js';
 import { bodyOf, listen, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
 import { allChecks } from '../../suites/index.js';
-import { checksWith, erroredText } from './provider.js';
+import { checksWith, erroredText, explain, runAgainst } from './provider.js';
 import type { Sim } from '../../simulator/types.js';
 
 /**
@@ -116,38 +111,19 @@ afterAll(async () => {
   await Promise.all([front?.close(), other?.close()]);
 });
 
-async function run(
-  trusted: boolean,
-  driver?: 'browser' | 'form',
-  checks = CHECKS,
-): Promise<{ code: number; report: Report; stderr: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'idp-authorize-elsewhere-'));
-  const config = join(dir, 'target.json');
-  const file = join(dir, 'report.json');
-  const target = targetConfig(front.sim, front.url);
-  writeFileSync(
-    config,
-    JSON.stringify({
-      ...target,
-      ...(driver ? { driver: { ...target.driver, kind: driver } } : {}),
-      ...(trusted ? { trustedOrigins: [other.url] } : {}),
-    }),
-  );
-  let stderr = '';
-  const code = await executeRun(
-    { config, seed: '20261126', runs: '1', report: `json=${file}` },
+/** `run` against the front, with the other origin trusted or not, played by `driver`. */
+function run(trusted: boolean, driver?: 'browser' | 'form', checks = CHECKS) {
+  const seeded = targetConfig(front.sim, front.url);
+  return runAgainst(
+    front,
+    { seed: '20261126', runs: '1' },
+    allChecks().filter((c) => checks.includes(c.id)),
     {
-      out: () => undefined,
-      err: (t) => void (stderr += t),
-      checks: () => allChecks().filter((c) => checks.includes(c.id)),
+      ...(driver ? { driver: { ...seeded.driver, kind: driver } } : {}),
+      ...(trusted ? { trustedOrigins: [other.url] } : {}),
     },
-    {},
   );
-  return { code, report: JSON.parse(readFileSync(file, 'utf8')) as Report, stderr };
 }
-
-const explain = (report: Report, stderr: string) =>
-  `${stderr.slice(-1500)}\n${report.checks.map((c) => `${c.status} ${c.id}: ${c.message ?? ''}`).join('\n')}`;
 
 describe('a provider whose authorization endpoint and sign-in pages are on another origin', () => {
   it('trusted: the drivers sign in there and every check passes', async () => {

@@ -11,7 +11,7 @@ import { allChecks } from '../../suites/index.js';
 import { atSourcePath } from '../../suites/shared/oauth.js';
 import type { Sim } from '../../simulator/types.js';
 import { bodyOf, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
-import { checksWith, runAgainst } from './provider.js';
+import { checksWith, explain, runAgainst } from './provider.js';
 
 /** Keycloak's paths under its realm, by the source path they serve. */
 const REALM = '/realms/conformance/protocol/openid-connect';
@@ -97,7 +97,7 @@ describe("endpoints at the provider's own paths on the base URL's origin, as dis
     atSourcePaths.length = 0;
     const checks = allChecks().filter((c) => CHECKS.includes(c.id));
     const { report, stderr } = await runAgainst(front, { runs: '1' }, checks);
-    const why = `${stderr.slice(-1500)}\n${report.checks.map((c) => `${c.status} ${c.id}: ${c.message ?? ''}`).join('\n')}`;
+    const why = explain(report, stderr);
     expect(checksWith(report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual(['oidc.discovery']);
     expect(
       report.rules.filter((r) => r.status === 'failed' || r.status === 'warned').map((r) => r.id),
@@ -115,7 +115,7 @@ describe("endpoints at the provider's own paths on the base URL's origin, as dis
     try {
       const checks = allChecks().filter((c) => ['grants.code-single-use', 'oidc.discovery'].includes(c.id));
       const { report, stderr } = await runAgainst(front, { runs: '1' }, checks);
-      const why = `${stderr.slice(-1500)}\n${report.checks.map((c) => `${c.status} ${c.id}: ${c.message ?? ''}`).join('\n')}`;
+      const why = explain(report, stderr);
       expect(
         report.rules
           .filter((r) => r.status === 'failed' || r.status === 'warned')

@@ -93,6 +93,10 @@ export async function runAgainst(
   return { code, report: JSON.parse(readFileSync(file, 'utf8')) as Report, stderr };
 }
 
+/** A failing expectation's text: the end of stderr and every check's verdict and message. */
+export const explain = (report: Report, stderr: string) =>
+  `${stderr.slice(-1500)}\n${report.checks.map((c) => `${c.status} ${c.id}: ${c.message ?? ''}`).join('\n')}`;
+
 /** The rules of each status, sorted: what a reader of the report sees per rule. */
 export function rulesWith(report: Report, ...statuses: string[]): string[] {
   return report.rules

@@ -10,16 +10,10 @@
  * failed or warned over four checks (GRANT-CODE-PARAMS, GRANT-CODE-FLOW, DEV-AVAILABILITY, OIDC-JWKS,
  * AUTH-CLIENT-BODY...), and with `trustedOrigins` nine over three.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executeRun } from '../../cli/run.js';
-import { targetConfig } from '../../simulator/control/config.js';
-import type { Report } from '../../suites/report/model.js';
 import { bodyOf, listen, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
 import { allChecks } from '../../suites/index.js';
-import { checksWith, erroredText } from './provider.js';
+import { checksWith, erroredText, explain, runAgainst } from './provider.js';
 import type { Sim } from '../../simulator/types.js';
 
 /** The endpoints Google serves on another origin than its authorization endpoint, by discovery member. */
@@ -125,29 +119,15 @@ afterAll(async () => {
   await Promise.all([front?.close(), other?.close()]);
 });
 
-async function run(trusted: boolean, checks = CHECKS): Promise<{ code: number; report: Report; stderr: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'idp-split-'));
-  const config = join(dir, 'target.json');
-  const file = join(dir, 'report.json');
-  writeFileSync(
-    config,
-    JSON.stringify({ ...targetConfig(front.sim, front.url), ...(trusted ? { trustedOrigins: [other.url] } : {}) }),
+/** `run` against the front, with the other origin trusted or not. */
+function run(trusted: boolean, checks = CHECKS) {
+  return runAgainst(
+    front,
+    { seed: '20261126', runs: '1' },
+    allChecks().filter((c) => checks.includes(c.id)),
+    trusted ? { trustedOrigins: [other.url] } : {},
   );
-  let stderr = '';
-  const code = await executeRun(
-    { config, seed: '20261126', runs: '1', report: `json=${file}` },
-    {
-      out: () => undefined,
-      err: (t) => void (stderr += t),
-      checks: () => allChecks().filter((c) => checks.includes(c.id)),
-    },
-    {},
-  );
-  return { code, report: JSON.parse(readFileSync(file, 'utf8')) as Report, stderr };
 }
-
-const explain = (report: Report, stderr: string) =>
-  `${stderr.slice(-1500)}\n${report.checks.map((c) => `${c.status} ${c.id}: ${c.message ?? ''}`).join('\n')}`;
 
 describe('a provider whose token, revocation, device, userinfo and key endpoints are on another origin', () => {
   it('without trustedOrigins: OIDC-DISCOVERY warns once, nothing is sent there, what needs them is skipped', async () => {
