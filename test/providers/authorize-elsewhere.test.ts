@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { targetConfig } from '../../simulator/control/config.js';
-import { bodyOf, listen, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
+import { listen, sendAnswer, simulatorAnswerTo, simulatorWith, type Loopback } from '../suites/loopback.js';
 import { allChecks } from '../../suites/index.js';
 import { checksWith, erroredText, explain, runAgainst } from './provider.js';
 import type { Sim } from '../../simulator/types.js';
@@ -54,12 +54,7 @@ beforeAll(async () => {
     if (req.method === 'POST' && url.pathname === '/oauth/authorize_device') {
       sendAnswer(
         res,
-        bodyOf(req).then(async (body) => {
-          const headers = new Headers();
-          for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-          const answer = await front.sim.handle(
-            new Request(url, { method: 'POST', headers, body: new Uint8Array(body) }),
-          );
+        simulatorAnswerTo(front.sim, req, url).then(async (answer) => {
           const text = (await answer.text()).replaceAll(`${front.url}/oauth/device`, `${other.url}/oauth/device`);
           return new Response(text, { status: answer.status, headers: answer.headers });
         }),
@@ -90,20 +85,7 @@ beforeAll(async () => {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
       return;
     }
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-    sendAnswer(
-      res,
-      bodyOf(req).then((body) =>
-        front.sim.handle(
-          new Request(url, {
-            method: req.method,
-            headers,
-            ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body: new Uint8Array(body) }),
-          }),
-        ),
-      ),
-    );
+    sendAnswer(res, simulatorAnswerTo(front.sim, req, url));
   });
 }, 60_000);
 

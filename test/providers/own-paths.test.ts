@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allChecks } from '../../suites/index.js';
 import { atSourcePath } from '../../suites/shared/oauth.js';
 import type { Sim } from '../../simulator/types.js';
-import { bodyOf, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
+import { sendAnswer, simulatorAnswerTo, simulatorWith, type Loopback } from '../suites/loopback.js';
 import { checksWith, explain, runAgainst } from './provider.js';
 
 /** Keycloak's paths under its realm, by the source path they serve. */
@@ -65,20 +65,10 @@ beforeAll(async () => {
       return true;
     }
     if (!source) return false;
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
     url.pathname = source;
-    const method = req.method ?? 'GET';
     sendAnswer(
       res,
-      bodyOf(req).then(async (body) => {
-        const answer = await front.sim.handle(
-          new Request(url, {
-            method,
-            headers,
-            ...(method === 'GET' || method === 'HEAD' ? {} : { body: new Uint8Array(body) }),
-          }),
-        );
+      simulatorAnswerTo(front.sim, req, url).then(async (answer) => {
         if (!errorsAs403 || source !== '/oauth/token' || answer.status !== 400) return answer;
         return new Response(await answer.text(), { status: 403, headers: answer.headers });
       }),

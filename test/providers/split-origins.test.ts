@@ -11,7 +11,7 @@
  * AUTH-CLIENT-BODY...), and with `trustedOrigins` nine over three.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bodyOf, listen, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
+import { listen, sendAnswer, simulatorAnswerTo, simulatorWith, type Loopback } from '../suites/loopback.js';
 import { allChecks } from '../../suites/index.js';
 import { checksWith, erroredText, explain, runAgainst } from './provider.js';
 import type { Sim } from '../../simulator/types.js';
@@ -100,18 +100,7 @@ beforeAll(async () => {
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
     headers.set('host', new URL(front.url).host);
     url.pathname = source;
-    sendAnswer(
-      res,
-      bodyOf(req).then((body) =>
-        front.sim.handle(
-          new Request(url, {
-            method: req.method,
-            headers,
-            ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body: new Uint8Array(body) }),
-          }),
-        ),
-      ),
-    );
+    sendAnswer(res, simulatorAnswerTo(front.sim, req, url, headers));
   });
 }, 60_000);
 

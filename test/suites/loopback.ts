@@ -48,6 +48,25 @@ export function sendAnswer(res: ServerResponse, answer: Promise<Response>): void
   );
 }
 
+/**
+ * The simulator's answer to `req` asked at `url` (its headers as sent unless given, its body read
+ * first): a test provider that serves an endpoint at another path or origin hands it on so.
+ */
+export function simulatorAnswerTo(sim: Sim, req: IncomingMessage, url: URL, headers?: Headers): Promise<Response> {
+  const sent = headers ?? new Headers();
+  if (!headers) for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') sent.set(k, v);
+  const method = req.method ?? 'GET';
+  return bodyOf(req).then((body) =>
+    sim.handle(
+      new Request(url, {
+        method,
+        headers: sent,
+        ...(method === 'GET' || method === 'HEAD' ? {} : { body: new Uint8Array(body) }),
+      }),
+    ),
+  );
+}
+
 /** Drain the request body first, so the client's write never races our answer. */
 const answer =
   (status: number, type: string, body: string): Handler =>
