@@ -67,7 +67,7 @@ import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fen
 import { allowedOrigins } from '../target/origin.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
 import { handsOverTo, handsOverToAny, redirectUrisOf } from './hand-over.js';
-import { awaitsEmail, NEEDS_PERSON_SELECTORS, NEW_PASSWORD_CSS } from './needs-person.js';
+import { awaitsEmail, NEEDS_PERSON_SELECTORS, NEW_PASSWORD_CSS, NEW_PASSWORD_FIELDS } from './needs-person.js';
 import { accountNotListed, refusedIfClientError, signInNeedsPerson, signInRefused, signInUser } from './sign-in.js';
 import { unservedOf } from '../target/unserved.js';
 
@@ -106,6 +106,8 @@ const PICKER = new RegExp(PICKER_PATTERN, 'i');
  * one first), and only the one shown can be filled or pressed.
  */
 const shown = (root: Page | Locator, css: string) => root.locator(css).filter({ visible: true }).first();
+/** How many elements of `css` a person sees. */
+const shownCount = (page: Page, css: string) => page.locator(css).filter({ visible: true }).count();
 
 type Decision = 'approve' | 'deny';
 
@@ -938,7 +940,7 @@ export async function createBrowserDriver(
         !handover() &&
         (await present(page, ...asked)) &&
         !(await anyPresent(page, next)) &&
-        (await page.locator(NEW_PASSWORD_CSS).filter({ visible: true }).count()) < 2;
+        (await shownCount(page, NEW_PASSWORD_CSS)) < NEW_PASSWORD_FIELDS;
       await send();
       // Blocked on its way elsewhere: said below, as what it is.
       if (stray()) return;
@@ -984,13 +986,7 @@ export async function createBrowserDriver(
         ]);
         // A second factor, a CAPTCHA: nothing is guessed, nothing more is sent (needs-person.ts).
         for (const { what, css, shown: visible, atLeast = 1 } of decided ? [] : NEEDS_PERSON_SELECTORS)
-          if (
-            visible
-              ? atLeast > 1
-                ? (await page.locator(css).filter({ visible: true }).count()) >= atLeast
-                : await present(page, css, what)
-              : (await page.locator(css).count()) > 0
-          )
+          if (visible ? (await shownCount(page, css)) >= atLeast : (await page.locator(css).count()) > 0)
             signInNeedsPerson(http, what);
         if (!signedIn && (await present(page, ...controls.password))) {
           signedIn = true;

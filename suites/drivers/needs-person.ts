@@ -45,6 +45,8 @@ const NEW_PASSWORD = 'a new password (the account must change its password)';
  * browser from filling it, and is typed into as the sign-in's.
  */
 export const NEW_PASSWORD_CSS = 'input[type="password" i][autocomplete~="new-password" i]';
+/** The new-password fields of a page that asks for a new password: the new one and its confirmation. */
+export const NEW_PASSWORD_FIELDS = 2;
 
 const anyOf = (words: string[]) => new RegExp(words.join('|'), 'i');
 const ONE_TIME_NAME = anyOf(ONE_TIME_NAMES);
@@ -68,7 +70,7 @@ export const NEEDS_PERSON_SELECTORS: ReadonlyArray<{ what: string; css: string; 
     what: NEW_PASSWORD,
     css: `html:not(:has(input[type="password" i]:not([autocomplete~="new-password" i]))) ${NEW_PASSWORD_CSS}`,
     shown: true,
-    atLeast: 2,
+    atLeast: NEW_PASSWORD_FIELDS,
   },
 ];
 
@@ -100,7 +102,7 @@ function fieldsOf(html: string) {
 /** Does the page ask only for a new password (no sign-in form, whatever its password fields)? */
 export const asksNewPassword = (html: string): boolean => {
   const found = fieldsOf(html);
-  return found.newPasswords >= 2 && !found.password;
+  return found.newPasswords >= NEW_PASSWORD_FIELDS && !found.password;
 };
 
 /** What on this page needs a person before the sign-in can go on, said as the thing asked; or undefined. */
@@ -109,7 +111,7 @@ export function needsPerson(html: string): string | undefined {
   if (found.captcha) return CAPTCHA;
   // A lone new-password field is the sign-in's (see NEW_PASSWORD_CSS).
   if (found.password || found.newPasswords === 1) return undefined;
-  return found.newPasswords >= 2 ? NEW_PASSWORD : found.oneTime ? ONE_TIME : undefined;
+  return found.newPasswords >= NEW_PASSWORD_FIELDS ? NEW_PASSWORD : found.oneTime ? ONE_TIME : undefined;
 }
 
 /** Does the page say a link was sent by e-mail (read where the driver finds nothing to press)? */

@@ -8,8 +8,8 @@ import { factorableModulus, forgeableKey, modulusCost } from './forgeable.js';
 /**
  * What the moduli of one key set may cost to judge, besides the one a token names, in units of a
  * 2,048-bit modulus (modulusCost): sixteen such keys, two of 4,096 bits; a larger one only when a
- * token names it. A set of
- * thousands of keys, or of huge moduli, stays cheap: the judging runs on the run's one thread.
+ * token names it. A set of thousands of keys, or of huge moduli, stays cheap: the judging runs on
+ * the run's one thread.
  */
 const MODULI_BUDGET = 16;
 
@@ -39,7 +39,7 @@ export const SECRET_MEMBERS = [...PRIVATE_MEMBERS, 'k'];
 
 /**
  * The RSA keys whose modulus is judged (it costs a Miller-Rabin round a key): the one the token
- * names, and the first keys of the set while their cost stays within MODULI_BUDGET.
+ * names, and, in the set's order, each key whose cost still fits within MODULI_BUDGET.
  */
 export function moduliToJudge(keys: readonly JWK[], kid?: string): Set<JWK> {
   const rsa = keys.filter((k) => k.kty === 'RSA' && typeof k.n === 'string');

@@ -418,8 +418,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     redactor,
     (request, response) => {
       // adopt takes only a 200 answer with tokens in it.
-      const atToken = /\/oauth\/token(\?|$)/.test(request.url) || request.url.split('?')[0] === routedTo(TOKEN_PATH);
-      if (current && atToken) current.adopt(response, current.roleOf(request));
+      if (current && atEndpoint(request.url, TOKEN_PATH)) current.adopt(response, current.roleOf(request));
     },
     (raw) => {
       if (!fromLiveCheck()) throw new HarnessError(PAST_ITS_END);
@@ -476,12 +475,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const basePath = new URL(target.baseUrl).pathname.replace(/(?<!\/)\/+$/, '');
   /** The path of `url` under the base URL's (undefined when it is not a URL). */
   const pathOf = (url: string) => (URL.canParse(url) ? new URL(url).pathname : undefined);
+  /** Does `url` ask the source's endpoint at `path`: under the base URL, or where discovery routes it? */
+  const atEndpoint = (url: string, path: string) =>
+    pathOf(url) === basePath + path || url.split('?')[0] === routedTo(path);
   /** The core endpoint a request goes to, when the start-up found it absent (there, or where discovery routes it). */
-  const absentEndpoint = (url: string) => {
-    const path = pathOf(url);
-    const bare = url.split('?')[0];
-    return absentEndpoints.find((e) => path === basePath + e.path || bare === routedTo(e.path));
-  };
+  const absentEndpoint = (url: string) => absentEndpoints.find((e) => atEndpoint(url, e.path));
   /**
    * One cause, one blame: an endpoint absent at the base URL that discovery puts on an origin the
    * config does not trust leaves every check that reaches for it untested, its reporter too
@@ -500,9 +498,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
    * first check that sends one is errored saying what to check, once; every later one is skipped.
    */
   const skipIfRefusedApp = (sent: { url: string; headers?: Headers; body?: string }) => {
-    const path = pathOf(sent.url);
-    const atAuthorize = path === basePath + AUTHORIZE_PATH || sent.url.split('?')[0] === routedTo(AUTHORIZE_PATH);
-    const refusal = refusalOf(sent, config, refusedApps, atAuthorize);
+    const refusal = refusalOf(sent, config, refusedApps, atEndpoint(sent.url, AUTHORIZE_PATH));
     if (!refusal) return;
     const saidBy = premisesSaid.get(refusal.key);
     if (saidBy !== undefined) throw new CheckSkipped(refusal.later(saidBy));
