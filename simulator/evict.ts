@@ -16,16 +16,28 @@ function endedAt(record: object, now: number): number {
   return at;
 }
 
+/**
+ * Where each capped map's oldest unpinned record is: a fresh iterator would step again over every
+ * slot deleted since the map last compacted (V8 keeps them until then), 17 to 62 µs a record at
+ * the bound; one kept iterator passes each slot once (about 1 µs).
+ */
+const oldest = new WeakMap<Map<string, unknown>, Iterator<[string, unknown]>>();
+
 /** Remove from the store what is past its retention at `now` (seconds); returns how many went. */
 export function evict(store: Store, now: number): number {
   const { expiredGrace, revokedGrace, sessionLifetime } = retention();
   let removed = 0;
-  const drop = <K, V>(map: Map<K, V>, gone: (value: V) => boolean) => {
+  const drop = <V>(map: Map<string, V>, gone: (value: V) => boolean) => {
+    const before = removed;
     for (const [key, value] of map) {
       if (!gone(value)) continue;
       map.delete(key);
       removed++;
     }
+    // A kept cursor holds the table it last read, and V8 keeps a shrunk map's old tables, with every
+    // record they held then, while an iterator may still step into them: after a sweep of a flood's
+    // records that kept 43 MiB of a store emptied (the bench's load). makeRoom starts afresh.
+    if (removed > before) oldest.delete(map);
   };
   // An active refresh token has no expiry; a revoked or rotated one goes after the grace period.
   // Rotation revoked its access token at that moment: that time dates it (before access tokens go).
@@ -68,13 +80,6 @@ export const MOST_HELD = {
   /** The API rate limiter's windows, one per presented token, known or not (api/rateLimit.ts). */
   rateLimitWindows: 100_000,
 } as const;
-
-/**
- * Where each capped map's oldest unpinned record is: a fresh iterator would step again over every
- * slot deleted since the map last compacted (V8 keeps them until then), 17 to 62 µs a record at
- * the bound; one kept iterator passes each slot once (about 1 µs).
- */
-const oldest = new WeakMap<Map<string, unknown>, Iterator<[string, unknown]>>();
 
 /**
  * Room for one more in `map`, which keeps its records in the order they came: the oldest go, `gone`

@@ -11,6 +11,8 @@
  */
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { createSimulator } from '../../simulator/core.js';
 import { CONNECTION_TIMEOUTS, serve, toNodeListener } from '../../simulator/adapters/node.js';
@@ -90,6 +92,37 @@ describe('what a client can make again and again is held at most MOST_HELD, the 
       .type('form')
       .send(exchangeForm(w, 'confidential', issued[4].code));
     expect(exchange.status).toBe(200);
+  });
+});
+
+describe('a sweep after a flood leaves none of its records held', () => {
+  it('device authorizations flooded to the bound, then past their lifetime: once swept, none is reachable', async () => {
+    const w = world();
+    const clientId = app(w.sim, 'public').uid;
+    const start = () =>
+      w.http().post('/oauth/authorize_device').type('form').send({ client_id: clientId, scope: 'api' });
+    expect((await start()).status).toBe(200);
+    const { deviceCodes } = w.sim.store;
+    // A sample of the flood, watched without being held.
+    const watched: Array<WeakRef<object>> = [];
+    flooded(deviceCodes, MOST_HELD.deviceCodes, (record, i) => {
+      const copy = { ...record, digest: `flood-${i}` };
+      if (i % 100 === 0) watched.push(new WeakRef(copy));
+      return copy;
+    });
+    // At the bound: makeRoom evicts the oldest and keeps its place for the next one.
+    for (let i = 0; i < 3; i++) expect((await start()).status).toBe(200);
+    w.sim.clock.advance(2 * 24 * 3600);
+    // The sweep before this request takes every record of the flood.
+    expect((await start()).status).toBe(200);
+    expect(deviceCodes.size).toBe(1);
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    gc();
+    // A WeakRef's target lives to the end of the job that last read it.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(watched.filter((ref) => ref.deref() !== undefined).length).toBe(0);
   });
 });
 
