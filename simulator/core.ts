@@ -72,6 +72,18 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
   };
 }
 
+/** A form body whose URLSearchParams is made only if a handler reads it (OAuth handlers read `text`). */
+function formBody(text: string): ParsedBody {
+  let form: URLSearchParams | undefined;
+  return {
+    kind: 'form',
+    text,
+    get form() {
+      return (form ??= new URLSearchParams(text));
+    },
+  };
+}
+
 async function parseBody(request: SimRequest): Promise<ParsedBody> {
   if (request.method === 'GET' || request.method === 'HEAD') return { kind: 'none' };
   const type = mediaType(request);
@@ -94,8 +106,7 @@ async function parseBody(request: SimRequest): Promise<ParsedBody> {
       return { kind: 'invalid', reason: 'body is not valid JSON' };
     }
   }
-  if (type === '' || type === 'application/x-www-form-urlencoded')
-    return { kind: 'form', form: new URLSearchParams(text) };
+  if (type === '' || type === 'application/x-www-form-urlencoded') return formBody(text);
   return { kind: 'invalid', reason: `unsupported content type ${type}` };
 }
 

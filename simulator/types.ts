@@ -112,7 +112,8 @@ export interface Sim {
 
 export type ParsedBody =
   | { kind: 'none' }
-  | { kind: 'form'; form: URLSearchParams }
+  /** `text`: the body as sent, when it came form-encoded (OAuth parameters are read from it directly). */
+  | { kind: 'form'; form: URLSearchParams; text?: string }
   | { kind: 'json'; json: unknown }
   | { kind: 'invalid'; reason: string };
 

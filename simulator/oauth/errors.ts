@@ -7,7 +7,7 @@
  */
 import { ERROR_DESCRIPTION_CHARACTERS } from '../../spec/index.js';
 import { HttpError } from '../errors.js';
-import { json, type Reply } from '../http.js';
+import { jsonText, type Reply } from '../http.js';
 import type { Sim } from '../types.js';
 
 /** RFC 6749 §5.2: error_description holds %x20-21 / %x23-5B / %x5D-7E only; what a request put there (a name, a scope) loses the others, so the challenge can quote it too. */
@@ -25,6 +25,9 @@ export class OAuthError extends HttpError {
     this.description = describable(description);
   }
 
+  /** The body as JSON text, made when first answered: a table row's error is answered many times. */
+  private text?: string;
+
   body(): unknown {
     return { error: this.error, error_description: this.description };
   }
@@ -37,7 +40,7 @@ export class OAuthError extends HttpError {
       if (sim.fault('invalid-client-no-challenge') && this.error === 'invalid_client') status = 400;
       else headers['www-authenticate'] = challenge(this);
     }
-    return json(status, this.body(), headers);
+    return jsonText(status, (this.text ??= JSON.stringify(this.body())), headers);
   }
 }
 

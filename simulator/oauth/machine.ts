@@ -48,9 +48,20 @@ export interface Runner<C extends Subject> {
  * validation guarantees the row's state and condition exist with a description.
  */
 function rowError(m: Machine, row: MachineRow, error: string): OAuthError {
-  const why = row.condition === 'otherwise' ? m.states[row.state].description : m.conditions[row.condition].description;
-  return new OAuthError(error, why, row.result.status);
+  let known = rowErrors.get(row);
+  if (!known) {
+    const why =
+      row.condition === 'otherwise' ? m.states[row.state].description : m.conditions[row.condition].description;
+    rowErrors.set(row, (known = new OAuthError(error, why, row.result.status)));
+  }
+  return known;
 }
+
+/**
+ * A row's error is the same every time (its code, description and status come from the table), so
+ * it is made once: a pending poll answers it again and again (an error holds no stack, see HttpError).
+ */
+const rowErrors = new WeakMap<MachineRow, OAuthError>();
 
 function checkBinding<C>(m: Machine, binding: Binding<C>): void {
   const missing = [

@@ -16,6 +16,42 @@ function fromSearch(search: URLSearchParams): Map<string, string> {
   return out;
 }
 
+/** One name or value of a form body: `+` is a space, then percent-decoding (WHATWG URL §5.1). */
+function formDecode(text: string): string | undefined {
+  if (!text.includes('%') && !text.includes('+')) return text;
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    // A stray `%` or bytes that are not UTF-8: URLSearchParams keeps the one and replaces the other.
+    return undefined;
+  }
+}
+
+/**
+ * An application/x-www-form-urlencoded body straight into parameters, as URLSearchParams reads it
+ * (sequences split at `&`, empty ones skipped, a name without `=` has the empty value) but without
+ * building it: the token endpoint reads every request this way. Undefined where a name or value
+ * needs URLSearchParams' lenient decoding.
+ */
+function fromFormText(text: string): Map<string, string> | undefined {
+  const out = new Map<string, string>();
+  for (let start = 0; start < text.length; ) {
+    let end = text.indexOf('&', start);
+    if (end < 0) end = text.length;
+    if (end > start) {
+      const eq = text.indexOf('=', start);
+      const cut = eq >= 0 && eq < end ? eq : end;
+      const key = formDecode(text.slice(start, cut));
+      const value = cut < end ? formDecode(text.slice(cut + 1, end)) : '';
+      if (key === undefined || value === undefined) return undefined;
+      if (out.has(key)) throw InvalidRequest(`The parameter ${key} was sent more than once`);
+      out.set(key, value);
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
 export async function bodyParams(ctx: Ctx): Promise<Params> {
   const body = await ctx.body();
   switch (body.kind) {
@@ -24,7 +60,7 @@ export async function bodyParams(ctx: Ctx): Promise<Params> {
     case 'invalid':
       throw InvalidRequest(`The request body could not be read: ${body.reason}`);
     case 'form':
-      return fromSearch(body.form);
+      return (body.text === undefined ? undefined : fromFormText(body.text)) ?? fromSearch(body.form);
     case 'json': {
       if (typeof body.json !== 'object' || body.json === null || Array.isArray(body.json)) {
         throw InvalidRequest('A JSON body must be an object of parameters');
