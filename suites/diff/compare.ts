@@ -245,8 +245,12 @@ export function compareShapes(target: ExchangeShape, reference: ExchangeShape): 
   // The body's `error` member is the error code, already compared.
   const members = compareMaps('member', target.members, reference.members);
   out.push(...members.filter((d) => d.subject !== '$.error' || target.error === reference.error));
-  // Alike in shape, but the target's value breaks what the spec fixes there (a const, a bound).
-  if (target.violation && reference.conforms && !out.some((d) => d.subject === target.violation))
+  // Alike in shape, but the target's value breaks what the spec fixes there (a const, a bound). A
+  // violation of the body itself (`$`: no branch of an anyOf matched) names no member, so where a
+  // member differs that member is why: one cause, one row.
+  const explained = (path: string) =>
+    out.some((d) => d.subject === path || (path === '$' && (d.kind === 'member' || d.kind === 'type')));
+  if (target.violation && reference.conforms && !explained(target.violation))
     out.push({ kind: 'value', subject: target.violation, target: 'not as documented', reference: 'as documented' });
   out.push(...compareMaps('header', target.headers, reference.headers));
   return out;

@@ -162,6 +162,25 @@ describe('compareShapes and pairShapes', () => {
     ]);
   });
 
+  it('reports a body not as documented once, by the member that differs, not again as the whole body', () => {
+    // The password grant's answer: no branch of the token response's anyOf matches `Bearer`, so the
+    // schema's first violation is the body itself ($), not the member that caused it.
+    const password = (tokenType: string) =>
+      shapeOf(
+        exchange(
+          'POST',
+          '/oauth/token',
+          200,
+          { 'content-type': 'application/json' },
+          { access_token: 'x', token_type: tokenType, expires_in: 7200 },
+        ),
+      );
+    expect(password('Bearer').violation).toBe('$');
+    expect(compareShapes(password('Bearer'), password('bearer'))).toEqual([
+      { kind: 'type', subject: '$.token_type', target: 'string "Bearer"', reference: 'string "bearer"' },
+    ]);
+  });
+
   it('pairs by operation and order, whatever else came between', () => {
     const info = shapeOf(exchange('GET', '/oauth/token/info', 200, {}, {}));
     const { pairs, onlyTarget, onlyReference } = pairShapes([ok, info, ok], [info, ok]);
