@@ -40,6 +40,9 @@ export const DEFAULT_PROXY_CONNECTIONS = 1024;
 
 const MAX_HEADER_BYTES = 64 * 1024;
 
+/** 103 Early Hints passed on per request: a page's preloads fit, an endless stream does not. */
+const MAX_EARLY_HINTS = 8;
+
 /**
  * How long a client may take to send its request, in ms, then Node's 408. Node's defaults held a
  * head trickled in (or a connection that sent nothing) 90 s and a body 300 s, each holding one of
@@ -295,6 +298,23 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       clearTimeout(headTimer);
       // Closed with no answer and no error (Node drops a 101 nobody asked for): the client is told.
       if (!answered) refuse(502, 'the target closed the connection without an answer');
+    });
+    // 103 Early Hints go on to the client as they come (a browser preloads on them), a bounded few:
+    // a target sending them without end still meets the head timer above. Other 1xx are hop-by-hop.
+    let hints = 0;
+    upstream.on('information', (info) => {
+      if (info.statusCode !== 103 || res.headersSent || clientLeft || ++hints > MAX_EARLY_HINTS) return;
+      const raw = endToEnd(info.rawHeaders);
+      const fields: Record<string, string> = {};
+      for (let i = 0; i < raw.length; i += 2) {
+        const name = raw[i].toLowerCase() === 'link' ? 'link' : raw[i];
+        fields[name] = name in fields ? `${fields[name]}, ${raw[i + 1]}` : raw[i + 1];
+      }
+      try {
+        res.writeEarlyHints(fields);
+      } catch {
+        // A Link Node will not write (not a link-value): the hint is dropped, the answer still comes.
+      }
     });
     upstream.on('response', (answer) => {
       answered = true;
