@@ -214,9 +214,7 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   const catalogue = ruleCatalogueEntries([]);
   const written = reports.length ? await writeReports(report, reports, { catalogue }) : [];
   io.out(formatConsole(report, { color: shouldColor({ isTTY: process.stdout.isTTY === true }), written, catalogue }));
-  io.out(
-    `${proxySummary({ seen: tally.exchanges, judged: tally.judged, pages, unanswered, standIns, clientLeft })}\n`,
-  );
+  io.out(`${proxySummary({ seen: tally.exchanges, judged: tally.judged, pages, unanswered, standIns, clientLeft })}\n`);
   return exitCodeOf(report);
 }
 
@@ -263,6 +261,14 @@ export function proxySummary({
   return parts.join('; ');
 }
 
+/** What `proxy --help` ends with: how the end of a session reads. */
+const PROXY_EXIT_HELP = `
+Exit codes (on Ctrl-C or SIGTERM, after the report):
+  0    no must rule broke in the traffic seen
+  1    a must rule broke
+  2    bad usage (one line on stderr), or no exchange was judged (the last line says why)
+`;
+
 export function registerProxy(program: Command): void {
   program
     .command('proxy')
@@ -296,10 +302,7 @@ export function registerProxy(program: Command): void {
     .option('--report <specs>', 'reports written on Ctrl-C: kind=path,... (json, junit, junit-rules, html, md)')
     .option('--release <release>', `release to hold the provider to (default ${profiles().defaults.release})`)
     .option('--offering <offering>', `self-managed or hosted (default ${profiles().defaults.offering})`)
-    .addHelpText(
-      'after',
-      '\nExit codes: 0 no must rule broke in the traffic seen; 1 one did; 2 bad usage (one line on stderr).\n',
-    )
+    .addHelpText('after', PROXY_EXIT_HELP)
     .action(async (flags: ProxyFlags) => {
       process.exitCode = await executeProxy(flags, {
         out: (t) => process.stdout.write(t),
