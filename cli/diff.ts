@@ -22,7 +22,9 @@ import {
   parseRunFlags,
   probeOrStop,
   reproduceArgs,
+  sayStopped,
   stdio,
+  BOUNDS_HELP,
   type RunFlags,
   type RunIo,
   type RunSettings,
@@ -44,6 +46,7 @@ export type DiffFlags = Pick<
   | 'report'
   | 'rate'
   | 'timeout'
+  | 'deadline'
   | 'maxBody'
   | 'slow'
   | 'fault'
@@ -60,6 +63,8 @@ async function recordRun(
   signals: Pick<ReturnType<typeof watchSignals>, 'stopRequested' | 'abandon'>,
   /** Which of the two runs, for the progress line: `diff 1/2 (target)`. */
   side: string,
+  /** `--deadline`, as an instant: the target's run only (the reference answers in process). */
+  deadline?: number,
 ) {
   const progress = createProgress({ write: io.err, tty: io.stderrTty === true && !env.CI, quiet: s.quiet });
   try {
@@ -81,6 +86,7 @@ async function recordRun(
       // As `run`: the first signal stops the running check, a second one (or the grace) leaves now.
       stopRequested: signals.stopRequested,
       abandon: signals.abandon,
+      deadline,
     });
   } finally {
     progress.done();
@@ -96,6 +102,8 @@ export async function executeDiff(
   const signals = watchSignals(io);
   try {
     const s = parseRunFlags(flags, env);
+    // The whole diff's bound counts from here, as run's: set-up and probe included.
+    const deadline = s.deadlineMs === undefined ? undefined : Date.now() + s.deadlineMs;
     await checkReportTargets(s.reports);
     const target = await openRunTarget(s, io);
     await probeOrStop(target);
@@ -124,6 +132,7 @@ export async function executeDiff(
       env,
       signals,
       'diff 1/2 (target)',
+      deadline,
     );
     // Interrupted, the target run is reported as `run` would; half a run is not compared.
     const referenceReport = targetReport.interrupted
@@ -151,6 +160,7 @@ export async function executeDiff(
     const color = shouldColor({ isTTY: io.stdoutTty }, env);
     io.out(report.diff ? formatDiff(report.diff) : 'idp-conformance: interrupted: no diff\n');
     io.out(formatConsole(report, { color, quiet: s.quiet, written, catalogue }));
+    sayStopped(report, io.err);
     return exitCodeOf(report);
   } catch (error) {
     return usageExit(error, io.err);
@@ -169,7 +179,10 @@ covered by any rule.
 Exit codes (the target run's verdict: a difference that breaks a must rule failed there):
   0    no must rule failed on the target (allowed and uncovered differences are listed, not failed)
   1    a must rule failed on the target
-  2    bad usage, a bad config, an unreachable target, or a report that cannot be written
+  2    bad usage, a bad config, an unreachable target, or a report that cannot be written (one line
+       on stderr); a check errored on the target and nothing failed; or the target's run stopped
+       early, the target silent or refusing to serve it, or past --deadline: the reports say STOPPED
+  130  interrupted by SIGINT (Ctrl-C); 143 by SIGTERM: the target run's reports, INTERRUPTED, no diff
 `;
 
 export function registerDiff(program: Command): void {
@@ -189,8 +202,9 @@ export function registerDiff(program: Command): void {
     .option('--seed <n>', 'seed of both runs (default: random, always printed)')
     .option('--report <specs>', 'reports to write: kind=path,... (the JSON report has a diff section; default: none)')
     .option('--rate <n>', 'at most n requests per second to the target (default: no limit)')
-    .option('--timeout <ms>', 'per-request timeout in milliseconds')
-    .option('--max-body <size>', 'largest response body read, e.g. 8M or 512k')
+    .option('--timeout <ms>', BOUNDS_HELP.timeout)
+    .option('--deadline <duration>', `${BOUNDS_HELP.deadline}; the reference's run is not bounded`)
+    .option('--max-body <size>', BOUNDS_HELP.maxBody)
     .option('--slow', 'allow checks that wait in real time on a live target (default: off)')
     .option('--quiet', 'the diff table and the verdict line only')
     .option('--fault <name>', 'embedded target only: switch on a fault from spec/faults.yaml (repeatable)', collect)

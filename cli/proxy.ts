@@ -138,6 +138,7 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   // Answers a bot wall or a gateway gave in the provider's place, by kind.
   const standIns = new Map<Unserved['kind'], number>();
   let broke = 0;
+  let clientLeft = 0;
   const live = liveLine(io.err, io.stderrTty === true);
   // A line of its own clears the live one first.
   const say = (text: string) => {
@@ -182,9 +183,10 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
         const verdicts = judgeExchange(exchange, flows, (note) => tally.note(note));
         if (verdicts.some((v) => !v.ok)) broke++;
         tally.add(verdicts);
-        live.judged(tally.exchanges, broke);
+        live.judged(tally.judged, broke);
       },
       onJudgeError: () => judgeErrors++,
+      onClientLeft: () => clientLeft++,
       onUnanswered: (reason) => {
         // Said at once, the first time: a client behind a proxy to nowhere sees only 502s.
         const untrusted = untrustedCertificate(target.host, reason);
@@ -212,27 +214,45 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   const catalogue = ruleCatalogueEntries([]);
   const written = reports.length ? await writeReports(report, reports, { catalogue }) : [];
   io.out(formatConsole(report, { color: shouldColor({ isTTY: process.stdout.isTTY === true }), written, catalogue }));
-  io.out(`${proxySummary(tally.exchanges, pages, unanswered, standIns)}\n`);
+  io.out(`${proxySummary({ seen: tally.exchanges, judged: tally.judged, pages, unanswered, standIns, clientLeft })}\n`);
   return exitCodeOf(report);
+}
+
+/** What passed through the proxy, for its last line. */
+export interface ProxySeen {
+  /** Exchanges answered by the provider (what follows was not). */
+  seen: number;
+  /** Of those, the ones some rule judged. */
+  judged: number;
+  pages: number;
+  unanswered: ReadonlyMap<string, number>;
+  standIns?: ReadonlyMap<Unserved['kind'], number>;
+  /** Requests whose client went away before the answer was whole. */
+  clientLeft?: number;
 }
 
 /**
  * The last line: what was seen and judged, and what was not the provider's to judge (requests the
- * target never answered, HTML pages in front of it), so an empty report says why it is empty.
+ * target never answered, HTML pages in front of it) or no rule's (a page's assets), so an empty
+ * report says why it is empty.
  */
-export function proxySummary(
-  judged: number,
-  pages: number,
-  unanswered: ReadonlyMap<string, number>,
-  standIns: ReadonlyMap<Unserved['kind'], number> = new Map(),
-): string {
+export function proxySummary({
+  seen,
+  judged,
+  pages,
+  unanswered,
+  standIns = new Map(),
+  clientLeft = 0,
+}: ProxySeen): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const parts = [`idp-conformance: ${plural(judged, 'exchange')} judged`];
+  if (seen > judged) parts.push(`${plural(seen - judged, 'exchange')} no rule judges`);
   const lost = [...unanswered.values()].reduce((a, b) => a + b, 0);
   if (lost)
     parts.push(
       `${plural(lost, 'request')} the target did not answer (${[...unanswered].map(([why, n]) => `${why} ×${n}`).join(', ')})`,
     );
+  if (clientLeft) parts.push(`${plural(clientLeft, 'request')} its client left before the answer`);
   if (pages) parts.push(`${plural(pages, 'HTML page')} where the provider answers JSON, not judged`);
   const walls = standIns.get('wall') ?? 0;
   const gateways = standIns.get('gateway') ?? 0;
@@ -240,6 +260,14 @@ export function proxySummary(
   if (gateways) parts.push(`${plural(gateways, 'gateway error page')} in the provider's place, not judged`);
   return parts.join('; ');
 }
+
+/** What `proxy --help` ends with: how the end of a session reads. */
+const PROXY_EXIT_HELP = `
+Exit codes (on Ctrl-C or SIGTERM, after the report):
+  0    no must rule broke in the traffic seen
+  1    a must rule broke
+  2    bad usage (one line on stderr), or no exchange was judged (the last line says why)
+`;
 
 export function registerProxy(program: Command): void {
   program
@@ -274,10 +302,7 @@ export function registerProxy(program: Command): void {
     .option('--report <specs>', 'reports written on Ctrl-C: kind=path,... (json, junit, junit-rules, html, md)')
     .option('--release <release>', `release to hold the provider to (default ${profiles().defaults.release})`)
     .option('--offering <offering>', `self-managed or hosted (default ${profiles().defaults.offering})`)
-    .addHelpText(
-      'after',
-      '\nExit codes: 0 no must rule broke in the traffic seen; 1 one did; 2 bad usage (one line on stderr).\n',
-    )
+    .addHelpText('after', PROXY_EXIT_HELP)
     .action(async (flags: ProxyFlags) => {
       process.exitCode = await executeProxy(flags, {
         out: (t) => process.stdout.write(t),

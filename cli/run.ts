@@ -325,16 +325,20 @@ export async function executeRun(
       }),
     );
     if (written === 'late') io.err(`idp-conformance: the reports were not written within ${REPORT_WRITE_MS} ms\n`);
-    if (report.stopped) {
-      const notRun = report.checks.filter((c) => c.message === report.stopped!.message).length;
-      io.err(`idp-conformance: ${report.stopped.message}; ${notRun} of ${report.checks.length} checks not run\n`);
-    }
+    sayStopped(report, io.err);
     return exitCodeOf(report);
   } catch (error) {
     return usageExit(error, io.err);
   } finally {
     signals.release();
   }
+}
+
+/** A run stopped early (silence, refusals, --deadline) says so in one line on stderr, after its reports. */
+export function sayStopped(report: Report, err: (text: string) => void): void {
+  if (!report.stopped) return;
+  const notRun = report.checks.filter((c) => c.message === report.stopped!.message).length;
+  err(`idp-conformance: ${report.stopped.message}; ${notRun} of ${report.checks.length} checks not run\n`);
 }
 
 /** Stop with one line (exit 2) when the target is plainly not a provider of the spec. */
@@ -360,6 +364,13 @@ export async function probeOrStop(target: Target): Promise<void> {
 }
 
 export const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** The help of the flags that bound a run against a target, `run`'s and `diff`'s alike. */
+export const BOUNDS_HELP = {
+  timeout: `per-request timeout in milliseconds; ${SILENT_LIMIT} unanswered in a row stop the run (default ${DEFAULT_TIMEOUT_MS})`,
+  deadline: 'end the whole run after this long, e.g. 10m, 90s or 600000 (ms) (default: none)',
+  maxBody: `largest response body read, e.g. 8M or 512k; a longer one fails its check (default ${DEFAULT_MAX_BODY_BYTES / (1024 * 1024)}M)`,
+};
 
 /** What `run --help` ends with: how a CI job reads the outcome. */
 export const EXIT_CODES_HELP = `
@@ -399,15 +410,9 @@ export function registerRun(program: Command): void {
       '--rate <n>',
       'at most n requests per second, waiting out a 429 as its Retry-After or reset header says (default: no limit)',
     )
-    .option(
-      '--timeout <ms>',
-      `per-request timeout in milliseconds; ${SILENT_LIMIT} unanswered in a row stop the run (default ${DEFAULT_TIMEOUT_MS})`,
-    )
-    .option('--deadline <duration>', 'end the whole run after this long, e.g. 10m, 90s or 600000 (ms) (default: none)')
-    .option(
-      '--max-body <size>',
-      `largest response body read, e.g. 8M or 512k; a longer one fails its check (default ${DEFAULT_MAX_BODY_BYTES / (1024 * 1024)}M)`,
-    )
+    .option('--timeout <ms>', BOUNDS_HELP.timeout)
+    .option('--deadline <duration>', BOUNDS_HELP.deadline)
+    .option('--max-body <size>', BOUNDS_HELP.maxBody)
     .option('--require-coverage <percent>', 'fail the run when fewer of the must rules are tested (default 0)')
     .option('--slow', 'allow checks that wait in real time on a live target (default: off)')
     .option(

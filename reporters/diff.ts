@@ -51,11 +51,19 @@ export const notComparedLines = (section: DiffSection): string[] =>
       (entry.operations.length ? ` (operations: ${entry.operations.join(', ')})` : ''),
   );
 
-/** `Diff against …: N exchange pairs (…)`, and what was read from the target to configure it. */
-export const diffHead = (section: DiffSection) =>
+/** `Diff against …: N exchange pairs (…)`, and on a line of its own what was read from the target to configure it. */
+export const diffHead = (section: DiffSection): string[] => [
   `Diff against ${section.reference}: ${section.exchanges.paired} exchange pairs ` +
-  `(${section.exchanges.target} target, ${section.exchanges.reference} reference)` +
-  (section.read?.length ? `\nRead from the target: ${section.read.join('; ')}` : '');
+    `(${section.exchanges.target} target, ${section.exchanges.reference} reference)`,
+  ...(section.read?.length ? [`Read from the target: ${section.read.join('; ')}`] : []),
+];
+
+/** What an empty table says: nothing differs, in what was compared where some checks were not. */
+export const noDifference = (section: DiffSection) =>
+  section.notCompared?.length ? 'No difference in what was compared.' : 'No difference.';
+
+/** The checks cell of a row, as long as the console shows it. */
+export const checksCell = (d: Difference) => clip(seenIn(d), 80);
 
 function row(d: Difference): string[] {
   return [
@@ -63,16 +71,15 @@ function row(d: Difference): string[] {
     clip(d.target, 64),
     clip(d.reference, 64),
     judgementOf(d).text,
-    clip(seenIn(d), 80),
+    checksCell(d),
   ].map(terminalSafe);
 }
 
 export function formatDiff(section: DiffSection): string {
   const { differences } = section;
-  const head = terminalSafe(diffHead(section));
+  const head = diffHead(section).map(terminalSafe).join('\n');
   const uncompared = notComparedLines(section).map((l) => terminalSafe(l));
-  if (!differences.length)
-    return `${[head, uncompared.length ? 'No difference in what was compared.' : 'No difference.', ...uncompared].join('\n')}\n`;
+  if (!differences.length) return `${[head, noDifference(section), ...uncompared].join('\n')}\n`;
   const header = ['difference', 'target', 'reference', 'rules', 'checks'];
   const rows = new Map(differences.map((d) => [d, row(d)]));
   const widths = header.map((h, i) => Math.max(h.length, ...[...rows.values()].map((r) => r[i].length)));

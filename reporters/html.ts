@@ -31,7 +31,7 @@ import {
   verdictLine,
 } from './text.js';
 import { HTML_SCRIPT } from './html-script.js';
-import { diffHead, diffTally, judgementOf, notComparedLines, seenIn } from './diff.js';
+import { diffHead, diffTally, judgementOf, noDifference, notComparedLines, seenIn } from './diff.js';
 import type { CheckResult, Report, RuleResult } from '../suites/report/model.js';
 
 const h = (value: unknown): string => escapeHtml(String(value));
@@ -358,8 +358,10 @@ function diffSection(report: Report): string {
 <tbody>${rows.join('\n')}</tbody></table></div>`;
   });
   return `<section id="diff"><h2>Diff</h2>
-<p>${h(diffHead(section))}</p>
-${tables.join('\n') || '<p>No difference.</p>'}
+${diffHead(section)
+  .map((l) => `<p>${h(l)}</p>`)
+  .join('\n')}
+${tables.join('\n') || `<p>${h(noDifference(section))}</p>`}
 ${notComparedLines(section)
   .map((l) => `<p class="not-compared">${h(l)}</p>`)
   .join('\n')}

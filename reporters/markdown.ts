@@ -22,7 +22,7 @@ import {
   verdictLine,
 } from './text.js';
 import type { CheckResult, DiffSection, Report } from '../suites/report/model.js';
-import { diffHead, diffTally, judgementOf, notComparedLines } from './diff.js';
+import { checksCell, diffHead, diffTally, judgementOf, noDifference, notComparedLines } from './diff.js';
 
 /** Text in Markdown prose or a table cell: no HTML, no table breaks, one line. */
 /** A rule id linked to its entry in the rule catalogue written beside the report (rules.md). */
@@ -239,12 +239,16 @@ function diffMarkdown(section: DiffSection): string {
       md(d.target),
       md(d.reference),
       judged.kind === 'linked' ? d.rules.map(ruleLink).join(', ') : md(judged.text),
+      md(checksCell(d)),
     ];
   });
   const left = section.differences.length - rows.length;
   return [
-    `### Diff\n\n${md(diffHead(section))}`,
-    rows.length ? table(['Operation', 'Difference', 'Target', 'Reference', 'Judged'], rows) : 'No difference.',
+    `### Diff`,
+    ...diffHead(section).map(md),
+    rows.length
+      ? table(['Operation', 'Difference', 'Target', 'Reference', 'Judged', 'Checks'], rows)
+      : noDifference(section),
     ...notComparedLines(section).map((l) => `- ${md(l)}`),
     `${md(diffTally(section))}${left > 0 ? md(` (${left} more in the JSON and HTML reports)`) : ''}`,
   ].join('\n\n');

@@ -226,15 +226,19 @@ function compareMaps(
 
 /**
  * What differs in one pair. Different statuses are one difference (and the error code): the body
- * and headers of a 400 and a 200 differ because the statuses do, which says nothing more.
+ * and headers of a 400 and a 200 differ because the statuses do, which says nothing more. So is a
+ * body of another kind (empty, an HTML page or text where the other is JSON, an array for an
+ * object): its members, its missing error code and its Content-Type differ because it does.
  */
 export function compareShapes(target: ExchangeShape, reference: ExchangeShape): Found[] {
   const out: Found[] = [];
-  if (target.status !== reference.status)
-    out.push({ kind: 'status', subject: 'status', target: target.status, reference: reference.status });
-  if (target.error !== reference.error)
+  const otherStatus = target.status !== reference.status;
+  const otherBody = target.members.$ !== reference.members.$;
+  if (otherStatus) out.push({ kind: 'status', subject: 'status', target: target.status, reference: reference.status });
+  // A code in one body of two kinds is the bodies' difference, said once as `$`.
+  if (target.error !== reference.error && (otherStatus || !otherBody))
     out.push({ kind: 'error', subject: 'error', target: target.error ?? ABSENT, reference: reference.error ?? ABSENT });
-  if (out.some((d) => d.kind === 'status')) return out;
+  if (otherStatus) return out;
   if (target.location !== reference.location)
     out.push({
       kind: 'location',
@@ -242,13 +246,26 @@ export function compareShapes(target: ExchangeShape, reference: ExchangeShape): 
       target: target.location ?? ABSENT,
       reference: reference.location ?? ABSENT,
     });
-  // The body's `error` member is the error code, already compared.
+  // The body's `error` member is the error code, already compared; a body of another kind is its `$` alone.
   const members = compareMaps('member', target.members, reference.members);
-  out.push(...members.filter((d) => d.subject !== '$.error' || target.error === reference.error));
-  // Alike in shape, but the target's value breaks what the spec fixes there (a const, a bound).
-  if (target.violation && reference.conforms && !out.some((d) => d.subject === target.violation))
+  out.push(
+    ...members.filter((d) =>
+      otherBody ? d.subject === '$' : d.subject !== '$.error' || target.error === reference.error,
+    ),
+  );
+  // Alike in shape, but the target's value breaks what the spec fixes there (a const, a bound). A
+  // violation of the body itself (`$`: no branch of an anyOf matched) names no member, so where a
+  // member differs that member is why: one cause, one row.
+  const explained = (path: string) =>
+    out.some((d) => d.subject === path || (path === '$' && (d.kind === 'member' || d.kind === 'type')));
+  if (target.violation && reference.conforms && !explained(target.violation))
     out.push({ kind: 'value', subject: target.violation, target: 'not as documented', reference: 'as documented' });
-  out.push(...compareMaps('header', target.headers, reference.headers));
+  // The media type of a body of another kind is that body's.
+  out.push(
+    ...compareMaps('header', target.headers, reference.headers).filter(
+      (d) => !otherBody || d.subject !== 'content-type',
+    ),
+  );
   return out;
 }
 

@@ -40,6 +40,9 @@ export const DEFAULT_PROXY_CONNECTIONS = 1024;
 
 const MAX_HEADER_BYTES = 64 * 1024;
 
+/** 103 Early Hints passed on per request: a page's preloads fit, an endless stream does not. */
+const MAX_EARLY_HINTS = 8;
+
 /**
  * How long a client may take to send its request, in ms, then Node's 408. Node's defaults held a
  * head trickled in (or a connection that sent nothing) 90 s and a body 300 s, each holding one of
@@ -148,6 +151,8 @@ export interface ProxyOptions {
   onJudgeError?: (error: unknown) => void;
   /** A request the target did not answer (unreachable, TLS failing, silent): its client got a 502 or 504. */
   onUnanswered?: (reason: string) => void;
+  /** A client that went away before its answer was whole: its exchange is not judged, and the target is not blamed. */
+  onClientLeft?: () => void;
 }
 
 export interface RunningProxy {
@@ -226,11 +231,19 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const ownHost = hostGuard(() => server.address() as AddressInfo, options.allowHosts ?? []);
   const allowOrigins = new Set((options.allowOrigins ?? []).map((o) => o.toLowerCase()));
 
+  // Set on close: connections cut then are the proxy's doing, not their clients'.
+  let closing = false;
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     res.sendDate = false;
+    // The client went away first (its own timeout, a closed tab), or the proxy cut the answer.
+    let clientLeft = false;
+    let cut = false;
     const refuse = (status: number, text: string) => {
-      if (res.writableEnded) return;
-      if (res.headersSent) return void res.destroy();
+      if (res.writableEnded || clientLeft) return;
+      if (res.headersSent) {
+        cut = true;
+        return void res.destroy();
+      }
       // The reason phrase named: a target's that writeHead refused would otherwise stay on `res`.
       res.writeHead(status, STATUS_CODES[status], { 'content-type': 'text/plain; charset=utf-8' });
       res.end(`idp-conformance proxy: ${text}\n`);
@@ -269,7 +282,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     // a 504 when nothing was sent yet, else the connection is cut (the answer cannot be completed).
     const silent = () => {
       upstream.destroy();
-      if (!res.headersSent) options.onUnanswered?.(`silent ${timeoutMs} ms`);
+      if (!res.headersSent && !clientLeft) options.onUnanswered?.(`silent ${timeoutMs} ms`);
       refuse(504, `the target did not answer within ${timeoutMs} ms`);
     };
     upstream.setTimeout(timeoutMs, silent);
@@ -285,6 +298,23 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       clearTimeout(headTimer);
       // Closed with no answer and no error (Node drops a 101 nobody asked for): the client is told.
       if (!answered) refuse(502, 'the target closed the connection without an answer');
+    });
+    // 103 Early Hints go on to the client as they come (a browser preloads on them), a bounded few:
+    // a target sending them without end still meets the head timer above. Other 1xx are hop-by-hop.
+    let hints = 0;
+    upstream.on('information', (info) => {
+      if (info.statusCode !== 103 || res.headersSent || clientLeft || ++hints > MAX_EARLY_HINTS) return;
+      const raw = endToEnd(info.rawHeaders);
+      const fields: Record<string, string> = {};
+      for (let i = 0; i < raw.length; i += 2) {
+        const name = raw[i].toLowerCase() === 'link' ? 'link' : raw[i];
+        fields[name] = name in fields ? `${fields[name]}, ${raw[i + 1]}` : raw[i + 1];
+      }
+      try {
+        res.writeEarlyHints(fields);
+      } catch {
+        // A Link Node will not write (not a link-value): the hint is dropped, the answer still comes.
+      }
     });
     upstream.on('response', (answer) => {
       answered = true;
@@ -324,9 +354,14 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           }
         });
       });
-      answer.on('error', () => res.destroy());
+      answer.on('error', () => {
+        cut = true;
+        res.destroy();
+      });
     });
     upstream.on('error', (error: NodeJS.ErrnoException) => {
+      // The upstream request destroyed because the client left: nothing the target did.
+      if (clientLeft) return;
       // A timeout's own destroy, or an answer cut midway, is no request left unanswered here.
       if (!res.headersSent && !res.writableEnded) options.onUnanswered?.(error.code ?? 'error');
       refuse(
@@ -339,7 +374,12 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     // A client that goes away takes its upstream request with it.
     res.on('close', () => {
       release();
-      if (!res.writableFinished) upstream.destroy();
+      if (res.writableFinished) return;
+      if (!cut && !closing) {
+        clientLeft = true;
+        options.onClientLeft?.();
+      }
+      upstream.destroy();
     });
   };
 
@@ -366,6 +406,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     keptBytes: () => budget.used,
     close: () =>
       new Promise<void>((resolve) => {
+        closing = true;
         server.closeAllConnections();
         server.close(() => resolve());
         agents.destroy();

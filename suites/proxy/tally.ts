@@ -24,6 +24,8 @@ export interface Tally {
   habits(): ReadonlyMap<ClientHabit, { count: number; where: string[] }>;
   /** Exchanges seen, judged or not. */
   exchanges: number;
+  /** Exchanges some rule judged (the rest asked nothing the rules say anything of: a page's assets, say). */
+  judged: number;
   counts(): ReadonlyMap<string, Count>;
 }
 
@@ -32,6 +34,7 @@ export function createTally(): Tally {
   const byHabit = new Map<ClientHabit, { count: number; where: string[] }>();
   return {
     exchanges: 0,
+    judged: 0,
     note({ habit, where }) {
       const seen = byHabit.get(habit) ?? { count: 0, where: [] };
       seen.count++;
@@ -41,6 +44,7 @@ export function createTally(): Tally {
     habits: () => byHabit,
     add(verdicts) {
       this.exchanges++;
+      if (verdicts.length) this.judged++;
       for (const v of verdicts) {
         const c = byRule.get(v.rule) ?? { passed: 0, failed: 0, messages: [] };
         if (v.ok) c.passed++;

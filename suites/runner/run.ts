@@ -78,6 +78,14 @@ export function selectChecks(checks: Check[], select: Selection = {}, knownRules
     (id) => !ids.has(id),
   );
   if (unknownChecks.length) throw new SelectionError(`unknown check ${unknownChecks.join(', ')}`);
+  // One check named and the other filters leaving it out is a contradiction, not an empty run.
+  const named = select.check === undefined ? undefined : checks.find((c) => c.id === select.check)!;
+  if (named && select.suites?.length && !select.suites.includes(named.suite))
+    throw new SelectionError(`check ${named.id} is in suite ${named.suite}, not in --suite ${select.suites.join(',')}`);
+  if (named && select.rules?.length && !named.rules.some((r) => select.rules!.includes(r)))
+    throw new SelectionError(
+      `check ${named.id} proves none of the selected rules (--rule, --origin): it proves ${named.rules.join(', ')}`,
+    );
   return checks.filter(
     (c) =>
       (!select.suites?.length || select.suites.includes(c.suite)) &&

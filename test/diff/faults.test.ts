@@ -148,6 +148,27 @@ describe('diff exit codes', () => {
     for (const flag of ['--target', '--config', '--suite', '--seed', '--runs', '--report', '--fault'])
       expect(help).toContain(flag);
     expect(help).toMatch(/Exit codes[^\n]*\n\s+0 .*\n\s+1 .*\n\s+2 /);
+    // As run's: a check errored or the run stopped is 2, an interrupt 130 or 143; the bounds say their defaults.
+    expect(help).toMatch(/errored/);
+    expect(help).toMatch(/STOPPED/);
+    expect(help).toMatch(/130 [^\n]*SIGINT[^\n]*143/);
+    expect(help).toMatch(/--deadline <duration>/);
+    expect(help).toMatch(/--timeout <ms>[^(]*\(default \d+\)/);
+    expect(help).toMatch(/--max-body <size>[\s\S]*?\(default \d+M\)/);
+  });
+
+  it('--deadline stops the target run with its reports, STOPPED, exit 2', async () => {
+    const err: string[] = [];
+    let report: Report | undefined;
+    // A deadline already past when the first check starts: every check is skipped, said once.
+    const code = await executeDiff(
+      { seed: SEED, runs: '1', suite: 'tokens', deadline: '1ms' },
+      { out: () => {}, err: (t) => void err.push(t), onReport: (r) => (report = r), checks },
+      {},
+    );
+    expect(report?.stopped?.message).toMatch(/--deadline/);
+    expect(err.join('')).toMatch(/^idp-conformance: the run reached its --deadline; \d+ of \d+ checks not run$/m);
+    expect(code).toBe(2);
   });
 
   it('is 2 with one line for bad usage', async () => {

@@ -15,6 +15,7 @@ function withDiff(): Report {
     ...fixtureReport(),
     diff: {
       reference: 'embedded simulator 18.0 (self-managed)',
+      read: ['device_authorization_grant on (GET /.well-known/openid-configuration)'],
       exchanges: { target: 12, reference: 12, paired: 12 },
       differences: [
         {
@@ -91,6 +92,30 @@ describe('the diff in the reports', () => {
     expect(md).not.toContain(RLO);
     expect(md).not.toContain('\u001b');
     expect(renderMarkdown(fixtureReport())).not.toContain('### Diff');
+  });
+
+  it('keeps what the console shows: what was read on a line of its own, the checks that saw each difference', () => {
+    const console = formatDiff(withDiff().diff!);
+    expect(console).toMatch(/\nRead from the target: device_authorization_grant on/);
+    expect(console).toContain('tokens.info-presentations (2×)');
+    const md = renderMarkdown(withDiff());
+    expect(md).toMatch(/\n\nRead from the target: device\\_authorization\\_grant on/);
+    expect(md).toContain('| Operation | Difference | Target | Reference | Judged | Checks |');
+    expect(md).toContain('tokens.info-presentations (2×)');
+    const html = renderHtml(withDiff());
+    expect(html).toMatch(/<p>Read from the target: device_authorization_grant on/);
+    // Nothing differs where some checks were not compared: every format says so in the console's words.
+    const none: Report = {
+      ...withDiff(),
+      diff: {
+        ...withDiff().diff!,
+        differences: [],
+        notCompared: [{ reason: 'the target has no REST API', checks: ['pagination.offset-headers'], operations: [] }],
+      },
+    };
+    expect(formatDiff(none.diff!)).toContain('No difference in what was compared.');
+    expect(renderMarkdown(none)).toContain('No difference in what was compared.');
+    expect(renderHtml(none)).toContain('<p>No difference in what was compared.</p>');
   });
 
   it('and in the console, the same judgement words', () => {

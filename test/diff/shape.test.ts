@@ -162,6 +162,46 @@ describe('compareShapes and pairShapes', () => {
     ]);
   });
 
+  it('reports a body not as documented once, by the member that differs, not again as the whole body', () => {
+    // The password grant's answer: no branch of the token response's anyOf matches `Bearer`, so the
+    // schema's first violation is the body itself ($), not the member that caused it.
+    const password = (tokenType: string) =>
+      shapeOf(
+        exchange(
+          'POST',
+          '/oauth/token',
+          200,
+          { 'content-type': 'application/json' },
+          { access_token: 'x', token_type: tokenType, expires_in: 7200 },
+        ),
+      );
+    expect(password('Bearer').violation).toBe('$');
+    expect(compareShapes(password('Bearer'), password('bearer'))).toEqual([
+      { kind: 'type', subject: '$.token_type', target: 'string "Bearer"', reference: 'string "bearer"' },
+    ]);
+  });
+
+  it('reports a body of another kind once (empty, HTML for JSON), not its members, error code and Content-Type again', () => {
+    const refusal = shapeOf(
+      exchange(
+        'POST',
+        '/oauth/token',
+        400,
+        { 'content-type': 'application/json', 'cache-control': 'no-store' },
+        { error: 'invalid_grant', error_description: 'The provided authorization grant is invalid' },
+      ),
+    );
+    // An empty error body: one cause, whatever the reference's body held.
+    const empty = shapeOf(exchange('POST', '/oauth/token', 400, { 'cache-control': 'no-store' }));
+    expect(compareShapes(empty, refusal)).toEqual([{ kind: 'type', subject: '$', target: 'empty', reference: 'object' }]);
+    // A page for JSON, and a header that has nothing to do with the body: two causes, two rows.
+    const page = shapeOf(exchange('POST', '/oauth/token', 400, { 'content-type': 'text/html' }, '<h1>Bad</h1>'));
+    expect(compareShapes(page, refusal)).toEqual([
+      { kind: 'type', subject: '$', target: 'HTML', reference: 'object' },
+      { kind: 'header', subject: 'cache-control', target: 'absent', reference: 'no-store' },
+    ]);
+  });
+
   it('pairs by operation and order, whatever else came between', () => {
     const info = shapeOf(exchange('GET', '/oauth/token/info', 200, {}, {}));
     const { pairs, onlyTarget, onlyReference } = pairShapes([ok, info, ok], [info, ok]);

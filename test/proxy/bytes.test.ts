@@ -32,6 +32,11 @@ function answer(req: IncomingMessage, res: ServerResponse) {
     const body = Buffer.concat(chunks);
     seen.push({ method: req.method!, url: req.url!, headers: endToEnd(req.rawHeaders), body: body.toString('hex') });
     res.sendDate = false;
+    // Interim answers before the final one (RFC 8297), as a CDN or the provider's front sends them.
+    if (req.url === '/early-hints') {
+      res.writeEarlyHints({ link: '</app.css>; rel=preload; as=style' });
+      res.writeEarlyHints({ link: '</app.js>; rel=preload; as=script', 'x-hint': 'second' });
+    }
     const reply = Buffer.concat([NOT_UTF8, body]);
     // Odd but legal: a reason phrase of our own, repeated and mixed-case headers, a binary body.
     res.writeHead(418, 'Short And Stout', [
@@ -53,28 +58,34 @@ function answer(req: IncomingMessage, res: ServerResponse) {
 /** Send one request to `base` with exactly these raw headers; resolve with what came back. */
 function send(base: string, method: string, path: string, headers: string[], body?: Buffer, chunked = false) {
   const url = new URL(base);
-  return new Promise<{ status: number; reason: string; headers: string[]; body: string }>((resolve, reject) => {
-    const req = request(
-      { hostname: url.hostname, port: url.port, method, path, headers, setHost: false, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode!,
-            reason: res.statusMessage!,
-            headers: endToEnd(res.rawHeaders),
-            body: Buffer.concat(chunks).toString('hex'),
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    if (body && chunked) {
-      req.write(body.subarray(0, 3));
-      req.end(body.subarray(3));
-    } else req.end(body);
-  });
+  return new Promise<{ status: number; reason: string; headers: string[]; body: string; interim: string[] }>(
+    (resolve, reject) => {
+      // The 1xx answers before the final one, each as its status and raw headers.
+      const interim: string[] = [];
+      const req = request(
+        { hostname: url.hostname, port: url.port, method, path, headers, setHost: false, agent: false },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode!,
+              reason: res.statusMessage!,
+              headers: endToEnd(res.rawHeaders),
+              body: Buffer.concat(chunks).toString('hex'),
+              interim,
+            }),
+          );
+        },
+      );
+      req.on('information', (info) => interim.push(`${info.statusCode} ${info.rawHeaders.join('|')}`));
+      req.on('error', reject);
+      if (body && chunked) {
+        req.write(body.subarray(0, 3));
+        req.end(body.subarray(3));
+      } else req.end(body);
+    },
+  );
 }
 
 beforeAll(async () => {
@@ -122,6 +133,12 @@ const CASES: { name: string; method: string; path: string; headers: string[]; bo
       String(NOT_UTF8.length),
     ],
     body: NOT_UTF8,
+  },
+  {
+    name: '103 Early Hints before the answer, passed on in order',
+    method: 'GET',
+    path: '/early-hints',
+    headers: ['Host', 'h'],
   },
   {
     name: 'chunked body',

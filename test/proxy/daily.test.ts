@@ -59,8 +59,30 @@ afterAll(async () => {
   for (const { server } of Object.values(standIns)) await new Promise((resolve) => server.close(resolve));
 });
 
-/** The proxy in front of `target`, a client's two API calls through it, then Ctrl-C. */
-async function session(name: string, target: string, stderrTty = false) {
+/** A client's two API calls, each read to its end; their statuses. */
+async function twoCalls(url: string): Promise<number[]> {
+  const answers: number[] = [];
+  for (const [method, path] of [
+    ['POST', '/oauth/token'],
+    ['GET', '/api/v4/user'],
+  ]) {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      body: method === 'POST' ? 'grant_type=refresh_token' : undefined,
+    });
+    await res.text();
+    answers.push(res.status);
+  }
+  return answers;
+}
+
+/** The proxy in front of `target`, a client's calls through it (by default twoCalls), then Ctrl-C. */
+async function session(
+  name: string,
+  target: string,
+  stderrTty = false,
+  client: (url: string) => Promise<number[]> = twoCalls,
+) {
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   let announce!: (url: string) => void;
@@ -80,19 +102,7 @@ async function session(name: string, target: string, stderrTty = false) {
       stderrTty,
     },
   );
-  const url = await announced;
-  const answers: number[] = [];
-  for (const [method, path] of [
-    ['POST', '/oauth/token'],
-    ['GET', '/api/v4/user'],
-  ]) {
-    const res = await fetch(`${url}${path}`, {
-      method,
-      body: method === 'POST' ? 'grant_type=refresh_token' : undefined,
-    });
-    await res.text();
-    answers.push(res.status);
-  }
+  const answers = await client(await announced);
   stop();
   const code = await running;
   const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
@@ -185,5 +195,50 @@ describe('proxy on a terminal, in front of a provider that answers', () => {
     expect(onTty.err.endsWith('\r\u001b[2K')).toBe(true);
     const inLog = await session('log', `http://127.0.0.1:${json.port}`);
     expect(inLog.err).not.toContain('\u001b[2K');
+  });
+});
+
+describe('a client that leaves before the target answers', () => {
+  it('is not blamed on the target: no "does not answer", counted as the client\'s in the summary', async () => {
+    // A provider that takes 300 ms; the client gives up after 50.
+    const slow = createServer((req, res) => {
+      req.resume();
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'), 300);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      const target = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+      const run = await session('client-left', target, false, async (url) => {
+        await fetch(`${url}/api/v4/user`, { signal: AbortSignal.timeout(50) }).catch(() => undefined);
+        // Past the moment the provider answers: its answer finds no client.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        return [];
+      });
+      expect(run.err).not.toMatch(/does not answer/);
+      expect(run.out).not.toMatch(/did not answer/);
+      expect(run.out).toContain('0 exchanges judged; 1 request its client left before the answer');
+    } finally {
+      slow.closeAllConnections();
+      await new Promise((resolve) => slow.close(resolve));
+    }
+  });
+});
+
+describe('a client whose traffic holds nothing the rules judge', () => {
+  it('is not counted as judged: the summary agrees with the verdict', async () => {
+    // A page's own assets, through the proxy in front of a provider: forwarded, no rule about them.
+    const run = await session('assets', `http://127.0.0.1:${json.port}`, false, async (url) => {
+      const statuses: number[] = [];
+      for (const path of ['/favicon.ico', '/assets/app.js']) {
+        const res = await fetch(`${url}${path}`);
+        await res.text();
+        statuses.push(res.status);
+      }
+      return statuses;
+    });
+    expect(run.answers).toEqual([200, 200]);
+    expect(run.out).toMatch(/no exchange was judged, so nothing is passed/);
+    expect(run.out).toContain('idp-conformance: 0 exchanges judged; 2 exchanges no rule judges');
+    expect(run.code).toBe(2);
   });
 });

@@ -386,4 +386,18 @@ describe('runner verdicts', () => {
     expect(() => selectChecks(checks, { check: 'grants.zzz' })).toThrow(/unknown check/);
     expect(() => selectChecks(checks, { rules: ['T-NOPE'] }, new Set(['T-MUST']))).toThrow(/unknown rule T-NOPE/);
   });
+
+  it('refuses a --check that --suite or --rule leaves out, naming why, instead of running nothing', () => {
+    const checks = [
+      check('a', ['T-MUST'], async () => undefined),
+      { ...check('b', ['T-SHOULD'], async () => undefined), suite: 'cors' as const },
+    ];
+    expect(() => selectChecks(checks, { check: 'grants.a', suites: ['cors'] })).toThrow(
+      /^check grants\.a is in suite grants, not in --suite cors$/,
+    );
+    expect(() => selectChecks(checks, { check: 'grants.a', rules: ['T-SHOULD'] })).toThrow(
+      /^check grants\.a proves none of the selected rules \(--rule, --origin\): it proves T-MUST$/,
+    );
+    expect(selectChecks(checks, { check: 'grants.b', suites: ['cors'], rules: ['T-SHOULD'] })).toHaveLength(1);
+  });
 });
