@@ -19,7 +19,7 @@ import {
 import { screen, UnservedAnswer } from '../target/unserved.js';
 import { GATEWAY_ERRORS, restStartupTrouble } from '../shared/rest-tokens.js';
 import { createDriver } from '../drivers/index.js';
-import { AUTHORIZE_DEVICE_PATH, AUTHORIZE_PATH, readDiscovery, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
+import { AUTHORIZE_DEVICE_PATH, AUTHORIZE_PATH, readMetadata, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
 import { refusalOf, refusedAuthorizations, refusedClients, type RefusedApps } from './app-premise.js';
 import {
   CORE_ENDPOINTS,
@@ -513,7 +513,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   current = setupFlows;
   let caps: Capabilities;
   try {
-    const discovery = (await readDiscovery(http, config.issuer)) ?? null;
+    const discovery = (await readMetadata(http, config.issuer)) ?? null;
     const found = endpointsElsewhere(http, discovery);
     for (const [path, url] of found.routes) elsewhere.routes.set(path, url);
     caps = await detectCapabilities({
