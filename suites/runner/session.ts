@@ -31,7 +31,7 @@ import {
 import { createCheckContext, createEvidence, type Evidence, type SessionGround } from './context.js';
 import { BrokenExchange, CheckFailure, CheckSkipped, HarnessError, NoAnswer, RateLimited } from './errors.js';
 import { endpointsElsewhere, shownUrl, type Elsewhere } from './endpoints.js';
-import { createHttp, createRecorder } from './http.js';
+import { basicPair, createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
 import { createRedactor, type Redactor } from './redact.js';
@@ -368,7 +368,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     config.user?.password,
     ...Object.values(config.applications ?? {}).map((a) => a?.clientSecret),
     // The Basic credential whole, so its encoded form (base64 of `client_id:client_secret`) goes too.
-    ...Object.values(config.applications ?? {}).map((a) => a?.clientSecret && `${a.clientId}:${a.clientSecret}`),
+    ...Object.values(config.applications ?? {}).map((a) => a?.clientSecret && basicPair(a.clientId, a.clientSecret)),
   ]);
   // Which check a request comes from, through every await of that check: a check abandoned at its
   // time limit goes on running, and its later requests must not land in the next check's evidence.
