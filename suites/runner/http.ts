@@ -216,9 +216,10 @@ export function createHttp(
       redactor.remember(request.bearer);
       headers.set('authorization', `Bearer ${request.bearer}`);
     }
-    if (request.basic) {
-      redactor.remember(request.basic.password);
-      const pair = basicPair(request.basic.user, request.basic.password);
+    const basic = request.clientBasic ?? request.basic;
+    if (basic) {
+      redactor.remember(basic.password);
+      const pair = request.clientBasic ? basicPair(basic.user, basic.password) : `${basic.user}:${basic.password}`;
       // Encoded, the secret is another string: its forms are masked too.
       redactor.remember(pair.slice(pair.indexOf(':') + 1));
       headers.set('authorization', `Basic ${Buffer.from(pair).toString('base64')}`);

@@ -879,6 +879,7 @@ export const VARIANTS: Variant[] = [
       'tokens.revoke-refresh-token',
       'scopes.read-user-reads-current-user',
       'oidc.userinfo',
+      'scopes.git-token-as-password',
     ],
     rewrite: {
       request(asked) {
@@ -886,6 +887,16 @@ export const VARIANTS: Variant[] = [
         const bearer = /^Bearer (\S+)$/i.exec(String(asked.headers.authorization ?? ''))?.[1];
         if (bearer && base64For.has(bearer)) {
           asked.headers.authorization = `Bearer ${base64For.get(bearer)}`;
+          changed = true;
+        }
+        // Git over HTTPS: the token is the Basic password as it is (RFC 7617; git encodes nothing).
+        const basic = /^Basic (\S+)$/i.exec(String(asked.headers.authorization ?? ''))?.[1];
+        const [user, ...rest] = Buffer.from(basic ?? '', 'base64')
+          .toString('utf8')
+          .split(':');
+        const password = base64For.get(rest.join(':'));
+        if (basic && password !== undefined) {
+          asked.headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
           changed = true;
         }
         const query = asked.url.searchParams.get('access_token');
