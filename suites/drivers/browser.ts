@@ -985,8 +985,11 @@ export async function createBrowserDriver(
           ...(signedIn || identified ? [] : [identifier]),
         ]);
         // A second factor, a CAPTCHA: nothing is guessed, nothing more is sent (needs-person.ts).
-        for (const { what, css, shown: visible, atLeast = 1 } of decided ? [] : NEEDS_PERSON_SELECTORS)
-          if (visible ? (await shownCount(page, css)) >= atLeast : (await page.locator(css).count()) > 0)
+        for (const { what, css, shown: visible, atLeast = 1, unless } of decided ? [] : NEEDS_PERSON_SELECTORS)
+          if (
+            (visible ? (await shownCount(page, css)) >= atLeast : (await page.locator(css).count()) > 0) &&
+            (unless === undefined || (await shownCount(page, unless)) === 0)
+          )
             signInNeedsPerson(http, what);
         if (!signedIn && (await present(page, ...controls.password))) {
           signedIn = true;

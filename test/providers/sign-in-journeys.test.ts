@@ -199,8 +199,8 @@ describe('sign-in journeys a person completes, the form driver completes (deny, 
     expect(provider.posted.passwords).toBe(1);
   });
 
-  it('a sign-in form whose only password field is marked new-password (against autofill)', async () => {
-    const { provider, config } = await start(newPasswordMarkedSignIn);
+  it.each(SIGN_IN_ALL_THE_SAME)('$what', async ({ journey }) => {
+    const { provider, config } = await start(journey);
     expect(await denyThenApprove(config, 'form')).toEqual(DECIDED);
     expect(provider.posted.passwords).toBe(1);
   });
@@ -290,10 +290,55 @@ const updatePassword: JourneyStep = {
   passes: () => false,
 };
 
-/** A sign-in form whose one password field says new-password, as sites mark it against autofill: still the sign-in's. */
-const newPasswordMarkedSignIn = {
-  signInPage: (html: string) => html.replace('autocomplete="current-password"', 'autocomplete="new-password"'),
+/**
+ * Entra ID's "Update your password" (the first sign-in, or an expired password; Okta's and AD FS's
+ * alike): the current password, then the new one twice, in one form whose button says "Sign in".
+ * `marked`: the fields say current-password and new-password; else only their names tell.
+ */
+const updateExpiredPassword = (marked: boolean): JourneyStep => {
+  const field = (name: string, autocomplete: string) =>
+    `<input type="password" name="${name}" id="${name}"${marked ? ` autocomplete="${autocomplete}"` : ''}>`;
+  return {
+    page: (form) =>
+      page(
+        'Update your password',
+        form(`<p>You need to update your password because this is the first time you are signing in, or because your password has expired.</p>
+<label>Current password ${field('oldPassword', 'current-password')}</label>
+<label>New password ${field('newPassword', 'new-password')}</label>
+<label>Confirm password ${field('confirmNewPassword', 'new-password')}</label>
+<input type="submit" value="Sign in">`),
+      ),
+    passes: () => false,
+  };
 };
+
+/**
+ * Sign-in pages with new-password fields that are still sign-in pages: the one password field
+ * marked new-password, as sites mark it against autofill; a sign-up form beside the sign-in form
+ * (a new password and its confirmation, by autocomplete and by name).
+ */
+const SIGN_IN_ALL_THE_SAME = [
+  {
+    what: 'a sign-in form whose only password field is marked new-password (against autofill)',
+    journey: {
+      signInPage: (html: string) => html.replace('autocomplete="current-password"', 'autocomplete="new-password"'),
+    },
+  },
+  {
+    what: 'a sign-in form with a sign-up form beside it (a new password and its confirmation)',
+    journey: {
+      signInPage: (html: string) =>
+        html.replace(
+          '</body>',
+          `<h2>New here?</h2><form method="post" action="/users/sign_up">
+<label>E-mail <input type="email" name="email"></label>
+<label>Password <input type="password" name="new_user[password]" autocomplete="new-password"></label>
+<label>Repeat it <input type="password" name="new_user[password_confirmation]"></label>
+<button type="submit">Register</button></form></body>`,
+        ),
+    },
+  },
+];
 
 /** Where an unattended sign-in stops: what the driver says, and how many passwords were sent. */
 const STOPS = [
@@ -306,6 +351,18 @@ const STOPS = [
   {
     what: 'a new password to set after the sign-in (nothing typed into it)',
     journey: { after: [updatePassword] },
+    said: /asks for a new password \(the account must change its password\), which needs a person/,
+    passwords: 1,
+  },
+  {
+    what: "Entra ID's update of an expired password: the current one and a new one twice (nothing typed into it)",
+    journey: { after: [updateExpiredPassword(true)] },
+    said: /asks for a new password \(the account must change its password\), which needs a person/,
+    passwords: 1,
+  },
+  {
+    what: 'the same page, its fields told only by their names (oldPassword, newPassword, confirmNewPassword)',
+    journey: { after: [updateExpiredPassword(false)] },
     said: /asks for a new password \(the account must change its password\), which needs a person/,
     passwords: 1,
   },
@@ -401,8 +458,8 @@ root.getElementById('no').addEventListener('click', () => send('0'));
     expect(provider.posted.passwords).toBe(0);
   });
 
-  it('a sign-in form whose only password field is marked new-password (against autofill)', async () => {
-    const { provider, config } = await start(newPasswordMarkedSignIn);
+  it.each(SIGN_IN_ALL_THE_SAME)('$what', async ({ journey }) => {
+    const { provider, config } = await start(journey);
     expect(await denyThenApprove(config, 'browser')).toEqual(DECIDED);
     expect(provider.posted.passwords).toBe(1);
   });
