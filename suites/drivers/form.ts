@@ -36,6 +36,7 @@ import {
   signInNeedsPerson,
   signInRefused,
   signInUser,
+  wayToSignIn,
 } from './sign-in.js';
 
 const DEFAULTS = {
@@ -298,15 +299,13 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
               buttonFor(others, decision, { approve: d.approveSelector, deny: d.denySelector }, config.user?.username));
         const choice: Choice | undefined = decided && !found?.explicit ? undefined : found;
         if (!choice) {
-          const entry = decided ? undefined : accountLink(http, response.text, config.user?.username);
+          const entry = decided
+            ? undefined
+            : (accountLink(http, response.text, config.user?.username) ??
+              wayToSignIn(http, parseLinks(response.text), url, d.signInPath));
           if (entry && !submitted.has(`link ${entry}`)) {
             submitted.add(`link ${entry}`);
-            [url, method, body, what] = [
-              resolved(entry, url, "the account's link"),
-              'GET',
-              undefined,
-              "the account's link",
-            ];
+            [url, method, body, what] = [resolved(entry, url, 'the link'), 'GET', undefined, 'the link'];
             continue;
           }
           if (!decided && awaitsEmail(response.text)) signInNeedsPerson(http, 'a link sent by e-mail');

@@ -28,7 +28,14 @@ import { createHttpTarget } from '../../suites/target/http.js';
 import type { Report } from '../../suites/report/model.js';
 import type { TargetConfig } from '../../suites/types.js';
 import { expectOneRefusal } from './provider.js';
-import { journeyProvider, page, type Journey, type JourneyProvider, type JourneyStep } from './sign-in-journey.js';
+import {
+  CONNECTOR_PATH,
+  journeyProvider,
+  page,
+  type Journey,
+  type JourneyProvider,
+  type JourneyStep,
+} from './sign-in-journey.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-journeys-'));
 const servers: JourneyProvider[] = [];
@@ -167,8 +174,12 @@ const termsOnSignIn = (journey: Pick<Journey, 'signInPage' | 'fields'>): Journey
 const USERNAME = (await start({})).config.user!.username;
 
 /** A driver of `kind` for the provider: denies, then (signed in by then) approves; the two redirects. */
-async function denyThenApprove(config: TargetConfig, kind: 'form' | 'browser') {
-  const full = { ...config, driver: { kind } };
+async function denyThenApprove(
+  config: TargetConfig,
+  kind: 'form' | 'browser',
+  settings: Omit<NonNullable<TargetConfig['driver']>, 'kind'> = {},
+) {
+  const full = { ...config, driver: { ...settings, kind } };
   const http = createHttp(createHttpTarget(full), createRecorder(5), createRedactor());
   const driver = kind === 'form' ? createFormDriver(http, full) : await createBrowserDriver(http, full);
   const app = full.applications!.confidential!;
@@ -483,4 +494,49 @@ root.getElementById('no').addEventListener('click', () => send('0'));
     await expect(denyThenApprove({ ...config, user: { ...config.user!, ...user } }, 'browser')).rejects.toThrow(said);
     expect(provider.posted).toEqual({ passwords, steps: 0 });
   });
+});
+
+/**
+ * Dex's choice of connector before the sign-in ("Log in with GitHub", "Log in with LDAP", "Log in
+ * with Email"): the driver follows the way driver.signInPath names (where the configured user's
+ * way starts) and signs in there; a config that names none of the ways is said once, with the
+ * paths to choose from, and no way is guessed. Before, both drivers stopped on the choice: the
+ * form driver with "no approve control" for every check, the browser driver likewise.
+ */
+describe("a choice of ways to sign in (Dex's connectors)", () => {
+  const CHOOSE = {
+    first:
+      /^the harness could not complete this check: the provider asks which way to sign in \(Log in with GitHub; Log in with LDAP; Log in with Email\) and driver\.signInPath \(\/users\/sign_in\) leads to none of them: set it to the path where the configured user's way starts \(one of \/dex\/auth\/ldap, \/dex\/auth\/local\); what needs a signed-in user is not tested$/,
+    later:
+      /^the provider asked which way to sign in earlier in this run and driver\.signInPath leads to none of its ways; no way is guessed$/,
+  };
+
+  it.each(['form', 'browser'] as const)(
+    '%s driver: the way driver.signInPath names is followed, then the sign-in and the decision',
+    async (kind) => {
+      if (kind === 'browser' && !hasChromium) return;
+      const { provider, config } = await start({ connectors: true });
+      expect(await denyThenApprove(config, kind, { signInPath: CONNECTOR_PATH })).toEqual(DECIDED);
+      expect(provider.posted.passwords).toBe(1);
+    },
+    60_000,
+  );
+
+  it('form driver: a config whose signInPath names none of the ways is told once which to set, nothing guessed', async () => {
+    const { json, why, posted } = await run('form-connectors', { connectors: true }, 'form');
+    expectOneRefusal(json, why, CHOOSE);
+    expect(posted, why).toEqual({ passwords: 0, steps: 0 });
+  });
+
+  it.skipIf(!hasChromium)(
+    'browser driver: the same, said the same way',
+    async () => {
+      const { provider, config } = await start({ connectors: true });
+      await expect(denyThenApprove(config, 'browser')).rejects.toThrow(
+        /the provider asks which way to sign in \(Log in with GitHub; Log in with LDAP; Log in with Email\) and driver\.signInPath \(\/users\/sign_in\) leads to none of them/,
+      );
+      expect(provider.posted.passwords).toBe(0);
+    },
+    60_000,
+  );
 });
