@@ -66,13 +66,14 @@ import { createSimulatorDriver } from './simulator.js';
 import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
 import { allowedOrigins } from '../target/origin.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
-import { handsOverTo, handsOverToAny, redirectUrisOf } from './hand-over.js';
+import { handsOverTo, handsOverToAny, redirectUrisOf, signInGoesOn } from './hand-over.js';
 import { awaitsEmail, NEEDS_PERSON_SELECTORS, NEW_PASSWORD_CSS, NEW_PASSWORD_FIELDS } from './needs-person.js';
 import {
   accountNotListed,
   refusedIfClientError,
   signInNeedsPerson,
   signInRefused,
+  signInElsewhere,
   signInUser,
   wayToSignIn,
 } from './sign-in.js';
@@ -1089,6 +1090,10 @@ export async function createBrowserDriver(
           `the page sent the browser to ${off.url.origin}${off.url.pathname}, which ${off.why}: nothing was sent there (trustedOrigins lists the provider's other origins)`,
         );
       const away = handover();
+      // Not to the application, before any decision: the sign-in going on where nothing may be sent.
+      const offside = away && !handsOverHere(away.url.href) ? http.leaves(away.url.href) : undefined;
+      if (away && offside && !decided && signInGoesOn(away.url.href, redirectUris, asked))
+        signInElsewhere(http, away.url, offside);
       // The provider's redirect to the application was stopped before Playwright saw it: record it.
       if (away?.response)
         http.record({

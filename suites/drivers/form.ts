@@ -27,7 +27,7 @@ import {
   type HtmlForm,
   type SubmitButton,
 } from './html.js';
-import { handsOverToAny, redirectUrisOf } from './hand-over.js';
+import { handsOverToAny, redirectUrisOf, signInGoesOn } from './hand-over.js';
 import { asksNewPassword, awaitsEmail, needsPerson } from './needs-person.js';
 import {
   accountNotListed,
@@ -35,6 +35,7 @@ import {
   refusedIfClientError,
   signInNeedsPerson,
   signInRefused,
+  signInElsewhere,
   signInUser,
   wayToSignIn,
 } from './sign-in.js';
@@ -208,6 +209,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
   return {
     async browse(startUrl, decision, fill) {
       let url = startUrl;
+      /** This authorization's redirect_uri (a check may ask with one the config does not list). */
+      const asked = URL.canParse(startUrl) ? new URL(startUrl).searchParams.get('redirect_uri') : null;
       let method = 'GET';
       let body: URLSearchParams | undefined;
       /** The form being submitted, named in the refusal when its action leaves the provider. */
@@ -227,7 +230,11 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         const location = response.headers.get('location');
         if (response.status >= 300 && response.status < 400 && location) {
           const next = resolved(location, url, 'the Location');
-          if (leaves(next)) return { redirect: new URL(next), response, decided };
+          if (leaves(next)) {
+            const away = http.leaves(next);
+            if (away && !decided && signInGoesOn(next, redirectUris, asked)) signInElsewhere(http, new URL(next), away);
+            return { redirect: new URL(next), response, decided };
+          }
           [url, method, body, what] = [next, 'GET', undefined, undefined];
           continue;
         }

@@ -90,6 +90,22 @@ export function accountNotListed(http: Http): never {
   );
 }
 
+/**
+ * The provider sends the sign-in on to a page where the harness may not go (`why`: another origin
+ * than the target's, not in trustedOrigins; hand-over.ts, signInGoesOn): nothing is sent there. A
+ * missing premise of the config, said once like a refusal; the provider is not blamed.
+ */
+export function signInElsewhere(http: Http, to: URL, why: string): never {
+  beforeSignIn(http);
+  refusals.set(
+    http,
+    `the provider's sign-in went on at ${to.origin} earlier in this run, which ${why}; it is not tried again`,
+  );
+  throw new SignInRefused(
+    `the provider's sign-in goes on at ${to.origin}${to.pathname}, which ${why}: nothing was sent there; if it is the provider's own (a login application), list ${to.origin} in trustedOrigins; what needs a signed-in user is not tested`,
+  );
+}
+
 const SIGN_IN_WAY = new RegExp(SIGN_IN_WAY_PATTERN, 'i');
 /** How many ways, and how much of each label, a sentence names (the page is the target's). */
 const WAYS_SAID = 6;
