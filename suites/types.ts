@@ -100,8 +100,10 @@ export interface HttpRequest {
   json?: unknown;
   /** Authorization: Bearer <token> */
   bearer?: string;
-  /** Authorization: Basic base64(user:password) */
+  /** Authorization: Basic base64(user:password), as RFC 7617 has it (Git over HTTPS: a token as the password). */
   basic?: { user: string; password: string };
+  /** Authorization: Basic with an OAuth client's id and secret, each form-encoded first (RFC 6749 §2.3.1). */
+  clientBasic?: { user: string; password: string };
 }
 
 export interface FollowOptions extends Omit<HttpRequest, 'path'> {

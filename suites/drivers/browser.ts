@@ -58,7 +58,7 @@ import {
   STEP_SELECTORS,
 } from './defaults.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
-import { pageText } from './html.js';
+import { pageText, parseLinks } from './html.js';
 import { CheckFailure, CheckSkipped, HarnessError } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { devicePageUrl } from './form.js';
@@ -66,9 +66,17 @@ import { createSimulatorDriver } from './simulator.js';
 import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
 import { allowedOrigins } from '../target/origin.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
-import { handsOverTo, handsOverToAny, redirectUrisOf } from './hand-over.js';
+import { handsOverTo, handsOverToAny, redirectUrisOf, signInGoesOn } from './hand-over.js';
 import { awaitsEmail, NEEDS_PERSON_SELECTORS, NEW_PASSWORD_CSS, NEW_PASSWORD_FIELDS } from './needs-person.js';
-import { accountNotListed, refusedIfClientError, signInNeedsPerson, signInRefused, signInUser } from './sign-in.js';
+import {
+  accountNotListed,
+  refusedIfClientError,
+  signInNeedsPerson,
+  signInRefused,
+  signInElsewhere,
+  signInUser,
+  wayToSignIn,
+} from './sign-in.js';
 import { unservedOf } from '../target/unserved.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
@@ -630,6 +638,7 @@ export async function createBrowserDriver(
     );
 
   const d = {
+    signInPath: SIGN_IN_DEFAULTS.signInPath,
     loginField: SIGN_IN_DEFAULTS.loginField,
     passwordField: SIGN_IN_DEFAULTS.passwordField,
     approveSelector: DECISION_SELECTORS.approve,
@@ -965,6 +974,8 @@ export async function createBrowserDriver(
       let identified = false;
       let decided = false;
       let continued = 0;
+      /** The links of ways to sign in followed (each once). */
+      const chosenWays = new Set<string>();
       await settle(page, watch, () =>
         page.goto(startUrl, { waitUntil: 'commit' }).catch((error: Error) => {
           // An aborted navigation (we caught the hand-over) is the expected end, not an error.
@@ -985,8 +996,11 @@ export async function createBrowserDriver(
           ...(signedIn || identified ? [] : [identifier]),
         ]);
         // A second factor, a CAPTCHA: nothing is guessed, nothing more is sent (needs-person.ts).
-        for (const { what, css, shown: visible, atLeast = 1 } of decided ? [] : NEEDS_PERSON_SELECTORS)
-          if (visible ? (await shownCount(page, css)) >= atLeast : (await page.locator(css).count()) > 0)
+        for (const { what, css, shown: visible, atLeast = 1, unless } of decided ? [] : NEEDS_PERSON_SELECTORS)
+          if (
+            (visible ? (await shownCount(page, css)) >= atLeast : (await page.locator(css).count()) > 0) &&
+            (unless === undefined || (await shownCount(page, unless)) === 0)
+          )
             signInNeedsPerson(http, what);
         if (!signedIn && (await present(page, ...controls.password))) {
           signedIn = true;
@@ -1009,6 +1023,16 @@ export async function createBrowserDriver(
           const next = [controls.password, controls.decision, controls.continue];
           await signInStep(() => identify(page, watch, next), next, identifier, 'its username form again');
           continue;
+        }
+        // A choice of ways to sign in (Dex's connectors): the configured one's link (sign-in.ts).
+        if (!signedIn && !identified && !decided) {
+          const source = await pageSource(page);
+          const way = source ? wayToSignIn(http, parseLinks(source), page.url(), d.signInPath) : undefined;
+          if (way !== undefined && !chosenWays.has(way)) {
+            chosenWays.add(way);
+            await press(`a[href=${cssString(way)}]`, [controls.password, identifier]);
+            continue;
+          }
         }
         if (!decided) {
           if (userCode !== undefined) {
@@ -1066,6 +1090,10 @@ export async function createBrowserDriver(
           `the page sent the browser to ${off.url.origin}${off.url.pathname}, which ${off.why}: nothing was sent there (trustedOrigins lists the provider's other origins)`,
         );
       const away = handover();
+      // Not to the application, before any decision: the sign-in going on where nothing may be sent.
+      const offside = away && !handsOverHere(away.url.href) ? http.leaves(away.url.href) : undefined;
+      if (away && offside && !decided && signInGoesOn(away.url.href, redirectUris, asked))
+        signInElsewhere(http, away.url, offside);
       // The provider's redirect to the application was stopped before Playwright saw it: record it.
       if (away?.response)
         http.record({

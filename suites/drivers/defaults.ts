@@ -95,6 +95,13 @@ export const PICKER_PATTERN =
   '\\b(?:(?:choose|pick|select) an? account|konto auswählen|choisi(?:r|ssez) un compte|(?:elige|selecciona) una cuenta)\\b';
 
 /**
+ * What a link that offers one way to sign in says at its start ("Log in with GitHub", Dex's
+ * connectors; "Sign in with Google", a broker's), in the languages of the control words.
+ */
+export const SIGN_IN_WAY_PATTERN =
+  '^\\s*(?:log ?in|sign ?in|continue|anmelden|se connecter|iniciar sesi[oó]n)\\s+(?:with|using|via|mit|avec|con)\\b';
+
+/**
  * Browser driver: a control naming the user (a tile a script made a link, too), not one leaving the
  * session or picking another. A plain link only on an account picker's page: elsewhere a page's
  * header links to the user's profile.

@@ -27,7 +27,7 @@ import {
   type HtmlForm,
   type SubmitButton,
 } from './html.js';
-import { handsOverToAny, redirectUrisOf } from './hand-over.js';
+import { handsOverToAny, redirectUrisOf, signInGoesOn } from './hand-over.js';
 import { asksNewPassword, awaitsEmail, needsPerson } from './needs-person.js';
 import {
   accountNotListed,
@@ -35,7 +35,9 @@ import {
   refusedIfClientError,
   signInNeedsPerson,
   signInRefused,
+  signInElsewhere,
   signInUser,
+  wayToSignIn,
 } from './sign-in.js';
 
 const DEFAULTS = {
@@ -207,6 +209,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
   return {
     async browse(startUrl, decision, fill) {
       let url = startUrl;
+      /** This authorization's redirect_uri (a check may ask with one the config does not list). */
+      const asked = URL.canParse(startUrl) ? new URL(startUrl).searchParams.get('redirect_uri') : null;
       let method = 'GET';
       let body: URLSearchParams | undefined;
       /** The form being submitted, named in the refusal when its action leaves the provider. */
@@ -226,7 +230,11 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         const location = response.headers.get('location');
         if (response.status >= 300 && response.status < 400 && location) {
           const next = resolved(location, url, 'the Location');
-          if (leaves(next)) return { redirect: new URL(next), response, decided };
+          if (leaves(next)) {
+            const away = http.leaves(next);
+            if (away && !decided && signInGoesOn(next, redirectUris, asked)) signInElsewhere(http, new URL(next), away);
+            return { redirect: new URL(next), response, decided };
+          }
           [url, method, body, what] = [next, 'GET', undefined, undefined];
           continue;
         }
@@ -298,15 +306,13 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
               buttonFor(others, decision, { approve: d.approveSelector, deny: d.denySelector }, config.user?.username));
         const choice: Choice | undefined = decided && !found?.explicit ? undefined : found;
         if (!choice) {
-          const entry = decided ? undefined : accountLink(http, response.text, config.user?.username);
+          const entry = decided
+            ? undefined
+            : (accountLink(http, response.text, config.user?.username) ??
+              wayToSignIn(http, parseLinks(response.text), url, d.signInPath));
           if (entry && !submitted.has(`link ${entry}`)) {
             submitted.add(`link ${entry}`);
-            [url, method, body, what] = [
-              resolved(entry, url, "the account's link"),
-              'GET',
-              undefined,
-              "the account's link",
-            ];
+            [url, method, body, what] = [resolved(entry, url, 'the link'), 'GET', undefined, 'the link'];
             continue;
           }
           if (!decided && awaitsEmail(response.text)) signInNeedsPerson(http, 'a link sent by e-mail');

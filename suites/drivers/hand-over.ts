@@ -31,3 +31,22 @@ export function redirectUrisOf(config: TargetConfig): string[] {
 /** Does `url` hand over to one of `redirectUris`? */
 export const handsOverToAny = (url: string, redirectUris: string[]): boolean =>
   redirectUris.some((r) => handsOverTo(url, r));
+
+/** An authorization response's parameters (RFC 6749 §4.1.2, §4.1.2.1). */
+const RESPONSE_PARAMS = ['code', 'error', 'state'];
+
+/**
+ * Is a redirect off the provider, before any decision, the sign-in going on elsewhere (Ory Hydra's
+ * login application, a federated sign-in) rather than the provider's answer to the application?
+ * Neither to the origin of a redirect URI (the config's, or this request's `asked`) nor carrying
+ * an authorization response in its query or fragment: a code sent to a lookalike address is still
+ * the provider's answer, judged as such.
+ */
+export function signInGoesOn(url: string, redirectUris: readonly string[], asked?: string | null): boolean {
+  const to = parsed(url);
+  if (!to) return false;
+  const fragment = new URLSearchParams(to.hash.slice(1));
+  if (RESPONSE_PARAMS.some((p) => to.searchParams.has(p) || fragment.has(p))) return false;
+  const origins = [...redirectUris, ...(asked ? [asked] : [])].map((u) => parsed(u)?.origin);
+  return !origins.includes(to.origin);
+}

@@ -7,7 +7,7 @@
  */
 import type { Http, TargetConfig } from '../types.js';
 import { CheckSkipped, HarnessError } from '../runner/errors.js';
-import { IDENTIFIER_WORDS } from './defaults.js';
+import { IDENTIFIER_WORDS, SIGN_IN_WAY_PATTERN } from './defaults.js';
 import type { FormField, HtmlForm } from './html.js';
 
 /** Per run, why no sign-in is tried again: the sentence each later check is skipped with. */
@@ -87,6 +87,60 @@ export function accountNotListed(http: Http): never {
   );
   throw new SignInRefused(
     "the provider's account picker lists no account of the configured user: no other account is picked; check user.username in the target config (as the picker shows it); what needs a signed-in user is not tested",
+  );
+}
+
+/**
+ * The provider sends the sign-in on to a page where the harness may not go (`why`: another origin
+ * than the target's, not in trustedOrigins; hand-over.ts, signInGoesOn): nothing is sent there. A
+ * missing premise of the config, said once like a refusal; the provider is not blamed.
+ */
+export function signInElsewhere(http: Http, to: URL, why: string): never {
+  beforeSignIn(http);
+  refusals.set(
+    http,
+    `the provider's sign-in went on at ${to.origin} earlier in this run, which ${why}; it is not tried again`,
+  );
+  throw new SignInRefused(
+    `the provider's sign-in goes on at ${to.origin}${to.pathname}, which ${why}: nothing was sent there; if it is the provider's own (a login application), list ${to.origin} in trustedOrigins; what needs a signed-in user is not tested`,
+  );
+}
+
+const SIGN_IN_WAY = new RegExp(SIGN_IN_WAY_PATTERN, 'i');
+/** How many ways, and how much of each label, a sentence names (the page is the target's). */
+const WAYS_SAID = 6;
+const WAY_LABEL = 60;
+
+/**
+ * A page that asks which way to sign in, a link each (Dex's connectors, a broker's "Sign in with
+ * Google") and no sign-in form of its own: the link to the configured sign-in (driver.signInPath:
+ * where the configured user's way starts, `/dex/auth/local`) on the provider's origin, which the
+ * driver follows; undefined on any other page. When none leads there, the config has not said
+ * which way is the user's: a missing premise said once, no way guessed.
+ */
+export function wayToSignIn(
+  http: Http,
+  links: ReadonlyArray<{ href: string; label: string }>,
+  pageUrl: string,
+  signInPath: string,
+): string | undefined {
+  const ways = links.filter((l) => SIGN_IN_WAY.test(l.label));
+  if (ways.length < 2) return undefined;
+  const trimmed = (path: string) => path.replace(/(?<!^)\/$/, '');
+  const onOrigin = ways
+    .filter((l) => URL.canParse(l.href, pageUrl) && !http.leaves(new URL(l.href, pageUrl).href))
+    .map((l) => ({ ...l, path: new URL(l.href, pageUrl).pathname }));
+  const own = onOrigin.find((l) => trimmed(l.path) === trimmed(signInPath));
+  if (own) return own.href;
+  beforeSignIn(http);
+  refusals.set(
+    http,
+    'the provider asked which way to sign in earlier in this run and driver.signInPath leads to none of its ways; no way is guessed',
+  );
+  const said = ways.slice(0, WAYS_SAID).map((l) => l.label.slice(0, WAY_LABEL));
+  const paths = [...new Set(onOrigin.map((l) => l.path.slice(0, WAY_LABEL)))].slice(0, WAYS_SAID);
+  throw new SignInRefused(
+    `the provider asks which way to sign in (${said.join('; ')}) and driver.signInPath (${signInPath}) leads to none of them: set it to the path where the configured user's way starts${paths.length ? ` (one of ${paths.join(', ')})` : ''}; what needs a signed-in user is not tested`,
   );
 }
 

@@ -24,7 +24,7 @@ export const clientAuthChecks: Check[] = [
         const res =
           via === 'body'
             ? await t.http.post(TOKEN_PATH, { form: { ...form, client_id: clientId, client_secret: secret } })
-            : await t.http.post(TOKEN_PATH, { form, basic: { user: clientId, password: secret ?? '' } });
+            : await t.http.post(TOKEN_PATH, { form, clientBasic: { user: clientId, password: secret ?? '' } });
         const what = `token request with ${failure} (client credentials in ${via === 'body' ? 'the body' : 'HTTP Basic'})`;
         // RFC 6749 §5.2: to the Authorization header the server MUST answer 401 with a challenge,
         // one sentence, so its status and its header are one rule's.

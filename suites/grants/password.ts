@@ -235,7 +235,10 @@ export const passwordChecks: Check[] = [
       const user = t.config.user ?? { username: 'root', password: 'not-a-password' };
       const res = await t.http.post(TOKEN_PATH, {
         form: { grant_type: 'password', username: user.username, password: user.password },
-        basic: { user: t.oauth.app('confidential').clientId, password: t.oauth.app('confidential').clientSecret ?? '' },
+        clientBasic: {
+          user: t.oauth.app('confidential').clientId,
+          password: t.oauth.app('confidential').clientSecret ?? '',
+        },
       });
       trackBody(t, res);
       expectOAuthError(

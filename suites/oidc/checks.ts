@@ -1,6 +1,6 @@
 /** OpenID Connect: id_token signature and claims, discovery, key set, userinfo, the /-/jwks alias. */
 import fc from 'fast-check';
-import { jwtVerify, decodeProtectedHeader, type JWK, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, type JWK, type JWTPayload } from 'jose';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { CheckFailure } from '../runner/errors.js';
 import { hasBearerChallenge, namesError } from '../shared/challenge.js';
@@ -33,6 +33,7 @@ import {
   SECRET_MEMBERS,
   USERINFO_PATH,
 } from './support.js';
+import { verifyJwt } from './verify-jwt.js';
 
 /** The asymmetric JWS algorithms (RFC 7518 §3.1, RFC 8037 §3.1): a key that names one signs. */
 const SIGNING_ALG = /^(RS|PS|ES)(256|384|512)$|^ES256K$|^EdDSA$|^Ed(25519|448)$/;
@@ -88,7 +89,7 @@ async function verifyIdToken(t: CheckContext, idToken: string, audience: string,
   const keys = localKeys(t, jwks, header.kid);
   try {
     // Any asymmetric algorithm of the published keys proves the signature (must); RS256 is the default (should).
-    const { payload } = await jwtVerify(idToken, keys, { issuer, audience, clockTolerance: CLOCK_SKEW });
+    const { payload } = await verifyJwt(idToken, jwks, keys, { issuer, audience, clockTolerance: CLOCK_SKEW });
     t.soft(
       header.alg === 'RS256',
       'id_token should be signed with RS256, the default algorithm (OIDC Core §3.1.3.7)',
@@ -133,12 +134,13 @@ async function signedUserinfo(
   try {
     kid = decodeProtectedHeader(res.text.trim()).kid;
   } catch {
-    // not a JWS: jwtVerify below says so
+    // not a JWS: verifyJwt below says so
   }
-  const keys = localKeys(t, await fetchJwks(t), kid);
+  const jwks = await fetchJwks(t);
+  const keys = localKeys(t, jwks, kid);
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(res.text.trim(), keys, { clockTolerance: CLOCK_SKEW }));
+    ({ payload } = await verifyJwt(res.text.trim(), jwks, keys, { clockTolerance: CLOCK_SKEW }));
   } catch (error) {
     if (error instanceof CheckFailure) throw error;
     if (unusableKey(error))

@@ -90,7 +90,7 @@ async function invalidClient(http: Http, app: AppConfig, basic: boolean): Promis
     const response = await http.post(TOKEN_PATH, {
       form,
       headers: { accept: 'application/json' },
-      ...(basic ? { basic: { user: app.clientId, password: app.clientSecret ?? '' } } : {}),
+      ...(basic ? { clientBasic: { user: app.clientId, password: app.clientSecret ?? '' } } : {}),
     });
     const body = JSON.parse(response.text) as Record<string, unknown> | null;
     if (body?.error !== 'invalid_client') return undefined;

@@ -68,6 +68,15 @@ function appendQuery(path: string, query: HttpRequest['query']): string {
   return path + (path.includes('?') ? '&' : '?') + parts.join('&');
 }
 
+/**
+ * The `user:password` of an HTTP Basic client credential, each form-encoded first (RFC 6749
+ * §2.3.1): a secret in standard base64 keeps its `+`, which a provider decoding as the RFC says
+ * would otherwise read as a space. Unreserved characters are unchanged, so most secrets are sent
+ * as they are.
+ */
+export const basicPair = (user: string, password: string) =>
+  `${encodeURIComponent(user).replace(/%20/g, '+')}:${encodeURIComponent(password).replace(/%20/g, '+')}`;
+
 function formBody(form: NonNullable<HttpRequest['form']>): string {
   if (form instanceof URLSearchParams) return form.toString();
   const params = new URLSearchParams();
@@ -207,12 +216,13 @@ export function createHttp(
       redactor.remember(request.bearer);
       headers.set('authorization', `Bearer ${request.bearer}`);
     }
-    if (request.basic) {
-      redactor.remember(request.basic.password);
-      headers.set(
-        'authorization',
-        `Basic ${Buffer.from(`${request.basic.user}:${request.basic.password}`).toString('base64')}`,
-      );
+    const basic = request.clientBasic ?? request.basic;
+    if (basic) {
+      redactor.remember(basic.password);
+      const pair = request.clientBasic ? basicPair(basic.user, basic.password) : `${basic.user}:${basic.password}`;
+      // Encoded, the secret is another string: its forms are masked too.
+      redactor.remember(pair.slice(pair.indexOf(':') + 1));
+      headers.set('authorization', `Basic ${Buffer.from(pair).toString('base64')}`);
     }
     // Explicit headers win: a check may send a malformed Authorization on purpose, or none of Accept (undefined).
     for (const [k, v] of Object.entries(request.headers ?? {})) {

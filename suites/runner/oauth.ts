@@ -114,19 +114,19 @@ export function createOAuthFlows(
   const tokenRequest: OAuthFlows['tokenRequest'] = async (form, options = {}) => {
     const role = options.app ?? 'confidential';
     const body: Record<string, string | undefined> = {};
-    let basic: HttpRequest['basic'];
+    let clientBasic: HttpRequest['clientBasic'];
     if (options.auth !== 'none') {
       const a = app(role);
       // Remembered even when the check's form leaves the secret out: it must never show anywhere.
       redactor.remember(a.clientSecret);
       // In the body (client_secret_post) unless asked for Basic; a public client sends its
       // client_id alone (RFC 6749 §2.3.1, §3.2.1): an undefined field is left out.
-      if (options.auth === 'basic') basic = { user: a.clientId, password: a.clientSecret ?? '' };
+      if (options.auth === 'basic') clientBasic = { user: a.clientId, password: a.clientSecret ?? '' };
       else Object.assign(body, { client_id: a.clientId, client_secret: a.clientSecret });
     }
     // The check's own fields win; an explicit undefined removes a field.
     Object.assign(body, form);
-    const response = await http.post('/oauth/token', { form: body, basic, headers: options.headers });
+    const response = await http.post('/oauth/token', { form: body, clientBasic, headers: options.headers });
     adopt(response, role);
     return response;
   };

@@ -1,12 +1,12 @@
 /**
- * Before any check: is this plausibly an identity provider of the spec at all? Three cheap
- * questions, any one answered as a provider answers being enough: a discovery document, an OAuth
- * error from the token endpoint, JSON from the REST API. A static file server, a site that answers
+ * Before any check: is this plausibly an identity provider of the spec at all? Four cheap
+ * questions, any one answered as a provider answers being enough: a discovery document, RFC 8414
+ * metadata, an OAuth error from the token endpoint, JSON from the REST API. A static file server, a site that answers
  * 500 or HTML to everything answers none, and the run stops with one line instead of 70 failures.
  */
 import { TransportError, type Target, type TargetResponse } from '../target/types.js';
 import { screen, UnservedAnswer } from '../target/unserved.js';
-import { DISCOVERY_PATH, discoveryPath, sameIssuer } from '../shared/oauth.js';
+import { DISCOVERY_PATH, discoveryPath, METADATA_PATH, sameIssuer } from '../shared/oauth.js';
 
 export interface ProbeResult {
   /**
@@ -32,14 +32,14 @@ interface Question {
 /** A field of parsed JSON; undefined for null, a primitive or an array (none has named fields). */
 const field = (json: unknown, name: string): unknown => (json as Record<string, unknown> | null | undefined)?.[name];
 
+/** A metadata document: an issuer or a token endpoint named. */
+const metadata = (s: number, j: unknown) =>
+  s === 200 && (typeof field(j, 'issuer') === 'string' || typeof field(j, 'token_endpoint') === 'string');
+
 const QUESTIONS: Question[] = [
-  {
-    method: 'GET',
-    path: '/.well-known/openid-configuration',
-    provider: (s, j) =>
-      s === 200 && (typeof field(j, 'issuer') === 'string' || typeof field(j, 'token_endpoint') === 'string'),
-    wanted: 'no discovery document',
-  },
+  { method: 'GET', path: DISCOVERY_PATH, provider: metadata, wanted: 'no discovery document' },
+  // An OAuth server that publishes RFC 8414's metadata instead, its endpoints at paths of its own.
+  { method: 'GET', path: METADATA_PATH, provider: metadata, wanted: 'no authorization server metadata' },
   {
     method: 'POST',
     path: '/oauth/token',

@@ -19,7 +19,7 @@ import {
 import { screen, UnservedAnswer } from '../target/unserved.js';
 import { GATEWAY_ERRORS, restStartupTrouble } from '../shared/rest-tokens.js';
 import { createDriver } from '../drivers/index.js';
-import { AUTHORIZE_DEVICE_PATH, AUTHORIZE_PATH, readDiscovery, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
+import { AUTHORIZE_DEVICE_PATH, AUTHORIZE_PATH, readMetadata, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
 import { refusalOf, refusedAuthorizations, refusedClients, type RefusedApps } from './app-premise.js';
 import {
   CORE_ENDPOINTS,
@@ -31,7 +31,7 @@ import {
 import { createCheckContext, createEvidence, type Evidence, type SessionGround } from './context.js';
 import { BrokenExchange, CheckFailure, CheckSkipped, HarnessError, NoAnswer, RateLimited } from './errors.js';
 import { endpointsElsewhere, shownUrl, type Elsewhere } from './endpoints.js';
-import { createHttp, createRecorder } from './http.js';
+import { basicPair, createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
 import { createRedactor, type Redactor } from './redact.js';
@@ -368,7 +368,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     config.user?.password,
     ...Object.values(config.applications ?? {}).map((a) => a?.clientSecret),
     // The Basic credential whole, so its encoded form (base64 of `client_id:client_secret`) goes too.
-    ...Object.values(config.applications ?? {}).map((a) => a?.clientSecret && `${a.clientId}:${a.clientSecret}`),
+    ...Object.values(config.applications ?? {}).map((a) => a?.clientSecret && basicPair(a.clientId, a.clientSecret)),
   ]);
   // Which check a request comes from, through every await of that check: a check abandoned at its
   // time limit goes on running, and its later requests must not land in the next check's evidence.
@@ -513,7 +513,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   current = setupFlows;
   let caps: Capabilities;
   try {
-    const discovery = (await readDiscovery(http, config.issuer)) ?? null;
+    const discovery = (await readMetadata(http, config.issuer)) ?? null;
     const found = endpointsElsewhere(http, discovery);
     for (const [path, url] of found.routes) elsewhere.routes.set(path, url);
     caps = await detectCapabilities({

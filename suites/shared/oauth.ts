@@ -85,6 +85,32 @@ export const readDiscovery = (http: Pick<Http, 'baseUrl' | 'get'>, issuer: strin
     () => undefined,
   );
 
+/** RFC 8414 §3: the authorization server metadata of an OAuth server that publishes no OIDC discovery. */
+export const METADATA_PATH = '/.well-known/oauth-authorization-server';
+
+/**
+ * Where RFC 8414 §3.1 puts the metadata: the well-known segment between the host and the issuer's
+ * path (the configured issuer's, on the base URL's origin; else the base URL's own path).
+ */
+export function metadataUrl(baseUrl: string, issuer: string | undefined): string {
+  const base = new URL(baseUrl);
+  const own =
+    issuer !== undefined && URL.canParse(issuer) && new URL(issuer).origin === base.origin ? new URL(issuer) : base;
+  return `${base.origin}${METADATA_PATH}${withoutTrailingSlash(own.pathname)}`;
+}
+
+/**
+ * The document that says where the endpoints are: discovery (readDiscovery), else RFC 8414's
+ * metadata, which names them with the same members. Routing and the start-up's probes read it;
+ * OIDC-DISCOVERY still judges discovery alone (L104 names openid-configuration).
+ */
+export const readMetadata = async (http: Pick<Http, 'baseUrl' | 'get' | 'follow'>, issuer: string | undefined) =>
+  (await readDiscovery(http, issuer)) ??
+  http.follow(metadataUrl(http.baseUrl, issuer)).then(
+    (res) => (res.status === 200 ? jsonObject(res) : undefined),
+    () => undefined,
+  );
+
 /**
  * The config's issuer and the provider's name one issuer, whether or not either ends with a slash,
  * whatever the case of its scheme and host, its default port written or not (comparable).

@@ -47,8 +47,8 @@ describe('a target that rate-limits every request', () => {
       `idp-conformance: target ${r.url} does not serve the harness now: the target rate-limited this request (GET /.well-known/openid-configuration): 429 after 2 retries, waited 3 s; lower --rate, or run again once its limit resets`,
     ]);
     expect(r.out).toBe('');
-    // Each probe question is refused after its own backoff; no more is asked once all three were.
-    expect(r.clock.slept).toEqual([1000, 2000, 1000, 2000, 1000, 2000]);
+    // Each probe question is refused after its own backoff; no more is asked once all four were.
+    expect(r.clock.slept).toEqual([1000, 2000, 1000, 2000, 1000, 2000, 1000, 2000]);
   });
 
   it('asking a wait longer than the harness waits: gives up at once, waiting nothing', async () => {

@@ -223,6 +223,39 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
     },
   },
   {
+    // A front proxy (nginx, a WAF) that answers the token endpoint's refusals with a page of its
+    // own: the status kept, the body an HTML page.
+    name: "token errors with the right status and a front proxy's HTML page for a body",
+    cite: 'L56-61, L149: a failure returns the OAuth error body (error, error_description)',
+    checks: REFUSALS,
+    breaks: ['ERR-OAUTH-BODY', 'TOK-ERROR-BODY', 'ENC-RESPONSE-JSON'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!tokenError(asked.url.pathname, answer)) return false;
+        answer.head = new Map([['content-type', ['text/html']]]);
+        answer.body = Buffer.from(
+          `<html><head><title>${answer.status} Bad Request</title></head><body><center><h1>${answer.status} Bad Request</h1></center><hr><center>nginx</center></body></html>`,
+        );
+        return true;
+      },
+    },
+  },
+  {
+    // Codes of a provider's own where the standard one belongs (Doorkeeper-era servers and some
+    // gateways say invalid_grant_type for an unsupported grant type).
+    name: 'an unsupported grant_type refused with a code of its own (invalid_grant_type)',
+    cite: 'L262: standard OAuth 2.0 token error codes; RFC 6749 §5.2: unsupported_grant_type',
+    checks: ['grants.unsupported-grant-type'],
+    breaks: ['ERR-TOKEN-STANDARD-CODES'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!tokenError(asked.url.pathname, answer) || jsonOf(answer)!.error !== 'unsupported_grant_type') return false;
+        setJson(answer, { ...jsonOf(answer), error: 'invalid_grant_type' });
+        return true;
+      },
+    },
+  },
+  {
     name: 'iat instead of created_at in token responses',
     cite: 'L30: created_at in authorization-code, refresh and device responses',
     checks: ['grants.token-response-fields', 'device.token-response'],

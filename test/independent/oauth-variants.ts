@@ -4,9 +4,9 @@
  * the checks it concerns. oauth-variants.test.ts proves no must verdict changes under any of them;
  * test/diff/allowed.test.ts that `diff` reports what they change as `allowed`.
  */
-import { X509Certificate, createHash } from 'node:crypto';
+import { X509Certificate, createHash, generateKeyPairSync, sign as cryptoSign } from 'node:crypto';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { SignJWT, decodeJwt, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { SignJWT, decodeJwt, exportJWK, generateKeyPair, type JWK, type JWTPayload } from 'jose';
 import { expect } from 'vitest';
 import { digest } from '../../simulator/digest.js';
 import { signingKey } from '../../simulator/oauth/keys.js';
@@ -152,22 +152,103 @@ const keycloakKeys = () =>
     })),
   ]));
 
+/** A provider's signer: the key it publishes (its kid and alg) and how it signs an id_token's claims. */
+interface Signer {
+  alg: string;
+  kid: string;
+  jwk: JWK;
+  sign(claims: JWTPayload): Promise<string>;
+}
+
 /**
  * Signing keys of other types and the algorithm each signs with (Okta and Ory Hydra can sign with
  * PS256 or ES256, Zitadel with ES384 or EdDSA, Authentik with ES256/ES384, Keycloak with any).
  */
 const OTHER_ALGS = ['PS256', 'ES256', 'ES384', 'EdDSA', 'Ed25519'] as const;
-let otherSigners: Promise<Array<{ alg: string; kid: string; privateKey: CryptoKey; jwk: JWK }>> | undefined;
-const signers = () =>
-  (otherSigners ??= Promise.all(
-    OTHER_ALGS.map(async (alg) => {
+const joseSigners = () =>
+  Promise.all(
+    OTHER_ALGS.map(async (alg): Promise<Signer> => {
       const { publicKey, privateKey } = await generateKeyPair(alg, alg === 'EdDSA' ? { crv: 'Ed25519' } : {});
       const kid = `signs-${alg.toLowerCase()}`;
-      return { alg, kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, use: 'sig', alg } };
+      return {
+        alg,
+        kid,
+        jwk: { ...(await exportJWK(publicKey)), kid, use: 'sig', alg },
+        sign: (claims) => new SignJWT(claims).setProtectedHeader({ alg, kid, typ: 'JWT' }).sign(privateKey),
+      };
     }),
-  ));
-/** Which of them signs the next id_token: each in turn. */
-let nextSigner = 0;
+  );
+
+/**
+ * Registered algorithms jose (v6) neither makes nor verifies, signed by hand with Node's crypto:
+ * EdDSA over Ed448 (RFC 8037 §3.1), Ed448 (RFC 9864 §2.2), ES256K over secp256k1 (RFC 8812 §3.2).
+ */
+const NODE_ALGS = ['EdDSA', 'Ed448', 'ES256K'] as const;
+const nodeSigners = () =>
+  NODE_ALGS.map((alg): Signer => {
+    const ec = alg === 'ES256K';
+    const { publicKey, privateKey } = ec
+      ? generateKeyPairSync('ec', { namedCurve: 'secp256k1' })
+      : generateKeyPairSync('ed448');
+    const kid = `node-${alg.toLowerCase()}`;
+    const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    return {
+      alg,
+      kid,
+      jwk: { ...publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg },
+      async sign(claims) {
+        const input = `${part({ alg, kid, typ: 'JWT' })}.${part(claims)}`;
+        const key = ec ? { key: privateKey, dsaEncoding: 'ieee-p1363' as const } : privateKey;
+        return `${input}.${cryptoSign(ec ? 'sha256' : null, Buffer.from(input), key).toString('base64url')}`;
+      },
+    };
+  });
+
+/**
+ * A provider whose id_tokens are signed by each of `make`'s keys in turn (one id_token a run):
+ * the key set publishes them all beside the RSA one, and discovery declares their algorithms. Only
+ * RS256's should (the default, OIDC Core §3.1.3.7) is broken; the signature proves.
+ */
+function signedInTurn(
+  name: string,
+  cite: string,
+  algs: readonly string[],
+  make: () => Signer[] | Promise<Signer[]>,
+): Variant {
+  let made: Promise<Signer[]> | undefined;
+  let next = 0;
+  return {
+    name,
+    cite,
+    checks: ['oidc.discovery', 'oidc.jwks', 'oidc.id-token'],
+    flags: { runs: String(algs.length) },
+    warns: ['OIDC-ID-TOKEN-RS256'],
+    rewrite: {
+      async answer(asked, answer) {
+        const body = jsonOf(answer);
+        const signers = await (made ??= Promise.resolve(make()));
+        if (asked.url.pathname === '/.well-known/openid-configuration' && body) {
+          const declared = (body.id_token_signing_alg_values_supported as string[] | undefined) ?? ['RS256'];
+          setJson(answer, { ...body, id_token_signing_alg_values_supported: [...declared, ...algs] });
+          return true;
+        }
+        if (Array.isArray(body?.keys)) {
+          setJson(answer, { keys: [...(body.keys as JWK[]), ...signers.map((o) => o.jwk)] });
+          return true;
+        }
+        if (typeof body?.id_token !== 'string') return false;
+        const id_token = await signers[next++ % signers.length].sign(decodeJwt(body.id_token));
+        setJson(answer, { ...body, id_token });
+        return true;
+      },
+    },
+    after(report) {
+      const verified = report.checks.filter((c) => ['oidc.id-token', 'oidc.jwks'].includes(c.id));
+      expect(verified.map((c) => `${c.id} ${c.status}`)).toEqual(['oidc.id-token warned', 'oidc.jwks passed']);
+      expect(next).toBeGreaterThanOrEqual(algs.length);
+    },
+  };
+}
 
 export const VARIANTS: Variant[] = [
   {
@@ -599,44 +680,18 @@ export const VARIANTS: Variant[] = [
       expect(verified.map((c) => `${c.id} ${c.status}`)).toEqual(['oidc.id-token passed', 'oidc.jwks passed']);
     },
   },
-  {
-    // Each id_token signed by another key in turn, with PS256, ES256, ES384, EdDSA or Ed25519; the
-    // key set publishes them all beside the RSA one (keys of three types), and discovery declares
-    // their algorithms. Only RS256's should (the default) is broken; the signature proves.
-    name: 'id_tokens signed with PS256, ES256, ES384, EdDSA and Ed25519 in turn, by keys of three types the key set publishes',
-    cite: 'L178: the keys are not shown; OIDC Core §3.1.3.7 (RS256 the default, any alg the client registered), §10.1 (the kid picks the key); OIDC Discovery §3 id_token_signing_alg_values_supported; RFC 7518 §3.1, RFC 8037 §3.1, RFC 9864 §2.2',
-    checks: ['oidc.discovery', 'oidc.jwks', 'oidc.id-token'],
-    // One id_token a run: each algorithm signs one.
-    flags: { runs: String(OTHER_ALGS.length) },
-    warns: ['OIDC-ID-TOKEN-RS256'],
-    rewrite: {
-      async answer(asked, answer) {
-        const body = jsonOf(answer);
-        const others = await signers();
-        if (asked.url.pathname === '/.well-known/openid-configuration' && body) {
-          const algs = (body.id_token_signing_alg_values_supported as string[] | undefined) ?? ['RS256'];
-          setJson(answer, { ...body, id_token_signing_alg_values_supported: [...algs, ...OTHER_ALGS] });
-          return true;
-        }
-        if (Array.isArray(body?.keys)) {
-          setJson(answer, { keys: [...(body.keys as JWK[]), ...others.map((o) => o.jwk)] });
-          return true;
-        }
-        if (typeof body?.id_token !== 'string') return false;
-        const signer = others[nextSigner++ % others.length];
-        const id_token = await new SignJWT(decodeJwt(body.id_token))
-          .setProtectedHeader({ alg: signer.alg, kid: signer.kid, typ: 'JWT' })
-          .sign(signer.privateKey);
-        setJson(answer, { ...body, id_token });
-        return true;
-      },
-    },
-    after(report) {
-      const verified = report.checks.filter((c) => ['oidc.id-token', 'oidc.jwks'].includes(c.id));
-      expect(verified.map((c) => `${c.id} ${c.status}`)).toEqual(['oidc.id-token warned', 'oidc.jwks passed']);
-      expect(nextSigner).toBeGreaterThanOrEqual(OTHER_ALGS.length);
-    },
-  },
+  signedInTurn(
+    'id_tokens signed with PS256, ES256, ES384, EdDSA and Ed25519 in turn, by keys of three types the key set publishes',
+    'L178: the keys are not shown; OIDC Core §3.1.3.7 (RS256 the default, any alg the client registered), §10.1 (the kid picks the key); OIDC Discovery §3 id_token_signing_alg_values_supported; RFC 7518 §3.1, RFC 8037 §3.1, RFC 9864 §2.2',
+    OTHER_ALGS,
+    joseSigners,
+  ),
+  signedInTurn(
+    'id_tokens signed with EdDSA over Ed448, Ed448 and ES256K in turn, registered algorithms jose does not verify',
+    'OIDC Core §3.1.3.7 (any alg the client registered), §10.1; RFC 8037 §3.1 (EdDSA, Ed448), RFC 9864 §2.2 (Ed448), RFC 8812 §3.2 (ES256K)',
+    NODE_ALGS,
+    nodeSigners,
+  ),
   {
     // Microsoft Entra ID's error body: AADSTS codes in error_description and error_codes, a trace
     // and a correlation id, a timestamp, and error_uri. (Entra separates the trace lines of
@@ -824,6 +879,7 @@ export const VARIANTS: Variant[] = [
       'tokens.revoke-refresh-token',
       'scopes.read-user-reads-current-user',
       'oidc.userinfo',
+      'scopes.git-token-as-password',
     ],
     rewrite: {
       request(asked) {
@@ -831,6 +887,16 @@ export const VARIANTS: Variant[] = [
         const bearer = /^Bearer (\S+)$/i.exec(String(asked.headers.authorization ?? ''))?.[1];
         if (bearer && base64For.has(bearer)) {
           asked.headers.authorization = `Bearer ${base64For.get(bearer)}`;
+          changed = true;
+        }
+        // Git over HTTPS: the token is the Basic password as it is (RFC 7617; git encodes nothing).
+        const basic = /^Basic (\S+)$/i.exec(String(asked.headers.authorization ?? ''))?.[1];
+        const [user, ...rest] = Buffer.from(basic ?? '', 'base64')
+          .toString('utf8')
+          .split(':');
+        const password = base64For.get(rest.join(':'));
+        if (basic && password !== undefined) {
+          asked.headers.authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
           changed = true;
         }
         const query = asked.url.searchParams.get('access_token');

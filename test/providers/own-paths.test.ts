@@ -8,10 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allChecks } from '../../suites/index.js';
-import { atSourcePath } from '../../suites/shared/oauth.js';
+import { atSourcePath, metadataUrl } from '../../suites/shared/oauth.js';
 import type { Sim } from '../../simulator/types.js';
 import { sendAnswer, simulatorAnswerTo, simulatorWith, type Loopback } from '../suites/loopback.js';
-import { checksWith, explain, runAgainst } from './provider.js';
+import { checksWith, explain, rulesWith, runAgainst } from './provider.js';
 
 /** Keycloak's paths under its realm, by the source path they serve. */
 const REALM = '/realms/conformance/protocol/openid-connect';
@@ -36,29 +36,33 @@ const CHECKS = [
   'oidc.userinfo',
 ];
 
-let front: Loopback & { sim: Sim };
-/** A deviation of the provider's own at its token path: token errors answered 403 (ERR-TOKEN-STATUS). */
-let errorsAs403 = false;
-/** `METHOD /path` of every request to a source path the provider does not serve. */
-const atSourcePaths: string[] = [];
-
-beforeAll(async () => {
+/**
+ * The provider, its metadata document at `metadataAt` and nowhere else: OpenID Connect's
+ * openid-configuration (Keycloak), or RFC 8414's oauth-authorization-server (an OAuth server that
+ * publishes no OIDC discovery and serves no REST API: Spring Authorization Server without OIDC).
+ */
+async function startOwnPaths(metadataAt: string): Promise<Loopback & { sim: Sim }> {
   let base = '';
-  front = await simulatorWith((req, res) => {
+  const oauthOnly = metadataAt !== DISCOVERY;
+  const served = await simulatorWith((req, res) => {
     const url = new URL(req.url ?? '/', base);
-    if (OWN[url.pathname]) {
-      atSourcePaths.push(`${req.method} ${url.pathname}`);
+    const unserved = oauthOnly && (url.pathname === DISCOVERY || url.pathname.startsWith('/api/v4'));
+    if (OWN[url.pathname] || unserved) {
+      if (OWN[url.pathname]) atSourcePaths.push(`${req.method} ${url.pathname}`);
       req.resume();
       res.writeHead(404, { 'content-type': 'text/html' }).end('<p>Not Found</p>');
       return true;
     }
     const source = Object.keys(OWN).find((path) => OWN[path] === url.pathname);
-    if (url.pathname === '/.well-known/openid-configuration') {
+    if (url.pathname === metadataAt) {
       sendAnswer(
         res,
         (async () => {
-          const doc = (await (await front.sim.handle(new Request(url))).json()) as Record<string, unknown>;
-          for (const [member, path] of Object.entries(MEMBERS)) doc[member] = `${front.url}${OWN[path]}`;
+          const doc = (await (await served.sim.handle(new Request(new URL(DISCOVERY, base)))).json()) as Record<
+            string,
+            unknown
+          >;
+          for (const [member, path] of Object.entries(MEMBERS)) doc[member] = `${served.url}${OWN[path]}`;
           return Response.json(doc);
         })(),
       );
@@ -68,18 +72,35 @@ beforeAll(async () => {
     url.pathname = source;
     sendAnswer(
       res,
-      simulatorAnswerTo(front.sim, req, url).then(async (answer) => {
+      simulatorAnswerTo(served.sim, req, url).then(async (answer) => {
         if (!errorsAs403 || source !== '/oauth/token' || answer.status !== 400) return answer;
         return new Response(await answer.text(), { status: 403, headers: answer.headers });
       }),
     );
     return true;
   });
-  base = front.url;
+  base = served.url;
+  return served;
+}
+
+const DISCOVERY = '/.well-known/openid-configuration';
+const RFC8414 = '/.well-known/oauth-authorization-server';
+
+let front: Loopback & { sim: Sim };
+let oauthServer: Loopback & { sim: Sim };
+/** A deviation of the provider's own at its token path: token errors answered 403 (ERR-TOKEN-STATUS). */
+let errorsAs403 = false;
+/** `METHOD /path` of every request to a source path the provider does not serve. */
+const atSourcePaths: string[] = [];
+
+beforeAll(async () => {
+  front = await startOwnPaths(DISCOVERY);
+  oauthServer = await startOwnPaths(RFC8414);
 }, 60_000);
 
 afterAll(async () => {
   await front?.close();
+  await oauthServer?.close();
 });
 
 describe("endpoints at the provider's own paths on the base URL's origin, as discovery names them", () => {
@@ -117,6 +138,39 @@ describe("endpoints at the provider's own paths on the base URL's origin, as dis
       errorsAs403 = false;
     }
   }, 120_000);
+});
+
+describe("metadata only at RFC 8414's /.well-known/oauth-authorization-server, endpoints at the provider's own paths, no REST API", () => {
+  it('the endpoints are found there: only OIDC-DISCOVERY warns (no openid-configuration), every other check passes', async () => {
+    atSourcePaths.length = 0;
+    const checks = allChecks().filter((c) => CHECKS.includes(c.id));
+    const { code, report, stderr } = await runAgainst(oauthServer, { runs: '1' }, checks);
+    const why = explain(report, stderr);
+    expect(code, why).toBe(0);
+    expect(checksWith(report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual(['oidc.discovery']);
+    expect(rulesWith(report, 'failed', 'warned'), why).toEqual(['OIDC-DISCOVERY']);
+    expect(report.checks.find((c) => c.id === 'oidc.discovery')?.message, why).toMatch(
+      /GET \/\.well-known\/openid-configuration must answer 200/,
+    );
+    expect(atSourcePaths, why).toEqual([]);
+  }, 120_000);
+});
+
+describe("where RFC 8414's metadata is read (§3.1: the well-known segment between the host and the issuer's path)", () => {
+  it("at the host's root for an issuer there; before the issuer's path otherwise; the base URL's path without an issuer on its origin", () => {
+    expect(metadataUrl('https://idp.example', undefined)).toBe(
+      'https://idp.example/.well-known/oauth-authorization-server',
+    );
+    expect(metadataUrl('https://idp.example', 'https://idp.example/issuer1')).toBe(
+      'https://idp.example/.well-known/oauth-authorization-server/issuer1',
+    );
+    expect(metadataUrl('https://idp.example/gitlab/', undefined)).toBe(
+      'https://idp.example/.well-known/oauth-authorization-server/gitlab',
+    );
+    expect(metadataUrl('https://idp.example/gitlab', 'https://login.example/t')).toBe(
+      'https://idp.example/.well-known/oauth-authorization-server/gitlab',
+    );
+  });
 });
 
 describe("whether discovery's URL is the endpoint at the source's path (one answer for routing and OIDC-DISCOVERY)", () => {

@@ -14,6 +14,9 @@
  * - `banner`: drawn before the consent form (a cookie banner).
  * - `decisions`: the consent page's two buttons redrawn; the approving control posts `choice=1` (or
  *   `Autoriser`), the denying one anything else, turned back into the simulator's decision.
+ * - `connectors`: Dex's choice of connector before the sign-in, a link each ("Log in with GitHub",
+ *   on GitHub's origin; "Log in with LDAP"; "Log in with Email", at CONNECTOR_PATH, which leads to
+ *   the simulator's sign-in form).
  */
 import type { IncomingMessage } from 'node:http';
 import { createSimulator } from '../../simulator/core.js';
@@ -42,6 +45,28 @@ export interface Journey {
   decisions?: string;
   /** Drawn on the consent page before its form (a cookie banner). */
   banner?: string;
+  connectors?: boolean;
+}
+
+/** Where Dex's local (e-mail and password) connector starts: the configured user's way to sign in. */
+export const CONNECTOR_PATH = '/dex/auth/local';
+
+/** Dex's connector choice, each link carrying where the sign-in goes back to. */
+function connectorChoice(req: IncomingMessage, origin: string): Response {
+  const back = new URL(req.url ?? '/', origin).searchParams.get('redirect_to') ?? '/';
+  const req_ = encodeURIComponent(back);
+  const ways = [
+    ['https://github.example.invalid/login/oauth/authorize?client_id=dex', 'GitHub'],
+    [`/dex/auth/ldap?req=${req_}`, 'LDAP'],
+    [`${CONNECTOR_PATH}?req=${req_}`, 'Email'],
+  ];
+  return htmlAnswer(
+    200,
+    page(
+      'Log in to dex',
+      `<ul>${ways.map(([href, name]) => `<li><a class="dex-btn" href="${href}"><span>Log in with ${name}</span></a></li>`).join('')}</ul>`,
+    ),
+  );
 }
 
 export interface JourneyProvider extends Loopback {
@@ -153,23 +178,32 @@ export async function journeyProvider(journey: Journey): Promise<JourneyProvider
   const served = await listen((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const route = `${req.method} ${path}`;
+    const chosen = new URL(req.url ?? '/', origin).searchParams.has('connector');
     const own =
-      route === 'GET /users/sign_in' && journey.signInPage
-        ? (r: IncomingMessage) => redrawn(r, journey.signInPage!)
-        : route === 'POST /users/sign_in'
-          ? signIn
-          : route === 'POST /journey' || route === 'GET /journey'
-            ? step
-            : route === 'GET /oauth/authorize' && (journey.decisions || journey.banner)
-              ? (r: IncomingMessage) =>
-                  redrawn(r, (html) =>
-                    html
-                      .replace(DECISION_BUTTONS, journey.decisions ?? '$&')
-                      .replace('<form id="consent"', `${journey.banner ?? ''}<form id="consent"`),
-                  )
-              : route === 'POST /oauth/authorize' && journey.decisions
-                ? decide
-                : undefined;
+      route === 'GET /users/sign_in' && journey.connectors && !chosen
+        ? (r: IncomingMessage) => Promise.resolve(connectorChoice(r, origin))
+        : route === `GET ${CONNECTOR_PATH}` && journey.connectors
+          ? (r: IncomingMessage) => {
+              const back = new URL(r.url ?? '/', origin).searchParams.get('req') ?? '/';
+              const location = `/users/sign_in?connector=local&redirect_to=${encodeURIComponent(back)}`;
+              return Promise.resolve(new Response(null, { status: 302, headers: { location } }));
+            }
+          : route === 'GET /users/sign_in' && journey.signInPage
+            ? (r: IncomingMessage) => redrawn(r, journey.signInPage!)
+            : route === 'POST /users/sign_in'
+              ? signIn
+              : route === 'POST /journey' || route === 'GET /journey'
+                ? step
+                : route === 'GET /oauth/authorize' && (journey.decisions || journey.banner)
+                  ? (r: IncomingMessage) =>
+                      redrawn(r, (html) =>
+                        html
+                          .replace(DECISION_BUTTONS, journey.decisions ?? '$&')
+                          .replace('<form id="consent"', `${journey.banner ?? ''}<form id="consent"`),
+                      )
+                  : route === 'POST /oauth/authorize' && journey.decisions
+                    ? decide
+                    : undefined;
     if (!own) return listener(req, res);
     sendAnswer(res, own(req));
   });

@@ -28,7 +28,14 @@ import { createHttpTarget } from '../../suites/target/http.js';
 import type { Report } from '../../suites/report/model.js';
 import type { TargetConfig } from '../../suites/types.js';
 import { expectOneRefusal } from './provider.js';
-import { journeyProvider, page, type Journey, type JourneyProvider, type JourneyStep } from './sign-in-journey.js';
+import {
+  CONNECTOR_PATH,
+  journeyProvider,
+  page,
+  type Journey,
+  type JourneyProvider,
+  type JourneyStep,
+} from './sign-in-journey.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-journeys-'));
 const servers: JourneyProvider[] = [];
@@ -167,8 +174,12 @@ const termsOnSignIn = (journey: Pick<Journey, 'signInPage' | 'fields'>): Journey
 const USERNAME = (await start({})).config.user!.username;
 
 /** A driver of `kind` for the provider: denies, then (signed in by then) approves; the two redirects. */
-async function denyThenApprove(config: TargetConfig, kind: 'form' | 'browser') {
-  const full = { ...config, driver: { kind } };
+async function denyThenApprove(
+  config: TargetConfig,
+  kind: 'form' | 'browser',
+  settings: Omit<NonNullable<TargetConfig['driver']>, 'kind'> = {},
+) {
+  const full = { ...config, driver: { ...settings, kind } };
   const http = createHttp(createHttpTarget(full), createRecorder(5), createRedactor());
   const driver = kind === 'form' ? createFormDriver(http, full) : await createBrowserDriver(http, full);
   const app = full.applications!.confidential!;
@@ -199,8 +210,8 @@ describe('sign-in journeys a person completes, the form driver completes (deny, 
     expect(provider.posted.passwords).toBe(1);
   });
 
-  it('a sign-in form whose only password field is marked new-password (against autofill)', async () => {
-    const { provider, config } = await start(newPasswordMarkedSignIn);
+  it.each(SIGN_IN_ALL_THE_SAME)('$what', async ({ journey }) => {
+    const { provider, config } = await start(journey);
     expect(await denyThenApprove(config, 'form')).toEqual(DECIDED);
     expect(provider.posted.passwords).toBe(1);
   });
@@ -290,10 +301,55 @@ const updatePassword: JourneyStep = {
   passes: () => false,
 };
 
-/** A sign-in form whose one password field says new-password, as sites mark it against autofill: still the sign-in's. */
-const newPasswordMarkedSignIn = {
-  signInPage: (html: string) => html.replace('autocomplete="current-password"', 'autocomplete="new-password"'),
+/**
+ * Entra ID's "Update your password" (the first sign-in, or an expired password; Okta's and AD FS's
+ * alike): the current password, then the new one twice, in one form whose button says "Sign in".
+ * `marked`: the fields say current-password and new-password; else only their names tell.
+ */
+const updateExpiredPassword = (marked: boolean): JourneyStep => {
+  const field = (name: string, autocomplete: string) =>
+    `<input type="password" name="${name}" id="${name}"${marked ? ` autocomplete="${autocomplete}"` : ''}>`;
+  return {
+    page: (form) =>
+      page(
+        'Update your password',
+        form(`<p>You need to update your password because this is the first time you are signing in, or because your password has expired.</p>
+<label>Current password ${field('oldPassword', 'current-password')}</label>
+<label>New password ${field('newPassword', 'new-password')}</label>
+<label>Confirm password ${field('confirmNewPassword', 'new-password')}</label>
+<input type="submit" value="Sign in">`),
+      ),
+    passes: () => false,
+  };
 };
+
+/**
+ * Sign-in pages with new-password fields that are still sign-in pages: the one password field
+ * marked new-password, as sites mark it against autofill; a sign-up form beside the sign-in form
+ * (a new password and its confirmation, by autocomplete and by name).
+ */
+const SIGN_IN_ALL_THE_SAME = [
+  {
+    what: 'a sign-in form whose only password field is marked new-password (against autofill)',
+    journey: {
+      signInPage: (html: string) => html.replace('autocomplete="current-password"', 'autocomplete="new-password"'),
+    },
+  },
+  {
+    what: 'a sign-in form with a sign-up form beside it (a new password and its confirmation)',
+    journey: {
+      signInPage: (html: string) =>
+        html.replace(
+          '</body>',
+          `<h2>New here?</h2><form method="post" action="/users/sign_up">
+<label>E-mail <input type="email" name="email"></label>
+<label>Password <input type="password" name="new_user[password]" autocomplete="new-password"></label>
+<label>Repeat it <input type="password" name="new_user[password_confirmation]"></label>
+<button type="submit">Register</button></form></body>`,
+        ),
+    },
+  },
+];
 
 /** Where an unattended sign-in stops: what the driver says, and how many passwords were sent. */
 const STOPS = [
@@ -306,6 +362,18 @@ const STOPS = [
   {
     what: 'a new password to set after the sign-in (nothing typed into it)',
     journey: { after: [updatePassword] },
+    said: /asks for a new password \(the account must change its password\), which needs a person/,
+    passwords: 1,
+  },
+  {
+    what: "Entra ID's update of an expired password: the current one and a new one twice (nothing typed into it)",
+    journey: { after: [updateExpiredPassword(true)] },
+    said: /asks for a new password \(the account must change its password\), which needs a person/,
+    passwords: 1,
+  },
+  {
+    what: 'the same page, its fields told only by their names (oldPassword, newPassword, confirmNewPassword)',
+    journey: { after: [updateExpiredPassword(false)] },
     said: /asks for a new password \(the account must change its password\), which needs a person/,
     passwords: 1,
   },
@@ -401,8 +469,8 @@ root.getElementById('no').addEventListener('click', () => send('0'));
     expect(provider.posted.passwords).toBe(0);
   });
 
-  it('a sign-in form whose only password field is marked new-password (against autofill)', async () => {
-    const { provider, config } = await start(newPasswordMarkedSignIn);
+  it.each(SIGN_IN_ALL_THE_SAME)('$what', async ({ journey }) => {
+    const { provider, config } = await start(journey);
     expect(await denyThenApprove(config, 'browser')).toEqual(DECIDED);
     expect(provider.posted.passwords).toBe(1);
   });
@@ -426,4 +494,49 @@ root.getElementById('no').addEventListener('click', () => send('0'));
     await expect(denyThenApprove({ ...config, user: { ...config.user!, ...user } }, 'browser')).rejects.toThrow(said);
     expect(provider.posted).toEqual({ passwords, steps: 0 });
   });
+});
+
+/**
+ * Dex's choice of connector before the sign-in ("Log in with GitHub", "Log in with LDAP", "Log in
+ * with Email"): the driver follows the way driver.signInPath names (where the configured user's
+ * way starts) and signs in there; a config that names none of the ways is said once, with the
+ * paths to choose from, and no way is guessed. Before, both drivers stopped on the choice: the
+ * form driver with "no approve control" for every check, the browser driver likewise.
+ */
+describe("a choice of ways to sign in (Dex's connectors)", () => {
+  const CHOOSE = {
+    first:
+      /^the harness could not complete this check: the provider asks which way to sign in \(Log in with GitHub; Log in with LDAP; Log in with Email\) and driver\.signInPath \(\/users\/sign_in\) leads to none of them: set it to the path where the configured user's way starts \(one of \/dex\/auth\/ldap, \/dex\/auth\/local\); what needs a signed-in user is not tested$/,
+    later:
+      /^the provider asked which way to sign in earlier in this run and driver\.signInPath leads to none of its ways; no way is guessed$/,
+  };
+
+  it.each(['form', 'browser'] as const)(
+    '%s driver: the way driver.signInPath names is followed, then the sign-in and the decision',
+    async (kind) => {
+      if (kind === 'browser' && !hasChromium) return;
+      const { provider, config } = await start({ connectors: true });
+      expect(await denyThenApprove(config, kind, { signInPath: CONNECTOR_PATH })).toEqual(DECIDED);
+      expect(provider.posted.passwords).toBe(1);
+    },
+    60_000,
+  );
+
+  it('form driver: a config whose signInPath names none of the ways is told once which to set, nothing guessed', async () => {
+    const { json, why, posted } = await run('form-connectors', { connectors: true }, 'form');
+    expectOneRefusal(json, why, CHOOSE);
+    expect(posted, why).toEqual({ passwords: 0, steps: 0 });
+  });
+
+  it.skipIf(!hasChromium)(
+    'browser driver: the same, said the same way',
+    async () => {
+      const { provider, config } = await start({ connectors: true });
+      await expect(denyThenApprove(config, 'browser')).rejects.toThrow(
+        /the provider asks which way to sign in \(Log in with GitHub; Log in with LDAP; Log in with Email\) and driver\.signInPath \(\/users\/sign_in\) leads to none of them/,
+      );
+      expect(provider.posted.passwords).toBe(0);
+    },
+    60_000,
+  );
 });

@@ -20,6 +20,16 @@ export const FAMILY_PROBES = [
   'GET /oauth/authorize',
 ];
 
+/**
+ * What a session's start-up asks of a target with no discovery document: RFC 8414's metadata too,
+ * for where the endpoints are (suites/shared/oauth.ts readMetadata), then the family probes.
+ */
+export const SESSION_PROBES = [
+  FAMILY_PROBES[0],
+  'GET /.well-known/oauth-authorization-server',
+  ...FAMILY_PROBES.slice(1),
+];
+
 export function fakeTarget(
   handler: (r: RawRequest) => Response | Promise<Response> = () => new Response('{}', { status: 404 }),
   config: Partial<TargetConfig> = {},

@@ -441,15 +441,17 @@ describe('probeTarget: is this an identity provider of the spec at all', () => {
     });
   }
   const DISCOVERY = 'GET /.well-known/openid-configuration';
+  const METADATA = 'GET /.well-known/oauth-authorization-server';
   const TOKEN = 'POST /oauth/token';
   const USER = 'GET /api/v4/user';
 
-  it('asks the three questions in order, with the exact requests, and names what each got', async () => {
+  it('asks the four questions in order, with the exact requests, and names what each got', async () => {
     const seen: string[] = [];
     const t = target({}, seen);
     const result = await probeTarget(t);
     expect(seen).toEqual([
       `${DISCOVERY} application/json null `,
+      `${METADATA} application/json null `,
       `${TOKEN} application/json application/x-www-form-urlencoded grant_type=authorization_code`,
       `${USER} application/json null `,
     ]);
@@ -457,6 +459,7 @@ describe('probeTarget: is this an identity provider of the spec at all', () => {
       provider: false,
       found: [
         `${DISCOVERY} answered 404 text/html, no discovery document`,
+        `${METADATA} answered 404 text/html, no authorization server metadata`,
         `${TOKEN} answered 404 text/html, no OAuth error`,
         `${USER} answered 404 text/html, not JSON`,
       ],
@@ -470,10 +473,12 @@ describe('probeTarget: is this an identity provider of the spec at all', () => {
     const cases: [Record<string, () => Response>, number][] = [
       [{ [DISCOVERY]: () => Response.json({ issuer: 'x' }) }, 1],
       [{ [DISCOVERY]: () => Response.json({ token_endpoint: 'x' }) }, 1],
-      [{ [TOKEN]: () => Response.json({ error: 'invalid_grant' }, { status: 400 }) }, 2],
-      [{ [TOKEN]: () => Response.json({ error: 'invalid_client' }, { status: 499 }) }, 2],
-      [{ [USER]: () => Response.json({ message: '401 Unauthorized' }, { status: 401 }) }, 3],
-      [{ [USER]: () => Response.json([], { status: 499 }) }, 3],
+      [{ [METADATA]: () => Response.json({ issuer: 'x' }) }, 2],
+      [{ [METADATA]: () => Response.json({ token_endpoint: 'x' }) }, 2],
+      [{ [TOKEN]: () => Response.json({ error: 'invalid_grant' }, { status: 400 }) }, 3],
+      [{ [TOKEN]: () => Response.json({ error: 'invalid_client' }, { status: 499 }) }, 3],
+      [{ [USER]: () => Response.json({ message: '401 Unauthorized' }, { status: 401 }) }, 4],
+      [{ [USER]: () => Response.json([], { status: 499 }) }, 4],
     ];
     for (const [answers, asked] of cases) {
       const seen: string[] = [];
@@ -490,6 +495,8 @@ describe('probeTarget: is this an identity provider of the spec at all', () => {
       { [DISCOVERY]: () => Response.json('issuer') },
       { [DISCOVERY]: () => Response.json(null) },
       { [DISCOVERY]: () => new Response(undefined, { status: 200 }) },
+      { [METADATA]: () => Response.json({ issuer: 1 }) },
+      { [METADATA]: () => Response.json({ token_endpoint: 'x' }, { status: 201 }) },
       { [TOKEN]: () => Response.json({ error: 'invalid_grant' }, { status: 500 }) },
       { [TOKEN]: () => Response.json({ error: 'invalid_grant' }, { status: 399 }) },
       { [TOKEN]: () => Response.json({ error: 1 }, { status: 400 }) },
@@ -513,6 +520,7 @@ describe('probeTarget: is this an identity provider of the spec at all', () => {
       provider: false,
       found: [
         'GET /.well-known/openid-configuration: timed out',
+        'GET /.well-known/oauth-authorization-server: GET /.well-known/openid-configuration: timed out',
         'POST /oauth/token: GET /.well-known/openid-configuration: timed out',
         'GET /api/v4/user: GET /.well-known/openid-configuration: timed out',
       ],

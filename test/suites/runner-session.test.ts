@@ -21,7 +21,7 @@ import {
 } from '../../suites/runner/session.js';
 import { TransportError, type RawRequest } from '../../suites/target/types.js';
 import type { Capability, CheckContext, TargetConfig } from '../../suites/types.js';
-import { FAKE_BASE, FAMILY_PROBES, RULES, check, fakeRules, fakeTarget, seen } from './fakes.js';
+import { FAKE_BASE, RULES, SESSION_PROBES, check, fakeRules, fakeTarget, seen } from './fakes.js';
 
 /** What the fake driver module saw: closes, in order with the target's. */
 const drivers = vi.hoisted(() => ({ events: [] as string[], withClose: true, closeFails: false }));
@@ -129,7 +129,7 @@ describe('openSession', () => {
   it('first asks the target its root, then the control API; a plain target gets no other probe', async () => {
     const fake = recording();
     const session = await openSession(options({ target: fake.target }));
-    expect(fake.paths()).toEqual(['GET /', 'GET /-/simulator/config', ...FAMILY_PROBES]);
+    expect(fake.paths()).toEqual(['GET /', 'GET /-/simulator/config', ...SESSION_PROBES]);
     expect(session.caps).toEqual({
       control: false,
       clock: false,
@@ -648,7 +648,7 @@ describe('runCheck: timeouts', () => {
     expect(second.status).toBe('passed');
     expect((late as Error).message).toBe('the check ran past its end; its later requests are refused');
     expect(PAST_ITS_END).toBe((late as Error).message);
-    expect(fake.paths()).toEqual(['GET /', 'GET /-/simulator/config', ...FAMILY_PROBES, 'GET /early', 'GET /mine']);
+    expect(fake.paths()).toEqual(['GET /', 'GET /-/simulator/config', ...SESSION_PROBES, 'GET /early', 'GET /mine']);
   });
 
   it("a request from a callback that lost the check's async context is still sent and recorded", async () => {

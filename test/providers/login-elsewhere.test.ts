@@ -1,0 +1,161 @@
+/**
+ * Ory Hydra's layout: the authorization endpoint on the base URL's origin hands the sign-in to a
+ * login application on another origin (`/login?login_challenge=…`, here another port of
+ * 127.0.0.1), which takes the password and sends the browser back to the provider with a verifier
+ * (`/oauth2/auth?login_verifier=…`); the consent follows on the provider's origin. With
+ * `trustedOrigins` naming the login application, both drivers sign in there and the checks pass;
+ * without, the password goes nowhere: said once, on the first check that needed a sign-in, naming
+ * the origin and the setting, and what needs a signed-in user is skipped.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allChecks } from '../../suites/index.js';
+import { DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
+import type { Sim } from '../../simulator/types.js';
+import { bodyOf, listen, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
+import { checksWith, erroredText, explain, runAgainst } from './provider.js';
+import { signInGoesOn } from '../../suites/drivers/hand-over.js';
+import { existsSync } from 'node:fs';
+
+const CHECKS = ['grants.pkce-valid-verifier', 'grants.consent-denied', 'grants.state-unchanged', 'oidc.id-token'];
+const hasChromium = existsSync(process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM);
+
+let front: Loopback & { sim: Sim };
+let login: Loopback;
+/** Where each login challenge goes back to (the simulator's redirect_to). */
+const challenges = new Map<string, string>();
+/** Each login verifier: the session cookies the sign-in made, and where it goes back to. */
+const verifiers = new Map<string, { cookies: string[]; back: string }>();
+/** Requests the login application received. */
+const received: string[] = [];
+
+/** The simulator's sign-in page, its form sent back to the login application. */
+const asLoginPage = async (answer: Response, challenge: string) =>
+  new Response(
+    (await answer.text()).replace('action="/users/sign_in"', `action="/login?login_challenge=${challenge}"`),
+    { status: answer.status, headers: answer.headers },
+  );
+
+beforeAll(async () => {
+  let base = '';
+  front = await simulatorWith((req, res) => {
+    const url = new URL(req.url ?? '/', base);
+    if (req.method === 'GET' && url.pathname === '/users/sign_in') {
+      const challenge = randomUUID();
+      challenges.set(challenge, url.searchParams.get('redirect_to') ?? '/');
+      req.resume();
+      res.writeHead(302, { location: `${login.url}/login?login_challenge=${challenge}` }).end();
+      return true;
+    }
+    if (url.pathname === '/oauth2/auth' && url.searchParams.has('login_verifier')) {
+      const verified = verifiers.get(url.searchParams.get('login_verifier') ?? '');
+      req.resume();
+      if (!verified) res.writeHead(403, { 'content-type': 'text/plain' }).end('unknown login_verifier');
+      else res.writeHead(302, { location: verified.back, 'set-cookie': verified.cookies }).end();
+      return true;
+    }
+    return false;
+  });
+  base = front.url;
+  login = await listen((req, res) => {
+    const url = new URL(req.url ?? '/', login.url);
+    received.push(`${req.method} ${url.pathname}`);
+    const challenge = url.searchParams.get('login_challenge') ?? '';
+    const back = challenges.get(challenge);
+    if (url.pathname !== '/login' || back === undefined) {
+      req.resume();
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+      return;
+    }
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
+    if (req.method === 'GET') {
+      const page = front.sim.handle(
+        new Request(`${front.url}/users/sign_in?redirect_to=${encodeURIComponent(back)}`, { headers }),
+      );
+      sendAnswer(
+        res,
+        page.then((answer) => asLoginPage(answer, challenge)),
+      );
+      return;
+    }
+    sendAnswer(
+      res,
+      bodyOf(req).then(async (body) => {
+        const answer = await front.sim.handle(
+          new Request(`${front.url}/users/sign_in`, { method: 'POST', headers, body: new Uint8Array(body) }),
+        );
+        if (answer.status !== 302) return asLoginPage(answer, challenge);
+        const verifier = randomUUID();
+        verifiers.set(verifier, { cookies: answer.headers.getSetCookie(), back });
+        return new Response(null, {
+          status: 302,
+          headers: { location: `${front.url}/oauth2/auth?login_verifier=${verifier}` },
+        });
+      }),
+    );
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await front?.close();
+  await login?.close();
+});
+
+describe("Ory Hydra's login application on another origin", () => {
+  it.each([['form'], ...(hasChromium ? [['browser']] : [])])(
+    '%s driver, trustedOrigins naming it: signed in there, every check passes',
+    async (kind) => {
+      received.length = 0;
+      const checks = allChecks().filter((c) => CHECKS.includes(c.id));
+      const { code, report, stderr } = await runAgainst(front, { runs: '1' }, checks, {
+        trustedOrigins: [login.url],
+        driver: { kind: kind as 'form' | 'browser' },
+      });
+      const why = explain(report, stderr);
+      expect(checksWith(report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual([]);
+      expect(code, why).toBe(0);
+      expect(received, why).toContain('POST /login');
+    },
+    120_000,
+  );
+
+  it.each([['form'], ...(hasChromium ? [['browser']] : [])])(
+    '%s driver, trustedOrigins not naming it: nothing sent there, said once, the rest skipped',
+    async (kind) => {
+      received.length = 0;
+      const checks = allChecks().filter((c) => CHECKS.includes(c.id));
+      const { report, stderr } = await runAgainst(front, { runs: '1' }, checks, {
+        driver: { kind: kind as 'form' | 'browser' },
+      });
+      const why = explain(report, stderr);
+      expect(checksWith(report, 'failed', 'warned'), why).toEqual([]);
+      const errored = report.checks.filter((c) => c.status === 'errored');
+      expect(
+        errored.map((c) => c.message),
+        erroredText(report),
+      ).toHaveLength(1);
+      expect(errored[0].message, why).toMatch(new RegExp(`${login.url}/login.*trustedOrigins`));
+      const skipped = report.checks.filter((c) => c.status === 'skipped');
+      expect(skipped.length, why).toBe(CHECKS.length - 1);
+      expect(
+        received.filter((r) => r.startsWith('POST')),
+        why,
+      ).toEqual([]);
+    },
+    120_000,
+  );
+});
+
+describe('signInGoesOn: which redirect off the provider, before a decision, is the sign-in going on', () => {
+  const uris = ['https://app.example/callback'];
+  it('a page elsewhere, no authorization response in it: yes', () => {
+    expect(signInGoesOn('https://login.example/login?login_challenge=abc', uris)).toBe(true);
+  });
+  it("an authorization response anywhere, or the redirect URI's origin (a lookalike path): the provider's answer", () => {
+    expect(signInGoesOn('https://evil.example/cb?code=x&state=y', uris)).toBe(false);
+    expect(signInGoesOn('https://evil.example/cb#error=access_denied', uris)).toBe(false);
+    expect(signInGoesOn('https://app.example/callback.evil', uris)).toBe(false);
+    expect(signInGoesOn('http://127.0.0.1:9/cb', uris, 'http://127.0.0.1:9/other')).toBe(false);
+  });
+});
