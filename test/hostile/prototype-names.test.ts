@@ -12,9 +12,11 @@
  * front of the simulator that adds the names to its answers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createSimulator } from '../../simulator/core.js';
 import { serve, type Served } from '../../simulator/adapters/node.js';
 import { targetConfig } from '../../simulator/control/config.js';
@@ -63,6 +65,8 @@ afterAll(async () => {
   await served?.close();
 });
 
+/** The built command (npm test builds first). */
+const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const RULES = new Set<string>(rules().map((r) => r.id));
 
 async function run(check: string, release?: string): Promise<CheckResult[]> {
@@ -131,5 +135,14 @@ describe('every table the target names a key of', () => {
     });
     const rulesOf = (grant: string) => judgeExchange(observed(grant), createFlows()).map((v) => v.rule);
     for (const name of NAMES) expect(rulesOf(name)).toEqual(rulesOf('no_such_grant'));
+  });
+});
+
+describe('a command named after a member of every object', () => {
+  it('is an unknown command: one line, exit 2 (it was an internal error, exit 70)', () => {
+    for (const name of ['constructor', 'toString']) {
+      const r = spawnSync(process.execPath, [MAIN, name], { encoding: 'utf8' });
+      expect([r.status, r.stderr]).toEqual([2, `idp-conformance: unknown command '${name}'\n`]);
+    }
   });
 });
