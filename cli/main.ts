@@ -39,7 +39,8 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
       outputError: (text, write) => write(`idp-conformance: ${text.split('\n')[0].replace(/^error: /, '')}\n`),
     });
   const asked = argv.find((arg) => !arg.startsWith('-'));
-  const names = asked !== undefined && asked in COMMANDS ? [asked] : Object.keys(COMMANDS);
+  // Own entries only: `idp-conformance constructor` is an unknown command, not Object's member.
+  const names = asked !== undefined && Object.hasOwn(COMMANDS, asked) ? [asked] : Object.keys(COMMANDS);
   for (const name of names) (await COMMANDS[name]())(program);
   return program;
 }

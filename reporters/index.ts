@@ -13,6 +13,7 @@ import { renderJunitRules } from './junit-rules.js';
 import { renderMarkdown } from './markdown.js';
 import { CATALOGUE_FORMATS } from './catalogue.js';
 import { redact } from '../suites/report/redact.js';
+import { own } from '../suites/shared/own.js';
 import type { Report } from '../suites/report/model.js';
 
 export { formatConsole, shouldColor, terminalSafe, type ConsoleOptions } from './console.js';
@@ -74,7 +75,7 @@ export function parseReportSpecs(text: string): ReportTarget[] {
     const kind = (eq < 0 ? item : item.slice(0, eq)).trim();
     const path = eq < 0 ? '' : item.slice(eq + 1).trim();
     // A path alone (`--report r.html`): the kind its extension suggests, as it should be written.
-    const guessed = eq < 0 ? KIND_OF_EXTENSION[/\.([a-z]+)$/i.exec(kind)?.[1].toLowerCase() ?? ''] : undefined;
+    const guessed = eq < 0 ? own(KIND_OF_EXTENSION, /\.([a-z]+)$/i.exec(kind)?.[1].toLowerCase() ?? '') : undefined;
     if (guessed)
       throw new ReportError(
         `report "${oneLine(item)}" names no kind: write kind=path, like ${guessed}=${oneLine(item)}`,

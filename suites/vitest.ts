@@ -6,20 +6,24 @@
  */
 import { afterAll, beforeAll, it } from 'vitest';
 import type { CheckResult } from './report/model.js';
+import { inert } from './report/inert.js';
 import type { Check } from './types.js';
 import { openTarget } from './target/index.js';
 import { DEFAULT_CHECK_TIMEOUT_MS, openSession, type Session } from './runner/session.js';
 import { DEFAULT_RUNS, defaultSeed } from './runner/defaults.js';
 
-function failureText(r: CheckResult): string {
-  return [
-    r.message ?? 'failed',
-    ...(r.counterexample ? [`counterexample: ${r.counterexample}`] : []),
-    ...(r.exchange ?? []).map(
-      (e) => `exchange: ${e.request.method} ${e.request.url} → ${e.response?.status ?? 'no answer'}`,
-    ),
-    ...(r.reproduce ? [`reproduce: ${r.reproduce}`] : []),
-  ].join('\n');
+/** What vitest prints of a result that is no pass: on a terminal, so the target's text in it is inert. */
+export function failureText(r: CheckResult): string {
+  return inert(
+    [
+      r.message ?? 'failed',
+      ...(r.counterexample ? [`counterexample: ${r.counterexample}`] : []),
+      ...(r.exchange ?? []).map(
+        (e) => `exchange: ${e.request.method} ${e.request.url} → ${e.response?.status ?? 'no answer'}`,
+      ),
+      ...(r.reproduce ? [`reproduce: ${r.reproduce}`] : []),
+    ].join('\n'),
+  );
 }
 
 export function defineSuite(checks: Check[]): void {

@@ -9,6 +9,7 @@ import { conformsToSpec } from './conforms.js';
 import { paginationShape } from './pagination.js';
 import { operationOf } from './operation.js';
 import { isVocabulary } from './vocabulary.js';
+import { own } from '../shared/own.js';
 import { paginationOnly, parseLinkHeader } from '../pagination/links.js';
 
 export interface ExchangeShape {
@@ -236,7 +237,7 @@ export function shapeOf(exchange: Exchange): ExchangeShape {
   if (!response) return { operation, status: 'no answer', members: {}, headers: {} };
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(response.headers)) {
-    const normalise = HEADERS[name.toLowerCase()];
+    const normalise = own(HEADERS, name.toLowerCase());
     const shape = normalise?.(value, request);
     if (shape !== undefined) headers[name.toLowerCase()] = shape;
   }

@@ -3,6 +3,7 @@
  * action and method, their inputs (hidden ones carry the CSRF token) and their submit buttons.
  */
 import { SCOPE_BOX_NAME } from './defaults.js';
+import { own } from '../shared/own.js';
 
 export interface FormField {
   name: string;
@@ -39,7 +40,7 @@ export function decodeEntities(text: string): string {
       const code = ref[1].toLowerCase() === 'x' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
       return Number.isFinite(code) ? String.fromCodePoint(code) : whole;
     }
-    return ENTITIES[ref.toLowerCase()] ?? whole;
+    return own(ENTITIES, ref.toLowerCase()) ?? whole;
   });
 }
 

@@ -7,6 +7,7 @@ import { schema, type RuleId } from '../../spec/index.js';
 import type { CheckContext, TokenResponse } from '../types.js';
 import { expectSchema } from './schemas.js';
 import { commaDelimited } from '../shared/scope-list.js';
+import { own } from '../shared/own.js';
 
 export type Grant = 'authorization_code' | 'refresh_token' | 'password' | 'device_code';
 
@@ -67,10 +68,11 @@ function fieldRules(g: GrantResponse, grant: Grant, body: TokenResponse) {
     if (field === 'token_type') return bearer(body?.token_type) ? [g.tokenType] : [g.tokenType, 'TOK-TYPE-BEARER'];
     // A present field of another value (expires_in 3600) or type ("7200") breaks that field's rule,
     // which fixes both; the response's shape rule lists the fields only.
-    if ((keyword === 'const' || keyword === 'type') && field && FIELD_RULES[field]) return [FIELD_RULES[field]];
+    const fieldRule = field === undefined ? undefined : own(FIELD_RULES, field);
+    if ((keyword === 'const' || keyword === 'type') && fieldRule) return [fieldRule];
     if (field === 'scope' && grant === 'device_code') return [g.shape, 'TOK-SCOPE-DEVICE'];
     if (field === undefined && keyword === 'type') return [g.shape, 'TOK-RESPONSE-JSON'];
-    return field && FIELD_RULES[field] ? [g.shape, FIELD_RULES[field]] : [g.shape];
+    return fieldRule ? [g.shape, fieldRule] : [g.shape];
   };
 }
 

@@ -18,7 +18,8 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+/;
  * Returns null when the header is syntactically broken, so a check can report that.
  */
 export function parseLinkHeader(value: string | null): Links | null {
-  const links: Links = {};
+  // No prototype: a relation is the target's word (rel="constructor", rel="__proto__"), only ever a key.
+  const links = Object.create(null) as Links;
   if (value === null) return links;
   let i = 0;
   const skipSpace = () => {

@@ -23,6 +23,7 @@ import {
   jsonObject,
 } from '../shared/oauth.js';
 import { jsonValue } from '../shared/json.js';
+import { own } from '../shared/own.js';
 import { expectTokenFields, type Grant } from '../grants/token-fields.js';
 import { paginationOnly, parseLinkHeader, numberHeader } from '../pagination/links.js';
 import { expectKeepsParams } from '../pagination/traverse.js';
@@ -106,7 +107,7 @@ function tokenParams(ex: Observed, url: URL): URLSearchParams {
 
 /** Token and token error responses (stateless): no-store, JSON, members per grant, error bodies. */
 function judgeToken(t: CheckContext, ex: Observed, res: HttpResponse, params: URLSearchParams): void {
-  const grant = GRANTS[params.get('grant_type') ?? ''];
+  const grant = own(GRANTS, params.get('grant_type') ?? '');
   const what = `POST ${TOKEN_PATH}${grant ? ` (${grant} grant)` : ''}`;
   if (res.status >= 500 || !ex.responseBody) return;
   if (res.status === 200) {

@@ -371,20 +371,14 @@ function maskCredential(value: string): string {
 
 /** Headers with credentials masked: Authorization keeps its scheme, cookies keep their names. */
 export function redactHeaders(headers: Record<string, string>, options: RedactOptions = {}): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  const masked = (name: string, value: string) => {
     const lower = name.toLowerCase();
-    if (HEADER_WITH_SCHEME.has(lower)) {
-      out[name] = maskCredential(value);
-    } else if (COOKIE_HEADERS.has(lower)) {
-      out[name] = lower === 'set-cookie' ? redactSetCookies(value) : redactCookie(value, false);
-    } else if (isSecretName(name)) {
-      out[name] = maskUnlessHarmless(value);
-    } else {
-      out[name] = redactText(value, options);
-    }
-  }
-  return out;
+    if (HEADER_WITH_SCHEME.has(lower)) return maskCredential(value);
+    if (COOKIE_HEADERS.has(lower)) return lower === 'set-cookie' ? redactSetCookies(value) : redactCookie(value, false);
+    return isSecretName(name) ? maskUnlessHarmless(value) : redactText(value, options);
+  };
+  // fromEntries: a header the target named __proto__ stays a header of the report, never a prototype.
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, masked(name, value)]));
 }
 
 /**

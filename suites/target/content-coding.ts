@@ -6,6 +6,7 @@
  * small body cannot expand past the bytes a response may have.
  */
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { own } from '../shared/own.js';
 
 export type Decoded =
   { ok: true; body: Buffer } | { ok: false; why: 'too-large' | 'unknown' | 'broken'; coding: string };
@@ -46,7 +47,7 @@ export function decodeContent(header: string | null | undefined, body: Buffer, m
   if (listed.length > MAX_CODINGS) return { ok: false, why: 'unknown', coding: listed.join(', ') };
   let out = body;
   for (const coding of listed.reverse()) {
-    const decode = DECODERS[coding];
+    const decode = own(DECODERS, coding);
     if (!decode) return { ok: false, why: 'unknown', coding };
     try {
       out = decode(out, { maxOutputLength: maxBytes });

@@ -16,6 +16,7 @@ import {
   terminalSafe,
 } from '../../reporters/index.js';
 import { inert } from '../../suites/report/inert.js';
+import { failureText } from '../../suites/vitest.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import type { Report } from '../../suites/report/model.js';
 import { fixtureReport } from '../reporters/fixture.js';
@@ -49,6 +50,8 @@ const FORMATS: [string, (r: Report) => string][] = [
   ['junit', renderJunit],
   ['junit-rules', renderJunitRules],
   ['md', renderMarkdown],
+  // What `vitest` prints of a check run through the suites' glue (IDP_TARGET): a terminal's too.
+  ['vitest glue', (r) => r.checks.map(failureText).join('\n')],
 ];
 
 describe('inert text', () => {

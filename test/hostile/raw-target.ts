@@ -75,22 +75,27 @@ function serveConnection(socket: Socket, handle: (req: RawRequest) => Promise<vo
   });
 }
 
+/** The simulator's answer to a request read off the wire, as the target at `url` gives it. */
+export function simulatorAnswer(sim: Sim, url: string, req: RawRequest): Promise<Response> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name)) headers.set(name, value);
+  const carries = req.method !== 'GET' && req.method !== 'HEAD' && req.body.length > 0;
+  return sim.handle(
+    new Request(url + req.path, {
+      method: req.method,
+      headers,
+      body: carries ? new Uint8Array(req.body) : undefined,
+    }),
+  );
+}
+
 export async function rawTarget(answer: Answer, tls?: TlsOptions): Promise<RawTarget> {
   const sim = createSimulator({});
   let url = '';
   const onConnection = (socket: Socket) =>
     serveConnection(socket, async (req) => {
       if (socket.destroyed || (await answer(req, socket))) return;
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name)) headers.set(name, value);
-      const carries = req.method !== 'GET' && req.method !== 'HEAD' && req.body.length > 0;
-      const response = await sim.handle(
-        new Request(url + req.path, {
-          method: req.method,
-          headers,
-          body: carries ? new Uint8Array(req.body) : undefined,
-        }),
-      );
+      const response = await simulatorAnswer(sim, url, req);
       if (socket.destroyed) return;
       socket.write(await written(response, req.method === 'HEAD', req.close));
       if (req.close) socket.end();

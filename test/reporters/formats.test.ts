@@ -378,6 +378,8 @@ describe('parseReportSpecs', () => {
     // A path alone: the kind=path it meant.
     ['reports/r.html', /^report "reports\/r\.html" names no kind: write kind=path, like html=reports\/r\.html$/],
     ['json=a.json,out.xml', /^report "out\.xml" names no kind: write kind=path, like junit=out\.xml$/],
+    // An extension that every object has a member of is no kind's.
+    ['r.constructor', /^unknown report kind "r\.constructor"/],
   ];
   for (const [spec, message] of bad) {
     it(`refuses ${JSON.stringify(spec)} with one line`, () => {
