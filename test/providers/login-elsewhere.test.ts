@@ -17,7 +17,13 @@ import { checksWith, erroredText, explain, runAgainst } from './provider.js';
 import { signInGoesOn } from '../../suites/drivers/hand-over.js';
 import { existsSync } from 'node:fs';
 
-const CHECKS = ['grants.pkce-valid-verifier', 'grants.consent-denied', 'grants.state-unchanged', 'oidc.id-token'];
+const CHECKS = [
+  'grants.pkce-valid-verifier',
+  'grants.consent-denied',
+  'grants.state-unchanged',
+  'oidc.id-token',
+  'grants.sign-in-required',
+];
 const hasChromium = existsSync(process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM);
 
 let front: Loopback & { sim: Sim };
