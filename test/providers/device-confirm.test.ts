@@ -6,16 +6,12 @@
  * the device checks pass whether the check approves or denies.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
-import { allChecks } from '../../suites/index.js';
-import { DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
 import type { Sim } from '../../simulator/types.js';
 import { bodyOf, sendAnswer, simulatorAnswerTo, simulatorWith, type Loopback } from '../suites/loopback.js';
 import { page } from './sign-in-journey.js';
-import { checksWith, explain, runAgainst } from './provider.js';
+import { checksWith, explain, PAGE_DRIVERS, runWithDriver } from './provider.js';
 
 const ON_THE_PAGE = ['device.token-response', 'device.verification-page'];
-const hasChromium = existsSync(process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM);
 const DECISION_BUTTONS = /<button type="submit" name="decision" value="approve">[\s\S]*?value="deny">[^<]*<\/button>/;
 
 let front: Loopback & { sim: Sim };
@@ -98,15 +94,12 @@ afterAll(async () => {
 });
 
 describe('a device page that names the client and asks to confirm (RFC 8628 §5.4)', () => {
-  it.each([['form'], ...(hasChromium ? [['browser']] : [])])(
+  it.each(PAGE_DRIVERS)(
     '%s driver: the code entered, the confirmation answered, the device checks pass',
     async (kind) => {
       confirmations.length = 0;
-      const checks = allChecks().filter((c) => ON_THE_PAGE.includes(c.id));
       // The drivers' own defaults: the simulator's consent selectors name buttons this page has not.
-      const { code, report, stderr } = await runAgainst(front, { runs: '1' }, checks, {
-        driver: { kind: kind as 'form' | 'browser' },
-      });
+      const { code, report, stderr } = await runWithDriver(front, kind, ON_THE_PAGE);
       const why = explain(report, stderr);
       expect(checksWith(report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual([]);
       expect(code, why).toBe(0);
