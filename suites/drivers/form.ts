@@ -71,8 +71,13 @@ interface Choice {
   explicit: boolean;
 }
 
-/** A button's words: its label, value and name (Keycloak's consent says Yes and No, named accept and cancel). */
-const text = (b: SubmitButton) => `${b.label} ${b.value ?? ''} ${b.name ?? ''}`;
+/**
+ * A button's words: its label, value and name (Keycloak's consent says Yes and No, named accept and
+ * cancel). A name another button of its form shares says nothing of this one: a device page's
+ * Confirm and Cancel both named `confirm` (oidc-provider's) are not two approvals.
+ */
+const text = (b: SubmitButton, form: HtmlForm) =>
+  `${b.label} ${b.value ?? ''} ${form.buttons.some((o) => o !== b && o.name === b.name) ? '' : (b.name ?? '')}`;
 /** The buttons of `form` that may be pressed: none about something else (a cookie banner's). */
 const pressable = (form: HtmlForm) => form.buttons.filter((b) => !WORDS.aside.test(b.label));
 
@@ -93,8 +98,8 @@ function agreementStep(forms: HtmlForm[]): Choice | undefined {
     if (!boxes.length) continue;
     const button = pressable(form).find(
       (b) =>
-        (WORDS.approve.test(text(b)) || WORDS.step.test(text(b)) || WORDS.yes.test(b.label)) &&
-        !WORDS.deny.test(text(b)),
+        (WORDS.approve.test(text(b, form)) || WORDS.step.test(text(b, form)) || WORDS.yes.test(b.label)) &&
+        !WORDS.deny.test(text(b, form)),
     );
     return { form: { ...form, fields: [...form.fields, ...boxes] }, button, explicit: false };
   }
@@ -113,23 +118,23 @@ function buttonFor(
     for (const button of selector ? form.buttons : pressable(form)) {
       const hit = selector
         ? matchesSelector(button, selector)
-        : WORDS[decision].test(text(button)) && !other.test(text(button));
+        : WORDS[decision].test(text(button, form)) && !other.test(text(button, form));
       if (hit) return { form, button, explicit: true };
     }
   }
   // Steps, the first kind found wins: the user's own account (a picker), the answer the decision
   // leans to ("Stay signed in?": yes to approve, no to deny), putting off what can wait, going on.
   const account = username ? new RegExp(accountPattern(username), 'i') : undefined;
-  const steps: Array<(b: SubmitButton) => boolean> = [
+  const steps: Array<(b: SubmitButton, form: HtmlForm) => boolean> = [
     (b) => !!account?.test(b.label) && !WORDS.away.test(b.label),
     (b) => WORDS[decision === 'approve' ? 'yes' : 'no'].test(b.label),
-    (b) => WORDS.postpone.test(text(b)),
-    (b) => WORDS.step.test(text(b)),
+    (b, form) => WORDS.postpone.test(text(b, form)),
+    (b, form) => WORDS.step.test(text(b, form)),
   ];
   for (const step of steps)
     for (const form of forms)
       for (const button of pressable(form))
-        if (step(button) && !other.test(text(button))) return { form, button, explicit: false };
+        if (step(button, form) && !other.test(text(button, form))) return { form, button, explicit: false };
   // One form with no labelled button (submitted with Enter) is a step too.
   if (forms.length === 1 && forms[0].buttons.length === 0) return { form: forms[0], explicit: false };
   return undefined;

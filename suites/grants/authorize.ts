@@ -3,9 +3,9 @@ import fc from 'fast-check';
 import type { RuleId } from '../../spec/index.js';
 import type { AppRole, AuthorizeOutcome, Check, CheckContext } from '../types.js';
 import { SIGN_IN_DEFAULTS } from '../drivers/defaults.js';
-import { handsOverTo } from '../drivers/hand-over.js';
+import { handsOverTo, redirectUrisOf, signInGoesOn } from '../drivers/hand-over.js';
 import { parseForms } from '../drivers/html.js';
-import { identifierField } from '../drivers/sign-in.js';
+import { identifierField, signInElsewhere } from '../drivers/sign-in.js';
 import {
   authorizeCode,
   authorizeRedirect,
@@ -26,6 +26,9 @@ async function grantedScopes(t: CheckContext, app: AppRole, code: string, reques
   const tokens = expectTokenOk(t, res, 'code exchange after a narrowed authorization', ['GRANT-REDIRECT-WITH-CODE']);
   return heldScopes(t, tokens, requested);
 }
+
+/** Redirects followed from the authorization request to the sign-in page (a gateway's, a login application's). */
+const SIGN_IN_HOPS = 5;
 
 /** Did the provider send the user to `foreign` (and not merely back to the registered URI)? */
 function landsOn(redirect: URL, foreign: string, registered: URL): boolean {
@@ -452,19 +455,35 @@ export const authorizeChecks: Check[] = [
       t.expect(URL.canParse(location, url), `the sign-in redirect's Location is not a URL: ${location.slice(0, 200)}`, {
         status: first.status,
       });
-      const next = new URL(location, url);
-      // The provider's origins: the target's, and those the config trusts (a separate sign-in host).
-      const away = t.http.leaves(next.href);
-      t.expect(!away, `the sign-in redirect must stay on the provider: it ${away}`, {
-        redirectedTo: `${next.origin}${next.pathname}`,
-      });
+      let next = new URL(location, url);
       t.expect(!next.searchParams.has('code'), 'no code may be issued before the user signed in');
-      // The cookies the provider set with the redirect (its interaction session), as a browser sends them back.
-      const cookie = first.headers
-        .getSetCookie()
-        .map((c) => c.split(';')[0])
-        .join('; ');
-      const page = await t.http.follow(next.href, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) } });
+      // The cookies the provider sets on the way (its interaction session), as a browser sends them back.
+      const cookies = new Map<string, string>();
+      const keep = (answer: typeof first) => {
+        for (const c of answer.headers.getSetCookie()) {
+          const [pair] = c.split(';');
+          cookies.set(pair.split('=')[0].trim(), pair);
+        }
+      };
+      keep(first);
+      let page = first;
+      // The sign-in page may be a few redirects away (a gateway's, a login application's own).
+      for (let hop = 0; hop < SIGN_IN_HOPS; hop++) {
+        // The provider's origins: the target's, and those the config trusts (a separate sign-in host).
+        const away = t.http.leaves(next.href);
+        // A login application elsewhere the config does not trust: its premise, said once (sign-in.ts).
+        if (away && signInGoesOn(next.href, redirectUrisOf(t.config), t.oauth.app('confidential').redirectUri))
+          signInElsewhere(t.http, next, away);
+        t.expect(!away, `the sign-in redirect must stay on the provider: it ${away}`, {
+          redirectedTo: `${next.origin}${next.pathname}`,
+        });
+        const cookie = [...cookies.values()].join('; ');
+        page = await t.http.follow(next.href, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) } });
+        keep(page);
+        const further = page.status >= 300 && page.status < 400 ? page.headers.get('location') : null;
+        if (further === null || !URL.canParse(further, next)) break;
+        next = new URL(further, next);
+      }
       // A form asking for the password, or for the username alone (the password on the next page).
       const loginField = t.config.driver?.loginField ?? SIGN_IN_DEFAULTS.loginField;
       const signIn = parseForms(page.text).some(

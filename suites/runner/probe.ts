@@ -6,7 +6,7 @@
  */
 import { TransportError, type Target, type TargetResponse } from '../target/types.js';
 import { screen, UnservedAnswer } from '../target/unserved.js';
-import { DISCOVERY_PATH, discoveryPath, METADATA_PATH, sameIssuer } from '../shared/oauth.js';
+import { DISCOVERY_PATH, discoveryPath, METADATA_PATH, metadataUrl, sameIssuer } from '../shared/oauth.js';
 
 export interface ProbeResult {
   /**
@@ -27,6 +27,8 @@ interface Question {
   provider(status: number, json: unknown): boolean;
   /** What a provider would have answered, for the sentence. */
   wanted: string;
+  /** Where it is asked, when not at `path` under the base URL. */
+  at?: (base: string) => string;
 }
 
 /** A field of parsed JSON; undefined for null, a primitive or an array (none has named fields). */
@@ -39,7 +41,13 @@ const metadata = (s: number, j: unknown) =>
 const QUESTIONS: Question[] = [
   { method: 'GET', path: DISCOVERY_PATH, provider: metadata, wanted: 'no discovery document' },
   // An OAuth server that publishes RFC 8414's metadata instead, its endpoints at paths of its own.
-  { method: 'GET', path: METADATA_PATH, provider: metadata, wanted: 'no authorization server metadata' },
+  {
+    method: 'GET',
+    path: METADATA_PATH,
+    provider: metadata,
+    wanted: 'no authorization server metadata',
+    at: (base) => metadataUrl(base, undefined),
+  },
   {
     method: 'POST',
     path: '/oauth/token',
@@ -79,7 +87,7 @@ export async function probeTarget(target: Target, base = target.baseUrl): Promis
     if (q.body) headers.set('content-type', 'application/x-www-form-urlencoded');
     let response: TargetResponse;
     try {
-      const sent = await target.send({ method: q.method, url: base + q.path, headers, body: q.body });
+      const sent = await target.send({ method: q.method, url: q.at?.(base) ?? base + q.path, headers, body: q.body });
       response = await screen(`${q.method} ${q.path}`, sent);
     } catch (error) {
       if (error instanceof UnservedAnswer) unserved++;

@@ -141,6 +141,30 @@ async function rsaKeyOf(bits: number): Promise<OwnKey> {
   };
 }
 
+/**
+ * Token refusals with the right status whose body `replace` makes no OAuth error body: only the
+ * error-body rules break (ENC-RESPONSE-JSON too: it is not JSON), never the rule that asked for the
+ * refusal, which was right.
+ */
+function withoutErrorBody(
+  name: string,
+  replace: (answer: Parameters<NonNullable<Rewrite['answer']>>[1]) => void,
+): Deviation {
+  return {
+    name,
+    cite: 'L56-61, L149: a failure returns the OAuth error body (error, error_description)',
+    checks: REFUSALS,
+    breaks: ['ERR-OAUTH-BODY', 'TOK-ERROR-BODY', 'ENC-RESPONSE-JSON'],
+    rewrite: {
+      answer(asked, answer) {
+        if (!tokenError(asked.url.pathname, answer)) return false;
+        replace(answer);
+        return true;
+      },
+    },
+  };
+}
+
 export const OAUTH_DEVIATIONS: Deviation[] = [
   {
     name: 'token and device authorization answers form-encoded unless the request asks for JSON',
@@ -176,20 +200,10 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
         jsonOnlyWhenAsked.answer!({ ...asked, headers: {} }, answer, sim),
     },
   },
-  {
-    name: 'token errors with the right status and an empty body',
-    cite: 'L56-61, L149: a failure returns the OAuth error body (error, error_description)',
-    checks: REFUSALS,
-    breaks: ['ERR-OAUTH-BODY', 'TOK-ERROR-BODY', 'ENC-RESPONSE-JSON'],
-    rewrite: {
-      answer(asked, answer) {
-        if (!tokenError(asked.url.pathname, answer)) return false;
-        answer.body = Buffer.alloc(0);
-        answer.head.delete('content-type');
-        return true;
-      },
-    },
-  },
+  withoutErrorBody('token errors with the right status and an empty body', (answer) => {
+    answer.body = Buffer.alloc(0);
+    answer.head.delete('content-type');
+  }),
   {
     name: 'token errors without error_description',
     cite: 'L56-61: the OAuth error body carries error_description',
@@ -222,24 +236,14 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
       },
     },
   },
-  {
-    // A front proxy (nginx, a WAF) that answers the token endpoint's refusals with a page of its
-    // own: the status kept, the body an HTML page.
-    name: "token errors with the right status and a front proxy's HTML page for a body",
-    cite: 'L56-61, L149: a failure returns the OAuth error body (error, error_description)',
-    checks: REFUSALS,
-    breaks: ['ERR-OAUTH-BODY', 'TOK-ERROR-BODY', 'ENC-RESPONSE-JSON'],
-    rewrite: {
-      answer(asked, answer) {
-        if (!tokenError(asked.url.pathname, answer)) return false;
-        answer.head = new Map([['content-type', ['text/html']]]);
-        answer.body = Buffer.from(
-          `<html><head><title>${answer.status} Bad Request</title></head><body><center><h1>${answer.status} Bad Request</h1></center><hr><center>nginx</center></body></html>`,
-        );
-        return true;
-      },
-    },
-  },
+  // A front proxy (nginx, a WAF) that answers the token endpoint's refusals with a page of its
+  // own: the status kept, the body an HTML page.
+  withoutErrorBody("token errors with the right status and a front proxy's HTML page for a body", (answer) => {
+    answer.head = new Map([['content-type', ['text/html']]]);
+    answer.body = Buffer.from(
+      `<html><head><title>${answer.status} Bad Request</title></head><body><center><h1>${answer.status} Bad Request</h1></center><hr><center>nginx</center></body></html>`,
+    );
+  }),
   {
     // Codes of a provider's own where the standard one belongs (Doorkeeper-era servers and some
     // gateways say invalid_grant_type for an unsupported grant type).

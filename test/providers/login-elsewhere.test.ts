@@ -9,16 +9,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allChecks } from '../../suites/index.js';
-import { DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
 import type { Sim } from '../../simulator/types.js';
 import { bodyOf, listen, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
-import { checksWith, erroredText, explain, runAgainst } from './provider.js';
+import { checksWith, erroredText, explain, PAGE_DRIVERS, runWithDriver } from './provider.js';
 import { signInGoesOn } from '../../suites/drivers/hand-over.js';
-import { existsSync } from 'node:fs';
 
-const CHECKS = ['grants.pkce-valid-verifier', 'grants.consent-denied', 'grants.state-unchanged', 'oidc.id-token'];
-const hasChromium = existsSync(process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM);
+const CHECKS = [
+  'grants.pkce-valid-verifier',
+  'grants.consent-denied',
+  'grants.state-unchanged',
+  'oidc.id-token',
+  'grants.sign-in-required',
+];
 
 let front: Loopback & { sim: Sim };
 let login: Loopback;
@@ -103,15 +105,11 @@ afterAll(async () => {
 });
 
 describe("Ory Hydra's login application on another origin", () => {
-  it.each([['form'], ...(hasChromium ? [['browser']] : [])])(
+  it.each(PAGE_DRIVERS)(
     '%s driver, trustedOrigins naming it: signed in there, every check passes',
     async (kind) => {
       received.length = 0;
-      const checks = allChecks().filter((c) => CHECKS.includes(c.id));
-      const { code, report, stderr } = await runAgainst(front, { runs: '1' }, checks, {
-        trustedOrigins: [login.url],
-        driver: { kind: kind as 'form' | 'browser' },
-      });
+      const { code, report, stderr } = await runWithDriver(front, kind, CHECKS, { trustedOrigins: [login.url] });
       const why = explain(report, stderr);
       expect(checksWith(report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual([]);
       expect(code, why).toBe(0);
@@ -120,14 +118,11 @@ describe("Ory Hydra's login application on another origin", () => {
     120_000,
   );
 
-  it.each([['form'], ...(hasChromium ? [['browser']] : [])])(
+  it.each(PAGE_DRIVERS)(
     '%s driver, trustedOrigins not naming it: nothing sent there, said once, the rest skipped',
     async (kind) => {
       received.length = 0;
-      const checks = allChecks().filter((c) => CHECKS.includes(c.id));
-      const { report, stderr } = await runAgainst(front, { runs: '1' }, checks, {
-        driver: { kind: kind as 'form' | 'browser' },
-      });
+      const { report, stderr } = await runWithDriver(front, kind, CHECKS);
       const why = explain(report, stderr);
       expect(checksWith(report, 'failed', 'warned'), why).toEqual([]);
       const errored = report.checks.filter((c) => c.status === 'errored');

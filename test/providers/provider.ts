@@ -4,10 +4,12 @@
  * authorization endpoint, an introspection endpoint). Each answer is one small function; a run of
  * `idp-conformance run` against it gives a report whose per-rule outcomes a test can assert.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { executeRun, type RunFlags } from '../../cli/run.js';
+import { DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
+import { allChecks } from '../../suites/index.js';
 import { targetConfig } from '../../simulator/control/config.js';
 import type { Sim, SimulatorOptions } from '../../simulator/types.js';
 import type { Report } from '../../suites/report/model.js';
@@ -92,6 +94,26 @@ export async function runAgainst(
   );
   return { code, report: JSON.parse(readFileSync(file, 'utf8')) as Report, stderr };
 }
+
+/** The drivers that play a person's pages: the form driver, and the browser driver where Chromium is. */
+export const PAGE_DRIVERS: ReadonlyArray<'form' | 'browser'> = [
+  'form',
+  ...(existsSync(process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM) ? (['browser'] as const) : []),
+];
+
+/** runAgainst, one run, the checks `ids` only, `kind` playing the pages with its own defaults. */
+export const runWithDriver = (
+  provider: Pick<Provider, 'sim' | 'url'>,
+  kind: 'form' | 'browser',
+  ids: readonly string[],
+  extra: Partial<TargetConfig> = {},
+) =>
+  runAgainst(
+    provider,
+    { runs: '1' },
+    allChecks().filter((c) => ids.includes(c.id)),
+    { ...extra, driver: { kind } },
+  );
 
 /** A failing expectation's text: the end of stderr and every check's verdict and message. */
 export const explain = (report: Report, stderr: string) =>

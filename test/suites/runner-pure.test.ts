@@ -487,6 +487,16 @@ describe('probeTarget: is this an identity provider of the spec at all', () => {
     }
   });
 
+  it("asks RFC 8414's metadata where §3.1 puts it under a base URL with a path, as the run reads it", async () => {
+    const seen: string[] = [];
+    const answers = { [`${METADATA}/tenant`]: () => Response.json({ issuer: `${FAKE_BASE}/tenant` }) };
+    expect(await probeTarget(target(answers, seen), `${FAKE_BASE}/tenant`)).toEqual({ provider: true, found: [] });
+    expect(seen.map((s) => s.split(' ').slice(0, 2).join(' '))).toEqual([
+      'GET /tenant/.well-known/openid-configuration',
+      `${METADATA}/tenant`,
+    ]);
+  });
+
   it('near misses are not a provider', async () => {
     const misses: Record<string, () => Response>[] = [
       { [DISCOVERY]: () => Response.json({ issuer: 1, token_endpoint: null }) },
