@@ -159,6 +159,12 @@ export interface Difference {
    * the rules whose assertions judged that exchange and held.
    */
   allowed?: string;
+  /**
+   * Neither linked nor allowed, at an operation that rules of checks the selection left out
+   * (--suite, --rule, --check) concern: those rules (the ones whose sentence names it, else the
+   * first few). Not judged by the checks run, which is not "not covered by any rule".
+   */
+  unjudged?: string[];
   /** Checks that saw it (the first few) and how many pairs showed it. */
   checks: string[];
   count: number;
