@@ -134,6 +134,12 @@ export interface ClientSection {
   /** Exchanges the proxy saw; `habits` empty: none of the habits it looks for. */
   exchanges: number;
   habits: ClientHabitSeen[];
+  /**
+   * The proxy's last line: what was judged, and what was not the provider's to judge or no rule's
+   * (requests the target never answered, pages in front of it, clients that left), so a report
+   * that judged nothing says why.
+   */
+  traffic?: string;
 }
 
 /** What differs in a pair of normalised exchanges (suites/diff/compare.ts). */
