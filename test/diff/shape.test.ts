@@ -193,7 +193,9 @@ describe('compareShapes and pairShapes', () => {
     );
     // An empty error body: one cause, whatever the reference's body held.
     const empty = shapeOf(exchange('POST', '/oauth/token', 400, { 'cache-control': 'no-store' }));
-    expect(compareShapes(empty, refusal)).toEqual([{ kind: 'type', subject: '$', target: 'empty', reference: 'object' }]);
+    expect(compareShapes(empty, refusal)).toEqual([
+      { kind: 'type', subject: '$', target: 'empty', reference: 'object' },
+    ]);
     // A page for JSON, and a header that has nothing to do with the body: two causes, two rows.
     const page = shapeOf(exchange('POST', '/oauth/token', 400, { 'content-type': 'text/html' }, '<h1>Bad</h1>'));
     expect(compareShapes(page, refusal)).toEqual([
