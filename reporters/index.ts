@@ -2,7 +2,8 @@
  * The reporters' public face: render a report in every format, write them to files, parse the
  * `--report kind=path,...` flag. Every renderer passes the report through `redact` first.
  */
-import { access, constants, mkdir, stat, writeFile } from 'node:fs/promises';
+import { access, constants, stat, writeFile } from 'node:fs/promises';
+import { makeDirectories } from './directories.js';
 import { dirname, join, resolve } from 'node:path';
 import type { CatalogueEntry } from '../spec/catalogue.js';
 import { ReportError } from '../suites/errors.js';
@@ -156,28 +157,6 @@ export interface WrittenFile {
   path: string;
 }
 
-/**
- * `mkdir -p`, one level at a time: Node 20's recursive mkdir tries again for ever where mkdir
- * answers ENOENT under a directory that exists (procfs), so a report there hung the run at its end.
- */
-async function makeDirectories(dir: string): Promise<void> {
-  const missing: string[] = [];
-  let at = resolve(dir);
-  let info = await stat(at).catch(() => undefined);
-  while (!info && dirname(at) !== at) {
-    missing.unshift(at);
-    at = dirname(at);
-    info = await stat(at).catch(() => undefined);
-  }
-  // The nearest thing that exists is a file: said as mkdir would say it.
-  if (info && !info.isDirectory()) throw Object.assign(new Error(`ENOTDIR: ${at}`), { code: 'ENOTDIR', path: at });
-  for (const each of missing)
-    await mkdir(each).catch(async (error: NodeJS.ErrnoException) => {
-      // Made meanwhile (two reports in one new folder): fine if it is a folder.
-      if (error.code !== 'EEXIST' || !(await stat(each)).isDirectory()) throw error;
-    });
-}
-
 export async function writeReports(
   report: Report,
   targets: readonly ReportTarget[],
@@ -190,7 +169,7 @@ export async function writeReports(
         throw new ReportError(`unknown report kind "${oneLine(String(kind))}" (expected ${kindList()})`);
       const content = RENDERERS[kind](safe);
       try {
-        await makeDirectories(dirname(path));
+        makeDirectories(dirname(path));
       } catch (error) {
         // mkdir meets a file where a folder should be: EEXIST or ENOTDIR, either way the same words.
         const where = (error as NodeJS.ErrnoException).path ?? dirname(path);
