@@ -5,7 +5,7 @@
  * run's: a difference that breaks a must rule is already a failure there.
  */
 import type { Command } from 'commander';
-import { profiles } from '../spec/index.js';
+import { profiles, rulesInForce, type Rule } from '../spec/index.js';
 import { checkReportTargets, formatConsole, formatDiff, shouldColor, writeReports } from '../reporters/index.js';
 import { ruleCatalogueEntries } from '../spec/catalogue.js';
 import { allChecks } from '../suites/index.js';
@@ -14,7 +14,8 @@ import { runConformance, SUITES } from '../suites/runner/run.js';
 import { exitCodeOf } from '../suites/runner/report.js';
 import { DEFAULT_RUNS } from '../suites/runner/defaults.js';
 import { createRecording, diffRecordings, readTargetProfile, type Recording } from '../suites/diff/index.js';
-import type { Report } from '../suites/report/model.js';
+import type { CheckResult, Report } from '../suites/report/model.js';
+import type { Check } from '../suites/types.js';
 import { createProgress } from './progress.js';
 import {
   collect,
@@ -70,7 +71,7 @@ async function recordRun(
   try {
     return await runConformance({
       target,
-      checks: (io.checks ?? allChecks)(),
+      checks: io.checks?.() ?? allChecks(),
       select: { suites: s.suites, rules: s.rules, check: s.check },
       release: s.release,
       offering: s.offering,
@@ -91,6 +92,18 @@ async function recordRun(
   } finally {
     progress.done();
   }
+}
+
+/**
+ * The rules in force that only checks the selection left out prove: a difference they concern was
+ * not judged by the checks run, which does not make it "not covered by any rule".
+ */
+function leftOutRules(all: readonly Check[], ran: readonly CheckResult[], inForce: readonly Rule[]): string[] {
+  const ranIds = new Set(ran.map((r) => r.id));
+  const judged = new Set(all.filter((c) => ranIds.has(c.id)).flatMap((c) => c.rules));
+  const ids = new Set(inForce.map((r) => r.id));
+  const left = all.filter((c) => !ranIds.has(c.id)).flatMap((c) => c.rules);
+  return [...new Set(left.filter((r) => ids.has(r) && !judged.has(r)))];
 }
 
 /** Returns the exit code: the target run's (0, 1), or 2 for usage, config and unreachable targets. */
@@ -120,6 +133,7 @@ export async function executeDiff(
     const reference = await createEmbeddedTarget({ release, offering, flags: features });
     const referenceName = `embedded simulator ${release} (${offering})`;
 
+    const checks = (io.checks ?? allChecks)();
     const onTarget = createRecording();
     const onReference = createRecording();
     // The target is judged as what it says it is too: the same release and flags on both sides.
@@ -152,10 +166,11 @@ export async function executeDiff(
             ...(targetReport.stopped ? { stopped: targetReport.stopped } : {}),
             referenceName,
             ...(read ? { read } : {}),
+            leftOut: leftOutRules(checks, targetReport.checks, rulesInForce(release, offering, features)),
           }),
         };
     io.onReport?.(report);
-    const catalogue = ruleCatalogueEntries((io.checks ?? allChecks)());
+    const catalogue = ruleCatalogueEntries(checks);
     const written = s.reports.length ? await writeReports(report, s.reports, { catalogue }) : [];
     const color = shouldColor({ isTTY: io.stdoutTty }, env);
     io.out(report.diff ? formatDiff(report.diff) : 'idp-conformance: interrupted: no diff\n');

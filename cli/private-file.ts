@@ -1,6 +1,7 @@
 /** Files that hold secrets (the target config of `simulate --write-config`). */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { makeDirectories } from '../reporters/directories.js';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -10,7 +11,7 @@ import { basename, dirname, join } from 'node:path';
  * Missing parent folders are created (0700), as `run --report` creates its report folders.
  */
 export function writePrivateFile(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  makeDirectories(dirname(path), 0o700);
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     writeFileSync(temp, text, { mode: 0o600, flag: 'wx' });

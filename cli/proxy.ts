@@ -210,11 +210,25 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   // Exchanges that ended just before the signal are judged before the report is written.
   await new Promise((resolve) => setImmediate(resolve));
   if (judgeErrors) io.err(`idp-conformance: ${judgeErrors} exchanges could not be judged (internal error)\n`);
-  const report = proxyReport(tally, { target: target.origin + target.pathname, release, offering, startedAt });
+  const traffic = proxySummary({
+    seen: tally.exchanges,
+    judged: tally.judged,
+    pages,
+    unanswered,
+    standIns,
+    clientLeft,
+  });
+  const report = proxyReport(tally, {
+    target: target.origin + target.pathname,
+    release,
+    offering,
+    startedAt,
+    traffic,
+  });
   const catalogue = ruleCatalogueEntries([]);
   const written = reports.length ? await writeReports(report, reports, { catalogue }) : [];
   io.out(formatConsole(report, { color: shouldColor({ isTTY: process.stdout.isTTY === true }), written, catalogue }));
-  io.out(`${proxySummary({ seen: tally.exchanges, judged: tally.judged, pages, unanswered, standIns, clientLeft })}\n`);
+  io.out(`idp-conformance: ${traffic}\n`);
   return exitCodeOf(report);
 }
 
@@ -232,9 +246,9 @@ export interface ProxySeen {
 }
 
 /**
- * The last line: what was seen and judged, and what was not the provider's to judge (requests the
- * target never answered, HTML pages in front of it) or no rule's (a page's assets), so an empty
- * report says why it is empty.
+ * The last line (and the report's client.traffic): what was seen and judged, and what was not the
+ * provider's to judge (requests the target never answered, HTML pages in front of it) or no rule's
+ * (a page's assets), so an empty report says why it is empty.
  */
 export function proxySummary({
   seen,
@@ -245,7 +259,7 @@ export function proxySummary({
   clientLeft = 0,
 }: ProxySeen): string {
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  const parts = [`idp-conformance: ${plural(judged, 'exchange')} judged`];
+  const parts = [`${plural(judged, 'exchange')} judged`];
   if (seen > judged) parts.push(`${plural(seen - judged, 'exchange')} no rule judges`);
   const lost = [...unanswered.values()].reduce((a, b) => a + b, 0);
   if (lost)

@@ -1,5 +1,6 @@
 /** `idp-conformance spec lint|coverage` (owner: spec). Thin: options in, library calls, text out. */
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { makeDirectories } from '../reporters/directories.js';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { specDir, validateSpec } from '../spec/index.js';
@@ -112,7 +113,7 @@ export function registerSpec(program: Command, options: SpecCommandOptions = {})
 /** Write both catalogue files into `dir`; returns their paths. Used by `spec catalogue` and beside reports. */
 export function writeCatalogue(dir: string, entries: ReturnType<typeof ruleCatalogueEntries>): string[] {
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDirectories(dir);
     return Object.values(CATALOGUE_FORMATS).map(({ file, render }) => {
       writeFileSync(join(dir, file), render(entries));
       return join(dir, file);

@@ -14,5 +14,9 @@ export function clientLines(section: ClientSection, esc: (text: string) => strin
   );
 }
 
+/** The proxy's last line, kept in the files (the console prints it last, on its own): none, or one line. */
+export const trafficLines = (section: ClientSection, esc: (text: string) => string): string[] =>
+  section.traffic === undefined ? [] : [esc(section.traffic)];
+
 export const CLIENT_HEADING =
   "The client's side (habits of the application behind the proxy; not the provider's failures)";

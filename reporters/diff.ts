@@ -13,10 +13,19 @@ export const NOT_COVERED = 'not covered by any rule';
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
-/** How a difference is judged, the same words in every format: its rules, allowed, or not covered. */
-export function judgementOf(d: Difference): { kind: 'linked' | 'allowed' | 'uncovered'; text: string } {
+/**
+ * How a difference is judged, the same words in every format: its rules, allowed, not judged by
+ * the checks run (the selection left out the checks of rules that concern it), or not covered.
+ */
+export function judgementOf(d: Difference): { kind: 'linked' | 'allowed' | 'unjudged' | 'uncovered'; text: string } {
   if (d.rules.length) return { kind: 'linked', text: d.rules.join(', ') };
-  return d.allowed ? { kind: 'allowed', text: `allowed (${d.allowed})` } : { kind: 'uncovered', text: NOT_COVERED };
+  if (d.allowed) return { kind: 'allowed', text: `allowed (${d.allowed})` };
+  if (d.unjudged?.length)
+    return {
+      kind: 'unjudged',
+      text: `not judged by the checks run (${d.unjudged.join(', ')}: ${d.unjudged.length === 1 ? 'its' : 'their'} checks were left out)`,
+    };
+  return { kind: 'uncovered', text: NOT_COVERED };
 }
 
 /** The checks that saw it, and how often when more than once. */
@@ -36,9 +45,11 @@ export function diffTally(section: DiffSection): string {
   const more = section.omitted ? `, ${section.omitted} more not listed` : '';
   const skipped = notComparedCount(section);
   const uncompared = skipped ? `; ${skipped} check${skipped === 1 ? '' : 's'} not compared (above)` : '';
+  const unjudged = count('unjudged') ? `, ${count('unjudged')} not judged` : '';
   return (
     `${differences.length} difference${differences.length === 1 ? '' : 's'}${more}: ` +
     `${count('linked')} linked to a failed rule, ${count('allowed')} allowed, ${count('uncovered')} ${NOT_COVERED}` +
+    unjudged +
     uncompared
   );
 }

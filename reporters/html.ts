@@ -7,7 +7,7 @@
  * table (rule, verdict, level, origin, checks, a link to the first failure) leads, before the failures.
  */
 import { CATALOGUE_FILES, ruleHref } from './rule-links.js';
-import { CLIENT_HEADING, clientLines } from './client.js';
+import { CLIENT_HEADING, clientLines, trafficLines } from './client.js';
 import { createHash } from 'node:crypto';
 import escapeHtml from 'escape-html';
 import { redact } from '../suites/report/redact.js';
@@ -372,7 +372,8 @@ ${notComparedLines(section)
 function clientSection(report: Report): string {
   if (!report.client) return '';
   const items = clientLines(report.client, h).map((line) => `<li>${line}</li>`);
-  return `<section id="client"><h2>${h(CLIENT_HEADING)}</h2><ul>${items.join('')}</ul></section>`;
+  const traffic = trafficLines(report.client, h).map((line) => `<p>${line}</p>`);
+  return `<section id="client"><h2>${h(CLIENT_HEADING)}</h2>${traffic.join('')}<ul>${items.join('')}</ul></section>`;
 }
 
 export function renderHtml(input: Report): string {

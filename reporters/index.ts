@@ -2,7 +2,8 @@
  * The reporters' public face: render a report in every format, write them to files, parse the
  * `--report kind=path,...` flag. Every renderer passes the report through `redact` first.
  */
-import { access, constants, mkdir, stat, writeFile } from 'node:fs/promises';
+import { access, constants, stat, writeFile } from 'node:fs/promises';
+import { makeDirectories } from './directories.js';
 import { dirname, join, resolve } from 'node:path';
 import type { CatalogueEntry } from '../spec/catalogue.js';
 import { ReportError } from '../suites/errors.js';
@@ -169,7 +170,7 @@ export async function writeReports(
         throw new ReportError(`unknown report kind "${oneLine(String(kind))}" (expected ${kindList()})`);
       const content = RENDERERS[kind](safe);
       try {
-        await mkdir(dirname(path), { recursive: true });
+        makeDirectories(dirname(path));
       } catch (error) {
         // mkdir meets a file where a folder should be: EEXIST or ENOTDIR, either way the same words.
         const where = (error as NodeJS.ErrnoException).path ?? dirname(path);

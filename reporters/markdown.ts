@@ -4,7 +4,7 @@
  * reasons, and the rules table folded at the end.
  */
 import { CATALOGUE_FILES, ruleHref } from './rule-links.js';
-import { CLIENT_HEADING, clientLines } from './client.js';
+import { CLIENT_HEADING, clientLines, trafficLines } from './client.js';
 import escapeHtml from 'escape-html';
 import { redact } from '../suites/report/redact.js';
 import { inertReport } from '../suites/report/inert.js';
@@ -207,7 +207,11 @@ function layout(report: Report, options: Layout): string {
   if (undetailed > 0) out.push(`_Details of ${undetailed} more checks are in the JSON and HTML reports (size limit)._`);
 
   if (report.client)
-    out.push(`### ${md(CLIENT_HEADING)}`, ...clientLines(report.client, md).map((line) => `- ${line}`));
+    out.push(
+      `### ${md(CLIENT_HEADING)}`,
+      ...trafficLines(report.client, md),
+      ...clientLines(report.client, md).map((line) => `- ${line}`),
+    );
 
   const areas = areaCountsTable(report, md);
   out.push('### Per area', table(areas.head, areas.rows));

@@ -7,7 +7,7 @@
 import type { CheckResult, Difference, DiffSection, Exchange, NotCompared, Report } from '../report/model.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
 import { SETUP } from '../runner/run.js';
-import { ruleConcerns, ruleNames } from './operation.js';
+import { ruleConcerns, ruleListedFor, ruleNames } from './operation.js';
 import { shapeOf, type ExchangeShape } from './shape.js';
 
 /** Bounds of one side's recording, and of the report: memory stays flat whatever the target sends. */
@@ -338,6 +338,21 @@ export interface DiffInput {
   referenceName: string;
   /** What the reference's configuration read from the target (suites/diff/profile.ts). */
   read?: string[];
+  /** Rules that only checks the selection left out prove (--suite, --rule, --check): they did not judge. */
+  leftOut?: readonly string[];
+}
+
+/** Rules named per unjudged difference at most. */
+const UNJUDGED_NAMED = 3;
+
+/**
+ * The rules left out of the run that would have judged a difference no check run covered: those
+ * spec/openapi.yaml lists for its operation whose sentence names its member or header. None: no
+ * rule covers it, as far as the spec says (a rule of the operation that names none of it would
+ * judge the answer, not this difference).
+ */
+function unjudgedBy(d: Difference, leftOut: readonly string[]): string[] {
+  return leftOut.filter((r) => ruleListedFor(r, d.operation) && ruleNames(r, d.subject)).slice(0, UNJUDGED_NAMED);
 }
 
 /** A check run to no verdict: its premise was missing (skipped), or the harness could not finish it (errored). */
@@ -359,6 +374,7 @@ export function diffRecordings({
   referenceName,
   read,
   stopped,
+  leftOut = [],
 }: DiffInput): DiffSection {
   const resultOf = new Map(results.map((r) => [r.id, r]));
   const referenceOf = new Map(referenceResults.map((r) => [r.id, r]));
@@ -534,6 +550,12 @@ export function diffRecordings({
   const differences = [...grouped.values()].sort(
     (a, b) => a.operation.localeCompare(b.operation) || a.subject.localeCompare(b.subject),
   );
+  // Not covered by the checks run is not "not covered by any rule" where the selection left its rules out.
+  for (const d of differences) {
+    if (d.rules.length || d.allowed) continue;
+    const rules = unjudgedBy(d, leftOut);
+    if (rules.length) d.unjudged = rules;
+  }
   const dropped = target.dropped + reference.dropped;
   return {
     reference: referenceName,

@@ -64,6 +64,16 @@ let ruleScopes: { byOperation: Map<string, Set<string>>; listed: Set<string> } |
  * or limit rule, say) may concern any.
  */
 export function ruleConcerns(rule: string, operation: string): boolean {
+  const scopes = ruleScopesOf();
+  return !scopes.listed.has(rule) || ruleListedFor(rule, operation);
+}
+
+/** Whether spec/openapi.yaml lists the rule for this operation (a rule it lists nowhere is listed for none). */
+export function ruleListedFor(rule: string, operation: string): boolean {
+  return ruleScopesOf().byOperation.get(operation)?.has(rule) ?? false;
+}
+
+function ruleScopesOf() {
   if (!ruleScopes) {
     const byOperation = new Map<string, Set<string>>();
     const add = (key: string, rules: readonly string[]) =>
@@ -72,7 +82,7 @@ export function ruleConcerns(rule: string, operation: string): boolean {
     for (const preflight of corsPreflights()) add(`OPTIONS ${preflight.path}`, preflight.rules);
     ruleScopes = { byOperation, listed: new Set([...byOperation.values()].flatMap((rules) => [...rules])) };
   }
-  return !ruleScopes.listed.has(rule) || (ruleScopes.byOperation.get(operation)?.has(rule) ?? false);
+  return ruleScopes;
 }
 
 let ruleTexts: Map<string, string> | undefined;

@@ -65,6 +65,8 @@ export interface ProxyReportInput {
   release: string;
   offering: Offering;
   startedAt: Date;
+  /** The proxy's last line (cli/proxy.ts proxySummary), kept in the report. */
+  traffic?: string;
 }
 
 /** One check per rule judged (`proxy.RULE-ID`), so the report names exactly the broken sentence. */
@@ -102,5 +104,6 @@ export function proxyReport(tally: Tally, input: ProxyReportInput): Report {
     const seen = tally.habits().get(habit);
     return seen ? [{ habit, title: CLIENT_HABITS[habit], count: seen.count, where: seen.where }] : [];
   });
-  return { ...report, client: { exchanges: tally.exchanges, habits } };
+  const traffic = input.traffic === undefined ? {} : { traffic: input.traffic };
+  return { ...report, client: { exchanges: tally.exchanges, habits, ...traffic } };
 }

@@ -134,6 +134,12 @@ export interface ClientSection {
   /** Exchanges the proxy saw; `habits` empty: none of the habits it looks for. */
   exchanges: number;
   habits: ClientHabitSeen[];
+  /**
+   * The proxy's last line: what was judged, and what was not the provider's to judge or no rule's
+   * (requests the target never answered, pages in front of it, clients that left), so a report
+   * that judged nothing says why.
+   */
+  traffic?: string;
 }
 
 /** What differs in a pair of normalised exchanges (suites/diff/compare.ts). */
@@ -159,6 +165,12 @@ export interface Difference {
    * the rules whose assertions judged that exchange and held.
    */
   allowed?: string;
+  /**
+   * Neither linked nor allowed, at an operation that rules of checks the selection left out
+   * (--suite, --rule, --check) concern: those rules (the ones whose sentence names it, else the
+   * first few). Not judged by the checks run, which is not "not covered by any rule".
+   */
+  unjudged?: string[];
   /** Checks that saw it (the first few) and how many pairs showed it. */
   checks: string[];
   count: number;

@@ -118,6 +118,25 @@ describe('the diff in the reports', () => {
     expect(renderHtml(none)).toContain('<p>No difference in what was compared.</p>');
   });
 
+  it('says in every format which differences the checks run did not judge, apart from those no rule covers', () => {
+    const section = withDiff().diff!;
+    const unjudged: Report = {
+      ...withDiff(),
+      diff: {
+        ...section,
+        differences: [...section.differences.slice(0, 2), { ...section.differences[2], unjudged: ['TOK-NO-STORE'] }],
+      },
+    };
+    const said = 'not judged by the checks run (TOK-NO-STORE: its checks were left out)';
+    const tally = '3 differences: 1 linked to a failed rule, 1 allowed, 0 not covered by any rule, 1 not judged';
+    expect(formatDiff(unjudged.diff!)).toContain(said);
+    expect(formatDiff(unjudged.diff!)).toContain(tally);
+    expect(renderMarkdown(unjudged)).toContain(said);
+    expect(renderHtml(unjudged)).toMatch(/<tr data-judged="unjudged">.*not judged by the checks run/);
+    expect(renderHtml(unjudged)).toContain(tally);
+    expect(validateReport(JSON.parse(JSON.stringify(unjudged)))).toEqual([]);
+  });
+
   it('and in the console, the same judgement words', () => {
     const text = formatDiff(withDiff().diff!);
     expect(text).toMatch(/GET \/oauth\/token\/info\n {2}member .*allowed \(spec\/openapi\.yaml\)/);

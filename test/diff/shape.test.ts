@@ -193,7 +193,9 @@ describe('compareShapes and pairShapes', () => {
     );
     // An empty error body: one cause, whatever the reference's body held.
     const empty = shapeOf(exchange('POST', '/oauth/token', 400, { 'cache-control': 'no-store' }));
-    expect(compareShapes(empty, refusal)).toEqual([{ kind: 'type', subject: '$', target: 'empty', reference: 'object' }]);
+    expect(compareShapes(empty, refusal)).toEqual([
+      { kind: 'type', subject: '$', target: 'empty', reference: 'object' },
+    ]);
     // A page for JSON, and a header that has nothing to do with the body: two causes, two rows.
     const page = shapeOf(exchange('POST', '/oauth/token', 400, { 'content-type': 'text/html' }, '<h1>Bad</h1>'));
     expect(compareShapes(page, refusal)).toEqual([
@@ -262,6 +264,23 @@ describe('diffRecordings', () => {
     expect(section.differences.map((d) => [d.checks[0], d.kind, d.target])).toEqual([
       ['c.passed', 'exchange', 'not sent'],
     ]);
+  });
+
+  it('says a difference is not judged, not that no rule covers it, where the rules of checks left out concern it', () => {
+    const target = createRecording();
+    const reference = createRecording();
+    target.add('c.passed', exchange('POST', '/oauth/token', 200, {}, {}));
+    reference.add('c.passed', exchange('POST', '/oauth/token', 200, { 'cache-control': 'no-store' }, {}));
+    const judged = (leftOut?: string[]) =>
+      diffRecordings({ target, reference, results: [], referenceName: 'ref', ...(leftOut ? { leftOut } : {}) })
+        .differences[0];
+    // Every check run: nothing judged it, so no rule covers it.
+    expect(judged().unjudged).toBeUndefined();
+    // --suite tokens left out the check of TOK-NO-STORE (whose sentence names Cache-Control);
+    // a rule of another operation (PAG-LINK-HEADER) or one not naming it (TOK-CREATED-AT) is not said.
+    expect(judged(['PAG-LINK-HEADER', 'TOK-CREATED-AT', 'TOK-NO-STORE']).unjudged).toEqual(['TOK-NO-STORE']);
+    // None of those left out names it: as far as the spec says, no rule covers it.
+    expect(judged(['PAG-LINK-HEADER', 'TOK-CREATED-AT']).unjudged).toBeUndefined();
   });
 
   it('keeps a bounded number of exchanges and says how many it left out', () => {

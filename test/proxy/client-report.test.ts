@@ -21,6 +21,7 @@ function report() {
     release: '18.0',
     offering: 'self-managed',
     startedAt: new Date(0),
+    traffic: '1 exchange judged; 1 exchange no rule judges; 2 requests the target did not answer (ECONNREFUSED ×2)',
   });
 }
 
@@ -29,6 +30,7 @@ describe('the client section of a proxy report', () => {
     const json = JSON.parse(renderJson(report())) as ReturnType<typeof report>;
     expect(validateReport(json)).toEqual([]);
     expect(json.client?.exchanges).toBe(2);
+    expect(json.client?.traffic).toMatch(/^1 exchange judged; /);
     expect(json.client?.habits.map((h) => [h.habit, h.count])).toEqual([
       ['polls-too-fast', 2],
       ['builds-page-urls', 1],
@@ -47,6 +49,12 @@ describe('the client section of a proxy report', () => {
     expect(markdown).toMatch(/### The client's side[\s\S]*- builds-page-urls \(1×\)/);
     const html = renderHtml(r);
     expect(html).toMatch(/<section id="client">[\s\S]*polls-too-fast \(2×\)/);
+    // What the console's last line said of the traffic is in the files too (a CI job keeps only those).
+    const traffic = '2 requests the target did not answer (ECONNREFUSED ×2)';
+    expect(markdown).toMatch(
+      new RegExp(`### The client's side[^\\n]*\\n\\n[^\\n]*${traffic.replace(/[()]/g, '\\$&')}`),
+    );
+    expect(html).toMatch(new RegExp(`<section id="client">.*<p>[^<]*${traffic.replace(/[()]/g, '\\$&')}`));
     // Markup is inert where it would be read as markup; control and bidi characters everywhere.
     for (const out of [markdown, html]) expect(out).not.toContain('<script>alert');
     for (const out of [text, markdown, html]) {

@@ -121,6 +121,8 @@ describe('proxy in front of a target that does not answer', () => {
     expect(run.err.match(/the target does not answer/g)).toHaveLength(1);
     expect(run.err).toContain(`the target does not answer (${code})`);
     expect(run.out).toContain(`0 exchanges judged; 2 requests the target did not answer (${code} ×2)`);
+    // The report says it as well: a CI job keeps the files, not the console.
+    expect(run.report.client?.traffic).toBe(`0 exchanges judged; 2 requests the target did not answer (${code} ×2)`);
     expect(run.out).toMatch(/no exchange was judged, so nothing is passed/);
     expect(run.out).not.toMatch(/seed:/);
     expect(broken(run.report)).toEqual([]);

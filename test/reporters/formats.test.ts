@@ -419,4 +419,17 @@ describe('writeReports', () => {
       /^cannot write the md report to .*under-a-file\.md: .*r\.json is not a directory$/,
     );
   });
+  // procfs answers mkdir with ENOENT under a directory that exists: Node 20's recursive mkdir tried
+  // again for ever (a run or a proxy session hung at its end, its reports never written).
+  it.skipIf(process.platform !== 'linux')(
+    'a folder the file system will not create is one clear line, not a hang',
+    { timeout: 3000 },
+    async () => {
+      await expect(
+        writeReports(report, [{ kind: 'json', path: '/proc/idp-conformance-none/deeper/r.json' }]),
+      ).rejects.toThrow(
+        /^cannot write the json report to \/proc\/idp-conformance-none\/deeper\/r\.json: \/proc\/idp-conformance-none: /,
+      );
+    },
+  );
 });
