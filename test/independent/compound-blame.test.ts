@@ -10,11 +10,14 @@ import { faults } from '../../spec/index.js';
 import { CI_SEED } from '../../suites/runner/defaults.js';
 import { describeResults, runWithFaults } from '../suites/fault-matrix.js';
 import { blamedRules } from '../../bench/blame-union.js';
-import { COMPOUNDS, compoundDeviation } from './compounds.js';
+import { COMPOUNDS, COMPOUND_PARTS, compoundDeviation } from './compounds.js';
 import { expectBlamed } from './corpus.js';
-import { proxyForTests } from './oauth-proxy.js';
+import { oauthDeviationsForTests } from './oauth-deviations.js';
+import { proxyForTests, type Answer, type Asked } from './oauth-proxy.js';
 
 const proxy = proxyForTests();
+// The other origin some OAuth parts redirect to, started before the tests.
+oauthDeviationsForTests(proxy);
 
 /** GitHub refuses every refresh (200 with an error body): no refresh response is there to lack expires_in. */
 const NO_REFRESH_RESPONSE = {
@@ -208,4 +211,61 @@ describe('pairs of faults are blamed on the union of their rules', () => {
     },
     120_000,
   );
+});
+
+/**
+ * A compound hands each part every answer of the run, of either side: a part must pass over what
+ * it does not concern. One that threw instead (rel=next on the last offset page read every answer
+ * as a JSON list, a sign-in page too) turned that answer into the proxy's 502, and every check of
+ * the other side that met it errored (explore:compounds, an OAuth part with it).
+ */
+describe('each part of a compound passes over the answers it does not concern', () => {
+  const json = (value: unknown, head: Record<string, string> = {}, status = 200): Answer => ({
+    status,
+    head: new Map(Object.entries({ 'content-type': 'application/json', ...head }).map(([k, v]) => [k, [v]])),
+    body: Buffer.from(JSON.stringify(value)),
+  });
+  const html = (status: number): Answer => ({
+    status,
+    head: new Map([['content-type', ['text/html; charset=utf-8']]]),
+    body: Buffer.from('<!DOCTYPE html><html><body><form method="post"></form></body></html>'),
+  });
+  const rows = [{ id: 2 }, { id: 1 }];
+  /** What a run meets on both sides: pages, token and discovery answers, REST lists and refusals. */
+  const MET: Array<[string, string, () => Answer]> = [
+    ['GET', '/oauth/authorize?client_id=a&response_type=code&state=s', () => html(200)],
+    ['POST', '/oauth/token', () => json({ access_token: 'a', token_type: 'Bearer', expires_in: 7200, created_at: 1 })],
+    ['GET', '/.well-known/openid-configuration', () => json({ issuer: 'http://127.0.0.1' })],
+    [
+      'GET',
+      '/api/v4/projects?page=1&per_page=2',
+      () => json(rows, { 'x-page': '1', 'x-next-page': '', 'x-per-page': '2', 'x-total': '2', 'x-total-pages': '1' }),
+    ],
+    [
+      'GET',
+      '/api/v4/projects?pagination=keyset&per_page=2&order_by=id&sort=desc',
+      () => json(rows, { link: '<http://127.0.0.1/api/v4/projects?id_before=1>; rel="next"' }),
+    ],
+    ['GET', '/api/v4/user', () => json({ message: '401 Unauthorized' }, { 'www-authenticate': 'Bearer' }, 401)],
+    ['GET', '/api/v4/no-such-route', () => html(404)],
+  ];
+
+  it.each(COMPOUND_PARTS.map((part) => [part.name, part] as const))('%s', async (_name, part) => {
+    const sim = proxy().sim;
+    for (const [method, path, answer] of MET) {
+      const asked: Asked = {
+        method,
+        url: new URL(path, 'http://127.0.0.1'),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: Buffer.from(method === 'POST' ? 'grant_type=authorization_code&code=c&client_id=a' : ''),
+      };
+      const { rewrite } = part;
+      const met = async () => {
+        rewrite.request?.(asked, sim);
+        rewrite.refuse?.(asked);
+        await rewrite.answer?.(asked, answer(), sim);
+      };
+      await expect(met(), `${method} ${path}`).resolves.toBeUndefined();
+    }
+  });
 });
