@@ -24,10 +24,12 @@ try {
     const deviation = compoundDeviation(compound);
     proxy.use(deviation.rewrite);
     const started = performance.now();
-    const { report } = await proxy.run(compound.name.replace(/\W+/g, '-'), deviation.checks, {
-      ...deviation.flags,
-      runs: String(values.runs),
-    });
+    const { report } = await proxy.run(
+      compound.name.replace(/\W+/g, '-'),
+      deviation.checks,
+      { ...deviation.flags, runs: String(values.runs) },
+      deviation.http?.(),
+    );
     times.push(performance.now() - started);
     proxy.use(undefined);
     const j: Judged = {

@@ -1,15 +1,16 @@
 /**
- * `npm run explore:pairs -- [--side oauth|api] [--sample N | --all] [--seed N] [--runs N]`: one
- * cause, one blame under two causes. Runs the embedded simulator (every check, as the blame test
- * does) with each fault of a side alone, then with pairs of them, and prints the pairs whose
- * failed or warned rules are not the union of the two single-fault blames:
+ * `npm run explore:pairs -- [--side oauth|api|cross] [--sample N | --all] [--seed N] [--runs N]`:
+ * one cause, one blame under two causes. Runs the embedded simulator (every check, as the blame
+ * test does) with each fault alone, then with pairs of them (two of a side, or with `cross` an
+ * OAuth fault with a REST API fault), and prints the pairs whose failed or warned rules are not
+ * the union of the two single-fault blames:
  *   extra    a rule outside both faults' declared rules (spec/faults.yaml), as blame.ts forbids;
  *   missing  a rule one fault alone was blamed for that the pair no longer is (often legitimate:
  *            both faults touch the same answer, so the second cannot be seen);
  *   errored  a check errored in the pair that errored with neither fault alone.
- * All 886 pairs of both sides take about 20 minutes (1.2-1.8 s a run) on two shared cores, so by
- * default a seeded sample of 200 pairs a side is run (--sample, drawn with --seed); --all runs
- * every pair. Not part of `npm test`.
+ * The 853 same-side pairs and the 858 cross pairs take about 20 minutes each (0.8-2.2 s a run)
+ * on two shared cores, so by default a seeded sample of 200 pairs a side is run (--sample, drawn
+ * with --seed); --all runs every pair. Not part of `npm test`.
  */
 import { executeRun } from '../cli/run.js';
 import { faults, type Fault } from '../spec/index.js';
@@ -19,7 +20,7 @@ import { benchArguments } from './args.js';
 import { blamedRules, seededSample, unionRow, unionTable, type Judged } from './blame-union.js';
 
 const USAGE =
-  'usage: npm run explore:pairs -- [--side oauth|api] [--sample N | --all] [--seed N] [--runs N]\n' +
+  'usage: npm run explore:pairs -- [--side oauth|api|cross] [--sample N | --all] [--seed N] [--runs N]\n' +
   "  see bench/fault-pairs.ts's header\n";
 
 const { values } = benchArguments(
@@ -35,8 +36,10 @@ const { values } = benchArguments(
   ['sample', 'seed', 'runs'],
   false,
 );
-if (values.side !== undefined && values.side !== 'oauth' && values.side !== 'api') {
-  process.stderr.write(`explore:pairs: --side takes oauth or api\n${USAGE}`);
+type Side = Fault['side'] | 'cross';
+const SIDES: Side[] = ['oauth', 'api', 'cross'];
+if (values.side !== undefined && !SIDES.includes(values.side as Side)) {
+  process.stderr.write(`explore:pairs: --side takes oauth, api or cross\n${USAGE}`);
   process.exit(2);
 }
 const seed = Number(values.seed);
@@ -57,25 +60,40 @@ async function runWith(names: string[]): Promise<{ report: Report; ms: number }>
 
 const errored = (report: Report) => report.checks.filter((c) => c.status === 'errored').map((c) => c.id);
 
-const sides: Fault['side'][] = values.side ? [values.side] : ['oauth', 'api'];
+/** A side's pairs: two faults of it, or for `cross` each OAuth fault with each REST API fault. */
+function pairsOf(side: Side): (readonly [Fault, Fault])[] {
+  const of = (s: Fault['side']) => faults().filter((f) => f.side === s);
+  if (side === 'cross') return of('oauth').flatMap((a) => of('api').map((b) => [a, b] as const));
+  const list = of(side);
+  return list.flatMap((a, i) => list.slice(i + 1).map((b) => [a, b] as const));
+}
+
+const sides: Side[] = values.side ? [values.side as Side] : SIDES;
 const times: number[] = [];
 const judged: Judged[] = [];
-for (const side of sides) {
-  const list = faults().filter((f) => f.side === side);
-  const single = new Map<string, { blamed: Set<string>; errored: Set<string> }>();
-  for (const f of list) {
+// Each fault alone runs once, however many sides and pairs it is part of.
+const single = new Map<string, { blamed: Set<string>; errored: Set<string> }>();
+async function alone(f: Fault) {
+  let known = single.get(f.name);
+  if (!known) {
     const { report, ms } = await runWith([f.name]);
     times.push(ms);
-    single.set(f.name, { blamed: blamedRules(report), errored: new Set(errored(report)) });
+    single.set(f.name, (known = { blamed: blamedRules(report), errored: new Set(errored(report)) }));
   }
-  const pairs = list.flatMap((a, i) => list.slice(i + 1).map((b) => [a, b] as const));
+  return known;
+}
+for (const side of sides) {
+  const pairs = pairsOf(side);
   const chosen = values.all ? pairs : seededSample(pairs, Number(values.sample), seed);
-  process.stderr.write(`${side}: ${list.length} faults alone, ${chosen.length} of ${pairs.length} pairs\n`);
-  for (const [a, b] of chosen) {
+  const involved = new Set(chosen.flat());
+  process.stderr.write(`${side}: ${involved.size} faults alone, ${chosen.length} of ${pairs.length} pairs\n`);
+  for (const f of involved) await alone(f);
+  for (const [n, [a, b]] of chosen.entries()) {
+    if (n && n % 50 === 0) process.stderr.write(`${side}: ${n} of ${chosen.length} pairs run\n`);
     const { report, ms } = await runWith([a.name, b.name]);
     times.push(ms);
-    const sa = single.get(a.name)!;
-    const sb = single.get(b.name)!;
+    const sa = await alone(a);
+    const sb = await alone(b);
     const j: Judged = {
       name: `${a.name} + ${b.name}`,
       allowed: new Set([...a.rules, ...b.rules]),

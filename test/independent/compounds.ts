@@ -8,6 +8,7 @@ import type { Deviation } from './corpus.js';
 import type { Rewrite } from './oauth-proxy.js';
 import { OAUTH_DEVIATIONS } from './oauth-deviations.js';
 import { REST_DEVIATIONS } from './rest-deviations.js';
+import { RATE_LIMIT_VARIANTS } from './rate-limits.js';
 
 export interface Compound {
   /** The provider it stands for. */
@@ -15,6 +16,14 @@ export interface Compound {
   /** Corpus entries by name, in the order their rewrites apply (an encoding of the answer last). */
   parts: string[];
 }
+
+/** GitHub's token answers, and its REST API's pages by Link alone, without totals. */
+const GITHUB_BOTH_SIDES = [
+  'scope in token responses comma-separated ("repo,gist", GitHub\'s), no token info',
+  'token responses without expires_in',
+  'refresh refused with 200 and an OAuth error body',
+  'x-total and x-total-pages left out of a small collection on self-managed',
+];
 
 export const COMPOUNDS: Compound[] = [
   {
@@ -69,6 +78,26 @@ export const COMPOUNDS: Compound[] = [
       'REST 401s without WWW-Authenticate, status and JSON body kept',
     ],
   },
+  // Both sides at once: an OAuth provider and the REST API its tokens open.
+  {
+    // Its defaults: [oauth2] ACCESS_TOKEN_EXPIRATION_TIME 3600, [api] MAX_RESPONSE_ITEMS 50, and
+    // x-total-count where the source has x-total and x-total-pages.
+    name: 'Gitea (OAuth and REST)',
+    parts: [
+      'access tokens that live 3600 s, their expires_in saying so',
+      'per_page capped at 50 (x-per-page, the rows and the links say 50)',
+      'x-total and x-total-pages left out of a small collection on self-managed',
+    ],
+  },
+  { name: 'GitHub OAuth app and REST API', parts: GITHUB_BOTH_SIDES },
+  {
+    // The same behind GitHub's primary rate limit: a request of either side may be held.
+    name: 'GitHub OAuth app and REST API behind its primary rate limit',
+    parts: [
+      ...GITHUB_BOTH_SIDES,
+      "every 5th request 403 with x-ratelimit-remaining: 0 and X-RateLimit-Reset (GitHub's primary rate limit)",
+    ],
+  },
   {
     name: 'a REST API with its own pagination limits',
     parts: [
@@ -93,8 +122,25 @@ export function composed(rewrites: Rewrite[]): Rewrite {
   };
 }
 
+/**
+ * What a compound is made of: the corpus deviations, and the rate limits real providers put in
+ * front (allowed: they break nothing of their own, but take any request of any side, so a compound
+ * shows whether another part's blame survives the waits). Each limiter is made afresh for its run.
+ */
+export const COMPOUND_PARTS: Deviation[] = [
+  ...OAUTH_DEVIATIONS,
+  ...REST_DEVIATIONS,
+  ...RATE_LIMIT_VARIANTS.map((limit) => ({
+    ...limit,
+    breaks: limit.warns ?? [],
+    get rewrite() {
+      return limit.rewrite;
+    },
+  })),
+];
+
 /** A compound as one deviation: its parts' checks, their broken rules, their rewrites composed. */
-export function compoundDeviation(compound: Compound, table = [...OAUTH_DEVIATIONS, ...REST_DEVIATIONS]): Deviation {
+export function compoundDeviation(compound: Compound, table = COMPOUND_PARTS): Deviation {
   const parts = compound.parts.map((name) => {
     const part = table.find((d) => d.name === name);
     if (!part) throw new Error(`compound ${compound.name}: no corpus entry named ${name}`);
@@ -107,5 +153,7 @@ export function compoundDeviation(compound: Compound, table = [...OAUTH_DEVIATIO
     breaks: [...new Set(parts.flatMap((p) => p.breaks))],
     rewrite: composed(parts.map((p) => p.rewrite)),
     flags: Object.assign({}, ...parts.map((p) => p.flags)) as Deviation['flags'],
+    // A rate limit's waits pass on its virtual clock.
+    http: parts.find((p) => p.http)?.http,
   };
 }

@@ -104,8 +104,9 @@ export const REST_DEVIATIONS: Deviation[] = [
     breaks: ['PAG-LINK-RELS'],
     rewrite: {
       answer(asked, answer) {
-        const rows = JSON.parse(answer.body.toString('utf8')) as unknown[];
-        if (!offsetPage(asked, answer) || answer.head.get('x-next-page')?.[0] !== '' || !rows.length) return false;
+        // Only an offset page is read as a list: a compound hands this part the sign-in page too.
+        if (!offsetPage(asked, answer) || answer.head.get('x-next-page')?.[0] !== '') return false;
+        if (!(JSON.parse(answer.body.toString('utf8')) as unknown[]).length) return false;
         const past = new URL(asked.url);
         past.searchParams.set('page', String(Number(answer.head.get('x-page')![0]) + 1));
         answer.head.set('link', [...(answer.head.get('link') ?? []), `<${past.href}>; rel="next"`]);
