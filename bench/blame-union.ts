@@ -63,3 +63,15 @@ export function unionTable(judged: Judged[], timesMs: number[]): string {
     '',
   ].join('\n');
 }
+
+/**
+ * A run a signal stopped (Ctrl-C reaches the run, which finishes its check and marks the report) is
+ * no verdict on its compound: judged, its unreached checks read as missing rules. The exploration
+ * ends there, with the table of what it judged before.
+ */
+export function endIfInterrupted(name: string, report: Report, judged: Judged[], timesMs: number[]): void {
+  if (!report.interrupted) return;
+  process.stderr.write(`${name}: stopped by ${report.interrupted}; the run it stopped is not judged\n`);
+  process.stdout.write(unionTable(judged, timesMs));
+  process.exit(report.interrupted === 'SIGINT' ? 130 : 143);
+}

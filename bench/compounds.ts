@@ -9,7 +9,7 @@
 import { COMPOUNDS, compoundDeviation } from '../test/independent/compounds.js';
 import { startOAuthProxy } from '../test/independent/oauth-proxy.js';
 import { benchArguments } from './args.js';
-import { blamedRules, unionRow, unionTable, type Judged } from './blame-union.js';
+import { blamedRules, endIfInterrupted, unionRow, unionTable, type Judged } from './blame-union.js';
 
 const USAGE = "usage: npm run explore:compounds -- [words…] [--runs N]\n  see bench/compounds.ts's header\n";
 const { values, positionals } = benchArguments('explore:compounds', USAGE, { runs: { type: 'string', default: '3' } }, [
@@ -30,8 +30,10 @@ try {
       { ...deviation.flags, runs: String(values.runs) },
       deviation.http?.(),
     );
-    times.push(performance.now() - started);
     proxy.use(undefined);
+    if (report.interrupted) await proxy.close();
+    endIfInterrupted('explore:compounds', report, judged, times);
+    times.push(performance.now() - started);
     const j: Judged = {
       name: `${compound.name} (${compound.parts.length} parts, ${deviation.checks.length} checks)`,
       allowed: new Set(deviation.breaks),

@@ -17,7 +17,7 @@ import { faults, type Fault } from '../spec/index.js';
 import { CI_SEED } from '../suites/runner/defaults.js';
 import type { Report } from '../suites/report/model.js';
 import { benchArguments } from './args.js';
-import { blamedRules, seededSample, unionRow, unionTable, type Judged } from './blame-union.js';
+import { blamedRules, endIfInterrupted, seededSample, unionRow, unionTable, type Judged } from './blame-union.js';
 
 const USAGE =
   'usage: npm run explore:pairs -- [--side oauth|api|cross] [--sample N | --all] [--seed N] [--runs N]\n' +
@@ -55,6 +55,7 @@ async function runWith(names: string[]): Promise<{ report: Report; ms: number }>
     {},
   );
   if (!report) throw new Error(`run --fault ${names.join(' --fault ')} made no report:\n${err}`);
+  endIfInterrupted('explore:pairs', report, judged, times);
   return { report, ms: performance.now() - started };
 }
 
