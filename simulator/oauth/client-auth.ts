@@ -6,15 +6,11 @@ import type { Sim, SimRequest } from '../types.js';
 import type { Application } from '../store.js';
 import { matchesDigest } from '../digest.js';
 import { InvalidClient, InvalidRequest, OAuthError } from './errors.js';
-import type { Params } from './params.js';
+import { formDecode, type Params } from './params.js';
 
 export interface ClientCredentials {
   clientId: string;
   secret: string | null;
-}
-
-function formDecode(value: string): string {
-  return decodeURIComponent(value.replace(/\+/g, ' '));
 }
 
 /**
@@ -27,11 +23,10 @@ function basicCredentials(header: string): { id: string; pass: string } {
   const decoded = Buffer.from(header.slice('Basic '.length), 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) throw malformed();
-  try {
-    return { id: formDecode(decoded.slice(0, colon)), pass: formDecode(decoded.slice(colon + 1)) };
-  } catch {
-    throw malformed();
-  }
+  const id = formDecode(decoded.slice(0, colon));
+  const pass = formDecode(decoded.slice(colon + 1));
+  if (id === undefined || pass === undefined) throw malformed();
+  return { id, pass };
 }
 
 export function presentedClient(request: SimRequest, params: Params): ClientCredentials | null {

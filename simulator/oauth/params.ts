@@ -16,13 +16,15 @@ function fromSearch(search: URLSearchParams): Map<string, string> {
   return out;
 }
 
-/** One name or value of a form body: `+` is a space, then percent-decoding (WHATWG URL §5.1). */
-function formDecode(text: string): string | undefined {
+/**
+ * One name or value of a form body: `+` is a space, then percent-decoding (WHATWG URL §5.1);
+ * undefined where that is malformed (a stray `%`, bytes that are not UTF-8).
+ */
+export function formDecode(text: string): string | undefined {
   if (!text.includes('%') && !text.includes('+')) return text;
   try {
     return decodeURIComponent(text.replaceAll('+', ' '));
   } catch {
-    // A stray `%` or bytes that are not UTF-8: URLSearchParams keeps the one and replaces the other.
     return undefined;
   }
 }
@@ -31,16 +33,22 @@ function formDecode(text: string): string | undefined {
  * An application/x-www-form-urlencoded body straight into parameters, as URLSearchParams reads it
  * (sequences split at `&`, empty ones skipped, a name without `=` has the empty value) but without
  * building it: the token endpoint reads every request this way. Undefined where a name or value
- * needs URLSearchParams' lenient decoding.
+ * needs URLSearchParams' lenient decoding (it keeps a stray `%`, replaces bytes that are not UTF-8).
+ * Linear: each `&` and `=` is searched for once (a body of names without `=` made a search per
+ * sequence run to the end: 150 ms for 256 KiB).
  */
 function fromFormText(text: string): Map<string, string> | undefined {
   const out = new Map<string, string>();
+  let eq = -1;
   for (let start = 0; start < text.length; ) {
     let end = text.indexOf('&', start);
     if (end < 0) end = text.length;
     if (end > start) {
-      const eq = text.indexOf('=', start);
-      const cut = eq >= 0 && eq < end ? eq : end;
+      if (eq < start) {
+        eq = text.indexOf('=', start);
+        if (eq < 0) eq = text.length;
+      }
+      const cut = eq < end ? eq : end;
       const key = formDecode(text.slice(start, cut));
       const value = cut < end ? formDecode(text.slice(cut + 1, end)) : '';
       if (key === undefined || value === undefined) return undefined;
