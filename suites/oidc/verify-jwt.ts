@@ -50,9 +50,9 @@ function nodeKeys(jwks: JSONWebKeySet, alg: string | undefined, kid: string | un
 
 /**
  * Verify `token` with `keys` (jose's local key set of the published public keys, `jwks`), its
- * claims as `options` ask (issuer, audience, clock tolerance). Throws as jose does: a key Node
- * cannot read is a TypeError (the key set's fault), a signature none verifies
- * JWSSignatureVerificationFailed, a claim jose's claim errors.
+ * claims as `options` ask (issuer, audience, clock tolerance). Throws as jose does: where no key
+ * verifies, a key Node cannot read is a TypeError (the key set's fault), else
+ * JWSSignatureVerificationFailed; a `crit` or `b64` header, a claim: jose's errors.
  */
 export async function verifyJwt(
   token: string,
@@ -67,20 +67,31 @@ export async function verifyJwt(
     return jwtVerify(token, keys, options); // jose says what is wrong
   }
   const candidates = nodeKeys(jwks, header.alg, header.kid);
-  if (candidates.length === 0) return jwtVerify(token, keys, options);
-  const [head, body, signature] = token.split('.');
+  const segments = token.split('.');
+  // Not three segments: jose says what is wrong, as for every algorithm.
+  if (candidates.length === 0 || segments.length !== 3) return jwtVerify(token, keys, options);
+  // RFC 7515 §4.1.11: an extension the recipient does not understand (none is) must be refused, as
+  // jose refuses it; RFC 7797's unencoded payload is no JWT (RFC 7519 §7.2).
+  if (header.crit !== undefined) throw new errors.JOSENotSupported('no "crit" extension is understood');
+  if (header.b64 !== undefined) throw new errors.JWSInvalid('a JWT has no "b64" header parameter');
+  const [head, body, signature] = segments;
   const input = Buffer.from(`${head}.${body}`);
+  const signed = Buffer.from(signature, 'base64url');
+  let unreadable: TypeError | undefined;
   const verified = candidates.some(([jwk, way]) => {
     let key;
     try {
       key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
     } catch (error) {
-      throw new TypeError(`the published ${way.crv} key cannot be read: ${(error as Error).message}`, { cause: error });
+      // Another key may still verify (no kid, several keys): only then is this one the fault.
+      unreadable ??= new TypeError(`the published ${way.crv} key cannot be read: ${(error as Error).message}`, {
+        cause: error,
+      });
+      return false;
     }
-    const signed = Buffer.from(signature ?? '', 'base64url');
     return verify(way.hash, input, way.hash ? { key, dsaEncoding: 'ieee-p1363' } : key, signed);
   });
-  if (!verified) throw new errors.JWSSignatureVerificationFailed();
+  if (!verified) throw unreadable ?? new errors.JWSSignatureVerificationFailed();
   // The claims judged as jwtVerify judges them, on the same payload.
   const unsigned = `${Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url')}.${body}.`;
   return { payload: UnsecuredJWT.decode(unsigned, options).payload };

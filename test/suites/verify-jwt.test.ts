@@ -1,7 +1,8 @@
 /**
  * verifyJwt verifies what jose (v6) cannot (EdDSA and Ed448 over Ed448 keys, ES256K) with Node's
  * crypto, and refuses there what jose would refuse: another key's signature, a changed payload, a
- * DER-encoded ECDSA signature (RFC 7518 §3.4 wants R || S), a key off its curve, claims that fail.
+ * DER-encoded ECDSA signature (RFC 7518 §3.4 wants R || S), a key off its curve, claims that fail,
+ * a `crit` extension or an unencoded payload (RFC 7515 §4.1.11, RFC 7797), a fourth segment.
  */
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -26,8 +27,14 @@ const secp256k1 = (): Made => {
   return { jwk: publicKey.export({ format: 'jwk' }), privateKey };
 };
 
-function token(alg: string, made: Made, claims: object = CLAIMS, encoding: 'ieee-p1363' | 'der' = 'ieee-p1363') {
-  const input = `${part({ alg, kid: 'k' })}.${part(claims)}`;
+function token(
+  alg: string,
+  made: Made,
+  claims: object = CLAIMS,
+  encoding: 'ieee-p1363' | 'der' = 'ieee-p1363',
+  header: object = {},
+) {
+  const input = `${part({ alg, kid: 'k', ...header })}.${part(claims)}`;
   const key = alg === 'ES256K' ? { key: made.privateKey, dsaEncoding: encoding } : made.privateKey;
   return `${input}.${sign(alg === 'ES256K' ? 'sha256' : null, Buffer.from(input), key).toString('base64url')}`;
 }
@@ -69,6 +76,24 @@ describe('verifyJwt: the algorithms jose does not verify, by Node', () => {
     expect(await code(verifying(expired, made.jwk))).toBe('ERR_JWT_EXPIRED');
     const elsewhere = token(alg, made, { ...CLAIMS, iss: 'https://other.example' });
     expect(await code(verifying(elsewhere, made.jwk))).toBe('ERR_JWT_CLAIM_VALIDATION_FAILED');
+  });
+
+  it.each(cases)(
+    '%s: refused as jose refuses it: an extension not understood, an unencoded payload, a fourth segment',
+    async (alg, make) => {
+      const made = make();
+      const crit = token(alg, made, CLAIMS, 'ieee-p1363', { crit: ['urn:unknown'], 'urn:unknown': 1 });
+      expect(await code(verifying(crit, made.jwk))).toBe('ERR_JOSE_NOT_SUPPORTED');
+      const b64 = token(alg, made, CLAIMS, 'ieee-p1363', { b64: false, crit: ['b64'] });
+      expect(await code(verifying(b64, made.jwk))).not.toBe('verified');
+      expect(await code(verifying(`${token(alg, made)}.extra`, made.jwk))).toBe('ERR_JWS_INVALID');
+    },
+  );
+
+  it('ES256K: a key Node cannot read beside the one that signed: the signature verifies', async () => {
+    const made = secp256k1();
+    const off = { ...made.jwk, y: Buffer.alloc(32, 7).toString('base64url') };
+    expect(await code(verifying(token('ES256K', made), off, made.jwk))).toBe('verified');
   });
 
   it('ES256K: a DER-encoded signature does not verify (RFC 7518 §3.4: R || S)', async () => {
