@@ -305,7 +305,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     upstream.on('information', (info) => {
       if (info.statusCode !== 103 || res.headersSent || clientLeft || ++hints > MAX_EARLY_HINTS) return;
       const raw = endToEnd(info.rawHeaders);
-      const fields: Record<string, string> = {};
+      // No prototype: a field named constructor or toString is a field, not Object's member.
+      const fields = Object.create(null) as Record<string, string>;
       for (let i = 0; i < raw.length; i += 2) {
         const name = raw[i].toLowerCase() === 'link' ? 'link' : raw[i];
         fields[name] = name in fields ? `${fields[name]}, ${raw[i + 1]}` : raw[i + 1];

@@ -35,7 +35,13 @@ function answer(req: IncomingMessage, res: ServerResponse) {
     // Interim answers before the final one (RFC 8297), as a CDN or the provider's front sends them.
     if (req.url === '/early-hints') {
       res.writeEarlyHints({ link: '</app.css>; rel=preload; as=style' });
-      res.writeEarlyHints({ link: '</app.js>; rel=preload; as=script', 'x-hint': 'second' });
+      // Names every object has are fields like any other (the proxy once merged Object's own members in).
+      res.writeEarlyHints({
+        link: '</app.js>; rel=preload; as=script',
+        'x-hint': 'second',
+        constructor: 'c',
+        toString: 't',
+      });
     }
     const reply = Buffer.concat([NOT_UTF8, body]);
     // Odd but legal: a reason phrase of our own, repeated and mixed-case headers, a binary body.
