@@ -311,10 +311,11 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
               buttonFor(others, decision, { approve: d.approveSelector, deny: d.denySelector }, config.user?.username));
         const choice: Choice | undefined = decided && !found?.explicit ? undefined : found;
         if (!choice) {
+          // Ways to sign in are a choice only before the sign-in, as in the browser driver.
           const entry = decided
             ? undefined
             : (accountLink(http, response.text, config.user?.username) ??
-              wayToSignIn(http, parseLinks(response.text), url, d.signInPath));
+              (signedIn || identified ? undefined : wayToSignIn(http, parseLinks(response.text), url, d.signInPath)));
           if (entry && !submitted.has(`link ${entry}`)) {
             submitted.add(`link ${entry}`);
             [url, method, body, what] = [resolved(entry, url, 'the link'), 'GET', undefined, 'the link'];

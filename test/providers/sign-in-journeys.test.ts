@@ -528,6 +528,21 @@ describe("a choice of ways to sign in (Dex's connectors)", () => {
     expect(posted, why).toEqual({ passwords: 0, steps: 0 });
   });
 
+  it('form driver: ways to sign in offered after the sign-in are no choice of ways: the check alone goes wrong, as in the browser driver', async () => {
+    const ways: JourneyStep = {
+      page: () =>
+        page(
+          'Link your account',
+          '<p><a href="https://accounts.example.invalid/o/oauth2/auth">Continue with Google</a></p><p><a href="/users/auth/apple">Sign in with Apple</a></p>',
+        ),
+      passes: () => false,
+    };
+    const { json, why } = await run('form-ways-after', { after: [ways] }, 'form');
+    const signedIn = json.checks.filter((c) => NEEDS_SIGN_IN.includes(c.id));
+    expect(signedIn.length, why).toBe(NEEDS_SIGN_IN.length);
+    for (const check of signedIn) expect(check.message ?? '', why).not.toMatch(/which way to sign in/);
+  });
+
   it.skipIf(!hasChromium)(
     'browser driver: the same, said the same way',
     async () => {
