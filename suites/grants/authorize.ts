@@ -456,7 +456,6 @@ export const authorizeChecks: Check[] = [
         status: first.status,
       });
       let next = new URL(location, url);
-      t.expect(!next.searchParams.has('code'), 'no code may be issued before the user signed in');
       // The cookies the provider sets on the way (its interaction session), as a browser sends them back.
       const cookies = new Map<string, string>();
       const keep = (answer: typeof first) => {
@@ -469,6 +468,8 @@ export const authorizeChecks: Check[] = [
       let page = first;
       // The sign-in page may be a few redirects away (a gateway's, a login application's own).
       for (let hop = 0; hop < SIGN_IN_HOPS; hop++) {
+        // At whichever hop a code comes, that is the sentence broken (not leaving the provider).
+        t.expect(!next.searchParams.has('code'), 'no code may be issued before the user signed in');
         // The provider's origins: the target's, and those the config trusts (a separate sign-in host).
         const away = t.http.leaves(next.href);
         // A login application elsewhere the config does not trust: its premise, said once (sign-in.ts).

@@ -1,0 +1,37 @@
+/**
+ * A provider that issues a code to an anonymous authorization request a redirect later (a gateway
+ * first, then the client's redirect_uri with a code): grants.sign-in-required fails on the sentence
+ * it breaks, no code before the sign-in, at whichever hop the code comes. Before, only the first
+ * redirect was looked at, and the second was blamed as leaving the provider.
+ */
+import { describe, expect, it } from 'vitest';
+import { allChecks } from '../../suites/index.js';
+import { explain, runAgainst, startProvider } from './provider.js';
+
+describe('a code issued before the sign-in, a redirect later', () => {
+  it('fails GRANT-SIGN-IN-REQUIRED for the code, not for leaving the provider', async () => {
+    const provider = await startProvider((method, url, sim) => {
+      if (method !== 'GET') return undefined;
+      if (url.pathname === '/oauth/authorize' && url.searchParams.get('state') === 'anonymous')
+        return () => ({ status: 302, headers: { location: `/gate?${url.searchParams}` } });
+      if (url.pathname === '/gate')
+        return () => {
+          const app = [...sim.store.applications.values()].find((a) => a.confidential)!;
+          const back = new URL(url.searchParams.get('redirect_uri') ?? app.redirectUri[0]);
+          back.searchParams.set('code', 'issued-before-any-sign-in');
+          back.searchParams.set('state', 'anonymous');
+          return { status: 302, headers: { location: back.href } };
+        };
+      return undefined;
+    });
+    try {
+      const checks = allChecks().filter((c) => c.id === 'grants.sign-in-required');
+      const { report, stderr } = await runAgainst(provider, { runs: '1' }, checks);
+      const check = report.checks.find((c) => c.id === 'grants.sign-in-required');
+      expect(check?.status, explain(report, stderr)).toBe('warned');
+      expect(check?.message, explain(report, stderr)).toMatch(/no code may be issued before the user signed in/);
+    } finally {
+      await provider.close();
+    }
+  });
+});
