@@ -8,21 +8,18 @@
  * modulus that is a prime, or the product of two close primes (Fermat's method splits it).
  */
 import { createHash, generatePrimeSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSimulator } from '../../simulator/core.js';
-import { serve, type Served } from '../../simulator/adapters/node.js';
-import { targetConfig } from '../../simulator/control/config.js';
 import { oidcChecks } from '../../suites/oidc/checks.js';
 import type { Report } from '../../suites/report/model.js';
 import { KEYS_PATH } from '../../suites/shared/oauth.js';
 import { factorableModulus, MAX_MODULUS_BITS, sharingModuli } from '../../suites/oidc/forgeable.js';
 import { moduliToJudge } from '../../suites/oidc/support.js';
 import { runCli } from '../suites/loopback.js';
-import { startProxy } from './collector.js';
+import { proxiedSimulator } from './collector.js';
 
 const b64 = (bytes: Buffer) => bytes.toString('base64url');
 const modulus = randomBytes(256);
@@ -132,13 +129,10 @@ function forged(idToken: string): string {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-hostile-key-'));
-let served: Served;
-let proxy: Awaited<ReturnType<typeof startProxy>>;
+let front: Awaited<ReturnType<typeof proxiedSimulator>>;
 
 beforeAll(async () => {
-  const sim = createSimulator({});
-  served = await serve(sim);
-  proxy = await startProxy(served.url, (req, answer) => {
+  front = await proxiedSimulator(dir, (req, answer) => {
     const path = req.url ?? '';
     if (answer.status !== 200) return answer;
     if (req.method === 'GET' && path.startsWith(KEYS_PATH))
@@ -153,14 +147,9 @@ beforeAll(async () => {
     }
     return answer;
   });
-  sim.options.controlHosts = [served.url, proxy.url].map((u) => new URL(u).host);
-  writeFileSync(join(dir, 'target.json'), JSON.stringify(targetConfig(sim, proxy.url)));
 });
 
-afterAll(async () => {
-  await proxy?.close();
-  await served?.close();
-});
+afterAll(() => front?.close());
 
 describe('a key that verifies what nobody signed', () => {
   it.each(Object.keys(FORGERIES))(
@@ -169,7 +158,7 @@ describe('a key that verifies what nobody signed', () => {
       forgery = FORGERIES[name];
       const file = join(dir, 'report.json');
       const checks = oidcChecks.filter((c) => ['oidc.jwks', 'oidc.id-token'].includes(c.id));
-      await runCli({ config: join(dir, 'target.json'), seed: '5', runs: '1', report: `json=${file}` }, { checks });
+      await runCli({ config: front.config, seed: '5', runs: '1', report: `json=${file}` }, { checks });
       const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
       expect(report.checks).toHaveLength(2);
       for (const check of report.checks) {

@@ -7,21 +7,17 @@
  * its verdict and report, no check crashed. A proxy in front of the simulator answers in their place.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSimulator } from '../../simulator/core.js';
-import { serve, type Served } from '../../simulator/adapters/node.js';
-import { targetConfig } from '../../simulator/control/config.js';
 import type { Report } from '../../suites/report/model.js';
 import type { CheckContext } from '../../suites/types.js';
 import { allChecks } from '../../suites/index.js';
 import { runCli } from '../suites/loopback.js';
-import { startCollector, startProxy, type Collector } from './collector.js';
+import { proxiedSimulator, startCollector, type Collector } from './collector.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-hostile-redirects-'));
-let served: Served;
-let proxy: Awaited<ReturnType<typeof startProxy>>;
+let front: Awaited<ReturnType<typeof proxiedSimulator>>;
 let collector: Collector;
 /** Where the endpoints send the client, from the URL asked. */
 let redirect: ((asked: string) => string) | undefined;
@@ -30,29 +26,25 @@ let status = 307;
 const CHECKS = ['grants.code-unknown', 'grants.client-authentication-failures', 'tokens.revoke-unknown-token'];
 
 beforeAll(async () => {
-  const sim = createSimulator({});
-  served = await serve(sim);
-  proxy = await startProxy(served.url, (req, answer) =>
+  front = await proxiedSimulator(dir, (req, answer) =>
     req.method === 'POST' && /^\/oauth\/(token|revoke)/.test(req.url ?? '') && redirect
-      ? { status, headers: [['location', redirect(`${proxy.url}${req.url}`)]], body: Buffer.alloc(0) }
+      ? { status, headers: [['location', redirect(`${front.proxy.url}${req.url}`)]], body: Buffer.alloc(0) }
       : answer,
   );
   // The collector answers as the simulator does: a harness that followed would get what it asked.
-  collector = await startCollector((req, res, body) => proxy.handle(req, res, body));
-  sim.options.controlHosts = [served.url, proxy.url, collector.url].map((u) => new URL(u).host);
-  writeFileSync(join(dir, 'target.json'), JSON.stringify(targetConfig(sim, proxy.url)));
+  collector = await startCollector((req, res, body) => front.proxy.handle(req, res, body));
+  front.sim.options.controlHosts!.push(new URL(collector.url).host);
 });
 
 afterAll(async () => {
   await collector?.close();
-  await proxy?.close();
-  await served?.close();
+  await front?.close();
 });
 
 describe('the token and revocation endpoints redirect', () => {
   it.each([
-    ['307 to another origin', 307, (asked: string) => asked.replace(proxy.url, collector.url)],
-    ['308 to another origin', 308, (asked: string) => asked.replace(proxy.url, collector.url)],
+    ['307 to another origin', 307, (asked: string) => asked.replace(front.proxy.url, collector.url)],
+    ['308 to another origin', 308, (asked: string) => asked.replace(front.proxy.url, collector.url)],
     ['307 to themselves, credentials in the authority', 307, (asked: string) => asked.replace('//', '//user:pass@')],
     ['307 to themselves (a loop)', 307, (asked: string) => asked],
   ])(
@@ -65,10 +57,7 @@ describe('the token and revocation endpoints redirect', () => {
       status = code;
       collector.received.length = 0;
       const file = join(dir, 'report.json');
-      const r = await runCli(
-        { config: join(dir, 'target.json'), seed: '3', runs: '1', report: `json=${file}` },
-        { checks },
-      );
+      const r = await runCli({ config: front.config, seed: '3', runs: '1', report: `json=${file}` }, { checks });
       redirect = undefined;
       expect(collector.received).toEqual([]);
       expect([0, 1, 2]).toContain(r.code);
