@@ -2,8 +2,9 @@
  * Published keys that verify signatures nobody made. WebCrypto (so jose) imports them and verifies
  * with them, so a provider serving one would have tokens anyone can forge pass as signed:
  * - an RSA key with the public exponent 1: the signature is the padded digest itself;
- * - an RSA key whose modulus is a prime, has a small factor or is the product of two close primes
- *   (Fermat's method finds them): its private exponent is computable;
+ * - an RSA key whose modulus is a prime, has a small factor, is the product of two close primes
+ *   (Fermat's method finds them) or shares a prime with another key of the set: its private
+ *   exponent is computable;
  * - an Ed25519 key of small order (the identity, or another point of the 8-torsion): R = the
  *   identity and S = 0 satisfy RFC 8032 §5.1.7's equation for every message (for order 8, one in
  *   eight; any message can be tweaked until it is one).
@@ -131,6 +132,41 @@ export function factorableModulus(key: JWK): string | undefined {
   if (!rsaModulusFactorable(key.n)) return undefined;
   return 'an RSA key whose modulus is a prime, has a small factor or is the product of two close primes: its private exponent follows from it, so anyone can sign';
 }
+
+/** Sets of moduli already judged for a shared factor, at most MAX_JUDGED remembered. */
+const judgedSets = new Map<string, Set<string>>();
+
+const gcd = (a: bigint, b: bigint): bigint => {
+  while (b) [a, b] = [b, a % b];
+  return a;
+};
+
+/**
+ * The moduli of `moduli` that share a prime factor with another of them (RSA keys drawn from a
+ * random source short of entropy do; Heninger et al., "Mining Your Ps and Qs", 2012): their gcd is
+ * that prime, so both private keys follow. Each modulus against the product of the others reduced
+ * modulo it: one gcd a modulus, not one a pair (16 keys of 2,048 bits: about 20 ms, once a set).
+ * The same modulus twice (one key under two kids) shares nothing.
+ */
+export function sharingModuli(moduli: readonly string[]): Set<string> {
+  const distinct = [...new Set(moduli)].filter((n) => modulusBits(n) <= MAX_MODULUS_BITS);
+  const id = distinct.join('.');
+  const known = judgedSets.get(id);
+  if (known) return known;
+  const values = distinct.map(bigEndian);
+  const sharing = new Set<string>();
+  values.forEach((n, i) => {
+    if (n < 2n) return;
+    let others = 1n;
+    for (const [j, m] of values.entries()) if (j !== i) others = (others * m) % n;
+    if (gcd(n, others) > 1n) sharing.add(distinct[i]);
+  });
+  if (judgedSets.size < MAX_JUDGED) judgedSets.set(id, sharing);
+  return sharing;
+}
+
+export const SHARED_FACTOR =
+  "an RSA key whose modulus shares a prime factor with another key's of the set: their gcd is that prime, so both private exponents follow and anyone can sign";
 
 /** The prime of Curve25519 and edwards25519. */
 const P = 2n ** 255n - 19n;

@@ -3,13 +3,13 @@ import { createLocalJWKSet, type JSONWebKeySet, type JWK } from 'jose';
 import type { AppRole, CheckContext } from '../types.js';
 import { broke, expectJsonType, jsonObject, KEYS_PATH } from '../shared/oauth.js';
 import { expectRows } from '../shared/json.js';
-import { factorableModulus, forgeableKey, modulusCost } from './forgeable.js';
+import { factorableModulus, forgeableKey, modulusCost, SHARED_FACTOR, sharingModuli } from './forgeable.js';
 
 /**
  * What the moduli of one key set may cost to judge, besides the one a token names, in units of a
  * 2,048-bit modulus (modulusCost): sixteen such keys, two of 4,096 bits; a larger one only when a
  * token names it. A set of thousands of keys, or of huge moduli, stays cheap: the judging runs on
- * the run's one thread.
+ * the run's one thread. The keys judged are also the ones searched for a prime shared between two.
  */
 const MODULI_BUDGET = 16;
 
@@ -64,8 +64,11 @@ export function moduliToJudge(keys: readonly JWK[], kid?: string): Set<JWK> {
  */
 export function localKeys(t: CheckContext, jwks: JSONWebKeySet, kid?: string) {
   const moduli = moduliToJudge(jwks.keys, kid);
+  const sharing = sharingModuli([...moduli].map((k) => k.n!));
   for (const key of jwks.keys) {
-    const forgeable = forgeableKey(key) ?? (moduli.has(key) ? factorableModulus(key) : undefined);
+    const forgeable =
+      forgeableKey(key) ??
+      (moduli.has(key) ? (factorableModulus(key) ?? (sharing.has(key.n!) ? SHARED_FACTOR : undefined)) : undefined);
     t.expect(
       forgeable === undefined,
       `the key set publishes ${forgeable}`,

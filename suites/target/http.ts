@@ -137,6 +137,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
     const send = protocol === 'https:' ? httpsRequest : httpRequest;
     const shown = shownPath(path);
     const broken = (what: string) => new TransportError(`${raw.method} ${shown}: ${host} ${what}`, 'protocol');
+    const UNASKED_UPGRADE = 'answered 101 Switching Protocols, an upgrade the request did not ask for';
     return new Promise<Response>((resolve, reject) => {
       let answered = false;
       const req = send(
@@ -157,6 +158,11 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
           const status = res.statusCode ?? 0;
           if (status < 100 || status > 599) {
             reject(broken(`answered status ${String(status).padStart(3, '0')}, which is no HTTP status (100-599)`));
+            return void req.destroy();
+          }
+          // A 101 without the Upgrade header comes here: its body never ends, nor does the connection say so.
+          if (status === 101) {
+            reject(broken(UNASKED_UPGRADE));
             return void req.destroy();
           }
           // Refused before reading when announced too long; cut off as soon as the count passes the cap.
@@ -209,12 +215,19 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
       // An unasked 101 hands the connection over and answers nothing: Node would close it in silence.
       req.on('upgrade', (_res, socket: Socket) => {
         socket.destroy();
-        reject(broken('answered 101 Switching Protocols, an upgrade the request did not ask for'));
+        reject(broken(UNASKED_UPGRADE));
       });
       req.once('close', () => {
         clearTimeout(timer);
         // Whatever else ends an exchange without a word ends it here (an error, if any, said it first).
-        if (!answered) setImmediate(() => reject(broken('closed the connection without an answer')));
+        // An answer begun and never ended is said too: its timer is gone with the connection.
+        setImmediate(() =>
+          reject(
+            broken(
+              answered ? 'closed the connection before the answer ended' : 'closed the connection without an answer',
+            ),
+          ),
+        );
       });
       req.on('error', (e: NodeJS.ErrnoException) => {
         if (e instanceof TransportError) return reject(e);

@@ -1,11 +1,17 @@
 /**
  * Pieces for the hostile-target tests: a collector on another loopback origin that counts what
  * reaches it (and which of it carries a credential), and a proxy in front of the simulator that
- * rewrites chosen URLs of its answers to point at that collector.
+ * rewrites chosen answers (URLs that point at that collector, hostile members, headers).
  */
+import { writeFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
+import { serve } from '../../simulator/adapters/node.js';
+import { targetConfig } from '../../simulator/control/config.js';
+import { createSimulator } from '../../simulator/core.js';
+import type { Sim } from '../../simulator/types.js';
 
 export interface Collector {
   url: string;
@@ -119,6 +125,35 @@ export async function startProxy(
   });
   const url = await start(server);
   return { url, handle, close: () => stop(server) };
+}
+
+type Rewrite = Parameters<typeof startProxy>[1];
+type Proxy = Awaited<ReturnType<typeof startProxy>>;
+
+/**
+ * The simulator over HTTP behind a proxy that rewrites its answers, its control API open through
+ * the proxy (a collector that passes requests on adds its host to `sim.options.controlHosts`), and
+ * the proxy's target config written to `dir/target.json` (`config`).
+ */
+export async function proxiedSimulator(
+  dir: string,
+  rewrite: Rewrite,
+): Promise<{ sim: Sim; proxy: Proxy; config: string; close(): Promise<void> }> {
+  const sim = createSimulator({});
+  const served = await serve(sim);
+  const proxy = await startProxy(served.url, rewrite);
+  sim.options.controlHosts = [served.url, proxy.url].map((u) => new URL(u).host);
+  const config = join(dir, 'target.json');
+  writeFileSync(config, JSON.stringify(targetConfig(sim, proxy.url)));
+  return {
+    sim,
+    proxy,
+    config,
+    close: async () => {
+      await proxy.close();
+      await served.close();
+    },
+  };
 }
 
 /** Every occurrence of `from` (an origin) in a header value replaced by `to`. */

@@ -7,22 +7,19 @@
  * Now the key set fails OIDC-JWKS, and no signature is read as proof against it. So does an RSA
  * modulus that is a prime, or the product of two close primes (Fermat's method splits it).
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash, generatePrimeSync, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSimulator } from '../../simulator/core.js';
-import { serve, type Served } from '../../simulator/adapters/node.js';
-import { targetConfig } from '../../simulator/control/config.js';
 import { oidcChecks } from '../../suites/oidc/checks.js';
 import type { Report } from '../../suites/report/model.js';
 import { KEYS_PATH } from '../../suites/shared/oauth.js';
-import { factorableModulus, MAX_MODULUS_BITS } from '../../suites/oidc/forgeable.js';
+import { factorableModulus, MAX_MODULUS_BITS, sharingModuli } from '../../suites/oidc/forgeable.js';
 import { moduliToJudge } from '../../suites/oidc/support.js';
 import { runCli } from '../suites/loopback.js';
-import { startProxy } from './collector.js';
+import { proxiedSimulator } from './collector.js';
 
 const b64 = (bytes: Buffer) => bytes.toString('base64url');
 const modulus = randomBytes(256);
@@ -49,6 +46,16 @@ const CLOSE_P = BigInt(
     'b296bee19c9d5d7008a8c4fbd83b34122034379ed5fe54b5d74e63dced43',
 );
 const CLOSE_Q = CLOSE_P + 480n;
+
+/** A 1024-bit prime far from CLOSE_P (Fermat's method does not split their product), drawn as the test loads. */
+function farPrime(): bigint {
+  for (;;) {
+    const q = generatePrimeSync(1024, { bigint: true });
+    if ((CLOSE_P * q).toString(2).length === 2048) return q;
+  }
+}
+/** Two moduli sharing CLOSE_P, as keys drawn from a random source short of entropy do. */
+const [SHARED_Q1, SHARED_Q2] = [farPrime(), farPrime()];
 
 /** The RSA key of modulus n whose private exponent follows from φ(n), and its signature. */
 function rsaForgery(n: bigint, phi: bigint): Forgery {
@@ -84,6 +91,8 @@ function pkcs1(input: string): Buffer {
 
 interface Forgery {
   key: { kid: string; alg: string } & Record<string, string>;
+  /** Another key the set publishes beside it. */
+  beside?: JWK;
   sign(input: string): Buffer;
 }
 
@@ -97,6 +106,14 @@ const FORGERIES: Record<string, Forgery> = {
   'RSA, a prime modulus': rsaForgery(PRIME, PRIME - 1n),
   // p and q from Fermat's method, so φ(n) = (p - 1)(q - 1).
   'RSA, two close primes': rsaForgery(CLOSE_P * CLOSE_Q, (CLOSE_P - 1n) * (CLOSE_Q - 1n)),
+  // The gcd of the two moduli is p: φ of each follows.
+  'RSA, a prime shared with another key of the set': {
+    ...rsaForgery(CLOSE_P * SHARED_Q1, (CLOSE_P - 1n) * (SHARED_Q1 - 1n)),
+    beside: {
+      ...rsaForgery(CLOSE_P * SHARED_Q2, 1n).key,
+      kid: 'beside',
+    },
+  },
   'Ed25519, the identity': {
     key: { kty: 'OKP', kid: 'forged', use: 'sig', alg: 'EdDSA', crv: 'Ed25519', x: b64(IDENTITY) },
     sign: () => Buffer.concat([IDENTITY, Buffer.alloc(32)]),
@@ -112,17 +129,17 @@ function forged(idToken: string): string {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-hostile-key-'));
-let served: Served;
-let proxy: Awaited<ReturnType<typeof startProxy>>;
+let front: Awaited<ReturnType<typeof proxiedSimulator>>;
 
 beforeAll(async () => {
-  const sim = createSimulator({});
-  served = await serve(sim);
-  proxy = await startProxy(served.url, (req, answer) => {
+  front = await proxiedSimulator(dir, (req, answer) => {
     const path = req.url ?? '';
     if (answer.status !== 200) return answer;
     if (req.method === 'GET' && path.startsWith(KEYS_PATH))
-      return { ...answer, body: Buffer.from(JSON.stringify({ keys: [forgery.key] })) };
+      return {
+        ...answer,
+        body: Buffer.from(JSON.stringify({ keys: [forgery.key, ...(forgery.beside ? [forgery.beside] : [])] })),
+      };
     if (req.method === 'POST' && path.startsWith('/oauth/token')) {
       const body = JSON.parse(answer.body.toString('utf8')) as { id_token?: string };
       if (body.id_token)
@@ -130,14 +147,9 @@ beforeAll(async () => {
     }
     return answer;
   });
-  sim.options.controlHosts = [served.url, proxy.url].map((u) => new URL(u).host);
-  writeFileSync(join(dir, 'target.json'), JSON.stringify(targetConfig(sim, proxy.url)));
 });
 
-afterAll(async () => {
-  await proxy?.close();
-  await served?.close();
-});
+afterAll(() => front?.close());
 
 describe('a key that verifies what nobody signed', () => {
   it.each(Object.keys(FORGERIES))(
@@ -146,7 +158,7 @@ describe('a key that verifies what nobody signed', () => {
       forgery = FORGERIES[name];
       const file = join(dir, 'report.json');
       const checks = oidcChecks.filter((c) => ['oidc.jwks', 'oidc.id-token'].includes(c.id));
-      await runCli({ config: join(dir, 'target.json'), seed: '5', runs: '1', report: `json=${file}` }, { checks });
+      await runCli({ config: front.config, seed: '5', runs: '1', report: `json=${file}` }, { checks });
       const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
       expect(report.checks).toHaveLength(2);
       for (const check of report.checks) {
@@ -199,5 +211,13 @@ describe('the moduli of a hostile key set are judged within bounds', () => {
     expect([...moduliToJudge(mixed)].map((k) => k.kid)).toEqual(['a', 'b']);
     // A key too costly first in the set is passed over; the ordinary ones after it are judged.
     expect(moduliToJudge([large[0], ...small]).size).toBe(16);
+  });
+
+  it('finds the moduli sharing a prime, and not one modulus published under two kids', () => {
+    const n = (v: bigint) => b64(Buffer.from(v.toString(16).padStart(512, '0'), 'hex'));
+    const [a, b, c] = [n(CLOSE_P * SHARED_Q1), n(CLOSE_P * SHARED_Q2), n(SHARED_Q1 * SHARED_Q2)];
+    expect(sharingModuli([a, b64(modulus), b])).toEqual(new Set([a, b]));
+    expect(sharingModuli([a, a, b64(modulus)])).toEqual(new Set());
+    expect(sharingModuli([a, b, c])).toEqual(new Set([a, b, c]));
   });
 });

@@ -7,25 +7,19 @@
  * proxy in front of the simulator reshapes the chosen answers.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSimulator } from '../../simulator/core.js';
-import { serve, type Served } from '../../simulator/adapters/node.js';
-import { targetConfig } from '../../simulator/control/config.js';
 import type { CheckResult, Report } from '../../suites/report/model.js';
 import { KEYS_PATH } from '../../suites/shared/oauth.js';
 import { runCli } from '../suites/loopback.js';
-import { startProxy } from './collector.js';
+import { proxiedSimulator } from './collector.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-hostile-shapes-'));
-let served: Served;
-let proxy: Awaited<ReturnType<typeof startProxy>>;
+let front: Awaited<ReturnType<typeof proxiedSimulator>>;
 
 beforeAll(async () => {
-  const sim = createSimulator({});
-  served = await serve(sim);
-  proxy = await startProxy(served.url, (req, answer) => {
+  front = await proxiedSimulator(dir, (req, answer) => {
     const path = req.url ?? '';
     if (answer.status !== 200) return answer;
     if (req.method === 'POST' && path.startsWith('/oauth/token')) return { ...answer, body: Buffer.from('null') };
@@ -39,18 +33,13 @@ beforeAll(async () => {
     }
     return answer;
   });
-  sim.options.controlHosts = [served.url, proxy.url].map((u) => new URL(u).host);
-  writeFileSync(join(dir, 'target.json'), JSON.stringify(targetConfig(sim, proxy.url)));
 });
 
-afterAll(async () => {
-  await proxy?.close();
-  await served?.close();
-});
+afterAll(() => front?.close());
 
 async function check(id: string): Promise<CheckResult> {
   const file = join(dir, `${id}.json`);
-  await runCli({ config: join(dir, 'target.json'), check: id, seed: '19', runs: '2', report: `json=${file}` });
+  await runCli({ config: front.config, check: id, seed: '19', runs: '2', report: `json=${file}` });
   const [result] = (JSON.parse(readFileSync(file, 'utf8')) as Report).checks;
   expect(result.message).not.toMatch(/crashed/);
   return result;

@@ -13,13 +13,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createSimulator } from '../../simulator/core.js';
-import { serve, type Served } from '../../simulator/adapters/node.js';
-import { targetConfig } from '../../simulator/control/config.js';
 import { rules } from '../../spec/index.js';
 import type { CheckResult, Report } from '../../suites/report/model.js';
 import { decodeContent } from '../../suites/target/content-coding.js';
@@ -28,17 +25,14 @@ import { redactHeaders } from '../../suites/report/redact.js';
 import { shapeOf } from '../../suites/diff/shape.js';
 import { createFlows, judgeExchange, type Observed } from '../../suites/proxy/judge.js';
 import { runCli } from '../suites/loopback.js';
-import { startProxy } from './collector.js';
+import { proxiedSimulator } from './collector.js';
 
 const NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
 const dir = mkdtempSync(join(tmpdir(), 'idp-hostile-proto-'));
-let served: Served;
-let proxy: Awaited<ReturnType<typeof startProxy>>;
+let front: Awaited<ReturnType<typeof proxiedSimulator>>;
 
 beforeAll(async () => {
-  const sim = createSimulator({});
-  served = await serve(sim);
-  proxy = await startProxy(served.url, (req, answer) => {
+  front = await proxiedSimulator(dir, (req, answer) => {
     const path = req.url ?? '';
     if (answer.status !== 200) return answer;
     // Members of a JSON object, written as text: JSON.stringify cannot write an own __proto__.
@@ -49,21 +43,16 @@ beforeAll(async () => {
     if (req.method === 'GET' && path.startsWith('/api/v4/')) {
       const headers = answer.headers.map(([name, value]): [string, string] =>
         name.toLowerCase() === 'link'
-          ? [name, [value, ...NAMES.map((n) => `<${proxy.url}/api/v4/${n}>; rel="${n}"`)].join(', ')]
+          ? [name, [value, ...NAMES.map((n) => `<${front.proxy.url}/api/v4/${n}>; rel="${n}"`)].join(', ')]
           : [name, value],
       );
       return { ...answer, headers };
     }
     return answer;
   });
-  sim.options.controlHosts = [served.url, proxy.url].map((u) => new URL(u).host);
-  writeFileSync(join(dir, 'target.json'), JSON.stringify(targetConfig(sim, proxy.url)));
 });
 
-afterAll(async () => {
-  await proxy?.close();
-  await served?.close();
-});
+afterAll(() => front?.close());
 
 /** The built command (npm test builds first). */
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -72,7 +61,7 @@ const RULES = new Set<string>(rules().map((r) => r.id));
 async function run(check: string, release?: string): Promise<CheckResult[]> {
   const file = join(dir, `${check}.json`);
   await runCli({
-    config: join(dir, 'target.json'),
+    config: front.config,
     check,
     seed: '23',
     runs: '2',
