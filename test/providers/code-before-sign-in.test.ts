@@ -17,7 +17,7 @@ describe('a code issued before the sign-in, a redirect later', () => {
       if (url.pathname === '/gate')
         return () => {
           const app = [...sim.store.applications.values()].find((a) => a.confidential)!;
-          const back = new URL(url.searchParams.get('redirect_uri') ?? app.redirectUri[0]);
+          const back = new URL(url.searchParams.get('redirect_uri') ?? app.redirectUris[0]);
           back.searchParams.set('code', 'issued-before-any-sign-in');
           back.searchParams.set('state', 'anonymous');
           return { status: 302, headers: { location: back.href } };
