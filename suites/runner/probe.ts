@@ -85,15 +85,17 @@ export async function probeTarget(target: Target, base = target.baseUrl): Promis
   for (const q of QUESTIONS) {
     const headers = new Headers({ accept: 'application/json' });
     if (q.body) headers.set('content-type', 'application/x-www-form-urlencoded');
+    const url = q.at?.(base) ?? base + q.path;
+    // What was asked: a path under the base URL, or the path itself where it is not under it (RFC 8414's).
+    const asked = `${q.method} ${q.at ? new URL(url).pathname : q.path}`;
     let response: TargetResponse;
     try {
-      const sent = await target.send({ method: q.method, url: q.at?.(base) ?? base + q.path, headers, body: q.body });
-      response = await screen(`${q.method} ${q.path}`, sent);
+      response = await screen(asked, await target.send({ method: q.method, url, headers, body: q.body }));
     } catch (error) {
       if (error instanceof UnservedAnswer) unserved++;
       if (!(error instanceof TransportError) || error.code === 'unreachable' || error.code === 'untrusted') throw error;
       if (error.code === 'rate-limited') limited ??= error;
-      found.push(`${q.method} ${q.path}: ${error.message.replace(`${q.method} ${q.path}: `, '')}`);
+      found.push(`${asked}: ${error.message.replace(`${asked}: `, '')}`);
       continue;
     }
     const json = parse(await response.text());
@@ -101,7 +103,7 @@ export async function probeTarget(target: Target, base = target.baseUrl): Promis
     const type = (response.headers.get('content-type') ?? 'no content type').split(';')[0];
     // A JSON 404 is JSON: what it lacks is the endpoint.
     const wanted = response.status === 404 && json !== undefined ? 'not found' : q.wanted;
-    found.push(`${q.method} ${q.path} answered ${response.status} ${type}, ${wanted}`);
+    found.push(`${asked} answered ${response.status} ${type}, ${wanted}`);
   }
   if (limited) throw limited;
   return { provider: unserved === QUESTIONS.length, found };

@@ -497,6 +497,11 @@ describe('probeTarget: is this an identity provider of the spec at all', () => {
     ]);
   });
 
+  it('says the metadata path it asked under a base URL with a path, not the one under the host', async () => {
+    const { found } = await probeTarget(target({}), `${FAKE_BASE}/tenant`);
+    expect(found).toContain(`${METADATA}/tenant answered 404 text/html, no authorization server metadata`);
+  });
+
   it('near misses are not a provider', async () => {
     const misses: Record<string, () => Response>[] = [
       { [DISCOVERY]: () => Response.json({ issuer: 1, token_endpoint: null }) },
