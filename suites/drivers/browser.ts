@@ -1104,7 +1104,7 @@ export async function createBrowserDriver(
       // Not to the application, before any decision: the sign-in going on where nothing may be sent.
       const offside = away && !handsOverHere(away.url.href) ? http.leaves(away.url.href) : undefined;
       if (away && offside && !decided && signInGoesOn(away.url.href, redirectUris, asked))
-        signInElsewhere(http, away.url, offside);
+        signInElsewhere(http, away.url, offside, signedIn ? 'consent' : 'sign-in');
       // The provider's redirect to the application was stopped before Playwright saw it: record it.
       if (away?.response)
         http.record({

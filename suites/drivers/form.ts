@@ -242,7 +242,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           const next = resolved(location, url, 'the Location');
           if (leaves(next)) {
             const away = http.leaves(next);
-            if (away && !decided && signInGoesOn(next, redirectUris, asked)) signInElsewhere(http, new URL(next), away);
+            if (away && !decided && signInGoesOn(next, redirectUris, asked))
+              signInElsewhere(http, new URL(next), away, signedIn ? 'consent' : 'sign-in');
             return { redirect: new URL(next), response, decided };
           }
           [url, method, body, what] = [next, 'GET', undefined, undefined];

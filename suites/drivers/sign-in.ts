@@ -90,19 +90,27 @@ export function accountNotListed(http: Http): never {
   );
 }
 
+/** What goes on elsewhere, by what the driver had done: its application's name, what it leaves untested. */
+const ELSEWHERE = {
+  'sign-in': { app: 'a login application', untested: 'what needs a signed-in user' },
+  // Signed in on the provider's origin, the decision is asked elsewhere (Ory Hydra's consent application).
+  consent: { app: 'a consent application', untested: "what needs the user's decision" },
+} as const;
+
 /**
- * The provider sends the sign-in on to a page where the harness may not go (`why`: another origin
- * than the target's, not in trustedOrigins; hand-over.ts, signInGoesOn): nothing is sent there. A
- * missing premise of the config, said once like a refusal; the provider is not blamed.
+ * The provider sends the sign-in (or, once signed in, the consent) on to a page where the harness
+ * may not go (`why`: another origin than the target's, not in trustedOrigins; hand-over.ts,
+ * signInGoesOn): nothing is sent there. A missing premise of the config, said once like a
+ * refusal; the provider is not blamed.
  */
-export function signInElsewhere(http: Http, to: URL, why: string): never {
+export function signInElsewhere(http: Http, to: URL, why: string, step: keyof typeof ELSEWHERE = 'sign-in'): never {
   beforeSignIn(http);
   refusals.set(
     http,
-    `the provider's sign-in went on at ${to.origin} earlier in this run, which ${why}; it is not tried again`,
+    `the provider's ${step} went on at ${to.origin} earlier in this run, which ${why}; it is not tried again`,
   );
   throw new SignInRefused(
-    `the provider's sign-in goes on at ${to.origin}${to.pathname}, which ${why}: nothing was sent there; if it is the provider's own (a login application), list ${to.origin} in trustedOrigins; what needs a signed-in user is not tested`,
+    `the provider's ${step} goes on at ${to.origin}${to.pathname}, which ${why}: nothing was sent there; if it is the provider's own (${ELSEWHERE[step].app}), list ${to.origin} in trustedOrigins; ${ELSEWHERE[step].untested} is not tested`,
   );
 }
 
