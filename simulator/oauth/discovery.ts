@@ -47,11 +47,15 @@ export const openidConfiguration: Handler = (ctx) => {
   if (!texts || texts.size >= 16) discoveryText.set(ctx.sim, (texts = new Map<string, string>()));
   let body = texts.get(key);
   // Stryker disable next-line ConditionalExpression: serialising again gives the same text
-  if (body === undefined) texts.set(key, (body = JSON.stringify(discovery(base, device, grants))));
+  if (body === undefined)
+    texts.set(key, (body = JSON.stringify(discovery(base, device, grants, idTokenAlgs(ctx.sim)))));
   return jsonText(200, body);
 };
 
-function discovery(base: string, device: boolean, grants: string[]): Record<string, unknown> {
+/** The id_token signing algorithms listed: RS256, which it signs with (ES256 alone under `discovery-no-rs256`). */
+const idTokenAlgs = (sim: Sim) => (sim.fault('discovery-no-rs256') ? ['ES256'] : ['RS256']);
+
+function discovery(base: string, device: boolean, grants: string[], algs: string[]): Record<string, unknown> {
   return {
     issuer: base,
     authorization_endpoint: `${base}/oauth/authorize`,
@@ -67,7 +71,7 @@ function discovery(base: string, device: boolean, grants: string[]): Record<stri
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     subject_types_supported: ['public'],
-    id_token_signing_alg_values_supported: ['RS256'],
+    id_token_signing_alg_values_supported: algs,
     claim_types_supported: ['normal'],
     claims_supported: [...new Set([...ID_TOKEN_CLAIMS, ...userinfoClaimNames()])],
     code_challenge_methods_supported: [...CHALLENGE_METHODS],

@@ -58,7 +58,7 @@ import {
   STEP_SELECTORS,
 } from './defaults.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
-import { pageText, parseLinks } from './html.js';
+import { pageText, parseForms } from './html.js';
 import { CheckFailure, CheckSkipped, HarnessError } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { devicePageUrl } from './form.js';
@@ -76,6 +76,8 @@ import {
   signInElsewhere,
   signInUser,
   wayToSignIn,
+  waysOf,
+  type SignInWay,
 } from './sign-in.js';
 import { unservedOf } from '../target/unserved.js';
 
@@ -267,6 +269,13 @@ export function holdBrowser(): () => Promise<void> {
 }
 
 const cssString = (value: string) => `"${value.replace(/["\\]/g, '\\$&')}"`;
+
+/** Where a way is pressed: its link, or its button in the form that goes where it says. */
+const wayCss = (way: SignInWay): string => {
+  if (!way.form) return `a[href=${cssString(way.href)}]`;
+  const form = way.form.action ? `form[action=${cssString(way.form.action)}]` : 'form:not([action])';
+  return `${form} :is(button:has-text(${cssString(way.label)}), input[type="submit" i][value=${cssString(way.label)}])`;
+};
 
 /** Headers from name/value pairs; Playwright joins repeated ones (Set-Cookie) with newlines. */
 function toHeaders(pairs: Iterable<[string, string]>): Headers {
@@ -1027,10 +1036,12 @@ export async function createBrowserDriver(
         // A choice of ways to sign in (Dex's connectors): the configured one's link (sign-in.ts).
         if (!signedIn && !identified && !decided) {
           const source = await pageSource(page);
-          const way = source ? wayToSignIn(http, parseLinks(source), page.url(), d.signInPath) : undefined;
-          if (way !== undefined && !chosenWays.has(way)) {
-            chosenWays.add(way);
-            await press(`a[href=${cssString(way)}]`, [controls.password, identifier]);
+          const way = source
+            ? wayToSignIn(http, waysOf(parseForms(source), source), page.url(), d.signInPath)
+            : undefined;
+          if (way !== undefined && !chosenWays.has(`${way.href}|${way.label}`)) {
+            chosenWays.add(`${way.href}|${way.label}`);
+            await press(wayCss(way), [controls.password, identifier]);
             continue;
           }
         }
@@ -1093,7 +1104,7 @@ export async function createBrowserDriver(
       // Not to the application, before any decision: the sign-in going on where nothing may be sent.
       const offside = away && !handsOverHere(away.url.href) ? http.leaves(away.url.href) : undefined;
       if (away && offside && !decided && signInGoesOn(away.url.href, redirectUris, asked))
-        signInElsewhere(http, away.url, offside);
+        signInElsewhere(http, away.url, offside, signedIn ? 'consent' : 'sign-in');
       // The provider's redirect to the application was stopped before Playwright saw it: record it.
       if (away?.response)
         http.record({

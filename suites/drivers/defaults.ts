@@ -117,6 +117,9 @@ export const DECISION_SELECTORS = {
   deny: `button[value="deny" i], ${roleSelector('deny')}`,
 } as const;
 
+/** Not a way to sign in ("Continue with Google"): such a control is no step (sign-in.ts, wayToSignIn). */
+const NOT_A_WAY = `:not(${saying(SIGN_IN_WAY_PATTERN)})`;
+
 /**
  * Browser driver defaults for sign-in applications (no form to submit with Enter): the button that
  * signs in, and a control that leads on once the decision is made (a "Continue" button or link).
@@ -124,11 +127,11 @@ export const DECISION_SELECTORS = {
 export const STEP_SELECTORS = {
   signIn: `${roleSelector('signIn')}, button[type="submit"]`,
   /** The button that sends the username alone, on a page with no form to submit with Enter. */
-  identify: `${PRESSABLE}${saying('\\b(?:next|continue)\\b')}, button[type="submit"]`,
+  identify: `${PRESSABLE}${saying('\\b(?:next|continue)\\b')}${NOT_A_WAY}, button[type="submit"]${NOT_A_WAY}`,
   continue: ['continue', 'proceed', 'return to', 'back to']
     .flatMap((word) => [
-      `button:has-text("${word}")`,
-      `a:has-text("${word}")`,
+      `button:has-text("${word}")${NOT_A_WAY}`,
+      `a:has-text("${word}")${NOT_A_WAY}`,
       `input[type="submit"][value="${word}" i]`,
     ])
     .join(', '),

@@ -32,12 +32,14 @@ import { asksNewPassword, awaitsEmail, needsPerson } from './needs-person.js';
 import {
   accountNotListed,
   identifierField,
+  isSignInWay,
   refusedIfClientError,
   signInNeedsPerson,
   signInRefused,
   signInElsewhere,
   signInUser,
   wayToSignIn,
+  waysOf,
 } from './sign-in.js';
 
 const DEFAULTS = {
@@ -78,8 +80,11 @@ interface Choice {
  */
 const text = (b: SubmitButton, form: HtmlForm) =>
   `${b.label} ${b.value ?? ''} ${form.buttons.some((o) => o !== b && o.name === b.name) ? '' : (b.name ?? '')}`;
-/** The buttons of `form` that may be pressed: none about something else (a cookie banner's). */
-const pressable = (form: HtmlForm) => form.buttons.filter((b) => !WORDS.aside.test(b.label));
+/**
+ * The buttons of `form` that may be pressed as a step or a decision: none about something else (a
+ * cookie banner's), nor a way to sign in ("Continue with Google"), which only wayToSignIn follows.
+ */
+const pressable = (form: HtmlForm) => form.buttons.filter((b) => !WORDS.aside.test(b.label) && !isSignInWay(b.label));
 
 /** The boxes of `form` a person ticks to go on (terms of use), never a scope box. */
 const agreementBoxes = (form: HtmlForm) =>
@@ -237,7 +242,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           const next = resolved(location, url, 'the Location');
           if (leaves(next)) {
             const away = http.leaves(next);
-            if (away && !decided && signInGoesOn(next, redirectUris, asked)) signInElsewhere(http, new URL(next), away);
+            if (away && !decided && signInGoesOn(next, redirectUris, asked))
+              signInElsewhere(http, new URL(next), away, signedIn ? 'consent' : 'sign-in');
             return { redirect: new URL(next), response, decided };
           }
           [url, method, body, what] = [next, 'GET', undefined, undefined];
@@ -312,13 +318,21 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         const choice: Choice | undefined = decided && !found?.explicit ? undefined : found;
         if (!choice) {
           // Ways to sign in are a choice only before the sign-in, as in the browser driver.
-          const entry = decided
-            ? undefined
-            : (accountLink(http, response.text, config.user?.username) ??
-              (signedIn || identified ? undefined : wayToSignIn(http, parseLinks(response.text), url, d.signInPath)));
+          const link = decided ? undefined : accountLink(http, response.text, config.user?.username);
+          const way =
+            decided || link || signedIn || identified
+              ? undefined
+              : wayToSignIn(http, waysOf(forms, response.text), url, d.signInPath);
+          const entry = link ?? (way && !way.form ? way.href : undefined);
           if (entry && !submitted.has(`link ${entry}`)) {
             submitted.add(`link ${entry}`);
             [url, method, body, what] = [resolved(entry, url, 'the link'), 'GET', undefined, 'the link'];
+            continue;
+          }
+          if (way?.form && !submitted.has(`way ${way.href}|${way.label}`)) {
+            submitted.add(`way ${way.href}|${way.label}`);
+            what = "the action of the way to sign in's form";
+            [url, method, body] = submission(way.form, url, {}, way.button);
             continue;
           }
           if (!decided && awaitsEmail(response.text)) signInNeedsPerson(http, 'a link sent by e-mail');

@@ -8,7 +8,7 @@
 import type { Http, TargetConfig } from '../types.js';
 import { CheckSkipped, HarnessError } from '../runner/errors.js';
 import { IDENTIFIER_WORDS, SIGN_IN_WAY_PATTERN } from './defaults.js';
-import type { FormField, HtmlForm } from './html.js';
+import { parseLinks, type FormField, type HtmlForm, type SubmitButton } from './html.js';
 
 /** Per run, why no sign-in is tried again: the sentence each later check is skipped with. */
 const refusals = new WeakMap<Http, string>();
@@ -90,19 +90,27 @@ export function accountNotListed(http: Http): never {
   );
 }
 
+/** What goes on elsewhere, by what the driver had done: its application's name, what it leaves untested. */
+const ELSEWHERE = {
+  'sign-in': { app: 'a login application', untested: 'what needs a signed-in user' },
+  // Signed in on the provider's origin, the decision is asked elsewhere (Ory Hydra's consent application).
+  consent: { app: 'a consent application', untested: "what needs the user's decision" },
+} as const;
+
 /**
- * The provider sends the sign-in on to a page where the harness may not go (`why`: another origin
- * than the target's, not in trustedOrigins; hand-over.ts, signInGoesOn): nothing is sent there. A
- * missing premise of the config, said once like a refusal; the provider is not blamed.
+ * The provider sends the sign-in (or, once signed in, the consent) on to a page where the harness
+ * may not go (`why`: another origin than the target's, not in trustedOrigins; hand-over.ts,
+ * signInGoesOn): nothing is sent there. A missing premise of the config, said once like a
+ * refusal; the provider is not blamed.
  */
-export function signInElsewhere(http: Http, to: URL, why: string): never {
+export function signInElsewhere(http: Http, to: URL, why: string, step: keyof typeof ELSEWHERE = 'sign-in'): never {
   beforeSignIn(http);
   refusals.set(
     http,
-    `the provider's sign-in went on at ${to.origin} earlier in this run, which ${why}; it is not tried again`,
+    `the provider's ${step} went on at ${to.origin} earlier in this run, which ${why}; it is not tried again`,
   );
   throw new SignInRefused(
-    `the provider's sign-in goes on at ${to.origin}${to.pathname}, which ${why}: nothing was sent there; if it is the provider's own (a login application), list ${to.origin} in trustedOrigins; what needs a signed-in user is not tested`,
+    `the provider's ${step} goes on at ${to.origin}${to.pathname}, which ${why}: nothing was sent there; if it is the provider's own (${ELSEWHERE[step].app}), list ${to.origin} in trustedOrigins; ${ELSEWHERE[step].untested} is not tested`,
   );
 }
 
@@ -112,26 +120,53 @@ const WAYS_SAID = 6;
 const WAY_LABEL = 60;
 
 /**
- * A page that asks which way to sign in, a link each (Dex's connectors, a broker's "Sign in with
- * Google") and no sign-in form of its own: the link to the configured sign-in (driver.signInPath:
- * where the configured user's way starts, `/dex/auth/local`) on the provider's origin, which the
- * driver follows; undefined on any other page. When none leads there, the config has not said
- * which way is the user's: a missing premise said once, no way guessed.
+ * A way to sign in a page offers: where it leads (a link's href, a form's action) and what it
+ * says; a form's button carries its form.
+ */
+export interface SignInWay {
+  href: string;
+  label: string;
+  form?: HtmlForm;
+  button?: SubmitButton;
+}
+
+/** The ways to sign in a page offers: its links, and its forms' buttons. */
+export const waysOf = (forms: readonly HtmlForm[], html: string): SignInWay[] => [
+  ...parseLinks(html),
+  ...forms.flatMap((form) => form.buttons.map((button) => ({ href: form.action, label: button.label, form, button }))),
+];
+
+/** Is `label` a way to sign in ("Continue with Google"), never a mere step on the way? */
+export const isSignInWay = (label: string) => SIGN_IN_WAY.test(label);
+
+/**
+ * A page before the sign-in that offers ways to sign in (Dex's connectors, a broker's "Continue
+ * with Google"), a link or a form's button each, and no sign-in form of its own: the way to
+ * follow, undefined when the page offers none. The configured sign-in (driver.signInPath: where
+ * the configured user's way starts, `/dex/auth/local`) on the provider's origin is followed, and
+ * a lone way there (its redirect says where it goes on). Ways that all leave the target's origins
+ * are the sign-in going on where nothing may be sent: said once, naming the origin. A choice with
+ * none the config names is a missing premise said once, no way guessed.
  */
 export function wayToSignIn(
   http: Http,
-  links: ReadonlyArray<{ href: string; label: string }>,
+  offered: readonly SignInWay[],
   pageUrl: string,
   signInPath: string,
-): string | undefined {
-  const ways = links.filter((l) => SIGN_IN_WAY.test(l.label));
-  if (ways.length < 2) return undefined;
+): SignInWay | undefined {
+  const ways = offered.filter((l) => isSignInWay(l.label) && URL.canParse(l.href, pageUrl));
+  if (!ways.length) return undefined;
   const trimmed = (path: string) => path.replace(/(?<!^)\/$/, '');
   const onOrigin = ways
-    .filter((l) => URL.canParse(l.href, pageUrl) && !http.leaves(new URL(l.href, pageUrl).href))
-    .map((l) => ({ ...l, path: new URL(l.href, pageUrl).pathname }));
+    .filter((l) => !http.leaves(new URL(l.href, pageUrl).href))
+    .map((l) => ({ way: l, path: new URL(l.href, pageUrl).pathname }));
   const own = onOrigin.find((l) => trimmed(l.path) === trimmed(signInPath));
-  if (own) return own.href;
+  if (own) return own.way;
+  if (!onOrigin.length) {
+    const away = new URL(ways[0].href, pageUrl);
+    signInElsewhere(http, away, http.leaves(away.href) ?? 'leaves the target');
+  }
+  if (ways.length === 1) return ways[0];
   beforeSignIn(http);
   refusals.set(
     http,

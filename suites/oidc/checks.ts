@@ -376,6 +376,27 @@ export const oidcChecks: Check[] = [
     },
   },
   {
+    // Its own check: oidc.discovery's assertions speak for OIDC-DISCOVERY alone, and a missing or
+    // malformed document is its verdict (the premise here, said there once).
+    id: 'oidc.discovery-rs256',
+    suite: 'oidc',
+    title: "The discovery document's id_token_signing_alg_values_supported includes RS256",
+    rules: ['OIDC-DISCOVERY-RS256'],
+    async run(t: CheckContext) {
+      const res = await getDiscovery(t.http, t.config.issuer);
+      const algs = res.status === 200 ? jsonObject(res)?.id_token_signing_alg_values_supported : undefined;
+      if (!Array.isArray(algs))
+        t.skip(
+          `GET ${DISCOVERY_PATH} gave no id_token_signing_alg_values_supported list (status ${res.status}): oidc.discovery judges the document (OIDC-DISCOVERY)`,
+        );
+      t.expect(
+        algs.includes('RS256'),
+        'id_token_signing_alg_values_supported must include RS256 (OIDC Discovery §3)',
+        broke(['OIDC-DISCOVERY-RS256'], { id_token_signing_alg_values_supported: algs.slice(0, 10) }),
+      );
+    },
+  },
+  {
     id: 'oidc.jwks',
     suite: 'oidc',
     title: '/oauth/discovery/keys is a JSON Web Key Set of public keys, signing keys among them, without private parts',

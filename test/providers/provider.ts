@@ -171,3 +171,30 @@ export function expectOneRefusal(json: Report, why: string, said = { first: REFU
   const skippedForIt = by('skipped').filter((c) => said.later.test(c.message ?? ''));
   expect(skippedForIt.length, why).toBeGreaterThan(0);
 }
+
+type Run = Awaited<ReturnType<typeof runAgainst>>;
+
+/** Every check passed and the run exited 0; `why`, for the caller's own expectations. */
+export function expectAllPassed({ code, report, stderr }: Run): string {
+  const why = explain(report, stderr);
+  expect(checksWith(report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual([]);
+  expect(code, why).toBe(0);
+  return why;
+}
+
+/**
+ * A missing premise said once (a sign-in or consent elsewhere): nothing failed or warned, one
+ * check errored saying `said`, every other of the `checks` run skipped. Returns `why`.
+ */
+export function expectSaidOnce({ report, stderr }: Run, said: RegExp, checks: number): string {
+  const why = explain(report, stderr);
+  expect(checksWith(report, 'failed', 'warned'), why).toEqual([]);
+  const errored = report.checks.filter((c) => c.status === 'errored');
+  expect(
+    errored.map((c) => c.message),
+    erroredText(report),
+  ).toHaveLength(1);
+  expect(errored[0].message, why).toMatch(said);
+  expect(checksWith(report, 'skipped').length, why).toBe(checks - 1);
+  return why;
+}

@@ -144,6 +144,12 @@ const PROBES: Record<string, (w: World) => Promise<boolean>> = {
     return new URL(body.verification_uri_complete).searchParams.get('user_code') === body.user_code;
   },
   'legacy-jwks-served': async (w) => (await w.http().get('/-/jwks')).status === 404,
+  'discovery-no-rs256': async (w) =>
+    (
+      (await w.http().get('/.well-known/openid-configuration')).body as {
+        id_token_signing_alg_values_supported: string[];
+      }
+    ).id_token_signing_alg_values_supported.includes('RS256'),
   'jwks-private-members': async (w) => {
     const { keys } = (await w.http().get('/oauth/discovery/keys')).body as { keys: Record<string, unknown>[] };
     return keys.length > 0 && keys.every((k) => !('d' in k) && !('p' in k));
