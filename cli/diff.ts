@@ -64,6 +64,8 @@ async function recordRun(
   signals: Pick<ReturnType<typeof watchSignals>, 'stopRequested' | 'abandon'>,
   /** Which of the two runs, for the progress line: `diff 1/2 (target)`. */
   side: string,
+  /** The catalogue both runs and leftOutRules read: one list, the same checks on both sides. */
+  checks: Check[],
   /** `--deadline`, as an instant: the target's run only (the reference answers in process). */
   deadline?: number,
 ) {
@@ -71,7 +73,7 @@ async function recordRun(
   try {
     return await runConformance({
       target,
-      checks: io.checks?.() ?? allChecks(),
+      checks,
       select: { suites: s.suites, rules: s.rules, check: s.check },
       release: s.release,
       offering: s.offering,
@@ -146,12 +148,22 @@ export async function executeDiff(
       env,
       signals,
       'diff 1/2 (target)',
+      checks,
       deadline,
     );
     // Interrupted, the target run is reported as `run` would; half a run is not compared.
     const referenceReport = targetReport.interrupted
       ? undefined
-      : await recordRun(reference, { ...s, release, offering }, onReference, io, env, signals, 'diff 2/2 (reference)');
+      : await recordRun(
+          reference,
+          { ...s, release, offering },
+          onReference,
+          io,
+          env,
+          signals,
+          'diff 2/2 (reference)',
+          checks,
+        );
     // Stopped during the reference's run, the target's is whole but the command was interrupted all the same.
     const stopped = signals.stopRequested();
     const report: Report = stopped
