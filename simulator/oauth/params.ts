@@ -40,7 +40,7 @@ export function formDecode(text: string): string | undefined {
 function fromFormText(text: string): Map<string, string> | undefined {
   const out = new Map<string, string>();
   let eq = -1;
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     let end = text.indexOf('&', start);
     if (end < 0) end = text.length;
     if (end > start) {

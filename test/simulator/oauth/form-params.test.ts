@@ -46,7 +46,9 @@ describe('a form body read into OAuth parameters', () => {
       ['c', '+&'],
       ['d', '100%'],
     ]);
-    expect(await form('client_id=x&client_id=x')).toBe('invalid_request: The parameter client_id was sent more than once');
+    expect(await form('client_id=x&client_id=x')).toBe(
+      'invalid_request: The parameter client_id was sent more than once',
+    );
   });
 });
 
