@@ -60,6 +60,7 @@ const FIELDS = [
   'diffRule',
   'diffCheck',
   'diffAllowed',
+  'diffUnjudged',
   'diffRead',
   'diffNotCompared',
   'diffNotComparedCheck',
@@ -67,6 +68,7 @@ const FIELDS = [
   'clientHabit',
   'clientTitle',
   'clientWhere',
+  'clientTraffic',
 ] as const;
 type Field = (typeof FIELDS)[number];
 
@@ -111,6 +113,7 @@ function fixture(v: (raw: string) => string): Report {
           rules: [`PAG-LINK-HEADER Bearer ${s('diffRule')}`],
           checks: [`pagination.offset-headers code=${s('diffCheck')}`],
           allowed: `spec/openapi.yaml code=${s('diffAllowed')}`,
+          unjudged: [`PAG-LINK-HEADER code=${s('diffUnjudged')}`],
           count: 1,
         },
       ],
@@ -124,6 +127,7 @@ function fixture(v: (raw: string) => string): Report {
     },
     client: {
       exchanges: 4,
+      traffic: `3 exchanges judged; 1 request its client left, access_token=${s('clientTraffic')}`,
       habits: [
         {
           habit: `polls-too-fast code=${s('clientHabit')}`,
