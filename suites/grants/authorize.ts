@@ -30,6 +30,15 @@ async function grantedScopes(t: CheckContext, app: AppRole, code: string, reques
 /** Redirects followed from the authorization request to the sign-in page (a gateway's, a login application's). */
 const SIGN_IN_HOPS = 5;
 
+/** A code on the way to the sign-in page: issued with no user signed in, so none approved it (GRANT-CONSENT). */
+function codeBeforeSignIn(t: CheckContext, at: URL, hop: number): void {
+  t.expect(
+    !at.searchParams.has('code'),
+    'no code may be issued before the user signed in and approved',
+    broke(['GRANT-CONSENT'], { hop, redirectedTo: `${at.origin}${at.pathname}` }),
+  );
+}
+
 /** Did the provider send the user to `foreign` (and not merely back to the registered URI)? */
 function landsOn(redirect: URL, foreign: string, registered: URL): boolean {
   const f = new URL(foreign);
@@ -468,8 +477,9 @@ export const authorizeChecks: Check[] = [
       let page = first;
       // The sign-in page may be a few redirects away (a gateway's, a login application's own).
       for (let hop = 0; hop < SIGN_IN_HOPS; hop++) {
-        // At whichever hop a code comes, that is the sentence broken (not leaving the provider).
-        t.expect(!next.searchParams.has('code'), 'no code may be issued before the user signed in');
+        // At whichever hop a code comes, that is the sentence broken (not leaving the provider): a
+        // code before any sign-in is a code no user approved (L130, RFC 6749 §3.1).
+        codeBeforeSignIn(t, next, hop);
         // The provider's origins: the target's, and those the config trusts (a separate sign-in host).
         const away = t.http.leaves(next.href);
         // A login application elsewhere the config does not trust: its premise, said once (sign-in.ts).
@@ -484,6 +494,8 @@ export const authorizeChecks: Check[] = [
         const further = page.status >= 300 && page.status < 400 ? page.headers.get('location') : null;
         if (further === null || !URL.canParse(further, next)) break;
         next = new URL(further, next);
+        // Past the last hop followed: still no code.
+        if (hop === SIGN_IN_HOPS - 1) codeBeforeSignIn(t, next, hop + 1);
       }
       // A form asking for the password, or for the username alone (the password on the next page).
       const loginField = t.config.driver?.loginField ?? SIGN_IN_DEFAULTS.loginField;

@@ -1,15 +1,16 @@
 /**
  * A provider that issues a code to an anonymous authorization request a redirect later (a gateway
- * first, then the client's redirect_uri with a code): grants.sign-in-required fails on the sentence
- * it breaks, no code before the sign-in, at whichever hop the code comes. Before, only the first
- * redirect was looked at, and the second was blamed as leaving the provider.
+ * first, then the client's redirect_uri with a code): grants.sign-in-required fails the sentence it
+ * breaks, GRANT-CONSENT (a must: a code no signed-in user approved), at whichever hop the code comes.
+ * Before, only the first redirect was looked at and the second was blamed as leaving the provider
+ * (GRANT-SIGN-IN-REQUIRED, a should: the run ended 0).
  */
 import { describe, expect, it } from 'vitest';
 import { allChecks } from '../../suites/index.js';
 import { explain, runAgainst, startProvider } from './provider.js';
 
 describe('a code issued before the sign-in, a redirect later', () => {
-  it('fails GRANT-SIGN-IN-REQUIRED for the code, not for leaving the provider', async () => {
+  it('fails GRANT-CONSENT for the code (exit 1), not GRANT-SIGN-IN-REQUIRED for leaving the provider', async () => {
     const provider = await startProvider((method, url, sim) => {
       if (method !== 'GET') return undefined;
       if (url.pathname === '/oauth/authorize' && url.searchParams.get('state') === 'anonymous')
@@ -26,10 +27,12 @@ describe('a code issued before the sign-in, a redirect later', () => {
     });
     try {
       const checks = allChecks().filter((c) => c.id === 'grants.sign-in-required');
-      const { report, stderr } = await runAgainst(provider, { runs: '1' }, checks);
+      const { code, report, stderr } = await runAgainst(provider, { runs: '1' }, checks);
       const check = report.checks.find((c) => c.id === 'grants.sign-in-required');
-      expect(check?.status, explain(report, stderr)).toBe('warned');
+      expect(check?.status, explain(report, stderr)).toBe('failed');
+      expect(check?.broken, explain(report, stderr)).toEqual(['GRANT-CONSENT']);
       expect(check?.message, explain(report, stderr)).toMatch(/no code may be issued before the user signed in/);
+      expect(code).toBe(1);
     } finally {
       await provider.close();
     }
