@@ -49,10 +49,30 @@ function nodeKeys(jwks: JSONWebKeySet, alg: string | undefined, kid: string | un
 }
 
 /**
+ * The protected header's extensions judged as jose judges them, so that a verdict does not depend on
+ * which of the two verified the token: `crit` (RFC 7515 §4.1.11) must be a list of names present in
+ * the header that are understood, and the only one understood is RFC 7797's `b64`, a boolean; a JWT
+ * whose `crit` names `b64` false has an unencoded payload, which no JWT has. `b64` outside `crit` is
+ * ignored.
+ */
+function refuseAsJose(header: Record<string, unknown>): void {
+  const { crit } = header;
+  if (crit === undefined) return;
+  if (!Array.isArray(crit) || crit.length === 0 || crit.some((name) => typeof name !== 'string' || name === ''))
+    throw new errors.JWSInvalid('"crit" must be a non-empty array of non-empty strings');
+  for (const name of crit as string[]) {
+    if (header[name] === undefined) throw new errors.JWSInvalid(`Extension Header Parameter "${name}" is missing`);
+    if (name !== 'b64') throw new errors.JOSENotSupported(`Extension Header Parameter "${name}" is not recognized`);
+  }
+  if (typeof header.b64 !== 'boolean') throw new errors.JWSInvalid('"b64" must be a boolean');
+  if (header.b64 === false) throw new errors.JWTInvalid('JWTs MUST NOT use unencoded payload');
+}
+
+/**
  * Verify `token` with `keys` (jose's local key set of the published public keys, `jwks`), its
  * claims as `options` ask (issuer, audience, clock tolerance). Throws as jose does: where no key
  * verifies, a key Node cannot read is a TypeError (the key set's fault), else
- * JWSSignatureVerificationFailed; a `crit` or `b64` header, a claim: jose's errors.
+ * JWSSignatureVerificationFailed; an extension (refuseAsJose), a claim: jose's errors.
  */
 export async function verifyJwt(
   token: string,
@@ -70,10 +90,7 @@ export async function verifyJwt(
   const segments = token.split('.');
   // Not three segments: jose says what is wrong, as for every algorithm.
   if (candidates.length === 0 || segments.length !== 3) return jwtVerify(token, keys, options);
-  // RFC 7515 §4.1.11: an extension the recipient does not understand (none is) must be refused, as
-  // jose refuses it; RFC 7797's unencoded payload is no JWT (RFC 7519 §7.2).
-  if (header.crit !== undefined) throw new errors.JOSENotSupported('no "crit" extension is understood');
-  if (header.b64 !== undefined) throw new errors.JWSInvalid('a JWT has no "b64" header parameter');
+  refuseAsJose(header);
   const [head, body, signature] = segments;
   const input = Buffer.from(`${head}.${body}`);
   const signed = Buffer.from(signature, 'base64url');
