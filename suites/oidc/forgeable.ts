@@ -146,20 +146,28 @@ const gcd = (a: bigint, b: bigint): bigint => {
  * random source short of entropy do; Heninger et al., "Mining Your Ps and Qs", 2012): their gcd is
  * that prime, so both private keys follow. Each modulus against the product of the others reduced
  * modulo it: one gcd a modulus, not one a pair (16 keys of 2,048 bits: about 20 ms, once a set).
- * The same modulus twice (one key under two kids) shares nothing.
+ * The same modulus twice (one key under two kids, or written with a leading zero octet) shares nothing.
  */
 export function sharingModuli(moduli: readonly string[]): Set<string> {
-  const distinct = [...new Set(moduli)].filter((n) => modulusBits(n) <= MAX_MODULUS_BITS);
-  const id = distinct.join('.');
+  const written = [...new Set(moduli)].filter((n) => modulusBits(n) <= MAX_MODULUS_BITS);
+  const id = written.join('.');
   const known = judgedSets.get(id);
   if (known) return known;
-  const values = distinct.map(bigEndian);
+  // By value: one modulus written two ways (with a leading zero octet, RFC 7518 §6.3.1.1) is one.
+  const spellings = new Map<bigint, string[]>();
+  for (const n of written) {
+    const value = bigEndian(n);
+    const same = spellings.get(value);
+    if (same) same.push(n);
+    else spellings.set(value, [n]);
+  }
+  const values = [...spellings.keys()];
   const sharing = new Set<string>();
   values.forEach((n, i) => {
     if (n < 2n) return;
     let others = 1n;
     for (const [j, m] of values.entries()) if (j !== i) others = (others * m) % n;
-    if (gcd(n, others) > 1n) sharing.add(distinct[i]);
+    if (gcd(n, others) > 1n) for (const spelled of spellings.get(n)!) sharing.add(spelled);
   });
   if (judgedSets.size < MAX_JUDGED) judgedSets.set(id, sharing);
   return sharing;
