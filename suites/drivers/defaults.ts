@@ -125,7 +125,8 @@ const NOT_A_WAY = `:not(${saying(SIGN_IN_WAY_PATTERN)})`;
  * signs in, and a control that leads on once the decision is made (a "Continue" button or link).
  */
 export const STEP_SELECTORS = {
-  signIn: `${roleSelector('signIn')}, button[type="submit"]`,
+  // Never a way to sign in elsewhere ("Sign in with Google" says "sign in" too), as the others.
+  signIn: `${roleSelector('signIn')}${NOT_A_WAY}, button[type="submit"]${NOT_A_WAY}`,
   /** The button that sends the username alone, on a page with no form to submit with Enter. */
   identify: `${PRESSABLE}${saying('\\b(?:next|continue)\\b')}${NOT_A_WAY}, button[type="submit"]${NOT_A_WAY}`,
   continue: ['continue', 'proceed', 'return to', 'back to']

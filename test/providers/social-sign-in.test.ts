@@ -29,6 +29,9 @@ const WAYS = {
   /** A form posting straight to Google. */
   form: (g: string) =>
     `<form method="post" action="${g}/o/oauth2/v2/auth"><input type="hidden" name="client_id" value="gitlab"><button type="submit">Continue with Google</button></form>`,
+  /** A form posting straight to Google, its button saying "Sign in with" (what a sign-in button says too). */
+  signInForm: (g: string) =>
+    `<form method="post" action="${g}/o/oauth2/v2/auth"><input type="hidden" name="client_id" value="gitlab"><button type="submit">Sign in with Google</button></form>`,
   /** The provider's own broker, which redirects to Google. */
   broker: () =>
     `<form method="post" action="${BROKER}"><button type="submit" name="provider" value="google">Continue with Google</button></form>`,
@@ -36,7 +39,20 @@ const WAYS = {
 type Way = keyof typeof WAYS;
 
 /** How the running test's sign-in page is drawn: its ways, and whether the password form stays. */
-let layout: { ways: Way[]; form: boolean; late?: boolean } = { ways: [], form: true };
+let layout: { ways: Way[]; form: boolean; late?: boolean; formless?: boolean } = { ways: [], form: true };
+
+/**
+ * The sign-in form as a sign-in application draws it: its fields in a plain element, no form, and a
+ * script that posts them when its own "Sign in" button is pressed (Enter does nothing).
+ */
+function formless(form: string): string {
+  const fields = form
+    .replace(/^<form[^>]*>/, '')
+    .replace(/<\/form>$/, '')
+    .replace('type="submit"', 'type="button" id="go"');
+  const post = `document.getElementById('go').onclick = () => { const f = document.createElement('form'); f.method = 'post'; f.action = '/users/sign_in'; for (const i of document.querySelectorAll('#fields input')) { const c = document.createElement('input'); c.type = 'hidden'; c.name = i.name; c.value = i.value; f.append(c); } document.body.append(f); f.submit(); };`;
+  return `<div id="fields">${fields}</div><script>${post}</script>`;
+}
 
 /** The simulator's sign-in page, the social ways before its form (or instead of it). */
 function drawn(html: string): string {
@@ -45,9 +61,11 @@ function drawn(html: string): string {
   // A form a script draws a moment after the page (a sign-in application's), the ways shown at once.
   const body = !layout.form
     ? ''
-    : layout.late
-      ? `<template id="later">${form}</template><div id="here"></div><script>setTimeout(() => document.getElementById('here').append(document.getElementById('later').content.cloneNode(true)), 600)</script>`
-      : form;
+    : layout.formless
+      ? formless(form)
+      : layout.late
+        ? `<template id="later">${form}</template><div id="here"></div><script>setTimeout(() => document.getElementById('here').append(document.getElementById('later').content.cloneNode(true)), 600)</script>`
+        : form;
   return page('Sign in', `${ways}<p>or</p>${body}`);
 }
 
@@ -107,6 +125,19 @@ describe('a "Continue with Google" beside the password form', () => {
       layout = { ways: ['link', 'form', 'broker'], form: true, late };
       received.length = 0;
       const why = expectAllPassed(await runWithDriver(front, kind, CHECKS));
+      expect(received, why).toEqual([]);
+    },
+    120_000,
+  );
+});
+
+describe('a "Sign in with Google" button above sign-in fields a script posts (no form of their own)', () => {
+  it.skipIf(!PAGE_DRIVERS.includes('browser'))(
+    "browser driver: the sign-in button pressed is the fields' own, never the way to Google",
+    async () => {
+      layout = { ways: ['signInForm'], form: true, formless: true };
+      received.length = 0;
+      const why = expectAllPassed(await runWithDriver(front, 'browser', CHECKS));
       expect(received, why).toEqual([]);
     },
     120_000,
