@@ -372,6 +372,12 @@ export const oidcChecks: Check[] = [
           { [field]: doc[field] ?? null },
         );
       }
+      // REQUIRED (OIDC Discovery §3): oidc.discovery-rs256 judges what it lists, once it is there.
+      t.expect(
+        Array.isArray(doc.id_token_signing_alg_values_supported),
+        'id_token_signing_alg_values_supported must be a list (OIDC Discovery §3)',
+        { id_token_signing_alg_values_supported: doc.id_token_signing_alg_values_supported ?? null },
+      );
       await expectListsTruthful(t, doc);
     },
   },
