@@ -528,7 +528,7 @@ describe("a choice of ways to sign in (Dex's connectors)", () => {
     expect(posted, why).toEqual({ passwords: 0, steps: 0 });
   });
 
-  it('form driver: ways to sign in offered after the sign-in are no choice of ways: the check alone goes wrong, as in the browser driver', async () => {
+  it('form driver: links to sign in another way on the page after the password are no choice of ways: that page is judged as any page after it', async () => {
     const ways: JourneyStep = {
       page: () =>
         page(
@@ -541,6 +541,8 @@ describe("a choice of ways to sign in (Dex's connectors)", () => {
     const signedIn = json.checks.filter((c) => NEEDS_SIGN_IN.includes(c.id));
     expect(signedIn.length, why).toBe(NEEDS_SIGN_IN.length);
     for (const check of signedIn) expect(check.message ?? '', why).not.toMatch(/which way to sign in/);
+    // What a page with nothing to go on with after the password is said to be (sign-in.ts).
+    expect(signedIn.find((c) => c.status === 'errored')?.message, why).toMatch(/status 200, a page with no form/);
   });
 
   it.skipIf(!hasChromium)(
