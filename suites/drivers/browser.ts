@@ -1034,7 +1034,9 @@ export async function createBrowserDriver(
           continue;
         }
         // A choice of ways to sign in (Dex's connectors): the configured one's link (sign-in.ts).
-        if (!signedIn && !identified && !decided) {
+        // Not on a page with the decision: the browser keeps its session, so a later drive lands on
+        // the consent page with nothing typed, where "Sign in with another account" is no choice.
+        if (!signedIn && !identified && !decided && !(await present(page, ...controls.decision))) {
           const source = await pageSource(page);
           const way = source
             ? wayToSignIn(http, waysOf(parseForms(source), source), page.url(), d.signInPath)

@@ -27,7 +27,7 @@ import { createRedactor } from '../../suites/runner/redact.js';
 import { createHttpTarget } from '../../suites/target/http.js';
 import type { Report } from '../../suites/report/model.js';
 import type { TargetConfig } from '../../suites/types.js';
-import { expectOneRefusal } from './provider.js';
+import { expectOneRefusal, PAGE_DRIVERS } from './provider.js';
 import {
   CONNECTOR_PATH,
   journeyProvider,
@@ -248,6 +248,20 @@ describe('sign-in journeys a person completes, the form driver completes (deny, 
     const { config } = await start({ decisions, banner });
     expect(await denyThenApprove(config, 'form')).toEqual(DECIDED);
   });
+});
+
+describe('a consent page offering to sign in with another account', () => {
+  // The browser keeps its session across drives: the second lands on the consent page signed in,
+  // where a link to sign in another way is no choice to make before the decision.
+  it.each(PAGE_DRIVERS)(
+    '%s driver: decides, never follows the link',
+    async (kind) => {
+      const banner = `<p><a href="/users/sign_in?switch=1">Sign in with another account</a></p>`;
+      const { config } = await start({ banner });
+      expect(await denyThenApprove(config, kind)).toEqual(DECIDED);
+    },
+    60_000,
+  );
 });
 
 /** Checks that need an authorization, and one that does not (it must still pass). */
