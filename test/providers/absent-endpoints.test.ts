@@ -6,18 +6,17 @@
  * own rules (PKCE, refresh, CORS, client authentication...), and an absent revocation endpoint, key
  * set or device endpoint a dozen each.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { executeRun } from '../../cli/run.js';
 import { targetConfig } from '../../simulator/control/config.js';
 import type { Report } from '../../suites/report/model.js';
-import { DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
 import { SUITES } from '../../suites/runner/run.js';
 import type { Check, CheckContext } from '../../suites/types.js';
 import { simulatorWith, type Loopback } from '../suites/loopback.js';
-import { notFound, runAgainst, startProvider } from './provider.js';
+import { notFound, runAgainst, startProvider, HAS_CHROMIUM } from './provider.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-absent-'));
 const servers: Loopback[] = [];
@@ -106,7 +105,7 @@ describe('an endpoint absent at the target is reported once', () => {
   // harness's HTTP layer, and are skipped all the same, before any page loads.
   const authorize = CASES.find((c) => c.path === '/oauth/authorize')!;
   it('/oauth/authorize with the form driver: the same', () => absentRun(authorize, 'form'), 240_000);
-  it.skipIf(!existsSync(process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM))(
+  it.skipIf(!HAS_CHROMIUM)(
     '/oauth/authorize with the browser driver: the same',
     () => absentRun(authorize, 'browser'),
     240_000,

@@ -7,21 +7,21 @@
  * both drivers stopped at the picker ("no approve control", each check errored on its own), the
  * same with no entry of the user's.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { executeRun } from '../../cli/run.js';
 import { targetConfig } from '../../simulator/control/config.js';
 import { allChecks } from '../../suites/index.js';
-import { createBrowserDriver, DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
+import { createBrowserDriver } from '../../suites/drivers/browser.js';
 import { createFormDriver } from '../../suites/drivers/form.js';
 import { createHttp, createRecorder } from '../../suites/runner/http.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import { createHttpTarget } from '../../suites/target/http.js';
 import type { Report } from '../../suites/report/model.js';
 import type { TargetConfig } from '../../suites/types.js';
-import { expectOneRefusal } from './provider.js';
+import { expectOneRefusal, HAS_CHROMIUM } from './provider.js';
 import { journeyProvider, page, type JourneyProvider, type JourneyStep } from './sign-in-journey.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-picker-'));
@@ -30,7 +30,6 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
   rmSync(dir, { recursive: true, force: true });
 });
-const hasChromium = existsSync(process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM);
 
 /**
  * "Choose an account": one link per account (`entries`: id and what the entry says), "Use another
@@ -119,7 +118,7 @@ describe('an account picker of plain links', () => {
     expect(provider.posted, why).toEqual({ passwords: 1, steps: 0 });
   });
 
-  it.skipIf(!hasChromium)(
+  it.skipIf(!HAS_CHROMIUM)(
     "browser driver: the entry followed; with none of the user's, said, nothing picked",
     async () => {
       const listed = await start(withUser);

@@ -10,7 +10,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { targetConfig } from '../../simulator/control/config.js';
-import { listen, sendAnswer, simulatorAnswerTo, simulatorWith, type Loopback } from '../suites/loopback.js';
+import {
+  listen,
+  sendAnswer,
+  simulatorAnswerTo,
+  simulatorDocument,
+  simulatorWith,
+  type Loopback,
+} from '../suites/loopback.js';
 import { allChecks } from '../../suites/index.js';
 import { checksWith, erroredText, explain, runAgainst } from './provider.js';
 import type { Sim } from '../../simulator/types.js';
@@ -65,7 +72,7 @@ beforeAll(async () => {
     sendAnswer(
       res,
       (async () => {
-        const doc = (await (await front.sim.handle(new Request(url))).json()) as Record<string, unknown>;
+        const doc = await simulatorDocument(front.sim, url);
         doc.authorization_endpoint = `${other.url}${authorizeAt}`;
         return Response.json(doc);
       })(),

@@ -6,14 +6,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { allChecks } from '../../suites/index.js';
-import { explain, runAgainst, simulatorAnswer, startProvider } from './provider.js';
+import { simulatorDocument } from '../suites/loopback.js';
+import { explain, runAgainst, startProvider } from './provider.js';
 
 describe('a discovery document without id_token_signing_alg_values_supported', () => {
   it('warns OIDC-DISCOVERY once; the RS256 check is skipped, naming it', async () => {
     const provider = await startProvider((method, url, sim) =>
       method === 'GET' && url.pathname === '/.well-known/openid-configuration'
         ? async () => {
-            const doc = (await (await simulatorAnswer(sim, url.href)).json()) as Record<string, unknown>;
+            const doc = await simulatorDocument(sim, url);
             delete doc.id_token_signing_alg_values_supported;
             return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(doc) };
           }

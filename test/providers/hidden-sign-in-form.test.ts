@@ -5,20 +5,19 @@
  * field of the page, hidden, saw no sign-in at all and stopped there, the sign-in page for its
  * answer: each check that needed a signed-in user errored ("no approve control").
  */
-import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { targetConfig } from '../../simulator/control/config.js';
-import { createBrowserDriver, DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
+import { createBrowserDriver } from '../../suites/drivers/browser.js';
 import { createHttp, createRecorder } from '../../suites/runner/http.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import { createHttpTarget } from '../../suites/target/http.js';
 import { journeyProvider, type JourneyProvider } from './sign-in-journey.js';
+import { HAS_CHROMIUM } from './provider.js';
 
 const servers: JourneyProvider[] = [];
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
-const hasChromium = existsSync(process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM);
 
 /** The simulator's sign-in form twice: a hidden small-screen copy first, then the one shown. */
 const twice = (html: string) => {
@@ -29,7 +28,7 @@ const twice = (html: string) => {
   );
 };
 
-describe.skipIf(!hasChromium)('a sign-in page with its form twice, one hidden', () => {
+describe.skipIf(!HAS_CHROMIUM)('a sign-in page with its form twice, one hidden', () => {
   it('browser driver: signs in with the form shown and approves', async () => {
     const provider = await journeyProvider({ signInPage: twice });
     servers.push(provider);

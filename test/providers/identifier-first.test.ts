@@ -6,16 +6,15 @@
  * signed-in user errored. A wrong password, or an unknown username, is still a refused sign-in,
  * said once.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { executeRun } from '../../cli/run.js';
 import { targetConfig } from '../../simulator/control/config.js';
 import { allChecks } from '../../suites/index.js';
-import { DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
 import type { Report } from '../../suites/report/model.js';
-import { expectOneRefusal } from './provider.js';
+import { expectOneRefusal, HAS_CHROMIUM } from './provider.js';
 import { identifierFirstProvider, type IdentifierFirstMode, type IdentifierFirstProvider } from './identifier-first.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-identifier-first-'));
@@ -25,7 +24,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const hasChromium = existsSync(process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM);
 /** Checks that each play an authorization, approved and denied. */
 const SIGN_IN_CHECKS = ['grants.state-unchanged', 'grants.consent-denied', 'grants.code-single-use'];
 
@@ -72,7 +70,7 @@ describe('identifier-first sign-in', () => {
     expect(posted.passwords, why).toBeGreaterThan(0);
   }, 240_000);
 
-  it.skipIf(!hasChromium).each([
+  it.skipIf(!HAS_CHROMIUM).each([
     { mode: 'script', what: 'in a form' },
     { mode: 'app', what: 'with no form, by its buttons' },
   ] as const)(
@@ -134,7 +132,7 @@ describe('identifier-first sign-in', () => {
       posted: { usernames: 1, byScript: 1, passwords: 0 },
     },
   ] as const;
-  it.each(REFUSALS.filter((r) => r.kind === 'form' || hasChromium))(
+  it.each(REFUSALS.filter((r) => r.kind === 'form' || HAS_CHROMIUM))(
     '$kind driver, $what: one errored check, the rest skipped',
     async (r) => {
       const name = `${r.kind}-${r.what.replace(/\W+/g, '-')}`;

@@ -8,7 +8,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
-import { listen, bodyOf } from '../suites/loopback.js';
+import { listen, bodyOf, simulatorDocument } from '../suites/loopback.js';
 import { introspectionAt } from '../../suites/runner/capabilities.js';
 import type { Http } from '../../suites/types.js';
 import {
@@ -51,7 +51,7 @@ const introspectingAt =
       return () => notFound;
     if (method === 'GET' && url.pathname === '/.well-known/openid-configuration')
       return async (_body, sim) => {
-        const doc = (await (await sim.handle(new Request(url))).json()) as Record<string, unknown>;
+        const doc = await simulatorDocument(sim, url);
         return json({ ...doc, introspection_endpoint: elsewhere?.() ?? `${base}${INTROSPECTION}` });
       };
     if (method === 'POST' && url.pathname === INTROSPECTION && !elsewhere)

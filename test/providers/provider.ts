@@ -66,11 +66,6 @@ export async function startProvider(deviation: Deviation, options: SimulatorOpti
   return { ...served, answered };
 }
 
-/** The simulator's own answer to a request the provider makes of it (an endpoint built on another). */
-export async function simulatorAnswer(sim: Sim, url: string, init: RequestInit = {}): Promise<Response> {
-  return sim.handle(new Request(url, init));
-}
-
 /**
  * `idp-conformance run` against the provider with its seeded target config; the report as JSON.
  * `checks` replaces the catalogue of checks (a test's own, or every check wrapped).
@@ -95,10 +90,13 @@ export async function runAgainst(
   return { code, report: JSON.parse(readFileSync(file, 'utf8')) as Report, stderr };
 }
 
+/** Is there a Chromium for the browser driver (IDP_CHROMIUM, else Debian's)? */
+export const HAS_CHROMIUM = existsSync(process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM);
+
 /** The drivers that play a person's pages: the form driver, and the browser driver where Chromium is. */
 export const PAGE_DRIVERS: ReadonlyArray<'form' | 'browser'> = [
   'form',
-  ...(existsSync(process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM) ? (['browser'] as const) : []),
+  ...(HAS_CHROMIUM ? (['browser'] as const) : []),
 ];
 
 /** runAgainst, one run, the checks `ids` only, `kind` playing the pages with its own defaults. */

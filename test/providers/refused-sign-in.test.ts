@@ -7,17 +7,16 @@
  * would have locked the account). Now the first refusal errors its check with the reason, no other
  * sign-in is tried, and each later check that needs one is skipped, saying why.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { executeRun } from '../../cli/run.js';
 import { targetConfig } from '../../simulator/control/config.js';
 import { allChecks } from '../../suites/index.js';
-import { DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
 import type { Report } from '../../suites/report/model.js';
 import { simulatorWith, type Loopback } from '../suites/loopback.js';
-import { expectOneRefusal } from './provider.js';
+import { expectOneRefusal, HAS_CHROMIUM } from './provider.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-refused-'));
 const servers: Loopback[] = [];
@@ -90,7 +89,7 @@ describe('a refused sign-in of the configured user', () => {
     expect(signIns).toBe(1);
   }, 120_000);
 
-  it.skipIf(!existsSync(process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM))(
+  it.skipIf(!HAS_CHROMIUM)(
     'with the browser driver: the same',
     async () => {
       const ids = ['grants.state-unchanged', 'grants.consent-denied'];

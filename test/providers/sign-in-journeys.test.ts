@@ -13,21 +13,21 @@
  * role=button>`, and waited 30 s on a form Chromium would not submit (a username in a type=email
  * field) before calling it "its sign-in form again".
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { executeRun } from '../../cli/run.js';
 import { targetConfig } from '../../simulator/control/config.js';
 import { allChecks } from '../../suites/index.js';
-import { createBrowserDriver, DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
+import { createBrowserDriver } from '../../suites/drivers/browser.js';
 import { createFormDriver } from '../../suites/drivers/form.js';
 import { createHttp, createRecorder } from '../../suites/runner/http.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import { createHttpTarget } from '../../suites/target/http.js';
 import type { Report } from '../../suites/report/model.js';
 import type { TargetConfig } from '../../suites/types.js';
-import { expectOneRefusal, PAGE_DRIVERS } from './provider.js';
+import { expectOneRefusal, PAGE_DRIVERS, HAS_CHROMIUM } from './provider.js';
 import {
   CONNECTOR_PATH,
   journeyProvider,
@@ -43,7 +43,6 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
   rmSync(dir, { recursive: true, force: true });
 });
-const hasChromium = existsSync(process.env.IDP_CHROMIUM ?? DEFAULT_CHROMIUM);
 
 async function start(journey: Journey) {
   const provider = await journeyProvider(journey);
@@ -452,7 +451,7 @@ describe('form driver: a sign-in that needs a person, or is refused, is said onc
   });
 });
 
-describe.skipIf(!hasChromium)('the same journeys through Chromium', () => {
+describe.skipIf(!HAS_CHROMIUM)('the same journeys through Chromium', () => {
   it('every page above, drawn by script where a provider does (a CSRF token from a meta tag, terms to accept as you sign in, No without a form, account tiles, a form that posts itself, the consent in a shadow DOM and a div role=button, under a cookie banner)', async () => {
     const scripted = `<input type="hidden" name="choice" id="choice"><div id="buttons"></div>
 <script>
@@ -528,7 +527,7 @@ describe("a choice of ways to sign in (Dex's connectors)", () => {
   it.each(['form', 'browser'] as const)(
     '%s driver: the way driver.signInPath names is followed, then the sign-in and the decision',
     async (kind) => {
-      if (kind === 'browser' && !hasChromium) return;
+      if (kind === 'browser' && !HAS_CHROMIUM) return;
       const { provider, config } = await start({ connectors: true });
       expect(await denyThenApprove(config, kind, { signInPath: CONNECTOR_PATH })).toEqual(DECIDED);
       expect(provider.posted.passwords).toBe(1);
@@ -559,7 +558,7 @@ describe("a choice of ways to sign in (Dex's connectors)", () => {
     expect(signedIn.find((c) => c.status === 'errored')?.message, why).toMatch(/status 200, a page with no form/);
   });
 
-  it.skipIf(!hasChromium)(
+  it.skipIf(!HAS_CHROMIUM)(
     'browser driver: the same, said the same way',
     async () => {
       const { provider, config } = await start({ connectors: true });

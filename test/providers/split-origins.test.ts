@@ -11,7 +11,14 @@
  * AUTH-CLIENT-BODY...), and with `trustedOrigins` nine over three.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listen, sendAnswer, simulatorAnswerTo, simulatorWith, type Loopback } from '../suites/loopback.js';
+import {
+  listen,
+  sendAnswer,
+  simulatorAnswerTo,
+  simulatorDocument,
+  simulatorWith,
+  type Loopback,
+} from '../suites/loopback.js';
 import { allChecks } from '../../suites/index.js';
 import { checksWith, erroredText, explain, runAgainst } from './provider.js';
 import type { Sim } from '../../simulator/types.js';
@@ -78,7 +85,7 @@ beforeAll(async () => {
     sendAnswer(
       res,
       (async () => {
-        const doc = (await (await front.sim.handle(new Request(url))).json()) as Record<string, unknown>;
+        const doc = await simulatorDocument(front.sim, url);
         for (const [member, path] of Object.entries(moving)) doc[member] = `${other.url}${onOther[path] ?? path}`;
         return Response.json(doc);
       })(),

@@ -67,6 +67,11 @@ export function simulatorAnswerTo(sim: Sim, req: IncomingMessage, url: URL, head
   );
 }
 
+/** The simulator's JSON document at `url` (its discovery document): what a test provider edits before serving it as its own. */
+export async function simulatorDocument(sim: Sim, url: URL | string): Promise<Record<string, unknown>> {
+  return (await (await sim.handle(new Request(url))).json()) as Record<string, unknown>;
+}
+
 /** Drain the request body first, so the client's write never races our answer. */
 const answer =
   (status: number, type: string, body: string): Handler =>
