@@ -44,6 +44,12 @@ export interface Runner<C extends Subject> {
 }
 
 /**
+ * A row's error is the same every time (its code, description and status come from the table), so
+ * it is made once: a pending poll answers it again and again (an error holds no stack, see HttpError).
+ */
+const rowErrors = new WeakMap<MachineRow, OAuthError>();
+
+/**
  * The OAuth error a row names, described by the condition (or state) that chose it. The spec's
  * validation guarantees the row's state and condition exist with a description.
  */
@@ -56,12 +62,6 @@ function rowError(m: Machine, row: MachineRow, error: string): OAuthError {
   }
   return known;
 }
-
-/**
- * A row's error is the same every time (its code, description and status come from the table), so
- * it is made once: a pending poll answers it again and again (an error holds no stack, see HttpError).
- */
-const rowErrors = new WeakMap<MachineRow, OAuthError>();
 
 function checkBinding<C>(m: Machine, binding: Binding<C>): void {
   const missing = [

@@ -476,10 +476,12 @@ export const authorizeChecks: Check[] = [
       keep(first);
       let page = first;
       // The sign-in page may be a few redirects away (a gateway's, a login application's own).
-      for (let hop = 0; hop < SIGN_IN_HOPS; hop++) {
+      for (let hop = 0; ; hop++) {
         // At whichever hop a code comes, that is the sentence broken (not leaving the provider): a
-        // code before any sign-in is a code no user approved (L130, RFC 6749 §3.1).
+        // code before any sign-in is a code no user approved (L130, RFC 6749 §3.1). The URL past
+        // the last hop followed is judged for that alone.
         codeBeforeSignIn(t, next, hop);
+        if (hop === SIGN_IN_HOPS) break;
         // The provider's origins: the target's, and those the config trusts (a separate sign-in host).
         const away = t.http.leaves(next.href);
         // A login application elsewhere the config does not trust: its premise, said once (sign-in.ts).
@@ -494,8 +496,6 @@ export const authorizeChecks: Check[] = [
         const further = page.status >= 300 && page.status < 400 ? page.headers.get('location') : null;
         if (further === null || !URL.canParse(further, next)) break;
         next = new URL(further, next);
-        // Past the last hop followed: still no code.
-        if (hop === SIGN_IN_HOPS - 1) codeBeforeSignIn(t, next, hop + 1);
       }
       // A form asking for the password, or for the username alone (the password on the next page).
       const loginField = t.config.driver?.loginField ?? SIGN_IN_DEFAULTS.loginField;
