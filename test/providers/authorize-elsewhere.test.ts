@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { targetConfig } from '../../simulator/control/config.js';
 import {
+  everything404,
   listen,
   sendAnswer,
   simulatorAnswerTo,
@@ -88,8 +89,7 @@ beforeAll(async () => {
     if (url.pathname === '/oauth/authorize') queries.push(url.search.slice(1));
     if (url.pathname === GOOGLE_AUTHORIZE) url.pathname = '/oauth/authorize';
     if (!WITH_AUTHORIZE.test(url.pathname)) {
-      req.resume();
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+      everything404(req, res);
       return;
     }
     sendAnswer(res, simulatorAnswerTo(front.sim, req, url));

@@ -11,7 +11,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
-import { listen, sendAnswer, simulatorAnswerTo, simulatorWith, type Loopback } from '../suites/loopback.js';
+import {
+  everything404,
+  listen,
+  sendAnswer,
+  simulatorAnswerTo,
+  simulatorWith,
+  type Loopback,
+} from '../suites/loopback.js';
 import { expectAllPassed, expectSaidOnce, PAGE_DRIVERS, runWithDriver } from './provider.js';
 
 const CHECKS = ['grants.pkce-valid-verifier', 'grants.consent-denied', 'grants.state-unchanged', 'oidc.id-token'];
@@ -61,8 +68,7 @@ beforeAll(async () => {
     const challenge = url.searchParams.get('consent_challenge') ?? '';
     const query = challenges.get(challenge);
     if (url.pathname !== '/consent' || query === undefined) {
-      req.resume();
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+      everything404(req, res);
       return;
     }
     // Cookies go to every port of a host: the provider's session reaches the consent application.

@@ -11,7 +11,7 @@
 import { createSimulator } from '../../simulator/core.js';
 import { writeResponse } from '../../simulator/adapters/node.js';
 import type { Sim } from '../../simulator/types.js';
-import { bodyOf, listen, type Loopback } from '../suites/loopback.js';
+import { everything404, bodyOf, listen, type Loopback } from '../suites/loopback.js';
 
 export const REALM = '/realms/conformance';
 
@@ -77,8 +77,7 @@ export async function startPathProvider({ rootToo = false, relative = false } = 
     const path = req.url ?? '/';
     const inRealm = path.startsWith(`${REALM}/`);
     if ((!inRealm && !rootToo) || path.startsWith('/.well-known/')) {
-      req.resume();
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+      everything404(req, res);
       return;
     }
     void (async () => {

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
-import { bodyOf, listen, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
+import { everything404, bodyOf, listen, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
 import { expectAllPassed, expectSaidOnce, PAGE_DRIVERS, runWithDriver } from './provider.js';
 import { signInGoesOn } from '../../suites/drivers/hand-over.js';
 
@@ -65,8 +65,7 @@ beforeAll(async () => {
     const challenge = url.searchParams.get('login_challenge') ?? '';
     const back = challenges.get(challenge);
     if (url.pathname !== '/login' || back === undefined) {
-      req.resume();
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+      everything404(req, res);
       return;
     }
     const headers = new Headers();

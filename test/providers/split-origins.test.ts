@@ -12,6 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  everything404,
   listen,
   sendAnswer,
   simulatorAnswerTo,
@@ -99,8 +100,7 @@ beforeAll(async () => {
     received.push(`${req.method} ${url.pathname}`);
     const source = servedAt(url.pathname);
     if (!source || absentOnOther.has(source)) {
-      req.resume();
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+      everything404(req, res);
       return;
     }
     const headers = new Headers();
