@@ -69,7 +69,9 @@ export function evict(store: Store, now: number): number {
  * grace after it (a session a week, an active refresh token for ever) without a bound (50,000 device
  * codes held 22 MB, 100,000 password grants 30 MB). At the bound the oldest goes (makeRoom), so a
  * new one is always served; the one that went answers as unknown, as after its grace. A personal
- * access token is pinned: never evicted, and only seeding makes one.
+ * access token is pinned: never evicted, and only seeding makes one. A token minted through the
+ * control API is pinned against the bound only: a client flooding grants cannot push out what the
+ * developer made by hand, and it still goes with the clock.
  */
 export const MOST_HELD = {
   deviceCodes: 100_000,

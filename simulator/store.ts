@@ -47,6 +47,11 @@ export interface AccessToken {
   /** digest of the authorization code it came from (reuse of that code revokes it) */
   fromCode: string | null;
   kind: 'oauth' | 'personal';
+  /**
+   * Minted through the control API: like a personal access token, never pushed out by the bound on
+   * stored tokens (evict.ts MOST_HELD); it still expires and is swept as any other.
+   */
+  pinned?: boolean;
 }
 
 export interface RefreshToken {

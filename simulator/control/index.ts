@@ -165,6 +165,13 @@ export const simCreateToken: Handler = async (ctx) => {
   const clientId = str(body, 'clientId');
   const app = clientId ? sim.store.applications.get(clientId) : seeded(sim).applications.confidential;
   if (!app) throw new ControlError('no application has this clientId', 404);
-  const { accessToken } = mintTokens(sim, { userId: user.id, app, scopes, refresh: false, expiresIn: lifetime(body) });
+  const { accessToken } = mintTokens(sim, {
+    userId: user.id,
+    app,
+    scopes,
+    refresh: false,
+    expiresIn: lifetime(body),
+    pinned: true,
+  });
   return json(201, { access_token: accessToken });
 };

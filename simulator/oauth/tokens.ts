@@ -28,6 +28,8 @@ export function mintTokens(
     refresh: boolean;
     fromCode?: string | null;
     expiresIn?: number | null;
+    /** Minted by hand (control API): kept whatever the bound (AccessToken.pinned). */
+    pinned?: boolean;
   },
 ): Issued {
   makeRoomForTokens(sim, input.refresh && input.app !== null);
@@ -44,6 +46,7 @@ export function mintTokens(
     refreshToken: null,
     fromCode: input.fromCode ?? null,
     kind: 'oauth',
+    ...(input.pinned && { pinned: true }),
   };
   let refresh: RefreshToken | null = null;
   let refreshToken: string | null = null;
@@ -68,7 +71,7 @@ export function mintTokens(
 /**
  * Room for one more pair (evict.ts, MOST_HELD): a pair goes as one grant, so an evicted access token
  * takes its refresh token along and the other way round, and neither answers but as unknown.
- * Personal access tokens are pinned.
+ * Personal access tokens and tokens minted through the control API are pinned.
  */
 function makeRoomForTokens(sim: Sim, withRefresh: boolean): void {
   const { accessTokens, refreshTokens } = sim.store;
@@ -76,7 +79,7 @@ function makeRoomForTokens(sim: Sim, withRefresh: boolean): void {
     accessTokens,
     MOST_HELD.accessTokens,
     (access) => access.refreshToken !== null && refreshTokens.delete(access.refreshToken),
-    (access) => access.kind === 'personal',
+    (access) => access.kind === 'personal' || access.pinned === true,
   );
   if (withRefresh)
     makeRoom(refreshTokens, MOST_HELD.refreshTokens, (refresh) => accessTokens.delete(refresh.accessToken));

@@ -185,6 +185,32 @@ describe('access and refresh tokens: at most MOST_HELD of each, a pair going as 
     expect([pat.status, newest.status]).toEqual([200, 200]);
   });
 
+  it('a token minted through the control API is pinned as a personal access token is: a flood of grants leaves it', async () => {
+    const w = world();
+    await signInRoot(w);
+    const minted = async (expiresIn?: null) =>
+      (
+        await w
+          .http()
+          .post('/-/simulator/tokens')
+          .send({ scopes: ['api'], ...(expiresIn === null ? { expiresIn } : {}) })
+      ).body.access_token as string;
+    const lasting = await minted(null);
+    const usual = await minted();
+    const { accessTokens } = w.sim.store;
+    const record = [...accessTokens.values()].at(-1)!;
+    for (let i = 0; accessTokens.size < MOST_HELD.accessTokens; i++)
+      accessTokens.set(`flood-${i}`, { ...record, digest: `flood-${i}`, pinned: false });
+    for (let i = 0; i < 3; i++) await tokens(w, 'confidential');
+    expect(accessTokens.size).toBe(MOST_HELD.accessTokens);
+    expect(['flood-0', 'flood-2', 'flood-3'].map((k) => accessTokens.has(k))).toEqual([false, false, true]);
+    const user = (token: string) => w.http().get('/api/v4/user').set('authorization', `Bearer ${token}`);
+    expect([(await user(lasting)).status, (await user(usual)).status]).toEqual([200, 200]);
+    // Pinned against the bound, not against time: past its lifetime and the grace, a sweep takes it.
+    w.sim.clock.advance(2 * 86_400);
+    expect([(await user(lasting)).status, (await user(usual)).status]).toEqual([200, 401]);
+  });
+
   it('refresh tokens outliving their access tokens (never expiring) are capped too, the access token going with one', async () => {
     const w = world();
     await signInRoot(w);
