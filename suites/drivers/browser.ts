@@ -82,10 +82,9 @@ import {
 import { unservedOf } from '../target/unserved.js';
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
-/** Quiet, offline, throwaway: no sandbox (containers), no GPU, nothing fetched in the background. */
+/** Quiet, offline, throwaway: no GPU, nothing fetched in the background (the sandbox: sandboxFor). */
 export const CHROMIUM_ARGS = [
   '--headless',
-  '--no-sandbox',
   '--disable-gpu',
   '--disable-background-networking',
   '--disable-component-update',
@@ -175,6 +174,13 @@ async function rememberPid(browser: Browser): Promise<void> {
   await session.detach().catch(() => undefined);
 }
 
+/**
+ * Whether Chromium runs in its own sandbox: the provider's scripts run in it, and a hostile
+ * provider's page that took over its renderer is held there, not loose in the user's account (it
+ * ran without one everywhere: the flag was for containers). Chromium will not start one as root.
+ */
+export const sandboxFor = (uid = process.getuid?.()): boolean => uid !== 0;
+
 async function launch(executablePath: string): Promise<Browser> {
   let playwright: typeof import('playwright-core');
   try {
@@ -186,13 +192,17 @@ async function launch(executablePath: string): Promise<Browser> {
     // launch() gives each browser a fresh temporary profile (user-data-dir) and deletes it on close.
     // SIGINT and SIGTERM stay ours: the first lets the running check finish, so the browser must
     // outlive it (playwright still kills it when the process exits).
-    const browser = await playwright.chromium.launch({
-      executablePath,
-      args: CHROMIUM_ARGS,
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      timeout: PAGE_TIMEOUT_MS,
-    });
+    const start = (chromiumSandbox: boolean) =>
+      playwright.chromium.launch({
+        executablePath,
+        args: CHROMIUM_ARGS,
+        chromiumSandbox,
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        timeout: PAGE_TIMEOUT_MS,
+      });
+    // Where the sandbox cannot start (no user namespaces in a container) Chromium ends at once: without.
+    const browser = sandboxFor() ? await start(true).catch(() => start(false)) : await start(false);
     await rememberPid(browser).catch(() => undefined);
     return browser;
   } catch (error) {

@@ -17,6 +17,16 @@ export interface Fence {
   close(): Promise<void>;
 }
 
+/**
+ * Chromium's bypass rule for exactly one origin. A rule without a port matches every port of the
+ * host, and URL.origin leaves the scheme's default port out: `http://127.0.0.2` would have let the
+ * page reach every service on 127.0.0.2, so the port is always written.
+ */
+export function bypassRule(origin: string): string {
+  const { protocol, hostname, port } = new URL(origin);
+  return `${protocol}//${hostname}:${port || (protocol === 'https:' ? '443' : '80')}`;
+}
+
 /** A fence letting through exactly `allowed` (origins, as URL.origin spells them). */
 export async function openFence(allowed: readonly string[]): Promise<Fence> {
   const server: Server = createServer((socket) => socket.destroy());
@@ -27,7 +37,7 @@ export async function openFence(allowed: readonly string[]): Promise<Fence> {
   const { port } = server.address() as { port: number };
   return {
     // Playwright adds <-loopback>, so loopback origins other than these go through the fence too.
-    proxy: { server: `http://127.0.0.1:${port}`, bypass: allowed.join(',') },
+    proxy: { server: `http://127.0.0.1:${port}`, bypass: allowed.map(bypassRule).join(',') },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

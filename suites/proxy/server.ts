@@ -198,6 +198,21 @@ function loopbackOrigin(origin: string): boolean {
 }
 
 /**
+ * A link followed or a redirect in the browser's own window (a GET navigation of the top-level
+ * document): it carries no Origin, so the team's application on another port (same-site) or on
+ * `localhost` (cross-site) could not send the browser to the authorization endpoint at all. Such a
+ * visit is no unseen request: the developer sees the page change, and the page that sent it reads
+ * nothing back, as with a link to the provider itself. A frame's navigation or a form post is not one.
+ */
+function topLevelVisit(method: string | undefined, headers: IncomingMessage['headers']): boolean {
+  return (
+    (method === 'GET' || method === 'HEAD') &&
+    headers['sec-fetch-mode'] === 'navigate' &&
+    headers['sec-fetch-dest'] === 'document'
+  );
+}
+
+/**
  * Why a browser request a page of another site made is refused, or undefined. A browser says where
  * a request comes from (`Sec-Fetch-Site`; and `Origin` on a fetch or a form post): one from
  * another site is refused unless its Origin is loopback (the team's own application served
@@ -207,9 +222,14 @@ function loopbackOrigin(origin: string): boolean {
  * outside a browser sends no `Sec-Fetch-Site` (the harness's CORS checks send an `Origin` of their
  * own making) and sees no change.
  */
-function crossSiteRefusal(headers: IncomingMessage['headers'], allowOrigins: ReadonlySet<string>): string | undefined {
+function crossSiteRefusal(
+  method: string | undefined,
+  headers: IncomingMessage['headers'],
+  allowOrigins: ReadonlySet<string>,
+): string | undefined {
   const site = String(headers['sec-fetch-site'] ?? '').toLowerCase();
   if (site === '' || site === 'same-origin' || site === 'none') return undefined;
+  if (topLevelVisit(method, headers)) return undefined;
   const origin = headers.origin;
   if (origin !== undefined && (loopbackOrigin(origin) || allowOrigins.has(origin.toLowerCase()))) return undefined;
   return origin === undefined
@@ -252,7 +272,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     if (!req.url?.startsWith('/')) return refuse(400, 'the request target must be a path');
     if (!ownHost(req.headers.host))
       return refuse(403, "the Host header must name the proxy's own address (or one given with --allow-host)");
-    const crossSite = crossSiteRefusal(req.headers, allowOrigins);
+    const crossSite = crossSiteRefusal(req.method, req.headers, allowOrigins);
     if (crossSite) return refuse(403, crossSite);
     const startedAt = Date.now();
     const requestBody = keep(max, budget);

@@ -8,6 +8,7 @@ import type { Answer } from '../../simulator/http.js';
 import type { Sim, SimRequest, SimulatorOptions } from '../../simulator/types.js';
 import type { TargetConfig } from '../types.js';
 import { validateTargetConfig } from './config.js';
+import { ConfigError } from '../errors.js';
 import type { RawRequest, Target, TargetResponse } from './types.js';
 
 /** A name no network resolves: the simulator answers for any host it is addressed by. */
@@ -85,5 +86,13 @@ export async function readSimulatorConfig(
   // What the target says of itself is data: it never widens where the harness sends credentials,
   // and it is validated as a config file is (used as sent, a clientId that is a number crashed the run).
   const { trustedOrigins: _ignored, ...config } = said as TargetConfig;
-  return validateTargetConfig({ ...config, baseUrl }, `the target's own config (${baseUrl}/-/simulator/config)`);
+  const origin = `the target's own config (${baseUrl}/-/simulator/config)`;
+  const valid = validateTargetConfig({ ...config, baseUrl }, origin);
+  // The browser driver runs the target's scripts on this machine (fenced, yet unasked): a target naming
+  // it made `run --target` start Chromium on its pages. The manual driver asks a person, who sees it.
+  if (valid.driver?.kind === 'browser')
+    throw new ConfigError(
+      `${origin}: driver "browser" runs the target's scripts on this machine: only your config file chooses it (--config)`,
+    );
+  return valid;
 }

@@ -6,7 +6,9 @@
  * 127.0.0.2: another site, so Chromium runs it in a process of its own) whose script sends a
  * fetch, an image, a WebSocket and a peer connection to that other origin. The browser driver
  * plays the flow through Chromium: it still gets its code, the trusted frame loads, and nothing at
- * all reaches the other origin.
+ * all reaches the other origin. The config also trusts `http://127.0.0.2` written without a port:
+ * that is port 80 of the host, never the collector's port there (Chromium reads a proxy bypass
+ * rule without a port as every port of the host).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSocket, type Socket } from 'node:dgram';
@@ -75,7 +77,11 @@ beforeAll(async () => {
     return { ...answer, headers, body: Buffer.from(text) };
   });
   sim.options.controlHosts = [served.url, proxy.url].map((u) => new URL(u).host);
-  config = { ...targetConfig(sim, proxy.url), trustedOrigins: [frames.url], driver: { kind: 'browser' } };
+  config = {
+    ...targetConfig(sim, proxy.url),
+    trustedOrigins: [frames.url, `http://${OTHER_HOST}`],
+    driver: { kind: 'browser' },
+  };
 });
 
 afterAll(async () => {

@@ -117,3 +117,20 @@ describe('trustedOrigins', () => {
     expect(config).toEqual({ baseUrl: FAKE_BASE, release: '18.0' });
   });
 });
+
+describe('who plays the user, as the target says of itself', () => {
+  const said = (kind: string) =>
+    readSimulatorConfig(async () => Response.json({ driver: { kind, signInPath: '/users/sign_in' } }), FAKE_BASE);
+
+  it('is the simulator, the form or the manual driver (a person, who sees what the target asks)', async () => {
+    for (const kind of ['simulator', 'form', 'manual']) expect((await said(kind)).driver?.kind).toBe(kind);
+  });
+
+  // The browser runs the target's scripts on this machine: only the user's config chooses it.
+  it('is never the browser: one line, a config error (exit 2), nothing played', async () => {
+    await expect(said('browser')).rejects.toThrow(ConfigError);
+    await expect(said('browser')).rejects.toThrow(
+      new RegExp(`^the target's own config \\(${FAKE_BASE}/-/simulator/config\\): driver "browser" .*\\(--config\\)$`),
+    );
+  });
+});

@@ -44,6 +44,14 @@ describe("a target's own config (GET /-/simulator/config)", () => {
     expect(r.err.trim().split('\n')).toHaveLength(1);
   });
 
+  it("choosing the browser driver is refused in one line (exit 2): it ran the target's scripts in Chromium", async () => {
+    const url = await describing({ driver: { kind: 'browser' } });
+    const r = await runCli({ target: url, suite: 'grants' });
+    expect(r.code, r.err).toBe(2);
+    expect(r.err).toMatch(/\/-\/simulator\/config\): driver "browser" runs the target's scripts on this machine/);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+  });
+
   it('naming a release the spec does not know is refused, as in a config file', async () => {
     const r = await runCli({ target: await describing({ release: '9.9' }), suite: 'grants' });
     expect(r.code, r.err).toBe(2);

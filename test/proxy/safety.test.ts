@@ -20,9 +20,9 @@ afterEach(async () => {
   proxy = origin = undefined;
 });
 
-function get(url: string, host?: string, headers: Record<string, string> = {}) {
+function get(url: string, host?: string, headers: Record<string, string> = {}, method = 'GET') {
   return new Promise<{ status: number; body: string } | { error: string }>((resolve) => {
-    const req = request(url, { agent: false, headers: { ...(host ? { host } : {}), ...headers } }, (res) => {
+    const req = request(url, { method, agent: false, headers: { ...(host ? { host } : {}), ...headers } }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
@@ -202,7 +202,7 @@ describe('a page on a name of its own that resolves to the proxy (DNS rebinding)
 });
 
 describe('a page of another site that sends through the proxy (a form post, a no-cors fetch, an image)', () => {
-  it('is refused, sending nothing on and judging nothing; loopback origins, --allow-origin and non-browser clients pass', async () => {
+  it('is refused, sending nothing on and judging nothing; loopback origins, --allow-origin, top-level links and non-browser clients pass', async () => {
     const reached: string[] = [];
     origin = await listen((req, res) => {
       reached.push(String(req.headers.origin ?? req.headers['sec-fetch-site'] ?? 'no browser'));
@@ -222,7 +222,17 @@ describe('a page of another site that sends through the proxy (a form post, a no
       { ...site, origin: 'https://app.example.evil.example' },
       { 'sec-fetch-site': 'same-site', origin: 'https://evil.example' },
       site,
+      // A frame's navigation is unseen: only the top-level document's is a visit.
+      { ...site, 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' },
     ];
+    // A form posted in the top-level window: a navigation, but it sends a body of the page's making.
+    const postedForm = {
+      ...site,
+      'sec-fetch-mode': 'navigate',
+      'sec-fetch-dest': 'document',
+      origin: 'https://evil.example',
+    };
+    expect(await get(`${proxy.url}/api/v4/user`, undefined, postedForm, 'POST')).toMatchObject({ status: 403 });
     for (const headers of refused)
       expect(await get(`${proxy.url}/api/v4/user`, undefined, headers), JSON.stringify(headers)).toMatchObject({
         status: 403,
@@ -240,6 +250,8 @@ describe('a page of another site that sends through the proxy (a form post, a no
       { ...site, origin: 'https://APP.example' },
       { 'sec-fetch-site': 'same-origin' },
       { 'sec-fetch-site': 'none' },
+      // A link followed or a redirect in the window (the team's application on another port): no Origin.
+      { ...site, 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' },
     ];
     for (const headers of passed)
       expect(await get(`${proxy.url}/api/v4/user`, undefined, headers), JSON.stringify(headers)).toEqual({

@@ -14,7 +14,7 @@ import { safeReturnPath } from '../../simulator/oauth/session.js';
 import { MAX_UNKNOWN_LOGIN_KEYS } from '../../simulator/oauth/throttle.js';
 import { UsageError } from '../../cli/errors.js';
 import { simulatorOptions, startSimulation } from '../../cli/simulate.js';
-import { app, formFields, world } from './oauth/helpers.js';
+import { app, formFields, world, type World } from './oauth/helpers.js';
 
 const ORIGIN = 'http://127.0.0.1:3000';
 const HOME = '/home';
@@ -351,5 +351,39 @@ describe('stored like a real provider (AUTH-CREDENTIALS-STORED-HASHED, AUTH-SESS
       .type('form')
       .send({ ...formFields(page.text, 'sign-in'), 'user[login]': admin.username, 'user[password]': admin.password });
     expect(w.sim.store.sessions.size).toBe(1);
+  });
+});
+
+/**
+ * `/oauth/token` answers every origin (Access-Control-Allow-Origin: *, as the real service does), so
+ * a page on any site can post to a simulator on loopback and read the answer. That is safe only
+ * while no credential of it can be known in advance: none is a default, each is drawn per simulator.
+ */
+describe('no default credentials (CORS lets any page read /oauth/token)', () => {
+  it('two simulators share no seeded password, client id, client secret or token; one cannot mint with the other’s', async () => {
+    const [a, b] = [world(), world()];
+    const values = (w: World) => {
+      const s = seeded(w.sim);
+      const apps = Object.values(s.applications);
+      return [
+        ...[s.admin, s.user, s.twoFactorUser].map((u) => u.password),
+        ...apps.map((app) => app.uid),
+        ...apps.map((app) => app.secret),
+        s.personalAccessToken,
+      ];
+    };
+    const [mine, theirs] = [values(a), values(b)];
+    expect(mine.filter((v) => theirs.includes(v))).toEqual([]);
+    expect(Math.min(...mine.map((v) => v.length))).toBeGreaterThanOrEqual(24);
+    // A page that read another simulator's (its documentation's, a copy's) credentials gets nothing here.
+    const other = seeded(b.sim);
+    const minted = await a.http().post('/oauth/token').set('origin', 'https://evil.example').type('form').send({
+      grant_type: 'password',
+      username: 'root',
+      password: other.admin.password,
+      client_id: other.applications.confidential.uid,
+      client_secret: other.applications.confidential.secret,
+    });
+    expect({ status: minted.status, token: minted.body.access_token }).toEqual({ status: 401, token: undefined });
   });
 });
