@@ -44,7 +44,7 @@ import type {
   Request as PwRequest,
   Response as PwResponse,
 } from 'playwright-core';
-import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
+import type { AuthorizeOptions, Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { DriverError } from '../errors.js';
 import {
   accountSelector,
@@ -66,14 +66,14 @@ import { createSimulatorDriver } from './simulator.js';
 import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
 import { allowedOrigins } from '../target/origin.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
-import { handsOverTo, handsOverToAny, redirectUrisOf, signInGoesOn } from './hand-over.js';
+import { handsOverTo, handsOverToAny, redirectUrisOf } from './hand-over.js';
 import { awaitsEmail, NEEDS_PERSON_SELECTORS, NEW_PASSWORD_CSS, NEW_PASSWORD_FIELDS } from './needs-person.js';
 import {
   accountNotListed,
+  goingOnElsewhere,
   refusedIfClientError,
   signInNeedsPerson,
   signInRefused,
-  signInElsewhere,
   signInUser,
   wayToSignIn,
   waysOf,
@@ -889,6 +889,7 @@ export async function createBrowserDriver(
     startUrl: string,
     decision: Decision,
     userCode?: string,
+    options: AuthorizeOptions = {},
   ): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }> {
     const page = await openPage().catch((error: unknown) => {
       throw gone() ? browserGone() : error;
@@ -1105,8 +1106,14 @@ export async function createBrowserDriver(
       const away = handover();
       // Not to the application, before any decision: the sign-in going on where nothing may be sent.
       const offside = away && !handsOverHere(away.url.href) ? http.leaves(away.url.href) : undefined;
-      if (away && offside && !decided && signInGoesOn(away.url.href, redirectUris, asked))
-        signInElsewhere(http, away.url, offside, signedIn ? 'consent' : 'sign-in');
+      if (away && offside && !decided)
+        goingOnElsewhere(
+          http,
+          away.url,
+          offside,
+          { redirectUris, asked, malformed: options.malformed },
+          signedIn ? 'consent' : 'sign-in',
+        );
       // The provider's redirect to the application was stopped before Playwright saw it: record it.
       if (away?.response)
         http.record({
@@ -1147,8 +1154,8 @@ export async function createBrowserDriver(
 
   return {
     kind: 'browser',
-    async authorize(authorizeUrl, decision) {
-      return visit(authorizeUrl, decision);
+    async authorize(authorizeUrl, decision, options) {
+      return visit(authorizeUrl, decision, undefined, options);
     },
     approveDevice: (userCode, page) => device(userCode, 'approve', page),
     denyDevice: (userCode, page) => device(userCode, 'deny', page),

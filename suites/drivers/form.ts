@@ -5,7 +5,7 @@
  * button. Forms are found generically, so other providers work with a few config overrides.
  */
 import { CookieJar } from 'tough-cookie';
-import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
+import type { AuthorizeOptions, Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { CheckSkipped, HarnessError } from '../runner/errors.js';
 import {
   accountPattern,
@@ -27,16 +27,16 @@ import {
   type HtmlForm,
   type SubmitButton,
 } from './html.js';
-import { handsOverToAny, redirectUrisOf, signInGoesOn } from './hand-over.js';
+import { handsOverToAny, redirectUrisOf } from './hand-over.js';
 import { asksNewPassword, awaitsEmail, needsPerson } from './needs-person.js';
 import {
   accountNotListed,
+  goingOnElsewhere,
   identifierField,
   isSignInWay,
   refusedIfClientError,
   signInNeedsPerson,
   signInRefused,
-  signInElsewhere,
   signInUser,
   wayToSignIn,
   waysOf,
@@ -63,6 +63,7 @@ export interface Browser {
     startUrl: string,
     decision: Decision,
     fill?: (form: HtmlForm) => Record<string, string>,
+    options?: AuthorizeOptions,
   ): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }>;
 }
 
@@ -217,7 +218,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
   };
 
   return {
-    async browse(startUrl, decision, fill) {
+    async browse(startUrl, decision, fill, { malformed } = {}) {
       let url = startUrl;
       /** This authorization's redirect_uri (a check may ask with one the config does not list). */
       const asked = URL.canParse(startUrl) ? new URL(startUrl).searchParams.get('redirect_uri') : null;
@@ -242,8 +243,14 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           const next = resolved(location, url, 'the Location');
           if (leaves(next)) {
             const away = http.leaves(next);
-            if (away && !decided && signInGoesOn(next, redirectUris, asked))
-              signInElsewhere(http, new URL(next), away, signedIn ? 'consent' : 'sign-in');
+            if (away && !decided)
+              goingOnElsewhere(
+                http,
+                new URL(next),
+                away,
+                { redirectUris, asked, malformed },
+                signedIn ? 'consent' : 'sign-in',
+              );
             return { redirect: new URL(next), response, decided };
           }
           [url, method, body, what] = [next, 'GET', undefined, undefined];
@@ -385,8 +392,8 @@ export function createFormDriver(http: Http, config: TargetConfig): Driver {
   };
   return {
     kind: 'form',
-    async authorize(authorizeUrl, decision) {
-      return browser.browse(authorizeUrl, decision);
+    async authorize(authorizeUrl, decision, options) {
+      return browser.browse(authorizeUrl, decision, undefined, options);
     },
     approveDevice: (userCode, page) => device(userCode, 'approve', page),
     denyDevice: (userCode, page) => device(userCode, 'deny', page),

@@ -8,6 +8,7 @@
 import type { Http, TargetConfig } from '../types.js';
 import { CheckSkipped, HarnessError } from '../runner/errors.js';
 import { IDENTIFIER_WORDS, SIGN_IN_WAY_PATTERN } from './defaults.js';
+import { signInGoesOn } from './hand-over.js';
 import { parseLinks, type FormField, type HtmlForm, type SubmitButton } from './html.js';
 
 /** Per run, why no sign-in is tried again: the sentence each later check is skipped with. */
@@ -112,6 +113,24 @@ export function signInElsewhere(http: Http, to: URL, why: string, step: keyof ty
   throw new SignInRefused(
     `the provider's ${step} goes on at ${to.origin}${to.pathname}, which ${why}: nothing was sent there; if it is the provider's own (${ELSEWHERE[step].app}), list ${to.origin} in trustedOrigins; ${ELSEWHERE[step].untested} is not tested`,
   );
+}
+
+/**
+ * A redirect to `to`, off the provider (`why`: http.leaves) before any decision: the sign-in (or,
+ * `step` consent, the decision) going on where nothing may be sent, said once for the run
+ * (signInElsewhere), when it is neither the provider's answer to the application (hand-over.ts,
+ * signInGoesOn) nor the answer to a request the check malformed on purpose (AuthorizeOptions): that
+ * one is the check's to judge, returned to it, and tells nothing of the run's sign-in.
+ */
+export function goingOnElsewhere(
+  http: Http,
+  to: URL,
+  why: string,
+  handOver: { redirectUris: readonly string[]; asked: string | null; malformed?: boolean },
+  step: keyof typeof ELSEWHERE,
+): void {
+  if (!handOver.malformed && signInGoesOn(to.href, handOver.redirectUris, handOver.asked))
+    signInElsewhere(http, to, why, step);
 }
 
 const SIGN_IN_WAY = new RegExp(SIGN_IN_WAY_PATTERN, 'i');
