@@ -70,6 +70,7 @@ import { handsOverTo, handsOverToAny, redirectUrisOf } from './hand-over.js';
 import { awaitsEmail, NEEDS_PERSON_SELECTORS, NEW_PASSWORD_CSS, NEW_PASSWORD_FIELDS } from './needs-person.js';
 import {
   accountNotListed,
+  continuation,
   goingOnElsewhere,
   refusedIfClientError,
   signInNeedsPerson,
@@ -984,7 +985,7 @@ export async function createBrowserDriver(
       let identified = false;
       let decided = false;
       let continued = 0;
-      /** The links of ways to sign in followed (each once). */
+      /** The links of ways to sign in, and of interstitials, followed (each once). */
       const chosenWays = new Set<string>();
       await settle(page, watch, () =>
         page.goto(startUrl, { waitUntil: 'commit' }).catch((error: Error) => {
@@ -1072,6 +1073,15 @@ export async function createBrowserDriver(
           const step = await firstPresent(page, steps);
           if (step) {
             await press(step, Object.values(controls));
+            continue;
+          }
+          // After the password, a page of links only: an interstitial's one link that goes on (sign-in.ts).
+          const source =
+            signedIn && (await page.locator(ANY_CONTROL).count()) === 0 ? await pageSource(page) : undefined;
+          const onward = source ? continuation(http, source, page.url()) : undefined;
+          if (onward && !chosenWays.has(`${onward.href}|${onward.label}`)) {
+            chosenWays.add(`${onward.href}|${onward.label}`);
+            await press(wayCss(onward), Object.values(controls));
             continue;
           }
         }

@@ -31,6 +31,7 @@ import { handsOverToAny, redirectUrisOf } from './hand-over.js';
 import { asksNewPassword, awaitsEmail, needsPerson } from './needs-person.js';
 import {
   accountNotListed,
+  continuation,
   goingOnElsewhere,
   identifierField,
   isSignInWay,
@@ -343,6 +344,13 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             continue;
           }
           if (!decided && awaitsEmail(response.text)) signInNeedsPerson(http, 'a link sent by e-mail');
+          // After the password, a page of links only: an interstitial's one link that goes on (sign-in.ts).
+          const onward = signedIn && !decided && !forms.length ? continuation(http, response.text, url) : undefined;
+          if (onward && !submitted.has(`link ${onward.href}`)) {
+            submitted.add(`link ${onward.href}`);
+            [url, method, body, what] = [resolved(onward.href, url, 'the link'), 'GET', undefined, 'the link'];
+            continue;
+          }
           // The password answered by a page with nothing to go on with ("the password is incorrect").
           if (answersPassword && !forms.length) signInRefused(http, `status ${response.status}, a page with no form`);
           return { response, decided };

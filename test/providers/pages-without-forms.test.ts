@@ -1,0 +1,81 @@
+/**
+ * Pages of a sign-in without the form a driver submits: links only, or a control a script drives;
+ * both page drivers run over the same provider (sign-in-journey.ts) and read each the same way.
+ *
+ * - After the password, a page of links only: "Continue to app" (the one link that goes on, on the
+ *   provider's origin), "Use another account", a help link. An interstitial: its continuation is
+ *   followed and the sign-in goes on. With two links that go on, which one is a person's to choose:
+ *   said once, naming the page, and what needs a signed-in user is untested. Before, the form
+ *   driver took the page for a refused sign-in (the config blamed for the whole run), the browser
+ *   driver pressed the first link saying "continue" (no choice was said).
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { checksWith, expectOneRefusal, explain, PAGE_DRIVERS, runWithDriver } from './provider.js';
+import { journeyProvider, page, type Journey, type JourneyProvider, type JourneyStep } from './sign-in-journey.js';
+
+const servers: JourneyProvider[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+/** Checks that need the configured user signed in, and one that needs nobody. */
+const CHECKS = ['grants.consent-denied', 'grants.state-unchanged', 'grants.unsupported-grant-type'];
+
+const NEEDS_PERSON = {
+  first:
+    /^the harness could not complete this check: the provider's sign-in asks for (.+), which needs a person: sign in yourself with driver: manual; what needs a signed-in user is not tested$/,
+  later: /^the provider's sign-in needs a person \(.+\), found earlier in this run; it is not tried again$/,
+};
+
+/** A page after the password with links only: each `[label, query]` goes to `/journey` with that query. */
+const linksOnly = (title: string, links: Array<[string, string]>): JourneyStep => ({
+  page: (_form, link) =>
+    page(
+      title,
+      `<p>You are signed in as root.</p><ul>${links.map(([label, query]) => `<li><a href="${query.startsWith('http') || query.startsWith('/') ? query : link(query)}">${label}</a></li>`).join('')}</ul>`,
+    ),
+  passes: (posted) => posted.get('go') === 'app',
+});
+
+const OTHER_ACCOUNT: [string, string] = ['Use another account', '/users/sign_in?switch=1'];
+const HELP: [string, string] = ['Help', '/help/sign-in'];
+
+async function runOver(journey: Journey, kind: 'form' | 'browser') {
+  const provider = await journeyProvider(journey);
+  servers.push(provider);
+  const run = await runWithDriver(provider, kind, CHECKS);
+  return { ...run, provider, why: explain(run.report, run.stderr) };
+}
+
+describe('a page of links only after the password', () => {
+  it.each(PAGE_DRIVERS)(
+    '%s driver: its one continuation on the provider is followed, every check passes',
+    async (kind) => {
+      const interstitial = linksOnly('Welcome back', [['Continue to app', 'go=app'], OTHER_ACCOUNT, HELP]);
+      const { report, code, why, provider } = await runOver({ after: [interstitial] }, kind);
+      expect(checksWith(report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual([]);
+      expect(code, why).toBe(0);
+      expect(provider.posted, why).toEqual({ passwords: 1, steps: 1 });
+    },
+    120_000,
+  );
+
+  it.each(PAGE_DRIVERS)(
+    '%s driver: two links that go on are a choice for a person, said once naming the page',
+    async (kind) => {
+      const choice = linksOnly('Where to?', [
+        ['Continue to app', 'go=app'],
+        ['Continue to your profile', 'go=profile'],
+        OTHER_ACCOUNT,
+      ]);
+      const { report, why, provider } = await runOver({ after: [choice] }, kind);
+      expectOneRefusal(report, why, NEEDS_PERSON);
+      expect(report.checks.find((c) => c.status === 'errored')?.message, why).toMatch(
+        /asks for a choice between links on the page “Where to\?” at \/users\/sign_in \(Continue to app; Continue to your profile\)/,
+      );
+      expect(checksWith(report, 'passed'), why).toEqual(['grants.unsupported-grant-type']);
+      expect(provider.posted, why).toEqual({ passwords: 1, steps: 0 });
+    },
+    120_000,
+  );
+});
