@@ -126,6 +126,8 @@ type Decision = 'approve' | 'deny';
 const UNTICKED_SCOPE_BOXES = `input[type="checkbox"][name*="${SCOPE_BOX_NAME}" i]:not(:checked):not([disabled])`;
 /** What goes on from a page once its boxes are ticked (terms of use): accept, continue, yes. */
 const AGREE = [roleSelector('approve', 'deny'), roleSelector('step', 'deny'), roleSelector('yes')].join(', ');
+/** What Enter in a form presses: its default button (a `<button>` is one unless typed otherwise). */
+const SUBMIT_BUTTONS = 'button:not([type]), button[type="submit" i], input[type="submit" i], input[type="image" i]';
 /** Anything a person could act on: a page with none, in answer to the password, refused it. */
 const ANY_CONTROL = 'form, button, input:not([type="hidden" i]), select, textarea, [role="button"]';
 
@@ -835,6 +837,13 @@ export async function createBrowserDriver(
   }
 
   /**
+   * Does Enter in `form` send it? Only with a submit button: a form of two fields and none (its
+   * control a script's `<div role=button>`) is sent by nothing else (HTML's implicit submission),
+   * and the page's silence was taken for a refused sign-in.
+   */
+  const entered = async (form: Locator | undefined) => !!form && (await form.locator(SUBMIT_BUTTONS).count()) > 0;
+
+  /**
    * Fill the sign-in fields (in the password's form, or on the page when a script draws them
    * without one) and submit, with the configured or a "Sign in" button when there is no form. After
    * a username page (`identified`), the username may be shown read-only, or not at all.
@@ -854,7 +863,7 @@ export async function createBrowserDriver(
     await password.fill(secret);
     await tickAgreements(root);
     if (scope) await refusedIfInvalid(scope);
-    const buttonCss = d.signInSelector ?? (scope ? undefined : STEP_SELECTORS.signIn);
+    const buttonCss = d.signInSelector ?? ((await entered(scope)) ? undefined : STEP_SELECTORS.signIn);
     await submit(page, watch, password, buttonCss ? [buttonCss, 'signInSelector'] : undefined, next);
   }
 
@@ -865,7 +874,7 @@ export async function createBrowserDriver(
     await field.fill(username);
     const form = await formOf(field);
     if (form) await refusedIfInvalid(form);
-    const button: Control | undefined = form ? undefined : [STEP_SELECTORS.identify, 'next button'];
+    const button: Control | undefined = (await entered(form)) ? undefined : [STEP_SELECTORS.identify, 'next button'];
     await submit(page, watch, field, button, next);
   }
 

@@ -20,6 +20,7 @@ import {
 import {
   formData,
   matchesSelector,
+  openingTags,
   pageText,
   parseForms,
   parseLinks,
@@ -183,6 +184,13 @@ function submission(
   return form.method === 'get' ? [`${action.split('?')[0]}?${body}`, 'GET', undefined] : [action, 'POST', body];
 }
 
+/** Does the page have a password field (anywhere: the caller knows it has no form)? */
+function asksPassword(html: string): boolean {
+  for (const [name, attrs] of openingTags(html))
+    if (name === 'input' && (attrs.type ?? '').toLowerCase() === 'password') return true;
+  return false;
+}
+
 export function createBrowser(http: Http, config: TargetConfig): Browser {
   const jar = new CookieJar(undefined, { rejectPublicSuffixes: false, allowSpecialUseDomain: true });
   const d = { ...DEFAULTS, ...config.driver };
@@ -201,6 +209,16 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
     });
     for (const c of response.headers.getSetCookie()) await jar.setCookie(c, url, { ignoreError: true });
     return response;
+  };
+
+  /**
+   * A page this driver cannot play (`what`), said with `advice`; but registration fills its form
+   * over HTTP whatever the driver: under the browser driver, advice to switch would mislead.
+   */
+  const beyondForms = (what: string, advice: string): never => {
+    throw new HarnessError(
+      `${what}: ${config.driver?.kind === 'browser' ? 'this check fills HTML forms over HTTP, which the browser driver does not play for it' : advice}`,
+    );
   };
 
   /** The sign-in form: none on a page that asks only for a new password (needs-person.ts says it). */
@@ -261,17 +279,17 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         // Media types are case-insensitive (RFC 9110 §8.3.1): `TEXT/HTML` is a page too.
         if (!/html/i.test(response.headers.get('content-type') ?? '')) return { response, decided };
         const forms = parseForms(response.text);
-        // A page whose script draws the sign-in or consent (a sign-in application) is beyond an
-        // HTTP client: the harness's limit, said as such, not the provider's failure.
-        if (!forms.length && !decided && /<script\b/i.test(response.text))
-          throw new HarnessError(
-            `the provider's page at ${new URL(response.url || url).pathname} has no form (a script draws it): ${
-              // Registration fills its form over HTTP whatever the driver: advice to switch would mislead.
-              config.driver?.kind === 'browser'
-                ? 'this check fills HTML forms over HTTP, which the browser driver does not play for it'
-                : 'use driver: browser'
-            }`,
+        const at = new URL(response.url || url).pathname;
+        // Sign-in fields in no form, sent by a script's control (a <div role=button>), and a page
+        // whose script draws the sign-in or consent (a sign-in application) are beyond an HTTP
+        // client: the harness's limit, said as such, not the provider's failure.
+        if (!forms.length && !decided && !signedIn && asksPassword(response.text))
+          beyondForms(
+            `the provider's sign-in page at ${at} has its fields in no form (a script sends them, from a control such as a <div role=button>)`,
+            'the form driver cannot submit it; use driver: browser',
           );
+        if (!forms.length && !decided && /<script\b/i.test(response.text))
+          beyondForms(`the provider's page at ${at} has no form (a script draws it)`, 'use driver: browser');
         const login = signInForm(forms, response.text);
         const identifier = !login && !signedIn ? usernameForm(forms) : undefined;
         // The sign-in form again, in answer to the credentials: refused (a 200 page saying so).

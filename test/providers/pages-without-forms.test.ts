@@ -8,6 +8,11 @@
  *   said once, naming the page, and what needs a signed-in user is untested. Before, the form
  *   driver took the page for a refused sign-in (the config blamed for the whole run), the browser
  *   driver pressed the first link saying "continue" (no choice was said).
+ * - A sign-in page whose one control that sends it is a `<div role=button>` whose script posts the
+ *   fields: the browser driver clicks it, in a form or not (before, in a form without a submit
+ *   button it pressed Enter, which submits nothing, and took the page's silence for a refused
+ *   sign-in). The form driver submits a form as Enter would; fields in no form are a page it cannot
+ *   submit, said as such with the hint to use the browser driver (before: "no approve control").
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { checksWith, expectOneRefusal, explain, PAGE_DRIVERS, runWithDriver } from './provider.js';
@@ -78,4 +83,55 @@ describe('a page of links only after the password', () => {
     },
     120_000,
   );
+});
+
+/** The script of a control that posts the sign-in fields (those under #sign-in) as a form of its own. */
+const POSTS_FIELDS =
+  "const f = document.createElement('form'); f.method = 'post'; f.action = '/users/sign_in'; for (const i of document.querySelectorAll('#sign-in input')) f.append(Object.assign(document.createElement('input'), { type: 'hidden', name: i.name, value: i.value })); document.body.append(f); f.submit();";
+const SCRIPTED_BUTTON = `<div role="button" tabindex="0" onclick="${POSTS_FIELDS}">Sign in</div>`;
+const SUBMIT = /<button type="submit" name="commit" value="sign-in">Sign in<\/button>/;
+
+/** The simulator's sign-in page, its submit button a scripted control; `inForm`: its form kept, else its fields in a <div>. */
+const scriptedSignIn = (inForm: boolean): Journey => ({
+  signInPage: (html) => {
+    const drawn = html.replace(SUBMIT, SCRIPTED_BUTTON);
+    return inForm
+      ? drawn
+      : drawn.replace(/<form id="sign-in"[^>]*>/, '<div id="sign-in">').replace('</form>', '</div>');
+  },
+});
+
+describe('a sign-in page whose only control that sends it is a script-driven <div role=button>', () => {
+  it.each(PAGE_DRIVERS)(
+    '%s driver, the fields in a form without a submit button: signed in, every check passes',
+    async (kind) => {
+      const { report, code, why, provider } = await runOver(scriptedSignIn(true), kind);
+      expect(checksWith(report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual([]);
+      expect(code, why).toBe(0);
+      expect(provider.posted.passwords, why).toBe(1);
+    },
+    120_000,
+  );
+
+  it.skipIf(!PAGE_DRIVERS.includes('browser'))(
+    'browser driver, the fields in no form: it clicks the control, every check passes',
+    async () => {
+      const { report, code, why, provider } = await runOver(scriptedSignIn(false), 'browser');
+      expect(checksWith(report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual([]);
+      expect(code, why).toBe(0);
+      expect(provider.posted.passwords, why).toBe(1);
+    },
+    120_000,
+  );
+
+  it('form driver, the fields in no form: a sign-in page it cannot submit, said so with the hint to use the browser driver', async () => {
+    const { report, why, provider } = await runOver(scriptedSignIn(false), 'form');
+    expect(checksWith(report, 'failed', 'warned'), why).toEqual([]);
+    expect(checksWith(report, 'passed'), why).toEqual(['grants.unsupported-grant-type']);
+    for (const check of report.checks.filter((c) => c.id !== 'grants.unsupported-grant-type'))
+      expect(check.message, why).toMatch(
+        /^the harness could not complete this check: the provider's sign-in page at \/users\/sign_in has its fields in no form \(a script sends them, from a control such as a <div role=button>\): the form driver cannot submit it; use driver: browser$/,
+      );
+    expect(provider.posted.passwords, why).toBe(0);
+  });
 });
