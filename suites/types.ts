@@ -156,6 +156,18 @@ export interface AuthorizeOutcome {
   decided?: boolean;
 }
 
+/** What a check says of the authorization request it hands the driver (Driver.authorize). */
+export interface AuthorizeOptions {
+  /**
+   * The check departs from its normal request on purpose (a parameter missing, unknown or not
+   * registered, a response type other than code): what the provider answers is that check's to
+   * judge alone. A redirect off the provider before any
+   * decision is returned as the answer, never taken for the run's sign-in going on elsewhere
+   * (which skips every later sign-in): only the check's normal request can tell that.
+   */
+  malformed?: boolean;
+}
+
 /** Who plays the user. */
 export interface Driver {
   readonly kind: DriverKind;
@@ -167,7 +179,7 @@ export interface Driver {
    * nothing (a remembered consent) or offered no such control, so a check can tell the provider's
    * answer from a decision nobody made (undefined: the driver cannot know, as a person deciding).
    */
-  authorize(authorizeUrl: string, decision: 'approve' | 'deny'): Promise<AuthorizeOutcome>;
+  authorize(authorizeUrl: string, decision: 'approve' | 'deny', options?: AuthorizeOptions): Promise<AuthorizeOutcome>;
   /**
    * Approve or deny a device code on the verification page: `page`, the verification_uri the
    * provider answered, when the harness may visit it, else the service's GET /oauth/device.

@@ -44,7 +44,7 @@ import type {
   Request as PwRequest,
   Response as PwResponse,
 } from 'playwright-core';
-import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
+import type { AuthorizeOptions, Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { DriverError } from '../errors.js';
 import {
   accountSelector,
@@ -66,14 +66,15 @@ import { createSimulatorDriver } from './simulator.js';
 import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
 import { allowedOrigins } from '../target/origin.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
-import { handsOverTo, handsOverToAny, redirectUrisOf, signInGoesOn } from './hand-over.js';
+import { handsOverTo, handsOverToAny, redirectUrisOf } from './hand-over.js';
 import { awaitsEmail, NEEDS_PERSON_SELECTORS, NEW_PASSWORD_CSS, NEW_PASSWORD_FIELDS } from './needs-person.js';
 import {
   accountNotListed,
+  continuation,
+  goingOnElsewhere,
   refusedIfClientError,
   signInNeedsPerson,
   signInRefused,
-  signInElsewhere,
   signInUser,
   wayToSignIn,
   waysOf,
@@ -124,6 +125,8 @@ type Decision = 'approve' | 'deny';
 const UNTICKED_SCOPE_BOXES = `input[type="checkbox"][name*="${SCOPE_BOX_NAME}" i]:not(:checked):not([disabled])`;
 /** What goes on from a page once its boxes are ticked (terms of use): accept, continue, yes. */
 const AGREE = [roleSelector('approve', 'deny'), roleSelector('step', 'deny'), roleSelector('yes')].join(', ');
+/** What Enter in a form presses: its default button (a `<button>` is one unless typed otherwise). */
+const SUBMIT_BUTTONS = 'button:not([type]), button[type="submit" i], input[type="submit" i], input[type="image" i]';
 /** Anything a person could act on: a page with none, in answer to the password, refused it. */
 const ANY_CONTROL = 'form, button, input:not([type="hidden" i]), select, textarea, [role="button"]';
 
@@ -844,6 +847,13 @@ export async function createBrowserDriver(
   }
 
   /**
+   * Does Enter in `form` send it? Only with a submit button: a form of two fields and none (its
+   * control a script's `<div role=button>`) is sent by nothing else (HTML's implicit submission),
+   * and the page's silence was taken for a refused sign-in.
+   */
+  const entered = async (form: Locator | undefined) => !!form && (await form.locator(SUBMIT_BUTTONS).count()) > 0;
+
+  /**
    * Fill the sign-in fields (in the password's form, or on the page when a script draws them
    * without one) and submit, with the configured or a "Sign in" button when there is no form. After
    * a username page (`identified`), the username may be shown read-only, or not at all.
@@ -863,7 +873,7 @@ export async function createBrowserDriver(
     await password.fill(secret);
     await tickAgreements(root);
     if (scope) await refusedIfInvalid(scope);
-    const buttonCss = d.signInSelector ?? (scope ? undefined : STEP_SELECTORS.signIn);
+    const buttonCss = d.signInSelector ?? ((await entered(scope)) ? undefined : STEP_SELECTORS.signIn);
     await submit(page, watch, password, buttonCss ? [buttonCss, 'signInSelector'] : undefined, next);
   }
 
@@ -874,7 +884,7 @@ export async function createBrowserDriver(
     await field.fill(username);
     const form = await formOf(field);
     if (form) await refusedIfInvalid(form);
-    const button: Control | undefined = form ? undefined : [STEP_SELECTORS.identify, 'next button'];
+    const button: Control | undefined = (await entered(form)) ? undefined : [STEP_SELECTORS.identify, 'next button'];
     await submit(page, watch, field, button, next);
   }
 
@@ -899,6 +909,7 @@ export async function createBrowserDriver(
     startUrl: string,
     decision: Decision,
     userCode?: string,
+    options: AuthorizeOptions = {},
   ): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }> {
     const page = await openPage().catch((error: unknown) => {
       throw gone() ? browserGone() : error;
@@ -993,7 +1004,7 @@ export async function createBrowserDriver(
       let identified = false;
       let decided = false;
       let continued = 0;
-      /** The links of ways to sign in followed (each once). */
+      /** The links of ways to sign in, and of interstitials, followed (each once). */
       const chosenWays = new Set<string>();
       await settle(page, watch, () =>
         page.goto(startUrl, { waitUntil: 'commit' }).catch((error: Error) => {
@@ -1083,6 +1094,15 @@ export async function createBrowserDriver(
             await press(step, Object.values(controls));
             continue;
           }
+          // After the password, a page of links only: an interstitial's one link that goes on (sign-in.ts).
+          const source =
+            signedIn && (await page.locator(ANY_CONTROL).count()) === 0 ? await pageSource(page) : undefined;
+          const onward = source ? continuation(http, source, page.url()) : undefined;
+          if (onward && !chosenWays.has(`${onward.href}|${onward.label}`)) {
+            chosenWays.add(`${onward.href}|${onward.label}`);
+            await press(wayCss(onward), Object.values(controls));
+            continue;
+          }
         }
         if (continued < MAX_CONTINUES && (await present(page, ...controls.continue))) {
           continued++;
@@ -1115,8 +1135,14 @@ export async function createBrowserDriver(
       const away = handover();
       // Not to the application, before any decision: the sign-in going on where nothing may be sent.
       const offside = away && !handsOverHere(away.url.href) ? http.leaves(away.url.href) : undefined;
-      if (away && offside && !decided && signInGoesOn(away.url.href, redirectUris, asked))
-        signInElsewhere(http, away.url, offside, signedIn ? 'consent' : 'sign-in');
+      if (away && offside && !decided)
+        goingOnElsewhere(
+          http,
+          away.url,
+          offside,
+          { redirectUris, asked, malformed: options.malformed },
+          signedIn ? 'consent' : 'sign-in',
+        );
       // The provider's redirect to the application was stopped before Playwright saw it: record it.
       if (away?.response)
         http.record({
@@ -1157,8 +1183,8 @@ export async function createBrowserDriver(
 
   return {
     kind: 'browser',
-    async authorize(authorizeUrl, decision) {
-      return visit(authorizeUrl, decision);
+    async authorize(authorizeUrl, decision, options) {
+      return visit(authorizeUrl, decision, undefined, options);
     },
     approveDevice: (userCode, page) => device(userCode, 'approve', page),
     denyDevice: (userCode, page) => device(userCode, 'deny', page),

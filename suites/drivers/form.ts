@@ -5,7 +5,7 @@
  * button. Forms are found generically, so other providers work with a few config overrides.
  */
 import { CookieJar } from 'tough-cookie';
-import type { Driver, Http, HttpResponse, TargetConfig } from '../types.js';
+import type { AuthorizeOptions, Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { CheckSkipped, HarnessError } from '../runner/errors.js';
 import {
   accountPattern,
@@ -20,6 +20,7 @@ import {
 import {
   formData,
   matchesSelector,
+  openingTags,
   pageText,
   parseForms,
   parseLinks,
@@ -27,16 +28,17 @@ import {
   type HtmlForm,
   type SubmitButton,
 } from './html.js';
-import { handsOverToAny, redirectUrisOf, signInGoesOn } from './hand-over.js';
+import { handsOverToAny, redirectUrisOf } from './hand-over.js';
 import { asksNewPassword, awaitsEmail, needsPerson } from './needs-person.js';
 import {
   accountNotListed,
+  continuation,
+  goingOnElsewhere,
   identifierField,
   isSignInWay,
   refusedIfClientError,
   signInNeedsPerson,
   signInRefused,
-  signInElsewhere,
   signInUser,
   wayToSignIn,
   waysOf,
@@ -63,6 +65,7 @@ export interface Browser {
     startUrl: string,
     decision: Decision,
     fill?: (form: HtmlForm) => Record<string, string>,
+    options?: AuthorizeOptions,
   ): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }>;
 }
 
@@ -181,6 +184,13 @@ function submission(
   return form.method === 'get' ? [`${action.split('?')[0]}?${body}`, 'GET', undefined] : [action, 'POST', body];
 }
 
+/** Does the page have a password field (anywhere: the caller knows it has no form)? */
+function asksPassword(html: string): boolean {
+  for (const [name, attrs] of openingTags(html))
+    if (name === 'input' && (attrs.type ?? '').toLowerCase() === 'password') return true;
+  return false;
+}
+
 export function createBrowser(http: Http, config: TargetConfig): Browser {
   const jar = new CookieJar(undefined, { rejectPublicSuffixes: false, allowSpecialUseDomain: true });
   const d = { ...DEFAULTS, ...config.driver };
@@ -201,6 +211,16 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
     return response;
   };
 
+  /**
+   * A page this driver cannot play (`what`), said with `advice`; but registration fills its form
+   * over HTTP whatever the driver: under the browser driver, advice to switch would mislead.
+   */
+  const beyondForms = (what: string, advice: string): never => {
+    throw new HarnessError(
+      `${what}: ${config.driver?.kind === 'browser' ? 'this check fills HTML forms over HTTP, which the browser driver does not play for it' : advice}`,
+    );
+  };
+
   /** The sign-in form: none on a page that asks only for a new password (needs-person.ts says it). */
   const signInForm = (forms: HtmlForm[], html: string) =>
     asksNewPassword(html)
@@ -217,7 +237,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
   };
 
   return {
-    async browse(startUrl, decision, fill) {
+    async browse(startUrl, decision, fill, { malformed } = {}) {
       let url = startUrl;
       /** This authorization's redirect_uri (a check may ask with one the config does not list). */
       const asked = URL.canParse(startUrl) ? new URL(startUrl).searchParams.get('redirect_uri') : null;
@@ -242,8 +262,14 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           const next = resolved(location, url, 'the Location');
           if (leaves(next)) {
             const away = http.leaves(next);
-            if (away && !decided && signInGoesOn(next, redirectUris, asked))
-              signInElsewhere(http, new URL(next), away, signedIn ? 'consent' : 'sign-in');
+            if (away && !decided)
+              goingOnElsewhere(
+                http,
+                new URL(next),
+                away,
+                { redirectUris, asked, malformed },
+                signedIn ? 'consent' : 'sign-in',
+              );
             return { redirect: new URL(next), response, decided };
           }
           [url, method, body, what] = [next, 'GET', undefined, undefined];
@@ -253,17 +279,17 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         // Media types are case-insensitive (RFC 9110 §8.3.1): `TEXT/HTML` is a page too.
         if (!/html/i.test(response.headers.get('content-type') ?? '')) return { response, decided };
         const forms = parseForms(response.text);
-        // A page whose script draws the sign-in or consent (a sign-in application) is beyond an
-        // HTTP client: the harness's limit, said as such, not the provider's failure.
-        if (!forms.length && !decided && /<script\b/i.test(response.text))
-          throw new HarnessError(
-            `the provider's page at ${new URL(response.url || url).pathname} has no form (a script draws it): ${
-              // Registration fills its form over HTTP whatever the driver: advice to switch would mislead.
-              config.driver?.kind === 'browser'
-                ? 'this check fills HTML forms over HTTP, which the browser driver does not play for it'
-                : 'use driver: browser'
-            }`,
+        const at = new URL(response.url || url).pathname;
+        // Sign-in fields in no form, sent by a script's control (a <div role=button>), and a page
+        // whose script draws the sign-in or consent (a sign-in application) are beyond an HTTP
+        // client: the harness's limit, said as such, not the provider's failure.
+        if (!forms.length && !decided && !signedIn && asksPassword(response.text))
+          beyondForms(
+            `the provider's sign-in page at ${at} has its fields in no form (a script sends them, from a control such as a <div role=button>)`,
+            'the form driver cannot submit it; use driver: browser',
           );
+        if (!forms.length && !decided && /<script\b/i.test(response.text))
+          beyondForms(`the provider's page at ${at} has no form (a script draws it)`, 'use driver: browser');
         const login = signInForm(forms, response.text);
         const identifier = !login && !signedIn ? usernameForm(forms) : undefined;
         // The sign-in form again, in answer to the credentials: refused (a 200 page saying so).
@@ -336,6 +362,13 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             continue;
           }
           if (!decided && awaitsEmail(response.text)) signInNeedsPerson(http, 'a link sent by e-mail');
+          // After the password, a page of links only: an interstitial's one link that goes on (sign-in.ts).
+          const onward = signedIn && !decided && !forms.length ? continuation(http, response.text, url) : undefined;
+          if (onward && !submitted.has(`link ${onward.href}`)) {
+            submitted.add(`link ${onward.href}`);
+            [url, method, body, what] = [resolved(onward.href, url, 'the link'), 'GET', undefined, 'the link'];
+            continue;
+          }
           // The password answered by a page with nothing to go on with ("the password is incorrect").
           if (answersPassword && !forms.length) signInRefused(http, `status ${response.status}, a page with no form`);
           return { response, decided };
@@ -385,8 +418,8 @@ export function createFormDriver(http: Http, config: TargetConfig): Driver {
   };
   return {
     kind: 'form',
-    async authorize(authorizeUrl, decision) {
-      return browser.browse(authorizeUrl, decision);
+    async authorize(authorizeUrl, decision, options) {
+      return browser.browse(authorizeUrl, decision, undefined, options);
     },
     approveDevice: (userCode, page) => device(userCode, 'approve', page),
     denyDevice: (userCode, page) => device(userCode, 'deny', page),

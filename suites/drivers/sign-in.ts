@@ -7,8 +7,9 @@
  */
 import type { Http, TargetConfig } from '../types.js';
 import { CheckSkipped, HarnessError } from '../runner/errors.js';
-import { IDENTIFIER_WORDS, SIGN_IN_WAY_PATTERN } from './defaults.js';
-import { parseLinks, type FormField, type HtmlForm, type SubmitButton } from './html.js';
+import { controlPattern, IDENTIFIER_WORDS, SIGN_IN_WAY_PATTERN } from './defaults.js';
+import { signInGoesOn } from './hand-over.js';
+import { decodeEntities, parseLinks, type FormField, type HtmlForm, type SubmitButton } from './html.js';
 
 /** Per run, why no sign-in is tried again: the sentence each later check is skipped with. */
 const refusals = new WeakMap<Http, string>();
@@ -114,7 +115,29 @@ export function signInElsewhere(http: Http, to: URL, why: string, step: keyof ty
   );
 }
 
+/**
+ * A redirect to `to`, off the provider (`why`: http.leaves) before any decision: the sign-in (or,
+ * `step` consent, the decision) going on where nothing may be sent, said once for the run
+ * (signInElsewhere), when it is neither the provider's answer to the application (hand-over.ts,
+ * signInGoesOn) nor the answer to a request the check malformed on purpose (AuthorizeOptions): that
+ * one is the check's to judge, returned to it, and tells nothing of the run's sign-in.
+ */
+export function goingOnElsewhere(
+  http: Http,
+  to: URL,
+  why: string,
+  handOver: { redirectUris: readonly string[]; asked: string | null; malformed?: boolean },
+  step: keyof typeof ELSEWHERE,
+): void {
+  if (!handOver.malformed && signInGoesOn(to.href, handOver.redirectUris, handOver.asked))
+    signInElsewhere(http, to, why, step);
+}
+
 const SIGN_IN_WAY = new RegExp(SIGN_IN_WAY_PATTERN, 'i');
+const GOES_ON = new RegExp(controlPattern('step'), 'i');
+const AWAY = new RegExp(controlPattern('away'), 'i');
+/** A page's title, for a sentence that names the page (the page is the target's: cut). */
+const TITLE = /<title\b[^>]*>([^<]{0,200})/i;
 /** How many ways, and how much of each label, a sentence names (the page is the target's). */
 const WAYS_SAID = 6;
 const WAY_LABEL = 60;
@@ -176,6 +199,37 @@ export function wayToSignIn(
   const paths = [...new Set(onOrigin.map((l) => l.path.slice(0, WAY_LABEL)))].slice(0, WAYS_SAID);
   throw new SignInRefused(
     `the provider asks which way to sign in (${said.join('; ')}) and driver.signInPath (${signInPath}) leads to none of them: set it to the path where the configured user's way starts${paths.length ? ` (one of ${paths.join(', ')})` : ''}; what needs a signed-in user is not tested`,
+  );
+}
+
+/**
+ * After the password, before any decision, a page of links only (no form, no control: the page at
+ * `pageUrl`, its HTML `html`): an interstitial ("Welcome back": "Continue to app", "Use another
+ * account", a help link) whose one link that goes on (a step's words, CONTROL_WORDS; never one
+ * that leaves the session or signs in another way) is followed, as a person would: that link. One
+ * that leaves the target's origins is the sign-in going on elsewhere; several are a choice only a
+ * person can make: each said once, naming the page, and what needs a signed-in user is untested.
+ * None: undefined, and the page is judged as before (a refusal's "Try again").
+ */
+export function continuation(http: Http, html: string, pageUrl: string): SignInWay | undefined {
+  const onward = parseLinks(html).filter(
+    (l) => GOES_ON.test(l.label) && !AWAY.test(l.label) && !isSignInWay(l.label) && URL.canParse(l.href, pageUrl),
+  );
+  if (!onward.length) return undefined;
+  if (onward.length === 1) {
+    const to = new URL(onward[0].href, pageUrl);
+    const away = http.leaves(to.href);
+    if (away !== undefined) signInElsewhere(http, to, away);
+    return onward[0];
+  }
+  const title = decodeEntities(TITLE.exec(html)?.[1] ?? '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, WAY_LABEL);
+  const said = onward.slice(0, WAYS_SAID).map((l) => l.label.slice(0, WAY_LABEL));
+  signInNeedsPerson(
+    http,
+    `a choice between links on the page ${title ? `“${title}” ` : ''}at ${new URL(pageUrl).pathname.slice(0, WAY_LABEL)} (${said.join('; ')})`,
   );
 }
 

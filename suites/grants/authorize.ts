@@ -81,7 +81,7 @@ const granted = (redirect?: URL) =>
 
 /** The provider answered an untrusted authorize request (unknown client, no client_id or redirect_uri): no code, no redirect, a 4xx page. */
 async function expectErrorPage(t: CheckContext, url: string, what: string, rules: Refusal): Promise<void> {
-  const { redirect, response } = await t.driver.authorize(url, 'approve');
+  const { redirect, response } = await t.driver.authorize(url, 'approve', { malformed: true });
   const page = rules.delivery ?? [];
   const details = { status: response.status, redirectedTo: redirect ? `${redirect.origin}${redirect.pathname}` : null };
   t.soft(!granted(redirect), `${what}: a code was issued`, broke(rules.refusal, details));
@@ -245,6 +245,7 @@ export const authorizeChecks: Check[] = [
         const { redirect, response } = await t.driver.authorize(
           t.oauth.authorizeUrl('confidential', { redirect_uri: foreign }),
           'approve',
+          { malformed: true },
         );
         const details = { status: response.status, mutation };
         t.expect(
@@ -285,6 +286,7 @@ export const authorizeChecks: Check[] = [
         const outcome = await t.driver.authorize(
           t.oauth.authorizeUrl(app, { scope: scopes.join(' '), state }),
           'approve',
+          { malformed: true },
         );
         const code = outcome.redirect?.searchParams.get('code');
         if (code) {
@@ -318,6 +320,7 @@ export const authorizeChecks: Check[] = [
           const outcome = await t.driver.authorize(
             t.oauth.authorizeUrl('confidential', { scope: unknown, state }),
             'approve',
+            { malformed: true },
           );
           expectRefused(t, outcome, ['invalid_scope'], state, `authorize for the unknown scope "${unknown}"`, {
             refusal: ['SCOPE-UNKNOWN-REFUSED'],
@@ -342,6 +345,7 @@ export const authorizeChecks: Check[] = [
           const outcome = await t.driver.authorize(
             t.oauth.authorizeUrl('confidential', { response_type: responseType, state }),
             'approve',
+            { malformed: true },
           );
           expectRefused(
             t,
@@ -399,6 +403,7 @@ export const authorizeChecks: Check[] = [
       const outcome = await t.driver.authorize(
         t.oauth.authorizeUrl('confidential', { response_type: undefined, state }),
         'approve',
+        { malformed: true },
       );
       // RFC 6749 §4.1.2.1: invalid_request for a missing parameter; unsupported_response_type is also read that way.
       expectRefused(

@@ -182,7 +182,7 @@ async function expectListsTruthful(t: CheckContext, doc: Record<string, unknown>
       response_type: responseType,
       ...(openid ? { scope: 'openid', nonce: 'discovery' } : {}),
     });
-    const { redirect } = await t.driver.authorize(url, 'approve');
+    const { redirect } = await t.driver.authorize(url, 'approve', { malformed: true });
     t.expect(
       !redirect || redirectParams(redirect).get('error') !== 'unsupported_response_type',
       `response_types_supported lists ${responseType}, which /oauth/authorize refuses as unsupported`,
@@ -295,6 +295,7 @@ export const oidcChecks: Check[] = [
       const { redirect, response } = await t.driver.authorize(
         t.oauth.authorizeUrl('limited', { scope, state: 'no-openid' }),
         'approve',
+        { malformed: true },
       );
       const code = redirect?.searchParams.get('code');
       // Refusing the request (a page or an error redirect) is conformant: no code, no OpenID Connect.

@@ -461,11 +461,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       };
     return {
       ...driver,
-      async authorize(url, decision) {
+      async authorize(url, decision, options) {
         skipIfAway(url);
         skipIfAbsent(absentEndpoint(url));
         if (checkRunning) skipIfRefusedApp({ url });
-        return driver.authorize(url, decision);
+        return driver.authorize(url, decision, options);
       },
       approveDevice: verification((userCode, page) => driver.approveDevice(userCode, page)),
       denyDevice: verification((userCode, page) => driver.denyDevice(userCode, page)),

@@ -1,0 +1,53 @@
+/**
+ * A provider that answers an authorization request without client_id with a redirect to an error
+ * page on another origin (no code, error or state in it), before any sign-in. That request is one a
+ * check malformed on purpose: its answer is judged by that check alone (a redirect where the rule
+ * wants an error page warns GRANT-AUTHORIZE-MISSING-PARAMS), never taken for the sign-in going on
+ * elsewhere. Before, both drivers read it so: the check errored "the provider's sign-in goes on at
+ * http://127.0.0.2:9", and every later check that needed a sign-in was skipped for the whole run.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sim } from '../../simulator/types.js';
+import { simulatorWith, type Loopback } from '../suites/loopback.js';
+import { checksWith, explain, PAGE_DRIVERS, rulesWith, runWithDriver } from './provider.js';
+
+/** Another origin (RFC 6454: another host), where the provider shows its error pages. */
+const ERROR_PAGE = 'http://127.0.0.2:9/oauth/error?reason=client_id';
+
+/** The malforming check first, then two that need the configured user's sign-in. */
+const CHECKS = ['grants.authorize-missing-parameters', 'grants.consent-denied', 'oidc.id-token'];
+
+let provider: Loopback & { sim: Sim };
+
+beforeAll(async () => {
+  let base = '';
+  provider = await simulatorWith((req, res) => {
+    const url = new URL(req.url ?? '/', base);
+    if (req.method !== 'GET' || url.pathname !== '/oauth/authorize' || url.searchParams.has('client_id')) return false;
+    req.resume();
+    res.writeHead(302, { location: ERROR_PAGE }).end();
+    return true;
+  });
+  base = provider.url;
+}, 60_000);
+
+afterAll(async () => {
+  await provider?.close();
+});
+
+describe('an off-origin redirect answering a request a check malformed', () => {
+  it.each(PAGE_DRIVERS)(
+    '%s driver: judged by that check alone, no sign-in refused for the run',
+    async (kind) => {
+      const run = await runWithDriver(provider, kind, CHECKS);
+      const why = explain(run.report, run.stderr);
+      expect(checksWith(run.report, 'errored', 'skipped', 'failed'), why).toEqual([]);
+      expect(checksWith(run.report, 'passed'), why).toEqual(['grants.consent-denied', 'oidc.id-token']);
+      const check = run.report.checks.find((c) => c.id === 'grants.authorize-missing-parameters');
+      expect(check?.status, why).toBe('warned');
+      expect(check?.message, why).toMatch(/authorize without client_id: the provider must not redirect/);
+      expect(rulesWith(run.report, 'warned'), why).toEqual(['GRANT-AUTHORIZE-MISSING-PARAMS']);
+    },
+    120_000,
+  );
+});

@@ -1,0 +1,137 @@
+/**
+ * Pages of a sign-in without the form a driver submits: links only, or a control a script drives;
+ * both page drivers run over the same provider (sign-in-journey.ts) and read each the same way.
+ *
+ * - After the password, a page of links only: "Continue to app" (the one link that goes on, on the
+ *   provider's origin), "Use another account", a help link. An interstitial: its continuation is
+ *   followed and the sign-in goes on. With two links that go on, which one is a person's to choose:
+ *   said once, naming the page, and what needs a signed-in user is untested. Before, the form
+ *   driver took the page for a refused sign-in (the config blamed for the whole run), the browser
+ *   driver pressed the first link saying "continue" (no choice was said).
+ * - A sign-in page whose one control that sends it is a `<div role=button>` whose script posts the
+ *   fields: the browser driver clicks it, in a form or not (before, in a form without a submit
+ *   button it pressed Enter, which submits nothing, and took the page's silence for a refused
+ *   sign-in). The form driver submits a form as Enter would; fields in no form are a page it cannot
+ *   submit, said as such with the hint to use the browser driver (before: "no approve control").
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { checksWith, expectOneRefusal, explain, PAGE_DRIVERS, runWithDriver } from './provider.js';
+import { journeyProvider, page, type Journey, type JourneyProvider, type JourneyStep } from './sign-in-journey.js';
+
+const servers: JourneyProvider[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+/** Checks that need the configured user signed in, and one that needs nobody. */
+const CHECKS = ['grants.consent-denied', 'grants.state-unchanged', 'grants.unsupported-grant-type'];
+
+const NEEDS_PERSON = {
+  first:
+    /^the harness could not complete this check: the provider's sign-in asks for (.+), which needs a person: sign in yourself with driver: manual; what needs a signed-in user is not tested$/,
+  later: /^the provider's sign-in needs a person \(.+\), found earlier in this run; it is not tried again$/,
+};
+
+/** A page after the password with links only: each `[label, query]` goes to `/journey` with that query. */
+const linksOnly = (title: string, links: Array<[string, string]>): JourneyStep => ({
+  page: (_form, link) =>
+    page(
+      title,
+      `<p>You are signed in as root.</p><ul>${links.map(([label, query]) => `<li><a href="${query.startsWith('http') || query.startsWith('/') ? query : link(query)}">${label}</a></li>`).join('')}</ul>`,
+    ),
+  passes: (posted) => posted.get('go') === 'app',
+});
+
+const OTHER_ACCOUNT: [string, string] = ['Use another account', '/users/sign_in?switch=1'];
+const HELP: [string, string] = ['Help', '/help/sign-in'];
+
+async function runOver(journey: Journey, kind: 'form' | 'browser') {
+  const provider = await journeyProvider(journey);
+  servers.push(provider);
+  const run = await runWithDriver(provider, kind, CHECKS);
+  return { ...run, provider, why: explain(run.report, run.stderr) };
+}
+
+describe('a page of links only after the password', () => {
+  it.each(PAGE_DRIVERS)(
+    '%s driver: its one continuation on the provider is followed, every check passes',
+    async (kind) => {
+      const interstitial = linksOnly('Welcome back', [['Continue to app', 'go=app'], OTHER_ACCOUNT, HELP]);
+      const { report, code, why, provider } = await runOver({ after: [interstitial] }, kind);
+      expect(checksWith(report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual([]);
+      expect(code, why).toBe(0);
+      expect(provider.posted, why).toEqual({ passwords: 1, steps: 1 });
+    },
+    120_000,
+  );
+
+  it.each(PAGE_DRIVERS)(
+    '%s driver: two links that go on are a choice for a person, said once naming the page',
+    async (kind) => {
+      const choice = linksOnly('Where to?', [
+        ['Continue to app', 'go=app'],
+        ['Continue to your profile', 'go=profile'],
+        OTHER_ACCOUNT,
+      ]);
+      const { report, why, provider } = await runOver({ after: [choice] }, kind);
+      expectOneRefusal(report, why, NEEDS_PERSON);
+      expect(report.checks.find((c) => c.status === 'errored')?.message, why).toMatch(
+        /asks for a choice between links on the page “Where to\?” at \/users\/sign_in \(Continue to app; Continue to your profile\)/,
+      );
+      expect(checksWith(report, 'passed'), why).toEqual(['grants.unsupported-grant-type']);
+      expect(provider.posted, why).toEqual({ passwords: 1, steps: 0 });
+    },
+    120_000,
+  );
+});
+
+/** The script of a control that posts the sign-in fields (those under #sign-in) as a form of its own. */
+const POSTS_FIELDS =
+  "const f = document.createElement('form'); f.method = 'post'; f.action = '/users/sign_in'; for (const i of document.querySelectorAll('#sign-in input')) f.append(Object.assign(document.createElement('input'), { type: 'hidden', name: i.name, value: i.value })); document.body.append(f); f.submit();";
+const SCRIPTED_BUTTON = `<div role="button" tabindex="0" onclick="${POSTS_FIELDS}">Sign in</div>`;
+const SUBMIT = /<button type="submit" name="commit" value="sign-in">Sign in<\/button>/;
+
+/** The simulator's sign-in page, its submit button a scripted control; `inForm`: its form kept, else its fields in a <div>. */
+const scriptedSignIn = (inForm: boolean): Journey => ({
+  signInPage: (html) => {
+    const drawn = html.replace(SUBMIT, SCRIPTED_BUTTON);
+    return inForm
+      ? drawn
+      : drawn.replace(/<form id="sign-in"[^>]*>/, '<div id="sign-in">').replace('</form>', '</div>');
+  },
+});
+
+describe('a sign-in page whose only control that sends it is a script-driven <div role=button>', () => {
+  it.each(PAGE_DRIVERS)(
+    '%s driver, the fields in a form without a submit button: signed in, every check passes',
+    async (kind) => {
+      const { report, code, why, provider } = await runOver(scriptedSignIn(true), kind);
+      expect(checksWith(report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual([]);
+      expect(code, why).toBe(0);
+      expect(provider.posted.passwords, why).toBe(1);
+    },
+    120_000,
+  );
+
+  it.skipIf(!PAGE_DRIVERS.includes('browser'))(
+    'browser driver, the fields in no form: it clicks the control, every check passes',
+    async () => {
+      const { report, code, why, provider } = await runOver(scriptedSignIn(false), 'browser');
+      expect(checksWith(report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual([]);
+      expect(code, why).toBe(0);
+      expect(provider.posted.passwords, why).toBe(1);
+    },
+    120_000,
+  );
+
+  it('form driver, the fields in no form: a sign-in page it cannot submit, said so with the hint to use the browser driver', async () => {
+    const { report, why, provider } = await runOver(scriptedSignIn(false), 'form');
+    expect(checksWith(report, 'failed', 'warned'), why).toEqual([]);
+    expect(checksWith(report, 'passed'), why).toEqual(['grants.unsupported-grant-type']);
+    for (const check of report.checks.filter((c) => c.id !== 'grants.unsupported-grant-type'))
+      expect(check.message, why).toMatch(
+        /^the harness could not complete this check: the provider's sign-in page at \/users\/sign_in has its fields in no form \(a script sends them, from a control such as a <div role=button>\): the form driver cannot submit it; use driver: browser$/,
+      );
+    expect(provider.posted.passwords, why).toBe(0);
+  });
+});
