@@ -228,6 +228,10 @@ function crossSiteRefusal(
   allowOrigins: ReadonlySet<string>,
 ): string | undefined {
   const site = String(headers['sec-fetch-site'] ?? '').toLowerCase();
+  // Speculation rules let a page of any site have the browser prefetch or prerender a URL unseen,
+  // and Chromium marks that request `none`, as if typed: only a page of the proxy's own may.
+  if (site !== 'same-origin' && /prefetch/i.test(String(headers['sec-purpose'] ?? headers.purpose ?? '')))
+    return 'requests the browser makes ahead of a visit (prefetch, prerender) are refused unless a page of its own asked';
   if (site === '' || site === 'same-origin' || site === 'none') return undefined;
   if (topLevelVisit(method, headers)) return undefined;
   const origin = headers.origin;

@@ -6,7 +6,8 @@
  * 127.0.0.2: another site, so Chromium runs it in a process of its own) whose script sends a
  * fetch, an image, a WebSocket and a peer connection to that other origin. The browser driver
  * plays the flow through Chromium: it still gets its code, the trusted frame loads, and nothing at
- * all reaches the other origin. The config also trusts `http://127.0.0.2` written without a port:
+ * all reaches the other origin. Every page and frame also tries the other ways a page can send
+ * (otherChannels: a beacon, an event stream, a worker, windows, frames, a redirect, a prefetch). The config also trusts `http://127.0.0.2` written without a port:
  * that is port 80 of the host, never the collector's port there (Chromium reads a proxy bypass
  * rule without a port as every port of the host).
  */
@@ -53,6 +54,29 @@ function hostileScript(): string {
     fetch('${collector.url}/fetch?from=frame', { mode: 'no-cors' }).catch(() => {});
     new Image().src = '${collector.url}/pixel.png';
   }
+})();</script>${otherChannels()}`;
+}
+
+/**
+ * The other ways a page can send: a fetch, a beacon, an event stream, a worker's fetch and
+ * socket, window.open, a link opening a window, a frame, an image the provider's origin redirects
+ * (its /hop answers 302 to the other origin), and a prefetch by speculation rules.
+ */
+function otherChannels(): string {
+  const to = (path: string) => `'${collector.url}/${path}'`;
+  const worker = `fetch(${to('worker')}, { mode: 'no-cors' }).catch(() => {}); new WebSocket(${to('worker-ws').replace("'http:", "'ws:")});`;
+  return `<script>(() => {
+  const tryTo = (f) => { try { f(); } catch {} };
+  tryTo(() => fetch(${to('fetch')}, { mode: 'no-cors' }).catch(() => {}));
+  tryTo(() => navigator.sendBeacon(${to('beacon')}, 'x'));
+  tryTo(() => new EventSource(${to('events')}));
+  tryTo(() => new Worker(URL.createObjectURL(new Blob([${JSON.stringify(worker)}], { type: 'text/javascript' }))));
+  tryTo(() => window.open(${to('window-open')}));
+  tryTo(() => { const a = document.createElement('a'); a.href = ${to('link-window')}; a.target = '_blank'; document.body.append(a); a.click(); });
+  tryTo(() => { const f = document.createElement('iframe'); f.src = ${to('frame')}; document.body.append(f); });
+  new Image().src = '/hop';
+  tryTo(() => { const s = document.createElement('script'); s.type = 'speculationrules';
+    s.textContent = JSON.stringify({ prefetch: [{ source: 'list', urls: [${to('prefetch')}] }] }); document.head.append(s); });
 })();</script>`;
 }
 
@@ -67,7 +91,9 @@ beforeAll(async () => {
   }, OTHER_HOST);
   const sim = createSimulator({});
   served = await serve(sim);
-  proxy = await startProxy(served.url, (_req, answer) => {
+  proxy = await startProxy(served.url, (req, answer) => {
+    if (req.url === '/hop')
+      return { status: 302, headers: [['location', `${collector.url}/hopped`]], body: Buffer.alloc(0) };
     if (!answer.headers.some(([n, v]) => /^content-type$/i.test(n) && /html/i.test(v))) return answer;
     const text = answer.body
       .toString('utf8')

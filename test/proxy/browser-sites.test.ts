@@ -6,7 +6,8 @@
  * `cross-site` from localhost, and reaches the provider. A page of another site (http://evil.test,
  * served through the browser context's own proxy; a loopback origin would be the team's) sends
  * what a page can without being seen (an image, a no-cors fetch, a frame, a form posted into a
- * frame): none of it reaches the provider. Its top-level link to the proxy does, as a link to the
+ * frame, a prefetch and a prerender by speculation rules, which Chromium sends as `Sec-Fetch-Site:
+ * none`, as if typed): none of it reaches the provider. Its top-level link to the proxy does, as a link to the
  * provider itself would: the developer sees the page change, and the page that made it reads nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +57,8 @@ describe.skipIf(!hasChromium)(
 <iframe name="sink"></iframe>
 <form id="f" method="POST" action="${proxy.url}/hidden/form" target="sink"><input name="a" value="b"></form>
 <a id="link" href="${proxy.url}/visible/link">a link</a>
+<script type="speculationrules">{"prefetch": [{"source": "list", "urls": ["${proxy.url}/hidden/prefetch"]}],
+"prerender": [{"source": "list", "urls": ["${proxy.url}/hidden/prerender"]}]}</script>
 <script>fetch('${proxy.url}/hidden/fetch', { mode: 'no-cors' }).catch(() => {});
 document.getElementById('f').submit();</script>`)(res),
       );

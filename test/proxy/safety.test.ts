@@ -224,6 +224,13 @@ describe('a page of another site that sends through the proxy (a form post, a no
       site,
       // A frame's navigation is unseen: only the top-level document's is a visit.
       { ...site, 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' },
+      // Speculation rules of any site: Chromium sends their prefetch and prerender as `none`.
+      ...['prefetch', 'prefetch;prerender'].map((purpose) => ({
+        'sec-fetch-site': 'none',
+        'sec-fetch-mode': 'navigate',
+        'sec-fetch-dest': 'document',
+        'sec-purpose': purpose,
+      })),
     ];
     // A form posted in the top-level window: a navigation, but it sends a body of the page's making.
     const postedForm = {
@@ -236,7 +243,7 @@ describe('a page of another site that sends through the proxy (a form post, a no
     for (const headers of refused)
       expect(await get(`${proxy.url}/api/v4/user`, undefined, headers), JSON.stringify(headers)).toMatchObject({
         status: 403,
-        body: expect.stringMatching(/^idp-conformance proxy: .*another site/),
+        body: expect.stringMatching(/^idp-conformance proxy: .*(another site|unless a page of its own asked)/),
       });
     expect(reached).toEqual([]);
     const passed: Record<string, string>[] = [
@@ -250,6 +257,8 @@ describe('a page of another site that sends through the proxy (a form post, a no
       { ...site, origin: 'https://APP.example' },
       { 'sec-fetch-site': 'same-origin' },
       { 'sec-fetch-site': 'none' },
+      // The proxied provider's own pages prefetching its pages.
+      { 'sec-fetch-site': 'same-origin', 'sec-purpose': 'prefetch' },
       // A link followed or a redirect in the window (the team's application on another port): no Origin.
       { ...site, 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' },
     ];
