@@ -7,7 +7,7 @@
  * (nobody, when this runs as root), and as one on a machine with no sandbox to give
  * (a Chromium that ends at once without --no-sandbox: the driver starts it again without).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,22 @@ const DRIVER = fileURLToPath(new URL('../../dist/suites/drivers/browser.js', imp
 const ROOT = process.getuid?.() === 0;
 /** Who plays as an unprivileged user: this process's own, or nobody's when this runs as root. */
 const NOBODY = /^nobody:[^:]*:(\d+):(\d+):/m.exec(existsSync('/etc/passwd') ? readFileSync('/etc/passwd', 'utf8') : '');
-const CAN_RUN = existsSync(CHROMIUM) && existsSync('/proc/self/cmdline') && (!ROOT || NOBODY !== null);
+/**
+ * Whether nobody can read the build and playwright-core: not in a checkout under a folder only root
+ * may enter (`mktemp -d` makes one 0700), where the child could not even load the driver.
+ */
+const nobodyReads = (): boolean =>
+  spawnSync(
+    process.execPath,
+    [
+      '-e',
+      "const f = require('node:fs'); f.accessSync(process.argv[1]); f.accessSync(require('node:module').createRequire(process.argv[1]).resolve('playwright-core'))",
+      DRIVER,
+    ],
+    { uid: Number(NOBODY![1]), gid: Number(NOBODY![2]), cwd: '/', stdio: 'ignore' },
+  ).status === 0;
+const CAN_RUN =
+  existsSync(CHROMIUM) && existsSync('/proc/self/cmdline') && (!ROOT || (NOBODY !== null && nobodyReads()));
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-sandbox-'));
 chmodSync(dir, 0o755);
