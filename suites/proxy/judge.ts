@@ -137,7 +137,10 @@ function judgeGrantOfDiscovery(t: CheckContext, res: HttpResponse, params: URLSe
   const listed = flows.discovery?.grantTypes;
   // `implicit` names a response type, never a token request (as oidc.discovery reads it).
   if (!grant || grant === 'implicit' || !listed) return;
-  judgeGrantListed(t, grant, jsonObject(res)?.error !== 'unsupported_grant_type', listed, res.status);
+  // A client the provider did not know tells nothing of the grant: it may be refused before its grant is read.
+  const error = jsonObject(res)?.error;
+  if (error === 'invalid_client') return;
+  judgeGrantListed(t, grant, error !== 'unsupported_grant_type', listed, res.status);
 }
 
 /** An authorization request's answer, for a response type other than code that discovery listed. */

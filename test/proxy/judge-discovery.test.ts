@@ -90,6 +90,12 @@ describe('the answers that follow, against the types it listed', () => {
       flows,
     );
     expect(of(served2, 'OIDC-DISCOVERY')).toEqual([{ rule: 'OIDC-DISCOVERY', ok: true }]);
+    // A client refused as unknown says nothing of the grant: no verdict.
+    const unknownClient = judgeExchange(
+      tokenRequest('client_credentials', 401, { error: 'invalid_client', error_description: 'who?' }),
+      flows,
+    );
+    expect(of(unknownClient, 'OIDC-DISCOVERY')).toEqual([]);
   });
 
   it('a listed response type refused as unsupported breaks OIDC-DISCOVERY', () => {
