@@ -24,6 +24,20 @@ export interface OperationInfo {
   raw: OpenAPIV3_1.OperationObject;
 }
 
+/** The RFC 2119 words a sentence of an RFC or standard may carry, or none. */
+export type Modal =
+  | 'MUST'
+  | 'MUST NOT'
+  | 'REQUIRED'
+  | 'SHALL'
+  | 'SHALL NOT'
+  | 'SHOULD'
+  | 'SHOULD NOT'
+  | 'RECOMMENDED'
+  | 'MAY'
+  | 'OPTIONAL'
+  | 'none';
+
 export interface Rule {
   id: RuleId;
   title: string;
@@ -33,6 +47,10 @@ export interface Rule {
   source: string;
   /** Where the rule's force comes from: `source`, `documented`, or an RFC/standard section. */
   origin: string;
+  /** Of an RFC or standard origin: the RFC 2119 word of the sentence the rule carries (`none`: without one). */
+  modal?: Modal;
+  /** Why the level departs from what `modal` gives. */
+  levelWhy?: string;
   since?: string;
   until?: string;
   offering?: Offering;

@@ -85,6 +85,8 @@ export interface Flows {
   keysetLast: Remembered<KeysetLast>;
   /** How far the target's clock was moved ahead of the proxy's (the simulator's control API). */
   clockOffsetMs: number;
+  /** The lists of the last discovery document the proxy saw answered (judge.ts), a list only where it is one. */
+  discovery?: { grantTypes?: string[]; responseTypes?: string[] };
   /** The release the target is held to: release windows of the tables (keyset rows) are read at it. */
   release: string;
 }

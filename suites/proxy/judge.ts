@@ -8,6 +8,7 @@ import type { CheckContext, HttpResponse } from '../types.js';
 import {
   CURRENT_USER_PATH,
   DEVICE_GRANT,
+  DISCOVERY_PATH,
   REVOKE_PATH,
   STANDARD_ERRORS,
   deviceErrors,
@@ -47,6 +48,13 @@ import { AUTHORIZE_PATH, judgeGrantedScope, judgeInfoScope, judgeStateEcho, note
 import { judgeWith, observedResponse, type Verdict } from './recorder.js';
 import { judgeKeysetWalk, keysetOffer } from './pages.js';
 import { decodeContent } from '../target/content-coding.js';
+import {
+  judgeDiscoveryLists,
+  judgeGrantListed,
+  judgeResponseTypeListed,
+  judgeRs256Listed,
+  listedIn,
+} from '../oidc/discovery-lists.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
 
 /** Entries per kind of state: beyond them the oldest are forgotten (bounded memory). */
@@ -103,6 +111,45 @@ function tokenParams(ex: Observed, url: URL): URLSearchParams {
       for (const [k, v] of Object.entries(body)) if (typeof v === 'string' && !params.has(k)) params.set(k, v);
   }
   return params;
+}
+
+/**
+ * A discovery document answered: the lists it must carry and RS256 among its algorithms, judged as
+ * `run` judges them (OIDC-DISCOVERY, OIDC-DISCOVERY-RS256), and its grant and response types kept,
+ * to hold the answers that follow to them.
+ */
+function judgeDiscovery(ex: Observed, path: string, res: HttpResponse, flows: Flows): Verdict[] {
+  if (ex.method !== 'GET' || !path.endsWith(DISCOVERY_PATH) || ex.status !== 200) return [];
+  const doc = jsonObject(res);
+  if (!doc) return [];
+  const list = (field: string) => (Array.isArray(doc[field]) ? listedIn(doc, field) : undefined);
+  flows.discovery = { grantTypes: list('grant_types_supported'), responseTypes: list('response_types_supported') };
+  const algs = doc.id_token_signing_alg_values_supported;
+  return [
+    ...judgeWith((t) => judgeDiscoveryLists(t, doc)),
+    ...(Array.isArray(algs) ? judgeWith((t) => judgeRs256Listed(t, algs)) : []),
+  ];
+}
+
+/** A token request's grant type, served or refused as unsupported, against the grant types discovery listed. */
+function judgeGrantOfDiscovery(t: CheckContext, res: HttpResponse, params: URLSearchParams, flows: Flows): void {
+  const grant = params.get('grant_type');
+  const listed = flows.discovery?.grantTypes;
+  // `implicit` names a response type, never a token request (as oidc.discovery reads it).
+  if (!grant || grant === 'implicit' || !listed) return;
+  // A client the provider did not know tells nothing of the grant: it may be refused before its grant is read.
+  const error = jsonObject(res)?.error;
+  if (error === 'invalid_client') return;
+  judgeGrantListed(t, grant, error !== 'unsupported_grant_type', listed, res.status);
+}
+
+/** An authorization request's answer, for a response type other than code that discovery listed. */
+function judgeResponseTypeOfDiscovery(t: CheckContext, ex: Observed, url: URL, params: URLSearchParams, flows: Flows) {
+  const responseType = params.get('response_type');
+  if (!responseType || responseType === 'code' || !flows.discovery?.responseTypes?.includes(responseType)) return;
+  const location = ex.status >= 300 && ex.status < 400 ? ex.responseHeaders.get('location') : null;
+  const redirect = location && URL.canParse(location, url.href) ? new URL(location, url.href) : undefined;
+  judgeResponseTypeListed(t, responseType, redirect);
 }
 
 /** Token and token error responses (stateless): no-store, JSON, members per grant, error bodies. */
@@ -508,6 +555,7 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
       ...judgeWith((t) => judgeDevicePoll(t, ex, res, params, flows, client)),
       ...judgeWith((t) => judgeGrantedScope(t, ex, res, params, flows)),
       ...judgeWith((t) => judgeTokenFlows(t, ex, res, params, flows, client)),
+      ...(answered ? judgeWith((t) => judgeGrantOfDiscovery(t, res, params, flows)) : []),
     ];
   }
   if (ex.method === 'POST' && path === REVOKE_PATH) noteRevocation(ex, tokenParams(ex, url), flows);
@@ -516,7 +564,10 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
   if (path === AUTHORIZE_PATH) {
     const params = tokenParams(ex, url);
     noteAuthorization(ex, params, flows, client);
-    return judgeWith((t) => judgeStateEcho(t, ex, params));
+    return [
+      ...judgeWith((t) => judgeStateEcho(t, ex, params)),
+      ...judgeWith((t) => judgeResponseTypeOfDiscovery(t, ex, url, params, flows)),
+    ];
   }
   if (ex.method === 'OPTIONS') return judgeWith((t) => judgePreflight(t, ex, res, path));
   const bearer = bearerOf(ex, url);
@@ -535,5 +586,6 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
     ...(ex.status < 500 && ex.responseBody ? judgeWith((t) => judgeShape(t, ex.method, res)) : []),
     ...(ex.responseBody ? judgeWith((t) => judgeRemovedAttributes(t, ex.method, res)) : []),
     ...judgeWith((t) => judgeLegacyJwks(t, ex.method, res)),
+    ...judgeDiscovery(ex, path, res, flows),
   ];
 }

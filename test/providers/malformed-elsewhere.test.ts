@@ -7,9 +7,15 @@
  * http://127.0.0.2:9", and every later check that needed a sign-in was skipped for the whole run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sim } from '../../simulator/types.js';
-import { simulatorWith, type Loopback } from '../suites/loopback.js';
-import { checksWith, explain, PAGE_DRIVERS, rulesWith, runWithDriver } from './provider.js';
+import {
+  checksWith,
+  explain,
+  PAGE_DRIVERS,
+  rulesWith,
+  runWithDriver,
+  startProvider,
+  type Provider,
+} from './provider.js';
 
 /** Another origin (RFC 6454: another host), where the provider shows its error pages. */
 const ERROR_PAGE = 'http://127.0.0.2:9/oauth/error?reason=client_id';
@@ -17,18 +23,14 @@ const ERROR_PAGE = 'http://127.0.0.2:9/oauth/error?reason=client_id';
 /** The malforming check first, then two that need the configured user's sign-in. */
 const CHECKS = ['grants.authorize-missing-parameters', 'grants.consent-denied', 'oidc.id-token'];
 
-let provider: Loopback & { sim: Sim };
+let provider: Provider;
 
 beforeAll(async () => {
-  let base = '';
-  provider = await simulatorWith((req, res) => {
-    const url = new URL(req.url ?? '/', base);
-    if (req.method !== 'GET' || url.pathname !== '/oauth/authorize' || url.searchParams.has('client_id')) return false;
-    req.resume();
-    res.writeHead(302, { location: ERROR_PAGE }).end();
-    return true;
-  });
-  base = provider.url;
+  provider = await startProvider((method, url) =>
+    method === 'GET' && url.pathname === '/oauth/authorize' && !url.searchParams.has('client_id')
+      ? () => ({ status: 302, headers: { location: ERROR_PAGE } })
+      : undefined,
+  );
 }, 60_000);
 
 afterAll(async () => {

@@ -36,4 +36,5 @@ export const CAUGHT: [fault: string, rule: string, verdict: string, check: strin
   ['invalid-client-no-challenge', 'AUTH-INVALID-CLIENT-BASIC', 'failed', 'grants.client-authentication-failures'],
   ['removed-attributes-present', 'VER-CI-JOB-TOKEN-SCOPE-REMOVED', 'failed', 'versioning.ci-job-token-scope-removed'],
   ['token-info-no-aliases', 'INFO-ALIAS-EXPIRES-IN-SECONDS', 'failed', 'tokens.info-deprecated-aliases'],
+  ['discovery-no-rs256', 'OIDC-DISCOVERY-RS256', 'warned', 'oidc.discovery-rs256'],
 ];

@@ -32,6 +32,7 @@ const CHECKS = [
   'pagination.keyset-list-projects',
   'pagination.keyset-rows-list-projects',
   'pagination.keyset-list-groups',
+  'oidc.discovery-rs256',
 ];
 /** A few checks, each run twice, on a shared two-core machine: a bound, not a measurement. */
 const SCENARIO_TIMEOUT_MS = 240_000;
@@ -78,6 +79,7 @@ describe('proxy verdicts on the simulator', () => {
         'PAG-KEYSET-SELECTED-ENDPOINTS',
         'PAG-KEYSET-ROWS',
         'PAG-KEYSET-NEXT-LINK',
+        'OIDC-DISCOVERY-RS256',
       ])
         expect(status(proxy, id), id).toBe('passed');
       for (const r of judged) if (status(run, r.id)) expect(status(run, r.id), r.id).toBe(r.status);
