@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { SignJWT, decodeJwt, exportJWK, generateKeyPair, type JWK, type JWTPayload } from 'jose';
 import { digest } from '../../simulator/digest.js';
+import type { Sim } from '../../simulator/types.js';
 import type { Report } from '../../suites/report/model.js';
 import { startCollector, type Collector } from '../hostile/collector.js';
 import type { Deviation } from './corpus.js';
@@ -83,6 +84,19 @@ const unheld = new WeakSet<Asked>();
 
 /** Authorization requests without state, seen before they are forwarded. */
 const stateless = new WeakSet<Asked>();
+
+/** Revocations of an access token that a provider revoking refresh tokens only refuses, seen before they are forwarded. */
+const typeRefused = new WeakSet<Asked>();
+
+/** A revocation of an access token forwarded as one of a token the simulator does not hold: 200 {}, nothing revoked. */
+function keepAccessToken(asked: Asked, sim: Sim): boolean {
+  const form = formOf(asked);
+  const token = form.get('token') ?? '';
+  if (asked.url.pathname !== '/oauth/revoke' || !sim.store.accessTokens.has(digest(token))) return false;
+  form.set('token', `not-revoked-${token.length}`);
+  asked.body = Buffer.from(form.toString());
+  return true;
+}
 
 /** A non-rotating provider's refresh tokens: the one the client holds, the simulator's current one. */
 const kept = new Map<string, string>();
@@ -869,13 +883,34 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
       expect(`${skipped?.status}: ${skipped?.message}`).toMatch(/^skipped: the revocation did not take/);
     },
     rewrite: {
+      request: keepAccessToken,
+    },
+  },
+  {
+    // Amazon Cognito's /oauth2/revoke takes refresh tokens only: an access token is refused 400
+    // unsupported_token_type, RFC 7009 §2.2.1's code for a server that does not revoke that type.
+    name: 'revoking an access token refused 400 unsupported_token_type (Amazon Cognito revokes refresh tokens only)',
+    cite: 'L96, L162: a revocation revokes the token it is given and answers 200 {} (RFC 7009 §2.2.1 lets a server refuse the type)',
+    checks: [
+      'tokens.revoke-access-token',
+      'tokens.info-dead-token',
+      'tokens.revoke-unknown-token',
+      'tokens.revoke-refresh-token',
+      'tokens.revoke-client-auth',
+      'scopes.revoked-token-401',
+    ],
+    breaks: ['REV-REVOKES-TOKEN'],
+    rewrite: {
       request(asked, sim) {
-        const form = formOf(asked);
-        const token = form.get('token') ?? '';
-        if (asked.url.pathname !== '/oauth/revoke' || !sim.store.accessTokens.has(digest(token))) return false;
-        // Answered as for a token it does not hold: 200 {}, nothing revoked.
-        form.set('token', `not-revoked-${token.length}`);
-        asked.body = Buffer.from(form.toString());
+        if (!keepAccessToken(asked, sim)) return false;
+        typeRefused.add(asked);
+        return true;
+      },
+      answer(asked, answer) {
+        // Its client authentication comes first: a wrong secret is still invalid_client.
+        if (!typeRefused.delete(asked) || answer.status !== 200) return false;
+        answer.status = 400;
+        setJson(answer, { error: 'unsupported_token_type', error_description: 'Only refresh tokens can be revoked.' });
         return true;
       },
     },
