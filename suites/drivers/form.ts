@@ -37,6 +37,7 @@ import {
   signInNeedsPerson,
   signInRefused,
   signInElsewhere,
+  signInScripted,
   signInUser,
   wayToSignIn,
   waysOf,
@@ -255,15 +256,17 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         const forms = parseForms(response.text);
         // A page whose script draws the sign-in or consent (a sign-in application) is beyond an
         // HTTP client: the harness's limit, said as such, not the provider's failure.
-        if (!forms.length && !decided && /<script\b/i.test(response.text))
-          throw new HarnessError(
-            `the provider's page at ${new URL(response.url || url).pathname} has no form (a script draws it): ${
-              // Registration fills its form over HTTP whatever the driver: advice to switch would mislead.
-              config.driver?.kind === 'browser'
-                ? 'this check fills HTML forms over HTTP, which the browser driver does not play for it'
-                : 'use driver: browser'
-            }`,
-          );
+        if (!forms.length && !decided && /<script\b/i.test(response.text)) {
+          const path = new URL(response.url || url).pathname;
+          // Registration fills its form over HTTP whatever the driver: advice to switch would mislead.
+          if (config.driver?.kind === 'browser')
+            throw new HarnessError(
+              `the provider's page at ${path} has no form (a script draws it): this check fills HTML forms over HTTP, which the browser driver does not play for it`,
+            );
+          // Before any credentials, it is the way in of every sign-in: one cause of the run.
+          if (!signedIn && !identified) signInScripted(http, path);
+          throw new HarnessError(`the provider's page at ${path} has no form (a script draws it): use driver: browser`);
+        }
         const login = signInForm(forms, response.text);
         const identifier = !login && !signedIn ? usernameForm(forms) : undefined;
         // The sign-in form again, in answer to the credentials: refused (a 200 page saying so).

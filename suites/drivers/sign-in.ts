@@ -90,6 +90,22 @@ export function accountNotListed(http: Http): never {
   );
 }
 
+/**
+ * A page at `path` with no form, drawn by a script (a sign-in application: Authentik's, Zitadel's),
+ * met before any credentials went out: every sign-in of the run meets it, and the form driver runs
+ * no script. The harness's limit, said once like a refusal; skipped instead when said already.
+ */
+export function signInScripted(http: Http, path: string): never {
+  beforeSignIn(http);
+  refusals.set(
+    http,
+    `the provider's page at ${path} had no form (a script draws it) earlier in this run, which the form driver cannot play; it is not tried again`,
+  );
+  throw new SignInRefused(
+    `the provider's page at ${path} has no form (a script draws it), so what needs a signed-in user is not tested: use driver: browser`,
+  );
+}
+
 /** What goes on elsewhere, by what the driver had done: its application's name, what it leaves untested. */
 const ELSEWHERE = {
   'sign-in': { app: 'a login application', untested: 'what needs a signed-in user' },
