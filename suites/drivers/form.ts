@@ -29,6 +29,7 @@ import {
 } from './html.js';
 import { handsOverToAny, redirectUrisOf, signInGoesOn } from './hand-over.js';
 import { asksNewPassword, awaitsEmail, needsPerson } from './needs-person.js';
+import { expectDeviceDecided } from './device-outcome.js';
 import {
   accountNotListed,
   identifierField,
@@ -380,11 +381,8 @@ const userCodeFill = (userCode: string) => (form: HtmlForm) =>
 export function createFormDriver(http: Http, config: TargetConfig): Driver {
   const browser = createBrowser(http, config);
   const device = async (userCode: string, decision: Decision, page?: string) => {
-    const result = await browser.browse(devicePageUrl(http, userCode, page), decision, userCodeFill(userCode));
-    if (!result.decided)
-      throw new HarnessError(
-        `no ${decision} button on the device verification page (status ${result.response.status})`,
-      );
+    const url = devicePageUrl(http, userCode, page);
+    expectDeviceDecided(decision, await browser.browse(url, decision, userCodeFill(userCode)), url);
   };
   return {
     kind: 'form',
