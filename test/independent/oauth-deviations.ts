@@ -157,18 +157,19 @@ async function rsaKeyOf(bits: number): Promise<OwnKey> {
 
 /**
  * Token refusals with the right status whose body `replace` makes no OAuth error body: only the
- * error-body rules break (ENC-RESPONSE-JSON too: it is not JSON), never the rule that asked for the
- * refusal, which was right.
+ * error-body rules break (ENC-RESPONSE-JSON too unless `json`: then it is still JSON), never the
+ * rule that asked for the refusal, which was right.
  */
 function withoutErrorBody(
   name: string,
   replace: (answer: Parameters<NonNullable<Rewrite['answer']>>[1]) => void,
+  json = false,
 ): Deviation {
   return {
     name,
     cite: 'L56-61, L149: a failure returns the OAuth error body (error, error_description)',
     checks: REFUSALS,
-    breaks: ['ERR-OAUTH-BODY', 'TOK-ERROR-BODY', 'ENC-RESPONSE-JSON'],
+    breaks: ['ERR-OAUTH-BODY', 'TOK-ERROR-BODY', ...(json ? [] : ['ENC-RESPONSE-JSON'])],
     rewrite: {
       answer(asked, answer) {
         if (!tokenError(asked.url.pathname, answer)) return false;
@@ -258,6 +259,20 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
       `<html><head><title>${answer.status} Bad Request</title></head><body><center><h1>${answer.status} Bad Request</h1></center><hr><center>nginx</center></body></html>`,
     );
   }),
+  // Held (ninth round): Facebook's Graph API error, `error` an object; Twitch's, no `error` at all.
+  withoutErrorBody(
+    "token errors as Facebook's: error an object (message, type OAuthException, code, fbtrace_id)",
+    (answer) => {
+      const said = String(jsonOf(answer)?.error_description);
+      setJson(answer, { error: { message: said, type: 'OAuthException', code: 100, fbtrace_id: 'A1b2C3d4' } });
+    },
+    true,
+  ),
+  withoutErrorBody(
+    "token errors as Twitch's: status and message, no error",
+    (answer) => setJson(answer, { status: answer.status, message: String(jsonOf(answer)?.error_description) }),
+    true,
+  ),
   {
     // Codes of a provider's own where the standard one belongs (Doorkeeper-era servers and some
     // gateways say invalid_grant_type for an unsupported grant type).
