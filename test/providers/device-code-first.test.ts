@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
 import { bodyOf, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
-import { page } from './sign-in-journey.js';
+import { escaped, page } from './sign-in-journey.js';
 import { checksWith, explain, PAGE_DRIVERS, runWithDriver } from './provider.js';
 
 let front: Loopback & { sim: Sim };
@@ -17,7 +17,6 @@ let front: Loopback & { sim: Sim };
 const connected: string[] = [];
 
 const html = (body: string) => new Response(body, { headers: { 'content-type': 'text/html; charset=utf-8' } });
-const escaped = (value: string) => value.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 beforeAll(async () => {
   let base = '';
