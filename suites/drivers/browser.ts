@@ -1083,8 +1083,9 @@ export async function createBrowserDriver(
             await press(step, Object.values(controls));
             continue;
           }
-          // The code's form with no decision on it (the code before the sign-in), sent once as a person would.
-          if (userCode !== undefined && !codeSent && (await present(page, USER_CODE_SUBMIT, 'user code form'))) {
+          // The code's form with no decision on it (the code before the sign-in), sent once as a person
+          // would: by its one submit button (of two, one may be a Cancel).
+          if (userCode !== undefined && !codeSent && (await shownCount(page, USER_CODE_SUBMIT)) === 1) {
             codeSent = true;
             await press(USER_CODE_SUBMIT, Object.values(controls));
             continue;
