@@ -51,6 +51,7 @@ import {
   AGREEMENT_BOXES,
   DECISION_SELECTORS,
   IDENTIFIER_WORDS,
+  notSaying,
   PICKER_PATTERN,
   roleSelector,
   SCOPE_BOX_NAME,
@@ -82,11 +83,13 @@ import {
 } from './sign-in.js';
 import { unservedOf } from '../target/unserved.js';
 
-/** The device page's user code field, and the submit buttons of a form that holds one. */
+/** The device page's user code field, and the submit buttons of a form that holds one, a Cancel never. */
 const USER_CODE_FIELDS = ['input[name*="user_code" i]', 'input[name*="usercode" i]'];
 const USER_CODE_FIELD = USER_CODE_FIELDS.join(', ');
 const USER_CODE_SUBMIT = USER_CODE_FIELDS.flatMap((field) =>
-  ['button[type="submit"]', 'button:not([type])', 'input[type="submit"]'].map((b) => `form:has(${field}) ${b}`),
+  ['button[type="submit"]', 'button:not([type])', 'input[type="submit"]'].map(
+    (b) => `form:has(${field}) ${b}${notSaying('deny')}`,
+  ),
 ).join(', ');
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
@@ -1083,9 +1086,8 @@ export async function createBrowserDriver(
             await press(step, Object.values(controls));
             continue;
           }
-          // The code's form with no decision on it (the code before the sign-in), sent once as a person
-          // would: by its one submit button (of two, one may be a Cancel).
-          if (userCode !== undefined && !codeSent && (await shownCount(page, USER_CODE_SUBMIT)) === 1) {
+          // The code's form with no decision on it (the code before the sign-in), sent once as a person would.
+          if (userCode !== undefined && !codeSent && (await present(page, USER_CODE_SUBMIT, 'user code form'))) {
             codeSent = true;
             await press(USER_CODE_SUBMIT, Object.values(controls));
             continue;

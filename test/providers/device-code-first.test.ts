@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
 import { bodyOf, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
 import { escaped, page } from './sign-in-journey.js';
-import { checksWith, explain, PAGE_DRIVERS, runWithDriver } from './provider.js';
+import { checksWith, expectAllPassed, explain, PAGE_DRIVERS, runWithDriver } from './provider.js';
 
 let front: Loopback & { sim: Sim };
 /** The user codes the page saw approved, one per sign-in it was handed over from. */
@@ -18,20 +18,40 @@ const connected: string[] = [];
 
 const html = (body: string) => new Response(body, { headers: { 'content-type': 'text/html; charset=utf-8' } });
 
+/** Whether the code's form also offers a Cancel, before its Submit, that denies the device. */
+let withCancel = false;
+const CANCEL = '<button type="submit" name="action" value="cancel">Cancel</button>';
+let base = '';
+
+/** The device's user code approved or denied (the simulator's control API), and the page that says so. */
+async function decided(userCode: string, decision: 'approve' | 'deny'): Promise<Response> {
+  const request = new Request(`${base}/-/simulator/device/${decision}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ user_code: userCode }),
+  });
+  const answer = await front.sim.handle(request);
+  if (answer.status >= 400) return html(page('Connect your device', '<p>That code is not valid.</p>'));
+  if (decision === 'deny') return html(page('Connect your device', '<p>Cancelled.</p>'));
+  connected.push(userCode);
+  return html(page('Device connected', '<p>Your device is now connected. You may close this window.</p>'));
+}
+
 beforeAll(async () => {
-  let base = '';
   front = await simulatorWith((req, res) => {
     const url = new URL(req.url ?? '/', base);
     if (url.pathname === '/oauth/device' && req.method === 'GET') {
       const code = escaped(url.searchParams.get('user_code') ?? '');
-      const form = `<form method="post" action="/oauth/device/code"><label>Enter the code shown on your device <input type="text" name="user_code" value="${code}"></label><button type="submit">Submit</button></form>`;
+      const form = `<form method="post" action="/oauth/device/code"><label>Enter the code shown on your device <input type="text" name="user_code" value="${code}"></label>${withCancel ? CANCEL : ''}<button type="submit">Submit</button></form>`;
       sendAnswer(res, Promise.resolve(html(page('Connect your device', form))));
       return true;
     }
     if (url.pathname === '/oauth/device/code' && req.method === 'POST') {
       // The simulator's sign-in, handed back to the page that connects the device.
       const back = bodyOf(req).then((body) => {
-        const finish = `/oauth/device/connected?user_code=${encodeURIComponent(new URLSearchParams(body.toString()).get('user_code') ?? '')}`;
+        const form = new URLSearchParams(body.toString());
+        if (form.get('action') === 'cancel') return decided(form.get('user_code') ?? '', 'deny');
+        const finish = `/oauth/device/connected?user_code=${encodeURIComponent(form.get('user_code') ?? '')}`;
         return new Response(null, {
           status: 302,
           headers: { location: `/users/sign_in?redirect_to=${encodeURIComponent(finish)}` },
@@ -41,18 +61,7 @@ beforeAll(async () => {
       return true;
     }
     if (url.pathname === '/oauth/device/connected' && req.method === 'GET') {
-      const userCode = url.searchParams.get('user_code') ?? '';
-      const approve = new Request(`${base}/-/simulator/device/approve`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ user_code: userCode }),
-      });
-      const shown = front.sim.handle(approve).then((answer) => {
-        if (answer.status >= 400) return html(page('Connect your device', '<p>That code is not valid.</p>'));
-        connected.push(userCode);
-        return html(page('Device connected', '<p>Your device is now connected. You may close this window.</p>'));
-      });
-      sendAnswer(res, shown);
+      sendAnswer(res, decided(url.searchParams.get('user_code') ?? '', 'approve'));
       return true;
     }
     return false;
@@ -80,6 +89,20 @@ describe('a device page that asks the code before the sign-in and connects the d
       expect(page?.message, why).toMatch(/offers no way to refuse.*the denial on it is not tested/);
       expect(code, why).toBe(0);
       expect(connected.length, why).toBeGreaterThan(0);
+    },
+    120_000,
+  );
+
+  it.each(PAGE_DRIVERS)(
+    '%s driver: with a Cancel before its Submit, the approval sends the code by Submit and the denial cancels',
+    async (kind) => {
+      withCancel = true;
+      try {
+        const run = await runWithDriver(front, kind, ['device.token-response', 'device.verification-page']);
+        expectAllPassed(run);
+      } finally {
+        withCancel = false;
+      }
     },
     120_000,
   );
