@@ -51,6 +51,7 @@ import {
   AGREEMENT_BOXES,
   DECISION_SELECTORS,
   IDENTIFIER_WORDS,
+  notSaying,
   PICKER_PATTERN,
   roleSelector,
   SCOPE_BOX_NAME,
@@ -62,6 +63,7 @@ import { pageText, parseForms } from './html.js';
 import { CheckFailure, CheckSkipped, HarnessError } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { devicePageUrl } from './form.js';
+import { expectDeviceDecided } from './device-outcome.js';
 import { createSimulatorDriver } from './simulator.js';
 import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
 import { allowedOrigins } from '../target/origin.js';
@@ -81,6 +83,15 @@ import {
   type SignInWay,
 } from './sign-in.js';
 import { unservedOf } from '../target/unserved.js';
+
+/** The device page's user code field, and the submit buttons of a form that holds one, a Cancel never. */
+const USER_CODE_FIELDS = ['input[name*="user_code" i]', 'input[name*="usercode" i]'];
+const USER_CODE_FIELD = USER_CODE_FIELDS.join(', ');
+const USER_CODE_SUBMIT = USER_CODE_FIELDS.flatMap((field) =>
+  ['button[type="submit"]', 'button:not([type])', 'input[type="submit"]'].map(
+    (b) => `form:has(${field}) ${b}${notSaying('deny')}`,
+  ),
+).join(', ');
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 /** Quiet, offline, throwaway: no GPU, nothing fetched in the background (the sandbox: sandboxFor). */
@@ -1004,6 +1015,8 @@ export async function createBrowserDriver(
       let identified = false;
       let decided = false;
       let continued = 0;
+      /** The user code's own form was sent (a page with no decision of its own: FusionAuth's). */
+      let codeSent = false;
       /** The links of ways to sign in, and of interstitials, followed (each once). */
       const chosenWays = new Set<string>();
       await settle(page, watch, () =>
@@ -1070,7 +1083,7 @@ export async function createBrowserDriver(
         }
         if (!decided) {
           if (userCode !== undefined) {
-            const field = page.locator('input[name*="user_code" i], input[name*="usercode" i]').first();
+            const field = page.locator(USER_CODE_FIELD).first();
             if ((await field.count()) && !(await field.inputValue())) await field.fill(userCode);
           }
           // Boxes to tick before going on (terms of use): before the decision, whose words its
@@ -1092,6 +1105,12 @@ export async function createBrowserDriver(
           const step = await firstPresent(page, steps);
           if (step) {
             await press(step, Object.values(controls));
+            continue;
+          }
+          // The code's form with no decision on it (the code before the sign-in), sent once as a person would.
+          if (userCode !== undefined && !codeSent && (await present(page, USER_CODE_SUBMIT, 'user code form'))) {
+            codeSent = true;
+            await press(USER_CODE_SUBMIT, Object.values(controls));
             continue;
           }
           // After the password, a page of links only: an interstitial's one link that goes on (sign-in.ts).
@@ -1175,10 +1194,8 @@ export async function createBrowserDriver(
   }
 
   const device = async (userCode: string, decision: Decision, page?: string) => {
-    const { decided, response } = await visit(devicePageUrl(http, userCode, page), decision, userCode);
-    // A 4xx result page (a used or expired code) is an answer the checks judge by polling.
-    if (!decided)
-      throw new HarnessError(`no ${decision} button on the device verification page (status ${response.status})`);
+    const url = devicePageUrl(http, userCode, page);
+    expectDeviceDecided(decision, await visit(url, decision, userCode), url);
   };
 
   return {

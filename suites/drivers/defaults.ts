@@ -75,10 +75,12 @@ const saying = (source: string) => {
   return `:is(${matches}, :has(${matches}))`;
 };
 
+/** A CSS condition: the control says none of `role`'s words. */
+export const notSaying = (role: ControlRole) => `:not(${saying(controlPattern(role))})`;
+
 /** A pressable control saying `role`'s words and none of `unless`'s, nor anything aside (cookies). */
 export function roleSelector(role: ControlRole, unless?: ControlRole): string {
-  const not = (other: ControlRole) => `:not(${saying(controlPattern(other))})`;
-  return `${PRESSABLE}${saying(controlPattern(role))}${unless ? not(unless) : ''}${not('aside')}`;
+  return `${PRESSABLE}${saying(controlPattern(role))}${unless ? notSaying(unless) : ''}${notSaying('aside')}`;
 }
 
 /** The configured username as a whole word of a label (an account picker's tile, "Continue as root"). */

@@ -30,6 +30,7 @@ import {
 } from './html.js';
 import { handsOverToAny, redirectUrisOf } from './hand-over.js';
 import { asksNewPassword, awaitsEmail, needsPerson } from './needs-person.js';
+import { expectDeviceDecided } from './device-outcome.js';
 import {
   accountNotListed,
   continuation,
@@ -39,6 +40,7 @@ import {
   refusedIfClientError,
   signInNeedsPerson,
   signInRefused,
+  signInScripted,
   signInUser,
   wayToSignIn,
   waysOf,
@@ -282,14 +284,24 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         const at = new URL(response.url || url).pathname;
         // Sign-in fields in no form, sent by a script's control (a <div role=button>), and a page
         // whose script draws the sign-in or consent (a sign-in application) are beyond an HTTP
-        // client: the harness's limit, said as such, not the provider's failure.
-        if (!forms.length && !decided && !signedIn && asksPassword(response.text))
-          beyondForms(
-            `the provider's sign-in page at ${at} has its fields in no form (a script sends them, from a control such as a <div role=button>)`,
-            'the form driver cannot submit it; use driver: browser',
-          );
-        if (!forms.length && !decided && /<script\b/i.test(response.text))
-          beyondForms(`the provider's page at ${at} has no form (a script draws it)`, 'use driver: browser');
+        // client: the harness's limit, said as such, not the provider's failure. Met before any
+        // credentials went out, such a page is the way in of every sign-in: one cause of the run,
+        // said once (signInScripted). Registration fills its forms over HTTP whatever the driver:
+        // there, advice to switch would mislead (beyondForms).
+        const unplayable =
+          !forms.length && !decided && !signedIn && asksPassword(response.text)
+            ? {
+                what: `the provider's sign-in page at ${at} has its fields in no form (a script sends them, from a control such as a <div role=button>)`,
+                advice: 'the form driver cannot submit it; use driver: browser',
+              }
+            : !forms.length && !decided && /<script\b/i.test(response.text)
+              ? { what: `the provider's page at ${at} has no form (a script draws it)`, advice: 'use driver: browser' }
+              : undefined;
+        if (unplayable) {
+          if (config.driver?.kind !== 'browser' && !signedIn && !identified)
+            signInScripted(http, unplayable.what, unplayable.advice);
+          beyondForms(unplayable.what, unplayable.advice);
+        }
         const login = signInForm(forms, response.text);
         const identifier = !login && !signedIn ? usernameForm(forms) : undefined;
         // The sign-in form again, in answer to the credentials: refused (a 200 page saying so).
@@ -410,11 +422,8 @@ const userCodeFill = (userCode: string) => (form: HtmlForm) =>
 export function createFormDriver(http: Http, config: TargetConfig): Driver {
   const browser = createBrowser(http, config);
   const device = async (userCode: string, decision: Decision, page?: string) => {
-    const result = await browser.browse(devicePageUrl(http, userCode, page), decision, userCodeFill(userCode));
-    if (!result.decided)
-      throw new HarnessError(
-        `no ${decision} button on the device verification page (status ${result.response.status})`,
-      );
+    const url = devicePageUrl(http, userCode, page);
+    expectDeviceDecided(decision, await browser.browse(url, decision, userCodeFill(userCode)), url);
   };
   return {
     kind: 'form',

@@ -91,6 +91,18 @@ export function accountNotListed(http: Http): never {
   );
 }
 
+/**
+ * A sign-in the form driver cannot play (`what`): a page with no form, drawn by a script (a sign-in
+ * application: Authentik's, Zitadel's), or sign-in fields in no form, sent by a script's control.
+ * Met before any credentials went out, every sign-in of the run meets it, and the form driver runs
+ * no script. The harness's limit, said once like a refusal; skipped instead when said already.
+ */
+export function signInScripted(http: Http, what: string, advice: string): never {
+  beforeSignIn(http);
+  refusals.set(http, `${what}: seen earlier in this run; the form driver cannot play it, so it is not tried again`);
+  throw new SignInRefused(`${what}, so what needs a signed-in user is not tested: ${advice}`);
+}
+
 /** What goes on elsewhere, by what the driver had done: its application's name, what it leaves untested. */
 const ELSEWHERE = {
   'sign-in': { app: 'a login application', untested: 'what needs a signed-in user' },

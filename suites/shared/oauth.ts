@@ -440,7 +440,7 @@ export function expectOAuthError(
     if (described)
       t.soft(
         DESCRIPTION_CHARACTERS.test(body.error_description as string),
-        `${what}: error_description holds characters RFC 6749 §5.2 does not allow there (a control character such as CR or LF, a double quote, a backslash, or non-ASCII)`,
+        `${what}: the error_description holds characters RFC 6749 §5.2 does not allow there (a control character such as CR or LF, a double quote, a backslash, or non-ASCII)`,
         broke(['ERR-DESCRIPTION-CHARSET'], details),
       );
   }

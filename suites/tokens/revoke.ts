@@ -24,9 +24,14 @@ import {
  * 200 with {} (REV-EMPTY-OBJECT; a refusal also breaks REV-PARAMS, the request being well formed).
  * `rules`: the token is one the provider does not hold (never issued, revoked already), and those
  * rules (REV-UNKNOWN-TOKEN-OK) say it is answered so too: refusing it breaks them alone.
+ * False when the provider refused to revoke a token it holds for its type (nothing was revoked).
  */
-function expectEmptyObject(t: CheckContext, res: HttpResponse, what: string, rules: readonly RuleId[] = []): void {
+function expectEmptyObject(t: CheckContext, res: HttpResponse, what: string, rules: readonly RuleId[] = []): boolean {
   const body = jsonObject(res);
+  // unsupported_token_type (RFC 7009 §2.2.1: Amazon Cognito revokes refresh tokens only): a right
+  // request refused in the form RFC 7009 gives it. L96 revokes any token, so the deviation is the
+  // token living on, REV-REVOKES-TOKEN's, judged where the oracles are asked after the revocation.
+  if (rules.length === 0 && res.status >= 400 && body?.error === 'unsupported_token_type') return false;
   // A 200 proves `rules` (a token never issued is revoked too). Another 2xx (204) is the
   // revocation done and answered otherwise, like the body: REV-EMPTY-OBJECT alone.
   const otherwise = res.status > 200 && res.status < 300;
@@ -53,13 +58,14 @@ function expectEmptyObject(t: CheckContext, res: HttpResponse, what: string, rul
       },
     ),
   );
-  if (refusedUnheld || clientRefused) return;
+  if (refusedUnheld || clientRefused) return true;
   t.soft(
     body && Object.keys(body).length === 0,
     `${what}: revocation must answer the empty JSON object {}`,
     broke(['REV-EMPTY-OBJECT'], { status: res.status, fields: body ? Object.keys(body) : null }),
   );
   expectJsonType(t, res, what, ['REV-EMPTY-OBJECT']);
+  return true;
 }
 
 /** Revoke as a given application with its own credentials (or a wrong secret). */
@@ -183,7 +189,8 @@ export const revokeChecks: Check[] = [
         ]);
       });
       const { tokens } = await mintPair(t, 'confidential');
-      expectEmptyObject(t, await t.oauth.revoke(tokens.access_token, 'confidential'), 'revoke a token');
+      // Refused for its type, the token is still held: asking again is no revocation of one it no longer holds.
+      if (!expectEmptyObject(t, await t.oauth.revoke(tokens.access_token, 'confidential'), 'revoke a token')) return;
       expectEmptyObject(t, await revokeAs(t, 'confidential', tokens.access_token), 'revoke the same token again', [
         'REV-UNKNOWN-TOKEN-OK',
       ]);

@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { SignJWT, decodeJwt, exportJWK, generateKeyPair, type JWK, type JWTPayload } from 'jose';
 import { digest } from '../../simulator/digest.js';
+import type { Sim } from '../../simulator/types.js';
 import type { Report } from '../../suites/report/model.js';
 import { startCollector, type Collector } from '../hostile/collector.js';
 import type { Deviation } from './corpus.js';
@@ -84,6 +85,19 @@ const unheld = new WeakSet<Asked>();
 /** Authorization requests without state, seen before they are forwarded. */
 const stateless = new WeakSet<Asked>();
 
+/** Revocations of an access token that a provider revoking refresh tokens only refuses, seen before they are forwarded. */
+const typeRefused = new WeakSet<Asked>();
+
+/** A revocation of an access token forwarded as one of a token the simulator does not hold: 200 {}, nothing revoked. */
+function keepAccessToken(asked: Asked, sim: Sim): boolean {
+  const form = formOf(asked);
+  const token = form.get('token') ?? '';
+  if (asked.url.pathname !== '/oauth/revoke' || !sim.store.accessTokens.has(digest(token))) return false;
+  form.set('token', `not-revoked-${token.length}`);
+  asked.body = Buffer.from(form.toString());
+  return true;
+}
+
 /** A non-rotating provider's refresh tokens: the one the client holds, the simulator's current one. */
 const kept = new Map<string, string>();
 
@@ -143,18 +157,19 @@ async function rsaKeyOf(bits: number): Promise<OwnKey> {
 
 /**
  * Token refusals with the right status whose body `replace` makes no OAuth error body: only the
- * error-body rules break (ENC-RESPONSE-JSON too: it is not JSON), never the rule that asked for the
- * refusal, which was right.
+ * error-body rules break (ENC-RESPONSE-JSON too unless `json`: then it is still JSON), never the
+ * rule that asked for the refusal, which was right.
  */
 function withoutErrorBody(
   name: string,
   replace: (answer: Parameters<NonNullable<Rewrite['answer']>>[1]) => void,
+  json = false,
 ): Deviation {
   return {
     name,
     cite: 'L56-61, L149: a failure returns the OAuth error body (error, error_description)',
     checks: REFUSALS,
-    breaks: ['ERR-OAUTH-BODY', 'TOK-ERROR-BODY', 'ENC-RESPONSE-JSON'],
+    breaks: ['ERR-OAUTH-BODY', 'TOK-ERROR-BODY', ...(json ? [] : ['ENC-RESPONSE-JSON'])],
     rewrite: {
       answer(asked, answer) {
         if (!tokenError(asked.url.pathname, answer)) return false;
@@ -244,6 +259,20 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
       `<html><head><title>${answer.status} Bad Request</title></head><body><center><h1>${answer.status} Bad Request</h1></center><hr><center>nginx</center></body></html>`,
     );
   }),
+  // Held (ninth round): Facebook's Graph API error, `error` an object; Twitch's, no `error` at all.
+  withoutErrorBody(
+    "token errors as Facebook's: error an object (message, type OAuthException, code, fbtrace_id)",
+    (answer) => {
+      const said = String(jsonOf(answer)?.error_description);
+      setJson(answer, { error: { message: said, type: 'OAuthException', code: 100, fbtrace_id: 'A1b2C3d4' } });
+    },
+    true,
+  ),
+  withoutErrorBody(
+    "token errors as Twitch's: status and message, no error",
+    (answer) => setJson(answer, { status: answer.status, message: String(jsonOf(answer)?.error_description) }),
+    true,
+  ),
   {
     // Codes of a provider's own where the standard one belongs (Doorkeeper-era servers and some
     // gateways say invalid_grant_type for an unsupported grant type).
@@ -869,13 +898,34 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
       expect(`${skipped?.status}: ${skipped?.message}`).toMatch(/^skipped: the revocation did not take/);
     },
     rewrite: {
+      request: keepAccessToken,
+    },
+  },
+  {
+    // Amazon Cognito's /oauth2/revoke takes refresh tokens only: an access token is refused 400
+    // unsupported_token_type, RFC 7009 §2.2.1's code for a server that does not revoke that type.
+    name: 'revoking an access token refused 400 unsupported_token_type (Amazon Cognito revokes refresh tokens only)',
+    cite: 'L96, L162: a revocation revokes the token it is given and answers 200 {} (RFC 7009 §2.2.1 lets a server refuse the type)',
+    checks: [
+      'tokens.revoke-access-token',
+      'tokens.info-dead-token',
+      'tokens.revoke-unknown-token',
+      'tokens.revoke-refresh-token',
+      'tokens.revoke-client-auth',
+      'scopes.revoked-token-401',
+    ],
+    breaks: ['REV-REVOKES-TOKEN'],
+    rewrite: {
       request(asked, sim) {
-        const form = formOf(asked);
-        const token = form.get('token') ?? '';
-        if (asked.url.pathname !== '/oauth/revoke' || !sim.store.accessTokens.has(digest(token))) return false;
-        // Answered as for a token it does not hold: 200 {}, nothing revoked.
-        form.set('token', `not-revoked-${token.length}`);
-        asked.body = Buffer.from(form.toString());
+        if (!keepAccessToken(asked, sim)) return false;
+        typeRefused.add(asked);
+        return true;
+      },
+      answer(asked, answer) {
+        // Its client authentication comes first: a wrong secret is still invalid_client.
+        if (!typeRefused.delete(asked) || answer.status !== 200) return false;
+        answer.status = 400;
+        setJson(answer, { error: 'unsupported_token_type', error_description: 'Only refresh tokens can be revoked.' });
         return true;
       },
     },
@@ -1227,8 +1277,19 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
     // by CR LF (the variant in oauth-variants.ts joins them with spaces).
     name: "Entra ID's error_description with its trace lines separated by CR LF",
     cite: 'RFC 6749 §5.2: error_description MUST NOT include characters outside %x20-21 / %x23-5B / %x5D-7E',
-    checks: ['grants.token-error-body', 'grants.code-unknown', 'grants.client-authentication-failures'],
+    checks: [
+      'grants.token-error-body',
+      'grants.code-unknown',
+      'grants.code-single-use',
+      'grants.client-authentication-failures',
+    ],
     breaks: ['ERR-DESCRIPTION-CHARSET'],
+    after(report) {
+      // The sentence survives the report's masking: "…of the same code: error_description" read as a secret pair.
+      const said = report.checks.flatMap((c) => (c.message ?? '').split('\n')).filter((m) => m.includes('§5.2'));
+      expect(said.length).toBeGreaterThan(0);
+      for (const line of said) expect(line).toMatch(/: the error_description holds characters/);
+    },
     rewrite: {
       answer(asked, answer) {
         const body = tokenError(asked.url.pathname, answer) ? jsonOf(answer) : undefined;

@@ -139,6 +139,27 @@ export const RATE_LIMIT_VARIANTS: Variant[] = [
         'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
       ),
   ),
+  windowed(
+    {
+      name: "a 10 s window of Discord's 429s: Retry-After, X-RateLimit-* with a fractional reset, retry_after a float in the body",
+      cite: "L283 (rate limits, headers not shown); Discord's 429 carries Retry-After, X-RateLimit-Reset-After, X-RateLimit-Scope and a JSON retry_after",
+    },
+    10,
+    (left) => ({
+      ...refusal(429, {
+        'retry-after': String(left),
+        'x-ratelimit-limit': '5',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': `${epochIn(left)}.123`,
+        'x-ratelimit-reset-after': `${left - 1}.877`,
+        'x-ratelimit-bucket': 'a1b2c3d4e5f6',
+        'x-ratelimit-scope': 'user',
+      }),
+      body: Buffer.from(
+        JSON.stringify({ message: 'You are being rate limited.', retry_after: left - 0.123, global: false }),
+      ),
+    }),
+  ),
 ];
 
 /** Token requests a provider serves before it refuses the token endpoint for good (start-up asks some). */

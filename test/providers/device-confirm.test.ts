@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
 import { bodyOf, sendAnswer, simulatorAnswerTo, simulatorWith, type Loopback } from '../suites/loopback.js';
-import { page } from './sign-in-journey.js';
+import { escaped, page } from './sign-in-journey.js';
 import { checksWith, explain, PAGE_DRIVERS, runWithDriver } from './provider.js';
 
 const ON_THE_PAGE = ['device.token-response', 'device.verification-page'];
@@ -23,7 +23,6 @@ const headersOf = (raw: Record<string, string | string[] | undefined>) => {
   for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') headers.set(k, v);
   return headers;
 };
-const escaped = (value: string) => value.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 beforeAll(async () => {
   let base = '';

@@ -75,6 +75,9 @@ export interface JourneyProvider extends Loopback {
   posted: { passwords: number; steps: number };
 }
 
+/** A value put into a page's markup (an attribute or text), inert. */
+export const escaped = (value: string) => value.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
 export const page = (title: string, body: string) =>
   `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`;
 

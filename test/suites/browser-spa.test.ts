@@ -27,6 +27,7 @@ import { allChecks } from '../../suites/index.js';
 import type { TargetConfig } from '../../suites/types.js';
 import type { Report } from '../../suites/report/model.js';
 import { spaProvider, type SpaOptions, type SpaProvider } from '../providers/spa-provider.js';
+import { expectSaidOnce, runWithDriver } from '../providers/provider.js';
 import { unseenPasses, witness } from './witness.js';
 import { GRANTS_PER_PAGE_ENDING } from './page-endings.js';
 
@@ -155,6 +156,25 @@ describe('form driver on a sign-in application', () => {
       const attempt = driver.authorize(flows.authorizeUrl('confidential', { state: 's' }), 'approve');
       await expect(attempt).rejects.toBeInstanceOf(HarnessError);
       await expect(attempt).rejects.toThrow(/no form.*use driver: browser/);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  // Authentik's and Zitadel's sign-in is such an application: one cause of the run, not of each check.
+  it('in a run, says it once: the first check that meets the page errors, the others are skipped', async () => {
+    const provider = await spaProvider({ handover: 'navigate', shellFor: 'html' });
+    try {
+      const run = await runWithDriver(provider, 'form', [
+        'grants.token-response-fields',
+        'grants.consent-denied',
+        'device.token-response',
+      ]);
+      const why = expectSaidOnce(run, /has no form \(a script draws it\).*: use driver: browser$/, 3);
+      expect(
+        run.report.checks.filter((c) => c.status === 'skipped').map((c) => c.message),
+        why,
+      ).toEqual([expect.stringMatching(/a script draws it.*earlier in this run/), expect.anything()]);
     } finally {
       await provider.close();
     }

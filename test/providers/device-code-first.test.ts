@@ -1,0 +1,109 @@
+/**
+ * A device page that asks the user code before the sign-in and has no decision of its own, as
+ * FusionAuth's does: the code, then the sign-in, then "your device is now connected". The source's
+ * row (L84) is exactly that: the user enters the user code and authenticates, and the device is
+ * authorized. Both drivers take the page's approval so, the polls judge it, and the denial (the
+ * page offers no way to refuse) is untested, never blamed on DEV-VERIFICATION-PAGE. Before, every
+ * check that approves errored "no approve button" and the page check failed that rule.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sim } from '../../simulator/types.js';
+import { bodyOf, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
+import { escaped, page } from './sign-in-journey.js';
+import { checksWith, expectAllPassed, explain, PAGE_DRIVERS, runWithDriver } from './provider.js';
+
+let front: Loopback & { sim: Sim };
+/** The user codes the page saw approved, one per sign-in it was handed over from. */
+const connected: string[] = [];
+
+const html = (body: string) => new Response(body, { headers: { 'content-type': 'text/html; charset=utf-8' } });
+
+/** Whether the code's form also offers a Cancel, before its Submit, that denies the device. */
+let withCancel = false;
+const CANCEL = '<button type="submit" name="action" value="cancel">Cancel</button>';
+let base = '';
+
+/** The device's user code approved or denied (the simulator's control API), and the page that says so. */
+async function decided(userCode: string, decision: 'approve' | 'deny'): Promise<Response> {
+  const request = new Request(`${base}/-/simulator/device/${decision}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ user_code: userCode }),
+  });
+  const answer = await front.sim.handle(request);
+  if (answer.status >= 400) return html(page('Connect your device', '<p>That code is not valid.</p>'));
+  if (decision === 'deny') return html(page('Connect your device', '<p>Cancelled.</p>'));
+  connected.push(userCode);
+  return html(page('Device connected', '<p>Your device is now connected. You may close this window.</p>'));
+}
+
+beforeAll(async () => {
+  front = await simulatorWith((req, res) => {
+    const url = new URL(req.url ?? '/', base);
+    if (url.pathname === '/oauth/device' && req.method === 'GET') {
+      const code = escaped(url.searchParams.get('user_code') ?? '');
+      const form = `<form method="post" action="/oauth/device/code"><label>Enter the code shown on your device <input type="text" name="user_code" value="${code}"></label>${withCancel ? CANCEL : ''}<button type="submit">Submit</button></form>`;
+      sendAnswer(res, Promise.resolve(html(page('Connect your device', form))));
+      return true;
+    }
+    if (url.pathname === '/oauth/device/code' && req.method === 'POST') {
+      // The simulator's sign-in, handed back to the page that connects the device.
+      const back = bodyOf(req).then((body) => {
+        const form = new URLSearchParams(body.toString());
+        if (form.get('action') === 'cancel') return decided(form.get('user_code') ?? '', 'deny');
+        const finish = `/oauth/device/connected?user_code=${encodeURIComponent(form.get('user_code') ?? '')}`;
+        return new Response(null, {
+          status: 302,
+          headers: { location: `/users/sign_in?redirect_to=${encodeURIComponent(finish)}` },
+        });
+      });
+      sendAnswer(res, back);
+      return true;
+    }
+    if (url.pathname === '/oauth/device/connected' && req.method === 'GET') {
+      sendAnswer(res, decided(url.searchParams.get('user_code') ?? '', 'approve'));
+      return true;
+    }
+    return false;
+  });
+  base = front.url;
+}, 60_000);
+
+afterAll(async () => {
+  await front?.close();
+});
+
+describe('a device page that asks the code before the sign-in and connects the device on it (FusionAuth)', () => {
+  it.each(PAGE_DRIVERS)(
+    '%s driver: the approving checks pass by the polls, the denial is untested, nothing is blamed',
+    async (kind) => {
+      connected.length = 0;
+      const { code, report, stderr } = await runWithDriver(front, kind, [
+        'device.token-response',
+        'device.verification-page',
+      ]);
+      const why = explain(report, stderr);
+      expect(checksWith(report, 'failed', 'warned', 'errored'), why).toEqual([]);
+      expect(checksWith(report, 'passed'), why).toEqual(['device.token-response']);
+      const page = report.checks.find((c) => c.id === 'device.verification-page');
+      expect(page?.message, why).toMatch(/offers no way to refuse.*the denial on it is not tested/);
+      expect(code, why).toBe(0);
+      expect(connected.length, why).toBeGreaterThan(0);
+    },
+    120_000,
+  );
+
+  it.each(PAGE_DRIVERS)(
+    '%s driver: with a Cancel before its Submit, the approval sends the code by Submit and the denial cancels',
+    async (kind) => {
+      withCancel = true;
+      try {
+        const run = await runWithDriver(front, kind, ['device.token-response', 'device.verification-page']);
+        expectAllPassed(run);
+      } finally {
+        withCancel = false;
+      }
+    },
+    120_000,
+  );
+});
