@@ -130,7 +130,7 @@ describe('a sign-in page whose only control that sends it is a script-driven <di
     // The way in of every sign-in: one cause of the run, not of each check (as a page a script draws).
     expectOneRefusal(report, why, {
       first:
-        /^the provider's sign-in page at \/users\/sign_in has its fields in no form \(a script sends them, from a control such as a <div role=button>\), so what needs a signed-in user is not tested: the form driver cannot submit it; use driver: browser$/,
+        /^the harness could not complete this check: the provider's sign-in page at \/users\/sign_in has its fields in no form \(a script sends them, from a control such as a <div role=button>\), so what needs a signed-in user is not tested: the form driver cannot submit it; use driver: browser$/,
       later: /has its fields in no form .*seen earlier in this run; the form driver cannot play it/,
     });
     expect(provider.posted.passwords, why).toBe(0);
