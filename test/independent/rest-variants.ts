@@ -247,7 +247,7 @@ export const REST_VARIANTS: Variant[] = [
         answer.head.set('ratelimit-limit', ['600']);
         answer.head.set('ratelimit-remaining', ['599']);
         answer.head.set('ratelimit-reset', ['1']);
-        // The 10th REST request is refused (one wait of a second keeps the entry cheap); its retry is served.
+        // The 10th REST request is refused; its retry, a second later on the run's virtual clock, is served.
         if (++restRequests !== 10) return false;
         answer.status = 429;
         answer.head = new Map([
@@ -261,6 +261,7 @@ export const REST_VARIANTS: Variant[] = [
         return true;
       },
     },
+    http: withVirtualClock,
   },
   {
     name: 'Link URLs relative (path-absolute or query-only), query reordered and re-encoded, with an extra parameter',
