@@ -21,6 +21,11 @@ const CHECKS = [
   'oidc.id-token',
   'grants.sign-in-required',
 ];
+/**
+ * Where the sign-in cannot happen: two checks that need it, to show it said once and the other
+ * skipped, and sign-in-required, which must not blame the redirect to the login application.
+ */
+const SAID_ONCE_CHECKS = ['grants.consent-denied', 'grants.state-unchanged', 'grants.sign-in-required'];
 
 let front: Loopback & { sim: Sim };
 let login: Loopback;
@@ -119,9 +124,9 @@ describe("Ory Hydra's login application on another origin", () => {
     async (kind) => {
       received.length = 0;
       const why = expectSaidOnce(
-        await runWithDriver(front, kind, CHECKS),
+        await runWithDriver(front, kind, SAID_ONCE_CHECKS),
         new RegExp(`${login.url}/login.*trustedOrigins`),
-        CHECKS.length,
+        SAID_ONCE_CHECKS.length,
       );
       expect(
         received.filter((r) => r.startsWith('POST')),
