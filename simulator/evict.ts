@@ -81,6 +81,11 @@ export const MOST_HELD = {
   refreshTokens: 100_000,
   /** The API rate limiter's windows, one per presented token, known or not (api/rateLimit.ts). */
   rateLimitWindows: 100_000,
+  /**
+   * Unrevoked tokens minted through the control API, pinned against `accessTokens`' bound (and, made
+   * without expiry, against the clock too): past this the control API refuses another (409).
+   */
+  mintedTokens: 10_000,
 } as const;
 
 /**

@@ -12,7 +12,7 @@ import { createApplication, createUser, seeded } from '../oauth/accounts.js';
 import { deviceByUserCode, fireDevice, normalizeUserCode } from '../oauth/device.js';
 import { unknownScopes } from '../oauth/scopes.js';
 import { mintTokens, refreshState } from '../oauth/tokens.js';
-import { storeSizes } from '../evict.js';
+import { MOST_HELD, storeSizes } from '../evict.js';
 import { limits } from '../../spec/index.js';
 import { bool, controlBody, list, str } from './body.js';
 import { targetConfig } from './config.js';
@@ -165,6 +165,14 @@ export const simCreateToken: Handler = async (ctx) => {
   const clientId = str(body, 'clientId');
   const app = clientId ? sim.store.applications.get(clientId) : seeded(sim).applications.confidential;
   if (!app) throw new ControlError('no application has this clientId', 404);
+  // Pinned, so bounded apart (evict.ts MOST_HELD): a scan, as minting by hand is rare.
+  let held = 0;
+  for (const t of sim.store.accessTokens.values()) if (t.pinned === true && t.revokedAt === null) held++;
+  if (held >= MOST_HELD.mintedTokens)
+    throw new ControlError(
+      `at most ${MOST_HELD.mintedTokens} tokens minted through the control API are held at once: revoke some, or reset the simulator`,
+      409,
+    );
   const { accessToken } = mintTokens(sim, {
     userId: user.id,
     app,

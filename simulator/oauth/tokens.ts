@@ -79,7 +79,7 @@ function makeRoomForTokens(sim: Sim, withRefresh: boolean): void {
     accessTokens,
     MOST_HELD.accessTokens,
     (access) => access.refreshToken !== null && refreshTokens.delete(access.refreshToken),
-    (access) => access.kind === 'personal' || access.pinned === true,
+    (access) => access.kind === 'personal' || (access.pinned === true && access.revokedAt === null),
   );
   if (withRefresh)
     makeRoom(refreshTokens, MOST_HELD.refreshTokens, (refresh) => accessTokens.delete(refresh.accessToken));

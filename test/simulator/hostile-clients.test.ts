@@ -17,6 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { createSimulator } from '../../simulator/core.js';
 import { CONNECTION_TIMEOUTS, serve, toNodeListener } from '../../simulator/adapters/node.js';
 import request from 'supertest';
+import { digest } from '../../simulator/digest.js';
 import { MOST_HELD } from '../../simulator/evict.js';
 import { seeded } from '../../simulator/oauth/accounts.js';
 import { app, code, exchangeForm, signIn, signInRoot, tokens, world, type World } from './oauth/helpers.js';
@@ -209,6 +210,36 @@ describe('access and refresh tokens: at most MOST_HELD of each, a pair going as 
     // Pinned against the bound, not against time: past its lifetime and the grace, a sweep takes it.
     w.sim.clock.advance(2 * 86_400);
     expect([(await user(lasting)).status, (await user(usual)).status]).toEqual([200, 401]);
+    expect([accessTokens.has(digest(lasting)), accessTokens.has(digest(usual))]).toEqual([true, false]);
+  });
+
+  it('tokens minted through the control API are held at most MOST_HELD.mintedTokens at once; a revoked one makes room', async () => {
+    const w = world();
+    const mint = () =>
+      w
+        .http()
+        .post('/-/simulator/tokens')
+        .send({ scopes: ['api'], expiresIn: null });
+    const confidential = app(w.sim, 'confidential');
+    const first = await mint();
+    const { accessTokens } = w.sim.store;
+    const record = accessTokens.get(digest(first.body.access_token))!;
+    for (let i = 1; i < MOST_HELD.mintedTokens; i++)
+      accessTokens.set(`minted-${i}`, { ...record, digest: `minted-${i}` });
+    const refused = await mint();
+    expect([refused.status, refused.body]).toEqual([
+      409,
+      {
+        message: `at most ${MOST_HELD.mintedTokens} tokens minted through the control API are held at once: revoke some, or reset the simulator`,
+      },
+    ]);
+    const revoked = await w
+      .http()
+      .post('/oauth/revoke')
+      .type('form')
+      .send({ token: first.body.access_token, client_id: confidential.uid, client_secret: confidential.secret });
+    expect(revoked.status).toBe(200);
+    expect((await mint()).status).toBe(201);
   });
 
   it('refresh tokens outliving their access tokens (never expiring) are capped too, the access token going with one', async () => {
