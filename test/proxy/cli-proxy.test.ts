@@ -60,9 +60,10 @@ function announced(child: ChildProcessByStdio<null, Readable, Readable>): Promis
 describe('proxy command', () => {
   it('is listed in --help and explains itself', () => {
     expect(spawnSync(process.execPath, [MAIN, '--help'], { env: ENV, encoding: 'utf8' }).stdout).toMatch(/proxy/);
-    expect(usage('--help').stdout).toMatch(/--target <url>[\s\S]*--listen <port>[\s\S]*Exit codes/);
+    const help = usage('--help').stdout;
+    expect(help).toMatch(/--target <url>[\s\S]*--listen <port>[\s\S]*Exit codes/);
     // As the README: nothing judged is 2, not a pass.
-    expect(usage('--help').stdout).toMatch(/2 [^\n]*no exchange was judged/);
+    expect(help).toMatch(/2 [^\n]*no exchange was judged/);
   });
 
   it('bad usage: one line on stderr, exit 2', () => {
