@@ -40,6 +40,10 @@ export function bypassRule(origin: string): string {
 
 /** A fence letting through exactly `allowed` (origins, as URL.origin spells them). */
 export async function openFence(allowed: readonly string[]): Promise<Fence> {
+  // <-loopback> first: Chromium lets loopback past any proxy unless told, and Playwright adds it
+  // only when PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK is unset in the user's environment.
+  // Written before the socket opens: a host refused leaves nothing listening.
+  const bypass = ['<-loopback>', ...allowed.map(bypassRule)].join(',');
   const server: Server = createServer((socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -47,9 +51,7 @@ export async function openFence(allowed: readonly string[]): Promise<Fence> {
   });
   const { port } = server.address() as { port: number };
   return {
-    // <-loopback> first: Chromium lets loopback past any proxy unless told, and Playwright adds it
-    // only when PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK is unset in the user's environment.
-    proxy: { server: `http://127.0.0.1:${port}`, bypass: ['<-loopback>', ...allowed.map(bypassRule)].join(',') },
+    proxy: { server: `http://127.0.0.1:${port}`, bypass },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -31,6 +31,13 @@ describe('the bypass rule of a trusted origin', () => {
     ])
       expect(() => bypassRule(origin), origin).toThrow(ConfigError);
   });
+
+  it('refused, opens no fence: nothing is left listening', async () => {
+    const servers = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPServerWrap').length;
+    const before = servers();
+    await expect(openFence(['http://127.0.0.1:3000', 'http://*:3000'])).rejects.toThrow(ConfigError);
+    expect(servers()).toBe(before);
+  });
 });
 
 describe.skipIf(!hasChromium)(
