@@ -112,8 +112,16 @@ document.getElementById('g').submit();</script>`)(res),
       // The frame posted into has answered (or been refused): everything the page sent on load is in.
       await tab.waitForLoadState('load');
       // A window it opened and sends to the proxy three times (Sec-Fetch-User only on the first).
+      // Its GET form's window is in front: Chromium holds a page's frames behind it, and a click waits for one.
+      await tab.bringToFront();
       await tab.click('#opener');
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Both windows have had their (last) answer: the GET form's and the opened one's third.
+      const answered = () =>
+        ['/hidden/get-form', '/hidden/opened?n=3'].every((path) => context.pages().some((p) => p.url().includes(path)));
+      for (let waited = 0; !answered() && waited < 5000; waited += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(answered()).toBe(true);
+      await tab.bringToFront();
       const [answer] = await Promise.all([tab.waitForNavigation(), tab.click('#link')]);
       expect(answer?.status()).toBe(403);
       expect(reached().filter((r) => /\/hidden\//.test(r))).toEqual([]);
