@@ -6,6 +6,8 @@
  * - no browser request from another origin: an `Origin`, when sent, is ours, and `Sec-Fetch-Site`
  *   is absent, `same-origin` or `none` (typed in the address bar). `same-site` is refused too: the
  *   site of an IP literal spans all its ports, so another local server is the same site;
+ * - no request the browser makes ahead of a visit (`Sec-Purpose`: a prefetch, a prerender), which
+ *   Chromium sends as `none` whichever page's speculation rules asked;
  * - bodies are JSON only: a form or text body is what another site can send without a preflight
  *   (a JSON one needs a preflight, and the control API grants none).
  */
@@ -47,6 +49,13 @@ export async function controlRefusal(ctx: Ctx): Promise<ControlError | undefined
   const origin = request.headers.get('origin');
   if (origin !== null && !ownOrigin(ctx, origin))
     return new ControlError('the control API refuses requests from another origin (Origin header)', 403);
+  // A prefetch or prerender by speculation rules, which a page of any site can ask for: Chromium
+  // sends it as `none`, as if typed. No page may make the browser fetch the control API unseen.
+  if (request.headers.has('sec-purpose') || /prefetch|prerender/i.test(request.headers.get('purpose') ?? ''))
+    return new ControlError(
+      'the control API refuses requests the browser makes ahead of a visit (Sec-Purpose header)',
+      403,
+    );
   const site = request.headers.get('sec-fetch-site');
   if (site !== null && !BROWSER_SAME_ORIGIN.has(site.toLowerCase()))
     return new ControlError('the control API refuses cross-site browser requests (Sec-Fetch-Site header)', 403);

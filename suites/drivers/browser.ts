@@ -66,6 +66,7 @@ import { devicePageUrl } from './form.js';
 import { expectDeviceDecided } from './device-outcome.js';
 import { createSimulatorDriver } from './simulator.js';
 import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
+import { launchChromium } from './sandbox.js';
 import { allowedOrigins } from '../target/origin.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
 import { handsOverTo, handsOverToAny, redirectUrisOf } from './hand-over.js';
@@ -94,7 +95,7 @@ const USER_CODE_SUBMIT = USER_CODE_FIELDS.flatMap((field) =>
 ).join(', ');
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
-/** Quiet, offline, throwaway: no GPU, nothing fetched in the background (the sandbox: sandboxFor). */
+/** Quiet, offline, throwaway: no GPU, nothing fetched in the background (the sandbox: sandbox.ts). */
 export const CHROMIUM_ARGS = [
   '--headless',
   '--disable-gpu',
@@ -188,13 +189,6 @@ async function rememberPid(browser: Browser): Promise<void> {
   await session.detach().catch(() => undefined);
 }
 
-/**
- * Whether Chromium runs in its own sandbox: the provider's scripts run in it, and a hostile
- * provider's page that took over its renderer is held there, not loose in the user's account (it
- * ran without one everywhere: the flag was for containers). Chromium will not start one as root.
- */
-export const sandboxFor = (uid = process.getuid?.()): boolean => uid !== 0;
-
 async function launch(executablePath: string): Promise<Browser> {
   let playwright: typeof import('playwright-core');
   try {
@@ -215,8 +209,7 @@ async function launch(executablePath: string): Promise<Browser> {
         handleSIGTERM: false,
         timeout: PAGE_TIMEOUT_MS,
       });
-    // Where the sandbox cannot start (no user namespaces in a container) Chromium ends at once: without.
-    const browser = sandboxFor() ? await start(true).catch(() => start(false)) : await start(false);
+    const browser = await launchChromium(start, { warn: (line) => process.stderr.write(`${line}\n`) });
     await rememberPid(browser).catch(() => undefined);
     return browser;
   } catch (error) {

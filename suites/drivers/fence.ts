@@ -7,6 +7,7 @@
  * which no HTTP proxy carries) is kept to the proxy by a launch flag and removed from every page.
  */
 import { createServer, type Server } from 'node:net';
+import { ConfigError } from '../errors.js';
 
 /** WebRTC may use only the proxy (here: nowhere), never UDP of its own. */
 export const WEBRTC_ARG = '--webrtc-ip-handling-policy=disable_non_proxied_udp';
@@ -17,18 +18,32 @@ export interface Fence {
   close(): Promise<void>;
 }
 
+/** A host Chromium reads as one host: a plain name or IP literal, as trustedOrigins' pattern allows. */
+const PLAIN_HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])$/i;
+
 /**
  * Chromium's bypass rule for exactly one origin. A rule without a port matches every port of the
  * host, and URL.origin leaves the scheme's default port out: `http://127.0.0.2` would have let the
- * page reach every service on 127.0.0.2, so the port is always written.
+ * page reach every service on 127.0.0.2, so the port is always written. A baseUrl's host the URL
+ * parser accepts may be a rule of its own (`*` a wildcard, `a,*` two rules): refused.
  */
 export function bypassRule(origin: string): string {
-  const { protocol, hostname, port } = new URL(origin);
+  const { protocol, hostname, port } = URL.canParse(origin)
+    ? new URL(origin)
+    : { protocol: '', hostname: '', port: '' };
+  if (!PLAIN_HOST.test(hostname))
+    throw new ConfigError(
+      `the browser can be fenced only to a plain host name or IP literal, not "${hostname.slice(0, 60)}" (${origin.slice(0, 100)})`,
+    );
   return `${protocol}//${hostname}:${port || (protocol === 'https:' ? '443' : '80')}`;
 }
 
 /** A fence letting through exactly `allowed` (origins, as URL.origin spells them). */
 export async function openFence(allowed: readonly string[]): Promise<Fence> {
+  // <-loopback> first: Chromium lets loopback past any proxy unless told, and Playwright adds it
+  // only when PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK is unset in the user's environment.
+  // Written before the socket opens: a host refused leaves nothing listening.
+  const bypass = ['<-loopback>', ...allowed.map(bypassRule)].join(',');
   const server: Server = createServer((socket) => socket.destroy());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -36,8 +51,7 @@ export async function openFence(allowed: readonly string[]): Promise<Fence> {
   });
   const { port } = server.address() as { port: number };
   return {
-    // Playwright adds <-loopback>, so loopback origins other than these go through the fence too.
-    proxy: { server: `http://127.0.0.1:${port}`, bypass: allowed.map(bypassRule).join(',') },
+    proxy: { server: `http://127.0.0.1:${port}`, bypass },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -197,30 +197,38 @@ function loopbackOrigin(origin: string): boolean {
   }
 }
 
+/** The origin of a URL header (`Referer`), or undefined when absent or not a URL. */
+function originOf(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A link followed or a redirect in the browser's own window (a GET navigation of the top-level
  * document): it carries no Origin, so the team's application on another port (same-site) or on
- * `localhost` (cross-site) could not send the browser to the authorization endpoint at all. Such a
- * visit is no unseen request: the developer sees the page change, and the page that sent it reads
- * nothing back, as with a link to the provider itself. A frame's navigation or a form post is not one.
+ * `localhost` (cross-site) could not send the browser to the authorization endpoint at all. A page
+ * of any site can make one unseen too (a window it opened and sends on again and again, a GET form
+ * into a new window), so only one whose `Referer` is a trusted origin passes: the team's page (a
+ * link, its server's redirect) sends its own. A frame's navigation or a form post is not one.
  */
 function topLevelVisit(method: string | undefined, headers: IncomingMessage['headers']): boolean {
-  return (
-    (method === 'GET' || method === 'HEAD') &&
-    headers['sec-fetch-mode'] === 'navigate' &&
-    headers['sec-fetch-dest'] === 'document'
-  );
+  return method === 'GET' && headers['sec-fetch-mode'] === 'navigate' && headers['sec-fetch-dest'] === 'document';
 }
 
 /**
  * Why a browser request a page of another site made is refused, or undefined. A browser says where
- * a request comes from (`Sec-Fetch-Site`; and `Origin` on a fetch or a form post): one from
- * another site is refused unless its Origin is loopback (the team's own application served
- * locally, any port) or an --allow-origin. A page the developer has open elsewhere could otherwise
- * send requests through the proxy with no CORS in the way (a form post, a no-cors fetch, an image)
- * and put exchanges of its making into the report, judged as the team's own client. A client
- * outside a browser sends no `Sec-Fetch-Site` (the harness's CORS checks send an `Origin` of their
- * own making) and sees no change.
+ * a request comes from (`Sec-Fetch-Site`; and `Origin` on a fetch or a form post, `Referer` on a
+ * navigation unless its page withholds it): one from another site is refused unless its Origin, or
+ * a top-level visit's Referer, is loopback (the team's own application served locally, any port)
+ * or an --allow-origin. A page the developer has open elsewhere could otherwise send requests
+ * through the proxy with no CORS in the way (a form post, a no-cors fetch, an image, a window it
+ * opened) and put exchanges of its making into the report, judged as the team's own client. A
+ * client outside a browser sends no `Sec-Fetch-Site` (the harness's CORS checks send an `Origin`
+ * of their own making) and sees no change.
  */
 function crossSiteRefusal(
   method: string | undefined,
@@ -229,16 +237,25 @@ function crossSiteRefusal(
 ): string | undefined {
   const site = String(headers['sec-fetch-site'] ?? '').toLowerCase();
   // Speculation rules let a page of any site have the browser prefetch or prerender a URL unseen,
-  // and Chromium marks that request `none`, as if typed: only a page of the proxy's own may.
-  if (site !== 'same-origin' && /prefetch/i.test(String(headers['sec-purpose'] ?? headers.purpose ?? '')))
-    return 'requests the browser makes ahead of a visit (prefetch, prerender) are refused unless a page of its own asked';
+  // and Chromium marks that request `none` whoever asked (the proxy's own pages too): only the
+  // Referer tells, and only a page the proxy served (its own origin, as the Host names it) may.
+  if (/prefetch/i.test(String(headers['sec-purpose'] ?? headers.purpose ?? '')))
+    return originOf(headers.referer) === originOf(`http://${headers.host}`)
+      ? undefined
+      : 'requests the browser makes ahead of a visit (prefetch, prerender) are refused unless a page the proxy served asked';
   if (site === '' || site === 'same-origin' || site === 'none') return undefined;
-  if (topLevelVisit(method, headers)) return undefined;
+  const trusted = (origin: string) => loopbackOrigin(origin) || allowOrigins.has(origin.toLowerCase());
   const origin = headers.origin;
-  if (origin !== undefined && (loopbackOrigin(origin) || allowOrigins.has(origin.toLowerCase()))) return undefined;
-  return origin === undefined
-    ? `requests a page of another site made (Sec-Fetch-Site: ${site.slice(0, 20)}) are refused`
-    : 'requests from a page of another site (its Origin) are refused; --allow-origin names one to accept';
+  if (origin !== undefined)
+    return trusted(origin)
+      ? undefined
+      : 'requests from a page of another site (its Origin) are refused; --allow-origin names one to accept';
+  const referer = originOf(headers.referer);
+  if (topLevelVisit(method, headers))
+    return referer !== undefined && trusted(referer)
+      ? undefined
+      : 'a visit from a page of another site (its Referer, or none) is refused; --allow-origin names one to accept';
+  return `requests a page of another site made (Sec-Fetch-Site: ${site.slice(0, 20)}) are refused`;
 }
 
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {

@@ -2,13 +2,14 @@
  * The proxy's cross-site guard as a real browser meets it (Chromium; test/proxy/safety.test.ts
  * sends the headers by hand). The team's application served locally on another port sends the
  * browser to the proxy's authorization endpoint, by a link and by its server's redirect: that
- * navigation carries no Origin (a GET navigation never does) and is `same-site` from 127.0.0.1,
- * `cross-site` from localhost, and reaches the provider. A page of another site (http://evil.test,
- * served through the browser context's own proxy; a loopback origin would be the team's) sends
- * what a page can without being seen (an image, a no-cors fetch, a frame, a form posted into a
- * frame, a prefetch and a prerender by speculation rules, which Chromium sends as `Sec-Fetch-Site:
- * none`, as if typed): none of it reaches the provider. Its top-level link to the proxy does, as a link to the
- * provider itself would: the developer sees the page change, and the page that made it reads nothing.
+ * navigation carries no Origin (a GET navigation never does), is `same-site` from 127.0.0.1,
+ * `cross-site` from localhost, carries the app's loopback Referer, and reaches the provider. A page
+ * of another site (http://evil.test, served through the browser context's own proxy; a loopback
+ * origin would be the team's) sends what a page can without being seen (an image, a no-cors fetch,
+ * a frame, a form posted into a frame, a GET form into a new window, a window it opened and sends
+ * to the proxy again and again, a prefetch and a prerender by speculation rules, which Chromium
+ * sends as `Sec-Fetch-Site: none`, as if typed), and a link the developer follows: none of it
+ * reaches the provider. The proxy-served page's own prefetch and prerender (also `none`) do.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
@@ -41,7 +42,14 @@ describe.skipIf(!hasChromium)(
     const reached = () => provider.received.map((r) => `${r.method} ${r.path}`);
 
     beforeAll(async () => {
-      provider = await startCollector((_req, res) => page('<p>the provider</p>')(res));
+      provider = await startCollector((req, res) =>
+        page(
+          req.url === '/own/page'
+            ? `<p>the provider</p><script type="speculationrules">{"prefetch": [{"source": "list", "urls": ["/own/prefetch"]}],
+"prerender": [{"source": "list", "urls": ["/own/prerender"]}]}</script>`
+            : '<p>the provider</p>',
+        )(res),
+      );
       proxy = await startProxy({ target: provider.url, onExchange: (exchange) => judged.push(exchange.target) });
       const authorize = `${proxy.url}/oauth/authorize?client_id=app`;
       app = await startCollector((req, res) => {
@@ -56,11 +64,15 @@ describe.skipIf(!hasChromium)(
 <iframe src="${proxy.url}/hidden/frame"></iframe>
 <iframe name="sink"></iframe>
 <form id="f" method="POST" action="${proxy.url}/hidden/form" target="sink"><input name="a" value="b"></form>
-<a id="link" href="${proxy.url}/visible/link">a link</a>
+<a id="link" href="${proxy.url}/hidden/link">a link</a>
+<button id="opener" onclick="const w = window.open('about:blank', 'sent');
+  for (const n of [1, 2, 3]) setTimeout(() => { w.location = '${proxy.url}/hidden/opened?n=' + n; }, 300 * n);">go</button>
+<form id="g" method="GET" action="${proxy.url}/hidden/get-form" target="_blank"><input name="a" value="b"></form>
 <script type="speculationrules">{"prefetch": [{"source": "list", "urls": ["${proxy.url}/hidden/prefetch"]}],
 "prerender": [{"source": "list", "urls": ["${proxy.url}/hidden/prerender"]}]}</script>
 <script>fetch('${proxy.url}/hidden/fetch', { mode: 'no-cors' }).catch(() => {});
-document.getElementById('f').submit();</script>`)(res),
+document.getElementById('f').submit();
+document.getElementById('g').submit();</script>`)(res),
       );
       const borrowed = await borrowBrowser();
       browser = borrowed.browser;
@@ -94,16 +106,37 @@ document.getElementById('f').submit();</script>`)(res),
       },
     );
 
-    it("another site's page reaches the provider only by a link the developer follows, never unseen", async () => {
+    it("another site's page reaches the provider in no way, not even by a link the developer follows", async () => {
       const tab = await context.newPage();
       await tab.goto('http://evil.test/');
       // The frame posted into has answered (or been refused): everything the page sent on load is in.
       await tab.waitForLoadState('load');
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // A window it opened and sends to the proxy three times (Sec-Fetch-User only on the first).
+      // Its GET form's window is in front: Chromium holds a page's frames behind it, and a click waits for one.
+      await tab.bringToFront();
+      await tab.click('#opener');
+      // Both windows have had their (last) answer: the GET form's and the opened one's third.
+      const answered = () =>
+        ['/hidden/get-form', '/hidden/opened?n=3'].every((path) => context.pages().some((p) => p.url().includes(path)));
+      for (let waited = 0; !answered() && waited < 5000; waited += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(answered()).toBe(true);
+      await tab.bringToFront();
       const [answer] = await Promise.all([tab.waitForNavigation(), tab.click('#link')]);
-      expect(answer?.status()).toBe(200);
-      expect(reached().filter((r) => /\/(hidden|visible)\//.test(r))).toEqual(['GET /visible/link']);
+      expect(answer?.status()).toBe(403);
+      expect(reached().filter((r) => /\/hidden\//.test(r))).toEqual([]);
       expect(judged.filter((t) => t.includes('/hidden/'))).toEqual([]);
+      for (const other of context.pages()) if (other !== tab) await other.close();
+      await tab.close();
+    });
+
+    it('a page the proxy served prefetches and prerenders its own pages (Chromium says Sec-Fetch-Site: none): they pass', async () => {
+      const tab = await context.newPage();
+      await tab.goto(`${proxy.url}/own/page`);
+      const own = () => reached().filter((r) => /\/own\/pre/.test(r));
+      for (let waited = 0; own().length < 2 && waited < 5000; waited += 100)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(own().sort()).toEqual(['GET /own/prefetch', 'GET /own/prerender']);
       await tab.close();
     });
   },

@@ -216,6 +216,8 @@ describe('a page of another site that sends through the proxy (a form post, a no
       onExchange: (exchange) => judged.push(exchange.target),
     });
     const site = { 'sec-fetch-site': 'cross-site' };
+    const visit = { ...site, 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' };
+    const proxyPort = Number(new URL(proxy.url).port);
     const refused: Record<string, string>[] = [
       { ...site, origin: 'https://evil.example' },
       { ...site, origin: 'null' },
@@ -224,13 +226,25 @@ describe('a page of another site that sends through the proxy (a form post, a no
       site,
       // A frame's navigation is unseen: only the top-level document's is a visit.
       { ...site, 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' },
-      // Speculation rules of any site: Chromium sends their prefetch and prerender as `none`.
-      ...['prefetch', 'prefetch;prerender'].map((purpose) => ({
-        'sec-fetch-site': 'none',
-        'sec-fetch-mode': 'navigate',
-        'sec-fetch-dest': 'document',
-        'sec-purpose': purpose,
-      })),
+      // Speculation rules of any site: Chromium sends their prefetch and prerender as `none`, also
+      // a same-origin one; only the Referer tells (none, another site's, or another port's).
+      ...['prefetch', 'prefetch;prerender'].flatMap((purpose) =>
+        [{}, { referer: 'https://evil.example/' }, { referer: `http://127.0.0.1:${proxyPort + 1}/` }].map(
+          (referer) => ({
+            'sec-fetch-site': 'none',
+            'sec-fetch-mode': 'navigate',
+            'sec-fetch-dest': 'document',
+            'sec-purpose': purpose,
+            ...referer,
+          }),
+        ),
+      ),
+      // A top-level visit from another site's page (a window it opened, a GET form into a new
+      // window): its Referer is that page's, or none when the page withholds it.
+      visit,
+      { ...visit, referer: 'https://evil.example/start' },
+      { ...visit, referer: 'null' },
+      { ...visit, referer: 'https://app.example.evil.example/' },
     ];
     // A form posted in the top-level window: a navigation, but it sends a body of the page's making.
     const postedForm = {
@@ -240,10 +254,14 @@ describe('a page of another site that sends through the proxy (a form post, a no
       origin: 'https://evil.example',
     };
     expect(await get(`${proxy.url}/api/v4/user`, undefined, postedForm, 'POST')).toMatchObject({ status: 403 });
+    // Browsers never navigate with HEAD: a page's HEAD is no visit, whatever its Referer.
+    expect(
+      await get(`${proxy.url}/api/v4/user`, undefined, { ...visit, referer: 'http://localhost:3000/' }, 'HEAD'),
+    ).toMatchObject({ status: 403 });
     for (const headers of refused)
       expect(await get(`${proxy.url}/api/v4/user`, undefined, headers), JSON.stringify(headers)).toMatchObject({
         status: 403,
-        body: expect.stringMatching(/^idp-conformance proxy: .*(another site|unless a page of its own asked)/),
+        body: expect.stringMatching(/^idp-conformance proxy: .*(another site|unless a page the proxy served asked)/),
       });
     expect(reached).toEqual([]);
     const passed: Record<string, string>[] = [
@@ -257,10 +275,19 @@ describe('a page of another site that sends through the proxy (a form post, a no
       { ...site, origin: 'https://APP.example' },
       { 'sec-fetch-site': 'same-origin' },
       { 'sec-fetch-site': 'none' },
-      // The proxied provider's own pages prefetching its pages.
-      { 'sec-fetch-site': 'same-origin', 'sec-purpose': 'prefetch' },
-      // A link followed or a redirect in the window (the team's application on another port): no Origin.
-      { ...site, 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' },
+      // The proxied provider's own pages prefetching its pages (Chromium says `none`), by either name.
+      { 'sec-fetch-site': 'none', 'sec-purpose': 'prefetch', referer: `${proxy.url}/oauth/authorize?x=1` },
+      {
+        'sec-fetch-site': 'none',
+        'sec-purpose': 'prefetch;prerender',
+        referer: `http://LOCALHOST:${proxyPort}/`,
+        host: `localhost:${proxyPort}`,
+      },
+      // A link followed or a redirect in the window (the team's application on another port or
+      // name, an --allow-origin): no Origin, the page's Referer.
+      { ...visit, referer: 'http://127.0.0.1:5173/login' },
+      { ...visit, referer: 'http://localhost:3000/' },
+      { ...visit, referer: 'https://app.example/' },
     ];
     for (const headers of passed)
       expect(await get(`${proxy.url}/api/v4/user`, undefined, headers), JSON.stringify(headers)).toEqual({

@@ -83,6 +83,11 @@ describe('control API refuses browser requests from another origin', () => {
     ['an opaque origin', { origin: 'null' }],
     ['Sec-Fetch-Site: cross-site', { 'sec-fetch-site': 'cross-site' }],
     ['Sec-Fetch-Site: same-site', { 'sec-fetch-site': 'same-site' }],
+    // Speculation rules of any site: Chromium sends their prefetch and prerender as `none`, as if typed.
+    ['a prefetch (Sec-Purpose)', { 'sec-fetch-site': 'none', 'sec-purpose': 'prefetch' }],
+    ['a prerender (Sec-Purpose)', { 'sec-fetch-site': 'none', 'sec-purpose': 'prefetch;prerender' }],
+    ['a prefetch (Purpose, as older Chromium sends it)', { purpose: 'prefetch' }],
+    ['a prefetch of its own page', { 'sec-fetch-site': 'same-origin', 'sec-purpose': 'prefetch', origin: BASE }],
   ])('%s: 403 on GET config and on a JSON POST, no state change', async (_label, headers) => {
     const { send, createUser } = control();
     const config = await send('config', { headers });

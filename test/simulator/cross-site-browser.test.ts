@@ -3,7 +3,8 @@
  * another port of 127.0.0.1, same-site) drives the simulator served on 127.0.0.1 the ways a web
  * page can without a preflight: a blind no-cors fetch with a form body, a plain auto-submitted
  * <form method=POST>, and fetches of the config. Nothing changes and the config is not answered,
- * as the control API itself says when the test asks it afterwards.
+ * as the control API itself says when the test asks it afterwards. Nor does a prefetch or prerender
+ * its speculation rules ask for, which Chromium sends as `Sec-Fetch-Site: none`, as if typed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
@@ -126,6 +127,29 @@ describe.skipIf(!hasChromium)(
       // The simulator itself refused all seven requests (not only the browser's CORS): 403 or 415.
       expect(fromPage).toHaveLength(7);
       for (const line of fromPage) expect(line).toMatch(/ (403|415)$/);
+    });
+
+    it('a page on another site has Chromium prefetch and prerender the config (speculation rules, sent as none): refused', async () => {
+      const config = `${served.url}/-/simulator/config`;
+      const page = await servePage(
+        '127.0.0.2',
+        () => `<!doctype html><title>t</title><script type="speculationrules">{"prefetch": [{"source": "list", "urls": ["${config}?prefetch"]}],
+"prerender": [{"source": "list", "urls": ["${config}?prerender"]}]}</script>`,
+      );
+      pages.push(page.server);
+      answered.length = 0;
+      const tab = await browser.newPage();
+      try {
+        await tab.goto(`${page.origin}/`);
+        for (let waited = 0; answered.length < 2 && waited < 5000; waited += 100)
+          await new Promise((resolve) => setTimeout(resolve, 100));
+      } finally {
+        await tab.close();
+      }
+      expect([...answered].sort()).toEqual([
+        'GET /-/simulator/config?prefetch 403',
+        'GET /-/simulator/config?prerender 403',
+      ]);
     });
   },
 );
