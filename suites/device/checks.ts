@@ -362,7 +362,7 @@ export const deviceChecks: Check[] = [
       });
       // A page that connects the device on the sign-in (L84: the code entered and the user
       // authenticated) decides nothing itself: it is the page L109 names, its refusal untested.
-      const connected = !result.decided && connectedWithoutDecision(result.response, page.href);
+      const connected = connectedWithoutDecision(result, page.href);
       t.expect(
         form && (result.decided || connected),
         'the verification page must be an HTML form the user can decide on',

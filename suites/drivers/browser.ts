@@ -63,7 +63,7 @@ import { pageText, parseForms } from './html.js';
 import { CheckFailure, CheckSkipped, HarnessError } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { devicePageUrl } from './form.js';
-import { expectDeviceDecided } from './device-outcome.js';
+import { expectDeviceDecided, type Journey } from './device-outcome.js';
 import { createSimulatorDriver } from './simulator.js';
 import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
 import { allowedOrigins } from '../target/origin.js';
@@ -900,6 +900,9 @@ export async function createBrowserDriver(
   }
 
   /** A visit (play) while Chromium is pinged: a frozen one ends the visit, saying so. */
+  /** A sign-in of this browser went through: its context holds the session for the visits after it. */
+  let session = false;
+
   async function visit(...args: Parameters<typeof play>): ReturnType<typeof play> {
     if (gone()) throw browserGone();
     const beat = heartbeat();
@@ -921,7 +924,7 @@ export async function createBrowserDriver(
     decision: Decision,
     userCode?: string,
     options: AuthorizeOptions = {},
-  ): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }> {
+  ): Promise<Journey> {
     const page = await openPage().catch((error: unknown) => {
       throw gone() ? browserGone() : error;
     });
@@ -1168,8 +1171,11 @@ export async function createBrowserDriver(
           request: { method: 'GET', url: away.response.url, headers: {} },
           response: { status: away.response.status, headers: Object.fromEntries(away.response.headers) },
         });
-      if (away) return { redirect: away.url, response: away.response ?? (await fromPage(page, last)), decided };
-      return { response: await fromPage(page, last), decided };
+      // A sign-in that got through (a refused one throws) leaves its session in the browser's context.
+      session ||= signedIn;
+      const did = { decided, codeSent, signedIn: session };
+      if (away) return { redirect: away.url, response: away.response ?? (await fromPage(page, last)), ...did };
+      return { response: await fromPage(page, last), ...did };
     } catch (error) {
       if (gone()) throw browserGone();
       if (crashed)

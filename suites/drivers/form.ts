@@ -30,7 +30,7 @@ import {
 } from './html.js';
 import { handsOverToAny, redirectUrisOf } from './hand-over.js';
 import { asksNewPassword, awaitsEmail, needsPerson } from './needs-person.js';
-import { expectDeviceDecided } from './device-outcome.js';
+import { expectDeviceDecided, type Journey } from './device-outcome.js';
 import {
   accountNotListed,
   continuation,
@@ -58,6 +58,8 @@ const AGREEMENT_BOX = new RegExp(AGREEMENT_BOX_WORDS.join('|'), 'i');
 const PICKER = new RegExp(PICKER_PATTERN, 'i');
 /** Redirects and form posts one user action may take before we call it a loop. */
 const MAX_STEPS = 12;
+/** The name of a device page's user code field. */
+export const USER_CODE_NAME = /user_?code/i;
 
 type Decision = 'approve' | 'deny';
 
@@ -68,7 +70,7 @@ export interface Browser {
     decision: Decision,
     fill?: (form: HtmlForm) => Record<string, string>,
     options?: AuthorizeOptions,
-  ): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }>;
+  ): Promise<Journey>;
 }
 
 interface Choice {
@@ -199,6 +201,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
   const redirectUris = redirectUrisOf(config);
   /** A redirect here is the hand-over to the application: kept, never followed. */
   const leaves = (url: string) => handsOverToAny(url, redirectUris) || http.leaves(url) !== undefined;
+  /** A sign-in of this browser went through: its jar holds the session for the visits after it. */
+  let session = false;
 
   const request = async (url: string, method: string, body?: URLSearchParams, what?: string): Promise<HttpResponse> => {
     const cookie = await jar.getCookieString(url);
@@ -255,6 +259,13 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       /** The page the credentials were sent from ran a script (this driver runs none). */
       let scriptedSignIn = false;
       let decided = false;
+      /** A form carrying the user code went out (the device page's). */
+      let codeSent = false;
+      /** What the journey did, where it ended (a refused sign-in never gets here: it throws). */
+      const journey = (response: HttpResponse, redirect?: URL): Journey => {
+        session ||= signedIn;
+        return { ...(redirect ? { redirect } : {}), response, decided, codeSent, signedIn: session };
+      };
       // A form submitted twice means the provider sent us back (a wrong code, an error): stop there.
       const submitted = new Set<string>();
       for (let step = 0; step < MAX_STEPS; step++) {
@@ -272,14 +283,14 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
                 { redirectUris, asked, malformed },
                 signedIn ? 'consent' : 'sign-in',
               );
-            return { redirect: new URL(next), response, decided };
+            return journey(response, new URL(next));
           }
           [url, method, body, what] = [next, 'GET', undefined, undefined];
           continue;
         }
         if (answering) refusedIfClientError(http, response.status, scriptedSignIn);
         // Media types are case-insensitive (RFC 9110 §8.3.1): `TEXT/HTML` is a page too.
-        if (!/html/i.test(response.headers.get('content-type') ?? '')) return { response, decided };
+        if (!/html/i.test(response.headers.get('content-type') ?? '')) return journey(response);
         const forms = parseForms(response.text);
         const at = new URL(response.url || url).pathname;
         // Sign-in fields in no form, sent by a script's control (a <div role=button>), and a page
@@ -383,13 +394,14 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           }
           // The password answered by a page with nothing to go on with ("the password is incorrect").
           if (answersPassword && !forms.length) signInRefused(http, `status ${response.status}, a page with no form`);
-          return { response, decided };
+          return journey(response);
         }
         const signature = `${choice.form.action}|${choice.button?.name}=${choice.button?.value}|${choice.form.fields.map((f) => f.name).join(',')}`;
-        if (submitted.has(signature)) return { response, decided };
+        if (submitted.has(signature)) return journey(response);
         submitted.add(signature);
         decided ||= choice.explicit;
         const values = fill?.(choice.form) ?? {};
+        codeSent ||= choice.form.fields.some((f) => USER_CODE_NAME.test(f.name) && (values[f.name] ?? f.value));
         what = `the action of the form with the ${choice.explicit ? decision : 'next step'} button`;
         const form = choice.explicit && decision === 'approve' ? withScopesTicked(choice.form) : choice.form;
         [url, method, body] = submission(form, url, values, choice.button);
@@ -417,7 +429,7 @@ export function devicePageUrl(http: Http, userCode: string, page?: string): stri
 
 /** Fill the user-code field when the page did not prefill it from the query. */
 const userCodeFill = (userCode: string) => (form: HtmlForm) =>
-  Object.fromEntries(form.fields.filter((f) => /user_?code/i.test(f.name) && !f.value).map((f) => [f.name, userCode]));
+  Object.fromEntries(form.fields.filter((f) => USER_CODE_NAME.test(f.name) && !f.value).map((f) => [f.name, userCode]));
 
 export function createFormDriver(http: Http, config: TargetConfig): Driver {
   const browser = createBrowser(http, config);

@@ -22,6 +22,12 @@ const html = (body: string) => new Response(body, { headers: { 'content-type': '
 let withCancel = false;
 const CANCEL = '<button type="submit" name="action" value="cancel">Cancel</button>';
 let base = '';
+/**
+ * The page as FusionAuth draws it, or a page that must not be taken for it: the code alone
+ * connecting the device with no sign-in, a confirmation whose Allow and Deny are links (the driver
+ * cannot act), a device page that redirects to a plain page (it never took the code).
+ */
+let mode: 'fusion' | 'no-sign-in' | 'links' | 'broken' = 'fusion';
 
 /** The device's user code approved or denied (the simulator's control API), and the page that says so. */
 async function decided(userCode: string, decision: 'approve' | 'deny'): Promise<Response> {
@@ -40,6 +46,17 @@ async function decided(userCode: string, decision: 'approve' | 'deny'): Promise<
 beforeAll(async () => {
   front = await simulatorWith((req, res) => {
     const url = new URL(req.url ?? '/', base);
+    if (url.pathname === '/oauth/device' && req.method === 'GET' && mode === 'broken') {
+      res.writeHead(302, { location: '/maintenance' }).end();
+      return true;
+    }
+    if (url.pathname === '/maintenance') {
+      sendAnswer(
+        res,
+        Promise.resolve(html(page('Unavailable', '<p>Device sign-in is unavailable.</p><a href="/">Home</a>'))),
+      );
+      return true;
+    }
     if (url.pathname === '/oauth/device' && req.method === 'GET') {
       const code = escaped(url.searchParams.get('user_code') ?? '');
       const form = `<form method="post" action="/oauth/device/code"><label>Enter the code shown on your device <input type="text" name="user_code" value="${code}"></label>${withCancel ? CANCEL : ''}<button type="submit">Submit</button></form>`;
@@ -51,7 +68,8 @@ beforeAll(async () => {
       const back = bodyOf(req).then((body) => {
         const form = new URLSearchParams(body.toString());
         if (form.get('action') === 'cancel') return decided(form.get('user_code') ?? '', 'deny');
-        const finish = `/oauth/device/connected?user_code=${encodeURIComponent(form.get('user_code') ?? '')}`;
+        if (mode === 'no-sign-in') return decided(form.get('user_code') ?? '', 'approve');
+        const finish = `/oauth/device/${mode === 'links' ? 'confirm' : 'connected'}?user_code=${encodeURIComponent(form.get('user_code') ?? '')}`;
         return new Response(null, {
           status: 302,
           headers: { location: `/users/sign_in?redirect_to=${encodeURIComponent(finish)}` },
@@ -62,6 +80,20 @@ beforeAll(async () => {
     }
     if (url.pathname === '/oauth/device/connected' && req.method === 'GET') {
       sendAnswer(res, decided(url.searchParams.get('user_code') ?? '', 'approve'));
+      return true;
+    }
+    if (url.pathname === '/oauth/device/confirm' && req.method === 'GET') {
+      const code = encodeURIComponent(url.searchParams.get('user_code') ?? '');
+      const links = ['approve', 'deny'].map(
+        (d) =>
+          `<a class="btn" href="/oauth/device/decide?d=${d}&amp;user_code=${code}">${d === 'approve' ? 'Allow' : 'Deny'}</a>`,
+      );
+      sendAnswer(res, Promise.resolve(html(page('Authorize device?', `<p>Connect the device?</p>${links.join(' ')}`))));
+      return true;
+    }
+    if (url.pathname === '/oauth/device/decide' && req.method === 'GET') {
+      const d = url.searchParams.get('d') === 'deny' ? 'deny' : 'approve';
+      sendAnswer(res, decided(url.searchParams.get('user_code') ?? '', d));
       return true;
     }
     return false;
@@ -103,6 +135,43 @@ describe('a device page that asks the code before the sign-in and connects the d
       } finally {
         withCancel = false;
       }
+    },
+    120_000,
+  );
+});
+
+describe('pages that only look like it are not taken for the approval', () => {
+  afterAll(() => {
+    mode = 'fusion';
+  });
+  // Only the form driver: what the journey did is judged in one module for both (device-outcome.ts).
+  it.each([
+    // The code alone connects the device: nobody signed in, so the page broke L84 (a must).
+    ['no-sign-in', ['DEV-VERIFICATION-PAGE']],
+    // Allow and Deny as links: a decision the driver could not press, never the approval, nor any
+    // poll's rule blamed for it.
+    ['links', ['DEV-VERIFICATION-PAGE']],
+    // No code form at all: the page's rule alone, not every rule the approval leads to.
+    ['broken', ['DEV-VERIFICATION-PAGE']],
+  ] as const)(
+    '%s: the approving check errors, %j alone fails',
+    async (shape, blamed) => {
+      mode = shape;
+      connected.length = 0;
+      const { code, report, stderr } = await runWithDriver(front, 'form', [
+        'device.token-response',
+        'device.verification-page',
+      ]);
+      const why = explain(report, stderr);
+      expect(checksWith(report, 'errored'), why).toEqual(['device.token-response']);
+      expect(report.checks.find((c) => c.id === 'device.token-response')?.message, why).toMatch(
+        /no approve button on the device verification page/,
+      );
+      expect(
+        report.rules.filter((r) => r.status === 'failed').map((r) => r.id),
+        why,
+      ).toEqual(blamed);
+      expect(code, why).toBe(1);
     },
     120_000,
   );
