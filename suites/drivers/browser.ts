@@ -77,6 +77,7 @@ import {
   refusedIfClientError,
   signInNeedsPerson,
   signInRefused,
+  signedInOnce,
   signInUser,
   wayToSignIn,
   waysOf,
@@ -1172,6 +1173,7 @@ export async function createBrowserDriver(
           response: { status: away.response.status, headers: Object.fromEntries(away.response.headers) },
         });
       // A sign-in that got through (a refused one throws) leaves its session in the browser's context.
+      if (signedIn) signedInOnce(http);
       session ||= signedIn;
       const did = { decided, codeSent, signedIn: session };
       if (away) return { redirect: away.url, response: away.response ?? (await fromPage(page, last)), ...did };

@@ -41,6 +41,8 @@ import {
   signInNeedsPerson,
   signInRefused,
   signInScripted,
+  signedInOnce,
+  samePath,
   signInUser,
   wayToSignIn,
   waysOf,
@@ -69,7 +71,10 @@ export interface Browser {
     startUrl: string,
     decision: Decision,
     fill?: (form: HtmlForm) => Record<string, string>,
-    options?: AuthorizeOptions,
+    options?: AuthorizeOptions & {
+      /** An authorization: with no session, every page before the credentials is the way in (the sign-in). */
+      authorizing?: boolean;
+    },
   ): Promise<Journey>;
 }
 
@@ -243,7 +248,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
   };
 
   return {
-    async browse(startUrl, decision, fill, { malformed } = {}) {
+    async browse(startUrl, decision, fill, { malformed, authorizing = false } = {}) {
       let url = startUrl;
       /** This authorization's redirect_uri (a check may ask with one the config does not list). */
       const asked = URL.canParse(startUrl) ? new URL(startUrl).searchParams.get('redirect_uri') : null;
@@ -261,15 +266,28 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       let decided = false;
       /** A form carrying the user code went out (the device page's). */
       let codeSent = false;
+      /**
+       * The visit is on its way to the sign-in: an authorization (no consent before it), or any visit
+       * once it reached the sign-in path (a redirect there, or a page after it). Not a device page
+       * met before it (the code may come first), nor the registration page.
+       */
+      let towardSignIn = authorizing;
       /** What the journey did, where it ended (a refused sign-in never gets here: it throws). */
+      /** The credentials went out and were not refused: the jar holds the session, the run knows a sign-in works. */
+      const through = () => {
+        if (!signedIn) return;
+        signedInOnce(http);
+        session = true;
+      };
       const journey = (response: HttpResponse, redirect?: URL): Journey => {
-        session ||= signedIn;
+        through();
         return { ...(redirect ? { redirect } : {}), response, decided, codeSent, signedIn: session };
       };
       // A form submitted twice means the provider sent us back (a wrong code, an error): stop there.
       const submitted = new Set<string>();
       for (let step = 0; step < MAX_STEPS; step++) {
         const response = await request(url, method, body, what);
+        towardSignIn ||= URL.canParse(url) && samePath(new URL(url).pathname, d.signInPath);
         const location = response.headers.get('location');
         if (response.status >= 300 && response.status < 400 && location) {
           const next = resolved(location, url, 'the Location');
@@ -309,9 +327,20 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
               ? { what: `the provider's page at ${at} has no form (a script draws it)`, advice: 'use driver: browser' }
               : undefined;
         if (unplayable) {
-          if (config.driver?.kind !== 'browser' && !signedIn && !identified)
-            signInScripted(http, unplayable.what, unplayable.advice);
-          beyondForms(unplayable.what, unplayable.advice);
+          const beyond = () => {
+            // A page after the password (a consent drawn by a script) is past the sign-in.
+            through();
+            return beyondForms(unplayable.what, unplayable.advice);
+          };
+          if (config.driver?.kind !== 'browser' && !signedIn && !identified && !session)
+            signInScripted(
+              http,
+              unplayable.what,
+              unplayable.advice,
+              towardSignIn || asksPassword(response.text),
+              beyond,
+            );
+          beyond();
         }
         const login = signInForm(forms, response.text);
         const identifier = !login && !signedIn ? usernameForm(forms) : undefined;
@@ -440,7 +469,7 @@ export function createFormDriver(http: Http, config: TargetConfig): Driver {
   return {
     kind: 'form',
     async authorize(authorizeUrl, decision, options) {
-      return browser.browse(authorizeUrl, decision, undefined, options);
+      return browser.browse(authorizeUrl, decision, undefined, { ...options, authorizing: true });
     },
     approveDevice: (userCode, page) => device(userCode, 'approve', page),
     denyDevice: (userCode, page) => device(userCode, 'deny', page),
