@@ -46,14 +46,20 @@ export function connectedWithoutDecision(journey: Journey, pageUrl: string): boo
 export const NO_WAY_TO_REFUSE =
   'the device verification page takes the user code and the sign-in and offers no way to refuse (L84: that is the approval)';
 
+/**
+ * A denial asked of such a page: the harness's limit, not the provider's failure. Typed so that a
+ * check making many decisions (the state model) can drop the denial and go on; only
+ * device.verification-page says it.
+ */
+export class NoWayToRefuse extends HarnessError {
+  override name = 'NoWayToRefuse';
+}
+
 /** After a driver's journey through the device page: the approval taken, or why nothing was decided. */
 export function expectDeviceDecided(decision: 'approve' | 'deny', result: Journey, pageUrl: string): void {
   if (result.decided) return;
   const connected = connectedWithoutDecision(result, pageUrl);
   if (connected && decision === 'approve') return;
-  throw new HarnessError(
-    connected
-      ? `${NO_WAY_TO_REFUSE}: the denial is not tested`
-      : `no ${decision} button on the device verification page (status ${result.response.status})`,
-  );
+  if (connected) throw new NoWayToRefuse(`${NO_WAY_TO_REFUSE}: the denial is not tested`);
+  throw new HarnessError(`no ${decision} button on the device verification page (status ${result.response.status})`);
 }

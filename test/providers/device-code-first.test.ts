@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
 import { bodyOf, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
 import { escaped, page } from './sign-in-journey.js';
-import { checksWith, expectAllPassed, explain, PAGE_DRIVERS, runWithDriver } from './provider.js';
+import { allChecks } from '../../suites/index.js';
+import { checksWith, expectAllPassed, explain, PAGE_DRIVERS, runAgainst, runWithDriver } from './provider.js';
 
 let front: Loopback & { sim: Sim };
 /** The user codes the page saw approved, one per sign-in it was handed over from. */
@@ -123,6 +124,25 @@ describe('a device page that asks the code before the sign-in and connects the d
       expect(connected.length, why).toBeGreaterThan(0);
     },
     120_000,
+  );
+
+  // Eight cases draw a denial while the code is pending (the review's run): the model drops it
+  // and judges the rest. Before, the check errored "offers no way to refuse" and all its rules went
+  // untested. The clock moves under the browser driver only.
+  it.skipIf(!PAGE_DRIVERS.includes('browser'))(
+    'browser driver: the state model drops the denial it cannot make, said by the page check alone',
+    async () => {
+      const { code, report, stderr } = await runAgainst(
+        front,
+        { runs: '8' },
+        allChecks().filter((c) => c.id === 'device.state-machine'),
+        { driver: { kind: 'browser' } },
+      );
+      const why = explain(report, stderr);
+      expect(checksWith(report, 'passed'), why).toEqual(['device.state-machine']);
+      expect(code, why).toBe(0);
+    },
+    180_000,
   );
 
   it.each(PAGE_DRIVERS)(
