@@ -85,14 +85,22 @@ import {
 } from './sign-in.js';
 import { unservedOf } from '../target/unserved.js';
 
-/** The device page's user code field, and the submit buttons of a form that holds one, a Cancel never. */
+/** The device page's user code field. */
 const USER_CODE_FIELDS = ['input[name*="user_code" i]', 'input[name*="usercode" i]'];
 const USER_CODE_FIELD = USER_CODE_FIELDS.join(', ');
-const USER_CODE_SUBMIT = USER_CODE_FIELDS.flatMap((field) =>
-  ['button[type="submit"]', 'button:not([type])', 'input[type="submit"]'].map(
-    (b) => `form:has(${field}) ${b}${notSaying('deny')}`,
-  ),
-).join(', ');
+/**
+ * The submit buttons of a form that holds the code field, pressed as a step: never one saying deny,
+ * nor anything aside or away. Asked to deny, never in a form that offers the approval ("Allow"
+ * beside the code, Cancel a link): that press is the approval (the form driver refuses it too).
+ */
+const userCodeSubmit = (decision: Decision) =>
+  USER_CODE_FIELDS.flatMap((field) =>
+    ['button[type="submit"]', 'button:not([type])', 'input[type="submit"]'].map(
+      (b) =>
+        `form:has(${field})${decision === 'deny' ? `:not(:has(${roleSelector('approve', 'deny')}))` : ''} ${b}${notSaying('deny')}${notSaying('aside')}${notSaying('away')}`,
+    ),
+  ).join(', ');
+const USER_CODE_SUBMIT = { approve: userCodeSubmit('approve'), deny: userCodeSubmit('deny') };
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 /** Quiet, offline, throwaway: no GPU, nothing fetched in the background (the sandbox: sandboxFor). */
@@ -1112,9 +1120,13 @@ export async function createBrowserDriver(
             continue;
           }
           // The code's form with no decision on it (the code before the sign-in), sent once as a person would.
-          if (userCode !== undefined && !codeSent && (await present(page, USER_CODE_SUBMIT, 'user code form'))) {
+          if (
+            userCode !== undefined &&
+            !codeSent &&
+            (await present(page, USER_CODE_SUBMIT[decision], 'user code form'))
+          ) {
             codeSent = true;
-            await press(USER_CODE_SUBMIT, Object.values(controls));
+            await press(USER_CODE_SUBMIT[decision], Object.values(controls));
             continue;
           }
           // After the password, a page of links only: an interstitial's one link that goes on (sign-in.ts).

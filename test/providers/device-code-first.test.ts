@@ -11,6 +11,8 @@ import type { Sim } from '../../simulator/types.js';
 import { bodyOf, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
 import { escaped, page } from './sign-in-journey.js';
 import { allChecks } from '../../suites/index.js';
+import { poll, startDevice } from '../../suites/device/flow.js';
+import type { Check } from '../../suites/types.js';
 import { checksWith, expectAllPassed, explain, PAGE_DRIVERS, runAgainst, runWithDriver } from './provider.js';
 
 let front: Loopback & { sim: Sim };
@@ -28,7 +30,7 @@ let base = '';
  * connecting the device with no sign-in, a confirmation whose Allow and Deny are links (the driver
  * cannot act), a device page that redirects to a plain page (it never took the code).
  */
-let mode: 'fusion' | 'no-sign-in' | 'links' | 'broken' = 'fusion';
+let mode: 'fusion' | 'no-sign-in' | 'links' | 'broken' | 'allow-form' = 'fusion';
 
 /** The device's user code approved or denied (the simulator's control API), and the page that says so. */
 async function decided(userCode: string, decision: 'approve' | 'deny'): Promise<Response> {
@@ -58,6 +60,13 @@ beforeAll(async () => {
       );
       return true;
     }
+    if (url.pathname === '/oauth/device' && req.method === 'GET' && mode === 'allow-form') {
+      // One form: the code and Allow; Cancel is a link (a common layout). Allow approves at once.
+      const code = escaped(url.searchParams.get('user_code') ?? '');
+      const form = `<form method="post" action="/oauth/device/code"><input type="text" name="user_code" value="${code}"><button type="submit">Allow</button></form><a href="/">Cancel</a>`;
+      sendAnswer(res, Promise.resolve(html(page('Connect a device', form))));
+      return true;
+    }
     if (url.pathname === '/oauth/device' && req.method === 'GET') {
       const code = escaped(url.searchParams.get('user_code') ?? '');
       const form = `<form method="post" action="/oauth/device/code"><label>Enter the code shown on your device <input type="text" name="user_code" value="${code}"></label>${withCancel ? CANCEL : ''}<button type="submit">Submit</button></form>`;
@@ -69,7 +78,7 @@ beforeAll(async () => {
       const back = bodyOf(req).then((body) => {
         const form = new URLSearchParams(body.toString());
         if (form.get('action') === 'cancel') return decided(form.get('user_code') ?? '', 'deny');
-        if (mode === 'no-sign-in') return decided(form.get('user_code') ?? '', 'approve');
+        if (mode === 'no-sign-in' || mode === 'allow-form') return decided(form.get('user_code') ?? '', 'approve');
         const finish = `/oauth/device/${mode === 'links' ? 'confirm' : 'connected'}?user_code=${encodeURIComponent(form.get('user_code') ?? '')}`;
         return new Response(null, {
           status: 302,
@@ -126,7 +135,7 @@ describe('a device page that asks the code before the sign-in and connects the d
     120_000,
   );
 
-  // Eight cases draw a denial while the code is pending (the review's run): the model drops it
+  // Three cases draw a denial while the code is pending (the review's eight too): the model drops it
   // and judges the rest. Before, the check errored "offers no way to refuse" and all its rules went
   // untested. The clock moves under the browser driver only.
   it.skipIf(!PAGE_DRIVERS.includes('browser'))(
@@ -134,7 +143,7 @@ describe('a device page that asks the code before the sign-in and connects the d
     async () => {
       const { code, report, stderr } = await runAgainst(
         front,
-        { runs: '8' },
+        { runs: '3' },
         allChecks().filter((c) => c.id === 'device.state-machine'),
         { driver: { kind: 'browser' } },
       );
@@ -192,6 +201,46 @@ describe('pages that only look like it are not taken for the approval', () => {
         why,
       ).toEqual(blamed);
       expect(code, why).toBe(1);
+    },
+    120_000,
+  );
+});
+
+describe('a device page whose one form holds the code and Allow, its Cancel a link', () => {
+  afterAll(() => {
+    mode = 'fusion';
+  });
+  /** Asks the driver to deny, then polls: what the denial did. */
+  const denial: Check = {
+    id: 'device.deny-on-allow-form',
+    suite: 'device',
+    title: 'the driver asked to deny',
+    rules: ['DEV-ACCESS-DENIED'],
+    needs: ['device'],
+    async run(t) {
+      const start = await startDevice(t);
+      const denied = await t.driver.denyDevice(start.userCode, start.verificationUri).then(
+        () => 'denied',
+        (error: Error) => error.message,
+      );
+      const answer = await poll(t, start.deviceCode);
+      // Said as the check's skip: the test reads it.
+      t.skip(`${denied} | poll ${answer.status} ${String(JSON.parse(answer.text).error)}`);
+    },
+  };
+  // Before, the browser driver pressed Allow as the code form's step and approved the device (on a
+  // live target, a device authorized on the real user's account).
+  it.each(PAGE_DRIVERS)(
+    '%s driver asked to deny presses nothing: no deny control, the code still pending',
+    async (kind) => {
+      mode = 'allow-form';
+      connected.length = 0;
+      const { report, stderr } = await runAgainst(front, { runs: '1' }, [denial], { driver: { kind } });
+      const why = explain(report, stderr);
+      expect(report.checks[0]?.message, why).toMatch(
+        /no deny button on the device verification page \(status 200\) \| poll 400 authorization_pending$/,
+      );
+      expect(connected, why).toEqual([]);
     },
     120_000,
   );
