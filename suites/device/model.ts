@@ -10,6 +10,7 @@ import { limits, machine, step, type Machine, type MachineRow, type RuleId } fro
 import type { CheckContext } from '../types.js';
 import { broke, expectOAuthError, jsonObject } from '../shared/oauth.js';
 import { expectTokenFields } from '../grants/token-fields.js';
+import { NoWayToRefuse } from '../drivers/device-outcome.js';
 import { poll, startDevice, wait, type DeviceStart } from './flow.js';
 
 export const DEVICE_MACHINE = 'device-authorization';
@@ -23,7 +24,12 @@ export interface DeviceModel {
   lifetime: number;
   /** Rules of the user's decisions since the last poll: that poll's answer shows whether they took. */
   decided: RuleId[];
+  /** The verification page offers no way to refuse (device-outcome.ts): no denial is drawn any more. */
+  refuseless: boolean;
 }
+
+/** Runs whose device page was found to offer no way to refuse: said by device.verification-page alone. */
+const refuseless = new WeakSet<object>();
 
 interface Real {
   t: CheckContext;
@@ -158,18 +164,29 @@ class DecideCommand implements fc.AsyncCommand<DeviceModel, Real> {
     private readonly m: Machine,
     private readonly trigger: 'approve' | 'deny',
   ) {}
-  check(): boolean {
-    return true;
+  check(model: Readonly<DeviceModel>): boolean {
+    return this.trigger === 'approve' || !model.refuseless;
   }
   async run(model: DeviceModel, { t, start }: Real): Promise<void> {
     const row = predict(this.m, model, this.trigger);
-    const act =
+    const act = (
       this.trigger === 'approve'
         ? t.driver.approveDevice(start.userCode, start.verificationUri)
-        : t.driver.denyDevice(start.userCode, start.verificationUri);
+        : t.driver.denyDevice(start.userCode, start.verificationUri)
+    ).catch((error: unknown) => {
+      // A denial no driver can make: the run remembers it, and this sequence (the page may have
+      // connected the device on the sign-in) is dropped, not judged.
+      if (!(error instanceof NoWayToRefuse)) throw error;
+      refuseless.add(t.http);
+      model.refuseless = true;
+      fc.pre(false);
+    });
     // A refused decision (used or expired code) may surface as a driver error; the next polls judge it.
     if (row.result.status < 400) await act;
-    else await act.catch(() => undefined);
+    else
+      await act.catch((error: unknown) => {
+        if (fc.PreconditionFailure.isFailure(error)) throw error;
+      });
     model.decided.push(...row.rules);
     applyEffects(model, row);
   }
@@ -255,6 +272,7 @@ export async function runModel(t: CheckContext, commands: Iterable<fc.AsyncComma
     interval: start.interval,
     lifetime: start.expiresIn,
     decided: [],
+    refuseless: refuseless.has(t.http),
   };
   await fc.asyncModelRun(() => ({ model, real: { t, start } }), commands);
 }

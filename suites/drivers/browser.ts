@@ -63,7 +63,7 @@ import { pageText, parseForms } from './html.js';
 import { CheckFailure, CheckSkipped, HarnessError } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { devicePageUrl } from './form.js';
-import { expectDeviceDecided } from './device-outcome.js';
+import { expectDeviceDecided, type Journey } from './device-outcome.js';
 import { createSimulatorDriver } from './simulator.js';
 import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
 import { launchChromium } from './sandbox.js';
@@ -78,6 +78,7 @@ import {
   refusedIfClientError,
   signInNeedsPerson,
   signInRefused,
+  signedInOnce,
   signInUser,
   wayToSignIn,
   waysOf,
@@ -85,14 +86,22 @@ import {
 } from './sign-in.js';
 import { unservedOf } from '../target/unserved.js';
 
-/** The device page's user code field, and the submit buttons of a form that holds one, a Cancel never. */
+/** The device page's user code field. */
 const USER_CODE_FIELDS = ['input[name*="user_code" i]', 'input[name*="usercode" i]'];
 const USER_CODE_FIELD = USER_CODE_FIELDS.join(', ');
-const USER_CODE_SUBMIT = USER_CODE_FIELDS.flatMap((field) =>
-  ['button[type="submit"]', 'button:not([type])', 'input[type="submit"]'].map(
-    (b) => `form:has(${field}) ${b}${notSaying('deny')}`,
-  ),
-).join(', ');
+/**
+ * The submit buttons of a form that holds the code field, pressed as a step: never one saying deny,
+ * nor anything aside or away. Asked to deny, never in a form that offers the approval ("Allow"
+ * beside the code, Cancel a link): that press is the approval (the form driver refuses it too).
+ */
+const userCodeSubmit = (decision: Decision) =>
+  USER_CODE_FIELDS.flatMap((field) =>
+    ['button[type="submit"]', 'button:not([type])', 'input[type="submit"]'].map(
+      (b) =>
+        `form:has(${field})${decision === 'deny' ? `:not(:has(${roleSelector('approve', 'deny')}))` : ''} ${b}${notSaying('deny')}${notSaying('aside')}${notSaying('away')}`,
+    ),
+  ).join(', ');
+const USER_CODE_SUBMIT = { approve: userCodeSubmit('approve'), deny: userCodeSubmit('deny') };
 
 export const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 /** Quiet, offline, throwaway: no GPU, nothing fetched in the background (the sandbox: sandbox.ts). */
@@ -893,6 +902,9 @@ export async function createBrowserDriver(
   }
 
   /** A visit (play) while Chromium is pinged: a frozen one ends the visit, saying so. */
+  /** A sign-in of this browser went through: its context holds the session for the visits after it. */
+  let session = false;
+
   async function visit(...args: Parameters<typeof play>): ReturnType<typeof play> {
     if (gone()) throw browserGone();
     const beat = heartbeat();
@@ -914,7 +926,7 @@ export async function createBrowserDriver(
     decision: Decision,
     userCode?: string,
     options: AuthorizeOptions = {},
-  ): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }> {
+  ): Promise<Journey> {
     const page = await openPage().catch((error: unknown) => {
       throw gone() ? browserGone() : error;
     });
@@ -1101,9 +1113,13 @@ export async function createBrowserDriver(
             continue;
           }
           // The code's form with no decision on it (the code before the sign-in), sent once as a person would.
-          if (userCode !== undefined && !codeSent && (await present(page, USER_CODE_SUBMIT, 'user code form'))) {
+          if (
+            userCode !== undefined &&
+            !codeSent &&
+            (await present(page, USER_CODE_SUBMIT[decision], 'user code form'))
+          ) {
             codeSent = true;
-            await press(USER_CODE_SUBMIT, Object.values(controls));
+            await press(USER_CODE_SUBMIT[decision], Object.values(controls));
             continue;
           }
           // After the password, a page of links only: an interstitial's one link that goes on (sign-in.ts).
@@ -1161,8 +1177,12 @@ export async function createBrowserDriver(
           request: { method: 'GET', url: away.response.url, headers: {} },
           response: { status: away.response.status, headers: Object.fromEntries(away.response.headers) },
         });
-      if (away) return { redirect: away.url, response: away.response ?? (await fromPage(page, last)), decided };
-      return { response: await fromPage(page, last), decided };
+      // A sign-in that got through (a refused one throws) leaves its session in the browser's context.
+      if (signedIn) signedInOnce(http);
+      session ||= signedIn;
+      const did = { decided, codeSent, signedIn: session };
+      if (away) return { redirect: away.url, response: away.response ?? (await fromPage(page, last)), ...did };
+      return { response: await fromPage(page, last), ...did };
     } catch (error) {
       if (gone()) throw browserGone();
       if (crashed)

@@ -30,7 +30,7 @@ import {
 } from './html.js';
 import { handsOverToAny, redirectUrisOf } from './hand-over.js';
 import { asksNewPassword, awaitsEmail, needsPerson } from './needs-person.js';
-import { expectDeviceDecided } from './device-outcome.js';
+import { expectDeviceDecided, type Journey } from './device-outcome.js';
 import {
   accountNotListed,
   continuation,
@@ -41,6 +41,8 @@ import {
   signInNeedsPerson,
   signInRefused,
   signInScripted,
+  signedInOnce,
+  samePath,
   signInUser,
   wayToSignIn,
   waysOf,
@@ -58,6 +60,8 @@ const AGREEMENT_BOX = new RegExp(AGREEMENT_BOX_WORDS.join('|'), 'i');
 const PICKER = new RegExp(PICKER_PATTERN, 'i');
 /** Redirects and form posts one user action may take before we call it a loop. */
 const MAX_STEPS = 12;
+/** The name of a device page's user code field. */
+export const USER_CODE_NAME = /user_?code/i;
 
 type Decision = 'approve' | 'deny';
 
@@ -67,8 +71,11 @@ export interface Browser {
     startUrl: string,
     decision: Decision,
     fill?: (form: HtmlForm) => Record<string, string>,
-    options?: AuthorizeOptions,
-  ): Promise<{ redirect?: URL; response: HttpResponse; decided: boolean }>;
+    options?: AuthorizeOptions & {
+      /** An authorization: with no session, every page before the credentials is the way in (the sign-in). */
+      authorizing?: boolean;
+    },
+  ): Promise<Journey>;
 }
 
 interface Choice {
@@ -199,6 +206,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
   const redirectUris = redirectUrisOf(config);
   /** A redirect here is the hand-over to the application: kept, never followed. */
   const leaves = (url: string) => handsOverToAny(url, redirectUris) || http.leaves(url) !== undefined;
+  /** A sign-in of this browser went through: its jar holds the session for the visits after it. */
+  let session = false;
 
   const request = async (url: string, method: string, body?: URLSearchParams, what?: string): Promise<HttpResponse> => {
     const cookie = await jar.getCookieString(url);
@@ -239,7 +248,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
   };
 
   return {
-    async browse(startUrl, decision, fill, { malformed } = {}) {
+    async browse(startUrl, decision, fill, { malformed, authorizing = false } = {}) {
       let url = startUrl;
       /** This authorization's redirect_uri (a check may ask with one the config does not list). */
       const asked = URL.canParse(startUrl) ? new URL(startUrl).searchParams.get('redirect_uri') : null;
@@ -255,10 +264,30 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       /** The page the credentials were sent from ran a script (this driver runs none). */
       let scriptedSignIn = false;
       let decided = false;
+      /** A form carrying the user code went out (the device page's). */
+      let codeSent = false;
+      /**
+       * The visit is on its way to the sign-in: an authorization (no consent before it), or any visit
+       * once it reached the sign-in path (a redirect there, or a page after it). Not a device page
+       * met before it (the code may come first), nor the registration page.
+       */
+      let towardSignIn = authorizing;
+      /** What the journey did, where it ended (a refused sign-in never gets here: it throws). */
+      /** The credentials went out and were not refused: the jar holds the session, the run knows a sign-in works. */
+      const through = () => {
+        if (!signedIn) return;
+        signedInOnce(http);
+        session = true;
+      };
+      const journey = (response: HttpResponse, redirect?: URL): Journey => {
+        through();
+        return { ...(redirect ? { redirect } : {}), response, decided, codeSent, signedIn: session };
+      };
       // A form submitted twice means the provider sent us back (a wrong code, an error): stop there.
       const submitted = new Set<string>();
       for (let step = 0; step < MAX_STEPS; step++) {
         const response = await request(url, method, body, what);
+        towardSignIn ||= URL.canParse(url) && samePath(new URL(url).pathname, d.signInPath);
         const location = response.headers.get('location');
         if (response.status >= 300 && response.status < 400 && location) {
           const next = resolved(location, url, 'the Location');
@@ -272,14 +301,14 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
                 { redirectUris, asked, malformed },
                 signedIn ? 'consent' : 'sign-in',
               );
-            return { redirect: new URL(next), response, decided };
+            return journey(response, new URL(next));
           }
           [url, method, body, what] = [next, 'GET', undefined, undefined];
           continue;
         }
         if (answering) refusedIfClientError(http, response.status, scriptedSignIn);
         // Media types are case-insensitive (RFC 9110 §8.3.1): `TEXT/HTML` is a page too.
-        if (!/html/i.test(response.headers.get('content-type') ?? '')) return { response, decided };
+        if (!/html/i.test(response.headers.get('content-type') ?? '')) return journey(response);
         const forms = parseForms(response.text);
         const at = new URL(response.url || url).pathname;
         // Sign-in fields in no form, sent by a script's control (a <div role=button>), and a page
@@ -298,9 +327,20 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
               ? { what: `the provider's page at ${at} has no form (a script draws it)`, advice: 'use driver: browser' }
               : undefined;
         if (unplayable) {
-          if (config.driver?.kind !== 'browser' && !signedIn && !identified)
-            signInScripted(http, unplayable.what, unplayable.advice);
-          beyondForms(unplayable.what, unplayable.advice);
+          const beyond = () => {
+            // A page after the password (a consent drawn by a script) is past the sign-in.
+            through();
+            return beyondForms(unplayable.what, unplayable.advice);
+          };
+          if (config.driver?.kind !== 'browser' && !signedIn && !identified && !session)
+            signInScripted(
+              http,
+              unplayable.what,
+              unplayable.advice,
+              towardSignIn || asksPassword(response.text),
+              beyond,
+            );
+          beyond();
         }
         const login = signInForm(forms, response.text);
         const identifier = !login && !signedIn ? usernameForm(forms) : undefined;
@@ -383,13 +423,14 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           }
           // The password answered by a page with nothing to go on with ("the password is incorrect").
           if (answersPassword && !forms.length) signInRefused(http, `status ${response.status}, a page with no form`);
-          return { response, decided };
+          return journey(response);
         }
         const signature = `${choice.form.action}|${choice.button?.name}=${choice.button?.value}|${choice.form.fields.map((f) => f.name).join(',')}`;
-        if (submitted.has(signature)) return { response, decided };
+        if (submitted.has(signature)) return journey(response);
         submitted.add(signature);
         decided ||= choice.explicit;
         const values = fill?.(choice.form) ?? {};
+        codeSent ||= choice.form.fields.some((f) => USER_CODE_NAME.test(f.name) && (values[f.name] ?? f.value));
         what = `the action of the form with the ${choice.explicit ? decision : 'next step'} button`;
         const form = choice.explicit && decision === 'approve' ? withScopesTicked(choice.form) : choice.form;
         [url, method, body] = submission(form, url, values, choice.button);
@@ -417,7 +458,7 @@ export function devicePageUrl(http: Http, userCode: string, page?: string): stri
 
 /** Fill the user-code field when the page did not prefill it from the query. */
 const userCodeFill = (userCode: string) => (form: HtmlForm) =>
-  Object.fromEntries(form.fields.filter((f) => /user_?code/i.test(f.name) && !f.value).map((f) => [f.name, userCode]));
+  Object.fromEntries(form.fields.filter((f) => USER_CODE_NAME.test(f.name) && !f.value).map((f) => [f.name, userCode]));
 
 export function createFormDriver(http: Http, config: TargetConfig): Driver {
   const browser = createBrowser(http, config);
@@ -428,7 +469,7 @@ export function createFormDriver(http: Http, config: TargetConfig): Driver {
   return {
     kind: 'form',
     async authorize(authorizeUrl, decision, options) {
-      return browser.browse(authorizeUrl, decision, undefined, options);
+      return browser.browse(authorizeUrl, decision, undefined, { ...options, authorizing: true });
     },
     approveDevice: (userCode, page) => device(userCode, 'approve', page),
     denyDevice: (userCode, page) => device(userCode, 'deny', page),

@@ -13,6 +13,13 @@ import { decodeEntities, parseLinks, type FormField, type HtmlForm, type SubmitB
 
 /** Per run, why no sign-in is tried again: the sentence each later check is skipped with. */
 const refusals = new WeakMap<Http, string>();
+/** Runs in which a sign-in of the configured user went through: the way in is playable. */
+const signedInRuns = new WeakSet<Http>();
+
+/** A driver's sign-in got through (a refused one throws before). */
+export function signedInOnce(http: Http): void {
+  signedInRuns.add(http);
+}
 
 export class SignInRefused extends HarnessError {
   override name = 'SignInRefused';
@@ -92,12 +99,21 @@ export function accountNotListed(http: Http): never {
 }
 
 /**
- * A sign-in the form driver cannot play (`what`): a page with no form, drawn by a script (a sign-in
+ * A page the form driver cannot play (`what`): a page with no form, drawn by a script (a sign-in
  * application: Authentik's, Zitadel's), or sign-in fields in no form, sent by a script's control.
- * Met before any credentials went out, every sign-in of the run meets it, and the form driver runs
- * no script. The harness's limit, said once like a refusal; skipped instead when said already.
+ * Only the sign-in is every check's way in: when `signIn` (the page asks for a password, or was met
+ * on the way from a redirect to the sign-in path) and no sign-in has gone through in the run, the
+ * harness's limit is said once like a refusal, skipped instead when said already. Any other such
+ * page (a device page, a consent after a sign-in) is this visit's trouble alone: `otherwise`.
  */
-export function signInScripted(http: Http, what: string, advice: string): never {
+export function signInScripted(
+  http: Http,
+  what: string,
+  advice: string,
+  signIn: boolean,
+  otherwise: () => never,
+): never {
+  if (!signIn || signedInRuns.has(http)) otherwise();
   beforeSignIn(http);
   refusals.set(http, `${what}: seen earlier in this run; the form driver cannot play it, so it is not tried again`);
   throw new SignInRefused(`${what}, so what needs a signed-in user is not tested: ${advice}`);
@@ -145,6 +161,9 @@ export function goingOnElsewhere(
     signInElsewhere(http, to, why, step);
 }
 
+/** Two URL paths the same but for a trailing slash. */
+export const samePath = (a: string, b: string) => a.replace(/(?<!^)\/$/, '') === b.replace(/(?<!^)\/$/, '');
+
 const SIGN_IN_WAY = new RegExp(SIGN_IN_WAY_PATTERN, 'i');
 const GOES_ON = new RegExp(controlPattern('step'), 'i');
 const AWAY = new RegExp(controlPattern('away'), 'i');
@@ -191,11 +210,10 @@ export function wayToSignIn(
 ): SignInWay | undefined {
   const ways = offered.filter((l) => isSignInWay(l.label) && URL.canParse(l.href, pageUrl));
   if (!ways.length) return undefined;
-  const trimmed = (path: string) => path.replace(/(?<!^)\/$/, '');
   const onOrigin = ways
     .filter((l) => !http.leaves(new URL(l.href, pageUrl).href))
     .map((l) => ({ way: l, path: new URL(l.href, pageUrl).pathname }));
-  const own = onOrigin.find((l) => trimmed(l.path) === trimmed(signInPath));
+  const own = onOrigin.find((l) => samePath(l.path, signInPath));
   if (own) return own.way;
   if (!onOrigin.length) {
     const away = new URL(ways[0].href, pageUrl);

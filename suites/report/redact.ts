@@ -269,12 +269,15 @@ function redactPairs(text: string): string {
 
 /**
  * After `name: ` in prose, the harness's own words stay: a word (with its punctuation), a path,
- * an error code such as ERR_JWS_INVALID, a URL (its secret parameters are masked on their own).
- * Exact secrets the run learned are masked by value before this, wherever they are.
+ * an error code such as ERR_JWS_INVALID or invalid_grant (an OAuth code: lower_snake words), a URL
+ * (its secret parameters are masked on their own). Exact secrets the run learned (the config's
+ * password and client secrets, every token it was issued) are masked by value before this,
+ * wherever they are; what the simulator issues is random base64url, never lower_snake words alone.
  */
 function credentialShaped(value: string): boolean {
   // (A harmless value may come out true: maskUnlessHarmless keeps it all the same.)
   if (/^[A-Za-z]+(?:-[A-Za-z]+)*[,.;:!?]*$/.test(value)) return false;
+  if (/^[a-z]+(?:_[a-z]+)+[,.;:!?]*$/.test(value)) return false;
   if (value.startsWith('/') || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return false;
   return !/^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/.test(value);
 }

@@ -20,18 +20,24 @@ import {
   tokenInfo,
 } from '../shared/oauth.js';
 
+/** What a revocation is of: a held access token, a held refresh token, or `rules`' (see expectEmptyObject). */
+type Revoked = 'access token' | 'refresh token' | readonly RuleId[];
+
 /**
  * 200 with {} (REV-EMPTY-OBJECT; a refusal also breaks REV-PARAMS, the request being well formed).
- * `rules`: the token is one the provider does not hold (never issued, revoked already), and those
- * rules (REV-UNKNOWN-TOKEN-OK) say it is answered so too: refusing it breaks them alone.
- * False when the provider refused to revoke a token it holds for its type (nothing was revoked).
+ * `revoked`, as rules: the token is one the provider does not hold (never issued, revoked already),
+ * and those rules (REV-UNKNOWN-TOKEN-OK) say it is answered so too: refusing it breaks them alone.
+ * False when the provider refused to revoke an access token it holds for its type (nothing was revoked).
  */
-function expectEmptyObject(t: CheckContext, res: HttpResponse, what: string, rules: readonly RuleId[] = []): boolean {
+function expectEmptyObject(t: CheckContext, res: HttpResponse, what: string, revoked: Revoked): boolean {
   const body = jsonObject(res);
-  // unsupported_token_type (RFC 7009 §2.2.1: Amazon Cognito revokes refresh tokens only): a right
-  // request refused in the form RFC 7009 gives it. L96 revokes any token, so the deviation is the
-  // token living on, REV-REVOKES-TOKEN's, judged where the oracles are asked after the revocation.
-  if (rules.length === 0 && res.status >= 400 && body?.error === 'unsupported_token_type') return false;
+  const rules = typeof revoked === 'string' ? [] : revoked;
+  // An access token refused 400 unsupported_token_type (RFC 7009 §2.2.1: Amazon Cognito revokes
+  // refresh tokens only): a right request refused in the form RFC 7009 gives it. L96 revokes any
+  // token, so the deviation is the token living on, REV-REVOKES-TOKEN's, judged where the oracles
+  // are asked after the revocation. A refresh token refused so, or another status, is no such
+  // provider: judged below.
+  if (revoked === 'access token' && res.status === 400 && body?.error === 'unsupported_token_type') return false;
   // A 200 proves `rules` (a token never issued is revoked too). Another 2xx (204) is the
   // revocation done and answered otherwise, like the body: REV-EMPTY-OBJECT alone.
   const otherwise = res.status > 200 && res.status < 300;
@@ -85,7 +91,12 @@ export const revokeChecks: Check[] = [
       const { tokens } = await mintPair(t, 'confidential');
       const held = refreshTokenOf(t, tokens, 'code exchange');
       await expectAccessAlive(t, tokens.access_token, 'access token before revocation');
-      expectEmptyObject(t, await t.oauth.revoke(tokens.access_token, 'confidential'), 'revoke an access token');
+      expectEmptyObject(
+        t,
+        await t.oauth.revoke(tokens.access_token, 'confidential'),
+        'revoke an access token',
+        'access token',
+      );
       const { stillAccepted } = await expectAccessDead(t, tokens.access_token, 'revoked access token', [
         'REV-REVOKES-TOKEN',
       ]);
@@ -142,7 +153,7 @@ export const revokeChecks: Check[] = [
         );
       };
       const revoked = (await mintPair(t, 'confidential')).tokens.access_token;
-      expectEmptyObject(t, await t.oauth.revoke(revoked, 'confidential'), 'revoke an access token');
+      expectEmptyObject(t, await t.oauth.revoke(revoked, 'confidential'), 'revoke an access token', 'access token');
       // Judged before any clock moves (else it is merely expired), and only where the revocation
       // took: a token another oracle still accepts is REV-REVOKES-TOKEN's (tokens.revoke-access-token).
       const alive = await acceptingOracle(t, revoked, { restApi: true, tokenInfo: true });
@@ -165,7 +176,7 @@ export const revokeChecks: Check[] = [
     async run(t: CheckContext) {
       const { tokens } = await mintPair(t, 'confidential');
       const held = refreshTokenOf(t, tokens, 'code exchange');
-      expectEmptyObject(t, await t.oauth.revoke(held, 'confidential'), 'revoke a refresh token');
+      expectEmptyObject(t, await t.oauth.revoke(held, 'confidential'), 'revoke a refresh token', 'refresh token');
       expectOAuthError(
         t,
         await refresh(t, 'confidential', held),
@@ -190,7 +201,15 @@ export const revokeChecks: Check[] = [
       });
       const { tokens } = await mintPair(t, 'confidential');
       // Refused for its type, the token is still held: asking again is no revocation of one it no longer holds.
-      if (!expectEmptyObject(t, await t.oauth.revoke(tokens.access_token, 'confidential'), 'revoke a token')) return;
+      if (
+        !expectEmptyObject(
+          t,
+          await t.oauth.revoke(tokens.access_token, 'confidential'),
+          'revoke a token',
+          'access token',
+        )
+      )
+        return;
       expectEmptyObject(t, await revokeAs(t, 'confidential', tokens.access_token), 'revoke the same token again', [
         'REV-UNKNOWN-TOKEN-OK',
       ]);

@@ -82,10 +82,13 @@ function redirect(answer: Parameters<NonNullable<Rewrite['answer']>>[1], status:
 /** Revocations of a token the provider does not hold (unknown, or revoked already), seen before they are forwarded. */
 const unheld = new WeakSet<Asked>();
 
+/** Every revocation refused for its type: the request and its answer broken by the refresh token's, the tokens living on, an unknown token refused. */
+const BREAKS_ALL_REFUSED = ['REV-PARAMS', 'REV-EMPTY-OBJECT', 'REV-REVOKES-TOKEN', 'REV-UNKNOWN-TOKEN-OK'];
+
 /** Authorization requests without state, seen before they are forwarded. */
 const stateless = new WeakSet<Asked>();
 
-/** Revocations of an access token that a provider revoking refresh tokens only refuses, seen before they are forwarded. */
+/** Revocations of a token that a provider refuses for its type, seen before they are forwarded. */
 const typeRefused = new WeakSet<Asked>();
 
 /** A revocation of an access token forwarded as one of a token the simulator does not hold: 200 {}, nothing revoked. */
@@ -926,6 +929,38 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
         if (!typeRefused.delete(asked) || answer.status !== 200) return false;
         answer.status = 400;
         setJson(answer, { error: 'unsupported_token_type', error_description: 'Only refresh tokens can be revoked.' });
+        return true;
+      },
+    },
+  },
+  {
+    // Not Cognito: every well-formed revocation, refresh tokens and tokens never issued too, refused
+    // 400 unsupported_token_type, nothing revoked. Only an access token may be refused so (RFC 7009
+    // §2.2.1): the refresh token's refusal breaks the request's and the answer's rules.
+    name: 'every revocation refused 400 unsupported_token_type, refresh tokens too, nothing revoked',
+    cite: 'L96, L162: a revocation revokes the token it is given and answers 200 {}; RFC 7009 §2.2.1 lets a server refuse a type, not every token',
+    checks: [
+      'tokens.revoke-access-token',
+      'tokens.revoke-refresh-token',
+      'tokens.revoke-unknown-token',
+      'tokens.info-dead-token',
+      'tokens.revoke-client-auth',
+    ],
+    breaks: BREAKS_ALL_REFUSED,
+    rewrite: {
+      request(asked) {
+        if (asked.url.pathname !== '/oauth/revoke') return false;
+        // Forwarded with a token the simulator does not hold: its client authentication still judged, nothing revoked.
+        const form = formOf(asked);
+        form.set('token', 'never-issued');
+        asked.body = Buffer.from(form.toString());
+        typeRefused.add(asked);
+        return true;
+      },
+      answer(asked, answer) {
+        if (!typeRefused.delete(asked) || answer.status !== 200) return false;
+        answer.status = 400;
+        setJson(answer, { error: 'unsupported_token_type' });
         return true;
       },
     },

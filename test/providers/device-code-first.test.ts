@@ -10,7 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
 import { bodyOf, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
 import { escaped, page } from './sign-in-journey.js';
-import { checksWith, expectAllPassed, explain, PAGE_DRIVERS, runWithDriver } from './provider.js';
+import { allChecks } from '../../suites/index.js';
+import { poll, startDevice } from '../../suites/device/flow.js';
+import type { Check } from '../../suites/types.js';
+import { checksWith, expectAllPassed, explain, PAGE_DRIVERS, runAgainst, runWithDriver } from './provider.js';
 
 let front: Loopback & { sim: Sim };
 /** The user codes the page saw approved, one per sign-in it was handed over from. */
@@ -22,6 +25,12 @@ const html = (body: string) => new Response(body, { headers: { 'content-type': '
 let withCancel = false;
 const CANCEL = '<button type="submit" name="action" value="cancel">Cancel</button>';
 let base = '';
+/**
+ * The page as FusionAuth draws it, or a page that must not be taken for it: the code alone
+ * connecting the device with no sign-in, a confirmation whose Allow and Deny are links (the driver
+ * cannot act), a device page that redirects to a plain page (it never took the code).
+ */
+let mode: 'fusion' | 'no-sign-in' | 'links' | 'broken' | 'allow-form' = 'fusion';
 
 /** The device's user code approved or denied (the simulator's control API), and the page that says so. */
 async function decided(userCode: string, decision: 'approve' | 'deny'): Promise<Response> {
@@ -40,6 +49,24 @@ async function decided(userCode: string, decision: 'approve' | 'deny'): Promise<
 beforeAll(async () => {
   front = await simulatorWith((req, res) => {
     const url = new URL(req.url ?? '/', base);
+    if (url.pathname === '/oauth/device' && req.method === 'GET' && mode === 'broken') {
+      res.writeHead(302, { location: '/maintenance' }).end();
+      return true;
+    }
+    if (url.pathname === '/maintenance') {
+      sendAnswer(
+        res,
+        Promise.resolve(html(page('Unavailable', '<p>Device sign-in is unavailable.</p><a href="/">Home</a>'))),
+      );
+      return true;
+    }
+    if (url.pathname === '/oauth/device' && req.method === 'GET' && mode === 'allow-form') {
+      // One form: the code and Allow; Cancel is a link (a common layout). Allow approves at once.
+      const code = escaped(url.searchParams.get('user_code') ?? '');
+      const form = `<form method="post" action="/oauth/device/code"><input type="text" name="user_code" value="${code}"><button type="submit">Allow</button></form><a href="/">Cancel</a>`;
+      sendAnswer(res, Promise.resolve(html(page('Connect a device', form))));
+      return true;
+    }
     if (url.pathname === '/oauth/device' && req.method === 'GET') {
       const code = escaped(url.searchParams.get('user_code') ?? '');
       const form = `<form method="post" action="/oauth/device/code"><label>Enter the code shown on your device <input type="text" name="user_code" value="${code}"></label>${withCancel ? CANCEL : ''}<button type="submit">Submit</button></form>`;
@@ -51,7 +78,8 @@ beforeAll(async () => {
       const back = bodyOf(req).then((body) => {
         const form = new URLSearchParams(body.toString());
         if (form.get('action') === 'cancel') return decided(form.get('user_code') ?? '', 'deny');
-        const finish = `/oauth/device/connected?user_code=${encodeURIComponent(form.get('user_code') ?? '')}`;
+        if (mode === 'no-sign-in' || mode === 'allow-form') return decided(form.get('user_code') ?? '', 'approve');
+        const finish = `/oauth/device/${mode === 'links' ? 'confirm' : 'connected'}?user_code=${encodeURIComponent(form.get('user_code') ?? '')}`;
         return new Response(null, {
           status: 302,
           headers: { location: `/users/sign_in?redirect_to=${encodeURIComponent(finish)}` },
@@ -62,6 +90,20 @@ beforeAll(async () => {
     }
     if (url.pathname === '/oauth/device/connected' && req.method === 'GET') {
       sendAnswer(res, decided(url.searchParams.get('user_code') ?? '', 'approve'));
+      return true;
+    }
+    if (url.pathname === '/oauth/device/confirm' && req.method === 'GET') {
+      const code = encodeURIComponent(url.searchParams.get('user_code') ?? '');
+      const links = ['approve', 'deny'].map(
+        (d) =>
+          `<a class="btn" href="/oauth/device/decide?d=${d}&amp;user_code=${code}">${d === 'approve' ? 'Allow' : 'Deny'}</a>`,
+      );
+      sendAnswer(res, Promise.resolve(html(page('Authorize device?', `<p>Connect the device?</p>${links.join(' ')}`))));
+      return true;
+    }
+    if (url.pathname === '/oauth/device/decide' && req.method === 'GET') {
+      const d = url.searchParams.get('d') === 'deny' ? 'deny' : 'approve';
+      sendAnswer(res, decided(url.searchParams.get('user_code') ?? '', d));
       return true;
     }
     return false;
@@ -93,6 +135,25 @@ describe('a device page that asks the code before the sign-in and connects the d
     120_000,
   );
 
+  // Three cases draw a denial while the code is pending (the review's eight too): the model drops it
+  // and judges the rest. Before, the check errored "offers no way to refuse" and all its rules went
+  // untested. The clock moves under the browser driver only.
+  it.skipIf(!PAGE_DRIVERS.includes('browser'))(
+    'browser driver: the state model drops the denial it cannot make, said by the page check alone',
+    async () => {
+      const { code, report, stderr } = await runAgainst(
+        front,
+        { runs: '3' },
+        allChecks().filter((c) => c.id === 'device.state-machine'),
+        { driver: { kind: 'browser' } },
+      );
+      const why = explain(report, stderr);
+      expect(checksWith(report, 'passed'), why).toEqual(['device.state-machine']);
+      expect(code, why).toBe(0);
+    },
+    180_000,
+  );
+
   it.each(PAGE_DRIVERS)(
     '%s driver: with a Cancel before its Submit, the approval sends the code by Submit and the denial cancels',
     async (kind) => {
@@ -103,6 +164,83 @@ describe('a device page that asks the code before the sign-in and connects the d
       } finally {
         withCancel = false;
       }
+    },
+    120_000,
+  );
+});
+
+describe('pages that only look like it are not taken for the approval', () => {
+  afterAll(() => {
+    mode = 'fusion';
+  });
+  // Only the form driver: what the journey did is judged in one module for both (device-outcome.ts).
+  it.each([
+    // The code alone connects the device: nobody signed in, so the page broke L84 (a must).
+    ['no-sign-in', ['DEV-VERIFICATION-PAGE']],
+    // Allow and Deny as links: a decision the driver could not press, never the approval, nor any
+    // poll's rule blamed for it.
+    ['links', ['DEV-VERIFICATION-PAGE']],
+    // No code form at all: the page's rule alone, not every rule the approval leads to.
+    ['broken', ['DEV-VERIFICATION-PAGE']],
+  ] as const)(
+    '%s: the approving check errors, %j alone fails',
+    async (shape, blamed) => {
+      mode = shape;
+      connected.length = 0;
+      const { code, report, stderr } = await runWithDriver(front, 'form', [
+        'device.token-response',
+        'device.verification-page',
+      ]);
+      const why = explain(report, stderr);
+      expect(checksWith(report, 'errored'), why).toEqual(['device.token-response']);
+      expect(report.checks.find((c) => c.id === 'device.token-response')?.message, why).toMatch(
+        /no approve button on the device verification page/,
+      );
+      expect(
+        report.rules.filter((r) => r.status === 'failed').map((r) => r.id),
+        why,
+      ).toEqual(blamed);
+      expect(code, why).toBe(1);
+    },
+    120_000,
+  );
+});
+
+describe('a device page whose one form holds the code and Allow, its Cancel a link', () => {
+  afterAll(() => {
+    mode = 'fusion';
+  });
+  /** Asks the driver to deny, then polls: what the denial did. */
+  const denial: Check = {
+    id: 'device.deny-on-allow-form',
+    suite: 'device',
+    title: 'the driver asked to deny',
+    rules: ['DEV-ACCESS-DENIED'],
+    needs: ['device'],
+    async run(t) {
+      const start = await startDevice(t);
+      const denied = await t.driver.denyDevice(start.userCode, start.verificationUri).then(
+        () => 'denied',
+        (error: Error) => error.message,
+      );
+      const answer = await poll(t, start.deviceCode);
+      // Said as the check's skip: the test reads it.
+      t.skip(`${denied} | poll ${answer.status} ${String(JSON.parse(answer.text).error)}`);
+    },
+  };
+  // Before, the browser driver pressed Allow as the code form's step and approved the device (on a
+  // live target, a device authorized on the real user's account).
+  it.each(PAGE_DRIVERS)(
+    '%s driver asked to deny presses nothing: no deny control, the code still pending',
+    async (kind) => {
+      mode = 'allow-form';
+      connected.length = 0;
+      const { report, stderr } = await runAgainst(front, { runs: '1' }, [denial], { driver: { kind } });
+      const why = explain(report, stderr);
+      expect(report.checks[0]?.message, why).toMatch(
+        /no deny button on the device verification page \(status 200\) \| poll 400 authorization_pending$/,
+      );
+      expect(connected, why).toEqual([]);
     },
     120_000,
   );

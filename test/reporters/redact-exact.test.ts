@@ -131,7 +131,9 @@ describe('harmless values under a secret name stay word for word', () => {
     expect(redactText('token: nulls')).toBe('token: nulls');
     expect(redactText('token: xnull')).toBe('token: xnull');
     expect(redactText('token: NULL')).toBe('token: NULL');
-    expect(redactText('token: invalid_grantx')).toBe('token: inva…');
+    // lower_snake words after "token:" are prose too (an OAuth error code, a near miss of one): no
+    // credential the project issues or reads has that shape, and the run's own are masked by value.
+    expect(redactText('token: invalid_grantx')).toBe('token: invalid_grantx');
     expect(redactText('token: s256')).toBe('token: …');
     expect(redactText('token: a1234567')).toBe('token: …');
   });
@@ -443,6 +445,21 @@ describe('one character of notation changed at a time', () => {
   it('a quoted name is a field, not prose: its bare word value is masked', () => {
     expect(redactText('"password": hunter')).toBe('"password": …');
     expect(redactText('password: hunter')).toBe('password: hunter');
+  });
+
+  it('prose after a secret name: lower_snake words stay (an OAuth error code), any other shape goes', () => {
+    // Before, the first two were masked, and a check's message was reworded around it.
+    expect(redactText('the code: unsupported_grant_type, as expected')).toBe(
+      'the code: unsupported_grant_type, as expected',
+    );
+    expect(redactText('token: access_denied.')).toBe('token: access_denied.');
+    // The simulator's secrets are random base64url: a digit, a capital or a hyphen in them is enough.
+    expect(redactText('token: abc_def1')).toBe('token: …');
+    expect(redactText('token: abc_Def')).toBe('token: …');
+    expect(redactText('token: _abc_def')).toBe('token: …');
+    expect(redactText('token: abc_def-ghi_jkl')).toBe('token: abc_…');
+    // Not prose: a quoted field's value is masked whatever its shape.
+    expect(redactText('"token": "invalid_grantx"')).toBe('"token": "inva…"');
   });
 
   it('prose after a secret name: hyphenated words and URLs stay, a URL-like credential goes', () => {

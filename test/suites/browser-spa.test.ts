@@ -27,7 +27,8 @@ import { allChecks } from '../../suites/index.js';
 import type { TargetConfig } from '../../suites/types.js';
 import type { Report } from '../../suites/report/model.js';
 import { spaProvider, type SpaOptions, type SpaProvider } from '../providers/spa-provider.js';
-import { expectSaidOnce, runWithDriver } from '../providers/provider.js';
+import { checksWith, expectSaidOnce, explain, runWithDriver } from '../providers/provider.js';
+import { simulatorWith } from './loopback.js';
 import { unseenPasses, witness } from './witness.js';
 import { GRANTS_PER_PAGE_ENDING } from './page-endings.js';
 
@@ -171,10 +172,66 @@ describe('form driver on a sign-in application', () => {
         'device.token-response',
       ]);
       const why = expectSaidOnce(run, /has no form \(a script draws it\).*: use driver: browser$/, 3);
+      // The device check meets the page on its way to the sign-in, after the code: skipped with the
+      // run's one sentence, which names the page where the run first met it (seen earlier), not
+      // a page the device check visited.
+      const earlier =
+        "the provider's page at /oauth/authorize has no form (a script draws it): seen earlier in this run; the form driver cannot play it, so it is not tried again";
+      const skipped = run.report.checks.filter((c) => c.status === 'skipped');
       expect(
-        run.report.checks.filter((c) => c.status === 'skipped').map((c) => c.message),
+        skipped.map((c) => c.message),
         why,
-      ).toEqual([expect.stringMatching(/a script draws it.*earlier in this run/), expect.anything()]);
+      ).toEqual([earlier, earlier]);
+      expect(
+        skipped.map((c) => c.id),
+        why,
+      ).toContain('device.token-response');
+    } finally {
+      await provider.close();
+    }
+  });
+});
+
+/**
+ * A script-drawn page that is not the sign-in is not every check's way in: only the visit that met
+ * it errors, and no later check is skipped for it. Before, the first such page met before credentials
+ * went out in the visit was said once for the run: a script-drawn /oauth/device alone (sign-in and
+ * consent plain HTML) errored device.token-response and skipped both grants checks (exit 2), and a
+ * script-drawn consent met with the session in the jar skipped the rest of the run.
+ */
+describe('form driver, a script-drawn page other than the sign-in', () => {
+  const SHELL = '<!DOCTYPE html><html><body><div id="app">Loading…</div><script>/* draws it */</script></body></html>';
+  const CHECKS = ['device.token-response', 'grants.token-response-fields', 'grants.consent-denied'];
+
+  it.each([
+    // The device page alone: the device check errors, the grants pass.
+    ['/oauth/device', 'device.token-response', ['grants.consent-denied', 'grants.token-response-fields']],
+    // The consent once signed in (the session in the jar): the grants error each, the device passes.
+    ['/oauth/authorize', 'grants', ['device.token-response']],
+  ] as const)('%s drawn by a script: said by its own checks only', async (path, errs, passing) => {
+    const provider = await simulatorWith((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (req.method !== 'GET' || url.pathname !== path || (path === '/oauth/authorize' && !req.headers.cookie))
+        return false;
+      res.writeHead(200, { 'content-type': 'text/html' }).end(SHELL);
+      return true;
+    });
+    try {
+      const { code, report, stderr } = await runWithDriver(provider, 'form', [...CHECKS]);
+      const why = explain(report, stderr);
+      expect(checksWith(report, 'passed'), why).toEqual(passing);
+      expect(checksWith(report, 'skipped', 'failed', 'warned'), why).toEqual([]);
+      const errored = report.checks.filter((c) => c.status === 'errored');
+      expect(
+        errored.map((c) => c.id).every((id) => id.startsWith(errs)),
+        why,
+      ).toBe(true);
+      for (const check of errored)
+        expect(check.message, why).toMatch(
+          `the provider's page at ${path} has no form (a script draws it): use driver: browser`,
+        );
+      // An errored check is the harness's trouble: exit 2.
+      expect(code, why).toBe(2);
     } finally {
       await provider.close();
     }
