@@ -327,12 +327,15 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
               ? { what: `the provider's page at ${at} has no form (a script draws it)`, advice: 'use driver: browser' }
               : undefined;
         if (unplayable) {
+          // The answer to a request a check malformed on purpose (an error page with a script) is that check's to judge.
+          if (malformed) return journey(response);
           const beyond = () => {
             // A page after the password (a consent drawn by a script) is past the sign-in.
             through();
             return beyondForms(unplayable.what, unplayable.advice);
           };
-          if (config.driver?.kind !== 'browser' && !signedIn && !identified && !session)
+          // An error page (4xx, 5xx) is no way in: the check it answers errs alone.
+          if (config.driver?.kind !== 'browser' && !signedIn && !identified && !session && response.status < 400)
             signInScripted(
               http,
               unplayable.what,

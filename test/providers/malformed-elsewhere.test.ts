@@ -53,3 +53,29 @@ describe('an off-origin redirect answering a request a check malformed', () => {
     120_000,
   );
 });
+
+describe('an error page with a script and no form answering a request a check malformed', () => {
+  // Analytics on the provider's error page: no sign-in application, and the request's own answer.
+  let scripted: Provider;
+  beforeAll(async () => {
+    scripted = await startProvider((method, url) =>
+      method === 'GET' && url.pathname === '/oauth/authorize' && !url.searchParams.has('client_id')
+        ? () => ({
+            status: 400,
+            headers: { 'content-type': 'text/html' },
+            body: '<html><head><script>window.dataLayer = []</script></head><body><h1>Client authentication failed</h1><p>client_id is missing.</p><a href="/">Home</a></body></html>',
+          })
+        : undefined,
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await scripted?.close();
+  });
+
+  it('form driver: judged by that check alone (an error page, as the rule asks), no page said for the run', async () => {
+    const run = await runWithDriver(scripted, 'form', CHECKS);
+    const why = explain(run.report, run.stderr);
+    expect(checksWith(run.report, 'errored', 'skipped', 'failed', 'warned'), why).toEqual([]);
+    expect(checksWith(run.report, 'passed'), why).toEqual(CHECKS);
+  }, 120_000);
+});
