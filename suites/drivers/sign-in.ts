@@ -128,11 +128,12 @@ export function signInElsewhere(http: Http, to: URL, why: string, step: keyof ty
 }
 
 /**
- * A redirect to `to`, off the provider (`why`: http.leaves) before any decision: the sign-in (or,
- * `step` consent, the decision) going on where nothing may be sent, said once for the run
- * (signInElsewhere), when it is neither the provider's answer to the application (hand-over.ts,
- * signInGoesOn) nor the answer to a request the check malformed on purpose (AuthorizeOptions): that
- * one is the check's to judge, returned to it, and tells nothing of the run's sign-in.
+ * A redirect to `to`, off the provider (`why`: http.leaves) before any decision, that is not the
+ * provider's answer to the application (hand-over.ts, signInGoesOn): the sign-in (or, `step`
+ * consent, the decision) going on where nothing may be sent, said once for the run
+ * (signInElsewhere). Answering a request the check malformed on purpose (AuthorizeOptions), it may
+ * as well be the provider's error page as its sign-in: that check is skipped, saying so, and
+ * neither it nor the run's sign-in is judged by it.
  */
 export function goingOnElsewhere(
   http: Http,
@@ -141,8 +142,12 @@ export function goingOnElsewhere(
   handOver: { redirectUris: readonly string[]; asked: string | null; malformed?: boolean },
   step: keyof typeof ELSEWHERE,
 ): void {
-  if (!handOver.malformed && signInGoesOn(to.href, handOver.redirectUris, handOver.asked))
-    signInElsewhere(http, to, why, step);
+  if (!signInGoesOn(to.href, handOver.redirectUris, handOver.asked)) return;
+  if (handOver.malformed)
+    throw new CheckSkipped(
+      `the provider answered the request this check malformed with a redirect to ${to.origin}${to.pathname}, which ${why}: nothing was sent there, and its error page cannot be told from its ${step} going on there`,
+    );
+  signInElsewhere(http, to, why, step);
 }
 
 const SIGN_IN_WAY = new RegExp(SIGN_IN_WAY_PATTERN, 'i');
