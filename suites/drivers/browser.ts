@@ -1109,10 +1109,13 @@ export async function createBrowserDriver(
           // After the password, a page of links only: an interstitial's one link that goes on (sign-in.ts).
           const source =
             signedIn && (await page.locator(ANY_CONTROL).count()) === 0 ? await pageSource(page) : undefined;
-          const onward = source ? continuation(http, source, page.url()) : undefined;
+          const onward = source ? continuation(http, source, page.url(), d.signInPath) : undefined;
           if (onward && !chosenWays.has(`${onward.href}|${onward.label}`)) {
             chosenWays.add(`${onward.href}|${onward.label}`);
             await press(wayCss(onward), Object.values(controls));
+            // The sign-in form coming back after that link: the password refused still, never typed again.
+            if (!handover() && (await present(page, ...controls.password)))
+              signInRefused(http, 'its sign-in form again, after the link on the page that answered the password');
             continue;
           }
         }

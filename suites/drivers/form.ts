@@ -311,6 +311,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           signInRefused(http, `status ${response.status}, its username form again`);
         /** This page is the answer to the password itself, not a page a redirect led to. */
         const answersPassword = answering === 'password' && method === 'POST';
+        /** The password's answer, redirected or not: a link it offers still answers the password. */
+        const afterPassword = answering === 'password';
         answering = undefined;
         // A second factor, a CAPTCHA: nothing is guessed, nothing more is sent.
         const person = decided ? undefined : needsPerson(response.text);
@@ -375,9 +377,12 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           }
           if (!decided && awaitsEmail(response.text)) signInNeedsPerson(http, 'a link sent by e-mail');
           // After the password, a page of links only: an interstitial's one link that goes on (sign-in.ts).
-          const onward = signedIn && !decided && !forms.length ? continuation(http, response.text, url) : undefined;
+          const onward =
+            signedIn && !decided && !forms.length ? continuation(http, response.text, url, d.signInPath) : undefined;
           if (onward && !submitted.has(`link ${onward.href}`)) {
             submitted.add(`link ${onward.href}`);
+            // The sign-in form coming back after that link is the password refused still.
+            if (afterPassword) answering = 'password';
             [url, method, body, what] = [resolved(onward.href, url, 'the link'), 'GET', undefined, 'the link'];
             continue;
           }

@@ -159,6 +159,9 @@ const TITLE = /<title\b[^>]*>([^<]{0,200})/i;
 const WAYS_SAID = 6;
 const WAY_LABEL = 60;
 
+/** A path without its trailing slash (`/dex/auth/local/` is `/dex/auth/local`), for comparing with driver.signInPath. */
+const trimmed = (path: string) => path.replace(/(?<!^)\/$/, '');
+
 /**
  * A way to sign in a page offers: where it leads (a link's href, a form's action) and what it
  * says; a form's button carries its form.
@@ -196,7 +199,6 @@ export function wayToSignIn(
 ): SignInWay | undefined {
   const ways = offered.filter((l) => isSignInWay(l.label) && URL.canParse(l.href, pageUrl));
   if (!ways.length) return undefined;
-  const trimmed = (path: string) => path.replace(/(?<!^)\/$/, '');
   const onOrigin = ways
     .filter((l) => !http.leaves(new URL(l.href, pageUrl).href))
     .map((l) => ({ way: l, path: new URL(l.href, pageUrl).pathname }));
@@ -226,11 +228,26 @@ export function wayToSignIn(
  * that leaves the session or signs in another way) is followed, as a person would: that link. One
  * that leaves the target's origins is the sign-in going on elsewhere; several are a choice only a
  * person can make: each said once, naming the page, and what needs a signed-in user is untested.
- * None: undefined, and the page is judged as before (a refusal's "Try again").
+ * A link back to the sign-in (`signInPath`) or to the page itself goes nowhere on: a refusal's
+ * "OK" or "Try again" (following it would send the refused password again, on every check).
+ * None: undefined, and the page is judged as before (a refusal).
  */
-export function continuation(http: Http, html: string, pageUrl: string): SignInWay | undefined {
+export function continuation(http: Http, html: string, pageUrl: string, signInPath: string): SignInWay | undefined {
+  const here = new URL(pageUrl);
+  const back = (href: string) => {
+    const to = new URL(href, pageUrl);
+    if (to.origin !== here.origin) return false;
+    return (
+      trimmed(to.pathname) === trimmed(signInPath) || `${to.pathname}${to.search}` === `${here.pathname}${here.search}`
+    );
+  };
   const onward = parseLinks(html).filter(
-    (l) => GOES_ON.test(l.label) && !AWAY.test(l.label) && !isSignInWay(l.label) && URL.canParse(l.href, pageUrl),
+    (l) =>
+      GOES_ON.test(l.label) &&
+      !AWAY.test(l.label) &&
+      !isSignInWay(l.label) &&
+      URL.canParse(l.href, pageUrl) &&
+      !back(l.href),
   );
   if (!onward.length) return undefined;
   if (onward.length === 1) {
