@@ -153,6 +153,8 @@ export function goingOnElsewhere(
 const SIGN_IN_WAY = new RegExp(SIGN_IN_WAY_PATTERN, 'i');
 const GOES_ON = new RegExp(controlPattern('step'), 'i');
 const AWAY = new RegExp(controlPattern('away'), 'i');
+/** A link that decides, puts off or answers a question: the decision's, never a mere step's (continuation). */
+const DECIDES = new RegExp((['approve', 'deny', 'postpone', 'yes', 'no'] as const).map(controlPattern).join('|'), 'i');
 /** A page's title, for a sentence that names the page (the page is the target's: cut). */
 const TITLE = /<title\b[^>]*>([^<]{0,200})/i;
 /** How many ways, and how much of each label, a sentence names (the page is the target's). */
@@ -229,8 +231,11 @@ export function wayToSignIn(
  * that leaves the target's origins is the sign-in going on elsewhere; several are a choice only a
  * person can make: each said once, naming the page, and what needs a signed-in user is untested.
  * A link back to the sign-in (`signInPath`) or to the page itself goes nowhere on: a refusal's
- * "OK" or "Try again" (following it would send the refused password again, on every check).
- * None: undefined, and the page is judged as before (a refusal).
+ * "OK" or "Try again" (following it would send the refused password again, on every check); nor
+ * does one that is no http(s) link (`javascript:void(0)`, a script's). A page with a link that
+ * decides, puts off or answers ("Accept and continue", "Remind me later", "Yes") is no
+ * interstitial: what to press there is the decision's (the check's, its lean), not a step's.
+ * None: undefined, and the page is judged as before (a refusal, or no control for the decision).
  */
 export function continuation(http: Http, html: string, pageUrl: string, signInPath: string): SignInWay | undefined {
   const here = new URL(pageUrl);
@@ -241,12 +246,15 @@ export function continuation(http: Http, html: string, pageUrl: string, signInPa
       trimmed(to.pathname) === trimmed(signInPath) || `${to.pathname}${to.search}` === `${here.pathname}${here.search}`
     );
   };
-  const onward = parseLinks(html).filter(
+  const links = parseLinks(html);
+  if (links.some((l) => DECIDES.test(l.label))) return undefined;
+  const onward = links.filter(
     (l) =>
+      URL.canParse(l.href, pageUrl) &&
+      /^https?:$/.test(new URL(l.href, pageUrl).protocol) &&
       GOES_ON.test(l.label) &&
       !AWAY.test(l.label) &&
       !isSignInWay(l.label) &&
-      URL.canParse(l.href, pageUrl) &&
       !back(l.href),
   );
   if (!onward.length) return undefined;
