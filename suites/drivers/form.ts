@@ -199,6 +199,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
   const redirectUris = redirectUrisOf(config);
   /** A redirect here is the hand-over to the application: kept, never followed. */
   const leaves = (url: string) => handsOverToAny(url, redirectUris) || http.leaves(url) !== undefined;
+  /** The password went out with this jar, in this visit or an earlier one: its session may live on. */
+  let session = false;
 
   const request = async (url: string, method: string, body?: URLSearchParams, what?: string): Promise<HttpResponse> => {
     const cookie = await jar.getCookieString(url);
@@ -337,6 +339,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           const passwordName =
             login.fields.find((f) => f.name === d.passwordField || f.type === 'password')?.name ?? d.passwordField;
           signedIn = true;
+          session = true;
           answering = 'password';
           scriptedSignIn = /<script\b/i.test(response.text);
           what = "the sign-in form's action";
@@ -376,9 +379,10 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             continue;
           }
           if (!decided && awaitsEmail(response.text)) signInNeedsPerson(http, 'a link sent by e-mail');
-          // After the password, a page of links only: an interstitial's one link that goes on (sign-in.ts).
+          // Signed in (in this visit or, the session living on, an earlier one), a page of links only:
+          // an interstitial's one link that goes on (sign-in.ts).
           const onward =
-            signedIn && !decided && !forms.length ? continuation(http, response.text, url, d.signInPath) : undefined;
+            session && !decided && !forms.length ? continuation(http, response.text, url, d.signInPath) : undefined;
           if (onward && !submitted.has(`link ${onward.href}`)) {
             submitted.add(`link ${onward.href}`);
             // The sign-in form coming back after that link is the password refused still.
