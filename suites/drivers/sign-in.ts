@@ -225,9 +225,8 @@ export function wayToSignIn(
 
 /**
  * Signed in (this visit's password, or an earlier one's session), before any decision, a page of
- * links only (no form, no control: the page at
- * `pageUrl`, its HTML `html`): an interstitial ("Welcome back": "Continue to app", "Use another
- * account", a help link) whose one link that goes on (a step's words, CONTROL_WORDS; never one
+ * links only (no form, no control: the page at `pageUrl`, its HTML `html`): an interstitial
+ * ("Welcome back": "Continue to app", "Use another account", a help link) whose one link that goes on (a step's words, CONTROL_WORDS; never one
  * that leaves the session or signs in another way) is followed, as a person would: that link. One
  * that leaves the target's origins is the sign-in going on elsewhere; several are a choice only a
  * person can make: each said once, naming the page, and what needs a signed-in user is untested.
