@@ -159,11 +159,12 @@ export interface AuthorizeOutcome {
 /** What a check says of the authorization request it hands the driver (Driver.authorize). */
 export interface AuthorizeOptions {
   /**
-   * The check departs from its normal request on purpose (a parameter missing, unknown or not
-   * registered, a response type other than code): what the provider answers is that check's to
-   * judge alone. A redirect off the provider before any
-   * decision is returned as the answer, never taken for the run's sign-in going on elsewhere
-   * (which skips every later sign-in): only the check's normal request can tell that.
+   * The request must be refused without authenticating (RFC 6749 §3.1.2.4, §4.1.2.1: no client_id
+   * or redirect_uri, an unknown client, an unregistered redirect_uri): what the provider answers is
+   * that check's to judge alone, never taken for the run's sign-in going on elsewhere (which skips
+   * every later sign-in). A redirect off the provider that may be that sign-in skips the check
+   * (sign-in.ts, goingOnElsewhere). Not for requests a provider may lawfully meet with a sign-in
+   * first (a scope or response type it refuses, a PKCE method, no scope).
    */
   malformed?: boolean;
 }

@@ -685,6 +685,11 @@ export async function createBrowserDriver(
   const redirectUris = redirectUrisOf(config);
   /** Where the provider hands the user back to an application. */
   const handsOver = (url: string) => handsOverToAny(url, redirectUris);
+  /**
+   * The password went out in this context, in this visit or an earlier one (a refusal throws before
+   * any visit ends): its session may live on for the visits after it.
+   */
+  let session = false;
   const clock = options.hasControl ? createSimulatorDriver(http, config) : undefined;
   // A page asking for a new password twice stops before this (NEEDS_PERSON_SELECTORS); a lone
   // new-password field is the sign-in's, marked so against autofill (needs-person.ts).
@@ -902,9 +907,6 @@ export async function createBrowserDriver(
   }
 
   /** A visit (play) while Chromium is pinged: a frozen one ends the visit, saying so. */
-  /** A sign-in of this browser went through: its context holds the session for the visits after it. */
-  let session = false;
-
   async function visit(...args: Parameters<typeof play>): ReturnType<typeof play> {
     if (gone()) throw browserGone();
     const beat = heartbeat();
@@ -1052,6 +1054,7 @@ export async function createBrowserDriver(
             signInNeedsPerson(http, what);
         if (!signedIn && (await present(page, ...controls.password))) {
           signedIn = true;
+          session = true;
           const next = [controls.decision, controls.continue];
           await signInStep(
             () => signIn(page, watch, identified, next),
@@ -1122,13 +1125,17 @@ export async function createBrowserDriver(
             await press(USER_CODE_SUBMIT[decision], Object.values(controls));
             continue;
           }
-          // After the password, a page of links only: an interstitial's one link that goes on (sign-in.ts).
+          // Signed in (in this visit or, the session living on, an earlier one), a page of links only:
+          // an interstitial's one link that goes on (sign-in.ts).
           const source =
-            signedIn && (await page.locator(ANY_CONTROL).count()) === 0 ? await pageSource(page) : undefined;
-          const onward = source ? continuation(http, source, page.url()) : undefined;
+            session && (await page.locator(ANY_CONTROL).count()) === 0 ? await pageSource(page) : undefined;
+          const onward = source ? continuation(http, source, page.url(), d.signInPath) : undefined;
           if (onward && !chosenWays.has(`${onward.href}|${onward.label}`)) {
             chosenWays.add(`${onward.href}|${onward.label}`);
             await press(wayCss(onward), Object.values(controls));
+            // The sign-in form coming back after that link: the password refused still, never typed again.
+            if (signedIn && !handover() && (await present(page, ...controls.password)))
+              signInRefused(http, 'its sign-in form again, after the link on the page that answered the password');
             continue;
           }
         }

@@ -206,7 +206,10 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
   const redirectUris = redirectUrisOf(config);
   /** A redirect here is the hand-over to the application: kept, never followed. */
   const leaves = (url: string) => handsOverToAny(url, redirectUris) || http.leaves(url) !== undefined;
-  /** A sign-in of this browser went through: its jar holds the session for the visits after it. */
+  /**
+   * The password went out with this jar, in this visit or an earlier one (a refusal throws before
+   * any visit ends): its session may live on for the visits after it.
+   */
   let session = false;
 
   const request = async (url: string, method: string, body?: URLSearchParams, what?: string): Promise<HttpResponse> => {
@@ -354,6 +357,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           signInRefused(http, `status ${response.status}, its username form again`);
         /** This page is the answer to the password itself, not a page a redirect led to. */
         const answersPassword = answering === 'password' && method === 'POST';
+        /** The password's answer, redirected or not: a link it offers still answers the password. */
+        const afterPassword = answering === 'password';
         answering = undefined;
         // A second factor, a CAPTCHA: nothing is guessed, nothing more is sent.
         const person = decided ? undefined : needsPerson(response.text);
@@ -378,6 +383,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           const passwordName =
             login.fields.find((f) => f.name === d.passwordField || f.type === 'password')?.name ?? d.passwordField;
           signedIn = true;
+          session = true;
           answering = 'password';
           scriptedSignIn = /<script\b/i.test(response.text);
           what = "the sign-in form's action";
@@ -417,10 +423,14 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             continue;
           }
           if (!decided && awaitsEmail(response.text)) signInNeedsPerson(http, 'a link sent by e-mail');
-          // After the password, a page of links only: an interstitial's one link that goes on (sign-in.ts).
-          const onward = signedIn && !decided && !forms.length ? continuation(http, response.text, url) : undefined;
+          // Signed in (in this visit or, the session living on, an earlier one), a page of links only:
+          // an interstitial's one link that goes on (sign-in.ts).
+          const onward =
+            session && !decided && !forms.length ? continuation(http, response.text, url, d.signInPath) : undefined;
           if (onward && !submitted.has(`link ${onward.href}`)) {
             submitted.add(`link ${onward.href}`);
+            // The sign-in form coming back after that link is the password refused still.
+            if (afterPassword) answering = 'password';
             [url, method, body, what] = [resolved(onward.href, url, 'the link'), 'GET', undefined, 'the link'];
             continue;
           }

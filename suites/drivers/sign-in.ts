@@ -144,11 +144,12 @@ export function signInElsewhere(http: Http, to: URL, why: string, step: keyof ty
 }
 
 /**
- * A redirect to `to`, off the provider (`why`: http.leaves) before any decision: the sign-in (or,
- * `step` consent, the decision) going on where nothing may be sent, said once for the run
- * (signInElsewhere), when it is neither the provider's answer to the application (hand-over.ts,
- * signInGoesOn) nor the answer to a request the check malformed on purpose (AuthorizeOptions): that
- * one is the check's to judge, returned to it, and tells nothing of the run's sign-in.
+ * A redirect to `to`, off the provider (`why`: http.leaves) before any decision, that is not the
+ * provider's answer to the application (hand-over.ts, signInGoesOn): the sign-in (or, `step`
+ * consent, the decision) going on where nothing may be sent, said once for the run
+ * (signInElsewhere). Answering a request the check malformed on purpose (AuthorizeOptions), it may
+ * as well be the provider's error page as its sign-in: that check is skipped, saying so, and
+ * neither it nor the run's sign-in is judged by it.
  */
 export function goingOnElsewhere(
   http: Http,
@@ -157,8 +158,12 @@ export function goingOnElsewhere(
   handOver: { redirectUris: readonly string[]; asked: string | null; malformed?: boolean },
   step: keyof typeof ELSEWHERE,
 ): void {
-  if (!handOver.malformed && signInGoesOn(to.href, handOver.redirectUris, handOver.asked))
-    signInElsewhere(http, to, why, step);
+  if (!signInGoesOn(to.href, handOver.redirectUris, handOver.asked)) return;
+  if (handOver.malformed)
+    throw new CheckSkipped(
+      `the provider answered the request this check malformed with a redirect to ${to.origin}${to.pathname}, which ${why}: nothing was sent there, and its error page cannot be told from its ${step} going on there`,
+    );
+  signInElsewhere(http, to, why, step);
 }
 
 /** Two URL paths the same but for a trailing slash. */
@@ -167,11 +172,16 @@ export const samePath = (a: string, b: string) => a.replace(/(?<!^)\/$/, '') ===
 const SIGN_IN_WAY = new RegExp(SIGN_IN_WAY_PATTERN, 'i');
 const GOES_ON = new RegExp(controlPattern('step'), 'i');
 const AWAY = new RegExp(controlPattern('away'), 'i');
+/** A link that decides, puts off or answers a question: the decision's, never a mere step's (continuation). */
+const DECIDES = new RegExp((['approve', 'deny', 'postpone', 'yes', 'no'] as const).map(controlPattern).join('|'), 'i');
 /** A page's title, for a sentence that names the page (the page is the target's: cut). */
 const TITLE = /<title\b[^>]*>([^<]{0,200})/i;
 /** How many ways, and how much of each label, a sentence names (the page is the target's). */
 const WAYS_SAID = 6;
 const WAY_LABEL = 60;
+
+/** A path without its trailing slash (`/dex/auth/local/` is `/dex/auth/local`), for comparing with driver.signInPath. */
+const trimmed = (path: string) => path.replace(/(?<!^)\/$/, '');
 
 /**
  * A way to sign in a page offers: where it leads (a link's href, a form's action) and what it
@@ -233,17 +243,38 @@ export function wayToSignIn(
 }
 
 /**
- * After the password, before any decision, a page of links only (no form, no control: the page at
- * `pageUrl`, its HTML `html`): an interstitial ("Welcome back": "Continue to app", "Use another
- * account", a help link) whose one link that goes on (a step's words, CONTROL_WORDS; never one
+ * Signed in (this visit's password, or an earlier one's session), before any decision, a page of
+ * links only (no form, no control: the page at `pageUrl`, its HTML `html`): an interstitial
+ * ("Welcome back": "Continue to app", "Use another account", a help link) whose one link that goes on (a step's words, CONTROL_WORDS; never one
  * that leaves the session or signs in another way) is followed, as a person would: that link. One
  * that leaves the target's origins is the sign-in going on elsewhere; several are a choice only a
  * person can make: each said once, naming the page, and what needs a signed-in user is untested.
- * None: undefined, and the page is judged as before (a refusal's "Try again").
+ * A link back to the sign-in (`signInPath`) or to the page itself goes nowhere on: a refusal's
+ * "OK" or "Try again" (following it would send the refused password again, on every check); nor
+ * does one that is no http(s) link (`javascript:void(0)`, a script's). A page with a link that
+ * decides, puts off or answers ("Accept and continue", "Remind me later", "Yes") is no
+ * interstitial: what to press there is the decision's (the check's, its lean), not a step's.
+ * None: undefined, and the page is judged as before (a refusal, or no control for the decision).
  */
-export function continuation(http: Http, html: string, pageUrl: string): SignInWay | undefined {
-  const onward = parseLinks(html).filter(
-    (l) => GOES_ON.test(l.label) && !AWAY.test(l.label) && !isSignInWay(l.label) && URL.canParse(l.href, pageUrl),
+export function continuation(http: Http, html: string, pageUrl: string, signInPath: string): SignInWay | undefined {
+  const here = new URL(pageUrl);
+  const back = (href: string) => {
+    const to = new URL(href, pageUrl);
+    if (to.origin !== here.origin) return false;
+    return (
+      trimmed(to.pathname) === trimmed(signInPath) || `${to.pathname}${to.search}` === `${here.pathname}${here.search}`
+    );
+  };
+  const links = parseLinks(html);
+  if (links.some((l) => DECIDES.test(l.label))) return undefined;
+  const onward = links.filter(
+    (l) =>
+      URL.canParse(l.href, pageUrl) &&
+      /^https?:$/.test(new URL(l.href, pageUrl).protocol) &&
+      GOES_ON.test(l.label) &&
+      !AWAY.test(l.label) &&
+      !isSignInWay(l.label) &&
+      !back(l.href),
   );
   if (!onward.length) return undefined;
   if (onward.length === 1) {

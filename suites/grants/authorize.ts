@@ -286,7 +286,6 @@ export const authorizeChecks: Check[] = [
         const outcome = await t.driver.authorize(
           t.oauth.authorizeUrl(app, { scope: scopes.join(' '), state }),
           'approve',
-          { malformed: true },
         );
         const code = outcome.redirect?.searchParams.get('code');
         if (code) {
@@ -320,7 +319,6 @@ export const authorizeChecks: Check[] = [
           const outcome = await t.driver.authorize(
             t.oauth.authorizeUrl('confidential', { scope: unknown, state }),
             'approve',
-            { malformed: true },
           );
           expectRefused(t, outcome, ['invalid_scope'], state, `authorize for the unknown scope "${unknown}"`, {
             refusal: ['SCOPE-UNKNOWN-REFUSED'],
@@ -345,7 +343,6 @@ export const authorizeChecks: Check[] = [
           const outcome = await t.driver.authorize(
             t.oauth.authorizeUrl('confidential', { response_type: responseType, state }),
             'approve',
-            { malformed: true },
           );
           expectRefused(
             t,
@@ -403,7 +400,6 @@ export const authorizeChecks: Check[] = [
       const outcome = await t.driver.authorize(
         t.oauth.authorizeUrl('confidential', { response_type: undefined, state }),
         'approve',
-        { malformed: true },
       );
       // RFC 6749 §4.1.2.1: invalid_request for a missing parameter; unsupported_response_type is also read that way.
       expectRefused(

@@ -172,7 +172,6 @@ export const codeChecks: Check[] = [
       const { redirect, response } = await t.driver.authorize(
         t.oauth.authorizeUrl(app, { scope: undefined, state: 'no-scope' }),
         'approve',
-        { malformed: true },
       );
       const code = redirect?.searchParams.get('code');
       if (!code) {

@@ -144,7 +144,6 @@ export const pkceChecks: Check[] = [
         const outcome = await t.driver.authorize(
           t.oauth.authorizeUrl('public', { code_challenge: s256(verifier), code_challenge_method: method, state: 'm' }),
           'approve',
-          { malformed: true },
         );
         expectMethodRefused(t, outcome, method, 'PKCE-METHOD-UNSUPPORTED');
       });
@@ -162,7 +161,6 @@ export const pkceChecks: Check[] = [
         const outcome = await t.driver.authorize(
           t.oauth.authorizeUrl('public', { code_challenge: verifier, code_challenge_method: method, state: 'p' }),
           'approve',
-          { malformed: true },
         );
         const code = outcome.redirect?.searchParams.get('code');
         if (!code) return expectMethodRefused(t, outcome, shown, 'PKCE-METHOD-PLAIN');

@@ -116,9 +116,10 @@ function tokenParams(ex: Observed, url: URL): URLSearchParams {
 /**
  * A discovery document answered: the lists it must carry and RS256 among its algorithms, judged as
  * `run` judges them (OIDC-DISCOVERY, OIDC-DISCOVERY-RS256), and its grant and response types kept,
- * to hold the answers that follow to them.
+ * to hold the answers that follow to them. The lists only once its shape passed (`shaped`): a list
+ * missing is the shape's failure, said there once.
  */
-function judgeDiscovery(ex: Observed, path: string, res: HttpResponse, flows: Flows): Verdict[] {
+function judgeDiscovery(ex: Observed, path: string, res: HttpResponse, flows: Flows, shaped: boolean): Verdict[] {
   if (ex.method !== 'GET' || !path.endsWith(DISCOVERY_PATH) || ex.status !== 200) return [];
   const doc = jsonObject(res);
   if (!doc) return [];
@@ -126,7 +127,7 @@ function judgeDiscovery(ex: Observed, path: string, res: HttpResponse, flows: Fl
   flows.discovery = { grantTypes: list('grant_types_supported'), responseTypes: list('response_types_supported') };
   const algs = doc.id_token_signing_alg_values_supported;
   return [
-    ...judgeWith((t) => judgeDiscoveryLists(t, doc)),
+    ...(shaped ? judgeWith((t) => judgeDiscoveryLists(t, doc)) : []),
     ...(Array.isArray(algs) ? judgeWith((t) => judgeRs256Listed(t, algs)) : []),
   ];
 }
@@ -137,9 +138,12 @@ function judgeGrantOfDiscovery(t: CheckContext, res: HttpResponse, params: URLSe
   const listed = flows.discovery?.grantTypes;
   // `implicit` names a response type, never a token request (as oidc.discovery reads it).
   if (!grant || grant === 'implicit' || !listed) return;
-  // A client the provider did not know tells nothing of the grant: it may be refused before its grant is read.
+  // Served: a 200, or an OAuth error about the request (invalid_grant). A client the provider did
+  // not know, and an answer that is no OAuth error (throttled, an empty 401, a 404), tell nothing of
+  // the grant: it may be refused before its grant is read.
   const error = jsonObject(res)?.error;
-  if (error === 'invalid_client') return;
+  const oauthError = typeof error === 'string' && res.status >= 400 && res.status < 500 && res.status !== 429;
+  if (res.status !== 200 && (!oauthError || error === 'invalid_client')) return;
   judgeGrantListed(t, grant, error !== 'unsupported_grant_type', listed, res.status);
 }
 
@@ -574,6 +578,7 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
   // Before this answer's own links are noted (rel=first may name the request itself).
   const followed = flows.linked.get(digest(url.pathname + url.search), ex.at) === true;
   if (ex.method === 'GET') notePage(ex, url, res, flows, client);
+  const shape = ex.status < 500 && ex.responseBody ? judgeWith((t) => judgeShape(t, ex.method, res)) : [];
   return [
     ...judgeWith((t) => judgeDeadToken(t, ex, path, bearer, flows)),
     ...(path === TOKEN_INFO_PATH && bearer ? judgeWith((t) => judgeInfoScope(t, ex, res, bearer, flows)) : []),
@@ -583,9 +588,15 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
     ...judgeWith((t) => judgePage(t, ex, res, followed)),
     ...judgeKeysetPage(ex, url, res, flows),
     ...judgeKeysetWalk(ex, url, res, flows),
-    ...(ex.status < 500 && ex.responseBody ? judgeWith((t) => judgeShape(t, ex.method, res)) : []),
+    ...shape,
     ...(ex.responseBody ? judgeWith((t) => judgeRemovedAttributes(t, ex.method, res)) : []),
     ...judgeWith((t) => judgeLegacyJwks(t, ex.method, res)),
-    ...judgeDiscovery(ex, path, res, flows),
+    ...judgeDiscovery(
+      ex,
+      path,
+      res,
+      flows,
+      shape.every((v) => v.ok),
+    ),
   ];
 }

@@ -11,7 +11,14 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
 import { everything404, bodyOf, listen, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
-import { expectAllPassed, expectSaidOnce, PAGE_DRIVERS, runWithDriver } from './provider.js';
+import {
+  expectAllPassed,
+  expectSaidOnce,
+  PAGE_DRIVERS,
+  runWithDriver,
+  startProvider,
+  type Provider,
+} from './provider.js';
 import { signInGoesOn } from '../../suites/drivers/hand-over.js';
 
 const CHECKS = [
@@ -20,14 +27,36 @@ const CHECKS = [
   'grants.state-unchanged',
   'oidc.id-token',
   'grants.sign-in-required',
+  'grants.pkce-method-unsupported',
+  'grants.scope-unknown',
 ];
 /**
  * Where the sign-in cannot happen: two checks that need it, to show it said once and the other
  * skipped, and sign-in-required, which must not blame the redirect to the login application.
  */
 const SAID_ONCE_CHECKS = ['grants.consent-denied', 'grants.state-unchanged', 'grants.sign-in-required'];
+/**
+ * Where every authorization request goes to the login application first, whatever it asks: the
+ * requests a provider may lawfully meet with a sign-in before refusing them (an unsupported or
+ * plain PKCE method, no scope, an unknown scope, openid for an application without it, a response
+ * type the document lists) are the sign-in going on there, said once, never an answer to judge;
+ * the requests it must refuse without a sign-in (no client_id) may meet its error page there, which
+ * cannot be told from the sign-in: skipped, no verdict.
+ */
+const EVERY_REQUEST_CHECKS = [
+  'grants.pkce-method-unsupported',
+  'grants.pkce-method-plain',
+  'grants.scope-default',
+  'grants.scope-unknown',
+  'oidc.openid-not-enabled',
+  'grants.authorize-missing-parameters',
+  'grants.consent-denied',
+];
+/** The login application of EVERY_REQUEST_CHECKS' provider: another origin (RFC 6454: another host). */
+const LOGIN_ELSEWHERE = 'http://127.0.0.2:9/login';
 
 let front: Loopback & { sim: Sim };
+let everyRequest: Provider;
 let login: Loopback;
 /** Where each login challenge goes back to (the simulator's redirect_to). */
 const challenges = new Map<string, string>();
@@ -101,11 +130,17 @@ beforeAll(async () => {
       }),
     );
   });
+  everyRequest = await startProvider((method, url) =>
+    method === 'GET' && url.pathname === '/oauth/authorize'
+      ? () => ({ status: 302, headers: { location: `${LOGIN_ELSEWHERE}?login_challenge=abc` } })
+      : undefined,
+  );
 }, 60_000);
 
 afterAll(async () => {
   await front?.close();
   await login?.close();
+  await everyRequest?.close();
 });
 
 describe("Ory Hydra's login application on another origin", () => {
@@ -132,6 +167,17 @@ describe("Ory Hydra's login application on another origin", () => {
         received.filter((r) => r.startsWith('POST')),
         why,
       ).toEqual([]);
+    },
+    120_000,
+  );
+});
+
+describe('every authorization request sent to a login application on another origin', () => {
+  it.each(PAGE_DRIVERS)(
+    '%s driver: the sign-in going on there said once, no refusal judged, the rest skipped',
+    async (kind) => {
+      const run = await runWithDriver(everyRequest, kind, EVERY_REQUEST_CHECKS);
+      expectSaidOnce(run, /127\.0\.0\.2:9\/login.*trustedOrigins/, EVERY_REQUEST_CHECKS.length);
     },
     120_000,
   );

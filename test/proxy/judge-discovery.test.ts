@@ -60,6 +60,12 @@ describe('the discovery document the client was given', () => {
 
     const noOpenid = sawDiscovery({ ...DOCUMENT, scopes_supported: ['api'] }).verdicts;
     expect(failed(noOpenid, 'OIDC-DISCOVERY').map((v) => v.message)).toEqual(['scopes_supported must list openid']);
+    // A list missing is the shape's failure, said once (one cause, one blame): its content is not judged besides.
+    const { response_types_supported: _, ...noResponseTypes } = DOCUMENT;
+    const missing = sawDiscovery(noResponseTypes).verdicts;
+    expect(failed(missing, 'OIDC-DISCOVERY').map((v) => v.message)).toEqual([
+      expect.stringMatching(/lacks response_types_supported .*schema OpenIdConfiguration/),
+    ]);
     const noRs256 = sawDiscovery({ ...DOCUMENT, id_token_signing_alg_values_supported: ['ES256'] }).verdicts;
     expect(failed(noRs256, 'OIDC-DISCOVERY-RS256').map((v) => v.message)).toEqual([
       'id_token_signing_alg_values_supported must include RS256 (OIDC Discovery §3)',
@@ -96,6 +102,15 @@ describe('the answers that follow, against the types it listed', () => {
       flows,
     );
     expect(of(unknownClient, 'OIDC-DISCOVERY')).toEqual([]);
+    // Neither does an answer that is no OAuth error (throttled, an empty 401, a 404): no verdict.
+    for (const [status, body] of [
+      [429, { message: 'slow down' }],
+      [401, undefined],
+      [404, { message: 'Not Found' }],
+    ] as const)
+      expect(of(judgeExchange(tokenRequest('password', status, body), flows), 'OIDC-DISCOVERY'), `${status}`).toEqual(
+        [],
+      );
   });
 
   it('a listed response type refused as unsupported breaks OIDC-DISCOVERY', () => {

@@ -1,0 +1,49 @@
+/**
+ * continuation() (suites/drivers/sign-in.ts): which link of a page of links only, after the
+ * password and before any decision, is an interstitial's one step on. Pure: nothing is sent.
+ */
+import { describe, expect, it } from 'vitest';
+import { continuation } from '../../suites/drivers/sign-in.js';
+import { SIGN_IN_DEFAULTS } from '../../suites/drivers/defaults.js';
+import { createHttp, createRecorder } from '../../suites/runner/http.js';
+import { createRedactor } from '../../suites/runner/redact.js';
+import { createHttpTarget } from '../../suites/target/http.js';
+
+const BASE = 'http://127.0.0.1:9';
+const PAGE = `${BASE}/oauth/authorize?client_id=a&state=s`;
+const http = createHttp(createHttpTarget({ baseUrl: BASE }), createRecorder(5), createRedactor());
+
+/** The page's links, `[label, href]`, its one step on (its href) or undefined. */
+const onward = (...links: Array<[string, string]>) =>
+  continuation(
+    http,
+    `<html><title>Page</title>${links.map(([label, href]) => `<a href="${href}">${label}</a>`).join(' ')}</html>`,
+    PAGE,
+    SIGN_IN_DEFAULTS.signInPath,
+  )?.href;
+
+describe('continuation: the one link of an interstitial that goes on', () => {
+  it('"Welcome back": its continue link, never another account or help', () => {
+    expect(
+      onward(['Continue to app', '/oauth/authorize?seen=1'], ['Use another account', '/switch'], ['Help', '/help']),
+    ).toBe('/oauth/authorize?seen=1');
+  });
+
+  it("a refusal's link back to the sign-in, or to the page itself, goes nowhere on", () => {
+    expect(onward(['OK', '/users/sign_in'])).toBeUndefined();
+    expect(onward(['Continue', `${BASE}/users/sign_in/?retry=1`])).toBeUndefined();
+    expect(onward(['Try again', '/oauth/authorize?client_id=a&state=s'])).toBeUndefined();
+  });
+
+  it('a page with a link that decides, puts off or answers is no interstitial, whatever the decision', () => {
+    expect(onward(['Accept and continue', '/consent?ok=1'])).toBeUndefined();
+    expect(onward(['Continue setup', '/mfa/setup'], ['Remind me later', '/mfa/later'])).toBeUndefined();
+    expect(onward(['Continue', '/next'], ['No', '/no'])).toBeUndefined();
+    expect(onward(['Continue', '/next'], ['Cancel', '/cancel'])).toBeUndefined();
+  });
+
+  it("a link that is no http(s) link (a script's) is left out, never the sign-in going on elsewhere", () => {
+    expect(onward(['Continue', 'javascript:void(0)'])).toBeUndefined();
+    expect(onward(['Continue', 'javascript:void(0)'], ['Continue to app', '/app'])).toBe('/app');
+  });
+});
