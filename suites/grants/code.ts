@@ -80,7 +80,7 @@ export const codeChecks: Check[] = [
     id: 'grants.code-unknown',
     suite: 'grants',
     title: 'A code the provider never issued is refused with invalid_grant, whatever its characters',
-    rules: ['GRANT-CODE-UNKNOWN', 'ERR-NO-SERVER-ERROR'],
+    rules: ['GRANT-CODE-UNKNOWN', 'ERR-INVALID-GRANT', 'ERR-NO-SERVER-ERROR'],
     async run(t: CheckContext) {
       await t.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 80 }), async (code) => {
         const res = await exchangeCode(t, 'confidential', code);
@@ -91,6 +91,7 @@ export const codeChecks: Check[] = [
             status: 400,
             error: 'invalid_grant',
             rules: ['GRANT-CODE-UNKNOWN'],
+            errorRules: ['ERR-INVALID-GRANT'],
             serverErrorRules: ['ERR-NO-SERVER-ERROR'],
           },
           'code exchange with a code never issued',
