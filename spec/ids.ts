@@ -267,6 +267,7 @@ export type RuleId = (typeof RULE_IDS)[number];
 /** Every fault of spec/faults.yaml. */
 export const FAULT_NAMES = [
   'authorize-open-redirect',
+  'code-lifetime-long',
   'code-never-expires',
   'code-reusable',
   'cors-allows-x-requested-with',
