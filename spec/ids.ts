@@ -72,6 +72,7 @@ export const RULE_IDS = [
   'ENC-UNENCODED-404',
   'ENC-URI-TOO-LONG',
   'ERR-DESCRIPTION-CHARSET',
+  'ERR-INVALID-GRANT',
   'ERR-NO-SERVER-ERROR',
   'ERR-OAUTH-BODY',
   'ERR-REST-JSON-BODY',
@@ -84,6 +85,7 @@ export const RULE_IDS = [
   'GRANT-APP-REGISTRATION',
   'GRANT-APP-REGISTRATION-FIELDS',
   'GRANT-AUTHORIZE-ERROR-PAGE-STATUS',
+  'GRANT-AUTHORIZE-ERROR-PARAMS',
   'GRANT-AUTHORIZE-ERROR-REDIRECT',
   'GRANT-AUTHORIZE-ISS',
   'GRANT-AUTHORIZE-MISSING-PARAMS',
@@ -266,6 +268,7 @@ export type RuleId = (typeof RULE_IDS)[number];
 /** Every fault of spec/faults.yaml. */
 export const FAULT_NAMES = [
   'authorize-open-redirect',
+  'code-lifetime-long',
   'code-never-expires',
   'code-reusable',
   'cors-allows-x-requested-with',

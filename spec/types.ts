@@ -24,13 +24,14 @@ export interface OperationInfo {
   raw: OpenAPIV3_1.OperationObject;
 }
 
-/** The RFC 2119 words a sentence of an RFC or standard may carry, or none. */
+/** The RFC 2119 words a sentence of an RFC or standard may carry, or none; ABNF: its normative grammar. */
 export type Modal =
   | 'MUST'
   | 'MUST NOT'
   | 'REQUIRED'
   | 'SHALL'
   | 'SHALL NOT'
+  | 'ABNF'
   | 'SHOULD'
   | 'SHOULD NOT'
   | 'RECOMMENDED'

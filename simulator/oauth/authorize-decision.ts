@@ -5,7 +5,7 @@
  */
 import { limits } from '../../spec/index.js';
 import { redirect } from '../http.js';
-import type { Handler } from '../types.js';
+import type { Handler, Sim } from '../types.js';
 import type { AuthorizationCode } from '../store.js';
 import { hexId } from '../random.js';
 import { digest } from '../digest.js';
@@ -15,6 +15,20 @@ import { redirectTo, validateAuthorize } from './authorize-request.js';
 import { OAuthError } from './errors.js';
 import { bodyParams, type Params } from './params.js';
 import { csrfValid, signedIn } from './session.js';
+
+/** The fault code-lifetime-long's lifetime: past limits.authorizationCodeLifetime, far short of never. */
+const CODE_LIFETIME_LONG = 3600;
+
+/**
+ * A new code's lifetime, faults included: one that never expires is kept by the sweep too (a
+ * check of the condition alone lost the code to the sweep a lifetime and its grace later).
+ */
+const codeLifetime = (sim: Sim): number =>
+  sim.fault('code-never-expires')
+    ? Number.POSITIVE_INFINITY
+    : sim.fault('code-lifetime-long')
+      ? CODE_LIFETIME_LONG
+      : limits().authorizationCodeLifetime;
 
 export const oauthAuthorizeDecision: Handler = async (ctx) => {
   const { sim } = ctx;
@@ -62,7 +76,7 @@ export const oauthAuthorizeDecision: Handler = async (ctx) => {
     codeChallengeMethod: request.codeChallengeMethod,
     nonce: request.nonce,
     createdAt: sim.clock.nowSeconds(),
-    expiresIn: limits().authorizationCodeLifetime,
+    expiresIn: codeLifetime(sim),
     exchangedFor: null,
     authTime: who.session.createdAt,
   };

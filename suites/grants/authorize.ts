@@ -96,8 +96,9 @@ async function expectErrorPage(t: CheckContext, url: string, what: string, rules
 
 /**
  * A refused authorize request of a trusted client and redirect URI: no code (the rule's must),
- * and, how it is refused (should): a redirect carrying one of `errors` and the state unchanged.
- * An error page instead of the redirect breaks only the delivery rules.
+ * and, how it is refused (should): a redirect carrying one of `errors`. An error page instead of
+ * the redirect breaks only the delivery rules; a redirect without an error, or without the state
+ * unchanged, breaks GRANT-AUTHORIZE-ERROR-PARAMS (RFC 6749 §4.1.2.1's REQUIRED members).
  */
 function expectRefused(
   t: CheckContext,
@@ -114,13 +115,17 @@ function expectRefused(
   t.soft(!granted(redirect), `${what}: a code was issued`, broke(rules.refusal, got));
   if (!t.soft(redirect, `${what}: the refusal should redirect to the application with an error`, broke(delivery, got)))
     return;
-  t.soft(
-    errors.includes(got.error ?? ''),
-    `${what}: the error redirect should carry error=${errors.join(' or ')}`,
-    broke(delivery, got),
-  );
-  t.soft(got.state === state, `${what}: the error redirect should carry state unchanged`, broke(delivery, got));
+  if (t.soft(got.error !== null, `${what}: the error redirect must carry an error`, broke(MEMBERS, got)))
+    t.soft(
+      errors.includes(got.error ?? ''),
+      `${what}: the error redirect should carry error=${errors.join(' or ')}`,
+      broke(delivery, got),
+    );
+  t.soft(got.state === state, `${what}: the error redirect must carry state unchanged`, broke(MEMBERS, got));
 }
+
+/** RFC 6749 §4.1.2.1: the members every error redirect carries (error; state, when it was sent). */
+const MEMBERS: RuleId[] = ['GRANT-AUTHORIZE-ERROR-PARAMS'];
 
 /** An http loopback IP literal (RFC 8252 §7.3), where a native app listens on a port of its own. */
 const isLoopbackIp = (uri: string) =>
@@ -272,7 +277,7 @@ export const authorizeChecks: Check[] = [
     suite: 'grants',
     title:
       'A scope the application was not registered with is never granted (must); the refusal is an invalid_scope redirect (should)',
-    rules: ['GRANT-SCOPE-ALLOWED', 'GRANT-SCOPE-INVALID-SCOPE'],
+    rules: ['GRANT-SCOPE-ALLOWED', 'GRANT-SCOPE-INVALID-SCOPE', 'GRANT-AUTHORIZE-ERROR-PARAMS'],
     async run(t: CheckContext) {
       const app = narrowApp(t);
       const own = t.oauth.app(app).scopes;
@@ -309,7 +314,7 @@ export const authorizeChecks: Check[] = [
     id: 'grants.scope-unknown',
     suite: 'grants',
     title: 'Requesting a scope the provider does not know is refused with invalid_scope',
-    rules: ['SCOPE-UNKNOWN-REFUSED', 'GRANT-AUTHORIZE-ERROR-REDIRECT'],
+    rules: ['SCOPE-UNKNOWN-REFUSED', 'GRANT-AUTHORIZE-ERROR-REDIRECT', 'GRANT-AUTHORIZE-ERROR-PARAMS'],
     async run(t: CheckContext) {
       const known = namedScopes();
       await t.property(
@@ -331,7 +336,7 @@ export const authorizeChecks: Check[] = [
     id: 'grants.response-type-code-only',
     suite: 'grants',
     title: 'A response_type other than code issues no code; the refusal redirects with unsupported_response_type',
-    rules: ['GRANT-RESPONSE-TYPE-CODE', 'GRANT-AUTHORIZE-ERROR-REDIRECT'],
+    rules: ['GRANT-RESPONSE-TYPE-CODE', 'GRANT-AUTHORIZE-ERROR-REDIRECT', 'GRANT-AUTHORIZE-ERROR-PARAMS'],
     async run(t: CheckContext) {
       await t.property(
         fc.oneof(
@@ -382,7 +387,12 @@ export const authorizeChecks: Check[] = [
     suite: 'grants',
     title:
       'Without client_id or redirect_uri no redirect happens; without response_type the redirect carries invalid_request',
-    rules: ['GRANT-AUTHORIZE-MISSING-PARAMS', 'GRANT-AUTHORIZE-ERROR-REDIRECT', 'GRANT-AUTHORIZE-ERROR-PAGE-STATUS'],
+    rules: [
+      'GRANT-AUTHORIZE-MISSING-PARAMS',
+      'GRANT-AUTHORIZE-ERROR-REDIRECT',
+      'GRANT-AUTHORIZE-ERROR-PARAMS',
+      'GRANT-AUTHORIZE-ERROR-PAGE-STATUS',
+    ],
     async run(t: CheckContext) {
       await expectErrorPage(
         t,
@@ -419,7 +429,7 @@ export const authorizeChecks: Check[] = [
     id: 'grants.consent-denied',
     suite: 'grants',
     title: 'Denying consent redirects with access_denied, the unchanged state and no code',
-    rules: ['GRANT-CONSENT-DENIED', 'GRANT-CONSENT', 'GRANT-AUTHORIZE-ERROR-REDIRECT'],
+    rules: ['GRANT-CONSENT-DENIED', 'GRANT-CONSENT', 'GRANT-AUTHORIZE-ERROR-REDIRECT', 'GRANT-AUTHORIZE-ERROR-PARAMS'],
     async run(t: CheckContext) {
       const state = 'consent-denied';
       // A provider that remembers an earlier approval (Keycloak, Okta, Hydra) asks again only when

@@ -71,7 +71,7 @@ export const passwordChecks: Check[] = [
     id: 'grants.password-bad-credentials',
     suite: 'grants',
     title: 'A password grant with a wrong password or an unknown user is refused with invalid_grant',
-    rules: ['GRANT-PASSWORD-BAD-CREDENTIALS'],
+    rules: ['GRANT-PASSWORD-BAD-CREDENTIALS', 'ERR-INVALID-GRANT'],
     needs: ['passwordGrant'],
     async run(t: CheckContext) {
       const user = t.config.user;
@@ -94,7 +94,12 @@ export const passwordChecks: Check[] = [
           expectOAuthError(
             t,
             res,
-            { status: 400, error: 'invalid_grant' },
+            {
+              status: 400,
+              error: 'invalid_grant',
+              rules: ['GRANT-PASSWORD-BAD-CREDENTIALS'],
+              errorRules: ['ERR-INVALID-GRANT'],
+            },
             `password grant with ${unknownUser ? 'an unknown user' : 'a wrong password'}`,
           );
         },

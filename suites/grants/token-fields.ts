@@ -95,7 +95,7 @@ export function expectTokenFields(t: CheckContext, body: TokenResponse, grant: G
     rules: ['TOK-TYPE-BEARER'],
     tokenType: typeof body?.token_type === 'string' ? body.token_type : null,
   });
-  // RFC 6749 §3.3, §5.1: its own sentence, whatever the grant; the other checks read the list either way.
+  // RFC 6749 §3.3, §5.1, Appendix A.4: its own sentence, whatever the grant; the other checks read the list either way.
   if (typeof body?.scope === 'string')
     t.soft(!commaDelimited(body.scope), `${what} (${grant} grant): scope must be space-delimited`, {
       rules: ['TOK-SCOPE-SPACE-DELIMITED'],

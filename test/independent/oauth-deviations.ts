@@ -1274,6 +1274,23 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
     },
   },
   {
+    // The refusal is RFC 6749 §4.1.3's and §4.3.2's MUST; which standard code names it is §5.2's
+    // definitions, with no RFC 2119 word: another code is ERR-INVALID-GRANT's, not the grant's rule.
+    name: 'an unknown code and wrong password credentials refused with invalid_request',
+    cite: 'RFC 6749 §5.2: invalid_grant names an invalid, expired or revoked grant or credentials',
+    checks: ['grants.code-unknown', 'grants.password-bad-credentials'],
+    breaks: ['ERR-INVALID-GRANT'],
+    rewrite: {
+      answer(asked, answer) {
+        const grant = formOf(asked).get('grant_type') ?? '';
+        if (!tokenError(asked.url.pathname, answer) || jsonOf(answer)!.error !== 'invalid_grant') return false;
+        if (!['authorization_code', 'password'].includes(grant)) return false;
+        setJson(answer, { ...jsonOf(answer), error: 'invalid_request' });
+        return true;
+      },
+    },
+  },
+  {
     // GitHub's token responses (code, refresh, device) join the granted scopes with commas, and it
     // serves no token info, so the checks read the scopes from the token response itself.
     name: 'scope in token responses comma-separated ("repo,gist", GitHub\'s), no token info',

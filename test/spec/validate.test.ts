@@ -8,6 +8,9 @@ import { edit, expectOnly, lineOf, problemsWith, specText } from './helpers.js';
 
 const DEVICE = 'machines/device-authorization.yaml';
 const CODE = 'machines/authorization-code.yaml';
+/** GRANT-CODE-CLIENT-BOUND's level, source and origin: a must of RFC origin (its origin line is not unique). */
+const CLIENT_BOUND_ORIGIN =
+  'presented by another is refused with invalid_grant.\n    level: must\n    source: "RFC 6749 §4.1.3 (not shown)"\n    origin: "RFC 6749 §4.1.3"';
 
 function expectIncludes(problems: Problem[], expected: { file: string; line: number; message: string | RegExp }): void {
   const hit = problems.find(
@@ -104,7 +107,7 @@ describe('rules.yaml', () => {
   });
 
   it('requires a must rule of RFC origin to cite its section', () => {
-    const files = edit('rules.yaml', '    origin: "RFC 6749 §4.1.3"', '    origin: "RFC 6749"');
+    const files = edit('rules.yaml', CLIENT_BOUND_ORIGIN, CLIENT_BOUND_ORIGIN.replace(' §4.1.3"', '"'));
     expectOnly(problemsWith(files), {
       file: 'rules.yaml',
       line: lineOf(files['rules.yaml'], '    origin: "RFC 6749"\n'),
@@ -114,7 +117,11 @@ describe('rules.yaml', () => {
   });
 
   it('requires every rule to have an origin', () => {
-    const files = edit('rules.yaml', '    origin: "RFC 6749 §4.1.3"\n', '');
+    const files = edit(
+      'rules.yaml',
+      `${CLIENT_BOUND_ORIGIN}\n`,
+      CLIENT_BOUND_ORIGIN.replace(/\n {4}origin: .*$/, '\n'),
+    );
     const problems = problemsWith(files);
     expect(problems.map((p) => p.message).join('\n')).toMatch(/origin/);
   });
@@ -130,7 +137,11 @@ describe('rules.yaml', () => {
       line: lineOf(documented['rules.yaml'], '    level: must\n    source: "Documented public behaviour'),
       message: 'rule GRANT-JSON-BODY: level must, but documented behaviour the source does not show is at most should',
     });
-    const mismatch = edit('rules.yaml', '    origin: "RFC 6749 §4.1.3"', '    origin: source');
+    const mismatch = edit(
+      'rules.yaml',
+      CLIENT_BOUND_ORIGIN,
+      CLIENT_BOUND_ORIGIN.replace('origin: "RFC 6749 §4.1.3"', 'origin: source'),
+    );
     expectOnly(problemsWith(mismatch), {
       file: 'rules.yaml',
       line: lineOf(mismatch['rules.yaml'], '    source: "RFC 6749 §4.1.3 (not shown)"\n    origin: source') + 1,

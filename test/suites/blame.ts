@@ -26,6 +26,9 @@ const REGRESSIONS: Record<Fault['side'], string[]> = {
     'invalid-client-no-challenge',
     'revoke-ignored',
     'cors-no-preflight',
+    // A code that never expires was blamed on the lifetime's figure too.
+    'code-never-expires',
+    'code-lifetime-long',
   ],
   api: [
     'page-default-not-first',

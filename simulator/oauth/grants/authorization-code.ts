@@ -34,8 +34,8 @@ const codeMachine = runner<Exchange>('authorization-code', {
   conditions: {
     client_auth_failed: (x) => x.clientError !== null,
     client_mismatch: (x) => x.app!.id !== x.code.applicationId,
-    code_expired: (x) =>
-      !x.sim.fault('code-never-expires') && x.sim.clock.nowSeconds() >= x.code.createdAt + x.code.expiresIn,
+    // The faults code-never-expires and code-lifetime-long set expiresIn (authorize-decision.ts).
+    code_expired: (x) => x.sim.clock.nowSeconds() >= x.code.createdAt + x.code.expiresIn,
     redirect_uri_mismatch: (x) =>
       !x.sim.fault('redirect-uri-unchecked') && x.params.get('redirect_uri') !== x.code.redirectUri,
     verifier_missing: (x) => pkce(x) && verifier(x) === '',

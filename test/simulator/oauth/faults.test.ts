@@ -166,6 +166,11 @@ const PROBES: Record<string, (w: World) => Promise<boolean>> = {
     w.sim.clock.advance(L.authorizationCodeLifetime);
     return (await token(w, exchangeForm(w, 'confidential', c.code))).body.error === 'invalid_grant';
   },
+  'code-lifetime-long': async (w) => {
+    const c = await code(w, 'confidential');
+    w.sim.clock.advance(L.authorizationCodeLifetime + 1);
+    return (await token(w, exchangeForm(w, 'confidential', c.code))).body.error === 'invalid_grant';
+  },
   'password-client-credentials-setting-ignored': async (w) => {
     const { admin } = seeded(w.sim);
     await w.http().post('/-/simulator/settings').send({ passwordGrantClientCredentialsOnly: true });
