@@ -686,8 +686,9 @@ export async function createBrowserDriver(
   /** Where the provider hands the user back to an application. */
   const handsOver = (url: string) => handsOverToAny(url, redirectUris);
   /**
-   * The password went out in this context, in this visit or an earlier one (a refusal throws before
-   * any visit ends): its session may live on for the visits after it.
+   * A sign-in went through in this context in an earlier visit (its password not refused):
+   * its session may live on for the visits after it. Not set when the password only went out: a
+   * refusal (said once for the run) must not make a later journey read as signed in.
    */
   let session = false;
   const clock = options.hasControl ? createSimulatorDriver(http, config) : undefined;
@@ -1054,7 +1055,6 @@ export async function createBrowserDriver(
             signInNeedsPerson(http, what);
         if (!signedIn && (await present(page, ...controls.password))) {
           signedIn = true;
-          session = true;
           const next = [controls.decision, controls.continue];
           await signInStep(
             () => signIn(page, watch, identified, next),
@@ -1128,7 +1128,9 @@ export async function createBrowserDriver(
           // Signed in (in this visit or, the session living on, an earlier one), a page of links only:
           // an interstitial's one link that goes on (sign-in.ts).
           const source =
-            session && (await page.locator(ANY_CONTROL).count()) === 0 ? await pageSource(page) : undefined;
+            (signedIn || session) && (await page.locator(ANY_CONTROL).count()) === 0
+              ? await pageSource(page)
+              : undefined;
           const onward = source ? continuation(http, source, page.url(), d.signInPath) : undefined;
           if (onward && !chosenWays.has(`${onward.href}|${onward.label}`)) {
             chosenWays.add(`${onward.href}|${onward.label}`);

@@ -207,8 +207,9 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
   /** A redirect here is the hand-over to the application: kept, never followed. */
   const leaves = (url: string) => handsOverToAny(url, redirectUris) || http.leaves(url) !== undefined;
   /**
-   * The password went out with this jar, in this visit or an earlier one (a refusal throws before
-   * any visit ends): its session may live on for the visits after it.
+   * A sign-in went through with this jar in an earlier visit (its password not refused):
+   * its session may live on for the visits after it. Not set when the password only went out: a
+   * refusal (said once for the run) must not make a later journey read as signed in.
    */
   let session = false;
 
@@ -330,15 +331,23 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
               ? { what: `the provider's page at ${at} has no form (a script draws it)`, advice: 'use driver: browser' }
               : undefined;
         if (unplayable) {
-          // The answer to a request a check malformed on purpose (an error page with a script) is that check's to judge.
-          if (malformed) return journey(response);
+          // The error page (4xx, 5xx) answering a request a check malformed on purpose, a script on it, is
+          // that check's to judge; a 2xx page may be the sign-in itself: the check errs alone below.
+          if (malformed && response.status >= 400) return journey(response);
           const beyond = () => {
             // A page after the password (a consent drawn by a script) is past the sign-in.
             through();
             return beyondForms(unplayable.what, unplayable.advice);
           };
           // An error page (4xx, 5xx) is no way in: the check it answers errs alone.
-          if (config.driver?.kind !== 'browser' && !signedIn && !identified && !session && response.status < 400)
+          if (
+            config.driver?.kind !== 'browser' &&
+            !signedIn &&
+            !identified &&
+            !session &&
+            !malformed &&
+            response.status < 400
+          )
             signInScripted(
               http,
               unplayable.what,
@@ -383,7 +392,6 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           const passwordName =
             login.fields.find((f) => f.name === d.passwordField || f.type === 'password')?.name ?? d.passwordField;
           signedIn = true;
-          session = true;
           answering = 'password';
           scriptedSignIn = /<script\b/i.test(response.text);
           what = "the sign-in form's action";
@@ -426,7 +434,9 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           // Signed in (in this visit or, the session living on, an earlier one), a page of links only:
           // an interstitial's one link that goes on (sign-in.ts).
           const onward =
-            session && !decided && !forms.length ? continuation(http, response.text, url, d.signInPath) : undefined;
+            (signedIn || session) && !decided && !forms.length
+              ? continuation(http, response.text, url, d.signInPath)
+              : undefined;
           if (onward && !submitted.has(`link ${onward.href}`)) {
             submitted.add(`link ${onward.href}`);
             // The sign-in form coming back after that link is the password refused still.

@@ -73,3 +73,30 @@ describe('an error page with a script and no form answering a request a check ma
     expect(checksWith(run.report, 'passed'), why).toEqual(CHECKS);
   }, 120_000);
 });
+
+describe('a 200 page with a script and no form answering a request a check malformed', () => {
+  // May be the sign-in application itself: not judged as an error page, not said for the run.
+  let drawn: Provider;
+  beforeAll(async () => {
+    drawn = await startProvider((method, url) =>
+      method === 'GET' && url.pathname === '/oauth/authorize' && !url.searchParams.has('client_id')
+        ? () => ({
+            status: 200,
+            headers: { 'content-type': 'text/html' },
+            body: '<html><head><script src="/app.js"></script></head><body><div id="app"></div></body></html>',
+          })
+        : undefined,
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await drawn?.close();
+  });
+
+  it('form driver: that check errs alone (the harness cannot read the page), nothing warned, the others pass', async () => {
+    const run = await runWithDriver(drawn, 'form', CHECKS);
+    const why = explain(run.report, run.stderr);
+    expect(checksWith(run.report, 'warned', 'failed', 'skipped'), why).toEqual([]);
+    expect(checksWith(run.report, 'errored'), why).toEqual(['grants.authorize-missing-parameters']);
+    expect(checksWith(run.report, 'passed'), why).toEqual(['grants.consent-denied', 'oidc.id-token']);
+  }, 120_000);
+});
