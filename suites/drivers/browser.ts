@@ -66,7 +66,7 @@ import { devicePageUrl } from './form.js';
 import { expectDeviceDecided, type Journey } from './device-outcome.js';
 import { createSimulatorDriver } from './simulator.js';
 import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
-import { launchChromium } from './sandbox.js';
+import { lastChromiumError, launchChromium } from './sandbox.js';
 import { allowedOrigins } from '../target/origin.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
 import { handsOverTo, handsOverToAny, redirectUrisOf } from './hand-over.js';
@@ -222,8 +222,11 @@ async function launch(executablePath: string): Promise<Browser> {
     await rememberPid(browser).catch(() => undefined);
     return browser;
   } catch (error) {
+    // Playwright's first line is often only "browser has been closed": Chromium's own says why.
+    const message = String((error as Error)?.message ?? error);
+    const chromium = lastChromiumError(message);
     throw new DriverError(
-      `driver "browser" could not start Chromium at ${executablePath}: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
+      `driver "browser" could not start Chromium at ${executablePath}: ${message.split('\n')[0]}${chromium ? ` (Chromium: ${chromium})` : ''}`,
     );
   }
 }
