@@ -45,7 +45,7 @@ import type {
   Response as PwResponse,
 } from 'playwright-core';
 import type { AuthorizeOptions, Driver, Http, HttpResponse, TargetConfig } from '../types.js';
-import { DriverError } from '../errors.js';
+import { ConfigError, DriverError } from '../errors.js';
 import {
   accountSelector,
   AGREEMENT_BOXES,
@@ -611,6 +611,8 @@ export async function createBrowserDriver(
   } catch (error) {
     await fence?.close();
     await release();
+    // A baseUrl or trusted origin the fence cannot hold to one host is the user's config to fix.
+    if (error instanceof ConfigError) throw error;
     throw new DriverError(
       stopped
         ? `driver "browser": Chromium did not answer within ${frozenAfter / 1000} s (its process stopped or starved) and was ended`
