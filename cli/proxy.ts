@@ -35,6 +35,7 @@ export interface ProxyFlags {
   rewriteHost?: boolean;
   allowHost?: string[];
   allowOrigin?: string[];
+  allowNoReferer?: boolean;
   timeout?: string;
   maxBody?: string;
   maxConnections?: string;
@@ -158,6 +159,7 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
       rewriteHost: flags.rewriteHost === true,
       allowHosts: flags.allowHost ?? [],
       allowOrigins,
+      allowNoReferer: flags.allowNoReferer === true,
       onExchange: (exchange) => {
         // A bot wall or a gateway's page in the provider's place: forwarded as it came, judged as nothing.
         const standIn = unservedOf(exchange.status, exchange.responseHeaders, () =>
@@ -300,6 +302,10 @@ export function registerProxy(program: Command): void {
       '--allow-origin <origin>',
       "a browser page's origin that may send through the proxy besides loopback ones, as scheme://host[:port] (repeatable; other sites' pages get 403)",
       collect,
+    )
+    .option(
+      '--allow-no-referer',
+      'accept a top-level visit from another site that sends no Referer (an https sign-in page redirecting back never does; nor does a page that withholds it)',
     )
     .option(
       '--timeout <ms>',

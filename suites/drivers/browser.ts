@@ -45,7 +45,7 @@ import type {
   Response as PwResponse,
 } from 'playwright-core';
 import type { AuthorizeOptions, Driver, Http, HttpResponse, TargetConfig } from '../types.js';
-import { DriverError } from '../errors.js';
+import { ConfigError, DriverError } from '../errors.js';
 import {
   accountSelector,
   AGREEMENT_BOXES,
@@ -66,7 +66,7 @@ import { devicePageUrl } from './form.js';
 import { expectDeviceDecided, type Journey } from './device-outcome.js';
 import { createSimulatorDriver } from './simulator.js';
 import { openFence, WEBRTC_ARG, withoutPeerConnections, type Fence } from './fence.js';
-import { launchChromium } from './sandbox.js';
+import { lastChromiumError, launchChromium } from './sandbox.js';
 import { allowedOrigins } from '../target/origin.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
 import { handsOverTo, handsOverToAny, redirectUrisOf } from './hand-over.js';
@@ -222,8 +222,11 @@ async function launch(executablePath: string): Promise<Browser> {
     await rememberPid(browser).catch(() => undefined);
     return browser;
   } catch (error) {
+    // Playwright's first line is often only "browser has been closed": Chromium's own says why.
+    const message = String((error as Error)?.message ?? error);
+    const chromium = lastChromiumError(message);
     throw new DriverError(
-      `driver "browser" could not start Chromium at ${executablePath}: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
+      `driver "browser" could not start Chromium at ${executablePath}: ${message.split('\n')[0]}${chromium ? ` (Chromium: ${chromium})` : ''}`,
     );
   }
 }
@@ -608,6 +611,8 @@ export async function createBrowserDriver(
   } catch (error) {
     await fence?.close();
     await release();
+    // A baseUrl or trusted origin the fence cannot hold to one host is the user's config to fix.
+    if (error instanceof ConfigError) throw error;
     throw new DriverError(
       stopped
         ? `driver "browser": Chromium did not answer within ${frozenAfter / 1000} s (its process stopped or starved) and was ended`

@@ -1,3 +1,5 @@
+import { inert } from '../diff/shape.js';
+
 /**
  * Whether Chromium runs in its own sandbox: the provider's scripts run in it, and a hostile
  * provider's page that took over its renderer is held there, not loose in the user's account (it
@@ -10,9 +12,29 @@ export type StartChromium<B> = (sandbox: boolean) => Promise<B>;
 
 /**
  * What Chromium says when this machine gives it no sandbox (no user namespaces in a container, a
- * setuid helper not set up), in the launch log Playwright's error quotes.
+ * setuid helper not set up, root inside a user namespace), or Playwright's own line when it saw
+ * that, in the launch error Playwright throws (its "Browser logs", then its "Call log").
  */
-const NO_SANDBOX_HERE = /No usable sandbox|\b(?:setuid|SUID) sandbox\b|Failed to move to new namespace/i;
+const NO_SANDBOX_HERE =
+  /No usable sandbox|\b(?:setuid|SUID) sandbox\b|Failed to move to new namespace|Chromium sandboxing failed!|Running as root without --no-sandbox is not supported|crbug\.com\/(?:357670|638180)/i;
+
+/** Characters of Chromium's last log line a launch error quotes. */
+const LOG_LINE_SHOWN = 200;
+
+/**
+ * The last line Chromium wrote on stderr, in Playwright's launch error ("Call log", one
+ * `  - [pid=N][err] …` line each, dimmed with ANSI codes), without its log prefix
+ * (`[pid:tid:time:ERROR:file.cc:103]`), printable and cut; undefined when it wrote none.
+ */
+export function lastChromiumError(message: string): string | undefined {
+  const lines = message
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .map((line) => /^\s*- \[pid=\d+\]\[err\] (.*)$/.exec(line)?.[1])
+    .filter((line): line is string => line !== undefined && line.trim() !== '');
+  const last = lines.at(-1)?.replace(/^\[[^\]]*\]\s*/, '');
+  return last === undefined ? undefined : inert(last, LOG_LINE_SHOWN);
+}
 
 /**
  * Starts Chromium sandboxed where sandboxFor says so, and again without only when the sandboxed

@@ -21,6 +21,7 @@ import { DEFAULT_TIMEOUT_MS } from '../target/http.js';
 import { createBodyBuffer } from '../target/body-buffer.js';
 import { untrustedCertificate } from '../target/tls.js';
 import { keptConnections } from '../target/kept-connections.js';
+import { inert } from '../diff/shape.js';
 import type { Observed } from './flows.js';
 
 /** Bodies kept for judging, per direction: enough for any token or page answer. */
@@ -145,6 +146,12 @@ export interface ProxyOptions {
   allowHosts?: readonly string[];
   /** Browser origins besides loopback ones whose pages may send through the proxy (`scheme://host[:port]`). */
   allowOrigins?: readonly string[];
+  /**
+   * Let a top-level visit from another site with no Referer through: an https page never sends one
+   * to the http proxy, so a sign-in on an https site that redirects back needs it; but so does any
+   * page that withholds its Referer (a referrer policy), which this trusts as well.
+   */
+  allowNoReferer?: boolean;
   /** Every complete exchange, after its answer went back to the client. */
   onExchange: (exchange: Observed) => void;
   /** A judge that threw: the traffic went on regardless; the caller says so once. */
@@ -184,17 +191,29 @@ function hostGuard(bound: () => AddressInfo, allowHosts: readonly string[]): (ho
   };
 }
 
-/** Is this origin's host this machine: `localhost` (and its subdomains, RFC 6761) or a loopback literal? */
-function loopbackOrigin(origin: string): boolean {
+/** Is this host name this machine: `localhost` (and its subdomains, RFC 6761) or a loopback literal? */
+function loopbackName(host: string): boolean {
+  // The URL parser writes every IPv4 form (2130706433, 0x7f.1) as dotted decimal, and ::1 as ::1.
+  return host === 'localhost' || host.endsWith('.localhost') || loopbackLiteral(host);
+}
+
+function loopbackLiteral(host: string): boolean {
+  return (isIPv4(host) && host.startsWith('127.')) || host === '::1';
+}
+
+/** The host name of a URL or a Host header, brackets off (`[::1]` is `::1`), or undefined. */
+function hostnameOf(url: string): string | undefined {
   try {
-    const host = new URL(origin).hostname.replace(/^\[(.*)\]$/, '$1');
-    // The URL parser writes every IPv4 form (2130706433, 0x7f.1) as dotted decimal, and ::1 as ::1.
-    return (
-      host === 'localhost' || host.endsWith('.localhost') || (isIPv4(host) && host.startsWith('127.')) || host === '::1'
-    );
+    return new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** Is this origin's host this machine? */
+function loopbackOrigin(origin: string): boolean {
+  const host = hostnameOf(origin);
+  return host !== undefined && loopbackName(host);
 }
 
 /** The origin of a URL header (`Referer`), or undefined when absent or not a URL. */
@@ -219,6 +238,12 @@ function topLevelVisit(method: string | undefined, headers: IncomingMessage['hea
   return method === 'GET' && headers['sec-fetch-mode'] === 'navigate' && headers['sec-fetch-dest'] === 'document';
 }
 
+/** What the proxy saw of a Referer, for its 403: `none`, or its origin made inert and bounded. */
+function refererSeen(referer: string | undefined): string {
+  if (referer === undefined) return 'none';
+  return inert(originOf(referer) ?? 'not a URL', 80);
+}
+
 /**
  * Why a browser request a page of another site made is refused, or undefined. A browser says where
  * a request comes from (`Sec-Fetch-Site`; and `Origin` on a fetch or a form post, `Referer` on a
@@ -234,6 +259,7 @@ function crossSiteRefusal(
   method: string | undefined,
   headers: IncomingMessage['headers'],
   allowOrigins: ReadonlySet<string>,
+  allowNoReferer: boolean,
 ): string | undefined {
   const site = String(headers['sec-fetch-site'] ?? '').toLowerCase();
   // Speculation rules let a page of any site have the browser prefetch or prerender a URL unseen,
@@ -250,12 +276,26 @@ function crossSiteRefusal(
     return trusted(origin)
       ? undefined
       : 'requests from a page of another site (its Origin) are refused; --allow-origin names one to accept';
-  const referer = originOf(headers.referer);
-  if (topLevelVisit(method, headers))
-    return referer !== undefined && trusted(referer)
-      ? undefined
-      : 'a visit from a page of another site (its Referer, or none) is refused; --allow-origin names one to accept';
-  return `requests a page of another site made (Sec-Fetch-Site: ${site.slice(0, 20)}) are refused`;
+  if (topLevelVisit(method, headers)) {
+    const referer = headers.referer;
+    if (referer !== undefined) {
+      const from = originOf(referer);
+      return from !== undefined && trusted(from)
+        ? undefined
+        : `a visit from a page of another site (Referer: ${refererSeen(referer)}) is refused; --allow-origin names one to accept`;
+    }
+    // No Referer: an https page never sends one to the http proxy, and any page may withhold it.
+    // Same-site to a Host that is a loopback literal or `localhost` is a loopback page (an IP's
+    // site is the IP itself), trusted as its Referer would be; the rest only on the opt-in.
+    const host = hostnameOf(`http://${headers.host ?? ''}`);
+    if (
+      allowNoReferer ||
+      (site === 'same-site' && host !== undefined && (host === 'localhost' || loopbackLiteral(host)))
+    )
+      return undefined;
+    return 'a visit from a page of another site (Referer: none) is refused; an https page never sends one to the proxy: --allow-no-referer accepts such visits';
+  }
+  return `requests a page of another site made (Sec-Fetch-Site: ${inert(site, 20)}) are refused`;
 }
 
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
@@ -271,6 +311,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const budget: Budget = { used: 0, limit: KEPT_BODIES_BUDGET * max };
   const ownHost = hostGuard(() => server.address() as AddressInfo, options.allowHosts ?? []);
   const allowOrigins = new Set((options.allowOrigins ?? []).map((o) => o.toLowerCase()));
+  const allowNoReferer = options.allowNoReferer === true;
 
   // Set on close: connections cut then are the proxy's doing, not their clients'.
   let closing = false;
@@ -293,7 +334,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
     if (!req.url?.startsWith('/')) return refuse(400, 'the request target must be a path');
     if (!ownHost(req.headers.host))
       return refuse(403, "the Host header must name the proxy's own address (or one given with --allow-host)");
-    const crossSite = crossSiteRefusal(req.method, req.headers, allowOrigins);
+    const crossSite = crossSiteRefusal(req.method, req.headers, allowOrigins, allowNoReferer);
     if (crossSite) return refuse(403, crossSite);
     const startedAt = Date.now();
     const requestBody = keep(max, budget);

@@ -5,12 +5,13 @@
  * Chromium's own process was started with: as an unprivileged user (nobody, when this runs as
  * root), as one on a machine with no sandbox to give (a Chromium that says so and ends without
  * --no-sandbox: the driver starts it again without and says so on stderr), and with a Chromium
- * failing otherwise (never started again without). Where these cannot run (no Chromium, no build,
- * root in a checkout nobody may read, as CI's mktemp -d folder) their title says why; the launch
+ * failing otherwise (never started again without; the error quotes Chromium's last line). Where
+ * these cannot run (no Chromium, no build or one older than the driver's sources, root in a
+ * checkout nobody may read, as CI's mktemp -d folder) their title says why; the launch
  * decision itself is test/suites/chromium-sandbox.test.ts's, which runs everywhere.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,10 +48,25 @@ f.accessSync(home, f.constants.R_OK | f.constants.X_OK);`,
     { uid: Number(NOBODY![1]), gid: Number(NOBODY![2]), cwd: '/', stdio: 'ignore' },
   ).status === 0;
 
+/** The sources these cases test: the build of each is what the child runs. */
+const TESTED = ['suites/drivers/browser.ts', 'suites/drivers/sandbox.ts'];
+
+/** The first tested source edited after its build (which would test the code as it was), or undefined. */
+function staleBuild(): string | undefined {
+  const mtime = (path: string) => statSync(fileURLToPath(new URL(`../../${path}`, import.meta.url))).mtimeMs;
+  return TESTED.find(
+    (source) =>
+      !existsSync(fileURLToPath(new URL(`../../dist/${source.replace(/\.ts$/, '.js')}`, import.meta.url))) ||
+      mtime(source) > mtime(`dist/${source.replace(/\.ts$/, '.js')}`),
+  );
+}
+
 /** Why the Chromium cases cannot run here, or undefined: said in their title, never skipped unseen. */
 function cannotRun(): string | undefined {
   if (!existsSync(CHROMIUM)) return `no Chromium at ${CHROMIUM}`;
   if (!existsSync(DRIVER)) return `no build at ${DRIVER} (npm run build)`;
+  const stale = staleBuild();
+  if (stale) return `the build is older than ${stale} (npm run build)`;
   if (!existsSync('/proc/self/cmdline')) return "no /proc to read Chromium's flags from";
   if (!ROOT) return undefined;
   if (NOBODY === null) return 'running as root, with no user nobody to play as';
@@ -152,7 +168,8 @@ describe.skipIf(SKIP !== undefined)(
     it('where Chromium fails for another reason: the driver says that, and never starts it without its sandbox', async () => {
       const played = await play(chromiumSaying('chromium-broken', 'Segmentation fault'));
       expect(played.said).toBe(false);
-      expect(played.err).toMatch(/could not start Chromium/);
+      // Chromium's own last line, not only Playwright's "browser has been closed".
+      expect(played.err).toMatch(/could not start Chromium at [^\n]*: [^\n]*\(Chromium: Segmentation fault\)/);
     }, 60_000);
   },
 );

@@ -3,12 +3,13 @@
  * sends the headers by hand). The team's application served locally on another port sends the
  * browser to the proxy's authorization endpoint, by a link and by its server's redirect: that
  * navigation carries no Origin (a GET navigation never does), is `same-site` from 127.0.0.1,
- * `cross-site` from localhost, carries the app's loopback Referer, and reaches the provider. A page
+ * `cross-site` from localhost, carries the app's loopback Referer, and reaches the provider (a link
+ * that withholds its Referer too, `same-site` from 127.0.0.1). A page
  * of another site (http://evil.test, served through the browser context's own proxy; a loopback
  * origin would be the team's) sends what a page can without being seen (an image, a no-cors fetch,
  * a frame, a form posted into a frame, a GET form into a new window, a window it opened and sends
  * to the proxy again and again, a prefetch and a prerender by speculation rules, which Chromium
- * sends as `Sec-Fetch-Site: none`, as if typed), and a link the developer follows: none of it
+ * sends as `Sec-Fetch-Site: none`), and a link the developer follows: none of it
  * reaches the provider. The proxy-served page's own prefetch and prerender (also `none`) do.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,7 +58,9 @@ describe.skipIf(!hasChromium)(
           res.writeHead(302, { location: `${authorize}&via=redirect` });
           return void res.end();
         }
-        page(`<a id="link" href="${authorize}&via=link">Sign in</a><a id="login" href="/login">Sign in</a>`)(res);
+        // `quiet` withholds its Referer, as a page with helmet's Referrer-Policy: no-referrer does.
+        page(`<a id="link" href="${authorize}&via=link">Sign in</a><a id="login" href="/login">Sign in</a>
+<a id="quiet" referrerpolicy="no-referrer" href="${authorize}&via=no-referrer">Sign in</a>`)(res);
       });
       other = await startCollector((_req, res) =>
         page(`<img src="${proxy.url}/hidden/image">
@@ -91,6 +94,8 @@ document.getElementById('g').submit();</script>`)(res),
       // same-site (another port) by its server's redirect; cross-site (another name) by a link.
       ['127.0.0.1', 'login', 'redirect'],
       ['localhost', 'link', 'link'],
+      // same-site with no Referer: the proxy's Host is a loopback literal, so the page is loopback.
+      ['127.0.0.1', 'quiet', 'no-referrer'],
     ])(
       "the team's application on %s sends the browser to the authorization endpoint (%s): it is forwarded",
       async (host, id, via) => {

@@ -62,6 +62,8 @@ describe('proxy command', () => {
     expect(spawnSync(process.execPath, [MAIN, '--help'], { env: ENV, encoding: 'utf8' }).stdout).toMatch(/proxy/);
     const help = usage('--help').stdout;
     expect(help).toMatch(/--target <url>[\s\S]*--listen <port>[\s\S]*Exit codes/);
+    // The remedy the 403 for a visit without a Referer names.
+    expect(help).toMatch(/--allow-no-referer  +accept a top-level visit/);
     // As the README: nothing judged is 2, not a pass.
     expect(help).toMatch(/2 [^\n]*no exchange was judged/);
   });

@@ -263,6 +263,17 @@ describe('a page of another site that sends through the proxy (a form post, a no
         status: 403,
         body: expect.stringMatching(/^idp-conformance proxy: .*(another site|unless a page the proxy served asked)/),
       });
+    // The 403 says what it saw of the Referer: none (and the opt-in), or its origin, bounded.
+    const body = async (headers: Record<string, string>) =>
+      ((await get(`${proxy!.url}/api/v4/user`, undefined, headers)) as { body: string }).body;
+    expect(await body(visit)).toMatch(/\(Referer: none\).*--allow-no-referer/);
+    expect(await body({ ...visit, referer: 'https://evil.example/start?code=x' })).toContain(
+      '(Referer: https://evil.example)',
+    );
+    const long = `https://${'a'.repeat(200)}.example`;
+    const seenLong = await body({ ...visit, referer: `${long}/` });
+    expect(seenLong).toMatch(/\(Referer: https:\/\/a+…\)/);
+    expect(seenLong).not.toContain(long);
     expect(reached).toEqual([]);
     const passed: Record<string, string>[] = [
       {},
@@ -288,6 +299,10 @@ describe('a page of another site that sends through the proxy (a form post, a no
       { ...visit, referer: 'http://127.0.0.1:5173/login' },
       { ...visit, referer: 'http://localhost:3000/' },
       { ...visit, referer: 'https://app.example/' },
+      // A loopback page that withholds its Referer (helmet's no-referrer) visiting the bound literal
+      // or `localhost` is same-site: an IP literal's site is the IP itself, so that page is loopback.
+      { ...visit, 'sec-fetch-site': 'same-site' },
+      { ...visit, 'sec-fetch-site': 'same-site', host: `localhost:${proxyPort}` },
     ];
     for (const headers of passed)
       expect(await get(`${proxy.url}/api/v4/user`, undefined, headers), JSON.stringify(headers)).toEqual({
@@ -297,5 +312,34 @@ describe('a page of another site that sends through the proxy (a form post, a no
     expect(reached).toHaveLength(passed.length);
     await new Promise((resolve) => setImmediate(resolve));
     expect(judged).toHaveLength(passed.length);
+  });
+});
+
+describe('a top-level visit with no Referer (an https page never sends one to the http proxy)', () => {
+  it('is refused by default, also same-site to an --allow-host name; --allow-no-referer lets it (and only it) through', async () => {
+    const reached: string[] = [];
+    origin = await listen((req, res) => {
+      reached.push(String(req.headers['sec-fetch-site']));
+      res.end('{}');
+    });
+    const visit = { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' };
+    proxy = await startProxy({ target: origin.url, allowHosts: ['proxy.dev.example'], onExchange: () => undefined });
+    for (const headers of [visit, { ...visit, 'sec-fetch-site': 'same-site', host: 'proxy.dev.example' }])
+      expect(await get(`${proxy.url}/`, undefined, headers), JSON.stringify(headers)).toMatchObject({
+        status: 403,
+        body: expect.stringContaining('--allow-no-referer'),
+      });
+    expect(reached).toEqual([]);
+    await proxy.close();
+    proxy = await startProxy({ target: origin.url, allowNoReferer: true, onExchange: () => undefined });
+    expect(await get(`${proxy.url}/`, undefined, visit)).toMatchObject({ status: 200 });
+    // The opt-in trusts a missing Referer only: another site's Referer, or a request that is no visit, stays refused.
+    for (const headers of [
+      { ...visit, referer: 'https://evil.example/' },
+      { ...visit, 'sec-fetch-dest': 'iframe' },
+      { 'sec-fetch-site': 'cross-site' },
+    ])
+      expect(await get(`${proxy.url}/`, undefined, headers), JSON.stringify(headers)).toMatchObject({ status: 403 });
+    expect(reached).toEqual(['cross-site']);
   });
 });

@@ -28,7 +28,7 @@ import {
   type BrowserDriver,
 } from '../../suites/drivers/browser.js';
 import { executeRun } from '../../cli/run.js';
-import { DriverError } from '../../suites/errors.js';
+import { ConfigError, DriverError } from '../../suites/errors.js';
 import type { DriverConfig, Http, TargetConfig } from '../../suites/types.js';
 import type { Report } from '../../suites/report/model.js';
 import { allChecks } from '../../suites/index.js';
@@ -49,6 +49,18 @@ describe('browser driver refuses what it cannot do, in one line', () => {
     const target = await createEmbeddedTarget();
     const embedded = createHttp(target, createRecorder(5), createRedactor());
     await expect(createBrowserDriver(embedded, target.config)).rejects.toThrow(/needs a target served over HTTP/);
+  });
+
+  // The fence's refusal reaches the user as the config error the README promises (exit 2), not as
+  // "could not open a browser context" (a DriverError).
+  it.skipIf(!hasChromium)('a baseUrl whose host is no plain name or IP literal is a config error', async () => {
+    for (const baseUrl of ['http://a,*:3000', 'http://*:3000']) {
+      const config: TargetConfig = { baseUrl, driver: { kind: 'browser' } };
+      const http = createHttp(createHttpTarget(config), createRecorder(5), createRedactor());
+      const refused = createBrowserDriver(http, config);
+      await expect(refused, baseUrl).rejects.toBeInstanceOf(ConfigError);
+      await expect(refused, baseUrl).rejects.toThrow(/fenced only to a plain host name or IP literal/);
+    }
   });
 });
 

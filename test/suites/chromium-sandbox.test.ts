@@ -6,7 +6,7 @@
  * a reason to drop the sandbox; a fallback is said on one line. Runs everywhere, root or not.
  */
 import { describe, expect, it } from 'vitest';
-import { launchChromium, sandboxFor } from '../../suites/drivers/sandbox.js';
+import { lastChromiumError, launchChromium, sandboxFor } from '../../suites/drivers/sandbox.js';
 
 /** A fake launch failing sandboxed with `error` (or not at all), and what it was asked. */
 function fakeStart(error?: Error) {
@@ -18,9 +18,41 @@ function fakeStart(error?: Error) {
   return { asked, start };
 }
 
-/** Playwright's launch error: its message, then Chromium's log. */
-const launchError = (first: string, log: string) =>
-  new Error(`${first}\nBrowser logs:\n\n<launching> /usr/bin/chromium --headless\n[pid=4242][err] ${log}\n`);
+/** Playwright's box in place of "Browser logs" when Chromium's output names a sandbox failure. */
+const PLAYWRIGHT_SANDBOX_BOX = `Chromium sandboxing failed!
+================================
+To avoid the sandboxing issue, do either of the following:
+  - (preferred): Configure your environment to support sandboxing
+  - (alternative): Launch Chromium without sandbox using 'chromiumSandbox: false' option
+================================
+`;
+
+/**
+ * Playwright's launch error as playwright-core 1.5x throws it (captured as root with
+ * chromiumSandbox: true): its message, its "Browser logs" (its own box, when it recognised a
+ * sandbox failure), then its "Call log", every line dimmed with ANSI codes, Chromium's stderr as
+ * `[pid=N][err]` lines (Debian's wrapper script writes one of its own first).
+ */
+const launchError = (first: string, chromiumSaid: string, browserLogs?: string) =>
+  new Error(
+    [
+      first,
+      ...(browserLogs === undefined ? [] : ['Browser logs:', browserLogs]),
+      'Call log:',
+      ...[
+        '<launching> /usr/bin/chromium --disable-background-networking --headless --user-data-dir=/tmp/playwright_chromiumdev_profile-L9nBU2 --remote-debugging-pipe --no-startup-window',
+        '<launched> pid=6242',
+        '[pid=6242][err] /usr/bin/chromium: 9: [: 25325268992: unexpected operator',
+        `[pid=6242][err] ${chromiumSaid}`,
+        '[pid=6242] <gracefully close start>',
+        '[pid=6242] <kill>',
+        '[pid=6242] <process did exit: exitCode=1, signal=null>',
+        '[pid=6242] <gracefully close end>',
+      ].map((line) => `\u001b[2m  - ${line}\u001b[22m`),
+      '',
+    ].join('\n'),
+  );
+const CLOSED = 'browserType.launch: Target page, context or browser has been closed';
 
 describe('launching Chromium', () => {
   it('root gets no sandbox (Chromium refuses it), any other user one', () => {
@@ -52,23 +84,31 @@ describe('launching Chromium', () => {
       'no namespace',
       'FATAL:zygote_host_impl_linux.cc(128)] Failed to move to new namespace: PID namespaces supported, Network namespace supported, but failed: errno = Operation not permitted',
     ],
-  ])('a sandboxed launch that fails for want of a sandbox (%s): started again without, said once', async (_, log) => {
-    const { asked, start } = fakeStart(
-      launchError('browserType.launch: Target page, context or browser has been closed', log),
-    );
-    const said: string[] = [];
-    expect(await launchChromium(start, { uid: 1000, warn: (line) => said.push(line) })).toBe('browser, sandbox false');
-    expect(asked).toEqual([true, false]);
-    expect(said).toHaveLength(1);
-    expect(said[0]).toMatch(/without its sandbox/);
-    expect(said[0]).not.toMatch(/\n/);
-  });
+    // Root inside a user namespace (a container that maps its user to root): as Playwright reports it, and its parts alone.
+    [
+      'root, as Playwright reports it',
+      '[6242:6242:1126/214617.813126:ERROR:content/browser/zygote_host/zygote_host_impl_linux.cc:103] Running as root without --no-sandbox is not supported. See https://crbug.com/638180.',
+      PLAYWRIGHT_SANDBOX_BOX,
+    ],
+    ['root, Chromium alone', 'Running as root without --no-sandbox is not supported. See https://crbug.com/638180.'],
+    ["Playwright's box alone", 'Check failed: sandbox.', PLAYWRIGHT_SANDBOX_BOX],
+  ])(
+    'a sandboxed launch that fails for want of a sandbox (%s): started again without, said once',
+    async (_, log, box?) => {
+      const { asked, start } = fakeStart(launchError(CLOSED, log, box));
+      const said: string[] = [];
+      expect(await launchChromium(start, { uid: 1000, warn: (line) => said.push(line) })).toBe(
+        'browser, sandbox false',
+      );
+      expect(asked).toEqual([true, false]);
+      expect(said).toHaveLength(1);
+      expect(said[0]).toMatch(/without its sandbox/);
+      expect(said[0]).not.toMatch(/\n/);
+    },
+  );
 
   it.each([
-    [
-      'crashes',
-      launchError('browserType.launch: Target page, context or browser has been closed', 'Segmentation fault'),
-    ],
+    ['crashes', launchError(CLOSED, 'Segmentation fault', '\n')],
     [
       'hangs until the timeout',
       new Error(
@@ -77,12 +117,27 @@ describe('launching Chromium', () => {
     ],
     [
       'is missing a library',
-      launchError('browserType.launch: Failed to launch', 'error while loading shared libraries: libnss3.so'),
+      launchError(
+        'browserType.launch: Failed to launch',
+        '/usr/lib/chromium/chromium: error while loading shared libraries: libnss3.so: cannot open shared object file',
+      ),
     ],
   ])('a sandboxed launch that %s: that error, never a launch without the sandbox', async (_, error) => {
     const { asked, start } = fakeStart(error);
     const said: string[] = [];
     await expect(launchChromium(start, { uid: 1000, warn: (line) => said.push(line) })).rejects.toBe(error);
     expect({ asked, said }).toEqual({ asked: [true], said: [] });
+  });
+
+  it("quotes the last line Chromium wrote, without its log prefix, printable and cut (the launch error's first line is Playwright's)", () => {
+    const said = (error: Error) => lastChromiumError(error.message);
+    expect(said(launchError(CLOSED, 'Segmentation fault'))).toBe('Segmentation fault');
+    expect(
+      said(launchError(CLOSED, '[1:1:1126/214617.8:ERROR:zygote_host_impl_linux.cc:103] Running as root. See x.')),
+    ).toBe('Running as root. See x.');
+    expect(said(launchError(CLOSED, `\u001b]52;c;AAAA\u0007${'x'.repeat(300)}`))).toMatch(/^\?\]52;c;AAAA\?x+…$/);
+    expect(
+      said(new Error('browserType.launch: Timeout 30000ms exceeded.\nCall log:\n  - <launching> /usr/bin/chromium')),
+    ).toBe(undefined);
   });
 });
