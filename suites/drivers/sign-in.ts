@@ -6,7 +6,7 @@
  * run's Http, which the run's driver and each check's form browser share.
  */
 import type { Http, TargetConfig } from '../types.js';
-import { CheckSkipped, HarnessError } from '../runner/errors.js';
+import { CheckSkipped, HarnessError, NoVerdict } from '../runner/errors.js';
 import { controlPattern, IDENTIFIER_WORDS, SIGN_IN_WAY_PATTERN } from './defaults.js';
 import { signInGoesOn } from './hand-over.js';
 import { decodeEntities, parseLinks, type FormField, type HtmlForm, type SubmitButton } from './html.js';
@@ -148,8 +148,8 @@ export function signInElsewhere(http: Http, to: URL, why: string, step: keyof ty
  * provider's answer to the application (hand-over.ts, signInGoesOn): the sign-in (or, `step`
  * consent, the decision) going on where nothing may be sent, said once for the run
  * (signInElsewhere). Answering a request the check malformed on purpose (AuthorizeOptions), it may
- * as well be the provider's error page as its sign-in: that check is skipped, saying so, and
- * neither it nor the run's sign-in is judged by it.
+ * as well be the provider's error page as its sign-in: no verdict for that case (NoVerdict), and
+ * neither the check nor the run's sign-in is judged by it.
  */
 export function goingOnElsewhere(
   http: Http,
@@ -160,7 +160,7 @@ export function goingOnElsewhere(
 ): void {
   if (!signInGoesOn(to.href, handOver.redirectUris, handOver.asked)) return;
   if (handOver.malformed)
-    throw new CheckSkipped(
+    throw new NoVerdict(
       `the provider answered the request this check malformed with a redirect to ${to.origin}${to.pathname}, which ${why}: nothing was sent there, and its error page cannot be told from its ${step} going on there`,
     );
   signInElsewhere(http, to, why, step);
