@@ -251,7 +251,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
   };
 
   return {
-    async browse(startUrl, decision, fill, { malformed, authorizing = false } = {}) {
+    async browse(startUrl, decision, fill, { malformed, refusable, authorizing = false } = {}) {
       let url = startUrl;
       /** This authorization's redirect_uri (a check may ask with one the config does not list). */
       const asked = URL.canParse(startUrl) ? new URL(startUrl).searchParams.get('redirect_uri') : null;
@@ -337,8 +337,16 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             through();
             return beyondForms(unplayable.what, unplayable.advice);
           };
-          // An error page (4xx, 5xx) is no way in: the check it answers errs alone.
-          if (config.driver?.kind !== 'browser' && !signedIn && !identified && !session && response.status < 400)
+          // An error page (4xx, 5xx) is no way in, nor may be a page answering a request the provider
+          // may lawfully refuse (AuthorizeOptions.refusable): the check it answers errs alone.
+          if (
+            config.driver?.kind !== 'browser' &&
+            !signedIn &&
+            !identified &&
+            !session &&
+            !refusable &&
+            response.status < 400
+          )
             signInScripted(
               http,
               unplayable.what,

@@ -308,6 +308,7 @@ export const authorizeChecks: Check[] = [
         const outcome = await t.driver.authorize(
           t.oauth.authorizeUrl(app, { scope: scopes.join(' '), state }),
           'approve',
+          { refusable: true },
         );
         const code = outcome.redirect?.searchParams.get('code');
         if (code) {
@@ -341,6 +342,7 @@ export const authorizeChecks: Check[] = [
           const outcome = await t.driver.authorize(
             t.oauth.authorizeUrl('confidential', { scope: unknown, state }),
             'approve',
+            { refusable: true },
           );
           expectRefused(t, outcome, ['invalid_scope'], state, `authorize for the unknown scope "${unknown}"`, {
             refusal: ['SCOPE-UNKNOWN-REFUSED'],
@@ -365,6 +367,7 @@ export const authorizeChecks: Check[] = [
           const outcome = await t.driver.authorize(
             t.oauth.authorizeUrl('confidential', { response_type: responseType, state }),
             'approve',
+            { refusable: true },
           );
           expectRefused(
             t,
@@ -428,6 +431,7 @@ export const authorizeChecks: Check[] = [
       const outcome = await t.driver.authorize(
         t.oauth.authorizeUrl('confidential', { response_type: undefined, state }),
         'approve',
+        { refusable: true },
       );
       // RFC 6749 §4.1.2.1: invalid_request for a missing parameter; unsupported_response_type is also read that way.
       expectRefused(

@@ -15,7 +15,7 @@
  *   submit, said as such with the hint to use the browser driver (before: "no approve control").
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { checksWith, expectOneRefusal, explain, PAGE_DRIVERS, runWithDriver } from './provider.js';
+import { checksWith, expectOneRefusal, explain, PAGE_DRIVERS, runWithDriver, startProvider } from './provider.js';
 import { journeyProvider, page, type Journey, type JourneyProvider, type JourneyStep } from './sign-in-journey.js';
 
 const servers: JourneyProvider[] = [];
@@ -135,4 +135,32 @@ describe('a sign-in page whose only control that sends it is a script-driven <di
     });
     expect(provider.posted.passwords, why).toBe(0);
   });
+});
+
+describe('a 200 page a script draws answering a request a provider may lawfully refuse', () => {
+  // An SPA error route: an authorization with an unknown PKCE method refused, before any sign-in,
+  // with a 200 shell its script draws. The sign-in and consent are plain HTML. Before, the shell
+  // was said once for the run as the way in, and every later check that needed a sign-in was skipped.
+  it('form driver: that check errs alone, the later checks sign in and pass', async () => {
+    const provider = await startProvider((method, url) => {
+      const m = url.searchParams.get('code_challenge_method');
+      return method === 'GET' && url.pathname === '/oauth/authorize' && m && !['S256', 'plain'].includes(m)
+        ? () => ({
+            status: 200,
+            headers: { 'content-type': 'text/html' },
+            body: '<!DOCTYPE html><html><body><div id="app"></div><script>/* draws: invalid code_challenge_method */</script></body></html>',
+          })
+        : undefined;
+    });
+    try {
+      const checks = ['grants.pkce-method-unsupported', 'grants.consent-denied', 'oidc.id-token'];
+      const run = await runWithDriver(provider, 'form', checks);
+      const why = explain(run.report, run.stderr);
+      expect(checksWith(run.report, 'errored'), why).toEqual(['grants.pkce-method-unsupported']);
+      expect(run.report.checks[0]?.message, why).toMatch(/has no form \(a script draws it\)/);
+      expect(checksWith(run.report, 'passed'), why).toEqual(['grants.consent-denied', 'oidc.id-token']);
+    } finally {
+      await provider.close();
+    }
+  }, 120_000);
 });
