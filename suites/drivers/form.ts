@@ -264,6 +264,11 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       let identified = false;
       /** The credentials (or the username alone) went out and no page has answered them yet (redirects are followed first). */
       let answering: 'username' | 'password' | undefined;
+      /**
+       * A link on the page that answered the password was followed: the sign-in form again after it is
+       * the password refused still; any other answer (a 400 error page) is the link's, not the password's.
+       */
+      let passwordAgain = false;
       /** The page the credentials were sent from ran a script (this driver runs none). */
       let scriptedSignIn = false;
       let decided = false;
@@ -359,7 +364,9 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         const login = signInForm(forms, response.text);
         const identifier = !login && !signedIn ? usernameForm(forms) : undefined;
         // The sign-in form again, in answer to the credentials: refused (a 200 page saying so).
-        if (login && answering === 'password') signInRefused(http, `status ${response.status}, its sign-in form again`);
+        if (login && (answering === 'password' || passwordAgain))
+          signInRefused(http, `status ${response.status}, its sign-in form again`);
+        passwordAgain = false;
         // The username form again, in answer to the username alone (an unknown user): refused too.
         if (identifier && answering === 'username')
           signInRefused(http, `status ${response.status}, its username form again`);
@@ -438,7 +445,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           if (onward && !submitted.has(`link ${onward.href}`)) {
             submitted.add(`link ${onward.href}`);
             // The sign-in form coming back after that link is the password refused still.
-            if (afterPassword) answering = 'password';
+            passwordAgain = afterPassword;
             [url, method, body, what] = [resolved(onward.href, url, 'the link'), 'GET', undefined, 'the link'];
             continue;
           }
