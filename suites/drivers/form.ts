@@ -34,6 +34,8 @@ import { expectDeviceDecided, type Journey } from './device-outcome.js';
 import {
   accountNotListed,
   continuation,
+  continuationGranted,
+  mayContinue,
   goingOnElsewhere,
   identifierField,
   isSignInWay,
@@ -274,6 +276,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       let decided = false;
       /** A form carrying the user code went out (the device page's). */
       let codeSent = false;
+      /** An interstitial's continuation was followed (continuationGranted). */
+      let linkFollowed = false;
       /**
        * The visit is on its way to the sign-in: an authorization (no consent before it), or any visit
        * once it reached the sign-in path (a redirect there, or a page after it). Not a device page
@@ -309,6 +313,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
                 { redirectUris, asked, malformed },
                 signedIn ? 'consent' : 'sign-in',
               );
+            continuationGranted(decision, decided, linkFollowed, new URL(next));
             return journey(response, new URL(next));
           }
           [url, method, body, what] = [next, 'GET', undefined, undefined];
@@ -441,9 +446,12 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           // Signed in (in this visit or, the session living on, an earlier one), a page of links only:
           // an interstitial's one link that goes on (sign-in.ts).
           const onward =
-            session && !decided && !forms.length ? continuation(http, response.text, url, d.signInPath) : undefined;
+            session && !decided && !forms.length && mayContinue(decision, codeSent)
+              ? continuation(http, response.text, url, d.signInPath)
+              : undefined;
           if (onward && !submitted.has(`link ${onward.href}`)) {
             submitted.add(`link ${onward.href}`);
+            linkFollowed = true;
             // The sign-in form coming back after that link is the password refused still.
             passwordAgain = afterPassword;
             [url, method, body, what] = [resolved(onward.href, url, 'the link'), 'GET', undefined, 'the link'];

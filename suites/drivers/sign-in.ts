@@ -243,6 +243,24 @@ export function wayToSignIn(
 }
 
 /**
+ * May a visit follow an interstitial's continuation? Not a denial once the user code went out: the
+ * one link of a page of links only may be the approval in effect (a device confirmation's "Continue").
+ */
+export const mayContinue = (decision: 'approve' | 'deny', codeSent: boolean) => decision === 'approve' || !codeSent;
+
+/**
+ * A denial that followed a continuation and was handed over with a code (`to`), nothing decided:
+ * the link approved in effect. The harness's own trouble, never the provider's consent-denied
+ * verdict: the denial was not made.
+ */
+export function continuationGranted(decision: 'approve' | 'deny', decided: boolean, followed: boolean, to: URL): void {
+  if (decision === 'deny' && !decided && followed && to.searchParams.has('code'))
+    throw new HarnessError(
+      `asked to deny, the driver followed the one link of a page of links only, and the provider handed over a code to ${to.origin}${to.pathname}: that link approved, so the denial is not tested`,
+    );
+}
+
+/**
  * Signed in (this visit's password, or an earlier one's session), before any decision, a page of
  * links only (no form, no control: the page at `pageUrl`, its HTML `html`): an interstitial
  * ("Welcome back": "Continue to app", "Use another account", a help link) whose one link that goes on (a step's words, CONTROL_WORDS; never one

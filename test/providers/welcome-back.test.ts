@@ -28,6 +28,8 @@ let signedIn = false;
 let last = '';
 /** An unknown scope is refused after the sign-in, past the page, with a 400 error page (lawful). */
 let scopeErrorPage = false;
+/** The page's link hands a code over at once, whatever the visit came to decide. */
+let linkGrants = false;
 
 beforeAll(async () => {
   provider = await startProvider((method, url) => {
@@ -41,6 +43,13 @@ beforeAll(async () => {
         headers: { location: `/users/sign_in?redirect_to=${encodeURIComponent(url.pathname + url.search)}` },
       });
     if (!signedIn || method !== 'GET' || url.pathname !== '/oauth/authorize') return undefined;
+    const redirectUri = url.searchParams.get('redirect_uri');
+    if (linkGrants && redirectUri && url.searchParams.has('seen')) {
+      const to = new URL(redirectUri);
+      to.searchParams.set('code', 'granted-by-the-link');
+      to.searchParams.set('state', url.searchParams.get('state') ?? '');
+      return () => ({ status: 302, headers: { location: to.href } });
+    }
     if (unknownScope && url.searchParams.has('seen'))
       return () => ({
         status: 400,
@@ -90,6 +99,28 @@ describe('a "Welcome back" page after the password whose link leads to a lawful 
       expect(checksWith(run.report, 'errored', 'skipped', 'failed'), why).toEqual([]);
       expect(rulesWith(run.report, 'warned'), why).toEqual(['GRANT-AUTHORIZE-ERROR-REDIRECT']);
       expect(checksWith(run.report, 'passed'), why).toEqual(LATER);
+    },
+    120_000,
+  );
+});
+
+describe('a "Welcome back" page whose one link, in effect the approval, hands a code over', () => {
+  // Asked to deny, the driver followed the link, and nothing it decided approved: the harness's own
+  // trouble (the denial was not made), never GRANT-CONSENT-DENIED failed on the provider.
+  it.each(PAGE_DRIVERS)(
+    '%s driver: the denial errs saying the link approved, nothing is blamed',
+    async (kind) => {
+      signedIn = false;
+      scopeErrorPage = false;
+      linkGrants = true;
+      try {
+        const run = await runWithDriver(provider, kind, ['grants.consent-denied']);
+        const why = explain(run.report, run.stderr);
+        expect(checksWith(run.report, 'errored'), why).toEqual(['grants.consent-denied']);
+        expect(run.report.checks[0]?.message, why).toMatch(/followed the one link .* that link approved/);
+      } finally {
+        linkGrants = false;
+      }
     },
     120_000,
   );
