@@ -284,13 +284,13 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
        * met before it (the code may come first), nor the registration page.
        */
       let towardSignIn = authorizing;
-      /** What the journey did, where it ended (a refused sign-in never gets here: it throws). */
       /** The credentials went out and were not refused: the jar holds the session, the run knows a sign-in works. */
       const through = () => {
         if (!signedIn) return;
         signedInOnce(http);
         session = true;
       };
+      /** What the journey did, where it ended (a refused sign-in never gets here: it throws). */
       const journey = (response: HttpResponse, redirect?: URL): Journey => {
         through();
         return { ...(redirect ? { redirect } : {}), response, decided, codeSent, signedIn: session };
