@@ -75,6 +75,7 @@ import {
   accountNotListed,
   continuation,
   continuationGranted,
+  decidedByLinks,
   mayContinue,
   goingOnElsewhere,
   refusedIfClientError,
@@ -1171,7 +1172,12 @@ export async function createBrowserDriver(
         )
           accountNotListed(http);
         // The password answered by a page with nothing to go on with ("the password is incorrect").
-        if (signedIn && last?.request().method() === 'POST' && (await page.locator(ANY_CONTROL).count()) === 0)
+        if (
+          signedIn &&
+          last?.request().method() === 'POST' &&
+          (await page.locator(ANY_CONTROL).count()) === 0 &&
+          !(source && decidedByLinks(source))
+        )
           signInRefused(http, `status ${last.status()}, a page with no form`);
       }
       const off = stray();

@@ -35,6 +35,7 @@ import {
   accountNotListed,
   continuation,
   continuationGranted,
+  decidedByLinks,
   mayContinue,
   goingOnElsewhere,
   identifierField,
@@ -458,7 +459,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             continue;
           }
           // The password answered by a page with nothing to go on with ("the password is incorrect").
-          if (answersPassword && !forms.length) signInRefused(http, `status ${response.status}, a page with no form`);
+          if (answersPassword && !forms.length && !decidedByLinks(response.text))
+            signInRefused(http, `status ${response.status}, a page with no form`);
           return journey(response);
         }
         const signature = `${choice.form.action}|${choice.button?.name}=${choice.button?.value}|${choice.form.fields.map((f) => f.name).join(',')}`;

@@ -174,6 +174,15 @@ const GOES_ON = new RegExp(controlPattern('step'), 'i');
 const AWAY = new RegExp(controlPattern('away'), 'i');
 /** A link that decides, puts off or answers a question: the decision's, never a mere step's (continuation). */
 const DECIDES = new RegExp((['approve', 'deny', 'postpone', 'yes', 'no'] as const).map(controlPattern).join('|'), 'i');
+/** A control set aside (a cookie banner's "Accept cookies"): it decides nothing about the application. */
+const ASIDE = new RegExp(controlPattern('aside'), 'i');
+const decides = (link: { label: string }) => DECIDES.test(link.label) && !ASIDE.test(link.label);
+
+/**
+ * A page whose links decide (a consent of links: "Accept and continue"): answering the password, it
+ * is no refusal of the sign-in but a page with no control the driver can press, the check's alone.
+ */
+export const decidedByLinks = (html: string) => parseLinks(html).some(decides);
 /** A page's title, for a sentence that names the page (the page is the target's: cut). */
 const TITLE = /<title\b[^>]*>([^<]{0,200})/i;
 /** How many ways, and how much of each label, a sentence names (the page is the target's). */
@@ -284,7 +293,7 @@ export function continuation(http: Http, html: string, pageUrl: string, signInPa
     );
   };
   const links = parseLinks(html);
-  if (links.some((l) => DECIDES.test(l.label))) return undefined;
+  if (links.some(decides)) return undefined;
   const onward = links.filter(
     (l) =>
       URL.canParse(l.href, pageUrl) &&

@@ -85,6 +85,44 @@ describe('a page of links only after the password', () => {
   );
 });
 
+describe('a page of links only after the password whose links decide, or beside a cookie banner', () => {
+  // A consent of links only ("Accept and continue"): the form driver presses no link that decides,
+  // so no approve control for each check alone; never the configured user's sign-in refused for the
+  // run (config blamed), as the form driver said before. The browser driver presses the links.
+  it.each(PAGE_DRIVERS)(
+    '%s driver: a consent of links is no sign-in refused',
+    async (kind) => {
+      const consent = linksOnly('Authorize the application', [
+        ['Accept and continue', 'go=app'],
+        ['Cancel', '/'],
+      ]);
+      const { report, why } = await runOver({ after: [consent] }, kind);
+      expect(checksWith(report, 'skipped'), why).toEqual([]);
+      expect(checksWith(report, 'errored'), why).toEqual(
+        kind === 'form' ? ['grants.consent-denied', 'grants.state-unchanged'] : [],
+      );
+      for (const check of report.checks) expect(check.message ?? '', why).not.toMatch(/refused the sign-in/);
+    },
+    120_000,
+  );
+
+  // "Accept cookies" decides nothing about the application: the interstitial's one link goes on.
+  it.each(PAGE_DRIVERS)(
+    '%s driver: a cookie banner beside one continuation, the continuation followed, every check passes',
+    async (kind) => {
+      const interstitial = linksOnly('Welcome back', [
+        ['Accept cookies', '/cookies?accept=1'],
+        ['Continue to app', 'go=app'],
+      ]);
+      const { report, code, why, provider } = await runOver({ after: [interstitial] }, kind);
+      expect(checksWith(report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual([]);
+      expect(code, why).toBe(0);
+      expect(provider.posted, why).toEqual({ passwords: 1, steps: 1 });
+    },
+    120_000,
+  );
+});
+
 /** The script of a control that posts the sign-in fields (those under #sign-in) as a form of its own. */
 const POSTS_FIELDS =
   "const f = document.createElement('form'); f.method = 'post'; f.action = '/users/sign_in'; for (const i of document.querySelectorAll('#sign-in input')) f.append(Object.assign(document.createElement('input'), { type: 'hidden', name: i.name, value: i.value })); document.body.append(f); f.submit();";
