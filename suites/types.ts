@@ -162,11 +162,19 @@ export interface AuthorizeOptions {
    * The request must be refused without authenticating (RFC 6749 §3.1.2.4, §4.1.2.1: no client_id
    * or redirect_uri, an unknown client, an unregistered redirect_uri): what the provider answers is
    * that check's to judge alone, never taken for the run's sign-in going on elsewhere (which skips
-   * every later sign-in). A redirect off the provider that may be that sign-in skips the check
-   * (sign-in.ts, goingOnElsewhere). Not for requests a provider may lawfully meet with a sign-in
-   * first (a scope or response type it refuses, a PKCE method, no scope).
+   * every later sign-in). A redirect off the provider that may be that sign-in decides nothing for
+   * that request (NoVerdict; sign-in.ts, goingOnElsewhere). Not for requests a provider may lawfully
+   * meet with a sign-in first (a scope or response type it refuses, a PKCE method, no scope): those
+   * are `refusable`.
    */
   malformed?: boolean;
+  /**
+   * A request a provider may lawfully refuse, at once or after a sign-in (a scope or response type
+   * it refuses, a PKCE method, no scope). A page a script draws answering it directly may be that
+   * refusal (an SPA's error route): the check's own trouble, never said once for the run as the way
+   * in (the form driver, signInScripted), which a plain authorization's answer is.
+   */
+  refusable?: boolean;
 }
 
 /** Who plays the user. */

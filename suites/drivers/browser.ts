@@ -74,6 +74,9 @@ import { awaitsEmail, NEEDS_PERSON_SELECTORS, NEW_PASSWORD_CSS, NEW_PASSWORD_FIE
 import {
   accountNotListed,
   continuation,
+  continuationGranted,
+  decidedByLinks,
+  mayContinue,
   goingOnElsewhere,
   refusedIfClientError,
   signInNeedsPerson,
@@ -1030,6 +1033,8 @@ export async function createBrowserDriver(
       let continued = 0;
       /** The user code's own form was sent (a page with no decision of its own: FusionAuth's). */
       let codeSent = false;
+      /** An interstitial's continuation was followed (continuationGranted). */
+      let linkFollowed = false;
       /** The links of ways to sign in, and of interstitials, followed (each once). */
       const chosenWays = new Set<string>();
       await settle(page, watch, () =>
@@ -1133,12 +1138,13 @@ export async function createBrowserDriver(
           // Signed in (in this visit or, the session living on, an earlier one), a page of links only:
           // an interstitial's one link that goes on (sign-in.ts).
           const source =
-            (signedIn || session) && (await page.locator(ANY_CONTROL).count()) === 0
+            (signedIn || session) && mayContinue(decision, codeSent) && (await page.locator(ANY_CONTROL).count()) === 0
               ? await pageSource(page)
               : undefined;
           const onward = source ? continuation(http, source, page.url(), d.signInPath) : undefined;
           if (onward && !chosenWays.has(`${onward.href}|${onward.label}`)) {
             chosenWays.add(`${onward.href}|${onward.label}`);
+            linkFollowed = true;
             await press(wayCss(onward), Object.values(controls));
             // The sign-in form coming back after that link: the password refused still, never typed again.
             if (signedIn && !handover() && (await present(page, ...controls.password)))
@@ -1146,8 +1152,14 @@ export async function createBrowserDriver(
             continue;
           }
         }
-        if (continued < MAX_CONTINUES && (await present(page, ...controls.continue))) {
+        // Nor, asked to deny once the code went out, a page of links only's continue link (mayContinue).
+        if (
+          continued < MAX_CONTINUES &&
+          (await present(page, ...controls.continue)) &&
+          (mayContinue(decision, codeSent) || (await page.locator(ANY_CONTROL).count()) > 0)
+        ) {
           continued++;
+          linkFollowed = true;
           await press(d.continueSelector, []);
           continue;
         }
@@ -1165,7 +1177,12 @@ export async function createBrowserDriver(
         )
           accountNotListed(http);
         // The password answered by a page with nothing to go on with ("the password is incorrect").
-        if (signedIn && last?.request().method() === 'POST' && (await page.locator(ANY_CONTROL).count()) === 0)
+        if (
+          signedIn &&
+          last?.request().method() === 'POST' &&
+          (await page.locator(ANY_CONTROL).count()) === 0 &&
+          !(source && decidedByLinks(source))
+        )
           signInRefused(http, `status ${last.status()}, a page with no form`);
       }
       const off = stray();
@@ -1185,6 +1202,7 @@ export async function createBrowserDriver(
           { redirectUris, asked, malformed: options.malformed },
           signedIn ? 'consent' : 'sign-in',
         );
+      if (away) continuationGranted(decision, decided, linkFollowed, away.url);
       // The provider's redirect to the application was stopped before Playwright saw it: record it.
       if (away?.response)
         http.record({

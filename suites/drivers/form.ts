@@ -34,6 +34,9 @@ import { expectDeviceDecided, type Journey } from './device-outcome.js';
 import {
   accountNotListed,
   continuation,
+  continuationGranted,
+  decidedByLinks,
+  mayContinue,
   goingOnElsewhere,
   identifierField,
   isSignInWay,
@@ -252,7 +255,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
   };
 
   return {
-    async browse(startUrl, decision, fill, { malformed, authorizing = false } = {}) {
+    async browse(startUrl, decision, fill, { malformed, refusable, authorizing = false } = {}) {
       let url = startUrl;
       /** This authorization's redirect_uri (a check may ask with one the config does not list). */
       const asked = URL.canParse(startUrl) ? new URL(startUrl).searchParams.get('redirect_uri') : null;
@@ -265,24 +268,31 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       let identified = false;
       /** The credentials (or the username alone) went out and no page has answered them yet (redirects are followed first). */
       let answering: 'username' | 'password' | undefined;
+      /**
+       * A link on the page that answered the password was followed: the sign-in form again after it is
+       * the password refused still; any other answer (a 400 error page) is the link's, not the password's.
+       */
+      let passwordAgain = false;
       /** The page the credentials were sent from ran a script (this driver runs none). */
       let scriptedSignIn = false;
       let decided = false;
       /** A form carrying the user code went out (the device page's). */
       let codeSent = false;
+      /** An interstitial's continuation was followed (continuationGranted). */
+      let linkFollowed = false;
       /**
        * The visit is on its way to the sign-in: an authorization (no consent before it), or any visit
        * once it reached the sign-in path (a redirect there, or a page after it). Not a device page
        * met before it (the code may come first), nor the registration page.
        */
       let towardSignIn = authorizing;
-      /** What the journey did, where it ended (a refused sign-in never gets here: it throws). */
       /** The credentials went out and were not refused: the jar holds the session, the run knows a sign-in works. */
       const through = () => {
         if (!signedIn) return;
         signedInOnce(http);
         session = true;
       };
+      /** What the journey did, where it ended (a refused sign-in never gets here: it throws). */
       const journey = (response: HttpResponse, redirect?: URL): Journey => {
         through();
         return { ...(redirect ? { redirect } : {}), response, decided, codeSent, signedIn: session };
@@ -305,6 +315,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
                 { redirectUris, asked, malformed },
                 signedIn ? 'consent' : 'sign-in',
               );
+            continuationGranted(decision, decided, linkFollowed, new URL(next));
             return journey(response, new URL(next));
           }
           [url, method, body, what] = [next, 'GET', undefined, undefined];
@@ -339,13 +350,15 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             through();
             return beyondForms(unplayable.what, unplayable.advice);
           };
-          // An error page (4xx, 5xx) is no way in: the check it answers errs alone.
+          // An error page (4xx, 5xx) is no way in, nor may be a page answering a request the provider
+          // may lawfully refuse (AuthorizeOptions.refusable) or one a check malformed: the check it answers errs alone.
           if (
             config.driver?.kind !== 'browser' &&
             !signedIn &&
             !identified &&
             !session &&
             !malformed &&
+            !refusable &&
             response.status < 400
           )
             signInScripted(
@@ -360,7 +373,9 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         const login = signInForm(forms, response.text);
         const identifier = !login && !signedIn ? usernameForm(forms) : undefined;
         // The sign-in form again, in answer to the credentials: refused (a 200 page saying so).
-        if (login && answering === 'password') signInRefused(http, `status ${response.status}, its sign-in form again`);
+        if (login && (answering === 'password' || passwordAgain))
+          signInRefused(http, `status ${response.status}, its sign-in form again`);
+        passwordAgain = false;
         // The username form again, in answer to the username alone (an unknown user): refused too.
         if (identifier && answering === 'username')
           signInRefused(http, `status ${response.status}, its username form again`);
@@ -434,18 +449,20 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           // Signed in (in this visit or, the session living on, an earlier one), a page of links only:
           // an interstitial's one link that goes on (sign-in.ts).
           const onward =
-            (signedIn || session) && !decided && !forms.length
+            (signedIn || session) && !decided && !forms.length && mayContinue(decision, codeSent)
               ? continuation(http, response.text, url, d.signInPath)
               : undefined;
           if (onward && !submitted.has(`link ${onward.href}`)) {
             submitted.add(`link ${onward.href}`);
+            linkFollowed = true;
             // The sign-in form coming back after that link is the password refused still.
-            if (afterPassword) answering = 'password';
+            passwordAgain = afterPassword;
             [url, method, body, what] = [resolved(onward.href, url, 'the link'), 'GET', undefined, 'the link'];
             continue;
           }
           // The password answered by a page with nothing to go on with ("the password is incorrect").
-          if (answersPassword && !forms.length) signInRefused(http, `status ${response.status}, a page with no form`);
+          if (answersPassword && !forms.length && !decidedByLinks(response.text))
+            signInRefused(http, `status ${response.status}, a page with no form`);
           return journey(response);
         }
         const signature = `${choice.form.action}|${choice.button?.name}=${choice.button?.value}|${choice.form.fields.map((f) => f.name).join(',')}`;

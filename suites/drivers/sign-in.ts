@@ -6,7 +6,7 @@
  * run's Http, which the run's driver and each check's form browser share.
  */
 import type { Http, TargetConfig } from '../types.js';
-import { CheckSkipped, HarnessError } from '../runner/errors.js';
+import { CheckSkipped, HarnessError, NoVerdict } from '../runner/errors.js';
 import { controlPattern, IDENTIFIER_WORDS, SIGN_IN_WAY_PATTERN } from './defaults.js';
 import { signInGoesOn } from './hand-over.js';
 import { decodeEntities, parseLinks, type FormField, type HtmlForm, type SubmitButton } from './html.js';
@@ -148,8 +148,8 @@ export function signInElsewhere(http: Http, to: URL, why: string, step: keyof ty
  * provider's answer to the application (hand-over.ts, signInGoesOn): the sign-in (or, `step`
  * consent, the decision) going on where nothing may be sent, said once for the run
  * (signInElsewhere). Answering a request the check malformed on purpose (AuthorizeOptions), it may
- * as well be the provider's error page as its sign-in: that check is skipped, saying so, and
- * neither it nor the run's sign-in is judged by it.
+ * as well be the provider's error page as its sign-in: no verdict for that case (NoVerdict), and
+ * neither the check nor the run's sign-in is judged by it.
  */
 export function goingOnElsewhere(
   http: Http,
@@ -160,7 +160,7 @@ export function goingOnElsewhere(
 ): void {
   if (!signInGoesOn(to.href, handOver.redirectUris, handOver.asked)) return;
   if (handOver.malformed)
-    throw new CheckSkipped(
+    throw new NoVerdict(
       `the provider answered the request this check malformed with a redirect to ${to.origin}${to.pathname}, which ${why}: nothing was sent there, and its error page cannot be told from its ${step} going on there`,
     );
   signInElsewhere(http, to, why, step);
@@ -174,6 +174,15 @@ const GOES_ON = new RegExp(controlPattern('step'), 'i');
 const AWAY = new RegExp(controlPattern('away'), 'i');
 /** A link that decides, puts off or answers a question: the decision's, never a mere step's (continuation). */
 const DECIDES = new RegExp((['approve', 'deny', 'postpone', 'yes', 'no'] as const).map(controlPattern).join('|'), 'i');
+/** A control set aside (a cookie banner's "Accept cookies"): it decides nothing about the application. */
+const ASIDE = new RegExp(controlPattern('aside'), 'i');
+const decides = (link: { label: string }) => DECIDES.test(link.label) && !ASIDE.test(link.label);
+
+/**
+ * A page whose links decide (a consent of links: "Accept and continue"): answering the password, it
+ * is no refusal of the sign-in but a page with no control the driver can press, the check's alone.
+ */
+export const decidedByLinks = (html: string) => parseLinks(html).some(decides);
 /** A page's title, for a sentence that names the page (the page is the target's: cut). */
 const TITLE = /<title\b[^>]*>([^<]{0,200})/i;
 /** How many ways, and how much of each label, a sentence names (the page is the target's). */
@@ -243,6 +252,24 @@ export function wayToSignIn(
 }
 
 /**
+ * May a visit follow an interstitial's continuation? Not a denial once the user code went out: the
+ * one link of a page of links only may be the approval in effect (a device confirmation's "Continue").
+ */
+export const mayContinue = (decision: 'approve' | 'deny', codeSent: boolean) => decision === 'approve' || !codeSent;
+
+/**
+ * A denial that followed a continuation and was handed over with a code (`to`), nothing decided:
+ * the link approved in effect. The harness's own trouble, never the provider's consent-denied
+ * verdict: the denial was not made.
+ */
+export function continuationGranted(decision: 'approve' | 'deny', decided: boolean, followed: boolean, to: URL): void {
+  if (decision === 'deny' && !decided && followed && to.searchParams.has('code'))
+    throw new HarnessError(
+      `asked to deny, the driver followed the one link of a page of links only, and the provider handed over a code to ${to.origin}${to.pathname}: that link approved, so the denial is not tested`,
+    );
+}
+
+/**
  * Signed in (this visit's password, or an earlier one's session), before any decision, a page of
  * links only (no form, no control: the page at `pageUrl`, its HTML `html`): an interstitial
  * ("Welcome back": "Continue to app", "Use another account", a help link) whose one link that goes on (a step's words, CONTROL_WORDS; never one
@@ -266,7 +293,7 @@ export function continuation(http: Http, html: string, pageUrl: string, signInPa
     );
   };
   const links = parseLinks(html);
-  if (links.some((l) => DECIDES.test(l.label))) return undefined;
+  if (links.some(decides)) return undefined;
   const onward = links.filter(
     (l) =>
       URL.canParse(l.href, pageUrl) &&

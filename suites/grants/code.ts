@@ -190,6 +190,7 @@ export const codeChecks: Check[] = [
       const { redirect, response } = await t.driver.authorize(
         t.oauth.authorizeUrl(app, { scope: undefined, state: 'no-scope' }),
         'approve',
+        { refusable: true },
       );
       const code = redirect?.searchParams.get('code');
       if (!code) {

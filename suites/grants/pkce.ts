@@ -144,6 +144,7 @@ export const pkceChecks: Check[] = [
         const outcome = await t.driver.authorize(
           t.oauth.authorizeUrl('public', { code_challenge: s256(verifier), code_challenge_method: method, state: 'm' }),
           'approve',
+          { refusable: true },
         );
         expectMethodRefused(t, outcome, method, 'PKCE-METHOD-UNSUPPORTED');
       });
@@ -161,6 +162,7 @@ export const pkceChecks: Check[] = [
         const outcome = await t.driver.authorize(
           t.oauth.authorizeUrl('public', { code_challenge: verifier, code_challenge_method: method, state: 'p' }),
           'approve',
+          { refusable: true },
         );
         const code = outcome.redirect?.searchParams.get('code');
         if (!code) return expectMethodRefused(t, outcome, shown, 'PKCE-METHOD-PLAIN');

@@ -187,7 +187,7 @@ async function expectListsTruthful(t: CheckContext, doc: Record<string, unknown>
       response_type: responseType,
       ...(openid ? { scope: 'openid', nonce: 'discovery' } : {}),
     });
-    const { redirect } = await t.driver.authorize(url, 'approve');
+    const { redirect } = await t.driver.authorize(url, 'approve', { refusable: true });
     judgeResponseTypeListed(t, responseType, redirect);
   }
   if (!Array.isArray(doc.grant_types_supported)) return;
@@ -289,6 +289,7 @@ export const oidcChecks: Check[] = [
       const { redirect, response } = await t.driver.authorize(
         t.oauth.authorizeUrl('limited', { scope, state: 'no-openid' }),
         'approve',
+        { refusable: true },
       );
       const code = redirect?.searchParams.get('code');
       // Refusing the request (a page or an error redirect) is conformant: no code, no OpenID Connect.

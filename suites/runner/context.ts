@@ -4,7 +4,7 @@
  */
 import * as fc from 'fast-check';
 import type { CheckContext, FailureDetails } from '../types.js';
-import { CheckFailure, CheckSkipped, HarnessError } from './errors.js';
+import { CheckFailure, CheckSkipped, HarnessError, NoVerdict } from './errors.js';
 import type { TrackedFlows } from './oauth.js';
 import type { Recorder } from './http.js';
 import type { Redactor } from './redact.js';
@@ -75,17 +75,31 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     let trouble: { error: unknown } | undefined;
     let failedOnce = false;
     let halted = false;
+    // A case whose answer said nothing (NoVerdict) is discarded, as fc.pre would, and another drawn
+    // in its place, up to numRuns of them (each costs the target a request); then discarded only.
+    // The check is skipped with the first one's reason only if no case was decided.
+    let decided = 0;
+    let undecided: NoVerdict | undefined;
+    let undecidedCases = 0;
     const prop = fc.asyncProperty(...(arbitraries as [fc.Arbitrary<unknown>]), async (...values: unknown[]) => {
       if (trouble) throw trouble.error;
       if (halted) return true;
       try {
         const verdict = await predicate(...values);
+        decided++;
         if (typeof verdict === 'boolean') judged = true;
         if (verdict === false) failedOnce = true;
         return verdict;
       } catch (error) {
-        if (error instanceof CheckFailure) failedOnce = true;
-        else if (fc.PreconditionFailure.isFailure(error)) throw error;
+        if (error instanceof NoVerdict) {
+          undecided ??= error;
+          if (++undecidedCases > parts.numRuns) return true;
+          fc.pre(false);
+        }
+        if (error instanceof CheckFailure) {
+          decided++;
+          failedOnce = true;
+        } else if (fc.PreconditionFailure.isFailure(error)) throw error;
         else if (failedOnce) {
           halted = true;
           return true;
@@ -96,6 +110,7 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     const details = await fc.check(prop, { seed: parts.seed, numRuns: parts.numRuns });
     // Thrown as the check itself would throw it: the session makes it errored (or skipped), never failed.
     if (trouble) throw trouble.error;
+    if (undecided && !decided) throw undecided;
     if (judged || details.failed) noteAssertion(evidence, undefined, !details.failed);
     if (!details.failed) return;
     const error = details.errorInstance;

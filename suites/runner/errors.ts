@@ -34,6 +34,16 @@ export class CheckSkipped extends Error {
 }
 
 /**
+ * The answer to one case says nothing either way (a redirect off the target answering a request
+ * the check malformed: its error page or its sign-in going on there). t.property discards the case,
+ * as fc.pre would, and the check is skipped with this reason only if no case was decided; a check
+ * of several requests goes on with the next. Thrown anywhere else, it skips the check.
+ */
+export class NoVerdict extends CheckSkipped {
+  override name = 'NoVerdict';
+}
+
+/**
  * The harness could not do its part: the driver cannot play a page, the provider skipped the step
  * the check needs (a consent it remembered), an oracle endpoint the check leans on is missing. The
  * check is `errored`, never failed: nothing was shown about the provider's conformance. Thrown by

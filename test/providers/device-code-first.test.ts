@@ -28,9 +28,10 @@ let base = '';
 /**
  * The page as FusionAuth draws it, or a page that must not be taken for it: the code alone
  * connecting the device with no sign-in, a confirmation whose Allow and Deny are links (the driver
- * cannot act), a device page that redirects to a plain page (it never took the code).
+ * cannot act), a device page that redirects to a plain page (it never took the code), a confirmation
+ * whose only link ("Continue") approves.
  */
-let mode: 'fusion' | 'no-sign-in' | 'links' | 'broken' | 'allow-form' = 'fusion';
+let mode: 'fusion' | 'no-sign-in' | 'links' | 'one-link' | 'broken' | 'allow-form' = 'fusion';
 
 /** The device's user code approved or denied (the simulator's control API), and the page that says so. */
 async function decided(userCode: string, decision: 'approve' | 'deny'): Promise<Response> {
@@ -79,7 +80,7 @@ beforeAll(async () => {
         const form = new URLSearchParams(body.toString());
         if (form.get('action') === 'cancel') return decided(form.get('user_code') ?? '', 'deny');
         if (mode === 'no-sign-in' || mode === 'allow-form') return decided(form.get('user_code') ?? '', 'approve');
-        const finish = `/oauth/device/${mode === 'links' ? 'confirm' : 'connected'}?user_code=${encodeURIComponent(form.get('user_code') ?? '')}`;
+        const finish = `/oauth/device/${mode === 'links' || mode === 'one-link' ? 'confirm' : 'connected'}?user_code=${encodeURIComponent(form.get('user_code') ?? '')}`;
         return new Response(null, {
           status: 302,
           headers: { location: `/users/sign_in?redirect_to=${encodeURIComponent(finish)}` },
@@ -94,9 +95,9 @@ beforeAll(async () => {
     }
     if (url.pathname === '/oauth/device/confirm' && req.method === 'GET') {
       const code = encodeURIComponent(url.searchParams.get('user_code') ?? '');
-      const links = ['approve', 'deny'].map(
+      const links = (mode === 'one-link' ? ['approve'] : ['approve', 'deny']).map(
         (d) =>
-          `<a class="btn" href="/oauth/device/decide?d=${d}&amp;user_code=${code}">${d === 'approve' ? 'Allow' : 'Deny'}</a>`,
+          `<a class="btn" href="/oauth/device/decide?d=${d}&amp;user_code=${code}">${mode === 'one-link' ? 'Continue' : d === 'approve' ? 'Allow' : 'Deny'}</a>`,
       );
       sendAnswer(res, Promise.resolve(html(page('Authorize device?', `<p>Connect the device?</p>${links.join(' ')}`))));
       return true;
@@ -206,28 +207,29 @@ describe('pages that only look like it are not taken for the approval', () => {
   );
 });
 
+/** Asks the driver to deny, then polls: what the denial did. */
+const denial: Check = {
+  id: 'device.deny-on-allow-form',
+  suite: 'device',
+  title: 'the driver asked to deny',
+  rules: ['DEV-ACCESS-DENIED'],
+  needs: ['device'],
+  async run(t) {
+    const start = await startDevice(t);
+    const denied = await t.driver.denyDevice(start.userCode, start.verificationUri).then(
+      () => 'denied',
+      (error: Error) => error.message,
+    );
+    const answer = await poll(t, start.deviceCode);
+    // Said as the check's skip: the test reads it.
+    t.skip(`${denied} | poll ${answer.status} ${String(JSON.parse(answer.text).error)}`);
+  },
+};
+
 describe('a device page whose one form holds the code and Allow, its Cancel a link', () => {
   afterAll(() => {
     mode = 'fusion';
   });
-  /** Asks the driver to deny, then polls: what the denial did. */
-  const denial: Check = {
-    id: 'device.deny-on-allow-form',
-    suite: 'device',
-    title: 'the driver asked to deny',
-    rules: ['DEV-ACCESS-DENIED'],
-    needs: ['device'],
-    async run(t) {
-      const start = await startDevice(t);
-      const denied = await t.driver.denyDevice(start.userCode, start.verificationUri).then(
-        () => 'denied',
-        (error: Error) => error.message,
-      );
-      const answer = await poll(t, start.deviceCode);
-      // Said as the check's skip: the test reads it.
-      t.skip(`${denied} | poll ${answer.status} ${String(JSON.parse(answer.text).error)}`);
-    },
-  };
   // Before, the browser driver pressed Allow as the code form's step and approved the device (on a
   // live target, a device authorized on the real user's account).
   it.each(PAGE_DRIVERS)(
@@ -240,6 +242,25 @@ describe('a device page whose one form holds the code and Allow, its Cancel a li
       expect(report.checks[0]?.message, why).toMatch(
         /no deny button on the device verification page \(status 200\) \| poll 400 authorization_pending$/,
       );
+      expect(connected, why).toEqual([]);
+    },
+    120_000,
+  );
+});
+
+describe('a device confirmation whose only link, in effect the approval, reads as a continuation', () => {
+  afterAll(() => {
+    mode = 'fusion';
+  });
+  // Before, a deny visit followed that one link as an interstitial's and approved the device.
+  it.each(PAGE_DRIVERS)(
+    '%s driver asked to deny follows no link once the code went out: the code still pending',
+    async (kind) => {
+      mode = 'one-link';
+      connected.length = 0;
+      const { report, stderr } = await runAgainst(front, { runs: '1' }, [denial], { driver: { kind } });
+      const why = explain(report, stderr);
+      expect(report.checks[0]?.message, why).toMatch(/\| poll 400 authorization_pending$/);
       expect(connected, why).toEqual([]);
     },
     120_000,

@@ -15,7 +15,7 @@
  *   submit, said as such with the hint to use the browser driver (before: "no approve control").
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { checksWith, expectOneRefusal, explain, PAGE_DRIVERS, runWithDriver } from './provider.js';
+import { checksWith, expectOneRefusal, explain, PAGE_DRIVERS, runWithDriver, startProvider } from './provider.js';
 import { journeyProvider, page, type Journey, type JourneyProvider, type JourneyStep } from './sign-in-journey.js';
 
 const servers: JourneyProvider[] = [];
@@ -85,6 +85,44 @@ describe('a page of links only after the password', () => {
   );
 });
 
+describe('a page of links only after the password whose links decide, or beside a cookie banner', () => {
+  // A consent of links only ("Accept and continue"): the form driver presses no link that decides,
+  // so no approve control for each check alone; never the configured user's sign-in refused for the
+  // run (config blamed), as the form driver said before. The browser driver presses the links.
+  it.each(PAGE_DRIVERS)(
+    '%s driver: a consent of links is no sign-in refused',
+    async (kind) => {
+      const consent = linksOnly('Authorize the application', [
+        ['Accept and continue', 'go=app'],
+        ['Cancel', '/'],
+      ]);
+      const { report, why } = await runOver({ after: [consent] }, kind);
+      expect(checksWith(report, 'skipped'), why).toEqual([]);
+      expect(checksWith(report, 'errored'), why).toEqual(
+        kind === 'form' ? ['grants.consent-denied', 'grants.state-unchanged'] : [],
+      );
+      for (const check of report.checks) expect(check.message ?? '', why).not.toMatch(/refused the sign-in/);
+    },
+    120_000,
+  );
+
+  // "Accept cookies" decides nothing about the application: the interstitial's one link goes on.
+  it.each(PAGE_DRIVERS)(
+    '%s driver: a cookie banner beside one continuation, the continuation followed, every check passes',
+    async (kind) => {
+      const interstitial = linksOnly('Welcome back', [
+        ['Accept cookies', '/cookies?accept=1'],
+        ['Continue to app', 'go=app'],
+      ]);
+      const { report, code, why, provider } = await runOver({ after: [interstitial] }, kind);
+      expect(checksWith(report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual([]);
+      expect(code, why).toBe(0);
+      expect(provider.posted, why).toEqual({ passwords: 1, steps: 1 });
+    },
+    120_000,
+  );
+});
+
 /** The script of a control that posts the sign-in fields (those under #sign-in) as a form of its own. */
 const POSTS_FIELDS =
   "const f = document.createElement('form'); f.method = 'post'; f.action = '/users/sign_in'; for (const i of document.querySelectorAll('#sign-in input')) f.append(Object.assign(document.createElement('input'), { type: 'hidden', name: i.name, value: i.value })); document.body.append(f); f.submit();";
@@ -135,4 +173,32 @@ describe('a sign-in page whose only control that sends it is a script-driven <di
     });
     expect(provider.posted.passwords, why).toBe(0);
   });
+});
+
+describe('a 200 page a script draws answering a request a provider may lawfully refuse', () => {
+  // An SPA error route: an authorization with an unknown PKCE method refused, before any sign-in,
+  // with a 200 shell its script draws. The sign-in and consent are plain HTML. Before, the shell
+  // was said once for the run as the way in, and every later check that needed a sign-in was skipped.
+  it('form driver: that check errs alone, the later checks sign in and pass', async () => {
+    const provider = await startProvider((method, url) => {
+      const m = url.searchParams.get('code_challenge_method');
+      return method === 'GET' && url.pathname === '/oauth/authorize' && m && !['S256', 'plain'].includes(m)
+        ? () => ({
+            status: 200,
+            headers: { 'content-type': 'text/html' },
+            body: '<!DOCTYPE html><html><body><div id="app"></div><script>/* draws: invalid code_challenge_method */</script></body></html>',
+          })
+        : undefined;
+    });
+    try {
+      const checks = ['grants.pkce-method-unsupported', 'grants.consent-denied', 'oidc.id-token'];
+      const run = await runWithDriver(provider, 'form', checks);
+      const why = explain(run.report, run.stderr);
+      expect(checksWith(run.report, 'errored'), why).toEqual(['grants.pkce-method-unsupported']);
+      expect(run.report.checks[0]?.message, why).toMatch(/has no form \(a script draws it\)/);
+      expect(checksWith(run.report, 'passed'), why).toEqual(['grants.consent-denied', 'oidc.id-token']);
+    } finally {
+      await provider.close();
+    }
+  }, 120_000);
 });

@@ -6,7 +6,7 @@
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createCheckContext, createEvidence, type ContextParts } from '../../suites/runner/context.js';
-import { CheckFailure, CheckSkipped, HarnessError } from '../../suites/runner/errors.js';
+import { CheckFailure, CheckSkipped, HarnessError, NoVerdict } from '../../suites/runner/errors.js';
 import { createRecorder } from '../../suites/runner/http.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import type { CheckContext } from '../../suites/types.js';
@@ -203,5 +203,50 @@ describe('t.property', () => {
     expect(error).toEqual(new HarnessError('the property ran no case: fast-check skipped all 1001 it generated'));
     expect(error).toBeInstanceOf(HarnessError);
     expect(recorder.exchanges.map((e) => e.request.url)).toEqual(['kept']);
+  });
+});
+
+describe('a case whose answer decides nothing (NoVerdict)', () => {
+  it('is discarded and replaced: the decided cases still find the failure', async () => {
+    const { t: ctx } = context();
+    const t: CheckContext = ctx;
+    let cases = 0;
+    const error = await rejection(
+      t.property(fc.nat(99), async (n) => {
+        cases++;
+        if (n % 2) throw new NoVerdict('odd: no verdict');
+        t.expect(n < 50, `${n} is too big`);
+      }),
+    );
+    expect(error).toBeInstanceOf(CheckFailure);
+    expect((error as CheckFailure).message).toMatch(/is too big/);
+    expect(cases).toBeGreaterThan(1);
+  });
+
+  it('skips the check with its reason only when no case was decided, after at most twice numRuns cases', async () => {
+    const { t: ctx } = context();
+    const t: CheckContext = ctx;
+    let cases = 0;
+    const error = await rejection(
+      t.property(fc.nat(), async () => {
+        cases++;
+        throw new NoVerdict('nothing to judge');
+      }),
+    );
+    expect(error).toBeInstanceOf(CheckSkipped);
+    expect((error as Error).message).toBe('nothing to judge');
+    expect(cases).toBe(2 * RUNS);
+  });
+
+  it('does not skip when one case was decided', async () => {
+    const { t: ctx, evidence } = context();
+    const t: CheckContext = ctx;
+    let first = true;
+    await t.property(fc.nat(), async () => {
+      if (!first) throw new NoVerdict('nothing to judge');
+      first = false;
+      t.expect(true, 'decided', { rules: ['GRANT-CODE-FLOW'] });
+    });
+    expect(evidence.assertions).toBe(1);
   });
 });
