@@ -1181,7 +1181,7 @@ export async function createBrowserDriver(
           signedIn &&
           last?.request().method() === 'POST' &&
           (await page.locator(ANY_CONTROL).count()) === 0 &&
-          !(source && decidedByLinks(source))
+          !(source && decidedByLinks(source, page.url(), d.signInPath))
         )
           signInRefused(http, `status ${last.status()}, a page with no form`);
       }

@@ -461,7 +461,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             continue;
           }
           // The password answered by a page with nothing to go on with ("the password is incorrect").
-          if (answersPassword && !forms.length && !decidedByLinks(response.text))
+          if (answersPassword && !forms.length && !decidedByLinks(response.text, url, d.signInPath))
             signInRefused(http, `status ${response.status}, a page with no form`);
           return journey(response);
         }

@@ -178,11 +178,25 @@ const DECIDES = new RegExp((['approve', 'deny', 'postpone', 'yes', 'no'] as cons
 const ASIDE = new RegExp(controlPattern('aside'), 'i');
 const decides = (link: { label: string }) => DECIDES.test(link.label) && !ASIDE.test(link.label);
 
+const APPROVES = new RegExp(controlPattern('approve'), 'i');
+
 /**
- * A page whose links decide (a consent of links: "Accept and continue"): answering the password, it
+ * A page whose links approve (a consent of links: "Accept and continue"): answering the password, it
  * is no refusal of the sign-in but a page with no control the driver can press, the check's alone.
+ * Approving words only, on a link that leads somewhere else than the page itself or the sign-in:
+ * a refusal page's skip link, Cancel, "No account? Sign up" or "Try again" keep it a refusal, said
+ * once with the password sent once (a real provider locks the account on the next).
  */
-export const decidedByLinks = (html: string) => parseLinks(html).some(decides);
+export const decidedByLinks = (html: string, pageUrl: string, signInPath: string): boolean => {
+  const here = URL.canParse(pageUrl) ? new URL(pageUrl) : undefined;
+  return parseLinks(html).some((link) => {
+    if (!here || !APPROVES.test(link.label) || ASIDE.test(link.label) || link.href.startsWith('#')) return false;
+    if (!URL.canParse(link.href, here)) return false;
+    const to = new URL(link.href, here);
+    if (to.protocol !== 'http:' && to.protocol !== 'https:') return false;
+    return !(to.origin === here.origin && (samePath(to.pathname, here.pathname) || samePath(to.pathname, signInPath)));
+  });
+};
 /** A page's title, for a sentence that names the page (the page is the target's: cut). */
 const TITLE = /<title\b[^>]*>([^<]{0,200})/i;
 /** How many ways, and how much of each label, a sentence names (the page is the target's). */

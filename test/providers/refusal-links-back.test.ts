@@ -15,6 +15,17 @@ const CHECKS = ['grants.consent-denied', 'grants.state-unchanged', 'oidc.id-toke
 /** The refusal page's one link: back to the sign-in itself, or to a page that sends there. */
 const BACK = { 'sign-in': '/users/sign_in', 'another path': '/try-again' } as const;
 let back: keyof typeof BACK = 'sign-in';
+/**
+ * Links a refusal page carries beside it, whose words a consent's links also use: a skip link
+ * (postpone's words), a Cancel (deny's), a sign-up offer (no's). None decides the application.
+ */
+const BESIDE = {
+  none: '',
+  'a skip link': '<a href="#main">Skip to main content</a>',
+  'a Cancel': '<a href="/">Cancel</a>',
+  'a sign-up offer': '<a href="/users/sign_up">No account? Sign up</a>',
+} as const;
+let beside: keyof typeof BESIDE = 'none';
 
 let provider: Provider;
 
@@ -24,7 +35,7 @@ beforeAll(async () => {
       return () => ({
         status: 200,
         headers: { 'content-type': 'text/html' },
-        body: `<html><title>Sign in</title><p>Invalid login or password.</p><a href="${BACK[back]}">${back === 'sign-in' ? 'OK' : 'Continue'}</a></html>`,
+        body: `<html><title>Sign in</title>${BESIDE[beside]}<p>Invalid login or password.</p><a href="${BACK[back]}">${back === 'sign-in' ? 'OK' : 'Continue'}</a></html>`,
       });
     if (method === 'GET' && url.pathname === '/try-again')
       return () => ({ status: 302, headers: { location: '/users/sign_in' } });
@@ -50,6 +61,32 @@ describe('a refusal page whose one link goes back to the sign-in', () => {
           provider.answered.filter((r) => r === 'POST /users/sign_in'),
           why,
         ).toHaveLength(1);
+      },
+      120_000,
+    );
+});
+
+describe('a refusal page with links whose words a consent also uses', () => {
+  // Before, a page with any link saying approve, deny, postpone, yes or no words read as a consent
+  // of links: no refusal said, the wrong password sent again on every check, and the visit counted
+  // as signed in.
+  for (const link of Object.keys(BESIDE).filter((k) => k !== 'none') as (keyof typeof BESIDE)[])
+    it.each(PAGE_DRIVERS)(
+      `%s driver, ${link}: the refusal said once, the password sent once`,
+      async (kind) => {
+        [back, beside] = ['sign-in', link];
+        provider.answered.length = 0;
+        try {
+          const run = await runWithDriver(provider, kind, CHECKS);
+          const why = explain(run.report, run.stderr);
+          expectOneRefusal(run.report, why);
+          expect(
+            provider.answered.filter((r) => r === 'POST /users/sign_in'),
+            why,
+          ).toHaveLength(1);
+        } finally {
+          beside = 'none';
+        }
       },
       120_000,
     );
