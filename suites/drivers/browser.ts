@@ -1138,7 +1138,9 @@ export async function createBrowserDriver(
           // Signed in (in this visit or, the session living on, an earlier one), a page of links only:
           // an interstitial's one link that goes on (sign-in.ts).
           const source =
-            (signedIn || session) && mayContinue(decision, codeSent) && (await page.locator(ANY_CONTROL).count()) === 0
+            (signedIn || session) &&
+            mayContinue(decision, codeSent || userCode !== undefined) &&
+            (await page.locator(ANY_CONTROL).count()) === 0
               ? await pageSource(page)
               : undefined;
           const onward = source ? continuation(http, source, page.url(), d.signInPath) : undefined;
@@ -1156,7 +1158,7 @@ export async function createBrowserDriver(
         if (
           continued < MAX_CONTINUES &&
           (await present(page, ...controls.continue)) &&
-          (mayContinue(decision, codeSent) || (await page.locator(ANY_CONTROL).count()) > 0)
+          (mayContinue(decision, codeSent || userCode !== undefined) || (await page.locator(ANY_CONTROL).count()) > 0)
         ) {
           continued++;
           linkFollowed = true;

@@ -286,6 +286,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
        * met before it (the code may come first), nor the registration page.
        */
       let towardSignIn = authorizing;
+      /** A device page's visit carries the user code in its URL (devicePageUrl): the code went out already. */
+      const codeInUrl = !authorizing && URL.canParse(startUrl) && new URL(startUrl).searchParams.has('user_code');
       /** The credentials went out and were not refused: the jar holds the session, the run knows a sign-in works. */
       const through = () => {
         if (!signedIn) return;
@@ -449,7 +451,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           // Signed in (in this visit or, the session living on, an earlier one), a page of links only:
           // an interstitial's one link that goes on (sign-in.ts).
           const onward =
-            (signedIn || session) && !decided && !forms.length && mayContinue(decision, codeSent)
+            (signedIn || session) && !decided && !forms.length && mayContinue(decision, codeSent || codeInUrl)
               ? continuation(http, response.text, url, d.signInPath)
               : undefined;
           if (onward && !submitted.has(`link ${onward.href}`)) {

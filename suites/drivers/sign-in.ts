@@ -266,8 +266,9 @@ export function wayToSignIn(
 }
 
 /**
- * May a visit follow an interstitial's continuation? Not a denial once the user code went out: the
- * one link of a page of links only may be the approval in effect (a device confirmation's "Continue").
+ * May a visit follow an interstitial's continuation? Not a denial once the user code went out, in a
+ * form or in the device page's URL (verification_uri_complete's user_code): the one link of a page of
+ * links only may be the approval in effect (a device confirmation's "Continue").
  */
 export const mayContinue = (decision: 'approve' | 'deny', codeSent: boolean) => decision === 'approve' || !codeSent;
 

@@ -31,7 +31,7 @@ let base = '';
  * cannot act), a device page that redirects to a plain page (it never took the code), a confirmation
  * whose only link ("Continue") approves.
  */
-let mode: 'fusion' | 'no-sign-in' | 'links' | 'one-link' | 'broken' | 'allow-form' = 'fusion';
+let mode: 'fusion' | 'no-sign-in' | 'links' | 'one-link' | 'url-one-link' | 'broken' | 'allow-form' = 'fusion';
 
 /** The device's user code approved or denied (the simulator's control API), and the page that says so. */
 async function decided(userCode: string, decision: 'approve' | 'deny'): Promise<Response> {
@@ -59,6 +59,12 @@ beforeAll(async () => {
         res,
         Promise.resolve(html(page('Unavailable', '<p>Device sign-in is unavailable.</p><a href="/">Home</a>'))),
       );
+      return true;
+    }
+    if (url.pathname === '/oauth/device' && req.method === 'GET' && mode === 'url-one-link') {
+      // The code taken from the page's URL (verification_uri_complete): straight to the sign-in.
+      const finish = `/oauth/device/confirm?user_code=${encodeURIComponent(url.searchParams.get('user_code') ?? '')}`;
+      res.writeHead(302, { location: `/users/sign_in?redirect_to=${encodeURIComponent(finish)}` }).end();
       return true;
     }
     if (url.pathname === '/oauth/device' && req.method === 'GET' && mode === 'allow-form') {
@@ -95,9 +101,10 @@ beforeAll(async () => {
     }
     if (url.pathname === '/oauth/device/confirm' && req.method === 'GET') {
       const code = encodeURIComponent(url.searchParams.get('user_code') ?? '');
-      const links = (mode === 'one-link' ? ['approve'] : ['approve', 'deny']).map(
+      const oneLink = mode === 'one-link' || mode === 'url-one-link';
+      const links = (oneLink ? ['approve'] : ['approve', 'deny']).map(
         (d) =>
-          `<a class="btn" href="/oauth/device/decide?d=${d}&amp;user_code=${code}">${mode === 'one-link' ? 'Continue' : d === 'approve' ? 'Allow' : 'Deny'}</a>`,
+          `<a class="btn" href="/oauth/device/decide?d=${d}&amp;user_code=${code}">${oneLink ? 'Continue' : d === 'approve' ? 'Allow' : 'Deny'}</a>`,
       );
       sendAnswer(res, Promise.resolve(html(page('Authorize device?', `<p>Connect the device?</p>${links.join(' ')}`))));
       return true;
@@ -253,10 +260,11 @@ describe('a device confirmation whose only link, in effect the approval, reads a
     mode = 'fusion';
   });
   // Before, a deny visit followed that one link as an interstitial's and approved the device.
-  it.each(PAGE_DRIVERS)(
-    '%s driver asked to deny follows no link once the code went out: the code still pending',
-    async (kind) => {
-      mode = 'one-link';
+  it.each(PAGE_DRIVERS.flatMap((kind) => (['one-link', 'url-one-link'] as const).map((m) => [kind, m] as const)))(
+    '%s driver asked to deny follows no link once the code went out (%s): the code still pending',
+    async (kind, m) => {
+      // url-one-link: the code went out in the page's URL, no form (review: the device was approved).
+      mode = m;
       connected.length = 0;
       const { report, stderr } = await runAgainst(front, { runs: '1' }, [denial], { driver: { kind } });
       const why = explain(report, stderr);
