@@ -85,8 +85,11 @@ export function createCheckContext(parts: ContextParts): CheckContext {
       if (trouble) throw trouble.error;
       if (halted) return true;
       try {
+        const before = evidence.assertions;
         const verdict = await predicate(...values);
-        decided++;
+        // Decided: it asserted something, or its answer is a verdict. A case that returned early
+        // (nothing to judge in it) is no more decided than one whose answer said nothing.
+        if (typeof verdict === 'boolean' || evidence.assertions > before) decided++;
         if (typeof verdict === 'boolean') judged = true;
         if (verdict === false) failedOnce = true;
         return verdict;

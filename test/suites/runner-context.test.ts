@@ -238,6 +238,22 @@ describe('a case whose answer decides nothing (NoVerdict)', () => {
     expect(cases).toBe(2 * RUNS);
   });
 
+  it('counts a case that returned without asserting as undecided too: the check is skipped, not errored', async () => {
+    // authorize.ts returns early for a mutation equal to the registered URI; with every other case
+    // undecided, the check asserted nothing and errored (exit 2) instead of being skipped.
+    const { t: ctx, evidence } = context();
+    const t: CheckContext = ctx;
+    const error = await rejection(
+      t.property(fc.nat(), async (n) => {
+        if (n % 2) return;
+        throw new NoVerdict('nothing to judge');
+      }),
+    );
+    expect(error).toBeInstanceOf(CheckSkipped);
+    expect((error as Error).message).toBe('nothing to judge');
+    expect(evidence.assertions).toBe(0);
+  });
+
   it('does not skip when one case was decided', async () => {
     const { t: ctx, evidence } = context();
     const t: CheckContext = ctx;
