@@ -47,20 +47,25 @@ afterAll(async () => {
   await provider?.close();
 });
 
+/** One run over the provider as it stands: the refusal said once, the password sent once. */
+async function refusedOnce(kind: 'form' | 'browser'): Promise<void> {
+  provider.answered.length = 0;
+  const run = await runWithDriver(provider, kind, CHECKS);
+  const why = explain(run.report, run.stderr);
+  expectOneRefusal(run.report, why);
+  expect(
+    provider.answered.filter((r) => r === 'POST /users/sign_in'),
+    why,
+  ).toHaveLength(1);
+}
+
 describe('a refusal page whose one link goes back to the sign-in', () => {
   for (const link of Object.keys(BACK) as (keyof typeof BACK)[])
     it.each(PAGE_DRIVERS)(
       `%s driver, the link to ${link}: the refusal said once, the password sent once`,
       async (kind) => {
         back = link;
-        provider.answered.length = 0;
-        const run = await runWithDriver(provider, kind, CHECKS);
-        const why = explain(run.report, run.stderr);
-        expectOneRefusal(run.report, why);
-        expect(
-          provider.answered.filter((r) => r === 'POST /users/sign_in'),
-          why,
-        ).toHaveLength(1);
+        await refusedOnce(kind);
       },
       120_000,
     );
@@ -75,15 +80,8 @@ describe('a refusal page with links whose words a consent also uses', () => {
       `%s driver, ${link}: the refusal said once, the password sent once`,
       async (kind) => {
         [back, beside] = ['sign-in', link];
-        provider.answered.length = 0;
         try {
-          const run = await runWithDriver(provider, kind, CHECKS);
-          const why = explain(run.report, run.stderr);
-          expectOneRefusal(run.report, why);
-          expect(
-            provider.answered.filter((r) => r === 'POST /users/sign_in'),
-            why,
-          ).toHaveLength(1);
+          await refusedOnce(kind);
         } finally {
           beside = 'none';
         }
