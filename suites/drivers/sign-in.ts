@@ -187,24 +187,30 @@ const APPROVES = new RegExp(controlPattern('approve'), 'i');
  * a refusal page's skip link, Cancel, "No account? Sign up" or "Try again" keep it a refusal, said
  * once with the password sent once (a real provider locks the account on the next).
  */
-export const decidedByLinks = (html: string, pageUrl: string, signInPath: string): boolean => {
-  const here = URL.canParse(pageUrl) ? new URL(pageUrl) : undefined;
-  return parseLinks(html).some((link) => {
-    if (!here || !APPROVES.test(link.label) || ASIDE.test(link.label) || link.href.startsWith('#')) return false;
-    if (!URL.canParse(link.href, here)) return false;
-    const to = new URL(link.href, here);
-    if (to.protocol !== 'http:' && to.protocol !== 'https:') return false;
-    return !(to.origin === here.origin && (samePath(to.pathname, here.pathname) || samePath(to.pathname, signInPath)));
-  });
-};
+export const decidedByLinks = (html: string, pageUrl: string, signInPath: string): boolean =>
+  URL.canParse(pageUrl) &&
+  parseLinks(html).some(
+    (link) => APPROVES.test(link.label) && !ASIDE.test(link.label) && leadsOn(link.href, pageUrl, signInPath),
+  );
+
+/**
+ * Does a page's link lead on: an http(s) link, neither back to the sign-in (driver.signInPath) nor
+ * to the page itself (a fragment, "Try again")? One reading for continuation and decidedByLinks.
+ */
+function leadsOn(href: string, pageUrl: string, signInPath: string): boolean {
+  if (!URL.canParse(href, pageUrl)) return false;
+  const to = new URL(href, pageUrl);
+  if (to.protocol !== 'http:' && to.protocol !== 'https:') return false;
+  const here = new URL(pageUrl);
+  if (to.origin !== here.origin) return true;
+  return !samePath(to.pathname, signInPath) && `${to.pathname}${to.search}` !== `${here.pathname}${here.search}`;
+}
+
 /** A page's title, for a sentence that names the page (the page is the target's: cut). */
 const TITLE = /<title\b[^>]*>([^<]{0,200})/i;
 /** How many ways, and how much of each label, a sentence names (the page is the target's). */
 const WAYS_SAID = 6;
 const WAY_LABEL = 60;
-
-/** A path without its trailing slash (`/dex/auth/local/` is `/dex/auth/local`), for comparing with driver.signInPath. */
-const trimmed = (path: string) => path.replace(/(?<!^)\/$/, '');
 
 /**
  * A way to sign in a page offers: where it leads (a link's href, a form's action) and what it
@@ -299,24 +305,11 @@ export function continuationGranted(decision: 'approve' | 'deny', decided: boole
  * None: undefined, and the page is judged as before (a refusal, or no control for the decision).
  */
 export function continuation(http: Http, html: string, pageUrl: string, signInPath: string): SignInWay | undefined {
-  const here = new URL(pageUrl);
-  const back = (href: string) => {
-    const to = new URL(href, pageUrl);
-    if (to.origin !== here.origin) return false;
-    return (
-      trimmed(to.pathname) === trimmed(signInPath) || `${to.pathname}${to.search}` === `${here.pathname}${here.search}`
-    );
-  };
   const links = parseLinks(html);
   if (links.some(decides)) return undefined;
   const onward = links.filter(
     (l) =>
-      URL.canParse(l.href, pageUrl) &&
-      /^https?:$/.test(new URL(l.href, pageUrl).protocol) &&
-      GOES_ON.test(l.label) &&
-      !AWAY.test(l.label) &&
-      !isSignInWay(l.label) &&
-      !back(l.href),
+      GOES_ON.test(l.label) && !AWAY.test(l.label) && !isSignInWay(l.label) && leadsOn(l.href, pageUrl, signInPath),
   );
   if (!onward.length) return undefined;
   if (onward.length === 1) {
