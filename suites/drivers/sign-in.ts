@@ -119,6 +119,26 @@ export function signInScripted(
   throw new SignInRefused(`${what}, so what needs a signed-in user is not tested: ${advice}`);
 }
 
+/** Per run, the consent a script draws that the form driver met: the sentence each later visit is skipped with. */
+const scriptedConsents = new WeakMap<Http, string>();
+
+/**
+ * Signed in, an authorization answered with a page a script draws (Authelia's consent, a React
+ * application): every later authorization meets it too, so it is one cause of the run, said once
+ * (`what`, with `advice`) on the check that met it first, and each later check that meets it is
+ * skipped saying so. The sign-in went through: nothing is refused, no sign-in is held back (a device
+ * page may still be a form).
+ */
+export function consentScripted(http: Http, what: string, advice: string): never {
+  const earlier = scriptedConsents.get(http);
+  if (earlier !== undefined) throw new CheckSkipped(earlier);
+  scriptedConsents.set(
+    http,
+    `${what}: seen earlier in this run; the form driver cannot play it, so what needs the user's decision is not tested`,
+  );
+  throw new HarnessError(`${what}, so what needs the user's decision is not tested: ${advice}`);
+}
+
 /** What goes on elsewhere, by what the driver had done: its application's name, what it leaves untested. */
 const ELSEWHERE = {
   'sign-in': { app: 'a login application', untested: 'what needs a signed-in user' },
