@@ -34,6 +34,8 @@ function tokenError(grant: string | null, error: string): Response | undefined {
 }
 
 let provider: Loopback & { sim: Sim };
+/** The statuses the other way round: a 200 page for a redirect_uri not registered, a 400 one for an unknown client. */
+let swapped = false;
 
 beforeAll(async () => {
   let base = '';
@@ -46,8 +48,8 @@ beforeAll(async () => {
           // The simulator's own error page (4xx HTML) is the client or redirect_uri it cannot trust.
           if (answer.status < 400 || !(answer.headers.get('content-type') ?? '').includes('html')) return answer;
           return /unknown client_id/.test(await answer.text())
-            ? errorPage(200, 'The client is not recognized.')
-            : errorPage(400, 'The redirect_uri is not registered for this client.');
+            ? errorPage(swapped ? 400 : 200, 'The client is not recognized.')
+            : errorPage(swapped ? 200 : 400, 'The redirect_uri is not registered for this client.');
         }),
       );
       return true;
@@ -103,6 +105,22 @@ describe('a provider answering errors as PingFederate does', () => {
       // The warned check's other rules stay untested (report.ts: a failure says nothing of them).
       expect(rulesWith(run.report, 'passed'), why).toEqual(['GRANT-REDIRECT-URI-REGISTERED']);
       expect(run.code, why).toBe(0);
+    },
+    120_000,
+  );
+
+  it.each(PAGE_DRIVERS)(
+    '%s driver: a 200 HTML page for a redirect_uri not registered passes the must too',
+    async (kind) => {
+      swapped = true;
+      try {
+        const run = await runWithDriver(provider, kind, ['grants.authorize-unregistered-redirect']);
+        const why = explain(run.report, run.stderr);
+        expect(checksWith(run.report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual([]);
+        expect(run.code, why).toBe(0);
+      } finally {
+        swapped = false;
+      }
     },
     120_000,
   );
