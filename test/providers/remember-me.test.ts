@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
 import { bodyOf, everything404, listen, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
 import { checksWith, explain, PAGE_DRIVERS, rulesWith, runWithDriver } from './provider.js';
+import { consentKey, decideAt, hiddenFields } from './consent-form.js';
 
 const CHECKS = [
   'grants.state-unchanged',
@@ -41,11 +42,6 @@ const rememberedConsents = new Set<string>();
 /** What the login and consent application was asked: `METHOD /path`. */
 const received: string[] = [];
 
-const HIDDEN = /<input type="hidden" name="([^"]*)" value="([^"]*)"/g;
-const unescape = (v: string) =>
-  v.replace(/&#(\d+);|&(amp|lt|gt|quot);/g, (_m, n: string | undefined, name: string | undefined) =>
-    n ? String.fromCharCode(Number(n)) : ({ amp: '&', lt: '<', gt: '>', quot: '"' } as Record<string, string>)[name!],
-  );
 const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
   new Response(
     `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Hydra</title></head><body>${body}</body></html>`,
@@ -90,8 +86,8 @@ async function consentStep(challenge: string, cookie: string): Promise<Response>
   );
   const page = answer.status === 200 ? await answer.text() : '';
   if (!page.includes('id="consent"')) return answer;
-  const fields = new URLSearchParams([...page.matchAll(HIDDEN)].map(([, k, v]) => [k, unescape(v)]));
-  const key = `${fields.get('client_id')} ${fields.get('scope')}`;
+  const fields = hiddenFields(page);
+  const key = consentKey(fields);
   if (rememberedConsents.has(key) && !query.getAll('prompt').join(' ').split(' ').includes('consent'))
     return decide(fields, 'approve', cookie);
   const id = randomUUID();
@@ -100,18 +96,8 @@ async function consentStep(challenge: string, cookie: string): Promise<Response>
 }
 
 /** The consent form's decision posted to the simulator as the session `cookie`: its redirect. */
-function decide(fields: URLSearchParams, decision: 'approve' | 'deny', cookie: string): Promise<Response> {
-  const body = new URLSearchParams(fields);
-  body.set('decision', decision);
-  return front.sim.handle(
-    new Request(`${front.url}/oauth/authorize`, {
-      method: 'POST',
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: front.url },
-      body,
-      redirect: 'manual',
-    }),
-  );
-}
+const decide = (fields: URLSearchParams, decision: 'approve' | 'deny', cookie: string) =>
+  decideAt(front.sim, front.url, fields, decision, cookie);
 
 const REMEMBER = '<label><input type="checkbox" name="remember" value="1" checked> Remember me</label>';
 
@@ -175,9 +161,7 @@ beforeAll(async () => {
           const posted = new URLSearchParams(raw.toString('utf8'));
           // The login application checks the password against the simulator's accounts.
           const page = await front.sim.handle(new Request(`${front.url}/users/sign_in`));
-          const fields = new URLSearchParams(
-            [...(await page.text()).matchAll(HIDDEN)].map(([, k, v]) => [k, unescape(v)]),
-          );
+          const fields = hiddenFields(await page.text());
           fields.set('user[login]', posted.get('user[login]') ?? '');
           fields.set('user[password]', posted.get('user[password]') ?? '');
           const answer = await front.sim.handle(
@@ -224,8 +208,7 @@ beforeAll(async () => {
           const posted = new URLSearchParams(raw.toString('utf8'));
           consents.delete(consentChallenge);
           const approve = posted.get('submit') === 'Allow access';
-          if (approve && posted.get('remember') === '1')
-            rememberedConsents.add(`${fields.get('client_id')} ${fields.get('scope')}`);
+          if (approve && posted.get('remember') === '1') rememberedConsents.add(consentKey(fields));
           const answer = await decide(fields, approve ? 'approve' : 'deny', cookie);
           return verified(answer.headers.get('location') ?? '/');
         }),

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
 import { bodyOf, sendAnswer, simulatorAnswerTo, simulatorWith, type Loopback } from '../suites/loopback.js';
 import { checksWith, explain, PAGE_DRIVERS, rulesWith, runWithDriver } from './provider.js';
+import { consentKey, decideAt, hiddenFields, unescaped } from './consent-form.js';
 
 /** Each an authorization of its own: the first signs in; consent-denied denies; state-unchanged needs nobody's decision after a remembered one. */
 const CHECKS = ['grants.state-unchanged', 'grants.consent-denied', 'oidc.id-token', 'grants.unsupported-grant-type'];
@@ -28,12 +29,6 @@ const remembered = new Set<string>();
 let rememberByDefault = false;
 /** Decisions posted through the consent API: to show the script did the work. */
 const decisions: string[] = [];
-
-const HIDDEN = /<input type="hidden" name="([^"]*)" value="([^"]*)"/g;
-const unescape = (v: string) =>
-  v.replace(/&#(\d+);|&(amp|lt|gt|quot);/g, (_m, n: string | undefined, name: string | undefined) =>
-    n ? String.fromCharCode(Number(n)) : ({ amp: '&', lt: '<', gt: '>', quot: '"' } as Record<string, string>)[name!],
-  );
 
 /** The shell: the data the script needs, no form; the script draws the page after it loads. */
 function shell(id: string, client: string, scopes: string[]): string {
@@ -66,18 +61,8 @@ setTimeout(() => {
 }
 
 /** The consent form's decision posted to the simulator as the user `cookie` (its answer: the redirect). */
-const decideAt = (fields: URLSearchParams, decision: 'approve' | 'deny', cookie: string) => {
-  const body = new URLSearchParams(fields);
-  body.set('decision', decision);
-  return provider.sim.handle(
-    new Request(`${provider.url}/oauth/authorize`, {
-      method: 'POST',
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: provider.url },
-      body,
-      redirect: 'manual',
-    }),
-  );
-};
+const decide = (fields: URLSearchParams, decision: 'approve' | 'deny', cookie: string) =>
+  decideAt(provider.sim, provider.url, fields, decision, cookie);
 
 beforeAll(async () => {
   provider = await simulatorWith((req, res) => {
@@ -89,12 +74,12 @@ beforeAll(async () => {
         simulatorAnswerTo(provider.sim, req, url).then(async (answer) => {
           const html = answer.status === 200 ? await answer.clone().text() : '';
           if (!html.includes('id="consent"')) return answer;
-          const fields = new URLSearchParams([...html.matchAll(HIDDEN)].map(([, k, v]) => [k, unescape(v)]));
-          const key = `${fields.get('client_id')} ${fields.get('scope')}`;
-          if (remembered.has(key)) return decideAt(fields, 'approve', cookie);
+          const fields = hiddenFields(html);
+          const key = consentKey(fields);
+          if (remembered.has(key)) return decide(fields, 'approve', cookie);
           const id = randomUUID();
           pending.set(id, fields);
-          const client = unescape(/id="application-name">([^<]*)</.exec(html)?.[1] ?? '');
+          const client = unescaped(/id="application-name">([^<]*)</.exec(html)?.[1] ?? '');
           return new Response(shell(id, client, (fields.get('scope') ?? '').split(' ')), {
             status: 200,
             headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
@@ -113,8 +98,8 @@ beforeAll(async () => {
           pending.delete(String(id));
           decisions.push(String(decision));
           const approve = decision === 'accept';
-          if (approve && remember === true) remembered.add(`${fields.get('client_id')} ${fields.get('scope')}`);
-          const answer = await decideAt(fields, approve ? 'approve' : 'deny', cookie);
+          if (approve && remember === true) remembered.add(consentKey(fields));
+          const answer = await decide(fields, approve ? 'approve' : 'deny', cookie);
           return Response.json({ redirect_uri: answer.headers.get('location') });
         }),
       );
