@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
 import { bodyOf, everything404, listen, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
-import { checksWith, explain, PAGE_DRIVERS, rulesWith, runWithDriver } from './provider.js';
+import { checksWith, expectAllPassed, explain, PAGE_DRIVERS, rulesWith, runWithDriver } from './provider.js';
 import { consentKey, decideAt, hiddenFields } from './consent-form.js';
 
 const CHECKS = [
@@ -25,6 +25,9 @@ const CHECKS = [
   'device.authorization-response',
   'device.token-response',
 ];
+
+/** The checks that play the pages. */
+const GRANTS = CHECKS.filter((c) => !c.startsWith('device.'));
 
 let front: Loopback & { sim: Sim };
 let ui: Loopback;
@@ -99,7 +102,10 @@ async function consentStep(challenge: string, cookie: string): Promise<Response>
 const decide = (fields: URLSearchParams, decision: 'approve' | 'deny', cookie: string) =>
   decideAt(front.sim, front.url, fields, decision, cookie);
 
-const REMEMBER = '<label><input type="checkbox" name="remember" value="1" checked> Remember me</label>';
+/** Is the "Remember me" box ticked when a page is drawn (else nothing is remembered: every visit asks)? */
+let ticked = true;
+const remember = () =>
+  `<label><input type="checkbox" name="remember" value="1"${ticked ? ' checked' : ''}> Remember me</label>`;
 
 beforeAll(async () => {
   front = await simulatorWith((req, res) => {
@@ -150,7 +156,7 @@ beforeAll(async () => {
           res,
           Promise.resolve(
             html(
-              `<h1>Please log in</h1><form method="post" action="/login?login_challenge=${loginChallenge}"><input type="text" name="user[login]" placeholder="email"><input type="password" name="user[password]">${REMEMBER}<input type="submit" id="accept" value="Log in"></form>`,
+              `<h1>Please log in</h1><form method="post" action="/login?login_challenge=${loginChallenge}"><input type="text" name="user[login]" placeholder="email"><input type="password" name="user[password]">${remember()}<input type="submit" id="accept" value="Log in"></form>`,
             ),
           ),
         );
@@ -197,7 +203,7 @@ beforeAll(async () => {
           res,
           Promise.resolve(
             html(
-              `<h1>An application requests access to your data!</h1><form method="post" action="/consent?consent_challenge=${consentChallenge}"><ul>${scopes.join('')}</ul>${REMEMBER}<input type="submit" id="accept" name="submit" value="Allow access"><input type="submit" id="reject" name="submit" value="Deny access"></form>`,
+              `<h1>An application requests access to your data!</h1><form method="post" action="/consent?consent_challenge=${consentChallenge}"><ul>${scopes.join('')}</ul>${remember()}<input type="submit" id="accept" name="submit" value="Allow access"><input type="submit" id="reject" name="submit" value="Deny access"></form>`,
             ),
           ),
         );
@@ -228,6 +234,7 @@ describe('Hydra with a login and consent application elsewhere that remembers th
     '%s driver: one password for the run, the deny visit denies, the absent device endpoint said once',
     async (kind) => {
       received.length = 0;
+      ticked = true;
       rememberedLogins.clear();
       rememberedConsents.clear();
       const run = await runWithDriver(front, kind, CHECKS, { trustedOrigins: [ui.url] });
@@ -250,6 +257,28 @@ describe('Hydra with a login and consent application elsewhere that remembers th
       expect(rememberedLogins.size, why).toBe(1);
       expect(rememberedConsents.size, why).toBeGreaterThan(0);
       expect(run.report.rules.find((r) => r.id === 'GRANT-CONSENT-DENIED')?.status, why).toBe('passed');
+    },
+    120_000,
+  );
+
+  // Nothing remembered: each authorization's visit meets the login page again, the provider's own
+  // session notwithstanding, and signs in there again; the consent each time.
+  it.each(PAGE_DRIVERS)(
+    '%s driver, the box left unticked: signed in on every visit, every grants check passes',
+    async (kind) => {
+      received.length = 0;
+      ticked = false;
+      rememberedLogins.clear();
+      rememberedConsents.clear();
+      try {
+        const run = await runWithDriver(front, kind, GRANTS, { trustedOrigins: [ui.url] });
+        const why = expectAllPassed(run);
+        const logins = received.filter((r) => r === 'POST /login').length;
+        expect(logins, why).toBeGreaterThan(1);
+        expect(received.filter((r) => r === 'POST /consent').length, why).toBe(logins);
+      } finally {
+        ticked = true;
+      }
     },
     120_000,
   );
