@@ -8,7 +8,8 @@
  *   decision, never as a refused sign-in; what needs the decision is untested, the rest passes.
  * - The browser driver accepts and denies on the page, and every check passes.
  * - A consent remembered (the box ticked by default, as a deployment may set it) leaves a later deny
- *   visit nothing to deny: a missing premise of that check alone, never GRANT-CONSENT-DENIED failed.
+ *   visit nothing to deny: a missing premise of that check alone, never GRANT-CONSENT-DENIED failed;
+ *   a provider that asks again for `prompt=consent` (the deny check sends it) shows the page, denied.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +28,8 @@ const pending = new Map<string, URLSearchParams>();
 const remembered = new Set<string>();
 /** Is the "Remember consent" box ticked when the page is drawn? */
 let rememberByDefault = false;
+/** Does `prompt=consent` ask again for a remembered consent (else it is ignored, as OAuth 2.0 lets it be)? */
+let honoursPrompt = false;
 /** Decisions posted through the consent API: to show the script did the work. */
 const decisions: string[] = [];
 
@@ -76,7 +79,8 @@ beforeAll(async () => {
           if (!html.includes('id="consent"')) return answer;
           const fields = hiddenFields(html);
           const key = consentKey(fields);
-          if (remembered.has(key)) return decide(fields, 'approve', cookie);
+          const asked = honoursPrompt && url.searchParams.get('prompt') === 'consent';
+          if (remembered.has(key) && !asked) return decide(fields, 'approve', cookie);
           const id = randomUUID();
           pending.set(id, fields);
           const client = unescaped(/id="application-name">([^<]*)</.exec(html)?.[1] ?? '');
@@ -114,7 +118,8 @@ afterAll(async () => {
 });
 
 /** A fresh provider state: nothing remembered, the box as `ticked`, the simulator's sessions gone. */
-function reset(ticked: boolean) {
+function reset(ticked: boolean, prompt = false) {
+  honoursPrompt = prompt;
   remembered.clear();
   decisions.length = 0;
   rememberByDefault = ticked;
@@ -164,6 +169,18 @@ describe('a consent page a script draws, as Authelia does', () => {
       const denied = run.report.checks.find((c) => c.id === 'grants.consent-denied');
       expect(denied?.message, why).toMatch(/no consent/);
       expect(decisions, why).not.toContain('reject');
+    },
+    120_000,
+  );
+
+  it.skipIf(!PAGE_DRIVERS.includes('browser'))(
+    'browser driver, consent remembered and prompt=consent asking again: the deny visit denies, every check passes',
+    async () => {
+      reset(true, true);
+      const run = await runWithDriver(provider, 'browser', CHECKS);
+      const why = explain(run.report, run.stderr);
+      expect(checksWith(run.report, 'failed', 'warned', 'errored', 'skipped'), why).toEqual([]);
+      expect(decisions, why).toContain('reject');
     },
     120_000,
   );
