@@ -104,7 +104,7 @@ export function accountNotListed(http: Http): never {
  * Only the sign-in is every check's way in: when `signIn` (the page asks for a password, or was met
  * on the way from a redirect to the sign-in path) and no sign-in has gone through in the run, the
  * harness's limit is said once like a refusal, skipped instead when said already. Any other such
- * page (a device page, a consent after a sign-in) is this visit's trouble alone: `otherwise`.
+ * page (a device page; a consent after a sign-in, which consentScripted says once) is `otherwise`'s.
  */
 export function signInScripted(
   http: Http,
