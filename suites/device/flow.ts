@@ -2,6 +2,7 @@
 import { limits, type RuleId } from '../../spec/index.js';
 import type { AppRole, CheckContext, HttpRequest, HttpResponse } from '../types.js';
 import { AUTHORIZE_DEVICE_PATH, broke, DEVICE_GRANT, expectJsonType, jsonObject } from '../shared/oauth.js';
+import { absentBy } from '../runner/capabilities.js';
 
 export { AUTHORIZE_DEVICE_PATH } from '../shared/oauth.js';
 
@@ -43,7 +44,12 @@ export async function startDevice(t: CheckContext, scope?: string): Promise<Devi
   t.expect(
     response.status === 200,
     'POST /oauth/authorize_device must answer 200 with a JSON object',
-    broke(AUTHORIZE_DEVICE_RULES, { status: response.status, error: body?.error ?? null }),
+    // An absent endpoint (404, 405, a redirect, as start-up reads them) is the grant's absence alone:
+    // neither its parameters nor its response were there to judge.
+    broke(absentBy(response.status, 'POST') ? ['DEV-AVAILABILITY'] : AUTHORIZE_DEVICE_RULES, {
+      status: response.status,
+      error: body?.error ?? null,
+    }),
   );
   expectJsonType(t, response, 'device authorization response', ['DEV-AUTHORIZE-RESPONSE']);
   // Answered, but no JSON (form-encoded): the response's failure, not the grant's or its parameters'.

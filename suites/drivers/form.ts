@@ -44,6 +44,7 @@ import {
   signInNeedsPerson,
   signInRefused,
   signInScripted,
+  consentScripted,
   signedInOnce,
   samePath,
   signInUser,
@@ -347,22 +348,17 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           // The error page (4xx, 5xx) answering a request a check malformed on purpose, a script on it, is
           // that check's to judge; a 2xx page may be the sign-in itself: the check errs alone below.
           if (malformed && response.status >= 400) return journey(response);
+          // An error page (4xx, 5xx) is no way in, nor may be a page answering a request the provider
+          // may lawfully refuse (AuthorizeOptions.refusable) or one a check malformed: the check it answers errs alone.
+          const ordinary = config.driver?.kind !== 'browser' && !malformed && !refusable && response.status < 400;
           const beyond = () => {
             // A page after the password (a consent drawn by a script) is past the sign-in.
             through();
+            // Signed in, an authorization's consent drawn by a script: one cause of the run, said once.
+            if (ordinary && authorizing && session) consentScripted(http, unplayable.what, unplayable.advice);
             return beyondForms(unplayable.what, unplayable.advice);
           };
-          // An error page (4xx, 5xx) is no way in, nor may be a page answering a request the provider
-          // may lawfully refuse (AuthorizeOptions.refusable) or one a check malformed: the check it answers errs alone.
-          if (
-            config.driver?.kind !== 'browser' &&
-            !signedIn &&
-            !identified &&
-            !session &&
-            !malformed &&
-            !refusable &&
-            response.status < 400
-          )
+          if (ordinary && !signedIn && !identified && !session)
             signInScripted(
               http,
               unplayable.what,

@@ -104,7 +104,7 @@ export function accountNotListed(http: Http): never {
  * Only the sign-in is every check's way in: when `signIn` (the page asks for a password, or was met
  * on the way from a redirect to the sign-in path) and no sign-in has gone through in the run, the
  * harness's limit is said once like a refusal, skipped instead when said already. Any other such
- * page (a device page, a consent after a sign-in) is this visit's trouble alone: `otherwise`.
+ * page (a device page; a consent after a sign-in, which consentScripted says once) is `otherwise`'s.
  */
 export function signInScripted(
   http: Http,
@@ -117,6 +117,26 @@ export function signInScripted(
   beforeSignIn(http);
   refusals.set(http, `${what}: seen earlier in this run; the form driver cannot play it, so it is not tried again`);
   throw new SignInRefused(`${what}, so what needs a signed-in user is not tested: ${advice}`);
+}
+
+/** Per run, the consent a script draws that the form driver met: the sentence each later visit is skipped with. */
+const scriptedConsents = new WeakMap<Http, string>();
+
+/**
+ * Signed in, an authorization answered with a page a script draws (Authelia's consent, a React
+ * application): every later authorization meets it too, so it is one cause of the run, said once
+ * (`what`, with `advice`) on the check that met it first, and each later check that meets it is
+ * skipped saying so. The sign-in went through: nothing is refused, no sign-in is held back (a device
+ * page may still be a form).
+ */
+export function consentScripted(http: Http, what: string, advice: string): never {
+  const earlier = scriptedConsents.get(http);
+  if (earlier !== undefined) throw new CheckSkipped(earlier);
+  scriptedConsents.set(
+    http,
+    `${what}: seen earlier in this run; the form driver cannot play it, so what needs the user's decision is not tested`,
+  );
+  throw new HarnessError(`${what}, so what needs the user's decision is not tested: ${advice}`);
 }
 
 /** What goes on elsewhere, by what the driver had done: its application's name, what it leaves untested. */

@@ -106,9 +106,12 @@ async function statusOf(
  */
 async function served(http: Http, path: string, method: 'GET' | 'POST' = 'GET'): Promise<boolean> {
   const status = await statusOf(http, path, method);
-  if (status === undefined) return true;
-  return status !== 404 && status !== 405 && !(method === 'POST' && status >= 300 && status < 400);
+  return status === undefined || !absentBy(status, method);
 }
+
+/** Does `status`, answering `method`, say the endpoint is absent (served, above)? One reading for start-up and checks. */
+export const absentBy = (status: number, method: 'GET' | 'POST'): boolean =>
+  status === 404 || status === 405 || (method === 'POST' && status >= 300 && status < 400);
 
 /**
  * Endpoints that checks of every suite reach for, on their way to what they test. Each is asked at
