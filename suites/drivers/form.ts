@@ -33,12 +33,14 @@ import { asksNewPassword, awaitsEmail, needsPerson } from './needs-person.js';
 import { expectDeviceDecided, type Journey } from './device-outcome.js';
 import {
   accountNotListed,
+  consentOfLinks,
   continuation,
   continuationGranted,
   decidedByLinks,
   mayContinue,
   goingOnElsewhere,
   identifierField,
+  namesTheGrant,
   isSignInWay,
   refusedIfClientError,
   signInNeedsPerson,
@@ -455,6 +457,11 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
               ? continuation(http, response.text, url, d.signInPath)
               : undefined;
           if (onward && !submitted.has(`link ${onward.href}`)) {
+            const named = decision === 'deny' ? namesTheGrant(response.text, url, startUrl, redirectUris) : undefined;
+            if (named !== undefined) {
+              through();
+              throw consentOfLinks(url, named);
+            }
             submitted.add(`link ${onward.href}`);
             linkFollowed = true;
             // The sign-in form coming back after that link is the password refused still.
