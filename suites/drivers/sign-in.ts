@@ -8,7 +8,7 @@
 import type { Http, TargetConfig } from '../types.js';
 import { CheckSkipped, HarnessError, NoVerdict } from '../runner/errors.js';
 import { controlPattern, IDENTIFIER_WORDS, SIGN_IN_WAY_PATTERN } from './defaults.js';
-import { handsOverTo, signInGoesOn } from './hand-over.js';
+import { granted, handsOverTo, signInGoesOn } from './hand-over.js';
 import { decodeEntities, pageText, parseLinks, type FormField, type HtmlForm, type SubmitButton } from './html.js';
 
 /** Per run, why no sign-in is tried again: the sentence each later check is skipped with. */
@@ -332,14 +332,15 @@ export const consentOfLinks = (pageUrl: string, named: string) =>
   );
 
 /**
- * A denial that followed a continuation and was handed over with a code (`to`), nothing decided:
- * the link approved in effect. The harness's own trouble, never the provider's consent-denied
- * verdict: the denial was not made.
+ * A denial that followed a continuation and was handed over with a code or a token (`to`, its query
+ * or its fragment: redirectParams), nothing decided: the link approved in effect, a grant made on
+ * the configured user's account (no code is exchanged, so nothing can be revoked). The harness's own
+ * trouble, said as the hazard it is, never the provider's consent-denied verdict: the denial was not made.
  */
 export function continuationGranted(decision: 'approve' | 'deny', decided: boolean, followed: boolean, to: URL): void {
-  if (decision === 'deny' && !decided && followed && to.searchParams.has('code'))
+  if (decision === 'deny' && !decided && followed && granted(to))
     throw new HarnessError(
-      `asked to deny, the driver followed the one link of a page of links only, and the provider handed over a code to ${to.origin}${to.pathname}: that link approved, so the denial is not tested`,
+      `asked to deny, the driver followed the one link of a page of links only, and the provider handed over a code to ${to.origin}${to.pathname}: that link approved, so the denial is not tested; the application may hold a grant on the configured user's account (nothing was exchanged): revoke it in the provider`,
     );
 }
 
