@@ -356,10 +356,10 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           };
           // An error page (4xx, 5xx) is no way in, nor may be a page answering a request the provider
           // may lawfully refuse (AuthorizeOptions.refusable) or one a check malformed: the check it answers errs alone.
+          // A page past the username alone (identifier-first: the password page) is still the way in.
           if (
             config.driver?.kind !== 'browser' &&
             !signedIn &&
-            !identified &&
             !session &&
             !malformed &&
             !refusable &&
