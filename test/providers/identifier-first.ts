@@ -51,6 +51,15 @@ ${hiddenFields(hidden)}
 </form>`);
 }
 
+/** In a page's script: post `inputs` to the simulator's sign-in by a form it builds (a page whose fields stand in no form). */
+const POST_FIELDS = `function postFields(inputs) {
+  const form = Object.assign(document.createElement('form'), { method: 'post', action: '/users/sign_in', hidden: true });
+  for (const input of inputs)
+    form.append(Object.assign(document.createElement('input'), { type: 'hidden', name: input.name, value: input.value }));
+  document.body.append(form);
+  form.submit();
+}`;
+
 /** The password page; `inForm` false: its fields in a `<div>`, sent by its script's control. */
 function passwordPage(hidden: [string, string][], login: string, inForm = true): string {
   const fields = `${hiddenFields([...hidden, [FIELDS.login, login]])}
@@ -59,13 +68,8 @@ function passwordPage(hidden: [string, string][], login: string, inForm = true):
     return html(`<h1>Welcome</h1><p>Signing in as <strong>${esc(login)}</strong></p>
 <div id="sign-in">${fields}<div role="button" id="go">Sign in</div></div>
 <script>
-document.getElementById('go').addEventListener('click', () => {
-  const form = Object.assign(document.createElement('form'), { method: 'post', action: '/users/sign_in', hidden: true });
-  for (const input of document.querySelectorAll('#sign-in input'))
-    form.append(Object.assign(document.createElement('input'), { type: 'hidden', name: input.name, value: input.value }));
-  document.body.append(form);
-  form.submit();
-});
+${POST_FIELDS}
+document.getElementById('go').addEventListener('click', () => postFields(document.querySelectorAll('#sign-in input')));
 </script>`);
   return html(`<h1>Welcome</h1><p>Signing in as <strong>${esc(login)}</strong></p>
 <form method="post" action="/users/sign_in">
@@ -88,6 +92,7 @@ ${hiddenFields(hidden)}
 <button type="${type}" id="next">Next</button>
 </${tag}>
 <script>
+${POST_FIELDS}
 const root = document.getElementById('sign-in');
 const login = document.getElementById('login');
 const next = document.getElementById('next');
@@ -111,11 +116,7 @@ if (root.tagName === 'FORM')
 else
   next.addEventListener('click', () => {
     if (!asksPassword()) return void identify();
-    const form = Object.assign(document.createElement('form'), { method: 'post', action: '/users/sign_in', hidden: true });
-    for (const input of root.querySelectorAll('input'))
-      form.append(Object.assign(document.createElement('input'), { type: 'hidden', name: input.name, value: input.value }));
-    document.body.append(form);
-    form.submit();
+    postFields(root.querySelectorAll('input'));
   });
 </script>`);
 }
