@@ -316,10 +316,11 @@ function checksSection(report: Report, anchor: Anchors, f: Facets): string {
   const rows = report.checks.map((check) => {
     const id = anchor.row(check);
     const problem = check.status === 'failed' || check.status === 'warned' || check.status === 'errored';
-    // A problem's message lives in its details block; only a skip's reason and a known deviation show here.
+    // A problem's message lives in its details block; only a skip's reason, a pass's note (t.note) and a
+    // known deviation show here.
     const note = problem
       ? `<a href="#detail-${h(id)}">details</a>`
-      : check.status === 'skipped'
+      : check.status === 'skipped' || check.status === 'passed'
         ? h(firstLine(check.message))
         : check.status === 'expected'
           ? h(`${firstLine(check.message)} (known deviation: ${check.expectedReason ?? ''})`)

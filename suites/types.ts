@@ -301,6 +301,11 @@ export interface CheckContext {
   harness(message: string): never;
   /** Skip this check with the reason (missing capability, release, fixture). */
   skip(reason: string): never;
+  /**
+   * Say what the verdict does not (a request of the check that decided nothing, and why): the
+   * check's message carries it, whatever the status, bounded. Judges nothing.
+   */
+  note(message: string): void;
   /** Is the rule in force for this run's release, offering and flags? */
   inForce(ruleId: RuleId): boolean;
 }

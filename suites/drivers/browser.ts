@@ -73,11 +73,13 @@ import { handsOverTo, handsOverToAny, redirectUrisOf } from './hand-over.js';
 import { awaitsEmail, NEEDS_PERSON_SELECTORS, NEW_PASSWORD_CSS, NEW_PASSWORD_FIELDS } from './needs-person.js';
 import {
   accountNotListed,
+  consentOfLinks,
   continuation,
   continuationGranted,
   decidedByLinks,
   mayContinue,
   goingOnElsewhere,
+  namesTheGrant,
   refusedIfClientError,
   signInNeedsPerson,
   signInRefused,
@@ -1037,6 +1039,15 @@ export async function createBrowserDriver(
       let linkFollowed = false;
       /** The links of ways to sign in, and of interstitials, followed (each once). */
       const chosenWays = new Set<string>();
+      /** Asked to deny, a page of links only that reads as the consent (sign-in.ts): its link is never pressed. */
+      const stopAtConsent = (source: string | null | undefined) => {
+        const named =
+          decision === 'deny' && source ? namesTheGrant(source, page.url(), startUrl, redirectUris) : undefined;
+        if (named === undefined) return;
+        if (signedIn) signedInOnce(http);
+        session ||= signedIn;
+        throw consentOfLinks(page.url(), named);
+      };
       await settle(page, watch, () =>
         page.goto(startUrl, { waitUntil: 'commit' }).catch((error: Error) => {
           // An aborted navigation (we caught the hand-over) is the expected end, not an error.
@@ -1145,6 +1156,7 @@ export async function createBrowserDriver(
               : undefined;
           const onward = source ? continuation(http, source, page.url(), d.signInPath) : undefined;
           if (onward && !chosenWays.has(`${onward.href}|${onward.label}`)) {
+            stopAtConsent(source);
             chosenWays.add(`${onward.href}|${onward.label}`);
             linkFollowed = true;
             await press(wayCss(onward), Object.values(controls));
@@ -1160,6 +1172,7 @@ export async function createBrowserDriver(
           (await present(page, ...controls.continue)) &&
           (mayContinue(decision, codeSent || userCode !== undefined) || (await page.locator(ANY_CONTROL).count()) > 0)
         ) {
+          if (!decided && (await page.locator(ANY_CONTROL).count()) === 0) stopAtConsent(await pageSource(page));
           continued++;
           linkFollowed = true;
           await press(d.continueSelector, []);

@@ -33,12 +33,14 @@ import { asksNewPassword, awaitsEmail, needsPerson } from './needs-person.js';
 import { expectDeviceDecided, type Journey } from './device-outcome.js';
 import {
   accountNotListed,
+  consentOfLinks,
   continuation,
   continuationGranted,
   decidedByLinks,
   mayContinue,
   goingOnElsewhere,
   identifierField,
+  namesTheGrant,
   isSignInWay,
   refusedIfClientError,
   signInNeedsPerson,
@@ -358,7 +360,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             if (ordinary && authorizing && session) consentScripted(http, unplayable.what, unplayable.advice);
             return beyondForms(unplayable.what, unplayable.advice);
           };
-          if (ordinary && !signedIn && !identified && !session)
+          // A page past the username alone (identifier-first: the password page) is still the way in.
+          if (ordinary && !signedIn && !session)
             signInScripted(
               http,
               unplayable.what,
@@ -451,6 +454,11 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
               ? continuation(http, response.text, url, d.signInPath)
               : undefined;
           if (onward && !submitted.has(`link ${onward.href}`)) {
+            const named = decision === 'deny' ? namesTheGrant(response.text, url, startUrl, redirectUris) : undefined;
+            if (named !== undefined) {
+              through();
+              throw consentOfLinks(url, named);
+            }
             submitted.add(`link ${onward.href}`);
             linkFollowed = true;
             // The sign-in form coming back after that link is the password refused still.

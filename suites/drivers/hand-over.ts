@@ -35,6 +35,25 @@ export const handsOverToAny = (url: string, redirectUris: string[]): boolean =>
 /** An authorization response's parameters (RFC 6749 §4.1.2, §4.1.2.1). */
 const RESPONSE_PARAMS = ['code', 'error', 'state'];
 
+/** What an authorization response hands over or refuses with: a code, a token (RFC 6749 §4.2.2), an error. */
+const ANSWERS = ['code', 'access_token', 'id_token', 'error'];
+
+/**
+ * An authorization response's parameters, wherever they come: the query, or the fragment for the
+ * response types and modes that use it (RFC 6749 §4.2.2, §4.2.2.1; response_mode=fragment, a
+ * hybrid answer). The one reader of them, for the checks and the drivers alike.
+ */
+export function redirectParams(redirect: URL): URLSearchParams {
+  const query = redirect.searchParams;
+  if (ANSWERS.some((k) => query.has(k))) return query;
+  const fragment = new URLSearchParams(redirect.hash.replace(/^#/, ''));
+  return ANSWERS.some((k) => fragment.has(k)) ? fragment : query;
+}
+
+/** A code or a token in the redirect (query or fragment): the request was granted. */
+export const granted = (redirect?: URL): boolean =>
+  !!redirect && ['code', 'access_token'].some((k) => redirectParams(redirect).has(k));
+
 /**
  * Is a redirect off the provider, before any decision, the sign-in going on elsewhere (Ory Hydra's
  * login application, a federated sign-in) rather than the provider's answer to the application?

@@ -8,8 +8,8 @@
 import type { Http, TargetConfig } from '../types.js';
 import { CheckSkipped, HarnessError, NoVerdict } from '../runner/errors.js';
 import { controlPattern, IDENTIFIER_WORDS, SIGN_IN_WAY_PATTERN } from './defaults.js';
-import { signInGoesOn } from './hand-over.js';
-import { decodeEntities, parseLinks, type FormField, type HtmlForm, type SubmitButton } from './html.js';
+import { granted, handsOverTo, signInGoesOn } from './hand-over.js';
+import { decodeEntities, pageText, parseLinks, type FormField, type HtmlForm, type SubmitButton } from './html.js';
 
 /** Per run, why no sign-in is tried again: the sentence each later check is skipped with. */
 const refusals = new WeakMap<Http, string>();
@@ -298,15 +298,69 @@ export function wayToSignIn(
  */
 export const mayContinue = (decision: 'approve' | 'deny', codeSent: boolean) => decision === 'approve' || !codeSent;
 
+/** A word without the stops after it ("read_user." ends a sentence; `repo:status` keeps its colon). */
+function unstopped(word: string): string {
+  let end = word.length;
+  while (end > 0 && '.:!?'.includes(word[end - 1])) end--;
+  return word.slice(0, end);
+}
+
+/** The words of a page's text, as a consent shows a scope or a client id among them ("read_user,"). */
+const wordsOf = (text: string) =>
+  new Set(
+    text
+      .split(/[\s,;()[\]{}"'“”‘’<>]+/)
+      .map(unstopped)
+      .filter(Boolean),
+  );
+
 /**
- * A denial that followed a continuation and was handed over with a code (`to`), nothing decided:
- * the link approved in effect. The harness's own trouble, never the provider's consent-denied
- * verdict: the denial was not made.
+ * Asked to deny the authorization `authorizeUrl`, does a page of links only read as its consent, whose
+ * one link ("Continue", the consent implicit in the text) would approve on the configured user's real
+ * account? It does when its text names the client (its client_id) or a scope the authorization asks
+ * for, or a link leads to a redirect URI (the request's, `redirectUris`): handing over is the
+ * decision's. What it names, for the sentence; undefined for an interstitial ("Welcome back", whose
+ * link resumes the authorization: that alone says nothing, every interstitial's does).
+ */
+export function namesTheGrant(
+  html: string,
+  pageUrl: string,
+  authorizeUrl: string,
+  redirectUris: readonly string[],
+): string | undefined {
+  if (!URL.canParse(authorizeUrl)) return undefined;
+  const asked = new URL(authorizeUrl).searchParams;
+  const words = wordsOf(pageText(html));
+  const client = asked.get('client_id');
+  if (client && words.has(client)) return `names the client ${client.slice(0, WAY_LABEL)}`;
+  const scope = (asked.get('scope') ?? '').split(' ').find((s) => s && words.has(s));
+  if (scope !== undefined) return `names the scope ${scope.slice(0, WAY_LABEL)} it asks for`;
+  const uris = [...redirectUris, ...(asked.get('redirect_uri') ? [asked.get('redirect_uri')!] : [])];
+  const handing = parseLinks(html).some(
+    (l) => URL.canParse(l.href, pageUrl) && uris.some((u) => handsOverTo(new URL(l.href, pageUrl).href, u)),
+  );
+  return handing ? "has a link to the application's redirect URI" : undefined;
+}
+
+/**
+ * The deny visit stops before a page namesTheGrant reads as the consent (`named`): its link is the
+ * approval in effect, never followed. The harness's limit, said as such; nothing was granted.
+ */
+export const consentOfLinks = (pageUrl: string, named: string) =>
+  new HarnessError(
+    `asked to deny, the page of links only at ${new URL(pageUrl).pathname.slice(0, WAY_LABEL)} ${named}: it reads as the consent itself, its one link the approval in effect; its one link was not followed (it would grant the application on the configured user's account), so the denial is not tested`,
+  );
+
+/**
+ * A denial that followed a continuation and was handed over with a code or a token (`to`, its query
+ * or its fragment: redirectParams), nothing decided: the link approved in effect, a grant made on
+ * the configured user's account (no code is exchanged, so nothing can be revoked). The harness's own
+ * trouble, said as the hazard it is, never the provider's consent-denied verdict: the denial was not made.
  */
 export function continuationGranted(decision: 'approve' | 'deny', decided: boolean, followed: boolean, to: URL): void {
-  if (decision === 'deny' && !decided && followed && to.searchParams.has('code'))
+  if (decision === 'deny' && !decided && followed && granted(to))
     throw new HarnessError(
-      `asked to deny, the driver followed the one link of a page of links only, and the provider handed over a code to ${to.origin}${to.pathname}: that link approved, so the denial is not tested`,
+      `asked to deny, the driver followed the one link of a page of links only, and the provider handed over a code to ${to.origin}${to.pathname}: that link approved, so the denial is not tested; the application may hold a grant on the configured user's account (nothing was exchanged): revoke it in the provider`,
     );
 }
 

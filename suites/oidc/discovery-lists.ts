@@ -7,7 +7,7 @@
  */
 import type { CheckContext } from '../types.js';
 import { broke } from '../shared/rules.js';
-import { redirectParams } from '../grants/authorize.js';
+import { redirectParams } from '../drivers/hand-over.js';
 
 /** The strings of a list member of the document (none when it is no list). */
 export const listedIn = (doc: Record<string, unknown>, field: string): string[] => {

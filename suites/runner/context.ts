@@ -33,6 +33,8 @@ export interface Evidence {
   /** An assertion named no rule: it speaks for the check's rule only when the check has one. */
   unnamed: boolean;
   failures: CheckFailure[];
+  /** What the check said beside its verdict (t.note), bounded: the message carries it. */
+  notes?: string[];
   /** Sees each assertion as it is judged: the rules it names (none: the check's) and whether it held. */
   judged?: (rules: readonly string[] | undefined, held: boolean) => void;
 }
@@ -44,6 +46,10 @@ export const createEvidence = (judged?: Evidence['judged']): Evidence => ({
   failures: [],
   ...(judged ? { judged } : {}),
 });
+
+/** How many notes a check's message carries, and how much of each (a note may quote the target). */
+const NOTES = 5;
+const NOTE_CHARACTERS = 400;
 
 function noteAssertion(evidence: Evidence, details: FailureDetails | undefined, held: boolean): void {
   evidence.assertions++;
@@ -173,6 +179,11 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     },
     skip(reason: string): never {
       throw new CheckSkipped(reason);
+    },
+    note(message: string): void {
+      const notes = (evidence.notes ??= []);
+      if (notes.length < NOTES)
+        notes.push(message.length > NOTE_CHARACTERS ? `${message.slice(0, NOTE_CHARACTERS)}…` : message);
     },
     inForce,
   };

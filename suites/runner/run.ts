@@ -169,8 +169,8 @@ export async function runConformance(options: RunOptions): Promise<Report> {
       checksLeft--;
       // Progress counts what the report will say: a known deviation shows as `expected`, not `failed`.
       options.onResult?.(options.expect?.length ? applyToCheck(result, options.expect) : result, i, selected.length);
-      // Every result but a pass carries a message.
-      const note = result.status === 'passed' ? '' : ` — ${result.message!}`;
+      // Every result but a pass carries a message; a pass, what its check noted beside it (t.note).
+      const note = result.message ? ` — ${result.message}` : '';
       // A caller that takes each result shows progress its own way.
       if (!options.onResult)
         options.progress?.(

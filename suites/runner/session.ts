@@ -776,7 +776,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       }
       // Whatever the check made of its refused requests, an interrupted check proved nothing.
       if (stoppedCheck) return { ...base, status: 'skipped', durationMs: Date.now() - started, message: stoppedCheck };
-      return result;
+      // What the check said beside its verdict (t.note) follows the verdict's own message.
+      if (!evidence.notes) return result;
+      const notes = redactor.text(evidence.notes.join('\n'));
+      return { ...result, message: result.message ? `${result.message}\n${notes}` : notes };
     },
     rateLimited: () => rateLimited,
     slowAnswers: () => given.slowAnswers?.().total ?? 0,

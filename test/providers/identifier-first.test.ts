@@ -100,6 +100,19 @@ describe('identifier-first sign-in', () => {
     600_000,
   );
 
+  // The password page past the username page, its fields in no form: as the one-page sign-in with
+  // its fields in no form (pages-without-forms.test.ts), the way in of every sign-in, said once for
+  // the run. Before, every check sent the username again and erred on the page.
+  it('form driver, the password page with its fields in no form: said once for the run, the username sent once', async () => {
+    const { json, why, posted } = await run('form-formless', 'formless', 'form', { ids: SIGN_IN_CHECKS });
+    expectOneRefusal(json, why, {
+      first:
+        /^the harness could not complete this check: the provider's sign-in page at \/users\/identify has its fields in no form \(a script sends them, from a control such as a <div role=button>\), so what needs a signed-in user is not tested: the form driver cannot submit it; use driver: browser$/,
+      later: /has its fields in no form .*seen earlier in this run; the form driver cannot play it/,
+    });
+    expect(posted, why).toMatchObject({ usernames: 1, passwords: 0 });
+  }, 240_000);
+
   /** Refused sign-ins: a wrong password sent once; an unknown username refused before any password. */
   const REFUSALS = [
     {

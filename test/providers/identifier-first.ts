@@ -14,6 +14,8 @@
  *   harness's own HTTP sign-ins (application registration) still get through.
  * - `app`: the `script` page with no form (a "Next" button, then "Sign in", whose script builds a
  *   form and submits it), served to browser navigations only: other clients get the `pages` one.
+ * - `formless`: the `pages` username page, then a password page whose fields stand in no form (a
+ *   `<div role=button>` whose script posts them): one the form driver cannot submit.
  */
 import type { IncomingMessage } from 'node:http';
 import { createSimulator } from '../../simulator/core.js';
@@ -24,7 +26,7 @@ import type { Sim } from '../../simulator/types.js';
 import { parseForms } from '../../suites/drivers/html.js';
 import { bodyOf, listen, sendAnswer, type Loopback } from '../suites/loopback.js';
 
-export type IdentifierFirstMode = 'pages' | 'script' | 'app';
+export type IdentifierFirstMode = 'pages' | 'script' | 'app' | 'formless';
 
 export interface IdentifierFirstProvider extends Loopback {
   sim: Sim;
@@ -49,11 +51,29 @@ ${hiddenFields(hidden)}
 </form>`);
 }
 
-function passwordPage(hidden: [string, string][], login: string): string {
+/** In a page's script: post `inputs` to the simulator's sign-in by a form it builds (a page whose fields stand in no form). */
+const POST_FIELDS = `function postFields(inputs) {
+  const form = Object.assign(document.createElement('form'), { method: 'post', action: '/users/sign_in', hidden: true });
+  for (const input of inputs)
+    form.append(Object.assign(document.createElement('input'), { type: 'hidden', name: input.name, value: input.value }));
+  document.body.append(form);
+  form.submit();
+}`;
+
+/** The password page; `inForm` false: its fields in a `<div>`, sent by its script's control. */
+function passwordPage(hidden: [string, string][], login: string, inForm = true): string {
+  const fields = `${hiddenFields([...hidden, [FIELDS.login, login]])}
+<label>Password <input type="password" name="${FIELDS.password}" autocomplete="current-password" required></label>`;
+  if (!inForm)
+    return html(`<h1>Welcome</h1><p>Signing in as <strong>${esc(login)}</strong></p>
+<div id="sign-in">${fields}<div role="button" id="go">Sign in</div></div>
+<script>
+${POST_FIELDS}
+document.getElementById('go').addEventListener('click', () => postFields(document.querySelectorAll('#sign-in input')));
+</script>`);
   return html(`<h1>Welcome</h1><p>Signing in as <strong>${esc(login)}</strong></p>
 <form method="post" action="/users/sign_in">
-${hiddenFields([...hidden, [FIELDS.login, login]])}
-<label>Password <input type="password" name="${FIELDS.password}" autocomplete="current-password" required></label>
+${fields}
 <button type="submit">Sign in</button>
 </form>`);
 }
@@ -72,6 +92,7 @@ ${hiddenFields(hidden)}
 <button type="${type}" id="next">Next</button>
 </${tag}>
 <script>
+${POST_FIELDS}
 const root = document.getElementById('sign-in');
 const login = document.getElementById('login');
 const next = document.getElementById('next');
@@ -95,11 +116,7 @@ if (root.tagName === 'FORM')
 else
   next.addEventListener('click', () => {
     if (!asksPassword()) return void identify();
-    const form = Object.assign(document.createElement('form'), { method: 'post', action: '/users/sign_in', hidden: true });
-    for (const input of root.querySelectorAll('input'))
-      form.append(Object.assign(document.createElement('input'), { type: 'hidden', name: input.name, value: input.value }));
-    document.body.append(form);
-    form.submit();
+    postFields(root.querySelectorAll('input'));
   });
 </script>`);
 }
@@ -128,7 +145,7 @@ export async function identifierFirstProvider(mode: IdentifierFirstMode): Promis
       .map((f): [string, string] => [f.name, f.value]);
     // The formless page is a browser's only (as spa-provider's shell): HTTP clients get the plain one.
     const page =
-      mode === 'pages' || (mode === 'app' && req.headers['sec-fetch-mode'] !== 'navigate')
+      mode === 'pages' || mode === 'formless' || (mode === 'app' && req.headers['sec-fetch-mode'] !== 'navigate')
         ? usernamePage
         : (fields: [string, string][]) => scriptPage(fields, mode === 'script');
     const out = new Headers({ 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
@@ -148,7 +165,7 @@ export async function identifierFirstProvider(mode: IdentifierFirstMode): Promis
     const type = { 'content-type': 'text/html; charset=utf-8' };
     if (!userByLogin(sim.store, login))
       return new Response(usernamePage(hidden, 'We could not find that account.'), { status: 401, headers: type });
-    return new Response(passwordPage(hidden, login), { status: 200, headers: type });
+    return new Response(passwordPage(hidden, login, mode !== 'formless'), { status: 200, headers: type });
   }
 
   /** The simulator's sign-in, or, with the username alone (the script page without script), the password page. */

@@ -50,6 +50,11 @@ describe('an off-origin redirect answering a request a check malformed', () => {
       const why = explain(run.report, run.stderr);
       expect(checksWith(run.report, 'errored', 'skipped', 'failed', 'warned'), why).toEqual([]);
       expect(checksWith(run.report, 'passed'), why).toEqual(CHECKS);
+      // Passed on its other requests, the check still says which one decided nothing, and why.
+      const check = run.report.checks.find((c) => c.id === 'grants.authorize-missing-parameters');
+      expect(check?.message, why).toMatch(
+        /^decided nothing: authorize without client_id \(the provider answered the request this check malformed with a redirect to http:\/\/127\.0\.0\.2:9\/oauth\/error, which leaves .*: nothing was sent there, and its error page cannot be told from its sign-in going on there\)$/,
+      );
     },
     120_000,
   );

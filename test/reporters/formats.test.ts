@@ -168,6 +168,18 @@ describe('html', () => {
     const passed = matrix.split('\n').find((row) => row.includes('data-status="passed"'))!;
     expect(passed).toMatch(/<td>—<\/td><\/tr>$/);
   });
+  it("shows a pass's note (t.note) in the checks table, its first line, escaped; a pass without one shows nothing", () => {
+    const noted = {
+      ...report,
+      checks: report.checks.map((c) =>
+        c.id === 'pagination.offset-walk' ? { ...c, message: 'decided nothing: <b>one</b>\nthe second note' } : c,
+      ),
+    };
+    const rows = renderHtml(noted).split('\n');
+    const row = (id: string) => rows.find((r) => r.includes('data-f="check"') && r.includes(`${id}`))!;
+    expect(row('offset-walk')).toMatch(/<td>decided nothing: &lt;b&gt;one&lt;\/b&gt;<\/td><\/tr>$/);
+    expect(row('keyset-walk')).toContain('0.41 s</td><td></td></tr>');
+  });
   it('orders the rule table worst first, info rules last, then by id', () => {
     const rule = (id: string, level: 'must' | 'should' | 'info', status: 'passed' | 'warned' | 'failed') => ({
       id,

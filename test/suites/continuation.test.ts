@@ -1,9 +1,10 @@
 /**
  * continuation() (suites/drivers/sign-in.ts): which link of a page of links only, after the
- * password and before any decision, is an interstitial's one step on. Pure: nothing is sent.
+ * password and before any decision, is an interstitial's one step on; and namesTheGrant, which one a
+ * denial must not follow. Pure: nothing is sent.
  */
 import { describe, expect, it } from 'vitest';
-import { continuation } from '../../suites/drivers/sign-in.js';
+import { continuation, namesTheGrant } from '../../suites/drivers/sign-in.js';
 import { SIGN_IN_DEFAULTS } from '../../suites/drivers/defaults.js';
 import { createHttp, createRecorder } from '../../suites/runner/http.js';
 import { createRedactor } from '../../suites/runner/redact.js';
@@ -45,5 +46,37 @@ describe('continuation: the one link of an interstitial that goes on', () => {
   it("a link that is no http(s) link (a script's) is left out, never the sign-in going on elsewhere", () => {
     expect(onward(['Continue', 'javascript:void(0)'])).toBeUndefined();
     expect(onward(['Continue', 'javascript:void(0)'], ['Continue to app', '/app'])).toBe('/app');
+  });
+});
+
+describe('namesTheGrant: asked to deny, a page of links only that reads as the consent itself', () => {
+  const AUTHORIZE = `${BASE}/oauth/authorize?client_id=app-7f3e&scope=read_user+api&redirect_uri=https%3A%2F%2Fapp.test%2Fcb&state=s`;
+  const named = (body: string, redirectUris: string[] = []) =>
+    namesTheGrant(`<html><title>Page</title>${body}</html>`, PAGE, AUTHORIZE, redirectUris);
+
+  it('its text names a scope the authorization asks for, or the client id, as a word', () => {
+    expect(named('<p>Allow access to: read_user, api.</p><a href="/go">Continue</a>')).toBe(
+      'names the scope read_user it asks for',
+    );
+    expect(named('<p>Application app-7f3e wants your account.</p><a href="/go">Continue</a>')).toBe(
+      'names the client app-7f3e',
+    );
+  });
+
+  it("a link to the request's or the config's redirect URI is the decision's", () => {
+    expect(named('<a href="https://app.test/cb?code=x">Continue</a>')).toBe(
+      "has a link to the application's redirect URI",
+    );
+    expect(named('<a href="https://other.test/back">Continue</a>', ['https://other.test/back'])).toBe(
+      "has a link to the application's redirect URI",
+    );
+  });
+
+  it('an interstitial names none: its link resuming the authorization says nothing alone, nor a word within a word', () => {
+    expect(
+      named(
+        '<p>Welcome back, root. Our API apis.</p><a href="/oauth/authorize?client_id=app-7f3e&seen=1">Continue</a>',
+      ),
+    ).toBeUndefined();
   });
 });

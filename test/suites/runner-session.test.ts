@@ -521,6 +521,38 @@ describe('runCheck: what a result holds', () => {
     });
   });
 
+  it("t.note: a pass's message, after a failure's own, masked, at most five notes of 400 characters", async () => {
+    const fake = recording(undefined, { personalAccessToken: 'personal-token-1' });
+    const [passed, failed] = await runAll(
+      { target: fake.target },
+      [
+        'noted',
+        ['T-MUST'],
+        async (t: CheckContext) => {
+          await t.http.get('/');
+          for (let i = 1; i <= 7; i++) t.note(`request ${i} decided nothing${i === 2 ? ' (personal-token-1)' : ''}`);
+          t.note('never said');
+          t.expect(true, 'ok', { rules: fakeRules('T-MUST') });
+        },
+      ],
+      [
+        'both',
+        ['T-MUST'],
+        async (t) => {
+          await t.http.get('/');
+          t.note(`long ${'x'.repeat(500)}`);
+          t.fail('the answer was wrong', { rules: fakeRules('T-MUST') });
+        },
+      ],
+    );
+    expect(passed).toMatchObject({ status: 'passed' });
+    expect(passed.message).toBe(
+      [1, 2, 3, 4, 5].map((i) => `request ${i} decided nothing${i === 2 ? ' (pers…)' : ''}`).join('\n'),
+    );
+    expect(failed).toMatchObject({ status: 'failed' });
+    expect(failed.message).toBe(`the answer was wrong\nlong ${'x'.repeat(395)}…`);
+  });
+
   it('durations are the time the check took, by the clock', async () => {
     const [r] = await runAll({}, [
       'timed',
