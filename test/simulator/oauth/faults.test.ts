@@ -78,7 +78,12 @@ const PROBES: Record<string, (w: World) => Promise<boolean>> = {
     return (await info(w, t.access_token)).status === 401;
   },
   'token-type-case': async (w) => (await tokens(w, 'confidential')).token_type === 'bearer',
-  'token-cacheable': async (w) => (await token(w, { grant_type: 'nope' })).headers['cache-control'] === 'no-store',
+  'token-cacheable': async (w) => {
+    const c = await code(w, 'confidential');
+    return (await token(w, exchangeForm(w, 'confidential', c.code))).headers['cache-control'] === 'no-store';
+  },
+  'token-error-cacheable': async (w) =>
+    (await token(w, { grant_type: 'nope' })).headers['cache-control'] === 'no-store',
   'invalid-client-no-challenge': async (w) => {
     const res = await token(w, {
       grant_type: 'authorization_code',
