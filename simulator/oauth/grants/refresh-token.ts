@@ -40,6 +40,8 @@ const refreshMachine = runner<Refresh>('token-refresh', {
         userId: x.refresh.userId,
         app: x.app,
         scopes: x.scopes,
+        // RFC 6749 §6: the new refresh token's scope is the presented one's, whatever was asked.
+        refreshScopes: x.refresh.scopes,
         refresh: true,
         fromCode: old?.fromCode ?? null,
       });
