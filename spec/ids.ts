@@ -313,6 +313,7 @@ export const FAULT_NAMES = [
   'pkce-verifier-ignored',
   'plus-read-as-plus',
   'redirect-uri-unchecked',
+  'refresh-scope-narrowed',
   'refresh-token-reusable',
   'removed-attributes-present',
   'revoke-ignored',

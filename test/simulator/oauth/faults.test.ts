@@ -5,6 +5,7 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { faults } from '../../../spec/index.js';
+import { digest } from '../../../simulator/digest.js';
 import { createApplication, seeded } from '../../../simulator/oauth/accounts.js';
 import { L, app, code, consent, exchangeForm, pkcePair, signInRoot, tokens, world, type World } from './helpers.js';
 
@@ -71,6 +72,12 @@ const PROBES: Record<string, (w: World) => Promise<boolean>> = {
     const t = await tokens(w, 'confidential');
     await token(w, refreshForm(w, t.refresh_token));
     return (await token(w, refreshForm(w, t.refresh_token))).body.error === 'invalid_grant';
+  },
+  'refresh-scope-narrowed': async (w) => {
+    const t = await tokens(w, 'confidential', { scope: 'api read_user' });
+    const refreshed = await token(w, refreshForm(w, t.refresh_token));
+    const scopes = (access: string) => w.sim.store.accessTokens.get(digest(access))?.scopes.join(' ');
+    return scopes(refreshed.body.access_token) === scopes(t.access_token);
   },
   'old-access-token-valid': async (w) => {
     const t = await tokens(w, 'confidential');
