@@ -19,6 +19,9 @@ export const oauthAuthorizeDevice: Handler = async (ctx) => {
   const app = authenticateClient(sim, presentedClient(ctx.request, params), 'if-sent');
   const scopes = grantScopes(params.get('scope'), app.scopes);
   const { deviceCodeLifetime, deviceInterval } = limits();
+  // The fault doubles both: the response shows 600 and 10 where the source shows 300 and 5.
+  const doubled = sim.fault('device-timings-doubled') ? 2 : 1;
+  const lifetime = deviceCodeLifetime * doubled;
   const deviceCode = hexId(32);
   const deviceDigest = digest(deviceCode);
   makeRoomForDeviceCode(sim);
@@ -29,9 +32,10 @@ export const oauthAuthorizeDevice: Handler = async (ctx) => {
     applicationId: app.id,
     scopes,
     createdAt: sim.clock.nowSeconds(),
-    // The fault doubles both: the response shows 600 and 10 where the source shows 300 and 5.
-    expiresIn: deviceCodeLifetime * (sim.fault('device-timings-doubled') ? 2 : 1),
-    interval: deviceInterval * (sim.fault('device-timings-doubled') ? 2 : 1),
+    // A code that never expires is kept by the sweep too (evict.ts reads expiresIn): a check of the
+    // condition alone lost the code to the sweep a lifetime and its grace later (invalid_grant).
+    expiresIn: sim.fault('device-code-never-expires') ? Number.POSITIVE_INFINITY : lifetime,
+    interval: deviceInterval * doubled,
     state: deviceMachine.table.initial,
     userId: null,
     lastPollAt: null,
@@ -48,7 +52,8 @@ export const oauthAuthorizeDevice: Handler = async (ctx) => {
       user_code: userCode,
       verification_uri: page,
       verification_uri_complete: complete,
-      expires_in: record.expiresIn,
+      // The lifetime said, even where the fault device-code-never-expires keeps the code for ever.
+      expires_in: lifetime,
       interval: record.interval,
     },
     noStore(sim),

@@ -22,8 +22,8 @@ export interface DeviceStep {
 
 export const deviceMachine = runner<DeviceStep>('device-authorization', {
   conditions: {
-    code_expired: (x) =>
-      !x.sim.fault('device-code-never-expires') && x.sim.clock.nowSeconds() >= x.record.createdAt + x.record.expiresIn,
+    // The fault device-code-never-expires sets expiresIn (authorize-device.ts).
+    code_expired: (x) => x.sim.clock.nowSeconds() >= x.record.createdAt + x.record.expiresIn,
     // lastPollAt is in milliseconds of the simulator clock
     too_fast: (x) =>
       !x.sim.fault('no-slow-down') &&

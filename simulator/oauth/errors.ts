@@ -34,7 +34,7 @@ export class OAuthError extends HttpError {
 
   /** Never cached; a 401/403 names its challenge unless a fault drops it. */
   override toResponse(sim: Sim): Reply {
-    const headers: Record<string, string> = noStore(sim);
+    const headers: Record<string, string> = noStore(sim, 'token-error-cacheable');
     let status = this.status;
     if (status === 401 || status === 403) {
       if (sim.fault('invalid-client-no-challenge') && this.error === 'invalid_client') status = 400;
@@ -60,9 +60,15 @@ export const AccessDenied = named('access_denied', 400);
 export const InvalidToken = named('invalid_token', 401);
 export const InsufficientScope = named('insufficient_scope', 403);
 
-/** Headers every token-endpoint answer carries (RFC 6749 §5.1): never cached. */
-export function noStore(sim: Sim): Record<string, string> {
-  return sim.fault('token-cacheable') ? {} : { 'cache-control': 'no-store', pragma: 'no-cache' };
+/**
+ * Headers every token-endpoint answer carries (RFC 6749 §5.1): never cached. `fault` drops them:
+ * token-cacheable from the answers carrying tokens, token-error-cacheable from the refusals.
+ */
+export function noStore(
+  sim: Sim,
+  fault: 'token-cacheable' | 'token-error-cacheable' = 'token-cacheable',
+): Record<string, string> {
+  return sim.fault(fault) ? {} : { 'cache-control': 'no-store', pragma: 'no-cache' };
 }
 
 function challenge(error: OAuthError): string {

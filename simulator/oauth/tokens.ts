@@ -25,6 +25,8 @@ export function mintTokens(
     userId: number;
     app: Application | null;
     scopes: string[];
+    /** The refresh token's scope where it differs from the access token's (RFC 6749 §6: a refresh keeps it). */
+    refreshScopes?: string[];
     refresh: boolean;
     fromCode?: string | null;
     expiresIn?: number | null;
@@ -57,7 +59,7 @@ export function mintTokens(
       accessToken: access.digest,
       applicationId: input.app.id,
       userId: input.userId,
-      scopes: [...input.scopes],
+      scopes: [...(input.refreshScopes ?? input.scopes)],
       createdAt: now,
       revokedAt: null,
     };

@@ -28,7 +28,7 @@ export const codeChecks: Check[] = [
     id: 'grants.code-single-use',
     suite: 'grants',
     title: 'An authorization code is redeemed once; a second exchange is refused with invalid_grant',
-    rules: ['GRANT-CODE-SINGLE-USE'],
+    rules: ['GRANT-CODE-SINGLE-USE', 'ERR-INVALID-GRANT'],
     async run(t: CheckContext) {
       const code = await authorizeCode(t, 'confidential', {});
       expectExchangeOk(
@@ -40,7 +40,7 @@ export const codeChecks: Check[] = [
       expectOAuthError(
         t,
         await exchangeCode(t, 'confidential', code),
-        { status: 400, error: 'invalid_grant' },
+        { status: 400, error: 'invalid_grant', rules: ['GRANT-CODE-SINGLE-USE'], errorRules: ['ERR-INVALID-GRANT'] },
         'second exchange of the same code',
       );
     },
@@ -112,7 +112,7 @@ export const codeChecks: Check[] = [
     id: 'grants.code-client-bound',
     suite: 'grants',
     title: 'A code issued to one application is refused when another application presents it',
-    rules: ['GRANT-CODE-CLIENT-BOUND'],
+    rules: ['GRANT-CODE-CLIENT-BOUND', 'ERR-INVALID-GRANT'],
     async run(t: CheckContext) {
       if (!t.config.applications?.limited?.clientSecret)
         t.skip('needs a second confidential application (applications.limited)');
@@ -121,7 +121,7 @@ export const codeChecks: Check[] = [
       expectOAuthError(
         t,
         res,
-        { status: 400, error: 'invalid_grant' },
+        { status: 400, error: 'invalid_grant', rules: ['GRANT-CODE-CLIENT-BOUND'], errorRules: ['ERR-INVALID-GRANT'] },
         'code exchange by an application the code was not issued to',
       );
     },

@@ -35,6 +35,7 @@ export const refreshChecks: Check[] = [
       'TOK-REFRESH-RESPONSE-FIELDS',
       'TOK-REFRESH-SCOPE-KEPT',
       'TOK-VERIFY-USER',
+      'ERR-INVALID-GRANT',
     ],
     async run(t: CheckContext) {
       for (const app of roles(t)) {
@@ -76,7 +77,12 @@ export const refreshChecks: Check[] = [
         expectOAuthError(
           t,
           await refresh(t, app, old, verifier),
-          { status: 400, error: 'invalid_grant', rules: ['TOK-REFRESH-OLD-REFUSED'] },
+          {
+            status: 400,
+            error: 'invalid_grant',
+            rules: ['TOK-REFRESH-OLD-REFUSED'],
+            errorRules: ['ERR-INVALID-GRANT'],
+          },
           `reuse of a rotated refresh token (${app})`,
         );
       }
@@ -116,7 +122,7 @@ export const refreshChecks: Check[] = [
     id: 'grants.refresh-client-bound',
     suite: 'grants',
     title: 'A refresh token presented by another application is refused with invalid_grant',
-    rules: ['TOK-REFRESH-CLIENT-BOUND'],
+    rules: ['TOK-REFRESH-CLIENT-BOUND', 'ERR-INVALID-GRANT'],
     async run(t: CheckContext) {
       if (!t.config.applications?.limited?.clientSecret)
         t.skip('needs a second confidential application (applications.limited)');
@@ -124,7 +130,7 @@ export const refreshChecks: Check[] = [
       expectOAuthError(
         t,
         await refresh(t, 'limited', refreshTokenOf(t, tokens, 'code exchange')),
-        { status: 400, error: 'invalid_grant' },
+        { status: 400, error: 'invalid_grant', rules: ['TOK-REFRESH-CLIENT-BOUND'], errorRules: ['ERR-INVALID-GRANT'] },
         'refresh by an application the token was not issued to',
       );
       // Whether the access token lives on is not judged: revoking the grant on such misuse is allowed (RFC 9700 §4.14.2).

@@ -86,7 +86,7 @@ export const responseChecks: Check[] = [
     suite: 'grants',
     title:
       'Token responses and token errors carry Cache-Control no-store and Content-Type application/json without charset',
-    rules: ['TOK-NO-STORE', 'ENC-JSON-CONTENT-TYPE'],
+    rules: ['TOK-NO-STORE', 'TOK-ERROR-NO-STORE', 'ENC-JSON-CONTENT-TYPE'],
     async run(t: CheckContext) {
       const app = t.oauth.app('confidential');
       const code = await authorizeCode(t, 'confidential', {});

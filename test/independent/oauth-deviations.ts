@@ -20,6 +20,17 @@ const isToken = (path: string) => path === '/oauth/token';
 const tokenError = (path: string, answer: Parameters<NonNullable<Rewrite['answer']>>[1]) =>
   isToken(path) && answer.status >= 400 && typeof jsonOf(answer)?.error === 'string';
 
+/** A token endpoint's invalid_grant, for the grant types named, answered with another standard code. */
+const invalidGrantAs =
+  (code: string, grants: readonly string[]): Rewrite['answer'] =>
+  (asked, answer) => {
+    const grant = formOf(asked).get('grant_type') ?? '';
+    if (!tokenError(asked.url.pathname, answer) || jsonOf(answer)!.error !== 'invalid_grant') return false;
+    if (!grants.includes(grant)) return false;
+    setJson(answer, { ...jsonOf(answer), error: code });
+    return true;
+  };
+
 /** A device authorization response without one of its members. */
 const withoutMember =
   (name: string): Rewrite['answer'] =>
@@ -1280,15 +1291,21 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
     cite: 'RFC 6749 §5.2: invalid_grant names an invalid, expired or revoked grant or credentials',
     checks: ['grants.code-unknown', 'grants.password-bad-credentials'],
     breaks: ['ERR-INVALID-GRANT'],
-    rewrite: {
-      answer(asked, answer) {
-        const grant = formOf(asked).get('grant_type') ?? '';
-        if (!tokenError(asked.url.pathname, answer) || jsonOf(answer)!.error !== 'invalid_grant') return false;
-        if (!['authorization_code', 'password'].includes(grant)) return false;
-        setJson(answer, { ...jsonOf(answer), error: 'invalid_request' });
-        return true;
-      },
-    },
+    rewrite: { answer: invalidGrantAs('invalid_request', ['authorization_code', 'password']) },
+  },
+  {
+    // The same for a spent or misbound grant: the refusal is §4.1.2's, §4.1.3's and §6's MUST and
+    // L92's invalidation; no sentence of the source names its code, §5.2's definitions do.
+    name: 'a code used twice or by another client, a rotated or misbound refresh token, refused with invalid_request',
+    cite: 'RFC 6749 §5.2: invalid_grant names an invalid, expired, revoked or misbound grant',
+    checks: [
+      'grants.code-single-use',
+      'grants.code-client-bound',
+      'grants.refresh-rotation',
+      'grants.refresh-client-bound',
+    ],
+    breaks: ['ERR-INVALID-GRANT'],
+    rewrite: { answer: invalidGrantAs('invalid_request', ['authorization_code', 'refresh_token']) },
   },
   {
     // GitHub's token responses (code, refresh, device) join the granted scopes with commas, and it

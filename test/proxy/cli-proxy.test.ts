@@ -140,7 +140,7 @@ describe('proxy command', () => {
       const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
       const status = (id: string) => report.rules.find((r) => r.id === id)?.status;
       expect(status('TOK-TYPE-LOWERCASE-BEARER')).toBe('failed');
-      expect(status('TOK-NO-STORE')).toBe('warned');
+      expect(status('TOK-NO-STORE')).toBe('failed');
       expect(status('TOK-RESPONSE-JSON')).toBe('passed');
       expect(status('DEV-SLOW-DOWN')).toBe('untested');
       // Secrets the traffic carried stay out of the report and the console.

@@ -68,6 +68,16 @@ describe('passive judging of token exchanges', () => {
     ).toEqual(['TOK-NO-STORE', 'TOK-TYPE-LOWERCASE-BEARER']);
   });
 
+  it('a refusal without no-store breaks TOK-ERROR-NO-STORE only, one with it passes it', () => {
+    const refusal = { error: 'invalid_grant', error_description: 'The code is invalid.' };
+    const bare = judgeExchange(token(code, 400, refusal, { 'content-type': 'application/json' }), createFlows());
+    expect(failed(bare)).toEqual(['TOK-ERROR-NO-STORE']);
+    const kept = judgeExchange(token(code, 400, refusal), createFlows());
+    expect(failed(kept)).toEqual([]);
+    expect(passed(kept)).toContain('TOK-ERROR-NO-STORE');
+    expect(passed(kept)).not.toContain('TOK-NO-STORE');
+  });
+
   it('token_type Bearer breaks the spelling rule, a missing access_token the response rules', () => {
     expect(failed(judgeExchange(token(code, 200, { ...TOKEN, token_type: 'Bearer' }), createFlows()))).toEqual([
       'TOK-TYPE-LOWERCASE-BEARER',

@@ -48,6 +48,7 @@ describe('proxy verdicts on the simulator', () => {
       expect(judged.filter((r) => r.status !== 'passed')).toEqual([]);
       for (const id of [
         'TOK-NO-STORE',
+        'TOK-ERROR-NO-STORE',
         'ENC-JSON-CONTENT-TYPE',
         'TOK-CODE-RESPONSE-FIELDS',
         'GRANT-CODE-SINGLE-USE',

@@ -35,7 +35,7 @@ describe.skipIf(!hasChromium)(
         {
           seed: '5',
           runs: '1',
-          fault: ['refresh-token-reusable', 'token-cacheable', 'cors-no-preflight'],
+          fault: ['refresh-token-reusable', 'token-error-cacheable', 'cors-no-preflight'],
           report: `json=${dir}/r.json,html=${dir}/r.html`,
         },
         { out: () => undefined, err: () => undefined },

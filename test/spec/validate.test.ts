@@ -10,7 +10,7 @@ const DEVICE = 'machines/device-authorization.yaml';
 const CODE = 'machines/authorization-code.yaml';
 /** GRANT-CODE-CLIENT-BOUND's level, source and origin: a must of RFC origin (its origin line is not unique). */
 const CLIENT_BOUND_ORIGIN =
-  'presented by another is refused with invalid_grant.\n    level: must\n    source: "RFC 6749 §4.1.3 (not shown)"\n    origin: "RFC 6749 §4.1.3"';
+  'the code was issued to the authenticated client). Which code names the refusal is ERR-INVALID-GRANT\'s, its status ERR-TOKEN-STATUS\'s."\n    level: must\n    source: "RFC 6749 §4.1.3 (not shown)"\n    origin: "RFC 6749 §4.1.3"';
 
 function expectIncludes(problems: Problem[], expected: { file: string; line: number; message: string | RegExp }): void {
   const hit = problems.find(

@@ -40,12 +40,24 @@ const refreshMachine = runner<Refresh>('token-refresh', {
         userId: x.refresh.userId,
         app: x.app,
         scopes: x.scopes,
+        // RFC 6749 §6: the new refresh token's scope is the presented one's, whatever was asked.
+        refreshScopes: x.refresh.scopes,
         refresh: true,
         fromCode: old?.fromCode ?? null,
       });
     },
   },
 });
+
+/**
+ * The scope a refresh asking none issues: the refresh token's; with the fault refresh-scope-narrowed,
+ * less its last scope other than api and openid (which other rules' checks lean on).
+ */
+function issuedScopes(sim: Sim, refresh: RefreshToken): string[] {
+  if (!sim.fault('refresh-scope-narrowed')) return refresh.scopes;
+  const dropped = refresh.scopes.filter((s) => s !== 'api' && s !== 'openid').at(-1);
+  return refresh.scopes.filter((s) => s !== dropped);
+}
 
 export const refreshToken: Grant = {
   type: 'refresh_token',
@@ -62,7 +74,7 @@ export const refreshToken: Grant = {
     const asked = parseScope(params.get('scope'));
     const wider = asked.filter((s) => !refresh.scopes.includes(s));
     if (wider.length && !clientError) throw InvalidScope(`The refresh token was not granted ${wider.join(' ')}`);
-    const x: Refresh = { sim, clientError, app, refresh, scopes: asked.length ? asked : refresh.scopes };
+    const x: Refresh = { sim, clientError, app, refresh, scopes: asked.length ? asked : issuedScopes(sim, refresh) };
 
     await refreshMachine.advance(x, {
       from: refreshState(refresh),

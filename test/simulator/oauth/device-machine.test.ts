@@ -3,6 +3,7 @@
  * application, the user code's shape, and the specific wrong answer each device fault gives.
  */
 import { digest } from '../../../simulator/digest.js';
+import { retention } from '../../../spec/index.js';
 import { describe, expect, it } from 'vitest';
 import { seeded } from '../../../simulator/oauth/accounts.js';
 import { deviceByUserCode, newUserCode, normalizeUserCode } from '../../../simulator/oauth/device.js';
@@ -100,6 +101,16 @@ describe('code_expired at its boundary', () => {
     w.sim.clock.advance(L.deviceCodeLifetime * 10);
     expect((await d.poll()).error).toBe('authorization_pending');
     expect(d.record.state).toBe('pending');
+  });
+
+  it('device-code-never-expires: kept by the sweep too, pending a day on, its response still saying the lifetime', async () => {
+    const w = world({ faults: ['device-code-never-expires'] });
+    const d = await start(w);
+    expect(d.body.expires_in).toBe(L.deviceCodeLifetime);
+    // Past the lifetime, the grace the sweep keeps an expired record and a sweep's interval.
+    const { expiredGrace, evictionInterval } = retention();
+    w.sim.clock.advance(L.deviceCodeLifetime + expiredGrace + evictionInterval + 24 * 3600);
+    expect((await d.poll()).error).toBe('authorization_pending');
   });
 });
 

@@ -240,7 +240,7 @@ describe('OAuth errors (RFC 6749 §5.2, RFC 8628 §3.5, RFC 6750 §3.1)', () => 
     );
   });
 
-  it('invalid-client-no-challenge turns only invalid_client into a bare 400; token-cacheable drops no-store and no-cache', () => {
+  it('invalid-client-no-challenge turns only invalid_client into a bare 400; token-cacheable drops no-store and no-cache from token responses, token-error-cacheable from refusals', () => {
     const noChallenge = createSimulator({ faults: ['invalid-client-no-challenge'] });
     const client = answer(InvalidClient('unknown client'), noChallenge);
     expect(client.status).toBe(400);
@@ -250,10 +250,15 @@ describe('OAuth errors (RFC 6749 §5.2, RFC 8628 §3.5, RFC 6750 §3.1)', () => 
     expect(token.headers['www-authenticate']).toBe(
       'Bearer realm="oauth", error="invalid_token", error_description="expired"',
     );
+    const kept = { 'cache-control': 'no-store', pragma: 'no-cache' };
     const cacheable = createSimulator({ faults: ['token-cacheable'] });
-    expect(noStore(sim())).toEqual({ 'cache-control': 'no-store', pragma: 'no-cache' });
+    expect(noStore(sim())).toEqual(kept);
     expect(noStore(cacheable)).toEqual({});
-    expect(answer(InvalidGrant('x'), cacheable).headers).toEqual({ 'content-type': 'application/json' });
+    // token-cacheable keeps them on refusals, token-error-cacheable drops them there alone.
+    expect(answer(InvalidGrant('x'), cacheable).headers).toEqual({ 'content-type': 'application/json', ...kept });
+    const errorCacheable = createSimulator({ faults: ['token-error-cacheable'] });
+    expect(noStore(errorCacheable)).toEqual(kept);
+    expect(answer(InvalidGrant('x'), errorCacheable).headers).toEqual({ 'content-type': 'application/json' });
   });
 });
 

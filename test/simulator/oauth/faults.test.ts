@@ -5,6 +5,7 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { faults } from '../../../spec/index.js';
+import { digest } from '../../../simulator/digest.js';
 import { createApplication, seeded } from '../../../simulator/oauth/accounts.js';
 import { L, app, code, consent, exchangeForm, pkcePair, signInRoot, tokens, world, type World } from './helpers.js';
 
@@ -72,13 +73,24 @@ const PROBES: Record<string, (w: World) => Promise<boolean>> = {
     await token(w, refreshForm(w, t.refresh_token));
     return (await token(w, refreshForm(w, t.refresh_token))).body.error === 'invalid_grant';
   },
+  'refresh-scope-narrowed': async (w) => {
+    const t = await tokens(w, 'confidential', { scope: 'api read_user' });
+    const refreshed = await token(w, refreshForm(w, t.refresh_token));
+    const scopes = (access: string) => w.sim.store.accessTokens.get(digest(access))?.scopes.join(' ');
+    return scopes(refreshed.body.access_token) === scopes(t.access_token);
+  },
   'old-access-token-valid': async (w) => {
     const t = await tokens(w, 'confidential');
     await token(w, refreshForm(w, t.refresh_token));
     return (await info(w, t.access_token)).status === 401;
   },
   'token-type-case': async (w) => (await tokens(w, 'confidential')).token_type === 'bearer',
-  'token-cacheable': async (w) => (await token(w, { grant_type: 'nope' })).headers['cache-control'] === 'no-store',
+  'token-cacheable': async (w) => {
+    const c = await code(w, 'confidential');
+    return (await token(w, exchangeForm(w, 'confidential', c.code))).headers['cache-control'] === 'no-store';
+  },
+  'token-error-cacheable': async (w) =>
+    (await token(w, { grant_type: 'nope' })).headers['cache-control'] === 'no-store',
   'invalid-client-no-challenge': async (w) => {
     const res = await token(w, {
       grant_type: 'authorization_code',

@@ -148,7 +148,7 @@ describe('parameter table: refresh_token', () => {
     expect((await w.http().get('/oauth/token/info').query({ access_token: first.access_token })).status).toBe(401);
   });
 
-  it('may narrow the scope, never widen it', async () => {
+  it("may narrow the access token's scope, never widen it; the new refresh token keeps the presented one's (RFC 6749 §6)", async () => {
     const w = await signedIn();
     const first = await tokens(w, 'confidential', { scope: 'api read_user' });
     const a = app(w.sim, 'confidential');
@@ -162,6 +162,10 @@ describe('parameter table: refresh_token', () => {
     const narrow = await post(w, { ...base, scope: 'read_user' });
     expect(narrow.status).toBe(200);
     expect(w.sim.store.accessTokens.get(digest(narrow.body.access_token))!.scopes).toEqual(['read_user']);
+    expect(w.sim.store.refreshTokens.get(digest(narrow.body.refresh_token))!.scopes).toEqual(['api', 'read_user']);
+    // So a refresh with it, asking no scope, gets the whole grant again.
+    const again = await post(w, { ...base, refresh_token: narrow.body.refresh_token });
+    expect(w.sim.store.accessTokens.get(digest(again.body.access_token))!.scopes).toEqual(['api', 'read_user']);
   });
 });
 
