@@ -73,6 +73,7 @@ import { handsOverTo, handsOverToAny, redirectUrisOf } from './hand-over.js';
 import { awaitsEmail, NEEDS_PERSON_SELECTORS, NEW_PASSWORD_CSS, NEW_PASSWORD_FIELDS } from './needs-person.js';
 import {
   accountNotListed,
+  answeredByLinks,
   continuation,
   continuationGranted,
   decidedByLinks,
@@ -85,6 +86,7 @@ import {
   signInUser,
   wayToSignIn,
   waysOf,
+  type PasswordAnswer,
   type SignInWay,
 } from './sign-in.js';
 import { unservedOf } from '../target/unserved.js';
@@ -980,8 +982,21 @@ export async function createBrowserDriver(
       decision: [decisionCss, `${decision}Selector`],
       continue: [d.continueSelector, 'continueSelector'],
     };
+    /**
+     * The page shown is the one that answered the password, nothing pressed since: only on it is a
+     * page with nothing to go on with the password's refusal (the answer to another POST is not).
+     */
+    let onAnswer = false;
+    /**
+     * The password's answer, a page of links only, and the link followed from it: the visit counts as
+     * signed in only if a decision or the hand-over comes after (answeredByLinks).
+     */
+    let leftAnswer: { answer: PasswordAnswer; followed: string } | undefined;
+    /** The page as the password's answer, when it is that (for answeredByLinks). */
+    const asAnswer = (html: string): PasswordAnswer => ({ html, url: page.url(), status: last?.status() ?? 0 });
     /** Click a control and wait until the page has answered it. */
     const press = (css: string, next: Control[]) => {
+      onAnswer = false;
       const button = shown(page, css);
       return settle(page, watch, () => button.click(), { gone: button, next });
     };
@@ -1072,6 +1087,7 @@ export async function createBrowserDriver(
             controls.password,
             'its sign-in form again',
           );
+          onAnswer = true;
           continue;
         }
         // A username page (identifier-first sign-in): the username alone, then the password on the
@@ -1143,10 +1159,11 @@ export async function createBrowserDriver(
             (await page.locator(ANY_CONTROL).count()) === 0
               ? await pageSource(page)
               : undefined;
-          const onward = source ? continuation(http, source, page.url(), d.signInPath) : undefined;
-          if (onward && !chosenWays.has(`${onward.href}|${onward.label}`)) {
+          const onward = source ? continuation(http, source, page.url(), d.signInPath, decision) : undefined;
+          if (source && onward && !chosenWays.has(`${onward.href}|${onward.label}`)) {
             chosenWays.add(`${onward.href}|${onward.label}`);
             linkFollowed = true;
+            if (onAnswer) leftAnswer = { answer: asAnswer(source), followed: onward.label };
             await press(wayCss(onward), Object.values(controls));
             // The sign-in form coming back after that link: the password refused still, never typed again.
             if (signedIn && !handover() && (await present(page, ...controls.password)))
@@ -1162,6 +1179,12 @@ export async function createBrowserDriver(
         ) {
           continued++;
           linkFollowed = true;
+          if (onAnswer) {
+            const label = await shown(page, d.continueSelector)
+              .innerText()
+              .catch(() => '');
+            leftAnswer = { answer: asAnswer((await pageSource(page)) ?? ''), followed: label.slice(0, 200) };
+          }
           await press(d.continueSelector, []);
           continue;
         }
@@ -1178,14 +1201,17 @@ export async function createBrowserDriver(
           !(user && (await present(page, accountSelector(user), 'account')))
         )
           accountNotListed(http);
-        // The password answered by a page with nothing to go on with ("the password is incorrect").
+        // The password answered by a page with nothing to go on with ("the password is incorrect");
+        // one whose links approve may as well be a consent of links: said once, never a sign-in.
         if (
           signedIn &&
+          onAnswer &&
           last?.request().method() === 'POST' &&
-          (await page.locator(ANY_CONTROL).count()) === 0 &&
-          !(source && decidedByLinks(source, page.url(), d.signInPath))
-        )
+          (await page.locator(ANY_CONTROL).count()) === 0
+        ) {
+          if (source && decidedByLinks(http, source, page.url(), d.signInPath)) answeredByLinks(http, asAnswer(source));
           signInRefused(http, `status ${last.status()}, a page with no form`);
+        }
       }
       const off = stray();
       // The password (or a consent) bound elsewhere: not sent, and the driver cannot go on.
@@ -1205,6 +1231,9 @@ export async function createBrowserDriver(
           signedIn ? 'consent' : 'sign-in',
         );
       if (away) continuationGranted(decision, decided, linkFollowed, away.url);
+      // An error answering a request the provider may refuse is its answer to that request.
+      const judged = (options.malformed || options.refusable) && (last?.status() ?? 0) >= 400;
+      if (leftAnswer && !decided && !away && !judged) answeredByLinks(http, leftAnswer.answer, leftAnswer.followed);
       // The provider's redirect to the application was stopped before Playwright saw it: record it.
       if (away?.response)
         http.record({

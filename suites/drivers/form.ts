@@ -33,6 +33,7 @@ import { asksNewPassword, awaitsEmail, needsPerson } from './needs-person.js';
 import { expectDeviceDecided, type Journey } from './device-outcome.js';
 import {
   accountNotListed,
+  answeredByLinks,
   continuation,
   continuationGranted,
   decidedByLinks,
@@ -49,6 +50,7 @@ import {
   signInUser,
   wayToSignIn,
   waysOf,
+  type PasswordAnswer,
 } from './sign-in.js';
 
 const DEFAULTS = {
@@ -273,6 +275,11 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
        * the password refused still; any other answer (a 400 error page) is the link's, not the password's.
        */
       let passwordAgain = false;
+      /**
+       * The page of links only that answered the password and the link followed from it: the visit
+       * counts as signed in only if a decision or the hand-over comes after (answeredByLinks).
+       */
+      let leftAnswer: { answer: PasswordAnswer; followed: string } | undefined;
       /** The page the credentials were sent from ran a script (this driver runs none). */
       let scriptedSignIn = false;
       let decided = false;
@@ -296,6 +303,10 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       };
       /** What the journey did, where it ended (a refused sign-in never gets here: it throws). */
       const journey = (response: HttpResponse, redirect?: URL): Journey => {
+        // An error answering a request the provider may refuse is its answer to that request.
+        const judged = (malformed || refusable) && response.status >= 400;
+        if (leftAnswer && !decided && !redirect && !judged)
+          answeredByLinks(http, leftAnswer.answer, leftAnswer.followed);
         through();
         return { ...(redirect ? { redirect } : {}), response, decided, codeSent, signedIn: session };
       };
@@ -452,19 +463,25 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           // an interstitial's one link that goes on (sign-in.ts).
           const onward =
             (signedIn || session) && !decided && !forms.length && mayContinue(decision, codeSent || codeInUrl)
-              ? continuation(http, response.text, url, d.signInPath)
+              ? continuation(http, response.text, url, d.signInPath, decision)
               : undefined;
           if (onward && !submitted.has(`link ${onward.href}`)) {
             submitted.add(`link ${onward.href}`);
             linkFollowed = true;
+            if (afterPassword)
+              leftAnswer = { answer: { html: response.text, url, status: response.status }, followed: onward.label };
             // The sign-in form coming back after that link is the password refused still.
             passwordAgain = afterPassword;
             [url, method, body, what] = [resolved(onward.href, url, 'the link'), 'GET', undefined, 'the link'];
             continue;
           }
           // The password answered by a page with nothing to go on with ("the password is incorrect").
-          if (answersPassword && !forms.length && !decidedByLinks(response.text, url, d.signInPath))
+          // One whose links approve may as well be a consent of links: said once, never a sign-in.
+          if (answersPassword && !forms.length) {
+            if (decidedByLinks(http, response.text, url, d.signInPath))
+              answeredByLinks(http, { html: response.text, url, status: response.status });
             signInRefused(http, `status ${response.status}, a page with no form`);
+          }
           return journey(response);
         }
         const signature = `${choice.form.action}|${choice.button?.name}=${choice.button?.value}|${choice.form.fields.map((f) => f.name).join(',')}`;
