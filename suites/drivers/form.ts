@@ -296,18 +296,17 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       /** A device page's visit carries the user code in its URL (devicePageUrl): the code went out already. */
       const codeInUrl = !authorizing && URL.canParse(startUrl) && new URL(startUrl).searchParams.has('user_code');
       /** The credentials went out and were not refused: the jar holds the session, the run knows a sign-in works. */
-      const through = () => {
+      const through = (answered = false) => {
+        // Past a link from a page of links only that answered the password: only if something answered.
+        if (leftAnswer && !decided && !answered) answeredByLinks(http, leftAnswer.answer, leftAnswer.followed);
         if (!signedIn) return;
         signedInOnce(http);
         session = true;
       };
       /** What the journey did, where it ended (a refused sign-in never gets here: it throws). */
       const journey = (response: HttpResponse, redirect?: URL): Journey => {
-        // An error answering a request the provider may refuse is its answer to that request.
-        const judged = (malformed || refusable) && response.status >= 400;
-        if (leftAnswer && !decided && !redirect && !judged)
-          answeredByLinks(http, leftAnswer.answer, leftAnswer.followed);
-        through();
+        // The hand-over, or an error answering a request the provider may refuse: its answer to it.
+        through(!!redirect || ((malformed || refusable) && response.status >= 400));
         return { ...(redirect ? { redirect } : {}), response, decided, codeSent, signedIn: session };
       };
       // A form submitted twice means the provider sent us back (a wrong code, an error): stop there.
@@ -359,7 +358,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           // that check's to judge; a 2xx page may be the sign-in itself: the check errs alone below.
           if (malformed && response.status >= 400) return journey(response);
           const beyond = () => {
-            // A page after the password (a consent drawn by a script) is past the sign-in.
+            // A page after the password (a consent drawn by a script) is past the sign-in, unless it
+            // came by a link from a page of links only that answered the password (a refusal's "OK").
             through();
             return beyondForms(unplayable.what, unplayable.advice);
           };

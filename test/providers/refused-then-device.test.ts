@@ -19,11 +19,13 @@ const page = (body: string) => ({
 /**
  * How the provider refuses the password: its sign-in form again (the simulator's), or a page of
  * links only that a driver could misread as a consent or an interstitial ("OK" to the home page,
- * a cookie banner's "Accept all"). Before, either page counted the visit as signed in.
+ * plain or drawn by a script; a cookie banner's "Accept all"). Before, each counted the visit as
+ * signed in.
  */
 const REFUSAL = {
   'its sign-in form again': undefined,
   '"OK" to the home page': '<a href="/">OK</a>',
+  '"OK" to a home page a script draws': '<a href="/home">OK</a>',
   'a cookie banner\'s "Accept all"': '<a href="/-/cmp?all=1">Accept all</a>',
 } as const;
 let refusal: keyof typeof REFUSAL = 'its sign-in form again';
@@ -36,6 +38,8 @@ beforeAll(async () => {
     if (links !== undefined && method === 'POST' && url.pathname === '/users/sign_in')
       return () => page(`<p>Invalid login or password.</p>${links}`);
     if (method === 'GET' && url.pathname === '/-/cmp') return () => page('<p>Preferences saved.</p>');
+    if (method === 'GET' && url.pathname === '/home')
+      return () => page('<div id="app"></div><script>/* draws */</script>');
     if (method === 'GET' && url.pathname === '/oauth/device') {
       const code = (url.searchParams.get('user_code') ?? '').replace(/[^A-Z0-9-]/gi, '');
       return () =>
