@@ -74,6 +74,7 @@ import { awaitsEmail, NEEDS_PERSON_SELECTORS, NEW_PASSWORD_CSS, NEW_PASSWORD_FIE
 import {
   accountNotListed,
   consentOfLinks,
+  answeredByLinks,
   continuation,
   continuationGranted,
   decidedByLinks,
@@ -87,6 +88,7 @@ import {
   signInUser,
   wayToSignIn,
   waysOf,
+  type PasswordAnswer,
   type SignInWay,
 } from './sign-in.js';
 import { unservedOf } from '../target/unserved.js';
@@ -982,8 +984,21 @@ export async function createBrowserDriver(
       decision: [decisionCss, `${decision}Selector`],
       continue: [d.continueSelector, 'continueSelector'],
     };
+    /**
+     * The page shown is the one that answered the password, nothing pressed since: only on it is a
+     * page with nothing to go on with the password's refusal (the answer to another POST is not).
+     */
+    let onAnswer = false;
+    /**
+     * The password's answer, a page of links only, and the link followed from it: the visit counts as
+     * signed in only if a decision or the hand-over comes after (answeredByLinks).
+     */
+    let leftAnswer: { answer: PasswordAnswer; followed: string } | undefined;
+    /** The page as the password's answer, when it is that (for answeredByLinks). */
+    const asAnswer = (html: string): PasswordAnswer => ({ html, url: page.url(), status: last?.status() ?? 0 });
     /** Click a control and wait until the page has answered it. */
     const press = (css: string, next: Control[]) => {
+      onAnswer = false;
       const button = shown(page, css);
       return settle(page, watch, () => button.click(), { gone: button, next });
     };
@@ -1083,6 +1098,7 @@ export async function createBrowserDriver(
             controls.password,
             'its sign-in form again',
           );
+          onAnswer = true;
           continue;
         }
         // A username page (identifier-first sign-in): the username alone, then the password on the
@@ -1154,11 +1170,12 @@ export async function createBrowserDriver(
             (await page.locator(ANY_CONTROL).count()) === 0
               ? await pageSource(page)
               : undefined;
-          const onward = source ? continuation(http, source, page.url(), d.signInPath) : undefined;
-          if (onward && !chosenWays.has(`${onward.href}|${onward.label}`)) {
+          const onward = source ? continuation(http, source, page.url(), d.signInPath, decision) : undefined;
+          if (source && onward && !chosenWays.has(`${onward.href}|${onward.label}`)) {
             stopAtConsent(source);
             chosenWays.add(`${onward.href}|${onward.label}`);
             linkFollowed = true;
+            if (onAnswer) leftAnswer = { answer: asAnswer(source), followed: onward.label };
             await press(wayCss(onward), Object.values(controls));
             // The sign-in form coming back after that link: the password refused still, never typed again.
             if (signedIn && !handover() && (await present(page, ...controls.password)))
@@ -1175,6 +1192,12 @@ export async function createBrowserDriver(
           if (!decided && (await page.locator(ANY_CONTROL).count()) === 0) stopAtConsent(await pageSource(page));
           continued++;
           linkFollowed = true;
+          if (onAnswer) {
+            const label = await shown(page, d.continueSelector)
+              .innerText()
+              .catch(() => '');
+            leftAnswer = { answer: asAnswer((await pageSource(page)) ?? ''), followed: label.slice(0, 200) };
+          }
           await press(d.continueSelector, []);
           continue;
         }
@@ -1191,14 +1214,17 @@ export async function createBrowserDriver(
           !(user && (await present(page, accountSelector(user), 'account')))
         )
           accountNotListed(http);
-        // The password answered by a page with nothing to go on with ("the password is incorrect").
+        // The password answered by a page with nothing to go on with ("the password is incorrect");
+        // one whose links approve may as well be a consent of links: said once, never a sign-in.
         if (
           signedIn &&
+          onAnswer &&
           last?.request().method() === 'POST' &&
-          (await page.locator(ANY_CONTROL).count()) === 0 &&
-          !(source && decidedByLinks(source, page.url(), d.signInPath))
-        )
+          (await page.locator(ANY_CONTROL).count()) === 0
+        ) {
+          if (source && decidedByLinks(http, source, page.url(), d.signInPath)) answeredByLinks(http, asAnswer(source));
           signInRefused(http, `status ${last.status()}, a page with no form`);
+        }
       }
       const off = stray();
       // The password (or a consent) bound elsewhere: not sent, and the driver cannot go on.
@@ -1218,6 +1244,9 @@ export async function createBrowserDriver(
           signedIn ? 'consent' : 'sign-in',
         );
       if (away) continuationGranted(decision, decided, linkFollowed, away.url);
+      // An error answering a request the provider may refuse is its answer to that request.
+      const judged = (options.malformed || options.refusable) && (last?.status() ?? 0) >= 400;
+      if (leftAnswer && !decided && !away && !judged) answeredByLinks(http, leftAnswer.answer, leftAnswer.followed);
       // The provider's redirect to the application was stopped before Playwright saw it: record it.
       if (away?.response)
         http.record({

@@ -45,8 +45,14 @@ export const CONTROL_WORDS = {
   /** A question's answers ("Stay signed in?"), pressed as the decision leans, without being it. */
   yes: ['yes', 'ja', 'oui', 'si'],
   no: ['no', 'nein', 'non'],
-  /** About something else than the sign-in (a cookie banner's "Accept all cookies"): never pressed. */
-  aside: ['cookies?'],
+  /**
+   * About something else than the sign-in (a cookie banner's "Accept all cookies", or "Accept all"
+   * alone, as banners say it in each language): never pressed, never an approval.
+   */
+  aside: [
+    'cookies?', 'accept all', 'allow all', 'alle akzeptieren', 'alle zulassen', 'tout accepter', 'accepter tout',
+    'aceptar todo', 'aceptar todas', 'permitir todo', 'permitir todas',
+  ],
   /** What leaves the user's session or picks another account: never pressed as the user's account. */
   away: ['sign ?out', 'log ?out', 'abmelden', 'déconnexion', 'another', 'other', 'not you', 'andere', 'autre', 'otra'],
 } as const;

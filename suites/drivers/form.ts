@@ -34,6 +34,7 @@ import { expectDeviceDecided, type Journey } from './device-outcome.js';
 import {
   accountNotListed,
   consentOfLinks,
+  answeredByLinks,
   continuation,
   continuationGranted,
   decidedByLinks,
@@ -52,6 +53,7 @@ import {
   signInUser,
   wayToSignIn,
   waysOf,
+  type PasswordAnswer,
 } from './sign-in.js';
 
 const DEFAULTS = {
@@ -276,6 +278,11 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
        * the password refused still; any other answer (a 400 error page) is the link's, not the password's.
        */
       let passwordAgain = false;
+      /**
+       * The page of links only that answered the password and the link followed from it: the visit
+       * counts as signed in only if a decision or the hand-over comes after (answeredByLinks).
+       */
+      let leftAnswer: { answer: PasswordAnswer; followed: string } | undefined;
       /** The page the credentials were sent from ran a script (this driver runs none). */
       let scriptedSignIn = false;
       let decided = false;
@@ -292,14 +299,17 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       /** A device page's visit carries the user code in its URL (devicePageUrl): the code went out already. */
       const codeInUrl = !authorizing && URL.canParse(startUrl) && new URL(startUrl).searchParams.has('user_code');
       /** The credentials went out and were not refused: the jar holds the session, the run knows a sign-in works. */
-      const through = () => {
+      const through = (answered = false) => {
+        // Past a link from a page of links only that answered the password: only if something answered.
+        if (leftAnswer && !decided && !answered) answeredByLinks(http, leftAnswer.answer, leftAnswer.followed);
         if (!signedIn) return;
         signedInOnce(http);
         session = true;
       };
       /** What the journey did, where it ended (a refused sign-in never gets here: it throws). */
       const journey = (response: HttpResponse, redirect?: URL): Journey => {
-        through();
+        // The hand-over, or an error answering a request the provider may refuse: its answer to it.
+        through(!!redirect || ((malformed || refusable) && response.status >= 400));
         return { ...(redirect ? { redirect } : {}), response, decided, codeSent, signedIn: session };
       };
       // A form submitted twice means the provider sent us back (a wrong code, an error): stop there.
@@ -354,7 +364,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           // may lawfully refuse (AuthorizeOptions.refusable) or one a check malformed: the check it answers errs alone.
           const ordinary = config.driver?.kind !== 'browser' && !malformed && !refusable && response.status < 400;
           const beyond = () => {
-            // A page after the password (a consent drawn by a script) is past the sign-in.
+            // A page after the password (a consent drawn by a script) is past the sign-in, unless it
+            // came by a link from a page of links only that answered the password (a refusal's "OK").
             through();
             // Signed in, an authorization's consent drawn by a script: one cause of the run, said once.
             if (ordinary && authorizing && session) consentScripted(http, unplayable.what, unplayable.advice);
@@ -451,7 +462,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           // an interstitial's one link that goes on (sign-in.ts).
           const onward =
             (signedIn || session) && !decided && !forms.length && mayContinue(decision, codeSent || codeInUrl)
-              ? continuation(http, response.text, url, d.signInPath)
+              ? continuation(http, response.text, url, d.signInPath, decision)
               : undefined;
           if (onward && !submitted.has(`link ${onward.href}`)) {
             const named = decision === 'deny' ? namesTheGrant(response.text, url, startUrl, redirectUris) : undefined;
@@ -461,14 +472,20 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             }
             submitted.add(`link ${onward.href}`);
             linkFollowed = true;
+            if (afterPassword)
+              leftAnswer = { answer: { html: response.text, url, status: response.status }, followed: onward.label };
             // The sign-in form coming back after that link is the password refused still.
             passwordAgain = afterPassword;
             [url, method, body, what] = [resolved(onward.href, url, 'the link'), 'GET', undefined, 'the link'];
             continue;
           }
           // The password answered by a page with nothing to go on with ("the password is incorrect").
-          if (answersPassword && !forms.length && !decidedByLinks(response.text, url, d.signInPath))
+          // One whose links approve may as well be a consent of links: said once, never a sign-in.
+          if (answersPassword && !forms.length) {
+            if (decidedByLinks(http, response.text, url, d.signInPath))
+              answeredByLinks(http, { html: response.text, url, status: response.status });
             signInRefused(http, `status ${response.status}, a page with no form`);
+          }
           return journey(response);
         }
         const signature = `${choice.form.action}|${choice.button?.name}=${choice.button?.value}|${choice.form.fields.map((f) => f.name).join(',')}`;

@@ -189,42 +189,72 @@ export function goingOnElsewhere(
 /** Two URL paths the same but for a trailing slash. */
 export const samePath = (a: string, b: string) => a.replace(/(?<!^)\/$/, '') === b.replace(/(?<!^)\/$/, '');
 
+/** A path as a server may read it: percent-decoded, one case, repeated and trailing slashes dropped. */
+function plainPath(path: string): string {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // A stray `%` is kept as it is.
+  }
+  return decoded.toLowerCase().replace(/\/{2,}/g, '/');
+}
+
 const SIGN_IN_WAY = new RegExp(SIGN_IN_WAY_PATTERN, 'i');
 const GOES_ON = new RegExp(controlPattern('step'), 'i');
 const AWAY = new RegExp(controlPattern('away'), 'i');
 /** A link that decides, puts off or answers a question: the decision's, never a mere step's (continuation). */
 const DECIDES = new RegExp((['approve', 'deny', 'postpone', 'yes', 'no'] as const).map(controlPattern).join('|'), 'i');
-/** A control set aside (a cookie banner's "Accept cookies"): it decides nothing about the application. */
+/** A control set aside (a cookie banner's "Accept cookies", "Accept all"): it decides nothing about the application. */
 const ASIDE = new RegExp(controlPattern('aside'), 'i');
 const decides = (link: { label: string }) => DECIDES.test(link.label) && !ASIDE.test(link.label);
 
 const APPROVES = new RegExp(controlPattern('approve'), 'i');
+const DECISION = new RegExp(`${controlPattern('approve')}|${controlPattern('deny')}`, 'i');
+const ANSWERS = { approve: new RegExp(controlPattern('yes'), 'i'), deny: new RegExp(controlPattern('no'), 'i') };
+const POSTPONES = new RegExp(controlPattern('postpone'), 'i');
 
 /**
- * A page whose links approve (a consent of links: "Accept and continue"): answering the password, it
- * is no refusal of the sign-in but a page with no control the driver can press, the check's alone.
- * Approving words only, on a link that leads somewhere else than the page itself or the sign-in:
- * a refusal page's skip link, Cancel, "No account? Sign up" or "Try again" keep it a refusal, said
- * once with the password sent once (a real provider locks the account on the next).
- */
-export const decidedByLinks = (html: string, pageUrl: string, signInPath: string): boolean =>
-  URL.canParse(pageUrl) &&
-  parseLinks(html).some(
-    (link) => APPROVES.test(link.label) && !ASIDE.test(link.label) && leadsOn(link.href, pageUrl, signInPath),
-  );
-
-/**
- * Does a page's link lead on: an http(s) link, neither back to the sign-in (driver.signInPath) nor
- * to the page itself (a fragment, "Try again")? One reading for continuation and decidedByLinks.
+ * Does a page's link lead on: an http(s) link, neither back to the sign-in (driver.signInPath, on
+ * any origin: a login application's too; its path read case- and percent-encoding-insensitively)
+ * nor to the page itself (a fragment, "Try again")? One reading for continuation and decidedByLinks.
  */
 function leadsOn(href: string, pageUrl: string, signInPath: string): boolean {
   if (!URL.canParse(href, pageUrl)) return false;
   const to = new URL(href, pageUrl);
   if (to.protocol !== 'http:' && to.protocol !== 'https:') return false;
   const here = new URL(pageUrl);
-  if (to.origin !== here.origin) return true;
-  return !samePath(to.pathname, signInPath) && `${to.pathname}${to.search}` !== `${here.pathname}${here.search}`;
+  const path = plainPath(to.pathname);
+  if (samePath(path, plainPath(signInPath))) return false;
+  return to.origin !== here.origin || `${path}${to.search}` !== `${plainPath(here.pathname)}${here.search}`;
 }
+
+/**
+ * A link that may be a decision's: it says the decision's or a question's words, nothing set aside
+ * (a cookie banner's), nothing that leaves the session or signs in another way, and leads on.
+ */
+const decisive = (link: { href: string; label: string }, pageUrl: string, signInPath: string) =>
+  !ASIDE.test(link.label) &&
+  !AWAY.test(link.label) &&
+  !isSignInWay(link.label) &&
+  leadsOn(link.href, pageUrl, signInPath);
+
+/**
+ * A page whose links approve (a consent of links: "Accept and continue"): answering the password, it
+ * cannot be told from a refusal whose links say approving words, so it is said once for the run
+ * (answeredByLinks), the password sent once, never a refusal blaming the config. Approving words
+ * only, on a link that leads on within the target's origins (a login application's sign-in, off
+ * them, is no consent): a refusal page's skip link, Cancel, "No account? Sign up", "Try again", a
+ * cookie banner's "Accept all" keep it a refusal.
+ */
+export const decidedByLinks = (http: Pick<Http, 'leaves'>, html: string, pageUrl: string, signInPath: string) =>
+  URL.canParse(pageUrl) &&
+  parseLinks(html).some(
+    (link) =>
+      APPROVES.test(link.label) &&
+      decisive(link, pageUrl, signInPath) &&
+      http.leaves(new URL(link.href, pageUrl).href) === undefined,
+  );
 
 /** A page's title, for a sentence that names the page (the page is the target's: cut). */
 const TITLE = /<title\b[^>]*>([^<]{0,200})/i;
@@ -364,6 +394,66 @@ export function continuationGranted(decision: 'approve' | 'deny', decided: boole
     );
 }
 
+/** The page at `pageUrl` named in a sentence: its title, its path and some of `labels` (bounded: the page is the target's). */
+function pageSaid(html: string, pageUrl: string, labels: readonly string[]): string {
+  const title = decodeEntities(TITLE.exec(html)?.[1] ?? '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, WAY_LABEL);
+  const said = labels.slice(0, WAYS_SAID).map((l) => l.replace(/\s+/g, ' ').trim().slice(0, WAY_LABEL));
+  return `the page ${title ? `“${title}” ` : ''}at ${new URL(pageUrl).pathname.slice(0, WAY_LABEL)}${said.length ? ` (${said.join('; ')})` : ''}`;
+}
+
+/** The page that answered the configured user's password, as the driver saw it. */
+export interface PasswordAnswer {
+  html: string;
+  url: string;
+  status: number;
+}
+
+/**
+ * The password answered by a page of links only that the driver cannot read (`answer`): nothing
+ * pressed on a page whose links approve (decidedByLinks: a consent of links, or a refusal whose
+ * links say approving words), or the link `followed` from it leading to neither a decision nor the
+ * application (a refusal's "OK" to the home page, as well as an interstitial's). Never counted as
+ * a sign-in (a device page would then read as approved by the user); said once for the run,
+ * naming the page and its links, and the password is not sent again (a live account locks).
+ */
+export function answeredByLinks(http: Http, answer: PasswordAnswer, followed?: string): never {
+  refusals.set(
+    http,
+    "the provider answered the configured user's password with a page of links only earlier in this run; the password is not sent again",
+  );
+  const labels = parseLinks(answer.html)
+    .map((l) => l.label)
+    .filter((l) => l.trim());
+  throw new SignInRefused(
+    `the provider answered the configured user's password (status ${answer.status}) with a page of links only, ${pageSaid(answer.html, answer.url, labels)}, ${
+      followed === undefined
+        ? 'on which the driver presses nothing'
+        : `and the link “${followed.replace(/\s+/g, ' ').trim().slice(0, WAY_LABEL)}” followed from it led to neither a decision nor the application`
+    }: it may be a refusal (check user.username and user.password in the target config) or a page only a person can go on from (driver: manual); the password is not sent again, and what needs a signed-in user is not tested`,
+  );
+}
+
+/**
+ * A page of links that asks a question or puts something off and decides nothing ("Stay signed
+ * in? Yes / No"; "Set up two-factor authentication / Skip for now"): the answer the decision leans
+ * to (yes to approve, no to deny), else the link that puts off, as the form driver's buttonFor
+ * presses such buttons. None on a page with a link that approves or denies (the decision's), nor
+ * an answer that asks itself ("No account? Sign up").
+ */
+function answerOf(
+  links: ReadonlyArray<{ href: string; label: string }>,
+  pageUrl: string,
+  signInPath: string,
+  decision: 'approve' | 'deny',
+) {
+  if (links.some((l) => DECISION.test(l.label) && !ASIDE.test(l.label))) return undefined;
+  const answers = links.filter((l) => !l.label.includes('?') && decisive(l, pageUrl, signInPath));
+  return answers.find((l) => ANSWERS[decision].test(l.label)) ?? answers.find((l) => POSTPONES.test(l.label));
+}
+
 /**
  * Signed in (this visit's password, or an earlier one's session), before any decision, a page of
  * links only (no form, no control: the page at `pageUrl`, its HTML `html`): an interstitial
@@ -375,16 +465,27 @@ export function continuationGranted(decision: 'approve' | 'deny', decided: boole
  * "OK" or "Try again" (following it would send the refused password again, on every check); nor
  * does one that is no http(s) link (`javascript:void(0)`, a script's). A page with a link that
  * decides, puts off or answers ("Accept and continue", "Remind me later", "Yes") is no
- * interstitial: what to press there is the decision's (the check's, its lean), not a step's.
+ * interstitial: given the visit's `decision`, a question's answer or the link that puts off is
+ * followed (answerOf), never a link that approves or denies (the decision's, not a step's).
  * None: undefined, and the page is judged as before (a refusal, or no control for the decision).
  */
-export function continuation(http: Http, html: string, pageUrl: string, signInPath: string): SignInWay | undefined {
+export function continuation(
+  http: Http,
+  html: string,
+  pageUrl: string,
+  signInPath: string,
+  decision?: 'approve' | 'deny',
+): SignInWay | undefined {
   const links = parseLinks(html);
-  if (links.some(decides)) return undefined;
-  const onward = links.filter(
-    (l) =>
-      GOES_ON.test(l.label) && !AWAY.test(l.label) && !isSignInWay(l.label) && leadsOn(l.href, pageUrl, signInPath),
-  );
+  const answer = decision && links.some(decides) ? answerOf(links, pageUrl, signInPath, decision) : undefined;
+  const onward = links.some(decides)
+    ? answer
+      ? [answer]
+      : []
+    : links.filter(
+        (l) =>
+          GOES_ON.test(l.label) && !AWAY.test(l.label) && !isSignInWay(l.label) && leadsOn(l.href, pageUrl, signInPath),
+      );
   if (!onward.length) return undefined;
   if (onward.length === 1) {
     const to = new URL(onward[0].href, pageUrl);
@@ -392,14 +493,13 @@ export function continuation(http: Http, html: string, pageUrl: string, signInPa
     if (away !== undefined) signInElsewhere(http, to, away);
     return onward[0];
   }
-  const title = decodeEntities(TITLE.exec(html)?.[1] ?? '')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, WAY_LABEL);
-  const said = onward.slice(0, WAYS_SAID).map((l) => l.label.slice(0, WAY_LABEL));
   signInNeedsPerson(
     http,
-    `a choice between links on the page ${title ? `“${title}” ` : ''}at ${new URL(pageUrl).pathname.slice(0, WAY_LABEL)} (${said.join('; ')})`,
+    `a choice between links on ${pageSaid(
+      html,
+      pageUrl,
+      onward.map((l) => l.label),
+    )}`,
   );
 }
 

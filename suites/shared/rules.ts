@@ -23,14 +23,16 @@ export function breaking(t: CheckContext, ...rules: RuleId[]): Expect {
   return (condition, message, details) => t.expect(condition, message, broke(rules, details));
 }
 
-/** The sentences each check has already been seen to break (softOnce). */
-const saidOf = new WeakMap<CheckContext, Set<string>>();
+/** The sentences each check has already been seen to break (softOnce), each with its first message. */
+const saidOf = new WeakMap<CheckContext, Map<string, string>>();
 
 /**
  * t.soft for a sentence that nothing after it depends on and that every page or answer repeats
  * (a header of each page): its first failure is recorded and the check goes on, so it does not
  * hide another deviation judged later (one cause, one blame under several causes); the same
- * sentence (`key`) is not said again by the check. Returns the condition.
+ * sentence (`key`) is not said again by the check. Each call still counts as an assertion, under
+ * the first failure's message (t.soft keeps a message once): a property case that judges through
+ * it is decided. Returns the condition.
  */
 export function softOnce(
   t: CheckContext,
@@ -39,9 +41,9 @@ export function softOnce(
   message: string,
   details?: FailureDetails,
 ): boolean {
-  const said = saidOf.get(t) ?? new Set<string>();
+  const said = saidOf.get(t) ?? new Map<string, string>();
   saidOf.set(t, said);
-  if (said.has(key)) return !!condition;
-  if (!t.soft(condition, message, details)) said.add(key);
+  const first = said.get(key);
+  if (!t.soft(condition, first ?? message, details) && first === undefined) said.set(key, message);
   return !!condition;
 }

@@ -15,7 +15,15 @@
  *   submit, said as such with the hint to use the browser driver (before: "no approve control").
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { checksWith, expectOneRefusal, explain, PAGE_DRIVERS, runWithDriver, startProvider } from './provider.js';
+import {
+  checksWith,
+  expectAllPassed,
+  expectOneRefusal,
+  explain,
+  PAGE_DRIVERS,
+  runWithDriver,
+  startProvider,
+} from './provider.js';
 import { journeyProvider, page, type Journey, type JourneyProvider, type JourneyStep } from './sign-in-journey.js';
 
 const servers: JourneyProvider[] = [];
@@ -87,8 +95,10 @@ describe('a page of links only after the password', () => {
 
 describe('a page of links only after the password whose links decide, or beside a cookie banner', () => {
   // A consent of links only ("Accept and continue"): the form driver presses no link that decides,
-  // so no approve control for each check alone; never the configured user's sign-in refused for the
-  // run (config blamed), as the form driver said before. The browser driver presses the links.
+  // and such a page cannot be told from a refusal whose links say approving words: said once for
+  // the run as a page of links only, the password sent once, the visit never counted as a sign-in;
+  // never the configured user's sign-in refused (config blamed), as the form driver said before.
+  // The browser driver presses the link ("continue"), and the decision follows.
   it.each(PAGE_DRIVERS)(
     '%s driver: a consent of links is no sign-in refused',
     async (kind) => {
@@ -96,11 +106,17 @@ describe('a page of links only after the password whose links decide, or beside 
         ['Accept and continue', 'go=app'],
         ['Cancel', '/'],
       ]);
-      const { report, why } = await runOver({ after: [consent] }, kind);
-      expect(checksWith(report, 'skipped'), why).toEqual([]);
-      expect(checksWith(report, 'errored'), why).toEqual(
-        kind === 'form' ? ['grants.consent-denied', 'grants.state-unchanged'] : [],
-      );
+      const { report, why, provider } = await runOver({ after: [consent] }, kind);
+      if (kind === 'browser') expect(checksWith(report, 'errored', 'skipped'), why).toEqual([]);
+      else {
+        expectOneRefusal(report, why, {
+          first:
+            /^the harness could not complete this check: the provider answered the configured user's password \(status 200\) with a page of links only, the page “Authorize the application” at \/users\/sign_in \(Accept and continue; Cancel\), on which the driver presses nothing: /,
+          later:
+            /^the provider answered the configured user's password with a page of links only earlier in this run; the password is not sent again$/,
+        });
+        expect(provider.posted.passwords, why).toBe(1);
+      }
       for (const check of report.checks) expect(check.message ?? '', why).not.toMatch(/refused the sign-in/);
     },
     120_000,
@@ -201,4 +217,54 @@ describe('a 200 page a script draws answering a request a provider may lawfully 
       await provider.close();
     }
   }, 120_000);
+});
+
+describe('a page of links only after the password that asks a question or puts something off', () => {
+  // Answered as a person would, as the decision leans (yes to approve, no to deny), or put off;
+  // the sign-in goes on. Before, both drivers took the page for a refused sign-in: the config
+  // blamed for the whole run, every later check skipped.
+  const QUESTIONS = {
+    'Stay signed in? Yes / No': linksOnly('Stay signed in?', [
+      ['Yes', 'go=app'],
+      ['No', 'go=app&stay=0'],
+    ]),
+    'Set up two-factor authentication / Skip for now': linksOnly('Secure your account', [
+      ['Set up two-factor authentication', '/profile/two_factor'],
+      ['Skip for now', 'go=app'],
+    ]),
+  };
+  for (const [name, question] of Object.entries(QUESTIONS))
+    it.each(PAGE_DRIVERS)(
+      `%s driver, ${name}: answered, every check passes`,
+      async (kind) => {
+        const run = await runOver({ after: [question] }, kind);
+        expect(run.provider.posted, expectAllPassed(run)).toEqual({ passwords: 1, steps: 1 });
+      },
+      120_000,
+    );
+});
+
+describe('a step pressed after the password, answered by a page with nothing on it', () => {
+  // The answer to "Not now" (a POST), not to the password: the check errs alone. Before, the
+  // browser driver read the answer to any POST as the password's, and said the configured user's
+  // sign-in refused for the run.
+  it.each(PAGE_DRIVERS)(
+    '%s driver: no sign-in refused said, each check errs alone',
+    async (kind) => {
+      const later: JourneyStep = {
+        page: (form) =>
+          page('Secure your account', form('<button type="submit" name="go" value="later">Not now</button>')),
+        passes: () => true,
+      };
+      const blank: JourneyStep = {
+        page: () => page('Please wait', '<p>We are setting up your account.</p>'),
+        passes: () => false,
+      };
+      const { report, why } = await runOver({ after: [later, blank] }, kind);
+      for (const check of report.checks) expect(check.message ?? '', why).not.toMatch(/refused/);
+      expect(checksWith(report, 'errored'), why).toEqual(['grants.consent-denied', 'grants.state-unchanged']);
+      expect(checksWith(report, 'skipped'), why).toEqual([]);
+    },
+    120_000,
+  );
 });

@@ -89,3 +89,77 @@ describe('a refusal page with links whose words a consent also uses', () => {
       120_000,
     );
 });
+
+/** A sign-in form of the provider's own that posts the password elsewhere than the sign-in path, with a query. */
+const SIGN_IN_FORM =
+  '<html><title>Sign in</title><form method="post" action="/session?step=password"><input name="user[login]"><input type="password" name="user[password]"><button type="submit">Sign in</button></form></html>';
+
+/**
+ * The links of the page answering the password (at /session?step=password) and how that page is
+ * said: a refusal (`refused`), or a page of links only whose reading the driver cannot tell
+ * (`links`: a consent of links, or a link followed from it that led to no decision). Either way
+ * once, the password sent once. The `refused` rows fail if decidedByLinks forgets where a link
+ * leads (back to the sign-in in another case or encoding, to `#`, to the page itself, off the
+ * target), the consent row if it judges the page by its path alone.
+ */
+const ANSWERS = {
+  'a cookie banner\'s "Accept all"': ['refused', '<a href="/-/cmp?all=1">Accept all</a>'],
+  '"Accept and sign in again" at the login application (another origin)': [
+    'refused',
+    '<a href="http://login.invalid/users/sign_in">Accept and sign in again</a>',
+  ],
+  '"Accept" back to the sign-in, in another case and encoding': ['refused', '<a href="/Users/Sign%5Fin">Accept</a>'],
+  '"Accept" to #': ['refused', '<a href="#">Accept</a>'],
+  '"Accept" to the page itself': ['refused', '<a href="/session?step=password">Accept</a>'],
+  '"Confirm your email"': ['links', '<a href="/users/confirmation/new">Confirm your email</a>'],
+  'a consent of links, "Accept" at the same path with another query': [
+    'links',
+    '<a href="/session?step=consent">Accept</a>',
+  ],
+  '"OK" to the home page (followed, no decision after it)': ['links', '<a href="/">OK</a>'],
+} as const;
+
+const LINKS_ONLY = {
+  first:
+    /^the harness could not complete this check: the provider answered the configured user's password \(status 200\) with a page of links only, the page “Sign in” at \/session \(/,
+  later:
+    /^the provider answered the configured user's password with a page of links only earlier in this run; the password is not sent again$/,
+};
+
+describe('a page of links only answering the password, some saying approving words', () => {
+  let answer: keyof typeof ANSWERS = '"Accept" to #';
+  let own: Provider;
+  beforeAll(async () => {
+    own = await startProvider((method, url) => {
+      if (method === 'GET' && url.pathname === '/users/sign_in')
+        return () => ({ status: 200, headers: { 'content-type': 'text/html' }, body: SIGN_IN_FORM });
+      if (method === 'POST' && url.pathname === '/session')
+        return () => ({
+          status: 200,
+          headers: { 'content-type': 'text/html' },
+          body: `<html><title>Sign in</title><p>Invalid login or password.</p>${ANSWERS[answer][1]}</html>`,
+        });
+      return undefined;
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await own?.close();
+  });
+
+  for (const row of Object.keys(ANSWERS) as (keyof typeof ANSWERS)[])
+    it.each(PAGE_DRIVERS)(
+      `%s driver, ${row}: said once as ${ANSWERS[row][0] === 'refused' ? 'a refusal' : 'a page of links only'}, the password sent once`,
+      async (kind) => {
+        answer = row;
+        own.answered.length = 0;
+        const run = await runWithDriver(own, kind, CHECKS.slice(0, 2));
+        const why = explain(run.report, run.stderr);
+        expectOneRefusal(run.report, why, ANSWERS[row][0] === 'refused' ? undefined : LINKS_ONLY);
+        expect(
+          own.answered.filter((r) => r === 'POST /session'),
+          why,
+        ).toHaveLength(1);
+      },
+      120_000,
+    );
+});

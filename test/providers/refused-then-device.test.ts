@@ -16,10 +16,30 @@ const page = (body: string) => ({
   body: `<html><title>Device</title><body>${body}</body></html>`,
 });
 
+/**
+ * How the provider refuses the password: its sign-in form again (the simulator's), or a page of
+ * links only that a driver could misread as a consent or an interstitial ("OK" to the home page,
+ * plain or drawn by a script; a cookie banner's "Accept all"). Before, each counted the visit as
+ * signed in.
+ */
+const REFUSAL = {
+  'its sign-in form again': undefined,
+  '"OK" to the home page': '<a href="/">OK</a>',
+  '"OK" to a home page a script draws': '<a href="/home">OK</a>',
+  'a cookie banner\'s "Accept all"': '<a href="/-/cmp?all=1">Accept all</a>',
+} as const;
+let refusal: keyof typeof REFUSAL = 'its sign-in form again';
+
 let provider: Provider;
 
 beforeAll(async () => {
   provider = await startProvider((method, url, sim) => {
+    const links = REFUSAL[refusal];
+    if (links !== undefined && method === 'POST' && url.pathname === '/users/sign_in')
+      return () => page(`<p>Invalid login or password.</p>${links}`);
+    if (method === 'GET' && url.pathname === '/-/cmp') return () => page('<p>Preferences saved.</p>');
+    if (method === 'GET' && url.pathname === '/home')
+      return () => page('<div id="app"></div><script>/* draws */</script>');
     if (method === 'GET' && url.pathname === '/oauth/device') {
       const code = (url.searchParams.get('user_code') ?? '').replace(/[^A-Z0-9-]/gi, '');
       return () =>
@@ -52,23 +72,25 @@ afterAll(async () => {
 const CHECKS = ['grants.consent-denied', 'device.token-response', 'device.verification-page'];
 
 describe('a refused sign-in, then a device page that connects on the code alone', () => {
-  it.each(PAGE_DRIVERS)(
-    '%s driver: no device check counts the refused password as a sign-in',
-    async (kind) => {
-      const run = await runAgainst(
-        provider,
-        { runs: '2' },
-        allChecks().filter((c) => CHECKS.includes(c.id)),
-        { driver: { kind }, user: { username: 'root', password: 'wrong-password' } },
-      );
-      const why = explain(run.report, run.stderr);
-      const passed = run.report.rules.filter((r) => r.status === 'passed').map((r) => r.id);
-      expect(
-        passed.filter((id) => ['DEV-APPROVE', 'DEV-SUCCESS', 'TOK-VERIFY-USER'].includes(id)),
-        why,
-      ).toEqual([]);
-      expect(run.report.checks.find((c) => c.id === 'device.token-response')?.status, why).not.toBe('passed');
-    },
-    120_000,
-  );
+  for (const how of Object.keys(REFUSAL) as (keyof typeof REFUSAL)[])
+    it.each(PAGE_DRIVERS)(
+      `%s driver, refused with ${how}: no device check counts the refused password as a sign-in`,
+      async (kind) => {
+        refusal = how;
+        const run = await runAgainst(
+          provider,
+          { runs: '2' },
+          allChecks().filter((c) => CHECKS.includes(c.id)),
+          { driver: { kind }, user: { username: 'root', password: 'wrong-password' } },
+        );
+        const why = explain(run.report, run.stderr);
+        const passed = run.report.rules.filter((r) => r.status === 'passed').map((r) => r.id);
+        expect(
+          passed.filter((id) => ['DEV-APPROVE', 'DEV-SUCCESS', 'TOK-VERIFY-USER'].includes(id)),
+          why,
+        ).toEqual([]);
+        expect(run.report.checks.find((c) => c.id === 'device.token-response')?.status, why).not.toBe('passed');
+      },
+      120_000,
+    );
 });

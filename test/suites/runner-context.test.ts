@@ -10,6 +10,7 @@ import { CheckFailure, CheckSkipped, HarnessError, NoVerdict } from '../../suite
 import { createRecorder } from '../../suites/runner/http.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import type { CheckContext } from '../../suites/types.js';
+import { softOnce } from '../../suites/shared/rules.js';
 import { FAKE_BASE, fakeRules } from './fakes.js';
 
 const SEED = 42;
@@ -252,6 +253,23 @@ describe('a case whose answer decides nothing (NoVerdict)', () => {
     expect(error).toBeInstanceOf(CheckSkipped);
     expect((error as Error).message).toBe('nothing to judge');
     expect(evidence.assertions).toBe(0);
+  });
+
+  it('counts a case deciding through softOnce as decided, its sentence said already: not skipped', async () => {
+    // softOnce recorded nothing once its sentence was said (earlier in the check): every such case
+    // counted as undecided, and with the others NoVerdict the check was skipped though it judged.
+    const { t: ctx, evidence } = context();
+    const t: CheckContext = ctx;
+    softOnce(t, 'header', false, 'page 0 lacks the header');
+    const outcome = await rejection(
+      t.property(fc.nat(), async (n) => {
+        if (n % 2) throw new NoVerdict('nothing to judge');
+        softOnce(t, 'header', n > 1e9, `page ${n} lacks the header`);
+      }),
+    );
+    expect(outcome).toBe('resolved');
+    expect(evidence.assertions).toBeGreaterThan(1);
+    expect(evidence.failures.map((f) => f.message)).toEqual(['page 0 lacks the header']);
   });
 
   it('does not skip when one case was decided', async () => {
