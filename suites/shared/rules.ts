@@ -24,7 +24,7 @@ export function breaking(t: CheckContext, ...rules: RuleId[]): Expect {
 }
 
 /** The sentences each check has already been seen to break (softOnce), each with its first message. */
-const saidOf = new WeakMap<CheckContext, Map<string, string>>();
+const saidOf = new WeakMap<CheckContext, Map<string, { message: string; details?: FailureDetails }>>();
 
 /**
  * t.soft for a sentence that nothing after it depends on and that every page or answer repeats
@@ -41,9 +41,12 @@ export function softOnce(
   message: string,
   details?: FailureDetails,
 ): boolean {
-  const said = saidOf.get(t) ?? new Map<string, string>();
+  const said = saidOf.get(t) ?? new Map<string, { message: string; details?: FailureDetails }>();
   saidOf.set(t, said);
   const first = said.get(key);
-  if (!t.soft(condition, first ?? message, details) && first === undefined) said.set(key, message);
+  // A repeat is the first failure word for word, details too (t.soft keeps one of each): another
+  // page's URL in the details made a second failure of the same sentence.
+  if (!t.soft(condition, first?.message ?? message, first ? first.details : details) && !first)
+    said.set(key, { message, details });
   return !!condition;
 }
