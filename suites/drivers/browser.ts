@@ -81,6 +81,8 @@ import {
   mayContinue,
   goingOnElsewhere,
   namesTheGrant,
+  noWayToDeny,
+  stepMayApprove,
   refusedIfClientError,
   signInNeedsPerson,
   signInRefused,
@@ -1063,6 +1065,27 @@ export async function createBrowserDriver(
         session ||= signedIn;
         throw consentOfLinks(page.url(), named);
       };
+      /**
+       * Asked to deny, before a step that goes on (`css`: Continue, the code form's Submit): never
+       * one that may be the approval (sign-in.ts, stepMayApprove); the device code's own entry form, a
+       * code field a person sees and the code not sent yet, grants nothing (the sign-in is played above).
+       */
+      const denyNoStep = async (css: string) => {
+        if (decision !== 'deny') return;
+        if (!codeSent && (await shownCount(page, USER_CODE_FIELD)) > 0) return;
+        const source = await pageSource(page);
+        const codeOut = codeSent || userCode !== undefined;
+        const why =
+          source === null
+            ? undefined
+            : stepMayApprove({ html: source, url: page.url() }, startUrl, redirectUris, codeOut);
+        if (why === undefined) return;
+        if (signedIn) signedInOnce(http);
+        session ||= signedIn;
+        const control = shown(page, css);
+        const label = await control.evaluate((e) => (e instanceof HTMLInputElement ? e.value : e.textContent) ?? '');
+        throw noWayToDeny(page.url(), label, why);
+      };
       await settle(page, watch, () =>
         page.goto(startUrl, { waitUntil: 'commit' }).catch((error: Error) => {
           // An aborted navigation (we caught the hand-over) is the expected end, not an error.
@@ -1158,6 +1181,8 @@ export async function createBrowserDriver(
             !codeSent &&
             (await present(page, USER_CODE_SUBMIT[decision], 'user code form'))
           ) {
+            // A code field the page hides is no entry: its form is the confirmation itself.
+            await denyNoStep(USER_CODE_SUBMIT[decision]);
             codeSent = true;
             await press(USER_CODE_SUBMIT[decision], Object.values(controls));
             continue;
@@ -1190,6 +1215,7 @@ export async function createBrowserDriver(
           (mayContinue(decision, codeSent || userCode !== undefined) || (await page.locator(ANY_CONTROL).count()) > 0)
         ) {
           if (!decided && (await page.locator(ANY_CONTROL).count()) === 0) stopAtConsent(await pageSource(page));
+          else if (!decided) await denyNoStep(d.continueSelector);
           continued++;
           linkFollowed = true;
           if (onAnswer) {

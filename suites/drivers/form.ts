@@ -42,6 +42,7 @@ import {
   goingOnElsewhere,
   identifierField,
   namesTheGrant,
+  noWayToDeny,
   isSignInWay,
   refusedIfClientError,
   signInNeedsPerson,
@@ -49,6 +50,7 @@ import {
   signInScripted,
   consentScripted,
   signedInOnce,
+  stepMayApprove,
   samePath,
   signInUser,
   wayToSignIn,
@@ -91,6 +93,8 @@ interface Choice {
   button?: SubmitButton;
   /** The decision itself (approve or deny), not a step towards it. */
   explicit: boolean;
+  /** A step that goes on (Continue, Next, a form sent with Enter): on a denial, maybe the approval. */
+  goesOn?: boolean;
 }
 
 /**
@@ -156,12 +160,14 @@ function buttonFor(
     (b, form) => WORDS.postpone.test(text(b, form)),
     (b, form) => WORDS.step.test(text(b, form)),
   ];
+  const goingOn = steps.at(-1);
   for (const step of steps)
     for (const form of forms)
       for (const button of pressable(form))
-        if (step(button, form) && !other.test(text(button, form))) return { form, button, explicit: false };
+        if (step(button, form) && !other.test(text(button, form)))
+          return { form, button, explicit: false, goesOn: step === goingOn };
   // One form with no labelled button (submitted with Enter) is a step too.
-  if (forms.length === 1 && forms[0].buttons.length === 0) return { form: forms[0], explicit: false };
+  if (forms.length === 1 && forms[0].buttons.length === 0) return { form: forms[0], explicit: false, goesOn: true };
   return undefined;
 }
 
@@ -250,6 +256,14 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       ? undefined
       : (forms.find((f) => f.fields.some((x) => x.name === d.passwordField)) ??
         forms.find((f) => f.fields.some((x) => x.type === 'password')));
+  /**
+   * A form whose step grants nothing: the sign-in's (a password or a username field), or the device
+   * code's entry (a user-code field a person sees, the code not sent yet).
+   */
+  const grantsNothing = (form: HtmlForm, codeSent: boolean) =>
+    form.fields.some((f) => f.type === 'password') ||
+    identifierField(form, d.loginField) !== undefined ||
+    (!codeSent && form.fields.some((f) => USER_CODE_NAME.test(f.name) && f.type !== 'hidden'));
   /** The form of a page that asks for the username before the password (identifier-first sign-in). */
   const usernameForm = (forms: HtmlForm[]) => {
     for (const form of forms) {
@@ -438,6 +452,20 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             : ((decided ? undefined : agreementStep(others)) ??
               buttonFor(others, decision, { approve: d.approveSelector, deny: d.denySelector }, config.user?.username));
         const choice: Choice | undefined = decided && !found?.explicit ? undefined : found;
+        // Asked to deny, a step that may be the approval (sign-in.ts, stepMayApprove) is never taken;
+        // the sign-in's form and the device code's entry form grant nothing.
+        const approves =
+          decision === 'deny' && choice?.goesOn && !grantsNothing(choice.form, codeSent)
+            ? stepMayApprove({ html: response.text, url }, startUrl, redirectUris, codeSent || codeInUrl)
+            : undefined;
+        if (choice && approves !== undefined) {
+          through();
+          throw noWayToDeny(
+            url,
+            choice.button ? choice.button.label || (choice.button.value ?? '') : 'a form sent with Enter',
+            approves,
+          );
+        }
         if (!choice) {
           // Ways to sign in are a choice only before the sign-in, as in the browser driver.
           const link = decided ? undefined : accountLink(http, response.text, config.user?.username);

@@ -382,6 +382,33 @@ export const consentOfLinks = (pageUrl: string, named: string) =>
   );
 
 /**
+ * Asked to deny, why a step taken on a page (a link or a button that goes on: Continue, Next, Submit)
+ * may be the approval in effect, undefined when it cannot be: the user code
+ * went out (`codeOut`: in a form, or in the device page's URL), so what follows is the device's
+ * confirmation (Microsoft's "Are you trying to sign in…? Continue"); or the page reads as the
+ * authorization's consent (namesTheGrant). One reading for links and buttons; the sign-in form and
+ * the device code's own entry form are the caller's to let through (they grant nothing).
+ */
+export function stepMayApprove(
+  page: { html: string; url: string },
+  startUrl: string,
+  redirectUris: readonly string[],
+  codeOut: boolean,
+): string | undefined {
+  if (codeOut) return 'the user code went out';
+  return namesTheGrant(page.html, page.url, startUrl, redirectUris);
+}
+
+/**
+ * The deny visit stops before a step stepMayApprove reads as the approval (`label`, the control's
+ * words, the target's: cut; `why`, stepMayApprove's): nothing pressed, nothing granted. The harness's limit, said as such.
+ */
+export const noWayToDeny = (pageUrl: string, label: string, why: string) =>
+  new HarnessError(
+    `asked to deny, the page at ${new URL(pageUrl).pathname.slice(0, WAY_LABEL)} offers no way to deny: its only control goes on (${label.replace(/\s+/g, ' ').trim().slice(0, WAY_LABEL)}), which may be the approval (${why}); nothing was pressed, so the denial is not tested`,
+  );
+
+/**
  * A denial that followed a continuation and was handed over with a code or a token (`to`, its query
  * or its fragment: redirectParams), nothing decided: the link approved in effect, a grant made on
  * the configured user's account (no code is exchanged, so nothing can be revoked). The harness's own

@@ -8,7 +8,9 @@
  *
  * Both drivers: the session lives on between visits (one password for the run), the deny visit
  * meets the consent again and denies, every check passes; the absent device endpoint is said once
- * (DEV-AVAILABILITY) and the device check that needs it is skipped, never failed.
+ * (DEV-AVAILABILITY) and the device check that needs it is skipped, never failed. A provider that
+ * ignores prompt=consent shows the deny visit nothing to deny: grants.consent-denied is skipped
+ * saying so, never errored nor failed.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,8 +93,8 @@ async function consentStep(challenge: string, cookie: string): Promise<Response>
   if (!page.includes('id="consent"')) return answer;
   const fields = hiddenFields(page);
   const key = consentKey(fields);
-  if (rememberedConsents.has(key) && !query.getAll('prompt').join(' ').split(' ').includes('consent'))
-    return decide(fields, 'approve', cookie);
+  const asked = honoursPrompt && query.getAll('prompt').join(' ').split(' ').includes('consent');
+  if (rememberedConsents.has(key) && !asked) return decide(fields, 'approve', cookie);
   const id = randomUUID();
   consents.set(id, { fields, cookie });
   return redirect(`${ui.url}/consent?consent_challenge=${id}`);
@@ -104,6 +106,8 @@ const decide = (fields: URLSearchParams, decision: 'approve' | 'deny', cookie: s
 
 /** Is the "Remember me" box ticked when a page is drawn (else nothing is remembered: every visit asks)? */
 let ticked = true;
+/** Does `prompt=consent` show a remembered consent again (else it is ignored, as OAuth 2.0 lets it be)? */
+let honoursPrompt = true;
 const remember = () =>
   `<label><input type="checkbox" name="remember" value="1"${ticked ? ' checked' : ''}> Remember me</label>`;
 
@@ -260,6 +264,27 @@ describe('Hydra with a login and consent application elsewhere that remembers th
     },
     120_000,
   );
+
+  // prompt=consent ignored: the deny visit meets no consent; a missing premise of that check alone,
+  // skipped saying so (the code handed over a grant to revoke), the run otherwise conforming (exit 0).
+  it('form driver, prompt=consent not honoured: grants.consent-denied skipped naming it, every other grants check passes', async () => {
+    received.length = 0;
+    [ticked, honoursPrompt] = [true, false];
+    rememberedLogins.clear();
+    rememberedConsents.clear();
+    try {
+      const run = await runWithDriver(front, 'form', GRANTS, { trustedOrigins: [ui.url] });
+      const why = explain(run.report, run.stderr);
+      expect(checksWith(run.report, 'failed', 'warned', 'errored'), why).toEqual([]);
+      expect(checksWith(run.report, 'skipped'), why).toEqual(['grants.consent-denied']);
+      expect(run.report.checks.find((c) => c.id === 'grants.consent-denied')?.message, why).toMatch(
+        /prompt=consent, which this check sends, was not honoured.*revoke it in the provider$/,
+      );
+      expect(run.code, why).toBe(0);
+    } finally {
+      honoursPrompt = true;
+    }
+  }, 120_000);
 
   // Nothing remembered: each authorization's visit meets the login page again, the provider's own
   // session notwithstanding, and signs in there again; the consent each time.

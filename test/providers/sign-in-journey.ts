@@ -73,6 +73,8 @@ export interface JourneyProvider extends Loopback {
   sim: Sim;
   /** Passwords posted, and the answers posted to the journey's own pages. */
   posted: { passwords: number; steps: number };
+  /** Decisions posted by the redrawn consent buttons (`decisions`), by what they decided. */
+  decided: { approve: number; deny: number };
 }
 
 /** A value put into a page's markup (an attribute or text), inert. */
@@ -100,6 +102,7 @@ export async function journeyProvider(journey: Journey): Promise<JourneyProvider
   const sim = createSimulator();
   const listener = toNodeListener(sim);
   const posted = { passwords: 0, steps: 0 };
+  const decided = { approve: 0, deny: 0 };
   /**
    * Sign-ins on their way through `after`: where the simulator sent them, the page they are on, and
    * the session it started, held back until the last page is passed (as a provider that asks for a
@@ -173,7 +176,9 @@ export async function journeyProvider(journey: Journey): Promise<JourneyProvider
   async function decide(req: IncomingMessage): Promise<Response> {
     const form = new URLSearchParams((await bodyOf(req)).toString('utf8'));
     const choice = form.get('choice');
-    if (choice) form.set(FIELDS.decision, /^(1|autoriser)$/i.test(choice) ? 'approve' : 'deny');
+    const decision = /^(1|autoriser)$/i.test(choice ?? '') ? 'approve' : 'deny';
+    if (choice) form.set(FIELDS.decision, decision);
+    if (choice) decided[decision]++;
     form.delete('choice');
     return forward(req, form.toString());
   }
@@ -211,5 +216,5 @@ export async function journeyProvider(journey: Journey): Promise<JourneyProvider
     sendAnswer(res, own(req));
   });
   origin = served.url;
-  return { ...served, sim, posted };
+  return { ...served, sim, posted, decided };
 }
