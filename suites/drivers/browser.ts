@@ -80,6 +80,7 @@ import {
   decidedByLinks,
   mayContinue,
   goingOnElsewhere,
+  denyMayGrant,
   namesTheGrant,
   noWayToDeny,
   stepMayApprove,
@@ -147,6 +148,14 @@ const PICKER = new RegExp(PICKER_PATTERN, 'i');
  */
 const shown = (root: Page | Locator, css: string) => root.locator(css).filter({ visible: true }).first();
 /** How many elements of `css` a person sees. */
+/** A link's target and words as the page gives them (the target's: read with the usual bounds, cut later). */
+async function linkOf(link: Locator): Promise<{ href: string; label: string }> {
+  const [href, label] = await Promise.all([
+    link.getAttribute('href', { timeout: 1000 }).catch(() => null),
+    link.innerText({ timeout: 1000 }).catch(() => ''),
+  ]);
+  return { href: href ?? '', label: label.slice(0, 1000) };
+}
 const shownCount = (page: Page, css: string) => page.locator(css).filter({ visible: true }).count();
 
 type Decision = 'approve' | 'deny';
@@ -1057,13 +1066,18 @@ export async function createBrowserDriver(
       /** The links of ways to sign in, and of interstitials, followed (each once). */
       const chosenWays = new Set<string>();
       /** Asked to deny, a page of links only that reads as the consent (sign-in.ts): its link is never pressed. */
-      const stopAtConsent = (source: string | null | undefined) => {
-        const named =
-          decision === 'deny' && source ? namesTheGrant(source, page.url(), startUrl, redirectUris) : undefined;
-        if (named === undefined) return;
-        if (signedIn) signedInOnce(http);
-        session ||= signedIn;
-        throw consentOfLinks(page.url(), named);
+      const stopAtConsent = (source: string | null | undefined, link?: { href: string; label: string }) => {
+        if (decision !== 'deny' || !source) return;
+        const named = namesTheGrant(source, page.url(), startUrl, redirectUris);
+        if (named !== undefined) {
+          if (signedIn) signedInOnce(http);
+          session ||= signedIn;
+          throw consentOfLinks(page.url(), named);
+        }
+        // A link that may approve for another reason (its words, or leading elsewhere than the
+        // authorization on a page asking nothing) is not followed either; the page proves no sign-in.
+        const may = link && denyMayGrant(source, page.url(), startUrl, redirectUris, link);
+        if (may) throw consentOfLinks(page.url(), may);
       };
       /**
        * Asked to deny, before a step that goes on (`css`: Continue, the code form's Submit): never
@@ -1197,7 +1211,7 @@ export async function createBrowserDriver(
               : undefined;
           const onward = source ? continuation(http, source, page.url(), d.signInPath, decision) : undefined;
           if (source && onward && !chosenWays.has(`${onward.href}|${onward.label}`)) {
-            stopAtConsent(source);
+            stopAtConsent(source, onward);
             chosenWays.add(`${onward.href}|${onward.label}`);
             linkFollowed = true;
             if (onAnswer) leftAnswer = { answer: asAnswer(source), followed: onward.label };
@@ -1214,7 +1228,8 @@ export async function createBrowserDriver(
           (await present(page, ...controls.continue)) &&
           (mayContinue(decision, codeSent || userCode !== undefined) || (await page.locator(ANY_CONTROL).count()) > 0)
         ) {
-          if (!decided && (await page.locator(ANY_CONTROL).count()) === 0) stopAtConsent(await pageSource(page));
+          if (!decided && (await page.locator(ANY_CONTROL).count()) === 0)
+            stopAtConsent(await pageSource(page), await linkOf(shown(page, d.continueSelector)));
           else if (!decided) await denyNoStep(d.continueSelector);
           continued++;
           linkFollowed = true;

@@ -60,6 +60,23 @@ export const CONTROL_WORDS = {
 export type ControlRole = keyof typeof CONTROL_WORDS;
 
 /**
+ * Phrases by which a page asks a person to let an application in (a consent written for people:
+ * "Sample App would like to access your account", "It will be able to see your name"), in the
+ * languages of CONTROL_WORDS. Read only on a deny visit, before a step that might approve: a page
+ * saying one is taken for the consent itself and nothing on it is followed (a denial untested
+ * rather than a grant made on the configured user's account; an interstitial saying one errs that
+ * check alone).
+ */
+// prettier-ignore
+export const CONSENT_PHRASES = [
+  'would like to', 'wants to', 'is requesting', 'requests? access', 'access to your', 'permissions?',
+  'on your behalf', 'will be able to', 'consent',
+  'möchte', 'zugriff auf', 'berechtigung(?:en)?', 'in ihrem namen',
+  'souhaite', 'accès à votre', 'autorisations?', 'en votre nom',
+  'quiere', 'acceso a tu', 'permisos?', 'en tu nombre',
+] as const;
+
+/**
  * A role's words as a pattern source: whole words anywhere in the label, or (`yes`, `no`) the
  * label's first word, so that "No" is an answer and "Not now" is not.
  */

@@ -41,6 +41,7 @@ import {
   mayContinue,
   goingOnElsewhere,
   identifierField,
+  denyMayGrant,
   namesTheGrant,
   noWayToDeny,
   isSignInWay,
@@ -498,6 +499,11 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
               through();
               throw consentOfLinks(url, named);
             }
+            // A link that may approve for another reason (its words, or leading elsewhere than the
+            // authorization on a page asking nothing) is not followed either; the page proves no sign-in.
+            const may =
+              decision === 'deny' ? denyMayGrant(response.text, url, startUrl, redirectUris, onward) : undefined;
+            if (may !== undefined) throw consentOfLinks(url, may);
             submitted.add(`link ${onward.href}`);
             linkFollowed = true;
             if (afterPassword)

@@ -7,7 +7,7 @@
  */
 import type { Http, TargetConfig } from '../types.js';
 import { CheckSkipped, HarnessError, NoVerdict } from '../runner/errors.js';
-import { controlPattern, IDENTIFIER_WORDS, SIGN_IN_WAY_PATTERN } from './defaults.js';
+import { CONSENT_PHRASES, controlPattern, IDENTIFIER_WORDS, SIGN_IN_WAY_PATTERN } from './defaults.js';
 import { granted, handsOverTo, signInGoesOn } from './hand-over.js';
 import { decodeEntities, pageText, parseLinks, type FormField, type HtmlForm, type SubmitButton } from './html.js';
 
@@ -207,6 +207,8 @@ const AWAY = new RegExp(controlPattern('away'), 'i');
 const DECIDES = new RegExp((['approve', 'deny', 'postpone', 'yes', 'no'] as const).map(controlPattern).join('|'), 'i');
 /** A control set aside (a cookie banner's "Accept cookies", "Accept all"): it decides nothing about the application. */
 const ASIDE = new RegExp(controlPattern('aside'), 'i');
+/** A consent's wording (CONSENT_PHRASES), as whole words. */
+const CONSENT = new RegExp(`(?<![\\p{L}\\p{N}])(?:${CONSENT_PHRASES.join('|')})(?![\\p{L}\\p{N}])`, 'iu');
 const decides = (link: { label: string }) => DECIDES.test(link.label) && !ASIDE.test(link.label);
 
 const APPROVES = new RegExp(controlPattern('approve'), 'i');
@@ -348,7 +350,8 @@ const wordsOf = (text: string) =>
  * Asked to deny the authorization `authorizeUrl`, does a page of links only read as its consent, whose
  * one link ("Continue", the consent implicit in the text) would approve on the configured user's real
  * account? It does when its text names the client (its client_id) or a scope the authorization asks
- * for, or a link leads to a redirect URI (the request's, `redirectUris`): handing over is the
+ * for, or asks in a consent's words (CONSENT_PHRASES: "would like to access your account"), or a
+ * link leads to a redirect URI (the request's, `redirectUris`): handing over is the
  * decision's. What it names, for the sentence; undefined for an interstitial ("Welcome back", whose
  * link resumes the authorization: that alone says nothing, every interstitial's does).
  */
@@ -365,11 +368,43 @@ export function namesTheGrant(
   if (client && words.has(client)) return `names the client ${client.slice(0, WAY_LABEL)}`;
   const scope = (asked.get('scope') ?? '').split(' ').find((s) => s && words.has(s));
   if (scope !== undefined) return `names the scope ${scope.slice(0, WAY_LABEL)} it asks for`;
+  const asks = CONSENT.exec(pageText(html).slice(0, 20_000));
+  if (asks) return `asks for consent (“${asks[0].slice(0, WAY_LABEL)}”)`;
   const uris = [...redirectUris, ...(asked.get('redirect_uri') ? [asked.get('redirect_uri')!] : [])];
   const handing = parseLinks(html).some(
     (l) => URL.canParse(l.href, pageUrl) && uris.some((u) => handsOverTo(new URL(l.href, pageUrl).href, u)),
   );
   return handing ? "has a link to the application's redirect URI" : undefined;
+}
+
+/**
+ * Asked to deny the authorization `authorizeUrl`, why following `link` on a page of links only (the
+ * page at `pageUrl`, its HTML `html`) may be the approval, or undefined when it cannot: the page
+ * names the grant (namesTheGrant); the link's own words approve ("Accept and continue", a step's
+ * word beside an approval's); or, the page asking nothing (no link decides), the step leads
+ * anywhere but back to the authorization endpoint (its origin and path): a consent written for
+ * people ("Sample App would like to see your name… Continue") names neither the client_id nor a
+ * scope, and its one link, to the consent's own handler, is the approval in effect. An
+ * interstitial's link resumes the authorization ("Welcome back": /oauth/authorize?…); a question's
+ * answer (answerOf: "No", "Skip for now") approves nothing. A step that leaves this reading errs the
+ * check unfollowed: a denial untested, never a grant made on the configured user's account.
+ */
+export function denyMayGrant(
+  html: string,
+  pageUrl: string,
+  authorizeUrl: string,
+  redirectUris: readonly string[],
+  link: { href: string; label: string },
+): string | undefined {
+  const named = namesTheGrant(html, pageUrl, authorizeUrl, redirectUris);
+  if (named !== undefined) return named;
+  const label = link.label.replace(/\s+/g, ' ').trim().slice(0, WAY_LABEL);
+  if (APPROVES.test(link.label)) return `says “${label}”, which approves`;
+  if (parseLinks(html).some(decides)) return undefined;
+  const to = URL.canParse(link.href, pageUrl) ? new URL(link.href, pageUrl) : undefined;
+  const start = URL.canParse(authorizeUrl) ? new URL(authorizeUrl) : undefined;
+  if (to && start && to.origin === start.origin && samePath(to.pathname, start.pathname)) return undefined;
+  return `has one link, “${label}”, to ${to ? to.pathname.slice(0, WAY_LABEL) : 'an address it cannot read'}, not back to the authorization`;
 }
 
 /**

@@ -4,7 +4,7 @@
  * denial must not follow. Pure: nothing is sent.
  */
 import { describe, expect, it } from 'vitest';
-import { continuation, decidedByLinks, namesTheGrant } from '../../suites/drivers/sign-in.js';
+import { continuation, decidedByLinks, denyMayGrant, namesTheGrant } from '../../suites/drivers/sign-in.js';
 import { SIGN_IN_DEFAULTS } from '../../suites/drivers/defaults.js';
 import { createHttp, createRecorder } from '../../suites/runner/http.js';
 import { createRedactor } from '../../suites/runner/redact.js';
@@ -138,5 +138,30 @@ describe('decidedByLinks: a page answering the password whose links approve and 
     expect(consent(['Authorize another device', '/devices/new'])).toBe(false);
     expect(consent(['Continue with Google and accept', '/auth/google'])).toBe(false);
     expect(decidedByLinks(http, '<a>Accept</a>', PAGE, SIGN_IN_DEFAULTS.signInPath)).toBe(false);
+  });
+});
+
+describe('denyMayGrant: asked to deny, a step on a page of links only that may be the approval', () => {
+  const AUTHORIZE = `${BASE}/oauth/authorize?client_id=app-7f3e&scope=api&redirect_uri=https%3A%2F%2Fapp.test%2Fcb&state=s`;
+  const may = (body: string, href: string, label: string) =>
+    denyMayGrant(`<html><title>Page</title>${body}</html>`, PAGE, AUTHORIZE, [], { href, label });
+
+  it('an interstitial whose step resumes the authorization may be followed; a question answered no too', () => {
+    expect(may('<p>Welcome back, root.</p>', '/oauth/authorize?client_id=app-7f3e&seen=1', 'Continue to app')).toBe(
+      undefined,
+    );
+    expect(may('<a href="/stay?yes=1">Yes</a><a href="/stay?no=1">No</a>', '/stay?no=1', 'No')).toBeUndefined();
+  });
+
+  it("a consent in a person's words, a step saying an approval's word, or one leading elsewhere: never", () => {
+    expect(may('<h1>Sample App would like to access your account</h1>', '/oauth/authorize?go=1', 'Continue')).toBe(
+      'asks for consent (“would like to”)',
+    );
+    expect(may('<h1>Sample App</h1>', '/oauth/authorize?go=1', 'Accept and continue')).toBe(
+      'says “Accept and continue”, which approves',
+    );
+    expect(may('<h1>Sample App</h1>', '/consent/accept', 'Continue')).toBe(
+      'has one link, “Continue”, to /consent/accept, not back to the authorization',
+    );
   });
 });
