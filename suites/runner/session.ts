@@ -259,6 +259,12 @@ async function assertReachable(target: Target): Promise<void> {
  * A check ran past its time limit: the target was too slow to judge, which judges no rule. Past it
  * while the target's rate limit held the requests (`held`, in words), it says that instead.
  */
+/**
+ * How late a check's time limit may fire before the delay is the harness's: a timer is late only
+ * while the thread is busy, and a loaded machine delays one by tens of milliseconds, not by half a second.
+ */
+export const BLOCKED_MS = 500;
+
 function withTimeout<T>(
   promise: Promise<T>,
   ms: number,
@@ -269,12 +275,24 @@ function withTimeout<T>(
 ): Promise<T> {
   if (!Number.isFinite(ms) || ms <= 0) return promise;
   let timer: NodeJS.Timeout;
+  let dueAt = Date.now() + ms;
   const timeout = new Promise<never>((_, reject) => {
     const due = () => {
       // The check waited as the target asked meanwhile: the limit moves on by that.
       const more = granted?.() ?? 0;
-      if (more > 0) return void (timer = setTimeout(due, more));
+      if (more > 0) {
+        dueAt = Date.now() + more;
+        return void (timer = setTimeout(due, more));
+      }
       const late = `${what} did not finish within ${ms} ms`;
+      // The timer fired this late only because the thread was busy: the harness's own work, not a silent target.
+      const blocked = Date.now() - dueAt;
+      if (blocked > BLOCKED_MS)
+        return reject(
+          new HarnessError(
+            `${late}: the harness's own work held the run's thread ${blocked} ms past that (not the target's doing)`,
+          ),
+        );
       const hold = held?.();
       reject(
         hold

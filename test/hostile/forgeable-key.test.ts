@@ -17,7 +17,7 @@ import { oidcChecks } from '../../suites/oidc/checks.js';
 import type { Report } from '../../suites/report/model.js';
 import { KEYS_PATH } from '../../suites/shared/oauth.js';
 import { factorableModulus, MAX_MODULUS_BITS, sharingModuli } from '../../suites/oidc/forgeable.js';
-import { moduliToJudge } from '../../suites/oidc/support.js';
+import { keysToJudge } from '../../suites/oidc/support.js';
 import { runCli } from '../suites/loopback.js';
 import { proxiedSimulator } from './collector.js';
 
@@ -205,14 +205,28 @@ describe('the moduli of a hostile key set are judged within bounds', () => {
 
   it('judges the first keys of a set within the budget, and always the one a token names', () => {
     const small = Array.from({ length: 40 }, (_, i) => rsa(b64(modulus), `k${i}`));
-    expect(moduliToJudge(small).size).toBe(16);
+    expect(keysToJudge(small).size).toBe(16);
     const large = Array.from({ length: 40 }, (_, i) => rsa(b64(Buffer.alloc(1024, 0xff)), `l${i}`));
-    expect(moduliToJudge(large).size).toBe(0);
-    expect([...moduliToJudge(large, 'l7')].map((k) => k.kid)).toEqual(['l7']);
+    expect(keysToJudge(large).size).toBe(0);
+    expect([...keysToJudge(large, 'l7')].map((k) => k.kid)).toEqual(['l7']);
     const mixed = [rsa(b64(Buffer.alloc(512, 0xff)), 'a'), rsa(b64(Buffer.alloc(512, 0xff)), 'b'), ...small];
-    expect([...moduliToJudge(mixed)].map((k) => k.kid)).toEqual(['a', 'b']);
+    expect([...keysToJudge(mixed)].map((k) => k.kid)).toEqual(['a', 'b']);
     // A key too costly first in the set is passed over; the ordinary ones after it are judged.
-    expect(moduliToJudge([large[0], ...small]).size).toBe(16);
+    expect(keysToJudge([large[0], ...small]).size).toBe(16);
+  });
+
+  it('judges Ed25519 points within the same budget (a fifth of a modulus each), and always the one a token names', () => {
+    const points = Array.from({ length: 400 }, (_, i): JWK => ({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      x: b64(IDENTITY),
+      kid: `e${i}`,
+    }));
+    expect(keysToJudge(points).size).toBe(80);
+    expect(keysToJudge(points, 'e399').has(points[399])).toBe(true);
+    expect(
+      keysToJudge([...points.slice(0, 5), ...Array.from({ length: 40 }, (_, i) => rsa(b64(modulus), `k${i}`))]).size,
+    ).toBe(20);
   });
 
   it('finds the moduli sharing a prime, and not one modulus published under two kids', () => {

@@ -11,6 +11,7 @@ import { TargetError } from '../../suites/errors.js';
 import { CheckFailure, CheckSkipped } from '../../suites/runner/errors.js';
 import type { RuleInfo } from '../../suites/runner/rules.js';
 import {
+  BLOCKED_MS,
   DEFAULT_CHECK_TIMEOUT_MS,
   INTERRUPTED,
   PAST_ITS_END,
@@ -583,6 +584,21 @@ describe('runCheck: timeouts', () => {
       exchange: [ROOT_EXCHANGE],
       reproduce: REPRODUCE('hang'),
     });
+  });
+
+  it("errors a check whose own work held the thread past its limit as the harness's, not the target's silence", async () => {
+    const busy = async (t: CheckContext) => {
+      await t.http.get('/');
+      // Work on the run's one thread, as judging 90,000 keys was, past BLOCKED_MS on the (faked) clock:
+      // the limit's timer fires that late.
+      vi.setSystemTime(Date.now() + BLOCKED_MS + 300);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    };
+    const [r] = await runAll({ checkTimeoutMs: 20 }, ['busy', ['T-MUST'], busy]);
+    expect(r.status).toBe('errored');
+    expect(r.message).toMatch(
+      /^the harness could not complete this check: check grants\.busy did not finish within 20 ms: the harness's own work held the run's thread \d+ ms past that \(not the target's doing\)$/,
+    );
   });
 
   it('errors a check whose request the target would not serve (rate-limited), with that line alone, and counts it', async () => {
