@@ -35,6 +35,7 @@ import { basicPair, createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
 import { createRedactor, type Redactor } from './redact.js';
+import { cut, cutMessage, MAX_QUOTED } from '../report/cut.js';
 import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, whyNotInForce, type RuleInfo } from './rules.js';
 
 /** Why a check the run did not finish is skipped. */
@@ -644,13 +645,21 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const failed = (
     check: Check,
     failures: CheckFailure[],
+    /** Failures beyond MAX_FAILURES the check's soft assertions counted and did not keep. */
+    unshown: number,
     done: (status: CheckStatus, fields: Partial<CheckResult>) => CheckResult,
     evidenceFields: () => Partial<CheckResult>,
   ): CheckResult => {
-    const each = failures.map((f) => ({ message: redactor.text(describeFailure(f)), broken: brokenRules(check, f) }));
+    const each = failures.map((f) => ({
+      message: redactor.text(describeFailure(f, (text) => redactor.text(text))),
+      broken: brokenRules(check, f),
+    }));
     const broken = [...new Set(each.flatMap((f) => f.broken))];
-    const message =
+    const listed =
       each.length === 1 ? each[0].message : each.map((f, i) => `(${i + 1}/${each.length}) ${f.message}`).join('\n');
+    const message = unshown
+      ? `${listed}\n(+${unshown} more failure${unshown === 1 ? '' : 's'} of this check not shown)`
+      : listed;
     const counterexample = failures.find((f) => f.counterexample)?.counterexample;
     return done(failedStatus(broken), {
       broken,
@@ -752,7 +761,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           () => given.rateLimitHold?.(),
           granted,
         );
-        if (evidence.failures.length) result = failed(check, evidence.failures, done, evidenceFields);
+        if (evidence.failures.length) result = failed(check, evidence.failures, evidence.unshown, done, evidenceFields);
         else if (recorder.count === 0)
           result = errored('the check made no request to the target: nothing was seen, so nothing is passed');
         else if (evidence.assertions === 0)
@@ -767,7 +776,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         // Failures already recorded by soft assertions stand, whatever stopped the check after them.
         if (error instanceof CheckFailure || evidence.failures.length) {
           const all = error instanceof CheckFailure ? [...evidence.failures, error] : evidence.failures;
-          result = failed(check, all, done, evidenceFields);
+          result = failed(check, all, evidence.unshown, done, evidenceFields);
         } else if (error instanceof CheckSkipped) {
           result = done('skipped', { message: redactor.text(error.message) });
         } else if (pastDeadline()) {
@@ -815,11 +824,16 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 }
 
 /** The sentence, then the structured details a reader needs, short. */
-export function describeFailure(failure: CheckFailure): string {
+export function describeFailure(failure: CheckFailure, mask: (text: string) => string = (text) => text): string {
   const details = Object.entries(failure.details ?? {}).filter(
     ([k, v]) => v !== undefined && !['seed', 'path', 'shrinks', 'rules'].includes(k),
   );
-  if (!details.length) return failure.message;
-  const text = details.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('; ');
-  return `${failure.message} (${text.length > 400 ? text.slice(0, 400) + '…' : text})`;
+  // Masked before it is cut: a secret cut in two would no longer be found, and half of it shown.
+  const message = cutMessage(mask(failure.message));
+  if (!details.length) return message;
+  // Each value cut before it is joined: one megabyte value must not cost a megabyte string.
+  const text = details
+    .map(([k, v]) => `${k}: ${cut(mask(typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v))), MAX_QUOTED)}`)
+    .join('; ');
+  return `${message} (${text.length > 400 ? cut(text, 400, () => '…') : text})`;
 }

@@ -21,6 +21,7 @@ import {
   type SessionOptions,
 } from '../../suites/runner/session.js';
 import { TransportError, type RawRequest } from '../../suites/target/types.js';
+import { MAX_QUOTED } from '../../suites/report/cut.js';
 import type { Capability, CheckContext, TargetConfig } from '../../suites/types.js';
 import { FAKE_BASE, RULES, SESSION_PROBES, check, fakeRules, fakeTarget, seen } from './fakes.js';
 
@@ -850,8 +851,21 @@ describe('describeFailure', () => {
   });
 
   it('cuts the details after 400 characters, marking the cut', () => {
-    const exact = 'x'.repeat(400 - 'k: '.length);
-    expect(describeFailure(new CheckFailure('m', { k: exact }))).toBe(`m (k: ${exact})`);
-    expect(describeFailure(new CheckFailure('m', { k: `${exact}yz` }))).toBe(`m (k: ${exact}…)`);
+    const [k, l] = ['k'.repeat(MAX_QUOTED), 'l'.repeat(400 - 'k: ; l: '.length - MAX_QUOTED)];
+    expect(describeFailure(new CheckFailure('m', { k, l }))).toBe(`m (k: ${k}; l: ${l})`);
+    expect(describeFailure(new CheckFailure('m', { k, l: `${l}yz` }))).toBe(`m (k: ${k}; l: ${l}…)`);
+  });
+
+  it('cuts each value of the target at MAX_QUOTED characters, in the details and quoted in the message, saying how many more', () => {
+    const failure = new CheckFailure(`error ${JSON.stringify('e'.repeat(1000))} is none`, { error: 'x'.repeat(1000) });
+    expect(describeFailure(failure)).toBe(
+      `error "${'e'.repeat(MAX_QUOTED - 1)}…" (+${1001 - MAX_QUOTED} more characters) is none (error: ${'x'.repeat(MAX_QUOTED)}… (+${1000 - MAX_QUOTED} more characters))`,
+    );
+    // Masked before it is cut: a secret across the cut is not shown in part.
+    const secret = 's3cr3t-value-0123456789';
+    const across = new CheckFailure('m', { body: `${'a'.repeat(MAX_QUOTED - 5)}${secret}` });
+    expect(describeFailure(across, (text) => text.split(secret).join('[masked]'))).toBe(
+      `m (body: ${'a'.repeat(MAX_QUOTED - 5)}[mask… (+3 more characters))`,
+    );
   });
 });
