@@ -120,3 +120,31 @@ describe('redaction of recorded exchanges', () => {
     );
   });
 });
+
+describe('a known secret in the forms an honest target writes it', () => {
+  // An Azure AD client secret holds `~`, which URLSearchParams writes %7E and encodeURIComponent keeps.
+  const secret = 'Az8Q~xY2.vK_r5Wq9-Lm3Np6';
+  const bytes = [...Buffer.from(secret)];
+  const forms: Record<string, string> = {
+    uppercase: secret.toUpperCase(),
+    lowercase: secret.toLowerCase(),
+    hex: Buffer.from(secret).toString('hex'),
+    HEX: Buffer.from(secret).toString('hex').toUpperCase(),
+    'URI-encoded': encodeURIComponent(secret),
+    'form-encoded': new URLSearchParams({ s: secret }).toString().slice(2),
+    'every byte %xx': bytes.map((b) => `%${b.toString(16).padStart(2, '0')}`).join(''),
+    'every byte %XX': bytes.map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join(''),
+    'zero-width spaces between': [...secret].join('\u200b'),
+    'soft hyphens between': [...secret].join('\u00ad'),
+    'tag characters between': [...secret].join('\u{E0041}'),
+  };
+
+  it.each(Object.entries(forms))('%s: masked inside a sentence, the words around it kept', (_name, form) => {
+    const redactor = createRedactor([secret]);
+    const shown = redactor.text(`error_description: ECHO <${form}> seen`);
+    expect(shown).not.toContain(form);
+    expect(shown).toMatch(/^error_description: ECHO <.*> seen$/s);
+    // Nothing of the secret past the kept prefix, in any case.
+    expect(shown.toLowerCase()).not.toContain(secret.slice(6, 14).toLowerCase());
+  });
+});
