@@ -266,6 +266,9 @@ async function assertReachable(target: Target): Promise<void> {
  */
 export const BLOCKED_MS = 500;
 
+/** What revocation may take past --deadline: as after SIGINT (cli/signals.ts STOP_GRACE_MS), the tokens left expire. */
+export const REVOKE_GRACE_MS = 5000;
+
 function withTimeout<T>(
   promise: Promise<T>,
   ms: number,
@@ -405,9 +408,19 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const recorder = createRecorder(undefined, fromLiveCheck, tap && ((exchange) => tap(exchange, housekeeping)));
   const revoke = async (flows: TrackedFlows) => {
     housekeeping = true;
+    // The deadline bounds revocation too, with a grace: none is begun after it, and one that hangs
+    // is left (a slow revocation endpoint took a run 17 s past --deadline, four tokens late).
+    const until = options.deadline === undefined ? Infinity : options.deadline + REVOKE_GRACE_MS;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await flows.revokeAll();
+      await Promise.race([
+        flows.revokeAll(until),
+        ...(Number.isFinite(until)
+          ? [new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, until - Date.now()))))]
+          : []),
+      ]);
     } finally {
+      clearTimeout(timer);
       housekeeping = false;
     }
   };

@@ -12,6 +12,7 @@ import { CheckFailure, CheckSkipped } from '../../suites/runner/errors.js';
 import type { RuleInfo } from '../../suites/runner/rules.js';
 import {
   BLOCKED_MS,
+  REVOKE_GRACE_MS,
   DEFAULT_CHECK_TIMEOUT_MS,
   INTERRUPTED,
   PAST_ITS_END,
@@ -776,6 +777,28 @@ describe('runCheck: tokens the check got are revoked', () => {
         body: 'token=access-16-abcdef&client_id=app-c&client_secret=app-secret-1',
       },
     ]);
+  });
+
+  it('past the deadline, revocation stops REVOKE_GRACE_MS after it: the tokens left expire on their own', async () => {
+    const deadline = Date.now() + 60_000;
+    // Each revocation takes 3 s of the (faked) clock: the third would start past the grace.
+    const slowRevoke = (r: RawRequest, path: string) => {
+      if (path === '/oauth/revoke' && r.body) vi.setSystemTime(Date.now() + 3000);
+      return tokenAnswer(r, path);
+    };
+    const fake = recording(slowRevoke, { applications: { confidential: CONFIDENTIAL } });
+    await runAll({ target: fake.target, deadline }, [
+      'late',
+      ['T-MUST'],
+      async (t: CheckContext) => {
+        for (const query of ['?a=1', '?a=12', '?a=123'])
+          await t.http.post(`/oauth/token${query}`, { form: { grant_type: 'client_credentials', client_id: 'app-c' } });
+        t.expect(true, 'x');
+        vi.setSystemTime(deadline + 1);
+      },
+    ]);
+    expect(REVOKE_GRACE_MS).toBe(5000);
+    expect(fake.sent.filter((s) => s.path === '/oauth/revoke' && s.body)).toHaveLength(2);
   });
 
   it('a token got outside any check is not the session’s to revoke', async () => {
