@@ -88,7 +88,7 @@ const VOCABULARY = new Set([
 ]);
 
 /** Values that carry no secret even under a secret-looking name (a status code, a JSON literal, an error code). */
-function harmless(value: string): boolean {
+export function harmless(value: string): boolean {
   return (
     value === '' ||
     isMasked(value) ||

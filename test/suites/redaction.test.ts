@@ -148,3 +148,40 @@ describe('a known secret in the forms an honest target writes it', () => {
     expect(shown.toLowerCase()).not.toContain(secret.slice(6, 14).toLowerCase());
   });
 });
+
+describe('what a target can teach the run as a secret', () => {
+  /** A token response whose secret-named members hold words of the harness's own sentences. */
+  const teaching = (members: Record<string, string>) => ({
+    request: { method: 'POST', url: 'http://127.0.0.1:1/oauth/token', headers: {} },
+    response: { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(members) },
+  });
+
+  it('only credential-looking values: words, rule ids and paths of the harness stay readable', () => {
+    const redactor = createRedactor([]);
+    const words = {
+      client_secret: 'status',
+      session_token: 'invalid_grant',
+      device_secret: 'GRANT-CODE-SINGLE-USE',
+      x_api_key: 'FAILED',
+      id_token_hint: 'must',
+      ticket: 'http',
+      refresh_token: 'OIDC-DISCOVERY-RS256',
+      access_token: '/api/v4/user',
+      secret_key: 'expected',
+    };
+    redactor.learn(teaching(words));
+    const sentence = `(status: 200; error: null; expectedError: ["invalid_grant"]) must be ${Object.values(words).join(' ')}`;
+    expect(redactor.text(sentence)).toBe(sentence);
+  });
+
+  it('a token, a random secret and a device user code are still learned and masked', () => {
+    const redactor = createRedactor([]);
+    const secrets = {
+      access_token: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+      client_secret: 'kQpXvLmNoRsTuWyZaBcDeFgH',
+      user_code: 'WDJB-MJHT',
+    };
+    redactor.learn(teaching(secrets));
+    for (const secret of Object.values(secrets)) expect(redactor.text(`saw ${secret} here`)).not.toContain(secret);
+  });
+});
