@@ -150,14 +150,17 @@ describe('a known secret in the forms an honest target writes it', () => {
 });
 
 describe('what a target can teach the run as a secret', () => {
-  /** A token response whose secret-named members hold words of the harness's own sentences. */
-  const teaching = (members: Record<string, string>) => ({
-    request: { method: 'POST', url: 'http://127.0.0.1:1/oauth/token', headers: {} },
-    response: { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(members) },
-  });
+  /** A redactor that saw a token response with these secret-named members. */
+  const taught = (members: Record<string, string>) => {
+    const redactor = createRedactor([]);
+    redactor.learn({
+      request: { method: 'POST', url: 'http://127.0.0.1:1/oauth/token', headers: {} },
+      response: { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(members) },
+    });
+    return redactor;
+  };
 
   it('only credential-looking values: words, rule ids and paths of the harness stay readable', () => {
-    const redactor = createRedactor([]);
     const words = {
       client_secret: 'status',
       session_token: 'invalid_grant',
@@ -169,19 +172,18 @@ describe('what a target can teach the run as a secret', () => {
       access_token: '/api/v4/user',
       secret_key: 'expected',
     };
-    redactor.learn(teaching(words));
+    const redactor = taught(words);
     const sentence = `(status: 200; error: null; expectedError: ["invalid_grant"]) must be ${Object.values(words).join(' ')}`;
     expect(redactor.text(sentence)).toBe(sentence);
   });
 
   it('a token, a random secret and a device user code are still learned and masked', () => {
-    const redactor = createRedactor([]);
     const secrets = {
       access_token: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
       client_secret: 'kQpXvLmNoRsTuWyZaBcDeFgH',
       user_code: 'WDJB-MJHT',
     };
-    redactor.learn(teaching(secrets));
+    const redactor = taught(secrets);
     for (const secret of Object.values(secrets)) expect(redactor.text(`saw ${secret} here`)).not.toContain(secret);
   });
 });
