@@ -3,15 +3,31 @@ import { createLocalJWKSet, type JSONWebKeySet, type JWK } from 'jose';
 import type { AppRole, CheckContext } from '../types.js';
 import { broke, expectJsonType, jsonObject, KEYS_PATH } from '../shared/oauth.js';
 import { expectRows } from '../shared/json.js';
-import { factorableModulus, forgeableKey, modulusCost, SHARED_FACTOR, sharingModuli } from './forgeable.js';
+import {
+  factorableModulus,
+  forgeableKey,
+  judgeCost,
+  SHARED_FACTOR,
+  sharingModuli,
+  smallOrderKey,
+} from './forgeable.js';
 
 /**
- * What the moduli of one key set may cost to judge, besides the one a token names, in units of a
- * 2,048-bit modulus (modulusCost): sixteen such keys, two of 4,096 bits; a larger one only when a
- * token names it. A set of thousands of keys, or of huge moduli, stays cheap: the judging runs on
- * the run's one thread. The keys judged are also the ones searched for a prime shared between two.
+ * What the keys of one key set may cost to judge, besides the one a token names, in units of a
+ * 2,048-bit modulus (judgeCost): sixteen such keys, two of 4,096 bits, or eighty Ed25519 points; a
+ * larger modulus only when a token names it. A set of huge moduli stays cheap: the judging runs on
+ * the run's one thread. The moduli judged are also the ones searched for a prime shared between two.
  */
 const MODULI_BUDGET = 16;
+
+/**
+ * The most keys a key set is judged with. Providers publish a few signing keys and the ones they
+ * rotate to or from (Google 2-3, Microsoft Entra about 10, Auth0 and Okta 2-4); a set beyond a
+ * hundred fails OIDC-JWKS saying how many, unwalked: every key costs work on the run's one thread
+ * (jose's import, the judgements above, Node's verification), and 90,000 Ed25519 keys held it for
+ * minutes, past the check's limit, --deadline and SIGINT (red team, round 7).
+ */
+export const MAX_KEYS = 100;
 
 export { KEYS_PATH, expectedIssuer, sameIssuer } from '../shared/oauth.js';
 export { DISCOVERY_PATH, USERINFO_PATH } from '../shared/oauth.js';
@@ -26,6 +42,12 @@ export async function fetchJwks(t: CheckContext, path = KEYS_PATH): Promise<JSON
     `GET ${path} must answer 200 with a JSON Web Key Set (keys array)`,
     broke(['OIDC-JWKS'], { status: res.status }),
   );
+  const count = (body.keys as unknown[]).length;
+  t.expect(
+    count <= MAX_KEYS,
+    `GET ${path} publishes ${count} keys, more than the ${MAX_KEYS} a key set is judged with: none of them is read`,
+    broke(['OIDC-JWKS'], { keys: count }),
+  );
   expectJsonType(t, res, `GET ${path}`, ['OIDC-JWKS']);
   // Every reader takes each key for a record (its kid, use, alg): a null among them is said here.
   expectRows(body.keys, `the keys of GET ${path}`, (ok, message) => t.expect(ok, message, broke(['OIDC-JWKS'])));
@@ -38,22 +60,22 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth'];
 export const SECRET_MEMBERS = [...PRIVATE_MEMBERS, 'k'];
 
 /**
- * The RSA keys whose modulus is judged (it costs a Miller-Rabin round a key): the one the token
- * names, and, in the set's order, each key whose cost still fits within MODULI_BUDGET.
+ * The keys whose modulus or point is judged (a Miller-Rabin round, an X25519 derivation a key): the
+ * one the token names, and, in the set's order, each key whose cost still fits within MODULI_BUDGET.
  */
-export function moduliToJudge(keys: readonly JWK[], kid?: string): Set<JWK> {
-  const rsa = keys.filter((k) => k.kty === 'RSA' && typeof k.n === 'string');
-  const moduli = new Set(kid === undefined ? [] : rsa.filter((k) => k.kid === kid).slice(0, 1));
+export function keysToJudge(keys: readonly JWK[], kid?: string): Set<JWK> {
+  const costly = keys.filter((k) => judgeCost(k) !== undefined);
+  const judged = new Set(kid === undefined ? [] : costly.filter((k) => k.kid === kid).slice(0, 1));
   let spent = 0;
-  for (const key of rsa) {
+  for (const key of costly) {
     // A key too costly for what is left is passed over, not the end: one huge key first in the set
     // must not leave the ordinary keys after it unjudged.
-    const cost = modulusCost(key.n!);
+    const cost = judgeCost(key)!;
     if (spent + cost > MODULI_BUDGET) continue;
     spent += cost;
-    moduli.add(key);
+    judged.add(key);
   }
-  return moduli;
+  return judged;
 }
 
 /**
@@ -63,12 +85,14 @@ export function moduliToJudge(keys: readonly JWK[], kid?: string): Set<JWK> {
  * any signature is read as proof against it.
  */
 export function localKeys(t: CheckContext, jwks: JSONWebKeySet, kid?: string) {
-  const moduli = moduliToJudge(jwks.keys, kid);
-  const sharing = sharingModuli([...moduli].map((k) => k.n!));
+  const judged = keysToJudge(jwks.keys, kid);
+  const sharing = sharingModuli([...judged].filter((k) => k.kty === 'RSA').map((k) => k.n!));
   for (const key of jwks.keys) {
     const forgeable =
       forgeableKey(key) ??
-      (moduli.has(key) ? (factorableModulus(key) ?? (sharing.has(key.n!) ? SHARED_FACTOR : undefined)) : undefined);
+      (judged.has(key)
+        ? (smallOrderKey(key) ?? factorableModulus(key) ?? (sharing.has(key.n!) ? SHARED_FACTOR : undefined))
+        : undefined);
     t.expect(
       forgeable === undefined,
       `the key set publishes ${forgeable}`,

@@ -31,6 +31,14 @@ const BY_NODE: ReadonlyArray<ByNode & { alg: string }> = [
   { alg: 'ES256K', kty: 'EC', crv: 'secp256k1', hash: 'sha256' },
 ];
 
+/**
+ * The most keys a token is tried against. jose refuses a token that two keys match; Node's path
+ * tries a few, so that a key it cannot read beside the one that signed does not fail a good
+ * signature, and refuses more as jose does: each try is an import and a verification on the
+ * run's one thread, and 58,000 keys under one kid held it for minutes (red team, round 7).
+ */
+const MAX_CANDIDATES = 4;
+
 /** The published keys Node verifies `alg` with: its type and curve, the kid named, no other alg or use. */
 function nodeKeys(jwks: JSONWebKeySet, alg: string | undefined, kid: string | undefined): Array<[JWK, ByNode]> {
   const found: Array<[JWK, ByNode]> = [];
@@ -91,6 +99,7 @@ export async function verifyJwt(
   // Not three segments: jose says what is wrong, as for every algorithm.
   if (candidates.length === 0 || segments.length !== 3) return jwtVerify(token, keys, options);
   refuseAsJose(header);
+  if (candidates.length > MAX_CANDIDATES) throw new errors.JWKSMultipleMatchingKeys();
   const [head, body, signature] = segments;
   const input = Buffer.from(`${head}.${body}`);
   const signed = Buffer.from(signature, 'base64url');

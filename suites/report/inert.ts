@@ -3,24 +3,46 @@
  * could carry is written as a visible `\uXXXX` escape, the same way in every human-readable format
  * (console, HTML, Markdown, JUnit). Raw, an ESC or a BEL rewrites a terminal, and a right-to-left
  * override (U+202E) reverses the text after it, so "invalid_grant" could be shown as
- * "tnarg_dilavni". Newlines and tabs stay (a CRLF is a newline); the JSON report is data and keeps
- * the text as it came (JSON escapes the control characters itself).
+ * "tnarg_dilavni". Newlines and tabs stay (a CRLF is a newline); the JSON report keeps the same
+ * data, the same characters written as JSON's `\uXXXX` escapes (inertJson).
  */
 import type { Report } from './model.js';
 
 /**
- * C0 controls but tab and newline, DEL and the C1 controls, and the characters that reorder text
- * or break lines where a reader does not expect it: ALM, LRM, RLM, the line and paragraph
- * separators, the embeddings and overrides (U+202A–U+202E) and the isolates (U+2066–U+2069).
+ * C0 controls but tab and newline, DEL and the C1 controls, the characters that reorder text or
+ * break lines where a reader does not expect it: ALM, LRM, RLM, the line and paragraph separators,
+ * the embeddings and overrides (U+202A–U+202E) and the isolates (U+2066–U+2069); and the
+ * characters no one sees (Default_Ignorable_Code_Point: U+200B, U+00AD, U+2060, U+FEFF, the tag
+ * characters U+E0000–U+E007F, which spell hidden ASCII some readers act on).
  */
-const UNSAFE =
-  /\r\n|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_CLASS =
+  '\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\p{Default_Ignorable_Code_Point}';
+const UNSAFE = new RegExp(`\\r\\n|[${UNSAFE_CLASS}]`, 'gu');
 
-const escaped = (c: string) => (c === '\r\n' ? '\n' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/** `\uXXXX`, or `\u{XXXXX}` beyond the BMP (a tag character), as a reader writes it. */
+const escaped = (c: string) => {
+  if (c === '\r\n') return '\n';
+  const point = c.codePointAt(0)!;
+  return point > 0xffff ? `\\u{${point.toString(16)}}` : `\\u${point.toString(16).padStart(4, '0')}`;
+};
 
 /** The text with every unsafe character written as `\uXXXX` (idempotent: the escape is plain ASCII). */
 export function inert(text: string): string {
   return text.replace(UNSAFE, escaped);
+}
+
+/** The unsafe characters of serialized JSON (its controls below U+0020 JSON.stringify escapes itself). */
+const JSON_UNSAFE = new RegExp(`[${UNSAFE_CLASS}]`, 'gu');
+
+/**
+ * Serialized JSON with every unsafe character inside its strings written as JSON's own `\uXXXX`
+ * escape (a surrogate pair for a tag character): still valid JSON of the same data, but no viewer
+ * (`cat`, a browser, an editor) meets a raw C1 control, override or invisible character.
+ */
+export function inertJson(json: string): string {
+  return json.replace(JSON_UNSAFE, (c) =>
+    [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
+  );
 }
 
 /**

@@ -88,7 +88,7 @@ const VOCABULARY = new Set([
 ]);
 
 /** Values that carry no secret even under a secret-looking name (a status code, a JSON literal, an error code). */
-function harmless(value: string): boolean {
+export function harmless(value: string): boolean {
   return (
     value === '' ||
     isMasked(value) ||
@@ -330,7 +330,7 @@ function redactSetCookies(value: string): string {
 const MIN_ENCODED = 8;
 
 /**
- * The base64 and base64url forms a secret takes inside an encoded value: base64 of a Basic
+ * The percent-encoded and hex forms of a secret, and the base64 and base64url forms it takes inside an encoded value: base64 of a Basic
  * `client_id:client_secret`, of an Authorization value (`Bearer <token>`), of a form body that a
  * target echoes back. Base64 writes 3 bytes as 4 characters, so a secret at any offset encodes, but
  * for the groups it shares with its neighbours, to one of three cores: its bytes from offset 0, 1
@@ -339,7 +339,17 @@ const MIN_ENCODED = 8;
  */
 export function encodedForms(secret: string): string[] {
   const bytes = Buffer.from(secret, 'utf8');
-  const forms = new Set<string>();
+  // Byte by byte, so the secret encodes the same wherever it sits: in a URL (encodeURIComponent
+  // keeps `~`), in a form body (URLSearchParams writes `~` as %7E, a space as +), every byte
+  // %xx, and hex. The search ignores ASCII case (secret-index.ts), so %7e and %7E, hex and HEX.
+  const forms = new Set<string>(
+    [
+      encodeURIComponent(secret),
+      new URLSearchParams({ s: secret }).toString().slice(2),
+      [...bytes].map((b) => `%${b.toString(16).padStart(2, '0')}`).join(''),
+      bytes.toString('hex'),
+    ].filter((form) => form !== secret && form.length >= MIN_ENCODED),
+  );
   for (let skip = 0; skip < 3; skip++) {
     const whole = bytes.subarray(skip, skip + Math.floor(Math.max(0, bytes.length - skip) / 3) * 3);
     // Whole groups need no padding, so the base64 core is found inside a padded encoding too.

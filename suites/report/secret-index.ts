@@ -8,6 +8,42 @@
  * most BUCKET values that are not pinned: no position ever compares more.
  */
 
+/**
+ * Characters no one sees (U+200B, U+00AD, U+2060, U+FEFF, the tag characters...): a target that
+ * writes them between a secret's characters shows the secret to a reader, and they are skipped
+ * when searching.
+ */
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+const HAS_IGNORABLE = /\p{Default_Ignorable_Code_Point}/u;
+
+/** ASCII letters lowercased: the same length, so a position in it is one in the text. */
+const fold = (text: string) => text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
+
+/**
+ * The text as searched: folded, the ignorable characters left out; `at` maps each of its positions
+ * to the text's, or is undefined when nothing was left out.
+ */
+function searched(text: string): { text: string; at?: Int32Array } {
+  const folded = fold(text);
+  if (!HAS_IGNORABLE.test(folded)) return { text: folded };
+  const at = new Int32Array(folded.length + 1);
+  let kept = '';
+  let from = 0;
+  const keep = (to: number) => {
+    for (let i = from; i < to; i++) at[kept.length + i - from] = i;
+    kept += folded.slice(from, to);
+  };
+  for (const match of folded.matchAll(IGNORABLE)) {
+    keep(match.index);
+    from = match.index + match[0].length;
+  }
+  keep(folded.length);
+  return { text: kept, at };
+}
+
+/** A value as it is compared: folded, nothing ignorable in it. */
+const comparable = (value: string) => fold(value).replace(IGNORABLE, '');
+
 /** Values of one bucket (one ending) at most, but for the pinned ones (the config's own secrets). */
 export const BUCKET = 8;
 
@@ -33,8 +69,9 @@ export const isSecretIndex = (value: Iterable<string>): value is SecretIndex =>
 
 export function createSecretIndex(keyLength: number, values: Iterable<string> = []): SecretIndex {
   const all = new Set<string>();
-  const buckets = new Map<string, string[]>();
-  const keyOf = (value: string) => value.slice(value.length - keyLength);
+  // Each value under the ending of its comparable form, with that form.
+  const buckets = new Map<string, Array<{ value: string; form: string }>>();
+  const keyOf = (form: string) => form.slice(form.length - keyLength);
   const index: SecretIndex = {
     get size() {
       return all.size;
@@ -42,31 +79,34 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
     has: (value) => all.has(value),
     [Symbol.iterator]: () => all[Symbol.iterator](),
     add(value, pinned = false) {
-      if (value.length < keyLength || all.has(value)) return false;
-      const key = keyOf(value);
+      const form = comparable(value);
+      if (form.length < keyLength || all.has(value)) return false;
+      const key = keyOf(form);
       const bucket = buckets.get(key);
-      if (!bucket) buckets.set(key, [value]);
-      else if (pinned || bucket.length < BUCKET) bucket.push(value);
+      if (!bucket) buckets.set(key, [{ value, form }]);
+      else if (pinned || bucket.length < BUCKET) bucket.push({ value, form });
       else return false;
       all.add(value);
       return true;
     },
     delete(value) {
       if (!all.delete(value)) return;
-      const key = keyOf(value);
-      const left = buckets.get(key)!.filter((v) => v !== value);
+      const key = keyOf(comparable(value));
+      const left = buckets.get(key)!.filter((v) => v.value !== value);
       if (left.length) buckets.set(key, left);
       else buckets.delete(key);
     },
-    spans(text) {
+    spans(whole) {
       if (!all.size) return [];
+      const { text, at } = searched(whole);
       const found: SecretSpan[] = [];
       for (let end = keyLength; end <= text.length; end++) {
         const bucket = buckets.get(text.slice(end - keyLength, end));
         if (!bucket) continue;
-        for (const secret of bucket) {
-          const start = end - secret.length;
-          if (start >= 0 && text.startsWith(secret, start)) found.push({ start, end, secret });
+        for (const { value: secret, form } of bucket) {
+          const start = end - form.length;
+          if (start >= 0 && text.startsWith(form, start))
+            found.push(at ? { start: at[start], end: at[end - 1] + 1, secret } : { start, end, secret });
         }
       }
       // Leftmost first, the longest of those first; an occurrence that overlaps the span before joins it.

@@ -27,6 +27,12 @@ export interface ContextParts extends SessionGround, Pick<CheckContext, 'numRuns
  * What a check asserted, so the runner can tell "seen to hold" from "saw nothing": the number of
  * assertions, the rules they named, whether one named none, and the soft failures recorded so far.
  */
+/**
+ * The most failures a check keeps. A target answering every request wrong in a new way (a fresh
+ * `error` each time) made one failure a request: 200 in one check, each quoting its answer.
+ */
+export const MAX_FAILURES = 10;
+
 export interface Evidence {
   assertions: number;
   rules: Set<string>;
@@ -35,6 +41,8 @@ export interface Evidence {
   failures: CheckFailure[];
   /** What the check said beside its verdict (t.note), bounded: the message carries it. */
   notes?: string[];
+  /** Failures of soft assertions beyond MAX_FAILURES: counted, not kept. */
+  unshown: number;
   /** Sees each assertion as it is judged: the rules it names (none: the check's) and whether it held. */
   judged?: (rules: readonly string[] | undefined, held: boolean) => void;
 }
@@ -44,6 +52,7 @@ export const createEvidence = (judged?: Evidence['judged']): Evidence => ({
   rules: new Set(),
   unnamed: false,
   failures: [],
+  unshown: 0,
   ...(judged ? { judged } : {}),
 });
 
@@ -170,8 +179,10 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     soft(condition: unknown, message: string, details?: FailureDetails): boolean {
       noteAssertion(evidence, details, !!condition);
       // Inside a property the same assertion fails on many inputs: one failure says it.
-      if (!condition && !evidence.failures.some((f) => f.message === message))
-        evidence.failures.push(new CheckFailure(message, details));
+      if (!condition && !evidence.failures.some((f) => f.message === message)) {
+        if (evidence.failures.length < MAX_FAILURES) evidence.failures.push(new CheckFailure(message, details));
+        else evidence.unshown++;
+      }
       return !!condition;
     },
     harness(message: string): never {

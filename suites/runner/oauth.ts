@@ -42,7 +42,8 @@ export interface TrackedFlows extends OAuthFlows {
   /** The application a token request authenticated as (client_id in the body or HTTP Basic). */
   roleOf(request: RawRequest): AppRole | undefined;
   /** Revoke every tracked token (the runner calls this after each check). */
-  revokeAll(): Promise<void>;
+  /** Revokes each token the flows were handed; none is begun at or after `until` (a time). */
+  revokeAll(until?: number): Promise<void>;
 }
 
 export function createOAuthFlows(
@@ -256,8 +257,9 @@ export function createOAuthFlows(
     track,
     conceal: (secret) => redactor.remember(secret),
     revoke,
-    async revokeAll() {
+    async revokeAll(until = Infinity) {
       for (const [value, role] of [...tracked]) {
+        if (Date.now() >= until) return;
         try {
           await revoke(value, role);
         } catch {

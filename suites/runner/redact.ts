@@ -5,7 +5,7 @@
  * counterexample. Masking itself happens only for what leaves the run (a failure's exchanges and
  * messages): a run makes thousands of requests and shows a handful.
  */
-import { encodedForms, isSecretName, mask, redactExchange, redactText, redactUrl } from '../report/redact.js';
+import { encodedForms, harmless, isSecretName, mask, redactExchange, redactText, redactUrl } from '../report/redact.js';
 import { tooDeep } from '../report/json-depth.js';
 import { createSecretIndex } from '../report/secret-index.js';
 import type { Exchange } from '../report/model.js';
@@ -41,6 +41,21 @@ export const LEARNED_PER_EXCHANGE = 32;
  * patterns find it (a secret-named field, a Bearer token, a JWT).
  */
 export const LEARNED_MAX = 32_768;
+/**
+ * Whether a value the target put under a secret name looks like a credential, so that it is
+ * learned and masked wherever it turns up: at least 8 characters, no protocol word, no path, no
+ * word of one case (`expected`, `invalid_grant`, `FAILED`) and no capitals joined by hyphens (a
+ * rule id, `GRANT-CODE-SINGLE-USE`) but a user code (RFC 8628 §6.1, `WDJB-MJHT`). A target that
+ * named such words secrets blanked them in the harness's own sentences (red team, round 7); a
+ * value not learned is still masked where the patterns find it (a secret-named field, a Bearer
+ * token, a JWT).
+ */
+export function credentialLooking(value: string): boolean {
+  if (value.length < 8 || harmless(value) || value.startsWith('/')) return false;
+  if (/^[A-Z]{4}-?[A-Z]{4}$/.test(value)) return true;
+  return !/^[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+$|^[a-z_]+$|^[A-Z_]+$/.test(value);
+}
+
 /** Bodies larger than this are not searched for secrets to learn: token responses are small. */
 const LEARN_BODY_LIMIT = 16 * 1024;
 /** A body that names none of these carries no secret field worth parsing it for. */
@@ -136,7 +151,7 @@ export function createRedactor(initial: Array<string | undefined> = []): Redacto
   const learnValue = (value: string) => {
     if (left <= 0) return;
     left--;
-    remember(value);
+    if (credentialLooking(value)) remember(value);
   };
   const options = { secrets };
 

@@ -35,6 +35,7 @@ import { basicPair, createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
 import { createRedactor, type Redactor } from './redact.js';
+import { cut, cutMessage, MAX_QUOTED } from '../report/cut.js';
 import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, whyNotInForce, type RuleInfo } from './rules.js';
 
 /** Why a check the run did not finish is skipped. */
@@ -259,6 +260,15 @@ async function assertReachable(target: Target): Promise<void> {
  * A check ran past its time limit: the target was too slow to judge, which judges no rule. Past it
  * while the target's rate limit held the requests (`held`, in words), it says that instead.
  */
+/**
+ * How late a check's time limit may fire before the delay is the harness's: a timer is late only
+ * while the thread is busy, and a loaded machine delays one by tens of milliseconds, not by half a second.
+ */
+export const BLOCKED_MS = 500;
+
+/** What revocation may take past --deadline: as after SIGINT (cli/signals.ts STOP_GRACE_MS), the tokens left expire. */
+export const REVOKE_GRACE_MS = 5000;
+
 function withTimeout<T>(
   promise: Promise<T>,
   ms: number,
@@ -269,12 +279,24 @@ function withTimeout<T>(
 ): Promise<T> {
   if (!Number.isFinite(ms) || ms <= 0) return promise;
   let timer: NodeJS.Timeout;
+  let dueAt = Date.now() + ms;
   const timeout = new Promise<never>((_, reject) => {
     const due = () => {
       // The check waited as the target asked meanwhile: the limit moves on by that.
       const more = granted?.() ?? 0;
-      if (more > 0) return void (timer = setTimeout(due, more));
+      if (more > 0) {
+        dueAt = Date.now() + more;
+        return void (timer = setTimeout(due, more));
+      }
       const late = `${what} did not finish within ${ms} ms`;
+      // The timer fired this late only because the thread was busy: the harness's own work, not a silent target.
+      const blocked = Date.now() - dueAt;
+      if (blocked > BLOCKED_MS)
+        return reject(
+          new HarnessError(
+            `${late}: the harness's own work held the run's thread ${blocked} ms past that (not the target's doing)`,
+          ),
+        );
       const hold = held?.();
       reject(
         hold
@@ -386,9 +408,19 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const recorder = createRecorder(undefined, fromLiveCheck, tap && ((exchange) => tap(exchange, housekeeping)));
   const revoke = async (flows: TrackedFlows) => {
     housekeeping = true;
+    // The deadline bounds revocation too, with a grace: none is begun after it, and one that hangs
+    // is left (a slow revocation endpoint took a run 17 s past --deadline, four tokens late).
+    const until = options.deadline === undefined ? Infinity : options.deadline + REVOKE_GRACE_MS;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await flows.revokeAll();
+      await Promise.race([
+        flows.revokeAll(until),
+        ...(Number.isFinite(until)
+          ? [new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, until - Date.now()))))]
+          : []),
+      ]);
     } finally {
+      clearTimeout(timer);
       housekeeping = false;
     }
   };
@@ -626,13 +658,21 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const failed = (
     check: Check,
     failures: CheckFailure[],
+    /** Failures beyond MAX_FAILURES the check's soft assertions counted and did not keep. */
+    unshown: number,
     done: (status: CheckStatus, fields: Partial<CheckResult>) => CheckResult,
     evidenceFields: () => Partial<CheckResult>,
   ): CheckResult => {
-    const each = failures.map((f) => ({ message: redactor.text(describeFailure(f)), broken: brokenRules(check, f) }));
+    const each = failures.map((f) => ({
+      message: redactor.text(describeFailure(f, (text) => redactor.text(text))),
+      broken: brokenRules(check, f),
+    }));
     const broken = [...new Set(each.flatMap((f) => f.broken))];
-    const message =
+    const listed =
       each.length === 1 ? each[0].message : each.map((f, i) => `(${i + 1}/${each.length}) ${f.message}`).join('\n');
+    const message = unshown
+      ? `${listed}\n(+${unshown} more failure${unshown === 1 ? '' : 's'} of this check not shown)`
+      : listed;
     const counterexample = failures.find((f) => f.counterexample)?.counterexample;
     return done(failedStatus(broken), {
       broken,
@@ -734,7 +774,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           () => given.rateLimitHold?.(),
           granted,
         );
-        if (evidence.failures.length) result = failed(check, evidence.failures, done, evidenceFields);
+        if (evidence.failures.length) result = failed(check, evidence.failures, evidence.unshown, done, evidenceFields);
         else if (recorder.count === 0)
           result = errored('the check made no request to the target: nothing was seen, so nothing is passed');
         else if (evidence.assertions === 0)
@@ -749,7 +789,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         // Failures already recorded by soft assertions stand, whatever stopped the check after them.
         if (error instanceof CheckFailure || evidence.failures.length) {
           const all = error instanceof CheckFailure ? [...evidence.failures, error] : evidence.failures;
-          result = failed(check, all, done, evidenceFields);
+          result = failed(check, all, evidence.unshown, done, evidenceFields);
         } else if (error instanceof CheckSkipped) {
           result = done('skipped', { message: redactor.text(error.message) });
         } else if (pastDeadline()) {
@@ -800,11 +840,16 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 }
 
 /** The sentence, then the structured details a reader needs, short. */
-export function describeFailure(failure: CheckFailure): string {
+export function describeFailure(failure: CheckFailure, mask: (text: string) => string = (text) => text): string {
   const details = Object.entries(failure.details ?? {}).filter(
     ([k, v]) => v !== undefined && !['seed', 'path', 'shrinks', 'rules'].includes(k),
   );
-  if (!details.length) return failure.message;
-  const text = details.map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('; ');
-  return `${failure.message} (${text.length > 400 ? text.slice(0, 400) + '…' : text})`;
+  // Masked before it is cut: a secret cut in two would no longer be found, and half of it shown.
+  const message = cutMessage(mask(failure.message));
+  if (!details.length) return message;
+  // Each value cut before it is joined: one megabyte value must not cost a megabyte string.
+  const text = details
+    .map(([k, v]) => `${k}: ${cut(mask(typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v))), MAX_QUOTED)}`)
+    .join('; ');
+  return `${message} (${text.length > 400 ? cut(text, 400, () => '…') : text})`;
 }

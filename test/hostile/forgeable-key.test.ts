@@ -17,7 +17,7 @@ import { oidcChecks } from '../../suites/oidc/checks.js';
 import type { Report } from '../../suites/report/model.js';
 import { KEYS_PATH } from '../../suites/shared/oauth.js';
 import { factorableModulus, MAX_MODULUS_BITS, sharingModuli } from '../../suites/oidc/forgeable.js';
-import { moduliToJudge } from '../../suites/oidc/support.js';
+import { keysToJudge, MAX_KEYS } from '../../suites/oidc/support.js';
 import { runCli } from '../suites/loopback.js';
 import { proxiedSimulator } from './collector.js';
 
@@ -93,8 +93,8 @@ function pkcs1(input: string): Buffer {
 
 interface Forgery {
   key: { kid: string; alg: string } & Record<string, string>;
-  /** Another key the set publishes beside it. */
-  beside?: JWK;
+  /** Other keys the set publishes beside it. */
+  beside?: JWK[];
   sign(input: string): Buffer;
 }
 
@@ -111,10 +111,12 @@ const FORGERIES: Record<string, Forgery> = {
   // The gcd of the two moduli is p: φ of each follows.
   'RSA, a prime shared with another key of the set': {
     ...rsaForgery(CLOSE_P * SHARED_Q1, (CLOSE_P - 1n) * (SHARED_Q1 - 1n)),
-    beside: {
-      ...rsaForgery(CLOSE_P * SHARED_Q2, 1n).key,
-      kid: 'beside',
-    },
+    beside: [
+      {
+        ...rsaForgery(CLOSE_P * SHARED_Q2, 1n).key,
+        kid: 'beside',
+      },
+    ],
   },
   'Ed25519, the identity': {
     key: { kty: 'OKP', kid: 'forged', use: 'sig', alg: 'EdDSA', crv: 'Ed25519', x: b64(IDENTITY) },
@@ -140,7 +142,7 @@ beforeAll(async () => {
     if (req.method === 'GET' && path.startsWith(KEYS_PATH))
       return {
         ...answer,
-        body: Buffer.from(JSON.stringify({ keys: [forgery.key, ...(forgery.beside ? [forgery.beside] : [])] })),
+        body: Buffer.from(JSON.stringify({ keys: [forgery.key, ...(forgery.beside ?? [])] })),
       };
     if (req.method === 'POST' && path.startsWith('/oauth/token')) {
       const body = JSON.parse(answer.body.toString('utf8')) as { id_token?: string };
@@ -153,20 +155,26 @@ beforeAll(async () => {
 
 afterAll(() => front?.close());
 
+/** The report of oidc.jwks and oidc.id-token against the proxy, each failed on OIDC-JWKS alone. */
+async function failedOnKeySet(): Promise<Report> {
+  const file = join(dir, 'report.json');
+  const checks = oidcChecks.filter((c) => ['oidc.jwks', 'oidc.id-token'].includes(c.id));
+  await runCli({ config: front.config, seed: '5', runs: '1', report: `json=${file}` }, { checks });
+  const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
+  expect(report.checks).toHaveLength(2);
+  for (const check of report.checks)
+    expect([check.id, check.status, check.broken]).toEqual([check.id, 'failed', ['OIDC-JWKS']]);
+  return report;
+}
+
 describe('a key that verifies what nobody signed', () => {
   it.each(Object.keys(FORGERIES))(
     '(%s) fails OIDC-JWKS, and an id_token "signed" for it passes no signature rule',
     async (name) => {
       forgery = FORGERIES[name];
-      const file = join(dir, 'report.json');
-      const checks = oidcChecks.filter((c) => ['oidc.jwks', 'oidc.id-token'].includes(c.id));
-      await runCli({ config: front.config, seed: '5', runs: '1', report: `json=${file}` }, { checks });
-      const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
-      expect(report.checks).toHaveLength(2);
-      for (const check of report.checks) {
-        expect([check.id, check.status, check.broken]).toEqual([check.id, 'failed', ['OIDC-JWKS']]);
+      const report = await failedOnKeySet();
+      for (const check of report.checks)
         expect(check.message).toMatch(/^the key set publishes an? (RSA|Ed25519) key .*anyone can/);
-      }
       const verdict = (id: string) => report.rules.find((r) => r.id === id)?.status;
       expect(verdict('OIDC-JWKS')).toBe('failed');
       expect(verdict('OIDC-ID-TOKEN-SIGNATURE')).not.toBe('passed');
@@ -174,6 +182,24 @@ describe('a key that verifies what nobody signed', () => {
     120_000,
   );
 });
+
+/**
+ * A key set of many keys held the run's one thread (red team, round 7): 90,000 Ed25519 keys, each
+ * judged for small order on every read, took a check 107 s past its 60 s limit, and --deadline and
+ * SIGINT with it. A set beyond MAX_KEYS now fails OIDC-JWKS saying how many keys it holds, and none
+ * of them is read: here each is the identity, which a walk would have failed as a key of small order.
+ */
+it('a key set beyond MAX_KEYS fails OIDC-JWKS with its count, its keys unread, in every check that reads it', async () => {
+  const identity = FORGERIES['Ed25519, the identity'];
+  const beside = Array.from({ length: MAX_KEYS + 50 }, (_, i) => ({ ...identity.key, kid: `e${i}` }));
+  forgery = { ...identity, beside };
+  for (const check of (await failedOnKeySet()).checks)
+    expect(check.message).toMatch(
+      new RegExp(
+        `^GET ${KEYS_PATH} publishes ${MAX_KEYS + 51} keys, more than the ${MAX_KEYS} a key set is judged with`,
+      ),
+    );
+}, 120_000);
 
 /**
  * Judging a modulus costs the cube of its size, on the run's one thread: a key set with a 65,536-bit
@@ -205,14 +231,28 @@ describe('the moduli of a hostile key set are judged within bounds', () => {
 
   it('judges the first keys of a set within the budget, and always the one a token names', () => {
     const small = Array.from({ length: 40 }, (_, i) => rsa(b64(modulus), `k${i}`));
-    expect(moduliToJudge(small).size).toBe(16);
+    expect(keysToJudge(small).size).toBe(16);
     const large = Array.from({ length: 40 }, (_, i) => rsa(b64(Buffer.alloc(1024, 0xff)), `l${i}`));
-    expect(moduliToJudge(large).size).toBe(0);
-    expect([...moduliToJudge(large, 'l7')].map((k) => k.kid)).toEqual(['l7']);
+    expect(keysToJudge(large).size).toBe(0);
+    expect([...keysToJudge(large, 'l7')].map((k) => k.kid)).toEqual(['l7']);
     const mixed = [rsa(b64(Buffer.alloc(512, 0xff)), 'a'), rsa(b64(Buffer.alloc(512, 0xff)), 'b'), ...small];
-    expect([...moduliToJudge(mixed)].map((k) => k.kid)).toEqual(['a', 'b']);
+    expect([...keysToJudge(mixed)].map((k) => k.kid)).toEqual(['a', 'b']);
     // A key too costly first in the set is passed over; the ordinary ones after it are judged.
-    expect(moduliToJudge([large[0], ...small]).size).toBe(16);
+    expect(keysToJudge([large[0], ...small]).size).toBe(16);
+  });
+
+  it('judges Ed25519 points within the same budget (a fifth of a modulus each), and always the one a token names', () => {
+    const points = Array.from({ length: 400 }, (_, i): JWK => ({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      x: b64(IDENTITY),
+      kid: `e${i}`,
+    }));
+    expect(keysToJudge(points).size).toBe(80);
+    expect(keysToJudge(points, 'e399').has(points[399])).toBe(true);
+    expect(
+      keysToJudge([...points.slice(0, 5), ...Array.from({ length: 40 }, (_, i) => rsa(b64(modulus), `k${i}`))]).size,
+    ).toBe(20);
   });
 
   it('finds the moduli sharing a prime, and not one modulus published under two kids', () => {

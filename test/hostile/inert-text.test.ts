@@ -15,6 +15,8 @@ import {
   renderMarkdown,
   terminalSafe,
 } from '../../reporters/index.js';
+import { renderJson } from '../../reporters/json.js';
+import { redact } from '../../suites/report/redact.js';
 import { inert } from '../../suites/report/inert.js';
 import { failureText } from '../../suites/vitest.js';
 import { createRedactor } from '../../suites/runner/redact.js';
@@ -24,9 +26,14 @@ import { fixtureReport } from '../reporters/fixture.js';
 /** What the target says: an override, terminal escapes, a bell, a lone CR, isolates, and Markdown. */
 const HOSTILE =
   ' \u202etnarg_dilavni\u202c \u001b[2J\u001b]0;title\u0007 \u0000\u007f\u0085\u2028\u200f\r ' +
+  ' \u200bZW\u2060WJ\ufeffBOM\u00adSHY\u{E0049}\u{E0047}TAG ' +
   '\n# EVIL heading\n> EVIL quote\n- EVIL item\n| EVIL | cell |\n```\nEVIL fence\n\u2066EVIL isolate\u2069\n    EVIL indented\n1. EVIL list';
-/** Every character the reports must never carry raw. */
-const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+/**
+ * Every character the reports must never carry raw; but U+FE0F after an emoji of the harness's own
+ * ("⚠️ warned", "♻️", "⏭️" in Markdown), which asks for the emoji's picture (inert escapes the target's).
+ */
+const RAW =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\p{Default_Ignorable_Code_Point}](?<!\p{Extended_Pictographic}\ufe0f)/u;
 
 /** Fields the renderers read as vocabulary (statuses, levels, the tool, dates) stay as they are. */
 const VOCABULARY = new Set(['status', 'level', 'tool', 'startedAt', 'reason']);
@@ -60,6 +67,7 @@ describe('inert text', () => {
       'a\\u202eb\\u001bc\\u0007d\te\nf\ng\\u000dh\\u2069',
     );
     expect(inert(inert('\u202e'))).toBe('\\u202e');
+    expect(inert('a\u200bb\u00adc\u{E0041}d\ufeff')).toBe('a\\u200bb\\u00adc\\u{e0041}d\\ufeff');
     expect(terminalSafe('x\u001b[31my')).toBe('x\\u001b[31my');
   });
 
@@ -71,6 +79,18 @@ describe('inert text', () => {
     ).toBeNull();
     expect(out).toContain('\\u202etnarg_dilavni');
     expect(out).toContain('\\u001b[2J');
+    expect(out).toContain('\\u200bZW\\u2060WJ\\ufeffBOM\\u00adSHY\\u{e0049}\\u{e0047}TAG');
+  });
+
+  it('json: DEL, C1, bidi, U+2028/9 and default-ignorables written as \\uXXXX, still valid JSON of the same data', () => {
+    const hostileReport = report();
+    const out = renderJson(hostileReport);
+    const raw = RAW.exec(out);
+    expect(raw && `U+${raw[0].codePointAt(0)!.toString(16)} at ${raw.index}`).toBeNull();
+    expect(JSON.parse(out)).toEqual(JSON.parse(JSON.stringify(redact(hostileReport))));
+    expect(out).toContain('\\u202etnarg_dilavni');
+    expect(out).toContain('\\u0085\\u2028\\u200f');
+    expect(out).toContain('\\udb40\\udc49\\udb40\\udc47TAG');
   });
 
   it('md: nothing raw inside fenced blocks either, and no line outside one starts with the target’s text', () => {

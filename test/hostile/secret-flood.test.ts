@@ -13,8 +13,11 @@ import type { Exchange } from '../../suites/report/model.js';
 import { createRedactor, LEARNED_MAX, LEARNED_PER_EXCHANGE } from '../../suites/runner/redact.js';
 import { BUCKET, createSecretIndex } from '../../suites/report/secret-index.js';
 
-/** A secret's strings in the index at most: itself and its base64 and base64url cores. */
-const FORMS = 7;
+/**
+ * A secret's strings in the index at most: itself, its base64 and base64url cores (six), and its
+ * URI, form, %xx and hex encodings (four; encodedForms).
+ */
+const FORMS = 11;
 const CONFIG_SECRET = 'config-client-secret-4f9a';
 
 /** The n-th code of flood `round`: fresh values, each with its own ending, so each could be learned. */

@@ -120,3 +120,70 @@ describe('redaction of recorded exchanges', () => {
     );
   });
 });
+
+describe('a known secret in the forms an honest target writes it', () => {
+  // An Azure AD client secret holds `~`, which URLSearchParams writes %7E and encodeURIComponent keeps.
+  const secret = 'Az8Q~xY2.vK_r5Wq9-Lm3Np6';
+  const bytes = [...Buffer.from(secret)];
+  const forms: Record<string, string> = {
+    uppercase: secret.toUpperCase(),
+    lowercase: secret.toLowerCase(),
+    hex: Buffer.from(secret).toString('hex'),
+    HEX: Buffer.from(secret).toString('hex').toUpperCase(),
+    'URI-encoded': encodeURIComponent(secret),
+    'form-encoded': new URLSearchParams({ s: secret }).toString().slice(2),
+    'every byte %xx': bytes.map((b) => `%${b.toString(16).padStart(2, '0')}`).join(''),
+    'every byte %XX': bytes.map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join(''),
+    'zero-width spaces between': [...secret].join('\u200b'),
+    'soft hyphens between': [...secret].join('\u00ad'),
+    'tag characters between': [...secret].join('\u{E0041}'),
+  };
+
+  it.each(Object.entries(forms))('%s: masked inside a sentence, the words around it kept', (_name, form) => {
+    const redactor = createRedactor([secret]);
+    const shown = redactor.text(`error_description: ECHO <${form}> seen`);
+    expect(shown).not.toContain(form);
+    expect(shown).toMatch(/^error_description: ECHO <.*> seen$/s);
+    // Nothing of the secret past the kept prefix, in any case.
+    expect(shown.toLowerCase()).not.toContain(secret.slice(6, 14).toLowerCase());
+  });
+});
+
+describe('what a target can teach the run as a secret', () => {
+  /** A redactor that saw a token response with these secret-named members. */
+  const taught = (members: Record<string, string>) => {
+    const redactor = createRedactor([]);
+    redactor.learn({
+      request: { method: 'POST', url: 'http://127.0.0.1:1/oauth/token', headers: {} },
+      response: { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(members) },
+    });
+    return redactor;
+  };
+
+  it('only credential-looking values: words, rule ids and paths of the harness stay readable', () => {
+    const words = {
+      client_secret: 'status',
+      session_token: 'invalid_grant',
+      device_secret: 'GRANT-CODE-SINGLE-USE',
+      x_api_key: 'FAILED',
+      id_token_hint: 'must',
+      ticket: 'http',
+      refresh_token: 'OIDC-DISCOVERY-RS256',
+      access_token: '/api/v4/user',
+      secret_key: 'expected',
+    };
+    const redactor = taught(words);
+    const sentence = `(status: 200; error: null; expectedError: ["invalid_grant"]) must be ${Object.values(words).join(' ')}`;
+    expect(redactor.text(sentence)).toBe(sentence);
+  });
+
+  it('a token, a random secret and a device user code are still learned and masked', () => {
+    const secrets = {
+      access_token: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+      client_secret: 'kQpXvLmNoRsTuWyZaBcDeFgH',
+      user_code: 'WDJB-MJHT',
+    };
+    const redactor = taught(secrets);
+    for (const secret of Object.values(secrets)) expect(redactor.text(`saw ${secret} here`)).not.toContain(secret);
+  });
+});

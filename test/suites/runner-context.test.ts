@@ -55,7 +55,7 @@ describe('assertions as evidence', () => {
     const t: CheckContext = ctx;
     t.expect(true, 'a');
     t.expect(1, 'b');
-    expect(evidence).toEqual({ assertions: 2, rules: new Set(), unnamed: true, failures: [] });
+    expect(evidence).toEqual({ assertions: 2, rules: new Set(), unnamed: true, failures: [], unshown: 0 });
   });
 
   it('t.expect naming rules records them, and only them', () => {
@@ -63,7 +63,13 @@ describe('assertions as evidence', () => {
     const t: CheckContext = ctx;
     t.expect(true, 'a', { rules: fakeRules('T-MUST') });
     t.expect(true, 'b', { rules: fakeRules('T-MUST', 'T-SHOULD') });
-    expect(evidence).toEqual({ assertions: 2, rules: new Set(['T-MUST', 'T-SHOULD']), unnamed: false, failures: [] });
+    expect(evidence).toEqual({
+      assertions: 2,
+      rules: new Set(['T-MUST', 'T-SHOULD']),
+      unnamed: false,
+      failures: [],
+      unshown: 0,
+    });
   });
 
   it('t.expect that fails and t.fail throw the message and details, counted once', () => {
@@ -79,7 +85,7 @@ describe('assertions as evidence', () => {
     }
     expect(thrown).toBeInstanceOf(CheckFailure);
     expect([(thrown as CheckFailure).message, (thrown as CheckFailure).details]).toEqual(['broke', details]);
-    expect(evidence).toEqual({ assertions: 2, rules: new Set(['T-MUST']), unnamed: false, failures: [] });
+    expect(evidence).toEqual({ assertions: 2, rules: new Set(['T-MUST']), unnamed: false, failures: [], unshown: 0 });
   });
 
   it('t.soft answers a boolean, keeps each failing message once, and goes on', () => {
@@ -120,13 +126,19 @@ describe('t.property', () => {
   it('a predicate that returns nothing asserts nothing by itself; one that answers true is one assertion', async () => {
     const quiet = context();
     await quiet.t.property(fc.nat(), async () => undefined);
-    expect(quiet.evidence).toEqual({ assertions: 0, rules: new Set(), unnamed: false, failures: [] });
+    expect(quiet.evidence).toEqual({ assertions: 0, rules: new Set(), unnamed: false, failures: [], unshown: 0 });
     const judged = context();
     await judged.t.property(fc.nat(), async (n) => n >= 0);
-    expect(judged.evidence).toEqual({ assertions: 1, rules: new Set(), unnamed: true, failures: [] });
+    expect(judged.evidence).toEqual({ assertions: 1, rules: new Set(), unnamed: true, failures: [], unshown: 0 });
     const named = context();
     await named.t.property(fc.nat(), async (n) => named.t.expect(n >= 0, 'x', { rules: fakeRules('T-MUST') }));
-    expect(named.evidence).toEqual({ assertions: RUNS, rules: new Set(['T-MUST']), unnamed: false, failures: [] });
+    expect(named.evidence).toEqual({
+      assertions: RUNS,
+      rules: new Set(['T-MUST']),
+      unnamed: false,
+      failures: [],
+      unshown: 0,
+    });
   });
 
   it('a predicate that returns false: our sentence, the shrunk case redacted, and its exchanges alone', async () => {

@@ -11,6 +11,8 @@ import { TargetError } from '../../suites/errors.js';
 import { CheckFailure, CheckSkipped } from '../../suites/runner/errors.js';
 import type { RuleInfo } from '../../suites/runner/rules.js';
 import {
+  BLOCKED_MS,
+  REVOKE_GRACE_MS,
   DEFAULT_CHECK_TIMEOUT_MS,
   INTERRUPTED,
   PAST_ITS_END,
@@ -20,6 +22,7 @@ import {
   type SessionOptions,
 } from '../../suites/runner/session.js';
 import { TransportError, type RawRequest } from '../../suites/target/types.js';
+import { MAX_QUOTED } from '../../suites/report/cut.js';
 import type { Capability, CheckContext, TargetConfig } from '../../suites/types.js';
 import { FAKE_BASE, RULES, SESSION_PROBES, check, fakeRules, fakeTarget, seen } from './fakes.js';
 
@@ -617,6 +620,21 @@ describe('runCheck: timeouts', () => {
     });
   });
 
+  it("errors a check whose own work held the thread past its limit as the harness's, not the target's silence", async () => {
+    const busy = async (t: CheckContext) => {
+      await t.http.get('/');
+      // Work on the run's one thread, as judging 90,000 keys was, past BLOCKED_MS on the (faked) clock:
+      // the limit's timer fires that late.
+      vi.setSystemTime(Date.now() + BLOCKED_MS + 300);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    };
+    const [r] = await runAll({ checkTimeoutMs: 20 }, ['busy', ['T-MUST'], busy]);
+    expect(r.status).toBe('errored');
+    expect(r.message).toMatch(
+      /^the harness could not complete this check: check grants\.busy did not finish within 20 ms: the harness's own work held the run's thread \d+ ms past that \(not the target's doing\)$/,
+    );
+  });
+
   it('errors a check whose request the target would not serve (rate-limited), with that line alone, and counts it', async () => {
     const line =
       'the target rate-limited this request (GET /limited): 429 after 2 retries, waited 3 s; lower --rate, or run again once its limit resets';
@@ -793,6 +811,28 @@ describe('runCheck: tokens the check got are revoked', () => {
     ]);
   });
 
+  it('past the deadline, revocation stops REVOKE_GRACE_MS after it: the tokens left expire on their own', async () => {
+    const deadline = Date.now() + 60_000;
+    // Each revocation takes 3 s of the (faked) clock: the third would start past the grace.
+    const slowRevoke = (r: RawRequest, path: string) => {
+      if (path === '/oauth/revoke' && r.body) vi.setSystemTime(Date.now() + 3000);
+      return tokenAnswer(r, path);
+    };
+    const fake = recording(slowRevoke, { applications: { confidential: CONFIDENTIAL } });
+    await runAll({ target: fake.target, deadline }, [
+      'late',
+      ['T-MUST'],
+      async (t: CheckContext) => {
+        for (const query of ['?a=1', '?a=12', '?a=123'])
+          await t.http.post(`/oauth/token${query}`, { form: { grant_type: 'client_credentials', client_id: 'app-c' } });
+        t.expect(true, 'x');
+        vi.setSystemTime(deadline + 1);
+      },
+    ]);
+    expect(REVOKE_GRACE_MS).toBe(5000);
+    expect(fake.sent.filter((s) => s.path === '/oauth/revoke' && s.body)).toHaveLength(2);
+  });
+
   it('a token got outside any check is not the session’s to revoke', async () => {
     const fake = recording(tokenAnswer, { applications: { confidential: CONFIDENTIAL } });
     const session = await openSession(options({ target: fake.target }));
@@ -866,8 +906,21 @@ describe('describeFailure', () => {
   });
 
   it('cuts the details after 400 characters, marking the cut', () => {
-    const exact = 'x'.repeat(400 - 'k: '.length);
-    expect(describeFailure(new CheckFailure('m', { k: exact }))).toBe(`m (k: ${exact})`);
-    expect(describeFailure(new CheckFailure('m', { k: `${exact}yz` }))).toBe(`m (k: ${exact}…)`);
+    const [k, l] = ['k'.repeat(MAX_QUOTED), 'l'.repeat(400 - 'k: ; l: '.length - MAX_QUOTED)];
+    expect(describeFailure(new CheckFailure('m', { k, l }))).toBe(`m (k: ${k}; l: ${l})`);
+    expect(describeFailure(new CheckFailure('m', { k, l: `${l}yz` }))).toBe(`m (k: ${k}; l: ${l}…)`);
+  });
+
+  it('cuts each value of the target at MAX_QUOTED characters, in the details and quoted in the message, saying how many more', () => {
+    const failure = new CheckFailure(`error ${JSON.stringify('e'.repeat(1000))} is none`, { error: 'x'.repeat(1000) });
+    expect(describeFailure(failure)).toBe(
+      `error "${'e'.repeat(MAX_QUOTED - 1)}…" (+${1001 - MAX_QUOTED} more characters) is none (error: ${'x'.repeat(MAX_QUOTED)}… (+${1000 - MAX_QUOTED} more characters))`,
+    );
+    // Masked before it is cut: a secret across the cut is not shown in part.
+    const secret = 's3cr3t-value-0123456789';
+    const across = new CheckFailure('m', { body: `${'a'.repeat(MAX_QUOTED - 5)}${secret}` });
+    expect(describeFailure(across, (text) => text.split(secret).join('[masked]'))).toBe(
+      `m (body: ${'a'.repeat(MAX_QUOTED - 5)}[mask… (+3 more characters))`,
+    );
   });
 });

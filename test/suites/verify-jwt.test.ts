@@ -128,3 +128,12 @@ describe('verifyJwt: the algorithms jose does not verify, by Node', () => {
     expect(await code(verifying(token('ES256K', made), { ...made.jwk, use: 'enc' }))).not.toBe('verified');
   });
 });
+
+describe('verifyJwt: a token matched by many keys', () => {
+  it('ES256K: more than four keys under the kid are refused as jose refuses two, none of them tried', async () => {
+    const made = secp256k1();
+    const others = Array.from({ length: 4 }, () => secp256k1().jwk);
+    expect(await code(verifying(token('ES256K', made), ...others.slice(0, 3), made.jwk))).toBe('verified');
+    expect(await code(verifying(token('ES256K', made), ...others, made.jwk))).toBe('ERR_JWKS_MULTIPLE_MATCHING_KEYS');
+  });
+});

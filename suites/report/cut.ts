@@ -1,0 +1,30 @@
+/**
+ * Text a check quotes from the target, cut to a bounded length: a target that answers each request
+ * with a new megabyte `error` made a failure message per request quoting it whole (red team, round
+ * 7: a 120 MB JSON report, 1.35 GB of memory). What is left out is counted, never hidden.
+ */
+
+/** The most characters of one value from the target a failure quotes. */
+export const MAX_QUOTED = 200;
+
+/** The most characters of one failure's message, its quoted values already cut: a backstop. */
+export const MAX_MESSAGE = 2000;
+
+/** `text` cut to `max` characters (never through a surrogate pair), saying how many more there were. */
+export function cut(text: string, max: number, more = (n: number) => `… (+${n} more characters)`): string {
+  if (text.length <= max) return text;
+  // A high surrogate last would leave half a character, which no format writes.
+  const end = /[\ud800-\udbff]/.test(text[max - 1]) ? max - 1 : max;
+  return `${text.slice(0, end)}${more(text.length - end)}`;
+}
+
+/** A JSON string literal: quotes around characters, any escaped (linear: the two branches never overlap). */
+const QUOTED = /"(?:[^"\\]|\\.)*"/g;
+
+/** The message with every JSON-quoted value in it longer than MAX_QUOTED cut, then the whole to MAX_MESSAGE. */
+export function cutMessage(message: string): string {
+  const quoted = message.replace(QUOTED, (q) =>
+    q.length <= MAX_QUOTED ? q : cut(q.slice(0, -1), MAX_QUOTED, (n) => `…" (+${n} more characters)`),
+  );
+  return cut(quoted, MAX_MESSAGE);
+}
