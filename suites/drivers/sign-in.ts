@@ -419,7 +419,7 @@ export interface PasswordAnswer {
  * a sign-in (a device page would then read as approved by the user); said once for the run,
  * naming the page and its links, and the password is not sent again (a live account locks).
  */
-export function answeredByLinks(http: Http, answer: PasswordAnswer, followed?: string): never {
+export function answeredByLinks(http: Http, answer: PasswordAnswer, followed?: string, metAgain = false): never {
   refusals.set(
     http,
     "the provider answered the configured user's password with a page of links only earlier in this run; the password is not sent again",
@@ -431,9 +431,59 @@ export function answeredByLinks(http: Http, answer: PasswordAnswer, followed?: s
     `the provider answered the configured user's password (status ${answer.status}) with a page of links only, ${pageSaid(answer.html, answer.url, labels)}, ${
       followed === undefined
         ? 'on which the driver presses nothing'
-        : `and the link “${followed.replace(/\s+/g, ' ').trim().slice(0, WAY_LABEL)}” followed from it led to neither a decision nor the application`
+        : `and the link “${followed.replace(/\s+/g, ' ').trim().slice(0, WAY_LABEL)}” followed from it led to neither a decision nor the application${metAgain ? ', and a later visit met the sign-in form again' : ''}`
     }: it may be a refusal (check user.username and user.password in the target config) or a page only a person can go on from (driver: manual); the password is not sent again, and what needs a signed-in user is not tested`,
   );
+}
+
+/**
+ * The password's answer, a page of links only, and the link followed from it, in a visit that ended
+ * with neither a decision nor the hand-over, as the answer to a request the provider may refuse or
+ * a check malformed, a device page's answer to the user code, or a page the form driver cannot play:
+ * that end is its check's alone, and whether the password went through is unsettled. The driver
+ * keeps it for its later visits: a decision or the hand-over with no sign-in form met counts the
+ * session; the sign-in form met again is the password's answer said once (signInMetAgain).
+ */
+export interface Unsettled {
+  answer: PasswordAnswer;
+  followed: string;
+}
+
+/** A later visit met the sign-in (or username) form while the password's answer is `unsettled`: said once, nothing sent. */
+export function signInMetAgain(http: Http, unsettled: Unsettled | undefined): void {
+  if (unsettled === undefined) return;
+  beforeSignIn(http);
+  answeredByLinks(http, unsettled.answer, unsettled.followed, true);
+}
+
+/**
+ * A device visit whose page took the user code after the link followed from the password's
+ * answer (`unsettled`), nothing decided: the connection is not counted as the user's while the
+ * sign-in is unsettled (a refusal's "OK" may lead to a page that connects on the code alone). The
+ * check's own trouble; a later visit settles the sign-in.
+ */
+const deviceUnsettled = (unsettled: Unsettled) =>
+  new HarnessError(
+    `the device page took the user code after the link “${unsettled.followed.replace(/\s+/g, ' ').trim().slice(0, WAY_LABEL)}” followed from the page of links only that answered the configured user's password: whether the sign-in went through is not known yet (a later visit with a decision settles it), so the device's connection is not counted as the user's approval`,
+  );
+
+/**
+ * A visit ends past the password's `unsettled` answer (none: nothing to settle): a decision or the
+ * hand-over (`settles`) counts the sign-in (false); an end that is the check's alone (`own`: the
+ * answer to a request the provider may refuse or a check malformed, a page the form driver cannot
+ * play) keeps it unsettled for a later visit (true), as does the device page's answer to the code,
+ * said as that check's trouble; any other end is that page said once (answeredByLinks). One rule
+ * for both drivers.
+ */
+export function stillUnsettled(
+  http: Http,
+  unsettled: Unsettled | undefined,
+  end: { settles: boolean; own: boolean; codeSent: boolean },
+): boolean {
+  if (unsettled === undefined || end.settles) return false;
+  if (end.own) return true;
+  if (end.codeSent) throw deviceUnsettled(unsettled);
+  answeredByLinks(http, unsettled.answer, unsettled.followed);
 }
 
 /**

@@ -7,7 +7,15 @@
  * check (a real provider locks the account).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectOneRefusal, explain, PAGE_DRIVERS, runWithDriver, startProvider, type Provider } from './provider.js';
+import {
+  checksWith,
+  expectOneRefusal,
+  explain,
+  PAGE_DRIVERS,
+  runWithDriver,
+  startProvider,
+  type Provider,
+} from './provider.js';
 
 /** Two that need the configured user's sign-in, and a third: the refusal said once, the rest skipped. */
 const CHECKS = ['grants.consent-denied', 'grants.state-unchanged', 'oidc.id-token'];
@@ -162,4 +170,55 @@ describe('a page of links only answering the password, some saying approving wor
       },
       120_000,
     );
+});
+
+describe('a refusal\'s "OK" followed in a visit whose request the provider may refuse', () => {
+  // The unknown scope's visit types the wrong password first: the page its "OK" leads to is that
+  // check's to judge (an answer with no redirect), neither the sign-in's refusal nor a sign-in. The
+  // next visit meets the sign-in form again: the page of links only said once, the password not
+  // sent again. Before, the visit's end counted the wrong password as signed in when it was an
+  // error status, or said the page of links only on the check that did not cause it.
+  let own: Provider;
+  beforeAll(async () => {
+    own = await startProvider((method, url) => {
+      // The unknown scope is refused once signed in (the simulator refuses it before the sign-in).
+      if (url.pathname === '/oauth/authorize' && url.searchParams.get('state') === 'scope-unknown')
+        return () => ({ status: 302, headers: { location: '/users/sign_in' } });
+      if (method === 'GET' && url.pathname === '/users/sign_in')
+        return () => ({ status: 200, headers: { 'content-type': 'text/html' }, body: SIGN_IN_FORM });
+      if (method === 'POST' && url.pathname === '/session')
+        return () => ({
+          status: 200,
+          headers: { 'content-type': 'text/html' },
+          body: '<html><title>Sign in</title><p>Invalid login or password.</p><a href="/home">OK</a></html>',
+        });
+      if (method === 'GET' && url.pathname === '/home')
+        return () => ({ status: 404, headers: { 'content-type': 'text/html' }, body: '<p>Nothing here.</p>' });
+      return undefined;
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await own?.close();
+  });
+
+  it.each(PAGE_DRIVERS)(
+    '%s driver: the next visit meets the sign-in form, the page said once there, the password sent once',
+    async (kind) => {
+      own.answered.length = 0;
+      // The unknown scope's authorization comes first (welcome-back.test.ts relies on it too).
+      const run = await runWithDriver(own, kind, ['grants.scope-unknown', 'grants.consent-denied', 'oidc.id-token']);
+      const why = explain(run.report, run.stderr);
+      expect(checksWith(run.report, 'failed'), why).toEqual([]);
+      expect(checksWith(run.report, 'errored'), why).toEqual(['grants.consent-denied']);
+      expect(run.report.checks.find((c) => c.id === 'grants.consent-denied')?.message, why).toMatch(
+        /^the harness could not complete this check: the provider answered the configured user's password \(status 200\) with a page of links only, the page “Sign in” at \/session \(OK\), and the link “OK” followed from it led to neither a decision nor the application, and a later visit met the sign-in form again: /,
+      );
+      expect(checksWith(run.report, 'skipped'), why).toEqual(['oidc.id-token']);
+      expect(
+        own.answered.filter((r) => r === 'POST /session'),
+        why,
+      ).toHaveLength(1);
+    },
+    120_000,
+  );
 });
