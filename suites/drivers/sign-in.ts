@@ -205,8 +205,8 @@ const GOES_ON = new RegExp(controlPattern('step'), 'i');
 const AWAY = new RegExp(controlPattern('away'), 'i');
 /** A link that decides, puts off or answers a question: the decision's, never a mere step's (continuation). */
 const DECIDES = new RegExp((['approve', 'deny', 'postpone', 'yes', 'no'] as const).map(controlPattern).join('|'), 'i');
-/** A control set aside (a cookie banner's "Accept cookies", "Accept all"): it decides nothing about the application. */
-const ASIDE = new RegExp(controlPattern('aside'), 'i');
+/** A link set aside (a cookie banner's "Accept cookies", "Accept all"): it decides nothing about the application. */
+const ASIDE = new RegExp(`${controlPattern('aside')}|${controlPattern('asideLink')}`, 'i');
 const decides = (link: { label: string }) => DECIDES.test(link.label) && !ASIDE.test(link.label);
 
 const APPROVES = new RegExp(controlPattern('approve'), 'i');
