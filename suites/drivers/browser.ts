@@ -1225,7 +1225,7 @@ export async function createBrowserDriver(
           last?.request().method() === 'POST' &&
           (await page.locator(ANY_CONTROL).count()) === 0
         ) {
-          if (source && decidedByLinks(http, source, page.url(), d.signInPath)) answeredByLinks(http, asAnswer(source));
+          if (source && decidedByLinks(source, page.url(), d.signInPath)) answeredByLinks(http, asAnswer(source));
           signInRefused(http, `status ${last.status()}, a page with no form`);
         }
       }

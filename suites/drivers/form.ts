@@ -495,7 +495,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           // The password answered by a page with nothing to go on with ("the password is incorrect").
           // One whose links approve may as well be a consent of links: said once, never a sign-in.
           if (answersPassword && !forms.length) {
-            if (decidedByLinks(http, response.text, url, d.signInPath))
+            if (decidedByLinks(response.text, url, d.signInPath))
               answeredByLinks(http, { html: response.text, url, status: response.status });
             signInRefused(http, `status ${response.status}, a page with no form`);
           }

@@ -242,19 +242,15 @@ const decisive = (link: { href: string; label: string }, pageUrl: string, signIn
 /**
  * A page whose links approve (a consent of links: "Accept and continue"): answering the password, it
  * cannot be told from a refusal whose links say approving words, so it is said once for the run
- * (answeredByLinks), the password sent once, never a refusal blaming the config. Approving words
- * only, on a link that leads on within the target's origins (a login application's sign-in, off
- * them, is no consent): a refusal page's skip link, Cancel, "No account? Sign up", "Try again", a
- * cookie banner's "Accept all" keep it a refusal.
+ * (answeredByLinks), the password sent once, nothing followed, never a refusal blaming the config.
+ * Approving words only, on a link that leads on, on the target's origins or off them (a consent of
+ * the provider's on an origin the config does not name is no refusal either); a link back to the
+ * sign-in on any origin (a login application's), a refusal page's skip link, Cancel, "No account?
+ * Sign up", "Try again", a cookie banner's "Accept all" keep it a refusal.
  */
-export const decidedByLinks = (http: Pick<Http, 'leaves'>, html: string, pageUrl: string, signInPath: string) =>
+export const decidedByLinks = (html: string, pageUrl: string, signInPath: string) =>
   URL.canParse(pageUrl) &&
-  parseLinks(html).some(
-    (link) =>
-      APPROVES.test(link.label) &&
-      decisive(link, pageUrl, signInPath) &&
-      http.leaves(new URL(link.href, pageUrl).href) === undefined,
-  );
+  parseLinks(html).some((link) => APPROVES.test(link.label) && decisive(link, pageUrl, signInPath));
 
 /** A page's title, for a sentence that names the page (the page is the target's: cut). */
 const TITLE = /<title\b[^>]*>([^<]{0,200})/i;

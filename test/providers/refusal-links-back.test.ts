@@ -107,8 +107,9 @@ const SIGN_IN_FORM =
  * said: a refusal (`refused`), or a page of links only whose reading the driver cannot tell
  * (`links`: a consent of links, or a link followed from it that led to no decision). Either way
  * once, the password sent once. The `refused` rows fail if decidedByLinks forgets where a link
- * leads (back to the sign-in in another case or encoding, to `#`, to the page itself, off the
- * target), the consent row if it judges the page by its path alone.
+ * leads (back to the sign-in in another case or encoding, to `#`, to the page itself, to a login
+ * application's sign-in), the consent rows if it judges the page by its path alone or blames the
+ * config for a consent whose links leave the target's origins (before, a refusal: check credentials).
  */
 const ANSWERS = {
   'a cookie banner\'s "Accept all"': ['refused', '<a href="/-/cmp?all=1">Accept all</a>'],
@@ -125,6 +126,10 @@ const ANSWERS = {
     '<a href="/session?step=consent">Accept</a>',
   ],
   '"OK" to the home page (followed, no decision after it)': ['links', '<a href="/">OK</a>'],
+  'a consent of links on another origin of the provider, not in the config (nothing followed)': [
+    'links',
+    '<a href="http://consent.invalid/allow?t=1">Allow</a> <a href="http://consent.invalid/deny?t=1">Deny</a>',
+  ],
 } as const;
 
 const LINKS_ONLY = {
