@@ -139,31 +139,38 @@ const LINKS_ONLY = {
     /^the provider answered the configured user's password with a page of links only earlier in this run; the password is not sent again$/,
 };
 
-describe('a page of links only answering the password, some saying approving words', () => {
-  let answer: keyof typeof ANSWERS = '"Accept" to #';
-  let own: Provider;
-  beforeAll(async () => {
-    own = await startProvider((method, url) => {
-      if (method === 'GET' && url.pathname === '/users/sign_in')
-        return () => ({ status: 200, headers: { 'content-type': 'text/html' }, body: SIGN_IN_FORM });
-      if (method === 'POST' && url.pathname === '/session')
-        return () => ({
-          status: 200,
-          headers: { 'content-type': 'text/html' },
-          body: `<html><title>Sign in</title><p>Invalid login or password.</p>${ANSWERS[answer][1]}</html>`,
-        });
-      return undefined;
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await own?.close();
+/** The links beside "Invalid login or password." on the page answering the password at /session. */
+let answerLinks = '';
+/** The provider of the describes below: its own sign-in form, posting to /session. */
+let own: Provider;
+beforeAll(async () => {
+  own = await startProvider((method, url) => {
+    // The unknown scope is refused once signed in (the simulator refuses it before the sign-in).
+    if (url.pathname === '/oauth/authorize' && url.searchParams.get('state') === 'scope-unknown')
+      return () => ({ status: 302, headers: { location: '/users/sign_in' } });
+    if (method === 'GET' && url.pathname === '/users/sign_in')
+      return () => ({ status: 200, headers: { 'content-type': 'text/html' }, body: SIGN_IN_FORM });
+    if (method === 'POST' && url.pathname === '/session')
+      return () => ({
+        status: 200,
+        headers: { 'content-type': 'text/html' },
+        body: `<html><title>Sign in</title><p>Invalid login or password.</p>${answerLinks}</html>`,
+      });
+    if (method === 'GET' && url.pathname === '/home')
+      return () => ({ status: 404, headers: { 'content-type': 'text/html' }, body: '<p>Nothing here.</p>' });
+    return undefined;
   });
+}, 60_000);
+afterAll(async () => {
+  await own?.close();
+});
 
+describe('a page of links only answering the password, some saying approving words', () => {
   for (const row of Object.keys(ANSWERS) as (keyof typeof ANSWERS)[])
     it.each(PAGE_DRIVERS)(
       `%s driver, ${row}: said once as ${ANSWERS[row][0] === 'refused' ? 'a refusal' : 'a page of links only'}, the password sent once`,
       async (kind) => {
-        answer = row;
+        answerLinks = ANSWERS[row][1];
         own.answered.length = 0;
         const run = await runWithDriver(own, kind, CHECKS.slice(0, 2));
         const why = explain(run.report, run.stderr);
@@ -178,37 +185,15 @@ describe('a page of links only answering the password, some saying approving wor
 });
 
 describe('a refusal\'s "OK" followed in a visit whose request the provider may refuse', () => {
-  // The unknown scope's visit types the wrong password first: the page its "OK" leads to is that
-  // check's to judge (an answer with no redirect), neither the sign-in's refusal nor a sign-in. The
-  // next visit meets the sign-in form again: the page of links only said once, the password not
-  // sent again. Before, the visit's end counted the wrong password as signed in when it was an
-  // error status, or said the page of links only on the check that did not cause it.
-  let own: Provider;
-  beforeAll(async () => {
-    own = await startProvider((method, url) => {
-      // The unknown scope is refused once signed in (the simulator refuses it before the sign-in).
-      if (url.pathname === '/oauth/authorize' && url.searchParams.get('state') === 'scope-unknown')
-        return () => ({ status: 302, headers: { location: '/users/sign_in' } });
-      if (method === 'GET' && url.pathname === '/users/sign_in')
-        return () => ({ status: 200, headers: { 'content-type': 'text/html' }, body: SIGN_IN_FORM });
-      if (method === 'POST' && url.pathname === '/session')
-        return () => ({
-          status: 200,
-          headers: { 'content-type': 'text/html' },
-          body: '<html><title>Sign in</title><p>Invalid login or password.</p><a href="/home">OK</a></html>',
-        });
-      if (method === 'GET' && url.pathname === '/home')
-        return () => ({ status: 404, headers: { 'content-type': 'text/html' }, body: '<p>Nothing here.</p>' });
-      return undefined;
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await own?.close();
-  });
-
+  // The unknown scope's visit types the wrong password first: the page its "OK" leads to (a 404) is
+  // that check's to judge (an answer with no redirect), neither the sign-in's refusal nor a sign-in.
+  // The next visit meets the sign-in form again: the page of links only said once, the password not
+  // sent again. Before, the visit's end counted the wrong password as signed in (an error status),
+  // and the page of links only was said without a word of the sign-in form met again.
   it.each(PAGE_DRIVERS)(
     '%s driver: the next visit meets the sign-in form, the page said once there, the password sent once',
     async (kind) => {
+      answerLinks = '<a href="/home">OK</a>';
       own.answered.length = 0;
       // The unknown scope's authorization comes first (welcome-back.test.ts relies on it too).
       const run = await runWithDriver(own, kind, ['grants.scope-unknown', 'grants.consent-denied', 'oidc.id-token']);
