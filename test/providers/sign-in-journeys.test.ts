@@ -253,23 +253,20 @@ describe('a consent whose approval offers the scopes all at once ("Allow all", "
   // Granular consents list the scopes and approve them all with such a button. A banner's words
   // without "cookies" are set aside on links only (a page of links only is no consent form); a
   // button's are the decision's. Before, neither driver pressed them: the approval was never made.
-  it.each(
-    PAGE_DRIVERS.flatMap((kind) =>
-      [
-        {
-          what: '"Allow all" / "Deny"',
-          decisions: `<button type="submit" name="choice" value="1">Allow all</button><button type="submit" name="choice" value="0">Deny</button>`,
-        },
-        {
-          what: '"Accept all" / "Cancel", under a cookie banner',
-          decisions: `<button type="submit" name="choice" value="0">Cancel</button><button type="submit" name="choice" value="1">Accept all</button>`,
-          banner: `<form method="post" action="/cookies"><button type="submit" name="cookies" value="all">Accept all cookies</button></form>`,
-        },
-      ].map((row) => ({ kind, ...row })),
-    ),
-  )(
-    '$kind driver, $what: denies, then approves',
-    async ({ kind, decisions, banner }) => {
+  const rows = [
+    {
+      what: '"Allow all" / "Deny"',
+      decisions: `<button type="submit" name="choice" value="1">Allow all</button><button type="submit" name="choice" value="0">Deny</button>`,
+    },
+    {
+      what: '"Accept all" / "Cancel", under a cookie banner',
+      decisions: `<button type="submit" name="choice" value="0">Cancel</button><button type="submit" name="choice" value="1">Accept all</button>`,
+      banner: `<form method="post" action="/cookies"><button type="submit" name="cookies" value="all">Accept all cookies</button></form>`,
+    },
+  ];
+  it.each(PAGE_DRIVERS.flatMap((kind) => rows.map((row) => [kind, row.what, row] as const)))(
+    '%s driver, %s: denies, then approves',
+    async (kind, _what, { decisions, banner }) => {
       const { config } = await start({ decisions, ...(banner ? { banner } : {}) });
       expect(await denyThenApprove(config, kind)).toEqual(DECIDED);
     },
