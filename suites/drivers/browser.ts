@@ -91,8 +91,11 @@ import {
   signInUser,
   wayToSignIn,
   waysOf,
+  signInMetAgain,
+  stillUnsettled,
   type PasswordAnswer,
   type SignInWay,
+  type Unsettled,
 } from './sign-in.js';
 import { unservedOf } from '../target/unserved.js';
 
@@ -714,6 +717,8 @@ export async function createBrowserDriver(
    * refusal (said once for the run) must not make a later journey read as signed in.
    */
   let session = false;
+  /** The password's answer whose visit ended the check's alone (sign-in.ts, Unsettled): a later visit settles it. */
+  let unsettled: Unsettled | undefined;
   const clock = options.hasControl ? createSimulatorDriver(http, config) : undefined;
   // A page asking for a new password twice stops before this (NEEDS_PERSON_SELECTORS); a lone
   // new-password field is the sign-in's, marked so against autofill (needs-person.ts).
@@ -1000,11 +1005,6 @@ export async function createBrowserDriver(
      * page with nothing to go on with the password's refusal (the answer to another POST is not).
      */
     let onAnswer = false;
-    /**
-     * The password's answer, a page of links only, and the link followed from it: the visit counts as
-     * signed in only if a decision or the hand-over comes after (answeredByLinks).
-     */
-    let leftAnswer: { answer: PasswordAnswer; followed: string } | undefined;
     /** The page as the password's answer, when it is that (for answeredByLinks). */
     const asAnswer = (html: string): PasswordAnswer => ({ html, url: page.url(), status: last?.status() ?? 0 });
     /** Click a control and wait until the page has answered it. */
@@ -1127,6 +1127,8 @@ export async function createBrowserDriver(
           )
             signInNeedsPerson(http, what);
         if (!signedIn && (await present(page, ...controls.password))) {
+          // A later visit meeting the sign-in form again: the unsettled password was not accepted.
+          signInMetAgain(http, unsettled);
           signedIn = true;
           const next = [controls.decision, controls.continue];
           await signInStep(
@@ -1144,6 +1146,7 @@ export async function createBrowserDriver(
           // A one-page sign-in whose script has not drawn the password field yet says "Sign in",
           // not "Next": the username sent alone would be refused (and the config blamed).
           if (await passwordDue(page)) continue;
+          signInMetAgain(http, unsettled);
           identified = true;
           const next = [controls.password, controls.decision, controls.continue];
           await signInStep(() => identify(page, watch, next), next, identifier, 'its username form again');
@@ -1204,7 +1207,7 @@ export async function createBrowserDriver(
           // Signed in (in this visit or, the session living on, an earlier one), a page of links only:
           // an interstitial's one link that goes on (sign-in.ts).
           const source =
-            (signedIn || session) &&
+            (signedIn || session || unsettled) &&
             mayContinue(decision, codeSent || userCode !== undefined) &&
             (await page.locator(ANY_CONTROL).count()) === 0
               ? await pageSource(page)
@@ -1214,7 +1217,7 @@ export async function createBrowserDriver(
             stopAtConsent(source, onward);
             chosenWays.add(`${onward.href}|${onward.label}`);
             linkFollowed = true;
-            if (onAnswer) leftAnswer = { answer: asAnswer(source), followed: onward.label };
+            if (onAnswer) unsettled = { answer: asAnswer(source), followed: onward.label };
             await press(wayCss(onward), Object.values(controls));
             // The sign-in form coming back after that link: the password refused still, never typed again.
             if (signedIn && !handover() && (await present(page, ...controls.password)))
@@ -1237,7 +1240,7 @@ export async function createBrowserDriver(
             const label = await shown(page, d.continueSelector)
               .innerText()
               .catch(() => '');
-            leftAnswer = { answer: asAnswer((await pageSource(page)) ?? ''), followed: label.slice(0, 200) };
+            unsettled = { answer: asAnswer((await pageSource(page)) ?? ''), followed: label.slice(0, 200) };
           }
           await press(d.continueSelector, []);
           continue;
@@ -1263,7 +1266,7 @@ export async function createBrowserDriver(
           last?.request().method() === 'POST' &&
           (await page.locator(ANY_CONTROL).count()) === 0
         ) {
-          if (source && decidedByLinks(http, source, page.url(), d.signInPath)) answeredByLinks(http, asAnswer(source));
+          if (source && decidedByLinks(source, page.url(), d.signInPath)) answeredByLinks(http, asAnswer(source));
           signInRefused(http, `status ${last.status()}, a page with no form`);
         }
       }
@@ -1285,9 +1288,15 @@ export async function createBrowserDriver(
           signedIn ? 'consent' : 'sign-in',
         );
       if (away) continuationGranted(decision, decided, linkFollowed, away.url);
-      // An error answering a request the provider may refuse is its answer to that request.
-      const judged = (options.malformed || options.refusable) && (last?.status() ?? 0) >= 400;
-      if (leftAnswer && !decided && !away && !judged) answeredByLinks(http, leftAnswer.answer, leftAnswer.followed);
+      // Past a link from a page of links only that answered the password (unsettled), only a decision
+      // or the hand-over counts the sign-in; the answer to a request the provider may refuse or a
+      // check malformed is the check's alone, as is the device page's to the code: unsettled for a
+      // later visit (form.ts, through, has the twin); any other end is that page said once.
+      const open = stillUnsettled(http, unsettled, {
+        settles: decided || !!away,
+        own: !!options.malformed || !!options.refusable,
+        codeSent,
+      });
       // The provider's redirect to the application was stopped before Playwright saw it: record it.
       if (away?.response)
         http.record({
@@ -1295,8 +1304,11 @@ export async function createBrowserDriver(
           response: { status: away.response.status, headers: Object.fromEntries(away.response.headers) },
         });
       // A sign-in that got through (a refused one throws) leaves its session in the browser's context.
-      if (signedIn) signedInOnce(http);
-      session ||= signedIn;
+      if (!open && (signedIn || unsettled)) {
+        signedInOnce(http);
+        session = true;
+        unsettled = undefined;
+      }
       const did = { decided, codeSent, signedIn: session };
       if (away) return { redirect: away.url, response: away.response ?? (await fromPage(page, last)), ...did };
       return { response: await fromPage(page, last), ...did };

@@ -45,12 +45,15 @@ export const CONTROL_WORDS = {
   /** A question's answers ("Stay signed in?"), pressed as the decision leans, without being it. */
   yes: ['yes', 'ja', 'oui', 'si'],
   no: ['no', 'nein', 'non'],
+  /** About something else than the sign-in (a cookie banner's "Accept all cookies"): never pressed, never an approval. */
+  aside: ['cookies?'],
   /**
-   * About something else than the sign-in (a cookie banner's "Accept all cookies", or "Accept all"
-   * alone, as banners say it in each language): never pressed, never an approval.
+   * A banner's choice without the word cookies ("Accept all", as banners say it in each language):
+   * set aside on a link (a page of links only has no consent form), never on a button, where a
+   * granular consent approves the scopes it lists so ("Allow all"). Read by sign-in.ts alone.
    */
-  aside: [
-    'cookies?', 'accept all', 'allow all', 'alle akzeptieren', 'alle zulassen', 'tout accepter', 'accepter tout',
+  asideLink: [
+    'accept all', 'allow all', 'alle akzeptieren', 'alle zulassen', 'tout accepter', 'accepter tout',
     'aceptar todo', 'aceptar todas', 'permitir todo', 'permitir todas',
   ],
   /** What leaves the user's session or picks another account: never pressed as the user's account. */

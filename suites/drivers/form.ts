@@ -49,6 +49,8 @@ import {
   signInNeedsPerson,
   signInRefused,
   signInScripted,
+  signInMetAgain,
+  stillUnsettled,
   consentScripted,
   signedInOnce,
   stepMayApprove,
@@ -56,7 +58,7 @@ import {
   signInUser,
   wayToSignIn,
   waysOf,
-  type PasswordAnswer,
+  type Unsettled,
 } from './sign-in.js';
 
 const DEFAULTS = {
@@ -227,6 +229,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
    * refusal (said once for the run) must not make a later journey read as signed in.
    */
   let session = false;
+  /** The password's answer whose visit ended the check's alone (sign-in.ts, Unsettled): a later visit settles it. */
+  let unsettled: Unsettled | undefined;
 
   const request = async (url: string, method: string, body?: URLSearchParams, what?: string): Promise<HttpResponse> => {
     const cookie = await jar.getCookieString(url);
@@ -293,11 +297,6 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
        * the password refused still; any other answer (a 400 error page) is the link's, not the password's.
        */
       let passwordAgain = false;
-      /**
-       * The page of links only that answered the password and the link followed from it: the visit
-       * counts as signed in only if a decision or the hand-over comes after (answeredByLinks).
-       */
-      let leftAnswer: { answer: PasswordAnswer; followed: string } | undefined;
       /** The page the credentials were sent from ran a script (this driver runs none). */
       let scriptedSignIn = false;
       let decided = false;
@@ -313,18 +312,24 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       let towardSignIn = authorizing;
       /** A device page's visit carries the user code in its URL (devicePageUrl): the code went out already. */
       const codeInUrl = !authorizing && URL.canParse(startUrl) && new URL(startUrl).searchParams.has('user_code');
-      /** The credentials went out and were not refused: the jar holds the session, the run knows a sign-in works. */
-      const through = (answered = false) => {
-        // Past a link from a page of links only that answered the password: only if something answered.
-        if (leftAnswer && !decided && !answered) answeredByLinks(http, leftAnswer.answer, leftAnswer.followed);
-        if (!signedIn) return;
+      /**
+       * The visit ends (`handedOver`: with the hand-over), the credentials out and not refused: the
+       * jar holds the session, the run knows a sign-in works. Past a link from a page of links only
+       * that answered the password, sign-in.ts's stillUnsettled decides (`own`: a page this driver
+       * cannot play, beside the requests the provider may refuse).
+       */
+      const through = (handedOver = false, own = false) => {
+        const settles = decided || handedOver;
+        if (stillUnsettled(http, unsettled, { settles, own: own || !!malformed || !!refusable, codeSent })) return;
+        const settled = unsettled !== undefined;
+        unsettled = undefined;
+        if (!signedIn && !settled) return;
         signedInOnce(http);
         session = true;
       };
       /** What the journey did, where it ended (a refused sign-in never gets here: it throws). */
       const journey = (response: HttpResponse, redirect?: URL): Journey => {
-        // The hand-over, or an error answering a request the provider may refuse: its answer to it.
-        through(!!redirect || ((malformed || refusable) && response.status >= 400));
+        through(!!redirect);
         return { ...(redirect ? { redirect } : {}), response, decided, codeSent, signedIn: session };
       };
       // A form submitted twice means the provider sent us back (a wrong code, an error): stop there.
@@ -379,15 +384,17 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           // may lawfully refuse (AuthorizeOptions.refusable) or one a check malformed: the check it answers errs alone.
           const ordinary = config.driver?.kind !== 'browser' && !malformed && !refusable && response.status < 400;
           const beyond = () => {
-            // A page after the password (a consent drawn by a script) is past the sign-in, unless it
-            // came by a link from a page of links only that answered the password (a refusal's "OK").
-            through();
-            // Signed in, an authorization's consent drawn by a script: one cause of the run, said once.
-            if (ordinary && authorizing && session) consentScripted(http, unplayable.what, unplayable.advice);
+            // A page after the password (a consent drawn by a script) is past the sign-in, unsettled
+            // when it came by a link from a page of links only that answered the password (a
+            // refusal's "OK" as well as an interstitial's): a later visit settles it.
+            through(false, true);
+            // After the sign-in, an authorization's consent drawn by a script: one cause of the run, said once.
+            if (ordinary && authorizing && (session || unsettled))
+              consentScripted(http, unplayable.what, unplayable.advice);
             return beyondForms(unplayable.what, unplayable.advice);
           };
           // A page past the username alone (identifier-first: the password page) is still the way in.
-          if (ordinary && !signedIn && !session)
+          if (ordinary && !signedIn && !session && !unsettled)
             signInScripted(
               http,
               unplayable.what,
@@ -416,6 +423,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         if (person) signInNeedsPerson(http, person);
         // The username alone first; the page that answers it asks for the password.
         if (identifier && !identified) {
+          signInMetAgain(http, unsettled);
           const { username } = signInUser(http, config);
           identified = true;
           answering = 'username';
@@ -425,6 +433,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           continue;
         }
         if (login && !signedIn) {
+          // A later visit meeting the sign-in form again: the unsettled password was not accepted.
+          signInMetAgain(http, unsettled);
           const user = signInUser(http, config);
           const loginName =
             login.fields.find((f) => f.name === d.loginField)?.name ??
@@ -490,7 +500,10 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           // Signed in (in this visit or, the session living on, an earlier one), a page of links only:
           // an interstitial's one link that goes on (sign-in.ts).
           const onward =
-            (signedIn || session) && !decided && !forms.length && mayContinue(decision, codeSent || codeInUrl)
+            (signedIn || session || unsettled) &&
+            !decided &&
+            !forms.length &&
+            mayContinue(decision, codeSent || codeInUrl)
               ? continuation(http, response.text, url, d.signInPath, decision)
               : undefined;
           if (onward && !submitted.has(`link ${onward.href}`)) {
@@ -507,7 +520,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             submitted.add(`link ${onward.href}`);
             linkFollowed = true;
             if (afterPassword)
-              leftAnswer = { answer: { html: response.text, url, status: response.status }, followed: onward.label };
+              unsettled = { answer: { html: response.text, url, status: response.status }, followed: onward.label };
             // The sign-in form coming back after that link is the password refused still.
             passwordAgain = afterPassword;
             [url, method, body, what] = [resolved(onward.href, url, 'the link'), 'GET', undefined, 'the link'];
@@ -516,7 +529,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           // The password answered by a page with nothing to go on with ("the password is incorrect").
           // One whose links approve may as well be a consent of links: said once, never a sign-in.
           if (answersPassword && !forms.length) {
-            if (decidedByLinks(http, response.text, url, d.signInPath))
+            if (decidedByLinks(response.text, url, d.signInPath))
               answeredByLinks(http, { html: response.text, url, status: response.status });
             signInRefused(http, `status ${response.status}, a page with no form`);
           }

@@ -205,8 +205,8 @@ const GOES_ON = new RegExp(controlPattern('step'), 'i');
 const AWAY = new RegExp(controlPattern('away'), 'i');
 /** A link that decides, puts off or answers a question: the decision's, never a mere step's (continuation). */
 const DECIDES = new RegExp((['approve', 'deny', 'postpone', 'yes', 'no'] as const).map(controlPattern).join('|'), 'i');
-/** A control set aside (a cookie banner's "Accept cookies", "Accept all"): it decides nothing about the application. */
-const ASIDE = new RegExp(controlPattern('aside'), 'i');
+/** A link set aside (a cookie banner's "Accept cookies", "Accept all"): it decides nothing about the application. */
+const ASIDE = new RegExp(`${controlPattern('aside')}|${controlPattern('asideLink')}`, 'i');
 /** A consent's wording (CONSENT_PHRASES), as whole words. */
 const CONSENT = new RegExp(`(?<![\\p{L}\\p{N}])(?:${CONSENT_PHRASES.join('|')})(?![\\p{L}\\p{N}])`, 'iu');
 const decides = (link: { label: string }) => DECIDES.test(link.label) && !ASIDE.test(link.label);
@@ -244,19 +244,15 @@ const decisive = (link: { href: string; label: string }, pageUrl: string, signIn
 /**
  * A page whose links approve (a consent of links: "Accept and continue"): answering the password, it
  * cannot be told from a refusal whose links say approving words, so it is said once for the run
- * (answeredByLinks), the password sent once, never a refusal blaming the config. Approving words
- * only, on a link that leads on within the target's origins (a login application's sign-in, off
- * them, is no consent): a refusal page's skip link, Cancel, "No account? Sign up", "Try again", a
- * cookie banner's "Accept all" keep it a refusal.
+ * (answeredByLinks), the password sent once, nothing followed, never a refusal blaming the config.
+ * Approving words only, on a link that leads on, on the target's origins or off them (a consent of
+ * the provider's on an origin the config does not name is no refusal either); a link back to the
+ * sign-in on any origin (a login application's), a refusal page's skip link, Cancel, "No account?
+ * Sign up", "Try again", a cookie banner's "Accept all" keep it a refusal.
  */
-export const decidedByLinks = (http: Pick<Http, 'leaves'>, html: string, pageUrl: string, signInPath: string) =>
+export const decidedByLinks = (html: string, pageUrl: string, signInPath: string) =>
   URL.canParse(pageUrl) &&
-  parseLinks(html).some(
-    (link) =>
-      APPROVES.test(link.label) &&
-      decisive(link, pageUrl, signInPath) &&
-      http.leaves(new URL(link.href, pageUrl).href) === undefined,
-  );
+  parseLinks(html).some((link) => APPROVES.test(link.label) && decisive(link, pageUrl, signInPath));
 
 /** A page's title, for a sentence that names the page (the page is the target's: cut). */
 const TITLE = /<title\b[^>]*>([^<]{0,200})/i;
@@ -481,7 +477,7 @@ export interface PasswordAnswer {
  * a sign-in (a device page would then read as approved by the user); said once for the run,
  * naming the page and its links, and the password is not sent again (a live account locks).
  */
-export function answeredByLinks(http: Http, answer: PasswordAnswer, followed?: string): never {
+export function answeredByLinks(http: Http, answer: PasswordAnswer, followed?: string, metAgain = false): never {
   refusals.set(
     http,
     "the provider answered the configured user's password with a page of links only earlier in this run; the password is not sent again",
@@ -493,9 +489,59 @@ export function answeredByLinks(http: Http, answer: PasswordAnswer, followed?: s
     `the provider answered the configured user's password (status ${answer.status}) with a page of links only, ${pageSaid(answer.html, answer.url, labels)}, ${
       followed === undefined
         ? 'on which the driver presses nothing'
-        : `and the link “${followed.replace(/\s+/g, ' ').trim().slice(0, WAY_LABEL)}” followed from it led to neither a decision nor the application`
+        : `and the link “${followed.replace(/\s+/g, ' ').trim().slice(0, WAY_LABEL)}” followed from it led to neither a decision nor the application${metAgain ? ', and a later visit met the sign-in form again' : ''}`
     }: it may be a refusal (check user.username and user.password in the target config) or a page only a person can go on from (driver: manual); the password is not sent again, and what needs a signed-in user is not tested`,
   );
+}
+
+/**
+ * The password's answer, a page of links only, and the link followed from it, in a visit that ended
+ * with neither a decision nor the hand-over, as the answer to a request the provider may refuse or
+ * a check malformed, a device page's answer to the user code, or a page the form driver cannot play:
+ * that end is its check's alone, and whether the password went through is unsettled. The driver
+ * keeps it for its later visits: a decision or the hand-over with no sign-in form met counts the
+ * session; the sign-in form met again is the password's answer said once (signInMetAgain).
+ */
+export interface Unsettled {
+  answer: PasswordAnswer;
+  followed: string;
+}
+
+/** A later visit met the sign-in (or username) form while the password's answer is `unsettled`: said once, nothing sent. */
+export function signInMetAgain(http: Http, unsettled: Unsettled | undefined): void {
+  if (unsettled === undefined) return;
+  beforeSignIn(http);
+  answeredByLinks(http, unsettled.answer, unsettled.followed, true);
+}
+
+/**
+ * A device visit whose page took the user code after the link followed from the password's
+ * answer (`unsettled`), nothing decided: the connection is not counted as the user's while the
+ * sign-in is unsettled (a refusal's "OK" may lead to a page that connects on the code alone). The
+ * check's own trouble; a later visit settles the sign-in.
+ */
+const deviceUnsettled = (unsettled: Unsettled) =>
+  new HarnessError(
+    `the device page took the user code after the link “${unsettled.followed.replace(/\s+/g, ' ').trim().slice(0, WAY_LABEL)}” followed from the page of links only that answered the configured user's password: whether the sign-in went through is not known yet (a later visit with a decision settles it), so the device's connection is not counted as the user's approval`,
+  );
+
+/**
+ * A visit ends past the password's `unsettled` answer (none: nothing to settle): a decision or the
+ * hand-over (`settles`) counts the sign-in (false); an end that is the check's alone (`own`: the
+ * answer to a request the provider may refuse or a check malformed, a page the form driver cannot
+ * play) keeps it unsettled for a later visit (true), as does the device page's answer to the code,
+ * said as that check's trouble; any other end is that page said once (answeredByLinks). One rule
+ * for both drivers.
+ */
+export function stillUnsettled(
+  http: Http,
+  unsettled: Unsettled | undefined,
+  end: { settles: boolean; own: boolean; codeSent: boolean },
+): boolean {
+  if (unsettled === undefined || end.settles) return false;
+  if (end.own) return true;
+  if (end.codeSent) throw deviceUnsettled(unsettled);
+  answeredByLinks(http, unsettled.answer, unsettled.followed);
 }
 
 /**

@@ -249,6 +249,31 @@ describe('sign-in journeys a person completes, the form driver completes (deny, 
   });
 });
 
+describe('a consent whose approval offers the scopes all at once ("Allow all", "Accept all")', () => {
+  // Granular consents list the scopes and approve them all with such a button. A banner's words
+  // without "cookies" are set aside on links only (a page of links only is no consent form); a
+  // button's are the decision's. Before, neither driver pressed them: the approval was never made.
+  const rows = [
+    {
+      what: '"Allow all" / "Deny"',
+      decisions: `<button type="submit" name="choice" value="1">Allow all</button><button type="submit" name="choice" value="0">Deny</button>`,
+    },
+    {
+      what: '"Accept all" / "Cancel", under a cookie banner',
+      decisions: `<button type="submit" name="choice" value="0">Cancel</button><button type="submit" name="choice" value="1">Accept all</button>`,
+      banner: `<form method="post" action="/cookies"><button type="submit" name="cookies" value="all">Accept all cookies</button></form>`,
+    },
+  ];
+  it.each(PAGE_DRIVERS.flatMap((kind) => rows.map((row) => [kind, row.what, row] as const)))(
+    '%s driver, %s: denies, then approves',
+    async (kind, _what, { decisions, banner }) => {
+      const { config } = await start({ decisions, ...(banner ? { banner } : {}) });
+      expect(await denyThenApprove(config, kind)).toEqual(DECIDED);
+    },
+    60_000,
+  );
+});
+
 describe('a consent page offering to sign in with another account', () => {
   // The browser keeps its session across drives: the second lands on the consent page signed in,
   // where a link to sign in another way is no choice to make before the decision.

@@ -78,6 +78,30 @@ describe('passive judging of token exchanges', () => {
     expect(passed(kept)).not.toContain('TOK-NO-STORE');
   });
 
+  it('a token answer not in JSON without no-store breaks TOK-NO-STORE (must), never the refusal rule', () => {
+    // Form-encoded (GitHub's default), or no object at all: a 2xx without an error carries tokens,
+    // as does any answer naming an access_token. Before, only a JSON access_token read as tokens,
+    // and such an answer broke TOK-ERROR-NO-STORE (should) instead.
+    const plain = { 'content-type': 'application/x-www-form-urlencoded' };
+    const form = `access_token=${'a'.repeat(64)}&token_type=bearer&scope=api`;
+    for (const [status, body] of [
+      [200, form],
+      [200, 'not json'],
+      [201, '[]'],
+      [400, form],
+    ] as const) {
+      const verdicts = judgeExchange(token(code, status, body, plain), createFlows());
+      expect(failed(verdicts), `${status} ${body}`).toContain('TOK-NO-STORE');
+      expect(failed(verdicts), `${status} ${body}`).not.toContain('TOK-ERROR-NO-STORE');
+    }
+    // A form-encoded refusal, 2xx or not, stays a refusal.
+    for (const status of [200, 400]) {
+      const refusal = judgeExchange(token(code, status, 'error=invalid_grant', plain), createFlows());
+      expect(failed(refusal), `${status}`).toContain('TOK-ERROR-NO-STORE');
+      expect(failed(refusal), `${status}`).not.toContain('TOK-NO-STORE');
+    }
+  });
+
   it('token_type Bearer breaks the spelling rule, a missing access_token the response rules', () => {
     expect(failed(judgeExchange(token(code, 200, { ...TOKEN, token_type: 'Bearer' }), createFlows()))).toEqual([
       'TOK-TYPE-LOWERCASE-BEARER',

@@ -26,8 +26,7 @@ const answered = (decision: 'approve' | 'deny', ...links: Array<[string, string]
   continuation(http, html(links), PAGE, SIGN_IN_DEFAULTS.signInPath, decision)?.href;
 
 /** Does the page of `links`, answering the password, read as a consent of links? */
-const consent = (...links: Array<[string, string]>) =>
-  decidedByLinks(http, html(links), PAGE, SIGN_IN_DEFAULTS.signInPath);
+const consent = (...links: Array<[string, string]>) => decidedByLinks(html(links), PAGE, SIGN_IN_DEFAULTS.signInPath);
 
 describe('continuation: the one link of an interstitial that goes on', () => {
   it('"Welcome back": its continue link, never another account or help', () => {
@@ -133,11 +132,18 @@ describe('decidedByLinks: a page answering the password whose links approve and 
       expect(consent(['Accept', href]), href).toBe(false);
   });
 
-  it("off the target's origins, away from the session, another way to sign in, or no link at all: no consent", () => {
-    expect(consent(['Confirm your identity', 'https://help.example.com/'])).toBe(false);
+  it('away from the session, another way to sign in, or no link at all: no consent', () => {
     expect(consent(['Authorize another device', '/devices/new'])).toBe(false);
     expect(consent(['Continue with Google and accept', '/auth/google'])).toBe(false);
-    expect(decidedByLinks(http, '<a>Accept</a>', PAGE, SIGN_IN_DEFAULTS.signInPath)).toBe(false);
+    expect(decidedByLinks('<a>Accept</a>', PAGE, SIGN_IN_DEFAULTS.signInPath)).toBe(false);
+  });
+
+  it("an approving link off the target's origins (a consent of the provider's the config does not name) is one: said without blame, nothing followed", () => {
+    // Before, only links within the target's origins counted: such a consent was a refused sign-in, the config blamed.
+    expect(
+      consent(['Allow', 'https://consent.example.com/allow?t=1'], ['Deny', 'https://consent.example.com/deny']),
+    ).toBe(true);
+    expect(consent(['Confirm your identity', 'https://help.example.com/'])).toBe(true);
   });
 });
 
