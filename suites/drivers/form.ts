@@ -75,6 +75,9 @@ const PICKER = new RegExp(PICKER_PATTERN, 'i');
 const MAX_STEPS = 12;
 /** The name of a device page's user code field. */
 export const USER_CODE_NAME = /user_?code/i;
+const NOSCRIPT = /<noscript\b/i;
+/** A script sending a form by itself: `form.submit()`, `forms[0].submit()`, `requestSubmit()`. */
+const SELF_SUBMIT = /\.(?:request)?[sS]ubmit\(\s*\)/;
 
 type Decision = 'approve' | 'deny';
 
@@ -265,6 +268,12 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
    * A form whose step grants nothing: the sign-in's (a password or a username field), or the device
    * code's entry (a user-code field a person sees, the code not sent yet).
    */
+  /**
+   * A page that submits its own form once loaded, its button only in <noscript> (node-oidc-provider's
+   * form_post of a device page's code, Entra's): a browser sends it with nobody pressing anything, so
+   * sending it is no person's approval, whatever the decision.
+   */
+  const submitsItself = (html: string) => NOSCRIPT.test(html) && SELF_SUBMIT.test(html);
   const grantsNothing = (form: HtmlForm, codeSent: boolean) =>
     form.fields.some((f) => f.type === 'password') ||
     identifierField(form, d.loginField) !== undefined ||
@@ -466,7 +475,10 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         // Asked to deny, a step that may be the approval (sign-in.ts, stepMayApprove) is never taken;
         // the sign-in's form and the device code's entry form grant nothing.
         const approves =
-          decision === 'deny' && choice?.goesOn && !grantsNothing(choice.form, codeSent)
+          decision === 'deny' &&
+          choice?.goesOn &&
+          !grantsNothing(choice.form, codeSent) &&
+          !submitsItself(response.text)
             ? stepMayApprove({ html: response.text, url }, startUrl, redirectUris, codeSent || codeInUrl)
             : undefined;
         if (choice && approves !== undefined) {
