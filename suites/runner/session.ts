@@ -28,7 +28,7 @@ import {
   PASSWORD_FEATURE,
   PASSWORD_PREMISE,
 } from './capabilities.js';
-import { createCheckContext, createEvidence, type Evidence, type SessionGround } from './context.js';
+import { createCheckContext, createEvidence, MAX_UNSHOWN, type Evidence, type SessionGround } from './context.js';
 import { BrokenExchange, CheckFailure, CheckSkipped, HarnessError, NoAnswer, RateLimited } from './errors.js';
 import { endpointsElsewhere, shownUrl, type Elsewhere } from './endpoints.js';
 import { basicPair, createHttp, createRecorder } from './http.js';
@@ -671,7 +671,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     const listed =
       each.length === 1 ? each[0].message : each.map((f, i) => `(${i + 1}/${each.length}) ${f.message}`).join('\n');
     const message = unshown
-      ? `${listed}\n(+${unshown} more failure${unshown === 1 ? '' : 's'} of this check not shown)`
+      ? `${listed}\n(+${unshown >= MAX_UNSHOWN ? 'at least ' : ''}${unshown} more failure${unshown === 1 ? '' : 's'} of this check not shown)`
       : listed;
     const counterexample = failures.find((f) => f.counterexample)?.counterexample;
     return done(failedStatus(broken), {
