@@ -207,8 +207,9 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     },
     note(message: string): void {
       const notes = (evidence.notes ??= []);
-      // Masked before it is cut: a cut through a secret left its first part unmasked.
-      if (notes.length < NOTES) notes.push(cut(parts.redactor.text(message), NOTE_CHARACTERS, () => '…'));
+      // Masked before it is cut: a cut through a secret left its first part unmasked. Said once.
+      const note = cut(parts.redactor.text(message), NOTE_CHARACTERS, () => '…');
+      if (notes.length < NOTES && !notes.includes(note)) notes.push(note);
     },
     inForce,
   };
