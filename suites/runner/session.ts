@@ -279,18 +279,19 @@ function withTimeout<T>(
 ): Promise<T> {
   if (!Number.isFinite(ms) || ms <= 0) return promise;
   let timer: NodeJS.Timeout;
-  let dueAt = Date.now() + ms;
+  // The monotonic clock: a wall clock that steps (NTP, a VM paused) made a silent target's timeout the harness's.
+  let dueAt = performance.now() + ms;
   const timeout = new Promise<never>((_, reject) => {
     const due = () => {
       // The check waited as the target asked meanwhile: the limit moves on by that.
       const more = granted?.() ?? 0;
       if (more > 0) {
-        dueAt = Date.now() + more;
+        dueAt = performance.now() + more;
         return void (timer = setTimeout(due, more));
       }
       const late = `${what} did not finish within ${ms} ms`;
       // The timer fired this late only because the thread was busy: the harness's own work, not a silent target.
-      const blocked = Date.now() - dueAt;
+      const blocked = Math.round(performance.now() - dueAt);
       if (blocked > BLOCKED_MS)
         return reject(
           new HarnessError(

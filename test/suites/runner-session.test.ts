@@ -623,16 +623,31 @@ describe('runCheck: timeouts', () => {
   it("errors a check whose own work held the thread past its limit as the harness's, not the target's silence", async () => {
     const busy = async (t: CheckContext) => {
       await t.http.get('/');
-      // Work on the run's one thread, as judging 90,000 keys was, past BLOCKED_MS on the (faked) clock:
+      // Work on the run's one thread, as judging 90,000 keys was, past BLOCKED_MS for real (briefly):
       // the limit's timer fires that late.
-      vi.setSystemTime(Date.now() + BLOCKED_MS + 300);
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      const end = performance.now() + BLOCKED_MS + 100;
+      while (performance.now() < end);
+      await new Promise((resolve) => setTimeout(resolve, 50));
     };
     const [r] = await runAll({ checkTimeoutMs: 20 }, ['busy', ['T-MUST'], busy]);
     expect(r.status).toBe('errored');
     expect(r.message).toMatch(
       /^the harness could not complete this check: check grants\.busy did not finish within 20 ms: the harness's own work held the run's thread \d+ ms past that \(not the target's doing\)$/,
     );
+  });
+
+  it("a wall clock that jumps while a check waits on a silent target is no harness's work: the target did not answer", async () => {
+    const jumped = async (t: CheckContext) => {
+      await t.http.get('/');
+      // NTP, a VM paused or migrated: only the wall clock moves; the thread was never held.
+      vi.setSystemTime(Date.now() + BLOCKED_MS + 300);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    };
+    const [r] = await runAll({ checkTimeoutMs: 20 }, ['jumped', ['T-MUST'], jumped]);
+    expect([r.status, r.message]).toEqual([
+      'errored',
+      'the target did not answer, so nothing was seen: check grants.jumped did not finish within 20 ms',
+    ]);
   });
 
   it('errors a check whose request the target would not serve (rate-limited), with that line alone, and counts it', async () => {
