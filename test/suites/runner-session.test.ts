@@ -938,4 +938,16 @@ describe('describeFailure', () => {
       `m (body: ${'a'.repeat(MAX_QUOTED - 5)}[mask… (+3 more characters))`,
     );
   });
+
+  it('cuts a quoted value never through an escape: no lone backslash, no part of \\uXXXX, the count still whole', () => {
+    for (const escaped of ['\u0007', '\\', '"', '\n'])
+      for (let at = MAX_QUOTED - 8; at <= MAX_QUOTED; at++) {
+        const quoted = JSON.stringify(`${'a'.repeat(at)}${escaped}${'b'.repeat(300)}`);
+        const shown = describeFailure(new CheckFailure(`said ${quoted} then`));
+        const [, kept, more] = /^said (".*)…" \(\+(\d+) more characters\) then$/s.exec(shown) ?? [];
+        expect(kept, shown).toBeDefined();
+        expect(kept).not.toMatch(/(?<!\\)(?:\\\\)*\\(?:u[0-9a-f]{0,3})?$/);
+        expect(kept.length + Number(more)).toBe(quoted.length - 1);
+      }
+  });
 });
