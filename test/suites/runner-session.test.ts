@@ -848,6 +848,38 @@ describe('runCheck: tokens the check got are revoked', () => {
     expect(fake.sent.filter((s) => s.path === '/oauth/revoke' && s.body)).toHaveLength(2);
   });
 
+  it('a revocation the grace left in flight still reaches tap as housekeeping, never as a check’s request', async () => {
+    const deadline = Date.now() + 60_000;
+    const tapped: Array<[string, boolean]> = [];
+    const target = fakeTarget(
+      async (r) => {
+        const path = new URL(r.url).pathname;
+        // The revocation answers 300 ms (real) after the grace (100 ms) has given up on it.
+        if (path === '/oauth/revoke' && r.body) await new Promise((resolve) => setTimeout(resolve, 300));
+        return tokenAnswer(r, path) ?? new Response('{}', { status: 404 });
+      },
+      { applications: { confidential: CONFIDENTIAL } },
+    );
+    await runAll(
+      {
+        target,
+        deadline,
+        tap: (exchange, housekeeping) => tapped.push([new URL(exchange.request.url).pathname, housekeeping]),
+      },
+      [
+        'late',
+        ['T-MUST'],
+        async (t: CheckContext) => {
+          await t.http.post('/oauth/token', { form: { grant_type: 'client_credentials', client_id: 'app-c' } });
+          t.expect(true, 'x');
+          vi.setSystemTime(deadline + REVOKE_GRACE_MS - 100);
+        },
+      ],
+    );
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(tapped.filter(([path]) => path === '/oauth/revoke').at(-1)).toEqual(['/oauth/revoke', true]);
+  });
+
   it('a token got outside any check is not the session’s to revoke', async () => {
     const fake = recording(tokenAnswer, { applications: { confidential: CONFIDENTIAL } });
     const session = await openSession(options({ target: fake.target }));
