@@ -21,10 +21,22 @@ export function cut(text: string, max: number, more = (n: number) => `… (+${n}
 /** A JSON string literal: quotes around characters, any escaped (linear: the two branches never overlap). */
 const QUOTED = /"(?:[^"\\]|\\.)*"/g;
 
+/**
+ * Where to cut JSON string text at `end` or before, so no escape is cut through: an odd run of
+ * backslashes last, or one then `u` and fewer than four hex digits, begins an escape the cut would
+ * break (`\u…` reads as no character, a lone `\` escapes the closing quote).
+ */
+function beforeEscape(text: string, end: number): number {
+  const open = /(?<!\\)((?:\\\\)*)\\(u[0-9a-fA-F]{0,3})?$/.exec(text.slice(0, end));
+  return open ? end - (open[2]?.length ?? 0) - 1 : end;
+}
+
 /** The message with every JSON-quoted value in it longer than MAX_QUOTED cut, then the whole to MAX_MESSAGE. */
 export function cutMessage(message: string): string {
-  const quoted = message.replace(QUOTED, (q) =>
-    q.length <= MAX_QUOTED ? q : cut(q.slice(0, -1), MAX_QUOTED, (n) => `…" (+${n} more characters)`),
-  );
+  const quoted = message.replace(QUOTED, (q) => {
+    if (q.length <= MAX_QUOTED) return q;
+    const text = q.slice(0, -1);
+    return cut(text, beforeEscape(text, MAX_QUOTED), (n) => `…" (+${n} more characters)`);
+  });
   return cut(quoted, MAX_MESSAGE);
 }

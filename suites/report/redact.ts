@@ -330,7 +330,7 @@ function redactSetCookies(value: string): string {
 const MIN_ENCODED = 8;
 
 /**
- * The percent-encoded and hex forms of a secret, and the base64 and base64url forms it takes inside an encoded value: base64 of a Basic
+ * The percent-encoded, hex and JSON-escaped forms of a secret, and the base64 and base64url forms it takes inside an encoded value: base64 of a Basic
  * `client_id:client_secret`, of an Authorization value (`Bearer <token>`), of a form body that a
  * target echoes back. Base64 writes 3 bytes as 4 characters, so a secret at any offset encodes, but
  * for the groups it shares with its neighbours, to one of three cores: its bytes from offset 0, 1
@@ -348,6 +348,8 @@ export function encodedForms(secret: string): string[] {
       new URLSearchParams({ s: secret }).toString().slice(2),
       [...bytes].map((b) => `%${b.toString(16).padStart(2, '0')}`).join(''),
       bytes.toString('hex'),
+      // As the harness quotes it (JSON.stringify): a `"`, `\` or control character escaped.
+      JSON.stringify(secret).slice(1, -1),
     ].filter((form) => form !== secret && form.length >= MIN_ENCODED),
   );
   for (let skip = 0; skip < 3; skip++) {

@@ -8,6 +8,7 @@ import { CheckFailure, CheckSkipped, HarnessError, NoVerdict } from './errors.js
 import type { TrackedFlows } from './oauth.js';
 import type { Recorder } from './http.js';
 import type { Redactor } from './redact.js';
+import { cut } from '../report/cut.js';
 
 /** What every check of a session shares, as the session holds it (one field list: CheckContext's). */
 export type SessionGround = Pick<
@@ -41,8 +42,10 @@ export interface Evidence {
   failures: CheckFailure[];
   /** What the check said beside its verdict (t.note), bounded: the message carries it. */
   notes?: string[];
-  /** Failures of soft assertions beyond MAX_FAILURES: counted, not kept. */
+  /** Failures of soft assertions beyond MAX_FAILURES, each message once: counted, not kept. */
   unshown: number;
+  /** The messages unshown counted, at most MAX_UNSHOWN. */
+  unshownSeen?: Set<string>;
   /** Sees each assertion as it is judged: the rules it names (none: the check's) and whether it held. */
   judged?: (rules: readonly string[] | undefined, held: boolean) => void;
 }
@@ -55,6 +58,17 @@ export const createEvidence = (judged?: Evidence['judged']): Evidence => ({
   unshown: 0,
   ...(judged ? { judged } : {}),
 });
+
+/** The most unshown messages remembered to count each once (the memory a flood may take): past it, "at least". */
+export const MAX_UNSHOWN = 1000;
+
+/** One more failure not kept, unless its message was counted already (a repeat is no new failure). */
+function countUnshown(evidence: Evidence, message: string): void {
+  const seen = (evidence.unshownSeen ??= new Set());
+  if (seen.size >= MAX_UNSHOWN || seen.has(message)) return;
+  seen.add(message);
+  evidence.unshown++;
+}
 
 /** How many notes a check's message carries, and how much of each (a note may quote the target). */
 const NOTES = 5;
@@ -181,7 +195,7 @@ export function createCheckContext(parts: ContextParts): CheckContext {
       // Inside a property the same assertion fails on many inputs: one failure says it.
       if (!condition && !evidence.failures.some((f) => f.message === message)) {
         if (evidence.failures.length < MAX_FAILURES) evidence.failures.push(new CheckFailure(message, details));
-        else evidence.unshown++;
+        else countUnshown(evidence, message);
       }
       return !!condition;
     },
@@ -193,8 +207,9 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     },
     note(message: string): void {
       const notes = (evidence.notes ??= []);
-      if (notes.length < NOTES)
-        notes.push(message.length > NOTE_CHARACTERS ? `${message.slice(0, NOTE_CHARACTERS)}…` : message);
+      // Masked before it is cut: a cut through a secret left its first part unmasked. Said once.
+      const note = cut(parts.redactor.text(message), NOTE_CHARACTERS, () => '…');
+      if (notes.length < NOTES && !notes.includes(note)) notes.push(note);
     },
     inForce,
   };

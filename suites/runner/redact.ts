@@ -9,6 +9,7 @@ import { encodedForms, harmless, isSecretName, mask, redactExchange, redactText,
 import { tooDeep } from '../report/json-depth.js';
 import { createSecretIndex } from '../report/secret-index.js';
 import type { Exchange } from '../report/model.js';
+import { RULE_IDS } from '../../spec/index.js';
 
 export { mask, isSecretName };
 
@@ -41,20 +42,32 @@ export const LEARNED_PER_EXCHANGE = 32;
  * patterns find it (a secret-named field, a Bearer token, a JWT).
  */
 export const LEARNED_MAX = 32_768;
+/** Rule ids, upper-cased: a value that folds to one is the harness's word. */
+const RULE_WORDS = new Set<string>(RULE_IDS);
+
 /**
  * Whether a value the target put under a secret name looks like a credential, so that it is
- * learned and masked wherever it turns up: at least 8 characters, no protocol word, no path, no
- * word of one case (`expected`, `invalid_grant`, `FAILED`) and no capitals joined by hyphens (a
- * rule id, `GRANT-CODE-SINGLE-USE`) but a user code (RFC 8628 §6.1, `WDJB-MJHT`). A target that
- * named such words secrets blanked them in the harness's own sentences (red team, round 7); a
- * value not learned is still masked where the patterns find it (a secret-named field, a Bearer
- * token, a JWT).
+ * learned and masked wherever it turns up: at least 8 characters, no path, and in any case (the
+ * search ignores ASCII case) no protocol word, no rule id or check id, no words of letters joined
+ * by `.`, `_` or `-` (`Expected`, `Access_Denied`, `grants.state-unchanged`) but a user code
+ * (RFC 8628 §6.1, `WDJB-MJHT`). A target that named such words secrets blanked them in the
+ * harness's own sentences (red team, round 7; review 9); a value not learned is still masked where
+ * the patterns find it (a secret-named field, a Bearer token, a JWT).
  */
 export function credentialLooking(value: string): boolean {
-  if (value.length < 8 || harmless(value) || value.startsWith('/')) return false;
+  if (value.length < 8 || harmless(value) || harmless(value.toLowerCase()) || value.startsWith('/')) return false;
   if (/^[A-Z]{4}-?[A-Z]{4}$/.test(value)) return true;
-  return !/^[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+$|^[a-z_]+$|^[A-Z_]+$/.test(value);
+  if (RULE_WORDS.has(value.toUpperCase())) return false;
+  // Words (a check id too: `oidc.discovery-rs256`, a suite's name, a dot, words and numbers).
+  return !WORDS.test(value) && !/^[A-Za-z]+\.[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*$/.test(value);
 }
+
+/**
+ * Words of letters joined by `.`, `_` or `-`, each written as words are (`expected`, `EXPECTED`,
+ * `Expected`, `expectedError`): letters of random case (`kQpXvLmNoRsTuWyZaBcDeFgH`, a secret) are not.
+ */
+const WORD = '(?:[A-Z]+|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*)';
+const WORDS = new RegExp(`^${WORD}(?:[._-]${WORD})*$`);
 
 /** Bodies larger than this are not searched for secrets to learn: token responses are small. */
 const LEARN_BODY_LIMIT = 16 * 1024;

@@ -28,7 +28,7 @@ import {
   PASSWORD_FEATURE,
   PASSWORD_PREMISE,
 } from './capabilities.js';
-import { createCheckContext, createEvidence, type Evidence, type SessionGround } from './context.js';
+import { createCheckContext, createEvidence, MAX_UNSHOWN, type Evidence, type SessionGround } from './context.js';
 import { BrokenExchange, CheckFailure, CheckSkipped, HarnessError, NoAnswer, RateLimited } from './errors.js';
 import { endpointsElsewhere, shownUrl, type Elsewhere } from './endpoints.js';
 import { basicPair, createHttp, createRecorder } from './http.js';
@@ -279,18 +279,19 @@ function withTimeout<T>(
 ): Promise<T> {
   if (!Number.isFinite(ms) || ms <= 0) return promise;
   let timer: NodeJS.Timeout;
-  let dueAt = Date.now() + ms;
+  // The monotonic clock: a wall clock that steps (NTP, a VM paused) made a silent target's timeout the harness's.
+  let dueAt = performance.now() + ms;
   const timeout = new Promise<never>((_, reject) => {
     const due = () => {
       // The check waited as the target asked meanwhile: the limit moves on by that.
       const more = granted?.() ?? 0;
       if (more > 0) {
-        dueAt = Date.now() + more;
+        dueAt = performance.now() + more;
         return void (timer = setTimeout(due, more));
       }
       const late = `${what} did not finish within ${ms} ms`;
       // The timer fired this late only because the thread was busy: the harness's own work, not a silent target.
-      const blocked = Date.now() - dueAt;
+      const blocked = Math.round(performance.now() - dueAt);
       if (blocked > BLOCKED_MS)
         return reject(
           new HarnessError(
@@ -401,27 +402,31 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   // and a request of another session's check (a library caller may nest runs).
   const fromLiveCheck = () => {
     const scope = checkScope.getStore();
-    return scope === undefined || scope.session !== sessionMark || scope === liveCheck;
+    return scope === undefined || scope.session !== sessionMark || scope === liveCheck || scope === housekeeping;
   };
-  let housekeeping = false;
+  // The harness's own requests (revocation, the start-up's questions) run in this scope: each is
+  // marked by where it began, so one the grace left in flight is still housekeeping when it ends.
+  const housekeeping: CheckScope = { session: sessionMark, check: -1 };
   const { tap } = options;
-  const recorder = createRecorder(undefined, fromLiveCheck, tap && ((exchange) => tap(exchange, housekeeping)));
+  const recorder = createRecorder(
+    undefined,
+    fromLiveCheck,
+    tap && ((exchange) => tap(exchange, checkScope.getStore() === housekeeping)),
+  );
   const revoke = async (flows: TrackedFlows) => {
-    housekeeping = true;
     // The deadline bounds revocation too, with a grace: none is begun after it, and one that hangs
     // is left (a slow revocation endpoint took a run 17 s past --deadline, four tokens late).
     const until = options.deadline === undefined ? Infinity : options.deadline + REVOKE_GRACE_MS;
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        flows.revokeAll(until),
+        checkScope.run(housekeeping, () => flows.revokeAll(until)),
         ...(Number.isFinite(until)
           ? [new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, until - Date.now()))))]
           : []),
       ]);
     } finally {
       clearTimeout(timer);
-      housekeeping = false;
     }
   };
   // Any token response, whoever asked for it, is adopted by the running check for revocation.
@@ -560,19 +565,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     absentEndpoints = CORE_ENDPOINTS.filter((e) => !caps[e.capability] && (e.expected?.(caps) ?? true));
     // On a config a user wrote (over HTTP): does the provider know its applications? Asked as
     // housekeeping, after the core probes: `diff`'s reference (embedded) asks none of it.
-    if (target.kind === 'http') {
-      housekeeping = true;
-      try {
-        refusedApps = {
-          authorize: caps.authorizeEndpoint
-            ? await refusedAuthorizations(http, config, (role, params) => setupFlows.authorizeUrl(role, params))
-            : {},
-          client: caps.tokenEndpoint ? await refusedClients(http, config, discovery ?? undefined) : {},
-        };
-      } finally {
-        housekeeping = false;
-      }
-    }
+    if (target.kind === 'http')
+      refusedApps = await checkScope.run(housekeeping, async () => ({
+        authorize: caps.authorizeEndpoint
+          ? await refusedAuthorizations(http, config, (role, params) => setupFlows.authorizeUrl(role, params))
+          : {},
+        client: caps.tokenEndpoint ? await refusedClients(http, config, discovery ?? undefined) : {},
+      }));
     // Away only where the base URL does not serve it either (one it serves is asked there).
     const absentPaths = new Set([
       ...CORE_ENDPOINTS.filter((e) => !caps[e.capability]).map((e) => e.path),
@@ -671,7 +670,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     const listed =
       each.length === 1 ? each[0].message : each.map((f, i) => `(${i + 1}/${each.length}) ${f.message}`).join('\n');
     const message = unshown
-      ? `${listed}\n(+${unshown} more failure${unshown === 1 ? '' : 's'} of this check not shown)`
+      ? `${listed}\n(+${unshown >= MAX_UNSHOWN ? 'at least ' : ''}${unshown} more failure${unshown === 1 ? '' : 's'} of this check not shown)`
       : listed;
     const counterexample = failures.find((f) => f.counterexample)?.counterexample;
     return done(failedStatus(broken), {

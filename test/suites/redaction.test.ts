@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createHttp, createRecorder } from '../../suites/runner/http.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import { runConformance } from '../../suites/runner/run.js';
+import { CheckFailure } from '../../suites/runner/errors.js';
+import { describeFailure } from '../../suites/runner/session.js';
 import type { CheckContext } from '../../suites/types.js';
 import { check, fakeTarget, RULES } from './fakes.js';
 
@@ -149,6 +151,21 @@ describe('a known secret in the forms an honest target writes it', () => {
   });
 });
 
+describe('a known secret as the harness quotes it, JSON-escaped', () => {
+  it.each(['Tr0ub4"dor&3x', 'C:\\pass\\W0rd99', 'pässwörd-Ü123\u0001'])(
+    '%j is masked in a message and in details',
+    (secret) => {
+      const redactor = createRedactor([secret]);
+      const failure = new CheckFailure(`the token endpoint said ${JSON.stringify(`bad password ${secret}`)}`, {
+        error_description: { said: secret },
+      });
+      const shown = redactor.text(describeFailure(failure, (text) => redactor.text(text)));
+      expect(shown).toContain('the token endpoint said');
+      expect(shown).not.toContain(JSON.stringify(secret).slice(5, -1));
+    },
+  );
+});
+
 describe('what a target can teach the run as a secret', () => {
   /** A redactor that saw a token response with these secret-named members. */
   const taught = (members: Record<string, string>) => {
@@ -160,21 +177,43 @@ describe('what a target can teach the run as a secret', () => {
     return redactor;
   };
 
-  it('only credential-looking values: words, rule ids and paths of the harness stay readable', () => {
-    const words = {
-      client_secret: 'status',
-      session_token: 'invalid_grant',
-      device_secret: 'GRANT-CODE-SINGLE-USE',
-      x_api_key: 'FAILED',
-      id_token_hint: 'must',
-      ticket: 'http',
-      refresh_token: 'OIDC-DISCOVERY-RS256',
-      access_token: '/api/v4/user',
-      secret_key: 'expected',
-    };
-    const redactor = taught(words);
-    const sentence = `(status: 200; error: null; expectedError: ["invalid_grant"]) must be ${Object.values(words).join(' ')}`;
-    expect(redactor.text(sentence)).toBe(sentence);
+  /** Values a target named secrets, and a sentence of the harness's that holds them in any case. */
+  const WORDS: Array<[string, Record<string, string>, string]> = [
+    [
+      'only credential-looking values: words, rule ids and paths of the harness stay readable',
+      {
+        client_secret: 'status',
+        session_token: 'invalid_grant',
+        device_secret: 'GRANT-CODE-SINGLE-USE',
+        x_api_key: 'FAILED',
+        id_token_hint: 'must',
+        ticket: 'http',
+        refresh_token: 'OIDC-DISCOVERY-RS256',
+        access_token: '/api/v4/user',
+        secret_key: 'expected',
+      },
+      '(status: 200; error: null; expectedError: ["invalid_grant"]) must be status invalid_grant ' +
+        'GRANT-CODE-SINGLE-USE FAILED must http OIDC-DISCOVERY-RS256 /api/v4/user expected',
+    ],
+    [
+      'no word of any case, check id or rule id: the harness says them whatever a target named a secret',
+      {
+        client_secret: 'Expected',
+        session_token: 'Unauthorized',
+        device_secret: 'Access_Denied',
+        x_api_key: 'grants.state-unchanged',
+        app_password: 'consent-denied',
+        code_verifier: 'oidc.discovery-rs256',
+        refresh_token: 'oidc-discovery-rs256',
+        user_passwd: 'Unauthorized_Client',
+      },
+      'grants.consent-denied: the token endpoint answered 401, expected unauthorized_client; the redirect ' +
+        'carried error=access_denied (see grants.state-unchanged, oidc.discovery-rs256, OIDC-DISCOVERY-RS256); Expected a 4xx',
+    ],
+  ];
+
+  it.each(WORDS)('%s', (_name, words, sentence) => {
+    expect(taught(words).text(sentence)).toBe(sentence);
   });
 
   it('a token, a random secret and a device user code are still learned and masked', () => {

@@ -5,19 +5,20 @@
  */
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createCheckContext, createEvidence, type ContextParts } from '../../suites/runner/context.js';
+import { createCheckContext, createEvidence, MAX_FAILURES, type ContextParts } from '../../suites/runner/context.js';
 import { CheckFailure, CheckSkipped, HarnessError, NoVerdict } from '../../suites/runner/errors.js';
 import { createRecorder } from '../../suites/runner/http.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import type { CheckContext } from '../../suites/types.js';
 import { softOnce } from '../../suites/shared/rules.js';
+import type { RuleId } from '../../spec/index.js';
 import { FAKE_BASE, fakeRules } from './fakes.js';
 
 const SEED = 42;
 const RUNS = 10;
 
-function context() {
-  const evidence = createEvidence();
+function context(judged?: Parameters<typeof createEvidence>[0]) {
+  const evidence = createEvidence(judged);
   const recorder = createRecorder();
   const parts = {
     config: { baseUrl: FAKE_BASE },
@@ -294,5 +295,48 @@ describe('a case whose answer decides nothing (NoVerdict)', () => {
       t.expect(true, 'decided', { rules: ['GRANT-CODE-FLOW'] });
     });
     expect(evidence.assertions).toBe(1);
+  });
+});
+
+describe('review 9: notes, repeats and unshown failures', () => {
+  it('t.note masks before it cuts: a secret across the cut shows no part', () => {
+    const { t, evidence } = context();
+    t.note(`decided nothing: ${'x'.repeat(370)} secret-value-1 and more`);
+    expect(evidence.notes![0]).not.toContain('secret-');
+  });
+
+  it('t.note cuts a long note without splitting a surrogate pair', () => {
+    const { t, evidence } = context();
+    t.note(`${'x'.repeat(399)}\u{1F600} more`);
+
+    // A lone surrogate is half a character, which no format writes.
+    expect(evidence.notes![0]).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+  });
+
+  it('softOnce judges a repeat under its own rules: one key shared by two rule sets blames each its own', () => {
+    const seen: Array<[readonly string[] | undefined, boolean]> = [];
+    const { t, evidence } = context((rules, held) => seen.push([rules, held]));
+    const first = ['PAG-X-PAGE-STARTS-AT-1'] as RuleId[];
+    const later = ['PAG-OFFSET-HEADERS'] as RuleId[];
+    softOnce(t, 'x-page', false, 'page 1 says x-page 0', { rules: first });
+    softOnce(t, 'x-page', true, 'page 2 right', { rules: later });
+    softOnce(t, 'x-page', false, 'page 3 says x-page 9', { rules: later });
+    softOnce(t, 'x-page', false, 'page 4 says x-page 8', { rules: later });
+    expect(seen).toEqual([
+      [first, false],
+      [later, true],
+      [later, false],
+      [later, false],
+    ]);
+    expect(evidence.failures.map((f) => f.message)).toEqual(['page 1 says x-page 0', 'page 3 says x-page 9']);
+  });
+
+  it('unshown counts distinct failures beyond the kept ones, not their repeats', () => {
+    const { t, evidence } = context();
+    for (let i = 0; i < MAX_FAILURES; i++) t.soft(false, `other ${i}`);
+    for (let page = 1; page <= 50; page++) softOnce(t, 'links', false, `page ${page} carries Links`);
+    for (let run = 0; run < 100; run++) t.soft(false, 'same sentence');
+    t.soft(false, 'another sentence');
+    expect(evidence.unshown).toBe(3);
   });
 });

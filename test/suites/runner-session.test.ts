@@ -623,16 +623,31 @@ describe('runCheck: timeouts', () => {
   it("errors a check whose own work held the thread past its limit as the harness's, not the target's silence", async () => {
     const busy = async (t: CheckContext) => {
       await t.http.get('/');
-      // Work on the run's one thread, as judging 90,000 keys was, past BLOCKED_MS on the (faked) clock:
+      // Work on the run's one thread, as judging 90,000 keys was, past BLOCKED_MS for real (briefly):
       // the limit's timer fires that late.
-      vi.setSystemTime(Date.now() + BLOCKED_MS + 300);
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      const end = performance.now() + BLOCKED_MS + 100;
+      while (performance.now() < end);
+      await new Promise((resolve) => setTimeout(resolve, 50));
     };
     const [r] = await runAll({ checkTimeoutMs: 20 }, ['busy', ['T-MUST'], busy]);
     expect(r.status).toBe('errored');
     expect(r.message).toMatch(
       /^the harness could not complete this check: check grants\.busy did not finish within 20 ms: the harness's own work held the run's thread \d+ ms past that \(not the target's doing\)$/,
     );
+  });
+
+  it("a wall clock that jumps while a check waits on a silent target is no harness's work: the target did not answer", async () => {
+    const jumped = async (t: CheckContext) => {
+      await t.http.get('/');
+      // NTP, a VM paused or migrated: only the wall clock moves; the thread was never held.
+      vi.setSystemTime(Date.now() + BLOCKED_MS + 300);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    };
+    const [r] = await runAll({ checkTimeoutMs: 20 }, ['jumped', ['T-MUST'], jumped]);
+    expect([r.status, r.message]).toEqual([
+      'errored',
+      'the target did not answer, so nothing was seen: check grants.jumped did not finish within 20 ms',
+    ]);
   });
 
   it('errors a check whose request the target would not serve (rate-limited), with that line alone, and counts it', async () => {
@@ -833,6 +848,38 @@ describe('runCheck: tokens the check got are revoked', () => {
     expect(fake.sent.filter((s) => s.path === '/oauth/revoke' && s.body)).toHaveLength(2);
   });
 
+  it('a revocation the grace left in flight still reaches tap as housekeeping, never as a check’s request', async () => {
+    const deadline = Date.now() + 60_000;
+    const tapped: Array<[string, boolean]> = [];
+    const target = fakeTarget(
+      async (r) => {
+        const path = new URL(r.url).pathname;
+        // The revocation answers 300 ms (real) after the grace (100 ms) has given up on it.
+        if (path === '/oauth/revoke' && r.body) await new Promise((resolve) => setTimeout(resolve, 300));
+        return tokenAnswer(r, path) ?? new Response('{}', { status: 404 });
+      },
+      { applications: { confidential: CONFIDENTIAL } },
+    );
+    await runAll(
+      {
+        target,
+        deadline,
+        tap: (exchange, housekeeping) => tapped.push([new URL(exchange.request.url).pathname, housekeeping]),
+      },
+      [
+        'late',
+        ['T-MUST'],
+        async (t: CheckContext) => {
+          await t.http.post('/oauth/token', { form: { grant_type: 'client_credentials', client_id: 'app-c' } });
+          t.expect(true, 'x');
+          vi.setSystemTime(deadline + REVOKE_GRACE_MS - 100);
+        },
+      ],
+    );
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(tapped.filter(([path]) => path === '/oauth/revoke').at(-1)).toEqual(['/oauth/revoke', true]);
+  });
+
   it('a token got outside any check is not the session’s to revoke', async () => {
     const fake = recording(tokenAnswer, { applications: { confidential: CONFIDENTIAL } });
     const session = await openSession(options({ target: fake.target }));
@@ -922,5 +969,17 @@ describe('describeFailure', () => {
     expect(describeFailure(across, (text) => text.split(secret).join('[masked]'))).toBe(
       `m (body: ${'a'.repeat(MAX_QUOTED - 5)}[mask… (+3 more characters))`,
     );
+  });
+
+  it('cuts a quoted value never through an escape: no lone backslash, no part of \\uXXXX, the count still whole', () => {
+    for (const escaped of ['\u0007', '\\', '"', '\n'])
+      for (let at = MAX_QUOTED - 8; at <= MAX_QUOTED; at++) {
+        const quoted = JSON.stringify(`${'a'.repeat(at)}${escaped}${'b'.repeat(300)}`);
+        const shown = describeFailure(new CheckFailure(`said ${quoted} then`));
+        const [, kept, more] = /^said (".*)…" \(\+(\d+) more characters\) then$/s.exec(shown) ?? [];
+        expect(kept, shown).toBeDefined();
+        expect(kept).not.toMatch(/(?<!\\)(?:\\\\)*\\(?:u[0-9a-f]{0,3})?$/);
+        expect(kept.length + Number(more)).toBe(quoted.length - 1);
+      }
   });
 });
