@@ -1084,15 +1084,18 @@ export async function createBrowserDriver(
        * one that may be the approval (sign-in.ts, stepMayApprove); the device code's own entry form, a
        * code field a person sees and the code not sent yet, grants nothing (the sign-in is played above).
        */
+      /** Why a step on the page shown may be the approval (sign-in.ts, stepMayApprove), undefined when it cannot. */
+      const denyMayApprove = async () => {
+        const source = await pageSource(page);
+        const codeOut = codeSent || userCode !== undefined;
+        return source === null
+          ? undefined
+          : stepMayApprove({ html: source, url: page.url() }, startUrl, redirectUris, codeOut);
+      };
       const denyNoStep = async (css: string) => {
         if (decision !== 'deny') return;
         if (!codeSent && (await shownCount(page, USER_CODE_FIELD)) > 0) return;
-        const source = await pageSource(page);
-        const codeOut = codeSent || userCode !== undefined;
-        const why =
-          source === null
-            ? undefined
-            : stepMayApprove({ html: source, url: page.url() }, startUrl, redirectUris, codeOut);
+        const why = await denyMayApprove();
         if (why === undefined) return;
         if (signedIn) signedInOnce(http);
         session ||= signedIn;
@@ -1172,11 +1175,24 @@ export async function createBrowserDriver(
             if ((await field.count()) && !(await field.inputValue())) await field.fill(userCode);
           }
           // Boxes to tick before going on (terms of use): before the decision, whose words its
-          // buttons share (Accept, Decline), a step whatever the decision.
+          // buttons share (Accept, Decline), a step whatever the decision. Asked to deny, on a page
+          // that reads as the consent (stepMayApprove), boxes beside the deny control (an "I agree"
+          // box beside Authorize and Deny) are ticked, as a person must for the form to be sent,
+          // then Deny is pressed below; with no deny control its step is never pressed (denyNoStep).
+          // Terms of use name no grant: accepted, to reach the consent (form.ts has the twin).
           if (await present(page, ...agreement)) {
             await tickAgreements(page);
-            if (await present(page, AGREE, 'control that goes on')) await press(AGREE, Object.values(controls));
-            continue;
+            const consentHere =
+              decision === 'deny' &&
+              (await present(page, ...controls.decision)) &&
+              (await denyMayApprove()) !== undefined;
+            if (!consentHere) {
+              if (await present(page, AGREE, 'control that goes on')) {
+                await denyNoStep(AGREE);
+                await press(AGREE, Object.values(controls));
+              }
+              continue;
+            }
           }
           if (await present(page, ...controls.decision)) {
             decided = true;

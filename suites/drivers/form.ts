@@ -133,7 +133,8 @@ function agreementStep(forms: HtmlForm[]): Choice | undefined {
         (WORDS.approve.test(text(b, form)) || WORDS.step.test(text(b, form)) || WORDS.yes.test(b.label)) &&
         !WORDS.deny.test(text(b, form)),
     );
-    return { form: { ...form, fields: [...form.fields, ...boxes] }, button, explicit: false };
+    // It goes on: asked to deny, the gate (stepMayApprove) reads the page before it is pressed.
+    return { form: { ...form, fields: [...form.fields, ...boxes] }, button, explicit: false, goesOn: true };
   }
   return undefined;
 }
@@ -457,18 +458,29 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         // After a denial nothing more is pressed; an approval may need a second one (the device
         // page's confirmation, then the consent page), but never a mere step after it.
         const others = forms.filter((f) => f !== login);
+        const decide = (): Choice | undefined =>
+          buttonFor(others, decision, { approve: d.approveSelector, deny: d.denySelector }, config.user?.username);
+        /** Asked to deny, why a step on this page may be the approval (sign-in.ts), undefined when it cannot. */
+        const mayApprove = () =>
+          stepMayApprove({ html: response.text, url }, startUrl, redirectUris, codeSent || codeInUrl);
+        const agreement: Choice | undefined = decided ? undefined : agreementStep(others);
+        // Asked to deny, boxes to tick on a page that reads as the consent, with a deny control (an
+        // "I agree" box beside Authorize and Deny), are the decision's: ticked, as a person must for
+        // the form to be sent, then Deny; never the agreement step, whose Authorize would grant.
+        // Terms of use (Accept, Decline) name no grant: accepted, to reach the consent.
+        const denial: Choice | undefined =
+          agreement && decision === 'deny' && mayApprove() !== undefined ? decide() : undefined;
         const found: Choice | undefined =
           decided && decision === 'deny'
             ? undefined
-            : ((decided ? undefined : agreementStep(others)) ??
-              buttonFor(others, decision, { approve: d.approveSelector, deny: d.denySelector }, config.user?.username));
+            : denial?.explicit
+              ? { ...denial, form: { ...denial.form, fields: [...denial.form.fields, ...agreementBoxes(denial.form)] } }
+              : (agreement ?? decide());
         const choice: Choice | undefined = decided && !found?.explicit ? undefined : found;
         // Asked to deny, a step that may be the approval (sign-in.ts, stepMayApprove) is never taken;
         // the sign-in's form and the device code's entry form grant nothing.
         const approves =
-          decision === 'deny' && choice?.goesOn && !grantsNothing(choice.form, codeSent)
-            ? stepMayApprove({ html: response.text, url }, startUrl, redirectUris, codeSent || codeInUrl)
-            : undefined;
+          decision === 'deny' && choice?.goesOn && !grantsNothing(choice.form, codeSent) ? mayApprove() : undefined;
         if (choice && approves !== undefined) {
           through();
           throw noWayToDeny(

@@ -362,7 +362,9 @@ export function namesTheGrant(
   const words = wordsOf(pageText(html));
   const client = asked.get('client_id');
   if (client && words.has(client)) return `names the client ${client.slice(0, WAY_LABEL)}`;
-  const scope = (asked.get('scope') ?? '').split(' ').find((s) => s && words.has(s));
+  // A scope of letters alone ('read', 'email', 'api') is also a word of prose ("Please read and
+  // accept the terms"): only one with another character (read_user, repo:status, a URL) names it.
+  const scope = (asked.get('scope') ?? '').split(' ').find((s) => s && !/^\p{L}+$/u.test(s) && words.has(s));
   if (scope !== undefined) return `names the scope ${scope.slice(0, WAY_LABEL)} it asks for`;
   const asks = CONSENT.exec(pageText(html).slice(0, 20_000));
   if (asks) return `asks for consent (“${asks[0].slice(0, WAY_LABEL)}”)`;
