@@ -53,6 +53,8 @@ import {
   stillUnsettled,
   consentScripted,
   signedInOnce,
+  consentMet,
+  consentShown,
   stepMayApprove,
   samePath,
   signInUser,
@@ -305,6 +307,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       let codeSent = false;
       /** An interstitial's continuation was followed (continuationGranted). */
       let linkFollowed = false;
+      /** Something besides the sign-in was pressed or followed (AuthorizeOutcome.stepped). */
+      let stepped = false;
       /**
        * The visit is on its way to the sign-in: an authorization (no consent before it), or any visit
        * once it reached the sign-in path (a redirect there, or a page after it). Not a device page
@@ -331,7 +335,16 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       /** What the journey did, where it ended (a refused sign-in never gets here: it throws). */
       const journey = (response: HttpResponse, redirect?: URL): Journey => {
         through(!!redirect);
-        return { ...(redirect ? { redirect } : {}), response, decided, codeSent, signedIn: session };
+        const consentSeen = consentShown(http);
+        return {
+          ...(redirect ? { redirect } : {}),
+          response,
+          decided,
+          codeSent,
+          signedIn: session,
+          stepped,
+          consentSeen,
+        };
       };
       // A form submitted twice means the provider sent us back (a wrong code, an error): stop there.
       const submitted = new Set<string>();
@@ -499,6 +512,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           const entry = link ?? (way && !way.form ? way.href : undefined);
           if (entry && !submitted.has(`link ${entry}`)) {
             submitted.add(`link ${entry}`);
+            stepped ||= entry === link;
             [url, method, body, what] = [resolved(entry, url, 'the link'), 'GET', undefined, 'the link'];
             continue;
           }
@@ -530,7 +544,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
               decision === 'deny' ? denyMayGrant(response.text, url, startUrl, redirectUris, onward) : undefined;
             if (may !== undefined) throw consentOfLinks(url, may);
             submitted.add(`link ${onward.href}`);
-            linkFollowed = true;
+            linkFollowed = stepped = true;
             if (afterPassword)
               unsettled = { answer: { html: response.text, url, status: response.status }, followed: onward.label };
             // The sign-in form coming back after that link is the password refused still.
@@ -551,6 +565,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         if (submitted.has(signature)) return journey(response);
         submitted.add(signature);
         decided ||= choice.explicit;
+        stepped = true;
+        if (choice.explicit) consentMet(http);
         const values = fill?.(choice.form) ?? {};
         codeSent ||= choice.form.fields.some((f) => USER_CODE_NAME.test(f.name) && (values[f.name] ?? f.value));
         what = `the action of the form with the ${choice.explicit ? decision : 'next step'} button`;

@@ -17,6 +17,15 @@ const refusals = new WeakMap<Http, string>();
 const signedInRuns = new WeakSet<Http>();
 
 /** A driver's sign-in got through (a refused one throws before). */
+/** Runs in which a driver pressed an approve or deny control: the provider shows consents. */
+const consentRuns = new WeakSet<Http>();
+
+/** A decision control was pressed in the run of `http`. */
+export const consentMet = (http: Http) => void consentRuns.add(http);
+
+/** Was a decision control pressed in the run of `http`? */
+export const consentShown = (http: Http) => consentRuns.has(http);
+
 export function signedInOnce(http: Http): void {
   signedInRuns.add(http);
 }
