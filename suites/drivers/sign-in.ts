@@ -375,7 +375,7 @@ export function namesTheGrant(
   // accept the terms"): only one with another character (read_user, repo:status, a URL) names it.
   const scope = (asked.get('scope') ?? '').split(' ').find((s) => s && !/^\p{L}+$/u.test(s) && words.has(s));
   if (scope !== undefined) return `names the scope ${scope.slice(0, WAY_LABEL)} it asks for`;
-  const asks = CONSENT.exec(pageText(html).slice(0, 20_000));
+  const asks = CONSENT.exec(pageText(html, { shown: true }).slice(0, 20_000));
   if (asks) return `asks for consent (“${asks[0].slice(0, WAY_LABEL)}”)`;
   const uris = [...redirectUris, ...(asked.get('redirect_uri') ? [asked.get('redirect_uri')!] : [])];
   const handing = parseLinks(html).some(

@@ -167,7 +167,7 @@ describe('denyMayGrant: asked to deny, a step on a page of links only that may b
 
   it("a consent in a person's words, a step saying an approval's word, or one leading elsewhere: never", () => {
     expect(may('<h1>Sample App would like to access your account</h1>', '/oauth/authorize?go=1', 'Continue')).toBe(
-      'asks for consent (“would like to”)',
+      'asks for consent (“would like to access your”)',
     );
     expect(may('<h1>Sample App</h1>', '/oauth/authorize?go=1', 'Accept and continue')).toBe(
       'says “Accept and continue”, which approves',
