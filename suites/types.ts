@@ -154,6 +154,13 @@ export interface AuthorizeOutcome {
   redirect?: URL;
   response: HttpResponse;
   decided?: boolean;
+  /**
+   * The driver pressed a control or followed a link besides the sign-in's own (a step, terms
+   * accepted, an account picked, an interstitial's link): a grant that follows may be the harness's.
+   */
+  stepped?: boolean;
+  /** An approve or deny control was pressed in this run, this visit or an earlier one: the provider shows consents. */
+  consentSeen?: boolean;
 }
 
 /** What a check says of the authorization request it hands the driver (Driver.authorize). */

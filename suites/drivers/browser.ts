@@ -88,6 +88,8 @@ import {
   signInNeedsPerson,
   signInRefused,
   signedInOnce,
+  consentMet,
+  consentShown,
   signInUser,
   wayToSignIn,
   waysOf,
@@ -1063,6 +1065,8 @@ export async function createBrowserDriver(
       let codeSent = false;
       /** An interstitial's continuation was followed (continuationGranted). */
       let linkFollowed = false;
+      /** Something besides the sign-in was pressed or followed (AuthorizeOutcome.stepped). */
+      let stepped = false;
       /** The links of ways to sign in, and of interstitials, followed (each once). */
       const chosenWays = new Set<string>();
       /** Asked to deny, a page of links only that reads as the consent (sign-in.ts): its link is never pressed. */
@@ -1084,15 +1088,18 @@ export async function createBrowserDriver(
        * one that may be the approval (sign-in.ts, stepMayApprove); the device code's own entry form, a
        * code field a person sees and the code not sent yet, grants nothing (the sign-in is played above).
        */
+      /** Why a step on the page shown may be the approval (sign-in.ts, stepMayApprove), undefined when it cannot. */
+      const denyMayApprove = async () => {
+        const source = await pageSource(page);
+        const codeOut = codeSent || userCode !== undefined;
+        return source === null
+          ? undefined
+          : stepMayApprove({ html: source, url: page.url() }, startUrl, redirectUris, codeOut);
+      };
       const denyNoStep = async (css: string) => {
         if (decision !== 'deny') return;
         if (!codeSent && (await shownCount(page, USER_CODE_FIELD)) > 0) return;
-        const source = await pageSource(page);
-        const codeOut = codeSent || userCode !== undefined;
-        const why =
-          source === null
-            ? undefined
-            : stepMayApprove({ html: source, url: page.url() }, startUrl, redirectUris, codeOut);
+        const why = await denyMayApprove();
         if (why === undefined) return;
         if (signedIn) signedInOnce(http);
         session ||= signedIn;
@@ -1172,14 +1179,29 @@ export async function createBrowserDriver(
             if ((await field.count()) && !(await field.inputValue())) await field.fill(userCode);
           }
           // Boxes to tick before going on (terms of use): before the decision, whose words its
-          // buttons share (Accept, Decline), a step whatever the decision.
+          // buttons share (Accept, Decline), a step whatever the decision. Asked to deny, on a page
+          // that reads as the consent (stepMayApprove), boxes beside the deny control (an "I agree"
+          // box beside Authorize and Deny) are ticked, as a person must for the form to be sent,
+          // then Deny is pressed below; with no deny control its step is never pressed (denyNoStep).
+          // Terms of use name no grant: accepted, to reach the consent (form.ts has the twin).
           if (await present(page, ...agreement)) {
             await tickAgreements(page);
-            if (await present(page, AGREE, 'control that goes on')) await press(AGREE, Object.values(controls));
-            continue;
+            const consentHere =
+              decision === 'deny' &&
+              (await present(page, ...controls.decision)) &&
+              (await denyMayApprove()) !== undefined;
+            if (!consentHere) {
+              if (await present(page, AGREE, 'control that goes on')) {
+                await denyNoStep(AGREE);
+                stepped = true;
+                await press(AGREE, Object.values(controls));
+              }
+              continue;
+            }
           }
           if (await present(page, ...controls.decision)) {
-            decided = true;
+            decided = stepped = true;
+            consentMet(http);
             // Approving approves the requested scopes: boxes a page leaves unticked are ticked (html.ts, withScopesTicked).
             // (Each tick takes the box out of the selector: always the first, as many times as there were.)
             const boxes = page.locator(UNTICKED_SCOPE_BOXES);
@@ -1189,6 +1211,7 @@ export async function createBrowserDriver(
           }
           const step = await firstPresent(page, steps);
           if (step) {
+            stepped = true;
             await press(step, Object.values(controls));
             continue;
           }
@@ -1200,7 +1223,7 @@ export async function createBrowserDriver(
           ) {
             // A code field the page hides is no entry: its form is the confirmation itself.
             await denyNoStep(USER_CODE_SUBMIT[decision]);
-            codeSent = true;
+            codeSent = stepped = true;
             await press(USER_CODE_SUBMIT[decision], Object.values(controls));
             continue;
           }
@@ -1216,7 +1239,7 @@ export async function createBrowserDriver(
           if (source && onward && !chosenWays.has(`${onward.href}|${onward.label}`)) {
             stopAtConsent(source, onward);
             chosenWays.add(`${onward.href}|${onward.label}`);
-            linkFollowed = true;
+            linkFollowed = stepped = true;
             if (onAnswer) unsettled = { answer: asAnswer(source), followed: onward.label };
             await press(wayCss(onward), Object.values(controls));
             // The sign-in form coming back after that link: the password refused still, never typed again.
@@ -1235,7 +1258,7 @@ export async function createBrowserDriver(
             stopAtConsent(await pageSource(page), await linkOf(shown(page, d.continueSelector)));
           else if (!decided) await denyNoStep(d.continueSelector);
           continued++;
-          linkFollowed = true;
+          linkFollowed = stepped = true;
           if (onAnswer) {
             const label = await shown(page, d.continueSelector)
               .innerText()
@@ -1309,7 +1332,7 @@ export async function createBrowserDriver(
         session = true;
         unsettled = undefined;
       }
-      const did = { decided, codeSent, signedIn: session };
+      const did = { decided, codeSent, signedIn: session, stepped, consentSeen: consentShown(http) };
       if (away) return { redirect: away.url, response: away.response ?? (await fromPage(page, last)), ...did };
       return { response: await fromPage(page, last), ...did };
     } catch (error) {

@@ -65,18 +65,22 @@ export type ControlRole = keyof typeof CONTROL_WORDS;
 /**
  * Phrases by which a page asks a person to let an application in (a consent written for people:
  * "Sample App would like to access your account", "It will be able to see your name"), in the
- * languages of CONTROL_WORDS. Read only on a deny visit, before a step that might approve: a page
- * saying one is taken for the consent itself and nothing on it is followed (a denial untested
- * rather than a grant made on the configured user's account; an interstitial saying one errs that
- * check alone).
+ * languages of CONTROL_WORDS. Read only on a deny visit, before a step that might approve, in the
+ * text the page shows (pageText's `shown`): a page saying one is taken for the consent itself and
+ * nothing on it is followed (a denial untested rather than a grant made on the configured user's
+ * account; an interstitial saying one errs that check alone). No bare word ("consent", a cookie
+ * banner's; "permission", a password page's), and a wish only when a few words on it reaches for
+ * "your" something (not Google's "wants to make sure it's really you").
  */
 // prettier-ignore
 export const CONSENT_PHRASES = [
-  'would like to', 'wants to', 'is requesting', 'requests? access', 'access to your', 'permissions?',
-  'on your behalf', 'will be able to', 'consent',
-  'möchte', 'zugriff auf', 'berechtigung(?:en)?', 'in ihrem namen',
-  'souhaite', 'accès à votre', 'autorisations?', 'en votre nom',
-  'quiere', 'acceso a tu', 'permisos?', 'en tu nombre',
+  "(?:would like|wants) to(?: \\S+){0,3}? (?:access|see|use|view|manage|read) your",
+  'is requesting', 'requests? access', 'access to your', 'on your behalf', 'will be able to',
+  'möchte(?: \\S+){0,3}? (?:auf )?(?:ihre?[mnrs]?|deine?[mnrs]?)', 'zugriff auf', 'in ihrem namen',
+  'souhaite(?: \\S+){0,3}? (?:accéder|voir|utiliser|consulter|gérer) (?:à )?(?:vos|votre|tes|ton|ta)',
+  'accès à votre', 'en votre nom',
+  'quiere(?: \\S+){0,3}? (?:acceder|ver|usar|consultar|gestionar|administrar) (?:a )?(?:tus?|sus?)',
+  'acceso a tu', 'en tu nombre',
 ] as const;
 
 /**

@@ -21,6 +21,8 @@ export interface Journey extends AuthorizeOutcome {
   codeSent: boolean;
   /** The configured user signed in, in this visit or earlier with the same browser (its session). */
   signedIn: boolean;
+  stepped: boolean;
+  consentSeen: boolean;
 }
 
 const DECISION_WORDS = new RegExp(`${controlPattern('approve')}|${controlPattern('deny')}`, 'i');

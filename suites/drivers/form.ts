@@ -53,6 +53,8 @@ import {
   stillUnsettled,
   consentScripted,
   signedInOnce,
+  consentMet,
+  consentShown,
   stepMayApprove,
   samePath,
   signInUser,
@@ -136,7 +138,8 @@ function agreementStep(forms: HtmlForm[]): Choice | undefined {
         (WORDS.approve.test(text(b, form)) || WORDS.step.test(text(b, form)) || WORDS.yes.test(b.label)) &&
         !WORDS.deny.test(text(b, form)),
     );
-    return { form: { ...form, fields: [...form.fields, ...boxes] }, button, explicit: false };
+    // It goes on: asked to deny, the gate (stepMayApprove) reads the page before it is pressed.
+    return { form: { ...form, fields: [...form.fields, ...boxes] }, button, explicit: false, goesOn: true };
   }
   return undefined;
 }
@@ -313,6 +316,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       let codeSent = false;
       /** An interstitial's continuation was followed (continuationGranted). */
       let linkFollowed = false;
+      /** Something besides the sign-in was pressed or followed (AuthorizeOutcome.stepped). */
+      let stepped = false;
       /**
        * The visit is on its way to the sign-in: an authorization (no consent before it), or any visit
        * once it reached the sign-in path (a redirect there, or a page after it). Not a device page
@@ -339,7 +344,16 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       /** What the journey did, where it ended (a refused sign-in never gets here: it throws). */
       const journey = (response: HttpResponse, redirect?: URL): Journey => {
         through(!!redirect);
-        return { ...(redirect ? { redirect } : {}), response, decided, codeSent, signedIn: session };
+        const consentSeen = consentShown(http);
+        return {
+          ...(redirect ? { redirect } : {}),
+          response,
+          decided,
+          codeSent,
+          signedIn: session,
+          stepped,
+          consentSeen,
+        };
       };
       // A form submitted twice means the provider sent us back (a wrong code, an error): stop there.
       const submitted = new Set<string>();
@@ -466,11 +480,24 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         // After a denial nothing more is pressed; an approval may need a second one (the device
         // page's confirmation, then the consent page), but never a mere step after it.
         const others = forms.filter((f) => f !== login);
+        const decide = (): Choice | undefined =>
+          buttonFor(others, decision, { approve: d.approveSelector, deny: d.denySelector }, config.user?.username);
+        /** Asked to deny, why a step on this page may be the approval (sign-in.ts), undefined when it cannot. */
+        const mayApprove = () =>
+          stepMayApprove({ html: response.text, url }, startUrl, redirectUris, codeSent || codeInUrl);
+        const agreement: Choice | undefined = decided ? undefined : agreementStep(others);
+        // Asked to deny, boxes to tick on a page that reads as the consent, with a deny control (an
+        // "I agree" box beside Authorize and Deny), are the decision's: ticked, as a person must for
+        // the form to be sent, then Deny; never the agreement step, whose Authorize would grant.
+        // Terms of use (Accept, Decline) name no grant: accepted, to reach the consent.
+        const denial: Choice | undefined =
+          agreement && decision === 'deny' && mayApprove() !== undefined ? decide() : undefined;
         const found: Choice | undefined =
           decided && decision === 'deny'
             ? undefined
-            : ((decided ? undefined : agreementStep(others)) ??
-              buttonFor(others, decision, { approve: d.approveSelector, deny: d.denySelector }, config.user?.username));
+            : denial?.explicit
+              ? { ...denial, form: { ...denial.form, fields: [...denial.form.fields, ...agreementBoxes(denial.form)] } }
+              : (agreement ?? decide());
         const choice: Choice | undefined = decided && !found?.explicit ? undefined : found;
         // Asked to deny, a step that may be the approval (sign-in.ts, stepMayApprove) is never taken;
         // the sign-in's form and the device code's entry form grant nothing.
@@ -479,7 +506,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           choice?.goesOn &&
           !grantsNothing(choice.form, codeSent) &&
           !submitsItself(response.text)
-            ? stepMayApprove({ html: response.text, url }, startUrl, redirectUris, codeSent || codeInUrl)
+            ? mayApprove()
             : undefined;
         if (choice && approves !== undefined) {
           through();
@@ -499,6 +526,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           const entry = link ?? (way && !way.form ? way.href : undefined);
           if (entry && !submitted.has(`link ${entry}`)) {
             submitted.add(`link ${entry}`);
+            stepped ||= entry === link;
             [url, method, body, what] = [resolved(entry, url, 'the link'), 'GET', undefined, 'the link'];
             continue;
           }
@@ -530,7 +558,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
               decision === 'deny' ? denyMayGrant(response.text, url, startUrl, redirectUris, onward) : undefined;
             if (may !== undefined) throw consentOfLinks(url, may);
             submitted.add(`link ${onward.href}`);
-            linkFollowed = true;
+            linkFollowed = stepped = true;
             if (afterPassword)
               unsettled = { answer: { html: response.text, url, status: response.status }, followed: onward.label };
             // The sign-in form coming back after that link is the password refused still.
@@ -551,6 +579,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         if (submitted.has(signature)) return journey(response);
         submitted.add(signature);
         decided ||= choice.explicit;
+        stepped = true;
+        if (choice.explicit) consentMet(http);
         const values = fill?.(choice.form) ?? {};
         codeSent ||= choice.form.fields.some((f) => USER_CODE_NAME.test(f.name) && (values[f.name] ?? f.value));
         what = `the action of the form with the ${choice.explicit ? decision : 'next step'} button`;

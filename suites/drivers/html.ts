@@ -78,18 +78,57 @@ export function* openingTags(html: string): Generator<[name: string, attrs: Reco
 /** Elements whose content is no text a person reads. */
 const UNREAD = new Set(['script', 'style', 'template', 'noscript']);
 
-/** The text a person reads on the page (scripts and styles left out), whitespace collapsed; one pass. */
-export function pageText(html: string): string {
+/** Elements with no content (a `hidden` one among them hides nothing). */
+const VOID = new Set([
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'source',
+  'track',
+  'wbr',
+]);
+/** A cookie banner's or preference centre's container, by its id or class (OneTrust, Cookiebot, cookie-banner). */
+const BANNER = /cookie|onetrust|gdpr/i;
+
+/**
+ * Is an element not shown as the page's own content: `hidden`, aria-hidden, `display: none` or
+ * `visibility: hidden` in its style, a dialog not open, a cookie banner?
+ */
+function unshown(name: string, attrs: Record<string, string>): boolean {
+  if (VOID.has(name)) return false;
+  if ('hidden' in attrs || attrs['aria-hidden']?.trim().toLowerCase() === 'true') return true;
+  if (/display\s*:\s*none|visibility\s*:\s*hidden/i.test(attrs.style ?? '')) return true;
+  if (name === 'dialog' && !('open' in attrs)) return true;
+  return BANNER.test(`${attrs.id ?? ''} ${attrs.class ?? ''}`);
+}
+
+/**
+ * The text a person reads on the page (scripts and styles left out), whitespace collapsed; one pass.
+ * `shown`: only what the page shows as its own content (unshown: hidden elements, closed dialogs,
+ * cookie banners left out; an element's nesting counted by its name).
+ */
+export function pageText(html: string, { shown = false } = {}): string {
   const parts: string[] = [];
-  let unread: string | undefined;
+  let unread: { name: string; depth: number } | undefined;
   let from = 0;
   const tags = new RegExp(TAG.source, 'gi');
   for (let m = tags.exec(html); m; m = tags.exec(html)) {
     if (!unread) parts.push(html.slice(from, m.index));
     from = tags.lastIndex;
     const name = m[2].toLowerCase();
-    if (!unread && !m[1] && UNREAD.has(name)) unread = name;
-    else if (unread === name && m[1]) unread = undefined;
+    if (unread) {
+      if (unread.name === name && m[1]) unread.depth--;
+      else if (unread.name === name && !UNREAD.has(name) && !m[0].endsWith('/>')) unread.depth++;
+      if (!unread.depth) unread = undefined;
+    } else if (!m[1] && (UNREAD.has(name) || (shown && unshown(name, parseAttributes(m[0])))))
+      unread = { name, depth: 1 };
   }
   if (!unread) parts.push(html.slice(from));
   return decodeEntities(parts.join(' ')).replace(/\s+/g, ' ').trim();

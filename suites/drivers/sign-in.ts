@@ -17,6 +17,15 @@ const refusals = new WeakMap<Http, string>();
 const signedInRuns = new WeakSet<Http>();
 
 /** A driver's sign-in got through (a refused one throws before). */
+/** Runs in which a driver pressed an approve or deny control: the provider shows consents. */
+const consentRuns = new WeakSet<Http>();
+
+/** A decision control was pressed in the run of `http`. */
+export const consentMet = (http: Http) => void consentRuns.add(http);
+
+/** Was a decision control pressed in the run of `http`? */
+export const consentShown = (http: Http) => consentRuns.has(http);
+
 export function signedInOnce(http: Http): void {
   signedInRuns.add(http);
 }
@@ -362,9 +371,11 @@ export function namesTheGrant(
   const words = wordsOf(pageText(html));
   const client = asked.get('client_id');
   if (client && words.has(client)) return `names the client ${client.slice(0, WAY_LABEL)}`;
-  const scope = (asked.get('scope') ?? '').split(' ').find((s) => s && words.has(s));
+  // A scope of letters alone ('read', 'email', 'api') is also a word of prose ("Please read and
+  // accept the terms"): only one with another character (read_user, repo:status, a URL) names it.
+  const scope = (asked.get('scope') ?? '').split(' ').find((s) => s && !/^\p{L}+$/u.test(s) && words.has(s));
   if (scope !== undefined) return `names the scope ${scope.slice(0, WAY_LABEL)} it asks for`;
-  const asks = CONSENT.exec(pageText(html).slice(0, 20_000));
+  const asks = CONSENT.exec(pageText(html, { shown: true }).slice(0, 20_000));
   if (asks) return `asks for consent (“${asks[0].slice(0, WAY_LABEL)}”)`;
   const uris = [...redirectUris, ...(asked.get('redirect_uri') ? [asked.get('redirect_uri')!] : [])];
   const handing = parseLinks(html).some(

@@ -450,12 +450,24 @@ export const authorizeChecks: Check[] = [
       const outcome = await t.driver.authorize(url, 'deny');
       await expectIssuerParam(t, outcome.redirect);
       // Nobody denied: the provider asked nothing (a consent it remembered) or offered no deny control.
-      // Whatever it answered then says nothing about denial. A code handed over with nothing shown is
-      // a missing premise (no consent to deny), not the harness's trouble; a grant all the same.
-      if (outcome.decided === false && granted(outcome.redirect))
-        t.skip(
-          "the provider granted the authorization without showing a consent to deny (one it remembered; prompt=consent, which this check sends, was not honoured): nothing was denied; the code it handed over is a grant on the configured user's account (nothing was exchanged): revoke it in the provider",
+      // Whatever it answered then says nothing about denial. A code handed over with nothing pressed
+      // past the sign-in, by a provider that showed a consent earlier in the run, is a missing premise
+      // (a consent it remembered, none to deny). A step the driver took may have been the approval,
+      // and a run that never met a consent cannot tell a remembered one from none at all: the
+      // harness's trouble, said with the grant it may have made.
+      if (outcome.decided === false && granted(outcome.redirect)) {
+        const grant =
+          "the code it handed over is a grant on the configured user's account (nothing was exchanged): revoke it in the provider";
+        if (!outcome.stepped && outcome.consentSeen)
+          t.skip(
+            `the provider granted the authorization without showing a consent to deny (one it remembered; prompt=consent, which this check sends, was not honoured): nothing was denied; ${grant}`,
+          );
+        t.harness(
+          outcome.stepped
+            ? `asked to deny, the driver pressed or followed a step past the sign-in and the provider handed over a code: that step may have been the approval, so nothing was denied; ${grant}`
+            : `the provider handed over a code without showing a consent (prompt=consent sent), and no consent was met earlier in this run: the driver had nothing to deny; ${grant}`,
         );
+      }
       if (outcome.decided === false)
         t.harness(
           outcome.redirect

@@ -86,7 +86,9 @@ describe('a consent written for people, or of links whose approving link says "c
       expect(issued, why).toBe(0);
       expect(checksWith(run.report, 'errored'), why).toEqual(['grants.consent-denied']);
       if (written === 'people')
-        expect(run.report.checks[0]?.message, why).toMatch(/asks for consent \(“would like to”\).* was not followed/);
+        expect(run.report.checks[0]?.message, why).toMatch(
+          /asks for consent \(“would like to access your”\).* was not followed/,
+        );
     },
     120_000,
   );

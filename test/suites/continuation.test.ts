@@ -68,6 +68,12 @@ describe('namesTheGrant: asked to deny, a page of links only that reads as the c
     );
   });
 
+  it("a scope of letters alone is a word of prose too: a terms page reading 'read' or 'api' names no scope", () => {
+    expect(
+      named('<p>Please read the terms of our api, then accept them.</p><a href="/go">Continue</a>'),
+    ).toBeUndefined();
+  });
+
   it("a link to the request's or the config's redirect URI is the decision's", () => {
     expect(named('<a href="https://app.test/cb?code=x">Continue</a>')).toBe(
       "has a link to the application's redirect URI",
@@ -161,7 +167,7 @@ describe('denyMayGrant: asked to deny, a step on a page of links only that may b
 
   it("a consent in a person's words, a step saying an approval's word, or one leading elsewhere: never", () => {
     expect(may('<h1>Sample App would like to access your account</h1>', '/oauth/authorize?go=1', 'Continue')).toBe(
-      'asks for consent (“would like to”)',
+      'asks for consent (“would like to access your”)',
     );
     expect(may('<h1>Sample App</h1>', '/oauth/authorize?go=1', 'Accept and continue')).toBe(
       'says “Accept and continue”, which approves',

@@ -32,6 +32,12 @@ describe('form driver (generic HTML forms, cookie jar, CSRF from the page)', () 
     expect(redirect?.searchParams.get('code')).toBeNull();
   });
 
+  it('says whether it pressed anything past the sign-in, and whether the run met a consent (grants.consent-denied reads both)', async () => {
+    const { driver, flows } = await setup();
+    const outcome = await driver.authorize(flows.authorizeUrl('confidential', { state: 's' }), 'approve');
+    expect([outcome.decided, outcome.stepped, outcome.consentSeen]).toEqual([true, true, true]);
+  });
+
   it('approves a device code through the verification page, and the device gets its token', async () => {
     const { driver, flows, http, target } = await setup();
     const app = target.config.applications!.public ?? target.config.applications!.confidential!;
