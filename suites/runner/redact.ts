@@ -161,10 +161,16 @@ export function createRedactor(initial: Array<string | undefined> = []): Redacto
   };
   /** Secret-named values the exchange being learned may still offer (LEARNED_PER_EXCHANGE), learned or not. */
   let left = 0;
+  /**
+   * Learning what the harness itself sent (a request's headers and body: its own credentials, or
+   * what it sends back): every value is a credential there; only what the target chose (its
+   * answers, a URL it redirected to) must look like one.
+   */
+  let sent = false;
   const learnValue = (value: string) => {
     if (left <= 0) return;
     left--;
-    if (credentialLooking(value)) remember(value);
+    if (sent || credentialLooking(value)) remember(value);
   };
   const options = { secrets };
 
@@ -222,9 +228,12 @@ export function createRedactor(initial: Array<string | undefined> = []): Redacto
     },
     learn({ request, response }) {
       left = LEARNED_PER_EXCHANGE;
+      // A request's URL may be the target's (a redirect followed): learned as the target's answers are.
       learnUrl(request.url);
+      sent = true;
       learnHeaders(request.headers);
       learnBody(request.body, header(request.headers, 'content-type'));
+      sent = false;
       if (response) {
         learnHeaders(response.headers);
         learnBody(response.body, header(response.headers, 'content-type'));

@@ -30,7 +30,7 @@ const saidOf = new WeakMap<CheckContext, Map<string, { message: string; details?
  * t.soft for a sentence that nothing after it depends on and that every page or answer repeats
  * (a header of each page): its first failure is recorded and the check goes on, so it does not
  * hide another deviation judged later (one cause, one blame under several causes); the same
- * sentence (`key` under the same rules) is not said again by the check. Each call still counts as an assertion, under
+ * sentence (`key`) is not said again by the check. Each call still counts as an assertion, under
  * the first failure's message (t.soft keeps a message once): a property case that judges through
  * it is decided. Returns the condition.
  */
@@ -43,13 +43,15 @@ export function softOnce(
 ): boolean {
   const said = saidOf.get(t) ?? new Map<string, { message: string; details?: FailureDetails }>();
   saidOf.set(t, said);
-  // A sentence is its key under its rules: one key two rule sets share (x-page on page 1 and on
-  // later pages) judged later pages under the first's rules, and diff blamed the wrong rule.
-  const sentence = `${key}|${details?.rules?.join(',') ?? ''}`;
-  const first = said.get(sentence);
-  // A repeat is the first failure word for word, details too, which name the repeat's own rules
-  // (the sentence is under them): another page's URL in the details made a second failure of it.
+  // A sentence is its key, whatever rules a later call names: a key two rule sets share is one
+  // cause (x-page counted from 0 breaks page 1's x-page and every later page's alike), blamed on the
+  // first failure's rules alone; keyed by rules too, a fault blamed the later pages' rules beside
+  // it (blame-api, compound-blame, rest-deviations). `diff` then reads a later page's repeat under
+  // the first's rules: the price of one blame.
+  const first = said.get(key);
+  // A repeat is the first failure word for word, details too: another page's URL in the details
+  // made a second failure of the same sentence.
   if (!t.soft(condition, first?.message ?? message, first ? first.details : details) && !first)
-    said.set(sentence, { message, details });
+    said.set(key, { message, details });
   return !!condition;
 }
