@@ -6,13 +6,10 @@
  * from none: the harness's trouble, never a skip blaming the provider. A fake driver, no server.
  */
 import { describe, expect, it } from 'vitest';
-import { createCheckContext, createEvidence, type ContextParts } from '../../suites/runner/context.js';
 import { CheckSkipped, HarnessError } from '../../suites/runner/errors.js';
-import { createRecorder } from '../../suites/runner/http.js';
-import { createRedactor } from '../../suites/runner/redact.js';
 import { authorizeChecks } from '../../suites/grants/authorize.js';
-import type { AuthorizeOutcome, CheckContext } from '../../suites/types.js';
-import { FAKE_BASE } from './fakes.js';
+import type { AuthorizeOutcome } from '../../suites/types.js';
+import { FAKE_BASE, fakeCheckContext } from './fakes.js';
 
 const check = authorizeChecks.find((c) => c.id === 'grants.consent-denied')!;
 
@@ -24,23 +21,10 @@ async function verdict(did: Pick<AuthorizeOutcome, 'stepped' | 'consentSeen'>) {
     decided: false,
     ...did,
   };
-  const parts = {
-    config: { baseUrl: FAKE_BASE },
-    release: '18.0',
-    offering: 'self-managed',
-    caps: {},
-    http: {},
+  const t = fakeCheckContext({
     driver: { authorize: () => Promise.resolve(outcome) },
     oauth: { authorizeUrl: () => `${FAKE_BASE}/oauth/authorize?state=consent-denied` },
-    seed: 1,
-    numRuns: 1,
-    slow: false,
-    inForce: () => true,
-    recorder: createRecorder(),
-    redactor: createRedactor(),
-    evidence: createEvidence(),
-  } as unknown as ContextParts;
-  const t: CheckContext = createCheckContext(parts);
+  });
   const error = await check.run(t).then(
     () => undefined,
     (e: unknown) => e,

@@ -3,6 +3,9 @@ import type { RawRequest, Target, TargetResponse } from '../../suites/target/typ
 import type { Check, CheckContext, TargetConfig } from '../../suites/types.js';
 import type { RuleInfo } from '../../suites/runner/rules.js';
 import type { RuleId } from '../../spec/index.js';
+import { createCheckContext, createEvidence, type ContextParts } from '../../suites/runner/context.js';
+import { createRecorder } from '../../suites/runner/http.js';
+import { createRedactor } from '../../suites/runner/redact.js';
 
 export const FAKE_BASE = 'http://fake.test';
 
@@ -87,4 +90,29 @@ export async function fetchResponse(answer: Promise<TargetResponse>): Promise<Re
   if (r instanceof Response) return r;
   const text = await r.text();
   return new Response(text === '' ? null : text, { status: r.status, headers: r.headers });
+}
+
+/**
+ * A check context over nothing (no target, no driver unless given): the runner-level fields a
+ * context needs, each overridable (`evidence`, `recorder`, `redactor`, `driver`, `oauth`, `seed`…).
+ */
+export function fakeCheckContext(over: Record<string, unknown> = {}): CheckContext {
+  const parts = {
+    config: { baseUrl: FAKE_BASE },
+    release: '18.0',
+    offering: 'self-managed',
+    caps: {},
+    http: {},
+    driver: {},
+    oauth: {},
+    seed: 1,
+    numRuns: 1,
+    slow: false,
+    inForce: () => true,
+    recorder: createRecorder(),
+    redactor: createRedactor(),
+    evidence: createEvidence(),
+    ...over,
+  } as unknown as ContextParts;
+  return createCheckContext(parts);
 }

@@ -5,14 +5,14 @@
  */
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createCheckContext, createEvidence, MAX_FAILURES, type ContextParts } from '../../suites/runner/context.js';
+import { createEvidence, MAX_FAILURES } from '../../suites/runner/context.js';
 import { CheckFailure, CheckSkipped, HarnessError, NoVerdict } from '../../suites/runner/errors.js';
 import { createRecorder } from '../../suites/runner/http.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import type { CheckContext } from '../../suites/types.js';
 import { softOnce } from '../../suites/shared/rules.js';
 import type { RuleId } from '../../spec/index.js';
-import { FAKE_BASE, fakeRules } from './fakes.js';
+import { fakeCheckContext, fakeRules } from './fakes.js';
 
 const SEED = 42;
 const RUNS = 10;
@@ -20,23 +20,13 @@ const RUNS = 10;
 function context(judged?: Parameters<typeof createEvidence>[0]) {
   const evidence = createEvidence(judged);
   const recorder = createRecorder();
-  const parts = {
-    config: { baseUrl: FAKE_BASE },
-    release: '18.0',
-    offering: 'self-managed',
-    caps: {},
-    http: {},
-    driver: {},
-    oauth: {},
+  const t = fakeCheckContext({
     seed: SEED,
     numRuns: RUNS,
-    slow: false,
-    inForce: () => true,
     recorder,
     redactor: createRedactor(['secret-value-1']),
     evidence,
-  } as unknown as ContextParts;
-  const t: CheckContext = createCheckContext(parts);
+  });
   return { t, evidence, recorder };
 }
 
