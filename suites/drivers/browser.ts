@@ -1254,17 +1254,14 @@ export async function createBrowserDriver(
           (await present(page, ...controls.continue)) &&
           (mayContinue(decision, codeSent || userCode !== undefined) || (await page.locator(ANY_CONTROL).count()) > 0)
         ) {
-          if (!decided && (await page.locator(ANY_CONTROL).count()) === 0)
-            stopAtConsent(await pageSource(page), await linkOf(shown(page, d.continueSelector)));
+          // The control about to be pressed, read once: the deny gate and the unsettled answer both name it.
+          const step = await linkOf(shown(page, d.continueSelector));
+          if (!decided && (await page.locator(ANY_CONTROL).count()) === 0) stopAtConsent(await pageSource(page), step);
           else if (!decided) await denyNoStep(d.continueSelector);
           continued++;
           linkFollowed = stepped = true;
-          if (onAnswer) {
-            const label = await shown(page, d.continueSelector)
-              .innerText()
-              .catch(() => '');
-            unsettled = { answer: asAnswer((await pageSource(page)) ?? ''), followed: label.slice(0, 200) };
-          }
+          if (onAnswer)
+            unsettled = { answer: asAnswer((await pageSource(page)) ?? ''), followed: step.label.slice(0, 200) };
           await press(d.continueSelector, []);
           continue;
         }
