@@ -624,7 +624,7 @@ describe('runCheck: timeouts', () => {
     const busy = async (t: CheckContext) => {
       await t.http.get('/');
       // Work on the run's one thread, as judging 90,000 keys was, past BLOCKED_MS for real (briefly):
-      // the limit's timer fires that late.
+      // longer than the limit itself.
       const end = performance.now() + BLOCKED_MS + 100;
       while (performance.now() < end);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -632,7 +632,35 @@ describe('runCheck: timeouts', () => {
     const [r] = await runAll({ checkTimeoutMs: 20 }, ['busy', ['T-MUST'], busy]);
     expect(r.status).toBe('errored');
     expect(r.message).toMatch(
-      /^the harness could not complete this check: check grants\.busy did not finish within 20 ms: the harness's own work held the run's thread \d+ ms past that \(not the target's doing\)$/,
+      /^the harness could not complete this check: check grants\.busy did not finish within 20 ms: the harness's own work held the run's thread \d+ ms of it \(not the target's doing\)$/,
+    );
+  });
+
+  /**
+   * The reverse of the row above: the harness's own work ends before the limit but uses up most of
+   * it (550 ms of an 800 ms limit), then the target answers 400 ms after it was asked, or not in
+   * time. The limit measures the target's time: the thread's busy time is given back.
+   */
+  const busyThenAsk = (answerAfterMs: number) => async (t: CheckContext) => {
+    // After an await: the limit is armed once the check's first synchronous part has run.
+    await t.http.get('/');
+    const end = performance.now() + BLOCKED_MS + 50;
+    while (performance.now() < end);
+    const response = await t.http.get('/');
+    await new Promise((resolve) => setTimeout(resolve, answerAfterMs));
+    t.expect(response.status === 404, 'the target answered');
+  };
+
+  it('a check whose own work used up most of its limit before it asked gives the target its time: passed', async () => {
+    const [r] = await runAll({ checkTimeoutMs: 800 }, ['late', ['T-MUST'], busyThenAsk(400)]);
+    expect([r.status, r.message]).toEqual(['passed', undefined]);
+  });
+
+  it("a target silent for its whole time after the harness's own work says that work's time too", async () => {
+    const [r] = await runAll({ checkTimeoutMs: 800 }, ['silent', ['T-MUST'], busyThenAsk(1200)]);
+    expect(r.status).toBe('errored');
+    expect(r.message).toMatch(
+      /^the target did not answer, so nothing was seen: check grants\.silent did not finish within 800 ms of the target's time \(the harness's own work held the run's thread \d+ ms more\)$/,
     );
   });
 
