@@ -22,7 +22,8 @@ import {
   type SessionOptions,
 } from '../../suites/runner/session.js';
 import { TransportError, type RawRequest } from '../../suites/target/types.js';
-import { MAX_QUOTED } from '../../suites/report/cut.js';
+import { MAX_MESSAGE, MAX_QUOTED } from '../../suites/report/cut.js';
+import { mask } from '../../suites/report/redact.js';
 import type { Capability, CheckContext, TargetConfig } from '../../suites/types.js';
 import { FAKE_BASE, RULES, SESSION_PROBES, check, fakeRules, fakeTarget, seen } from './fakes.js';
 
@@ -1008,6 +1009,25 @@ describe('describeFailure', () => {
         expect(kept, shown).toBeDefined();
         expect(kept).not.toMatch(/(?<!\\)(?:\\\\)*\\(?:u[0-9a-f]{0,3})?$/);
         expect(kept.length + Number(more)).toBe(quoted.length - 1);
+      }
+  });
+
+  it('cuts a message at MAX_MESSAGE as a quoted value: never through an escape or a mask, the count still whole', () => {
+    const secret = 's3cr3t-value-0123456789';
+    const masked = (text: string) => text.split(secret).join(mask(secret));
+    // Short quoted values (none cut alone) and a masked secret, each set across the message's cut.
+    for (const [piece, broken] of [
+      [JSON.stringify('\u0007'), /(?<!\\)(?:\\\\)*\\(?:u[0-9a-f]{0,3})?$/],
+      [JSON.stringify('\\'), /(?<!\\)(?:\\\\)*\\$/],
+      [secret, /(?:^|[^s])(?:s|s3|s3c|s3cr)$/],
+    ] as const)
+      for (let at = MAX_MESSAGE - 8; at <= MAX_MESSAGE; at++) {
+        const message = `${'a'.repeat(at)}${piece}${' b'.repeat(100)}`;
+        const shown = describeFailure(new CheckFailure(message), masked);
+        const [, kept, more] = /^(.*)… \(\+(\d+) more characters\)$/s.exec(shown) ?? [];
+        expect(kept, shown).toBeDefined();
+        expect(kept.slice(-12)).not.toMatch(broken);
+        expect(kept.length + Number(more)).toBe(masked(message).length);
       }
   });
 });
