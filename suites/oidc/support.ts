@@ -88,6 +88,11 @@ export function keysToJudge(keys: readonly JWK[], kid?: string): Set<JWK> {
   return judged;
 }
 
+/** The keys of a set without their private members (jose would read such a key as a private key). */
+export const publicKeys = (jwks: JSONWebKeySet): JSONWebKeySet => ({
+  keys: jwks.keys.map((k) => Object.fromEntries(Object.entries(k).filter(([m]) => !PRIVATE_MEMBERS.includes(m)))),
+});
+
 /**
  * The published keys, as public keys only: jose would read a key with private members as a
  * private key and refuse to verify with it, failing a good signature for a leak that is
@@ -121,11 +126,8 @@ export function localKeys(t: CheckContext, jwks: JSONWebKeySet, kid?: string) {
       `${unjudged} keys of the set were not judged for a factorable modulus or a small-order point ` +
         `(beyond what the harness judges of one set)`,
     );
-  const publicOnly: JSONWebKeySet = {
-    keys: jwks.keys.map((k) => Object.fromEntries(Object.entries(k).filter(([m]) => !PRIVATE_MEMBERS.includes(m)))),
-  };
   try {
-    return createLocalJWKSet(publicOnly);
+    return createLocalJWKSet(publicKeys(jwks));
   } catch (error) {
     return t.fail(
       'the key set is not a valid JSON Web Key Set',

@@ -6,6 +6,7 @@
  */
 import { createPublicKey, verify, type JsonWebKey } from 'node:crypto';
 import {
+  createLocalJWKSet,
   decodeProtectedHeader,
   errors,
   jwtVerify,
@@ -16,6 +17,8 @@ import {
   type JWTVerifyGetKey,
   type JWTVerifyOptions,
 } from 'jose';
+import { HarnessError } from '../runner/errors.js';
+import { publicKeys, unusableKey } from './support.js';
 
 interface ByNode {
   kty: string;
@@ -32,12 +35,12 @@ const BY_NODE: ReadonlyArray<ByNode & { alg: string }> = [
 ];
 
 /**
- * The most keys a token is tried against. jose refuses a token that two keys match; Node's path
- * tries a few, so that a key it cannot read beside the one that signed does not fail a good
- * signature, and refuses more as jose does: each try is an import and a verification on the
- * run's one thread, and 58,000 keys under one kid held it for minutes (red team, round 7).
+ * The most keys a token is tried against, when several may have signed it (several under its kid,
+ * which RFC 7517 §4.5 asks to be distinct only as a SHOULD, or no kid): each try is an import and a
+ * verification on the run's one thread, and 58,000 keys under one kid held it for minutes (red
+ * team, round 7). Past them the bound is the harness's: no verdict (firstVerifying).
  */
-const MAX_CANDIDATES = 4;
+export const MAX_CANDIDATES = 4;
 
 /** The published keys Node verifies `alg` with: its type and curve, the kid named, no other alg or use. */
 function nodeKeys(jwks: JSONWebKeySet, alg: string | undefined, kid: string | undefined): Array<[JWK, ByNode]> {
@@ -54,6 +57,77 @@ function nodeKeys(jwks: JSONWebKeySet, alg: string | undefined, kid: string | un
       )
         found.push([key, way]);
   return found;
+}
+
+/** Key types by the first letters of a JWS alg (RFC 7518 §3.1, RFC 8037 §3.1): jose judges the curve. */
+const KTY_OF: ReadonlyArray<[string, string]> = [
+  ['RS', 'RSA'],
+  ['PS', 'RSA'],
+  ['ES', 'EC'],
+  ['Ed', 'OKP'],
+];
+
+/** The published keys jose may verify `alg` with: its key type, the kid named, no other alg or use. */
+function joseKeys(jwks: JSONWebKeySet, alg: string, kid: string | undefined): JWK[] {
+  const kty = KTY_OF.find(([prefix]) => alg.startsWith(prefix))?.[1];
+  return jwks.keys.filter(
+    (key) =>
+      key.kty === kty &&
+      (kid === undefined || key.kid === kid) &&
+      (key.alg === undefined || key.alg === alg) &&
+      (key.use === undefined || key.use === 'sig'),
+  );
+}
+
+/**
+ * The first of the keys that may have signed a token to verify it (`attempt`: its answer, or
+ * undefined where the signature is not that key's), in the set's order, at most MAX_CANDIDATES.
+ * A key that cannot be read is the key set's fault only if none verifies. When the bound leaves
+ * keys untried and none tried verified, nothing is known of the signature: the harness's error.
+ */
+async function firstVerifying<K, R>(candidates: readonly K[], attempt: (key: K) => Promise<R | undefined>): Promise<R> {
+  let unreadable: Error | undefined;
+  for (const key of candidates.slice(0, MAX_CANDIDATES)) {
+    try {
+      const verified = await attempt(key);
+      if (verified !== undefined) return verified;
+    } catch (error) {
+      if (!unusableKey(error)) throw error;
+      unreadable ??= error as Error;
+    }
+  }
+  const untried = candidates.length - MAX_CANDIDATES;
+  if (untried > 0)
+    throw new HarnessError(
+      `none of the first ${MAX_CANDIDATES} of the ${candidates.length} published keys that may have signed the token verified it, ` +
+        `and the harness tries no more (each costs work on the run's one thread): ${untried} not tried, so no verdict`,
+    );
+  throw unreadable ?? new errors.JWSSignatureVerificationFailed();
+}
+
+/** jose's verification; a token several keys match, which jose refuses, is tried with each of them. */
+async function joseVerify(
+  token: string,
+  jwks: JSONWebKeySet,
+  keys: JWTVerifyGetKey,
+  options: JWTVerifyOptions,
+  header: { alg?: string; kid?: string },
+): Promise<{ payload: JWTPayload }> {
+  try {
+    return await jwtVerify(token, keys, options);
+  } catch (error) {
+    if (!(error instanceof errors.JWKSMultipleMatchingKeys) || header.alg === undefined) throw error;
+  }
+  return firstVerifying(joseKeys(jwks, header.alg, header.kid), async (jwk) => {
+    try {
+      return await jwtVerify(token, createLocalJWKSet(publicKeys({ keys: [jwk] })), options);
+    } catch (error) {
+      // Not this key's signature (or a key jose would not take for the alg): the next one's.
+      if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey)
+        return undefined;
+      throw error;
+    }
+  });
 }
 
 /**
@@ -97,27 +171,20 @@ export async function verifyJwt(
   const candidates = nodeKeys(jwks, header.alg, header.kid);
   const segments = token.split('.');
   // Not three segments: jose says what is wrong, as for every algorithm.
-  if (candidates.length === 0 || segments.length !== 3) return jwtVerify(token, keys, options);
+  if (candidates.length === 0 || segments.length !== 3) return joseVerify(token, jwks, keys, options, header);
   refuseAsJose(header);
-  if (candidates.length > MAX_CANDIDATES) throw new errors.JWKSMultipleMatchingKeys();
   const [head, body, signature] = segments;
   const input = Buffer.from(`${head}.${body}`);
   const signed = Buffer.from(signature, 'base64url');
-  let unreadable: TypeError | undefined;
-  const verified = candidates.some(([jwk, way]) => {
+  await firstVerifying(candidates, async ([jwk, way]) => {
     let key;
     try {
       key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
     } catch (error) {
-      // Another key may still verify (no kid, several keys): only then is this one the fault.
-      unreadable ??= new TypeError(`the published ${way.crv} key cannot be read: ${(error as Error).message}`, {
-        cause: error,
-      });
-      return false;
+      throw new TypeError(`the published ${way.crv} key cannot be read: ${(error as Error).message}`, { cause: error });
     }
-    return verify(way.hash, input, way.hash ? { key, dsaEncoding: 'ieee-p1363' } : key, signed);
+    return verify(way.hash, input, way.hash ? { key, dsaEncoding: 'ieee-p1363' } : key, signed) || undefined;
   });
-  if (!verified) throw unreadable ?? new errors.JWSSignatureVerificationFailed();
   // The claims judged as jwtVerify judges them, on the same payload.
   const unsigned = `${Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url')}.${body}.`;
   return { payload: UnsecuredJWT.decode(unsigned, options).payload };

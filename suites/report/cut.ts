@@ -3,6 +3,7 @@
  * with a new megabyte `error` made a failure message per request quoting it whole (red team, round
  * 7: a 120 MB JSON report, 1.35 GB of memory). What is left out is counted, never hidden.
  */
+import { KEPT_PREFIX, MASK } from './redact.js';
 
 /** The most characters of one value from the target a failure quotes. */
 export const MAX_QUOTED = 200;
@@ -10,33 +11,38 @@ export const MAX_QUOTED = 200;
 /** The most characters of one failure's message, its quoted values already cut: a backstop. */
 export const MAX_MESSAGE = 2000;
 
-/** `text` cut to `max` characters (never through a surrogate pair), saying how many more there were. */
+/**
+ * Where to cut `text` at `max` or before so that nothing is cut through: a secret's mask (its kept
+ * prefix before MASK: part of it reads as another value, the prefix without MASK as the whole), a
+ * JSON escape (an odd run of backslashes last, or one then `u` and fewer than four hex digits:
+ * `\u…` reads as no character, a lone `\` escapes the closing quote), a surrogate pair (half a
+ * character, which no format writes).
+ */
+function safeEnd(text: string, max: number): number {
+  let end = max;
+  // A MASK at the cut or at most KEPT_PREFIX characters past it: its prefix began before the cut.
+  const masked = text.slice(max, max + KEPT_PREFIX + 1).indexOf(MASK);
+  if (masked !== -1) end = Math.max(0, max + masked - KEPT_PREFIX);
+  const open = /(?<!\\)((?:\\\\)*)\\(u[0-9a-fA-F]{0,3})?$/.exec(text.slice(0, end));
+  if (open) end -= (open[2]?.length ?? 0) + 1;
+  return /[\ud800-\udbff]/.test(text[end - 1]) ? end - 1 : end;
+}
+
+/** `text` cut to `max` characters (safeEnd: never through a mask, an escape or a pair), saying how many more there were. */
 export function cut(text: string, max: number, more = (n: number) => `… (+${n} more characters)`): string {
   if (text.length <= max) return text;
-  // A high surrogate last would leave half a character, which no format writes.
-  const end = /[\ud800-\udbff]/.test(text[max - 1]) ? max - 1 : max;
+  const end = safeEnd(text, max);
   return `${text.slice(0, end)}${more(text.length - end)}`;
 }
 
 /** A JSON string literal: quotes around characters, any escaped (linear: the two branches never overlap). */
 const QUOTED = /"(?:[^"\\]|\\.)*"/g;
 
-/**
- * Where to cut JSON string text at `end` or before, so no escape is cut through: an odd run of
- * backslashes last, or one then `u` and fewer than four hex digits, begins an escape the cut would
- * break (`\u…` reads as no character, a lone `\` escapes the closing quote).
- */
-function beforeEscape(text: string, end: number): number {
-  const open = /(?<!\\)((?:\\\\)*)\\(u[0-9a-fA-F]{0,3})?$/.exec(text.slice(0, end));
-  return open ? end - (open[2]?.length ?? 0) - 1 : end;
-}
-
 /** The message with every JSON-quoted value in it longer than MAX_QUOTED cut, then the whole to MAX_MESSAGE. */
 export function cutMessage(message: string): string {
   const quoted = message.replace(QUOTED, (q) => {
     if (q.length <= MAX_QUOTED) return q;
-    const text = q.slice(0, -1);
-    return cut(text, beforeEscape(text, MAX_QUOTED), (n) => `…" (+${n} more characters)`);
+    return cut(q.slice(0, -1), MAX_QUOTED, (n) => `…" (+${n} more characters)`);
   });
   return cut(quoted, MAX_MESSAGE);
 }

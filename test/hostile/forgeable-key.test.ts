@@ -7,17 +7,18 @@
  * Now the key set fails OIDC-JWKS, and no signature is read as proof against it. So does an RSA
  * modulus that is a prime, or the product of two close primes (Fermat's method splits it).
  */
-import { createHash, checkPrimeSync, randomBytes } from 'node:crypto';
+import { createHash, checkPrimeSync, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JWK } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { oidcChecks } from '../../suites/oidc/checks.js';
 import type { Report } from '../../suites/report/model.js';
 import { KEYS_PATH } from '../../suites/shared/oauth.js';
 import { factorableModulus, MAX_MODULUS_BITS, sharingModuli } from '../../suites/oidc/forgeable.js';
 import { keysToJudge, localKeys, MAX_KEYS } from '../../suites/oidc/support.js';
+import { MAX_CANDIDATES } from '../../suites/oidc/verify-jwt.js';
 import type { CheckContext } from '../../suites/types.js';
 import { runCli } from '../suites/loopback.js';
 import { proxiedSimulator } from './collector.js';
@@ -126,6 +127,8 @@ const FORGERIES: Record<string, Forgery> = {
   },
 };
 let forgery = FORGERIES['RSA, e = 1'];
+/** When set, the proxy serves the simulator's own keys as this makes them, and its id_tokens as signed. */
+let ownKeys: ((keys: JWK[]) => JWK[]) | undefined;
 
 /** The id_token's claims under a header naming the forged key, with the signature anyone can make. */
 function forged(idToken: string): string {
@@ -141,6 +144,11 @@ beforeAll(async () => {
   front = await proxiedSimulator(dir, (req, answer) => {
     const path = req.url ?? '';
     if (answer.status !== 200) return answer;
+    if (req.method === 'GET' && path.startsWith(KEYS_PATH) && ownKeys) {
+      const { keys } = JSON.parse(answer.body.toString('utf8')) as { keys: JWK[] };
+      return { ...answer, body: Buffer.from(JSON.stringify({ keys: ownKeys(keys) })) };
+    }
+    if (ownKeys) return answer;
     if (req.method === 'GET' && path.startsWith(KEYS_PATH))
       return {
         ...answer,
@@ -229,6 +237,39 @@ it('the key a token names past the first MAX_KEYS is still read: the set is blam
     (check.message ?? '').split('\n').filter((line) => line.includes(`publishes ${MAX_KEYS + 6} keys`)),
   ).toHaveLength(1);
 }, 120_000);
+
+/**
+ * Keys that share the id_token's kid (RFC 7517 §4.5 asks kids to be distinct only as a SHOULD):
+ * jose refuses a token two keys match, and OIDC-ID-TOKEN-SIGNATURE failed for the harness's
+ * library. Now each is tried, up to MAX_CANDIDATES; past that the bound is the harness's, no verdict.
+ */
+describe('a kid several published keys share', () => {
+  const others = Array.from({ length: MAX_CANDIDATES }, () => {
+    const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    return publicKey.export({ format: 'jwk' });
+  });
+  afterEach(() => (ownKeys = undefined));
+
+  it.each([
+    [MAX_CANDIDATES - 1, 'passed', undefined],
+    [
+      MAX_CANDIDATES,
+      'errored',
+      `the harness could not complete this check: none of the first ${MAX_CANDIDATES} of the ${MAX_CANDIDATES + 1} published keys that may have signed the token verified it`,
+    ],
+  ])(
+    '%i keys under the kid before the one that signed: %s',
+    async (before, status, message) => {
+      ownKeys = ([signer, ...rest]) => [...others.slice(0, before).map((k) => ({ ...signer, ...k })), signer, ...rest];
+      const file = join(dir, `report-shared-kid-${before}.json`);
+      const checks = oidcChecks.filter((c) => c.id === 'oidc.id-token');
+      await runCli({ config: front.config, seed: '5', runs: '1', report: `json=${file}` }, { checks });
+      const [check] = (JSON.parse(readFileSync(file, 'utf8')) as Report).checks;
+      expect([check.status, check.message?.slice(0, message?.length)]).toEqual([status, message]);
+    },
+    120_000,
+  );
+});
 
 /**
  * Judging a modulus costs the cube of its size, on the run's one thread: a key set with a 65,536-bit

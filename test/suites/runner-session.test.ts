@@ -22,7 +22,8 @@ import {
   type SessionOptions,
 } from '../../suites/runner/session.js';
 import { TransportError, type RawRequest } from '../../suites/target/types.js';
-import { MAX_QUOTED } from '../../suites/report/cut.js';
+import { MAX_MESSAGE, MAX_QUOTED } from '../../suites/report/cut.js';
+import { mask } from '../../suites/report/redact.js';
 import type { Capability, CheckContext, TargetConfig } from '../../suites/types.js';
 import { FAKE_BASE, RULES, SESSION_PROBES, check, fakeRules, fakeTarget, seen } from './fakes.js';
 
@@ -624,7 +625,7 @@ describe('runCheck: timeouts', () => {
     const busy = async (t: CheckContext) => {
       await t.http.get('/');
       // Work on the run's one thread, as judging 90,000 keys was, past BLOCKED_MS for real (briefly):
-      // the limit's timer fires that late.
+      // longer than the limit itself.
       const end = performance.now() + BLOCKED_MS + 100;
       while (performance.now() < end);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -632,7 +633,35 @@ describe('runCheck: timeouts', () => {
     const [r] = await runAll({ checkTimeoutMs: 20 }, ['busy', ['T-MUST'], busy]);
     expect(r.status).toBe('errored');
     expect(r.message).toMatch(
-      /^the harness could not complete this check: check grants\.busy did not finish within 20 ms: the harness's own work held the run's thread \d+ ms past that \(not the target's doing\)$/,
+      /^the harness could not complete this check: check grants\.busy did not finish within 20 ms: the harness's own work held the run's thread \d+ ms of it \(not the target's doing\)$/,
+    );
+  });
+
+  /**
+   * The reverse of the row above: the harness's own work ends before the limit but uses up most of
+   * it (550 ms of an 800 ms limit), then the target answers 400 ms after it was asked, or not in
+   * time. The limit measures the target's time: the thread's busy time is given back.
+   */
+  const busyThenAsk = (answerAfterMs: number) => async (t: CheckContext) => {
+    // After an await: the limit is armed once the check's first synchronous part has run.
+    await t.http.get('/');
+    const end = performance.now() + BLOCKED_MS + 50;
+    while (performance.now() < end);
+    const response = await t.http.get('/');
+    await new Promise((resolve) => setTimeout(resolve, answerAfterMs));
+    t.expect(response.status === 404, 'the target answered');
+  };
+
+  it('a check whose own work used up most of its limit before it asked gives the target its time: passed', async () => {
+    const [r] = await runAll({ checkTimeoutMs: 800 }, ['late', ['T-MUST'], busyThenAsk(400)]);
+    expect([r.status, r.message]).toEqual(['passed', undefined]);
+  });
+
+  it("a target silent for its whole time after the harness's own work says that work's time too", async () => {
+    const [r] = await runAll({ checkTimeoutMs: 800 }, ['silent', ['T-MUST'], busyThenAsk(1200)]);
+    expect(r.status).toBe('errored');
+    expect(r.message).toMatch(
+      /^the target did not answer, so nothing was seen: check grants\.silent did not finish within 800 ms of the target's time \(the harness's own work held the run's thread \d+ ms more\)$/,
     );
   });
 
@@ -980,6 +1009,25 @@ describe('describeFailure', () => {
         expect(kept, shown).toBeDefined();
         expect(kept).not.toMatch(/(?<!\\)(?:\\\\)*\\(?:u[0-9a-f]{0,3})?$/);
         expect(kept.length + Number(more)).toBe(quoted.length - 1);
+      }
+  });
+
+  it('cuts a message at MAX_MESSAGE as a quoted value: never through an escape or a mask, the count still whole', () => {
+    const secret = 's3cr3t-value-0123456789';
+    const masked = (text: string) => text.split(secret).join(mask(secret));
+    // Short quoted values (none cut alone) and a masked secret, each set across the message's cut.
+    for (const [piece, broken] of [
+      [JSON.stringify('\u0007'), /(?<!\\)(?:\\\\)*\\(?:u[0-9a-f]{0,3})?$/],
+      [JSON.stringify('\\'), /(?<!\\)(?:\\\\)*\\$/],
+      [secret, /(?:^|[^s])(?:s|s3|s3c|s3cr)$/],
+    ] as const)
+      for (let at = MAX_MESSAGE - 8; at <= MAX_MESSAGE; at++) {
+        const message = `${'a'.repeat(at)}${piece}${' b'.repeat(100)}`;
+        const shown = describeFailure(new CheckFailure(message), masked);
+        const [, kept, more] = /^(.*)… \(\+(\d+) more characters\)$/s.exec(shown) ?? [];
+        expect(kept, shown).toBeDefined();
+        expect(kept.slice(-12)).not.toMatch(broken);
+        expect(kept.length + Number(more)).toBe(masked(message).length);
       }
   });
 });

@@ -7,7 +7,8 @@
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createLocalJWKSet, type JSONWebKeySet, type JWK } from 'jose';
-import { verifyJwt } from '../../suites/oidc/verify-jwt.js';
+import { MAX_CANDIDATES, verifyJwt } from '../../suites/oidc/verify-jwt.js';
+import { HarnessError } from '../../suites/runner/errors.js';
 import { unusableKey } from '../../suites/oidc/support.js';
 
 const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -20,6 +21,10 @@ interface Made {
 }
 const ed448 = (): Made => {
   const { publicKey, privateKey } = generateKeyPairSync('ed448');
+  return { jwk: publicKey.export({ format: 'jwk' }), privateKey };
+};
+const rsa = (): Made => {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   return { jwk: publicKey.export({ format: 'jwk' }), privateKey };
 };
 const secp256k1 = (): Made => {
@@ -36,7 +41,8 @@ function token(
 ) {
   const input = `${part({ alg, kid: 'k', ...header })}.${part(claims)}`;
   const key = alg === 'ES256K' ? { key: made.privateKey, dsaEncoding: encoding } : made.privateKey;
-  return `${input}.${sign(alg === 'ES256K' ? 'sha256' : null, Buffer.from(input), key).toString('base64url')}`;
+  const hash = alg === 'EdDSA' || alg === 'Ed448' ? null : 'sha256';
+  return `${input}.${sign(hash, Buffer.from(input), key).toString('base64url')}`;
 }
 
 const verifying = (jwt: string, ...published: JWK[]) => {
@@ -129,11 +135,44 @@ describe('verifyJwt: the algorithms jose does not verify, by Node', () => {
   });
 });
 
+/**
+ * A token several published keys may have signed: several under its kid (RFC 7517 §4.5 asks for
+ * distinct kids only as a SHOULD), or no kid at all (a signed userinfo answer). Each is tried, by
+ * jose's path (RS256) and by Node's (ES256K), the first MAX_CANDIDATES of them: past that bound
+ * the harness's, never a verdict. Before, jose refused two such keys and Node's path five, and the
+ * id_token failed OIDC-ID-TOKEN-SIGNATURE for the harness's library and bound.
+ */
 describe('verifyJwt: a token matched by many keys', () => {
-  it('ES256K: more than four keys under the kid are refused as jose refuses two, none of them tried', async () => {
-    const made = secp256k1();
-    const others = Array.from({ length: 4 }, () => secp256k1().jwk);
-    expect(await code(verifying(token('ES256K', made), ...others.slice(0, 3), made.jwk))).toBe('verified');
-    expect(await code(verifying(token('ES256K', made), ...others, made.jwk))).toBe('ERR_JWKS_MULTIPLE_MATCHING_KEYS');
+  const many: Array<[string, () => Made]> = [
+    ['RS256', rsa],
+    ['ES256K', secp256k1],
+  ];
+  const made = new Map(many.map(([alg, make]) => [alg, Array.from({ length: 5 }, make)]));
+
+  it.each(many)('%s: the signing key among the first four under its kid, or with no kid: verified', async (alg) => {
+    const [signer, ...others] = made.get(alg)!;
+    const firstFour = [...others.slice(0, 3).map((k) => k.jwk), signer.jwk];
+    expect(await code(verifying(token(alg, signer), ...firstFour))).toBe('verified');
+    const noKid = token(alg, signer, CLAIMS, 'ieee-p1363', { kid: undefined });
+    expect(await code(verifying(noKid, ...firstFour))).toBe('verified');
+    // The claims of the key that verified are judged: an expired token is said so, not "no key".
+    const expired = token(alg, signer, { ...CLAIMS, iat: now - 7200, exp: now - 3600 });
+    expect(await code(verifying(expired, others[0].jwk, signer.jwk))).toBe('ERR_JWT_EXPIRED');
+    expect(await code(verifying(token(alg, signer), ...others.map((k) => k.jwk)))).toBe(
+      'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+    );
+  });
+
+  it.each(many)('%s: past the four tried, no verdict: the harness says it left keys untried', async (alg) => {
+    const [signer, ...others] = made.get(alg)!;
+    const error = (await verifying(token(alg, signer), ...others.map((k) => k.jwk), signer.jwk).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(error).toBeInstanceOf(HarnessError);
+    expect(error.message).toBe(
+      `none of the first ${MAX_CANDIDATES} of the 5 published keys that may have signed the token verified it, ` +
+        "and the harness tries no more (each costs work on the run's one thread): 1 not tried, so no verdict",
+    );
+    expect(await code(verifying(token(alg, signer), signer.jwk, ...others.map((k) => k.jwk)))).toBe('verified');
   });
 });
