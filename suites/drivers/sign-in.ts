@@ -393,7 +393,8 @@ export function namesTheGrant(
  * people ("Sample App would like to see your name… Continue") names neither the client_id nor a
  * scope, and its one link, to the consent's own handler, is the approval in effect. An
  * interstitial's link resumes the authorization ("Welcome back": /oauth/authorize?…); a question's
- * answer (answerOf: "No", "Skip for now") approves nothing. A step that leaves this reading errs the
+ * answer (answerOf: "No", "Skip for now") approves nothing. A link with no address of its own (no
+ * href, `#`, javascript:: a script's) may go anywhere. A step that leaves this reading errs the
  * check unfollowed: a denial untested, never a grant made on the configured user's account.
  */
 export function denyMayGrant(
@@ -407,6 +408,10 @@ export function denyMayGrant(
   if (named !== undefined) return named;
   const label = link.label.replace(/\s+/g, ' ').trim().slice(0, WAY_LABEL);
   if (APPROVES.test(link.label)) return `says “${label}”, which approves`;
+  // No href, a fragment alone (which resolve to the page itself) or javascript: leaves where the
+  // link goes to a script, which may post the approval.
+  if (/^\s*(?:#|javascript:|$)/i.test(link.href))
+    return `has one link, “${label}”, whose destination a script decides (no address of its own)`;
   if (parseLinks(html).some(decides)) return undefined;
   const to = URL.canParse(link.href, pageUrl) ? new URL(link.href, pageUrl) : undefined;
   const start = URL.canParse(authorizeUrl) ? new URL(authorizeUrl) : undefined;

@@ -176,4 +176,11 @@ describe('denyMayGrant: asked to deny, a step on a page of links only that may b
       'has one link, “Continue”, to /consent/accept, not back to the authorization',
     );
   });
+
+  it("a script's link (no href, a fragment alone, javascript:) is never followed: it resolves to the page itself, not the script's destination", () => {
+    for (const href of ['', '#', '#go', ' javascript:go()'])
+      expect(may('<h1>Sample App</h1>', href, 'Continue')).toBe(
+        'has one link, “Continue”, whose destination a script decides (no address of its own)',
+      );
+  });
 });
