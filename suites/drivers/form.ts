@@ -483,15 +483,32 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         const decide = (): Choice | undefined =>
           buttonFor(others, decision, { approve: d.approveSelector, deny: d.denySelector }, config.user?.username);
         /** Asked to deny, why a step on this page may be the approval (sign-in.ts), undefined when it cannot. */
-        const mayApprove = () =>
-          stepMayApprove({ html: response.text, url }, startUrl, redirectUris, codeSent || codeInUrl);
+        const mayApprove = (terms = false) =>
+          stepMayApprove({ html: response.text, url }, startUrl, redirectUris, codeSent || codeInUrl, terms);
+        /** Asked to deny, the step about to be taken that may be the approval (`why`): nothing pressed. */
+        const stop = (step: Choice, why: string): never => {
+          through();
+          throw noWayToDeny(
+            url,
+            step.button ? step.button.label || (step.button.value ?? '') : 'a form sent with Enter',
+            why,
+          );
+        };
         const agreement: Choice | undefined = decided ? undefined : agreementStep(others);
-        // Asked to deny, boxes to tick on a page that reads as the consent, with a deny control (an
-        // "I agree" box beside Authorize and Deny), are the decision's: ticked, as a person must for
-        // the form to be sent, then Deny; never the agreement step, whose Authorize would grant.
-        // Terms of use (Accept, Decline) name no grant: accepted, to reach the consent.
-        const denial: Choice | undefined =
-          agreement && decision === 'deny' && mayApprove() !== undefined ? decide() : undefined;
+        // Asked to deny, an agreement step whose button grants (an "I agree" box beside Authorize, not
+        // Accept or Continue), or on a page whose terms reading is the consent's (stepMayApprove), is
+        // the consent: its boxes ticked, as a person must for the form to be sent, then Deny; with no
+        // Deny, nothing is pressed. Terms of use (Accept, Decline) name no grant: accepted, to reach the consent.
+        const agreementWhy: string | undefined =
+          agreement && decision === 'deny'
+            ? agreement.button && WORDS.grant.test(text(agreement.button, agreement.form))
+              ? 'its words grant'
+              : grantsNothing(agreement.form, codeSent)
+                ? undefined
+                : mayApprove(true)
+            : undefined;
+        const denial: Choice | undefined = agreementWhy !== undefined ? decide() : undefined;
+        if (agreement && agreementWhy !== undefined && !denial?.explicit) stop(agreement, agreementWhy);
         const found: Choice | undefined =
           decided && decision === 'deny'
             ? undefined
@@ -500,22 +517,17 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
               : (agreement ?? decide());
         const choice: Choice | undefined = decided && !found?.explicit ? undefined : found;
         // Asked to deny, a step that may be the approval (sign-in.ts, stepMayApprove) is never taken;
-        // the sign-in's form and the device code's entry form grant nothing.
+        // the sign-in's form and the device code's entry form grant nothing, and an agreement step
+        // was read above (terms of use).
         const approves =
           decision === 'deny' &&
           choice?.goesOn &&
+          choice !== agreement &&
           !grantsNothing(choice.form, codeSent) &&
           !submitsItself(response.text)
             ? mayApprove()
             : undefined;
-        if (choice && approves !== undefined) {
-          through();
-          throw noWayToDeny(
-            url,
-            choice.button ? choice.button.label || (choice.button.value ?? '') : 'a form sent with Enter',
-            approves,
-          );
-        }
+        if (choice && approves !== undefined) stop(choice, approves);
         if (!choice) {
           // Ways to sign in are a choice only before the sign-in, as in the browser driver.
           const link = decided ? undefined : accountLink(http, response.text, config.user?.username);

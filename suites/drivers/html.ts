@@ -112,9 +112,10 @@ function unshown(name: string, attrs: Record<string, string>): boolean {
 /**
  * The text a person reads on the page (scripts and styles left out), whitespace collapsed; one pass.
  * `shown`: only what the page shows as its own content (unshown: hidden elements, closed dialogs,
- * cookie banners left out; an element's nesting counted by its name).
+ * cookie banners left out; an element's nesting counted by its name). `noscript`: `<noscript>`'s
+ * text read too, as a client running no script is shown it.
  */
-export function pageText(html: string, { shown = false } = {}): string {
+export function pageText(html: string, { shown = false, noscript = false } = {}): string {
   const parts: string[] = [];
   let unread: { name: string; depth: number } | undefined;
   let from = 0;
@@ -127,7 +128,10 @@ export function pageText(html: string, { shown = false } = {}): string {
       if (unread.name === name && m[1]) unread.depth--;
       else if (unread.name === name && !UNREAD.has(name) && !m[0].endsWith('/>')) unread.depth++;
       if (!unread.depth) unread = undefined;
-    } else if (!m[1] && (UNREAD.has(name) || (shown && unshown(name, parseAttributes(m[0])))))
+    } else if (
+      !m[1] &&
+      ((UNREAD.has(name) && !(noscript && name === 'noscript')) || (shown && unshown(name, parseAttributes(m[0]))))
+    )
       unread = { name, depth: 1 };
   }
   if (!unread) parts.push(html.slice(from));
