@@ -24,6 +24,7 @@ import {
   pageText,
   parseForms,
   parseLinks,
+  submitsItself,
   withScopesTicked,
   type HtmlForm,
   type SubmitButton,
@@ -77,9 +78,6 @@ const PICKER = new RegExp(PICKER_PATTERN, 'i');
 const MAX_STEPS = 12;
 /** The name of a device page's user code field. */
 export const USER_CODE_NAME = /user_?code/i;
-const NOSCRIPT = /<noscript\b/i;
-/** A script sending a form by itself: `form.submit()`, `forms[0].submit()`, `requestSubmit()`. */
-const SELF_SUBMIT = /\.(?:request)?[sS]ubmit\(\s*\)/;
 
 type Decision = 'approve' | 'deny';
 
@@ -271,12 +269,6 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
    * A form whose step grants nothing: the sign-in's (a password or a username field), or the device
    * code's entry (a user-code field a person sees, the code not sent yet).
    */
-  /**
-   * A page that submits its own form once loaded, its button only in <noscript> (node-oidc-provider's
-   * form_post of a device page's code, Entra's): a browser sends it with nobody pressing anything, so
-   * sending it is no person's approval, whatever the decision.
-   */
-  const submitsItself = (html: string) => NOSCRIPT.test(html) && SELF_SUBMIT.test(html);
   const grantsNothing = (form: HtmlForm, codeSent: boolean) =>
     form.fields.some((f) => f.type === 'password') ||
     identifierField(form, d.loginField) !== undefined ||
@@ -494,6 +486,13 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             why,
           );
         };
+        /**
+         * A form the page sends by itself once loaded (html.ts, submitsItself: node-oidc-provider's
+         * form_post of a device page's code), on a page that names no grant: a browser sends it with
+         * nobody pressing anything, so sending it is no person's approval, whatever the decision.
+         */
+        const sentByItself = (form: HtmlForm) =>
+          submitsItself(response.text, form) && namesTheGrant(response.text, url, startUrl, redirectUris) === undefined;
         const agreement: Choice | undefined = decided ? undefined : agreementStep(others);
         // Asked to deny, an agreement step whose button grants (an "I agree" box beside Authorize, not
         // Accept or Continue), or on a page whose terms reading is the consent's (stepMayApprove), is
@@ -524,7 +523,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           choice?.goesOn &&
           choice !== agreement &&
           !grantsNothing(choice.form, codeSent) &&
-          !submitsItself(response.text)
+          !sentByItself(choice.form)
             ? mayApprove()
             : undefined;
         if (choice && approves !== undefined) stop(choice, approves);

@@ -4,6 +4,8 @@
  * may approve: Deny is pressed where there is one, else nothing is, and the check errs (the denial
  * untested, never a grant made on the configured user's account).
  *
+ * - A visible Continue beside a 'turn JavaScript on' notice and a click handler that submits, or a
+ *   `<noscript>` and `.submit()` only in a comment: no page that submits itself (form driver).
  * - A required 'I agree' box beside Authorize and Deny, the page naming neither the client nor a
  *   scope: Authorize grants, so the boxes are ticked and Deny pressed.
  * - 'Permissions: openid profile email api' and Continue: scopes of letters alone name the grant.
@@ -28,6 +30,18 @@ document.body.append(f);f.submit();}</script>`;
 
 type Row = { kind: 'form' | 'browser'; page: string; journey: Journey; scopes?: string[] };
 const rows: Row[] = [
+  {
+    kind: 'form',
+    page: 'a visible Continue, a noscript notice, a click handler that submits',
+    journey: {
+      decisions: `<noscript><p>Please enable JavaScript.</p></noscript>${CONTINUE}<script>document.querySelector('button').onclick = function (e) { e.preventDefault(); this.form.submit(); };</script>`,
+    },
+  },
+  {
+    kind: 'form',
+    page: '<noscript> and .submit() only in a comment',
+    journey: { decisions: `<!-- <noscript> form.submit() -->${CONTINUE}` },
+  },
   ...PAGE_DRIVERS.flatMap((kind) => [
     {
       kind,
