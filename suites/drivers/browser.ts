@@ -49,6 +49,7 @@ import { ConfigError, DriverError } from '../errors.js';
 import {
   accountSelector,
   AGREEMENT_BOXES,
+  controlPattern,
   DECISION_SELECTORS,
   IDENTIFIER_WORDS,
   notSaying,
@@ -145,6 +146,8 @@ const FROZEN_AFTER_MS = 10_000;
 /** "Continue" controls pressed in one visit before we call it a loop. */
 const MAX_CONTINUES = 3;
 const PICKER = new RegExp(PICKER_PATTERN, 'i');
+/** A control's words that grant access (defaults.ts, GRANT_WORDS). */
+const GRANTS = new RegExp(controlPattern('grant'), 'i');
 
 /**
  * The first element of `css` a person sees: a page may draw a control twice, the copy for another
@@ -1096,6 +1099,20 @@ export async function createBrowserDriver(
           ? undefined
           : stepMayApprove({ html: source, url: page.url() }, startUrl, redirectUris, codeOut);
       };
+      /**
+       * Asked to deny, why the agreement step (its control saying `label`) may be the approval: its
+       * words grant (Authorize, Allow: never terms of use's Accept or Continue), or the page reads as
+       * the consent (stepMayApprove's terms reading), past the device code's own entry form.
+       */
+      const agreementMayApprove = async (label: string) => {
+        if (GRANTS.test(label)) return 'its words grant';
+        if (!codeSent && (await shownCount(page, USER_CODE_FIELD)) > 0) return undefined;
+        const source = await pageSource(page);
+        const codeOut = codeSent || userCode !== undefined;
+        return source === null
+          ? undefined
+          : stepMayApprove({ html: source, url: page.url() }, startUrl, redirectUris, codeOut, true);
+      };
       const denyNoStep = async (css: string) => {
         if (decision !== 'deny') return;
         if (!codeSent && (await shownCount(page, USER_CODE_FIELD)) > 0) return;
@@ -1105,7 +1122,7 @@ export async function createBrowserDriver(
         session ||= signedIn;
         const control = shown(page, css);
         const label = await control.evaluate((e) => (e instanceof HTMLInputElement ? e.value : e.textContent) ?? '');
-        throw noWayToDeny(page.url(), label, why);
+        throw noWayToDeny(page.url(), label || 'none shown', why);
       };
       await settle(page, watch, () =>
         page.goto(startUrl, { waitUntil: 'commit' }).catch((error: Error) => {
@@ -1179,20 +1196,24 @@ export async function createBrowserDriver(
             if ((await field.count()) && !(await field.inputValue())) await field.fill(userCode);
           }
           // Boxes to tick before going on (terms of use): before the decision, whose words its
-          // buttons share (Accept, Decline), a step whatever the decision. Asked to deny, on a page
-          // that reads as the consent (stepMayApprove), boxes beside the deny control (an "I agree"
-          // box beside Authorize and Deny) are ticked, as a person must for the form to be sent,
-          // then Deny is pressed below; with no deny control its step is never pressed (denyNoStep).
-          // Terms of use name no grant: accepted, to reach the consent (form.ts has the twin).
+          // buttons share (Accept, Decline), a step whatever the decision. Asked to deny, an
+          // agreement step whose control grants (an "I agree" box beside Authorize, not Accept or
+          // Continue), or on a page whose terms reading is the consent's (stepMayApprove), is the
+          // consent: its boxes ticked, as a person must for the form to be sent, then Deny is
+          // pressed below; with no deny control nothing is pressed. Terms of use name no grant:
+          // accepted, to reach the consent (form.ts has the twin).
           if (await present(page, ...agreement)) {
             await tickAgreements(page);
-            const consentHere =
-              decision === 'deny' &&
-              (await present(page, ...controls.decision)) &&
-              (await denyMayApprove()) !== undefined;
-            if (!consentHere) {
-              if (await present(page, AGREE, 'control that goes on')) {
-                await denyNoStep(AGREE);
+            const onward = (await present(page, AGREE, 'control that goes on')) ? shown(page, AGREE) : undefined;
+            const label = onward ? (await linkOf(onward)).label || (await onward.inputValue().catch(() => '')) : '';
+            const why = decision === 'deny' ? await agreementMayApprove(label) : undefined;
+            if (why !== undefined && !(await present(page, ...controls.decision))) {
+              if (signedIn) signedInOnce(http);
+              session ||= signedIn;
+              throw noWayToDeny(page.url(), label || 'none shown', why);
+            }
+            if (why === undefined) {
+              if (onward) {
                 stepped = true;
                 await press(AGREE, Object.values(controls));
               }

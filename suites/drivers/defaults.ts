@@ -19,16 +19,24 @@ export const SIGN_IN_DEFAULTS = {
 export const IDENTIFIER_WORDS = ['login', 'username', 'user_name', 'email', 'identifier'] as const;
 
 /**
+ * The approving words that grant an application access, never said of terms of use (accept, agree,
+ * confirm, continue are): an agreement step's button saying one is the consent's approval.
+ */
+// prettier-ignore
+const GRANT_WORDS = [
+  'approve', 'authori[sz]e', 'allow', 'grant', 'zulassen', 'erlauben', 'genehmigen', 'autoriser', 'autorizar', 'permitir',
+] as const;
+
+/**
  * What the drivers press, by what pressing it does, as whole words of a control's label (and, in
  * the form driver, its value and name), in English, German, French and Spanish: the one list both
  * drivers read (the form driver as patterns, the browser driver as Playwright selectors).
  */
 // prettier-ignore
 export const CONTROL_WORDS = {
-  approve: [
-    'approve', 'authori[sz]e', 'allow', 'accept', 'grant', 'confirm',
-    'zulassen', 'erlauben', 'genehmigen', 'akzeptieren', 'autoriser', 'accepter', 'autorizar', 'permitir', 'aceptar',
-  ],
+  approve: [...GRANT_WORDS, 'accept', 'confirm', 'akzeptieren', 'accepter', 'aceptar'],
+  /** What grants access (GRANT_WORDS), among approve's. */
+  grant: GRANT_WORDS,
   deny: [
     'deny', 'reject', 'decline', 'refuse', 'cancel', 'abort', "don'?t allow", 'do not allow',
     'ablehnen', 'verweigern', 'abbrechen', 'refuser', 'annuler', 'rejeter', 'denegar', 'rechazar', 'cancelar',

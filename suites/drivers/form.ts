@@ -24,6 +24,7 @@ import {
   pageText,
   parseForms,
   parseLinks,
+  submitsItself,
   withScopesTicked,
   type HtmlForm,
   type SubmitButton,
@@ -77,9 +78,6 @@ const PICKER = new RegExp(PICKER_PATTERN, 'i');
 const MAX_STEPS = 12;
 /** The name of a device page's user code field. */
 export const USER_CODE_NAME = /user_?code/i;
-const NOSCRIPT = /<noscript\b/i;
-/** A script sending a form by itself: `form.submit()`, `forms[0].submit()`, `requestSubmit()`. */
-const SELF_SUBMIT = /\.(?:request)?[sS]ubmit\(\s*\)/;
 
 type Decision = 'approve' | 'deny';
 
@@ -271,12 +269,6 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
    * A form whose step grants nothing: the sign-in's (a password or a username field), or the device
    * code's entry (a user-code field a person sees, the code not sent yet).
    */
-  /**
-   * A page that submits its own form once loaded, its button only in <noscript> (node-oidc-provider's
-   * form_post of a device page's code, Entra's): a browser sends it with nobody pressing anything, so
-   * sending it is no person's approval, whatever the decision.
-   */
-  const submitsItself = (html: string) => NOSCRIPT.test(html) && SELF_SUBMIT.test(html);
   const grantsNothing = (form: HtmlForm, codeSent: boolean) =>
     form.fields.some((f) => f.type === 'password') ||
     identifierField(form, d.loginField) !== undefined ||
@@ -483,15 +475,39 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         const decide = (): Choice | undefined =>
           buttonFor(others, decision, { approve: d.approveSelector, deny: d.denySelector }, config.user?.username);
         /** Asked to deny, why a step on this page may be the approval (sign-in.ts), undefined when it cannot. */
-        const mayApprove = () =>
-          stepMayApprove({ html: response.text, url }, startUrl, redirectUris, codeSent || codeInUrl);
+        const mayApprove = (terms = false) =>
+          stepMayApprove({ html: response.text, url }, startUrl, redirectUris, codeSent || codeInUrl, terms);
+        /** Asked to deny, the step about to be taken that may be the approval (`why`): nothing pressed. */
+        const stop = (step: Choice, why: string): never => {
+          through();
+          throw noWayToDeny(
+            url,
+            step.button ? step.button.label || (step.button.value ?? '') : 'a form sent with Enter',
+            why,
+          );
+        };
+        /**
+         * A form the page sends by itself once loaded (html.ts, submitsItself: node-oidc-provider's
+         * form_post of a device page's code), on a page that names no grant: a browser sends it with
+         * nobody pressing anything, so sending it is no person's approval, whatever the decision.
+         */
+        const sentByItself = (form: HtmlForm) =>
+          submitsItself(response.text, form) && namesTheGrant(response.text, url, startUrl, redirectUris) === undefined;
         const agreement: Choice | undefined = decided ? undefined : agreementStep(others);
-        // Asked to deny, boxes to tick on a page that reads as the consent, with a deny control (an
-        // "I agree" box beside Authorize and Deny), are the decision's: ticked, as a person must for
-        // the form to be sent, then Deny; never the agreement step, whose Authorize would grant.
-        // Terms of use (Accept, Decline) name no grant: accepted, to reach the consent.
-        const denial: Choice | undefined =
-          agreement && decision === 'deny' && mayApprove() !== undefined ? decide() : undefined;
+        // Asked to deny, an agreement step whose button grants (an "I agree" box beside Authorize, not
+        // Accept or Continue), or on a page whose terms reading is the consent's (stepMayApprove), is
+        // the consent: its boxes ticked, as a person must for the form to be sent, then Deny; with no
+        // Deny, nothing is pressed. Terms of use (Accept, Decline) name no grant: accepted, to reach the consent.
+        const agreementWhy: string | undefined =
+          agreement && decision === 'deny'
+            ? agreement.button && WORDS.grant.test(text(agreement.button, agreement.form))
+              ? 'its words grant'
+              : grantsNothing(agreement.form, codeSent)
+                ? undefined
+                : mayApprove(true)
+            : undefined;
+        const denial: Choice | undefined = agreementWhy !== undefined ? decide() : undefined;
+        if (agreement && agreementWhy !== undefined && !denial?.explicit) stop(agreement, agreementWhy);
         const found: Choice | undefined =
           decided && decision === 'deny'
             ? undefined
@@ -500,22 +516,17 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
               : (agreement ?? decide());
         const choice: Choice | undefined = decided && !found?.explicit ? undefined : found;
         // Asked to deny, a step that may be the approval (sign-in.ts, stepMayApprove) is never taken;
-        // the sign-in's form and the device code's entry form grant nothing.
+        // the sign-in's form and the device code's entry form grant nothing, and an agreement step
+        // was read above (terms of use).
         const approves =
           decision === 'deny' &&
           choice?.goesOn &&
+          choice !== agreement &&
           !grantsNothing(choice.form, codeSent) &&
-          !submitsItself(response.text)
+          !sentByItself(choice.form)
             ? mayApprove()
             : undefined;
-        if (choice && approves !== undefined) {
-          through();
-          throw noWayToDeny(
-            url,
-            choice.button ? choice.button.label || (choice.button.value ?? '') : 'a form sent with Enter',
-            approves,
-          );
-        }
+        if (choice && approves !== undefined) stop(choice, approves);
         if (!choice) {
           // Ways to sign in are a choice only before the sign-in, as in the browser driver.
           const link = decided ? undefined : accountLink(http, response.text, config.user?.username);

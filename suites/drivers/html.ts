@@ -20,6 +20,8 @@ export interface SubmitButton {
   /** The button's visible text (or its value for input buttons). */
   label: string;
   attrs: Record<string, string>;
+  /** It is inside `<noscript>`: a browser running scripts does not show it. */
+  noscript?: true;
 }
 
 export interface HtmlForm {
@@ -112,9 +114,10 @@ function unshown(name: string, attrs: Record<string, string>): boolean {
 /**
  * The text a person reads on the page (scripts and styles left out), whitespace collapsed; one pass.
  * `shown`: only what the page shows as its own content (unshown: hidden elements, closed dialogs,
- * cookie banners left out; an element's nesting counted by its name).
+ * cookie banners left out; an element's nesting counted by its name). `noscript`: `<noscript>`'s
+ * text read too, as a client running no script is shown it.
  */
-export function pageText(html: string, { shown = false } = {}): string {
+export function pageText(html: string, { shown = false, noscript = false } = {}): string {
   const parts: string[] = [];
   let unread: { name: string; depth: number } | undefined;
   let from = 0;
@@ -127,7 +130,10 @@ export function pageText(html: string, { shown = false } = {}): string {
       if (unread.name === name && m[1]) unread.depth--;
       else if (unread.name === name && !UNREAD.has(name) && !m[0].endsWith('/>')) unread.depth++;
       if (!unread.depth) unread = undefined;
-    } else if (!m[1] && (UNREAD.has(name) || (shown && unshown(name, parseAttributes(m[0])))))
+    } else if (
+      !m[1] &&
+      ((UNREAD.has(name) && !(noscript && name === 'noscript')) || (shown && unshown(name, parseAttributes(m[0]))))
+    )
       unread = { name, depth: 1 };
   }
   if (!unread) parts.push(html.slice(from));
@@ -156,20 +162,29 @@ interface Control {
   attrs: Record<string, string>;
   /** A button's text between its tags. */
   label?: string;
+  noscript?: true;
 }
 
 /** Add one control (field or submit button) to a form, as a browser would submit it. */
-function addControl(form: HtmlForm, { kind, attrs: a, label }: Control): void {
+function addControl(form: HtmlForm, { kind, attrs: a, label, noscript }: Control): void {
+  const hides = noscript ? { noscript } : {};
   if (kind === 'button') {
     const type = (a.type ?? 'submit').toLowerCase();
     if (type === 'submit')
-      form.buttons.push({ tag: 'button', name: a.name, value: a.value, label: stripTags(label ?? ''), attrs: a });
+      form.buttons.push({
+        tag: 'button',
+        name: a.name,
+        value: a.value,
+        label: stripTags(label ?? ''),
+        attrs: a,
+        ...hides,
+      });
     return;
   }
   if (!a.name && kind !== 'input') return;
   const type = (a.type ?? (kind === 'input' ? 'text' : kind)).toLowerCase();
   if (kind === 'input' && (type === 'submit' || type === 'image')) {
-    form.buttons.push({ tag: 'input', name: a.name, value: a.value, label: a.value ?? '', attrs: a });
+    form.buttons.push({ tag: 'input', name: a.name, value: a.value, label: a.value ?? '', attrs: a, ...hides });
     return;
   }
   if (!a.name || 'disabled' in a) return;
@@ -197,10 +212,13 @@ export function parseForms(html: string): HtmlForm[] {
   let open: { form: HtmlForm; controls: Control[] } | undefined;
   // A button collects its text up to its closing tag; the controls inside it are not the form's.
   let button: { control: Control; from: number; inForm: boolean } | undefined;
+  /** How many `<noscript>` are open around the tag read. */
+  let noscripts = 0;
   const tags = new RegExp(TAG.source, 'gi');
   for (let m = tags.exec(html); m; m = tags.exec(html)) {
     const [tag, closing, rawName] = m;
     const name = rawName.toLowerCase();
+    if (name === 'noscript' && !button) noscripts = Math.max(0, noscripts + (closing ? -1 : 1));
     if (button) {
       if (closing && name === 'button') {
         button.control.label = html.slice(button.from, m.index);
@@ -223,7 +241,7 @@ export function parseForms(html: string): HtmlForm[] {
       continue;
     }
     if (closing || !CONTROLS.has(name)) continue;
-    const control: Control = { kind: name, attrs: parseAttributes(tag) };
+    const control: Control = { kind: name, attrs: parseAttributes(tag), ...(noscripts ? { noscript: true } : {}) };
     if (name === 'button') button = { control, from: tags.lastIndex, inForm: !!open };
     else if (control.attrs.form) owned.push(control);
     else open?.controls.push(control);
@@ -233,6 +251,60 @@ export function parseForms(html: string): HtmlForm[] {
     if (form) addControl(form, control);
   }
   return forms;
+}
+
+/** The page without its comments (`<!-- … -->`; one never closed runs to the end, as browsers read it), in one linear pass. */
+export function withoutComments(html: string): string {
+  const parts: string[] = [];
+  let from = 0;
+  for (let at = html.indexOf('<!--'); at >= 0; at = html.indexOf('<!--', from)) {
+    parts.push(html.slice(from, at));
+    const end = html.indexOf('-->', at + 4);
+    if (end < 0) return parts.join('');
+    from = end + 3;
+  }
+  parts.push(html.slice(from));
+  return parts.join('');
+}
+
+/** A script sending a form by itself: `form.submit()`, `forms[0].submit()`, `requestSubmit()`. */
+const SELF_SUBMIT = /\.(?:request)?[sS]ubmit\(\s*\)/;
+const SCRIPT_END = /<\/script\s*>/gi;
+
+/**
+ * Does the page send `form` by itself once loaded, as a form_post page does (node-oidc-provider's,
+ * Entra's): a browser sends it with nobody pressing anything? Read without its comments: a script
+ * of the page calls submit(), each of the form's buttons is inside `<noscript>` (there for a
+ * browser running no script), and the page shows no other control (a link, a button, a field to
+ * fill) outside `<noscript>`. One linear pass; a script's text is skipped whole.
+ */
+export function submitsItself(html: string, form: HtmlForm): boolean {
+  if (!form.buttons.length || form.buttons.some((b) => !b.noscript)) return false;
+  const page = withoutComments(html);
+  let submits = false;
+  let noscripts = 0;
+  const tags = new RegExp(TAG.source, 'gi');
+  for (let m = tags.exec(page); m; m = tags.exec(page)) {
+    const name = m[2].toLowerCase();
+    if (name === 'noscript') noscripts = Math.max(0, noscripts + (m[1] ? -1 : 1));
+    if (m[1]) continue;
+    if (name === 'script') {
+      SCRIPT_END.lastIndex = tags.lastIndex;
+      const end = SCRIPT_END.exec(page);
+      submits ||= SELF_SUBMIT.test(page.slice(tags.lastIndex, end ? end.index : page.length));
+      tags.lastIndex = end ? SCRIPT_END.lastIndex : page.length;
+      continue;
+    }
+    if (noscripts) continue;
+    const attrs = parseAttributes(m[0]);
+    const control =
+      (name === 'a' && attrs.href !== undefined) ||
+      ['button', 'select', 'textarea'].includes(name) ||
+      (name === 'input' && (attrs.type ?? '').toLowerCase() !== 'hidden') ||
+      attrs.role?.toLowerCase() === 'button';
+    if (control) return false;
+  }
+  return submits;
 }
 
 /**

@@ -358,24 +358,30 @@ const wordsOf = (text: string) =>
  * for, or asks in a consent's words (CONSENT_PHRASES: "would like to access your account"), or a
  * link leads to a redirect URI (the request's, `redirectUris`): handing over is the
  * decision's. What it names, for the sentence; undefined for an interstitial ("Welcome back", whose
- * link resumes the authorization: that alone says nothing, every interstitial's does).
+ * link resumes the authorization: that alone says nothing, every interstitial's does). The text
+ * read includes `<noscript>`'s, what a client running no script (the form driver) is shown.
+ * `terms`: the reading that tells terms of use from a consent (an agreement step's), where a scope
+ * of letters alone ('read', 'api') is also a word of prose ("Please read and accept the terms"):
+ * one such scope names nothing, two or more do. Every other reading (a step's gate) counts it: a
+ * denial left untested is the safe side.
  */
 export function namesTheGrant(
   html: string,
   pageUrl: string,
   authorizeUrl: string,
   redirectUris: readonly string[],
+  { terms = false } = {},
 ): string | undefined {
   if (!URL.canParse(authorizeUrl)) return undefined;
   const asked = new URL(authorizeUrl).searchParams;
-  const words = wordsOf(pageText(html));
+  const words = wordsOf(pageText(html, { noscript: true }));
   const client = asked.get('client_id');
   if (client && words.has(client)) return `names the client ${client.slice(0, WAY_LABEL)}`;
-  // A scope of letters alone ('read', 'email', 'api') is also a word of prose ("Please read and
-  // accept the terms"): only one with another character (read_user, repo:status, a URL) names it.
-  const scope = (asked.get('scope') ?? '').split(' ').find((s) => s && !/^\p{L}+$/u.test(s) && words.has(s));
+  const scopes = (asked.get('scope') ?? '').split(' ').filter((s) => s && words.has(s));
+  const prose = scopes.filter((s) => /^\p{L}+$/u.test(s));
+  const scope = terms && prose.length < 2 ? scopes.find((s) => !prose.includes(s)) : scopes[0];
   if (scope !== undefined) return `names the scope ${scope.slice(0, WAY_LABEL)} it asks for`;
-  const asks = CONSENT.exec(pageText(html, { shown: true }).slice(0, 20_000));
+  const asks = CONSENT.exec(pageText(html, { shown: true, noscript: true }).slice(0, 20_000));
   if (asks) return `asks for consent (“${asks[0].slice(0, WAY_LABEL)}”)`;
   const uris = [...redirectUris, ...(asked.get('redirect_uri') ? [asked.get('redirect_uri')!] : [])];
   const handing = parseLinks(html).some(
@@ -393,7 +399,8 @@ export function namesTheGrant(
  * people ("Sample App would like to see your name… Continue") names neither the client_id nor a
  * scope, and its one link, to the consent's own handler, is the approval in effect. An
  * interstitial's link resumes the authorization ("Welcome back": /oauth/authorize?…); a question's
- * answer (answerOf: "No", "Skip for now") approves nothing. A step that leaves this reading errs the
+ * answer (answerOf: "No", "Skip for now") approves nothing. A link with no address of its own (no
+ * href, `#`, javascript:: a script's) may go anywhere. A step that leaves this reading errs the
  * check unfollowed: a denial untested, never a grant made on the configured user's account.
  */
 export function denyMayGrant(
@@ -407,6 +414,10 @@ export function denyMayGrant(
   if (named !== undefined) return named;
   const label = link.label.replace(/\s+/g, ' ').trim().slice(0, WAY_LABEL);
   if (APPROVES.test(link.label)) return `says “${label}”, which approves`;
+  // No href, a fragment alone (which resolve to the page itself) or javascript: leaves where the
+  // link goes to a script, which may post the approval.
+  if (/^\s*(?:#|javascript:|$)/i.test(link.href))
+    return `has one link, “${label}”, whose destination a script decides (no address of its own)`;
   if (parseLinks(html).some(decides)) return undefined;
   const to = URL.canParse(link.href, pageUrl) ? new URL(link.href, pageUrl) : undefined;
   const start = URL.canParse(authorizeUrl) ? new URL(authorizeUrl) : undefined;
@@ -428,17 +439,19 @@ export const consentOfLinks = (pageUrl: string, named: string) =>
  * may be the approval in effect, undefined when it cannot be: the user code
  * went out (`codeOut`: in a form, or in the device page's URL), so what follows is the device's
  * confirmation (Microsoft's "Are you trying to sign in…? Continue"); or the page reads as the
- * authorization's consent (namesTheGrant). One reading for links and buttons; the sign-in form and
- * the device code's own entry form are the caller's to let through (they grant nothing).
+ * authorization's consent (namesTheGrant; `terms`: its reading of an agreement step). One reading
+ * for links and buttons; the sign-in form and the device code's own entry form are the caller's to
+ * let through (they grant nothing).
  */
 export function stepMayApprove(
   page: { html: string; url: string },
   startUrl: string,
   redirectUris: readonly string[],
   codeOut: boolean,
+  terms = false,
 ): string | undefined {
   if (codeOut) return 'the user code went out';
-  return namesTheGrant(page.html, page.url, startUrl, redirectUris);
+  return namesTheGrant(page.html, page.url, startUrl, redirectUris, { terms });
 }
 
 /**

@@ -7,7 +7,7 @@
  * about 1 and a quadratic one about 8.
  */
 import { describe, expect, it } from 'vitest';
-import { parseForms } from '../../suites/drivers/html.js';
+import { parseForms, submitsItself } from '../../suites/drivers/html.js';
 import { namesError } from '../../suites/shared/challenge.js';
 import type { HttpResponse } from '../../suites/types.js';
 import { redactText } from '../../suites/report/redact.js';
@@ -70,6 +70,16 @@ describe('the form parser reads hostile pages in linear time', () => {
     ['< repeated', repeat('<')],
   ])('%s', (_name, attack) => {
     expect(ratio(parseForms, attack)).toBeLessThan(MAX_RATIO);
+  });
+
+  // A form_post's one form, its button in <noscript>, the rest of the page the attack.
+  const formPost = parseForms('<form><noscript><button>Continue</button></noscript></form>')[0];
+  it.each([
+    ['<!-- never closed, repeated', repeat('<!--')],
+    ['<script> never closed, repeated', repeat('<script>')],
+    ['<noscript> repeated', repeat('<noscript>')],
+  ])('submitsItself: %s', (_name, attack) => {
+    expect(ratio((page) => submitsItself(page, formPost), attack)).toBeLessThan(MAX_RATIO);
   });
 });
 

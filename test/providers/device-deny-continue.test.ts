@@ -22,6 +22,11 @@ let front: Loopback & { sim: Sim };
 const connected: string[] = [];
 let base = '';
 let mode: Mode = 'hidden-code';
+/**
+ * The confirmation also says 'turn JavaScript on' in <noscript> and submits by a click handler, and
+ * the connection's page has a Done button: no page that submits itself (review 10, item 1).
+ */
+let notice = false;
 const html = (body: string) => new Response(body, { headers: { 'content-type': 'text/html; charset=utf-8' } });
 
 /** The confirmation: one form, one step button, which approves. */
@@ -30,7 +35,8 @@ function confirmation(code: string): string {
     mode === 'code-in-action'
       ? `<form method="post" action="/oauth/device/decide?user_code=${encodeURIComponent(code)}"><button type="submit">Continue</button></form>`
       : `<form method="post" action="/oauth/device/decide"><input type="hidden" name="user_code" value="${escaped(code)}"><button type="submit">Continue</button></form>`;
-  return page('Connect a device?', `<p>Are you trying to sign in on your TV?</p>${form}`);
+  const script = `<noscript><p>This page works best with JavaScript.</p></noscript><script>document.querySelector('button').addEventListener('click', (e) => { e.preventDefault(); e.target.form.submit(); });</script>`;
+  return page('Connect a device?', `<p>Are you trying to sign in on your TV?</p>${form}${notice ? script : ''}`);
 }
 
 beforeAll(async () => {
@@ -65,7 +71,8 @@ beforeAll(async () => {
             }),
           );
           if (answer.status < 400) connected.push(posted);
-          return html(page('Device connected', '<p>Your device is now connected.</p>'));
+          const done = notice ? '<form method="get" action="/"><button type="submit">Done</button></form>' : '';
+          return html(page('Device connected', `<p>Your device is now connected.</p>${done}`));
         }),
       );
       return true;
@@ -99,10 +106,13 @@ const asking = (decision: 'approve' | 'deny'): Check => ({
 const MODES: Mode[] = ['hidden-code', 'code-in-action', 'entry-form'];
 
 describe('a device confirmation whose only button is "Continue"', () => {
-  it.each(PAGE_DRIVERS.flatMap((kind) => MODES.map((m) => [kind, m] as const)))(
-    '%s driver, %s, asked to deny: nothing pressed, the page said to offer no way to deny, the code still pending',
-    async (kind, m) => {
-      [mode, connected.length] = [m, 0];
+  it.each([
+    ...PAGE_DRIVERS.flatMap((kind) => MODES.map((m) => [kind, m, false] as const)),
+    ...(['hidden-code', 'entry-form'] as const).map((m) => ['form', m, true] as const),
+  ])(
+    '%s driver, %s (noscript notice: %s), asked to deny: nothing pressed, the page said to offer no way to deny, the code still pending',
+    async (kind, m, withNotice) => {
+      [mode, connected.length, notice] = [m, 0, withNotice];
       const { report, stderr } = await runAgainst(front, { runs: '1' }, [asking('deny')], { driver: { kind } });
       const why = explain(report, stderr);
       expect(connected, why).toEqual([]);
@@ -116,7 +126,7 @@ describe('a device confirmation whose only button is "Continue"', () => {
   it.each(PAGE_DRIVERS.flatMap((kind) => MODES.map((m) => [kind, m] as const)))(
     '%s driver, %s, asked to approve: the device connected (what the driver says of the page after it is no part of this)',
     async (kind, m) => {
-      [mode, connected.length] = [m, 0];
+      [mode, connected.length, notice] = [m, 0, false];
       const { report, stderr } = await runAgainst(front, { runs: '1' }, [asking('approve')], { driver: { kind } });
       const why = explain(report, stderr);
       expect(connected, why).toHaveLength(1);

@@ -14,6 +14,8 @@
  * - `banner`: drawn before the consent form (a cookie banner).
  * - `decisions`: the consent page's two buttons redrawn; the approving control posts `choice=1` (or
  *   `Autoriser`), the denying one anything else, turned back into the simulator's decision.
+ * - `consentPage`: the whole consent page's body redrawn, given the simulator's hidden fields (to
+ *   put in a form or a script's); its controls post `choice` as `decisions`' do.
  * - `connectors`: Dex's choice of connector before the sign-in, a link each ("Log in with GitHub",
  *   on GitHub's origin; "Log in with LDAP"; "Log in with Email", at CONNECTOR_PATH, which leads to
  *   the simulator's sign-in form).
@@ -43,6 +45,8 @@ export interface Journey {
   after?: JourneyStep[];
   wrongPassword?: { status: number; page: string };
   decisions?: string;
+  /** The consent page's body, given the simulator's hidden fields (their markup). */
+  consentPage?: (hidden: string) => string;
   /** Drawn on the consent page before its form (a cookie banner). */
   banner?: string;
   connectors?: boolean;
@@ -96,6 +100,8 @@ function htmlAnswer(status: number, body: string, from?: Response): Response {
   return new Response(body, { status, headers });
 }
 
+/** The simulator's consent form's hidden fields: its markup up to the first button. */
+const CONSENT_HIDDEN = /<form id="consent"[^>]*>([\s\S]*?)<button/;
 const DECISION_BUTTONS = /<button type="submit" name="decision" value="approve">[\s\S]*?value="deny">[^<]*<\/button>/;
 
 export async function journeyProvider(journey: Journey): Promise<JourneyProvider> {
@@ -202,16 +208,21 @@ export async function journeyProvider(journey: Journey): Promise<JourneyProvider
               ? signIn
               : route === 'POST /journey' || route === 'GET /journey'
                 ? step
-                : route === 'GET /oauth/authorize' && (journey.decisions || journey.banner)
+                : route === 'GET /oauth/authorize' && journey.consentPage
                   ? (r: IncomingMessage) =>
                       redrawn(r, (html) =>
-                        html
-                          .replace(DECISION_BUTTONS, journey.decisions ?? '$&')
-                          .replace('<form id="consent"', `${journey.banner ?? ''}<form id="consent"`),
+                        page('Sample App', journey.consentPage!(CONSENT_HIDDEN.exec(html)?.[1] ?? '')),
                       )
-                  : route === 'POST /oauth/authorize' && journey.decisions
-                    ? decide
-                    : undefined;
+                  : route === 'GET /oauth/authorize' && (journey.decisions || journey.banner)
+                    ? (r: IncomingMessage) =>
+                        redrawn(r, (html) =>
+                          html
+                            .replace(DECISION_BUTTONS, journey.decisions ?? '$&')
+                            .replace('<form id="consent"', `${journey.banner ?? ''}<form id="consent"`),
+                        )
+                    : route === 'POST /oauth/authorize' && (journey.decisions || journey.consentPage)
+                      ? decide
+                      : undefined;
     if (!own) return listener(req, res);
     sendAnswer(res, own(req));
   });

@@ -56,8 +56,8 @@ describe('continuation: the one link of an interstitial that goes on', () => {
 
 describe('namesTheGrant: asked to deny, a page of links only that reads as the consent itself', () => {
   const AUTHORIZE = `${BASE}/oauth/authorize?client_id=app-7f3e&scope=read_user+api&redirect_uri=https%3A%2F%2Fapp.test%2Fcb&state=s`;
-  const named = (body: string, redirectUris: string[] = []) =>
-    namesTheGrant(`<html><title>Page</title>${body}</html>`, PAGE, AUTHORIZE, redirectUris);
+  const named = (body: string, redirectUris: string[] = [], authorize = AUTHORIZE, terms = false) =>
+    namesTheGrant(`<html><title>Page</title>${body}</html>`, PAGE, authorize, redirectUris, { terms });
 
   it('its text names a scope the authorization asks for, or the client id, as a word', () => {
     expect(named('<p>Allow access to: read_user, api.</p><a href="/go">Continue</a>')).toBe(
@@ -68,10 +68,20 @@ describe('namesTheGrant: asked to deny, a page of links only that reads as the c
     );
   });
 
-  it("a scope of letters alone is a word of prose too: a terms page reading 'read' or 'api' names no scope", () => {
-    expect(
-      named('<p>Please read the terms of our api, then accept them.</p><a href="/go">Continue</a>'),
-    ).toBeUndefined();
+  it("a scope of letters alone names the grant before a step; to tell terms of use from a consent, one is a word of prose ('read', 'api'), two are named", () => {
+    const terms = '<p>Please read the terms of our api, then accept them.</p><a href="/go">Continue</a>';
+    expect(named(terms)).toBe('names the scope api it asks for');
+    expect(named(terms, [], AUTHORIZE, true)).toBeUndefined();
+    const oidc = `${BASE}/oauth/authorize?client_id=app-7f3e&scope=api+openid+profile+email&state=s`;
+    const permissions = '<p>Permissions:</p><ul><li>openid</li><li>profile</li><li>email</li></ul>';
+    expect(named(permissions, [], oidc, true)).toBe('names the scope openid it asks for');
+    expect(named('<p>Read our api terms.</p>', [], oidc, true)).toBeUndefined();
+  });
+
+  it('reads the text in <noscript>, which a client running no script is shown', () => {
+    expect(named('<noscript><p>Sample App would like to access your account.</p></noscript>')).toBe(
+      'asks for consent (“would like to access your”)',
+    );
   });
 
   it("a link to the request's or the config's redirect URI is the decision's", () => {
@@ -175,5 +185,12 @@ describe('denyMayGrant: asked to deny, a step on a page of links only that may b
     expect(may('<h1>Sample App</h1>', '/consent/accept', 'Continue')).toBe(
       'has one link, “Continue”, to /consent/accept, not back to the authorization',
     );
+  });
+
+  it("a script's link (no href, a fragment alone, javascript:) is never followed: it resolves to the page itself, not the script's destination", () => {
+    for (const href of ['', '#', '#go', ' javascript:go()'])
+      expect(may('<h1>Sample App</h1>', href, 'Continue')).toBe(
+        'has one link, “Continue”, whose destination a script decides (no address of its own)',
+      );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formData, matchesSelector, parseForms } from '../../suites/drivers/html.js';
+import { formData, matchesSelector, parseForms, submitsItself } from '../../suites/drivers/html.js';
 
 const CONSENT = `
 <html><body>
@@ -49,6 +49,31 @@ describe('form parsing', () => {
   it('submits the fields, the overrides and the pressed button as a browser would', () => {
     const body = formData(forms[0], { client_id: 'override', extra: '1' }, forms[0].buttons[0]);
     expect(body.toString()).toBe('authenticity_token=csrf%26123&client_id=override&remember=on&extra=1&commit=approve');
+  });
+});
+
+describe('submitsItself: a page that sends its form once loaded (a form_post)', () => {
+  /** node-oidc-provider's form_post page (lib/response_modes/form_post.js), around `body`'s extra. */
+  const formPost = (extra = '', button = '<noscript><button type="submit">Continue</button></noscript>') =>
+    `<html><head><script>document.addEventListener('DOMContentLoaded', function () { document.forms[0].submit() });</script></head>
+<body><form method="post" action="/device"><input type="hidden" name="user_code" value="ABCD-EFGH">${button}</form>${extra}</body></html>`;
+  const sends = (html: string) => submitsItself(html, parseForms(html)[0]);
+
+  it("its script submits and its form's only button is in <noscript>", () => {
+    expect(sends(formPost())).toBe(true);
+  });
+
+  it('not with a button shown, another control shown, a script that never submits, or <noscript> in a comment', () => {
+    expect(sends(formPost('', '<noscript>Turn JavaScript on.</noscript><button type="submit">Continue</button>'))).toBe(
+      false,
+    );
+    expect(sends(formPost('<a href="/cancel">Cancel</a>'))).toBe(false);
+    expect(sends(formPost('<input type="text" name="q">'))).toBe(false);
+    expect(sends(formPost().replace('.submit()', '.reset()'))).toBe(false);
+    expect(sends(formPost('', '<!-- <noscript> --><button type="submit">Continue</button>'))).toBe(false);
+    expect(sends(formPost().replace(/<script>[\s\S]*?<\/script>/, '<!-- <script>form.submit()</script> -->'))).toBe(
+      false,
+    );
   });
 });
 
