@@ -1,6 +1,6 @@
 /** POST /oauth/authorize_device (oauthAuthorizeDevice, RFC 8628 §3.1-3.2): start the device flow. */
-import type { Handler } from '../types.js';
-import { json } from '../http.js';
+import type { Ctx, Handler } from '../types.js';
+import { json, type Answer } from '../http.js';
 import { limits } from '../../spec/index.js';
 import type { DeviceCode } from '../store.js';
 import { hexId } from '../random.js';
@@ -9,12 +9,13 @@ import { authenticateClient, presentedClient } from './client-auth.js';
 import { noStore } from './errors.js';
 import { deviceMachine, issueUserCode, makeRoomForDeviceCode } from './device.js';
 import { issuer } from './issuer.js';
-import { bodyParams, required } from './params.js';
+import { required, withBodyParams, type Params } from './params.js';
 import { grantScopes } from './scopes.js';
 
-export const oauthAuthorizeDevice: Handler = async (ctx) => {
+export const oauthAuthorizeDevice: Handler = (ctx) => withBodyParams(ctx, (params) => authorizeDevice(ctx, params));
+
+function authorizeDevice(ctx: Ctx, params: Params): Answer {
   const { sim } = ctx;
-  const params = await bodyParams(ctx);
   required(params, 'client_id');
   const app = authenticateClient(sim, presentedClient(ctx.request, params), 'if-sent');
   const scopes = grantScopes(params.get('scope'), app.scopes);
@@ -58,4 +59,4 @@ export const oauthAuthorizeDevice: Handler = async (ctx) => {
     },
     noStore(sim),
   );
-};
+}
