@@ -72,32 +72,22 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
   };
 }
 
-/** A form body whose URLSearchParams is made only if a handler reads it (OAuth handlers read `text`). */
-function formBody(text: string): ParsedBody {
-  let form: URLSearchParams | undefined;
-  return {
-    kind: 'form',
-    text,
-    get form() {
-      return (form ??= new URLSearchParams(text));
-    },
-  };
-}
-
-async function parseBody(request: SimRequest): Promise<ParsedBody> {
-  if (request.method === 'GET' || request.method === 'HEAD') return { kind: 'none' };
-  const type = mediaType(request);
-  if (type === 'multipart/form-data') {
-    try {
-      const data = await request.formData();
-      const form = new URLSearchParams();
-      for (const [k, v] of data) if (typeof v === 'string') form.append(k, v);
-      return { kind: 'form', form };
-    } catch {
-      return { kind: 'invalid', reason: 'malformed multipart body' };
-    }
+/**
+ * A form body whose URLSearchParams is made only if a handler reads it (OAuth handlers read
+ * `text`). A class: an object literal with a getter builds its accessor and closure per request.
+ */
+class FormBody {
+  readonly kind = 'form';
+  private parsed?: URLSearchParams;
+  constructor(readonly text: string) {}
+  get form(): URLSearchParams {
+    return (this.parsed ??= new URLSearchParams(this.text));
   }
-  const text = await request.text();
+}
+const formBody = (text: string): ParsedBody => new FormBody(text);
+
+/** A body read as text, by its media type (everything but multipart). */
+function parseText(type: string, text: string): ParsedBody {
   if (text.length === 0) return { kind: 'none' };
   if (isJson(type)) {
     try {
@@ -110,11 +100,40 @@ async function parseBody(request: SimRequest): Promise<ParsedBody> {
   return { kind: 'invalid', reason: `unsupported content type ${type}` };
 }
 
+/**
+ * The body parsed now, when nothing needs waiting for: a GET, or an adapter that holds the whole
+ * body already (textNow: the Node adapter). Undefined otherwise (a Fetch Request, multipart).
+ */
+function parseBodyNow(request: SimRequest): ParsedBody | undefined {
+  if (request.method === 'GET' || request.method === 'HEAD') return { kind: 'none' };
+  if (!request.textNow) return undefined;
+  const type = mediaType(request);
+  return type === 'multipart/form-data' ? undefined : parseText(type, request.textNow());
+}
+
+async function parseBody(request: SimRequest): Promise<ParsedBody> {
+  const now = parseBodyNow(request);
+  if (now) return now;
+  const type = mediaType(request);
+  if (type === 'multipart/form-data') {
+    try {
+      const data = await request.formData();
+      const form = new URLSearchParams();
+      for (const [k, v] of data) if (typeof v === 'string') form.append(k, v);
+      return { kind: 'form', form };
+    } catch {
+      return { kind: 'invalid', reason: 'malformed multipart body' };
+    }
+  }
+  return parseText(type, await request.text());
+}
+
 /** A handler's view of its request (a class: its origin and body are computed on first use, cheaply). */
 class RequestCtx implements Ctx {
   readonly method: string;
   readonly rawPath: string;
   private parsed?: Promise<ParsedBody>;
+  private parsedNow?: ParsedBody;
 
   constructor(
     readonly sim: Sim,
@@ -133,7 +152,11 @@ class RequestCtx implements Ctx {
   }
 
   body(): Promise<ParsedBody> {
-    return (this.parsed ??= parseBody(this.request));
+    return (this.parsed ??= this.parsedNow ? Promise.resolve(this.parsedNow) : parseBody(this.request));
+  }
+
+  bodyNow(): ParsedBody | undefined {
+    return (this.parsedNow ??= this.parsed ? undefined : parseBodyNow(this.request));
   }
 
   /** Most answers (keys, token info, polls) never read it. */
@@ -175,6 +198,12 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
     } catch (error) {
       return respond(error);
     }
+  };
+
+  /** A bug of ours, never the client's fault: say so without echoing request data. */
+  const internalError = (error: unknown): Answer => {
+    process.stderr.write(`simulator: internal error: ${(error as Error).stack ?? String(error)}\n`);
+    return json(500, { message: '500 Internal Server Error' });
   };
 
   // Synchronous unless the handler is: most answers reach the adapter without a microtask hop.
@@ -234,7 +263,7 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
       // Adapters that do not stream (msw, the embedded target) still refuse a declared oversized body here.
       const declared = Number(request.headers.get('content-length'));
       const tooLarge = declared > sim.bodyLimit(request.method, requestUrl(request).pathname);
-      return tooLarge ? Promise.resolve(sim.tooLarge(request)) : sim.answer(request);
+      return Promise.resolve(tooLarge ? sim.tooLarge(request) : sim.answer(request));
     },
     async handle(request) {
       const answer = await sim.reply(request);
@@ -248,16 +277,15 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
         return json(500, { message: '500 Internal Server Error' }).toResponse();
       }
     },
-    async answer(request) {
+    answer(request) {
       evictor.due(clock.nowSeconds());
       const chain = (i: number): Answer | Promise<Answer> =>
         i < middlewares.length ? middlewares[i](request, sim, () => chain(i + 1)) : dispatch(request);
       try {
-        return await chain(0);
+        const answer = chain(0);
+        return answer instanceof Promise ? answer.catch(internalError) : answer;
       } catch (error) {
-        // A bug of ours, never the client's fault: say so without echoing request data.
-        process.stderr.write(`simulator: internal error: ${(error as Error).stack ?? String(error)}\n`);
-        return json(500, { message: '500 Internal Server Error' });
+        return internalError(error);
       }
     },
     reset() {

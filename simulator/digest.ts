@@ -6,9 +6,8 @@
  */
 import * as crypto from 'node:crypto';
 
-// Two independent keys, as base64url text: what is hashed is exactly key || value (ASCII key).
-const INNER = crypto.randomBytes(32).toString('base64url');
-const OUTER = crypto.randomBytes(32).toString('base64url');
+// One key, as base64url text: what is hashed is exactly key || value || key (ASCII key).
+const KEY = crypto.randomBytes(32).toString('base64url');
 
 /** One-shot SHA-256 (`crypto.hash`, Node ≥ 20.12), or a Hash object where the runtime has none. */
 const sha256: (data: string) => string =
@@ -17,17 +16,24 @@ const sha256: (data: string) => string =
     : (data) => crypto.createHash('sha256').update(data, 'utf8').digest('base64url');
 
 /**
- * H(outer || H(inner || value)), the nested shape of HMAC with two independent keys: a stored
- * digest cannot be extended into another one. Not `createHmac`: it builds a native object per call
- * (about 3 µs here, three of them per device request), two one-shot hashes take about 1 µs.
+ * H(key || value || key): the key on both sides, so a stored digest cannot be extended into the
+ * digest of a longer value (that value would have to end with the key), in one hash. What is
+ * hashed is a lookup key of a random token or a credential, never a message to authenticate, so
+ * HMAC's nested pair buys nothing here; one call costs half of two (about 1 µs of a device
+ * request's three, measured with `npm run bench:profile`). Not `createHmac`: it builds a native
+ * object per call (about 3 µs here).
  */
 export function digest(value: string): string {
-  return sha256(OUTER + sha256(INNER + value));
+  return sha256(KEY + value + KEY);
 }
 
-/** Does `given` hash to `stored`? Constant time in the content (both digests have one length). */
+/**
+ * Does `given` hash to `stored`? The comparison reads every character whatever matches (both
+ * digests have one length), without the two Buffers `timingSafeEqual` needs (0.7 µs a request).
+ */
 export function matchesDigest(given: string, stored: string): boolean {
-  const a = Buffer.from(digest(given));
-  const b = Buffer.from(stored);
-  return a.length === b.length && crypto.timingSafeEqual(a, b);
+  const mine = digest(given);
+  let differ = mine.length ^ stored.length;
+  for (let i = 0; i < mine.length; i++) differ |= mine.charCodeAt(i) ^ stored.charCodeAt(i);
+  return differ === 0;
 }

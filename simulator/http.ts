@@ -9,19 +9,29 @@
  */
 export type HeaderInit = Record<string, string>;
 
-/** Lowercase header names, as Fetch's Headers; `set-cookie` keeps each value apart. */
+/**
+ * Lowercase header names, as Fetch's Headers; `set-cookie` keeps each value apart. One flat list
+ * of names and values, in the order set: an answer has a handful of headers, and a Map and the
+ * list made of it for Node's writeHead cost every answer more than a scan of a few strings.
+ */
 export class ReplyHeaders {
-  private readonly map = new Map<string, string>();
-  private readonly cookies: string[] = [];
+  /** [name, value, name, value, …]; only set-cookie may repeat. */
+  private readonly list: string[] = [];
 
   constructor(init: HeaderInit = {}) {
     for (const name in init) this.set(name, init[name]);
   }
 
+  private indexOf(key: string): number {
+    for (let i = 0; i < this.list.length; i += 2) if (this.list[i] === key) return i;
+    return -1;
+  }
+
   get(name: string): string | null {
     const key = name.toLowerCase();
-    if (key === 'set-cookie') return this.cookies.length ? this.cookies.join(', ') : null;
-    return this.map.get(key) ?? null;
+    if (key === 'set-cookie') return this.cookies().join(', ') || null;
+    const at = this.indexOf(key);
+    return at < 0 ? null : this.list[at + 1];
   }
 
   has(name: string): boolean {
@@ -30,29 +40,39 @@ export class ReplyHeaders {
 
   set(name: string, value: string): void {
     const key = name.toLowerCase();
-    if (key === 'set-cookie') this.cookies.splice(0, this.cookies.length, value);
-    else this.map.set(key, value);
+    if (key === 'set-cookie') this.delete(key);
+    const at = key === 'set-cookie' ? -1 : this.indexOf(key);
+    if (at < 0) this.list.push(key, value);
+    else this.list[at + 1] = value;
   }
 
   append(name: string, value: string): void {
     const key = name.toLowerCase();
-    if (key === 'set-cookie') this.cookies.push(value);
-    else this.map.set(key, this.map.has(key) ? `${this.map.get(key)}, ${value}` : value);
+    const at = key === 'set-cookie' ? -1 : this.indexOf(key);
+    if (at < 0) this.list.push(key, value);
+    else this.list[at + 1] = `${this.list[at + 1]}, ${value}`;
   }
 
   delete(name: string): void {
     const key = name.toLowerCase();
-    if (key === 'set-cookie') this.cookies.length = 0;
-    else this.map.delete(key);
+    for (let i = this.list.length - 2; i >= 0; i -= 2) if (this.list[i] === key) this.list.splice(i, 2);
   }
 
   getSetCookie(): string[] {
-    return [...this.cookies];
+    return this.cookies();
   }
 
+  private cookies(): string[] {
+    const out: string[] = [];
+    for (let i = 0; i < this.list.length; i += 2) if (this.list[i] === 'set-cookie') out.push(this.list[i + 1]);
+    return out;
+  }
+
+  /** Fetch's order: every other header in the order set, then the cookies. */
   forEach(visit: (value: string, name: string) => void): void {
-    for (const [name, value] of this.map) visit(value, name);
-    for (const value of this.cookies) visit(value, 'set-cookie');
+    for (let i = 0; i < this.list.length; i += 2)
+      if (this.list[i] !== 'set-cookie') visit(this.list[i + 1], this.list[i]);
+    for (const value of this.cookies()) visit(value, 'set-cookie');
   }
 
   /** As Fetch's Headers (which refuse a value the simulator should not build: a bug of ours). */
@@ -62,12 +82,9 @@ export class ReplyHeaders {
     return headers;
   }
 
-  /** For node's writeHead: names and values in one flat list, each set-cookie its own pair. */
+  /** For node's writeHead: names and values in one flat list (a copy), each set-cookie its own pair. */
   toNodeList(): string[] {
-    const out: string[] = [];
-    for (const [name, value] of this.map) out.push(name, value);
-    for (const value of this.cookies) out.push('set-cookie', value);
-    return out;
+    return this.list.slice();
   }
 }
 
@@ -110,11 +127,17 @@ export function withHeaders(answer: Answer, headers: HeaderInit): Answer {
   return out;
 }
 
+const JSON_TYPE: HeaderInit = { 'content-type': 'application/json' };
+
+/** The Reply with `headers` set over `first` (no object spread per answer). */
+function replyWith(status: number, body: string | Uint8Array | null, first: HeaderInit, headers: HeaderInit): Reply {
+  const reply = new Reply(status, body, first);
+  for (const name in headers) reply.headers.set(name, headers[name]);
+  return reply;
+}
+
 export function json(status: number, body: unknown, headers: HeaderInit = {}): Reply {
-  return new Reply(status, status === 204 ? null : JSON.stringify(body), {
-    'content-type': 'application/json',
-    ...headers,
-  });
+  return replyWith(status, status === 204 ? null : JSON.stringify(body), JSON_TYPE, headers);
 }
 
 /**
@@ -122,7 +145,7 @@ export function json(status: number, body: unknown, headers: HeaderInit = {}): R
  * prebuilt Buffer is written as it is, never encoded again per answer.
  */
 export function jsonText(status: number, body: string | Uint8Array, headers: HeaderInit = {}): Reply {
-  return new Reply(status, body, { 'content-type': 'application/json', ...headers });
+  return replyWith(status, body, JSON_TYPE, headers);
 }
 
 export function html(status: number, body: string, headers: HeaderInit = {}): Reply {

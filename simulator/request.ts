@@ -25,8 +25,12 @@ export function withUrl(request: SimRequest, url: string): SimRequest {
 
 /** The media type of the body, lowercased without parameters; '' when no Content-Type is sent. */
 export function mediaType(request: SimRequest): string {
-  return (request.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  const sent = request.headers.get('content-type');
+  // The form type as clients send it, read without splitting (every OAuth POST asks).
+  if (sent === FORM || sent === null) return sent ?? '';
+  return sent.split(';')[0].trim().toLowerCase();
 }
+const FORM = 'application/x-www-form-urlencoded';
 
 export function isJson(type: string): boolean {
   return type === 'application/json' || type.endsWith('+json');

@@ -15,6 +15,8 @@ export interface SimRequest {
   readonly parsedUrl?: URL;
   readonly headers: { get(name: string): string | null; has(name: string): boolean };
   text(): Promise<string>;
+  /** The body as text at once, where the adapter already holds all of it (no promise to wait for). */
+  textNow?(): string;
   arrayBuffer(): Promise<ArrayBuffer>;
   formData(): Promise<FormData>;
 }
@@ -104,8 +106,11 @@ export interface Sim {
   handle(request: Request): Promise<Response>;
   /** handle() before the Fetch Response is made: a declared oversized body refused, else answer(). */
   reply(request: SimRequest): Promise<Answer>;
-  /** The entry every adapter ends in: the answer before any Fetch Response is made of it. */
-  answer(request: SimRequest): Promise<Answer>;
+  /**
+   * The entry every adapter ends in: the answer before any Fetch Response is made of it; at once
+   * where no middleware or handler waits (the Node adapter then writes it in the same tick).
+   */
+  answer(request: SimRequest): Answer | Promise<Answer>;
   /** Back to the state right after start (seeded accounts and data, clock offset 0). */
   reset(): void;
 }
@@ -131,6 +136,11 @@ export interface Ctx {
   op: OperationInfo;
   /** Request body parsed once by content type: form, JSON, none or invalid. */
   body(): Promise<ParsedBody>;
+  /**
+   * The same, now, where nothing needs waiting for (see parseBodyNow); undefined otherwise. The
+   * hot OAuth endpoints answer synchronously with it: a promise per step costs microtask hops.
+   */
+  bodyNow?(): ParsedBody | undefined;
   /** The absolute origin the client used, for Link and Location URLs. */
   origin: string;
 }

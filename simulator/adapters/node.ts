@@ -10,35 +10,40 @@ import { Reply, type Answer } from '../http.js';
 import type { Sim, SimRequest } from '../types.js';
 
 /**
- * The body, or null once it is over `limit` bytes (declared or counted): nothing more is kept
- * (LIM-REQUEST-BODY-SIZE), so a huge upload costs at most `limit` bytes of memory.
+ * The body to `read`, or null once it is over `limit` bytes (declared or counted): nothing more is
+ * kept (LIM-REQUEST-BODY-SIZE), so a huge upload costs at most `limit` bytes of memory. Called
+ * once; `failed` instead when the stream breaks. Callbacks, not a promise: the answer is written
+ * in the 'end' event's own tick (a promise and its await cost every POST microtask hops).
  */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
-  if (Number(req.headers['content-length']) > limit) return Promise.resolve(null);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = () => {
-      req.off('data', onData).off('end', onEnd).off('error', onError);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        done();
-        chunks.length = 0;
-        resolve(null);
-      } else chunks.push(chunk);
-    };
-    const onEnd = () => {
+function readBody(
+  req: IncomingMessage,
+  limit: number,
+  read: (body: Buffer | null) => void,
+  failed: (error: Error) => void,
+): void {
+  if (Number(req.headers['content-length']) > limit) return read(null);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const done = () => {
+    req.off('data', onData).off('end', onEnd).off('error', onError);
+  };
+  const onData = (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
       done();
-      resolve(Buffer.concat(chunks));
-    };
-    const onError = (error: Error) => {
-      done();
-      reject(error);
-    };
-    req.on('data', onData).on('end', onEnd).on('error', onError);
-  });
+      chunks.length = 0;
+      read(null);
+    } else chunks.push(chunk);
+  };
+  const onEnd = () => {
+    done();
+    read(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+  };
+  const onError = (error: Error) => {
+    done();
+    failed(error);
+  };
+  req.on('data', onData).on('end', onEnd).on('error', onError);
 }
 
 /**
@@ -162,6 +167,10 @@ class NodeRequest implements SimRequest {
   }
 
   async text(): Promise<string> {
+    return this.textNow();
+  }
+
+  textNow(): string {
     return UTF8.decode(this.body);
   }
 
@@ -268,30 +277,48 @@ function adapterError(res: ServerResponse, error: unknown): void {
   res.end(JSON.stringify({ message: '500 Internal Server Error' }));
 }
 
+/** Run an answer's writing; whatever it throws, now or later, is the adapter's 500. */
+function guarded(res: ServerResponse, run: () => Promise<void> | void): void {
+  try {
+    run()?.catch((error: unknown) => adapterError(res, error));
+  } catch (error) {
+    adapterError(res, error);
+  }
+}
+
 export function toNodeListener(sim: Sim): (req: IncomingMessage, res: ServerResponse) => void {
+  // Written in the same tick when the simulator answers at once (sim.answer: most requests).
   const answer = (res: ServerResponse, request: SimRequest | null): Promise<void> | void => {
     if (!request) return badRequest(res);
     const head = request.method === 'HEAD';
-    return sim.answer(request).then((reply) => writeAnswer(res, reply, head));
+    const reply = sim.answer(request);
+    return reply instanceof Promise ? reply.then((r) => writeAnswer(res, r, head)) : writeAnswer(res, reply, head);
   };
   // A request with a body: read it (up to the route's limit) before answering.
-  const withBody = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
-    let request: SimRequest | null;
-    try {
-      const body = await readBody(req, sim.bodyLimit(req.method ?? 'GET', url.pathname));
-      if (body === null) {
-        // The unread rest is discarded while the 413 goes out (its Connection: close then
-        // lingers, see lingeringClose), never buffered.
-        req.resume();
-        const refused = toSimRequest(req, null, url);
-        if (!refused) return badRequest(res);
-        return writeAnswer(res, sim.tooLarge(refused), refused.method === 'HEAD');
+  const withBody = (req: IncomingMessage, res: ServerResponse, url: URL): void => {
+    const read = (body: Buffer | null): Promise<void> | void => {
+      let request: SimRequest | null;
+      try {
+        if (body === null) {
+          // The unread rest is discarded while the 413 goes out (its Connection: close then
+          // lingers, see lingeringClose), never buffered.
+          req.resume();
+          const refused = toSimRequest(req, null, url);
+          if (!refused) return badRequest(res);
+          return writeAnswer(res, sim.tooLarge(refused), refused.method === 'HEAD');
+        }
+        request = toSimRequest(req, body, url);
+      } catch {
+        request = null;
       }
-      request = toSimRequest(req, body, url);
-    } catch {
-      request = null;
-    }
-    return answer(res, request);
+      return answer(res, request);
+    };
+    readBody(
+      req,
+      sim.bodyLimit(req.method ?? 'GET', url.pathname),
+      (body) => guarded(res, () => read(body)),
+      () => guarded(res, () => answer(res, null)),
+    );
   };
   return (req, res) => {
     let url: URL | null;
@@ -307,8 +334,7 @@ export function toNodeListener(sim: Sim): (req: IncomingMessage, res: ServerResp
     } catch {
       return badRequest(res);
     }
-    const done = carries ? withBody(req, res, url) : answer(res, request);
-    done?.catch((error: unknown) => adapterError(res, error));
+    guarded(res, () => (carries ? withBody(req, res, url) : answer(res, request)));
   };
 }
 

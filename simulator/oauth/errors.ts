@@ -34,11 +34,11 @@ export class OAuthError extends HttpError {
 
   /** Never cached; a 401/403 names its challenge unless a fault drops it. */
   override toResponse(sim: Sim): Reply {
-    const headers: Record<string, string> = noStore(sim, 'token-error-cacheable');
+    let headers = noStore(sim, 'token-error-cacheable');
     let status = this.status;
     if (status === 401 || status === 403) {
       if (sim.fault('invalid-client-no-challenge') && this.error === 'invalid_client') status = 400;
-      else headers['www-authenticate'] = challenge(this);
+      else headers = { ...headers, 'www-authenticate': challenge(this) };
     }
     return jsonText(status, (this.text ??= JSON.stringify(this.body())), headers);
   }
@@ -68,8 +68,11 @@ export function noStore(
   sim: Sim,
   fault: 'token-cacheable' | 'token-error-cacheable' = 'token-cacheable',
 ): Record<string, string> {
-  return sim.fault(fault) ? {} : { 'cache-control': 'no-store', pragma: 'no-cache' };
+  return sim.fault(fault) ? NONE : NO_STORE;
 }
+// Shared by every answer that takes them (read, never written: json() copies them into its Reply).
+const NO_STORE: Readonly<Record<string, string>> = Object.freeze({ 'cache-control': 'no-store', pragma: 'no-cache' });
+const NONE: Readonly<Record<string, string>> = Object.freeze({});
 
 function challenge(error: OAuthError): string {
   // Client authentication failures name the Basic scheme (RFC 6749 §5.2); resource errors Bearer.

@@ -33,14 +33,29 @@ export interface Binding<C> {
   effects: Record<string, (c: C) => void | Promise<void>>;
 }
 
+/**
+ * The runner answers synchronously when every effect of the row does (all of them today): a
+ * promise per step cost a pending poll microtask hops for nothing. An effect that returns a
+ * promise makes the rest of the step wait for it, in order.
+ */
 export interface Runner<C extends Subject> {
   readonly table: Machine;
-  fire(state: string, trigger: string, c: C): Promise<MachineRow>;
+  fire(state: string, trigger: string, c: C): MachineRow | Promise<MachineRow>;
   /**
    * Fire, answer a failed client authentication as itself (before any state changes), save the
    * next state unless the `stay` fault holds, then throw the row's error.
    */
-  advance(c: C, move: Move): Promise<MachineRow>;
+  advance(c: C, move: Move): MachineRow | Promise<MachineRow>;
+  /** The OAuth error a row answers (made once per row), if it names one. */
+  errorOf(row: MachineRow): OAuthError | undefined;
+}
+
+/** Effects from the `from`th on, in order: synchronously until one returns a promise. */
+function runEffects<C>(binding: Binding<C>, row: MachineRow, c: C, from = 0): void | Promise<void> {
+  for (let i = from; i < row.effects.length; i++) {
+    const pending = binding.effects[row.effects[i]](c);
+    if (pending instanceof Promise) return pending.then(() => runEffects(binding, row, c, i + 1));
+  }
 }
 
 /**
@@ -85,23 +100,29 @@ export function runner<C extends Subject>(name: string, binding: Binding<C>): Ru
     }
     return checked;
   };
+  const settle = (c: C, { save, stay, throws = true }: Move, row: MachineRow): MachineRow => {
+    if (row.condition === 'client_auth_failed' && c.clientError) throw c.clientError;
+    if (save && !(stay && row.next === stay.state && c.sim.fault(stay.fault))) save(row.next);
+    if (throws && row.result.error) throw rowError(table(), row, row.result.error);
+    return row;
+  };
   const self: Runner<C> = {
     get table() {
       return table();
     },
-    async fire(state, trigger, c) {
+    fire(state, trigger, c) {
       const m = table();
       const row = step(m, state, trigger, (condition) => binding.conditions[condition](c));
       if (!row) throw new Error(`machine ${m.name}: no row for state ${state} and trigger ${trigger}`);
-      for (const effect of row.effects) await binding.effects[effect](c);
-      return row;
+      const pending = runEffects(binding, row, c);
+      return pending ? pending.then(() => row) : row;
     },
-    async advance(c, { from, trigger, save, stay, throws = true }) {
-      const row = await self.fire(from, trigger, c);
-      if (row.condition === 'client_auth_failed' && c.clientError) throw c.clientError;
-      if (save && !(stay && row.next === stay.state && c.sim.fault(stay.fault))) save(row.next);
-      if (throws && row.result.error) throw rowError(table(), row, row.result.error);
-      return row;
+    errorOf(row) {
+      return row.result.error ? rowError(table(), row, row.result.error) : undefined;
+    },
+    advance(c, move) {
+      const fired = self.fire(move.from, move.trigger, c);
+      return fired instanceof Promise ? fired.then((row) => settle(c, move, row)) : settle(c, move, fired);
     },
   };
   return self;

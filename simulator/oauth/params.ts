@@ -2,7 +2,7 @@
  * Parameters of an OAuth request, from a form-encoded or JSON body (or the query for GET).
  * RFC 6749 §3.1-3.2: a parameter sent more than once, or a body we cannot read, is invalid_request.
  */
-import type { Ctx } from '../types.js';
+import type { Ctx, ParsedBody } from '../types.js';
 import { InvalidRequest } from './errors.js';
 
 export type Params = ReadonlyMap<string, string>;
@@ -60,8 +60,8 @@ function fromFormText(text: string): Map<string, string> | undefined {
   return out;
 }
 
-export async function bodyParams(ctx: Ctx): Promise<Params> {
-  const body = await ctx.body();
+/** The parameters of a parsed body (RFC 6749 §3.1-3.2's reading of every kind). */
+function paramsOf(body: ParsedBody): Params {
   switch (body.kind) {
     case 'none':
       return new Map();
@@ -82,6 +82,19 @@ export async function bodyParams(ctx: Ctx): Promise<Params> {
       return out;
     }
   }
+}
+
+export async function bodyParams(ctx: Ctx): Promise<Params> {
+  return paramsOf(await ctx.body());
+}
+
+/**
+ * `use` of the body's parameters: at once when the body is at hand (ctx.bodyNow: the Node
+ * adapter), so a handler built on it answers without a promise; else once the body is read.
+ */
+export function withBodyParams<T>(ctx: Ctx, use: (params: Params) => T | Promise<T>): T | Promise<T> {
+  const now = ctx.bodyNow?.();
+  return now ? use(paramsOf(now)) : bodyParams(ctx).then(use);
 }
 
 export function queryParams(ctx: Ctx): Params {

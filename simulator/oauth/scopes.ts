@@ -21,7 +21,10 @@ export const KNOWN_SCOPES = [
 export const DEFAULT_SCOPE = 'api';
 
 export function parseScope(value: string | undefined | null): string[] {
-  return [...new Set((value ?? '').split(/\s/).filter(Boolean))];
+  if (!value) return [];
+  // One scope (most requests) needs no split.
+  if (!/\s/.test(value)) return [value];
+  return [...new Set(value.split(/\s/).filter(Boolean))];
 }
 
 export function formatScope(scopes: string[]): string {

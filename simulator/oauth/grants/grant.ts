@@ -14,7 +14,8 @@ export interface Grant {
   type: string;
   /** Offered at this release, offering and flag state? */
   available(sim: Sim): boolean;
-  handle(ctx: Ctx, params: Params): Promise<Answer>;
+  /** Synchronous where nothing waits (the pending poll): a promise costs every request microtask hops. */
+  handle(ctx: Ctx, params: Params): Answer | Promise<Answer>;
 }
 
 /** A token response: JSON, never cached; absent (undefined) fields are left out by JSON.stringify. */

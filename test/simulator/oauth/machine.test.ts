@@ -73,6 +73,43 @@ describe('fire', () => {
     expect(c.log).toEqual(['?code_expired', '?too_fast', '!grow_interval', '!record_poll']);
   });
 
+  it('answers synchronously when every effect does (no promise per poll), effects still in order', () => {
+    const log = (name: string) => (c: Ctx) => void c.log.push(`!${name}`);
+    const r = runner<Ctx>('device-authorization', {
+      conditions: deviceBinding().conditions,
+      effects: {
+        grow_interval: log('grow_interval'),
+        record_poll: log('record_poll'),
+        issue_tokens: log('issue_tokens'),
+        bind_user: log('bind_user'),
+      },
+    });
+    const c = ctx(['too_fast']);
+    const row = r.fire('pending', 'poll', c);
+    expect(row).not.toBeInstanceOf(Promise);
+    expect(row).toMatchObject({ condition: 'too_fast', next: 'pending' });
+    expect(c.log).toEqual(['?code_expired', '?too_fast', '!grow_interval', '!record_poll']);
+    // advance() throws the row's error where it stands, the state saved first.
+    const saved: string[] = [];
+    expect(() => r.advance(ctx(), { from: 'pending', trigger: 'poll', save: (s) => saved.push(s) })).toThrow(
+      OAuthError,
+    );
+    expect(saved).toEqual(['pending']);
+  });
+
+  it('an effect that answers later holds back the effects after it, in order', async () => {
+    const c = ctx(['too_fast']);
+    const r = runner<Ctx>('device-authorization', {
+      ...deviceBinding(),
+      effects: { ...deviceBinding().effects, record_poll: (x: Ctx) => void x.log.push('!record_poll') },
+    });
+    const pending = r.fire('pending', 'poll', c);
+    expect(pending).toBeInstanceOf(Promise);
+    expect(c.log).toEqual(['?code_expired', '?too_fast']);
+    await pending;
+    expect(c.log).toEqual(['?code_expired', '?too_fast', '!grow_interval', '!record_poll']);
+  });
+
   it('falls to otherwise when nothing holds', async () => {
     const r = runner<Ctx>('device-authorization', deviceBinding());
     const c = ctx();
@@ -80,25 +117,28 @@ describe('fire', () => {
     expect(c.log).toEqual(['?code_expired', '?too_fast', '!record_poll']);
   });
 
-  it('a trigger with no row is an error naming the state and the trigger', async () => {
+  it('a trigger with no row is an error naming the state and the trigger', () => {
     const r = runner<Ctx>('device-authorization', deviceBinding());
-    await expect(r.fire('pending', 'fly', ctx())).rejects.toThrow(
+    expect(() => r.fire('pending', 'fly', ctx())).toThrow(
       new Error('machine device-authorization: no row for state pending and trigger fly'),
     );
-    await expect(r.fire('nowhere', 'poll', ctx())).rejects.toThrow(
+    expect(() => r.fire('nowhere', 'poll', ctx())).toThrow(
       new Error('machine device-authorization: no row for state nowhere and trigger poll'),
     );
   });
 });
+
+/** advance() answers synchronously (its throw too) when the effects do: read either way as a promise. */
+const later = <T>(f: () => T | Promise<T>): Promise<T> => Promise.resolve().then(f);
 
 describe('advance', () => {
   const r = runner<Ctx>('device-authorization', deviceBinding());
 
   it('throws the row error described by its condition, after saving the next state', async () => {
     const saved: string[] = [];
-    const error = await r
-      .advance(ctx(['code_expired']), { from: 'pending', trigger: 'poll', save: (s) => saved.push(s) })
-      .catch((e: unknown) => e);
+    const error = await later(() =>
+      r.advance(ctx(['code_expired']), { from: 'pending', trigger: 'poll', save: (s) => saved.push(s) }),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OAuthError);
     expect((error as OAuthError).body()).toEqual({
       error: 'expired_token',
@@ -109,7 +149,9 @@ describe('advance', () => {
   });
 
   it('an otherwise row is described by its state', async () => {
-    const error = (await r.advance(ctx(), { from: 'pending', trigger: 'poll' }).catch((e: unknown) => e)) as OAuthError;
+    const error = (await later(() => r.advance(ctx(), { from: 'pending', trigger: 'poll' })).catch(
+      (e: unknown) => e,
+    )) as OAuthError;
     expect(error.body()).toEqual({
       error: 'authorization_pending',
       error_description: 'device code issued; the user has not finished on the verification page',
@@ -134,9 +176,9 @@ describe('advance', () => {
     const stay = { state: 'consumed', fault: 'device-code-reusable' as FaultName };
     const run = async (faults: string[], from: string) => {
       const saved: string[] = [];
-      await r
-        .advance(ctx([], faults), { from, trigger: 'poll', save: (s) => saved.push(s), stay })
-        .catch(() => undefined);
+      await later(() => r.advance(ctx([], faults), { from, trigger: 'poll', save: (s) => saved.push(s), stay })).catch(
+        () => undefined,
+      );
       return saved;
     };
     expect(await run(['device-code-reusable'], 'authorized')).toEqual([]);
@@ -165,15 +207,15 @@ describe('advance', () => {
     const own = new OAuthError('invalid_client', 'the client secret is wrong', 401);
     const saved: string[] = [];
     const c = { ...ctx(['client_auth_failed']), clientError: own };
-    await expect(code.advance(c, { from: 'issued', trigger: 'exchange', save: (s) => saved.push(s) })).rejects.toBe(
-      own,
-    );
+    await expect(
+      later(() => code.advance(c, { from: 'issued', trigger: 'exchange', save: (s) => saved.push(s) })),
+    ).rejects.toBe(own);
     expect(saved).toEqual([]);
     // Without the client's own error the row's error is thrown, described by the condition.
     const bare = { ...ctx(['client_auth_failed']), clientError: null };
-    const error = (await code
-      .advance(bare, { from: 'issued', trigger: 'exchange', save: (s) => saved.push(s) })
-      .catch((e: unknown) => e)) as OAuthError;
+    const error = (await later(() =>
+      code.advance(bare, { from: 'issued', trigger: 'exchange', save: (s) => saved.push(s) }),
+    ).catch((e: unknown) => e)) as OAuthError;
     expect(error.body()).toEqual({
       error: 'invalid_client',
       error_description: "a confidential application's client_secret is missing or wrong, or the client_id is unknown",
