@@ -2,6 +2,7 @@
  * The CheckContext a check runs with: its own recorder, flows and failure helpers, sharing the
  * session's target, driver and capabilities.
  */
+import { createHash } from 'node:crypto';
 import * as fc from 'fast-check';
 import type { CheckContext, FailureDetails } from '../types.js';
 import { CheckFailure, CheckSkipped, HarnessError, NoVerdict } from './errors.js';
@@ -44,7 +45,7 @@ export interface Evidence {
   notes?: string[];
   /** Failures of soft assertions beyond MAX_FAILURES, each message once: counted, not kept. */
   unshown: number;
-  /** The messages unshown counted, at most MAX_UNSHOWN. */
+  /** A digest of each message unshown counted, at most MAX_UNSHOWN (a message may quote megabytes). */
   unshownSeen?: Set<string>;
   /** Sees each assertion as it is judged: the rules it names (none: the check's) and whether it held. */
   judged?: (rules: readonly string[] | undefined, held: boolean) => void;
@@ -62,11 +63,17 @@ export const createEvidence = (judged?: Evidence['judged']): Evidence => ({
 /** The most unshown messages remembered to count each once (the memory a flood may take): past it, "at least". */
 export const MAX_UNSHOWN = 1000;
 
-/** One more failure not kept, unless its message was counted already (a repeat is no new failure). */
+/**
+ * One more failure not kept, unless its message was counted already (a repeat is no new failure).
+ * Each is remembered by its sha256, not whole: a target answering every request with a new 4 MB
+ * error kept a thousand of them (120 answers took 1 GB of heap; a run could die with no report).
+ */
 function countUnshown(evidence: Evidence, message: string): void {
   const seen = (evidence.unshownSeen ??= new Set());
-  if (seen.size >= MAX_UNSHOWN || seen.has(message)) return;
-  seen.add(message);
+  if (seen.size >= MAX_UNSHOWN) return;
+  const key = createHash('sha256').update(message).digest('base64');
+  if (seen.has(key)) return;
+  seen.add(key);
   evidence.unshown++;
 }
 

@@ -324,3 +324,17 @@ describe('review 9: notes, repeats and unshown failures', () => {
     expect(evidence.unshown).toBe(3);
   });
 });
+
+describe('review 10: unshown messages held small, target line breaks kept inside their line', () => {
+  it('unshown remembers each message by a fixed-size digest, never the message itself', () => {
+    const { t, evidence } = context();
+    for (let i = 0; i < MAX_FAILURES; i++) t.soft(false, `other ${i}`);
+    const long = 'x'.repeat(100_000);
+    for (let i = 0; i < 20; i++) t.soft(false, `${i} ${long}`);
+    t.soft(false, `0 ${long}`);
+    expect(evidence.unshown).toBe(20);
+    // The memory a flood of distinct megabyte messages may take is the digests' (4 MB x 120 answers: +1 GB).
+    const held = [...evidence.unshownSeen!].reduce((sum, key) => sum + key.length, 0);
+    expect(held).toBeLessThanOrEqual(20 * 64);
+  });
+});
