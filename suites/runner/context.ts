@@ -9,7 +9,7 @@ import { CheckFailure, CheckSkipped, HarnessError, NoVerdict } from './errors.js
 import type { TrackedFlows } from './oauth.js';
 import type { Recorder } from './http.js';
 import type { Redactor } from './redact.js';
-import { cut } from '../report/cut.js';
+import { cut, oneLine } from '../report/cut.js';
 
 /** What every check of a session shares, as the session holds it (one field list: CheckContext's). */
 export type SessionGround = Pick<
@@ -214,8 +214,8 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     },
     note(message: string): void {
       const notes = (evidence.notes ??= []);
-      // Masked before it is cut: a cut through a secret left its first part unmasked. Said once.
-      const note = cut(parts.redactor.text(message), NOTE_CHARACTERS, () => '…');
+      // Masked before it is cut: a cut through a secret left its first part unmasked. Said once, on one line.
+      const note = cut(oneLine(parts.redactor.text(message)), NOTE_CHARACTERS, () => '…');
       if (notes.length < NOTES && !notes.includes(note)) notes.push(note);
     },
     inForce,

@@ -35,7 +35,7 @@ import { basicPair, createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
 import { createRedactor, type Redactor } from './redact.js';
-import { cut, cutMessage, MAX_QUOTED } from '../report/cut.js';
+import { cut, cutMessage, MAX_QUOTED, oneLine } from '../report/cut.js';
 import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, whyNotInForce, type RuleInfo } from './rules.js';
 
 /** Why a check the run did not finish is skipped. */
@@ -844,11 +844,15 @@ export function describeFailure(failure: CheckFailure, mask: (text: string) => s
     ([k, v]) => v !== undefined && !['seed', 'path', 'shrinks', 'rules'].includes(k),
   );
   // Masked before it is cut: a secret cut in two would no longer be found, and half of it shown.
-  const message = cutMessage(mask(failure.message));
+  // One line: the harness alone breaks lines between failures and notes (oneLine).
+  const message = cutMessage(oneLine(mask(failure.message)));
   if (!details.length) return message;
   // Each value cut before it is joined: one megabyte value must not cost a megabyte string.
   const text = details
-    .map(([k, v]) => `${k}: ${cut(mask(typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v))), MAX_QUOTED)}`)
+    .map(
+      ([k, v]) =>
+        `${k}: ${cut(oneLine(mask(typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)))), MAX_QUOTED)}`,
+    )
     .join('; ');
   return `${message} (${text.length > 400 ? cut(text, 400, () => '…') : text})`;
 }
