@@ -171,3 +171,19 @@ describe('the HTTP recording holds what was sent and answered, and no more', () 
     expect(sent).toEqual([`${FAKE_BASE}/next?to=http://elsewhere.test/`]);
   });
 });
+
+describe('review 10: what the harness sends back, secrets echoed escaped, long URLs', () => {
+  it.each([
+    ['as PHP json_encode writes it', (s: string) => JSON.stringify(s).slice(1, -1).replace(/\//g, '\\/')],
+    ['JSON quoted again', (s: string) => JSON.stringify(JSON.stringify(s)).slice(1, -1)],
+    ['as json_encode writes it, quoted again', (s: string) => JSON.stringify(JSON.stringify(s).replace(/\//g, '\\/'))],
+  ])('a configured secret echoed %s is masked', (_, form) => {
+    const secret = 'Zq8/kR2+vT9"mW4xLp7=';
+    const r = createRedactor([secret]);
+    const echoed = form(secret);
+    expect(echoed).not.toBe(secret);
+    const shown = r.text(`credentials were ${echoed} (trace 42)`);
+    expect(shown).not.toContain(echoed);
+    expect(shown).not.toContain(echoed.slice(0, 8));
+  });
+});
