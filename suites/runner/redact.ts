@@ -99,13 +99,21 @@ const cut = (value: string, sizes: Map<string, number>, key: string): string => 
   return ownCopy(value.slice(0, RECORD_LIMIT));
 };
 
-/** The exchange as a recorder holds it: long bodies and header values cut to RECORD_LIMIT. */
+/** A recorded part: a request has a URL, which a target may make as long as a body (a form's action). */
+type Part = { url?: string; headers: Record<string, string>; body?: string };
+
+/** The exchange as a recorder holds it: long URLs, bodies and header values cut to RECORD_LIMIT. */
 export function keep(exchange: Exchange): Exchange {
-  const part = <T extends { headers: Record<string, string>; body?: string }>(p: T): T => {
+  const part = <T extends Part>(p: T): T => {
     // Cut again, a part keeps the sizes noted the first time.
     const sizes = new Map(sentBytes.get(p));
     const headers = Object.fromEntries(Object.entries(p.headers).map(([k, v]) => [k, cut(v, sizes, `h:${k}`)]));
-    const kept = { ...p, headers, ...(p.body !== undefined ? { body: cut(p.body, sizes, 'body') } : {}) };
+    const kept = {
+      ...p,
+      ...(p.url !== undefined ? { url: cut(p.url, sizes, 'url') } : {}),
+      headers,
+      ...(p.body !== undefined ? { body: cut(p.body, sizes, 'body') } : {}),
+    };
     if (sizes.size) sentBytes.set(kept, sizes);
     return kept;
   };
@@ -118,14 +126,16 @@ function clip(value: string, limit: number, sent: number | undefined): string {
   return `${value.slice(0, limit)}… truncated, ${sent ?? Buffer.byteLength(value)} bytes`;
 }
 
-/** Bodies and header values of a redacted part cut for the report; `original` is the recorded part. */
-function clipPart<T extends { headers: Record<string, string>; body?: string }>(safe: T, original: object): T {
+/** The URL, bodies and header values of a redacted part cut for the report; `original` is the recorded part. */
+function clipPart<T extends Part>(safe: T, original: object): T {
   const sizes = sentBytes.get(original);
   const headers = Object.fromEntries(
     Object.entries(safe.headers).map(([k, v]) => [k, clip(v, HEADER_VALUE_LIMIT, sizes?.get(`h:${k}`))]),
   );
   return {
     ...safe,
+    // A URL is cut as a header value is (a consent form's action of a megabyte made 7 MB reports).
+    ...(safe.url !== undefined ? { url: clip(safe.url, HEADER_VALUE_LIMIT, sizes?.get('url')) } : {}),
     headers,
     ...(safe.body !== undefined ? { body: clip(safe.body, BODY_LIMIT, sizes?.get('body')) } : {}),
   };

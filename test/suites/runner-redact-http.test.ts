@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { RawRequest } from '../../suites/target/types.js';
 import { CheckFailure } from '../../suites/runner/errors.js';
 import { createHttp, createRecorder } from '../../suites/runner/http.js';
-import { createRedactor } from '../../suites/runner/redact.js';
+import { createRedactor, HEADER_VALUE_LIMIT } from '../../suites/runner/redact.js';
 import { FAKE_BASE, fakeTarget } from './fakes.js';
 
 const get = (url: string, headers: Record<string, string> = {}) => ({ request: { method: 'GET', url, headers } });
@@ -185,5 +185,20 @@ describe('review 10: what the harness sends back, secrets echoed escaped, long U
     const shown = r.text(`credentials were ${echoed} (trace 42)`);
     expect(shown).not.toContain(echoed);
     expect(shown).not.toContain(echoed.slice(0, 8));
+  });
+
+  it('a long request URL is cut for the report as a header value is, masked before the cut', () => {
+    const secret = 'url-secret-0123456789';
+    const r = createRedactor([secret]);
+    const url = `http://h/oauth/authorize?pad=${'a'.repeat(HEADER_VALUE_LIMIT - 40)}${secret}${'b'.repeat(1_000_000)}`;
+    const shown = r.exchange({ request: { method: 'GET', url, headers: {} } });
+    expect(shown.request.url).toMatch(new RegExp(`… truncated, ${Buffer.byteLength(url)} bytes$`));
+    expect(shown.request.url.length).toBeLessThan(HEADER_VALUE_LIMIT + 40);
+    expect(shown.request.url).not.toContain(secret.slice(0, 6));
+    expect(shown.request.url).toContain('url-…');
+    // A short URL is shown whole.
+    expect(r.exchange({ request: { method: 'GET', url: 'http://h/x?y=1', headers: {} } }).request.url).toBe(
+      'http://h/x?y=1',
+    );
   });
 });
