@@ -753,7 +753,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         // The rerun command repeats the target's URL and config path: a password or token in them is masked too.
         reproduce: redactor.text(reproduceCommand(check.id, options.seed, options.reproduceArgs)),
       });
-      const errored = (message: string) => done('errored', { message: redactor.text(message), ...evidenceFields() });
+      // One line, as a failure is (oneLine): the message may quote the target (a page, an answer).
+      const errored = (message: string) =>
+        done('errored', { message: redactor.text(oneLine(message)), ...evidenceFields() });
       let result: CheckResult;
       checkRunning = true;
       runningCheck = check.id;
@@ -790,7 +792,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           const all = error instanceof CheckFailure ? [...evidence.failures, error] : evidence.failures;
           result = failed(check, all, evidence.unshown, done, evidenceFields);
         } else if (error instanceof CheckSkipped) {
-          result = done('skipped', { message: redactor.text(error.message) });
+          result = done('skipped', { message: redactor.text(oneLine(error.message)) });
         } else if (pastDeadline()) {
           stoppedCheck = DEADLINE_REACHED;
           result = done('skipped', { message: DEADLINE_REACHED });
