@@ -83,7 +83,7 @@ async function verifyIdToken(t: CheckContext, idToken: string, audience: string,
     `id_token is signed with ${header.alg ?? 'no alg'}, which no public key at ${KEYS_PATH} can verify (L113: the keys for token verification)`,
     broke(['OIDC-ID-TOKEN-SIGNATURE'], { alg: header.alg ?? null }),
   );
-  const jwks = await fetchJwks(t, KEYS_PATH, header.kid);
+  const jwks = await fetchJwks(t);
   // kid is optional (RFC 7515 §4.1.4); without one, the key set must leave no choice (OIDC Core §10.1).
   t.expect(
     header.kid === undefined ? jwks.keys.length === 1 : jwks.keys.some((k) => k.kid === header.kid),
@@ -143,7 +143,7 @@ async function signedUserinfo(
   } catch {
     // not a JWS: verifyJwt below says so
   }
-  const jwks = await fetchJwks(t, KEYS_PATH, kid);
+  const jwks = await fetchJwks(t);
   const keys = localKeys(t, jwks, kid);
   let payload: JWTPayload;
   try {

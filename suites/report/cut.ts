@@ -35,6 +35,13 @@ export function cut(text: string, max: number, more = (n: number) => `… (+${n}
   return `${text.slice(0, end)}${more(text.length - end)}`;
 }
 
+/**
+ * Text from the target kept on the line it is quoted in: a line feed or carriage return written
+ * `\n` or `\r`, as JSON writes them. Raw, an error_description "x\n(2/2) PASSED" forged a line of
+ * the harness's own list of failures (or its "(+N more failures…)") in every report and the console.
+ */
+export const oneLine = (text: string): string => text.replace(/[\r\n]/g, (c) => (c === '\n' ? '\\n' : '\\r'));
+
 /** A JSON string literal: quotes around characters, any escaped (linear: the two branches never overlap). */
 const QUOTED = /"(?:[^"\\]|\\.)*"/g;
 

@@ -329,6 +329,12 @@ function redactSetCookies(value: string): string {
 /** Encoded forms shorter than this are not worth masking: they would match ordinary base64 by chance. */
 const MIN_ENCODED = 8;
 
+/** `text` inside a JSON string as JSON.stringify writes it, and as PHP's json_encode does (`/` as `\/`). */
+function jsonForms(text: string): string[] {
+  const quoted = JSON.stringify(text).slice(1, -1);
+  return [quoted, quoted.replace(/\//g, '\\/')];
+}
+
 /**
  * The percent-encoded, hex and JSON-escaped forms of a secret, and the base64 and base64url forms it takes inside an encoded value: base64 of a Basic
  * `client_id:client_secret`, of an Authorization value (`Bearer <token>`), of a form body that a
@@ -348,8 +354,10 @@ export function encodedForms(secret: string): string[] {
       new URLSearchParams({ s: secret }).toString().slice(2),
       [...bytes].map((b) => `%${b.toString(16).padStart(2, '0')}`).join(''),
       bytes.toString('hex'),
-      // As the harness quotes it (JSON.stringify): a `"`, `\` or control character escaped.
-      JSON.stringify(secret).slice(1, -1),
+      // As JSON writes it: a `"`, `\` or control character escaped (the harness's quoting,
+      // JSON.stringify), a `/` too (PHP's json_encode); and either quoted again (a JSON body quoted
+      // whole in a message or a detail).
+      ...jsonForms(secret).flatMap((once) => [once, ...jsonForms(once)]),
     ].filter((form) => form !== secret && form.length >= MIN_ENCODED),
   );
   for (let skip = 0; skip < 3; skip++) {

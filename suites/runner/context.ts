@@ -2,13 +2,14 @@
  * The CheckContext a check runs with: its own recorder, flows and failure helpers, sharing the
  * session's target, driver and capabilities.
  */
+import { createHash } from 'node:crypto';
 import * as fc from 'fast-check';
 import type { CheckContext, FailureDetails } from '../types.js';
 import { CheckFailure, CheckSkipped, HarnessError, NoVerdict } from './errors.js';
 import type { TrackedFlows } from './oauth.js';
 import type { Recorder } from './http.js';
 import type { Redactor } from './redact.js';
-import { cut } from '../report/cut.js';
+import { cut, oneLine } from '../report/cut.js';
 
 /** What every check of a session shares, as the session holds it (one field list: CheckContext's). */
 export type SessionGround = Pick<
@@ -44,7 +45,7 @@ export interface Evidence {
   notes?: string[];
   /** Failures of soft assertions beyond MAX_FAILURES, each message once: counted, not kept. */
   unshown: number;
-  /** The messages unshown counted, at most MAX_UNSHOWN. */
+  /** A digest of each message unshown counted, at most MAX_UNSHOWN (a message may quote megabytes). */
   unshownSeen?: Set<string>;
   /** Sees each assertion as it is judged: the rules it names (none: the check's) and whether it held. */
   judged?: (rules: readonly string[] | undefined, held: boolean) => void;
@@ -62,11 +63,17 @@ export const createEvidence = (judged?: Evidence['judged']): Evidence => ({
 /** The most unshown messages remembered to count each once (the memory a flood may take): past it, "at least". */
 export const MAX_UNSHOWN = 1000;
 
-/** One more failure not kept, unless its message was counted already (a repeat is no new failure). */
+/**
+ * One more failure not kept, unless its message was counted already (a repeat is no new failure).
+ * Each is remembered by its sha256, not whole: a target answering every request with a new 4 MB
+ * error kept a thousand of them (120 answers took 1 GB of heap; a run could die with no report).
+ */
 function countUnshown(evidence: Evidence, message: string): void {
   const seen = (evidence.unshownSeen ??= new Set());
-  if (seen.size >= MAX_UNSHOWN || seen.has(message)) return;
-  seen.add(message);
+  if (seen.size >= MAX_UNSHOWN) return;
+  const key = createHash('sha256').update(message).digest('base64');
+  if (seen.has(key)) return;
+  seen.add(key);
   evidence.unshown++;
 }
 
@@ -207,8 +214,8 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     },
     note(message: string): void {
       const notes = (evidence.notes ??= []);
-      // Masked before it is cut: a cut through a secret left its first part unmasked. Said once.
-      const note = cut(parts.redactor.text(message), NOTE_CHARACTERS, () => '…');
+      // Masked before it is cut: a cut through a secret left its first part unmasked. Said once, on one line.
+      const note = cut(oneLine(parts.redactor.text(message)), NOTE_CHARACTERS, () => '…');
       if (notes.length < NOTES && !notes.includes(note)) notes.push(note);
     },
     inForce,

@@ -14,7 +14,12 @@ import { RULE_IDS } from '../../spec/index.js';
 export { mask, isSecretName };
 
 export interface Redactor {
-  /** Remember a secret value so it is masked wherever it appears later. */
+  /**
+   * Remember a secret value the run met (a token, a code, a secret read on a page) so it is masked
+   * wherever it appears later, if it looks like a credential (credentialLooking, from
+   * MIN_REMEMBERED characters): the target chose it. Only the config's secrets, given to
+   * createRedactor, are masked whatever their shape.
+   */
   remember(value: string | undefined | null): void;
   /** Learn the secrets an exchange carries (cheap; called for every exchange). */
   learn(exchange: Exchange): void;
@@ -45,17 +50,21 @@ export const LEARNED_MAX = 32_768;
 /** Rule ids, upper-cased: a value that folds to one is the harness's word. */
 const RULE_WORDS = new Set<string>(RULE_IDS);
 
+/** The fewest characters of a value the target put under a secret name in its answer, to be learned. */
+const CREDENTIAL_MIN = 8;
+
 /**
- * Whether a value the target put under a secret name looks like a credential, so that it is
- * learned and masked wherever it turns up: at least 8 characters, no path, and in any case (the
+ * Whether a value the target chose looks like a credential, so that it is learned and masked
+ * wherever it turns up: at least `min` characters (CREDENTIAL_MIN in its answers; fewer once the
+ * harness sends it back, a token the target really issued), no path, and in any case (the
  * search ignores ASCII case) no protocol word, no rule id or check id, no words of letters joined
  * by `.`, `_` or `-` (`Expected`, `Access_Denied`, `grants.state-unchanged`) but a user code
  * (RFC 8628 §6.1, `WDJB-MJHT`). A target that named such words secrets blanked them in the
  * harness's own sentences (red team, round 7; review 9); a value not learned is still masked where
  * the patterns find it (a secret-named field, a Bearer token, a JWT).
  */
-export function credentialLooking(value: string): boolean {
-  if (value.length < 8 || harmless(value) || harmless(value.toLowerCase()) || value.startsWith('/')) return false;
+export function credentialLooking(value: string, min = CREDENTIAL_MIN): boolean {
+  if (value.length < min || harmless(value) || harmless(value.toLowerCase()) || value.startsWith('/')) return false;
   if (/^[A-Z]{4}-?[A-Z]{4}$/.test(value)) return true;
   if (RULE_WORDS.has(value.toUpperCase())) return false;
   // Words (a check id too: `oidc.discovery-rs256`, a suite's name, a dot, words and numbers).
@@ -99,13 +108,21 @@ const cut = (value: string, sizes: Map<string, number>, key: string): string => 
   return ownCopy(value.slice(0, RECORD_LIMIT));
 };
 
-/** The exchange as a recorder holds it: long bodies and header values cut to RECORD_LIMIT. */
+/** A recorded part: a request has a URL, which a target may make as long as a body (a form's action). */
+type Part = { url?: string; headers: Record<string, string>; body?: string };
+
+/** The exchange as a recorder holds it: long URLs, bodies and header values cut to RECORD_LIMIT. */
 export function keep(exchange: Exchange): Exchange {
-  const part = <T extends { headers: Record<string, string>; body?: string }>(p: T): T => {
+  const part = <T extends Part>(p: T): T => {
     // Cut again, a part keeps the sizes noted the first time.
     const sizes = new Map(sentBytes.get(p));
     const headers = Object.fromEntries(Object.entries(p.headers).map(([k, v]) => [k, cut(v, sizes, `h:${k}`)]));
-    const kept = { ...p, headers, ...(p.body !== undefined ? { body: cut(p.body, sizes, 'body') } : {}) };
+    const kept = {
+      ...p,
+      ...(p.url !== undefined ? { url: cut(p.url, sizes, 'url') } : {}),
+      headers,
+      ...(p.body !== undefined ? { body: cut(p.body, sizes, 'body') } : {}),
+    };
     if (sizes.size) sentBytes.set(kept, sizes);
     return kept;
   };
@@ -118,14 +135,16 @@ function clip(value: string, limit: number, sent: number | undefined): string {
   return `${value.slice(0, limit)}… truncated, ${sent ?? Buffer.byteLength(value)} bytes`;
 }
 
-/** Bodies and header values of a redacted part cut for the report; `original` is the recorded part. */
-function clipPart<T extends { headers: Record<string, string>; body?: string }>(safe: T, original: object): T {
+/** The URL, bodies and header values of a redacted part cut for the report; `original` is the recorded part. */
+function clipPart<T extends Part>(safe: T, original: object): T {
   const sizes = sentBytes.get(original);
   const headers = Object.fromEntries(
     Object.entries(safe.headers).map(([k, v]) => [k, clip(v, HEADER_VALUE_LIMIT, sizes?.get(`h:${k}`))]),
   );
   return {
     ...safe,
+    // A URL is cut as a header value is (a consent form's action of a megabyte made 7 MB reports).
+    ...(safe.url !== undefined ? { url: clip(safe.url, HEADER_VALUE_LIMIT, sizes?.get('url')) } : {}),
     headers,
     ...(safe.body !== undefined ? { body: clip(safe.body, BODY_LIMIT, sizes?.get('body')) } : {}),
   };
@@ -148,10 +167,12 @@ export function createRedactor(initial: Array<string | undefined> = []): Redacto
     return [value, ...encodedForms(value)].filter((form) => secrets.add(form, pinned));
   };
   for (const value of initial) add(value, true);
-  const remember = (value: string | undefined | null): boolean => {
+  /** Learns a value the target chose (a token, a code, a value it asked the harness to send back): credential-looking only. */
+  const remember = (value: string | undefined | null, min = MIN_REMEMBERED): boolean => {
+    if (typeof value !== 'string' || !credentialLooking(value, min)) return false;
     const added = add(value);
     if (!added.length) return false;
-    learned.set(value!, added);
+    learned.set(value, added);
     if (learned.size > LEARNED_MAX) {
       const [oldest, strings] = learned.entries().next().value!;
       learned.delete(oldest);
@@ -162,15 +183,16 @@ export function createRedactor(initial: Array<string | undefined> = []): Redacto
   /** Secret-named values the exchange being learned may still offer (LEARNED_PER_EXCHANGE), learned or not. */
   let left = 0;
   /**
-   * Learning what the harness itself sent (a request's headers and body: its own credentials, or
-   * what it sends back): every value is a credential there; only what the target chose (its
-   * answers, a URL it redirected to) must look like one.
+   * Learning what the harness itself sent (a request's headers and body): its own credentials are
+   * the config's, masked already; the rest the target chose (tokens, codes, a csrf value, a cookie)
+   * must look like a credential as in its answers, shorter ones too: a target issuing the token
+   * `expected`, or a hidden csrf_token `Approval`, blanked the harness's own words once sent back.
    */
   let sent = false;
   const learnValue = (value: string) => {
     if (left <= 0) return;
     left--;
-    if (sent || credentialLooking(value)) remember(value);
+    remember(value, sent ? MIN_REMEMBERED : CREDENTIAL_MIN);
   };
   const options = { secrets };
 

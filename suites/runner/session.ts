@@ -36,7 +36,7 @@ import { basicPair, createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
 import { createRedactor, type Redactor } from './redact.js';
-import { cut, cutMessage, MAX_QUOTED } from '../report/cut.js';
+import { cut, cutMessage, MAX_QUOTED, oneLine } from '../report/cut.js';
 import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, whyNotInForce, type RuleInfo } from './rules.js';
 
 /** Why a check the run did not finish is skipped. */
@@ -764,7 +764,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         // The rerun command repeats the target's URL and config path: a password or token in them is masked too.
         reproduce: redactor.text(reproduceCommand(check.id, options.seed, options.reproduceArgs)),
       });
-      const errored = (message: string) => done('errored', { message: redactor.text(message), ...evidenceFields() });
+      // One line, as a failure is (oneLine): the message may quote the target (a page, an answer).
+      const errored = (message: string) =>
+        done('errored', { message: redactor.text(oneLine(message)), ...evidenceFields() });
       let result: CheckResult;
       checkRunning = true;
       runningCheck = check.id;
@@ -801,7 +803,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           const all = error instanceof CheckFailure ? [...evidence.failures, error] : evidence.failures;
           result = failed(check, all, evidence.unshown, done, evidenceFields);
         } else if (error instanceof CheckSkipped) {
-          result = done('skipped', { message: redactor.text(error.message) });
+          result = done('skipped', { message: redactor.text(oneLine(error.message)) });
         } else if (pastDeadline()) {
           stoppedCheck = DEADLINE_REACHED;
           result = done('skipped', { message: DEADLINE_REACHED });
@@ -855,11 +857,15 @@ export function describeFailure(failure: CheckFailure, mask: (text: string) => s
     ([k, v]) => v !== undefined && !['seed', 'path', 'shrinks', 'rules'].includes(k),
   );
   // Masked before it is cut: a secret cut in two would no longer be found, and half of it shown.
-  const message = cutMessage(mask(failure.message));
+  // One line: the harness alone breaks lines between failures and notes (oneLine).
+  const message = cutMessage(oneLine(mask(failure.message)));
   if (!details.length) return message;
   // Each value cut before it is joined: one megabyte value must not cost a megabyte string.
   const text = details
-    .map(([k, v]) => `${k}: ${cut(mask(typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v))), MAX_QUOTED)}`)
+    .map(
+      ([k, v]) =>
+        `${k}: ${cut(oneLine(mask(typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)))), MAX_QUOTED)}`,
+    )
     .join('; ');
   return `${message} (${text.length > 400 ? cut(text, 400, () => '…') : text})`;
 }

@@ -14,10 +14,11 @@ import { createRedactor, LEARNED_MAX, LEARNED_PER_EXCHANGE } from '../../suites/
 import { BUCKET, createSecretIndex } from '../../suites/report/secret-index.js';
 
 /**
- * A secret's strings in the index at most: itself, its base64 and base64url cores (six), and its
- * URI, form, %xx and hex encodings (four; encodedForms).
+ * A secret's strings in the index at most: itself, its base64 and base64url cores (six), its URI,
+ * form, %xx and hex encodings (four), and its JSON forms (six: escaped as JSON.stringify and as
+ * PHP's json_encode write it, each alone and quoted again by either; encodedForms).
  */
-const FORMS = 11;
+const FORMS = 17;
 const CONFIG_SECRET = 'config-client-secret-4f9a';
 
 /** The n-th code of flood `round`: fresh values, each with its own ending, so each could be learned. */

@@ -11,6 +11,7 @@ import { createRecorder } from '../../suites/runner/http.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import type { CheckContext } from '../../suites/types.js';
 import { softOnce } from '../../suites/shared/rules.js';
+import { describeFailure } from '../../suites/runner/session.js';
 import type { RuleId } from '../../spec/index.js';
 import { fakeCheckContext, fakeRules } from './fakes.js';
 
@@ -322,5 +323,39 @@ describe('review 9: notes, repeats and unshown failures', () => {
     for (let run = 0; run < 100; run++) t.soft(false, 'same sentence');
     t.soft(false, 'another sentence');
     expect(evidence.unshown).toBe(3);
+  });
+});
+
+describe('review 10: unshown messages held small, target line breaks kept inside their line', () => {
+  it('unshown remembers each message by a fixed-size digest, never the message itself', () => {
+    const { t, evidence } = context();
+    for (let i = 0; i < MAX_FAILURES; i++) t.soft(false, `other ${i}`);
+    const long = 'x'.repeat(100_000);
+    for (let i = 0; i < 20; i++) t.soft(false, `${i} ${long}`);
+    t.soft(false, `0 ${long}`);
+    expect(evidence.unshown).toBe(20);
+    // The memory a flood of distinct megabyte messages may take is the digests' (4 MB x 120 answers: +1 GB).
+    const held = [...evidence.unshownSeen!].reduce((sum, key) => sum + key.length, 0);
+    expect(held).toBeLessThanOrEqual(20 * 64);
+  });
+
+  const forged = 'x\n(2/2) PASSED (no failure)\r\n(+9 more failures of this check not shown)\rz';
+
+  it('a failure quoting a target value with line breaks says it on one line, the breaks written \\n and \\r', () => {
+    const said = describeFailure(new CheckFailure(`refused: ${forged}`, { errorDescription: forged, status: 400 }));
+    expect(said).not.toMatch(/[\r\n]/);
+    expect(said).toBe(
+      'refused: x\\n(2/2) PASSED (no failure)\\r\\n(+9 more failures of this check not shown)\\rz ' +
+        '(errorDescription: x\\n(2/2) PASSED (no failure)\\r\\n(+9 more failures of this check not shown)\\rz; status: 400)',
+    );
+  });
+
+  it('a note quoting a target value with line breaks stays one line, and is said once', () => {
+    const { t, evidence } = context();
+    t.note(`the page said ${forged}`);
+    t.note(`the page said ${forged}`);
+    expect(evidence.notes).toEqual([
+      'the page said x\\n(2/2) PASSED (no failure)\\r\\n(+9 more failures of this check not shown)\\rz',
+    ]);
   });
 });

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { RawRequest } from '../../suites/target/types.js';
 import { CheckFailure } from '../../suites/runner/errors.js';
 import { createHttp, createRecorder } from '../../suites/runner/http.js';
-import { createRedactor } from '../../suites/runner/redact.js';
+import { createRedactor, HEADER_VALUE_LIMIT } from '../../suites/runner/redact.js';
 import { FAKE_BASE, fakeTarget } from './fakes.js';
 
 const get = (url: string, headers: Record<string, string> = {}) => ({ request: { method: 'GET', url, headers } });
@@ -49,9 +49,10 @@ describe('the redactor learns from a URL its query and its fragment, never its p
 describe('the redactor learns the credentials of an Authorization header without their scheme', () => {
   it('the credentials after any run of spaces, and after leading spaces', () => {
     const r = createRedactor();
-    r.learn(get('http://h/', { Authorization: 'Bearer  two-spaces-token' }));
-    r.learn(get('http://h/', { authorization: '  Bearer leading-space-token' }));
-    expect(r.text('two-spaces-token,leading-space-token')).toBe('two-…,lead…');
+    // Credential-shaped: a word-shaped token is no credential (review 10), config secrets aside.
+    r.learn(get('http://h/', { Authorization: 'Bearer  two-spaces-token-7' }));
+    r.learn(get('http://h/', { authorization: '  Bearer leading-space-token-7' }));
+    expect(r.text('two-spaces-token-7,leading-space-token-7')).toBe('two-…,lead…');
   });
 
   it('the scheme itself stays readable, and the credentials alone are masked wherever they appear', () => {
@@ -169,5 +170,71 @@ describe('the HTTP recording holds what was sent and answered, and no more', () 
     );
     await http.follow('/next?to=http://elsewhere.test/');
     expect(sent).toEqual([`${FAKE_BASE}/next?to=http://elsewhere.test/`]);
+  });
+});
+
+describe('review 10: what the harness sends back, secrets echoed escaped, long URLs', () => {
+  const SENTENCE = 'Expected status 200; error access_denied; approval';
+
+  it('a value the target chose is learned when sent back only if it looks like a credential (8 characters waived)', () => {
+    const r = createRedactor(['config-secret-1']);
+    // The target issued word-shaped tokens and a hidden csrf value: the harness sends them back.
+    r.learn({
+      request: { method: 'POST', url: 'http://h/oauth/token', headers: {}, body: 'code=abcdefgh12345' },
+      response: {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ access_token: 'expected', refresh_token: 'Access_Denied', id_token: 'Zq7xW2' }),
+      },
+    });
+    r.learn(get('http://h/api/v4/user', { Authorization: 'Bearer expected' }));
+    r.learn(json('{"refresh_token":"Access_Denied","csrf_token":"Approval"}'));
+    r.learn({
+      request: {
+        method: 'POST',
+        url: 'http://h/users/sign_in',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'csrf_token=Approval&authenticity_token=Zq7xW2',
+      },
+    });
+    // The flows remember the tokens they track the same way.
+    for (const value of ['expected', 'Access_Denied', 'Approval', 'Zq7xW2']) r.remember(value);
+    expect(r.text(SENTENCE)).toBe(SENTENCE);
+    // A short credential the harness sent back is still learned: the 8-character floor is waived.
+    expect(masks(r, 'Zq7xW2')).toBe(true);
+  });
+
+  it("the config's own secrets are masked whatever their shape", () => {
+    const r = createRedactor(['two-spaces-token', 'Expected']);
+    expect(r.text('two-spaces-token Expected')).toBe('two-… …');
+  });
+
+  it.each([
+    ['as PHP json_encode writes it', (s: string) => JSON.stringify(s).slice(1, -1).replace(/\//g, '\\/')],
+    ['JSON quoted again', (s: string) => JSON.stringify(JSON.stringify(s)).slice(1, -1)],
+    ['as json_encode writes it, quoted again', (s: string) => JSON.stringify(JSON.stringify(s).replace(/\//g, '\\/'))],
+  ])('a configured secret echoed %s is masked', (_, form) => {
+    const secret = 'Zq8/kR2+vT9"mW4xLp7=';
+    const r = createRedactor([secret]);
+    const echoed = form(secret);
+    expect(echoed).not.toBe(secret);
+    const shown = r.text(`credentials were ${echoed} (trace 42)`);
+    expect(shown).not.toContain(echoed);
+    expect(shown).not.toContain(echoed.slice(0, 8));
+  });
+
+  it('a long request URL is cut for the report as a header value is, masked before the cut', () => {
+    const secret = 'url-secret-0123456789';
+    const r = createRedactor([secret]);
+    const url = `http://h/oauth/authorize?pad=${'a'.repeat(HEADER_VALUE_LIMIT - 40)}${secret}${'b'.repeat(1_000_000)}`;
+    const shown = r.exchange({ request: { method: 'GET', url, headers: {} } });
+    expect(shown.request.url).toMatch(new RegExp(`… truncated, ${Buffer.byteLength(url)} bytes$`));
+    expect(shown.request.url.length).toBeLessThan(HEADER_VALUE_LIMIT + 40);
+    expect(shown.request.url).not.toContain(secret.slice(0, 6));
+    expect(shown.request.url).toContain('url-…');
+    // A short URL is shown whole.
+    expect(r.exchange({ request: { method: 'GET', url: 'http://h/x?y=1', headers: {} } }).request.url).toBe(
+      'http://h/x?y=1',
+    );
   });
 });

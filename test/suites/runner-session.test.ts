@@ -443,6 +443,27 @@ describe('runCheck: what a result holds', () => {
     await session.close();
   });
 
+  it('an errored or skipped message quoting a line break of the target stays one line (review 10)', async () => {
+    const forged = 'x\n(2/2) PASSED\r\n(+9 more failures of this check not shown)';
+    const results = await runAll(
+      {},
+      [
+        'forged-harness',
+        ['T-MUST'],
+        async (t) => {
+          await t.http.get('/');
+          t.harness(`the page said ${forged}`);
+        },
+      ],
+      ['forged-skip', ['T-MUST'], async (t) => t.skip(`the page said ${forged}`)],
+    );
+    const said = 'the page said x\\n(2/2) PASSED\\r\\n(+9 more failures of this check not shown)';
+    expect(results.map((r) => [r.status, r.message])).toEqual([
+      ['errored', `the harness could not complete this check: ${said}`],
+      ['skipped', said],
+    ]);
+  });
+
   it('errored: nothing seen, nothing asserted, the harness gave up, or the check crashed', async () => {
     const stacked = new TypeError('boom');
     stacked.stack = 'TypeError: boom\n    at first (a.ts:1:1)\n    at second (b.ts:2:2)';
