@@ -17,9 +17,10 @@ const sha256: (data: string) => string =
 
 /**
  * H(key || value || key): the key on both sides, so a stored digest cannot be extended into the
- * digest of a longer value (that value would have to end with the key), in one hash. What is
- * hashed is a lookup key of a random token or a credential, never a message to authenticate, so
- * HMAC's nested pair buys nothing here; one call costs half of two (about 1 µs of a device
+ * digest of a longer value (that value would have to end with the key), in one hash. Most digests
+ * are lookup keys of random tokens or credentials; the one used as a tag (a session's CSRF token,
+ * oauth/session.ts, of 'csrf:' and its nonce) is safe for the same reason: forging it needs the key.
+ * HMAC's nested pair buys nothing more here; one call costs half of two (about 1 µs of a device
  * request's three, measured with `npm run bench:profile`). Not `createHmac`: it builds a native
  * object per call (about 3 µs here).
  */

@@ -67,7 +67,7 @@ export const InsufficientScope = named('insufficient_scope', 403);
 export function noStore(
   sim: Sim,
   fault: 'token-cacheable' | 'token-error-cacheable' = 'token-cacheable',
-): Record<string, string> {
+): Readonly<Record<string, string>> {
   return sim.fault(fault) ? NONE : NO_STORE;
 }
 // Shared by every answer that takes them (read, never written: json() copies them into its Reply).
