@@ -654,7 +654,7 @@ describe('runCheck: timeouts', () => {
     const [r] = await runAll({ checkTimeoutMs: 20 }, ['busy', ['T-MUST'], busy]);
     expect(r.status).toBe('errored');
     expect(r.message).toMatch(
-      /^the harness could not complete this check: check grants\.busy did not finish within 20 ms: the harness's own work held the run's thread \d+ ms of it \(not the target's doing\)$/,
+      /^the harness could not complete this check: check grants\.busy did not finish within 20 ms: the harness's own work held the run's thread \d+ ms past that \(not the target's doing\)$/,
     );
   });
 
