@@ -18,7 +18,7 @@ import {
   type JWTVerifyOptions,
 } from 'jose';
 import { HarnessError } from '../runner/errors.js';
-import { publicKeys, unusableKey } from './support.js';
+import { MAX_CANDIDATES, publicKeys, unusableKey } from './support.js';
 
 interface ByNode {
   kty: string;
@@ -34,13 +34,7 @@ const BY_NODE: ReadonlyArray<ByNode & { alg: string }> = [
   { alg: 'ES256K', kty: 'EC', crv: 'secp256k1', hash: 'sha256' },
 ];
 
-/**
- * The most keys a token is tried against, when several may have signed it (several under its kid,
- * which RFC 7517 §4.5 asks to be distinct only as a SHOULD, or no kid): each try is an import and a
- * verification on the run's one thread, and 58,000 keys under one kid held it for minutes (red
- * team, round 7). Past them the bound is the harness's: no verdict (firstVerifying).
- */
-export const MAX_CANDIDATES = 4;
+export { MAX_CANDIDATES } from './support.js';
 
 /** The published keys Node verifies `alg` with: its type and curve, the kid named, no other alg or use. */
 function nodeKeys(jwks: JSONWebKeySet, alg: string | undefined, kid: string | undefined): Array<[JWK, ByNode]> {
