@@ -259,7 +259,9 @@ export function withoutComments(html: string): string {
   let from = 0;
   for (let at = html.indexOf('<!--'); at >= 0; at = html.indexOf('<!--', from)) {
     parts.push(html.slice(from, at));
-    const end = html.indexOf('-->', at + 4);
+    // From the comment's own dashes: `<!-->` and `<!--->` are whole comments (HTML's parsing), not
+    // the start of one that hides the rest of the page (review 11).
+    const end = html.indexOf('-->', at + 2);
     if (end < 0) return parts.join('');
     from = end + 3;
   }
@@ -276,7 +278,8 @@ const SCRIPT_END = /<\/script\s*>/gi;
  * Entra's): a browser sends it with nobody pressing anything? Read without its comments: a script
  * of the page calls submit(), each of the form's buttons is inside `<noscript>` (there for a
  * browser running no script), and the page shows no other control (a link, a button, a field to
- * fill) outside `<noscript>`. One linear pass; a script's text is skipped whole.
+ * fill) outside `<noscript>`; a script is a `<script>` element or the body's onload. One linear
+ * pass; a script's text is skipped whole.
  */
 export function submitsItself(html: string, form: HtmlForm): boolean {
   if (!form.buttons.length || form.buttons.some((b) => !b.noscript)) return false;
@@ -297,6 +300,11 @@ export function submitsItself(html: string, form: HtmlForm): boolean {
     }
     if (noscripts) continue;
     const attrs = parseAttributes(m[0]);
+    // Keycloak's and ADFS's form_post: <body onload="document.forms[0].submit()">.
+    if (name === 'body') {
+      submits ||= Object.entries(attrs).some(([attr, value]) => attr.startsWith('on') && SELF_SUBMIT.test(value));
+      continue;
+    }
     const control =
       (name === 'a' && attrs.href !== undefined) ||
       ['button', 'select', 'textarea'].includes(name) ||

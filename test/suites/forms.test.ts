@@ -63,6 +63,20 @@ describe('submitsItself: a page that sends its form once loaded (a form_post)', 
     expect(sends(formPost())).toBe(true);
   });
 
+  it("Keycloak's and ADFS's form_post: the body's onload submits (review 11: read as no such page before)", () => {
+    const onload = (handler: string) =>
+      `<html><body onload="${handler}"><form method="post" action="/cb"><input type="hidden" name="code" value="x"><noscript><button type="submit">Continue</button></noscript></form></body></html>`;
+    expect(sends(onload('document.forms[0].submit()'))).toBe(true);
+    expect(sends(onload('javascript:document.forms[0].submit()'))).toBe(true);
+    expect(sends(onload('document.forms[0].reset()'))).toBe(false);
+  });
+
+  it('an empty comment (<!--> or <!--->) hides nothing: a Deny link after it is seen (review 11)', () => {
+    expect(sends(formPost('<!--><a href="/deny">Deny</a>'))).toBe(false);
+    expect(sends(formPost('<!---><a href="/deny">Deny</a>'))).toBe(false);
+    expect(sends(formPost('<!-- a note --><p>Redirecting…</p>'))).toBe(true);
+  });
+
   it('not with a button shown, another control shown, a script that never submits, or <noscript> in a comment', () => {
     expect(sends(formPost('', '<noscript>Turn JavaScript on.</noscript><button type="submit">Continue</button>'))).toBe(
       false,
