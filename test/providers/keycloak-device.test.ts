@@ -11,12 +11,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
 import { bodyOf, sendAnswer, simulatorAnswerTo, simulatorWith, type Loopback } from '../suites/loopback.js';
-import { escaped, page } from './sign-in-journey.js';
+import { page } from './sign-in-journey.js';
+import { headersOf, hiddenInputs, twoStepDevice } from './two-step-device.js';
 import { checksWith, explain, PAGE_DRIVERS, rulesWith, runWithDriver } from './provider.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const INTERVAL_MS = 5_000;
-const DECISION_BUTTONS = /<button type="submit" name="decision" value="approve">[\s\S]*?value="deny">[^<]*<\/button>/;
 
 let front: Loopback & { sim: Sim };
 /** What the grant page saw pressed: accept, cancel. */
@@ -32,29 +32,37 @@ const json = (status: number, body: unknown) =>
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
   });
 
-const headersOf = (raw: Record<string, string | string[] | undefined>) => {
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(raw)) if (typeof v === 'string') headers.set(k, v);
-  headers.delete('content-length');
-  return headers;
-};
-
 /** Keycloak's login-oauth-grant page: the client named, Yes and No as submits named accept and cancel. */
-const grantPage = (form: URLSearchParams) => {
-  const hidden = [...form].map(([k, v]) => `<input type="hidden" name="${escaped(k)}" value="${escaped(v)}">`).join('');
-  return page(
+const grantPage = (form: URLSearchParams) =>
+  page(
     'Grant Access to Conformance device app',
     `<h3>Do you want to grant access to Conformance device app?</h3>
 <ul><li><span>User profile</span></li></ul>
-<form class="form-actions" action="/oauth/device" method="POST">${hidden}
+<form class="form-actions" action="/oauth/device" method="POST">${hiddenInputs(form)}
 <input class="btn btn-primary" name="accept" id="kc-login" type="submit" value="Yes"/>
 <input class="btn btn-default" name="cancel" id="kc-cancel" type="submit" value="No"/>
 </form>`,
   );
-};
 
 beforeAll(async () => {
   let base = '';
+  // The user code and Submit, then the grant page, whose Yes or No decides.
+  const pages = twoStepDevice(
+    () => front.sim,
+    () => base,
+    {
+      path: '/oauth/device/grant',
+      button: '<input class="btn" type="submit" value="Submit"/>',
+      page: grantPage,
+      decide(form) {
+        const name = ['accept', 'cancel'].find((n) => form.has(n));
+        if (!name) return undefined;
+        pressed.push(name);
+        form.delete(name);
+        return name === 'accept' ? 'approve' : 'deny';
+      },
+    },
+  );
   front = await simulatorWith((req, res) => {
     const url = new URL(req.url ?? '/', base);
     const now = () => front.sim.clock.now();
@@ -91,48 +99,7 @@ beforeAll(async () => {
       );
       return true;
     }
-    if (url.pathname === '/oauth/device' && req.method === 'GET') {
-      // The user code, and Submit to the grant page.
-      sendAnswer(
-        res,
-        simulatorAnswerTo(front.sim, req, url).then(async (answer) => {
-          const html = (await answer.text())
-            .replace('action="/oauth/device"', 'action="/oauth/device/grant"')
-            .replace(DECISION_BUTTONS, '<input class="btn" type="submit" value="Submit"/>');
-          return new Response(html, { status: answer.status, headers: answer.headers });
-        }),
-      );
-      return true;
-    }
-    if (url.pathname === '/oauth/device/grant' && req.method === 'POST') {
-      sendAnswer(
-        res,
-        bodyOf(req).then(
-          (body) =>
-            new Response(grantPage(new URLSearchParams(body.toString('utf8'))), {
-              headers: { 'content-type': 'text/html; charset=utf-8' },
-            }),
-        ),
-      );
-      return true;
-    }
-    if (url.pathname === '/oauth/device' && req.method === 'POST') {
-      sendAnswer(
-        res,
-        bodyOf(req).then((body) => {
-          const form = new URLSearchParams(body.toString('utf8'));
-          for (const name of ['accept', 'cancel']) {
-            if (!form.has(name)) continue;
-            pressed.push(name);
-            form.delete(name);
-            form.set('decision', name === 'accept' ? 'approve' : 'deny');
-          }
-          return front.sim.handle(new Request(url, { method: 'POST', headers: headersOf(req.headers), body: form }));
-        }),
-      );
-      return true;
-    }
-    return false;
+    return pages(req, res);
   });
   base = front.url;
 }, 60_000);
