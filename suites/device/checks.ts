@@ -26,6 +26,7 @@ import {
   expectDeviceTimings,
   needTime,
   poll,
+  pollPaced,
   startDevice,
   wait,
 } from './flow.js';
@@ -60,7 +61,7 @@ export const deviceChecks: Check[] = [
       const start = await startDevice(t);
       expectOAuthError(
         t,
-        await poll(t, start.deviceCode),
+        await pollPaced(t, start, 'first poll of a fresh device code'),
         { status: 400, error: 'authorization_pending', rules: ['DEV-AUTHORIZATION-PENDING'] },
         'first poll of a fresh device code',
       );
@@ -104,7 +105,7 @@ export const deviceChecks: Check[] = [
       const start = await startDevice(t);
       expectOAuthError(
         t,
-        await poll(t, start.deviceCode),
+        await pollPaced(t, start, 'first poll of a fresh device code'),
         { status: 400, error: 'authorization_pending', rules: ['DEV-AUTHORIZATION-PENDING'] },
         'first poll of a fresh device code',
       );
@@ -161,7 +162,7 @@ export const deviceChecks: Check[] = [
       needTime(t);
       const start = await startDevice(t);
       await t.driver.approveDevice(start.userCode, start.verificationUri);
-      expectTokenOk(t, await poll(t, start.deviceCode), 'first poll after approval');
+      expectTokenOk(t, await pollPaced(t, start, 'first poll after approval'), 'first poll after approval');
       await wait(t, start.interval);
       expectOAuthError(
         t,
@@ -248,7 +249,8 @@ export const deviceChecks: Check[] = [
       const start = await startDevice(t);
       await t.driver.approveDevice(start.userCode, start.verificationUri);
       // No token on the first poll after approval: the approval did not take, or the poll was not answered.
-      const body = expectTokenOk(t, await poll(t, start.deviceCode), 'first poll after the user approved', [
+      const first = 'first poll after the user approved';
+      const body = expectTokenOk(t, await pollPaced(t, start, first), first, [
         'DEV-APPROVE',
         'DEV-SUCCESS',
         'DEV-TOKEN-PARAMS',
@@ -302,7 +304,7 @@ export const deviceChecks: Check[] = [
       await t.driver.approveDevice(start.userCode, start.verificationUri);
       expectOAuthError(
         t,
-        await poll(t, start.deviceCode, other),
+        await pollPaced(t, start, 'poll by another client', other),
         { status: 400, error: 'invalid_grant' },
         'poll by a client the device code was not issued to',
       );
@@ -310,7 +312,7 @@ export const deviceChecks: Check[] = [
         await wait(t, start.interval);
         expectTokenOk(
           t,
-          await poll(t, start.deviceCode, own),
+          await pollPaced(t, start, 'poll by the client the code was issued to', own),
           'poll by the client the approved device code was issued to',
         );
       }
@@ -328,7 +330,7 @@ export const deviceChecks: Check[] = [
       await t.driver.approveDevice(bogus, start.verificationUri).catch(() => undefined);
       expectOAuthError(
         t,
-        await poll(t, start.deviceCode),
+        await pollPaced(t, start, 'poll after another user code was approved'),
         { status: 400, error: 'authorization_pending' },
         'poll after another user code was approved',
       );
@@ -382,7 +384,7 @@ export const deviceChecks: Check[] = [
       if (connected) t.skip(`${NO_WAY_TO_REFUSE}: the denial on it is not tested`);
       expectOAuthError(
         t,
-        await poll(t, start.deviceCode),
+        await pollPaced(t, start, 'poll after the user denied on the verification page'),
         { status: 400, error: 'access_denied' },
         'poll after the user denied on the verification page',
       );

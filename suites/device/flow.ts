@@ -3,6 +3,7 @@ import { limits, type RuleId } from '../../spec/index.js';
 import type { AppRole, CheckContext, HttpRequest, HttpResponse } from '../types.js';
 import { AUTHORIZE_DEVICE_PATH, broke, DEVICE_GRANT, expectJsonType, jsonObject } from '../shared/oauth.js';
 import { absentBy } from '../runner/capabilities.js';
+import { CheckSkipped } from '../runner/errors.js';
 
 export { AUTHORIZE_DEVICE_PATH } from '../shared/oauth.js';
 
@@ -158,6 +159,38 @@ export function expectDeviceTimings(t: CheckContext, start: DeviceStart & { resp
 /** One poll of the token endpoint with the device grant (t.oauth tracks a token that comes back). */
 export function poll(t: CheckContext, deviceCode: string, app: AppRole = deviceApp(t)): Promise<HttpResponse> {
   return t.oauth.tokenRequest({ grant_type: DEVICE_GRANT, device_code: deviceCode }, { app });
+}
+
+/** How many slow_downs in a row pollPaced waits out before the answer is judged as it is. */
+const MAX_SLOW_DOWNS = 2;
+
+/**
+ * A poll whose answer a check judges, paced as a client paces it: a `slow_down` says the poll came
+ * sooner than the provider likes (RFC 8628 §3.5 lets it say so to any poll, the first one too, as
+ * Keycloak's does within the interval of the code's issue), not how the code stands, so the client
+ * grows its interval by the increment (kept in `start`, for this and later polls), waits it and
+ * polls again. Without a way to wait (clock control or --slow) the check is skipped: the answer it
+ * needed was not given.
+ */
+export async function pollPaced(
+  t: CheckContext,
+  start: Pick<DeviceStart, 'deviceCode' | 'interval'>,
+  what: string,
+  app: AppRole = deviceApp(t),
+): Promise<HttpResponse> {
+  for (let slowed = 0; ; slowed++) {
+    const answer = await poll(t, start.deviceCode, app);
+    if (jsonObject(answer)?.error !== 'slow_down' || slowed === MAX_SLOW_DOWNS) return answer;
+    // A missing or unreadable interval (the response's own failure) is RFC 8628 §3.2's 5 s.
+    const interval = Number.isInteger(start.interval) && start.interval > 0 ? start.interval : RFC8628_DEFAULT_INTERVAL;
+    start.interval = interval + limits().slowDownIncrement;
+    const unanswered = `the provider answered slow_down to the ${what}; polling again after the grown interval (${start.interval} s) needs clock control or --slow`;
+    if (!t.caps.clock && !t.slow) t.skip(unanswered);
+    // A driver that cannot move the target's clock (the form driver) says so: the same missing premise.
+    await wait(t, start.interval).catch((error: unknown) => {
+      throw error instanceof CheckSkipped ? new CheckSkipped(`${unanswered} (${error.message})`) : error;
+    });
+  }
 }
 
 /**

@@ -20,6 +20,8 @@ export interface DeviceModel {
   /** Seconds since the device code was issued, as the model counts them. */
   now: number;
   lastPoll: number | null;
+  /** When the last poll went out, in any state (the table records pending ones only); 0: the code's issue. */
+  askedAt: number;
   interval: number;
   lifetime: number;
   /** Rules of the user's decisions since the last poll: that poll's answer shows whether they took. */
@@ -105,6 +107,16 @@ class PollCommand implements fc.AsyncCommand<DeviceModel, Real> {
     const row = predict(this.m, model, 'poll');
     const res = await poll(t, start.deviceCode);
     const body = jsonObject(res);
+    // A slow_down to a poll sooner than the interval after the previous one (in any state), or after
+    // the code's issue for the first (Keycloak counts from there), is RFC 8628 §3.5's whatever the state: the
+    // client grows its interval and polls again, and the state is told by a later poll.
+    const tooSoon = model.now - model.askedAt < model.interval;
+    model.askedAt = model.now;
+    if (body?.error === 'slow_down' && row.result.error !== 'slow_down' && tooSoon) {
+      model.interval += limits().slowDownIncrement;
+      model.lastPoll = model.now;
+      return;
+    }
     // A slow_down once the model's grown interval had passed means the provider grew it otherwise.
     const grewOtherwise =
       body?.error === 'slow_down' && row.result.error === 'authorization_pending' && model.interval !== start.interval;
@@ -269,6 +281,7 @@ export async function runModel(t: CheckContext, commands: Iterable<fc.AsyncComma
     state: machine(DEVICE_MACHINE).initial,
     now: 0,
     lastPoll: null,
+    askedAt: 0,
     interval: start.interval,
     lifetime: start.expiresIn,
     decided: [],

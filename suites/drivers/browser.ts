@@ -1,9 +1,5 @@
-/**
- * A bot wall or a gateway's page answering the sign-in is no refusal of the configured user's: said
- * as what it is, and the next check may sign in again. Its headers and status only (target/unserved.ts):
- * the page's body stays in the browser.
- */
-function standingIn(answer: PwResponse): void {
+/** A page answer's headers as Headers (rate.ts and unserved.ts read those). */
+function headersOf(answer: PwResponse): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(answer.headers()))
     try {
@@ -11,7 +7,35 @@ function standingIn(answer: PwResponse): void {
     } catch {
       /* a value Headers cannot hold (set-cookie lines joined by a newline): no marker is one */
     }
-  const unserved = unservedOf(answer.status(), headers, () => '');
+  return headers;
+}
+
+/**
+ * How long to wait before loading a page again that the target declined to serve now (rate.ts
+ * isRateLimited: a 429, a 503 with Retry-After): what the HTTP target does with its own requests,
+ * for the pages the browser loads itself (GET only: a form posted is not sent twice). Undefined
+ * for any other answer; after `attempt` retries, or a wait past the harness's, the visit is given
+ * up with the HTTP target's line (rate.ts givenUp), its check errored, no rule judged.
+ */
+function throttledFor(answer: PwResponse | undefined, attempt: number, waited: number): number | undefined {
+  if (!answer || answer.request().method() !== 'GET') return undefined;
+  const headers = headersOf(answer);
+  if (!isRateLimited(answer.status(), headers)) return undefined;
+  const maxWait = DEFAULT_MAX_RETRY_AFTER;
+  const { asked, wait } = retryWait(headers, attempt, maxWait);
+  if (attempt < DEFAULT_RETRIES_429 && wait <= maxWait) return wait;
+  const where = `GET ${new URL(answer.url()).pathname.slice(0, 200)}`;
+  const { message, status } = givenUp(where, answer.status(), { attempt, waited, wait, maxWait, asked });
+  throw new RateLimited(message, status);
+}
+
+/**
+ * A bot wall or a gateway's page answering the sign-in is no refusal of the configured user's: said
+ * as what it is, and the next check may sign in again. Its headers and status only (target/unserved.ts):
+ * the page's body stays in the browser.
+ */
+function standingIn(answer: PwResponse): void {
+  const unserved = unservedOf(answer.status(), headersOf(answer), () => '');
   if (!unserved) return;
   const what = `${answer.request().method()} ${new URL(answer.url()).pathname.slice(0, 200)}: ${answer.status()}`;
   throw new HarnessError(
@@ -61,7 +85,7 @@ import {
 } from './defaults.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
 import { pageText, parseForms } from './html.js';
-import { CheckFailure, CheckSkipped, HarnessError } from '../runner/errors.js';
+import { CheckFailure, CheckSkipped, HarnessError, RateLimited } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { devicePageUrl } from './form.js';
 import { expectDeviceDecided, type Journey } from './device-outcome.js';
@@ -101,6 +125,7 @@ import {
   type Unsettled,
 } from './sign-in.js';
 import { unservedOf } from '../target/unserved.js';
+import { DEFAULT_MAX_RETRY_AFTER, DEFAULT_RETRIES_429, givenUp, isRateLimited, retryWait } from '../target/rate.js';
 
 /** The device page's user code field. */
 const USER_CODE_FIELDS = ['input[name*="user_code" i]', 'input[name*="usercode" i]'];
@@ -1124,18 +1149,36 @@ export async function createBrowserDriver(
         const label = await control.evaluate((e) => (e instanceof HTMLInputElement ? e.value : e.textContent) ?? '');
         throw noWayToDeny(page.url(), label || 'none shown', why);
       };
-      await settle(page, watch, () =>
-        page.goto(startUrl, { waitUntil: 'commit' }).catch((error: Error) => {
-          // An aborted navigation (we caught the hand-over) is the expected end, not an error.
-          if (handover() || /ERR_ABORTED|ERR_FAILED|frame was detached/i.test(error.message)) return;
-          // Chromium's reason only: its message repeats the URL, and a device URL carries the user code.
-          const reason = /net::[A-Z_]+/.exec(error.message)?.[0] ?? error.name;
-          throw new HarnessError(`the browser could not open ${new URL(startUrl).pathname}: ${reason}`);
-        }),
-      );
+      /** The start page loaded (or again): an aborted navigation (we caught the hand-over) is the expected end. */
+      const load = (loading: Promise<unknown>) =>
+        loading.then(
+          () => undefined,
+          (error: Error) => {
+            if (handover() || /ERR_ABORTED|ERR_FAILED|frame was detached/i.test(error.message)) return;
+            // Chromium's reason only: its message repeats the URL, and a device URL carries the user code.
+            const reason = /net::[A-Z_]+/.exec(error.message)?.[0] ?? error.name;
+            throw new HarnessError(`the browser could not open ${new URL(startUrl).pathname}: ${reason}`);
+          },
+        );
+      await settle(page, watch, () => load(page.goto(startUrl, { waitUntil: 'commit' })));
       // Steps: sign in, decide, then continue (a button or link that leads on), each once it shows.
+      let throttled = 0;
+      let waitedOut = 0;
       for (let step = 0; step < MAX_STEPS && !handover() && !stray(); step++) {
         progress();
+        // A page the target declined to serve now is no page of the provider's: waited out, loaded again.
+        const wait = throttledFor(last, throttled, waitedOut);
+        if (wait !== undefined) {
+          throttled++;
+          waitedOut += wait;
+          clearTimeout(watchdog);
+          // The refusal's own page loaded first: a reload that interrupts it fails in Chromium.
+          await page.waitForLoadState('domcontentloaded', { timeout: pageTimeout }).catch(() => undefined);
+          await sleep(wait * 1000);
+          progress();
+          await settle(page, watch, () => load(page.reload({ waitUntil: 'commit' })));
+          continue;
+        }
         // Before the sign-in a username page is an answer too: waiting only for the others would
         // spend the whole script allowance on every identifier-first sign-in.
         await ready(page, watch, [

@@ -10,8 +10,17 @@ import { createBodyBuffer } from './body-buffer.js';
 import { decodeContent } from './content-coding.js';
 import { keptConnections } from './kept-connections.js';
 import { untrustedCertificate } from './tls.js';
-import { createRateLimiter, isRateLimited, rateLimitWait, REAL_CLOCK, type Clock } from './rate.js';
-import { LOWER_THE_RATE, SLOW_SHARE, TransportError, type RawRequest, type Target } from './types.js';
+import {
+  createRateLimiter,
+  DEFAULT_MAX_RETRY_AFTER,
+  DEFAULT_RETRIES_429,
+  givenUp,
+  isRateLimited,
+  REAL_CLOCK,
+  retryWait,
+  type Clock,
+} from './rate.js';
+import { SLOW_SHARE, TransportError, type RawRequest, type Target } from './types.js';
 
 export interface HttpTargetOptions {
   /** Per-request timeout in milliseconds. */
@@ -40,14 +49,7 @@ export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 export const MAX_RESPONSE_HEADER_BYTES = 256 * 1024;
 /** How much of a path an error message quotes. */
 const PATH_IN_MESSAGE = 120;
-/**
- * Waits, in seconds, before each retry of a rate-limited answer that says no wait: short, since
- * nothing says how long, and bounded, so a provider that refuses one path forever costs each
- * request a few seconds, not the run.
- */
-export const BACKOFF_SECONDS = [1, 2];
-export const DEFAULT_RETRIES_429 = 2;
-export const DEFAULT_MAX_RETRY_AFTER = 60;
+export { BACKOFF_SECONDS, DEFAULT_MAX_RETRY_AFTER, DEFAULT_RETRIES_429 } from './rate.js';
 
 const shownPath = (path: string) =>
   path.length > PATH_IN_MESSAGE ? `${path.slice(0, PATH_IN_MESSAGE)}… (${path.length} bytes)` : path;
@@ -302,30 +304,14 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
         if (!isRateLimited(response.status, response.headers) || (await isSlowDown(response))) return response;
         const where = `${raw.method} ${shownPath(splitUrl(raw.url).path)}`;
         lastRefused = `${where} answered ${response.status}`;
-        const asked = rateLimitWait(response.headers, clock.now);
-        // Only a wait the server named can be too long: our own backoff stays within maxWait.
-        const wait = asked ?? Math.min(BACKOFF_SECONDS[Math.min(attempt, BACKOFF_SECONDS.length - 1)], maxWait);
+        const { asked, wait } = retryWait(response.headers, attempt, maxWait, clock.now);
         // The server speaks for every request: what it names holds the others too, even as this one is given up.
         if (wait <= maxWait && (asked !== null || attempt < retries)) limiter.pause(wait);
         if (attempt < retries && wait <= maxWait) {
           waited += wait;
           continue;
         }
-        const tooLong =
-          wait > maxWait
-            ? `; it asked to wait ${Math.ceil(wait)} s, longer than the ${maxWait} s the harness waits`
-            : '';
-        // A 503 says the service is out, not that the harness asks too often: --rate is no remedy.
-        const [what, remedy] =
-          response.status === 503
-            ? ['the target is unavailable for this request', 'run again once it is served']
-            : ['the target rate-limited this request', LOWER_THE_RATE];
-        throw new TransportError(
-          `${what} (${where}): ${response.status} after ${attempt} ${attempt === 1 ? 'retry' : 'retries'}, waited ${Math.round(waited)} s${tooLong}; ${remedy}`,
-          'rate-limited',
-          asked ?? undefined,
-          response.status,
-        );
+        throw givenUp(where, response.status, { attempt, waited, wait, maxWait, asked });
       }
     },
     async close() {

@@ -1,3 +1,5 @@
+import { LOWER_THE_RATE, TransportError } from './types.js';
+
 /**
  * A token bucket: at most `perSecond` requests per second on average, bursts up to the same
  * number. A 429 (waited out) pauses the whole bucket, since the server speaks for every caller.
@@ -121,5 +123,59 @@ export function isRateLimited(status: number, headers: Headers): boolean {
     status === 429 ||
     (status === 403 && (headers.get('x-ratelimit-remaining')?.trim() === '0' || headers.has('retry-after'))) ||
     (status === 503 && headers.has('retry-after'))
+  );
+}
+
+/**
+ * Waits, in seconds, before each retry of a rate-limited answer that says no wait: short, since
+ * nothing says how long, and bounded, so a provider that refuses one path forever costs each
+ * request a few seconds, not the run.
+ */
+export const BACKOFF_SECONDS = [1, 2];
+export const DEFAULT_RETRIES_429 = 2;
+export const DEFAULT_MAX_RETRY_AFTER = 60;
+
+/**
+ * The wait before retry `attempt` (from 0) of a rate-limited answer: the one it names (`asked`),
+ * else our backoff. Only a wait the server named can be past `maxWait`.
+ */
+export function retryWait(
+  headers: Headers,
+  attempt: number,
+  maxWait: number,
+  now: () => number = Date.now,
+): { asked: number | null; wait: number } {
+  const asked = rateLimitWait(headers, now);
+  return { asked, wait: asked ?? Math.min(BACKOFF_SECONDS[Math.min(attempt, BACKOFF_SECONDS.length - 1)], maxWait) };
+}
+
+/**
+ * A rate-limited request given up (`where`: `METHOD /path`) after `attempt` retries that waited
+ * `waited` s, or at once when its answer asked `wait` s past `maxWait`: the one line the check
+ * that sent it is errored with (the HTTP target's requests and the browser driver's pages alike).
+ */
+export function givenUp(
+  where: string,
+  status: number,
+  {
+    attempt,
+    waited,
+    wait,
+    maxWait,
+    asked,
+  }: { attempt: number; waited: number; wait: number; maxWait: number; asked: number | null },
+): TransportError {
+  const tooLong =
+    wait > maxWait ? `; it asked to wait ${Math.ceil(wait)} s, longer than the ${maxWait} s the harness waits` : '';
+  // A 503 says the service is out, not that the harness asks too often: --rate is no remedy.
+  const [what, remedy] =
+    status === 503
+      ? ['the target is unavailable for this request', 'run again once it is served']
+      : ['the target rate-limited this request', LOWER_THE_RATE];
+  return new TransportError(
+    `${what} (${where}): ${status} after ${attempt} ${attempt === 1 ? 'retry' : 'retries'}, waited ${Math.round(waited)} s${tooLong}; ${remedy}`,
+    'rate-limited',
+    asked ?? undefined,
+    status,
   );
 }

@@ -1,0 +1,162 @@
+/**
+ * A device flow as Keycloak plays it: the device authorization response carries no interval (RFC
+ * 8628 §3.2: then 5 s), a poll sooner than the interval after the code was issued or after the
+ * last poll it let through answers slow_down (the first poll too: RFC 8628 §3.5 lets a server say
+ * so whenever the client polls faster than it likes), and after the user code the page asks "Do
+ * you want to grant access to …?" with Yes and No, submits named accept and cancel (its
+ * login-oauth-grant page). Only the absent interval breaks a rule (DEV-AUTHORIZE-RESPONSE, the
+ * source's response carries it); a slow_down is no verdict on the poll it answers, and a deny
+ * visit presses No and nothing else.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sim } from '../../simulator/types.js';
+import { bodyOf, sendAnswer, simulatorAnswerTo, simulatorWith, type Loopback } from '../suites/loopback.js';
+import { page } from './sign-in-journey.js';
+import { headersOf, hiddenInputs, twoStepDevice } from './two-step-device.js';
+import { checksWith, explain, PAGE_DRIVERS, rulesWith, runWithDriver } from './provider.js';
+
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+const INTERVAL_MS = 5_000;
+
+let front: Loopback & { sim: Sim };
+/** What the grant page saw pressed: accept, cancel. */
+const pressed: string[] = [];
+/** Per device code, the simulator time before which a poll answers slow_down. */
+const nextPoll = new Map<string, number>();
+/** Polls the provider answered slow_down itself. */
+let slowDowns = 0;
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+  });
+
+/** Keycloak's login-oauth-grant page: the client named, Yes and No as submits named accept and cancel. */
+const grantPage = (form: URLSearchParams) =>
+  page(
+    'Grant Access to Conformance device app',
+    `<h3>Do you want to grant access to Conformance device app?</h3>
+<ul><li><span>User profile</span></li></ul>
+<form class="form-actions" action="/oauth/device" method="POST">${hiddenInputs(form)}
+<input class="btn btn-primary" name="accept" id="kc-login" type="submit" value="Yes"/>
+<input class="btn btn-default" name="cancel" id="kc-cancel" type="submit" value="No"/>
+</form>`,
+  );
+
+beforeAll(async () => {
+  let base = '';
+  // The user code and Submit, then the grant page, whose Yes or No decides.
+  const pages = twoStepDevice(
+    () => front.sim,
+    () => base,
+    {
+      path: '/oauth/device/grant',
+      button: '<input class="btn" type="submit" value="Submit"/>',
+      page: grantPage,
+      decide(form) {
+        const name = ['accept', 'cancel'].find((n) => form.has(n));
+        if (!name) return undefined;
+        pressed.push(name);
+        form.delete(name);
+        return name === 'accept' ? 'approve' : 'deny';
+      },
+    },
+  );
+  front = await simulatorWith((req, res) => {
+    const url = new URL(req.url ?? '/', base);
+    const now = () => front.sim.clock.now();
+    if (url.pathname === '/oauth/authorize_device' && req.method === 'POST') {
+      sendAnswer(
+        res,
+        simulatorAnswerTo(front.sim, req, url).then(async (answer) => {
+          const body = (await answer.json()) as Record<string, unknown>;
+          if (typeof body.device_code === 'string') nextPoll.set(body.device_code, now() + INTERVAL_MS);
+          const { interval: _interval, ...rest } = body;
+          return json(answer.status, rest);
+        }),
+      );
+      return true;
+    }
+    if (url.pathname === '/oauth/token' && req.method === 'POST') {
+      sendAnswer(
+        res,
+        bodyOf(req).then((raw) => {
+          const form = new URLSearchParams(raw.toString('utf8'));
+          const code = form.get('device_code') ?? '';
+          const next = nextPoll.get(code);
+          if (form.get('grant_type') === DEVICE_GRANT && next !== undefined) {
+            if (now() < next) {
+              slowDowns++;
+              return json(400, { error: 'slow_down', error_description: 'Slow down' });
+            }
+            nextPoll.set(code, now() + INTERVAL_MS);
+          }
+          return front.sim.handle(
+            new Request(url, { method: 'POST', headers: headersOf(req.headers), body: new Uint8Array(raw) }),
+          );
+        }),
+      );
+      return true;
+    }
+    return pages(req, res);
+  });
+  base = front.url;
+}, 60_000);
+
+afterAll(async () => {
+  await front?.close();
+});
+
+const CHECKS = [
+  'device.state-machine',
+  'device.authorization-response',
+  'device.authorization-timings',
+  'device.slow-down',
+  'device.token-response',
+  'device.single-use',
+  'device.verification-page',
+];
+
+/** The checks whose judged poll met a slow_down: waited out where the clock moves, untested where not. */
+const PACED = ['device.single-use', 'device.slow-down', 'device.token-response', 'device.verification-page'];
+
+describe('a Keycloak device flow: no interval, slow_down from the first poll, a Yes/No grant page', () => {
+  it.each(PAGE_DRIVERS)(
+    '%s driver: only the absent interval fails (DEV-AUTHORIZE-RESPONSE); a slow_down is waited out or said; a deny presses No alone',
+    async (kind) => {
+      pressed.length = 0;
+      slowDowns = 0;
+      const { report, stderr } = await runWithDriver(front, kind, CHECKS);
+      const why = explain(report, stderr);
+      expect(checksWith(report, 'errored', 'warned'), why).toEqual([]);
+      expect(rulesWith(report, 'failed', 'warned'), why).toEqual(['DEV-AUTHORIZE-RESPONSE']);
+      expect(checksWith(report, 'failed'), why).toEqual(['device.authorization-response']);
+      expect(slowDowns, why).toBeGreaterThan(0);
+      if (kind === 'browser') {
+        // The browser driver moves the simulator's clock: each slow_down waited out, its poll judged.
+        expect(checksWith(report, 'skipped'), why).toEqual([]);
+        for (const id of [
+          'DEV-APPROVE',
+          'DEV-SUCCESS',
+          'DEV-SLOW-DOWN',
+          'DEV-AUTHORIZATION-PENDING',
+          'DEV-VERIFICATION-PAGE',
+          'DEV-POLL-INTERVAL',
+        ])
+          expect(report.rules.find((r) => r.id === id)?.status, `${id}\n${why}`).toBe('passed');
+      } else {
+        // The form driver cannot wait (no --slow): the poll's answer was never given, said per check.
+        // The state model waits whatever it meets: the form driver moves no clock (held).
+        expect(checksWith(report, 'skipped'), why).toEqual([...PACED, 'device.state-machine'].sort());
+        for (const c of report.checks.filter((c) => PACED.includes(c.id)))
+          expect(c.message, why).toMatch(
+            /^the provider answered slow_down to the .+; polling again after the grown interval \(10 s\) needs clock control or --slow/,
+          );
+      }
+      // The page was answered Yes to approve, No to deny, and nothing else.
+      expect([...new Set(pressed)].sort(), why).toEqual(['accept', 'cancel']);
+    },
+    120_000,
+  );
+});
