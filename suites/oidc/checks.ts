@@ -32,7 +32,7 @@ import {
   SECRET_MEMBERS,
   USERINFO_PATH,
 } from './support.js';
-import { verifyJwt } from './verify-jwt.js';
+import { mayHaveSigned, verifyJwt } from './verify-jwt.js';
 import {
   judgeDiscoveryLists,
   judgeGrantListed,
@@ -92,7 +92,7 @@ async function verifyIdToken(t: CheckContext, idToken: string, audience: string,
       : `id_token names a kid that ${KEYS_PATH} does not publish`,
     broke(['OIDC-ID-TOKEN-SIGNATURE'], { kid: header.kid ?? null, keys: jwks.keys.length }),
   );
-  const keys = localKeys(t, jwks, header.kid);
+  const keys = localKeys(t, jwks, mayHaveSigned(jwks, header));
   try {
     // Any asymmetric algorithm of the published keys proves the signature (must); RS256 is the default (should).
     const { payload } = await verifyJwt(idToken, jwks, keys, { issuer, audience, clockTolerance: CLOCK_SKEW });
@@ -137,14 +137,14 @@ async function signedUserinfo(
   clientId: string,
 ): Promise<Record<string, unknown> | undefined> {
   if (res.status !== 200) return undefined;
-  let kid: string | undefined;
+  let header: { alg?: unknown; kid?: unknown } = {};
   try {
-    kid = decodeProtectedHeader(res.text.trim()).kid;
+    header = decodeProtectedHeader(res.text.trim());
   } catch {
     // not a JWS: verifyJwt below says so
   }
   const jwks = await fetchJwks(t);
-  const keys = localKeys(t, jwks, kid);
+  const keys = localKeys(t, jwks, mayHaveSigned(jwks, header));
   let payload: JWTPayload;
   try {
     ({ payload } = await verifyJwt(res.text.trim(), jwks, keys, { clockTolerance: CLOCK_SKEW }));
