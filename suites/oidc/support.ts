@@ -86,7 +86,12 @@ export function keysToJudge(keys: readonly JWK[], candidates: readonly JWK[] = [
 
 /** The keys of a set without their private members (jose would read such a key as a private key). */
 export const publicKeys = (jwks: JSONWebKeySet): JSONWebKeySet => ({
-  keys: jwks.keys.map((k) => Object.fromEntries(Object.entries(k).filter(([m]) => !PRIVATE_MEMBERS.includes(m)))),
+  // Only a key with private members is copied (a set of millions of keys was copied whole, review 12).
+  keys: jwks.keys.map((k) =>
+    typeof k !== 'object' || k === null || PRIVATE_MEMBERS.some((m) => m in k)
+      ? Object.fromEntries(Object.entries(k).filter(([m]) => !PRIVATE_MEMBERS.includes(m)))
+      : k,
+  ),
 });
 
 /**
