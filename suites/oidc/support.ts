@@ -65,14 +65,13 @@ export const MAX_CANDIDATES = 4;
  * The keys whose modulus or point is judged (a Miller-Rabin round, an X25519 derivation a key): the
  * one the token names, and, in the set's order, each key whose cost still fits within MODULI_BUDGET.
  */
-export function keysToJudge(keys: readonly JWK[], kid?: string): Set<JWK> {
+export function keysToJudge(keys: readonly JWK[], candidates: readonly JWK[] = []): Set<JWK> {
   const costly = keys.filter((k) => judgeCost(k) !== undefined);
-  // Every key that may verify the token is judged, whatever the budget: verification tries up to
-  // MAX_CANDIDATES of them (those under its kid, or the first ones when it names none), and the one
-  // that verified must have been read for forgeability (review 11: the 2nd key under a kid, past
-  // the budget, verified unjudged).
-  const named = kid === undefined ? costly : costly.filter((k) => k.kid === kid);
-  const judged = new Set(named.slice(0, MAX_CANDIDATES));
+  // The keys a token may be verified with (mayHaveSigned: of its alg and kid, at most
+  // MAX_CANDIDATES) are judged whatever the budget: the one that verifies must have been read for
+  // forgeability (review 11: the second key under a kid, past the budget, verified unjudged;
+  // review 12: judging the first four under the kid missed an RSA key behind four Ed25519 ones).
+  const judged = new Set(candidates.filter((k) => judgeCost(k) !== undefined));
   let spent = 0;
   for (const key of costly) {
     // A key too costly for what is left is passed over, not the end: one huge key first in the set
@@ -87,7 +86,12 @@ export function keysToJudge(keys: readonly JWK[], kid?: string): Set<JWK> {
 
 /** The keys of a set without their private members (jose would read such a key as a private key). */
 export const publicKeys = (jwks: JSONWebKeySet): JSONWebKeySet => ({
-  keys: jwks.keys.map((k) => Object.fromEntries(Object.entries(k).filter(([m]) => !PRIVATE_MEMBERS.includes(m)))),
+  // Only a key with private members is copied (a set of millions of keys was copied whole, review 12).
+  keys: jwks.keys.map((k) =>
+    typeof k !== 'object' || k === null || PRIVATE_MEMBERS.some((m) => m in k)
+      ? Object.fromEntries(Object.entries(k).filter(([m]) => !PRIVATE_MEMBERS.includes(m)))
+      : k,
+  ),
 });
 
 /**
@@ -96,8 +100,8 @@ export const publicKeys = (jwks: JSONWebKeySet): JSONWebKeySet => ({
  * OIDC-JWKS's to judge. A key that verifies what no one signed fails OIDC-JWKS here, before
  * any signature is read as proof against it.
  */
-export function localKeys(t: CheckContext, jwks: JSONWebKeySet, kid?: string) {
-  const judged = keysToJudge(jwks.keys, kid);
+export function localKeys(t: CheckContext, jwks: JSONWebKeySet, candidates: readonly JWK[] = []) {
+  const judged = keysToJudge(jwks.keys, candidates);
   const sharing = sharingModuli([...judged].filter((k) => k.kty === 'RSA').map((k) => k.n!));
   let unjudged = 0;
   for (const key of jwks.keys) {

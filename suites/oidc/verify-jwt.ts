@@ -74,6 +74,18 @@ function joseKeys(jwks: JSONWebKeySet, alg: string, kid: string | undefined): JW
 }
 
 /**
+ * The published keys verifyJwt may try for a token with this protected header, in the order it
+ * tries them, at most MAX_CANDIDATES: those localKeys judges for forgeability whatever its budget.
+ */
+export function mayHaveSigned(jwks: JSONWebKeySet, header: { alg?: unknown; kid?: unknown }): JWK[] {
+  const alg = typeof header.alg === 'string' ? header.alg : undefined;
+  const kid = typeof header.kid === 'string' ? header.kid : undefined;
+  const byNode = nodeKeys(jwks, alg, kid).map(([key]) => key);
+  const keys = byNode.length || alg === undefined ? byNode : joseKeys(jwks, alg, kid);
+  return keys.slice(0, MAX_CANDIDATES);
+}
+
+/**
  * The first of the keys that may have signed a token to verify it (`attempt`: its answer, or
  * undefined where the signature is not that key's), in the set's order, at most MAX_CANDIDATES.
  * A key that cannot be read is the key set's fault only if none verifies. When the bound leaves

@@ -64,11 +64,27 @@ const CREDENTIAL_MIN = 8;
  * the patterns find it (a secret-named field, a Bearer token, a JWT).
  */
 export function credentialLooking(value: string, min = CREDENTIAL_MIN): boolean {
-  if (value.length < min || harmless(value) || harmless(value.toLowerCase()) || value.startsWith('/')) return false;
+  if (value.length < min || value.startsWith('/')) return false;
+  // Sent back (min below CREDENTIAL_MIN), a number is a code the target issued (RFC 8628 §6.1's
+  // digits user code), not the harness's count: review 12 found '482913' shown whole.
+  if (min < CREDENTIAL_MIN && /^\d+$/.test(value)) return true;
+  if (harmless(value) || harmless(value.toLowerCase())) return false;
   if (/^[A-Z]{4}-?[A-Z]{4}$/.test(value)) return true;
   if (RULE_WORDS.has(value.toUpperCase())) return false;
   // Words (a check id too: `oidc.discovery-rs256`, a suite's name, a dot, words and numbers).
-  return !WORDS.test(value) && !/^[A-Za-z]+\.[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*$/.test(value);
+  return !(WORDS.test(value) && readable(value)) && !/^[A-Za-z]+\.[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*$/.test(value);
+}
+
+/**
+ * Letters a person could read as words: each part (between `.`, `_`, `-` and camelCase humps)
+ * has a vowel and no six consonants in a row ('strengths' has five). Random letters do not:
+ * review 12 found tokens of letters alone ('qwhvzkpxmrtbnlfdgcjsyaue', 'Hkqzwprtvbnmlsdf',
+ * 'BCD-FGH-JKL') read as words and shown whole once sent back.
+ */
+function readable(value: string): boolean {
+  return value
+    .split(/[._-]|(?<=[a-z])(?=[A-Z])/)
+    .every((part) => /[aeiouy]/i.test(part) && !/[^aeiouy]{6,}/i.test(part));
 }
 
 /**

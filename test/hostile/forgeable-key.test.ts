@@ -18,7 +18,7 @@ import type { Report } from '../../suites/report/model.js';
 import { KEYS_PATH } from '../../suites/shared/oauth.js';
 import { factorableModulus, MAX_MODULUS_BITS, sharingModuli } from '../../suites/oidc/forgeable.js';
 import { keysToJudge, localKeys } from '../../suites/oidc/support.js';
-import { MAX_CANDIDATES } from '../../suites/oidc/verify-jwt.js';
+import { MAX_CANDIDATES, mayHaveSigned } from '../../suites/oidc/verify-jwt.js';
 import type { CheckContext } from '../../suites/types.js';
 import { runCli } from '../suites/loopback.js';
 import { proxiedSimulator } from './collector.js';
@@ -330,17 +330,27 @@ describe('the moduli of a hostile key set are judged within bounds', () => {
     const small = Array.from({ length: 40 }, (_, i) => rsa(b64(modulus), `k${i}`));
     expect(keysToJudge(small).size).toBe(16);
     const large = Array.from({ length: 40 }, (_, i) => rsa(b64(Buffer.alloc(1024, 0xff)), `l${i}`));
-    // Without a kid the first MAX_CANDIDATES are the token's candidates: judged whatever they cost.
-    expect([...keysToJudge(large)].map((k) => k.kid)).toEqual(['l0', 'l1', 'l2', 'l3']);
-    expect([...keysToJudge(large, 'l7')].map((k) => k.kid)).toEqual(['l7']);
+    // No token, no candidates: the budget alone (review 12: four huge moduli judged for no token).
+    expect(keysToJudge(large).size).toBe(0);
+    expect(
+      [...keysToJudge(large, mayHaveSigned({ keys: large }, { alg: 'RS256', kid: 'l7' }))].map((k) => k.kid),
+    ).toEqual(['l7']);
     const mixed = [rsa(b64(Buffer.alloc(512, 0xff)), 'a'), rsa(b64(Buffer.alloc(512, 0xff)), 'b'), ...small];
-    expect([...keysToJudge(mixed, 'a')].map((k) => k.kid)).toEqual(['a', 'b']);
+    expect([...keysToJudge(mixed)].map((k) => k.kid)).toEqual(['a', 'b']);
     // A key too costly first in the set is passed over; the ordinary ones after it are judged.
-    expect(keysToJudge([large[0], ...small], 'k0').size).toBe(16);
+    expect(keysToJudge([large[0], ...small]).size).toBe(16);
     // Review 11: every key under the token's kid that verification may try is judged, also past
     // the budget (before, only the first: the second verified the token unjudged).
     const twins = [...small, rsa(b64(modulus), 'k'), rsa(b64(modulus), 'k')];
-    expect([...keysToJudge(twins, 'k')].filter((k) => k.kid === 'k')).toHaveLength(2);
+    const named = mayHaveSigned({ keys: twins }, { alg: 'RS256', kid: 'k' });
+    expect([...keysToJudge(twins, named)].filter((k) => k.kid === 'k')).toHaveLength(2);
+    // Review 12: the candidates are the token's alg's: an RSA key behind four Ed25519 keys under
+    // its kid is the one an RS256 token is verified with, so it is the one judged.
+    const ed = (kid: string): JWK => ({ kty: 'OKP', crv: 'Ed25519', x: b64(Buffer.alloc(32, 7)), kid });
+    const behind = [...small, ed('m'), ed('m'), ed('m'), ed('m'), rsa(b64(modulus), 'm')];
+    const rs256 = mayHaveSigned({ keys: behind }, { alg: 'RS256', kid: 'm' });
+    expect(rs256.map((k) => k.kty)).toEqual(['RSA']);
+    expect(keysToJudge(behind, rs256).has(behind[44])).toBe(true);
   });
 
   it('a key the budget leaves out is noted, never counted as a held assertion', () => {
@@ -369,7 +379,7 @@ describe('the moduli of a hostile key set are judged within bounds', () => {
       kid: `e${i}`,
     }));
     expect(keysToJudge(points).size).toBe(80);
-    expect(keysToJudge(points, 'e399').has(points[399])).toBe(true);
+    expect(keysToJudge(points, [points[399]]).has(points[399])).toBe(true);
     expect(
       keysToJudge([...points.slice(0, 5), ...Array.from({ length: 40 }, (_, i) => rsa(b64(modulus), `k${i}`))]).size,
     ).toBe(20);

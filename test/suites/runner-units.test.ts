@@ -305,6 +305,33 @@ describe('createRedactor learns the secrets an exchange carries', () => {
     expect(r.text('initial-secret short a1b2c3 a1b2c')).toBe('init… short … a1b2c');
   });
 
+  it('learns tokens of random letters and numeric codes the target issued, sent back or answered; never words (review 12)', () => {
+    const r = createRedactor();
+    const issued = {
+      access_token: 'qwhvzkpxmrtbnlfdgcjsyaue',
+      refresh_token: 'QWHVZKPXMRTBNLFDGCJS',
+      device_code: 'BCD-FGH-JKL',
+    };
+    r.learn({
+      request: { method: 'POST', url: 'http://h/oauth/token', headers: {}, body: 'grant_type=device_code' },
+      response: { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(issued) },
+    });
+    r.learn({
+      request: {
+        method: 'POST',
+        url: 'http://h/oauth/device',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'user_code=482913&csrf_token=Approval',
+      },
+    });
+    // A session cookie's value the flows remember (a capital, then lower case: read as a word before).
+    r.remember('Hkqzwprtvbnmlsdf');
+    for (const value of [...Object.values(issued), '482913', 'Hkqzwprtvbnmlsdf'])
+      expect(r.text(`the page said ${value}`), value).not.toContain(value);
+    // Words stay the harness's, sent back or not: 'Approval' is read, never learned.
+    expect(r.text('an approval page')).toBe('an approval page');
+  });
+
   it('does not parse a body that is too large, names no secret, or has another type', () => {
     const r = createRedactor();
     const big = JSON.stringify({ access_token: 'big-body-token', pad: 'x'.repeat(16 * 1024) });
