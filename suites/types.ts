@@ -206,6 +206,18 @@ export interface Driver {
   advanceClock(seconds: number): Promise<void>;
   /** Release what the driver holds (the browser driver's Chromium); the session calls it at the end. */
   close?(): Promise<void>;
+  /**
+   * The running check's time, set by the session as each check starts (undefined between checks):
+   * a real-time wait the driver makes for the target (a 429 page) is given up when longer than
+   * `leftMs()`, else told to `waitingFor`, as the check's own are.
+   */
+  timedBy?(time: CheckTime | undefined): void;
+}
+
+/** What is left of the running check's time limit (and the run's --deadline), in ms, and how to say a wait. */
+export interface CheckTime {
+  leftMs(): number;
+  waitingFor(ms: number): void;
 }
 
 export interface TokenResponse {

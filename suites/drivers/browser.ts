@@ -17,11 +17,17 @@ function headersOf(answer: PwResponse): Headers {
  * for any other answer; after `attempt` retries, or a wait past the harness's, the visit is given
  * up with the HTTP target's line (rate.ts givenUp), its check errored, no rule judged.
  */
-function throttledFor(answer: PwResponse | undefined, attempt: number, waited: number): number | undefined {
+function throttledFor(
+  answer: PwResponse | undefined,
+  attempt: number,
+  waited: number,
+  leftMs: number,
+): number | undefined {
   if (!answer || answer.request().method() !== 'GET') return undefined;
   const headers = headersOf(answer);
   if (!isRateLimited(answer.status(), headers)) return undefined;
-  const maxWait = DEFAULT_MAX_RETRY_AFTER;
+  // A wait ending past the check's time limit or --deadline is given up at once: the sleep cannot be cut short.
+  const maxWait = Math.max(0, Math.min(DEFAULT_MAX_RETRY_AFTER, Math.floor(leftMs / 1000)));
   const { asked, wait } = retryWait(headers, attempt, maxWait);
   if (attempt < DEFAULT_RETRIES_429 && wait <= maxWait) return wait;
   const where = `GET ${new URL(answer.url()).pathname.slice(0, 200)}`;
@@ -68,7 +74,7 @@ import type {
   Request as PwRequest,
   Response as PwResponse,
 } from 'playwright-core';
-import type { AuthorizeOptions, Driver, Http, HttpResponse, TargetConfig } from '../types.js';
+import type { AuthorizeOptions, CheckTime, Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { ConfigError, DriverError } from '../errors.js';
 import {
   accountSelector,
@@ -673,6 +679,8 @@ export async function createBrowserDriver(
     clearTimeout(setUpLimit);
   }
   const pageTimeout = options.pageTimeoutMs ?? PAGE_TIMEOUT_MS;
+  /** The running check's time (the session's), for the waits of a page the target declined to serve. */
+  let checkTime: CheckTime | undefined;
   context.setDefaultTimeout(pageTimeout);
   const openPage = closingPopups(context);
   let closed = false;
@@ -1167,10 +1175,11 @@ export async function createBrowserDriver(
       for (let step = 0; step < MAX_STEPS && !handover() && !stray(); step++) {
         progress();
         // A page the target declined to serve now is no page of the provider's: waited out, loaded again.
-        const wait = throttledFor(last, throttled, waitedOut);
+        const wait = throttledFor(last, throttled, waitedOut, checkTime?.leftMs() ?? Infinity);
         if (wait !== undefined) {
           throttled++;
           waitedOut += wait;
+          checkTime?.waitingFor(wait * 1000);
           clearTimeout(watchdog);
           // The refusal's own page loaded first: a reload that interrupts it fails in Chromium.
           await page.waitForLoadState('domcontentloaded', { timeout: pageTimeout }).catch(() => undefined);
@@ -1428,6 +1437,9 @@ export async function createBrowserDriver(
     kind: 'browser',
     async authorize(authorizeUrl, decision, options) {
       return visit(authorizeUrl, decision, undefined, options);
+    },
+    timedBy(time) {
+      checkTime = time;
     },
     approveDevice: (userCode, page) => device(userCode, 'approve', page),
     denyDevice: (userCode, page) => device(userCode, 'deny', page),

@@ -566,6 +566,12 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   // Set-up exchanges are recorded like any other; each check clears the recorder before it runs.
   const control = await detectControl(http);
   const driver = gated(await createDriver(http, config, control));
+  // Outside a check (the start-up's sign-in, revocation) only --deadline bounds the driver's waits.
+  const runTime =
+    options.deadline === undefined
+      ? undefined
+      : { leftMs: () => (options.deadline ?? Infinity) - Date.now(), waitingFor: () => undefined };
+  driver.timedBy?.(runTime);
   const setupFlows = createOAuthFlows(http, driver, config, redactor, random);
   current = setupFlows;
   let caps: Capabilities;
@@ -754,13 +760,20 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         grantedMs -= more;
         return more;
       };
+      // Every grant asked, cut or not: the check's limit as far as the driver can tell (checkTime).
+      let askedMs = 0;
+      const waitingFor = (ms: number) => {
+        const grant = Math.max(0, Math.min(ms, REAL_WAIT_GRANT_MS));
+        grantedMs += grant;
+        askedMs += grant;
+      };
       const t = createCheckContext({
         ...session,
         oauth,
         recorder,
         numRuns: options.numRuns,
         slow: options.slow ?? false,
-        waitingFor: (ms) => void (grantedMs += Math.max(0, Math.min(ms, REAL_WAIT_GRANT_MS))),
+        waitingFor,
         evidence,
       });
       // Results live to the end of the run: copied through JSON (what a report is anyway), so no string in
@@ -788,6 +801,16 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         // The deadline bounds the running check too (at least 1 ms, so an already passed one still stops it).
         const left = options.deadline === undefined ? Infinity : Math.max(1, options.deadline - Date.now());
         const timeoutMs = Math.min(limit, left);
+        // The driver's real-time waits (a 429 page) count against the same limit, never past --deadline.
+        const dueAt = performance.now() + timeoutMs;
+        driver.timedBy?.({
+          leftMs: () =>
+            Math.min(
+              dueAt + askedMs - performance.now(),
+              options.deadline === undefined ? Infinity : options.deadline - Date.now(),
+            ),
+          waitingFor,
+        });
         await withTimeout(
           checkScope.run(scope, () => check.run(t)),
           Number.isFinite(timeoutMs) ? timeoutMs : 0,
@@ -832,6 +855,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         // The result already holds its exchanges: revocation's own are never shown.
         checkRunning = false;
         liveCheck = undefined;
+        driver.timedBy?.(runTime);
         await revoke(oauth);
         current = undefined;
       }

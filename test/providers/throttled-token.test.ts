@@ -6,12 +6,14 @@
  * blamed on it and the run ends exit 0 with the waits counted.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allChecks } from '../../suites/index.js';
 import {
   checksWith,
   expectAllPassed,
   explain,
   PAGE_DRIVERS,
   rulesWith,
+  runAgainst,
   runWithDriver,
   startProvider,
   type Provider,
@@ -39,7 +41,7 @@ const throttled: string[] = [];
 let tokenRequests = 0;
 let pages = 0;
 /** Throttled once of each kind (the second token request 429, the fourth 503, the second page 429), or every authorization request. */
-let mode: 'once-each' | 'page-refused' = 'once-each';
+let mode: 'once-each' | 'page-refused' | 'page-long' = 'once-each';
 
 beforeAll(async () => {
   provider = await startProvider((method, url) => {
@@ -49,6 +51,17 @@ beforeAll(async () => {
       if (tokenRequests === 4) return () => (throttled.push('503 token'), shedding);
     }
     // For good: a check's authorization request (its state), not the start-up's probe of the endpoint.
+    // The browser's pages only: the start-up's premise (its own state) goes through the HTTP target.
+    if (
+      method === 'GET' &&
+      url.pathname === '/oauth/authorize' &&
+      mode === 'page-long' &&
+      /^(?!start-up-premise$)./.test(url.searchParams.get('state') ?? '')
+    )
+      return () => (
+        throttled.push('429 authorize'),
+        { ...tooMany, headers: { ...tooMany.headers, 'retry-after': '50' } }
+      );
     const refused = mode === 'page-refused' && url.searchParams.has('state');
     if (method === 'GET' && url.pathname === '/oauth/authorize' && (++pages === 2 || refused))
       // For good with Retry-After: 0 (no real time spent): only the retries' count gives it up.
@@ -93,6 +106,30 @@ describe('a provider whose authorization page is throttled for good', () => {
         /the target rate-limited this request \(GET \/oauth\/authorize\): 429 after 2 retries, waited 0 s; lower --rate/,
       );
       expect(code, why).toBe(2);
+    },
+    60_000,
+  );
+});
+
+describe('a provider whose authorization page asks a wait longer than the time left', () => {
+  it.skipIf(!PAGE_DRIVERS.includes('browser'))(
+    'browser driver: Retry-After 50 under --deadline 30s is given up at once with the rate limit line, not slept through',
+    async () => {
+      mode = 'page-long';
+      throttled.length = 0;
+      const started = Date.now();
+      const checks = allChecks().filter((c) => c.id === 'grants.code-single-use');
+      const { report, stderr } = await runAgainst(provider, { runs: '1', deadline: '30s' }, checks, {
+        driver: { kind: 'browser' },
+      });
+      const why = explain(report, stderr);
+      // Before: the 50 s sleep ran on past the deadline (and the check's limit): the check was skipped at the deadline.
+      expect(Date.now() - started, why).toBeLessThan(45_000);
+      expect(throttled, why).toContain('429 authorize');
+      expect(rulesWith(report, 'failed', 'warned'), why).toEqual([]);
+      expect(report.checks[0].message, why).toMatch(
+        /the target rate-limited this request \(GET \/oauth\/authorize\): 429 after 0 retries, waited 0 s; it asked to wait 50 s, longer than the \d+ s the harness waits; lower --rate/,
+      );
     },
     60_000,
   );
