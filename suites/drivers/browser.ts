@@ -31,8 +31,9 @@ function throttledFor(
   const { asked, wait } = retryWait(headers, attempt, maxWait);
   if (attempt < DEFAULT_RETRIES_429 && wait <= maxWait) return wait;
   const where = `GET ${new URL(answer.url()).pathname.slice(0, 200)}`;
-  const { message, status } = givenUp(where, answer.status(), { attempt, waited, wait, maxWait, asked });
-  throw new RateLimited(message, status);
+  const refusal = givenUp(where, answer.status(), { attempt, waited, wait, maxWait, asked });
+  // The session's target never saw this page: the session counts it toward its refusals in a row.
+  throw new RateLimited(refusal.message, refusal.status, refusal);
 }
 
 /**
