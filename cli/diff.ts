@@ -120,7 +120,7 @@ export async function executeDiff(
     // The whole diff's bound counts from here, as run's: set-up and probe included.
     const deadline = s.deadlineMs === undefined ? undefined : Date.now() + s.deadlineMs;
     await checkReportTargets(s.reports);
-    const target = await openRunTarget(s, io);
+    const target = await openRunTarget(s, io, deadline);
     await probeOrStop(target);
     // The reference plays what the target is configured as, or else says it is (flags and config win).
     const defaults = profiles().defaults;

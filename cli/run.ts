@@ -233,7 +233,8 @@ const within = <T>(promise: Promise<T>, ms: number): Promise<T | 'late'> => {
 };
 
 /** The target the flags name (`--target`, `--config`, or the embedded simulator), or the caller's own. */
-export function openRunTarget(s: RunSettings, io: Pick<RunIo, 'target'>): Promise<Target> {
+/** `deadline`: the run's --deadline as an instant, which bounds every wait for the target's rate limit. */
+export function openRunTarget(s: RunSettings, io: Pick<RunIo, 'target'>, deadline?: number): Promise<Target> {
   if (io.target) return io.target();
   return openTarget({
     url: s.target,
@@ -244,6 +245,7 @@ export function openRunTarget(s: RunSettings, io: Pick<RunIo, 'target'>): Promis
     rate: s.rate,
     timeoutMs: s.timeoutMs,
     maxBodyBytes: s.maxBodyBytes,
+    deadline,
   });
 }
 
@@ -275,7 +277,7 @@ export async function executeRun(
         })
       : undefined;
     await checkReportTargets(s.reports);
-    const target = await openRunTarget(s, io);
+    const target = await openRunTarget(s, io, deadline);
     if (s.probe) await probeOrStop(target);
     // Said, not silently ignored: the embedded simulator answers in process, there is no request to time out.
     if (target.kind === 'embedded' && s.timeoutMs !== undefined)

@@ -27,12 +27,13 @@ function throttledFor(
   const headers = headersOf(answer);
   if (!isRateLimited(answer.status(), headers)) return undefined;
   // A wait ending past the check's time limit or --deadline is given up at once: the sleep cannot be cut short.
-  const maxWait = Math.max(0, Math.min(DEFAULT_MAX_RETRY_AFTER, Math.floor(leftMs / 1000)));
+  const maxWait = waitWithin(DEFAULT_MAX_RETRY_AFTER, leftMs);
   const { asked, wait } = retryWait(headers, attempt, maxWait);
   if (attempt < DEFAULT_RETRIES_429 && wait <= maxWait) return wait;
   const where = `GET ${new URL(answer.url()).pathname.slice(0, 200)}`;
-  const { message, status } = givenUp(where, answer.status(), { attempt, waited, wait, maxWait, asked });
-  throw new RateLimited(message, status);
+  const refusal = givenUp(where, answer.status(), { attempt, waited, wait, maxWait, asked });
+  // The session's target never saw this page: the session counts it toward its refusals in a row.
+  throw new RateLimited(refusal.message, refusal.status, refusal);
 }
 
 /**
@@ -131,7 +132,14 @@ import {
   type Unsettled,
 } from './sign-in.js';
 import { unservedOf } from '../target/unserved.js';
-import { DEFAULT_MAX_RETRY_AFTER, DEFAULT_RETRIES_429, givenUp, isRateLimited, retryWait } from '../target/rate.js';
+import {
+  DEFAULT_MAX_RETRY_AFTER,
+  DEFAULT_RETRIES_429,
+  givenUp,
+  isRateLimited,
+  retryWait,
+  waitWithin,
+} from '../target/rate.js';
 
 /** The device page's user code field. */
 const USER_CODE_FIELDS = ['input[name*="user_code" i]', 'input[name*="usercode" i]'];

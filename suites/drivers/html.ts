@@ -71,10 +71,11 @@ const stripTags = (html: string) =>
 
 const CONTROLS = new Set(['input', 'select', 'textarea', 'button']);
 
-/** Each opening tag of the page, its name (lower case) and attributes, in one linear pass. */
+/** Each opening tag of the page (not one in a comment), its name (lower case) and attributes, in one linear pass. */
 export function* openingTags(html: string): Generator<[name: string, attrs: Record<string, string>]> {
+  const page = withoutComments(html);
   const tags = new RegExp(TAG.source, 'gi');
-  for (let m = tags.exec(html); m; m = tags.exec(html)) if (!m[1]) yield [m[2].toLowerCase(), parseAttributes(m[0])];
+  for (let m = tags.exec(page); m; m = tags.exec(page)) if (!m[1]) yield [m[2].toLowerCase(), parseAttributes(m[0])];
 }
 
 /** Elements whose content is no text a person reads. */
@@ -117,7 +118,12 @@ function unshown(name: string, attrs: Record<string, string>): boolean {
  * cookie banners left out; an element's nesting counted by its name). `noscript`: `<noscript>`'s
  * text read too, as a client running no script is shown it.
  */
-export function pageText(html: string, { shown = false, noscript = false } = {}): string {
+export function pageText(html: string, options: { shown?: boolean; noscript?: boolean } = {}): string {
+  return textOf(withoutComments(html), options);
+}
+
+/** pageText of a page already without its comments (a second pass could open one its removal joined). */
+function textOf(html: string, { shown = false, noscript = false } = {}): string {
   const parts: string[] = [];
   let unread: { name: string; depth: number } | undefined;
   let from = 0;
@@ -141,13 +147,14 @@ export function pageText(html: string, { shown = false, noscript = false } = {})
 }
 
 /** The page's links: each `<a href>`'s target and the text a person reads in it. One pass over the tags. */
-export function parseLinks(html: string): Array<{ href: string; label: string }> {
+export function parseLinks(source: string): Array<{ href: string; label: string }> {
+  const html = withoutComments(source);
   const links: Array<{ href: string; label: string }> = [];
   let open: { href: string; from: number } | undefined;
   const tags = new RegExp(TAG.source, 'gi');
   for (let m = tags.exec(html); m; m = tags.exec(html)) {
     if (m[2].toLowerCase() !== 'a') continue;
-    if (m[1] && open) links.push({ href: open.href, label: pageText(html.slice(open.from, m.index)) });
+    if (m[1] && open) links.push({ href: open.href, label: textOf(html.slice(open.from, m.index)) });
     if (m[1]) open = undefined;
     else {
       const { href } = parseAttributes(m[0]);
@@ -206,7 +213,8 @@ function addControl(form: HtmlForm, { kind, attrs: a, label, noscript }: Control
  * `<form>` inside an open one is ignored, as browsers do) and the controls placed elsewhere that
  * name it (`<button form="id">`, as some providers' pages do). One pass over the tags.
  */
-export function parseForms(html: string): HtmlForm[] {
+export function parseForms(source: string): HtmlForm[] {
+  const html = withoutComments(source);
   const forms: HtmlForm[] = [];
   const owned: Control[] = [];
   let open: { form: HtmlForm; controls: Control[] } | undefined;
@@ -253,17 +261,45 @@ export function parseForms(html: string): HtmlForm[] {
   return forms;
 }
 
-/** The page without its comments (`<!-- … -->`; one never closed runs to the end, as browsers read it), in one linear pass. */
+/**
+ * Where a comment may open: `<!--`, or an element whose text is raw (script data, RAWTEXT, RCDATA:
+ * a `<!--` there is text, as in `document.write("<!--")`), kept whole to its end tag. A tag cannot
+ * span a `<`, so a `<script` never closed costs no rescan.
+ */
+const COMMENT_OR_RAW = /<!--|<(script|style|textarea|title|xmp)(?:[\s/][^<>]*)?>/gi;
+/** A comment's end after its opening: `-->`, or `--!>` (HTML ends one there too, as an error). */
+const COMMENT_END = /--!?>/g;
+
+/**
+ * The page without its comments, as a browser reads them, in one linear pass: every reader of a
+ * page's markup (forms, links, text, tags) reads it so, so a commented-out form or link is never
+ * pressed and a commented word never read. `<!-->` and `<!--->` are whole empty comments (review
+ * 11); one never closed hides the rest of the page. Its result is read once: removing a comment may
+ * join `<!` and `--` into a new opening (`<!<!---->--`), which a second pass would take for one.
+ */
 export function withoutComments(html: string): string {
   const parts: string[] = [];
   let from = 0;
-  for (let at = html.indexOf('<!--'); at >= 0; at = html.indexOf('<!--', from)) {
-    parts.push(html.slice(from, at));
-    // From the comment's own dashes: `<!-->` and `<!--->` are whole comments (HTML's parsing), not
-    // the start of one that hides the rest of the page (review 11).
-    const end = html.indexOf('-->', at + 2);
-    if (end < 0) return parts.join('');
-    from = end + 3;
+  const opens = new RegExp(COMMENT_OR_RAW.source, 'gi');
+  for (let m = opens.exec(html); m; m = opens.exec(html)) {
+    if (m[1]) {
+      const end = new RegExp(`</${m[1]}[\\s/>]`, 'gi');
+      end.lastIndex = opens.lastIndex;
+      if (!end.exec(html)) break; // raw text to the end of the page: no comment in it
+      opens.lastIndex = end.lastIndex;
+      continue;
+    }
+    parts.push(html.slice(from, m.index));
+    const after = m.index + 4;
+    if (html.startsWith('>', after)) from = after + 1;
+    else if (html.startsWith('->', after)) from = after + 2;
+    else {
+      const end = new RegExp(COMMENT_END.source, 'g');
+      end.lastIndex = after;
+      if (!end.exec(html)) return parts.join('');
+      from = end.lastIndex;
+    }
+    opens.lastIndex = from;
   }
   parts.push(html.slice(from));
   return parts.join('');

@@ -1,5 +1,6 @@
 import type { RuleId } from '../../spec/index.js';
 import { boundedDetails } from '../shared/bounded.js';
+import type { TransportError } from '../target/types.js';
 
 /** Typed outcomes a check throws: a failure with a human sentence, or a skip with its reason. */
 export class CheckFailure extends Error {
@@ -86,6 +87,11 @@ export class RateLimited extends HarnessError {
     message: string,
     /** The status of the last refusal (429, 403, or 503 with Retry-After), when the target gave one. */
     readonly status?: number,
+    /**
+     * The give-up itself, where the session's target never saw it (a page the browser driver
+     * loads): the session counts it toward RATE_LIMITED_LIMIT as it counts the HTTP target's.
+     */
+    readonly unseen?: TransportError,
   ) {
     super(message);
   }

@@ -359,14 +359,36 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let gone: StopReason | undefined;
   let askingElsewhere = false;
   let slowSaid = false;
+  /** Any answer ends the rows of silence and refusals. */
+  const served = () => {
+    unanswered = refusedInARow = 0;
+    refusals = [];
+  };
+  /**
+   * A request given up (rate-limited) or answered by something standing in for the provider,
+   * whether the HTTP target's or a page the browser driver loaded: RATE_LIMITED_LIMIT in a row stop
+   * the run, and the one before the last asks the target's front page first, so a provider that
+   * refuses one path for good is not taken for one that refuses the harness.
+   */
+  const refused = async (error: TransportError) => {
+    if (error.code === 'rate-limited') rateLimited++;
+    else unanswered = 0;
+    refusals.push(error);
+    if (++refusedInARow >= RATE_LIMITED_LIMIT) gone ??= stopFor(refusals);
+    else if (refusedInARow === RATE_LIMITED_LIMIT - 1 && !askingElsewhere && !gone) {
+      // Through this same send, so its answer (or refusal) counts as any request's.
+      askingElsewhere = true;
+      await target.send(reachability(given)).catch(() => undefined);
+      askingElsewhere = false;
+    }
+  };
   const target: Target = {
     ...given,
     async send(raw) {
       try {
         // A wall or a gateway's page in the provider's place is a refusal too, thrown as one.
         const response = await screen(shownRequest(raw), await given.send(raw));
-        unanswered = refusedInARow = 0;
-        refusals = [];
+        served();
         const slow = given.slowAnswers?.();
         if (slow && slow.inARow >= SLOW_LIMIT && !slowSaid) {
           slowSaid = true;
@@ -376,18 +398,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       } catch (error) {
         if (error instanceof TransportError && error.code === 'timeout' && ++unanswered >= SILENT_LIMIT)
           gone ??= { reason: 'silent', message: STOPPED_ANSWERING };
-        if (error instanceof TransportError && (error.code === 'rate-limited' || error.code === 'unserved')) {
-          if (error.code === 'rate-limited') rateLimited++;
-          else unanswered = 0;
-          refusals.push(error);
-          if (++refusedInARow >= RATE_LIMITED_LIMIT) gone ??= stopFor(refusals);
-          else if (refusedInARow === RATE_LIMITED_LIMIT - 1 && !askingElsewhere && !gone) {
-            // Through this same send, so its answer (or refusal) counts as any request's.
-            askingElsewhere = true;
-            await target.send(reachability(given)).catch(() => undefined);
-            askingElsewhere = false;
-          }
-        }
+        if (error instanceof TransportError && (error.code === 'rate-limited' || error.code === 'unserved'))
+          await refused(error);
         throw error;
       }
     },
@@ -510,6 +522,21 @@ export async function openSession(options: SessionOptions): Promise<Session> {
    * endpoint, or a device verification where the device endpoint is absent, is skipped before
    * any page loads.
    */
+  /**
+   * A visit's page the driver gave up (the browser's own loads, which no Http sees) is counted as
+   * the HTTP target's give-ups are (a spent quota stops the run once, not each check that signs
+   * in); a visit that ended was served.
+   */
+  const counted = async <T>(visit: Promise<T>): Promise<T> => {
+    try {
+      const outcome = await visit;
+      served();
+      return outcome;
+    } catch (error) {
+      if (error instanceof RateLimited && error.unseen) await refused(error.unseen);
+      throw error;
+    }
+  };
   const gated = (driver: Driver): Driver => {
     const verification =
       (act: (userCode: string, page?: string) => Promise<void>) => async (userCode: string, page?: string) => {
@@ -522,10 +549,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         skipIfAway(url);
         skipIfAbsent(absentEndpoint(url));
         if (checkRunning) skipIfRefusedApp({ url });
-        return driver.authorize(url, decision, options);
+        return counted(driver.authorize(url, decision, options));
       },
-      approveDevice: verification((userCode, page) => driver.approveDevice(userCode, page)),
-      denyDevice: verification((userCode, page) => driver.denyDevice(userCode, page)),
+      approveDevice: verification((userCode, page) => counted(driver.approveDevice(userCode, page))),
+      denyDevice: verification((userCode, page) => counted(driver.denyDevice(userCode, page))),
     };
   };
   const random = createRandom(options.seed);

@@ -18,6 +18,7 @@ import {
   isRateLimited,
   REAL_CLOCK,
   retryWait,
+  waitWithin,
   type Clock,
 } from './rate.js';
 import { SLOW_SHARE, TransportError, type RawRequest, type Target } from './types.js';
@@ -31,6 +32,11 @@ export interface HttpTargetOptions {
   retries429?: number;
   /** Longest wait (Retry-After, a reset header) we sit out, in seconds; a longer one gives the request up at once. */
   maxRetryAfter?: number;
+  /**
+   * When the whole run must end (epoch ms, `--deadline`): no wait for the target's rate limit ends
+   * past it, at start-up or in a check; one that would is given up at once (rate.ts waitWithin).
+   */
+  deadline?: number;
   /** Where the waits pass: a test's virtual clock, so that they cost no real time. */
   clock?: Clock;
   /** Largest response body read, in bytes; a longer one fails the request (the check that sent it). */
@@ -304,14 +310,16 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
         if (!isRateLimited(response.status, response.headers) || (await isSlowDown(response))) return response;
         const where = `${raw.method} ${shownPath(splitUrl(raw.url).path)}`;
         lastRefused = `${where} answered ${response.status}`;
-        const { asked, wait } = retryWait(response.headers, attempt, maxWait, clock.now);
+        // Never past --deadline: the start-up's requests and revocation have no check's limit to cut them short.
+        const bound = options.deadline === undefined ? maxWait : waitWithin(maxWait, options.deadline - clock.now());
+        const { asked, wait } = retryWait(response.headers, attempt, bound, clock.now);
         // The server speaks for every request: what it names holds the others too, even as this one is given up.
-        if (wait <= maxWait && (asked !== null || attempt < retries)) limiter.pause(wait);
-        if (attempt < retries && wait <= maxWait) {
+        if (wait <= bound && (asked !== null || attempt < retries)) limiter.pause(wait);
+        if (attempt < retries && wait <= bound) {
           waited += wait;
           continue;
         }
-        throw givenUp(where, response.status, { attempt, waited, wait, maxWait, asked });
+        throw givenUp(where, response.status, { attempt, waited, wait, maxWait: bound, asked });
       }
     },
     async close() {

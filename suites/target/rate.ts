@@ -136,6 +136,15 @@ export const DEFAULT_RETRIES_429 = 2;
 export const DEFAULT_MAX_RETRY_AFTER = 60;
 
 /**
+ * The longest wait, in seconds, the harness sits out with `leftMs` left to wait at all (the
+ * check's time limit, --deadline): a sleep cannot be cut short, so a wait ending past them is
+ * given up at once (givenUp says it asked longer than this), for the HTTP target and the browser
+ * driver alike.
+ */
+export const waitWithin = (maxWait: number, leftMs: number): number =>
+  Math.max(0, Math.min(maxWait, Math.floor(leftMs / 1000)));
+
+/**
  * The wait before retry `attempt` (from 0) of a rate-limited answer: the one it names (`asked`),
  * else our backoff. Only a wait the server named can be past `maxWait`.
  */

@@ -7,7 +7,7 @@
  * about 1 and a quadratic one about 8.
  */
 import { describe, expect, it } from 'vitest';
-import { parseForms, submitsItself } from '../../suites/drivers/html.js';
+import { pageText, parseForms, parseLinks, submitsItself } from '../../suites/drivers/html.js';
 import { namesError } from '../../suites/shared/challenge.js';
 import type { HttpResponse } from '../../suites/types.js';
 import { redactText } from '../../suites/report/redact.js';
@@ -70,6 +70,16 @@ describe('the form parser reads hostile pages in linear time', () => {
     ['< repeated', repeat('<')],
   ])('%s', (_name, attack) => {
     expect(ratio(parseForms, attack)).toBeLessThan(MAX_RATIO);
+  });
+
+  it.each([
+    ['<!-- never closed, repeated', repeat('<!--')],
+    ['<!--> repeated', repeat('<!--><a href=x>')],
+    ['<script> never closed, repeated', repeat('<script>')],
+    ['<script repeated, no >', repeat('<script ')],
+    ['-- repeated in one comment', (n: number) => `<!--${'-'.repeat(n)}`],
+  ])('comments: %s (parseForms, pageText, parseLinks)', (_name, attack) => {
+    for (const read of [parseForms, pageText, parseLinks]) expect(ratio(read, attack)).toBeLessThan(MAX_RATIO);
   });
 
   // A form_post's one form, its button in <noscript>, the rest of the page the attack.

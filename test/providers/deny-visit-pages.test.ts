@@ -11,6 +11,8 @@
  * - 'Permissions: openid profile email api' and Continue: scopes of letters alone name the grant.
  * - The consent in `<noscript>`, which is what the form driver reads (it runs no script).
  * - A script's Continue link, no href or `href="#"`: where it goes is the script's (browser driver).
+ * - A Deny or an Allow only inside an HTML comment: no control, never pressed, and no sign the page
+ *   can deny (form driver).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { targetConfig } from '../../simulator/control/config.js';
@@ -28,7 +30,8 @@ const POSTS = `<script>function go(){var f=document.createElement('form');f.meth
 f.append(...document.querySelectorAll('#h input'));var c=document.createElement('input');c.type='hidden';c.name='choice';c.value='1';f.append(c);
 document.body.append(f);f.submit();}</script>`;
 
-type Row = { kind: 'form' | 'browser'; page: string; journey: Journey; scopes?: string[] };
+/** `denies`: a live Deny is on the page (else read from the consent page's words). */
+type Row = { kind: 'form' | 'browser'; page: string; journey: Journey; scopes?: string[]; denies?: boolean };
 const rows: Row[] = [
   {
     kind: 'form',
@@ -73,6 +76,24 @@ const rows: Row[] = [
         `<div id="app"></div><script>/* draws the consent */</script><noscript><p>Sample App would like to access your account and read_user.</p>${form(h, CONTINUE)}</noscript>`,
     },
   },
+  // A commented-out control is none (review): never pressed, nor does it make the page look deniable.
+  {
+    kind: 'form',
+    page: 'Authorize, a Deny form in a comment',
+    journey: {
+      consentPage: (h) =>
+        `<p>Allow access?</p><!-- ${form(h, '<button type="submit" name="choice" value="0">Deny</button>')} -->${form(h, '<button type="submit" name="choice" value="1">Authorize</button>')}`,
+    },
+    denies: false,
+  },
+  {
+    kind: 'form',
+    page: 'Deny, an Allow form in a comment',
+    journey: {
+      consentPage: (h) =>
+        `<p>Allow access?</p><!-- ${form(h, '<input type="submit" value="Allow"><input type="hidden" name="choice" value="1">')} -->${form(h, '<button type="submit" name="choice" value="0">Deny</button>')}`,
+    },
+  },
   ...(HAS_CHROMIUM
     ? (['<a onclick="go()">', '<a href="#" onclick="go();return false">'] as const).map((a) => ({
         kind: 'browser' as const,
@@ -102,7 +123,8 @@ describe('asked to deny, a consent on which a step approves', () => {
       : {};
     const denial = await runWithDriver(provider, row.kind, ['grants.consent-denied'], extra);
     const why = explain(denial.report, denial.stderr);
-    const pressesDeny = row.journey.consentPage !== undefined && /Deny/.test(row.journey.consentPage(''));
+    const pressesDeny =
+      row.denies ?? (row.journey.consentPage !== undefined && /Deny/.test(row.journey.consentPage('')));
     expect(provider.decided, why).toEqual({ approve: 0, deny: pressesDeny ? 1 : 0 });
     expect(denial.report.checks[0]?.status, why).toBe(pressesDeny ? 'passed' : 'errored');
   });

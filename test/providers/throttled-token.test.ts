@@ -40,8 +40,12 @@ let provider: Provider;
 const throttled: string[] = [];
 let tokenRequests = 0;
 let pages = 0;
-/** Throttled once of each kind (the second token request 429, the fourth 503, the second page 429), or every authorization request. */
-let mode: 'once-each' | 'page-refused' | 'page-long' = 'once-each';
+/**
+ * Throttled once of each kind (the second token request 429, the fourth 503, the second page 429),
+ * or every authorization request; `probe-long`: every authorization request with a state, the
+ * start-up's premise first, asked to wait longer than is left of --deadline.
+ */
+let mode: 'once-each' | 'page-refused' | 'page-long' | 'probe-long' = 'once-each';
 
 beforeAll(async () => {
   provider = await startProvider((method, url) => {
@@ -61,6 +65,16 @@ beforeAll(async () => {
       return () => (
         throttled.push('429 authorize'),
         { ...tooMany, headers: { ...tooMany.headers, 'retry-after': '500' } }
+      );
+    if (
+      method === 'GET' &&
+      url.pathname === '/oauth/authorize' &&
+      mode === 'probe-long' &&
+      url.searchParams.has('state')
+    )
+      return () => (
+        throttled.push(`429 ${url.searchParams.get('state') === 'start-up-premise' ? 'start-up' : 'authorize'}`),
+        { ...tooMany, headers: { ...tooMany.headers, 'retry-after': '50' } }
       );
     const refused = mode === 'page-refused' && url.searchParams.has('state');
     if (method === 'GET' && url.pathname === '/oauth/authorize' && (++pages === 2 || refused))
@@ -134,4 +148,26 @@ describe('a provider whose authorization page asks a wait longer than the time l
     },
     120_000,
   );
+});
+
+describe('a provider whose authorization endpoint asks the start-up a wait longer than is left of --deadline', () => {
+  it('form driver: Retry-After 50 under --deadline 20s is given up at once, the run ends before its deadline with the rate limit said once', async () => {
+    mode = 'probe-long';
+    throttled.length = 0;
+    const started = Date.now();
+    const checks = allChecks().filter((c) => c.id === 'grants.code-single-use');
+    const { code, report, stderr } = await runAgainst(provider, { runs: '1', deadline: '20s' }, checks, {
+      driver: { kind: 'form' },
+    });
+    const why = explain(report, stderr);
+    // Before: the start-up's premise slept Retry-After out twice (100 s) past the deadline.
+    expect(Date.now() - started, why).toBeLessThan(25_000);
+    expect(throttled, why).toContain('429 start-up');
+    expect(rulesWith(report, 'failed', 'warned'), why).toEqual([]);
+    const said = [...report.checks.map((c) => c.message ?? ''), report.stopped?.message ?? ''].filter((m) =>
+      /it asked to wait 50 s, longer than the \d+ s the harness waits|rate-limited/.test(m),
+    );
+    expect(said, why).toHaveLength(1);
+    expect(code, why).toBe(2);
+  }, 60_000);
 });

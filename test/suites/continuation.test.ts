@@ -187,6 +187,13 @@ describe('denyMayGrant: asked to deny, a step on a page of links only that may b
     );
   });
 
+  it("a Deny link inside an HTML comment is none: it does not make the page's step look like a mere step", () => {
+    const commented = '<h1>Sample App</h1><!-- <a href="/consent/deny">Deny</a> -->';
+    expect(may(`${commented}<a href="/consent/accept">Continue</a>`, '/consent/accept', 'Continue')).toBe(
+      'has one link, “Continue”, to /consent/accept, not back to the authorization',
+    );
+  });
+
   it("a script's link (no href, a fragment alone, javascript:) is never followed: it resolves to the page itself, not the script's destination", () => {
     for (const href of ['', '#', '#go', ' javascript:go()'])
       expect(may('<h1>Sample App</h1>', href, 'Continue')).toBe(

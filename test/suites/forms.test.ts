@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { formData, matchesSelector, parseForms, submitsItself } from '../../suites/drivers/html.js';
+import {
+  formData,
+  matchesSelector,
+  openingTags,
+  pageText,
+  parseForms,
+  parseLinks,
+  submitsItself,
+  withoutComments,
+} from '../../suites/drivers/html.js';
 
 const CONSENT = `
 <html><body>
@@ -49,6 +58,48 @@ describe('form parsing', () => {
   it('submits the fields, the overrides and the pressed button as a browser would', () => {
     const body = formData(forms[0], { client_id: 'override', extra: '1' }, forms[0].buttons[0]);
     expect(body.toString()).toBe('authenticity_token=csrf%26123&client_id=override&remember=on&extra=1&commit=approve');
+  });
+});
+
+describe("the HTML readers read a page as a browser shows it: a comment's markup is no part of it", () => {
+  const ALLOW = '<form method="post" action="/allow"><input type="submit" value="Allow"></form>';
+  const DENY = '<form method="post" action="/deny"><button>Deny</button></form>';
+  const buttons = (page: string) => parseForms(page).flatMap((f) => f.buttons.map((b) => b.label));
+  const links = (page: string) => parseLinks(page).map((l) => `${l.href} ${l.label}`);
+
+  it('no form, button, link, field or word inside a comment', () => {
+    expect(buttons(`<!-- ${ALLOW} -->${DENY}`)).toEqual(['Deny']);
+    expect(links('<!-- <a href="/allow">Allow</a> --><a href="/deny">Deny <!-- or Allow --></a>')).toEqual([
+      '/deny Deny',
+    ]);
+    expect(pageText('<p>Allow access?</p><!-- <a href="/deny">Deny</a> --><p>Continue</p>')).toBe(
+      'Allow access? Continue',
+    );
+    expect([...openingTags('<!-- <input type="password"> --><input name="q">')].map(([name]) => name)).toEqual([
+      'input',
+    ]);
+  });
+
+  it('an unterminated comment hides the rest of the page', () => {
+    expect(buttons(`${DENY}<!-- ${ALLOW}`)).toEqual(['Deny']);
+    expect(pageText('<p>Allow access?</p><!-- Deny')).toBe('Allow access?');
+  });
+
+  it('<!--> and <!---> are whole empty comments; --!> ends one, <!--!> and <!-- -- > do not', () => {
+    expect(buttons(`<!-->${DENY}`)).toEqual(['Deny']);
+    expect(buttons(`<!--->${DENY}`)).toEqual(['Deny']);
+    expect(buttons(`<!-- ${ALLOW} --!>${DENY}`)).toEqual(['Deny']);
+    expect(buttons(`<!--!> ${ALLOW} -->${DENY}`)).toEqual(['Deny']);
+    expect(buttons(`<!-- -- > ${ALLOW} -->${DENY}`)).toEqual(['Deny']);
+  });
+
+  it("a <!-- inside a script's or a style's text starts no comment (raw text, as HTML reads it)", () => {
+    expect(buttons(`<script>var open = "<!--";</script>${DENY}`)).toEqual(['Deny']);
+    expect(buttons(`<style>/* <!-- */</style>${DENY}`)).toEqual(['Deny']);
+    // The old way of hiding a script from browsers without scripting: the script is kept, nothing else hidden.
+    expect(withoutComments(`<script><!--\nvar a = 1;\n//--></script>${DENY}`)).toBe(
+      `<script><!--\nvar a = 1;\n//--></script>${DENY}`,
+    );
   });
 });
 

@@ -200,6 +200,23 @@ describe('http target', () => {
     await target.close();
   });
 
+  it('gives up at once a wait that would end past --deadline, and waits one that ends before it', async () => {
+    const clock = virtualClock();
+    const target = createHttpTarget({ baseUrl: base }, { clock, deadline: clock.now() + 900 });
+    tooMany = 1;
+    await expect(target.send(get('/limited-reset'))).rejects.toThrow(
+      /429 after 0 retries, waited 0 s; it asked to wait 1 s, longer than the 0 s the harness waits/,
+    );
+    expect(clock.slept).toEqual([]);
+    await target.close();
+    const roomy = virtualClock();
+    const later = createHttpTarget({ baseUrl: base }, { clock: roomy, deadline: roomy.now() + 1000 });
+    tooMany = 1;
+    expect((await later.send(get('/limited-reset'))).status).toBe(200);
+    expect(roomy.slept).toEqual([1000]);
+    await later.close();
+  });
+
   it("takes GitHub's 403 with x-ratelimit-remaining: 0 for a rate limit, and a plain 403 for an answer", async () => {
     const clock = virtualClock();
     const target = createHttpTarget({ baseUrl: base }, { clock });
