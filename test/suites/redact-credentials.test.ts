@@ -3,8 +3,12 @@
  * secret name is one whatever its shape, unless it is the harness's own text; the config's
  * secrets are masked whatever their length.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ownWords, readWords } from '../../suites/runner/own-words.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 
 const SEED = 20240517;
@@ -161,5 +165,34 @@ describe("the config's secrets are masked whatever their length (review 13, item
       request: { method: 'POST', url: `${BASE}/users/sign_in`, headers: {}, body: 'pw is abc12' },
     });
     expect(shown.request.body).toBe('pw is …');
+  });
+});
+
+describe("the harness's own words are the strings its modules write", () => {
+  it('strings are read, comments are not (they cite tokens reviews found), a missing folder is none', () => {
+    const root = mkdtempSync(join(tmpdir(), 'own-words-'));
+    try {
+      mkdirSync(join(root, 'suites'));
+      writeFileSync(
+        join(root, 'suites', 'checks.js'),
+        [
+          "// the token 'zqxjvwkp' was shown whole",
+          '/* and `bcdfghjk` too */',
+          "const a = 'answered Expected'; const b = `at ${'api/v4'}`;",
+        ].join('\n'),
+      );
+      writeFileSync(join(root, 'suites', 'checks.test.js'), "const c = 'fromatest';");
+      expect([...readWords(root)].sort()).toEqual(['answered', 'api', 'at', 'expected', 'v4']);
+    } finally {
+      rmSync(root, { recursive: true });
+    }
+  });
+
+  it("this harness's: its words, not a token its comments cite", () => {
+    const words = ownWords();
+    for (const word of ['expected', 'oauth', 'token', 'retries', 'finish', 'application', 'json'])
+      expect(words.has(word), word).toBe(true);
+    // suites/runner/redact.ts's comments cite the user codes `ELSUCARVH` and `EZBM-IRCDH`.
+    for (const cited of ['elsucarvh', 'ezbm', 'ircdh']) expect(words.has(cited), cited).toBe(false);
   });
 });
