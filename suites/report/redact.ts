@@ -25,7 +25,10 @@ export interface RedactOptions {
   secrets?: Iterable<string>;
 }
 
-/** Shortest exact secret masked by value: shorter ones would shred ordinary words (the patterns still apply). */
+/**
+ * The key length of a list of exact secrets indexed for one call; a shorter one is searched for on
+ * its own, and below four characters masked only where it stands alone (secret-index.ts, WHOLE_WORD_BELOW).
+ */
 const MIN_SECRET = 3;
 
 const indexOf = (secrets: Iterable<string>): SecretIndex =>

@@ -41,11 +41,23 @@ function searched(text: string): { text: string; at?: Int32Array } {
   return { text: kept, at };
 }
 
+/** A letter or a digit of a folded text: what a short secret standing alone has on neither side. */
+const WORD_CHAR = /[a-z0-9]/;
+
 /** A value as it is compared: folded, nothing ignorable in it. */
 const comparable = (value: string) => fold(value).replace(IGNORABLE, '');
 
 /** Values of one bucket (one ending) at most, but for the pinned ones (the config's own secrets). */
 export const BUCKET = 8;
+
+/**
+ * A pinned value (the config's own password or secret) shorter than the key is still masked: from
+ * this many characters wherever it occurs, as any secret; shorter, only where it stands alone
+ * between characters that are not letters or digits. The config's secrets are masked whatever
+ * their length (review 13: a password `abc12` was printed), but a password `a` masked inside
+ * every word would leave no report readable; standing alone it is still masked (the word `a` too).
+ */
+export const WHOLE_WORD_BELOW = 4;
 
 /** A stretch of a text that is a secret: `secret` is the first one found there. */
 export interface SecretSpan {
@@ -57,7 +69,10 @@ export interface SecretSpan {
 export interface SecretIndex extends Iterable<string> {
   readonly size: number;
   has(value: string): boolean;
-  /** Adds `value`; false when it is shorter than the key, already there, or (unless pinned) its bucket is full. */
+  /**
+   * Adds `value`; false when it is already there, or (unless pinned) shorter than the key or its
+   * bucket is full. A pinned value shorter than the key is searched for on its own (WHOLE_WORD_BELOW).
+   */
   add(value: string, pinned?: boolean): boolean;
   delete(value: string): void;
   /** Where the values occur in `text`, overlapping occurrences merged into one span, in order. */
@@ -72,6 +87,8 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
   // Each value under the ending of its comparable form, with that form.
   const buckets = new Map<string, Array<{ value: string; form: string }>>();
   const keyOf = (form: string) => form.slice(form.length - keyLength);
+  /** Pinned values shorter than the key (or WHOLE_WORD_BELOW): the config's, so few; each searched for with indexOf. */
+  const shortOnes: Array<{ value: string; form: string }> = [];
   const index: SecretIndex = {
     get size() {
       return all.size;
@@ -80,7 +97,13 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
     [Symbol.iterator]: () => all[Symbol.iterator](),
     add(value, pinned = false) {
       const form = comparable(value);
-      if (form.length < keyLength || all.has(value)) return false;
+      const short = form.length < Math.max(keyLength, WHOLE_WORD_BELOW);
+      if (all.has(value) || !form || (short && !pinned)) return false;
+      if (short) {
+        shortOnes.push({ value, form });
+        all.add(value);
+        return true;
+      }
       const key = keyOf(form);
       const bucket = buckets.get(key);
       if (!bucket) buckets.set(key, [{ value, form }]);
@@ -91,6 +114,11 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
     },
     delete(value) {
       if (!all.delete(value)) return;
+      const at = shortOnes.findIndex((v) => v.value === value);
+      if (at >= 0) {
+        shortOnes.splice(at, 1);
+        return;
+      }
       const key = keyOf(comparable(value));
       const left = buckets.get(key)!.filter((v) => v.value !== value);
       if (left.length) buckets.set(key, left);
@@ -100,13 +128,22 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
       if (!all.size) return [];
       const { text, at } = searched(whole);
       const found: SecretSpan[] = [];
+      const place = (start: number, end: number, secret: string) =>
+        found.push(at ? { start: at[start], end: at[end - 1] + 1, secret } : { start, end, secret });
+      for (const { value: secret, form } of shortOnes) {
+        const alone = form.length < WHOLE_WORD_BELOW;
+        for (let start = text.indexOf(form); start >= 0; start = text.indexOf(form, start + 1)) {
+          const end = start + form.length;
+          if (!alone || !(WORD_CHAR.test(text[start - 1] ?? '') || WORD_CHAR.test(text[end] ?? '')))
+            place(start, end, secret);
+        }
+      }
       for (let end = keyLength; end <= text.length; end++) {
         const bucket = buckets.get(text.slice(end - keyLength, end));
         if (!bucket) continue;
         for (const { value: secret, form } of bucket) {
           const start = end - form.length;
-          if (start >= 0 && text.startsWith(form, start))
-            found.push(at ? { start: at[start], end: at[end - 1] + 1, secret } : { start, end, secret });
+          if (start >= 0 && text.startsWith(form, start)) place(start, end, secret);
         }
       }
       // Leftmost first, the longest of those first; an occurrence that overlaps the span before joins it.

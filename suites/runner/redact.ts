@@ -10,6 +10,7 @@ import { tooDeep } from '../report/json-depth.js';
 import { createSecretIndex } from '../report/secret-index.js';
 import type { Exchange } from '../report/model.js';
 import { RULE_IDS } from '../../spec/index.js';
+import { ownWords } from './own-words.js';
 
 export { mask, isSecretName };
 
@@ -18,7 +19,7 @@ export interface Redactor {
    * Remember a secret value the run met (a token, a code, a secret read on a page) so it is masked
    * wherever it appears later, if it looks like a credential (credentialLooking, from
    * MIN_REMEMBERED characters): the target chose it. Only the config's secrets, given to
-   * createRedactor, are masked whatever their shape.
+   * createRedactor, are masked whatever their shape and length.
    */
   remember(value: string | undefined | null): void;
   /** Learn the secrets an exchange carries (cheap; called for every exchange). */
@@ -54,45 +55,59 @@ const RULE_WORDS = new Set<string>(RULE_IDS);
 const CREDENTIAL_MIN = 8;
 
 /**
- * Whether a value the target chose looks like a credential, so that it is learned and masked
- * wherever it turns up: at least `min` characters (CREDENTIAL_MIN in its answers; fewer once the
- * harness sends it back, a token the target really issued), no path, and in any case (the
- * search ignores ASCII case) no protocol word, no rule id or check id, no words of letters joined
- * by `.`, `_` or `-` (`Expected`, `Access_Denied`, `grants.state-unchanged`) but a user code
- * (RFC 8628 §6.1, `WDJB-MJHT`). A target that named such words secrets blanked them in the
- * harness's own sentences (red team, round 7; review 9); a value not learned is still masked where
- * the patterns find it (a secret-named field, a Bearer token, a JWT).
+ * Whether a value the target chose under a secret name (a token, a code, a client secret) is a
+ * credential, so that it is learned and masked wherever it turns up. It is, whatever its shape
+ * (user codes of letters `ELSUCARVH`, `EZBM-IRCDH`, lower-case `avvy-gdde`, digits, base64url),
+ * unless it is the harness's own text, which a target that echoed it as a "credential" would
+ * blank in every message and reproduce command (review 13: `oauth/token`, `127.0.0.1`, the seed):
+ * - shorter than `min` (CREDENTIAL_MIN in its answers; fewer once the harness sends it back, a
+ *   token the target really issued);
+ * - with whitespace: no token has it (a Bearer token is RFC 6750's b64token; RFC 8628 §6.1 adds
+ *   dashes to user codes for reading), the harness's sentences do (`2 retries`, `did not finish`);
+ * - a protocol word, a rule id, or made only of the harness's own words (ownWords: the words of
+ *   the strings its modules write, and `own`: the run's seed, the target's URL, the config's client
+ *   ids and redirect URIs), numbers after `.`, `:` or `/` (`api/v4/user`, `HTTP/1.1`) and dotted
+ *   numbers (`127.0.0.1:47200`) included. The search ignores ASCII case, so this does too.
+ * A value not learned is still masked where the patterns find it (a secret-named field, a Bearer
+ * token, a JWT).
  */
-export function credentialLooking(value: string, min = CREDENTIAL_MIN): boolean {
-  if (value.length < min || value.startsWith('/')) return false;
-  // Sent back (min below CREDENTIAL_MIN), a number is a code the target issued (RFC 8628 §6.1's
-  // digits user code), not the harness's count: review 12 found '482913' shown whole.
-  if (min < CREDENTIAL_MIN && /^\d+$/.test(value)) return true;
-  if (harmless(value) || harmless(value.toLowerCase())) return false;
-  if (/^[A-Z]{4}-?[A-Z]{4}$/.test(value)) return true;
-  if (RULE_WORDS.has(value.toUpperCase())) return false;
-  // Words (a check id too: `oidc.discovery-rs256`, a suite's name, a dot, words and numbers).
-  return !(WORDS.test(value) && readable(value)) && !/^[A-Za-z]+\.[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*$/.test(value);
+export function credentialLooking(value: string, min = CREDENTIAL_MIN, own: ReadonlySet<string> = NONE): boolean {
+  if (value.length < min || /\s/.test(value)) return false;
+  // Sent back, a number is a code the target issued (RFC 8628 §6.1's digits user code), not the
+  // harness's count, unless it is the run's own (its seed): review 12 found '482913' shown whole.
+  if (min < CREDENTIAL_MIN && /^\d+$/.test(value) && !own.has(value)) return true;
+  if (harmless(value) || harmless(value.toLowerCase()) || RULE_WORDS.has(value.toUpperCase())) return false;
+  return !harnessText(value.toLowerCase(), own);
 }
 
-/**
- * Letters a person could read as words: each part (between `.`, `_`, `-` and camelCase humps)
- * has a vowel and no six consonants in a row ('strengths' has five). Random letters do not:
- * review 12 found tokens of letters alone ('qwhvzkpxmrtbnlfdgcjsyaue', 'Hkqzwprtvbnmlsdf',
- * 'BCD-FGH-JKL') read as words and shown whole once sent back.
- */
-function readable(value: string): boolean {
-  return value
-    .split(/[._-]|(?<=[a-z])(?=[A-Z])/)
-    .every((part) => /[aeiouy]/i.test(part) && !/[^aeiouy]{6,}/i.test(part));
-}
+const NONE: ReadonlySet<string> = new Set();
 
 /**
- * Words of letters joined by `.`, `_` or `-`, each written as words are (`expected`, `EXPECTED`,
- * `Expected`, `expectedError`): letters of random case (`kQpXvLmNoRsTuWyZaBcDeFgH`, a secret) are not.
+ * Whether a folded value is made only of the harness's words: each run of letters and digits one
+ * of its words or the run's own, or a number after `.`, `:` or `/` (a version, a port, a path's).
  */
-const WORD = '(?:[A-Z]+|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*)';
-const WORDS = new RegExp(`^${WORD}(?:[._-]${WORD})*$`);
+function harnessText(folded: string, own: ReadonlySet<string>): boolean {
+  if (/^\d+(?:[.:]\d+)+$/.test(folded)) return true;
+  const words = ownWords();
+  for (const { 0: part, index } of folded.matchAll(/[a-z0-9]+/g)) {
+    const known = words.has(part) || own.has(part) || (/^\d+$/.test(part) && '.:/'.includes(folded[index - 1] || '_'));
+    if (!known) return false;
+  }
+  return true;
+}
+
+/** The words of the run's own values (`createRedactor`'s `own`) as harnessText compares them. */
+function wordsOf(values: Array<string | number | undefined>): Set<string> {
+  return new Set(
+    values.flatMap((value) =>
+      value === undefined
+        ? []
+        : (String(value)
+            .toLowerCase()
+            .match(/[a-z0-9]+/g) ?? []),
+    ),
+  );
+}
 
 /** Bodies larger than this are not searched for secrets to learn: token responses are small. */
 const LEARN_BODY_LIMIT = 16 * 1024;
@@ -171,21 +186,31 @@ function header(headers: Record<string, string>, name: string): string {
   return Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1] ?? '';
 }
 
-export function createRedactor(initial: Array<string | undefined> = []): Redactor {
+/**
+ * `initial`: the config's secrets, masked whatever their shape and length (see createSecretIndex
+ * for the shortest). `own`: the run's own values a report shows (its seed, the target's URL, the
+ * config's client ids and redirect URIs), which a target cannot make the run learn as credentials.
+ */
+export function createRedactor(
+  initial: Array<string | undefined> = [],
+  own: Array<string | number | undefined> = [],
+): Redactor {
+  const ownParts = wordsOf(own);
   /** Every string masked by value: the config's secrets (pinned), then what the run learned, with their forms. */
   const secrets = createSecretIndex(MIN_REMEMBERED);
   /** Each learned value and the strings it added to `secrets`, oldest first (a Map keeps insertion order). */
   const learned = new Map<string, string[]>();
   /** Adds `value` and its encoded forms; returns the strings that were new (none: nothing learned). */
   const add = (value: string | undefined | null, pinned = false): string[] => {
-    if (typeof value !== 'string' || value.length < MIN_REMEMBERED || secrets.has(value)) return [];
+    if (typeof value !== 'string' || !value || (!pinned && value.length < MIN_REMEMBERED) || secrets.has(value))
+      return [];
     // A target may echo it encoded (base64 of a header, of a form body): those forms are masked too.
     return [value, ...encodedForms(value)].filter((form) => secrets.add(form, pinned));
   };
   for (const value of initial) add(value, true);
   /** Learns a value the target chose (a token, a code, a value it asked the harness to send back): credential-looking only. */
   const remember = (value: string | undefined | null, min = MIN_REMEMBERED): boolean => {
-    if (typeof value !== 'string' || !credentialLooking(value, min)) return false;
+    if (typeof value !== 'string' || !credentialLooking(value, min, ownParts)) return false;
     const added = add(value);
     if (!added.length) return false;
     learned.set(value, added);

@@ -418,13 +418,22 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     : rulesInForce(release, offering, flags);
   const inForce = (id: string) => !known.has(id) || inForceSet.has(id);
 
-  const redactor = createRedactor([
-    config.personalAccessToken,
-    config.user?.password,
-    ...Object.values(config.applications ?? {}).map((a) => a?.clientSecret),
-    // The Basic credential whole, so its encoded form (base64 of `client_id:client_secret`) goes too.
-    ...Object.values(config.applications ?? {}).map((a) => a?.clientSecret && basicPair(a.clientId, a.clientSecret)),
-  ]);
+  const redactor = createRedactor(
+    [
+      config.personalAccessToken,
+      config.user?.password,
+      ...Object.values(config.applications ?? {}).map((a) => a?.clientSecret),
+      // The Basic credential whole, so its encoded form (base64 of `client_id:client_secret`) goes too.
+      ...Object.values(config.applications ?? {}).map((a) => a?.clientSecret && basicPair(a.clientId, a.clientSecret)),
+    ],
+    [
+      // What the harness writes of the run itself: a target cannot make these credentials (review 13).
+      options.seed,
+      target.baseUrl,
+      config.user?.username,
+      ...Object.values(config.applications ?? {}).flatMap((a) => [a?.clientId, a?.redirectUri]),
+    ],
+  );
   // Which check a request comes from, through every await of that check: a check abandoned at its
   // time limit goes on running, and its later requests must not land in the next check's evidence.
   let checkNumber = 0;

@@ -212,9 +212,11 @@ describe('redactText, each carrier exactly', () => {
     expect(redactText(`<input value="${AT}">`)).toBe(`<input value="${AT}">`);
   });
 
-  it('known secret values of three characters or more, wherever they are', () => {
+  it('known secret values wherever they are; below four characters where they stand alone (review 13)', () => {
     expect(redactText('a xyz b xyz', { secrets: ['xyz', 'ab'] })).toBe('a … b …');
-    expect(redactText('a ab b', { secrets: ['ab'] })).toBe('a ab b');
+    expect(redactText('a ab b cab abc', { secrets: ['ab'] })).toBe('a … b cab abc');
+    expect(redactText('wxyz xyz1', { secrets: ['xyz'] })).toBe('wxyz xyz1');
+    expect(redactText('wxyz', { secrets: ['wxyz'] })).toBe('…');
     expect(redactText(`see ${PW}!`, { secrets: [PW] })).toBe(`see ${m(PW)}!`);
     expect(redactText('abcd… stays', { secrets: ['abcd…'] })).toBe('abcd… stays');
     expect(redactUrl(`http://h/x/${PW}`, { secrets: [PW] })).toBe(`http://h/x/${m(PW)}`);

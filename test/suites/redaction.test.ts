@@ -123,6 +123,33 @@ describe('redaction of recorded exchanges', () => {
   });
 });
 
+describe("the run's own words against a target that issues them as tokens (review 13)", () => {
+  it("the seed and the target's host stay in the message and the reproduce command", async () => {
+    const base = 'http://login.qzvxwk.example:47200';
+    const host = 'login.qzvxwk.example';
+    const issued = fakeTarget(() => Response.json({ access_token: host, refresh_token: '20240517' }), {
+      baseUrl: base,
+    });
+    const report = await runConformance({
+      seed: 20240517,
+      numRuns: 1,
+      rules: RULES,
+      target: { ...issued, baseUrl: base },
+      reproduceArgs: ['--target', base],
+      checks: [
+        check('echoed', ['T-MUST'], async (t: CheckContext) => {
+          await t.http.post('/oauth/token', { form: { grant_type: 'password' } });
+          t.fail(`${host} refused run 20240517`);
+        }),
+      ],
+    });
+    expect(report.checks[0].message).toBe(`${host} refused run 20240517`);
+    expect(report.checks[0].reproduce).toBe(
+      `npx idp-conformance run --check grants.echoed --seed 20240517 --target ${base}`,
+    );
+  });
+});
+
 describe('a known secret in the forms an honest target writes it', () => {
   // An Azure AD client secret holds `~`, which URLSearchParams writes %7E and encodeURIComponent keeps.
   const secret = 'Az8Q~xY2.vK_r5Wq9-Lm3Np6';

@@ -1,0 +1,198 @@
+/**
+ * Review 13: what the run's redactor takes for a credential. A value the target issued under a
+ * secret name is one whatever its shape, unless it is the harness's own text; the config's
+ * secrets are masked whatever their length.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ownWords, readWords } from '../../suites/runner/own-words.js';
+import { createRedactor } from '../../suites/runner/redact.js';
+
+const SEED = 20240517;
+const BASE = 'http://127.0.0.1:47200';
+
+/** A redactor that met `issued` as a token response's members. */
+function issuing(issued: Record<string, string>, own: Array<string | number> = [SEED, BASE]) {
+  const r = createRedactor([], own);
+  r.learn({
+    request: { method: 'POST', url: `${BASE}/oauth/token`, headers: {}, body: 'grant_type=device_code' },
+    response: { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(issued) },
+  });
+  return r;
+}
+
+/** A redactor that sent `code` back as a device page's user code (a form the harness posted). */
+function sentBack(code: string) {
+  const r = createRedactor([], [SEED, BASE]);
+  r.learn({
+    request: {
+      method: 'POST',
+      url: `${BASE}/oauth/device`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `user_code=${encodeURIComponent(code)}`,
+    },
+  });
+  return r;
+}
+
+describe('real credential shapes the target issued are masked wherever they turn up (review 13, item 5)', () => {
+  it.each([
+    ['9 letters A-Z', 'ELSUCARVH'],
+    ['A-Z 4-5', 'EZBM-IRCDH'],
+    ['lower-case 4-4', 'avvy-gdde'],
+    ['A-Z 3-3-3', 'WEG-XIZ-ZPU'],
+    ['Entra-style 9 of A-Z0-9', 'AAEZYXEVJ'],
+    ['8 letters of random case', 'TeKoVuRa'],
+    ['lower-case 8', 'kefowaxu'],
+    ['lower-case 16', 'lirabotemanusoke'],
+  ])('%s (%s)', (_shape, code) => {
+    const r = issuing({ user_code: code, access_token: code });
+    expect(r.text(`the page said ${code} here`)).not.toContain(code);
+  });
+
+  it('a device user code is masked in the device page body and in the message quoting it', () => {
+    const r = issuing({ device_code: 'dc_EZBM-IRCDH', user_code: 'EZBM-IRCDH' });
+    const page = r.exchange({
+      request: { method: 'GET', url: `${BASE}/oauth/device`, headers: {} },
+      response: {
+        status: 200,
+        headers: { 'content-type': 'text/html' },
+        body: '<p>Confirm the code EZBM-IRCDH shown on your device</p>',
+      },
+    });
+    expect(page.response?.body).toBe('<p>Confirm the code … shown on your device</p>');
+    expect(r.text('the device page did not accept the user code EZBM-IRCDH')).toBe(
+      'the device page did not accept the user code …',
+    );
+  });
+
+  it('random tokens of common formats, issued or sent back, are masked (fixed seed)', () => {
+    const chars = (alphabet: string, min: number, max = min) =>
+      fc.string({ unit: fc.constantFrom(...alphabet), minLength: min, maxLength: max });
+    const AZ = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+    const groups = (alphabet: string) =>
+      fc.array(chars(alphabet, 3, 5), { minLength: 2, maxLength: 3 }).map((parts) => parts.join('-'));
+    const issued = fc.oneof(
+      chars(`${AZ}${AZ.toLowerCase()}0123456789-_`, 8, 43),
+      chars('0123456789abcdef', 32, 64),
+      chars(AZ, 8, 10),
+      chars(AZ.toLowerCase(), 8, 16),
+      chars(`${AZ}0123456789`, 8, 12),
+      groups(AZ).filter((code) => code.length >= 8),
+      groups(AZ.toLowerCase()).filter((code) => code.length >= 8),
+      groups(`${AZ}0123456789`).filter((code) => code.length >= 8),
+      chars('0123456789', 8),
+    );
+    fc.assert(
+      fc.property(issued, (token) => {
+        const r = issuing({ access_token: token });
+        expect(r.text(`the page said ${token} here`)).not.toContain(token);
+      }),
+      { seed: 13, numRuns: 400 },
+    );
+    fc.assert(
+      fc.property(chars('0123456789', 6, 8), (code) => {
+        expect(sentBack(code).text(`the page said ${code} here`)).not.toContain(code);
+      }),
+      { seed: 13, numRuns: 100 },
+    );
+  });
+});
+
+describe("a target cannot blank the harness's own words by issuing them as credentials (review 13, item 4)", () => {
+  const LINE = `POST /oauth/token answered W (application/json, 127.0.0.1:47200, 2 retries, ${SEED})`;
+  const SENTENCES = [
+    LINE,
+    'nothing was seen; the check did not finish',
+    'expected status 401 within 15000 ms (OIDC Core), text/html from api/v4/user over HTTP/1.1',
+    `npx idp-conformance run --check grants.state-unchanged --seed ${SEED} --target ${BASE}`,
+  ];
+
+  it.each([
+    'oauth/token',
+    '/oauth/token',
+    '127.0.0.1',
+    '127.0.0.1:47200',
+    BASE,
+    '2 retries',
+    String(SEED),
+    'nothing was seen',
+    'did not finish',
+    'status 401',
+    '15000 ms',
+    'application/json',
+    'text/html',
+    'api/v4/user',
+    'OIDC Core',
+    'HTTP/1.1',
+    'grants.state-unchanged',
+    'Expected',
+  ])('issued %j, sent back too: every sentence survives', (word) => {
+    const r = issuing({ access_token: word, refresh_token: word, id_token: word, user_code: word });
+    r.learn({
+      request: { method: 'GET', url: `${BASE}/api/v4/user`, headers: { authorization: `Bearer ${word}` } },
+    });
+    r.remember(word);
+    for (const sentence of SENTENCES) expect(r.text(sentence)).toBe(sentence);
+  });
+
+  it("the target's own host and the seed are the run's words only when the run says so", () => {
+    const host = 'login.idp-vendor.example';
+    const seed = '31415926';
+    const line = `GET https://${host}/authorize (seed ${seed})`;
+    expect(issuing({ access_token: host, refresh_token: seed }, [seed, `https://${host}`]).text(line)).toBe(line);
+    // Another run's host and seed are values the target chose like any other: masked.
+    expect(issuing({ access_token: host, refresh_token: seed }, [SEED, BASE]).text(line)).not.toContain(seed);
+  });
+});
+
+describe("the config's secrets are masked whatever their length (review 13, item 6)", () => {
+  it.each([
+    ['abc12', 'wrong password abc12', 'wrong password …'],
+    ['12345', 'pin 12345 refused', 'pin … refused'],
+    ['pass', 'the word passes', 'the word …es'],
+    ['ab1', 'password ab1, not ab12 or cab1', 'password …, not ab12 or cab1'],
+    ['x', 'user x signed in; max 1', 'user … signed in; max 1'],
+  ])('%j in %j', (secret, text, shown) => {
+    expect(createRedactor([secret]).text(text)).toBe(shown);
+  });
+
+  it('a short one in an exchange body is masked too', () => {
+    const shown = createRedactor(['abc12']).exchange({
+      request: { method: 'POST', url: `${BASE}/users/sign_in`, headers: {}, body: 'pw is abc12' },
+    });
+    expect(shown.request.body).toBe('pw is …');
+  });
+});
+
+describe("the harness's own words are the strings its modules write", () => {
+  it('strings are read, comments are not (they cite tokens reviews found), a missing folder is none', () => {
+    const root = mkdtempSync(join(tmpdir(), 'own-words-'));
+    try {
+      mkdirSync(join(root, 'suites'));
+      writeFileSync(
+        join(root, 'suites', 'checks.js'),
+        [
+          "// the token 'zqxjvwkp' was shown whole",
+          '/* and `bcdfghjk` too */',
+          "const a = 'answered Expected'; const b = `at ${'api/v4'}`;",
+        ].join('\n'),
+      );
+      writeFileSync(join(root, 'suites', 'checks.test.js'), "const c = 'fromatest';");
+      expect([...readWords(root)].sort()).toEqual(['answered', 'api', 'at', 'expected', 'v4']);
+    } finally {
+      rmSync(root, { recursive: true });
+    }
+  });
+
+  it("this harness's: its words, not a token its comments cite", () => {
+    const words = ownWords();
+    for (const word of ['expected', 'oauth', 'token', 'retries', 'finish', 'application', 'json'])
+      expect(words.has(word), word).toBe(true);
+    // suites/runner/redact.ts's comments cite the user codes `ELSUCARVH` and `EZBM-IRCDH`.
+    for (const cited of ['elsucarvh', 'ezbm', 'ircdh']) expect(words.has(cited), cited).toBe(false);
+  });
+});
