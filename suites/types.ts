@@ -207,17 +207,17 @@ export interface Driver {
   /** Release what the driver holds (the browser driver's Chromium); the session calls it at the end. */
   close?(): Promise<void>;
   /**
-   * The running check's time, set by the session as each check starts (undefined between checks):
-   * a real-time wait the driver makes for the target (a 429 page) is given up when longer than
-   * `leftMs()`, else told to `waitingFor`, as the check's own are.
+   * The running check's time, set by the session as each check starts (the run's between checks):
+   * a real-time wait the driver makes for the target (a 429 page) counts against it, as the HTTP
+   * target's do, and is given up when longer than `leftMs()`. A visit belongs to the time it began
+   * under: when another is set, its check has ended, and the visit is ended with it.
    */
   timedBy?(time: CheckTime | undefined): void;
 }
 
-/** What is left of the running check's time limit (and the run's --deadline), in ms, and how to say a wait. */
+/** What is left of the running check's time limit (and the run's --deadline), in ms. */
 export interface CheckTime {
   leftMs(): number;
-  waitingFor(ms: number): void;
 }
 
 export interface TokenResponse {

@@ -10,12 +10,16 @@ function headersOf(answer: PwResponse): Headers {
   return headers;
 }
 
+/** Did the target decline to serve this page now (rate.ts isRateLimited: a 429, a 503 with Retry-After)? */
+const refusedNow = (answer: PwResponse | undefined): answer is PwResponse =>
+  !!answer && isRateLimited(answer.status(), headersOf(answer));
+
 /**
- * How long to wait before loading a page again that the target declined to serve now (rate.ts
- * isRateLimited: a 429, a 503 with Retry-After): what the HTTP target does with its own requests,
- * for the pages the browser loads itself (GET only: a form posted is not sent twice). Undefined
- * for any other answer; after `attempt` retries, or a wait past the harness's, the visit is given
- * up with the HTTP target's line (rate.ts givenUp), its check errored, no rule judged.
+ * How long to wait before loading a page again that the target declined to serve now (refusedNow):
+ * what the HTTP target does with its own requests, for the pages the browser loads itself (GET
+ * only: a form posted is not sent twice, so one refused is given up at once). Undefined for any
+ * other answer; after `attempt` retries, or a wait past the harness's, the visit is given up with
+ * the HTTP target's line (rate.ts givenUp), its check errored, no rule judged.
  */
 function throttledFor(
   answer: PwResponse | undefined,
@@ -23,14 +27,15 @@ function throttledFor(
   waited: number,
   leftMs: number,
 ): number | undefined {
-  if (!answer || answer.request().method() !== 'GET') return undefined;
+  if (!refusedNow(answer)) return undefined;
   const headers = headersOf(answer);
-  if (!isRateLimited(answer.status(), headers)) return undefined;
-  // A wait ending past the check's time limit or --deadline is given up at once: the sleep cannot be cut short.
+  // As the HTTP target's: a wait counts against the check's time limit (never moves it on), and one
+  // ending past it or --deadline is given up at once, since the sleep cannot be cut short.
   const maxWait = waitWithin(DEFAULT_MAX_RETRY_AFTER, leftMs);
   const { asked, wait } = retryWait(headers, attempt, maxWait);
-  if (attempt < DEFAULT_RETRIES_429 && wait <= maxWait) return wait;
-  const where = `GET ${new URL(answer.url()).pathname.slice(0, 200)}`;
+  const get = answer.request().method() === 'GET';
+  if (get && attempt < DEFAULT_RETRIES_429 && wait <= maxWait) return wait;
+  const where = `${answer.request().method()} ${new URL(answer.url()).pathname.slice(0, 200)}`;
   const refusal = givenUp(where, answer.status(), { attempt, waited, wait, maxWait, asked });
   // The session's target never saw this page: the session counts it toward its refusals in a row.
   throw new RateLimited(refusal.message, refusal.status, refusal);
@@ -496,6 +501,17 @@ function watchActivity(page: Page): Activity {
 
 const quietFor = (activity: Activity, ms: number) => activity.open === 0 && Date.now() - activity.last >= ms;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Sleep `ms`, or less when `cut` comes first (its timer cleared: nothing holds the process). */
+const sleepUnless = (ms: number, cut: Promise<void>) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    void cut.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+/** Why a visit whose check ended stopped (no one reads it: the check has its result). */
+const LEFT_BEHIND = 'the check ended before this page visit did: its page was closed';
 
 interface Handover {
   url: URL;
@@ -689,6 +705,8 @@ export async function createBrowserDriver(
   const pageTimeout = options.pageTimeoutMs ?? PAGE_TIMEOUT_MS;
   /** The running check's time (the session's), for the waits of a page the target declined to serve. */
   let checkTime: CheckTime | undefined;
+  /** The visits under way, each ending itself, and the check's time each began under. */
+  const visits = new Map<() => void, CheckTime | undefined>();
   context.setDefaultTimeout(pageTimeout);
   const openPage = closingPopups(context);
   let closed = false;
@@ -1004,9 +1022,22 @@ export async function createBrowserDriver(
     userCode?: string,
     options: AuthorizeOptions = {},
   ): Promise<Journey> {
+    // This visit's own check (its time limit): a later check's never reaches it.
+    const time = checkTime;
     const page = await openPage().catch((error: unknown) => {
       throw gone() ? browserGone() : error;
     });
+    /** The check ended before the visit: its page is closed, its wait cut short (timedBy). */
+    let ended = false;
+    let abandon = () => undefined as void;
+    const abandoned = new Promise<void>((resolve) => (abandon = resolve));
+    const end = () => {
+      ended = true;
+      abandon();
+      void page.close().catch(() => undefined);
+    };
+    visits.set(end, time);
+    if (checkTime !== time) end();
     /** The page's renderer died (killed, out of memory): the browser lives on, this visit is over. */
     let crashed = false;
     page.once('crash', () => void (crashed = true));
@@ -1086,7 +1117,7 @@ export async function createBrowserDriver(
       if (stray()) return;
       const answer = watch.activity.navigations !== navigations ? last : undefined;
       if (answer) standingIn(answer);
-      refusedIfClientError(http, answer?.status());
+      refusedIfClientError(http, answer && { status: answer.status(), headers: headersOf(answer) });
       await ready(page, watch, next);
       if (!(await askedAgain())) return;
       // A refusal is the provider's answer: when nothing has gone out yet (a page too busy to send
@@ -1183,15 +1214,20 @@ export async function createBrowserDriver(
       for (let step = 0; step < MAX_STEPS && !handover() && !stray(); step++) {
         progress();
         // A page the target declined to serve now is no page of the provider's: waited out, loaded again.
-        const wait = throttledFor(last, throttled, waitedOut, checkTime?.leftMs() ?? Infinity);
+        // The refusal's own page loaded first (a reload that interrupts it fails in Chromium), within
+        // the time left, which is read after it: that load counts against the limit as the wait does.
+        if (refusedNow(last) && last.request().method() === 'GET') {
+          clearTimeout(watchdog);
+          const loading = Math.max(1, Math.min(pageTimeout, time?.leftMs() ?? Infinity));
+          await page.waitForLoadState('domcontentloaded', { timeout: loading }).catch(() => undefined);
+        }
+        const wait = throttledFor(last, throttled, waitedOut, time?.leftMs() ?? Infinity);
         if (wait !== undefined) {
           throttled++;
           waitedOut += wait;
-          checkTime?.waitingFor(wait * 1000);
           clearTimeout(watchdog);
-          // The refusal's own page loaded first: a reload that interrupts it fails in Chromium.
-          await page.waitForLoadState('domcontentloaded', { timeout: pageTimeout }).catch(() => undefined);
-          await sleep(wait * 1000);
+          await sleepUnless(wait * 1000, abandoned);
+          if (ended) throw new HarnessError(LEFT_BEHIND);
           progress();
           await settle(page, watch, () => load(page.reload({ waitUntil: 'commit' })));
           continue;
@@ -1415,6 +1451,7 @@ export async function createBrowserDriver(
       return { response: await fromPage(page, last), ...did };
     } catch (error) {
       if (gone()) throw browserGone();
+      if (ended) throw new HarnessError(LEFT_BEHIND);
       if (crashed)
         throw new HarnessError(
           `the browser's renderer of the provider's page crashed (at ${new URL(page.url()).pathname}: killed, or out of memory), so nothing was seen`,
@@ -1426,6 +1463,7 @@ export async function createBrowserDriver(
         throw unresponsive(page, pageTimeout, String((error as Error).message).split('\n')[0]);
       throw error;
     } finally {
+      visits.delete(end);
       clearTimeout(watchdog);
       // Bounded: a renderer that does not answer the close must not hold the check past its end
       // (the context's close, when the driver closes, takes the page with it).
@@ -1448,6 +1486,8 @@ export async function createBrowserDriver(
     },
     timedBy(time) {
       checkTime = time;
+      // A check that ended (at its time limit, or by another of its flows' error) leaves no visit behind.
+      for (const [end, began] of visits) if (began !== time) end();
     },
     approveDevice: (userCode, page) => device(userCode, 'approve', page),
     denyDevice: (userCode, page) => device(userCode, 'deny', page),

@@ -371,7 +371,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           [url, method, body, what] = [next, 'GET', undefined, undefined];
           continue;
         }
-        if (answering) refusedIfClientError(http, response.status, scriptedSignIn);
+        if (answering) refusedIfClientError(http, response, scriptedSignIn);
         // Media types are case-insensitive (RFC 9110 §8.3.1): `TEXT/HTML` is a page too.
         if (!/html/i.test(response.headers.get('content-type') ?? '')) return journey(response);
         const forms = parseForms(response.text);

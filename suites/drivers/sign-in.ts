@@ -9,6 +9,7 @@ import type { Http, TargetConfig } from '../types.js';
 import { CheckSkipped, HarnessError, NoVerdict } from '../runner/errors.js';
 import { CONSENT_PHRASES, controlPattern, IDENTIFIER_WORDS, SIGN_IN_WAY_PATTERN } from './defaults.js';
 import { granted, handsOverTo, signInGoesOn } from './hand-over.js';
+import { isRateLimited } from '../target/rate.js';
 import { decodeEntities, pageText, parseLinks, type FormField, type HtmlForm, type SubmitButton } from './html.js';
 
 /** Per run, why no sign-in is tried again: the sentence each later check is skipped with. */
@@ -48,12 +49,20 @@ export function signInUser(http: Http, config: TargetConfig): NonNullable<Target
 }
 
 /**
- * A client or throttling error answering the credentials is a refusal (no status: nothing to judge).
+ * A client error answering the credentials is a refusal (no answer: nothing to judge). A rate limit
+ * (rate.ts isRateLimited: a 429, a 403 or 503 naming a wait) declines to serve now and says nothing
+ * of the credentials: left to the driver's rate-limit path, never blamed on the config.
  * `scripted`: the sign-in page ran a script the driver did not (the form driver), which may have
  * been what the provider missed (a CSRF token copied into the form), said with any status but 401.
  */
-export function refusedIfClientError(http: Http, status: number | undefined, scripted = false): void {
-  if (status === undefined || status < 400 || status >= 500) return;
+export function refusedIfClientError(
+  http: Http,
+  answer: { status: number; headers: Headers } | undefined,
+  scripted = false,
+): void {
+  if (answer === undefined || isRateLimited(answer.status, answer.headers)) return;
+  const { status } = answer;
+  if (status < 400 || status >= 500) return;
   signInRefused(
     http,
     `status ${status}${

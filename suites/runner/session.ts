@@ -604,9 +604,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const driver = gated(await createDriver(http, config, control));
   // Outside a check (the start-up's sign-in, revocation) only --deadline bounds the driver's waits.
   const runTime =
-    options.deadline === undefined
-      ? undefined
-      : { leftMs: () => (options.deadline ?? Infinity) - Date.now(), waitingFor: () => undefined };
+    options.deadline === undefined ? undefined : { leftMs: () => (options.deadline ?? Infinity) - Date.now() };
   driver.timedBy?.(runTime);
   const setupFlows = createOAuthFlows(http, driver, config, redactor, random);
   current = setupFlows;
@@ -837,7 +835,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         // The deadline bounds the running check too (at least 1 ms, so an already passed one still stops it).
         const left = options.deadline === undefined ? Infinity : Math.max(1, options.deadline - Date.now());
         const timeoutMs = Math.min(limit, left);
-        // The driver's real-time waits (a 429 page) count against the same limit, never past --deadline.
+        // The driver's real-time waits (a 429 page) count against the same limit, as the HTTP
+        // target's do (they never move it on), never past --deadline.
         const dueAt = performance.now() + timeoutMs;
         driver.timedBy?.({
           leftMs: () =>
@@ -845,7 +844,6 @@ export async function openSession(options: SessionOptions): Promise<Session> {
               dueAt + askedMs - performance.now(),
               options.deadline === undefined ? Infinity : options.deadline - Date.now(),
             ),
-          waitingFor,
         });
         await withTimeout(
           checkScope.run(scope, () => check.run(t)),
