@@ -15,9 +15,11 @@ import type { JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../suites/report/model.js';
 import { KEYS_PATH } from '../../suites/shared/oauth.js';
-import { localKeys } from '../../suites/oidc/support.js';
+import { LEGACY_JWKS_PATH, localKeys } from '../../suites/oidc/support.js';
 import { mayHaveSigned } from '../../suites/oidc/verify-jwt.js';
 import type { CheckContext, FailureDetails } from '../../suites/types.js';
+import { oidcChecks } from '../../suites/oidc/checks.js';
+import { runCli } from '../suites/loopback.js';
 import { proxiedSimulator } from './collector.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -75,10 +77,15 @@ describe('what a large key set costs to judge', () => {
 const dir = mkdtempSync(join(tmpdir(), 'idp-jwks-flood-'));
 let front: Awaited<ReturnType<typeof proxiedSimulator>>;
 let flood: Buffer | undefined;
+/** When set, the key set and its alias served instead (the simulator serves no alias from 17.0). */
+let sets: { keys: Buffer; legacy: Buffer } | undefined;
 
 beforeAll(async () => {
   front = await proxiedSimulator(dir, (req, answer) => {
-    if (answer.status !== 200 || req.method !== 'GET' || !(req.url ?? '').startsWith(KEYS_PATH)) return answer;
+    const path = req.url ?? '';
+    if (sets && req.method === 'GET' && (path.startsWith(KEYS_PATH) || path.startsWith(LEGACY_JWKS_PATH)))
+      return { ...answer, status: 200, body: path.startsWith(KEYS_PATH) ? sets.keys : sets.legacy };
+    if (answer.status !== 200 || req.method !== 'GET' || !path.startsWith(KEYS_PATH)) return answer;
     if (!flood) {
       // The simulator's own keys first (they verify its id_tokens), then the smallest keys there are.
       const own = JSON.stringify(JSON.parse(answer.body.toString('utf8'))).slice(0, -2);
@@ -111,3 +118,28 @@ it(`oidc.id-token against a set of ${FLOOD} keys runs in ${HEAP_MB} MB of heap a
   const [check] = (JSON.parse(readFileSync(report, 'utf8')) as Report).checks;
   expect([check.id, check.status]).toEqual(['oidc.id-token', 'passed']);
 }, 120_000);
+
+/**
+ * oidc.legacy-jwks-alias said a difference by the kid of every key of both sets: for a flood, two
+ * arrays of millions, and their first kids said nothing of a difference further on. Now: the counts
+ * and the first key that differs.
+ */
+it('an alias serving another key set is said by the first key that differs, not by every kid', async () => {
+  const keys = Array.from({ length: 30 }, (_, i) => ec(`k${i}`));
+  sets = {
+    keys: Buffer.from(JSON.stringify({ keys })),
+    legacy: Buffer.from(JSON.stringify({ keys: [...keys, ec('extra')] })),
+  };
+  try {
+    const file = join(dir, 'alias.json');
+    const checks = oidcChecks.filter((c) => c.id === 'oidc.legacy-jwks-alias');
+    await runCli({ config: front.config, seed: '5', runs: '1', release: '16.11', report: `json=${file}` }, { checks });
+    const [check] = (JSON.parse(readFileSync(file, 'utf8')) as Report).checks;
+    expect([check.status, check.message]).toEqual([
+      'failed',
+      '/-/jwks must serve the key set of /oauth/discovery/keys (keys: 30; legacyKeys: 31; at: 30; kid: null; legacyKid: extra)',
+    ]);
+  } finally {
+    sets = undefined;
+  }
+}, 60_000);
