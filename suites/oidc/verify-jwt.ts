@@ -53,17 +53,23 @@ function nodeKeys(jwks: JSONWebKeySet, alg: string | undefined, kid: string | un
   return found;
 }
 
-/** Key types by the first letters of a JWS alg (RFC 7518 §3.1, RFC 8037 §3.1): jose judges the curve. */
+/**
+ * Key types by the first letters of a JWS alg (RFC 7518 §3.1, RFC 8037 §3.1, and jose's ML-DSA):
+ * jose judges the curve. jose is given only the keys these select (localKeys).
+ */
 const KTY_OF: ReadonlyArray<[string, string]> = [
   ['RS', 'RSA'],
   ['PS', 'RSA'],
   ['ES', 'EC'],
   ['Ed', 'OKP'],
+  ['ML-DSA', 'AKP'],
 ];
 
 /** The published keys jose may verify `alg` with: its key type, the kid named, no other alg or use. */
 function joseKeys(jwks: JSONWebKeySet, alg: string, kid: string | undefined): JWK[] {
   const kty = KTY_OF.find(([prefix]) => alg.startsWith(prefix))?.[1];
+  // No key type: an alg no public key verifies (jose refuses it), not the keys that name no kty.
+  if (kty === undefined) return [];
   return jwks.keys.filter(
     (key) =>
       key.kty === kty &&
@@ -111,20 +117,29 @@ async function firstVerifying<K, R>(candidates: readonly K[], attempt: (key: K) 
   throw unreadable ?? new errors.JWSSignatureVerificationFailed();
 }
 
-/** jose's verification; a token several keys match, which jose refuses, is tried with each of them. */
+/**
+ * jose's verification with `keys`, which hold the first MAX_CANDIDATES keys that may have signed
+ * (localKeys); a token several keys match, which jose refuses, is tried with each of them, and so
+ * is one that more keys match than `keys` hold: jose's verdict on a part would not be the set's.
+ */
 async function joseVerify(
   token: string,
   jwks: JSONWebKeySet,
   keys: JWTVerifyGetKey,
   options: JWTVerifyOptions,
-  header: { alg?: string; kid?: string },
+  header: { alg?: unknown; kid?: unknown },
 ): Promise<{ payload: JWTPayload }> {
-  try {
-    return await jwtVerify(token, keys, options);
-  } catch (error) {
-    if (!(error instanceof errors.JWKSMultipleMatchingKeys) || header.alg === undefined) throw error;
-  }
-  return firstVerifying(joseKeys(jwks, header.alg, header.kid), async (jwk) => {
+  const { alg, kid } = header;
+  // A kid that is no string names no key, for jose as here.
+  const several =
+    typeof alg === 'string' && (kid === undefined || typeof kid === 'string') ? joseKeys(jwks, alg, kid) : [];
+  if (several.length <= MAX_CANDIDATES)
+    try {
+      return await jwtVerify(token, keys, options);
+    } catch (error) {
+      if (!(error instanceof errors.JWKSMultipleMatchingKeys)) throw error;
+    }
+  return firstVerifying(several, async (jwk) => {
     try {
       return await jwtVerify(token, createLocalJWKSet(publicKeys({ keys: [jwk] })), options);
     } catch (error) {

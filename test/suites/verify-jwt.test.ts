@@ -6,8 +6,8 @@
  */
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createLocalJWKSet, type JSONWebKeySet, type JWK } from 'jose';
-import { MAX_CANDIDATES, verifyJwt } from '../../suites/oidc/verify-jwt.js';
+import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, type JWK } from 'jose';
+import { MAX_CANDIDATES, mayHaveSigned, verifyJwt } from '../../suites/oidc/verify-jwt.js';
 import { HarnessError } from '../../suites/runner/errors.js';
 import { unusableKey } from '../../suites/oidc/support.js';
 
@@ -45,9 +45,12 @@ function token(
   return `${input}.${sign(hash, Buffer.from(input), key).toString('base64url')}`;
 }
 
+/** verifyJwt as the checks call it: jose given the keys that may have signed (localKeys), not the set. */
 const verifying = (jwt: string, ...published: JWK[]) => {
   const jwks: JSONWebKeySet = { keys: published.map((k) => ({ ...k, kid: 'k' })) };
-  return verifyJwt(jwt, jwks, createLocalJWKSet(jwks), { issuer: CLAIMS.iss, audience: CLAIMS.aud });
+  const header = jwt.split('.').length === 3 ? decodeProtectedHeader(jwt) : {};
+  const keys = createLocalJWKSet({ keys: mayHaveSigned(jwks, header) });
+  return verifyJwt(jwt, jwks, keys, { issuer: CLAIMS.iss, audience: CLAIMS.aud });
 };
 const code = (promise: Promise<unknown>) =>
   promise.then(
@@ -174,5 +177,17 @@ describe('verifyJwt: a token matched by many keys', () => {
         "and the harness tries no more (each costs work on the run's one thread): 1 not tried, so no verdict",
     );
     expect(await code(verifying(token(alg, signer), signer.jwk, ...others.map((k) => k.jwk)))).toBe('verified');
+  });
+
+  // jose is given the first four (localKeys); of those it may use one key alone (key_ops leave out
+  // the others), which does not verify: a verdict on part of the keys, where the whole set has none.
+  it('RS256: of more keys than jose is given, one it may use that does not verify is no verdict', async () => {
+    const [signer, ...others] = made.get('RS256')!;
+    const unusable = others.slice(0, 3).map((k) => ({ ...k.jwk, key_ops: ['encrypt'] }));
+    const error = (await verifying(token('RS256', signer), ...unusable, others[3].jwk, signer.jwk).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(error).toBeInstanceOf(HarnessError);
+    expect(error.message).toMatch(/^none of the first 4 of the 5 published keys that may have signed the token/);
   });
 });
