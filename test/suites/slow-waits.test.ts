@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { wait } from '../../suites/device/flow.js';
+import { CONTROL_PREFIX } from '../../suites/drivers/simulator.js';
 import { DEADLINE_REACHED, openSession } from '../../suites/runner/session.js';
 import type { CheckContext } from '../../suites/types.js';
 import { RULES, check, fakeTarget } from './fakes.js';
@@ -46,5 +47,34 @@ describe('--slow: the waits a target asks for', () => {
     expect([result.status, result.message]).toEqual(['skipped', DEADLINE_REACHED]);
     // Cut at the deadline, not after the wait (a loaded machine may add seconds, not thirty).
     expect(took).toBeLessThan(20_000);
+  });
+});
+
+/** A session over a target offering the simulator's clock control, played by `driver` (the form driver cannot move it). */
+async function runOnClock(seconds: number, driver: 'form') {
+  const json = (body: unknown) =>
+    new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
+  const target = fakeTarget(
+    (r) => {
+      const path = new URL(r.url).pathname;
+      if (path === `${CONTROL_PREFIX}/config`) return json({});
+      if (path === `${CONTROL_PREFIX}/clock`) return json({ now: 0 });
+      return new Response('{}', { status: 404 });
+    },
+    { driver: { kind: driver } },
+  );
+  const session = await openSession({ target, seed: 7, numRuns: 1, rules: RULES, slow: true, checkTimeoutMs: 50 });
+  try {
+    expect(session.caps.clock).toBe(true);
+    return await session.runCheck(check('waits', ['T-MUST'], waits(seconds)));
+  } finally {
+    await session.close();
+  }
+}
+
+describe('--slow where the target offers a clock the driver cannot move', () => {
+  it('the wait is made in real time (the form driver): a 0.4 s wait passes, not skipped for the clock', async () => {
+    const result = await runOnClock(0.4, 'form');
+    expect([result.status, result.message]).toEqual(['passed', undefined]);
   });
 });
