@@ -174,8 +174,9 @@ export const SHORT_PACED_WAIT_S = 15;
  * sooner than the provider likes (RFC 8628 §3.5 lets it say so to any poll, the first one too, as
  * Keycloak's does within the interval of the code's issue), not how the code stands, so the client
  * grows its interval by the increment (kept in `start`, for this and later polls), waits it and
- * polls again. That poll's answer is judged whatever it is: a slow_down after the whole grown
- * interval is no pacing the client ignored. The wait is on the target's clock, else in real time
+ * polls again. A slow_down to that poll is no pacing the client ignored: it fails `owner`, the
+ * rules of the answer the code's state asks for (authorization_pending, the token, access_denied),
+ * and any other answer is the check's to judge. The wait is on the target's clock, else in real time
  * (with --slow, or when short: SHORT_PACED_WAIT_S); else, or when it would end past --deadline, the
  * check is skipped: the answer it needed was not given.
  */
@@ -183,6 +184,7 @@ export async function pollPaced(
   t: CheckContext,
   start: Pick<DeviceStart, 'deviceCode' | 'interval'>,
   what: string,
+  owner: RuleId[],
   app: AppRole = deviceApp(t),
 ): Promise<HttpResponse> {
   const answer = await poll(t, start.deviceCode, app);
@@ -200,7 +202,14 @@ export async function pollPaced(
       t.skip(`${unanswered} would end past the run's --deadline`);
     await realWait(t, start.interval);
   }
-  return poll(t, start.deviceCode, app);
+  const again = await poll(t, start.deviceCode, app);
+  // No state's answer, though no poll came too soon: the sentence broken is that of the row the code was in.
+  if (jsonObject(again)?.error === 'slow_down')
+    t.fail(
+      `${what}: slow_down again after the grown interval (${start.interval} s) was waited out`,
+      broke(owner, { status: again.status, error: 'slow_down', interval: start.interval }),
+    );
+  return again;
 }
 
 /**

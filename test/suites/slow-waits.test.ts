@@ -12,7 +12,7 @@ import { CONTROL_PREFIX } from '../../suites/drivers/simulator.js';
 import { CheckSkipped } from '../../suites/runner/errors.js';
 import { DEADLINE_REACHED, openSession } from '../../suites/runner/session.js';
 import type { CheckContext } from '../../suites/types.js';
-import { FAKE_BASE, RULES, check, fakeCheckContext, fakeTarget } from './fakes.js';
+import { FAKE_BASE, RULES, check, fakeCheckContext, fakeRules, fakeTarget } from './fakes.js';
 
 /** A check that asks the target once, then waits `seconds` as the target would have asked. */
 const waits = (seconds: number) => async (t: CheckContext) => {
@@ -127,7 +127,7 @@ describe('a paced poll (pollPaced) where no clock moves and --slow is not given'
     const session = await openSession({ target, seed: 7, numRuns: 1, rules: RULES, deadline: Date.now() + 3_000 });
     polls.length = 0;
     const paced = async (t: CheckContext) => {
-      await pollPaced(t, { deviceCode: 'dc', interval: 1 }, 'first poll');
+      await pollPaced(t, { deviceCode: 'dc', interval: 1 }, 'first poll', fakeRules('T-MUST'));
       t.expect(false, 'polled again');
     };
     const started = Date.now();
@@ -143,7 +143,9 @@ describe('a paced poll (pollPaced) where no clock moves and --slow is not given'
   it(`a grown interval above ${SHORT_PACED_WAIT_S} s: skipped at once, it needs clock control or --slow`, async () => {
     const { t, polls } = slowedContext({});
     const interval = SHORT_PACED_WAIT_S - limits().slowDownIncrement + 1;
-    const { kind, message } = await outcome(pollPaced(t, { deviceCode: 'dc', interval }, 'first poll', 'public'));
+    const { kind, message } = await outcome(
+      pollPaced(t, { deviceCode: 'dc', interval }, 'first poll', fakeRules('T-MUST'), 'public'),
+    );
     expect([kind, message]).toEqual([
       'skipped',
       `the provider answered slow_down to the first poll; polling again after the grown interval (${SHORT_PACED_WAIT_S + 1} s) needs clock control or --slow`,
