@@ -13,7 +13,8 @@ import type { Sim } from '../../simulator/types.js';
 import { bodyOf, sendAnswer, simulatorAnswerTo, simulatorWith, type Loopback } from '../suites/loopback.js';
 import { page } from './sign-in-journey.js';
 import { headersOf, hiddenInputs, twoStepDevice } from './two-step-device.js';
-import { checksWith, explain, PAGE_DRIVERS, rulesWith, runWithDriver } from './provider.js';
+import { allChecks } from '../../suites/index.js';
+import { checksWith, explain, PAGE_DRIVERS, rulesWith, runAgainst, runWithDriver } from './provider.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -27,6 +28,8 @@ interface Pace {
   interval?: number;
   paceMs: number;
   always?: boolean;
+  /** A device code's token answer given again to every later poll it lets through (a code used twice). */
+  reusable?: boolean;
 }
 const KEYCLOAK: Pace = { paceMs: 5_000 };
 const QUICK: Pace = { interval: 1, paceMs: 1_000 };
@@ -37,6 +40,8 @@ let front: Loopback & { sim: Sim };
 const pressed: string[] = [];
 /** Per device code, the simulator time before which a poll answers slow_down. */
 const nextPoll = new Map<string, number>();
+/** Per device code, the token answer it got (for `reusable`). */
+const tokens = new Map<string, Record<string, unknown>>();
 /** Polls the provider answered slow_down itself. */
 let slowDowns = 0;
 
@@ -105,10 +110,17 @@ beforeAll(async () => {
               return json(400, { error: 'slow_down', error_description: 'Slow down' });
             }
             nextPoll.set(code, now() + pace.paceMs);
+            const issued = tokens.get(code);
+            if (pace.reusable && issued) return json(200, issued);
           }
-          return front.sim.handle(
-            new Request(url, { method: 'POST', headers: headersOf(req.headers), body: new Uint8Array(raw) }),
-          );
+          return front.sim
+            .handle(new Request(url, { method: 'POST', headers: headersOf(req.headers), body: new Uint8Array(raw) }))
+            .then(async (answer) => {
+              if (!pace.reusable || answer.status !== 200 || form.get('grant_type') !== DEVICE_GRANT) return answer;
+              const body = (await answer.json()) as Record<string, unknown>;
+              tokens.set(code, body);
+              return json(200, body);
+            });
         }),
       );
       return true;
@@ -203,4 +215,14 @@ describe('a provider answering slow_down to every poll, however long the client 
     },
     60_000,
   );
+});
+
+describe("the state model against a Keycloak-like pace (the simulator's driver)", () => {
+  it('a lawful slow_down is waited out and the poll made again: a device code used twice fails DEV-SINGLE-USE', async () => {
+    pace = { ...KEYCLOAK, reusable: true };
+    const model = allChecks().filter((c) => c.id === 'device.state-machine');
+    const { report, stderr } = await runAgainst(front, { runs: '1' }, model);
+    const why = explain(report, stderr);
+    expect(rulesWith(report, 'failed', 'warned'), why).toEqual(['DEV-SINGLE-USE']);
+  }, 60_000);
 });
