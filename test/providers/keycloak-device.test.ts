@@ -6,7 +6,9 @@
  * you want to grant access to …?" with Yes and No, submits named accept and cancel (its
  * login-oauth-grant page). Only the absent interval breaks a rule (DEV-AUTHORIZE-RESPONSE, the
  * source's response carries it); a slow_down is no verdict on the poll it answers, and a deny
- * visit presses No and nothing else.
+ * visit presses No and nothing else. The same provider, paced otherwise (`Pace`): a 1 s interval
+ * for the form driver's real-time waits, slow_down to every poll (a wrong answer once the client
+ * waited the grown interval), and a device code that gives its tokens twice (for the state model).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
