@@ -293,6 +293,8 @@ export interface CheckContext {
    * run's `--deadline` does not move. Absent where no limit runs (a check outside a session).
    */
   waitingFor?(ms: number): void;
+  /** What is left before the run's `--deadline`, in ms: a real-time wait that would end past it is not begun. Absent without one. */
+  deadlineLeftMs?(): number;
   /**
    * fc.assert with the run's seed and numRuns; on failure the shrunk counterexample is recorded
    * in the report. Use for every property.

@@ -61,7 +61,7 @@ export const deviceChecks: Check[] = [
       const start = await startDevice(t);
       expectOAuthError(
         t,
-        await pollPaced(t, start, 'first poll of a fresh device code'),
+        await pollPaced(t, start, 'first poll of a fresh device code', ['DEV-AUTHORIZATION-PENDING']),
         { status: 400, error: 'authorization_pending', rules: ['DEV-AUTHORIZATION-PENDING'] },
         'first poll of a fresh device code',
       );
@@ -105,7 +105,7 @@ export const deviceChecks: Check[] = [
       const start = await startDevice(t);
       expectOAuthError(
         t,
-        await pollPaced(t, start, 'first poll of a fresh device code'),
+        await pollPaced(t, start, 'first poll of a fresh device code', ['DEV-AUTHORIZATION-PENDING']),
         { status: 400, error: 'authorization_pending', rules: ['DEV-AUTHORIZATION-PENDING'] },
         'first poll of a fresh device code',
       );
@@ -162,7 +162,8 @@ export const deviceChecks: Check[] = [
       needTime(t);
       const start = await startDevice(t);
       await t.driver.approveDevice(start.userCode, start.verificationUri);
-      expectTokenOk(t, await pollPaced(t, start, 'first poll after approval'), 'first poll after approval');
+      const first = 'first poll after approval';
+      expectTokenOk(t, await pollPaced(t, start, first, ['DEV-APPROVE', 'DEV-SUCCESS']), first);
       await wait(t, start.interval);
       expectOAuthError(
         t,
@@ -250,7 +251,7 @@ export const deviceChecks: Check[] = [
       await t.driver.approveDevice(start.userCode, start.verificationUri);
       // No token on the first poll after approval: the approval did not take, or the poll was not answered.
       const first = 'first poll after the user approved';
-      const body = expectTokenOk(t, await pollPaced(t, start, first), first, [
+      const body = expectTokenOk(t, await pollPaced(t, start, first, ['DEV-APPROVE', 'DEV-SUCCESS']), first, [
         'DEV-APPROVE',
         'DEV-SUCCESS',
         'DEV-TOKEN-PARAMS',
@@ -304,7 +305,7 @@ export const deviceChecks: Check[] = [
       await t.driver.approveDevice(start.userCode, start.verificationUri);
       expectOAuthError(
         t,
-        await pollPaced(t, start, 'poll by another client', other),
+        await pollPaced(t, start, 'poll by another client', ['DEV-CLIENT-BOUND'], other),
         { status: 400, error: 'invalid_grant' },
         'poll by a client the device code was not issued to',
       );
@@ -312,7 +313,7 @@ export const deviceChecks: Check[] = [
         await wait(t, start.interval);
         expectTokenOk(
           t,
-          await pollPaced(t, start, 'poll by the client the code was issued to', own),
+          await pollPaced(t, start, 'poll by the client the code was issued to', ['DEV-CLIENT-BOUND'], own),
           'poll by the client the approved device code was issued to',
         );
       }
@@ -330,7 +331,7 @@ export const deviceChecks: Check[] = [
       await t.driver.approveDevice(bogus, start.verificationUri).catch(() => undefined);
       expectOAuthError(
         t,
-        await pollPaced(t, start, 'poll after another user code was approved'),
+        await pollPaced(t, start, 'poll after another user code was approved', ['DEV-AUTHORIZATION-PENDING']),
         { status: 400, error: 'authorization_pending' },
         'poll after another user code was approved',
       );
@@ -384,7 +385,7 @@ export const deviceChecks: Check[] = [
       if (connected) t.skip(`${NO_WAY_TO_REFUSE}: the denial on it is not tested`);
       expectOAuthError(
         t,
-        await pollPaced(t, start, 'poll after the user denied on the verification page'),
+        await pollPaced(t, start, 'poll after the user denied on the verification page', ['DEV-ACCESS-DENIED']),
         { status: 400, error: 'access_denied' },
         'poll after the user denied on the verification page',
       );

@@ -161,36 +161,55 @@ export function poll(t: CheckContext, deviceCode: string, app: AppRole = deviceA
   return t.oauth.tokenRequest({ grant_type: DEVICE_GRANT, device_code: deviceCode }, { app });
 }
 
-/** How many slow_downs in a row pollPaced waits out before the answer is judged as it is. */
-const MAX_SLOW_DOWNS = 2;
+/**
+ * The longest grown interval a paced poll waits in real time where the target's clock cannot be
+ * moved and --slow was not given. The wait a provider's slow_down asks for is short (an interval of
+ * 5 s plus the 5 s increment: 10 s), and skipping it left every check whose poll the provider paced
+ * unjudged: a provider answering slow_down to every poll exited 0. Longer waits still need --slow.
+ */
+export const SHORT_PACED_WAIT_S = 15;
 
 /**
  * A poll whose answer a check judges, paced as a client paces it: a `slow_down` says the poll came
  * sooner than the provider likes (RFC 8628 §3.5 lets it say so to any poll, the first one too, as
  * Keycloak's does within the interval of the code's issue), not how the code stands, so the client
  * grows its interval by the increment (kept in `start`, for this and later polls), waits it and
- * polls again. Without a way to wait (clock control or --slow) the check is skipped: the answer it
- * needed was not given.
+ * polls again. A slow_down to that poll is no pacing the client ignored: it fails `owner`, the
+ * rules of the answer the code's state asks for (authorization_pending, the token, access_denied),
+ * and any other answer is the check's to judge. The wait is on the target's clock, else in real time
+ * (with --slow, or when short: SHORT_PACED_WAIT_S); else, or when it would end past --deadline, the
+ * check is skipped: the answer it needed was not given.
  */
 export async function pollPaced(
   t: CheckContext,
   start: Pick<DeviceStart, 'deviceCode' | 'interval'>,
   what: string,
+  owner: RuleId[],
   app: AppRole = deviceApp(t),
 ): Promise<HttpResponse> {
-  for (let slowed = 0; ; slowed++) {
-    const answer = await poll(t, start.deviceCode, app);
-    if (jsonObject(answer)?.error !== 'slow_down' || slowed === MAX_SLOW_DOWNS) return answer;
-    // A missing or unreadable interval (the response's own failure) is RFC 8628 §3.2's 5 s.
-    const interval = Number.isInteger(start.interval) && start.interval > 0 ? start.interval : RFC8628_DEFAULT_INTERVAL;
-    start.interval = interval + limits().slowDownIncrement;
-    const unanswered = `the provider answered slow_down to the ${what}; polling again after the grown interval (${start.interval} s) needs clock control or --slow`;
-    if (!t.caps.clock && !t.slow) t.skip(unanswered);
+  const answer = await poll(t, start.deviceCode, app);
+  if (jsonObject(answer)?.error !== 'slow_down') return answer;
+  // A missing or unreadable interval (the response's own failure) is RFC 8628 §3.2's 5 s.
+  const interval = Number.isInteger(start.interval) && start.interval > 0 ? start.interval : RFC8628_DEFAULT_INTERVAL;
+  start.interval = interval + limits().slowDownIncrement;
+  const unanswered = `the provider answered slow_down to the ${what}; polling again after the grown interval (${start.interval} s)`;
+  const moved = await moveClock(t, start.interval);
+  if (moved !== true) {
     // A driver that cannot move the target's clock (the form driver) says so: the same missing premise.
-    await wait(t, start.interval).catch((error: unknown) => {
-      throw error instanceof CheckSkipped ? new CheckSkipped(`${unanswered} (${error.message})`) : error;
-    });
+    const why = t.caps.clock ? ` (${moved})` : '';
+    if (!t.slow && start.interval > SHORT_PACED_WAIT_S) t.skip(`${unanswered} needs clock control or --slow${why}`);
+    if (start.interval * 1000 > (t.deadlineLeftMs?.() ?? Infinity))
+      t.skip(`${unanswered} would end past the run's --deadline`);
+    await realWait(t, start.interval);
   }
+  const again = await poll(t, start.deviceCode, app);
+  // No state's answer, though no poll came too soon: the sentence broken is that of the row the code was in.
+  if (jsonObject(again)?.error === 'slow_down')
+    t.fail(
+      `${what}: slow_down again after the grown interval (${start.interval} s) was waited out`,
+      broke(owner, { status: again.status, error: 'slow_down', interval: start.interval }),
+    );
+  return again;
 }
 
 /**
@@ -201,15 +220,39 @@ export async function pollPaced(
  */
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
-/** Let `seconds` pass on the target: its clock when it has one, else real time (only with --slow). */
-export async function wait(t: CheckContext, seconds: number): Promise<void> {
-  if (seconds <= 0) return;
-  if (t.caps.clock) return t.driver.advanceClock(seconds);
-  if (!t.slow) t.fail('waiting needs clock control or --slow');
+/** Move the target's clock by `seconds`: true once moved, else why not (none offered, or the driver's reason). */
+async function moveClock(t: CheckContext, seconds: number): Promise<true | string> {
+  if (!t.caps.clock) return 'the target offers no clock control';
+  try {
+    await t.driver.advanceClock(seconds);
+    return true;
+  } catch (error) {
+    if (error instanceof CheckSkipped) return error.message;
+    throw error;
+  }
+}
+
+/** `seconds` of real time, told to the check's time limit first. */
+async function realWait(t: CheckContext, seconds: number): Promise<void> {
   const ms = Math.min(seconds * 1000, LONGEST_TIMER_MS);
   // The check's time limit is for the target's answers, not for the waits the target asked for.
   t.waitingFor?.(ms);
   await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Let `seconds` pass on the target: its clock when the driver can move it, else real time (only
+ * with --slow, also where the target offers a clock the driver cannot use).
+ */
+export async function wait(t: CheckContext, seconds: number): Promise<void> {
+  if (seconds <= 0) return;
+  const moved = await moveClock(t, seconds);
+  if (moved === true) return;
+  if (!t.slow) {
+    if (t.caps.clock) t.skip(moved);
+    t.fail('waiting needs clock control or --slow');
+  }
+  await realWait(t, seconds);
 }
 
 /** Skip unless time can pass: clock control, or real waiting allowed by --slow. */

@@ -101,21 +101,27 @@ class PollCommand implements fc.AsyncCommand<DeviceModel, Real> {
     return true;
   }
   async run(model: DeviceModel, real: Real): Promise<void> {
+    if (this.paced) await pass(real.t, model, model.interval);
+    await this.pollJudged(model, real);
+  }
+  private async pollJudged(model: DeviceModel, real: Real): Promise<void> {
     const t: CheckContext = real.t;
     const start = real.start;
-    if (this.paced) await pass(t, model, model.interval);
     const row = predict(this.m, model, 'poll');
     const res = await poll(t, start.deviceCode);
     const body = jsonObject(res);
     // A slow_down to a poll sooner than the interval after the previous one (in any state), or after
     // the code's issue for the first (Keycloak counts from there), is RFC 8628 §3.5's whatever the state: the
-    // client grows its interval and polls again, and the state is told by a later poll.
+    // client grows its interval, waits it and polls again (as pollPaced), and that poll tells the state
+    // (before, a Keycloak-like provider's fixed sequences met only such slow_downs and judged nothing).
     const tooSoon = model.now - model.askedAt < model.interval;
     model.askedAt = model.now;
     if (body?.error === 'slow_down' && row.result.error !== 'slow_down' && tooSoon) {
       model.interval += limits().slowDownIncrement;
       model.lastPoll = model.now;
-      return;
+      // The whole grown interval since this poll: the next is not too soon, so this ends there.
+      await pass(t, model, model.interval);
+      return this.pollJudged(model, real);
     }
     // A slow_down once the model's grown interval had passed means the provider grew it otherwise.
     const grewOtherwise =

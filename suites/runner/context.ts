@@ -18,7 +18,8 @@ export type SessionGround = Pick<
 >;
 
 /** The session's ground plus what each check gets of its own. */
-export interface ContextParts extends SessionGround, Pick<CheckContext, 'numRuns' | 'slow' | 'waitingFor'> {
+export interface ContextParts
+  extends SessionGround, Pick<CheckContext, 'numRuns' | 'slow' | 'waitingFor' | 'deadlineLeftMs'> {
   oauth: TrackedFlows;
   recorder: Recorder;
   redactor: Redactor;
@@ -191,6 +192,7 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     numRuns,
     slow,
     ...(waitingFor ? { waitingFor } : {}),
+    ...(parts.deadlineLeftMs ? { deadlineLeftMs: parts.deadlineLeftMs } : {}),
     property: property,
     fail,
     expect(condition: unknown, message: string, details?: FailureDetails): asserts condition {

@@ -779,7 +779,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       recorder.clear();
       const oauth: TrackedFlows = createOAuthFlows(http, driver, config, redactor, createRandom(options.seed));
       current = oauth;
-      const { judged } = options;
+      const { judged, deadline } = options;
       // Only the live check's: one abandoned at its time limit may still be asserting.
       const evidence = createEvidence(
         judged && ((rules, held) => fromLiveCheck() && judged(rules?.length ? rules : check.rules, held)),
@@ -808,6 +808,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         numRuns: options.numRuns,
         slow: options.slow ?? false,
         waitingFor,
+        ...(deadline === undefined ? {} : { deadlineLeftMs: () => deadline - Date.now() }),
         evidence,
       });
       // Results live to the end of the run: copied through JSON (what a report is anyway), so no string in

@@ -6,23 +6,44 @@
  * you want to grant access to …?" with Yes and No, submits named accept and cancel (its
  * login-oauth-grant page). Only the absent interval breaks a rule (DEV-AUTHORIZE-RESPONSE, the
  * source's response carries it); a slow_down is no verdict on the poll it answers, and a deny
- * visit presses No and nothing else.
+ * visit presses No and nothing else. The same provider, paced otherwise (`Pace`): a 1 s interval
+ * for the form driver's real-time waits, slow_down to every poll (a wrong answer once the client
+ * waited the grown interval), and a device code that gives its tokens twice (for the state model).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
 import { bodyOf, sendAnswer, simulatorAnswerTo, simulatorWith, type Loopback } from '../suites/loopback.js';
 import { page } from './sign-in-journey.js';
 import { headersOf, hiddenInputs, twoStepDevice } from './two-step-device.js';
-import { checksWith, explain, PAGE_DRIVERS, rulesWith, runWithDriver } from './provider.js';
+import { allChecks } from '../../suites/index.js';
+import { checksWith, explain, PAGE_DRIVERS, rulesWith, runAgainst, runWithDriver } from './provider.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
-const INTERVAL_MS = 5_000;
+
+/**
+ * How the provider paces: `interval` the one it advertises (undefined: none, Keycloak's way), a
+ * poll sooner than `paceMs` after the code's issue or the last poll let through answers slow_down,
+ * and `always` answers slow_down to every poll (no pacing at all: a wrong answer once the client
+ * waited). Real waits are dear in a test: the form driver's runs advertise 1 s (a paced wait of 6 s).
+ */
+interface Pace {
+  interval?: number;
+  paceMs: number;
+  always?: boolean;
+  /** A device code's token answer given again to every later poll it lets through (a code used twice). */
+  reusable?: boolean;
+}
+const KEYCLOAK: Pace = { paceMs: 5_000 };
+const QUICK: Pace = { interval: 1, paceMs: 1_000 };
+let pace: Pace = KEYCLOAK;
 
 let front: Loopback & { sim: Sim };
 /** What the grant page saw pressed: accept, cancel. */
 const pressed: string[] = [];
 /** Per device code, the simulator time before which a poll answers slow_down. */
 const nextPoll = new Map<string, number>();
+/** Per device code, the token answer it got (for `reusable`). */
+const tokens = new Map<string, Record<string, unknown>>();
 /** Polls the provider answered slow_down itself. */
 let slowDowns = 0;
 
@@ -71,9 +92,9 @@ beforeAll(async () => {
         res,
         simulatorAnswerTo(front.sim, req, url).then(async (answer) => {
           const body = (await answer.json()) as Record<string, unknown>;
-          if (typeof body.device_code === 'string') nextPoll.set(body.device_code, now() + INTERVAL_MS);
+          if (typeof body.device_code === 'string') nextPoll.set(body.device_code, now() + pace.paceMs);
           const { interval: _interval, ...rest } = body;
-          return json(answer.status, rest);
+          return json(answer.status, pace.interval === undefined ? rest : { ...rest, interval: pace.interval });
         }),
       );
       return true;
@@ -86,15 +107,22 @@ beforeAll(async () => {
           const code = form.get('device_code') ?? '';
           const next = nextPoll.get(code);
           if (form.get('grant_type') === DEVICE_GRANT && next !== undefined) {
-            if (now() < next) {
+            if (pace.always || now() < next) {
               slowDowns++;
               return json(400, { error: 'slow_down', error_description: 'Slow down' });
             }
-            nextPoll.set(code, now() + INTERVAL_MS);
+            nextPoll.set(code, now() + pace.paceMs);
+            const issued = tokens.get(code);
+            if (pace.reusable && issued) return json(200, issued);
           }
-          return front.sim.handle(
-            new Request(url, { method: 'POST', headers: headersOf(req.headers), body: new Uint8Array(raw) }),
-          );
+          return front.sim
+            .handle(new Request(url, { method: 'POST', headers: headersOf(req.headers), body: new Uint8Array(raw) }))
+            .then(async (answer) => {
+              if (!pace.reusable || answer.status !== 200 || form.get('grant_type') !== DEVICE_GRANT) return answer;
+              const body = (await answer.json()) as Record<string, unknown>;
+              tokens.set(code, body);
+              return json(200, body);
+            });
         }),
       );
       return true;
@@ -118,45 +146,85 @@ const CHECKS = [
   'device.verification-page',
 ];
 
-/** The checks whose judged poll met a slow_down: waited out where the clock moves, untested where not. */
-const PACED = ['device.single-use', 'device.slow-down', 'device.token-response', 'device.verification-page'];
+/** The checks whose judged poll meets a slow_down at once: the first poll of a fresh code, the first after approval. */
+const PACED = ['device.slow-down', 'device.token-response'];
+
+/** The rules those polls prove. */
+const PACED_RULES = ['DEV-APPROVE', 'DEV-AUTHORIZATION-PENDING', 'DEV-SLOW-DOWN', 'DEV-SUCCESS'];
 
 describe('a Keycloak device flow: no interval, slow_down from the first poll, a Yes/No grant page', () => {
-  it.each(PAGE_DRIVERS)(
-    '%s driver: only the absent interval fails (DEV-AUTHORIZE-RESPONSE); a slow_down is waited out or said; a deny presses No alone',
-    async (kind) => {
+  it.skipIf(!PAGE_DRIVERS.includes('browser'))(
+    'browser driver: only the absent interval fails (DEV-AUTHORIZE-RESPONSE); each slow_down waited out on the clock; a deny presses No alone',
+    async () => {
+      pace = KEYCLOAK;
       pressed.length = 0;
       slowDowns = 0;
-      const { report, stderr } = await runWithDriver(front, kind, CHECKS);
+      const { report, stderr } = await runWithDriver(front, 'browser', CHECKS);
       const why = explain(report, stderr);
       expect(checksWith(report, 'errored', 'warned'), why).toEqual([]);
       expect(rulesWith(report, 'failed', 'warned'), why).toEqual(['DEV-AUTHORIZE-RESPONSE']);
       expect(checksWith(report, 'failed'), why).toEqual(['device.authorization-response']);
       expect(slowDowns, why).toBeGreaterThan(0);
-      if (kind === 'browser') {
-        // The browser driver moves the simulator's clock: each slow_down waited out, its poll judged.
-        expect(checksWith(report, 'skipped'), why).toEqual([]);
-        for (const id of [
-          'DEV-APPROVE',
-          'DEV-SUCCESS',
-          'DEV-SLOW-DOWN',
-          'DEV-AUTHORIZATION-PENDING',
-          'DEV-VERIFICATION-PAGE',
-          'DEV-POLL-INTERVAL',
-        ])
-          expect(report.rules.find((r) => r.id === id)?.status, `${id}\n${why}`).toBe('passed');
-      } else {
-        // The form driver cannot wait (no --slow): the poll's answer was never given, said per check.
-        // The state model waits whatever it meets: the form driver moves no clock (held).
-        expect(checksWith(report, 'skipped'), why).toEqual([...PACED, 'device.state-machine'].sort());
-        for (const c of report.checks.filter((c) => PACED.includes(c.id)))
-          expect(c.message, why).toMatch(
-            /^the provider answered slow_down to the .+; polling again after the grown interval \(10 s\) needs clock control or --slow/,
-          );
-      }
+      // The browser driver moves the simulator's clock: each slow_down waited out, its poll judged.
+      expect(checksWith(report, 'skipped'), why).toEqual([]);
+      for (const id of [...PACED_RULES, 'DEV-VERIFICATION-PAGE', 'DEV-POLL-INTERVAL'])
+        expect(report.rules.find((r) => r.id === id)?.status, `${id}\n${why}`).toBe('passed');
       // The page was answered Yes to approve, No to deny, and nothing else.
       expect([...new Set(pressed)].sort(), why).toEqual(['accept', 'cancel']);
     },
     120_000,
   );
+
+  it('form driver (no clock it can move, no --slow), a 1 s interval: the grown one (6 s) waited in real time, the polls judged and passed', async () => {
+    pace = QUICK;
+    pressed.length = 0;
+    slowDowns = 0;
+    const { report, stderr, code } = await runWithDriver(front, 'form', PACED);
+    const why = explain(report, stderr);
+    expect(checksWith(report, 'passed'), why).toEqual(PACED);
+    for (const id of PACED_RULES) expect(report.rules.find((r) => r.id === id)?.status, `${id}\n${why}`).toBe('passed');
+    // The first poll of a fresh code came within the pace: slowed, then waited out for real.
+    expect(slowDowns, why).toBeGreaterThan(0);
+    expect(report.checks.find((c) => c.id === 'device.slow-down')?.durationMs, why).toBeGreaterThanOrEqual(6_000);
+    expect(code, why).toBe(0);
+    expect(pressed, why).toEqual(['accept']);
+  }, 60_000);
+});
+
+describe('a provider answering slow_down to every poll, however long the client waited', () => {
+  it.each(PAGE_DRIVERS)(
+    '%s driver: the poll after the grown interval is judged: DEV-AUTHORIZATION-PENDING and DEV-APPROVE fail, the run exits non-zero',
+    async (kind) => {
+      pace = { ...QUICK, always: true };
+      slowDowns = 0;
+      const { report, stderr, code } = await runWithDriver(front, kind, PACED);
+      const why = explain(report, stderr);
+      expect(checksWith(report, 'failed'), why).toEqual(PACED);
+      // The rules of the answer the code's state asked for, nothing the slow_down cannot show (DEV-TOKEN-PARAMS).
+      expect(rulesWith(report, 'failed', 'warned'), why).toEqual([
+        'DEV-APPROVE',
+        'DEV-AUTHORIZATION-PENDING',
+        'DEV-SUCCESS',
+      ]);
+      for (const c of report.checks)
+        expect(c.message, why).toMatch(/: slow_down again after the grown interval \(6 s\) was waited out \(/);
+      // One wait of the grown interval, then the poll judged, and the check ends on it: two polls each.
+      const polls = Object.fromEntries(
+        report.checks.map((c) => [c.id, c.exchange?.filter((e) => e.request.body?.includes('grant_type=urn')).length]),
+      );
+      expect(polls, why).toEqual({ 'device.slow-down': 2, 'device.token-response': 2 });
+      expect(code, why).not.toBe(0);
+    },
+    60_000,
+  );
+});
+
+describe("the state model against a Keycloak-like pace (the simulator's driver)", () => {
+  it('a lawful slow_down is waited out and the poll made again: a device code used twice fails DEV-SINGLE-USE', async () => {
+    pace = { ...KEYCLOAK, reusable: true };
+    const model = allChecks().filter((c) => c.id === 'device.state-machine');
+    const { report, stderr } = await runAgainst(front, { runs: '1' }, model);
+    const why = explain(report, stderr);
+    expect(rulesWith(report, 'failed', 'warned'), why).toEqual(['DEV-SINGLE-USE']);
+  }, 60_000);
 });

@@ -6,10 +6,13 @@
  * timers and a real clock here: runner-session.test.ts freezes Date, which a deadline reads.
  */
 import { describe, expect, it } from 'vitest';
-import { wait } from '../../suites/device/flow.js';
+import { limits } from '../../spec/index.js';
+import { pollPaced, SHORT_PACED_WAIT_S, wait } from '../../suites/device/flow.js';
+import { CONTROL_PREFIX } from '../../suites/drivers/simulator.js';
+import { CheckSkipped } from '../../suites/runner/errors.js';
 import { DEADLINE_REACHED, openSession } from '../../suites/runner/session.js';
 import type { CheckContext } from '../../suites/types.js';
-import { RULES, check, fakeTarget } from './fakes.js';
+import { FAKE_BASE, RULES, check, fakeCheckContext, fakeRules, fakeTarget } from './fakes.js';
 
 /** A check that asks the target once, then waits `seconds` as the target would have asked. */
 const waits = (seconds: number) => async (t: CheckContext) => {
@@ -46,5 +49,107 @@ describe('--slow: the waits a target asks for', () => {
     expect([result.status, result.message]).toEqual(['skipped', DEADLINE_REACHED]);
     // Cut at the deadline, not after the wait (a loaded machine may add seconds, not thirty).
     expect(took).toBeLessThan(20_000);
+  });
+});
+
+/** A session over a target offering the simulator's clock control, played by `driver` (the form driver cannot move it). */
+async function runOnClock(seconds: number, driver: 'form') {
+  const json = (body: unknown) =>
+    new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
+  const target = fakeTarget(
+    (r) => {
+      const path = new URL(r.url).pathname;
+      if (path === `${CONTROL_PREFIX}/config`) return json({});
+      if (path === `${CONTROL_PREFIX}/clock`) return json({ now: 0 });
+      return new Response('{}', { status: 404 });
+    },
+    { driver: { kind: driver } },
+  );
+  const session = await openSession({ target, seed: 7, numRuns: 1, rules: RULES, slow: true, checkTimeoutMs: 50 });
+  try {
+    expect(session.caps.clock).toBe(true);
+    return await session.runCheck(check('waits', ['T-MUST'], waits(seconds)));
+  } finally {
+    await session.close();
+  }
+}
+
+describe('--slow where the target offers a clock the driver cannot move', () => {
+  it('the wait is made in real time (the form driver): a 0.4 s wait passes, not skipped for the clock', async () => {
+    const result = await runOnClock(0.4, 'form');
+    expect([result.status, result.message]).toEqual(['passed', undefined]);
+  });
+});
+
+/** A device poll the provider always answers slow_down, counted. */
+function slowedContext(over: Record<string, unknown>) {
+  const polls: string[] = [];
+  const body = JSON.stringify({ error: 'slow_down' });
+  const answer = {
+    status: 400,
+    headers: new Headers({ 'content-type': 'application/json' }),
+    text: body,
+    json: () => JSON.parse(body) as unknown,
+    url: `${FAKE_BASE}/oauth/token`,
+  };
+  const t = fakeCheckContext({
+    oauth: {
+      tokenRequest: (form: Record<string, string>) => {
+        polls.push(form.device_code);
+        return Promise.resolve(answer);
+      },
+    },
+    ...over,
+  });
+  return { t, polls };
+}
+
+const outcome = (p: Promise<unknown>) =>
+  p.then(
+    () => ({ kind: 'answered', message: '' }),
+    (e: unknown) => ({ kind: e instanceof CheckSkipped ? 'skipped' : String(e), message: (e as Error).message }),
+  );
+
+describe('a paced poll (pollPaced) where no clock moves and --slow is not given', () => {
+  it('a short grown interval that would end past --deadline: skipped at once, saying so, not polled again', async () => {
+    const polls: string[] = [];
+    const target = fakeTarget(
+      async (r) => {
+        if (new URL(r.url).pathname !== '/oauth/token') return new Response('{}', { status: 404 });
+        polls.push(new URLSearchParams(await new Response(r.body).text()).get('device_code') ?? '');
+        return new Response(JSON.stringify({ error: 'slow_down' }), {
+          status: 400,
+          headers: { 'content-type': 'application/json' },
+        });
+      },
+      { applications: { public: { clientId: 'device-app', redirectUri: 'http://client.test/cb', scopes: ['api'] } } },
+    );
+    const session = await openSession({ target, seed: 7, numRuns: 1, rules: RULES, deadline: Date.now() + 3_000 });
+    polls.length = 0;
+    const paced = async (t: CheckContext) => {
+      await pollPaced(t, { deviceCode: 'dc', interval: 1 }, 'first poll', fakeRules('T-MUST'));
+      t.expect(false, 'polled again');
+    };
+    const started = Date.now();
+    const result = await session.runCheck(check('paced', ['T-MUST'], paced)).finally(() => session.close());
+    expect([result.status, result.message]).toEqual([
+      'skipped',
+      "the provider answered slow_down to the first poll; polling again after the grown interval (6 s) would end past the run's --deadline",
+    ]);
+    expect(polls).toEqual(['dc']);
+    expect(Date.now() - started).toBeLessThan(2_500);
+  });
+
+  it(`a grown interval above ${SHORT_PACED_WAIT_S} s: skipped at once, it needs clock control or --slow`, async () => {
+    const { t, polls } = slowedContext({});
+    const interval = SHORT_PACED_WAIT_S - limits().slowDownIncrement + 1;
+    const { kind, message } = await outcome(
+      pollPaced(t, { deviceCode: 'dc', interval }, 'first poll', fakeRules('T-MUST'), 'public'),
+    );
+    expect([kind, message]).toEqual([
+      'skipped',
+      `the provider answered slow_down to the first poll; polling again after the grown interval (${SHORT_PACED_WAIT_S + 1} s) needs clock control or --slow`,
+    ]);
+    expect(polls).toEqual(['dc']);
   });
 });
