@@ -270,33 +270,39 @@ export function withoutComments(html: string): string {
 }
 
 /** The longest refresh followed as a way on: a longer one is a page's timeout (a session's), not a redirect. */
-const REFRESH_MAX_SECONDS = 10;
+export const REFRESH_MAX_SECONDS = 10;
 
 /**
- * Where the page sends the browser by a `<meta http-equiv="refresh" content="N;url=…">` (HTML's
- * declarative refresh) within REFRESH_MAX_SECONDS: its URL as written, `<noscript>`'s too (a
- * browser running no script follows it). Undefined without one, for a refresh of the page itself
- * (no URL) or a later one. One linear pass, comments left out.
+ * A refresh's `content` (`N;url=…`, HTML's declarative refresh): its delay in whole seconds and its
+ * URL as written, when it sends the page elsewhere within REFRESH_MAX_SECONDS; undefined for a
+ * refresh of the page itself (no URL) or a later one.
+ */
+export function refreshOf(content: string): { seconds: number; url: string } | undefined {
+  // The delay (its fraction skipped), then `;` or `,`, then `url=` (optional) and the URL.
+  const trimmed = content.trimStart();
+  const delay = /^\d+/.exec(trimmed)?.[0];
+  if (delay === undefined || Number(delay) > REFRESH_MAX_SECONDS) return undefined;
+  let rest = trimmed
+    .slice(delay.length)
+    .replace(/^[\d.]*/, '')
+    .trimStart();
+  if (rest[0] === ';' || rest[0] === ',') rest = rest.slice(1).trimStart();
+  const written = rest.replace(/^url\s*=\s*/i, '');
+  // A quoted URL runs to its closing quote (or the end), as HTML reads it.
+  const quote = written[0] === '"' || written[0] === "'" ? written[0] : '';
+  const end = quote ? written.indexOf(quote, 1) : -1;
+  const url = (quote ? written.slice(1, end < 0 ? undefined : end) : written).trim();
+  return url ? { seconds: Number(delay), url } : undefined;
+}
+
+/**
+ * Where the page sends the browser by its first `<meta http-equiv="refresh">` (refreshOf), its
+ * `<noscript>`'s too (a browser running no script follows it). One linear pass, comments left out.
  */
 export function metaRefresh(html: string): string | undefined {
-  for (const [name, attrs] of openingTags(withoutComments(html))) {
-    if (name !== 'meta' || attrs['http-equiv']?.trim().toLowerCase() !== 'refresh') continue;
-    // The delay (its fraction skipped), then `;` or `,`, then `url=` (optional) and the URL.
-    const content = (attrs.content ?? '').trimStart();
-    const delay = /^\d+/.exec(content)?.[0];
-    if (delay === undefined || Number(delay) > REFRESH_MAX_SECONDS) return undefined;
-    let rest = content
-      .slice(delay.length)
-      .replace(/^[\d.]*/, '')
-      .trimStart();
-    if (rest[0] === ';' || rest[0] === ',') rest = rest.slice(1).trimStart();
-    const written = rest.replace(/^url\s*=\s*/i, '');
-    // A quoted URL runs to its closing quote (or the end), as HTML reads it.
-    const quote = written[0] === '"' || written[0] === "'" ? written[0] : '';
-    const end = quote ? written.indexOf(quote, 1) : -1;
-    const url = (quote ? written.slice(1, end < 0 ? undefined : end) : written).trim();
-    return url || undefined;
-  }
+  for (const [name, attrs] of openingTags(withoutComments(html)))
+    if (name === 'meta' && attrs['http-equiv']?.trim().toLowerCase() === 'refresh')
+      return refreshOf(attrs.content ?? '')?.url;
   return undefined;
 }
 

@@ -4,13 +4,18 @@
  * content="0;url=…">` whose `data-url` a script of its own follows too) and as a sign-in does that
  * sets its session cookie on a page before going on (a "cookie bounce": the next request is a
  * same-site navigation, so a SameSite=Strict cookie travels with it). Here the provider answers the
- * password and the consent's decision so: a 200 page that refreshes at once to where the simulator's
- * 302 pointed (the authorization, then the application's redirect_uri with the code, or the
- * denial). RFC 6749 §1.7 makes the way the user-agent is sent to the redirection URI the server's
- * choice ("any other method available via the user-agent"): both page drivers follow the refresh as
- * a browser does, and every check passes. A wrong password answered so too (a 200 page, "Invalid
- * login or password", that refreshes back to the sign-in form after 3 s) is still a refused
- * sign-in, said once, the password sent once.
+ * password and the consent's decision so: a 200 page that refreshes to where the simulator's 302
+ * pointed, after a second for the sign-in (the authorization), at once for the decision (the
+ * application's redirect_uri with the code, or the denial). RFC 6749 §1.7 makes the way the
+ * user-agent is sent to the redirection URI the server's choice ("any other method available via
+ * the user-agent"): both page drivers follow the refresh as a browser does (the browser driver
+ * waits the second out, as a person does), and every check passes. A wrong password answered so
+ * too (a 200 page, "Invalid login or password", that refreshes back to the sign-in form after a
+ * second) is still a refused sign-in, said once, the password sent once.
+ *
+ * Before, the form driver followed no refresh, and the browser driver read the sign-in's page at
+ * once: both took it for a refused sign-in (the config blamed), and the form driver failed
+ * oidc.id-token, a must ("ended on a page (status 200)").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
@@ -41,16 +46,19 @@ function refreshing(answer: Response, location: string, seconds: number, title: 
   return new Response(body, { status: 200, headers });
 }
 
-/** The Redirect page in place of the simulator's 302; its refused sign-in (401) a page that returns to the form. */
-async function refreshPage(answer: Response): Promise<Response> {
+/**
+ * The Redirect page in place of the simulator's 302, refreshing after `seconds`; its refused sign-in
+ * (401) a page that returns to the form after a second.
+ */
+async function refreshPage(answer: Response, seconds: number): Promise<Response> {
   const location = answer.headers.get('location');
   if (answer.status === 302 && location)
-    return refreshing(answer, location, 0, 'Redirecting', 'You are now being returned to the application.');
+    return refreshing(answer, location, seconds, 'Redirecting', 'You are now being returned to the application.');
   if (answer.status === 401)
     return refreshing(
       answer,
       '/users/sign_in',
-      3,
+      1,
       'Sign in',
       'Invalid login or password. Returning you to the sign-in.',
     );
@@ -63,7 +71,12 @@ beforeAll(async () => {
     const url = new URL(req.url ?? '/', base);
     if (req.method !== 'POST' || !REFRESHED.has(url.pathname)) return false;
     if (url.pathname === '/users/sign_in') passwords++;
-    sendAnswer(res, simulatorAnswerTo(front.sim, req, url).then(refreshPage));
+    // The sign-in's cookie bounce waits a second; the Redirect page goes at once.
+    const seconds = url.pathname === '/users/sign_in' ? 1 : 0;
+    sendAnswer(
+      res,
+      simulatorAnswerTo(front.sim, req, url).then((answer) => refreshPage(answer, seconds)),
+    );
     return true;
   });
   base = front.url;
