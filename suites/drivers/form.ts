@@ -20,7 +20,7 @@ import {
 import {
   formData,
   matchesSelector,
-  metaRefresh,
+  onwardOf,
   openingTags,
   pageText,
   parseForms,
@@ -192,21 +192,6 @@ function accountLink(http: Http, html: string, username: string | undefined): st
 }
 
 /**
- * Where an answer sends the browser on by itself: a redirect's Location, or a 2xx page's refresh
- * (metaRefresh: IdentityServer's Redirect page, a sign-in's cookie bounce). RFC 6749 §1.7 lets
- * any way the user-agent has carry the authorization response, not a 302 alone.
- */
-function wayOn(response: HttpResponse): { to: string; what: string } | undefined {
-  const location = response.headers.get('location');
-  if (response.status >= 300 && response.status < 400)
-    return location ? { to: location, what: 'the Location' } : undefined;
-  const page =
-    response.status >= 200 && response.status < 300 && /html/i.test(response.headers.get('content-type') ?? '');
-  const refresh = page ? metaRefresh(response.text) : undefined;
-  return refresh === undefined ? undefined : { to: refresh, what: "the page's refresh" };
-}
-
-/**
  * A URL a provider's page gives (a form's action, a Location) resolved against the page's. One that
  * is no URL reference leaves the driver nowhere to go: its trouble, said as such (not a crash).
  */
@@ -368,7 +353,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       for (let step = 0; step < MAX_STEPS; step++) {
         const response = await request(url, method, body, what);
         towardSignIn ||= URL.canParse(url) && samePath(new URL(url).pathname, d.signInPath);
-        const onward = wayOn(response);
+        const onward = onwardOf(response);
         if (onward) {
           const next = resolved(onward.to, url, onward.what);
           if (leaves(next)) {

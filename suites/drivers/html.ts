@@ -4,6 +4,7 @@
  */
 import { SCOPE_BOX_NAME } from './defaults.js';
 import { own } from '../shared/own.js';
+import type { HttpResponse } from '../types.js';
 
 export interface FormField {
   name: string;
@@ -304,6 +305,22 @@ export function metaRefresh(html: string): string | undefined {
     if (name === 'meta' && attrs['http-equiv']?.trim().toLowerCase() === 'refresh')
       return refreshOf(attrs.content ?? '')?.url;
   return undefined;
+}
+
+/**
+ * Where an answer sends the browser on by itself: a redirect's Location, or a 2xx page's refresh
+ * (metaRefresh: IdentityServer's Redirect page, a sign-in's cookie bounce). RFC 6749 §1.7 lets
+ * any way the user-agent has carry the authorization response, not a 302 alone. `what` names it
+ * in an error.
+ */
+export function onwardOf(response: HttpResponse): { to: string; what: string } | undefined {
+  const location = response.headers.get('location');
+  if (response.status >= 300 && response.status < 400)
+    return location ? { to: location, what: 'the Location' } : undefined;
+  const page =
+    response.status >= 200 && response.status < 300 && /html/i.test(response.headers.get('content-type') ?? '');
+  const refresh = page ? metaRefresh(response.text) : undefined;
+  return refresh === undefined ? undefined : { to: refresh, what: "the page's refresh" };
 }
 
 /** A script sending a form by itself: `form.submit()`, `forms[0].submit()`, `requestSubmit()`. */

@@ -13,6 +13,10 @@
  * too (a 200 page, "Invalid login or password", that refreshes back to the sign-in form after a
  * second) is still a refused sign-in, said once, the password sent once.
  *
+ * The anonymous authorization's redirect to the sign-in is such a page too: grants.sign-in-required,
+ * which follows it itself, finds the sign-in form past it (before, it warned GRANT-SIGN-IN-REQUIRED:
+ * "must redirect to sign in").
+ *
  * Before, the form driver followed no refresh, and the browser driver read the sign-in's page at
  * once: both took it for a refused sign-in (the config blamed), and the form driver failed
  * oidc.id-token, a must ("ended on a page (status 200)").
@@ -24,9 +28,9 @@ import { escaped, page } from './sign-in-journey.js';
 import { targetConfig } from '../../simulator/control/config.js';
 import { explain, expectAllPassed, expectOneRefusal, PAGE_DRIVERS, runWithDriver } from './provider.js';
 
-/** The password, an approval and a denial, each an authorization of its own. */
-const CHECKS = ['grants.state-unchanged', 'grants.consent-denied', 'oidc.id-token'];
-/** The answers the provider posted: the password, the decision. */
+/** The password, an approval and a denial, each an authorization of its own; the anonymous one's way to the sign-in. */
+const CHECKS = ['grants.state-unchanged', 'grants.consent-denied', 'oidc.id-token', 'grants.sign-in-required'];
+/** The answers to the password, the decision and the authorization (its redirect to the sign-in). */
 const REFRESHED = new Set(['/users/sign_in', '/oauth/authorize']);
 
 let front: Loopback & { sim: Sim };
@@ -69,7 +73,8 @@ beforeAll(async () => {
   let base = '';
   front = await simulatorWith((req, res) => {
     const url = new URL(req.url ?? '/', base);
-    if (req.method !== 'POST' || !REFRESHED.has(url.pathname)) return false;
+    // The authorization's own redirects too (to the sign-in), and every answer to a POST.
+    if (!REFRESHED.has(url.pathname) || (req.method !== 'POST' && url.pathname !== '/oauth/authorize')) return false;
     if (url.pathname === '/users/sign_in') passwords++;
     // The sign-in's cookie bounce waits a second; the Redirect page goes at once.
     const seconds = url.pathname === '/users/sign_in' ? 1 : 0;
