@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { allChecks } from '../../suites/index.js';
-import { explain, runAgainst, startProvider } from './provider.js';
+import { explain, runAgainst, startProvider, type Reply } from './provider.js';
 
 describe('a code issued before the sign-in, a redirect later', () => {
   it.each(['redirect', 'refresh'] as const)(
@@ -21,7 +21,7 @@ describe('a code issued before the sign-in, a redirect later', () => {
         if (url.pathname === '/oauth/authorize' && url.searchParams.get('state') === 'anonymous')
           return () => ({ status: 302, headers: { location: `/gate?${url.searchParams}` } });
         if (url.pathname === '/gate')
-          return () => {
+          return (): Reply => {
             const app = [...sim.store.applications.values()].find((a) => a.confidential)!;
             const back = new URL(url.searchParams.get('redirect_uri') ?? app.redirectUris[0]);
             back.searchParams.set('code', 'issued-before-any-sign-in');

@@ -23,7 +23,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
-import { sendAnswer, simulatorAnswerTo, simulatorWith, type Loopback } from '../suites/loopback.js';
+import { simulatorRewriting, type Loopback } from '../suites/loopback.js';
 import { escaped, page } from './sign-in-journey.js';
 import { targetConfig } from '../../simulator/control/config.js';
 import { explain, expectAllPassed, expectOneRefusal, PAGE_DRIVERS, runWithDriver } from './provider.js';
@@ -70,21 +70,15 @@ async function refreshPage(answer: Response, seconds: number): Promise<Response>
 }
 
 beforeAll(async () => {
-  let base = '';
-  front = await simulatorWith((req, res) => {
-    const url = new URL(req.url ?? '/', base);
+  front = await simulatorRewriting(
     // The authorization's own redirects too (to the sign-in), and every answer to a POST.
-    if (!REFRESHED.has(url.pathname) || (req.method !== 'POST' && url.pathname !== '/oauth/authorize')) return false;
-    if (url.pathname === '/users/sign_in') passwords++;
-    // The sign-in's cookie bounce waits a second; the Redirect page goes at once.
-    const seconds = url.pathname === '/users/sign_in' ? 1 : 0;
-    sendAnswer(
-      res,
-      simulatorAnswerTo(front.sim, req, url).then((answer) => refreshPage(answer, seconds)),
-    );
-    return true;
-  });
-  base = front.url;
+    (method, url) => REFRESHED.has(url.pathname) && (method === 'POST' || url.pathname === '/oauth/authorize'),
+    (answer, url) => {
+      if (url.pathname === '/users/sign_in') passwords++;
+      // The sign-in's cookie bounce waits a second; the Redirect page goes at once.
+      return refreshPage(answer, url.pathname === '/users/sign_in' ? 1 : 0);
+    },
+  );
 }, 60_000);
 
 afterAll(async () => {

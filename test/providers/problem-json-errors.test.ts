@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
-import { sendAnswer, simulatorAnswerTo, simulatorWith, type Loopback } from '../suites/loopback.js';
+import { simulatorRewriting, type Loopback } from '../suites/loopback.js';
 import { checksWith, explain, rulesWith, runWithDriver } from './provider.js';
 
 /** The endpoints whose refusals the framework writes as problems. */
@@ -22,40 +22,33 @@ let front: Loopback & { sim: Sim };
 const written: string[] = [];
 
 beforeAll(async () => {
-  let base = '';
-  front = await simulatorWith((req, res) => {
-    const url = new URL(req.url ?? '/', base);
-    if (!OAUTH.has(url.pathname)) return false;
-    sendAnswer(
-      res,
-      simulatorAnswerTo(front.sim, req, url).then(async (answer) => {
-        const text = await answer.text();
-        const body = (() => {
-          try {
-            return JSON.parse(text) as Record<string, unknown>;
-          } catch {
-            return undefined;
-          }
-        })();
-        const headers = new Headers(answer.headers);
-        headers.delete('content-length');
-        if (typeof body?.error !== 'string') return new Response(text, { status: answer.status, headers });
-        written.push(body.error);
-        headers.set('content-type', 'application/problem+json');
-        const problem = {
-          type: `https://errors.example.invalid/oauth/${body.error}`,
-          title: 'Bad Request',
-          status: answer.status,
-          detail: body.error_description ?? body.error,
-          instance: url.pathname,
-          ...body,
-        };
-        return new Response(JSON.stringify(problem), { status: answer.status, headers });
-      }),
-    );
-    return true;
-  });
-  base = front.url;
+  front = await simulatorRewriting(
+    (_method, url) => OAUTH.has(url.pathname),
+    async (answer, url) => {
+      const text = await answer.text();
+      const body = (() => {
+        try {
+          return JSON.parse(text) as Record<string, unknown>;
+        } catch {
+          return undefined;
+        }
+      })();
+      const headers = new Headers(answer.headers);
+      headers.delete('content-length');
+      if (typeof body?.error !== 'string') return new Response(text, { status: answer.status, headers });
+      written.push(body.error);
+      headers.set('content-type', 'application/problem+json');
+      const problem = {
+        type: `https://errors.example.invalid/oauth/${body.error}`,
+        title: 'Bad Request',
+        status: answer.status,
+        detail: body.error_description ?? body.error,
+        instance: url.pathname,
+        ...body,
+      };
+      return new Response(JSON.stringify(problem), { status: answer.status, headers });
+    },
+  );
 }, 60_000);
 
 afterAll(async () => {

@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
-import { sendAnswer, simulatorAnswerTo, simulatorWith, type Loopback } from '../suites/loopback.js';
+import { simulatorRewriting, type Loopback } from '../suites/loopback.js';
 import { expectAllPassed, PAGE_DRIVERS, runWithDriver } from './provider.js';
 
 /** Pages that play the consent, and checks that ask the authorization endpoint themselves. */
@@ -29,21 +29,14 @@ let front: Loopback & { sim: Sim };
 let seeOther = 0;
 
 beforeAll(async () => {
-  let base = '';
-  front = await simulatorWith((req, res) => {
-    const url = new URL(req.url ?? '/', base);
-    if (!SEE_OTHER.has(url.pathname)) return false;
-    sendAnswer(
-      res,
-      simulatorAnswerTo(front.sim, req, url).then((answer) => {
-        if (answer.status !== 302) return answer;
-        seeOther++;
-        return new Response(answer.body, { status: 303, headers: answer.headers });
-      }),
-    );
-    return true;
-  });
-  base = front.url;
+  front = await simulatorRewriting(
+    (_method, url) => SEE_OTHER.has(url.pathname),
+    (answer) => {
+      if (answer.status !== 302) return answer;
+      seeOther++;
+      return new Response(answer.body, { status: 303, headers: answer.headers });
+    },
+  );
 }, 60_000);
 
 afterAll(async () => {
