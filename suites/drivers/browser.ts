@@ -832,7 +832,10 @@ export async function createBrowserDriver(
    */
   async function refreshesFollowed(page: Page, watch: Watch): Promise<void> {
     for (let hop = 0; hop < MAX_STEPS && !over(watch); hop++) {
-      await page.waitForLoadState('domcontentloaded', { timeout: pageTimeout }).catch(() => undefined);
+      // Briefly: a navigation the driver stopped (a page leaving as it loads) never loads, and is said
+      // by the caller at once (over), not after the page's time limit.
+      await page.waitForLoadState('domcontentloaded', { timeout: 2 * QUIET_MS }).catch(() => undefined);
+      if (over(watch)) return;
       const navigations = watch.activity.navigations;
       const content = await page
         .evaluate(() => {
