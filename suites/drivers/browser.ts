@@ -90,7 +90,7 @@ import {
   STEP_SELECTORS,
 } from './defaults.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
-import { pageText, parseForms, refreshOf } from './html.js';
+import { pageText, parseForms, refreshesItself, refreshOf } from './html.js';
 import { CheckFailure, CheckSkipped, HarnessError, RateLimited } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { devicePageUrl } from './form.js';
@@ -846,7 +846,7 @@ export async function createBrowserDriver(
         })
         .catch(() => undefined);
       const refresh = typeof content === 'string' ? refreshOf(content) : undefined;
-      if (!refresh) return;
+      if (!refresh || refreshesItself(page.url(), refresh.url)) return;
       const until = Date.now() + refresh.seconds * 1000 + 2 * QUIET_MS;
       while (watch.activity.navigations === navigations && !over(watch) && Date.now() < until) await sleep(POLL_MS);
       if (watch.activity.navigations === navigations) return;

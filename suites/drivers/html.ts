@@ -320,7 +320,17 @@ export function onwardOf(response: HttpResponse): { to: string; what: string } |
   const page =
     response.status >= 200 && response.status < 300 && /html/i.test(response.headers.get('content-type') ?? '');
   const refresh = page ? metaRefresh(response.text) : undefined;
-  return refresh === undefined ? undefined : { to: refresh, what: "the page's refresh" };
+  // A page that refreshes itself (a waiting page polling) is read, not followed round and round.
+  if (refresh === undefined || refreshesItself(response.url, refresh)) return undefined;
+  return { to: refresh, what: "the page's refresh" };
+}
+
+/** Does a refresh to `target` (as written on the page at `at`) load the same page again? */
+export function refreshesItself(at: string, target: string): boolean {
+  if (!URL.canParse(at) || !URL.canParse(target, at)) return false;
+  const [here, there] = [new URL(at), new URL(target, at)];
+  here.hash = there.hash = '';
+  return here.href === there.href;
 }
 
 /** A script sending a form by itself: `form.submit()`, `forms[0].submit()`, `requestSubmit()`. */

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { formData, matchesSelector, metaRefresh, parseForms, submitsItself } from '../../suites/drivers/html.js';
+import {
+  formData,
+  matchesSelector,
+  metaRefresh,
+  onwardOf,
+  parseForms,
+  submitsItself,
+} from '../../suites/drivers/html.js';
+import type { HttpResponse } from '../../suites/types.js';
 
 const CONSENT = `
 <html><body>
@@ -111,6 +119,18 @@ describe("metaRefresh: where a page's <meta http-equiv=refresh> sends the browse
     expect(metaRefresh(`<!-- ${meta('0;url=/next')} -->`)).toBeUndefined();
     expect(metaRefresh(meta('0;url=/next', 'name="refresh"'))).toBeUndefined();
     expect(metaRefresh(meta('soon;url=/next'))).toBeUndefined();
+  });
+
+  it('onwardOf: a 2xx page refreshing elsewhere goes on; one refreshing itself (a waiting page) is read', () => {
+    const answer = (url: string, html: string, status = 200) =>
+      ({ status, url, text: html, headers: new Headers({ 'content-type': 'text/html' }) }) as HttpResponse;
+    const at = 'http://127.0.0.1:1/device/wait?user_code=A';
+    expect(onwardOf(answer(at, meta('2;url=/oauth/authorize')))).toEqual({
+      to: '/oauth/authorize',
+      what: "the page's refresh",
+    });
+    expect(onwardOf(answer(at, meta('5;url=/device/wait?user_code=A#top')))).toBeUndefined();
+    expect(onwardOf(answer(at, meta('0;url=/next'), 400))).toBeUndefined();
   });
 });
 
