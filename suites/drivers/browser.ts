@@ -96,7 +96,7 @@ import {
   STEP_SELECTORS,
 } from './defaults.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
-import { pageText, parseForms } from './html.js';
+import { pageText, parseForms, refreshesItself, refreshOf } from './html.js';
 import { CheckFailure, CheckSkipped, HarnessError, RateLimited } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { devicePageUrl } from './form.js';
@@ -844,6 +844,47 @@ export async function createBrowserDriver(
     watch: Watch,
     action: () => Promise<unknown>,
     after: { gone?: Locator; next?: Control[] } = {},
+  ): Promise<void> {
+    await answered(page, watch, action, after);
+    await refreshesFollowed(page, watch);
+  }
+
+  /**
+   * A page that sends itself elsewhere by a `<meta http-equiv="refresh">` within a few seconds
+   * (refreshOf: IdentityServer's Redirect page, a sign-in's cookie bounce) is on its way, not the
+   * answer: wait for Chromium to follow it, as a person waits, its delay and a moment more, page
+   * after page (up to MAX_STEPS). Before, such a page was read at once: after the password, as a
+   * refused sign-in.
+   */
+  async function refreshesFollowed(page: Page, watch: Watch): Promise<void> {
+    for (let hop = 0; hop < MAX_STEPS && !over(watch); hop++) {
+      // Briefly: a navigation the driver stopped (a page leaving as it loads) never loads, and is said
+      // by the caller at once (over), not after the page's time limit.
+      await page.waitForLoadState('domcontentloaded', { timeout: 2 * QUIET_MS }).catch(() => undefined);
+      if (over(watch)) return;
+      const navigations = watch.activity.navigations;
+      const content = await page
+        .evaluate(() => {
+          const metas = [...document.querySelectorAll('meta[http-equiv]')];
+          return metas
+            .find((m) => m.getAttribute('http-equiv')?.trim().toLowerCase() === 'refresh')
+            ?.getAttribute('content');
+        })
+        .catch(() => undefined);
+      const refresh = typeof content === 'string' ? refreshOf(content) : undefined;
+      if (!refresh || refreshesItself(page.url(), refresh.url)) return;
+      const until = Date.now() + refresh.seconds * 1000 + 2 * QUIET_MS;
+      while (watch.activity.navigations === navigations && !over(watch) && Date.now() < until) await sleep(POLL_MS);
+      if (watch.activity.navigations === navigations) return;
+    }
+  }
+
+  /** settle's wait for what the action did, before any refresh is followed. */
+  async function answered(
+    page: Page,
+    watch: Watch,
+    action: () => Promise<unknown>,
+    after: { gone?: Locator; next?: Control[] },
   ): Promise<void> {
     const { activity } = watch;
     const navigations = activity.navigations;

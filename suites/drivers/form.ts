@@ -20,6 +20,7 @@ import {
 import {
   formData,
   matchesSelector,
+  onwardOf,
   openingTags,
   pageText,
   parseForms,
@@ -352,9 +353,9 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       for (let step = 0; step < MAX_STEPS; step++) {
         const response = await request(url, method, body, what);
         towardSignIn ||= URL.canParse(url) && samePath(new URL(url).pathname, d.signInPath);
-        const location = response.headers.get('location');
-        if (response.status >= 300 && response.status < 400 && location) {
-          const next = resolved(location, url, 'the Location');
+        const onward = onwardOf(response);
+        if (onward) {
+          const next = resolved(onward.to, url, onward.what);
           if (leaves(next)) {
             const away = http.leaves(next);
             if (away && !decided)

@@ -4,6 +4,7 @@
  */
 import { SCOPE_BOX_NAME } from './defaults.js';
 import { own } from '../shared/own.js';
+import type { HttpResponse } from '../types.js';
 
 export interface FormField {
   name: string;
@@ -303,6 +304,69 @@ export function withoutComments(html: string): string {
   }
   parts.push(html.slice(from));
   return parts.join('');
+}
+
+/** The longest refresh followed as a way on: a longer one is a page's timeout (a session's), not a redirect. */
+export const REFRESH_MAX_SECONDS = 10;
+
+/**
+ * A refresh's `content` (`N;url=…`, HTML's declarative refresh): its delay in whole seconds and its
+ * URL as written, when it sends the page elsewhere within REFRESH_MAX_SECONDS; undefined for a
+ * refresh of the page itself (no URL) or a later one.
+ */
+export function refreshOf(content: string): { seconds: number; url: string } | undefined {
+  // The delay (its fraction skipped), then `;` or `,`, then `url=` (optional) and the URL.
+  const trimmed = content.trimStart();
+  const delay = /^\d+/.exec(trimmed)?.[0];
+  if (delay === undefined || Number(delay) > REFRESH_MAX_SECONDS) return undefined;
+  let rest = trimmed
+    .slice(delay.length)
+    .replace(/^[\d.]*/, '')
+    .trimStart();
+  if (rest[0] === ';' || rest[0] === ',') rest = rest.slice(1).trimStart();
+  const written = rest.replace(/^url\s*=\s*/i, '');
+  // A quoted URL runs to its closing quote (or the end), as HTML reads it.
+  const quote = written[0] === '"' || written[0] === "'" ? written[0] : '';
+  const end = quote ? written.indexOf(quote, 1) : -1;
+  const url = (quote ? written.slice(1, end < 0 ? undefined : end) : written).trim();
+  return url ? { seconds: Number(delay), url } : undefined;
+}
+
+/**
+ * Where the page sends the browser by its first `<meta http-equiv="refresh">` (refreshOf), its
+ * `<noscript>`'s too (a browser running no script follows it). One linear pass, comments left out.
+ */
+export function metaRefresh(html: string): string | undefined {
+  for (const [name, attrs] of openingTags(withoutComments(html)))
+    if (name === 'meta' && attrs['http-equiv']?.trim().toLowerCase() === 'refresh')
+      return refreshOf(attrs.content ?? '')?.url;
+  return undefined;
+}
+
+/**
+ * Where an answer sends the browser on by itself: a redirect's Location, or a 2xx page's refresh
+ * (metaRefresh: IdentityServer's Redirect page, a sign-in's cookie bounce). RFC 6749 §1.7 lets
+ * any way the user-agent has carry the authorization response, not a 302 alone. `what` names it
+ * in an error.
+ */
+export function onwardOf(response: HttpResponse): { to: string; what: string } | undefined {
+  const location = response.headers.get('location');
+  if (response.status >= 300 && response.status < 400)
+    return location ? { to: location, what: 'the Location' } : undefined;
+  const page =
+    response.status >= 200 && response.status < 300 && /html/i.test(response.headers.get('content-type') ?? '');
+  const refresh = page ? metaRefresh(response.text) : undefined;
+  // A page that refreshes itself (a waiting page polling) is read, not followed round and round.
+  if (refresh === undefined || refreshesItself(response.url, refresh)) return undefined;
+  return { to: refresh, what: "the page's refresh" };
+}
+
+/** Does a refresh to `target` (as written on the page at `at`) load the same page again? */
+export function refreshesItself(at: string, target: string): boolean {
+  if (!URL.canParse(at) || !URL.canParse(target, at)) return false;
+  const [here, there] = [new URL(at), new URL(target, at)];
+  here.hash = there.hash = '';
+  return here.href === there.href;
 }
 
 /** A script sending a form by itself: `form.submit()`, `forms[0].submit()`, `requestSubmit()`. */

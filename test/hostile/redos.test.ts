@@ -7,7 +7,7 @@
  * about 1 and a quadratic one about 8.
  */
 import { describe, expect, it } from 'vitest';
-import { pageText, parseForms, parseLinks, submitsItself } from '../../suites/drivers/html.js';
+import { metaRefresh, pageText, parseForms, parseLinks, submitsItself } from '../../suites/drivers/html.js';
 import { namesError } from '../../suites/shared/challenge.js';
 import type { HttpResponse } from '../../suites/types.js';
 import { redactText } from '../../suites/report/redact.js';
@@ -90,6 +90,15 @@ describe('the form parser reads hostile pages in linear time', () => {
     ['<noscript> repeated', repeat('<noscript>')],
   ])('submitsItself: %s', (_name, attack) => {
     expect(ratio((page) => submitsItself(page, formPost), attack)).toBeLessThan(MAX_RATIO);
+  });
+
+  // A refresh's content of spaces, or a quote never closed: read in one pass.
+  it.each([
+    ['a refresh of spaces', (n: number) => `<meta http-equiv="refresh" content="0${' '.repeat(n)}x">`],
+    ['a quote never closed', (n: number) => `<meta http-equiv="refresh" content="0;url='${' '.repeat(n)}">`],
+    ['<meta repeated', repeat('<meta http-equiv=refresh content=0 ')],
+  ])('metaRefresh: %s', (_name, attack) => {
+    expect(ratio(metaRefresh, attack)).toBeLessThan(MAX_RATIO);
   });
 });
 

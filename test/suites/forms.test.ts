@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   formData,
   matchesSelector,
+  metaRefresh,
+  onwardOf,
   openingTags,
   pageText,
   parseForms,
@@ -9,6 +11,7 @@ import {
   submitsItself,
   withoutComments,
 } from '../../suites/drivers/html.js';
+import type { HttpResponse } from '../../suites/types.js';
 
 const CONSENT = `
 <html><body>
@@ -139,6 +142,41 @@ describe('submitsItself: a page that sends its form once loaded (a form_post)', 
     expect(sends(formPost().replace(/<script>[\s\S]*?<\/script>/, '<!-- <script>form.submit()</script> -->'))).toBe(
       false,
     );
+  });
+});
+
+describe("metaRefresh: where a page's <meta http-equiv=refresh> sends the browser", () => {
+  const meta = (content: string, name = 'http-equiv="refresh"') =>
+    `<html><head><meta ${name} content="${content}"></head></html>`;
+
+  it('the URL, however HTML lets it be written (delay, ; or ,, url= in any case, quoted)', () => {
+    expect(metaRefresh(meta('0;url=/oauth/authorize?a=1&amp;b=2'))).toBe('/oauth/authorize?a=1&b=2');
+    expect(metaRefresh(meta('0; URL=http://127.0.0.1:1/cb?code=x'))).toBe('http://127.0.0.1:1/cb?code=x');
+    expect(metaRefresh(meta("3, url='/users/sign_in' trailing"))).toBe('/users/sign_in');
+    expect(metaRefresh(meta('1.5 ; /next'))).toBe('/next');
+    expect(metaRefresh(meta('0;url=/next', 'HTTP-EQUIV="Refresh"'))).toBe('/next');
+    expect(metaRefresh(`<noscript>${meta('0;url=/next')}</noscript>`)).toBe('/next');
+  });
+
+  it('none for a refresh of the page itself, a later one (a timeout), one in a comment, or another meta', () => {
+    expect(metaRefresh(meta('0'))).toBeUndefined();
+    expect(metaRefresh(meta('5; url='))).toBeUndefined();
+    expect(metaRefresh(meta('900;url=/session-expired'))).toBeUndefined();
+    expect(metaRefresh(`<!-- ${meta('0;url=/next')} -->`)).toBeUndefined();
+    expect(metaRefresh(meta('0;url=/next', 'name="refresh"'))).toBeUndefined();
+    expect(metaRefresh(meta('soon;url=/next'))).toBeUndefined();
+  });
+
+  it('onwardOf: a 2xx page refreshing elsewhere goes on; one refreshing itself (a waiting page) is read', () => {
+    const answer = (url: string, html: string, status = 200) =>
+      ({ status, url, text: html, headers: new Headers({ 'content-type': 'text/html' }) }) as HttpResponse;
+    const at = 'http://127.0.0.1:1/device/wait?user_code=A';
+    expect(onwardOf(answer(at, meta('2;url=/oauth/authorize')))).toEqual({
+      to: '/oauth/authorize',
+      what: "the page's refresh",
+    });
+    expect(onwardOf(answer(at, meta('5;url=/device/wait?user_code=A#top')))).toBeUndefined();
+    expect(onwardOf(answer(at, meta('0;url=/next'), 400))).toBeUndefined();
   });
 });
 

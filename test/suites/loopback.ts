@@ -141,6 +141,29 @@ export async function simulatorWith(
   return { ...served, sim };
 }
 
+/**
+ * The simulator over HTTP, the answers to the requests `rewrites` picks (by method and URL) handed
+ * to `rewrite` before they go out: a test provider that changes what a real one changes (a status,
+ * a label, a body) and leaves the rest to the simulator.
+ */
+export async function simulatorRewriting(
+  rewrites: (method: string, url: URL) => boolean,
+  rewrite: (answer: Response, url: URL) => Response | Promise<Response>,
+): Promise<Loopback & { sim: Sim }> {
+  let base = '';
+  const served = await simulatorWith((req, res) => {
+    const url = new URL(req.url ?? '/', base);
+    if (!rewrites(req.method ?? 'GET', url)) return false;
+    sendAnswer(
+      res,
+      simulatorAnswerTo(served.sim, req, url).then((answer) => rewrite(answer, url)),
+    );
+    return true;
+  });
+  base = served.url;
+  return served;
+}
+
 /** `idp-conformance run` in process, its output captured; a chosen set of checks or all. */
 export async function runCli(
   flags: RunFlags,

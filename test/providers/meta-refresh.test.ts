@@ -1,0 +1,110 @@
+/**
+ * Redirects made by a page instead of a 302, as IdentityServer's quickstart UI makes them (its
+ * Redirect page: "You are being returned to the application", a `<meta http-equiv="refresh"
+ * content="0;url=…">` whose `data-url` a script of its own follows too) and as a sign-in does that
+ * sets its session cookie on a page before going on (a "cookie bounce": the next request is a
+ * same-site navigation, so a SameSite=Strict cookie travels with it). Here the provider answers the
+ * password and the consent's decision so: a 200 page that refreshes to where the simulator's 302
+ * pointed, after a second for the sign-in (the authorization), at once for the decision (the
+ * application's redirect_uri with the code, or the denial). RFC 6749 §1.7 makes the way the
+ * user-agent is sent to the redirection URI the server's choice ("any other method available via
+ * the user-agent"): both page drivers follow the refresh as a browser does (the browser driver
+ * waits the second out, as a person does), and every check passes. A wrong password answered so
+ * too (a 200 page, "Invalid login or password", that refreshes back to the sign-in form after a
+ * second) is still a refused sign-in, said once, the password sent once.
+ *
+ * The anonymous authorization's redirect to the sign-in is such a page too: grants.sign-in-required,
+ * which follows it itself, finds the sign-in form past it (before, it warned GRANT-SIGN-IN-REQUIRED:
+ * "must redirect to sign in").
+ *
+ * Before, the form driver followed no refresh, and the browser driver read the sign-in's page at
+ * once: both took it for a refused sign-in (the config blamed), and the form driver failed
+ * oidc.id-token, a must ("ended on a page (status 200)").
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sim } from '../../simulator/types.js';
+import { simulatorRewriting, type Loopback } from '../suites/loopback.js';
+import { escaped, page } from './sign-in-journey.js';
+import { targetConfig } from '../../simulator/control/config.js';
+import { explain, expectAllPassed, expectOneRefusal, PAGE_DRIVERS, runWithDriver } from './provider.js';
+
+/** The password, an approval and a denial, each an authorization of its own; the anonymous one's way to the sign-in. */
+const CHECKS = ['grants.state-unchanged', 'grants.consent-denied', 'oidc.id-token', 'grants.sign-in-required'];
+/** The answers to the password, the decision and the authorization (its redirect to the sign-in). */
+const REFRESHED = new Set(['/users/sign_in', '/oauth/authorize']);
+
+let front: Loopback & { sim: Sim };
+
+/** Passwords the provider received. */
+let passwords = 0;
+
+/** A 200 page that refreshes to `location` after `seconds`, the answer's cookies kept. */
+function refreshing(answer: Response, location: string, seconds: number, title: string, text: string): Response {
+  const to = escaped(location);
+  const headers = new Headers({ 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+  for (const cookie of answer.headers.getSetCookie()) headers.append('set-cookie', cookie);
+  const body = page(title, `<p>${text}</p>`).replace(
+    '</head>',
+    `<meta http-equiv="refresh" content="${seconds};url=${to}" data-url="${to}"></head>`,
+  );
+  return new Response(body, { status: 200, headers });
+}
+
+/**
+ * The Redirect page in place of the simulator's 302, refreshing after `seconds`; its refused sign-in
+ * (401) a page that returns to the form after a second.
+ */
+async function refreshPage(answer: Response, seconds: number): Promise<Response> {
+  const location = answer.headers.get('location');
+  if (answer.status === 302 && location)
+    return refreshing(answer, location, seconds, 'Redirecting', 'You are now being returned to the application.');
+  if (answer.status === 401)
+    return refreshing(
+      answer,
+      '/users/sign_in',
+      1,
+      'Sign in',
+      'Invalid login or password. Returning you to the sign-in.',
+    );
+  return answer;
+}
+
+beforeAll(async () => {
+  front = await simulatorRewriting(
+    // The authorization's own redirects too (to the sign-in), and every answer to a POST.
+    (method, url) => REFRESHED.has(url.pathname) && (method === 'POST' || url.pathname === '/oauth/authorize'),
+    (answer, url) => {
+      if (url.pathname === '/users/sign_in') passwords++;
+      // The sign-in's cookie bounce waits a second; the Redirect page goes at once.
+      return refreshPage(answer, url.pathname === '/users/sign_in' ? 1 : 0);
+    },
+  );
+}, 60_000);
+
+afterAll(async () => {
+  await front?.close();
+});
+
+describe('the password and the decision answered by a page that refreshes to the next step', () => {
+  it.each(PAGE_DRIVERS)(
+    '%s driver: follows the refresh as a browser does; every check passes',
+    async (kind) => {
+      expectAllPassed(await runWithDriver(front, kind, CHECKS));
+    },
+    120_000,
+  );
+
+  it.each(PAGE_DRIVERS)(
+    '%s driver: a wrong password answered by a page that refreshes back to the form is refused once',
+    async (kind) => {
+      const user = targetConfig(front.sim, front.url).user!;
+      passwords = 0;
+      const { report, stderr } = await runWithDriver(front, kind, CHECKS, {
+        user: { ...user, password: 'not-the-password' },
+      });
+      expectOneRefusal(report, explain(report, stderr));
+      expect(passwords, explain(report, stderr)).toBe(1);
+    },
+    120_000,
+  );
+});
