@@ -337,7 +337,7 @@ export function refreshOf(content: string): { seconds: number; url: string } | u
  * `<noscript>`'s too (a browser running no script follows it). One linear pass, comments left out.
  */
 export function metaRefresh(html: string): string | undefined {
-  for (const [name, attrs] of openingTags(withoutComments(html)))
+  for (const [name, attrs] of openingTags(html))
     if (name === 'meta' && attrs['http-equiv']?.trim().toLowerCase() === 'refresh')
       return refreshOf(attrs.content ?? '')?.url;
   return undefined;
