@@ -7,8 +7,8 @@ import { performance } from 'node:perf_hooks';
 import { profiles } from '../../spec/index.js';
 import type { Offering, RuleId } from '../../spec/index.js';
 import type { CheckResult, CheckStatus, Exchange, Report } from '../report/model.js';
-import { TargetError } from '../errors.js';
-import type { Capabilities, Capability, Check, Driver } from '../types.js';
+import { HarnessInputError, TargetError } from '../errors.js';
+import type { Capabilities, Capability, Check, Driver, DriverKind } from '../types.js';
 import {
   LOWER_THE_RATE,
   SLOW_SHARE,
@@ -252,6 +252,8 @@ async function assertReachable(target: Target): Promise<void> {
   try {
     await target.send(reachability(target));
   } catch (error) {
+    // Cut short by --deadline, the question says nothing of the target: the run ends STOPPED, with its reports.
+    if (error instanceof TransportError && error.code === 'deadline') return;
     if (error instanceof TransportError) throw new TargetError(transportStop(target.baseUrl, error));
     throw error;
   }
@@ -262,6 +264,33 @@ async function assertReachable(target: Target): Promise<void> {
  * target's: a loaded machine holds the thread tens of milliseconds, not half a second.
  */
 export const BLOCKED_MS = 500;
+
+/** The capabilities of a start-up the deadline cut short: none is known, and no check runs. */
+const NOTHING_FOUND: Capabilities = {
+  control: false,
+  clock: false,
+  settings: false,
+  device: false,
+  passwordGrant: false,
+  pat: false,
+  writable: false,
+  oidc: false,
+  restApi: false,
+  tokenInfo: false,
+  userinfo: false,
+  tokenEndpoint: false,
+  revocation: false,
+  deviceEndpoint: false,
+  keys: false,
+  authorizeEndpoint: false,
+  introspection: false,
+};
+
+/** The driver of a start-up the deadline cut short: no check runs to use it. */
+function cutShort(kind: DriverKind): Driver {
+  const none = () => Promise.reject(new HarnessError(DEADLINE_REACHED));
+  return { kind, authorize: none, approveDevice: none, denyDevice: none, advanceClock: none };
+}
 
 /** What revocation may take past --deadline: as after SIGINT (cli/signals.ts STOP_GRACE_MS), the tokens left expire. */
 export const REVOKE_GRACE_MS = 5000;
@@ -359,12 +388,16 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let gone: StopReason | undefined;
   let askingElsewhere = false;
   let slowSaid = false;
+  // Revoking (revoke below): its requests may end past --deadline, within REVOKE_GRACE_MS.
+  let revoking = false;
+  const graceEnd = options.deadline === undefined ? undefined : options.deadline + REVOKE_GRACE_MS;
   const target: Target = {
     ...given,
     async send(raw) {
       try {
+        const sent = revoking && checkScope.getStore() === housekeeping ? { ...raw, until: graceEnd } : raw;
         // A wall or a gateway's page in the provider's place is a refusal too, thrown as one.
-        const response = await screen(shownRequest(raw), await given.send(raw));
+        const response = await screen(shownRequest(raw), await given.send(sent));
         unanswered = refusedInARow = 0;
         refusals = [];
         const slow = given.slowAnswers?.();
@@ -438,6 +471,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     // is left (a slow revocation endpoint took a run 17 s past --deadline, four tokens late).
     const until = options.deadline === undefined ? Infinity : options.deadline + REVOKE_GRACE_MS;
     let timer: NodeJS.Timeout | undefined;
+    revoking = true;
     try {
       await Promise.race([
         checkScope.run(housekeeping, () => flows.revokeAll(until)),
@@ -446,6 +480,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           : []),
       ]);
     } finally {
+      revoking = false;
       clearTimeout(timer);
     }
   };
@@ -490,6 +525,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         stoppedCheck = DEADLINE_REACHED;
         throw new CheckSkipped(DEADLINE_REACHED);
       }
+      // Outside a check too: past --deadline, the start-up asks nothing more (revocation has its grace).
+      if (!checkRunning && !revoking && pastDeadline())
+        throw new NoAnswer(`${DEADLINE_REACHED}; this request was not sent`);
       // A silent target is asked nothing more by the checks (revocation still tries, each try
       // bounded by --timeout); one that stopped serving, nothing at all: each refused revocation
       // would wait out its retries for nothing.
@@ -565,7 +603,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 
   // Set-up exchanges are recorded like any other; each check clears the recorder before it runs.
   const control = await detectControl(http);
-  const driver = gated(await createDriver(http, config, control));
+  const driver = gated(
+    await createDriver(http, config, control).catch((error: unknown) => {
+      // A driver that needs what the deadline cut short (the control API, a sign-in) is moot too.
+      if (pastDeadline() && error instanceof HarnessInputError) return cutShort(config.driver?.kind ?? 'simulator');
+      throw error;
+    }),
+  );
   // Outside a check (the start-up's sign-in, revocation) only --deadline bounds the driver's waits.
   const runTime =
     options.deadline === undefined
@@ -606,8 +650,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     for (const [path, why] of found.away) if (absentPaths.has(path)) elsewhere.away.set(path, why);
     await revoke(setupFlows);
   } catch (error) {
-    await driver.close?.(); // no session to close it later
-    throw error;
+    // Cut short by --deadline, what the start-up found is moot: no check runs (stopReason), the reports say STOPPED.
+    const cut = error instanceof HarnessError || error instanceof TransportError || error instanceof TargetError;
+    if (!pastDeadline() || !cut) {
+      await driver.close?.(); // no session to close it later
+      throw error;
+    }
+    caps = NOTHING_FOUND;
   }
   current = undefined;
 
