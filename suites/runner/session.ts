@@ -30,7 +30,15 @@ import {
   PASSWORD_PREMISE,
 } from './capabilities.js';
 import { createCheckContext, createEvidence, MAX_UNSHOWN, type Evidence, type SessionGround } from './context.js';
-import { BrokenExchange, CheckFailure, CheckSkipped, HarnessError, NoAnswer, RateLimited } from './errors.js';
+import {
+  BrokenExchange,
+  CheckFailure,
+  CheckSkipped,
+  HarnessError,
+  NoAnswer,
+  OversizedAnswer,
+  RateLimited,
+} from './errors.js';
 import { endpointsElsewhere, shownUrl, type Elsewhere } from './endpoints.js';
 import { basicPair, createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
@@ -757,6 +765,35 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     });
   };
   /**
+   * One cause, one blame: an answer past the harness's limits fails the first check that met it at
+   * its endpoint, once, on the rule of that endpoint's answer where it is a core one (the token
+   * endpoint's, not the revocation rule of a check whose premise token it should have carried),
+   * else on the check's own; every later check that meets it there is untested, saying who reported it.
+   */
+  const oversized = (
+    check: Check,
+    error: OversizedAnswer,
+    done: (status: CheckStatus, fields: Partial<CheckResult>) => CheckResult,
+    evidenceFields: () => Partial<CheckResult>,
+  ): CheckResult => {
+    const where = `${error.method} ${pathOf(error.url) ?? error.url}`;
+    const key = `oversized ${where}`;
+    const saidBy = premisesSaid.get(key);
+    if (saidBy !== undefined)
+      return done('skipped', {
+        message: redactor.text(
+          oneLine(`${error.message}; the answer the check needed is not read (${saidBy} reports it, once)`),
+        ),
+      });
+    premisesSaid.set(key, check.id);
+    const owner = CORE_ENDPOINTS.find((e) => atEndpoint(error.url, e.path));
+    const failure = new CheckFailure(
+      `${error.message}; the later checks that meet it at ${where} are untested`,
+      owner ? { rules: [owner.rule] } : undefined,
+    );
+    return failed(check, [failure], 0, done, evidenceFields);
+  };
+  /**
    * The rules a pass proves: those its assertions named. An assertion naming none speaks for the
    * check's rule only when the check has one; among several it would claim each of them unseen.
    */
@@ -879,8 +916,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
             : done('passed', proved.length === check.rules.length ? {} : { proved });
         }
       } catch (error) {
-        // Failures already recorded by soft assertions stand, whatever stopped the check after them.
-        if (error instanceof CheckFailure || evidence.failures.length) {
+        if (error instanceof OversizedAnswer && !evidence.failures.length) {
+          result = oversized(check, error, done, evidenceFields);
+        } else if (error instanceof CheckFailure || evidence.failures.length) {
+          // Failures already recorded by soft assertions stand, whatever stopped the check after them.
           const all = error instanceof CheckFailure ? [...evidence.failures, error] : evidence.failures;
           result = failed(check, all, evidence.unshown, done, evidenceFields);
         } else if (error instanceof CheckSkipped) {
