@@ -171,7 +171,7 @@ describe('bounded memory against hostile bodies', () => {
   });
 
   it('an oversized token answer is blamed once, on the token endpoint; the checks that needed its token are untested', async () => {
-    // Only the grants the checks' tokens come from: the start-up's empty probe of the endpoint is answered.
+    // Every POST to the token endpoint, the start-up's too: each announces a body past --max-body.
     const grant = (req: { url?: string; method?: string }) => req.method === 'POST' && req.url === '/oauth/token';
     const { url } = await started(simulatorWith((req, res) => grant(req) && (shortBody(2 ** 31)(req, res), true)));
     const report = join(dir, 'oversized-token.json');

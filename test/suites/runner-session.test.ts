@@ -13,6 +13,7 @@ import type { RuleInfo } from '../../suites/runner/rules.js';
 import {
   BLOCKED_MS,
   REVOKE_GRACE_MS,
+  DEADLINE_REACHED,
   DEFAULT_CHECK_TIMEOUT_MS,
   INTERRUPTED,
   PAST_ITS_END,
@@ -956,6 +957,16 @@ describe('runCheck: tokens the check got are revoked', () => {
     );
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(tapped.filter(([path]) => path === '/oauth/revoke').at(-1)).toEqual(['/oauth/revoke', true]);
+  });
+
+  it('past --deadline, the start-up asks nothing more, whatever the target: the session stops at once', async () => {
+    const deadline = Date.now() + 60_000;
+    // The first answer comes past the deadline (an in-process target has no request to cut).
+    const fake = recording((_r, path) => void (path === '/' && vi.setSystemTime(deadline + 1)));
+    const session = await openSession(options({ target: fake.target, deadline }));
+    expect(fake.paths()).toEqual(['GET /']);
+    expect(session.stopReason()).toEqual({ reason: 'deadline', message: DEADLINE_REACHED });
+    await session.close();
   });
 
   it('a token got outside any check is not the session’s to revoke', async () => {
