@@ -273,27 +273,6 @@ async function assertReachable(target: Target): Promise<void> {
  */
 export const BLOCKED_MS = 500;
 
-/** The capabilities of a start-up the deadline cut short: none is known, and no check runs. */
-const NOTHING_FOUND: Capabilities = {
-  control: false,
-  clock: false,
-  settings: false,
-  device: false,
-  passwordGrant: false,
-  pat: false,
-  writable: false,
-  oidc: false,
-  restApi: false,
-  tokenInfo: false,
-  userinfo: false,
-  tokenEndpoint: false,
-  revocation: false,
-  deviceEndpoint: false,
-  keys: false,
-  authorizeEndpoint: false,
-  introspection: false,
-};
-
 /** The driver of a start-up the deadline cut short: no check runs to use it. */
 function cutShort(kind: DriverKind): Driver {
   const none = () => Promise.reject(new HarnessError(DEADLINE_REACHED));
@@ -658,13 +637,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     for (const [path, why] of found.away) if (absentPaths.has(path)) elsewhere.away.set(path, why);
     await revoke(setupFlows);
   } catch (error) {
-    // Cut short by --deadline, what the start-up found is moot: no check runs (stopReason), the reports say STOPPED.
-    const cut = error instanceof HarnessError || error instanceof TransportError || error instanceof TargetError;
-    if (!pastDeadline() || !cut) {
-      await driver.close?.(); // no session to close it later
-      throw error;
-    }
-    caps = NOTHING_FOUND;
+    await driver.close?.(); // no session to close it later
+    throw error;
   }
   current = undefined;
 
