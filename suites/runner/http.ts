@@ -140,7 +140,7 @@ export function createHttp(
       // limits did come, and is the check's failure.
       if (error instanceof TransportError) {
         const message = redactor.text(error.message);
-        if (error.code === 'timeout' || error.code === 'deadline') throw new NoAnswer(message);
+        if (error.code === 'timeout') throw new NoAnswer(message);
         if (error.code === 'rate-limited' || error.code === 'unserved') throw new RateLimited(message, error.status);
         if (error.code === 'too-large') throw new OversizedAnswer(message, raw.method, raw.url);
         throw new BrokenExchange(message);
