@@ -927,6 +927,30 @@ describe('runCheck: tokens the check got are revoked', () => {
     expect(fake.sent.filter((s) => s.path === '/oauth/revoke' && s.body)).toHaveLength(2);
   });
 
+  it('revocation alone may wait past --deadline, to the end of its grace; a check’s requests are cut at it', async () => {
+    const deadline = Date.now() + 60_000;
+    const until: Array<[string, number | undefined]> = [];
+    const fake = recording(
+      (r, path) => {
+        if (r.body && (path === '/oauth/token' || path === '/oauth/revoke')) until.push([path, r.until]);
+        return tokenAnswer(r, path);
+      },
+      { applications: { confidential: CONFIDENTIAL } },
+    );
+    await runAll({ target: fake.target, deadline }, [
+      'graced',
+      ['T-MUST'],
+      async (t: CheckContext) => {
+        await t.http.post('/oauth/token', { form: { grant_type: 'client_credentials', client_id: 'app-c' } });
+        t.expect(true, 'x');
+      },
+    ]);
+    expect(until).toEqual([
+      ['/oauth/token', undefined],
+      ['/oauth/revoke', deadline + REVOKE_GRACE_MS],
+    ]);
+  });
+
   it('a revocation the grace left in flight still reaches tap as housekeeping, never as a check’s request', async () => {
     const deadline = Date.now() + 60_000;
     const tapped: Array<[string, boolean]> = [];
