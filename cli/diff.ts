@@ -121,7 +121,7 @@ export async function executeDiff(
     const deadline = s.deadlineMs === undefined ? undefined : Date.now() + s.deadlineMs;
     await checkReportTargets(s.reports);
     const target = await openRunTarget(s, io, deadline);
-    await probeOrStop(target);
+    await probeOrStop(target, deadline);
     // The reference plays what the target is configured as, or else says it is (flags and config win).
     const defaults = profiles().defaults;
     const said = target.kind === 'http' ? await readTargetProfile(target) : undefined;

@@ -278,7 +278,7 @@ export async function executeRun(
       : undefined;
     await checkReportTargets(s.reports);
     const target = await openRunTarget(s, io, deadline);
-    if (s.probe) await probeOrStop(target);
+    if (s.probe) await probeOrStop(target, deadline);
     // Said, not silently ignored: the embedded simulator answers in process, there is no request to time out.
     if (target.kind === 'embedded' && s.timeoutMs !== undefined)
       io.err(
@@ -343,23 +343,29 @@ export function sayStopped(report: Report, err: (text: string) => void): void {
   err(`idp-conformance: ${report.stopped.message}; ${notRun} of ${report.checks.length} checks not run\n`);
 }
 
-/** Stop with one line (exit 2) when the target is plainly not a provider of the spec. */
-export async function probeOrStop(target: Target): Promise<void> {
+/**
+ * Stop with one line (exit 2) when the target is plainly not a provider of the spec. A probe the
+ * run's `deadline` cut short judges nothing: the run goes on to end STOPPED, its reports written.
+ */
+export async function probeOrStop(target: Target, deadline?: number): Promise<void> {
+  const late = () => deadline !== undefined && Date.now() >= deadline;
   let result;
   try {
     result = await probeTarget(target);
   } catch (error) {
+    if (late() && error instanceof TransportError) return;
     await target.close();
     if (error instanceof TransportError) throw new TargetError(transportStop(target.baseUrl, error));
     throw error;
   }
+  if (late()) return;
   if (!result.provider) {
     const above = await providerAbove(target);
     await target.close();
     throw new TargetError(notAProvider(target, result, above));
   }
   const mistake = await issuerMistake(target);
-  if (mistake) {
+  if (mistake && !late()) {
     await target.close();
     throw new ConfigError(mistake);
   }
@@ -370,8 +376,9 @@ export const collect = (value: string, previous: string[] = []) => [...previous,
 /** The help of the flags that bound a run against a target, `run`'s and `diff`'s alike. */
 export const BOUNDS_HELP = {
   timeout: `per-request timeout in milliseconds; ${SILENT_LIMIT} unanswered in a row stop the run (default ${DEFAULT_TIMEOUT_MS})`,
-  deadline: 'end the whole run after this long, e.g. 10m, 90s or 600000 (ms) (default: none)',
-  maxBody: `largest response body read, e.g. 8M or 512k; a longer one fails its check (default ${DEFAULT_MAX_BODY_BYTES / (1024 * 1024)}M)`,
+  deadline:
+    'end the whole run after this long, probe and start-up included, e.g. 10m, 90s or 600000 (ms): no request waits past it (default: none)',
+  maxBody: `largest response body read, e.g. 8M or 512k; a longer one fails the first check that meets it at its endpoint, later ones there are untested (default ${DEFAULT_MAX_BODY_BYTES / (1024 * 1024)}M)`,
 };
 
 /** What `run --help` ends with: how a CI job reads the outcome. */

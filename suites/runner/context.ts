@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import * as fc from 'fast-check';
 import type { CheckContext, FailureDetails } from '../types.js';
-import { CheckFailure, CheckSkipped, HarnessError, NoVerdict } from './errors.js';
+import { CheckFailure, CheckSkipped, HarnessError, NoVerdict, OversizedAnswer } from './errors.js';
 import type { TrackedFlows } from './oauth.js';
 import type { Recorder } from './http.js';
 import type { Redactor } from './redact.js';
@@ -136,7 +136,8 @@ export function createCheckContext(parts: ContextParts): CheckContext {
           if (++undecidedCases > parts.numRuns) return true;
           fc.pre(false);
         }
-        if (error instanceof CheckFailure) {
+        // An answer past the harness's limits is no case's verdict: the session blames it once (session.ts oversized).
+        if (error instanceof CheckFailure && !(error instanceof OversizedAnswer)) {
           decided++;
           failedOnce = true;
         } else if (fc.PreconditionFailure.isFailure(error)) throw error;

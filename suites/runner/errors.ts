@@ -30,6 +30,22 @@ export class CheckFailure extends Error {
   }
 }
 
+/**
+ * An answer past the harness's limits (--max-body, the header bound): it did come, and is a
+ * failure, but one cause: the session blames it once per endpoint (the method and path of `url`)
+ * and leaves the later checks that meet it there untested.
+ */
+export class OversizedAnswer extends CheckFailure {
+  override name = 'OversizedAnswer';
+  constructor(
+    message: string,
+    readonly method: string,
+    readonly url: string,
+  ) {
+    super(message);
+  }
+}
+
 export class CheckSkipped extends Error {
   override name = 'CheckSkipped';
 }

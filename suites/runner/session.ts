@@ -7,8 +7,8 @@ import { performance } from 'node:perf_hooks';
 import { profiles } from '../../spec/index.js';
 import type { Offering, RuleId } from '../../spec/index.js';
 import type { CheckResult, CheckStatus, Exchange, Report } from '../report/model.js';
-import { TargetError } from '../errors.js';
-import type { Capabilities, Capability, Check, Driver } from '../types.js';
+import { HarnessInputError, TargetError } from '../errors.js';
+import type { Capabilities, Capability, Check, Driver, DriverKind } from '../types.js';
 import {
   LOWER_THE_RATE,
   SLOW_SHARE,
@@ -30,7 +30,15 @@ import {
   PASSWORD_PREMISE,
 } from './capabilities.js';
 import { createCheckContext, createEvidence, MAX_UNSHOWN, type Evidence, type SessionGround } from './context.js';
-import { BrokenExchange, CheckFailure, CheckSkipped, HarnessError, NoAnswer, RateLimited } from './errors.js';
+import {
+  BrokenExchange,
+  CheckFailure,
+  CheckSkipped,
+  HarnessError,
+  NoAnswer,
+  OversizedAnswer,
+  RateLimited,
+} from './errors.js';
 import { endpointsElsewhere, shownUrl, type Elsewhere } from './endpoints.js';
 import { basicPair, createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
@@ -252,6 +260,8 @@ async function assertReachable(target: Target): Promise<void> {
   try {
     await target.send(reachability(target));
   } catch (error) {
+    // Cut short by --deadline, the question says nothing of the target: the run ends STOPPED, with its reports.
+    if (error instanceof TransportError && error.code === 'deadline') return;
     if (error instanceof TransportError) throw new TargetError(transportStop(target.baseUrl, error));
     throw error;
   }
@@ -262,6 +272,12 @@ async function assertReachable(target: Target): Promise<void> {
  * target's: a loaded machine holds the thread tens of milliseconds, not half a second.
  */
 export const BLOCKED_MS = 500;
+
+/** The driver of a start-up the deadline cut short: no check runs to use it. */
+function cutShort(kind: DriverKind): Driver {
+  const none = () => Promise.reject(new HarnessError(DEADLINE_REACHED));
+  return { kind, authorize: none, approveDevice: none, denyDevice: none, advanceClock: none };
+}
 
 /** What revocation may take past --deadline: as after SIGINT (cli/signals.ts STOP_GRACE_MS), the tokens left expire. */
 export const REVOKE_GRACE_MS = 5000;
@@ -382,12 +398,16 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       askingElsewhere = false;
     }
   };
+  // Revoking (revoke below): its requests may end past --deadline, within REVOKE_GRACE_MS.
+  let revoking = false;
+  const graceEnd = options.deadline === undefined ? undefined : options.deadline + REVOKE_GRACE_MS;
   const target: Target = {
     ...given,
     async send(raw) {
       try {
+        const sent = revoking && checkScope.getStore() === housekeeping ? { ...raw, until: graceEnd } : raw;
         // A wall or a gateway's page in the provider's place is a refusal too, thrown as one.
-        const response = await screen(shownRequest(raw), await given.send(raw));
+        const response = await screen(shownRequest(raw), await given.send(sent));
         served();
         const slow = given.slowAnswers?.();
         if (slow && slow.inARow >= SLOW_LIMIT && !slowSaid) {
@@ -459,6 +479,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     // is left (a slow revocation endpoint took a run 17 s past --deadline, four tokens late).
     const until = options.deadline === undefined ? Infinity : options.deadline + REVOKE_GRACE_MS;
     let timer: NodeJS.Timeout | undefined;
+    revoking = true;
     try {
       await Promise.race([
         checkScope.run(housekeeping, () => flows.revokeAll(until)),
@@ -467,6 +488,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           : []),
       ]);
     } finally {
+      revoking = false;
       clearTimeout(timer);
     }
   };
@@ -511,6 +533,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         stoppedCheck = DEADLINE_REACHED;
         throw new CheckSkipped(DEADLINE_REACHED);
       }
+      // Outside a check too: past --deadline, the start-up asks nothing more (revocation has its grace).
+      if (!checkRunning && !revoking && pastDeadline())
+        throw new NoAnswer(`${DEADLINE_REACHED}; this request was not sent`);
       // A silent target is asked nothing more by the checks (revocation still tries, each try
       // bounded by --timeout); one that stopped serving, nothing at all: each refused revocation
       // would wait out its retries for nothing.
@@ -601,7 +626,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
 
   // Set-up exchanges are recorded like any other; each check clears the recorder before it runs.
   const control = await detectControl(http);
-  const driver = gated(await createDriver(http, config, control));
+  const driver = gated(
+    await createDriver(http, config, control).catch((error: unknown) => {
+      // A driver that needs what the deadline cut short (the control API, a sign-in) is moot too.
+      if (pastDeadline() && error instanceof HarnessInputError) return cutShort(config.driver?.kind ?? 'simulator');
+      throw error;
+    }),
+  );
   // Outside a check (the start-up's sign-in, revocation) only --deadline bounds the driver's waits.
   const runTime =
     options.deadline === undefined ? undefined : { leftMs: () => (options.deadline ?? Infinity) - Date.now() };
@@ -742,6 +773,35 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     });
   };
   /**
+   * One cause, one blame: an answer past the harness's limits fails the first check that met it at
+   * its endpoint, once, on the rule of that endpoint's answer where it is a core one (the token
+   * endpoint's, not the revocation rule of a check whose premise token it should have carried),
+   * else on the check's own; every later check that meets it there is untested, saying who reported it.
+   */
+  const oversized = (
+    check: Check,
+    error: OversizedAnswer,
+    done: (status: CheckStatus, fields: Partial<CheckResult>) => CheckResult,
+    evidenceFields: () => Partial<CheckResult>,
+  ): CheckResult => {
+    const where = `${error.method} ${pathOf(error.url) ?? error.url}`;
+    const key = `oversized ${where}`;
+    const saidBy = premisesSaid.get(key);
+    if (saidBy !== undefined)
+      return done('skipped', {
+        message: redactor.text(
+          oneLine(`${error.message}; the answer the check needed is not read (${saidBy} reports it, once)`),
+        ),
+      });
+    premisesSaid.set(key, check.id);
+    const owner = CORE_ENDPOINTS.find((e) => atEndpoint(error.url, e.path));
+    const failure = new CheckFailure(
+      `${error.message}; the later checks that meet it at ${where} are untested`,
+      owner ? { rules: [owner.rule] } : undefined,
+    );
+    return failed(check, [failure], 0, done, evidenceFields);
+  };
+  /**
    * The rules a pass proves: those its assertions named. An assertion naming none speaks for the
    * check's rule only when the check has one; among several it would claim each of them unseen.
    */
@@ -865,8 +925,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
             : done('passed', proved.length === check.rules.length ? {} : { proved });
         }
       } catch (error) {
-        // Failures already recorded by soft assertions stand, whatever stopped the check after them.
-        if (error instanceof CheckFailure || evidence.failures.length) {
+        if (error instanceof OversizedAnswer && !evidence.failures.length) {
+          result = oversized(check, error, done, evidenceFields);
+        } else if (error instanceof CheckFailure || evidence.failures.length) {
+          // Failures already recorded by soft assertions stand, whatever stopped the check after them.
           const all = error instanceof CheckFailure ? [...evidence.failures, error] : evidence.failures;
           result = failed(check, all, evidence.unshown, done, evidenceFields);
         } else if (error instanceof CheckSkipped) {

@@ -35,6 +35,8 @@ export interface HttpTargetOptions {
   /**
    * When the whole run must end (epoch ms, `--deadline`): no wait for the target's rate limit ends
    * past it, at start-up or in a check; one that would is given up at once (rate.ts waitWithin).
+   * Each request's timeout is cut to the time left to it too (or to its own `until`): a target
+   * answering every request just under --timeout took a run's start-up minutes past it.
    */
   deadline?: number;
   /** Where the waits pass: a test's virtual clock, so that they cost no real time. */
@@ -119,6 +121,10 @@ async function isSlowDown(response: Response): Promise<boolean> {
   }
 }
 
+/** A request the run's --deadline (or its own `until`) cut short: no verdict on the target's pace. */
+const pastDeadline = (where: string, what: string) =>
+  new TransportError(`${where}: ${what} before the run's --deadline`, 'deadline');
+
 export function createHttpTarget(config: TargetConfig, options: HttpTargetOptions = {}): Target {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -146,6 +152,10 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
     const shown = shownPath(path);
     const broken = (what: string) => new TransportError(`${raw.method} ${shown}: ${host} ${what}`, 'protocol');
     const UNASKED_UPGRADE = 'answered 101 Switching Protocols, an upgrade the request did not ask for';
+    const until = raw.until ?? options.deadline;
+    const left = until === undefined ? Infinity : until - Date.now();
+    if (left <= 0) return Promise.reject(pastDeadline(`${raw.method} ${shown}`, 'was not sent'));
+    const waitMs = Math.min(timeoutMs, left);
     return new Promise<Response>((resolve, reject) => {
       let answered = false;
       const req = send(
@@ -217,9 +227,13 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
       // The whole exchange, not the silence between bytes: a target trickling a byte at a time
       // (headers or body) would otherwise hold the run forever.
       const timer = setTimeout(() => {
+        if (waitMs < timeoutMs)
+          return req.destroy(
+            pastDeadline(`${raw.method} ${shown}`, answered ? 'got no whole answer' : 'got no answer'),
+          );
         const what = answered ? `the answer did not end within ${timeoutMs} ms` : `no answer within ${timeoutMs} ms`;
         req.destroy(new TransportError(`${raw.method} ${shown}: ${what}`, 'timeout'));
-      }, timeoutMs);
+      }, waitMs);
       // An unasked 101 hands the connection over and answers nothing: Node would close it in silence.
       req.on('upgrade', (_res, socket: Socket) => {
         socket.destroy();

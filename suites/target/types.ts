@@ -7,6 +7,11 @@ export interface RawRequest {
   url: string;
   headers: Headers;
   body?: string;
+  /**
+   * The latest instant (epoch ms) its answer is waited for, when later than the run's --deadline
+   * the target cuts every request at: revocation's grace (session.ts REVOKE_GRACE_MS).
+   */
+  until?: number;
 }
 
 /**
@@ -21,7 +26,8 @@ export interface TargetResponse {
 }
 
 /**
- * The target did not answer in time or refused the connection, or (`untrusted`) its TLS
+ * The target did not answer in time or refused the connection, or (`deadline`) the run's
+ * --deadline came before its answer did (the target's silence is not what that says), or (`untrusted`) its TLS
  * certificate is not trusted (tls.ts); or (`rate-limited`) it went on
  * refusing to serve the request now, past the retries (http.ts); or (`unserved`) a bot wall or a
  * gateway's error page answered instead of the provider (unserved.ts): no answer to what it asked.
@@ -30,7 +36,8 @@ export class TransportError extends Error {
   override name = 'TransportError';
   constructor(
     message: string,
-    readonly code: 'timeout' | 'unreachable' | 'untrusted' | 'protocol' | 'too-large' | 'rate-limited' | 'unserved',
+    readonly code:
+      'timeout' | 'unreachable' | 'untrusted' | 'protocol' | 'too-large' | 'rate-limited' | 'unserved' | 'deadline',
     /** A rate-limited request: in how many seconds the server said it serves again, when it said. */
     readonly resetIn?: number,
     /** A rate-limited or unserved request: the status of the last refusal (429, 403, or 503 with Retry-After; a wall's, a gateway's). */

@@ -14,7 +14,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { toNodeListener } from '../../simulator/adapters/node.js';
 import { oidcChecks } from '../../suites/oidc/checks.js';
 import type { Report } from '../../suites/report/model.js';
-import { SLOW_LIMIT, slowTarget } from '../../suites/runner/session.js';
+import type { RunFlags } from '../../cli/run.js';
+import { DEADLINE_REACHED, SLOW_LIMIT, slowTarget } from '../../suites/runner/session.js';
 import { runCli, simulatorWith, type Loopback } from '../suites/loopback.js';
 
 const TIMEOUT_MS = 400;
@@ -28,7 +29,7 @@ afterAll(async () => {
 const checks = oidcChecks.filter((c) => ['oidc.discovery', 'oidc.jwks'].includes(c.id));
 
 /** The simulator over HTTP, its first `held` answers each held `delayMs`. */
-async function runAgainst(name: string, held: number, delayMs = TIMEOUT_MS * 0.6) {
+async function runAgainst(name: string, held: number, delayMs = TIMEOUT_MS * 0.6, flags: RunFlags = {}) {
   let seen = 0;
   const server = await simulatorWith((req, res) => {
     if (++seen > held) return false;
@@ -38,7 +39,7 @@ async function runAgainst(name: string, held: number, delayMs = TIMEOUT_MS * 0.6
   servers.push(server);
   const file = join(dir, `${name}.json`);
   const r = await runCli(
-    { target: server.url, timeout: String(TIMEOUT_MS), seed: '1', report: `json=${file}` },
+    { target: server.url, timeout: String(TIMEOUT_MS), seed: '1', report: `json=${file}`, ...flags },
     { checks },
   );
   return { ...r, report: JSON.parse(readFileSync(file, 'utf8')) as Report };
@@ -73,4 +74,15 @@ describe('a target that answers every request just within --timeout', () => {
     expect(r.report.slowAnswers).toBeUndefined();
     expect(r.out).not.toContain('--timeout');
   }, 60_000);
+
+  it('every answer slower than --deadline leaves: the start-up and the probe are cut at it, the reports say STOPPED', async () => {
+    // Each answer 3 s, under --timeout (15 s): the start-up's ~20 questions took minutes past the deadline.
+    const started = performance.now();
+    const r = await runAgainst('past-deadline', Infinity, 3000, { timeout: '15000', deadline: '4s' });
+    expect(performance.now() - started).toBeLessThan(4000 + 2500);
+    expect(r.code, r.err).toBe(2);
+    expect(r.report.stopped).toEqual({ reason: 'deadline', message: DEADLINE_REACHED });
+    expect(r.report.checks.map((c) => [c.status, c.message])).toEqual(checks.map(() => ['skipped', DEADLINE_REACHED]));
+    expect(r.err).toContain(`idp-conformance: ${DEADLINE_REACHED}; 2 of 2 checks not run`);
+  }, 30_000);
 });

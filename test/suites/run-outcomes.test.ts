@@ -24,6 +24,9 @@ import {
   type Loopback,
 } from './loopback.js';
 
+import { checks as tokenChecks } from '../../suites/tokens/index.js';
+import type { Report } from '../../suites/report/model.js';
+
 const dir = mkdtempSync(join(tmpdir(), 'run-outcomes-'));
 const servers: Loopback[] = [];
 afterAll(async () => {
@@ -165,6 +168,26 @@ describe('bounded memory against hostile bodies', () => {
     expect(json.checks[0].message).toMatch(message);
     // Without the cap an endless body grows until the process dies; with it, a few MB.
     expect(growthMb).toBeLessThan(300);
+  });
+
+  it('an oversized token answer is blamed once, on the token endpoint; the checks that needed its token are untested', async () => {
+    // Every POST to the token endpoint, the start-up's too: each announces a body past --max-body.
+    const grant = (req: { url?: string; method?: string }) => req.method === 'POST' && req.url === '/oauth/token';
+    const { url } = await started(simulatorWith((req, res) => grant(req) && (shortBody(2 ** 31)(req, res), true)));
+    const report = join(dir, 'oversized-token.json');
+    const ids = ['tokens.revoke-access-token', 'tokens.info-presentations', 'tokens.revoke-refresh-token'];
+    const r = await runCli(
+      { target: url, seed: '3', maxBody: '1M', report: `json=${report}` },
+      { checks: tokenChecks.filter((c) => ids.includes(c.id)) },
+    );
+    const json = JSON.parse(readFileSync(report, 'utf8')) as Report;
+    const [first, ...later] = json.checks;
+    expect(first).toMatchObject({ status: 'failed', broken: ['GRANT-CODE-PARAMS'] });
+    expect(first.message).toMatch(/POST \/oauth\/token: the answer announced a body of 2147483648 bytes/);
+    expect(later.map((c) => [c.status, c.message?.match(/\(([\w.-]+) reports it, once\)$/)?.[1]])).toEqual(
+      later.map(() => ['skipped', first.id]),
+    );
+    expect(r.code, r.err).toBe(1);
   });
 
   it('a body shorter than announced, under the cap, ends at the request timeout as an errored check', async () => {

@@ -13,6 +13,7 @@ import type { RuleInfo } from '../../suites/runner/rules.js';
 import {
   BLOCKED_MS,
   REVOKE_GRACE_MS,
+  DEADLINE_REACHED,
   DEFAULT_CHECK_TIMEOUT_MS,
   INTERRUPTED,
   PAST_ITS_END,
@@ -926,6 +927,30 @@ describe('runCheck: tokens the check got are revoked', () => {
     expect(fake.sent.filter((s) => s.path === '/oauth/revoke' && s.body)).toHaveLength(2);
   });
 
+  it('revocation alone may wait past --deadline, to the end of its grace; a check’s requests are cut at it', async () => {
+    const deadline = Date.now() + 60_000;
+    const until: Array<[string, number | undefined]> = [];
+    const fake = recording(
+      (r, path) => {
+        if (r.body && (path === '/oauth/token' || path === '/oauth/revoke')) until.push([path, r.until]);
+        return tokenAnswer(r, path);
+      },
+      { applications: { confidential: CONFIDENTIAL } },
+    );
+    await runAll({ target: fake.target, deadline }, [
+      'graced',
+      ['T-MUST'],
+      async (t: CheckContext) => {
+        await t.http.post('/oauth/token', { form: { grant_type: 'client_credentials', client_id: 'app-c' } });
+        t.expect(true, 'x');
+      },
+    ]);
+    expect(until).toEqual([
+      ['/oauth/token', undefined],
+      ['/oauth/revoke', deadline + REVOKE_GRACE_MS],
+    ]);
+  });
+
   it('a revocation the grace left in flight still reaches tap as housekeeping, never as a check’s request', async () => {
     const deadline = Date.now() + 60_000;
     const tapped: Array<[string, boolean]> = [];
@@ -956,6 +981,16 @@ describe('runCheck: tokens the check got are revoked', () => {
     );
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(tapped.filter(([path]) => path === '/oauth/revoke').at(-1)).toEqual(['/oauth/revoke', true]);
+  });
+
+  it('past --deadline, the start-up asks nothing more, whatever the target: the session stops at once', async () => {
+    const deadline = Date.now() + 60_000;
+    // The first answer comes past the deadline (an in-process target has no request to cut).
+    const fake = recording((_r, path) => void (path === '/' && vi.setSystemTime(deadline + 1)));
+    const session = await openSession(options({ target: fake.target, deadline }));
+    expect(fake.paths()).toEqual(['GET /']);
+    expect(session.stopReason()).toEqual({ reason: 'deadline', message: DEADLINE_REACHED });
+    await session.close();
   });
 
   it('a token got outside any check is not the session’s to revoke', async () => {

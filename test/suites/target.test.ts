@@ -217,6 +217,29 @@ describe('http target', () => {
     await later.close();
   });
 
+  it('cuts each request at --deadline, not --timeout, and one past it is not sent; its own until wins', async () => {
+    const target = createHttpTarget({ baseUrl: base }, { timeoutMs: 15_000, deadline: Date.now() + 300 });
+    const started = performance.now();
+    await expect(target.send(get('/hang'))).rejects.toMatchObject({
+      code: 'deadline',
+      message: "GET /hang: got no answer before the run's --deadline",
+    });
+    expect(performance.now() - started).toBeLessThan(2000);
+    const before = seen.length;
+    await expect(target.send(get('/hang'))).rejects.toMatchObject({
+      code: 'deadline',
+      message: "GET /hang: was not sent before the run's --deadline",
+    });
+    expect(seen.length).toBe(before);
+    // Revocation's grace: a request carrying a later bound is waited for up to it.
+    const graced = performance.now();
+    await expect(target.send({ ...get('/hang'), until: Date.now() + 300 })).rejects.toMatchObject({
+      code: 'deadline',
+    });
+    expect(performance.now() - graced).toBeGreaterThanOrEqual(250);
+    await target.close();
+  });
+
   it("takes GitHub's 403 with x-ratelimit-remaining: 0 for a rate limit, and a plain 403 for an answer", async () => {
     const clock = virtualClock();
     const target = createHttpTarget({ baseUrl: base }, { clock });
