@@ -188,10 +188,15 @@ export async function pollPaced(
   app: AppRole = deviceApp(t),
 ): Promise<HttpResponse> {
   const answer = await poll(t, start.deviceCode, app);
-  if (jsonObject(answer)?.error !== 'slow_down') return answer;
+  const body = jsonObject(answer);
+  if (body?.error !== 'slow_down') return answer;
   // A missing or unreadable interval (the response's own failure) is RFC 8628 §3.2's 5 s.
   const interval = Number.isInteger(start.interval) && start.interval > 0 ? start.interval : RFC8628_DEFAULT_INTERVAL;
-  start.interval = interval + limits().slowDownIncrement;
+  // The client grows it by the increment (RFC 8628 §3.5); a longer one the slow_down itself names
+  // (GitHub's does) is the provider saying how long: honoured, not blamed here (a growth other than
+  // the increment is DEV-SLOW-DOWN-INTERVAL-GROWS's, a should, judged by its own check).
+  const named = Number.isInteger(body.interval) && (body.interval as number) > 0 ? (body.interval as number) : 0;
+  start.interval = Math.max(interval + limits().slowDownIncrement, named);
   const unanswered = `the provider answered slow_down to the ${what}; polling again after the grown interval (${start.interval} s)`;
   const moved = await moveClock(t, start.interval);
   if (moved !== true) {

@@ -82,9 +82,9 @@ describe('--slow where the target offers a clock the driver cannot move', () => 
 });
 
 /** A device poll the provider always answers slow_down, counted. */
-function slowedContext(over: Record<string, unknown>) {
+function slowedContext(over: Record<string, unknown>, named?: number) {
   const polls: string[] = [];
-  const body = JSON.stringify({ error: 'slow_down' });
+  const body = JSON.stringify({ error: 'slow_down', ...(named === undefined ? {} : { interval: named }) });
   const answer = {
     status: 400,
     headers: new Headers({ 'content-type': 'application/json' }),
@@ -149,6 +149,20 @@ describe('a paced poll (pollPaced) where no clock moves and --slow is not given'
     expect([kind, message]).toEqual([
       'skipped',
       `the provider answered slow_down to the first poll; polling again after the grown interval (${SHORT_PACED_WAIT_S + 1} s) needs clock control or --slow`,
+    ]);
+    expect(polls).toEqual(['dc']);
+  });
+
+  it('an interval the slow_down names is the one waited (GitHub names it): 1 s grown to the 20 s asked, not to 6 s', async () => {
+    // Before, the grown interval was always the old one plus the increment: 6 s waited in real time,
+    // then a second slow_down failed the owner's must though the provider had said how long to wait.
+    const { t, polls } = slowedContext({}, 20);
+    const { kind, message } = await outcome(
+      pollPaced(t, { deviceCode: 'dc', interval: 1 }, 'first poll', fakeRules('T-MUST'), 'public'),
+    );
+    expect([kind, message]).toEqual([
+      'skipped',
+      'the provider answered slow_down to the first poll; polling again after the grown interval (20 s) needs clock control or --slow',
     ]);
     expect(polls).toEqual(['dc']);
   });
