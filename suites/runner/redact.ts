@@ -133,6 +133,18 @@ function ownForms(values: ReadonlyArray<string | number>): Set<string> {
   return forms;
 }
 
+/**
+ * The strings and numbers of a tree (the target config): what a report may quote of it. A run's
+ * `own` values come from here, not from a hand list that drifts (review 14: the issuer, the
+ * fixtures' projects and branches were left out); the config's secrets among them are the ones
+ * createRedactor pins, and it leaves those out.
+ */
+export function scalarsOf(tree: unknown): Array<string | number> {
+  if (typeof tree === 'string' || typeof tree === 'number') return [tree];
+  if (!tree || typeof tree !== 'object') return [];
+  return Object.values(tree).flatMap(scalarsOf);
+}
+
 /** Bodies larger than this are not searched for secrets to learn: token responses are small. */
 const LEARN_BODY_LIMIT = 16 * 1024;
 /** A body that names none of these carries no secret field worth parsing it for. */
