@@ -41,8 +41,8 @@ function searched(text: string): { text: string; at?: Int32Array } {
   return { text: kept, at };
 }
 
-/** A letter or a digit of a folded text: what a short secret standing alone has on neither side. */
-const WORD_CHAR = /[a-z0-9]/;
+/** A letter or a digit of a folded text: what a secret standing alone has on neither side. */
+const WORD_CHAR = /[\p{L}\p{N}]/u;
 
 /** A value as it is compared: folded, nothing ignorable in it. */
 const comparable = (value: string) => fold(value).replace(IGNORABLE, '');
@@ -58,6 +58,20 @@ export const BUCKET = 8;
  * every word would leave no report readable; standing alone it is still masked (the word `a` too).
  */
 export const WHOLE_WORD_BELOW = 4;
+
+/**
+ * A learned value of digits and punctuation alone (`1048576`, `2026-11-27`) is masked only where
+ * it stands alone too: a target that issued it as a token blanked the harness's own numbers inside
+ * longer ones (`started 2026-11-27T05:28:58Z`, review 14). Standing alone it is a credential still.
+ */
+const numeric = (form: string) => /\d/.test(form) && !/\p{L}/u.test(form);
+
+/** Whether `form` is searched for only where it stands alone (WHOLE_WORD_BELOW, numeric). */
+const aloneOnly = (form: string, pinned: boolean) => form.length < WHOLE_WORD_BELOW || (!pinned && numeric(form));
+
+/** Whether `text[start, end)` stands alone: no letter or digit on either side. */
+const standsAlone = (text: string, start: number, end: number) =>
+  !WORD_CHAR.test(text[start - 1] ?? '') && !WORD_CHAR.test(text[end] ?? '');
 
 /** A stretch of a text that is a secret: `secret` is the first one found there. */
 export interface SecretSpan {
@@ -82,13 +96,16 @@ export interface SecretIndex extends Iterable<string> {
 export const isSecretIndex = (value: Iterable<string>): value is SecretIndex =>
   typeof (value as Partial<SecretIndex>).spans === 'function';
 
+/** An indexed value, its comparable form, and whether it counts only where it stands alone. */
+type Entry = { value: string; form: string; alone: boolean };
+
 export function createSecretIndex(keyLength: number, values: Iterable<string> = []): SecretIndex {
   const all = new Set<string>();
   // Each value under the ending of its comparable form, with that form.
-  const buckets = new Map<string, Array<{ value: string; form: string }>>();
+  const buckets = new Map<string, Entry[]>();
   const keyOf = (form: string) => form.slice(form.length - keyLength);
   /** Pinned values shorter than the key (or WHOLE_WORD_BELOW): the config's, so few; each searched for with indexOf. */
-  const shortOnes: Array<{ value: string; form: string }> = [];
+  const shortOnes: Entry[] = [];
   const index: SecretIndex = {
     get size() {
       return all.size;
@@ -99,15 +116,16 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
       const form = comparable(value);
       const short = form.length < Math.max(keyLength, WHOLE_WORD_BELOW);
       if (all.has(value) || !form || (short && !pinned)) return false;
+      const entry = { value, form, alone: aloneOnly(form, pinned) };
       if (short) {
-        shortOnes.push({ value, form });
+        shortOnes.push(entry);
         all.add(value);
         return true;
       }
       const key = keyOf(form);
       const bucket = buckets.get(key);
-      if (!bucket) buckets.set(key, [{ value, form }]);
-      else if (pinned || bucket.length < BUCKET) bucket.push({ value, form });
+      if (!bucket) buckets.set(key, [entry]);
+      else if (pinned || bucket.length < BUCKET) bucket.push(entry);
       else return false;
       all.add(value);
       return true;
@@ -130,20 +148,19 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
       const found: SecretSpan[] = [];
       const place = (start: number, end: number, secret: string) =>
         found.push(at ? { start: at[start], end: at[end - 1] + 1, secret } : { start, end, secret });
-      for (const { value: secret, form } of shortOnes) {
-        const alone = form.length < WHOLE_WORD_BELOW;
+      for (const { value: secret, form, alone } of shortOnes) {
         for (let start = text.indexOf(form); start >= 0; start = text.indexOf(form, start + 1)) {
           const end = start + form.length;
-          if (!alone || !(WORD_CHAR.test(text[start - 1] ?? '') || WORD_CHAR.test(text[end] ?? '')))
-            place(start, end, secret);
+          if (!alone || standsAlone(text, start, end)) place(start, end, secret);
         }
       }
       for (let end = keyLength; end <= text.length; end++) {
         const bucket = buckets.get(text.slice(end - keyLength, end));
         if (!bucket) continue;
-        for (const { value: secret, form } of bucket) {
+        for (const { value: secret, form, alone } of bucket) {
           const start = end - form.length;
-          if (start >= 0 && text.startsWith(form, start)) place(start, end, secret);
+          if (start >= 0 && text.startsWith(form, start) && (!alone || standsAlone(text, start, end)))
+            place(start, end, secret);
         }
       }
       // Leftmost first, the longest of those first; an occurrence that overlaps the span before joins it.

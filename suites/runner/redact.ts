@@ -64,10 +64,11 @@ const CREDENTIAL_MIN = 8;
  *   token the target really issued);
  * - with whitespace: no token has it (a Bearer token is RFC 6750's b64token; RFC 8628 §6.1 adds
  *   dashes to user codes for reading), the harness's sentences do (`2 retries`, `did not finish`);
- * - a protocol word, a rule id, or made only of the harness's own words (ownWords: the words of
- *   the strings its modules write, and `own`: the run's seed, the target's URL, the config's client
- *   ids and redirect URIs), numbers after `.`, `:` or `/` (`api/v4/user`, `HTTP/1.1`) and dotted
- *   numbers (`127.0.0.1:47200`) included. The search ignores ASCII case, so this does too.
+ * - a protocol word, a rule id, or the harness's text (harnessText): made only of its own words
+ *   (ownWords: the words of the strings its modules write, all ASCII, so a value with any other
+ *   letter is a credential; `own`: the run's seed, the target's URL, the config's values) and
+ *   short numbers after `.`, `:` or `/` (`api/v4/user`, `HTTP/1.1`), or one of the run's own values
+ *   whole (`127.0.0.1:47200`). The search ignores ASCII case, so this does too.
  * A value not learned is still masked where the patterns find it (a secret-named field, a Bearer
  * token, a JWT).
  */
@@ -82,31 +83,66 @@ export function credentialLooking(value: string, min = CREDENTIAL_MIN, own: Read
 
 const NONE: ReadonlySet<string> = new Set();
 
+/** A run of letters or digits, any script: a non-ASCII one is never the harness's word (its words are ASCII). */
+const RUN = /[\p{L}\p{N}]+/gu;
 /**
- * Whether a folded value is made only of the harness's words: each run of letters and digits one
- * of its words or the run's own, or a number after `.`, `:` or `/` (a version, a port, a path's).
+ * The longest number after `.`, `:` or `/` the harness writes of itself in a value with words: a
+ * port (65535), an address's octet, a version, a status. Longer ones (`token:48291375`,
+ * `code.9876543210`) are the target's (review 14).
+ */
+const OWN_NUMBER_DIGITS = 5;
+
+/**
+ * Whether a folded value is the harness's text: one of the run's own values whole (its target's
+ * URL, host, `host:port`, seed), or words of the harness or of the run's own values, with short
+ * numbers after `.`, `:` or `/` (a version, a port, a path's), at least one word among them: a
+ * value of numbers alone (`12.34.56.78`, `1234:5678:9012`) is the run's only when it is its own.
  */
 function harnessText(folded: string, own: ReadonlySet<string>): boolean {
-  if (/^\d+(?:[.:]\d+)+$/.test(folded)) return true;
+  if (own.has(folded)) return true;
   const words = ownWords();
-  for (const { 0: part, index } of folded.matchAll(/[a-z0-9]+/g)) {
-    const known = words.has(part) || own.has(part) || (/^\d+$/.test(part) && '.:/'.includes(folded[index - 1] || '_'));
+  let worded = false;
+  for (const { 0: part, index } of folded.matchAll(RUN)) {
+    const number = /^\d+$/.test(part);
+    worded ||= !number;
+    const known =
+      words.has(part) ||
+      own.has(part) ||
+      (number && part.length <= OWN_NUMBER_DIGITS && '.:/'.includes(folded[index - 1] || '_'));
     if (!known) return false;
   }
-  return true;
+  return worded;
 }
 
-/** The words of the run's own values (`createRedactor`'s `own`) as harnessText compares them. */
-function wordsOf(values: Array<string | number | undefined>): Set<string> {
-  return new Set(
-    values.flatMap((value) =>
-      value === undefined
-        ? []
-        : (String(value)
-            .toLowerCase()
-            .match(/[a-z0-9]+/g) ?? []),
-    ),
-  );
+/**
+ * The run's own values (`createRedactor`'s `own`) as harnessText compares them: each whole, a URL's
+ * host, `host:port` and origin, and their runs of letters and digits.
+ */
+function ownForms(values: ReadonlyArray<string | number>): Set<string> {
+  const forms = new Set<string>();
+  for (const value of values) {
+    const whole = String(value).toLowerCase();
+    const parts = [whole];
+    if (URL.canParse(whole)) {
+      const url = new URL(whole);
+      parts.push(url.host, url.hostname, url.origin, url.pathname);
+    }
+    for (const part of parts) forms.add(part);
+    for (const [run] of whole.matchAll(RUN)) forms.add(run);
+  }
+  return forms;
+}
+
+/**
+ * The strings and numbers of a tree (the target config): what a report may quote of it. A run's
+ * `own` values come from here, not from a hand list that drifts (review 14: the issuer, the
+ * fixtures' projects and branches were left out); the config's secrets among them are the ones
+ * createRedactor pins, and it leaves those out.
+ */
+export function scalarsOf(tree: unknown): Array<string | number> {
+  if (typeof tree === 'string' || typeof tree === 'number') return [tree];
+  if (!tree || typeof tree !== 'object') return [];
+  return Object.values(tree).flatMap(scalarsOf);
 }
 
 /** Bodies larger than this are not searched for secrets to learn: token responses are small. */
@@ -189,13 +225,15 @@ function header(headers: Record<string, string>, name: string): string {
 /**
  * `initial`: the config's secrets, masked whatever their shape and length (see createSecretIndex
  * for the shortest). `own`: the run's own values a report shows (its seed, the target's URL, the
- * config's client ids and redirect URIs), which a target cannot make the run learn as credentials.
+ * config's values: scalarsOf), which a target cannot make the run learn as credentials; those of
+ * `initial` among them are left out.
  */
 export function createRedactor(
   initial: Array<string | undefined> = [],
   own: Array<string | number | undefined> = [],
 ): Redactor {
-  const ownParts = wordsOf(own);
+  // A pinned secret the config also holds elsewhere stays a secret: `own` never vouches for it.
+  const ownParts = ownForms(own.filter((v): v is string | number => v !== undefined && !initial.includes(String(v))));
   /** Every string masked by value: the config's secrets (pinned), then what the run learned, with their forms. */
   const secrets = createSecretIndex(MIN_REMEMBERED);
   /** Each learned value and the strings it added to `secrets`, oldest first (a Map keeps insertion order). */

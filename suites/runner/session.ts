@@ -43,7 +43,7 @@ import { endpointsElsewhere, shownUrl, type Elsewhere } from './endpoints.js';
 import { basicPair, createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
-import { createRedactor, type Redactor } from './redact.js';
+import { createRedactor, scalarsOf, type Redactor } from './redact.js';
 import { cut, cutMessage, MAX_QUOTED, oneLine } from '../report/cut.js';
 import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, whyNotInForce, type RuleInfo } from './rules.js';
 
@@ -446,13 +446,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       // The Basic credential whole, so its encoded form (base64 of `client_id:client_secret`) goes too.
       ...Object.values(config.applications ?? {}).map((a) => a?.clientSecret && basicPair(a.clientId, a.clientSecret)),
     ],
-    [
-      // What the harness writes of the run itself: a target cannot make these credentials (review 13).
-      options.seed,
-      target.baseUrl,
-      config.user?.username,
-      ...Object.values(config.applications ?? {}).flatMap((a) => [a?.clientId, a?.redirectUri]),
-    ],
+    // What the harness writes of the run itself: a target cannot make these credentials (review 13).
+    [options.seed, target.baseUrl, ...scalarsOf(config)],
   );
   // Which check a request comes from, through every await of that check: a check abandoned at its
   // time limit goes on running, and its later requests must not land in the next check's evidence.

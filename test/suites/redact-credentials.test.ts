@@ -196,3 +196,61 @@ describe("the harness's own words are the strings its modules write", () => {
     for (const cited of ['elsucarvh', 'ezbm', 'ircdh']) expect(words.has(cited), cited).toBe(false);
   });
 });
+
+describe('review 14, item 5: what the harness took for its own text', () => {
+  it.each([
+    ['Cyrillic letters', 'секретныйключ'],
+    ['Cyrillic around a harness word', 'ключ-token-доступа'],
+    ['CJK', '秘密のトークン値です'],
+    ['Latin letters with diacritics', 'ÄÖÜäöüßÄÖÜ'],
+  ])('a value with non-ASCII letters is a credential (%s)', (_shape, token) => {
+    const r = issuing({ access_token: token });
+    const shown = r.text(`GET /api/v4/user with ${token} echoed on a page`);
+    expect(shown).not.toContain(token);
+    expect(shown).toMatch(/^GET \/api\/v4\/user with \S*… echoed on a page$/u);
+  });
+
+  it.each([
+    'user:48291375',
+    'session:1234567890123',
+    'code.9876543210',
+    'v4/83746529120',
+    '12.34.56.78',
+    '1234:5678:9012',
+  ])("a long number after `.`, `:` or `/`, or numbers alone, are the target's (%j)", (token) => {
+    const r = issuing({ access_token: token });
+    const shown = r.text(`the page said ${token} here`);
+    expect(shown).not.toContain(token);
+    expect(shown).toMatch(/^the page said \S*… here$/);
+  });
+
+  it.each(['HTTP/1.1', 'api/v4/user', '127.0.0.1:47200', '127.0.0.1', `localhost:47200`])(
+    "a short number after `.`, `:` or `/` with the harness's words, or the run's own address, is not (%j)",
+    (word) => {
+      const line = `GET ${word} answered`;
+      expect(issuing({ access_token: word }, [SEED, BASE, 'http://localhost:47200']).text(line)).toBe(line);
+    },
+  );
+
+  it("a learned number or date is masked where it stands alone, never inside the harness's longer numbers", () => {
+    const r = createRedactor([], [SEED, BASE]);
+    r.learn({
+      request: {
+        method: 'POST',
+        url: `${BASE}/oauth/token`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=x&csrf_token=1048576',
+      },
+      response: {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ access_token: '2026-11-27' }),
+      },
+    });
+    const harness = 'response truncated, 10485760 bytes; started 2026-11-27T05:28:58Z';
+    expect(r.text(harness)).toBe(harness);
+    const alone = r.text('csrf 1048576 sent back; token "2026-11-27" accepted');
+    expect(alone).not.toMatch(/1048576|2026-11-27/);
+    expect(alone).toMatch(/^csrf \S*… sent back; token "\S*…" accepted$/);
+  });
+});

@@ -253,3 +253,47 @@ describe('what a target can teach the run as a secret', () => {
     for (const secret of Object.values(secrets)) expect(redactor.text(`saw ${secret} here`)).not.toContain(secret);
   });
 });
+
+describe("the config's values against a target that issues them as tokens (review 14)", () => {
+  it('every non-secret value of the config stays in the message; its secrets are masked still', async () => {
+    const config = {
+      issuer: 'https://sso.qzvxwk.example',
+      trustedOrigins: ['https://login.qzvxwk.example'],
+      user: { username: 'alice-smith', password: 'hunter2-secret-pw' },
+      fixtures: {
+        project: 'alice-smith/website-prod',
+        movedProject: { oldPath: 'qzvx/old-wkpz', newPath: 'qzvx/new-wkpz' },
+        largeProject: 'qzvx/bulk-xkcdq',
+        group: 'zqxj-team',
+        slashedBranch: 'feature/xkcd-4711',
+        slashedTag: 'rel/zqxw-7',
+      },
+    };
+    const values = [
+      config.issuer,
+      'login.qzvxwk.example',
+      'website-prod',
+      'alice-smith/website-prod',
+      'qzvx/old-wkpz',
+      'qzvx/bulk-xkcdq',
+      'zqxj-team',
+      'feature/xkcd-4711',
+    ];
+    // Each issued under a secret name (an array's members take its name).
+    const issued = fakeTarget(() => Response.json({ access_token: [...values, config.user.password] }), config);
+    const message = `${values.join(' ')} refused; password ${config.user.password}`;
+    const report = await runConformance({
+      seed: 7,
+      numRuns: 1,
+      rules: RULES,
+      target: issued,
+      checks: [
+        check('echoed', ['T-MUST'], async (t: CheckContext) => {
+          await t.http.post('/oauth/token', { form: { grant_type: 'password' } });
+          t.fail(message);
+        }),
+      ],
+    });
+    expect(report.checks[0].message).toBe(message.replace(config.user.password, 'hunt…'));
+  });
+});
