@@ -72,11 +72,29 @@ const stripTags = (html: string) =>
 
 const CONTROLS = new Set(['input', 'select', 'textarea', 'button']);
 
-/** Each opening tag of the page (not one in a comment), its name (lower case) and attributes, in one linear pass. */
+/** Elements whose text is raw (script data, RAWTEXT, RCDATA): a tag written there is text, not a tag. */
+const RAW = new Set(['script', 'style', 'textarea', 'title', 'xmp']);
+
+/**
+ * Each opening tag of the page (not one in a comment, nor one written in a raw element's text: a
+ * script's string, a textarea's value, a title), its name (lower case) and attributes, in one
+ * linear pass: a raw element's text is skipped to its end tag, as a browser reads it (review 14: a
+ * session-timeout script's `'<meta http-equiv="refresh">'` was followed at once).
+ */
 export function* openingTags(html: string): Generator<[name: string, attrs: Record<string, string>]> {
   const page = withoutComments(html);
   const tags = new RegExp(TAG.source, 'gi');
-  for (let m = tags.exec(page); m; m = tags.exec(page)) if (!m[1]) yield [m[2].toLowerCase(), parseAttributes(m[0])];
+  for (let m = tags.exec(page); m; m = tags.exec(page)) {
+    if (m[1]) continue;
+    const name = m[2].toLowerCase();
+    const attrs = parseAttributes(m[0]);
+    if (RAW.has(name)) {
+      const end = new RegExp(`</${name}[\\s/>]`, 'gi');
+      end.lastIndex = tags.lastIndex;
+      tags.lastIndex = end.exec(page) ? end.lastIndex : page.length;
+    }
+    yield [name, attrs];
+  }
 }
 
 /** Elements whose content is no text a person reads. */

@@ -167,6 +167,17 @@ describe("metaRefresh: where a page's <meta http-equiv=refresh> sends the browse
     expect(metaRefresh(meta('soon;url=/next'))).toBeUndefined();
   });
 
+  it("none written in a raw element's text (a script's string, a textarea, a title): a browser reads no tag there", () => {
+    const tag = `<meta http-equiv="refresh" content="0;url=/users/sign_out">`;
+    expect(
+      metaRefresh(`<script>setTimeout(() => head.insertAdjacentHTML('beforeend', '${tag}'), 9e5)</script>`),
+    ).toBeUndefined();
+    expect(metaRefresh(`<textarea name="note">${tag}</textarea>`)).toBeUndefined();
+    expect(metaRefresh(`<title>${tag}</title><style>${tag}</style><xmp>${tag}</xmp>`)).toBeUndefined();
+    // One after the raw element's end is read.
+    expect(metaRefresh(`<script>'${tag}'</script ><meta http-equiv=refresh content="0;url=/next">`)).toBe('/next');
+  });
+
   it('onwardOf: a 2xx page refreshing elsewhere goes on; one refreshing itself (a waiting page) is read', () => {
     const answer = (url: string, html: string, status = 200) =>
       ({ status, url, text: html, headers: new Headers({ 'content-type': 'text/html' }) }) as HttpResponse;
