@@ -189,6 +189,15 @@ describe("metaRefresh: where a page's <meta http-equiv=refresh> sends the browse
     expect(onwardOf(answer(at, meta('5;url=/device/wait?user_code=A#top')))).toBeUndefined();
     expect(onwardOf(answer(at, meta('0;url=/next'), 400))).toBeUndefined();
   });
+
+  it('onwardOf: a Refresh header goes on as the tag does, read first (review 14: it was not read)', () => {
+    const answer = (refresh: string, html = '') =>
+      ({ status: 200, url: 'http://127.0.0.1:1/a', text: html, headers: new Headers({ refresh }) }) as HttpResponse;
+    expect(onwardOf(answer('1;url=/b'))).toEqual({ to: '/b', what: 'the Refresh header' });
+    expect(onwardOf(answer('0;url=/b', meta('0;url=/c')))).toEqual({ to: '/b', what: 'the Refresh header' });
+    expect(onwardOf(answer('0;url=/a'))).toBeUndefined();
+    expect(onwardOf(answer('11;url=/b'))).toBeUndefined();
+  });
 });
 
 describe('form driver on a provider with two-step pages', () => {
