@@ -44,7 +44,7 @@ let front: Loopback & { sim: Sim };
 let passwords = 0;
 
 /** How the provider sends the browser on: the tag, the header, or into a loop of refreshes after the password. */
-let way: 'meta' | 'header' | 'loop' = 'meta';
+let way: 'meta' | 'header' | 'loop' | 'scripted' = 'meta';
 
 /** A 200 page that refreshes to `location` after `seconds`, the answer's cookies kept. */
 function refreshing(answer: Response, location: string, seconds: number, title: string, text: string): Response {
@@ -86,8 +86,22 @@ beforeAll(async () => {
     // The authorization's own redirects too (to the sign-in), and every answer to a POST.
     (method, url) =>
       (REFRESHED.has(url.pathname) && (method === 'POST' || url.pathname === '/oauth/authorize')) ||
-      url.pathname.startsWith('/loop-'),
+      url.pathname.startsWith('/loop-') ||
+      (way === 'scripted' && method === 'GET' && ['/users/sign_in', '/nojs'].includes(url.pathname)),
     (answer, url) => {
+      // A sign-in page a script draws, sending a client running no script to a page saying so.
+      if (way === 'scripted' && url.pathname === '/nojs')
+        return new Response(page('JavaScript required', '<p>Please enable JavaScript to sign in.</p>'), {
+          headers: { 'content-type': 'text/html; charset=utf-8' },
+        });
+      if (way === 'scripted' && url.pathname === '/users/sign_in')
+        return new Response(
+          page('Sign in', '<div id="app"></div><script>/* draws the form */</script>').replace(
+            '</head>',
+            '<noscript><meta http-equiv="refresh" content="0;url=/nojs"></noscript></head>',
+          ),
+          { headers: { 'content-type': 'text/html; charset=utf-8' } },
+        );
       if (url.pathname === '/users/sign_in') passwords++;
       // The loop: the password's answer refreshes to /loop-a, which refreshes to /loop-b, and back.
       if (way === 'loop' && (url.pathname === '/users/sign_in' || url.pathname.startsWith('/loop-'))) {
@@ -130,6 +144,14 @@ describe('a Refresh header in place of the tag, and pages refreshing round and r
     },
     120_000,
   );
+
+  it('form driver: a sign-in page a script draws, its <noscript> refreshing to a "JavaScript required" page, is said as the script\'s', async () => {
+    way = 'scripted';
+    const { report, stderr } = await runWithDriver(front, 'form', ['oidc.id-token']);
+    expect(explain(report, stderr)).toMatch(
+      /page at \/users\/sign_in has no form \(a script draws it\)[^]*use driver: browser/,
+    );
+  });
 });
 
 describe('the password and the decision answered by a page that refreshes to the next step', () => {
