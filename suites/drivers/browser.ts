@@ -825,6 +825,10 @@ export async function createBrowserDriver(
     activity: Activity;
     handover: () => Handover | undefined;
     stray: () => Stray | undefined;
+    /** The main frame's last answer (its Refresh header read by refreshesFollowed). */
+    answer: () => PwResponse | undefined;
+    /** The visit's check's time: refreshes are waited for within what is left of it. */
+    time: CheckTime | undefined;
   }
 
   /**
@@ -850,30 +854,49 @@ export async function createBrowserDriver(
   }
 
   /**
-   * A page that sends itself elsewhere by a `<meta http-equiv="refresh">` within a few seconds
-   * (refreshOf: IdentityServer's Redirect page, a sign-in's cookie bounce) is on its way, not the
-   * answer: wait for Chromium to follow it, as a person waits, its delay and a moment more, page
-   * after page (up to MAX_STEPS). Before, such a page was read at once: after the password, as a
-   * refused sign-in.
+   * A page that sends itself elsewhere by its Refresh header or a `<meta http-equiv="refresh">`
+   * within a few seconds (refreshOf: IdentityServer's Redirect page, a sign-in's cookie bounce) is
+   * on its way, not the answer: wait for Chromium to follow it, as a person waits, its delay and a
+   * moment more, page after page (up to MAX_STEPS). Before, such a page was read at once: after the
+   * password, as a refused sign-in. A page refreshing as it did before (A→B→A→B), or past the
+   * check's time left, is said at once (review 14: they ran to the check's limit, "the target did
+   * not answer").
    */
   async function refreshesFollowed(page: Page, watch: Watch): Promise<void> {
+    /** Each page refreshed from so far, with where it refreshed to. */
+    const seen = new Set<string>();
     for (let hop = 0; hop < MAX_STEPS && !over(watch); hop++) {
       // Briefly: a navigation the driver stopped (a page leaving as it loads) never loads, and is said
       // by the caller at once (over), not after the page's time limit.
       await page.waitForLoadState('domcontentloaded', { timeout: 2 * QUIET_MS }).catch(() => undefined);
       if (over(watch)) return;
       const navigations = watch.activity.navigations;
-      const content = await page
-        .evaluate(() => {
-          const metas = [...document.querySelectorAll('meta[http-equiv]')];
-          return metas
-            .find((m) => m.getAttribute('http-equiv')?.trim().toLowerCase() === 'refresh')
-            ?.getAttribute('content');
-        })
-        .catch(() => undefined);
+      const header = watch.answer()?.headers().refresh;
+      const content =
+        header !== undefined && refreshOf(header)
+          ? header
+          : await page
+              .evaluate(() => {
+                const metas = [...document.querySelectorAll('meta[http-equiv]')];
+                return metas
+                  .find((m) => m.getAttribute('http-equiv')?.trim().toLowerCase() === 'refresh')
+                  ?.getAttribute('content');
+              })
+              .catch(() => undefined);
       const refresh = typeof content === 'string' ? refreshOf(content) : undefined;
-      if (!refresh || refreshesItself(page.url(), refresh.url)) return;
-      const until = Date.now() + refresh.seconds * 1000 + 2 * QUIET_MS;
+      if (!refresh || refreshesItself(page.url(), refresh.url) || !URL.canParse(refresh.url, page.url())) return;
+      // A page seen refreshing the same way before is a loop; one refreshing elsewhere on its second
+      // visit (a cookie check's bounce back to it) is not.
+      const [from, to] = [new URL(page.url()), new URL(refresh.url, page.url())];
+      const again = seen.has(`${from.href} ${to.href}`);
+      seen.add(`${from.href} ${to.href}`);
+      const wait = refresh.seconds * 1000 + 2 * QUIET_MS;
+      if (again || (watch.time && wait > watch.time.leftMs()))
+        throw new HarnessError(
+          `the provider's pages refresh round and round: ${from.pathname} refreshes to ${to.pathname}` +
+            (again ? ' again' : ` after ${refresh.seconds} s, past the check's time left`),
+        );
+      const until = Date.now() + wait;
       while (watch.activity.navigations === navigations && !over(watch) && Date.now() < until) await sleep(POLL_MS);
       if (watch.activity.navigations === navigations) return;
     }
@@ -1111,7 +1134,7 @@ export async function createBrowserDriver(
     const asked = new URL(startUrl).searchParams.get('redirect_uri');
     const handsOverHere = (url: string) => handsOver(url) || (!!asked && handsOverTo(url, asked));
     const { handover, stray } = await guardRequests(context, page, handsOverHere, (url) => http.leaves(url));
-    const watch: Watch = { activity: watchActivity(page), handover, stray };
+    const watch: Watch = { activity: watchActivity(page), handover, stray, answer: () => last, time };
     const decisionCss = selector(decision);
     const controls: Record<'password' | 'decision' | 'continue', Control> = {
       password: [passwordCss, 'password field'],

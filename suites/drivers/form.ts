@@ -350,6 +350,12 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
       };
       // A form submitted twice means the provider sent us back (a wrong code, an error): stop there.
       const submitted = new Set<string>();
+      /**
+       * The page a script draws (no form, a script) that refreshed us on: its refresh is for a client
+       * running no script (its <noscript>'s, to a "JavaScript required" page), so a page with no
+       * form past it is still that script's (review 14: the advice to use the browser was lost).
+       */
+      let drawnAt: string | undefined;
       for (let step = 0; step < MAX_STEPS; step++) {
         const response = await request(url, method, body, what);
         towardSignIn ||= URL.canParse(url) && samePath(new URL(url).pathname, d.signInPath);
@@ -369,6 +375,8 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             continuationGranted(decision, decided, linkFollowed, new URL(next));
             return journey(response, new URL(next));
           }
+          const drawn = onward.what !== 'the Location' && !decided && /<script\b/i.test(response.text);
+          drawnAt = drawn && !parseForms(response.text).length ? new URL(response.url || url).pathname : undefined;
           [url, method, body, what] = [next, 'GET', undefined, undefined];
           continue;
         }
@@ -377,6 +385,7 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         if (!/html/i.test(response.headers.get('content-type') ?? '')) return journey(response);
         const forms = parseForms(response.text);
         const at = new URL(response.url || url).pathname;
+        const drawnBy = /<script\b/i.test(response.text) ? at : drawnAt;
         // Sign-in fields in no form, sent by a script's control (a <div role=button>), and a page
         // whose script draws the sign-in or consent (a sign-in application) are beyond an HTTP
         // client: the harness's limit, said as such, not the provider's failure. Met before any
@@ -389,8 +398,11 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
                 what: `the provider's sign-in page at ${at} has its fields in no form (a script sends them, from a control such as a <div role=button>)`,
                 advice: 'the form driver cannot submit it; use driver: browser',
               }
-            : !forms.length && !decided && /<script\b/i.test(response.text)
-              ? { what: `the provider's page at ${at} has no form (a script draws it)`, advice: 'use driver: browser' }
+            : !forms.length && !decided && drawnBy !== undefined
+              ? {
+                  what: `the provider's page at ${drawnBy} has no form (a script draws it)`,
+                  advice: 'use driver: browser',
+                }
               : undefined;
         if (unplayable) {
           // The error page (4xx, 5xx) answering a request a check malformed on purpose, a script on it, is

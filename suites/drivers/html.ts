@@ -72,11 +72,29 @@ const stripTags = (html: string) =>
 
 const CONTROLS = new Set(['input', 'select', 'textarea', 'button']);
 
-/** Each opening tag of the page (not one in a comment), its name (lower case) and attributes, in one linear pass. */
+/** Elements whose text is raw (script data, RAWTEXT, RCDATA): a tag written there is text, not a tag. */
+const RAW = new Set(['script', 'style', 'textarea', 'title', 'xmp']);
+
+/**
+ * Each opening tag of the page (not one in a comment, nor one written in a raw element's text: a
+ * script's string, a textarea's value, a title), its name (lower case) and attributes, in one
+ * linear pass: a raw element's text is skipped to its end tag, as a browser reads it (review 14: a
+ * session-timeout script's `'<meta http-equiv="refresh">'` was followed at once).
+ */
 export function* openingTags(html: string): Generator<[name: string, attrs: Record<string, string>]> {
   const page = withoutComments(html);
   const tags = new RegExp(TAG.source, 'gi');
-  for (let m = tags.exec(page); m; m = tags.exec(page)) if (!m[1]) yield [m[2].toLowerCase(), parseAttributes(m[0])];
+  for (let m = tags.exec(page); m; m = tags.exec(page)) {
+    if (m[1]) continue;
+    const name = m[2].toLowerCase();
+    const attrs = parseAttributes(m[0]);
+    if (RAW.has(name)) {
+      const end = new RegExp(`</${name}[\\s/>]`, 'gi');
+      end.lastIndex = tags.lastIndex;
+      tags.lastIndex = end.exec(page) ? end.lastIndex : page.length;
+    }
+    yield [name, attrs];
+  }
 }
 
 /** Elements whose content is no text a person reads. */
@@ -310,15 +328,18 @@ export function withoutComments(html: string): string {
 export const REFRESH_MAX_SECONDS = 10;
 
 /**
- * A refresh's `content` (`N;url=…`, HTML's declarative refresh): its delay in whole seconds and its
- * URL as written, when it sends the page elsewhere within REFRESH_MAX_SECONDS; undefined for a
- * refresh of the page itself (no URL) or a later one.
+ * A refresh's `content` (`N;url=…`, HTML's declarative refresh, the Refresh header's too): its
+ * delay in whole seconds and its URL as written, when it sends the page elsewhere within
+ * `maxSeconds`; undefined for a refresh of the page itself (no URL) or a later one.
  */
-export function refreshOf(content: string): { seconds: number; url: string } | undefined {
+export function refreshOf(
+  content: string,
+  maxSeconds = REFRESH_MAX_SECONDS,
+): { seconds: number; url: string } | undefined {
   // The delay (its fraction skipped), then `;` or `,`, then `url=` (optional) and the URL.
   const trimmed = content.trimStart();
   const delay = /^\d+/.exec(trimmed)?.[0];
-  if (delay === undefined || Number(delay) > REFRESH_MAX_SECONDS) return undefined;
+  if (delay === undefined || Number(delay) > maxSeconds) return undefined;
   let rest = trimmed
     .slice(delay.length)
     .replace(/^[\d.]*/, '')
@@ -336,16 +357,31 @@ export function refreshOf(content: string): { seconds: number; url: string } | u
  * Where the page sends the browser by its first `<meta http-equiv="refresh">` (refreshOf), its
  * `<noscript>`'s too (a browser running no script follows it). One linear pass, comments left out.
  */
-export function metaRefresh(html: string): string | undefined {
+export function metaRefresh(html: string, maxSeconds = REFRESH_MAX_SECONDS): string | undefined {
   for (const [name, attrs] of openingTags(html))
     if (name === 'meta' && attrs['http-equiv']?.trim().toLowerCase() === 'refresh')
-      return refreshOf(attrs.content ?? '')?.url;
+      return refreshOf(attrs.content ?? '', maxSeconds)?.url;
   return undefined;
 }
 
 /**
- * Where an answer sends the browser on by itself: a redirect's Location, or a 2xx page's refresh
- * (metaRefresh: IdentityServer's Redirect page, a sign-in's cookie bounce). RFC 6749 §1.7 lets
+ * Where an answer refreshes to within `maxSeconds`: its `Refresh` header first (a browser follows
+ * it as it does the tag: review 14), then an HTML page's meta refresh. `what` names it in an error.
+ */
+export function refreshOfAnswer(
+  response: HttpResponse,
+  maxSeconds = REFRESH_MAX_SECONDS,
+): { to: string; what: string } | undefined {
+  const header = refreshOf(response.headers.get('refresh') ?? '', maxSeconds)?.url;
+  if (header !== undefined) return { to: header, what: 'the Refresh header' };
+  const html = /html/i.test(response.headers.get('content-type') ?? '');
+  const meta = html ? metaRefresh(response.text, maxSeconds) : undefined;
+  return meta === undefined ? undefined : { to: meta, what: "the page's refresh" };
+}
+
+/**
+ * Where an answer sends the browser on by itself: a redirect's Location, or a 2xx answer's refresh
+ * (refreshOfAnswer: IdentityServer's Redirect page, a sign-in's cookie bounce). RFC 6749 §1.7 lets
  * any way the user-agent has carry the authorization response, not a 302 alone. `what` names it
  * in an error.
  */
@@ -353,12 +389,10 @@ export function onwardOf(response: HttpResponse): { to: string; what: string } |
   const location = response.headers.get('location');
   if (response.status >= 300 && response.status < 400)
     return location ? { to: location, what: 'the Location' } : undefined;
-  const page =
-    response.status >= 200 && response.status < 300 && /html/i.test(response.headers.get('content-type') ?? '');
-  const refresh = page ? metaRefresh(response.text) : undefined;
+  const refresh = response.status >= 200 && response.status < 300 ? refreshOfAnswer(response) : undefined;
   // A page that refreshes itself (a waiting page polling) is read, not followed round and round.
-  if (refresh === undefined || refreshesItself(response.url, refresh)) return undefined;
-  return { to: refresh, what: "the page's refresh" };
+  if (refresh === undefined || refreshesItself(response.url, refresh.to)) return undefined;
+  return refresh;
 }
 
 /** Does a refresh to `target` (as written on the page at `at`) load the same page again? */

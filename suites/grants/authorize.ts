@@ -1,10 +1,10 @@
 /** GET /oauth/authorize: redirect_uri registration, state round trip, scopes, response_type, consent. */
 import fc from 'fast-check';
 import type { RuleId } from '../../spec/index.js';
-import type { AppRole, AuthorizeOutcome, Check, CheckContext } from '../types.js';
+import type { AppRole, AuthorizeOutcome, Check, CheckContext, HttpResponse } from '../types.js';
 import { SIGN_IN_DEFAULTS } from '../drivers/defaults.js';
 import { granted, handsOverTo, redirectParams, redirectUrisOf, signInGoesOn } from '../drivers/hand-over.js';
-import { onwardOf, parseForms } from '../drivers/html.js';
+import { onwardOf, parseForms, refreshOfAnswer } from '../drivers/html.js';
 import { identifierField, signInElsewhere } from '../drivers/sign-in.js';
 import { NoVerdict } from '../runner/errors.js';
 import {
@@ -38,6 +38,17 @@ function codeBeforeSignIn(t: CheckContext, at: URL, hop: number): void {
     'no code may be issued before the user signed in and approved',
     broke(['GRANT-CONSENT'], { hop, redirectedTo: `${at.origin}${at.pathname}` }),
   );
+}
+
+/**
+ * A code riding an answer's refresh (its Refresh header or meta tag, at any status, after any
+ * delay) is judged too, whether or not it is followed (onwardOf follows a 2xx's within
+ * REFRESH_MAX_SECONDS): a browser follows every one, and before, a code on a 401 page's refresh,
+ * an 11 s one or a header's escaped as a warning (review 14).
+ */
+function codeOnRefresh(t: CheckContext, answer: HttpResponse, at: URL, hop: number): void {
+  const refresh = refreshOfAnswer(answer, Infinity)?.to;
+  if (refresh !== undefined && URL.canParse(refresh, at)) codeBeforeSignIn(t, new URL(refresh, at), hop);
 }
 
 /** Did the provider send the user to `foreign` (and not merely back to the registered URI)? */
@@ -491,6 +502,7 @@ export const authorizeChecks: Check[] = [
       const first = await t.http.follow(url, { headers: { accept: 'text/html' } });
       // A redirect, or a page that refreshes there (RFC 6749 §1.7: any way the user-agent has).
       const location = onwardOf(first)?.to;
+      codeOnRefresh(t, first, new URL(url), 1);
       // The one check that reports an absent authorization endpoint (the run skips what needs it).
       t.expect(
         first.status !== 404,
@@ -532,6 +544,7 @@ export const authorizeChecks: Check[] = [
         const cookie = [...cookies.values()].join('; ');
         page = await t.http.follow(next.href, { headers: { accept: 'text/html', ...(cookie ? { cookie } : {}) } });
         keep(page);
+        codeOnRefresh(t, page, next, hop + 1);
         const further = onwardOf(page)?.to;
         if (further === undefined || !URL.canParse(further, next)) break;
         next = new URL(further, next);

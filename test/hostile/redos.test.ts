@@ -97,6 +97,8 @@ describe('the form parser reads hostile pages in linear time', () => {
     ['a refresh of spaces', (n: number) => `<meta http-equiv="refresh" content="0${' '.repeat(n)}x">`],
     ['a quote never closed', (n: number) => `<meta http-equiv="refresh" content="0;url='${' '.repeat(n)}">`],
     ['<meta repeated', repeat('<meta http-equiv=refresh content=0 ')],
+    ['<script> never closed, repeated', repeat('<script>')],
+    ['<textarea> closed, repeated', repeat('<textarea></textarea>')],
   ])('metaRefresh: %s', (_name, attack) => {
     expect(ratio(metaRefresh, attack)).toBeLessThan(MAX_RATIO);
   });

@@ -20,6 +20,11 @@
  * Before, the form driver followed no refresh, and the browser driver read the sign-in's page at
  * once: both took it for a refused sign-in (the config blamed), and the form driver failed
  * oidc.id-token, a must ("ended on a page (status 200)").
+ *
+ * The same redirect made by a `Refresh` header (a page with no tag) is followed too: before, neither
+ * driver read the header (review 14), and the browser driver took the page for a refused sign-in.
+ * Pages that refresh round and round (A→B→A) end the flow said so: before, the browser driver waited
+ * each out to the check's time limit ("the target did not answer").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
@@ -38,11 +43,18 @@ let front: Loopback & { sim: Sim };
 /** Passwords the provider received. */
 let passwords = 0;
 
+/** How the provider sends the browser on: the tag, the header, or into a loop of refreshes after the password. */
+let way: 'meta' | 'header' | 'loop' | 'scripted' = 'meta';
+
 /** A 200 page that refreshes to `location` after `seconds`, the answer's cookies kept. */
 function refreshing(answer: Response, location: string, seconds: number, title: string, text: string): Response {
   const to = escaped(location);
   const headers = new Headers({ 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
   for (const cookie of answer.headers.getSetCookie()) headers.append('set-cookie', cookie);
+  if (way === 'header') {
+    headers.set('refresh', `${seconds};url=${location}`);
+    return new Response(page(title, `<p>${text}</p>`), { status: 200, headers });
+  }
   const body = page(title, `<p>${text}</p>`).replace(
     '</head>',
     `<meta http-equiv="refresh" content="${seconds};url=${to}" data-url="${to}"></head>`,
@@ -72,9 +84,30 @@ async function refreshPage(answer: Response, seconds: number): Promise<Response>
 beforeAll(async () => {
   front = await simulatorRewriting(
     // The authorization's own redirects too (to the sign-in), and every answer to a POST.
-    (method, url) => REFRESHED.has(url.pathname) && (method === 'POST' || url.pathname === '/oauth/authorize'),
+    (method, url) =>
+      (REFRESHED.has(url.pathname) && (method === 'POST' || url.pathname === '/oauth/authorize')) ||
+      url.pathname.startsWith('/loop-') ||
+      (way === 'scripted' && method === 'GET' && ['/users/sign_in', '/nojs'].includes(url.pathname)),
     (answer, url) => {
+      // A sign-in page a script draws, sending a client running no script to a page saying so.
+      if (way === 'scripted' && url.pathname === '/nojs')
+        return new Response(page('JavaScript required', '<p>Please enable JavaScript to sign in.</p>'), {
+          headers: { 'content-type': 'text/html; charset=utf-8' },
+        });
+      if (way === 'scripted' && url.pathname === '/users/sign_in')
+        return new Response(
+          page('Sign in', '<div id="app"></div><script>/* draws the form */</script>').replace(
+            '</head>',
+            '<noscript><meta http-equiv="refresh" content="0;url=/nojs"></noscript></head>',
+          ),
+          { headers: { 'content-type': 'text/html; charset=utf-8' } },
+        );
       if (url.pathname === '/users/sign_in') passwords++;
+      // The loop: the password's answer refreshes to /loop-a, which refreshes to /loop-b, and back.
+      if (way === 'loop' && (url.pathname === '/users/sign_in' || url.pathname.startsWith('/loop-'))) {
+        const next = url.pathname === '/loop-a' ? '/loop-b' : '/loop-a';
+        return refreshing(answer, next, 1, 'Please wait', 'Signing you in.');
+      }
       // The sign-in's cookie bounce waits a second; the Redirect page goes at once.
       return refreshPage(answer, url.pathname === '/users/sign_in' ? 1 : 0);
     },
@@ -83,6 +116,42 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await front?.close();
+});
+
+describe('a Refresh header in place of the tag, and pages refreshing round and round', () => {
+  afterAll(() => void (way = 'meta'));
+
+  it.each(PAGE_DRIVERS)(
+    '%s driver: follows a Refresh header as it does the tag; the check passes',
+    async (kind) => {
+      way = 'header';
+      expectAllPassed(await runWithDriver(front, kind, ['oidc.id-token']));
+    },
+    120_000,
+  );
+
+  it.each(PAGE_DRIVERS)(
+    '%s driver: pages refreshing A→B→A end the flow at once, said so (not at the time limit)',
+    async (kind) => {
+      way = 'loop';
+      const started = Date.now();
+      const { report, stderr } = await runWithDriver(front, kind, ['oidc.id-token']);
+      const why = explain(report, stderr);
+      expect(why).toMatch(
+        kind === 'browser' ? /refresh round and round: \/loop-a refreshes to \/loop-b again/ : /did not settle/,
+      );
+      expect(Date.now() - started, why).toBeLessThan(30_000);
+    },
+    120_000,
+  );
+
+  it('form driver: a sign-in page a script draws, its <noscript> refreshing to a "JavaScript required" page, is said as the script\'s', async () => {
+    way = 'scripted';
+    const { report, stderr } = await runWithDriver(front, 'form', ['oidc.id-token']);
+    expect(explain(report, stderr)).toMatch(
+      /page at \/users\/sign_in has no form \(a script draws it\)[^]*use driver: browser/,
+    );
+  });
 });
 
 describe('the password and the decision answered by a page that refreshes to the next step', () => {

@@ -167,6 +167,17 @@ describe("metaRefresh: where a page's <meta http-equiv=refresh> sends the browse
     expect(metaRefresh(meta('soon;url=/next'))).toBeUndefined();
   });
 
+  it("none written in a raw element's text (a script's string, a textarea, a title): a browser reads no tag there", () => {
+    const tag = `<meta http-equiv="refresh" content="0;url=/users/sign_out">`;
+    expect(
+      metaRefresh(`<script>setTimeout(() => head.insertAdjacentHTML('beforeend', '${tag}'), 9e5)</script>`),
+    ).toBeUndefined();
+    expect(metaRefresh(`<textarea name="note">${tag}</textarea>`)).toBeUndefined();
+    expect(metaRefresh(`<title>${tag}</title><style>${tag}</style><xmp>${tag}</xmp>`)).toBeUndefined();
+    // One after the raw element's end is read.
+    expect(metaRefresh(`<script>'${tag}'</script ><meta http-equiv=refresh content="0;url=/next">`)).toBe('/next');
+  });
+
   it('onwardOf: a 2xx page refreshing elsewhere goes on; one refreshing itself (a waiting page) is read', () => {
     const answer = (url: string, html: string, status = 200) =>
       ({ status, url, text: html, headers: new Headers({ 'content-type': 'text/html' }) }) as HttpResponse;
@@ -177,6 +188,15 @@ describe("metaRefresh: where a page's <meta http-equiv=refresh> sends the browse
     });
     expect(onwardOf(answer(at, meta('5;url=/device/wait?user_code=A#top')))).toBeUndefined();
     expect(onwardOf(answer(at, meta('0;url=/next'), 400))).toBeUndefined();
+  });
+
+  it('onwardOf: a Refresh header goes on as the tag does, read first (review 14: it was not read)', () => {
+    const answer = (refresh: string, html = '') =>
+      ({ status: 200, url: 'http://127.0.0.1:1/a', text: html, headers: new Headers({ refresh }) }) as HttpResponse;
+    expect(onwardOf(answer('1;url=/b'))).toEqual({ to: '/b', what: 'the Refresh header' });
+    expect(onwardOf(answer('0;url=/b', meta('0;url=/c')))).toEqual({ to: '/b', what: 'the Refresh header' });
+    expect(onwardOf(answer('0;url=/a'))).toBeUndefined();
+    expect(onwardOf(answer('11;url=/b'))).toBeUndefined();
   });
 });
 
