@@ -4,8 +4,9 @@
  * limit (60 s): a whole run at that pace takes hours, and the run said nothing of it until the end.
  * Now, once SLOW_LIMIT answers in a row took half of --timeout or more, the run says so in one line
  * (how long the rest may take, and that --deadline bounds it), and the report counts the slow
- * answers. The same target at its own pace says nothing. Real waits, kept short: --timeout 400 ms,
- * and only the first SLOW_LIMIT + 1 answers held 240 ms (the line needs no more), two cheap checks.
+ * answers. The same target at its own pace says nothing. Real waits, kept short: --timeout 1,000 ms,
+ * and only the first SLOW_LIMIT + 1 answers held 600 ms (the line needs no more), two cheap checks.
+ * (With 400 ms and 240 ms, a loaded machine pushed an answer past --timeout: no line was said.)
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +19,7 @@ import type { RunFlags } from '../../cli/run.js';
 import { DEADLINE_REACHED, SLOW_LIMIT, slowTarget } from '../../suites/runner/session.js';
 import { runCli, simulatorWith, type Loopback } from '../suites/loopback.js';
 
-const TIMEOUT_MS = 400;
+const TIMEOUT_MS = 1_000;
 const servers: Loopback[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'idp-slow-target-'));
 afterAll(async () => {
