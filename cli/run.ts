@@ -378,7 +378,7 @@ export const BOUNDS_HELP = {
   timeout: `per-request timeout in milliseconds; ${SILENT_LIMIT} unanswered in a row stop the run (default ${DEFAULT_TIMEOUT_MS})`,
   deadline:
     'end the whole run after this long, probe and start-up included, e.g. 10m, 90s or 600000 (ms): no request waits past it (default: none)',
-  maxBody: `largest response body read, e.g. 8M or 512k; a longer one fails the first check that meets it at its endpoint, later ones there are untested (default ${DEFAULT_MAX_BODY_BYTES / (1024 * 1024)}M)`,
+  maxBody: `largest response body read, e.g. 8M or 512k; a longer one is said once per endpoint: it fails the check about that answer, else errs it (no rule blamed); later ones there are untested (default ${DEFAULT_MAX_BODY_BYTES / (1024 * 1024)}M)`,
 };
 
 /** What `run --help` ends with: how a CI job reads the outcome. */

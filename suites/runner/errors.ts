@@ -41,6 +41,8 @@ export class OversizedAnswer extends CheckFailure {
     message: string,
     readonly method: string,
     readonly url: string,
+    /** The grant_type of a form the request sent (the token endpoint answers each grant its own way). */
+    readonly grant?: string,
   ) {
     super(message);
   }

@@ -142,7 +142,8 @@ export function createHttp(
         const message = redactor.text(error.message);
         if (error.code === 'timeout') throw new NoAnswer(message);
         if (error.code === 'rate-limited' || error.code === 'unserved') throw new RateLimited(message, error.status);
-        if (error.code === 'too-large') throw new OversizedAnswer(message, raw.method, raw.url);
+        if (error.code === 'too-large')
+          throw new OversizedAnswer(message, raw.method, raw.url, formGrant(raw.body) ?? undefined);
         throw new BrokenExchange(message);
       }
       throw error;
@@ -273,4 +274,9 @@ export function createHttp(
       recorder.add(entry);
     },
   };
+}
+
+/** The grant_type of a form body, if the body is a form that names one (never throws). */
+function formGrant(body: string | undefined): string | null {
+  return body?.includes('grant_type=') ? new URLSearchParams(body).get('grant_type') : null;
 }

@@ -768,19 +768,26 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     });
   };
   /**
-   * One cause, one blame: an answer past the harness's limits fails the first check that met it at
-   * its endpoint, once, on the rule of that endpoint's answer where it is a core one (the token
-   * endpoint's, not the revocation rule of a check whose premise token it should have carried),
-   * else on the check's own; every later check that meets it there is untested, saying who reported it.
+   * One cause, one blame: an answer past the harness's limits is judged once per endpoint (and
+   * grant, at the token endpoint), by the first check that meets it there, and every later check
+   * that meets it is untested, saying who reported it. No sentence of the source bounds an answer's
+   * size, so a rule is failed only where the check is about that endpoint's answer itself: the
+   * endpoint's own rule (CORE_ENDPOINTS; the token endpoint's is the code exchange's) among the
+   * check's rules. Anywhere else the answer the check needed was not read: errored, no rule
+   * blamed (before, a refresh or userinfo answer failed GRANT-CODE-PARAMS or every rule of
+   * whichever check met it first, a revocation check's among them).
    */
+  const oversizedKey = (e: OversizedAnswer) =>
+    `oversized ${e.method} ${pathOf(e.url) ?? e.url}${e.grant ? ` ${e.grant}` : ''}`;
   const oversized = (
     check: Check,
     error: OversizedAnswer,
     done: (status: CheckStatus, fields: Partial<CheckResult>) => CheckResult,
+    errored: (message: string) => CheckResult,
     evidenceFields: () => Partial<CheckResult>,
   ): CheckResult => {
     const where = `${error.method} ${pathOf(error.url) ?? error.url}`;
-    const key = `oversized ${where}`;
+    const key = oversizedKey(error);
     const saidBy = premisesSaid.get(key);
     if (saidBy !== undefined)
       return done('skipped', {
@@ -789,12 +796,14 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         ),
       });
     premisesSaid.set(key, check.id);
-    const owner = CORE_ENDPOINTS.find((e) => atEndpoint(error.url, e.path));
-    const failure = new CheckFailure(
-      `${error.message}; the later checks that meet it at ${where} are untested`,
-      owner ? { rules: [owner.rule] } : undefined,
-    );
-    return failed(check, [failure], 0, done, evidenceFields);
+    const owner = CORE_ENDPOINTS.find((e) => e.method === error.method && atEndpoint(error.url, e.path));
+    const ownAnswer =
+      owner &&
+      check.rules.includes(owner.rule) &&
+      (owner.capability !== 'tokenEndpoint' || error.grant === undefined || error.grant === 'authorization_code');
+    const message = `${error.message}; the later checks that meet it at ${where} are untested`;
+    if (!ownAnswer) return errored(`the answer was too large to read, so nothing was seen: ${message}`);
+    return failed(check, [new CheckFailure(message, { rules: [owner.rule] })], 0, done, evidenceFields);
   };
   /**
    * The rules a pass proves: those its assertions named. An assertion naming none speaks for the
@@ -920,8 +929,12 @@ export async function openSession(options: SessionOptions): Promise<Session> {
             : done('passed', proved.length === check.rules.length ? {} : { proved });
         }
       } catch (error) {
-        if (error instanceof OversizedAnswer && !evidence.failures.length) {
-          result = oversized(check, error, done, evidenceFields);
+        if (error instanceof OversizedAnswer && evidence.failures.length) {
+          // The failures already recorded stand alone; the answer is still said once, for the later checks.
+          if (!premisesSaid.has(oversizedKey(error))) premisesSaid.set(oversizedKey(error), check.id);
+          result = failed(check, evidence.failures, evidence.unshown, done, evidenceFields);
+        } else if (error instanceof OversizedAnswer) {
+          result = oversized(check, error, done, errored, evidenceFields);
         } else if (error instanceof CheckFailure || evidence.failures.length) {
           // Failures already recorded by soft assertions stand, whatever stopped the check after them.
           const all = error instanceof CheckFailure ? [...evidence.failures, error] : evidence.failures;

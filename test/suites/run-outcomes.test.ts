@@ -19,6 +19,8 @@ import {
   listen,
   runCli,
   shortBody,
+  bodyOf,
+  sendAnswer,
   simulatorWith,
   staticFiles,
   type Loopback,
@@ -32,7 +34,7 @@ const servers: Loopback[] = [];
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
-const started = async (server: Promise<Loopback>) => {
+const started = async <T extends Loopback>(server: Promise<T>): Promise<T> => {
   const s = await server;
   servers.push(s);
   return s;
@@ -170,7 +172,7 @@ describe('bounded memory against hostile bodies', () => {
     expect(growthMb).toBeLessThan(300);
   });
 
-  it('an oversized token answer is blamed once, on the token endpoint; the checks that needed its token are untested', async () => {
+  it('an oversized token answer is said once, no rule blamed where the checks are not about it; the later checks that needed it are untested', async () => {
     // Every POST to the token endpoint, the start-up's too: each announces a body past --max-body.
     const grant = (req: { url?: string; method?: string }) => req.method === 'POST' && req.url === '/oauth/token';
     const { url } = await started(simulatorWith((req, res) => grant(req) && (shortBody(2 ** 31)(req, res), true)));
@@ -182,12 +184,68 @@ describe('bounded memory against hostile bodies', () => {
     );
     const json = JSON.parse(readFileSync(report, 'utf8')) as Report;
     const [first, ...later] = json.checks;
-    expect(first).toMatchObject({ status: 'failed', broken: ['GRANT-CODE-PARAMS'] });
-    expect(first.message).toMatch(/POST \/oauth\/token: the answer announced a body of 2147483648 bytes/);
+    // Before, the first failed GRANT-CODE-PARAMS, a rule none of these checks is about.
+    expect(first).toMatchObject({ status: 'errored' });
+    expect(first.broken ?? []).toEqual([]);
+    expect(first.message).toMatch(
+      /too large to read.*POST \/oauth\/token: the answer announced a body of 2147483648 bytes/,
+    );
     expect(later.map((c) => [c.status, c.message?.match(/\(([\w.-]+) reports it, once\)$/)?.[1]])).toEqual(
       later.map(() => ['skipped', first.id]),
     );
+    expect(r.code, r.err).toBe(2);
+  });
+
+  it("an oversized code exchange fails the check about that answer on the token endpoint's own rule, once", async () => {
+    const grant = (req: { url?: string; method?: string }) => req.method === 'POST' && req.url === '/oauth/token';
+    const { url } = await started(simulatorWith((req, res) => grant(req) && (shortBody(2 ** 31)(req, res), true)));
+    const report = join(dir, 'oversized-exchange.json');
+    const r = await runCli({
+      target: url,
+      seed: '3',
+      maxBody: '1M',
+      report: `json=${report}`,
+      check: 'grants.token-response-fields',
+    });
+    const json = JSON.parse(readFileSync(report, 'utf8')) as Report;
+    expect(json.checks[0]).toMatchObject({
+      id: 'grants.token-response-fields',
+      status: 'failed',
+      broken: ['GRANT-CODE-PARAMS'],
+    });
     expect(r.code, r.err).toBe(1);
+  });
+
+  it('an oversized refresh answer blames no rule of the code exchange (review 15): the refresh check errs, saying so', async () => {
+    // Only the refresh grant's answers are oversized; code exchanges are the simulator's own.
+    const front = await started(
+      simulatorWith((req, res) => {
+        if (req.method !== 'POST' || req.url !== '/oauth/token') return false;
+        void bodyOf(req).then((raw) => {
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
+          if (new URLSearchParams(raw.toString('utf8')).get('grant_type') === 'refresh_token')
+            return shortBody(2 ** 31)(req, res);
+          const url = new URL('/oauth/token', front.url);
+          sendAnswer(res, front.sim.handle(new Request(url, { method: 'POST', headers, body: new Uint8Array(raw) })));
+        });
+        return true;
+      }),
+    );
+    const report = join(dir, 'oversized-refresh.json');
+    const r = await runCli({
+      target: front.url,
+      seed: '3',
+      maxBody: '1M',
+      report: `json=${report}`,
+      check: 'grants.refresh-rotation',
+    });
+    const json = JSON.parse(readFileSync(report, 'utf8')) as Report;
+    // Before, it failed GRANT-CODE-PARAMS: the code exchange's rule, for a refresh answer.
+    expect(json.checks[0]).toMatchObject({ id: 'grants.refresh-rotation', status: 'errored' });
+    expect(json.checks[0].broken ?? []).toEqual([]);
+    expect(json.checks[0].message).toMatch(/too large to read/);
+    expect(r.code, r.err).toBe(2);
   });
 
   it('a body shorter than announced, under the cap, ends at the request timeout as an errored check', async () => {
