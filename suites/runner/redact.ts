@@ -93,13 +93,21 @@ const RUN = /[\p{L}\p{N}]+/gu;
 const OWN_NUMBER_DIGITS = 5;
 
 /**
+ * A run of the config's own values vouches when it reads as a name or a number; a long mix of
+ * letters and digits and nothing else (a redirect URI's query value, `Zq9Vv8Ww7Uu6`) could be a
+ * token the target echoes back, so it does not (review 15).
+ */
+const tokenLike = (run: string): boolean =>
+  run.length >= 8 && /^[\p{L}\p{N}]+$/u.test(run) && /\p{L}/u.test(run) && /\d/.test(run);
+
+/**
  * Whether a folded value is the harness's text: one of the run's own values whole (its target's
  * URL, host, `host:port`, seed), or words of the harness or of the run's own values, with short
  * numbers after `.`, `:` or `/` (a version, a port, a path's), at least one word among them: a
  * value of numbers alone (`12.34.56.78`, `1234:5678:9012`) is the run's only when it is its own.
  */
 function harnessText(folded: string, own: ReadonlySet<string>): boolean {
-  if (own.has(folded)) return true;
+  if (own.has(folded) && !tokenLike(folded)) return true;
   const words = ownWords();
   let worded = false;
   for (const { 0: part, index } of folded.matchAll(RUN)) {
@@ -107,7 +115,7 @@ function harnessText(folded: string, own: ReadonlySet<string>): boolean {
     worded ||= !number;
     const known =
       words.has(part) ||
-      own.has(part) ||
+      (own.has(part) && !tokenLike(part)) ||
       (number && part.length <= OWN_NUMBER_DIGITS && '.:/'.includes(folded[index - 1] || '_'));
     if (!known) return false;
   }

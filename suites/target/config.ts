@@ -32,6 +32,13 @@ export function validateTargetConfig(value: unknown, origin = 'target config'): 
     throw new ConfigError(`${origin}: baseUrl must be an http(s) URL`);
   }
   if (hasUserinfo(config.baseUrl)) throw new ConfigError(`${origin}: baseUrl ${NO_USERINFO}`);
+  // The other URLs the harness quotes and vouches for as the run's own (runner/redact.ts): a password
+  // in one would be neither pinned as a secret nor kept out of reports.
+  if (typeof config.issuer === 'string' && hasUserinfo(config.issuer))
+    throw new ConfigError(`${origin}: issuer ${NO_USERINFO}`);
+  for (const [role, app] of Object.entries(config.applications ?? {}))
+    if (typeof app?.redirectUri === 'string' && hasUserinfo(app.redirectUri))
+      throw new ConfigError(`${origin}: applications.${role}.redirectUri ${NO_USERINFO}`);
   return config;
 }
 

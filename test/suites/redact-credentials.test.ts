@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ownWords, readWords } from '../../suites/runner/own-words.js';
 import { createRedactor } from '../../suites/runner/redact.js';
+import { validateTargetConfig } from '../../suites/target/config.js';
 
 const SEED = 20240517;
 const BASE = 'http://127.0.0.1:47200';
@@ -252,5 +253,26 @@ describe('review 14, item 5: what the harness took for its own text', () => {
     const alone = r.text('csrf 1048576 sent back; token "2026-11-27" accepted');
     expect(alone).not.toMatch(/1048576|2026-11-27/);
     expect(alone).toMatch(/^csrf \S*… sent back; token "\S*…" accepted$/);
+  });
+});
+
+describe('review 15: what the config vouches for', () => {
+  it('a long run of letters and digits in a config value (a redirect URI query) vouches for no token', () => {
+    const own = [SEED, BASE, 'https://app.test/cb?key=Zq9Vv8Ww7Uu6', 'website-prod'];
+    const r = issuing({ access_token: 'Zq9Vv8Ww7Uu6', refresh_token: 'website-prod' }, own);
+    // The token equal to the query value is learned (before, the config's run vouched for it); a
+    // name of the config is still its own, never blanked.
+    expect(r.text('later: Zq9Vv8Ww7Uu6 and website-prod')).toBe('later: Zq9V… and website-prod');
+  });
+
+  it('a user or password in the issuer or a redirect URI is refused, as in baseUrl', () => {
+    const base = { baseUrl: 'http://127.0.0.1:3000' };
+    expect(() => validateTargetConfig({ ...base, issuer: 'https://qa:Hunter2Secret@idp.test' }, 'c.yaml')).toThrow(
+      'c.yaml: issuer must not carry a user or password',
+    );
+    const app = { clientId: 'c', redirectUri: 'https://u:p@app.test/cb', scopes: ['api'] };
+    expect(() => validateTargetConfig({ ...base, applications: { confidential: app } }, 'c.yaml')).toThrow(
+      'c.yaml: applications.confidential.redirectUri must not carry a user or password',
+    );
   });
 });
