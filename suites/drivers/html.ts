@@ -72,8 +72,16 @@ const stripTags = (html: string) =>
 
 const CONTROLS = new Set(['input', 'select', 'textarea', 'button']);
 
-/** Elements whose text is raw (script data, RAWTEXT, RCDATA): a tag written there is text, not a tag. */
-const RAW = new Set(['script', 'style', 'textarea', 'title', 'xmp']);
+/** Elements whose text is raw (script data, RAWTEXT, RCDATA): a tag or a `<!--` written there is text. */
+const RAW_ELEMENTS = ['script', 'style', 'textarea', 'title', 'xmp'];
+const RAW = new Set(RAW_ELEMENTS);
+
+/** Where the raw text of a `name` element opened before `from` ends: past its end tag, or undefined (never closed). */
+function afterRawText(html: string, name: string, from: number): number | undefined {
+  const end = new RegExp(`</${name}[\\s/>]`, 'gi');
+  end.lastIndex = from;
+  return end.exec(html) ? end.lastIndex : undefined;
+}
 
 /**
  * Each opening tag of the page (not one in a comment, nor one written in a raw element's text: a
@@ -88,11 +96,7 @@ export function* openingTags(html: string): Generator<[name: string, attrs: Reco
     if (m[1]) continue;
     const name = m[2].toLowerCase();
     const attrs = parseAttributes(m[0]);
-    if (RAW.has(name)) {
-      const end = new RegExp(`</${name}[\\s/>]`, 'gi');
-      end.lastIndex = tags.lastIndex;
-      tags.lastIndex = end.exec(page) ? end.lastIndex : page.length;
-    }
+    if (RAW.has(name)) tags.lastIndex = afterRawText(page, name, tags.lastIndex) ?? page.length;
     yield [name, attrs];
   }
 }
@@ -285,7 +289,7 @@ export function parseForms(source: string): HtmlForm[] {
  * a `<!--` there is text, as in `document.write("<!--")`), kept whole to its end tag. A tag cannot
  * span a `<`, so a `<script` never closed costs no rescan.
  */
-const COMMENT_OR_RAW = /<!--|<(script|style|textarea|title|xmp)(?:[\s/][^<>]*)?>/gi;
+const COMMENT_OR_RAW = new RegExp(`<!--|<(${RAW_ELEMENTS.join('|')})(?:[\\s/][^<>]*)?>`, 'gi');
 /** A comment's end after its opening: `-->`, or `--!>` (HTML ends one there too, as an error). */
 const COMMENT_END = /--!?>/g;
 
@@ -302,10 +306,9 @@ export function withoutComments(html: string): string {
   const opens = new RegExp(COMMENT_OR_RAW.source, 'gi');
   for (let m = opens.exec(html); m; m = opens.exec(html)) {
     if (m[1]) {
-      const end = new RegExp(`</${m[1]}[\\s/>]`, 'gi');
-      end.lastIndex = opens.lastIndex;
-      if (!end.exec(html)) break; // raw text to the end of the page: no comment in it
-      opens.lastIndex = end.lastIndex;
+      const after = afterRawText(html, m[1], opens.lastIndex);
+      if (after === undefined) break; // raw text to the end of the page: no comment in it
+      opens.lastIndex = after;
       continue;
     }
     parts.push(html.slice(from, m.index));
