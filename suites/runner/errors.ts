@@ -31,9 +31,10 @@ export class CheckFailure extends Error {
 }
 
 /**
- * An answer past the harness's limits (--max-body, the header bound): it did come, and is a
- * failure, but one cause: the session blames it once per endpoint (the method and path of `url`)
- * and leaves the later checks that meet it there untested.
+ * An answer past the harness's limits (--max-body, the header bound): one cause, said once per
+ * endpoint (the method and path of `url`, and `grant` at the token endpoint) by the first check
+ * that meets it, failed only where that check is about the endpoint's own answer, else errored
+ * (session.ts oversized); the later checks that meet it there are untested.
  */
 export class OversizedAnswer extends CheckFailure {
   override name = 'OversizedAnswer';

@@ -777,8 +777,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
    * blamed (before, a refresh or userinfo answer failed GRANT-CODE-PARAMS or every rule of
    * whichever check met it first, a revocation check's among them).
    */
-  const oversizedKey = (e: OversizedAnswer) =>
-    `oversized ${e.method} ${pathOf(e.url) ?? e.url}${e.grant ? ` ${e.grant}` : ''}`;
+  const oversizedAt = (e: OversizedAnswer) => `${e.method} ${pathOf(e.url) ?? e.url}`;
+  const oversizedKey = (e: OversizedAnswer) => `oversized ${oversizedAt(e)}${e.grant ? ` ${e.grant}` : ''}`;
   const oversized = (
     check: Check,
     error: OversizedAnswer,
@@ -786,7 +786,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     errored: (message: string) => CheckResult,
     evidenceFields: () => Partial<CheckResult>,
   ): CheckResult => {
-    const where = `${error.method} ${pathOf(error.url) ?? error.url}`;
+    const where = oversizedAt(error);
     const key = oversizedKey(error);
     const saidBy = premisesSaid.get(key);
     if (saidBy !== undefined)
