@@ -872,18 +872,18 @@ export async function createBrowserDriver(
       if (over(watch)) return;
       const navigations = watch.activity.navigations;
       const header = watch.answer()?.headers().refresh;
-      const content =
-        header !== undefined && refreshOf(header)
-          ? header
-          : await page
-              .evaluate(() => {
-                const metas = [...document.querySelectorAll('meta[http-equiv]')];
-                return metas
-                  .find((m) => m.getAttribute('http-equiv')?.trim().toLowerCase() === 'refresh')
-                  ?.getAttribute('content');
-              })
-              .catch(() => undefined);
-      const refresh = typeof content === 'string' ? refreshOf(content) : undefined;
+      // The Refresh header first, as html.ts refreshOfAnswer reads it; else the live page's meta tag.
+      const refresh =
+        (header === undefined ? undefined : refreshOf(header)) ??
+        (await page
+          .evaluate(() => {
+            const metas = [...document.querySelectorAll('meta[http-equiv]')];
+            return metas
+              .find((m) => m.getAttribute('http-equiv')?.trim().toLowerCase() === 'refresh')
+              ?.getAttribute('content');
+          })
+          .then((content) => (typeof content === 'string' ? refreshOf(content) : undefined))
+          .catch(() => undefined));
       if (!refresh || refreshesItself(page.url(), refresh.url) || !URL.canParse(refresh.url, page.url())) return;
       // A page seen refreshing the same way before is a loop; one refreshing elsewhere on its second
       // visit (a cookie check's bounce back to it) is not.
