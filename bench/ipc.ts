@@ -84,6 +84,9 @@ export function serveAsks(answer: (ask: Ask) => Promise<Record<string, unknown>>
       .catch((error: Error) => process.send!({ id: ask.id, error: error.message }));
   });
   process.on('SIGTERM', () => process.exit(0));
+  // A parent that died (a bench script that failed on its next step) never asks again: without this
+  // the server outlived it, holding the script's stdout open, so the run never ended.
+  process.on('disconnect', () => process.exit(0));
 }
 
 /**

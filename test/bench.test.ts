@@ -114,4 +114,25 @@ describe('npm run bench --quick', () => {
       expect(failed?.stderr).not.toContain('\n    at ');
     }
   });
+
+  it.skipIf(!existsSync(script))(
+    'a server that cannot start ends the run with one line, and leaves no other server running',
+    async () => {
+      // --against a folder that holds no build: its simulator exits before it is ready, after this
+      // build's one started. That one held the run's stdout open for ever (the run never ended).
+      const profile = new URL('../dist/bench/profile.js', import.meta.url).pathname;
+      const failed = await promisify(execFile)(
+        process.execPath,
+        [profile, 'authorize_device', '--against', '/nonexistent-build', '--seconds', '0.1', '--rounds', '1'],
+        { timeout: 30_000 },
+      ).then(
+        () => undefined,
+        (error: { code: number | null; killed: boolean; stderr: string }) => error,
+      );
+      expect(failed?.killed).toBe(false);
+      expect(failed?.code).toBe(1);
+      expect(failed?.stderr).toMatch(/^bench:profile: .*nonexistent-build.* exited with \d+ before it was ready$/m);
+    },
+    60_000,
+  );
 });
