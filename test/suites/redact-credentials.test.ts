@@ -11,6 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { ownWords, readWords } from '../../suites/runner/own-words.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import { validateTargetConfig } from '../../suites/target/config.js';
+import { formatConsole, renderHtml, renderJson, renderJunit, renderMarkdown } from '../../reporters/index.js';
+import { fixtureReport } from '../reporters/fixture.js';
 
 const SEED = 20240517;
 const BASE = 'http://127.0.0.1:47200';
@@ -274,5 +276,99 @@ describe('review 15: what the config vouches for', () => {
     expect(() => validateTargetConfig({ ...base, applications: { confidential: app } }, 'c.yaml')).toThrow(
       'c.yaml: applications.confidential.redirectUri must not carry a user or password',
     );
+  });
+});
+
+describe('a device user code is learned in every form a page may show it (RFC 8628 §6.1)', () => {
+  /** RFC 8628 §6.1's base-20 alphabet, in groups a provider separates for reading. */
+  const BASE20 = 'BCDFGHJKLMNPQRSTVWXZ';
+  const SEPARATORS = ['-', ' ', ''];
+  const groups = fc.array(fc.string({ unit: fc.constantFrom(...BASE20), minLength: 4, maxLength: 5 }), {
+    minLength: 2,
+    maxLength: 3,
+  });
+  const casing = fc.constantFrom<(s: string) => string>(
+    (s) => s,
+    (s) => s.toLowerCase(),
+    (s) => [...s].map((c, i) => (i % 2 ? c.toLowerCase() : c)).join(''),
+  );
+
+  /** A redactor that met the device authorization answer: the code in `user_code`, in `verification_uri_complete`, or both. */
+  function started(given: string, where: 'member' | 'uri' | 'both') {
+    const r = createRedactor([], [SEED, BASE]);
+    const complete = `${BASE}/oauth/device?user_code=${encodeURIComponent(given)}`;
+    r.learn({
+      request: { method: 'POST', url: `${BASE}/oauth/authorize_device`, headers: {}, body: 'client_id=app' },
+      response: {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          device_code: 'dc-5f0c1e9a7b3d4c2e8f6a',
+          ...(where !== 'uri' ? { user_code: given } : {}),
+          verification_uri: `${BASE}/oauth/device`,
+          ...(where !== 'member' ? { verification_uri_complete: complete } : {}),
+        }),
+      },
+    });
+    return r;
+  }
+
+  const halves = (code: string) => [code.slice(0, code.length >> 1), code.slice(code.length >> 1)];
+
+  /** Whether `shown` still shows the code's groups with any separator, in any casing. */
+  const leaks = (shown: string, runs: string[]) =>
+    SEPARATORS.some((s) => shown.toLowerCase().includes(runs.join(s).toLowerCase()));
+
+  it('given with a dash, a space or none, shown with any of them in any casing: masked (fixed seed)', () => {
+    fc.assert(
+      fc.property(
+        groups,
+        fc.constantFrom(...SEPARATORS),
+        fc.constantFrom(...SEPARATORS),
+        casing,
+        fc.constantFrom('member' as const, 'uri' as const, 'both' as const),
+        (groups, given, shownWith, cased, where) => {
+          // A code given whole is grouped in halves, as RFC 8628 §6.1's example is.
+          const runs = given ? groups : halves(groups.join(''));
+          const r = started(runs.join(given), where);
+          const shown = cased(runs.join(shownWith));
+          const page = r.exchange({
+            request: { method: 'GET', url: `${BASE}/oauth/device`, headers: {} },
+            response: { status: 200, headers: { 'content-type': 'text/html' }, body: `<p>Enter ${shown} now</p>` },
+          });
+          const message = r.text(`the device page did not accept ${shown}`);
+          expect(leaks(page.response!.body!, runs), page.response!.body).toBe(false);
+          expect(leaks(message, runs), message).toBe(false);
+          expect(message).toMatch(/^the device page did not accept \S*…$/);
+        },
+      ),
+      { seed: 8628, numRuns: 300 },
+    );
+  });
+
+  it('WDJB MJHT in every report format', () => {
+    const r = started('WDJB MJHT', 'both');
+    const check = {
+      ...fixtureReport().checks[0],
+      message: r.text('the device page showed wdjb-mjht, then WDJBMJHT, then Wdjb Mjht'),
+      exchange: [
+        r.exchange({
+          request: { method: 'GET', url: `${BASE}/oauth/device?user_code=WDJB+MJHT`, headers: {} },
+          response: { status: 200, headers: { 'content-type': 'text/html' }, body: '<b>WDJB MJHT</b>' },
+        }),
+      ],
+    };
+    const report = { ...fixtureReport(), checks: [check] };
+    for (const render of [formatConsole, renderHtml, renderJson, renderJunit, renderMarkdown]) {
+      const out = render(report);
+      expect(leaks(out, ['WDJB', 'MJHT']), out).toBe(false);
+    }
+  });
+
+  it("a spaced value of the harness's words or numbers is still not learned", () => {
+    for (const words of ['2 retries', 'did not finish', 'status 401', '1234 5678']) {
+      const line = `the run said ${words} twice`;
+      expect(started(words, 'both').text(line)).toBe(line);
+    }
   });
 });
