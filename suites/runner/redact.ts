@@ -17,8 +17,8 @@ export { mask, isSecretName };
 export interface Redactor {
   /**
    * Remember a secret value the run met (a token, a code, a secret read on a page) so it is masked
-   * wherever it appears later, if it looks like a credential (credentialLooking, from
-   * MIN_REMEMBERED characters): the target chose it. Only the config's secrets, given to
+   * wherever it appears later, if it looks like a credential (learnedAs, from MIN_REMEMBERED
+   * characters; one of the harness's words, where it stands as a value): the target chose it. Only the config's secrets, given to
    * createRedactor, are masked whatever their shape and length.
    */
   remember(value: string | undefined | null): void;
@@ -56,7 +56,7 @@ const CREDENTIAL_MIN = 8;
 
 /**
  * Whether a value the target chose under a secret name (a token, a code, a client secret) is a
- * credential, so that it is learned and masked wherever it turns up. It is, whatever its shape
+ * credential, learned and masked wherever it turns up ('anywhere'). It is, whatever its shape
  * (user codes of letters `ELSUCARVH`, `EZBM-IRCDH`, lower-case `avvy-gdde`, digits, base64url),
  * unless it is the harness's own text, which a target that echoed it as a "credential" would
  * blank in every message and reproduce command (review 13: `oauth/token`, `127.0.0.1`, the seed):
@@ -70,24 +70,35 @@ const CREDENTIAL_MIN = 8;
  *   letter is a credential; `own`: the run's seed, the target's URL, the config's values) and
  *   short numbers after `.`, `:` or `/` (`api/v4/user`, `HTTP/1.1`), or one of the run's own values
  *   whole (`127.0.0.1:47200`). The search ignores ASCII case, so this does too.
+ * Made of the harness's words but none of those wholes (`oauth-token`, `valid-refresh-token`), it is
+ * masked 'as a value': where it stands as one (after `=` or `Bearer `, quoted after `:` or `=`, a
+ * whole header or JSON string of an exchange), never in the harness's sentences.
  * A value not learned is still masked where the patterns find it (a secret-named field, a Bearer
  * token, a JWT).
  */
-export function credentialLooking(
+export function learnedAs(
   value: string,
   min = CREDENTIAL_MIN,
   own: ReadonlySet<string> = NONE,
   userCode = false,
-): boolean {
-  if (value.length < min) return false;
+): 'anywhere' | 'as a value' | undefined {
+  if (value.length < min) return undefined;
   // A user code's groups may be spaced (userCodeForms): then as its dashed form, unless it reads as a sentence.
   if (/\s/.test(value))
-    return userCode && !sentence(value.toLowerCase(), own) && credentialLooking(value.replace(/\s+/g, '-'), min, own);
+    return userCode &&
+      !sentence(value.toLowerCase(), own) &&
+      learnedAs(value.replace(/\s+/g, '-'), min, own) === 'anywhere'
+      ? 'anywhere'
+      : undefined;
   // Sent back, a number is a code the target issued (RFC 8628 §6.1's digits user code), not the
   // harness's count, unless it is the run's own (its seed): review 12 found '482913' shown whole.
-  if (min < CREDENTIAL_MIN && /^\d+$/.test(value) && !own.has(value)) return true;
-  if (harmless(value) || harmless(value.toLowerCase()) || RULE_WORDS.has(value.toUpperCase())) return false;
-  return !harnessText(value.toLowerCase(), own);
+  if (min < CREDENTIAL_MIN && /^\d+$/.test(value) && !own.has(value)) return 'anywhere';
+  const folded = value.toLowerCase();
+  if (harmless(value) || harmless(folded) || RULE_WORDS.has(value.toUpperCase())) return undefined;
+  if (!harnessText(folded, own)) return 'anywhere';
+  // The run's own values whole (its URL, seed, client id) stay everywhere: the harness writes them
+  // after `=` in the requests it builds.
+  return own.has(folded) ? undefined : 'as a value';
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -288,6 +299,8 @@ export function createRedactor(
   const secrets = createSecretIndex(MIN_REMEMBERED);
   /** Each learned value and the strings it added to `secrets`, oldest first (a Map keeps insertion order). */
   const learned = new Map<string, string[]>();
+  /** Values masked only where they stand as a value (learnedAs), the oldest forgotten past LEARNED_MAX. */
+  const asValues = createSecretIndex(MIN_REMEMBERED);
   /** Adds `value` and its encoded forms; returns the strings that were new (none: nothing learned). */
   const add = (value: string | undefined | null, pinned = false): string[] => {
     if (typeof value !== 'string' || !value || (!pinned && value.length < MIN_REMEMBERED) || secrets.has(value))
@@ -296,9 +309,15 @@ export function createRedactor(
     return [value, ...encodedForms(value)].filter((form) => secrets.add(form, pinned));
   };
   for (const value of initial) add(value, true);
-  /** Learns a value the target chose (a token, a code, a value it asked the harness to send back): credential-looking only. */
+  /** Learns a value the target chose (a token, a code, a value it asked the harness to send back): as learnedAs says. */
   const remember = (value: string | undefined | null, min = MIN_REMEMBERED, userCode = false): boolean => {
-    if (typeof value !== 'string' || !credentialLooking(value, min, ownParts, userCode)) return false;
+    if (typeof value !== 'string') return false;
+    const where = learnedAs(value, min, ownParts, userCode);
+    if (where === 'as a value' && asValues.add(value) && asValues.size > LEARNED_MAX) {
+      const [oldest] = asValues;
+      asValues.delete(oldest);
+    }
+    if (where !== 'anywhere') return false;
     const added = add(value);
     if (!added.length) return false;
     learned.set(value, added);
@@ -326,7 +345,7 @@ export function createRedactor(
     for (const form of userCode ? userCodeForms(value) : [value])
       remember(form, sent ? MIN_REMEMBERED : CREDENTIAL_MIN, userCode);
   };
-  const options = { secrets };
+  const options = { secrets, values: asValues };
 
   /** Learn the secret values of `name=value` pairs (query strings, form bodies). */
   const learnPairs = (search: string) => {

@@ -372,3 +372,48 @@ describe('a device user code is learned in every form a page may show it (RFC 86
     }
   });
 });
+
+describe("a credential the target made of the harness's own words is masked where it stands as that value", () => {
+  const TOKENS = ['valid-refresh-token', 'oauth-token', 'oauth/token'];
+  const masked = (token: string) => (token.length >= 12 ? `${token.slice(0, 4)}…` : '…');
+
+  it.each(TOKENS)('%j after `=`, `Bearer `, quoted after `:` or `=`, as a whole header or JSON string', (token) => {
+    const r = issuing({ access_token: token });
+    const m = masked(token);
+    expect(r.text(`GET /api/v4/user?t=${token}&page=2`)).toBe(`GET /api/v4/user?t=${m}&page=2`);
+    expect(r.text(`sent Bearer ${token} to /api/v4/user`)).toBe(`sent Bearer ${m} to /api/v4/user`);
+    expect(r.text(`set _sess=${token}; path=/`)).toBe(`set _sess=${m}; path=/`);
+    expect(r.text(`the answer was {"echo": "${token}"}`)).toBe(`the answer was {"echo": "${m}"}`);
+    expect(r.text(`<input type="hidden" name="t" value="${token}">`)).toBe(
+      `<input type="hidden" name="t" value="${m}">`,
+    );
+    const shown = r.exchange({
+      request: {
+        method: 'POST',
+        url: `${BASE}/oauth/device?s=${token}`,
+        headers: { 'x-echo': token, 'content-type': 'application/x-www-form-urlencoded' },
+        body: `state=${token}&x=1`,
+      },
+      response: {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ echo: token, name: 'root' }),
+      },
+    });
+    expect(shown.request.url).toBe(`${BASE}/oauth/device?s=${m}`);
+    expect(shown.request.headers['x-echo']).toBe(m);
+    expect(shown.request.body).toBe(`state=${m}&x=1`);
+    expect(shown.response?.body).toBe(JSON.stringify({ echo: m, name: 'root' }));
+  });
+
+  it.each(TOKENS)("%j in the harness's own sentences and longer values stays", (token) => {
+    const r = issuing({ access_token: token, refresh_token: token });
+    for (const sentence of [
+      `the check wanted a ${token} here`,
+      `POST /${token} answered 400 (${token}, application/json)`,
+      `GET /x?t=${token}-2&u=/${token}/y`,
+      `Bearer tokens are ${token}: see "${token} docs"`,
+    ])
+      expect(r.text(sentence)).toBe(sentence);
+  });
+});
