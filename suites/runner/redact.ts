@@ -383,7 +383,8 @@ export function createRedactor(
     for (const [name, value] of Object.entries(headers)) {
       const lower = name.toLowerCase();
       if (lower === 'authorization') learnValue(value.replace(/^\s*\S+\s+/, ''));
-      else if (lower === 'location') learnUrl(value);
+      // A Refresh header sends the browser on as a Location does (`0;url=…?code=…`, onwardOf).
+      else if (lower === 'location' || lower === 'refresh') learnUrl(value);
       else if (isSecretName(lower)) learnValue(value);
     }
   };

@@ -417,3 +417,18 @@ describe("a credential the target made of the harness's own words is masked wher
       expect(r.text(sentence)).toBe(sentence);
   });
 });
+
+describe('a code sent back by a refresh is learned as one sent back by a Location', () => {
+  it.each(['location', 'refresh'])('%s', (name) => {
+    const r = createRedactor([], [SEED, BASE]);
+    const to = `${BASE}/cb?code=Zk3PqR8sT2vW&state=s1`;
+    r.learn({
+      request: { method: 'POST', url: `${BASE}/oauth/authorize`, headers: {} },
+      response: {
+        status: name === 'location' ? 302 : 200,
+        headers: { [name]: name === 'location' ? to : `0;url=${to}` },
+      },
+    });
+    expect(r.text('the application was given Zk3PqR8sT2vW')).toBe('the application was given Zk3P…');
+  });
+});
