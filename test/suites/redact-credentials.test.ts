@@ -406,6 +406,12 @@ describe("a credential the target made of the harness's own words is masked wher
     expect(shown.response?.body).toBe(JSON.stringify({ echo: m, name: 'root' }));
   });
 
+  it("the run's own values whole stay readable as values too (the harness writes them in its requests)", () => {
+    const r = issuing({ access_token: BASE, refresh_token: String(SEED), id_token: '127.0.0.1:47200' });
+    const line = `GET /cb?target=${BASE}&seed=${SEED}&host="127.0.0.1:47200"`;
+    expect(r.text(line)).toBe(line);
+  });
+
   it.each(TOKENS)("%j in the harness's own sentences and longer values stays", (token) => {
     const r = issuing({ access_token: token, refresh_token: token });
     for (const sentence of [
