@@ -44,7 +44,14 @@ import type { ClientSink } from './client.js';
 import { expectInfoAliases } from '../tokens/info.js';
 import { judgeLegacyJwks, judgeRemovedAttributes, judgeShape } from './shapes.js';
 import { judgeDevicePoll, judgeDeviceStart, noteClockMove } from './device.js';
-import { AUTHORIZE_PATH, judgeGrantedScope, judgeInfoScope, judgeStateEcho, noteAuthorization } from './scopes.js';
+import {
+  AUTHORIZE_PATH,
+  judgeGrantedScope,
+  judgeInfoScope,
+  judgeStateEcho,
+  noteAuthorization,
+  sentTo,
+} from './scopes.js';
 import { judgeWith, observedResponse, type Verdict } from './recorder.js';
 import { judgeKeysetWalk, keysetOffer } from './pages.js';
 import { decodeContent } from '../target/content-coding.js';
@@ -148,12 +155,10 @@ function judgeGrantOfDiscovery(t: CheckContext, res: HttpResponse, params: URLSe
 }
 
 /** An authorization request's answer, for a response type other than code that discovery listed. */
-function judgeResponseTypeOfDiscovery(t: CheckContext, ex: Observed, url: URL, params: URLSearchParams, flows: Flows) {
+function judgeResponseTypeOfDiscovery(t: CheckContext, res: HttpResponse, params: URLSearchParams, flows: Flows) {
   const responseType = params.get('response_type');
   if (!responseType || responseType === 'code' || !flows.discovery?.responseTypes?.includes(responseType)) return;
-  const location = ex.status >= 300 && ex.status < 400 ? ex.responseHeaders.get('location') : null;
-  const redirect = location && URL.canParse(location, url.href) ? new URL(location, url.href) : undefined;
-  judgeResponseTypeListed(t, responseType, redirect);
+  judgeResponseTypeListed(t, responseType, sentTo(res));
 }
 
 /** Token and token error responses (stateless): no-store, JSON, members per grant, error bodies. */
@@ -567,10 +572,10 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
     return judgeDeviceStart(ex, res, tokenParams(ex, url), flows);
   if (path === AUTHORIZE_PATH) {
     const params = tokenParams(ex, url);
-    noteAuthorization(ex, params, flows, client);
+    noteAuthorization(ex, res, params, flows, client);
     return [
-      ...judgeWith((t) => judgeStateEcho(t, ex, params)),
-      ...judgeWith((t) => judgeResponseTypeOfDiscovery(t, ex, url, params, flows)),
+      ...judgeWith((t) => judgeStateEcho(t, ex, res, params)),
+      ...judgeWith((t) => judgeResponseTypeOfDiscovery(t, res, params, flows)),
     ];
   }
   if (ex.method === 'OPTIONS') return judgeWith((t) => judgePreflight(t, ex, res, path));

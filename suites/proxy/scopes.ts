@@ -10,6 +10,7 @@ import { AUTHORIZE_PATH, DEVICE_GRANT, jsonObject } from '../shared/oauth.js';
 import type { ClientSink } from './client.js';
 import { scopesOf } from '../shared/scope-list.js';
 import { digest, type Ceiling, type Flows, type Observed } from './flows.js';
+import { onwardOf } from '../drivers/html.js';
 
 export { AUTHORIZE_PATH } from '../shared/oauth.js';
 
@@ -21,23 +22,34 @@ const authorizationKey = (p: URLSearchParams) =>
   digest(`${p.get('client_id') ?? ''}\n${p.get('redirect_uri') ?? ''}\n${p.get('state') ?? ''}`);
 
 /**
- * /oauth/authorize: a client's authorization request (GET) remembers the scope it asked for and
- * notes a request without PKCE; an answer that redirects with a code (after consent, or at once)
- * passes that scope on to the code.
+ * Where an authorization answer sends the client, read as the drivers follow it (onwardOf): a
+ * redirect's Location, or a 2xx page's Refresh header or meta refresh. The source has the user
+ * "redirected to redirect_uri with query parameters code and state", and RFC 6749 §3.1.2 lets the
+ * redirect take any way the user-agent has (IdentityServer's Redirect page refreshes). A form_post
+ * page (response_mode, which the source does not name) carries them in a body: not read.
  */
-export function noteAuthorization(ex: Observed, params: URLSearchParams, flows: Flows, client?: ClientSink): void {
+export function sentTo(res: HttpResponse): URL | undefined {
+  const to = onwardOf(res)?.to;
+  return to !== undefined && URL.canParse(to, res.url) ? new URL(to, res.url) : undefined;
+}
+
+/**
+ * /oauth/authorize: a client's authorization request (GET) remembers the scope it asked for and
+ * notes a request without PKCE; an answer that sends the client back with a code (after consent,
+ * or at once) passes that scope on to the code.
+ */
+export function noteAuthorization(
+  ex: Observed,
+  res: HttpResponse,
+  params: URLSearchParams,
+  flows: Flows,
+  client?: ClientSink,
+): void {
   if (ex.method === 'GET' && params.get('response_type') === 'code' && params.get('client_id')) {
     flows.authorizations.set(authorizationKey(params), ex.at, params.get('scope') ?? '');
     if (!params.get('code_challenge')) client?.({ habit: 'no-pkce', where: `GET ${AUTHORIZE_PATH}` });
   }
-  const location = ex.status >= 300 && ex.status < 400 ? ex.responseHeaders.get('location') : null;
-  if (!location) return;
-  let code: string | null;
-  try {
-    code = new URL(location, 'http://proxy.invalid').searchParams.get('code');
-  } catch {
-    return;
-  }
+  const code = sentTo(res)?.searchParams.get('code');
   const asked = flows.authorizations.get(authorizationKey(params), ex.at);
   if (code && asked) flows.scopes.set(key('code', code), ex.at, { scope: split(asked), rule: 'SCOPE-GRANTED-SUBSET' });
 }
@@ -108,18 +120,12 @@ export function judgeInfoScope(t: CheckContext, ex: Observed, res: HttpResponse,
 }
 
 /**
- * The redirect that answers an authorization (a code or an error, after consent or at once)
- * carries the request's state exactly, and none when none was sent (GRANT-STATE-ECHO).
+ * The redirect that answers an authorization (a code or an error, after consent or at once;
+ * sentTo) carries the request's state exactly, and none when none was sent (GRANT-STATE-ECHO).
  */
-export function judgeStateEcho(t: CheckContext, ex: Observed, params: URLSearchParams): void {
-  const location = ex.status >= 300 && ex.status < 400 ? ex.responseHeaders.get('location') : null;
-  let back: URLSearchParams;
-  try {
-    back = new URL(location ?? '', 'http://proxy.invalid').searchParams;
-  } catch {
-    return;
-  }
-  if (!location || (!back.has('code') && !back.has('error'))) return;
+export function judgeStateEcho(t: CheckContext, ex: Observed, res: HttpResponse, params: URLSearchParams): void {
+  const back = sentTo(res)?.searchParams;
+  if (!back || (!back.has('code') && !back.has('error'))) return;
   const sent = params.get('state');
   t.soft(
     back.get('state') === sent,

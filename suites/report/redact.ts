@@ -23,6 +23,12 @@ export interface RedactOptions {
    * indexed for the call.
    */
   secrets?: Iterable<string>;
+  /**
+   * Exact values masked only where they stand as a value (standsAsValue; a whole header value or
+   * JSON string of an exchange): credentials the target made of the harness's own words
+   * (`oauth-token`), which its sentences keep.
+   */
+  values?: Iterable<string>;
 }
 
 /**
@@ -34,17 +40,43 @@ const MIN_SECRET = 3;
 const indexOf = (secrets: Iterable<string>): SecretIndex =>
   isSecretIndex(secrets) ? secrets : createSecretIndex(MIN_SECRET, secrets);
 
-/** `text` with each occurrence of an exact secret masked, in one pass over it. */
-function maskSecrets(text: string, secrets: Iterable<string>): string {
+/** `text` with each occurrence of an exact secret masked (where `at` says so), in one pass over it. */
+function maskSecrets(
+  text: string,
+  secrets: Iterable<string>,
+  at: (text: string, start: number, end: number) => boolean = () => true,
+): string {
   let out = '';
   let copied = 0;
   for (const { start, end, secret } of indexOf(secrets).spans(text)) {
-    if (isMasked(secret)) continue;
+    if (isMasked(secret) || !at(text, start, end)) continue;
     out += text.slice(copied, start) + mask(secret);
     copied = end;
   }
   return copied ? out + text.slice(copied) : text;
 }
+
+/**
+ * What comes before a value where it stands as one: `=` (a query, a form, a cookie, an attribute),
+ * a quote after `=` or `:` (a JSON member, a quoted attribute), `Bearer `.
+ */
+const VALUE_BEFORE = /(?:=|[=:][ \t]*(["'])|\bBearer[ \t]+)$/i;
+/** A character that would go on the value: the occurrence is part of a longer one then. */
+const VALUE_CHAR = /[\p{L}\p{N}\-._~+/%]/u;
+
+/** Whether `text[start, end)` stands as a whole value (VALUE_BEFORE), not as words of a sentence. */
+function standsAsValue(text: string, start: number, end: number): boolean {
+  const before = VALUE_BEFORE.exec(text.slice(Math.max(0, start - 16), start));
+  if (!before) return false;
+  return before[1] ? text[end] === before[1] : !VALUE_CHAR.test(text[end] ?? '');
+}
+
+/** Whether `text` is one of `values` whole (a header's value, a JSON string of an exchange). */
+const wholeValue = (text: string, values: Iterable<string> | undefined): boolean =>
+  values !== undefined &&
+  indexOf(values)
+    .spans(text)
+    .some((span) => span.start === 0 && span.end === text.length);
 
 /** The masked form of one secret value. */
 export function mask(value: string): string {
@@ -181,9 +213,11 @@ const INPUT_TAG = /<(?:input|meta)\b[^<>]{0,2000}>/gi;
  * and the exact values in `options.secrets`.
  */
 export function redactText(text: string, options: RedactOptions = {}): string {
-  if (!options.secrets && text.length <= CLEAN_TEXT_MAX && cleanTexts.has(text)) return text;
-  const out = maskPatterns(options.secrets ? maskSecrets(text, options.secrets) : text);
-  if (!options.secrets && out === text && text.length <= CLEAN_TEXT_MAX) {
+  const plain = !options.secrets && !options.values;
+  if (plain && text.length <= CLEAN_TEXT_MAX && cleanTexts.has(text)) return text;
+  const known = options.secrets ? maskSecrets(text, options.secrets) : text;
+  const out = maskPatterns(options.values ? maskSecrets(known, options.values, standsAsValue) : known);
+  if (plain && out === text && text.length <= CLEAN_TEXT_MAX) {
     if (cleanTexts.size >= CLEAN_TEXTS) cleanTexts.clear();
     cleanTexts.add(text);
   }
@@ -401,7 +435,9 @@ export function redactHeaders(headers: Record<string, string>, options: RedactOp
     const lower = name.toLowerCase();
     if (HEADER_WITH_SCHEME.has(lower)) return maskCredential(value);
     if (COOKIE_HEADERS.has(lower)) return lower === 'set-cookie' ? redactSetCookies(value) : redactCookie(value, false);
-    return isSecretName(name) ? maskUnlessHarmless(value) : redactText(value, options);
+    return isSecretName(name) || wholeValue(value, options.values)
+      ? maskUnlessHarmless(value)
+      : redactText(value, options);
   };
   // fromEntries: a header the target named __proto__ stays a header of the report, never a prototype.
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, masked(name, value)]));
@@ -424,7 +460,8 @@ export function redactBody(body: string, contentType = '', options: RedactOption
     }
     // Each string leaf is searched for the secrets in one pass (indexed once here, not per leaf).
     const secrets = options.secrets && indexOf(options.secrets);
-    const redacted = redactJson(parsed, { ...options, secrets });
+    const values = options.values && indexOf(options.values);
+    const redacted = redactJson(parsed, { ...options, secrets, values });
     if (JSON.stringify(redacted) === JSON.stringify(parsed)) return redactText(body, options);
     return body.includes('\n') ? JSON.stringify(redacted, null, 2) : JSON.stringify(redacted);
   }
@@ -436,7 +473,7 @@ export function redactBody(body: string, contentType = '', options: RedactOption
 function redactJson(value: unknown, options: RedactOptions, key = '', underSecret = false): unknown {
   const secret = underSecret || isSecretName(key);
   if (typeof value === 'string') {
-    if (!secret) return redactText(value, options);
+    if (!secret) return wholeValue(value, options.values) ? mask(value) : redactText(value, options);
     return HEADER_WITH_SCHEME.has(key.toLowerCase()) ? maskCredential(value) : maskUnlessHarmless(value);
   }
   if (Array.isArray(value)) return value.map((item) => redactJson(item, options, key, secret));

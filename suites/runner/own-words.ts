@@ -1,7 +1,7 @@
 /**
  * The harness's own words: every word of the strings its modules write (its messages, the paths it
  * asks for, media types, check ids), read once from its own files. A value the target issued under
- * a secret name is a credential unless it is made of these (redact.ts, credentialLooking): the
+ * a secret name is a credential unless it is made of these (redact.ts, learnedAs): the
  * harness carries the burden of knowing its words, so a token of random letters (a user code
  * `ELSUCARVH`) is never taken for one, and a target that issues `expected` as a token cannot blank
  * the harness's sentences. Review 13 found a shape heuristic ("readable letters") let 65% of

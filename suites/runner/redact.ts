@@ -17,8 +17,8 @@ export { mask, isSecretName };
 export interface Redactor {
   /**
    * Remember a secret value the run met (a token, a code, a secret read on a page) so it is masked
-   * wherever it appears later, if it looks like a credential (credentialLooking, from
-   * MIN_REMEMBERED characters): the target chose it. Only the config's secrets, given to
+   * wherever it appears later, if it looks like a credential (learnedAs, from MIN_REMEMBERED
+   * characters; one of the harness's words, where it stands as a value): the target chose it. Only the config's secrets, given to
    * createRedactor, are masked whatever their shape and length.
    */
   remember(value: string | undefined | null): void;
@@ -56,29 +56,49 @@ const CREDENTIAL_MIN = 8;
 
 /**
  * Whether a value the target chose under a secret name (a token, a code, a client secret) is a
- * credential, so that it is learned and masked wherever it turns up. It is, whatever its shape
+ * credential, learned and masked wherever it turns up ('anywhere'). It is, whatever its shape
  * (user codes of letters `ELSUCARVH`, `EZBM-IRCDH`, lower-case `avvy-gdde`, digits, base64url),
  * unless it is the harness's own text, which a target that echoed it as a "credential" would
  * blank in every message and reproduce command (review 13: `oauth/token`, `127.0.0.1`, the seed):
  * - shorter than `min` (CREDENTIAL_MIN in its answers; fewer once the harness sends it back, a
  *   token the target really issued);
- * - with whitespace: no token has it (a Bearer token is RFC 6750's b64token; RFC 8628 §6.1 adds
- *   dashes to user codes for reading), the harness's sentences do (`2 retries`, `did not finish`);
+ * - with whitespace: no token has it (a Bearer token is RFC 6750's b64token), the harness's
+ *   sentences do (`2 retries`, `did not finish`); a user code may (RFC 8628 §6.1: `WDJB MJHT`), and
+ *   is judged as its dashed form unless it reads as a sentence (`userCode`, userCodeForms);
  * - a protocol word, a rule id, or the harness's text (harnessText): made only of its own words
  *   (ownWords: the words of the strings its modules write, all ASCII, so a value with any other
  *   letter is a credential; `own`: the run's seed, the target's URL, the config's values) and
  *   short numbers after `.`, `:` or `/` (`api/v4/user`, `HTTP/1.1`), or one of the run's own values
  *   whole (`127.0.0.1:47200`). The search ignores ASCII case, so this does too.
+ * Made of the harness's words but none of those wholes (`oauth-token`, `valid-refresh-token`), it is
+ * masked 'as a value': where it stands as one (after `=` or `Bearer `, quoted after `:` or `=`, a
+ * whole header or JSON string of an exchange), never in the harness's sentences.
  * A value not learned is still masked where the patterns find it (a secret-named field, a Bearer
  * token, a JWT).
  */
-export function credentialLooking(value: string, min = CREDENTIAL_MIN, own: ReadonlySet<string> = NONE): boolean {
-  if (value.length < min || /\s/.test(value)) return false;
+export function learnedAs(
+  value: string,
+  min = CREDENTIAL_MIN,
+  own: ReadonlySet<string> = NONE,
+  userCode = false,
+): 'anywhere' | 'as a value' | undefined {
+  if (value.length < min) return undefined;
+  // A user code's groups may be spaced (userCodeForms): then as its dashed form, unless it reads as a sentence.
+  if (/\s/.test(value))
+    return userCode &&
+      !sentence(value.toLowerCase(), own) &&
+      learnedAs(value.replace(/\s+/g, '-'), min, own) === 'anywhere'
+      ? 'anywhere'
+      : undefined;
   // Sent back, a number is a code the target issued (RFC 8628 §6.1's digits user code), not the
   // harness's count, unless it is the run's own (its seed): review 12 found '482913' shown whole.
-  if (min < CREDENTIAL_MIN && /^\d+$/.test(value) && !own.has(value)) return true;
-  if (harmless(value) || harmless(value.toLowerCase()) || RULE_WORDS.has(value.toUpperCase())) return false;
-  return !harnessText(value.toLowerCase(), own);
+  if (min < CREDENTIAL_MIN && /^\d+$/.test(value) && !own.has(value)) return 'anywhere';
+  const folded = value.toLowerCase();
+  if (harmless(value) || harmless(folded) || RULE_WORDS.has(value.toUpperCase())) return undefined;
+  if (!harnessText(folded, own)) return 'anywhere';
+  // The run's own values whole (its URL, seed, client id) stay everywhere: the harness writes them
+  // after `=` in the requests it builds.
+  return own.has(folded) ? undefined : 'as a value';
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -120,6 +140,39 @@ function harnessText(folded: string, own: ReadonlySet<string>): boolean {
     if (!known) return false;
   }
   return worded;
+}
+
+/**
+ * Whether a folded value with spaces reads as the harness's sentence: each run its word, one of
+ * the run's own values, or a number (`2 retries`, `status 401`, `did not finish`, `1234 5678`).
+ */
+const sentence = (folded: string, own: ReadonlySet<string>): boolean =>
+  [...folded.matchAll(RUN)].every(
+    ([run]) => /^\d+$/.test(run) || ownWords().has(run) || (own.has(run) && !tokenLike(run)),
+  );
+
+/** A device user code's name (`user_code`, `userCode`), in a JSON member, a form or a query. */
+const USER_CODE_NAME = /^user[\W_]*code$/i;
+
+/**
+ * The forms of a device user code a page may show: as given, and its groups joined by a dash, a
+ * space and nothing. RFC 8628 §6.1 lets a provider separate the groups for reading as it likes
+ * (`WDJB-MJHT`, `WDJB MJHT`) and the user type them with or without; the search ignores case. A
+ * code given whole (`WDJBMJHT`) is grouped as the RFC's example is, in halves (both, when odd).
+ * Each form is learned if it looks like a credential (the spaced one: unless it reads as a sentence).
+ */
+function userCodeForms(code: string): string[] {
+  const runs = code.match(RUN) ?? [];
+  const groupings =
+    runs.length > 1
+      ? [runs]
+      : runs.length === 1 && runs[0] === code
+        ? [Math.floor(code.length / 2), Math.ceil(code.length / 2)].map((half) => [
+            code.slice(0, half),
+            code.slice(half),
+          ])
+        : [];
+  return [...new Set([code, ...groupings.flatMap((groups) => ['-', ' ', ''].map((s) => groups.join(s)))])];
 }
 
 /**
@@ -246,6 +299,8 @@ export function createRedactor(
   const secrets = createSecretIndex(MIN_REMEMBERED);
   /** Each learned value and the strings it added to `secrets`, oldest first (a Map keeps insertion order). */
   const learned = new Map<string, string[]>();
+  /** Values masked only where they stand as a value (learnedAs), the oldest forgotten past LEARNED_MAX. */
+  const asValues = createSecretIndex(MIN_REMEMBERED);
   /** Adds `value` and its encoded forms; returns the strings that were new (none: nothing learned). */
   const add = (value: string | undefined | null, pinned = false): string[] => {
     if (typeof value !== 'string' || !value || (!pinned && value.length < MIN_REMEMBERED) || secrets.has(value))
@@ -254,9 +309,15 @@ export function createRedactor(
     return [value, ...encodedForms(value)].filter((form) => secrets.add(form, pinned));
   };
   for (const value of initial) add(value, true);
-  /** Learns a value the target chose (a token, a code, a value it asked the harness to send back): credential-looking only. */
-  const remember = (value: string | undefined | null, min = MIN_REMEMBERED): boolean => {
-    if (typeof value !== 'string' || !credentialLooking(value, min, ownParts)) return false;
+  /** Learns a value the target chose (a token, a code, a value it asked the harness to send back): as learnedAs says. */
+  const remember = (value: string | undefined | null, min = MIN_REMEMBERED, userCode = false): boolean => {
+    if (typeof value !== 'string') return false;
+    const where = learnedAs(value, min, ownParts, userCode);
+    if (where === 'as a value' && asValues.add(value) && asValues.size > LEARNED_MAX) {
+      const [oldest] = asValues;
+      asValues.delete(oldest);
+    }
+    if (where !== 'anywhere') return false;
     const added = add(value);
     if (!added.length) return false;
     learned.set(value, added);
@@ -276,12 +337,15 @@ export function createRedactor(
    * `expected`, or a hidden csrf_token `Approval`, blanked the harness's own words once sent back.
    */
   let sent = false;
-  const learnValue = (value: string) => {
+  /** `name`: the value's (a user code is learned in each of its forms). */
+  const learnValue = (value: string, name = '') => {
     if (left <= 0) return;
     left--;
-    remember(value, sent ? MIN_REMEMBERED : CREDENTIAL_MIN);
+    const userCode = USER_CODE_NAME.test(name);
+    for (const form of userCode ? userCodeForms(value) : [value])
+      remember(form, sent ? MIN_REMEMBERED : CREDENTIAL_MIN, userCode);
   };
-  const options = { secrets };
+  const options = { secrets, values: asValues };
 
   /** Learn the secret values of `name=value` pairs (query strings, form bodies). */
   const learnPairs = (search: string) => {
@@ -291,9 +355,10 @@ export function createRedactor(
       const eq = pair.indexOf('=');
       // isSecretName decodes a name itself and ignores its punctuation, '+' for a space included.
       // Stryker disable next-line EqualityOperator: a pair starting with '=' has an empty name, never a secret one
-      if (eq < 0 || !isSecretName(pair.slice(0, eq))) continue;
+      const name = pair.slice(0, eq);
+      if (eq < 0 || !isSecretName(name)) continue;
       try {
-        learnValue(decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, ' ')));
+        learnValue(decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, ' ')), name);
       } catch {
         /* malformed escapes: the pattern-based masking still applies */
       }
@@ -302,7 +367,9 @@ export function createRedactor(
   const learnJson = (value: unknown, key?: string): void => {
     if (typeof value === 'string') {
       // Stryker disable next-line ConditionalExpression: isSecretName(undefined) reads "undefined", no secret name
-      if (key !== undefined && isSecretName(key)) learnValue(value);
+      if (key !== undefined && isSecretName(key)) learnValue(value, key);
+      // A URL the answer gives (verification_uri_complete) carries its secrets as a Location does.
+      else if (/^https?:\/\//i.test(value)) learnUrl(value);
     } else if (Array.isArray(value)) value.forEach((v) => learnJson(v, key));
     // Any other value but null: the entries of a number or a boolean are none.
     else if (value) for (const [k, v] of Object.entries(value)) learnJson(v, k);
@@ -316,7 +383,8 @@ export function createRedactor(
     for (const [name, value] of Object.entries(headers)) {
       const lower = name.toLowerCase();
       if (lower === 'authorization') learnValue(value.replace(/^\s*\S+\s+/, ''));
-      else if (lower === 'location') learnUrl(value);
+      // A Refresh header sends the browser on as a Location does (`0;url=…?code=…`, onwardOf).
+      else if (lower === 'location' || lower === 'refresh') learnUrl(value);
       else if (isSecretName(lower)) learnValue(value);
     }
   };

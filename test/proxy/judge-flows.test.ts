@@ -224,6 +224,32 @@ describe('scopes against what the client asked for', () => {
     expect(passed(judgeExchange(consent, createFlows()))).toContain('GRANT-STATE-ECHO');
   });
 
+  it.each(['the Refresh header', 'a meta refresh'])(
+    'a code sent back by a 200 page (%s, as the drivers follow it) is judged as a redirect: state and scope',
+    (how) => {
+      const page = (to: string): Observed => ({
+        ...consent,
+        status: 200,
+        responseHeaders: new Headers({
+          'content-type': 'text/html',
+          ...(how === 'the Refresh header' ? { refresh: `0; url=${to}` } : {}),
+        }),
+        responseBody: Buffer.from(
+          how === 'a meta refresh'
+            ? `<html><head><meta http-equiv="refresh" content="0;url='${to.replace(/&/g, '&amp;')}'"></head></html>`
+            : '<p>Redirecting to the application</p>',
+        ),
+      });
+      expect(failed(judgeExchange(page('http://127.0.0.1/cb?code=c1'), createFlows()))).toEqual(['GRANT-STATE-ECHO']);
+      const flows = createFlows();
+      judgeExchange(authorize(asked, 200), flows);
+      expect(passed(judgeExchange(page('http://127.0.0.1/cb?code=c1&state=s1'), flows))).toContain('GRANT-STATE-ECHO');
+      expect(failed(judgeExchange(exchange('read_user api'), flows))).toEqual(['SCOPE-GRANTED-SUBSET']);
+      // A page refreshing itself (a waiting page) sends the client nowhere: nothing judged.
+      expect(judgeExchange(page('/oauth/authorize'), createFlows())).toEqual([]);
+    },
+  );
+
   it('notes an authorization request without PKCE and a code sent again on the client side', () => {
     const flows = createFlows();
     const notes: ClientNote[] = [];

@@ -11,6 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { ownWords, readWords } from '../../suites/runner/own-words.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import { validateTargetConfig } from '../../suites/target/config.js';
+import { formatConsole, renderHtml, renderJson, renderJunit, renderMarkdown } from '../../reporters/index.js';
+import { fixtureReport } from '../reporters/fixture.js';
 
 const SEED = 20240517;
 const BASE = 'http://127.0.0.1:47200';
@@ -274,5 +276,165 @@ describe('review 15: what the config vouches for', () => {
     expect(() => validateTargetConfig({ ...base, applications: { confidential: app } }, 'c.yaml')).toThrow(
       'c.yaml: applications.confidential.redirectUri must not carry a user or password',
     );
+  });
+});
+
+describe('a device user code is learned in every form a page may show it (RFC 8628 §6.1)', () => {
+  /** RFC 8628 §6.1's base-20 alphabet, in groups a provider separates for reading. */
+  const BASE20 = 'BCDFGHJKLMNPQRSTVWXZ';
+  const SEPARATORS = ['-', ' ', ''];
+  const groups = fc.array(fc.string({ unit: fc.constantFrom(...BASE20), minLength: 4, maxLength: 5 }), {
+    minLength: 2,
+    maxLength: 3,
+  });
+  const casing = fc.constantFrom<(s: string) => string>(
+    (s) => s,
+    (s) => s.toLowerCase(),
+    (s) => [...s].map((c, i) => (i % 2 ? c.toLowerCase() : c)).join(''),
+  );
+
+  /** A redactor that met the device authorization answer: the code in `user_code`, in `verification_uri_complete`, or both. */
+  function started(given: string, where: 'member' | 'uri' | 'both') {
+    const r = createRedactor([], [SEED, BASE]);
+    const complete = `${BASE}/oauth/device?user_code=${encodeURIComponent(given)}`;
+    r.learn({
+      request: { method: 'POST', url: `${BASE}/oauth/authorize_device`, headers: {}, body: 'client_id=app' },
+      response: {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          device_code: 'dc-5f0c1e9a7b3d4c2e8f6a',
+          ...(where !== 'uri' ? { user_code: given } : {}),
+          verification_uri: `${BASE}/oauth/device`,
+          ...(where !== 'member' ? { verification_uri_complete: complete } : {}),
+        }),
+      },
+    });
+    return r;
+  }
+
+  const halves = (code: string) => [code.slice(0, code.length >> 1), code.slice(code.length >> 1)];
+
+  /** Whether `shown` still shows the code's groups with any separator, in any casing. */
+  const leaks = (shown: string, runs: string[]) =>
+    SEPARATORS.some((s) => shown.toLowerCase().includes(runs.join(s).toLowerCase()));
+
+  it('given with a dash, a space or none, shown with any of them in any casing: masked (fixed seed)', () => {
+    fc.assert(
+      fc.property(
+        groups,
+        fc.constantFrom(...SEPARATORS),
+        fc.constantFrom(...SEPARATORS),
+        casing,
+        fc.constantFrom('member' as const, 'uri' as const, 'both' as const),
+        (groups, given, shownWith, cased, where) => {
+          // A code given whole is grouped in halves, as RFC 8628 §6.1's example is.
+          const runs = given ? groups : halves(groups.join(''));
+          const r = started(runs.join(given), where);
+          const shown = cased(runs.join(shownWith));
+          const page = r.exchange({
+            request: { method: 'GET', url: `${BASE}/oauth/device`, headers: {} },
+            response: { status: 200, headers: { 'content-type': 'text/html' }, body: `<p>Enter ${shown} now</p>` },
+          });
+          const message = r.text(`the device page did not accept ${shown}`);
+          expect(leaks(page.response!.body!, runs), page.response!.body).toBe(false);
+          expect(leaks(message, runs), message).toBe(false);
+          expect(message).toMatch(/^the device page did not accept \S*…$/);
+        },
+      ),
+      { seed: 8628, numRuns: 300 },
+    );
+  });
+
+  it('WDJB MJHT in every report format', () => {
+    const r = started('WDJB MJHT', 'both');
+    const check = {
+      ...fixtureReport().checks[0],
+      message: r.text('the device page showed wdjb-mjht, then WDJBMJHT, then Wdjb Mjht'),
+      exchange: [
+        r.exchange({
+          request: { method: 'GET', url: `${BASE}/oauth/device?user_code=WDJB+MJHT`, headers: {} },
+          response: { status: 200, headers: { 'content-type': 'text/html' }, body: '<b>WDJB MJHT</b>' },
+        }),
+      ],
+    };
+    const report = { ...fixtureReport(), checks: [check] };
+    for (const render of [formatConsole, renderHtml, renderJson, renderJunit, renderMarkdown]) {
+      const out = render(report);
+      expect(leaks(out, ['WDJB', 'MJHT']), out).toBe(false);
+    }
+  });
+
+  it("a spaced value of the harness's words or numbers is still not learned", () => {
+    for (const words of ['2 retries', 'did not finish', 'status 401', '1234 5678']) {
+      const line = `the run said ${words} twice`;
+      expect(started(words, 'both').text(line)).toBe(line);
+    }
+  });
+});
+
+describe("a credential the target made of the harness's own words is masked where it stands as that value", () => {
+  const TOKENS = ['valid-refresh-token', 'oauth-token', 'oauth/token'];
+  const masked = (token: string) => (token.length >= 12 ? `${token.slice(0, 4)}…` : '…');
+
+  it.each(TOKENS)('%j after `=`, `Bearer `, quoted after `:` or `=`, as a whole header or JSON string', (token) => {
+    const r = issuing({ access_token: token });
+    const m = masked(token);
+    expect(r.text(`GET /api/v4/user?t=${token}&page=2`)).toBe(`GET /api/v4/user?t=${m}&page=2`);
+    expect(r.text(`sent Bearer ${token} to /api/v4/user`)).toBe(`sent Bearer ${m} to /api/v4/user`);
+    expect(r.text(`set _sess=${token}; path=/`)).toBe(`set _sess=${m}; path=/`);
+    expect(r.text(`the answer was {"echo": "${token}"}`)).toBe(`the answer was {"echo": "${m}"}`);
+    expect(r.text(`<input type="hidden" name="t" value="${token}">`)).toBe(
+      `<input type="hidden" name="t" value="${m}">`,
+    );
+    const shown = r.exchange({
+      request: {
+        method: 'POST',
+        url: `${BASE}/oauth/device?s=${token}`,
+        headers: { 'x-echo': token, 'content-type': 'application/x-www-form-urlencoded' },
+        body: `state=${token}&x=1`,
+      },
+      response: {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ echo: token, name: 'root' }),
+      },
+    });
+    expect(shown.request.url).toBe(`${BASE}/oauth/device?s=${m}`);
+    expect(shown.request.headers['x-echo']).toBe(m);
+    expect(shown.request.body).toBe(`state=${m}&x=1`);
+    expect(shown.response?.body).toBe(JSON.stringify({ echo: m, name: 'root' }));
+  });
+
+  it("the run's own values whole stay readable as values too (the harness writes them in its requests)", () => {
+    const r = issuing({ access_token: BASE, refresh_token: String(SEED), id_token: '127.0.0.1:47200' });
+    const line = `GET /cb?target=${BASE}&seed=${SEED}&host="127.0.0.1:47200"`;
+    expect(r.text(line)).toBe(line);
+  });
+
+  it.each(TOKENS)("%j in the harness's own sentences and longer values stays", (token) => {
+    const r = issuing({ access_token: token, refresh_token: token });
+    for (const sentence of [
+      `the check wanted a ${token} here`,
+      `POST /${token} answered 400 (${token}, application/json)`,
+      `GET /x?t=${token}-2&u=/${token}/y`,
+      `Bearer tokens are ${token}: see "${token} docs"`,
+    ])
+      expect(r.text(sentence)).toBe(sentence);
+  });
+});
+
+describe('a code sent back by a refresh is learned as one sent back by a Location', () => {
+  it.each(['location', 'refresh'])('%s', (name) => {
+    const r = createRedactor([], [SEED, BASE]);
+    const to = `${BASE}/cb?code=Zk3PqR8sT2vW&state=s1`;
+    r.learn({
+      request: { method: 'POST', url: `${BASE}/oauth/authorize`, headers: {} },
+      response: {
+        status: name === 'location' ? 302 : 200,
+        headers: { [name]: name === 'location' ? to : `0;url=${to}` },
+      },
+    });
+    expect(r.text('the application was given Zk3PqR8sT2vW')).toBe('the application was given Zk3P…');
   });
 });

@@ -299,7 +299,7 @@ describe('createRedactor learns the secrets an exchange carries', () => {
 
   it('remembers values of six characters or more only, and initial secrets whatever their length (review 13)', () => {
     const r = createRedactor(['initial-secret', undefined, 'short']);
-    // What the run meets must look like a credential (credentialLooking); the config's secrets are taken as they are.
+    // What the run meets must look like a credential (learnedAs); the config's secrets are taken as they are.
     r.remember('a1b2c3');
     r.remember('a1b2c');
     r.remember(null);
