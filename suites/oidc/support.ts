@@ -3,6 +3,7 @@ import { createLocalJWKSet, type JSONWebKeySet, type JWK } from 'jose';
 import { createHash } from 'node:crypto';
 import type { AppRole, CheckContext, HttpResponse } from '../types.js';
 import { broke, expectJsonType, jsonObject, KEYS_PATH } from '../shared/oauth.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
 import { expectRows } from '../shared/json.js';
 import {
   factorableModulus,
@@ -49,9 +50,14 @@ export async function fetchJwks(t: CheckContext, path = KEYS_PATH): Promise<JSON
   return { ...body, keys } as unknown as JSONWebKeySet;
 }
 
-/** Bodies parsed per session (the session's config), by their text's digest: a few sets at most. */
-const parsedSets = new WeakMap<object, Map<string, Record<string, unknown> | undefined>>();
-const PARSED_SETS = 4;
+/** Bodies parsed per session (the session's config), by their text's digest. */
+const parsedSets = new WeakMap<object, Map<string, { body: Record<string, unknown> | undefined; size: number }>>();
+/**
+ * The body text the kept sets may add up to: one answer at the body limit. A target answering a
+ * different flood to each check is then held to one parsed flood at a time (about 173 MB for 8 MB of
+ * `{}` keys), as one check's parse was before; ordinary sets (a few KB) are kept by the hundred.
+ */
+const PARSED_SET_CHARS = DEFAULT_MAX_BODY_BYTES;
 
 /**
  * The key set's body as JSON, parsed once per session and body: every check that reads the set
@@ -59,14 +65,23 @@ const PARSED_SETS = 4;
  * are shared by the checks that read them, so none may change them (the array is frozen).
  */
 function parsedSet(t: CheckContext, res: HttpResponse): Record<string, unknown> | undefined {
-  const sets = parsedSets.get(t.config) ?? new Map<string, Record<string, unknown> | undefined>();
+  const sets =
+    parsedSets.get(t.config) ?? new Map<string, { body: Record<string, unknown> | undefined; size: number }>();
   parsedSets.set(t.config, sets);
   const key = createHash('sha256').update(res.text).digest('base64');
-  if (sets.has(key)) return sets.get(key);
+  const kept = sets.get(key);
+  if (kept) return kept.body;
   const body = jsonObject(res);
   if (Array.isArray(body?.keys)) Object.freeze(body.keys);
-  sets.set(key, body);
-  if (sets.size > PARSED_SETS) sets.delete(sets.keys().next().value!);
+  sets.set(key, { body, size: res.text.length });
+  // The oldest go first; the set just parsed stays, whatever its size.
+  let total = 0;
+  for (const entry of sets.values()) total += entry.size;
+  for (const [old, entry] of sets) {
+    if (total <= PARSED_SET_CHARS || old === key) break;
+    sets.delete(old);
+    total -= entry.size;
+  }
   return body;
 }
 

@@ -49,4 +49,19 @@ describe('the key set parsed once per session and body', () => {
     // The session's own once, the other session's once.
     expect(parse.mock.calls.filter(([text]) => text === SET)).toHaveLength(2);
   });
+
+  it('keeps at most one answer at the body limit parsed: a target answering each check another flood holds one', async () => {
+    // Two sets of 5 MB each (their `{}` keys padded by spaces): together past the 8 MiB body limit.
+    const big = (kid: string) => JSON.stringify({ keys: [{ kty: 'EC', kid }] }).replace('{', `{${' '.repeat(5 << 20)}`);
+    const [first, second] = [big('first'), big('second')];
+    const parse = vi.spyOn(JSON, 'parse');
+    const check = session([first, second, first, SET, SET]);
+    for (const kid of ['first', 'second', 'first']) expect((await check()).keys[0].kid).toBe(kid);
+    // The first went when the second came, so it was parsed again; ordinary sets stay beside a big one.
+    expect(parse.mock.calls.filter(([text]) => text === first)).toHaveLength(2);
+    expect(parse.mock.calls.filter(([text]) => text === second)).toHaveLength(1);
+    await check();
+    await check();
+    expect(parse.mock.calls.filter(([text]) => text === SET)).toHaveLength(1);
+  });
 });
