@@ -171,24 +171,27 @@ export const authorizeChecks: Check[] = [
     title: 'Any state string comes back unchanged in the redirect next to the code; none is added when none was sent',
     rules: ['GRANT-STATE-ECHO', 'GRANT-REDIRECT-WITH-CODE', 'GRANT-AUTHORIZE-PARAMS', 'GRANT-CONSENT'],
     async run(t: CheckContext) {
-      await t.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }), async (state) => {
+      // At least 8 characters: the source's state is non-predictable (L17, RFC 6749 §10.12), and a
+      // provider may refuse a shorter one as too weak (Ory Hydra's invalid_state).
+      await t.property(fc.string({ unit: 'grapheme', minLength: 8, maxLength: 40 }), async (state) => {
         // A state that makes the provider refuse, or not redirect, breaks the authorize parameters (state is one).
         const redirect = await authorizeRedirect(t, 'confidential', { state }, 'approve', [
           'GRANT-AUTHORIZE-PARAMS',
           'GRANT-CONSENT',
         ]);
-        const back = redirect.searchParams.get('state');
-        t.expect(
-          back === state,
-          'the redirect must carry state exactly as sent',
-          broke(['GRANT-STATE-ECHO'], { sent: state, returned: back }),
-        );
-        // An error in place of the code refuses the state (GRANT-AUTHORIZE-PARAMS); no code and no error, the redirect's own rule.
+        // An error in place of the code refuses the state (GRANT-AUTHORIZE-PARAMS); no code and no error, the
+        // redirect's own rule. Judged first: the state an error redirect carries back is GRANT-AUTHORIZE-ERROR-PARAMS's.
         const error = redirect.searchParams.get('error');
         t.expect(
           redirect.searchParams.get('code'),
           'the redirect must carry a code next to state',
           broke([error ? 'GRANT-AUTHORIZE-PARAMS' : 'GRANT-REDIRECT-WITH-CODE'], { error }),
+        );
+        const back = redirect.searchParams.get('state');
+        t.expect(
+          back === state,
+          'the redirect must carry state exactly as sent',
+          broke(['GRANT-STATE-ECHO'], { sent: state, returned: back }),
         );
       });
       const bare = await authorizeRedirect(t, 'confidential', { state: undefined }, 'approve', ['GRANT-CONSENT']);
