@@ -377,7 +377,9 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           }
           const drawn = onward.what !== 'the Location' && !decided && /<script\b/i.test(response.text);
           drawnAt = drawn && !parseForms(response.text).length ? new URL(response.url || url).pathname : undefined;
-          [url, method, body, what] = [next, 'GET', undefined, undefined];
+          // A 307 or 308 (a front routing the sign-in's POST on): the same form again, on the provider only (leaves, above).
+          if (!onward.sameRequest) [method, body, what] = ['GET', undefined, undefined];
+          url = next;
           continue;
         }
         if (answering) refusedIfClientError(http, response, scriptedSignIn);

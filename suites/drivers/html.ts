@@ -386,12 +386,19 @@ export function refreshOfAnswer(
  * Where an answer sends the browser on by itself: a redirect's Location, or a 2xx answer's refresh
  * (refreshOfAnswer: IdentityServer's Redirect page, a sign-in's cookie bounce). RFC 6749 §1.7 lets
  * any way the user-agent has carry the authorization response, not a 302 alone. `what` names it
- * in an error.
+ * in an error; `sameRequest`, a 307 or 308: the request is sent there again as it was.
  */
-export function onwardOf(response: HttpResponse): { to: string; what: string } | undefined {
+export function onwardOf(response: HttpResponse): { to: string; what: string; sameRequest?: true } | undefined {
   const location = response.headers.get('location');
   if (response.status >= 300 && response.status < 400)
-    return location ? { to: location, what: 'the Location' } : undefined;
+    return location
+      ? // 307 and 308 send the same request again, method and body (RFC 9110 §15.4.8-9); the others a GET.
+        {
+          to: location,
+          what: 'the Location',
+          ...(response.status === 307 || response.status === 308 ? { sameRequest: true as const } : {}),
+        }
+      : undefined;
   const refresh = response.status >= 200 && response.status < 300 ? refreshOfAnswer(response) : undefined;
   // A page that refreshes itself (a waiting page polling) is read, not followed round and round.
   if (refresh === undefined || refreshesItself(response.url, refresh.to)) return undefined;
