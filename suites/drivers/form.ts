@@ -18,6 +18,7 @@ import {
   type ControlRole,
 } from './defaults.js';
 import {
+  disabledForScript,
   formData,
   matchesSelector,
   onwardOf,
@@ -599,6 +600,12 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
               answeredByLinks(http, { html: response.text, url, status: response.status });
             signInRefused(http, `status ${response.status}, a page with no form`);
           }
+          // Its control disabled until a script enables it (terms to scroll to the end): never pressed here.
+          if (!decided && disabledForScript(response.text))
+            beyondForms(
+              `the provider's page at ${at} keeps its ${decision} control disabled until its script enables it`,
+              'the form driver runs no script and presses no disabled control; use driver: browser',
+            );
           return journey(response);
         }
         const signature = `${choice.form.action}|${choice.button?.name}=${choice.button?.value}|${choice.form.fields.map((f) => f.name).join(',')}`;

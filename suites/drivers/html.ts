@@ -101,6 +101,21 @@ export function* openingTags(html: string): Generator<[name: string, attrs: Reco
   }
 }
 
+/**
+ * Does the page keep a submit control disabled for its script to enable (a consent's Authorize
+ * until its terms are scrolled to the end)? A `disabled` button or submit input beside a `<script>`.
+ */
+export function disabledForScript(html: string): boolean {
+  let script = false;
+  let disabled = false;
+  for (const [name, attrs] of openingTags(html)) {
+    script ||= name === 'script';
+    const type = (attrs.type ?? (name === 'button' ? 'submit' : '')).toLowerCase();
+    disabled ||= 'disabled' in attrs && (name === 'button' || name === 'input') && ['submit', 'image'].includes(type);
+  }
+  return script && disabled;
+}
+
 /** Elements whose content is no text a person reads. */
 const UNREAD = new Set(['script', 'style', 'template', 'noscript']);
 
@@ -198,6 +213,9 @@ interface Control {
 /** Add one control (field or submit button) to a form, as a browser would submit it. */
 function addControl(form: HtmlForm, { kind, attrs: a, label, noscript }: Control): void {
   const hides = noscript ? { noscript } : {};
+  // A disabled control is sent by no browser (HTML: not a successful control), nor pressed by anyone
+  // until a script enables it (a consent's Authorize, once its terms are scrolled to the end).
+  if ('disabled' in a) return;
   if (kind === 'button') {
     const type = (a.type ?? 'submit').toLowerCase();
     if (type === 'submit')
@@ -217,7 +235,7 @@ function addControl(form: HtmlForm, { kind, attrs: a, label, noscript }: Control
     form.buttons.push({ tag: 'input', name: a.name, value: a.value, label: a.value ?? '', attrs: a, ...hides });
     return;
   }
-  if (!a.name || 'disabled' in a) return;
+  if (!a.name) return;
   const field = {
     name: a.name,
     value: a.value ?? (type === 'checkbox' ? 'on' : ''),
