@@ -23,6 +23,8 @@ let front: Loopback & { sim: Sim };
 let elsewhere: Loopback;
 /** Where the sign-in's 307 points: the provider's own PASSWORD, or another origin's. */
 let target = '';
+/** 307, or 308 (Permanent Redirect: the same request again too, RFC 9110 §15.4.9). */
+let status = 307;
 /** The sign-ins the account service took (POST), and the GETs it refused. */
 const taken: string[] = [];
 /** Requests another origin received. */
@@ -36,7 +38,7 @@ beforeAll(async () => {
   front = await simulatorWith((req, res) => {
     const url = new URL(req.url ?? '/', front.url);
     if (req.method === 'POST' && url.pathname === '/users/sign_in') {
-      void bodyOf(req).then(() => res.writeHead(307, { location: target, 'content-length': 0 }).end());
+      void bodyOf(req).then(() => res.writeHead(status, { location: target, 'content-length': 0 }).end());
       return true;
     }
     if (url.pathname !== PASSWORD) return false;
@@ -57,10 +59,10 @@ afterAll(async () => {
 });
 
 describe('the sign-in POST answered 307 Temporary Redirect', () => {
-  it.each(PAGE_DRIVERS)(
-    '%s driver: the form is sent again, method and body, to the Location; every check passes',
-    async (kind) => {
-      target = PASSWORD;
+  it.each([...PAGE_DRIVERS.map((kind) => ({ kind, code: 307 })), { kind: 'form' as const, code: 308 }])(
+    '$kind driver, $code: the form is sent again, method and body, to the Location; every check passes',
+    async ({ kind, code }) => {
+      [target, status] = [PASSWORD, code];
       taken.length = 0;
       const why = expectAllPassed(await runWithDriver(front, kind, CHECKS));
       expect(taken, why).toEqual(['POST']);
@@ -71,7 +73,7 @@ describe('the sign-in POST answered 307 Temporary Redirect', () => {
   it.each(PAGE_DRIVERS)(
     '%s driver: a 307 to another origin takes nothing there, said once',
     async (kind) => {
-      target = `${elsewhere.url}${PASSWORD}`;
+      [target, status] = [`${elsewhere.url}${PASSWORD}`, 307];
       received.length = 0;
       const port = new URL(elsewhere.url).port;
       expectSaidOnce(await runWithDriver(front, kind, CHECKS), new RegExp(`127\\.0\\.0\\.1:${port}`), CHECKS.length);
