@@ -147,6 +147,9 @@ const MEMBERS: RuleId[] = ['GRANT-AUTHORIZE-ERROR-PARAMS'];
 const isLoopbackIp = (uri: string) =>
   URL.canParse(uri) && /^http:\/\/(127(\.\d{1,3}){3}|\[::1\])(:\d+)?\//.test(new URL(uri).href);
 
+/** A parameter no specification defines, that an authorization request carries (RFC 6749 §3.1: ignored). */
+const UNKNOWN_PARAMETER = 'conformance_probe';
+
 /**
  * A native application (public, PKCE, RFC 8252) with a loopback redirect URI: the config's public
  * one when its URI is loopback, else one made through the simulator control API.
@@ -205,6 +208,27 @@ export const authorizeChecks: Check[] = [
         !bare.searchParams.has('state'),
         'a redirect for a request without state must carry no state',
         broke(['GRANT-STATE-ECHO'], { state: bare.searchParams.get('state') }),
+      );
+    },
+  },
+  {
+    id: 'grants.authorize-unknown-parameter',
+    suite: 'grants',
+    title: 'A parameter the provider does not recognize is ignored: the request is approved as it is without it',
+    rules: ['GRANT-AUTHORIZE-UNKNOWN-PARAMS'],
+    async run(t: CheckContext) {
+      // The premise: the same request without it gets its code (a refusal there is blamed as in every flow).
+      await authorizeCode(t, 'confidential', {});
+      const { redirect, response, decided } = await t.driver.authorize(
+        t.oauth.authorizeUrl('confidential', { [UNKNOWN_PARAMETER]: '1' }),
+        'approve',
+      );
+      // Refused by an error redirect or by a page of its own (Google's "Parameter not allowed"), the same sentence.
+      const error = redirect?.searchParams.get('error') ?? null;
+      t.expect(
+        redirect?.searchParams.has('code') === true,
+        `an authorization request with ${UNKNOWN_PARAMETER}=1, a parameter no specification defines, must be served as without it (RFC 6749 §3.1: ignored)`,
+        broke(['GRANT-AUTHORIZE-UNKNOWN-PARAMS'], { error, status: response.status, decided: decided ?? null }),
       );
     },
   },
