@@ -210,6 +210,33 @@ async function linkOf(link: Locator): Promise<{ href: string; label: string }> {
 }
 const shownCount = (page: Page, css: string) => page.locator(css).filter({ visible: true }).count();
 
+/**
+ * A control disabled until the page is read (a consent's Authorize, enabled by its script once the
+ * terms' box is scrolled to the end): every scrolling box and the page are scrolled to their end,
+ * as a person reading does, and the control given SCRIPT_RENDER_MS to be enabled. Still disabled,
+ * nothing is pressed: the page is beyond the driver, said as such (before, the click waited out the
+ * page's 30 s and the check erred "the provider's page did not respond").
+ */
+async function readToEnable(page: Page, control: Locator): Promise<void> {
+  if (await control.isEnabled({ timeout: POLL_MS }).catch(() => true)) return;
+  await page
+    .evaluate(() => {
+      for (const box of document.querySelectorAll('*'))
+        if (box.scrollHeight > box.clientHeight) box.scrollTop = box.scrollHeight;
+      window.scrollTo(0, document.documentElement.scrollHeight);
+    })
+    .catch(() => undefined);
+  // A trial click waits for the control to be enabled and clicks nothing.
+  const enabled = await control.click({ trial: true, timeout: SCRIPT_RENDER_MS }).then(
+    () => true,
+    () => false,
+  );
+  if (!enabled)
+    throw new HarnessError(
+      `the provider's page at ${new URL(page.url()).pathname} keeps the control to press disabled, its terms read to the end; nothing was pressed`,
+    );
+}
+
 type Decision = 'approve' | 'deny';
 
 /** A consent page's scope checkboxes not ticked, that an approval ticks. */
@@ -1148,10 +1175,11 @@ export async function createBrowserDriver(
     let onAnswer = false;
     /** The page as the password's answer, when it is that (for answeredByLinks). */
     const asAnswer = (html: string): PasswordAnswer => ({ html, url: page.url(), status: last?.status() ?? 0 });
-    /** Click a control and wait until the page has answered it. */
-    const press = (css: string, next: Control[]) => {
+    /** Click a control and wait until the page has answered it (read to the end first, when that enables it). */
+    const press = async (css: string, next: Control[]) => {
       onAnswer = false;
       const button = shown(page, css);
+      await readToEnable(page, button);
       return settle(page, watch, () => button.click(), { gone: button, next });
     };
     const identifier: Control = [identifierCss, 'username field'];

@@ -18,6 +18,7 @@ import {
   type ControlRole,
 } from './defaults.js';
 import {
+  disabledForScript,
   formData,
   matchesSelector,
   onwardOf,
@@ -377,7 +378,9 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
           }
           const drawn = onward.what !== 'the Location' && !decided && /<script\b/i.test(response.text);
           drawnAt = drawn && !parseForms(response.text).length ? new URL(response.url || url).pathname : undefined;
-          [url, method, body, what] = [next, 'GET', undefined, undefined];
+          // A 307 or 308 (a front routing the sign-in's POST on): the same form again, on the provider only (leaves, above).
+          if (!onward.sameRequest) [method, body, what] = ['GET', undefined, undefined];
+          url = next;
           continue;
         }
         if (answering) refusedIfClientError(http, response, scriptedSignIn);
@@ -597,6 +600,12 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
               answeredByLinks(http, { html: response.text, url, status: response.status });
             signInRefused(http, `status ${response.status}, a page with no form`);
           }
+          // Its control disabled until a script enables it (terms to scroll to the end): never pressed here.
+          if (!decided && disabledForScript(response.text))
+            beyondForms(
+              `the provider's page at ${at} keeps its ${decision} control disabled until its script enables it`,
+              'the form driver runs no script and presses no disabled control; use driver: browser',
+            );
           return journey(response);
         }
         const signature = `${choice.form.action}|${choice.button?.name}=${choice.button?.value}|${choice.form.fields.map((f) => f.name).join(',')}`;

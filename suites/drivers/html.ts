@@ -101,6 +101,21 @@ export function* openingTags(html: string): Generator<[name: string, attrs: Reco
   }
 }
 
+/**
+ * Does the page keep a submit control disabled for its script to enable (a consent's Authorize
+ * until its terms are scrolled to the end)? A `disabled` button or submit input beside a `<script>`.
+ */
+export function disabledForScript(html: string): boolean {
+  let script = false;
+  let disabled = false;
+  for (const [name, attrs] of openingTags(html)) {
+    script ||= name === 'script';
+    const type = (attrs.type ?? (name === 'button' ? 'submit' : '')).toLowerCase();
+    disabled ||= 'disabled' in attrs && (name === 'button' || name === 'input') && ['submit', 'image'].includes(type);
+  }
+  return script && disabled;
+}
+
 /** Elements whose content is no text a person reads. */
 const UNREAD = new Set(['script', 'style', 'template', 'noscript']);
 
@@ -198,6 +213,9 @@ interface Control {
 /** Add one control (field or submit button) to a form, as a browser would submit it. */
 function addControl(form: HtmlForm, { kind, attrs: a, label, noscript }: Control): void {
   const hides = noscript ? { noscript } : {};
+  // A disabled control is sent by no browser (HTML: not a successful control), nor pressed by anyone
+  // until a script enables it (a consent's Authorize, once its terms are scrolled to the end).
+  if ('disabled' in a) return;
   if (kind === 'button') {
     const type = (a.type ?? 'submit').toLowerCase();
     if (type === 'submit')
@@ -217,7 +235,7 @@ function addControl(form: HtmlForm, { kind, attrs: a, label, noscript }: Control
     form.buttons.push({ tag: 'input', name: a.name, value: a.value, label: a.value ?? '', attrs: a, ...hides });
     return;
   }
-  if (!a.name || 'disabled' in a) return;
+  if (!a.name) return;
   const field = {
     name: a.name,
     value: a.value ?? (type === 'checkbox' ? 'on' : ''),
@@ -386,12 +404,19 @@ export function refreshOfAnswer(
  * Where an answer sends the browser on by itself: a redirect's Location, or a 2xx answer's refresh
  * (refreshOfAnswer: IdentityServer's Redirect page, a sign-in's cookie bounce). RFC 6749 §1.7 lets
  * any way the user-agent has carry the authorization response, not a 302 alone. `what` names it
- * in an error.
+ * in an error; `sameRequest`, a 307 or 308: the request is sent there again as it was.
  */
-export function onwardOf(response: HttpResponse): { to: string; what: string } | undefined {
+export function onwardOf(response: HttpResponse): { to: string; what: string; sameRequest?: true } | undefined {
   const location = response.headers.get('location');
   if (response.status >= 300 && response.status < 400)
-    return location ? { to: location, what: 'the Location' } : undefined;
+    return location
+      ? // 307 and 308 send the same request again, method and body (RFC 9110 §15.4.8-9); the others a GET.
+        {
+          to: location,
+          what: 'the Location',
+          ...(response.status === 307 || response.status === 308 ? { sameRequest: true as const } : {}),
+        }
+      : undefined;
   const refresh = response.status >= 200 && response.status < 300 ? refreshOfAnswer(response) : undefined;
   // A page that refreshes itself (a waiting page polling) is read, not followed round and round.
   if (refresh === undefined || refreshesItself(response.url, refresh.to)) return undefined;

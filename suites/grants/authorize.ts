@@ -147,6 +147,9 @@ const MEMBERS: RuleId[] = ['GRANT-AUTHORIZE-ERROR-PARAMS'];
 const isLoopbackIp = (uri: string) =>
   URL.canParse(uri) && /^http:\/\/(127(\.\d{1,3}){3}|\[::1\])(:\d+)?\//.test(new URL(uri).href);
 
+/** A parameter no specification defines, that an authorization request carries (RFC 6749 §3.1: ignored). */
+const UNKNOWN_PARAMETER = 'conformance_probe';
+
 /**
  * A native application (public, PKCE, RFC 8252) with a loopback redirect URI: the config's public
  * one when its URI is loopback, else one made through the simulator control API.
@@ -171,24 +174,27 @@ export const authorizeChecks: Check[] = [
     title: 'Any state string comes back unchanged in the redirect next to the code; none is added when none was sent',
     rules: ['GRANT-STATE-ECHO', 'GRANT-REDIRECT-WITH-CODE', 'GRANT-AUTHORIZE-PARAMS', 'GRANT-CONSENT'],
     async run(t: CheckContext) {
-      await t.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }), async (state) => {
+      // At least 8 characters: the source's state is non-predictable (L17, RFC 6749 §10.12), and a
+      // provider may refuse a shorter one as too weak (Ory Hydra's invalid_state).
+      await t.property(fc.string({ unit: 'grapheme', minLength: 8, maxLength: 40 }), async (state) => {
         // A state that makes the provider refuse, or not redirect, breaks the authorize parameters (state is one).
         const redirect = await authorizeRedirect(t, 'confidential', { state }, 'approve', [
           'GRANT-AUTHORIZE-PARAMS',
           'GRANT-CONSENT',
         ]);
-        const back = redirect.searchParams.get('state');
-        t.expect(
-          back === state,
-          'the redirect must carry state exactly as sent',
-          broke(['GRANT-STATE-ECHO'], { sent: state, returned: back }),
-        );
-        // An error in place of the code refuses the state (GRANT-AUTHORIZE-PARAMS); no code and no error, the redirect's own rule.
+        // An error in place of the code refuses the state (GRANT-AUTHORIZE-PARAMS); no code and no error, the
+        // redirect's own rule. Judged first: the state an error redirect carries back is GRANT-AUTHORIZE-ERROR-PARAMS's.
         const error = redirect.searchParams.get('error');
         t.expect(
           redirect.searchParams.get('code'),
           'the redirect must carry a code next to state',
           broke([error ? 'GRANT-AUTHORIZE-PARAMS' : 'GRANT-REDIRECT-WITH-CODE'], { error }),
+        );
+        const back = redirect.searchParams.get('state');
+        t.expect(
+          back === state,
+          'the redirect must carry state exactly as sent',
+          broke(['GRANT-STATE-ECHO'], { sent: state, returned: back }),
         );
       });
       const bare = await authorizeRedirect(t, 'confidential', { state: undefined }, 'approve', ['GRANT-CONSENT']);
@@ -202,6 +208,27 @@ export const authorizeChecks: Check[] = [
         !bare.searchParams.has('state'),
         'a redirect for a request without state must carry no state',
         broke(['GRANT-STATE-ECHO'], { state: bare.searchParams.get('state') }),
+      );
+    },
+  },
+  {
+    id: 'grants.authorize-unknown-parameter',
+    suite: 'grants',
+    title: 'A parameter the provider does not recognize is ignored: the request is approved as it is without it',
+    rules: ['GRANT-AUTHORIZE-UNKNOWN-PARAMS'],
+    async run(t: CheckContext) {
+      // The premise: the same request without it gets its code (a refusal there is blamed as in every flow).
+      await authorizeCode(t, 'confidential', {});
+      const { redirect, response, decided } = await t.driver.authorize(
+        t.oauth.authorizeUrl('confidential', { [UNKNOWN_PARAMETER]: '1' }),
+        'approve',
+      );
+      // Refused by an error redirect or by a page of its own (Google's "Parameter not allowed"), the same sentence.
+      const error = redirect?.searchParams.get('error') ?? null;
+      t.expect(
+        redirect?.searchParams.has('code') === true,
+        `an authorization request with ${UNKNOWN_PARAMETER}=1, a parameter no specification defines, must be served as without it (RFC 6749 §3.1: ignored)`,
+        broke(['GRANT-AUTHORIZE-UNKNOWN-PARAMS'], { error, status: response.status, decided: decided ?? null }),
       );
     },
   },

@@ -142,7 +142,7 @@ export const pkceChecks: Check[] = [
     async run(t: CheckContext) {
       await t.property(validVerifier(), fc.constantFrom('s256', 'S512', 'none', 'PLAIN'), async (verifier, method) => {
         const outcome = await t.driver.authorize(
-          t.oauth.authorizeUrl('public', { code_challenge: s256(verifier), code_challenge_method: method, state: 'm' }),
+          t.oauth.authorizeUrl('public', { code_challenge: s256(verifier), code_challenge_method: method }),
           'approve',
           { refusable: true },
         );
@@ -160,7 +160,7 @@ export const pkceChecks: Check[] = [
       await t.property(validVerifier(), fc.constantFrom('plain', undefined), async (verifier, method) => {
         const shown = method ?? '(none)';
         const outcome = await t.driver.authorize(
-          t.oauth.authorizeUrl('public', { code_challenge: verifier, code_challenge_method: method, state: 'p' }),
+          t.oauth.authorizeUrl('public', { code_challenge: verifier, code_challenge_method: method }),
           'approve',
           { refusable: true },
         );

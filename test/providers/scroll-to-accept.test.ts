@@ -1,0 +1,64 @@
+/**
+ * A consent whose terms must be scrolled to the end before Authorize can be pressed, as consent
+ * pages with a terms box do (a scrollable box of terms, "Please read to the end", the Authorize
+ * button `disabled` until a script sees the box scrolled to its bottom; Deny always live). The
+ * provider takes an approval only with the value that script sets (`choice=1`; the unread terms'
+ * `choice=unread` is a denial), as a server that checks the scroll does. The browser driver reads the terms to the end as a person does and
+ * approves; both drivers deny with Deny. The form driver, which runs no script, never presses a
+ * disabled control: the approval is the page's script's, said as such (use driver: browser), never
+ * a refused sign-in nor a failure of the provider.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { journeyProvider, type JourneyProvider } from './sign-in-journey.js';
+import { explain, PAGE_DRIVERS, runWithDriver } from './provider.js';
+
+/** The consent: the terms in a box of their own, Authorize disabled until they are read. */
+const consentPage = (hidden: string) =>
+  `<p>Sample App would like to access your account.</p>
+<p>Please read the terms to the end before you authorize.</p>
+<div id="terms" style="height:120px;overflow-y:scroll;border:1px solid #888">${Array.from(
+    { length: 40 },
+    (_, i) => `<p>Term ${i + 1}. The application may use your account as the scopes say.</p>`,
+  ).join('')}</div>
+<form method="post" action="/oauth/authorize">${hidden}
+<button type="submit" name="choice" value="0">Deny</button>
+<button type="submit" name="choice" value="unread" id="authorize" disabled>Authorize</button></form>
+<script>var t = document.getElementById('terms');
+t.addEventListener('scroll', function () {
+  if (t.scrollTop + t.clientHeight >= t.scrollHeight - 2) {
+    var authorize = document.getElementById('authorize');
+    authorize.disabled = false;
+    authorize.value = '1';
+  }
+});</script>`;
+
+let provider: JourneyProvider;
+beforeAll(async () => {
+  provider = await journeyProvider({ consentPage });
+}, 60_000);
+afterAll(() => provider?.close());
+
+describe('a consent whose Authorize is enabled once the terms are scrolled to the end', () => {
+  it.each(PAGE_DRIVERS)(
+    '%s driver: approves only as the page allows, denies with Deny',
+    async (kind) => {
+      provider.decided.approve = provider.decided.deny = 0;
+      const { report, stderr } = await runWithDriver(provider, kind, [
+        'grants.state-unchanged',
+        'grants.consent-denied',
+      ]);
+      const why = explain(report, stderr);
+      const status = Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
+      expect(status['grants.consent-denied'], why).toBe('passed');
+      expect(provider.decided.deny, why).toBe(1);
+      if (kind === 'browser') {
+        expect(status['grants.state-unchanged'], why).toBe('passed');
+      } else {
+        expect(status['grants.state-unchanged'], why).toBe('errored');
+        expect(report.checks.find((c) => c.id === 'grants.state-unchanged')?.message, why).toMatch(/driver: browser/);
+        expect(provider.decided.approve, why).toBe(0);
+      }
+    },
+    60_000,
+  );
+});
