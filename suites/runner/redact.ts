@@ -154,7 +154,7 @@ export function scalarsOf(tree: unknown): Array<string | number> {
 }
 
 /** Bodies larger than this are not searched for secrets to learn: token responses are small. */
-const LEARN_BODY_LIMIT = 16 * 1024;
+export const LEARN_BODY_LIMIT = 16 * 1024;
 /** A body that names none of these carries no secret field worth parsing it for. */
 const SECRETISH = /token|secret|password|passwd|code|verifier|key/i;
 /** Bodies in a report are cut here; a page of HTML says nothing more after it. */
