@@ -56,9 +56,10 @@ function html(text: string): string {
  * fenced blocks are never linked. The same for a bare URL (`https://…`, `www.…`), which GitHub
  * links on its own (GFM autolinks): a URL the target chose (a Location, a Link, a verification_uri)
  * stays text, never a live link in a job summary or comment. The `@` split spoils an e-mail autolink.
+ * GitHub reads `GH-123` as issue 123 too (any case): split after its `GH`.
  */
 const unreferenced = (escaped: string): string =>
-  escaped.replace(/(@|(?<!&)#)(?=\w)|(:)(?=\/\/)|\b(www)(?=\.)/gi, '$&<wbr>');
+  escaped.replace(/(@|(?<!&)#)(?=\w)|(:)(?=\/\/)|\b(www)(?=\.)|\b(gh)(?=-\d)/gi, '$&<wbr>');
 
 /** Length of the longest match (no spread: a hostile body may hold more runs than arguments fit). */
 function longestRun(text: string, pattern: RegExp): number {

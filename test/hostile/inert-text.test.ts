@@ -142,7 +142,7 @@ function markdownProse(text: string): string {
 
 describe('md: the target mentions no one', () => {
   it('writes no live @name or #123 of the target in prose, tables or summaries; the words stay', () => {
-    const words = "@security-team please look: fixes #12, see org/repo#3, mail a@b.io, it's <ok>";
+    const words = "@security-team please look: fixes #12, GH-34 and gh-5, see org/repo#3, mail a@b.io, it's <ok>";
     const base = fixtureReport();
     const input: Report = {
       ...base,
@@ -150,7 +150,7 @@ describe('md: the target mentions no one', () => {
     };
     const prose = markdownProse(renderMarkdown(input));
     expect(prose).toContain('security-team please look');
-    expect(prose).not.toMatch(/@security-team|#12\b|repo\\?#3/);
+    expect(prose).not.toMatch(/@security-team|#12\b|repo\\?#3|\bGH-\d/i);
     // The entity of an apostrophe in a <summary> stays an entity.
     expect(prose).not.toMatch(/&#<wbr>/);
   });
