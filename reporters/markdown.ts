@@ -68,9 +68,16 @@ function longestRun(text: string, pattern: RegExp): number {
   return longest;
 }
 
-/** Inline code that survives backticks inside the value. */
+/**
+ * Inline code that survives backticks inside the value, and a table cell it is in: a `|` is
+ * escaped, and a backslash before one first (GitHub splits a row where `\\|` is left, its `\\`
+ * read as one escaped backslash); elsewhere a backslash stays one, as code shows it.
+ */
 function code(text: string): string {
-  const oneLine = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+  // Each run of backslashes matched whole (linear): doubled when a `|` follows it.
+  const oneLine = text
+    .replace(/\r?\n/g, ' ')
+    .replace(/\\+\|?|\|/g, (run) => (run.endsWith('|') ? `${run.slice(0, -1).repeat(2)}\\|` : run));
   const fence = '`'.repeat(longestRun(oneLine, /`+/g) + 1);
   const pad = oneLine.startsWith('`') || oneLine.endsWith('`') ? ' ' : '';
   return `${fence}${pad}${oneLine}${pad}${fence}`;

@@ -156,6 +156,33 @@ describe('md: the target mentions no one', () => {
   });
 });
 
+/** The cells of a GFM table row as GitHub splits it: a backslash escapes the character after it, any other `|` divides. */
+function cellsOf(row: string): number {
+  let cells = 0;
+  for (let i = 0; i < row.length; i++) {
+    if (row[i] === '\\') i++;
+    else if (row[i] === '|') cells++;
+  }
+  return cells - 1;
+}
+
+describe('md: a table row keeps its cells', () => {
+  it('a backslash before a pipe in a code span (a check id `a\\|b`) splits no cell', () => {
+    const base = fixtureReport();
+    const odd = 'grants.a\\|b\\\\|c\\';
+    const input: Report = {
+      ...base,
+      rules: base.rules.map((rule) => ({ ...rule, status: 'failed', checks: [...rule.checks, odd] })),
+    };
+    const rows = renderMarkdown(input)
+      .split('\n')
+      .filter((line) => line.startsWith('| ') && line.includes('grants.a'));
+    expect(rows.length).toBeGreaterThan(0);
+    // Rule, Status, Level, Origin, Title, Checks, First failure.
+    for (const row of rows) expect(cellsOf(row), row).toBe(7);
+  });
+});
+
 describe('reports link nowhere the target chose', () => {
   /** URLs a target hands out (a Location, a Link, a verification_uri), bare and as Markdown or HTML would link them. */
   const URLS =
