@@ -165,10 +165,11 @@ export const HEADER_VALUE_LIMIT = 4000;
  * The most headers a recorded part keeps, and the most characters of their names and values (each
  * value counted as the report shows it, HEADER_VALUE_LIMIT at most): a target sending a thousand
  * headers of 70 bytes made 105 KB of report per exchange shown (review 16), and at its header limit
- * a report could pass what `report merge` reads. Only the kept copy is bounded: the checks read
- * every header the target sent.
+ * a report could pass what `report merge` reads. Two values cut at HEADER_VALUE_LIMIT fit (a Link
+ * header of a few long URLs). Only the kept copy is bounded: the checks read every header the
+ * target sent.
  */
-export const KEPT_HEADERS = { count: 64, characters: 16 * 1024 };
+export const KEPT_HEADERS = { count: 64, characters: 8 * 1024 };
 /** The entry that says how many headers a kept part left out (no header's name: a name has no space). */
 export const LEFT_OUT_HEADERS = '(headers left out)';
 
