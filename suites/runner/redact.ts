@@ -196,9 +196,9 @@ const cut = (value: string, sizes: Map<string, number>, key: string): string => 
 };
 
 /**
- * The headers a kept part shows (KEPT_HEADERS, in the order sent; one that does not fit is left out,
- * a later one that does is kept), then one entry saying how many were left out and their bytes.
- * Kept again, a part keeps its entry as it was: what it kept fits.
+ * The headers a kept part shows (KEPT_HEADERS, in the order recorded, a run's by name; one that
+ * does not fit is left out, a later one that does is kept), then one entry saying how many were
+ * left out and their bytes. Kept again, a part keeps its entry as it was: what it kept fits.
  */
 function keptHeaders(headers: Record<string, string>, sizes: Map<string, number>): Array<[string, string]> {
   const kept: Array<[string, string]> = [];
