@@ -1,7 +1,7 @@
 /**
- * Markdown for CI job summaries and PR comments (GitHub flavour): verdict and summary table,
- * failures first with their details folded in <details>, warnings, per-area counts, skipped
- * reasons, and the rules table folded at the end.
+ * Markdown for CI job summaries and PR comments (GitHub flavour): verdict and summary table, the
+ * rules table folded, failures first with their details folded in <details>, warnings, per-area
+ * counts and skipped reasons, within a size budget (renderMarkdown).
  */
 import { CATALOGUE_FILES, ruleHref } from './rule-links.js';
 import { CLIENT_HEADING, clientLines, trafficLines } from './client.js';
