@@ -19,6 +19,8 @@ import {
 } from '../suites/proxy/server.js';
 import { createTally, proxyReport } from '../suites/proxy/tally.js';
 import { exitCodeOf } from '../suites/runner/report.js';
+import { createRedactor, LEARN_BODY_LIMIT } from '../suites/runner/redact.js';
+import type { Observed } from '../suites/proxy/flows.js';
 import { isLoopback } from '../simulator/adapters/node.js';
 import { UsageError } from './errors.js';
 import { untilSignal } from './signals.js';
@@ -131,7 +133,9 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   await checkReportTargets(reports);
 
   const flows = createFlows({ release });
-  const tally = createTally();
+  // What the traffic carries (tokens, codes) is masked wherever a provider quotes it back, as in a run.
+  const redactor = createRedactor([], [target.href]);
+  const tally = createTally((text) => redactor.text(text));
   let judgeErrors = 0;
   // What the target did not answer, by reason, and the HTML pages answered where it answers JSON.
   const unanswered = new Map<string, number>();
@@ -182,6 +186,7 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
             );
           return;
         }
+        redactor.learn(learnable(exchange));
         const verdicts = judgeExchange(exchange, flows, (note) => tally.note(note));
         if (verdicts.some((v) => !v.ok)) broke++;
         tally.add(verdicts);
@@ -232,6 +237,21 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   io.out(formatConsole(report, { color: shouldColor({ isTTY: process.stdout.isTTY === true }), written, catalogue }));
   io.out(`idp-conformance: ${traffic}\n`);
   return exitCodeOf(report);
+}
+
+/** An exchange as the redactor learns from it; a body too long to be read for secrets is never decoded. */
+function learnable(o: Observed) {
+  // Three bytes a UTF-16 unit at most: a body of more bytes is past LEARN_BODY_LIMIT characters.
+  const text = (body?: Buffer) => (body && body.length <= 3 * LEARN_BODY_LIMIT ? body.toString('utf8') : undefined);
+  return {
+    request: {
+      method: o.method,
+      url: o.target,
+      headers: Object.fromEntries(o.requestHeaders),
+      body: text(o.requestBody),
+    },
+    response: { status: o.status, headers: Object.fromEntries(o.responseHeaders), body: text(o.responseBody) },
+  };
 }
 
 /** What passed through the proxy, for its last line. */

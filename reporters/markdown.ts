@@ -1,7 +1,7 @@
 /**
- * Markdown for CI job summaries and PR comments (GitHub flavour): verdict and summary table,
- * failures first with their details folded in <details>, warnings, per-area counts, skipped
- * reasons, and the rules table folded at the end.
+ * Markdown for CI job summaries and PR comments (GitHub flavour): verdict and summary table, the
+ * rules table folded, failures first with their details folded in <details>, warnings, per-area
+ * counts and skipped reasons, within a size budget (renderMarkdown).
  */
 import { CATALOGUE_FILES, ruleHref } from './rule-links.js';
 import { CLIENT_HEADING, clientLines, trafficLines } from './client.js';
@@ -17,12 +17,14 @@ import {
   MAX_BODY_CHARS,
   rulesByArea,
   seconds,
+  shownRule,
   verdict,
   verdictHead,
   verdictLine,
 } from './text.js';
 import type { CheckResult, DiffSection, Report } from '../suites/report/model.js';
 import { checksCell, diffHead, diffTally, judgementOf, noDifference, notComparedLines } from './diff.js';
+import { cut } from '../suites/report/cut.js';
 
 /** Text in Markdown prose or a table cell: no HTML, no table breaks, one line. */
 /** A rule id linked to its entry in the rule catalogue written beside the report (rules.md). */
@@ -56,9 +58,10 @@ function html(text: string): string {
  * fenced blocks are never linked. The same for a bare URL (`https://…`, `www.…`), which GitHub
  * links on its own (GFM autolinks): a URL the target chose (a Location, a Link, a verification_uri)
  * stays text, never a live link in a job summary or comment. The `@` split spoils an e-mail autolink.
+ * GitHub reads `GH-123` as issue 123 too (any case): split after its `GH`.
  */
 const unreferenced = (escaped: string): string =>
-  escaped.replace(/(@|(?<!&)#)(?=\w)|(:)(?=\/\/)|\b(www)(?=\.)/gi, '$&<wbr>');
+  escaped.replace(/(@|(?<!&)#)(?=\w)|(:)(?=\/\/)|\b(www)(?=\.)|\b(gh)(?=-\d)/gi, '$&<wbr>');
 
 /** Length of the longest match (no spread: a hostile body may hold more runs than arguments fit). */
 function longestRun(text: string, pattern: RegExp): number {
@@ -67,9 +70,16 @@ function longestRun(text: string, pattern: RegExp): number {
   return longest;
 }
 
-/** Inline code that survives backticks inside the value. */
+/**
+ * Inline code that survives backticks inside the value, and a table cell it is in: a `|` is
+ * escaped, and a backslash before one first (GitHub splits a row where `\\|` is left, its `\\`
+ * read as one escaped backslash); elsewhere a backslash stays one, as code shows it.
+ */
 function code(text: string): string {
-  const oneLine = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+  // Each run of backslashes matched whole (linear): doubled when a `|` follows it.
+  const oneLine = text
+    .replace(/\r?\n/g, ' ')
+    .replace(/\\+\|?|\|/g, (run) => (run.endsWith('|') ? `${run.slice(0, -1).repeat(2)}\\|` : run));
   const fence = '`'.repeat(longestRun(oneLine, /`+/g) + 1);
   const pad = oneLine.startsWith('`') || oneLine.endsWith('`') ? ' ' : '';
   return `${fence}${pad}${oneLine}${pad}${fence}`;
@@ -115,8 +125,9 @@ function table(head: string[], rows: string[][]): string {
 export interface MarkdownOptions {
   /**
    * Size budget: a GitHub PR comment holds 65,536 characters. Over budget, the report sheds detail
-   * in steps (passed rules, long bodies, then the details of the last problems), never the verdict,
-   * the counts or the list of failures.
+   * in steps (passed rules, long bodies, rules that did not fail, warn or err, the skipped checks'
+   * reasons, then the details of the last problems, then the rules table); what is still over is
+   * cut at a line, failures first, saying so; the verdict stays last. The output never passes it.
    */
   maxChars?: number;
 }
@@ -124,16 +135,72 @@ export interface MarkdownOptions {
 export const DEFAULT_MARKDOWN_BUDGET = 60_000;
 /** Body length once the budget bites. */
 const SHORT_BODY_CHARS = 500;
+/**
+ * Characters of a message's first line (or a check's label) on a one-line entry or in a table
+ * cell: 147 one-line failures quoting 2,000 characters each made 1.4 MB (review 16).
+ */
+const ONE_LINE_CHARS = 200;
+const short = (text: string | undefined): string => cut(firstLine(text), ONE_LINE_CHARS);
+/** Where a reader finds what the Markdown left out. */
+const WHOLE_REPORT = 'the JSON and HTML reports';
 
 interface Layout {
-  allRules: boolean;
+  /** The rules table: every rule, those not passed, those failed, warned or errored (as the console), or none. */
+  rules: 'all' | 'unpassed' | 'problems' | 'none';
   maxBody: number;
   /** How many failures and warnings (failures first) get their <details>; the rest one line each. */
   detailed: number;
+  /** The skipped checks: each with its reason, counted by reason, or only counted. */
+  skipped: 'listed' | 'grouped' | 'counted';
 }
 
 function oneLiner(check: CheckResult): string {
-  return `- ${icon(check.status)} ${code(check.suite)} ${md(checkLabel(check))}: ${md(firstLine(check.message))}`;
+  return `- ${icon(check.status)} ${code(check.suite)} ${md(short(checkLabel(check)))}: ${md(short(check.message))}`;
+}
+
+/** The rules the table lists, and its title. */
+function rulesTable(report: Report, which: Layout['rules']): string {
+  const total = report.rules.length;
+  if (which === 'none') return `_Rules (${total}): the table is in ${WHOLE_REPORT} (size limit)._`;
+  const rules = rulesByArea(report).flatMap(({ items }) =>
+    items.filter((rule) => which === 'all' || (which === 'unpassed' ? rule.status !== 'passed' : shownRule(rule))),
+  );
+  const ruleRows = rules.map((rule) => [
+    ruleLink(rule.id),
+    `${icon(rule.status)} ${md(rule.status)}`,
+    md(rule.level),
+    md(rule.origin),
+    md(rule.title),
+    rule.checks.map(code).join(', ') || '—',
+    md(cut(firstFailure(report, rule), ONE_LINE_CHARS)) || '—',
+  ]);
+  const hidden = total - rules.length;
+  const title =
+    hidden === 0
+      ? `Rules (${total})`
+      : which === 'unpassed'
+        ? `Rules (${total}; the ${hidden} passed are not listed)`
+        : `Rules (${total}; only the ${rules.length} failed, warned or errored are listed)`;
+  return `<details><summary>${title}</summary>\n\n${table(['Rule', 'Status', 'Level', 'Origin', 'Title', 'Checks', 'First failure'], ruleRows)}\n\n</details>`;
+}
+
+/** How many items have each key, in the order first seen. */
+function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(key(item), (counts.get(key(item)) ?? 0) + 1);
+  return counts;
+}
+
+/** The skipped checks, each with its reason, by reason, or counted. */
+function skippedChecks(skipped: CheckResult[], how: Layout['skipped']): string {
+  if (how === 'counted')
+    return `_⏭️ ${skipped.length} check${skipped.length === 1 ? '' : 's'} skipped: the reasons are in ${WHOLE_REPORT} (size limit)._`;
+  const rows =
+    how === 'listed'
+      ? skipped.map((check) => [`${code(check.suite)} ${md(short(checkLabel(check)))}`, md(short(check.message))])
+      : [...countBy(skipped, (check) => short(check.message))].map(([reason, n]) => [md(reason), String(n)]);
+  const head = how === 'listed' ? ['Check', 'Reason'] : ['Reason', 'Checks'];
+  return `<details><summary>⏭️ Skipped checks (${skipped.length})</summary>\n\n${table(head, rows)}\n\n</details>`;
 }
 
 function layout(report: Report, options: Layout): string {
@@ -155,26 +222,7 @@ function layout(report: Report, options: Layout): string {
   if (report.diff) out.push(diffMarkdown(report.diff));
 
   // The per-rule verdicts lead: which sentence of the source a target breaks.
-  const rules = rulesByArea(report).flatMap(({ items }) =>
-    items.filter((rule) => options.allRules || rule.status !== 'passed'),
-  );
-  const hidden = report.rules.length - rules.length;
-  const ruleRows = rules.map((rule) => [
-    ruleLink(rule.id),
-    `${icon(rule.status)} ${md(rule.status)}`,
-    md(rule.level),
-    md(rule.origin),
-    md(rule.title),
-    rule.checks.map(code).join(', ') || '—',
-    md(firstFailure(report, rule)) || '—',
-  ]);
-  const rulesTitle =
-    hidden > 0
-      ? `Rules (${report.rules.length}; the ${hidden} passed are not listed)`
-      : `Rules (${report.rules.length})`;
-  out.push(
-    `<details><summary>${rulesTitle}</summary>\n\n${table(['Rule', 'Status', 'Level', 'Origin', 'Title', 'Checks', 'First failure'], ruleRows)}\n\n</details>`,
-  );
+  out.push(rulesTable(report, options.rules));
   const failed = report.checks.filter((check) => check.status === 'failed');
   const warned = report.checks.filter((check) => check.status === 'warned');
   const errored = report.checks.filter((check) => check.status === 'errored');
@@ -195,7 +243,7 @@ function layout(report: Report, options: Layout): string {
     out.push(
       `### 🟡 Expected: known deviations listed in --expect (${expected.length})`,
       ...expected.map(
-        (check) => `- ${code(check.id)}: ${md(firstLine(check.message))} (reason: ${md(check.expectedReason ?? '')})`,
+        (check) => `- ${code(check.id)}: ${md(short(check.message))} (reason: ${md(short(check.expectedReason))})`,
       ),
     );
   if (stale.length > 0)
@@ -204,7 +252,7 @@ function layout(report: Report, options: Layout): string {
       ...stale.map((rule) => `- ${ruleLink(rule.id)} (reason given: ${md(rule.expectedReason ?? '')})`),
     );
   const undetailed = failed.length + errored.length + warned.length - Math.max(0, options.detailed);
-  if (undetailed > 0) out.push(`_Details of ${undetailed} more checks are in the JSON and HTML reports (size limit)._`);
+  if (undetailed > 0) out.push(`_Details of ${undetailed} more checks are in ${WHOLE_REPORT} (size limit)._`);
 
   if (report.client)
     out.push(
@@ -216,14 +264,7 @@ function layout(report: Report, options: Layout): string {
   const areas = areaCountsTable(report, md);
   out.push('### Per area', table(areas.head, areas.rows));
 
-  if (skipped.length > 0) {
-    out.push(
-      `<details><summary>⏭️ Skipped checks (${skipped.length})</summary>\n\n${table(
-        ['Check', 'Reason'],
-        skipped.map((check) => [`${code(check.suite)} ${md(checkLabel(check))}`, md(firstLine(check.message))]),
-      )}\n\n</details>`,
-    );
-  }
+  if (skipped.length > 0) out.push(skippedChecks(skipped, options.skipped));
 
   out.push(`${md(verdictLine(report))}`);
   return `${out.join('\n\n')}\n`;
@@ -262,23 +303,42 @@ export function renderMarkdown(input: Report, options: MarkdownOptions = {}): st
   const report = inertReport(redact(input));
   const maxChars = options.maxChars ?? DEFAULT_MARKDOWN_BUDGET;
   const problems = report.checks.filter((check) => ['failed', 'warned', 'errored'].includes(check.status)).length;
+  const full: Layout = { rules: 'all', maxBody: MAX_BODY_CHARS, detailed: problems, skipped: 'listed' };
+  const brief: Layout = { rules: 'problems', maxBody: SHORT_BODY_CHARS, detailed: problems, skipped: 'counted' };
   const steps: Layout[] = [
-    { allRules: true, maxBody: MAX_BODY_CHARS, detailed: problems },
-    { allRules: false, maxBody: MAX_BODY_CHARS, detailed: problems },
-    { allRules: false, maxBody: SHORT_BODY_CHARS, detailed: problems },
+    full,
+    { ...full, rules: 'unpassed' },
+    { ...full, rules: 'unpassed', maxBody: SHORT_BODY_CHARS },
+    { ...brief, skipped: 'listed' },
+    { ...brief, skipped: 'grouped' },
+    brief,
   ];
   for (const step of steps) {
     const text = layout(report, step);
     if (text.length <= maxChars) return text;
   }
-  // The most detailed problems that fit (the size grows with the count: binary search); with none
-  // detailed it is as small as it gets.
-  const at = (detailed: number) => layout(report, { allRules: false, maxBody: SHORT_BODY_CHARS, detailed });
+  // The most detailed problems that fit (the size grows with the count: binary search).
+  const at = (detailed: number) => layout(report, { ...brief, detailed });
   let [low, high] = [0, problems - 1];
   while (low < high) {
     const mid = Math.ceil((low + high) / 2);
     if (at(mid).length <= maxChars) low = mid;
     else high = mid - 1;
   }
-  return at(low);
+  const most = at(low);
+  if (most.length <= maxChars) return most;
+  const bare = layout(report, { ...brief, rules: 'none', detailed: 0 });
+  return bare.length <= maxChars ? bare : cutAtLine(bare, maxChars, md(verdictLine(report)));
+}
+
+/**
+ * The last resort: `text` (no <details>, no fenced block: nothing left open) cut after its last
+ * whole line that fits, a note saying so, and the verdict last. Failures come first in it, so they
+ * are the last thing cut. A budget smaller than the note and the verdict is cut wherever it falls.
+ */
+function cutAtLine(text: string, maxChars: number, verdictText: string): string {
+  const tail = `\n_The report is cut here to fit ${maxChars} characters: the whole report is in ${WHOLE_REPORT}._\n\n${verdictText}\n`;
+  const room = maxChars - tail.length;
+  const end = text.lastIndexOf('\n', room);
+  return `${end > 0 ? text.slice(0, end + 1) : ''}${tail}`.slice(0, maxChars);
 }

@@ -215,11 +215,13 @@ export function firstFailure(report: Report, rule: RuleResult): string {
   return hit ? `${hit.check.id}: ${firstLine(hit.message)}` : '';
 }
 
-/** Rules worth a line in a compact table (not passed, and not merely out of force or skipped), worst first. */
+/** A rule worth a line in a compact table: failed, warned or errored (not passed, untested or skipped). */
+export const shownRule = (rule: RuleResult): boolean =>
+  rule.status === 'failed' || rule.status === 'warned' || rule.status === 'errored';
+
+/** Rules worth a line in a compact table (shownRule), worst first. */
 export function rulesToShow(report: Report, all = false): RuleResult[] {
-  return sortRules(report.rules).filter(
-    (rule) => all || rule.status === 'failed' || rule.status === 'warned' || rule.status === 'errored',
-  );
+  return sortRules(report.rules).filter((rule) => all || shownRule(rule));
 }
 
 /**

@@ -6,6 +6,7 @@ import { rulesInForce, type Offering } from '../../spec/index.js';
 import type { CheckResult, Report } from '../report/model.js';
 import { buildReport } from '../runner/report.js';
 import type { Verdict } from './recorder.js';
+import { describeFailure } from '../report/cut.js';
 import { CLIENT_HABITS, type ClientHabit, type ClientNote } from './client.js';
 
 /** Failure sentences kept per rule: enough to act on, bounded whatever the traffic. */
@@ -29,7 +30,12 @@ export interface Tally {
   counts(): ReadonlyMap<string, Count>;
 }
 
-export function createTally(): Tally {
+/**
+ * `mask`: the secrets the traffic taught (cli/proxy.ts keeps a redactor). Each sentence kept is
+ * masked and cut as a run's failure is (describeFailure): a provider's 900 KB `error`, quoted
+ * whole, made a 4.5 MB message of six exchanges (review 16).
+ */
+export function createTally(mask: (text: string) => string = (text) => text): Tally {
   const byRule = new Map<string, Count>();
   const byHabit = new Map<ClientHabit, { count: number; where: string[] }>();
   return {
@@ -50,8 +56,9 @@ export function createTally(): Tally {
         if (v.ok) c.passed++;
         else {
           c.failed++;
-          if (v.message && c.messages.length < MAX_MESSAGES && !c.messages.includes(v.message))
-            c.messages.push(v.message);
+          const message =
+            v.message && c.messages.length < MAX_MESSAGES && describeFailure({ message: v.message }, mask);
+          if (message && !c.messages.includes(message)) c.messages.push(message);
         }
         byRule.set(v.rule, c);
       }

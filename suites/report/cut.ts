@@ -53,3 +53,28 @@ export function cutMessage(message: string): string {
   });
   return cut(quoted, MAX_MESSAGE);
 }
+
+/**
+ * The sentence, then the structured details a reader needs, short: a run's failure, or a verdict
+ * the proxy keeps (suites/proxy/tally.ts), masked then cut the same way.
+ */
+export function describeFailure(
+  failure: { message: string; details?: Record<string, unknown> },
+  mask: (text: string) => string = (text) => text,
+): string {
+  const details = Object.entries(failure.details ?? {}).filter(
+    ([k, v]) => v !== undefined && !['seed', 'path', 'shrinks', 'rules'].includes(k),
+  );
+  // Masked before it is cut: a secret cut in two would no longer be found, and half of it shown.
+  // One line: the harness alone breaks lines between failures and notes (oneLine).
+  const message = cutMessage(oneLine(mask(failure.message)));
+  if (!details.length) return message;
+  // Each value cut before it is joined: one megabyte value must not cost a megabyte string.
+  const text = details
+    .map(
+      ([k, v]) =>
+        `${k}: ${cut(oneLine(mask(typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)))), MAX_QUOTED)}`,
+    )
+    .join('; ');
+  return `${message} (${text.length > 400 ? cut(text, 400, () => '…') : text})`;
+}

@@ -207,13 +207,25 @@ export function scalarsOf(tree: unknown): Array<string | number> {
 }
 
 /** Bodies larger than this are not searched for secrets to learn: token responses are small. */
-const LEARN_BODY_LIMIT = 16 * 1024;
+export const LEARN_BODY_LIMIT = 16 * 1024;
 /** A body that names none of these carries no secret field worth parsing it for. */
 const SECRETISH = /token|secret|password|passwd|code|verifier|key/i;
 /** Bodies in a report are cut here; a page of HTML says nothing more after it. */
 export const BODY_LIMIT = 2000;
 /** Header values in a report are cut here (a Link header of a few long URLs fits). */
 export const HEADER_VALUE_LIMIT = 4000;
+/**
+ * The most headers a recorded part keeps, and the most characters of their names and values (each
+ * value counted as the report shows it, HEADER_VALUE_LIMIT at most): a target sending a thousand
+ * headers of 70 bytes made 105 KB of report per exchange shown (review 16), and at its header limit
+ * a report could pass what `report merge` reads. Two values cut at HEADER_VALUE_LIMIT fit (a Link
+ * header of a few long URLs). Only the kept copy is bounded: the checks read every header the
+ * target sent.
+ */
+export const KEPT_HEADERS = { count: 64, characters: 8 * 1024 };
+/** The entry that says how many headers a kept part left out (no header's name: a name has no space). */
+export const LEFT_OUT_HEADERS = '(headers left out)';
+
 /**
  * What a recorded exchange keeps of a body or header value, and what redaction reads before the
  * cut to what is shown: a secret that straddles the shown cut is still seen whole and masked, and
@@ -236,6 +248,35 @@ const cut = (value: string, sizes: Map<string, number>, key: string): string => 
   return ownCopy(value.slice(0, RECORD_LIMIT));
 };
 
+/**
+ * The headers a kept part shows (KEPT_HEADERS, in the order recorded, a run's by name; one that
+ * does not fit is left out, a later one that does is kept), then one entry saying how many were
+ * left out and their bytes. Kept again, a part keeps its entry as it was: what it kept fits.
+ */
+function keptHeaders(headers: Record<string, string>, sizes: Map<string, number>): Array<[string, string]> {
+  const kept: Array<[string, string]> = [];
+  let characters = 0;
+  let left = 0;
+  let bytes = 0;
+  let said: string | undefined;
+  for (const [name, value] of Object.entries(headers)) {
+    if (name === LEFT_OUT_HEADERS) {
+      said = value;
+      continue;
+    }
+    const size = name.length + Math.min(value.length, HEADER_VALUE_LIMIT);
+    if (kept.length < KEPT_HEADERS.count && characters + size <= KEPT_HEADERS.characters) {
+      kept.push([name, value]);
+      characters += size;
+    } else {
+      left++;
+      bytes += Buffer.byteLength(name) + (sizes.get(`h:${name}`) ?? Buffer.byteLength(value));
+    }
+  }
+  if (left) said = `${left} more header${left === 1 ? '' : 's'} (${bytes} bytes) left out`;
+  return said === undefined ? kept : [...kept, [LEFT_OUT_HEADERS, said]];
+}
+
 /** A recorded part: a request has a URL, which a target may make as long as a body (a form's action). */
 type Part = { url?: string; headers: Record<string, string>; body?: string };
 
@@ -244,7 +285,7 @@ export function keep(exchange: Exchange): Exchange {
   const part = <T extends Part>(p: T): T => {
     // Cut again, a part keeps the sizes noted the first time.
     const sizes = new Map(sentBytes.get(p));
-    const headers = Object.fromEntries(Object.entries(p.headers).map(([k, v]) => [k, cut(v, sizes, `h:${k}`)]));
+    const headers = Object.fromEntries(keptHeaders(p.headers, sizes).map(([k, v]) => [k, cut(v, sizes, `h:${k}`)]));
     const kept = {
       ...p,
       ...(p.url !== undefined ? { url: cut(p.url, sizes, 'url') } : {}),

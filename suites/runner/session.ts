@@ -44,7 +44,7 @@ import { basicPair, createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
 import { createRedactor, scalarsOf, type Redactor } from './redact.js';
-import { cut, cutMessage, MAX_QUOTED, oneLine } from '../report/cut.js';
+import { describeFailure, oneLine } from '../report/cut.js';
 import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, whyNotInForce, type RuleInfo } from './rules.js';
 
 /** Why a check the run did not finish is skipped. */
@@ -989,21 +989,5 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   return session;
 }
 
-/** The sentence, then the structured details a reader needs, short. */
-export function describeFailure(failure: CheckFailure, mask: (text: string) => string = (text) => text): string {
-  const details = Object.entries(failure.details ?? {}).filter(
-    ([k, v]) => v !== undefined && !['seed', 'path', 'shrinks', 'rules'].includes(k),
-  );
-  // Masked before it is cut: a secret cut in two would no longer be found, and half of it shown.
-  // One line: the harness alone breaks lines between failures and notes (oneLine).
-  const message = cutMessage(oneLine(mask(failure.message)));
-  if (!details.length) return message;
-  // Each value cut before it is joined: one megabyte value must not cost a megabyte string.
-  const text = details
-    .map(
-      ([k, v]) =>
-        `${k}: ${cut(oneLine(mask(typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)))), MAX_QUOTED)}`,
-    )
-    .join('; ');
-  return `${message} (${text.length > 400 ? cut(text, 400, () => '…') : text})`;
-}
+// Written where the proxy's report can use it too (suites/report/cut.ts); the run's callers read it here.
+export { describeFailure };

@@ -11,11 +11,15 @@ import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { MAX_RESPONSE_HEADER_BYTES } from '../../suites/target/http.js';
+import { KEPT_HEADERS, LEFT_OUT_HEADERS } from '../../suites/runner/redact.js';
+import { executeMerge } from '../../cli/report.js';
 import type { Report } from '../../suites/report/model.js';
 import { runCli, simulatorWith } from '../suites/loopback.js';
 
 const BIG = 900 * 1000;
 const LONG = 100 * 1000;
+/** Headers of 70 bytes on every answer of the last two tests: about 80 KB, below the limit. */
+const MANY = 1000;
 
 /** Every answer the simulator gives carries `x-filler` of `length` bytes (writeHead merges what was set before). */
 function withHeader(res: ServerResponse, length: number): void {
@@ -57,6 +61,54 @@ describe('response headers past the limit', () => {
       for (const value of fillers) expect(value).toMatch(new RegExp(`^f{1,4000}… truncated, ${LONG} bytes$`));
       // Each shown exchange is a few kilobytes, whatever the target sent.
       expect(statSync(file).size).toBeLessThan(failed.length * 6 * 16 * 1024 + 512 * 1024);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('a thousand headers on every answer: a shown exchange keeps KEPT_HEADERS of them and says what it left out; the report stays small and `report merge` reads it', async () => {
+    const served = await simulatorWith(
+      (_req, res) => {
+        for (let i = 0; i < MANY; i++) res.setHeader(`a-h${i}`, 'A'.repeat(70));
+        return false;
+      },
+      { faults: ['token-cacheable'] },
+    );
+    const file = join(mkdtempSync(join(tmpdir(), 'idp-headers-')), 'report.json');
+    try {
+      const r = await runCli({ target: served.url, check: 'grants.token-response-headers', report: `json=${file}` });
+      expect(r.code, r.err).toBe(1);
+      const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
+      const failed = report.checks.filter((c) => c.broken?.includes('TOK-NO-STORE'));
+      expect(failed.length).toBeGreaterThan(0);
+      const shown = report.checks.flatMap((c) => c.exchange ?? []).flatMap((e) => (e.response ? [e.response] : []));
+      expect(shown.length).toBeGreaterThan(0);
+      for (const { headers } of shown) {
+        const names = Object.keys(headers).filter((name) => name !== LEFT_OUT_HEADERS);
+        expect(names.length).toBeLessThanOrEqual(KEPT_HEADERS.count);
+        expect(headers[LEFT_OUT_HEADERS]).toMatch(/^\d+ more headers? \(\d+ bytes\) left out$/);
+        // A run records headers by name: the thousand `a-h…` come first, Content-Type is left out.
+        expect(headers['content-type']).toBeUndefined();
+      }
+      // About 80 KB of headers an answer: 20 KB at most of each shown exchange, the rest of the report aside.
+      expect(statSync(file).size).toBeLessThan(shown.length * 20 * 1024 + 256 * 1024);
+      const said: string[] = [];
+      const io = { out: (t: string) => void said.push(t), err: (t: string) => void said.push(t) };
+      expect(await executeMerge([file], {}, io), said.join('')).toBe(1);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('a thousand headers before the ones a check judges: the check reads them all (only the report’s copy is bounded)', async () => {
+    const served = await simulatorWith((_req, res) => {
+      for (let i = 0; i < MANY; i++) res.setHeader(`a-h${i}`, 'A'.repeat(70));
+      return false;
+    });
+    try {
+      // Its Cache-Control, Content-Type and Pragma sort after the thousand `a-h…`: past what a kept copy shows (above).
+      const r = await runCli({ target: served.url, check: 'grants.token-response-headers' });
+      expect(r.code, r.out + r.err).toBe(0);
     } finally {
       await served.close();
     }

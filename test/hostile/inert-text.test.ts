@@ -142,7 +142,7 @@ function markdownProse(text: string): string {
 
 describe('md: the target mentions no one', () => {
   it('writes no live @name or #123 of the target in prose, tables or summaries; the words stay', () => {
-    const words = "@security-team please look: fixes #12, see org/repo#3, mail a@b.io, it's <ok>";
+    const words = "@security-team please look: fixes #12, GH-34 and gh-5, see org/repo#3, mail a@b.io, it's <ok>";
     const base = fixtureReport();
     const input: Report = {
       ...base,
@@ -150,9 +150,36 @@ describe('md: the target mentions no one', () => {
     };
     const prose = markdownProse(renderMarkdown(input));
     expect(prose).toContain('security-team please look');
-    expect(prose).not.toMatch(/@security-team|#12\b|repo\\?#3/);
+    expect(prose).not.toMatch(/@security-team|#12\b|repo\\?#3|\bGH-\d/i);
     // The entity of an apostrophe in a <summary> stays an entity.
     expect(prose).not.toMatch(/&#<wbr>/);
+  });
+});
+
+/** The cells of a GFM table row as GitHub splits it: a backslash escapes the character after it, any other `|` divides. */
+function cellsOf(row: string): number {
+  let cells = 0;
+  for (let i = 0; i < row.length; i++) {
+    if (row[i] === '\\') i++;
+    else if (row[i] === '|') cells++;
+  }
+  return cells - 1;
+}
+
+describe('md: a table row keeps its cells', () => {
+  it('a backslash before a pipe in a code span (a check id `a\\|b`) splits no cell', () => {
+    const base = fixtureReport();
+    const odd = 'grants.a\\|b\\\\|c\\';
+    const input: Report = {
+      ...base,
+      rules: base.rules.map((rule) => ({ ...rule, status: 'failed', checks: [...rule.checks, odd] })),
+    };
+    const rows = renderMarkdown(input)
+      .split('\n')
+      .filter((line) => line.startsWith('| ') && line.includes('grants.a'));
+    expect(rows.length).toBeGreaterThan(0);
+    // Rule, Status, Level, Origin, Title, Checks, First failure.
+    for (const row of rows) expect(cellsOf(row), row).toBe(7);
   });
 });
 

@@ -63,7 +63,7 @@ export async function runAll(name: string, url: string, config: object, select: 
 export interface RecordingProxy {
   url: string;
   /** Stop it (as Ctrl-C would) and read its exit code and report. */
-  finish(): Promise<{ proxyCode: number; proxy: Report }>;
+  finish(): Promise<{ proxyCode: number; proxy: Report; file: string }>;
   /** Stop it, whatever state it is in (cleanup). */
   stop(): void;
 }
@@ -84,7 +84,7 @@ export async function recordingProxy(name: string, target: string): Promise<Reco
     async finish() {
       stop();
       const proxyCode = await running;
-      return { proxyCode, proxy: JSON.parse(readFileSync(file, 'utf8')) as Report };
+      return { proxyCode, proxy: JSON.parse(readFileSync(file, 'utf8')) as Report, file };
     },
     stop,
   };
