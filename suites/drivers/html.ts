@@ -331,6 +331,18 @@ export function withoutComments(html: string): string {
 export const REFRESH_MAX_SECONDS = 10;
 
 /**
+ * Page loads, redirects and form posts one user action may take before a page driver calls it a
+ * loop; also the refreshes one visit follows. A count, not a pattern: a "please wait" page may
+ * poll between the same two URLs a few times before going on, and a loop whose URL changes each
+ * time (`/wait?n=1`, `?n=2`, …) repeats none.
+ */
+export const MAX_STEPS = 12;
+
+/** What the pages did when a visit's refreshes pass MAX_STEPS: the last one (paths alone, a query may carry a code). */
+export const refreshedRoundAndRound = (from: URL, to: URL) =>
+  `the provider's pages refresh round and round: more than ${MAX_STEPS} refreshes in one visit, the last ${from.pathname} refreshes to ${to.pathname}`;
+
+/**
  * A refresh's `content` (`N;url=…`, HTML's declarative refresh, the Refresh header's too): its
  * delay in whole seconds and its URL as written, when it sends the page elsewhere within
  * `maxSeconds`; undefined for a refresh of the page itself (no URL) or a later one.
