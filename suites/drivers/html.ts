@@ -90,7 +90,7 @@ function afterRawText(html: string, name: string, from: number): number | undefi
  * session-timeout script's `'<meta http-equiv="refresh">'` was followed at once).
  */
 export function* openingTags(html: string): Generator<[name: string, attrs: Record<string, string>]> {
-  const page = withoutComments(html);
+  const page = stripped(html);
   const tags = new RegExp(TAG.source, 'gi');
   for (let m = tags.exec(page); m; m = tags.exec(page)) {
     if (m[1]) continue;
@@ -142,7 +142,7 @@ function unshown(name: string, attrs: Record<string, string>): boolean {
  * text read too, as a client running no script is shown it.
  */
 export function pageText(html: string, options: { shown?: boolean; noscript?: boolean } = {}): string {
-  return textOf(withoutComments(html), options);
+  return textOf(stripped(html), options);
 }
 
 /** pageText of a page already without its comments (a second pass could open one its removal joined). */
@@ -171,7 +171,7 @@ function textOf(html: string, { shown = false, noscript = false } = {}): string 
 
 /** The page's links: each `<a href>`'s target and the text a person reads in it. One pass over the tags. */
 export function parseLinks(source: string): Array<{ href: string; label: string }> {
-  const html = withoutComments(source);
+  const html = stripped(source);
   const links: Array<{ href: string; label: string }> = [];
   let open: { href: string; from: number } | undefined;
   const tags = new RegExp(TAG.source, 'gi');
@@ -237,7 +237,7 @@ function addControl(form: HtmlForm, { kind, attrs: a, label, noscript }: Control
  * name it (`<button form="id">`, as some providers' pages do). One pass over the tags.
  */
 export function parseForms(source: string): HtmlForm[] {
-  const html = withoutComments(source);
+  const html = stripped(source);
   const forms: HtmlForm[] = [];
   const owned: Control[] = [];
   let open: { form: HtmlForm; controls: Control[] } | undefined;
@@ -325,6 +325,19 @@ export function withoutComments(html: string): string {
   }
   parts.push(html.slice(from));
   return parts.join('');
+}
+
+/** The page last stripped of its comments, and its stripping: see stripped. */
+let last: { html: string; page: string } | undefined;
+
+/**
+ * withoutComments of `html`, made once for a page however many readers read it (the form driver
+ * reads each page with several: a 1 MB page was stripped five times): the last page's stripping
+ * is kept, keyed by the page itself (the same string is compared at once).
+ */
+function stripped(html: string): string {
+  if (last?.html !== html) last = { html, page: withoutComments(html) };
+  return last.page;
 }
 
 /** The longest refresh followed as a way on: a longer one is a page's timeout (a session's), not a redirect. */
@@ -432,7 +445,7 @@ const SCRIPT_END = /<\/script\s*>/gi;
  */
 export function submitsItself(html: string, form: HtmlForm): boolean {
   if (!form.buttons.length || form.buttons.some((b) => !b.noscript)) return false;
-  const page = withoutComments(html);
+  const page = stripped(html);
   let submits = false;
   let noscripts = 0;
   const tags = new RegExp(TAG.source, 'gi');
