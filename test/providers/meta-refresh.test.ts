@@ -159,31 +159,20 @@ describe('a Refresh header in place of the tag, and pages refreshing round and r
     120_000,
   );
 
-  it.each(PAGE_DRIVERS)(
-    '%s driver: pages refreshing A→B→A end the flow at once, said so (not at the time limit)',
-    async (kind) => {
-      way = 'loop';
+  /** Pages refreshing round and round (A→B→A), and on and on to a new URL each time: the last refresh said. */
+  const ENDLESS = [
+    ['loop', 'pages refreshing A→B→A', /\/loop-[ab] refreshes to \/loop-[ab]/],
+    ['counting', 'pages refreshing to a new URL each time (/wait?n=1, ?n=2, …)', /\/wait refreshes to \/wait/],
+  ] as const;
+  it.each(PAGE_DRIVERS.flatMap((kind) => ENDLESS.map((row) => [kind, ...row] as const)))(
+    '%s driver (%s): %s end the flow after a bounded count of refreshes, said so (not at the time limit)',
+    async (kind, endless, _pages, last) => {
+      way = endless;
       const started = Date.now();
       const { report, stderr } = await runWithDriver(front, kind, ['oidc.id-token']);
       const why = explain(report, stderr);
-      expect(why).toMatch(
-        /refresh round and round: more than 12 refreshes in one visit, the last \/loop-[ab] refreshes to \/loop-[ab]/,
-      );
-      expect(Date.now() - started, why).toBeLessThan(30_000);
-    },
-    120_000,
-  );
-
-  it.each(PAGE_DRIVERS)(
-    '%s driver: pages refreshing on and on, the URL new each time (/wait?n=1, ?n=2, …), end the flow after a bounded count, said so',
-    async (kind) => {
-      way = 'counting';
-      const started = Date.now();
-      const { report, stderr } = await runWithDriver(front, kind, ['oidc.id-token']);
-      const why = explain(report, stderr);
-      expect(why).toMatch(
-        /refresh round and round: more than 12 refreshes in one visit, the last \/wait refreshes to \/wait/,
-      );
+      expect(why).toMatch(/refresh round and round: more than 12 refreshes in one visit, the last /);
+      expect(why).toMatch(last);
       expect(Date.now() - started, why).toBeLessThan(30_000);
     },
     120_000,
