@@ -96,7 +96,7 @@ import {
   STEP_SELECTORS,
 } from './defaults.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
-import { pageText, parseForms, refreshesItself, refreshOf } from './html.js';
+import { MAX_STEPS, pageText, parseForms, refreshedRoundAndRound, refreshesItself, refreshOf } from './html.js';
 import { CheckFailure, CheckSkipped, HarnessError, RateLimited } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { devicePageUrl } from './form.js';
@@ -176,8 +176,6 @@ export const CHROMIUM_ARGS = [
 ];
 /** How long one page may take to answer a navigation or show a control. */
 const PAGE_TIMEOUT_MS = 30_000;
-/** Page loads and form posts one user action may take before we call it a loop. */
-const MAX_STEPS = 12;
 /** A page with scripts may draw its form after `load`: how long to wait for a control to show. */
 const SCRIPT_RENDER_MS = 2_000;
 /** No request open or ended for this long: the page's script has done what one action started. */
@@ -856,6 +854,8 @@ export async function createBrowserDriver(
     answer: () => PwResponse | undefined;
     /** The visit's check's time: refreshes are waited for within what is left of it. */
     time: CheckTime | undefined;
+    /** Refreshes followed in this visit (MAX_STEPS at most). */
+    refreshes: number;
   }
 
   /**
@@ -884,20 +884,19 @@ export async function createBrowserDriver(
    * A page that sends itself elsewhere by its Refresh header or a `<meta http-equiv="refresh">`
    * within a few seconds (refreshOf: IdentityServer's Redirect page, a sign-in's cookie bounce) is
    * on its way, not the answer: wait for Chromium to follow it, as a person waits, its delay and a
-   * moment more, page after page (up to MAX_STEPS). Before, such a page was read at once: after the
-   * password, as a refused sign-in. A page refreshing as it did before (A→B→A→B), or past the
-   * check's time left, is said at once (review 14: they ran to the check's limit, "the target did
-   * not answer").
+   * moment more, page after page. Before, such a page was read at once: after the password, as a
+   * refused sign-in. Past MAX_STEPS refreshes in the visit (A→B→A→B, or a new URL each time), or
+   * past the check's time left, the pages are said at once (review 14: they ran to the check's
+   * limit, "the target did not answer"); a page polling between two URLs a few times goes on.
    */
   async function refreshesFollowed(page: Page, watch: Watch): Promise<void> {
-    /** Each page refreshed from so far, with where it refreshed to. */
-    const seen = new Set<string>();
-    for (let hop = 0; hop < MAX_STEPS && !over(watch); hop++) {
+    while (!over(watch)) {
       // Briefly: a navigation the driver stopped (a page leaving as it loads) never loads, and is said
       // by the caller at once (over), not after the page's time limit.
       await page.waitForLoadState('domcontentloaded', { timeout: 2 * QUIET_MS }).catch(() => undefined);
       if (over(watch)) return;
       const navigations = watch.activity.navigations;
+      const at = page.url();
       const header = watch.answer()?.headers().refresh;
       // The Refresh header first, as html.ts refreshOfAnswer reads it; else the live page's meta tag.
       const refresh =
@@ -909,19 +908,21 @@ export async function createBrowserDriver(
               .find((m) => m.getAttribute('http-equiv')?.trim().toLowerCase() === 'refresh')
               ?.getAttribute('content');
           })
-          .then((content) => (typeof content === 'string' ? refreshOf(content) : undefined))
-          .catch(() => undefined));
-      if (!refresh || refreshesItself(page.url(), refresh.url) || !URL.canParse(refresh.url, page.url())) return;
-      // A page seen refreshing the same way before is a loop; one refreshing elsewhere on its second
-      // visit (a cookie check's bounce back to it) is not.
-      const [from, to] = [new URL(page.url()), new URL(refresh.url, page.url())];
-      const again = seen.has(`${from.href} ${to.href}`);
-      seen.add(`${from.href} ${to.href}`);
+          .then(
+            (content) => (typeof content === 'string' ? refreshOf(content) : undefined),
+            // The page went on as it was read (a refresh at once, Chromium ahead of us): a hop too,
+            // read again once loaded (before, the driver stopped waiting and read a page refreshing on).
+            (error: Error) => (/context was destroyed/i.test(error.message) ? ('went on' as const) : undefined),
+          ));
+      const moved = refresh === 'went on';
+      if (!moved && (!refresh || refreshesItself(at, refresh.url) || !URL.canParse(refresh.url, at))) return;
+      const [from, to] = [new URL(at), new URL(moved ? page.url() : refresh.url, at)];
+      if (++watch.refreshes > MAX_STEPS) throw new HarnessError(refreshedRoundAndRound(from, to));
+      if (moved) continue;
       const wait = refresh.seconds * 1000 + 2 * QUIET_MS;
-      if (again || (watch.time && wait > watch.time.leftMs()))
+      if (watch.time && wait > watch.time.leftMs())
         throw new HarnessError(
-          `the provider's pages refresh round and round: ${from.pathname} refreshes to ${to.pathname}` +
-            (again ? ' again' : ` after ${refresh.seconds} s, past the check's time left`),
+          `the provider's pages refresh round and round: ${from.pathname} refreshes to ${to.pathname} after ${refresh.seconds} s, past the check's time left`,
         );
       const until = Date.now() + wait;
       while (watch.activity.navigations === navigations && !over(watch) && Date.now() < until) await sleep(POLL_MS);
@@ -1161,7 +1162,7 @@ export async function createBrowserDriver(
     const asked = new URL(startUrl).searchParams.get('redirect_uri');
     const handsOverHere = (url: string) => handsOver(url) || (!!asked && handsOverTo(url, asked));
     const { handover, stray } = await guardRequests(context, page, handsOverHere, (url) => http.leaves(url));
-    const watch: Watch = { activity: watchActivity(page), handover, stray, answer: () => last, time };
+    const watch: Watch = { activity: watchActivity(page), handover, stray, answer: () => last, time, refreshes: 0 };
     const decisionCss = selector(decision);
     const controls: Record<'password' | 'decision' | 'continue', Control> = {
       password: [passwordCss, 'password field'],

@@ -21,11 +21,13 @@ import {
   disabledForScript,
   formData,
   matchesSelector,
+  MAX_STEPS,
   onwardOf,
   openingTags,
   pageText,
   parseForms,
   parseLinks,
+  refreshedRoundAndRound,
   submitsItself,
   withScopesTicked,
   type HtmlForm,
@@ -76,8 +78,6 @@ const WORDS = Object.fromEntries(
 ) as Record<ControlRole, RegExp>;
 const AGREEMENT_BOX = new RegExp(AGREEMENT_BOX_WORDS.join('|'), 'i');
 const PICKER = new RegExp(PICKER_PATTERN, 'i');
-/** Redirects and form posts one user action may take before we call it a loop. */
-const MAX_STEPS = 12;
 /** The name of a device page's user code field. */
 export const USER_CODE_NAME = /user_?code/i;
 
@@ -357,7 +357,9 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
        * form past it is still that script's (review 14: the advice to use the browser was lost).
        */
       let drawnAt: string | undefined;
-      for (let step = 0; step < MAX_STEPS; step++) {
+      /** Refreshes followed in this visit: bounded by their own count, not taking the steps'. */
+      let refreshes = 0;
+      for (let step = 0; step < MAX_STEPS + refreshes; step++) {
         const response = await request(url, method, body, what);
         towardSignIn ||= URL.canParse(url) && samePath(new URL(url).pathname, d.signInPath);
         const onward = onwardOf(response);
@@ -376,7 +378,10 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
             continuationGranted(decision, decided, linkFollowed, new URL(next));
             return journey(response, new URL(next));
           }
-          const drawn = onward.what !== 'the Location' && !decided && /<script\b/i.test(response.text);
+          const refresh = onward.what !== 'the Location';
+          if (refresh && ++refreshes > MAX_STEPS)
+            throw new HarnessError(refreshedRoundAndRound(new URL(response.url || url), new URL(next)));
+          const drawn = refresh && !decided && /<script\b/i.test(response.text);
           drawnAt = drawn && !parseForms(response.text).length ? new URL(response.url || url).pathname : undefined;
           // A 307 or 308 (a front routing the sign-in's POST on): the same form again, on the provider only (leaves, above).
           if (!onward.sameRequest) [method, body, what] = ['GET', undefined, undefined];

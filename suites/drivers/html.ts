@@ -57,13 +57,72 @@ export function parseAttributes(tag: string): Record<string, string> {
   return attrs;
 }
 
+/** Where a tag may start: `<name` or `</name`. */
+const TAG_START = /<(\/?)([a-z][\w-]*)/gi;
+/** HTML's white space (tab, line feed, form feed, carriage return, space), by character code. */
+const SPACE = new Set([9, 10, 12, 13, 32]);
+
 /**
- * One tag: `<name attrs>` or `</name>`. It ends at the first `>` and cannot span a `<`, so finding
- * every tag of a page is one linear pass whatever the page holds (an unclosed `<form` repeated
- * would make a pattern that may run on to a later `>` quadratic). A `<` inside a quoted attribute
- * value cuts the tag short; sign-in and consent forms do not use one.
+ * Characters the tag reader has passed over, counted where it passes them (the test of its
+ * linearity reads it: a count, not a clock).
  */
-const TAG = /<(\/?)([a-z][\w-]*)(?:[\s/][^<>]*)?>/gi;
+export const tagReading = { steps: 0 };
+
+/**
+ * Where a tag whose name ends at `from` ends: past its `>`, a quoted attribute value read whole
+ * (a `<` or `>` in it is text, as a browser reads it: `title="<meta …>"` is no tag), an unquoted
+ * one read on to a space or `>`; -1 when no tag is there (`<a.b`); undefined when it is never
+ * closed (a browser drops it at the page's end). One pass forward: each character passed over once.
+ */
+function tagEnd(html: string, from: number): number | undefined {
+  const first = html.charCodeAt(from);
+  if (first !== 0x3e && first !== 0x2f && !SPACE.has(first)) return Number.isNaN(first) ? undefined : -1;
+  let at = from;
+  for (; at < html.length; at++) {
+    const code = html.charCodeAt(at);
+    if (code === 0x3e) break;
+    if (code !== 0x3d) continue;
+    // `=`: a value follows, past any space; a quoted one runs to its closing quote.
+    while (SPACE.has(html.charCodeAt(at + 1))) at++;
+    const quote = html[at + 1];
+    if (quote !== '"' && quote !== "'") continue;
+    const close = html.indexOf(quote, at + 2);
+    at = close < 0 ? html.length : close;
+  }
+  tagReading.steps += Math.min(at + 1, html.length) - from;
+  return at < html.length ? at + 1 : undefined;
+}
+
+/** A tag read: `[tag, closing slash, name]` at `index`, as a pattern's match would give them. */
+type TagMatch = [tag: string, closing: string, name: string] & { index: number };
+
+/**
+ * Each tag of a page in turn (`exec` and `lastIndex`, as a global pattern is used): `<name …>` or
+ * `</name …>`, read by tagEnd. A tag never closed ends the reading. One linear pass whatever the
+ * page holds: nothing is read twice. Before, a pattern that could not span a `<` (so as to stay
+ * linear) cut a tag at a `<` in a quoted value and read the text after it as a tag: a page could
+ * send the harness elsewhere with `<div title="<meta http-equiv='refresh' …>">`.
+ */
+function tagReader() {
+  return {
+    lastIndex: 0,
+    exec(html: string): TagMatch | null {
+      for (;;) {
+        TAG_START.lastIndex = this.lastIndex;
+        const m = TAG_START.exec(html);
+        tagReading.steps += (m ? TAG_START.lastIndex : html.length) - this.lastIndex;
+        const end = m ? tagEnd(html, TAG_START.lastIndex) : undefined;
+        if (!m || end === undefined) {
+          this.lastIndex = html.length;
+          return null;
+        }
+        this.lastIndex = end < 0 ? TAG_START.lastIndex : end;
+        if (end >= 0)
+          return Object.assign([html.slice(m.index, end), m[1], m[2]] as const, { index: m.index }) as TagMatch;
+      }
+    },
+  };
+}
 
 const stripTags = (html: string) =>
   decodeEntities(html.replace(/<[^<>]*>/g, ''))
@@ -80,7 +139,9 @@ const RAW = new Set(RAW_ELEMENTS);
 function afterRawText(html: string, name: string, from: number): number | undefined {
   const end = new RegExp(`</${name}[\\s/>]`, 'gi');
   end.lastIndex = from;
-  return end.exec(html) ? end.lastIndex : undefined;
+  const after = end.exec(html) ? end.lastIndex : undefined;
+  tagReading.steps += (after ?? html.length) - from;
+  return after;
 }
 
 /**
@@ -90,8 +151,8 @@ function afterRawText(html: string, name: string, from: number): number | undefi
  * session-timeout script's `'<meta http-equiv="refresh">'` was followed at once).
  */
 export function* openingTags(html: string): Generator<[name: string, attrs: Record<string, string>]> {
-  const page = withoutComments(html);
-  const tags = new RegExp(TAG.source, 'gi');
+  const page = stripped(html);
+  const tags = tagReader();
   for (let m = tags.exec(page); m; m = tags.exec(page)) {
     if (m[1]) continue;
     const name = m[2].toLowerCase();
@@ -157,7 +218,7 @@ function unshown(name: string, attrs: Record<string, string>): boolean {
  * text read too, as a client running no script is shown it.
  */
 export function pageText(html: string, options: { shown?: boolean; noscript?: boolean } = {}): string {
-  return textOf(withoutComments(html), options);
+  return textOf(stripped(html), options);
 }
 
 /** pageText of a page already without its comments (a second pass could open one its removal joined). */
@@ -165,7 +226,7 @@ function textOf(html: string, { shown = false, noscript = false } = {}): string 
   const parts: string[] = [];
   let unread: { name: string; depth: number } | undefined;
   let from = 0;
-  const tags = new RegExp(TAG.source, 'gi');
+  const tags = tagReader();
   for (let m = tags.exec(html); m; m = tags.exec(html)) {
     if (!unread) parts.push(html.slice(from, m.index));
     from = tags.lastIndex;
@@ -186,10 +247,10 @@ function textOf(html: string, { shown = false, noscript = false } = {}): string 
 
 /** The page's links: each `<a href>`'s target and the text a person reads in it. One pass over the tags. */
 export function parseLinks(source: string): Array<{ href: string; label: string }> {
-  const html = withoutComments(source);
+  const html = stripped(source);
   const links: Array<{ href: string; label: string }> = [];
   let open: { href: string; from: number } | undefined;
-  const tags = new RegExp(TAG.source, 'gi');
+  const tags = tagReader();
   for (let m = tags.exec(html); m; m = tags.exec(html)) {
     if (m[2].toLowerCase() !== 'a') continue;
     if (m[1] && open) links.push({ href: open.href, label: textOf(html.slice(open.from, m.index)) });
@@ -255,7 +316,7 @@ function addControl(form: HtmlForm, { kind, attrs: a, label, noscript }: Control
  * name it (`<button form="id">`, as some providers' pages do). One pass over the tags.
  */
 export function parseForms(source: string): HtmlForm[] {
-  const html = withoutComments(source);
+  const html = stripped(source);
   const forms: HtmlForm[] = [];
   const owned: Control[] = [];
   let open: { form: HtmlForm; controls: Control[] } | undefined;
@@ -263,7 +324,7 @@ export function parseForms(source: string): HtmlForm[] {
   let button: { control: Control; from: number; inForm: boolean } | undefined;
   /** How many `<noscript>` are open around the tag read. */
   let noscripts = 0;
-  const tags = new RegExp(TAG.source, 'gi');
+  const tags = tagReader();
   for (let m = tags.exec(html); m; m = tags.exec(html)) {
     const [tag, closing, rawName] = m;
     const name = rawName.toLowerCase();
@@ -303,11 +364,11 @@ export function parseForms(source: string): HtmlForm[] {
 }
 
 /**
- * Where a comment may open: `<!--`, or an element whose text is raw (script data, RAWTEXT, RCDATA:
- * a `<!--` there is text, as in `document.write("<!--")`), kept whole to its end tag. A tag cannot
- * span a `<`, so a `<script` never closed costs no rescan.
+ * Where a comment may open: `<!--`, or a tag, read whole by tagEnd (a `<!--` in its quoted value is
+ * text), an element's whose text is raw (script data, RAWTEXT, RCDATA: a `<!--` there is text, as in
+ * `document.write("<!--")`) kept whole to its end tag.
  */
-const COMMENT_OR_RAW = new RegExp(`<!--|<(${RAW_ELEMENTS.join('|')})(?:[\\s/][^<>]*)?>`, 'gi');
+const COMMENT_OR_TAG = new RegExp(`<!--|${TAG_START.source}`, 'gi');
 /** A comment's end after its opening: `-->`, or `--!>` (HTML ends one there too, as an error). */
 const COMMENT_END = /--!?>/g;
 
@@ -321,12 +382,16 @@ const COMMENT_END = /--!?>/g;
 export function withoutComments(html: string): string {
   const parts: string[] = [];
   let from = 0;
-  const opens = new RegExp(COMMENT_OR_RAW.source, 'gi');
-  for (let m = opens.exec(html); m; m = opens.exec(html)) {
-    if (m[1]) {
-      const after = afterRawText(html, m[1], opens.lastIndex);
-      if (after === undefined) break; // raw text to the end of the page: no comment in it
-      opens.lastIndex = after;
+  const opens = new RegExp(COMMENT_OR_TAG.source, 'gi');
+  for (let at = 0, m = opens.exec(html); m; at = opens.lastIndex, m = opens.exec(html)) {
+    tagReading.steps += opens.lastIndex - at;
+    if (m[2] !== undefined) {
+      const end = tagEnd(html, opens.lastIndex);
+      const raw = end !== undefined && end >= 0 && !m[1] && RAW.has(m[2].toLowerCase());
+      // A tag never closed, or raw text, to the end of the page: no comment in it.
+      const after = raw ? afterRawText(html, m[2], end) : end;
+      if (after === undefined) break;
+      if (after >= 0) opens.lastIndex = after;
       continue;
     }
     parts.push(html.slice(from, m.index));
@@ -336,7 +401,9 @@ export function withoutComments(html: string): string {
     else {
       const end = new RegExp(COMMENT_END.source, 'g');
       end.lastIndex = after;
-      if (!end.exec(html)) return parts.join('');
+      const closed = end.exec(html);
+      tagReading.steps += (closed ? end.lastIndex : html.length) - after;
+      if (!closed) return parts.join('');
       from = end.lastIndex;
     }
     opens.lastIndex = from;
@@ -345,8 +412,33 @@ export function withoutComments(html: string): string {
   return parts.join('');
 }
 
+/** The page last stripped of its comments, and its stripping: see stripped. */
+let last: { html: string; page: string } | undefined;
+
+/**
+ * withoutComments of `html`, made once for a page however many readers read it (the form driver
+ * reads each page with several: a 1 MB page was stripped five times): the last page's stripping
+ * is kept, keyed by the page itself (the same string is compared at once).
+ */
+function stripped(html: string): string {
+  if (last?.html !== html) last = { html, page: withoutComments(html) };
+  return last.page;
+}
+
 /** The longest refresh followed as a way on: a longer one is a page's timeout (a session's), not a redirect. */
 export const REFRESH_MAX_SECONDS = 10;
+
+/**
+ * Page loads, redirects and form posts one user action may take before a page driver calls it a
+ * loop; also the refreshes one visit follows. A count, not a pattern: a "please wait" page may
+ * poll between the same two URLs a few times before going on, and a loop whose URL changes each
+ * time (`/wait?n=1`, `?n=2`, …) repeats none.
+ */
+export const MAX_STEPS = 12;
+
+/** What the pages did when a visit's refreshes pass MAX_STEPS: the last one (paths alone, a query may carry a code). */
+export const refreshedRoundAndRound = (from: URL, to: URL) =>
+  `the provider's pages refresh round and round: more than ${MAX_STEPS} refreshes in one visit, the last ${from.pathname} refreshes to ${to.pathname}`;
 
 /**
  * A refresh's `content` (`N;url=…`, HTML's declarative refresh, the Refresh header's too): its
@@ -445,10 +537,10 @@ const SCRIPT_END = /<\/script\s*>/gi;
  */
 export function submitsItself(html: string, form: HtmlForm): boolean {
   if (!form.buttons.length || form.buttons.some((b) => !b.noscript)) return false;
-  const page = withoutComments(html);
+  const page = stripped(html);
   let submits = false;
   let noscripts = 0;
-  const tags = new RegExp(TAG.source, 'gi');
+  const tags = tagReader();
   for (let m = tags.exec(page); m; m = tags.exec(page)) {
     const name = m[2].toLowerCase();
     if (name === 'noscript') noscripts = Math.max(0, noscripts + (m[1] ? -1 : 1));

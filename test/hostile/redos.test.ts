@@ -7,7 +7,15 @@
  * about 1 and a quadratic one about 8.
  */
 import { describe, expect, it } from 'vitest';
-import { metaRefresh, pageText, parseForms, parseLinks, submitsItself } from '../../suites/drivers/html.js';
+import {
+  metaRefresh,
+  openingTags,
+  pageText,
+  parseForms,
+  parseLinks,
+  submitsItself,
+  tagReading,
+} from '../../suites/drivers/html.js';
 import { namesError } from '../../suites/shared/challenge.js';
 import type { HttpResponse } from '../../suites/types.js';
 import { redactText } from '../../suites/report/redact.js';
@@ -112,5 +120,63 @@ describe('the challenge reader reads a hostile WWW-Authenticate in linear time',
     ['quotes and escapes', repeat('"\\')],
   ])('%s', (_name, attack) => {
     expect(ratio((header) => namesError(refusal(header), 'insufficient_scope'), attack)).toBeLessThan(MAX_RATIO);
+  });
+});
+
+/**
+ * A tag reads its quoted attribute values whole (a `<` or `>` in one is text), so a quote never
+ * closed may run on to the page's end: the reader must still pass over each character once, not
+ * scan on from each `<` again. Counted, not timed: the characters the tag reader passes over
+ * (tagReading.steps) for a 256 KB page of unbalanced quotes, against a generous bound of three
+ * passes (the comments' and the reader's make two). A reader that reads a tag never closed as no
+ * tag and reads on from its name counted 400 to 1,400 passes on a 16 KB page of these.
+ */
+describe('the tag reader passes over a page of unbalanced quotes a few times at most, counted', () => {
+  const SIZE = 256 * 1024;
+  const formPost = parseForms('<form><noscript><button>Continue</button></noscript></form>')[0];
+  const readers: Array<[string, (page: string) => unknown]> = [
+    ['parseForms', parseForms],
+    ['pageText', (page) => pageText(page, { shown: true })],
+    ['parseLinks', parseLinks],
+    ['openingTags', (page) => [...openingTags(page)]],
+    ['metaRefresh', metaRefresh],
+    ['submitsItself', (page) => submitsItself(page, formPost)],
+  ];
+  it.each([
+    ['a double quote never closed, then tags', (n: number) => `<div title="${'<a href=x>'.repeat(n / 10)}`],
+    ['quoted values that hold tags, alternating quotes', repeat(`<div title="x'<a>" data-y='">'>text `)],
+    ['= and a quote, no closing quote, repeated', repeat('<a b="')],
+    ["= and ' repeated in one tag", (n: number) => `<a ${"='".repeat(n / 2)}`],
+    ['= then spaces repeated, unquoted values', repeat('<a b=   c  =   d ')],
+    ['quotes outside values', repeat('<a "x" \'y\' title="z>')],
+    ["= and ' repeated, a tag at each", (n: number) => '<a b=' + "<a b='".repeat(n / 6)],
+  ])('%s', (_name, attack) => {
+    const page = attack(SIZE);
+    for (const [name, read] of readers) {
+      // Another page first: each reader here strips this one of its comments itself.
+      pageText('<p>another page</p>');
+      tagReading.steps = 0;
+      read(page);
+      expect(tagReading.steps, name).toBeLessThanOrEqual(3 * page.length);
+    }
+  });
+});
+
+describe('a page read by several readers is stripped of its comments once (counted)', () => {
+  it('a second reader of the same page passes over it once, the first twice (its comments, then its tags)', () => {
+    const page = '<!-- c --><form action=/x><input name=a value="1"><button>Go</button></form><a href=/l>l</a>'.repeat(
+      999,
+    );
+    pageText('<p>another page</p>');
+    const count = (read: () => unknown) => {
+      tagReading.steps = 0;
+      read();
+      return tagReading.steps;
+    };
+    const first = count(() => parseForms(page));
+    const second = count(() => parseLinks(page));
+    // Before, each reader stripped the page again: the second counted as much as the first.
+    expect(second).toBeLessThan(first);
+    expect(first - second).toBeGreaterThanOrEqual(page.length / 2);
   });
 });

@@ -178,6 +178,28 @@ describe("metaRefresh: where a page's <meta http-equiv=refresh> sends the browse
     expect(metaRefresh(`<script>'${tag}'</script ><meta http-equiv=refresh content="0;url=/next">`)).toBe('/next');
   });
 
+  it('none written in a quoted attribute value, single, double or unquoted: a browser reads it as the value, no tag', () => {
+    const tag = "<meta http-equiv='refresh' content='0;url=/elsewhere'>";
+    expect(metaRefresh(`<div title="${tag}">Hello</div>`)).toBeUndefined();
+    expect(metaRefresh(`<div title='${tag.replaceAll("'", '"')}'>Hello</div>`)).toBeUndefined();
+    // Unquoted, a `<` is part of the value (the tag ends at the first `>`: what follows is text).
+    expect(metaRefresh('<div title=<meta http-equiv=refresh content=0;url=/elsewhere>Hello</div>')).toBeUndefined();
+    // A `>` in a quoted value ends no tag; the tag after it is read, its attributes whole.
+    expect([
+      ...openingTags(`<p title='a > b' data-x="${tag}"><meta http-equiv="refresh" content="0;url=/next">`),
+    ]).toEqual([
+      ['p', { title: 'a > b', 'data-x': tag }],
+      ['meta', { 'http-equiv': 'refresh', content: '0;url=/next' }],
+    ]);
+    // Every reader reads the value so: a form written in one is no form, a <!-- in one no comment.
+    expect(parseForms(`<div data-form='<form><input type="submit" value="Allow"></form>'></div>`)).toEqual([]);
+    expect(
+      parseForms(`<div title="<!--"></div><form><button>Deny</button></form>`).map((f) => f.buttons[0].label),
+    ).toEqual(['Deny']);
+    // A tag never closed ends the reading, as a browser drops it at the page's end.
+    expect(metaRefresh(`<div title="never closed ${tag}`)).toBeUndefined();
+  });
+
   it('onwardOf: a 2xx page refreshing elsewhere goes on; one refreshing itself (a waiting page) is read', () => {
     const answer = (url: string, html: string, status = 200) =>
       ({ status, url, text: html, headers: new Headers({ 'content-type': 'text/html' }) }) as HttpResponse;
