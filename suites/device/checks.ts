@@ -20,6 +20,7 @@ import type { HtmlForm } from '../drivers/html.js';
 import {
   authorizeDevice,
   absoluteUrl,
+  clockMoves,
   AUTHORIZE_DEVICE_PATH,
   deviceApp,
   expectDeviceAuthorizationFields,
@@ -42,9 +43,9 @@ export const deviceChecks: Check[] = [
     needs: ['device'],
     async run(t: CheckContext) {
       needTime(t);
-      await t.property(deviceCommands(!t.caps.clock), (commands) => runModel(t, commands));
+      await t.property(deviceCommands(!clockMoves(t)), (commands) => runModel(t, commands));
       // A fixed sequence dropped (fc.pre: a denial the page cannot take) is no verdict either way.
-      for (const commands of fixedSequences(t.caps.clock))
+      for (const commands of fixedSequences(clockMoves(t)))
         await runModel(t, commands).catch((error: unknown) => {
           if (!fc.PreconditionFailure.isFailure(error)) throw error;
         });

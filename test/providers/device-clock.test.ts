@@ -1,0 +1,53 @@
+/**
+ * The device checks that need time, against the simulator over HTTP (its clock offered) with each
+ * page driver: whether time can pass is what THIS run can do, the clock moved by the driver in use
+ * or real waits allowed by --slow, not what the target offers. The form driver cannot move the
+ * simulator's clock, so without --slow those checks are skipped before they ask anything (before,
+ * they started a device code, approved and polled it, and then skipped on the first wait, saying
+ * "the target offers no clock control", which the target did offer). The browser driver moves it,
+ * and the same checks pass.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { simulatorWith, type Loopback } from '../suites/loopback.js';
+import type { Sim } from '../../simulator/types.js';
+import { checksWith, explain, PAGE_DRIVERS, runWithDriver } from './provider.js';
+
+let front: Loopback & { sim: Sim };
+
+beforeAll(async () => {
+  front = await simulatorWith(() => false);
+}, 60_000);
+
+afterAll(async () => {
+  await front?.close();
+});
+
+/** The checks that wait for a device code's interval or lifetime (needTime). */
+const TIMED = ['device.expired-token', 'device.single-use'];
+
+/** The device codes the run left polled or decided (the start-up's probe leaves its own untouched). */
+const touched = (sim: Sim) => [...sim.store.deviceCodes.values()].filter((c) => c.lastPollAt !== null || c.userId);
+
+describe('device checks that need time, on the simulator', () => {
+  it('form driver, no --slow: skipped before any request, the driver named as the missing premise', async () => {
+    const { report, stderr } = await runWithDriver(front, 'form', TIMED);
+    const why = explain(report, stderr);
+    expect(checksWith(report, 'skipped'), why).toEqual(TIMED);
+    for (const c of report.checks)
+      expect(c.message, why).toBe(
+        "needs clock control (the simulator) or --slow to wait in real time (the form driver cannot move the target's clock)",
+      );
+    // Decided up front: no code was approved or polled, so nothing waited for a wait that could not come.
+    expect(touched(front.sim), why).toEqual([]);
+  }, 60_000);
+
+  it.skipIf(!PAGE_DRIVERS.includes('browser'))(
+    'browser driver: it moves the simulator clock, and both checks pass',
+    async () => {
+      const { report, stderr } = await runWithDriver(front, 'browser', TIMED);
+      const why = explain(report, stderr);
+      expect(checksWith(report, 'passed'), why).toEqual(TIMED);
+    },
+    120_000,
+  );
+});
