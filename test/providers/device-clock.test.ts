@@ -25,6 +25,13 @@ afterAll(async () => {
 /** The checks that wait for a device code's interval or lifetime (needTime). */
 const TIMED = ['device.expired-token', 'device.single-use'];
 
+/**
+ * Polled by another client at once after approval, then by its own: before, it skipped after the
+ * first poll with the form driver ("the target offers no clock control") to wait an interval no
+ * poll of its own client had asked for, and on a live target without --slow passed on half its rule.
+ */
+const CLIENT_BOUND = 'device.client-bound';
+
 /** The device codes the run left polled or decided (the start-up's probe leaves its own untouched). */
 const touched = (sim: Sim) => [...sim.store.deviceCodes.values()].filter((c) => c.lastPollAt !== null || c.userId);
 
@@ -41,12 +48,23 @@ describe('device checks that need time, on the simulator', () => {
     expect(touched(front.sim), why).toEqual([]);
   }, 60_000);
 
+  it('form driver, no --slow: device.client-bound needs no wait, and passes (both of its polls judged)', async () => {
+    const { report, stderr } = await runWithDriver(front, 'form', [CLIENT_BOUND]);
+    const why = explain(report, stderr);
+    expect(checksWith(report, 'passed'), why).toEqual([CLIENT_BOUND]);
+    // The code's own client was given the tokens: the second half of the rule was judged, not left out.
+    expect(
+      touched(front.sim).map((c) => c.state),
+      why,
+    ).toEqual(['consumed']);
+  }, 60_000);
+
   it.skipIf(!PAGE_DRIVERS.includes('browser'))(
-    'browser driver: it moves the simulator clock, and both checks pass',
+    'browser driver: it moves the simulator clock, and the three checks pass',
     async () => {
-      const { report, stderr } = await runWithDriver(front, 'browser', TIMED);
+      const { report, stderr } = await runWithDriver(front, 'browser', [...TIMED, CLIENT_BOUND]);
       const why = explain(report, stderr);
-      expect(checksWith(report, 'passed'), why).toEqual(TIMED);
+      expect(checksWith(report, 'passed'), why).toEqual([CLIENT_BOUND, ...TIMED]);
     },
     120_000,
   );
