@@ -239,8 +239,7 @@ async function letPass(t: CheckContext, seconds: number, what: string, short = f
   if (clockMoves(t)) return t.driver.advanceClock(seconds);
   if (!t.slow && !(short && seconds <= SHORT_PACED_WAIT_S))
     t.skip(`${what} needs clock control or --slow${driverCannot(t)}`);
-  if (short && seconds * 1000 > (t.deadlineLeftMs?.() ?? Infinity))
-    t.skip(`${what} would end past the run's --deadline`);
+  if (seconds * 1000 > (t.deadlineLeftMs?.() ?? Infinity)) t.skip(`${what} would end past the run's --deadline`);
   await realWait(t, seconds);
 }
 
