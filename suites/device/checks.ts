@@ -16,6 +16,7 @@ import { expectTokenFields } from '../grants/token-fields.js';
 import { scopesOf } from '../shared/scope-list.js';
 import { createBrowser } from '../drivers/form.js';
 import { connectedWithoutDecision, NO_WAY_TO_REFUSE } from '../drivers/device-outcome.js';
+import { noAnswer } from '../runner/errors.js';
 import type { HtmlForm } from '../drivers/html.js';
 import {
   authorizeDevice,
@@ -86,7 +87,7 @@ export const deviceChecks: Check[] = [
         { status: 400, error: 'expired_token', rules: ['DEV-EXPIRED-TOKEN'] },
         `poll ${start.expiresIn + 1} s after the device code was issued`,
       );
-      await t.driver.approveDevice(start.userCode, start.verificationUri).catch(() => undefined);
+      await t.driver.approveDevice(start.userCode, start.verificationUri).catch(noAnswer);
       await wait(t, start.interval);
       expectOAuthError(
         t,
@@ -328,7 +329,7 @@ export const deviceChecks: Check[] = [
     async run(t: CheckContext) {
       const start = await startDevice(t);
       const bogus = start.userCode.length > 1 ? [...start.userCode].reverse().join('') + 'Q' : 'NOPE-NOPE';
-      await t.driver.approveDevice(bogus, start.verificationUri).catch(() => undefined);
+      await t.driver.approveDevice(bogus, start.verificationUri).catch(noAnswer);
       expectOAuthError(
         t,
         await pollPaced(t, start, 'poll after another user code was approved', ['DEV-AUTHORIZATION-PENDING']),

@@ -32,6 +32,7 @@ import {
 import { createCheckContext, createEvidence, MAX_UNSHOWN, type Evidence, type SessionGround } from './context.js';
 import {
   BrokenExchange,
+  DeadlineCut,
   CheckFailure,
   CheckSkipped,
   HarnessError,
@@ -941,7 +942,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           result = failed(check, all, evidence.unshown, done, evidenceFields);
         } else if (error instanceof CheckSkipped) {
           result = done('skipped', { message: redactor.text(oneLine(error.message)) });
-        } else if (pastDeadline()) {
+        } else if (pastDeadline() || error instanceof DeadlineCut) {
           stoppedCheck = DEADLINE_REACHED;
           result = done('skipped', { message: DEADLINE_REACHED });
         } else if (error instanceof RateLimited) {
