@@ -2,7 +2,7 @@
 import { limits, type RuleId } from '../../spec/index.js';
 import type { AppRole, CheckContext, HttpRequest, HttpResponse } from '../types.js';
 import { AUTHORIZE_DEVICE_PATH, broke, DEVICE_GRANT, expectJsonType, jsonObject } from '../shared/oauth.js';
-import { absentBy } from '../runner/capabilities.js';
+import { absentBy, clockMoves, driverCannotMoveClock } from '../runner/capabilities.js';
 
 export { AUTHORIZE_DEVICE_PATH } from '../shared/oauth.js';
 
@@ -220,14 +220,11 @@ export async function pollPaced(
  */
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
-/** Can this run move the target's clock: the target offers control and the driver in use can move it. */
-export function clockMoves(t: CheckContext): boolean {
-  return t.caps.clock && t.driver.movesClock === true;
-}
+export { clockMoves };
 
 /** Where the target offers a clock this run's driver cannot move (the form and manual drivers), that said; else nothing. */
 const driverCannot = (t: CheckContext) =>
-  t.caps.clock && !clockMoves(t) ? ` (the ${t.driver.kind} driver cannot move the target's clock)` : '';
+  t.caps.clock && !clockMoves(t) ? ` (${driverCannotMoveClock(t.driver.kind)})` : '';
 
 /**
  * The one way time passes for the device checks, `what` naming the wait: on the target's clock when

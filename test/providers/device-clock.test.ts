@@ -32,6 +32,12 @@ const TIMED = ['device.expired-token', 'device.single-use'];
  */
 const CLIENT_BOUND = 'device.client-bound';
 
+/** A check of another suite that moves the clock (the session's gate decides it: needs clock). */
+const CODE_EXPIRY = 'grants.code-expiry';
+
+/** A check that moves the clock only for its second half, where this run can. */
+const REVOKE = 'tokens.info-dead-token';
+
 /** The device codes the run left polled or decided (the start-up's probe leaves its own untouched). */
 const touched = (sim: Sim) => [...sim.store.deviceCodes.values()].filter((c) => c.lastPollAt !== null || c.userId);
 
@@ -59,12 +65,29 @@ describe('device checks that need time, on the simulator', () => {
     ).toEqual(['consumed']);
   }, 60_000);
 
+  it("form driver: a check that needs the clock (needs: ['clock']) is skipped before it runs, naming the driver", async () => {
+    // Before, the gate asked the target alone: grants.code-expiry minted two codes, then skipped on
+    // the driver's refusal to move the clock ('the target offers no clock control').
+    const { report, stderr } = await runWithDriver(front, 'form', [CODE_EXPIRY]);
+    const why = explain(report, stderr);
+    expect([report.checks[0].status, report.checks[0].message], why).toEqual([
+      'skipped',
+      "needs clock: the form driver cannot move the target's clock",
+    ]);
+  }, 60_000);
+
+  it('form driver: tokens.info-dead-token judges the revoked token and leaves the expiry half unasked: passed', async () => {
+    // Before, it judged the revoked token, then asked the driver to move the clock and was skipped.
+    const { report, stderr } = await runWithDriver(front, 'form', [REVOKE]);
+    expect(checksWith(report, 'passed'), explain(report, stderr)).toEqual([REVOKE]);
+  }, 60_000);
+
   it.skipIf(!PAGE_DRIVERS.includes('browser'))(
-    'browser driver: it moves the simulator clock, and the three checks pass',
+    'browser driver: it moves the simulator clock, and the four checks pass',
     async () => {
-      const { report, stderr } = await runWithDriver(front, 'browser', [...TIMED, CLIENT_BOUND]);
+      const { report, stderr } = await runWithDriver(front, 'browser', [...TIMED, CLIENT_BOUND, CODE_EXPIRY]);
       const why = explain(report, stderr);
-      expect(checksWith(report, 'passed'), why).toEqual([CLIENT_BOUND, ...TIMED]);
+      expect(checksWith(report, 'passed'), why).toEqual([CLIENT_BOUND, ...TIMED, CODE_EXPIRY].sort());
     },
     120_000,
   );
