@@ -5,7 +5,8 @@
  * simulator's clock, so without --slow those checks are skipped before they ask anything (before,
  * they started a device code, approved and polled it, and then skipped on the first wait, saying
  * "the target offers no clock control", which the target did offer). The browser driver moves it,
- * and the same checks pass.
+ * and the same checks pass. The session's gate reads the same fact (clockMoves) for the checks of
+ * other suites that need the clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatorWith, type Loopback } from '../suites/loopback.js';
