@@ -96,20 +96,18 @@ export class BrokenExchange extends HarnessError {
 /**
  * A request the run's --deadline cut short (the target's TransportError coded 'deadline'): no
  * answer and no absence of the target's, so a helper that reads its request's errors as "no
- * answer" lets this one through (rethrowDeadline), and the check stops as past the deadline.
+ * answer" lets this one through (noAnswer), and the check stops as past the deadline.
  */
 export class DeadlineCut extends BrokenExchange {
   override name = 'DeadlineCut';
 }
 
-/** Was `error` a request cut by --deadline (as the Http throws it, or as the target does)? */
-export function cutByDeadline(error: unknown): boolean {
-  return error instanceof DeadlineCut || (error instanceof TransportError && error.code === 'deadline');
-}
-
-/** A catch that reads any error of its request as no answer: one cut by --deadline is thrown on, never read. */
+/**
+ * A catch that reads any error of its request as no answer: one cut by --deadline (as the Http
+ * throws it, or as the target does) is thrown on, never read.
+ */
 export function noAnswer(error: unknown): undefined {
-  if (cutByDeadline(error)) throw error;
+  if (error instanceof DeadlineCut || (error instanceof TransportError && error.code === 'deadline')) throw error;
   return undefined;
 }
 
