@@ -202,8 +202,13 @@ export interface Driver {
    */
   approveDevice(userCode: string, page?: string): Promise<void>;
   denyDevice(userCode: string, page?: string): Promise<void>;
-  /** Move time forward; only when caps.clock. */
+  /** Move time forward; only when caps.clock and `movesClock`. */
   advanceClock(seconds: number): Promise<void>;
+  /**
+   * Can advanceClock move the target's clock: the simulator driver, the browser driver where the
+   * control API answers; not the form and manual drivers, whatever the target offers.
+   */
+  readonly movesClock?: boolean;
   /** Release what the driver holds (the browser driver's Chromium); the session calls it at the end. */
   close?(): Promise<void>;
   /**

@@ -2,8 +2,7 @@
 import { limits, type RuleId } from '../../spec/index.js';
 import type { AppRole, CheckContext, HttpRequest, HttpResponse } from '../types.js';
 import { AUTHORIZE_DEVICE_PATH, broke, DEVICE_GRANT, expectJsonType, jsonObject } from '../shared/oauth.js';
-import { absentBy } from '../runner/capabilities.js';
-import { CheckSkipped } from '../runner/errors.js';
+import { absentBy, clockMoves, driverCannotMoveClock } from '../runner/capabilities.js';
 
 export { AUTHORIZE_DEVICE_PATH } from '../shared/oauth.js';
 
@@ -176,9 +175,9 @@ export const SHORT_PACED_WAIT_S = 15;
  * grows its interval by the increment (kept in `start`, for this and later polls), waits it and
  * polls again. A slow_down to that poll is no pacing the client ignored: it fails `owner`, the
  * rules of the answer the code's state asks for (authorization_pending, the token, access_denied),
- * and any other answer is the check's to judge. The wait is on the target's clock, else in real time
- * (with --slow, or when short: SHORT_PACED_WAIT_S); else, or when it would end past --deadline, the
- * check is skipped: the answer it needed was not given.
+ * and any other answer is the check's to judge. The wait is letPass's, a short one allowed in real
+ * time without --slow (SHORT_PACED_WAIT_S); one it cannot make skips the check: the answer it needed
+ * was not given.
  */
 export async function pollPaced(
   t: CheckContext,
@@ -197,16 +196,12 @@ export async function pollPaced(
   // the increment is DEV-SLOW-DOWN-INTERVAL-GROWS's, a should, judged by its own check).
   const named = Number.isInteger(body.interval) && (body.interval as number) > 0 ? (body.interval as number) : 0;
   start.interval = Math.max(interval + limits().slowDownIncrement, named);
-  const unanswered = `the provider answered slow_down to the ${what}; polling again after the grown interval (${start.interval} s)`;
-  const moved = await moveClock(t, start.interval);
-  if (moved !== true) {
-    // A driver that cannot move the target's clock (the form driver) says so: the same missing premise.
-    const why = t.caps.clock ? ` (${moved})` : '';
-    if (!t.slow && start.interval > SHORT_PACED_WAIT_S) t.skip(`${unanswered} needs clock control or --slow${why}`);
-    if (start.interval * 1000 > (t.deadlineLeftMs?.() ?? Infinity))
-      t.skip(`${unanswered} would end past the run's --deadline`);
-    await realWait(t, start.interval);
-  }
+  await letPass(
+    t,
+    start.interval,
+    `the provider answered slow_down to the ${what}; polling again after the grown interval (${start.interval} s)`,
+    true,
+  );
   const again = await poll(t, start.deviceCode, app);
   // No state's answer, though no poll came too soon: the sentence broken is that of the row the code was in.
   if (jsonObject(again)?.error === 'slow_down')
@@ -225,16 +220,24 @@ export async function pollPaced(
  */
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
-/** Move the target's clock by `seconds`: true once moved, else why not (none offered, or the driver's reason). */
-async function moveClock(t: CheckContext, seconds: number): Promise<true | string> {
-  if (!t.caps.clock) return 'the target offers no clock control';
-  try {
-    await t.driver.advanceClock(seconds);
-    return true;
-  } catch (error) {
-    if (error instanceof CheckSkipped) return error.message;
-    throw error;
-  }
+export { clockMoves };
+
+/** Where the target offers a clock this run's driver cannot move (the form and manual drivers), that said; else nothing. */
+const driverCannot = (t: CheckContext) =>
+  t.caps.clock && !clockMoves(t) ? ` (${driverCannotMoveClock(t.driver.kind)})` : '';
+
+/**
+ * The one way time passes for the device checks, `what` naming the wait: on the target's clock when
+ * this run can move it, else in real time with --slow (or, for a `short` wait, up to
+ * SHORT_PACED_WAIT_S without it), told to the check's time limit. Else, or when the real wait would
+ * end past --deadline, it is not begun: the check is skipped at once, saying which.
+ */
+async function letPass(t: CheckContext, seconds: number, what: string, short = false): Promise<void> {
+  if (clockMoves(t)) return t.driver.advanceClock(seconds);
+  if (!t.slow && !(short && seconds <= SHORT_PACED_WAIT_S))
+    t.skip(`${what} needs clock control or --slow${driverCannot(t)}`);
+  if (seconds * 1000 > (t.deadlineLeftMs?.() ?? Infinity)) t.skip(`${what} would end past the run's --deadline`);
+  await realWait(t, seconds);
 }
 
 /** `seconds` of real time, told to the check's time limit first. */
@@ -245,22 +248,16 @@ async function realWait(t: CheckContext, seconds: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/**
- * Let `seconds` pass on the target: its clock when the driver can move it, else real time (only
- * with --slow, also where the target offers a clock the driver cannot use).
- */
+/** Let `seconds` pass on the target (letPass); a check that needs it says so first (needTime). */
 export async function wait(t: CheckContext, seconds: number): Promise<void> {
-  if (seconds <= 0) return;
-  const moved = await moveClock(t, seconds);
-  if (moved === true) return;
-  if (!t.slow) {
-    if (t.caps.clock) t.skip(moved);
-    t.fail('waiting needs clock control or --slow');
-  }
-  await realWait(t, seconds);
+  if (seconds > 0) await letPass(t, seconds, `waiting ${seconds} s`);
 }
 
-/** Skip unless time can pass: clock control, or real waiting allowed by --slow. */
+/**
+ * Skip unless time can pass in this run: the target's clock moved by the driver in use, or real
+ * waiting allowed by --slow. Said before the check asks anything, so no check waits and then skips.
+ */
 export function needTime(t: CheckContext): void {
-  if (!t.caps.clock && !t.slow) t.skip('needs clock control (the simulator) or --slow to wait in real time');
+  if (!clockMoves(t) && !t.slow)
+    t.skip(`needs clock control (the simulator) or --slow to wait in real time${driverCannot(t)}`);
 }

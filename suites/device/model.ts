@@ -11,6 +11,7 @@ import type { CheckContext } from '../types.js';
 import { broke, expectOAuthError, jsonObject } from '../shared/oauth.js';
 import { expectTokenFields } from '../grants/token-fields.js';
 import { NoWayToRefuse } from '../drivers/device-outcome.js';
+import { noAnswer } from '../runner/errors.js';
 import { poll, startDevice, wait, type DeviceStart } from './flow.js';
 
 export const DEVICE_MACHINE = 'device-authorization';
@@ -204,6 +205,7 @@ class DecideCommand implements fc.AsyncCommand<DeviceModel, Real> {
     else
       await act.catch((error: unknown) => {
         if (fc.PreconditionFailure.isFailure(error)) throw error;
+        noAnswer(error);
       });
     model.decided.push(...row.rules);
     applyEffects(model, row);

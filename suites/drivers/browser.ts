@@ -1574,6 +1574,7 @@ export async function createBrowserDriver(
 
   return {
     kind: 'browser',
+    movesClock: clock !== undefined,
     async authorize(authorizeUrl, decision, options) {
       return visit(authorizeUrl, decision, undefined, options);
     },

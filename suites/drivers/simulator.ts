@@ -17,6 +17,7 @@ export function createSimulatorDriver(http: Http, config: TargetConfig): Driver 
   };
   return {
     kind: 'simulator',
+    movesClock: true,
     authorize: (url, decision, options) => form.authorize(url, decision, options),
     async approveDevice(userCode) {
       await control('device/approve', { user_code: userCode });

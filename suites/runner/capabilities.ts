@@ -4,7 +4,7 @@
  * but nothing is assumed from the release alone.
  */
 import type { RuleId } from '../../spec/index.js';
-import type { Capabilities, Http, HttpResponse, TargetConfig } from '../types.js';
+import type { Capabilities, Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
 import {
   AUTHORIZE_DEVICE_PATH,
@@ -36,6 +36,14 @@ export const PASSWORD_FEATURE = 'password_grant';
  * password checks rest on that grant working and are skipped, naming it (runner/session.ts).
  */
 export const PASSWORD_PREMISE = { reporter: 'grants.password-response', rule: 'GRANT-PASSWORD-PARAMS' } as const;
+
+/** Can this run move the target's clock: the target offers control and the driver in use moves it (Driver.movesClock). */
+export function clockMoves(run: { caps: Pick<Capabilities, 'clock'>; driver: Pick<Driver, 'movesClock'> }): boolean {
+  return run.caps.clock && run.driver.movesClock === true;
+}
+
+/** Why a target that offers its clock still has none for this run. */
+export const driverCannotMoveClock = (kind: string) => `the ${kind} driver cannot move the target's clock`;
 
 async function answers(
   probe: () => Promise<{ status: number; text: string }>,

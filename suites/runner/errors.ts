@@ -1,6 +1,6 @@
 import type { RuleId } from '../../spec/index.js';
 import { boundedDetails } from '../shared/bounded.js';
-import type { TransportError } from '../target/types.js';
+import { TransportError } from '../target/types.js';
 
 /** Typed outcomes a check throws: a failure with a human sentence, or a skip with its reason. */
 export class CheckFailure extends Error {
@@ -91,6 +91,24 @@ export class NoAnswer extends HarnessError {
  */
 export class BrokenExchange extends HarnessError {
   override name = 'BrokenExchange';
+}
+
+/**
+ * A request the run's --deadline cut short (the target's TransportError coded 'deadline'): no
+ * answer and no absence of the target's, so a helper that reads its request's errors as "no
+ * answer" lets this one through (noAnswer), and the check stops as past the deadline.
+ */
+export class DeadlineCut extends BrokenExchange {
+  override name = 'DeadlineCut';
+}
+
+/**
+ * A catch that reads any error of its request as no answer: one cut by --deadline (as the Http
+ * throws it, or as the target does) is thrown on, never read.
+ */
+export function noAnswer(error: unknown): undefined {
+  if (error instanceof DeadlineCut || (error instanceof TransportError && error.code === 'deadline')) throw error;
+  return undefined;
 }
 
 /**

@@ -8,7 +8,15 @@ import { TransportError, type RawRequest, type Target, type TargetResponse } fro
 import { originGuard } from '../target/origin.js';
 import { codings } from '../target/content-coding.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
-import { BrokenExchange, CheckFailure, HarnessError, NoAnswer, OversizedAnswer, RateLimited } from './errors.js';
+import {
+  BrokenExchange,
+  CheckFailure,
+  DeadlineCut,
+  HarnessError,
+  NoAnswer,
+  OversizedAnswer,
+  RateLimited,
+} from './errors.js';
 import { keep, type Redactor } from './redact.js';
 import { answersJson, JSON_ACCEPT } from '../shared/oauth.js';
 
@@ -142,6 +150,7 @@ export function createHttp(
         const message = redactor.text(error.message);
         if (error.code === 'timeout') throw new NoAnswer(message);
         if (error.code === 'rate-limited' || error.code === 'unserved') throw new RateLimited(message, error.status);
+        if (error.code === 'deadline') throw new DeadlineCut(message);
         if (error.code === 'too-large')
           throw new OversizedAnswer(message, raw.method, raw.url, formGrant(raw.body) ?? undefined);
         throw new BrokenExchange(message);

@@ -23,8 +23,10 @@ import { createDriver } from '../drivers/index.js';
 import { AUTHORIZE_DEVICE_PATH, AUTHORIZE_PATH, readMetadata, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
 import { refusalOf, refusedAuthorizations, refusedClients, type RefusedApps } from './app-premise.js';
 import {
+  clockMoves,
   CORE_ENDPOINTS,
   detectCapabilities,
+  driverCannotMoveClock,
   detectControl,
   PASSWORD_FEATURE,
   PASSWORD_PREMISE,
@@ -32,6 +34,7 @@ import {
 import { createCheckContext, createEvidence, MAX_UNSHOWN, type Evidence, type SessionGround } from './context.js';
 import {
   BrokenExchange,
+  DeadlineCut,
   CheckFailure,
   CheckSkipped,
   HarnessError,
@@ -684,13 +687,15 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const restTroubleSaidBy = () => premisesSaid.get(REST_TROUBLE);
   const whyMissing = (c: Capability) =>
     elsewhere.away.get(pathOfCapability[c] ?? '') ??
-    (c !== 'restApi'
-      ? whyCapabilityMissing(c, reportsIt(planned), askedAt)
-      : caps.restApiDown !== undefined
-        ? restApiDown(caps.restApiDown, restTroubleSaidBy())
-        : caps.restPatRefused !== undefined
-          ? restPatRefused(caps.restPatRefused, restTroubleSaidBy())
-          : whyCapabilityMissing(c, reportsIt(planned), askedAt));
+    (c === 'clock' && caps.clock
+      ? driverCannotMoveClock(driver.kind)
+      : c !== 'restApi'
+        ? whyCapabilityMissing(c, reportsIt(planned), askedAt)
+        : caps.restApiDown !== undefined
+          ? restApiDown(caps.restApiDown, restTroubleSaidBy())
+          : caps.restPatRefused !== undefined
+            ? restPatRefused(caps.restPatRefused, restTroubleSaidBy())
+            : whyCapabilityMissing(c, reportsIt(planned), askedAt));
   /**
    * One cause, said once: the REST API unreachable, or refusing the configured token, is what its
    * reporter says; in a run without it (`--suite scopes`), the first check that needs the REST API
@@ -710,12 +715,14 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       const reasons = check.rules.map((id) => whyNotInForce(ruleOf.get(id)!, release, offering, config.features ?? {}));
       return `its rules are not in force: ${[...new Set(reasons)].join('; ')}`;
     }
-    const missing = (check.needs ?? []).filter((c) => !caps[c]);
+    // The clock is this run's when the driver in use can move it (the form driver cannot).
+    const missing = (check.needs ?? []).filter((c) => !(c === 'clock' ? clockMoves({ caps, driver }) : caps[c]));
     if (missing.length) return `needs ${missing.join(', ')}: ${missing.map(whyMissing).join('; ')}`;
     // One cause, one blame: the password grant refused outright is its reporter's failure alone.
     if (caps.passwordRefused && check.needs?.includes('passwordGrant') && check.id !== PASSWORD_PREMISE.reporter)
       return `the password grant, declared available (features.${PASSWORD_FEATURE}), was refused to the configured user at start-up with and without client authentication (${caps.passwordRefused}) ${reportsIt(planned)(PASSWORD_PREMISE.reporter, PASSWORD_PREMISE.rule)}`;
-    if (check.slow && !caps.clock && !options.slow) return 'waits in real time on this target; run with --slow';
+    if (check.slow && !clockMoves({ caps, driver }) && !options.slow)
+      return 'waits in real time on this target; run with --slow';
     return null;
   };
   /**
@@ -941,7 +948,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           result = failed(check, all, evidence.unshown, done, evidenceFields);
         } else if (error instanceof CheckSkipped) {
           result = done('skipped', { message: redactor.text(oneLine(error.message)) });
-        } else if (pastDeadline()) {
+        } else if (pastDeadline() || error instanceof DeadlineCut) {
           stoppedCheck = DEADLINE_REACHED;
           result = done('skipped', { message: DEADLINE_REACHED });
         } else if (error instanceof RateLimited) {

@@ -9,6 +9,7 @@ import { handsOverTo } from '../drivers/hand-over.js';
 import { jsonObject } from './json.js';
 import { scopesOf } from './scope-list.js';
 import { broke } from './rules.js';
+import { noAnswer } from '../runner/errors.js';
 import { CURRENT_USER_PATH, restKnownToRefuseTokens, restRefusesTokens } from './rest-tokens.js';
 
 export { broke, jsonObject, CURRENT_USER_PATH };
@@ -529,7 +530,7 @@ async function oracles(t: CheckContext, token: string, required: boolean, skip: 
   if (!skip.restApi && t.caps.restApi && !restKnownToRefuseTokens(t)) {
     const res = await t.http.get(CURRENT_USER_PATH, { bearer: token });
     // Asked only when this answer would blame the token (expected alive, refused).
-    const closed = !required && res.status !== 200 && (await restRefusesTokens(t).catch(() => undefined)) !== undefined;
+    const closed = !required && res.status !== 200 && (await restRefusesTokens(t).catch(noAnswer)) !== undefined;
     if (!closed)
       asked.push({
         name: `GET ${CURRENT_USER_PATH}`,
