@@ -227,6 +227,40 @@ export const KEPT_HEADERS = { count: 64, characters: 8 * 1024 };
 export const LEFT_OUT_HEADERS = '(headers left out)';
 
 /**
+ * What one run's report shows of exchanges, in JSON characters. Each exchange is bounded (a URL and
+ * header values cut to HEADER_VALUE_LIMIT, KEPT_HEADERS, a body to BODY_LIMIT), but a target failing
+ * every check with six exchanges of bodies JSON escapes sixfold (control characters) made about 40 MB
+ * of them, past what `report merge`, `--rerun-failed` and `--from` read (MAX_REPORT_BYTES, 16 MiB).
+ */
+export const SHOWN_EXCHANGE_CHARS = 8 * 1024 * 1024;
+/** The request line an exchange past the budget keeps (its URL cut to this). */
+const BRIEF_URL_LIMIT = 200;
+
+/**
+ * The run's exchanges as its report shows them, in the order the checks end: whole while they fit
+ * in `budget`, then only their method, URL (cut), status and one entry saying why the rest is left out.
+ */
+export function createExchangeBudget(budget = SHOWN_EXCHANGE_CHARS): (exchange: Exchange) => Exchange {
+  let left = budget;
+  const why = { [LEFT_OUT_HEADERS]: `left out: the run's report shows ${budget} characters of exchanges` };
+  return (exchange) => {
+    const size = JSON.stringify(exchange).length;
+    if (size <= left) {
+      left -= size;
+      return exchange;
+    }
+    left = 0;
+    const { request, response } = exchange;
+    const url =
+      request.url.length > BRIEF_URL_LIMIT ? `${request.url.slice(0, BRIEF_URL_LIMIT)}… truncated` : request.url;
+    return {
+      request: { method: request.method, url, headers: why },
+      ...(response ? { response: { status: response.status, headers: why } } : {}),
+    };
+  };
+}
+
+/**
  * What a recorded exchange keeps of a body or header value, and what redaction reads before the
  * cut to what is shown: a secret that straddles the shown cut is still seen whole and masked, and
  * no pattern ever runs over megabytes a target sent.

@@ -46,7 +46,7 @@ import { endpointsElsewhere, shownUrl, type Elsewhere } from './endpoints.js';
 import { basicPair, createHttp, createRecorder } from './http.js';
 import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
-import { createRedactor, scalarsOf, type Redactor } from './redact.js';
+import { createExchangeBudget, createRedactor, scalarsOf, type Redactor } from './redact.js';
 import { describeFailure, oneLine } from '../report/cut.js';
 import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, whyNotInForce, type RuleInfo } from './rules.js';
 
@@ -452,6 +452,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     // What the harness writes of the run itself: a target cannot make these credentials (review 13).
     [options.seed, target.baseUrl, ...scalarsOf(config)],
   );
+  const shownExchange = createExchangeBudget();
   // Which check a request comes from, through every await of that check: a check abandoned at its
   // time limit goes on running, and its later requests must not land in the next check's evidence.
   let checkNumber = 0;
@@ -888,7 +889,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         JSON.parse(JSON.stringify({ ...base, status, durationMs: Date.now() - started, ...fields })) as CheckResult;
       /** The evidence a reader needs for anything but a pass: exchanges and the reproduce command. */
       const evidenceFields = () => ({
-        exchange: recorder.exchanges.map((e) => redactor.exchange(e)),
+        exchange: recorder.exchanges.map((e) => shownExchange(redactor.exchange(e))),
         // The rerun command repeats the target's URL and config path: a password or token in them is masked too.
         reproduce: redactor.text(reproduceCommand(check.id, options.seed, options.reproduceArgs)),
       });
