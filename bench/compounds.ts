@@ -9,7 +9,15 @@
 import { COMPOUNDS, compoundDeviation } from '../test/independent/compounds.js';
 import { startOAuthProxy } from '../test/independent/oauth-proxy.js';
 import { benchArguments } from './args.js';
-import { blamedRules, endIfInterrupted, unionRow, unionTable, type Judged } from './blame-union.js';
+import {
+  blamedRules,
+  endIfInterrupted,
+  keepSignals,
+  stopSignal,
+  unionRow,
+  unionTable,
+  type Judged,
+} from './blame-union.js';
 
 const USAGE = "usage: npm run explore:compounds -- [words…] [--runs N]\n  see bench/compounds.ts's header\n";
 const { values, positionals } = benchArguments('explore:compounds', USAGE, { runs: { type: 'string', default: '3' } }, [
@@ -19,6 +27,7 @@ const { values, positionals } = benchArguments('explore:compounds', USAGE, { run
 const proxy = await startOAuthProxy();
 const judged: Judged[] = [];
 const times: number[] = [];
+keepSignals();
 try {
   for (const compound of COMPOUNDS.filter((c) => !positionals.length || positionals.some((w) => c.name.includes(w)))) {
     const deviation = compoundDeviation(compound);
@@ -31,7 +40,7 @@ try {
       deviation.http?.(),
     );
     proxy.use(undefined);
-    if (report.interrupted) await proxy.close();
+    if (stopSignal(report)) await proxy.close();
     endIfInterrupted('explore:compounds', report, judged, times);
     times.push(performance.now() - started);
     const j: Judged = {

@@ -18,7 +18,15 @@ import { faults, type Fault } from '../spec/index.js';
 import { CI_SEED } from '../suites/runner/defaults.js';
 import type { Report } from '../suites/report/model.js';
 import { benchArguments } from './args.js';
-import { blamedRules, endIfInterrupted, seededSample, unionRow, unionTable, type Judged } from './blame-union.js';
+import {
+  blamedRules,
+  endIfInterrupted,
+  keepSignals,
+  seededSample,
+  unionRow,
+  unionTable,
+  type Judged,
+} from './blame-union.js';
 
 const USAGE =
   'usage: npm run explore:pairs -- [--side oauth|api|cross] [--sample N | --all] [--seed N] [--runs N]\n' +
@@ -71,6 +79,7 @@ function pairsOf(side: Side): (readonly [Fault, Fault])[] {
 }
 
 const sides: Side[] = values.side ? [values.side as Side] : SIDES;
+keepSignals();
 const times: number[] = [];
 const judged: Judged[] = [];
 // Each fault alone runs once, however many sides and pairs it is part of.
