@@ -124,6 +124,10 @@ import {
   refusedIfClientError,
   signInNeedsPerson,
   signInRefused,
+  signInStopped,
+  signInUnplayable,
+  beforeSignIn,
+  samePath,
   signedInOnce,
   consentMet,
   consentShown,
@@ -176,6 +180,12 @@ export const CHROMIUM_ARGS = [
 ];
 /** How long one page may take to answer a navigation or show a control. */
 const PAGE_TIMEOUT_MS = 30_000;
+/**
+ * The time a stalled visit keeps before its check's limit, to close the page and say why (at most a
+ * quarter of the time left): a watchdog at the check's own limit lost to it, and the page's hang
+ * was said as the target's silence.
+ */
+const WATCHDOG_MARGIN_MS = 5_000;
 /** Page loads and form posts one user action may take before we call it a loop. */
 const MAX_STEPS = 12;
 /** A page with scripts may draw its form after `load`: how long to wait for a control to show. */
@@ -190,6 +200,17 @@ const FROZEN_AFTER_MS = 10_000;
 /** "Continue" controls pressed in one visit before we call it a loop. */
 const MAX_CONTINUES = 3;
 const PICKER = new RegExp(PICKER_PATTERN, 'i');
+/** Playwright's message for an action that failed (`locator.check: Clicking the checkbox did not change its state`). */
+const PLAYWRIGHT_ACTION = /^(?:locator|page|frame|elementHandle)\.(\w+): /;
+/** The provider's page would not be played (a hang, an action it made fail): said as the page's, where it happened. */
+class PageProblem extends HarnessError {}
+/** What the driver was doing, by the Playwright action a page made fail. */
+const ACTIONS: Record<string, string> = {
+  check: 'tick a box',
+  fill: 'type into a field',
+  click: 'press a control',
+  press: 'press a key in a field',
+};
 /** A control's words that grant access (defaults.ts, GRANT_WORDS). */
 const GRANTS = new RegExp(controlPattern('grant'), 'i');
 
@@ -553,11 +574,13 @@ async function guardRequests(
   page: Page,
   handsOver: (url: string) => boolean,
   refused: (url: string) => string | undefined,
-): Promise<{ handover: () => Handover | undefined; stray: () => Stray | undefined }> {
+  stopAt: (url: string) => boolean = () => false,
+): Promise<{ handover: () => Handover | undefined; stray: () => Stray | undefined; stopped: () => boolean }> {
   const cdp = await context.newCDPSession(page);
-  const main = (await cdp.send('Page.getFrameTree')).frameTree.frame.id;
+  const mainFrame = (await cdp.send('Page.getFrameTree')).frameTree.frame.id;
   let handover: Handover | undefined;
   let stray: Stray | undefined;
+  let stopped = false;
   cdp.on('Fetch.requestPaused', (event) => {
     const { requestId, request, responseStatusCode: status, responseHeaders } = event;
     const location =
@@ -569,7 +592,10 @@ async function guardRequests(
           ? new URL(location, request.url).href
           : undefined;
     const why = to === undefined ? undefined : refused(to);
-    if (to === undefined || (!handsOver(to) && why === undefined))
+    const main = event.frameId === mainFrame && event.resourceType === 'Document';
+    // A page the visit must not load (stopAt): never loaded, its request (or the redirect to it) failed.
+    if (to !== undefined && main && stopAt(to)) stopped = true;
+    if (to === undefined || (!handsOver(to) && why === undefined && !stopped))
       return void cdp
         .send('Fetch.continueRequest', {
           requestId,
@@ -577,7 +603,7 @@ async function guardRequests(
         })
         .catch(() => undefined);
     const fail = () => void cdp.send('Fetch.failRequest', { requestId, errorReason: 'Aborted' }).catch(() => undefined);
-    if (event.frameId !== main || event.resourceType !== 'Document') return fail();
+    if (!main || stopped) return fail();
     // The page itself navigating elsewhere than to the application is no hand-over: a stray.
     if (status === undefined && !handsOver(to)) {
       stray ??= { url: new URL(to), why: why ?? 'leaves the provider' };
@@ -594,7 +620,7 @@ async function guardRequests(
   });
   const stages = ['Request', 'Response'] as const;
   await cdp.send('Fetch.enable', { patterns: stages.map((requestStage) => ({ urlPattern: '*', requestStage })) });
-  return { handover: () => handover, stray: () => stray };
+  return { handover: () => handover, stray: () => stray, stopped: () => stopped };
 }
 
 /**
@@ -758,9 +784,34 @@ export async function createBrowserDriver(
   };
   /** The provider's page did not answer within `ms` (a script that never yields, a control never usable). */
   const unresponsive = (page: Page, ms: number, detail?: string) =>
-    new HarnessError(
+    new PageProblem(
       `the provider's page did not respond within ${ms} ms (at ${new URL(page.url()).pathname}${detail ? `: ${detail}` : ''})`,
     );
+
+  /**
+   * What ended a visit, when it is the provider's page: the watchdog (`stalledMs`), Playwright's time
+   * limit on an action, or an action the page made fail (a box whose click it cancels, a field it
+   * swaps), said with where and Playwright's first line only (the rest repeats selectors). Before,
+   * a failed action was "the check crashed (a defect of the harness)". Undefined for anything else.
+   */
+  const pageProblem = (page: Page, error: unknown, stalledMs?: number): PageProblem | undefined => {
+    if (stalledMs !== undefined) return unresponsive(page, stalledMs);
+    if (error instanceof PageProblem) return error;
+    const first = String((error as Error)?.message ?? error).split('\n')[0];
+    if ((error as Error)?.name === 'TimeoutError') return unresponsive(page, pageTimeout, first);
+    const action = PLAYWRIGHT_ACTION.exec(first)?.[1];
+    if (action === undefined || (error as Error)?.name !== 'Error') return undefined;
+    const what = ACTIONS[action] ?? `act (${action})`;
+    return new PageProblem(
+      `the provider's page did not let the driver ${what} (at ${new URL(page.url()).pathname}: ${first})`,
+    );
+  };
+  /**
+   * The path of a sign-in page that could not be played (signInUnplayable): a later visit that
+   * lands on it before any sign-in went through is skipped at once, never waited on again (a page
+   * whose script never yields held each check to its limit: 44 checks, 44 minutes).
+   */
+  let unplayableAt: string | undefined;
 
   const d = {
     signInPath: SIGN_IN_DEFAULTS.signInPath,
@@ -1109,13 +1160,19 @@ export async function createBrowserDriver(
     // time limit of their own: with no step done for twice the page's limit, the page is closed,
     // which ends them, and the visit says why.
     let stalled = false;
+    /** The visit is at the sign-in (its username or password being sent): a page problem there is the run's. */
+    let signingIn = false;
     let watchdog: NodeJS.Timeout | undefined;
+    /** The watchdog's time: twice the page's limit, and never past the check's (WATCHDOG_MARGIN_MS). */
+    let stallMs = 2 * pageTimeout;
     const progress = () => {
       clearTimeout(watchdog);
+      const left = time?.leftMs() ?? Infinity;
+      stallMs = Math.max(1, Math.round(Math.min(2 * pageTimeout, left - Math.min(WATCHDOG_MARGIN_MS, left / 4))));
       watchdog = setTimeout(() => {
         stalled = true;
         void page.close().catch(() => undefined);
-      }, 2 * pageTimeout);
+      }, stallMs);
     };
     progress();
     let last: PwResponse | undefined;
@@ -1133,7 +1190,18 @@ export async function createBrowserDriver(
     // (a registered application's, a loopback one on another port).
     const asked = new URL(startUrl).searchParams.get('redirect_uri');
     const handsOverHere = (url: string) => handsOver(url) || (!!asked && handsOverTo(url, asked));
-    const { handover, stray } = await guardRequests(context, page, handsOverHere, (url) => http.leaves(url));
+    // The sign-in page that could not be played, met again before any sign-in went through: never
+    // loaded (a page whose script never yields would hang this visit too), the check skipped.
+    const metAgain = (url: string) =>
+      unplayableAt !== undefined && !session && signInStopped(http) && samePath(new URL(url).pathname, unplayableAt);
+    const { handover, stray, stopped } = await guardRequests(
+      context,
+      page,
+      handsOverHere,
+      (url) => http.leaves(url),
+      metAgain,
+    );
+    const skipIfMetAgain = () => void (stopped() && beforeSignIn(http));
     const watch: Watch = { activity: watchActivity(page), handover, stray, answer: () => last, time };
     const decisionCss = selector(decision);
     const controls: Record<'password' | 'decision' | 'continue', Control> = {
@@ -1272,10 +1340,12 @@ export async function createBrowserDriver(
           },
         );
       await settle(page, watch, () => load(page.goto(startUrl, { waitUntil: 'commit' })));
+      skipIfMetAgain();
       // Steps: sign in, decide, then continue (a button or link that leads on), each once it shows.
       let throttled = 0;
       let waitedOut = 0;
       for (let step = 0; step < MAX_STEPS && !handover() && !stray(); step++) {
+        skipIfMetAgain();
         progress();
         // A page the target declined to serve now is no page of the provider's: waited out, loaded again.
         // The refusal's own page loaded first (a reload that interrupts it fails in Chromium), within
@@ -1313,7 +1383,7 @@ export async function createBrowserDriver(
         if (!signedIn && (await present(page, ...controls.password))) {
           // A later visit meeting the sign-in form again: the unsettled password was not accepted.
           signInMetAgain(http, unsettled);
-          signedIn = true;
+          signedIn = signingIn = true;
           const next = [controls.decision, controls.continue];
           await signInStep(
             () => signIn(page, watch, identified, next),
@@ -1321,6 +1391,7 @@ export async function createBrowserDriver(
             controls.password,
             'its sign-in form again',
           );
+          signingIn = false;
           onAnswer = true;
           continue;
         }
@@ -1331,7 +1402,7 @@ export async function createBrowserDriver(
           // not "Next": the username sent alone would be refused (and the config blamed).
           if (await passwordDue(page)) continue;
           signInMetAgain(http, unsettled);
-          identified = true;
+          identified = signingIn = true;
           const next = [controls.password, controls.decision, controls.continue];
           await signInStep(() => identify(page, watch, next), next, identifier, 'its username form again');
           continue;
@@ -1448,6 +1519,7 @@ export async function createBrowserDriver(
         }
         break;
       }
+      skipIfMetAgain();
       if (!decided && !handover() && !stray()) {
         const source = await pageSource(page);
         if (source && awaitsEmail(source)) signInNeedsPerson(http, 'a link sent by e-mail');
@@ -1522,10 +1594,16 @@ export async function createBrowserDriver(
         );
       // Playwright's own time limit on an action, or the watchdog: the provider's page did not
       // respond (a script that never yields, a control never usable), not a defect of the harness.
-      if (stalled) throw unresponsive(page, 2 * pageTimeout);
-      if ((error as Error)?.name === 'TimeoutError')
-        throw unresponsive(page, pageTimeout, String((error as Error).message).split('\n')[0]);
-      throw error;
+      // A sign-in page met again after it could not be played: skipped, as the run said it once.
+      if (stopped()) beforeSignIn(http);
+      const problem = pageProblem(page, error, stalled ? stallMs : undefined);
+      if (!problem) throw error;
+      // The sign-in's page (before any sign-in of the run went through): every check's way in.
+      if (!session && (signingIn || samePath(new URL(page.url()).pathname, d.signInPath))) {
+        unplayableAt = new URL(page.url()).pathname;
+        signInUnplayable(http, problem.message);
+      }
+      throw problem;
     } finally {
       visits.delete(end);
       clearTimeout(watchdog);
