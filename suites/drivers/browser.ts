@@ -631,25 +631,70 @@ async function guardRequests(
  * meets closingPopups. Runs in the page: it must stand alone.
  */
 export function withoutWindowOpen(): void {
-  Object.defineProperty(globalThis, 'open', { value: () => null, writable: false, configurable: false });
+  /** The first window asked for (windowOpened reads it): a sign-in sent there is no refused password. */
+  let asked: string | undefined;
+  const open = (url?: string | URL) => {
+    try {
+      asked ??= url === undefined || url === '' ? 'about:blank' : new URL(url, location.href).href;
+    } catch {
+      asked ??= 'about:blank';
+    }
+    return null;
+  };
+  Object.defineProperty(globalThis, 'open', { value: open, writable: false, configurable: false });
+  Object.defineProperty(globalThis, Symbol.for('idp-conformance.window-open'), { get: () => asked });
+}
+
+/** The first window the page asked window.open for (withoutWindowOpen), if any. */
+const windowOpened = (page: Page): Promise<string | undefined> =>
+  page
+    .evaluate(() => {
+      const asked: unknown = (globalThis as Record<symbol, unknown>)[Symbol.for('idp-conformance.window-open')];
+      return typeof asked === 'string' ? asked : undefined;
+    })
+    .catch(() => undefined);
+
+/** How the driver opens its own pages, and the popups closed so far (the last one's URL as it appeared). */
+interface Pages {
+  open: () => Promise<Page>;
+  popups: () => { count: number; last?: string };
 }
 
 /**
  * The driver plays the page it opened, never a popup: each window a page opens (window.open, a
  * link or form with a target) is closed as it appears, else a page whose popups open popups grows
  * the browser without bound (over a hundred windows in 1.5 s) until the machine runs out of
- * memory and the run ends with no verdict. Returns how the driver opens its own pages.
+ * memory and the run ends with no verdict. Each is counted, the last one's URL kept: a sign-in
+ * sent into a new window is said as that, never as the password refused.
  */
-function closingPopups(context: BrowserContext): () => Promise<Page> {
+function closingPopups(context: BrowserContext): Pages {
   const opening = new Set<Promise<Page>>();
   const own = new WeakSet<Page>();
+  const popups: { count: number; last?: string } = { count: 0 };
+  // A popup's first request comes before its page (Playwright has no frame for it yet): kept, for a
+  // popup whose page shows no URL of its own (its request failed, at the fence).
+  let unframed: string | undefined;
+  context.on('request', (request) => {
+    if (!request.isNavigationRequest()) return;
+    try {
+      request.frame();
+    } catch {
+      unframed = request.url();
+    }
+  });
   // The 'page' event of our own newPage comes before newPage resolves: wait for those pending.
   context.on('page', (page) => {
     void Promise.allSettled([...opening])
-      .then(() => (own.has(page) ? undefined : page.close()))
+      .then(() => {
+        if (own.has(page)) return;
+        popups.count++;
+        popups.last = /^https?:/.test(page.url()) ? page.url() : (unframed ?? page.url());
+        unframed = undefined;
+        return page.close();
+      })
       .catch(() => undefined);
   });
-  return async () => {
+  const open = async () => {
     const opened = context.newPage();
     opening.add(opened);
     try {
@@ -660,6 +705,7 @@ function closingPopups(context: BrowserContext): () => Promise<Page> {
       opening.delete(opened);
     }
   };
+  return { open, popups: () => ({ ...popups }) };
 }
 
 export async function createBrowserDriver(
@@ -734,7 +780,7 @@ export async function createBrowserDriver(
   /** The visits under way, each ending itself, and the check's time each began under. */
   const visits = new Map<() => void, CheckTime | undefined>();
   context.setDefaultTimeout(pageTimeout);
-  const openPage = closingPopups(context);
+  const pages = closingPopups(context);
   let closed = false;
   /**
    * Chromium's process ended under the run (the OOM killer, a crash): said by the check it ended
@@ -976,11 +1022,17 @@ export async function createBrowserDriver(
     }
   }
 
-  /** Until the page sends a request or navigates (the page's time limit at most). */
-  async function submitted(watch: Watch, navigations: number, sent: number): Promise<void> {
+  /** Until the page sends a request, navigates or opens a window (the page's time limit at most). */
+  async function submitted(watch: Watch, navigations: number, sent: number, popups: number): Promise<void> {
     const deadline = Date.now() + pageTimeout;
     const { activity } = watch;
-    while (activity.navigations === navigations && activity.sent === sent && !over(watch) && Date.now() < deadline)
+    while (
+      activity.navigations === navigations &&
+      activity.sent === sent &&
+      pages.popups().count === popups &&
+      !over(watch) &&
+      Date.now() < deadline
+    )
       await sleep(POLL_MS);
   }
 
@@ -1139,7 +1191,7 @@ export async function createBrowserDriver(
   ): Promise<Journey> {
     // This visit's own check (its time limit): a later check's never reaches it.
     const time = checkTime;
-    const page = await openPage().catch((error: unknown) => {
+    const page = await pages.open().catch((error: unknown) => {
       throw gone() ? browserGone() : error;
     });
     /** The check ended before the visit: its page is closed, its wait cut short (timedBy). */
@@ -1156,6 +1208,12 @@ export async function createBrowserDriver(
     /** The page's renderer died (killed, out of memory): the browser lives on, this visit is over. */
     let crashed = false;
     page.once('crash', () => void (crashed = true));
+    /** Downloads the page started (each cancelled: acceptDownloads is off). */
+    let downloads = 0;
+    page.on('download', (download) => {
+      downloads++;
+      void download.cancel().catch(() => undefined);
+    });
     // A renderer whose script never yields leaves some calls (a count, a visibility) waiting with no
     // time limit of their own: with no step done for twice the page's limit, the page is closed,
     // which ends them, and the visit says why.
@@ -1238,6 +1296,31 @@ export async function createBrowserDriver(
      */
     const signInStep = async (send: () => Promise<void>, next: Control[], asked: Control, detail: string) => {
       const { navigations, sent } = watch.activity;
+      const [popups, downloaded] = [pages.popups().count, downloads];
+      // A window the page asked for before (an advert's): what it asks for after cannot be told apart.
+      const openedBefore = await windowOpened(page);
+      /**
+       * The sign-in form still shown after the page sent what was typed into a new window, or the
+       * provider answered it with a download: the page's doing, said once, never a refused password.
+       */
+      const answeredElsewhere = async () => {
+        if (downloads > downloaded) signInUnplayable(http, 'the provider answered the sign-in with a file download');
+        const opened =
+          pages.popups().count > popups
+            ? (pages.popups().last ?? 'about:blank')
+            : openedBefore === undefined
+              ? await windowOpened(page)
+              : undefined;
+        if (opened === undefined) return;
+        const to = URL.canParse(opened) ? new URL(opened) : undefined;
+        const off = to && /^https?:$/.test(to.protocol) ? http.leaves(to.href) : undefined;
+        signInUnplayable(
+          http,
+          to && off
+            ? `the page sent the sign-in to a new window at ${to.origin}: nothing was sent there`
+            : 'the page opened the sign-in in a new window, which the driver does not follow',
+        );
+      };
       // A page asking for a new password twice is no sign-in form again: the next step says it needs a person.
       const askedAgain = async () =>
         !handover() &&
@@ -1252,18 +1335,25 @@ export async function createBrowserDriver(
       refusedIfClientError(http, answer && { status: answer.status(), headers: headersOf(answer) });
       await ready(page, watch, next);
       if (!(await askedAgain())) return;
+      await answeredElsewhere();
       // A refusal is the provider's answer: when nothing has gone out yet (a page too busy to send
       // the form, or one whose script submits after a step of its own), wait for the submission,
       // up to the page's time limit, and its answer, then judge.
       if (watch.activity.navigations === navigations && watch.activity.sent === sent) {
-        await settle(page, watch, () => submitted(watch, navigations, sent), { next });
+        await settle(page, watch, () => submitted(watch, navigations, sent, popups), { next });
         await ready(page, watch, next);
         if (!(await askedAgain())) return;
+        await answeredElsewhere();
       }
       signInRefused(http, detail);
     };
     try {
       let signedIn = false;
+      /**
+       * The password's answer was a page (not a redirect off the provider, caught as it came): only
+       * then is a redirect elsewhere the consent going on there, else it is the sign-in's.
+       */
+      let passwordAnswered = false;
       /** The username alone went out (identifier-first sign-in): the password comes next. */
       let identified = false;
       let decided = false;
@@ -1392,6 +1482,7 @@ export async function createBrowserDriver(
             'its sign-in form again',
           );
           signingIn = false;
+          passwordAnswered = !handover();
           onAnswer = true;
           continue;
         }
@@ -1558,7 +1649,7 @@ export async function createBrowserDriver(
           away.url,
           offside,
           { redirectUris, asked, malformed: options.malformed },
-          signedIn ? 'consent' : 'sign-in',
+          passwordAnswered ? 'consent' : 'sign-in',
         );
       if (away) continuationGranted(decision, decided, linkFollowed, away.url);
       // Past a link from a page of links only that answered the password (unsettled), only a decision

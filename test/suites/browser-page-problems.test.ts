@@ -7,6 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { targetConfig } from '../../simulator/control/config.js';
 import { createBrowserDriver, DEFAULT_CHROMIUM, type BrowserDriver } from '../../suites/drivers/browser.js';
@@ -15,6 +16,7 @@ import { createRedactor } from '../../suites/runner/redact.js';
 import { createOAuthFlows, type TrackedFlows } from '../../suites/runner/oauth.js';
 import { createRandom } from '../../suites/runner/random.js';
 import { CheckSkipped, HarnessError } from '../../suites/runner/errors.js';
+import { SignInRefused } from '../../suites/drivers/sign-in.js';
 import { createHttpTarget } from '../../suites/target/http.js';
 import { sendAnswer, simulatorAnswerTo, simulatorWith, type Loopback } from './loopback.js';
 
@@ -57,6 +59,19 @@ async function driverFor(sim: Loopback & { sim: Parameters<typeof targetConfig>[
   const flows: TrackedFlows = createOAuthFlows(http, driver, config, createRedactor(), createRandom(17));
   const visit = (state: string) => driver.authorize(flows.authorizeUrl('confidential', { state }), 'approve');
   return { driver, visit };
+}
+
+/** A socket on 127.0.0.2 (another origin) counting the connections that reach it. */
+async function sink() {
+  const reached = { count: 0 };
+  const server = createTcpServer((socket) => {
+    reached.count++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
+  const { port } = server.address() as { port: number };
+  open.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
+  return { origin: `http://127.0.0.2:${port}`, reached };
 }
 
 /** The rejection of `outcome`, and how long it took. */
@@ -109,6 +124,68 @@ describe.skipIf(!existsSync(CHROMIUM))(
         /could not be played earlier in this run \(the provider's page did not respond/,
       );
       expect(second.ms).toBeLessThan(5000);
+    }, 60_000);
+
+    it('a sign-in form sent into a new window at another origin: said so, nothing sent there, never a refused password', async () => {
+      const away = await sink();
+      const { sim } = await provider(
+        `<script>const f=document.querySelector('form');f.action='${away.origin}/login';f.target='_blank'</script>`,
+      );
+      const { visit } = await driverFor(sim);
+      const first = await rejection(visit('popup'));
+      expect(first.error).toBeInstanceOf(HarnessError);
+      expect(first.error).not.toBeInstanceOf(SignInRefused);
+      expect(first.error.message).toBe(
+        `the page sent the sign-in to a new window at ${away.origin}: nothing was sent there; what needs a signed-in user is not tested`,
+      );
+      expect(away.reached.count).toBe(0);
+    }, 60_000);
+
+    it("a submit handler opening the sign-in in a new window on the provider's origin: the driver does not follow it", async () => {
+      const { sim, posts } = await provider(
+        `<script>const f=document.querySelector('form');f.addEventListener('submit',e=>{e.preventDefault();open('/users/sign_in?again=1')})</script>`,
+      );
+      const { visit } = await driverFor(sim);
+      const first = await rejection(visit('open'));
+      expect(first.error).not.toBeInstanceOf(SignInRefused);
+      expect(first.error.message).toMatch(
+        /^the page opened the sign-in in a new window, which the driver does not follow;/,
+      );
+      expect(posts.count).toBe(0);
+    }, 60_000);
+
+    it('a password answered with a file download: said so, never a refused password', async () => {
+      const { sim } = await provider('', (req, res) => {
+        if (req.method !== 'POST' || !req.url?.startsWith('/users/sign_in')) return false;
+        req.resume();
+        res.writeHead(200, {
+          'content-type': 'application/octet-stream',
+          'content-disposition': 'attachment; filename=x.bin',
+        });
+        res.end('not a page');
+        return true;
+      });
+      const { visit } = await driverFor(sim);
+      const first = await rejection(visit('download'));
+      expect(first.error).not.toBeInstanceOf(SignInRefused);
+      expect(first.error.message).toMatch(/^the provider answered the sign-in with a file download;/);
+    }, 60_000);
+
+    it('a password redirected (307) to another origin is the sign-in going on there, not the consent', async () => {
+      const away = await sink();
+      const { sim } = await provider('', (req, res) => {
+        if (req.method !== 'POST' || !req.url?.startsWith('/users/sign_in')) return false;
+        req.resume();
+        res.writeHead(307, { location: `${away.origin}/session` });
+        res.end();
+        return true;
+      });
+      const { visit } = await driverFor(sim);
+      const first = await rejection(visit('elsewhere'));
+      expect(first.error.message).toMatch(
+        /^the provider's sign-in goes on at http:\/\/127\.0\.0\.2:\d+\/session, which /,
+      );
+      expect(away.reached.count).toBe(0);
     }, 60_000);
   },
 );
