@@ -124,6 +124,10 @@ import {
   refusedIfClientError,
   signInNeedsPerson,
   signInRefused,
+  signInStopped,
+  signInUnplayable,
+  beforeSignIn,
+  samePath,
   signedInOnce,
   consentMet,
   consentShown,
@@ -176,6 +180,12 @@ export const CHROMIUM_ARGS = [
 ];
 /** How long one page may take to answer a navigation or show a control. */
 const PAGE_TIMEOUT_MS = 30_000;
+/**
+ * The time a stalled visit keeps before its check's limit, to close the page and say why (at most a
+ * quarter of the time left): a watchdog at the check's own limit lost to it, and the page's hang
+ * was said as the target's silence.
+ */
+const WATCHDOG_MARGIN_MS = 5_000;
 /** A page with scripts may draw its form after `load`: how long to wait for a control to show. */
 const SCRIPT_RENDER_MS = 2_000;
 /** No request open or ended for this long: the page's script has done what one action started. */
@@ -188,6 +198,17 @@ const FROZEN_AFTER_MS = 10_000;
 /** "Continue" controls pressed in one visit before we call it a loop. */
 const MAX_CONTINUES = 3;
 const PICKER = new RegExp(PICKER_PATTERN, 'i');
+/** Playwright's message for an action that failed (`locator.check: Clicking the checkbox did not change its state`). */
+const PLAYWRIGHT_ACTION = /^(?:locator|page|frame|elementHandle)\.(\w+): /;
+/** The provider's page would not be played (a hang, an action it made fail): said as the page's, where it happened. */
+class PageProblem extends HarnessError {}
+/** What the driver was doing, by the Playwright action a page made fail. */
+const ACTIONS: Record<string, string> = {
+  check: 'tick a box',
+  fill: 'type into a field',
+  click: 'press a control',
+  press: 'press a key in a field',
+};
 /** A control's words that grant access (defaults.ts, GRANT_WORDS). */
 const GRANTS = new RegExp(controlPattern('grant'), 'i');
 
@@ -578,11 +599,13 @@ async function guardRequests(
   page: Page,
   handsOver: (url: string) => boolean,
   refused: (url: string) => string | undefined,
-): Promise<{ handover: () => Handover | undefined; stray: () => Stray | undefined }> {
+  stopAt: (url: string) => boolean = () => false,
+): Promise<{ handover: () => Handover | undefined; stray: () => Stray | undefined; stopped: () => boolean }> {
   const cdp = await context.newCDPSession(page);
-  const main = (await cdp.send('Page.getFrameTree')).frameTree.frame.id;
+  const mainFrame = (await cdp.send('Page.getFrameTree')).frameTree.frame.id;
   let handover: Handover | undefined;
   let stray: Stray | undefined;
+  let stopped = false;
   cdp.on('Fetch.requestPaused', (event) => {
     const { requestId, request, responseStatusCode: status, responseHeaders } = event;
     const location =
@@ -594,7 +617,10 @@ async function guardRequests(
           ? new URL(location, request.url).href
           : undefined;
     const why = to === undefined ? undefined : refused(to);
-    if (to === undefined || (!handsOver(to) && why === undefined))
+    const main = event.frameId === mainFrame && event.resourceType === 'Document';
+    // A page the visit must not load (stopAt): never loaded, its request (or the redirect to it) failed.
+    if (to !== undefined && main && stopAt(to)) stopped = true;
+    if (to === undefined || (!handsOver(to) && why === undefined && !stopped))
       return void cdp
         .send('Fetch.continueRequest', {
           requestId,
@@ -602,7 +628,7 @@ async function guardRequests(
         })
         .catch(() => undefined);
     const fail = () => void cdp.send('Fetch.failRequest', { requestId, errorReason: 'Aborted' }).catch(() => undefined);
-    if (event.frameId !== main || event.resourceType !== 'Document') return fail();
+    if (!main || stopped) return fail();
     // The page itself navigating elsewhere than to the application is no hand-over: a stray.
     if (status === undefined && !handsOver(to)) {
       stray ??= { url: new URL(to), why: why ?? 'leaves the provider' };
@@ -619,7 +645,7 @@ async function guardRequests(
   });
   const stages = ['Request', 'Response'] as const;
   await cdp.send('Fetch.enable', { patterns: stages.map((requestStage) => ({ urlPattern: '*', requestStage })) });
-  return { handover: () => handover, stray: () => stray };
+  return { handover: () => handover, stray: () => stray, stopped: () => stopped };
 }
 
 /**
@@ -630,25 +656,70 @@ async function guardRequests(
  * meets closingPopups. Runs in the page: it must stand alone.
  */
 export function withoutWindowOpen(): void {
-  Object.defineProperty(globalThis, 'open', { value: () => null, writable: false, configurable: false });
+  /** The first window asked for (windowOpened reads it): a sign-in sent there is no refused password. */
+  let asked: string | undefined;
+  const open = (url?: string | URL) => {
+    try {
+      asked ??= url === undefined || url === '' ? 'about:blank' : new URL(url, location.href).href;
+    } catch {
+      asked ??= 'about:blank';
+    }
+    return null;
+  };
+  Object.defineProperty(globalThis, 'open', { value: open, writable: false, configurable: false });
+  Object.defineProperty(globalThis, Symbol.for('idp-conformance.window-open'), { get: () => asked });
+}
+
+/** The first window the page asked window.open for (withoutWindowOpen), if any. */
+const windowOpened = (page: Page): Promise<string | undefined> =>
+  page
+    .evaluate(() => {
+      const asked: unknown = (globalThis as Record<symbol, unknown>)[Symbol.for('idp-conformance.window-open')];
+      return typeof asked === 'string' ? asked : undefined;
+    })
+    .catch(() => undefined);
+
+/** How the driver opens its own pages, and the popups closed so far (the last one's URL as it appeared). */
+interface Pages {
+  open: () => Promise<Page>;
+  popups: () => { count: number; last?: string };
 }
 
 /**
  * The driver plays the page it opened, never a popup: each window a page opens (window.open, a
  * link or form with a target) is closed as it appears, else a page whose popups open popups grows
  * the browser without bound (over a hundred windows in 1.5 s) until the machine runs out of
- * memory and the run ends with no verdict. Returns how the driver opens its own pages.
+ * memory and the run ends with no verdict. Each is counted, the last one's URL kept: a sign-in
+ * sent into a new window is said as that, never as the password refused.
  */
-function closingPopups(context: BrowserContext): () => Promise<Page> {
+function closingPopups(context: BrowserContext): Pages {
   const opening = new Set<Promise<Page>>();
   const own = new WeakSet<Page>();
+  const popups: { count: number; last?: string } = { count: 0 };
+  // A popup's first request comes before its page (Playwright has no frame for it yet): kept, for a
+  // popup whose page shows no URL of its own (its request failed, at the fence).
+  let unframed: string | undefined;
+  context.on('request', (request) => {
+    if (!request.isNavigationRequest()) return;
+    try {
+      request.frame();
+    } catch {
+      unframed = request.url();
+    }
+  });
   // The 'page' event of our own newPage comes before newPage resolves: wait for those pending.
   context.on('page', (page) => {
     void Promise.allSettled([...opening])
-      .then(() => (own.has(page) ? undefined : page.close()))
+      .then(() => {
+        if (own.has(page)) return;
+        popups.count++;
+        popups.last = /^https?:/.test(page.url()) ? page.url() : (unframed ?? page.url());
+        unframed = undefined;
+        return page.close();
+      })
       .catch(() => undefined);
   });
-  return async () => {
+  const open = async () => {
     const opened = context.newPage();
     opening.add(opened);
     try {
@@ -659,6 +730,7 @@ function closingPopups(context: BrowserContext): () => Promise<Page> {
       opening.delete(opened);
     }
   };
+  return { open, popups: () => ({ ...popups }) };
 }
 
 export async function createBrowserDriver(
@@ -733,7 +805,7 @@ export async function createBrowserDriver(
   /** The visits under way, each ending itself, and the check's time each began under. */
   const visits = new Map<() => void, CheckTime | undefined>();
   context.setDefaultTimeout(pageTimeout);
-  const openPage = closingPopups(context);
+  const pages = closingPopups(context);
   let closed = false;
   /**
    * Chromium's process ended under the run (the OOM killer, a crash): said by the check it ended
@@ -783,9 +855,34 @@ export async function createBrowserDriver(
   };
   /** The provider's page did not answer within `ms` (a script that never yields, a control never usable). */
   const unresponsive = (page: Page, ms: number, detail?: string) =>
-    new HarnessError(
+    new PageProblem(
       `the provider's page did not respond within ${ms} ms (at ${new URL(page.url()).pathname}${detail ? `: ${detail}` : ''})`,
     );
+
+  /**
+   * What ended a visit, when it is the provider's page: the watchdog (`stalledMs`), Playwright's time
+   * limit on an action, or an action the page made fail (a box whose click it cancels, a field it
+   * swaps), said with where and Playwright's first line only (the rest repeats selectors). Before,
+   * a failed action was "the check crashed (a defect of the harness)". Undefined for anything else.
+   */
+  const pageProblem = (page: Page, error: unknown, stalledMs?: number): PageProblem | undefined => {
+    if (stalledMs !== undefined) return unresponsive(page, stalledMs);
+    if (error instanceof PageProblem) return error;
+    const first = String((error as Error)?.message ?? error).split('\n')[0];
+    if ((error as Error)?.name === 'TimeoutError') return unresponsive(page, pageTimeout, first);
+    const action = PLAYWRIGHT_ACTION.exec(first)?.[1];
+    if (action === undefined || (error as Error)?.name !== 'Error') return undefined;
+    const what = ACTIONS[action] ?? `act (${action})`;
+    return new PageProblem(
+      `the provider's page did not let the driver ${what} (at ${new URL(page.url()).pathname}: ${first})`,
+    );
+  };
+  /**
+   * The path of a sign-in page that could not be played (signInUnplayable): a later visit that
+   * lands on it before any sign-in went through is skipped at once, never waited on again (a page
+   * whose script never yields held each check to its limit: 44 checks, 44 minutes).
+   */
+  let unplayableAt: string | undefined;
 
   const d = {
     signInPath: SIGN_IN_DEFAULTS.signInPath,
@@ -953,11 +1050,17 @@ export async function createBrowserDriver(
     }
   }
 
-  /** Until the page sends a request or navigates (the page's time limit at most). */
-  async function submitted(watch: Watch, navigations: number, sent: number): Promise<void> {
+  /** Until the page sends a request, navigates or opens a window (the page's time limit at most). */
+  async function submitted(watch: Watch, navigations: number, sent: number, popups: number): Promise<void> {
     const deadline = Date.now() + pageTimeout;
     const { activity } = watch;
-    while (activity.navigations === navigations && activity.sent === sent && !over(watch) && Date.now() < deadline)
+    while (
+      activity.navigations === navigations &&
+      activity.sent === sent &&
+      pages.popups().count === popups &&
+      !over(watch) &&
+      Date.now() < deadline
+    )
       await sleep(POLL_MS);
   }
 
@@ -1116,7 +1219,7 @@ export async function createBrowserDriver(
   ): Promise<Journey> {
     // This visit's own check (its time limit): a later check's never reaches it.
     const time = checkTime;
-    const page = await openPage().catch((error: unknown) => {
+    const page = await pages.open().catch((error: unknown) => {
       throw gone() ? browserGone() : error;
     });
     /** The check ended before the visit: its page is closed, its wait cut short (timedBy). */
@@ -1133,17 +1236,29 @@ export async function createBrowserDriver(
     /** The page's renderer died (killed, out of memory): the browser lives on, this visit is over. */
     let crashed = false;
     page.once('crash', () => void (crashed = true));
+    /** Downloads the page started (each cancelled: acceptDownloads is off). */
+    let downloads = 0;
+    page.on('download', (download) => {
+      downloads++;
+      void download.cancel().catch(() => undefined);
+    });
     // A renderer whose script never yields leaves some calls (a count, a visibility) waiting with no
     // time limit of their own: with no step done for twice the page's limit, the page is closed,
     // which ends them, and the visit says why.
     let stalled = false;
+    /** The visit is at the sign-in (its username or password being sent): a page problem there is the run's. */
+    let signingIn = false;
     let watchdog: NodeJS.Timeout | undefined;
+    /** The watchdog's time: twice the page's limit, and never past the check's (WATCHDOG_MARGIN_MS). */
+    let stallMs = 2 * pageTimeout;
     const progress = () => {
       clearTimeout(watchdog);
+      const left = time?.leftMs() ?? Infinity;
+      stallMs = Math.max(1, Math.round(Math.min(2 * pageTimeout, left - Math.min(WATCHDOG_MARGIN_MS, left / 4))));
       watchdog = setTimeout(() => {
         stalled = true;
         void page.close().catch(() => undefined);
-      }, 2 * pageTimeout);
+      }, stallMs);
     };
     progress();
     let last: PwResponse | undefined;
@@ -1161,7 +1276,18 @@ export async function createBrowserDriver(
     // (a registered application's, a loopback one on another port).
     const asked = new URL(startUrl).searchParams.get('redirect_uri');
     const handsOverHere = (url: string) => handsOver(url) || (!!asked && handsOverTo(url, asked));
-    const { handover, stray } = await guardRequests(context, page, handsOverHere, (url) => http.leaves(url));
+    // The sign-in page that could not be played, met again before any sign-in went through: never
+    // loaded (a page whose script never yields would hang this visit too), the check skipped.
+    const metAgain = (url: string) =>
+      unplayableAt !== undefined && !session && signInStopped(http) && samePath(new URL(url).pathname, unplayableAt);
+    const { handover, stray, stopped } = await guardRequests(
+      context,
+      page,
+      handsOverHere,
+      (url) => http.leaves(url),
+      metAgain,
+    );
+    const skipIfMetAgain = () => void (stopped() && beforeSignIn(http));
     const watch: Watch = { activity: watchActivity(page), handover, stray, answer: () => last, time, refreshes: 0 };
     const decisionCss = selector(decision);
     const controls: Record<'password' | 'decision' | 'continue', Control> = {
@@ -1199,6 +1325,31 @@ export async function createBrowserDriver(
      */
     const signInStep = async (send: () => Promise<void>, next: Control[], asked: Control, detail: string) => {
       const { navigations, sent } = watch.activity;
+      const [popups, downloaded] = [pages.popups().count, downloads];
+      // A window the page asked for before (an advert's): what it asks for after cannot be told apart.
+      const openedBefore = await windowOpened(page);
+      /**
+       * The sign-in form still shown after the page sent what was typed into a new window, or the
+       * provider answered it with a download: the page's doing, said once, never a refused password.
+       */
+      const answeredElsewhere = async () => {
+        if (downloads > downloaded) signInUnplayable(http, 'the provider answered the sign-in with a file download');
+        const opened =
+          pages.popups().count > popups
+            ? (pages.popups().last ?? 'about:blank')
+            : openedBefore === undefined
+              ? await windowOpened(page)
+              : undefined;
+        if (opened === undefined) return;
+        const to = URL.canParse(opened) ? new URL(opened) : undefined;
+        const off = to && /^https?:$/.test(to.protocol) ? http.leaves(to.href) : undefined;
+        signInUnplayable(
+          http,
+          to && off
+            ? `the page sent the sign-in to a new window at ${to.origin}: nothing was sent there`
+            : 'the page opened the sign-in in a new window, which the driver does not follow',
+        );
+      };
       // A page asking for a new password twice is no sign-in form again: the next step says it needs a person.
       const askedAgain = async () =>
         !handover() &&
@@ -1213,18 +1364,25 @@ export async function createBrowserDriver(
       refusedIfClientError(http, answer && { status: answer.status(), headers: headersOf(answer) });
       await ready(page, watch, next);
       if (!(await askedAgain())) return;
+      await answeredElsewhere();
       // A refusal is the provider's answer: when nothing has gone out yet (a page too busy to send
       // the form, or one whose script submits after a step of its own), wait for the submission,
       // up to the page's time limit, and its answer, then judge.
       if (watch.activity.navigations === navigations && watch.activity.sent === sent) {
-        await settle(page, watch, () => submitted(watch, navigations, sent), { next });
+        await settle(page, watch, () => submitted(watch, navigations, sent, popups), { next });
         await ready(page, watch, next);
         if (!(await askedAgain())) return;
+        await answeredElsewhere();
       }
       signInRefused(http, detail);
     };
     try {
       let signedIn = false;
+      /**
+       * The password's answer was a page (not a redirect off the provider, caught as it came): only
+       * then is a redirect elsewhere the consent going on there, else it is the sign-in's.
+       */
+      let passwordAnswered = false;
       /** The username alone went out (identifier-first sign-in): the password comes next. */
       let identified = false;
       let decided = false;
@@ -1301,10 +1459,12 @@ export async function createBrowserDriver(
           },
         );
       await settle(page, watch, () => load(page.goto(startUrl, { waitUntil: 'commit' })));
+      skipIfMetAgain();
       // Steps: sign in, decide, then continue (a button or link that leads on), each once it shows.
       let throttled = 0;
       let waitedOut = 0;
       for (let step = 0; step < MAX_STEPS && !handover() && !stray(); step++) {
+        skipIfMetAgain();
         progress();
         // A page the target declined to serve now is no page of the provider's: waited out, loaded again.
         // The refusal's own page loaded first (a reload that interrupts it fails in Chromium), within
@@ -1342,7 +1502,7 @@ export async function createBrowserDriver(
         if (!signedIn && (await present(page, ...controls.password))) {
           // A later visit meeting the sign-in form again: the unsettled password was not accepted.
           signInMetAgain(http, unsettled);
-          signedIn = true;
+          signedIn = signingIn = true;
           const next = [controls.decision, controls.continue];
           await signInStep(
             () => signIn(page, watch, identified, next),
@@ -1350,6 +1510,8 @@ export async function createBrowserDriver(
             controls.password,
             'its sign-in form again',
           );
+          signingIn = false;
+          passwordAnswered = !handover();
           onAnswer = true;
           continue;
         }
@@ -1360,7 +1522,7 @@ export async function createBrowserDriver(
           // not "Next": the username sent alone would be refused (and the config blamed).
           if (await passwordDue(page)) continue;
           signInMetAgain(http, unsettled);
-          identified = true;
+          identified = signingIn = true;
           const next = [controls.password, controls.decision, controls.continue];
           await signInStep(() => identify(page, watch, next), next, identifier, 'its username form again');
           continue;
@@ -1477,6 +1639,7 @@ export async function createBrowserDriver(
         }
         break;
       }
+      skipIfMetAgain();
       if (!decided && !handover() && !stray()) {
         const source = await pageSource(page);
         if (source && awaitsEmail(source)) signInNeedsPerson(http, 'a link sent by e-mail');
@@ -1515,7 +1678,7 @@ export async function createBrowserDriver(
           away.url,
           offside,
           { redirectUris, asked, malformed: options.malformed },
-          signedIn ? 'consent' : 'sign-in',
+          passwordAnswered ? 'consent' : 'sign-in',
         );
       if (away) continuationGranted(decision, decided, linkFollowed, away.url);
       // Past a link from a page of links only that answered the password (unsettled), only a decision
@@ -1551,10 +1714,16 @@ export async function createBrowserDriver(
         );
       // Playwright's own time limit on an action, or the watchdog: the provider's page did not
       // respond (a script that never yields, a control never usable), not a defect of the harness.
-      if (stalled) throw unresponsive(page, 2 * pageTimeout);
-      if ((error as Error)?.name === 'TimeoutError')
-        throw unresponsive(page, pageTimeout, String((error as Error).message).split('\n')[0]);
-      throw error;
+      // A sign-in page met again after it could not be played: skipped, as the run said it once.
+      if (stopped()) beforeSignIn(http);
+      const problem = pageProblem(page, error, stalled ? stallMs : undefined);
+      if (!problem) throw error;
+      // The sign-in's page (before any sign-in of the run went through): every check's way in.
+      if (!session && (signingIn || samePath(new URL(page.url()).pathname, d.signInPath))) {
+        unplayableAt = new URL(page.url()).pathname;
+        signInUnplayable(http, problem.message);
+      }
+      throw problem;
     } finally {
       visits.delete(end);
       clearTimeout(watchdog);

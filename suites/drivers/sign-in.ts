@@ -101,6 +101,25 @@ export function signInNeedsPerson(http: Http, what: string): never {
 }
 
 /**
+ * The provider's sign-in page could not be played (`what`: a control the page would not let the
+ * driver use, a script that never yields, the sign-in sent to a new window or answered with a
+ * download): every check's way in meets it, so it is said once, errored, like a refusal but never
+ * as one (the password was not judged), and each later check that needs a sign-in is skipped; the
+ * password is not typed again and again.
+ */
+export function signInUnplayable(http: Http, what: string): never {
+  beforeSignIn(http);
+  refusals.set(
+    http,
+    `the provider's sign-in page could not be played earlier in this run (${what}); it is not tried again`,
+  );
+  throw new HarnessError(`${what}; what needs a signed-in user is not tested`);
+}
+
+/** Has the run of `http` stopped trying sign-ins (refused, or a sign-in page that cannot be played)? */
+export const signInStopped = (http: Http) => refusals.has(http);
+
+/**
  * An account picker naming none of the configured user's accounts: no other is picked (its consent
  * is not the user's, nor "Use another account", which signs in afresh), a missing premise said
  * once like a refusal; skipped instead when the run has said it already.
