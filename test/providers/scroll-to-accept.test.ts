@@ -53,6 +53,15 @@ const tickToEnable = (hidden: string) =>
 <script>document.getElementById('agree').addEventListener('change', function (e) {
   var a = document.getElementById('authorize'); a.disabled = !e.target.checked; a.value = '1'; });</script>`;
 
+/** As scrollPage, its querySelectorAll('*') spinning 90 s: the reading (readToEnable) waits 2 s of it, not the visit's 60 s. */
+const spinning = (hidden: string) =>
+  scrollPage(hidden) +
+  `<script>var q = Document.prototype.querySelectorAll;
+Document.prototype.querySelectorAll = function (s) {
+  if (s === '*') { var t = Date.now(); while (Date.now() - t < 90000) {} }
+  return q.call(this, s);
+};</script>`;
+
 let consentPage = scrollPage;
 let provider: JourneyProvider;
 beforeAll(async () => {
@@ -104,4 +113,20 @@ describe('the form driver on a consent whose Authorize a script enables', () => 
     },
     60_000,
   );
+});
+
+describe('the browser driver on a consent whose page spins when read', () => {
+  it('gives the reading its 2 s and goes on as still disabled: errs within the check, nothing pressed (review 18)', async () => {
+    consentPage = spinning;
+    provider.decided.approve = provider.decided.deny = 0;
+    const started = Date.now();
+    const { report, stderr } = await runWithDriver(provider, 'browser', ['grants.state-unchanged']);
+    const why = explain(report, stderr);
+    const check = report.checks.find((c) => c.id === 'grants.state-unchanged');
+    expect(check?.status, why).toBe('errored');
+    expect(check?.message, why).toMatch(/keeps the control to press disabled/);
+    expect(provider.decided.approve, why).toBe(0);
+    // Before: the evaluate waited out the visit's 60 s.
+    expect(Date.now() - started, why).toBeLessThan(40_000);
+  }, 120_000);
 });
