@@ -238,13 +238,16 @@ const shownCount = (page: Page, css: string) => page.locator(css).filter({ visib
  */
 async function readToEnable(page: Page, control: Locator): Promise<void> {
   if (await control.isEnabled({ timeout: POLL_MS }).catch(() => true)) return;
-  await page
+  // The page's own script runs it, with no timeout of playwright's: one that spins (an overridden
+  // querySelectorAll) is given SCRIPT_RENDER_MS, then the control is read as it stands.
+  const reading = page
     .evaluate(() => {
       for (const box of document.querySelectorAll('*'))
         if (box.scrollHeight > box.clientHeight) box.scrollTop = box.scrollHeight;
       window.scrollTo(0, document.documentElement.scrollHeight);
     })
     .catch(() => undefined);
+  await Promise.race([reading, new Promise((resolve) => setTimeout(resolve, SCRIPT_RENDER_MS).unref())]);
   // A trial click waits for the control to be enabled and clicks nothing.
   const enabled = await control.click({ trial: true, timeout: SCRIPT_RENDER_MS }).then(
     () => true,

@@ -118,6 +118,9 @@ const text = (b: SubmitButton, form: HtmlForm) =>
  */
 const pressable = (form: HtmlForm) => form.buttons.filter((b) => !WORDS.aside.test(b.label) && !isSignInWay(b.label));
 
+/** Enter sends `form` with no button: it has no submit control at all (none disabled either). */
+const sentWithEnter = (form: HtmlForm) => !form.buttons.length && !form.defaultDisabled;
+
 /** The boxes of `form` a person ticks to go on (terms of use), never a scope box. */
 const agreementBoxes = (form: HtmlForm) =>
   form.unticked.filter(
@@ -138,6 +141,8 @@ function agreementStep(forms: HtmlForm[]): Choice | undefined {
         (WORDS.approve.test(text(b, form)) || WORDS.step.test(text(b, form)) || WORDS.yes.test(b.label)) &&
         !WORDS.deny.test(text(b, form)),
     );
+    // None to go on with: Enter would press the form's default button (a denial), or nothing if disabled.
+    if (!button && !sentWithEnter(form)) continue;
     // It goes on: asked to deny, the gate (stepMayApprove) reads the page before it is pressed.
     return { form: { ...form, fields: [...form.fields, ...boxes] }, button, explicit: false, goesOn: true };
   }
@@ -176,7 +181,7 @@ function buttonFor(
         if (step(button, form) && !other.test(text(button, form)))
           return { form, button, explicit: false, goesOn: step === goingOn };
   // One form with no labelled button (submitted with Enter) is a step too.
-  if (forms.length === 1 && forms[0].buttons.length === 0) return { form: forms[0], explicit: false, goesOn: true };
+  if (forms.length === 1 && sentWithEnter(forms[0])) return { form: forms[0], explicit: false, goesOn: true };
   return undefined;
 }
 

@@ -33,6 +33,11 @@ export interface HtmlForm {
   buttons: SubmitButton[];
   /** Checkboxes not ticked: a browser leaves them out of the body until the user ticks them. */
   unticked: FormField[];
+  /**
+   * Its default (first) submit control is disabled: Enter submits nothing (HTML's implicit
+   * submission) until a script enables it, so the form is never sent without a button.
+   */
+  defaultDisabled?: true;
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
@@ -271,12 +276,20 @@ interface Control {
   noscript?: true;
 }
 
+const isSubmit = (kind: string, a: Record<string, string>) =>
+  kind === 'button'
+    ? (a.type ?? 'submit').toLowerCase() === 'submit'
+    : kind === 'input' && ['submit', 'image'].includes((a.type ?? '').toLowerCase());
+
 /** Add one control (field or submit button) to a form, as a browser would submit it. */
 function addControl(form: HtmlForm, { kind, attrs: a, label, noscript }: Control): void {
   const hides = noscript ? { noscript } : {};
   // A disabled control is sent by no browser (HTML: not a successful control), nor pressed by anyone
   // until a script enables it (a consent's Authorize, once its terms are scrolled to the end).
-  if ('disabled' in a) return;
+  if ('disabled' in a) {
+    if (isSubmit(kind, a) && !form.buttons.length) form.defaultDisabled = true;
+    return;
+  }
   if (kind === 'button') {
     const type = (a.type ?? 'submit').toLowerCase();
     if (type === 'submit')

@@ -7,6 +7,7 @@ import { granted, handsOverTo, redirectParams, redirectUrisOf, signInGoesOn } fr
 import { onwardOf, parseForms, refreshOfAnswer } from '../drivers/html.js';
 import { identifierField, signInElsewhere } from '../drivers/sign-in.js';
 import { NoVerdict } from '../runner/errors.js';
+import { namedState, stateArbitrary } from '../runner/state.js';
 import {
   authorizeCode,
   authorizeRedirect,
@@ -176,7 +177,7 @@ export const authorizeChecks: Check[] = [
     async run(t: CheckContext) {
       // At least 8 characters: the source's state is non-predictable (L17, RFC 6749 §10.12), and a
       // provider may refuse a shorter one as too weak (Ory Hydra's invalid_state).
-      await t.property(fc.string({ unit: 'grapheme', minLength: 8, maxLength: 40 }), async (state) => {
+      await t.property(stateArbitrary(), async (state) => {
         // A state that makes the provider refuse, or not redirect, breaks the authorize parameters (state is one).
         const redirect = await authorizeRedirect(t, 'confidential', { state }, 'approve', [
           'GRANT-AUTHORIZE-PARAMS',
@@ -252,7 +253,7 @@ export const authorizeChecks: Check[] = [
             client_id: app.clientId,
             redirect_uri: redirectUri,
             scope: app.scope,
-            state: 'loopback',
+            state: namedState('loopback'),
             code_challenge: challenge,
             code_challenge_method: 'S256',
           }),
@@ -329,7 +330,7 @@ export const authorizeChecks: Check[] = [
       await t.property(fc.subarray(own), fc.constantFrom(...foreign), fc.nat(), async (mine, outside, at) => {
         const scopes = [...mine];
         scopes.splice(at % (scopes.length + 1), 0, outside);
-        const state = `scope-${at}`;
+        const state = namedState(`scope-${at}`);
         const what = `authorize for scope "${scopes.join(' ')}" beyond the application's`;
         const outcome = await t.driver.authorize(
           t.oauth.authorizeUrl(app, { scope: scopes.join(' '), state }),
@@ -364,7 +365,7 @@ export const authorizeChecks: Check[] = [
       await t.property(
         word.filter((w) => !known.includes(w)),
         async (unknown) => {
-          const state = 'scope-unknown';
+          const state = namedState('scope-unknown');
           const outcome = await t.driver.authorize(
             t.oauth.authorizeUrl('confidential', { scope: unknown, state }),
             'approve',
@@ -389,7 +390,7 @@ export const authorizeChecks: Check[] = [
           word.filter((w) => w !== 'code'),
         ),
         async (responseType) => {
-          const state = 'response-type';
+          const state = namedState('response-type');
           const outcome = await t.driver.authorize(
             t.oauth.authorizeUrl('confidential', { response_type: responseType, state }),
             'approve',
@@ -455,7 +456,7 @@ export const authorizeChecks: Check[] = [
         // The later requests decide the check; this one is said, never dropped without a word.
         if (undecided) t.note(`decided nothing: ${what} (${undecided.message})`);
       }
-      const state = 'missing-response-type';
+      const state = namedState('missing-response-type');
       const outcome = await t.driver.authorize(
         t.oauth.authorizeUrl('confidential', { response_type: undefined, state }),
         'approve',
@@ -481,7 +482,7 @@ export const authorizeChecks: Check[] = [
     title: 'Denying consent redirects with access_denied, the unchanged state and no code',
     rules: ['GRANT-CONSENT-DENIED', 'GRANT-CONSENT', 'GRANT-AUTHORIZE-ERROR-REDIRECT', 'GRANT-AUTHORIZE-ERROR-PARAMS'],
     async run(t: CheckContext) {
-      const state = 'consent-denied';
+      const state = namedState('consent-denied');
       // A provider that remembers an earlier approval (Keycloak, Okta, Hydra) asks again only when
       // told to (OIDC Core §3.1.2.1); one that knows no prompt ignores it (RFC 6749 §3.1).
       const url = t.oauth.authorizeUrl('confidential', { state, prompt: 'consent' });
@@ -525,7 +526,7 @@ export const authorizeChecks: Check[] = [
     title: 'An authorize request without a session is sent to the sign-in page of the provider',
     rules: ['GRANT-SIGN-IN-REQUIRED'],
     async run(t: CheckContext) {
-      const url = t.oauth.authorizeUrl('confidential', { state: 'anonymous' });
+      const url = t.oauth.authorizeUrl('confidential', { state: namedState('anonymous') });
       const first = await t.http.follow(url, { headers: { accept: 'text/html' } });
       // A redirect, or a page that refreshes there (RFC 6749 §1.7: any way the user-agent has).
       const location = onwardOf(first)?.to;

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { limits } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { jsonObject } from '../shared/json.js';
+import { namedState } from '../runner/state.js';
 import {
   authorizeCode,
   broke,
@@ -188,7 +189,7 @@ export const codeChecks: Check[] = [
       const app = 'confidential';
       const own = t.oauth.app(app).scopes;
       const { redirect, response } = await t.driver.authorize(
-        t.oauth.authorizeUrl(app, { scope: undefined, state: 'no-scope' }),
+        t.oauth.authorizeUrl(app, { scope: undefined, state: namedState('no-scope') }),
         'approve',
         { refusable: true },
       );

@@ -6,6 +6,7 @@ import type { RuleId } from '../../spec/index.js';
 import type { Check, CheckContext } from '../types.js';
 import { createBrowser } from '../drivers/form.js';
 import type { HtmlForm } from '../drivers/html.js';
+import { namedState } from '../runner/state.js';
 import { decodeEntities } from '../drivers/html.js';
 import { withSetting } from './settings.js';
 import {
@@ -127,7 +128,7 @@ export const registrationChecks: Check[] = [
         client_id: clientId,
         redirect_uri: redirectUri,
         scope,
-        state: `reg-${unique}`,
+        state: namedState(`reg-${unique}`),
       });
       const { redirect, response } = await t.driver.authorize(url, 'approve');
       const code = redirect?.searchParams.get('code');

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { decodeProtectedHeader, type JSONWebKeySet, type JWK, type JWTPayload } from 'jose';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { CheckFailure, HarnessError } from '../runner/errors.js';
+import { namedState } from '../runner/state.js';
 import { hasBearerChallenge, namesError } from '../shared/challenge.js';
 import {
   authorizeCode,
@@ -304,7 +305,7 @@ export const oidcChecks: Check[] = [
       const scope = ['openid', ...app.scopes].join(' ');
       const what = `authorize for "${scope}" by an application without openid`;
       const { redirect, response } = await t.driver.authorize(
-        t.oauth.authorizeUrl('limited', { scope, state: 'no-openid' }),
+        t.oauth.authorizeUrl('limited', { scope, state: namedState('no-openid') }),
         'approve',
         { refusable: true },
       );

@@ -18,6 +18,7 @@ import { APP_ROLES, type AppRole } from '../../spec/target-config.js';
 import { pageText } from '../drivers/html.js';
 import { TOKEN_PATH } from '../shared/oauth.js';
 import { shownUrl } from './endpoints.js';
+import { namedState } from './state.js';
 import type { AppConfig, Http, OAuthFlows, TargetConfig } from '../types.js';
 
 /** A verifier of 43 characters: what is asked is whether the request is taken, not PKCE. */
@@ -55,7 +56,7 @@ export async function refusedAuthorizations(
     if (!app) continue;
     // The request a check sends (runner/oauth.ts), its random parts fixed: no draw of the run's seed.
     const url = authorizeUrl(role, {
-      state: 'start-up-premise',
+      state: namedState('start-up-premise'),
       code_challenge: CHALLENGE,
       code_challenge_method: 'S256',
       ...(app.scopes?.includes('openid') ? { nonce: 'start-up-premise' } : {}),

@@ -103,11 +103,19 @@ export class DeadlineCut extends BrokenExchange {
 }
 
 /**
- * A catch that reads any error of its request as no answer: one cut by --deadline (as the Http
- * throws it, or as the target does) is thrown on, never read.
+ * A catch that reads any error of its request as no answer, but never a stop of the check: one
+ * cut by --deadline (as the Http throws it, or as the target does), any skip (the session's own at
+ * its gate once past --deadline or interrupted, session.ts), and a target refusing to serve
+ * (RateLimited) are thrown on, never read as an answer (review 18: the deadline's skip was).
  */
 export function noAnswer(error: unknown): undefined {
-  if (error instanceof DeadlineCut || (error instanceof TransportError && error.code === 'deadline')) throw error;
+  if (
+    error instanceof DeadlineCut ||
+    error instanceof CheckSkipped ||
+    error instanceof RateLimited ||
+    (error instanceof TransportError && error.code === 'deadline')
+  )
+    throw error;
   return undefined;
 }
 

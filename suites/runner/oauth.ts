@@ -17,13 +17,12 @@ import type {
 } from '../types.js';
 import { AUTHORIZE_PATH, exchangeRefusalRules } from '../shared/oauth.js';
 import { CheckFailure, CheckSkipped, HarnessError } from './errors.js';
-import type { Random } from './random.js';
+import { VERIFIER_ALPHABET, type Random } from './random.js';
+import { randomState } from './state.js';
 import type { Redactor } from './redact.js';
 import type { RawRequest } from '../target/types.js';
 
-/** The characters RFC 7636 allows in a code verifier (the source's `A-Z a-z 0-9 - . _ ~`). */
-export const VERIFIER_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~';
-const STATE_LENGTH = 24;
+export { VERIFIER_ALPHABET };
 /** A nonce as clients send one with every `openid` request (some providers refuse any without). */
 const NONCE_LENGTH = 32;
 
@@ -103,7 +102,7 @@ export function createOAuthFlows(
     };
     // The client sends a state with each authorization request (L17); a provider that requires it
     // (Okta) must not refuse every flow of the run for it: only a check that removes it asks without.
-    if (!('state' in params)) merged.state = random.string(STATE_LENGTH, VERIFIER_ALPHABET);
+    if (!('state' in params)) merged.state = randomState(random);
     // OIDC Core makes nonce optional in the code flow, but clients send one and some providers
     // require it: every openid request carries one unless the check chose (or removed) it.
     if (!('nonce' in params) && merged.scope?.split(' ').includes('openid'))
@@ -136,7 +135,7 @@ export function createOAuthFlows(
     const a = app(role);
     const usePkce = options.pkce ?? (options.verifier !== undefined || !a.clientSecret);
     const pair = usePkce ? pkce(options.verifier) : undefined;
-    const state = options.state ?? random.string(STATE_LENGTH, VERIFIER_ALPHABET);
+    const state = options.state ?? randomState(random);
     const url = authorizeUrl(role, {
       state,
       scope: options.scope ?? a.scopes.join(' '),

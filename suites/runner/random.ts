@@ -1,4 +1,7 @@
 /** A seeded source for the harness's own choices (PKCE verifiers, state values): runs repeat exactly. */
+/** The characters RFC 7636 allows in a code verifier (the source's `A-Z a-z 0-9 - . _ ~`); states and nonces are drawn from them too. */
+export const VERIFIER_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~';
+
 export interface Random {
   int(maxExclusive: number): number;
   string(length: number, alphabet: string): string;

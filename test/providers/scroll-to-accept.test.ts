@@ -13,7 +13,7 @@ import { journeyProvider, type JourneyProvider } from './sign-in-journey.js';
 import { explain, PAGE_DRIVERS, runWithDriver } from './provider.js';
 
 /** The consent: the terms in a box of their own, Authorize disabled until they are read. */
-const consentPage = (hidden: string) =>
+const scrollPage = (hidden: string) =>
   `<p>Sample App would like to access your account.</p>
 <p>Please read the terms to the end before you authorize.</p>
 <div id="terms" style="height:120px;overflow-y:scroll;border:1px solid #888">${Array.from(
@@ -32,9 +32,40 @@ t.addEventListener('scroll', function () {
   }
 });</script>`;
 
+/**
+ * Authorize the only submit button and disabled: a browser's Enter submits nothing (the form's
+ * default button is disabled). The hidden `choice=0` after it is what a form sent with no button
+ * carries, a denial to a provider reading a missing decision as one.
+ */
+const onlyDisabled = (hidden: string) =>
+  `<p>Sample App would like to access your account.</p>
+<form method="post" action="/oauth/authorize">${hidden}
+<button type="submit" name="choice" value="1" id="authorize" disabled>Authorize</button><input type="hidden" name="choice" value="0"></form>
+<script>setTimeout(function () { document.getElementById('authorize').disabled = false; }, 300);</script>`;
+
+/** Terms to tick before Authorize is enabled; Deny, the form's default button, always live. */
+const tickToEnable = (hidden: string) =>
+  `<p>Sample App would like to access your account.</p>
+<form method="post" action="/oauth/authorize">${hidden}
+<label><input type="checkbox" id="agree" name="agree"> I have read the terms</label>
+<button type="submit" name="choice" value="0">Deny</button>
+<button type="submit" name="choice" value="unread" id="authorize" disabled>Authorize</button></form>
+<script>document.getElementById('agree').addEventListener('change', function (e) {
+  var a = document.getElementById('authorize'); a.disabled = !e.target.checked; a.value = '1'; });</script>`;
+
+/** As scrollPage, its querySelectorAll('*') spinning 90 s: the reading (readToEnable) waits 2 s of it, not the visit's 60 s. */
+const spinning = (hidden: string) =>
+  scrollPage(hidden) +
+  `<script>var q = Document.prototype.querySelectorAll;
+Document.prototype.querySelectorAll = function (s) {
+  if (s === '*') { var t = Date.now(); while (Date.now() - t < 90000) {} }
+  return q.call(this, s);
+};</script>`;
+
+let consentPage = scrollPage;
 let provider: JourneyProvider;
 beforeAll(async () => {
-  provider = await journeyProvider({ consentPage });
+  provider = await journeyProvider({ consentPage: (hidden) => consentPage(hidden) });
 }, 60_000);
 afterAll(() => provider?.close());
 
@@ -42,6 +73,7 @@ describe('a consent whose Authorize is enabled once the terms are scrolled to th
   it.each(PAGE_DRIVERS)(
     '%s driver: approves only as the page allows, denies with Deny',
     async (kind) => {
+      consentPage = scrollPage;
       provider.decided.approve = provider.decided.deny = 0;
       const { report, stderr } = await runWithDriver(provider, kind, [
         'grants.state-unchanged',
@@ -61,4 +93,40 @@ describe('a consent whose Authorize is enabled once the terms are scrolled to th
     },
     60_000,
   );
+});
+
+describe('the form driver on a consent whose Authorize a script enables', () => {
+  it.each([
+    ['the only submit button', onlyDisabled],
+    ['beside Deny and terms to tick', tickToEnable],
+  ])(
+    '%s: never submitted without it, said as the page needing a browser',
+    async (_, page) => {
+      consentPage = page;
+      provider.decided.approve = provider.decided.deny = 0;
+      const { report, stderr } = await runWithDriver(provider, 'form', ['grants.state-unchanged']);
+      const why = explain(report, stderr);
+      const check = report.checks.find((c) => c.id === 'grants.state-unchanged');
+      expect(check?.status, why).toBe('errored');
+      expect(check?.message, why).toMatch(/driver: browser/);
+      expect(provider.decided, why).toMatchObject({ approve: 0, deny: 0 });
+    },
+    60_000,
+  );
+});
+
+describe('the browser driver on a consent whose page spins when read', () => {
+  it('gives the reading its 2 s and goes on as still disabled: errs within the check, nothing pressed (review 18)', async () => {
+    consentPage = spinning;
+    provider.decided.approve = provider.decided.deny = 0;
+    const started = Date.now();
+    const { report, stderr } = await runWithDriver(provider, 'browser', ['grants.state-unchanged']);
+    const why = explain(report, stderr);
+    const check = report.checks.find((c) => c.id === 'grants.state-unchanged');
+    expect(check?.status, why).toBe('errored');
+    expect(check?.message, why).toMatch(/keeps the control to press disabled/);
+    expect(provider.decided.approve, why).toBe(0);
+    // Before: the evaluate waited out the visit's 60 s.
+    expect(Date.now() - started, why).toBeLessThan(40_000);
+  }, 120_000);
 });

@@ -9,7 +9,9 @@
  * fails GRANT-AUTHORIZE-PARAMS, the rule that says state is taken. Before, the harness sent states
  * of one character (`m`, `p` in the PKCE method checks, the state property's shortest draws): the
  * Hydra-like provider failed GRANT-AUTHORIZE-PARAMS, PKCE-METHOD-UNSUPPORTED and PKCE-METHOD-PLAIN
- * (musts), exit 1.
+ * (musts), exit 1. Review 18: `scope-${at}` of grants.scope-outside-application was 7 characters for
+ * at < 10 (GRANT-AUTHORIZE-ERROR-PARAMS and GRANT-SCOPE-INVALID-SCOPE failed); every state now comes
+ * from runner/state.ts (test/suites/states.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { targetConfig } from '../../simulator/control/config.js';
@@ -17,7 +19,12 @@ import { allChecks } from '../../suites/index.js';
 import { explain, rulesWith, runAgainst, startProvider, type Provider, type Reply } from './provider.js';
 
 /** The checks that send a state of their own choosing, short or drawn. */
-const CHECKS = ['grants.state-unchanged', 'grants.pkce-method-unsupported', 'grants.pkce-method-plain'];
+const CHECKS = [
+  'grants.state-unchanged',
+  'grants.pkce-method-unsupported',
+  'grants.pkce-method-plain',
+  'grants.scope-outside-application',
+];
 
 /** The shortest state the provider takes: 8 as Hydra's, or 64 (every state a client sends refused). */
 let minimum = 8;

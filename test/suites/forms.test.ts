@@ -62,6 +62,15 @@ describe('form parsing', () => {
     const body = formData(forms[0], { client_id: 'override', extra: '1' }, forms[0].buttons[0]);
     expect(body.toString()).toBe('authenticity_token=csrf%26123&client_id=override&remember=on&extra=1&commit=approve');
   });
+
+  it('marks a form whose default (first) submit control is disabled: Enter sends it with no button (review 18)', () => {
+    const marked = (controls: string) => parseForms(`<form>${controls}</form>`)[0].defaultDisabled ?? false;
+    expect(marked('<button disabled>Authorize</button>')).toBe(true);
+    expect(marked('<input type="image" disabled><button>Deny</button>')).toBe(true);
+    expect(marked('<button>Deny</button><button disabled>Authorize</button>')).toBe(false);
+    expect(marked('<button type="button" disabled>x</button><input name="a" disabled>')).toBe(false);
+    expect(marked('<input name="a">')).toBe(false);
+  });
 });
 
 describe("the HTML readers read a page as a browser shows it: a comment's markup is no part of it", () => {

@@ -11,9 +11,13 @@ import {
   CheckFailure,
   CheckSkipped,
   HarnessError,
+  DeadlineCut,
   NoAnswer,
+  NoVerdict,
   RateLimited,
+  noAnswer,
 } from '../../suites/runner/errors.js';
+import { DEADLINE_REACHED, INTERRUPTED } from '../../suites/runner/session.js';
 import { CI_SEED, MAX_SEED, defaultSeed } from '../../suites/runner/defaults.js';
 import { EXCHANGES_KEPT, createHttp, createRecorder } from '../../suites/runner/http.js';
 import { createRandom } from '../../suites/runner/random.js';
@@ -589,5 +593,29 @@ describe('origin filters (--origin)', () => {
     expect(() => rulesOfOrigins(catalogue, ['source', 'RFC 9999'])).toThrow(
       'no rule has origin "RFC 9999" (origins: OIDC Core, rfc, source, or an RFC and section such as "RFC 6749 §5.2")',
     );
+  });
+});
+
+describe('noAnswer: reads a request that got no answer as none, and lets every stop of the check through', () => {
+  it('the request unanswered or broken off: undefined', () => {
+    for (const error of [
+      new NoAnswer('the target did not answer'),
+      new BrokenExchange('reset'),
+      new TransportError('refused', 'unreachable'),
+      new HarnessError('the driver found no control'),
+    ])
+      expect(noAnswer(error), error.message).toBeUndefined();
+  });
+
+  it("the session's skips past --deadline or on interrupt, any skip, a cut and a rate limit: thrown on (review 18)", () => {
+    for (const error of [
+      new CheckSkipped(DEADLINE_REACHED),
+      new CheckSkipped(INTERRUPTED),
+      new NoVerdict('off the target'),
+      new DeadlineCut('cut'),
+      new TransportError('cut', 'deadline'),
+      new RateLimited('429 after 3 tries'),
+    ])
+      expect(() => noAnswer(error), error.message).toThrow(error);
   });
 });
