@@ -233,8 +233,12 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
       const { hash, power } = hashOf(form);
       // One shape for every value (a spread object is slow to read in the loop).
       const hashed: Hashed = { ...entry, hash, power, periods: undefined, search: -1, last: -1 };
+      // Longest first, the first added first of equal lengths: the first that matches is the one placed.
       if (!bucket) buckets.set(key, [hashed]);
-      else bucket.push(hashed);
+      else {
+        const shorter = bucket.findIndex((e) => e.form.length < form.length);
+        bucket.splice(shorter < 0 ? bucket.length : shorter, 0, hashed);
+      }
       all.add(value);
       return true;
     },
@@ -262,8 +266,8 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
           if (!alone || standsAlone(text, start, end)) place(start, end, secret);
         }
       }
-      // At each end, the longest value ending there (the first added of equal ones): the shorter
-      // ones lie inside it, and a span starting earlier is never one of them.
+      // At each end, the longest value ending there (the first added of equal ones; the bucket is in
+      // that order): the shorter ones lie inside it, and a span starting earlier is never one of them.
       let hashes: Uint32Array[] | undefined;
       const textHashes = () => (hashes ??= prefixHashes(text));
       searches++;
@@ -271,13 +275,12 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
         secretMatching.steps++;
         const bucket = buckets.get(text.slice(end - keyLength, end));
         if (!bucket) continue;
-        let longest: Hashed | undefined;
-        for (const entry of bucket) {
+        const longest = bucket.find((entry) => {
           const start = end - entry.form.length;
-          if (start < 0 || entry.form.length <= (longest?.form.length ?? 0)) continue;
-          if (entry.alone && !standsAlone(text, start, end)) continue;
-          if (matchesAt(entry, text, textHashes, end)) longest = entry;
-        }
+          return (
+            start >= 0 && (!entry.alone || standsAlone(text, start, end)) && matchesAt(entry, text, textHashes, end)
+          );
+        });
         if (longest) place(end - longest.form.length, end, longest.value);
       }
       // Leftmost first, the longest of those first; an occurrence that overlaps the span before joins it.
