@@ -6,7 +6,16 @@
  * characters ending there name the few values that may end there, and only those are compared in
  * place. A target may choose values that share their last characters too, so a bucket takes at
  * most BUCKET values that are not pinned: no position ever compares more.
+ *
+ * Nor does a comparison cost a value's length (review 19: 40 values `qz7x-`×600 matching at every
+ * position made a 90 KB message 13.7 s to mask): a value is compared by a hash of the text's window
+ * in constant time, and confirmed character by character only where the text moved on since it
+ * last matched (a value matching again d characters on repeats itself every d, so its earlier
+ * match vouches for all but the last d characters). Each value's confirmations cost at most the
+ * text's length, and the matching steps are counted (`secretMatching`) for the test of linearity.
  */
+
+import { randomInt } from 'node:crypto';
 
 /**
  * Characters no one sees (U+200B, U+00AD, U+2060, U+FEFF, the tag characters...): a target that
@@ -23,7 +32,7 @@ const fold = (text: string) => text.replace(/[A-Z]+/g, (upper) => upper.toLowerC
  * The text as searched: folded, the ignorable characters left out; `at` maps each of its positions
  * to the text's, or is undefined when nothing was left out.
  */
-function searched(text: string): { text: string; at?: Int32Array } {
+export function searched(text: string): { text: string; at?: Int32Array } {
   const folded = fold(text);
   if (!HAS_IGNORABLE.test(folded)) return { text: folded };
   const at = new Int32Array(folded.length + 1);
@@ -41,11 +50,69 @@ function searched(text: string): { text: string; at?: Int32Array } {
   return { text: kept, at };
 }
 
+/**
+ * Characters compared while matching (window hashes, confirmed characters, a value's periods):
+ * a count, not a clock, read by the test of linearity.
+ */
+export const secretMatching = { steps: 0 };
+
+/**
+ * Two polynomial hashes modulo primes below 2^26 (a product of two residues stays an exact
+ * double), their bases drawn at random so a target cannot aim at collisions; a collision costs a
+ * confirmation only, never a wrong mask.
+ */
+const PRIMES = [67108859, 67108837] as const;
+const BASES = PRIMES.map((p) => randomInt(65536, p - 1));
+
+/** `x` modulo prime k, for `x` below 2^52: a floor, as the `%` of a double is a slow call. */
+function mod(x: number, k: number): number {
+  const p = PRIMES[k];
+  const r = x - Math.floor(x * INVERSES[k]) * p;
+  return r < 0 ? r + p : r >= p ? r - p : r;
+}
+const INVERSES = PRIMES.map((p) => 1 / p);
+
+/** `hashes[k][i]`: hash k of `text`'s first i characters. */
+function prefixHashes(text: string): Uint32Array[] {
+  return BASES.map((base, k) => {
+    const h = new Uint32Array(text.length + 1);
+    for (let i = 0; i < text.length; i++) h[i + 1] = mod(h[i] * base + text.charCodeAt(i), k);
+    return h;
+  });
+}
+
+/** Each hash of a whole string, and each base to the power of its length (to take a window's). */
+function hashOf(form: string): { hash: number[]; power: number[] } {
+  const hash = prefixHashes(form).map((h) => h[form.length]);
+  const power = BASES.map((base, k) => {
+    let power = 1;
+    for (let i = 0; i < form.length; i++) power = mod(power * base, k);
+    return power;
+  });
+  return { hash, power };
+}
+
+/** `periods[d]` is 1 when `form` repeats itself every d characters (its Z-function reaches the end). */
+function periodsOf(form: string): Uint8Array {
+  const n = form.length;
+  const z = new Int32Array(n);
+  const periods = new Uint8Array(n);
+  for (let i = 1, left = 0, right = 0; i < n; i++) {
+    let k = i < right ? Math.min(right - i, z[i - left]) : 0;
+    for (secretMatching.steps++; i + k < n && form.charCodeAt(k) === form.charCodeAt(i + k); k++)
+      secretMatching.steps++;
+    z[i] = k;
+    if (i + k > right) [left, right] = [i, i + k];
+    if (i + k === n) periods[i] = 1;
+  }
+  return periods;
+}
+
 /** A letter or a digit of a folded text: what a secret standing alone has on neither side. */
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
 /** A value as it is compared: folded, nothing ignorable in it. */
-const comparable = (value: string) => fold(value).replace(IGNORABLE, '');
+export const comparable = (value: string) => fold(value).replace(IGNORABLE, '');
 
 /** Values of one bucket (one ending) at most, but for the pinned ones (the config's own secrets). */
 export const BUCKET = 8;
@@ -67,10 +134,11 @@ export const WHOLE_WORD_BELOW = 4;
 const numeric = (form: string) => /\d/.test(form) && !/\p{L}/u.test(form);
 
 /** Whether `form` is searched for only where it stands alone (WHOLE_WORD_BELOW, numeric). */
-const aloneOnly = (form: string, pinned: boolean) => form.length < WHOLE_WORD_BELOW || (!pinned && numeric(form));
+export const aloneOnly = (form: string, pinned: boolean) =>
+  form.length < WHOLE_WORD_BELOW || (!pinned && numeric(form));
 
 /** Whether `text[start, end)` stands alone: no letter or digit on either side. */
-const standsAlone = (text: string, start: number, end: number) =>
+export const standsAlone = (text: string, start: number, end: number) =>
   !WORD_CHAR.test(text[start - 1] ?? '') && !WORD_CHAR.test(text[end] ?? '');
 
 /** A stretch of a text that is a secret: `secret` is the first one found there. */
@@ -99,10 +167,47 @@ export const isSecretIndex = (value: Iterable<string>): value is SecretIndex =>
 /** An indexed value, its comparable form, and whether it counts only where it stands alone. */
 type Entry = { value: string; form: string; alone: boolean };
 
+/**
+ * A value compared by hash: its form's hashes, and where it last matched in the text being
+ * searched (`search`: which one), confirmed.
+ */
+type Hashed = Entry & { hash: number[]; power: number[]; periods?: Uint8Array; search: number; last: number };
+
+/** Searches made so far: a value's `last` match counts only in the search that found it. */
+let searches = 0;
+
+/**
+ * Whether `entry` ends at `end` of `text` (`textHashes`: its prefix hashes, made when first asked). Matched d characters back, only the
+ * last d are new, and only if the form repeats every d; else its window's hashes first, then its
+ * characters (a cost its length, paid once per as many characters of the text at most).
+ */
+function matchesAt(entry: Hashed, text: string, textHashes: () => Uint32Array[], end: number): boolean {
+  const { form } = entry;
+  const start = end - form.length;
+  const moved = entry.search === searches ? end - entry.last : form.length;
+  secretMatching.steps++;
+  if (moved < form.length) {
+    if (!(entry.periods ??= periodsOf(form))[moved]) return false;
+  } else {
+    const hashes = textHashes();
+    for (let k = 0; k < hashes.length; k++) {
+      const window = hashes[k][end] - mod(hashes[k][start] * entry.power[k], k);
+      if ((window < 0 ? window + PRIMES[k] : window) !== entry.hash[k]) return false;
+    }
+  }
+  for (let i = form.length - Math.min(moved, form.length); i < form.length; i++) {
+    secretMatching.steps++;
+    if (text.charCodeAt(start + i) !== form.charCodeAt(i)) return false;
+  }
+  entry.search = searches;
+  entry.last = end;
+  return true;
+}
+
 export function createSecretIndex(keyLength: number, values: Iterable<string> = []): SecretIndex {
   const all = new Set<string>();
   // Each value under the ending of its comparable form, with that form.
-  const buckets = new Map<string, Entry[]>();
+  const buckets = new Map<string, Hashed[]>();
   const keyOf = (form: string) => form.slice(form.length - keyLength);
   /** Pinned values shorter than the key (or WHOLE_WORD_BELOW): the config's, so few; each searched for with indexOf. */
   const shortOnes: Entry[] = [];
@@ -124,9 +229,16 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
       }
       const key = keyOf(form);
       const bucket = buckets.get(key);
-      if (!bucket) buckets.set(key, [entry]);
-      else if (pinned || bucket.length < BUCKET) bucket.push(entry);
-      else return false;
+      if (bucket && !pinned && bucket.length >= BUCKET) return false;
+      const { hash, power } = hashOf(form);
+      // One shape for every value (a spread object is slow to read in the loop).
+      const hashed: Hashed = { ...entry, hash, power, periods: undefined, search: -1, last: -1 };
+      // Longest first, the first added first of equal lengths: the first that matches is the one placed.
+      if (!bucket) buckets.set(key, [hashed]);
+      else {
+        const shorter = bucket.findIndex((e) => e.form.length < form.length);
+        bucket.splice(shorter < 0 ? bucket.length : shorter, 0, hashed);
+      }
       all.add(value);
       return true;
     },
@@ -154,14 +266,22 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
           if (!alone || standsAlone(text, start, end)) place(start, end, secret);
         }
       }
+      // At each end, the longest value ending there (the first added of equal ones; the bucket is in
+      // that order): the shorter ones lie inside it, and a span starting earlier is never one of them.
+      let hashes: Uint32Array[] | undefined;
+      const textHashes = () => (hashes ??= prefixHashes(text));
+      searches++;
       for (let end = keyLength; end <= text.length; end++) {
+        secretMatching.steps++;
         const bucket = buckets.get(text.slice(end - keyLength, end));
         if (!bucket) continue;
-        for (const { value: secret, form, alone } of bucket) {
-          const start = end - form.length;
-          if (start >= 0 && text.startsWith(form, start) && (!alone || standsAlone(text, start, end)))
-            place(start, end, secret);
-        }
+        const longest = bucket.find((entry) => {
+          const start = end - entry.form.length;
+          return (
+            start >= 0 && (!entry.alone || standsAlone(text, start, end)) && matchesAt(entry, text, textHashes, end)
+          );
+        });
+        if (longest) place(end - longest.form.length, end, longest.value);
       }
       // Leftmost first, the longest of those first; an occurrence that overlaps the span before joins it.
       found.sort((a, b) => a.start - b.start || b.end - a.end);
