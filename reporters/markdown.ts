@@ -104,10 +104,12 @@ const ICON: Record<string, string> = {
 const icon = (status: string) => ICON[status] ?? '❔';
 
 function problem(check: CheckResult, maxBody: number): string {
+  // An exchange's bodies are cut to maxBody already; a message of a merged or hand-written report may not be.
   const sections = detailSections(check, maxBody)
+    .map(({ heading, body }) => ({ heading, body: heading.startsWith('Exchange') ? body : cut(body, maxBody) }))
     .map(({ heading, body }) => `**${md(heading)}**\n\n${fenced(body, heading === 'Reproduce' ? 'sh' : 'text')}`)
     .join('\n\n');
-  const summary = `${icon(check.status)} <code>${html(check.suite)}</code> ${html(checkLabel(check))}: ${html(firstLine(check.message))}`;
+  const summary = `${icon(check.status)} <code>${html(check.suite)}</code> ${html(checkLabel(check))}: ${html(short(check.message))}`;
   return `<details><summary>${summary}</summary>\n\n${sections}\n\n</details>`;
 }
 
@@ -137,7 +139,9 @@ export const DEFAULT_MARKDOWN_BUDGET = 60_000;
 const SHORT_BODY_CHARS = 500;
 /**
  * Characters of a message's first line (or a check's label) on a one-line entry or in a table
- * cell: 147 one-line failures quoting 2,000 characters each made 1.4 MB (review 16).
+ * cell, a failure's <summary>, and the report's target, release and offering in the line before the
+ * failures: 147 one-line failures quoting 2,000 characters each made 1.4 MB (review 16); a summary
+ * of 60,000 characters or a target of 70,000 left no room for any failure's details (review 19).
  */
 const ONE_LINE_CHARS = 200;
 const short = (text: string | undefined): string => cut(firstLine(text), ONE_LINE_CHARS);
@@ -209,7 +213,7 @@ function layout(report: Report, options: Layout): string {
   out.push(`## ${{ fail: '❌', error: '🛑', pass: '✅' }[result]} idp-conformance: ${verdictHead(report)}`);
   out.push(md(verdictLine(report)));
   out.push(
-    `Target ${code(report.target)} · release ${code(report.release)} · ${md(report.offering)} · seed ${code(String(report.seed))} · ${md(seconds(report.durationMs))} · ${md(report.tool)} ${md(report.version)}`,
+    `Target ${code(short(report.target))} · release ${code(short(report.release))} · ${md(short(report.offering))} · seed ${code(String(report.seed))} · ${md(seconds(report.durationMs))} · ${md(report.tool)} ${md(report.version)}`,
   );
   const { summary } = report;
   out.push(

@@ -253,6 +253,25 @@ export function corsPreflights(): CorsPreflight[] {
   return out;
 }
 
+/**
+ * Lower-case names of the response headers the API description declares (the `headers` of every
+ * response, of a path or of components.responses): the headers the checks judge.
+ */
+export function responseHeaderNames(): string[] {
+  const names = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    for (const [key, child] of Object.entries(node as Record<string, unknown>)) {
+      if (key === 'headers' && child && typeof child === 'object' && !Array.isArray(child) && !('$ref' in child))
+        for (const name of Object.keys(child)) names.add(name.toLowerCase());
+      else walk(child);
+    }
+  };
+  walk(openapi().paths);
+  walk(openapi().components?.responses);
+  return [...names];
+}
+
 /** A schema of components.schemas by name (e.g. `DeviceTokenResponse`). */
 export function schema(name: string): OpenAPIV3_1.SchemaObject {
   const found = openapi().components?.schemas?.[name];

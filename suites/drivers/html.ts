@@ -54,18 +54,24 @@ export function decodeEntities(text: string): string {
 
 export function parseAttributes(tag: string): Record<string, string> {
   const attrs: Record<string, string> = {};
-  const body = tag.replace(/^<\s*[\w-]+/, '').replace(/\/?>$/, '');
-  const re = /([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?/g;
+  const body = tag.replace(/^<[^\t\n\f\r />]*/, '').replace(/\/?>$/, '');
+  // An unquoted value runs to a space: a quote in it is part of it, as tagEnd reads it.
+  const re = /([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?/g;
   for (let m = re.exec(body); m; m = re.exec(body)) {
     attrs[m[1].toLowerCase()] = decodeEntities(m[2] ?? m[3] ?? m[4] ?? '');
   }
   return attrs;
 }
 
-/** Where a tag may start: `<name` or `</name`. */
-const TAG_START = /<(\/?)([a-z][\w-]*)/gi;
+/**
+ * Where a tag may start: `<name` or `</name`, the name as HTML reads it: a letter, then anything to
+ * HTML's white space, `/` or `>` (`my-el.x`, `a:b`, `x-é`; before, a name of [\w-] only stopped at
+ * the `.` and the reader read on inside the tag's quoted values: review 19).
+ */
+const TAG_START = /<(\/?)([a-z][^\t\n\f\r />]*)/gi;
 /** HTML's white space (tab, line feed, form feed, carriage return, space), by character code. */
 const SPACE = new Set([9, 10, 12, 13, 32]);
+const [GT, SLASH, EQUALS] = [0x3e, 0x2f, 0x3d];
 
 /**
  * Characters the tag reader has passed over, counted where it passes them (the test of its
@@ -74,28 +80,35 @@ const SPACE = new Set([9, 10, 12, 13, 32]);
 export const tagReading = { steps: 0 };
 
 /**
- * Where a tag whose name ends at `from` ends: past its `>`, a quoted attribute value read whole
- * (a `<` or `>` in it is text, as a browser reads it: `title="<meta …>"` is no tag), an unquoted
- * one read on to a space or `>`; -1 when no tag is there (`<a.b`); undefined when it is never
- * closed (a browser drops it at the page's end). One pass forward: each character passed over once.
+ * Where a tag whose name ends at `from` ends: past its `>`, read as HTML's attribute states read it:
+ * a name (an `=` first is part of it), then after `=` and any space a value, quoted and read whole
+ * (a `<` or `>` in it is text: `title="<meta …>"` is no tag) or unquoted to a space or `>` (a quote
+ * in it is part of it: `href=/h?t='x>` ends at its `>`). Undefined when it is never closed (a
+ * browser drops it at the page's end). One pass forward: each character passed over once.
  */
 function tagEnd(html: string, from: number): number | undefined {
-  const first = html.charCodeAt(from);
-  if (first !== 0x3e && first !== 0x2f && !SPACE.has(first)) return Number.isNaN(first) ? undefined : -1;
-  let at = from;
-  for (; at < html.length; at++) {
-    const code = html.charCodeAt(at);
-    if (code === 0x3e) break;
-    if (code !== 0x3d) continue;
-    // `=`: a value follows, past any space; a quoted one runs to its closing quote.
-    while (SPACE.has(html.charCodeAt(at + 1))) at++;
-    const quote = html[at + 1];
-    if (quote !== '"' && quote !== "'") continue;
-    const close = html.indexOf(quote, at + 2);
-    at = close < 0 ? html.length : close;
+  const at = (i: number) => html.charCodeAt(i);
+  const runs = (i: number, stop: (code: number) => boolean) => {
+    while (i < html.length && !stop(at(i))) i++;
+    return i;
+  };
+  let i = from;
+  while (i < html.length) {
+    i = runs(i, (c) => !SPACE.has(c) && c !== SLASH);
+    if (at(i) === GT) break;
+    // An attribute's name, its first character whatever it is.
+    i = runs(i + 1, (c) => SPACE.has(c) || c === SLASH || c === GT || c === EQUALS);
+    i = runs(i, (c) => !SPACE.has(c));
+    if (at(i) !== EQUALS) continue;
+    i = runs(i + 1, (c) => !SPACE.has(c));
+    const quote = html[i];
+    if (quote === '"' || quote === "'") {
+      const close = html.indexOf(quote, i + 1);
+      i = close < 0 ? html.length : close + 1;
+    } else i = runs(i, (c) => SPACE.has(c) || c === GT);
   }
-  tagReading.steps += Math.min(at + 1, html.length) - from;
-  return at < html.length ? at + 1 : undefined;
+  tagReading.steps += Math.min(i + 1, html.length) - from;
+  return i < html.length ? i + 1 : undefined;
 }
 
 /** A tag read: `[tag, closing slash, name]` at `index`, as a pattern's match would give them. */
@@ -112,19 +125,16 @@ function tagReader() {
   return {
     lastIndex: 0,
     exec(html: string): TagMatch | null {
-      for (;;) {
-        TAG_START.lastIndex = this.lastIndex;
-        const m = TAG_START.exec(html);
-        tagReading.steps += (m ? TAG_START.lastIndex : html.length) - this.lastIndex;
-        const end = m ? tagEnd(html, TAG_START.lastIndex) : undefined;
-        if (!m || end === undefined) {
-          this.lastIndex = html.length;
-          return null;
-        }
-        this.lastIndex = end < 0 ? TAG_START.lastIndex : end;
-        if (end >= 0)
-          return Object.assign([html.slice(m.index, end), m[1], m[2]] as const, { index: m.index }) as TagMatch;
+      TAG_START.lastIndex = this.lastIndex;
+      const m = TAG_START.exec(html);
+      tagReading.steps += (m ? TAG_START.lastIndex : html.length) - this.lastIndex;
+      const end = m ? tagEnd(html, TAG_START.lastIndex) : undefined;
+      if (!m || end === undefined) {
+        this.lastIndex = html.length;
+        return null;
       }
+      this.lastIndex = end;
+      return Object.assign([html.slice(m.index, end), m[1], m[2]] as const, { index: m.index }) as TagMatch;
     },
   };
 }
@@ -400,11 +410,11 @@ export function withoutComments(html: string): string {
     tagReading.steps += opens.lastIndex - at;
     if (m[2] !== undefined) {
       const end = tagEnd(html, opens.lastIndex);
-      const raw = end !== undefined && end >= 0 && !m[1] && RAW.has(m[2].toLowerCase());
+      const raw = end !== undefined && !m[1] && RAW.has(m[2].toLowerCase());
       // A tag never closed, or raw text, to the end of the page: no comment in it.
       const after = raw ? afterRawText(html, m[2], end) : end;
       if (after === undefined) break;
-      if (after >= 0) opens.lastIndex = after;
+      opens.lastIndex = after;
       continue;
     }
     parts.push(html.slice(from, m.index));

@@ -9,7 +9,7 @@ import { encodedForms, harmless, isSecretName, mask, redactExchange, redactText,
 import { tooDeep } from '../report/json-depth.js';
 import { createSecretIndex } from '../report/secret-index.js';
 import type { Exchange } from '../report/model.js';
-import { RULE_IDS } from '../../spec/index.js';
+import { RULE_IDS, responseHeaderNames } from '../../spec/index.js';
 import { ownWords } from './own-words.js';
 
 export { mask, isSecretName };
@@ -283,32 +283,51 @@ const cut = (value: string, sizes: Map<string, number>, key: string): string => 
 };
 
 /**
+ * Headers that framing or a check reads beyond the ones the API description declares
+ * (responseHeaderNames): a kept part shows all these before any other.
+ */
+const FRAMING_HEADERS = [
+  'content-type',
+  'content-length',
+  'set-cookie',
+  'refresh',
+  'retry-after',
+  'x-ratelimit-remaining',
+];
+let protocolHeaders: Set<string> | undefined;
+const isProtocolHeader = (name: string): boolean =>
+  (protocolHeaders ??= new Set([...FRAMING_HEADERS, ...responseHeaderNames()])).has(name.toLowerCase());
+
+/**
  * The headers a kept part shows (KEPT_HEADERS, in the order recorded, a run's by name; one that
  * does not fit is left out, a later one that does is kept), then one entry saying how many were
- * left out and their bytes. Kept again, a part keeps its entry as it was: what it kept fits.
+ * left out and their bytes. The protocol headers (isProtocolHeader) take the budget first, the
+ * shortest first: 64 headers `a-00`… sorted before Cache-Control left the one a failure judged out
+ * of the exchange shown for it (review 19). Kept again, a part keeps its entry as it was: what it
+ * kept fits.
  */
 function keptHeaders(headers: Record<string, string>, sizes: Map<string, number>): Array<[string, string]> {
-  const kept: Array<[string, string]> = [];
+  const said = headers[LEFT_OUT_HEADERS];
+  const entries = Object.entries(headers).filter(([name]) => name !== LEFT_OUT_HEADERS);
+  const size = ([name, value]: [string, string]) => name.length + Math.min(value.length, HEADER_VALUE_LIMIT);
+  const first = entries.filter(([name]) => isProtocolHeader(name)).sort((a, b) => size(a) - size(b));
+  const shown = new Set<string>();
   let characters = 0;
   let left = 0;
   let bytes = 0;
-  let said: string | undefined;
-  for (const [name, value] of Object.entries(headers)) {
-    if (name === LEFT_OUT_HEADERS) {
-      said = value;
-      continue;
-    }
-    const size = name.length + Math.min(value.length, HEADER_VALUE_LIMIT);
-    if (kept.length < KEPT_HEADERS.count && characters + size <= KEPT_HEADERS.characters) {
-      kept.push([name, value]);
-      characters += size;
+  for (const entry of [...first, ...entries.filter(([name]) => !isProtocolHeader(name))]) {
+    const [name, value] = entry;
+    if (shown.size < KEPT_HEADERS.count && characters + size(entry) <= KEPT_HEADERS.characters) {
+      shown.add(name);
+      characters += size(entry);
     } else {
       left++;
       bytes += Buffer.byteLength(name) + (sizes.get(`h:${name}`) ?? Buffer.byteLength(value));
     }
   }
-  if (left) said = `${left} more header${left === 1 ? '' : 's'} (${bytes} bytes) left out`;
-  return said === undefined ? kept : [...kept, [LEFT_OUT_HEADERS, said]];
+  const kept = entries.filter(([name]) => shown.has(name));
+  const note = left ? `${left} more header${left === 1 ? '' : 's'} (${bytes} bytes) left out` : said;
+  return note === undefined ? kept : [...kept, [LEFT_OUT_HEADERS, note]];
 }
 
 /** A recorded part: a request has a URL, which a target may make as long as a body (a form's action). */

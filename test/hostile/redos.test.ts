@@ -150,6 +150,10 @@ describe('the tag reader passes over a page of unbalanced quotes a few times at 
     ['= then spaces repeated, unquoted values', repeat('<a b=   c  =   d ')],
     ['quotes outside values', repeat('<a "x" \'y\' title="z>')],
     ["= and ' repeated, a tag at each", (n: number) => '<a b=' + "<a b='".repeat(n / 6)],
+    // Names HTML allows past [\w-] (review 19): a name runs to white space, `/` or `>`.
+    ['dotted names holding a quote never closed', repeat('<my-el.x title="<a:b ')],
+    ['names of `<` and letters, never closed', repeat('<a<x-é')],
+    ['quotes inside unquoted values', repeat("<a href=/h?t='x ")],
   ])('%s', (_name, attack) => {
     const page = attack(SIZE);
     for (const [name, read] of readers) {

@@ -104,4 +104,29 @@ describe('markdown budget', () => {
     expect(md.length).toBeLessThanOrEqual(DEFAULT_MARKDOWN_BUDGET);
     for (const check of report.checks) expect(md).toContain(check.id);
   });
+  // Review 19: the <summary> quoted a message's first line whole, and the header line before the
+  // failures quoted target, release and offering whole: neither was ever cut to fit.
+  it('a failure whose message is one line of 60,000 characters keeps its details: its exchange and its reproduce line', () => {
+    const base = fixtureReport();
+    const template = base.checks.find((c) => c.exchange?.length && c.reproduce)!;
+    const report = { ...base, checks: [{ ...template, status: 'failed' as const, message: 'x'.repeat(60_000) }] };
+    const md = renderMarkdown(report);
+    expect(md.length).toBeLessThanOrEqual(DEFAULT_MARKDOWN_BUDGET);
+    expect(md).toContain(`<details><summary>❌ <code>${template.suite}</code>`);
+    expect(md).toContain('**Exchange');
+    expect(md).toContain('**Reproduce**');
+  });
+
+  it.each(['target', 'release', 'offering'] as const)(
+    "the report's %s of 70,000 characters is cut: the failures are still shown",
+    (field) => {
+      const base = fixtureReport();
+      const report = { ...base, [field]: `${field}-${'a'.repeat(70_000)}` };
+      const md = renderMarkdown(report);
+      expect(md.length).toBeLessThanOrEqual(DEFAULT_MARKDOWN_BUDGET);
+      expect(md).toMatch(new RegExp(`${field}-a{150,200}`));
+      expect(md).not.toMatch(/a{201}/);
+      for (const check of base.checks.filter((c) => c.status === 'failed')) expect(md).toContain(check.id);
+    },
+  );
 });

@@ -209,6 +209,33 @@ describe("metaRefresh: where a page's <meta http-equiv=refresh> sends the browse
     expect(metaRefresh(`<div title="never closed ${tag}`)).toBeUndefined();
   });
 
+  it('a tag of any lawful name reads its quoted values whole (review 19: `.`, `:` or `é` in the name let the value be read as tags)', () => {
+    const tag = "<meta http-equiv='refresh' content='0;url=/elsewhere'>";
+    for (const name of ['my-el.x', 'x-é', 'a:b', 'svg:a_1'])
+      expect(metaRefresh(`<${name} title="${tag}">hi</${name}>`), name).toBeUndefined();
+    expect(parseForms(`<my-el.x title="<form action='/evil' method=post><input type=submit></form>">`)).toEqual([]);
+    expect(withoutComments('<my-el.x title="<!--">visible<a href=/x>x</a><!-- -->')).toBe(
+      '<my-el.x title="<!--">visible<a href=/x>x</a>',
+    );
+    // The name runs to HTML's white space, `/` or `>`: a `\v` is in it, so the meta after its space is an attribute.
+    expect(metaRefresh(`<div\vtitle="${tag}">`)).toBeUndefined();
+    expect([...openingTags(`<my-el.x data-a="1"/><x-é b=2>`)]).toEqual([
+      ['my-el.x', { 'data-a': '1' }],
+      ['x-é', { b: '2' }],
+    ]);
+  });
+
+  it('a quote opens a quoted value only right after `=`: one inside an unquoted value is part of it (review 19)', () => {
+    expect(parseLinks(`<a href=/help?t='x>Help</a> <a href="/approve">Approve</a>`).map((l) => l.href)).toEqual([
+      "/help?t='x",
+      '/approve',
+    ]);
+    expect(parseLinks(`<a href = '/spaced'>S</a><a title='x>y' href=/next>N</a>`).map((l) => l.href)).toEqual([
+      '/spaced',
+      '/next',
+    ]);
+  });
+
   it('onwardOf: a 2xx page refreshing elsewhere goes on; one refreshing itself (a waiting page) is read', () => {
     const answer = (url: string, html: string, status = 200) =>
       ({ status, url, text: html, headers: new Headers({ 'content-type': 'text/html' }) }) as HttpResponse;
