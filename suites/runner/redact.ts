@@ -10,7 +10,7 @@ import { tooDeep } from '../report/json-depth.js';
 import { createSecretIndex } from '../report/secret-index.js';
 import type { Exchange } from '../report/model.js';
 import { RULE_IDS } from '../../spec/index.js';
-import { ownWords } from './own-words.js';
+import { ownLiterals, ownWords } from './own-words.js';
 
 export { mask, isSecretName };
 
@@ -69,7 +69,8 @@ const CREDENTIAL_MIN = 8;
  *   (ownWords: the words of the strings its modules write, all ASCII, so a value with any other
  *   letter is a credential; `own`: the run's seed, the target's URL, the config's values) and
  *   short numbers after `.`, `:` or `/` (`api/v4/user`, `HTTP/1.1`), or one of the run's own values
- *   whole (`127.0.0.1:47200`). The search ignores ASCII case, so this does too.
+ *   or of the harness's strings whole (`127.0.0.1:47200`, `authorization_code`: ownLiterals). The
+ *   search ignores ASCII case, so this does too.
  * Made of the harness's words but none of those wholes (`oauth-token`, `valid-refresh-token`), it is
  * masked 'as a value': where it stands as one (after `=` or `Bearer `, quoted after `:` or `=`, a
  * whole header or JSON string of an exchange), never in the harness's sentences.
@@ -96,9 +97,9 @@ export function learnedAs(
   const folded = value.toLowerCase();
   if (harmless(value) || harmless(folded) || RULE_WORDS.has(value.toUpperCase())) return undefined;
   if (!harnessText(folded, own)) return 'anywhere';
-  // The run's own values whole (its URL, seed, client id) stay everywhere: the harness writes them
-  // after `=` in the requests it builds.
-  return own.has(folded) ? undefined : 'as a value';
+  // The run's own values whole (its URL, seed, client id) and the strings the harness writes whole
+  // (`authorization_code`, `application/json`) stay everywhere: it sends them after `=` and in headers.
+  return own.has(folded) || ownLiterals().has(folded) ? undefined : 'as a value';
 }
 
 const NONE: ReadonlySet<string> = new Set();

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ownWords, readWords } from '../../suites/runner/own-words.js';
+import { ownWords, readOwnText, readWords } from '../../suites/runner/own-words.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import { validateTargetConfig } from '../../suites/target/config.js';
 import { formatConsole, renderHtml, renderJson, renderJunit, renderMarkdown } from '../../reporters/index.js';
@@ -186,6 +186,8 @@ describe("the harness's own words are the strings its modules write", () => {
       );
       writeFileSync(join(root, 'suites', 'checks.test.js'), "const c = 'fromatest';");
       expect([...readWords(root)].sort()).toEqual(['answered', 'api', 'at', 'expected', 'v4']);
+      // Each string whole too, lower-cased (a template as written, its substitution included).
+      expect([...readOwnText(root).literals].sort()).toEqual(['answered expected', "at ${'api/v4'}"]);
     } finally {
       rmSync(root, { recursive: true });
     }
@@ -421,6 +423,44 @@ describe("a credential the target made of the harness's own words is masked wher
       `Bearer tokens are ${token}: see "${token} docs"`,
     ])
       expect(r.text(sentence)).toBe(sentence);
+  });
+});
+
+describe('review 19, item 1: a string the harness writes whole is never learned, not even as a value', () => {
+  const exchange = {
+    request: {
+      method: 'POST',
+      url: `${BASE}/oauth/token?grant_type=authorization_code`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: 'grant_type=authorization_code&redirect_uri=x',
+    },
+    response: {
+      status: 200,
+      headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+      body: '{"grant_types_supported":["authorization_code","refresh_token"]}',
+    },
+  };
+
+  it('tokens `authorization_code`, `application/json`, `no-store`, `refresh_token` leave the exchange and the message readable', () => {
+    const r = createRedactor([], [SEED, BASE]);
+    for (const token of ['authorization_code', 'application/json', 'no-store', 'refresh_token']) {
+      r.learn({
+        request: { method: 'POST', url: `${BASE}/oauth/token`, headers: {}, body: 'grant_type=authorization_code' },
+        response: {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ access_token: token }),
+        },
+      });
+    }
+    expect(r.exchange(exchange)).toEqual(exchange);
+    const line = 'sent grant_type=authorization_code with accept="application/json"';
+    expect(r.text(line)).toBe(line);
+  });
+
+  it('a token of the same words that the harness never writes whole is still masked there', () => {
+    const r = issuing({ access_token: 'authorization_code_refresh' });
+    expect(r.text('sent grant_type=authorization_code_refresh')).toBe('sent grant_type=auth…');
   });
 });
 
