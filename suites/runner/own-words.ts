@@ -37,11 +37,21 @@ export const ownWords = (): ReadonlySet<string> => ownText().words;
 
 /**
  * Each string the harness writes whole, lower-cased (`authorization_code`, `application/json`,
- * `no-store`): a value the target issued that is one of them is the harness's text, never learned,
+ * `no-store`; a path's segments and tails, `oauth/token`): a value the target issued that is one of them is the harness's text, never learned,
  * not even where it stands as a value, since the harness sends it there (review 19: an access token
  * `authorization_code` blanked `grant_type=auth…` in every request).
  */
 export const ownLiterals = (): ReadonlySet<string> => ownText().literals;
+
+/**
+ * What of a string its writer writes whole: the string, and when it is a path its segments and
+ * tails (the harness writes `/oauth/token` after its target's host; a config's project
+ * `alice-smith/website-prod` is shown in a path), each a value a redactor takes for a path's.
+ */
+export function wholes(text: string): string[] {
+  const segments = text.split('/');
+  return segments.length > 1 ? [text, ...segments.flatMap((s, i) => [s, segments.slice(i).join('/')])] : [text];
+}
 
 export const readWords = (root: string): Set<string> => readOwnText(root).words;
 
@@ -63,7 +73,7 @@ export function readOwnText(root: string): OwnText {
         for (const [lexeme] of readFileSync(path, 'utf8').matchAll(LEXEME))
           if (lexeme[0] !== '/') {
             const lower = lexeme.toLowerCase();
-            literals.add(lower.slice(1, -1));
+            for (const part of wholes(lower.slice(1, -1))) literals.add(part);
             for (const [run] of lower.matchAll(RUN)) if (/[a-z]/.test(run)) found.add(run);
           }
     }

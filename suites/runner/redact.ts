@@ -10,7 +10,7 @@ import { tooDeep } from '../report/json-depth.js';
 import { createSecretIndex } from '../report/secret-index.js';
 import type { Exchange } from '../report/model.js';
 import { RULE_IDS } from '../../spec/index.js';
-import { ownLiterals, ownWords } from './own-words.js';
+import { ownLiterals, ownWords, wholes } from './own-words.js';
 
 export { mask, isSecretName };
 
@@ -178,7 +178,7 @@ function userCodeForms(code: string): string[] {
 
 /**
  * The run's own values (`createRedactor`'s `own`) as harnessText compares them: each whole, a URL's
- * host, `host:port` and origin, and their runs of letters and digits.
+ * host, `host:port` and origin, a path's segments and tails (wholes), and their runs of letters and digits.
  */
 function ownForms(values: ReadonlyArray<string | number>): Set<string> {
   const forms = new Set<string>();
@@ -189,7 +189,7 @@ function ownForms(values: ReadonlyArray<string | number>): Set<string> {
       const url = new URL(whole);
       parts.push(url.host, url.hostname, url.origin, url.pathname);
     }
-    for (const part of parts) forms.add(part);
+    for (const part of parts.flatMap(wholes)) forms.add(part);
     for (const [run] of whole.matchAll(RUN)) forms.add(run);
   }
   return forms;
@@ -351,16 +351,26 @@ export function createRedactor(
     return [value, ...encodedForms(value)].filter((form) => secrets.add(form, pinned));
   };
   for (const value of initial) add(value, true);
+  /**
+   * A value of the harness's words: it and its escaped forms (`oauth%2Ftoken`, `oauth\/token`) are
+   * masked where they stand as a value; its base64 and hex forms, never the harness's words, wherever
+   * they are (inside a longer base64 value: review 19). Returns the strings added to `secrets`.
+   */
+  const addAsValue = (value: string): string[] => {
+    const escaped = (form: string) => form === value || /[%\\]/.test(form);
+    for (const form of [value, ...encodedForms(value)].filter(escaped)) asValues.add(form);
+    while (asValues.size > LEARNED_MAX) {
+      const [oldest] = asValues;
+      asValues.delete(oldest);
+    }
+    return encodedForms(value).filter((form) => !escaped(form) && secrets.add(form));
+  };
   /** Learns a value the target chose (a token, a code, a value it asked the harness to send back): as learnedAs says. */
   const remember = (value: string | undefined | null, min = MIN_REMEMBERED, userCode = false): boolean => {
     if (typeof value !== 'string') return false;
     const where = learnedAs(value, min, ownParts, userCode);
-    if (where === 'as a value' && asValues.add(value) && asValues.size > LEARNED_MAX) {
-      const [oldest] = asValues;
-      asValues.delete(oldest);
-    }
-    if (where !== 'anywhere') return false;
-    const added = add(value);
+    if (where === undefined) return false;
+    const added = where === 'anywhere' ? add(value) : addAsValue(value);
     if (!added.length) return false;
     learned.set(value, added);
     if (learned.size > LEARNED_MAX) {

@@ -186,8 +186,13 @@ describe("the harness's own words are the strings its modules write", () => {
       );
       writeFileSync(join(root, 'suites', 'checks.test.js'), "const c = 'fromatest';");
       expect([...readWords(root)].sort()).toEqual(['answered', 'api', 'at', 'expected', 'v4']);
-      // Each string whole too, lower-cased (a template as written, its substitution included).
-      expect([...readOwnText(root).literals].sort()).toEqual(['answered expected', "at ${'api/v4'}"]);
+      // Each string whole too, lower-cased (a template as written), and the segments and tails of one with `/`.
+      expect([...readOwnText(root).literals].sort()).toEqual([
+        'answered expected',
+        "at ${'api",
+        "at ${'api/v4'}",
+        "v4'}",
+      ]);
     } finally {
       rmSync(root, { recursive: true });
     }
@@ -376,7 +381,7 @@ describe('a device user code is learned in every form a page may show it (RFC 86
 });
 
 describe("a credential the target made of the harness's own words is masked where it stands as that value", () => {
-  const TOKENS = ['valid-refresh-token', 'oauth-token', 'oauth/token'];
+  const TOKENS = ['valid-refresh-token', 'oauth-token', 'token/oauth'];
   const masked = (token: string) => (token.length >= 12 ? `${token.slice(0, 4)}…` : '…');
 
   it.each(TOKENS)('%j after `=`, `Bearer `, quoted after `:` or `=`, as a whole header or JSON string', (token) => {
@@ -461,6 +466,66 @@ describe('review 19, item 1: a string the harness writes whole is never learned,
   it('a token of the same words that the harness never writes whole is still masked there', () => {
     const r = issuing({ access_token: 'authorization_code_refresh' });
     expect(r.text('sent grant_type=authorization_code_refresh')).toBe('sent grant_type=auth…');
+  });
+});
+
+describe("review 19, item 2: a credential of the harness's words is masked wherever it stands apart as a value", () => {
+  const T = 'valid-refresh-token';
+
+  it.each([
+    [`GET /api/v4/tokens/${T}/revoke`, 'GET /api/v4/tokens/vali…/revoke'],
+    [`GET /api/v4/user/${T}`, 'GET /api/v4/user/vali…'],
+    [`token: ${T}`, 'token: vali…'],
+    [`t = ${T}`, 't = vali…'],
+    [`Bearer:${T}`, 'Bearer:vali…'],
+    [`t:'${T}'`, "t:'vali…'"],
+    [`["${T}", "x"]`, '["vali…", "x"]'],
+    [`[${T}]`, '[vali…]'],
+    [`'${T}'`, "'vali…'"],
+    [`(${T})`, '(vali…)'],
+    [`<code>${T}</code>`, '<code>vali…</code>'],
+    [`<http://127.0.0.1:47200/tokens/${T}>; rel="self"`, '<http://127.0.0.1:47200/tokens/vali…>; rel="self"'],
+  ])('in a message: %j', (text, shown) => {
+    expect(issuing({ refresh_token: T }).text(text)).toBe(shown);
+  });
+
+  it('in an exchange: a path, a header with a prefix, a Link, an HTML body, a JSON leaf', () => {
+    const shown = issuing({ refresh_token: T }).exchange({
+      request: { method: 'GET', url: `${BASE}/api/v4/user/${T}`, headers: { 'x-hint': `refresh ${T}` } },
+      response: {
+        status: 200,
+        headers: { 'content-type': 'text/html', link: `<${BASE}/tokens/${T}>; rel="self"` },
+        body: `<p>Your token: <code>${T}</code> or ${T}</p>`,
+      },
+    });
+    const json = issuing({ refresh_token: T }).exchange({
+      request: { method: 'GET', url: `${BASE}/x`, headers: {} },
+      response: {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ list: [`token ${T}`] }),
+      },
+    });
+    expect(JSON.stringify([shown, json])).not.toContain(T);
+  });
+
+  it('its encoded forms: percent-encoded, JSON-escaped, base64 inside a longer value', () => {
+    const r = issuing({ access_token: 'oauth/authorize-valid', refresh_token: T });
+    expect(r.text('t=oauth%2Fauthorize-valid')).toBe('t=oaut…');
+    expect(r.text('"t":"oauth\\/authorize-valid"')).toBe('"t":"oaut…"');
+    const basic = Buffer.from(`Bearer ${T}`).toString('base64');
+    expect(r.text(`t=${basic}`)).not.toContain(Buffer.from(T).toString('base64').slice(4, 20));
+  });
+
+  it("the harness's paths, ids and URLs keep their words", () => {
+    // Segments and tails of its paths are its literals (`reset_registration_token`, `oauth/token`): never learned.
+    const r = issuing({ access_token: 'reset_registration_token', refresh_token: 'oauth/token' });
+    for (const line of [
+      `POST ${BASE}/oauth/token answered 400`,
+      `POST ${BASE}/api/v4/runners/reset_registration_token?page=2`,
+      'check grants.valid-refresh-token.rotates failed',
+    ])
+      expect(r.text(line)).toBe(line);
   });
 });
 
