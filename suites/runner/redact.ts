@@ -11,6 +11,7 @@ import { createSecretIndex } from '../report/secret-index.js';
 import type { Exchange } from '../report/model.js';
 import { RULE_IDS } from '../../spec/index.js';
 import { ownLiterals, ownWords, wholes } from './own-words.js';
+import { metaRefresh, refreshOf } from '../drivers/html.js';
 
 export { mask, isSecretName };
 
@@ -435,8 +436,10 @@ export function createRedactor(
     for (const [name, value] of Object.entries(headers)) {
       const lower = name.toLowerCase();
       if (lower === 'authorization') learnValue(value.replace(/^\s*\S+\s+/, ''));
-      // A Refresh header sends the browser on as a Location does (`0;url=…?code=…`, onwardOf).
-      else if (lower === 'location' || lower === 'refresh') learnUrl(value);
+      else if (lower === 'location') learnUrl(value);
+      // A Refresh header sends the browser on as a Location does (`0;url='…?code=…'`, onwardOf): its
+      // URL as the browser reads it, unquoted (review 19: the code was learned with its quote), whatever its delay.
+      else if (lower === 'refresh') learnUrl(refreshOf(value, Infinity)?.url ?? '');
       else if (isSecretName(lower)) learnValue(value);
     }
   };
@@ -449,6 +452,8 @@ export function createRedactor(
         /* not JSON after all */
       }
     } else if (contentType.includes('x-www-form-urlencoded')) learnPairs(body);
+    // A page's meta refresh sends the browser on as the header does (review 19).
+    else if (contentType.includes('html')) learnUrl(metaRefresh(body, Infinity) ?? '');
   };
 
   return {

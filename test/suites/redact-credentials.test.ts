@@ -542,4 +542,22 @@ describe('a code sent back by a refresh is learned as one sent back by a Locatio
     });
     expect(r.text('the application was given Zk3PqR8sT2vW')).toBe('the application was given Zk3P…');
   });
+
+  // Review 19, item 4: a quoted URL was learned with its quote (the code ended in `'`), a page's meta refresh not at all.
+  it.each([
+    ["a Refresh header quoted with '", { refresh: `0; url='${BASE}/cb?code=Zk3PqR8sT2vW'` }, ''],
+    ['a Refresh header quoted with "', { refresh: `0; URL="${BASE}/cb?code=Zk3PqR8sT2vW"` }, ''],
+    [
+      'an HTML meta refresh',
+      { 'content-type': 'text/html' },
+      `<meta http-equiv="refresh" content="0;url=${BASE}/cb?code=Zk3PqR8sT2vW">`,
+    ],
+  ])('%s', (_what, headers: Record<string, string>, body) => {
+    const r = createRedactor([], [SEED, BASE]);
+    r.learn({
+      request: { method: 'GET', url: `${BASE}/oauth/authorize`, headers: {} },
+      response: { status: 200, headers, body },
+    });
+    expect(r.text('the application was given Zk3PqR8sT2vW')).toBe('the application was given Zk3P…');
+  });
 });
