@@ -30,6 +30,11 @@ export interface RedactOptions {
    */
   values?: Iterable<string>;
   /**
+   * Patterns masked wherever they match: a learned device user code by its letters and digits,
+   * whatever a page puts between them (the run's redactor: userCodePattern).
+   */
+  codes?: Iterable<RegExp>;
+  /**
    * Set by redactExchange: the text is an exchange's (values, not the harness's sentences), where
    * `values` are masked wherever nothing of a value touches them (`token X` in a header or a page).
    */
@@ -240,7 +245,8 @@ const INPUT_TAG = /<(?:input|meta)\b[^<>]{0,2000}>/gi;
 export function redactText(text: string, options: RedactOptions = {}): string {
   const plain = !options.secrets && !options.values;
   if (plain && text.length <= CLEAN_TEXT_MAX && cleanTexts.has(text)) return text;
-  const known = options.secrets ? maskSecrets(text, options.secrets) : text;
+  let known = options.secrets ? maskSecrets(text, options.secrets) : text;
+  for (const code of options.codes ?? []) known = known.replace(code, (shown) => mask(shown));
   const at = (t: string, start: number, end: number) => standsAsValue(t, start, end, options.exchange);
   const out = maskPatterns(options.values ? maskSecrets(known, options.values, at) : known);
   if (plain && out === text && text.length <= CLEAN_TEXT_MAX) {

@@ -178,6 +178,29 @@ function userCodeForms(code: string): string[] {
 }
 
 /**
+ * Between two letters or digits of a user code a page may put a few spaces or punctuation characters
+ * (`WDJ-BMJ-HTX`, `WDJB.MJHT`, `WDJB–MJHT`, `WDJ·BMJ·HTX`), a short tag (`</span>-<span>`) or an
+ * entity (`&#45;`): at most this many of them (review 19).
+ */
+const CODE_GAP = String.raw`(?:[\s!-%'-/:;=?@\[-\x60{-~\u00a0-\u00bf\u2000-\u206f\u3000-\u303f]|<\/?[a-zA-Z]{1,10}>|&#?[a-zA-Z0-9]{1,6};){0,3}`;
+
+/**
+ * A device user code as a page may show it, grouped and separated any way, in any case: its letters
+ * and digits in order with a CODE_GAP between each two. Bounded gaps and no nested unbounded
+ * quantifier: at most (length × 3 gap tokens) steps from each position, linear in the text.
+ */
+export function userCodePattern(code: string): RegExp | undefined {
+  const chars = (code.match(RUN) ?? []).join('');
+  // Each letter in both cases, and the gap's punctuation and spaces as ranges (ASCII, Latin-1, general
+  // and CJK punctuation), not `i` or \p{L}: V8 compiled those for a third of a second per exchange.
+  const cased = [...chars].map((c) => `[${c.toLowerCase()}${c.toUpperCase()}]`);
+  return chars.length < MIN_REMEMBERED ? undefined : new RegExp(cased.join(CODE_GAP), 'gu');
+}
+
+/** The most user codes a run keeps as patterns (a few per device flow), the oldest forgotten first. */
+const CODES_MAX = 64;
+
+/**
  * The run's own values (`createRedactor`'s `own`) as harnessText compares them: each whole, a URL's
  * host, `host:port` and origin, a path's segments and tails (wholes), and their runs of letters and digits.
  */
@@ -390,15 +413,22 @@ export function createRedactor(
    * `expected`, or a hidden csrf_token `Approval`, blanked the harness's own words once sent back.
    */
   let sent = false;
-  /** `name`: the value's (a user code is learned in each of its forms). */
+  const min = () => (sent ? MIN_REMEMBERED : CREDENTIAL_MIN);
+  /** Learned user codes as patterns (userCodePattern), by their source. */
+  const codes = new Map<string, RegExp>();
+  /** `name`: the value's (a user code is learned in each of its forms, and as a pattern). */
   const learnValue = (value: string, name = '') => {
     if (left <= 0) return;
     left--;
     const userCode = USER_CODE_NAME.test(name);
-    for (const form of userCode ? userCodeForms(value) : [value])
-      remember(form, sent ? MIN_REMEMBERED : CREDENTIAL_MIN, userCode);
+    const pattern = userCode && learnedAs(value, min(), ownParts, true) === 'anywhere' && userCodePattern(value);
+    if (pattern) {
+      codes.set(pattern.source, pattern);
+      if (codes.size > CODES_MAX) codes.delete(codes.keys().next().value!);
+    }
+    for (const form of userCode ? userCodeForms(value) : [value]) remember(form, min(), userCode);
   };
-  const options = { secrets, values: asValues };
+  const options = { secrets, values: asValues, codes: { [Symbol.iterator]: () => codes.values() } };
 
   /** Learn the secret values of `name=value` pairs (query strings, form bodies). */
   const learnPairs = (search: string) => {

@@ -353,6 +353,57 @@ describe('a device user code is learned in every form a page may show it (RFC 86
     );
   });
 
+  // Review 19, item 3: a page may regroup the code and separate its groups any way.
+  const SHOWN_SEPARATORS = ['-', ' ', '', '.', '_', '\u2013', '\u00b7', '</span>-<span>', '&#45;', ' - '];
+  const regroup = fc.constantFrom<(code: string) => string[]>(
+    (code) => code.match(/.{1,3}/g)!,
+    (code) => code.match(/.{1,4}/g)!,
+    (code) => code.match(/.{1,5}/g)!,
+  );
+
+  it('shown regrouped, with any separator, a tag or an entity between groups: masked (fixed seed)', () => {
+    fc.assert(
+      fc.property(
+        groups,
+        fc.constantFrom(...SEPARATORS),
+        regroup,
+        fc.constantFrom(...SHOWN_SEPARATORS),
+        casing,
+        (groups, given, grouped, shownWith, cased) => {
+          const runs = given ? groups : halves(groups.join(''));
+          const r = started(runs.join(given), 'member');
+          const shown = cased(grouped(groups.join('')).join(shownWith));
+          const page = r.exchange({
+            request: { method: 'GET', url: `${BASE}/oauth/device`, headers: {} },
+            response: { status: 200, headers: { 'content-type': 'text/html' }, body: `<p>Enter ${shown} now</p>` },
+          });
+          const message = r.text(`the device page did not accept ${shown} now`);
+          expect(page.response!.body!.toLowerCase()).not.toContain(shown.toLowerCase());
+          expect(message.toLowerCase()).not.toContain(shown.toLowerCase());
+          expect(message).toMatch(/^the device page did not accept .*… now$/);
+        },
+      ),
+      { seed: 8628, numRuns: 300 },
+    );
+  });
+
+  it('a code as a pattern is linear in the text: 4 times the hostile text, about 4 times the time', () => {
+    const r = started('WDJB-MJHT-QXZR', 'member');
+    // Every gap filled to its bound and the code broken just before its end, at every position.
+    const unit = 'W--D--J--B--M--J--H--T--Q--X--Z--';
+    const cost = (size: number) => {
+      const text = unit.repeat(Math.ceil(size / unit.length));
+      const start = process.hrtime.bigint();
+      expect(r.text(text)).toBe(text);
+      return Number(process.hrtime.bigint() - start);
+    };
+    cost(64 * 1024);
+    const quarter = Math.min(cost(256 * 1024), cost(256 * 1024));
+    const whole = Math.min(cost(1024 * 1024), cost(1024 * 1024));
+    // Quadratic would be 16 times; a loaded machine's noise stays well under 10.
+    expect(whole / quarter).toBeLessThan(10);
+  });
+
   it('WDJB MJHT in every report format', () => {
     const r = started('WDJB MJHT', 'both');
     const check = {
