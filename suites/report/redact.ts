@@ -246,7 +246,7 @@ export function redactText(text: string, options: RedactOptions = {}): string {
   const plain = !options.secrets && !options.values;
   if (plain && text.length <= CLEAN_TEXT_MAX && cleanTexts.has(text)) return text;
   let known = options.secrets ? maskSecrets(text, options.secrets) : text;
-  for (const code of options.codes ?? []) known = known.replace(code, (shown) => mask(shown));
+  for (const code of options.codes ?? []) known = known.replace(code, MASK); // whole: a tag between groups would make the kept prefix a group
   const at = (t: string, start: number, end: number) => standsAsValue(t, start, end, options.exchange);
   const out = maskPatterns(options.values ? maskSecrets(known, options.values, at) : known);
   if (plain && out === text && text.length <= CLEAN_TEXT_MAX) {

@@ -387,6 +387,11 @@ describe('a device user code is learned in every form a page may show it (RFC 86
     );
   });
 
+  it('a code shown with tags between its groups is masked whole, no group kept as the prefix', () => {
+    const r = started('WDJB-MJHT', 'member');
+    expect(r.text('<span>WDJB</span>-<span>MJHT</span>')).toBe('<span>…</span>');
+  });
+
   it('a code as a pattern is linear in the text: 4 times the hostile text, about 4 times the time', () => {
     const r = started('WDJB-MJHT-QXZR', 'member');
     // Every gap filled to its bound and the code broken just before its end, at every position.
