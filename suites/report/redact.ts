@@ -29,6 +29,16 @@ export interface RedactOptions {
    * (`oauth-token`), which its sentences keep.
    */
   values?: Iterable<string>;
+  /**
+   * Patterns masked wherever they match: a learned device user code by its letters and digits,
+   * whatever a page puts between them (the run's redactor: userCodePattern).
+   */
+  codes?: Iterable<RegExp>;
+  /**
+   * Set by redactExchange: the text is an exchange's (values, not the harness's sentences), where
+   * `values` are masked wherever nothing of a value touches them (`token X` in a header or a page).
+   */
+  exchange?: boolean;
 }
 
 /**
@@ -57,18 +67,38 @@ function maskSecrets(
 }
 
 /**
- * What comes before a value where it stands as one: `=` (a query, a form, a cookie, an attribute),
- * a quote after `=` or `:` (a JSON member, a quoted attribute), `Bearer `.
+ * What comes before a value where it stands as one: `=` or `:` (a query, a form, a cookie, an
+ * attribute, `token: X`, `t = X`), maybe spaced, maybe quoted (a JSON member), `Bearer `.
  */
-const VALUE_BEFORE = /(?:=|[=:][ \t]*(["'])|\bBearer[ \t]+)$/i;
+const VALUE_BEFORE = /(?:[=:][ \t]*(["']?)|\bBearer[ \t]+)$/i;
 /** A character that would go on the value: the occurrence is part of a longer one then. */
 const VALUE_CHAR = /[\p{L}\p{N}\-._~+/%]/u;
+/** Characters that enclose a value on both sides: quotes, brackets, a tag's `>` and the next `<`. */
+const ENCLOSING: Readonly<Record<string, string>> = {
+  '"': '"',
+  "'": "'",
+  '`': '`',
+  '(': ')',
+  '[': ']',
+  '{': '}',
+  '<': '>',
+  '>': '<',
+};
 
-/** Whether `text[start, end)` stands as a whole value (VALUE_BEFORE), not as words of a sentence. */
-function standsAsValue(text: string, start: number, end: number): boolean {
+/**
+ * Whether `text[start, end)` stands as a whole value, not as words of a sentence or a part of a
+ * longer value (`oauth-token-2`, a check id's `.x.`): after VALUE_BEFORE, enclosed (ENCLOSING), a
+ * path's later segment (`/api/v4/user/X`, `/tokens/X/revoke`: the harness's paths are its literals,
+ * never learned), or in an exchange (`apart`) wherever nothing of a value touches it (`token X`).
+ */
+function standsAsValue(text: string, start: number, end: number, apart = false): boolean {
+  const after = text[end] ?? '';
+  const segment = text[start - 1] === '/' && VALUE_CHAR.test(text[start - 2] ?? '');
+  if (VALUE_CHAR.test(after)) return after === '/' && segment;
   const before = VALUE_BEFORE.exec(text.slice(Math.max(0, start - 16), start));
-  if (!before) return false;
-  return before[1] ? text[end] === before[1] : !VALUE_CHAR.test(text[end] ?? '');
+  if (before) return !before[1] || after === before[1];
+  const open = text[start - 1];
+  return segment || (open !== undefined && ENCLOSING[open] === after) || (apart && !VALUE_CHAR.test(open ?? ''));
 }
 
 /** Whether `text` is one of `values` whole (a header's value, a JSON string of an exchange). */
@@ -215,8 +245,10 @@ const INPUT_TAG = /<(?:input|meta)\b[^<>]{0,2000}>/gi;
 export function redactText(text: string, options: RedactOptions = {}): string {
   const plain = !options.secrets && !options.values;
   if (plain && text.length <= CLEAN_TEXT_MAX && cleanTexts.has(text)) return text;
-  const known = options.secrets ? maskSecrets(text, options.secrets) : text;
-  const out = maskPatterns(options.values ? maskSecrets(known, options.values, standsAsValue) : known);
+  let known = options.secrets ? maskSecrets(text, options.secrets) : text;
+  for (const code of options.codes ?? []) known = known.replace(code, MASK); // whole: a tag between groups would make the kept prefix a group
+  const at = (t: string, start: number, end: number) => standsAsValue(t, start, end, options.exchange);
+  const out = maskPatterns(options.values ? maskSecrets(known, options.values, at) : known);
   if (plain && out === text && text.length <= CLEAN_TEXT_MAX) {
     if (cleanTexts.size >= CLEAN_TEXTS) cleanTexts.clear();
     cleanTexts.add(text);
@@ -489,8 +521,9 @@ function headerValue(headers: Record<string, string>, name: string): string {
 }
 
 /** One HTTP exchange with its URL, headers and bodies redacted. */
-export function redactExchange(exchange: Exchange, options: RedactOptions = {}): Exchange {
+export function redactExchange(exchange: Exchange, given: RedactOptions = {}): Exchange {
   const { request, response } = exchange;
+  const options = { ...given, exchange: true };
   const out: Exchange = {
     request: {
       method: redactText(request.method, options),

@@ -10,7 +10,8 @@ import { tooDeep } from '../report/json-depth.js';
 import { createSecretIndex } from '../report/secret-index.js';
 import type { Exchange } from '../report/model.js';
 import { RULE_IDS, responseHeaderNames } from '../../spec/index.js';
-import { ownWords } from './own-words.js';
+import { ownLiterals, ownWords, wholes } from './own-words.js';
+import { metaRefresh, refreshOf } from '../drivers/html.js';
 
 export { mask, isSecretName };
 
@@ -69,7 +70,8 @@ const CREDENTIAL_MIN = 8;
  *   (ownWords: the words of the strings its modules write, all ASCII, so a value with any other
  *   letter is a credential; `own`: the run's seed, the target's URL, the config's values) and
  *   short numbers after `.`, `:` or `/` (`api/v4/user`, `HTTP/1.1`), or one of the run's own values
- *   whole (`127.0.0.1:47200`). The search ignores ASCII case, so this does too.
+ *   or of the harness's strings whole (`127.0.0.1:47200`, `authorization_code`: ownLiterals). The
+ *   search ignores ASCII case, so this does too.
  * Made of the harness's words but none of those wholes (`oauth-token`, `valid-refresh-token`), it is
  * masked 'as a value': where it stands as one (after `=` or `Bearer `, quoted after `:` or `=`, a
  * whole header or JSON string of an exchange), never in the harness's sentences.
@@ -96,9 +98,9 @@ export function learnedAs(
   const folded = value.toLowerCase();
   if (harmless(value) || harmless(folded) || RULE_WORDS.has(value.toUpperCase())) return undefined;
   if (!harnessText(folded, own)) return 'anywhere';
-  // The run's own values whole (its URL, seed, client id) stay everywhere: the harness writes them
-  // after `=` in the requests it builds.
-  return own.has(folded) ? undefined : 'as a value';
+  // The run's own values whole (its URL, seed, client id) and the strings the harness writes whole
+  // (`authorization_code`, `application/json`) stay everywhere: it sends them after `=` and in headers.
+  return own.has(folded) || ownLiterals().has(folded) ? undefined : 'as a value';
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -176,8 +178,31 @@ function userCodeForms(code: string): string[] {
 }
 
 /**
+ * Between two letters or digits of a user code a page may put a few spaces or punctuation characters
+ * (`WDJ-BMJ-HTX`, `WDJB.MJHT`, `WDJB–MJHT`, `WDJ·BMJ·HTX`), a short tag (`</span>-<span>`) or an
+ * entity (`&#45;`): at most this many of them (review 19).
+ */
+const CODE_GAP = String.raw`(?:[\s!-%'-/:;=?@\[-\x60{-~\u00a0-\u00bf\u2000-\u206f\u3000-\u303f]|<\/?[a-zA-Z]{1,10}>|&#?[a-zA-Z0-9]{1,6};){0,3}`;
+
+/**
+ * A device user code as a page may show it, grouped and separated any way, in any case: its letters
+ * and digits in order with a CODE_GAP between each two. Bounded gaps and no nested unbounded
+ * quantifier: at most (length × 3 gap tokens) steps from each position, linear in the text.
+ */
+export function userCodePattern(code: string): RegExp | undefined {
+  const chars = (code.match(RUN) ?? []).join('');
+  // Each letter in both cases, and the gap's punctuation and spaces as ranges (ASCII, Latin-1, general
+  // and CJK punctuation), not `i` or \p{L}: V8 compiled those for a third of a second per exchange.
+  const cased = [...chars].map((c) => `[${c.toLowerCase()}${c.toUpperCase()}]`);
+  return chars.length < MIN_REMEMBERED ? undefined : new RegExp(cased.join(CODE_GAP), 'gu');
+}
+
+/** The most user codes a run keeps as patterns (a few per device flow), the oldest forgotten first. */
+const CODES_MAX = 64;
+
+/**
  * The run's own values (`createRedactor`'s `own`) as harnessText compares them: each whole, a URL's
- * host, `host:port` and origin, and their runs of letters and digits.
+ * host, `host:port` and origin, a path's segments and tails (wholes), and their runs of letters and digits.
  */
 function ownForms(values: ReadonlyArray<string | number>): Set<string> {
   const forms = new Set<string>();
@@ -188,7 +213,7 @@ function ownForms(values: ReadonlyArray<string | number>): Set<string> {
       const url = new URL(whole);
       parts.push(url.host, url.hostname, url.origin, url.pathname);
     }
-    for (const part of parts) forms.add(part);
+    for (const part of parts.flatMap(wholes)) forms.add(part);
     for (const [run] of whole.matchAll(RUN)) forms.add(run);
   }
   return forms;
@@ -403,16 +428,26 @@ export function createRedactor(
     return [value, ...encodedForms(value)].filter((form) => secrets.add(form, pinned));
   };
   for (const value of initial) add(value, true);
+  /**
+   * A value of the harness's words: it and its escaped forms (`oauth%2Ftoken`, `oauth\/token`) are
+   * masked where they stand as a value; its base64 and hex forms, never the harness's words, wherever
+   * they are (inside a longer base64 value: review 19). Returns the strings added to `secrets`.
+   */
+  const addAsValue = (value: string): string[] => {
+    const escaped = (form: string) => form === value || /[%\\]/.test(form);
+    for (const form of [value, ...encodedForms(value)].filter(escaped)) asValues.add(form);
+    while (asValues.size > LEARNED_MAX) {
+      const [oldest] = asValues;
+      asValues.delete(oldest);
+    }
+    return encodedForms(value).filter((form) => !escaped(form) && secrets.add(form));
+  };
   /** Learns a value the target chose (a token, a code, a value it asked the harness to send back): as learnedAs says. */
   const remember = (value: string | undefined | null, min = MIN_REMEMBERED, userCode = false): boolean => {
     if (typeof value !== 'string') return false;
     const where = learnedAs(value, min, ownParts, userCode);
-    if (where === 'as a value' && asValues.add(value) && asValues.size > LEARNED_MAX) {
-      const [oldest] = asValues;
-      asValues.delete(oldest);
-    }
-    if (where !== 'anywhere') return false;
-    const added = add(value);
+    if (where === undefined) return false;
+    const added = where === 'anywhere' ? add(value) : addAsValue(value);
     if (!added.length) return false;
     learned.set(value, added);
     if (learned.size > LEARNED_MAX) {
@@ -431,15 +466,22 @@ export function createRedactor(
    * `expected`, or a hidden csrf_token `Approval`, blanked the harness's own words once sent back.
    */
   let sent = false;
-  /** `name`: the value's (a user code is learned in each of its forms). */
+  const min = () => (sent ? MIN_REMEMBERED : CREDENTIAL_MIN);
+  /** Learned user codes as patterns (userCodePattern), by their source. */
+  const codes = new Map<string, RegExp>();
+  /** `name`: the value's (a user code is learned in each of its forms, and as a pattern). */
   const learnValue = (value: string, name = '') => {
     if (left <= 0) return;
     left--;
     const userCode = USER_CODE_NAME.test(name);
-    for (const form of userCode ? userCodeForms(value) : [value])
-      remember(form, sent ? MIN_REMEMBERED : CREDENTIAL_MIN, userCode);
+    const pattern = userCode && learnedAs(value, min(), ownParts, true) === 'anywhere' && userCodePattern(value);
+    if (pattern) {
+      codes.set(pattern.source, pattern);
+      if (codes.size > CODES_MAX) codes.delete(codes.keys().next().value!);
+    }
+    for (const form of userCode ? userCodeForms(value) : [value]) remember(form, min(), userCode);
   };
-  const options = { secrets, values: asValues };
+  const options = { secrets, values: asValues, codes: { [Symbol.iterator]: () => codes.values() } };
 
   /** Learn the secret values of `name=value` pairs (query strings, form bodies). */
   const learnPairs = (search: string) => {
@@ -477,8 +519,10 @@ export function createRedactor(
     for (const [name, value] of Object.entries(headers)) {
       const lower = name.toLowerCase();
       if (lower === 'authorization') learnValue(value.replace(/^\s*\S+\s+/, ''));
-      // A Refresh header sends the browser on as a Location does (`0;url=…?code=…`, onwardOf).
-      else if (lower === 'location' || lower === 'refresh') learnUrl(value);
+      else if (lower === 'location') learnUrl(value);
+      // A Refresh header sends the browser on as a Location does (`0;url='…?code=…'`, onwardOf): its
+      // URL as the browser reads it, unquoted (review 19: the code was learned with its quote), whatever its delay.
+      else if (lower === 'refresh') learnUrl(refreshOf(value, Infinity)?.url ?? '');
       else if (isSecretName(lower)) learnValue(value);
     }
   };
@@ -491,6 +535,8 @@ export function createRedactor(
         /* not JSON after all */
       }
     } else if (contentType.includes('x-www-form-urlencoded')) learnPairs(body);
+    // A page's meta refresh sends the browser on as the header does (review 19).
+    else if (contentType.includes('html')) learnUrl(metaRefresh(body, Infinity) ?? '');
   };
 
   return {

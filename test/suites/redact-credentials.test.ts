@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ownWords, readWords } from '../../suites/runner/own-words.js';
+import { ownWords, readOwnText, readWords } from '../../suites/runner/own-words.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import { validateTargetConfig } from '../../suites/target/config.js';
 import { formatConsole, renderHtml, renderJson, renderJunit, renderMarkdown } from '../../reporters/index.js';
@@ -186,6 +186,13 @@ describe("the harness's own words are the strings its modules write", () => {
       );
       writeFileSync(join(root, 'suites', 'checks.test.js'), "const c = 'fromatest';");
       expect([...readWords(root)].sort()).toEqual(['answered', 'api', 'at', 'expected', 'v4']);
+      // Each string whole too, lower-cased (a template as written), and the segments and tails of one with `/`.
+      expect([...readOwnText(root).literals].sort()).toEqual([
+        'answered expected',
+        "at ${'api",
+        "at ${'api/v4'}",
+        "v4'}",
+      ]);
     } finally {
       rmSync(root, { recursive: true });
     }
@@ -346,6 +353,62 @@ describe('a device user code is learned in every form a page may show it (RFC 86
     );
   });
 
+  // Review 19, item 3: a page may regroup the code and separate its groups any way.
+  const SHOWN_SEPARATORS = ['-', ' ', '', '.', '_', '\u2013', '\u00b7', '</span>-<span>', '&#45;', ' - '];
+  const regroup = fc.constantFrom<(code: string) => string[]>(
+    (code) => code.match(/.{1,3}/g)!,
+    (code) => code.match(/.{1,4}/g)!,
+    (code) => code.match(/.{1,5}/g)!,
+  );
+
+  it('shown regrouped, with any separator, a tag or an entity between groups: masked (fixed seed)', () => {
+    fc.assert(
+      fc.property(
+        groups,
+        fc.constantFrom(...SEPARATORS),
+        regroup,
+        fc.constantFrom(...SHOWN_SEPARATORS),
+        casing,
+        (groups, given, grouped, shownWith, cased) => {
+          const runs = given ? groups : halves(groups.join(''));
+          const r = started(runs.join(given), 'member');
+          const shown = cased(grouped(groups.join('')).join(shownWith));
+          const page = r.exchange({
+            request: { method: 'GET', url: `${BASE}/oauth/device`, headers: {} },
+            response: { status: 200, headers: { 'content-type': 'text/html' }, body: `<p>Enter ${shown} now</p>` },
+          });
+          const message = r.text(`the device page did not accept ${shown} now`);
+          expect(page.response!.body!.toLowerCase()).not.toContain(shown.toLowerCase());
+          expect(message.toLowerCase()).not.toContain(shown.toLowerCase());
+          expect(message).toMatch(/^the device page did not accept .*… now$/);
+        },
+      ),
+      { seed: 8628, numRuns: 300 },
+    );
+  });
+
+  it('a code shown with tags between its groups is masked whole, no group kept as the prefix', () => {
+    const r = started('WDJB-MJHT', 'member');
+    expect(r.text('<span>WDJB</span>-<span>MJHT</span>')).toBe('<span>…</span>');
+  });
+
+  it('a code as a pattern is linear in the text: 4 times the hostile text, about 4 times the time', () => {
+    const r = started('WDJB-MJHT-QXZR', 'member');
+    // Every gap filled to its bound and the code broken just before its end, at every position.
+    const unit = 'W--D--J--B--M--J--H--T--Q--X--Z--';
+    const cost = (size: number) => {
+      const text = unit.repeat(Math.ceil(size / unit.length));
+      const start = process.hrtime.bigint();
+      expect(r.text(text)).toBe(text);
+      return Number(process.hrtime.bigint() - start);
+    };
+    cost(64 * 1024);
+    const quarter = Math.min(cost(256 * 1024), cost(256 * 1024));
+    const whole = Math.min(cost(1024 * 1024), cost(1024 * 1024));
+    // Quadratic would be 16 times; a loaded machine's noise stays well under 10.
+    expect(whole / quarter).toBeLessThan(10);
+  });
+
   it('WDJB MJHT in every report format', () => {
     const r = started('WDJB MJHT', 'both');
     const check = {
@@ -374,7 +437,7 @@ describe('a device user code is learned in every form a page may show it (RFC 86
 });
 
 describe("a credential the target made of the harness's own words is masked where it stands as that value", () => {
-  const TOKENS = ['valid-refresh-token', 'oauth-token', 'oauth/token'];
+  const TOKENS = ['valid-refresh-token', 'oauth-token', 'token/oauth'];
   const masked = (token: string) => (token.length >= 12 ? `${token.slice(0, 4)}…` : '…');
 
   it.each(TOKENS)('%j after `=`, `Bearer `, quoted after `:` or `=`, as a whole header or JSON string', (token) => {
@@ -424,6 +487,104 @@ describe("a credential the target made of the harness's own words is masked wher
   });
 });
 
+describe('review 19, item 1: a string the harness writes whole is never learned, not even as a value', () => {
+  const exchange = {
+    request: {
+      method: 'POST',
+      url: `${BASE}/oauth/token?grant_type=authorization_code`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: 'grant_type=authorization_code&redirect_uri=x',
+    },
+    response: {
+      status: 200,
+      headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+      body: '{"grant_types_supported":["authorization_code","refresh_token"]}',
+    },
+  };
+
+  it('tokens `authorization_code`, `application/json`, `no-store`, `refresh_token` leave the exchange and the message readable', () => {
+    const r = createRedactor([], [SEED, BASE]);
+    for (const token of ['authorization_code', 'application/json', 'no-store', 'refresh_token']) {
+      r.learn({
+        request: { method: 'POST', url: `${BASE}/oauth/token`, headers: {}, body: 'grant_type=authorization_code' },
+        response: {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ access_token: token }),
+        },
+      });
+    }
+    expect(r.exchange(exchange)).toEqual(exchange);
+    const line = 'sent grant_type=authorization_code with accept="application/json"';
+    expect(r.text(line)).toBe(line);
+  });
+
+  it('a token of the same words that the harness never writes whole is still masked there', () => {
+    const r = issuing({ access_token: 'authorization_code_refresh' });
+    expect(r.text('sent grant_type=authorization_code_refresh')).toBe('sent grant_type=auth…');
+  });
+});
+
+describe("review 19, item 2: a credential of the harness's words is masked wherever it stands apart as a value", () => {
+  const T = 'valid-refresh-token';
+
+  it.each([
+    [`GET /api/v4/tokens/${T}/revoke`, 'GET /api/v4/tokens/vali…/revoke'],
+    [`GET /api/v4/user/${T}`, 'GET /api/v4/user/vali…'],
+    [`token: ${T}`, 'token: vali…'],
+    [`t = ${T}`, 't = vali…'],
+    [`Bearer:${T}`, 'Bearer:vali…'],
+    [`t:'${T}'`, "t:'vali…'"],
+    [`["${T}", "x"]`, '["vali…", "x"]'],
+    [`[${T}]`, '[vali…]'],
+    [`'${T}'`, "'vali…'"],
+    [`(${T})`, '(vali…)'],
+    [`<code>${T}</code>`, '<code>vali…</code>'],
+    [`<http://127.0.0.1:47200/tokens/${T}>; rel="self"`, '<http://127.0.0.1:47200/tokens/vali…>; rel="self"'],
+  ])('in a message: %j', (text, shown) => {
+    expect(issuing({ refresh_token: T }).text(text)).toBe(shown);
+  });
+
+  it('in an exchange: a path, a header with a prefix, a Link, an HTML body, a JSON leaf', () => {
+    const shown = issuing({ refresh_token: T }).exchange({
+      request: { method: 'GET', url: `${BASE}/api/v4/user/${T}`, headers: { 'x-hint': `refresh ${T}` } },
+      response: {
+        status: 200,
+        headers: { 'content-type': 'text/html', link: `<${BASE}/tokens/${T}>; rel="self"` },
+        body: `<p>Your token: <code>${T}</code> or ${T}</p>`,
+      },
+    });
+    const json = issuing({ refresh_token: T }).exchange({
+      request: { method: 'GET', url: `${BASE}/x`, headers: {} },
+      response: {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ list: [`token ${T}`] }),
+      },
+    });
+    expect(JSON.stringify([shown, json])).not.toContain(T);
+  });
+
+  it('its encoded forms: percent-encoded, JSON-escaped, base64 inside a longer value', () => {
+    const r = issuing({ access_token: 'oauth/authorize-valid', refresh_token: T });
+    expect(r.text('t=oauth%2Fauthorize-valid')).toBe('t=oaut…');
+    expect(r.text('"t":"oauth\\/authorize-valid"')).toBe('"t":"oaut…"');
+    const basic = Buffer.from(`Bearer ${T}`).toString('base64');
+    expect(r.text(`t=${basic}`)).not.toContain(Buffer.from(T).toString('base64').slice(4, 20));
+  });
+
+  it("the harness's paths, ids and URLs keep their words", () => {
+    // Segments and tails of its paths are its literals (`reset_registration_token`, `oauth/token`): never learned.
+    const r = issuing({ access_token: 'reset_registration_token', refresh_token: 'oauth/token' });
+    for (const line of [
+      `POST ${BASE}/oauth/token answered 400`,
+      `POST ${BASE}/api/v4/runners/reset_registration_token?page=2`,
+      'check grants.valid-refresh-token.rotates failed',
+    ])
+      expect(r.text(line)).toBe(line);
+  });
+});
+
 describe('a code sent back by a refresh is learned as one sent back by a Location', () => {
   it.each(['location', 'refresh'])('%s', (name) => {
     const r = createRedactor([], [SEED, BASE]);
@@ -434,6 +595,24 @@ describe('a code sent back by a refresh is learned as one sent back by a Locatio
         status: name === 'location' ? 302 : 200,
         headers: { [name]: name === 'location' ? to : `0;url=${to}` },
       },
+    });
+    expect(r.text('the application was given Zk3PqR8sT2vW')).toBe('the application was given Zk3P…');
+  });
+
+  // Review 19, item 4: a quoted URL was learned with its quote (the code ended in `'`), a page's meta refresh not at all.
+  it.each([
+    ["a Refresh header quoted with '", { refresh: `0; url='${BASE}/cb?code=Zk3PqR8sT2vW'` }, ''],
+    ['a Refresh header quoted with "', { refresh: `0; URL="${BASE}/cb?code=Zk3PqR8sT2vW"` }, ''],
+    [
+      'an HTML meta refresh',
+      { 'content-type': 'text/html' },
+      `<meta http-equiv="refresh" content="0;url=${BASE}/cb?code=Zk3PqR8sT2vW">`,
+    ],
+  ])('%s', (_what, headers: Record<string, string>, body) => {
+    const r = createRedactor([], [SEED, BASE]);
+    r.learn({
+      request: { method: 'GET', url: `${BASE}/oauth/authorize`, headers: {} },
+      response: { status: 200, headers, body },
     });
     expect(r.text('the application was given Zk3PqR8sT2vW')).toBe('the application was given Zk3P…');
   });
