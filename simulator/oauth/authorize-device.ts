@@ -3,9 +3,11 @@ import type { Ctx, Handler } from '../types.js';
 import { jsonText, type Answer } from '../http.js';
 import { limits } from '../../spec/index.js';
 import type { DeviceCode } from '../store.js';
+import { hexId } from '../random.js';
+import { digest } from '../digest.js';
 import { authenticateClient, presentedClient } from './client-auth.js';
 import { noStore } from './errors.js';
-import { deviceMachine, issueDeviceCodes, makeRoomForDeviceCode } from './device.js';
+import { deviceMachine, issueUserCode, makeRoomForDeviceCode } from './device.js';
 import { issuer } from './issuer.js';
 import { required, withBodyParams, type Params } from './params.js';
 import { grantScopes } from './scopes.js';
@@ -21,8 +23,10 @@ function authorizeDevice(ctx: Ctx, params: Params): Answer {
   // The fault doubles both: the response shows 600 and 10 where the source shows 300 and 5.
   const doubled = sim.fault('device-timings-doubled') ? 2 : 1;
   const lifetime = deviceCodeLifetime * doubled;
+  const deviceCode = hexId(32);
+  const deviceDigest = digest(deviceCode);
   makeRoomForDeviceCode(sim);
-  const { deviceCode, deviceDigest, userCode, userCodeDigest } = issueDeviceCodes(sim);
+  const { userCode, userCodeDigest } = issueUserCode(sim, deviceDigest);
   const record: DeviceCode = {
     digest: deviceDigest,
     userCodeDigest,

@@ -6,7 +6,7 @@
 import { limits } from '../../spec/index.js';
 import type { Sim } from '../types.js';
 import type { DeviceCode, User } from '../store.js';
-import { fromAlphabet, hexId } from '../random.js';
+import { fromAlphabet } from '../random.js';
 import { digest } from '../digest.js';
 import { makeRoom, MOST_HELD } from '../evict.js';
 import { applicationById } from './accounts.js';
@@ -102,54 +102,28 @@ export function makeRoomForDeviceCode(sim: Sim): void {
   });
 }
 
-/** A device authorization's two codes, each with its digest (the store keeps only the digests). */
-export interface DeviceCodes {
-  deviceCode: string;
-  deviceDigest: string;
-  userCode: string;
-  userCodeDigest: string;
-}
-
 /**
- * Codes made and hashed FRESH_BATCH at a time, each handed out once. A keyed hash called once
- * between a request's socket read and write cost about five times what it costs called in a row
- * (`npm run bench:profile -- authorize_device --against`: README, Performance), and a device
- * authorization hashes the two codes it makes itself. As with the random pool (random.ts), what
- * waits here has been issued to nobody.
- */
-const FRESH_BATCH = 128;
-const fresh: DeviceCodes[] = [];
-
-function freshCodes(): DeviceCodes {
-  if (fresh.length === 0)
-    for (let i = 0; i < FRESH_BATCH; i++) {
-      const deviceCode = hexId(32);
-      const userCode = newUserCode();
-      fresh.push({ deviceCode, deviceDigest: digest(deviceCode), userCode, userCodeDigest: digest(userCode) });
-    }
-  return fresh.pop()!;
-}
-
-/**
- * The codes of a new device authorization: a user code no live device authorization holds
- * (AUTH-BRUTE-FORCE-THROTTLED, RFC 8628 §6.1), indexed for its device code. Entries whose device
- * code left the store go with every eviction sweep (evict.ts) and, between sweeps (a frozen clock),
+ * A user code no live device authorization holds (AUTH-BRUTE-FORCE-THROTTLED, RFC 8628 §6.1),
+ * with its digest, indexed for the device code digest `deviceDigest`. Entries whose device code
+ * left the store go with every eviction sweep (evict.ts) and, between sweeps (a frozen clock),
  * once the index outgrows the store.
  */
-export function issueDeviceCodes(sim: Sim): DeviceCodes {
+export function issueUserCode(sim: Sim, deviceDigest: string): { userCode: string; userCodeDigest: string } {
   const index = userCodeIndex(sim);
-  let codes: DeviceCodes;
+  let userCode: string;
+  let userCodeDigest: string;
   let held: DeviceCode | undefined;
   do {
-    codes = freshCodes();
-    held = byUserCodeDigest(sim, codes.userCodeDigest);
+    userCode = newUserCode();
+    userCodeDigest = digest(userCode);
+    held = byUserCodeDigest(sim, userCodeDigest);
   } while (held && live(sim, held));
-  index.set(codes.userCodeDigest, codes.deviceDigest);
+  index.set(userCodeDigest, deviceDigest);
   if (index.size > 2 * sim.store.deviceCodes.size + 1024)
     // The code just issued is not stored yet (its record is built around it): keep it.
     for (const [user, device] of index)
-      if (device !== codes.deviceDigest && !sim.store.deviceCodes.has(device)) index.delete(user);
-  return codes;
+      if (device !== deviceDigest && !sim.store.deviceCodes.has(device)) index.delete(user);
+  return { userCode, userCodeDigest };
 }
 
 export function deviceByUserCode(sim: Sim, value: string): DeviceCode | undefined {

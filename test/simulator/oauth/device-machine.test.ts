@@ -204,42 +204,15 @@ describe('user codes', () => {
 describe('user-code index sweep', () => {
   it('keeps the code it is issuing when it sweeps codes whose device authorization left the store', async () => {
     const { createSimulator } = await import('../../../simulator/core.js');
-    const { issueDeviceCodes } = await import('../../../simulator/oauth/device.js');
+    const { issueUserCode } = await import('../../../simulator/oauth/device.js');
     const sim = createSimulator();
     // Codes of device authorizations never stored (or since evicted): the next code issued sweeps them.
-    for (let i = 0; i < 1024; i++) issueDeviceCodes(sim);
-    const { userCode, userCodeDigest, deviceDigest } = issueDeviceCodes(sim);
+    for (let i = 0; i < 1024; i++) issueUserCode(sim, `gone-${i}`);
+    const { userCode, userCodeDigest } = issueUserCode(sim, 'fresh');
     expect(userCodeDigest).toBe(digest(userCode));
-    // The record is stored after its codes are issued, as POST /oauth/authorize_device does.
-    sim.store.deviceCodes.set(deviceDigest, { digest: deviceDigest, userCodeDigest } as never);
-    expect(deviceByUserCode(sim, userCode)?.digest).toBe(deviceDigest);
-    expect(deviceByUserCode(sim, issueDeviceCodes(sim).userCode)).toBeUndefined();
-  });
-});
-
-describe('device codes made ahead in batches', () => {
-  it('are each issued once, across batches and simulators, with the digests of what is issued', async () => {
-    const { createSimulator } = await import('../../../simulator/core.js');
-    const { issueDeviceCodes } = await import('../../../simulator/oauth/device.js');
-    const sims = [createSimulator(), createSimulator()];
-    const devices = new Set<string>();
-    const users = new Set<string>();
-    // Several batches (128 each), taken in turns by two simulators of one process.
-    for (let i = 0; i < 600; i++) {
-      const sim = sims[i % 2];
-      const codes = issueDeviceCodes(sim);
-      expect(codes.deviceCode).toMatch(/^[0-9a-f]{64}$/);
-      expect(codes.deviceDigest).toBe(digest(codes.deviceCode));
-      expect(codes.userCodeDigest).toBe(digest(codes.userCode));
-      devices.add(codes.deviceCode);
-      users.add(codes.userCode);
-      sim.store.deviceCodes.set(codes.deviceDigest, {
-        digest: codes.deviceDigest,
-        userCodeDigest: codes.userCodeDigest,
-      } as never);
-      expect(deviceByUserCode(sim, codes.userCode)?.digest).toBe(codes.deviceDigest);
-    }
-    expect(devices.size).toBe(600);
-    expect(users.size).toBe(600);
+    // The record is stored after its user code is issued, as POST /oauth/authorize_device does.
+    sim.store.deviceCodes.set('fresh', { digest: 'fresh', userCodeDigest } as never);
+    expect(deviceByUserCode(sim, userCode)?.digest).toBe('fresh');
+    expect(deviceByUserCode(sim, issueUserCode(sim, 'gone-again').userCode)).toBeUndefined();
   });
 });
