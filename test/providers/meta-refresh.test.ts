@@ -168,12 +168,12 @@ describe('a Refresh header in place of the tag, and pages refreshing round and r
     '%s driver (%s): %s end the flow after a bounded count of refreshes, said so (not at the time limit)',
     async (kind, endless, _pages, last) => {
       way = endless;
-      const started = Date.now();
       const { report, stderr } = await runWithDriver(front, kind, ['oidc.id-token']);
       const why = explain(report, stderr);
       expect(why).toMatch(/refresh round and round: more than 12 refreshes in one visit, the last /);
+      // Stopped by the count, not by the check's time limit (its message would be "did not finish
+      // within 60000 ms"): the message says so; how long it took depends on the machine's load.
       expect(why).toMatch(last);
-      expect(Date.now() - started, why).toBeLessThan(30_000);
     },
     120_000,
   );
