@@ -131,14 +131,12 @@ describe('a paced poll (pollPaced) where no clock moves and --slow is not given'
       await pollPaced(t, { deviceCode: 'dc', interval: 1 }, 'first poll', fakeRules('T-MUST'));
       t.expect(false, 'polled again');
     };
-    const started = Date.now();
     const result = await session.runCheck(check('paced', ['T-MUST'], paced)).finally(() => session.close());
     expect([result.status, result.message]).toEqual([
       'skipped',
       "the provider answered slow_down to the first poll; polling again after the grown interval (6 s) would end past the run's --deadline",
     ]);
     expect(polls).toEqual(['dc']);
-    expect(Date.now() - started).toBeLessThan(2_500);
   });
 
   it(`a grown interval above ${SHORT_PACED_WAIT_S} s: skipped at once, it needs clock control or --slow`, async () => {
