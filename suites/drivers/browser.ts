@@ -96,7 +96,15 @@ import {
   STEP_SELECTORS,
 } from './defaults.js';
 import { EMBEDDED_BASE_URL } from '../target/embedded.js';
-import { MAX_STEPS, pageText, parseForms, refreshedRoundAndRound, refreshesItself, refreshOf } from './html.js';
+import {
+  keepsRequest,
+  MAX_STEPS,
+  pageText,
+  parseForms,
+  refreshedRoundAndRound,
+  refreshesItself,
+  refreshOf,
+} from './html.js';
 import { CheckFailure, CheckSkipped, HarnessError, RateLimited } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { devicePageUrl } from './form.js';
@@ -1681,7 +1689,10 @@ export async function createBrowserDriver(
           away.url,
           offside,
           { redirectUris, asked, malformed: options.malformed },
-          passwordAnswered ? 'consent' : 'sign-in',
+          // A redirect answering the password goes on with the sign-in only where it keeps the POST
+          // (307, 308: the password would go there); after a 302 or 303 the password was answered,
+          // and what goes on elsewhere is the consent (Ory Hydra's consent application).
+          passwordAnswered || (signedIn && !keepsRequest(away.response?.status)) ? 'consent' : 'sign-in',
         );
       if (away) continuationGranted(decision, decided, linkFollowed, away.url);
       // Past a link from a page of links only that answered the password (unsettled), only a decision

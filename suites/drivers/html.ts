@@ -521,16 +521,14 @@ export function refreshOfAnswer(
  * any way the user-agent has carry the authorization response, not a 302 alone. `what` names it
  * in an error; `sameRequest`, a 307 or 308: the request is sent there again as it was.
  */
+/** A redirect that sends the same request again, method and body (RFC 9110 §15.4.8-9); the others a GET. */
+export const keepsRequest = (status?: number): boolean => status === 307 || status === 308;
+
 export function onwardOf(response: HttpResponse): { to: string; what: string; sameRequest?: true } | undefined {
   const location = response.headers.get('location');
   if (response.status >= 300 && response.status < 400)
     return location
-      ? // 307 and 308 send the same request again, method and body (RFC 9110 §15.4.8-9); the others a GET.
-        {
-          to: location,
-          what: 'the Location',
-          ...(response.status === 307 || response.status === 308 ? { sameRequest: true as const } : {}),
-        }
+      ? { to: location, what: 'the Location', ...(keepsRequest(response.status) ? { sameRequest: true as const } : {}) }
       : undefined;
   const refresh = response.status >= 200 && response.status < 300 ? refreshOfAnswer(response) : undefined;
   // A page that refreshes itself (a waiting page polling) is read, not followed round and round.
