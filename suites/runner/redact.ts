@@ -128,16 +128,18 @@ const tokenLike = (run: string): boolean =>
  * numbers after `.`, `:` or `/` (a version, a port, a path's), at least one word among them: a
  * value of numbers alone (`12.34.56.78`, `1234:5678:9012`) is the run's only when it is its own.
  */
+/** Whether a run (or a whole value) is the run's own that vouches (tokenLike does not), or the harness's word. */
+const ownText = (run: string, own: ReadonlySet<string>, words = false): boolean =>
+  (words && ownWords().has(run)) || (own.has(run) && !tokenLike(run));
+
 function harnessText(folded: string, own: ReadonlySet<string>): boolean {
-  if (own.has(folded) && !tokenLike(folded)) return true;
-  const words = ownWords();
+  if (ownText(folded, own)) return true;
   let worded = false;
   for (const { 0: part, index } of folded.matchAll(RUN)) {
     const number = /^\d+$/.test(part);
     worded ||= !number;
     const known =
-      words.has(part) ||
-      (own.has(part) && !tokenLike(part)) ||
+      ownText(part, own, true) ||
       (number && part.length <= OWN_NUMBER_DIGITS && '.:/'.includes(folded[index - 1] || '_'));
     if (!known) return false;
   }
@@ -149,9 +151,7 @@ function harnessText(folded: string, own: ReadonlySet<string>): boolean {
  * the run's own values, or a number (`2 retries`, `status 401`, `did not finish`, `1234 5678`).
  */
 const sentence = (folded: string, own: ReadonlySet<string>): boolean =>
-  [...folded.matchAll(RUN)].every(
-    ([run]) => /^\d+$/.test(run) || ownWords().has(run) || (own.has(run) && !tokenLike(run)),
-  );
+  [...folded.matchAll(RUN)].every(([run]) => /^\d+$/.test(run) || ownText(run, own, true));
 
 /** A device user code's name (`user_code`, `userCode`), in a JSON member, a form or a query. */
 const USER_CODE_NAME = /^user[\W_]*code$/i;
