@@ -243,7 +243,8 @@ const INPUT_TAG = /<(?:input|meta)\b[^<>]{0,2000}>/gi;
  * and the exact values in `options.secrets`.
  */
 export function redactText(text: string, options: RedactOptions = {}): string {
-  const plain = !options.secrets && !options.values;
+  // Only a text masked by patterns alone is cached as clean: learned secrets, values and codes change.
+  const plain = !options.secrets && !options.values && !options.codes;
   if (plain && text.length <= CLEAN_TEXT_MAX && cleanTexts.has(text)) return text;
   let known = options.secrets ? maskSecrets(text, options.secrets) : text;
   for (const code of options.codes ?? []) known = known.replace(code, MASK); // whole: a tag between groups would make the kept prefix a group
