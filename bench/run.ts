@@ -4,8 +4,9 @@
  * Over loopback HTTP, 50 connections, autocannon in this process and every server in its own
  * process pinned to one core (taskset, where it exists): the simulator, a bare `node:http` server
  * answering a fixed body of the simulator's size (the runtime's limit) and node-oidc-provider
- * (the peer). The servers take turns request by request, for a few rounds; each cell is the
- * median of the rounds. Then in-process throughput (sim.handle, msw), `simulate` start time,
+ * (the peer). The servers take turns request by request, for a few rounds, the simulator and the
+ * bare server back to back; each req/s cell is the median of the rounds, each ratio the median of
+ * the rounds' ratios (a pair run seconds apart sees the same machine). Then in-process throughput (sim.handle, msw), `simulate` start time,
  * the simulator's RSS idle, after the load and after eviction, and the in-process pagination
  * figures. Figures are only compared within this run: ratios, never absolute thresholds.
  */
@@ -50,7 +51,6 @@ const fmt = (n: number, digits = 0) =>
   n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const mib = (bytes: number) => `${fmt(bytes / 1024 / 1024, 1)} MiB`;
 const lat = (r?: LoadResult) => (r ? `${fmt(r.p50)} / ${fmt(r.p99)}` : '');
-const ratio = (a?: number, b?: number) => (a !== undefined && b ? fmt(a / b, 2) : '');
 
 async function main(): Promise<void> {
   const cores = availableParallelism();
@@ -96,7 +96,10 @@ async function main(): Promise<void> {
         ...(REQUESTS ? { amount: REQUESTS } : {}),
       });
     };
-    const order: Server[] = ['bare', 'floor', 'sim', 'oidc'];
+    // The simulator and the bare server back to back, then the others: a row's ratio is read from
+    // two runs seconds apart, not from runs a case apart (on a shared VM the same server's CPU per
+    // request moves by half between runs a few seconds apart, and both servers move together).
+    const order: Server[] = ['bare', 'sim', 'floor', 'oidc'];
     const names: Record<Server, string> = {
       sim: 'simulator',
       bare: 'bare server',
@@ -113,8 +116,8 @@ async function main(): Promise<void> {
             await once(c, s, 1);
           }
     for (let round = 0; round < ROUNDS; round++) {
-      // Alternate who goes first, so a slow moment of the shared machine does not always hit the same server.
-      const turn = order.map((_, i) => order[(i + round) % order.length]);
+      // Alternate who goes first within each pair, so a slowing machine does not always hit the same server.
+      const turn = round % 2 ? (['sim', 'bare', 'oidc', 'floor'] as Server[]) : order;
       for (const c of cases) {
         for (const s of turn) {
           if (!serves(c, s)) continue;
@@ -124,6 +127,18 @@ async function main(): Promise<void> {
         }
       }
     }
+    /** Round by round, x's req/s over y's in the same round (the pair ran back to back). */
+    const perRound = (c: Case, x: Server, y: Server): number[] => {
+      const [xs, ys] = [runs.get(`${c.label}|${x}`), runs.get(`${c.label}|${y}`)];
+      return xs && ys ? xs.map((r, i) => r.rps / ys[i].rps) : [];
+    };
+    /** A row's ratio: the median of its rounds' ratios, not the ratio of two medians taken apart. */
+    const paired = (c: Case, x: Server, y: Server): number | undefined => {
+      const ratios = perRound(c, x, y);
+      return ratios.length ? median(ratios) : undefined;
+    };
+    const fmtRatio = (x?: number) => (x === undefined ? '' : fmt(x, 2));
+    const roundRatios: string[] = [];
     const med = (c: Case, s: Server): LoadResult | undefined => {
       const rs = runs.get(`${c.label}|${s}`);
       if (!rs) return undefined;
@@ -187,7 +202,13 @@ async function main(): Promise<void> {
     const notes: string[] = [];
     for (const c of cases) {
       const [s, b, f, o] = [med(c, 'sim'), med(c, 'bare'), med(c, 'floor'), med(c, 'oidc')];
-      const r = s && b ? s.rps / b.rps : undefined;
+      const r = paired(c, 'sim', 'bare');
+      if (c.target !== undefined && r !== undefined)
+        roundRatios.push(
+          `${c.label}: sim / bare by round ${perRound(c, 'sim', 'bare')
+            .map((x) => fmt(x, 2))
+            .join(', ')}`,
+        );
       for (const [who, m, expected] of [
         ['simulator', s, c.expect],
         ['bare', b, 200],
@@ -201,11 +222,11 @@ async function main(): Promise<void> {
         lat(s),
         fmt(b!.rps),
         lat(b),
-        ratio(s?.rps, b?.rps),
-        ratio(f?.rps, b?.rps),
+        r === undefined ? '' : fmt(r, 2),
+        fmtRatio(paired(c, 'floor', 'bare')),
         o ? fmt(o.rps) : '',
         lat(o),
-        ratio(s?.rps, o?.rps),
+        fmtRatio(paired(c, 'sim', 'oidc')),
         c.target ? `sim / bare ≥ ${c.target}` : '',
         c.target ? verdict(r! >= c.target) : '',
       ]);
@@ -263,12 +284,13 @@ async function main(): Promise<void> {
 
     const line = (cells: string[]) => `| ${cells.join(' | ')} |\n`;
     process.stdout.write(
-      `idp-conformance bench${QUICK ? ' (quick)' : ''}: ${CONNECTIONS} connections, ${ROUNDS} round(s) of ${SECONDS} s per request, medians; ` +
+      `idp-conformance bench${QUICK ? ' (quick)' : ''}: ${CONNECTIONS} connections, ${ROUNDS} round(s) of ${SECONDS} s per request, req/s medians, ratios the median of each round's (sim and bare back to back); ` +
         `servers ${hasTaskset ? 'pinned to core 0 (taskset)' : 'not pinned (no taskset)'}, load generator ${pinned ? 'on the other cores' : 'unpinned'}; ` +
         `${cores} cores, Node ${process.version}\n\n`,
     );
     process.stdout.write(line(head) + line(head.map(() => '---')));
     for (const r of rows) process.stdout.write(line(r));
+    process.stdout.write(`\n${roundRatios.join('\n')}\n`);
     if (notes.length) process.stdout.write(`\n${notes.join('\n')}\n`);
   } finally {
     await Promise.all([sim.stop(), oidc.stop(), bare?.stop(), floor?.stop()]);
