@@ -62,7 +62,10 @@ async function currentUser(provider: Provider, req: IncomingMessage, res: Server
  */
 export async function startOidcProvider(
   frontOf: (url: string) => Promise<string> = async (url) => url,
+  options: { refreshTokens?: boolean } = {},
 ): Promise<IndependentProvider> {
+  // oidc-provider's own default, kept with refreshTokens: false: a refresh token only for offline_access.
+  const refreshTokens = options.refreshTokens ?? true;
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = await frontOf(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
@@ -95,7 +98,7 @@ export async function startOidcProvider(
     issueRefreshToken: async (
       ctx: { oidc: { params?: { grant_type?: string } } },
       c: { grantTypeAllowed(g: string): boolean },
-    ) => c.grantTypeAllowed('refresh_token') && ctx.oidc.params?.grant_type !== DEVICE_GRANT,
+    ) => refreshTokens && c.grantTypeAllowed('refresh_token') && ctx.oidc.params?.grant_type !== DEVICE_GRANT,
     rotateRefreshToken: () => true,
     findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
     ttl: {
