@@ -44,12 +44,18 @@ export async function startDevice(t: CheckContext, scope?: string): Promise<Devi
   t.expect(
     response.status === 200,
     'POST /oauth/authorize_device must answer 200 with a JSON object',
-    // An absent endpoint (404, 405, a redirect, as start-up reads them) is the grant's absence alone:
-    // neither its parameters nor its response were there to judge.
-    broke(absentBy(response.status, 'POST') ? ['DEV-AVAILABILITY'] : AUTHORIZE_DEVICE_RULES, {
-      status: response.status,
-      error: body?.error ?? null,
-    }),
+    // An absent endpoint (404, 405, a redirect, as start-up reads them), or unauthorized_client (RFC
+    // 6749 §5.2: the client may not use the grant; Keycloak's and Okta's for a client it is not
+    // enabled for), is the grant's absence alone: neither its parameters nor its response were there to judge.
+    broke(
+      absentBy(response.status, 'POST') || body?.error === 'unauthorized_client'
+        ? ['DEV-AVAILABILITY']
+        : AUTHORIZE_DEVICE_RULES,
+      {
+        status: response.status,
+        error: body?.error ?? null,
+      },
+    ),
   );
   expectJsonType(t, response, 'device authorization response', ['DEV-AUTHORIZE-RESPONSE']);
   // Answered, but no JSON (form-encoded): the response's failure, not the grant's or its parameters'.
