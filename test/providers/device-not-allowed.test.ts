@@ -12,40 +12,27 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
-import { bodyOf, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
-import { checksWith, explain, rulesWith, runAgainst } from './provider.js';
+import type { Loopback } from '../suites/loopback.js';
+import { answeringPosts, checksWith, explain, rulesWith, runAgainst } from './provider.js';
 
 let front: Loopback & { sim: Sim };
 /** Device authorizations the provider refused to a configured application. */
 let refused = 0;
 
 beforeAll(async () => {
-  let base = '';
-  front = await simulatorWith((req, res) => {
-    const url = new URL(req.url ?? '/', base);
-    if (req.method !== 'POST' || url.pathname !== '/oauth/authorize_device') return false;
-    sendAnswer(
-      res,
-      bodyOf(req).then((raw) => {
-        const id = new URLSearchParams(raw.toString('utf8')).get('client_id');
-        if (![...front.sim.store.applications.values()].some((a) => a.uid === id)) {
-          const headers = new Headers({ 'content-type': 'application/x-www-form-urlencoded' });
-          return front.sim.handle(new Request(url, { method: 'POST', headers, body: new Uint8Array(raw) }));
-        }
-        refused++;
-        return new Response(
-          JSON.stringify({
-            error: 'unauthorized_client',
-            error_description:
-              'Client is not allowed to initiate OAuth 2.0 Device Authorization Grant. The flow is disabled for the client.',
-          }),
-          { status: 400, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } },
-        );
+  front = await answeringPosts(['/oauth/authorize_device'], async ({ form }, simulator, sim) => {
+    const id = form.get('client_id');
+    if (![...sim.store.applications.values()].some((a) => a.uid === id)) return simulator();
+    refused++;
+    return new Response(
+      JSON.stringify({
+        error: 'unauthorized_client',
+        error_description:
+          'Client is not allowed to initiate OAuth 2.0 Device Authorization Grant. The flow is disabled for the client.',
       }),
+      { status: 400, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } },
     );
-    return true;
   });
-  base = front.url;
 }, 60_000);
 
 afterAll(async () => {

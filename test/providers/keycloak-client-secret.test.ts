@@ -12,8 +12,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
 import { allChecks } from '../../suites/index.js';
-import { bodyOf, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
-import { checksWith, explain, rulesWith, runAgainst } from './provider.js';
+import type { Loopback } from '../suites/loopback.js';
+import { answeringPosts, checksWith, explain, rulesWith, runAgainst } from './provider.js';
 
 /** Checks that send a wrong secret, and one that sends the right secret in HTTP Basic. */
 const CHECKS = ['grants.client-authentication-failures', 'tokens.revoke-client-auth', 'grants.password-response'];
@@ -31,30 +31,17 @@ function credentials(form: URLSearchParams, authorization: string | undefined): 
 }
 
 beforeAll(async () => {
-  let base = '';
-  front = await simulatorWith((req, res) => {
-    const url = new URL(req.url ?? '/', base);
-    if (req.method !== 'POST' || !['/oauth/token', '/oauth/revoke'].includes(url.pathname)) return false;
-    sendAnswer(
-      res,
-      bodyOf(req).then(async (raw) => {
-        const headers = new Headers();
-        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-        headers.delete('content-length');
-        const answer = await front.sim.handle(new Request(url, { method: 'POST', headers, body: new Uint8Array(raw) }));
-        const [id, secret] = credentials(new URLSearchParams(raw.toString('utf8')), req.headers.authorization);
-        const known = [...front.sim.store.applications.values()].some((a) => a.uid === id);
-        if (answer.status !== 401 || !known || !secret) return answer;
-        keycloak++;
-        return new Response(
-          JSON.stringify({ error: 'unauthorized_client', error_description: 'Invalid client secret' }),
-          answer,
-        );
-      }),
+  front = await answeringPosts(['/oauth/token', '/oauth/revoke'], async ({ form, authorization }, simulator, sim) => {
+    const answer = await simulator();
+    const [id, secret] = credentials(form, authorization);
+    const known = [...sim.store.applications.values()].some((a) => a.uid === id);
+    if (answer.status !== 401 || !known || !secret) return answer;
+    keycloak++;
+    return new Response(
+      JSON.stringify({ error: 'unauthorized_client', error_description: 'Invalid client secret' }),
+      answer,
     );
-    return true;
   });
-  base = front.url;
 }, 60_000);
 
 afterAll(async () => {

@@ -10,9 +10,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
-import { bodyOf, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
+import type { Loopback } from '../suites/loopback.js';
 import { allChecks } from '../../suites/index.js';
-import { checksWith, explain, rulesWith, runAgainst } from './provider.js';
+import { answeringPosts, checksWith, explain, rulesWith, runAgainst } from './provider.js';
 
 /** The checks that redeem, revoke or bind a refresh token. */
 const CHECKS = [
@@ -32,35 +32,19 @@ const current = new Map<string, string>();
 let echoed = 0;
 
 beforeAll(async () => {
-  let base = '';
-  front = await simulatorWith((req, res) => {
-    const url = new URL(req.url ?? '/', base);
-    if (req.method !== 'POST' || !['/oauth/token', '/oauth/revoke'].includes(url.pathname)) return false;
-    sendAnswer(
-      res,
-      bodyOf(req).then(async (raw) => {
-        const form = new URLSearchParams(raw.toString('utf8'));
-        const held = form.get(url.pathname === '/oauth/token' ? 'refresh_token' : 'token');
-        if (held && current.has(held))
-          form.set(url.pathname === '/oauth/token' ? 'refresh_token' : 'token', current.get(held)!);
-        const headers = new Headers();
-        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-        headers.delete('content-length');
-        const answer = await front.sim.handle(new Request(url, { method: 'POST', headers, body: form.toString() }));
-        if (url.pathname !== '/oauth/token' || form.get('grant_type') !== 'refresh_token' || !held) return answer;
-        const body = (await answer.json().catch(() => undefined)) as Record<string, unknown> | undefined;
-        if (typeof body?.refresh_token !== 'string') return new Response(JSON.stringify(body), answer);
-        current.set(held, body.refresh_token);
-        echoed++;
-        return new Response(JSON.stringify({ ...body, refresh_token: held }), {
-          status: answer.status,
-          headers: answer.headers,
-        });
-      }),
-    );
-    return true;
+  front = await answeringPosts(['/oauth/token', '/oauth/revoke'], async ({ url, form }, simulator) => {
+    const field = url.pathname === '/oauth/token' ? 'refresh_token' : 'token';
+    const held = form.get(field);
+    const now = held ? current.get(held) : undefined;
+    if (now) form.set(field, now);
+    const answer = await simulator(now ? form : undefined);
+    if (!held || field !== 'refresh_token' || form.get('grant_type') !== 'refresh_token') return answer;
+    const body = (await answer.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+    if (typeof body?.refresh_token !== 'string') return new Response(JSON.stringify(body), answer);
+    current.set(held, body.refresh_token);
+    echoed++;
+    return new Response(JSON.stringify({ ...body, refresh_token: held }), answer);
   });
-  base = front.url;
 }, 60_000);
 
 afterAll(async () => {
