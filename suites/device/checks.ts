@@ -5,6 +5,7 @@ import type { Check, CheckContext } from '../types.js';
 import {
   broke,
   DEVICE_GRANT,
+  deviceClient,
   expectAccessAlive,
   expectJsonUnasked,
   expectOAuthError,
@@ -188,11 +189,7 @@ export const deviceChecks: Check[] = [
       expectDeviceAuthorizationFields(t, start);
       // Once more as a client that sends no Accept: the device authorization response is JSON all the same.
       const app = t.oauth.app(deviceApp(t));
-      const unasked = await authorizeDevice(
-        t,
-        { client_id: app.clientId, scope: app.scopes[0] },
-        { accept: undefined },
-      );
+      const unasked = await authorizeDevice(t, { ...deviceClient(app), scope: app.scopes[0] }, { accept: undefined });
       expectJsonUnasked(t, unasked, start.response, `POST ${AUTHORIZE_DEVICE_PATH}`, [
         'DEV-AUTHORIZE-RESPONSE',
         'ENC-RESPONSE-JSON',

@@ -1,7 +1,14 @@
 /** The device flow as a client plays it: start, poll, wait; shared by the device checks. */
 import { limits, type RuleId } from '../../spec/index.js';
 import type { AppRole, CheckContext, HttpRequest, HttpResponse } from '../types.js';
-import { AUTHORIZE_DEVICE_PATH, broke, DEVICE_GRANT, expectJsonType, jsonObject } from '../shared/oauth.js';
+import {
+  AUTHORIZE_DEVICE_PATH,
+  broke,
+  DEVICE_GRANT,
+  deviceClient,
+  expectJsonType,
+  jsonObject,
+} from '../shared/oauth.js';
 import { absentBy, clockMoves, driverCannotMoveClock } from '../runner/capabilities.js';
 
 export { AUTHORIZE_DEVICE_PATH } from '../shared/oauth.js';
@@ -39,7 +46,7 @@ export const AUTHORIZE_DEVICE_RULES: RuleId[] = ['DEV-AVAILABILITY', 'DEV-AUTHOR
 export async function startDevice(t: CheckContext, scope?: string): Promise<DeviceStart & { response: HttpResponse }> {
   const app = t.config.applications![deviceApp(t)]!;
   const requested = scope ?? app.scopes[0];
-  const response = await authorizeDevice(t, { client_id: app.clientId, scope: requested });
+  const response = await authorizeDevice(t, { ...deviceClient(app), scope: requested });
   const body = jsonObject(response);
   t.expect(
     response.status === 200,

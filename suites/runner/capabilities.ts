@@ -10,6 +10,7 @@ import {
   AUTHORIZE_DEVICE_PATH,
   AUTHORIZE_PATH,
   CURRENT_USER_PATH,
+  deviceClient,
   KEYS_PATH,
   readDiscovery,
   REVOKE_PATH,
@@ -279,7 +280,7 @@ export async function detectCapabilities({
   const deviceApp = config.applications?.public ?? config.applications?.confidential;
   const deviceDeclared = config.features?.[DEVICE_FLAG];
   const askDevice = () =>
-    http.post(AUTHORIZE_DEVICE_PATH, { form: { client_id: deviceApp!.clientId, scope: deviceApp!.scopes[0] } });
+    http.post(AUTHORIZE_DEVICE_PATH, { form: { ...deviceClient(deviceApp!), scope: deviceApp!.scopes[0] } });
   const deviceAnswers =
     flags[DEVICE_FLAG] !== false &&
     !!deviceApp &&
