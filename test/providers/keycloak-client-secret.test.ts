@@ -11,9 +11,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
-import { allChecks } from '../../suites/index.js';
 import type { Loopback } from '../suites/loopback.js';
-import { answeringPosts, checksWith, explain, rulesWith, runAgainst } from './provider.js';
+import { answeringPosts, checksWith, explain, rulesWith, runChecks } from './provider.js';
 
 /** Checks that send a wrong secret, and one that sends the right secret in HTTP Basic. */
 const CHECKS = ['grants.client-authentication-failures', 'tokens.revoke-client-auth', 'grants.password-response'];
@@ -51,11 +50,7 @@ afterAll(async () => {
 describe("a wrong client secret refused with Keycloak's 401 unauthorized_client", () => {
   it('warns AUTH-INVALID-CLIENT and REV-CLIENT-AUTH alone, exit 0', async () => {
     keycloak = 0;
-    const { code, report, stderr } = await runAgainst(
-      front,
-      { runs: '3' },
-      allChecks().filter((c) => CHECKS.includes(c.id)),
-    );
+    const { code, report, stderr } = await runChecks(front, CHECKS, { runs: '3' });
     const why = explain(report, stderr);
     expect(keycloak, why).toBeGreaterThan(2);
     expect(rulesWith(report, 'warned'), why).toEqual(['AUTH-INVALID-CLIENT', 'REV-CLIENT-AUTH']);

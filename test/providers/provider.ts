@@ -99,19 +99,27 @@ export const PAGE_DRIVERS: ReadonlyArray<'form' | 'browser'> = [
   ...(HAS_CHROMIUM ? (['browser'] as const) : []),
 ];
 
-/** runAgainst, one run, the checks `ids` only, `kind` playing the pages with its own defaults. */
+/** runAgainst with the checks `ids` only, one run unless `flags` say otherwise. */
+export const runChecks = (
+  provider: Pick<Provider, 'sim' | 'url'>,
+  ids: readonly string[],
+  flags: RunFlags = {},
+  extra: Partial<TargetConfig> = {},
+) =>
+  runAgainst(
+    provider,
+    { runs: '1', ...flags },
+    allChecks().filter((c) => ids.includes(c.id)),
+    extra,
+  );
+
+/** runChecks, one run, `kind` playing the pages with its own defaults. */
 export const runWithDriver = (
   provider: Pick<Provider, 'sim' | 'url'>,
   kind: 'form' | 'browser',
   ids: readonly string[],
   extra: Partial<TargetConfig> = {},
-) =>
-  runAgainst(
-    provider,
-    { runs: '1' },
-    allChecks().filter((c) => ids.includes(c.id)),
-    { ...extra, driver: { kind } },
-  );
+) => runChecks(provider, ids, {}, { ...extra, driver: { kind } });
 
 /** A failing expectation's text: the end of stderr and every check's verdict and message. */
 export const explain = (report: Report, stderr: string) =>

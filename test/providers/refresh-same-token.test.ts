@@ -11,8 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
 import type { Loopback } from '../suites/loopback.js';
-import { allChecks } from '../../suites/index.js';
-import { answeringPosts, checksWith, explain, rulesWith, runAgainst } from './provider.js';
+import { answeringPosts, checksWith, explain, rulesWith, runChecks } from './provider.js';
 
 /** The checks that redeem, revoke or bind a refresh token. */
 const CHECKS = [
@@ -54,11 +53,7 @@ afterAll(async () => {
 describe('refresh answers that hand the presented refresh token back (Okta, rotation off)', () => {
   it('fails TOK-REFRESH-ROTATION and TOK-REFRESH-OLD-REFUSED alone; the other refresh checks pass', async () => {
     echoed = 0;
-    const { code, report, stderr } = await runAgainst(
-      front,
-      { runs: '1' },
-      allChecks().filter((c) => CHECKS.includes(c.id)),
-    );
+    const { code, report, stderr } = await runChecks(front, CHECKS);
     const why = explain(report, stderr);
     expect(echoed, why).toBeGreaterThanOrEqual(3);
     expect(rulesWith(report, 'failed'), why).toEqual(['TOK-REFRESH-OLD-REFUSED', 'TOK-REFRESH-ROTATION']);

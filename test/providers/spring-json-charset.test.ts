@@ -7,10 +7,9 @@
  * parameter", as the real service sends) warns, and no other rule is blamed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allChecks } from '../../suites/index.js';
 import type { Sim } from '../../simulator/types.js';
 import { simulatorRewriting, type Loopback } from '../suites/loopback.js';
-import { checksWith, explain, rulesWith, runAgainst } from './provider.js';
+import { checksWith, explain, rulesWith, runChecks } from './provider.js';
 
 /** JSON answers of the token, revocation, device authorization and discovery endpoints, and their errors. */
 const CHECKS = [
@@ -50,11 +49,7 @@ afterAll(async () => {
 describe("JSON labelled Spring's application/json;charset=UTF-8", () => {
   it('warns ENC-JSON-CONTENT-TYPE alone; every other rule passes', async () => {
     relabelled = 0;
-    const { code, report, stderr } = await runAgainst(
-      front,
-      { runs: '1' },
-      allChecks().filter((c) => CHECKS.includes(c.id)),
-    );
+    const { code, report, stderr } = await runChecks(front, CHECKS);
     const why = explain(report, stderr);
     expect(relabelled, why).toBeGreaterThan(10);
     expect(rulesWith(report, 'failed', 'errored'), why).toEqual([]);
