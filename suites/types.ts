@@ -71,6 +71,12 @@ export interface Capabilities {
    * password checks, reported once (PASSWORD_PREMISE).
    */
   passwordRefused?: string;
+  /**
+   * The device grant, declared available in the config, was refused to the configured application
+   * at start-up (a 4xx other than absence): its status and error code. The premise of the device
+   * checks, reported once (DEVICE_PREMISE).
+   */
+  deviceRefused?: string;
   /** GET /api/v4/user answered this gateway error at start-up (502, 503, 504): `restApi` is false. */
   restApiDown?: number;
   /** GET /api/v4/user refused the configured personal access token (401, 403) at start-up: `restApi` is false. */
@@ -81,7 +87,13 @@ export interface Capabilities {
 /** What a check may need: the yes-or-no capabilities. */
 export type Capability = Exclude<
   keyof Capabilities,
-  'introspectionPath' | 'introspectionAway' | 'passwordRefused' | 'restApiDown' | 'restPatRefused' | 'patAsBearer'
+  | 'introspectionPath'
+  | 'introspectionAway'
+  | 'passwordRefused'
+  | 'deviceRefused'
+  | 'restApiDown'
+  | 'restPatRefused'
+  | 'patAsBearer'
 >;
 
 export type { AppConfig, AppRole, DriverConfig, DriverKind, Fixtures, TargetConfig } from '../spec/target-config.js';

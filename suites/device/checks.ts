@@ -5,6 +5,7 @@ import type { Check, CheckContext } from '../types.js';
 import {
   broke,
   DEVICE_GRANT,
+  deviceClient,
   expectAccessAlive,
   expectJsonUnasked,
   expectOAuthError,
@@ -18,6 +19,7 @@ import { scopesOf } from '../shared/scope-list.js';
 import { createBrowser } from '../drivers/form.js';
 import { connectedWithoutDecision, NO_WAY_TO_REFUSE } from '../drivers/device-outcome.js';
 import { noAnswer } from '../runner/errors.js';
+import { DEVICE_FLAG, DEVICE_PREMISE } from '../runner/capabilities.js';
 import type { HtmlForm } from '../drivers/html.js';
 import {
   authorizeDevice,
@@ -187,11 +189,7 @@ export const deviceChecks: Check[] = [
       expectDeviceAuthorizationFields(t, start);
       // Once more as a client that sends no Accept: the device authorization response is JSON all the same.
       const app = t.oauth.app(deviceApp(t));
-      const unasked = await authorizeDevice(
-        t,
-        { client_id: app.clientId, scope: app.scopes[0] },
-        { accept: undefined },
-      );
+      const unasked = await authorizeDevice(t, { ...deviceClient(app), scope: app.scopes[0] }, { accept: undefined });
       expectJsonUnasked(t, unasked, start.response, `POST ${AUTHORIZE_DEVICE_PATH}`, [
         'DEV-AUTHORIZE-RESPONSE',
         'ENC-RESPONSE-JSON',
@@ -404,7 +402,12 @@ export const deviceChecks: Check[] = [
     async run(t: CheckContext) {
       // Two different reasons, said apart: a run whose device probe was refused must not read
       // "available" here while the other device checks say it is not.
-      if (t.caps.device) t.skip('the device grant is offered by this target (its probe was answered)');
+      if (t.caps.device)
+        t.skip(
+          t.caps.deviceRefused
+            ? `the device grant is declared available (features.${DEVICE_FLAG}); its refusal to the configured application (${t.caps.deviceRefused}) is judged by ${DEVICE_PREMISE.reporter}`
+            : 'the device grant is offered by this target (its probe was answered)',
+        );
       if (t.inForce('DEV-AVAILABILITY'))
         t.skip(
           `at release ${t.release} with device_authorization_grant on the device grant must be offered (DEV-AVAILABILITY), so a refusal is not judged here`,

@@ -1,7 +1,14 @@
 /** The device flow as a client plays it: start, poll, wait; shared by the device checks. */
 import { limits, type RuleId } from '../../spec/index.js';
 import type { AppRole, CheckContext, HttpRequest, HttpResponse } from '../types.js';
-import { AUTHORIZE_DEVICE_PATH, broke, DEVICE_GRANT, expectJsonType, jsonObject } from '../shared/oauth.js';
+import {
+  AUTHORIZE_DEVICE_PATH,
+  broke,
+  DEVICE_GRANT,
+  deviceClient,
+  expectJsonType,
+  jsonObject,
+} from '../shared/oauth.js';
 import { absentBy, clockMoves, driverCannotMoveClock } from '../runner/capabilities.js';
 
 export { AUTHORIZE_DEVICE_PATH } from '../shared/oauth.js';
@@ -39,17 +46,23 @@ export const AUTHORIZE_DEVICE_RULES: RuleId[] = ['DEV-AVAILABILITY', 'DEV-AUTHOR
 export async function startDevice(t: CheckContext, scope?: string): Promise<DeviceStart & { response: HttpResponse }> {
   const app = t.config.applications![deviceApp(t)]!;
   const requested = scope ?? app.scopes[0];
-  const response = await authorizeDevice(t, { client_id: app.clientId, scope: requested });
+  const response = await authorizeDevice(t, { ...deviceClient(app), scope: requested });
   const body = jsonObject(response);
   t.expect(
     response.status === 200,
     'POST /oauth/authorize_device must answer 200 with a JSON object',
-    // An absent endpoint (404, 405, a redirect, as start-up reads them) is the grant's absence alone:
-    // neither its parameters nor its response were there to judge.
-    broke(absentBy(response.status, 'POST') ? ['DEV-AVAILABILITY'] : AUTHORIZE_DEVICE_RULES, {
-      status: response.status,
-      error: body?.error ?? null,
-    }),
+    // An absent endpoint (404, 405, a redirect, as start-up reads them), or unauthorized_client (RFC
+    // 6749 §5.2: the client may not use the grant; Keycloak's and Okta's for a client it is not
+    // enabled for), is the grant's absence alone: neither its parameters nor its response were there to judge.
+    broke(
+      absentBy(response.status, 'POST') || body?.error === 'unauthorized_client'
+        ? ['DEV-AVAILABILITY']
+        : AUTHORIZE_DEVICE_RULES,
+      {
+        status: response.status,
+        error: body?.error ?? null,
+      },
+    ),
   );
   expectJsonType(t, response, 'device authorization response', ['DEV-AUTHORIZE-RESPONSE']);
   // Answered, but no JSON (form-encoded): the response's failure, not the grant's or its parameters'.

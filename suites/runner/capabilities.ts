@@ -4,12 +4,13 @@
  * but nothing is assumed from the release alone.
  */
 import type { RuleId } from '../../spec/index.js';
-import type { Capabilities, Driver, Http, HttpResponse, TargetConfig } from '../types.js';
+import type { Capabilities, Capability, Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
 import {
   AUTHORIZE_DEVICE_PATH,
   AUTHORIZE_PATH,
   CURRENT_USER_PATH,
+  deviceClient,
   KEYS_PATH,
   readDiscovery,
   REVOKE_PATH,
@@ -36,6 +37,40 @@ export const PASSWORD_FEATURE = 'password_grant';
  * password checks rest on that grant working and are skipped, naming it (runner/session.ts).
  */
 export const PASSWORD_PREMISE = { reporter: 'grants.password-response', rule: 'GRANT-PASSWORD-PARAMS' } as const;
+
+/**
+ * Who reports a device grant declared available but refused to the configured application
+ * (Keycloak's and Okta's unauthorized_client for a client the grant is not enabled for), and on
+ * which rule: the other device checks rest on a device authorization and are skipped, naming it.
+ */
+export const DEVICE_PREMISE = { reporter: 'device.authorization-response', rule: 'DEV-AVAILABILITY' } as const;
+
+/**
+ * The grants declared available yet refused at start-up, each one cause: its reporter judges it on
+ * its rule, every other check that needs the grant is skipped with `said` (runner/session.ts).
+ */
+export const REFUSED_PREMISES: ReadonlyArray<{
+  need: Capability;
+  reporter: string;
+  rule: RuleId;
+  refused: (caps: Capabilities) => string | undefined;
+  said: (refused: string) => string;
+}> = [
+  {
+    ...PASSWORD_PREMISE,
+    need: 'passwordGrant',
+    refused: (caps) => caps.passwordRefused,
+    said: (refused) =>
+      `the password grant, declared available (features.${PASSWORD_FEATURE}), was refused to the configured user at start-up with and without client authentication (${refused})`,
+  },
+  {
+    ...DEVICE_PREMISE,
+    need: 'device',
+    refused: (caps) => caps.deviceRefused,
+    said: (refused) =>
+      `the device authorization grant, declared available (features.${DEVICE_FLAG}), was refused to the configured application at start-up (${refused})`,
+  },
+];
 
 /** Can this run move the target's clock: the target offers control and the driver in use moves it (Driver.movesClock). */
 export function clockMoves(run: { caps: Pick<Capabilities, 'clock'>; driver: Pick<Driver, 'movesClock'> }): boolean {
@@ -244,14 +279,20 @@ export async function detectCapabilities({
 
   const deviceApp = config.applications?.public ?? config.applications?.confidential;
   const deviceDeclared = config.features?.[DEVICE_FLAG];
+  const askDevice = () =>
+    http.post(AUTHORIZE_DEVICE_PATH, { form: { ...deviceClient(deviceApp!), scope: deviceApp!.scopes[0] } });
   const deviceAnswers =
     flags[DEVICE_FLAG] !== false &&
     !!deviceApp &&
-    (await answers(
-      () => http.post(AUTHORIZE_DEVICE_PATH, { form: { client_id: deviceApp.clientId, scope: deviceApp.scopes[0] } }),
-      (s, t) => (s === 200 && t.includes('device_code')) || s >= 500,
-    ));
+    (await answers(askDevice, (s, t) => (s === 200 && t.includes('device_code')) || s >= 500));
   const device = flags[DEVICE_FLAG] !== false && (deviceAnswers || deviceDeclared === true);
+  // Declared yet refused to the configured application (an absent endpoint is CORE_ENDPOINTS'):
+  // the premise of the device checks, reported once (DEVICE_PREMISE).
+  let deviceRefused: string | undefined;
+  if (device && !deviceAnswers && deviceApp) {
+    const refused = await refusal(askDevice);
+    if (refused !== undefined && !absentBy(Number.parseInt(refused, 10), 'POST')) deviceRefused = refused;
+  }
 
   const passwordDeclared = config.features?.[PASSWORD_FEATURE];
   let passwordGrant = false;
@@ -307,6 +348,7 @@ export async function detectCapabilities({
     ...(introspection !== undefined ? { introspectionPath: introspection } : {}),
     ...(introspectionAway !== undefined ? { introspectionAway } : {}),
     ...(passwordRefused !== undefined ? { passwordRefused } : {}),
+    ...(deviceRefused !== undefined ? { deviceRefused } : {}),
     ...(restApiDown !== undefined ? { restApiDown } : {}),
     ...(restPatRefused !== undefined ? { restPatRefused } : {}),
     ...(patAsBearer ? { patAsBearer } : {}),

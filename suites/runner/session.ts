@@ -28,8 +28,7 @@ import {
   detectCapabilities,
   driverCannotMoveClock,
   detectControl,
-  PASSWORD_FEATURE,
-  PASSWORD_PREMISE,
+  REFUSED_PREMISES,
 } from './capabilities.js';
 import { createCheckContext, createEvidence, MAX_UNSHOWN, type Evidence, type SessionGround } from './context.js';
 import {
@@ -719,9 +718,12 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     // The clock is this run's when the driver in use can move it (the form driver cannot).
     const missing = (check.needs ?? []).filter((c) => !(c === 'clock' ? clockMoves({ caps, driver }) : caps[c]));
     if (missing.length) return `needs ${missing.join(', ')}: ${missing.map(whyMissing).join('; ')}`;
-    // One cause, one blame: the password grant refused outright is its reporter's failure alone.
-    if (caps.passwordRefused && check.needs?.includes('passwordGrant') && check.id !== PASSWORD_PREMISE.reporter)
-      return `the password grant, declared available (features.${PASSWORD_FEATURE}), was refused to the configured user at start-up with and without client authentication (${caps.passwordRefused}) ${reportsIt(planned)(PASSWORD_PREMISE.reporter, PASSWORD_PREMISE.rule)}`;
+    // One cause, one blame: a grant refused outright is its reporter's failure alone.
+    for (const premise of REFUSED_PREMISES) {
+      const refused = premise.refused(caps);
+      if (refused && check.needs?.includes(premise.need) && check.id !== premise.reporter)
+        return `${premise.said(refused)} ${reportsIt(planned)(premise.reporter, premise.rule)}`;
+    }
     if (check.slow && !clockMoves({ caps, driver }) && !options.slow)
       return 'waits in real time on this target; run with --slow';
     return null;

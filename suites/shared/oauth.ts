@@ -4,7 +4,7 @@
  * statuses, error codes and field names only.
  */
 import { ERROR_DESCRIPTION_CHARACTERS, machine, operations, type RuleId } from '../../spec/index.js';
-import type { AppRole, CheckContext, Http, HttpRequest, HttpResponse, TokenResponse } from '../types.js';
+import type { AppConfig, AppRole, CheckContext, Http, HttpRequest, HttpResponse, TokenResponse } from '../types.js';
 import { handsOverTo } from '../drivers/hand-over.js';
 import { jsonObject } from './json.js';
 import { scopesOf } from './scope-list.js';
@@ -24,6 +24,17 @@ export const AUTHORIZE_PATH = '/oauth/authorize';
 export const AUTHORIZE_DEVICE_PATH = '/oauth/authorize_device';
 export const KEYS_PATH = '/oauth/discovery/keys';
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+
+/**
+ * How an application names itself in a device authorization request: its client_id, and a
+ * confidential one its secret in the body too (RFC 8628 §3.1 applies RFC 6749 §3.2.1's client
+ * authentication there; Keycloak, Ory Hydra and Spring Authorization Server refuse it without). A
+ * public application's undefined secret is left out of the form.
+ */
+export const deviceClient = (app: Pick<AppConfig, 'clientId' | 'clientSecret'>) => ({
+  client_id: app.clientId,
+  client_secret: app.clientSecret,
+});
 
 /** The endpoint members discovery must hold (OIDC-DISCOVERY), and the source's path of each (L104-L113). */
 export const DISCOVERY_ENDPOINTS: Readonly<Record<string, string>> = {

@@ -15,7 +15,7 @@ import type { Sim, SimulatorOptions } from '../../simulator/types.js';
 import type { Report } from '../../suites/report/model.js';
 import type { Check, TargetConfig } from '../../suites/types.js';
 import { expect } from 'vitest';
-import { simulatorWith, type Loopback } from '../suites/loopback.js';
+import { bodyOf, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
 
 export interface Reply {
   status: number;
@@ -99,19 +99,27 @@ export const PAGE_DRIVERS: ReadonlyArray<'form' | 'browser'> = [
   ...(HAS_CHROMIUM ? (['browser'] as const) : []),
 ];
 
-/** runAgainst, one run, the checks `ids` only, `kind` playing the pages with its own defaults. */
+/** runAgainst with the checks `ids` only, one run unless `flags` say otherwise. */
+export const runChecks = (
+  provider: Pick<Provider, 'sim' | 'url'>,
+  ids: readonly string[],
+  flags: RunFlags = {},
+  extra: Partial<TargetConfig> = {},
+) =>
+  runAgainst(
+    provider,
+    { runs: '1', ...flags },
+    allChecks().filter((c) => ids.includes(c.id)),
+    extra,
+  );
+
+/** runChecks, one run, `kind` playing the pages with its own defaults. */
 export const runWithDriver = (
   provider: Pick<Provider, 'sim' | 'url'>,
   kind: 'form' | 'browser',
   ids: readonly string[],
   extra: Partial<TargetConfig> = {},
-) =>
-  runAgainst(
-    provider,
-    { runs: '1' },
-    allChecks().filter((c) => ids.includes(c.id)),
-    { ...extra, driver: { kind } },
-  );
+) => runChecks(provider, ids, {}, { ...extra, driver: { kind } });
 
 /** A failing expectation's text: the end of stderr and every check's verdict and message. */
 export const explain = (report: Report, stderr: string) =>
@@ -195,4 +203,49 @@ export function expectSaidOnce({ report, stderr }: Run, said: RegExp, checks: nu
   expect(errored[0].message, why).toMatch(said);
   expect(checksWith(report, 'skipped').length, why).toBe(checks - 1);
   return why;
+}
+
+/** A form POST the provider sees whole: where it went, its fields, its Authorization header. */
+export interface PostedForm {
+  url: URL;
+  form: URLSearchParams;
+  authorization?: string;
+}
+
+/**
+ * The simulator behind a provider that answers the form POSTs to `paths` itself: `answer` is given
+ * the request and `simulator`, which hands it on (as it came, or another form) and resolves to the
+ * simulator's answer. Other requests reach the simulator as they are.
+ */
+export async function answeringPosts(
+  paths: readonly string[],
+  answer: (posted: PostedForm, simulator: (form?: URLSearchParams) => Promise<Response>, sim: Sim) => Promise<Response>,
+): Promise<Loopback & { sim: Sim }> {
+  let base = '';
+  const served = await simulatorWith((req, res) => {
+    const url = new URL(req.url ?? '/', base);
+    if (req.method !== 'POST' || !paths.includes(url.pathname)) return false;
+    sendAnswer(
+      res,
+      bodyOf(req).then((raw) => {
+        const headers = new Headers();
+        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
+        headers.delete('content-length');
+        const posted = {
+          url,
+          form: new URLSearchParams(raw.toString('utf8')),
+          authorization: req.headers.authorization,
+        };
+        // The body as sent unless the provider hands on another form (a JSON body stays JSON).
+        const simulator = (form?: URLSearchParams) =>
+          served.sim.handle(
+            new Request(url, { method: 'POST', headers, body: form?.toString() ?? new Uint8Array(raw) }),
+          );
+        return answer(posted, simulator, served.sim);
+      }),
+    );
+    return true;
+  });
+  base = served.url;
+  return served;
 }

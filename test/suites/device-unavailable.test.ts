@@ -9,9 +9,9 @@ import type { CheckContext } from '../../suites/types.js';
 
 const check = deviceChecks.find((c) => c.id === 'device.unavailable')!;
 
-async function skipReason(device: boolean, inForce: boolean): Promise<string> {
+async function skipReason(device: boolean, inForce: boolean, deviceRefused?: string): Promise<string> {
   const t = {
-    caps: { device },
+    caps: { device, deviceRefused },
     release: '18.0',
     inForce: () => inForce,
     skip: (reason: string): never => {
@@ -28,6 +28,11 @@ describe('device.unavailable', () => {
   it('says the grant is offered only when the probe was answered', async () => {
     expect(await skipReason(true, true)).toBe(
       'skip: the device grant is offered by this target (its probe was answered)',
+    );
+  });
+  it('says the grant is declared, and who judges its refusal, when the probe was refused to the configured application', async () => {
+    expect(await skipReason(true, true, '400 unauthorized_client')).toBe(
+      'skip: the device grant is declared available (features.device_authorization_grant); its refusal to the configured application (400 unauthorized_client) is judged by device.authorization-response',
     );
   });
   it('says the rules require the grant when the probe was refused at a release that has it', async () => {

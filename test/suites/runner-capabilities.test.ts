@@ -223,19 +223,24 @@ describe('detectCapabilities', () => {
   describe('device: the flag, an application to ask with, and the endpoint', () => {
     const device = async (c: Case) => {
       const { caps, sent } = await detect(c);
-      expect(caps).toEqual({ ...ALL, device: caps.device, oidc: caps.oidc });
-      return { device: caps.device, sent: sent.filter((s) => s.includes('authorize_device')) };
+      const { device, deviceRefused } = caps;
+      expect(caps).toEqual({ ...ALL, device, oidc: caps.oidc, ...(deviceRefused ? { deviceRefused } : {}) });
+      return {
+        device,
+        ...(deviceRefused ? { deviceRefused } : {}),
+        sent: sent.filter((s) => s.includes('authorize_device')),
+      };
     };
     const answering = (answer: Answer, features?: Record<string, boolean>): Case => ({
       answers: { '/oauth/authorize_device': answer },
       ...(features ? { config: { ...CONFIG, features } } : {}),
     });
 
-    it('asks as the public application, else the confidential one, with its first scope', async () => {
+    it('asks as the public application, else the confidential one with its secret (RFC 8628 §3.1), with its first scope', async () => {
       expect(await device({})).toEqual({ device: true, sent: [DEVICE_PUBLIC] });
       expect(await device({ config: { ...CONFIG, applications: { confidential: CONFIDENTIAL } } })).toEqual({
         device: true,
-        sent: ['POST /oauth/authorize_device client_id=conf-client&scope=api'],
+        sent: ['POST /oauth/authorize_device client_id=conf-client&client_secret=conf-secret-value-1&scope=api'],
       });
     });
 
@@ -282,6 +287,17 @@ describe('detectCapabilities', () => {
     it('a declaration counts when the endpoint refuses; declaring it off does not hide an answer', async () => {
       expect((await device(answering(status(404), { device_authorization_grant: true }))).device).toBe(true);
       expect((await device(answering(status(404), { device_authorization_grant: false }))).device).toBe(false);
+      // Declared and refused (not absent): the refusal is kept, the device checks' one premise.
+      expect(
+        await device(answering(status(400, '{"error":"unauthorized_client"}'), { device_authorization_grant: true })),
+      ).toEqual({
+        device: true,
+        deviceRefused: '400 unauthorized_client',
+        sent: [DEVICE_PUBLIC, DEVICE_PUBLIC],
+      });
+      expect(
+        (await device(answering(status(404), { device_authorization_grant: true }))).deviceRefused,
+      ).toBeUndefined();
       expect(
         (await device(answering(status(200, '{"device_code":"d"}'), { device_authorization_grant: false }))).device,
       ).toBe(true);
