@@ -13,6 +13,28 @@ export const MAX_QUOTED = 200;
 export const MAX_MESSAGE = 2000;
 
 /**
+ * The most characters of one line of a message a report shows (a failure's message and notes, its
+ * details' 400, a `(2/10) ` before it: a run's lines fit, and a saved report's are cut here when
+ * rendered, boundReport), and the most lines.
+ */
+export const SHOWN_LINE = { characters: MAX_MESSAGE + 600, count: 32 };
+
+/**
+ * A message of a saved report as a report shows it (boundReport): each line masked (patterns only:
+ * no secret of the run is known) and cut to SHOWN_LINE, as many lines as SHOWN_LINE.count. A
+ * run's messages are within these already, and stay as they are.
+ */
+export function shownMessage(message: string, mask: Masker): string {
+  const lines = message.split('\n');
+  const shown = lines.slice(0, SHOWN_LINE.count).map((line) => {
+    const head = maskedHead(line, SHOWN_LINE.characters, mask);
+    return cut(head.text, SHOWN_LINE.characters, undefined, head.left);
+  });
+  const more = lines.length - shown.length;
+  return more ? [...shown, `(+${more} more lines left out)`].join('\n') : shown.join('\n');
+}
+
+/**
  * Where to cut `text` at `max` or before so that nothing is cut through: a secret's mask (its kept
  * prefix before MASK: part of it reads as another value, the prefix without MASK as the whole), a
  * JSON escape (an odd run of backslashes last, or one then `u` and fewer than four hex digits:

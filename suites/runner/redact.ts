@@ -386,9 +386,14 @@ export function keep(exchange: Exchange): Exchange {
   return { request: part(exchange.request), ...(exchange.response ? { response: part(exchange.response) } : {}) };
 }
 
-/** Cut to `limit` for the report, saying how much the target sent. */
+/** The note `clip` ends a value it cut with. */
+const CLIPPED = /… truncated, \d+ bytes$/;
+
+/** Cut to `limit` for the report, saying how much the target sent; a value cut so already (a saved report shown again) stays as it is. */
 function clip(value: string, limit: number, sent: number | undefined): string {
   if (value.length <= limit && sent === undefined) return value;
+  const said = sent === undefined && CLIPPED.exec(value);
+  if (said && said.index <= limit) return value;
   return `${value.slice(0, limit)}… truncated, ${sent ?? Buffer.byteLength(value)} bytes`;
 }
 
@@ -404,6 +409,21 @@ function clipPart<T extends Part>(safe: T, original: object): T {
     ...(safe.url !== undefined ? { url: clip(safe.url, HEADER_VALUE_LIMIT, sizes?.get('url')) } : {}),
     headers,
     ...(safe.body !== undefined ? { body: clip(safe.body, BODY_LIMIT, sizes?.get('body')) } : {}),
+  };
+}
+
+/**
+ * An exchange as a report shows it: cut to RECORD_LIMIT and KEPT_HEADERS (keep) before it is
+ * masked (`mask`: redaction reads at most RECORD_LIMIT), then its values to what a report shows
+ * (clipPart). A run's redactor shows exchanges through it as it records them, and a saved report
+ * is shown through it again when rendered (boundReport: one made by hand may hold megabytes).
+ */
+export function shownExchange(exchange: Exchange, mask: (kept: Exchange) => Exchange): Exchange {
+  const kept = keep(exchange);
+  const safe = mask(kept);
+  return {
+    request: clipPart(safe.request, kept.request),
+    ...(safe.response && kept.response ? { response: clipPart(safe.response, kept.response) } : {}),
   };
 }
 
@@ -579,14 +599,6 @@ export function createRedactor(
     },
     text: (text, cut = false) => redactText(text, cut ? { ...options, cut } : options),
     url: (url) => redactUrl(url, options),
-    exchange(exchange) {
-      // Cut before redacting (an exchange recorded by a recorder already is): redaction reads at most RECORD_LIMIT.
-      const kept = keep(exchange);
-      const safe = redactExchange(kept, options);
-      return {
-        request: clipPart(safe.request, kept.request),
-        ...(safe.response && kept.response ? { response: clipPart(safe.response, kept.response) } : {}),
-      };
-    },
+    exchange: (exchange) => shownExchange(exchange, (kept) => redactExchange(kept, options)),
   };
 }
