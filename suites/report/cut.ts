@@ -27,6 +27,8 @@ export const SHOWN_LINE = { characters: MAX_MESSAGE + 600, count: 32 };
 export function shownMessage(message: string, mask: Masker): string {
   const lines = message.split('\n');
   const shown = lines.slice(0, SHOWN_LINE.count).map((line) => {
+    // Within the bound (a run's lines all are), it is masked where the report is, once.
+    if (line.length <= SHOWN_LINE.characters) return line;
     const head = maskedHead(line, SHOWN_LINE.characters, mask);
     return cut(head.text, SHOWN_LINE.characters, undefined, head.left);
   });
