@@ -20,9 +20,10 @@ export const MAX_MESSAGE = 2000;
 export const SHOWN_LINE = { characters: MAX_MESSAGE + 600, count: 32 };
 
 /**
- * A message of a saved report as a report shows it (boundReport): each line masked (patterns only:
- * no secret of the run is known) and cut to SHOWN_LINE, as many lines as SHOWN_LINE.count. A
- * run's messages are within these already, and stay as they are.
+ * A message of a saved report as a report shows it (boundReport): as many lines as
+ * SHOWN_LINE.count, each longer than SHOWN_LINE.characters masked (`mask`: a saved report's
+ * patterns, no secret of the run being known) before it is cut there. A run's messages are within
+ * these already, and stay as they are (the report masks them after, as every line).
  */
 export function shownMessage(message: string, mask: Masker): string {
   const lines = message.split('\n');
