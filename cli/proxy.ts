@@ -135,7 +135,7 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   const flows = createFlows({ release });
   // What the traffic carries (tokens, codes) is masked wherever a provider quotes it back, as in a run.
   const redactor = createRedactor([], [target.href]);
-  const tally = createTally((text) => redactor.text(text));
+  const tally = createTally(redactor);
   let judgeErrors = 0;
   // What the target did not answer, by reason, and the HTML pages answered where it answers JSON.
   const unanswered = new Map<string, number>();

@@ -5,6 +5,7 @@
  */
 import type { CatalogueEntry } from '../spec/catalogue.js';
 import { redact } from '../suites/report/redact.js';
+import { boundReport } from '../suites/report/bounded.js';
 import { inert, inertReport } from '../suites/report/inert.js';
 import { CLIENT_HEADING, clientLines } from './client.js';
 import {
@@ -151,7 +152,7 @@ function verdictPainted(report: Report, paint: ReturnType<typeof painter>): stri
 }
 
 export function formatConsole(input: Report, options: ConsoleOptions = {}): string {
-  const report = inertReport(redact(input));
+  const report = inertReport(redact(boundReport(input)));
   const paint = painter(options.color === true);
   const catalogue = new Map((options.catalogue ?? []).map((entry) => [entry.id as string, entry]));
   const written = (options.written ?? []).map(

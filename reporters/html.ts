@@ -11,6 +11,7 @@ import { CLIENT_HEADING, clientLines, trafficLines } from './client.js';
 import { createHash } from 'node:crypto';
 import escapeHtml from 'escape-html';
 import { redact } from '../suites/report/redact.js';
+import { boundReport } from '../suites/report/bounded.js';
 import { inertReport } from '../suites/report/inert.js';
 import {
   CHECK_STATUSES,
@@ -378,7 +379,7 @@ function clientSection(report: Report): string {
 }
 
 export function renderHtml(input: Report): string {
-  const report = inertReport(redact(input));
+  const report = inertReport(redact(boundReport(input)));
   const anchor = anchors(report);
   const f = facets(report);
   const title = `idp-conformance ${verdictHead(report)}: ${report.target}`;

@@ -6,6 +6,7 @@
  */
 import { create } from 'xmlbuilder2';
 import { redact } from '../suites/report/redact.js';
+import { boundReport } from '../suites/report/bounded.js';
 import { inertReport } from '../suites/report/inert.js';
 import { firstLine, groupBy, ruleArea } from './text.js';
 import type { CheckResult, Report, RuleResult } from '../suites/report/model.js';
@@ -62,7 +63,7 @@ function testcase(parent: XMLBuilder, area: string, rule: RuleResult, checks: Ma
 }
 
 export function renderJunitRules(input: Report): string {
-  const report = inertReport(redact(input));
+  const report = inertReport(redact(boundReport(input)));
   const checks = new Map(report.checks.map((c) => [c.id, c]));
   const count = (rules: RuleResult[], ...statuses: string[]) =>
     String(rules.filter((r) => statuses.includes(r.status)).length);

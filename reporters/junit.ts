@@ -6,6 +6,7 @@
  */
 import { create } from 'xmlbuilder2';
 import { redact } from '../suites/report/redact.js';
+import { boundReport } from '../suites/report/bounded.js';
 import { inertReport } from '../suites/report/inert.js';
 import {
   checkLabel,
@@ -78,7 +79,7 @@ function testcase(parent: XMLBuilder, check: CheckResult): void {
 }
 
 export function renderJunit(input: Report): string {
-  const report = inertReport(redact(input));
+  const report = inertReport(redact(boundReport(input)));
   const totals = countStatuses(report.checks);
   const doc = create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: XML_REPLACEMENT });
   const root = doc.ele('testsuites', {

@@ -7,6 +7,7 @@ import { CATALOGUE_FILES, ruleHref } from './rule-links.js';
 import { CLIENT_HEADING, clientLines, trafficLines } from './client.js';
 import escapeHtml from 'escape-html';
 import { redact } from '../suites/report/redact.js';
+import { boundReport } from '../suites/report/bounded.js';
 import { inertReport } from '../suites/report/inert.js';
 import {
   firstFailure,
@@ -304,7 +305,7 @@ function diffMarkdown(section: DiffSection): string {
 }
 
 export function renderMarkdown(input: Report, options: MarkdownOptions = {}): string {
-  const report = inertReport(redact(input));
+  const report = inertReport(redact(boundReport(input)));
   const maxChars = options.maxChars ?? DEFAULT_MARKDOWN_BUDGET;
   const problems = report.checks.filter((check) => ['failed', 'warned', 'errored'].includes(check.status)).length;
   const full: Layout = { rules: 'all', maxBody: MAX_BODY_CHARS, detailed: problems, skipped: 'listed' };

@@ -54,7 +54,9 @@ export function decodeEntities(text: string): string {
 
 export function parseAttributes(tag: string): Record<string, string> {
   const attrs: Record<string, string> = {};
-  const body = tag.replace(/^<[^\t\n\f\r />]*/, '').replace(/\/?>$/, '');
+  // Only the `>` goes: a `/` before it is an unquoted value's last character (`href=/x/`), as HTML
+  // reads it; after white space or a quote it is no name and no value, and the loop passes it by.
+  const body = tag.replace(/^<[^\t\n\f\r />]*/, '').replace(/>$/, '');
   // An unquoted value runs to a space: a quote in it is part of it, as tagEnd reads it.
   const re = /([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?/g;
   for (let m = re.exec(body); m; m = re.exec(body)) {
@@ -178,6 +180,18 @@ export function* openingTags(html: string): Generator<[name: string, attrs: Reco
 }
 
 /**
+ * Whether an element submits its form when pressed, as HTML reads its `type`: a button unless it is
+ * `reset` or `button` (missing, and any type HTML does not know, `<button type=image>`, is submit),
+ * an input of type `submit` or `image`.
+ */
+export function isSubmit(name: string, attrs: Record<string, string>): boolean {
+  const type = (attrs.type ?? '').toLowerCase();
+  return name === 'button'
+    ? type !== 'reset' && type !== 'button'
+    : name === 'input' && ['submit', 'image'].includes(type);
+}
+
+/**
  * Does the page keep a submit control disabled for its script to enable (a consent's Authorize
  * until its terms are scrolled to the end)? A `disabled` button or submit input beside a `<script>`.
  */
@@ -186,8 +200,7 @@ export function disabledForScript(html: string): boolean {
   let disabled = false;
   for (const [name, attrs] of openingTags(html)) {
     script ||= name === 'script';
-    const type = (attrs.type ?? (name === 'button' ? 'submit' : '')).toLowerCase();
-    disabled ||= 'disabled' in attrs && (name === 'button' || name === 'input') && ['submit', 'image'].includes(type);
+    disabled ||= 'disabled' in attrs && isSubmit(name, attrs);
   }
   return script && disabled;
 }
@@ -286,11 +299,6 @@ interface Control {
   noscript?: true;
 }
 
-const isSubmit = (kind: string, a: Record<string, string>) =>
-  kind === 'button'
-    ? (a.type ?? 'submit').toLowerCase() === 'submit'
-    : kind === 'input' && ['submit', 'image'].includes((a.type ?? '').toLowerCase());
-
 /** Add one control (field or submit button) to a form, as a browser would submit it. */
 function addControl(form: HtmlForm, { kind, attrs: a, label, noscript }: Control): void {
   const hides = noscript ? { noscript } : {};
@@ -301,8 +309,7 @@ function addControl(form: HtmlForm, { kind, attrs: a, label, noscript }: Control
     return;
   }
   if (kind === 'button') {
-    const type = (a.type ?? 'submit').toLowerCase();
-    if (type === 'submit')
+    if (isSubmit(kind, a))
       form.buttons.push({
         tag: 'button',
         name: a.name,
@@ -315,7 +322,7 @@ function addControl(form: HtmlForm, { kind, attrs: a, label, noscript }: Control
   }
   if (!a.name && kind !== 'input') return;
   const type = (a.type ?? (kind === 'input' ? 'text' : kind)).toLowerCase();
-  if (kind === 'input' && (type === 'submit' || type === 'image')) {
+  if (isSubmit(kind, a)) {
     form.buttons.push({ tag: 'input', name: a.name, value: a.value, label: a.value ?? '', attrs: a, ...hides });
     return;
   }

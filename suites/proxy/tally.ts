@@ -6,7 +6,7 @@ import { rulesInForce, type Offering } from '../../spec/index.js';
 import type { CheckResult, Report } from '../report/model.js';
 import { buildReport } from '../runner/report.js';
 import type { Verdict } from './recorder.js';
-import { describeFailure } from '../report/cut.js';
+import { describeFailure, type Masker } from '../report/cut.js';
 import { CLIENT_HABITS, type ClientHabit, type ClientNote } from './client.js';
 
 /** Failure sentences kept per rule: enough to act on, bounded whatever the traffic. */
@@ -35,7 +35,7 @@ export interface Tally {
  * masked and cut as a run's failure is (describeFailure): a provider's 900 KB `error`, quoted
  * whole, made a 4.5 MB message of six exchanges (review 16).
  */
-export function createTally(mask: (text: string) => string = (text) => text): Tally {
+export function createTally(mask: Masker | ((text: string) => string) = (text) => text): Tally {
   const byRule = new Map<string, Count>();
   const byHabit = new Map<ClientHabit, { count: number; where: string[] }>();
   return {

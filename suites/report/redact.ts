@@ -39,6 +39,12 @@ export interface RedactOptions {
    * `values` are masked wherever nothing of a value touches them (`token X` in a header or a page).
    */
   exchange?: boolean;
+  /**
+   * The text was cut at its end before masking (cut.ts, maskedHead): a match the end interrupts
+   * (a quoted value, a JWT before its dots, a URL's password before its `@`, a word that may have
+   * gone on as a credential) is masked as if it went on.
+   */
+  cut?: boolean;
 }
 
 /**
@@ -227,6 +233,10 @@ const BEARER = /\b(Bearer)([ \t]+)([A-Za-z0-9\-._~+/]+=*…?)/g;
 const JWT = /(?<![\w-])eyJ[\w-]*\.[\w-]*\.[\w-]*/g;
 /** URL userinfo: scheme://user:password@host. */
 const USERINFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@)/gi;
+/** In a text cut at its end: a password the end interrupts before its `@`. */
+const USERINFO_CUT = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@|$)/gi;
+/** In a text cut at its end: a JWT the end interrupts before its dots. */
+const JWT_CUT = /(?<![\w-])eyJ[\w-]*(?:\.[\w-]*){0,2}$/;
 /**
  * `name=value`, `name: value`, `"name": "value"`, `name="value"` in text, query strings, form
  * bodies, JSON and logs: the head (name and separator) is found first and judged by isSecretName;
@@ -234,6 +244,8 @@ const USERINFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@
  */
 const PAIR_HEAD = /(["']?)(?<![\w\-.%[\]])([A-Za-z_][\w\-.%[\]]*)\1(\s*[:=]\s*)/g;
 const PAIR_VALUE = /"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'&,;<>#)}\]]+)/y;
+/** PAIR_VALUE in a text cut at its end: a quote the end left open (a lone `\\` last) closes there. */
+const PAIR_VALUE_CUT = /"((?:[^"\\\r\n]|\\.)*)(?:"|\\?$)|'([^'\r\n]*)(?:'|$)|([^\s"'&,;<>#)}\]]+)/y;
 /** HTML fields: <input name="authenticity_token" value="...">, <meta name="csrf-token" content="...">. */
 const INPUT_TAG = /<(?:input|meta)\b[^<>]{0,2000}>/gi;
 
@@ -249,7 +261,7 @@ export function redactText(text: string, options: RedactOptions = {}): string {
   let known = options.secrets ? maskSecrets(text, options.secrets) : text;
   for (const code of options.codes ?? []) known = known.replace(code, MASK); // whole: a tag between groups would make the kept prefix a group
   const at = (t: string, start: number, end: number) => standsAsValue(t, start, end, options.exchange);
-  const out = maskPatterns(options.values ? maskSecrets(known, options.values, at) : known);
+  const out = maskPatterns(options.values ? maskSecrets(known, options.values, at) : known, options.cut);
   if (plain && out === text && text.length <= CLEAN_TEXT_MAX) {
     if (cleanTexts.size >= CLEAN_TEXTS) cleanTexts.clear();
     cleanTexts.add(text);
@@ -267,9 +279,10 @@ const cleanTexts = new Set<string>();
 const CLEAN_TEXT_MAX = 256;
 const CLEAN_TEXTS = 5_000;
 
-function maskPatterns(text: string): string {
+function maskPatterns(text: string, cut = false): string {
   let out = text;
   out = out.replace(JWT, (jwt) => mask(jwt));
+  if (cut) out = out.replace(JWT_CUT, (jwt) => mask(jwt));
   out = out.replace(
     AUTH_LINE,
     (_m, name: string, sep: string, scheme = '', space = '', cred: string) =>
@@ -287,9 +300,12 @@ function maskPatterns(text: string): string {
   out = out.replace(BEARER, (m, scheme: string, space: string, token: string) =>
     looksLikeCredential(token) ? `${scheme}${space}${mask(token)}` : m,
   );
-  out = out.replace(USERINFO, (_m, before: string, password: string, at: string) => `${before}${mask(password)}${at}`);
+  out = out.replace(
+    cut ? USERINFO_CUT : USERINFO,
+    (_m, before: string, password: string, at: string) => `${before}${mask(password)}${at}`,
+  );
   out = out.replace(INPUT_TAG, redactInputTag);
-  return redactPairs(out);
+  return redactPairs(out, cut);
 }
 
 /**
@@ -309,9 +325,9 @@ function maskUnlessHarmless(value: string): string {
  * Masks the values of secret-named pairs. A pair with another name ("http://...", "page=2") is
  * skipped by its head only, so a secret pair inside its value (a URL's query) is still found.
  */
-function redactPairs(text: string): string {
+function redactPairs(text: string, cut: boolean): string {
   const head = new RegExp(PAIR_HEAD.source, 'g');
-  const valuePattern = new RegExp(PAIR_VALUE.source, 'y');
+  const valuePattern = new RegExp((cut ? PAIR_VALUE_CUT : PAIR_VALUE).source, 'y');
   let out = '';
   let copied = 0;
   for (let m = head.exec(text); m; m = head.exec(text)) {
@@ -323,12 +339,15 @@ function redactPairs(text: string): string {
     const [, dq, sq, bare] = v;
     // `code: expected …` is a sentence, not a field: in prose only a value shaped like a credential goes.
     const prose = m[1] === '' && m[3].includes(':') && bare !== undefined;
-    if (prose && !credentialShaped(bare)) continue;
+    // A word the cut ended may have gone on as a credential (`code: abc` of `abc123…`).
+    if (prose && !(cut && valuePattern.lastIndex === text.length) && !credentialShaped(bare)) continue;
+    // A quote the cut left open stays open: masking never lengthens a text (cut.ts, maskedHead).
+    const close = (q: string) => (v[0].length > 1 && v[0].endsWith(q) ? q : '');
     const value =
       dq !== undefined
-        ? `"${maskUnlessHarmless(dq)}"`
+        ? `"${maskUnlessHarmless(dq)}${close('"')}`
         : sq !== undefined
-          ? `'${maskUnlessHarmless(sq)}'`
+          ? `'${maskUnlessHarmless(sq)}${close("'")}`
           : maskUnlessHarmless(bare);
     out += text.slice(copied, head.lastIndex) + value;
     copied = valuePattern.lastIndex;

@@ -24,6 +24,8 @@ import { randomInt } from 'node:crypto';
  */
 const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 const HAS_IGNORABLE = /\p{Default_Ignorable_Code_Point}/u;
+/** One ignorable character, or half of one (the tag characters are surrogate pairs): skipped when counting letters. */
+export const IGNORABLE_CHAR = /^[\p{Default_Ignorable_Code_Point}\ud800-\udfff]$/u;
 
 /** ASCII letters lowercased: the same length, so a position in it is one in the text. */
 const fold = (text: string) => text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
@@ -150,6 +152,11 @@ export interface SecretSpan {
 
 export interface SecretIndex extends Iterable<string> {
   readonly size: number;
+  /**
+   * The most letters of a text one occurrence of a value covers, its ignorable characters not
+   * counted (the longest comparable form): what a text cut past that many more may still show whole.
+   */
+  readonly longest: number;
   has(value: string): boolean;
   /**
    * Adds `value`; false when it is already there, or (unless pinned) shorter than the key or its
@@ -206,6 +213,13 @@ function matchesAt(entry: Hashed, text: string, textHashes: () => Uint32Array[],
 
 export function createSecretIndex(keyLength: number, values: Iterable<string> = []): SecretIndex {
   const all = new Set<string>();
+  /** How many values have a comparable form of each length: `longest` without a scan of them all. */
+  const lengths = new Map<number, number>();
+  const counted = (form: string, by: number) => {
+    const n = (lengths.get(form.length) ?? 0) + by;
+    if (n) lengths.set(form.length, n);
+    else lengths.delete(form.length);
+  };
   // Each value under the ending of its comparable form, with that form.
   const buckets = new Map<string, Hashed[]>();
   const keyOf = (form: string) => form.slice(form.length - keyLength);
@@ -214,6 +228,9 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
   const index: SecretIndex = {
     get size() {
       return all.size;
+    },
+    get longest() {
+      return Math.max(0, ...lengths.keys());
     },
     has: (value) => all.has(value),
     [Symbol.iterator]: () => all[Symbol.iterator](),
@@ -225,11 +242,13 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
       if (short) {
         shortOnes.push(entry);
         all.add(value);
+        counted(form, 1);
         return true;
       }
       const key = keyOf(form);
       const bucket = buckets.get(key);
       if (bucket && !pinned && bucket.length >= BUCKET) return false;
+      counted(form, 1);
       const { hash, power } = hashOf(form);
       // One shape for every value (a spread object is slow to read in the loop).
       const hashed: Hashed = { ...entry, hash, power, periods: undefined, search: -1, last: -1 };
@@ -244,6 +263,7 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
     },
     delete(value) {
       if (!all.delete(value)) return;
+      counted(comparable(value), -1);
       const at = shortOnes.findIndex((v) => v.value === value);
       if (at >= 0) {
         shortOnes.splice(at, 1);

@@ -25,7 +25,15 @@ export interface Redactor {
   remember(value: string | undefined | null): void;
   /** Learn the secrets an exchange carries (cheap; called for every exchange). */
   learn(exchange: Exchange): void;
-  text(text: string): string;
+  /** `cut`: the text was cut at its end before masking (RedactOptions.cut). */
+  text(text: string, cut?: boolean): string;
+  /**
+   * The most letters of a text (ignorable characters not counted) one thing masked by value spans:
+   * the longest secret or learned value in any of its forms, a user code with the widest gaps its
+   * pattern allows. A text cut that many letters past what a report shows masks the shown part as
+   * the whole text would (cut.ts, maskedHead).
+   */
+  readonly reach: number;
   url(url: string): string;
   /** An exchange as a report may show it: masked with every secret learned so far, bodies cut short. */
   exchange(exchange: Exchange): Exchange;
@@ -182,6 +190,8 @@ function userCodeForms(code: string): string[] {
  * (`WDJ-BMJ-HTX`, `WDJB.MJHT`, `WDJB–MJHT`, `WDJ·BMJ·HTX`), a short tag (`</span>-<span>`) or an
  * entity (`&#45;`): at most this many of them (review 19).
  */
+/** The most characters of one CODE_GAP: three of its tokens, a tag of ten letters the longest. */
+const CODE_GAP_MAX = 3 * '</abcdefghij>'.length;
 const CODE_GAP = String.raw`(?:[\s!-%'-/:;=?@\[-\x60{-~\u00a0-\u00bf\u2000-\u206f\u3000-\u303f]|<\/?[a-zA-Z]{1,10}>|&#?[a-zA-Z0-9]{1,6};){0,3}`;
 
 /**
@@ -376,9 +386,14 @@ export function keep(exchange: Exchange): Exchange {
   return { request: part(exchange.request), ...(exchange.response ? { response: part(exchange.response) } : {}) };
 }
 
-/** Cut to `limit` for the report, saying how much the target sent. */
+/** The note `clip` ends a value it cut with. */
+const CLIPPED = /… truncated, \d+ bytes$/;
+
+/** Cut to `limit` for the report, saying how much the target sent; a value cut so already (a saved report shown again) stays as it is. */
 function clip(value: string, limit: number, sent: number | undefined): string {
   if (value.length <= limit && sent === undefined) return value;
+  const said = sent === undefined && CLIPPED.exec(value);
+  if (said && said.index <= limit) return value;
   return `${value.slice(0, limit)}… truncated, ${sent ?? Buffer.byteLength(value)} bytes`;
 }
 
@@ -394,6 +409,21 @@ function clipPart<T extends Part>(safe: T, original: object): T {
     ...(safe.url !== undefined ? { url: clip(safe.url, HEADER_VALUE_LIMIT, sizes?.get('url')) } : {}),
     headers,
     ...(safe.body !== undefined ? { body: clip(safe.body, BODY_LIMIT, sizes?.get('body')) } : {}),
+  };
+}
+
+/**
+ * An exchange as a report shows it: cut to RECORD_LIMIT and KEPT_HEADERS (keep) before it is
+ * masked (`mask`: redaction reads at most RECORD_LIMIT), then its values to what a report shows
+ * (clipPart). A run's redactor shows exchanges through it as it records them, and a saved report
+ * is shown through it again when rendered (boundReport: one made by hand may hold megabytes).
+ */
+export function shownExchange(exchange: Exchange, mask: (kept: Exchange) => Exchange): Exchange {
+  const kept = keep(exchange);
+  const safe = mask(kept);
+  return {
+    request: clipPart(safe.request, kept.request),
+    ...(safe.response && kept.response ? { response: clipPart(safe.response, kept.response) } : {}),
   };
 }
 
@@ -467,8 +497,8 @@ export function createRedactor(
    */
   let sent = false;
   const min = () => (sent ? MIN_REMEMBERED : CREDENTIAL_MIN);
-  /** Learned user codes as patterns (userCodePattern), by their source. */
-  const codes = new Map<string, RegExp>();
+  /** Learned user codes as patterns (userCodePattern), by their source, with the most characters a match spans. */
+  const codes = new Map<string, { pattern: RegExp; reach: number }>();
   /** `name`: the value's (a user code is learned in each of its forms, and as a pattern). */
   const learnValue = (value: string, name = '') => {
     if (left <= 0) return;
@@ -476,12 +506,17 @@ export function createRedactor(
     const userCode = USER_CODE_NAME.test(name);
     const pattern = userCode && learnedAs(value, min(), ownParts, true) === 'anywhere' && userCodePattern(value);
     if (pattern) {
-      codes.set(pattern.source, pattern);
+      const letters = (value.match(RUN) ?? []).join('').length;
+      codes.set(pattern.source, { pattern, reach: letters + (letters - 1) * CODE_GAP_MAX });
       if (codes.size > CODES_MAX) codes.delete(codes.keys().next().value!);
     }
     for (const form of userCode ? userCodeForms(value) : [value]) remember(form, min(), userCode);
   };
-  const options = { secrets, values: asValues, codes: { [Symbol.iterator]: () => codes.values() } };
+  const options = {
+    secrets,
+    values: asValues,
+    codes: { [Symbol.iterator]: () => [...codes.values()].map(({ pattern }) => pattern)[Symbol.iterator]() },
+  };
 
   /** Learn the secret values of `name=value` pairs (query strings, form bodies). */
   const learnPairs = (search: string) => {
@@ -559,16 +594,11 @@ export function createRedactor(
     get size() {
       return secrets.size;
     },
-    text: (text) => redactText(text, options),
-    url: (url) => redactUrl(url, options),
-    exchange(exchange) {
-      // Cut before redacting (an exchange recorded by a recorder already is): redaction reads at most RECORD_LIMIT.
-      const kept = keep(exchange);
-      const safe = redactExchange(kept, options);
-      return {
-        request: clipPart(safe.request, kept.request),
-        ...(safe.response && kept.response ? { response: clipPart(safe.response, kept.response) } : {}),
-      };
+    get reach() {
+      return Math.max(secrets.longest, asValues.longest, ...[...codes.values()].map(({ reach }) => reach));
     },
+    text: (text, cut = false) => redactText(text, cut ? { ...options, cut } : options),
+    url: (url) => redactUrl(url, options),
+    exchange: (exchange) => shownExchange(exchange, (kept) => redactExchange(kept, options)),
   };
 }

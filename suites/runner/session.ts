@@ -759,7 +759,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     evidenceFields: () => Partial<CheckResult>,
   ): CheckResult => {
     const each = failures.map((f) => ({
-      message: redactor.text(describeFailure(f, (text) => redactor.text(text))),
+      message: redactor.text(describeFailure(f, redactor)),
       broken: brokenRules(check, f),
     }));
     const broken = [...new Set(each.flatMap((f) => f.broken))];

@@ -35,6 +35,9 @@ function createOracleIndex(keyLength: number, values: Iterable<string> = []): Se
     get size() {
       return all.size;
     },
+    get longest() {
+      return Math.max(0, ...[...all].map((v) => comparable(v).length));
+    },
     has: (value) => all.has(value),
     [Symbol.iterator]: () => all[Symbol.iterator](),
     add(value, pinned = false) {
@@ -151,6 +154,7 @@ describe('the secret index masks what the old one did', () => {
               .map((p) => (typeof p === 'number' ? (added[p % (added.length || 1)] ?? '') : p))
               .join('');
             expect(fast.spans(text)).toEqual(oracle.spans(text));
+            expect(fast.longest).toBe(oracle.longest);
             expect(fast.spans(text + text)).toEqual(oracle.spans(text + text));
           }
         },

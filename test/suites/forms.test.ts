@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
+  disabledForScript,
   formData,
   matchesSelector,
   metaRefresh,
   onwardOf,
   openingTags,
   pageText,
+  parseAttributes,
   parseForms,
   parseLinks,
   submitsItself,
@@ -70,6 +72,37 @@ describe('form parsing', () => {
     expect(marked('<button>Deny</button><button disabled>Authorize</button>')).toBe(false);
     expect(marked('<button type="button" disabled>x</button><input name="a" disabled>')).toBe(false);
     expect(marked('<input name="a">')).toBe(false);
+  });
+
+  it('reads a control as submitting its form as HTML does, the same for the form and for a script-enabled page: a button of a type HTML does not know submits', () => {
+    const controls: Array<[string, boolean]> = [
+      ['<button type="image">Go</button>', true],
+      ['<button type="Bogus">Go</button>', true],
+      ['<button type="">Go</button>', true],
+      ['<button>Go</button>', true],
+      ['<button type="SUBMIT">Go</button>', true],
+      ['<button type="reset">Go</button>', false],
+      ['<button type="button">Go</button>', false],
+      ['<input type="image">', true],
+      ['<input type="submit">', true],
+      ['<input type="bogus">', false],
+    ];
+    for (const [control, submits] of controls) {
+      const [form] = parseForms(`<form>${control}</form>`);
+      expect([control, form.buttons.length]).toEqual([control, submits ? 1 : 0]);
+      const disabled = control.replace(/^<(button|input)/, '<$1 disabled');
+      expect([control, parseForms(`<form>${disabled}</form>`)[0].defaultDisabled ?? false]).toEqual([control, submits]);
+      expect([control, disabledForScript(`<script></script><form>${disabled}</form>`)]).toEqual([control, submits]);
+    }
+  });
+
+  it("keeps an unquoted value's last `/` (HTML ends it at white space or `>`); a `/` after white space closes the tag", () => {
+    expect(parseAttributes('<a href=/x/>')).toEqual({ href: '/x/' });
+    expect(parseAttributes('<a href=/x/ >')).toEqual({ href: '/x/' });
+    expect(parseAttributes('<a href=/x />')).toEqual({ href: '/x' });
+    expect(parseAttributes('<a href="/x"/>')).toEqual({ href: '/x' });
+    expect(parseAttributes('<img alt/>')).toEqual({ alt: '' });
+    expect(parseForms('<form action=/done/><button>Go</button></form>')[0].action).toBe('/done/');
   });
 });
 
