@@ -1404,6 +1404,19 @@ export async function createBrowserDriver(
       let linkFollowed = false;
       /** Something besides the sign-in was pressed or followed (AuthorizeOutcome.stepped). */
       let stepped = false;
+      /** The pages (their URLs) whose decision control was pressed. */
+      const decidedAt = new Set<string>();
+      /** Press the decision control of the page shown. */
+      const decide = async () => {
+        decided = stepped = true;
+        decidedAt.add(page.url());
+        consentMet(http);
+        // Approving approves the requested scopes: boxes a page leaves unticked are ticked (html.ts, withScopesTicked).
+        // (Each tick takes the box out of the selector: always the first, as many times as there were.)
+        const boxes = page.locator(UNTICKED_SCOPE_BOXES);
+        for (let n = decision === 'approve' ? await boxes.count() : 0; n > 0; n--) await boxes.first().check();
+        await press(decisionCss, [controls.continue]);
+      };
       /** The links of ways to sign in, and of interstitials, followed (each once). */
       const chosenWays = new Set<string>();
       /** Asked to deny, a page of links only that reads as the consent (sign-in.ts): its link is never pressed. */
@@ -1552,6 +1565,19 @@ export async function createBrowserDriver(
             continue;
           }
         }
+        // Approved, another consent page after it (a provider's own for a request it finds unusual,
+        // then its usual one): approved too, as the form driver does; never a page already decided
+        // (one shown again). Before, one decision a visit: the second page ended it, no code, and
+        // a must failed for the driver's limit (review 18).
+        if (
+          decided &&
+          decision === 'approve' &&
+          !decidedAt.has(page.url()) &&
+          (await present(page, ...controls.decision))
+        ) {
+          await decide();
+          continue;
+        }
         if (!decided) {
           if (userCode !== undefined) {
             const field = page.locator(USER_CODE_FIELD).first();
@@ -1583,13 +1609,7 @@ export async function createBrowserDriver(
             }
           }
           if (await present(page, ...controls.decision)) {
-            decided = stepped = true;
-            consentMet(http);
-            // Approving approves the requested scopes: boxes a page leaves unticked are ticked (html.ts, withScopesTicked).
-            // (Each tick takes the box out of the selector: always the first, as many times as there were.)
-            const boxes = page.locator(UNTICKED_SCOPE_BOXES);
-            for (let n = decision === 'approve' ? await boxes.count() : 0; n > 0; n--) await boxes.first().check();
-            await press(decisionCss, [controls.continue]);
+            await decide();
             continue;
           }
           const step = await firstPresent(page, steps);
