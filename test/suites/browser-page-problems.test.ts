@@ -27,21 +27,27 @@ afterEach(async () => {
 });
 
 /**
- * The simulator with `script` before its sign-in page's `</body>`, and `answer` taking the requests
- * it wants (true) instead; the password's POSTs that reached the simulator counted.
+ * The simulator with `script` before `</body>` of its pages at `at` (its sign-in's), and `answer`
+ * taking the requests it wants (true) instead; the password's POSTs that reached the simulator counted.
  */
-async function provider(script = '', answer: (req: IncomingMessage, res: ServerResponse) => boolean = () => false) {
+async function provider(
+  script = '',
+  answer: (req: IncomingMessage, res: ServerResponse) => boolean = () => false,
+  at = '/users/sign_in',
+) {
   const posts = { count: 0 };
   let base = '';
   const sim = await simulatorWith((req, res) => {
     if (answer(req, res)) return true;
     if (req.method === 'POST' && req.url?.startsWith('/users/sign_in')) posts.count++;
-    if (req.method !== 'GET' || !req.url?.startsWith('/users/sign_in') || !script) return false;
+    if (req.method !== 'GET' || !req.url?.startsWith(at) || !script) return false;
     const signIn = simulatorAnswerTo(sim.sim, req, new URL(req.url, base)).then(async (page) => {
       const headers = new Headers(page.headers);
       // The simulator's policy runs no inline script: the provider's own page would.
       for (const name of ['content-length', 'content-security-policy']) headers.delete(name);
-      return new Response((await page.text()).replace('</body>', `${script}</body>`), { status: page.status, headers });
+      // A page, not a redirect or an error page (its consent's path answers both).
+      const body = page.status === 200 ? (await page.text()).replace('</body>', `${script}</body>`) : await page.text();
+      return new Response(page.status === 204 || page.status === 304 ? null : body, { status: page.status, headers });
     });
     sendAnswer(res, signIn);
     return true;
@@ -58,7 +64,7 @@ async function driverFor(sim: Loopback & { sim: Parameters<typeof targetConfig>[
   open.push(driver);
   const flows: TrackedFlows = createOAuthFlows(http, driver, config, createRedactor(), createRandom(17));
   const visit = (state: string) => driver.authorize(flows.authorizeUrl('confidential', { state }), 'approve');
-  return { driver, visit };
+  return { driver, visit, flows };
 }
 
 /** A socket on 127.0.0.2 (another origin) counting the connections that reach it. */
@@ -124,6 +130,33 @@ describe.skipIf(!existsSync(CHROMIUM))(
         /could not be played earlier in this run \(the provider's page did not respond/,
       );
       expect(second.ms).toBeLessThan(5000);
+    }, 60_000);
+
+    it('a consent page whose script never yields: said once; the next visit answered there with a page is stopped and skipped naming it, an error page there still read', async () => {
+      const { sim } = await provider(
+        '<script>setTimeout(() => { for (;;) {} }, 200)</script>',
+        undefined,
+        '/oauth/authorize',
+      );
+      const { visit, flows, driver } = await driverFor(sim, 2000);
+      const first = await rejection(visit('busy'));
+      expect(first.error).toBeInstanceOf(HarnessError);
+      expect(first.error.message).toMatch(
+        /^the provider's page did not respond within \d+ ms \(at \/oauth\/authorize\)$/,
+      );
+      // The sign-in went through: the run's sign-in is not what is held back.
+      expect(first.error.message).not.toMatch(/signed-in user/);
+      const second = await rejection(visit('again'));
+      expect(second.error).toBeInstanceOf(CheckSkipped);
+      expect(second.error.message).toMatch(
+        /^the provider's page at \/oauth\/authorize did not respond earlier in this run \(the provider's page did not respond within \d+ ms \(at \/oauth\/authorize\)\); it is not loaded again$/,
+      );
+      // A page of another kind at that path (the error page of an unregistered redirect_uri) is read as before.
+      const refused = await driver.authorize(
+        flows.authorizeUrl('confidential', { redirect_uri: 'https://elsewhere.test/cb', state: 'st-bad' }),
+        'approve',
+      );
+      expect(refused.response.status).toBeGreaterThanOrEqual(400);
     }, 60_000);
 
     it('a sign-in form sent into a new window at another origin: said so, nothing sent there, never a refused password', async () => {
