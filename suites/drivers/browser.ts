@@ -885,10 +885,14 @@ export async function createBrowserDriver(
     }, PING_MS);
     return { frozenNow, stop: () => clearInterval(timer) };
   };
-  /** The provider's page did not answer within `ms` (a script that never yields, a control never usable). */
+  /**
+   * The provider's page did not answer within `ms` of the driver's last step (a script that never
+   * yields, a control never usable): each wait counts from the step it follows (the watchdog from the
+   * step's start, Playwright's limit from its action), never from the visit's start, and says so.
+   */
   const unresponsive = (page: Page, ms: number, detail?: string) =>
     new PageUnresponsive(
-      `the provider's page did not respond within ${ms} ms (at ${new URL(page.url()).pathname}${detail ? `: ${detail}` : ''})`,
+      `the provider's page did not respond within ${ms} ms of the driver's last step (at ${new URL(page.url()).pathname}${detail ? `: ${detail}` : ''})`,
       ms,
     );
 

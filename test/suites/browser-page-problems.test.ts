@@ -121,7 +121,9 @@ describe.skipIf(!existsSync(CHROMIUM))(
       driver.timedBy?.({ leftMs: () => due - Date.now() });
       const first = await rejection(visit('busy'));
       expect(first.error).toBeInstanceOf(HarnessError);
-      expect(first.error.message).toMatch(/^the provider's page did not respond within \d+ ms \(at \/users\/sign_in/);
+      expect(first.error.message).toMatch(
+        /^the provider's page did not respond within \d+ ms of the driver's last step \(at \/users\/sign_in/,
+      );
       expect(first.ms).toBeLessThan(8000);
       driver.timedBy?.({ leftMs: () => 60_000 });
       const second = await rejection(visit('again'));
@@ -142,14 +144,14 @@ describe.skipIf(!existsSync(CHROMIUM))(
       const first = await rejection(visit('busy'));
       expect(first.error).toBeInstanceOf(HarnessError);
       expect(first.error.message).toMatch(
-        /^the provider's page did not respond within \d+ ms \(at \/oauth\/authorize\)$/,
+        /^the provider's page did not respond within \d+ ms of the driver's last step \(at \/oauth\/authorize\)$/,
       );
       // The sign-in went through: the run's sign-in is not what is held back.
       expect(first.error.message).not.toMatch(/signed-in user/);
       const second = await rejection(visit('again'));
       expect(second.error).toBeInstanceOf(CheckSkipped);
       expect(second.error.message).toMatch(
-        /^the provider's page at \/oauth\/authorize did not respond earlier in this run \(the provider's page did not respond within \d+ ms \(at \/oauth\/authorize\)\); it is not loaded again$/,
+        /^the provider's page at \/oauth\/authorize did not respond earlier in this run \(the provider's page did not respond within \d+ ms of the driver's last step \(at \/oauth\/authorize\)\); it is not loaded again$/,
       );
       // A page of another kind at that path (the error page of an unregistered redirect_uri) is read as before.
       const refused = await driver.authorize(
