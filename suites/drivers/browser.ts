@@ -1448,12 +1448,22 @@ export async function createBrowserDriver(
       let linkFollowed = false;
       /** Something besides the sign-in was pressed or followed (AuthorizeOutcome.stepped). */
       let stepped = false;
-      /** The pages (their URLs) whose decision control was pressed. */
+      /** The decisions pressed, each by its form's action, control and field names (form.ts's signature). */
       const decidedAt = new Set<string>();
+      /** The decision control shown, as decidedAt keeps it; a page that goes away as it is read, its URL. */
+      const decisionSignature = () =>
+        shown(page, decisionCss)
+          .evaluate((e) => {
+            const control = e as HTMLButtonElement;
+            const form = control.form ?? e.closest('form');
+            const fields = form ? [...form.elements].map((f) => (f as HTMLInputElement).name).join(',') : '';
+            return `${form?.action ?? location.href}|${control.name ?? ''}=${control.value ?? ''}|${fields}`;
+          })
+          .catch(() => page.url());
       /** Press the decision control of the page shown. */
       const decide = async () => {
         decided = stepped = true;
-        decidedAt.add(page.url());
+        decidedAt.add(await decisionSignature());
         consentMet(http);
         // Approving approves the requested scopes: boxes a page leaves unticked are ticked (html.ts, withScopesTicked).
         // (Each tick takes the box out of the selector: always the first, as many times as there were.)
@@ -1616,8 +1626,8 @@ export async function createBrowserDriver(
         if (
           decided &&
           decision === 'approve' &&
-          !decidedAt.has(page.url()) &&
-          (await present(page, ...controls.decision))
+          (await present(page, ...controls.decision)) &&
+          !decidedAt.has(await decisionSignature())
         ) {
           await decide();
           continue;
