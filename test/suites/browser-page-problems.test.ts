@@ -67,7 +67,13 @@ async function driverFor(sim: Loopback & { sim: Parameters<typeof targetConfig>[
   open.push(driver);
   const flows: TrackedFlows = createOAuthFlows(http, driver, config, createRedactor(), createRandom(17));
   const visit = (state: string) => driver.authorize(flows.authorizeUrl('confidential', { state }), 'approve');
-  return { driver, visit, flows };
+  /** A device authorization of the public application: its user code. */
+  const userCode = async () => {
+    const app = config.applications!.public!;
+    const form = { client_id: app.clientId, scope: app.scopes[0] };
+    return (await http.post('/oauth/authorize_device', { form })).json<{ user_code: string }>().user_code;
+  };
+  return { driver, visit, flows, userCode };
 }
 
 /** A socket on 127.0.0.2 (another origin) counting the connections that reach it. */
@@ -166,6 +172,25 @@ describe.skipIf(!existsSync(CHROMIUM))(
         'approve',
       );
       expect(refused.response.status).toBeGreaterThanOrEqual(400);
+    }, 60_000);
+
+    it('a device page whose script never yields: said once; the next device approval skipped naming it', async () => {
+      const { sim } = await provider(
+        '<script>setTimeout(() => { for (;;) {} }, 200)</script>',
+        undefined,
+        '/oauth/device',
+      );
+      const { driver, userCode } = await driverFor(sim, 2000);
+      const first = await rejection(driver.approveDevice(await userCode()));
+      expect(first.error).toBeInstanceOf(HarnessError);
+      expect(first.error.message).toMatch(
+        /^the provider's page did not respond within \d+ ms of the driver's last step \(at \/oauth\/device\)$/,
+      );
+      const second = await rejection(driver.approveDevice(await userCode()));
+      expect(second.error).toBeInstanceOf(CheckSkipped);
+      expect(second.error.message).toMatch(
+        /^the provider's page at \/oauth\/device did not respond earlier in this run \(.+\); it is not loaded again$/,
+      );
     }, 60_000);
 
     it('a sign-in form sent into a new window at another origin: said so, nothing sent there, never a refused password', async () => {
