@@ -153,7 +153,9 @@ describe.skipIf(!existsSync(CHROMIUM))(
         undefined,
         '/oauth/authorize',
       );
-      const { visit, flows, driver } = await driverFor(sim, 2000);
+      const { visit, flows, driver, userCode } = await driverFor(sim, 3000);
+      // Signed in first (a device approval): a page that hangs as it answers the password is another case.
+      await driver.approveDevice(await userCode());
       const first = await rejection(visit('busy'));
       expect(first.error).toBeInstanceOf(HarnessError);
       expect(first.error.message).toMatch(
@@ -180,7 +182,8 @@ describe.skipIf(!existsSync(CHROMIUM))(
         undefined,
         '/oauth/device',
       );
-      const { driver, userCode } = await driverFor(sim, 2000);
+      const { driver, userCode, visit } = await driverFor(sim, 3000);
+      await visit('signed-in');
       const first = await rejection(driver.approveDevice(await userCode()));
       expect(first.error).toBeInstanceOf(HarnessError);
       expect(first.error.message).toMatch(
