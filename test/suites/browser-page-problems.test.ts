@@ -147,54 +147,42 @@ describe.skipIf(!existsSync(CHROMIUM))(
       expect(loads.count).toBe(loaded);
     }, 60_000);
 
-    it('a consent page whose script never yields: said once; the next visit answered there with a page is stopped and skipped naming it, an error page there still read', async () => {
-      const { sim } = await provider(
-        '<script>setTimeout(() => { for (;;) {} }, 200)</script>',
-        undefined,
-        '/oauth/authorize',
-      );
-      const { visit, flows, driver, userCode } = await driverFor(sim, 3000);
-      // Signed in first (a device approval): a page that hangs as it answers the password is another case.
-      await driver.approveDevice(await userCode());
-      const first = await rejection(visit('busy'));
-      expect(first.error).toBeInstanceOf(HarnessError);
-      expect(first.error.message).toMatch(
-        /^the provider's page did not respond within \d+ ms of the driver's last step \(at \/oauth\/authorize\)$/,
-      );
-      // The sign-in went through: the run's sign-in is not what is held back.
-      expect(first.error.message).not.toMatch(/signed-in user/);
-      const second = await rejection(visit('again'));
-      expect(second.error).toBeInstanceOf(CheckSkipped);
-      expect(second.error.message).toMatch(
-        /^the provider's page at \/oauth\/authorize did not respond earlier in this run \(the provider's page did not respond within \d+ ms of the driver's last step \(at \/oauth\/authorize\)\); it is not loaded again$/,
-      );
-      // A page of another kind at that path (the error page of an unregistered redirect_uri) is read as before.
-      const refused = await driver.authorize(
-        flows.authorizeUrl('confidential', { redirect_uri: 'https://elsewhere.test/cb', state: 'st-bad' }),
-        'approve',
-      );
-      expect(refused.response.status).toBeGreaterThanOrEqual(400);
-    }, 60_000);
-
-    it('a device page whose script never yields: said once; the next device approval skipped naming it', async () => {
-      const { sim } = await provider(
-        '<script>setTimeout(() => { for (;;) {} }, 200)</script>',
-        undefined,
-        '/oauth/device',
-      );
-      const { driver, userCode, visit } = await driverFor(sim, 3000);
-      await visit('signed-in');
-      const first = await rejection(driver.approveDevice(await userCode()));
-      expect(first.error).toBeInstanceOf(HarnessError);
-      expect(first.error.message).toMatch(
-        /^the provider's page did not respond within \d+ ms of the driver's last step \(at \/oauth\/device\)$/,
-      );
-      const second = await rejection(driver.approveDevice(await userCode()));
-      expect(second.error).toBeInstanceOf(CheckSkipped);
-      expect(second.error.message).toMatch(
-        /^the provider's page at \/oauth\/device did not respond earlier in this run \(.+\); it is not loaded again$/,
-      );
-    }, 60_000);
+    it.each([
+      { page: 'consent', at: '/oauth/authorize' },
+      { page: 'device', at: '/oauth/device' },
+    ])(
+      'a $page page whose script never yields: said once; the next visit answered there with a page is stopped and skipped naming it',
+      async ({ page, at }) => {
+        const { sim } = await provider('<script>setTimeout(() => { for (;;) {} }, 200)</script>', undefined, at);
+        const { visit, flows, driver, userCode } = await driverFor(sim, 3000);
+        const meet = async (state: string) =>
+          page === 'consent' ? visit(state) : driver.approveDevice(await userCode());
+        // Signed in first, through the other page: a page that hangs as it answers the password is
+        // blamed on the sign-in (signingIn), another case.
+        await (page === 'consent' ? driver.approveDevice(await userCode()) : visit('signed-in'));
+        const first = await rejection(meet('busy'));
+        expect(first.error).toBeInstanceOf(HarnessError);
+        // Its own page's, not the run's sign-in ("what needs a signed-in user is not tested").
+        const [, where] =
+          /^the provider's page did not respond within \d+ ms of the driver's last step \(at (\S+)\)$/.exec(
+            first.error.message,
+          ) ?? [];
+        expect(where, first.error.message).toBe(at);
+        const second = await rejection(meet('again'));
+        expect(second.error).toBeInstanceOf(CheckSkipped);
+        expect(second.error.message).toBe(
+          `the provider's page at ${at} did not respond earlier in this run (${first.error.message}); it is not loaded again`,
+        );
+        if (page !== 'consent') return;
+        // A page of another kind at that path (the error page of an unregistered redirect_uri) is read as before.
+        const refused = await driver.authorize(
+          flows.authorizeUrl('confidential', { redirect_uri: 'https://elsewhere.test/cb', state: 'st-bad' }),
+          'approve',
+        );
+        expect(refused.response.status).toBeGreaterThanOrEqual(400);
+      },
+      60_000,
+    );
 
     it('a sign-in form sent into a new window at another origin: said so, nothing sent there, never a refused password', async () => {
       const away = await sink();
