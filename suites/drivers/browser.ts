@@ -210,6 +210,15 @@ const PICKER = new RegExp(PICKER_PATTERN, 'i');
 const PLAYWRIGHT_ACTION = /^(?:locator|page|frame|elementHandle)\.(\w+): /;
 /** The provider's page would not be played (a hang, an action it made fail): said as the page's, where it happened. */
 class PageProblem extends HarnessError {}
+/** The provider's page did not respond for `ms` (a script that never yields, a control never usable). */
+class PageUnresponsive extends PageProblem {
+  constructor(
+    message: string,
+    readonly ms: number,
+  ) {
+    super(message);
+  }
+}
 /** What the driver was doing, by the Playwright action a page made fail. */
 const ACTIONS: Record<string, string> = {
   check: 'tick a box',
@@ -611,12 +620,19 @@ async function guardRequests(
   handsOver: (url: string) => boolean,
   refused: (url: string) => string | undefined,
   stopAt: (url: string) => boolean = () => false,
-): Promise<{ handover: () => Handover | undefined; stray: () => Stray | undefined; stopped: () => boolean }> {
+  stopPage: (url: string, status: number) => boolean = () => false,
+): Promise<{
+  handover: () => Handover | undefined;
+  stray: () => Stray | undefined;
+  stopped: () => boolean;
+  pageStopped: () => string | undefined;
+}> {
   const cdp = await context.newCDPSession(page);
   const mainFrame = (await cdp.send('Page.getFrameTree')).frameTree.frame.id;
   let handover: Handover | undefined;
   let stray: Stray | undefined;
   let stopped = false;
+  let pageStopped: string | undefined;
   cdp.on('Fetch.requestPaused', (event) => {
     const { requestId, request, responseStatusCode: status, responseHeaders } = event;
     const location =
@@ -629,6 +645,11 @@ async function guardRequests(
           : undefined;
     const why = to === undefined ? undefined : refused(to);
     const main = event.frameId === mainFrame && event.resourceType === 'Document';
+    // A page the visit must not show (stopPage): its answer arrived, and is failed before Chromium renders it.
+    if (status !== undefined && location === undefined && main && stopPage(request.url, status)) {
+      pageStopped = request.url;
+      return void cdp.send('Fetch.failRequest', { requestId, errorReason: 'Aborted' }).catch(() => undefined);
+    }
     // A page the visit must not load (stopAt): never loaded, its request (or the redirect to it) failed.
     if (to !== undefined && main && stopAt(to)) stopped = true;
     if (to === undefined || (!handsOver(to) && why === undefined && !stopped))
@@ -656,7 +677,7 @@ async function guardRequests(
   });
   const stages = ['Request', 'Response'] as const;
   await cdp.send('Fetch.enable', { patterns: stages.map((requestStage) => ({ urlPattern: '*', requestStage })) });
-  return { handover: () => handover, stray: () => stray, stopped: () => stopped };
+  return { handover: () => handover, stray: () => stray, stopped: () => stopped, pageStopped: () => pageStopped };
 }
 
 /**
@@ -864,10 +885,15 @@ export async function createBrowserDriver(
     }, PING_MS);
     return { frozenNow, stop: () => clearInterval(timer) };
   };
-  /** The provider's page did not answer within `ms` (a script that never yields, a control never usable). */
+  /**
+   * The provider's page did not answer within `ms` of the driver's last step (a script that never
+   * yields, a control never usable): each wait counts from the step it follows (the watchdog from the
+   * step's start, Playwright's limit from its action), never from the visit's start, and says so.
+   */
   const unresponsive = (page: Page, ms: number, detail?: string) =>
-    new PageProblem(
-      `the provider's page did not respond within ${ms} ms (at ${new URL(page.url()).pathname}${detail ? `: ${detail}` : ''})`,
+    new PageUnresponsive(
+      `the provider's page did not respond within ${ms} ms of the driver's last step (at ${new URL(page.url()).pathname}${detail ? `: ${detail}` : ''})`,
+      ms,
     );
 
   /**
@@ -894,6 +920,14 @@ export async function createBrowserDriver(
    * whose script never yields held each check to its limit: 44 checks, 44 minutes).
    */
   let unplayableAt: string | undefined;
+  /**
+   * The paths of the provider's other pages (a consent's, a device page's) that did not respond for
+   * the page's whole limit, and what was said: a later visit answered there with a page is stopped
+   * as the answer arrives and skipped, never waited on again (each check that met it waited ~55 s).
+   * A redirect or an error status from that path goes on (an error redirect is no such page).
+   */
+  const hung = new Map<string, string>();
+  const hungAt = (url: string) => [...hung.keys()].find((path) => samePath(new URL(url).pathname, path));
 
   const d = {
     signInPath: SIGN_IN_DEFAULTS.signInPath,
@@ -1291,14 +1325,24 @@ export async function createBrowserDriver(
     // loaded (a page whose script never yields would hang this visit too), the check skipped.
     const metAgain = (url: string) =>
       unplayableAt !== undefined && !session && signInStopped(http) && samePath(new URL(url).pathname, unplayableAt);
-    const { handover, stray, stopped } = await guardRequests(
+    const { handover, stray, stopped, pageStopped } = await guardRequests(
       context,
       page,
       handsOverHere,
       (url) => http.leaves(url),
       metAgain,
+      (url, status) => status >= 200 && status < 300 && hungAt(url) !== undefined,
     );
-    const skipIfMetAgain = () => void (stopped() && beforeSignIn(http));
+    /** A page stopped before it showed: the sign-in that could not be played, or another page that hung. */
+    const skipIfMetAgain = () => {
+      if (stopped()) beforeSignIn(http);
+      const at = pageStopped();
+      const path = at === undefined ? undefined : hungAt(at);
+      if (path !== undefined)
+        throw new CheckSkipped(
+          `the provider's page at ${path} did not respond earlier in this run (${hung.get(path)}); it is not loaded again`,
+        );
+    };
     const watch: Watch = { activity: watchActivity(page), handover, stray, answer: () => last, time, refreshes: 0 };
     const decisionCss = selector(decision);
     const controls: Record<'password' | 'decision' | 'continue', Control> = {
@@ -1404,6 +1448,29 @@ export async function createBrowserDriver(
       let linkFollowed = false;
       /** Something besides the sign-in was pressed or followed (AuthorizeOutcome.stepped). */
       let stepped = false;
+      /** The decisions pressed, each by its form's action, control and field names (form.ts's signature). */
+      const decidedAt = new Set<string>();
+      /** The decision control shown, as decidedAt keeps it; a page that goes away as it is read, its URL. */
+      const decisionSignature = () =>
+        shown(page, decisionCss)
+          .evaluate((e) => {
+            const control = e as HTMLButtonElement;
+            const form = control.form ?? e.closest('form');
+            const fields = form ? [...form.elements].map((f) => (f as HTMLInputElement).name).join(',') : '';
+            return `${form?.action ?? location.href}|${control.name ?? ''}=${control.value ?? ''}|${fields}`;
+          })
+          .catch(() => page.url());
+      /** Press the decision control of the page shown. */
+      const decide = async () => {
+        decided = stepped = true;
+        decidedAt.add(await decisionSignature());
+        consentMet(http);
+        // Approving approves the requested scopes: boxes a page leaves unticked are ticked (html.ts, withScopesTicked).
+        // (Each tick takes the box out of the selector: always the first, as many times as there were.)
+        const boxes = page.locator(UNTICKED_SCOPE_BOXES);
+        for (let n = decision === 'approve' ? await boxes.count() : 0; n > 0; n--) await boxes.first().check();
+        await press(decisionCss, [controls.continue]);
+      };
       /** The links of ways to sign in, and of interstitials, followed (each once). */
       const chosenWays = new Set<string>();
       /** Asked to deny, a page of links only that reads as the consent (sign-in.ts): its link is never pressed. */
@@ -1552,6 +1619,19 @@ export async function createBrowserDriver(
             continue;
           }
         }
+        // Approved, another consent page after it (a provider's own for a request it finds unusual,
+        // then its usual one): approved too, as the form driver does; never a page already decided
+        // (one shown again). Before, one decision a visit: the second page ended it, no code, and
+        // a must failed for the driver's limit (review 18).
+        if (
+          decided &&
+          decision === 'approve' &&
+          (await present(page, ...controls.decision)) &&
+          !decidedAt.has(await decisionSignature())
+        ) {
+          await decide();
+          continue;
+        }
         if (!decided) {
           if (userCode !== undefined) {
             const field = page.locator(USER_CODE_FIELD).first();
@@ -1583,13 +1663,7 @@ export async function createBrowserDriver(
             }
           }
           if (await present(page, ...controls.decision)) {
-            decided = stepped = true;
-            consentMet(http);
-            // Approving approves the requested scopes: boxes a page leaves unticked are ticked (html.ts, withScopesTicked).
-            // (Each tick takes the box out of the selector: always the first, as many times as there were.)
-            const boxes = page.locator(UNTICKED_SCOPE_BOXES);
-            for (let n = decision === 'approve' ? await boxes.count() : 0; n > 0; n--) await boxes.first().check();
-            await press(decisionCss, [controls.continue]);
+            await decide();
             continue;
           }
           const step = await firstPresent(page, steps);
@@ -1729,14 +1803,23 @@ export async function createBrowserDriver(
       // Playwright's own time limit on an action, or the watchdog: the provider's page did not
       // respond (a script that never yields, a control never usable), not a defect of the harness.
       // A sign-in page met again after it could not be played: skipped, as the run said it once.
-      if (stopped()) beforeSignIn(http);
+      skipIfMetAgain();
       const problem = pageProblem(page, error, stalled ? stallMs : undefined);
       if (!problem) throw error;
+      const path = new URL(page.url()).pathname;
       // The sign-in's page (before any sign-in of the run went through): every check's way in.
-      if (!session && (signingIn || samePath(new URL(page.url()).pathname, d.signInPath))) {
-        unplayableAt = new URL(page.url()).pathname;
+      if (!session && (signingIn || samePath(path, d.signInPath))) {
+        unplayableAt = path;
         signInUnplayable(http, problem.message);
       }
+      // Any other page that did not respond for the page's whole limit (not cut short by the
+      // check's time left, which says nothing of the page): remembered for the run.
+      if (
+        problem instanceof PageUnresponsive &&
+        problem.ms >= pageTimeout &&
+        /^https?:$/.test(new URL(page.url()).protocol)
+      )
+        hung.set(path, problem.message);
       throw problem;
     } finally {
       visits.delete(end);

@@ -42,7 +42,7 @@ describe.skipIf(!existsSync(CHROMIUM))('a sign-in page whose script never yields
     const outcome = driver.authorize(flows.authorizeUrl('confidential', { state: 'busy' }), 'approve');
     await expect(outcome).rejects.toBeInstanceOf(HarnessError);
     await expect(outcome).rejects.toThrow(
-      /^the provider.s page did not respond within (1000|2000) ms \(at \/users\/sign_in/,
+      /^the provider.s page did not respond within (1000|2000) ms of the driver.s last step \(at \/users\/sign_in/,
     );
     // The hung page is gone, and said once for the run: the next visit meets the same sign-in page
     // and is skipped at once, it does not hang (browser-page-problems.test.ts has the time).

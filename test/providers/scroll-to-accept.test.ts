@@ -119,14 +119,15 @@ describe('the browser driver on a consent whose page spins when read', () => {
   it('gives the reading its 2 s and goes on as still disabled: errs within the check, nothing pressed (review 18)', async () => {
     consentPage = spinning;
     provider.decided.approve = provider.decided.deny = 0;
-    const started = Date.now();
     const { report, stderr } = await runWithDriver(provider, 'browser', ['grants.state-unchanged']);
     const why = explain(report, stderr);
     const check = report.checks.find((c) => c.id === 'grants.state-unchanged');
     expect(check?.status, why).toBe('errored');
-    expect(check?.message, why).toMatch(/keeps the control to press disabled/);
+    // The reading's own end, nothing else: before, the evaluate waited out the visit, and the
+    // watchdog's "did not respond" (or the check's limit) said it instead.
+    expect(check?.message, why).toBe(
+      "the harness could not complete this check: the provider's page at /oauth/authorize keeps the control to press disabled, its terms read to the end; nothing was pressed",
+    );
     expect(provider.decided.approve, why).toBe(0);
-    // Before: the evaluate waited out the visit's 60 s.
-    expect(Date.now() - started, why).toBeLessThan(40_000);
   }, 120_000);
 });
