@@ -13,7 +13,7 @@
  */
 import { ControlError } from '../errors.js';
 import { isJson, mediaType } from '../request.js';
-import { overHttps } from '../oauth/session.js';
+import { ownOrigin, siteElsewhere } from '../origin.js';
 import type { Ctx, Sim } from '../types.js';
 
 /** `name:port` entries match exactly, bare names any port. Unset (in-process adapters): any. */
@@ -27,16 +27,6 @@ function hostAllowed(sim: Sim, url: URL): boolean {
     return e === host || e === name;
   });
 }
-
-/** The origins a same-origin page of ours has: the one the request was sent to, and a fixed issuer's. */
-function ownOrigin(ctx: Ctx, origin: string): boolean {
-  const scheme = overHttps(ctx.sim, ctx.request) ? 'https:' : 'http:';
-  if (origin === `${scheme}//${ctx.url.host}`) return true;
-  const { issuer } = ctx.sim.options;
-  return issuer !== undefined && origin === new URL(issuer).origin;
-}
-
-const BROWSER_SAME_ORIGIN = new Set(['same-origin', 'none']);
 
 /** Why this control request is refused, or undefined when it may go on. */
 export async function controlRefusal(ctx: Ctx): Promise<ControlError | undefined> {
@@ -56,8 +46,7 @@ export async function controlRefusal(ctx: Ctx): Promise<ControlError | undefined
       'the control API refuses requests the browser makes ahead of a visit (Sec-Purpose header)',
       403,
     );
-  const site = request.headers.get('sec-fetch-site');
-  if (site !== null && !BROWSER_SAME_ORIGIN.has(site.toLowerCase()))
+  if (siteElsewhere(ctx))
     return new ControlError('the control API refuses cross-site browser requests (Sec-Fetch-Site header)', 403);
   if (request.method === 'GET' || request.method === 'HEAD') return undefined;
   const type = mediaType(request);
