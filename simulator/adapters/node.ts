@@ -315,7 +315,7 @@ export function toNodeListener(sim: Sim): (req: IncomingMessage, res: ServerResp
     };
     readBody(
       req,
-      sim.bodyLimit(req.method ?? 'GET', url.pathname),
+      sim.bodyLimit(req.method ?? 'GET', url.pathname, req.headers.authorization),
       (body) => guarded(res, () => read(body)),
       () => guarded(res, () => answer(res, null)),
     );
