@@ -8,8 +8,9 @@
  *   site of an IP literal spans all its ports, so another local server is the same site;
  * - no request the browser makes ahead of a visit (`Sec-Purpose`: a prefetch, a prerender), which
  *   Chromium sends as `none` whichever page's speculation rules asked;
- * - bodies are JSON only: a form or text body is what another site can send without a preflight
- *   (a JSON one needs a preflight, and the control API grants none).
+ * - bodies are JSON only, and every request but GET and HEAD says so (an empty one too): a form,
+ *   text or untyped body is what another site can send without a preflight (a JSON one needs a
+ *   preflight, and the control API grants none).
  */
 import { ControlError } from '../errors.js';
 import { isJson, mediaType } from '../request.js';
@@ -49,8 +50,9 @@ export async function controlRefusal(ctx: Ctx): Promise<ControlError | undefined
   if (siteElsewhere(ctx))
     return new ControlError('the control API refuses cross-site browser requests (Sec-Fetch-Site header)', 403);
   if (request.method === 'GET' || request.method === 'HEAD') return undefined;
-  const type = mediaType(request);
-  if ((type !== '' && !isJson(type)) || (await ctx.body()).kind === 'form')
+  // Even an empty body needs the JSON type: a blind POST without one (a reset) is what a page
+  // can send, and a simulator reached by a non-loopback name gets no Sec-Fetch-* to refuse it by.
+  if (!isJson(mediaType(request)) || (await ctx.body()).kind === 'form')
     return new ControlError('the control API takes only JSON bodies (Content-Type: application/json)', 415);
   return undefined;
 }
