@@ -8,9 +8,17 @@ export interface Clock {
   now(): number;
   /** Whole seconds since the epoch (what `created_at` and JWT claims use). */
   nowSeconds(): number;
+  /** Throws a RangeError (advanceRefusal's words) on a move it refuses. */
   advance(seconds: number): void;
+  /** Why advance(seconds) would be refused, or undefined when it may go on. */
+  advanceRefusal(seconds: number): string | undefined;
   reset(): void;
 }
+
+/** One move's bound: about 31 years, far past any token lifetime a check waits for. */
+export const MAX_ADVANCE_SECONDS = 1e9;
+/** The largest epoch-milliseconds a Date represents: past it every rendered time throws. */
+const DATE_MAX_MS = 8.64e15;
 
 export interface ClockOptions {
   /** Start at this epoch-milliseconds instead of the real time. */
@@ -24,12 +32,22 @@ export function createClock(options: ClockOptions = {}): Clock {
   const start = options.start ?? realStart;
   let offset = 0;
   const now = () => (options.frozen ? start : start + (Date.now() - realStart)) + offset;
+  // An offset of Infinity (or past Date's range) turned every throttle window expired and every
+  // rendered date into a RangeError (review 20), so a move is bounded each step and in total.
+  const advanceRefusal = (seconds: number) => {
+    if (!Number.isFinite(seconds) || seconds < 0) return 'advanceSeconds must be a non-negative number';
+    if (seconds > MAX_ADVANCE_SECONDS) return `advanceSeconds must be at most ${MAX_ADVANCE_SECONDS} per request`;
+    if (now() + seconds * 1000 > DATE_MAX_MS)
+      return 'advanceSeconds would move the clock past the latest date it can represent (year 275760)';
+    return undefined;
+  };
   return {
     now,
     nowSeconds: () => Math.floor(now() / 1000),
+    advanceRefusal,
     advance(seconds) {
-      if (!Number.isFinite(seconds) || seconds < 0)
-        throw new RangeError('advance needs a non-negative number of seconds');
+      const refusal = advanceRefusal(seconds);
+      if (refusal) throw new RangeError(refusal);
       offset += seconds * 1000;
     },
     reset() {

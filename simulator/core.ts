@@ -37,6 +37,7 @@ import type {
 } from './types.js';
 import { oauthGateOverrides, oauthHandlers, oauthMiddlewares, seedAccounts } from './oauth/index.js';
 import { apiHandlers, apiMiddlewares } from './api/index.js';
+import { gitBodyWelcome } from './git/handlers.js';
 
 const handlers: Handlers = { ...oauthHandlers, ...apiHandlers };
 const middlewares: Middleware[] = [...apiMiddlewares, ...oauthMiddlewares];
@@ -244,15 +245,16 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
       if (!moduleState.has(key)) moduleState.set(key, init());
       return moduleState.get(key) as T;
     },
-    bodyLimit(method, pathname) {
+    bodyLimit(method, pathname, authorization) {
       const match = route(method, pathname);
-      const git = match.kind === 'found' && match.op.tags.includes('git');
+      const git =
+        match.kind === 'found' && match.op.tags.includes('git') && gitBodyWelcome(sim, match.params, authorization);
       return git ? limits().gitRequestBodyMaxBytes : limits().requestBodyMaxBytes;
     },
     tooLarge(request) {
       const { pathname } = requestUrl(request);
       // LIM-REQUEST-BODY-SIZE: 413 in the error family of the path.
-      const limit = sim.bodyLimit(request.method, pathname);
+      const limit = sim.bodyLimit(request.method, pathname, request.headers.get('authorization'));
       const message = `413 Request Entity Too Large: the body is over ${limit} bytes`;
       const reply = errorFor(pathname, 413, message).toResponse(sim);
       // The rest of the body is not read: the client must open a new connection.
@@ -262,7 +264,8 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
     reply(request) {
       // Adapters that do not stream (msw, the embedded target) still refuse a declared oversized body here.
       const declared = Number(request.headers.get('content-length'));
-      const tooLarge = declared > sim.bodyLimit(request.method, requestUrl(request).pathname);
+      const authorization = request.headers.get('authorization');
+      const tooLarge = declared > sim.bodyLimit(request.method, requestUrl(request).pathname, authorization);
       return Promise.resolve(tooLarge ? sim.tooLarge(request) : sim.answer(request));
     },
     async handle(request) {

@@ -98,8 +98,11 @@ export interface Sim {
   inForce(window: { since?: string; until?: string }): boolean;
   /** Module-owned state, created on first use and dropped by reset(). */
   state<T>(key: string, init: () => T): T;
-  /** Largest body this method and path accept (LIM-REQUEST-BODY-SIZE), for adapters that stream. */
-  bodyLimit(method: string, pathname: string): number;
+  /**
+   * Largest body this method and path accept (LIM-REQUEST-BODY-SIZE), for adapters that stream:
+   * a Git route's larger limit only with the Authorization a Git client would be served with.
+   */
+  bodyLimit(method: string, pathname: string, authorization?: string | null): number;
   /** The 413 answer of a body over bodyLimit, in the error shape of the path. */
   tooLarge(request: SimRequest): Reply;
   /** The Fetch entry (msw, supertest through the Node adapter's callers, in-process tests). */

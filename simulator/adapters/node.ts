@@ -315,7 +315,7 @@ export function toNodeListener(sim: Sim): (req: IncomingMessage, res: ServerResp
     };
     readBody(
       req,
-      sim.bodyLimit(req.method ?? 'GET', url.pathname),
+      sim.bodyLimit(req.method ?? 'GET', url.pathname, req.headers.authorization),
       (body) => guarded(res, () => read(body)),
       () => guarded(res, () => answer(res, null)),
     );
@@ -392,6 +392,9 @@ export const CONNECTION_TIMEOUTS: ConnectionTimeouts = {
   checkEveryMs: 1_000,
 };
 
+/** The largest request head Node reads (request line and headers) before its own 431. */
+export const MAX_HEAD_BYTES = 256 * 1024;
+
 /**
  * Serve on loopback (127.0.0.1 unless told otherwise); port 0 picks a free port. The control
  * API then answers only the Hosts of controlHostsFor (AUTH-CONTROL-API-LOCAL).
@@ -402,10 +405,12 @@ export async function serve(
 ): Promise<Served> {
   const host = options.host ?? '127.0.0.1';
   const timeouts = { ...CONNECTION_TIMEOUTS, ...options.timeouts };
-  // Node's own header limit must stay above the simulator's URL limit so that 414 comes from us.
+  // Node's own header limit must stay above the simulator's URL limit so that 414 comes from us,
+  // also for a URL far past it (issue 20 names 70 KB paths: at 64 KiB Node answered 431 first);
+  // still a bound, as a head past it is held whole until it ends.
   const server = createServer(
     {
-      maxHeaderSize: 64 * 1024,
+      maxHeaderSize: MAX_HEAD_BYTES,
       headersTimeout: timeouts.headersMs,
       requestTimeout: timeouts.requestMs,
       keepAliveTimeout: timeouts.keepAliveMs,

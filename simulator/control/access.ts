@@ -8,12 +8,13 @@
  *   site of an IP literal spans all its ports, so another local server is the same site;
  * - no request the browser makes ahead of a visit (`Sec-Purpose`: a prefetch, a prerender), which
  *   Chromium sends as `none` whichever page's speculation rules asked;
- * - bodies are JSON only: a form or text body is what another site can send without a preflight
- *   (a JSON one needs a preflight, and the control API grants none).
+ * - bodies are JSON only, and every request but GET and HEAD says so (an empty one too): a form,
+ *   text or untyped body is what another site can send without a preflight (a JSON one needs a
+ *   preflight, and the control API grants none).
  */
 import { ControlError } from '../errors.js';
 import { isJson, mediaType } from '../request.js';
-import { overHttps } from '../oauth/session.js';
+import { ownOrigin, siteElsewhere } from '../origin.js';
 import type { Ctx, Sim } from '../types.js';
 
 /** `name:port` entries match exactly, bare names any port. Unset (in-process adapters): any. */
@@ -27,16 +28,6 @@ function hostAllowed(sim: Sim, url: URL): boolean {
     return e === host || e === name;
   });
 }
-
-/** The origins a same-origin page of ours has: the one the request was sent to, and a fixed issuer's. */
-function ownOrigin(ctx: Ctx, origin: string): boolean {
-  const scheme = overHttps(ctx.sim, ctx.request) ? 'https:' : 'http:';
-  if (origin === `${scheme}//${ctx.url.host}`) return true;
-  const { issuer } = ctx.sim.options;
-  return issuer !== undefined && origin === new URL(issuer).origin;
-}
-
-const BROWSER_SAME_ORIGIN = new Set(['same-origin', 'none']);
 
 /** Why this control request is refused, or undefined when it may go on. */
 export async function controlRefusal(ctx: Ctx): Promise<ControlError | undefined> {
@@ -56,12 +47,12 @@ export async function controlRefusal(ctx: Ctx): Promise<ControlError | undefined
       'the control API refuses requests the browser makes ahead of a visit (Sec-Purpose header)',
       403,
     );
-  const site = request.headers.get('sec-fetch-site');
-  if (site !== null && !BROWSER_SAME_ORIGIN.has(site.toLowerCase()))
+  if (siteElsewhere(ctx))
     return new ControlError('the control API refuses cross-site browser requests (Sec-Fetch-Site header)', 403);
   if (request.method === 'GET' || request.method === 'HEAD') return undefined;
-  const type = mediaType(request);
-  if ((type !== '' && !isJson(type)) || (await ctx.body()).kind === 'form')
+  // Even an empty body needs the JSON type: a blind POST without one (a reset) is what a page
+  // can send, and a simulator reached by a non-loopback name gets no Sec-Fetch-* to refuse it by.
+  if (!isJson(mediaType(request)) || (await ctx.body()).kind === 'form')
     return new ControlError('the control API takes only JSON bodies (Content-Type: application/json)', 415);
   return undefined;
 }

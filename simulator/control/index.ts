@@ -29,9 +29,9 @@ export const simReset: Handler = async (ctx) => {
 export const simClock: Handler = async (ctx) => {
   const body = await controlBody(ctx);
   const seconds = typeof body.advanceSeconds === 'string' ? Number(body.advanceSeconds) : body.advanceSeconds;
-  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) {
-    throw new ControlError('advanceSeconds must be a non-negative number');
-  }
+  if (typeof seconds !== 'number') throw new ControlError('advanceSeconds must be a non-negative number');
+  const refusal = ctx.sim.clock.advanceRefusal(seconds);
+  if (refusal) throw new ControlError(refusal);
   ctx.sim.clock.advance(seconds);
   return json(200, { now: ctx.sim.clock.nowSeconds() });
 };

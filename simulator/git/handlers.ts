@@ -7,7 +7,7 @@
 import { checkAccessToken } from '../credentials.js';
 import { text } from '../http.js';
 import { dataset } from '../data/index.js';
-import type { Ctx, Handler, Handlers, SimRequest } from '../types.js';
+import type { Ctx, Handler, Handlers, Sim } from '../types.js';
 import { httpBackend, type CgiRequest } from './backend.js';
 import { advertisement, forgetAdvertisements } from './advertisements.js';
 import { repositoryRoot } from './repository.js';
@@ -15,12 +15,26 @@ import { repositoryRoot } from './repository.js';
 const READ = ['read_repository', 'write_repository', 'api'];
 const WRITE = ['write_repository', 'api'];
 
-function basicPassword(request: SimRequest): { user: string; password: string } | null {
-  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(request.headers.get('authorization') ?? '');
+function basicPassword(authorization: string | null | undefined): { user: string; password: string } | null {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization ?? '');
   if (!m) return null;
   const decoded = Buffer.from(m[1], 'base64').toString('utf8');
   const cut = decoded.indexOf(':');
   return cut < 0 ? null : { user: decoded.slice(0, cut), password: decoded.slice(cut + 1) };
+}
+
+const projectOf = (sim: Sim, params: Record<string, string>) =>
+  dataset(sim).catalog.projects.byPath(`${params.namespace}/${params.project}`);
+
+/**
+ * Whether a Git request may send a body up to the Git limit, decided from its head before any of
+ * the body is read: only one to a project that exists, with a live token as its Basic password.
+ * Any other gets the normal limit, as its answer (404, 401) needs no body (review 20: eight
+ * uploads of 32 MiB without credentials were held whole in memory until requestTimeout).
+ */
+export function gitBodyWelcome(sim: Sim, params: Record<string, string>, authorization: string | null | undefined) {
+  const basic = basicPassword(authorization);
+  return basic !== null && projectOf(sim, params) !== undefined && checkAccessToken(sim, basic.password).ok;
 }
 
 const challenge = () =>
@@ -33,9 +47,9 @@ function gitHandler(service: (ctx: Ctx) => 'git-upload-pack' | 'git-receive-pack
     const wanted = service(ctx);
     if (!wanted)
       return text(403, 'Git over HTTP needs the smart protocol: ?service=git-upload-pack or git-receive-pack\n');
-    const project = dataset(ctx.sim).catalog.projects.byPath(`${ctx.params.namespace}/${ctx.params.project}`);
+    const project = projectOf(ctx.sim, ctx.params);
     if (!project) return text(404, 'The project you were looking for could not be found.\n');
-    const basic = basicPassword(ctx.request);
+    const basic = basicPassword(ctx.request.headers.get('authorization'));
     if (!basic) return challenge();
     const check = checkAccessToken(ctx.sim, basic.password);
     if (!check.ok) return challenge();

@@ -5,14 +5,16 @@
  * counters are module state: reset() and time (a frozen clock keeps them) clear them.
  *
  * Two budgets, so that noise cannot flush a lock: keys of known accounts live in a table that is
- * never evicted (it is bounded by the accounts themselves, at most two keys each), and unknown
+ * never evicted (it is bounded by the accounts themselves, at most three keys each: same-origin
+and other clients, browser pages of other origins, user codes), and unknown
  * logins, which anyone can invent without end, share a bounded table that forgets its oldest
  * window when full. Neither aggregating unknown logins into one key (which would tell a known
  * login from an unknown one by when it locks) nor refusing everyone while full (a lock-out of
  * every account by a flood of names) keeps both properties.
  */
 import { limits } from '../../spec/index.js';
-import type { Sim } from '../types.js';
+import type { Ctx, Sim } from '../types.js';
+import { browserFromElsewhere } from '../origin.js';
 import type { User } from '../store.js';
 
 interface Failures {
@@ -43,9 +45,18 @@ function current(sim: Sim, key: string): Failures | undefined {
   return entry;
 }
 
-/** One key per account; an unknown login counts under its own name (so guessing names costs too). */
-export function accountKey(user: User | undefined, login: string): string {
-  return user ? `user:${user.id}` : `${UNKNOWN_LOGIN}${login.toLowerCase().slice(0, 256)}`;
+/** A browser request from another origin counts under its own key, with the same budget. */
+const ELSEWHERE = ':xsite';
+
+/**
+ * One key per account; an unknown login counts under its own name (so guessing names costs too).
+ * Pass a Ctx to count a browser request from another origin apart (review 20): a page the
+ * developer visits could otherwise lock the harness's account for everyone with blind POSTs to
+ * /oauth/token, and not counting them would let it guess freely.
+ */
+export function accountKey(user: User | undefined, login: string, ctx?: Ctx): string {
+  const key = user ? `user:${user.id}` : `${UNKNOWN_LOGIN}${login.toLowerCase().slice(0, 256)}`;
+  return ctx && browserFromElsewhere(ctx) ? key + ELSEWHERE : key;
 }
 
 /** The key of wrong user codes typed by one signed-in account. */

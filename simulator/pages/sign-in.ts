@@ -48,7 +48,7 @@ export const signIn: Handler = async (ctx) => {
   const login = form_.get(FIELDS.login) ?? '';
   const user = userByLogin(sim.store, login);
   // AUTH-BRUTE-FORCE-THROTTLED: a throttled account is refused whatever the password.
-  const key = accountKey(user, login);
+  const key = accountKey(user, login, ctx);
   if (accountLocked(sim, key)) {
     return messagePage(429, 'Too many attempts', 'Too many failed sign-in attempts. Try again later.', {
       headers: { 'retry-after': String(retryAfter(sim, key)) },

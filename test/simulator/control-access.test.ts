@@ -61,7 +61,19 @@ describe('control API bodies are JSON only', () => {
     expect(sim.clock.nowSeconds()).toBe(before);
   });
 
-  it('a JSON body (also with a charset) and an empty POST without Content-Type work as before', async () => {
+  it('refuses an empty POST without Content-Type too (review 20: no Sec-Fetch-* reaches a simulator on a non-loopback name)', async () => {
+    const { sim, send } = control();
+    const before = sim.clock.nowSeconds();
+    expect((await send('clock', { method: 'POST', body: '{"advanceSeconds":60}' })).status).toBe(415);
+    const reset = await send('reset', { method: 'POST' });
+    expect(reset.status).toBe(415);
+    expect(await reset.json()).toEqual({ message: expect.stringMatching(/only JSON bodies/) });
+    const empty = await send('reset', { method: 'POST', headers: { 'content-type': 'application/json' } });
+    expect(empty.status).toBe(200);
+    expect(sim.clock.nowSeconds()).toBe(before);
+  });
+
+  it('a JSON body (also with a charset) and an empty POST with a JSON Content-Type work as before', async () => {
     const { send, createUser } = control();
     const res = await createUser('u-json', json({ username: 'u-json', password: PASSWORD }));
     expect(res.status).toBe(201);
@@ -71,7 +83,7 @@ describe('control API bodies are JSON only', () => {
       json({ username: 'u-charset', password: PASSWORD }, { 'content-type': 'application/json; charset=utf-8' }),
     );
     expect(charset.status).toBe(201);
-    expect((await send('reset', { method: 'POST' })).status).toBe(200);
+    expect((await send('reset', { method: 'POST', headers: { 'content-type': 'application/json' } })).status).toBe(200);
   });
 });
 

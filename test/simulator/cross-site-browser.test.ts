@@ -5,12 +5,15 @@
  * <form method=POST>, and fetches of the config. Nothing changes and the config is not answered,
  * as the control API itself says when the test asks it afterwards. Nor does a prefetch or prerender
  * its speculation rules ask for, which Chromium sends as `Sec-Fetch-Site: none`, as if typed.
+ * Review 20, item 2: nor can such a page lock the harness's account with wrong passwords sent
+ * blind to /oauth/token (its failures count apart, and still lock it out).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
+import { limits } from '../../spec/index.js';
 import { createSimulator } from '../../simulator/core.js';
 import { serve, type Served } from '../../simulator/adapters/node.js';
 import { borrowBrowser, DEFAULT_CHROMIUM } from '../../suites/drivers/browser.js';
@@ -150,6 +153,44 @@ describe.skipIf(!hasChromium)(
         'GET /-/simulator/config?prefetch 403',
         'GET /-/simulator/config?prerender 403',
       ]);
+    });
+
+    it('a page on another site that sends wrong passwords for the account locks only itself out', async () => {
+      const get = (path: string) => fetch(`${served.url}/-/simulator/${path}`).then((r) => r.json());
+      const { user } = (await get('config')) as { user: { username: string; password: string } };
+      const guesses = limits().authFailuresMax + 5;
+      const grant = (password: string) =>
+        `fetch('${served.url}/oauth/token', { method: 'POST', mode: 'no-cors', body: new URLSearchParams({ grant_type: 'password', username: ${JSON.stringify(user.username)}, password: ${JSON.stringify(password)} }) })`;
+      // Every guess wrong, then the right password: still refused, the page's own guesses locked it.
+      const page = await servePage(
+        '127.0.0.2',
+        () => `<!doctype html><title>running</title><script>
+(async () => {
+  for (let i = 0; i < ${guesses}; i++) await ${grant('wrong-guess')}.catch(() => {});
+  await ${grant(user.password)}.catch(() => {});
+  document.title = 'done';
+})();
+</script>`,
+      );
+      pages.push(page.server);
+      const tokensBefore = ((await get('stats')) as { accessTokens: number }).accessTokens;
+      answered.length = 0;
+      const tab = await browser.newPage();
+      try {
+        await tab.goto(`${page.origin}/`);
+        await tab.waitForFunction(() => document.title === 'done', undefined, { timeout: 20_000 });
+      } finally {
+        await tab.close();
+      }
+      expect(answered.filter((line) => line.startsWith('POST /oauth/token '))).toHaveLength(guesses + 1);
+      expect(((await get('stats')) as { accessTokens: number }).accessTokens).toBe(tokensBefore);
+      // A client outside the browser (the harness) still signs in with the right password.
+      const res = await fetch(`${served.url}/oauth/token`, {
+        method: 'POST',
+        body: new URLSearchParams({ grant_type: 'password', username: user.username, password: user.password }),
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toHaveProperty('access_token');
     });
   },
 );

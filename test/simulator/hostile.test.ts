@@ -98,10 +98,11 @@ describe('safeReturnPath (GRANT-SIGN-IN-RETURN-SAME-ORIGIN)', () => {
 });
 
 /** A raw POST streaming `megabytes` of body, answered or not. */
-function bigPost(url: string, path: string, megabytes: number, declare: boolean) {
+function bigPost(url: string, path: string, megabytes: number, declare: boolean, authorization?: string) {
   const u = new URL(url);
   return new Promise<{ status?: number; body: string; error?: string }>((resolve) => {
     const headers: Record<string, string | number> = { 'content-type': 'application/x-www-form-urlencoded' };
+    if (authorization) headers.authorization = authorization;
     if (declare) headers['content-length'] = megabytes * 1024 * 1024;
     const req = httpRequest({ host: u.hostname, port: u.port, method: 'POST', path, headers });
     req.on('response', (res) => {
@@ -153,11 +154,44 @@ describe('body limit (LIM-REQUEST-BODY-SIZE)', () => {
     const sim = createSimulator();
     const { requestBodyMaxBytes, gitRequestBodyMaxBytes } = limits();
     expect(sim.bodyLimit('POST', '/oauth/token')).toBe(requestBodyMaxBytes);
-    expect(sim.bodyLimit('POST', '/group/project.git/git-receive-pack')).toBe(gitRequestBodyMaxBytes);
+    const basic = `Basic ${Buffer.from(`oauth2:${seeded(sim).personalAccessToken}`).toString('base64')}`;
+    const push = '/group/subgroup/project.git/git-receive-pack';
+    expect(sim.bodyLimit('POST', push, basic)).toBe(gitRequestBodyMaxBytes);
     expect(gitRequestBodyMaxBytes).toBeGreaterThan(requestBodyMaxBytes);
     const form = `grant_type=nope&pad=${'a'.repeat(requestBodyMaxBytes - 40)}`;
     const under = await sim.handle(new Request(`${ORIGIN}/oauth/token`, { method: 'POST', body: form }));
     expect(under.status).toBe(400);
+  });
+
+  it('a Git route takes the Git limit only with a live token for a project that exists (review 20)', async () => {
+    const sim = createSimulator();
+    const { requestBodyMaxBytes, gitRequestBodyMaxBytes } = limits();
+    const basic = (token: string) => `Basic ${Buffer.from(`oauth2:${token}`).toString('base64')}`;
+    const live = basic(seeded(sim).personalAccessToken);
+    const upload = '/group/subgroup/project.git/git-upload-pack';
+    const served = await serve(sim);
+    try {
+      // No credential, a dead one, or no such project: the answer (401, 404) needs no body.
+      for (const [path, authorization] of [
+        ['/nobody/nothing.git/git-upload-pack', undefined],
+        [upload, undefined],
+        [upload, basic('not-a-token')],
+        ['/nobody/nothing.git/git-upload-pack', live],
+      ] as const) {
+        expect(sim.bodyLimit('POST', path, authorization)).toBe(requestBodyMaxBytes);
+        for (const declare of [true, false]) {
+          const res = await bigPost(served.url, path, 1, declare, authorization);
+          expect(res.status, `${path} ${authorization ?? ''}`).toBe(413);
+          expect(res.body).toContain(`over ${requestBodyMaxBytes} bytes`);
+        }
+      }
+      expect(sim.bodyLimit('POST', upload, live)).toBe(gitRequestBodyMaxBytes);
+      const served1MiB = await bigPost(served.url, upload, 1, true, live);
+      expect(served1MiB.status).not.toBe(413);
+      expect(served1MiB.error).toBeUndefined();
+    } finally {
+      await served.close();
+    }
   });
 
   it('a Link header past the bound is refused with 414 first (a URL within maxUrlLength is always served)', async () => {

@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { limits } from '../../spec/index.js';
 import { createSimulator } from '../../simulator/core.js';
-import { serve, type Served } from '../../simulator/adapters/node.js';
+import { MAX_HEAD_BYTES, serve, type Served } from '../../simulator/adapters/node.js';
 
 interface Outcome {
   status: number | null;
@@ -85,8 +85,8 @@ function cases(port: number): { name: string; head: string; body: Buffer; status
       upfront: over + 64,
     },
     {
-      name: 'a 70 KB path (Node refuses the header block: 431)',
-      head: `POST /${'p'.repeat(70 * 1024)} HTTP/1.1\r\n${host}\r\nContent-Length: ${MB.length}\r\n\r\n`,
+      name: 'a path past MAX_HEAD_BYTES (Node refuses the header block: 431)',
+      head: `POST /${'p'.repeat(MAX_HEAD_BYTES + 1024)} HTTP/1.1\r\n${host}\r\nContent-Length: ${MB.length}\r\n\r\n`,
       body: MB,
       status: 431,
     },

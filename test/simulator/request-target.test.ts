@@ -6,7 +6,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulator } from '../../simulator/core.js';
-import { serve, type Served } from '../../simulator/adapters/node.js';
+import { MAX_HEAD_BYTES, serve, type Served } from '../../simulator/adapters/node.js';
 
 interface Answer {
   status: number;
@@ -99,6 +99,15 @@ describe('one URL per request', () => {
     const res = await get('/users/sign_in', host(port));
     expect(res.status, host(port)).toBe(400);
     expect(JSON.parse(res.body)).toEqual(BAD_REQUEST);
+  });
+
+  it('a 70 KB request target gets the simulator 414, not the 431 of Node; a head past 256 KiB still gets 431 (issue 20)', async () => {
+    const long = await get(`/api/v4/projects?search=${'a'.repeat(70 * 1024)}`, `127.0.0.1:${port}`);
+    expect(long.status).toBe(414);
+    expect(JSON.parse(long.body)).toEqual({ message: expect.stringMatching(/^414 Request-URI Too Large/) });
+    const pad = 'a'.repeat(MAX_HEAD_BYTES + 1024);
+    const huge = await exchange(port, ['GET /users/sign_in HTTP/1.1', `Host: 127.0.0.1:${port}`, `X-Pad: ${pad}`]);
+    expect(huge.status).toBe(431);
   });
 
   it('two Host headers are 400', async () => {

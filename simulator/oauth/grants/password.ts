@@ -39,7 +39,7 @@ export const password: Grant = {
       throw InvalidGrant('Password authentication is disabled on this instance');
     const user = userByLogin(sim.store, username);
     // AUTH-BRUTE-FORCE-THROTTLED: invalid_grant with a description, whatever the password.
-    const key = accountKey(user, username);
+    const key = accountKey(user, username, ctx);
     if (accountLocked(sim, key))
       throw InvalidGrant(`Too many failed attempts for this account; try again in ${retryAfter(sim, key)} seconds`);
     if (!user || !matchesDigest(secret, user.passwordHash)) {

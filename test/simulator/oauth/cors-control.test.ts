@@ -93,7 +93,7 @@ describe('control API', () => {
     const before = (await w.http().get('/-/simulator/config')).body;
     await w.http().post('/-/simulator/users').send({ username: 'extra' });
     await w.http().post('/-/simulator/clock').send({ advanceSeconds: 60 });
-    const reset = await w.http().post('/-/simulator/reset');
+    const reset = await w.http().post('/-/simulator/reset').set('content-type', 'application/json');
     expect(reset.status).toBe(200);
     expect([...w.sim.store.users.values()].some((u) => u.username === 'extra')).toBe(false);
     // supertest serves each request on a fresh port: compare all but the URLs.
@@ -228,7 +228,7 @@ describe('control API: settings and tokens', () => {
     });
     expect((await grant()).body.error).toBe('invalid_grant');
     expect((await w.http().post('/-/simulator/settings').send({})).body).toEqual(changed.body);
-    await w.http().post('/-/simulator/reset');
+    await w.http().post('/-/simulator/reset').set('content-type', 'application/json');
     expect((await w.http().get('/-/simulator/settings')).body).toMatchObject({
       gitPasswordAuth: true,
       maxOffset: 1234,

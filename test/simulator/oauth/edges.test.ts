@@ -340,6 +340,52 @@ describe('brute-force throttle (AUTH-BRUTE-FORCE-THROTTLED)', () => {
   });
 });
 
+describe('brute-force throttle: browser requests from another origin count apart (review 20)', () => {
+  const { authFailuresMax } = limits();
+  const grant = async (sim: Sim, password: string, headers: Record<string, string>) => {
+    const { user } = (await (await sim.handle(new Request(`${BASE}/-/simulator/config`))).json()) as {
+      user: { username: string; password: string };
+    };
+    const body = new URLSearchParams({
+      grant_type: 'password',
+      username: user.username,
+      password: password || user.password,
+    });
+    const res = await sim.handle(new Request(`${BASE}/oauth/token`, { method: 'POST', headers, body }));
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const tooMany = {
+    status: 400,
+    body: expect.objectContaining({ error_description: expect.stringMatching(/^Too many failed/) }),
+  };
+
+  it.each([
+    ['a foreign Origin', { origin: 'http://127.0.0.2:3000' }],
+    ['an opaque Origin', { origin: 'null' }],
+    ['Sec-Fetch-Site: cross-site', { 'sec-fetch-site': 'cross-site' }],
+    ['Sec-Fetch-Site: same-site', { 'sec-fetch-site': 'same-site' }],
+  ])(
+    '%s: its failures lock only such requests; the right password without them still gets a token',
+    async (_label, headers) => {
+      const sim = createSimulator({ clock: { frozen: true } });
+      for (let i = 0; i < authFailuresMax; i++) expect((await grant(sim, `wrong-${i}`, headers)).status).toBe(400);
+      expect(await grant(sim, '', headers)).toEqual(tooMany);
+      expect(await grant(sim, '', {})).toMatchObject({ status: 200, body: { access_token: expect.any(String) } });
+    },
+  );
+
+  it.each([
+    ['no browser header', {}],
+    ['its own Origin', { origin: BASE }],
+    ['Sec-Fetch-Site: same-origin', { 'sec-fetch-site': 'same-origin', origin: BASE }],
+    ['Sec-Fetch-Site: none', { 'sec-fetch-site': 'none' }],
+  ])('%s: counts under the account, as before', async (_label, headers) => {
+    const sim = createSimulator({ clock: { frozen: true } });
+    for (let i = 0; i < authFailuresMax; i++) await grant(sim, `wrong-${i}`, headers);
+    expect(await grant(sim, '', {})).toEqual(tooMany);
+  });
+});
+
 describe('the operations and gates of the OAuth side', () => {
   it('a handler for every OAuth, page and control operation of spec/openapi.yaml, and nothing else', () => {
     const oauthSide = operations()

@@ -70,7 +70,7 @@ describe('responses match spec/openapi.yaml schemas', () => {
     const w = world();
     conforms('OpenIdConfiguration', (await w.http().get('/.well-known/openid-configuration')).body);
     conforms('Jwks', (await w.http().get('/oauth/discovery/keys')).body);
-    conforms('SimulatorOk', (await w.http().post('/-/simulator/reset')).body);
+    conforms('SimulatorOk', (await w.http().post('/-/simulator/reset').set('content-type', 'application/json')).body);
     conforms('SimulatorClock', (await w.http().post('/-/simulator/clock').send({ advanceSeconds: 1 })).body);
     conforms('SimulatorStats', (await w.http().get('/-/simulator/stats')).body);
     conforms(
