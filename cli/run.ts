@@ -234,7 +234,13 @@ const within = <T>(promise: Promise<T>, ms: number): Promise<T | 'late'> => {
 
 /** The target the flags name (`--target`, `--config`, or the embedded simulator), or the caller's own. */
 /** `deadline`: the run's --deadline as an instant, which bounds every wait for the target's rate limit. */
-export function openRunTarget(s: RunSettings, io: Pick<RunIo, 'target'>, deadline?: number): Promise<Target> {
+/** `abort`: cuts the target's requests short (a signal), as the deadline does. */
+export function openRunTarget(
+  s: RunSettings,
+  io: Pick<RunIo, 'target'>,
+  deadline?: number,
+  abort?: AbortSignal,
+): Promise<Target> {
   if (io.target) return io.target();
   return openTarget({
     url: s.target,
@@ -246,6 +252,7 @@ export function openRunTarget(s: RunSettings, io: Pick<RunIo, 'target'>, deadlin
     timeoutMs: s.timeoutMs,
     maxBodyBytes: s.maxBodyBytes,
     deadline,
+    abort,
   });
 }
 
@@ -277,8 +284,15 @@ export async function executeRun(
         })
       : undefined;
     await checkReportTargets(s.reports);
-    const target = await openRunTarget(s, io, deadline);
-    if (s.probe) await probeOrStop(target, deadline);
+    // Until the checks begin there are no tokens to revoke: the first signal cuts the requests
+    // under way at once (after, a second one or the grace does), and the run goes on to skip
+    // every check and write its INTERRUPTED reports.
+    const startUp = new AbortController();
+    const cut = () => startUp.abort();
+    signals.stop.addEventListener('abort', cut, { once: true });
+    const target = await openRunTarget(s, io, deadline, AbortSignal.any([startUp.signal, signals.abandon]));
+    if (s.probe) await probeOrStop(target, deadline, startUp.signal);
+    signals.stop.removeEventListener('abort', cut);
     // Said, not silently ignored: the embedded simulator answers in process, there is no request to time out.
     if (target.kind === 'embedded' && s.timeoutMs !== undefined)
       io.err(
@@ -344,16 +358,17 @@ export function sayStopped(report: Report, err: (text: string) => void): void {
 }
 
 /**
- * Stop with one line (exit 2) when the target is plainly not a provider of the spec. A probe the
- * run's `deadline` cut short judges nothing: the run goes on to end STOPPED, its reports written.
+ * Stop with one line (exit 2) when the target is plainly not a provider of the spec, or does not
+ * answer. A probe the run's `deadline` or a signal (`stopped`) cut short judges nothing: the run
+ * goes on to end STOPPED or INTERRUPTED, its reports written.
  */
-export async function probeOrStop(target: Target, deadline?: number): Promise<void> {
-  const late = () => deadline !== undefined && Date.now() >= deadline;
+export async function probeOrStop(target: Target, deadline?: number, stopped?: AbortSignal): Promise<void> {
+  const late = () => (deadline !== undefined && Date.now() >= deadline) || stopped?.aborted === true;
   let result;
   try {
     result = await probeTarget(target);
   } catch (error) {
-    if (late() && error instanceof TransportError) return;
+    if (error instanceof TransportError && (late() || error.code === 'deadline')) return;
     await target.close();
     if (error instanceof TransportError) throw new TargetError(transportStop(target.baseUrl, error));
     throw error;
