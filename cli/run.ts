@@ -272,7 +272,9 @@ export async function executeRun(
     // The whole run's bound counts from here: set-up and probe included.
     const deadline = s.deadlineMs === undefined ? undefined : Date.now() + s.deadlineMs;
     if (saved.checks?.length === 0) {
-      io.out(`idp-conformance: nothing to rerun: no check failed, warned or errored in ${flags.rerunFailed}\n`);
+      io.out(
+        `idp-conformance: nothing to rerun: no check failed, warned, errored or was left unrun in ${flags.rerunFailed}\n`,
+      );
       return EXIT.ok;
     }
     const checks = (io.checks ?? allChecks)();
@@ -455,7 +457,7 @@ export function registerRun(program: Command): void {
     )
     .option(
       '--rerun-failed <report.json>',
-      'rerun the checks that failed, warned or errored there, same seed; the target comes from --target/--config only (default: none)',
+      'rerun the checks that failed, warned or errored there, or that its interrupted or stopped run left unrun, same seed; the target comes from --target/--config only (default: none)',
     )
     .option(
       '--from <report.json>',
