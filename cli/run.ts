@@ -11,6 +11,7 @@ import {
   parseReportSpecs,
   shouldColor,
   writeReports,
+  ReportsNotWritten,
   type ReportTarget,
 } from '../reporters/index.js';
 import { allChecks } from '../suites/index.js';
@@ -27,7 +28,7 @@ import { loadExpectations } from '../suites/runner/expect.js';
 import { ruleCatalogue, rulesOfOrigins } from '../suites/runner/rules.js';
 import type { Check } from '../suites/types.js';
 import type { Report } from '../suites/report/model.js';
-import { EXIT, UsageError, usageExit } from './errors.js';
+import { EXIT, UsageError, errorLine, usageExit } from './errors.js';
 import { parseShard, type Shard } from '../suites/runner/shard.js';
 import { resolveSavedRun } from './saved-run.js';
 import { ConfigError, TargetError } from '../suites/errors.js';
@@ -330,7 +331,16 @@ export async function executeRun(
     io.onReport?.(report);
     // Leaving early, the reports get a bounded time: a wedged disk must not keep the process.
     const catalogue = ruleCatalogueEntries(checks);
-    const writing = s.reports.length ? writeReports(report, s.reports, { catalogue }) : Promise.resolve([]);
+    // A report that cannot be written (checked before the run, so the disk changed since) loses
+    // none of the others, nor the verdict: each failure is said after it, exit 2.
+    let failures: string[] = [];
+    const writing = s.reports.length
+      ? writeReports(report, s.reports, { catalogue }).catch((error: unknown) => {
+          if (!(error instanceof ReportsNotWritten)) throw error;
+          failures = error.failures;
+          return error.written;
+        })
+      : Promise.resolve([]);
     const written = signals.abandon.aborted ? await within(writing, REPORT_WRITE_MS) : await writing;
     const color = shouldColor({ isTTY: io.stdoutTty }, env);
     io.out(
@@ -344,7 +354,8 @@ export async function executeRun(
     );
     if (written === 'late') io.err(`idp-conformance: the reports were not written within ${REPORT_WRITE_MS} ms\n`);
     sayStopped(report, io.err);
-    return exitCodeOf(report);
+    for (const failure of failures) io.err(`idp-conformance: ${errorLine(failure)}\n`);
+    return failures.length ? EXIT.usage : exitCodeOf(report);
   } catch (error) {
     return usageExit(error, io.err);
   } finally {
