@@ -11,6 +11,7 @@ import {
   parseReportSpecs,
   shouldColor,
   writeReports,
+  ReportsNotWritten,
   type ReportTarget,
 } from '../reporters/index.js';
 import { allChecks } from '../suites/index.js';
@@ -27,7 +28,7 @@ import { loadExpectations } from '../suites/runner/expect.js';
 import { ruleCatalogue, rulesOfOrigins } from '../suites/runner/rules.js';
 import type { Check } from '../suites/types.js';
 import type { Report } from '../suites/report/model.js';
-import { EXIT, UsageError, usageExit } from './errors.js';
+import { EXIT, UsageError, errorLine, usageExit } from './errors.js';
 import { parseShard, type Shard } from '../suites/runner/shard.js';
 import { resolveSavedRun } from './saved-run.js';
 import { ConfigError, TargetError } from '../suites/errors.js';
@@ -234,7 +235,13 @@ const within = <T>(promise: Promise<T>, ms: number): Promise<T | 'late'> => {
 
 /** The target the flags name (`--target`, `--config`, or the embedded simulator), or the caller's own. */
 /** `deadline`: the run's --deadline as an instant, which bounds every wait for the target's rate limit. */
-export function openRunTarget(s: RunSettings, io: Pick<RunIo, 'target'>, deadline?: number): Promise<Target> {
+/** `abort`: cuts the target's requests short (a signal), as the deadline does. */
+export function openRunTarget(
+  s: RunSettings,
+  io: Pick<RunIo, 'target'>,
+  deadline?: number,
+  abort?: AbortSignal,
+): Promise<Target> {
   if (io.target) return io.target();
   return openTarget({
     url: s.target,
@@ -246,6 +253,7 @@ export function openRunTarget(s: RunSettings, io: Pick<RunIo, 'target'>, deadlin
     timeoutMs: s.timeoutMs,
     maxBodyBytes: s.maxBodyBytes,
     deadline,
+    abort,
   });
 }
 
@@ -265,7 +273,9 @@ export async function executeRun(
     // The whole run's bound counts from here: set-up and probe included.
     const deadline = s.deadlineMs === undefined ? undefined : Date.now() + s.deadlineMs;
     if (saved.checks?.length === 0) {
-      io.out(`idp-conformance: nothing to rerun: no check failed, warned or errored in ${flags.rerunFailed}\n`);
+      io.out(
+        `idp-conformance: nothing to rerun: no check failed, warned, errored or was left unrun in ${flags.rerunFailed}\n`,
+      );
       return EXIT.ok;
     }
     const checks = (io.checks ?? allChecks)();
@@ -277,8 +287,15 @@ export async function executeRun(
         })
       : undefined;
     await checkReportTargets(s.reports);
-    const target = await openRunTarget(s, io, deadline);
-    if (s.probe) await probeOrStop(target, deadline);
+    // Until the checks begin there are no tokens to revoke: the first signal cuts the requests
+    // under way at once (after, a second one or the grace does), and the run goes on to skip
+    // every check and write its INTERRUPTED reports.
+    const startUp = new AbortController();
+    const cut = () => startUp.abort();
+    signals.stop.addEventListener('abort', cut, { once: true });
+    const target = await openRunTarget(s, io, deadline, AbortSignal.any([startUp.signal, signals.abandon]));
+    if (s.probe) await probeOrStop(target, deadline, startUp.signal);
+    signals.stop.removeEventListener('abort', cut);
     // Said, not silently ignored: the embedded simulator answers in process, there is no request to time out.
     if (target.kind === 'embedded' && s.timeoutMs !== undefined)
       io.err(
@@ -314,7 +331,16 @@ export async function executeRun(
     io.onReport?.(report);
     // Leaving early, the reports get a bounded time: a wedged disk must not keep the process.
     const catalogue = ruleCatalogueEntries(checks);
-    const writing = s.reports.length ? writeReports(report, s.reports, { catalogue }) : Promise.resolve([]);
+    // A report that cannot be written (checked before the run, so the disk changed since) loses
+    // none of the others, nor the verdict: each failure is said after it, exit 2.
+    let failures: string[] = [];
+    const writing = s.reports.length
+      ? writeReports(report, s.reports, { catalogue }).catch((error: unknown) => {
+          if (!(error instanceof ReportsNotWritten)) throw error;
+          failures = error.failures;
+          return error.written;
+        })
+      : Promise.resolve([]);
     const written = signals.abandon.aborted ? await within(writing, REPORT_WRITE_MS) : await writing;
     const color = shouldColor({ isTTY: io.stdoutTty }, env);
     io.out(
@@ -328,7 +354,8 @@ export async function executeRun(
     );
     if (written === 'late') io.err(`idp-conformance: the reports were not written within ${REPORT_WRITE_MS} ms\n`);
     sayStopped(report, io.err);
-    return exitCodeOf(report);
+    for (const failure of failures) io.err(`idp-conformance: ${errorLine(failure)}\n`);
+    return failures.length ? EXIT.usage : exitCodeOf(report);
   } catch (error) {
     return usageExit(error, io.err);
   } finally {
@@ -344,16 +371,17 @@ export function sayStopped(report: Report, err: (text: string) => void): void {
 }
 
 /**
- * Stop with one line (exit 2) when the target is plainly not a provider of the spec. A probe the
- * run's `deadline` cut short judges nothing: the run goes on to end STOPPED, its reports written.
+ * Stop with one line (exit 2) when the target is plainly not a provider of the spec, or does not
+ * answer. A probe the run's `deadline` or a signal (`stopped`) cut short judges nothing: the run
+ * goes on to end STOPPED or INTERRUPTED, its reports written.
  */
-export async function probeOrStop(target: Target, deadline?: number): Promise<void> {
-  const late = () => deadline !== undefined && Date.now() >= deadline;
+export async function probeOrStop(target: Target, deadline?: number, stopped?: AbortSignal): Promise<void> {
+  const late = () => (deadline !== undefined && Date.now() >= deadline) || stopped?.aborted === true;
   let result;
   try {
     result = await probeTarget(target);
   } catch (error) {
-    if (late() && error instanceof TransportError) return;
+    if (error instanceof TransportError && (late() || error.code === 'deadline')) return;
     await target.close();
     if (error instanceof TransportError) throw new TargetError(transportStop(target.baseUrl, error));
     throw error;
@@ -440,7 +468,7 @@ export function registerRun(program: Command): void {
     )
     .option(
       '--rerun-failed <report.json>',
-      'rerun the checks that failed, warned or errored there, same seed; the target comes from --target/--config only (default: none)',
+      'rerun the checks that failed, warned or errored there, or that its interrupted or stopped run left unrun, same seed; the target comes from --target/--config only (default: none)',
     )
     .option(
       '--from <report.json>',

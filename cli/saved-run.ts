@@ -1,6 +1,6 @@
 /**
  * `run` flags that start from a saved JSON report: `--rerun-failed report.json` (exactly the checks
- * that failed, warned or errored there), `--from report.json` (its seed, e.g. with `--check ID` to
+ * that failed, warned or errored there, or that its interrupted or stopped run did not reach), `--from report.json` (its seed, e.g. with `--check ID` to
  * reproduce one) and `--durations report.json` (balance `--shard` by time).
  *
  * A saved report is data, never flags: it may come from anywhere (a CI artifact, a colleague, a
@@ -12,9 +12,25 @@
 import { readReport } from '../reporters/index.js';
 import type { Report } from '../suites/report/model.js';
 import { durationsOf } from '../suites/runner/shard.js';
+import { INTERRUPTED } from '../suites/runner/session.js';
 import { UsageError } from './errors.js';
 
 export const RERUN_STATUSES = ['failed', 'warned', 'errored'] as const;
+
+/**
+ * A check to run again: it failed, warned or errored, or its run was cut short before it (a
+ * signal, --deadline, a target that stopped answering or serving): a CI step that retries an
+ * interrupted run must run what it did not, not turn green on "nothing to rerun". A check
+ * skipped for a reason of its own (a feature the target lacks) stays skipped.
+ */
+function rerun(report: Report, check: Report['checks'][number]): boolean {
+  if ((RERUN_STATUSES as readonly string[]).includes(check.status)) return true;
+  if (check.status !== 'skipped') return false;
+  return (
+    (report.interrupted !== undefined && check.message === INTERRUPTED) ||
+    (report.stopped !== undefined && check.message === report.stopped.message)
+  );
+}
 
 /** The run flags this module reads (cli/run.ts's RunFlags has them all; importing it would close a cycle). */
 export interface SavedRunFlags {
@@ -133,7 +149,7 @@ export async function resolveSavedRun<F extends SavedRunFlags>(flags: F): Promis
   const report = await readReport(source);
   const merged = fromReport(report, flags, source);
   if (flags.rerunFailed === undefined) return { flags: merged, durations };
-  const checks = report.checks.filter((c) => (RERUN_STATUSES as readonly string[]).includes(c.status)).map((c) => c.id);
+  const checks = report.checks.filter((c) => rerun(report, c)).map((c) => c.id);
   if (checks.some((id) => !CHECK_ID.test(id))) throw new UsageError(`${source}: a check id there is not one`);
   return { flags: merged, checks, durations };
 }

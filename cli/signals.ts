@@ -16,6 +16,8 @@ export const STOP_GRACE_MS = 5000;
  */
 export function watchSignals(io: { err: (text: string) => void }): {
   stopRequested: () => Signal | undefined;
+  /** Aborted at the first signal: what waits with no tokens to revoke (the probe) stops at once. */
+  stop: AbortSignal;
   /** Aborted when the run must leave now (a second signal, or the first unfinished after the grace). */
   abandon: AbortSignal;
   release(): void;
@@ -27,12 +29,14 @@ export function watchSignals(io: { err: (text: string) => void }): {
   let interrupted: Signal | undefined;
   let firstAt = 0;
   const leave = new AbortController();
+  const first = new AbortController();
   let grace: NodeJS.Timeout | undefined;
   const onSignal = (signal: Signal) => {
     if (!interrupted) {
       interrupted = signal;
       firstAt = Date.now();
       io.err(`\nidp-conformance: ${signal}: stopping after the running request; revoking its tokens\n`);
+      first.abort();
       grace = setTimeout(() => {
         io.err(`idp-conformance: the running check did not stop within ${STOP_GRACE_MS} ms; leaving now\n`);
         leave.abort();
@@ -48,6 +52,7 @@ export function watchSignals(io: { err: (text: string) => void }): {
   for (const signal of signals) process.on(signal, onSignal);
   return {
     stopRequested: () => interrupted,
+    stop: first.signal,
     abandon: leave.signal,
     release: () => {
       clearTimeout(grace);

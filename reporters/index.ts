@@ -2,9 +2,9 @@
  * The reporters' public face: render a report in every format, write them to files, parse the
  * `--report kind=path,...` flag. Every renderer passes the report through `redact` first.
  */
-import { access, constants, stat, writeFile } from 'node:fs/promises';
+import { access, constants, open, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { makeDirectories } from './directories.js';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { CatalogueEntry } from '../spec/catalogue.js';
 import { ReportError } from '../suites/errors.js';
 import { renderHtml } from './html.js';
@@ -143,6 +143,16 @@ export async function checkReportTargets(targets: readonly ReportTarget[]): Prom
     } catch (error) {
       throw cannotWrite(kind, path, `${self ? full : dir}: ${errnoWords(error)}`);
     }
+    // Tried, not only looked at: a folder may say it is writable and take no file (procfs).
+    // A new file in the folder that will hold it is made and removed; an existing one is left as it is.
+    if (self || dir !== dirname(full)) continue;
+    try {
+      await (await open(full, 'wx')).close();
+      await unlink(full);
+    } catch (error) {
+      // Made meanwhile by another writer: the folder takes files.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw cannotWrite(kind, path, errnoWords(error));
+    }
   }
 }
 
@@ -158,48 +168,102 @@ export interface WrittenFile {
   path: string;
 }
 
+/**
+ * Some reports could not be written: `failures` says each in one line, `written` the files that
+ * were (each whole: none is lost for another's failure). The message is the first failure.
+ */
+export class ReportsNotWritten extends ReportError {
+  override name = 'ReportsNotWritten';
+  constructor(
+    readonly failures: string[],
+    readonly written: WrittenFile[],
+  ) {
+    super(failures[0]);
+  }
+}
+
+/**
+ * Written beside itself under another name, then renamed: a file is whole or not there (a failure,
+ * or the process leaving, never leaves an empty or half-written report over the last good one).
+ */
+async function writeWhole(path: string, content: string): Promise<void> {
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  try {
+    await writeFile(temporary, content, 'utf8');
+    await rename(temporary, path);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** What each of a set of writes came to: the files written, a line for each that failed. */
+async function settle(
+  writes: { file: WrittenFile; write: () => Promise<void> }[],
+): Promise<{ written: WrittenFile[]; failures: string[] }> {
+  const outcomes = await Promise.allSettled(writes.map(({ write }) => write()));
+  return {
+    written: writes.filter((_, i) => outcomes[i].status === 'fulfilled').map(({ file }) => file),
+    failures: outcomes.flatMap((o) => (o.status === 'rejected' ? [(o.reason as Error).message] : [])),
+  };
+}
+
+/**
+ * Renders each target's format and writes it, creating parent folders; returns what it wrote.
+ * Every file is tried: one that cannot be written is a ReportsNotWritten naming the rest as written.
+ */
 export async function writeReports(
   report: Report,
   targets: readonly ReportTarget[],
   options: WriteOptions = {},
 ): Promise<WrittenFile[]> {
   const safe = redact(report);
-  await Promise.all(
-    targets.map(async ({ kind, path }) => {
-      if (!isKind(kind))
-        throw new ReportError(`unknown report kind "${oneLine(String(kind))}" (expected ${kindList()})`);
-      const content = RENDERERS[kind](safe);
-      try {
-        makeDirectories(dirname(path));
-      } catch (error) {
-        // mkdir meets a file where a folder should be: EEXIST or ENOTDIR, either way the same words.
-        const where = (error as NodeJS.ErrnoException).path ?? dirname(path);
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EEXIST' || code === 'ENOTDIR') throw cannotWrite(kind, path, `${where} is not a directory`);
-        throw cannotWrite(kind, path, `${where}: ${errnoWords(error)}`);
-      }
-      try {
-        await writeFile(path, content, 'utf8');
-      } catch (error) {
-        const where = (error as NodeJS.ErrnoException).path;
-        throw cannotWrite(kind, path, `${where && where !== path ? `${where}: ` : ''}${errnoWords(error)}`);
-      }
-    }),
+  for (const { kind } of targets)
+    if (!isKind(kind)) throw new ReportError(`unknown report kind "${oneLine(String(kind))}" (expected ${kindList()})`);
+  const reports = await settle(
+    targets.map(({ kind, path }) => ({
+      file: { kind, path },
+      write: async () => {
+        const content = RENDERERS[kind](safe);
+        try {
+          makeDirectories(dirname(path));
+        } catch (error) {
+          // mkdir meets a file where a folder should be: EEXIST or ENOTDIR, either way the same words.
+          const where = (error as NodeJS.ErrnoException).path ?? dirname(path);
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code === 'EEXIST' || code === 'ENOTDIR') throw cannotWrite(kind, path, `${where} is not a directory`);
+          throw cannotWrite(kind, path, `${where}: ${errnoWords(error)}`);
+        }
+        try {
+          await writeWhole(path, content);
+        } catch (error) {
+          const where = (error as NodeJS.ErrnoException).path;
+          const shown = where && where !== path && dirname(where) !== dirname(path) ? `${where}: ` : '';
+          throw cannotWrite(kind, path, `${shown}${errnoWords(error)}`);
+        }
+      },
+    })),
   );
   const { catalogue } = options;
-  if (!catalogue) return [...targets];
-  // Beside each report whose rule ids link to it, once per folder and format.
+  // Beside each report written whose rule ids link to it, once per folder and format.
   const beside = new Map<string, 'html' | 'md'>();
-  for (const { kind, path } of targets)
-    if (kind === 'html' || kind === 'md') beside.set(join(dirname(path), CATALOGUE_FORMATS[kind].file), kind);
-  await Promise.all(
-    [...beside].map(async ([file, kind]) => {
-      try {
-        await writeFile(file, CATALOGUE_FORMATS[kind].render(catalogue), 'utf8');
-      } catch (error) {
-        throw new ReportError(`cannot write the rule catalogue to ${oneLine(file)}: ${errnoWords(error)}`);
-      }
-    }),
+  if (catalogue)
+    for (const { kind, path } of reports.written)
+      if (kind === 'html' || kind === 'md') beside.set(join(dirname(path), CATALOGUE_FORMATS[kind].file), kind);
+  const catalogues = await settle(
+    [...beside].map(([file, kind]) => ({
+      file: { kind: 'catalogue' as const, path: file },
+      write: async () => {
+        try {
+          await writeWhole(file, CATALOGUE_FORMATS[kind].render(catalogue!));
+        } catch (error) {
+          throw new ReportError(`cannot write the rule catalogue to ${oneLine(file)}: ${errnoWords(error)}`);
+        }
+      },
+    })),
   );
-  return [...targets, ...[...beside.keys()].map((path) => ({ kind: 'catalogue' as const, path }))];
+  const written = [...reports.written, ...catalogues.written];
+  const failures = [...reports.failures, ...catalogues.failures];
+  if (failures.length) throw new ReportsNotWritten(failures, written);
+  return written;
 }

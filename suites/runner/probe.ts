@@ -93,7 +93,13 @@ export async function probeTarget(target: Target, base = target.baseUrl): Promis
       response = await screen(asked, await target.send({ method: q.method, url, headers, body: q.body }));
     } catch (error) {
       if (error instanceof UnservedAnswer) unserved++;
-      if (!(error instanceof TransportError) || error.code === 'unreachable' || error.code === 'untrusted') throw error;
+      // Unanswered (or cut short by the run's bound), the rest would wait as long for nothing: the
+      // target does not answer, which is no sign it is not a provider.
+      if (
+        !(error instanceof TransportError) ||
+        ['unreachable', 'untrusted', 'timeout', 'deadline'].includes(error.code)
+      )
+        throw error;
       if (error.code === 'rate-limited') limited ??= error;
       found.push(`${asked}: ${error.message.replace(`${asked}: `, '')}`);
       continue;

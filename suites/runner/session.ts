@@ -255,6 +255,10 @@ function stopFor(refusals: readonly TransportError[]): StopReason {
   return { reason: 'rate-limited', message: stoppedServing(last.resetIn) };
 }
 
+/** No answer came: none within --timeout, or the connection refused or reset (http.ts 'unreachable'). */
+const isUnanswered = (error: unknown) =>
+  error instanceof TransportError && (error.code === 'timeout' || error.code === 'unreachable');
+
 /** The first question of a run, whose answer says the target serves at all. */
 const reachability = (target: Target) => ({ method: 'GET', url: `${target.baseUrl}/`, headers: new Headers() });
 
@@ -418,7 +422,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         }
         return response;
       } catch (error) {
-        if (error instanceof TransportError && error.code === 'timeout' && ++unanswered >= SILENT_LIMIT)
+        // A refused or reset connection is no answer either: a target whose process went away
+        // mid-run stops the run as a silent one does (before, each later check errored on it).
+        if (isUnanswered(error) && ++unanswered >= SILENT_LIMIT)
           gone ??= { reason: 'silent', message: STOPPED_ANSWERING };
         if (error instanceof TransportError && (error.code === 'rate-limited' || error.code === 'unserved'))
           await refused(error);

@@ -39,6 +39,11 @@ export interface HttpTargetOptions {
    * answering every request just under --timeout took a run's start-up minutes past it.
    */
   deadline?: number;
+  /**
+   * Aborted when the run stops or leaves (a signal): the request under way is cut short, a later
+   * one not sent, both as a TransportError coded 'deadline' (a bound of the run, not the target's silence).
+   */
+  abort?: AbortSignal;
   /** Where the waits pass: a test's virtual clock, so that they cost no real time. */
   clock?: Clock;
   /** Largest response body read, in bytes; a longer one fails the request (the check that sent it). */
@@ -124,6 +129,9 @@ async function isSlowDown(response: Response): Promise<boolean> {
 /** A request the run's --deadline (or its own `until`) cut short: no verdict on the target's pace. */
 const pastDeadline = (where: string, what: string) =>
   new TransportError(`${where}: ${what} before the run's --deadline`, 'deadline');
+/** A request the run's interruption cut short: no verdict on the target either. */
+const interrupted = (where: string, what: string) =>
+  new TransportError(`${where}: ${what}: the run was interrupted`, 'deadline');
 
 export function createHttpTarget(config: TargetConfig, options: HttpTargetOptions = {}): Target {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -155,6 +163,8 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
     const until = raw.until ?? options.deadline;
     const left = until === undefined ? Infinity : until - Date.now();
     if (left <= 0) return Promise.reject(pastDeadline(`${raw.method} ${shown}`, 'was not sent'));
+    const { abort } = options;
+    if (abort?.aborted) return Promise.reject(interrupted(`${raw.method} ${shown}`, 'not sent'));
     const waitMs = Math.min(timeoutMs, left);
     return new Promise<Response>((resolve, reject) => {
       let answered = false;
@@ -234,6 +244,9 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
         const what = answered ? `the answer did not end within ${timeoutMs} ms` : `no answer within ${timeoutMs} ms`;
         req.destroy(new TransportError(`${raw.method} ${shown}: ${what}`, 'timeout'));
       }, waitMs);
+      const onAbort = () =>
+        req.destroy(interrupted(`${raw.method} ${shown}`, answered ? 'got no whole answer' : 'got no answer'));
+      abort?.addEventListener('abort', onAbort, { once: true });
       // An unasked 101 hands the connection over and answers nothing: Node would close it in silence.
       req.on('upgrade', (_res, socket: Socket) => {
         socket.destroy();
@@ -241,6 +254,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
       });
       req.once('close', () => {
         clearTimeout(timer);
+        abort?.removeEventListener('abort', onAbort);
         // Whatever else ends an exchange without a word ends it here (an error, if any, said it first).
         // An answer begun and never ended is said too: its timer is gone with the connection.
         setImmediate(() =>

@@ -134,6 +134,30 @@ describe.concurrent('a target that trickles its answers', () => {
   }, 120_000);
 });
 
+describe('a target that goes away', () => {
+  it(`counts refused connections as unanswered: ${SILENT_LIMIT} in a row stop the run, one line, reports, exit 2`, async () => {
+    const server = await simulatorWith(() => false);
+    const report = join(dir, 'gone.json');
+    const run = child(['--target', server.url, '--runs', '3', '--report', `json=${report}`]);
+    await run.started;
+    // Its process gone: every connection from now on refused (ECONNREFUSED).
+    await server.close();
+    const code = await run.exited;
+    const { out, err } = run.output();
+    expect(code, err + out).toBe(2);
+    expect(err).toMatch(
+      new RegExp(
+        `^idp-conformance: the target stopped answering after ${SILENT_LIMIT} requests in a row got no answer; \\d+ of \\d+ checks not run$`,
+        'm',
+      ),
+    );
+    const json = read(report);
+    expect(json.stopped?.reason).toBe('silent');
+    expect(json.checks.filter((c) => c.status === 'failed')).toEqual([]);
+    expect(json.checks.filter((c) => c.status === 'errored').length).toBeLessThanOrEqual(SILENT_LIMIT);
+  }, 120_000);
+});
+
 describe.concurrent('--deadline', () => {
   it('ends the run at its bound with its reports, STOPPED and exit code 2', async () => {
     const server = await simulatorWith(() => false, { delayMs: 10 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import escapeHtml from 'escape-html';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import {
   shouldColor,
   validateReport,
   writeReports,
+  ReportsNotWritten,
 } from '../../reporters/index.js';
 import { HOSTILE, SECRETS, fixtureReport, leakedSecrets } from './fixture.js';
 
@@ -430,6 +431,22 @@ describe('writeReports', () => {
     await expect(writeReports(report, [{ kind: 'md', path: join(dir, 'r.json', 'under-a-file.md') }])).rejects.toThrow(
       /^cannot write the md report to .*under-a-file\.md: .*r\.json is not a directory$/,
     );
+  });
+  it('one report that cannot be written loses none of the others: each written whole, the failure named', async () => {
+    dir ||= await mkdtemp(join(tmpdir(), 'reporters-'));
+    await writeFile(join(dir, 'a-file'), 'x');
+    const good = join(dir, 'kept', 'r.md');
+    const error = await writeReports(report, [
+      { kind: 'json', path: join(dir, 'a-file', 'r.json') },
+      { kind: 'md', path: good },
+    ]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReportsNotWritten);
+    const { failures, written } = error as ReportsNotWritten;
+    expect(failures).toEqual([expect.stringMatching(/^cannot write the json report to .*a-file\/r\.json: /)]);
+    expect(written).toEqual([{ kind: 'md', path: good }]);
+    expect(await readFile(good, 'utf8')).toMatch(/^## ❌ idp-conformance: FAIL/);
+    // Written beside itself under another name and renamed: no half-written file left behind.
+    expect((await readdir(join(dir, 'kept'))).sort()).toEqual(['r.md']);
   });
   // procfs answers mkdir with ENOENT under a directory that exists: Node 20's recursive mkdir tried
   // again for ever (a run or a proxy session hung at its end, its reports never written).

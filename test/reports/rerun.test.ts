@@ -1,5 +1,5 @@
 /** `run --rerun-failed report.json` and `run --from report.json --check ID`. */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -48,7 +48,35 @@ describe('run --rerun-failed', () => {
     await run({ check: 'grants.state-unchanged', seed: '5', report: `json=${dir}/green.json` });
     const r = await run({ rerunFailed: `${dir}/green.json` });
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/nothing to rerun: no check failed, warned or errored in .*green\.json/);
+    expect(r.out).toMatch(/nothing to rerun: no check failed, warned, errored or was left unrun in .*green\.json/);
+  });
+
+  it('reruns the checks a run cut short left unrun (--deadline, a signal), not those skipped for a reason of the target', async () => {
+    // Past its deadline before the first check: every check skipped, STOPPED, exit 2.
+    const cut = await run({ suite: 'oidc', seed: '7', deadline: '1ms', report: `json=${dir}/cut.json` });
+    expect(cut.code).toBe(2);
+    const stopped = read(`${dir}/cut.json`);
+    expect(stopped.stopped?.reason).toBe('deadline');
+    const ids = stopped.checks.map((c) => c.id);
+    expect(ids.length).toBeGreaterThan(1);
+    const again = await run({ rerunFailed: `${dir}/cut.json`, report: `json=${dir}/cut-again.json` });
+    expect(again.out).not.toMatch(/nothing to rerun/);
+    expect(read(`${dir}/cut-again.json`).checks.map((c) => c.id)).toEqual(ids);
+    expect(again.code).toBe(0);
+
+    // The same report as an interruption had left it, one check skipped for a reason of its own.
+    const interrupted: Report = {
+      ...stopped,
+      stopped: undefined,
+      interrupted: 'SIGINT',
+      checks: stopped.checks.map((c, i) =>
+        i === 0 ? { ...c, message: 'the target does not offer it' } : { ...c, message: 'the run was interrupted' },
+      ),
+    };
+    writeFileSync(`${dir}/int.json`, JSON.stringify(interrupted));
+    const resumed = await run({ rerunFailed: `${dir}/int.json`, report: `json=${dir}/int-again.json` });
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(read(`${dir}/int-again.json`).checks.map((c) => c.id)).toEqual(ids.slice(1));
   });
 
   it.each<[RunFlags, RegExp]>([

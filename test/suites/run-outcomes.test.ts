@@ -27,6 +27,7 @@ import {
 } from './loopback.js';
 
 import { checks as tokenChecks } from '../../suites/tokens/index.js';
+import { executeRun } from '../../cli/run.js';
 import type { Report } from '../../suites/report/model.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'run-outcomes-'));
@@ -277,12 +278,45 @@ describe('report paths are judged before the run, in words', () => {
     ],
     [`html=${dir}`, `cannot write the html report to ${dir}: ${dir} is a directory`],
     [`md=${join(file, 'deeper', 'r.md')}`, `${file} is not a directory`],
+    // A folder that looks writable and takes no file (procfs): tried, not only looked at.
+    ...(process.platform === 'linux'
+      ? [
+          [
+            `json=/proc/idp-conformance-x.json,md=${dir}/z2.md`,
+            'cannot write the json report to /proc/idp-conformance-x.json: ',
+          ],
+        ]
+      : []),
   ])('%s: exit 2 with the path, and no check ran', async (report, words) => {
     const r = await runCli({ report, seed: '1' });
     expect(r.code).toBe(2);
     expect(r.err.trim().split('\n')).toHaveLength(1);
     expect(r.err).toContain(words);
     expect(r.out).toBe('');
+  });
+
+  it('a report that cannot be written after the run loses neither the verdict nor the other reports', async () => {
+    const late = join(dir, 'late');
+    const kept = join(dir, 'kept.md');
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await executeRun(
+      { check: 'oidc.discovery', seed: '1', report: `json=${join(late, 'r.json')},md=${kept}` },
+      {
+        out: (t) => void out.push(t),
+        err: (t) => void err.push(t),
+        // The disk changed during the run: a file now where the json report's folder was to be made.
+        onReport: () => writeFileSync(late, 'x'),
+      },
+      {},
+    );
+    expect(code).toBe(2);
+    expect(out.join('')).toMatch(/^PASS/m);
+    expect(out.join('')).toContain(`md report: ${kept}`);
+    expect(err.join('')).toContain(
+      `idp-conformance: cannot write the json report to ${join(late, 'r.json')}: ${late} is not a directory\n`,
+    );
+    expect(readFileSync(kept, 'utf8')).toMatch(/idp-conformance: PASS/);
   });
 
   it('names permission problems in words, with the code', () => {
