@@ -226,9 +226,10 @@ it('a key set of 20,000 keys is read whole in bounded time', async () => {
   const flood = FIRST_READ * 200;
   const beside = Array.from({ length: flood - 1 }, (_, i) => ({ ...identity.key, kid: `e${i}` }));
   forgery = { ...identity, beside };
-  const started = performance.now();
+  // Bounded: of the set the target serves, only the budget's keys are judged for small order (a
+  // fifth of a modulus each), and the checks failed on the set within their limit, not errored.
+  expect(keysToJudge([identity.key, ...beside]).size).toBe(80);
   const report = await failedOnKeySet();
-  expect(performance.now() - started).toBeLessThan(60_000);
   for (const check of report.checks) {
     expect(check.message).toMatch(/^the key set publishes an Ed25519 key of small order/);
     expect(check.message).not.toMatch(/not read/);

@@ -218,25 +218,25 @@ describe('http target', () => {
   });
 
   it('cuts each request at --deadline, not --timeout, and one past it is not sent; its own until wins', async () => {
-    const target = createHttpTarget({ baseUrl: base }, { timeoutMs: 15_000, deadline: Date.now() + 300 });
-    const started = performance.now();
+    // Only the timer armed for the deadline says 'got no answer before the run's --deadline'; one armed
+    // for --timeout says 'no answer within 3000 ms' (a --timeout the test's own 5 s outlasts).
+    const target = createHttpTarget({ baseUrl: base }, { timeoutMs: 3_000, deadline: Date.now() + 300 });
     await expect(target.send(get('/hang'))).rejects.toMatchObject({
       code: 'deadline',
       message: "GET /hang: got no answer before the run's --deadline",
     });
-    expect(performance.now() - started).toBeLessThan(2000);
     const before = seen.length;
     await expect(target.send(get('/hang'))).rejects.toMatchObject({
       code: 'deadline',
       message: "GET /hang: was not sent before the run's --deadline",
     });
     expect(seen.length).toBe(before);
-    // Revocation's grace: a request carrying a later bound is waited for up to it.
-    const graced = performance.now();
+    // Revocation's grace: a request carrying a later bound is sent past the deadline, waited for up to it.
     await expect(target.send({ ...get('/hang'), until: Date.now() + 300 })).rejects.toMatchObject({
       code: 'deadline',
+      message: "GET /hang: got no answer before the run's --deadline",
     });
-    expect(performance.now() - graced).toBeGreaterThanOrEqual(250);
+    expect(seen.length).toBe(before + 1);
     await target.close();
   });
 
@@ -275,13 +275,11 @@ describe('http target', () => {
       ['/trickle', /GET \/trickle: the answer did not end within 300 ms/],
       ['/trickle-headers', /GET \/trickle-headers: no answer within 300 ms/],
     ] as const) {
-      const started = Date.now();
+      // Without the bound the answer never ends at all: the test's own time limit is the net.
       const error = await target.send(get(path)).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TransportError);
       expect(error).toMatchObject({ code: 'timeout' });
       expect((error as Error).message).toMatch(said);
-      // Not a timed assertion of speed: without the bound the answer never ends at all.
-      expect(Date.now() - started).toBeLessThan(30_000);
     }
     await target.close();
   });
