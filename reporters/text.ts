@@ -4,7 +4,7 @@
  * how they wrap these.
  */
 import type { CheckResult, CheckStatus, Exchange, Report, RuleResult, RuleStatus } from '../suites/report/model.js';
-import { coverageOf, coverageShort, noCheckRan, verdict } from '../suites/report/verdict.js';
+import { coverageOf, coverageShort, noCheckRan, nothingTested, verdict } from '../suites/report/verdict.js';
 import { SLOW_SHARE } from '../suites/target/types.js';
 
 export type Counts = Record<CheckStatus, number>;
@@ -110,6 +110,8 @@ export function verdictLine(report: Report): string {
   const staleText = stale ? ` (${stale} stale expectation${stale === 1 ? '' : 's'})` : '';
   if (noCheckRan(report) && !report.interrupted && !report.stopped)
     return `${verdictHead(report)} (${by}${coverageText(report)}): ${report.client ? 'no exchange was judged' : 'no check ran'}${report.shard ? ` in shard ${report.shard.index}/${report.shard.total}` : ''}, so nothing is passed`;
+  if (nothingTested(report) && !report.interrupted && !report.stopped)
+    return `${verdictHead(report)} (${coverageText(report)}): nothing was tested, ${plural(skipped, 'check')} skipped (${skipReasons(report)}), so nothing is passed`;
   // Said beside the errored count: which errors were the target's rate limit, not the harness.
   const limited =
     (report.rateLimited
@@ -119,6 +121,27 @@ export function verdictLine(report: Report): string {
       ? `; ${report.slowAnswers} answer${report.slowAnswers === 1 ? '' : 's'} took ${SLOW_SHARE * 100} % of --timeout or more`
       : '');
   return `${verdictHead(report)} (${by}${coverageText(report)}): ${failed} failed, ${erroredText}${warned} warned, ${expectedText}${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}${staleText}${limited}`;
+}
+
+/** `1 check`, `2 checks`. */
+export function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** The skipped checks' reasons in one line, most frequent first: `reason A ×2; reason B`, at most three. */
+function skipReasons(report: Report): string {
+  const counts = new Map<string, number>();
+  for (const check of report.checks)
+    if (check.status === 'skipped') {
+      const reason = firstLine(check.message) || 'no reason given';
+      counts.set(reason, (counts.get(reason) ?? 0) + 1);
+    }
+  const shown = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 3);
+  const more = counts.size - shown.length;
+  return (
+    shown.map(([reason, n]) => (n > 1 ? `${reason} ×${n}` : reason)).join('; ') +
+    (more > 0 ? `; ${plural(more, 'other reason')}` : '')
+  );
 }
 
 export function seconds(ms: number): string {
