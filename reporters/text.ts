@@ -5,6 +5,7 @@
  */
 import type { CheckResult, CheckStatus, Exchange, Report, RuleResult, RuleStatus } from '../suites/report/model.js';
 import { coverageOf, coverageShort, noCheckRan, nothingTested, verdict } from '../suites/report/verdict.js';
+import { plural } from '../suites/report/words.js';
 import { SLOW_SHARE } from '../suites/target/types.js';
 
 export type Counts = Record<CheckStatus, number>;
@@ -121,11 +122,6 @@ export function verdictLine(report: Report): string {
       ? `; ${report.slowAnswers} answer${report.slowAnswers === 1 ? '' : 's'} took ${SLOW_SHARE * 100} % of --timeout or more`
       : '');
   return `${verdictHead(report)} (${by}${coverageText(report)}): ${failed} failed, ${erroredText}${warned} warned, ${expectedText}${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}${staleText}${limited}`;
-}
-
-/** `1 check`, `2 checks`. */
-export function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** The skipped checks' reasons in one line, most frequent first: `reason A ×2; reason B`, at most three. */

@@ -58,6 +58,9 @@ export function cutMessage(message: string): string {
  * The sentence, then the structured details a reader needs, short: a run's failure, or a verdict
  * the proxy keeps (suites/proxy/tally.ts), masked then cut the same way.
  */
+/** A string shown as it is; one blank, empty or padded is quoted as JSON so its spaces show (review 21). */
+const bare = (v: unknown): v is string => typeof v === 'string' && v !== '' && v.trim() === v;
+
 export function describeFailure(
   failure: { message: string; details?: Record<string, unknown> },
   mask: (text: string) => string = (text) => text,
@@ -71,10 +74,7 @@ export function describeFailure(
   if (!details.length) return message;
   // Each value cut before it is joined: one megabyte value must not cost a megabyte string.
   const text = details
-    .map(
-      ([k, v]) =>
-        `${k}: ${cut(oneLine(mask(typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)))), MAX_QUOTED)}`,
-    )
+    .map(([k, v]) => `${k}: ${cut(oneLine(mask(bare(v) ? v : (JSON.stringify(v) ?? String(v)))), MAX_QUOTED)}`)
     .join('; ');
   return `${message} (${text.length > 400 ? cut(text, 400, () => '…') : text})`;
 }
