@@ -232,7 +232,8 @@ const USERINFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@
  * bodies, JSON and logs: the head (name and separator) is found first and judged by isSecretName;
  * only then is a value read, so a non-secret pair costs no scan of what follows it.
  */
-const PAIR_HEAD = /(["']?)(?<![\w\-.%[\]])([A-Za-z_][\w\-.%[\]]*)\1(\s*[:=]\s*)/g;
+// Not after `/`: a path's last segment (`POST /oauth/token: 127.0.0.1:3000 is unreachable`) names no field.
+const PAIR_HEAD = /(["']?)(?<![\w\-.%[\]/])([A-Za-z_][\w\-.%[\]]*)\1(\s*[:=]\s*)/g;
 const PAIR_VALUE = /"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'&,;<>#)}\]]+)/y;
 /** HTML fields: <input name="authenticity_token" value="...">, <meta name="csrf-token" content="...">. */
 const INPUT_TAG = /<(?:input|meta)\b[^<>]{0,2000}>/gi;
