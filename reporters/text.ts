@@ -228,15 +228,34 @@ export function firstFailureOf(report: Report, rule: RuleResult): { check: Check
   return undefined;
 }
 
-/** The first failure that broke `rule`: its check and message (first line), for the per-rule table. */
+/**
+ * The first failure that broke `rule`: its check and message (first line), for the per-rule table;
+ * for an untested rule, why: a check that carries it ended on another rule (or errored) before it.
+ */
 export function firstFailure(report: Report, rule: RuleResult): string {
   const hit = firstFailureOf(report, rule);
-  return hit ? `${hit.check.id}: ${firstLine(hit.message)}` : '';
+  if (hit) return `${hit.check.id}: ${firstLine(hit.message)}`;
+  return rule.status === 'untested' ? untestedReason(report, rule) : '';
 }
 
-/** A rule worth a line in a compact table: failed, warned or errored (not passed, untested or skipped). */
+function untestedReason(report: Report, rule: RuleResult): string {
+  const carrier = report.checks.find((c) => c.rules.includes(rule.id) && c.status !== 'passed');
+  if (carrier?.broken?.length)
+    return `not judged: ${carrier.id} ${carrier.status} on ${carrier.broken.join(', ')} first`;
+  if (carrier) return `not judged: ${carrier.id} ${carrier.status}: ${firstLine(carrier.message)}`;
+  const asserted = report.checks.some((c) => c.rules.includes(rule.id));
+  return asserted ? 'not judged: no assertion of its checks named it' : 'no selected check proves it';
+}
+
+/**
+ * A rule worth a line in a compact table: failed, warned or errored, and an untested `must` rule
+ * (with its reason: review 21 found must rules untested with no word); not passed or skipped ones.
+ */
 export const shownRule = (rule: RuleResult): boolean =>
-  rule.status === 'failed' || rule.status === 'warned' || rule.status === 'errored';
+  rule.status === 'failed' ||
+  rule.status === 'warned' ||
+  rule.status === 'errored' ||
+  (rule.status === 'untested' && rule.level === 'must');
 
 /** Rules worth a line in a compact table (shownRule), worst first. */
 export function rulesToShow(report: Report, all = false): RuleResult[] {

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import * as fc from 'fast-check';
 import { runConformance, selectChecks } from '../../suites/runner/run.js';
 import { exitCodeOf } from '../../suites/runner/report.js';
+import { formatConsole } from '../../reporters/console.js';
+import { renderMarkdown } from '../../reporters/markdown.js';
 import { openSession } from '../../suites/runner/session.js';
 import type { CheckContext } from '../../suites/types.js';
 import { check, fakeRules, fakeTarget, RULES, seen } from './fakes.js';
@@ -160,6 +162,28 @@ describe('runner verdicts', () => {
     const status = Object.fromEntries(report.rules.map((r) => [r.id, r.status]));
     expect(status).toMatchObject({ 'T-MUST': 'passed', 'T-MUST-2': 'failed', 'T-SHOULD': 'untested' });
     expect(report.rules.find((r) => r.id === 'T-MUST')!.checks).toEqual(['grants.detail']);
+  });
+
+  it('an untested must rule is listed by the console and the Markdown with why (review 21)', async () => {
+    const report = await runConformance({
+      ...base,
+      target: fakeTarget(),
+      checks: [
+        check('premise', ['T-MUST', 'T-MUST-2'], async (t: CheckContext) => {
+          await t.http.get('/');
+          t.fail('the premise broke', { rules: fakeRules('T-MUST-2') });
+        }),
+      ],
+    });
+    expect(report.rules.find((r) => r.id === 'T-MUST')!.status).toBe('untested');
+    const reason = 'not judged: grants.premise failed on T-MUST-2 first';
+    const line = formatConsole(report)
+      .split('\n')
+      .find((l) => l.startsWith('T-MUST '));
+    expect(line).toMatch(
+      /^T-MUST\s+must\s+source\s+untested\s+—\s+not judged: grants\.premise failed on T-MUST-2 first$/,
+    );
+    expect(renderMarkdown(report)).toContain(reason);
   });
 
   it('a failure naming a must rule fails, inside a property too', async () => {
