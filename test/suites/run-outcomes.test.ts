@@ -298,16 +298,16 @@ describe('report paths are judged before the run, in words', () => {
   });
 });
 
+/** Every report kind under `dir`, named `name.kind`, and the --report value that writes them. */
+function everyReport(name: string) {
+  const reports = ['json', 'junit', 'html', 'md'].map((kind) => ({ kind, path: join(dir, `${name}.${kind}`) }));
+  return { reports, report: reports.map((x) => `${x.kind}=${x.path}`).join(',') };
+}
+
 describe('the verdict says how much was tested', () => {
   it('names the share of must rules tested, in the console and every report, and --quiet prints only that', async () => {
-    const reports = ['json', 'junit', 'html', 'md'].map((kind) => ({ kind, path: join(dir, `cov.${kind}`) }));
-    const r = await runCli({
-      suite: 'oidc',
-      seed: '5',
-      runs: '2',
-      quiet: true,
-      report: reports.map((x) => `${x.kind}=${x.path}`).join(','),
-    });
+    const { reports, report } = everyReport('cov');
+    const r = await runCli({ suite: 'oidc', seed: '5', runs: '2', quiet: true, report });
     expect(r.code).toBe(0);
     const [verdictLine, ...written] = r.out.trimEnd().split('\n');
     expect(verdictLine).toMatch(
@@ -341,13 +341,8 @@ describe('the verdict says how much was tested', () => {
 
 describe('a run that tested nothing is no pass (review 21)', () => {
   it('every selected check skipped: ERROR with the skip reason, exit 2, in the console and every report, whatever --require-coverage asks', async () => {
-    const reports = ['json', 'junit', 'html', 'md'].map((kind) => ({ kind, path: join(dir, `none.${kind}`) }));
-    const r = await runCli({
-      check: 'grants.password-removed',
-      requireCoverage: '80',
-      seed: '5',
-      report: reports.map((x) => `${x.kind}=${x.path}`).join(','),
-    });
+    const { reports, report } = everyReport('none');
+    const r = await runCli({ check: 'grants.password-removed', requireCoverage: '80', seed: '5', report });
     expect(r.code).toBe(2);
     const line =
       'ERROR (0 of 0 must rules tested, below the required 80%): nothing was tested, 1 check skipped (its rules are not in force: VER-PASSWORD-GRANT-REMOVED applies from release 19.0 (this run: 18.0)), so nothing is passed';
