@@ -416,7 +416,8 @@ Exit codes:
   1    a must rule failed, or fewer must rules were tested than --require-coverage asks
   2    bad usage, a bad config, an unreachable target, a target that is plainly not an
        identity provider of the spec, or a report that cannot be written (one line on stderr);
-       a check errored and nothing failed; no check ran; or the run stopped early, the target
+       a check errored and nothing failed; nothing was tested (no check ran, or every selected
+       check was skipped); or the run stopped early, the target
        silent (${SILENT_LIMIT} requests in a row unanswered) or refusing to serve it (${RATE_LIMITED_LIMIT} in a row
        rate-limited, walled by bot protection or answered by a gateway's error page), or past
        --deadline: the reports say STOPPED

@@ -3,7 +3,7 @@
  * counterexample, exchanges (one line each) and reproduce command, the seed, and a final verdict
  * line. ANSI colour only when asked; control characters from the target never reach the terminal.
  */
-import type { CatalogueEntry } from '../spec/catalogue.js';
+import { ruleQuote, type CatalogueEntry } from '../spec/catalogue.js';
 import { redact } from '../suites/report/redact.js';
 import { boundReport } from '../suites/report/bounded.js';
 import { inert, inertReport } from '../suites/report/inert.js';
@@ -39,10 +39,8 @@ function sourceLines(check: CheckResult, catalogue: ReadonlyMap<string, Catalogu
   return (check.broken ?? []).flatMap((id) => {
     const entry = catalogue.get(id);
     if (!entry) return [];
-    const sentence = entry.sentences[0];
-    return sentence
-      ? [`${id}, source L${sentence.line}: “${clip(sentence.text)}”`]
-      : [`${id}, ${entry.origin}: “${clip(entry.statement)}”`];
+    const { where, text } = ruleQuote(entry);
+    return [`${id}, ${where}: “${clip(text)}”`];
   });
 }
 

@@ -4,7 +4,8 @@
  * how they wrap these.
  */
 import type { CheckResult, CheckStatus, Exchange, Report, RuleResult, RuleStatus } from '../suites/report/model.js';
-import { coverageOf, coverageShort, noCheckRan, verdict } from '../suites/report/verdict.js';
+import { coverageOf, coverageShort, noCheckRan, nothingTested, verdict } from '../suites/report/verdict.js';
+import { plural } from '../suites/report/words.js';
 import { SLOW_SHARE } from '../suites/target/types.js';
 
 export type Counts = Record<CheckStatus, number>;
@@ -110,6 +111,8 @@ export function verdictLine(report: Report): string {
   const staleText = stale ? ` (${stale} stale expectation${stale === 1 ? '' : 's'})` : '';
   if (noCheckRan(report) && !report.interrupted && !report.stopped)
     return `${verdictHead(report)} (${by}${coverageText(report)}): ${report.client ? 'no exchange was judged' : 'no check ran'}${report.shard ? ` in shard ${report.shard.index}/${report.shard.total}` : ''}, so nothing is passed`;
+  if (nothingTested(report) && !report.interrupted && !report.stopped)
+    return `${verdictHead(report)} (${coverageText(report)}): nothing was tested, ${plural(skipped, 'check')} skipped (${skipReasons(report)}), so nothing is passed`;
   // Said beside the errored count: which errors were the target's rate limit, not the harness.
   const limited =
     (report.rateLimited
@@ -119,6 +122,22 @@ export function verdictLine(report: Report): string {
       ? `; ${report.slowAnswers} answer${report.slowAnswers === 1 ? '' : 's'} took ${SLOW_SHARE * 100} % of --timeout or more`
       : '');
   return `${verdictHead(report)} (${by}${coverageText(report)}): ${failed} failed, ${erroredText}${warned} warned, ${expectedText}${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}${staleText}${limited}`;
+}
+
+/** The skipped checks' reasons in one line, most frequent first: `reason A ×2; reason B`, at most three. */
+function skipReasons(report: Report): string {
+  const counts = new Map<string, number>();
+  for (const check of report.checks)
+    if (check.status === 'skipped') {
+      const reason = firstLine(check.message) || 'no reason given';
+      counts.set(reason, (counts.get(reason) ?? 0) + 1);
+    }
+  const shown = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 3);
+  const more = counts.size - shown.length;
+  return (
+    shown.map(([reason, n]) => (n > 1 ? `${reason} ×${n}` : reason)).join('; ') +
+    (more > 0 ? `; ${plural(more, 'other reason')}` : '')
+  );
 }
 
 export function seconds(ms: number): string {
@@ -209,15 +228,34 @@ export function firstFailureOf(report: Report, rule: RuleResult): { check: Check
   return undefined;
 }
 
-/** The first failure that broke `rule`: its check and message (first line), for the per-rule table. */
+/**
+ * The first failure that broke `rule`: its check and message (first line), for the per-rule table;
+ * for an untested rule, why: a check that carries it ended on another rule (or errored) before it.
+ */
 export function firstFailure(report: Report, rule: RuleResult): string {
   const hit = firstFailureOf(report, rule);
-  return hit ? `${hit.check.id}: ${firstLine(hit.message)}` : '';
+  if (hit) return `${hit.check.id}: ${firstLine(hit.message)}`;
+  return rule.status === 'untested' ? untestedReason(report, rule) : '';
 }
 
-/** A rule worth a line in a compact table: failed, warned or errored (not passed, untested or skipped). */
+function untestedReason(report: Report, rule: RuleResult): string {
+  const carrier = report.checks.find((c) => c.rules.includes(rule.id) && c.status !== 'passed');
+  if (carrier?.broken?.length)
+    return `not judged: ${carrier.id} ${carrier.status} on ${carrier.broken.join(', ')} first`;
+  if (carrier) return `not judged: ${carrier.id} ${carrier.status}: ${firstLine(carrier.message)}`;
+  const asserted = report.checks.some((c) => c.rules.includes(rule.id));
+  return asserted ? 'not judged: no assertion of its checks named it' : 'no selected check proves it';
+}
+
+/**
+ * A rule worth a line in a compact table: failed, warned or errored, and an untested `must` rule
+ * (with its reason: review 21 found must rules untested with no word); not passed or skipped ones.
+ */
 export const shownRule = (rule: RuleResult): boolean =>
-  rule.status === 'failed' || rule.status === 'warned' || rule.status === 'errored';
+  rule.status === 'failed' ||
+  rule.status === 'warned' ||
+  rule.status === 'errored' ||
+  (rule.status === 'untested' && rule.level === 'must');
 
 /** Rules worth a line in a compact table (shownRule), worst first. */
 export function rulesToShow(report: Report, all = false): RuleResult[] {

@@ -65,9 +65,14 @@ export function describeSchemaError(error: ErrorObject, top = '(top level)'): st
     return `${where} must be one of ${allowed.join(', ')}${hint ? ` (did you mean ${hint}?)` : ''}`;
   }
   // `release: 18.10` unquoted is the number 18.1 (and `password: 12345678` a number): say how to
-  // write it, never the value itself, which may be a secret.
+  // write it, never the value itself, which may be a secret; a release is public, so its own value
+  // as YAML read it is said (`release: 18.0` is the number 18, review 21).
   if (error.keyword === 'type' && params.type === 'string' && ['number', 'boolean'].includes(typeof error.data))
-    return `${where} must be a string, not a ${typeof error.data}: quote it (YAML reads an unquoted 18.10 as the number 18.1)`;
+    return `${where} must be a string, not a ${typeof error.data}: quote it (${
+      where === 'release'
+        ? `YAML read the unquoted value as the ${typeof error.data} ${String(error.data)}`
+        : 'YAML reads an unquoted 18.10 as the number 18.1'
+    })`;
   return `${where} ${error.message ?? 'is invalid'}`;
 }
 

@@ -6,6 +6,7 @@
  */
 import { coverage, type CheckRef } from './coverage.js';
 import { faults, rules } from './index.js';
+import { isExternalSource } from './source-text.js';
 import type { Rule } from './types.js';
 
 export interface SourceSentence {
@@ -41,4 +42,17 @@ export function ruleCatalogueEntries(checks: CheckRef[]): CatalogueEntry[] {
     checks: cov.checks?.byRule[rule.id] ?? [],
     faults: breaking.get(rule.id) ?? [],
   }));
+}
+
+/**
+ * What a report quotes for a rule: the source's own sentence, or, where the source is silent (the
+ * rule's source is an RFC "(not shown)" or another text outside it), the governing text and the
+ * rule's statement. Such a rule's mapped rows (a parameter table row, "| success |") only place it
+ * in the source; quoted, they read as the sentence the target broke (review 21).
+ */
+export function ruleQuote(entry: CatalogueEntry): { where: string; text: string } {
+  const sentence = isExternalSource(entry.source) ? undefined : entry.sentences[0];
+  return sentence
+    ? { where: `source L${sentence.line}`, text: sentence.text }
+    : { where: entry.origin, text: entry.statement };
 }

@@ -134,6 +134,9 @@ export function cutMessage(message: string, left = 0): string {
   return cut(quoted, MAX_MESSAGE, undefined, after);
 }
 
+/** A string shown as it is; one blank, empty or padded is quoted as JSON so its spaces show (review 21). */
+const bare = (v: unknown): v is string => typeof v === 'string' && v !== '' && v.trim() === v;
+
 /**
  * The sentence, then the structured details a reader needs, short: a run's failure, or a verdict
  * the proxy keeps (suites/proxy/tally.ts), masked then cut the same way.
@@ -156,7 +159,7 @@ export function describeFailure(
   // Each value cut before it is joined: one megabyte value must not cost a megabyte string.
   const text = details
     .map(([k, v]) => {
-      const value = head(typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)), MAX_QUOTED);
+      const value = head(bare(v) ? v : (JSON.stringify(v) ?? String(v)), MAX_QUOTED);
       return `${k}: ${cut(oneLine(value.text), MAX_QUOTED, undefined, value.left)}`;
     })
     .join('; ');

@@ -242,7 +242,8 @@ const JWT_CUT = /(?<![\w-])eyJ[\w-]*(?:\.[\w-]*){0,2}$/;
  * bodies, JSON and logs: the head (name and separator) is found first and judged by isSecretName;
  * only then is a value read, so a non-secret pair costs no scan of what follows it.
  */
-const PAIR_HEAD = /(["']?)(?<![\w\-.%[\]])([A-Za-z_][\w\-.%[\]]*)\1(\s*[:=]\s*)/g;
+// Not after `/`: a path's last segment (`POST /oauth/token: 127.0.0.1:3000 is unreachable`) names no field.
+const PAIR_HEAD = /(["']?)(?<![\w\-.%[\]/])([A-Za-z_][\w\-.%[\]]*)\1(\s*[:=]\s*)/g;
 const PAIR_VALUE = /"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'&,;<>#)}\]]+)/y;
 /** PAIR_VALUE in a text cut at its end: a quote the end left open (a lone `\\` last) closes there. */
 const PAIR_VALUE_CUT = /"((?:[^"\\\r\n]|\\.)*)(?:"|\\?$)|'([^'\r\n]*)(?:'|$)|([^\s"'&,;<>#)}\]]+)/y;

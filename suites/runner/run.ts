@@ -3,6 +3,7 @@
  * report progress, and build the Report. Checks run in sequence: they share one target, and a
  * live deployment deserves a polite client.
  */
+import { plural } from '../report/words.js';
 import type { RuleId } from '../../spec/index.js';
 import type { CheckResult, Exchange, Report } from '../report/model.js';
 import { SelectionError } from '../errors.js';
@@ -140,7 +141,7 @@ export async function runConformance(options: RunOptions): Promise<Report> {
     const whole = selectChecks(options.checks, select, known);
     const selected = options.shard ? shardOf(whole, options.shard, options.shard.durations) : whole;
     options.progress?.(
-      `${session.target.name}: release ${session.release} (${session.offering}), seed ${session.seed}, ${selected.length} checks` +
+      `${session.target.name}: release ${session.release} (${session.offering}), seed ${session.seed}, ${plural(selected.length, 'check')}` +
         (options.shard ? ` (shard ${options.shard.index}/${options.shard.total} of ${whole.length})` : ''),
     );
     session.plan(selected.map((c) => c.id));

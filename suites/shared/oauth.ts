@@ -296,6 +296,11 @@ function answerField(res: HttpResponse, name: string): unknown {
   return body ? body[name] : (new URLSearchParams(res.text).get(name) ?? undefined);
 }
 
+/** An error answer of the token endpoint: a 4xx/5xx status, or an OAuth `error` (even under 200). */
+export function isErrorAnswer(res: HttpResponse): boolean {
+  return res.status >= 400 || typeof answerField(res, 'error') === 'string';
+}
+
 /**
  * Token endpoint answers must not be cached: one that carries tokens by RFC 6749 §5.1's MUST
  * (TOK-NO-STORE), a refusal as the real service does (TOK-ERROR-NO-STORE). Which, the answer

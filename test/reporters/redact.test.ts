@@ -153,6 +153,19 @@ describe('what is not a secret stays byte for byte', () => {
       }),
     );
   });
+  it('a path ending in a secret-looking name is no field: its colon is followed by the harness own words (review 21)', () => {
+    const unreachable = 'POST /oauth/token: 127.0.0.1:36011 is unreachable (ECONNREFUSED)';
+    expect(redactText(unreachable)).toBe(unreachable);
+    expect(redactText('GET /oauth/token/info: 127.0.0.1:8080 refused')).toBe(
+      'GET /oauth/token/info: 127.0.0.1:8080 refused',
+    );
+    // A real token after a name stays masked, after such a path too.
+    const token = SECRETS.accessToken;
+    const masked = `${token.slice(0, KEPT_PREFIX)}${MASK}`;
+    expect(redactText(`token: ${token}`)).toBe(`token: ${masked}`);
+    expect(redactText(`POST /oauth/token: token: ${token}`)).toBe(`POST /oauth/token: token: ${masked}`);
+    expect(redactText(`access_token=${token}`)).toBe(`access_token=${masked}`);
+  });
   it('a URL keeps its raw encoding around the masked value', () => {
     const url = `http://127.0.0.1/api/v4/projects/a%2Fb%2Fc/issues?labels[]=x%2By&access_token=${SECRETS.accessToken}#frag`;
     expect(redactUrl(url)).toBe(

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { executeRun } from '../../cli/run.js';
 import { executeMerge } from '../../cli/report.js';
 import { renderCatalogueHtml, renderCatalogueMarkdown } from '../../reporters/catalogue.js';
-import { ruleCatalogueEntries } from '../../spec/catalogue.js';
+import { ruleCatalogueEntries, ruleQuote } from '../../spec/catalogue.js';
 import { rules } from '../../spec/index.js';
 import { allChecks } from '../../suites/index.js';
 
@@ -41,6 +41,16 @@ describe('the rule catalogue', () => {
     expect(html).not.toMatch(/<(script|link|img)\b/i);
   });
 
+  it('a failure quotes the source sentence only for a rule the source states; else the RFC and the statement (review 21)', () => {
+    const entries = ruleCatalogueEntries(allChecks());
+    const silent = entries.filter((e) => /\(not shown\)/.test(e.source));
+    // The case the review found: silent rules mapped to a source row for coverage's sake.
+    expect(silent.filter((e) => e.sentences.length > 0).length).toBeGreaterThan(10);
+    for (const e of silent) expect(ruleQuote(e), e.id).toEqual({ where: e.origin, text: e.statement });
+    const stated = entries.find((e) => e.source.startsWith('Endpoints') && e.sentences.length > 0)!;
+    expect(ruleQuote(stated).where).toBe(`source L${stated.sentences[0].line}`);
+  });
+
   it('every rule link of the HTML and Markdown reports resolves in the catalogue written beside them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'idp-catalogue-'));
     const out: string[] = [];
@@ -60,8 +70,9 @@ describe('the rule catalogue', () => {
     const text = out.join('');
     expect(text).toContain(`rule catalogue: ${join(dir, 'rules.html')}`);
     expect(text).toContain(`rule catalogue: ${join(dir, 'sub', 'rules.md')}`);
-    // The console names the source (or the RFC and statement) of each broken rule.
-    expect(text).toMatch(/^ {2}rule GRANT-CODE-SINGLE-USE, (source L\d+|RFC [^:]+): “/m);
+    // The console names the source (or the RFC and statement) of each broken rule: the source is
+    // silent on a reused code, so the RFC and the rule's statement, never a mapped table row (review 21).
+    expect(text).toMatch(/^ {2}rule GRANT-CODE-SINGLE-USE, RFC 6749 §4\.1\.2: “A code can be exchanged once; /m);
 
     const html = readFileSync(join(dir, 'r.html'), 'utf8');
     const htmlLinks = anchorsIn(html, /href="rules\.html#([^"]+)"/g);

@@ -29,6 +29,7 @@ import {
 import { checks as tokenChecks } from '../../suites/tokens/index.js';
 import { executeRun } from '../../cli/run.js';
 import type { Report } from '../../suites/report/model.js';
+import { verdict } from '../../suites/report/verdict.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'run-outcomes-'));
 const servers: Loopback[] = [];
@@ -331,16 +332,16 @@ describe('report paths are judged before the run, in words', () => {
   });
 });
 
+/** Every report kind under `dir`, named `name.kind`, and the --report value that writes them. */
+function everyReport(name: string) {
+  const reports = ['json', 'junit', 'html', 'md'].map((kind) => ({ kind, path: join(dir, `${name}.${kind}`) }));
+  return { reports, report: reports.map((x) => `${x.kind}=${x.path}`).join(',') };
+}
+
 describe('the verdict says how much was tested', () => {
   it('names the share of must rules tested, in the console and every report, and --quiet prints only that', async () => {
-    const reports = ['json', 'junit', 'html', 'md'].map((kind) => ({ kind, path: join(dir, `cov.${kind}`) }));
-    const r = await runCli({
-      suite: 'oidc',
-      seed: '5',
-      runs: '2',
-      quiet: true,
-      report: reports.map((x) => `${x.kind}=${x.path}`).join(','),
-    });
+    const { reports, report } = everyReport('cov');
+    const r = await runCli({ suite: 'oidc', seed: '5', runs: '2', quiet: true, report });
     expect(r.code).toBe(0);
     const [verdictLine, ...written] = r.out.trimEnd().split('\n');
     expect(verdictLine).toMatch(
@@ -369,6 +370,34 @@ describe('the verdict says how much was tested', () => {
     const strict = await runCli({ target: url, suite: 'oidc,cors', seed: '5', runs: '2', requireCoverage: '100' });
     expect(strict.code).toBe(1);
     expect(strict.out).toMatch(/^FAIL \(partial: \d+ of \d+ must rules tested, below the required 100%\)/m);
+  });
+});
+
+describe('a run that tested nothing is no pass (review 21)', () => {
+  it('every selected check skipped: ERROR with the skip reason, exit 2, in the console and every report, whatever --require-coverage asks', async () => {
+    const { reports, report } = everyReport('none');
+    const r = await runCli({ check: 'grants.password-removed', requireCoverage: '80', seed: '5', report });
+    expect(r.code).toBe(2);
+    const line =
+      'ERROR (0 of 0 must rules tested, below the required 80%): nothing was tested, 1 check skipped (its rules are not in force: VER-PASSWORD-GRANT-REMOVED applies from release 19.0 (this run: 18.0)), so nothing is passed';
+    expect(r.out.split('\n')).toContain(line);
+    // The JSON report is data (no verdict line): its summary and the check's reason say the same.
+    const json = JSON.parse(readFileSync(reports[0].path, 'utf8'));
+    expect(json.summary).toEqual({ passed: 0, failed: 0, warned: 0, skipped: 1, errored: 0 });
+    expect(json.checks[0].message).toMatch(/^its rules are not in force/);
+    for (const { path } of reports.slice(1))
+      expect(readFileSync(path, 'utf8')).toContain('nothing was tested, 1 check skipped');
+  });
+
+  it('"0 of 0 must rules tested" is 0 % for --require-coverage when something was tested', () => {
+    const report = {
+      summary: { passed: 1, failed: 0, warned: 0, skipped: 0, errored: 0 },
+      coverage: { must: 0, mustTested: 0, required: 1 },
+      rules: [],
+      checks: [],
+    } as unknown as Report;
+    expect(verdict(report)).toBe('fail');
+    expect(verdict({ ...report, coverage: { must: 0, mustTested: 0 } })).toBe('pass');
   });
 });
 

@@ -47,7 +47,14 @@ describe('assertions as evidence', () => {
     const t: CheckContext = ctx;
     t.expect(true, 'a');
     t.expect(1, 'b');
-    expect(evidence).toEqual({ assertions: 2, rules: new Set(), unnamed: true, failures: [], unshown: 0 });
+    expect(evidence).toEqual({
+      assertions: 2,
+      rules: new Set(),
+      held: new Set(),
+      unnamed: true,
+      failures: [],
+      unshown: 0,
+    });
   });
 
   it('t.expect naming rules records them, and only them', () => {
@@ -58,6 +65,7 @@ describe('assertions as evidence', () => {
     expect(evidence).toEqual({
       assertions: 2,
       rules: new Set(['T-MUST', 'T-SHOULD']),
+      held: new Set(['T-MUST', 'T-SHOULD']),
       unnamed: false,
       failures: [],
       unshown: 0,
@@ -77,7 +85,15 @@ describe('assertions as evidence', () => {
     }
     expect(thrown).toBeInstanceOf(CheckFailure);
     expect([(thrown as CheckFailure).message, (thrown as CheckFailure).details]).toEqual(['broke', details]);
-    expect(evidence).toEqual({ assertions: 2, rules: new Set(['T-MUST']), unnamed: false, failures: [], unshown: 0 });
+    // Named by two assertions that both failed: T-MUST never held.
+    expect(evidence).toEqual({
+      assertions: 2,
+      rules: new Set(['T-MUST']),
+      held: new Set(),
+      unnamed: false,
+      failures: [],
+      unshown: 0,
+    });
   });
 
   it('t.soft answers a boolean, keeps each failing message once, and goes on', () => {
@@ -118,15 +134,30 @@ describe('t.property', () => {
   it('a predicate that returns nothing asserts nothing by itself; one that answers true is one assertion', async () => {
     const quiet = context();
     await quiet.t.property(fc.nat(), async () => undefined);
-    expect(quiet.evidence).toEqual({ assertions: 0, rules: new Set(), unnamed: false, failures: [], unshown: 0 });
+    expect(quiet.evidence).toEqual({
+      assertions: 0,
+      rules: new Set(),
+      held: new Set(),
+      unnamed: false,
+      failures: [],
+      unshown: 0,
+    });
     const judged = context();
     await judged.t.property(fc.nat(), async (n) => n >= 0);
-    expect(judged.evidence).toEqual({ assertions: 1, rules: new Set(), unnamed: true, failures: [], unshown: 0 });
+    expect(judged.evidence).toEqual({
+      assertions: 1,
+      rules: new Set(),
+      held: new Set(),
+      unnamed: true,
+      failures: [],
+      unshown: 0,
+    });
     const named = context();
     await named.t.property(fc.nat(), async (n) => named.t.expect(n >= 0, 'x', { rules: fakeRules('T-MUST') }));
     expect(named.evidence).toEqual({
       assertions: RUNS,
       rules: new Set(['T-MUST']),
+      held: new Set(['T-MUST']),
       unnamed: false,
       failures: [],
       unshown: 0,
@@ -348,6 +379,18 @@ describe('review 10: unshown messages held small, target line breaks kept inside
       'refused: x\\n(2/2) PASSED (no failure)\\r\\n(+9 more failures of this check not shown)\\rz ' +
         '(errorDescription: x\\n(2/2) PASSED (no failure)\\r\\n(+9 more failures of this check not shown)\\rz; status: 400)',
     );
+  });
+
+  it('a value that is blank or padded is quoted as JSON, so the reader sees it (review 21)', () => {
+    const said = describeFailure(
+      new CheckFailure('the redirect must carry state exactly as sent', {
+        sent: '        ',
+        returned: null,
+        kept: ' a',
+      }),
+    );
+    expect(said).toBe('the redirect must carry state exactly as sent (sent: "        "; returned: null; kept: " a")');
+    expect(describeFailure(new CheckFailure('x', { state: 'plain value' }))).toBe('x (state: plain value)');
   });
 
   it('a note quoting a target value with line breaks stays one line, and is said once', () => {

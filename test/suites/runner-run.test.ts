@@ -175,7 +175,7 @@ describe('runConformance', () => {
 
   it('a shard runs its slice, says so, and the report names it while listing the whole selection’s rules', async () => {
     const { report, lines } = await run({ shard: { index: 2, total: 2 } });
-    expect(lines[0]).toBe('fake target: release 18.0 (self-managed), seed 7, 1 checks (shard 2/2 of 3)');
+    expect(lines[0]).toBe('fake target: release 18.0 (self-managed), seed 7, 1 check (shard 2/2 of 3)');
     expect(report.checks.map((c) => c.id)).toEqual(['grants.b']);
     expect(report.shard).toEqual({ index: 2, total: 2 });
     const { report: first } = await run({ shard: { index: 1, total: 2 }, select: { suites: ['grants'] } });

@@ -480,15 +480,16 @@ describe('target config', () => {
     let message = '';
     try {
       parseTargetConfig(
-        'baseUrl: http://127.0.0.1:3000\nrelease: 18.10\nuser: { username: true, password: 86420975 }\n',
+        'baseUrl: http://127.0.0.1:3000\nrelease: 18.0\nuser: { username: true, password: 86420975 }\n',
         't.yaml',
       );
     } catch (e) {
       message = (e as Error).message;
     }
     const quote = 'quote it (YAML reads an unquoted 18.10 as the number 18.1)';
+    // The release is public: its own value as YAML read it, not the example (review 21).
     expect(message).toBe(
-      `t.yaml: 3 problems: release must be a string, not a number: ${quote}; ` +
+      `t.yaml: 3 problems: release must be a string, not a number: quote it (YAML read the unquoted value as the number 18); ` +
         `user.username must be a string, not a boolean: ${quote}; user.password must be a string, not a number: ${quote}`,
     );
   });
