@@ -19,9 +19,8 @@ import type { Check } from '../suites/types.js';
 import { createProgress } from './progress.js';
 import {
   collect,
-  openRunTarget,
+  openAndProbe,
   parseRunFlags,
-  probeOrStop,
   reproduceArgs,
   sayStopped,
   stdio,
@@ -120,8 +119,7 @@ export async function executeDiff(
     // The whole diff's bound counts from here, as run's: set-up and probe included.
     const deadline = s.deadlineMs === undefined ? undefined : Date.now() + s.deadlineMs;
     await checkReportTargets(s.reports);
-    const target = await openRunTarget(s, io, deadline);
-    await probeOrStop(target, deadline);
+    const target = await openAndProbe(s, io, deadline, signals);
     // The reference plays what the target is configured as, or else says it is (flags and config win).
     const defaults = profiles().defaults;
     const said = target.kind === 'http' ? await readTargetProfile(target) : undefined;

@@ -287,15 +287,7 @@ export async function executeRun(
         })
       : undefined;
     await checkReportTargets(s.reports);
-    // Until the checks begin there are no tokens to revoke: the first signal cuts the requests
-    // under way at once (after, a second one or the grace does), and the run goes on to skip
-    // every check and write its INTERRUPTED reports.
-    const startUp = new AbortController();
-    const cut = () => startUp.abort();
-    signals.stop.addEventListener('abort', cut, { once: true });
-    const target = await openRunTarget(s, io, deadline, AbortSignal.any([startUp.signal, signals.abandon]));
-    if (s.probe) await probeOrStop(target, deadline, startUp.signal);
-    signals.stop.removeEventListener('abort', cut);
+    const target = await openAndProbe(s, io, deadline, signals, s.probe);
     // Said, not silently ignored: the embedded simulator answers in process, there is no request to time out.
     if (target.kind === 'embedded' && s.timeoutMs !== undefined)
       io.err(
@@ -375,6 +367,30 @@ export function sayStopped(report: Report, err: (text: string) => void): void {
  * answer. A probe the run's `deadline` or a signal (`stopped`) cut short judges nothing: the run
  * goes on to end STOPPED or INTERRUPTED, its reports written.
  */
+/**
+ * The target opened and probed (unless `probe` is false). Until the checks begin there are no
+ * tokens to revoke: the first signal cuts the requests under way at once (after, a second one or
+ * the grace does), and the command goes on to skip every check and write its INTERRUPTED reports.
+ */
+export async function openAndProbe(
+  s: RunSettings,
+  io: RunIo,
+  deadline: number | undefined,
+  signals: Pick<ReturnType<typeof watchSignals>, 'stop' | 'abandon'>,
+  probe = true,
+): Promise<Target> {
+  const startUp = new AbortController();
+  const cut = () => startUp.abort();
+  signals.stop.addEventListener('abort', cut, { once: true });
+  try {
+    const target = await openRunTarget(s, io, deadline, AbortSignal.any([startUp.signal, signals.abandon]));
+    if (probe) await probeOrStop(target, deadline, startUp.signal);
+    return target;
+  } finally {
+    signals.stop.removeEventListener('abort', cut);
+  }
+}
+
 export async function probeOrStop(target: Target, deadline?: number, stopped?: AbortSignal): Promise<void> {
   const late = () => (deadline !== undefined && Date.now() >= deadline) || stopped?.aborted === true;
   let result;

@@ -34,9 +34,9 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-function run(args: string[], signal?: NodeJS.Signals) {
+function run(args: string[], signal?: NodeJS.Signals, command = 'run') {
   asked = [];
-  const child = spawn(process.execPath, [MAIN, 'run', ...args], {
+  const child = spawn(process.execPath, [MAIN, command, ...args], {
     env: { ...process.env, NO_COLOR: '1', CI: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -88,4 +88,16 @@ describe('a target silent from the start', () => {
     },
     40_000,
   );
+
+  it('diff: SIGINT while it waits ends it at once too, exit 130, INTERRUPTED', async () => {
+    const report = join(dir, 'diff.json');
+    const done = await run(
+      ['--config', join(dir, 'silent.yaml'), '--suite', 'oidc', '--timeout', '8000', '--report', `json=${report}`],
+      'SIGINT',
+      'diff',
+    );
+    expect(done.err).not.toMatch(/does not answer|not an identity provider/);
+    expect(done.code, done.err).toBe(130);
+    expect((JSON.parse(readFileSync(report, 'utf8')) as { interrupted?: string }).interrupted).toBe('SIGINT');
+  }, 40_000);
 });
