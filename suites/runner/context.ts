@@ -39,8 +39,6 @@ export const MAX_FAILURES = 10;
 export interface Evidence {
   assertions: number;
   rules: Set<string>;
-  /** The rules named by assertions that held: what a failed check still proves (session.ts failed). */
-  held: Set<string>;
   /** An assertion named no rule: it speaks for the check's rule only when the check has one. */
   unnamed: boolean;
   failures: CheckFailure[];
@@ -57,7 +55,6 @@ export interface Evidence {
 export const createEvidence = (judged?: Evidence['judged']): Evidence => ({
   assertions: 0,
   rules: new Set(),
-  held: new Set(),
   unnamed: false,
   failures: [],
   unshown: 0,
@@ -88,11 +85,7 @@ const NOTE_CHARACTERS = 400;
 function noteAssertion(evidence: Evidence, details: FailureDetails | undefined, held: boolean): void {
   evidence.assertions++;
   evidence.judged?.(details?.rules, held);
-  if (details?.rules?.length)
-    for (const id of details.rules) {
-      evidence.rules.add(id);
-      if (held) evidence.held.add(id);
-    }
+  if (details?.rules?.length) for (const id of details.rules) evidence.rules.add(id);
   else evidence.unnamed = true;
 }
 

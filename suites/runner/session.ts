@@ -763,8 +763,6 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     unshown: number,
     done: (status: CheckStatus, fields: Partial<CheckResult>) => CheckResult,
     evidenceFields: () => Partial<CheckResult>,
-    /** Rules named by assertions that held (Evidence.held): the check's others it still proves. */
-    held?: ReadonlySet<string>,
   ): CheckResult => {
     const each = failures.map((f) => ({
       message: redactor.text(describeFailure(f, redactor)),
@@ -777,12 +775,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       ? `${listed}\n(+${unshown >= MAX_UNSHOWN ? 'at least ' : ''}${unshown} more failure${unshown === 1 ? '' : 's'} of this check not shown)`
       : listed;
     const counterexample = failures.find((f) => f.counterexample)?.counterexample;
-    // A broken detail does not hide what the rest of the check saw hold (review 21: a dropped state
-    // left the code redirect's rules untested with no reason).
-    const proved = check.rules.filter((id) => held?.has(id) && !broken.includes(id));
     return done(failedStatus(broken), {
       broken,
-      ...(proved.length ? { proved } : {}),
       message,
       ...(each.length > 1 ? { failures: each } : {}),
       ...(counterexample ? { counterexample: redactor.text(counterexample) } : {}),
@@ -939,8 +933,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           () => given.rateLimitHold?.(),
           granted,
         );
-        if (evidence.failures.length)
-          result = failed(check, evidence.failures, evidence.unshown, done, evidenceFields, evidence.held);
+        if (evidence.failures.length) result = failed(check, evidence.failures, evidence.unshown, done, evidenceFields);
         else if (recorder.count === 0)
           result = errored('the check made no request to the target: nothing was seen, so nothing is passed');
         else if (evidence.assertions === 0)
@@ -955,13 +948,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         if (error instanceof OversizedAnswer && evidence.failures.length) {
           // The failures already recorded stand alone; the answer is still said once, for the later checks.
           if (!premisesSaid.has(oversizedKey(error))) premisesSaid.set(oversizedKey(error), check.id);
-          result = failed(check, evidence.failures, evidence.unshown, done, evidenceFields, evidence.held);
+          result = failed(check, evidence.failures, evidence.unshown, done, evidenceFields);
         } else if (error instanceof OversizedAnswer) {
           result = oversized(check, error, done, errored, evidenceFields);
         } else if (error instanceof CheckFailure || evidence.failures.length) {
           // Failures already recorded by soft assertions stand, whatever stopped the check after them.
           const all = error instanceof CheckFailure ? [...evidence.failures, error] : evidence.failures;
-          result = failed(check, all, evidence.unshown, done, evidenceFields, evidence.held);
+          result = failed(check, all, evidence.unshown, done, evidenceFields);
         } else if (error instanceof CheckSkipped) {
           result = done('skipped', { message: redactor.text(oneLine(error.message)) });
         } else if (pastDeadline() || error instanceof DeadlineCut) {

@@ -50,7 +50,6 @@ describe('assertions as evidence', () => {
     expect(evidence).toEqual({
       assertions: 2,
       rules: new Set(),
-      held: new Set(),
       unnamed: true,
       failures: [],
       unshown: 0,
@@ -65,7 +64,6 @@ describe('assertions as evidence', () => {
     expect(evidence).toEqual({
       assertions: 2,
       rules: new Set(['T-MUST', 'T-SHOULD']),
-      held: new Set(['T-MUST', 'T-SHOULD']),
       unnamed: false,
       failures: [],
       unshown: 0,
@@ -85,11 +83,9 @@ describe('assertions as evidence', () => {
     }
     expect(thrown).toBeInstanceOf(CheckFailure);
     expect([(thrown as CheckFailure).message, (thrown as CheckFailure).details]).toEqual(['broke', details]);
-    // Named by two assertions that both failed: T-MUST never held.
     expect(evidence).toEqual({
       assertions: 2,
       rules: new Set(['T-MUST']),
-      held: new Set(),
       unnamed: false,
       failures: [],
       unshown: 0,
@@ -137,7 +133,6 @@ describe('t.property', () => {
     expect(quiet.evidence).toEqual({
       assertions: 0,
       rules: new Set(),
-      held: new Set(),
       unnamed: false,
       failures: [],
       unshown: 0,
@@ -147,7 +142,6 @@ describe('t.property', () => {
     expect(judged.evidence).toEqual({
       assertions: 1,
       rules: new Set(),
-      held: new Set(),
       unnamed: true,
       failures: [],
       unshown: 0,
@@ -157,7 +151,6 @@ describe('t.property', () => {
     expect(named.evidence).toEqual({
       assertions: RUNS,
       rules: new Set(['T-MUST']),
-      held: new Set(['T-MUST']),
       unnamed: false,
       failures: [],
       unshown: 0,
