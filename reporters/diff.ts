@@ -4,6 +4,7 @@
  * "not covered by any rule". Every cell
  * comes from the target, so every cell passes through terminalSafe.
  */
+import { plural } from '../suites/report/words.js';
 import type { Difference, DiffSection } from '../suites/report/model.js';
 import { terminalSafe } from './console.js';
 import { groupBy } from './text.js';
@@ -44,10 +45,10 @@ export function diffTally(section: DiffSection): string {
   const count = (kind: string) => differences.filter((d) => judgementOf(d).kind === kind).length;
   const more = section.omitted ? `, ${section.omitted} more not listed` : '';
   const skipped = notComparedCount(section);
-  const uncompared = skipped ? `; ${skipped} check${skipped === 1 ? '' : 's'} not compared (above)` : '';
+  const uncompared = skipped ? `; ${plural(skipped, 'check')} not compared (above)` : '';
   const unjudged = count('unjudged') ? `, ${count('unjudged')} not judged` : '';
   return (
-    `${differences.length} difference${differences.length === 1 ? '' : 's'}${more}: ` +
+    `${plural(differences.length, 'difference')}${more}: ` +
     `${count('linked')} linked to a failed rule, ${count('allowed')} allowed, ${count('uncovered')} ${NOT_COVERED}` +
     unjudged +
     uncompared

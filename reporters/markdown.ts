@@ -3,6 +3,7 @@
  * rules table folded, failures first with their details folded in <details>, warnings, per-area
  * counts and skipped reasons, within a size budget (renderMarkdown).
  */
+import { plural } from '../suites/report/words.js';
 import { CATALOGUE_FILES, ruleHref } from './rule-links.js';
 import { CLIENT_HEADING, clientLines, trafficLines } from './client.js';
 import escapeHtml from 'escape-html';
@@ -199,7 +200,7 @@ function countBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
 /** The skipped checks, each with its reason, by reason, or counted. */
 function skippedChecks(skipped: CheckResult[], how: Layout['skipped']): string {
   if (how === 'counted')
-    return `_⏭️ ${skipped.length} check${skipped.length === 1 ? '' : 's'} skipped: the reasons are in ${WHOLE_REPORT} (size limit)._`;
+    return `_⏭️ ${plural(skipped.length, 'check')} skipped: the reasons are in ${WHOLE_REPORT} (size limit)._`;
   const rows =
     how === 'listed'
       ? skipped.map((check) => [`${code(check.suite)} ${md(short(checkLabel(check)))}`, md(short(check.message))])

@@ -108,18 +108,16 @@ export function verdictLine(report: Report): string {
   const erroredText = errored ? `${errored} errored, ` : '';
   const expectedText = report.summary.expected !== undefined ? `${report.summary.expected} expected, ` : '';
   const stale = report.rules.filter((r) => r.status === 'stale').length;
-  const staleText = stale ? ` (${stale} stale expectation${stale === 1 ? '' : 's'})` : '';
+  const staleText = stale ? ` (${plural(stale, 'stale expectation')})` : '';
   if (noCheckRan(report) && !report.interrupted && !report.stopped)
     return `${verdictHead(report)} (${by}${coverageText(report)}): ${report.client ? 'no exchange was judged' : 'no check ran'}${report.shard ? ` in shard ${report.shard.index}/${report.shard.total}` : ''}, so nothing is passed`;
   if (nothingTested(report) && !report.interrupted && !report.stopped)
     return `${verdictHead(report)} (${coverageText(report)}): nothing was tested, ${plural(skipped, 'check')} skipped (${skipReasons(report)}), so nothing is passed`;
   // Said beside the errored count: which errors were the target's rate limit, not the harness.
   const limited =
-    (report.rateLimited
-      ? `; ${report.rateLimited} request${report.rateLimited === 1 ? '' : 's'} rate-limited by the target`
-      : '') +
+    (report.rateLimited ? `; ${plural(report.rateLimited, 'request')} rate-limited by the target` : '') +
     (report.slowAnswers
-      ? `; ${report.slowAnswers} answer${report.slowAnswers === 1 ? '' : 's'} took ${SLOW_SHARE * 100} % of --timeout or more`
+      ? `; ${plural(report.slowAnswers, 'answer')} took ${SLOW_SHARE * 100} % of --timeout or more`
       : '');
   return `${verdictHead(report)} (${by}${coverageText(report)}): ${failed} failed, ${erroredText}${warned} warned, ${expectedText}${skipped} skipped, ${passed} passed in ${seconds(report.durationMs)}${staleText}${limited}`;
 }

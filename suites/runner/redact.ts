@@ -5,6 +5,7 @@
  * counterexample. Masking itself happens only for what leaves the run (a failure's exchanges and
  * messages): a run makes thousands of requests and shows a handful.
  */
+import { plural } from '../report/words.js';
 import { encodedForms, harmless, isSecretName, mask, redactExchange, redactText, redactUrl } from '../report/redact.js';
 import { tooDeep } from '../report/json-depth.js';
 import { createSecretIndex } from '../report/secret-index.js';
@@ -361,7 +362,7 @@ function keptHeaders(headers: Record<string, string>, sizes: Map<string, number>
     }
   }
   const kept = entries.filter(([name]) => shown.has(name));
-  const note = left ? `${left} more header${left === 1 ? '' : 's'} (${bytes} bytes) left out` : said;
+  const note = left ? `${plural(left, 'more header')} (${bytes} bytes) left out` : said;
   return note === undefined ? kept : [...kept, [LEFT_OUT_HEADERS, note]];
 }
 

@@ -2,6 +2,7 @@
  * A session: one target, its detected capabilities and driver, ready to run checks one by one.
  * The CLI runner and the vitest glue both run checks through here, so they agree on every verdict.
  */
+import { plural } from '../report/words.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import { profiles } from '../../spec/index.js';
@@ -772,7 +773,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     const listed =
       each.length === 1 ? each[0].message : each.map((f, i) => `(${i + 1}/${each.length}) ${f.message}`).join('\n');
     const message = unshown
-      ? `${listed}\n(+${unshown >= MAX_UNSHOWN ? 'at least ' : ''}${unshown} more failure${unshown === 1 ? '' : 's'} of this check not shown)`
+      ? `${listed}\n(+${unshown >= MAX_UNSHOWN ? 'at least ' : ''}${plural(unshown, 'more failure')} of this check not shown)`
       : listed;
     const counterexample = failures.find((f) => f.counterexample)?.counterexample;
     return done(failedStatus(broken), {
