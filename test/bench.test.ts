@@ -51,6 +51,8 @@ describe('npm run bench --quick', () => {
       ]) {
         expect(row(label), label).toBeDefined();
       }
+      // the keyset row's depth ratio is paired round by round, as the rows' sim / bare are
+      expect(stdout).toMatch(/^keyset over HTTP: depth 1 \/ depth 900,000 by round \d+\.\d\d$/m);
       // the peer answered the keys request, with a figure in its column
       const keys = row('GET /oauth/discovery/keys')!
         .split('|')
