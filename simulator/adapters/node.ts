@@ -216,13 +216,39 @@ export function requestTarget(req: IncomingMessage): URL | null {
     const rest = absolute[2] ?? '';
     path = rest.startsWith('/') ? rest : `/${rest}`;
   }
+  // Concatenate rather than resolve: `new URL('//x', base)` would read `//x` as a host.
+  return parsedOnce(`http://${authority}${path}`);
+}
+
+/**
+ * Parsed URLs of recent short request targets: clients repeat a few (the token and device
+ * endpoints, the key set), and a parse was 7 % of a device authorization's own time (in-process
+ * A/B). Shared objects are safe because nothing writes to a request's URL (the handlers that
+ * change one build their own: redirectTo, unencodedSlash). Bounded in entries and key length, so
+ * a client sending only new or long targets costs a lookup and, past the bound, a clear.
+ */
+const URLS = new Map<string, URL>();
+const URLS_MAX = 512;
+const URL_CACHED_MAX_LENGTH = 256;
+
+function parsedOnce(href: string): URL | null {
+  const known = URLS.get(href);
+  if (known) return known;
+  let url: URL;
   try {
-    // Concatenate rather than resolve: `new URL('//x', base)` would read `//x` as a host.
-    return new URL(`http://${authority}${path}`);
+    url = new URL(href);
   } catch {
     return null;
   }
+  if (href.length <= URL_CACHED_MAX_LENGTH) {
+    if (URLS.size >= URLS_MAX) URLS.clear();
+    URLS.set(href, url);
+  }
+  return url;
 }
+
+/** How many parsed URLs are kept (tests read the bound). */
+export const cachedUrlCount = (): number => URLS.size;
 
 /** The light request of an IncomingMessage, or null when Fetch would have refused it (bad URL or method). */
 export function toSimRequest(

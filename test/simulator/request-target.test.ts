@@ -6,7 +6,8 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSimulator } from '../../simulator/core.js';
-import { MAX_HEAD_BYTES, serve, type Served } from '../../simulator/adapters/node.js';
+import type { IncomingMessage } from 'node:http';
+import { cachedUrlCount, MAX_HEAD_BYTES, requestTarget, serve, type Served } from '../../simulator/adapters/node.js';
 
 interface Answer {
   status: number;
@@ -149,5 +150,31 @@ describe('one URL per request', () => {
     );
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body)).toEqual(BAD_REQUEST);
+  });
+});
+
+describe('the parsed URLs kept for repeated targets', () => {
+  const request = (host: string, url: string) =>
+    ({ headers: { host }, url, rawHeaders: ['Host', host] }) as unknown as IncomingMessage;
+
+  it('a repeated target is parsed once; another Host is its own URL; the cache is bounded in entries and key length', () => {
+    const first = requestTarget(request('127.0.0.1:1', '/oauth/token'));
+    expect(requestTarget(request('127.0.0.1:1', '/oauth/token'))).toBe(first);
+    const other = requestTarget(request('127.0.0.2:1', '/oauth/token'));
+    expect(other).not.toBe(first);
+    expect(other?.origin).toBe('http://127.0.0.2:1');
+    expect(first?.origin).toBe('http://127.0.0.1:1');
+
+    for (let i = 0; i < 1500; i++) {
+      const url = requestTarget(request('127.0.0.1:1', `/api/v4/projects?page=${i}`));
+      expect(url?.searchParams.get('page')).toBe(String(i));
+      expect(cachedUrlCount()).toBeLessThanOrEqual(512);
+    }
+    const long = `/api/v4/projects?search=${'a'.repeat(300)}`;
+    const before = cachedUrlCount();
+    const parsed = requestTarget(request('127.0.0.1:1', long));
+    expect(parsed?.searchParams.get('search')).toHaveLength(300);
+    expect(cachedUrlCount()).toBe(before);
+    expect(requestTarget(request('127.0.0.1:1', long))).not.toBe(parsed);
   });
 });
