@@ -45,6 +45,18 @@ export function inertJson(json: string): string {
   );
 }
 
+/** A surrogate without its other half (a target's JSON can spell one: `"\\ud800"`). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * The text with each lone surrogate replaced by U+FFFD, as a UTF-8 writer does: JSON.stringify
+ * writes one as a `\ud800` escape, which JavaScript reads back but strict readers (RFC 8259 §8.2,
+ * serde_json, Go's encoding/json) refuse or change, so a report CI tools read carries none.
+ */
+export function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, '\ufffd');
+}
+
 /**
  * The report with every string made inert (ids, titles, messages, exchanges, reproduce lines, and
  * any field added later); the input is not modified. The report's shape is fixed and shallow (target

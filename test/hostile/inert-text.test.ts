@@ -93,6 +93,25 @@ describe('inert text', () => {
     expect(out).toContain('\\udb40\\udc49\\udb40\\udc47TAG');
   });
 
+  it('json: a lone surrogate the target spelled becomes U+FFFD, so strict JSON readers accept the report', () => {
+    const spelled = (value: unknown): unknown =>
+      typeof value === 'string'
+        ? `${value}\ud800 x\udc00 pair\ud83d\ude00 end\udbff`
+        : Array.isArray(value)
+          ? value.map(spelled)
+          : value && typeof value === 'object'
+            ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, spelled(v)]))
+            : value;
+    const out = renderJson(spelled(fixtureReport()) as Report);
+    // No unpaired surrogate escape is written (JSON.stringify writes a lone one as \udXXX).
+    expect(out).not.toMatch(/\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/i);
+    expect(out).toContain('\ufffd x\ufffd pair\ud83d\ude00 end\ufffd');
+    const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    const strings: string[] = [];
+    JSON.parse(out, (_k, v) => (typeof v === 'string' && strings.push(v), v));
+    expect(strings.filter((v) => lone.test(v))).toEqual([]);
+  });
+
   it('md: nothing raw inside fenced blocks either, and no line outside one starts with the target’s text', () => {
     const text = renderMarkdown(report());
     expect(RAW.test(text)).toBe(false);
