@@ -158,8 +158,8 @@ describe.skipIf(!existsSync(CHROMIUM))(
         const { visit, flows, driver, userCode } = await driverFor(sim, 3000);
         const meet = async (state: string) =>
           page === 'consent' ? visit(state) : driver.approveDevice(await userCode());
-        // Signed in first, through the other page: a page that hangs as it answers the password is
-        // blamed on the sign-in (signingIn), another case.
+        // Signed in first, through the other page: a page that hangs right after the password is
+        // another case (the password accepted, below).
         await (page === 'consent' ? driver.approveDevice(await userCode()) : visit('signed-in'));
         const first = await rejection(meet('busy'));
         expect(first.error).toBeInstanceOf(HarnessError);
@@ -181,6 +181,48 @@ describe.skipIf(!existsSync(CHROMIUM))(
           'approve',
         );
         expect(refused.response.status).toBeGreaterThanOrEqual(400);
+      },
+      60_000,
+    );
+
+    it.each([
+      { what: 'a consent page whose script never yields', script: true },
+      { what: 'an authorization endpoint that never answers', script: false },
+    ])(
+      'the password accepted (redirected off the sign-in), then $what: blamed there, never on the sign-in (hform22)',
+      async ({ script }) => {
+        const held: ServerResponse[] = [];
+        open.push({ close: async () => void held.forEach((res) => res.destroy()) });
+        /** The authorization requests: the first (signed out) is sent to the sign-in, a later one is held when `script` is not. */
+        let asked = 0;
+        const { sim, posts } = await provider(
+          script ? '<script>for (;;) {}</script>' : '',
+          (req, res) => {
+            if (script || req.method !== 'GET' || !req.url?.startsWith('/oauth/authorize') || ++asked === 1)
+              return false;
+            held.push(res);
+            return true;
+          },
+          '/oauth/authorize',
+        );
+        const { visit } = await driverFor(sim, 3000);
+        const first = await rejection(visit('accepted'));
+        expect(first.error).toBeInstanceOf(HarnessError);
+        expect(first.error).not.toBeInstanceOf(SignInRefused);
+        // The page that hung, not the run's sign-in ("what needs a signed-in user is not tested").
+        expect(first.error.message).toMatch(
+          /^the provider's page did not respond within \d+ ms of the driver's last step \(at \/oauth\/authorize(?:: [^)]*)?\)$/,
+        );
+        expect(posts.count).toBe(1);
+        if (!script) return;
+        // Said once, as that page's: the next visit (the session kept) is answered there with it,
+        // stopped and skipped naming it; the password is not typed again.
+        const second = await rejection(visit('again'));
+        expect(second.error).toBeInstanceOf(CheckSkipped);
+        expect(second.error.message).toBe(
+          `the provider's page at /oauth/authorize did not respond earlier in this run (${first.error.message}); it is not loaded again`,
+        );
+        expect(posts.count).toBe(1);
       },
       60_000,
     );
