@@ -1305,6 +1305,8 @@ export async function createBrowserDriver(
      * (offSignIn): past that the credentials were taken, and a page that hangs is its own (hform22).
      */
     let signingIn: 'username' | 'password' | undefined;
+    /** The path of the page the password was typed on (the provider's sign-in page, whatever signInPath says). */
+    let passwordAt: string | undefined;
     let watchdog: NodeJS.Timeout | undefined;
     /** The watchdog's time: twice the page's limit, and never past the check's (WATCHDOG_MARGIN_MS). */
     let stallMs = 2 * pageTimeout;
@@ -1328,19 +1330,16 @@ export async function createBrowserDriver(
     });
     /**
      * Does `response` send the browser off the sign-in page (a redirect elsewhere on the provider or
-     * beyond)? Not a 307 or 308: those carry the password on to be judged there.
+     * beyond: not to the page the password was typed on, nor to signInPath)? Not a 307 or 308:
+     * those carry the password on to be judged there.
      */
     const offSignIn = (response: PwResponse) => {
       const to = response.headers().location;
       const status = response.status();
-      return (
-        status >= 300 &&
-        status < 400 &&
-        !keepsRequest(status) &&
-        to !== undefined &&
-        URL.canParse(to, response.url()) &&
-        !samePath(new URL(to, response.url()).pathname, d.signInPath)
-      );
+      if (status < 300 || status >= 400 || keepsRequest(status) || !to || !URL.canParse(to, response.url()))
+        return false;
+      const path = new URL(to, response.url()).pathname;
+      return !samePath(path, d.signInPath) && (passwordAt === undefined || !samePath(path, passwordAt));
     };
     page.on('response', (response) => {
       if (!isMainNavigation(page, response.request())) return;
@@ -1619,6 +1618,7 @@ export async function createBrowserDriver(
           signInMetAgain(http, unsettled);
           signedIn = true;
           signingIn = 'password';
+          passwordAt = new URL(page.url()).pathname;
           const next = [controls.decision, controls.continue];
           await signInStep(
             () => signIn(page, watch, identified, next),

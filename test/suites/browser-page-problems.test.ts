@@ -59,9 +59,14 @@ async function provider(
   return { sim, posts, loads };
 }
 
-async function driverFor(sim: Loopback & { sim: Parameters<typeof targetConfig>[0] }, pageTimeoutMs = 5000) {
+async function driverFor(
+  sim: Loopback & { sim: Parameters<typeof targetConfig>[0] },
+  pageTimeoutMs = 5000,
+  /** Set over the driver's defaults (a signInPath the provider's sign-in page is not at). */
+  driverConfig: { signInPath?: string } = {},
+) {
   open.push(sim);
-  const config = { ...targetConfig(sim.sim, sim.url), driver: { kind: 'browser' as const } };
+  const config = { ...targetConfig(sim.sim, sim.url), driver: { kind: 'browser' as const, ...driverConfig } };
   const http = createHttp(createHttpTarget(config), createRecorder(20), createRedactor());
   const driver: BrowserDriver = await createBrowserDriver(http, config, { pageTimeoutMs });
   open.push(driver);
@@ -226,6 +231,28 @@ describe.skipIf(!existsSync(CHROMIUM))(
       },
       60_000,
     );
+
+    it("a password refused by a redirect back to the page it was typed on, which then hangs: the sign-in's still, whatever signInPath says (hform22)", async () => {
+      const { sim } = await provider('', (req, res) => {
+        if (req.method === 'POST' && req.url?.startsWith('/users/sign_in')) {
+          req.resume();
+          res.writeHead(302, { location: '/users/sign_in?error=1' });
+          res.end();
+          return true;
+        }
+        if (req.method !== 'GET' || req.url !== '/users/sign_in?error=1') return false;
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end(
+          '<form method="post"><input name="user[login]"><input type="password" name="user[password]"><button>Sign in</button></form><script>for (;;) {}</script>',
+        );
+        return true;
+      });
+      const { visit } = await driverFor(sim, 3000, { signInPath: '/login' });
+      const first = await rejection(visit('refused'));
+      expect(first.error.message).toMatch(
+        /^the provider's page did not respond within \d+ ms of the driver's last step \(at \/users\/sign_in(?:: [^)]*)?\); what needs a signed-in user is not tested$/,
+      );
+    }, 60_000);
 
     it('a sign-in form sent into a new window at another origin: said so, nothing sent there, never a refused password', async () => {
       const away = await sink();
