@@ -892,9 +892,17 @@ export async function createBrowserDriver(
    */
   const unresponsive = (page: Page, ms: number, detail?: string) =>
     new PageUnresponsive(
-      `the provider's page did not respond within ${ms} ms of the driver's last step (at ${new URL(page.url()).pathname}${detail ? `: ${detail}` : ''})`,
+      `the provider's page did not respond within ${ms} ms of the driver's last step (at ${whereIs(page)}${detail ? `: ${detail}` : ''})`,
       ms,
     );
+  /**
+   * Each visit's main-frame navigation still waiting for its answer (sent, not answered): Chromium
+   * shows the page before it meanwhile (the sign-in's, after the password was redirected to an
+   * authorization endpoint that does not answer), so what hangs is that request's page (hform22).
+   */
+  const awaiting = new WeakMap<Page, PwRequest>();
+  /** The path of the page that hangs or acts: the navigation awaiting its answer, else the page shown. */
+  const whereIs = (page: Page) => new URL(awaiting.get(page)?.url() ?? page.url()).pathname;
 
   /**
    * What ended a visit, when it is the provider's page: the watchdog (`stalledMs`), Playwright's time
@@ -1291,8 +1299,14 @@ export async function createBrowserDriver(
     // time limit of their own: with no step done for twice the page's limit, the page is closed,
     // which ends them, and the visit says why.
     let stalled = false;
-    /** The visit is at the sign-in (its username or password being sent): a page problem there is the run's. */
-    let signingIn = false;
+    /**
+     * The visit is at the sign-in (its username or password being sent): a page problem there is the
+     * run's. The password's, until the provider answers it with a redirect off the sign-in page
+     * (offSignIn): past that the credentials were taken, and a page that hangs is its own (hform22).
+     */
+    let signingIn: 'username' | 'password' | undefined;
+    /** The path of the page the password was typed on (the provider's sign-in page, whatever signInPath says). */
+    let passwordAt: string | undefined;
     let watchdog: NodeJS.Timeout | undefined;
     /** The watchdog's time: twice the page's limit, and never past the check's (WATCHDOG_MARGIN_MS). */
     let stallMs = 2 * pageTimeout;
@@ -1307,8 +1321,30 @@ export async function createBrowserDriver(
     };
     progress();
     let last: PwResponse | undefined;
+    page.on('request', (request) => {
+      if (isMainNavigation(page, request)) awaiting.set(page, request);
+    });
+    // A navigation that failed awaits nothing, unless the watchdog's close failed it: it hung.
+    page.on('requestfailed', (request) => {
+      if (!stalled && awaiting.get(page) === request) awaiting.delete(page);
+    });
+    /**
+     * Does `response` send the browser off the sign-in page (a redirect elsewhere on the provider or
+     * beyond: not to the page the password was typed on, nor to signInPath)? Not a 307 or 308:
+     * those carry the password on to be judged there.
+     */
+    const offSignIn = (response: PwResponse) => {
+      const to = response.headers().location;
+      const status = response.status();
+      if (status < 300 || status >= 400 || keepsRequest(status) || !to || !URL.canParse(to, response.url()))
+        return false;
+      const path = new URL(to, response.url()).pathname;
+      return !samePath(path, d.signInPath) && (passwordAt === undefined || !samePath(path, passwordAt));
+    };
     page.on('response', (response) => {
       if (!isMainNavigation(page, response.request())) return;
+      if (awaiting.get(page) === response.request()) awaiting.delete(page);
+      if (signingIn === 'password' && offSignIn(response)) signingIn = undefined;
       last = response;
       // The page loads are the evidence of this flow; headers only (bodies stay in the browser).
       http.record({
@@ -1580,7 +1616,9 @@ export async function createBrowserDriver(
         if (!signedIn && (await present(page, ...controls.password))) {
           // A later visit meeting the sign-in form again: the unsettled password was not accepted.
           signInMetAgain(http, unsettled);
-          signedIn = signingIn = true;
+          signedIn = true;
+          signingIn = 'password';
+          passwordAt = new URL(page.url()).pathname;
           const next = [controls.decision, controls.continue];
           await signInStep(
             () => signIn(page, watch, identified, next),
@@ -1588,7 +1626,7 @@ export async function createBrowserDriver(
             controls.password,
             'its sign-in form again',
           );
-          signingIn = false;
+          signingIn = undefined;
           passwordAnswered = !handover();
           onAnswer = true;
           continue;
@@ -1600,7 +1638,8 @@ export async function createBrowserDriver(
           // not "Next": the username sent alone would be refused (and the config blamed).
           if (await passwordDue(page)) continue;
           signInMetAgain(http, unsettled);
-          identified = signingIn = true;
+          identified = true;
+          signingIn = 'username';
           const next = [controls.password, controls.decision, controls.continue];
           await signInStep(() => identify(page, watch, next), next, identifier, 'its username form again');
           continue;
@@ -1806,9 +1845,9 @@ export async function createBrowserDriver(
       skipIfMetAgain();
       const problem = pageProblem(page, error, stalled ? stallMs : undefined);
       if (!problem) throw error;
-      const path = new URL(page.url()).pathname;
+      const path = whereIs(page);
       // The sign-in's page (before any sign-in of the run went through): every check's way in.
-      if (!session && (signingIn || samePath(path, d.signInPath))) {
+      if (!session && (signingIn !== undefined || samePath(path, d.signInPath))) {
         unplayableAt = path;
         signInUnplayable(http, problem.message);
       }

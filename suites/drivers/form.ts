@@ -498,8 +498,10 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
         // After a denial nothing more is pressed; an approval may need a second one (the device
         // page's confirmation, then the consent page), but never a mere step after it.
         const others = forms.filter((f) => f !== login);
-        const decide = (): Choice | undefined =>
-          buttonFor(others, decision, { approve: d.approveSelector, deny: d.denySelector }, config.user?.username);
+        /** The decision (or the step towards it) the driver takes among `forms`' buttons. */
+        const choose = (forms: HtmlForm[]): Choice | undefined =>
+          buttonFor(forms, decision, { approve: d.approveSelector, deny: d.denySelector }, config.user?.username);
+        const decide = () => choose(others);
         /** Asked to deny, why a step on this page may be the approval (sign-in.ts), undefined when it cannot. */
         const mayApprove = (terms = false) =>
           stepMayApprove({ html: response.text, url }, startUrl, redirectUris, codeSent || codeInUrl, terms);
@@ -610,8 +612,9 @@ export function createBrowser(http: Http, config: TargetConfig): Browser {
               answeredByLinks(http, { html: response.text, url, status: response.status });
             signInRefused(http, `status ${response.status}, a page with no form`);
           }
-          // Its control disabled until a script enables it (terms to scroll to the end): never pressed here.
-          if (!decided && disabledForScript(response.text))
+          // The control it would press disabled until a script enables it (terms to scroll to the
+          // end): never pressed here. Another disabled control (a refusal's "Send feedback") is no cause.
+          if (!decided && disabledForScript(response.text, others, (forms) => choose(forms)?.button))
             beyondForms(
               `the provider's page at ${at} keeps its ${decision} control disabled until its script enables it`,
               'the form driver runs no script and presses no disabled control; use driver: browser',

@@ -38,6 +38,8 @@ export interface HtmlForm {
    * submission) until a script enables it, so the form is never sent without a button.
    */
   defaultDisabled?: true;
+  /** Its submit controls kept disabled (for a script to enable), never pressed: not among `buttons`. */
+  disabled?: SubmitButton[];
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
@@ -191,18 +193,26 @@ export function isSubmit(name: string, attrs: Record<string, string>): boolean {
     : name === 'input' && ['submit', 'image'].includes(type);
 }
 
+/** `form` as its script may make it: its disabled submit controls enabled, after its live ones. */
+const enabled = (form: HtmlForm): HtmlForm =>
+  form.disabled ? { ...form, buttons: [...form.buttons, ...form.disabled], defaultDisabled: undefined } : form;
+
 /**
- * Does the page keep a submit control disabled for its script to enable (a consent's Authorize
- * until its terms are scrolled to the end)? A `disabled` button or submit input beside a `<script>`.
+ * Does the page keep one of its decision controls disabled for its script to enable (a consent's
+ * Authorize until its terms are scrolled to the end)? `press` is the driver's own choice among
+ * forms' buttons: asked of `forms` (the page's, parseForms) with their disabled controls enabled,
+ * it picks one of those, and the page has a `<script>`. A disabled control the driver would not
+ * press (Google's "Send feedback" on a refusal) is no decision kept from it (review hform22).
  */
-export function disabledForScript(html: string): boolean {
-  let script = false;
-  let disabled = false;
-  for (const [name, attrs] of openingTags(html)) {
-    script ||= name === 'script';
-    disabled ||= 'disabled' in attrs && isSubmit(name, attrs);
-  }
-  return script && disabled;
+export function disabledForScript(
+  html: string,
+  forms: HtmlForm[],
+  press: (forms: HtmlForm[]) => SubmitButton | undefined,
+): boolean {
+  const pressed = forms.some((f) => f.disabled) ? press(forms.map(enabled)) : undefined;
+  if (!pressed || !forms.some((f) => f.disabled?.includes(pressed))) return false;
+  for (const [name] of openingTags(html)) if (name === 'script') return true;
+  return false;
 }
 
 /** Elements whose content is no text a person reads. */
@@ -303,30 +313,22 @@ interface Control {
 function addControl(form: HtmlForm, { kind, attrs: a, label, noscript }: Control): void {
   const hides = noscript ? { noscript } : {};
   // A disabled control is sent by no browser (HTML: not a successful control), nor pressed by anyone
-  // until a script enables it (a consent's Authorize, once its terms are scrolled to the end).
-  if ('disabled' in a) {
-    if (isSubmit(kind, a) && !form.buttons.length) form.defaultDisabled = true;
-    return;
-  }
-  if (kind === 'button') {
-    if (isSubmit(kind, a))
-      form.buttons.push({
-        tag: 'button',
-        name: a.name,
-        value: a.value,
-        label: stripTags(label ?? ''),
-        attrs: a,
-        ...hides,
-      });
-    return;
-  }
-  if (!a.name && kind !== 'input') return;
-  const type = (a.type ?? (kind === 'input' ? 'text' : kind)).toLowerCase();
+  // until a script enables it (a consent's Authorize, once its terms are scrolled to the end): a
+  // disabled submit control is kept aside, for disabledForScript to read.
   if (isSubmit(kind, a)) {
-    form.buttons.push({ tag: 'input', name: a.name, value: a.value, label: a.value ?? '', attrs: a, ...hides });
+    const button: SubmitButton =
+      kind === 'button'
+        ? { tag: 'button', name: a.name, value: a.value, label: stripTags(label ?? ''), attrs: a, ...hides }
+        : { tag: 'input', name: a.name, value: a.value, label: a.value ?? '', attrs: a, ...hides };
+    if (!('disabled' in a)) form.buttons.push(button);
+    else {
+      if (!form.buttons.length) form.defaultDisabled = true;
+      (form.disabled ??= []).push(button);
+    }
     return;
   }
-  if (!a.name) return;
+  if ('disabled' in a || kind === 'button' || !a.name) return;
+  const type = (a.type ?? (kind === 'input' ? 'text' : kind)).toLowerCase();
   const field = {
     name: a.name,
     value: a.value ?? (type === 'checkbox' ? 'on' : ''),

@@ -36,8 +36,18 @@ const KNOWN = new Set([
   'include_granted_scopes',
 ]);
 
-/** How it refuses: its own error page (Google's), or an error redirect to the client. */
-let refusal: 'page' | 'redirect' | 'none' = 'page';
+/**
+ * Google's page says more: a "Send feedback" form whose button its script enables once something
+ * is typed. That button decides nothing of the authorization (review hform22: the form driver
+ * took it for the decision kept disabled by a script and advised the browser driver).
+ */
+const FEEDBACK = `<form method="post" action="/feedback"><textarea name="feedback"></textarea>
+<button type="submit" id="send" disabled>Send feedback</button></form>
+<script>document.querySelector('textarea').addEventListener('input', function (e) {
+  document.getElementById('send').disabled = !e.target.value; });</script>`;
+
+/** How it refuses: its own error page (Google's, with its feedback form or without), or an error redirect to the client. */
+let refusal: 'page' | 'feedback' | 'redirect' | 'none' = 'page';
 let provider: Provider;
 
 beforeAll(async () => {
@@ -45,13 +55,13 @@ beforeAll(async () => {
     if (method !== 'GET' || url.pathname !== '/oauth/authorize' || refusal === 'none') return undefined;
     const unknown = [...url.searchParams.keys()].find((k) => !KNOWN.has(k));
     if (unknown === undefined) return undefined;
-    if (refusal === 'page')
+    if (refusal === 'page' || refusal === 'feedback')
       return () => ({
         status: 400,
         headers: { 'content-type': 'text/html; charset=utf-8' },
         body: page(
           'Access blocked: Authorization Error',
-          `<p>Error 400: invalid_request</p><p>Parameter not allowed for this message type: ${unknown}</p>`,
+          `<p>Error 400: invalid_request</p><p>Parameter not allowed for this message type: ${unknown}</p>${refusal === 'feedback' ? FEEDBACK : ''}`,
         ),
       });
     const back = new URL(url.searchParams.get('redirect_uri') ?? '');
@@ -67,6 +77,7 @@ describe('an authorization endpoint that refuses parameters it does not know', (
   it.each([
     ...PAGE_DRIVERS.map((kind) => ({ kind, how: 'page' as const })),
     { kind: 'form' as const, how: 'redirect' as const },
+    { kind: 'form' as const, how: 'feedback' as const },
   ])('$kind driver, refused by an error $how: GRANT-AUTHORIZE-UNKNOWN-PARAMS alone fails', async ({ kind, how }) => {
     refusal = how;
     const { code, report, stderr } = await runWithDriver(provider, kind, CHECKS);

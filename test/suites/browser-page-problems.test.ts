@@ -59,9 +59,14 @@ async function provider(
   return { sim, posts, loads };
 }
 
-async function driverFor(sim: Loopback & { sim: Parameters<typeof targetConfig>[0] }, pageTimeoutMs = 5000) {
+async function driverFor(
+  sim: Loopback & { sim: Parameters<typeof targetConfig>[0] },
+  pageTimeoutMs = 5000,
+  /** Set over the driver's defaults (a signInPath the provider's sign-in page is not at). */
+  driverConfig: { signInPath?: string } = {},
+) {
   open.push(sim);
-  const config = { ...targetConfig(sim.sim, sim.url), driver: { kind: 'browser' as const } };
+  const config = { ...targetConfig(sim.sim, sim.url), driver: { kind: 'browser' as const, ...driverConfig } };
   const http = createHttp(createHttpTarget(config), createRecorder(20), createRedactor());
   const driver: BrowserDriver = await createBrowserDriver(http, config, { pageTimeoutMs });
   open.push(driver);
@@ -158,8 +163,8 @@ describe.skipIf(!existsSync(CHROMIUM))(
         const { visit, flows, driver, userCode } = await driverFor(sim, 3000);
         const meet = async (state: string) =>
           page === 'consent' ? visit(state) : driver.approveDevice(await userCode());
-        // Signed in first, through the other page: a page that hangs as it answers the password is
-        // blamed on the sign-in (signingIn), another case.
+        // Signed in first, through the other page: a page that hangs right after the password is
+        // another case (the password accepted, below).
         await (page === 'consent' ? driver.approveDevice(await userCode()) : visit('signed-in'));
         const first = await rejection(meet('busy'));
         expect(first.error).toBeInstanceOf(HarnessError);
@@ -184,6 +189,70 @@ describe.skipIf(!existsSync(CHROMIUM))(
       },
       60_000,
     );
+
+    it.each([
+      { what: 'a consent page whose script never yields', script: true },
+      { what: 'an authorization endpoint that never answers', script: false },
+    ])(
+      'the password accepted (redirected off the sign-in), then $what: blamed there, never on the sign-in (hform22)',
+      async ({ script }) => {
+        const held: ServerResponse[] = [];
+        open.push({ close: async () => void held.forEach((res) => res.destroy()) });
+        /** The authorization requests: the first (signed out) is sent to the sign-in, a later one is held when `script` is not. */
+        let asked = 0;
+        const { sim, posts } = await provider(
+          script ? '<script>for (;;) {}</script>' : '',
+          (req, res) => {
+            if (script || req.method !== 'GET' || !req.url?.startsWith('/oauth/authorize') || ++asked === 1)
+              return false;
+            held.push(res);
+            return true;
+          },
+          '/oauth/authorize',
+        );
+        const { visit } = await driverFor(sim, 3000);
+        const first = await rejection(visit('accepted'));
+        expect(first.error).toBeInstanceOf(HarnessError);
+        expect(first.error).not.toBeInstanceOf(SignInRefused);
+        // The page that hung, not the run's sign-in ("what needs a signed-in user is not tested").
+        expect(first.error.message).toMatch(
+          /^the provider's page did not respond within \d+ ms of the driver's last step \(at \/oauth\/authorize(?:: [^)]*)?\)$/,
+        );
+        expect(posts.count).toBe(1);
+        if (!script) return;
+        // Said once, as that page's: the next visit (the session kept) is answered there with it,
+        // stopped and skipped naming it; the password is not typed again.
+        const second = await rejection(visit('again'));
+        expect(second.error).toBeInstanceOf(CheckSkipped);
+        expect(second.error.message).toBe(
+          `the provider's page at /oauth/authorize did not respond earlier in this run (${first.error.message}); it is not loaded again`,
+        );
+        expect(posts.count).toBe(1);
+      },
+      60_000,
+    );
+
+    it("a password refused by a redirect back to the page it was typed on, which then hangs: the sign-in's still, whatever signInPath says (hform22)", async () => {
+      const { sim } = await provider('', (req, res) => {
+        if (req.method === 'POST' && req.url?.startsWith('/users/sign_in')) {
+          req.resume();
+          res.writeHead(302, { location: '/users/sign_in?error=1' });
+          res.end();
+          return true;
+        }
+        if (req.method !== 'GET' || req.url !== '/users/sign_in?error=1') return false;
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end(
+          '<form method="post"><input name="user[login]"><input type="password" name="user[password]"><button>Sign in</button></form><script>for (;;) {}</script>',
+        );
+        return true;
+      });
+      const { visit } = await driverFor(sim, 3000, { signInPath: '/login' });
+      const first = await rejection(visit('refused'));
+      expect(first.error.message).toMatch(
+        /^the provider's page did not respond within \d+ ms of the driver's last step \(at \/users\/sign_in(?:: [^)]*)?\); what needs a signed-in user is not tested$/,
+      );
+    }, 60_000);
 
     it('a sign-in form sent into a new window at another origin: said so, nothing sent there, never a refused password', async () => {
       const away = await sink();

@@ -12,6 +12,7 @@ import {
   parseLinks,
   submitsItself,
   withoutComments,
+  type HtmlForm,
 } from '../../suites/drivers/html.js';
 import type { HttpResponse } from '../../suites/types.js';
 
@@ -92,8 +93,31 @@ describe('form parsing', () => {
       expect([control, form.buttons.length]).toEqual([control, submits ? 1 : 0]);
       const disabled = control.replace(/^<(button|input)/, '<$1 disabled');
       expect([control, parseForms(`<form>${disabled}</form>`)[0].defaultDisabled ?? false]).toEqual([control, submits]);
-      expect([control, disabledForScript(`<script></script><form>${disabled}</form>`)]).toEqual([control, submits]);
+      const page = `<script></script><form>${disabled}</form>`;
+      const pressFirst = (forms: HtmlForm[]) => forms[0].buttons[0];
+      expect([control, disabledForScript(page, parseForms(page), pressFirst)]).toEqual([control, submits]);
     }
+  });
+
+  it('reads a disabled control as kept for a script only when it is the one the driver would press (review hform22)', () => {
+    const FEEDBACK =
+      '<form action="/feedback"><textarea name="f"></textarea><button disabled>Send feedback</button></form>';
+    const CONSENT_FORM = '<form action="/authorize"><button>Deny</button><button disabled>Authorize</button></form>';
+    const authorize = (forms: HtmlForm[]) => forms.flatMap((f) => f.buttons).find((b) => b.label === 'Authorize');
+    const kept = (page: string) => disabledForScript(page, parseForms(page), authorize);
+    // A refusal's feedback form: its button is disabled, but it is not the one pressed.
+    expect(kept(`<script></script><p>Access blocked</p>${FEEDBACK}`)).toBe(false);
+    // The consent's own Authorize, beside that feedback form or alone: kept for the script.
+    expect(kept(`<script></script>${FEEDBACK}${CONSENT_FORM}`)).toBe(true);
+    expect(kept(`<script></script>${CONSENT_FORM}`)).toBe(true);
+    // No script to enable it, or it is live (the driver's choice among live buttons is no disabled one).
+    expect(kept(CONSENT_FORM)).toBe(false);
+    expect(kept(`<script></script>${CONSENT_FORM.replace(' disabled', '')}`)).toBe(false);
+    // Kept aside in the form, never among the buttons pressed.
+    expect(parseForms(CONSENT_FORM)[0]).toMatchObject({
+      buttons: [{ label: 'Deny' }],
+      disabled: [{ label: 'Authorize' }],
+    });
   });
 
   it("keeps an unquoted value's last `/` (HTML ends it at white space or `>`); a `/` after white space closes the tag", () => {
