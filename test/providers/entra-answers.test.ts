@@ -46,7 +46,7 @@ beforeAll(async () => {
       const timestamp = '2026-11-27 13:40:00Z';
       if (typeof body.error === 'string') {
         seen.add('error');
-        const said = String(body.error_description ?? '').replace(/["\\]/g, '');
+        const said = (typeof body.error_description === 'string' ? body.error_description : '').replace(/["\\]/g, '');
         return json(
           {
             ...body,
