@@ -3,10 +3,12 @@
  * (its handler writes the status alone, RFC 7009 §2.2 asks no body); an authorization request
  * whose redirect_uri is not registered sent 303 to its own error page,
  * `/oauth2/fallbacks/error?error=…&error_description=…&error_hint=…&error_debug=…`, a 200 HTML
- * page; a token endpoint 401 without `WWW-Authenticate`. The empty revocation breaks L171 ("200
+ * page; an error sent back to the client's redirect_uri with `error_hint` and `error_debug` beside
+ * `error_description`, by a 303; a token endpoint 401 without `WWW-Authenticate`. The empty revocation breaks L171 ("200
  * with an empty JSON object"): `REV-EMPTY-OBJECT`, and `ENC-RESPONSE-JSON` for the missing JSON;
  * a run of that one check lists both rules it broke. The error page is no redirect to the client
- * (`GRANT-REDIRECT-URI-REGISTERED` holds), its 200 warns `GRANT-AUTHORIZE-ERROR-PAGE-STATUS`;
+ * (`GRANT-REDIRECT-URI-REGISTERED` holds), its 200 warns `GRANT-AUTHORIZE-ERROR-PAGE-STATUS`; the
+ * extra parameters of an error redirect are ignored (RFC 6749 §4.1.2.1);
  * the 401 to a client that used HTTP Basic fails `AUTH-INVALID-CLIENT-BASIC` (RFC 6749 §5.2 MUST).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,6 +41,15 @@ async function hydra(url: URL, answer: Response): Promise<Response> {
     to.searchParams.set('error_debug', `client_id=${url.searchParams.get('client_id') ?? ''}`);
     return new Response(null, { status: 303, headers: { location: to.href } });
   }
+  // An error sent back to the client carries Hydra's hint and debug text beside error_description.
+  const location = answer.headers.get('location');
+  if (location && /[?&]error=/.test(location)) {
+    seen.push('hint');
+    const to = new URL(location);
+    to.searchParams.set('error_hint', 'The requested OAuth 2.0 Client does not allow this request.');
+    to.searchParams.set('error_debug', `client_id=${url.searchParams.get('client_id') ?? ''}`);
+    return new Response(null, { status: 303, headers: { location: to.href } });
+  }
   if (url.pathname === '/oauth/token' && answer.headers.has('www-authenticate')) {
     seen.push('no-challenge');
     const headers = new Headers(answer.headers);
@@ -59,7 +70,8 @@ beforeAll(async () => {
       res.end(`<!doctype html><title>An error occurred</title><h1>An error occurred</h1><p>${error}</p>`);
       return true;
     }
-    if (!['/oauth/revoke', '/oauth/authorize', '/oauth/token'].includes(url.pathname)) return false;
+    if (!['/oauth/revoke', '/oauth/token'].includes(url.pathname) && !url.pathname.startsWith('/oauth/authorize'))
+      return false;
     sendAnswer(
       res,
       simulatorAnswerTo(front.sim, req, url).then((answer) => hydra(url, answer)),
@@ -91,9 +103,11 @@ describe("Ory Hydra's answers: an empty revocation, its own error page, a 401 wi
       'grants.authorize-unregistered-redirect',
       'grants.authorize-missing-parameters',
       'grants.client-authentication-failures',
+      'grants.response-type-code-only',
+      'grants.consent-denied',
     ]);
     const why = explain(report, stderr);
-    expect(seen, why).toEqual(expect.arrayContaining(['fallback', 'no-challenge']));
+    expect(seen, why).toEqual(expect.arrayContaining(['fallback', 'hint', 'no-challenge']));
     expect(rulesWith(report, 'failed'), why).toEqual(['AUTH-INVALID-CLIENT-BASIC']);
     expect(rulesWith(report, 'warned'), why).toEqual(['GRANT-AUTHORIZE-ERROR-PAGE-STATUS']);
     expect(report.rules.find((r) => r.id === 'GRANT-REDIRECT-URI-REGISTERED')?.status, why).toBe('passed');
