@@ -137,6 +137,11 @@ export interface HttpResponse {
    * the target handed out (follow).
    */
   endpoint?: string;
+  /**
+   * The grant_type a form-encoded request asked for: where RFC 8628 §3.5's codes are token error
+   * codes (a device grant poll) and where they are not. Absent for any other request.
+   */
+  grant?: string;
 }
 
 export interface Http {

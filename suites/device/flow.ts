@@ -42,6 +42,9 @@ export function authorizeDevice(
 /** What a device authorization refused or malformed breaks: the grant's availability, its parameters, its response. */
 export const AUTHORIZE_DEVICE_RULES: RuleId[] = ['DEV-AVAILABILITY', 'DEV-AUTHORIZE-PARAMS', 'DEV-AUTHORIZE-RESPONSE'];
 
+/** The codes that refuse the grant itself to the client, whatever its parameters. */
+const GRANT_REFUSED: readonly string[] = ['unauthorized_client', 'access_denied'];
+
 /** POST /oauth/authorize_device for the device app; fails unless it answers a device authorization response. */
 export async function startDevice(t: CheckContext, scope?: string): Promise<DeviceStart & { response: HttpResponse }> {
   const app = t.config.applications![deviceApp(t)]!;
@@ -51,11 +54,12 @@ export async function startDevice(t: CheckContext, scope?: string): Promise<Devi
   t.expect(
     response.status === 200,
     'POST /oauth/authorize_device must answer 200 with a JSON object',
-    // An absent endpoint (404, 405, a redirect, as start-up reads them), or unauthorized_client (RFC
-    // 6749 §5.2: the client may not use the grant; Keycloak's and Okta's for a client it is not
-    // enabled for), is the grant's absence alone: neither its parameters nor its response were there to judge.
+    // An absent endpoint (404, 405, a redirect, as start-up reads them), or a refusal of the grant to
+    // the client (unauthorized_client, RFC 6749 §5.2: Keycloak's and Okta's for a client it is not
+    // enabled for; access_denied, §4.1.2.1: Auth0's 403), is the grant's absence alone: neither its
+    // parameters nor its response were there to judge.
     broke(
-      absentBy(response.status, 'POST') || body?.error === 'unauthorized_client'
+      absentBy(response.status, 'POST') || GRANT_REFUSED.includes(body?.error as string)
         ? ['DEV-AVAILABILITY']
         : AUTHORIZE_DEVICE_RULES,
       {

@@ -170,12 +170,14 @@ export function createHttp(
         `${raw.method} ${redactor.url(display)} answered ${response.status} with JSON nested deeper than ${MAX_JSON_DEPTH} levels, the most the harness reads`,
       );
     let parsed: { ok: true; value: unknown } | { ok: false } | undefined;
+    const grant = formGrant(raw.body);
     const result: HttpResponse = {
       status: response.status,
       headers: response.headers,
       text,
       url: display,
       ...(endpoint !== undefined ? { endpoint } : {}),
+      ...(grant !== null ? { grant } : {}),
       json<T>(): T {
         parsed ??= (() => {
           try {

@@ -181,9 +181,11 @@ export async function runConformance(options: RunOptions): Promise<Report> {
     // The last check may be the one that met the silence or the refusals, or was stopped by the deadline.
     const late = session.stopReason();
     if (late && (late.reason !== 'deadline' || results.some((r) => r.message === DEADLINE_REACHED))) stopped ??= late;
-    // The report lists the rules in force that this selection is about.
+    // The report lists the rules in force that this selection is about, and every rule its checks
+    // broke: a failure blames the sentence it breaks, which may be another check's (a revocation's
+    // empty body breaks ENC-RESPONSE-JSON too), and the verdict must show it.
     const filtered = !!(select.suites?.length || select.rules?.length || select.check || select.checks);
-    const touched = new Set<string>(whole.flatMap((c) => c.rules));
+    const touched = new Set<string>([...whole.flatMap((c) => c.rules), ...results.flatMap((r) => r.broken ?? [])]);
     const rules = session.catalogue.filter(
       // The catalogue may be a test's own (ids outside spec/rules.yaml): inForce treats those as in force.
       (r) => session.inForce(r.id as RuleId) && (!filtered || touched.has(r.id) || select.rules?.includes(r.id)),
