@@ -60,7 +60,7 @@ async function recordRun(
   recording: Recording,
   io: RunIo,
   env: NodeJS.ProcessEnv,
-  signals: Pick<ReturnType<typeof watchSignals>, 'stopRequested' | 'abandon'>,
+  signals: Pick<ReturnType<typeof watchSignals>, 'stopRequested' | 'stop' | 'abandon'>,
   /** Which of the two runs, for the progress line: `diff 1/2 (target)`. */
   side: string,
   /** The catalogue both runs and leftOutRules read: one list, the same checks on both sides. */
@@ -87,6 +87,7 @@ async function recordRun(
       onAssertion: (checkId, rules, held) => recording.judge(checkId, rules, held),
       // As `run`: the first signal stops the running check, a second one (or the grace) leaves now.
       stopRequested: signals.stopRequested,
+      stop: signals.stop,
       abandon: signals.abandon,
       deadline,
     });

@@ -312,6 +312,7 @@ export async function executeRun(
         progress: (line) => progress.start(line),
         onResult: (result, i, total) => progress.result(result, i, total),
         stopRequested: signals.stopRequested,
+        stop: signals.stop,
         abandon: signals.abandon,
         deadline,
         requiredCoverage: s.requireCoverage,

@@ -4,7 +4,8 @@
  * status, level, origin and area and column sorting work from the file, without a server; with
  * scripts off every row still shows. Every value from the report passes through escape-html. Each
  * failure appears once, open, with its HTTP exchanges folded; printing unfolds them. The per-rule
- * table (rule, verdict, level, origin, checks, a link to the first failure) leads, before the failures.
+ * table (rule, verdict, level, origin, checks, a link to the first failure, or why an untested rule
+ * was not judged) leads, before the failures.
  */
 import { CATALOGUE_FILES, ruleHref } from './rule-links.js';
 import { CLIENT_HEADING, clientLines, trafficLines } from './client.js';
@@ -20,6 +21,7 @@ import {
   checksByArea,
   countStatuses,
   detailSections,
+  firstFailure,
   firstFailureOf,
   firstLine,
   formatExchange,
@@ -286,10 +288,14 @@ function sortButton(label: string, cls = ''): string {
   return `<th${cls ? ` class="${cls}"` : ''}><button type="button">${h(label)}</button></th>`;
 }
 
-/** A link to the details of the first check that broke the rule: each failure's text stays in one place. */
+/**
+ * A link to the details of the first check that broke the rule: each failure's text stays in one
+ * place. An untested rule says why instead, as the console and Markdown do (firstFailure).
+ */
 function firstFailureLink(report: Report, rule: RuleResult, anchor: Anchors): string {
   const hit = firstFailureOf(report, rule);
-  return hit ? `<a href="#detail-${h(anchor.row(hit.check))}"><code>${h(hit.check.id)}</code></a>` : '—';
+  if (hit) return `<a href="#detail-${h(anchor.row(hit.check))}"><code>${h(hit.check.id)}</code></a>`;
+  return h(firstFailure(report, rule)) || '—';
 }
 
 function rulesSection(report: Report, anchor: Anchors, f: Facets): string {

@@ -578,6 +578,7 @@ export function submitsItself(html: string, form: HtmlForm): boolean {
     if (name === 'script') {
       SCRIPT_END.lastIndex = tags.lastIndex;
       const end = SCRIPT_END.exec(page);
+      tagReading.steps += (end ? SCRIPT_END.lastIndex : page.length) - tags.lastIndex;
       submits ||= SELF_SUBMIT.test(page.slice(tags.lastIndex, end ? end.index : page.length));
       tags.lastIndex = end ? SCRIPT_END.lastIndex : page.length;
       continue;

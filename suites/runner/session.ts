@@ -198,6 +198,12 @@ export interface SessionOptions {
    * (Ctrl-C). The running check stops at its next request and is skipped, its tokens still revoked.
    */
   stopRequested?: () => 'SIGINT' | 'SIGTERM' | boolean | undefined;
+  /**
+   * Aborted with the first signal, as stopRequested says it: a check's request waiting out the
+   * target's rate limit stops waiting at once and is not sent (RawRequest.stop). Housekeeping
+   * (revocation) still waits.
+   */
+  stop?: AbortSignal;
   /** When the whole run must end (epoch ms, `--deadline`): later checks are skipped, the running one stopped. */
   deadline?: number;
   /**
@@ -412,7 +418,14 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     ...given,
     async send(raw) {
       try {
-        const sent = revoking && checkScope.getStore() === housekeeping ? { ...raw, until: graceEnd } : raw;
+        const own = checkScope.getStore() === housekeeping;
+        const sent = own
+          ? revoking
+            ? { ...raw, until: graceEnd }
+            : raw
+          : options.stop
+            ? { ...raw, stop: options.stop }
+            : raw;
         // A wall or a gateway's page in the provider's place is a refusal too, thrown as one.
         const response = await screen(shownRequest(raw), await given.send(sent));
         served();

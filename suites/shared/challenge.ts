@@ -29,17 +29,27 @@ export function hasBearerChallenge(res: HttpResponse): boolean {
 /** A character of an RFC 9110 token (an auth-param's name). */
 const TOKEN_CHAR = /[\w!#$%&'*+.^`|~-]/;
 
+/**
+ * Characters the challenge reader has passed over, counted where it passes them (the test of its
+ * linearity reads it: a count, not a clock).
+ */
+export const challengeReading = { steps: 0 };
+
 /** The closing quote of the quoted-string opening at `at`, or -1 when it never closes. */
 function closingQuote(header: string, at: number): number {
-  for (let i = at + 1; i < header.length; i++)
+  let i = at + 1;
+  for (; i < header.length; i++)
     if (header[i] === '\\') i++;
-    else if (header[i] === '"') return i;
-  return -1;
+    else if (header[i] === '"') break;
+  challengeReading.steps += Math.min(i, header.length) - at;
+  return i < header.length ? i : -1;
 }
 
 /** Past the spaces and tabs from `at`. */
-function pastBlanks(header: string, at: number): number {
+function pastBlanks(header: string, from: number): number {
+  let at = from;
   while (header[at] === ' ' || header[at] === '\t') at++;
+  challengeReading.steps += at - from;
   return at;
 }
 
@@ -59,11 +69,13 @@ function authParams(header: string): Array<[name: string, value: string]> {
       continue;
     }
     if (!TOKEN_CHAR.test(header[i])) {
+      challengeReading.steps++;
       i++;
       continue;
     }
     const start = i;
     while (i < header.length && TOKEN_CHAR.test(header[i])) i++;
+    challengeReading.steps += i - start;
     const equals = pastBlanks(header, i);
     if (header[equals] !== '=') continue;
     const from = pastBlanks(header, equals + 1);
@@ -75,6 +87,7 @@ function authParams(header: string): Array<[name: string, value: string]> {
     } else {
       let end = from;
       while (end < header.length && !/[\s",]/.test(header[end])) end++;
+      challengeReading.steps += end - from;
       params.push([header.slice(start, i), header.slice(from, end)]);
       i = end;
     }

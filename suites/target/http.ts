@@ -137,7 +137,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const clock = options.clock ?? REAL_CLOCK;
-  const limiter = createRateLimiter(options.rate, clock.now, clock.sleep);
+  const limiter = createRateLimiter(options.rate, clock.now, clock.sleep, options.abort);
   const retries = options.retries429 ?? DEFAULT_RETRIES_429;
   const maxWait = options.maxRetryAfter ?? DEFAULT_MAX_RETRY_AFTER;
   // The last answer that was a rate limit, for rateLimitHold.
@@ -164,7 +164,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
     const left = until === undefined ? Infinity : until - Date.now();
     if (left <= 0) return Promise.reject(pastDeadline(`${raw.method} ${shown}`, 'was not sent'));
     const { abort } = options;
-    if (abort?.aborted) return Promise.reject(interrupted(`${raw.method} ${shown}`, 'not sent'));
+    if (abort?.aborted || raw.stop?.aborted) return Promise.reject(interrupted(`${raw.method} ${shown}`, 'not sent'));
     const waitMs = Math.min(timeoutMs, left);
     return new Promise<Response>((resolve, reject) => {
       let answered = false;
@@ -323,7 +323,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
     async send(raw) {
       let waited = 0;
       for (let attempt = 0; ; attempt++) {
-        await limiter.take();
+        await limiter.take(raw.stop);
         // Timed from the send, after --rate's wait: the target's own pace, as --timeout bounds it.
         const sent = performance.now();
         const response = await once(raw).catch((error: unknown) => {

@@ -5,7 +5,8 @@ import { LOWER_THE_RATE, TransportError } from './types.js';
  * number. A 429 (waited out) pauses the whole bucket, since the server speaks for every caller.
  */
 export interface RateLimiter {
-  take(): Promise<void>;
+  /** Waits for the bucket and any pause; `stop` (a request's RawRequest.stop) ends the wait at once. */
+  take(stop?: AbortSignal): Promise<void>;
   /** The server asked us to wait (429 Retry-After, a reset header, or our backoff), in seconds. */
   pause(seconds: number): void;
   /** How long, in ms, the pause still holds every request (0: none). */
@@ -15,16 +16,34 @@ export interface RateLimiter {
 /** Where time passes: real time, or a test's virtual clock (a wait then costs no real time). */
 export interface Clock {
   now: () => number;
-  sleep: (ms: number) => Promise<void>;
+  /** Resolves after `ms`, or at once when `cut` aborts (its timer cleared: nothing holds the process). */
+  sleep: (ms: number, cut?: AbortSignal) => Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number, cut?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (cut?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      cut?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    cut?.addEventListener('abort', done, { once: true });
+  });
 export const REAL_CLOCK: Clock = { now: Date.now, sleep };
 
+/**
+ * `cut`: the signal that stops every request (the HTTP target's `abort`); it ends every wait too,
+ * as a taker's own `stop` ends its wait, so a run interrupted while it sits out a Retry-After stops
+ * at once, not when the wait would have ended. The request after the wait is then not sent (the
+ * HTTP target refuses it for the same signal).
+ */
 export function createRateLimiter(
   perSecond: number | undefined,
   now: () => number = Date.now,
-  wait: (ms: number) => Promise<void> = sleep,
+  sleepFor: (ms: number, cut?: AbortSignal) => Promise<void> = sleep,
+  cut?: AbortSignal,
 ): RateLimiter {
   let tokens = perSecond ?? 0;
   let last = now();
@@ -38,7 +57,9 @@ export function createRateLimiter(
     last = t;
   };
 
-  const takeOne = async (): Promise<void> => {
+  const takeOne = async (stop?: AbortSignal): Promise<void> => {
+    const ends = stop && cut ? AbortSignal.any([cut, stop]) : (stop ?? cut);
+    const wait = (ms: number) => sleepFor(ms, ends);
     const paused = pausedUntil - now();
     if (paused > 0) await wait(paused);
     if (!perSecond) return;
@@ -52,8 +73,8 @@ export function createRateLimiter(
 
   return {
     // Serialise takers so the bucket's arithmetic stays right under concurrency.
-    take() {
-      const next = queue.then(takeOne);
+    take(stop) {
+      const next = queue.then(() => takeOne(stop));
       queue = next.catch(() => undefined);
       return next;
     },

@@ -12,6 +12,11 @@ export interface RawRequest {
    * the target cuts every request at: revocation's grace (session.ts REVOKE_GRACE_MS).
    */
   until?: number;
+  /**
+   * Ctrl-C for a check's request (SessionOptions.stop): it ends the request's wait for the target's
+   * rate limit at once, and the request is then not sent. One already sent gets its answer.
+   */
+  stop?: AbortSignal;
 }
 
 /**

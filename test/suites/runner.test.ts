@@ -4,6 +4,7 @@ import { runConformance, selectChecks } from '../../suites/runner/run.js';
 import { exitCodeOf } from '../../suites/runner/report.js';
 import { formatConsole } from '../../reporters/console.js';
 import { renderMarkdown } from '../../reporters/markdown.js';
+import { renderHtml } from '../../reporters/html.js';
 import { openSession } from '../../suites/runner/session.js';
 import type { CheckContext } from '../../suites/types.js';
 import { check, fakeRules, fakeTarget, RULES, seen } from './fakes.js';
@@ -145,7 +146,7 @@ describe('runner verdicts', () => {
     expect(exitCodeOf(report)).toBe(0);
   });
 
-  it('an untested must rule is listed by the console and the Markdown with why (review 21)', async () => {
+  it('an untested must rule is listed by the console, the Markdown and the HTML with why (review 21)', async () => {
     const report = await runConformance({
       ...base,
       target: fakeTarget(),
@@ -165,6 +166,11 @@ describe('runner verdicts', () => {
       /^T-MUST\s+must\s+source\s+untested\s+—\s+not judged: grants\.premise failed on T-MUST-2 first$/,
     );
     expect(renderMarkdown(report)).toContain(reason);
+    // The HTML's rule row says it in the same column a failed rule links its first failure.
+    const row = renderHtml(report)
+      .split('\n')
+      .find((l) => l.startsWith('<tr data-f="rule"') && l.includes('<code>T-MUST</code>'));
+    expect(row).toMatch(/<td>not judged: grants\.premise failed on T-MUST-2 first<\/td><\/tr>$/);
   });
 
   it('a failure naming a must rule fails, inside a property too', async () => {

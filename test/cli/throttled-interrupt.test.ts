@@ -1,0 +1,105 @@
+/**
+ * Ctrl-C while the harness waits out a target's rate limit: the wait ends with the requests (the
+ * same signal), the run writes its INTERRUPTED report and exits 130, in the start-up's probe and in
+ * a check alike. Before, the run sat out the whole Retry-After (a sleep could not be cut). The
+ * refusals ask for RETRY_AFTER s, just within what the harness waits (DEFAULT_MAX_RETRY_AFTER): a
+ * run that sat it out lives past it. The real command in a child process. Needs the build.
+ */
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { targetConfig } from '../../simulator/control/config.js';
+import { DEFAULT_MAX_RETRY_AFTER } from '../../suites/target/rate.js';
+import { startProvider, type Provider, type Reply } from '../providers/provider.js';
+
+const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const RETRY_AFTER = DEFAULT_MAX_RETRY_AFTER - 1;
+const dir = mkdtempSync(join(tmpdir(), 'throttled-interrupt-'));
+const tooMany: Reply = {
+  status: 429,
+  headers: { 'retry-after': String(RETRY_AFTER), 'content-type': 'application/json' },
+  body: '{"message":"429 Too Many Requests"}',
+};
+/** Requests refused, and what to do once the harness has read the first refusal. */
+let refused = 0;
+let onRefused: () => void = () => undefined;
+const refuse = (): Reply => {
+  if (refused++ === 0) setTimeout(() => onRefused(), 300);
+  return tooMany;
+};
+
+/** A target refusing every request: the start-up's probe waits. */
+let server: Server;
+let url = '';
+/** The simulator refusing a check's authorization requests (its state), not the start-up's. */
+let provider: Provider;
+
+beforeAll(async () => {
+  server = createServer((_req, res) => {
+    const { status, headers, body } = refuse();
+    res.writeHead(status, headers);
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  provider = await startProvider((method, at) =>
+    method === 'GET' &&
+    at.pathname === '/oauth/authorize' &&
+    /^(?!start-up-premise$)./.test(at.searchParams.get('state') ?? '')
+      ? refuse
+      : undefined,
+  );
+  writeFileSync(join(dir, 'provider.json'), JSON.stringify(targetConfig(provider.sim, provider.url)));
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await provider.close();
+});
+
+/** The command, SIGINT once the harness has read the first refusal (it then waits). */
+function interrupted(args: string[]) {
+  refused = 0;
+  const started = Date.now();
+  const child = spawn(process.execPath, [MAIN, 'run', ...args], {
+    env: { ...process.env, NO_COLOR: '1', CI: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (err += c));
+  onRefused = () => child.kill('SIGINT');
+  return new Promise<{ code: number | null; out: string; err: string; seconds: number }>((resolve) =>
+    child.on('exit', (code) => resolve({ code, out, err, seconds: (Date.now() - started) / 1000 })),
+  );
+}
+
+describe('Ctrl-C while the harness waits out a Retry-After', () => {
+  it.each([
+    ['the start-up probe', () => ['--target', url]],
+    ['a check', () => ['--config', join(dir, 'provider.json'), '--check', 'grants.code-single-use']],
+  ])(
+    '%s: the wait ends, exit 130, the report INTERRUPTED',
+    async (what, args) => {
+      const report = join(dir, `${what}.json`);
+      const done = await interrupted([...args(), '--report', `json=${report}`]);
+      expect(done.code, done.err).toBe(130);
+      // Stopped by the first signal, not left after the grace (STOP_GRACE_MS) with the check abandoned.
+      expect(done.err).not.toMatch(/did not stop within/);
+      const saved = JSON.parse(readFileSync(report, 'utf8')) as { interrupted?: string };
+      expect(saved.interrupted).toBe('SIGINT');
+      expect(done.out).toMatch(/INTERRUPTED/);
+      // Nothing sent after the signal: the retry the wait was for is not sent.
+      expect(refused).toBe(1);
+      // No timing claim: only that the Retry-After was not sat out.
+      expect(done.seconds).toBeLessThan(RETRY_AFTER);
+    },
+    RETRY_AFTER * 1000 + 30_000,
+  );
+});
