@@ -294,16 +294,19 @@ const aboutAName = (f: Found) =>
 
 /**
  * A member or header difference the failed rules do not name, in an answer where they name
- * another that differs: the failure is about that one (Cache-Control missing), not about a member
- * beside it (an extra `x_region`), which is judged as if unlinked. Where the rules name none of the
- * answer's differences, or the answer differs as a whole (its status, its body's type: an HTML page
- * for JSON differs in its members and its Content-Type alike), each stays linked: the failure is
- * about one of them, which cannot be told.
+ * another that differs (Cache-Control missing is TOK-NO-STORE's, not an extra `x_region` beside
+ * it), or where the answer differs as a whole (its status, error code, body type, where it
+ * redirects: a slow_down poll answered authorization_pending broke DEV-SLOW-DOWN by its code, not
+ * by the Vary beside it): judged as if unlinked. Where the rules
+ * name none of an answer that differs only in members and headers, each stays linked: the failure
+ * is about one of them, which cannot be told.
  */
 function besideNamed(found: Found, answer: readonly Found[], rules: readonly string[]): boolean {
-  if (!answer.every(aboutAName)) return false;
-  const named = (f: Found) => rules.some((r) => ruleNames(r, f.subject));
-  return !named(found) && answer.some(named);
+  const named = (f: Found) => aboutAName(f) && rules.some((r) => ruleNames(r, f.subject));
+  // A value the spec fixes is about the members below its path, which may be these.
+  const whole = (f: Found) => !aboutAName(f) && f.kind !== 'value';
+  if (!aboutAName(found) || named(found)) return false;
+  return answer.some((f) => named(f) || whole(f));
 }
 
 /** The indices [from, to). */

@@ -235,6 +235,21 @@ describe('a failure blames the differences of the answer it judged (review 21 it
   );
 });
 
+describe('an answer that differs as a whole', () => {
+  it('blames its error code, not the headers beside it the rule does not name', { timeout: 120_000 }, async () => {
+    // no-slow-down answers a too-fast poll authorization_pending where the reference says
+    // slow_down (DEV-SLOW-DOWN); token-error-cacheable also drops Cache-Control and Pragma from
+    // that answer, which DEV-SLOW-DOWN's sentence does not name.
+    const { differences, out } = await diffOf('device.slow-down', ['no-slow-down', 'token-error-cacheable']);
+    const token = differences.filter((d) => d.operation === 'POST /oauth/token');
+    expect(token.map((d) => [d.kind, d.subject, d.rules.join(',')]).sort(), out).toEqual([
+      ['error', 'error', 'DEV-SLOW-DOWN'],
+      ['header', 'cache-control', ''],
+      ['header', 'pragma', ''],
+    ]);
+  });
+});
+
 describe('an allowed row names the rules that judged that very difference', () => {
   it('names those of the pair that showed it, a few, and how many more; never a union across pairs', () => {
     const target = createRecording();
