@@ -295,19 +295,32 @@ const aboutAName = (f: Found) =>
 /**
  * A member or header difference the failed rules do not name, in an answer where they name
  * another that differs (Cache-Control missing is TOK-NO-STORE's, not an extra `x_region` beside
- * it), or where the answer differs as a whole (its status, error code, body type, where it
- * redirects: a slow_down poll answered authorization_pending broke DEV-SLOW-DOWN by its code, not
- * by the Vary beside it): judged as if unlinked. Where the rules
- * name none of an answer that differs only in members and headers, each stays linked: the failure
- * is about one of them, which cannot be told.
+ * it), or one the answer carries alike on both sides (a Content-Type whose charset broke
+ * ENC-JSON-CONTENT-TYPE: its value, which a shape does not show, not the members beside it), or
+ * where the answer differs as a whole (its status, error code, body type, where it redirects: a
+ * slow_down poll answered authorization_pending broke DEV-SLOW-DOWN by its code, not by the Vary
+ * beside it): judged as if unlinked. Where the rules name none of an answer that differs only in
+ * members and headers, each stays linked: the failure is about one of them, which cannot be told.
  */
-function besideNamed(found: Found, answer: readonly Found[], rules: readonly string[]): boolean {
-  const named = (f: Found) => aboutAName(f) && rules.some((r) => ruleNames(r, f.subject));
+function besideNamed(found: Found, answer: readonly Found[], rules: readonly string[], t: ExchangeShape): boolean {
+  const names = (subject: string) => rules.some((r) => ruleNames(r, subject));
+  // A member inside one the rules name is theirs too (`$.keys[].d` of OIDC-JWKS's key set).
+  const named = (f: Found) => aboutAName(f) && pathsTo(f.subject).some(names);
   // A value the spec fixes is about the members below its path, which may be these.
   const whole = (f: Found) => !aboutAName(f) && f.kind !== 'value';
   if (!aboutAName(found) || named(found)) return false;
-  return answer.some((f) => named(f) || whole(f));
+  const carried = [...Object.keys(t.headers), ...Object.keys(t.members).filter((path) => path !== '$')];
+  return answer.some((f) => named(f) || whole(f)) || carried.some(names);
 }
+
+/** A member path and the paths of the members holding it (`$.keys[].d`, `$.keys[]`); a header's name alone. */
+const pathsTo = (subject: string) =>
+  subject.startsWith('$.')
+    ? subject
+        .split('.')
+        .slice(1)
+        .map((_, i, parts) => `$.${parts.slice(0, parts.length - i).join('.')}`)
+    : [subject];
 
 /** The indices [from, to). */
 const span = (from: number, to: number) => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
@@ -358,7 +371,8 @@ function linkFailures(
     const sent = span(failure.from, Math.min(failure.to, list.length));
     const quoted = quotedBy(list, failure, rules, answers);
     const answer = (quoted !== undefined && answers.get(quoted)) || [];
-    for (const found of answer) if (!besideNamed(found, answer, rules)) link(quoted!, found, rules);
+    const blamed = answer.filter((found) => !besideNamed(found, answer, rules, list[quoted!]));
+    for (const found of blamed) link(quoted!, found, rules);
     const concerned = (i: number) => rules.some((r) => ruleConcerns(r, list[i].operation));
     const reach = sent.filter((i) => answers.has(i));
     for (const i of reach.filter((i) => i !== quoted && concerned(i)))
@@ -373,10 +387,10 @@ function linkFailures(
       for (const i of reach) {
         if (list[i].accepted?.length || !(concerned(i) || list[i].operation === list[quoted!].operation)) continue;
         const shown = answers.get(i)!;
-        for (const found of shown) if (!besideNamed(found, shown, rules)) link(i, found, rules);
+        for (const found of shown) if (!besideNamed(found, shown, rules, list[i])) link(i, found, rules);
       }
     if (reach.some(concerned)) continue;
-    const same = new Set(answer.map(sameAs));
+    const same = new Set(blamed.map(sameAs));
     for (const i of reach)
       if (i !== quoted) for (const found of answers.get(i)!) if (same.has(sameAs(found))) link(i, found, rules);
   }

@@ -250,6 +250,28 @@ describe('an answer that differs as a whole', () => {
   });
 });
 
+describe('a rule that names what the answer carries alike', () => {
+  it('blames the value inside it, not the differences beside it', () => {
+    // Content-Type `application/json; charset=utf-8` breaks ENC-JSON-CONTENT-TYPE by its charset,
+    // which a shape does not show (both sides read `application/json`); the Vary the target adds
+    // beside it is no part of that failure, in the answer judged nor in the one before it.
+    const target = createRecording();
+    const reference = createRecording();
+    const charset = { 'content-type': 'application/json; charset=utf-8', vary: 'Origin' };
+    for (let i = 0; i < 2; i++) {
+      target.add('c', exchange('POST', '/oauth/token', 200, charset, tokens));
+      reference.add('c', exchange('POST', '/oauth/token', 200, json, tokens));
+    }
+    target.judge('c', ['ENC-JSON-CONTENT-TYPE'], false);
+    const results = [result('c', 'warned', ['ENC-JSON-CONTENT-TYPE'], ['ENC-JSON-CONTENT-TYPE'])];
+    const { differences } = diffRecordings({ target, reference, results, referenceName: 'ref' });
+    expect(differences.map((d) => [...row(d), d.count])).toEqual([
+      ['POST /oauth/token', 'value', '(a value inside the answer)', 'ENC-JSON-CONTENT-TYPE', '', 1],
+      ['POST /oauth/token', 'header', 'vary', '', '', 2],
+    ]);
+  });
+});
+
 describe('an allowed row names the rules that judged that very difference', () => {
   it('names those of the pair that showed it, a few, and how many more; never a union across pairs', () => {
     const target = createRecording();
