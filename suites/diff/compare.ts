@@ -293,24 +293,28 @@ const aboutAName = (f: Found) =>
   f.kind === 'header' || ((f.kind === 'member' || f.kind === 'type') && f.subject !== '$');
 
 /**
- * A member or header difference the failed rules do not name, in an answer where they name
- * another that differs (Cache-Control missing is TOK-NO-STORE's, not an extra `x_region` beside
- * it), or one the answer carries alike on both sides (a Content-Type whose charset broke
- * ENC-JSON-CONTENT-TYPE: its value, which a shape does not show, not the members beside it), or
- * where the answer differs as a whole (its status, error code, body type, where it redirects: a
- * slow_down poll answered authorization_pending broke DEV-SLOW-DOWN by its code, not by the Vary
- * beside it): judged as if unlinked. Where the rules name none of an answer that differs only in
- * members and headers, each stays linked: the failure is about one of them, which cannot be told.
+ * The differences of an answer a failure of `rules` is about. Not a member or header difference
+ * the rules do not name where they name another that differs (Cache-Control missing is
+ * TOK-NO-STORE's, not an extra `x_region` beside it), or a name the answer carries alike (a
+ * Content-Type whose charset broke ENC-JSON-CONTENT-TYPE: a value a shape does not show, not the
+ * members beside it), or where the answer differs as a whole (its status, error code, body type,
+ * where it redirects: a slow_down poll answered authorization_pending broke DEV-SLOW-DOWN by its
+ * code, not by the Vary beside it); those are judged as if unlinked. Where the rules name nothing
+ * of an answer that differs only in members and headers, each is: which one cannot be told.
  */
-function besideNamed(found: Found, answer: readonly Found[], rules: readonly string[], t: ExchangeShape): boolean {
+function blamedIn(answer: readonly Found[], rules: readonly string[], t: ExchangeShape): Found[] {
   const names = (subject: string) => rules.some((r) => ruleNames(r, subject));
   // A member inside one the rules name is theirs too (`$.keys[].d` of OIDC-JWKS's key set).
-  const named = (f: Found) => aboutAName(f) && pathsTo(f.subject).some(names);
+  const named = new Set(answer.filter((f) => aboutAName(f) && pathsTo(f.subject).some(names)));
   // A value the spec fixes is about the members below its path, which may be these.
   const whole = (f: Found) => !aboutAName(f) && f.kind !== 'value';
-  if (!aboutAName(found) || named(found)) return false;
-  const carried = [...Object.keys(t.headers), ...Object.keys(t.members).filter((path) => path !== '$')];
-  return answer.some((f) => named(f) || whole(f)) || carried.some(names);
+  // Read once an answer (its names are the target's, 300 members at most), not once a difference.
+  const beside =
+    named.size > 0 ||
+    answer.some(whole) ||
+    Object.keys(t.headers).some(names) ||
+    Object.keys(t.members).some((path) => path !== '$' && names(path));
+  return beside ? answer.filter((f) => !aboutAName(f) || named.has(f)) : [...answer];
 }
 
 /** A member path and the paths of the members holding it (`$.keys[].d`, `$.keys[]`); a header's name alone. */
@@ -346,7 +350,7 @@ function quotedBy(
 /**
  * The rules each failed assertion links to the differences it saw: by target answer (index), by
  * difference (sameAs). An assertion judged one answer, the one it quoted (quotedBy). Each difference of that answer is linked to its rules, save a member or header
- * beside the ones they name (besideNamed, rule by rule: two rules failed on one answer blame each
+ * beside the ones they name (blamedIn, rule by rule: two rules failed on one answer blame each
  * its own member). An earlier answer in its reach (one a held assertion judged, one sent on the
  * way) is linked only by a member or header the rules name: a difference nobody judged there is
  * not this failure's. Where the rules name none of the operations in reach, the same difference on
@@ -371,7 +375,7 @@ function linkFailures(
     const sent = span(failure.from, Math.min(failure.to, list.length));
     const quoted = quotedBy(list, failure, rules, answers);
     const answer = (quoted !== undefined && answers.get(quoted)) || [];
-    const blamed = answer.filter((found) => !besideNamed(found, answer, rules, list[quoted!]));
+    const blamed = quoted === undefined ? [] : blamedIn(answer, rules, list[quoted]);
     for (const found of blamed) link(quoted!, found, rules);
     const concerned = (i: number) => rules.some((r) => ruleConcerns(r, list[i].operation));
     const reach = sent.filter((i) => answers.has(i));
@@ -386,8 +390,7 @@ function linkFailures(
     if (!answer.length)
       for (const i of reach) {
         if (list[i].accepted?.length || !(concerned(i) || list[i].operation === list[quoted!].operation)) continue;
-        const shown = answers.get(i)!;
-        for (const found of shown) if (!besideNamed(found, shown, rules, list[i])) link(i, found, rules);
+        for (const found of blamedIn(answers.get(i)!, rules, list[i])) link(i, found, rules);
       }
     if (reach.some(concerned)) continue;
     const same = new Set(blamed.map(sameAs));
