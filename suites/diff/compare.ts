@@ -14,6 +14,8 @@ import { shapeOf, type ExchangeShape } from './shape.js';
 export const MAX_EXCHANGES = 20_000;
 export const MAX_DIFFERENCES = 500;
 const CHECKS_NAMED = 5;
+/** Rules named per allowed or unjudged difference at most. */
+const RULES_NAMED = 3;
 /** The pagination headers, compared by what their values say (suites/diff/pagination.ts). */
 const PAGINATION_HEADERS = new Set([
   'link',
@@ -116,40 +118,6 @@ export function createRecording(limit = MAX_EXCHANGES): Recording {
       failures.set(checkId, seen);
     },
   };
-}
-
-/**
- * The target exchanges (by index) each failed assertion concerns, and its rules the check broke:
- * of the differing exchanges in its reach, those of the operation it judged last or of one
- * spec/openapi.yaml lists the rule for; when none is, the last of them (the answer nearest the failure).
- */
-function linkFailures(
-  list: readonly ExchangeShape[],
-  failures: readonly Failure[],
-  differing: ReadonlyMap<number, ReadonlySet<string>>,
-  broken: readonly string[],
-): Map<number, string[]> {
-  const linked = new Map<number, string[]>();
-  for (const failure of failures) {
-    const rules = failure.rules.filter((r) => broken.includes(r));
-    if (!rules.length) continue;
-    const reach = [...differing.keys()].filter((i) => i >= failure.from && i < failure.to).sort((a, b) => a - b);
-    const judgedLast = list[failure.to - 1]?.operation;
-    const likely = reach.filter(
-      (i) => list[i].operation === judgedLast || rules.some((r) => ruleConcerns(r, list[i].operation)),
-    );
-    const chosen = likely.length ? likely : reach.slice(-1);
-    // Where the rule names none of the operations in reach, the same difference on another one (a
-    // revoked token still accepted by each oracle the check asked) is the same answer to the same
-    // question: the failure concerns it too. Where it names one, it is that operation's alone.
-    const named = reach.some((i) => rules.some((r) => ruleConcerns(r, list[i].operation)));
-    const same = new Set(chosen.flatMap((i) => [...differing.get(i)!]));
-    const alike = named
-      ? []
-      : reach.filter((i) => !chosen.includes(i) && [...differing.get(i)!].some((k) => same.has(k)));
-    for (const i of [...chosen, ...alike]) linked.set(i, addTo(linked.get(i), rules));
-  }
-  return linked;
 }
 
 type Found = Pick<Difference, 'kind' | 'subject' | 'target' | 'reference'>;
@@ -305,7 +273,19 @@ function unlinked(found: Found, t: ExchangeShape | undefined): Judged {
   const onMembers = found.kind === 'member' || found.kind === 'type' || found.kind === 'value';
   if (onMembers && t.conforms !== undefined)
     return t.conforms ? { rules: [], allowed: ALLOWED_BY_SCHEMA } : { rules: [] };
-  return t.accepted?.length ? { rules: [], allowed: t.accepted.join(', ') } : { rules: [] };
+  return t.accepted?.length ? { rules: [], allowed: acceptedBy(found, t.accepted) } : { rules: [] };
+}
+
+/**
+ * The rules that judged this very difference and held, as an allowed row says them: those of the
+ * assertions that judged its answer which name its member or header, else all of them; at most
+ * RULES_NAMED, and how many more (a token response is judged by a dozen rules: a list tells nothing).
+ */
+function acceptedBy(found: Found, accepted: readonly string[]): string {
+  const naming = aboutAName(found) ? accepted.filter((r) => ruleNames(r, found.subject)) : [];
+  const rules = naming.length ? naming : accepted;
+  const more = rules.length - RULES_NAMED;
+  return `${rules.slice(0, RULES_NAMED).join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
 }
 
 /** A difference about one member (not the body itself, `$`) or header, which a rule's sentence can name; the rest concern the whole answer. */
@@ -313,17 +293,111 @@ const aboutAName = (f: Found) =>
   f.kind === 'header' || ((f.kind === 'member' || f.kind === 'type') && f.subject !== '$');
 
 /**
- * A member or header difference the failed rules do not name, in an answer where they name
- * another that differs: the failure is about that one (Cache-Control missing), not about a member
- * beside it (an extra `x_region`), which is judged as if unlinked. Where the rules name none of the
- * answer's differences, or the answer differs as a whole (its status, its body's type: an HTML page
- * for JSON differs in its members and its Content-Type alike), each stays linked: the failure is
- * about one of them, which cannot be told.
+ * The differences of an answer a failure of `rules` is about. Not a member or header difference
+ * the rules do not name where they name another that differs (Cache-Control missing is
+ * TOK-NO-STORE's, not an extra `x_region` beside it), or a name the answer carries alike (a
+ * Content-Type whose charset broke ENC-JSON-CONTENT-TYPE: a value a shape does not show, not the
+ * members beside it), or where the answer differs as a whole (its status, error code, body type,
+ * where it redirects: a slow_down poll answered authorization_pending broke DEV-SLOW-DOWN by its
+ * code, not by the Vary beside it); those are judged as if unlinked. Where the rules name nothing
+ * of an answer that differs only in members and headers, each is: which one cannot be told.
  */
-function besideNamed(found: Found, rules: readonly string[], answer: readonly Found[]): boolean {
-  if (!answer.every(aboutAName)) return false;
-  const named = (f: Found) => rules.some((r) => ruleNames(r, f.subject));
-  return !named(found) && answer.some(named);
+function blamedIn(answer: readonly Found[], rules: readonly string[], t: ExchangeShape): Found[] {
+  const names = (subject: string) => rules.some((r) => ruleNames(r, subject));
+  // A member inside one the rules name is theirs too (`$.keys[].d` of OIDC-JWKS's key set).
+  const named = new Set(answer.filter((f) => aboutAName(f) && pathsTo(f.subject).some(names)));
+  // A value the spec fixes is about the members below its path, which may be these.
+  const whole = (f: Found) => !aboutAName(f) && f.kind !== 'value';
+  // Read once an answer (its names are the target's, 300 members at most), not once a difference.
+  const beside =
+    named.size > 0 ||
+    answer.some(whole) ||
+    Object.keys(t.headers).some(names) ||
+    Object.keys(t.members).some((path) => path !== '$' && names(path));
+  return beside ? answer.filter((f) => !aboutAName(f) || named.has(f)) : [...answer];
+}
+
+/** A member path and the paths of the members holding it (`$.keys[].d`, `$.keys[]`); a header's name alone. */
+const pathsTo = (subject: string) =>
+  subject.startsWith('$.')
+    ? subject
+        .split('.')
+        .slice(1)
+        .map((_, i, parts) => `$.${parts.slice(0, parts.length - i).join('.')}`)
+    : [subject];
+
+/** The indices [from, to). */
+const span = (from: number, to: number) => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
+
+/**
+ * The answer a failed assertion of `rules` judged, the one it quoted: the last in its reach of an
+ * operation spec/openapi.yaml lists its rules for (a check may send more before it judges), unless
+ * that one is alike and a later one differs (a revoked token still accepted by the oracle asked
+ * after the revocation); else the last it reached, the answer nearest the failure.
+ */
+function quotedBy(
+  list: readonly ExchangeShape[],
+  failure: Failure,
+  rules: readonly string[],
+  answers: ReadonlyMap<number, readonly Found[]>,
+): number | undefined {
+  const sent = span(failure.from, Math.min(failure.to, list.length));
+  const listed = sent.filter((i) => rules.some((r) => ruleListedFor(r, list[i].operation))).at(-1);
+  const last = sent.at(-1);
+  return listed !== undefined && (answers.has(listed) || !answers.has(last!)) ? listed : last;
+}
+
+/**
+ * The rules each failed assertion links to the differences it saw: by target answer (index), by
+ * difference (sameAs). An assertion judged one answer, the one it quoted (quotedBy). Each difference of that answer is linked to its rules, save a member or header
+ * beside the ones they name (blamedIn, rule by rule: two rules failed on one answer blame each
+ * its own member). An earlier answer in its reach (one a held assertion judged, one sent on the
+ * way) is linked only by a member or header the rules name: a difference nobody judged there is
+ * not this failure's. Where the rules name none of the operations in reach, the same difference on
+ * another one (a revoked token still accepted by each oracle the check asked) is the same answer
+ * to the same question: the failure concerns it too.
+ */
+function linkFailures(
+  list: readonly ExchangeShape[],
+  failures: readonly Failure[],
+  answers: ReadonlyMap<number, readonly Found[]>,
+  broken: readonly string[],
+): Map<number, Map<string, string[]>> {
+  const linked = new Map<number, Map<string, string[]>>();
+  const link = (i: number, found: Found, rules: readonly string[]) => {
+    const at = linked.get(i) ?? new Map<string, string[]>();
+    at.set(sameAs(found), addTo(at.get(sameAs(found)), rules));
+    linked.set(i, at);
+  };
+  for (const failure of failures) {
+    const rules = failure.rules.filter((r) => broken.includes(r));
+    if (!rules.length) continue;
+    const sent = span(failure.from, Math.min(failure.to, list.length));
+    const quoted = quotedBy(list, failure, rules, answers);
+    const answer = (quoted !== undefined && answers.get(quoted)) || [];
+    const blamed = quoted === undefined ? [] : blamedIn(answer, rules, list[quoted]);
+    for (const found of blamed) link(quoted!, found, rules);
+    const concerned = (i: number) => rules.some((r) => ruleConcerns(r, list[i].operation));
+    const reach = sent.filter((i) => answers.has(i));
+    for (const i of reach.filter((i) => i !== quoted && concerned(i)))
+      for (const found of answers.get(i)!) {
+        const naming = aboutAName(found) ? rules.filter((r) => ruleNames(r, found.subject)) : [];
+        if (naming.length) link(i, found, naming);
+      }
+    // The answer quoted is alike in shape: the assertion judged a value in it, or an answer it
+    // reached before (a check that sends its probes, then judges each). Not one the check judged on
+    // the spot and held; any other of an operation its rules concern, or that it judged last, may be.
+    if (!answer.length)
+      for (const i of reach) {
+        if (list[i].accepted?.length || !(concerned(i) || list[i].operation === list[quoted!].operation)) continue;
+        for (const found of blamedIn(answers.get(i)!, rules, list[i])) link(i, found, rules);
+      }
+    if (reach.some(concerned)) continue;
+    const same = new Set(blamed.map(sameAs));
+    for (const i of reach)
+      if (i !== quoted) for (const found of answers.get(i)!) if (same.has(sameAs(found))) link(i, found, rules);
+  }
+  return linked;
 }
 
 export interface DiffInput {
@@ -342,9 +416,6 @@ export interface DiffInput {
   leftOut?: readonly string[];
 }
 
-/** Rules named per unjudged difference at most. */
-const UNJUDGED_NAMED = 3;
-
 /**
  * The rules left out of the run that would have judged a difference no check run covered: those
  * spec/openapi.yaml lists for its operation whose sentence names its member or header. None: no
@@ -352,7 +423,7 @@ const UNJUDGED_NAMED = 3;
  * judge the answer, not this difference).
  */
 function unjudgedBy(d: Difference, leftOut: readonly string[]): string[] {
-  return leftOut.filter((r) => ruleListedFor(r, d.operation) && ruleNames(r, d.subject)).slice(0, UNJUDGED_NAMED);
+  return leftOut.filter((r) => ruleListedFor(r, d.operation) && ruleNames(r, d.subject)).slice(0, RULES_NAMED);
 }
 
 /** A check run to no verdict: its premise was missing (skipped), or the harness could not finish it (errored). */
@@ -404,10 +475,10 @@ export function diffRecordings({
     seen.count++;
     seen.rules = [...new Set([...seen.rules, ...rules])];
     // Allowed where a pair that showed it was judged and held, and none broke a rule: an unjudged
-    // repeat (a set-up exchange, an answer before the one judged) is the same difference.
+    // repeat (a set-up exchange, an answer before the one judged) is the same difference. The row
+    // names the first pair's judges, not a union of every pair's (each judged by other checks).
     if (seen.rules.length) delete seen.allowed;
-    else if (allowed)
-      seen.allowed = [...new Set([...(seen.allowed?.split(', ') ?? []), ...allowed.split(', ')])].join(', ');
+    else if (allowed) seen.allowed ??= allowed;
     if (seen.checks.length < CHECKS_NAMED && !seen.checks.includes(checkId)) seen.checks.push(checkId);
   };
   const checkIds = [...new Set([...target.byCheck.keys(), ...reference.byCheck.keys()])];
@@ -458,14 +529,15 @@ export function diffRecordings({
           found: { kind: 'exchange', subject: 'exchange', target: 'not sent', reference: 'sent' },
         });
     const index = new Map(list.map((shape, i) => [shape, i]));
-    const keysAt = new Map<number, Set<string>>();
-    for (const s of seen)
-      if (s.t) keysAt.set(index.get(s.t)!, new Set([...(keysAt.get(index.get(s.t)!) ?? []), sameAs(s.found)]));
-    const linked = linkFailures(list, target.failures.get(checkId) ?? [], keysAt, broken);
+    // Each answer's differences, gathered once (an answer of the target: the others have no link).
+    const answers = new Map<number, Found[]>();
+    for (const s of seen) if (s.t) answers.set(index.get(s.t)!, [...(answers.get(index.get(s.t)!) ?? []), s.found]);
+    const linked = linkFailures(list, target.failures.get(checkId) ?? [], answers, broken);
     for (const failure of target.failures.get(checkId) ?? []) {
       const rules = failure.rules.filter((r) => broken.includes(r));
-      const operation = list[failure.to - 1]?.operation;
-      if (rules.length && operation) failed.push({ checkId, operation, rules, broken: true });
+      const at = quotedBy(list, failure, rules, answers);
+      if (rules.length && at !== undefined)
+        failed.push({ checkId, operation: list[at].operation, rules, broken: true });
     }
     // A failure no assertion recorded (the harness's own guard refused a link off the target's
     // origin): at the last answer of an operation its rules concern, else the check's last.
@@ -474,18 +546,9 @@ export function diffRecordings({
       const { operation } = (concerned.length ? concerned : list).at(-1)!;
       failed.push({ checkId, operation, rules: [...broken], broken: true });
     }
-    // Each answer's differences, gathered once (an answer of the target: the others have no link).
-    const answers = new Map<ExchangeShape, Found[]>();
-    for (const s of seen) {
-      if (!s.t) continue;
-      const list = answers.get(s.t);
-      if (list) list.push(s.found);
-      else answers.set(s.t, [s.found]);
-    }
     const judged = seen.map((s) => {
-      const rules = s.t ? linked.get(index.get(s.t)!) : undefined;
-      const linkedHere = rules && !besideNamed(s.found, rules, answers.get(s.t!)!);
-      return { ...s, ...(linkedHere ? { rules } : unlinked(s.found, s.t)) };
+      const rules = s.t ? linked.get(index.get(s.t)!)?.get(sameAs(s.found)) : undefined;
+      return { ...s, ...(rules ? { rules } : unlinked(s.found, s.t)) };
     });
     // The same difference (the same member or header, the target's side alike) where the check's
     // failed assertion did not look, say on another collection, has the cause it judged elsewhere.

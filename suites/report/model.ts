@@ -156,13 +156,14 @@ export interface Difference {
   target: string;
   reference: string;
   /**
-   * Rules the target run broke by an assertion about the exchange that showed it; empty: allowed,
-   * or not covered by any rule.
+   * Rules the target run broke by an assertion that judged the answer that showed it (or whose
+   * sentence names its member or header); empty: allowed, or not covered by any rule.
    */
   rules: string[];
   /**
    * A variation the spec allows: `spec/openapi.yaml` (the answer matches its documented schema) or
-   * the rules whose assertions judged that exchange and held.
+   * the rules whose assertions judged that exchange and held (of the first pair that showed it;
+   * those naming its member or header where some do), at most three, then `and N more`.
    */
   allowed?: string;
   /**

@@ -187,3 +187,132 @@ describe('a fault that breaks one of the rules of a check', () => {
     },
   );
 });
+
+/** A real `diff` of one check against the embedded simulator with `faults`: its differences. */
+async function diffOf(check: string, faults: string[]): Promise<{ differences: Difference[]; out: string }> {
+  let report: Report | undefined;
+  const out: string[] = [];
+  await executeDiff(
+    { runs: '1', seed: '20261127', fault: faults, check },
+    { out: (t) => void out.push(t), err: () => {}, onReport: (r) => (report = r) },
+    {},
+  );
+  return { differences: report!.diff!.differences, out: out.join('') };
+}
+
+describe('a failure blames the differences of the answer it judged (review 21 item 6)', () => {
+  it(
+    'an earlier answer of the same operation is not blamed on a failure about a later one',
+    { timeout: 120_000 },
+    async () => {
+      // grants.code-single-use exchanges a code (200), then again: code-reusable answers the reuse
+      // 200 where the reference refuses it, which breaks GRANT-CODE-SINGLE-USE. token-type-case
+      // also makes the first answer's token_type `Bearer`: a difference the check never judged.
+      const { differences, out } = await diffOf('grants.code-single-use', ['code-reusable', 'token-type-case']);
+      const token = differences.filter((d) => d.operation === 'POST /oauth/token');
+      expect(token.map((d) => [d.kind, d.subject, d.rules.join(',')]).sort(), out).toEqual([
+        ['error', 'error', 'GRANT-CODE-SINGLE-USE'],
+        ['status', 'status', 'GRANT-CODE-SINGLE-USE'],
+        ['type', '$.token_type', ''],
+      ]);
+      // Not judged by the one check run: rules of the checks left out would have.
+      const tokenType = token.find((d) => d.subject === '$.token_type')!;
+      expect(tokenType.unjudged?.length, out).toBeGreaterThan(0);
+    },
+  );
+
+  it(
+    'two rules failed on one answer: each difference is blamed on the rule that names it',
+    { timeout: 120_000 },
+    async () => {
+      const { differences, out } = await diffOf('tokens.info-deprecated-aliases', ['token-info-no-aliases']);
+      expect(differences.map((d) => [d.subject, d.rules.join(',')]).sort(), out).toEqual([
+        ['$.expires_in_seconds', 'INFO-ALIAS-EXPIRES-IN-SECONDS'],
+        ['$.scopes', 'INFO-ALIAS-SCOPES'],
+        ['$.scopes[]', 'INFO-ALIAS-SCOPES'],
+      ]);
+    },
+  );
+});
+
+describe('an answer that differs as a whole', () => {
+  it('blames its error code, not the headers beside it the rule does not name', { timeout: 120_000 }, async () => {
+    // no-slow-down answers a too-fast poll authorization_pending where the reference says
+    // slow_down (DEV-SLOW-DOWN); token-error-cacheable also drops Cache-Control and Pragma from
+    // that answer, which DEV-SLOW-DOWN's sentence does not name.
+    const { differences, out } = await diffOf('device.slow-down', ['no-slow-down', 'token-error-cacheable']);
+    const token = differences.filter((d) => d.operation === 'POST /oauth/token');
+    expect(token.map((d) => [d.kind, d.subject, d.rules.join(',')]).sort(), out).toEqual([
+      ['error', 'error', 'DEV-SLOW-DOWN'],
+      ['header', 'cache-control', ''],
+      ['header', 'pragma', ''],
+    ]);
+  });
+});
+
+describe('a rule that names what the answer carries alike', () => {
+  it('blames the value inside it, not the differences beside it', () => {
+    // Content-Type `application/json; charset=utf-8` breaks ENC-JSON-CONTENT-TYPE by its charset,
+    // which a shape does not show (both sides read `application/json`); the Vary the target adds
+    // beside it is no part of that failure, in the answer judged nor in the one before it.
+    const target = createRecording();
+    const reference = createRecording();
+    const charset = { 'content-type': 'application/json; charset=utf-8', vary: 'Origin' };
+    for (let i = 0; i < 2; i++) {
+      target.add('c', exchange('POST', '/oauth/token', 200, charset, tokens));
+      reference.add('c', exchange('POST', '/oauth/token', 200, json, tokens));
+    }
+    target.judge('c', ['ENC-JSON-CONTENT-TYPE'], false);
+    const results = [result('c', 'warned', ['ENC-JSON-CONTENT-TYPE'], ['ENC-JSON-CONTENT-TYPE'])];
+    const { differences } = diffRecordings({ target, reference, results, referenceName: 'ref' });
+    expect(differences.map((d) => [...row(d), d.count])).toEqual([
+      ['POST /oauth/token', 'value', '(a value inside the answer)', 'ENC-JSON-CONTENT-TYPE', '', 1],
+      ['POST /oauth/token', 'header', 'vary', '', '', 2],
+    ]);
+  });
+});
+
+describe('an allowed row names the rules that judged that very difference', () => {
+  it('names those of the pair that showed it, a few, and how many more; never a union across pairs', () => {
+    const target = createRecording();
+    const reference = createRecording();
+    const extra = { ...info, x_note: 'n' };
+    // Two checks see the same difference (a header the reference sends, not the target); each judged
+    // its pair and held. The first's assertions name six rules, the second's one.
+    target.add('a', exchange('GET', '/oauth/token/info', 401, json, { error: 'invalid_token' }));
+    reference.add(
+      'a',
+      exchange('GET', '/oauth/token/info', 401, { ...json, 'cache-control': 'no-store' }, { error: 'invalid_token' }),
+    );
+    target.judge('a', ['INFO-INVALID-TOKEN', 'ERR-OAUTH-BODY', 'ERR-DESCRIPTION-CHARSET'], true);
+    target.judge('a', ['ENC-RESPONSE-JSON', 'ENC-JSON-CONTENT-TYPE', 'AUTH-INVALID-TOKEN-401'], true);
+    target.add('b', exchange('GET', '/oauth/token/info', 401, json, { error: 'invalid_token' }));
+    reference.add(
+      'b',
+      exchange('GET', '/oauth/token/info', 401, { ...json, 'cache-control': 'no-store' }, { error: 'invalid_token' }),
+    );
+    target.judge('b', ['REV-REVOKES-TOKEN'], true);
+    // One of the rules that judged it names the header that differs: that one is why it is allowed.
+    target.add('c', exchange('POST', '/oauth/token', 400, json, { error: 'invalid_grant' }));
+    reference.add(
+      'c',
+      exchange('POST', '/oauth/token', 400, { ...json, 'cache-control': 'no-store' }, { error: 'invalid_grant' }),
+    );
+    target.judge('c', ['ERR-OAUTH-BODY', 'TOK-ERROR-NO-STORE', 'ENC-RESPONSE-JSON'], true);
+    target.add('c', exchange('GET', '/oauth/token/info', 200, json, extra));
+    reference.add('c', exchange('GET', '/oauth/token/info', 200, json, info));
+    const results = ['a', 'b', 'c'].map((id) => result(id, 'passed', []));
+    const { differences } = diffRecordings({ target, reference, results, referenceName: 'ref' });
+    expect(differences.map(row)).toEqual([
+      ['GET /oauth/token/info', 'member', '$.x_note', '', 'spec/openapi.yaml'],
+      [
+        'GET /oauth/token/info',
+        'header',
+        'cache-control',
+        '',
+        'INFO-INVALID-TOKEN, ERR-OAUTH-BODY, ERR-DESCRIPTION-CHARSET and 3 more',
+      ],
+      ['POST /oauth/token', 'header', 'cache-control', '', 'TOK-ERROR-NO-STORE'],
+    ]);
+  });
+});
