@@ -288,6 +288,13 @@ function acceptedBy(found: Found, accepted: readonly string[]): string {
   return `${rules.slice(0, RULES_NAMED).join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
 }
 
+/** Does an allowed row name a rule whose sentence names its member or header (acceptedBy lists those first)? */
+const allowedByName = (d: Difference) =>
+  d
+    .allowed!.replace(/ and \d+ more$/, '')
+    .split(', ')
+    .some((r) => ruleNames(r, d.subject));
+
 /** A difference about one member (not the body itself, `$`) or header, which a rule's sentence can name; the rest concern the whole answer. */
 const aboutAName = (f: Found) =>
   f.kind === 'header' || ((f.kind === 'member' || f.kind === 'type') && f.subject !== '$');
@@ -613,11 +620,15 @@ export function diffRecordings({
   const differences = [...grouped.values()].sort(
     (a, b) => a.operation.localeCompare(b.operation) || a.subject.localeCompare(b.subject),
   );
-  // Not covered by the checks run is not "not covered by any rule" where the selection left its rules out.
+  // Not covered by the checks run is not "not covered by any rule" where the selection left its rules
+  // out; nor "allowed" where the rules that held never named it and a rule left out does (a token
+  // answer without Cache-Control is TOK-NO-STORE's to judge, not allowed by TOK-RESPONSE-JSON).
   for (const d of differences) {
-    if (d.rules.length || d.allowed) continue;
+    if (d.rules.length || (d.allowed && (d.allowed === ALLOWED_BY_SCHEMA || allowedByName(d)))) continue;
     const rules = unjudgedBy(d, leftOut);
-    if (rules.length) d.unjudged = rules;
+    if (!rules.length) continue;
+    d.unjudged = rules;
+    delete d.allowed;
   }
   const dropped = target.dropped + reference.dropped;
   return {

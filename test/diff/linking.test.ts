@@ -235,6 +235,23 @@ describe('a failure blames the differences of the answer it judged (review 21 it
   );
 });
 
+describe('allowed is said only by a rule that names the difference, or the schema', () => {
+  it(
+    'a token answer without Cache-Control, its rule left out of the selection, is not judged, not allowed (review 23)',
+    { timeout: 120_000 },
+    async () => {
+      // token-cacheable drops Cache-Control from the token answer (TOK-NO-STORE, a must); the one
+      // check run reads the token answer's body only, so its rules held without naming the header.
+      const { differences, out } = await diffOf('tokens.info-presentations', ['token-cacheable']);
+      const token = differences.find((d) => d.operation === 'POST /oauth/token' && d.subject === 'cache-control')!;
+      expect(token, out).toBeDefined();
+      expect(token.allowed, out).toBeUndefined();
+      expect(token.unjudged, out).toContain('TOK-NO-STORE');
+      expect(out).toMatch(/header cache-control .*not judged by the checks run \(TOK-NO-STORE/);
+    },
+  );
+});
+
 describe('an answer that differs as a whole', () => {
   it('blames its error code, not the headers beside it the rule does not name', { timeout: 120_000 }, async () => {
     // no-slow-down answers a too-fast poll authorization_pending where the reference says
