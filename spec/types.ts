@@ -58,6 +58,8 @@ export interface Rule {
   flag?: string;
   /** Instance setting (profiles.yaml settings) that gates the rule. */
   setting?: string;
+  /** Why the rule judges a property of an answer that no other assertion reads (rules.schema.json). */
+  leaf?: string;
 }
 
 export interface FlagInfo {

@@ -30,7 +30,9 @@ export interface CheckResult {
   broken?: string[];
   /**
    * For a passed check whose assertions named rules: the rules it was seen to prove (the others
-   * of `rules` were not asserted, so they are not passed through this check).
+   * of `rules` were not asserted, so they are not passed through this check). For a failed or
+   * warned check whose broken rules are all leaves (rules.yaml `leaf`): those of its rules, not
+   * broken, that assertions named and saw hold.
    */
   proved?: string[];
   /** Every assertion that failed, when there were several (soft assertions): message and rules. */

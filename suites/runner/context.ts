@@ -39,8 +39,12 @@ export const MAX_FAILURES = 10;
 export interface Evidence {
   assertions: number;
   rules: Set<string>;
+  /** The rules named by assertions that held: what a failed check still proves (session.ts failed). */
+  held: Set<string>;
   /** An assertion named no rule: it speaks for the check's rule only when the check has one. */
   unnamed: boolean;
+  /** Such an assertion held: what a failed check still proves of its one rule (session.ts failed). */
+  heldUnnamed: boolean;
   failures: CheckFailure[];
   /** What the check said beside its verdict (t.note), bounded: the message carries it. */
   notes?: string[];
@@ -55,7 +59,9 @@ export interface Evidence {
 export const createEvidence = (judged?: Evidence['judged']): Evidence => ({
   assertions: 0,
   rules: new Set(),
+  held: new Set(),
   unnamed: false,
+  heldUnnamed: false,
   failures: [],
   unshown: 0,
   ...(judged ? { judged } : {}),
@@ -85,8 +91,15 @@ const NOTE_CHARACTERS = 400;
 function noteAssertion(evidence: Evidence, details: FailureDetails | undefined, held: boolean): void {
   evidence.assertions++;
   evidence.judged?.(details?.rules, held);
-  if (details?.rules?.length) for (const id of details.rules) evidence.rules.add(id);
-  else evidence.unnamed = true;
+  if (details?.rules?.length)
+    for (const id of details.rules) {
+      evidence.rules.add(id);
+      if (held) evidence.held.add(id);
+    }
+  else {
+    evidence.unnamed = true;
+    if (held) evidence.heldUnnamed = true;
+  }
 }
 
 /** A predicate that returned false, said in a sentence. */

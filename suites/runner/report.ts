@@ -69,20 +69,26 @@ export function ruleResults(
   checks: readonly CheckResult[],
   expect: Expectation[],
 ): RuleResult[] {
-  const byRule = new Map<string, CheckResult[]>();
-  // A failure that names the rules it broke says nothing, good or bad, about the check's other rules;
-  // a pass whose assertions named rules proves only those.
-  const judges = (c: CheckResult, id: string) =>
-    c.status === 'passed' ? !c.proved || c.proved.includes(id) : !c.broken || c.broken.includes(id);
+  const byRule = new Map<string, { check: CheckResult; status: CheckStatus }[]>();
+  // A pass whose assertions named rules proves only those. A failure that names the rules it broke
+  // fails those; of the check's other rules it passes the ones its held assertions named (proved)
+  // and says nothing of the rest.
+  const verdictOn = (c: CheckResult, id: string): CheckStatus | undefined => {
+    if (c.status === 'passed') return !c.proved || c.proved.includes(id) ? 'passed' : undefined;
+    if (!c.broken || c.broken.includes(id)) return c.status;
+    return c.proved?.includes(id) ? 'passed' : undefined;
+  };
   for (const c of checks) {
-    for (const id of new Set(c.broken ? [...c.rules, ...c.broken] : c.rules))
-      if (judges(c, id)) byRule.set(id, [...(byRule.get(id) ?? []), c]);
+    for (const id of new Set(c.broken ? [...c.rules, ...c.broken] : c.rules)) {
+      const status = verdictOn(c, id);
+      if (status) byRule.set(id, [...(byRule.get(id) ?? []), { check: c, status }]);
+    }
   }
   return rules.map((r) => {
     const judged = byRule.get(r.id) ?? [];
     const status = ruleStatus(
       r.level,
-      judged.map((c) => c.status),
+      judged.map((j) => j.status),
     );
     const expectedReason = reasonFor(expect, r.id);
     return {
@@ -93,7 +99,7 @@ export function ruleResults(
       origin: r.origin,
       // A listed rule seen to hold is stale: the known deviation is gone, the entry can go too.
       status: expectedReason && status === 'passed' ? 'stale' : status,
-      checks: judged.map((c) => c.id),
+      checks: judged.map((j) => j.check.id),
       ...(expectedReason && (status === 'passed' || status === 'expected') ? { expectedReason } : {}),
     };
   });

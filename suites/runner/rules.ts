@@ -13,7 +13,10 @@ import {
 import { SelectionError } from '../errors.js';
 
 /** What the runner needs of a rule. Tests build these by hand, with ids of their own: hence `string`. */
-export type RuleInfo = Pick<Rule, 'title' | 'level' | 'source' | 'origin' | 'since' | 'until' | 'offering' | 'flag'> & {
+export type RuleInfo = Pick<
+  Rule,
+  'title' | 'level' | 'source' | 'origin' | 'since' | 'until' | 'offering' | 'flag' | 'leaf'
+> & {
   id: string;
 };
 

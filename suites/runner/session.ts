@@ -763,6 +763,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     const named = failure.rules?.filter((id) => inForce(id));
     return named?.length ? named : check.rules.filter(inForce);
   };
+  /** The check's rules that assertions named; one naming none speaks for the check's rule when it has one. */
+  const seenToHold = (check: Check, named: ReadonlySet<string>, unnamed: boolean): string[] =>
+    check.rules.filter((id) => named.has(id) || (unnamed && check.rules.length === 1));
   /** A failure counts as a warning when every rule it broke is only `should` or `info`. */
   const failedStatus = (broken: string[]): CheckStatus => {
     const levels = broken.map((id) => levelOf.get(id));
@@ -777,6 +780,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     unshown: number,
     done: (status: CheckStatus, fields: Partial<CheckResult>) => CheckResult,
     evidenceFields: () => Partial<CheckResult>,
+    /** Its assertions, of which those that held prove the check's other rules when it broke only leaves. */
+    evidence?: Evidence,
   ): CheckResult => {
     const each = failures.map((f) => ({
       message: redactor.text(describeFailure(f, redactor)),
@@ -789,8 +794,17 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       ? `${listed}\n(+${unshown >= MAX_UNSHOWN ? 'at least ' : ''}${plural(unshown, 'more failure')} of this check not shown)`
       : listed;
     const counterexample = failures.find((f) => f.counterexample)?.counterexample;
+    // A broken detail does not hide what the rest of the check saw hold, when it is a leaf (rules.yaml
+    // `leaf`: a property no other assertion reads). Any other broken rule may be the premise the rest
+    // held on (a target failing everything "refuses" every bad request): those stay untested (69d99bf).
+    const leavesOnly = broken.every((id) => ruleOf.get(id)?.leaf);
+    const proved =
+      leavesOnly && evidence
+        ? seenToHold(check, evidence.held, evidence.heldUnnamed).filter((id) => !broken.includes(id))
+        : [];
     return done(failedStatus(broken), {
       broken,
+      ...(proved.length ? { proved } : {}),
       message,
       ...(each.length > 1 ? { failures: each } : {}),
       ...(counterexample ? { counterexample: redactor.text(counterexample) } : {}),
@@ -840,7 +854,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
    * check's rule only when the check has one; among several it would claim each of them unseen.
    */
   const provedRules = (check: Check, evidence: Evidence): string[] =>
-    check.rules.filter((id) => evidence.rules.has(id) || (evidence.unnamed && check.rules.length === 1));
+    seenToHold(check, evidence.rules, evidence.unnamed);
 
   const session: Session = {
     target,
@@ -947,7 +961,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           () => given.rateLimitHold?.(),
           granted,
         );
-        if (evidence.failures.length) result = failed(check, evidence.failures, evidence.unshown, done, evidenceFields);
+        if (evidence.failures.length)
+          result = failed(check, evidence.failures, evidence.unshown, done, evidenceFields, evidence);
         else if (recorder.count === 0)
           result = errored('the check made no request to the target: nothing was seen, so nothing is passed');
         else if (evidence.assertions === 0)
@@ -962,13 +977,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         if (error instanceof OversizedAnswer && evidence.failures.length) {
           // The failures already recorded stand alone; the answer is still said once, for the later checks.
           if (!premisesSaid.has(oversizedKey(error))) premisesSaid.set(oversizedKey(error), check.id);
-          result = failed(check, evidence.failures, evidence.unshown, done, evidenceFields);
+          result = failed(check, evidence.failures, evidence.unshown, done, evidenceFields, evidence);
         } else if (error instanceof OversizedAnswer) {
           result = oversized(check, error, done, errored, evidenceFields);
         } else if (error instanceof CheckFailure || evidence.failures.length) {
           // Failures already recorded by soft assertions stand, whatever stopped the check after them.
           const all = error instanceof CheckFailure ? [...evidence.failures, error] : evidence.failures;
-          result = failed(check, all, evidence.unshown, done, evidenceFields);
+          result = failed(check, all, evidence.unshown, done, evidenceFields, evidence);
         } else if (error instanceof CheckSkipped) {
           result = done('skipped', { message: redactor.text(oneLine(error.message)) });
         } else if (pastDeadline() || error instanceof DeadlineCut) {

@@ -50,7 +50,9 @@ describe('assertions as evidence', () => {
     expect(evidence).toEqual({
       assertions: 2,
       rules: new Set(),
+      held: new Set(),
       unnamed: true,
+      heldUnnamed: true,
       failures: [],
       unshown: 0,
     });
@@ -64,7 +66,9 @@ describe('assertions as evidence', () => {
     expect(evidence).toEqual({
       assertions: 2,
       rules: new Set(['T-MUST', 'T-SHOULD']),
+      held: new Set(['T-MUST', 'T-SHOULD']),
       unnamed: false,
+      heldUnnamed: false,
       failures: [],
       unshown: 0,
     });
@@ -83,10 +87,13 @@ describe('assertions as evidence', () => {
     }
     expect(thrown).toBeInstanceOf(CheckFailure);
     expect([(thrown as CheckFailure).message, (thrown as CheckFailure).details]).toEqual(['broke', details]);
+    // Named by two assertions that both failed: T-MUST never held.
     expect(evidence).toEqual({
       assertions: 2,
       rules: new Set(['T-MUST']),
+      held: new Set(),
       unnamed: false,
+      heldUnnamed: false,
       failures: [],
       unshown: 0,
     });
@@ -133,7 +140,9 @@ describe('t.property', () => {
     expect(quiet.evidence).toEqual({
       assertions: 0,
       rules: new Set(),
+      held: new Set(),
       unnamed: false,
+      heldUnnamed: false,
       failures: [],
       unshown: 0,
     });
@@ -142,7 +151,9 @@ describe('t.property', () => {
     expect(judged.evidence).toEqual({
       assertions: 1,
       rules: new Set(),
+      held: new Set(),
       unnamed: true,
+      heldUnnamed: true,
       failures: [],
       unshown: 0,
     });
@@ -151,7 +162,9 @@ describe('t.property', () => {
     expect(named.evidence).toEqual({
       assertions: RUNS,
       rules: new Set(['T-MUST']),
+      held: new Set(['T-MUST']),
       unnamed: false,
+      heldUnnamed: false,
       failures: [],
       unshown: 0,
     });

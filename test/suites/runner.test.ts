@@ -10,6 +10,11 @@ import type { CheckContext } from '../../suites/types.js';
 import { check, fakeRules, fakeTarget, RULES, seen } from './fakes.js';
 
 const base = { seed: 7, numRuns: 20, rules: RULES, reproduceArgs: ['--target', 'http://fake.test'] };
+/** RULES and T-LEAF, a rule judging a property nothing else reads (rules.yaml `leaf`). */
+const rules = [
+  ...RULES,
+  { id: 'T-LEAF', title: 'a leaf', level: 'must' as const, source: 'test', origin: 'source', leaf: 'test' },
+];
 
 describe('runner verdicts', () => {
   it('reports passed, failed, skipped and crashed checks, and exit code 1 for a failed must', async () => {
@@ -171,6 +176,54 @@ describe('runner verdicts', () => {
       .split('\n')
       .find((l) => l.startsWith('<tr data-f="rule"') && l.includes('<code>T-MUST</code>'));
     expect(row).toMatch(/<td>not judged: grants\.premise failed on T-MUST-2 first<\/td><\/tr>$/);
+  });
+
+  it('a failure on leaf rules only passes the rules its held assertions named; any other broken rule leaves them untested', async () => {
+    // T-MUST-2 is no leaf.
+    const run = (broken: string[]) =>
+      runConformance({
+        ...base,
+        rules,
+        target: fakeTarget(),
+        checks: [
+          check('detail', ['T-MUST', 'T-MUST-2', 'T-SHOULD', 'T-LEAF'], async (t: CheckContext) => {
+            await seen(['T-MUST'])(t);
+            // Held, then broken in this check: still broken, never passed.
+            t.expect(true, 'held first', { rules: fakeRules('T-LEAF') });
+            for (const id of broken) t.soft(false, `${id} broke`, { rules: fakeRules(id) });
+          }),
+        ],
+      });
+    const leaf = await run(['T-LEAF']);
+    expect(leaf.checks[0]).toMatchObject({ status: 'failed', broken: ['T-LEAF'], proved: ['T-MUST'] });
+    const status = (report: typeof leaf) => Object.fromEntries(report.rules.map((r) => [r.id, r.status]));
+    expect(status(leaf)).toMatchObject({
+      'T-MUST': 'passed',
+      'T-LEAF': 'failed',
+      'T-MUST-2': 'untested',
+      'T-SHOULD': 'untested',
+    });
+    expect(leaf.rules.find((r) => r.id === 'T-MUST')!.checks).toEqual(['grants.detail']);
+    // A broken premise (T-MUST-2) beside the leaf: what held may have held on it (69d99bf).
+    const premise = await run(['T-LEAF', 'T-MUST-2']);
+    expect(premise.checks[0].proved).toBeUndefined();
+    expect(status(premise)).toMatchObject({ 'T-MUST': 'untested', 'T-LEAF': 'failed', 'T-MUST-2': 'failed' });
+  });
+
+  it("a failure on a leaf rule passes the check's one rule that an assertion naming no rule saw hold", async () => {
+    const report = await runConformance({
+      ...base,
+      rules,
+      target: fakeTarget(),
+      checks: [
+        check('unnamed', ['T-MUST'], async (t: CheckContext) => {
+          await seen()(t);
+          t.soft(false, 'the leaf broke', { rules: fakeRules('T-LEAF') });
+        }),
+      ],
+    });
+    expect(report.checks[0]).toMatchObject({ status: 'failed', broken: ['T-LEAF'], proved: ['T-MUST'] });
+    expect(report.rules.find((r) => r.id === 'T-MUST')!.status).toBe('passed');
   });
 
   it('a failure naming a must rule fails, inside a property too', async () => {
