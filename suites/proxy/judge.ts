@@ -63,6 +63,7 @@ import {
   listedIn,
 } from '../oidc/discovery-lists.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
+import { isRateLimited } from '../target/rate.js';
 
 /** Entries per kind of state: beyond them the oldest are forgotten (bounded memory). */
 export const MAX_FLOW_ENTRIES = 100_000;
@@ -550,6 +551,9 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
   const res = observedResponse(url.href, ex.status, ex.responseHeaders, body);
   const path = url.pathname;
   noteClockMove(ex, path, flows);
+  // The target declined to serve now (a 429, a 403 or 503 naming a wait): no answer to judge, as
+  // `run` waits it out. A device poll's slow_down under 429 is the grant's own answer (http.ts).
+  if (isRateLimited(ex.status, ex.responseHeaders) && jsonObject(res)?.error !== 'slow_down') return [];
   if (ex.method === 'POST' && path === TOKEN_PATH) {
     const params = tokenParams(ex, url);
     const what = `POST ${TOKEN_PATH}`;
