@@ -74,8 +74,11 @@ export interface Flows {
   owners: Remembered<string>;
   /** Device codes issued, by digest: timings, pace and scope (device.ts). */
   devices: Remembered<DeviceFlow>;
-  /** Authorization requests by client, redirect URI and state: the scope asked (scopes.ts). */
-  authorizations: Remembered<string>;
+  /**
+   * Authorization requests by client, redirect URI and state: the scope asked, and whether it is
+   * still open (no code sent back yet), so a request asked again after sign-in is not a new one (scopes.ts).
+   */
+  authorizations: Remembered<{ scope: string; open: boolean }>;
   /** Codes and tokens by kind and digest: the scope they may carry at most (scopes.ts). */
   scopes: Remembered<Ceiling>;
   /** Link targets forwarded (path and query), and the collections they belong to (judge.ts). */
