@@ -86,6 +86,8 @@ export interface Flows {
   collections: Remembered;
   /** Keyset next links forwarded (digest of path and query): the last row of the page that carried each (pages.ts). */
   keysetLast: Remembered<KeysetLast>;
+  /** Waits a rate-limited answer named, by digest of path and credential: when each ends, in ms (waits.ts). */
+  waits: Remembered<number>;
   /** How far the target's clock was moved ahead of the proxy's (the simulator's control API). */
   clockOffsetMs: number;
   /** The lists of the last discovery document the proxy saw answered (judge.ts), a list only where it is one. */
