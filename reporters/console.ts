@@ -8,6 +8,7 @@ import { redact } from '../suites/report/redact.js';
 import { boundReport } from '../suites/report/bounded.js';
 import { inert, inertReport } from '../suites/report/inert.js';
 import { CLIENT_HEADING, clientLines } from './client.js';
+import { plural } from '../suites/report/words.js';
 import {
   checkLabel,
   areaCountsTable,
@@ -92,9 +93,13 @@ function countsTable(report: Report, paint: ReturnType<typeof painter>): string[
 function rulesTable(report: Report, paint: ReturnType<typeof painter>, all: boolean): string[] {
   const rules = rulesToShow(report, all);
   const out = [paint('bold', `Rules (${report.rules.length}) ${ruleCountsLine(report)}`)];
-  if (!rules.length) return out;
+  // A proxy's table leaves out the rules its traffic did not exercise: counted under it.
+  const rest = report.rules.length - rules.length;
+  const untested =
+    report.client && !all && rest ? [`${plural(rest, 'rule')} the traffic did not exercise (untested)`] : [];
+  if (!rules.length) return [...out, ...untested];
   const [head, ...rows] = ruleTableLines(rules, report, terminalSafe);
-  return [...out, paint('bold', head), ...rows];
+  return [...out, paint('bold', head), ...rows, ...untested];
 }
 
 function problem(

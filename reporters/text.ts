@@ -242,7 +242,9 @@ function untestedReason(report: Report, rule: RuleResult): string {
     return `not judged: ${carrier.id} ${carrier.status} on ${carrier.broken.join(', ')} first`;
   if (carrier) return `not judged: ${carrier.id} ${carrier.status}: ${firstLine(carrier.message)}`;
   const asserted = report.checks.some((c) => c.rules.includes(rule.id));
-  return asserted ? 'not judged: no assertion of its checks named it' : 'no selected check proves it';
+  if (asserted) return 'not judged: no assertion of its checks named it';
+  // A proxy's report (its client section) selected no checks: its traffic judged what it exercised.
+  return report.client ? 'the traffic did not exercise it' : 'no selected check proves it';
 }
 
 /**
@@ -255,9 +257,14 @@ export const shownRule = (rule: RuleResult): boolean =>
   rule.status === 'errored' ||
   (rule.status === 'untested' && rule.level === 'must');
 
-/** Rules worth a line in a compact table (shownRule), worst first. */
+/**
+ * Rules worth a line in a compact table (shownRule), worst first. A proxy's report (its client
+ * section): the rules its traffic judged, passed ones too; most rules in force are untested there
+ * (257 rows of them before).
+ */
 export function rulesToShow(report: Report, all = false): RuleResult[] {
-  return sortRules(report.rules).filter((rule) => all || shownRule(rule));
+  const shown = report.client ? (rule: RuleResult) => rule.status !== 'untested' : shownRule;
+  return sortRules(report.rules).filter((rule) => all || shown(rule));
 }
 
 /**

@@ -12,6 +12,8 @@ export const CLIENT_HABITS = {
   'no-pkce': 'sent an authorization request without code_challenge (PKCE, RFC 7636; RFC 9700 §2.1.1)',
   'reuses-code': 'sent an authorization code that was already redeemed (RFC 6749 §4.1.2)',
   'builds-page-urls': 'requested a page whose URL was in no Link the proxy forwarded for that collection (RFC 8288)',
+  'ignores-retry-after':
+    'sent a request again sooner than the Retry-After of the rate-limited answer it was given (RFC 9110 §10.2.3; RFC 6585 §4)',
 } as const;
 
 export type ClientHabit = keyof typeof CLIENT_HABITS;

@@ -74,8 +74,11 @@ export interface Flows {
   owners: Remembered<string>;
   /** Device codes issued, by digest: timings, pace and scope (device.ts). */
   devices: Remembered<DeviceFlow>;
-  /** Authorization requests by client, redirect URI and state: the scope asked (scopes.ts). */
-  authorizations: Remembered<string>;
+  /**
+   * Authorization requests by client, redirect URI and state: the scope asked, and whether it is
+   * still open (no code sent back yet), so a request asked again after sign-in is not a new one (scopes.ts).
+   */
+  authorizations: Remembered<{ scope: string; open: boolean }>;
   /** Codes and tokens by kind and digest: the scope they may carry at most (scopes.ts). */
   scopes: Remembered<Ceiling>;
   /** Link targets forwarded (path and query), and the collections they belong to (judge.ts). */
@@ -83,6 +86,8 @@ export interface Flows {
   collections: Remembered;
   /** Keyset next links forwarded (digest of path and query): the last row of the page that carried each (pages.ts). */
   keysetLast: Remembered<KeysetLast>;
+  /** Waits a rate-limited answer named, by digest of path and credential: when each ends, in ms (waits.ts). */
+  waits: Remembered<number>;
   /** How far the target's clock was moved ahead of the proxy's (the simulator's control API). */
   clockOffsetMs: number;
   /** The lists of the last discovery document the proxy saw answered (judge.ts), a list only where it is one. */

@@ -63,9 +63,14 @@ import {
   listedIn,
 } from '../oidc/discovery-lists.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
+import { isRateLimited } from '../target/rate.js';
+import { noteRetryAfter } from './waits.js';
 
 /** Entries per kind of state: beyond them the oldest are forgotten (bounded memory). */
 export const MAX_FLOW_ENTRIES = 100_000;
+
+/** How long a Retry-After is remembered at most (waits.ts). */
+const MAX_WAIT_WATCHED_MS = 3600 * 1000;
 
 /**
  * Fresh protocol state. `release` is the one the target is held to (the proxy's `--release`):
@@ -93,6 +98,8 @@ export function createFlows({
     linked: remembered(accessTokenLifetime * 1000, max),
     collections: remembered(accessTokenLifetime * 1000, max),
     keysetLast: remembered(accessTokenLifetime * 1000, max),
+    // Waits longer than an hour are not followed: the entry goes, the client is not noted after it.
+    waits: remembered<number>(MAX_WAIT_WATCHED_MS, max),
     clockOffsetMs: 0,
   };
 }
@@ -550,6 +557,11 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
   const res = observedResponse(url.href, ex.status, ex.responseHeaders, body);
   const path = url.pathname;
   noteClockMove(ex, path, flows);
+  const slowDown = jsonObject(res)?.error === 'slow_down';
+  noteRetryAfter(ex, path, () => tokenParams(ex, url), flows, slowDown, client);
+  // The target declined to serve now (a 429, a 403 or 503 naming a wait): no answer to judge, as
+  // `run` waits it out. A device poll's slow_down under 429 is the grant's own answer (http.ts).
+  if (isRateLimited(ex.status, ex.responseHeaders) && !slowDown) return [];
   if (ex.method === 'POST' && path === TOKEN_PATH) {
     const params = tokenParams(ex, url);
     const what = `POST ${TOKEN_PATH}`;

@@ -45,13 +45,19 @@ export function noteAuthorization(
   flows: Flows,
   client?: ClientSink,
 ): void {
+  const id = authorizationKey(params);
   if (ex.method === 'GET' && params.get('response_type') === 'code' && params.get('client_id')) {
-    flows.authorizations.set(authorizationKey(params), ex.at, params.get('scope') ?? '');
-    if (!params.get('code_challenge')) client?.({ habit: 'no-pkce', where: `GET ${AUTHORIZE_PATH}` });
+    // The provider's redirect back after sign-in asks an open authorization again: the client sent it once.
+    const again = flows.authorizations.get(id, ex.at)?.open;
+    if (!again && !params.get('code_challenge')) client?.({ habit: 'no-pkce', where: `GET ${AUTHORIZE_PATH}` });
+    flows.authorizations.set(id, ex.at, { scope: params.get('scope') ?? '', open: true });
   }
   const code = sentTo(res)?.searchParams.get('code');
-  const asked = flows.authorizations.get(authorizationKey(params), ex.at);
-  if (code && asked) flows.scopes.set(key('code', code), ex.at, { scope: split(asked), rule: 'SCOPE-GRANTED-SUBSET' });
+  const asked = flows.authorizations.get(id, ex.at);
+  if (!code || !asked) return;
+  flows.scopes.set(key('code', code), ex.at, { scope: split(asked.scope), rule: 'SCOPE-GRANTED-SUBSET' });
+  // Its code sent back, the authorization is over: the same request again is a new one.
+  flows.authorizations.set(id, ex.at, { ...asked, open: false });
 }
 
 /** What the token request's grant allows, if the proxy saw it asked. */

@@ -443,8 +443,9 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       });
     });
     upstream.on('error', (error: NodeJS.ErrnoException) => {
-      // The upstream request destroyed because the client left: nothing the target did.
-      if (clientLeft) return;
+      // The upstream request destroyed because the client left, or the proxy is closing and cut it
+      // itself: nothing the target did.
+      if (clientLeft || closing) return;
       // A timeout's own destroy, or an answer cut midway, is no request left unanswered here.
       if (!res.headersSent && !res.writableEnded) options.onUnanswered?.(error.code ?? 'error');
       refuse(

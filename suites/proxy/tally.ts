@@ -51,16 +51,19 @@ export function createTally(mask: Masker | ((text: string) => string) = (text) =
     add(verdicts) {
       this.exchanges++;
       if (verdicts.length) this.judged++;
+      // One exchange counts once per rule: broken when any of its assertions on it failed.
+      const broken = new Set(verdicts.filter((v) => !v.ok).map((v) => v.rule));
+      for (const rule of new Set(verdicts.map((v) => v.rule))) {
+        const c = byRule.get(rule) ?? { passed: 0, failed: 0, messages: [] };
+        if (broken.has(rule)) c.failed++;
+        else c.passed++;
+        byRule.set(rule, c);
+      }
       for (const v of verdicts) {
-        const c = byRule.get(v.rule) ?? { passed: 0, failed: 0, messages: [] };
-        if (v.ok) c.passed++;
-        else {
-          c.failed++;
-          const message =
-            v.message && c.messages.length < MAX_MESSAGES && describeFailure({ message: v.message }, mask);
-          if (message && !c.messages.includes(message)) c.messages.push(message);
-        }
-        byRule.set(v.rule, c);
+        const c = byRule.get(v.rule)!;
+        const message =
+          !v.ok && v.message && c.messages.length < MAX_MESSAGES && describeFailure({ message: v.message }, mask);
+        if (message && !c.messages.includes(message)) c.messages.push(message);
       }
     },
     counts: () => byRule,

@@ -63,6 +63,20 @@ describe('the client section of a proxy report', () => {
     }
   });
 
+  it('lists the rules the traffic judged and counts the rest, each said as not exercised', () => {
+    const r = report();
+    const text = formatConsole(r, { color: false });
+    const table = text.slice(text.indexOf('Rules ('), text.indexOf('\nArea'));
+    expect(table).toMatch(/^TOK-NO-STORE +must .* passed/m);
+    // An untested must rule is no line of the proxy's console (257 rows before): counted instead.
+    expect(table).not.toMatch(/^AUTH-BEARER-HEADER /m);
+    expect(table).toContain(`${r.rules.length - 1} rules the traffic did not exercise (untested)`);
+    // Where a rule's reason is said (Markdown's table), it is the traffic's, not a selection's.
+    const markdown = renderMarkdown(r);
+    expect(markdown).toMatch(/AUTH-BEARER-HEADER.*the traffic did not exercise it/);
+    expect(markdown).not.toContain('no selected check proves it');
+  });
+
   it('says so when none of the habits was seen', () => {
     const tally = createTally();
     tally.add([]);

@@ -270,6 +270,19 @@ describe('scopes against what the client asked for', () => {
     expect(notes.map((n) => n.habit)).toEqual(['no-pkce', 'reuses-code']);
     expect(JSON.stringify(notes)).not.toContain('c1');
   });
+
+  it('notes no-pkce once per authorization: the request asked again after sign-in is the same one', () => {
+    const flows = createFlows();
+    const notes: ClientNote[] = [];
+    const note = (n: ClientNote) => notes.push(n);
+    // The first request, sent to sign in; the provider's redirect back asks it again, answered with a code.
+    judgeExchange(authorize(asked, 302, 'http://127.0.0.1:1/users/sign_in'), flows, note);
+    judgeExchange({ ...authorize(asked, 302, 'http://127.0.0.1/cb?code=c1&state=s1'), at: 5 }, flows, note);
+    expect(notes.map((n) => n.habit)).toEqual(['no-pkce']);
+    // Once its code was sent back, the same request again is a new authorization.
+    judgeExchange({ ...authorize(asked, 200), at: 20 }, flows, note);
+    expect(notes.map((n) => n.habit)).toEqual(['no-pkce', 'no-pkce']);
+  });
 });
 
 describe('CORS preflights the browser sent', () => {

@@ -57,6 +57,35 @@ describe('a target that does not answer', () => {
   });
 });
 
+describe('the proxy stopped with a request under way', () => {
+  it('does not blame the target for the connection it cut itself', async () => {
+    let arrived!: () => void;
+    const under = new Promise<void>((r) => (arrived = r));
+    origin = await listen((req) => {
+      req.resume();
+      arrived();
+    });
+    const unanswered: string[] = [];
+    let left = 0;
+    proxy = await startProxy({
+      target: origin.url,
+      timeoutMs: 60_000,
+      onExchange: () => undefined,
+      onUnanswered: (reason) => unanswered.push(reason),
+      onClientLeft: () => left++,
+    });
+    const answer = get(`${proxy.url}/oauth/token`, undefined, {}, 'POST');
+    await under;
+    await proxy.close();
+    proxy = undefined;
+    // The client sees its connection end; the upstream request's error comes after.
+    expect(await answer).toHaveProperty('error');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(unanswered).toEqual([]);
+    expect(left).toBe(0);
+  });
+});
+
 describe('many concurrent slow clients', () => {
   it('hold no more body copies than the shared budget', async () => {
     const CLIENTS = 200;
