@@ -71,7 +71,10 @@ function expectEmptyObject(t: CheckContext, res: HttpResponse, what: string, rev
     `${what}: revocation must answer the empty JSON object {}`,
     broke(['REV-EMPTY-OBJECT'], { status: res.status, fields: body ? Object.keys(body) : null }),
   );
-  expectJsonType(t, res, what, ['REV-EMPTY-OBJECT']);
+  // An empty body (oidc-provider's, Hydra's) already broke REV-EMPTY-OBJECT above: the media type
+  // of no content is the same deviation, not ENC-RESPONSE-JSON's too (one cause, one blame; the
+  // proxy judges it so).
+  if (res.text.length > 0) expectJsonType(t, res, what, ['REV-EMPTY-OBJECT']);
   return true;
 }
 
