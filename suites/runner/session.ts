@@ -663,8 +663,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
    * elsewhere (review 22). The check that met it reports it, errored (no sentence of the source
    * bounds the time to answer); it is not asked again, so each later check that reaches it is
    * skipped naming that check, without waiting out another timeout (before: 15 s a check, a run of
-   * half an hour). Met outside a check (the start-up's questions, revocation), it is not asked
-   * again there, and the first check to reach it asks once more and reports it. A target silent
+   * half an hour). Met outside a check, it is not asked again until the next check begins: by the
+   * rest of the start-up's questions (in a row at one silent endpoint, they stopped a run), by the
+   * rest of a revocation; the first check to reach it asks once more and reports it. A target silent
    * everywhere still stops the run (SILENT_LIMIT): a skip here sends nothing, and after a request
    * left unanswered it asks the front page first, which a dead target leaves unanswered too.
    */
@@ -679,6 +680,13 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     if (!inCheck || runningCheck === undefined || premisesSaid.has(silentKey(where))) return;
     premisesSaid.set(silentKey(where), runningCheck);
     options.onSilentEndpoint?.(redactor.text(where), redactor.text(why), runningCheck);
+  };
+  /**
+   * What no check reported (the start-up's silences, revocation's) is asked again from the next
+   * check on: one missed question must not leave every token of the run unrevoked.
+   */
+  const forgetUnreported = () => {
+    for (const where of silentAt.keys()) if (!premisesSaid.has(silentKey(where))) silentAt.delete(where);
   };
   const skipIfSilent = async (raw: RawRequest) => {
     const where = endpointAt(raw.method, raw.url);
@@ -740,6 +748,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       ...(caps.userinfo ? [] : [USERINFO_PATH]),
     ]);
     for (const [path, why] of found.away) if (absentPaths.has(path)) elsewhere.away.set(path, why);
+    forgetUnreported();
     await revoke(setupFlows);
   } catch (error) {
     await driver.close?.(); // no session to close it later
@@ -924,6 +933,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         };
       if (reason) return { ...base, status: 'skipped', durationMs: 0, message: reason };
       recorder.clear();
+      forgetUnreported();
       const oauth: TrackedFlows = createOAuthFlows(http, driver, config, redactor, createRandom(options.seed));
       current = oauth;
       const { judged, deadline } = options;

@@ -38,14 +38,15 @@ const pick = (...ids: string[]) => ids.map((id) => all.find((c) => c.id === id)!
 
 /**
  * The simulator over HTTP, `METHOD path` (the query aside) never answered: read and left (`drip`:
- * a 200 whose body gains a byte every 50 ms and never ends). `hush()` silences every request.
+ * a 200 whose body gains a byte every 50 ms and never ends; `once`: only the first request there).
+ * `hush()` silences every request.
  */
-async function silentAt(where: string, drip = false) {
+async function silentAt(where: string, { drip = false, once = false } = {}) {
   let hits = 0;
   let everywhere = false;
   const server = await simulatorWith((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (!everywhere && `${req.method} ${path}` !== where) return false;
+    if (!everywhere && (`${req.method} ${path}` !== where || (once && hits > 0))) return false;
     hits++;
     req.resume();
     if (drip) {
@@ -56,7 +57,7 @@ async function silentAt(where: string, drip = false) {
     return true;
   });
   servers.push(server);
-  return { url: server.url, hits: () => hits, hush: () => (everywhere = true) };
+  return { url: server.url, sim: server.sim, hits: () => hits, hush: () => (everywhere = true) };
 }
 
 async function run(url: string, name: string, checks: Check[]) {
@@ -137,7 +138,7 @@ describe('a target silent on POST /oauth/token only', () => {
 
 describe('a target whose GET /api/v4/user drips a byte at a time past --timeout', () => {
   it('is the same: no answer in time, said once', async () => {
-    const target = await silentAt('GET /api/v4/user', true);
+    const target = await silentAt('GET /api/v4/user', { drip: true });
     const r = await run(target.url, 'drip', pick('versioning.api-prefix', 'oidc.jwks', 'scopes.missing-token-401'));
     expect(r.status).toEqual({
       'versioning.api-prefix': 'errored',
@@ -152,6 +153,19 @@ describe('a target whose GET /api/v4/user drips a byte at a time past --timeout'
     );
     expect(r.err.match(notAnswering)).toHaveLength(1);
     expect(r.code, r.err).toBe(2);
+  }, 120_000);
+});
+
+describe('a target that leaves one request of the start-up unanswered', () => {
+  it('is asked again after the start-up: the revocation endpoint it missed once still revokes every token', async () => {
+    // The start-up's question to POST /oauth/revoke is the only one left unanswered.
+    const target = await silentAt('POST /oauth/revoke', { once: true });
+    const r = await run(target.url, 'hiccup', pick('grants.token-response-fields'));
+    expect(target.hits()).toBe(1);
+    expect(r.status).toEqual({ 'grants.token-response-fields': 'passed' });
+    const stats = await (await target.sim.handle(new Request(`${target.url}/-/simulator/stats`))).json();
+    expect(stats).toMatchObject({ accessTokens: 0, refreshTokens: 0 });
+    expect(r.code, r.err).toBe(0);
   }, 120_000);
 });
 
