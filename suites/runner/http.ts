@@ -96,7 +96,7 @@ function formBody(form: NonNullable<HttpRequest['form']>): string {
 export type Observer = (request: RawRequest, response: HttpResponse) => void;
 
 /**
- * `gate` is asked before every request and may throw to refuse it (the run was interrupted).
+ * `gate` is asked before every request and may throw (or reject) to refuse it (the run was interrupted).
  */
 export function createHttp(
   target: Target,
@@ -104,7 +104,7 @@ export function createHttp(
   redactor: Redactor,
   observe?: Observer,
   /** Asked before each request leaves; it may throw (the run stopped, an endpoint known absent). */
-  gate?: (raw: RawRequest) => void,
+  gate?: (raw: RawRequest) => void | Promise<void>,
   /** Source path → URL on a trusted origin where discovery puts that endpoint (runner/endpoints.ts). */
   routes?: ReadonlyMap<string, string>,
 ): Http {
@@ -117,7 +117,9 @@ export function createHttp(
     leaving?: FollowOptions['leaving'],
     endpoint?: string,
   ): Promise<HttpResponse> => {
-    gate?.(raw);
+    // Awaited only when it asks something first (session.ts: a question elsewhere before a skip).
+    const asking = gate?.(raw);
+    if (asking) await asking;
     // The one place a request leaves: off the target's origin nothing is sent, credentials or not.
     const why = leaves(raw.url);
     if (why) {

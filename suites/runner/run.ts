@@ -15,6 +15,7 @@ import {
   DEFAULT_CHECK_TIMEOUT_MS,
   INTERRUPTED,
   openSession,
+  silentEndpoint,
   slowTarget,
   type SessionOptions,
 } from './session.js';
@@ -128,6 +129,10 @@ export async function runConformance(options: RunOptions): Promise<Report> {
       options.onSlow?.(timeoutMs);
       slowTimeoutMs = timeoutMs;
       if (checksLeft !== undefined) saySlow();
+    },
+    onSilentEndpoint: (where, why, reporter) => {
+      options.onSilentEndpoint?.(where, why, reporter);
+      options.progress?.(silentEndpoint(where, why, reporter, options.deadline));
     },
     ...(onExchange
       ? { tap: (exchange: Exchange, housekeeping: boolean) => onExchange(running, exchange, housekeeping) }

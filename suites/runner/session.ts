@@ -93,6 +93,16 @@ export function slowTarget(timeoutMs: number, checkLimitMs: number, checksLeft: 
   const bound = deadline === undefined ? 'bound the run with --deadline' : 'the run stops at its --deadline';
   return `${pace}; ${all}; ${bound}`;
 }
+/**
+ * The line said once per endpoint the target leaves unanswered within --timeout while it answers
+ * elsewhere (`why`: the HTTP target's words, with the timeout), and what to do if it is only slow.
+ */
+export function silentEndpoint(where: string, why: string, reporter: string, deadline?: number): string {
+  const bound = deadline === undefined ? 'bound the run with --deadline' : 'the run stops at its --deadline';
+  return `the target does not answer ${where} (${why}; ${reporter} reports it): ${laterUntested(where)}; if it is only slow, raise --timeout; ${bound}`;
+}
+/** What a silent endpoint costs the rest of the run, as its reporter and the progress line say it. */
+const laterUntested = (where: string) => `${where} is not asked again, and the later checks that need it are untested`;
 /** Why the run stops when the target refused RATE_LIMITED_LIMIT requests in a row; `resetIn`: seconds, if it named them. */
 export const stoppedServing = (resetIn?: number) =>
   `the target stopped serving the harness: ${RATE_LIMITED_LIMIT} requests in a row were rate-limited` +
@@ -215,6 +225,11 @@ export interface SessionOptions {
   judged?: (rules: readonly string[], held: boolean) => void;
   /** Told once, with the per-request timeout, when SLOW_LIMIT answers in a row were slow (Target.slowAnswers). */
   onSlow?: (timeoutMs: number) => void;
+  /**
+   * Told once per endpoint (method and path) a check found silent (no answer, or no whole answer,
+   * within --timeout): what it is, the target's words, and the check that reports it.
+   */
+  onSilentEndpoint?: (where: string, why: string, reporter: string) => void;
 }
 
 /** `inForce` counts unknown ids as in force, so a typo cannot hide a check. */
@@ -404,10 +419,19 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     else unanswered = 0;
     refusals.push(error);
     if (++refusedInARow >= RATE_LIMITED_LIMIT) gone ??= stopFor(refusals);
-    else if (refusedInARow === RATE_LIMITED_LIMIT - 1 && !askingElsewhere && !gone) {
-      // Through this same send, so its answer (or refusal) counts as any request's.
-      askingElsewhere = true;
+    else if (refusedInARow === RATE_LIMITED_LIMIT - 1) await askElsewhere();
+  };
+  /**
+   * The harness's own question away from a path that keeps failing (the front page, as at
+   * start-up), through this same send, so its answer (or refusal, or silence) counts as any
+   * request's: a target that answers it fails a path, not the harness.
+   */
+  const askElsewhere = async () => {
+    if (askingElsewhere || gone) return;
+    askingElsewhere = true;
+    try {
       await target.send(reachability(given)).catch(() => undefined);
+    } finally {
       askingElsewhere = false;
     }
   };
@@ -440,6 +464,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         // mid-run stops the run as a silent one does (before, each later check errored on it).
         if (isUnanswered(error) && ++unanswered >= SILENT_LIMIT)
           gone ??= { reason: 'silent', message: STOPPED_ANSWERING };
+        if (error instanceof TransportError && error.code === 'timeout' && !askingElsewhere) fellSilent(raw, error);
         if (error instanceof TransportError && (error.code === 'rate-limited' || error.code === 'unserved'))
           await refused(error);
         throw error;
@@ -560,6 +585,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       if (gone?.reason === 'silent' && checkRunning) throw new NoAnswer(gone.message);
       if (gone && gone.reason !== 'silent' && gone.reason !== 'deadline')
         throw new RateLimited(`${gone.message}; this request was not sent`);
+      return silentAt.size ? skipIfSilent(raw) : undefined;
     },
     elsewhere.routes,
   );
@@ -611,6 +637,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const basePath = new URL(target.baseUrl).pathname.replace(/(?<!\/)\/+$/, '');
   /** The path of `url` under the base URL's (undefined when it is not a URL). */
   const pathOf = (url: string) => (URL.canParse(url) ? new URL(url).pathname : undefined);
+  /** An endpoint as a premise said once is keyed and named: method and path, never the query. */
+  const endpointAt = (method: string, url: string) => `${method} ${pathOf(url) ?? url}`;
   /** Does `url` ask the source's endpoint at `path`: under the base URL, or where discovery routes it? */
   const atEndpoint = (url: string, path: string) =>
     pathOf(url) === basePath + path || url.split('?')[0] === routedTo(path);
@@ -641,6 +669,52 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     premisesSaid.set(refusal.key, runningCheck ?? 'a check');
     throw new HarnessError(refusal.first);
   };
+
+  /**
+   * One cause, one blame: an endpoint (method and path, keyed as an oversized answer is) that left
+   * a request unanswered within --timeout, or its answer unfinished, while the target answers
+   * elsewhere (review 22). The check that met it reports it, errored (no sentence of the source
+   * bounds the time to answer); it is not asked again, so each later check that reaches it is
+   * skipped naming that check, without waiting out another timeout (before: 15 s a check, a run of
+   * half an hour). Met outside a check, it is not asked again until the next check begins: by the
+   * rest of the start-up's questions (in a row at one silent endpoint, they stopped a run), by the
+   * rest of a revocation; the first check to reach it asks once more and reports it. A target silent
+   * everywhere still stops the run (SILENT_LIMIT): a skip here sends nothing, and after a request
+   * left unanswered it asks the front page first, which a dead target leaves unanswered too.
+   */
+  const silentAt = new Map<string, string>();
+  const silentKey = (where: string) => `silent ${where}`;
+  const fellSilent = (raw: RawRequest, error: TransportError) => {
+    const where = endpointAt(raw.method, raw.url);
+    // The target's words after the request's own (`POST /oauth/token?…: no answer within 300 ms`).
+    const why = error.message.slice(error.message.lastIndexOf(': ') + 2);
+    silentAt.set(where, why);
+    const inCheck = checkRunning && fromLiveCheck() && checkScope.getStore() !== housekeeping;
+    if (!inCheck || runningCheck === undefined || premisesSaid.has(silentKey(where))) return;
+    premisesSaid.set(silentKey(where), runningCheck);
+    options.onSilentEndpoint?.(redactor.text(where), redactor.text(why), runningCheck);
+  };
+  /**
+   * What no check reported (the start-up's silences, revocation's) is asked again from the next
+   * check on: one missed question must not leave every token of the run unrevoked.
+   */
+  const forgetUnreported = () => {
+    for (const where of silentAt.keys()) if (!premisesSaid.has(silentKey(where))) silentAt.delete(where);
+  };
+  const skipIfSilent = async (raw: RawRequest) => {
+    const where = endpointAt(raw.method, raw.url);
+    const why = silentAt.get(where);
+    if (why === undefined) return;
+    const said = `${where}: ${why}`;
+    if (!checkRunning) throw new NoAnswer(`${said}; not asked again`);
+    const by = premisesSaid.get(silentKey(where));
+    if (by === undefined) return;
+    if (by === runningCheck) throw new NoAnswer(said);
+    if (unanswered > 0) await askElsewhere();
+    throw new CheckSkipped(`${said}; not asked again (${by} reports it, once)`);
+  };
+  /** The silent endpoints a check reported. */
+  const silencesOf = (id: string) => [...silentAt.keys()].filter((w) => premisesSaid.get(silentKey(w)) === id);
 
   // Set-up exchanges are recorded like any other; each check clears the recorder before it runs.
   const control = await detectControl(http);
@@ -687,6 +761,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       ...(caps.userinfo ? [] : [USERINFO_PATH]),
     ]);
     for (const [path, why] of found.away) if (absentPaths.has(path)) elsewhere.away.set(path, why);
+    forgetUnreported();
     await revoke(setupFlows);
   } catch (error) {
     await driver.close?.(); // no session to close it later
@@ -821,7 +896,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
    * blamed (before, a refresh or userinfo answer failed GRANT-CODE-PARAMS or every rule of
    * whichever check met it first, a revocation check's among them).
    */
-  const oversizedAt = (e: OversizedAnswer) => `${e.method} ${pathOf(e.url) ?? e.url}`;
+  const oversizedAt = (e: OversizedAnswer) => endpointAt(e.method, e.url);
   const oversizedKey = (e: OversizedAnswer) => `oversized ${oversizedAt(e)}${e.grant ? ` ${e.grant}` : ''}`;
   const oversized = (
     check: Check,
@@ -885,6 +960,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         };
       if (reason) return { ...base, status: 'skipped', durationMs: 0, message: reason };
       recorder.clear();
+      forgetUnreported();
       const oauth: TrackedFlows = createOAuthFlows(http, driver, config, redactor, createRandom(options.seed));
       current = oauth;
       const { judged, deadline } = options;
@@ -992,7 +1068,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         } else if (error instanceof RateLimited) {
           result = errored(error.message);
         } else if (error instanceof NoAnswer) {
-          result = errored(`the target did not answer, so nothing was seen: ${error.message}`);
+          const met = silencesOf(check.id).find((w) => error.message.startsWith(`${w}:`));
+          const later = met === undefined ? '' : `; ${laterUntested(met)}`;
+          result = errored(`the target did not answer, so nothing was seen: ${error.message}${later}`);
         } else if (error instanceof BrokenExchange) {
           result = errored(`the exchange with the target broke off, so nothing was seen: ${error.message}`);
         } else if (error instanceof HarnessError) {
@@ -1011,9 +1089,22 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       }
       // Whatever the check made of its refused requests, an interrupted check proved nothing.
       if (stoppedCheck) return { ...base, status: 'skipped', durationMs: Date.now() - started, message: stoppedCheck };
+      // A silence the check met and went on past (read as no answer) is still its to report: the
+      // later checks that need the endpoint are skipped on its word, so it is no pass (nor a skip
+      // or a warning, which a run may pass with); a failure stands, and says it beside.
+      const silences = silencesOf(check.id)
+        .filter((w) => !result.message?.includes(laterUntested(w)))
+        .map((w) => `${w}: ${silentAt.get(w)}; ${laterUntested(w)}`);
+      const unreported = silences.length > 0 && result.status !== 'failed' && result.status !== 'errored';
+      if (unreported) {
+        const said = `the target did not answer, so nothing was seen: ${silences.join('; ')}`;
+        const before = result.message ? `\n${result.message}` : '';
+        result = done('errored', { message: redactor.text(said) + before, ...evidenceFields() });
+      }
       // What the check said beside its verdict (t.note) follows the verdict's own message.
-      if (!evidence.notes) return result;
-      const notes = redactor.text(evidence.notes.join('\n'));
+      const beside = [...(evidence.notes ?? []), ...(unreported ? [] : silences)];
+      if (!beside.length) return result;
+      const notes = redactor.text(beside.join('\n'));
       return { ...result, message: result.message ? `${result.message}\n${notes}` : notes };
     },
     rateLimited: () => rateLimited,
