@@ -18,38 +18,133 @@
 import { randomInt } from 'node:crypto';
 
 /**
- * Characters no one sees (U+200B, U+00AD, U+2060, U+FEFF, the tag characters...): a target that
- * writes them between a secret's characters shows the secret to a reader, and they are skipped
- * when searching.
+ * What the search reads past, or as one character (review 22: a target that echoed a secret with
+ * a line break or a space between its characters, or each character escaped as JSON or HTML writes
+ * it, showed it whole to every reader, who turns the escapes straight back): whitespace, characters
+ * no one sees (U+200B, U+00AD, U+2060, U+FEFF, the tag characters...) and the line breaks JSON
+ * writes (`\n`, `\r`, `\t`) are skipped; `\u0067`, `&#103;` and `&#x67;` are read as `g`, however many
+ * backslashes quote the escape (a JSON text quoted again), with leading zeros, without the `;`
+ * (browsers read `&#103` too). Only the first backslash of a run starts an escape: a match tried
+ * from each one of a long run would read the run again (quadratic).
  */
-const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
-const HAS_IGNORABLE = /\p{Default_Ignorable_Code_Point}/u;
-/** One ignorable character, or half of one (the tag characters are surrogate pairs): skipped when counting letters. */
-export const IGNORABLE_CHAR = /^[\p{Default_Ignorable_Code_Point}\ud800-\udfff]$/u;
+const UNIT_SOURCE = String.raw`\p{Default_Ignorable_Code_Point}+|(\s+)|(?<!\\)\\+(?:([nrt])|u([0-9a-f]{4}))|&#(?:x0*([0-9a-f]{1,6})|0*(\d{1,7}));?`;
+const UNITS = new RegExp(UNIT_SOURCE, 'giu');
+const HAS_UNIT = new RegExp(UNIT_SOURCE, 'iu');
+const SKIPPED = /^[\s\p{Default_Ignorable_Code_Point}]+$/u;
 
 /** ASCII letters lowercased: the same length, so a position in it is one in the text. */
 const fold = (text: string) => text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
 
+/** How a skipped stretch parts what it lies between (Searched.parted): not, by a line break, by other whitespace. */
+const NOT = 0;
+const LINE = 1;
+const SPACE = 2;
+const partsBy = (space: string) => (/[\n\r\v\f\u2028\u2029]/.test(space) ? LINE : /\s/.test(space) ? SPACE : NOT);
+
 /**
- * The text as searched: folded, the ignorable characters left out; `at` maps each of its positions
- * to the text's, or is undefined when nothing was left out.
+ * What one match of UNITS reads as: the characters an escape stands for (none where skipped), and
+ * how it parts words (partsBy; JSON's `\n` and `\r` are line breaks, its `\t` a space; an invisible
+ * character parts none); `raw`: no character (`&#9999999;`), read as written.
  */
-export function searched(text: string): { text: string; at?: Int32Array } {
+function readUnit(match: RegExpExecArray | RegExpMatchArray): { chars: string; parts: number; raw?: true } {
+  const [, space, escaped, u, x, d] = match;
+  if (space !== undefined) return { chars: '', parts: partsBy(space) };
+  if (escaped !== undefined) return { chars: '', parts: escaped.toLowerCase() === 't' ? SPACE : LINE };
+  const code = u !== undefined || x !== undefined ? parseInt(u ?? x, 16) : d !== undefined ? Number(d) : -1;
+  if (code < 0) return { chars: '', parts: NOT };
+  if (code > 0x10ffff) return { chars: match[0], parts: NOT, raw: true };
+  const char = String.fromCodePoint(code);
+  return SKIPPED.test(char) ? { chars: '', parts: partsBy(char) } : { chars: fold(char), parts: NOT };
+}
+
+/**
+ * A text as searched (UNITS): folded, skipped characters left out, escapes read; `at` and `to` map
+ * each of its positions to where its character starts and ends in the text, and `parted` says how
+ * what was skipped just before a position parts it from the one before (LINE wins over SPACE); all
+ * three undefined when the text is read as it is. `gaps`: counts of `parted` (evenlyParted).
+ */
+export interface Searched {
+  text: string;
+  at?: Int32Array;
+  to?: Int32Array;
+  parted?: Uint8Array;
+  gaps?: { any: Int32Array; spaces: Int32Array };
+}
+
+export function searched(text: string): Searched {
   const folded = fold(text);
-  if (!HAS_IGNORABLE.test(folded)) return { text: folded };
+  if (!HAS_UNIT.test(folded)) return { text: folded };
   const at = new Int32Array(folded.length + 1);
-  let kept = '';
+  const to = new Int32Array(folded.length + 1);
+  const parted = new Uint8Array(folded.length + 1);
+  const kept: string[] = [];
+  let n = 0;
   let from = 0;
-  const keep = (to: number) => {
-    for (let i = from; i < to; i++) at[kept.length + i - from] = i;
-    kept += folded.slice(from, to);
+  const keep = (end: number) => {
+    for (let i = from; i < end; i++, n++) [at[n], to[n]] = [i, i + 1];
+    kept.push(folded.slice(from, end));
   };
-  for (const match of folded.matchAll(IGNORABLE)) {
+  for (const match of folded.matchAll(UNITS)) {
     keep(match.index);
     from = match.index + match[0].length;
+    const { chars, parts, raw } = readUnit(match);
+    if (raw) from = match.index;
+    else if (parts) parted[n] = parted[n] === LINE || parts === LINE ? LINE : SPACE;
+    else if (chars) {
+      for (let i = 0; i < chars.length; i++, n++) [at[n], to[n]] = [match.index, from];
+      kept.push(chars);
+    }
   }
   keep(folded.length);
-  return { text: kept, at };
+  return { text: kept.join(''), at, to, parted };
+}
+
+/**
+ * Whether a learned value found at [start, end) of a searched text was written as one: with no
+ * space inside it (a line break may split it: `gloas-UzKW…\nFEjM…`), or with something skipped
+ * between every two of its characters (`g l o a s`, one a line). A target chooses what it issues,
+ * and a value `didnotfinish` found across the spaces of the harness's `did not finish` blanked the
+ * harness's own sentence (review 13's item 4). The config's secrets are masked however spaced.
+ */
+export function evenlyParted(read: Searched, start: number, end: number): boolean {
+  const { parted } = read;
+  if (!parted) return true;
+  // Prefix counts, made once a text: the positions parted at all, and by a space, before each.
+  const gaps = (read.gaps ??= (() => {
+    const any = new Int32Array(parted.length + 1);
+    const spaces = new Int32Array(parted.length + 1);
+    for (let i = 0; i < parted.length; i++) {
+      any[i + 1] = any[i] + (parted[i] === NOT ? 0 : 1);
+      spaces[i + 1] = spaces[i] + (parted[i] === SPACE ? 1 : 0);
+    }
+    return { any, spaces };
+  })());
+  // The positions inside the value: start + 1 to end - 1.
+  const inside = (counts: Int32Array) => counts[end] - counts[start + 1];
+  return inside(gaps.spaces) === 0 || inside(gaps.any) === end - start - 1;
+}
+
+/** `searched`'s positions [start, end) as the text's. */
+export const inText = ({ at, to }: Searched, start: number, end: number) =>
+  at && to ? { start: at[start], end: to[end - 1] } : { start, end };
+
+/**
+ * Where in `text`, from `from` on, `count` characters as the search reads them (searched) have
+ * passed: a stretch of whitespace or invisible characters counts none, an escape one. Read from the
+ * text's start, so an escape that began before `from` is one character still (cost: `from` and
+ * what it passes, never the text's length).
+ */
+export function pastSearched(text: string, from: number, count: number): number {
+  const unit = new RegExp(UNIT_SOURCE, 'iuy');
+  let i = 0;
+  for (let n = 0; i < text.length && n < count;) {
+    unit.lastIndex = i;
+    const match = unit.exec(text);
+    const next = match ? unit.lastIndex : i + 1;
+    if (i >= from) n += match ? readUnit(match).chars.length : 1;
+    i = next;
+  }
+  return i;
 }
 
 /**
@@ -113,8 +208,8 @@ function periodsOf(form: string): Uint8Array {
 /** A letter or a digit of a folded text: what a secret standing alone has on neither side. */
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
-/** A value as it is compared: folded, nothing ignorable in it. */
-export const comparable = (value: string) => fold(value).replace(IGNORABLE, '');
+/** A value as it is compared: as a text is searched (folded, nothing skipped in it, escapes read). */
+export const comparable = (value: string) => searched(value).text;
 
 /** Values of one bucket (one ending) at most, but for the pinned ones (the config's own secrets). */
 export const BUCKET = 8;
@@ -139,9 +234,9 @@ const numeric = (form: string) => /\d/.test(form) && !/\p{L}/u.test(form);
 export const aloneOnly = (form: string, pinned: boolean) =>
   form.length < WHOLE_WORD_BELOW || (!pinned && numeric(form));
 
-/** Whether `text[start, end)` stands alone: no letter or digit on either side. */
-export const standsAlone = (text: string, start: number, end: number) =>
-  !WORD_CHAR.test(text[start - 1] ?? '') && !WORD_CHAR.test(text[end] ?? '');
+/** Whether `text[start, end)` of a searched text stands alone: parted, or no letter or digit, on either side. */
+export const standsAlone = ({ text, parted }: Searched, start: number, end: number) =>
+  (parted?.[start] || !WORD_CHAR.test(text[start - 1] ?? '')) && (parted?.[end] || !WORD_CHAR.test(text[end] ?? ''));
 
 /** A stretch of a text that is a secret: `secret` is the first one found there. */
 export interface SecretSpan {
@@ -153,8 +248,9 @@ export interface SecretSpan {
 export interface SecretIndex extends Iterable<string> {
   readonly size: number;
   /**
-   * The most letters of a text one occurrence of a value covers, its ignorable characters not
-   * counted (the longest comparable form): what a text cut past that many more may still show whole.
+   * The most characters of a text as searched (skipped ones not counted, an escape one) that one
+   * occurrence of a value covers (the longest comparable form): what a text cut past that many more
+   * (pastSearched) may still show whole.
    */
   readonly longest: number;
   has(value: string): boolean;
@@ -171,8 +267,8 @@ export interface SecretIndex extends Iterable<string> {
 export const isSecretIndex = (value: Iterable<string>): value is SecretIndex =>
   typeof (value as Partial<SecretIndex>).spans === 'function';
 
-/** An indexed value, its comparable form, and whether it counts only where it stands alone. */
-type Entry = { value: string; form: string; alone: boolean };
+/** An indexed value, its comparable form, whether it counts only where it stands alone, and whether it is pinned (evenlyParted). */
+type Entry = { value: string; form: string; alone: boolean; pinned: boolean };
 
 /**
  * A value compared by hash: its form's hashes, and where it last matched in the text being
@@ -238,7 +334,7 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
       const form = comparable(value);
       const short = form.length < Math.max(keyLength, WHOLE_WORD_BELOW);
       if (all.has(value) || !form || (short && !pinned)) return false;
-      const entry = { value, form, alone: aloneOnly(form, pinned) };
+      const entry = { value, form, alone: aloneOnly(form, pinned), pinned };
       if (short) {
         shortOnes.push(entry);
         all.add(value);
@@ -276,14 +372,15 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
     },
     spans(whole) {
       if (!all.size) return [];
-      const { text, at } = searched(whole);
+      const read = searched(whole);
+      const { text } = read;
       const found: SecretSpan[] = [];
-      const place = (start: number, end: number, secret: string) =>
-        found.push(at ? { start: at[start], end: at[end - 1] + 1, secret } : { start, end, secret });
+      // The whole stretch of the text, what was skipped inside it too.
+      const place = (start: number, end: number, secret: string) => found.push({ ...inText(read, start, end), secret });
       for (const { value: secret, form, alone } of shortOnes) {
         for (let start = text.indexOf(form); start >= 0; start = text.indexOf(form, start + 1)) {
           const end = start + form.length;
-          if (!alone || standsAlone(text, start, end)) place(start, end, secret);
+          if (!alone || standsAlone(read, start, end)) place(start, end, secret);
         }
       }
       // At each end, the longest value ending there (the first added of equal ones; the bucket is in
@@ -298,7 +395,10 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
         const longest = bucket.find((entry) => {
           const start = end - entry.form.length;
           return (
-            start >= 0 && (!entry.alone || standsAlone(text, start, end)) && matchesAt(entry, text, textHashes, end)
+            start >= 0 &&
+            (!entry.alone || standsAlone(read, start, end)) &&
+            matchesAt(entry, text, textHashes, end) &&
+            (entry.pinned || evenlyParted(read, start, end))
           );
         });
         if (longest) place(end - longest.form.length, end, longest.value);
