@@ -24,12 +24,11 @@ import { randomInt } from 'node:crypto';
  * no one sees (U+200B, U+00AD, U+2060, U+FEFF, the tag characters...) and the line breaks JSON
  * writes (`\n`, `\r`, `\t`) are skipped; `\u0067`, `&#103;` and `&#x67;` are read as `g`, however many
  * backslashes quote the escape (a JSON text quoted again), with leading zeros, without the `;`
- * (browsers read `&#103` too). Only the first backslash of a run starts an escape: a match tried
- * from each one of a long run would read the run again (quadratic).
+ * (browsers read `&#103` too). Only the first backslash of a run starts an escape: one tried from
+ * each backslash of a long run would read the run again (quadratic).
  */
-const UNIT_SOURCE = String.raw`\p{Default_Ignorable_Code_Point}+|(\s+)|(?<!\\)\\+(?:([nrt])|u([0-9a-f]{4}))|&#(?:x0*([0-9a-f]{1,6})|0*(\d{1,7}));?`;
-const UNITS = new RegExp(UNIT_SOURCE, 'giu');
-const HAS_UNIT = new RegExp(UNIT_SOURCE, 'iu');
+const ESCAPE = /\\+(?:([nrt])|u([0-9a-f]{4}))|&#(?:x0*([0-9a-f]{1,6})|0*(\d{1,7}));?/iy;
+const SKIPPED_RUN = /[\s\p{Default_Ignorable_Code_Point}]+/uy;
 const SKIPPED = /^[\s\p{Default_Ignorable_Code_Point}]+$/u;
 
 /** ASCII letters lowercased: the same length, so a position in it is one in the text. */
@@ -39,29 +38,58 @@ const fold = (text: string) => text.replace(/[A-Z]+/g, (upper) => upper.toLowerC
 const NOT = 0;
 const LINE = 1;
 const SPACE = 2;
-const partsBy = (space: string) => (/[\n\r\v\f\u2028\u2029]/.test(space) ? LINE : /\s/.test(space) ? SPACE : NOT);
+const partsBy = (skipped: string) =>
+  /[\n\r\v\f\u2028\u2029]/.test(skipped) ? LINE : /(?!\p{Default_Ignorable_Code_Point})\s/u.test(skipped) ? SPACE : NOT;
 
 /**
- * What one match of UNITS reads as: the characters an escape stands for (none where skipped), and
- * how it parts words (partsBy; JSON's `\n` and `\r` are line breaks, its `\t` a space; an invisible
- * character parts none); `raw`: no character (`&#9999999;`), read as written.
+ * What the search reads at `text[i]` (readAt): `length` characters of the text (0: one character
+ * read as it is), standing for `chars` (none where skipped), parting what they lie between by
+ * `parts` (partsBy; JSON's `\n` and `\r` are line breaks, its `\t` a space). One object, reused:
+ * prose has a space every few characters.
  */
-function readUnit(match: RegExpExecArray | RegExpMatchArray): { chars: string; parts: number; raw?: true } {
-  const [, space, escaped, u, x, d] = match;
-  if (space !== undefined) return { chars: '', parts: partsBy(space) };
-  if (escaped !== undefined) return { chars: '', parts: escaped.toLowerCase() === 't' ? SPACE : LINE };
-  const code = u !== undefined || x !== undefined ? parseInt(u ?? x, 16) : d !== undefined ? Number(d) : -1;
-  if (code < 0) return { chars: '', parts: NOT };
-  if (code > 0x10ffff) return { chars: match[0], parts: NOT, raw: true };
-  const char = String.fromCodePoint(code);
-  return SKIPPED.test(char) ? { chars: '', parts: partsBy(char) } : { chars: fold(char), parts: NOT };
+const unit = { length: 0, chars: '', parts: NOT };
+
+function readAt(text: string, i: number): typeof unit {
+  const c = text.charCodeAt(i);
+  unit.length = 0;
+  if ((c === 92 && text.charCodeAt(i - 1) !== 92) || c === 38) {
+    ESCAPE.lastIndex = i;
+    const match = ESCAPE.exec(text);
+    if (!match) return unit;
+    const [whole, escaped, u, x, d] = match;
+    const code = escaped !== undefined ? -1 : u !== undefined || x !== undefined ? parseInt(u ?? x, 16) : Number(d);
+    // No character (`&#9999999;`): read as written.
+    if (code > 0x10ffff) return unit;
+    const char = code < 0 ? '' : String.fromCodePoint(code);
+    unit.length = whole.length;
+    const skipped = code < 0 || SKIPPED.test(char);
+    unit.chars = skipped ? '' : fold(char);
+    unit.parts = code < 0 ? (escaped.toLowerCase() === 't' ? SPACE : LINE) : skipped ? partsBy(char) : NOT;
+  } else if (c === 32 || (c >= 9 && c <= 13) || c >= 0x80) {
+    // ASCII whitespace, the most of it in prose, without a match; any other character, by the pattern.
+    let end = i;
+    let line = false;
+    for (let w = c; w === 32 || (w >= 9 && w <= 13); w = text.charCodeAt(++end)) line ||= w !== 32 && w !== 9;
+    if (end < text.length && text.charCodeAt(end) >= 0x80) {
+      SKIPPED_RUN.lastIndex = i;
+      const match = SKIPPED_RUN.exec(text);
+      if (!match) return unit;
+      unit.length = match[0].length;
+      unit.parts = partsBy(match[0]);
+    } else {
+      unit.length = end - i;
+      unit.parts = line ? LINE : SPACE;
+    }
+    unit.chars = '';
+  }
+  return unit;
 }
 
 /**
- * A text as searched (UNITS): folded, skipped characters left out, escapes read; `at` and `to` map
- * each of its positions to where its character starts and ends in the text, and `parted` says how
- * what was skipped just before a position parts it from the one before (LINE wins over SPACE); all
- * three undefined when the text is read as it is. `gaps`: counts of `parted` (evenlyParted).
+ * A text as searched (readAt): folded, skipped characters left out, escapes read; `at` and `to`
+ * map each of its positions to where its character starts and ends in the text, and `parted` says
+ * how what was skipped just before a position parts it from the one before (LINE wins over SPACE);
+ * all three undefined when the text is read as it is. `gaps`: counts of `parted` (evenlyParted).
  */
 export interface Searched {
   text: string;
@@ -71,32 +99,39 @@ export interface Searched {
   gaps?: { any: Int32Array; spaces: Int32Array };
 }
 
+/** A character readAt may read as more or less than itself. */
+const MAY_READ = /[\s\\&\u0080-\uffff]/;
+
 export function searched(text: string): Searched {
   const folded = fold(text);
-  if (!HAS_UNIT.test(folded)) return { text: folded };
-  const at = new Int32Array(folded.length + 1);
-  const to = new Int32Array(folded.length + 1);
-  const parted = new Uint8Array(folded.length + 1);
-  const kept: string[] = [];
+  if (!MAY_READ.test(folded)) return { text: folded };
+  // Character codes and positions in arrays, joined once: a string a piece made prose slow (a piece every word).
+  const size = folded.length;
+  const codes = new Uint16Array(size);
+  const at = new Int32Array(size + 1);
+  const to = new Int32Array(size + 1);
+  const parted = new Uint8Array(size + 1);
   let n = 0;
-  let from = 0;
-  const keep = (end: number) => {
-    for (let i = from; i < end; i++, n++) [at[n], to[n]] = [i, i + 1];
-    kept.push(folded.slice(from, end));
-  };
-  for (const match of folded.matchAll(UNITS)) {
-    keep(match.index);
-    from = match.index + match[0].length;
-    const { chars, parts, raw } = readUnit(match);
-    if (raw) from = match.index;
-    else if (parts) parted[n] = parted[n] === LINE || parts === LINE ? LINE : SPACE;
-    else if (chars) {
-      for (let i = 0; i < chars.length; i++, n++) [at[n], to[n]] = [match.index, from];
-      kept.push(chars);
+  for (let i = 0; i < size;) {
+    const { length, chars, parts } = readAt(folded, i);
+    if (!length) {
+      codes[n] = folded.charCodeAt(i);
+      at[n] = i;
+      to[n++] = ++i;
+      continue;
     }
+    if (parts) parted[n] = parted[n] === LINE || parts === LINE ? LINE : SPACE;
+    for (let k = 0; k < chars.length; k++, n++) {
+      codes[n] = chars.charCodeAt(k);
+      at[n] = i;
+      to[n] = i + length;
+    }
+    i += length;
   }
-  keep(folded.length);
-  return { text: kept.join(''), at, to, parted };
+  if (n === size && !parted.some(Boolean)) return { text: folded };
+  let kept = '';
+  for (let k = 0; k < n; k += 8192) kept += String.fromCharCode(...codes.subarray(k, Math.min(n, k + 8192)));
+  return { text: kept, at, to, parted };
 }
 
 /**
@@ -135,14 +170,11 @@ export const inText = ({ at, to }: Searched, start: number, end: number) =>
  * what it passes, never the text's length).
  */
 export function pastSearched(text: string, from: number, count: number): number {
-  const unit = new RegExp(UNIT_SOURCE, 'iuy');
   let i = 0;
   for (let n = 0; i < text.length && n < count;) {
-    unit.lastIndex = i;
-    const match = unit.exec(text);
-    const next = match ? unit.lastIndex : i + 1;
-    if (i >= from) n += match ? readUnit(match).chars.length : 1;
-    i = next;
+    const { length, chars } = readAt(text, i);
+    if (i >= from) n += length ? chars.length : 1;
+    i += length || 1;
   }
   return i;
 }
