@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TargetConfig } from '../../spec/target-config.js';
 import { runCli } from '../suites/loopback.js';
 import { proxiedSimulator } from './collector.js';
+import { reading } from './reading.js';
 
 const hex = (c: string, width: number) => c.charCodeAt(0).toString(16).padStart(width, '0');
 
@@ -47,20 +48,6 @@ function credentialsOf(headers: Record<string, string | string[] | undefined>, b
   // The start-up probe's own placeholder (`idp-conformance-start-up-premise`) is the harness's text, no credential.
   return found.filter((v) => v.length >= 8 && !v.startsWith('idp-conformance'));
 }
-
-/**
- * What a reader makes of a report: HTML's `&amp;` undone, every `\u` escape (however many
- * backslashes quote it) and numeric entity read as its character, JSON's `\n`, `\r`, `\t` and all
- * whitespace left out, case ignored.
- */
-const reading = (text: string) =>
-  text
-    .replace(/&amp;/g, '&')
-    .replace(/(?<!\\)\\+u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
-    .replace(/&#x([0-9a-f]+);?/gi, (_, h: string) => String.fromCodePoint(parseInt(h, 16)))
-    .replace(/&#(\d+);?/g, (_, d: string) => String.fromCodePoint(Number(d)))
-    .replace(/(?<!\\)\\+[nrt]|\s/g, '')
-    .toLowerCase();
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-hostile-echo-'));
 /** Every credential the target was sent, and how many answers echoed them. */
