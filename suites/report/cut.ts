@@ -4,7 +4,7 @@
  * 7: a 120 MB JSON report, 1.35 GB of memory). What is left out is counted, never hidden.
  */
 import { KEPT_PREFIX, MASK } from './redact.js';
-import { IGNORABLE_CHAR } from './secret-index.js';
+import { pastSearched } from './secret-index.js';
 
 /** The most characters of one value from the target a failure quotes. */
 export const MAX_QUOTED = 200;
@@ -66,7 +66,7 @@ export function cut(text: string, max: number, more = (n: number) => `… (+${n}
 
 /**
  * Masking as a run's redactor does it: `text`, told when a text was cut at its end first, and
- * `reach`, the most letters one thing it masks by value spans (Redactor.reach).
+ * `reach`, the most characters (as the secret index reads them) one thing it masks by value spans (Redactor.reach).
  */
 export interface Masker {
   text(text: string, cut?: boolean): string;
@@ -80,14 +80,6 @@ export interface Masker {
  */
 export const PATTERN_REACH = 2100;
 
-/** Where, from `from`, `letters` characters that are not ignorable (the secret index skips those) have passed. */
-function pastLetters(text: string, from: number, letters: number): number {
-  if (!(from + letters < text.length)) return text.length;
-  let end = from;
-  for (let n = 0; end < text.length && n < letters; end++) if (!IGNORABLE_CHAR.test(text[end])) n++;
-  return end;
-}
-
 /**
  * `text` masked, at least its first `keep` characters as masking it whole shows them, and how many
  * characters were left out past them. A text masked whole costs its length (a hostile message of
@@ -96,7 +88,7 @@ function pastLetters(text: string, from: number, letters: number): number {
  * went through lies in it (its first part unmasked), as does a bounded pattern it interrupted.
  */
 export function maskedHead(text: string, keep: number, mask: Masker): { text: string; left: number } {
-  const end = pastLetters(text, keep, mask.reach + PATTERN_REACH);
+  const end = pastSearched(text, keep, mask.reach + PATTERN_REACH);
   if (end >= text.length) return { text: mask.text(text), left: 0 };
   const masked = mask.text(text.slice(0, end), true);
   // Masking never lengthens a text: the image of text[keep, end) is within its last end - keep characters.

@@ -18,38 +18,165 @@
 import { randomInt } from 'node:crypto';
 
 /**
- * Characters no one sees (U+200B, U+00AD, U+2060, U+FEFF, the tag characters...): a target that
- * writes them between a secret's characters shows the secret to a reader, and they are skipped
- * when searching.
+ * What the search reads past, or as one character (review 22: a target that echoed a secret with
+ * a line break or a space between its characters, or each character escaped as JSON or HTML writes
+ * it, showed it whole to every reader, who turns the escapes straight back): whitespace, characters
+ * no one sees (U+200B, U+00AD, U+2060, U+FEFF, the tag characters...) and the line breaks JSON
+ * writes (`\n`, `\r`, `\t`) are skipped; `\u0067`, `&#103;` and `&#x67;` are read as `g`, however many
+ * backslashes quote the escape (a JSON text quoted again), with leading zeros, without the `;`
+ * (browsers read `&#103` too). Only the first backslash of a run starts an escape: one tried from
+ * each backslash of a long run would read the run again (quadratic).
  */
-const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
-const HAS_IGNORABLE = /\p{Default_Ignorable_Code_Point}/u;
-/** One ignorable character, or half of one (the tag characters are surrogate pairs): skipped when counting letters. */
-export const IGNORABLE_CHAR = /^[\p{Default_Ignorable_Code_Point}\ud800-\udfff]$/u;
+const ESCAPE = /\\+(?:([nrt])|u([0-9a-f]{4}))|&#(?:x0*([0-9a-f]{1,6})|0*(\d{1,7}));?/iy;
+const SKIPPED_RUN = /[\s\p{Default_Ignorable_Code_Point}]+/uy;
+const SKIPPED = /^[\s\p{Default_Ignorable_Code_Point}]+$/u;
 
 /** ASCII letters lowercased: the same length, so a position in it is one in the text. */
 const fold = (text: string) => text.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
 
+/** How a skipped stretch parts what it lies between (Searched.parted): not, by a line break, by other whitespace. */
+const NOT = 0;
+const LINE = 1;
+const SPACE = 2;
+const partsBy = (skipped: string) =>
+  /[\n\r\v\f\u2028\u2029]/.test(skipped) ? LINE : /(?!\p{Default_Ignorable_Code_Point})\s/u.test(skipped) ? SPACE : NOT;
+
 /**
- * The text as searched: folded, the ignorable characters left out; `at` maps each of its positions
- * to the text's, or is undefined when nothing was left out.
+ * What the search reads at `text[i]` (readAt): `length` characters of the text (0: one character
+ * read as it is), standing for `chars` (none where skipped), parting what they lie between by
+ * `parts` (partsBy; JSON's `\n` and `\r` are line breaks, its `\t` a space). One object, reused:
+ * prose has a space every few characters.
  */
-export function searched(text: string): { text: string; at?: Int32Array } {
-  const folded = fold(text);
-  if (!HAS_IGNORABLE.test(folded)) return { text: folded };
-  const at = new Int32Array(folded.length + 1);
-  let kept = '';
-  let from = 0;
-  const keep = (to: number) => {
-    for (let i = from; i < to; i++) at[kept.length + i - from] = i;
-    kept += folded.slice(from, to);
-  };
-  for (const match of folded.matchAll(IGNORABLE)) {
-    keep(match.index);
-    from = match.index + match[0].length;
+const unit = { length: 0, chars: '', parts: NOT };
+
+function readAt(text: string, i: number): typeof unit {
+  const c = text.charCodeAt(i);
+  unit.length = 0;
+  if ((c === 92 && text.charCodeAt(i - 1) !== 92) || c === 38) {
+    ESCAPE.lastIndex = i;
+    const match = ESCAPE.exec(text);
+    if (!match) return unit;
+    const [whole, escaped, u, x, d] = match;
+    const code = escaped !== undefined ? -1 : u !== undefined || x !== undefined ? parseInt(u ?? x, 16) : Number(d);
+    // No character (`&#9999999;`): read as written.
+    if (code > 0x10ffff) return unit;
+    const char = code < 0 ? '' : String.fromCodePoint(code);
+    unit.length = whole.length;
+    const skipped = code < 0 || SKIPPED.test(char);
+    unit.chars = skipped ? '' : fold(char);
+    unit.parts = code < 0 ? (escaped.toLowerCase() === 't' ? SPACE : LINE) : skipped ? partsBy(char) : NOT;
+  } else if (c === 32 || (c >= 9 && c <= 13) || c >= 0x80) {
+    // ASCII whitespace, the most of it in prose, without a match; any other character, by the pattern.
+    let end = i;
+    let line = false;
+    for (let w = c; w === 32 || (w >= 9 && w <= 13); w = text.charCodeAt(++end)) line ||= w !== 32 && w !== 9;
+    if (end < text.length && text.charCodeAt(end) >= 0x80) {
+      SKIPPED_RUN.lastIndex = i;
+      const match = SKIPPED_RUN.exec(text);
+      if (!match) return unit;
+      unit.length = match[0].length;
+      unit.parts = partsBy(match[0]);
+    } else {
+      unit.length = end - i;
+      unit.parts = line ? LINE : SPACE;
+    }
+    unit.chars = '';
   }
-  keep(folded.length);
-  return { text: kept, at };
+  return unit;
+}
+
+/**
+ * A text as searched (readAt): folded, skipped characters left out, escapes read; `at` and `to`
+ * map each of its positions to where its character starts and ends in the text, and `parted` says
+ * how what was skipped just before a position parts it from the one before (LINE wins over SPACE);
+ * all three undefined when the text is read as it is. `gaps`: counts of `parted` (evenlyParted).
+ */
+export interface Searched {
+  text: string;
+  at?: Int32Array;
+  to?: Int32Array;
+  parted?: Uint8Array;
+  gaps?: { any: Int32Array; spaces: Int32Array };
+}
+
+/** A character readAt may read as more or less than itself. */
+const MAY_READ = /[\s\\&\u0080-\uffff]/;
+
+export function searched(text: string): Searched {
+  const folded = fold(text);
+  if (!MAY_READ.test(folded)) return { text: folded };
+  // Character codes and positions in arrays, joined once: a string a piece made prose slow (a piece every word).
+  const size = folded.length;
+  const codes = new Uint16Array(size);
+  const at = new Int32Array(size + 1);
+  const to = new Int32Array(size + 1);
+  const parted = new Uint8Array(size + 1);
+  let n = 0;
+  for (let i = 0; i < size;) {
+    const { length, chars, parts } = readAt(folded, i);
+    if (!length) {
+      codes[n] = folded.charCodeAt(i);
+      at[n] = i;
+      to[n++] = ++i;
+      continue;
+    }
+    if (parts) parted[n] = parted[n] === LINE || parts === LINE ? LINE : SPACE;
+    for (let k = 0; k < chars.length; k++, n++) {
+      codes[n] = chars.charCodeAt(k);
+      at[n] = i;
+      to[n] = i + length;
+    }
+    i += length;
+  }
+  if (n === size && !parted.some(Boolean)) return { text: folded };
+  let kept = '';
+  for (let k = 0; k < n; k += 8192) kept += String.fromCharCode(...codes.subarray(k, Math.min(n, k + 8192)));
+  return { text: kept, at, to, parted };
+}
+
+/**
+ * Whether a learned value found at [start, end) of a searched text was written as one: with no
+ * space inside it (a line break may split it: `gloas-UzKW…\nFEjM…`), or with something skipped
+ * between every two of its characters (`g l o a s`, one a line). A target chooses what it issues,
+ * and a value `didnotfinish` found across the spaces of the harness's `did not finish` blanked the
+ * harness's own sentence (review 13's item 4). The config's secrets are masked however spaced.
+ */
+export function evenlyParted(read: Searched, start: number, end: number): boolean {
+  const { parted } = read;
+  if (!parted) return true;
+  // Prefix counts, made once a text: the positions parted at all, and by a space, before each.
+  const gaps = (read.gaps ??= (() => {
+    const any = new Int32Array(parted.length + 1);
+    const spaces = new Int32Array(parted.length + 1);
+    for (let i = 0; i < parted.length; i++) {
+      any[i + 1] = any[i] + (parted[i] === NOT ? 0 : 1);
+      spaces[i + 1] = spaces[i] + (parted[i] === SPACE ? 1 : 0);
+    }
+    return { any, spaces };
+  })());
+  // The positions inside the value: start + 1 to end - 1.
+  const inside = (counts: Int32Array) => counts[end] - counts[start + 1];
+  return inside(gaps.spaces) === 0 || inside(gaps.any) === end - start - 1;
+}
+
+/** `searched`'s positions [start, end) as the text's. */
+export const inText = ({ at, to }: Searched, start: number, end: number) =>
+  at && to ? { start: at[start], end: to[end - 1] } : { start, end };
+
+/**
+ * Where in `text`, from `from` on, `count` characters as the search reads them (searched) have
+ * passed: a stretch of whitespace or invisible characters counts none, an escape one. Read from the
+ * text's start, so an escape that began before `from` is one character still (cost: `from` and
+ * what it passes, never the text's length).
+ */
+export function pastSearched(text: string, from: number, count: number): number {
+  let i = 0;
+  for (let n = 0; i < text.length && n < count;) {
+    const { length, chars } = readAt(text, i);
+    if (i >= from) n += length ? chars.length : 1;
+    i += length || 1;
+  }
+  return i;
 }
 
 /**
@@ -113,8 +240,8 @@ function periodsOf(form: string): Uint8Array {
 /** A letter or a digit of a folded text: what a secret standing alone has on neither side. */
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
-/** A value as it is compared: folded, nothing ignorable in it. */
-export const comparable = (value: string) => fold(value).replace(IGNORABLE, '');
+/** A value as it is compared: as a text is searched (folded, nothing skipped in it, escapes read). */
+export const comparable = (value: string) => searched(value).text;
 
 /** Values of one bucket (one ending) at most, but for the pinned ones (the config's own secrets). */
 export const BUCKET = 8;
@@ -139,9 +266,9 @@ const numeric = (form: string) => /\d/.test(form) && !/\p{L}/u.test(form);
 export const aloneOnly = (form: string, pinned: boolean) =>
   form.length < WHOLE_WORD_BELOW || (!pinned && numeric(form));
 
-/** Whether `text[start, end)` stands alone: no letter or digit on either side. */
-export const standsAlone = (text: string, start: number, end: number) =>
-  !WORD_CHAR.test(text[start - 1] ?? '') && !WORD_CHAR.test(text[end] ?? '');
+/** Whether `text[start, end)` of a searched text stands alone: parted, or no letter or digit, on either side. */
+export const standsAlone = ({ text, parted }: Searched, start: number, end: number) =>
+  (parted?.[start] || !WORD_CHAR.test(text[start - 1] ?? '')) && (parted?.[end] || !WORD_CHAR.test(text[end] ?? ''));
 
 /** A stretch of a text that is a secret: `secret` is the first one found there. */
 export interface SecretSpan {
@@ -153,8 +280,9 @@ export interface SecretSpan {
 export interface SecretIndex extends Iterable<string> {
   readonly size: number;
   /**
-   * The most letters of a text one occurrence of a value covers, its ignorable characters not
-   * counted (the longest comparable form): what a text cut past that many more may still show whole.
+   * The most characters of a text as searched (skipped ones not counted, an escape one) that one
+   * occurrence of a value covers (the longest comparable form): what a text cut past that many more
+   * (pastSearched) may still show whole.
    */
   readonly longest: number;
   has(value: string): boolean;
@@ -171,8 +299,8 @@ export interface SecretIndex extends Iterable<string> {
 export const isSecretIndex = (value: Iterable<string>): value is SecretIndex =>
   typeof (value as Partial<SecretIndex>).spans === 'function';
 
-/** An indexed value, its comparable form, and whether it counts only where it stands alone. */
-type Entry = { value: string; form: string; alone: boolean };
+/** An indexed value, its comparable form, whether it counts only where it stands alone, and whether it is pinned (evenlyParted). */
+type Entry = { value: string; form: string; alone: boolean; pinned: boolean };
 
 /**
  * A value compared by hash: its form's hashes, and where it last matched in the text being
@@ -238,7 +366,7 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
       const form = comparable(value);
       const short = form.length < Math.max(keyLength, WHOLE_WORD_BELOW);
       if (all.has(value) || !form || (short && !pinned)) return false;
-      const entry = { value, form, alone: aloneOnly(form, pinned) };
+      const entry = { value, form, alone: aloneOnly(form, pinned), pinned };
       if (short) {
         shortOnes.push(entry);
         all.add(value);
@@ -276,14 +404,15 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
     },
     spans(whole) {
       if (!all.size) return [];
-      const { text, at } = searched(whole);
+      const read = searched(whole);
+      const { text } = read;
       const found: SecretSpan[] = [];
-      const place = (start: number, end: number, secret: string) =>
-        found.push(at ? { start: at[start], end: at[end - 1] + 1, secret } : { start, end, secret });
+      // The whole stretch of the text, what was skipped inside it too.
+      const place = (start: number, end: number, secret: string) => found.push({ ...inText(read, start, end), secret });
       for (const { value: secret, form, alone } of shortOnes) {
         for (let start = text.indexOf(form); start >= 0; start = text.indexOf(form, start + 1)) {
           const end = start + form.length;
-          if (!alone || standsAlone(text, start, end)) place(start, end, secret);
+          if (!alone || standsAlone(read, start, end)) place(start, end, secret);
         }
       }
       // At each end, the longest value ending there (the first added of equal ones; the bucket is in
@@ -298,7 +427,10 @@ export function createSecretIndex(keyLength: number, values: Iterable<string> = 
         const longest = bucket.find((entry) => {
           const start = end - entry.form.length;
           return (
-            start >= 0 && (!entry.alone || standsAlone(text, start, end)) && matchesAt(entry, text, textHashes, end)
+            start >= 0 &&
+            (!entry.alone || standsAlone(read, start, end)) &&
+            matchesAt(entry, text, textHashes, end) &&
+            (entry.pinned || evenlyParted(read, start, end))
           );
         });
         if (longest) place(end - longest.form.length, end, longest.value);

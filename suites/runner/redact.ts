@@ -29,7 +29,8 @@ export interface Redactor {
   /** `cut`: the text was cut at its end before masking (RedactOptions.cut). */
   text(text: string, cut?: boolean): string;
   /**
-   * The most letters of a text (ignorable characters not counted) one thing masked by value spans:
+   * The most characters of a text as the secret index reads them (whitespace and invisible ones not
+   * counted, an escape one: pastSearched) that one thing masked by value spans:
    * the longest secret or learned value in any of its forms, a user code with the widest gaps its
    * pattern allows. A text cut that many letters past what a report shows masks the shown part as
    * the whole text would (cut.ts, maskedHead).
@@ -94,11 +95,12 @@ export function learnedAs(
   userCode = false,
 ): 'anywhere' | 'as a value' | undefined {
   if (value.length < min) return undefined;
-  // A user code's groups may be spaced (userCodeForms): then as its dashed form, unless it reads as a sentence.
+  // A user code's groups may be spaced (userCodeForms): then as its dashed form, unless it reads as a
+  // sentence, and as the secret index reads it, its spaces left out (`Expe cted` reads `expected`).
   if (/\s/.test(value))
     return userCode &&
       !sentence(value.toLowerCase(), own) &&
-      learnedAs(value.replace(/\s+/g, '-'), min, own) === 'anywhere'
+      ['-', ''].every((join) => learnedAs(value.replace(/\s+/g, join), min, own) === 'anywhere')
       ? 'anywhere'
       : undefined;
   // Sent back, a number is a code the target issued (RFC 8628 §6.1's digits user code), not the
@@ -166,11 +168,12 @@ const sentence = (folded: string, own: ReadonlySet<string>): boolean =>
 const USER_CODE_NAME = /^user[\W_]*code$/i;
 
 /**
- * The forms of a device user code a page may show: as given, and its groups joined by a dash, a
- * space and nothing. RFC 8628 §6.1 lets a provider separate the groups for reading as it likes
- * (`WDJB-MJHT`, `WDJB MJHT`) and the user type them with or without; the search ignores case. A
- * code given whole (`WDJBMJHT`) is grouped as the RFC's example is, in halves (both, when odd).
- * Each form is learned if it looks like a credential (the spaced one: unless it reads as a sentence).
+ * The forms of a device user code a page may show: as given, and its groups joined by a dash and
+ * by nothing. RFC 8628 §6.1 lets a provider separate the groups for reading as it likes
+ * (`WDJB-MJHT`, `WDJB MJHT`) and the user type them with or without; the search ignores case and
+ * reads past spaces (secret-index.ts), so the spaced form is the one joined by nothing. A code
+ * given whole (`WDJBMJHT`) is grouped as the RFC's example is, in halves (both, when odd). Each
+ * form is learned if it looks like a credential (one given spaced: unless it reads as a sentence).
  */
 function userCodeForms(code: string): string[] {
   const runs = code.match(RUN) ?? [];
@@ -183,7 +186,7 @@ function userCodeForms(code: string): string[] {
             code.slice(half),
           ])
         : [];
-  return [...new Set([code, ...groupings.flatMap((groups) => ['-', ' ', ''].map((s) => groups.join(s)))])];
+  return [...new Set([code, ...groupings.flatMap((groups) => ['-', ''].map((s) => groups.join(s)))])];
 }
 
 /**

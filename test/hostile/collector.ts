@@ -104,6 +104,8 @@ export async function startProxy(
   rewrite: (
     req: IncomingMessage,
     answer: { status: number; headers: Array<[string, string]>; body: Buffer },
+    /** The request's body, as it was passed on. */
+    sent: Buffer,
   ) => { status: number; headers: Array<[string, string]>; body: Buffer },
 ): Promise<{
   url: string;
@@ -112,7 +114,7 @@ export async function startProxy(
 }> {
   const handle = (req: IncomingMessage, res: ServerResponse, body: Buffer) =>
     forward(upstream, req, body, (status, headers, payload) => {
-      const out = rewrite(req, { status, headers, body: payload });
+      const out = rewrite(req, { status, headers, body: payload }, body);
       for (const [name, value] of out.headers) if (!HOP_BY_HOP.has(name.toLowerCase())) res.appendHeader(name, value);
       res.setHeader('content-length', out.body.length);
       res.writeHead(out.status);

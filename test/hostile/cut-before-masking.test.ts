@@ -10,8 +10,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeFailure, MAX_MESSAGE, MAX_QUOTED, PATTERN_REACH } from '../../suites/report/cut.js';
 import { encodedForms, KEPT_PREFIX } from '../../suites/report/redact.js';
-import { secretMatching } from '../../suites/report/secret-index.js';
+import { pastSearched, secretMatching } from '../../suites/report/secret-index.js';
 import { createRedactor } from '../../suites/runner/redact.js';
+import { reading } from './reading.js';
 
 /** Letters and digits the filler never has: a secret's characters are found only where a secret was put. */
 const secretChar = fc.constantFrom(...'abcdefghjkm23456789');
@@ -27,12 +28,31 @@ const filler = fc
   .array(fc.constantFrom(' ', ',', '.', '!', '?', '~', '(', ')'), { maxLength: 40 })
   .map((cs) => cs.join(''));
 
-/** The forms of `secret` a message may carry: as it is, upper-cased (the search ignores case), encoded, invisibly split. */
-const formsOf = (secret: string) => [secret, secret.toUpperCase(), ...encodedForms(secret), [...secret].join('\u200b')];
+/**
+ * The forms of `secret` a message may carry: as it is, upper-cased (the search ignores case),
+ * encoded, invisibly split, and as review 22's target wrote it for a reader (split by a line, one
+ * character a line, spaced, every character a JSON or HTML escape).
+ */
+const spelled = (secret: string) => [
+  `${secret.slice(0, secret.length >> 1)}\n${secret.slice(secret.length >> 1)}`,
+  [...secret].join('\n'),
+  [...secret].join(' '),
+  [...secret].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+  [...secret].map((c) => `&#${c.charCodeAt(0)};`).join(''),
+  [...secret].map((c) => `&#x${c.charCodeAt(0).toString(16)};`).join(''),
+];
+const formsOf = (secret: string) => [
+  secret,
+  secret.toUpperCase(),
+  ...encodedForms(secret),
+  [...secret].join('\u200b'),
+  ...spelled(secret),
+];
 
-/** Whether `shown` gives away more of any form of `secret` than a mask's kept prefix (case ignored, invisible characters left out). */
+/** Whether `shown` gives away more of any form of `secret` than a mask's kept prefix (case ignored, invisible characters left out, escapes read). */
 const leaks = (shown: string, secret: string) => {
   const seen = shown.replace(/\u200b/g, '').toLowerCase();
+  if (reading(shown).includes(secret.toLowerCase().slice(0, KEPT_PREFIX + 1))) return true;
   return formsOf(secret).some((form) =>
     seen.includes(
       form
@@ -58,14 +78,12 @@ describe('a long message is cut before it is masked, and shows no more of a secr
           const keep = inDetails ? MAX_QUOTED : MAX_MESSAGE;
           // The copies before: each masked to a few characters, so the masked text's end is in view.
           let head = parts.map((p) => (typeof p === 'number' ? forms[p % forms.length] : p)).join(' ');
-          // Where the cut goes (as many letters past `keep`, invisible ones not counted), and the form placed across it.
-          head += ' '.repeat(2 * (keep + redactor.reach + PATTERN_REACH));
-          let cutAt = keep;
-          for (let letters = 0; letters < redactor.reach + PATTERN_REACH; cutAt++)
-            if (head[cutAt] !== '\u200b') letters++;
+          // Where the cut goes (as many characters past `keep` as the search reads them), and the form placed across it.
+          head += '.'.repeat(2 * (keep + redactor.reach + PATTERN_REACH));
+          const cutAt = pastSearched(head, keep, redactor.reach + PATTERN_REACH);
           const form = forms[which % forms.length];
           const at = Math.max(0, cutAt - Math.min(back, form.length - 1));
-          const text = `${head.slice(0, at)}${form}${' '.repeat(3 * PATTERN_REACH)}`;
+          const text = `${head.slice(0, at)}${form}${'.'.repeat(3 * PATTERN_REACH)}`;
           const shown = inDetails
             ? describeFailure({ message: 'm', details: { said: text } }, redactor)
             : describeFailure({ message: text }, redactor);

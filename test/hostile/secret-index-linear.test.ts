@@ -12,6 +12,8 @@ import {
   createSecretIndex,
   secretMatching,
   searched,
+  inText,
+  evenlyParted,
   comparable,
   aloneOnly,
   standsAlone,
@@ -26,7 +28,7 @@ import {
  * masks the same spans. Correct, but slow on long learned values that match often.
  */
 function createOracleIndex(keyLength: number, values: Iterable<string> = []): SecretIndex {
-  type Entry = { value: string; form: string; alone: boolean };
+  type Entry = { value: string; form: string; alone: boolean; pinned: boolean };
   const all = new Set<string>();
   const buckets = new Map<string, Entry[]>();
   const keyOf = (form: string) => form.slice(form.length - keyLength);
@@ -44,7 +46,7 @@ function createOracleIndex(keyLength: number, values: Iterable<string> = []): Se
       const form = comparable(value);
       const short = form.length < Math.max(keyLength, WHOLE_WORD_BELOW);
       if (all.has(value) || !form || (short && !pinned)) return false;
-      const entry = { value, form, alone: aloneOnly(form, pinned) };
+      const entry = { value, form, alone: aloneOnly(form, pinned), pinned };
       if (short) {
         shortOnes.push(entry);
         all.add(value);
@@ -72,22 +74,27 @@ function createOracleIndex(keyLength: number, values: Iterable<string> = []): Se
     },
     spans(whole) {
       if (!all.size) return [];
-      const { text, at } = searched(whole);
+      const read = searched(whole);
+      const { text } = read;
       const found: SecretSpan[] = [];
-      const place = (start: number, end: number, secret: string) =>
-        found.push(at ? { start: at[start], end: at[end - 1] + 1, secret } : { start, end, secret });
+      const place = (start: number, end: number, secret: string) => found.push({ ...inText(read, start, end), secret });
       for (const { value: secret, form, alone } of shortOnes) {
         for (let start = text.indexOf(form); start >= 0; start = text.indexOf(form, start + 1)) {
           const end = start + form.length;
-          if (!alone || standsAlone(text, start, end)) place(start, end, secret);
+          if (!alone || standsAlone(read, start, end)) place(start, end, secret);
         }
       }
       for (let end = keyLength; end <= text.length; end++) {
         const bucket = buckets.get(text.slice(end - keyLength, end));
         if (!bucket) continue;
-        for (const { value: secret, form, alone } of bucket) {
+        for (const { value: secret, form, alone, pinned } of bucket) {
           const start = end - form.length;
-          if (start >= 0 && text.startsWith(form, start) && (!alone || standsAlone(text, start, end)))
+          if (
+            start >= 0 &&
+            text.startsWith(form, start) &&
+            (!alone || standsAlone(read, start, end)) &&
+            (pinned || evenlyParted(read, start, end))
+          )
             place(start, end, secret);
         }
       }
