@@ -54,6 +54,7 @@ function readAt(text: string, i: number): typeof unit {
   unit.length = 0;
   if ((c === 92 && text.charCodeAt(i - 1) !== 92) || c === 38) {
     ESCAPE.lastIndex = i;
+    escapeReading.attempts++;
     const match = ESCAPE.exec(text);
     if (!match) return unit;
     const [whole, escaped, u, x, d] = match;
@@ -98,6 +99,14 @@ export interface Searched {
   parted?: Uint8Array;
   gaps?: { any: Int32Array; spaces: Int32Array };
 }
+
+/**
+ * How many times readAt tried to read an escape: once at each `&` and at the first backslash of a
+ * run only, so each try reads its own run (and a bounded tail) and the tries of a text never read
+ * a character twice. A count, not a clock, read by the test of linearity (a retry from every
+ * backslash of a long run reads it again and again: quadratic).
+ */
+export const escapeReading = { attempts: 0 };
 
 /** A character readAt may read as more or less than itself. */
 const MAY_READ = /[\s\\&\u0080-\uffff]/;
