@@ -48,6 +48,12 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
+/**
+ * A ratio to two places, or three where two would round it onto its target's side of the line
+ * (0.497 against ≥ 0.5 printed "0.50" beside "no").
+ */
+const ratioCell = (r: number, target?: number) =>
+  target !== undefined && r < target && Number(r.toFixed(2)) >= target ? fmt(r, 3) : fmt(r, 2);
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const mib = (bytes: number) => `${fmt(bytes / 1024 / 1024, 1)} MiB`;
@@ -223,7 +229,7 @@ async function main(): Promise<void> {
         lat(s),
         fmt(b!.rps),
         lat(b),
-        r === undefined ? '' : fmt(r, 2),
+        r === undefined ? '' : ratioCell(r, c.target),
         fmtRatio(paired(c, 'floor', 'bare')),
         o ? fmt(o.rps) : '',
         lat(o),
