@@ -488,8 +488,10 @@ export function expectOAuthError(
         broke(['ERR-DESCRIPTION-CHARSET'], details),
       );
   }
-  // The label alone is the encoding rule's: a JSON error body sent as text/plain is still one.
-  expectJsonType(t, res, what);
+  // The label alone is the encoding rule's: a JSON error body sent as text/plain is still one. No
+  // content has no media type to judge: an empty body broke the error body's rules above, and its
+  // missing label is the same deviation (one cause, one blame; as an empty revocation, revoke.ts).
+  if (res.text.length > 0) expectJsonType(t, res, what);
   return body ?? {};
 }
 

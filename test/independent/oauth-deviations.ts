@@ -229,10 +229,15 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
         jsonOnlyWhenAsked.answer!({ ...asked, headers: {} }, answer, sim),
     },
   },
-  withoutErrorBody('token errors with the right status and an empty body', (answer) => {
-    answer.body = Buffer.alloc(0);
-    answer.head.delete('content-type');
-  }),
+  // No content, no media type to judge: the error body's rules alone (`json`: ENC-RESPONSE-JSON holds).
+  withoutErrorBody(
+    'token errors with the right status and an empty body',
+    (answer) => {
+      answer.body = Buffer.alloc(0);
+      answer.head.delete('content-type');
+    },
+    true,
+  ),
   {
     name: 'token errors without error_description',
     cite: 'L56-61: the OAuth error body carries error_description',
