@@ -557,11 +557,13 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
   const res = observedResponse(url.href, ex.status, ex.responseHeaders, body);
   const path = url.pathname;
   noteClockMove(ex, path, flows);
-  const slowDown = jsonObject(res)?.error === 'slow_down';
-  noteRetryAfter(ex, path, () => tokenParams(ex, url), flows, slowDown, client);
   // The target declined to serve now (a 429, a 403 or 503 naming a wait): no answer to judge, as
   // `run` waits it out. A device poll's slow_down under 429 is the grant's own answer (http.ts).
-  if (isRateLimited(ex.status, ex.responseHeaders) && !slowDown) return [];
+  // The body is parsed for it only then, not for every exchange (a listing can be megabytes).
+  const limited = isRateLimited(ex.status, ex.responseHeaders);
+  const slowDown = limited && jsonObject(res)?.error === 'slow_down';
+  noteRetryAfter(ex, path, () => tokenParams(ex, url), flows, slowDown, client);
+  if (limited && !slowDown) return [];
   if (ex.method === 'POST' && path === TOKEN_PATH) {
     const params = tokenParams(ex, url);
     const what = `POST ${TOKEN_PATH}`;
