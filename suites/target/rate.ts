@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { LOWER_THE_RATE, TransportError } from './types.js';
 
 /**
@@ -20,17 +21,9 @@ export interface Clock {
   sleep: (ms: number, cut?: AbortSignal) => Promise<void>;
 }
 
+/** Node's own abortable timer; its rejection on `cut` is the wait's end, not an error. */
 const sleep = (ms: number, cut?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (cut?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      cut?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    cut?.addEventListener('abort', done, { once: true });
-  });
+  delay(ms, undefined, cut ? { signal: cut } : undefined).catch(() => undefined);
 export const REAL_CLOCK: Clock = { now: Date.now, sleep };
 
 /**
