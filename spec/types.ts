@@ -125,6 +125,16 @@ export interface Limits {
   responseHeaderMaxBytes: number;
   authFailuresMax: number;
   authFailureWindowSeconds: number;
+  nameMaxLength: number;
+  descriptionMaxLength: number;
+  redirectUrisMax: number;
+  redirectUriMaxLength: number;
+  applicationsPerOwnerMax: number;
+  applicationsPageSize: number;
+  issueLabelsMax: number;
+  createdIssuesPerProjectMax: number;
+  createdIssuesMax: number;
+  memberRolesMax: number;
 }
 
 /** The simulator's housekeeping (spec/profiles.yaml `retention`), seconds of its clock. */

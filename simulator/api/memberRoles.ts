@@ -1,4 +1,5 @@
 /** GET/POST /api/v4/member_roles and DELETE /api/v4/member_roles/:id: instance custom roles (administrators). */
+import { firstProblem, full, tooLong } from '../bounds.js';
 import { apiError, json, type Answer, Reply } from '../http.js';
 import type { Ctx, Handler } from '../types.js';
 import type { Caller } from './auth.js';
@@ -42,14 +43,21 @@ export const createMemberRole = adminOnly(async (ctx) => {
   const params = await readParams(ctx);
   const name = str(params, 'name');
   const level = Number(str(params, 'base_access_level'));
+  const description = str(params, 'description') ?? '';
   if (!name) return apiError(400, 'name is missing');
   if (!BASE_ACCESS_LEVELS.includes(level))
     return apiError(400, `base_access_level does not have a valid value (one of ${BASE_ACCESS_LEVELS.join(', ')})`);
   const state = roles(ctx);
+  const refused = firstProblem(
+    tooLong('name', name, 'nameMaxLength'),
+    tooLong('description', description, 'descriptionMaxLength'),
+    full('member roles', state.all.size, 'memberRolesMax'),
+  );
+  if (refused) return apiError(400, refused);
   const role = {
     id: state.next++,
     name,
-    description: str(params, 'description') ?? '',
+    description,
     base_access_level: level,
     read_code: bool(params, 'read_code') ?? false,
   };

@@ -10,6 +10,7 @@ import type { AccessToken, Application, User } from '../store.js';
 import { hexId, secret } from '../random.js';
 import { digest } from '../digest.js';
 import { ControlError } from '../errors.js';
+import { firstProblem, tooLong, tooMany } from '../bounds.js';
 import { KNOWN_SCOPES, unknownScopes } from './scopes.js';
 
 /**
@@ -90,6 +91,12 @@ export function createApplication(sim: Sim, input: NewApplication): Shown<Applic
   if (!name) throw new ValidationError('name is required');
   const redirectUris = (input.redirectUris ?? []).map((u) => u.trim()).filter(Boolean);
   if (redirectUris.length === 0) throw new ValidationError('at least one redirect URI is required');
+  const tooBig = firstProblem(
+    tooLong('name', name, 'nameMaxLength'),
+    tooMany('redirect URI', redirectUris, 'redirectUrisMax'),
+    ...redirectUris.map((uri) => tooLong('redirect URI', uri, 'redirectUriMaxLength')),
+  );
+  if (tooBig) throw new ValidationError(tooBig);
   for (const uri of redirectUris) {
     const problem = redirectUriProblem(sim, uri);
     if (problem) throw new ValidationError(problem);

@@ -4,7 +4,9 @@
  */
 import type { Ctx, Handler } from '../types.js';
 import { redirect } from '../http.js';
-import type { User } from '../store.js';
+import { limits } from '../../spec/index.js';
+import { full } from '../bounds.js';
+import type { Application, User } from '../store.js';
 import { createApplication, ValidationError } from '../oauth/accounts.js';
 import { KNOWN_SCOPES } from '../oauth/scopes.js';
 import { csrfValid, signedIn, signInLocation } from '../oauth/session.js';
@@ -19,16 +21,37 @@ export const APPLICATION_FIELDS = {
   confidential: 'application[confidential]',
 } as const;
 
+function owned(ctx: Ctx, user: User): Application[] {
+  return [...ctx.sim.store.applications.values()].filter((a) => a.ownerId === user.id);
+}
+
+/**
+ * One page of the user's applications (`?page=N`, limits.applicationsPageSize a page): a GET builds
+ * a bounded page however many there are. A page past the last, or no number, shows the nearest.
+ */
 function list(ctx: Ctx, user: User): string {
-  const mine = [...ctx.sim.store.applications.values()].filter((a) => a.ownerId === user.id);
+  const mine = owned(ctx, user);
   if (mine.length === 0) return '<p>No applications yet.</p>';
+  const size = limits().applicationsPageSize;
+  const pages = Math.ceil(mine.length / size);
+  const asked = ctx.query.get('page') ?? '';
+  const at = Math.min(/^[1-9]\d{0,8}$/.test(asked) ? Number(asked) : 1, pages);
   const rows = mine
+    .slice((at - 1) * size, at * size)
     .map(
       (a) =>
         `<tr><td>${esc(a.name)}</td><td><code>${esc(a.uid)}</code></td><td>${esc(a.scopes.join(' '))}</td><td>${a.confidential ? 'yes' : 'no'}</td></tr>`,
     )
     .join('\n');
-  return `<table id="applications"><thead><tr><th>Name</th><th>Application ID</th><th>Scopes</th><th>Confidential</th></tr></thead>\n<tbody>${rows}</tbody></table>`;
+  const link = (rel: string, n: number, label: string) => `<a rel="${rel}" href="${PATH}?page=${n}">${label}</a>`;
+  const nav = [
+    at > 1 ? link('prev', at - 1, 'Previous') : '',
+    `Page ${at} of ${pages} (${mine.length} applications)`,
+    at < pages ? link('next', at + 1, 'Next') : '',
+  ].filter(Boolean);
+  return `<table id="applications"><thead><tr><th>Name</th><th>Application ID</th><th>Scopes</th><th>Confidential</th></tr></thead>
+<tbody>${rows}</tbody></table>
+<nav id="pages">${nav.join(' ')}</nav>`;
 }
 
 function form(csrf: string, error?: string): string {
@@ -67,6 +90,8 @@ export const applicationsCreate: Handler = async (ctx) => {
     );
   }
   try {
+    const crowded = full('applications', owned(ctx, who.user).length, 'applicationsPerOwnerMax');
+    if (crowded) throw new ValidationError(crowded);
     const app = createApplication(ctx.sim, {
       name: f.get(APPLICATION_FIELDS.name) ?? '',
       redirectUris: (f.get(APPLICATION_FIELDS.redirectUri) ?? '').split(/\r?\n/),
