@@ -94,7 +94,7 @@ describe.skipIf(!hasChromium)(
         const shown = new URL(device.url()).searchParams.get('user_code');
         // The one click: the first button of the form the developer lands on.
         await device.locator('form button[type="submit"]').first().click();
-        await device.waitForLoadState();
+        await device.waitForFunction(() => !document.querySelector('form#device'));
         const poll = () =>
           tab.evaluate(() => (window as unknown as { poll(): Promise<Record<string, unknown>> }).poll());
         const first = await poll();
@@ -109,8 +109,7 @@ describe.skipIf(!hasChromium)(
         expect(await device.locator(`input[name="${FIELDS.csrf}"]`).count()).toBe(1);
         // Only its Authorize approves: the next poll, an interval later, gets the token.
         await device.locator(SELECTORS.approve).click();
-        await device.waitForLoadState();
-        expect(await device.locator('main').getAttribute('data-page')).toBe('device_approved');
+        await device.locator('main[data-page="device_approved"]').waitFor();
         sim.clock.advance(sim.store.deviceCodes.values().next().value!.interval);
         const second = await poll();
         expect(typeof second.access_token).toBe('string');
