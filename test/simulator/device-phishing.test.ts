@@ -55,8 +55,10 @@ describe.skipIf(!hasChromium)(
       ({ browser, release } = await borrowBrowser({ executablePath: CHROMIUM }));
       sim = createSimulator({ clock: { frozen: true } });
       served = await serve(sim);
-      const app = seeded(sim).applications.public;
-      other = createServer((_req, res) => {
+      // The application the page names by ?role= (the confidential one's id needs no secret there).
+      other = createServer((req, res) => {
+        const role = new URL(req.url ?? '/', 'http://x').searchParams.get('role') === 'confidential';
+        const app = seeded(sim).applications[role ? 'confidential' : 'public'];
         res.writeHead(200, { 'content-type': 'text/html' });
         res.end(phishingPage(served.url, app.uid));
       });
@@ -81,41 +83,44 @@ describe.skipIf(!hasChromium)(
       await tab.waitForLoadState();
     };
 
-    it('the click on the entry form decides nothing; the confirmation names the application and scopes; its Authorize approves', async () => {
-      const context = await browser.newContext();
-      try {
-        const tab = await context.newPage();
-        await signIn(tab);
-        const opened = context.waitForEvent('page');
-        await tab.goto(`${otherOrigin}/`);
-        const device = await opened;
-        await device.waitForLoadState();
-        await tab.waitForFunction(() => document.title === 'opened');
-        const shown = new URL(device.url()).searchParams.get('user_code');
-        // The one click: the first button of the form the developer lands on.
-        await device.locator('form button[type="submit"]').first().click();
-        await device.waitForFunction(() => !document.querySelector('form#device'));
-        const poll = () =>
-          tab.evaluate(() => (window as unknown as { poll(): Promise<Record<string, unknown>> }).poll());
-        const first = await poll();
-        expect('access_token' in first).toBe(false);
-        expect(first.error).toBe('authorization_pending');
-        // The page after it names who asks and for what, beside the code the device shows.
-        const app = seeded(sim).applications.public;
-        expect(await device.locator('#application-name').textContent()).toBe(app.name);
-        expect(await device.locator('#scopes').innerText()).toBe('api');
-        expect(shown).toMatch(/^[B-Z]{4}-[B-Z]{4}$/);
-        expect(await device.locator('#user-code').textContent()).toBe(shown);
-        expect(await device.locator(`input[name="${FIELDS.csrf}"]`).count()).toBe(1);
-        // Only its Authorize approves: the next poll, an interval later, gets the token.
-        await device.locator(SELECTORS.approve).click();
-        await device.locator('main[data-page="device_approved"]').waitFor();
-        sim.clock.advance(sim.store.deviceCodes.values().next().value!.interval);
-        const second = await poll();
-        expect(typeof second.access_token).toBe('string');
-      } finally {
-        await context.close();
-      }
-    });
+    it.each(['public', 'confidential'] as const)(
+      '%s application: the click on the entry form decides nothing; the confirmation names the application and scopes; its Authorize approves',
+      async (role) => {
+        const context = await browser.newContext();
+        try {
+          const tab = await context.newPage();
+          await signIn(tab);
+          const opened = context.waitForEvent('page');
+          await tab.goto(`${otherOrigin}/?role=${role}`);
+          const device = await opened;
+          await device.waitForLoadState();
+          await tab.waitForFunction(() => document.title === 'opened');
+          const shown = new URL(device.url()).searchParams.get('user_code');
+          // The one click: the first button of the form the developer lands on.
+          await device.locator('form button[type="submit"]').first().click();
+          await device.waitForFunction(() => !document.querySelector('form#device'));
+          const poll = () =>
+            tab.evaluate(() => (window as unknown as { poll(): Promise<Record<string, unknown>> }).poll());
+          const first = await poll();
+          expect('access_token' in first).toBe(false);
+          expect(first.error).toBe('authorization_pending');
+          // The page after it names who asks and for what, beside the code the device shows.
+          const app = seeded(sim).applications[role];
+          expect(await device.locator('#application-name').textContent()).toBe(app.name);
+          expect(await device.locator('#scopes').innerText()).toBe('api');
+          expect(shown).toMatch(/^[B-Z]{4}-[B-Z]{4}$/);
+          expect(await device.locator('#user-code').textContent()).toBe(shown);
+          expect(await device.locator(`input[name="${FIELDS.csrf}"]`).count()).toBe(1);
+          // Only its Authorize approves: the next poll, an interval later, gets the token.
+          await device.locator(SELECTORS.approve).click();
+          await device.locator('main[data-page="device_approved"]').waitFor();
+          sim.clock.advance([...sim.store.deviceCodes.values()].at(-1)!.interval);
+          const second = await poll();
+          expect(typeof second.access_token).toBe('string');
+        } finally {
+          await context.close();
+        }
+      },
+    );
   },
 );
