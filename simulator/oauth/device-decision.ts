@@ -1,8 +1,13 @@
-/** POST /oauth/device (oauthDeviceDecision): the signed-in user approves or denies a user code. */
+/**
+ * POST /oauth/device (oauthDeviceDecision): the verification page's two steps. The entered code
+ * (no `decision`) is only looked up: the answer is the confirmation naming the application, its
+ * scopes and the code (RFC 8628 §3.3, §5.4). Its Authorize or Deny (`decision`) fires the machine.
+ */
 import type { Handler } from '../types.js';
 import { FIELDS, messagePage } from '../pages/layout.js';
-import { deviceForm, devicePage } from '../pages/device.js';
-import { deviceByUserCode, fireDevice } from './device.js';
+import { deviceConfirmation, deviceForm, devicePage } from '../pages/device.js';
+import { applicationById } from './accounts.js';
+import { deviceByUserCode, fireDevice, normalizeUserCode } from './device.js';
 import { csrfValid, signedIn } from './session.js';
 import { accountLocked, recordFailure, retryAfter, userCodeKey } from './throttle.js';
 
@@ -20,20 +25,27 @@ export const oauthDeviceDecision: Handler = async (ctx) => {
     );
   }
   const typed = form.get('user_code') ?? '';
-  const decision = form.get(FIELDS.decision);
-  if (decision !== 'approve' && decision !== 'deny')
-    return deviceForm(who.csrf, typed, who.user.username, 'Choose Authorize or Deny.', 400);
-  // AUTH-BRUTE-FORCE-THROTTLED: wrong codes are counted per signed-in account; past the limit
-  // the page answers 429 until the window passes, right code or not.
+  // AUTH-BRUTE-FORCE-THROTTLED: wrong codes are counted per signed-in account, in either step;
+  // past the limit the page answers 429 until the window passes, right code or not.
   const key = userCodeKey(who.user);
   if (accountLocked(sim, key))
     return messagePage(429, 'Too many attempts', 'Too many wrong codes. Try again later.', {
       headers: { 'retry-after': String(retryAfter(sim, key)) },
     });
   const record = deviceByUserCode(sim, typed);
-  if (!record) recordFailure(sim, key);
-  if (!record)
+  const app = record && applicationById(sim, record.applicationId);
+  if (!record || !app) {
+    recordFailure(sim, key);
     return deviceForm(who.csrf, typed, who.user.username, 'That code is not valid. Check it on your device.', 404);
+  }
+  const decision = form.get(FIELDS.decision);
+  if (decision !== 'approve' && decision !== 'deny') {
+    const request = { app, scopes: record.scopes, userCode: normalizeUserCode(typed) };
+    // The code alone decides nothing; a decision other than the two buttons' is asked again.
+    return decision
+      ? deviceConfirmation(who.csrf, request, who.user.username, 'Choose Authorize or Deny.', 400)
+      : deviceConfirmation(who.csrf, request, who.user.username);
+  }
   const row = await fireDevice({ sim, record, user: who.user }, decision);
   return devicePage(row);
 };

@@ -4,16 +4,27 @@ import { formatScope } from '../oauth/scopes.js';
 import { FIELDS, decisionButtons, esc, hidden, page } from './layout.js';
 import type { Answer } from '../http.js';
 
+/** The title of a page that asks the user to let `appName` in. */
+export const consentTitle = (appName: string): string => `Authorize ${appName} to use your account?`;
+
+/**
+ * What a consent says before its form: who is signed in, which application asks and for which
+ * scopes. The device confirmation (device.ts) says the same.
+ */
+export function grantRequest(username: string, appName: string, scopes: readonly string[]): string {
+  const items = scopes.map((s) => `<li><code>${esc(s)}</code></li>`).join('\n');
+  return `<p>Signed in as <strong id="username">${esc(username)}</strong>.</p>
+<p>An application called <strong id="application-name">${esc(appName)}</strong> is requesting access to your account. It will be able to:</p>
+<ul id="scopes">
+${items}
+</ul>`;
+}
+
 export function consentPage(request: AuthorizeRequest, csrf: string, username: string): Answer {
-  const scopes = request.scopes.map((s) => `<li><code>${esc(s)}</code></li>`).join('\n');
   return page(
     200,
-    `Authorize ${request.app.name} to use your account?`,
-    `<p>Signed in as <strong id="username">${esc(username)}</strong>.</p>
-<p>An application called <strong id="application-name">${esc(request.app.name)}</strong> is requesting access to your account. It will be able to:</p>
-<ul id="scopes">
-${scopes}
-</ul>
+    consentTitle(request.app.name),
+    `${grantRequest(username, request.app.name, request.scopes)}
 <p>You will be redirected to <code>${esc(request.redirectUri)}</code>.</p>
 <form id="consent" method="post" action="/oauth/authorize">
 ${hidden(FIELDS.csrf, csrf)}

@@ -1,7 +1,8 @@
 /**
  * A device verification page in two steps (RFC 8628 §5.4): the simulator's code form, its
- * decision buttons replaced by one that goes on to a second page of the provider's own, whose
- * answer is posted back to the simulator's POST /oauth/device as its `decision`. Each provider
+ * Continue replaced by the provider's own button, which goes on to a second page of the
+ * provider's own (not the simulator's confirmation), whose answer is posted back to the
+ * simulator's POST /oauth/device as its `decision`. Each provider
  * draws the second page and names what its buttons post (oidc-provider's confirm=yes/no,
  * Keycloak's accept/cancel).
  */
@@ -10,7 +11,8 @@ import type { Sim } from '../../simulator/types.js';
 import { bodyOf, sendAnswer, simulatorAnswerTo } from '../suites/loopback.js';
 import { escaped } from './sign-in-journey.js';
 
-const DECISION_BUTTONS = /<button type="submit" name="decision" value="approve">[\s\S]*?value="deny">[^<]*<\/button>/;
+/** The simulator's code form's one button (simulator/pages/device.ts). */
+const CODE_BUTTON = '<button type="submit">Continue</button>';
 
 /** A request's headers to hand on (its body is sent anew, so no content-length). */
 export function headersOf(raw: IncomingMessage['headers']): Headers {
@@ -49,7 +51,7 @@ export function twoStepDevice(
         simulatorAnswerTo(sim(), req, url).then(async (answer) => {
           const html = (await answer.text())
             .replace('action="/oauth/device"', `action="${step.path}"`)
-            .replace(DECISION_BUTTONS, step.button);
+            .replace(CODE_BUTTON, step.button);
           return new Response(html, { status: answer.status, headers: answer.headers });
         }),
       );

@@ -19,6 +19,7 @@ import {
   signInLocation,
 } from '../../../simulator/oauth/session.js';
 import { digest } from '../../../simulator/digest.js';
+import { FIELDS } from '../../../simulator/pages/layout.js';
 import { createSimulator } from '../../../simulator/core.js';
 import type { Session } from '../../../simulator/store.js';
 import type { SimRequest } from '../../../simulator/types.js';
@@ -540,9 +541,14 @@ describe('POST /oauth/device: the decision', () => {
       .post('/oauth/device')
       .send({ ...fields, user_code: body.user_code, decision: 'approve' });
     expect(pageOf(asJson)).toEqual(forged);
+    // A decision that is neither button's: the confirmation again, asking for one.
     const undecided = await post({ ...fields, user_code: body.user_code, decision: 'maybe' });
-    expect(pageOf(undecided)).toEqual({ status: 400, title: 'Connect a device', message: 'Choose Authorize or Deny.' });
-    expect(undecided.text).toContain(`name="user_code" value="${body.user_code}"`);
+    expect(pageOf(undecided)).toEqual({
+      status: 400,
+      title: `Authorize ${app(w.sim, 'public').name} to use your account?`,
+      message: 'Choose Authorize or Deny.',
+    });
+    expect(undecided.text).toContain(`<input type="hidden" name="user_code" value="${body.user_code}">`);
     const unknown = await post({ ...fields, user_code: 'BBBB-BBBB', decision: 'approve' });
     expect(pageOf(unknown)).toEqual({
       status: 404,
@@ -551,6 +557,29 @@ describe('POST /oauth/device: the decision', () => {
     });
     expect(pageOf(await post({ ...fields, decision: 'approve' })).status).toBe(404);
     expect(w.sim.store.deviceCodes.get(digest(body.device_code))!.state).toBe('pending');
+  });
+
+  it('the entered code alone decides nothing: the confirmation names the application, its scopes and the code', async () => {
+    const { w, fields, body, post } = await deviceWorld();
+    const typed = body.user_code.replace('-', ' ').toLowerCase();
+    const res = await post({ ...fields, user_code: typed });
+    const a = app(w.sim, 'public');
+    expect(pageOf(res)).toEqual({ status: 200, title: `Authorize ${a.name} to use your account?`, message: '' });
+    expect(res.text).toContain('data-page="device_confirm"');
+    expect(res.text).toContain(`<strong id="application-name">${a.name}</strong>`);
+    const scopes = /<ul id="scopes">([\s\S]*?)<\/ul>/.exec(res.text)![1];
+    const stored = w.sim.store.deviceCodes.get(digest(body.device_code))!;
+    expect([...scopes.matchAll(/<code>([^<]*)<\/code>/g)].map((m) => m[1])).toEqual(stored.scopes);
+    expect(res.text).toContain(`<code id="user-code">${body.user_code}</code>`);
+    // Its form carries the code as the device shows it and the session's CSRF token, beside the two buttons.
+    const confirm = formFields(res.text, 'device-confirm');
+    expect(confirm).toEqual({ [FIELDS.csrf]: fields[FIELDS.csrf], user_code: body.user_code });
+    expect(res.text).toContain('<button type="submit" name="decision" value="approve">Authorize</button>');
+    expect(res.text).toContain('<button type="submit" name="decision" value="deny">Deny</button>');
+    expect(stored.state).toBe('pending');
+    const approved = await post({ ...confirm, decision: 'approve' });
+    expect(approved.text).toContain('data-page="device_approved"');
+    expect(stored.state).toBe('authorized');
   });
 
   it('deny: the code is denied and the page says so', async () => {
