@@ -81,7 +81,10 @@ export interface Flows {
   authorizations: Remembered<{ scope: string; open: boolean }>;
   /** Codes and tokens by kind and digest: the scope they may carry at most (scopes.ts). */
   scopes: Remembered<Ceiling>;
-  /** Link targets forwarded (path and query), and the collections they belong to (judge.ts). */
+  /**
+   * Pages the client was told of (path and query): Link targets forwarded, and the request at the
+   * page an x-next-page or x-prev-page named; and the paths answered as pages, listings (judge.ts).
+   */
   linked: Remembered;
   collections: Remembered;
   /** Keyset next links forwarded (digest of path and query): the last row of the page that carried each (pages.ts). */

@@ -452,34 +452,43 @@ function judgePreflight(t: CheckContext, ex: Observed, res: HttpResponse, path: 
 }
 
 /**
- * Pages as the client walks them: each Link target forwarded is remembered for its collection; a
- * later request for a page of that collection (page beyond the first, or a cursor) that no Link
- * led to was built by the client, not followed.
+ * Pages as the client walks them: each page it was told of (a Link target forwarded, or the
+ * request with the page an x-next-page or x-prev-page named) is remembered; a request for a page
+ * past the first (or a cursor) of a listing that it was never told of was built by the client,
+ * not followed: also the very first request of a walk, straight to page 2. A listing is a path
+ * answered as a page (a Link or x-page), now or before: a page of another kind (the provider's
+ * own web pages) is none.
  */
 function notePage(ex: Observed, url: URL, res: HttpResponse, flows: Flows, client?: ClientSink): void {
   const collection = digest(url.pathname);
   const page = url.searchParams.get('page');
   const paging = (page !== null && page !== '1') || KEYSET_PARAMS.some((p) => url.searchParams.has(p));
-  if (
-    client &&
-    paging &&
-    flows.collections.get(collection, ex.at) &&
-    !flows.linked.get(digest(url.pathname + url.search), ex.at)
-  )
+  // Before this answer's own links are remembered (rel=last may name the request itself).
+  const told = flows.linked.get(digest(url.pathname + url.search), ex.at);
+  const link = res.status === 200 ? res.headers.get('link') : null;
+  const links = link !== null ? parseLinkHeader(link) : null;
+  const listing = res.status === 200 && (links !== null || res.headers.get('x-page') !== null);
+  if (client && paging && !told && (listing || flows.collections.get(collection, ex.at)))
     client({ habit: 'builds-page-urls', where: `GET ${url.pathname}` });
-  const link = res.headers.get('link');
-  const links = res.status === 200 && link !== null ? parseLinkHeader(link) : null;
-  if (!links) return;
+  if (!listing) return;
   flows.collections.set(collection, ex.at, true);
-  for (const targets of Object.values(links))
+  const tell = (target: URL) => flows.linked.set(digest(target.pathname + target.search), ex.at, true);
+  for (const targets of Object.values(links ?? {}))
     for (const target of targets ?? []) {
       try {
-        const linked = new URL(target, url);
-        flows.linked.set(digest(linked.pathname + linked.search), ex.at, true);
+        tell(new URL(target, url));
       } catch {
         // A malformed Link target leads nowhere: PAG-LINK-HEADER judges the header.
       }
     }
+  // A client may follow the page numbers instead (the source offers both): this URL at that page.
+  for (const header of ['x-next-page', 'x-prev-page']) {
+    const number = res.headers.get(header)?.trim();
+    if (!number || !/^\d+$/.test(number)) continue;
+    const next = new URL(url);
+    next.searchParams.set('page', number);
+    tell(next);
+  }
 }
 
 /**
