@@ -82,10 +82,11 @@ export interface Flows {
   /** Codes and tokens by kind and digest: the scope they may carry at most (scopes.ts). */
   scopes: Remembered<Ceiling>;
   /**
-   * Pages the client was told of (path and query): Link targets forwarded, and the request at the
-   * page an x-next-page or x-prev-page named; and the paths answered as pages, listings (judge.ts).
+   * Pages the client was told of (path and query): Link targets forwarded (`link`), and the request
+   * at the page an x-next-page or x-prev-page named (`number`); and the paths answered as pages,
+   * listings (judge.ts).
    */
-  linked: Remembered;
+  linked: Remembered<'link' | 'number'>;
   collections: Remembered;
   /** Keyset next links forwarded (digest of path and query): the last row of the page that carried each (pages.ts). */
   keysetLast: Remembered<KeysetLast>;

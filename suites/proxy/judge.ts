@@ -95,7 +95,7 @@ export function createFlows({
     devices: remembered(2 * deviceCodeLifetime * 1000, max),
     authorizations: remembered(authorizationCodeLifetime * 1000, max),
     scopes: remembered(accessTokenLifetime * 1000, max),
-    linked: remembered(accessTokenLifetime * 1000, max),
+    linked: remembered<'link' | 'number'>(accessTokenLifetime * 1000, max),
     collections: remembered(accessTokenLifetime * 1000, max),
     keysetLast: remembered(accessTokenLifetime * 1000, max),
     // Waits longer than an hour are not followed: the entry goes, the client is not noted after it.
@@ -472,22 +472,24 @@ function notePage(ex: Observed, url: URL, res: HttpResponse, flows: Flows, clien
     client({ habit: 'builds-page-urls', where: `GET ${url.pathname}` });
   if (!listing) return;
   flows.collections.set(collection, ex.at, true);
-  const tell = (target: URL) => flows.linked.set(digest(target.pathname + target.search), ex.at, true);
   for (const targets of Object.values(links ?? {}))
     for (const target of targets ?? []) {
       try {
-        tell(new URL(target, url));
+        const linked = new URL(target, url);
+        flows.linked.set(digest(linked.pathname + linked.search), ex.at, 'link');
       } catch {
         // A malformed Link target leads nowhere: PAG-LINK-HEADER judges the header.
       }
     }
   // A client may follow the page numbers instead (the source offers both): this URL at that page.
+  // It stays the client's own request (its Link is judged against it), unless a Link named it too.
   for (const header of ['x-next-page', 'x-prev-page']) {
     const number = res.headers.get(header)?.trim();
     if (!number || !/^\d+$/.test(number)) continue;
     const next = new URL(url);
     next.searchParams.set('page', number);
-    tell(next);
+    const key = digest(next.pathname + next.search);
+    if (!flows.linked.get(key, ex.at)) flows.linked.set(key, ex.at, 'number');
   }
 }
 
@@ -604,7 +606,7 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
   if (ex.method === 'OPTIONS') return judgeWith((t) => judgePreflight(t, ex, res, path));
   const bearer = bearerOf(ex, url);
   // Before this answer's own links are noted (rel=first may name the request itself).
-  const followed = flows.linked.get(digest(url.pathname + url.search), ex.at) === true;
+  const followed = flows.linked.get(digest(url.pathname + url.search), ex.at) === 'link';
   if (ex.method === 'GET') notePage(ex, url, res, flows, client);
   const shape = ex.status < 500 && ex.responseBody ? judgeWith((t) => judgeShape(t, ex.method, res)) : [];
   return [
