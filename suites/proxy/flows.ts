@@ -57,6 +57,11 @@ export interface Observed {
   at: number;
   /** When the request arrived (ms since the epoch); `at` when unknown. Polls are paced by it. */
   startedAt?: number;
+  /**
+   * Its number: the n-th request the proxy forwarded to the target (from 1, in the order they
+   * arrived, answered or not), the number a habit's first exchange is named by.
+   */
+  number?: number;
 }
 
 /**

@@ -77,6 +77,34 @@ describe('the client section of a proxy report', () => {
     expect(markdown).not.toContain('no selected check proves it');
   });
 
+  it('names the first exchange that showed each habit, by its number, in every format', () => {
+    const tally = createTally();
+    tally.add([]);
+    // Judged as their answers end: exchange 7 may be noted before exchange 4.
+    tally.note({ habit: 'polls-too-fast', where: 'POST /oauth/token' }, 7);
+    tally.note({ habit: 'polls-too-fast', where: 'POST /oauth/token?page=4' }, 4);
+    tally.note({ habit: 'polls-too-fast', where: 'POST /oauth/token' }, 12);
+    tally.note({ habit: 'builds-page-urls', where: HOSTILE }, 9);
+    const r = proxyReport(tally, { target: 'x', release: '18.0', offering: 'self-managed', startedAt: new Date(0) });
+    const json = JSON.parse(renderJson(r)) as typeof r;
+    expect(validateReport(json)).toEqual([]);
+    expect(json.client?.habits.map((h) => [h.habit, h.count, h.first])).toEqual([
+      ['polls-too-fast', 3, { exchange: 4, where: 'POST /oauth/token?page=4' }],
+      ['builds-page-urls', 1, { exchange: 9, where: HOSTILE }],
+    ]);
+    const text = formatConsole(r, { color: false });
+    const markdown = renderMarkdown(r);
+    const html = renderHtml(r);
+    for (const out of [text, markdown, html]) {
+      expect(out).toMatch(
+        /polls-too-fast \(3×\): the client [^\n]*; first at exchange #4 \(POST \/oauth\/token\?page=4\); seen at /,
+      );
+      expect(out).toMatch(/builds-page-urls \(1×\): [^\n]*; first at exchange #9 \(GET \/api\/v4\//);
+      expect(out).not.toContain('\u202e');
+    }
+    for (const out of [markdown, html]) expect(out).not.toContain('<script>alert');
+  });
+
   it('says so when none of the habits was seen', () => {
     const tally = createTally();
     tally.add([]);
