@@ -5,9 +5,12 @@
  */
 import type { ClientHabitSeen, ClientSection } from '../suites/report/model.js';
 
-/** Where a user finds the first exchange that showed a habit: its number, and its method and path. */
+/**
+ * Where a user finds the first exchange that showed a habit: its number, and its method and path.
+ * The number is escaped too: Markdown's `#4` would be a live reference to issue 4 in a PR comment.
+ */
 const firstText = (seen: ClientHabitSeen, esc: (text: string) => string): string =>
-  seen.first ? `first at exchange #${seen.first.exchange} (${esc(seen.first.where)}); ` : '';
+  seen.first ? `first at exchange ${esc(`#${seen.first.exchange}`)} (${esc(seen.first.where)}); ` : '';
 
 /** The section as plain sentences, each piece escaped by `esc` (terminalSafe, md, h). */
 export function clientLines(section: ClientSection, esc: (text: string) => string): string[] {

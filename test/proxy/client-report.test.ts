@@ -95,13 +95,19 @@ describe('the client section of a proxy report', () => {
     const text = formatConsole(r, { color: false });
     const markdown = renderMarkdown(r);
     const html = renderHtml(r);
-    for (const out of [text, markdown, html]) {
+    // Markdown's #4 is no live reference to issue 4 (a report posted as a PR comment): split as the rest.
+    const number = { text: '#', markdown: String.raw`\#<wbr>`, html: '#' };
+    for (const [format, out] of Object.entries({ text, markdown, html })) {
+      const sign = number[format as keyof typeof number].replace(/\\/g, '\\\\');
       expect(out).toMatch(
-        /polls-too-fast \(3×\): the client [^\n]*; first at exchange #4 \(POST \/oauth\/token\?page=4\); seen at /,
+        new RegExp(
+          `polls-too-fast \\(3×\\): the client [^\\n]*; first at exchange ${sign}4 \\(POST /oauth/token\\?page=4\\); seen at `,
+        ),
       );
-      expect(out).toMatch(/builds-page-urls \(1×\): [^\n]*; first at exchange #9 \(GET \/api\/v4\//);
+      expect(out).toMatch(new RegExp(`builds-page-urls \\(1×\\): [^\\n]*; first at exchange ${sign}9 \\(GET /api/v4/`));
       expect(out).not.toContain('\u202e');
     }
+    expect(markdown).not.toMatch(/(?<!&)#\d/);
     for (const out of [markdown, html]) expect(out).not.toContain('<script>alert');
   });
 
