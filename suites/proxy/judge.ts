@@ -573,7 +573,7 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
   // The body is parsed for it only then, not for every exchange (a listing can be megabytes).
   const limited = isRateLimited(ex.status, ex.responseHeaders);
   const slowDown = limited && jsonObject(res)?.error === 'slow_down';
-  noteRetryAfter(ex, path, () => tokenParams(ex, url), flows, slowDown, client);
+  const early = noteRetryAfter(ex, path, () => tokenParams(ex, url), flows, slowDown, client);
   if (limited && !slowDown) return [];
   if (ex.method === 'POST' && path === TOKEN_PATH) {
     const params = tokenParams(ex, url);
@@ -586,7 +586,8 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
       // No body, no media type to judge (an empty refusal is the error body's failure alone).
       ...(answered && ex.responseBody?.length ? judgeWith((t) => expectExactJsonType(t, res, what)) : []),
       ...judgeWith((t) => judgeToken(t, ex, res, params)),
-      ...judgeWith((t) => judgeDevicePoll(t, ex, res, params, flows, client)),
+      // A poll sent inside a Retry-After was noted for that haste: not again as a fast poll (one cause).
+      ...judgeWith((t) => judgeDevicePoll(t, ex, res, params, flows, early ? undefined : client)),
       ...judgeWith((t) => judgeGrantedScope(t, ex, res, params, flows)),
       ...judgeWith((t) => judgeTokenFlows(t, ex, res, params, flows, client)),
       ...(answered ? judgeWith((t) => judgeGrantOfDiscovery(t, res, params, flows)) : []),

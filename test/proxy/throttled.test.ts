@@ -159,4 +159,31 @@ describe('a client that does not wait out Retry-After', () => {
     );
     expect(notes.map((n) => n.habit)).not.toContain('ignores-retry-after');
   });
+
+  it('a device poll sent again inside a Retry-After and the interval is one habit, not two (one cause, one blame)', () => {
+    const flows = createFlows();
+    const notes: ClientNote[] = [];
+    const note = (n: ClientNote) => notes.push(n);
+    const json = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+    const start = {
+      device_code: 'f'.repeat(40),
+      user_code: 'ABCD-EFGH',
+      verification_uri: 'http://127.0.0.1:1/oauth/device',
+      expires_in: 300,
+      interval: 5,
+    };
+    const poll = { grant_type: DEVICE_GRANT, device_code: start.device_code, client_id: 'app' };
+    const pending = { error: 'authorization_pending', error_description: 'wait' };
+    judgeExchange(exchange('POST', '/oauth/authorize_device', 200, start, 0, json, { client_id: 'app' }), flows, note);
+    judgeExchange(exchange('POST', '/oauth/token', 400, pending, 6_000, json, poll), flows, note);
+    // A gateway's 429 to the next poll (no slow_down: the grant did not answer it), wait 30 s.
+    judgeExchange(exchange('POST', '/oauth/token', 429, { message: 'slow' }, 6_100, THROTTLED, poll), flows, note);
+    // 0.9 s later: inside the Retry-After and inside the interval, the same haste.
+    judgeExchange(exchange('POST', '/oauth/token', 400, pending, 7_000, json, poll), flows, note);
+    expect(notes.map((n) => n.habit)).toEqual(['ignores-retry-after']);
+    // Past the Retry-After and the interval: none; inside the interval only: polls-too-fast alone.
+    judgeExchange(exchange('POST', '/oauth/token', 400, pending, 40_000, json, poll), flows, note);
+    judgeExchange(exchange('POST', '/oauth/token', 400, pending, 41_000, json, poll), flows, note);
+    expect(notes.map((n) => n.habit)).toEqual(['ignores-retry-after', 'polls-too-fast']);
+  });
 });
