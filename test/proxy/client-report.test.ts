@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createTally, proxyReport } from '../../suites/proxy/tally.js';
+import { createFlows, judgeExchange, type Observed } from '../../suites/proxy/judge.js';
 import { formatConsole, renderHtml, renderJson, renderMarkdown, validateReport } from '../../reporters/index.js';
 
 const HOSTILE = 'GET /api/v4/<script>alert(1)</script>\u202e\u001b[31m';
@@ -109,6 +110,43 @@ describe('the client section of a proxy report', () => {
     }
     expect(markdown).not.toMatch(/(?<!&)#\d/);
     for (const out of [markdown, html]) expect(out).not.toContain('<script>alert');
+  });
+
+  it("is inert end to end: the client's own paths and query strings, judged, reach no format as markup", () => {
+    const tally = createTally();
+    const flows = createFlows();
+    const page = (target: string): Observed => ({
+      method: 'GET',
+      target,
+      requestHeaders: new Headers(),
+      status: 200,
+      responseHeaders: new Headers({ 'content-type': 'application/json', 'x-page': '2' }),
+      responseBody: Buffer.from('[]'),
+      at: 0,
+    });
+    const script = '<script>alert(1)</script>';
+    // Pages never linked, so built: a script in the query string, in the path, a Markdown link and image in the path.
+    for (const [n, target] of [
+      `/api/v4/projects?page=2&search=${script}`,
+      `/api/v4/${script}?page=2`,
+      '/api/v4/[x](javascript:alert(1))/![y](http://127.0.0.2/t.png)?page=2&q="><img src=x onerror=alert(1)>',
+    ].entries())
+      judgeExchange(page(target), flows, (note) => tally.note(note, n + 1));
+    tally.add([]);
+    const r = proxyReport(tally, { target: 'x', release: '18.0', offering: 'self-managed', startedAt: new Date(0) });
+    expect(r.client?.habits.map((h) => [h.habit, h.count, h.first])).toEqual([
+      ['builds-page-urls', 3, { exchange: 1, where: 'GET /api/v4/projects' }],
+    ]);
+    // The query string is never said (it may carry a code or a token); the path is, escaped.
+    expect(r.client?.habits[0].where.join(' ')).not.toContain('search=');
+    const markdown = renderMarkdown(r);
+    const html = renderHtml(r);
+    for (const out of [markdown, html]) expect(out).not.toMatch(/<script>alert|<img src=x|"><img/i);
+    // No live Markdown link or image in the client's lines (the rules' own links are elsewhere).
+    const line = markdown.split('\n').find((l) => l.startsWith('- builds-page-urls'))!;
+    expect(line).toContain('javascript:alert');
+    expect(line).not.toMatch(/(?<!\\)[[\]]/);
+    expect(html).not.toMatch(/href="javascript|src="http:\/\/127\.0\.0\.2/);
   });
 
   it('says so when none of the habits was seen', () => {
