@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { createFlows, judgeExchange, type Observed } from '../../suites/proxy/judge.js';
 import type { ClientNote } from '../../suites/proxy/client.js';
 import type { Verdict } from '../../suites/proxy/recorder.js';
+import { START, pollForm } from './device-start.js';
 
 const JSON_NO_STORE = { 'content-type': 'application/json', 'cache-control': 'no-store' };
-const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 function post(
   target: string,
@@ -37,15 +37,6 @@ function post(
 const failed = (verdicts: Verdict[]) => [...new Set(verdicts.filter((v) => !v.ok).map((v) => v.rule))].sort();
 const passed = (verdicts: Verdict[]) => new Set(verdicts.filter((v) => v.ok).map((v) => v.rule));
 
-const START = {
-  device_code: 'd'.repeat(40),
-  user_code: 'ABCD-EFGH',
-  verification_uri: 'http://127.0.0.1:1/oauth/device',
-  verification_uri_complete: 'http://127.0.0.1:1/oauth/device?user_code=ABCD-EFGH',
-  expires_in: 300,
-  interval: 5,
-};
-const pollForm = { grant_type: DEVICE_GRANT, device_code: START.device_code, client_id: 'app' };
 const pending = { error: 'authorization_pending', error_description: 'wait' };
 const slowDown = { error: 'slow_down', error_description: 'slower' };
 const expired = { error: 'expired_token', error_description: 'gone' };
