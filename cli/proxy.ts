@@ -187,7 +187,7 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
           return;
         }
         redactor.learn(learnable(exchange));
-        const verdicts = judgeExchange(exchange, flows, (note) => tally.note(note));
+        const verdicts = judgeExchange(exchange, flows, (note) => tally.note(note, exchange.number));
         if (verdicts.some((v) => !v.ok)) broke++;
         tally.add(verdicts);
         live.judged(tally.judged, broke);

@@ -11,7 +11,8 @@ export const CLIENT_HABITS = {
   'ignores-slow-down': 'polled again sooner than the grown interval after slow_down (RFC 8628 §3.5)',
   'no-pkce': 'sent an authorization request without code_challenge (PKCE, RFC 7636; RFC 9700 §2.1.1)',
   'reuses-code': 'sent an authorization code that was already redeemed (RFC 6749 §4.1.2)',
-  'builds-page-urls': 'requested a page whose URL was in no Link the proxy forwarded for that collection (RFC 8288)',
+  'builds-page-urls':
+    'requested a page of a listing that no Link (nor x-next-page or x-prev-page) the proxy forwarded had named (RFC 8288)',
   'ignores-retry-after':
     'sent a request again sooner than the Retry-After of the rate-limited answer it was given (RFC 9110 §10.2.3; RFC 6585 §4)',
 } as const;

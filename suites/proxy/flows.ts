@@ -57,6 +57,11 @@ export interface Observed {
   at: number;
   /** When the request arrived (ms since the epoch); `at` when unknown. Polls are paced by it. */
   startedAt?: number;
+  /**
+   * Its number: the n-th request the proxy forwarded to the target (from 1, in the order they
+   * arrived, answered or not), the number a habit's first exchange is named by.
+   */
+  number?: number;
 }
 
 /**
@@ -81,8 +86,12 @@ export interface Flows {
   authorizations: Remembered<{ scope: string; open: boolean }>;
   /** Codes and tokens by kind and digest: the scope they may carry at most (scopes.ts). */
   scopes: Remembered<Ceiling>;
-  /** Link targets forwarded (path and query), and the collections they belong to (judge.ts). */
-  linked: Remembered;
+  /**
+   * Pages the client was told of (path and query): Link targets forwarded (`link`), and the request
+   * at the page an x-next-page or x-prev-page named (`number`); and the paths answered as pages,
+   * listings (judge.ts).
+   */
+  linked: Remembered<'link' | 'number'>;
   collections: Remembered;
   /** Keyset next links forwarded (digest of path and query): the last row of the page that carried each (pages.ts). */
   keysetLast: Remembered<KeysetLast>;

@@ -95,7 +95,7 @@ export function createFlows({
     devices: remembered(2 * deviceCodeLifetime * 1000, max),
     authorizations: remembered(authorizationCodeLifetime * 1000, max),
     scopes: remembered(accessTokenLifetime * 1000, max),
-    linked: remembered(accessTokenLifetime * 1000, max),
+    linked: remembered<'link' | 'number'>(accessTokenLifetime * 1000, max),
     collections: remembered(accessTokenLifetime * 1000, max),
     keysetLast: remembered(accessTokenLifetime * 1000, max),
     // Waits longer than an hour are not followed: the entry goes, the client is not noted after it.
@@ -452,34 +452,45 @@ function judgePreflight(t: CheckContext, ex: Observed, res: HttpResponse, path: 
 }
 
 /**
- * Pages as the client walks them: each Link target forwarded is remembered for its collection; a
- * later request for a page of that collection (page beyond the first, or a cursor) that no Link
- * led to was built by the client, not followed.
+ * Pages as the client walks them: each page it was told of (a Link target forwarded, or the
+ * request with the page an x-next-page or x-prev-page named) is remembered; a request for a page
+ * past the first (or a cursor) of a listing that it was never told of was built by the client,
+ * not followed: also the very first request of a walk, straight to page 2. A listing is a path
+ * answered as a page (a Link or x-page), now or before: a page of another kind (the provider's
+ * own web pages) is none.
  */
 function notePage(ex: Observed, url: URL, res: HttpResponse, flows: Flows, client?: ClientSink): void {
   const collection = digest(url.pathname);
   const page = url.searchParams.get('page');
   const paging = (page !== null && page !== '1') || KEYSET_PARAMS.some((p) => url.searchParams.has(p));
-  if (
-    client &&
-    paging &&
-    flows.collections.get(collection, ex.at) &&
-    !flows.linked.get(digest(url.pathname + url.search), ex.at)
-  )
+  // Before this answer's own links are remembered (rel=last may name the request itself).
+  const told = flows.linked.get(digest(url.pathname + url.search), ex.at);
+  const link = res.status === 200 ? res.headers.get('link') : null;
+  const links = link !== null ? parseLinkHeader(link) : null;
+  const listing = res.status === 200 && (links !== null || res.headers.get('x-page') !== null);
+  if (client && paging && !told && (listing || flows.collections.get(collection, ex.at)))
     client({ habit: 'builds-page-urls', where: `GET ${url.pathname}` });
-  const link = res.headers.get('link');
-  const links = res.status === 200 && link !== null ? parseLinkHeader(link) : null;
-  if (!links) return;
+  if (!listing) return;
   flows.collections.set(collection, ex.at, true);
-  for (const targets of Object.values(links))
+  for (const targets of Object.values(links ?? {}))
     for (const target of targets ?? []) {
       try {
         const linked = new URL(target, url);
-        flows.linked.set(digest(linked.pathname + linked.search), ex.at, true);
+        flows.linked.set(digest(linked.pathname + linked.search), ex.at, 'link');
       } catch {
         // A malformed Link target leads nowhere: PAG-LINK-HEADER judges the header.
       }
     }
+  // A client may follow the page numbers instead (the source offers both): this URL at that page.
+  // It stays the client's own request (its Link is judged against it), unless a Link named it too.
+  for (const header of ['x-next-page', 'x-prev-page']) {
+    const number = res.headers.get(header)?.trim();
+    if (!number || !/^\d+$/.test(number)) continue;
+    const next = new URL(url);
+    next.searchParams.set('page', number);
+    const key = digest(next.pathname + next.search);
+    if (!flows.linked.get(key, ex.at)) flows.linked.set(key, ex.at, 'number');
+  }
 }
 
 /**
@@ -562,7 +573,7 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
   // The body is parsed for it only then, not for every exchange (a listing can be megabytes).
   const limited = isRateLimited(ex.status, ex.responseHeaders);
   const slowDown = limited && jsonObject(res)?.error === 'slow_down';
-  noteRetryAfter(ex, path, () => tokenParams(ex, url), flows, slowDown, client);
+  const early = noteRetryAfter(ex, path, () => tokenParams(ex, url), flows, slowDown, client);
   if (limited && !slowDown) return [];
   if (ex.method === 'POST' && path === TOKEN_PATH) {
     const params = tokenParams(ex, url);
@@ -575,7 +586,8 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
       // No body, no media type to judge (an empty refusal is the error body's failure alone).
       ...(answered && ex.responseBody?.length ? judgeWith((t) => expectExactJsonType(t, res, what)) : []),
       ...judgeWith((t) => judgeToken(t, ex, res, params)),
-      ...judgeWith((t) => judgeDevicePoll(t, ex, res, params, flows, client)),
+      // A poll sent inside a Retry-After was noted for that haste: not again as a fast poll (one cause).
+      ...judgeWith((t) => judgeDevicePoll(t, ex, res, params, flows, early ? undefined : client)),
       ...judgeWith((t) => judgeGrantedScope(t, ex, res, params, flows)),
       ...judgeWith((t) => judgeTokenFlows(t, ex, res, params, flows, client)),
       ...(answered ? judgeWith((t) => judgeGrantOfDiscovery(t, res, params, flows)) : []),
@@ -595,7 +607,7 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
   if (ex.method === 'OPTIONS') return judgeWith((t) => judgePreflight(t, ex, res, path));
   const bearer = bearerOf(ex, url);
   // Before this answer's own links are noted (rel=first may name the request itself).
-  const followed = flows.linked.get(digest(url.pathname + url.search), ex.at) === true;
+  const followed = flows.linked.get(digest(url.pathname + url.search), ex.at) === 'link';
   if (ex.method === 'GET') notePage(ex, url, res, flows, client);
   const shape = ex.status < 500 && ex.responseBody ? judgeWith((t) => judgeShape(t, ex.method, res)) : [];
   return [

@@ -315,6 +315,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
 
   // Set on close: connections cut then are the proxy's doing, not their clients'.
   let closing = false;
+  // Requests forwarded so far: each exchange's number (Observed.number).
+  let forwarded = 0;
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     res.sendDate = false;
     // The client went away first (its own timeout, a closed tab), or the proxy cut the answer.
@@ -360,6 +362,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
       release();
       return refuse(400, `cannot forward this request target (${(error as NodeJS.ErrnoException).code ?? 'invalid'})`);
     }
+    const number = ++forwarded;
     // A target silent this long (no answer yet, or stalled mid-answer) releases its client:
     // a 504 when nothing was sent yet, else the connection is cut (the answer cannot be completed).
     const silent = () => {
@@ -426,6 +429,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           responseBody: copy.body(),
           at: Date.now(),
           startedAt,
+          number,
         };
         release();
         // Judging never touches the traffic: the answer is already on its way.

@@ -12,6 +12,13 @@ import { CLIENT_HABITS, type ClientHabit, type ClientNote } from './client.js';
 /** Failure sentences kept per rule: enough to act on, bounded whatever the traffic. */
 const MAX_MESSAGES = 5;
 
+/** A habit as seen so far: how often, the first few places, and the first exchange (by its number) that showed it. */
+export interface HabitSeen {
+  count: number;
+  where: string[];
+  first?: { exchange: number; where: string };
+}
+
 interface Count {
   passed: number;
   failed: number;
@@ -20,9 +27,12 @@ interface Count {
 
 export interface Tally {
   add(verdicts: readonly Verdict[]): void;
-  /** A habit of the client (its own section of the report, never a rule). */
-  note(note: ClientNote): void;
-  habits(): ReadonlyMap<ClientHabit, { count: number; where: string[] }>;
+  /**
+   * A habit of the client (its own section of the report, never a rule), shown by the exchange
+   * numbered `exchange` (Observed.number), when known.
+   */
+  note(note: ClientNote, exchange?: number): void;
+  habits(): ReadonlyMap<ClientHabit, HabitSeen>;
   /** Exchanges seen, judged or not. */
   exchanges: number;
   /** Exchanges some rule judged (the rest asked nothing the rules say anything of: a page's assets, say). */
@@ -37,14 +47,16 @@ export interface Tally {
  */
 export function createTally(mask: Masker | ((text: string) => string) = (text) => text): Tally {
   const byRule = new Map<string, Count>();
-  const byHabit = new Map<ClientHabit, { count: number; where: string[] }>();
+  const byHabit = new Map<ClientHabit, HabitSeen>();
   return {
     exchanges: 0,
     judged: 0,
-    note({ habit, where }) {
+    note({ habit, where }, exchange) {
       const seen = byHabit.get(habit) ?? { count: 0, where: [] };
       seen.count++;
       if (seen.where.length < MAX_MESSAGES && !seen.where.includes(where)) seen.where.push(where);
+      // Exchanges are judged as their answers end: a later number may be noted first.
+      if (exchange !== undefined && !(seen.first && seen.first.exchange < exchange)) seen.first = { exchange, where };
       byHabit.set(habit, seen);
     },
     habits: () => byHabit,
@@ -112,7 +124,9 @@ export function proxyReport(tally: Tally, input: ProxyReportInput): Report {
   // In the order the habits are listed, so two reports of the same traffic read the same.
   const habits = (Object.keys(CLIENT_HABITS) as ClientHabit[]).flatMap((habit) => {
     const seen = tally.habits().get(habit);
-    return seen ? [{ habit, title: CLIENT_HABITS[habit], count: seen.count, where: seen.where }] : [];
+    if (!seen) return [];
+    const first = seen.first ? { first: seen.first } : {};
+    return [{ habit, title: CLIENT_HABITS[habit], count: seen.count, where: seen.where, ...first }];
   });
   const traffic = input.traffic === undefined ? {} : { traffic: input.traffic };
   return { ...report, client: { exchanges: tally.exchanges, habits, ...traffic } };

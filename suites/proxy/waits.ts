@@ -26,6 +26,7 @@ function callerOf(ex: Observed, params: () => URLSearchParams): string {
 /**
  * `params`: the request's parameters (query, and a form body's), read only for a request without a credential header.
  * `paced`: the answer is one the protocol paces itself (a device poll's slow_down), not a wait to remember.
+ * Whether the request was noted as sent inside a wait (its haste is said once: judge.ts).
  */
 export function noteRetryAfter(
   ex: Observed,
@@ -34,12 +35,14 @@ export function noteRetryAfter(
   flows: Flows,
   paced: boolean,
   client?: ClientSink,
-): void {
+): boolean {
   const key = digest(`${path}\n${callerOf(ex, params)}`);
   const until = flows.waits.get(key, ex.at);
-  if (until !== undefined && (ex.startedAt ?? ex.at) < until - SLACK_MS)
-    client?.({ habit: 'ignores-retry-after', where: `${ex.method} ${path}` });
-  if (paced || !isRateLimited(ex.status, ex.responseHeaders)) return;
-  const seconds = retryAfterSeconds(ex.responseHeaders.get('retry-after'), () => ex.at);
-  if (seconds !== null && seconds > 0) flows.waits.set(key, ex.at, Math.max(until ?? 0, ex.at + seconds * 1000));
+  const early = until !== undefined && (ex.startedAt ?? ex.at) < until - SLACK_MS;
+  if (early) client?.({ habit: 'ignores-retry-after', where: `${ex.method} ${path}` });
+  if (!paced && isRateLimited(ex.status, ex.responseHeaders)) {
+    const seconds = retryAfterSeconds(ex.responseHeaders.get('retry-after'), () => ex.at);
+    if (seconds !== null && seconds > 0) flows.waits.set(key, ex.at, Math.max(until ?? 0, ex.at + seconds * 1000));
+  }
+  return early;
 }

@@ -130,6 +130,11 @@ export interface ClientHabitSeen {
   count: number;
   /** Method and path of the first few requests that showed it (from the traffic: rendered inert). */
   where: string[];
+  /**
+   * The first exchange that showed it: its number (the n-th request the proxy forwarded, from 1)
+   * and its method and path. Absent where the numbers are unknown (a tally fed by hand).
+   */
+  first?: { exchange: number; where: string };
 }
 
 export interface ClientSection {

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createTally, proxyReport } from '../../suites/proxy/tally.js';
+import { createFlows, judgeExchange, type Observed } from '../../suites/proxy/judge.js';
 import { formatConsole, renderHtml, renderJson, renderMarkdown, validateReport } from '../../reporters/index.js';
 
 const HOSTILE = 'GET /api/v4/<script>alert(1)</script>\u202e\u001b[31m';
@@ -75,6 +76,77 @@ describe('the client section of a proxy report', () => {
     const markdown = renderMarkdown(r);
     expect(markdown).toMatch(/AUTH-BEARER-HEADER.*the traffic did not exercise it/);
     expect(markdown).not.toContain('no selected check proves it');
+  });
+
+  it('names the first exchange that showed each habit, by its number, in every format', () => {
+    const tally = createTally();
+    tally.add([]);
+    // Judged as their answers end: exchange 7 may be noted before exchange 4.
+    tally.note({ habit: 'polls-too-fast', where: 'POST /oauth/token' }, 7);
+    tally.note({ habit: 'polls-too-fast', where: 'POST /oauth/token?page=4' }, 4);
+    tally.note({ habit: 'polls-too-fast', where: 'POST /oauth/token' }, 12);
+    tally.note({ habit: 'builds-page-urls', where: HOSTILE }, 9);
+    const r = proxyReport(tally, { target: 'x', release: '18.0', offering: 'self-managed', startedAt: new Date(0) });
+    const json = JSON.parse(renderJson(r)) as typeof r;
+    expect(validateReport(json)).toEqual([]);
+    expect(json.client?.habits.map((h) => [h.habit, h.count, h.first])).toEqual([
+      ['polls-too-fast', 3, { exchange: 4, where: 'POST /oauth/token?page=4' }],
+      ['builds-page-urls', 1, { exchange: 9, where: HOSTILE }],
+    ]);
+    const text = formatConsole(r, { color: false });
+    const markdown = renderMarkdown(r);
+    const html = renderHtml(r);
+    // Markdown's #4 is no live reference to issue 4 (a report posted as a PR comment): split as the rest.
+    const number = { text: '#', markdown: String.raw`\#<wbr>`, html: '#' };
+    for (const [format, out] of Object.entries({ text, markdown, html })) {
+      const sign = number[format as keyof typeof number].replace(/\\/g, '\\\\');
+      expect(out).toMatch(
+        new RegExp(
+          `polls-too-fast \\(3×\\): the client [^\\n]*; first at exchange ${sign}4 \\(POST /oauth/token\\?page=4\\); seen at `,
+        ),
+      );
+      expect(out).toMatch(new RegExp(`builds-page-urls \\(1×\\): [^\\n]*; first at exchange ${sign}9 \\(GET /api/v4/`));
+      expect(out).not.toContain('\u202e');
+    }
+    expect(markdown).not.toMatch(/(?<!&)#\d/);
+    for (const out of [markdown, html]) expect(out).not.toContain('<script>alert');
+  });
+
+  it("is inert end to end: the client's own paths and query strings, judged, reach no format as markup", () => {
+    const tally = createTally();
+    const flows = createFlows();
+    const page = (target: string): Observed => ({
+      method: 'GET',
+      target,
+      requestHeaders: new Headers(),
+      status: 200,
+      responseHeaders: new Headers({ 'content-type': 'application/json', 'x-page': '2' }),
+      responseBody: Buffer.from('[]'),
+      at: 0,
+    });
+    const script = '<script>alert(1)</script>';
+    // Pages never linked, so built: a script in the query string, in the path, a Markdown link and image in the path.
+    for (const [n, target] of [
+      `/api/v4/projects?page=2&search=${script}`,
+      `/api/v4/${script}?page=2`,
+      '/api/v4/[x](javascript:alert(1))/![y](http://127.0.0.2/t.png)?page=2&q="><img src=x onerror=alert(1)>',
+    ].entries())
+      judgeExchange(page(target), flows, (note) => tally.note(note, n + 1));
+    tally.add([]);
+    const r = proxyReport(tally, { target: 'x', release: '18.0', offering: 'self-managed', startedAt: new Date(0) });
+    expect(r.client?.habits.map((h) => [h.habit, h.count, h.first])).toEqual([
+      ['builds-page-urls', 3, { exchange: 1, where: 'GET /api/v4/projects' }],
+    ]);
+    // The query string is never said (it may carry a code or a token); the path is, escaped.
+    expect(r.client?.habits[0].where.join(' ')).not.toContain('search=');
+    const markdown = renderMarkdown(r);
+    const html = renderHtml(r);
+    for (const out of [markdown, html]) expect(out).not.toMatch(/<script>alert|<img src=x|"><img/i);
+    // No live Markdown link or image in the client's lines (the rules' own links are elsewhere).
+    const line = markdown.split('\n').find((l) => l.startsWith('- builds-page-urls'))!;
+    expect(line).toContain('javascript:alert');
+    expect(line).not.toMatch(/(?<!\\)[[\]]/);
+    expect(html).not.toMatch(/href="javascript|src="http:\/\/127\.0\.0\.2/);
   });
 
   it('says so when none of the habits was seen', () => {

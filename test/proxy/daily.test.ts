@@ -244,3 +244,29 @@ describe('a client whose traffic holds nothing the rules judge', () => {
     expect(run.code).toBe(2);
   });
 });
+
+describe('a habit of the client, in a session of many exchanges', () => {
+  it('names the first exchange that showed it by its number, the n-th request the proxy forwarded', async () => {
+    const run = await session('habit-numbered', `http://127.0.0.1:${json.port}`, false, async (url) => {
+      const statuses: number[] = [];
+      // Forwarded all, judged or not: an asset, an API call, then two authorization requests without PKCE.
+      for (const path of [
+        '/favicon.ico',
+        '/api/v4/user',
+        '/oauth/authorize?response_type=code&client_id=app&state=a',
+        '/api/v4/user',
+        '/oauth/authorize?response_type=code&client_id=app&state=b',
+      ]) {
+        const res = await fetch(`${url}${path}`);
+        await res.text();
+        statuses.push(res.status);
+      }
+      return statuses;
+    });
+    expect(run.answers).toEqual([200, 200, 200, 200, 200]);
+    expect(run.report.client?.habits.map((h) => [h.habit, h.count, h.first])).toEqual([
+      ['no-pkce', 2, { exchange: 3, where: 'GET /oauth/authorize' }],
+    ]);
+    expect(run.out).toMatch(/no-pkce \(2×\): the client [^\n]*; first at exchange #3 \(GET \/oauth\/authorize\)/);
+  });
+});

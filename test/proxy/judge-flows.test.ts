@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { createFlows, judgeExchange, type Observed } from '../../suites/proxy/judge.js';
 import type { ClientNote } from '../../suites/proxy/client.js';
 import type { Verdict } from '../../suites/proxy/recorder.js';
+import { START, pollForm } from './device-start.js';
 
 const JSON_NO_STORE = { 'content-type': 'application/json', 'cache-control': 'no-store' };
-const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 function post(
   target: string,
@@ -37,15 +37,6 @@ function post(
 const failed = (verdicts: Verdict[]) => [...new Set(verdicts.filter((v) => !v.ok).map((v) => v.rule))].sort();
 const passed = (verdicts: Verdict[]) => new Set(verdicts.filter((v) => v.ok).map((v) => v.rule));
 
-const START = {
-  device_code: 'd'.repeat(40),
-  user_code: 'ABCD-EFGH',
-  verification_uri: 'http://127.0.0.1:1/oauth/device',
-  verification_uri_complete: 'http://127.0.0.1:1/oauth/device?user_code=ABCD-EFGH',
-  expires_in: 300,
-  interval: 5,
-};
-const pollForm = { grant_type: DEVICE_GRANT, device_code: START.device_code, client_id: 'app' };
 const pending = { error: 'authorization_pending', error_description: 'wait' };
 const slowDown = { error: 'slow_down', error_description: 'slower' };
 const expired = { error: 'expired_token', error_description: 'gone' };
@@ -347,5 +338,56 @@ describe('pages the client walked', () => {
     expect(notes).toEqual([]);
     judgeExchange(pageOf('?page=5&per_page=2'), flows, (n) => notes.push(n));
     expect(notes).toEqual([{ habit: 'builds-page-urls', where: 'GET /api/v4/projects' }]);
+  });
+
+  /** A page answer with only the headers given (a Link, x-page, x-next-page), rows of none. */
+  const answered = (query: string, headers: Record<string, string>, path = '/api/v4/projects'): Observed => ({
+    ...pageOf(query),
+    target: `${path}${query}`,
+    responseHeaders: new Headers({ 'content-type': 'application/json', ...headers }),
+  });
+  const walk = (...exchanges: Observed[]) => {
+    const flows = createFlows();
+    const notes: ClientNote[] = [];
+    for (const ex of exchanges) judgeExchange(ex, flows, (n) => notes.push(n));
+    return notes.map((n) => n.habit);
+  };
+  const link = (rels: Record<string, number>) =>
+    Object.entries(rels)
+      .map(([rel, page]) => `<http://127.0.0.1:1/api/v4/projects?page=${page}&per_page=2>; rel="${rel}"`)
+      .join(', ');
+
+  it('a first request straight to page 2, never told of, is built; page 1 asked explicitly is not', () => {
+    expect(walk(answered('?page=2&per_page=2', { 'x-page': '2', link: link({ prev: 1, next: 3 }) }))).toEqual([
+      'builds-page-urls',
+    ]);
+    // A cursor of a keyset page no Link named, first thing too.
+    expect(walk(answered('?pagination=keyset&per_page=2&id_after=40', { link: link({ next: 3 }) }))).toEqual([
+      'builds-page-urls',
+    ]);
+    expect(walk(answered('?page=1&per_page=2', { 'x-page': '1', link: link({ next: 2 }) }))).toEqual([]);
+  });
+
+  it('a page some earlier answer on the path linked to is followed, whichever answer it was', () => {
+    expect(
+      walk(
+        answered('?per_page=2', { 'x-page': '1', link: link({ next: 2, last: 3 }) }),
+        // Page 2's own answer links no page 3 (a server may send next alone): page 1's rel=last did.
+        answered('?page=2&per_page=2', { 'x-page': '2', link: link({ prev: 1 }) }),
+        answered('?page=3&per_page=2', { 'x-page': '3', link: link({ first: 1 }) }),
+        answered('?page=1&per_page=2', { 'x-page': '1' }),
+      ),
+    ).toEqual([]);
+    // The page x-next-page named, asked as that request with its page set (no Link at all).
+    expect(
+      walk(
+        answered('?per_page=2', { 'x-page': '1', 'x-next-page': '2' }),
+        answered('?per_page=2&page=2', { 'x-page': '2' }),
+      ),
+    ).toEqual([]);
+  });
+
+  it("a page of a path that answers no listing (the provider's web pages) is no built page URL", () => {
+    expect(walk(answered('?page=2', { 'content-type': 'text/html' }, '/explore/projects'))).toEqual([]);
   });
 });

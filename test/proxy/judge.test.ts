@@ -325,6 +325,20 @@ describe('passive judging of offset pagination', () => {
     expect(passed(judgeExchange(page('?per_page=2&order_by=id', kept, 2), createFlows()))).toContain('PAG-LINK-FOLLOW');
   });
 
+  it('a page the client reached by x-next-page is its own request: its Link still keeps the parameters', () => {
+    const flows = createFlows();
+    const first = {
+      ...consistent,
+      link: '<http://127.0.0.1:1/api/v4/projects?page=2&per_page=2&order_by=id>; rel="next"',
+    };
+    judgeExchange(page('?per_page=2&order_by=id', first, 2), flows);
+    // Page 2 asked as the client's own request at the page x-next-page named (the URL no Link gave).
+    const second = { ...consistent, 'x-page': '2', 'x-next-page': '', 'x-prev-page': '1', link: link({ prev: 1 }) };
+    expect(failed(judgeExchange(page('?per_page=2&order_by=id&page=2', second, 1), flows))).toEqual([
+      'PAG-LINK-FOLLOW',
+    ]);
+  });
+
   it('an answer that is no offset page is not judged', () => {
     expect(judgeExchange(page('', {}, 2), createFlows())).toEqual([]);
   });

@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { createFlows, judgeExchange, type Observed } from '../../suites/proxy/judge.js';
 import type { Verdict } from '../../suites/proxy/recorder.js';
 import type { ClientNote } from '../../suites/proxy/client.js';
+import { DEVICE_GRANT, START, pollForm as poll } from './device-start.js';
 
-const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const THROTTLED = { 'content-type': 'application/json', 'retry-after': '30' };
 
 function exchange(
@@ -76,17 +76,8 @@ describe('a rate-limited answer', () => {
 
   it('a device poll answered slow_down under 429 is judged as the device grant answered it', () => {
     const flows = createFlows();
-    const start = {
-      device_code: 'd'.repeat(40),
-      user_code: 'ABCD-EFGH',
-      verification_uri: 'http://127.0.0.1:1/oauth/device',
-      verification_uri_complete: 'http://127.0.0.1:1/oauth/device?user_code=ABCD-EFGH',
-      expires_in: 300,
-      interval: 5,
-    };
     const json = { 'content-type': 'application/json', 'cache-control': 'no-store' };
-    judgeExchange(exchange('POST', '/oauth/authorize_device', 200, start, 0, json, { client_id: 'app' }), flows);
-    const poll = { grant_type: DEVICE_GRANT, device_code: start.device_code, client_id: 'app' };
+    judgeExchange(exchange('POST', '/oauth/authorize_device', 200, START, 0, json, { client_id: 'app' }), flows);
     judgeExchange(
       exchange(
         'POST',
@@ -158,5 +149,24 @@ describe('a client that does not wait out Retry-After', () => {
       (n) => notes.push(n),
     );
     expect(notes.map((n) => n.habit)).not.toContain('ignores-retry-after');
+  });
+
+  it('a device poll sent again inside a Retry-After and the interval is one habit, not two (one cause, one blame)', () => {
+    const flows = createFlows();
+    const notes: ClientNote[] = [];
+    const note = (n: ClientNote) => notes.push(n);
+    const json = { 'content-type': 'application/json', 'cache-control': 'no-store' };
+    const pending = { error: 'authorization_pending', error_description: 'wait' };
+    judgeExchange(exchange('POST', '/oauth/authorize_device', 200, START, 0, json, { client_id: 'app' }), flows, note);
+    judgeExchange(exchange('POST', '/oauth/token', 400, pending, 6_000, json, poll), flows, note);
+    // A gateway's 429 to the next poll (no slow_down: the grant did not answer it), wait 30 s.
+    judgeExchange(exchange('POST', '/oauth/token', 429, { message: 'slow' }, 6_100, THROTTLED, poll), flows, note);
+    // 0.9 s later: inside the Retry-After and inside the interval, the same haste.
+    judgeExchange(exchange('POST', '/oauth/token', 400, pending, 7_000, json, poll), flows, note);
+    expect(notes.map((n) => n.habit)).toEqual(['ignores-retry-after']);
+    // Past the Retry-After and the interval: none; inside the interval only: polls-too-fast alone.
+    judgeExchange(exchange('POST', '/oauth/token', 400, pending, 40_000, json, poll), flows, note);
+    judgeExchange(exchange('POST', '/oauth/token', 400, pending, 41_000, json, poll), flows, note);
+    expect(notes.map((n) => n.habit)).toEqual(['ignores-retry-after', 'polls-too-fast']);
   });
 });

@@ -55,6 +55,7 @@ export const FIELDS = [
   'clientHabit',
   'clientTitle',
   'clientWhere',
+  'clientFirst',
   'clientTraffic',
 ] as const;
 export type Field = (typeof FIELDS)[number];
@@ -121,6 +122,7 @@ export function fixture(v: (raw: string) => string): Report {
           title: `polled the device grant too soon, device_code=${s('clientTitle')}`,
           count: 2,
           where: [`POST /oauth/token?access_token=${s('clientWhere')}`],
+          first: { exchange: 3, where: `POST /oauth/token?code=${s('clientFirst')}` },
         },
       ],
     },
