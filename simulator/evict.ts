@@ -6,6 +6,7 @@
  */
 import { retention } from '../spec/index.js';
 import type { Store } from './store.js';
+import { slotOf } from './digest.js';
 
 /** When a record that ended without a timestamp (a rotated refresh token) was first seen ended. */
 const endedSeen = new WeakMap<object, number>();
@@ -21,13 +22,13 @@ function endedAt(record: object, now: number): number {
  * slot deleted since the map last compacted (V8 keeps them until then), 17 to 62 µs a record at
  * the bound; one kept iterator passes each slot once (about 1 µs).
  */
-const oldest = new WeakMap<Map<string, unknown>, Iterator<[string, unknown]>>();
+const oldest = new WeakMap<Map<unknown, unknown>, Iterator<[unknown, unknown]>>();
 
 /** Remove from the store what is past its retention at `now` (seconds); returns how many went. */
 export function evict(store: Store, now: number): number {
   const { expiredGrace, revokedGrace, sessionLifetime } = retention();
   let removed = 0;
-  const drop = <V>(map: Map<string, V>, gone: (value: V) => boolean) => {
+  const drop = <K, V>(map: Map<K, V>, gone: (value: V) => boolean) => {
     const before = removed;
     for (const [key, value] of map) {
       if (!gone(value)) continue;
@@ -56,7 +57,8 @@ export function evict(store: Store, now: number): number {
   drop(store.codes, (c) => now >= c.createdAt + c.expiresIn + expiredGrace);
   drop(store.deviceCodes, (d) => now >= d.createdAt + d.expiresIn + expiredGrace);
   // The user-code index goes with its device codes (it held 70,000 entries after a bench's load).
-  for (const [user, device] of store.userCodes) if (!store.deviceCodes.has(device)) store.userCodes.delete(user);
+  for (const [slot, record] of store.userCodes)
+    if (store.deviceCodes.get(slotOf(record.digest)) !== record) store.userCodes.delete(slot);
   drop(store.sessions, (s) => now >= s.createdAt + sessionLifetime);
   return removed;
 }
@@ -92,13 +94,13 @@ export const MOST_HELD = {
  * Room for one more in `map`, which keeps its records in the order they came: the oldest go, `gone`
  * told of each, except those `pinned` (they count toward `max` but stay).
  */
-export function makeRoom<V>(
-  map: Map<string, V>,
+export function makeRoom<K, V>(
+  map: Map<K, V>,
   max: number,
   gone?: (value: V) => void,
   pinned?: (value: V) => boolean,
 ): void {
-  let cursor = oldest.get(map) as Iterator<[string, V]> | undefined;
+  let cursor = oldest.get(map) as Iterator<[K, V]> | undefined;
   let restarted = false;
   while (map.size >= max) {
     const step = cursor?.next();

@@ -88,9 +88,9 @@ export interface AuthorizationCode {
 }
 
 export interface DeviceCode {
-  /** Digest of the device code: the key of deviceCodes; neither code itself is stored. */
+  /** Digest of the device code (deviceCodes is keyed by its slot); neither code itself is stored. */
   digest: string;
-  /** Digest of the user code (the key of userCodes, normalized as a person's typing is). */
+  /** Digest of the user code, normalized as a person's typing is (userCodes is keyed by its slot). */
   userCodeDigest: string;
   applicationId: number;
   scopes: string[];
@@ -120,9 +120,10 @@ export interface Store {
   accessTokens: Map<string, AccessToken>; // by digest
   refreshTokens: Map<string, RefreshToken>; // by digest
   codes: Map<string, AuthorizationCode>; // by digest
-  deviceCodes: Map<string, DeviceCode>; // by digest
-  /** user code digest -> device code digest: a typed code is one probe; swept with the device codes (evict.ts). */
-  userCodes: Map<string, string>;
+  /** By slotOf(digest) (digest.ts), one record a slot: read through device.ts, which compares the whole digest. */
+  deviceCodes: Map<number, DeviceCode>;
+  /** slotOf(user code digest) -> its device authorization: a typed code is one probe; swept with the device codes (evict.ts). */
+  userCodes: Map<number, DeviceCode>;
   sessions: Map<string, Session>; // by digest of the id
   nextId: { user: number; application: number };
 }

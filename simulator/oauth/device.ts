@@ -6,8 +6,8 @@
 import { limits } from '../../spec/index.js';
 import type { Sim } from '../types.js';
 import type { DeviceCode, User } from '../store.js';
-import { fromAlphabet } from '../random.js';
-import { digest } from '../digest.js';
+import { fromAlphabet, hexId } from '../random.js';
+import { digest, slotOf } from '../digest.js';
 import { makeRoom, MOST_HELD } from '../evict.js';
 import { applicationById } from './accounts.js';
 import { runner } from './machine.js';
@@ -81,59 +81,83 @@ export function normalizeUserCode(value: string): string {
 }
 
 /**
- * Digest of a user code -> digest of its device code, so a typed code is one Map probe (in the
- * store: reset drops it, eviction sweeps it). Digests only: a user code lets whoever types it
- * bind the device to an account, so it is a secret like the device code.
+ * The device authorizations by slot (digest.ts slotOf): deviceCodes by their device code's digest,
+ * userCodes by their user code's, one record a slot (issuance draws again while a slot is held),
+ * so a typed or polled code is one probe and a comparison of the whole digest. Digests only: a
+ * user code lets whoever types it bind the device to an account, so it is a secret like the
+ * device code. In the store: reset drops them, eviction sweeps them.
  */
-function userCodeIndex(sim: Sim): Map<string, string> {
-  return sim.store.userCodes;
-}
-
 function live(sim: Sim, record: DeviceCode): boolean {
   return sim.clock.nowSeconds() < record.createdAt + record.expiresIn;
+}
+
+/** The stored device authorization whose device code has this digest. */
+function byDigest(sim: Sim, wanted: string): DeviceCode | undefined {
+  const record = sim.store.deviceCodes.get(slotOf(wanted));
+  return record?.digest === wanted ? record : undefined;
+}
+
+/** The device authorization a device presents (the poll), if stored. */
+export function deviceByCode(sim: Sim, deviceCode: string): DeviceCode | undefined {
+  return byDigest(sim, digest(deviceCode));
 }
 
 /** Room for one more device authorization: the oldest go with their user codes (evict.ts, MOST_HELD). */
 export function makeRoomForDeviceCode(sim: Sim): void {
   const { deviceCodes, userCodes } = sim.store;
-  // Only its own entry: an expired record's user code may already name a newer authorization.
+  // Only its own entry: an expired record's user code slot may already name a newer authorization.
   makeRoom(deviceCodes, MOST_HELD.deviceCodes, (record) => {
-    if (userCodes.get(record.userCodeDigest) === record.digest) userCodes.delete(record.userCodeDigest);
+    const slot = slotOf(record.userCodeDigest);
+    if (userCodes.get(slot) === record) userCodes.delete(slot);
   });
 }
 
+/** A new device code whose slot no stored authorization holds, with its digest. */
+export function issueDeviceCode(sim: Sim): { deviceCode: string; deviceDigest: string } {
+  let deviceCode: string;
+  let deviceDigest: string;
+  do {
+    deviceCode = hexId(32);
+    deviceDigest = digest(deviceCode);
+  } while (sim.store.deviceCodes.has(slotOf(deviceDigest)));
+  return { deviceCode, deviceDigest };
+}
+
 /**
- * A user code no live device authorization holds (AUTH-BRUTE-FORCE-THROTTLED, RFC 8628 §6.1),
- * with its digest, indexed for the device code digest `deviceDigest`. Entries whose device code
- * left the store go with every eviction sweep (evict.ts) and, between sweeps (a frozen clock),
- * once the index outgrows the store.
+ * A user code whose slot no live device authorization holds (AUTH-BRUTE-FORCE-THROTTLED, RFC 8628
+ * §6.1), with its digest; storeDeviceCode indexes it.
  */
-export function issueUserCode(sim: Sim, deviceDigest: string): { userCode: string; userCodeDigest: string } {
-  const index = userCodeIndex(sim);
+export function issueUserCode(sim: Sim): { userCode: string; userCodeDigest: string } {
   let userCode: string;
   let userCodeDigest: string;
   let held: DeviceCode | undefined;
   do {
     userCode = newUserCode();
     userCodeDigest = digest(userCode);
-    held = byUserCodeDigest(sim, userCodeDigest);
-  } while (held && live(sim, held));
-  index.set(userCodeDigest, deviceDigest);
-  if (index.size > 2 * sim.store.deviceCodes.size + 1024)
-    // The code just issued is not stored yet (its record is built around it): keep it.
-    for (const [user, device] of index)
-      if (device !== deviceDigest && !sim.store.deviceCodes.has(device)) index.delete(user);
+    held = sim.store.userCodes.get(slotOf(userCodeDigest));
+  } while (held && live(sim, held) && byDigest(sim, held.digest) === held);
   return { userCode, userCodeDigest };
 }
 
-export function deviceByUserCode(sim: Sim, value: string): DeviceCode | undefined {
-  return byUserCodeDigest(sim, digest(normalizeUserCode(value)));
+/**
+ * Store a device authorization under both its codes. Index entries whose authorization left the
+ * store go with every eviction sweep (evict.ts) and, between sweeps (a frozen clock), once the
+ * index outgrows the store.
+ */
+export function storeDeviceCode(sim: Sim, record: DeviceCode): void {
+  const { deviceCodes, userCodes } = sim.store;
+  deviceCodes.set(slotOf(record.digest), record);
+  userCodes.set(slotOf(record.userCodeDigest), record);
+  if (userCodes.size > 2 * deviceCodes.size + 1024)
+    for (const [slot, held] of userCodes) if (byDigest(sim, held.digest) !== held) userCodes.delete(slot);
 }
 
-function byUserCodeDigest(sim: Sim, wanted: string): DeviceCode | undefined {
-  const index = userCodeIndex(sim);
-  const deviceDigest = index.get(wanted);
-  const record = deviceDigest === undefined ? undefined : sim.store.deviceCodes.get(deviceDigest);
-  if (deviceDigest !== undefined && !record) index.delete(wanted);
-  return record;
+export function deviceByUserCode(sim: Sim, value: string): DeviceCode | undefined {
+  const wanted = digest(normalizeUserCode(value));
+  const slot = slotOf(wanted);
+  const record = sim.store.userCodes.get(slot);
+  if (record?.userCodeDigest !== wanted) return undefined;
+  if (byDigest(sim, record.digest) === record) return record;
+  sim.store.userCodes.delete(slot);
+  return undefined;
 }

@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { SignJWT, decodeJwt, exportJWK, generateKeyPair, type JWK, type JWTPayload } from 'jose';
 import { digest } from '../../simulator/digest.js';
+import { deviceByCode } from '../../simulator/oauth/device.js';
 import type { Sim } from '../../simulator/types.js';
 import type { Report } from '../../suites/report/model.js';
 import { startCollector, type Collector } from '../hostile/collector.js';
@@ -784,7 +785,7 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
       answer(asked, answer, sim) {
         const form = formOf(asked);
         if (!tokenError(asked.url.pathname, answer) || !form.get('grant_type')?.endsWith(':device_code')) return false;
-        if (sim.store.deviceCodes.has(digest(form.get('device_code') ?? ''))) return false;
+        if (deviceByCode(sim, form.get('device_code') ?? '')) return false;
         setJson(answer, { error: 'access_denied', error_description: 'The device code is not valid.' });
         return true;
       },
@@ -800,7 +801,7 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
       answer(asked, answer, sim) {
         const body = asked.url.pathname === '/oauth/authorize_device' ? jsonOf(answer) : undefined;
         if (typeof body?.device_code !== 'string') return false;
-        const record = sim.store.deviceCodes.get(digest(body.device_code));
+        const record = deviceByCode(sim, body.device_code);
         if (!record) return false;
         record.expiresIn = 900;
         setJson(answer, { ...body, expires_in: 900 });
@@ -869,7 +870,7 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
       answer(asked, answer, sim) {
         const form = formOf(asked);
         if (!tokenError(asked.url.pathname, answer) || jsonOf(answer)!.error !== 'authorization_pending') return false;
-        const record = sim.store.deviceCodes.get(digest(form.get('device_code') ?? ''));
+        const record = deviceByCode(sim, form.get('device_code') ?? '');
         if (!record || sim.clock.nowSeconds() < record.createdAt + record.expiresIn - 60) return false;
         setJson(answer, { error: 'expired_token', error_description: 'The device code has expired.' });
         return true;

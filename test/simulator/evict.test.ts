@@ -4,6 +4,7 @@
  * and GET /-/simulator/stats shows the store sizes. No sleeps: the clock is frozen and moved.
  */
 import { digest } from '../../simulator/digest.js';
+import { deviceByCode } from '../../simulator/oauth/device.js';
 import { describe, expect, it } from 'vitest';
 import { limits, retention } from '../../spec/index.js';
 import { app, code, signInRoot, world, type World } from './oauth/helpers.js';
@@ -135,7 +136,7 @@ describe('eviction by the simulator clock', () => {
     await signInRoot(w);
     await stored(w); // a sweep ran on this request
     const { device_code } = await deviceAuthorization(w);
-    const record = w.sim.store.deviceCodes.get(digest(device_code))!;
+    const record = deviceByCode(w.sim, device_code)!;
     // long past its grace on the clock as it stands: not swept again before the interval has passed
     record.createdAt -= L.deviceCodeLifetime + R.expiredGrace;
     expect((await stored(w)).deviceCodes).toBe(1);

@@ -17,28 +17,44 @@ import { describe, expect, it } from 'vitest';
 import { createSimulator } from '../../simulator/core.js';
 import { CONNECTION_TIMEOUTS, serve, toNodeListener } from '../../simulator/adapters/node.js';
 import request from 'supertest';
-import { digest } from '../../simulator/digest.js';
+import { digest, slotOf } from '../../simulator/digest.js';
 import { MOST_HELD } from '../../simulator/evict.js';
 import { seeded } from '../../simulator/oauth/accounts.js';
 import { app, code, exchangeForm, signIn, signInRoot, tokens, world, type World } from './oauth/helpers.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
+const floodKey = (i: number) => `flood-${i}`;
+
 /**
  * A flood already in: `map` filled to its bound but one with copies of its newest record, keyed
- * `flood-0…` (oldest first).
+ * `key(0)…` (oldest first; `flood-0…` unless the map is keyed otherwise).
  */
-function flooded<V extends object>(map: Map<string, V>, max: number, copy: (record: V, i: number) => V): void {
+function flooded<K, V extends object>(
+  map: Map<K, V>,
+  max: number,
+  copy: (record: V, i: number) => V,
+  key: (i: number) => K = floodKey as (i: number) => K,
+): void {
   const record = [...map.values()].at(-1)!;
   map.clear();
-  for (let i = 0; map.size < max - 1; i++) map.set(`flood-${i}`, copy(record, i));
+  for (let i = 0; map.size < max - 1; i++) map.set(key(i), copy(record, i));
 }
 
 /** After five more at the bound: the map holds its bound, the four oldest copies went, the fifth stays. */
-function heldAtBound(map: Map<string, unknown>, max: number): void {
+function heldAtBound<K>(map: Map<K, unknown>, max: number, key: (i: number) => K = floodKey as (i: number) => K): void {
   expect(map.size).toBe(max);
-  expect(['flood-0', 'flood-3', 'flood-4'].map((k) => map.has(k))).toEqual([false, false, true]);
+  expect([0, 3, 4].map((i) => map.has(key(i)))).toEqual([false, false, true]);
 }
+
+/** A digest-like value whose slot (digest.ts slotOf, the key of the device maps) is `i`. */
+function slotted(i: number, tag: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  let text = '';
+  for (let shift = 24; shift >= 0; shift -= 6) text += alphabet[(i >> shift) & 63];
+  return `${text}${tag}`;
+}
+const bySlot = (i: number) => i;
 
 describe('what a client can make again and again is held at most MOST_HELD, the oldest going first', () => {
   it('device authorizations (a public client id is all they need), with their user codes; a new one polls', async () => {
@@ -49,21 +65,29 @@ describe('what a client can make again and again is held at most MOST_HELD, the 
     expect((await start()).status).toBe(200);
     const { deviceCodes, userCodes } = w.sim.store;
     userCodes.clear();
-    flooded(deviceCodes, MOST_HELD.deviceCodes, (record, i) => {
-      userCodes.set(`user-${i}`, `flood-${i}`);
-      return { ...record, digest: `flood-${i}`, userCodeDigest: `user-${i}` };
-    });
+    flooded(
+      deviceCodes,
+      MOST_HELD.deviceCodes,
+      (record, i) => {
+        const copy = { ...record, digest: slotted(i, 'device'), userCodeDigest: slotted(i, 'user') };
+        expect(slotOf(copy.digest)).toBe(i);
+        userCodes.set(i, copy);
+        return copy;
+      },
+      bySlot,
+    );
     const answers = [];
     for (let i = 0; i < 5; i++) answers.push(await start());
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
-    heldAtBound(deviceCodes, MOST_HELD.deviceCodes);
+    heldAtBound(deviceCodes, MOST_HELD.deviceCodes, bySlot);
     expect(userCodes.size).toBe(MOST_HELD.deviceCodes);
-    expect(['user-0', 'user-3'].map((k) => userCodes.has(k))).toEqual([false, false]);
-    // A user code an evicted record held that now names a newer authorization keeps naming it.
-    userCodes.set('user-4', 'live');
+    expect([0, 3].map((i) => userCodes.has(i))).toEqual([false, false]);
+    // A user code slot an evicted record held that now names a newer authorization keeps naming it.
+    const newer = { ...deviceCodes.get(5)!, digest: slotted(5, 'newer') };
+    userCodes.set(4, newer);
     await start();
-    expect(deviceCodes.has('flood-4')).toBe(false);
-    expect(userCodes.get('user-4')).toBe('live');
+    expect(deviceCodes.has(4)).toBe(false);
+    expect(userCodes.get(4)).toBe(newer);
     const poll = await w
       .http()
       .post('/oauth/token')

@@ -2,10 +2,9 @@
  * grant_type=urn:ietf:params:oauth:grant-type:device_code (RFC 8628 §3.4-3.5), from release 17.1
  * behind its flag. The device's poll fires the device machine; its row decides the answer.
  */
-import { digest } from '../../digest.js';
 import { authenticateClient, presentedClient } from '../client-auth.js';
 import { InvalidGrant } from '../errors.js';
-import { deviceMachine, fireDevice, type DeviceStep } from '../device.js';
+import { deviceByCode, deviceMachine, fireDevice, type DeviceStep } from '../device.js';
 import type { MachineRow } from '../../../spec/index.js';
 import { deviceGrantAvailable } from '../gates.js';
 import { required } from '../params.js';
@@ -19,7 +18,7 @@ export const deviceCode: Grant = {
     const { sim } = ctx;
     const value = required(params, 'device_code');
     const app = authenticateClient(sim, presentedClient(ctx.request, params), 'if-sent');
-    const record = sim.store.deviceCodes.get(digest(value));
+    const record = deviceByCode(sim, value);
     if (!record) throw InvalidGrant('The device code is invalid');
     if (record.applicationId !== app.id) throw InvalidGrant('The device code was issued to another client');
 

@@ -20,6 +20,7 @@ import {
 } from '../../../simulator/oauth/session.js';
 import { digest } from '../../../simulator/digest.js';
 import { FIELDS } from '../../../simulator/pages/layout.js';
+import { deviceByCode } from '../../../simulator/oauth/device.js';
 import { createSimulator } from '../../../simulator/core.js';
 import type { Session } from '../../../simulator/store.js';
 import type { SimRequest } from '../../../simulator/types.js';
@@ -460,7 +461,7 @@ describe('the device flow: start and pages', () => {
       expires_in: L.deviceCodeLifetime,
       interval: L.deviceInterval,
     });
-    expect({ ...w.sim.store.deviceCodes.get(digest(device_code))! }).toEqual({
+    expect({ ...deviceByCode(w.sim, device_code)! }).toEqual({
       digest: digest(device_code),
       userCodeDigest: digest(user_code),
       applicationId: pub.id,
@@ -481,7 +482,7 @@ describe('the device flow: start and pages', () => {
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ error: 'invalid_request', error_description: 'The parameter client_id is missing' });
     const res = await start(w, { client_id: app(w.sim, 'public').uid, scope: 'openid api' });
-    expect(w.sim.store.deviceCodes.get(digest(res.body.device_code))!.scopes).toEqual(['openid', 'api']);
+    expect(deviceByCode(w.sim, res.body.device_code)!.scopes).toEqual(['openid', 'api']);
   });
 
   it('device-timings-doubled: 600 and 10 where the source shows 300 and 5', async () => {
@@ -556,7 +557,7 @@ describe('POST /oauth/device: the decision', () => {
       message: 'That code is not valid. Check it on your device.',
     });
     expect(pageOf(await post({ ...fields, decision: 'approve' })).status).toBe(404);
-    expect(w.sim.store.deviceCodes.get(digest(body.device_code))!.state).toBe('pending');
+    expect(deviceByCode(w.sim, body.device_code)!.state).toBe('pending');
   });
 
   it('the entered code alone decides nothing: the confirmation names the application, its scopes and the code', async () => {
@@ -568,7 +569,7 @@ describe('POST /oauth/device: the decision', () => {
     expect(res.text).toContain('data-page="device_confirm"');
     expect(res.text).toContain(`<strong id="application-name">${a.name}</strong>`);
     const scopes = /<ul id="scopes">([\s\S]*?)<\/ul>/.exec(res.text)![1];
-    const stored = w.sim.store.deviceCodes.get(digest(body.device_code))!;
+    const stored = deviceByCode(w.sim, body.device_code)!;
     expect([...scopes.matchAll(/<code>([^<]*)<\/code>/g)].map((m) => m[1])).toEqual(stored.scopes);
     expect(res.text).toContain(`<code id="user-code">${body.user_code}</code>`);
     // Its form carries the code as the device shows it and the session's CSRF token, beside the two buttons.
@@ -587,7 +588,7 @@ describe('POST /oauth/device: the decision', () => {
     const res = await post({ ...fields, user_code: body.user_code, decision: 'deny' });
     expect(res.status).toBe(200);
     expect(res.text).toContain('data-page="device_denied"');
-    expect(w.sim.store.deviceCodes.get(digest(body.device_code))!).toMatchObject({ state: 'denied' });
+    expect(deviceByCode(w.sim, body.device_code)!).toMatchObject({ state: 'denied' });
   });
 
   it('wrong codes are throttled per account past the limit, right codes do not count (429 with Retry-After)', async () => {

@@ -2,11 +2,22 @@
  * The device code's conditions and effects at their exact boundaries, the token's user and
  * application, the user code's shape, and the specific wrong answer each device fault gives.
  */
-import { digest } from '../../../simulator/digest.js';
+import { digest, slotOf } from '../../../simulator/digest.js';
 import { retention } from '../../../spec/index.js';
 import { describe, expect, it } from 'vitest';
 import { seeded } from '../../../simulator/oauth/accounts.js';
-import { deviceByUserCode, newUserCode, normalizeUserCode } from '../../../simulator/oauth/device.js';
+import {
+  deviceByCode,
+  deviceByUserCode,
+  issueDeviceCode,
+  issueUserCode,
+  newUserCode,
+  normalizeUserCode,
+  storeDeviceCode,
+} from '../../../simulator/oauth/device.js';
+import { createSimulator } from '../../../simulator/core.js';
+import type { DeviceCode } from '../../../simulator/store.js';
+import type { Sim } from '../../../simulator/types.js';
 import { L, app, world, type World } from './helpers.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -14,7 +25,7 @@ const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 async function start(w: World) {
   const pub = app(w.sim, 'public');
   const { body } = await w.http().post('/oauth/authorize_device').type('form').send({ client_id: pub.uid });
-  const record = w.sim.store.deviceCodes.get(digest(body.device_code))!;
+  const record = deviceByCode(w.sim, body.device_code)!;
   const poll = async () =>
     (
       await w
@@ -201,18 +212,44 @@ describe('user codes', () => {
   });
 });
 
-describe('user-code index sweep', () => {
-  it('keeps the code it is issuing when it sweeps codes whose device authorization left the store', async () => {
-    const { createSimulator } = await import('../../../simulator/core.js');
-    const { issueUserCode } = await import('../../../simulator/oauth/device.js');
+describe('the device maps, by slot', () => {
+  const at = (sim: Sim, device: string, user: string) =>
+    ({
+      digest: digest(device),
+      userCodeDigest: digest(user),
+      createdAt: sim.clock.nowSeconds(),
+      expiresIn: 300,
+    }) as DeviceCode;
+
+  it('sweep user codes whose device authorization left the store, keeping the one being stored', () => {
     const sim = createSimulator();
-    // Codes of device authorizations never stored (or since evicted): the next code issued sweeps them.
-    for (let i = 0; i < 1024; i++) issueUserCode(sim, `gone-${i}`);
-    const { userCode, userCodeDigest } = issueUserCode(sim, 'fresh');
-    expect(userCodeDigest).toBe(digest(userCode));
-    // The record is stored after its user code is issued, as POST /oauth/authorize_device does.
-    sim.store.deviceCodes.set('fresh', { digest: 'fresh', userCodeDigest } as never);
-    expect(deviceByUserCode(sim, userCode)?.digest).toBe('fresh');
-    expect(deviceByUserCode(sim, issueUserCode(sim, 'gone-again').userCode)).toBeUndefined();
+    // Indexed by their user code but never stored (or since evicted): the next one stored sweeps them.
+    for (let i = 0; i < 1100; i++) {
+      const gone = at(sim, `device-${i}`, `user-${i}`);
+      sim.store.userCodes.set(slotOf(gone.userCodeDigest), gone);
+    }
+    const { userCode, userCodeDigest } = issueUserCode(sim);
+    const { deviceCode, deviceDigest } = issueDeviceCode(sim);
+    expect([userCodeDigest, deviceDigest]).toEqual([digest(userCode), digest(deviceCode)]);
+    const fresh = { ...at(sim, '', ''), digest: deviceDigest, userCodeDigest };
+    storeDeviceCode(sim, fresh);
+    expect(sim.store.userCodes.size).toBe(sim.store.deviceCodes.size);
+    expect(deviceByUserCode(sim, userCode)).toBe(fresh);
+    expect(deviceByCode(sim, deviceCode)).toBe(fresh);
+  });
+
+  it('find nothing for a code whose slot holds another record: the whole digest must match', () => {
+    const sim = createSimulator();
+    // The record in the presented codes' slots is another authorization's (as a code sharing 30 bits would find).
+    const other = at(sim, 'other-device', 'BCDF-GHJK');
+    sim.store.deviceCodes.set(slotOf(digest('presented-device')), other);
+    sim.store.userCodes.set(slotOf(digest('CDFG-HJKL')), other);
+    expect(deviceByCode(sim, 'presented-device')).toBeUndefined();
+    expect(deviceByUserCode(sim, 'CDFG-HJKL')).toBeUndefined();
+    // And where the slots do hold it, it is found.
+    sim.store.deviceCodes.set(slotOf(other.digest), other);
+    sim.store.userCodes.set(slotOf(other.userCodeDigest), other);
+    expect(deviceByCode(sim, 'other-device')).toBe(other);
+    expect(deviceByUserCode(sim, 'bcdf ghjk')).toBe(other);
   });
 });

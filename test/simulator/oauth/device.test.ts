@@ -1,7 +1,7 @@
 /** The device flow around its machine: start, verification page, polling details, availability. */
 import { describe, expect, it } from 'vitest';
 import { L, app, formFields, signInRoot, world, type World } from './helpers.js';
-import { digest } from '../../../simulator/digest.js';
+import { deviceByCode } from '../../../simulator/oauth/device.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -77,7 +77,7 @@ describe('polling', () => {
     expect(first.headers['cache-control']).toBe('no-store');
     const fast = await poll(w, body.device_code);
     expect(fast.body.error).toBe('slow_down');
-    const record = w.sim.store.deviceCodes.get(digest(body.device_code))!;
+    const record = deviceByCode(w.sim, body.device_code)!;
     expect(record.interval).toBe(L.deviceInterval + L.slowDownIncrement);
     w.sim.clock.advance(L.deviceInterval);
     expect((await poll(w, body.device_code)).body.error).toBe('slow_down');
@@ -167,6 +167,6 @@ describe('GET /oauth/device (verification page)', () => {
       .send({ ...fields, user_code: typed, decision: 'approve' });
     expect(ok.status).toBe(200);
     expect(ok.text).toContain('data-page="device_approved"');
-    expect(w.sim.store.deviceCodes.get(digest(body.device_code))!.state).toBe('authorized');
+    expect(deviceByCode(w.sim, body.device_code)!.state).toBe('authorized');
   });
 });

@@ -11,6 +11,7 @@ import { refreshState } from '../../../simulator/oauth/tokens.js';
 import { seeded } from '../../../simulator/oauth/accounts.js';
 import { L, app, code, exchangeForm, formFields, pkcePair, signInRoot, tokens, world, type World } from './helpers.js';
 import { digest } from '../../../simulator/digest.js';
+import { deviceByCode } from '../../../simulator/oauth/device.js';
 
 /** A stored token record (kept by digest) with the value a client presents. */
 type WithValue<T> = T & { token: string };
@@ -112,7 +113,7 @@ tableTests('device-authorization', async () => {
         .type('form')
         .send({ client_id: pub.uid, scope: 'api' });
       const d: D = {
-        record: w.sim.store.deviceCodes.get(digest(res.body.device_code))!,
+        record: deviceByCode(w.sim, res.body.device_code)!,
         deviceCode: res.body.device_code,
         userCode: res.body.user_code,
       };
@@ -365,6 +366,6 @@ describe('control API drives the device machine too', () => {
     const again = await w.http().post('/-/simulator/device/deny').send({ user_code: start.body.user_code });
     expect(again.status).toBe(400);
     expect(again.body).toMatchObject({ state: 'authorized', result: 'device_code_used' });
-    expect(w.sim.store.deviceCodes.get(digest(start.body.device_code))!.userId).toBe(seeded(w.sim).admin.id);
+    expect(deviceByCode(w.sim, start.body.device_code)!.userId).toBe(seeded(w.sim).admin.id);
   });
 });
