@@ -83,7 +83,7 @@ async function recordRun(
       reproduceArgs: reproduceArgs(s),
       progress: (line) => progress.start(`${side} ${line}`),
       onResult: (result, i, total) => progress.result(result, i, total),
-      onExchange: (checkId, exchange, housekeeping) => recording.add(checkId, exchange, housekeeping),
+      onExchange: (checkId, exchange, housekeeping, mask) => recording.add(checkId, exchange, housekeeping, mask),
       onAssertion: (checkId, rules, held) => recording.judge(checkId, rules, held),
       // As `run`: the first signal stops the running check, a second one (or the grace) leaves now.
       stopRequested: signals.stopRequested,

@@ -8,7 +8,7 @@ import type { CheckResult, Difference, DiffSection, Exchange, NotCompared, Repor
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
 import { SETUP } from '../runner/run.js';
 import { ruleConcerns, ruleListedFor, ruleNames } from './operation.js';
-import { shapeOf, type ExchangeShape } from './shape.js';
+import { shapeOf, type ExchangeShape, type Mask } from './shape.js';
 
 /** Bounds of one side's recording, and of the report: memory stays flat whatever the target sends. */
 export const MAX_EXCHANGES = 20_000;
@@ -39,8 +39,11 @@ export interface Recording {
   readonly total: number;
   /** Exchanges past MAX_EXCHANGES, not kept. */
   readonly dropped: number;
-  /** `housekeeping`: the harness revoking its tokens (compared when paired, never counted as sent or not). */
-  add(checkId: string, exchange: Exchange, housekeeping?: boolean): void;
+  /**
+   * `housekeeping`: the harness revoking its tokens (compared when paired, never counted as sent or
+   * not). `mask`: the run's redactor, which every name the target chose goes through (shapeOf).
+   */
+  add(checkId: string, exchange: Exchange, housekeeping?: boolean, mask?: Mask): void;
   /** An assertion of the check, judged after the exchanges added so far (runner `onAssertion`). */
   judge(checkId: string, rules: readonly string[], held: boolean): void;
 }
@@ -62,11 +65,11 @@ const isControl = (url: string) => {
 const addTo = (list: string[] | undefined, rules: readonly string[]) => [...new Set([...(list ?? []), ...rules])];
 
 /**
- * Normalises each exchange as it comes and keeps only its shape (no value, no secret). A held
- * assertion accepts the answer just before it. A failed one may be about any exchange since the
- * check's previous failure (a check often sends, then asserts premises, then judges what it
- * sent): diffRecordings decides which of them it concerns. Exchanges sent after a check's first
- * failure are its consequences, marked so.
+ * Normalises each exchange as it comes and keeps only its shape (no value; the names the target
+ * chose masked by the run that sent it). A held assertion accepts the answer just before it. A
+ * failed one may be about any exchange since the check's previous failure (a check often sends,
+ * then asserts premises, then judges what it sent): diffRecordings decides which of them it
+ * concerns. Exchanges sent after a check's first failure are its consequences, marked so.
  */
 export function createRecording(limit = MAX_EXCHANGES): Recording {
   const byCheck = new Map<string, ExchangeShape[]>();
@@ -83,7 +86,7 @@ export function createRecording(limit = MAX_EXCHANGES): Recording {
     get dropped() {
       return dropped;
     },
-    add(checkId, exchange, housekeeping = false) {
+    add(checkId, exchange, housekeeping = false, mask) {
       // The simulator's control API is the harness's oracle where a target has one, not the target's answers.
       if (isControl(exchange.request.url)) return;
       if (total >= limit) {
@@ -92,7 +95,7 @@ export function createRecording(limit = MAX_EXCHANGES): Recording {
       }
       total++;
       const list = byCheck.get(checkId) ?? [];
-      const shape = shapeOf(exchange);
+      const shape = shapeOf(exchange, mask);
       if (failures.has(checkId)) shape.afterFailure = true;
       if (housekeeping) shape.housekeeping = true;
       list.push(shape);

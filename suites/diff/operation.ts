@@ -29,17 +29,23 @@ function compile(): Template[] {
   });
 }
 
-/** A path no template matches keeps its shape: numbers become `{n}`, long segments `{id}`. */
-function generic(path: string): string {
+/**
+ * A path no template matches keeps its shape: numbers become `{n}`, long segments `{id}`, and so
+ * does one that holds a secret (`mask` changes it: a link the target wrote may carry a credential).
+ */
+function generic(path: string, mask: (text: string) => string): string {
   const segments = path
     .split('/')
     .slice(0, 12)
-    .map((s) => (/^\d+$/.test(s) ? '{n}' : s.length > 32 || /[^\w.~%-]/.test(s) ? '{id}' : s));
+    .map((s) => (/^\d+$/.test(s) ? '{n}' : s.length > 32 || /[^\w.~%-]/.test(s) || mask(s) !== s ? '{id}' : s));
   return segments.join('/');
 }
 
-/** `METHOD /template` of a request URL (absolute, or a path), the query left out. */
-export function operationOf(method: string, url: string): string {
+/**
+ * `METHOD /template` of a request URL (absolute, or a path), the query left out. `mask`: the run's
+ * redactor, for a path no template matches (shape.ts).
+ */
+export function operationOf(method: string, url: string, mask = (text: string) => text): string {
   let path: string;
   try {
     path = new URL(url, 'http://x').pathname;
@@ -53,7 +59,7 @@ export function operationOf(method: string, url: string): string {
   const best =
     matching.filter((t) => t.method === upper).sort((a, b) => b.literal - a.literal)[0] ??
     matching.sort((a, b) => b.literal - a.literal)[0];
-  return `${upper} ${best ? best.path : generic(path)}`;
+  return `${upper} ${best ? best.path : generic(path, mask)}`;
 }
 
 let ruleScopes: { byOperation: Map<string, Set<string>>; listed: Set<string> } | undefined;

@@ -2,7 +2,11 @@
  * One exchange reduced to what a diff compares: its operation, status, OAuth error code, the shape
  * of its JSON body (member paths and types), a few headers, and where a redirect points. Tokens,
  * codes, ids, timestamps, cookies and CSRF values are dropped here, as they come: what is kept is
- * bounded and holds no value the spec does not list (vocabulary.ts), so it is safe to report.
+ * bounded and holds no value the spec does not list (vocabulary.ts). The names it keeps are the
+ * target's to choose (members, cookies, Vary entries, challenge and query parameters, path
+ * segments), and a target may echo a credential as one (review 24: `$.glpat-…`): each goes through
+ * the run's redactor (`Mask`), as every text `run` reports does, so it is safe to report. Masking,
+ * not a list of the names the spec knows: a member or header nobody documents is what a diff is for.
  */
 import type { Exchange } from '../report/model.js';
 import { conformsToSpec } from './conforms.js';
@@ -42,50 +46,72 @@ const MAX_DEPTH = 8;
 const MAX_ITEMS = 20;
 const MAX_NAME = 64;
 
-/** Printable ASCII only, bounded: a name from the target can neither rewrite a terminal nor grow. */
+/** Masks the secrets a text holds (the run's redactor: suites/runner/redact.ts). */
+export type Mask = (text: string) => string;
+const unmasked: Mask = (text) => text;
+
+/**
+ * Printable ASCII and the mask's `…` only, bounded: a name from the target can neither rewrite a
+ * terminal nor grow.
+ */
 export function inert(text: string, max = MAX_NAME): string {
-  const clean = text.replace(/[^\x20-\x7e]/g, '?');
+  const clean = text.replace(/[^\x20-\x7e…]/g, '?');
   return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }
+
+/** A name the target chose as a shape keeps it: masked, then inert and bounded (`max`). */
+type Name = (text: string, max?: number) => string;
+const namer =
+  (mask: Mask): Name =>
+  (text, max) =>
+    inert(mask(text), max);
+const plainName = namer(unmasked);
 
 /** An OAuth error code is a word, whether or not the spec lists it; anything else is not one. */
 const errorCode = (value: unknown) => (typeof value === 'string' && /^[a-z_]{1,40}$/.test(value) ? value : undefined);
 
 /** A member name, or `{key}` where the name is data (an id, a long key). */
-function key(name: string): string {
-  return /^\d+$/.test(name) || name.length > MAX_NAME ? '{key}' : inert(name);
+function key(name: string, said: Name): string {
+  return /^\d+$/.test(name) || name.length > MAX_NAME ? '{key}' : said(name);
 }
 
-function typeOf(value: unknown, name: string): string {
+function typeOf(value: unknown, name: string, said: Name): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'string') {
     if (isVocabulary(name, value)) return `string "${value}"`;
     // A URL's parameter names are its contract (verification_uri_complete carries user_code).
-    if (/^https?:\/\/[^\s?#]+\?/i.test(value)) return `string URL?${urlParams(value)}`;
+    if (/^https?:\/\/[^\s?#]+\?/i.test(value)) return `string URL?${urlParams(value, said)}`;
     return 'string';
   }
   if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
   return typeof value;
 }
 
-function walk(value: unknown, path: string, name: string, into: Map<string, Set<string>>, depth: number): void {
+function walk(
+  value: unknown,
+  path: string,
+  name: string,
+  into: Map<string, Set<string>>,
+  depth: number,
+  said: Name,
+): void {
   if (into.size >= MAX_MEMBERS && !into.has(path)) return;
   const types = into.get(path) ?? new Set<string>();
-  types.add(typeOf(value, name));
+  types.add(typeOf(value, name, said));
   into.set(path, types);
   if (depth >= MAX_DEPTH || value === null || typeof value !== 'object') return;
   if (Array.isArray(value)) {
-    for (const item of value.slice(0, MAX_ITEMS)) walk(item, `${path}[]`, name, into, depth + 1);
+    for (const item of value.slice(0, MAX_ITEMS)) walk(item, `${path}[]`, name, into, depth + 1, said);
     return;
   }
-  for (const [k, v] of Object.entries(value)) walk(v, `${path}.${key(k)}`, k, into, depth + 1);
+  for (const [k, v] of Object.entries(value)) walk(v, `${path}.${key(k, said)}`, k, into, depth + 1, said);
 }
 
 /** Member path → its types (several when array items differ), `|`-joined in a stable order. */
-export function jsonShape(value: unknown): Record<string, string> {
+export function jsonShape(value: unknown, said = plainName): Record<string, string> {
   const into = new Map<string, Set<string>>();
-  walk(value, '$', '', into, 0);
+  walk(value, '$', '', into, 0, said);
   return Object.fromEntries([...into].map(([path, types]) => [path, [...types].sort().join('|')]));
 }
 
@@ -93,6 +119,7 @@ function bodyShape(
   body: string | undefined,
   contentType: string,
   documented: (value: unknown) => true | string | undefined,
+  said: Name,
 ): { members: Record<string, string>; error?: string; conforms?: boolean; violation?: string; value?: unknown } {
   if (!body) return { members: { $: 'empty' } };
   let value: unknown;
@@ -104,16 +131,20 @@ function bodyShape(
   const error = value && typeof value === 'object' ? errorCode((value as { error?: unknown }).error) : undefined;
   const judged = documented(value);
   const conforms =
-    judged === undefined ? {} : judged === true ? { conforms: true } : { conforms: false, violation: judged };
-  return { members: jsonShape(value), ...(error ? { error } : {}), ...conforms, value };
+    judged === undefined
+      ? {}
+      : judged === true
+        ? { conforms: true }
+        : { conforms: false, violation: said(judged, Infinity) };
+  return { members: jsonShape(value, said), ...(error ? { error } : {}), ...conforms, value };
 }
 
-const list = (value: string, lower = true) =>
+const list = (value: string, said: Name, lower = true) =>
   [
     ...new Set(
       value
         .split(',')
-        .map((s) => inert((lower ? s.toLowerCase() : s).trim(), 40))
+        .map((s) => said((lower ? s.toLowerCase() : s).trim(), 40))
         .filter(Boolean),
     ),
   ]
@@ -121,14 +152,14 @@ const list = (value: string, lower = true) =>
     .join(',');
 
 /** Query (or fragment) parameter names, sorted. */
-function paramNames(params: URLSearchParams): string {
-  return [...new Set([...params.keys()].map((k) => inert(k, 40)))].sort().join(',');
+function paramNames(params: URLSearchParams, said: Name): string {
+  return [...new Set([...params.keys()].map((k) => said(k, 40)))].sort().join(',');
 }
 
 /** The parameter names of a URL's query, `?` when it is no URL. */
-function urlParams(url: string): string {
+function urlParams(url: string, said: Name): string {
   try {
-    return paramNames(new URL(url, 'http://x').searchParams);
+    return paramNames(new URL(url, 'http://x').searchParams, said);
   } catch {
     return '?';
   }
@@ -139,36 +170,36 @@ function urlParams(url: string): string {
  * it keeps, read as the pagination suite reads Link (RFC 8288: however the links are written; a
  * link of another relation, a CDN's rel=preload, is no page's). None: no pagination link.
  */
-function linkShape(value: string): string | undefined {
+function linkShape(value: string, said: Name): string | undefined {
   const links = paginationOnly(parseLinkHeader(value));
   if (links === null) return 'malformed';
   if (!Object.keys(links).length) return undefined;
   // A set, not indexOf per link: a Link field of thousands of links stays one pass.
   const shapes = new Set(
-    Object.entries(links).flatMap(([rel, urls]) => urls.map((url) => `rel=${inert(rel, 20)}(${urlParams(url)})`)),
+    Object.entries(links).flatMap(([rel, urls]) => urls.map((url) => `rel=${said(rel, 20)}(${urlParams(url, said)})`)),
   );
   return [...shapes].slice(0, 10).sort().join(' ');
 }
 
 /** `bearer error=invalid_token,realm`: the scheme, its parameter names, and the error code. */
-function challengeShape(value: string): string {
+function challengeShape(value: string, said: Name): string {
   const scheme = /^\s*([\w-]+)/.exec(value)?.[1]?.toLowerCase() ?? '?';
   const params = [...value.matchAll(/(?<![\w-])([\w-]+)\s*=\s*("([^"]*)"|[^,\s]*)/g)].map(([, name, , quoted]) => {
     const n = name.toLowerCase();
     const v = quoted ?? '';
-    return n === 'error' && errorCode(v) ? `error=${v}` : inert(n, 20);
+    return n === 'error' && errorCode(v) ? `error=${said(v)}` : said(n, 20);
   });
-  return `${inert(scheme, 20)} ${[...new Set(params)].sort().join(',')}`.trim();
+  return `${said(scheme, 20)} ${[...new Set(params)].sort().join(',')}`.trim();
 }
 
 /** A number, empty, or something else: the values are data, their form is the contract. */
 const numeric = (value: string) => (value.trim() === '' ? 'empty' : /^\d+$/.test(value.trim()) ? 'number' : 'other');
 
 /** Each compared header's shape; undefined: nothing of the contract in it (as if absent). */
-const HEADERS: Record<string, (value: string, request: Exchange['request']) => string | undefined> = {
-  'content-type': (v) => inert(v.split(';')[0].trim().toLowerCase(), 60),
-  'cache-control': (v) => list(v.replace(/=[^,]*/g, '')),
-  pragma: (v) => list(v),
+const HEADERS: Record<string, (value: string, said: Name, request: Exchange['request']) => string | undefined> = {
+  'content-type': (v, said) => said(v.split(';')[0].trim().toLowerCase(), 60),
+  'cache-control': (v, said) => list(v.replace(/=[^,]*/g, ''), said),
+  pragma: (v, said) => list(v, said),
   'www-authenticate': challengeShape,
   'x-total': numeric,
   'x-total-pages': numeric,
@@ -178,22 +209,22 @@ const HEADERS: Record<string, (value: string, request: Exchange['request']) => s
   'x-prev-page': numeric,
   link: linkShape,
   links: () => 'present',
-  'access-control-allow-origin': (v, request) =>
+  'access-control-allow-origin': (v, _, request) =>
     v === '*' ? '*' : v === headerOf(request.headers, 'origin') ? '{request origin}' : '{other origin}',
-  'access-control-allow-methods': (v) => list(v.toUpperCase(), false),
-  'access-control-allow-headers': (v) => list(v),
-  'access-control-expose-headers': (v) => list(v),
-  'access-control-allow-credentials': (v) => inert(v.trim().toLowerCase(), 10),
+  'access-control-allow-methods': (v, said) => list(v.toUpperCase(), said, false),
+  'access-control-allow-headers': (v, said) => list(v, said),
+  'access-control-expose-headers': (v, said) => list(v, said),
+  'access-control-allow-credentials': (v, said) => said(v.trim().toLowerCase(), 10),
   'access-control-max-age': numeric,
-  vary: (v) => list(v),
+  vary: (v, said) => list(v, said),
   // A cookie's name and attributes are its contract; its value is a secret.
-  'set-cookie': (v) =>
+  'set-cookie': (v, said) =>
     v
       .split('\n')
       .map((c) => {
         const [pair, ...attrs] = c.split(';');
-        const name = inert(pair.split('=')[0].trim(), 40);
-        const flags = attrs.map((a) => inert(a.split('=')[0].trim().toLowerCase(), 20)).sort();
+        const name = said(pair.split('=')[0].trim(), 40);
+        const flags = attrs.map((a) => said(a.split('=')[0].trim().toLowerCase(), 20)).sort();
         return [name, ...flags].join(';');
       })
       .sort()
@@ -206,7 +237,8 @@ function headerOf(headers: Record<string, string>, name: string): string | undef
 }
 
 /** Where a redirect points, by role: the client's redirect_uri, the target itself, elsewhere. */
-function locationShape(value: string, requestUrl: string): { location: string; error?: string } {
+function locationShape(value: string, requestUrl: string, mask: Mask): { location: string; error?: string } {
+  const said = namer(mask);
   let url: URL;
   let from: URL;
   try {
@@ -221,24 +253,26 @@ function locationShape(value: string, requestUrl: string): { location: string; e
     redirectUri !== null && bare === redirectUri.split(/[?#]/)[0]
       ? '{redirect_uri}'
       : url.origin === from.origin
-        ? operationOf('GET', url.pathname).slice('GET '.length)
+        ? operationOf('GET', url.pathname, mask).slice('GET '.length)
         : '{other origin}';
   const fragment = new URLSearchParams(url.hash.slice(1));
   const error = errorCode(url.searchParams.get('error') ?? fragment.get('error'));
   return {
-    location: `${role}?${paramNames(url.searchParams)}${url.hash ? `#${paramNames(fragment)}` : ''}`,
+    location: `${role}?${paramNames(url.searchParams, said)}${url.hash ? `#${paramNames(fragment, said)}` : ''}`,
     ...(error ? { error } : {}),
   };
 }
 
-export function shapeOf(exchange: Exchange): ExchangeShape {
+/** `mask`: the run's redactor (it has learned this exchange's secrets), for every name the target chose. */
+export function shapeOf(exchange: Exchange, mask = unmasked): ExchangeShape {
   const { request, response } = exchange;
-  const operation = operationOf(request.method, request.url);
+  const said = namer(mask);
+  const operation = operationOf(request.method, request.url, mask);
   if (!response) return { operation, status: 'no answer', members: {}, headers: {} };
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(response.headers)) {
     const normalise = own(HEADERS, name.toLowerCase());
-    const shape = normalise?.(value, request);
+    const shape = normalise?.(value, said, request);
     if (shape !== undefined) headers[name.toLowerCase()] = shape;
   }
   const status = String(response.status);
@@ -247,11 +281,12 @@ export function shapeOf(exchange: Exchange): ExchangeShape {
     error: bodyError,
     value,
     ...documented
-  } = bodyShape(response.body, headers['content-type'] ?? '', (json) => conformsToSpec(operation, status, json));
+  } = bodyShape(response.body, headers['content-type'] ?? '', (json) => conformsToSpec(operation, status, json), said);
   Object.assign(headers, paginationShape(response.headers, request.url, value));
   const location = headerOf(response.headers, 'location');
-  const redirect = location === undefined ? undefined : locationShape(location, request.url);
-  const error = bodyError ?? redirect?.error;
+  const redirect = location === undefined ? undefined : locationShape(location, request.url, mask);
+  const code = bodyError ?? redirect?.error;
+  const error = code === undefined ? undefined : said(code);
   return {
     operation,
     status,

@@ -56,9 +56,10 @@ export interface RunOptions extends SessionOptions {
   abandon?: AbortSignal;
   /**
    * Every exchange of the run, unredacted, with the check that sent it (SETUP before the first
-   * check): `diff` pairs them with a reference run's. Overrides `tap`.
+   * check) and the run's masking (SessionOptions.tap): `diff` pairs them with a reference run's.
+   * Overrides `tap`.
    */
-  onExchange?: (checkId: string, exchange: Exchange, housekeeping: boolean) => void;
+  onExchange?: (checkId: string, exchange: Exchange, housekeeping: boolean, mask: (text: string) => string) => void;
   /** Every assertion of a check, in order with its exchanges: `diff` links a difference to the rule judged there. */
   onAssertion?: (checkId: string, rules: readonly string[], held: boolean) => void;
 }
@@ -135,7 +136,10 @@ export async function runConformance(options: RunOptions): Promise<Report> {
       options.progress?.(silentEndpoint(where, why, reporter, options.deadline));
     },
     ...(onExchange
-      ? { tap: (exchange: Exchange, housekeeping: boolean) => onExchange(running, exchange, housekeeping) }
+      ? {
+          tap: (exchange: Exchange, housekeeping: boolean, mask: (text: string) => string) =>
+            onExchange(running, exchange, housekeeping, mask),
+        }
       : {}),
     ...(onAssertion ? { judged: (rules: readonly string[], held: boolean) => onAssertion(running, rules, held) } : {}),
   });

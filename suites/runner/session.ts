@@ -219,8 +219,10 @@ export interface SessionOptions {
   /**
    * Sees every exchange the session records, unredacted: the caller keeps no secret of it.
    * `housekeeping`: the harness revoking the tokens it was handed, not a request of a check.
+   * `mask`: the run's redactor on a text, every secret learned so far masked (this exchange's too):
+   * what the caller keeps of the exchange, the names the target chose included, goes through it.
    */
-  tap?: (exchange: Exchange, housekeeping: boolean) => void;
+  tap?: (exchange: Exchange, housekeeping: boolean, mask: (text: string) => string) => void;
   /** Sees every assertion of a check: the rules it names (the check's when it names none) and whether it held. */
   judged?: (rules: readonly string[], held: boolean) => void;
   /** Told once, with the per-request timeout, when SLOW_LIMIT answers in a row were slow (Target.slowAnswers). */
@@ -515,7 +517,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const recorder = createRecorder(
     undefined,
     fromLiveCheck,
-    tap && ((exchange) => tap(exchange, checkScope.getStore() === housekeeping)),
+    tap && ((exchange) => tap(exchange, checkScope.getStore() === housekeeping, (text) => redactor.name(text))),
   );
   const revoke = async (flows: TrackedFlows) => {
     // The deadline bounds revocation too, with a grace: none is begun after it, and one that hangs

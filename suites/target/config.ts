@@ -8,6 +8,7 @@ import { parseDocument } from 'yaml';
 import { releaseProblem, targetConfigSchema } from '../../spec/index.js';
 import { ConfigError } from '../errors.js';
 import type { TargetConfig } from '../types.js';
+import { unplainHost } from './origin.js';
 
 let validator: ValidateFunction | undefined;
 /** Compiled once from the schema that ships in spec/ (the one editors complete against). */
@@ -32,6 +33,14 @@ export function validateTargetConfig(value: unknown, origin = 'target config'): 
     throw new ConfigError(`${origin}: baseUrl must be an http(s) URL`);
   }
   if (hasUserinfo(config.baseUrl)) throw new ConfigError(`${origin}: baseUrl ${NO_USERINFO}`);
+  // The origin guard refuses every request to such a host: said once, here, not as each check's error.
+  for (const [field, url] of [
+    ['baseUrl', config.baseUrl] as const,
+    ...(config.trustedOrigins ?? []).map((o, i) => [`trustedOrigins[${i}]`, o] as const),
+  ]) {
+    const unplain = unplainHost(url);
+    if (unplain) throw new ConfigError(`${origin}: ${field} ${unplain}`);
+  }
   // The other URLs the harness quotes and vouches for as the run's own (runner/redact.ts): a password
   // in one would be neither pinned as a secret nor kept out of reports.
   if (typeof config.issuer === 'string' && hasUserinfo(config.issuer))

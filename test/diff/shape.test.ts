@@ -126,6 +126,33 @@ describe('shapeOf', () => {
     expect(shape.headers['set-cookie']).toBe('_session;httponly;path');
   });
 
+  it('masks a secret in every name it keeps: members, cookies, lists, challenge and query parameters, path segments (review 24)', () => {
+    const secret = 'glpat-Echoed0Secret0Name';
+    const mask = (text: string) => text.replaceAll(secret, 'glpa…');
+    const answer = exchange(
+      'GET',
+      `/echo/${secret}/x?page=2`,
+      302,
+      {
+        'content-type': secret,
+        'set-cookie': `${secret}=1; Path=/`,
+        vary: `Accept, ${secret}`,
+        'access-control-expose-headers': secret,
+        'www-authenticate': `Bearer realm="x", ${secret}=1`,
+        link: `<${BASE}/api/v4/projects?${secret}=1&page=2>; rel="next"`,
+        location: `${BASE}/echo/${secret}?${secret}=1#${secret}=1`,
+      },
+      { [secret]: { [secret]: `https://x/?${secret}=1` } },
+    );
+    const shown = JSON.stringify(shapeOf(answer, mask));
+    expect(shown).not.toContain(secret);
+    // What went through the mask shows it.
+    expect(shown).toContain('$.glpa….glpa…');
+    expect(shapeOf(answer, mask).operation).toBe('GET /echo/{id}/x');
+    // Without the run's masking (a caller of its own), the names are kept as they came.
+    expect(JSON.stringify(shapeOf(answer))).toContain(secret);
+  });
+
   it('stays bounded and inert whatever the target sends', () => {
     const wide = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`m${i}`, i]));
     const deep = JSON.parse('['.repeat(500) + ']'.repeat(500)) as unknown;

@@ -160,3 +160,19 @@ export async function proxiedSimulator(
 
 /** Every occurrence of `from` (an origin) in a header value replaced by `to`. */
 export const reorigin = (value: string, from: string, to: string) => value.split(from).join(to);
+
+/** Values of a request that are credentials: what a target sees and may echo. */
+export function credentialsOf(headers: Record<string, string | string[] | undefined>, body: Buffer): string[] {
+  const found: string[] = [];
+  const form = new URLSearchParams(body.toString('utf8'));
+  for (const name of ['password', 'user[password]', 'client_secret', 'code', 'code_verifier', 'refresh_token'])
+    found.push(...form.getAll(name));
+  const auth = /^(Basic|Bearer) (.+)$/i.exec(String(headers.authorization ?? ''));
+  // Basic: the client's secret (its id is no secret).
+  const basic = auth?.[1].toLowerCase() === 'basic' && Buffer.from(auth[2], 'base64').toString('utf8');
+  if (basic) found.push(decodeURIComponent(basic.slice(basic.indexOf(':') + 1)));
+  else if (auth) found.push(auth[2]);
+  if (typeof headers['private-token'] === 'string') found.push(headers['private-token']);
+  // The start-up probe's own placeholder (`idp-conformance-start-up-premise`) is the harness's text, no credential.
+  return found.filter((v) => v.length >= 8 && !v.startsWith('idp-conformance'));
+}

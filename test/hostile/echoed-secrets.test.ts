@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TargetConfig } from '../../spec/target-config.js';
 import { runCli } from '../suites/loopback.js';
-import { proxiedSimulator } from './collector.js';
+import { credentialsOf, proxiedSimulator } from './collector.js';
 import { reading } from './reading.js';
 
 const hex = (c: string, width: number) => c.charCodeAt(0).toString(16).padStart(width, '0');
@@ -32,22 +32,6 @@ const FORMS: Record<string, (s: string) => string> = {
   'mixed, leading zeros, no semicolon': (s) =>
     [...s].map((c, i) => [c, `\\u${hex(c, 4)}`, `&#00${c.charCodeAt(0)}`, `&#x00${hex(c, 1)};`][i % 4]).join(''),
 };
-
-/** Values of a request that are credentials: what a target sees and may echo. */
-function credentialsOf(headers: Record<string, string | string[] | undefined>, body: Buffer): string[] {
-  const found: string[] = [];
-  const form = new URLSearchParams(body.toString('utf8'));
-  for (const name of ['password', 'user[password]', 'client_secret', 'code', 'code_verifier', 'refresh_token'])
-    found.push(...form.getAll(name));
-  const auth = /^(Basic|Bearer) (.+)$/i.exec(String(headers.authorization ?? ''));
-  // Basic: the client's secret (its id is no secret).
-  const basic = auth?.[1].toLowerCase() === 'basic' && Buffer.from(auth[2], 'base64').toString('utf8');
-  if (basic) found.push(decodeURIComponent(basic.slice(basic.indexOf(':') + 1)));
-  else if (auth) found.push(auth[2]);
-  if (typeof headers['private-token'] === 'string') found.push(headers['private-token']);
-  // The start-up probe's own placeholder (`idp-conformance-start-up-premise`) is the harness's text, no credential.
-  return found.filter((v) => v.length >= 8 && !v.startsWith('idp-conformance'));
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'idp-hostile-echo-'));
 /** Every credential the target was sent, and how many answers echoed them. */

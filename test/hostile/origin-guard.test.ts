@@ -49,6 +49,16 @@ describe('originGuard', () => {
       expect(guard(url), url).toBe('is not a plain http(s) URL of a host');
   });
 
+  it('refuses a host the URL parser reads as another (review 24: the wire looked 127.0.0.1. up in DNS)', () => {
+    for (const host of ['127.0.0.1.', '0x7f000001', '127.1', '2130706433', '0177.0.0.1', '0X7F.0.0.1'])
+      expect(guard(`http://${host}:3000/api/v4/projects?page=2`), host).toBe(
+        `writes its host ${host}, which reads as 127.0.0.1: not one host for the wire and the URL parser`,
+      );
+    // Case aside, a name is the host it is; an IPv6 address the parser writes shorter is the same address.
+    expect(originGuard('http://localhost:3000')('http://LocalHost:3000/x')).toBeUndefined();
+    expect(originGuard('http://[::1]:3000')('http://[0:0::1]:3000/x')).toBeUndefined();
+  });
+
   it('never goes from https to http, even to an origin the config lists', () => {
     const secure = originGuard('https://idp.test', ['http://login.idp.test', 'https://login.idp.test']);
     expect(secure('http://idp.test/x')).toBe('goes from https to http (http://idp.test)');
@@ -105,6 +115,18 @@ describe('trustedOrigins', () => {
     );
     expect(() => validateTargetConfig({ baseUrl: FAKE_BASE, trustedOrigins: ['ftp://x'] })).toThrow(
       /trustedOrigins\.0 must match pattern/,
+    );
+  });
+
+  it('and baseUrl name their host as it reads: a config error, not every request refused', () => {
+    expect(() => validateTargetConfig({ baseUrl: 'http://127.1:3000' })).toThrow(
+      'target config: baseUrl writes its host 127.1, which reads as 127.0.0.1: not one host for the wire and the URL parser',
+    );
+    expect(() => validateTargetConfig({ baseUrl: FAKE_BASE, trustedOrigins: ['http://127.0.0.1.:4000'] })).toThrow(
+      /^target config: trustedOrigins\[0\] writes its host 127\.0\.0\.1\., which reads as 127\.0\.0\.1/,
+    );
+    expect(validateTargetConfig({ baseUrl: 'http://LOCALHOST:3000/gitlab' }).baseUrl).toBe(
+      'http://LOCALHOST:3000/gitlab',
     );
   });
 

@@ -297,3 +297,22 @@ describe("the config's values against a target that issues them as tokens (revie
     expect(report.checks[0].message).toBe(message.replace(config.user.password, 'hunt…'));
   });
 });
+
+describe('names the target chose (Redactor.name, which diff keeps)', () => {
+  it('masks a name as a text, and again once the run learns the secret it holds', () => {
+    const redactor = createRedactor([S.pat]);
+    expect(redactor.name(`x-${S.pat}`)).toBe(redactor.text(`x-${S.pat}`));
+    expect(redactor.name(`x-${S.pat}`)).not.toContain(S.pat);
+    // Seen before the token it echoes was issued, then after: remembered only until then.
+    expect(redactor.name(S.access)).toBe(S.access);
+    redactor.learn({
+      request: { method: 'POST', url: 'http://127.0.0.1:1/oauth/token', headers: {} },
+      response: {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ access_token: S.access }),
+      },
+    });
+    expect(redactor.name(S.access)).toBe('acce…');
+  });
+});
