@@ -23,6 +23,9 @@ export const SUITE_NAMES = [
 export type SuiteName = (typeof SUITE_NAMES)[number];
 
 /** What a target can do; detected at start, never assumed. */
+/** The endpoints every suite reaches for, asked at start-up (runner/capabilities.ts CORE_ENDPOINTS). */
+export type CoreCapability = 'tokenEndpoint' | 'revocation' | 'deviceEndpoint' | 'keys' | 'authorizeEndpoint';
+
 export interface Capabilities {
   /** The `/-/simulator/` control API answers (approve/deny device codes, create data). */
   control: boolean;
@@ -56,6 +59,11 @@ export interface Capabilities {
   keys: boolean;
   /** GET /oauth/authorize is served (a request without parameters is not answered 404). */
   authorizeEndpoint: boolean;
+  /**
+   * The status each core endpoint found absent answered the start-up's request (404, 405, a
+   * redirect): its reporter judges that answer (runner/capabilities.ts CORE_ENDPOINTS).
+   */
+  absentAnswers?: Partial<Record<CoreCapability, number>>;
   /** Discovery advertises an RFC 7662 introspection endpoint on the target's origins (trustedOrigins too). */
   introspection: boolean;
   /**
@@ -94,6 +102,7 @@ export type Capability = Exclude<
   | 'restApiDown'
   | 'restPatRefused'
   | 'patAsBearer'
+  | 'absentAnswers'
 >;
 
 export type { AppConfig, AppRole, DriverConfig, DriverKind, Fixtures, TargetConfig } from '../spec/target-config.js';

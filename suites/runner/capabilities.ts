@@ -4,7 +4,7 @@
  * but nothing is assumed from the release alone.
  */
 import type { RuleId } from '../../spec/index.js';
-import type { Capabilities, Capability, Driver, Http, HttpResponse, TargetConfig } from '../types.js';
+import type { Capabilities, Capability, CoreCapability, Driver, Http, HttpResponse, TargetConfig } from '../types.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
 import {
   AUTHORIZE_DEVICE_PATH,
@@ -148,8 +148,13 @@ async function statusOf(
  * target/origin.ts).
  */
 async function served(http: Http, path: string, method: 'GET' | 'POST' = 'GET'): Promise<boolean> {
+  return (await absentAnswer(http, path, method)) === undefined;
+}
+
+/** The status that says `path` is absent (served, above), else undefined: the start-up's answer, kept for its reporter. */
+async function absentAnswer(http: Http, path: string, method: 'GET' | 'POST'): Promise<number | undefined> {
   const status = await statusOf(http, path, method);
-  return status === undefined || !absentBy(status, method);
+  return status !== undefined && absentBy(status, method) ? status : undefined;
 }
 
 /** Does `status`, answering `method`, say the endpoint is absent (served, above)? One reading for start-up and checks. */
@@ -162,8 +167,8 @@ export const absentBy = (status: number, method: 'GET' | 'POST'): boolean =>
  * `rule`, which says the endpoint answers), and any other check that sends a request there is
  * skipped, saying why (runner/session.ts), instead of failing its own rules on a 404.
  */
-export const CORE_ENDPOINTS: readonly {
-  capability: 'tokenEndpoint' | 'revocation' | 'deviceEndpoint' | 'keys' | 'authorizeEndpoint';
+export interface CoreEndpoint {
+  capability: CoreCapability;
   method: 'GET' | 'POST';
   path: string;
   /** What the target lacks, in words. */
@@ -172,7 +177,8 @@ export const CORE_ENDPOINTS: readonly {
   rule: RuleId;
   /** Where its absence is no news: the device endpoint of a target without the device grant. */
   expected?: (found: Capabilities) => boolean;
-}[] = [
+}
+export const CORE_ENDPOINTS: readonly CoreEndpoint[] = [
   {
     capability: 'tokenEndpoint',
     method: 'POST',
@@ -328,8 +334,13 @@ export async function detectCapabilities({
   const restApi = there && restPatRefused === undefined;
   const tokenInfo = await served(http, TOKEN_INFO_PATH);
   const userinfo = await served(http, USERINFO_PATH);
-  const core = {} as Record<(typeof CORE_ENDPOINTS)[number]['capability'], boolean>;
-  for (const e of CORE_ENDPOINTS) core[e.capability] = await served(http, e.path, e.method);
+  const core = {} as Record<CoreEndpoint['capability'], boolean>;
+  const absentAnswers: Capabilities['absentAnswers'] = {};
+  for (const e of CORE_ENDPOINTS) {
+    const absent = await absentAnswer(http, e.path, e.method);
+    core[e.capability] = absent === undefined;
+    if (absent !== undefined) absentAnswers[e.capability] = absent;
+  }
   return {
     control,
     clock,
@@ -344,6 +355,7 @@ export async function detectCapabilities({
     tokenInfo,
     userinfo,
     ...core,
+    ...(Object.keys(absentAnswers).length ? { absentAnswers } : {}),
     introspection: introspection !== undefined,
     ...(introspection !== undefined ? { introspectionPath: introspection } : {}),
     ...(introspectionAway !== undefined ? { introspectionAway } : {}),

@@ -9,7 +9,7 @@ import { profiles } from '../../spec/index.js';
 import type { Offering, RuleId } from '../../spec/index.js';
 import type { CheckResult, CheckStatus, Exchange, Report } from '../report/model.js';
 import { HarnessInputError, TargetError } from '../errors.js';
-import type { Capabilities, Capability, Check, Driver, DriverKind } from '../types.js';
+import type { Capabilities, Capability, Check, CoreCapability, Driver, DriverKind } from '../types.js';
 import {
   LOWER_THE_RATE,
   SLOW_SHARE,
@@ -24,8 +24,10 @@ import { createDriver } from '../drivers/index.js';
 import { AUTHORIZE_DEVICE_PATH, AUTHORIZE_PATH, readMetadata, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
 import { refusalOf, refusedAuthorizations, refusedClients, type RefusedApps } from './app-premise.js';
 import {
+  absentBy,
   clockMoves,
   CORE_ENDPOINTS,
+  type CoreEndpoint,
   detectCapabilities,
   driverCannotMoveClock,
   detectControl,
@@ -132,8 +134,6 @@ export const REAL_WAIT_GRANT_MS = 30 * 60_000;
 /** Why a check that ran past its time limit may send nothing more. */
 export const PAST_ITS_END = 'the check ran past its end; its later requests are refused';
 
-type CoreCapability = (typeof CORE_ENDPOINTS)[number]['capability'];
-
 /**
  * Who says a missing premise, once: "(X reports it on R)". Where the run leaves X out (`--suite`,
  * `--check`), the skip says so and how to see it, rather than point at a check that never ran.
@@ -148,9 +148,24 @@ const reportsIt =
       : `(${check} reports it${on})`;
   };
 
+/** One message for a check's failures: each numbered when there are several, and how many more were not kept. */
+function failureMessage(each: readonly { message: string }[], unshown: number): string {
+  const listed =
+    each.length === 1 ? each[0].message : each.map((f, i) => `(${i + 1}/${each.length}) ${f.message}`).join('\n');
+  return unshown
+    ? `${listed}\n(+${unshown >= MAX_UNSHOWN ? 'at least ' : ''}${plural(unshown, 'more failure')} of this check not shown)`
+    : listed;
+}
+
+/** What the start-up asked a core endpoint, and what it answered (`status`, when known) that said it is absent. */
+const askedAtStartUp = (e: CoreEndpoint, shown = (path: string) => path, status?: number) =>
+  e.method === 'POST'
+    ? `an empty POST ${shown(e.path)} answered ${status ?? '404, 405 or a redirect'} at start-up`
+    : `GET ${shown(e.path)} answered ${status ?? '404 or 405'} at start-up`;
+
 /** Why what needs an absent core endpoint is skipped: what the start-up asked, and who reports it. */
-const whyAbsent = (e: (typeof CORE_ENDPOINTS)[number], said: ReportsIt, shown = (path: string) => path) =>
-  `the target has no ${e.name}: ${e.method === 'POST' ? `an empty POST ${shown(e.path)} answered 404, 405 or a redirect` : `GET ${shown(e.path)} answered 404 or 405`} at start-up ${said(e.reporter, e.rule)}`;
+const whyAbsent = (e: CoreEndpoint, said: ReportsIt, shown?: (path: string) => string, status?: number) =>
+  `the target has no ${e.name}: ${askedAtStartUp(e, shown, status)} ${said(e.reporter, e.rule)}`;
 
 const WHY_MISSING: Record<Exclude<Capability, CoreCapability>, string | ((said: ReportsIt) => string)> = {
   control: 'the simulator control API does not answer',
@@ -171,10 +186,18 @@ const WHY_MISSING: Record<Exclude<Capability, CoreCapability>, string | ((said: 
   introspection: "discovery advertises no introspection endpoint on the target's origins",
 };
 
-/** Why a check needing capability c is skipped, its reporter named as the run's plan has it. */
-function whyCapabilityMissing(c: Capability, said: ReportsIt, shown?: (path: string) => string): string {
+/**
+ * Why a check needing capability c is skipped, its reporter named as the run's plan has it;
+ * `answered`: what each absent core endpoint answered at start-up.
+ */
+function whyCapabilityMissing(
+  c: Capability,
+  said: ReportsIt,
+  shown?: (path: string) => string,
+  answered?: Capabilities['absentAnswers'],
+): string {
   const core = CORE_ENDPOINTS.find((e) => e.capability === c);
-  if (core) return whyAbsent(core, said, shown);
+  if (core) return whyAbsent(core, said, shown, answered?.[core.capability]);
   const why = WHY_MISSING[c as Exclude<Capability, CoreCapability>];
   return typeof why === 'string' ? why : why(said);
 }
@@ -541,7 +564,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let checkRunning = false;
   let runningCheck: string | undefined;
   // The core endpoints the start-up found absent (none while it is finding out): the gate below reads them.
-  let absentEndpoints: (typeof CORE_ENDPOINTS)[number][] = [];
+  let absentEndpoints: CoreEndpoint[] = [];
+  // What the running check's own requests to those endpoints were answered: one served, one absent (the first of each).
+  let metAtAbsent = new Map<CoreCapability, { served?: number; absent?: number }>();
   // Applications whose authorization request the start-up saw refused, and the check that said so.
   let refusedApps: RefusedApps = {};
   const premisesSaid = new Map<string, string>();
@@ -562,6 +587,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     (request, response) => {
       // adopt takes only a 200 answer with tokens in it.
       if (current && atEndpoint(request.url, TOKEN_PATH)) current.adopt(response, current.roleOf(request));
+      if (checkRunning && absentEndpoints.length && fromLiveCheck()) noteAtAbsent(request, response.status);
     },
     (raw) => {
       if (!fromLiveCheck()) throw new HarnessError(PAST_ITS_END);
@@ -590,9 +616,18 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     elsewhere.routes,
   );
   /** The request gate's rule: a check other than its reporter that reaches for an absent endpoint is skipped. */
-  const skipIfAbsent = (absent: (typeof CORE_ENDPOINTS)[number] | undefined) => {
+  const skipIfAbsent = (absent: CoreEndpoint | undefined) => {
     if (checkRunning && absent && absent.reporter !== runningCheck)
-      throw new CheckSkipped(whyCapabilityMissing(absent.capability, reportsIt(planned), askedAt));
+      throw new CheckSkipped(whyCapabilityMissing(absent.capability, reportsIt(planned), askedAt, caps.absentAnswers));
+  };
+  /** A reporter's own request to an endpoint the start-up found absent: what it was answered (startUpAbsences reads it). */
+  const noteAtAbsent = (request: RawRequest, status: number) => {
+    const e = absentEndpoint(request.url);
+    if (!e || e.method !== request.method) return;
+    const met = metAtAbsent.get(e.capability) ?? {};
+    if (absentBy(status, e.method)) met.absent ??= status;
+    else met.served ??= status;
+    metAtAbsent.set(e.capability, met);
   };
   /**
    * The driver behind the same gate: its actions are requests too, and the browser driver's page
@@ -785,12 +820,12 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     (c === 'clock' && caps.clock
       ? driverCannotMoveClock(driver.kind)
       : c !== 'restApi'
-        ? whyCapabilityMissing(c, reportsIt(planned), askedAt)
+        ? whyCapabilityMissing(c, reportsIt(planned), askedAt, caps.absentAnswers)
         : caps.restApiDown !== undefined
           ? restApiDown(caps.restApiDown, restTroubleSaidBy())
           : caps.restPatRefused !== undefined
             ? restPatRefused(caps.restPatRefused, restTroubleSaidBy())
-            : whyCapabilityMissing(c, reportsIt(planned), askedAt));
+            : whyCapabilityMissing(c, reportsIt(planned), askedAt, caps.absentAnswers));
   /**
    * One cause, said once: the REST API unreachable, or refusing the configured token, is what its
    * reporter says; in a run without it (`--suite scopes`), the first check that needs the REST API
@@ -863,11 +898,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       broken: brokenRules(check, f),
     }));
     const broken = [...new Set(each.flatMap((f) => f.broken))];
-    const listed =
-      each.length === 1 ? each[0].message : each.map((f, i) => `(${i + 1}/${each.length}) ${f.message}`).join('\n');
-    const message = unshown
-      ? `${listed}\n(+${unshown >= MAX_UNSHOWN ? 'at least ' : ''}${plural(unshown, 'more failure')} of this check not shown)`
-      : listed;
+    const message = failureMessage(each, unshown);
     const counterexample = failures.find((f) => f.counterexample)?.counterexample;
     // A broken detail does not hide what the rest of the check saw hold, when it is a leaf (rules.yaml
     // `leaf`: a property no other assertion reads). Any other broken rule may be the premise the rest
@@ -885,6 +916,63 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       ...(counterexample ? { counterexample: redactor.text(counterexample) } : {}),
       ...evidenceFields(),
     });
+  };
+  /**
+   * One cause, one blame, said once (review 24): a core endpoint the start-up found absent is its
+   * reporter's failure on the start-up's answer, whatever the reporter's own requests met, since
+   * every other check that needs it was skipped on that answer. A target that answers the
+   * start-up 404 and this check 200 answers one endpoint two ways (one refusing only the harness's
+   * probes turned a FAIL into a PASS, each reporter passing on its own requests): both answers
+   * are named, and the rule is not passed on the second. A reporter's own 404 (a target that truly
+   * lacks the endpoint) broke the rule already: its result stands as it was.
+   */
+  const startUpAbsences = (check: Check, broken: readonly string[]): { message: string; broken: string[] }[] =>
+    absentEndpoints
+      .filter((e) => e.reporter === check.id && inForce(e.rule) && !broken.includes(e.rule))
+      .map((e) => {
+        const startUp = askedAtStartUp(e, askedAt, caps.absentAnswers?.[e.capability]);
+        const met = metAtAbsent.get(e.capability);
+        const message =
+          met?.served !== undefined
+            ? `the target answers its ${e.name} two ways: ${startUp}, as if there were none, and this check's ${e.method} ${askedAt(e.path)} answered ${met.served}: the checks that need it were skipped on the start-up's answer, and this one passes nothing on the other`
+            : `the target has no ${e.name}: ${startUp}${met?.absent === undefined ? '' : `, and ${met.absent} to this check`}`;
+        return { message: redactor.text(message), broken: [e.rule] };
+      });
+  /**
+   * The check's result with the start-up's absences it reports (startUpAbsences) failed beside what
+   * it met itself; a check that went no further (skipped, errored) says why, its other rules untested.
+   * `unshown`: its failures counted and not kept; `shown`: its exchanges and reproduce command.
+   */
+  const withStartUpAbsences = (
+    check: Check,
+    result: CheckResult,
+    unshown: number,
+    shown: () => Partial<CheckResult>,
+  ): CheckResult => {
+    const absences = startUpAbsences(check, result.broken ?? []);
+    if (!absences.length) return result;
+    const judged = result.status === 'failed' || result.status === 'warned';
+    const prior = judged ? (result.failures ?? [{ message: result.message ?? '', broken: result.broken ?? [] }]) : [];
+    const rest =
+      !judged && result.status !== 'passed' && result.message
+        ? `; the rest of this check is untested: ${result.message}`
+        : '';
+    const each = [...prior, ...absences.map((a) => ({ ...a, message: a.message + rest }))];
+    const broken = [...new Set(each.flatMap((f) => f.broken))];
+    const { id, suite, title, rules, durationMs, counterexample } = result;
+    return {
+      id,
+      suite,
+      title,
+      rules,
+      durationMs,
+      status: failedStatus(broken),
+      broken,
+      message: failureMessage(each, result.failures ? unshown : 0),
+      ...(each.length > 1 ? { failures: each } : {}),
+      ...(counterexample ? { counterexample } : {}),
+      ...shown(),
+    };
   };
   /**
    * One cause, one blame: an answer past the harness's limits is judged once per endpoint (and
@@ -958,9 +1046,17 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           durationMs: 0,
           message: `the harness could not complete this check: ${unsaid}`,
         };
-      if (reason) return { ...base, status: 'skipped', durationMs: 0, message: reason };
+      // A reporter the gate stops still reports the start-up's absence (nothing of its own was seen).
+      if (reason)
+        return withStartUpAbsences(
+          check,
+          { ...base, status: 'skipped', durationMs: 0, message: reason },
+          0,
+          () => ({}),
+        );
       recorder.clear();
       forgetUnreported();
+      metAtAbsent = new Map();
       const oauth: TrackedFlows = createOAuthFlows(http, driver, config, redactor, createRandom(options.seed));
       current = oauth;
       const { judged, deadline } = options;
@@ -1089,6 +1185,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       }
       // Whatever the check made of its refused requests, an interrupted check proved nothing.
       if (stoppedCheck) return { ...base, status: 'skipped', durationMs: Date.now() - started, message: stoppedCheck };
+      result = withStartUpAbsences(check, result, evidence.unshown, evidenceFields);
       // A silence the check met and went on past (read as no answer) is still its to report: the
       // later checks that need the endpoint are skipped on its word, so it is no pass (nor a skip
       // or a warning, which a run may pass with); a failure stands, and says it beside.

@@ -1,0 +1,97 @@
+/**
+ * A target that refuses only the start-up's questions (review 24): an empty POST to the token,
+ * revocation and device authorization endpoints, the bare GET /oauth/authorize and the first GET
+ * of the key set answer 404, every real request is served. The start-up takes those endpoints for
+ * absent, so the checks that need them are skipped naming a reporter; before, those reporters
+ * passed on their own (served) requests and the run ended PASS, exit 0, the absence reported by
+ * nobody. Each reporter must judge the start-up's answer on its rule, once, naming both answers.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Report } from '../../suites/report/model.js';
+import { simulatorWith, type Loopback } from '../suites/loopback.js';
+import { explain, runChecks } from './provider.js';
+import type { Sim } from '../../simulator/types.js';
+
+/** Each endpoint the start-up asks, the check that reports its absence, and the rule it fails. */
+const OWNERS = [
+  { reporter: 'grants.sign-in-required', rule: 'GRANT-CODE-FLOW', served: 302 },
+  // These two need the authorization endpoint first: skipped on it, they still report their own.
+  { reporter: 'grants.token-response-fields', rule: 'GRANT-CODE-PARAMS' },
+  { reporter: 'tokens.revoke-access-token', rule: 'REV-PARAMS' },
+  { reporter: 'device.authorization-response', rule: 'DEV-AVAILABILITY', served: 200 },
+  { reporter: 'oidc.jwks', rule: 'OIDC-JWKS', served: 200 },
+];
+/** Checks that need the steered endpoints, and the one whose skip said the device grant was offered. */
+const DEPENDENTS = ['grants.refresh-rotation', 'device.authorization-timings', 'oidc.id-token', 'device.unavailable'];
+
+/** The start-up's questions, told from real requests by their shape alone. */
+function steered(): (req: { method?: string; url?: string; headers: Record<string, unknown> }) => boolean {
+  const keysAsked = new Set<string>();
+  return (req) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const empty = !req.headers['content-length'] || req.headers['content-length'] === '0';
+    if (req.method === 'POST' && /^\/oauth\/(token|revoke|authorize_device)$/.test(url.pathname)) return empty;
+    if (req.method === 'GET' && url.pathname === '/oauth/authorize') return url.search === '';
+    if (req.method === 'GET' && url.pathname === '/oauth/discovery/keys' && !keysAsked.has(url.pathname))
+      return keysAsked.add(url.pathname) !== undefined;
+    return false;
+  };
+}
+
+let server: Loopback & { sim: Sim };
+let report: Report;
+let code: number;
+let why: string;
+
+beforeAll(async () => {
+  const probe = steered();
+  server = await simulatorWith((req, res) => {
+    if (!probe(req)) return false;
+    req.resume();
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end('{"error":"not_found"}');
+    return true;
+  });
+  let stderr: string;
+  ({ code, report, stderr } = await runChecks(server, [...OWNERS.map((o) => o.reporter), ...DEPENDENTS]));
+  why = explain(report, stderr);
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('a target that answers 404 only to the start-up probes', () => {
+  it('does not pass: the run fails (exit 1)', () => {
+    expect(code, why).toBe(1);
+  });
+
+  it.each(OWNERS)('$reporter fails $rule once, on the start-up answer', ({ reporter, rule, served }) => {
+    const result = report.checks.find((c) => c.id === reporter);
+    expect(result?.status, why).toBe('failed');
+    expect(result?.broken, why).toContain(rule);
+    expect(report.rules.find((r) => r.id === rule)?.status, why).toBe('failed');
+    // One cause, one blame: no other check breaks that rule.
+    expect(report.checks.filter((c) => c.broken?.includes(rule)).map((c) => c.id)).toEqual([reporter]);
+    expect(result?.message, why).toMatch(/answered 404 at start-up/);
+    // Its own request served: both answers named, the target's two ways with one endpoint.
+    if (served)
+      expect(result?.message, why).toMatch(new RegExp(`404 at start-up.* this check's .* answered ${served}`));
+    else expect(result?.message, why).toMatch(/the rest of this check is untested: .*no authorization endpoint/);
+  });
+
+  it('skips what needs the steered endpoints, naming the reporter that failed', () => {
+    for (const id of DEPENDENTS.filter((d) => d !== 'device.unavailable')) {
+      const result = report.checks.find((c) => c.id === id);
+      expect(result?.status, `${id}\n${why}`).toBe('skipped');
+      expect(result?.message, id).toMatch(/reports it on (GRANT-CODE-FLOW|DEV-AVAILABILITY|OIDC-JWKS)\)/);
+    }
+  });
+
+  it('says no contradictory line about the device grant beside its absence', () => {
+    const unavailable = report.checks.find((c) => c.id === 'device.unavailable');
+    expect(unavailable?.status).toBe('skipped');
+    expect(unavailable?.message).not.toMatch(/offered by this target/);
+    expect(unavailable?.message).toMatch(/device\.authorization-response/);
+  });
+});
