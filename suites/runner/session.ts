@@ -9,7 +9,15 @@ import { profiles } from '../../spec/index.js';
 import type { Offering, RuleId } from '../../spec/index.js';
 import type { CheckResult, CheckStatus, Exchange, Report } from '../report/model.js';
 import { HarnessInputError, TargetError } from '../errors.js';
-import type { Capabilities, Capability, Check, CoreCapability, Driver, DriverKind } from '../types.js';
+import type {
+  Capabilities,
+  Capability,
+  Check,
+  CoreCapability,
+  Driver,
+  DriverKind,
+  EndpointCapability,
+} from '../types.js';
 import {
   LOWER_THE_RATE,
   SLOW_SHARE,
@@ -28,6 +36,8 @@ import {
   clockMoves,
   CORE_ENDPOINTS,
   type CoreEndpoint,
+  type EndpointPremise,
+  NEEDED_ENDPOINTS,
   detectCapabilities,
   driverCannotMoveClock,
   detectControl,
@@ -158,7 +168,7 @@ function failureMessage(each: readonly { message: string }[], unshown: number): 
 }
 
 /** What the start-up asked a core endpoint, and what it answered (`status`, when known) that said it is absent. */
-const askedAtStartUp = (e: CoreEndpoint, shown = (path: string) => path, status?: number) =>
+const askedAtStartUp = (e: EndpointPremise, shown = (path: string) => path, status?: number) =>
   e.method === 'POST'
     ? `an empty POST ${shown(e.path)} answered ${status ?? '404, 405 or a redirect'} at start-up`
     : `GET ${shown(e.path)} answered ${status ?? '404 or 405'} at start-up`;
@@ -166,6 +176,12 @@ const askedAtStartUp = (e: CoreEndpoint, shown = (path: string) => path, status?
 /** Why what needs an absent core endpoint is skipped: what the start-up asked, and who reports it. */
 const whyAbsent = (e: CoreEndpoint, said: ReportsIt, shown?: (path: string) => string, status?: number) =>
   `the target has no ${e.name}: ${askedAtStartUp(e, shown, status)} ${said(e.reporter, e.rule)}`;
+
+/** Who reports a needed endpoint family absent, and on which rule: "(X reports it on R)". */
+const saidFor = (c: EndpointCapability, said: ReportsIt) => {
+  const e = NEEDED_ENDPOINTS.find((n) => n.capability === c)!;
+  return said(e.reporter, e.rule);
+};
 
 const WHY_MISSING: Record<Exclude<Capability, CoreCapability>, string | ((said: ReportsIt) => string)> = {
   control: 'the simulator control API does not answer',
@@ -177,12 +193,11 @@ const WHY_MISSING: Record<Exclude<Capability, CoreCapability>, string | ((said: 
   pat: 'no personal access token is configured',
   writable: 'the harness may not create data on this target',
   oidc: 'no application with the openid scope is configured',
-  restApi: (said) =>
-    `the target has no REST API: GET /api/v4/user answered 404 ${said('versioning.api-prefix', 'ENC-API-PREFIX')}`,
+  restApi: (said) => `the target has no REST API: GET /api/v4/user answered 404 ${saidFor('restApi', said)}`,
   tokenInfo: (said) =>
-    `the target has no token information endpoint: GET /oauth/token/info answered 404 or 405 ${said('tokens.info-presentations', 'INFO-TOKEN-PRESENTATION')}`,
+    `the target has no token information endpoint: GET /oauth/token/info answered 404 or 405 ${saidFor('tokenInfo', said)}`,
   userinfo: (said) =>
-    `the target has no userinfo endpoint: GET /oauth/userinfo answered 404 or 405 ${said('oidc.userinfo', 'OIDC-USERINFO')}`,
+    `the target has no userinfo endpoint: GET /oauth/userinfo answered 404 or 405 ${saidFor('userinfo', said)}`,
   introspection: "discovery advertises no introspection endpoint on the target's origins",
 };
 
@@ -565,8 +580,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let runningCheck: string | undefined;
   // The core endpoints the start-up found absent (none while it is finding out): the gate below reads them.
   let absentEndpoints: CoreEndpoint[] = [];
-  // What the running check's own requests to those endpoints were answered: one served, one absent (the first of each).
-  let metAtAbsent = new Map<CoreCapability, { served?: number; absent?: number }>();
+  // Those and the endpoint families found absent, each for its reporter to judge (startUpAbsences).
+  let reportedAbsent: EndpointPremise[] = [];
+  // What the running check's own requests to those were answered: one served, one absent (the first of each).
+  let metAtAbsent = new Map<EndpointCapability, { served?: number; absent?: number }>();
   // Applications whose authorization request the start-up saw refused, and the check that said so.
   let refusedApps: RefusedApps = {};
   const premisesSaid = new Map<string, string>();
@@ -587,7 +604,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     (request, response) => {
       // adopt takes only a 200 answer with tokens in it.
       if (current && atEndpoint(request.url, TOKEN_PATH)) current.adopt(response, current.roleOf(request));
-      if (checkRunning && absentEndpoints.length && fromLiveCheck()) noteAtAbsent(request, response.status);
+      if (checkRunning && reportedAbsent.length && fromLiveCheck()) noteAtAbsent(request, response.status);
     },
     (raw) => {
       if (!fromLiveCheck()) throw new HarnessError(PAST_ITS_END);
@@ -622,8 +639,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   };
   /** A reporter's own request to an endpoint the start-up found absent: what it was answered (startUpAbsences reads it). */
   const noteAtAbsent = (request: RawRequest, status: number) => {
-    const e = absentEndpoint(request.url);
-    if (!e || e.method !== request.method) return;
+    const e = reportedAbsent.find((a) => a.method === request.method && atEndpoint(request.url, a.path));
+    if (!e) return;
     const met = metAtAbsent.get(e.capability) ?? {};
     if (absentBy(status, e.method)) met.absent ??= status;
     else met.served ??= status;
@@ -781,6 +798,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       discovery,
     });
     absentEndpoints = CORE_ENDPOINTS.filter((e) => !caps[e.capability] && (e.expected?.(caps) ?? true));
+    reportedAbsent = [
+      ...absentEndpoints,
+      ...NEEDED_ENDPOINTS.filter((e) => caps.absentAnswers?.[e.capability] !== undefined),
+    ];
     // On a config a user wrote (over HTTP): does the provider know its applications? Asked as
     // housekeeping, after the core probes: `diff`'s reference (embedded) asks none of it.
     if (target.kind === 'http')
@@ -918,28 +939,49 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     });
   };
   /**
-   * One cause, one blame, said once (review 24): a core endpoint the start-up found absent is its
+   * One cause, one blame, said once (review 24): an endpoint the start-up found absent is its
    * reporter's failure on the start-up's answer, whatever the reporter's own requests met, since
    * every other check that needs it was skipped on that answer. A target that answers the
    * start-up 404 and this check 200 answers one endpoint two ways (one refusing only the harness's
    * probes turned a FAIL into a PASS, each reporter passing on its own requests): both answers
    * are named, and the rule is not passed on the second. A reporter's own 404 (a target that truly
-   * lacks the endpoint) broke the rule already: its result stands as it was.
+   * lacks the endpoint) broke the rule already: its result stands as it was. The same for the
+   * endpoint families a check needs (NEEDED_ENDPOINTS) and a grant declared yet refused at start-up
+   * (REFUSED_PREMISES).
    */
-  const startUpAbsences = (check: Check, broken: readonly string[]): { message: string; broken: string[] }[] =>
-    absentEndpoints
-      .filter((e) => e.reporter === check.id && inForce(e.rule) && !broken.includes(e.rule))
+  const startUpAbsences = (check: Check, result: CheckResult): { message: string; broken: string[] }[] => {
+    const unsaid = (reporter: string, rule: RuleId) =>
+      reporter === check.id && inForce(rule) && !result.broken?.includes(rule);
+    const absent = reportedAbsent
+      .filter((e) => unsaid(e.reporter, e.rule))
       .map((e) => {
         const startUp = askedAtStartUp(e, askedAt, caps.absentAnswers?.[e.capability]);
         const met = metAtAbsent.get(e.capability);
-        const message =
-          met?.served !== undefined
-            ? `the target answers its ${e.name} two ways: ${startUp}, as if there were none, and this check's ${e.method} ${askedAt(e.path)} answered ${met.served}: the checks that need it were skipped on the start-up's answer, and this one passes nothing on the other`
-            : `the target has no ${e.name}: ${startUp}${met?.absent === undefined ? '' : `, and ${met.absent} to this check`}`;
-        return { message: redactor.text(message), broken: [e.rule] };
+        return {
+          message:
+            met?.served !== undefined
+              ? `the target answers its ${e.name} two ways: ${startUp}, as if there were none, and this check's ${e.method} ${askedAt(e.path)} answered ${met.served}: the checks that need it were skipped on the start-up's answer, and this one passes nothing on the other`
+              : `the target has no ${e.name}: ${startUp}${met?.absent === undefined ? '' : `, and ${met.absent} to this check`}`,
+          broken: [e.rule],
+        };
       });
+    // A grant declared available yet refused at start-up is the same premise: a check that passed met it served.
+    const refused = REFUSED_PREMISES.flatMap((p) => {
+      const refusal = p.refused(caps);
+      if (refusal === undefined || !unsaid(p.reporter, p.rule)) return [];
+      const served =
+        result.status === 'passed' ? "; this check's own requests were served: the target answers it two ways" : '';
+      return [
+        {
+          message: `${p.said(refusal)}, and the checks that need it were skipped on that refusal${served}`,
+          broken: [p.rule],
+        },
+      ];
+    });
+    return [...absent, ...refused].map((a) => ({ ...a, message: redactor.text(a.message) }));
+  };
   /**
-   * The check's result with the start-up's absences it reports (startUpAbsences) failed beside what
+   * The check's result with the start-up's premises it reports (startUpAbsences) failed beside what
    * it met itself; a check that went no further (skipped, errored) says why, its other rules untested.
    * `unshown`: its failures counted and not kept; `shown`: its exchanges and reproduce command.
    */
@@ -949,7 +991,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     unshown: number,
     shown: () => Partial<CheckResult>,
   ): CheckResult => {
-    const absences = startUpAbsences(check, result.broken ?? []);
+    const absences = startUpAbsences(check, result);
     if (!absences.length) return result;
     const judged = result.status === 'failed' || result.status === 'warned';
     const prior = judged ? (result.failures ?? [{ message: result.message ?? '', broken: result.broken ?? [] }]) : [];

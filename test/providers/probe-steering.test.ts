@@ -95,3 +95,80 @@ describe('a target that answers 404 only to the start-up probes', () => {
     expect(unavailable?.message).toMatch(/device\.authorization-response/);
   });
 });
+
+/**
+ * The same for the other start-up premises a reporter says: the endpoint families asked without
+ * credentials (the REST API, token information, userinfo: 404 to the start-up's questions only,
+ * the first two GET /api/v4/user, without and with the token) and a device grant declared yet
+ * refused (the start-up's two device authorizations answered unauthorized_client).
+ */
+describe('a target that refuses only the start-up questions of the endpoint families and the device grant', () => {
+  const FAMILY_OWNERS = [
+    {
+      reporter: 'versioning.api-prefix',
+      rule: 'ENC-API-PREFIX',
+      said: /GET \/api\/v4\/user answered 404 at start-up.* answered 200/,
+    },
+    {
+      reporter: 'tokens.info-presentations',
+      rule: 'INFO-TOKEN-PRESENTATION',
+      said: /GET \/oauth\/token\/info answered 404 at start-up.* answered 200/,
+    },
+    {
+      reporter: 'oidc.userinfo',
+      rule: 'OIDC-USERINFO',
+      said: /GET \/oauth\/userinfo answered 404 at start-up.* answered 200/,
+    },
+    {
+      reporter: 'device.authorization-response',
+      rule: 'DEV-AVAILABILITY',
+      said: /refused to the configured application at start-up \(400 unauthorized_client\).*two ways/,
+    },
+  ];
+  const NEEDING = ['versioning.unknown-route-404', 'tokens.info-deprecated-aliases', 'device.authorization-timings'];
+  let families: Loopback & { sim: Sim };
+  let familyReport: Report;
+  let familyCode: number;
+  let familyWhy: string;
+
+  beforeAll(async () => {
+    const asked = { rest: 0, device: 0 };
+    families = await simulatorWith((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const anonymous = !req.headers.authorization && !url.searchParams.has('access_token');
+      const family =
+        (req.method === 'GET' && url.pathname === '/api/v4/user' && asked.rest++ < 2) ||
+        (req.method === 'GET' && anonymous && ['/oauth/token/info', '/oauth/userinfo'].includes(url.pathname));
+      const device =
+        req.method === 'POST' && url.pathname === '/oauth/authorize_device' && req.headers['content-length'] !== '0';
+      if (!family && !(device && asked.device++ < 2)) return false;
+      req.resume();
+      res.writeHead(family ? 404 : 400, { 'content-type': 'application/json' });
+      res.end(family ? '{"error":"not_found"}' : '{"error":"unauthorized_client"}');
+      return true;
+    });
+    let stderr: string;
+    ({
+      code: familyCode,
+      report: familyReport,
+      stderr,
+    } = await runChecks(families, [...FAMILY_OWNERS.map((o) => o.reporter), ...NEEDING]));
+    familyWhy = explain(familyReport, stderr);
+  }, 120_000);
+
+  afterAll(async () => {
+    await families?.close();
+  });
+
+  it('does not pass: each reporter fails its rule once, naming both answers; what needs it is skipped', () => {
+    expect(familyCode, familyWhy).toBe(1);
+    for (const { reporter, rule, said } of FAMILY_OWNERS) {
+      const result = familyReport.checks.find((c) => c.id === reporter);
+      expect(result?.status, `${reporter}\n${familyWhy}`).toBe('failed');
+      expect(result?.message, familyWhy).toMatch(said);
+      expect(familyReport.checks.filter((c) => c.broken?.includes(rule)).map((c) => c.id)).toEqual([reporter]);
+    }
+    for (const id of NEEDING)
+      expect(familyReport.checks.find((c) => c.id === id)?.status, `${id}\n${familyWhy}`).toBe('skipped');
+  });
+});

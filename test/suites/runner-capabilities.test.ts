@@ -405,6 +405,15 @@ describe('detectCapabilities', () => {
       expect(
         await families({ '/api/v4/user': served, '/oauth/token/info': served, '/oauth/userinfo': plain404 }),
       ).toMatchObject({ restApi: true, tokenInfo: true, userinfo: false, introspection: false });
+      // The answer that said so is kept, for the reporter to judge (runner/session.ts startUpAbsences).
+      const absent = await families({
+        '/api/v4/user': plain404,
+        '/oauth/token/info': plain404,
+        '/oauth/userinfo': status(405),
+      });
+      expect(absent.absentAnswers).toMatchObject({ restApi: 404, tokenInfo: 404, userinfo: 405 });
+      const there = await families({ '/api/v4/user': served, '/oauth/token/info': served, '/oauth/userinfo': served });
+      for (const family of ['restApi', 'tokenInfo', 'userinfo']) expect(there.absentAnswers).not.toHaveProperty(family);
     });
 
     it('any other answer, a server error or none at all is there: a broken endpoint is failed, not skipped', async () => {
@@ -419,6 +428,8 @@ describe('detectCapabilities', () => {
         const { caps, families } = await detect({ answers: { '/api/v4/user': status(code) } });
         expect(families.restApi, String(code)).toBe(false);
         expect(caps.restApiDown, String(code)).toBe(code);
+        // Out of reach is not absent: versioning.api-prefix says it (errored), no rule judges it.
+        expect(families.absentAnswers ?? {}, String(code)).not.toHaveProperty('restApi');
       }
       expect((await detect({ answers: { '/api/v4/user': status(500) } })).caps.restApiDown).toBeUndefined();
     });
