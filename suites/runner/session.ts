@@ -1088,14 +1088,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           durationMs: 0,
           message: `the harness could not complete this check: ${unsaid}`,
         };
-      // A reporter the gate stops still reports the start-up's absence (nothing of its own was seen).
-      if (reason)
-        return withStartUpAbsences(
-          check,
-          { ...base, status: 'skipped', durationMs: 0, message: reason },
-          0,
-          () => ({}),
-        );
+      // A reporter the gate stops (its rules out of force, a capability it needs missing: oidc.userinfo
+      // without an openid application) judges nothing, the start-up's answer neither: as before.
+      if (reason) return { ...base, status: 'skipped', durationMs: 0, message: reason };
       recorder.clear();
       forgetUnreported();
       metAtAbsent = new Map();

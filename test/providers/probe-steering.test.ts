@@ -9,7 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../suites/report/model.js';
 import { simulatorWith, type Loopback } from '../suites/loopback.js';
-import { explain, runChecks } from './provider.js';
+import { targetConfig } from '../../simulator/control/config.js';
+import { explain, notFound, runChecks, startProvider } from './provider.js';
 import type { Sim } from '../../simulator/types.js';
 
 /** Each endpoint the start-up asks, the check that reports its absence, and the rule it fails. */
@@ -171,4 +172,28 @@ describe('a target that refuses only the start-up questions of the endpoint fami
     for (const id of NEEDING)
       expect(familyReport.checks.find((c) => c.id === id)?.status, `${id}\n${familyWhy}`).toBe('skipped');
   });
+});
+
+describe('a reporter the gate stops', () => {
+  it('judges nothing, the start-up answer neither: oidc.userinfo without an openid application stays skipped', async () => {
+    const provider = await startProvider((method, url) =>
+      method === 'GET' && url.pathname === '/oauth/userinfo' ? () => notFound : undefined,
+    );
+    try {
+      const { applications } = targetConfig(provider.sim, provider.url);
+      const withoutOpenid = Object.fromEntries(
+        Object.entries(applications ?? {}).map(([role, app]) => [
+          role,
+          { ...app, scopes: app.scopes.filter((s) => s !== 'openid') },
+        ]),
+      );
+      const { report, stderr } = await runChecks(provider, ['oidc.userinfo'], {}, { applications: withoutOpenid });
+      expect(
+        report.checks.map((c) => `${c.status} ${c.id}`),
+        explain(report, stderr),
+      ).toEqual(['skipped oidc.userinfo']);
+    } finally {
+      await provider.close();
+    }
+  }, 60_000);
 });
