@@ -180,6 +180,11 @@ export interface EndpointPremise {
   name: string;
   reporter: string;
   rule: RuleId;
+  /**
+   * Was it asked at start-up without the credentials its checks send (a family a provider may hide
+   * from anonymous callers)? Served to its reporter then, no rule is blamed (runner/session.ts).
+   */
+  anonymous?: (caps: Capabilities) => boolean;
 }
 
 /**
@@ -242,6 +247,8 @@ export const NEEDED_ENDPOINTS: readonly EndpointPremise[] = [
     name: 'REST API',
     reporter: 'versioning.api-prefix',
     rule: 'ENC-API-PREFIX',
+    // Asked with the configured personal access token too, where there is one.
+    anonymous: (caps) => !caps.pat,
   },
   {
     capability: 'tokenInfo',
@@ -250,6 +257,7 @@ export const NEEDED_ENDPOINTS: readonly EndpointPremise[] = [
     name: 'token information endpoint',
     reporter: 'tokens.info-presentations',
     rule: 'INFO-TOKEN-PRESENTATION',
+    anonymous: () => true,
   },
   {
     capability: 'userinfo',
@@ -258,6 +266,7 @@ export const NEEDED_ENDPOINTS: readonly EndpointPremise[] = [
     name: 'userinfo endpoint',
     reporter: 'oidc.userinfo',
     rule: 'OIDC-USERINFO',
+    anonymous: () => true,
   },
 ];
 

@@ -957,13 +957,24 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       .map((e) => {
         const startUp = askedAtStartUp(e, askedAt, caps.absentAnswers?.[e.capability]);
         const met = metAtAbsent.get(e.capability);
-        return {
-          message:
-            met?.served !== undefined
-              ? `the target answers its ${e.name} two ways: ${startUp}, as if there were none, and this check's ${e.method} ${askedAt(e.path)} answered ${met.served}: the checks that need it were skipped on the start-up's answer, and this one passes nothing on the other`
-              : `the target has no ${e.name}: ${startUp}${met?.absent === undefined ? '' : `, and ${met.absent} to this check`}`,
-          broken: [e.rule],
-        };
+        if (met?.served === undefined)
+          return {
+            message: `the target has no ${e.name}: ${startUp}${met?.absent === undefined ? '' : `, and ${met.absent} to this check`}`,
+            broken: [e.rule],
+          };
+        const own = `this check's ${e.method} ${askedAt(e.path)} answered ${met.served}`;
+        // Asked without credentials at start-up and served to a check's token: a provider may hide
+        // an endpoint from anonymous callers (as the REST API's start-up allows for its own), so no
+        // rule is blamed; but the checks needing it were skipped on the first answer: no pass either.
+        return e.anonymous?.(caps)
+          ? {
+              message: `the target answers its ${e.name} as absent to the start-up's question without credentials (${startUp}) and ${own}: the checks that need it were skipped on the first answer, so this one passes nothing; if it hides itself from anonymous callers, no rule says it may not`,
+              broken: [],
+            }
+          : {
+              message: `the target answers its ${e.name} two ways: ${startUp}, as if there were none, and ${own}: the checks that need it were skipped on the start-up's answer, and this one passes nothing on the other`,
+              broken: [e.rule],
+            };
       });
     // A grant declared available yet refused at start-up is the same premise: a check that passed met it served.
     const refused = REFUSED_PREMISES.flatMap((p) => {
@@ -994,6 +1005,18 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     const absences = startUpAbsences(check, result);
     if (!absences.length) return result;
     const judged = result.status === 'failed' || result.status === 'warned';
+    // Only a premise no rule judges (an endpoint hidden from anonymous callers): no pass, errored.
+    if (absences.every((a) => !a.broken.length)) {
+      const said = absences.map((a) => a.message).join('; ');
+      if (judged) return { ...result, message: `${result.message ?? ''}\n${said}` };
+      const before = result.message && result.status !== 'passed' ? `\n${result.message}` : '';
+      return {
+        ...result,
+        status: 'errored',
+        message: `the harness could not complete this check: ${said}${before}`,
+        ...shown(),
+      };
+    }
     const prior = judged ? (result.failures ?? [{ message: result.message ?? '', broken: result.broken ?? [] }]) : [];
     const rest =
       !judged && result.status !== 'passed' && result.message
