@@ -23,6 +23,11 @@ export const SUITE_NAMES = [
 export type SuiteName = (typeof SUITE_NAMES)[number];
 
 /** What a target can do; detected at start, never assumed. */
+/** The endpoints every suite reaches for, asked at start-up (runner/capabilities.ts CORE_ENDPOINTS). */
+export type CoreCapability = 'tokenEndpoint' | 'revocation' | 'deviceEndpoint' | 'keys' | 'authorizeEndpoint';
+/** Every endpoint the start-up asks whether it is there, each with a reporter (runner/capabilities.ts EndpointPremise). */
+export type EndpointCapability = CoreCapability | 'restApi' | 'tokenInfo' | 'userinfo';
+
 export interface Capabilities {
   /** The `/-/simulator/` control API answers (approve/deny device codes, create data). */
   control: boolean;
@@ -56,6 +61,11 @@ export interface Capabilities {
   keys: boolean;
   /** GET /oauth/authorize is served (a request without parameters is not answered 404). */
   authorizeEndpoint: boolean;
+  /**
+   * The status each endpoint found absent answered the start-up's request (404, 405, a redirect):
+   * its reporter judges that answer (runner/capabilities.ts EndpointPremise).
+   */
+  absentAnswers?: Partial<Record<EndpointCapability, number>>;
   /** Discovery advertises an RFC 7662 introspection endpoint on the target's origins (trustedOrigins too). */
   introspection: boolean;
   /**
@@ -94,6 +104,7 @@ export type Capability = Exclude<
   | 'restApiDown'
   | 'restPatRefused'
   | 'patAsBearer'
+  | 'absentAnswers'
 >;
 
 export type { AppConfig, AppRole, DriverConfig, DriverKind, Fixtures, TargetConfig } from '../spec/target-config.js';

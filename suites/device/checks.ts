@@ -402,11 +402,15 @@ export const deviceChecks: Check[] = [
     async run(t: CheckContext) {
       // Two different reasons, said apart: a run whose device probe was refused must not read
       // "available" here while the other device checks say it is not.
+      // Its endpoint absent at start-up is a third: DEV-AVAILABILITY's failure, not an offer (review 24).
+      const absent = t.caps.absentAnswers?.deviceEndpoint;
       if (t.caps.device)
         t.skip(
           t.caps.deviceRefused
             ? `the device grant is declared available (features.${DEVICE_FLAG}); its refusal to the configured application (${t.caps.deviceRefused}) is judged by ${DEVICE_PREMISE.reporter}`
-            : 'the device grant is offered by this target (its probe was answered)',
+            : absent !== undefined
+              ? `the device grant must be offered here (declared in features.${DEVICE_FLAG}, or its authorization answered at start-up), and an empty POST ${AUTHORIZE_DEVICE_PATH} answered ${absent} at start-up: ${DEVICE_PREMISE.reporter} judges that (${DEVICE_PREMISE.rule})`
+              : 'the device grant is offered by this target (its probe was answered)',
         );
       if (t.inForce('DEV-AVAILABILITY'))
         t.skip(

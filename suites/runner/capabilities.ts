@@ -4,7 +4,16 @@
  * but nothing is assumed from the release alone.
  */
 import type { RuleId } from '../../spec/index.js';
-import type { Capabilities, Capability, Driver, Http, HttpResponse, TargetConfig } from '../types.js';
+import type {
+  Capabilities,
+  Capability,
+  CoreCapability,
+  Driver,
+  EndpointCapability,
+  Http,
+  HttpResponse,
+  TargetConfig,
+} from '../types.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
 import {
   AUTHORIZE_DEVICE_PATH,
@@ -145,11 +154,12 @@ async function statusOf(
  * only): absent too. An endpoint only POSTed to (token, revocation, device authorization) is asked
  * with an empty form, which one that is there refuses (400, 401); a redirect means absent: the
  * endpoint is elsewhere, and the harness follows none (its POSTs carry credentials, see
- * target/origin.ts).
+ * target/origin.ts). The status that says it is absent is returned (undefined: there), the
+ * start-up's answer its reporter judges.
  */
-async function served(http: Http, path: string, method: 'GET' | 'POST' = 'GET'): Promise<boolean> {
+async function absentAnswer(http: Http, path: string, method: 'GET' | 'POST'): Promise<number | undefined> {
   const status = await statusOf(http, path, method);
-  return status === undefined || !absentBy(status, method);
+  return status !== undefined && absentBy(status, method) ? status : undefined;
 }
 
 /** Does `status`, answering `method`, say the endpoint is absent (served, above)? One reading for start-up and checks. */
@@ -157,22 +167,37 @@ export const absentBy = (status: number, method: 'GET' | 'POST'): boolean =>
   status === 404 || status === 405 || (method === 'POST' && status >= 300 && status < 400);
 
 /**
- * Endpoints that checks of every suite reach for, on their way to what they test. Each is asked at
- * start-up (served, above); one absent is reported once, by the `reporter` check (its 404 fails
- * `rule`, which says the endpoint answers), and any other check that sends a request there is
- * skipped, saying why (runner/session.ts), instead of failing its own rules on a 404.
+ * An endpoint the start-up asks whether it is there at all (absentAnswer, above). One absent is
+ * reported once, by the `reporter` check, on the start-up's answer (its 404 fails `rule`, which
+ * says the endpoint answers; runner/session.ts startUpAbsences), and the checks that need it are
+ * skipped, naming it.
  */
-export const CORE_ENDPOINTS: readonly {
-  capability: 'tokenEndpoint' | 'revocation' | 'deviceEndpoint' | 'keys' | 'authorizeEndpoint';
+export interface EndpointPremise {
+  capability: EndpointCapability;
   method: 'GET' | 'POST';
   path: string;
   /** What the target lacks, in words. */
   name: string;
   reporter: string;
   rule: RuleId;
+  /**
+   * Was it asked at start-up without the credentials its checks send (a family a provider may hide
+   * from anonymous callers)? Served to its reporter then, no rule is blamed (runner/session.ts).
+   */
+  anonymous?: (caps: Capabilities) => boolean;
+}
+
+/**
+ * Endpoints that checks of every suite reach for, on their way to what they test: any other check
+ * that sends a request there is skipped, saying why (runner/session.ts), instead of failing its
+ * own rules on a 404.
+ */
+export interface CoreEndpoint extends EndpointPremise {
+  capability: CoreCapability;
   /** Where its absence is no news: the device endpoint of a target without the device grant. */
   expected?: (found: Capabilities) => boolean;
-}[] = [
+}
+export const CORE_ENDPOINTS: readonly CoreEndpoint[] = [
   {
     capability: 'tokenEndpoint',
     method: 'POST',
@@ -206,6 +231,42 @@ export const CORE_ENDPOINTS: readonly {
     name: 'authorization endpoint',
     reporter: 'grants.sign-in-required',
     rule: 'GRANT-CODE-FLOW',
+  },
+];
+
+/**
+ * The endpoint families a check declares it `needs` (skipped on the capability, runner/session.ts
+ * gate): absent is a 404 (the REST API, asked without and with the configured token; a gateway
+ * error or a refused token is another premise, restStartupTrouble) or also a 405 (the others).
+ */
+export const NEEDED_ENDPOINTS: readonly EndpointPremise[] = [
+  {
+    capability: 'restApi',
+    method: 'GET',
+    path: CURRENT_USER_PATH,
+    name: 'REST API',
+    reporter: 'versioning.api-prefix',
+    rule: 'ENC-API-PREFIX',
+    // Asked with the configured personal access token too, where there is one.
+    anonymous: (caps) => !caps.pat,
+  },
+  {
+    capability: 'tokenInfo',
+    method: 'GET',
+    path: TOKEN_INFO_PATH,
+    name: 'token information endpoint',
+    reporter: 'tokens.info-presentations',
+    rule: 'INFO-TOKEN-PRESENTATION',
+    anonymous: () => true,
+  },
+  {
+    capability: 'userinfo',
+    method: 'GET',
+    path: USERINFO_PATH,
+    name: 'userinfo endpoint',
+    reporter: 'oidc.userinfo',
+    rule: 'OIDC-USERINFO',
+    anonymous: () => true,
   },
 ];
 
@@ -307,7 +368,7 @@ export async function detectCapabilities({
 
   const doc = discovery === undefined ? await readDiscovery(http, config.issuer) : (discovery ?? undefined);
   const { path: introspection, away: introspectionAway } = introspectionAt(http, doc);
-  // Nothing answered counts as served, as in served(): the checks then meet it and say so.
+  // Nothing answered counts as there, as in absentAnswer(): the checks then meet it and say so.
   const restStatus = await statusOf(http, CURRENT_USER_PATH);
   const restApiDown = restStatus !== undefined && GATEWAY_ERRORS.has(restStatus) ? restStatus : undefined;
   // With the configured personal access token: an API that hides itself from anonymous callers
@@ -326,10 +387,19 @@ export async function detectCapabilities({
   const there = (restStatus !== 404 || patStatus === 200) && restApiDown === undefined;
   const restPatRefused = there && refuses(patStatus) ? patStatus : undefined;
   const restApi = there && restPatRefused === undefined;
-  const tokenInfo = await served(http, TOKEN_INFO_PATH);
-  const userinfo = await served(http, USERINFO_PATH);
-  const core = {} as Record<(typeof CORE_ENDPOINTS)[number]['capability'], boolean>;
-  for (const e of CORE_ENDPOINTS) core[e.capability] = await served(http, e.path, e.method);
+  const absentAnswers: Capabilities['absentAnswers'] = {};
+  // Absent, not out of reach: the answer its reporter judges (NEEDED_ENDPOINTS).
+  if (!there && restApiDown === undefined && restStatus !== undefined) absentAnswers.restApi = restStatus;
+  const tokenInfoAbsent = await absentAnswer(http, TOKEN_INFO_PATH, 'GET');
+  const userinfoAbsent = await absentAnswer(http, USERINFO_PATH, 'GET');
+  if (tokenInfoAbsent !== undefined) absentAnswers.tokenInfo = tokenInfoAbsent;
+  if (userinfoAbsent !== undefined) absentAnswers.userinfo = userinfoAbsent;
+  const core = {} as Record<CoreEndpoint['capability'], boolean>;
+  for (const e of CORE_ENDPOINTS) {
+    const absent = await absentAnswer(http, e.path, e.method);
+    core[e.capability] = absent === undefined;
+    if (absent !== undefined) absentAnswers[e.capability] = absent;
+  }
   return {
     control,
     clock,
@@ -341,9 +411,10 @@ export async function detectCapabilities({
     writable: control,
     oidc: Object.values(config.applications ?? {}).some((a) => a?.scopes.includes('openid')),
     restApi,
-    tokenInfo,
-    userinfo,
+    tokenInfo: tokenInfoAbsent === undefined,
+    userinfo: userinfoAbsent === undefined,
     ...core,
+    ...(Object.keys(absentAnswers).length ? { absentAnswers } : {}),
     introspection: introspection !== undefined,
     ...(introspection !== undefined ? { introspectionPath: introspection } : {}),
     ...(introspectionAway !== undefined ? { introspectionAway } : {}),

@@ -9,7 +9,15 @@ import { profiles } from '../../spec/index.js';
 import type { Offering, RuleId } from '../../spec/index.js';
 import type { CheckResult, CheckStatus, Exchange, Report } from '../report/model.js';
 import { HarnessInputError, TargetError } from '../errors.js';
-import type { Capabilities, Capability, Check, Driver, DriverKind } from '../types.js';
+import type {
+  Capabilities,
+  Capability,
+  Check,
+  CoreCapability,
+  Driver,
+  DriverKind,
+  EndpointCapability,
+} from '../types.js';
 import {
   LOWER_THE_RATE,
   SLOW_SHARE,
@@ -24,8 +32,12 @@ import { createDriver } from '../drivers/index.js';
 import { AUTHORIZE_DEVICE_PATH, AUTHORIZE_PATH, readMetadata, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
 import { refusalOf, refusedAuthorizations, refusedClients, type RefusedApps } from './app-premise.js';
 import {
+  absentBy,
   clockMoves,
   CORE_ENDPOINTS,
+  type CoreEndpoint,
+  type EndpointPremise,
+  NEEDED_ENDPOINTS,
   detectCapabilities,
   driverCannotMoveClock,
   detectControl,
@@ -132,8 +144,6 @@ export const REAL_WAIT_GRANT_MS = 30 * 60_000;
 /** Why a check that ran past its time limit may send nothing more. */
 export const PAST_ITS_END = 'the check ran past its end; its later requests are refused';
 
-type CoreCapability = (typeof CORE_ENDPOINTS)[number]['capability'];
-
 /**
  * Who says a missing premise, once: "(X reports it on R)". Where the run leaves X out (`--suite`,
  * `--check`), the skip says so and how to see it, rather than point at a check that never ran.
@@ -148,9 +158,30 @@ const reportsIt =
       : `(${check} reports it${on})`;
   };
 
+/** One message for a check's failures: each numbered when there are several, and how many more were not kept. */
+function failureMessage(each: readonly { message: string }[], unshown: number): string {
+  const listed =
+    each.length === 1 ? each[0].message : each.map((f, i) => `(${i + 1}/${each.length}) ${f.message}`).join('\n');
+  return unshown
+    ? `${listed}\n(+${unshown >= MAX_UNSHOWN ? 'at least ' : ''}${plural(unshown, 'more failure')} of this check not shown)`
+    : listed;
+}
+
+/** What the start-up asked a core endpoint, and what it answered (`status`, when known) that said it is absent. */
+const askedAtStartUp = (e: EndpointPremise, shown = (path: string) => path, status?: number) =>
+  e.method === 'POST'
+    ? `an empty POST ${shown(e.path)} answered ${status ?? '404, 405 or a redirect'} at start-up`
+    : `GET ${shown(e.path)} answered ${status ?? '404 or 405'} at start-up`;
+
 /** Why what needs an absent core endpoint is skipped: what the start-up asked, and who reports it. */
-const whyAbsent = (e: (typeof CORE_ENDPOINTS)[number], said: ReportsIt, shown = (path: string) => path) =>
-  `the target has no ${e.name}: ${e.method === 'POST' ? `an empty POST ${shown(e.path)} answered 404, 405 or a redirect` : `GET ${shown(e.path)} answered 404 or 405`} at start-up ${said(e.reporter, e.rule)}`;
+const whyAbsent = (e: CoreEndpoint, said: ReportsIt, shown?: (path: string) => string, status?: number) =>
+  `the target has no ${e.name}: ${askedAtStartUp(e, shown, status)} ${said(e.reporter, e.rule)}`;
+
+/** Who reports a needed endpoint family absent, and on which rule: "(X reports it on R)". */
+const saidFor = (c: EndpointCapability, said: ReportsIt) => {
+  const e = NEEDED_ENDPOINTS.find((n) => n.capability === c)!;
+  return said(e.reporter, e.rule);
+};
 
 const WHY_MISSING: Record<Exclude<Capability, CoreCapability>, string | ((said: ReportsIt) => string)> = {
   control: 'the simulator control API does not answer',
@@ -162,19 +193,26 @@ const WHY_MISSING: Record<Exclude<Capability, CoreCapability>, string | ((said: 
   pat: 'no personal access token is configured',
   writable: 'the harness may not create data on this target',
   oidc: 'no application with the openid scope is configured',
-  restApi: (said) =>
-    `the target has no REST API: GET /api/v4/user answered 404 ${said('versioning.api-prefix', 'ENC-API-PREFIX')}`,
+  restApi: (said) => `the target has no REST API: GET /api/v4/user answered 404 ${saidFor('restApi', said)}`,
   tokenInfo: (said) =>
-    `the target has no token information endpoint: GET /oauth/token/info answered 404 or 405 ${said('tokens.info-presentations', 'INFO-TOKEN-PRESENTATION')}`,
+    `the target has no token information endpoint: GET /oauth/token/info answered 404 or 405 ${saidFor('tokenInfo', said)}`,
   userinfo: (said) =>
-    `the target has no userinfo endpoint: GET /oauth/userinfo answered 404 or 405 ${said('oidc.userinfo', 'OIDC-USERINFO')}`,
+    `the target has no userinfo endpoint: GET /oauth/userinfo answered 404 or 405 ${saidFor('userinfo', said)}`,
   introspection: "discovery advertises no introspection endpoint on the target's origins",
 };
 
-/** Why a check needing capability c is skipped, its reporter named as the run's plan has it. */
-function whyCapabilityMissing(c: Capability, said: ReportsIt, shown?: (path: string) => string): string {
+/**
+ * Why a check needing capability c is skipped, its reporter named as the run's plan has it;
+ * `answered`: what each absent core endpoint answered at start-up.
+ */
+function whyCapabilityMissing(
+  c: Capability,
+  said: ReportsIt,
+  shown?: (path: string) => string,
+  answered?: Capabilities['absentAnswers'],
+): string {
   const core = CORE_ENDPOINTS.find((e) => e.capability === c);
-  if (core) return whyAbsent(core, said, shown);
+  if (core) return whyAbsent(core, said, shown, answered?.[core.capability]);
   const why = WHY_MISSING[c as Exclude<Capability, CoreCapability>];
   return typeof why === 'string' ? why : why(said);
 }
@@ -543,7 +581,11 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let checkRunning = false;
   let runningCheck: string | undefined;
   // The core endpoints the start-up found absent (none while it is finding out): the gate below reads them.
-  let absentEndpoints: (typeof CORE_ENDPOINTS)[number][] = [];
+  let absentEndpoints: CoreEndpoint[] = [];
+  // Those and the endpoint families found absent, each for its reporter to judge (startUpAbsences).
+  let reportedAbsent: EndpointPremise[] = [];
+  // What the running check's own requests to those were answered: one served, one absent (the first of each).
+  let metAtAbsent = new Map<EndpointCapability, { served?: number; absent?: number }>();
   // Applications whose authorization request the start-up saw refused, and the check that said so.
   let refusedApps: RefusedApps = {};
   const premisesSaid = new Map<string, string>();
@@ -564,6 +606,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     (request, response) => {
       // adopt takes only a 200 answer with tokens in it.
       if (current && atEndpoint(request.url, TOKEN_PATH)) current.adopt(response, current.roleOf(request));
+      if (checkRunning && reportedAbsent.length && fromLiveCheck()) noteAtAbsent(request, response.status);
     },
     (raw) => {
       if (!fromLiveCheck()) throw new HarnessError(PAST_ITS_END);
@@ -592,9 +635,18 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     elsewhere.routes,
   );
   /** The request gate's rule: a check other than its reporter that reaches for an absent endpoint is skipped. */
-  const skipIfAbsent = (absent: (typeof CORE_ENDPOINTS)[number] | undefined) => {
+  const skipIfAbsent = (absent: CoreEndpoint | undefined) => {
     if (checkRunning && absent && absent.reporter !== runningCheck)
-      throw new CheckSkipped(whyCapabilityMissing(absent.capability, reportsIt(planned), askedAt));
+      throw new CheckSkipped(whyCapabilityMissing(absent.capability, reportsIt(planned), askedAt, caps.absentAnswers));
+  };
+  /** A reporter's own request to an endpoint the start-up found absent: what it was answered (startUpAbsences reads it). */
+  const noteAtAbsent = (request: RawRequest, status: number) => {
+    const e = reportedAbsent.find((a) => a.method === request.method && atEndpoint(request.url, a.path));
+    if (!e) return;
+    const met = metAtAbsent.get(e.capability) ?? {};
+    if (absentBy(status, e.method)) met.absent ??= status;
+    else met.served ??= status;
+    metAtAbsent.set(e.capability, met);
   };
   /**
    * The driver behind the same gate: its actions are requests too, and the browser driver's page
@@ -748,6 +800,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       discovery,
     });
     absentEndpoints = CORE_ENDPOINTS.filter((e) => !caps[e.capability] && (e.expected?.(caps) ?? true));
+    reportedAbsent = [
+      ...absentEndpoints,
+      ...NEEDED_ENDPOINTS.filter((e) => caps.absentAnswers?.[e.capability] !== undefined),
+    ];
     // On a config a user wrote (over HTTP): does the provider know its applications? Asked as
     // housekeeping, after the core probes: `diff`'s reference (embedded) asks none of it.
     if (target.kind === 'http')
@@ -787,12 +843,12 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     (c === 'clock' && caps.clock
       ? driverCannotMoveClock(driver.kind)
       : c !== 'restApi'
-        ? whyCapabilityMissing(c, reportsIt(planned), askedAt)
+        ? whyCapabilityMissing(c, reportsIt(planned), askedAt, caps.absentAnswers)
         : caps.restApiDown !== undefined
           ? restApiDown(caps.restApiDown, restTroubleSaidBy())
           : caps.restPatRefused !== undefined
             ? restPatRefused(caps.restPatRefused, restTroubleSaidBy())
-            : whyCapabilityMissing(c, reportsIt(planned), askedAt));
+            : whyCapabilityMissing(c, reportsIt(planned), askedAt, caps.absentAnswers));
   /**
    * One cause, said once: the REST API unreachable, or refusing the configured token, is what its
    * reporter says; in a run without it (`--suite scopes`), the first check that needs the REST API
@@ -865,11 +921,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       broken: brokenRules(check, f),
     }));
     const broken = [...new Set(each.flatMap((f) => f.broken))];
-    const listed =
-      each.length === 1 ? each[0].message : each.map((f, i) => `(${i + 1}/${each.length}) ${f.message}`).join('\n');
-    const message = unshown
-      ? `${listed}\n(+${unshown >= MAX_UNSHOWN ? 'at least ' : ''}${plural(unshown, 'more failure')} of this check not shown)`
-      : listed;
+    const message = failureMessage(each, unshown);
     const counterexample = failures.find((f) => f.counterexample)?.counterexample;
     // A broken detail does not hide what the rest of the check saw hold, when it is a leaf (rules.yaml
     // `leaf`: a property no other assertion reads). Any other broken rule may be the premise the rest
@@ -887,6 +939,107 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       ...(counterexample ? { counterexample: redactor.text(counterexample) } : {}),
       ...evidenceFields(),
     });
+  };
+  /**
+   * One cause, one blame, said once (review 24): an endpoint the start-up found absent is its
+   * reporter's failure on the start-up's answer, whatever the reporter's own requests met, since
+   * every other check that needs it was skipped on that answer. A target that answers the
+   * start-up 404 and this check 200 answers one endpoint two ways (one refusing only the harness's
+   * probes turned a FAIL into a PASS, each reporter passing on its own requests): both answers
+   * are named, and the rule is not passed on the second. A reporter's own 404 (a target that truly
+   * lacks the endpoint) broke the rule already: its result stands as it was. The same for the
+   * endpoint families a check needs (NEEDED_ENDPOINTS) and a grant declared yet refused at start-up
+   * (REFUSED_PREMISES).
+   */
+  const startUpAbsences = (check: Check, result: CheckResult): { message: string; broken: string[] }[] => {
+    const unsaid = (reporter: string, rule: RuleId) =>
+      reporter === check.id && inForce(rule) && !result.broken?.includes(rule);
+    const absent = reportedAbsent
+      .filter((e) => unsaid(e.reporter, e.rule))
+      .map((e) => {
+        const startUp = askedAtStartUp(e, askedAt, caps.absentAnswers?.[e.capability]);
+        const met = metAtAbsent.get(e.capability);
+        if (met?.served === undefined)
+          return {
+            message: `the target has no ${e.name}: ${startUp}${met?.absent === undefined ? '' : `, and ${met.absent} to this check`}`,
+            broken: [e.rule],
+          };
+        const own = `this check's ${e.method} ${askedAt(e.path)} answered ${met.served}`;
+        // Asked without credentials at start-up and served to a check's token: a provider may hide
+        // an endpoint from anonymous callers (as the REST API's start-up allows for its own), so no
+        // rule is blamed; but the checks needing it were skipped on the first answer: no pass either.
+        return e.anonymous?.(caps)
+          ? {
+              message: `the target answers its ${e.name} as absent to the start-up's question without credentials (${startUp}) and ${own}: the checks that need it were skipped on the first answer, so this one passes nothing; if it hides itself from anonymous callers, no rule says it may not`,
+              broken: [],
+            }
+          : {
+              message: `the target answers its ${e.name} two ways: ${startUp}, as if there were none, and ${own}: the checks that need it were skipped on the start-up's answer, and this one passes nothing on the other`,
+              broken: [e.rule],
+            };
+      });
+    // A grant declared available yet refused at start-up is the same premise: a check that passed met it served.
+    const refused = REFUSED_PREMISES.flatMap((p) => {
+      const refusal = p.refused(caps);
+      if (refusal === undefined || !unsaid(p.reporter, p.rule)) return [];
+      const served =
+        result.status === 'passed' ? "; this check's own requests were served: the target answers it two ways" : '';
+      return [
+        {
+          message: `${p.said(refusal)}, and the checks that need it were skipped on that refusal${served}`,
+          broken: [p.rule],
+        },
+      ];
+    });
+    return [...absent, ...refused].map((a) => ({ ...a, message: redactor.text(a.message) }));
+  };
+  /**
+   * The check's result with the start-up's premises it reports (startUpAbsences) failed beside what
+   * it met itself; a check that went no further (skipped, errored) says why, its other rules untested.
+   * `unshown`: its failures counted and not kept; `shown`: its exchanges and reproduce command.
+   */
+  const withStartUpAbsences = (
+    check: Check,
+    result: CheckResult,
+    unshown: number,
+    shown: () => Partial<CheckResult>,
+  ): CheckResult => {
+    const absences = startUpAbsences(check, result);
+    if (!absences.length) return result;
+    const judged = result.status === 'failed' || result.status === 'warned';
+    // Only a premise no rule judges (an endpoint hidden from anonymous callers): no pass, errored.
+    if (absences.every((a) => !a.broken.length)) {
+      const said = absences.map((a) => a.message).join('; ');
+      if (judged) return { ...result, message: `${result.message ?? ''}\n${said}` };
+      const before = result.message && result.status !== 'passed' ? `\n${result.message}` : '';
+      return {
+        ...result,
+        status: 'errored',
+        message: `the harness could not complete this check: ${said}${before}`,
+        ...shown(),
+      };
+    }
+    const prior = judged ? (result.failures ?? [{ message: result.message ?? '', broken: result.broken ?? [] }]) : [];
+    const rest =
+      !judged && result.status !== 'passed' && result.message
+        ? `; the rest of this check is untested: ${result.message}`
+        : '';
+    const each = [...prior, ...absences.map((a) => ({ ...a, message: a.message + rest }))];
+    const broken = [...new Set(each.flatMap((f) => f.broken))];
+    const { id, suite, title, rules, durationMs, counterexample } = result;
+    return {
+      id,
+      suite,
+      title,
+      rules,
+      durationMs,
+      status: failedStatus(broken),
+      broken,
+      message: failureMessage(each, result.failures ? unshown : 0),
+      ...(each.length > 1 ? { failures: each } : {}),
+      ...(counterexample ? { counterexample } : {}),
+      ...shown(),
+    };
   };
   /**
    * One cause, one blame: an answer past the harness's limits is judged once per endpoint (and
@@ -960,9 +1113,12 @@ export async function openSession(options: SessionOptions): Promise<Session> {
           durationMs: 0,
           message: `the harness could not complete this check: ${unsaid}`,
         };
+      // A reporter the gate stops (its rules out of force, a capability it needs missing: oidc.userinfo
+      // without an openid application) judges nothing, the start-up's answer neither: as before.
       if (reason) return { ...base, status: 'skipped', durationMs: 0, message: reason };
       recorder.clear();
       forgetUnreported();
+      metAtAbsent = new Map();
       const oauth: TrackedFlows = createOAuthFlows(http, driver, config, redactor, createRandom(options.seed));
       current = oauth;
       const { judged, deadline } = options;
@@ -1091,6 +1247,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       }
       // Whatever the check made of its refused requests, an interrupted check proved nothing.
       if (stoppedCheck) return { ...base, status: 'skipped', durationMs: Date.now() - started, message: stoppedCheck };
+      result = withStartUpAbsences(check, result, evidence.unshown, evidenceFields);
       // A silence the check met and went on past (read as no answer) is still its to report: the
       // later checks that need the endpoint are skipped on its word, so it is no pass (nor a skip
       // or a warning, which a run may pass with); a failure stands, and says it beside.

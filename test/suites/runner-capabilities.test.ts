@@ -101,6 +101,7 @@ const FAMILIES = [
   'deviceEndpoint',
   'keys',
   'authorizeEndpoint',
+  'absentAnswers',
 ] as const;
 
 async function detect({ answers, config = CONFIG, control = true, flags = {}, passwordInForce = true }: Case = {}) {
@@ -404,6 +405,15 @@ describe('detectCapabilities', () => {
       expect(
         await families({ '/api/v4/user': served, '/oauth/token/info': served, '/oauth/userinfo': plain404 }),
       ).toMatchObject({ restApi: true, tokenInfo: true, userinfo: false, introspection: false });
+      // The answer that said so is kept, for the reporter to judge (runner/session.ts startUpAbsences).
+      const absent = await families({
+        '/api/v4/user': plain404,
+        '/oauth/token/info': plain404,
+        '/oauth/userinfo': status(405),
+      });
+      expect(absent.absentAnswers).toMatchObject({ restApi: 404, tokenInfo: 404, userinfo: 405 });
+      const there = await families({ '/api/v4/user': served, '/oauth/token/info': served, '/oauth/userinfo': served });
+      for (const family of ['restApi', 'tokenInfo', 'userinfo']) expect(there.absentAnswers).not.toHaveProperty(family);
     });
 
     it('any other answer, a server error or none at all is there: a broken endpoint is failed, not skipped', async () => {
@@ -418,6 +428,8 @@ describe('detectCapabilities', () => {
         const { caps, families } = await detect({ answers: { '/api/v4/user': status(code) } });
         expect(families.restApi, String(code)).toBe(false);
         expect(caps.restApiDown, String(code)).toBe(code);
+        // Out of reach is not absent: versioning.api-prefix says it (errored), no rule judges it.
+        expect(families.absentAnswers ?? {}, String(code)).not.toHaveProperty('restApi');
       }
       expect((await detect({ answers: { '/api/v4/user': status(500) } })).caps.restApiDown).toBeUndefined();
     });
@@ -458,9 +470,16 @@ describe('detectCapabilities', () => {
     });
 
     it('the token and revocation endpoints: absent on a 404 or 405 to an empty POST; any other answer, or none, is there', async () => {
-      for (const answer of [status(404), status(405)]) {
-        expect(await families({ '/oauth/token': answer })).toMatchObject({ tokenEndpoint: false, revocation: true });
-        expect(await families({ '/oauth/revoke': answer })).toMatchObject({ tokenEndpoint: true, revocation: false });
+      // The answer that said so is kept, for the reporter to judge (runner/session.ts startUpAbsences).
+      for (const code of [404, 405]) {
+        const token = await families({ '/oauth/token': status(code) });
+        expect(token).toMatchObject({ tokenEndpoint: false, revocation: true });
+        expect(token.absentAnswers).toMatchObject({ tokenEndpoint: code });
+        expect(token.absentAnswers).not.toHaveProperty('revocation');
+        const revoke = await families({ '/oauth/revoke': status(code) });
+        expect(revoke).toMatchObject({ tokenEndpoint: true, revocation: false });
+        expect(revoke.absentAnswers).toMatchObject({ revocation: code });
+        expect(revoke.absentAnswers).not.toHaveProperty('tokenEndpoint');
       }
       for (const answer of [status(400), status(401), status(200), status(500), unreachable])
         expect(await families({ '/oauth/token': answer, '/oauth/revoke': answer })).toMatchObject({

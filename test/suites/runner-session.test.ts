@@ -153,6 +153,17 @@ describe('openSession', () => {
       deviceEndpoint: false,
       keys: false,
       authorizeEndpoint: false,
+      // What said each endpoint is absent, for its reporter to judge (session.ts startUpAbsences).
+      absentAnswers: {
+        restApi: 404,
+        tokenInfo: 404,
+        userinfo: 404,
+        tokenEndpoint: 404,
+        revocation: 404,
+        deviceEndpoint: 404,
+        keys: 404,
+        authorizeEndpoint: 404,
+      },
     });
     await session.close();
   });
