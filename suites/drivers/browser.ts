@@ -154,6 +154,7 @@ import {
   DEFAULT_RETRIES_429,
   givenUp,
   isRateLimited,
+  REAL_CLOCK,
   retryWait,
   waitWithin,
 } from '../target/rate.js';
@@ -567,17 +568,10 @@ function watchActivity(page: Page): Activity {
 
 const quietFor = (activity: Activity, ms: number) => activity.open === 0 && Date.now() - activity.last >= ms;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Sleep `ms`, or less when `cut` comes first (its timer cleared: nothing holds the process). */
-const sleepUnless = (ms: number, cut: Promise<void>) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    void cut.then(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 /** Why a visit whose check ended stopped (no one reads it: the check has its result). */
 const LEFT_BEHIND = 'the check ended before this page visit did: its page was closed';
+/** Why a visit stopped when the run was interrupted while it waited out the target's rate limit. */
+const INTERRUPTED_WAIT = "the run was interrupted while the browser waited out the target's rate limit";
 
 interface Handover {
   url: URL;
@@ -1277,13 +1271,14 @@ export async function createBrowserDriver(
     });
     /** The check ended before the visit: its page is closed, its wait cut short (timedBy). */
     let ended = false;
-    let abandon = () => undefined as void;
-    const abandoned = new Promise<void>((resolve) => (abandon = resolve));
+    const abandoned = new AbortController();
     const end = () => {
       ended = true;
-      abandon();
+      abandoned.abort();
       void page.close().catch(() => undefined);
     };
+    /** A wait for the target ends with the visit, and at once when the run is interrupted (CheckTime.stop). */
+    const waitEnds = time?.stop ? AbortSignal.any([abandoned.signal, time.stop]) : abandoned.signal;
     visits.set(end, time);
     if (checkTime !== time) end();
     /** The page's renderer died (killed, out of memory): the browser lives on, this visit is over. */
@@ -1593,8 +1588,10 @@ export async function createBrowserDriver(
           throttled++;
           waitedOut += wait;
           clearTimeout(watchdog);
-          await sleepUnless(wait * 1000, abandoned);
+          await REAL_CLOCK.sleep(wait * 1000, waitEnds);
           if (ended) throw new HarnessError(LEFT_BEHIND);
+          // Nothing more is loaded: the page the wait was for is not asked again (the HTTP target's retry is not sent).
+          if (time?.stop?.aborted) throw new HarnessError(INTERRUPTED_WAIT);
           progress();
           await settle(page, watch, () => load(page.reload({ waitUntil: 'commit' })));
           continue;

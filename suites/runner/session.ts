@@ -9,7 +9,7 @@ import { profiles } from '../../spec/index.js';
 import type { Offering, RuleId } from '../../spec/index.js';
 import type { CheckResult, CheckStatus, Exchange, Report } from '../report/model.js';
 import { HarnessInputError, TargetError } from '../errors.js';
-import type { Capabilities, Capability, Check, Driver, DriverKind } from '../types.js';
+import type { Capabilities, Capability, Check, CheckTime, Driver, DriverKind } from '../types.js';
 import {
   LOWER_THE_RATE,
   SLOW_SHARE,
@@ -568,10 +568,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       skipIfAway(raw.url);
       if (checkRunning && absentEndpoints.length) skipIfAbsent(absentEndpoint(raw.url));
       if (checkRunning) skipIfRefusedApp(raw);
-      if (checkRunning && options.stopRequested?.()) {
-        stoppedCheck = INTERRUPTED;
-        throw new CheckSkipped(INTERRUPTED);
-      }
+      skipIfInterrupted();
       if (checkRunning && pastDeadline()) {
         stoppedCheck = DEADLINE_REACHED;
         throw new CheckSkipped(DEADLINE_REACHED);
@@ -589,6 +586,12 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     },
     elsewhere.routes,
   );
+  /** Ctrl-C: the running check stops at its next request or page visit, skipped as interrupted. */
+  const skipIfInterrupted = () => {
+    if (!checkRunning || !options.stopRequested?.()) return;
+    stoppedCheck = INTERRUPTED;
+    throw new CheckSkipped(INTERRUPTED);
+  };
   /** The request gate's rule: a check other than its reporter that reaches for an absent endpoint is skipped. */
   const skipIfAbsent = (absent: (typeof CORE_ENDPOINTS)[number] | undefined) => {
     if (checkRunning && absent && absent.reporter !== runningCheck)
@@ -603,7 +606,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   /**
    * A visit's page the driver gave up (the browser's own loads, which no Http sees) is counted as
    * the HTTP target's give-ups are (a spent quota stops the run once, not each check that signs
-   * in); a visit that ended was served.
+   * in); a visit that ended was served. One the interruption ended (its wait cut) is the
+   * interruption's, whatever it says.
    */
   const counted = async <T>(visit: Promise<T>): Promise<T> => {
     try {
@@ -611,6 +615,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       served();
       return outcome;
     } catch (error) {
+      skipIfInterrupted();
       if (error instanceof RateLimited && error.unseen) await refused(error.unseen);
       throw error;
     }
@@ -627,6 +632,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         skipIfAway(url);
         skipIfAbsent(absentEndpoint(url));
         if (checkRunning) skipIfRefusedApp({ url });
+        skipIfInterrupted();
         return counted(driver.authorize(url, decision, options));
       },
       approveDevice: verification((userCode, page) => counted(driver.approveDevice(userCode, page))),
@@ -725,9 +731,12 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       throw error;
     }),
   );
-  // Outside a check (the start-up's sign-in, revocation) only --deadline bounds the driver's waits.
-  const runTime =
-    options.deadline === undefined ? undefined : { leftMs: () => (options.deadline ?? Infinity) - Date.now() };
+  // Outside a check (the start-up's sign-in, revocation) only --deadline bounds the driver's waits,
+  // and Ctrl-C ends them (as it ends the HTTP target's: RawRequest.stop).
+  const runTime: CheckTime | undefined =
+    options.deadline === undefined && options.stop === undefined
+      ? undefined
+      : { leftMs: () => (options.deadline ?? Infinity) - Date.now(), stop: options.stop };
   driver.timedBy?.(runTime);
   const setupFlows = createOAuthFlows(http, driver, config, redactor, random);
   current = setupFlows;
@@ -1029,6 +1038,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
               dueAt + askedMs - performance.now(),
               options.deadline === undefined ? Infinity : options.deadline - Date.now(),
             ),
+          stop: options.stop,
         });
         await withTimeout(
           checkScope.run(scope, () => check.run(t)),
