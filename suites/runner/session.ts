@@ -41,6 +41,7 @@ import {
   NoAnswer,
   OversizedAnswer,
   RateLimited,
+  UnansweredPage,
 } from './errors.js';
 import { endpointsElsewhere, shownUrl, type Elsewhere } from './endpoints.js';
 import { basicPair, createHttp, createRecorder } from './http.js';
@@ -606,7 +607,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   /**
    * A visit's page the driver gave up (the browser's own loads, which no Http sees) is counted as
    * the HTTP target's give-ups are (a spent quota stops the run once, not each check that signs
-   * in); a visit that ended was served. One the interruption ended (its wait cut) is the
+   * in), and one it left unanswered as the HTTP target's silences are (said once, not waited on
+   * again); a visit that ended was served. One the interruption ended (its wait cut) is the
    * interruption's, whatever it says.
    */
   const counted = async <T>(visit: Promise<T>): Promise<T> => {
@@ -617,6 +619,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     } catch (error) {
       skipIfInterrupted();
       if (error instanceof RateLimited && error.unseen) await refused(error.unseen);
+      // Not counted toward a silent run (SILENT_LIMIT): the harness's own requests tell a dead target.
+      if (error instanceof UnansweredPage) fellSilent(error.request, error);
       throw error;
     }
   };
@@ -633,6 +637,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         skipIfAbsent(absentEndpoint(url));
         if (checkRunning) skipIfRefusedApp({ url });
         skipIfInterrupted();
+        if (silentAt.size) await skipIfSilent({ method: 'GET', url });
         return counted(driver.authorize(url, decision, options));
       },
       approveDevice: verification((userCode, page) => counted(driver.approveDevice(userCode, page))),
@@ -690,7 +695,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
    */
   const silentAt = new Map<string, string>();
   const silentKey = (where: string) => `silent ${where}`;
-  const fellSilent = (raw: RawRequest, error: TransportError) => {
+  const fellSilent = (raw: Pick<RawRequest, 'method' | 'url'>, error: Error) => {
     const where = endpointAt(raw.method, raw.url);
     // The target's words after the request's own (`POST /oauth/token?…: no answer within 300 ms`).
     const why = error.message.slice(error.message.lastIndexOf(': ') + 2);
@@ -707,7 +712,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const forgetUnreported = () => {
     for (const where of silentAt.keys()) if (!premisesSaid.has(silentKey(where))) silentAt.delete(where);
   };
-  const skipIfSilent = async (raw: RawRequest) => {
+  const skipIfSilent = async (raw: Pick<RawRequest, 'method' | 'url'>) => {
     const where = endpointAt(raw.method, raw.url);
     const why = silentAt.get(where);
     if (why === undefined) return;
@@ -725,7 +730,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   // Set-up exchanges are recorded like any other; each check clears the recorder before it runs.
   const control = await detectControl(http);
   const driver = gated(
-    await createDriver(http, config, control).catch((error: unknown) => {
+    await createDriver(http, config, control, given.timeoutMs).catch((error: unknown) => {
       // A driver that needs what the deadline cut short (the control API, a sign-in) is moot too.
       if (pastDeadline() && error instanceof HarnessInputError) return cutShort(config.driver?.kind ?? 'simulator');
       throw error;

@@ -1,0 +1,122 @@
+/**
+ * The browser driver in front of an authorization endpoint that takes the connection and never
+ * answers (GET /oauth/authorize only; the simulator serves the rest). Before, each check that
+ * drove the browser there waited out the page's own limit (30 s) again and errored "the browser
+ * could not open /oauth/authorize: TimeoutError": the silence memo of the harness's requests
+ * (hsilent) never saw a page load. Now the page's answer is held to --timeout as a request is, and
+ * the silence is said once: the first check that meets it errors naming the endpoint, the later
+ * ones are skipped naming that check, and the browser loads it no more. The sign-in's POST left
+ * unanswered stays the way in, said once as such (not one silence a check, the password sent each
+ * time). The authorization endpoint answering slowly, within --timeout, is played as before. One
+ * browser for the file, a few cheap checks in process; counts of requests, never the wall clock.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allChecks } from '../../suites/index.js';
+import { verdict } from '../../suites/report/verdict.js';
+import type { Sim } from '../../simulator/types.js';
+import { simulatorRewriting, type Loopback } from '../suites/loopback.js';
+import { explain, PAGE_DRIVERS, runAgainst } from './provider.js';
+
+const TIMEOUT_MS = 2000;
+/** How the requests at `where` are met: never answered, or answered after half of --timeout. */
+let mode: 'silent' | 'slow' = 'silent';
+/** The endpoint met so (the sign-in's POST in one row). */
+let where = 'GET /oauth/authorize';
+/** The requests there the target received (the start-up's and the browser's). */
+let hits = 0;
+let target: Loopback & { sim: Sim };
+beforeAll(async () => {
+  target = await simulatorRewriting(
+    (method, url) => `${method} ${url.pathname}` === where,
+    async (answer) => {
+      hits++;
+      if (mode === 'silent') return new Promise<Response>(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS / 2));
+      return answer;
+    },
+  );
+});
+afterAll(async () => target?.close());
+
+const AUTHORIZING = ['grants.pkce-valid-verifier', 'grants.state-unchanged', 'grants.code-single-use'];
+const NOT_AUTHORIZING = 'grants.code-unknown';
+
+/** A run of the checks `ids`, the browser driver playing the pages, with --timeout TIMEOUT_MS. */
+async function run(ids: string[]) {
+  hits = 0;
+  const checks = allChecks().filter((c) => ids.includes(c.id));
+  const done = await runAgainst(target, { runs: '1', timeout: String(TIMEOUT_MS) }, checks, {
+    driver: { kind: 'browser' },
+  });
+  const byStatus = (status: string) => done.report.checks.filter((c) => c.status === status);
+  return { ...done, hits, byStatus, why: explain(done.report, done.stderr) };
+}
+
+describe.skipIf(!PAGE_DRIVERS.includes('browser'))('browser driver, GET /oauth/authorize silent', () => {
+  it('is said once: one check errors on it, the other browser checks are skipped naming it, the page loaded once; exit 2', async () => {
+    mode = 'silent';
+    where = 'GET /oauth/authorize';
+    // What the start-up asks there (its own question, left unanswered): a run whose only check never goes there.
+    const startUp = (await run([NOT_AUTHORIZING])).hits;
+    const r = await run([...AUTHORIZING, NOT_AUTHORIZING]);
+    const errored = r.byStatus('errored');
+    expect(errored.length, r.why).toBe(1);
+    const [reporter] = errored;
+    expect(AUTHORIZING, r.why).toContain(reporter.id);
+    expect(reporter.message, r.why).toBe(
+      `the target did not answer, so nothing was seen: GET /oauth/authorize: no answer within ${TIMEOUT_MS} ms; GET /oauth/authorize is not asked again, and the later checks that need it are untested`,
+    );
+    const skipped = r.byStatus('skipped');
+    expect(skipped.map((c) => c.id).sort(), r.why).toEqual(AUTHORIZING.filter((id) => id !== reporter.id).sort());
+    for (const check of skipped)
+      expect(check.message, r.why).toBe(
+        `GET /oauth/authorize: no answer within ${TIMEOUT_MS} ms; not asked again (${reporter.id} reports it, once)`,
+      );
+    expect(
+      r.byStatus('passed').map((c) => c.id),
+      r.why,
+    ).toEqual([NOT_AUTHORIZING]);
+    // The start-up's question and one page load: not one per check (before: one per check, 30 s each).
+    expect(r.hits - startUp, r.why).toBe(1);
+    expect(r.stderr.match(/^the target does not answer .*$/gm), r.why).toEqual([
+      `the target does not answer GET /oauth/authorize (no answer within ${TIMEOUT_MS} ms; ${reporter.id} reports it): GET /oauth/authorize is not asked again, and the later checks that need it are untested; if it is only slow, raise --timeout; bound the run with --deadline`,
+    ]);
+    expect(r.code, r.why).toBe(2);
+    expect(verdict(r.report)).toBe('error');
+  }, 180_000);
+
+  it("the sign-in's POST unanswered: said once as the way in, errored, the later sign-ins skipped, the password not sent again", async () => {
+    mode = 'silent';
+    where = 'POST /users/sign_in';
+    const startUp = (await run([NOT_AUTHORIZING])).hits;
+    const r = await run([...AUTHORIZING, NOT_AUTHORIZING]);
+    const said = `POST /users/sign_in: no answer within ${TIMEOUT_MS} ms`;
+    expect(
+      r.byStatus('errored').map((c) => c.message),
+      r.why,
+    ).toEqual([`the harness could not complete this check: ${said}; what needs a signed-in user is not tested`]);
+    expect(
+      r.byStatus('skipped').map((c) => c.message),
+      r.why,
+    ).toEqual(
+      AUTHORIZING.slice(1).map(
+        () => `the provider's sign-in page could not be played earlier in this run (${said}); it is not tried again`,
+      ),
+    );
+    expect(r.hits - startUp, r.why).toBe(1);
+    expect(r.code, r.why).toBe(2);
+  }, 180_000);
+
+  it('answering slowly, within --timeout: the browser waits for each page, the check passes, exit 0', async () => {
+    mode = 'slow';
+    where = 'GET /oauth/authorize';
+    const r = await run(['grants.code-single-use']);
+    expect(
+      r.byStatus('passed').map((c) => c.id),
+      r.why,
+    ).toEqual(['grants.code-single-use']);
+    // The start-up's question and the check's visits, each answered (none given up and skipped).
+    expect(r.hits, r.why).toBeGreaterThanOrEqual(2);
+    expect(r.code, r.why).toBe(0);
+  }, 120_000);
+});
