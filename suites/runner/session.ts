@@ -21,6 +21,7 @@ import {
 import { screen, UnservedAnswer } from '../target/unserved.js';
 import { GATEWAY_ERRORS, restStartupTrouble } from '../shared/rest-tokens.js';
 import { createDriver } from '../drivers/index.js';
+import { devicePageUrl } from '../drivers/form.js';
 import { AUTHORIZE_DEVICE_PATH, AUTHORIZE_PATH, readMetadata, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
 import { refusalOf, refusedAuthorizations, refusedClients, type RefusedApps } from './app-premise.js';
 import {
@@ -628,6 +629,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     const verification =
       (act: (userCode: string, page?: string) => Promise<void>) => async (userCode: string, page?: string) => {
         skipIfAbsent(absentEndpoints.find((e) => e.capability === 'deviceEndpoint'));
+        skipIfInterrupted();
+        // The browser loads the verification page itself (the other drivers through Http, or not at all).
+        if (driver.kind === 'browser' && silentAt.size)
+          await skipIfSilent({ method: 'GET', url: devicePageUrl(http, userCode, page) });
         return act(userCode, page);
       };
     return {

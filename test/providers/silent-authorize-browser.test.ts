@@ -5,10 +5,11 @@
  * could not open /oauth/authorize: TimeoutError": the silence memo of the harness's requests
  * (hsilent) never saw a page load. Now the page's answer is held to --timeout as a request is, and
  * the silence is said once: the first check that meets it errors naming the endpoint, the later
- * ones are skipped naming that check, and the browser loads it no more. The sign-in's POST left
- * unanswered stays the way in, said once as such (not one silence a check, the password sent each
- * time). The authorization endpoint answering slowly, within --timeout, is played as before. One
- * browser for the file, a few cheap checks in process; counts of requests, never the wall clock.
+ * ones are skipped naming that check, and the browser loads it no more; the device verification
+ * page the same, for the device checks that approve on it. The sign-in's POST left unanswered
+ * stays the way in, said once as such (not one silence a check, the password sent each time). The
+ * authorization endpoint answering slowly, within --timeout, is played as before. One browser for
+ * the file, a few cheap checks in process; counts of requests, never the wall clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allChecks } from '../../suites/index.js';
@@ -58,7 +59,7 @@ async function run(ids: string[]) {
   return { ...done, loads, byStatus, why: explain(done.report, done.stderr) };
 }
 
-describe.skipIf(!PAGE_DRIVERS.includes('browser'))('browser driver, GET /oauth/authorize silent', () => {
+describe.skipIf(!PAGE_DRIVERS.includes('browser'))('browser driver, a page load left unanswered', () => {
   it('is said once: one check errors on it, the other browser checks are skipped naming it, the page loaded once; exit 2', async () => {
     mode = 'silent';
     where = 'GET /oauth/authorize';
@@ -87,6 +88,33 @@ describe.skipIf(!PAGE_DRIVERS.includes('browser'))('browser driver, GET /oauth/a
     ]);
     expect(r.code, r.why).toBe(2);
     expect(verdict(r.report)).toBe('error');
+  }, 180_000);
+
+  it('the device verification page unanswered: the same, one device check errors, the others are skipped naming it, the page loaded once', async () => {
+    mode = 'silent';
+    where = 'GET /oauth/device';
+    const approving = ['device.single-use', 'device.token-response', 'device.client-bound'];
+    const r = await run([...approving, NOT_AUTHORIZING]);
+    const errored = r.byStatus('errored');
+    expect(errored.length, r.why).toBe(1);
+    const [reporter] = errored;
+    expect(approving, r.why).toContain(reporter.id);
+    expect(reporter.message, r.why).toMatch(
+      /^the target did not answer, so nothing was seen: GET \/oauth\/device: no answer within /,
+    );
+    expect(
+      r.byStatus('skipped').map((c) => [c.id, c.message]),
+      r.why,
+    ).toEqual(
+      approving
+        .filter((id) => id !== reporter.id)
+        .map((id) => [
+          id,
+          `GET /oauth/device: no answer within ${TIMEOUT_MS} ms; not asked again (${reporter.id} reports it, once)`,
+        ]),
+    );
+    expect(r.loads, r.why).toBe(1);
+    expect(r.code, r.why).toBe(2);
   }, 180_000);
 
   it("the sign-in's POST unanswered: said once as the way in, errored, the later sign-ins skipped, the password not sent again", async () => {
