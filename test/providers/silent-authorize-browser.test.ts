@@ -59,62 +59,51 @@ async function run(ids: string[]) {
   return { ...done, loads, byStatus, why: explain(done.report, done.stderr) };
 }
 
+/**
+ * Silent `where`, met by the browser in the checks `ids` (and none in NOT_AUTHORIZING): one errored
+ * naming it, the others skipped naming that one, the page loaded once (not once a check), exit 2.
+ */
+async function expectSaidOnce(ids: string[]) {
+  mode = 'silent';
+  const r = await run([...ids, NOT_AUTHORIZING]);
+  const errored = r.byStatus('errored');
+  expect(errored.length, r.why).toBe(1);
+  const [reporter] = errored;
+  expect(ids, r.why).toContain(reporter.id);
+  const said = `${where}: no answer within ${TIMEOUT_MS} ms`;
+  expect(reporter.message, r.why).toBe(
+    `the target did not answer, so nothing was seen: ${said}; ${where} is not asked again, and the later checks that need it are untested`,
+  );
+  expect(
+    r.byStatus('skipped').map((c) => [c.id, c.message]),
+    r.why,
+  ).toEqual(
+    ids
+      .filter((id) => id !== reporter.id)
+      .map((id) => [id, `${said}; not asked again (${reporter.id} reports it, once)`]),
+  );
+  expect(
+    r.byStatus('passed').map((c) => c.id),
+    r.why,
+  ).toEqual([NOT_AUTHORIZING]);
+  // One page load: not one per check (before: one per check, 30 s each).
+  expect(r.loads, r.why).toBe(1);
+  expect(r.stderr.match(/^the target does not answer .*$/gm), r.why).toEqual([
+    `the target does not answer ${where} (no answer within ${TIMEOUT_MS} ms; ${reporter.id} reports it): ${where} is not asked again, and the later checks that need it are untested; if it is only slow, raise --timeout; bound the run with --deadline`,
+  ]);
+  expect(r.code, r.why).toBe(2);
+  expect(verdict(r.report)).toBe('error');
+}
+
 describe.skipIf(!PAGE_DRIVERS.includes('browser'))('browser driver, a page load left unanswered', () => {
   it('is said once: one check errors on it, the other browser checks are skipped naming it, the page loaded once; exit 2', async () => {
-    mode = 'silent';
     where = 'GET /oauth/authorize';
-    const r = await run([...AUTHORIZING, NOT_AUTHORIZING]);
-    const errored = r.byStatus('errored');
-    expect(errored.length, r.why).toBe(1);
-    const [reporter] = errored;
-    expect(AUTHORIZING, r.why).toContain(reporter.id);
-    expect(reporter.message, r.why).toBe(
-      `the target did not answer, so nothing was seen: GET /oauth/authorize: no answer within ${TIMEOUT_MS} ms; GET /oauth/authorize is not asked again, and the later checks that need it are untested`,
-    );
-    const skipped = r.byStatus('skipped');
-    expect(skipped.map((c) => c.id).sort(), r.why).toEqual(AUTHORIZING.filter((id) => id !== reporter.id).sort());
-    for (const check of skipped)
-      expect(check.message, r.why).toBe(
-        `GET /oauth/authorize: no answer within ${TIMEOUT_MS} ms; not asked again (${reporter.id} reports it, once)`,
-      );
-    expect(
-      r.byStatus('passed').map((c) => c.id),
-      r.why,
-    ).toEqual([NOT_AUTHORIZING]);
-    // One page load: not one per check (before: one per check, 30 s each).
-    expect(r.loads, r.why).toBe(1);
-    expect(r.stderr.match(/^the target does not answer .*$/gm), r.why).toEqual([
-      `the target does not answer GET /oauth/authorize (no answer within ${TIMEOUT_MS} ms; ${reporter.id} reports it): GET /oauth/authorize is not asked again, and the later checks that need it are untested; if it is only slow, raise --timeout; bound the run with --deadline`,
-    ]);
-    expect(r.code, r.why).toBe(2);
-    expect(verdict(r.report)).toBe('error');
+    await expectSaidOnce(AUTHORIZING);
   }, 180_000);
 
   it('the device verification page unanswered: the same, one device check errors, the others are skipped naming it, the page loaded once', async () => {
-    mode = 'silent';
     where = 'GET /oauth/device';
-    const approving = ['device.single-use', 'device.token-response', 'device.client-bound'];
-    const r = await run([...approving, NOT_AUTHORIZING]);
-    const errored = r.byStatus('errored');
-    expect(errored.length, r.why).toBe(1);
-    const [reporter] = errored;
-    expect(approving, r.why).toContain(reporter.id);
-    expect(reporter.message, r.why).toMatch(
-      /^the target did not answer, so nothing was seen: GET \/oauth\/device: no answer within /,
-    );
-    expect(
-      r.byStatus('skipped').map((c) => [c.id, c.message]),
-      r.why,
-    ).toEqual(
-      approving
-        .filter((id) => id !== reporter.id)
-        .map((id) => [
-          id,
-          `GET /oauth/device: no answer within ${TIMEOUT_MS} ms; not asked again (${reporter.id} reports it, once)`,
-        ]),
-    );
-    expect(r.loads, r.why).toBe(1);
-    expect(r.code, r.why).toBe(2);
+    await expectSaidOnce(['device.single-use', 'device.token-response', 'device.client-bound']);
   }, 180_000);
 
   it("the sign-in's POST unanswered: said once as the way in, errored, the later sign-ins skipped, the password not sent again", async () => {
