@@ -251,6 +251,8 @@ export interface Driver {
 /** What is left of the running check's time limit (and the run's --deadline), in ms. */
 export interface CheckTime {
   leftMs(): number;
+  /** Aborted when the run is interrupted (Ctrl-C, SessionOptions.stop): a driver's real-time wait ends at once. */
+  stop?: AbortSignal;
 }
 
 export interface TokenResponse {

@@ -105,7 +105,7 @@ import {
   refreshesItself,
   refreshOf,
 } from './html.js';
-import { CheckFailure, CheckSkipped, HarnessError, RateLimited } from '../runner/errors.js';
+import { CheckFailure, CheckSkipped, HarnessError, RateLimited, UnansweredPage } from '../runner/errors.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../report/json-depth.js';
 import { devicePageUrl } from './form.js';
 import { expectDeviceDecided, type Journey } from './device-outcome.js';
@@ -154,6 +154,7 @@ import {
   DEFAULT_RETRIES_429,
   givenUp,
   isRateLimited,
+  REAL_CLOCK,
   retryWait,
   waitWithin,
 } from '../target/rate.js';
@@ -296,6 +297,11 @@ export interface BrowserDriverOptions {
   pageTimeoutMs?: number;
   /** How long Chromium's own process may leave a ping unanswered before it is taken as frozen (default 10 s). */
   frozenAfterMs?: number;
+  /**
+   * How long a page load's answer is waited for: the HTTP target's per-request timeout (--timeout).
+   * Undefined: only the page's own limit bounds it.
+   */
+  answerTimeoutMs?: number;
 }
 
 export interface BrowserDriver extends Driver {
@@ -567,17 +573,10 @@ function watchActivity(page: Page): Activity {
 
 const quietFor = (activity: Activity, ms: number) => activity.open === 0 && Date.now() - activity.last >= ms;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Sleep `ms`, or less when `cut` comes first (its timer cleared: nothing holds the process). */
-const sleepUnless = (ms: number, cut: Promise<void>) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    void cut.then(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 /** Why a visit whose check ended stopped (no one reads it: the check has its result). */
 const LEFT_BEHIND = 'the check ended before this page visit did: its page was closed';
+/** Why a visit stopped when the run was interrupted while it waited out the target's rate limit. */
+const INTERRUPTED_WAIT = "the run was interrupted while the browser waited out the target's rate limit";
 
 interface Handover {
   url: URL;
@@ -832,6 +831,8 @@ export async function createBrowserDriver(
     clearTimeout(setUpLimit);
   }
   const pageTimeout = options.pageTimeoutMs ?? PAGE_TIMEOUT_MS;
+  /** How long a page load's answer is waited for (--timeout): past it, the endpoint is silent. */
+  const answerWithin = options.answerTimeoutMs;
   /** The running check's time (the session's), for the waits of a page the target declined to serve. */
   let checkTime: CheckTime | undefined;
   /** The visits under way, each ending itself, and the check's time each began under. */
@@ -1277,13 +1278,14 @@ export async function createBrowserDriver(
     });
     /** The check ended before the visit: its page is closed, its wait cut short (timedBy). */
     let ended = false;
-    let abandon = () => undefined as void;
-    const abandoned = new Promise<void>((resolve) => (abandon = resolve));
+    const abandoned = new AbortController();
     const end = () => {
       ended = true;
-      abandon();
+      abandoned.abort();
       void page.close().catch(() => undefined);
     };
+    /** A wait for the target ends with the visit, and at once when the run is interrupted (CheckTime.stop). */
+    const waitEnds = time?.stop ? AbortSignal.any([abandoned.signal, time.stop]) : abandoned.signal;
     visits.set(end, time);
     if (checkTime !== time) end();
     /** The page's renderer died (killed, out of memory): the browser lives on, this visit is over. */
@@ -1321,12 +1323,32 @@ export async function createBrowserDriver(
     };
     progress();
     let last: PwResponse | undefined;
+    /**
+     * The page load the target left unanswered for --timeout (no answer's headers): the visit ends
+     * there, as the HTTP target ends a request of its own, and the session takes the endpoint for
+     * silent (one silence, said once: UnansweredPage). An answer within it, however slow, goes on.
+     */
+    let unanswered: PwRequest | undefined;
+    let silence: NodeJS.Timeout | undefined;
     page.on('request', (request) => {
-      if (isMainNavigation(page, request)) awaiting.set(page, request);
+      if (!isMainNavigation(page, request)) return;
+      awaiting.set(page, request);
+      clearTimeout(silence);
+      if (answerWithin !== undefined)
+        silence = setTimeout(() => {
+          if (awaiting.get(page) !== request) return;
+          unanswered = request;
+          void page.close().catch(() => undefined);
+        }, answerWithin);
     });
-    // A navigation that failed awaits nothing, unless the watchdog's close failed it: it hung.
+    const noAnswer = (request: PwRequest) =>
+      new UnansweredPage(
+        `${request.method()} ${new URL(request.url()).pathname.slice(0, 200)}: no answer within ${answerWithin} ms`,
+        { method: request.method(), url: request.url() },
+      );
+    // A navigation that failed awaits nothing, unless the watchdog's close (or the silence's) failed it: it hung.
     page.on('requestfailed', (request) => {
-      if (!stalled && awaiting.get(page) === request) awaiting.delete(page);
+      if (!stalled && !unanswered && awaiting.get(page) === request) awaiting.delete(page);
     });
     /**
      * Does `response` send the browser off the sign-in page (a redirect elsewhere on the provider or
@@ -1343,7 +1365,10 @@ export async function createBrowserDriver(
     };
     page.on('response', (response) => {
       if (!isMainNavigation(page, response.request())) return;
-      if (awaiting.get(page) === response.request()) awaiting.delete(page);
+      if (awaiting.get(page) === response.request()) {
+        awaiting.delete(page);
+        clearTimeout(silence);
+      }
       if (signingIn === 'password' && offSignIn(response)) signingIn = undefined;
       last = response;
       // The page loads are the evidence of this flow; headers only (bodies stay in the browser).
@@ -1593,8 +1618,10 @@ export async function createBrowserDriver(
           throttled++;
           waitedOut += wait;
           clearTimeout(watchdog);
-          await sleepUnless(wait * 1000, abandoned);
+          await REAL_CLOCK.sleep(wait * 1000, waitEnds);
           if (ended) throw new HarnessError(LEFT_BEHIND);
+          // Nothing more is loaded: the page the wait was for is not asked again (the HTTP target's retry is not sent).
+          if (time?.stop?.aborted) throw new HarnessError(INTERRUPTED_WAIT);
           progress();
           await settle(page, watch, () => load(page.reload({ waitUntil: 'commit' })));
           continue;
@@ -1764,6 +1791,8 @@ export async function createBrowserDriver(
         break;
       }
       skipIfMetAgain();
+      // A step that read the closed page as nothing there must not pass for the page's answer.
+      if (unanswered) throw noAnswer(unanswered);
       if (!decided && !handover() && !stray()) {
         const source = await pageSource(page);
         if (source && awaitsEmail(source)) signInNeedsPerson(http, 'a link sent by e-mail');
@@ -1840,10 +1869,11 @@ export async function createBrowserDriver(
           `the browser's renderer of the provider's page crashed (at ${new URL(page.url()).pathname}: killed, or out of memory), so nothing was seen`,
         );
       // Playwright's own time limit on an action, or the watchdog: the provider's page did not
-      // respond (a script that never yields, a control never usable), not a defect of the harness.
+      // respond (a script that never yields, a control never usable), not a defect of the harness;
+      // or the target left a page load unanswered (said as the HTTP target's silence).
       // A sign-in page met again after it could not be played: skipped, as the run said it once.
       skipIfMetAgain();
-      const problem = pageProblem(page, error, stalled ? stallMs : undefined);
+      const problem = unanswered ? noAnswer(unanswered) : pageProblem(page, error, stalled ? stallMs : undefined);
       if (!problem) throw error;
       const path = whereIs(page);
       // The sign-in's page (before any sign-in of the run went through): every check's way in.
@@ -1863,6 +1893,7 @@ export async function createBrowserDriver(
     } finally {
       visits.delete(end);
       clearTimeout(watchdog);
+      clearTimeout(silence);
       // Bounded: a renderer that does not answer the close must not hold the check past its end
       // (the context's close, when the driver closes, takes the page with it).
       await Promise.race([

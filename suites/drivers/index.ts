@@ -25,7 +25,13 @@ async function whyNoControl(http: Http): Promise<string> {
 }
 
 /** Async because the browser driver starts Chromium here, so a missing one is a usage error up front. */
-export async function createDriver(http: Http, config: TargetConfig, hasControl: boolean): Promise<Driver> {
+export async function createDriver(
+  http: Http,
+  config: TargetConfig,
+  hasControl: boolean,
+  /** The target's per-request timeout (--timeout), which the browser driver's page loads are held to too. */
+  answerTimeoutMs?: number,
+): Promise<Driver> {
   const kind = config.driver?.kind ?? (hasControl ? 'simulator' : 'form');
   switch (kind) {
     case 'simulator':
@@ -37,7 +43,7 @@ export async function createDriver(http: Http, config: TargetConfig, hasControl:
     case 'form':
       return createFormDriver(http, config);
     case 'browser':
-      return createBrowserDriver(http, config, { hasControl });
+      return createBrowserDriver(http, config, { hasControl, answerTimeoutMs });
     case 'manual':
       return createManualDriver(http);
     default:

@@ -83,6 +83,20 @@ export class NoAnswer extends HarnessError {
 }
 
 /**
+ * A page the browser driver loads, left unanswered within --timeout (its main-frame request, which
+ * no Http sends): the session takes its endpoint for silent as it does one of its own requests'.
+ */
+export class UnansweredPage extends NoAnswer {
+  override name = 'UnansweredPage';
+  constructor(
+    message: string,
+    readonly request: { method: string; url: string },
+  ) {
+    super(message);
+  }
+}
+
+/**
  * The exchange broke off: the target's answer is no HTTP the harness can read (a framing error
  * such as Content-Length beside Transfer-Encoding, a broken chunk, a bad status line), or its
  * connection was refused or reset mid-run. Nothing was seen of the rule the request was for, so

@@ -13,6 +13,7 @@ import type {
   Capabilities,
   Capability,
   Check,
+  CheckTime,
   CoreCapability,
   Driver,
   DriverKind,
@@ -29,6 +30,7 @@ import {
 import { screen, UnservedAnswer } from '../target/unserved.js';
 import { GATEWAY_ERRORS, restStartupTrouble } from '../shared/rest-tokens.js';
 import { createDriver } from '../drivers/index.js';
+import { devicePageUrl } from '../drivers/form.js';
 import { AUTHORIZE_DEVICE_PATH, AUTHORIZE_PATH, readMetadata, TOKEN_PATH, USERINFO_PATH } from '../shared/oauth.js';
 import { refusalOf, refusedAuthorizations, refusedClients, type RefusedApps } from './app-premise.js';
 import {
@@ -53,6 +55,7 @@ import {
   NoAnswer,
   OversizedAnswer,
   RateLimited,
+  UnansweredPage,
 } from './errors.js';
 import { endpointsElsewhere, shownUrl, type Elsewhere } from './endpoints.js';
 import { basicPair, createHttp, createRecorder } from './http.js';
@@ -613,10 +616,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       skipIfAway(raw.url);
       if (checkRunning && absentEndpoints.length) skipIfAbsent(absentEndpoint(raw.url));
       if (checkRunning) skipIfRefusedApp(raw);
-      if (checkRunning && options.stopRequested?.()) {
-        stoppedCheck = INTERRUPTED;
-        throw new CheckSkipped(INTERRUPTED);
-      }
+      skipIfInterrupted();
       if (checkRunning && pastDeadline()) {
         stoppedCheck = DEADLINE_REACHED;
         throw new CheckSkipped(DEADLINE_REACHED);
@@ -634,6 +634,12 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     },
     elsewhere.routes,
   );
+  /** Ctrl-C: the running check stops at its next request or page visit, skipped as interrupted. */
+  const skipIfInterrupted = () => {
+    if (!checkRunning || !options.stopRequested?.()) return;
+    stoppedCheck = INTERRUPTED;
+    throw new CheckSkipped(INTERRUPTED);
+  };
   /** The request gate's rule: a check other than its reporter that reaches for an absent endpoint is skipped. */
   const skipIfAbsent = (absent: CoreEndpoint | undefined) => {
     if (checkRunning && absent && absent.reporter !== runningCheck)
@@ -657,7 +663,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   /**
    * A visit's page the driver gave up (the browser's own loads, which no Http sees) is counted as
    * the HTTP target's give-ups are (a spent quota stops the run once, not each check that signs
-   * in); a visit that ended was served.
+   * in), and one it left unanswered as the HTTP target's silences are (said once, not waited on
+   * again); a visit that ended was served. One the interruption ended (its wait cut) is the
+   * interruption's, whatever it says.
    */
   const counted = async <T>(visit: Promise<T>): Promise<T> => {
     try {
@@ -665,7 +673,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       served();
       return outcome;
     } catch (error) {
+      skipIfInterrupted();
       if (error instanceof RateLimited && error.unseen) await refused(error.unseen);
+      // Not counted toward a silent run (SILENT_LIMIT): the harness's own requests tell a dead target.
+      if (error instanceof UnansweredPage) fellSilent(error.request, error);
       throw error;
     }
   };
@@ -673,6 +684,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     const verification =
       (act: (userCode: string, page?: string) => Promise<void>) => async (userCode: string, page?: string) => {
         skipIfAbsent(absentEndpoints.find((e) => e.capability === 'deviceEndpoint'));
+        skipIfInterrupted();
+        // The browser loads the verification page itself (the other drivers through Http, or not at all).
+        if (driver.kind === 'browser' && silentAt.size)
+          await skipIfSilent({ method: 'GET', url: devicePageUrl(http, userCode, page) });
         return act(userCode, page);
       };
     return {
@@ -681,6 +696,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         skipIfAway(url);
         skipIfAbsent(absentEndpoint(url));
         if (checkRunning) skipIfRefusedApp({ url });
+        skipIfInterrupted();
+        if (silentAt.size) await skipIfSilent({ method: 'GET', url });
         return counted(driver.authorize(url, decision, options));
       },
       approveDevice: verification((userCode, page) => counted(driver.approveDevice(userCode, page))),
@@ -738,7 +755,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
    */
   const silentAt = new Map<string, string>();
   const silentKey = (where: string) => `silent ${where}`;
-  const fellSilent = (raw: RawRequest, error: TransportError) => {
+  const fellSilent = (raw: Pick<RawRequest, 'method' | 'url'>, error: Error) => {
     const where = endpointAt(raw.method, raw.url);
     // The target's words after the request's own (`POST /oauth/token?…: no answer within 300 ms`).
     const why = error.message.slice(error.message.lastIndexOf(': ') + 2);
@@ -755,7 +772,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const forgetUnreported = () => {
     for (const where of silentAt.keys()) if (!premisesSaid.has(silentKey(where))) silentAt.delete(where);
   };
-  const skipIfSilent = async (raw: RawRequest) => {
+  const skipIfSilent = async (raw: Pick<RawRequest, 'method' | 'url'>) => {
     const where = endpointAt(raw.method, raw.url);
     const why = silentAt.get(where);
     if (why === undefined) return;
@@ -773,15 +790,18 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   // Set-up exchanges are recorded like any other; each check clears the recorder before it runs.
   const control = await detectControl(http);
   const driver = gated(
-    await createDriver(http, config, control).catch((error: unknown) => {
+    await createDriver(http, config, control, given.timeoutMs).catch((error: unknown) => {
       // A driver that needs what the deadline cut short (the control API, a sign-in) is moot too.
       if (pastDeadline() && error instanceof HarnessInputError) return cutShort(config.driver?.kind ?? 'simulator');
       throw error;
     }),
   );
-  // Outside a check (the start-up's sign-in, revocation) only --deadline bounds the driver's waits.
-  const runTime =
-    options.deadline === undefined ? undefined : { leftMs: () => (options.deadline ?? Infinity) - Date.now() };
+  // Outside a check (the start-up's sign-in, revocation) only --deadline bounds the driver's waits,
+  // and Ctrl-C ends them (as it ends the HTTP target's: RawRequest.stop).
+  const runTime: CheckTime | undefined =
+    options.deadline === undefined && options.stop === undefined
+      ? undefined
+      : { leftMs: () => (options.deadline ?? Infinity) - Date.now(), stop: options.stop };
   driver.timedBy?.(runTime);
   const setupFlows = createOAuthFlows(http, driver, config, redactor, random);
   current = setupFlows;
@@ -1187,6 +1207,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
               dueAt + askedMs - performance.now(),
               options.deadline === undefined ? Infinity : options.deadline - Date.now(),
             ),
+          stop: options.stop,
         });
         await withTimeout(
           checkScope.run(scope, () => check.run(t)),

@@ -308,6 +308,7 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
     name: options.name ?? config.baseUrl,
     baseUrl: config.baseUrl.replace(/(?<!\/)\/+$/, ''),
     config,
+    timeoutMs,
     slowAnswers: () => ({ ...slow }),
     rateLimitHold() {
       const ms = limiter.pausedFor();

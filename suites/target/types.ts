@@ -83,6 +83,8 @@ export interface Target {
   readonly baseUrl: string;
   /** The target config: loaded from a file, or asked from the simulator's control API. */
   readonly config: TargetConfig;
+  /** How long a request's answer is waited for (--timeout; the HTTP target): the browser driver's page loads' too. */
+  readonly timeoutMs?: number;
   send(request: RawRequest): Promise<TargetResponse>;
   /**
    * The target's rate limit holding requests now, in words (the HTTP target, while it waits one
