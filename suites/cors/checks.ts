@@ -3,7 +3,16 @@ import fc from 'fast-check';
 import { corsPreflights, operations, type RuleId } from '../../spec/index.js';
 import type { Check, CheckContext, HttpResponse } from '../types.js';
 import { word } from '../grants/variants.js';
-import { USERINFO_PATH } from '../shared/oauth.js';
+import {
+  exchangeFresh,
+  jsonObject,
+  KEYS_PATH,
+  REVOKE_PATH,
+  TOKEN_INFO_PATH,
+  TOKEN_PATH,
+  USERINFO_PATH,
+} from '../shared/oauth.js';
+import { broke } from '../shared/rules.js';
 
 /** Endpoints with preflight and the methods a browser would ask for, from the spec (x-cors-preflight, operations). */
 function preflightTargets(): Array<[string, string]> {
@@ -51,7 +60,20 @@ const list = (value: string | null) =>
 const succeeded = (res: HttpResponse) => res.status >= 200 && res.status < 300;
 const allowsOrigin = (res: HttpResponse, from: string) =>
   [from, '*'].includes(res.headers.get('access-control-allow-origin') ?? '');
-/** Did the preflight grant the header? A failed preflight grants nothing; `*` grants everything. */
+/**
+ * Does the preflight allow the method, as a browser reads it (Fetch, CORS-preflight fetch): a
+ * CORS-safelisted method (GET, HEAD, POST) whether listed or not; another listed, or `*` where the
+ * answer does not allow credentials (for a request with credentials `*` is a method's name).
+ */
+const SAFELISTED_METHODS = ['GET', 'HEAD', 'POST'];
+const allowsMethod = (res: HttpResponse, method: string) => {
+  const methods = list(res.headers.get('access-control-allow-methods'));
+  return (
+    SAFELISTED_METHODS.includes(method.toUpperCase()) ||
+    methods.includes(method.toLowerCase()) ||
+    (methods.includes('*') && res.headers.get('access-control-allow-credentials') !== 'true')
+  );
+};
 /** The preflight succeeded and allowed the origin: only then does a header it did not grant mean anything. */
 export const preflightServed = (res: HttpResponse, from: string) => succeeded(res) && allowsOrigin(res, from);
 const grants = (res: HttpResponse, header: string) =>
@@ -110,11 +132,7 @@ export function expectPreflightAnswer(t: CheckContext, res: HttpResponse, p: Pre
   };
   t.expect(succeeded(res), `preflight on ${p.path} must succeed (2xx)`, details);
   t.expect(allowsOrigin(res, p.from), `preflight on ${p.path} must allow the origin`, details);
-  t.expect(
-    list(res.headers.get('access-control-allow-methods')).includes(p.method.toLowerCase()),
-    `preflight on ${p.path} must allow ${p.method}`,
-    details,
-  );
+  t.expect(allowsMethod(res, p.method), `preflight on ${p.path} must allow ${p.method}`, details);
   for (const h of p.asked.filter((a) => STANDARD_HEADERS.includes(a.toLowerCase())))
     t.soft(grants(res, h), `preflight on ${p.path} should allow the ${h} header`, {
       ...details,
@@ -144,6 +162,63 @@ export const hasPreflight = (path: string, method: string): boolean =>
 
 /** Headers a preflight may grant (the standard list): any other asked one must not be granted. */
 export const isStandardHeader = (header: string): boolean => STANDARD_HEADERS.includes(header.toLowerCase());
+
+/** `METHOD /path` of an endpoint with preflight (L171): a browser client's, its answers must carry CORS. */
+const hasPreflightRoute = (what: string) => PREFLIGHT.some(([path]) => what.endsWith(` ${path}`));
+
+/** Requests each /oauth endpoint refuses (no code, no token, no client), sent from `from`. */
+function invalidRequests(t: CheckContext, from: string): Array<[string, () => Promise<HttpResponse>]> {
+  const headers = { origin: from };
+  return [
+    [
+      'POST /oauth/token',
+      () => t.http.post(TOKEN_PATH, { headers, form: { grant_type: 'authorization_code', code: 'not-a-code' } }),
+    ],
+    ['POST /oauth/revoke', () => t.http.post(REVOKE_PATH, { headers, form: { token: 'not-a-token' } })],
+    ['GET /oauth/token/info', () => t.http.get(TOKEN_INFO_PATH, { headers })],
+    ['GET /oauth/userinfo', () => t.http.get(USERINFO_PATH, { headers })],
+  ];
+}
+
+/**
+ * What a browser client at `from` gets when all goes well, each answer of the target's own: a code
+ * exchanged, its token's info and userinfo, the token revoked, the key set. Only the 2xx answers:
+ * a refusal here is another check's (the code flow's, token info's...), not a CORS answer.
+ */
+async function successfulAnswers(t: CheckContext, from: string): Promise<Array<[string, HttpResponse]>> {
+  const headers = { origin: from };
+  const answers: Array<[string, HttpResponse]> = [];
+  const role = t.config.applications?.confidential
+    ? 'confidential'
+    : t.config.applications?.public
+      ? 'public'
+      : undefined;
+  if (role) {
+    const { res } = await exchangeFresh(t, role, {}, [], headers);
+    answers.push(['POST /oauth/token', res]);
+    const token = res.status === 200 ? jsonObject(res)?.access_token : undefined;
+    if (typeof token === 'string') {
+      if (t.caps.tokenInfo)
+        answers.push(['GET /oauth/token/info', await t.http.get(TOKEN_INFO_PATH, { bearer: token, headers })]);
+      if (t.caps.userinfo)
+        answers.push(['GET /oauth/userinfo', await t.http.get(USERINFO_PATH, { bearer: token, headers })]);
+      const app = t.oauth.app(role);
+      if (t.caps.revocation)
+        answers.push([
+          'POST /oauth/revoke',
+          await t.http.post(REVOKE_PATH, {
+            headers,
+            form: { token, client_id: app.clientId, client_secret: app.clientSecret },
+          }),
+        ]);
+    } else
+      t.note(
+        `the code exchange from another origin answered ${res.status} without a token: judged on the other answers`,
+      );
+  }
+  if (t.caps.keys) answers.push(['GET /oauth/discovery/keys', await t.http.get(KEYS_PATH, { headers })]);
+  return answers.filter(([, res]) => succeeded(res));
+}
 
 export const corsChecks: Check[] = [
   {
@@ -232,53 +307,51 @@ export const corsChecks: Check[] = [
     id: 'cors.simple-requests',
     suite: 'cors',
     title:
-      'Cross-origin requests get Access-Control-Allow-Origin on /oauth/token, /oauth/revoke, /oauth/userinfo and most other /oauth endpoints',
-    rules: ['CORS-OAUTH-ENDPOINTS'],
+      'Cross-origin requests get Access-Control-Allow-Origin on /oauth/token, /oauth/revoke, /oauth/userinfo and most other /oauth endpoints, refusals too',
+    rules: ['CORS-OAUTH-ENDPOINTS', 'CORS-ERROR-ANSWERS'],
     async run(t: CheckContext) {
-      let judged = 0;
+      // "Support CORS" (L170) is a browser client served: judged on what succeeds, once.
+      const served = await successfulAnswers(t, 'https://client.example');
+      const without: string[] = [];
+      for (const [what, res] of served) {
+        if (allowsOrigin(res, 'https://client.example')) continue;
+        without.push(what);
+        t.soft(
+          !hasPreflightRoute(what),
+          `${what} from another origin must carry Access-Control-Allow-Origin (it has preflight)`,
+          broke(['CORS-OAUTH-ENDPOINTS'], {
+            status: res.status,
+            allowOrigin: res.headers.get('access-control-allow-origin'),
+          }),
+        );
+      }
+      // "Many /oauth endpoints" (L170): most, not necessarily all.
+      if (served.length)
+        t.soft(
+          without.length * 2 < served.length,
+          `most /oauth endpoints must answer another origin with Access-Control-Allow-Origin; these did not: ${without.join(', ')}`,
+          broke(['CORS-OAUTH-ENDPOINTS'], { without, judged: served.length }),
+        );
+      // Refusals (invalid requests, from any origin): a browser client reads the OAuth error only
+      // where the refusal carries the header too (nginx's add_header without `always` leaves it out).
+      let refused = 0;
       await t.property(origin, async (from) => {
-        const without: string[] = [];
-        let asked = 0;
-        const requests: Array<[string, () => Promise<HttpResponse>]> = [
-          [
-            'POST /oauth/token',
-            () =>
-              t.http.post('/oauth/token', {
-                headers: { origin: from },
-                form: { grant_type: 'authorization_code', code: 'not-a-code' },
-              }),
-          ],
-          [
-            'POST /oauth/revoke',
-            () => t.http.post('/oauth/revoke', { headers: { origin: from }, form: { token: 'not-a-token' } }),
-          ],
-          ['GET /oauth/token/info', () => t.http.get('/oauth/token/info', { headers: { origin: from } })],
-          ['GET /oauth/userinfo', () => t.http.get('/oauth/userinfo', { headers: { origin: from } })],
-          ['GET /oauth/discovery/keys', () => t.http.get('/oauth/discovery/keys', { headers: { origin: from } })],
-        ];
-        for (const [what, send] of requests) {
+        for (const [what, send] of invalidRequests(t, from)) {
           const res = await send();
           // An endpoint that is missing says nothing of CORS: its own checks fail it.
-          if (res.status === 404) continue;
-          judged += 1;
-          asked += 1;
-          if (allowsOrigin(res, from)) continue;
-          without.push(what);
-          // The endpoints with preflight (L171) serve browsers: their answers must carry it.
+          if (res.status === 404 || res.status < 400 || !hasPreflightRoute(what)) continue;
+          refused += 1;
           t.soft(
-            !PREFLIGHT.some(([path]) => what.endsWith(` ${path}`)),
-            `${what} from another origin must carry Access-Control-Allow-Origin (it has preflight)`,
-            { status: res.status, allowOrigin: res.headers.get('access-control-allow-origin') },
+            allowsOrigin(res, from),
+            `${what} refused from another origin should carry Access-Control-Allow-Origin, for the client to read the error`,
+            broke(['CORS-ERROR-ANSWERS'], {
+              status: res.status,
+              allowOrigin: res.headers.get('access-control-allow-origin'),
+            }),
           );
         }
-        // "Many /oauth endpoints" (L170): most, not necessarily all.
-        t.soft(
-          without.length * 2 < asked,
-          `most /oauth endpoints must answer another origin with Access-Control-Allow-Origin; these did not: ${without.join(', ')}`,
-          { without, judged: asked },
-        );
       });
-      if (judged === 0) t.skip('every OAuth endpoint answered 404: no CORS headers to judge');
+      if (served.length + refused === 0) t.skip('every OAuth endpoint answered 404: no CORS headers to judge');
     },
   },
 ];

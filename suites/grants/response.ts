@@ -6,6 +6,7 @@ import {
   authorizeCode,
   exchangeFresh,
   expectExactJsonType,
+  expectExchangeOk,
   expectJsonType,
   expectJsonUnasked,
   expectNoStore,
@@ -13,13 +14,13 @@ import {
   expectTokenOk,
   isErrorAnswer,
   jsonObject,
-  mintPair,
   refresh,
   refreshRefusalRules,
   STANDARD_ERRORS,
   TOKEN_PATH,
   trackBody,
 } from '../shared/oauth.js';
+import { expectServed } from '../shared/served.js';
 import { expectTokenFields } from './token-fields.js';
 import { word } from './variants.js';
 
@@ -60,9 +61,16 @@ export const responseChecks: Check[] = [
       const minted = [];
       for (const app of apps) {
         // A refused grant breaks the support of the flow and its form-encoded parameters.
-        const pair = await mintPair(t, app, {}, ['GRANT-FLOWS-SUPPORTED', 'GRANT-FORM-PARAMETERS']);
-        expectTokenFields(t, pair.tokens, 'authorization_code', `code exchange (${app} application)`);
-        minted.push({ app, ...pair });
+        const { res, verifier, flow } = await exchangeFresh(t, app, {}, [
+          'GRANT-FLOWS-SUPPORTED',
+          'GRANT-FORM-PARAMETERS',
+        ]);
+        // The one check that reports an absent token endpoint: GRANT-CODE-PARAMS alone, not the
+        // flow, the client's authentication or the form parameters it never judged.
+        expectServed(t, res, 'tokenEndpoint');
+        const tokens = expectExchangeOk(t, res, app, `code exchange (${app} application)`, flow);
+        expectTokenFields(t, tokens, 'authorization_code', `code exchange (${app} application)`);
+        minted.push({ app, tokens, verifier, res });
       }
       // Once more as a client that sends no Accept: the token response is JSON all the same. Before
       // the refreshes, whose refusal (another sentence) would stop the check before this one is judged.

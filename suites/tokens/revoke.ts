@@ -4,6 +4,7 @@ import { limits, type RuleId } from '../../spec/index.js';
 import type { AppRole, Check, CheckContext, HttpResponse } from '../types.js';
 import { hasBearerChallenge } from '../shared/challenge.js';
 import { clockMoves } from '../runner/capabilities.js';
+import { expectServed } from '../shared/served.js';
 import {
   acceptingOracle,
   broke,
@@ -95,12 +96,11 @@ export const revokeChecks: Check[] = [
       const { tokens } = await mintPair(t, 'confidential');
       const held = refreshTokenOf(t, tokens, 'code exchange');
       await expectAccessAlive(t, tokens.access_token, 'access token before revocation');
-      expectEmptyObject(
-        t,
-        await t.oauth.revoke(tokens.access_token, 'confidential'),
-        'revoke an access token',
-        'access token',
-      );
+      const revoked = await t.oauth.revoke(tokens.access_token, 'confidential');
+      // The one check that reports an absent revocation endpoint: REV-PARAMS alone, not the
+      // body, media type or effect of a revocation that never was.
+      expectServed(t, revoked, 'revocation');
+      expectEmptyObject(t, revoked, 'revoke an access token', 'access token');
       const { stillAccepted } = await expectAccessDead(t, tokens.access_token, 'revoked access token', [
         'REV-REVOKES-TOKEN',
       ]);

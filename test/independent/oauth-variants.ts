@@ -368,6 +368,32 @@ export const VARIANTS: Variant[] = [
     },
   },
   {
+    // nginx's and CDNs' common `add_header Access-Control-Allow-Methods *`, with Allow-Origin `*`.
+    name: 'preflight allows the methods with `*`, credentials not allowed',
+    cite: 'L171: preflight is supported; Fetch CORS-preflight fetch: `*` is every method to a request without credentials',
+    checks: ['cors.preflight'],
+    rewrite: {
+      answer(asked, answer) {
+        if (asked.method !== 'OPTIONS' || !answer.head.has('access-control-allow-methods')) return false;
+        answer.head.set('access-control-allow-methods', ['*']);
+        answer.head.delete('access-control-allow-credentials');
+        return true;
+      },
+    },
+  },
+  {
+    name: 'preflight without Access-Control-Allow-Methods',
+    cite: 'L171: preflight is supported; Fetch CORS-preflight fetch: a CORS-safelisted method (POST, GET) need not be listed',
+    checks: ['cors.preflight'],
+    rewrite: {
+      answer(asked, answer) {
+        if (asked.method !== 'OPTIONS' || !answer.head.has('access-control-allow-methods')) return false;
+        answer.head.delete('access-control-allow-methods');
+        return true;
+      },
+    },
+  },
+  {
     name: 'CORS on most /oauth endpoints, not on the key set',
     cite: 'L170: "many /oauth endpoints" support CORS; L171 names the preflight ones',
     checks: ['cors.simple-requests'],

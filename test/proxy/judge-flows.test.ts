@@ -304,6 +304,18 @@ describe('CORS preflights the browser sent', () => {
     expect(judgeExchange({ ...preflight('content-type', {}, 404), target: '/api/v4/user' }, createFlows())).toEqual([]);
   });
 
+  // Fetch's CORS-preflight fetch: a CORS-safelisted method (POST) needs no listing, and `*` allows
+  // every method to a request without credentials (nginx's and CDNs' common answer).
+  it('Allow-Methods `*`, or one not naming the safelisted POST, still serves a POST preflight', () => {
+    const star = { ...served, 'access-control-allow-origin': '*', 'access-control-allow-methods': '*' };
+    const { 'access-control-allow-methods': _listed, ...unlisted } = served;
+    for (const allow of [star, { ...served, 'access-control-allow-methods': 'GET, OPTIONS' }, unlisted]) {
+      const verdicts = judgeExchange(preflight('content-type', allow), createFlows());
+      expect(failed(verdicts)).toEqual([]);
+      expect(passed(verdicts)).toContain('CORS-PREFLIGHT');
+    }
+  });
+
   it('X-Requested-With granted breaks CORS-X-REQUESTED-WITH-REFUSED; refused, it passes', () => {
     const granted = { ...served, 'access-control-allow-headers': 'Content-Type, X-Requested-With' };
     expect(failed(judgeExchange(preflight('content-type, x-requested-with', granted), createFlows()))).toEqual([
