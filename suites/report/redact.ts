@@ -9,6 +9,7 @@
 import { MAX_JSON_DEPTH, looksLikeJson, tooDeep } from './json-depth.js';
 import type { Exchange, Report } from './model.js';
 import { createSecretIndex, isSecretIndex, type SecretIndex } from './secret-index.js';
+import { cutJwtStart, jwtSpans, pairHead, pairValue } from './credential-reading.js';
 
 export const MASK = '…';
 /** Characters of a secret kept in reports. */
@@ -225,28 +226,15 @@ const TOKEN_LINE = /\b(private-token|job-token|deploy-token)(["']?\s*[:=]\s*["']
 const COOKIE_LINE = /\b(set-cookie|cookie)(["']?\s*:\s*["']?)([^\r\n"']+)/gi;
 /** A bare `Bearer <token>` anywhere. */
 const BEARER = /\b(Bearer)([ \t]+)([A-Za-z0-9\-._~+/]+=*…?)/g;
-/**
- * A JSON Web Token anywhere (id_token, signed access tokens). It starts where a run of base64url
- * characters starts: with `\b` instead, every `eyJ` after a `-` would start a scan to the run's end
- * (`-eyJ` repeated was quadratic).
- */
-const JWT = /(?<![\w-])eyJ[\w-]*\.[\w-]*\.[\w-]*/g;
 /** URL userinfo: scheme://user:password@host. */
 const USERINFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@)/gi;
 /** In a text cut at its end: a password the end interrupts before its `@`. */
 const USERINFO_CUT = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@|$)/gi;
-/** In a text cut at its end: a JWT the end interrupts before its dots. */
-const JWT_CUT = /(?<![\w-])eyJ[\w-]*(?:\.[\w-]*){0,2}$/;
-/**
- * `name=value`, `name: value`, `"name": "value"`, `name="value"` in text, query strings, form
- * bodies, JSON and logs: the head (name and separator) is found first and judged by isSecretName;
- * only then is a value read, so a non-secret pair costs no scan of what follows it.
+/*
+ * JSON Web Tokens anywhere (id_token, signed access tokens) and `name=value`, `name: value`,
+ * `"name": "value"`, `name="value"` in text, query strings, form bodies, JSON and logs are read by
+ * hand (credential-reading.ts: jwtSpans, cutJwtStart, pairHead, pairValue), their steps counted.
  */
-// Not after `/`: a path's last segment (`POST /oauth/token: 127.0.0.1:3000 is unreachable`) names no field.
-const PAIR_HEAD = /(["']?)(?<![\w\-.%[\]/])([A-Za-z_][\w\-.%[\]]*)\1(\s*[:=]\s*)/g;
-const PAIR_VALUE = /"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'&,;<>#)}\]]+)/y;
-/** PAIR_VALUE in a text cut at its end: a quote the end left open (a lone `\\` last) closes there. */
-const PAIR_VALUE_CUT = /"((?:[^"\\\r\n]|\\.)*)(?:"|\\?$)|'([^'\r\n]*)(?:'|$)|([^\s"'&,;<>#)}\]]+)/y;
 /** HTML fields: <input name="authenticity_token" value="...">, <meta name="csrf-token" content="...">. */
 const INPUT_TAG = /<(?:input|meta)\b[^<>]{0,2000}>/gi;
 
@@ -282,8 +270,11 @@ const CLEAN_TEXTS = 5_000;
 
 function maskPatterns(text: string, cut = false): string {
   let out = text;
-  out = out.replace(JWT, (jwt) => mask(jwt));
-  if (cut) out = out.replace(JWT_CUT, (jwt) => mask(jwt));
+  out = maskJwts(out);
+  if (cut) {
+    const start = cutJwtStart(out);
+    if (start !== undefined) out = out.slice(0, start) + mask(out.slice(start));
+  }
   out = out.replace(
     AUTH_LINE,
     (_m, name: string, sep: string, scheme = '', space = '', cred: string) =>
@@ -327,34 +318,40 @@ function maskUnlessHarmless(value: string): string {
  * skipped by its head only, so a secret pair inside its value (a URL's query) is still found.
  */
 function redactPairs(text: string, cut: boolean): string {
-  const head = new RegExp(PAIR_HEAD.source, 'g');
-  const valuePattern = new RegExp((cut ? PAIR_VALUE_CUT : PAIR_VALUE).source, 'y');
   let out = '';
   let copied = 0;
-  for (let m = head.exec(text); m; m = head.exec(text)) {
-    const name = m[2];
-    if (!isSecretName(name) || headerStyle(name)) continue;
-    valuePattern.lastIndex = head.lastIndex;
-    const v = valuePattern.exec(text);
-    if (!v) continue;
-    const [, dq, sq, bare] = v;
+  for (let m = pairHead(text, 0); m;) {
+    let next = m.end;
+    const v = isSecretName(m.name) && !headerStyle(m.name) ? pairValue(text, m.end, cut) : undefined;
     // `code: expected …` is a sentence, not a field: in prose only a value shaped like a credential goes.
-    const prose = m[1] === '' && m[3].includes(':') && bare !== undefined;
+    const prose = v?.bare !== undefined && m.quote === '' && m.separator.includes(':');
     // A word the cut ended may have gone on as a credential (`code: abc` of `abc123…`).
-    if (prose && !(cut && valuePattern.lastIndex === text.length) && !credentialShaped(bare)) continue;
-    // A quote the cut left open stays open: masking never lengthens a text (cut.ts, maskedHead).
-    const close = (q: string) => (v[0].length > 1 && v[0].endsWith(q) ? q : '');
-    const value =
-      dq !== undefined
-        ? `"${maskUnlessHarmless(dq)}${close('"')}`
-        : sq !== undefined
-          ? `'${maskUnlessHarmless(sq)}${close("'")}`
-          : maskUnlessHarmless(bare);
-    out += text.slice(copied, head.lastIndex) + value;
-    copied = valuePattern.lastIndex;
-    head.lastIndex = valuePattern.lastIndex;
+    if (v && !(prose && !(cut && v.end === text.length) && !credentialShaped(v.bare!))) {
+      // A quote the cut left open stays open: masking never lengthens a text (cut.ts, maskedHead).
+      const close = (q: string) => (v.whole.length > 1 && v.whole.endsWith(q) ? q : '');
+      const value =
+        v.dq !== undefined
+          ? `"${maskUnlessHarmless(v.dq)}${close('"')}`
+          : v.sq !== undefined
+            ? `'${maskUnlessHarmless(v.sq)}${close("'")}`
+            : maskUnlessHarmless(v.bare!);
+      out += text.slice(copied, m.end) + value;
+      copied = next = v.end;
+    }
+    m = pairHead(text, next);
   }
   return out + text.slice(copied);
+}
+
+/** `text` with each JSON Web Token masked (jwtSpans). */
+function maskJwts(text: string): string {
+  let out = '';
+  let copied = 0;
+  for (const [start, end] of jwtSpans(text)) {
+    out += text.slice(copied, start) + mask(text.slice(start, end));
+    copied = end;
+  }
+  return copied ? out + text.slice(copied) : text;
 }
 
 /**

@@ -1,0 +1,185 @@
+/**
+ * The redaction's readers of credential shapes in free text (redact.ts): JSON Web Tokens and
+ * `name=value` pairs, read by hand in one pass forward instead of by patterns. A target's text may
+ * be long and hostile (`-eyJ` repeated made the JWT pattern quadratic once: a 256 KB body took
+ * 33.7 s); a pattern's work is V8's and counts nothing, these count the characters they pass over
+ * (credentialReading.steps), which the test of their linearity reads instead of a clock. Each
+ * finds exactly what the pattern it replaces found (named on each; the test keeps the patterns as
+ * its oracle).
+ */
+
+/** Characters the readers have passed over, counted where they pass them. */
+export const credentialReading = { steps: 0 };
+
+/** `[\w-]`: a character of a base64url run (a JWT's segment). */
+const isRunChar = (c: string | undefined): boolean =>
+  c !== undefined &&
+  ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c === '_' || c === '-');
+
+/** Past the characters from `from` that `passes` accepts, counted. */
+function past(text: string, from: number, passes: (c: string) => boolean): number {
+  let at = from;
+  while (at < text.length && passes(text[at])) at++;
+  credentialReading.steps += at - from;
+  return at;
+}
+
+/**
+ * The JSON Web Tokens of `text` as `[start, end)`, left to right, as
+ * `/(?<![\w-])eyJ[\w-]*\.[\w-]*\.[\w-]*\/g` finds them: one starts where a run of base64url
+ * characters starts (not at every `eyJ` after a `-`: that read each run from each of its `eyJ`).
+ * A run that starts no token is passed once; the two after it at most twice more.
+ */
+export function jwtSpans(text: string): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  let at = 0;
+  while (at < text.length) {
+    if (!isRunChar(text[at])) {
+      credentialReading.steps++;
+      at++;
+      continue;
+    }
+    // A run starts at `at` (what came before is no run character, or the text's start).
+    const first = past(text, at, isRunChar);
+    if (text.startsWith('eyJ', at) && text[first] === '.') {
+      const second = past(text, first + 1, isRunChar);
+      if (text[second] === '.') {
+        const end = past(text, second + 1, isRunChar);
+        spans.push([at, end]);
+        at = end;
+        continue;
+      }
+    }
+    at = first;
+  }
+  return spans;
+}
+
+/**
+ * Where a JWT the text's end interrupts before its dots starts, as
+ * `/(?<![\w-])eyJ[\w-]*(?:\.[\w-]*){0,2}$/` finds it: in the text's tail of runs joined by at most
+ * two dots, read back from the end once, the first run that starts with `eyJ`.
+ */
+export function cutJwtStart(text: string): number | undefined {
+  let start: number | undefined;
+  let from = text.length;
+  for (let dots = 0; from > 0; from--) {
+    const c = text[from - 1];
+    if (c === '.' && dots < 2) dots++;
+    else if (!isRunChar(c)) break;
+    // A run starts at `from` after a dot of the tail (read back: the last found is the first).
+    if (c === '.' && text.startsWith('eyJ', from)) start = from;
+  }
+  credentialReading.steps += text.length - from;
+  // The tail's first run starts after what is no part of it, or at the text's start.
+  return text.startsWith('eyJ', from) ? from : start;
+}
+
+/** `\s` of a pattern without the `u` flag: JavaScript's white space and line terminators. */
+const SPACE = /\s/;
+const isSpace = (c: string) => SPACE.test(c);
+const isNameStart = (c: string | undefined) =>
+  c !== undefined && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_');
+/** `[\w\-.%[\]]`: a character of a pair's name. */
+const isNameChar = (c: string) => isRunChar(c) || c === '.' || c === '%' || c === '[' || c === ']';
+
+/** A pair's head: its name, the quote around it (or ''), and the separator after it (`:` or `=`, spaced). */
+export interface PairHead {
+  start: number;
+  quote: string;
+  name: string;
+  separator: string;
+  /** Past the separator's spaces: where the value starts. */
+  end: number;
+}
+
+/** Past `\s*[:=]\s*` from `from`, or -1. */
+function pastSeparator(text: string, from: number): number {
+  const sign = past(text, from, isSpace);
+  return text[sign] === ':' || text[sign] === '=' ? past(text, sign + 1, isSpace) : -1;
+}
+
+/**
+ * The first head of a `name=value`, `name: value`, `"name": …` pair at or after `from`, as
+ * `/(["']?)(?<![\w\-.%[\]/])([A-Za-z_][\w\-.%[\]]*)\1(\s*[:=]\s*)/g` finds it: a name starts
+ * after a quote or where no name character nor `/` is before it (a path's last segment names no
+ * field), so a name that is no head is passed once (twice after a quote), not from each of its characters.
+ */
+export function pairHead(text: string, from: number): PairHead | undefined {
+  let at = from;
+  while (at < text.length) {
+    const c = text[at];
+    if ((c === '"' || c === "'") && isNameStart(text[at + 1])) {
+      const nameEnd = past(text, at + 1, isNameChar);
+      const end = text[nameEnd] === c ? pastSeparator(text, nameEnd + 1) : -1;
+      const name = text.slice(at + 1, nameEnd);
+      if (end >= 0) return { start: at, quote: c, name, separator: text.slice(nameEnd + 1, end), end };
+      // The same name unquoted (a quote is no name character), read once.
+      const bare = pastSeparator(text, nameEnd);
+      if (bare >= 0) return { start: at + 1, quote: '', name, separator: text.slice(nameEnd, bare), end: bare };
+      at = nameEnd;
+      continue;
+    } else if (isNameStart(c) && !(isNameChar(text[at - 1]) || text[at - 1] === '/')) {
+      const nameEnd = past(text, at, isNameChar);
+      const end = pastSeparator(text, nameEnd);
+      if (end >= 0)
+        return { start: at, quote: '', name: text.slice(at, nameEnd), separator: text.slice(nameEnd, end), end };
+      // Each later character of the name has a name character before it: none starts a head.
+      at = nameEnd;
+      continue;
+    }
+    credentialReading.steps++;
+    at++;
+  }
+  return undefined;
+}
+
+/** A pair's value: double-quoted (`dq`, escapes kept), single-quoted (`sq`) or bare, and where it ends. */
+export interface PairValue {
+  whole: string;
+  dq?: string;
+  sq?: string;
+  bare?: string;
+  end: number;
+}
+
+/** What `.` of a pattern does not match. */
+const isLineEnd = (c: string) => c === '\n' || c === '\r' || c === '\u2028' || c === '\u2029';
+/** What ends a bare value: `[\s"'&,;<>#)}\]]`. */
+const endsBare = (c: string) => isSpace(c) || '"\'&,;<>#)}]'.includes(c);
+
+/**
+ * The value at `at`, as the sticky `/"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'&,;<>#)}\]]+)/y`
+ * reads it; `cut` (the text was cut at its end), as its form that closes at the end a quote the
+ * end left open (a lone `\` last included): `"((?:[^"\\\r\n]|\\.)*)(?:"|\\?$)|'([^'\r\n]*)(?:'|$)|…`.
+ */
+export function pairValue(text: string, at: number, cut = false): PairValue | undefined {
+  const c = text[at];
+  const value = (end: number, part: Omit<PairValue, 'whole' | 'end'>): PairValue => ({
+    whole: text.slice(at, end),
+    ...part,
+    end,
+  });
+  if (c === '"') {
+    let i = at + 1;
+    for (; i < text.length; i++) {
+      const d = text[i];
+      if (d === '"' || d === '\r' || d === '\n') break;
+      if (d === '\\') {
+        if (i + 1 >= text.length || isLineEnd(text[i + 1])) break;
+        i++;
+      }
+    }
+    credentialReading.steps += i - at;
+    if (text[i] === '"') return value(i + 1, { dq: text.slice(at + 1, i) });
+    const open = i === text.length || (text[i] === '\\' && i + 1 === text.length);
+    return cut && open ? value(text.length, { dq: text.slice(at + 1, i) }) : undefined;
+  }
+  if (c === "'") {
+    const i = past(text, at + 1, (d) => d !== "'" && d !== '\r' && d !== '\n');
+    if (text[i] === "'") return value(i + 1, { sq: text.slice(at + 1, i) });
+    return cut && i === text.length ? value(i, { sq: text.slice(at + 1, i) }) : undefined;
+  }
+  const end = past(text, at, (d) => !endsBare(d));
+  return end > at ? value(end, { bare: text.slice(at, end) }) : undefined;
+}
