@@ -11,6 +11,10 @@
 /** Characters the readers have passed over, counted where they pass them. */
 export const credentialReading = { steps: 0 };
 
+/** `\s` of a pattern without the `u` flag: JavaScript's white space and line terminators. */
+const SPACE = /\s/;
+const isSpace = (c: string) => SPACE.test(c);
+
 /** `[\w-]`: a character of a base64url run (a JWT's segment). */
 const isRunChar = (c: string | undefined): boolean =>
   c !== undefined &&
@@ -55,6 +59,53 @@ export function jwtSpans(text: string): Array<[number, number]> {
   return spans;
 }
 
+/** `[a-z0-9+.-]` without case: a character of a URL's scheme. */
+const isSchemeChar = (c: string | undefined): boolean =>
+  c !== undefined && ((isRunChar(c) && c !== '_') || c === '+' || c === '.');
+const isLetter = (c: string) => (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+
+/** A URL's userinfo password: `scheme://user:` before it, `@` after it (none where the text's end cut it). */
+export interface UserinfoSpan {
+  start: number;
+  password: number;
+  passwordEnd: number;
+  end: number;
+}
+
+/**
+ * The passwords of URLs' userinfo (`scheme://user:password@host`), left to right, as
+ * `/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@)/gi` finds them; `cut`, as its
+ * form ending `(@|$)`: a password the text's end interrupts. A URL starts where a run of scheme
+ * characters starts, and its user and password hold no `/`, so no later start reads them again.
+ */
+export function userinfoSpans(text: string, cut = false): UserinfoSpan[] {
+  const spans: UserinfoSpan[] = [];
+  let at = 0;
+  while (at < text.length) {
+    if (!isLetter(text[at]) || isSchemeChar(text[at - 1])) {
+      credentialReading.steps++;
+      at++;
+      continue;
+    }
+    const scheme = past(text, at, isSchemeChar);
+    if (text.startsWith('://', scheme)) {
+      const user = past(text, scheme + 3, (c) => !isSpace(c) && c !== '/' && c !== ':' && c !== '@');
+      const password = user + 1;
+      const passwordEnd =
+        text[user] === ':' ? past(text, password, (c) => !isSpace(c) && c !== '/' && c !== '@') : user;
+      const end = text[passwordEnd] === '@' ? passwordEnd + 1 : cut && passwordEnd === text.length ? passwordEnd : -1;
+      if (passwordEnd > password && end >= 0) {
+        spans.push({ start: at, password, passwordEnd, end });
+        at = end;
+        continue;
+      }
+    }
+    // Each later character of the scheme has one before it: none starts a URL.
+    at = scheme;
+  }
+  return spans;
+}
+
 /**
  * Where a JWT the text's end interrupts before its dots starts, as
  * `/(?<![\w-])eyJ[\w-]*(?:\.[\w-]*){0,2}$/` finds it: in the text's tail of runs joined by at most
@@ -75,9 +126,6 @@ export function cutJwtStart(text: string): number | undefined {
   return text.startsWith('eyJ', from) ? from : start;
 }
 
-/** `\s` of a pattern without the `u` flag: JavaScript's white space and line terminators. */
-const SPACE = /\s/;
-const isSpace = (c: string) => SPACE.test(c);
 const isNameStart = (c: string | undefined) =>
   c !== undefined && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_');
 /** `[\w\-.%[\]]`: a character of a pair's name. */

@@ -9,7 +9,7 @@
 import { MAX_JSON_DEPTH, looksLikeJson, tooDeep } from './json-depth.js';
 import type { Exchange, Report } from './model.js';
 import { createSecretIndex, isSecretIndex, type SecretIndex } from './secret-index.js';
-import { cutJwtStart, jwtSpans, pairHead, pairValue } from './credential-reading.js';
+import { cutJwtStart, jwtSpans, pairHead, pairValue, userinfoSpans } from './credential-reading.js';
 
 export const MASK = '…';
 /** Characters of a secret kept in reports. */
@@ -226,14 +226,11 @@ const TOKEN_LINE = /\b(private-token|job-token|deploy-token)(["']?\s*[:=]\s*["']
 const COOKIE_LINE = /\b(set-cookie|cookie)(["']?\s*:\s*["']?)([^\r\n"']+)/gi;
 /** A bare `Bearer <token>` anywhere. */
 const BEARER = /\b(Bearer)([ \t]+)([A-Za-z0-9\-._~+/]+=*…?)/g;
-/** URL userinfo: scheme://user:password@host. */
-const USERINFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@)/gi;
-/** In a text cut at its end: a password the end interrupts before its `@`. */
-const USERINFO_CUT = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@|$)/gi;
 /*
- * JSON Web Tokens anywhere (id_token, signed access tokens) and `name=value`, `name: value`,
- * `"name": "value"`, `name="value"` in text, query strings, form bodies, JSON and logs are read by
- * hand (credential-reading.ts: jwtSpans, cutJwtStart, pairHead, pairValue), their steps counted.
+ * URL userinfo (scheme://user:password@host), JSON Web Tokens anywhere (id_token, signed access
+ * tokens) and `name=value`, `name: value`, `"name": "value"`, `name="value"` in text, query
+ * strings, form bodies, JSON and logs are read by hand, their steps counted (credential-reading.ts:
+ * userinfoSpans, jwtSpans, cutJwtStart, pairHead, pairValue).
  */
 /** HTML fields: <input name="authenticity_token" value="...">, <meta name="csrf-token" content="...">. */
 const INPUT_TAG = /<(?:input|meta)\b[^<>]{0,2000}>/gi;
@@ -292,10 +289,7 @@ function maskPatterns(text: string, cut = false): string {
   out = out.replace(BEARER, (m, scheme: string, space: string, token: string) =>
     looksLikeCredential(token) ? `${scheme}${space}${mask(token)}` : m,
   );
-  out = out.replace(
-    cut ? USERINFO_CUT : USERINFO,
-    (_m, before: string, password: string, at: string) => `${before}${mask(password)}${at}`,
-  );
+  out = maskPasswords(out, cut);
   out = out.replace(INPUT_TAG, redactInputTag);
   return redactPairs(out, cut);
 }
@@ -339,6 +333,17 @@ function redactPairs(text: string, cut: boolean): string {
       copied = next = v.end;
     }
     m = pairHead(text, next);
+  }
+  return out + text.slice(copied);
+}
+
+/** `text` with each URL's userinfo password masked (userinfoSpans: scheme://user:password@host). */
+function maskPasswords(text: string, cut: boolean): string {
+  let out = '';
+  let copied = 0;
+  for (const { password, passwordEnd } of userinfoSpans(text, cut)) {
+    out += text.slice(copied, password) + mask(text.slice(password, passwordEnd));
+    copied = passwordEnd;
   }
   return out + text.slice(copied);
 }

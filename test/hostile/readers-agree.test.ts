@@ -6,11 +6,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cutJwtStart, jwtSpans, pairHead, pairValue } from '../../suites/report/credential-reading.js';
+import { cutJwtStart, jwtSpans, pairHead, pairValue, userinfoSpans } from '../../suites/report/credential-reading.js';
 import { REFRESH_MAX_SECONDS, refreshOf } from '../../suites/drivers/html.js';
 
 const JWT = /(?<![\w-])eyJ[\w-]*\.[\w-]*\.[\w-]*/g;
 const JWT_CUT = /(?<![\w-])eyJ[\w-]*(?:\.[\w-]*){0,2}$/;
+const USERINFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@)/gi;
+const USERINFO_CUT = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@|$)/gi;
 const PAIR_HEAD = /(["']?)(?<![\w\-.%[\]/])([A-Za-z_][\w\-.%[\]]*)\1(\s*[:=]\s*)/g;
 const PAIR_VALUE = /"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'&,;<>#)}\]]+)/y;
 const PAIR_VALUE_CUT = /"((?:[^"\\\r\n]|\\.)*)(?:"|\\?$)|'([^'\r\n]*)(?:'|$)|([^\s"'&,;<>#)}\]]+)/y;
@@ -60,6 +62,29 @@ describe('the JWT readers find what the patterns found', () => {
         expect(cutJwtStart(text)).toBe(JWT_CUT.exec(text)?.index);
       }),
       { ...RUNS, seed: 7519 },
+    );
+  });
+});
+
+describe('the userinfo reader finds what the patterns found', () => {
+  const urls = texts(
+    ['a', 'Z', '9', '+', '.', '-', '_', ':', '/', '@', ' ', '\n', '\u00a0', 'é', 'ſ', 'K'],
+    ['://', 'http://', 'u:p@', 'a://:', ':@'],
+  );
+  it('userinfoSpans: every password, cut or not (fixed seed)', () => {
+    fc.assert(
+      fc.property(urls, (text) => {
+        for (const cut of [false, true]) {
+          const expected = [...text.matchAll(cut ? USERINFO_CUT : USERINFO)].map((m) => ({
+            start: m.index,
+            password: m.index + m[1].length,
+            passwordEnd: m.index + m[1].length + m[2].length,
+            end: m.index + m[0].length,
+          }));
+          expect(userinfoSpans(text, cut), `cut ${cut}`).toEqual(expected);
+        }
+      }),
+      { ...RUNS, seed: 3986 },
     );
   });
 });
