@@ -1,11 +1,12 @@
 /**
- * The redaction's readers of credential shapes in free text (redact.ts): JSON Web Tokens and
- * `name=value` pairs, read by hand in one pass forward instead of by patterns. A target's text may
- * be long and hostile (`-eyJ` repeated made the JWT pattern quadratic once: a 256 KB body took
- * 33.7 s); a pattern's work is V8's and counts nothing, these count the characters they pass over
- * (credentialReading.steps), which the test of their linearity reads instead of a clock. Each
- * finds exactly what the pattern it replaces found (named on each; the test keeps the patterns as
- * its oracle).
+ * The redaction's readers of credential shapes in free text (redact.ts): `Authorization:`, token
+ * and cookie lines, bare Bearer tokens, URL passwords, JSON Web Tokens and `name=value` pairs, read
+ * by hand in one pass forward instead of by patterns (a literal name found by a search of it). A
+ * target's text may be long and hostile (`-eyJ` repeated made the JWT pattern quadratic once: a
+ * 256 KB body took 33.7 s); a pattern's work is V8's and counts nothing, these count the
+ * characters they pass over (credentialReading.steps), which the test of their linearity reads
+ * instead of a clock. Each finds exactly what the pattern it replaces found (named on each; the
+ * test keeps the patterns as its oracle).
  */
 
 /** Characters the readers have passed over, counted where they pass them. */
@@ -230,4 +231,103 @@ export function pairValue(text: string, at: number, cut = false): PairValue | un
   }
   const end = past(text, at, (d) => !endsBare(d));
   return end > at ? value(end, { bare: text.slice(at, end) }) : undefined;
+}
+
+/** `\w`. */
+const isWordChar = (c: string | undefined): boolean => c !== '-' && isRunChar(c);
+
+/** What ends an Authorization's or a token header's credential: `[\s"',;)}\]]`. */
+const endsCredential = (c: string) => isSpace(c) || '"\',;)}]'.includes(c);
+const HEADER_LINES = {
+  authorization: { names: /proxy-authorization|authorization/gi, signs: ':=', scheme: true, ends: endsCredential },
+  token: { names: /private-token|job-token|deploy-token/gi, signs: ':=', scheme: false, ends: endsCredential },
+  cookie: { names: /set-cookie|cookie/gi, signs: ':', scheme: false, ends: (c: string) => '\r\n"\''.includes(c) },
+};
+
+/**
+ * The next of `words` (a search of literal words, `gi`) at or after `at`, the characters it passed
+ * over counted: a literal's search, as html.ts finds a tag's start.
+ */
+function nextWord(text: string, at: number, words: RegExp): RegExpExecArray | null {
+  words.lastIndex = at;
+  const found = words.exec(text);
+  credentialReading.steps += (found ? found.index + 1 : text.length) - at;
+  return found;
+}
+
+/** A header's credential in free text: the header's name as written, where its value starts and ends. */
+export interface HeaderLine {
+  name: string;
+  value: number;
+  end: number;
+}
+
+/**
+ * Header-style credentials in free text, left to right, as these find them (`i`: names in any case):
+ * - authorization: `/\b((?:proxy-)?authorization)(["']?\s*[:=]\s*["']?)(?:([A-Za-z][\w.-]*)([ \t]+))?([^\s"',;)}\]]+)/gi`,
+ *   the value after its scheme (`Authorization: Bearer x`), or the scheme's word alone when no value follows it;
+ * - token: `/\b(private-token|job-token|deploy-token)(["']?\s*[:=]\s*["']?)([^\s"',;)}\]]+)/gi`;
+ * - cookie: `/\b(set-cookie|cookie)(["']?\s*:\s*["']?)([^\r\n"']+)/gi`.
+ * Each position is looked at once for a name; the spaces and the value after one are read once.
+ */
+export function headerLines(text: string, kind: keyof typeof HEADER_LINES): HeaderLine[] {
+  const { names, signs, scheme, ends } = HEADER_LINES[kind];
+  const lines: HeaderLine[] = [];
+  const quote = (at: number) => (text[at] === '"' || text[at] === "'" ? at + 1 : at);
+  for (let found = nextWord(text, 0, names); found;) {
+    const [name] = found;
+    const at = found.index;
+    const sign = isWordChar(text[at - 1]) ? -1 : past(text, quote(at + name.length), isSpace);
+    if (sign < 0 || !signs.includes(text[sign] ?? '\n')) {
+      found = nextWord(text, at + 1, names);
+      continue;
+    }
+    const spaced = past(text, sign + 1, isSpace);
+    const from = quote(spaced);
+    let value = from;
+    let end = -1;
+    if (scheme && isLetter(text[from] ?? '')) {
+      const space = past(text, from + 1, (c) => isWordChar(c) || c === '.' || c === '-');
+      const after = past(text, space, (c) => c === ' ' || c === '\t');
+      const credential = after > space ? past(text, after, (c) => !ends(c)) : after;
+      if (credential > after) [value, end] = [after, credential];
+    }
+    if (end < 0) end = past(text, from, (c) => !ends(c));
+    // No value there: the spaces after the sign given back, the last first (a cookie's may start with one).
+    for (let back = spaced - 1; end <= value && back > sign; back--) {
+      credentialReading.steps++;
+      if (!ends(text[back])) [value, end] = [back, past(text, back, (c) => !ends(c))];
+    }
+    if (end > value) lines.push({ name, value, end });
+    found = nextWord(text, end > value ? end : at + 1, names);
+  }
+  return lines;
+}
+
+/** `Bearer`, its case as written. */
+const BEARER = /Bearer/g;
+
+/** `[A-Za-z0-9\-._~+/]`: a character of a Bearer token (RFC 6750's b64token, but its `=`). */
+const isTokenChar = (c: string) => isRunChar(c) || '._~+/'.includes(c);
+
+/**
+ * Bare `Bearer <token>`s anywhere, left to right, as `/\b(Bearer)([ \t]+)([A-Za-z0-9\-._~+/]+=*…?)/g`
+ * finds them: where the token starts and ends.
+ */
+export function bearerTokens(text: string): Array<[number, number]> {
+  const tokens: Array<[number, number]> = [];
+  for (let found = nextWord(text, 0, BEARER); found;) {
+    const at = found.index;
+    const token = isWordChar(text[at - 1]) ? at + 6 : past(text, at + 6, (c) => c === ' ' || c === '\t');
+    const run = token > at + 6 ? past(text, token, isTokenChar) : token;
+    if (run === token) {
+      found = nextWord(text, at + 1, BEARER);
+      continue;
+    }
+    const padded = past(text, run, (c) => c === '=');
+    const end = text[padded] === '…' ? padded + 1 : padded;
+    tokens.push([token, end]);
+    found = nextWord(text, end, BEARER);
+  }
+  return tokens;
 }

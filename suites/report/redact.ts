@@ -9,7 +9,15 @@
 import { MAX_JSON_DEPTH, looksLikeJson, tooDeep } from './json-depth.js';
 import type { Exchange, Report } from './model.js';
 import { createSecretIndex, isSecretIndex, type SecretIndex } from './secret-index.js';
-import { cutJwtStart, jwtSpans, pairHead, pairValue, userinfoSpans } from './credential-reading.js';
+import {
+  bearerTokens,
+  cutJwtStart,
+  headerLines,
+  jwtSpans,
+  pairHead,
+  pairValue,
+  userinfoSpans,
+} from './credential-reading.js';
 
 export const MASK = '…';
 /** Characters of a secret kept in reports. */
@@ -220,17 +228,12 @@ function judgeName(name: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // Text
 
-/** Header-style credentials in free text: `Authorization: Bearer x`, `PRIVATE-TOKEN: x`, `Cookie: a=b`. */
-const AUTH_LINE = /\b((?:proxy-)?authorization)(["']?\s*[:=]\s*["']?)(?:([A-Za-z][\w.-]*)([ \t]+))?([^\s"',;)}\]]+)/gi;
-const TOKEN_LINE = /\b(private-token|job-token|deploy-token)(["']?\s*[:=]\s*["']?)([^\s"',;)}\]]+)/gi;
-const COOKIE_LINE = /\b(set-cookie|cookie)(["']?\s*:\s*["']?)([^\r\n"']+)/gi;
-/** A bare `Bearer <token>` anywhere. */
-const BEARER = /\b(Bearer)([ \t]+)([A-Za-z0-9\-._~+/]+=*…?)/g;
 /*
- * URL userinfo (scheme://user:password@host), JSON Web Tokens anywhere (id_token, signed access
+ * Header-style credentials in free text (`Authorization: Bearer x`, `PRIVATE-TOKEN: x`, `Cookie:
+ * a=b`), bare `Bearer <token>`s, URL userinfo (scheme://user:password@host), JSON Web Tokens anywhere (id_token, signed access
  * tokens) and `name=value`, `name: value`, `"name": "value"`, `name="value"` in text, query
  * strings, form bodies, JSON and logs are read by hand, their steps counted (credential-reading.ts:
- * userinfoSpans, jwtSpans, cutJwtStart, pairHead, pairValue).
+ * headerLines, bearerTokens, userinfoSpans, jwtSpans, cutJwtStart, pairHead, pairValue).
  */
 /** HTML fields: <input name="authenticity_token" value="...">, <meta name="csrf-token" content="...">. */
 const INPUT_TAG = /<(?:input|meta)\b[^<>]{0,2000}>/gi;
@@ -267,31 +270,56 @@ const CLEAN_TEXTS = 5_000;
 
 function maskPatterns(text: string, cut = false): string {
   let out = text;
-  out = maskJwts(out);
+  const at = (spans: Array<[number, number]>, by: (value: string) => string) =>
+    spans.map(([start, end]): Replacement => [start, end, by(out.slice(start, end))]);
+  out = replaced(out, at(jwtSpans(out), mask));
   if (cut) {
     const start = cutJwtStart(out);
     if (start !== undefined) out = out.slice(0, start) + mask(out.slice(start));
   }
-  out = out.replace(
-    AUTH_LINE,
-    (_m, name: string, sep: string, scheme = '', space = '', cred: string) =>
-      `${name}${sep}${scheme}${space}${maskUnlessHarmless(cred)}`,
+  for (const kind of ['authorization', 'token'] as const)
+    out = replaced(
+      out,
+      at(
+        headerLines(out, kind).map(({ value, end }) => [value, end]),
+        maskUnlessHarmless,
+      ),
+    );
+  out = replaced(
+    out,
+    headerLines(out, 'cookie').map(({ name, value, end }) => [
+      value,
+      end,
+      redactCookie(out.slice(value, end), name.toLowerCase() === 'set-cookie'),
+    ]),
   );
-  out = out.replace(
-    TOKEN_LINE,
-    (_m, name: string, sep: string, value: string) => `${name}${sep}${maskUnlessHarmless(value)}`,
+  out = replaced(
+    out,
+    at(bearerTokens(out), (token) => (looksLikeCredential(token) ? mask(token) : token)),
   );
-  out = out.replace(
-    COOKIE_LINE,
-    (_m, name: string, sep: string, value: string) =>
-      `${name}${sep}${redactCookie(value, name.toLowerCase() === 'set-cookie')}`,
+  out = replaced(
+    out,
+    at(
+      userinfoSpans(out, cut).map(({ password, passwordEnd }) => [password, passwordEnd]),
+      mask,
+    ),
   );
-  out = out.replace(BEARER, (m, scheme: string, space: string, token: string) =>
-    looksLikeCredential(token) ? `${scheme}${space}${mask(token)}` : m,
-  );
-  out = maskPasswords(out, cut);
   out = out.replace(INPUT_TAG, redactInputTag);
   return redactPairs(out, cut);
+}
+
+/** A span of a text, `[start, end)`, and what replaces it. */
+type Replacement = [start: number, end: number, by: string];
+
+/** `text` with each span replaced (left to right, apart). */
+function replaced(text: string, replacements: Replacement[]): string {
+  let out = '';
+  let copied = 0;
+  for (const [start, end, by] of replacements) {
+    out += text.slice(copied, start) + by;
+    copied = end;
+  }
+  return copied ? out + text.slice(copied) : text;
 }
 
 /**
@@ -335,28 +363,6 @@ function redactPairs(text: string, cut: boolean): string {
     m = pairHead(text, next);
   }
   return out + text.slice(copied);
-}
-
-/** `text` with each URL's userinfo password masked (userinfoSpans: scheme://user:password@host). */
-function maskPasswords(text: string, cut: boolean): string {
-  let out = '';
-  let copied = 0;
-  for (const { password, passwordEnd } of userinfoSpans(text, cut)) {
-    out += text.slice(copied, password) + mask(text.slice(password, passwordEnd));
-    copied = passwordEnd;
-  }
-  return out + text.slice(copied);
-}
-
-/** `text` with each JSON Web Token masked (jwtSpans). */
-function maskJwts(text: string): string {
-  let out = '';
-  let copied = 0;
-  for (const [start, end] of jwtSpans(text)) {
-    out += text.slice(copied, start) + mask(text.slice(start, end));
-    copied = end;
-  }
-  return copied ? out + text.slice(copied) : text;
 }
 
 /**

@@ -6,11 +6,23 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cutJwtStart, jwtSpans, pairHead, pairValue, userinfoSpans } from '../../suites/report/credential-reading.js';
+import {
+  bearerTokens,
+  cutJwtStart,
+  headerLines,
+  jwtSpans,
+  pairHead,
+  pairValue,
+  userinfoSpans,
+} from '../../suites/report/credential-reading.js';
 import { REFRESH_MAX_SECONDS, refreshOf } from '../../suites/drivers/html.js';
 
 const JWT = /(?<![\w-])eyJ[\w-]*\.[\w-]*\.[\w-]*/g;
 const JWT_CUT = /(?<![\w-])eyJ[\w-]*(?:\.[\w-]*){0,2}$/;
+const AUTH_LINE = /\b((?:proxy-)?authorization)(["']?\s*[:=]\s*["']?)(?:([A-Za-z][\w.-]*)([ \t]+))?([^\s"',;)}\]]+)/gi;
+const TOKEN_LINE = /\b(private-token|job-token|deploy-token)(["']?\s*[:=]\s*["']?)([^\s"',;)}\]]+)/gi;
+const COOKIE_LINE = /\b(set-cookie|cookie)(["']?\s*:\s*["']?)([^\r\n"']+)/gi;
+const BEARER = /\b(Bearer)([ \t]+)([A-Za-z0-9\-._~+/]+=*…?)/g;
 const USERINFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@)/gi;
 const USERINFO_CUT = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@|$)/gi;
 const PAIR_HEAD = /(["']?)(?<![\w\-.%[\]/])([A-Za-z_][\w\-.%[\]]*)\1(\s*[:=]\s*)/g;
@@ -40,7 +52,7 @@ const texts = (alphabet: string[], pieces: string[], maxLength = 40) =>
     .array(fc.oneof(fc.constantFrom(...alphabet), fc.constantFrom(...pieces)), { maxLength })
     .map((parts) => parts.join(''));
 
-const RUNS = { numRuns: 3000 };
+const RUNS = { numRuns: 2000 };
 
 describe('the JWT readers find what the patterns found', () => {
   const jwtTexts = texts(
@@ -62,6 +74,49 @@ describe('the JWT readers find what the patterns found', () => {
         expect(cutJwtStart(text)).toBe(JWT_CUT.exec(text)?.index);
       }),
       { ...RUNS, seed: 7519 },
+    );
+  });
+});
+
+describe('the header readers find what the patterns found', () => {
+  const lines = texts(
+    ['a', 'B', '_', '-', '.', ':', '=', '"', "'", ' ', '\t', '\n', '\r', ';', ',', ')', ']', '\u00a0', '…', 'K', 'ſ'],
+    [
+      'Authorization',
+      'proxy-',
+      'PRIVATE-TOKEN',
+      'job-token',
+      'deploy-token',
+      'set-cookie',
+      'Cookie',
+      'Bearer',
+      'x ',
+      '==',
+      'Bearer a=…',
+      'Bearer\tz…',
+    ],
+  );
+  const found = (pattern: RegExp, text: string) =>
+    [...text.matchAll(pattern)].map((m) => {
+      const value = m[m.length - 1];
+      return { name: m[1], value: m.index + m[0].length - value.length, end: m.index + m[0].length };
+    });
+  it('headerLines: authorization, token and cookie lines (fixed seed)', () => {
+    fc.assert(
+      fc.property(lines, (text) => {
+        expect(headerLines(text, 'authorization'), 'authorization').toEqual(found(AUTH_LINE, text));
+        expect(headerLines(text, 'token'), 'token').toEqual(found(TOKEN_LINE, text));
+        expect(headerLines(text, 'cookie'), 'cookie').toEqual(found(COOKIE_LINE, text));
+      }),
+      { ...RUNS, seed: 6750 },
+    );
+  });
+  it('bearerTokens: every bare Bearer token (fixed seed)', () => {
+    fc.assert(
+      fc.property(lines, (text) => {
+        expect(bearerTokens(text)).toEqual(found(BEARER, text).map(({ value, end }) => [value, end]));
+      }),
+      { ...RUNS, seed: 7235 },
     );
   });
 });
