@@ -12,9 +12,22 @@
 /** Characters the readers have passed over, counted where they pass them. */
 export const credentialReading = { steps: 0 };
 
-/** `\s` of a pattern without the `u` flag: JavaScript's white space and line terminators. */
-const SPACE = /\s/;
-const isSpace = (c: string) => SPACE.test(c);
+/** `\s` of a pattern: JavaScript's white space and line terminators, by character code. */
+export function isSpace(c: string): boolean {
+  const code = c.charCodeAt(0);
+  if (code < 0x80) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
 
 /** `[\w-]`: a character of a base64url run (a JWT's segment). */
 const isRunChar = (c: string | undefined): boolean =>
@@ -127,8 +140,7 @@ export function cutJwtStart(text: string): number | undefined {
   return text.startsWith('eyJ', from) ? from : start;
 }
 
-const isNameStart = (c: string | undefined) =>
-  c !== undefined && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_');
+const isNameStart = (c: string | undefined) => c !== undefined && (isLetter(c) || c === '_');
 /** `[\w\-.%[\]]`: a character of a pair's name. */
 const isNameChar = (c: string) => isRunChar(c) || c === '.' || c === '%' || c === '[' || c === ']';
 

@@ -10,6 +10,7 @@ import {
   bearerTokens,
   cutJwtStart,
   headerLines,
+  isSpace,
   jwtSpans,
   pairHead,
   pairValue,
@@ -53,6 +54,15 @@ const texts = (alphabet: string[], pieces: string[], maxLength = 40) =>
     .map((parts) => parts.join(''));
 
 const RUNS = { numRuns: 2000 };
+
+it("isSpace is the patterns' \\s on every UTF-16 code unit", () => {
+  const differ: number[] = [];
+  for (let code = 0; code <= 0xffff; code++) {
+    const c = String.fromCharCode(code);
+    if (isSpace(c) !== /\s/.test(c)) differ.push(code);
+  }
+  expect(differ).toEqual([]);
+});
 
 describe('the JWT readers find what the patterns found', () => {
   const jwtTexts = texts(
