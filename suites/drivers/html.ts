@@ -473,29 +473,64 @@ export const refreshedRoundAndRound = (from: URL, to: URL) =>
   `the provider's pages refresh round and round: more than ${MAX_STEPS} refreshes in one visit, the last ${from.pathname} refreshes to ${to.pathname}`;
 
 /**
+ * Characters the refresh reader (refreshOf) has passed over, counted where it passes them: its
+ * content is a target's (a header or a tag's attribute, megabytes long), read in one pass; the test
+ * of its linearity reads this count, not a clock.
+ */
+export const refreshReading = { steps: 0 };
+
+/** JavaScript's white space and line terminators, as `trim` and `\s` read them. */
+const TRIMMED = /\s/;
+const isDigit = (c: string) => c >= '0' && c <= '9';
+
+/** Past the characters from `from` (up to `to`) that `passes` accepts, counted. */
+function pastRun(text: string, from: number, passes: (c: string) => boolean, to = text.length): number {
+  let at = from;
+  while (at < to && passes(text[at])) at++;
+  refreshReading.steps += at - from;
+  return at;
+}
+const pastBlank = (text: string, from: number, to = text.length) => pastRun(text, from, (c) => TRIMMED.test(c), to);
+
+/** `url` in any case, read in place. */
+const URL_NAME = /url/iy;
+
+/**
  * A refresh's `content` (`N;url=…`, HTML's declarative refresh, the Refresh header's too): its
  * delay in whole seconds and its URL as written, when it sends the page elsewhere within
- * `maxSeconds`; undefined for a refresh of the page itself (no URL) or a later one.
+ * `maxSeconds`; undefined for a refresh of the page itself (no URL) or a later one. Read by hand in
+ * one pass (refreshReading counts it), as the patterns and trims it replaces read it.
  */
 export function refreshOf(
   content: string,
   maxSeconds = REFRESH_MAX_SECONDS,
 ): { seconds: number; url: string } | undefined {
   // The delay (its fraction skipped), then `;` or `,`, then `url=` (optional) and the URL.
-  const trimmed = content.trimStart();
-  const delay = /^\d+/.exec(trimmed)?.[0];
-  if (delay === undefined || Number(delay) > maxSeconds) return undefined;
-  let rest = trimmed
-    .slice(delay.length)
-    .replace(/^[\d.]*/, '')
-    .trimStart();
-  if (rest[0] === ';' || rest[0] === ',') rest = rest.slice(1).trimStart();
-  const written = rest.replace(/^url\s*=\s*/i, '');
+  const start = pastBlank(content, 0);
+  const digits = pastRun(content, start, isDigit);
+  if (digits === start) return undefined;
+  const seconds = Number(content.slice(start, digits));
+  if (seconds > maxSeconds) return undefined;
+  let at = pastBlank(
+    content,
+    pastRun(content, digits, (c) => c === '.' || isDigit(c)),
+  );
+  if (content[at] === ';' || content[at] === ',') at = pastBlank(content, at + 1);
+  URL_NAME.lastIndex = at;
+  if (URL_NAME.test(content)) {
+    refreshReading.steps += 3;
+    const equals = pastBlank(content, at + 3);
+    if (content[equals] === '=') at = pastBlank(content, equals + 1);
+  }
   // A quoted URL runs to its closing quote (or the end), as HTML reads it.
-  const quote = written[0] === '"' || written[0] === "'" ? written[0] : '';
-  const end = quote ? written.indexOf(quote, 1) : -1;
-  const url = (quote ? written.slice(1, end < 0 ? undefined : end) : written).trim();
-  return url ? { seconds: Number(delay), url } : undefined;
+  const quote = content[at] === '"' || content[at] === "'" ? content[at] : '';
+  const from = quote ? at + 1 : at;
+  const to = quote ? pastRun(content, from, (c) => c !== quote) : content.length;
+  let end = to;
+  const first = pastBlank(content, from, to);
+  while (end > first && TRIMMED.test(content[end - 1])) end--;
+  refreshReading.steps += to - end;
+  return first < end ? { seconds, url: content.slice(first, end) } : undefined;
 }
 
 /**

@@ -9,6 +9,15 @@
 import { MAX_JSON_DEPTH, looksLikeJson, tooDeep } from './json-depth.js';
 import type { Exchange, Report } from './model.js';
 import { createSecretIndex, isSecretIndex, type SecretIndex } from './secret-index.js';
+import {
+  bearerTokens,
+  cutJwtStart,
+  headerLines,
+  jwtSpans,
+  pairHead,
+  pairValue,
+  userinfoSpans,
+} from './credential-reading.js';
 
 export const MASK = '…';
 /** Characters of a secret kept in reports. */
@@ -219,34 +228,13 @@ function judgeName(name: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // Text
 
-/** Header-style credentials in free text: `Authorization: Bearer x`, `PRIVATE-TOKEN: x`, `Cookie: a=b`. */
-const AUTH_LINE = /\b((?:proxy-)?authorization)(["']?\s*[:=]\s*["']?)(?:([A-Za-z][\w.-]*)([ \t]+))?([^\s"',;)}\]]+)/gi;
-const TOKEN_LINE = /\b(private-token|job-token|deploy-token)(["']?\s*[:=]\s*["']?)([^\s"',;)}\]]+)/gi;
-const COOKIE_LINE = /\b(set-cookie|cookie)(["']?\s*:\s*["']?)([^\r\n"']+)/gi;
-/** A bare `Bearer <token>` anywhere. */
-const BEARER = /\b(Bearer)([ \t]+)([A-Za-z0-9\-._~+/]+=*…?)/g;
-/**
- * A JSON Web Token anywhere (id_token, signed access tokens). It starts where a run of base64url
- * characters starts: with `\b` instead, every `eyJ` after a `-` would start a scan to the run's end
- * (`-eyJ` repeated was quadratic).
+/*
+ * Header-style credentials in free text (`Authorization: Bearer x`, `PRIVATE-TOKEN: x`, `Cookie:
+ * a=b`), bare `Bearer <token>`s, URL userinfo (scheme://user:password@host), JSON Web Tokens anywhere (id_token, signed access
+ * tokens) and `name=value`, `name: value`, `"name": "value"`, `name="value"` in text, query
+ * strings, form bodies, JSON and logs are read by hand, their steps counted (credential-reading.ts:
+ * headerLines, bearerTokens, userinfoSpans, jwtSpans, cutJwtStart, pairHead, pairValue).
  */
-const JWT = /(?<![\w-])eyJ[\w-]*\.[\w-]*\.[\w-]*/g;
-/** URL userinfo: scheme://user:password@host. */
-const USERINFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@)/gi;
-/** In a text cut at its end: a password the end interrupts before its `@`. */
-const USERINFO_CUT = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)([^\s/@]+)(@|$)/gi;
-/** In a text cut at its end: a JWT the end interrupts before its dots. */
-const JWT_CUT = /(?<![\w-])eyJ[\w-]*(?:\.[\w-]*){0,2}$/;
-/**
- * `name=value`, `name: value`, `"name": "value"`, `name="value"` in text, query strings, form
- * bodies, JSON and logs: the head (name and separator) is found first and judged by isSecretName;
- * only then is a value read, so a non-secret pair costs no scan of what follows it.
- */
-// Not after `/`: a path's last segment (`POST /oauth/token: 127.0.0.1:3000 is unreachable`) names no field.
-const PAIR_HEAD = /(["']?)(?<![\w\-.%[\]/])([A-Za-z_][\w\-.%[\]]*)\1(\s*[:=]\s*)/g;
-const PAIR_VALUE = /"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'&,;<>#)}\]]+)/y;
-/** PAIR_VALUE in a text cut at its end: a quote the end left open (a lone `\\` last) closes there. */
-const PAIR_VALUE_CUT = /"((?:[^"\\\r\n]|\\.)*)(?:"|\\?$)|'([^'\r\n]*)(?:'|$)|([^\s"'&,;<>#)}\]]+)/y;
 /** HTML fields: <input name="authenticity_token" value="...">, <meta name="csrf-token" content="...">. */
 const INPUT_TAG = /<(?:input|meta)\b[^<>]{0,2000}>/gi;
 
@@ -282,31 +270,56 @@ const CLEAN_TEXTS = 5_000;
 
 function maskPatterns(text: string, cut = false): string {
   let out = text;
-  out = out.replace(JWT, (jwt) => mask(jwt));
-  if (cut) out = out.replace(JWT_CUT, (jwt) => mask(jwt));
-  out = out.replace(
-    AUTH_LINE,
-    (_m, name: string, sep: string, scheme = '', space = '', cred: string) =>
-      `${name}${sep}${scheme}${space}${maskUnlessHarmless(cred)}`,
+  const at = (spans: Array<[number, number]>, by: (value: string) => string) =>
+    spans.map(([start, end]): Replacement => [start, end, by(out.slice(start, end))]);
+  out = replaced(out, at(jwtSpans(out), mask));
+  if (cut) {
+    const start = cutJwtStart(out);
+    if (start !== undefined) out = out.slice(0, start) + mask(out.slice(start));
+  }
+  for (const kind of ['authorization', 'token'] as const)
+    out = replaced(
+      out,
+      at(
+        headerLines(out, kind).map(({ value, end }) => [value, end]),
+        maskUnlessHarmless,
+      ),
+    );
+  out = replaced(
+    out,
+    headerLines(out, 'cookie').map(({ name, value, end }) => [
+      value,
+      end,
+      redactCookie(out.slice(value, end), name.toLowerCase() === 'set-cookie'),
+    ]),
   );
-  out = out.replace(
-    TOKEN_LINE,
-    (_m, name: string, sep: string, value: string) => `${name}${sep}${maskUnlessHarmless(value)}`,
+  out = replaced(
+    out,
+    at(bearerTokens(out), (token) => (looksLikeCredential(token) ? mask(token) : token)),
   );
-  out = out.replace(
-    COOKIE_LINE,
-    (_m, name: string, sep: string, value: string) =>
-      `${name}${sep}${redactCookie(value, name.toLowerCase() === 'set-cookie')}`,
-  );
-  out = out.replace(BEARER, (m, scheme: string, space: string, token: string) =>
-    looksLikeCredential(token) ? `${scheme}${space}${mask(token)}` : m,
-  );
-  out = out.replace(
-    cut ? USERINFO_CUT : USERINFO,
-    (_m, before: string, password: string, at: string) => `${before}${mask(password)}${at}`,
+  out = replaced(
+    out,
+    at(
+      userinfoSpans(out, cut).map(({ password, passwordEnd }) => [password, passwordEnd]),
+      mask,
+    ),
   );
   out = out.replace(INPUT_TAG, redactInputTag);
   return redactPairs(out, cut);
+}
+
+/** A span of a text, `[start, end)`, and what replaces it. */
+type Replacement = [start: number, end: number, by: string];
+
+/** `text` with each span replaced (left to right, apart). */
+function replaced(text: string, replacements: Replacement[]): string {
+  let out = '';
+  let copied = 0;
+  for (const [start, end, by] of replacements) {
+    out += text.slice(copied, start) + by;
+    copied = end;
+  }
+  return copied ? out + text.slice(copied) : text;
 }
 
 /**
@@ -327,32 +340,27 @@ function maskUnlessHarmless(value: string): string {
  * skipped by its head only, so a secret pair inside its value (a URL's query) is still found.
  */
 function redactPairs(text: string, cut: boolean): string {
-  const head = new RegExp(PAIR_HEAD.source, 'g');
-  const valuePattern = new RegExp((cut ? PAIR_VALUE_CUT : PAIR_VALUE).source, 'y');
   let out = '';
   let copied = 0;
-  for (let m = head.exec(text); m; m = head.exec(text)) {
-    const name = m[2];
-    if (!isSecretName(name) || headerStyle(name)) continue;
-    valuePattern.lastIndex = head.lastIndex;
-    const v = valuePattern.exec(text);
-    if (!v) continue;
-    const [, dq, sq, bare] = v;
+  for (let m = pairHead(text, 0); m;) {
+    let next = m.end;
+    const v = isSecretName(m.name) && !headerStyle(m.name) ? pairValue(text, m.end, cut) : undefined;
     // `code: expected …` is a sentence, not a field: in prose only a value shaped like a credential goes.
-    const prose = m[1] === '' && m[3].includes(':') && bare !== undefined;
+    const prose = v?.bare !== undefined && m.quote === '' && m.separator.includes(':');
     // A word the cut ended may have gone on as a credential (`code: abc` of `abc123…`).
-    if (prose && !(cut && valuePattern.lastIndex === text.length) && !credentialShaped(bare)) continue;
-    // A quote the cut left open stays open: masking never lengthens a text (cut.ts, maskedHead).
-    const close = (q: string) => (v[0].length > 1 && v[0].endsWith(q) ? q : '');
-    const value =
-      dq !== undefined
-        ? `"${maskUnlessHarmless(dq)}${close('"')}`
-        : sq !== undefined
-          ? `'${maskUnlessHarmless(sq)}${close("'")}`
-          : maskUnlessHarmless(bare);
-    out += text.slice(copied, head.lastIndex) + value;
-    copied = valuePattern.lastIndex;
-    head.lastIndex = valuePattern.lastIndex;
+    if (v && !(prose && !(cut && v.end === text.length) && !credentialShaped(v.bare!))) {
+      // A quote the cut left open stays open: masking never lengthens a text (cut.ts, maskedHead).
+      const close = (q: string) => (v.whole.length > 1 && v.whole.endsWith(q) ? q : '');
+      const value =
+        v.dq !== undefined
+          ? `"${maskUnlessHarmless(v.dq)}${close('"')}`
+          : v.sq !== undefined
+            ? `'${maskUnlessHarmless(v.sq)}${close("'")}`
+            : maskUnlessHarmless(v.bare!);
+      out += text.slice(copied, m.end) + value;
+      copied = next = v.end;
+    }
+    m = pairHead(text, next);
   }
   return out + text.slice(copied);
 }
