@@ -14,20 +14,8 @@
  */
 import { ControlError } from '../errors.js';
 import { isJson, mediaType } from '../request.js';
-import { ownOrigin, siteElsewhere } from '../origin.js';
-import type { Ctx, Sim } from '../types.js';
-
-/** `name:port` entries match exactly, bare names any port. Unset (in-process adapters): any. */
-function hostAllowed(sim: Sim, url: URL): boolean {
-  const allowed = sim.options.controlHosts;
-  if (!allowed) return true;
-  const host = url.host.toLowerCase();
-  const name = url.hostname.toLowerCase();
-  return allowed.some((entry) => {
-    const e = entry.toLowerCase();
-    return e === host || e === name;
-  });
-}
+import { hostAllowed, ownOrigin, siteElsewhere } from '../origin.js';
+import type { Ctx } from '../types.js';
 
 /** Why this control request is refused, or undefined when it may go on. */
 export async function controlRefusal(ctx: Ctx): Promise<ControlError | undefined> {

@@ -282,6 +282,41 @@ describe('brute force (AUTH-BRUTE-FORCE-THROTTLED)', () => {
     });
   });
 
+  it('password grant over the socket: a DNS-rebinding page (Host and Origin its name) cannot lock the account (review 25)', async () => {
+    const sim = createSimulator();
+    const { admin } = seeded(sim);
+    const served = await serve(sim);
+    try {
+      const u = new URL(served.url);
+      const rebound = `attacker.test:${u.port}`;
+      // What Chromium sends once the page's name resolves to 127.0.0.1: its own name, same-origin.
+      const headers = {
+        host: rebound,
+        origin: `http://${rebound}`,
+        'sec-fetch-site': 'same-origin',
+        'content-type': 'application/x-www-form-urlencoded',
+      };
+      const rebind = (password: string) =>
+        new Promise<number>((resolve, reject) => {
+          const body = new URLSearchParams({ grant_type: 'password', username: admin.username, password }).toString();
+          httpRequest({ host: u.hostname, port: u.port, method: 'POST', path: '/oauth/token', headers }, (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          })
+            .on('error', reject)
+            .end(body);
+        });
+      for (let i = 0; i < limits().authFailuresMax + 5; i++) expect(await rebind(`wrong-${i}`)).toBe(400);
+      const harness = await fetch(`${served.url}/oauth/token`, {
+        method: 'POST',
+        body: new URLSearchParams({ grant_type: 'password', username: admin.username, password: admin.password }),
+      });
+      expect(harness.status).toBe(200);
+    } finally {
+      await served.close();
+    }
+  });
+
   it('sign-in form: 429 with Retry-After once the account is throttled', async () => {
     const w = world();
     const { user } = seeded(w.sim);
