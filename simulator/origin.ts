@@ -39,19 +39,29 @@ export function ownOrigin(ctx: Ctx, origin: string): boolean {
 /** `same-site` is elsewhere too: the site of an IP literal spans all its ports. */
 const BROWSER_SAME_ORIGIN = new Set(['same-origin', 'none']);
 
-/** Whether Sec-Fetch-Site, when sent, names a request from another page than ours. */
-export function siteElsewhere(ctx: Ctx): boolean {
-  const site = ctx.request.headers.get('sec-fetch-site');
-  return site !== null && !BROWSER_SAME_ORIGIN.has(site.toLowerCase());
+/**
+ * What says a browser request comes from a page of another origin, as the words of a refusal
+ * ("refuses …"), or undefined when nothing does: its Origin, when sent, is not ours (a rebound
+ * Host's never is), or Sec-Fetch-Site names another site. A client that sends neither (the
+ * harness, curl) is not such a request. The control API and the pages' forms refuse it; the
+ * throttle counts its failures apart.
+ */
+export function browserElsewhere(ctx: Ctx): string | undefined {
+  const origin = ctx.request.headers.get('origin');
+  const site = ctx.request.headers.get('sec-fetch-site')?.toLowerCase() ?? null;
+  // Our pages send Referrer-Policy: no-referrer, under which Chromium posts their forms with
+  // Origin: null; Sec-Fetch-Site, which no page can set, then vouches for them (a sandboxed
+  // frame's opaque origin is cross-site). Not on a Host not ours: a rebound page is same-origin.
+  const vouched = origin === 'null' && site === 'same-origin' && hostAllowed(ctx.sim, ctx.url);
+  if (origin !== null && !vouched && !ownOrigin(ctx, origin)) return 'requests from another origin (Origin header)';
+  if (site !== null && !BROWSER_SAME_ORIGIN.has(site)) return 'cross-site browser requests (Sec-Fetch-Site header)';
+  return undefined;
 }
 
 /**
  * A request from elsewhere than our own pages and clients: sent to a Host not ours (a rebound
- * name), or a browser request a page of another origin made (its Origin is not ours, or
- * Sec-Fetch-Site says so).
+ * name), or a browser request a page of another origin made.
  */
 export function fromElsewhere(ctx: Ctx): boolean {
-  if (!hostAllowed(ctx.sim, ctx.url)) return true;
-  const origin = ctx.request.headers.get('origin');
-  return (origin !== null && !ownOrigin(ctx, origin)) || siteElsewhere(ctx);
+  return !hostAllowed(ctx.sim, ctx.url) || browserElsewhere(ctx) !== undefined;
 }
