@@ -1,7 +1,8 @@
 /**
- * Where a request comes from: the control API refuses one from elsewhere, and the brute-force
- * throttle counts its failures apart (so a page on another site, or on a name rebound onto ours,
- * can neither read secrets nor lock the harness's account).
+ * Where a request comes from: the control API and the pages' forms refuse one from elsewhere, and
+ * the brute-force throttle counts its failures apart (so a page on another site, or on a name
+ * rebound onto ours, can neither read secrets, nor post a form as the developer, nor lock the
+ * harness's account).
  */
 import { overHttps } from './oauth/session.js';
 import type { Ctx, Sim } from './types.js';
