@@ -22,6 +22,7 @@ import { json, Reply, type Answer } from './http.js';
 import { isJson, mediaType, requestUrl } from './request.js';
 import { HttpError } from './errors.js';
 import { controlRefusal } from './control/access.js';
+import { formPostRefusal, isPageForm } from './pages/form-posts.js';
 import { errorFor } from './error-shape.js';
 import type {
   Ctx,
@@ -223,6 +224,10 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
     const ctx = new RequestCtx(sim, request, url, match.op, match.params);
     if (match.op.tags.includes('simulator')) {
       return controlRefusal(ctx).then((refused) => (refused ? refused.toResponse(sim) : run(handler, ctx)));
+    }
+    if (isPageForm(match.op)) {
+      const refused = formPostRefusal(ctx);
+      if (refused) return refused;
     }
     // The one place thrown answers become responses, inside the middlewares (CORS still applies).
     return run(handler, ctx);

@@ -64,7 +64,8 @@ export interface SimulatorOptions {
   /** Trust X-Forwarded-Proto (behind a TLS-terminating proxy): the session cookie gets Secure. */
   trustProxy?: boolean;
   /**
-   * Host header values (`name` or `name:port`) the control API answers (AUTH-CONTROL-API-LOCAL).
+   * Host header values (`name` or `name:port`) the control API answers (AUTH-CONTROL-API-LOCAL),
+   * and the only ones whose requests can be own-origin (origin.ts hostAllowed).
    * Unset: any (in-process adapters have no Host to forge); serve() sets them (controlHostsFor).
    */
   controlHosts?: string[];

@@ -14,20 +14,8 @@
  */
 import { ControlError } from '../errors.js';
 import { isJson, mediaType } from '../request.js';
-import { ownOrigin, siteElsewhere } from '../origin.js';
-import type { Ctx, Sim } from '../types.js';
-
-/** `name:port` entries match exactly, bare names any port. Unset (in-process adapters): any. */
-function hostAllowed(sim: Sim, url: URL): boolean {
-  const allowed = sim.options.controlHosts;
-  if (!allowed) return true;
-  const host = url.host.toLowerCase();
-  const name = url.hostname.toLowerCase();
-  return allowed.some((entry) => {
-    const e = entry.toLowerCase();
-    return e === host || e === name;
-  });
-}
+import { browserElsewhere, hostAllowed } from '../origin.js';
+import type { Ctx } from '../types.js';
 
 /** Why this control request is refused, or undefined when it may go on. */
 export async function controlRefusal(ctx: Ctx): Promise<ControlError | undefined> {
@@ -37,9 +25,8 @@ export async function controlRefusal(ctx: Ctx): Promise<ControlError | undefined
       `the control API answers only the simulator's own address, not Host ${url.host} (see --allow-host)`,
       403,
     );
-  const origin = request.headers.get('origin');
-  if (origin !== null && !ownOrigin(ctx, origin))
-    return new ControlError('the control API refuses requests from another origin (Origin header)', 403);
+  const elsewhere = browserElsewhere(ctx);
+  if (elsewhere) return new ControlError(`the control API refuses ${elsewhere}`, 403);
   // A prefetch or prerender by speculation rules, which a page of any site can ask for: Chromium
   // sends it as `none`, as if typed. No page may make the browser fetch the control API unseen.
   if (request.headers.has('sec-purpose') || /prefetch|prerender/i.test(request.headers.get('purpose') ?? ''))
@@ -47,8 +34,6 @@ export async function controlRefusal(ctx: Ctx): Promise<ControlError | undefined
       'the control API refuses requests the browser makes ahead of a visit (Sec-Purpose header)',
       403,
     );
-  if (siteElsewhere(ctx))
-    return new ControlError('the control API refuses cross-site browser requests (Sec-Fetch-Site header)', 403);
   if (request.method === 'GET' || request.method === 'HEAD') return undefined;
   // Even an empty body needs the JSON type: a blind POST without one (a reset) is what a page
   // can send, and a simulator reached by a non-loopback name gets no Sec-Fetch-* to refuse it by.

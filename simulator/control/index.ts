@@ -18,7 +18,9 @@ import { bool, controlBody, list, str } from './body.js';
 import { targetConfig } from './config.js';
 import { applySettings, currentSettings, settingChanges } from './settings.js';
 
-export const simConfig: Handler = (ctx) => json(200, targetConfig(ctx.sim, ctx.origin));
+/** Every secret of the simulator: no cache (a browser's, a shared one) may keep it. */
+export const simConfig: Handler = (ctx) =>
+  json(200, targetConfig(ctx.sim, ctx.origin), { 'cache-control': 'no-store' });
 
 export const simReset: Handler = async (ctx) => {
   await controlBody(ctx); // an unreadable body is a 400 even here

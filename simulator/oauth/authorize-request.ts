@@ -37,12 +37,15 @@ export function redirectTo(uri: string, params: Record<string, string | null | u
 const LOOPBACK_HOSTS = /^(127(\.\d{1,3}){3}|\[::1\])$/;
 
 /**
- * Is `uri` a registered redirect URI? Exactly, or (GRANT-REDIRECT-LOOPBACK-PORT) a registered
- * http loopback IP URI with another port: the port is the only part that may differ.
+ * Is `uri` a registered redirect URI of `app`? Exactly, or (GRANT-REDIRECT-LOOPBACK-PORT) for a
+ * public (native) application a registered http loopback IP URI with another port: the port is
+ * the only part that may differ. A confidential application is a server listening on the port it
+ * registered; another port of the host is whatever else listens there, so it never gets a code.
  */
-function registered(sim: Sim, uris: readonly string[], uri: string): boolean {
+function registered(sim: Sim, app: Application, uri: string): boolean {
+  const uris = app.redirectUris;
   if (uris.includes(uri)) return true;
-  if (sim.fault('loopback-port-exact') || !URL.canParse(uri)) return false;
+  if (app.confidential || sim.fault('loopback-port-exact') || !URL.canParse(uri)) return false;
   const asked = new URL(uri);
   if (asked.protocol !== 'http:' || !LOOPBACK_HOSTS.test(asked.hostname)) return false;
   const portless = (u: URL) => Object.assign(new URL(u.href), { port: '' }).href;
@@ -58,7 +61,7 @@ export function validateAuthorize(sim: Sim, params: Params): AuthorizeValidation
   if (!app) return { kind: 'page', status: 401, message: 'Client authentication failed: unknown client_id.' };
   const redirectUri = params.get('redirect_uri');
   if (!redirectUri) return { kind: 'page', status: 400, message: 'The request has no redirect_uri.' };
-  if (!registered(sim, app.redirectUris, redirectUri) && !sim.fault('authorize-open-redirect')) {
+  if (!registered(sim, app, redirectUri) && !sim.fault('authorize-open-redirect')) {
     return { kind: 'page', status: 400, message: 'The redirect URI is not registered for this application.' };
   }
   let target: URL;

@@ -17,15 +17,25 @@ export const SESSION_COOKIE = '_idp_session';
 /** Before sign-in: a random value tied to the form's CSRF token, with nothing stored server-side. */
 export const PRE_SESSION_COOKIE = '_idp_presession';
 
+/**
+ * A cookie's value; none when it is sent twice. Cookies ignore ports: a page on another port of
+ * this host can set one of the same name with a narrower path, which the browser sends first, and
+ * nothing tells which is ours (review 25): another account's session, or a pre-session whose form
+ * token that page knows (login CSRF). Both count as none: signed out, or a fresh pre-session.
+ */
 function cookieValue(request: SimRequest, name: string): string | undefined {
   const header = request.headers.get('cookie');
   if (!header) return undefined;
+  let value: string | undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
     // Stryker disable next-line EqualityOperator: a part starting with '=' has an empty name, never ours
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      if (value !== undefined) return undefined;
+      value = part.slice(eq + 1).trim();
+    }
   }
-  return undefined;
+  return value;
 }
 
 /** The session a request's cookie names, with the CSRF token of that cookie's id. */

@@ -14,7 +14,7 @@ and other clients, browser pages of other origins, user codes), and unknown
  */
 import { limits } from '../../spec/index.js';
 import type { Ctx, Sim } from '../types.js';
-import { browserFromElsewhere } from '../origin.js';
+import { fromElsewhere } from '../origin.js';
 import type { User } from '../store.js';
 
 interface Failures {
@@ -45,18 +45,18 @@ function current(sim: Sim, key: string): Failures | undefined {
   return entry;
 }
 
-/** A browser request from another origin counts under its own key, with the same budget. */
+/** A request from elsewhere (another origin, a rebound Host) counts under its own key, with the same budget. */
 const ELSEWHERE = ':xsite';
 
 /**
  * One key per account; an unknown login counts under its own name (so guessing names costs too).
- * Pass a Ctx to count a browser request from another origin apart (review 20): a page the
- * developer visits could otherwise lock the harness's account for everyone with blind POSTs to
- * /oauth/token, and not counting them would let it guess freely.
+ * Pass a Ctx to count a request from elsewhere apart (review 20; a rebound Host, review 25): a
+ * page the developer visits could otherwise lock the harness's account for everyone with blind
+ * POSTs to /oauth/token, and not counting them would let it guess freely.
  */
 export function accountKey(user: User | undefined, login: string, ctx?: Ctx): string {
   const key = user ? `user:${user.id}` : `${UNKNOWN_LOGIN}${login.toLowerCase().slice(0, 256)}`;
-  return ctx && browserFromElsewhere(ctx) ? key + ELSEWHERE : key;
+  return ctx && fromElsewhere(ctx) ? key + ELSEWHERE : key;
 }
 
 /** The key of wrong user codes typed by one signed-in account. */

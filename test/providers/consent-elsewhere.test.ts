@@ -14,6 +14,7 @@ import type { Sim } from '../../simulator/types.js';
 import {
   everything404,
   listen,
+  relayedHeaders,
   sendAnswer,
   simulatorAnswerTo,
   simulatorWith,
@@ -89,7 +90,7 @@ beforeAll(async () => {
     }
     sendAnswer(
       res,
-      simulatorAnswerTo(front.sim, req, new URL(`${front.url}/oauth/authorize`)).then((answer) => {
+      simulatorAnswerTo(front.sim, req, new URL(`${front.url}/oauth/authorize`), relayedHeaders(req)).then((answer) => {
         const location = answer.headers.get('location');
         if (answer.status !== 302 || !location) return answer;
         const verifier = randomUUID();

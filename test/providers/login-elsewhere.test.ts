@@ -10,7 +10,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sim } from '../../simulator/types.js';
-import { everything404, bodyOf, listen, sendAnswer, simulatorWith, type Loopback } from '../suites/loopback.js';
+import {
+  everything404,
+  bodyOf,
+  listen,
+  relayedHeaders,
+  sendAnswer,
+  simulatorWith,
+  type Loopback,
+} from '../suites/loopback.js';
 import {
   expectAllPassed,
   expectSaidOnce,
@@ -102,8 +110,7 @@ beforeAll(async () => {
       everything404(req, res);
       return;
     }
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
+    const headers = relayedHeaders(req);
     if (req.method === 'GET') {
       const page = front.sim.handle(
         new Request(`${front.url}/users/sign_in?redirect_to=${encodeURIComponent(back)}`, { headers }),

@@ -122,6 +122,14 @@ describe('control API refuses browser requests from another origin', () => {
     expect((await createUser('u-same', json({ username: 'u-same', password: PASSWORD }, headers))).status).toBe(201);
   });
 
+  // Review 25's minor item: it holds every secret, so no cache (a browser's, a shared one) keeps it.
+  it('GET config is never stored: Cache-Control: no-store', async () => {
+    const { send } = control();
+    const config = await send('config', {});
+    expect(config.status).toBe(200);
+    expect(config.headers.get('cache-control')).toBe('no-store');
+  });
+
   it('behind a trusted TLS proxy the https origin is ours; a fixed --issuer origin is ours too', async () => {
     const proxied = control({ trustProxy: true });
     const headers = { origin: 'https://127.0.0.1:3000', 'x-forwarded-proto': 'https' };

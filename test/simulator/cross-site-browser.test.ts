@@ -192,5 +192,120 @@ describe.skipIf(!hasChromium)(
       expect(res.status).toBe(200);
       expect(await res.json()).toHaveProperty('access_token');
     });
+
+    /**
+     * Review 25, finding 5: cookies ignore ports, so a page on another port of 127.0.0.1 can set
+     * `_idp_session` or `_idp_presession` for the simulator's host with a narrower path, which the
+     * browser then sends first. A sign-in by plain requests (no browser header) gives the second
+     * account's cookies, as any client of a shared simulator can get them.
+     */
+    describe('a page on another port of 127.0.0.1 and the session cookies', () => {
+      const other = { username: 'mallory', password: 'mallory-Pw-9-shadow' };
+      /** A pre-session cookie's value and its form's token: derived, nothing stored, valid after that sign-in too. */
+      let pre: { nonce: string; token: string };
+      let sid: string;
+      beforeAll(async () => {
+        const created = await fetch(`${served.url}/-/simulator/users`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(other),
+        });
+        expect(created.status).toBe(201);
+        const page = await fetch(`${served.url}/users/sign_in`);
+        const cookie = page.headers.getSetCookie()[0].split(';')[0];
+        const token = /name="authenticity_token" value="([^"]*)"/.exec(await page.text())![1];
+        pre = { nonce: cookie.slice(cookie.indexOf('=') + 1), token };
+        const signedIn = await fetch(`${served.url}/users/sign_in`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { cookie },
+          body: new URLSearchParams({
+            authenticity_token: token,
+            'user[login]': other.username,
+            'user[password]': other.password,
+          }),
+        });
+        expect(signedIn.status).toBe(302);
+        sid = signedIn.headers.getSetCookie()[0].split(';')[0].split('=')[1];
+      });
+
+      it('a session cookie it sets for /oauth makes the developer signed out there, never the other account', async () => {
+        const { user, applications } = (await fetch(`${served.url}/-/simulator/config`).then((r) => r.json())) as {
+          user: { username: string; password: string };
+          applications: { confidential: { clientId: string; redirectUri: string } };
+        };
+        const authorize = `${served.url}/oauth/authorize?${new URLSearchParams({
+          client_id: applications.confidential.clientId,
+          redirect_uri: applications.confidential.redirectUri,
+          response_type: 'code',
+          scope: 'api',
+          state: 'shadow',
+        })}`;
+        const page = await servePage(
+          '127.0.0.1',
+          () => `<!doctype html><title>t</title><script>
+document.cookie = '_idp_session=${sid}; path=/oauth';
+location = ${JSON.stringify(authorize)};
+</script>`,
+        );
+        pages.push(page.server);
+        const context = await browser.newContext();
+        try {
+          const tab = await context.newPage();
+          // The developer signs in with the simulator's own page: a same-origin form post.
+          await tab.goto(`${served.url}/users/sign_in`);
+          await tab.fill('input[name="user[login]"]', user.username);
+          await tab.fill('input[name="user[password]"]', user.password);
+          await tab.click('button[type=submit]');
+          await tab.waitForURL(/\/user_settings\/applications$/);
+          await tab.goto(authorize);
+          expect(await tab.textContent('#username')).toBe(user.username);
+          await tab.goto(`${page.origin}/`);
+          await tab.waitForURL((url) => url.origin === served.url);
+          expect(
+            await tab
+              .locator('#username')
+              .textContent({ timeout: 1000 })
+              .catch(() => null),
+          ).toBeNull();
+          expect(new URL(tab.url()).pathname).toBe('/users/sign_in');
+        } finally {
+          await context.close();
+        }
+      });
+
+      it('its sign-in form post with a pre-session cookie it set (login CSRF) is refused: 403, nobody signed in', async () => {
+        const page = await servePage(
+          '127.0.0.1',
+          () => `<!doctype html><title>t</title>
+<form id="f" method="POST" action="${served.url}/users/sign_in">
+<input name="authenticity_token" value="${pre.token}">
+<input name="user[login]" value="${other.username}"><input name="user[password]" value="${other.password}">
+</form><script>
+document.cookie = '_idp_presession=${pre.nonce}; path=/users';
+document.getElementById('f').submit();
+</script>`,
+        );
+        pages.push(page.server);
+        answered.length = 0;
+        const context = await browser.newContext();
+        try {
+          const tab = await context.newPage();
+          await tab.goto(`${page.origin}/`);
+          for (
+            let waited = 0;
+            !answered.some((l) => l.startsWith('POST /users/sign_in')) && waited < 5000;
+            waited += 100
+          )
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          expect(answered.filter((l) => l.startsWith('POST /users/sign_in'))).toEqual(['POST /users/sign_in 403']);
+          // Signed in as nobody: the applications page sends the browser to sign in.
+          await tab.goto(`${served.url}/user_settings/applications`);
+          expect(new URL(tab.url()).pathname).toBe('/users/sign_in');
+        } finally {
+          await context.close();
+        }
+      });
+    });
   },
 );

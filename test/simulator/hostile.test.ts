@@ -282,6 +282,41 @@ describe('brute force (AUTH-BRUTE-FORCE-THROTTLED)', () => {
     });
   });
 
+  it('password grant over the socket: a DNS-rebinding page (Host and Origin its name) cannot lock the account (review 25)', async () => {
+    const sim = createSimulator();
+    const { admin } = seeded(sim);
+    const served = await serve(sim);
+    try {
+      const u = new URL(served.url);
+      const rebound = `attacker.test:${u.port}`;
+      // What Chromium sends once the page's name resolves to 127.0.0.1: its own name, same-origin.
+      const headers = {
+        host: rebound,
+        origin: `http://${rebound}`,
+        'sec-fetch-site': 'same-origin',
+        'content-type': 'application/x-www-form-urlencoded',
+      };
+      const rebind = (password: string) =>
+        new Promise<number>((resolve, reject) => {
+          const body = new URLSearchParams({ grant_type: 'password', username: admin.username, password }).toString();
+          httpRequest({ host: u.hostname, port: u.port, method: 'POST', path: '/oauth/token', headers }, (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          })
+            .on('error', reject)
+            .end(body);
+        });
+      for (let i = 0; i < limits().authFailuresMax + 5; i++) expect(await rebind(`wrong-${i}`)).toBe(400);
+      const harness = await fetch(`${served.url}/oauth/token`, {
+        method: 'POST',
+        body: new URLSearchParams({ grant_type: 'password', username: admin.username, password: admin.password }),
+      });
+      expect(harness.status).toBe(200);
+    } finally {
+      await served.close();
+    }
+  });
+
   it('sign-in form: 429 with Retry-After once the account is throttled', async () => {
     const w = world();
     const { user } = seeded(w.sim);
@@ -420,4 +455,130 @@ describe('no default credentials (CORS lets any page read /oauth/token)', () => 
     });
     expect({ status: minted.status, token: minted.body.access_token }).toEqual({ status: 401, token: undefined });
   });
+});
+
+/**
+ * Review 25, finding 5: the pages' forms answer our own pages only. A page on another port of
+ * 127.0.0.1 is the same site (cookies ignore ports): it can post a form here with the developer's
+ * cookies, or with a pre-session cookie of its own and its own account's password (login CSRF).
+ */
+describe('page forms refuse posts from pages of another origin (review 25)', () => {
+  const OWN = 'http://127.0.0.1:3000';
+  const sim = createSimulator({ release: '17.1', clock: { frozen: true }, controlHosts: ['127.0.0.1:3000'] });
+  const { admin } = seeded(sim);
+  const send = async (url: string, init: { cookie?: string; headers?: Record<string, string>; form?: object } = {}) => {
+    const headers = { ...init.headers, ...(init.cookie ? { cookie: init.cookie } : {}) };
+    const body = init.form && new URLSearchParams(init.form as Record<string, string>);
+    const res = await sim.handle(
+      new Request(url, { method: body ? 'POST' : 'GET', headers, body, redirect: 'manual' }),
+    );
+    return { status: res.status, headers: res.headers, text: await res.text() };
+  };
+  const cookieOf = (res: { headers: Headers }) => res.headers.getSetCookie()[0]?.split(';')[0] ?? '';
+  /** A session of root's, signed in by a client that sends no browser header. */
+  const session = async () => {
+    const page = await send(`${OWN}/users/sign_in`);
+    const fields = formFields(page.text, 'sign-in');
+    const res = await send(`${OWN}/users/sign_in`, {
+      cookie: cookieOf(page),
+      form: { ...fields, 'user[login]': admin.username, 'user[password]': admin.password },
+    });
+    expect(res.status).toBe(302);
+    return cookieOf(res);
+  };
+  const confidential = app(sim, 'confidential');
+  /** Each form of the pages, filled as its page has it: the path, the cookie and the fields. */
+  const forms: Record<string, () => Promise<{ path: string; cookie: string; form: object }>> = {
+    'sign-in': async () => {
+      const page = await send(`${OWN}/users/sign_in`);
+      const form = {
+        ...formFields(page.text, 'sign-in'),
+        'user[login]': admin.username,
+        'user[password]': admin.password,
+      };
+      return { path: '/users/sign_in', cookie: cookieOf(page), form };
+    },
+    consent: async () => {
+      const cookie = await session();
+      const q = new URLSearchParams({
+        client_id: confidential.uid,
+        redirect_uri: confidential.redirectUris[0],
+        response_type: 'code',
+        scope: 'api',
+      });
+      const page = await send(`${OWN}/oauth/authorize?${q}`, { cookie });
+      return { path: '/oauth/authorize', cookie, form: { ...formFields(page.text, 'consent'), decision: 'deny' } };
+    },
+    device: async () => {
+      const cookie = await session();
+      const started = await send(`${OWN}/oauth/authorize_device`, { form: { client_id: app(sim, 'public').uid } });
+      const { user_code } = JSON.parse(started.text) as { user_code: string };
+      const page = await send(`${OWN}/oauth/device`, { cookie });
+      return {
+        path: '/oauth/device',
+        cookie,
+        form: { ...formFields(page.text, 'device'), user_code, decision: 'deny' },
+      };
+    },
+    applications: async () => {
+      const cookie = await session();
+      const page = await send(`${OWN}/user_settings/applications`, { cookie });
+      const form = {
+        ...formFields(page.text, 'new-application'),
+        'application[name]': 'posted',
+        'application[redirect_uri]': 'https://client.test/cb',
+        'application[scopes][]': 'api',
+      };
+      return { path: '/user_settings/applications', cookie, form };
+    },
+  };
+
+  const refused: [string, string, Record<string, string>][] = [
+    ['Origin of another site', OWN, { origin: 'http://127.0.0.2:3000' }],
+    ['Origin of another port (same site)', OWN, { origin: 'http://127.0.0.1:4000', 'sec-fetch-site': 'same-site' }],
+    ['an opaque Origin', OWN, { origin: 'null' }],
+    ['an opaque Origin, cross-site (a sandboxed frame)', OWN, { origin: 'null', 'sec-fetch-site': 'cross-site' }],
+    ['an opaque Origin, same-site', OWN, { origin: 'null', 'sec-fetch-site': 'same-site' }],
+    ['Sec-Fetch-Site: cross-site', OWN, { 'sec-fetch-site': 'cross-site' }],
+    ['Sec-Fetch-Site: same-site', OWN, { 'sec-fetch-site': 'same-site' }],
+    // DNS rebinding: the page's own name, same-origin to the browser, but not ours.
+    [
+      'a rebound Host',
+      'http://attacker.test:3000',
+      { origin: 'http://attacker.test:3000', 'sec-fetch-site': 'same-origin' },
+    ],
+    ['a rebound Host, Origin null', 'http://attacker.test:3000', { origin: 'null', 'sec-fetch-site': 'same-origin' }],
+  ];
+  const served: [string, Record<string, string>][] = [
+    ['no browser header (the form driver, curl)', {}],
+    ['its own Origin, same-origin', { origin: OWN, 'sec-fetch-site': 'same-origin' }],
+    ['its own Origin', { origin: OWN }],
+    // Chromium's post from our page, whose Referrer-Policy is no-referrer.
+    ['Origin null, same-origin', { origin: 'null', 'sec-fetch-site': 'same-origin' }],
+  ];
+
+  it.each(
+    Object.keys(forms).flatMap((name) =>
+      refused.map(([label, base, headers]) => [name, label, base, headers] as const),
+    ),
+  )('%s form, %s: 403, an HTML page of one line, nothing done', async (name, _label, base, headers) => {
+    const { path, cookie, form } = await forms[name]();
+    const sessions = sim.store.sessions.size;
+    const apps = sim.store.applications.size;
+    const res = await send(`${base}${path}`, { cookie, headers, form });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.get('set-cookie')).toBeNull();
+    expect(res.text).toMatch(/<p id="message">[^<\n]+<\/p>/);
+    expect([sim.store.sessions.size, sim.store.applications.size]).toEqual([sessions, apps]);
+  });
+
+  it.each(Object.keys(forms).flatMap((name) => served.map(([label, headers]) => [name, label, headers] as const)))(
+    '%s form, %s: served',
+    async (name, _label, headers) => {
+      const { path, cookie, form } = await forms[name]();
+      const res = await send(`${OWN}${path}`, { cookie, headers, form });
+      expect(res.status).toBeLessThan(400);
+    },
+  );
 });

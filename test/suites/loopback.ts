@@ -49,6 +49,18 @@ export function sendAnswer(res: ServerResponse, answer: Promise<Response>): void
 }
 
 /**
+ * The headers of `req` as a server of another origin passes them on to the simulator server-side
+ * (Hydra's login and consent applications call Hydra so): without the browser's Origin and
+ * Sec-Fetch-*, which describe that server's page, and which the simulator's forms would refuse.
+ */
+export function relayedHeaders(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers))
+    if (typeof v === 'string' && k !== 'origin' && !k.startsWith('sec-fetch-')) headers.set(k, v);
+  return headers;
+}
+
+/**
  * The simulator's answer to `req` asked at `url` (its headers as sent unless given, its body read
  * first): a test provider that serves an endpoint at another path or origin hands it on so.
  */

@@ -349,6 +349,23 @@ describe('sessions and CSRF', () => {
     expect(sessionOf(sim, request())).toBeUndefined();
   });
 
+  // Review 25, finding 5: a page on another port of this host sets a cookie of the same name with a
+  // narrower path (cookies ignore ports), which the browser sends first: whose session is that?
+  it('two session cookies are no session; two pre-session cookies no pre-session', () => {
+    const sim = createSimulator({ clock: { frozen: true } });
+    const session: Session = { digest: digest('sid-1'), userId: 1, createdAt: 0 };
+    sim.store.sessions.set(session.digest, session);
+    sim.store.sessions.set(digest('sid-2'), { ...session, digest: digest('sid-2') });
+    expect(sessionOf(sim, request({ cookie: '_idp_session=sid-2; a=1; _idp_session=sid-1' }))).toBeUndefined();
+    expect(sessionOf(sim, request({ cookie: '_idp_session=sid-1; _idp_session=sid-1' }))).toBeUndefined();
+    expect(sessionOf(sim, request({ cookie: '_idp_session=sid-1; _idp_presession=x' }))).toBe(session);
+    const [mine, theirs] = ['C'.repeat(43), 'D'.repeat(43)];
+    const both = request({ cookie: `_idp_presession=${theirs}; _idp_presession=${mine}` });
+    for (const nonce of [mine, theirs]) expect(signInCsrfValid(sim, both, digest(`csrf:${nonce}`))).toBe(false);
+    // The form is served with a fresh pre-session, as to a visitor without one.
+    expect(signInCsrf(sim, both).setCookie).toMatch(/^_idp_presession=/);
+  });
+
   it('the cookie is HttpOnly and SameSite=Lax, and Secure over HTTPS or behind a trusted proxy saying https', () => {
     const plain = createSimulator();
     const proxied = createSimulator({ trustProxy: true });

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { seeded } from '../../../simulator/oauth/accounts.js';
 import { app, code, consent, formFields, pkcePair, signIn, signInRoot, tokens, world } from './helpers.js';
 
-const PAGE_SECURITY = { 'x-frame-options': 'DENY' };
+// No frame, and no window of another origin that opened a page keeps a handle on it (review 25).
+const PAGE_SECURITY = { 'x-frame-options': 'DENY', 'cross-origin-opener-policy': 'same-origin' };
 
 function authorizeQuery(
   w: ReturnType<typeof world>,

@@ -342,7 +342,7 @@ describe('brute-force throttle (AUTH-BRUTE-FORCE-THROTTLED)', () => {
 
 describe('brute-force throttle: browser requests from another origin count apart (review 20)', () => {
   const { authFailuresMax } = limits();
-  const grant = async (sim: Sim, password: string, headers: Record<string, string>) => {
+  const grant = async (sim: Sim, password: string, headers: Record<string, string>, base = BASE) => {
     const { user } = (await (await sim.handle(new Request(`${BASE}/-/simulator/config`))).json()) as {
       user: { username: string; password: string };
     };
@@ -351,7 +351,7 @@ describe('brute-force throttle: browser requests from another origin count apart
       username: user.username,
       password: password || user.password,
     });
-    const res = await sim.handle(new Request(`${BASE}/oauth/token`, { method: 'POST', headers, body }));
+    const res = await sim.handle(new Request(`${base}/oauth/token`, { method: 'POST', headers, body }));
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   const tooMany = {
@@ -373,6 +373,18 @@ describe('brute-force throttle: browser requests from another origin count apart
       expect(await grant(sim, '', {})).toMatchObject({ status: 200, body: { access_token: expect.any(String) } });
     },
   );
+
+  // Review 25, finding 2: after a DNS rebinding the page's name resolves here, and Chromium sends
+  // Host and Origin both with that name and calls the request same-origin.
+  it('a rebinding page (Host and Origin a name not allowed, same-origin): its failures lock only such requests', async () => {
+    const sim = createSimulator({ clock: { frozen: true }, controlHosts: ['127.0.0.1'] });
+    const rebound = 'http://attacker.test:3000';
+    const headers = { origin: rebound, 'sec-fetch-site': 'same-origin' };
+    for (let i = 0; i < authFailuresMax + 5; i++)
+      expect((await grant(sim, `wrong-${i}`, headers, rebound)).status).toBe(400);
+    expect(await grant(sim, '', headers, rebound)).toEqual(tooMany);
+    expect(await grant(sim, '', {})).toMatchObject({ status: 200, body: { access_token: expect.any(String) } });
+  });
 
   it.each([
     ['no browser header', {}],

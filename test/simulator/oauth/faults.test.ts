@@ -45,7 +45,12 @@ const PROBES: Record<string, (w: World) => Promise<boolean>> = {
   },
   // RFC 8252 §7.3: a registered loopback redirect URI matches any port.
   'loopback-port-exact': async (w) => {
-    const native = createApplication(w.sim, { name: 'native', redirectUris: ['http://127.0.0.1/cb'], scopes: ['api'] });
+    const native = createApplication(w.sim, {
+      name: 'native',
+      redirectUris: ['http://127.0.0.1/cb'],
+      scopes: ['api'],
+      confidential: false,
+    });
     const res = await w.browser
       .get('/oauth/authorize')
       .query({ client_id: native.uid, redirect_uri: 'http://127.0.0.1:49152/cb', response_type: 'code' });
