@@ -47,8 +47,6 @@ export const PAGE_HEADERS = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
-  // A window of another origin that opened the page (window.open) keeps no handle on it.
-  'cross-origin-opener-policy': 'same-origin',
 };
 
 export interface PageOptions {

