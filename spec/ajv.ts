@@ -20,16 +20,24 @@ export function createAjv(options: Options = {}): Ajv2020 {
   return ajv;
 }
 
-/** Levenshtein distance, for "did you mean" (names are short: a plain O(n·m) table is fine). */
+/**
+ * Edits from `a` to `b` (a letter added, dropped, changed, or two neighbours swapped: optimal string
+ * alignment), for "did you mean". A swap counts once: `kidn` is one edit from `kind`, where plain
+ * Levenshtein counts two and a short name's one-edit allowance missed it (review 27). Names are
+ * short: a plain O(n·m) table is fine.
+ */
 function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const rows: number[][] = [Array.from({ length: b.length + 1 }, (_, j) => j)];
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++)
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(rows[i - 1][j] + 1, row[j - 1] + 1, rows[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j], rows[i - 2][j - 2] + 1);
+    }
+    rows.push(row);
   }
-  return prev[b.length];
+  return rows[a.length][b.length];
 }
 
 /** The known name closest to `name` (same letters in another case, a typo or two, or a part of it), if any. */

@@ -529,6 +529,20 @@ describe('target config', () => {
     );
   });
 
+  it('suggests the name meant for two swapped letters, in a short nested key too (review 27)', () => {
+    // A swap is one edit: `kidn` (4 letters, one edit allowed) is `kind`, as `baseURL` is `baseUrl`.
+    expect(() => parseTargetConfig('baseUrl: http://127.0.0.1:3000\ndriver: { kidn: simulator }\n', 't.yaml')).toThrow(
+      /driver: unknown property kidn \(did you mean kind\?\)/,
+    );
+    expect(() =>
+      parseTargetConfig('baseUrl: http://127.0.0.1:3000\nuser: { usernmae: a, password: b }\n', 't.yaml'),
+    ).toThrow(/user: unknown property usernmae \(did you mean username\?\)/);
+    // Still one edit only for a short name: two swaps away is no suggestion.
+    expect(() => parseTargetConfig('baseUrl: http://127.0.0.1:3000\ndriver: { ikdn: simulator }\n', 't.yaml')).toThrow(
+      /driver: unknown property ikdn(;|$)/,
+    );
+  });
+
   it('loads a file and names a missing one', () => {
     const dir = mkdtempSync(join(tmpdir(), 'idp-'));
     const file = join(dir, 't.yaml');
