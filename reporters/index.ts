@@ -2,7 +2,7 @@
  * The reporters' public face: render a report in every format, write them to files, parse the
  * `--report kind=path,...` flag. Every renderer passes the report through `redact` first.
  */
-import { access, constants, open, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { access, constants, mkdir, open, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { makeDirectories } from './directories.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { CatalogueEntry } from '../spec/catalogue.js';
@@ -118,7 +118,8 @@ const cannotWrite = (kind: string, path: string, why: string) =>
 
 /**
  * Before a run: can every report be written where asked? The path must not be a directory, its
- * nearest existing ancestor must be a writable directory. Nothing is created yet.
+ * nearest existing ancestor must be a writable directory that takes the file or the first folder
+ * still to be made (tried, then removed). Nothing is left behind.
  */
 export async function checkReportTargets(targets: readonly ReportTarget[]): Promise<void> {
   for (const { kind, path } of targets) {
@@ -126,10 +127,12 @@ export async function checkReportTargets(targets: readonly ReportTarget[]): Prom
     const self = await stat(full).catch(() => undefined);
     if (self?.isDirectory()) throw cannotWrite(kind, path, `${path} is a directory`);
     let dir = dirname(full);
+    let missing: string | undefined;
     for (;;) {
       const info = await stat(dir).catch((error: NodeJS.ErrnoException) => error);
       if (info instanceof Error) {
         if ((info.code === 'ENOENT' || info.code === 'ENOTDIR') && dirname(dir) !== dir) {
+          missing = dir;
           dir = dirname(dir);
           continue;
         }
@@ -145,7 +148,20 @@ export async function checkReportTargets(targets: readonly ReportTarget[]): Prom
     }
     // Tried, not only looked at: a folder may say it is writable and take no file (procfs).
     // A new file in the folder that will hold it is made and removed; an existing one is left as it is.
-    if (self || dir !== dirname(full)) continue;
+    if (self) continue;
+    if (missing) {
+      // The first folder still to be made, made and removed: /proc/nope/x.json ran every check,
+      // printed PASS and only then failed (review 27). Named as the write after the run names it.
+      try {
+        await mkdir(missing);
+        await rmdir(missing).catch(() => undefined);
+      } catch (error) {
+        // Made meanwhile by another writer: the ancestor takes folders.
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+          throw cannotWrite(kind, path, `${missing}: ${errnoWords(error)}`);
+      }
+      continue;
+    }
     try {
       await (await open(full, 'wx')).close();
       await unlink(full);

@@ -20,16 +20,24 @@ export function createAjv(options: Options = {}): Ajv2020 {
   return ajv;
 }
 
-/** Levenshtein distance, for "did you mean" (names are short: a plain O(n·m) table is fine). */
+/**
+ * Edits from `a` to `b` (a letter added, dropped, changed, or two neighbours swapped: optimal string
+ * alignment), for "did you mean". A swap counts once: `kidn` is one edit from `kind`, where plain
+ * Levenshtein counts two and a short name's one-edit allowance missed it (review 27). Names are
+ * short: a plain O(n·m) table is fine.
+ */
 function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const rows: number[][] = [Array.from({ length: b.length + 1 }, (_, j) => j)];
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++)
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(rows[i - 1][j] + 1, row[j - 1] + 1, rows[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j], rows[i - 2][j - 2] + 1);
+    }
+    rows.push(row);
   }
-  return prev[b.length];
+  return rows[a.length][b.length];
 }
 
 /** The known name closest to `name` (same letters in another case, a typo or two, or a part of it), if any. */
@@ -64,15 +72,17 @@ export function describeSchemaError(error: ErrorObject, top = '(top level)'): st
     const hint = typeof error.data === 'string' ? closestName(error.data, allowed) : undefined;
     return `${where} must be one of ${allowed.join(', ')}${hint ? ` (did you mean ${hint}?)` : ''}`;
   }
-  // `release: 18.10` unquoted is the number 18.1 (and `password: 12345678` a number): say how to
-  // write it, never the value itself, which may be a secret; a release is public, so its own value
-  // as YAML read it is said (`release: 18.0` is the number 18, review 21).
-  if (error.keyword === 'type' && params.type === 'string' && ['number', 'boolean'].includes(typeof error.data))
-    return `${where} must be a string, not a ${typeof error.data}: quote it (${
-      where === 'release'
-        ? `YAML read the unquoted value as the ${typeof error.data} ${String(error.data)}`
-        : 'YAML reads an unquoted 18.10 as the number 18.1'
-    })`;
+  // `release: 18.10` unquoted is the number 18.1: say how to write it and what YAML read, the value
+  // included (a release or a redirect URI is public), except for a secret (`writeOnly` in the
+  // schema: `password: 12345678`), whose value is never repeated. The release says it as the
+  // number YAML made of it (`release: 18.0` is 18, review 21); the others plainly (review 27).
+  if (error.keyword === 'type' && params.type === 'string' && ['number', 'boolean'].includes(typeof error.data)) {
+    const read = typeof error.data;
+    const secret = (error.parentSchema as { writeOnly?: boolean } | undefined)?.writeOnly === true;
+    if (where === 'release')
+      return `${where} must be a string, not a ${read}: quote it (YAML read the unquoted value as the ${read} ${String(error.data)})`;
+    return `${where} must be a string, not ${secret ? `a ${read}` : `the ${read} ${String(error.data)}`}: quote it`;
+  }
   return `${where} ${error.message ?? 'is invalid'}`;
 }
 

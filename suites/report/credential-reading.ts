@@ -343,3 +343,40 @@ export function bearerTokens(text: string): Array<[number, number]> {
   }
   return tokens;
 }
+
+/**
+ * A learned device user code as redact.ts masks it: its pattern (the run's userCodePattern, sticky),
+ * the most characters a match spans, and the characters a match starts with.
+ */
+export interface CodePattern {
+  readonly pattern: RegExp;
+  readonly reach: number;
+  readonly starts: ReadonlySet<number>;
+}
+
+/**
+ * `text` with each match of a code's pattern replaced by `mask`, left to right, as
+ * `text.replace` with the pattern made global finds them. The pattern is tried only where a match
+ * can start, on the next `reach` characters alone: its work per start is bounded, and counted as
+ * `reach` (a whole text given to it counted nothing, and its linearity was timed: review 27).
+ */
+export function maskCode(text: string, code: CodePattern, mask: string): string {
+  let out = '';
+  let copied = 0;
+  let at = 0;
+  while (at < text.length) {
+    credentialReading.steps++;
+    if (code.starts.has(text.codePointAt(at)!)) {
+      credentialReading.steps += code.reach;
+      code.pattern.lastIndex = 0;
+      const match = code.pattern.exec(text.slice(at, at + code.reach));
+      if (match) {
+        out += text.slice(copied, at) + mask;
+        at = copied = at + match[0].length;
+        continue;
+      }
+    }
+    at++;
+  }
+  return copied ? out + text.slice(copied) : text;
+}

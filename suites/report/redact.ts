@@ -14,9 +14,11 @@ import {
   cutJwtStart,
   headerLines,
   jwtSpans,
+  maskCode,
   pairHead,
   pairValue,
   userinfoSpans,
+  type CodePattern,
 } from './credential-reading.js';
 
 export const MASK = '…';
@@ -42,7 +44,7 @@ export interface RedactOptions {
    * Patterns masked wherever they match: a learned device user code by its letters and digits,
    * whatever a page puts between them (the run's redactor: userCodePattern).
    */
-  codes?: Iterable<RegExp>;
+  codes?: Iterable<CodePattern>;
   /**
    * Set by redactExchange: the text is an exchange's (values, not the harness's sentences), where
    * `values` are masked wherever nothing of a value touches them (`token X` in a header or a page).
@@ -248,7 +250,7 @@ export function redactText(text: string, options: RedactOptions = {}): string {
   const plain = !options.secrets && !options.values && !options.codes;
   if (plain && text.length <= CLEAN_TEXT_MAX && cleanTexts.has(text)) return text;
   let known = options.secrets ? maskSecrets(text, options.secrets) : text;
-  for (const code of options.codes ?? []) known = known.replace(code, MASK); // whole: a tag between groups would make the kept prefix a group
+  for (const code of options.codes ?? []) known = maskCode(known, code, MASK); // whole: a tag between groups would make the kept prefix a group
   const at = (t: string, start: number, end: number) => standsAsValue(t, start, end, options.exchange);
   const out = maskPatterns(options.values ? maskSecrets(known, options.values, at) : known, options.cut);
   if (plain && out === text && text.length <= CLEAN_TEXT_MAX) {

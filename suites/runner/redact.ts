@@ -8,6 +8,7 @@
 import { plural } from '../report/words.js';
 import { encodedForms, harmless, isSecretName, mask, redactExchange, redactText, redactUrl } from '../report/redact.js';
 import { tooDeep } from '../report/json-depth.js';
+import type { CodePattern } from '../report/credential-reading.js';
 import { createSecretIndex } from '../report/secret-index.js';
 import type { Exchange } from '../report/model.js';
 import { RULE_IDS, responseHeaderNames } from '../../spec/index.js';
@@ -218,6 +219,22 @@ export function userCodePattern(code: string): RegExp | undefined {
   // and CJK punctuation), not `i` or \p{L}: V8 compiled those for a third of a second per exchange.
   const cased = [...chars].map((c) => `[${c.toLowerCase()}${c.toUpperCase()}]`);
   return chars.length < MIN_REMEMBERED ? undefined : new RegExp(cased.join(CODE_GAP), 'gu');
+}
+
+/**
+ * A user code as the redaction masks it (maskCode): its pattern tried at one place at a time, over
+ * at most the characters a match spans, where its first letter (in either case) stands.
+ */
+export function userCodeMasking(code: string): CodePattern | undefined {
+  const pattern = userCodePattern(code);
+  if (!pattern) return undefined;
+  const chars = (code.match(RUN) ?? []).join('');
+  const first = String.fromCodePoint(chars.codePointAt(0)!);
+  return {
+    pattern: new RegExp(pattern.source, 'uy'),
+    reach: chars.length + (chars.length - 1) * CODE_GAP_MAX,
+    starts: new Set([...(first.toLowerCase() + first.toUpperCase())].map((c) => c.codePointAt(0)!)),
+  };
 }
 
 /** The most user codes a run keeps as patterns (a few per device flow), the oldest forgotten first. */
@@ -514,16 +531,15 @@ export function createRedactor(
   let sent = false;
   const min = () => (sent ? MIN_REMEMBERED : CREDENTIAL_MIN);
   /** Learned user codes as patterns (userCodePattern), by their source, with the most characters a match spans. */
-  const codes = new Map<string, { pattern: RegExp; reach: number }>();
+  const codes = new Map<string, CodePattern>();
   /** `name`: the value's (a user code is learned in each of its forms, and as a pattern). */
   const learnValue = (value: string, name = '') => {
     if (left <= 0) return;
     left--;
     const userCode = USER_CODE_NAME.test(name);
-    const pattern = userCode && learnedAs(value, min(), ownParts, true) === 'anywhere' && userCodePattern(value);
-    if (pattern) {
-      const letters = (value.match(RUN) ?? []).join('').length;
-      codes.set(pattern.source, { pattern, reach: letters + (letters - 1) * CODE_GAP_MAX });
+    const code = userCode && learnedAs(value, min(), ownParts, true) === 'anywhere' && userCodeMasking(value);
+    if (code) {
+      codes.set(code.pattern.source, code);
       names.clear();
       if (codes.size > CODES_MAX) codes.delete(codes.keys().next().value!);
     }
@@ -532,7 +548,7 @@ export function createRedactor(
   const options = {
     secrets,
     values: asValues,
-    codes: { [Symbol.iterator]: () => [...codes.values()].map(({ pattern }) => pattern)[Symbol.iterator]() },
+    codes: { [Symbol.iterator]: () => codes.values() },
   };
 
   /** Learn the secret values of `name=value` pairs (query strings, form bodies). */

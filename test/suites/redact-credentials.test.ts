@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ownWords, readOwnText, readWords } from '../../suites/runner/own-words.js';
-import { createRedactor } from '../../suites/runner/redact.js';
+import { createRedactor, userCodeMasking, userCodePattern } from '../../suites/runner/redact.js';
+import { credentialReading, maskCode } from '../../suites/report/credential-reading.js';
 import { validateTargetConfig } from '../../suites/target/config.js';
 import { formatConsole, renderHtml, renderJson, renderJunit, renderMarkdown } from '../../reporters/index.js';
 import { fixtureReport } from '../reporters/fixture.js';
@@ -392,21 +393,56 @@ describe('a device user code is learned in every form a page may show it (RFC 86
     expect(r.text('<span>WDJB</span>-<span>MJHT</span>')).toBe('<span>…</span>');
   });
 
-  it('a code as a pattern is linear in the text: 4 times the hostile text, about 4 times the time', () => {
-    const r = started('WDJB-MJHT-QXZR', 'member');
+  it('a code as a pattern is tried only where it can start, over its reach: counted, linear in the text', () => {
+    const given = 'WDJB-MJHT-QXZR';
+    const r = started(given, 'member');
+    const code = userCodeMasking(given)!;
     // Every gap filled to its bound and the code broken just before its end, at every position.
     const unit = 'W--D--J--B--M--J--H--T--Q--X--Z--';
-    const cost = (size: number) => {
+    const steps = (size: number) => {
       const text = unit.repeat(Math.ceil(size / unit.length));
-      const start = process.hrtime.bigint();
       expect(r.text(text)).toBe(text);
-      return Number(process.hrtime.bigint() - start);
+      const before = credentialReading.steps;
+      expect(maskCode(text, code, '…')).toBe(text);
+      const counted = credentialReading.steps - before;
+      // Each character passed once, the pattern given at most `reach` characters where a W stands.
+      expect(counted).toBe(text.length + (text.length / unit.length) * code.reach);
+      return counted;
     };
-    cost(64 * 1024);
-    const quarter = Math.min(cost(256 * 1024), cost(256 * 1024));
-    const whole = Math.min(cost(1024 * 1024), cost(1024 * 1024));
-    // Quadratic would be 16 times; a loaded machine's noise stays well under 10.
-    expect(whole / quarter).toBeLessThan(10);
+    // 4 times the hostile text, 4 times the steps (quadratic would be 16): counted, not timed.
+    expect(steps(1024 * 1024) / steps(256 * 1024)).toBeLessThan(4.01);
+  });
+
+  it('a code masks exactly what its pattern over the whole text masked (the oracle)', () => {
+    // Gaps up to their widest (a 10-letter tag, a 6-character entity) and near-gaps the pattern refuses.
+    const gaps = ['-', ' ', '\u00a0', '·', '</abcdefghij>', '<b>', '&#abcdef;', '&amp;'];
+    const nearGaps = ['&', '<', '<x', '&#;', 'x', '\ud801'];
+    let masked = 0;
+    fc.assert(
+      fc.property(
+        fc.constantFrom('WDJB-MJHT', 'wdjb mjht', 'SSWDJB', 'ßwdjbm', '𐐀WDJBM', 'WD𐐨JBM'),
+        fc.array(fc.nat(), { maxLength: 80 }),
+        (given, picks) => {
+          // The code's letters in order, each in either case, then 0 to 4 gaps, some letters left
+          // out: texts that match at their widest or come close to it.
+          const letters = [...given.replace(/[\s-]/g, '')];
+          let text = '';
+          for (const [i, n] of picks.entries()) {
+            const c = letters[i % letters.length];
+            if (n % 16) text += n % 2 ? c.toUpperCase() : c.toLowerCase();
+            // 0 to 3 gaps, one in 16 times 4 (one too many) or a near-gap the pattern refuses.
+            for (let g = 0; g < ((n >> 5) % 16 ? (n >> 3) % 4 : 4); g++) text += gaps[(n >> (9 + g)) % gaps.length];
+            if ((n >> 13) % 16 === 0) text += nearGaps[(n >> 17) % nearGaps.length];
+          }
+          const expected = text.replace(userCodePattern(given)!, '…');
+          expect(maskCode(text, userCodeMasking(given)!, '…')).toBe(expected);
+          if (expected !== text) masked++;
+        },
+      ),
+      { seed: 2727, numRuns: 3000 },
+    );
+    // The texts come near enough that many are masked (a generator that never matched could not fail).
+    expect(masked).toBeGreaterThan(300);
   });
 
   it('WDJB MJHT in every report format', () => {

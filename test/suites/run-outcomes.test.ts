@@ -3,7 +3,7 @@
  * provider, a failed check (never a crash, never unbounded memory) for a hostile body, report paths
  * judged before the run, and a verdict that says how much was tested.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createHttpsServer } from 'node:https';
@@ -286,6 +286,12 @@ describe('report paths are judged before the run, in words', () => {
             `json=/proc/idp-conformance-x.json,md=${dir}/z2.md`,
             'cannot write the json report to /proc/idp-conformance-x.json: ',
           ],
+          // Folders still to be made, under one that takes none: the first is tried before the run
+          // and named as the write after it would name it (review 27: PASS, then the failure).
+          [
+            'json=/proc/idp-conformance-none/deeper/x.json',
+            'cannot write the json report to /proc/idp-conformance-none/deeper/x.json: /proc/idp-conformance-none: ',
+          ],
         ]
       : []),
   ])('%s: exit 2 with the path, and no check ran', async (report, words) => {
@@ -329,6 +335,8 @@ describe('report paths are judged before the run, in words', () => {
     await expect(checkReportTargets([{ kind: 'json', path: join(dir, 'new', 'deep', 'r.json') }])).resolves.toBe(
       undefined,
     );
+    // The first folder to be made was tried and removed: nothing is left behind.
+    expect(existsSync(join(dir, 'new'))).toBe(false);
   });
 });
 
