@@ -32,6 +32,7 @@ import { EXIT, UsageError, errorLine, usageExit } from './errors.js';
 import { parseShard, type Shard } from '../suites/runner/shard.js';
 import { resolveSavedRun } from './saved-run.js';
 import { ConfigError, TargetError } from '../suites/errors.js';
+import { didYouMean } from '../spec/ajv.js';
 
 const OFFERINGS: Offering[] = ['self-managed', 'hosted'];
 
@@ -136,7 +137,9 @@ export function parseRunFlags(flags: RunFlags, env: NodeJS.ProcessEnv = process.
   const releaseWrong = flags.release === undefined ? undefined : releaseProblem(flags.release);
   if (releaseWrong) throw new UsageError(`--release: ${releaseWrong}`);
   if (flags.offering !== undefined && !OFFERINGS.includes(flags.offering as Offering)) {
-    throw new UsageError(`--offering must be ${OFFERINGS.join(' or ')}, got "${flags.offering}"`);
+    throw new UsageError(
+      `--offering must be ${OFFERINGS.join(' or ')}, got "${flags.offering}"${didYouMean(flags.offering, OFFERINGS)}`,
+    );
   }
   const suites = list(flags.suite);
   const unknown = suites.filter((s) => !(SUITES as string[]).includes(s));

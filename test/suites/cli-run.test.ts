@@ -35,7 +35,8 @@ describe('idp-conformance run: flags and exit codes', () => {
     [{ runs: 'many' }, /--runs must be a whole number/],
     [{ runs: '0' }, /--runs must be a whole number from 1/],
     [{ seed: '-3' }, /--seed must be a whole number/],
-    [{ offering: 'cloud' }, /--offering must be self-managed or hosted/],
+    [{ offering: 'cloud' }, /--offering must be self-managed or hosted, got "cloud"$/],
+    [{ offering: 'hostd' }, /--offering must be self-managed or hosted, got "hostd" \(did you mean hosted\?\)$/],
     [{ release: 'latest' }, /--release: release "latest" is not a release number like 17\.1 \(known: 15\.0 to 19\.x/],
     [
       { release: '99.0' },
