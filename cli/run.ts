@@ -192,6 +192,15 @@ function selectedRules(flags: RunFlags): string[] {
   return both;
 }
 
+/** The flags that select this run's checks (--rule carries what --origin chose). */
+export function selectionArgs(s: Pick<RunSettings, 'suites' | 'rules' | 'check'>): string[] {
+  return [
+    ...(s.suites.length ? ['--suite', s.suites.join(',')] : []),
+    ...(s.rules.length ? ['--rule', s.rules.join(',')] : []),
+    ...(s.check ? ['--check', s.check] : []),
+  ];
+}
+
 /** The flags that point a rerun at this same target and configuration. */
 export function reproduceArgs(s: RunSettings): string[] {
   return [
@@ -346,6 +355,7 @@ export async function executeRun(
         allRules: s.verbose,
         written: written === 'late' ? [] : written,
         catalogue,
+        rerun: ['run', ...selectionArgs(s), ...reproduceArgs(s)],
       }),
     );
     if (written === 'late') io.err(`idp-conformance: the reports were not written within ${REPORT_WRITE_MS} ms\n`);

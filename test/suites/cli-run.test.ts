@@ -89,6 +89,20 @@ describe('idp-conformance run: flags and exit codes', () => {
     expect(r.out).toContain('idp-conformance run --check grants.always-fails --seed 9');
   });
 
+  it("the footer's rerun command is the run's own: selection, runs, faults and seed (review 27)", async () => {
+    const failing: Check = {
+      id: 'grants.always-fails',
+      suite: 'grants',
+      title: 'fails',
+      rules: ['GRANT-CODE-FLOW'],
+      run: async (t) => t.fail('on purpose'),
+    };
+    const r = await run({ seed: '9', suite: 'tokens,grants', runs: '3', fault: ['refresh-token-reusable'] }, [failing]);
+    expect(r.out).toContain(
+      'seed: 9 (rerun: npx idp-conformance run --suite tokens,grants --runs 3 --fault refresh-token-reusable --seed 9)',
+    );
+  });
+
   it('--origin narrows the run to the checks proving rules of those origins, intersected with --rule', async () => {
     const catalogue = (await import('../../suites/runner/rules.js')).ruleCatalogue();
     const pkce = parseRunFlags({ origin: 'RFC 7636' }, {}).rules;
