@@ -22,6 +22,7 @@ import {
   openAndProbe,
   parseRunFlags,
   reproduceArgs,
+  selectionArgs,
   sayStopped,
   stdio,
   BOUNDS_HELP,
@@ -185,7 +186,15 @@ export async function executeDiff(
     const written = s.reports.length ? await writeReports(report, s.reports, { catalogue }) : [];
     const color = shouldColor({ isTTY: io.stdoutTty }, env);
     io.out(report.diff ? formatDiff(report.diff) : 'idp-conformance: interrupted: no diff\n');
-    io.out(formatConsole(report, { color, quiet: s.quiet, written, catalogue }));
+    io.out(
+      formatConsole(report, {
+        color,
+        quiet: s.quiet,
+        written,
+        catalogue,
+        rerun: ['diff', ...selectionArgs(s), ...reproduceArgs(s)],
+      }),
+    );
     sayStopped(report, io.err);
     return exitCodeOf(report);
   } catch (error) {

@@ -38,3 +38,13 @@ export function errorLine(message: string): string {
   const line = inert(message.split('\n')[0]);
   return line.length > LINE_LIMIT ? `${line.slice(0, LINE_LIMIT)}… (${line.length} characters)` : line;
 }
+
+/**
+ * Commander's error text as our one line: the first line without its `error: `, and the
+ * "(Did you mean …?)" commander puts on the next line kept, in our own words.
+ */
+export function commanderLine(text: string): string {
+  const [first, ...rest] = text.split('\n');
+  const hint = rest.map((line) => /^\(Did you mean (.+)\?\)$/.exec(line.trim())?.[1]).find(Boolean);
+  return `${first.replace(/^error: /, '')}${hint ? ` (did you mean ${hint}?)` : ''}`;
+}

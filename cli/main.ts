@@ -5,7 +5,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
-import { isUsageError, EXIT, usageExit } from './errors.js';
+import { commanderLine, isUsageError, EXIT, usageExit } from './errors.js';
 
 type Register = (program: Command) => void;
 
@@ -36,7 +36,7 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
     .exitOverride()
     // One line, in the same voice as our own usage errors.
     .configureOutput({
-      outputError: (text, write) => write(`idp-conformance: ${text.split('\n')[0].replace(/^error: /, '')}\n`),
+      outputError: (text, write) => write(`idp-conformance: ${commanderLine(text)}\n`),
     });
   const asked = argv.find((arg) => !arg.startsWith('-'));
   // Own entries only: `idp-conformance constructor` is an unknown command, not Object's member.

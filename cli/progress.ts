@@ -47,7 +47,8 @@ export function createProgress({ write, tty, quiet }: ProgressOptions): Progress
     result(result, index, total) {
       if (tty) {
         const all = `[${index + 1}/${total}] ${result.status.padEnd(7)} ${result.id}`;
-        const width = Math.max(20, (process.stderr.columns ?? 80) - 1);
+        // A pty may report 0 columns (unknown): taken as 80, as when it reports none.
+        const width = Math.max(20, (process.stderr.columns || 80) - 1);
         write(`\r\u001b[2K${terminalSafe(all).slice(0, width)}`);
         live = true;
         return;

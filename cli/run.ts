@@ -32,6 +32,7 @@ import { EXIT, UsageError, errorLine, usageExit } from './errors.js';
 import { parseShard, type Shard } from '../suites/runner/shard.js';
 import { resolveSavedRun } from './saved-run.js';
 import { ConfigError, TargetError } from '../suites/errors.js';
+import { didYouMean } from '../spec/ajv.js';
 
 const OFFERINGS: Offering[] = ['self-managed', 'hosted'];
 
@@ -136,7 +137,9 @@ export function parseRunFlags(flags: RunFlags, env: NodeJS.ProcessEnv = process.
   const releaseWrong = flags.release === undefined ? undefined : releaseProblem(flags.release);
   if (releaseWrong) throw new UsageError(`--release: ${releaseWrong}`);
   if (flags.offering !== undefined && !OFFERINGS.includes(flags.offering as Offering)) {
-    throw new UsageError(`--offering must be ${OFFERINGS.join(' or ')}, got "${flags.offering}"`);
+    throw new UsageError(
+      `--offering must be ${OFFERINGS.join(' or ')}, got "${flags.offering}"${didYouMean(flags.offering, OFFERINGS)}`,
+    );
   }
   const suites = list(flags.suite);
   const unknown = suites.filter((s) => !(SUITES as string[]).includes(s));
@@ -187,6 +190,15 @@ function selectedRules(flags: RunFlags): string[] {
   const both = rules.filter((id) => ofOrigin.includes(id));
   if (!both.length) throw new UsageError(`none of the --rule ids has origin ${origins.join(', ')}`);
   return both;
+}
+
+/** The flags that select this run's checks (--rule carries what --origin chose). */
+export function selectionArgs(s: Pick<RunSettings, 'suites' | 'rules' | 'check'>): string[] {
+  return [
+    ...(s.suites.length ? ['--suite', s.suites.join(',')] : []),
+    ...(s.rules.length ? ['--rule', s.rules.join(',')] : []),
+    ...(s.check ? ['--check', s.check] : []),
+  ];
 }
 
 /** The flags that point a rerun at this same target and configuration. */
@@ -343,6 +355,7 @@ export async function executeRun(
         allRules: s.verbose,
         written: written === 'late' ? [] : written,
         catalogue,
+        rerun: ['run', ...selectionArgs(s), ...reproduceArgs(s)],
       }),
     );
     if (written === 'late') io.err(`idp-conformance: the reports were not written within ${REPORT_WRITE_MS} ms\n`);

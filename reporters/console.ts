@@ -21,6 +21,7 @@ import {
   verdictLine,
 } from './text.js';
 import type { CheckResult, Report } from '../suites/report/model.js';
+import { commandLine } from '../suites/report/command.js';
 
 export interface ConsoleOptions {
   color?: boolean;
@@ -32,6 +33,8 @@ export interface ConsoleOptions {
   written?: { kind: string; path: string }[];
   /** The rule catalogue: each broken rule of a failure is shown with the source sentence it comes from. */
   catalogue?: readonly CatalogueEntry[];
+  /** The command and arguments that redo this run, but its seed (`run --suite tokens --runs 3`): the footer's rerun. */
+  rerun?: readonly string[];
 }
 
 /** "PKCE-X, source L42: “…”" (or the rule's statement and origin where the source is silent). */
@@ -194,7 +197,11 @@ export function formatConsole(input: Report, options: ConsoleOptions = {}): stri
     );
   }
   // A proxy's report (its client section) judged traffic: no seed, nothing to rerun.
-  out.push('', ...(report.client ? [] : [`seed: ${report.seed} (rerun with --seed ${report.seed})`]));
+  // "A failure prints the command that reproduces it": the run's own arguments, with its seed.
+  const rerun = options.rerun
+    ? `rerun: ${terminalSafe(commandLine([...options.rerun, '--seed', String(report.seed)]))}`
+    : `rerun with --seed ${report.seed}`;
+  out.push('', ...(report.client ? [] : [`seed: ${report.seed} (${rerun})`]));
   out.push(verdictPainted(report, paint), ...written);
   return `${out.join('\n')}\n`;
 }

@@ -58,7 +58,7 @@ const kindList = () => `${REPORT_KINDS.slice(0, -1).join(', ')} or ${REPORT_KIND
 /**
  * `json=reports/r.json,junit=out.xml` → [{kind: 'json', path: 'reports/r.json'}, ...].
  * Throws a ReportError (one line) for an empty spec, an unknown kind, a missing path, or one path
- * named twice.
+ * named twice or where the rule catalogue beside an HTML or Markdown report goes.
  */
 /** The report kind a file's extension suggests. */
 const KIND_OF_EXTENSION: Record<string, string> = { json: 'json', xml: 'junit', html: 'html', htm: 'html', md: 'md' };
@@ -71,7 +71,7 @@ export function parseReportSpecs(text: string): ReportTarget[] {
   if (items.length === 0)
     throw new ReportError(`--report needs kind=path pairs such as json=reports/report.json (kinds: ${kindList()})`);
   const seen = new Set<string>();
-  return items.map((item) => {
+  const targets = items.map((item) => {
     const eq = item.indexOf('=');
     const kind = (eq < 0 ? item : item.slice(0, eq)).trim();
     const path = eq < 0 ? '' : item.slice(eq + 1).trim();
@@ -88,6 +88,18 @@ export function parseReportSpecs(text: string): ReportTarget[] {
     seen.add(path);
     return { kind, path };
   });
+  // Written after the reports, the catalogue would silently replace one named where it goes.
+  const catalogues = new Set(
+    targets.flatMap(({ kind, path }) => catalogueBeside(kind, path) ?? []).map((p) => resolve(p)),
+  );
+  const taken = targets.find(({ path }) => catalogues.has(resolve(path)));
+  if (taken) throw new ReportError(`report path "${oneLine(taken.path)}" is where the rule catalogue goes`);
+  return targets;
+}
+
+/** Where the rule catalogue is written beside a report of a kind whose rule ids link to it, if any. */
+function catalogueBeside(kind: string, path: string): string | undefined {
+  return kind === 'html' || kind === 'md' ? join(dirname(path), CATALOGUE_FORMATS[kind].file) : undefined;
 }
 
 function oneLine(text: string): string {
@@ -265,7 +277,7 @@ export async function writeReports(
   const beside = new Map<string, 'html' | 'md'>();
   if (catalogue)
     for (const { kind, path } of reports.written)
-      if (kind === 'html' || kind === 'md') beside.set(join(dirname(path), CATALOGUE_FORMATS[kind].file), kind);
+      if (kind === 'html' || kind === 'md') beside.set(catalogueBeside(kind, path)!, kind);
   const catalogues = await settle(
     [...beside].map(([file, kind]) => ({
       file: { kind: 'catalogue' as const, path: file },

@@ -53,6 +53,12 @@ export function closestName(name: string, known: readonly string[]): string | un
   return containing.length === 1 ? containing[0] : undefined;
 }
 
+/** ` (did you mean X?)` with the known name closest to `name`, or nothing when none is near. */
+export function didYouMean(name: string, known: Iterable<string>): string {
+  const hint = closestName(name, [...known]);
+  return hint ? ` (did you mean ${hint}?)` : '';
+}
+
 /**
  * One schema error as one readable phrase: where, what, the offending name or the allowed values,
  * and the likely intended name for a misspelt key (needs Ajv's `verbose` for the parent schema).
@@ -64,13 +70,11 @@ export function describeSchemaError(error: ErrorObject, top = '(top level)'): st
   if (error.keyword === 'additionalProperties') {
     const name = String(params.additionalProperty);
     const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
-    const hint = closestName(name, known);
-    return `${where}: unknown property ${name}${hint ? ` (did you mean ${hint}?)` : ''}`;
+    return `${where}: unknown property ${name}${didYouMean(name, known)}`;
   }
   if (error.keyword === 'enum') {
     const allowed = (params.allowedValues as unknown[]).map(String);
-    const hint = typeof error.data === 'string' ? closestName(error.data, allowed) : undefined;
-    return `${where} must be one of ${allowed.join(', ')}${hint ? ` (did you mean ${hint}?)` : ''}`;
+    return `${where} must be one of ${allowed.join(', ')}${typeof error.data === 'string' ? didYouMean(error.data, allowed) : ''}`;
   }
   // `release: 18.10` unquoted is the number 18.1: say how to write it and what YAML read, the value
   // included (a release or a redirect URI is public), except for a secret (`writeOnly` in the

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { closestName, createAjv, describeSchemaErrors, type ValidateFunction } from '../../spec/ajv.js';
+import { createAjv, didYouMean, describeSchemaErrors, type ValidateFunction } from '../../spec/ajv.js';
 
 import { expectSchema } from '../../spec/index.js';
 import { ConfigError } from '../errors.js';
@@ -19,11 +19,6 @@ export interface Expectation {
 }
 
 let validator: ValidateFunction | undefined;
-
-const didYouMean = (name: string, known: Set<string>) => {
-  const hint = closestName(name, [...known]);
-  return hint ? ` (did you mean ${hint}?)` : '';
-};
 
 /** Parse and validate an expect file's text; unknown rule or check ids are errors, not silent no-ops. */
 export function parseExpectations(

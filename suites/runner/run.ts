@@ -7,6 +7,7 @@ import { plural } from '../report/words.js';
 import type { RuleId } from '../../spec/index.js';
 import type { CheckResult, Exchange, Report } from '../report/model.js';
 import { SelectionError } from '../errors.js';
+import { didYouMean } from '../../spec/ajv.js';
 import { SUITE_NAMES, type Check, type SuiteName } from '../types.js';
 import { buildReport } from './report.js';
 import { applyToCheck, type Expectation } from './expect.js';
@@ -74,13 +75,17 @@ export function selectChecks(checks: Check[], select: Selection = {}, knownRules
     throw new SelectionError(`unknown suite ${unknownSuites.join(', ')} (suites: ${SUITES.join(', ')})`);
   if (knownRules?.size) {
     const unknownRules = (select.rules ?? []).filter((r) => !knownRules.has(r));
-    if (unknownRules.length) throw new SelectionError(`unknown rule ${unknownRules.join(', ')} (see spec/rules.yaml)`);
+    if (unknownRules.length)
+      throw new SelectionError(
+        `unknown rule ${unknownRules.map((r) => r + didYouMean(r, knownRules)).join(', ')} (see spec/rules.yaml)`,
+      );
   }
   const ids = new Set(checks.map((c) => c.id));
   const unknownChecks = [...(select.check ? [select.check] : []), ...(select.checks ?? [])].filter(
     (id) => !ids.has(id),
   );
-  if (unknownChecks.length) throw new SelectionError(`unknown check ${unknownChecks.join(', ')}`);
+  if (unknownChecks.length)
+    throw new SelectionError(`unknown check ${unknownChecks.map((id) => id + didYouMean(id, ids)).join(', ')}`);
   // One check named and the other filters leaving it out is a contradiction, not an empty run.
   const named = select.check === undefined ? undefined : checks.find((c) => c.id === select.check)!;
   if (named && select.suites?.length && !select.suites.includes(named.suite))

@@ -63,6 +63,7 @@ import { createOAuthFlows, type TrackedFlows } from './oauth.js';
 import { createRandom } from './random.js';
 import { createExchangeBudget, createRedactor, scalarsOf, type Redactor } from './redact.js';
 import { describeFailure, oneLine } from '../report/cut.js';
+import { commandLine } from '../report/command.js';
 import { flagsFor, inForceOf, ruleCatalogue, rulesInForce, whyNotInForce, type RuleInfo } from './rules.js';
 
 /** Why a check the run did not finish is skipped. */
@@ -295,10 +296,8 @@ export interface Session extends SessionGround {
   close(): Promise<void>;
 }
 
-const quote = (arg: string) => (/^[\w./:=,@-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
-
 export function reproduceCommand(checkId: string, seed: number, args: string[] = []): string {
-  return ['npx', 'idp-conformance', 'run', '--check', checkId, '--seed', String(seed), ...args].map(quote).join(' ');
+  return commandLine(['run', '--check', checkId, '--seed', String(seed), ...args]);
 }
 
 /** A request as its refusal names it: method and path, never the query (it may carry a secret). */

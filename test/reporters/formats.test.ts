@@ -387,6 +387,11 @@ describe('parseReportSpecs', () => {
     ['junit=', /has no path/],
     ['junit', /has no path/],
     ['json=a.json,md=a.json', /named twice/],
+    // The rule catalogue is written beside each HTML and Markdown report: no report may take its place.
+    ['html=x/rules.html', /^report path "x\/rules\.html" is where the rule catalogue goes$/],
+    ['md=y/rules.md', /^report path "y\/rules\.md" is where the rule catalogue goes$/],
+    ['html=x/r.html,json=x/./rules.html', /^report path "x\/\.\/rules\.html" is where the rule catalogue goes$/],
+    ['md=r.md,junit=rules.md', /^report path "rules\.md" is where the rule catalogue goes$/],
     ['json=a.json,\nyaml=b', /unknown report kind "yaml"/],
     // A path alone: the kind=path it meant.
     ['reports/r.html', /^report "reports\/r\.html" names no kind: write kind=path, like html=reports\/r\.html$/],

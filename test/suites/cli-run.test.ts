@@ -35,7 +35,8 @@ describe('idp-conformance run: flags and exit codes', () => {
     [{ runs: 'many' }, /--runs must be a whole number/],
     [{ runs: '0' }, /--runs must be a whole number from 1/],
     [{ seed: '-3' }, /--seed must be a whole number/],
-    [{ offering: 'cloud' }, /--offering must be self-managed or hosted/],
+    [{ offering: 'cloud' }, /--offering must be self-managed or hosted, got "cloud"$/],
+    [{ offering: 'hostd' }, /--offering must be self-managed or hosted, got "hostd" \(did you mean hosted\?\)$/],
     [{ release: 'latest' }, /--release: release "latest" is not a release number like 17\.1 \(known: 15\.0 to 19\.x/],
     [
       { release: '99.0' },
@@ -86,6 +87,20 @@ describe('idp-conformance run: flags and exit codes', () => {
     expect(r.err).toContain('seed 9,');
     expect(r.code).toBe(1);
     expect(r.out).toContain('idp-conformance run --check grants.always-fails --seed 9');
+  });
+
+  it("the footer's rerun command is the run's own: selection, runs, faults and seed (review 27)", async () => {
+    const failing: Check = {
+      id: 'grants.always-fails',
+      suite: 'grants',
+      title: 'fails',
+      rules: ['GRANT-CODE-FLOW'],
+      run: async (t) => t.fail('on purpose'),
+    };
+    const r = await run({ seed: '9', suite: 'tokens,grants', runs: '3', fault: ['refresh-token-reusable'] }, [failing]);
+    expect(r.out).toContain(
+      'seed: 9 (rerun: npx idp-conformance run --suite tokens,grants --runs 3 --fault refresh-token-reusable --seed 9)',
+    );
   });
 
   it('--origin narrows the run to the checks proving rules of those origins, intersected with --rule', async () => {

@@ -264,12 +264,12 @@ describe('runner verdicts', () => {
       target: fakeTarget(),
       checks: [
         check('typo', ['T-SHOULD', 'T-MUST'], async (t: CheckContext) =>
-          t.fail('row broke', { rules: fakeRules('T-MUST', 'T-MSUT') }),
+          t.fail('row broke', { rules: fakeRules('T-MUST', 'T-MUT') }),
         ),
       ],
     });
     await expect(run).rejects.toThrow(
-      /check grants\.typo failed naming rule T-MSUT, not in the rule catalogue \(spec\/rules\.yaml\): fix the check/,
+      /check grants\.typo failed naming rule T-MUT, not in the rule catalogue \(spec\/rules\.yaml\): fix the check/,
     );
   });
 
@@ -468,6 +468,17 @@ describe('runner verdicts', () => {
     expect(() => selectChecks(checks, { suites: ['nope'] })).toThrow(/unknown suite nope/);
     expect(() => selectChecks(checks, { check: 'grants.zzz' })).toThrow(/unknown check/);
     expect(() => selectChecks(checks, { rules: ['T-NOPE'] }, new Set(['T-MUST']))).toThrow(/unknown rule T-NOPE/);
+  });
+
+  it('an unknown check or rule names the likely one, when one is near (review 27)', () => {
+    const checks = [check('tree-missing-path-empty', ['T-MUST'], async () => undefined)];
+    expect(() => selectChecks(checks, { check: 'grants.tree-missing-path-emtpy' })).toThrow(
+      /^unknown check grants\.tree-missing-path-emtpy \(did you mean grants\.tree-missing-path-empty\?\)$/,
+    );
+    expect(() => selectChecks(checks, { checks: ['grants.zzzzzzzzzz'] })).toThrow(/^unknown check grants\.zzzzzzzzzz$/);
+    expect(() => selectChecks(checks, { rules: ['T-MUT'] }, new Set(['T-MUST']))).toThrow(
+      /^unknown rule T-MUT \(did you mean T-MUST\?\) \(see spec\/rules\.yaml\)$/,
+    );
   });
 
   it('refuses a --check that --suite or --rule leaves out, naming why, instead of running nothing', () => {
