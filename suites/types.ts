@@ -66,6 +66,12 @@ export interface Capabilities {
    * its reporter judges that answer (runner/capabilities.ts EndpointPremise).
    */
   absentAnswers?: Partial<Record<EndpointCapability, number>>;
+  /**
+   * The status (401, 403) each endpoint answered the start-up's request without credentials, when
+   * that was a refusal, not an answer: there or not, a check's request with credentials tells
+   * (runner/session.ts, a gateway that asks for sign-in before routing).
+   */
+  unsureAnswers?: Partial<Record<EndpointCapability, number>>;
   /** Discovery advertises an RFC 7662 introspection endpoint on the target's origins (trustedOrigins too). */
   introspection: boolean;
   /**
@@ -105,6 +111,7 @@ export type Capability = Exclude<
   | 'restPatRefused'
   | 'patAsBearer'
   | 'absentAnswers'
+  | 'unsureAnswers'
 >;
 
 export type { AppConfig, AppRole, DriverConfig, DriverKind, Fixtures, TargetConfig } from '../spec/target-config.js';

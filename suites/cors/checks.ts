@@ -66,20 +66,32 @@ const allowsOrigin = (res: HttpResponse, from: string) =>
  * answer does not allow credentials (for a request with credentials `*` is a method's name).
  */
 const SAFELISTED_METHODS = ['GET', 'HEAD', 'POST'];
+/** Is `*` in `values` the wildcard (Fetch): only where the answer does not allow credentials, else a name. */
+const wildcard = (res: HttpResponse, values: string[]) =>
+  values.includes('*') && res.headers.get('access-control-allow-credentials') !== 'true';
 const allowsMethod = (res: HttpResponse, method: string) => {
   const methods = list(res.headers.get('access-control-allow-methods'));
   return (
     SAFELISTED_METHODS.includes(method.toUpperCase()) ||
     methods.includes(method.toLowerCase()) ||
-    (methods.includes('*') && res.headers.get('access-control-allow-credentials') !== 'true')
+    wildcard(res, methods)
   );
 };
 /** The preflight succeeded and allowed the origin: only then does a header it did not grant mean anything. */
 export const preflightServed = (res: HttpResponse, from: string) => succeeded(res) && allowsOrigin(res, from);
-const grants = (res: HttpResponse, header: string) =>
-  succeeded(res) &&
-  res.headers.has('access-control-allow-origin') &&
-  list(res.headers.get('access-control-allow-headers')).some((h) => h === '*' || h === header.toLowerCase());
+/**
+ * Does the preflight grant the header, as a browser reads it (Fetch, CORS-preflight fetch): listed
+ * by name, or by the wildcard `*` (above), which never covers Authorization.
+ */
+const grants = (res: HttpResponse, header: string) => {
+  const headers = list(res.headers.get('access-control-allow-headers'));
+  const name = header.toLowerCase();
+  return (
+    succeeded(res) &&
+    res.headers.has('access-control-allow-origin') &&
+    (headers.includes(name) || (name !== 'authorization' && wildcard(res, headers)))
+  );
+};
 
 function needPreflight(t: CheckContext): void {
   if (!t.inForce('CORS-PREFLIGHT')) t.skip(`preflight is supported from 15.1 (this run: ${t.release})`);

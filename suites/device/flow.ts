@@ -59,7 +59,7 @@ export async function startDevice(t: CheckContext, scope?: string): Promise<Devi
     // enabled for; access_denied, §4.1.2.1: Auth0's 403), is the grant's absence alone: neither its
     // parameters nor its response were there to judge.
     broke(
-      absentBy(response.status, 'POST') || GRANT_REFUSED.includes(body?.error as string)
+      absentBy(response, 'POST') || GRANT_REFUSED.includes(body?.error as string)
         ? ['DEV-AVAILABILITY']
         : AUTHORIZE_DEVICE_RULES,
       {

@@ -101,15 +101,18 @@ async function answers(
   }
 }
 
-/** A refusal (4xx) as `status error` (the error code only, never a secret), else undefined. */
-async function refusal(probe: () => Promise<HttpResponse>): Promise<string | undefined> {
+/**
+ * A refusal (4xx) as `status error` (the error code only, never a secret), else undefined; with
+ * `absentTo`, an answer that says the endpoint is absent to that method (absentBy) is none.
+ */
+async function refusal(probe: () => Promise<HttpResponse>, absentTo?: 'POST'): Promise<string | undefined> {
   let answer: HttpResponse;
   try {
     answer = await probe();
   } catch {
     return undefined;
   }
-  if (answer.status < 400 || answer.status >= 500) return undefined;
+  if (answer.status < 400 || answer.status >= 500 || (absentTo && absentBy(answer, absentTo))) return undefined;
   const error = jsonObject(answer)?.error;
   return typeof error === 'string' && /^[\w.-]{1,64}$/.test(error)
     ? `${answer.status} ${error}`
@@ -125,25 +128,30 @@ const isJsonObject = (text: string) => {
   }
 };
 
+/** What absentBy reads of an answer: its status, and a gateway's own refusal in its headers and body. */
+export type Answer = Pick<HttpResponse, 'status'> & Partial<Pick<HttpResponse, 'headers' | 'text'>>;
+
 /**
- * The status of `path` (a GET, or a POST of an empty form), or undefined when nothing answered. A
+ * The answer to `path` (a GET, or a POST of an empty form), or undefined when nothing answered. A
  * refusal given up after its retries counts by its status when that is a gateway error (a 503
  * whose Retry-After is longer than the harness waits: a maintenance window), else as nothing (a
  * rate limit).
  */
-async function statusOf(
+async function answerOf(
   http: Http,
   path: string,
   method: 'GET' | 'POST' = 'GET',
   headers?: Record<string, string>,
-): Promise<number | undefined> {
+): Promise<Answer | undefined> {
   try {
-    return (method === 'GET' ? await http.get(path, { headers }) : await http.post(path, { form: {} })).status;
+    return method === 'GET' ? await http.get(path, { headers }) : await http.post(path, { form: {} });
   } catch (error) {
     const status = error instanceof RateLimited ? error.status : undefined;
-    return status !== undefined && GATEWAY_ERRORS.has(status) ? status : undefined;
+    return status !== undefined && GATEWAY_ERRORS.has(status) ? { status } : undefined;
   }
 }
+
+const statusOf = async (...args: Parameters<typeof answerOf>) => (await answerOf(...args))?.status;
 
 /**
  * Is a family of endpoints there at all? Asked once per run, without credentials: a 404 means
@@ -154,17 +162,34 @@ async function statusOf(
  * only): absent too. An endpoint only POSTed to (token, revocation, device authorization) is asked
  * with an empty form, which one that is there refuses (400, 401); a redirect means absent: the
  * endpoint is elsewhere, and the harness follows none (its POSTs carry credentials, see
- * target/origin.ts). The status that says it is absent is returned (undefined: there), the
- * start-up's answer its reporter judges.
+ * target/origin.ts). `absent`: the status that says it is absent, the start-up's answer its
+ * reporter judges. `unsure`: a 401 or 403, the answer of a gateway that asks for sign-in before
+ * routing (Spring Security, oauth2-proxy, Kong with a global auth plugin) as much as of the
+ * endpoint: there or not, the first check's request with credentials tells (runner/session.ts).
  */
-async function absentAnswer(http: Http, path: string, method: 'GET' | 'POST'): Promise<number | undefined> {
-  const status = await statusOf(http, path, method);
-  return status !== undefined && absentBy(status, method) ? status : undefined;
+async function probe(http: Http, path: string, method: 'GET' | 'POST'): Promise<{ absent?: number; unsure?: number }> {
+  const answer = await answerOf(http, path, method);
+  if (answer === undefined) return {};
+  if (absentBy(answer, method)) return { absent: answer.status };
+  return answer.status === 401 || answer.status === 403 ? { unsure: answer.status } : {};
 }
 
-/** Does `status`, answering `method`, say the endpoint is absent (served, above)? One reading for start-up and checks. */
-export const absentBy = (status: number, method: 'GET' | 'POST'): boolean =>
-  status === 404 || status === 405 || (method === 'POST' && status >= 300 && status < 400);
+/**
+ * AWS API Gateway's answer to a route it does not define, whatever the credentials: 403
+ * {"message":"Missing Authentication Token"}, typed in x-amzn-errortype. No OAuth endpoint is
+ * behind IAM request signing (the one other cause of that answer): no client could call it.
+ */
+const apiGatewayNoRoute = (answer: Answer) =>
+  answer.status === 403 &&
+  (answer.headers?.get('x-amzn-errortype')?.split(':')[0].trim() === 'MissingAuthenticationTokenException' ||
+    /^\s*\{\s*"message"\s*:\s*"Missing Authentication Token"\s*\}\s*$/.test(answer.text ?? ''));
+
+/** Does `answer`, to `method`, say the endpoint is absent (probe, above)? One reading for start-up and checks. */
+export const absentBy = (answer: Answer, method: 'GET' | 'POST'): boolean =>
+  answer.status === 404 ||
+  answer.status === 405 ||
+  (method === 'POST' && answer.status >= 300 && answer.status < 400) ||
+  apiGatewayNoRoute(answer);
 
 /**
  * An endpoint the start-up asks whether it is there at all (absentAnswer, above). One absent is
@@ -351,8 +376,7 @@ export async function detectCapabilities({
   // the premise of the device checks, reported once (DEVICE_PREMISE).
   let deviceRefused: string | undefined;
   if (device && !deviceAnswers && deviceApp) {
-    const refused = await refusal(askDevice);
-    if (refused !== undefined && !absentBy(Number.parseInt(refused, 10), 'POST')) deviceRefused = refused;
+    deviceRefused = await refusal(askDevice, 'POST');
   }
 
   const passwordDeclared = config.features?.[PASSWORD_FEATURE];
@@ -388,17 +412,19 @@ export async function detectCapabilities({
   const restPatRefused = there && refuses(patStatus) ? patStatus : undefined;
   const restApi = there && restPatRefused === undefined;
   const absentAnswers: Capabilities['absentAnswers'] = {};
+  const unsureAnswers: Capabilities['unsureAnswers'] = {};
   // Absent, not out of reach: the answer its reporter judges (NEEDED_ENDPOINTS).
   if (!there && restApiDown === undefined && restStatus !== undefined) absentAnswers.restApi = restStatus;
-  const tokenInfoAbsent = await absentAnswer(http, TOKEN_INFO_PATH, 'GET');
-  const userinfoAbsent = await absentAnswer(http, USERINFO_PATH, 'GET');
-  if (tokenInfoAbsent !== undefined) absentAnswers.tokenInfo = tokenInfoAbsent;
-  if (userinfoAbsent !== undefined) absentAnswers.userinfo = userinfoAbsent;
-  const core = {} as Record<CoreEndpoint['capability'], boolean>;
-  for (const e of CORE_ENDPOINTS) {
-    const absent = await absentAnswer(http, e.path, e.method);
-    core[e.capability] = absent === undefined;
+  const asked = {} as Record<CoreEndpoint['capability'] | 'tokenInfo' | 'userinfo', boolean>;
+  for (const e of [...NEEDED_ENDPOINTS.filter((n) => n.capability !== 'restApi'), ...CORE_ENDPOINTS]) {
+    const { absent, unsure } = await probe(http, e.path, e.method);
+    asked[e.capability as keyof typeof asked] = absent === undefined;
     if (absent !== undefined) absentAnswers[e.capability] = absent;
+    // Asked without the credentials its checks send (EndpointPremise.anonymous): the token and
+    // revocation endpoints refuse an empty POST as a gateway does, and their checks' requests
+    // carry client credentials no sign-in gateway takes; none of them is unsure.
+    if (unsure !== undefined && e.method === 'GET' && NEEDED_ENDPOINTS.includes(e))
+      unsureAnswers[e.capability] = unsure;
   }
   return {
     control,
@@ -411,10 +437,9 @@ export async function detectCapabilities({
     writable: control,
     oidc: Object.values(config.applications ?? {}).some((a) => a?.scopes.includes('openid')),
     restApi,
-    tokenInfo: tokenInfoAbsent === undefined,
-    userinfo: userinfoAbsent === undefined,
-    ...core,
+    ...asked,
     ...(Object.keys(absentAnswers).length ? { absentAnswers } : {}),
+    ...(Object.keys(unsureAnswers).length ? { unsureAnswers } : {}),
     introspection: introspection !== undefined,
     ...(introspection !== undefined ? { introspectionPath: introspection } : {}),
     ...(introspectionAway !== undefined ? { introspectionAway } : {}),

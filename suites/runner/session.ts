@@ -18,6 +18,7 @@ import type {
   Driver,
   DriverKind,
   EndpointCapability,
+  HttpResponse,
 } from '../types.js';
 import {
   LOWER_THE_RATE,
@@ -187,7 +188,9 @@ const saidFor = (c: EndpointCapability, said: ReportsIt) => {
   return said(e.reporter, e.rule);
 };
 
-const WHY_MISSING: Record<Exclude<Capability, CoreCapability>, string | ((said: ReportsIt) => string)> = {
+/** The families asked like a core endpoint (absentAnswers) are said as one: whyCapabilityMissing. */
+type AskedFamily = 'tokenInfo' | 'userinfo';
+const WHY_MISSING: Record<Exclude<Capability, CoreCapability | AskedFamily>, string | ((said: ReportsIt) => string)> = {
   control: 'the simulator control API does not answer',
   clock: 'the target offers no clock control',
   settings: 'the target offers no control of its instance settings',
@@ -198,10 +201,6 @@ const WHY_MISSING: Record<Exclude<Capability, CoreCapability>, string | ((said: 
   writable: 'the harness may not create data on this target',
   oidc: 'no application with the openid scope is configured',
   restApi: (said) => `the target has no REST API: GET /api/v4/user answered 404 ${saidFor('restApi', said)}`,
-  tokenInfo: (said) =>
-    `the target has no token information endpoint: GET /oauth/token/info answered 404 or 405 ${saidFor('tokenInfo', said)}`,
-  userinfo: (said) =>
-    `the target has no userinfo endpoint: GET /oauth/userinfo answered 404 or 405 ${saidFor('userinfo', said)}`,
   introspection: "discovery advertises no introspection endpoint on the target's origins",
 };
 
@@ -217,7 +216,10 @@ function whyCapabilityMissing(
 ): string {
   const core = CORE_ENDPOINTS.find((e) => e.capability === c);
   if (core) return whyAbsent(core, said, shown, answered?.[core.capability]);
-  const why = WHY_MISSING[c as Exclude<Capability, CoreCapability>];
+  const family = c === 'tokenInfo' || c === 'userinfo' ? NEEDED_ENDPOINTS.find((e) => e.capability === c) : undefined;
+  if (family)
+    return `the target has no ${family.name}: ${askedAtStartUp(family, shown, answered?.[family.capability])} ${said(family.reporter, family.rule)}`;
+  const why = WHY_MISSING[c as Exclude<Capability, CoreCapability | AskedFamily>];
   return typeof why === 'string' ? why : why(said);
 }
 
@@ -588,6 +590,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   let reportedAbsent: EndpointPremise[] = [];
   // What the running check's own requests to those were answered: one served, one absent (the first of each).
   let metAtAbsent = new Map<EndpointCapability, { served?: number; absent?: number }>();
+  // The endpoints whose start-up question without credentials was refused (401, 403): a check's own request settles them.
+  let unsure: EndpointPremise[] = [];
+  // Those a check's request found absent: what it was answered, and which check asked.
+  const foundAbsent = new Map<EndpointCapability, { premise: EndpointPremise; status: number; by: string }>();
   // Applications whose authorization request the start-up saw refused, and the check that said so.
   let refusedApps: RefusedApps = {};
   const premisesSaid = new Map<string, string>();
@@ -608,12 +614,14 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     (request, response) => {
       // adopt takes only a 200 answer with tokens in it.
       if (current && atEndpoint(request.url, TOKEN_PATH)) current.adopt(response, current.roleOf(request));
-      if (checkRunning && reportedAbsent.length && fromLiveCheck()) noteAtAbsent(request, response.status);
+      if (checkRunning && reportedAbsent.length && fromLiveCheck()) noteAtAbsent(request, response);
+      if (checkRunning && unsure.length && fromLiveCheck()) settleUnsure(request, response);
     },
     (raw) => {
       if (!fromLiveCheck()) throw new HarnessError(PAST_ITS_END);
       skipIfAway(raw.url);
       if (checkRunning && absentEndpoints.length) skipIfAbsent(absentEndpoint(raw.url));
+      if (checkRunning && foundAbsent.size) skipIfFoundAbsent(raw.url);
       if (checkRunning) skipIfRefusedApp(raw);
       skipIfInterrupted();
       if (checkRunning && pastDeadline()) {
@@ -645,13 +653,43 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       throw new CheckSkipped(whyCapabilityMissing(absent.capability, reportsIt(planned), askedAt, caps.absentAnswers));
   };
   /** A reporter's own request to an endpoint the start-up found absent: what it was answered (startUpAbsences reads it). */
-  const noteAtAbsent = (request: RawRequest, status: number) => {
+  const noteAtAbsent = (request: RawRequest, response: HttpResponse) => {
     const e = reportedAbsent.find((a) => a.method === request.method && atEndpoint(request.url, a.path));
     if (!e) return;
     const met = metAtAbsent.get(e.capability) ?? {};
-    if (absentBy(status, e.method)) met.absent ??= status;
-    else met.served ??= status;
+    if (absentBy(response, e.method)) met.absent ??= response.status;
+    else met.served ??= response.status;
     metAtAbsent.set(e.capability, met);
+  };
+  /**
+   * A check's request to an endpoint that refused the start-up's question without credentials
+   * (unsure): an answer other than a refusal settles it there; one that says it is absent (a
+   * gateway that asks for sign-in before routing, then the application's 404) settles it absent,
+   * as if the start-up had found it so: its capability goes (the checks that need it are skipped,
+   * those that can do without it do), every later request there from a check but its reporter is
+   * skipped, and so is this check unless it is the reporter, whose own answer fails its rule.
+   */
+  const settleUnsure = (request: RawRequest, response: HttpResponse) => {
+    const e = unsure.find((a) => a.method === request.method && atEndpoint(request.url, a.path));
+    if (!e) return;
+    const absent = absentBy(response, e.method);
+    if (!absent && (response.status === 401 || response.status === 403)) return;
+    unsure = unsure.filter((u) => u !== e);
+    if (!absent) return;
+    foundAbsent.set(e.capability, { premise: e, status: response.status, by: runningCheck ?? '' });
+    caps[e.capability] = false;
+    skipIfFoundAbsent(request.url);
+  };
+  /** Why a check is skipped that needs an endpoint a check found absent (settleUnsure). */
+  const whyFoundAbsent = (c: EndpointCapability) => {
+    const { premise: e, status, by } = foundAbsent.get(c)!;
+    return `the target has no ${e.name}: ${e.method} ${askedAt(e.path)} answered ${caps.unsureAnswers?.[c]} without credentials at start-up and ${status} with them to ${by} ${reportsIt(planned)(e.reporter, e.rule)}`;
+  };
+  /** The request gate's rule for those: a check other than its reporter that reaches for one is skipped. */
+  const skipIfFoundAbsent = (url: string) => {
+    for (const [c, { premise }] of foundAbsent)
+      if (checkRunning && premise.reporter !== runningCheck && atEndpoint(url, premise.path))
+        throw new CheckSkipped(whyFoundAbsent(c));
   };
   /**
    * The driver behind the same gate: its actions are requests too, and the browser driver's page
@@ -694,6 +732,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       async authorize(url, decision, options) {
         skipIfAway(url);
         skipIfAbsent(absentEndpoint(url));
+        if (foundAbsent.size) skipIfFoundAbsent(url);
         if (checkRunning) skipIfRefusedApp({ url });
         skipIfInterrupted();
         if (silentAt.size) await skipIfSilent({ method: 'GET', url });
@@ -823,6 +862,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       ...absentEndpoints,
       ...NEEDED_ENDPOINTS.filter((e) => caps.absentAnswers?.[e.capability] !== undefined),
     ];
+    unsure = [...CORE_ENDPOINTS, ...NEEDED_ENDPOINTS].filter((e) => caps.unsureAnswers?.[e.capability] !== undefined);
     // On a config a user wrote (over HTTP): does the provider know its applications? Asked as
     // housekeeping, after the core probes: `diff`'s reference (embedded) asks none of it.
     if (target.kind === 'http')
@@ -859,6 +899,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const restTroubleSaidBy = () => premisesSaid.get(REST_TROUBLE);
   const whyMissing = (c: Capability) =>
     elsewhere.away.get(pathOfCapability[c] ?? '') ??
+    (foundAbsent.has(c as EndpointCapability) ? whyFoundAbsent(c as EndpointCapability) : undefined) ??
     (c === 'clock' && caps.clock
       ? driverCannotMoveClock(driver.kind)
       : c !== 'restApi'

@@ -14,7 +14,7 @@ type CoreEndpoint = (typeof CORE_ENDPOINTS)[number]['capability'];
 export function expectServed(t: CheckContext, res: HttpResponse, endpoint: CoreEndpoint): void {
   const e = CORE_ENDPOINTS.find((c) => c.capability === endpoint)!;
   t.expect(
-    !absentBy(res.status, e.method),
+    !absentBy(res, e.method),
     `${e.method} ${e.path} answered ${res.status}: the provider has no ${e.name} there`,
     broke([e.rule], { status: res.status }),
   );
