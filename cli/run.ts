@@ -433,7 +433,7 @@ export const collect = (value: string, previous: string[] = []) => [...previous,
 
 /** The help of the flags that bound a run against a target, `run`'s and `diff`'s alike. */
 export const BOUNDS_HELP = {
-  timeout: `per-request timeout in milliseconds (the browser driver's page loads too); an endpoint that leaves one unanswered is said once and not asked again; ${SILENT_LIMIT} unanswered in a row stop the run (default ${DEFAULT_TIMEOUT_MS})`,
+  timeout: `per-request timeout in milliseconds, the browser driver's page loads too; an endpoint that leaves one unanswered is said once and not asked again; ${SILENT_LIMIT} unanswered in a row stop the run (default ${DEFAULT_TIMEOUT_MS})`,
   deadline:
     'end the whole run after this long, probe and start-up included, e.g. 10m, 90s or 600000 (ms): no request waits past it (default: none)',
   maxBody: `largest response body read, e.g. 8M or 512k; a longer one is said once per endpoint: it fails the check about that answer, else errs it (no rule blamed); later ones there are untested (default ${DEFAULT_MAX_BODY_BYTES / (1024 * 1024)}M)`,
