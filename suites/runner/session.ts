@@ -1014,8 +1014,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const startUpAbsences = (check: Check, result: CheckResult): { message: string; broken: string[] }[] => {
     const unsaid = (reporter: string, rule: RuleId) =>
       reporter === check.id && inForce(rule) && !result.broken?.includes(rule);
+    // One discovery puts on an origin the config does not trust is not absent but elsewhere, a premise
+    // oidc.discovery reports once (OIDC-DISCOVERY): its 404 at the source path blames nothing.
     const absent = reportedAbsent
-      .filter((e) => unsaid(e.reporter, e.rule))
+      .filter((e) => unsaid(e.reporter, e.rule) && !elsewhere.away.has(e.path))
       .map((e) => {
         const startUp = askedAtStartUp(e, askedAt, caps.absentAnswers?.[e.capability]);
         const met = metAtAbsent.get(e.capability);
