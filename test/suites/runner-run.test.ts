@@ -57,7 +57,8 @@ describe('selectChecks', () => {
     // No catalogue to check against: a rule nobody has selects nothing.
     expect(ids({ rules: ['T-A'] }, new Set())).toEqual([]);
     expect(() => ids({ check: 'grants.x', checks: ['grants.a', 'grants.y'] })).toThrow(
-      new SelectionError('unknown check grants.x, grants.y'),
+      // Each unknown name with the nearest known one, if any is near (hdaily27: didYouMean).
+      new SelectionError('unknown check grants.x (did you mean grants.a?), grants.y (did you mean grants.a?)'),
     );
   });
 });
