@@ -57,10 +57,15 @@ export function evict(store: Store, now: number): number {
   drop(store.codes, (c) => now >= c.createdAt + c.expiresIn + expiredGrace);
   drop(store.deviceCodes, (d) => now >= d.createdAt + d.expiresIn + expiredGrace);
   // The user-code index goes with its device codes (it held 70,000 entries after a bench's load).
-  for (const [slot, record] of store.userCodes)
-    if (store.deviceCodes.get(slotOf(record.digest)) !== record) store.userCodes.delete(slot);
+  sweepUserCodes(store);
   drop(store.sessions, (s) => now >= s.createdAt + sessionLifetime);
   return removed;
+}
+
+/** The user-code index without the entries whose device authorization left the store. */
+export function sweepUserCodes(store: Store): void {
+  for (const [slot, record] of store.userCodes)
+    if (store.deviceCodes.get(slotOf(record.digest)) !== record) store.userCodes.delete(slot);
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Sim } from '../types.js';
 import type { DeviceCode, User } from '../store.js';
 import { fromAlphabet, hexId } from '../random.js';
 import { digest, slotOf } from '../digest.js';
-import { makeRoom, MOST_HELD } from '../evict.js';
+import { makeRoom, MOST_HELD, sweepUserCodes } from '../evict.js';
 import { applicationById } from './accounts.js';
 import { runner } from './machine.js';
 import { mintTokens, type Issued } from './tokens.js';
@@ -148,8 +148,7 @@ export function storeDeviceCode(sim: Sim, record: DeviceCode): void {
   const { deviceCodes, userCodes } = sim.store;
   deviceCodes.set(slotOf(record.digest), record);
   userCodes.set(slotOf(record.userCodeDigest), record);
-  if (userCodes.size > 2 * deviceCodes.size + 1024)
-    for (const [slot, held] of userCodes) if (byDigest(sim, held.digest) !== held) userCodes.delete(slot);
+  if (userCodes.size > 2 * deviceCodes.size + 1024) sweepUserCodes(sim.store);
 }
 
 export function deviceByUserCode(sim: Sim, value: string): DeviceCode | undefined {
