@@ -6,25 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { expectNotGranted, expectPreflightAnswer } from '../../suites/cors/checks.js';
-import type { CheckContext, HttpResponse } from '../../suites/types.js';
+import type { HttpResponse } from '../../suites/types.js';
+import { recording } from './fakes.js';
 
 const FROM = 'https://spa.example';
-
-/** A context whose assertions record the rules they failed; expect ends the judgement, as in a check. */
-function recording(): { t: CheckContext; failed: string[] } {
-  const failed: string[] = [];
-  const note = (ok: unknown, details?: { rules?: string[] }) => {
-    if (!ok) failed.push(...(details?.rules ?? []));
-    return Boolean(ok);
-  };
-  const t = {
-    expect: (ok: unknown, _message: string, details?: { rules?: string[] }) => {
-      if (!note(ok, details)) throw new Error('failed');
-    },
-    soft: (ok: unknown, _message: string, details?: { rules?: string[] }) => note(ok, details),
-  } as unknown as CheckContext;
-  return { t, failed };
-}
 
 const answer = (headers: Record<string, string>) =>
   ({ status: 204, headers: new Headers({ 'access-control-allow-origin': FROM, ...headers }) }) as HttpResponse;

@@ -7,23 +7,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { expectPreflightAnswer } from '../../suites/cors/checks.js';
-import type { CheckContext, HttpResponse } from '../../suites/types.js';
+import type { HttpResponse } from '../../suites/types.js';
+import { recording } from './fakes.js';
 
 const FROM = 'https://spa.example';
 
 /** The rules expectPreflightAnswer failed on a 204 preflight answer with `headers`, for `method`. */
 function failedRules(method: string, headers: Record<string, string>): string[] {
-  const failed: string[] = [];
-  const note = (ok: unknown, details?: { rules?: string[] }) => {
-    if (!ok) failed.push(...(details?.rules ?? []));
-    return Boolean(ok);
-  };
-  const t = {
-    expect: (ok: unknown, _message: string, details?: { rules?: string[] }) => {
-      if (!note(ok, details)) throw new Error('failed');
-    },
-    soft: (ok: unknown, _message: string, details?: { rules?: string[] }) => note(ok, details),
-  } as unknown as CheckContext;
+  const { t, failed } = recording();
   const res = { status: 204, headers: new Headers({ 'access-control-allow-origin': '*', ...headers }) } as HttpResponse;
   try {
     expectPreflightAnswer(t, res, { path: '/oauth/token', method, from: FROM, asked: [] });

@@ -116,3 +116,19 @@ export function fakeCheckContext(over: Record<string, unknown> = {}): CheckConte
   } as unknown as ContextParts;
   return createCheckContext(parts);
 }
+
+/** A context whose assertions record the rules they failed; expect ends the judgement, as in a check. */
+export function recording(): { t: CheckContext; failed: string[] } {
+  const failed: string[] = [];
+  const note = (ok: unknown, details?: { rules?: string[] }) => {
+    if (!ok) failed.push(...(details?.rules ?? []));
+    return Boolean(ok);
+  };
+  const t = {
+    expect: (ok: unknown, _message: string, details?: { rules?: string[] }) => {
+      if (!note(ok, details)) throw new Error('failed');
+    },
+    soft: (ok: unknown, _message: string, details?: { rules?: string[] }) => note(ok, details),
+  } as unknown as CheckContext;
+  return { t, failed };
+}
