@@ -51,6 +51,11 @@ describe('npm run bench --quick', () => {
       ]) {
         expect(row(label), label).toBeDefined();
       }
+      // each row with a target is also read from the servers' side: CPU per request, and how busy
+      // the load generator was (a bare figure near its ceiling says more of autocannon than of Node)
+      expect(stdout).toMatch(
+        /^POST \/oauth\/authorize_device: sim \/ bare by round \d+\.\d\d; by server CPU per request \d+\.\d\d \(simulator [\d.,]+ µs, bare [\d.,]+ µs\); load generator busy \d+ % of its core on the simulator's runs, \d+ % on the bare server's$/m,
+      );
       // the keyset row's depth ratio is paired round by round, as the rows' sim / bare are
       expect(stdout).toMatch(/^keyset over HTTP: depth 1 \/ depth 900,000 by round \d+\.\d\d$/m);
       // the peer answered the keys request, with a figure in its column
