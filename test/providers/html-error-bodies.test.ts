@@ -47,13 +47,16 @@ afterAll(async () => {
   await provider?.close();
 });
 
-/** Checks that meet only refusals at those endpoints (their successes pass through as they are). */
+/** Checks that meet refusals at those endpoints (their successes pass through as they are), the device polls' too. */
 const REFUSALS = [
   'grants.token-error-body',
   'grants.code-unknown',
   'grants.unsupported-grant-type',
+  'grants.code-single-use',
   'device.authorize-refusals',
   'device.unknown-device-code',
+  'device.expired-token',
+  'device.state-machine',
   'tokens.info-invalid-token',
   'tokens.revoke-client-auth',
 ];
