@@ -6,7 +6,7 @@
 import { ERROR_DESCRIPTION_CHARACTERS, machine, operations, type RuleId } from '../../spec/index.js';
 import type { AppConfig, AppRole, CheckContext, Http, HttpRequest, HttpResponse, TokenResponse } from '../types.js';
 import { handsOverTo } from '../drivers/hand-over.js';
-import { jsonObject } from './json.js';
+import { jsonObject, jsonValue } from './json.js';
 import { scopesOf } from './scope-list.js';
 import { broke } from './rules.js';
 import { hasRefreshToken, refreshTokenMissingSaid, sayRefreshTokenMissing } from './refresh-premise.js';
@@ -355,7 +355,7 @@ export interface ExpectedError {
   error: string | string[];
   /** Rules a wrong outcome breaks: a token instead of a refusal, a refusal that is no 4xx, another standard error code. */
   rules?: RuleId[];
-  /** Rules a malformed refusal breaks besides ERR-OAUTH-BODY (and TOK-ERROR-BODY at the token endpoint): not a JSON object, error or error_description not a string, not JSON. */
+  /** Rules a malformed refusal breaks besides ERR-OAUTH-BODY (and TOK-ERROR-BODY at the token endpoint): empty, JSON but not an object, error or error_description not a string. A body that is not JSON is ENC-RESPONSE-JSON's alone. */
   bodyRules?: RuleId[];
   /** Rules another 4xx breaks; default ERR-TOKEN-STATUS at the token endpoint, else `rules`. */
   statusRules?: RuleId[];
@@ -388,6 +388,7 @@ function deviceCodeRules(codes: readonly string[]): RuleId[] {
  * codes. A must rule is exactly as strict as its sentence: a refusal with the right standard code
  * satisfies it; how the refusal is delivered (which 4xx, the body's shape, a code of one's own)
  * breaks the rule that says so (ERR-TOKEN-STATUS, ERR-OAUTH-BODY, ERR-TOKEN-STANDARD-CODES), once.
+ * A body that is not JSON (an HTML error page) is ENC-RESPONSE-JSON's alone: no member is judged.
  */
 export function expectOAuthError(
   t: CheckContext,
@@ -437,6 +438,19 @@ export function expectOAuthError(
   // A 2xx without `error` refused nothing (the status says so, on the rules that asked for the
   // refusal): there is no refusal whose body or label to judge.
   if (res.status >= 200 && res.status < 300 && typeof body?.error !== 'string') return body ?? {};
+  // Content that is no JSON at all (a front proxy's or a framework's HTML page, plain text) breaks
+  // ENC-RESPONSE-JSON's sentence (L102: responses are JSON), once, whatever its label says. The
+  // error body's members cannot be read from it, so the error-body rules are not judged on this
+  // answer (one cause, one blame): they stay untested here, never failed.
+  if (res.text.length > 0 && jsonValue(res) === undefined) {
+    const type = res.headers.get('content-type');
+    t.soft(
+      false,
+      `${what}: the refusal must be JSON: its body is not (${(type ?? 'no Content-Type').split(';')[0].slice(0, 60)}), so no OAuth error body can be read from it`,
+      broke(['ENC-RESPONSE-JSON'], { status: res.status, contentType: type }),
+    );
+    return {};
+  }
   const isBody = t.soft(
     body !== undefined,
     `${what}: the refusal must be an OAuth error body (JSON object)`,
@@ -491,6 +505,7 @@ export function expectOAuthError(
   // The label alone is the encoding rule's: a JSON error body sent as text/plain is still one. No
   // content has no media type to judge: an empty body broke the error body's rules above, and its
   // missing label is the same deviation (one cause, one blame; as an empty revocation, revoke.ts).
+  // Content that is not JSON was judged above, once.
   if (res.text.length > 0) expectJsonType(t, res, what);
   return body ?? {};
 }

@@ -165,9 +165,10 @@ async function rsaKeyOf(bits: number): Promise<OwnKey> {
 }
 
 /**
- * Token refusals with the right status whose body `replace` makes no OAuth error body: only the
- * error-body rules break (ENC-RESPONSE-JSON too unless `json`: then it is still JSON), never the
- * rule that asked for the refusal, which was right.
+ * Token refusals with the right status whose body `replace` makes no OAuth error body, never
+ * breaking the rule that asked for the refusal, which was right. A body that is still JSON, or
+ * none (`json`), breaks the error-body rules alone; content that is not JSON, ENC-RESPONSE-JSON
+ * alone (L102: responses are JSON): no member of the error body can be read from it.
  */
 function withoutErrorBody(
   name: string,
@@ -176,9 +177,11 @@ function withoutErrorBody(
 ): Deviation {
   return {
     name,
-    cite: 'L56-61, L149: a failure returns the OAuth error body (error, error_description)',
+    cite: json
+      ? 'L56-61, L149: a failure returns the OAuth error body (error, error_description)'
+      : 'L102: responses are JSON unless stated (the error body is then not there to read)',
     checks: REFUSALS,
-    breaks: ['ERR-OAUTH-BODY', 'TOK-ERROR-BODY', ...(json ? [] : ['ENC-RESPONSE-JSON'])],
+    breaks: json ? ['ERR-OAUTH-BODY', 'TOK-ERROR-BODY'] : ['ENC-RESPONSE-JSON'],
     rewrite: {
       answer(asked, answer) {
         if (!tokenError(asked.url.pathname, answer)) return false;
@@ -266,7 +269,8 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
     },
   },
   // A front proxy (nginx, a WAF) that answers the token endpoint's refusals with a page of its
-  // own: the status kept, the body an HTML page.
+  // own: the status kept, the body an HTML page. ENC-RESPONSE-JSON alone (before, the error-body
+  // rules too: two blames for one cause; test/providers/html-error-bodies.test.ts).
   withoutErrorBody("token errors with the right status and a front proxy's HTML page for a body", (answer) => {
     answer.head = new Map([['content-type', ['text/html']]]);
     answer.body = Buffer.from(

@@ -114,11 +114,21 @@ describe('passive judging of token exchanges', () => {
     const good = judgeExchange(token(code, 400, { error: 'invalid_grant', error_description: 'no' }), createFlows());
     expect(failed(good)).toEqual([]);
     expect(passed(good)).toContain('ERR-OAUTH-BODY');
+    // An HTML page is no JSON: ENC-RESPONSE-JSON's, its members not judged (one cause, one blame);
+    // its label warns the should on the exact label beside it, as for any answer with a body.
     const html = judgeExchange(
       token(code, 400, '<html>bad</html>', { 'content-type': 'text/html', 'cache-control': 'no-store' }),
       createFlows(),
     );
-    expect(failed(html)).toContain('ERR-OAUTH-BODY');
+    expect(failed(html)).toEqual(['ENC-JSON-CONTENT-TYPE', 'ENC-RESPONSE-JSON']);
+    // The same page labelled JSON is no more JSON: the body breaks the sentence, once, not the label.
+    const mislabelled = judgeExchange(
+      token(code, 400, '<html>bad</html>', { 'content-type': 'application/json', 'cache-control': 'no-store' }),
+      createFlows(),
+    );
+    expect(failed(mislabelled)).toEqual(['ENC-RESPONSE-JSON']);
+    const shapeless = judgeExchange(token(code, 400, { message: 'no' }), createFlows());
+    expect(failed(shapeless)).toEqual(['ERR-OAUTH-BODY', 'TOK-ERROR-BODY']);
     const odd = judgeExchange(token(code, 400, { error: 'nope', error_description: 'x' }), createFlows());
     expect(failed(odd)).toEqual(['ERR-TOKEN-STANDARD-CODES']);
   });
