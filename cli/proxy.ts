@@ -21,6 +21,7 @@ import { createTally, proxyReport } from '../suites/proxy/tally.js';
 import { exitCodeOf } from '../suites/runner/report.js';
 import { createRedactor, LEARN_BODY_LIMIT } from '../suites/runner/redact.js';
 import type { Observed } from '../suites/proxy/flows.js';
+import { basePathOf } from '../suites/proxy/urls.js';
 import { isLoopback } from '../simulator/adapters/node.js';
 import { UsageError } from './errors.js';
 import { untilSignal } from './signals.js';
@@ -132,7 +133,7 @@ export async function executeProxy(flags: ProxyFlags, io: ProxyIo): Promise<numb
   const reports = flags.report === undefined ? [] : parseReportSpecs(flags.report);
   await checkReportTargets(reports);
 
-  const flows = createFlows({ release });
+  const flows = createFlows({ release, basePath: basePathOf(target) });
   // What the traffic carries (tokens, codes) is masked wherever a provider quotes it back, as in a run.
   const redactor = createRedactor([], [target.href]);
   const tally = createTally(redactor);

@@ -87,7 +87,8 @@ export interface Flows {
   /** Codes and tokens by kind and digest: the scope they may carry at most (scopes.ts). */
   scopes: Remembered<Ceiling>;
   /**
-   * Pages the client was told of (path and query): Link targets forwarded (`link`), and the request
+   * Pages the client was told of (path and query, urls.ts pageKey): Link targets forwarded, as
+   * written and without the target's prefix (`link`), and the request
    * at the page an x-next-page or x-prev-page named (`number`); and the paths answered as pages,
    * listings (judge.ts).
    */
@@ -103,6 +104,8 @@ export interface Flows {
   discovery?: { grantTypes?: string[]; responseTypes?: string[] };
   /** The release the target is held to: release windows of the tables (keyset rows) are read at it. */
   release: string;
+  /** The target's path prefix (urls.ts basePathOf): its links are read in the client's URL space without it. */
+  basePath: string;
 }
 
 /**

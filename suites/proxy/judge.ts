@@ -30,6 +30,7 @@ import { paginationOnly, parseLinkHeader, numberHeader } from '../pagination/lin
 import { expectKeepsParams } from '../pagination/traverse.js';
 import { expectEmptyEnd, expectNoOffsetHeaders } from '../pagination/keyset-checks.js';
 import { digest, remembered, type Flows, type Observed } from './flows.js';
+import { linkedKeys, pageKey } from './urls.js';
 
 export type { Flows, Observed } from './flows.js';
 import { AUTHORIZE_DEVICE_PATH } from '../device/flow.js';
@@ -79,10 +80,12 @@ const MAX_WAIT_WATCHED_MS = 3600 * 1000;
 export function createFlows({
   max = MAX_FLOW_ENTRIES,
   release = profiles().defaults.release,
-}: { max?: number; release?: string } = {}): Flows {
+  basePath = '',
+}: { max?: number; release?: string; basePath?: string } = {}): Flows {
   const { authorizationCodeLifetime, accessTokenLifetime, deviceCodeLifetime } = limits();
   return {
     release,
+    basePath,
     // A code cannot be exchanged after its lifetime: a reuse later is judged by expiry, not here.
     codes: remembered(authorizationCodeLifetime * 1000, max),
     deviceCodes: remembered(limits().deviceCodeLifetime * 1000, max),
@@ -464,7 +467,7 @@ function notePage(ex: Observed, url: URL, res: HttpResponse, flows: Flows, clien
   const page = url.searchParams.get('page');
   const paging = (page !== null && page !== '1') || KEYSET_PARAMS.some((p) => url.searchParams.has(p));
   // Before this answer's own links are remembered (rel=last may name the request itself).
-  const told = flows.linked.get(digest(url.pathname + url.search), ex.at);
+  const told = flows.linked.get(pageKey(url), ex.at);
   const link = res.status === 200 ? res.headers.get('link') : null;
   const links = link !== null ? parseLinkHeader(link) : null;
   const listing = res.status === 200 && (links !== null || res.headers.get('x-page') !== null);
@@ -475,8 +478,7 @@ function notePage(ex: Observed, url: URL, res: HttpResponse, flows: Flows, clien
   for (const targets of Object.values(links ?? {}))
     for (const target of targets ?? []) {
       try {
-        const linked = new URL(target, url);
-        flows.linked.set(digest(linked.pathname + linked.search), ex.at, 'link');
+        for (const key of linkedKeys(target, url, flows.basePath)) flows.linked.set(key, ex.at, 'link');
       } catch {
         // A malformed Link target leads nowhere: PAG-LINK-HEADER judges the header.
       }
@@ -488,7 +490,7 @@ function notePage(ex: Observed, url: URL, res: HttpResponse, flows: Flows, clien
     if (!number || !/^\d+$/.test(number)) continue;
     const next = new URL(url);
     next.searchParams.set('page', number);
-    const key = digest(next.pathname + next.search);
+    const key = pageKey(next);
     if (!flows.linked.get(key, ex.at)) flows.linked.set(key, ex.at, 'number');
   }
 }
@@ -607,7 +609,7 @@ export function judgeExchange(observed: Observed, flows: Flows, client?: ClientS
   if (ex.method === 'OPTIONS') return judgeWith((t) => judgePreflight(t, ex, res, path));
   const bearer = bearerOf(ex, url);
   // Before this answer's own links are noted (rel=first may name the request itself).
-  const followed = flows.linked.get(digest(url.pathname + url.search), ex.at) === 'link';
+  const followed = flows.linked.get(pageKey(url), ex.at) === 'link';
   if (ex.method === 'GET') notePage(ex, url, res, flows, client);
   const shape = ex.status < 500 && ex.responseBody ? judgeWith((t) => judgeShape(t, ex.method, res)) : [];
   return [

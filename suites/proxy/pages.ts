@@ -15,7 +15,8 @@ import {
   expectOrderingRefused,
   expectRowsOnceInOrder,
 } from '../pagination/keyset-checks.js';
-import { digest, type Flows, type KeysetLast, type Observed } from './flows.js';
+import type { Flows, KeysetLast, Observed } from './flows.js';
+import { linkedKeys, pageKey } from './urls.js';
 import { judgeWith, type Verdict } from './recorder.js';
 
 /** A remembered order key longer than this is not kept (a target chooses it): that page is not judged. */
@@ -109,7 +110,7 @@ function judgeRows(ex: Observed, url: URL, res: HttpResponse, flows: Flows): Ver
   const what = `GET ${url.pathname} (keyset)`;
   const order = askedOrder(url);
   const ordering = `${order.order_by} ${order.sort}`;
-  const before = flows.keysetLast.get(digest(url.pathname + url.search), ex.at);
+  const before = flows.keysetLast.get(pageKey(url), ex.at);
   // A link that changed the ordering is PAG-LINK-FOLLOW's: its page is not this walk's continuation.
   // A page over the cap is PAG-PER-PAGE-MAX's; the rows beyond it are not compared (bounded work).
   const walked = [...(before?.ordering === ordering ? [before.row] : []), ...items.slice(0, limits().perPageMax + 1)];
@@ -117,8 +118,10 @@ function judgeRows(ex: Observed, url: URL, res: HttpResponse, flows: Flows): Ver
   const next = parseLinkHeader(res.headers.get('link'))?.next?.[0];
   if (next === undefined) return verdicts; // a page of rows without next: the protocol check's
   let linked: URL;
+  let keys: string[];
   try {
     linked = new URL(next, url);
+    keys = linkedKeys(next, url, flows.basePath);
   } catch {
     return verdicts; // a malformed target leads nowhere: PAG-LINK-HEADER judges the header
   }
@@ -127,7 +130,7 @@ function judgeRows(ex: Observed, url: URL, res: HttpResponse, flows: Flows): Ver
   );
   verdicts.push(...judgeWith((t) => expectCursorAdded(t, linked.href, url.href, asked, `${what}: its rel=next link`)));
   const last = lastRow(items[items.length - 1], order);
-  if (last) flows.keysetLast.set(digest(linked.pathname + linked.search), ex.at, { ordering, row: last });
+  if (last) for (const key of keys) flows.keysetLast.set(key, ex.at, { ordering, row: last });
   return verdicts;
 }
 

@@ -23,6 +23,7 @@ import { untrustedCertificate } from '../target/tls.js';
 import { keptConnections } from '../target/kept-connections.js';
 import { inert } from '../diff/shape.js';
 import type { Observed } from './flows.js';
+import { basePathOf } from './urls.js';
 
 /** Bodies kept for judging, per direction: enough for any token or page answer. */
 export const DEFAULT_PROXY_BODY_BYTES = 1024 * 1024;
@@ -300,7 +301,7 @@ function crossSiteRefusal(
 
 export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
   const target = new URL(options.target);
-  const basePath = target.pathname.replace(/(?<!\/)\/+$/, '');
+  const basePath = basePathOf(target);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   // Kept alive as the run's are, guarded: an answer the target sends between two would otherwise be
   // handed to the next client's request on that connection (another client's tokens, perhaps).

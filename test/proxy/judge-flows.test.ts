@@ -369,6 +369,33 @@ describe('pages the client walked', () => {
       .map(([rel, page]) => `<http://127.0.0.1:1/api/v4/projects?page=${page}&per_page=2>; rel="${rel}"`)
       .join(', ');
 
+  it('behind a target path prefix, a Link written with it names the page asked with or without it', () => {
+    // `proxy --target https://idp.example/gitlab`: the client asks /api/v4/… of the proxy; the
+    // provider, mounted at /gitlab, writes its links at its own URL (GitLab's external_url).
+    const prefixed = (page: number) => ({
+      'x-page': String(page - 1),
+      link: `<https://idp.example/gitlab/api/v4/projects?page=${page}&per_page=2>; rel="next"`,
+    });
+    const behind = (...exchanges: Observed[]) => {
+      const flows = createFlows({ basePath: '/gitlab' });
+      const notes: ClientNote[] = [];
+      for (const ex of exchanges) judgeExchange(ex, flows, (n) => notes.push(n));
+      return notes.map((n) => n.habit);
+    };
+    // Its query taken onto the client's own base URL (gitbeaker), or the link asked as written.
+    expect(behind(answered('?per_page=2', prefixed(2)), answered('?page=2&per_page=2', prefixed(3)))).toEqual([]);
+    expect(
+      behind(
+        answered('?per_page=2', prefixed(2)),
+        answered('?page=2&per_page=2', prefixed(3), '/gitlab/api/v4/projects'),
+      ),
+    ).toEqual([]);
+    // A page no Link named is still built, behind the prefix as without it.
+    expect(behind(answered('?per_page=2', prefixed(2)), answered('?page=3&per_page=2', prefixed(4)))).toEqual([
+      'builds-page-urls',
+    ]);
+  });
+
   it('a first request straight to page 2, never told of, is built; page 1 asked explicitly is not', () => {
     expect(walk(answered('?page=2&per_page=2', { 'x-page': '2', link: link({ prev: 1, next: 3 }) }))).toEqual([
       'builds-page-urls',

@@ -163,6 +163,16 @@ describe('keyset pages after the page whose next link the proxy forwarded', () =
     expect(failed(judgeExchange(get(desc, 200, rows(1), {}, 2_000), flows))).toEqual([]);
   });
 
+  it('behind a target path prefix, a next link written with it leads to the page the client asks without it', () => {
+    // `proxy --target https://idp.example/gitlab`: the provider links /gitlab/api/v4/…, the client asks /api/v4/….
+    const flows = createFlows({ basePath: '/gitlab' });
+    const prefixed = (after: number) => ({ link: `<https://idp.example/gitlab${next(after)}>; rel="next"` });
+    judgeExchange(get(base, 200, rows(1, 2), prefixed(2)), flows);
+    expect(failed(judgeExchange(get(next(2), 200, rows(2, 3), prefixed(3), 2_000), flows))).toEqual([
+      'PAG-KEYSET-ROWS',
+    ]);
+  });
+
   it('a last row whose order key is long is not remembered (bounded memory)', () => {
     const flows = createFlows();
     const long = [{ id: 2, name: 'x'.repeat(10_000) }];

@@ -1,0 +1,35 @@
+/**
+ * The proxy's URL space and the target's. The proxy serves the target's paths under its own root
+ * (a request for /api/v4/projects goes to {--target}/api/v4/projects), so the client asks without
+ * the target's path prefix; a provider mounted under one (a relative URL root, `https://host/gitlab`)
+ * writes its own links with it. Pages are compared in the client's space: a link is taken there
+ * before it is remembered.
+ */
+import { digest } from './flows.js';
+
+/** The target's path prefix, no trailing slash (`` for a target at its root): what the proxy puts before each request target. */
+export function basePathOf(target: URL): string {
+  return target.pathname.replace(/(?<!\/)\/+$/, '');
+}
+
+/** The key a page is remembered by: a digest of its path and query as the client asks them. */
+export const pageKey = (url: URL): string => digest(url.pathname + url.search);
+
+/**
+ * The keys of a page a target's link names, read from the page at `from` (the client's request):
+ * the link as written and, when its path lies under the target's prefix `base`, without it. A
+ * client may ask either: the one that follows the link as written, and the one that takes the
+ * page onto its own base URL (gitbeaker keeps its endpoint and takes the link's query). The origin
+ * is not compared: a provider writes its links with its configured host, not the proxy's. Throws
+ * on a malformed link, as `new URL` does.
+ */
+export function linkedKeys(link: string, from: URL, base: string): string[] {
+  const url = new URL(link, from);
+  const keys = [pageKey(url)];
+  if (base !== '' && url.pathname.startsWith(`${base}/`)) {
+    const inClientSpace = new URL(url);
+    inClientSpace.pathname = url.pathname.slice(base.length);
+    keys.push(pageKey(inClientSpace));
+  }
+  return keys;
+}
