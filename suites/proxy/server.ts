@@ -23,7 +23,7 @@ import { untrustedCertificate } from '../target/tls.js';
 import { keptConnections } from '../target/kept-connections.js';
 import { inert } from '../diff/shape.js';
 import type { Observed } from './flows.js';
-import { basePathOf } from './urls.js';
+import { basePathOf, upstreamPath } from './urls.js';
 
 /** Bodies kept for judging, per direction: enough for any token or page answer. */
 export const DEFAULT_PROXY_BODY_BYTES = 1024 * 1024;
@@ -353,7 +353,7 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
         hostname: target.hostname,
         port: target.port,
         method: req.method,
-        path: basePath + req.url,
+        path: upstreamPath(basePath, req.url),
         headers: options.rewriteHost ? withHost(endToEnd(req.rawHeaders), target.host) : endToEnd(req.rawHeaders),
         setHost: false,
         agent,

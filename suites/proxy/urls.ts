@@ -12,6 +12,18 @@ export function basePathOf(target: URL): string {
   return target.pathname.replace(/(?<!\/)\/+$/, '');
 }
 
+/**
+ * The path the target is asked for a request target the client sent: under the prefix, unless it
+ * already is (a link the provider wrote with its prefix, followed as written, as python-gitlab
+ * follows `rel=next`: prefixing it again asked `/gitlab/gitlab/…`, a 404).
+ */
+export function upstreamPath(base: string, requestTarget: string): string {
+  const under =
+    base !== '' &&
+    (requestTarget === base || requestTarget.startsWith(`${base}/`) || requestTarget.startsWith(`${base}?`));
+  return under ? requestTarget : base + requestTarget;
+}
+
 /** The key a page is remembered by: a digest of its path and query as the client asks them. */
 export const pageKey = (url: URL): string => digest(url.pathname + url.search);
 

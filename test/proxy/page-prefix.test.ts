@@ -123,6 +123,24 @@ describe.each<Style>(['own-origin', 'path', 'as-asked'])('a provider under a pre
     expect(passed).toContain('PAG-KEYSET-ROWS');
   });
 
+  it.runIf(s === 'path')(
+    'a client that follows each Link as written (python-gitlab) reaches its pages through the proxy',
+    async () => {
+      const { habits, passed } = await habitsOf(`prefix-literal-${s}`, async (proxy) => {
+        let links = await get(proxy, 'pagination=keyset&per_page=1&order_by=id&sort=asc');
+        for (let i = 0; i < 2; i++) {
+          // The link as written, on the proxy's origin: a path under the prefix goes as it is.
+          const res = await fetch(new URL(links.next![0], proxy), { headers: { 'private-token': token } });
+          await res.text();
+          expect(res.status, links.next![0]).toBe(200);
+          links = parseLinkHeader(res.headers.get('link')) ?? {};
+        }
+      });
+      expect(habits).toEqual([]);
+      expect(passed).toContain('PAG-KEYSET-ROWS');
+    },
+  );
+
   it('a client that makes up the page behind the same prefix is still noted', async () => {
     const { habits } = await habitsOf(`prefix-builds-${s}`, async (proxy) => {
       await get(proxy, 'per_page=1');
