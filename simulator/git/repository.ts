@@ -58,10 +58,22 @@ const built = new Map<string, Promise<string>>();
 export function tempRoot(): string {
   if (!root) {
     root = mkdtempSync(join(tmpdir(), 'idp-sim-git-'));
-    const dir = root;
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    process.once('exit', removeTempRoot);
   }
   return root;
+}
+
+/**
+ * Remove the process's temporary directory now, every repository in it (the next Git request
+ * builds afresh). For a process that ends on a signal, where no exit handler runs: a vitest
+ * worker (test/setup/git-temp.ts).
+ */
+export function removeTempRoot(): void {
+  if (!root) return;
+  rmSync(root, { recursive: true, force: true });
+  process.off('exit', removeTempRoot);
+  root = undefined;
+  built.clear();
 }
 
 async function build(dir: string, seed: number, projectId: number): Promise<void> {
