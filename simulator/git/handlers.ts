@@ -84,6 +84,10 @@ function gitHandler(service: (ctx: Ctx) => 'git-upload-pack' | 'git-receive-pack
     };
     if (suffix === '/info/refs') return advertisement(request);
     if (!push) return httpBackend(request);
+    // Again now that the body is read: pushes sent together each passed the check above before
+    // any had set its estimate aside. Checked and set aside in one tick, the total stays under the
+    // bound plus one push however many come at once.
+    if (pushesFull(ctx.sim)) return text(413, fullMessage(ctx.sim));
     const room = reservePush(ctx.sim, project.id, estimate);
     // A push may move refs: forget the advertisements it could overtake, and those made meanwhile.
     forgetAdvertisements(root);

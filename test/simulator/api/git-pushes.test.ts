@@ -178,6 +178,40 @@ describe('a push of many refs and no pack is measured too', () => {
   });
 });
 
+describe('pushes sent together', () => {
+  it('are checked against the bound with what those under way set aside: one past it at most', async () => {
+    // Each push creates 25 refs (100 KiB set aside); the bound holds one and a half.
+    const s = await started({ gitPushedMaxBytes: 150_000 });
+    try {
+      const token = mint(s.sim, ['write_repository']);
+      const { stdout } = await run('git', ['ls-remote', s.remote(token), 'refs/heads/main'], { env: gitEnv() });
+      const head = stdout.split('\t')[0];
+      const push = (n: number) => {
+        const commands = Array.from({ length: 25 }, (_, i) =>
+          pkt(`${'0'.repeat(40)} ${head} refs/heads/together/${n}/${i}${i === 0 ? '\0report-status' : ''}\n`),
+        );
+        return fetch(`${s.served.url}/${PROJECT}.git/git-receive-pack`, {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${Buffer.from(`oauth2:${token}`).toString('base64')}`,
+            'content-type': 'application/x-git-receive-pack-request',
+            // Inflating waits for the thread pool: the pushes are under way together.
+            'content-encoding': 'gzip',
+          },
+          body: gzipSync(Buffer.concat([Buffer.from(`${commands.join('')}0000`, 'latin1'), emptyPack()])),
+        }).then(async (r) => (await r.arrayBuffer(), r.status));
+      };
+      const statuses = await Promise.all(Array.from({ length: 6 }, (_, n) => push(n)));
+      expect(statuses.filter((st) => st === 200).length).toBeLessThanOrEqual(2);
+      expect(statuses.filter((st) => st === 413).length).toBeGreaterThanOrEqual(4);
+      const after = await run('git', ['ls-remote', s.remote(token)], { env: gitEnv() });
+      expect(after.stdout.match(/refs\/heads\/together\//g)?.length ?? 0).toBeLessThanOrEqual(50);
+    } finally {
+      await s.served.close();
+    }
+  });
+});
+
 describe('a gzip push body is measured inflated', () => {
   it('answers 413 to one that inflates past the Git body limit, and nothing is stored', async () => {
     const s = await started();
