@@ -17,7 +17,7 @@ export default defineConfig({
     sequence: { sequencer: LongestFirst },
     // One Chromium per worker, closed when the worker stops (test/setup/one-chromium.ts).
     environment: './test/setup/worker-environment.ts',
-    setupFiles: ['test/setup/one-chromium.ts'],
+    setupFiles: ['test/setup/one-chromium.ts', 'test/setup/git-temp.ts'],
     projects: [
       { extends: true, test: { name: 'shared', include, exclude: needsIsolation, isolate: false } },
       { extends: true, test: { name: 'isolated', include: needsIsolation, isolate: true } },

@@ -39,6 +39,7 @@ import type {
 import { oauthGateOverrides, oauthHandlers, oauthMiddlewares, seedAccounts } from './oauth/index.js';
 import { apiHandlers, apiMiddlewares } from './api/index.js';
 import { gitBodyWelcome } from './git/handlers.js';
+import { releaseRepositories } from './git/storage.js';
 
 const handlers: Handlers = { ...oauthHandlers, ...apiHandlers };
 const middlewares: Middleware[] = [...apiMiddlewares, ...oauthMiddlewares];
@@ -71,7 +72,16 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     control: options.control ?? true,
     trustProxy: options.trustProxy ?? false,
     controlHosts: options.controlHosts,
+    gitPushedMaxBytes: gitPushedBound(options.gitPushedMaxBytes),
   };
+}
+
+/** A lower bound for pushes (tests), never a higher one: the spec's limit is the most. */
+function gitPushedBound(bytes: number | undefined): number | undefined {
+  if (bytes === undefined) return undefined;
+  if (!Number.isSafeInteger(bytes) || bytes < 0)
+    throw new RangeError('gitPushedMaxBytes must be a whole number of bytes');
+  return Math.min(bytes, limits().gitPushedMaxBytes);
 }
 
 /**
@@ -303,7 +313,9 @@ export function createSimulator(options: SimulatorOptions = {}): Sim {
       clock.reset();
       evictor.reset();
       seedAccounts(sim);
+      void releaseRepositories(sim).catch(() => {}); // the process's exit removes what stays
     },
+    close: () => releaseRepositories(sim),
   };
   seedAccounts(sim);
   return sim;

@@ -71,6 +71,8 @@ export interface SimulatorOptions {
   controlHosts?: string[];
   /** Clock: frozen, or starting at a given epoch-ms. */
   clock?: { start?: number; frozen?: boolean };
+  /** Bytes pushes may leave in its repositories (LIM-GIT-PUSHES-BOUNDED): lower only, the limit is the most. */
+  gitPushedMaxBytes?: number;
 }
 
 export interface ResolvedOptions {
@@ -85,6 +87,8 @@ export interface ResolvedOptions {
   control: boolean;
   trustProxy: boolean;
   controlHosts?: string[];
+  /** A bound lower than limits.gitPushedMaxBytes (tests); unset, the limit. */
+  gitPushedMaxBytes?: number;
 }
 
 export interface Sim {
@@ -115,8 +119,10 @@ export interface Sim {
    * where no middleware or handler waits (the Node adapter then writes it in the same tick).
    */
   answer(request: SimRequest): Answer | Promise<Answer>;
-  /** Back to the state right after start (seeded accounts and data, clock offset 0). */
+  /** Back to the state right after start (seeded accounts and data, clock offset 0; what pushes stored goes). */
   reset(): void;
+  /** Remove what the simulator keeps on disk (its repositories); a later Git request starts afresh. */
+  close(): Promise<void>;
 }
 
 export type ParsedBody =

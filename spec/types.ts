@@ -122,6 +122,7 @@ export interface Limits {
   usersKeysetEnforcedAbove: number;
   requestBodyMaxBytes: number;
   gitRequestBodyMaxBytes: number;
+  gitPushedMaxBytes: number;
   responseHeaderMaxBytes: number;
   authFailuresMax: number;
   authFailureWindowSeconds: number;

@@ -470,11 +470,12 @@ export async function serve(
   return {
     url,
     server,
+    // The simulator's repositories go with the server (sim.close): `simulate`'s exit and tests.
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
         for (const socket of sockets) socket.destroy();
-      }),
+      }).then(() => sim.close()),
   };
 }

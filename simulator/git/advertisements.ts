@@ -15,6 +15,17 @@ interface Kept {
 /** Repository root → request key → its advertisement (a promise: concurrent askers share one process). */
 const kept = new Map<string, Map<string, Promise<Kept>>>();
 
+/**
+ * Keys kept per repository. A key holds what the client sends (the query, the Git-Protocol
+ * header): a client sending a new value each time made a new entry each time, without end. Git
+ * clients send a few (two services, two protocol versions, a user or two); past this the table
+ * starts again.
+ */
+export const KEYS_PER_REPOSITORY = 16;
+
+/** How many advertisements are kept for this repository (tests read the bound). */
+export const keptAdvertisements = (root: string): number => kept.get(root)?.size ?? 0;
+
 /** A receive-pack request may move refs: the next advertisement asks git again. */
 export function forgetAdvertisements(root: string): void {
   kept.delete(root);
@@ -35,6 +46,7 @@ export async function advertisement(request: CgiRequest): Promise<Response> {
   if (!byKey) kept.set(request.projectRoot, (byKey = new Map<string, Promise<Kept>>()));
   let pending = byKey.get(key);
   if (!pending) {
+    if (byKey.size >= KEYS_PER_REPOSITORY) byKey.clear();
     pending = keep(request);
     byKey.set(key, pending);
     // A failed backend (500) is not kept: the next request tries again.
