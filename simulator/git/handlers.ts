@@ -61,8 +61,10 @@ function gitHandler(service: (ctx: Ctx) => 'git-upload-pack' | 'git-receive-pack
       return text(403, `HTTP Basic: Access denied. The token needs one of the scopes ${needed.join(', ')}.\n`);
     }
     // LIM-GIT-PUSHES-BOUNDED: a full simulator refuses a push at its first request, whose answer
-    // a git client shows (`remote: ...`), and at its POST (a client that skipped the first).
-    if (wanted === 'git-receive-pack' && pushesFull(ctx.sim)) return text(413, fullMessage(ctx.sim));
+    // a git client shows (`remote: ...`), and at its POST (a client that skipped the first). 403,
+    // not 413: the refusal is the simulator's full store, not this request's content (RFC 9110
+    // §15.5.4, §15.5.14), and the first request is a GET with none.
+    if (wanted === 'git-receive-pack' && pushesFull(ctx.sim)) return text(403, fullMessage(ctx.sim));
     const root = await servedRoot(ctx.sim, project.id);
     const sent = ctx.method === 'POST' ? Buffer.from(await ctx.request.arrayBuffer()) : Buffer.alloc(0);
     const push = suffix === '/git-receive-pack';
@@ -87,7 +89,7 @@ function gitHandler(service: (ctx: Ctx) => 'git-upload-pack' | 'git-receive-pack
     // Again now that the body is read: pushes sent together each passed the check above before
     // any had set its estimate aside. Checked and set aside in one tick, the total stays under the
     // bound plus one push however many come at once.
-    if (pushesFull(ctx.sim)) return text(413, fullMessage(ctx.sim));
+    if (pushesFull(ctx.sim)) return text(403, fullMessage(ctx.sim));
     const room = reservePush(ctx.sim, project.id, estimate);
     // A push may move refs: forget the advertisements it could overtake, and those made meanwhile.
     forgetAdvertisements(root);

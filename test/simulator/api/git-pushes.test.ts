@@ -103,11 +103,11 @@ describe('what pushes leave on disk (LIM-GIT-PUSHES-BOUNDED)', () => {
     expect(stdout).toMatch(/\trefs\/heads\/pushed$/m);
   });
 
-  it('answers 413 text/plain at the push advertisement and at the receive-pack POST when full', async () => {
+  it('answers 403 text/plain at the push advertisement and at the receive-pack POST when full', async () => {
     const basic = `Basic ${Buffer.from(`oauth2:${mint(s.sim, ['write_repository'])}`).toString('base64')}`;
     const base = `${s.served.url}/${PROJECT}.git`;
     const ad = await fetch(`${base}/info/refs?service=git-receive-pack`, { headers: { authorization: basic } });
-    expect(ad.status).toBe(413);
+    expect(ad.status).toBe(403);
     expect(ad.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(await ad.text()).toMatch(/Reset the simulator/);
     const post = await fetch(`${base}/git-receive-pack`, {
@@ -115,7 +115,7 @@ describe('what pushes leave on disk (LIM-GIT-PUSHES-BOUNDED)', () => {
       headers: { authorization: basic, 'content-type': 'application/x-git-receive-pack-request' },
       body: '0000',
     });
-    expect(post.status).toBe(413);
+    expect(post.status).toBe(403);
     // A fetch is no push: served.
     const read = await fetch(`${base}/info/refs?service=git-upload-pack`, { headers: { authorization: basic } });
     expect(read.status).toBe(200);
@@ -203,7 +203,7 @@ describe('pushes sent together', () => {
       };
       const statuses = await Promise.all(Array.from({ length: 6 }, (_, n) => push(n)));
       expect(statuses.filter((st) => st === 200).length).toBeLessThanOrEqual(2);
-      expect(statuses.filter((st) => st === 413).length).toBeGreaterThanOrEqual(4);
+      expect(statuses.filter((st) => st === 403).length).toBeGreaterThanOrEqual(4);
       const after = await run('git', ['ls-remote', s.remote(token)], { env: gitEnv() });
       expect(after.stdout.match(/refs\/heads\/together\//g)?.length ?? 0).toBeLessThanOrEqual(50);
     } finally {
