@@ -31,10 +31,10 @@ export class CheckFailure extends Error {
 }
 
 /**
- * An answer past the harness's limits (--max-body, the header bound): one cause, said once per
- * endpoint (the method and path of `url`, and `grant` at the token endpoint) by the first check
- * that meets it, failed only where that check is about the endpoint's own answer, else errored
- * (session.ts oversized); the later checks that meet it there are untested.
+ * An answer past the harness's limits (--max-body, the header bound, JSON nested past
+ * MAX_JSON_DEPTH): one cause, said once per endpoint (the method and path of `url`, and `grant` at
+ * the token endpoint), failed only by the check about the endpoint's own answer, else errored by
+ * the first check that meets it (session.ts oversized); the later checks that meet it are untested.
  */
 export class OversizedAnswer extends CheckFailure {
   override name = 'OversizedAnswer';

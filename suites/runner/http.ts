@@ -166,13 +166,17 @@ export function createHttp(
     record.response = { status: response.status, headers: responseHeaders, ...(text ? { body: text } : {}) };
     redactor.learn(record);
     recorder.add(record);
-    // Refused here, for every check alike: nothing downstream (schemas, comparisons, redaction) walks it.
+    const grant = formGrant(raw.body);
+    // Refused here, for every check alike: nothing downstream (schemas, comparisons, redaction) walks
+    // it. Past the harness's limits as an answer past --max-body is, and said as one (review 28).
     if (tooDeep(text, response.headers.get('content-type') ?? ''))
-      throw new CheckFailure(
+      throw new OversizedAnswer(
         `${raw.method} ${redactor.url(display)} answered ${response.status} with JSON nested deeper than ${MAX_JSON_DEPTH} levels, the most the harness reads`,
+        raw.method,
+        raw.url,
+        grant ?? undefined,
       );
     let parsed: { ok: true; value: unknown } | { ok: false } | undefined;
-    const grant = formGrant(raw.body);
     const result: HttpResponse = {
       status: response.status,
       headers: response.headers,

@@ -1104,17 +1104,29 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     };
   };
   /**
-   * One cause, one blame: an answer past the harness's limits is judged once per endpoint (and
-   * grant, at the token endpoint), by the first check that meets it there, and every later check
-   * that meets it is untested, saying who reported it. No sentence of the source bounds an answer's
-   * size, so a rule is failed only where the check is about that endpoint's answer itself: the
-   * endpoint's own rule (CORE_ENDPOINTS; the token endpoint's is the code exchange's) among the
-   * check's rules. Anywhere else the answer the check needed was not read: errored, no rule
-   * blamed (before, a refresh or userinfo answer failed GRANT-CODE-PARAMS or every rule of
-   * whichever check met it first, a revocation check's among them).
+   * One cause, one blame: an answer past the harness's limits (--max-body, the header bound, JSON
+   * nested past MAX_JSON_DEPTH) is judged once per endpoint (and grant, at the token endpoint). No
+   * sentence of the source bounds an answer, so a rule is failed only by the check about that
+   * endpoint's answer itself: the endpoint's own rule (CORE_ENDPOINTS, NEEDED_ENDPOINTS; the token
+   * endpoint's is the code exchange's) among the check's rules, once, wherever that check runs. The
+   * first other check that meets it is errored, no rule blamed (the answer it needed was not read),
+   * and every later one is untested, saying who reported it (before, a refresh or userinfo answer
+   * failed GRANT-CODE-PARAMS or every rule of whichever check met it first, a revocation check's
+   * among them; a userinfo answer too deep, 24 must rules, review 28).
    */
   const oversizedAt = (e: OversizedAnswer) => endpointAt(e.method, e.url);
   const oversizedKey = (e: OversizedAnswer) => `oversized ${oversizedAt(e)}${e.grant ? ` ${e.grant}` : ''}`;
+  /** The rule of the endpoint `error` is at, when `check` is about that answer. */
+  const ownRuleOf = (check: Check, error: OversizedAnswer) => {
+    const owner = [...CORE_ENDPOINTS, ...NEEDED_ENDPOINTS].find(
+      (e) => e.method === error.method && atEndpoint(error.url, e.path),
+    );
+    const own =
+      owner &&
+      check.rules.includes(owner.rule) &&
+      (owner.capability !== 'tokenEndpoint' || error.grant === undefined || error.grant === 'authorization_code');
+    return own ? owner.rule : undefined;
+  };
   const oversized = (
     check: Check,
     error: OversizedAnswer,
@@ -1125,6 +1137,14 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     const where = oversizedAt(error);
     const key = oversizedKey(error);
     const saidBy = premisesSaid.get(key);
+    const rule = ownRuleOf(check, error);
+    const message = `${error.message}; the later checks that meet it at ${where} are untested`;
+    // Blamed once, by the check about the answer, even after another check erred on it.
+    if (rule !== undefined && !premisesSaid.has(`${key} blamed`)) {
+      premisesSaid.set(`${key} blamed`, check.id);
+      if (saidBy === undefined) premisesSaid.set(key, check.id);
+      return failed(check, [new CheckFailure(message, { rules: [rule] })], 0, done, evidenceFields);
+    }
     if (saidBy !== undefined)
       return done('skipped', {
         message: redactor.text(
@@ -1132,14 +1152,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         ),
       });
     premisesSaid.set(key, check.id);
-    const owner = CORE_ENDPOINTS.find((e) => e.method === error.method && atEndpoint(error.url, e.path));
-    const ownAnswer =
-      owner &&
-      check.rules.includes(owner.rule) &&
-      (owner.capability !== 'tokenEndpoint' || error.grant === undefined || error.grant === 'authorization_code');
-    const message = `${error.message}; the later checks that meet it at ${where} are untested`;
-    if (!ownAnswer) return errored(`the answer was too large to read, so nothing was seen: ${message}`);
-    return failed(check, [new CheckFailure(message, { rules: [owner.rule] })], 0, done, evidenceFields);
+    return errored(`the answer was too large to read, so nothing was seen: ${message}`);
   };
   /**
    * The rules a pass proves: those its assertions named. An assertion naming none speaks for the

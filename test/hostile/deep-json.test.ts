@@ -1,7 +1,8 @@
 /**
  * A target's JSON nested 4,000 levels (8 KB) used to end the run with a RangeError in the
- * redaction (exit 70, no report). Now the check that received it fails with the reason, and every
- * walk over target data (redaction, learning secrets, rendering) survives it.
+ * redaction (exit 70, no report). Now it is past what the harness reads, said as an answer past
+ * --max-body is (once per endpoint, failing only the check about that answer), and every walk over
+ * target data (redaction, learning secrets, rendering) survives it.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ import type { Report } from '../../suites/report/model.js';
 import { redact, redactBody } from '../../suites/report/redact.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import { SECRETS, fixtureReport, leakedSecrets } from '../reporters/fixture.js';
+import { allChecks } from '../../suites/index.js';
 import { runCli, simulatorWith } from '../suites/loopback.js';
 
 const DEPTH = 4000;
@@ -101,23 +103,37 @@ describe('walks over a 4,000-deep body', () => {
 });
 
 describe('a target answering /api/v4/user with JSON nested 4,000 levels', () => {
-  it('fails the checks that read it, with the reason, and writes its report', async () => {
+  it('fails ENC-API-PREFIX alone, in the check about that answer; the first other check that met it errs, the rest are untested', async () => {
     const served = await simulatorWith((req, res) => {
-      if (!req.url?.startsWith('/api/v4/user') || !req.headers.authorization) return false;
+      // Whatever the credential: the OAuth token (the token oracle), the personal access token.
+      if (!req.url?.startsWith('/api/v4/user')) return false;
       req.resume();
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(deepWithSecret);
       return true;
     });
     const file = join(mkdtempSync(join(tmpdir(), 'idp-deep-')), 'report.json');
+    // The tokens checks meet it through the token oracle before versioning.api-prefix runs.
+    const checks = allChecks().filter((c) => c.suite === 'tokens' || c.id === 'versioning.api-prefix');
     try {
-      const r = await runCli({ target: served.url, suite: 'tokens', runs: '2', report: `json=${file}` });
+      const r = await runCli({ target: served.url, runs: '2', report: `json=${file}` }, { checks });
       expect(r.err).not.toMatch(/RangeError|internal error/);
-      expect(r.code).toBe(1);
       const report = JSON.parse(readFileSync(file, 'utf8')) as Report;
-      const failed = report.checks.filter((c) => c.status === 'failed');
-      expect(failed.length).toBeGreaterThan(0);
-      expect(failed.some((c) => c.message?.includes(`nested deeper than ${MAX_JSON_DEPTH} levels`))).toBe(true);
+      const why = report.checks.map((c) => `${c.status} ${c.id}: ${c.message ?? ''}`).join('\n');
+      const tooDeepThere = `/api/v4/user answered 200 with JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
+      // Before (review 28), each check that met it failed every rule it holds.
+      const blamed = report.checks.filter((c) => c.status === 'failed' || c.status === 'warned');
+      expect(
+        blamed.map((c) => [c.id, c.broken]),
+        why,
+      ).toEqual([['versioning.api-prefix', ['ENC-API-PREFIX']]]);
+      const errored = report.checks.filter((c) => c.status === 'errored');
+      expect(errored, why).toHaveLength(1);
+      expect(errored[0].message, why).toContain(tooDeepThere);
+      const untested = report.checks.filter((c) => c.status === 'skipped');
+      expect(untested.length, why).toBeGreaterThan(0);
+      for (const c of untested) expect(c.message, why).toContain(`(${errored[0].id} reports it, once)`);
+      expect(r.code, why).toBe(1);
       expect(readFileSync(file, 'utf8')).not.toContain(SECRETS.accessToken);
     } finally {
       await served.close();

@@ -27,6 +27,7 @@ import {
 } from './loopback.js';
 
 import { checks as tokenChecks } from '../../suites/tokens/index.js';
+import { allChecks } from '../../suites/index.js';
 import { executeRun } from '../../cli/run.js';
 import type { Report } from '../../suites/report/model.js';
 import { verdict } from '../../suites/report/verdict.js';
@@ -248,6 +249,31 @@ describe('bounded memory against hostile bodies', () => {
     expect(json.checks[0].broken ?? []).toEqual([]);
     expect(json.checks[0].message).toMatch(/too large to read/);
     expect(r.code, r.err).toBe(2);
+  });
+
+  it('an oversized userinfo answer fails OIDC-USERINFO in oidc.userinfo once, though a revocation check met it first and erred (review 28)', async () => {
+    const userinfo = (req: { url?: string; method?: string; headers: Record<string, unknown> }) =>
+      req.method === 'GET' && req.url === '/oauth/userinfo' && req.headers.authorization !== undefined;
+    const { url } = await started(simulatorWith((req, res) => userinfo(req) && (shortBody(2 ** 31)(req, res), true)));
+    const report = join(dir, 'oversized-userinfo.json');
+    const ids = ['tokens.revoke-access-token', 'oidc.userinfo', 'oidc.userinfo-requires-openid'];
+    const r = await runCli(
+      { target: url, seed: '3', maxBody: '1M', report: `json=${report}` },
+      { checks: allChecks().filter((c) => ids.includes(c.id)) },
+    );
+    const json = JSON.parse(readFileSync(report, 'utf8')) as Report;
+    const why = json.checks.map((c) => `${c.status} ${c.id}: ${c.message}`).join('\n');
+    // Before, oidc.userinfo was untested: the first check to meet the answer said it, errored.
+    expect(
+      json.checks.map((c) => [c.id, c.status, c.broken ?? []]),
+      why,
+    ).toEqual([
+      ['tokens.revoke-access-token', 'errored', []],
+      ['oidc.userinfo', 'failed', ['OIDC-USERINFO']],
+      ['oidc.userinfo-requires-openid', 'skipped', []],
+    ]);
+    expect(json.checks[2].message, why).toMatch(/\(tokens\.revoke-access-token reports it, once\)$/);
+    expect(r.code, r.err).toBe(1);
   });
 
   it('a body shorter than announced, under the cap, ends at the request timeout as an errored check', async () => {
