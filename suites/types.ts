@@ -88,6 +88,20 @@ export interface Capabilities {
    */
   passwordRefused?: string;
   /**
+   * The password grant asked with HTTP Basic client credentials at start-up was refused with
+   * invalid_client (its status and code), and taken without client authentication: the provider
+   * refuses HTTP Basic, not the grant. AUTH-CLIENT-BASIC is judged on it once
+   * (grants.password-response); the other password checks authenticate no client.
+   */
+  clientBasicRefused?: string;
+  /**
+   * The applications whose client_secret in the form body the token endpoint refused at start-up
+   * with invalid_client while it took the same credentials by HTTP Basic (Okta's
+   * client_secret_basic clients): what it answered. AUTH-CLIENT-BODY is judged on it once
+   * (grants.token-response-fields); every other token request of theirs authenticates by Basic.
+   */
+  clientBodyRefused?: Partial<Record<AppRole, string>>;
+  /**
    * The device grant, declared available in the config, was refused to the configured application
    * at start-up (a 4xx other than absence): its status and error code. The premise of the device
    * checks, reported once (DEVICE_PREMISE).
@@ -106,6 +120,8 @@ export type Capability = Exclude<
   | 'introspectionPath'
   | 'introspectionAway'
   | 'passwordRefused'
+  | 'clientBasicRefused'
+  | 'clientBodyRefused'
   | 'deviceRefused'
   | 'restApiDown'
   | 'restPatRefused'

@@ -10,6 +10,7 @@ import {
   exchangeCode,
   expectAccessAlive,
   expectAccessDead,
+  expectClientTaken,
   expectOAuthError,
   expectExchangeOk,
   heldScopes,
@@ -76,12 +77,14 @@ export const codeChecks: Check[] = [
         if (redirectUri === registered.href) return;
         const code = await authorizeCode(t, 'confidential', {});
         const res = await exchangeCode(t, 'confidential', code, { redirect_uri: redirectUri });
+        const what = `code exchange with redirect_uri ${mutation === 'missing' ? 'missing' : `changed (${mutation})`}`;
+        expectClientTaken(t, res, 'confidential', what);
         // A missing redirect_uri is a missing required parameter: invalid_request (RFC 6749 §5.2) is as right as invalid_grant.
         expectOAuthError(
           t,
           res,
           { status: 400, error: mutation === 'missing' ? ['invalid_grant', 'invalid_request'] : 'invalid_grant' },
-          `code exchange with redirect_uri ${mutation === 'missing' ? 'missing' : `changed (${mutation})`}`,
+          what,
         );
       });
     },
@@ -94,6 +97,7 @@ export const codeChecks: Check[] = [
     async run(t: CheckContext) {
       await t.property(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 80 }), async (code) => {
         const res = await exchangeCode(t, 'confidential', code);
+        expectClientTaken(t, res, 'confidential', 'code exchange with a code never issued');
         expectOAuthError(
           t,
           res,
@@ -119,6 +123,7 @@ export const codeChecks: Check[] = [
         t.skip('needs a second confidential application (applications.limited)');
       const code = await authorizeCode(t, 'confidential', {});
       const res = await exchangeCode(t, 'limited', code, { redirect_uri: t.oauth.app('confidential').redirectUri });
+      expectClientTaken(t, res, 'limited', 'code exchange by an application the code was not issued to');
       expectOAuthError(
         t,
         res,

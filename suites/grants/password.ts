@@ -20,11 +20,19 @@ const CONTROL_USERS = '/-/simulator/users';
 /** Wrong passwords sent for the configured user in one run: below any provider's lockout. */
 const WRONG_PASSWORDS_FOR_USER = 5;
 
-/** A password grant for explicit credentials, client authenticated with HTTP Basic when the config has a confidential app. */
+/**
+ * How the password checks authenticate the client: HTTP Basic when the config has a confidential
+ * application, none where the start-up found Basic refused and the grant taken without it
+ * (AUTH-CLIENT-BASIC's, judged once by grants.password-response).
+ */
+const passwordAuth = (t: CheckContext) =>
+  t.config.applications?.confidential && t.caps.clientBasicRefused === undefined ? 'basic' : 'none';
+
+/** A password grant for explicit credentials, the client authenticated as passwordAuth says. */
 function passwordGrant(t: CheckContext, username: string, password: string) {
   return t.oauth.tokenRequest(
     { grant_type: 'password', username, password },
-    { app: 'confidential', auth: t.config.applications?.confidential ? 'basic' : 'none' },
+    { app: 'confidential', auth: passwordAuth(t) },
   );
 }
 
@@ -48,11 +56,28 @@ export const passwordChecks: Check[] = [
     async run(t: CheckContext) {
       // Refused without client authentication too (start-up), the grant is refused, not HTTP Basic.
       const refused = t.caps.passwordRefused;
+      const basicRefused = t.caps.clientBasicRefused;
+      if (basicRefused) {
+        // Refused invalid_client to HTTP Basic and taken without client authentication (start-up):
+        // the source's HTTP Basic client authentication is what fails, once; the grant's response
+        // is judged on the request the provider takes.
+        const viaBasic = await t.oauth.password({ auth: 'basic' });
+        const said = jsonObject(viaBasic);
+        t.soft(
+          viaBasic.status === 200 && typeof said?.access_token === 'string',
+          `password grant with HTTP Basic client credentials: refused (at start-up too: ${basicRefused}), while the grant without client authentication is taken`,
+          broke(['AUTH-CLIENT-BASIC'], { status: viaBasic.status, error: said?.error ?? null }),
+        );
+      }
       const body = expectTokenOk(
         t,
-        await t.oauth.password({ auth: 'basic' }),
-        `password grant with HTTP Basic client credentials${refused ? ` (refused without client authentication too: ${refused})` : ''}`,
-        refused ? [PASSWORD_PREMISE.rule] : ['GRANT-PASSWORD-PARAMS', 'GRANT-PASSWORD-BASIC-AUTH', 'AUTH-CLIENT-BASIC'],
+        await t.oauth.password({ auth: basicRefused ? 'none' : 'basic' }),
+        `password grant ${basicRefused ? 'without client authentication' : 'with HTTP Basic client credentials'}${refused ? ` (refused without client authentication too: ${refused})` : ''}`,
+        refused
+          ? [PASSWORD_PREMISE.rule]
+          : basicRefused
+            ? ['GRANT-PASSWORD-PARAMS']
+            : ['GRANT-PASSWORD-PARAMS', 'GRANT-PASSWORD-BASIC-AUTH', 'AUTH-CLIENT-BASIC'],
       );
       expectTokenFields(t, body, 'password', 'password grant');
       // No scope was requested: what token info, introspection or the response says is granted. Where
@@ -187,6 +212,8 @@ export const passwordChecks: Check[] = [
     async run(t: CheckContext) {
       if (!t.config.applications?.confidential?.clientSecret)
         t.skip('needs a confidential application for HTTP Basic client credentials');
+      // HTTP Basic refused (start-up, AUTH-CLIENT-BASIC's): the credentials go in the body.
+      const basic = t.caps.clientBasicRefused === undefined;
       await withSetting(t, 'passwordGrantClientCredentialsOnly', true, async () => {
         const without = await t.oauth.password({ auth: 'none' });
         expectOAuthError(
@@ -197,9 +224,9 @@ export const passwordChecks: Check[] = [
         );
         expectTokenOk(
           t,
-          await t.oauth.password({ auth: 'basic' }),
-          'password grant with HTTP Basic client credentials while the setting requires them',
-          ['GRANT-PASSWORD-BASIC-AUTH'],
+          await t.oauth.password({ auth: basic ? 'basic' : 'body' }),
+          `password grant with ${basic ? 'HTTP Basic' : 'body'} client credentials while the setting requires them`,
+          basic ? ['GRANT-PASSWORD-BASIC-AUTH'] : ['GRANT-PASSWORD-CLIENT-CREDENTIALS-SETTING'],
         );
       });
     },
@@ -211,7 +238,7 @@ export const passwordChecks: Check[] = [
     rules: ['GRANT-PASSWORD-GIT-SETTING'],
     needs: ['passwordGrant', 'control', 'settings'],
     async run(t: CheckContext) {
-      const auth = t.config.applications?.confidential?.clientSecret ? 'basic' : 'none';
+      const auth = t.config.applications?.confidential?.clientSecret ? passwordAuth(t) : 'none';
       await withSetting(t, 'gitPasswordAuth', false, async () => {
         const res = await t.oauth.password({ auth });
         expectOAuthError(

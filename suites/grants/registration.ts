@@ -13,6 +13,7 @@ import {
   broke,
   expectAccessAlive,
   expectOAuthError,
+  exchangeRefusalRules,
   expectTokenOk,
   jsonObject,
   REVOKE_PATH,
@@ -137,16 +138,24 @@ export const registrationChecks: Check[] = [
         'the registered application must obtain a code at its redirect URI',
         broke(working, { status: response.status, error: redirect?.searchParams.get('error') ?? null }),
       );
-      const res = await t.http.post(TOKEN_PATH, {
-        form: {
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: redirectUri,
-          client_id: clientId,
-          client_secret: clientSecret,
-        },
-      });
-      const body = expectTokenOk(t, res, 'code exchange with the registered credentials', working);
+      // The way the provider takes secrets: by HTTP Basic where the start-up found the configured
+      // application's refused in the body (AUTH-CLIENT-BODY's, judged once elsewhere).
+      const basic = Object.keys(t.caps.clientBodyRefused ?? {}).length > 0;
+      const exchange = (form: Record<string, string | undefined>, secret: string) =>
+        t.http.post(
+          TOKEN_PATH,
+          basic
+            ? { form, clientBasic: { user: clientId, password: secret } }
+            : { form: { ...form, client_id: clientId, client_secret: secret } },
+        );
+      const res = await exchange({ grant_type: 'authorization_code', code, redirect_uri: redirectUri }, clientSecret);
+      // invalid_client to the credentials just shown in the body: how the client authenticates is to blame.
+      const body = expectTokenOk(
+        t,
+        res,
+        'code exchange with the registered credentials',
+        basic ? working : exchangeRefusalRules(res, true, working),
+      );
       try {
         const held = await shownScopes(t, body);
         // Shown by token info, introspection or the response; where none shows it, not judged.
@@ -157,15 +166,10 @@ export const registrationChecks: Check[] = [
             broke(['GRANT-APP-REGISTRATION-FIELDS'], { scope: held }),
           );
         await expectAccessAlive(t, body.access_token, 'the token of the registered application', ['GRANT-CODE-FLOW']);
-        const wrong = await t.http.post(TOKEN_PATH, {
-          form: {
-            grant_type: 'authorization_code',
-            code: 'not-a-code',
-            redirect_uri: redirectUri,
-            client_id: clientId,
-            client_secret: `${clientSecret}x`,
-          },
-        });
+        const wrong = await exchange(
+          { grant_type: 'authorization_code', code: 'not-a-code', redirect_uri: redirectUri },
+          `${clientSecret}x`,
+        );
         // The plain code flow authenticates with the client secret: a wrong one must not pass. A server
         // that looks at the code first refuses the bogus code with invalid_grant (RFC 6749 fixes no order).
         expectOAuthError(
@@ -202,9 +206,12 @@ export const registrationChecks: Check[] = [
       // The rule says when the grant must be refused (the setting off), not that it must work while
       // on: the configured user may have two-factor authentication (source L245), or the config a
       // wrong password. A refusal then shows nothing about the rule: the premise is missing.
+      // invalid_client refuses the client's authentication, not the user's password: said as such.
       if (allowed && res.status >= 400 && res.status < 500)
         t.skip(
-          `the password grant of the configured user was refused (status ${res.status}) while the setting allows it: a wrong password in the config, or a user with two-factor authentication`,
+          jsonObject(res)?.error === 'invalid_client'
+            ? `the password grant of the configured user was refused with invalid_client (status ${res.status}) while the setting allows it: the client's authentication was refused, not the user`
+            : `the password grant of the configured user was refused (status ${res.status}) while the setting allows it: a wrong password in the config, or a user with two-factor authentication`,
         );
       if (allowed) {
         t.expect(

@@ -79,8 +79,15 @@ export async function refusedAuthorizations(
   return refused;
 }
 
-/** The token endpoint's invalid_client to a code exchange of `app` (HTTP Basic, or in the body): what it said. */
-async function invalidClient(http: Http, app: AppConfig, basic: boolean): Promise<string | undefined> {
+/**
+ * The token endpoint's refusal of a code exchange of `app` with a code never issued (HTTP Basic,
+ * or in the body): its JSON error code, and what it said.
+ */
+async function codeRefusal(
+  http: Http,
+  app: AppConfig,
+  basic: boolean,
+): Promise<{ error: unknown; said: string } | undefined> {
   const form = {
     grant_type: 'authorization_code',
     code: 'idp-conformance-start-up-premise',
@@ -94,39 +101,62 @@ async function invalidClient(http: Http, app: AppConfig, basic: boolean): Promis
       ...(basic ? { clientBasic: { user: app.clientId, password: app.clientSecret ?? '' } } : {}),
     });
     const body = JSON.parse(response.text) as Record<string, unknown> | null;
-    if (body?.error !== 'invalid_client') return undefined;
-    const words = typeof body.error_description === 'string' ? refusalWords(body.error_description) : '';
-    return `POST ${shownUrl(http.baseUrl, http.urlOf(TOKEN_PATH))} answered ${response.status} invalid_client${words ? `: “${words}”` : ''}`;
+    const words = typeof body?.error_description === 'string' ? refusalWords(body.error_description) : '';
+    const error = body?.error;
+    const code = typeof error === 'string' && /^[\w.-]{1,64}$/.test(error) ? ` ${error}` : '';
+    return {
+      error,
+      said: `POST ${shownUrl(http.baseUrl, http.urlOf(TOKEN_PATH))} answered ${response.status}${code}${words ? `: “${words}”` : ''}`,
+    };
   } catch {
     return undefined; // no answer, or not JSON: nothing said of the client
   }
 }
 
+/** The token endpoint's invalid_client to a code exchange of `app`: what it said. */
+async function invalidClient(http: Http, app: AppConfig, basic: boolean): Promise<string | undefined> {
+  const refusal = await codeRefusal(http, app, basic);
+  return refusal?.error === 'invalid_client' ? refusal.said : undefined;
+}
+
 /** Secret-based client authentication (RFC 8414 §2: token_endpoint_auth_methods_supported). */
 const SECRET_METHODS = ['client_secret_post', 'client_secret_basic'];
 
+/** What the start-up's client credential probes found, per role: what the token endpoint answered. */
+export interface ClientRefusals {
+  /** Refused in the body and in HTTP Basic both: the config's credentials, not the provider. */
+  refused: Partial<Record<AppRole, string>>;
+  /** Refused in the body, taken by HTTP Basic (Okta's client_secret_basic clients). */
+  bodyOnly: Partial<Record<AppRole, string>>;
+}
+
 /**
  * Each configured application with a secret whose client credentials the token endpoint refuses,
- * in the body and in HTTP Basic both (a provider that takes only one way is judged on the other by
- * AUTH-CLIENT-BODY: that is no mistake of the config). Nor is a refusal by a provider whose
- * discovery names no secret-based method (clients of private_key_jwt or tls_client_auth only):
- * the checks blame AUTH-CLIENT-BODY for it, once.
+ * in the body and in HTTP Basic both. A provider that takes only HTTP Basic is no mistake of the
+ * config: it is judged on AUTH-CLIENT-BODY once, and the harness authenticates the application by
+ * Basic everywhere else (`bodyOnly`). Nor is a refusal by a provider whose discovery names no
+ * secret-based method (clients of private_key_jwt or tls_client_auth only): the checks blame
+ * AUTH-CLIENT-BODY for it, once.
  */
 export async function refusedClients(
   http: Http,
   config: TargetConfig,
   discovery?: Record<string, unknown>,
-): Promise<Partial<Record<AppRole, string>>> {
-  const refused: Partial<Record<AppRole, string>> = {};
+): Promise<ClientRefusals> {
+  const found: ClientRefusals = { refused: {}, bodyOnly: {} };
   const methods = discovery?.token_endpoint_auth_methods_supported;
-  if (Array.isArray(methods) && !methods.some((m) => SECRET_METHODS.includes(m as string))) return refused;
+  if (Array.isArray(methods) && !methods.some((m) => SECRET_METHODS.includes(m as string))) return found;
   for (const role of APP_ROLES) {
     const app = config.applications?.[role];
     if (!app?.clientSecret) continue;
     const inBody = await invalidClient(http, app, false);
-    if (inBody && (await invalidClient(http, app, true))) refused[role] = inBody;
+    if (!inBody) continue;
+    // Taken by Basic: the never-issued code refused as a grant (invalid_grant), past the client.
+    const basic = await codeRefusal(http, app, true);
+    if (basic?.error === 'invalid_client') found.refused[role] = inBody;
+    else if (basic?.error === 'invalid_grant') found.bodyOnly[role] = inBody;
   }
-  return refused;
+  return found;
 }
 
 /** A request as the session's gate sees it (the driver's page loads have no body). */

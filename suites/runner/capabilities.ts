@@ -382,8 +382,17 @@ export async function detectCapabilities({
   const passwordDeclared = config.features?.[PASSWORD_FEATURE];
   let passwordGrant = false;
   let passwordRefused: string | undefined;
+  let clientBasicRefused: string | undefined;
   if (passwordInForce && config.user && passwordDeclared !== false) {
-    const answered = await answers(() => oauth.password(), present);
+    const first = await oauth.password().catch(() => undefined);
+    let answered = first !== undefined && present(first.status);
+    // invalid_client to HTTP Basic client credentials refuses how the client authenticated, not the
+    // grant nor the user's password: asked once more without client authentication, whatever the
+    // config declares, so that the password checks run and AUTH-CLIENT-BASIC alone is blamed.
+    if (first && !answered && jsonObject(first)?.error === 'invalid_client' && config.applications?.confidential) {
+      answered = await answers(() => oauth.password({ auth: 'none' }), present);
+      if (answered) clientBasicRefused = `${first.status} invalid_client`;
+    }
     passwordGrant = answered || passwordDeclared === true;
     // Declared yet refused: asked once more without client authentication, so that a provider
     // refusing HTTP Basic alone still has its password checks judge that.
@@ -444,6 +453,7 @@ export async function detectCapabilities({
     ...(introspection !== undefined ? { introspectionPath: introspection } : {}),
     ...(introspectionAway !== undefined ? { introspectionAway } : {}),
     ...(passwordRefused !== undefined ? { passwordRefused } : {}),
+    ...(clientBasicRefused !== undefined ? { clientBasicRefused } : {}),
     ...(deviceRefused !== undefined ? { deviceRefused } : {}),
     ...(restApiDown !== undefined ? { restApiDown } : {}),
     ...(restPatRefused !== undefined ? { restPatRefused } : {}),

@@ -7,6 +7,7 @@ import { limits, type RuleId } from '../../spec/index.js';
 import type {
   AppConfig,
   AppRole,
+  Capabilities,
   Driver,
   Http,
   HttpRequest,
@@ -45,12 +46,20 @@ export interface TrackedFlows extends OAuthFlows {
   revokeAll(until?: number): Promise<void>;
 }
 
+/**
+ * How the start-up found the provider takes client secrets (Capabilities): an application whose
+ * secret in the body is refused authenticates by HTTP Basic, and the password grant authenticates
+ * no client where HTTP Basic is refused. A check that asks for a way (`auth`) gets that way.
+ */
+export type ClientAuthFound = Pick<Capabilities, 'clientBasicRefused' | 'clientBodyRefused'>;
+
 export function createOAuthFlows(
   http: Http,
   driver: Driver,
   config: TargetConfig,
   redactor: Redactor,
   random: Random,
+  found: ClientAuthFound = {},
 ): TrackedFlows {
   const tracked = new Map<string, AppRole | undefined>();
 
@@ -115,13 +124,14 @@ export function createOAuthFlows(
     const role = options.app ?? 'confidential';
     const body: Record<string, string | undefined> = {};
     let clientBasic: HttpRequest['clientBasic'];
-    if (options.auth !== 'none') {
+    const auth = options.auth ?? (found.clientBodyRefused?.[role] !== undefined ? 'basic' : 'body');
+    if (auth !== 'none') {
       const a = app(role);
       // Remembered even when the check's form leaves the secret out: it must never show anywhere.
       redactor.remember(a.clientSecret);
-      // In the body (client_secret_post) unless asked for Basic; a public client sends its
-      // client_id alone (RFC 6749 §2.3.1, §3.2.1): an undefined field is left out.
-      if (options.auth === 'basic') clientBasic = { user: a.clientId, password: a.clientSecret ?? '' };
+      // In the body (client_secret_post) unless Basic is asked for or the only way taken; a public
+      // client sends its client_id alone (RFC 6749 §2.3.1, §3.2.1): an undefined field is left out.
+      if (auth === 'basic') clientBasic = { user: a.clientId, password: a.clientSecret ?? '' };
       else Object.assign(body, { client_id: a.clientId, client_secret: a.clientSecret });
     }
     // The check's own fields win; an explicit undefined removes a field.
@@ -210,10 +220,10 @@ export function createOAuthFlows(
   const password: OAuthFlows['password'] = async (options = {}) => {
     if (!config.user) throw new CheckSkipped('the target config names no user for the password grant');
     redactor.remember(config.user.password);
-    const hasConfidential = !!config.applications?.confidential;
+    const basic = !!config.applications?.confidential && found.clientBasicRefused === undefined;
     return tokenRequest(
       { grant_type: 'password', username: config.user.username, password: config.user.password, scope: options.scope },
-      { app: 'confidential', auth: options.auth ?? (hasConfidential ? 'basic' : 'none') },
+      { app: 'confidential', auth: options.auth ?? (basic ? 'basic' : 'none') },
     );
   };
 

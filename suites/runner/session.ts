@@ -865,13 +865,19 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     unsure = [...CORE_ENDPOINTS, ...NEEDED_ENDPOINTS].filter((e) => caps.unsureAnswers?.[e.capability] !== undefined);
     // On a config a user wrote (over HTTP): does the provider know its applications? Asked as
     // housekeeping, after the core probes: `diff`'s reference (embedded) asks none of it.
-    if (target.kind === 'http')
-      refusedApps = await checkScope.run(housekeeping, async () => ({
-        authorize: caps.authorizeEndpoint
+    if (target.kind === 'http') {
+      const { clients, ...apps } = await checkScope.run(housekeeping, async () => {
+        const authorize = caps.authorizeEndpoint
           ? await refusedAuthorizations(http, config, (role, params) => setupFlows.authorizeUrl(role, params))
-          : {},
-        client: caps.tokenEndpoint ? await refusedClients(http, config, discovery ?? undefined) : {},
-      }));
+          : {};
+        const found = caps.tokenEndpoint ? await refusedClients(http, config, discovery ?? undefined) : undefined;
+        return { authorize, client: found?.refused ?? {}, clients: found };
+      });
+      refusedApps = apps;
+      // Secrets taken by HTTP Basic alone: the checks authenticate so (runner/oauth.ts), and
+      // grants.token-response-fields judges AUTH-CLIENT-BODY on it, once.
+      if (clients && Object.keys(clients.bodyOnly).length) caps = { ...caps, clientBodyRefused: clients.bodyOnly };
+    }
     // Away only where the base URL does not serve it either (one it serves is asked there).
     const absentPaths = new Set([
       ...CORE_ENDPOINTS.filter((e) => !caps[e.capability]).map((e) => e.path),
@@ -1194,7 +1200,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       recorder.clear();
       forgetUnreported();
       metAtAbsent = new Map();
-      const oauth: TrackedFlows = createOAuthFlows(http, driver, config, redactor, createRandom(options.seed));
+      const oauth: TrackedFlows = createOAuthFlows(http, driver, config, redactor, createRandom(options.seed), caps);
       current = oauth;
       const { judged, deadline } = options;
       // Only the live check's: one abandoned at its time limit may still be asserting.

@@ -396,9 +396,15 @@ export function expectOAuthError(
   expected: ExpectedError,
   what: string,
 ): Record<string, unknown> {
-  const statuses = ([] as number[]).concat(expected.status);
   const errors = ([] as string[]).concat(expected.error);
   const body = jsonObject(res);
+  // The status is judged against the error the answer carries: an invalid_client where another
+  // code was due is that code's rule's to blame, and its 401 (or 400) is the status RFC 6749 §5.2
+  // gives it (ERR-TOKEN-STATUS), not a second deviation.
+  const statuses =
+    body?.error === 'invalid_client' && !errors.includes('invalid_client')
+      ? [401, 400]
+      : ([] as number[]).concat(expected.status);
   const details = { status: res.status, error: body?.error ?? null, expectedStatus: statuses, expectedError: errors };
   const outcome = expected.rules ?? [];
   // The endpoint the request was for, even at a provider's own path (Keycloak's, Okta's: urlOf).
@@ -827,17 +833,21 @@ export function refreshTokenOf(t: CheckContext, tokens: TokenResponse, what: str
   );
 }
 
-/** Exchange a code: client auth per app, redirect_uri of the app unless overridden (t.oauth tracks the tokens). */
+/**
+ * Exchange a code: client auth per app (the way the provider takes it unless `auth` says), redirect_uri
+ * of the app unless overridden (t.oauth tracks the tokens).
+ */
 export function exchangeCode(
   t: CheckContext,
   app: AppRole,
   code: string,
   extra: Record<string, string | undefined> = {},
   headers?: HttpRequest['headers'],
+  auth?: 'body' | 'basic',
 ): Promise<HttpResponse> {
   return t.oauth.tokenRequest(
     { grant_type: 'authorization_code', code, redirect_uri: t.oauth.app(app).redirectUri, ...extra },
-    { app, headers },
+    { app, headers, auth },
   );
 }
 
@@ -860,6 +870,24 @@ export function exchangeRefusalRules(res: HttpResponse, hasSecret: boolean, flow
   if (error === 'invalid_client') return [hasSecret ? 'AUTH-CLIENT-BODY' : 'PKCE-NO-SECRET'];
   if (error === 'invalid_request') return [hasSecret ? 'GRANT-CODE-PARAMS' : 'PKCE-TOKEN-PARAMS'];
   return [...flow];
+}
+
+/**
+ * A token request of the configured application `app`, with its own credentials, that was to be
+ * refused for another reason (a code never issued, a wrong redirect_uri) and was answered
+ * invalid_client: the client's authentication failed before the request was looked at. That is
+ * the premise of the check (exchangeRefusalRules: how the client authenticates), blamed once; the
+ * check's own rules stay untested. Anything else returns for the check to judge.
+ */
+export function expectClientTaken(t: CheckContext, res: HttpResponse, app: AppRole, what: string): void {
+  if (jsonObject(res)?.error !== 'invalid_client') return;
+  t.fail(
+    `${what}: the provider refused the configured ${app} application's own client credentials (invalid_client); this check's own rules are untested`,
+    broke(exchangeRefusalRules(res, !!t.oauth.app(app).clientSecret, []), {
+      status: res.status,
+      error: 'invalid_client',
+    }),
+  );
 }
 
 /** A code exchange answered with tokens: a refusal breaks `rules` (the app's code flow's), or how the client authenticates. */
@@ -899,6 +927,7 @@ export async function exchangeFresh(
   params: Record<string, string | undefined> = {},
   rules: readonly RuleId[] = [],
   headers?: HttpRequest['headers'],
+  auth?: 'body' | 'basic',
 ): Promise<{ res: HttpResponse; verifier?: string; flow: RuleId[] }> {
   const pkce = t.oauth.app(app).clientSecret ? undefined : t.oauth.pkce();
   const flow = [...codeFlowRules(t, app), ...rules];
@@ -908,6 +937,6 @@ export async function exchangeFresh(
     pkce ? { ...params, code_challenge: pkce.challenge, code_challenge_method: 'S256' } : params,
     flow,
   );
-  const res = await exchangeCode(t, app, code, pkce ? { code_verifier: pkce.verifier } : {}, headers);
+  const res = await exchangeCode(t, app, code, pkce ? { code_verifier: pkce.verifier } : {}, headers, auth);
   return { res, verifier: pkce?.verifier, flow };
 }

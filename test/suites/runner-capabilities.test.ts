@@ -308,9 +308,19 @@ describe('detectCapabilities', () => {
   describe('password grant: in force, a user, not declared off, and the grant answers', () => {
     const password = async (c: Case) => {
       const { caps, sent } = await detect(c);
-      const { passwordGrant, passwordRefused } = caps;
-      expect(caps).toEqual({ ...ALL, passwordGrant, ...(passwordRefused ? { passwordRefused } : {}) });
-      return { passwordGrant, passwordRefused, sent: sent.filter((s) => s.includes('/oauth/token')) };
+      const { passwordGrant, passwordRefused, clientBasicRefused } = caps;
+      expect(caps).toEqual({
+        ...ALL,
+        passwordGrant,
+        ...(passwordRefused ? { passwordRefused } : {}),
+        ...(clientBasicRefused ? { clientBasicRefused } : {}),
+      });
+      return {
+        passwordGrant,
+        passwordRefused,
+        ...(clientBasicRefused ? { clientBasicRefused } : {}),
+        sent: sent.filter((s) => s.includes('/oauth/token')),
+      };
     };
     const answering = (answer: Answer, features?: Record<string, boolean>): Case => ({
       answers: { '/oauth/token': answer },
@@ -350,15 +360,18 @@ describe('detectCapabilities', () => {
       expect(
         (await password(answering(status(403, '<html>no</html>'), { password_grant: true }))).passwordRefused,
       ).toBe('403');
-      // HTTP Basic alone refused: the password checks judge that, nothing is kept.
+      // HTTP Basic alone refused: the grant is there, the refusal of Basic kept for
+      // grants.password-response to judge (AUTH-CLIENT-BASIC), declared or not (review 28, defect 6).
       const basicOnly: Answer = (r) =>
         r.headers.get('authorization')
           ? status(401, '{"error":"invalid_client"}')(r)
           : status(200, '{"access_token":"t"}')(r);
-      expect(await password(answering(basicOnly, { password_grant: true }))).toEqual({
-        passwordGrant: true,
-        sent: [PASSWORD, PASSWORD_WITHOUT_CLIENT],
-      });
+      for (const features of [{ password_grant: true }, undefined])
+        expect(await password(answering(basicOnly, features))).toEqual({
+          passwordGrant: true,
+          clientBasicRefused: '401 invalid_client',
+          sent: [PASSWORD, PASSWORD_WITHOUT_CLIENT],
+        });
       // Not declared: a refusal is no premise of anything, asked once.
       expect(await password(answering(status(400, '{"error":"unauthorized_client"}')))).toEqual({
         passwordGrant: false,
