@@ -290,10 +290,12 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
             return reject(
               new StaleConnection(`${raw.method} ${shown}: ${host} closed a kept-alive connection`, 'unreachable'),
             );
-          // Reachable, and it may have done what was asked: a broken exchange, no rule's answer.
+          // No answer, as a reset on a fresh connection is none (session.ts counts it toward silence);
+          // yet it may have done what was asked: a broken exchange, no rule's answer.
           return reject(
-            broken(
-              'closed the connection without an answer once the request had gone out; not sent again, as the provider may have applied it',
+            new TransportError(
+              `${raw.method} ${shown}: ${host} closed the connection without an answer once the request had gone out; not sent again, as the provider may have applied it`,
+              'unreachable',
             ),
           );
         }

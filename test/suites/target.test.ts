@@ -339,7 +339,7 @@ describe('http target', () => {
         expect((await send(method, '/first')).status).toBe(200);
         const error = await send(method, '/token').catch((e: unknown) => e);
         expect(error).toBeInstanceOf(TransportError);
-        expect(error).toMatchObject({ code: 'protocol' });
+        expect(error).toMatchObject({ code: 'unreachable' });
         expect((error as Error).message).toMatch(
           new RegExp(
             `^${method} /token: 127\\.0\\.0\\.1:\\d+ closed the connection without an answer once the request had gone out; not sent again, as the provider may have applied it$`,
