@@ -387,6 +387,36 @@ describe('http target', () => {
     }
   });
 
+  it('closes a kept connection idle past KEPT_IDLE_MS itself, before a provider idle timeout can race a request on it', async () => {
+    const { createServer: createTcpServer } = await import('node:net');
+    const requests: string[] = [];
+    const sockets: import('node:net').Socket[] = [];
+    const tcp = createTcpServer((socket) => {
+      sockets.push(socket);
+      socket.on('data', (chunk) => {
+        requests.push(chunk.toString('latin1').split('\r\n')[0]);
+        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\n{}');
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(tcp.address() as AddressInfo).port}`;
+    const target = createHttpTarget({ baseUrl: url });
+    try {
+      const send = (path: string) =>
+        target.send({ method: 'POST', url: url + path, headers: new Headers(), body: 'a=1' });
+      expect((await send('/first')).status).toBe(200);
+      // The harness ends the idle connection (the wait is its close, not a clock: it never comes before).
+      await new Promise((r) => sockets[0].once('end', r));
+      expect((await send('/second')).status).toBe(200);
+      expect(requests).toEqual(['POST /first HTTP/1.1', 'POST /second HTTP/1.1']);
+      expect(sockets).toHaveLength(2);
+    } finally {
+      await target.close();
+      await new Promise((r) => tcp.close(r));
+    }
+  });
+
   it('resends only what cannot be applied twice: a safe method, or a request whose write failed', () => {
     const read = { code: 'ECONNRESET', syscall: 'read' };
     const hangUp = { code: 'ECONNRESET' }; // Node's "socket hang up": the connection closed, no answer
