@@ -107,10 +107,27 @@ function toResponse(res: IncomingMessage, body: Buffer, decoded = false): Respon
 
 /**
  * A kept-alive connection the target closed as it sat idle, reset as the request went out on it:
- * the target read nothing of it, so it is sent once more on a fresh connection (as browsers do,
- * and as Node's documentation advises); any other reset is the target's answer.
+ * sent once more on a fresh connection (as browsers do, and as Node's documentation advises), when
+ * a repeat cannot apply anything twice (resendable); any other reset is the target's answer.
  */
 class StaleConnection extends TransportError {}
+
+/** Methods that ask nothing of the target but an answer (RFC 9110 §9.2.1): sent twice, nothing changes. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+
+/**
+ * Whether a request a kept-alive connection reset under it, before any answer, may go out again
+ * (RFC 9110 §9.2.2: not a non-idempotent one unless it is known never applied). A safe method may.
+ * Any other only when the write itself failed, the connection already reset (EPIPE, ECONNRESET on
+ * write): its bytes never reached the target whole, so no complete request was there to apply. A
+ * reset read after the request went out (or the connection closed, Node's "socket hang up") may
+ * follow the target applying it: a token request redeemed its code, a refresh rotated its token, a
+ * revocation revoked; sent again, the target would refuse it rightly, and a rule be blamed for it.
+ */
+export function resendable(method: string, error: { code?: string; syscall?: string }): boolean {
+  if (SAFE_METHODS.has(method.toUpperCase())) return true;
+  return error.syscall === 'write' && (error.code === 'EPIPE' || error.code === 'ECONNRESET');
+}
 
 /**
  * A device poll answered slow_down under 429 (RFC 8628 §3.5; Auth0 sends it so, and a 429 may
@@ -268,9 +285,18 @@ export function createHttpTarget(config: TargetConfig, options: HttpTargetOption
       req.on('error', (e: NodeJS.ErrnoException) => {
         if (e instanceof TransportError) return reject(e);
         const code = e.code ?? '';
-        if (code === 'ECONNRESET' && req.reusedSocket && !answered) {
+        if ((code === 'ECONNRESET' || code === 'EPIPE') && req.reusedSocket && !answered) {
+          if (resendable(raw.method, e))
+            return reject(
+              new StaleConnection(`${raw.method} ${shown}: ${host} closed a kept-alive connection`, 'unreachable'),
+            );
+          // No answer, as a reset on a fresh connection is none (session.ts counts it toward silence);
+          // yet it may have done what was asked: a broken exchange, no rule's answer.
           return reject(
-            new StaleConnection(`${raw.method} ${shown}: ${host} closed a kept-alive connection`, 'unreachable'),
+            new TransportError(
+              `${raw.method} ${shown}: ${host} closed the connection without an answer once the request had gone out; not sent again, as the provider may have applied it`,
+              'unreachable',
+            ),
           );
         }
         if (code === 'HPE_HEADER_OVERFLOW')

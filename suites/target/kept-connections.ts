@@ -22,6 +22,15 @@ export interface KeptConnections {
   destroy(): void;
 }
 
+/**
+ * How long a kept connection may sit idle before the harness closes it itself. Providers close idle
+ * connections after a few seconds (Node's and Apache's 5, gunicorn's 2); a request written on one
+ * just as the provider closes it gets a reset, and a non-safe one (a device poll every 5 s, a token
+ * request after a wait) is then not sent again (http.ts resendable): it may have been applied. A
+ * connection closed first never races; one idle this long costs one new connection.
+ */
+export const KEPT_IDLE_MS = 1_000;
+
 export function keptConnections(): KeptConnections {
   let strayed = false;
   function onStray(this: Duplex): void {
@@ -44,8 +53,9 @@ export function keptConnections(): KeptConnections {
     };
     return agent;
   };
-  const http = guard(new HttpAgent({ keepAlive: true }));
-  const https = guard(new HttpsAgent({ keepAlive: true }));
+  // `timeout` closes a kept connection once idle that long (Node's Agent: free sockets only).
+  const http = guard(new HttpAgent({ keepAlive: true, timeout: KEPT_IDLE_MS }));
+  const https = guard(new HttpsAgent({ keepAlive: true, timeout: KEPT_IDLE_MS }));
   return {
     'http:': http,
     'https:': https,
