@@ -50,7 +50,11 @@ function expectInfo(t: CheckContext, res: HttpResponse, what: string): Info {
   t.expect(
     res.status === 200 && body,
     `${what}: expected 200 with the token information response`,
-    broke(['INFO-TOKEN-PRESENTATION'], { status: res.status }),
+    // A 200 that is no JSON object (a web app's page) says what it was.
+    broke(['INFO-TOKEN-PRESENTATION'], {
+      status: res.status,
+      ...(res.status === 200 ? { contentType: res.headers.get('content-type') ?? null } : {}),
+    }),
   );
   expectJsonType(t, res, what, ['INFO-RESPONSE-FIELDS']);
   return body;

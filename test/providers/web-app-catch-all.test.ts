@@ -67,6 +67,9 @@ describe('a web app page for every GET under /api/ and for /oauth/token/info', (
     expect(rulesWith(report, 'failed', 'warned'), why).toEqual(['ENC-API-PREFIX', 'INFO-TOKEN-PRESENTATION']);
     expect(checksWith(report, 'failed', 'warned'), why).toEqual(['tokens.info-presentations', 'versioning.api-prefix']);
     expect(checksWith(report, 'errored'), erroredText(report)).toEqual([]);
+    expect(report.checks.find((c) => c.id === 'tokens.info-presentations')?.message).toMatch(
+      /expected 200 with the token information response \(status: 200; contentType: text\/html; charset=utf-8\)/,
+    );
     const aliases = report.checks.find((c) => c.id === 'tokens.info-deprecated-aliases');
     expect(aliases?.message).toMatch(
       /no token information endpoint: GET \S*\/oauth\/token\/info answered 200 with a web page, not JSON at start-up .*INFO-TOKEN-PRESENTATION/,
