@@ -26,6 +26,7 @@ import {
   TOKEN_INFO_PATH,
   TOKEN_PATH,
   USERINFO_PATH,
+  webPage,
 } from '../shared/oauth.js';
 import { jsonObject } from '../shared/json.js';
 import { GATEWAY_ERRORS } from '../shared/rest-tokens.js';
@@ -151,7 +152,9 @@ async function answerOf(
   }
 }
 
-const statusOf = async (...args: Parameters<typeof answerOf>) => (await answerOf(...args))?.status;
+/** A web page (webPage), where the answer is whole (not a status alone). */
+const pageIn = (answer: Answer) =>
+  answer.headers !== undefined && answer.text !== undefined && webPage(answer as HttpResponse);
 
 /**
  * Is a family of endpoints there at all? Asked once per run, without credentials: a 404 means
@@ -166,11 +169,18 @@ const statusOf = async (...args: Parameters<typeof answerOf>) => (await answerOf
  * reporter judges. `unsure`: a 401 or 403, the answer of a gateway that asks for sign-in before
  * routing (Spring Security, oauth2-proxy, Kong with a global auth plugin) as much as of the
  * endpoint: there or not, the first check's request with credentials tells (runner/session.ts).
+ * At an endpoint that answers JSON only, a web page is absent (a web app's catch-all) and a GET
+ * redirect unsure (a trailing-slash redirect, or a gateway sending an anonymous caller to sign in).
  */
-async function probe(http: Http, path: string, method: 'GET' | 'POST'): Promise<{ absent?: number; unsure?: number }> {
+async function probe(
+  http: Http,
+  { path, method, jsonOnly }: Pick<EndpointPremise, 'path' | 'method' | 'jsonOnly'>,
+): Promise<{ absent?: number; unsure?: number }> {
   const answer = await answerOf(http, path, method);
   if (answer === undefined) return {};
-  if (absentBy(answer, method)) return { absent: answer.status };
+  const redirect = answer.status >= 300 && answer.status < 400;
+  if (jsonOnly && method === 'GET' && redirect) return { unsure: answer.status };
+  if (absentBy(answer, method, jsonOnly)) return { absent: answer.status };
   return answer.status === 401 || answer.status === 403 ? { unsure: answer.status } : {};
 }
 
@@ -184,11 +194,22 @@ const apiGatewayNoRoute = (answer: Answer) =>
   (answer.headers?.get('x-amzn-errortype')?.split(':')[0].trim() === 'MissingAuthenticationTokenException' ||
     /^\s*\{\s*"message"\s*:\s*"Missing Authentication Token"\s*\}\s*$/.test(answer.text ?? ''));
 
-/** Does `answer`, to `method`, say the endpoint is absent (probe, above)? One reading for start-up and checks. */
-export const absentBy = (answer: Answer, method: 'GET' | 'POST'): boolean =>
+/**
+ * A GET of an endpoint that answers JSON only (EndpointPremise.jsonOnly) answered by a redirect
+ * (`/oauth/userinfo` → `/oauth/userinfo/`: the harness follows none) or by a web page (a web
+ * app's catch-all): not that endpoint's answer, so none at the source's path (review 28).
+ */
+const notJsonEndpoint = (answer: Answer) => (answer.status >= 300 && answer.status < 400) || pageIn(answer);
+
+/**
+ * Does `answer`, to `method`, say the endpoint is absent (probe, above)? One reading for start-up
+ * and checks; `jsonOnly`, of an endpoint that answers JSON only (notJsonEndpoint).
+ */
+export const absentBy = (answer: Answer, method: 'GET' | 'POST', jsonOnly = false): boolean =>
   answer.status === 404 ||
   answer.status === 405 ||
   (method === 'POST' && answer.status >= 300 && answer.status < 400) ||
+  (method === 'GET' && jsonOnly && notJsonEndpoint(answer)) ||
   apiGatewayNoRoute(answer);
 
 /**
@@ -210,6 +231,8 @@ export interface EndpointPremise {
    * from anonymous callers)? Served to its reporter then, no rule is blamed (runner/session.ts).
    */
   anonymous?: (caps: Capabilities) => boolean;
+  /** Does it answer JSON only, so that a redirect or a web page there is none of its answers (absentBy)? */
+  jsonOnly?: boolean;
 }
 
 /**
@@ -283,6 +306,7 @@ export const NEEDED_ENDPOINTS: readonly EndpointPremise[] = [
     reporter: 'tokens.info-presentations',
     rule: 'INFO-TOKEN-PRESENTATION',
     anonymous: () => true,
+    jsonOnly: true,
   },
   {
     capability: 'userinfo',
@@ -292,6 +316,7 @@ export const NEEDED_ENDPOINTS: readonly EndpointPremise[] = [
     reporter: 'oidc.userinfo',
     rule: 'OIDC-USERINFO',
     anonymous: () => true,
+    jsonOnly: true,
   },
 ];
 
@@ -402,14 +427,21 @@ export async function detectCapabilities({
   const doc = discovery === undefined ? await readDiscovery(http, config.issuer) : (discovery ?? undefined);
   const { path: introspection, away: introspectionAway } = introspectionAt(http, doc);
   // Nothing answered counts as there, as in absentAnswer(): the checks then meet it and say so.
-  const restStatus = await statusOf(http, CURRENT_USER_PATH);
+  const restAnswer = await answerOf(http, CURRENT_USER_PATH);
+  const restStatus = restAnswer?.status;
   const restApiDown = restStatus !== undefined && GATEWAY_ERRORS.has(restStatus) ? restStatus : undefined;
   // With the configured personal access token: an API that hides itself from anonymous callers
   // (404) is there when the token reads it; a token refused (an account blocked, a token expired or
   // revoked) is the harness's credentials, not the provider's answer, reported once (versioning.api-prefix).
   const pat = config.personalAccessToken;
-  const patAs = (headers: Record<string, string>) =>
-    restApiDown === undefined && pat ? statusOf(http, CURRENT_USER_PATH, 'GET', headers) : undefined;
+  // A web page there (a web app's catch-all for any unknown GET) is no API either: 404 or page, no
+  // JSON user, with or without the token (review 28).
+  const noApi = (answer: Answer | undefined) => answer !== undefined && (answer.status === 404 || pageIn(answer));
+  const patAs = async (headers: Record<string, string>) => {
+    if (restApiDown !== undefined || !pat) return undefined;
+    const answer = await answerOf(http, CURRENT_USER_PATH, 'GET', headers);
+    return answer && noApi(answer) ? 404 : answer?.status;
+  };
   const refuses = (status: number | undefined) => status === 401 || status === 403;
   const inHeader = await patAs({ 'private-token': pat ?? '' });
   // Refused in the PRIVATE-TOKEN header and read as a Bearer token: the token is good, that one way
@@ -417,7 +449,7 @@ export async function detectCapabilities({
   // checks present it as Bearer.
   const patAsBearer = refuses(inHeader) && (await patAs({ authorization: `Bearer ${pat}` })) === 200;
   const patStatus = patAsBearer ? 200 : inHeader;
-  const there = (restStatus !== 404 || patStatus === 200) && restApiDown === undefined;
+  const there = (!noApi(restAnswer) || patStatus === 200) && restApiDown === undefined;
   const restPatRefused = there && refuses(patStatus) ? patStatus : undefined;
   const restApi = there && restPatRefused === undefined;
   const absentAnswers: Capabilities['absentAnswers'] = {};
@@ -426,7 +458,7 @@ export async function detectCapabilities({
   if (!there && restApiDown === undefined && restStatus !== undefined) absentAnswers.restApi = restStatus;
   const asked = {} as Record<CoreEndpoint['capability'] | 'tokenInfo' | 'userinfo', boolean>;
   for (const e of [...NEEDED_ENDPOINTS.filter((n) => n.capability !== 'restApi'), ...CORE_ENDPOINTS]) {
-    const { absent, unsure } = await probe(http, e.path, e.method);
+    const { absent, unsure } = await probe(http, e);
     asked[e.capability as keyof typeof asked] = absent === undefined;
     if (absent !== undefined) absentAnswers[e.capability] = absent;
     // Asked without the credentials its checks send (EndpointPremise.anonymous): the token and

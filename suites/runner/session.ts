@@ -172,11 +172,15 @@ function failureMessage(each: readonly { message: string }[], unshown: number): 
     : listed;
 }
 
+/** A status that said an endpoint answering JSON only is absent, in words: a success was a web page (absentBy). */
+const absentStatus = (status: number) =>
+  status < 300 ? `${status} with a web page, not JSON` : status < 400 ? `${status}, a redirect` : String(status);
+
 /** What the start-up asked a core endpoint, and what it answered (`status`, when known) that said it is absent. */
 const askedAtStartUp = (e: EndpointPremise, shown = (path: string) => path, status?: number) =>
   e.method === 'POST'
     ? `an empty POST ${shown(e.path)} answered ${status ?? '404, 405 or a redirect'} at start-up`
-    : `GET ${shown(e.path)} answered ${status ?? '404 or 405'} at start-up`;
+    : `GET ${shown(e.path)} answered ${status === undefined ? '404 or 405' : absentStatus(status)} at start-up`;
 
 /** Why what needs an absent core endpoint is skipped: what the start-up asked, and who reports it. */
 const whyAbsent = (e: CoreEndpoint, said: ReportsIt, shown?: (path: string) => string, status?: number) =>
@@ -190,7 +194,10 @@ const saidFor = (c: EndpointCapability, said: ReportsIt) => {
 
 /** The families asked like a core endpoint (absentAnswers) are said as one: whyCapabilityMissing. */
 type AskedFamily = 'tokenInfo' | 'userinfo';
-const WHY_MISSING: Record<Exclude<Capability, CoreCapability | AskedFamily>, string | ((said: ReportsIt) => string)> = {
+const WHY_MISSING: Record<
+  Exclude<Capability, CoreCapability | AskedFamily>,
+  string | ((said: ReportsIt, status?: number) => string)
+> = {
   control: 'the simulator control API does not answer',
   clock: 'the target offers no clock control',
   settings: 'the target offers no control of its instance settings',
@@ -200,7 +207,8 @@ const WHY_MISSING: Record<Exclude<Capability, CoreCapability | AskedFamily>, str
   pat: 'no personal access token is configured',
   writable: 'the harness may not create data on this target',
   oidc: 'no application with the openid scope is configured',
-  restApi: (said) => `the target has no REST API: GET /api/v4/user answered 404 ${saidFor('restApi', said)}`,
+  restApi: (said, status = 404) =>
+    `the target has no REST API: GET /api/v4/user answered ${absentStatus(status)} ${saidFor('restApi', said)}`,
   introspection: "discovery advertises no introspection endpoint on the target's origins",
 };
 
@@ -220,7 +228,7 @@ function whyCapabilityMissing(
   if (family)
     return `the target has no ${family.name}: ${askedAtStartUp(family, shown, answered?.[family.capability])} ${said(family.reporter, family.rule)}`;
   const why = WHY_MISSING[c as Exclude<Capability, CoreCapability | AskedFamily>];
-  return typeof why === 'string' ? why : why(said);
+  return typeof why === 'string' ? why : why(said, c === 'restApi' ? answered?.restApi : undefined);
 }
 
 /** The check that says the REST API's start-up premise (absent, down, the token refused) when it runs. */
@@ -657,7 +665,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     const e = reportedAbsent.find((a) => a.method === request.method && atEndpoint(request.url, a.path));
     if (!e) return;
     const met = metAtAbsent.get(e.capability) ?? {};
-    if (absentBy(response, e.method)) met.absent ??= response.status;
+    if (absentBy(response, e.method, e.jsonOnly)) met.absent ??= response.status;
     else met.served ??= response.status;
     metAtAbsent.set(e.capability, met);
   };
@@ -672,7 +680,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const settleUnsure = (request: RawRequest, response: HttpResponse) => {
     const e = unsure.find((a) => a.method === request.method && atEndpoint(request.url, a.path));
     if (!e) return;
-    const absent = absentBy(response, e.method);
+    const absent = absentBy(response, e.method, e.jsonOnly);
     if (!absent && (response.status === 401 || response.status === 403)) return;
     unsure = unsure.filter((u) => u !== e);
     if (!absent) return;

@@ -3,7 +3,7 @@ import type { HttpResponse } from '../types.js';
 import type { Expect } from './rules.js';
 
 /** The body as a JSON value; undefined when it is not JSON. */
-export function jsonValue(res: HttpResponse): unknown {
+export function jsonValue(res: Pick<HttpResponse, 'text'>): unknown {
   try {
     return JSON.parse(res.text);
   } catch {

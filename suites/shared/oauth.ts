@@ -225,6 +225,17 @@ export const mediaTypeOf = (res: { headers: Headers }): string =>
   (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
 
 /**
+ * A success that is a web page, not JSON: the HTML a web app's catch-all route serves for any
+ * unknown GET (`<!doctype html><div id=root>`). At an endpoint that answers JSON only, no answer
+ * of that endpoint (review 28).
+ */
+export function webPage(res: Pick<HttpResponse, 'status' | 'headers' | 'text'>): boolean {
+  if (res.status < 200 || res.status >= 300 || jsonValue(res) !== undefined) return false;
+  const type = mediaTypeOf(res);
+  return type === 'text/html' || type === 'application/xhtml+xml' || /^\s*</.test(res.text);
+}
+
+/**
  * The response says it is JSON: application/json, or a JSON-based media type (`+json`, as RFC
  * 7517's application/jwk-set+json). Exactly `application/json` is judged by expectExactJsonType.
  * Breaks ENC-RESPONSE-JSON and `rules`.
@@ -537,7 +548,7 @@ function introspect(t: CheckContext, token: string): Promise<HttpResponse> {
   });
 }
 
-/** What one oracle said of a token: it works, it does not, or (a 403 of userinfo for a token without openid) nothing. */
+/** What one oracle said of a token: it works, it does not, or nothing (byStatus; a 403 of userinfo for a token without openid). */
 type Said = 'works' | 'refused' | 'silent';
 
 interface Oracle {
@@ -551,7 +562,17 @@ interface Oracle {
   aliveRule?: RuleId;
 }
 
-const byStatus = (res: HttpResponse): Said => (res.status === 200 ? 'works' : 'refused');
+/**
+ * Acceptance is a 200 of the endpoint's JSON (or, from userinfo, a signed JWT: OIDC Core §5.3.2),
+ * refusal a 401 or 403 (RFC 6750 §3.1). Any other answer (a redirect, a server error, a 400, a web
+ * page) is neither and says nothing of the token: another oracle judges it, or none does (review 28).
+ */
+const byStatus = (res: HttpResponse): Said =>
+  res.status === 200 && (jsonObject(res) !== undefined || mediaTypeOf(res) === 'application/jwt')
+    ? 'works'
+    : res.status === 401 || res.status === 403
+      ? 'refused'
+      : 'silent';
 
 /**
  * Ask every oracle the target serves (its endpoint families were established once per run, see
@@ -608,7 +629,7 @@ async function oracles(t: CheckContext, token: string, required: boolean, skip: 
   const heard = asked.filter((o) => o.said !== 'silent');
   if (!heard.length && required)
     t.harness(
-      `no oracle to tell whether an access token works: the target serves none of ${TOKEN_INFO_PATH}, ${CURRENT_USER_PATH}, ${USERINFO_PATH} (for an openid token) and an advertised introspection endpoint${asked.length ? ` (asked: ${asked.map((o) => `${o.name} ${o.res.status}`).join(', ')})` : ''}${t.caps.introspectionAway ? `; ${t.caps.introspectionAway}` : ''}`,
+      `no oracle to tell whether an access token works: the target serves none of ${TOKEN_INFO_PATH}, ${CURRENT_USER_PATH}, ${USERINFO_PATH} (for an openid token) and an advertised introspection endpoint${asked.length ? ` that accepts (200 of its JSON) or refuses (401, 403) it (asked: ${asked.map((o) => `${o.name} ${o.res.status}`).join(', ')})` : ''}${t.caps.introspectionAway ? `; ${t.caps.introspectionAway}` : ''}`,
     );
   return heard;
 }

@@ -18,7 +18,7 @@ import {
 import { parseLinkHeader, resolveLink } from '../pagination/links.js';
 import { followLink } from '../pagination/traverse.js';
 import { GATEWAY_ERRORS, restStartupTrouble, restUnreachable } from '../shared/rest-tokens.js';
-import { expectJsonType } from '../shared/oauth.js';
+import { expectJsonType, webPage } from '../shared/oauth.js';
 
 /** Skip unless the rule is in force for this run (release window, offering, flag). */
 function requireInForce(t: CheckContext, rule: RuleId): void {
@@ -49,6 +49,12 @@ const apiPrefix: Check = {
       status: current.status,
       rules: ['ENC-API-PREFIX'],
     });
+    // A web app's catch-all page is no API (review 28): the one cause, on the rule that says there is one.
+    t.expect(
+      !webPage(current),
+      'GET /api/v4/user answered a web page, not the REST API: no API answers under /api/v4',
+      { status: current.status, contentType: current.headers.get('content-type') ?? null, rules: ['ENC-API-PREFIX'] },
+    );
     // L18: the REST API returns JSON. Judged here, once: the other checks read the body whatever its label.
     expectJsonType(t, current, 'GET /api/v4/user');
     for (const prefix of ['/api/v3', '/api/v5', '/api']) {
