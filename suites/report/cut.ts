@@ -141,7 +141,7 @@ export function describeFailure(
   const masker: Masker = typeof mask === 'function' ? { text: mask, reach: Infinity } : mask;
   const head = (text: string, keep: number) => maskedHead(text, keep, masker);
   const details = Object.entries(failure.details ?? {}).filter(
-    ([k, v]) => v !== undefined && !['seed', 'path', 'shrinks', 'rules'].includes(k),
+    ([k, v]) => v !== undefined && !['seed', 'path', 'shrinks', 'rules', 'replay'].includes(k),
   );
   // Masked before it is cut: a secret cut in two would no longer be found, and half of it shown.
   // One line: the harness alone breaks lines between failures and notes (oneLine).

@@ -102,6 +102,10 @@ function noteAssertion(evidence: Evidence, details: FailureDetails | undefined, 
   }
 }
 
+/** Said after a failure whose shrunk case passed when run again to record its exchanges. */
+export const REPLAY_HELD =
+  ' (run once more to record its exchanges, the same case passed: the target answered it differently, and the exchanges shown are that second run\'s)';
+
 /** A predicate that returned false, said in a sentence. */
 const FALSE_PROPERTY = 'the property returned false';
 
@@ -175,20 +179,29 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     const counterexample = parts.redactor.text(fc.stringify(details.counterexample));
     // Run the shrunk case once more so the recorded exchanges are the ones that show it (not when
     // the harness's trouble halted shrinking: it would only meet that trouble again).
+    // A target that answers the same case differently the second time (a flaky provider) would
+    // otherwise show that run's passing exchanges under the failure: said, never hidden.
+    let reproduced = true;
     if (!halted) {
       parts.recorder.clear();
       try {
-        await predicate(...details.counterexample);
+        reproduced = (await predicate(...details.counterexample)) === false;
       } catch {
         /* expected: it is the failing case */
       }
     }
     const base = error instanceof CheckFailure ? error : undefined;
     // Anything but a CheckFailure ended the property above: this one returned false.
-    const message = base?.message ?? FALSE_PROPERTY;
+    const message = (base?.message ?? FALSE_PROPERTY) + (reproduced ? '' : REPLAY_HELD);
     throw new CheckFailure(
       message,
-      { ...base?.details, shrinks: details.numShrinks, seed: details.seed, path: details.counterexamplePath },
+      {
+        ...base?.details,
+        shrinks: details.numShrinks,
+        seed: details.seed,
+        path: details.counterexamplePath,
+        ...(reproduced ? {} : { replay: 'passed' }),
+      },
       counterexample,
     );
   };

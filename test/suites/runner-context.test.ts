@@ -5,7 +5,7 @@
  */
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createEvidence, MAX_FAILURES } from '../../suites/runner/context.js';
+import { createEvidence, MAX_FAILURES, REPLAY_HELD } from '../../suites/runner/context.js';
 import { CheckFailure, CheckSkipped, HarnessError, NoVerdict } from '../../suites/runner/errors.js';
 import { createRecorder } from '../../suites/runner/http.js';
 import { createRedactor } from '../../suites/runner/redact.js';
@@ -190,6 +190,24 @@ describe('t.property', () => {
     expect(calls.at(-1)).toBe('secret-value-1');
     expect(recorder.exchanges.map((e) => e.request.url)).toEqual(['secret-value-1']);
     expect(evidence.assertions).toBe(1);
+  });
+
+  it('a shrunk case that passes when run again to record it says so: the exchanges shown are not the failure', async () => {
+    const { t, recorder } = context();
+    let first = true;
+    const error = await rejection(
+      t.property(fc.constant('case'), async () => {
+        note(recorder, first ? 'failing answer' : 'passing answer');
+        const held = !first;
+        first = false;
+        // A flaky target: this case fails the first time only.
+        return held;
+      }),
+    );
+    const failure = error as CheckFailure;
+    expect(failure.message).toBe(`the property returned false${REPLAY_HELD}`);
+    expect(failure.details).toMatchObject({ replay: 'passed' });
+    expect(recorder.exchanges.map((e) => e.request.url)).toEqual(['passing answer']);
   });
 
   it('a failed assertion inside keeps its message and details, with where fast-check found it', async () => {
