@@ -123,7 +123,7 @@ function tokenParams(ex: Observed, url: URL): URLSearchParams {
   if (type === 'application/x-www-form-urlencoded') {
     for (const [k, v] of new URLSearchParams(text)) if (!params.has(k)) params.set(k, v);
   } else if (type === 'application/json') {
-    const body = jsonValue({ text } as HttpResponse);
+    const body = jsonValue({ text });
     if (body && typeof body === 'object' && !Array.isArray(body))
       for (const [k, v] of Object.entries(body)) if (typeof v === 'string' && !params.has(k)) params.set(k, v);
   }

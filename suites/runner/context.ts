@@ -104,7 +104,7 @@ function noteAssertion(evidence: Evidence, details: FailureDetails | undefined, 
 
 /** Said after a failure whose shrunk case passed when run again to record its exchanges. */
 export const REPLAY_HELD =
-  ' (run once more to record its exchanges, the same case passed: the target answered it differently, and the exchanges shown are that second run\'s)';
+  " (run once more to record its exchanges, the same case passed: the target answered it differently, and the exchanges shown are that second run's)";
 
 /** A predicate that returned false, said in a sentence. */
 const FALSE_PROPERTY = 'the property returned false';
