@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { APP_ROLES, type AppRole } from '../../spec/target-config.js';
 import { pageText } from '../drivers/html.js';
-import { TOKEN_PATH } from '../shared/oauth.js';
+import { quotableError, TOKEN_PATH } from '../shared/oauth.js';
 import { shownUrl } from './endpoints.js';
 import { namedState } from './state.js';
 import type { AppConfig, Http, OAuthFlows, TargetConfig } from '../types.js';
@@ -103,7 +103,8 @@ async function codeRefusal(
     const body = JSON.parse(response.text) as Record<string, unknown> | null;
     const words = typeof body?.error_description === 'string' ? refusalWords(body.error_description) : '';
     const error = body?.error;
-    const code = typeof error === 'string' && /^[\w.-]{1,64}$/.test(error) ? ` ${error}` : '';
+    const quoted = quotableError(error);
+    const code = quoted ? ` ${quoted}` : '';
     return {
       error,
       said: `POST ${shownUrl(http.baseUrl, http.urlOf(TOKEN_PATH))} answered ${response.status}${code}${words ? `: “${words}”` : ''}`,

@@ -26,6 +26,7 @@ import {
   TOKEN_INFO_PATH,
   TOKEN_PATH,
   USERINFO_PATH,
+  quotableError,
   webPage,
 } from '../shared/oauth.js';
 import { jsonObject } from '../shared/json.js';
@@ -114,10 +115,8 @@ async function refusal(probe: () => Promise<HttpResponse>, absentTo?: 'POST'): P
     return undefined;
   }
   if (answer.status < 400 || answer.status >= 500 || (absentTo && absentBy(answer, absentTo))) return undefined;
-  const error = jsonObject(answer)?.error;
-  return typeof error === 'string' && /^[\w.-]{1,64}$/.test(error)
-    ? `${answer.status} ${error}`
-    : String(answer.status);
+  const error = quotableError(jsonObject(answer)?.error);
+  return error ? `${answer.status} ${error}` : String(answer.status);
 }
 
 const isJsonObject = (text: string) => {
@@ -409,19 +408,22 @@ export async function detectCapabilities({
   let passwordRefused: string | undefined;
   let clientBasicRefused: string | undefined;
   if (passwordInForce && config.user && passwordDeclared !== false) {
+    // The grant without client authentication, asked at most once for the two readings below.
+    let withoutClient: ReturnType<typeof oauth.password> | undefined;
+    const askWithoutClient = () => (withoutClient ??= oauth.password({ auth: 'none' }));
     const first = await oauth.password().catch(() => undefined);
     let answered = first !== undefined && present(first.status);
     // invalid_client to HTTP Basic client credentials refuses how the client authenticated, not the
     // grant nor the user's password: asked once more without client authentication, whatever the
     // config declares, so that the password checks run and AUTH-CLIENT-BASIC alone is blamed.
     if (first && !answered && jsonObject(first)?.error === 'invalid_client' && config.applications?.confidential) {
-      answered = await answers(() => oauth.password({ auth: 'none' }), present);
+      answered = await answers(askWithoutClient, present);
       if (answered) clientBasicRefused = `${first.status} invalid_client`;
     }
     passwordGrant = answered || passwordDeclared === true;
-    // Declared yet refused: asked once more without client authentication, so that a provider
-    // refusing HTTP Basic alone still has its password checks judge that.
-    if (!answered && passwordDeclared === true) passwordRefused = await refusal(() => oauth.password({ auth: 'none' }));
+    // Declared yet refused: its refusal without client authentication (the answer above, if asked),
+    // so that a provider refusing HTTP Basic alone still has its password checks judge that.
+    if (!answered && passwordDeclared === true) passwordRefused = await refusal(askWithoutClient);
   }
 
   const doc = discovery === undefined ? await readDiscovery(http, config.issuer) : (discovery ?? undefined);

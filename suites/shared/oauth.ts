@@ -220,6 +220,14 @@ export const STANDARD_ERRORS = [
   'invalid_scope',
 ];
 
+/**
+ * An error code as a start-up line may quote it (`400 invalid_client`): a short token of word
+ * characters, dots and dashes, else undefined (a target's free text, or a secret it echoed, is
+ * never quoted).
+ */
+export const quotableError = (error: unknown): string | undefined =>
+  typeof error === 'string' && /^[\w.-]{1,64}$/.test(error) ? error : undefined;
+
 /** The media type of an answer's Content-Type, lower case, without parameters ('' without one). */
 export const mediaTypeOf = (res: { headers: Headers }): string =>
   (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
