@@ -478,7 +478,7 @@ function notePage(ex: Observed, url: URL, res: HttpResponse, flows: Flows, clien
   for (const targets of Object.values(links ?? {}))
     for (const target of targets ?? []) {
       try {
-        for (const key of linkedKeys(target, url, flows.basePath)) flows.linked.set(key, ex.at, 'link');
+        for (const key of linkedKeys(new URL(target, url), flows.basePath)) flows.linked.set(key, ex.at, 'link');
       } catch {
         // A malformed Link target leads nowhere: PAG-LINK-HEADER judges the header.
       }

@@ -118,10 +118,8 @@ function judgeRows(ex: Observed, url: URL, res: HttpResponse, flows: Flows): Ver
   const next = parseLinkHeader(res.headers.get('link'))?.next?.[0];
   if (next === undefined) return verdicts; // a page of rows without next: the protocol check's
   let linked: URL;
-  let keys: string[];
   try {
     linked = new URL(next, url);
-    keys = linkedKeys(next, url, flows.basePath);
   } catch {
     return verdicts; // a malformed target leads nowhere: PAG-LINK-HEADER judges the header
   }
@@ -130,7 +128,8 @@ function judgeRows(ex: Observed, url: URL, res: HttpResponse, flows: Flows): Ver
   );
   verdicts.push(...judgeWith((t) => expectCursorAdded(t, linked.href, url.href, asked, `${what}: its rel=next link`)));
   const last = lastRow(items[items.length - 1], order);
-  if (last) for (const key of keys) flows.keysetLast.set(key, ex.at, { ordering, row: last });
+  if (last)
+    for (const key of linkedKeys(linked, flows.basePath)) flows.keysetLast.set(key, ex.at, { ordering, row: last });
   return verdicts;
 }
 

@@ -25,23 +25,19 @@ export function upstreamPath(base: string, requestTarget: string): string {
 }
 
 /** The key a page is remembered by: a digest of its path and query as the client asks them. */
-export const pageKey = (url: URL): string => digest(url.pathname + url.search);
+const keyOf = (path: string, search: string): string => digest(path + search);
+export const pageKey = (url: URL): string => keyOf(url.pathname, url.search);
 
 /**
- * The keys of a page a target's link names, read from the page at `from` (the client's request):
+ * The keys of the page a target's link names (`linked`, resolved against the client's request):
  * the link as written and, when its path lies under the target's prefix `base`, without it. A
  * client may ask either: the one that follows the link as written, and the one that takes the
  * page onto its own base URL (gitbeaker keeps its endpoint and takes the link's query). The origin
- * is not compared: a provider writes its links with its configured host, not the proxy's. Throws
- * on a malformed link, as `new URL` does.
+ * is not compared: a provider writes its links with its configured host, not the proxy's.
  */
-export function linkedKeys(link: string, from: URL, base: string): string[] {
-  const url = new URL(link, from);
-  const keys = [pageKey(url)];
-  if (base !== '' && url.pathname.startsWith(`${base}/`)) {
-    const inClientSpace = new URL(url);
-    inClientSpace.pathname = url.pathname.slice(base.length);
-    keys.push(pageKey(inClientSpace));
-  }
+export function linkedKeys(linked: URL, base: string): string[] {
+  const keys = [pageKey(linked)];
+  if (base !== '' && linked.pathname.startsWith(`${base}/`))
+    keys.push(keyOf(linked.pathname.slice(base.length), linked.search));
   return keys;
 }
