@@ -38,8 +38,9 @@ interface Storage {
 
 const storages = new WeakMap<Sim, Storage>();
 let made = 0;
-/** Pristine repositories' sizes, measured once (they never change). */
+/** Pristine repositories' sizes, measured once (they never change), by pristineKey. */
 const pristineBytes = new Map<string, Promise<number>>();
+const pristineKey = (sim: Sim, projectId: number) => `${sim.options.seed}-${projectId}`;
 
 /** Bytes a directory takes: every file and directory under it, at least a block each where the filesystem says. */
 export async function diskBytes(dir: string): Promise<number> {
@@ -77,9 +78,8 @@ export function servedRoot(sim: Sim, projectId: number): Promise<string> {
   const storage = storageOf(sim);
   let pending = storage.roots.get(projectId);
   if (!pending) {
-    const { seed } = sim.options;
-    pending = pristineRoot(seed, projectId).then(async (pristine) => {
-      const key = `${seed}-${projectId}`;
+    pending = pristineRoot(sim.options.seed, projectId).then(async (pristine) => {
+      const key = pristineKey(sim, projectId);
       if (!pristineBytes.has(key)) pristineBytes.set(key, diskBytes(pristine));
       const root = join(storage.dir, String(projectId));
       await mkdir(storage.dir, { recursive: true, mode: 0o700 });
@@ -156,7 +156,7 @@ export function reservePush(sim: Sim, projectId: number, estimate: number): { do
     async done() {
       try {
         const root = await storage.roots.get(projectId);
-        const pristine = await pristineBytes.get(`${sim.options.seed}-${projectId}`);
+        const pristine = await pristineBytes.get(pristineKey(sim, projectId));
         if (root && pristine !== undefined && !storage.released)
           storage.added.set(projectId, Math.max(0, (await diskBytes(root)) - pristine));
       } finally {
