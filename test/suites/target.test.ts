@@ -92,6 +92,26 @@ afterAll(async () => {
 
 const get = (path: string) => ({ method: 'GET', url: base + path, headers: new Headers() });
 
+/**
+ * A raw TCP target answering every request `200 {}`, kept alive: the request lines it read and
+ * its sockets, for the tests that reset or wait out a kept connection.
+ */
+async function keptAliveTcp() {
+  const { createServer: createTcpServer } = await import('node:net');
+  const requests: string[] = [];
+  const sockets: import('node:net').Socket[] = [];
+  const tcp = createTcpServer((socket) => {
+    sockets.push(socket);
+    socket.on('data', (chunk) => {
+      requests.push(chunk.toString('latin1').split('\r\n')[0]);
+      socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\n{}');
+    });
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
+  return { requests, sockets, tcp, url: `http://127.0.0.1:${(tcp.address() as AddressInfo).port}` };
+}
+
 describe('http target', () => {
   it('sends the path exactly as written: encodings and dot segments untouched', async () => {
     const target = createHttpTarget({ baseUrl: base });
@@ -357,19 +377,7 @@ describe('http target', () => {
     // The target's reset is in before the request goes out (this process resets the target's end
     // itself, between two requests): the write fails, no byte of it reached the target, which sees
     // the request once, on the fresh connection. The classic stale-connection case, still resent.
-    const { createServer: createTcpServer } = await import('node:net');
-    const requests: string[] = [];
-    const sockets: import('node:net').Socket[] = [];
-    const tcp = createTcpServer((socket) => {
-      sockets.push(socket);
-      socket.on('data', (chunk) => {
-        requests.push(chunk.toString('latin1').split('\r\n')[0]);
-        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\n{}');
-      });
-      socket.on('error', () => undefined);
-    });
-    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(tcp.address() as AddressInfo).port}`;
+    const { requests, sockets, url, tcp } = await keptAliveTcp();
     const target = createHttpTarget({ baseUrl: url });
     try {
       const send = (path: string) =>
@@ -388,19 +396,7 @@ describe('http target', () => {
   });
 
   it('closes a kept connection idle past KEPT_IDLE_MS itself, before a provider idle timeout can race a request on it', async () => {
-    const { createServer: createTcpServer } = await import('node:net');
-    const requests: string[] = [];
-    const sockets: import('node:net').Socket[] = [];
-    const tcp = createTcpServer((socket) => {
-      sockets.push(socket);
-      socket.on('data', (chunk) => {
-        requests.push(chunk.toString('latin1').split('\r\n')[0]);
-        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\n{}');
-      });
-      socket.on('error', () => undefined);
-    });
-    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(tcp.address() as AddressInfo).port}`;
+    const { requests, sockets, url, tcp } = await keptAliveTcp();
     const target = createHttpTarget({ baseUrl: url });
     try {
       const send = (path: string) =>
