@@ -15,6 +15,15 @@ async function run(flags: RunFlags, checks: Check[] = []) {
   return { code, out: out.join(''), err: err.join('') };
 }
 
+/** A check that always fails, naming one rule. */
+const ALWAYS_FAILS: Check = {
+  id: 'grants.always-fails',
+  suite: 'grants',
+  title: 'fails',
+  rules: ['GRANT-CODE-FLOW'],
+  run: async (t) => t.fail('on purpose'),
+};
+
 describe('idp-conformance run: flags and exit codes', () => {
   it('exits 2 with one line when the target does not answer', async () => {
     const r = await run({ target: 'http://127.0.0.1:1' });
@@ -76,28 +85,16 @@ describe('idp-conformance run: flags and exit codes', () => {
   });
 
   it('prints the seed and returns 1 when a check fails against the embedded simulator', async () => {
-    const failing: Check = {
-      id: 'grants.always-fails',
-      suite: 'grants',
-      title: 'fails',
-      rules: ['GRANT-CODE-FLOW'],
-      run: async (t) => t.fail('on purpose'),
-    };
-    const r = await run({ seed: '9' }, [failing]);
+    const r = await run({ seed: '9' }, [ALWAYS_FAILS]);
     expect(r.err).toContain('seed 9,');
     expect(r.code).toBe(1);
     expect(r.out).toContain('idp-conformance run --check grants.always-fails --seed 9');
   });
 
   it("the footer's rerun command is the run's own: selection, runs, faults and seed (review 27)", async () => {
-    const failing: Check = {
-      id: 'grants.always-fails',
-      suite: 'grants',
-      title: 'fails',
-      rules: ['GRANT-CODE-FLOW'],
-      run: async (t) => t.fail('on purpose'),
-    };
-    const r = await run({ seed: '9', suite: 'tokens,grants', runs: '3', fault: ['refresh-token-reusable'] }, [failing]);
+    const r = await run({ seed: '9', suite: 'tokens,grants', runs: '3', fault: ['refresh-token-reusable'] }, [
+      ALWAYS_FAILS,
+    ]);
     expect(r.out).toContain(
       'seed: 9 (rerun: npx idp-conformance run --suite tokens,grants --runs 3 --fault refresh-token-reusable --seed 9)',
     );
