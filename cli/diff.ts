@@ -217,7 +217,8 @@ Exit codes (the target run's verdict: a difference that breaks a must rule faile
   2    bad usage, a bad config, an unreachable target, or a report that cannot be written (one line
        on stderr); a check errored on the target and nothing failed; or the target's run stopped
        early, the target silent or refusing to serve it, or past --deadline: the reports say STOPPED
-  130  interrupted by SIGINT (Ctrl-C); 143 by SIGTERM: the target run's reports, INTERRUPTED, no diff
+  130  interrupted by SIGINT (Ctrl-C); 143 by SIGTERM; 129 by SIGHUP (the terminal closed): the
+       target run's reports, INTERRUPTED, no diff
 `;
 
 export function registerDiff(program: Command): void {

@@ -62,6 +62,11 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A closed terminal (SIGHUP, an SSH session dropped) or a reader gone (`| head`) fails every later
+// write to the console, and an unheard stream error would kill the process: the reports still go to
+// their files, and the exit code is still the run's.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error) => {

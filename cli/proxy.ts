@@ -23,6 +23,7 @@ import { createRedactor, LEARN_BODY_LIMIT } from '../suites/runner/redact.js';
 import type { Observed } from '../suites/proxy/flows.js';
 import { basePathOf } from '../suites/proxy/urls.js';
 import { isLoopback } from '../simulator/adapters/node.js';
+import { quotableUrl } from '../suites/target/url-text.js';
 import { UsageError } from './errors.js';
 import { untilSignal } from './signals.js';
 import { byteSize, integer } from './run.js';
@@ -50,10 +51,12 @@ function targetUrl(text: string | undefined): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`--target expects an absolute http(s) URL, got "${text}"`);
+    throw new UsageError(`--target expects an absolute http(s) URL, got "${quotableUrl(text)}"`);
   }
   if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username || url.password)
-    throw new UsageError(`--target must be an http(s) URL without query, fragment or credentials, got "${text}"`);
+    throw new UsageError(
+      `--target must be an http(s) URL without query, fragment or credentials, got "${quotableUrl(text)}"`,
+    );
   return url;
 }
 
@@ -300,7 +303,7 @@ export function proxySummary({
 
 /** What `proxy --help` ends with: how the end of a session reads. */
 const PROXY_EXIT_HELP = `
-Exit codes (on Ctrl-C or SIGTERM, after the report):
+Exit codes (on Ctrl-C, SIGTERM or SIGHUP (the terminal closed), after the report):
   0    no must rule broke in the traffic seen
   1    a must rule broke
   2    bad usage (one line on stderr), or no exchange was judged (the last line says why)

@@ -452,7 +452,8 @@ Exit codes:
        rate-limited, walled by bot protection or answered by a gateway's error page), or past
        --deadline: the reports say STOPPED
   70   an internal error of the harness (a bug, with its stack trace on stderr; no report)
-  130  interrupted by SIGINT (Ctrl-C); 143 by SIGTERM: the reports say INTERRUPTED
+  130  interrupted by SIGINT (Ctrl-C); 143 by SIGTERM; 129 by SIGHUP (the terminal closed): the
+       reports say INTERRUPTED
 `;
 
 export function registerRun(program: Command): void {

@@ -1,9 +1,12 @@
 /**
- * How the commands stop on SIGINT and SIGTERM: a run stops its running check and still reports;
- * a server closes and writes its report. GNU timeout signals the process, then its group, so the
- * same signal twice at once is one request.
+ * How the commands stop on SIGINT, SIGTERM and SIGHUP: a run stops its running check and still
+ * reports; a server closes and writes its report. SIGHUP is the terminal closing (or an SSH session
+ * dropping) under a long `proxy` or `run`: before, it killed the process and what it had judged was
+ * lost (review 30). GNU timeout signals the process, then its group, so the same signal twice at
+ * once is one request.
  */
-type Signal = 'SIGINT' | 'SIGTERM';
+type Signal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
+const SIGNALS: readonly Signal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 /** The same signal again within this long is the same request (GNU timeout signals the process, then its group). */
 export const SIGNAL_REPEAT_MS = 1000;
@@ -48,8 +51,7 @@ export function watchSignals(io: { err: (text: string) => void }): {
     io.err(`idp-conformance: ${signal} again; leaving now, without revoking the tokens of the running check\n`);
     leave.abort();
   };
-  const signals: Signal[] = ['SIGINT', 'SIGTERM'];
-  for (const signal of signals) process.on(signal, onSignal);
+  for (const signal of SIGNALS) process.on(signal, onSignal);
   return {
     stopRequested: () => interrupted,
     stop: first.signal,
@@ -57,7 +59,7 @@ export function watchSignals(io: { err: (text: string) => void }): {
     release: () => {
       clearTimeout(grace);
       if (interrupted) absorbRepeat(interrupted, firstAt);
-      for (const signal of signals) process.off(signal, onSignal);
+      for (const signal of SIGNALS) process.off(signal, onSignal);
     },
   };
 }
@@ -75,15 +77,14 @@ function absorbRepeat(signal: Signal, since: number): void {
   setTimeout(() => process.off(signal, absorb), left).unref();
 }
 
-/** The first SIGINT or SIGTERM; its repeat is absorbed while the command closes and reports. */
+/** The first SIGINT, SIGTERM or SIGHUP; its repeat is absorbed while the command closes and reports. */
 export function untilSignal(): Promise<Signal> {
-  const signals: Signal[] = ['SIGINT', 'SIGTERM'];
   return new Promise((resolve) => {
     const stop = (signal: Signal) => {
       absorbRepeat(signal, Date.now());
-      for (const s of signals) process.off(s, stop);
+      for (const s of SIGNALS) process.off(s, stop);
       resolve(signal);
     };
-    for (const s of signals) process.on(s, stop);
+    for (const s of SIGNALS) process.on(s, stop);
   });
 }

@@ -1,6 +1,6 @@
 /**
  * `idp-conformance simulate`: serve the reference simulator over HTTP on loopback, print its base
- * URL on one line, optionally write the target config (YAML), stop cleanly on SIGINT/SIGTERM.
+ * URL on one line, optionally write the target config (YAML), stop cleanly on SIGINT/SIGTERM/SIGHUP.
  */
 import { isIP, type AddressInfo } from 'node:net';
 import type { Command } from 'commander';
@@ -10,6 +10,7 @@ import { createSimulator } from '../simulator/core.js';
 import { isLoopback, serve, type Served } from '../simulator/adapters/node.js';
 import { targetConfig } from '../simulator/control/config.js';
 import type { Sim, SimulatorOptions } from '../simulator/types.js';
+import { quotableUrl } from '../suites/target/url-text.js';
 import { UsageError } from './errors.js';
 import { untilSignal } from './signals.js';
 import { writePrivateFile } from './private-file.js';
@@ -131,10 +132,10 @@ function issuerUrl(text: string): string {
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`--issuer expects an absolute URL, got "${text}"`);
+    throw new UsageError(`--issuer expects an absolute URL, got "${quotableUrl(text)}"`);
   }
   if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username)
-    throw new UsageError(`--issuer must be an http(s) URL without query, fragment or user, got "${text}"`);
+    throw new UsageError(`--issuer must be an http(s) URL without query, fragment or user, got "${quotableUrl(text)}"`);
   return url.href.replace(/(?<!\/)\/+$/, '');
 }
 

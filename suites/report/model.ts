@@ -90,7 +90,7 @@ export interface Report {
   /** Share of the listed `must` rules a check actually tested (suites/report/verdict.ts mustCoverage). */
   coverage?: Coverage;
   /** The run was stopped by this signal; checks it did not reach are skipped. */
-  interrupted?: 'SIGINT' | 'SIGTERM';
+  interrupted?: 'SIGINT' | 'SIGTERM' | 'SIGHUP';
   /**
    * The run ended early, not by a signal: the target stopped answering (`silent`) or serving the
    * harness (`rate-limited`), its bot protection refused the harness (`walled`), gateway error pages

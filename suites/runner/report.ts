@@ -137,7 +137,7 @@ export function buildReport(input: ReportInput): Report {
 }
 
 /** The exit code of a signal, as shells report it: 128 + its number. */
-export const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+export const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 
 /**
  * An interrupted run exits as its signal does; a run stopped early (a silent target, --deadline)

@@ -259,7 +259,7 @@ export interface SessionOptions {
    * Asked before each check and each request a check sends: a signal (or true) stops the run
    * (Ctrl-C). The running check stops at its next request and is skipped, its tokens still revoked.
    */
-  stopRequested?: () => 'SIGINT' | 'SIGTERM' | boolean | undefined;
+  stopRequested?: () => 'SIGINT' | 'SIGTERM' | 'SIGHUP' | boolean | undefined;
   /**
    * Aborted with the first signal, as stopRequested says it: a check's request waiting out the
    * target's rate limit stops waiting at once and is not sent (RawRequest.stop). Housekeeping

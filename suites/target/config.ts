@@ -9,6 +9,7 @@ import { releaseProblem, targetConfigSchema } from '../../spec/index.js';
 import { ConfigError } from '../errors.js';
 import type { TargetConfig } from '../types.js';
 import { unplainHost } from './origin.js';
+import { hasQueryOrFragment, hasUserinfo, NO_QUERY } from './url-text.js';
 
 let validator: ValidateFunction | undefined;
 /** Compiled once from the schema that ships in spec/ (the one editors complete against). */
@@ -33,6 +34,7 @@ export function validateTargetConfig(value: unknown, origin = 'target config'): 
     throw new ConfigError(`${origin}: baseUrl must be an http(s) URL`);
   }
   if (hasUserinfo(config.baseUrl)) throw new ConfigError(`${origin}: baseUrl ${NO_USERINFO}`);
+  if (hasQueryOrFragment(config.baseUrl)) throw new ConfigError(`${origin}: baseUrl ${NO_QUERY}`);
   // The origin guard refuses every request to such a host: said once, here, not as each check's error.
   for (const [field, url] of [
     ['baseUrl', config.baseUrl] as const,
@@ -51,11 +53,7 @@ export function validateTargetConfig(value: unknown, origin = 'target config'): 
   return config;
 }
 
-/** `http://user:pass@host`: a password in a URL is echoed wherever the URL is shown. */
-export const hasUserinfo = (url: string): boolean => /^[a-z][\w+.-]*:\/\/[^/?#]*@/i.test(url);
-
-/** The URL with any user and password replaced, for a message that must quote it. */
-export const withoutUserinfo = (url: string): string => url.replace(/^([a-z][\w+.-]*:\/\/)[^/?#]*@/i, '$1…@');
+export { hasQueryOrFragment, hasUserinfo, NO_QUERY, quotableUrl, withoutUserinfo } from './url-text.js';
 
 export const NO_USERINFO =
   'must not carry a user or password (user@ or user:password@): give credentials in a --config file (user, personalAccessToken, applications)';

@@ -1,7 +1,7 @@
 /** Open the target a run names: a base URL, a config file, or (default) the embedded simulator. */
 import { ConfigError, TargetError } from '../errors.js';
 import type { Offering } from '../../spec/index.js';
-import { hasUserinfo, loadTargetConfig, NO_USERINFO, withoutUserinfo } from './config.js';
+import { hasQueryOrFragment, hasUserinfo, loadTargetConfig, NO_QUERY, NO_USERINFO, quotableUrl } from './config.js';
 import { createEmbeddedTarget, readSimulatorConfig } from './embedded.js';
 import { createHttpTarget, type HttpTargetOptions } from './http.js';
 import { TransportError, transportStop, type Target } from './types.js';
@@ -31,7 +31,8 @@ export async function openTarget(choice: TargetChoice): Promise<Target> {
   if (choice.url) {
     if (hasUserinfo(choice.url)) throw new ConfigError(`--target ${NO_USERINFO}`);
     if (!/^https?:\/\/[^/]/i.test(choice.url))
-      throw new ConfigError(`--target must be an http(s) URL, got "${withoutUserinfo(choice.url)}"`);
+      throw new ConfigError(`--target must be an http(s) URL, got "${quotableUrl(choice.url)}"`);
+    if (hasQueryOrFragment(choice.url)) throw new ConfigError(`--target ${NO_QUERY}`);
     const baseUrl = choice.url.replace(/(?<!\/)\/+$/, '');
     const bare = createHttpTarget({ baseUrl }, choice);
     let config;

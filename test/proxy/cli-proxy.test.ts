@@ -114,7 +114,8 @@ describe('proxy command', () => {
     }
   });
 
-  it.each(['SIGINT', 'SIGTERM'] as const)(
+  // SIGHUP: the terminal closed or the SSH session dropped under a long session (review 30).
+  it.each(['SIGINT', 'SIGTERM', 'SIGHUP'] as const)(
     'on %s writes the report and exits 1 for a broken must rule',
     async (signal) => {
       const file = join(dir, `${signal}.json`);
