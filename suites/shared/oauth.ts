@@ -594,6 +594,9 @@ const unlessFoundAbsent =
     throw error;
   };
 
+/** The answer says a token works: a 200 of the endpoint's JSON (or, from userinfo, a signed JWT). */
+export const tokenAccepted = (res: HttpResponse): boolean => byStatus(res) === 'works';
+
 /**
  * Ask every oracle the target serves (its endpoint families were established once per run, see
  * caps) whether an access token works: token info, the REST API's current user, userinfo (a 403
