@@ -34,6 +34,7 @@ import {
   USERINFO_PATH,
 } from './support.js';
 import { mayHaveSigned, verifyJwt } from './verify-jwt.js';
+import { expectUserinfoServes } from '../shared/userinfo-premise.js';
 import {
   judgeDiscoveryLists,
   judgeGrantListed,
@@ -495,6 +496,7 @@ export const oidcChecks: Check[] = [
       const app = openidApp(t);
       const tokens = await t.oauth.token(app, { scope: scopeWithoutOpenid(t, app) });
       const res = await t.http.get(USERINFO_PATH, { bearer: tokens.access_token });
+      await expectUserinfoServes(t, res);
       t.expect(res.status === 403, `${USERINFO_PATH} must refuse a token without openid with 403`, {
         status: res.status,
       });
@@ -514,6 +516,7 @@ export const oidcChecks: Check[] = [
     async run(t: CheckContext) {
       await t.property(fc.option(fc.stringMatching(/^[A-Za-z0-9._~+/-]{1,64}$/), { nil: undefined }), async (token) => {
         const res = await t.http.get(USERINFO_PATH, token === undefined ? {} : { bearer: token });
+        await expectUserinfoServes(t, res);
         const what = token === undefined ? 'userinfo without a token' : 'userinfo with a token never issued';
         t.expect(res.status === 401, `${what} must answer 401`, { status: res.status });
         t.expect(hasBearerChallenge(res), `${what} must carry WWW-Authenticate: Bearer`, { status: res.status });

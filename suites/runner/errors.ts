@@ -54,6 +54,23 @@ export class CheckSkipped extends Error {
 }
 
 /**
+ * A check's own request settled an endpoint the start-up was unsure of (a gateway's 401, a
+ * redirect) as absent (runner/session.ts, settleUnsure), and every later request there is skipped
+ * so. A token oracle that asked it (shared/oauth.ts) reads it as no verdict and lets the others
+ * judge the token; any other check is skipped, untested.
+ */
+export class FoundAbsent extends CheckSkipped {
+  override name = 'FoundAbsent';
+  constructor(
+    message: string,
+    /** The source's path of that endpoint (`/oauth/userinfo`). */
+    readonly path: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
  * The answer to one case says nothing either way (a redirect off the target answering a request
  * the check malformed: its error page or its sign-in going on there). t.property discards the case,
  * as fc.pre would, and the check is skipped with this reason only if no case was decided; a check

@@ -52,6 +52,7 @@ import {
   DeadlineCut,
   CheckFailure,
   CheckSkipped,
+  FoundAbsent,
   HarnessError,
   NoAnswer,
   OversizedAnswer,
@@ -675,7 +676,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
    * gateway that asks for sign-in before routing, then the application's 404) settles it absent,
    * as if the start-up had found it so: its capability goes (the checks that need it are skipped,
    * those that can do without it do), every later request there from a check but its reporter is
-   * skipped, and so is this check unless it is the reporter, whose own answer fails its rule.
+   * skipped, and so is this check unless it is the reporter, whose own answer fails its rule, or
+   * a token oracle, which lets the other oracles judge (FoundAbsent).
    */
   const settleUnsure = (request: RawRequest, response: HttpResponse) => {
     const e = unsure.find((a) => a.method === request.method && atEndpoint(request.url, a.path));
@@ -697,7 +699,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
   const skipIfFoundAbsent = (url: string) => {
     for (const [c, { premise }] of foundAbsent)
       if (checkRunning && premise.reporter !== runningCheck && atEndpoint(url, premise.path))
-        throw new CheckSkipped(whyFoundAbsent(c));
+        throw new FoundAbsent(whyFoundAbsent(c), premise.path);
   };
   /**
    * The driver behind the same gate: its actions are requests too, and the browser driver's page

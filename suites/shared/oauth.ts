@@ -10,7 +10,7 @@ import { jsonObject, jsonValue } from './json.js';
 import { scopesOf } from './scope-list.js';
 import { broke } from './rules.js';
 import { hasRefreshToken, refreshTokenMissingSaid, sayRefreshTokenMissing } from './refresh-premise.js';
-import { noAnswer } from '../runner/errors.js';
+import { FoundAbsent, noAnswer } from '../runner/errors.js';
 import { CURRENT_USER_PATH, restKnownToRefuseTokens, restRefusesTokens } from './rest-tokens.js';
 
 export { broke, jsonObject, CURRENT_USER_PATH };
@@ -583,6 +583,21 @@ const byStatus = (res: HttpResponse): Said =>
       : 'silent';
 
 /**
+ * A question to an oracle whose answer (a redirect) settled its endpoint absent, where the start-up
+ * was unsure of it (runner/session.ts, settleUnsure): no answer, so the others judge the token; the
+ * check that asked goes on (before, it was skipped with the checks that need the endpoint).
+ */
+const unlessFoundAbsent =
+  (path: string) =>
+  (error: unknown): undefined => {
+    if (error instanceof FoundAbsent && error.path === path) return undefined;
+    throw error;
+  };
+
+/** The answer says a token works: a 200 of the endpoint's JSON (or, from userinfo, a signed JWT). */
+export const tokenAccepted = (res: HttpResponse): boolean => byStatus(res) === 'works';
+
+/**
  * Ask every oracle the target serves (its endpoint families were established once per run, see
  * caps) whether an access token works: token info, the REST API's current user, userinfo (a 403
  * there is a token without openid: it says nothing) and the RFC 7662 introspection endpoint when
@@ -591,16 +606,18 @@ const byStatus = (res: HttpResponse): Said =>
  */
 async function oracles(t: CheckContext, token: string, required: boolean, skip: Skipped = {}): Promise<Oracle[]> {
   const asked: Oracle[] = [];
-  if (t.caps.tokenInfo && !skip.tokenInfo) {
-    const res = await tokenInfo(t, token);
+  const info =
+    t.caps.tokenInfo && !skip.tokenInfo
+      ? await tokenInfo(t, token).catch(unlessFoundAbsent(TOKEN_INFO_PATH))
+      : undefined;
+  if (info)
     asked.push({
       name: `GET ${TOKEN_INFO_PATH}`,
-      res,
-      said: byStatus(res),
+      res: info,
+      said: byStatus(info),
       deadStatus: { status: 401, rule: 'INFO-INVALID-TOKEN' },
       aliveRule: 'INFO-TOKEN-PRESENTATION',
     });
-  }
   // A REST API closed to OAuth tokens says nothing of this one (reported once: rest-tokens.ts).
   if (!skip.restApi && t.caps.restApi && !restKnownToRefuseTokens(t)) {
     const res = await t.http.get(CURRENT_USER_PATH, { bearer: token });
@@ -615,16 +632,17 @@ async function oracles(t: CheckContext, token: string, required: boolean, skip: 
         aliveRule: 'TOK-VERIFY-USER',
       });
   }
-  if (t.caps.userinfo) {
-    const res = await t.http.get(USERINFO_PATH, { bearer: token });
+  const userinfo = t.caps.userinfo
+    ? await t.http.get(USERINFO_PATH, { bearer: token }).catch(unlessFoundAbsent(USERINFO_PATH))
+    : undefined;
+  if (userinfo)
     asked.push({
       name: `GET ${USERINFO_PATH}`,
-      res,
-      said: res.status === 403 ? 'silent' : byStatus(res),
+      res: userinfo,
+      said: userinfo.status === 403 ? 'silent' : byStatus(userinfo),
       deadStatus: { status: 401, rule: 'OIDC-USERINFO-INVALID-TOKEN' },
       aliveRule: 'OIDC-USERINFO',
     });
-  }
   if (t.caps.introspection) {
     const res = await introspect(t, token);
     const active = jsonObject(res)?.active;
@@ -720,7 +738,9 @@ export async function expectAccessDead(
  * undefined when none of them tells.
  */
 export async function shownScopes(t: CheckContext, body: TokenResponse): Promise<string[] | undefined> {
-  const info = t.caps.tokenInfo ? await tokenInfo(t, body.access_token) : undefined;
+  const info = t.caps.tokenInfo
+    ? await tokenInfo(t, body.access_token).catch(unlessFoundAbsent(TOKEN_INFO_PATH))
+    : undefined;
   if (info && info.status !== 404) {
     const scope = jsonObject(info)?.scope;
     return Array.isArray(scope) ? [...(scope as string[])].sort() : [];
