@@ -34,6 +34,28 @@ function fieldOf(e: ErrorObject): string | undefined {
   return e.instancePath.split('/')[1] || undefined;
 }
 
+/**
+ * What one failure lists: its first MOST_PROBLEMS violations, then how many more, and the body's
+ * first MOST_FIELDS member names. A token answer of 50,000 extra members (600 KB, far under
+ * --max-body) made one problem each, deduplicated by scanning the list so far: quadratic, a
+ * 159 s check that neither its time limit, --deadline nor a signal could stop, as nothing awaited
+ * (review 29). Now a Set, and a bounded list.
+ */
+const MOST_PROBLEMS = 10;
+const MOST_FIELDS = 50;
+
+/** The member names of an object body (at most MOST_FIELDS, then a count), else its type. */
+function fieldsOf(body: unknown): string[] | string {
+  if (!body || typeof body !== 'object') return typeof body;
+  const names: string[] = [];
+  let count = 0;
+  for (const name in body) {
+    if (!Object.hasOwn(body, name)) continue;
+    if (count++ < MOST_FIELDS) names.push(name);
+  }
+  return count > MOST_FIELDS ? [...names, `… ${count - MOST_FIELDS} more`] : names;
+}
+
 /** Which rules one violation breaks: by the field it is about and the schema keyword that failed. */
 export type ViolationRules = (field: string | undefined, keyword: string) => readonly RuleId[];
 
@@ -59,15 +81,18 @@ export function expectSchema(
   }
   const ok = validate(body);
   const errors = ok ? [] : (validate.errors ?? []);
-  const fields = body && typeof body === 'object' ? Object.keys(body) : typeof body;
+  const fields = fieldsOf(body);
   // Violations grouped by the rules they break: each group is one failure, in the schema's order.
-  const groups = new Map<string, { rules: RuleId[]; problems: string[] }>();
+  const groups = new Map<string, { rules: RuleId[]; problems: string[]; seen: Set<string> }>();
   for (const e of errors) {
     const broken = [...new Set(typeof rules === 'function' ? rules(fieldOf(e), e.keyword) : rules)];
     const key = broken.join(',');
-    const group = groups.get(key) ?? { rules: broken, problems: [] };
+    const group = groups.get(key) ?? { rules: broken, problems: [], seen: new Set<string>() };
     const problem = describe(e);
-    if (!group.problems.includes(problem)) group.problems.push(problem);
+    if (!group.seen.has(problem)) {
+      group.seen.add(problem);
+      if (group.problems.length < MOST_PROBLEMS) group.problems.push(problem);
+    }
     groups.set(key, group);
   }
   if (!groups.size) t.soft(ok, `${what}: does not match schema ${name}`, broke(proves, { schema: name, fields }));
@@ -77,11 +102,13 @@ export function expectSchema(
   const named = new Set([...groups.values()].flatMap((g) => g.rules));
   const held = groups.size && isObject(body) ? proves.filter((id) => !named.has(id)) : [];
   if (held.length) t.soft(true, `${what}: the rest matches schema ${name}`, broke(held, { schema: name }));
-  for (const { rules: broken, problems } of groups.values()) {
-    const details = { schema: name, fields, problems };
+  for (const { rules: broken, problems, seen } of groups.values()) {
+    const more = seen.size - problems.length;
+    const listed = more > 0 ? [...problems, `and ${more} more`] : problems;
+    const details = { schema: name, fields, problems: listed };
     t.soft(
       false,
-      `${what}: ${problems.join('; ')} (schema ${name})`,
+      `${what}: ${listed.join('; ')} (schema ${name})`,
       broken.length ? { ...details, rules: broken } : details,
     );
   }
