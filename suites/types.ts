@@ -98,7 +98,7 @@ export interface Capabilities {
    * The applications whose client_secret in the form body the token endpoint refused at start-up
    * with invalid_client while it took the same credentials by HTTP Basic (Okta's
    * client_secret_basic clients): what it answered. AUTH-CLIENT-BODY is judged on it once
-   * (grants.token-response-fields); every other token request of theirs authenticates by Basic.
+   * (grants.token-response-fields); every other request authenticating them goes by Basic (clientAuth).
    */
   clientBodyRefused?: Partial<Record<AppRole, string>>;
   /**
@@ -290,6 +290,21 @@ export interface TokenResponse {
 }
 
 /** Flows run through the real endpoints; every token minted here is revoked when the run ends. */
+/** How a client authenticates: its secret in the form body, by HTTP Basic, or not at all. */
+export type ClientAuthMethod = 'body' | 'basic' | 'none';
+
+/** A client's credentials placed: fields for the form (or JSON) body, or an HTTP Basic credential. */
+export interface ClientCredentials {
+  fields: Record<string, string | undefined>;
+  clientBasic?: HttpRequest['clientBasic'];
+}
+
+/** How a request authenticates its application: `auth` a way (else the one found at start-up), `secret` another secret (null: none). */
+export interface ClientAuthOptions {
+  auth?: ClientAuthMethod;
+  secret?: string | null;
+}
+
 export interface OAuthFlows {
   /** The configured application of this role; skips the check when the target config has none. */
   app(role: AppRole): AppConfig;
@@ -307,19 +322,32 @@ export interface OAuthFlows {
     verifier?: string;
     redirectUri: string;
   }>;
-  /** POST /oauth/token with the given form (client auth added per app unless `auth: 'none'`). */
+  /**
+   * The credentials of application `app` for a request that is not about how clients
+   * authenticate: by HTTP Basic where the start-up found its secret refused in the body
+   * (Capabilities.clientBodyRefused), else in the body, unless `auth` names a way.
+   */
+  clientAuth(app: AppRole, options?: ClientAuthOptions): ClientCredentials;
+  /** POST `path` with the given form, the client's credentials added as clientAuth places them. */
+  clientRequest(
+    path: string,
+    form: Record<string, string | undefined>,
+    options?: ClientAuthOptions & { app?: AppRole; headers?: HttpRequest['headers'] },
+  ): Promise<HttpResponse>;
+  /** POST /oauth/token with the given form (clientRequest; client auth added per app unless `auth: 'none'`). */
   tokenRequest(
     form: Record<string, string | undefined>,
-    options?: { app?: AppRole; auth?: 'body' | 'basic' | 'none'; headers?: HttpRequest['headers'] },
+    options?: { app?: AppRole; auth?: ClientAuthMethod; headers?: HttpRequest['headers'] },
   ): Promise<HttpResponse>;
   /** Code flow to a token response (tracked for revocation). */
   token(app: AppRole, options?: { scope?: string; pkce?: boolean; nonce?: string }): Promise<TokenResponse>;
   /** Password grant to a token response (tracked). */
-  password(options?: { scope?: string; auth?: 'body' | 'basic' | 'none' }): Promise<HttpResponse>;
+  password(options?: { scope?: string; auth?: ClientAuthMethod }): Promise<HttpResponse>;
   /** Remember a token the check minted by hand so the run revokes it at the end. */
   track(token: string | undefined, app?: AppRole): void;
   /** A secret the check read where the redactor cannot tell it is one (a client secret on a page): never shown. */
   conceal(secret: string | undefined): void;
+  /** POST /oauth/revoke as application `app` (default confidential), authenticated as clientAuth places it. */
   revoke(token: string, app?: AppRole): Promise<HttpResponse>;
 }
 

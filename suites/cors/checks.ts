@@ -214,14 +214,10 @@ async function successfulAnswers(t: CheckContext, from: string): Promise<Array<[
         answers.push(['GET /oauth/token/info', await t.http.get(TOKEN_INFO_PATH, { bearer: token, headers })]);
       if (t.caps.userinfo)
         answers.push(['GET /oauth/userinfo', await t.http.get(USERINFO_PATH, { bearer: token, headers })]);
-      const app = t.oauth.app(role);
       if (t.caps.revocation)
         answers.push([
           'POST /oauth/revoke',
-          await t.http.post(REVOKE_PATH, {
-            headers,
-            form: { token, client_id: app.clientId, client_secret: app.clientSecret },
-          }),
+          await t.oauth.clientRequest(REVOKE_PATH, { token }, { app: role, headers }),
         ]);
     } else
       t.note(

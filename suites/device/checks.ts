@@ -5,7 +5,6 @@ import type { Check, CheckContext } from '../types.js';
 import {
   broke,
   DEVICE_GRANT,
-  deviceClient,
   expectAccessAlive,
   expectJsonUnasked,
   expectOAuthError,
@@ -23,6 +22,7 @@ import { DEVICE_FLAG, DEVICE_PREMISE } from '../runner/capabilities.js';
 import type { HtmlForm } from '../drivers/html.js';
 import {
   authorizeDevice,
+  authorizeDeviceApp,
   absoluteUrl,
   clockMoves,
   AUTHORIZE_DEVICE_PATH,
@@ -188,8 +188,7 @@ export const deviceChecks: Check[] = [
       const start = await startDevice(t);
       expectDeviceAuthorizationFields(t, start);
       // Once more as a client that sends no Accept: the device authorization response is JSON all the same.
-      const app = t.oauth.app(deviceApp(t));
-      const unasked = await authorizeDevice(t, { ...deviceClient(app), scope: app.scopes[0] }, { accept: undefined });
+      const unasked = await authorizeDeviceApp(t, start.scope, { accept: undefined });
       expectJsonUnasked(t, unasked, start.response, `POST ${AUTHORIZE_DEVICE_PATH}`, [
         'DEV-AUTHORIZE-RESPONSE',
         'ENC-RESPONSE-JSON',

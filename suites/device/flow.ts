@@ -1,15 +1,8 @@
 /** The device flow as a client plays it: start, poll, wait; shared by the device checks. */
 import { limits, type RuleId } from '../../spec/index.js';
 import type { AppRole, CheckContext, HttpRequest, HttpResponse } from '../types.js';
-import {
-  AUTHORIZE_DEVICE_PATH,
-  broke,
-  DEVICE_GRANT,
-  deviceClient,
-  expectJsonType,
-  jsonObject,
-} from '../shared/oauth.js';
-import { absentBy, clockMoves, driverCannotMoveClock } from '../runner/capabilities.js';
+import { AUTHORIZE_DEVICE_PATH, broke, DEVICE_GRANT, expectJsonType, jsonObject } from '../shared/oauth.js';
+import { absentBy, clockMoves, deviceRole, driverCannotMoveClock } from '../runner/capabilities.js';
 
 export { AUTHORIZE_DEVICE_PATH } from '../shared/oauth.js';
 
@@ -23,11 +16,9 @@ export interface DeviceStart {
   scope: string;
 }
 
-/** The application the device checks use: the public one when configured (devices hold no secret). */
+/** The application the device checks use (deviceRole: the public one when configured). */
 export function deviceApp(t: CheckContext): AppRole {
-  if (t.config.applications?.public) return 'public';
-  if (t.config.applications?.confidential) return 'confidential';
-  return t.skip('the target config names no application for the device flow');
+  return deviceRole(t.config) ?? t.skip('the target config names no application for the device flow');
 }
 
 /** `headers` go over the harness's own (an undefined Accept sends none). */
@@ -45,11 +36,23 @@ export const AUTHORIZE_DEVICE_RULES: RuleId[] = ['DEV-AVAILABILITY', 'DEV-AUTHOR
 /** The codes that refuse the grant itself to the client, whatever its parameters. */
 const GRANT_REFUSED: readonly string[] = ['unauthorized_client', 'access_denied'];
 
+/**
+ * A device authorization request of the device app: its client_id (a parameter of the source's
+ * table, sent beside HTTP Basic too), and a confidential one's secret placed as the start-up found
+ * the provider takes it (t.oauth.clientAuth: the body, or HTTP Basic where the body was refused).
+ * RFC 8628 §3.1 applies RFC 6749 §3.2.1's client authentication here; Keycloak, Ory Hydra and
+ * Spring Authorization Server refuse a confidential client without it.
+ */
+export function authorizeDeviceApp(t: CheckContext, scope: string, headers?: HttpRequest['headers']) {
+  const app = deviceApp(t);
+  const client_id = t.oauth.app(app).clientId;
+  return t.oauth.clientRequest(AUTHORIZE_DEVICE_PATH, { client_id, scope }, { app, headers });
+}
+
 /** POST /oauth/authorize_device for the device app; fails unless it answers a device authorization response. */
 export async function startDevice(t: CheckContext, scope?: string): Promise<DeviceStart & { response: HttpResponse }> {
-  const app = t.config.applications![deviceApp(t)]!;
-  const requested = scope ?? app.scopes[0];
-  const response = await authorizeDevice(t, { ...deviceClient(app), scope: requested });
+  const requested = scope ?? t.oauth.app(deviceApp(t)).scopes[0];
+  const response = await authorizeDeviceApp(t, requested);
   const body = jsonObject(response);
   t.expect(
     response.status === 200,
@@ -172,9 +175,13 @@ export function expectDeviceTimings(t: CheckContext, start: DeviceStart & { resp
   );
 }
 
-/** One poll of the token endpoint with the device grant (t.oauth tracks a token that comes back). */
+/**
+ * One poll of the token endpoint with the device grant (t.oauth tracks a token that comes back):
+ * its client_id a parameter of the source's table, beside HTTP Basic too.
+ */
 export function poll(t: CheckContext, deviceCode: string, app: AppRole = deviceApp(t)): Promise<HttpResponse> {
-  return t.oauth.tokenRequest({ grant_type: DEVICE_GRANT, device_code: deviceCode }, { app });
+  const client_id = t.oauth.app(app).clientId;
+  return t.oauth.tokenRequest({ grant_type: DEVICE_GRANT, device_code: deviceCode, client_id }, { app });
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Check, CheckContext } from '../types.js';
 import { createBrowser } from '../drivers/form.js';
 import type { HtmlForm } from '../drivers/html.js';
 import { namedState } from '../runner/state.js';
+import { clientCredentials } from '../runner/oauth.js';
 import { decodeEntities } from '../drivers/html.js';
 import { withSetting } from './settings.js';
 import {
@@ -141,13 +142,11 @@ export const registrationChecks: Check[] = [
       // The way the provider takes secrets: by HTTP Basic where the start-up found the configured
       // application's refused in the body (AUTH-CLIENT-BODY's, judged once elsewhere).
       const basic = Object.keys(t.caps.clientBodyRefused ?? {}).length > 0;
-      const exchange = (form: Record<string, string | undefined>, secret: string) =>
-        t.http.post(
-          TOKEN_PATH,
-          basic
-            ? { form, clientBasic: { user: clientId, password: secret } }
-            : { form: { ...form, client_id: clientId, client_secret: secret } },
-        );
+      const post = (path: string, form: Record<string, string | undefined>, secret: string) => {
+        const { fields, clientBasic } = clientCredentials({ clientId, clientSecret: secret }, basic ? 'basic' : 'body');
+        return t.http.post(path, { form: { ...form, ...fields }, clientBasic });
+      };
+      const exchange = (form: Record<string, string | undefined>, secret: string) => post(TOKEN_PATH, form, secret);
       const res = await exchange({ grant_type: 'authorization_code', code, redirect_uri: redirectUri }, clientSecret);
       // invalid_client to the credentials just shown in the body: how the client authenticates is to blame.
       const body = expectTokenOk(
@@ -181,8 +180,7 @@ export const registrationChecks: Check[] = [
       } finally {
         // Revoked with the new application's own credentials (the run's cleanup knows only the configured ones).
         for (const token of [body.access_token, body.refresh_token]) {
-          if (token)
-            await t.http.post(REVOKE_PATH, { form: { token, client_id: clientId, client_secret: clientSecret } });
+          if (token) await post(REVOKE_PATH, { token }, clientSecret);
         }
       }
     },

@@ -243,14 +243,11 @@ export const responseChecks: Check[] = [
     async run(t: CheckContext) {
       const app = t.oauth.app('confidential');
       const code = await authorizeCode(t, 'confidential', {});
+      // In the JSON body beside the grant's fields, or by HTTP Basic where the start-up found the body refused.
+      const { fields, clientBasic } = t.oauth.clientAuth('confidential');
       const res = await t.http.post(TOKEN_PATH, {
-        json: {
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: app.redirectUri,
-          client_id: app.clientId,
-          client_secret: app.clientSecret,
-        },
+        json: { grant_type: 'authorization_code', code, redirect_uri: app.redirectUri, ...fields },
+        clientBasic,
       });
       trackBody(t, res, 'confidential');
       expectTokenFields(

@@ -5,6 +5,7 @@
  */
 import type { RuleId } from '../../spec/index.js';
 import type {
+  AppRole,
   Capabilities,
   Capability,
   CoreCapability,
@@ -19,7 +20,6 @@ import {
   AUTHORIZE_DEVICE_PATH,
   AUTHORIZE_PATH,
   CURRENT_USER_PATH,
-  deviceClient,
   KEYS_PATH,
   readDiscovery,
   REVOKE_PATH,
@@ -365,6 +365,40 @@ export function detectControl(http: Http): Promise<boolean> {
   );
 }
 
+/** The application the device flow plays: the public one when configured (devices hold no secret). */
+export function deviceRole(config: TargetConfig): AppRole | undefined {
+  if (config.applications?.public) return 'public';
+  return config.applications?.confidential ? 'confidential' : undefined;
+}
+
+/**
+ * Is the device grant offered (answered, or declared), and refused to the configured application?
+ * Its authorization is asked as the device checks ask it (oauth.clientRequest): the session asks
+ * again once it finds the application's secret taken by HTTP Basic alone, so that a Basic-only
+ * provider's refusal of the body is not read as the grant refused (AUTH-CLIENT-BODY's, once).
+ */
+export async function detectDevice(
+  oauth: Pick<TrackedFlows, 'clientRequest'>,
+  config: TargetConfig,
+  flags: Record<string, boolean>,
+): Promise<{ device: boolean; deviceRefused?: string }> {
+  const role = deviceRole(config);
+  const deviceDeclared = config.features?.[DEVICE_FLAG];
+  const app = role && config.applications![role]!;
+  // Its client_id a parameter of the source's table (as device/flow.ts sends it), beside HTTP Basic too.
+  const askDevice = () =>
+    oauth.clientRequest(AUTHORIZE_DEVICE_PATH, { client_id: app!.clientId, scope: app!.scopes[0] }, { app: role });
+  const deviceAnswers =
+    flags[DEVICE_FLAG] !== false &&
+    !!role &&
+    (await answers(askDevice, (s, t) => (s === 200 && t.includes('device_code')) || s >= 500));
+  const device = flags[DEVICE_FLAG] !== false && (deviceAnswers || deviceDeclared === true);
+  // Declared yet refused to the configured application (an absent endpoint is CORE_ENDPOINTS'):
+  // the premise of the device checks, reported once (DEVICE_PREMISE).
+  if (device && !deviceAnswers && role) return { device, deviceRefused: await refusal(askDevice, 'POST') };
+  return { device };
+}
+
 export async function detectCapabilities({
   http,
   control,
@@ -387,21 +421,7 @@ export async function detectCapabilities({
       (s, t) => s === 200 && isJsonObject(t),
     ));
 
-  const deviceApp = config.applications?.public ?? config.applications?.confidential;
-  const deviceDeclared = config.features?.[DEVICE_FLAG];
-  const askDevice = () =>
-    http.post(AUTHORIZE_DEVICE_PATH, { form: { ...deviceClient(deviceApp!), scope: deviceApp!.scopes[0] } });
-  const deviceAnswers =
-    flags[DEVICE_FLAG] !== false &&
-    !!deviceApp &&
-    (await answers(askDevice, (s, t) => (s === 200 && t.includes('device_code')) || s >= 500));
-  const device = flags[DEVICE_FLAG] !== false && (deviceAnswers || deviceDeclared === true);
-  // Declared yet refused to the configured application (an absent endpoint is CORE_ENDPOINTS'):
-  // the premise of the device checks, reported once (DEVICE_PREMISE).
-  let deviceRefused: string | undefined;
-  if (device && !deviceAnswers && deviceApp) {
-    deviceRefused = await refusal(askDevice, 'POST');
-  }
+  const { device, deviceRefused } = await detectDevice(oauth, config, flags);
 
   const passwordDeclared = config.features?.[PASSWORD_FEATURE];
   let passwordGrant = false;

@@ -8,15 +8,16 @@ import type {
   AppConfig,
   AppRole,
   Capabilities,
+  ClientAuthMethod,
+  ClientCredentials,
   Driver,
   Http,
-  HttpRequest,
   HttpResponse,
   OAuthFlows,
   TargetConfig,
   TokenResponse,
 } from '../types.js';
-import { AUTHORIZE_PATH, exchangeRefusalRules } from '../shared/oauth.js';
+import { AUTHORIZE_PATH, exchangeRefusalRules, REVOKE_PATH, TOKEN_PATH } from '../shared/oauth.js';
 import { CheckFailure, CheckSkipped, HarnessError } from './errors.js';
 import { VERIFIER_ALPHABET, type Random } from './random.js';
 import { randomState } from './state.js';
@@ -44,6 +45,21 @@ export interface TrackedFlows extends OAuthFlows {
   /** Revoke every tracked token (the runner calls this after each check). */
   /** Revokes each token the flows were handed; none is begun at or after `until` (a time). */
   revokeAll(until?: number): Promise<void>;
+}
+
+/**
+ * Where a client's credentials go (RFC 6749 §2.3.1): in the form body (client_secret_post), by HTTP
+ * Basic (client_secret_basic) or not at all. A public client in the body sends its client_id alone
+ * (§3.2.1): an undefined field is left out of the form.
+ */
+export function clientCredentials(
+  client: Pick<AppConfig, 'clientId' | 'clientSecret'>,
+  auth: ClientAuthMethod,
+): ClientCredentials {
+  if (auth === 'none') return { fields: {} };
+  if (auth === 'basic')
+    return { fields: {}, clientBasic: { user: client.clientId, password: client.clientSecret ?? '' } };
+  return { fields: { client_id: client.clientId, client_secret: client.clientSecret } };
 }
 
 /**
@@ -120,24 +136,31 @@ export function createOAuthFlows(
     return http.urlOf(`${AUTHORIZE_PATH}?${query}`);
   };
 
-  const tokenRequest: OAuthFlows['tokenRequest'] = async (form, options = {}) => {
-    const role = options.app ?? 'confidential';
-    const body: Record<string, string | undefined> = {};
-    let clientBasic: HttpRequest['clientBasic'];
+  /**
+   * The one way a request of the application `role` carries its client credentials: as `auth`
+   * says, else as the start-up found the provider takes them (HTTP Basic where the body was
+   * refused, the body otherwise). `secret` stands in for the configured one (null: none sent).
+   */
+  const clientAuth: OAuthFlows['clientAuth'] = (role, options = {}) => {
     const auth = options.auth ?? (found.clientBodyRefused?.[role] !== undefined ? 'basic' : 'body');
-    if (auth !== 'none') {
-      const a = app(role);
-      // Remembered even when the check's form leaves the secret out: it must never show anywhere.
-      redactor.remember(a.clientSecret);
-      // In the body (client_secret_post) unless Basic is asked for or the only way taken; a public
-      // client sends its client_id alone (RFC 6749 §2.3.1, §3.2.1): an undefined field is left out.
-      if (auth === 'basic') clientBasic = { user: a.clientId, password: a.clientSecret ?? '' };
-      else Object.assign(body, { client_id: a.clientId, client_secret: a.clientSecret });
-    }
+    if (auth === 'none') return { fields: {} };
+    const a = app(role);
+    // Remembered even when the check's form leaves the secret out: it must never show anywhere.
+    redactor.remember(a.clientSecret);
+    const secret = options.secret === null ? undefined : (options.secret ?? a.clientSecret);
+    redactor.remember(secret);
+    return clientCredentials({ clientId: a.clientId, clientSecret: secret }, auth);
+  };
+
+  const clientRequest: OAuthFlows['clientRequest'] = (path, form, options = {}) => {
+    const { fields, clientBasic } = clientAuth(options.app ?? 'confidential', options);
     // The check's own fields win; an explicit undefined removes a field.
-    Object.assign(body, form);
-    const response = await http.post('/oauth/token', { form: body, clientBasic, headers: options.headers });
-    adopt(response, role);
+    return http.post(path, { form: { ...fields, ...form }, clientBasic, headers: options.headers });
+  };
+
+  const tokenRequest: OAuthFlows['tokenRequest'] = async (form, options = {}) => {
+    const response = await clientRequest(TOKEN_PATH, form, options);
+    adopt(response, options.app ?? 'confidential');
     return response;
   };
 
@@ -228,10 +251,9 @@ export function createOAuthFlows(
   };
 
   const revoke: OAuthFlows['revoke'] = async (value, role = 'confidential') => {
-    const a = config.applications?.[role];
-    const response = await http.post('/oauth/revoke', {
-      form: { token: value, client_id: a?.clientId, client_secret: a?.clientSecret },
-    });
+    // Without that application in the config the token goes alone (the cleanup's best effort).
+    const { fields, clientBasic } = clientAuth(role, { auth: config.applications?.[role] ? undefined : 'none' });
+    const response = await http.post(REVOKE_PATH, { form: { token: value, ...fields }, clientBasic });
     if (response.status === 200) tracked.delete(value);
     return response;
   };
@@ -260,6 +282,8 @@ export function createOAuthFlows(
     pkce,
     authorizeUrl,
     code,
+    clientAuth,
+    clientRequest,
     tokenRequest,
     token,
     password,

@@ -42,6 +42,8 @@ import {
   type EndpointPremise,
   NEEDED_ENDPOINTS,
   detectCapabilities,
+  detectDevice,
+  deviceRole,
   driverCannotMoveClock,
   detectControl,
   REFUSED_PREMISES,
@@ -887,6 +889,14 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       // Secrets taken by HTTP Basic alone: the checks authenticate so (runner/oauth.ts), and
       // grants.token-response-fields judges AUTH-CLIENT-BODY on it, once.
       if (clients && Object.keys(clients.bodyOnly).length) caps = { ...caps, clientBodyRefused: clients.bodyOnly };
+      // The device probe sent the device app's secret in the body, which the provider refuses: asked
+      // again by Basic, as the device checks will ask, before its refusal is read as the grant's.
+      const role = deviceRole(config);
+      if (role && clients?.bodyOnly[role] !== undefined && (!caps.device || caps.deviceRefused !== undefined)) {
+        const { deviceRefused: _stale, ...rest } = caps;
+        const byBasic = createOAuthFlows(http, driver, config, redactor, random, caps);
+        caps = { ...rest, ...(await detectDevice(byBasic, config, flags)) };
+      }
     }
     // Away only where the base URL does not serve it either (one it serves is asked there).
     const absentPaths = new Set([

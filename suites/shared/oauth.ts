@@ -4,7 +4,7 @@
  * statuses, error codes and field names only.
  */
 import { ERROR_DESCRIPTION_CHARACTERS, machine, operations, type RuleId } from '../../spec/index.js';
-import type { AppConfig, AppRole, CheckContext, Http, HttpRequest, HttpResponse, TokenResponse } from '../types.js';
+import type { AppRole, CheckContext, Http, HttpRequest, HttpResponse, TokenResponse } from '../types.js';
 import { handsOverTo } from '../drivers/hand-over.js';
 import { jsonObject, jsonValue } from './json.js';
 import { scopesOf } from './scope-list.js';
@@ -24,17 +24,6 @@ export const AUTHORIZE_PATH = '/oauth/authorize';
 export const AUTHORIZE_DEVICE_PATH = '/oauth/authorize_device';
 export const KEYS_PATH = '/oauth/discovery/keys';
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
-
-/**
- * How an application names itself in a device authorization request: its client_id, and a
- * confidential one its secret in the body too (RFC 8628 §3.1 applies RFC 6749 §3.2.1's client
- * authentication there; Keycloak, Ory Hydra and Spring Authorization Server refuse it without). A
- * public application's undefined secret is left out of the form.
- */
-export const deviceClient = (app: Pick<AppConfig, 'clientId' | 'clientSecret'>) => ({
-  client_id: app.clientId,
-  client_secret: app.clientSecret,
-});
 
 /** The endpoint members discovery must hold (OIDC-DISCOVERY), and the source's path of each (L104-L113). */
 export const DISCOVERY_ENDPOINTS: Readonly<Record<string, string>> = {
@@ -547,11 +536,14 @@ export function tokenInfo(t: CheckContext, token: string, via: 'header' | 'query
  * it asks for JSON (RFC 7662 §2.2) here rather than through answersJson.
  */
 function introspect(t: CheckContext, token: string): Promise<HttpResponse> {
-  const app = t.config.applications?.confidential ?? t.config.applications?.public;
+  const role = t.config.applications?.confidential ? 'confidential' : 'public';
+  // Placed as the start-up found the provider takes them (HTTP Basic where the body is refused).
+  const { fields, clientBasic } = t.config.applications?.[role] ? t.oauth.clientAuth(role) : { fields: {} };
   // follow(): a path is taken under the base URL, a URL on a trusted origin as it is.
   return t.http.follow(t.caps.introspectionPath ?? '', {
     method: 'POST',
-    form: { token, token_type_hint: 'access_token', client_id: app?.clientId, client_secret: app?.clientSecret },
+    form: { token, token_type_hint: 'access_token', ...fields },
+    clientBasic,
     headers: { accept: JSON_ACCEPT },
   });
 }

@@ -7,7 +7,10 @@
  * learns the body is refused and the Basic credentials taken, so every other check authenticates by
  * HTTP Basic and still judges its own rules (before: 35 failed checks, GRANT-CODE-REDIRECT-URI-MATCH,
  * GRANT-CODE-FLOW and GRANT-APP-REGISTRATION-FIELDS failed, ERR-TOKEN-STATUS and ERR-INVALID-GRANT
- * warned on invalid_client answers).
+ * warned on invalid_client answers). Its device authorization and revocation endpoints refuse the
+ * body alike: the device and revocation checks authenticate there by Basic too (before: the start-up
+ * read the device grant as refused and skipped every device check, and the revocation checks failed
+ * REV-* rules on invalid_client).
  *
  * Never Basic: any Authorization: Basic at the token and revocation endpoints is answered 401
  * invalid_client, and the password grant without client authentication works. AUTH-CLIENT-BASIC
@@ -16,16 +19,22 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digest } from '../../simulator/digest.js';
+import { targetConfig } from '../../simulator/control/config.js';
+import { allChecks } from '../../suites/index.js';
 import type { Sim } from '../../simulator/types.js';
 import { bodyOf, sendAnswer, simulatorDocument, simulatorWith, type Loopback } from '../suites/loopback.js';
 import { checksWith, explain, rulesWith, runChecks } from './provider.js';
 
 const TOKEN = '/oauth/token';
 const REVOKE = '/oauth/revoke';
+const DEVICE = '/oauth/authorize_device';
+/** Where a Basic-only provider refuses a client_secret in the body: each endpoint that authenticates clients. */
+const CLIENT_ENDPOINTS = [TOKEN, DEVICE, REVOKE];
 const DISCOVERY = '/.well-known/openid-configuration';
 
 /**
- * `body`: a client_secret in the body, always (Okta); `basic`: any HTTP Basic; `issued-code-body`:
+ * `body`: a client_secret in the body, always, at the token, device and revocation endpoints
+ * (Okta's client_secret_basic applications); `basic`: any HTTP Basic; `issued-code-body`:
  * a client_secret in the body beside a code it issued, the grant looked at before the client, so
  * that a code never issued (the start-up's probe) is refused invalid_grant and nothing tells the
  * harness to change how it authenticates: the checks' own fallbacks judge then.
@@ -61,7 +70,7 @@ async function provider(refuses: Refuses): Promise<Loopback & { sim: Sim; refusa
       sendAnswer(res, Promise.resolve(invalidClient('client_secret_basic not allowed for this client')));
       return true;
     }
-    if (refuses === 'basic' || url.pathname !== TOKEN) return false;
+    if (refuses === 'basic' || !(refuses === 'body' ? CLIENT_ENDPOINTS : [TOKEN]).includes(url.pathname)) return false;
     sendAnswer(
       res,
       bodyOf(req).then((raw) => {
@@ -151,6 +160,69 @@ describe('a provider that takes the client secret by HTTP Basic only (Okta-style
       expect(passed, `${rule}\n${why}`).toContain(rule);
     expect(code, why).toBe(1);
   }, 120_000);
+});
+
+/**
+ * The device checks (every one but device.unavailable, which judges a target without the grant),
+ * the revocation checks, and the one that judges AUTH-CLIENT-BODY.
+ */
+const DEVICE_AND_REVOCATION_CHECKS = [
+  'grants.token-response-fields',
+  'device.state-machine',
+  'device.expired-token',
+  'device.slow-down',
+  'device.slow-down-interval-grows',
+  'device.single-use',
+  'device.authorization-response',
+  'device.authorization-timings',
+  'device.authorize-refusals',
+  'device.token-response',
+  'device.unknown-device-code',
+  'device.client-bound',
+  'device.unknown-user-code',
+  'device.verification-page',
+  'tokens.revoke-access-token',
+  'tokens.revoke-refresh-token',
+  'tokens.revoke-unknown-token',
+  'tokens.revoke-client-bound',
+  'tokens.revoke-client-auth',
+];
+
+describe('a Basic-only provider whose device authorization and revocation endpoints refuse the body too', () => {
+  let front: Awaited<ReturnType<typeof provider>>;
+  beforeAll(async () => {
+    front = await provider('body');
+  }, 60_000);
+  afterAll(async () => {
+    await front?.close();
+  });
+
+  it('fails AUTH-CLIENT-BODY alone; the device and revocation checks authenticate by Basic and pass, exit 1', async () => {
+    // No public application: the device flow is the confidential one's, whose secret is refused in the body.
+    const { public: _none, ...applications } = targetConfig(front.sim, front.url).applications!;
+    const { code, report, stderr } = await runChecks(front, DEVICE_AND_REVOCATION_CHECKS, {}, { applications });
+    const why = explain(report, stderr);
+    expect(front.refusals(), why).toBeGreaterThan(0);
+    expect(rulesWith(report, 'failed', 'errored', 'warned'), why).toEqual(['AUTH-CLIENT-BODY']);
+    expect(checksWith(report, 'failed'), why).toEqual(['grants.token-response-fields']);
+    expect(checksWith(report, 'warned', 'errored', 'skipped'), why).toEqual([]);
+    // Tested, not skipped or left untested behind the refused body.
+    const judged = new Set(
+      allChecks()
+        .filter((c) => DEVICE_AND_REVOCATION_CHECKS.includes(c.id))
+        .flatMap((c) => c.rules.filter((r) => /^(DEV|REV)-/.test(r))),
+    );
+    const ruled = report.rules.filter((r) => judged.has(r.id as never));
+    for (const rule of ['DEV-AVAILABILITY', 'DEV-SUCCESS', 'DEV-CLIENT-BOUND', 'REV-REVOKES-TOKEN', 'REV-CLIENT-AUTH'])
+      expect(
+        ruled.map((r) => r.id),
+        `${rule}\n${why}`,
+      ).toContain(rule);
+    // DEV-ACCESS-DENIED: no denial in this seed's one run, against the simulator alone too.
+    for (const rule of ruled.filter((r) => r.id !== 'DEV-ACCESS-DENIED'))
+      expect(`${rule.id} ${rule.status}`, why).toBe(`${rule.id} passed`);
+    expect(code, why).toBe(1);
+  }, 180_000);
 });
 
 describe('a provider that refuses the body secret beside a code it issued, the grant looked at first', () => {

@@ -9,7 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { limits } from '../../spec/index.js';
 import { CheckFailure, CheckSkipped, HarnessError } from '../../suites/runner/errors.js';
 import { createHttp, createRecorder } from '../../suites/runner/http.js';
-import { VERIFIER_ALPHABET, createOAuthFlows, s256 } from '../../suites/runner/oauth.js';
+import {
+  VERIFIER_ALPHABET,
+  clientCredentials,
+  createOAuthFlows,
+  s256,
+  type ClientAuthFound,
+} from '../../suites/runner/oauth.js';
 import { createRandom } from '../../suites/runner/random.js';
 import { createRedactor } from '../../suites/runner/redact.js';
 import { TransportError, type RawRequest } from '../../suites/target/types.js';
@@ -76,6 +82,7 @@ function flows(
     const state = new URL(url).searchParams.get('state');
     return redirect(`http://client.test/cb?code=the-code-value-1&state=${state}`);
   },
+  found: ClientAuthFound = {},
 ) {
   const sent: Sent[] = [];
   const authorized: Array<{ url: string; decision: string }> = [];
@@ -108,7 +115,7 @@ function flows(
     denyDevice: () => Promise.resolve(),
     advanceClock: () => Promise.resolve(),
   };
-  const oauth = createOAuthFlows(http, driver, { baseUrl: FAKE_BASE, ...config }, redactor, createRandom(SEED));
+  const oauth = createOAuthFlows(http, driver, { baseUrl: FAKE_BASE, ...config }, redactor, createRandom(SEED), found);
   /** The requests sent since the last call, as `METHOD path | authorization | body`. */
   const take = () => sent.splice(0).map((s) => [s.method, s.path, s.authorization ?? '-', s.body ?? '-'].join(' | '));
   /** Is a value masked wherever it turns up (a report's text)? */
@@ -314,6 +321,55 @@ describe('tokenRequest: client authentication and the form', () => {
     take();
     await oauth.revokeAll();
     expect(take()).toEqual([]);
+  });
+});
+
+describe('a secret the start-up found refused in the body (clientBodyRefused): every request by HTTP Basic', () => {
+  const bodyRefused = (config: Partial<TargetConfig> = ALL) =>
+    flows(config, undefined, undefined, { clientBodyRefused: { confidential: '401 invalid_client' } });
+
+  it('token, device authorization and revocation requests of that application go by Basic; the others in the body', async () => {
+    const { oauth, take } = bodyRefused();
+    await oauth.tokenRequest({ grant_type: 'x' });
+    await oauth.clientRequest('/oauth/authorize_device', { client_id: 'conf-client', scope: 'api' });
+    await oauth.revoke('some-token-value');
+    await oauth.tokenRequest({ grant_type: 'x' }, { app: 'limited' });
+    await oauth.revoke('other-token-value', 'limited');
+    const conf = basic('conf-client', 'conf-secret-value-1');
+    expect(take()).toEqual([
+      `POST | /oauth/token | ${conf} | grant_type=x`,
+      `POST | /oauth/authorize_device | ${conf} | client_id=conf-client&scope=api`,
+      `POST | /oauth/revoke | ${conf} | token=some-token-value`,
+      'POST | /oauth/token | - | client_id=limited-client&client_secret=limited-secret-22&grant_type=x',
+      revocation('other-token-value', LIMITED),
+    ]);
+  });
+
+  it('a way asked for wins (AUTH-CLIENT-BODY asks the body); another secret, or none, goes the same way', async () => {
+    const { oauth, take, masked } = bodyRefused();
+    await oauth.tokenRequest({ grant_type: 'x' }, { auth: 'body' });
+    await oauth.clientRequest('/oauth/revoke', { token: 't-1' }, { secret: 'wrong-secret-value-9' });
+    await oauth.clientRequest('/oauth/revoke', { token: 't-2' }, { secret: null });
+    expect(take()).toEqual([
+      'POST | /oauth/token | - | client_id=conf-client&client_secret=conf-secret-value-1&grant_type=x',
+      `POST | /oauth/revoke | ${basic('conf-client', 'wrong-secret-value-9')} | token=t-1`,
+      `POST | /oauth/revoke | ${basic('conf-client', '')} | token=t-2`,
+    ]);
+    expect(masked('wrong-secret-value-9')).toBe(true);
+    expect(oauth.clientAuth('confidential', { auth: 'body', secret: null })).toEqual({
+      fields: { client_id: 'conf-client', client_secret: undefined },
+    });
+  });
+
+  it('clientCredentials: the body, Basic (an empty password without a secret) or nothing', () => {
+    expect(clientCredentials(CONFIDENTIAL, 'body')).toEqual({
+      fields: { client_id: 'conf-client', client_secret: 'conf-secret-value-1' },
+    });
+    expect(clientCredentials(PUBLIC, 'basic')).toEqual({
+      fields: {},
+      clientBasic: { user: 'public-client', password: '' },
+    });
+    expect(clientCredentials(CONFIDENTIAL, 'none')).toEqual({ fields: {} });
   });
 });
 

@@ -607,7 +607,7 @@ describe('runCheck: what a result holds', () => {
       personalAccessToken: 'personal-token-1',
       user: { username: 'root', password: 'user-password-1' },
       applications: { confidential: CONFIDENTIAL, public: undefined },
-      // No device grant: its start-up probe would send a confidential application's secret (deviceClient).
+      // No device grant: its start-up probe would send a confidential application's secret (detectDevice).
       features: { device_authorization_grant: false },
     } as Partial<TargetConfig>;
     // The password grant's window closed at 16.0: set-up never sends the password or the secret.
