@@ -14,6 +14,7 @@ import type { Report } from '../suites/report/model.js';
 import { durationsOf } from '../suites/runner/shard.js';
 import { INTERRUPTED } from '../suites/runner/session.js';
 import { UsageError } from './errors.js';
+import { quoted } from '../suites/report/words.js';
 
 export const RERUN_STATUSES = ['failed', 'warned', 'errored'] as const;
 
@@ -143,13 +144,22 @@ export async function resolveSavedRun<F extends SavedRunFlags>(flags: F): Promis
     throw new UsageError('--durations balances shards: give it with --shard i/n');
   if (flags.rerunFailed !== undefined && (flags.check !== undefined || flags.rule !== undefined))
     throw new UsageError('--rerun-failed runs the checks the report names: drop --check and --rule');
-  const durations = flags.durations === undefined ? undefined : durationsOf((await readReport(flags.durations)).checks);
+  const durations =
+    flags.durations === undefined
+      ? undefined
+      : durationsOf((await readReport(flags.durations, { anyVersion: true })).checks);
   const source = flags.rerunFailed ?? flags.from;
   if (source === undefined) return { flags, durations };
   const report = await readReport(source);
+  // Its `proxy.RULE-ID` checks are tallies of traffic and its seed 0 chose nothing: said as such.
+  if (report.client)
+    throw new UsageError(
+      `${source} is a proxy report: it judged a client's traffic, so it has no checks to rerun nor a seed to start from (run the checks of its rules with --rule ID,...)`,
+    );
   const merged = fromReport(report, flags, source);
   if (flags.rerunFailed === undefined) return { flags: merged, durations };
   const checks = report.checks.filter((c) => rerun(report, c)).map((c) => c.id);
-  if (checks.some((id) => !CHECK_ID.test(id))) throw new UsageError(`${source}: a check id there is not one`);
+  const bad = checks.find((id) => !CHECK_ID.test(id));
+  if (bad !== undefined) throw new UsageError(`${source}: ${quoted(bad)} is not a check id`);
   return { flags: merged, checks, durations };
 }

@@ -17,6 +17,7 @@ import {
   ruleCountsLine,
   ruleTableLines,
   rulesToShow,
+  seeded,
   verdict,
   verdictLine,
 } from './text.js';
@@ -201,7 +202,7 @@ export function formatConsole(input: Report, options: ConsoleOptions = {}): stri
   const rerun = options.rerun
     ? `rerun: ${terminalSafe(commandLine([...options.rerun, '--seed', String(report.seed)]))}`
     : `rerun with --seed ${report.seed}`;
-  out.push('', ...(report.client ? [] : [`seed: ${report.seed} (${rerun})`]));
+  out.push('', ...(seeded(report) ? [`seed: ${report.seed} (${rerun})`] : []));
   out.push(verdictPainted(report, paint), ...written);
   return `${out.join('\n')}\n`;
 }

@@ -16,6 +16,7 @@ import {
   firstLine,
   ruleCountsLine,
   ruleTableLines,
+  seeded,
   sortRules,
   verdictLine,
 } from './text.js';
@@ -36,7 +37,7 @@ function properties(parent: XMLBuilder, report: Report): void {
     ['target', report.target],
     ['release', report.release],
     ['offering', report.offering],
-    ['seed', String(report.seed)],
+    ...(seeded(report) ? [['seed', String(report.seed)] as [string, string]] : []),
     ['tool', `${report.tool} ${report.version}`],
     ['verdict', verdictLine(report)],
   ];

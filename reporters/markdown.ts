@@ -19,6 +19,7 @@ import {
   MAX_BODY_CHARS,
   rulesByArea,
   seconds,
+  seeded,
   shownRule,
   verdict,
   verdictHead,
@@ -215,7 +216,7 @@ function layout(report: Report, options: Layout): string {
   out.push(`## ${{ fail: '❌', error: '🛑', pass: '✅' }[result]} idp-conformance: ${verdictHead(report)}`);
   out.push(md(verdictLine(report)));
   out.push(
-    `Target ${code(short(report.target))} · release ${code(short(report.release))} · ${md(short(report.offering))} · seed ${code(String(report.seed))} · ${md(seconds(report.durationMs))} · ${md(report.tool)} ${md(report.version)}`,
+    `Target ${code(short(report.target))} · release ${code(short(report.release))} · ${md(short(report.offering))}${seeded(report) ? ` · seed ${code(String(report.seed))}` : ''} · ${md(seconds(report.durationMs))} · ${md(report.tool)} ${md(report.version)}`,
   );
   const { summary } = report;
   out.push(

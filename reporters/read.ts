@@ -5,6 +5,8 @@ import { ReportError } from '../suites/errors.js';
 import type { Report } from '../suites/report/model.js';
 import { firstReportProblem } from './schema.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../suites/report/json-depth.js';
+import { packageVersion } from '../suites/runner/report.js';
+import { quoted } from '../suites/report/words.js';
 
 /**
  * The largest file read as a report: a whole run's is a few hundred KiB (evidence is cut where it
@@ -44,8 +46,14 @@ async function boundedText(path: string): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The report in the file, checked against the schema; a ReportError (one line) when it is not one. */
-export async function readReport(path: string): Promise<Report> {
+/**
+ * The report in the file, checked against the schema; a ReportError (one line) when it is not one.
+ * Unless `anyVersion`, a report another version of the tool wrote is refused too: the JSON
+ * report has no format version of its own (DESIGN.md: `version` is the tool's), and its check ids,
+ * rules and seeds mean what that version's catalogue and checks made of them. `--durations` takes
+ * any version: its times only weigh the slices.
+ */
+export async function readReport(path: string, options: { anyVersion?: boolean } = {}): Promise<Report> {
   const text = await boundedText(path);
   // Checked before parsing: the schema check and every renderer walk the report recursively.
   if (tooDeep(text)) throw new ReportError(`${path} nests deeper than ${MAX_JSON_DEPTH} levels: not a report`);
@@ -58,5 +66,10 @@ export async function readReport(path: string): Promise<Report> {
   // The first problem only: gathering them all costs time quadratic in their number (schema.ts).
   const problem = firstReportProblem(value);
   if (problem !== undefined) throw new ReportError(`${path} is not an idp-conformance JSON report: ${problem}`);
-  return value as Report;
+  const report = value as Report;
+  if (!options.anyVersion && report.version !== packageVersion())
+    throw new ReportError(
+      `${path} was written by idp-conformance ${quoted(report.version)}, this is ${packageVersion()}: its checks and rules are that version's; run again to get a report of this one`,
+    );
+  return report;
 }

@@ -236,6 +236,9 @@ export function firstFailure(report: Report, rule: RuleResult): string {
   return rule.status === 'untested' ? untestedReason(report, rule) : '';
 }
 
+/** A proxy's report (its client section) judged traffic, not a seeded run: it shows no seed (its 0 would send a rerun astray). */
+export const seeded = (report: Report): boolean => !report.client;
+
 function untestedReason(report: Report, rule: RuleResult): string {
   const carrier = report.checks.find((c) => c.rules.includes(rule.id) && c.status !== 'passed');
   if (carrier?.broken?.length)

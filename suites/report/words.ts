@@ -4,3 +4,6 @@
 export function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
+
+/** A value read from a saved report, quoted and cut for a one-line error (errorLine makes it inert). */
+export const quoted = (text: string): string => JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);

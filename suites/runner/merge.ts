@@ -3,8 +3,10 @@
  * Rule verdicts are not carried over but recomputed from every shard's checks by the runner's own
  * reading (report.ts), so a rule failed in any shard is failed in the merge; the same goes for
  * `--expect` (a listed rule passed in every shard that saw it is stale) and the must coverage. A
- * shard stopped by a signal leaves the merge interrupted; one stopped early, stopped.
+ * shard stopped by a signal leaves the merge interrupted; one stopped early, stopped. A `diff` or
+ * `proxy` report merges alone, its section kept: one report merged is that report again.
  */
+import { quoted } from '../report/words.js';
 import { ReportError } from '../errors.js';
 import type { Report } from '../report/model.js';
 import type { Expectation } from './expect.js';
@@ -17,7 +19,7 @@ export interface NamedReport {
 }
 
 /** The fields every shard of one run shares; a merge of different runs would mean nothing. */
-const SAME = ['target', 'release', 'offering', 'seed'] as const;
+const SAME = ['version', 'target', 'release', 'offering', 'seed'] as const;
 
 /**
  * Throws a ReportError for no reports, reports of different runs, a check that two shards both
@@ -27,6 +29,7 @@ const SAME = ['target', 'release', 'offering', 'seed'] as const;
 export function mergeReports(reports: readonly NamedReport[], order: readonly string[] = []): Report {
   if (!reports.length) throw new ReportError('report merge needs at least one report');
   const [first] = reports;
+  const sections = ownSections(reports);
   for (const { name, report } of reports) {
     for (const field of SAME)
       if (report[field] !== first.report[field])
@@ -66,7 +69,7 @@ export function mergeReports(reports: readonly NamedReport[], order: readonly st
   const starts = reports.map(({ report }) => Date.parse(report.startedAt));
   const start = Math.min(...starts);
   const end = Math.max(...reports.map(({ report }, i) => starts[i] + report.durationMs));
-  return buildReport({
+  const merged = buildReport({
     target: first.report.target,
     release: first.report.release,
     offering: first.report.offering,
@@ -84,6 +87,51 @@ export function mergeReports(reports: readonly NamedReport[], order: readonly st
     ...(first.report.invocation ? { invocation: first.report.invocation } : {}),
     ...(shards ? { shards } : {}),
   });
+  return { ...merged, ...sections };
+}
+
+/**
+ * The `diff` or `client` section of a report that has one. Neither adds up across reports: a
+ * diff's differences are grouped and bounded over one comparison, a proxy's checks are tallies of
+ * one stretch of traffic (and neither command shards), so such a report merges only alone.
+ */
+function ownSections(reports: readonly NamedReport[]): Pick<Report, 'diff' | 'client'> {
+  const own = reports.find(({ report }) => report.diff ?? report.client);
+  if (!own) return {};
+  const kind = own.report.client ? 'proxy' : 'diff';
+  const other = reports.find((r) => r !== own);
+  if (other)
+    throw new ReportError(
+      `${own.name} is a ${kind} report: its ${own.report.client ? 'client' : 'diff'} section cannot be merged with ${other.name} (report merge joins the shards of one run; give it alone)`,
+    );
+  const { diff, client } = own.report;
+  return { ...(diff ? { diff } : {}), ...(client ? { client } : {}) };
+}
+
+/** What this version of the tool knows: its rule ids and check ids. */
+export interface KnownIds {
+  rules: ReadonlySet<string>;
+  checks: ReadonlySet<string>;
+}
+
+/**
+ * Throws a ReportError naming the first rule or check of a report that this version does not know
+ * (renamed, removed, or made up): its verdict would be read against no sentence (a rule gone from
+ * the catalogue showed as a failed must). A proxy's checks are `proxy.RULE-ID`, one per rule judged.
+ */
+export function refuseUnknownIds(reports: readonly NamedReport[], known: KnownIds): void {
+  const knownCheck = (id: string) =>
+    known.checks.has(id) || (id.startsWith('proxy.') && known.rules.has(id.slice('proxy.'.length)));
+  for (const { name, report } of reports) {
+    const rule = [
+      ...report.rules.map((r) => r.id),
+      ...report.checks.flatMap((c) => [...c.rules, ...(c.broken ?? [])]),
+    ].find((id) => !known.rules.has(id));
+    if (rule !== undefined)
+      throw new ReportError(`${name} names the rule ${quoted(rule)}, which this version's catalogue does not have`);
+    const check = report.checks.find((c) => !knownCheck(c.id));
+    if (check) throw new ReportError(`${name} names the check ${quoted(check.id)}, which this version does not have`);
+  }
 }
 
 /** The slices a report covers: its own shard, or the set a merged report joined. */

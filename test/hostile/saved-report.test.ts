@@ -100,7 +100,8 @@ describe('a crafted saved report', () => {
   it.each<[string, (r: Report) => void, RegExp]>([
     ['runs', (r) => (r.invocation = { args: ['--runs', '--report'] }), /a --runs that is not a count/],
     ['fault', (r) => (r.invocation = { args: ['--fault', '../../x'] }), /a --fault that is not a fault name/],
-    ['check', (r) => (r.checks[0].id = 'x\u001b[31m'), /a check id there is not one/],
+    // Named, quoted: the escape is written out, not sent to the terminal.
+    ['check', (r) => (r.checks[0].id = 'x\u001b[31m'), /: "x\\u001b\[31m" is not a check id\n$/],
   ])('with a malformed %s is one line and exit code 2', async (name, change, message) => {
     const r = await run({ rerunFailed: crafted(`${name}.json`, change) });
     expect(r.code).toBe(2);
