@@ -62,19 +62,51 @@ export interface Observed {
    * arrived, answered or not), the number a habit's first exchange is named by.
    */
   number?: number;
+  /**
+   * The number of the last request that had arrived when this answer ended: one numbered above it
+   * was sent after this answer was complete (sentAfter).
+   */
+  arrived?: number;
+}
+
+/** When an exchange's answer was complete, by the clock and by the proxy's numbering. */
+export interface Ended {
+  at: number;
+  arrived?: number;
+}
+
+export const endOf = (ex: Observed): Ended => ({ at: ex.at, arrived: ex.arrived });
+
+/**
+ * Whether the request of `ex` was sent after the answer `ended` was complete. Only such a request
+ * is certainly served after what that exchange did (a refresh, a revocation): the provider may act
+ * at any point between receiving a request and answering it, so a request overlapping the exchange
+ * decides nothing. By the proxy's numbering when both are known (exact), else by the clock, where a
+ * request started in the very millisecond the answer ended is not known to be after it.
+ */
+export function sentAfter(ex: Observed, ended: Ended): boolean {
+  if (ex.number !== undefined && ended.arrived !== undefined) return ex.number > ended.arrived;
+  return (ex.startedAt ?? ex.at) > ended.at;
+}
+
+/** A token ended (rotated, revoked): the rule a token still working after it breaks, and when its ending answer was complete. */
+export interface Death {
+  rule: RuleId;
+  ended: Ended;
 }
 
 /**
  * Protocol state across exchanges, by digest: codes answered with tokens; refresh tokens spent
  * (redeemed or revoked) and the access token each was issued with; access tokens that must be
- * dead. The value of a spent or dead entry is the rule that a token still working breaks.
+ * dead. A spent or dead entry holds the rule that a token still working breaks, and when the
+ * answer that spent or ended it was complete (only a request sent after it is judged by it).
  */
 export interface Flows {
-  codes: Remembered;
-  deviceCodes: Remembered;
-  spentRefresh: Remembered<RuleId>;
+  codes: Remembered<Ended>;
+  deviceCodes: Remembered<Ended>;
+  spentRefresh: Remembered<Death>;
   pairs: Remembered<string>;
-  deadAccess: Remembered<RuleId>;
+  deadAccess: Remembered<Death>;
   /** The client each token seen issued was issued to, by digest. */
   owners: Remembered<string>;
   /** Device codes issued, by digest: timings, pace and scope (device.ts). */

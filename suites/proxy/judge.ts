@@ -29,7 +29,7 @@ import { expectTokenFields, type Grant } from '../grants/token-fields.js';
 import { paginationOnly, parseLinkHeader, numberHeader } from '../pagination/links.js';
 import { expectKeepsParams } from '../pagination/traverse.js';
 import { expectEmptyEnd, expectNoOffsetHeaders } from '../pagination/keyset-checks.js';
-import { digest, remembered, type Flows, type Observed } from './flows.js';
+import { digest, endOf, remembered, sentAfter, type Flows, type Observed } from './flows.js';
 import { linkedKeys, pageKey } from './urls.js';
 
 export type { Flows, Observed } from './flows.js';
@@ -218,15 +218,34 @@ function judgeToken(t: CheckContext, ex: Observed, res: HttpResponse, params: UR
 }
 
 /** Grants whose code yields tokens once (RFC 6749 §4.1.2, RFC 8628 §3.5). */
-const ONCE: { grant: string; param: string; memory: 'codes' | 'deviceCodes'; rule: RuleId; what: string }[] = [
+const ONCE: {
+  grant: string;
+  param: string;
+  memory: 'codes' | 'deviceCodes';
+  rule: RuleId;
+  what: string;
+  /**
+   * The rule speaks of polls after the successful one (DEV-SINGLE-USE): one sent while that answer
+   * was under way decides nothing. A code is exchanged once, whatever the order (GRANT-CODE-SINGLE-USE).
+   */
+  ordered: boolean;
+}[] = [
   {
     grant: 'authorization_code',
     param: 'code',
     memory: 'codes',
     rule: 'GRANT-CODE-SINGLE-USE',
     what: 'an authorization code',
+    ordered: false,
   },
-  { grant: DEVICE_GRANT, param: 'device_code', memory: 'deviceCodes', rule: 'DEV-SINGLE-USE', what: 'a device code' },
+  {
+    grant: DEVICE_GRANT,
+    param: 'device_code',
+    memory: 'deviceCodes',
+    rule: 'DEV-SINGLE-USE',
+    what: 'a device code',
+    ordered: true,
+  },
 ];
 
 /**
@@ -249,23 +268,27 @@ function judgeTokenFlows(
     if (grant !== once.grant || !code) continue;
     const memory = flows[once.memory];
     const key = digest(code);
-    if (memory.get(key, ex.at)) {
+    const used = memory.get(key, ex.at);
+    if (used) {
       if (once.grant === 'authorization_code') client?.({ habit: 'reuses-code', where: `POST ${TOKEN_PATH}` });
-      t.soft(!issued, `${TOKEN_PATH}: ${once.what} already answered with tokens was answered with tokens again`, {
-        rules: [once.rule],
-      });
-    } else if (issued) memory.set(key, ex.at, true);
+      if (!once.ordered || sentAfter(ex, used))
+        t.soft(!issued, `${TOKEN_PATH}: ${once.what} already answered with tokens was answered with tokens again`, {
+          rules: [once.rule],
+        });
+    } else if (issued) memory.set(key, ex.at, endOf(ex));
   }
   const body = issued ? jsonObject(res)! : undefined;
   const sent = params.get('refresh_token');
   if (grant === 'refresh_token' && sent) {
     const key = digest(sent);
     const spent = flows.spentRefresh.get(key, ex.at);
-    if (spent)
-      t.soft(!issued, `${TOKEN_PATH}: a refresh token already redeemed or revoked was answered with tokens again`, {
-        rules: [spent],
-      });
-    else if (body) {
+    if (spent) {
+      // Sent while the answer that spent it was under way: the provider may have served this one first.
+      if (sentAfter(ex, spent.ended))
+        t.soft(!issued, `${TOKEN_PATH}: a refresh token already redeemed or revoked was answered with tokens again`, {
+          rules: [spent.rule],
+        });
+    } else if (body) {
       if (typeof body.refresh_token === 'string')
         t.soft(
           body.refresh_token !== sent,
@@ -274,10 +297,10 @@ function judgeTokenFlows(
             rules: ['TOK-REFRESH-ROTATION'],
           },
         );
-      flows.spentRefresh.set(key, ex.at, 'TOK-REFRESH-OLD-REFUSED');
+      flows.spentRefresh.set(key, ex.at, { rule: 'TOK-REFRESH-OLD-REFUSED', ended: endOf(ex) });
       // The rotation ends the access token issued with the redeemed refresh token.
       const old = flows.pairs.get(key, ex.at);
-      if (old) flows.deadAccess.set(old, ex.at, 'TOK-REFRESH-ROTATION');
+      if (old) flows.deadAccess.set(old, ex.at, { rule: 'TOK-REFRESH-ROTATION', ended: endOf(ex) });
     }
   }
   if (body && typeof body.refresh_token === 'string' && typeof body.access_token === 'string')
@@ -313,8 +336,9 @@ function noteRevocation(ex: Observed, params: URLSearchParams, flows: Flows): vo
   if (ex.status !== 200 || !token) return;
   const owner = flows.owners.get(digest(token), ex.at);
   if (!owner || owner !== clientOf(ex, params)) return;
-  flows.deadAccess.set(digest(token), ex.at, 'REV-REVOKES-TOKEN');
-  flows.spentRefresh.set(digest(token), ex.at, 'REV-REVOKES-TOKEN');
+  const death = { rule: 'REV-REVOKES-TOKEN', ended: endOf(ex) } as const;
+  flows.deadAccess.set(digest(token), ex.at, death);
+  flows.spentRefresh.set(digest(token), ex.at, death);
 }
 
 /** Where a 200 to a bearer token means the token worked: token info and the current user. */
@@ -335,11 +359,14 @@ const API_PREFIX = '/api/';
  * A token that should be dead (rotated, revoked): accepted by token info or the current user, it
  * still works (the rule that ended it); answered 2xx elsewhere in the REST API, it was taken as a
  * token or as none, where it must get 401 (AUTH-INVALID-TOKEN-401, as scopes.revoked-token-401).
+ * Only a request sent after the answer that ended it was complete: one in flight meanwhile may
+ * have been served first, rightly with the token alive, and decides nothing (review 30).
  */
 function judgeDeadToken(t: CheckContext, ex: Observed, path: string, bearer: string | undefined, flows: Flows): void {
   if (!bearer || ex.status >= 500) return;
-  const rule = flows.deadAccess.get(digest(bearer), ex.at);
-  if (!rule) return;
+  const death = flows.deadAccess.get(digest(bearer), ex.at);
+  if (!death || !sentAfter(ex, death.ended)) return;
+  const { rule } = death;
   if (ORACLES.has(path))
     t.soft(ex.status !== 200, `GET ${path}: accepted an access token that was rotated or revoked`, { rules: [rule] });
   else if (path.startsWith(API_PREFIX) && (ex.status === 401 || (ex.status >= 200 && ex.status < 300)))

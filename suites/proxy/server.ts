@@ -431,6 +431,8 @@ export async function startProxy(options: ProxyOptions): Promise<RunningProxy> {
           at: Date.now(),
           startedAt,
           number,
+          // Requests numbered above it were sent after this answer was whole (flows.ts sentAfter).
+          arrived: forwarded,
         };
         release();
         // Judging never touches the traffic: the answer is already on its way.

@@ -173,7 +173,8 @@ describe('passive judging of token exchanges', () => {
     const poll = { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'd1', client_id: 'x' };
     const { refresh_token: _, ...deviceToken } = TOKEN;
     judgeExchange(token(poll, 200, deviceToken), flows);
-    expect(failed(judgeExchange(token(poll, 200, deviceToken), flows))).toContain('DEV-SINGLE-USE');
+    // Polled again after that answer (a poll sent while it was under way decides nothing: below).
+    expect(failed(judgeExchange(token(poll, 200, deviceToken, NO_STORE, 2_000), flows))).toContain('DEV-SINGLE-USE');
   });
 
   it('a refresh that does not rotate, or a redeemed refresh token that works again, breaks the refresh rules', () => {
@@ -182,9 +183,98 @@ describe('passive judging of token exchanges', () => {
     const flows = createFlows();
     const rotated = judgeExchange(token(refresh, 200, { ...TOKEN, refresh_token: 'n'.repeat(64) }), flows);
     expect(passed(rotated)).toContain('TOK-REFRESH-ROTATION');
-    expect(failed(judgeExchange(token(refresh, 200, { ...TOKEN, refresh_token: 'm'.repeat(64) }), flows))).toEqual([
-      'TOK-REFRESH-OLD-REFUSED',
-    ]);
+    const again = token(refresh, 200, { ...TOKEN, refresh_token: 'm'.repeat(64) }, NO_STORE, 2_000);
+    expect(failed(judgeExchange(again, flows))).toEqual(['TOK-REFRESH-OLD-REFUSED']);
+  });
+
+  describe('a request in flight while its token died decides nothing; one sent after the answer that ended it is judged (review 30)', () => {
+    const user = (access: string, when: Partial<Observed>, target = '/api/v4/user'): Observed => ({
+      method: 'GET',
+      target,
+      requestHeaders: new Headers({ authorization: `Bearer ${access}` }),
+      status: 200,
+      responseHeaders: new Headers({ 'content-type': 'application/json' }),
+      responseBody: Buffer.from('{}'),
+      at: 9_000,
+      ...when,
+    });
+    const next = { ...TOKEN, access_token: 'b'.repeat(64), refresh_token: 'n'.repeat(64) };
+    /** A code exchange, then a refresh sent at 2 000 (request 2) and answered by 2 100, when request 3 had come in. */
+    function refreshed() {
+      const flows = createFlows();
+      judgeExchange({ ...token({ ...code, client_id: 'app' }, 200, TOKEN), number: 1, arrived: 1 }, flows);
+      const form = { grant_type: 'refresh_token', refresh_token: TOKEN.refresh_token, client_id: 'app' };
+      const refresh = { ...token(form, 200, next, NO_STORE, 2_100), startedAt: 2_000, number: 2, arrived: 3 };
+      judgeExchange(refresh, flows);
+      return flows;
+    }
+
+    it('rotation, by the clock where the proxy did not number the requests', () => {
+      const flows = refreshed();
+      // Sent before the refresh was answered, answered 200 after it: the provider may have served it first.
+      expect(judgeExchange(user(TOKEN.access_token, { startedAt: 1_900 }), flows)).toEqual([]);
+      expect(judgeExchange(user(TOKEN.access_token, { startedAt: 2_050 }), flows)).toEqual([]);
+      // Started in the millisecond the refresh answer ended: not known to be after it.
+      expect(judgeExchange(user(TOKEN.access_token, { startedAt: 2_100 }), flows)).toEqual([]);
+      expect(failed(judgeExchange(user(TOKEN.access_token, { startedAt: 2_101 }), flows))).toEqual([
+        'TOK-REFRESH-ROTATION',
+      ]);
+    });
+
+    it("rotation, by the proxy's numbering where it is known, whatever the clock says", () => {
+      const flows = refreshed();
+      // Request 3 came in before the refresh answer was whole, even if its clock reading is later.
+      expect(judgeExchange(user(TOKEN.access_token, { startedAt: 2_101, number: 3 }), flows)).toEqual([]);
+      // Request 4 came in after it, even within the same millisecond.
+      const after = user(TOKEN.access_token, { startedAt: 2_100, number: 4 });
+      expect(failed(judgeExchange(after, flows))).toEqual(['TOK-REFRESH-ROTATION']);
+      expect(passed(judgeExchange({ ...after, status: 401 }, flows))).toContain('TOK-REFRESH-ROTATION');
+    });
+
+    it('revocation: the access token on the API, and the refresh token at the token endpoint', () => {
+      const flows = refreshed();
+      const revoke = (token_: string, n: number) => ({
+        ...token({ token: token_, client_id: 'app' }, 200, {}, NO_STORE, 4_100),
+        target: '/oauth/revoke',
+        startedAt: 4_000,
+        number: n,
+        arrived: n + 1,
+      });
+      judgeExchange(revoke(next.access_token, 5), flows);
+      const during = { startedAt: 4_050, number: 6 };
+      const later = { startedAt: 4_200, number: 7 };
+      expect(judgeExchange(user(next.access_token, during), flows)).toEqual([]);
+      expect(judgeExchange(user(next.access_token, during, '/api/v4/projects'), flows)).toEqual([]);
+      expect(failed(judgeExchange(user(next.access_token, later), flows))).toEqual(['REV-REVOKES-TOKEN']);
+      expect(failed(judgeExchange(user(next.access_token, later, '/api/v4/projects'), flows))).toEqual([
+        'AUTH-INVALID-TOKEN-401',
+      ]);
+      judgeExchange(revoke(next.refresh_token, 8), flows);
+      const form = { grant_type: 'refresh_token', refresh_token: next.refresh_token, client_id: 'app' };
+      const issued = { ...TOKEN, access_token: 'c'.repeat(64), refresh_token: 'd'.repeat(64) };
+      const refresh = (n: number) => ({ ...token(form, 200, issued, NO_STORE, 5_000), startedAt: 4_050, number: n });
+      expect(failed(judgeExchange(refresh(9), flows))).toEqual([]);
+      expect(failed(judgeExchange(refresh(10), flows))).toEqual(['REV-REVOKES-TOKEN']);
+    });
+
+    it('a refresh token or a device code presented again while its first answer was under way', () => {
+      const flows = refreshed();
+      const form = { grant_type: 'refresh_token', refresh_token: TOKEN.refresh_token, client_id: 'app' };
+      const again = (n: number) => ({ ...token(form, 200, next, NO_STORE, 3_000), startedAt: 2_050, number: n });
+      expect(failed(judgeExchange(again(3), flows))).toEqual([]);
+      expect(failed(judgeExchange(again(4), flows))).toEqual(['TOK-REFRESH-OLD-REFUSED']);
+      const poll = { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: 'd1', client_id: 'x' };
+      const { refresh_token: _, ...deviceToken } = TOKEN;
+      judgeExchange({ ...token(poll, 200, deviceToken, NO_STORE, 6_100), startedAt: 6_000 }, flows);
+      const poll2 = (startedAt: number) => ({ ...token(poll, 200, deviceToken, NO_STORE, 6_200), startedAt });
+      expect(failed(judgeExchange(poll2(6_050), flows))).not.toContain('DEV-SINGLE-USE');
+      expect(failed(judgeExchange(poll2(6_150), flows))).toContain('DEV-SINGLE-USE');
+      // A code is exchanged once, whatever the order: an overlapping second exchange still breaks it.
+      const codeFlows = createFlows();
+      judgeExchange({ ...token(code, 200, TOKEN, NO_STORE, 1_100), startedAt: 1_000 }, codeFlows);
+      const overlapping = { ...token(code, 200, TOKEN, NO_STORE, 1_200), startedAt: 1_050 };
+      expect(failed(judgeExchange(overlapping, codeFlows))).toEqual(['GRANT-CODE-SINGLE-USE']);
+    });
   });
 
   it('an access token rotated away or revoked that still works breaks the rotation or revocation rule', () => {
