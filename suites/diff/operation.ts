@@ -3,6 +3,7 @@
  * `/api/v4/projects/7` on the target and `/api/v4/projects/12` on the reference pair up.
  */
 import { corsPreflights, operations, rules } from '../../spec/index.js';
+import { isGenerated } from '../shared/generated.js';
 
 interface Template {
   method: string;
@@ -32,13 +33,17 @@ function compile(): Template[] {
 /**
  * A path no template matches keeps its shape: numbers become `{n}`, long segments `{id}`, and so
  * does one that holds a secret (`mask` changes it: a link the target wrote may carry a credential).
+ * A name the harness made up (suites/shared/generated.ts) is `{generated}`, with what follows it: a
+ * random name is no operation, and a project path sent with bare slashes spans a random number of
+ * segments (review 30: one extra member on unknown-route 404s read as a row per seed and path).
  */
 function generic(path: string, mask: (text: string) => string): string {
-  const segments = path
-    .split('/')
-    .slice(0, 12)
-    .map((s) => (/^\d+$/.test(s) ? '{n}' : s.length > 32 || /[^\w.~%-]/.test(s) || mask(s) !== s ? '{id}' : s));
-  return segments.join('/');
+  const segments = path.split('/').slice(0, 12);
+  const shaped = segments.map((s) =>
+    /^\d+$/.test(s) ? '{n}' : s.length > 32 || /[^\w.~%-]/.test(s) || mask(s) !== s ? '{id}' : s,
+  );
+  const made = segments.findIndex(isGenerated);
+  return (made < 0 ? shaped : [...shaped.slice(0, made), '{generated}']).join('/');
 }
 
 /**
