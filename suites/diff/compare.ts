@@ -7,7 +7,7 @@
 import type { CheckResult, Difference, DiffSection, Exchange, NotCompared, Report } from '../report/model.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
 import { SETUP } from '../runner/run.js';
-import { ruleConcerns, ruleListedFor, ruleNames } from './operation.js';
+import { ruleConcerns, ruleListedFor, ruleListsEveryMember, ruleNames } from './operation.js';
 import { shapeOf, type ExchangeShape, type Mask } from './shape.js';
 
 /** Bounds of one side's recording, and of the report: memory stays flat whatever the target sends. */
@@ -277,19 +277,20 @@ function brokenBy(result: CheckResult | undefined): string[] {
   return result.broken ?? result.rules;
 }
 
-type Judged = { rules: string[]; allowed?: string };
+/** `undocumented`: the answer breaks the schema spec/openapi.yaml documents for it, so no row holding it is allowed. */
+type Judged = { rules: string[]; allowed?: string; undocumented?: boolean };
 
 /**
  * How a difference seen in target exchange `t` and not linked to a failure is judged: allowed
  * when the answer matches the spec's documented schema (a member or type) or when assertions
  * judged `t` and held (the suites accept the variation: the source allows it); else no rule
- * covers it.
+ * covers it (or one left out of the run: see unjudgedBy).
  */
 function unlinked(found: Found, t: ExchangeShape | undefined): Judged {
   if (!t) return { rules: [] };
   const onMembers = found.kind === 'member' || found.kind === 'type' || found.kind === 'value';
   if (onMembers && t.conforms !== undefined)
-    return t.conforms ? { rules: [], allowed: ALLOWED_BY_SCHEMA } : { rules: [] };
+    return t.conforms ? { rules: [], allowed: ALLOWED_BY_SCHEMA } : { rules: [], undocumented: true };
   return t.accepted?.length ? { rules: [], allowed: acceptedBy(found, t.accepted) } : { rules: [] };
 }
 
@@ -324,12 +325,16 @@ const aboutAName = (f: Found) =>
  * members beside it), or where the answer differs as a whole (its status, error code, body type,
  * where it redirects: a slow_down poll answered authorization_pending broke DEV-SLOW-DOWN by its
  * code, not by the Vary beside it); those are judged as if unlinked. Where the rules name nothing
- * of an answer that differs only in members and headers, each is: which one cannot be told.
+ * of an answer that differs only in members and headers, each is: which one cannot be told. A
+ * rule that lists every member its body may have (ruleListsEveryMember: "returns only access_token,
+ * token_type and expires_in") also takes each member the target added: that is what breaks it.
  */
 function blamedIn(answer: readonly Found[], rules: readonly string[], t: ExchangeShape): Found[] {
   const names = (subject: string) => rules.some((r) => ruleNames(r, subject));
   // A member inside one the rules name is theirs too (`$.keys[].d` of OIDC-JWKS's key set).
   const named = new Set(answer.filter((f) => aboutAName(f) && pathsTo(f.subject).some(names)));
+  // A rule that lists every member the body may have is broken by one it does not name (review 30).
+  const closed = rules.some(ruleListsEveryMember);
   // A value the spec fixes is about the members below its path, which may be these.
   const whole = (f: Found) => !aboutAName(f) && f.kind !== 'value';
   // Read once an answer (its names are the target's, 300 members at most), not once a difference.
@@ -338,8 +343,12 @@ function blamedIn(answer: readonly Found[], rules: readonly string[], t: Exchang
     answer.some(whole) ||
     Object.keys(t.headers).some(names) ||
     Object.keys(t.members).some((path) => path !== '$' && names(path));
-  return beside ? answer.filter((f) => !aboutAName(f) || named.has(f)) : [...answer];
+  return beside ? answer.filter((f) => !aboutAName(f) || named.has(f) || (closed && added(f))) : [...answer];
 }
+
+/** A member of the body itself the target's answer has and the reference's lacks. */
+const added = (f: Found) =>
+  f.kind === 'member' && f.reference === ABSENT && f.subject !== '$' && !holders(f.subject).length;
 
 /** A member path and the paths of the members holding it (`$.keys[].d`, `$.keys[]`); a header's name alone. */
 const pathsTo = (subject: string) =>
@@ -444,10 +453,12 @@ export interface DiffInput {
  * The rules left out of the run that would have judged a difference no check run covered: those
  * spec/openapi.yaml lists for its operation whose sentence names its member or header. None: no
  * rule covers it, as far as the spec says (a rule of the operation that names none of it would
- * judge the answer, not this difference).
+ * judge the answer, not this difference; one that lists every member judges a member added).
  */
 function unjudgedBy(d: Difference, leftOut: readonly string[]): string[] {
-  return leftOut.filter((r) => ruleListedFor(r, d.operation) && ruleNames(r, d.subject)).slice(0, RULES_NAMED);
+  return leftOut
+    .filter((r) => ruleListedFor(r, d.operation) && (ruleNames(r, d.subject) || (added(d) && ruleListsEveryMember(r))))
+    .slice(0, RULES_NAMED);
 }
 
 /** A check run to no verdict: its premise was missing (skipped), or the harness could not finish it (errored). */
@@ -483,14 +494,20 @@ export function diffRecordings({
     found: Found;
     rules: string[];
     allowed?: string;
+    undocumented?: boolean;
     /** The check failed on the target. */
     broken: boolean;
   }[] = [];
   // Each failed assertion of a check that broke its rules: where it judged, and which rules.
   const failed: { checkId: string; operation: string; rules: string[]; broken: boolean }[] = [];
   let paired = 0;
-  const note = (checkId: string, operation: string, found: Found, rules: string[], allowed?: string) => {
+  // Rows one answer of which breaks its documented schema: allowed by none (review 30: a revocation's
+  // 200 `{x}` beside a 400 error body that may carry `x` read "allowed (spec/openapi.yaml) (2×)").
+  const undocumentedIn = new Set<string>();
+  const note = (checkId: string, operation: string, found: Found, rules: string[], judged: Omit<Judged, 'rules'>) => {
     const id = [operation, found.kind, found.subject, found.target, found.reference].join('\u0000');
+    if (judged.undocumented) undocumentedIn.add(id);
+    const allowed = undocumentedIn.has(id) ? undefined : judged.allowed;
     const seen = grouped.get(id);
     if (!seen) {
       grouped.set(id, { operation, ...found, rules, ...(allowed ? { allowed } : {}), checks: [checkId], count: 1 });
@@ -498,10 +515,10 @@ export function diffRecordings({
     }
     seen.count++;
     seen.rules = [...new Set([...seen.rules, ...rules])];
-    // Allowed where a pair that showed it was judged and held, and none broke a rule: an unjudged
-    // repeat (a set-up exchange, an answer before the one judged) is the same difference. The row
-    // names the first pair's judges, not a union of every pair's (each judged by other checks).
-    if (seen.rules.length) delete seen.allowed;
+    // Allowed where a pair that showed it was judged and held, and none broke a rule or its schema:
+    // an unjudged repeat (a set-up exchange, an answer before the one judged) is the same difference.
+    // The row names the first pair's judges, not a union of every pair's (each judged by other checks).
+    if (seen.rules.length || undocumentedIn.has(id)) delete seen.allowed;
     else if (allowed) seen.allowed ??= allowed;
     if (seen.checks.length < CHECKS_NAMED && !seen.checks.includes(checkId)) seen.checks.push(checkId);
   };
@@ -572,7 +589,8 @@ export function diffRecordings({
     }
     const judged = seen.map((s) => {
       const rules = s.t ? linked.get(index.get(s.t)!)?.get(sameAs(s.found)) : undefined;
-      return { ...s, ...(rules ? { rules } : unlinked(s.found, s.t)) };
+      const judgedAs: Judged = rules ? { rules } : unlinked(s.found, s.t);
+      return { ...s, ...judgedAs };
     });
     // The same difference (the same member or header, the target's side alike) where the check's
     // failed assertion did not look, say on another collection, has the cause it judged elsewhere.
@@ -587,6 +605,7 @@ export function diffRecordings({
         found: j.found,
         rules,
         allowed: j.allowed,
+        undocumented: j.undocumented,
         broken: broken.length > 0,
       });
     }
@@ -632,7 +651,7 @@ export function diffRecordings({
     // A check judged by other means where the premise is missing (another oracle than an API out
     // of reach) did not send what rested on it: listed as not compared, no difference.
     if (p.found.kind === 'exchange' && p.found.target === 'not sent' && uncompared.has(p.operation)) continue;
-    note(p.checkId, p.operation, p.found, p.rules, p.rules.length ? undefined : p.allowed);
+    note(p.checkId, p.operation, p.found, p.rules, p.rules.length ? {} : p);
   }
   const differences = [...grouped.values()].sort(
     (a, b) => a.operation.localeCompare(b.operation) || a.subject.localeCompare(b.subject),

@@ -2,7 +2,8 @@
  * Which operation of spec/openapi.yaml a request is: method and path template, so that
  * `/api/v4/projects/7` on the target and `/api/v4/projects/12` on the reference pair up.
  */
-import { corsPreflights, operations, rules } from '../../spec/index.js';
+import { corsPreflights, openapi, operations, rules } from '../../spec/index.js';
+import { isGenerated } from '../shared/generated.js';
 
 interface Template {
   method: string;
@@ -32,13 +33,17 @@ function compile(): Template[] {
 /**
  * A path no template matches keeps its shape: numbers become `{n}`, long segments `{id}`, and so
  * does one that holds a secret (`mask` changes it: a link the target wrote may carry a credential).
+ * A name the harness made up (suites/shared/generated.ts) is `{generated}`, with what follows it: a
+ * random name is no operation, and a project path sent with bare slashes spans a random number of
+ * segments (review 30: one extra member on unknown-route 404s read as a row per seed and path).
  */
 function generic(path: string, mask: (text: string) => string): string {
-  const segments = path
-    .split('/')
-    .slice(0, 12)
-    .map((s) => (/^\d+$/.test(s) ? '{n}' : s.length > 32 || /[^\w.~%-]/.test(s) || mask(s) !== s ? '{id}' : s));
-  return segments.join('/');
+  const segments = path.split('/').slice(0, 12);
+  const shaped = segments.map((s) =>
+    /^\d+$/.test(s) ? '{n}' : s.length > 32 || /[^\w.~%-]/.test(s) || mask(s) !== s ? '{id}' : s,
+  );
+  const made = segments.findIndex(isGenerated);
+  return (made < 0 ? shaped : [...shaped.slice(0, made), '{generated}']).join('/');
 }
 
 /**
@@ -112,4 +117,43 @@ export function ruleNames(rule: string, subject: string): boolean {
     if (!NAME_CHAR.test(before) && !NAME_CHAR.test(after)) return true;
   }
   return false;
+}
+
+let closedLists: Set<string> | undefined;
+
+type Body = { properties?: object; additionalProperties?: unknown; maxProperties?: unknown; 'x-rules'?: unknown };
+
+/**
+ * Does the rule's sentence list every member a body may have ("returns only access_token,
+ * token_type and expires_in", "the body {}")? By spec/openapi.yaml: a schema that admits no member
+ * of the target's choosing (`additionalProperties: false`, `maxProperties: 0`) lists the rule in
+ * its `x-rules`, and the sentence names each of the schema's members and none of those only the
+ * bodies beside it in an `anyOf` have (TOK-REFRESH-TOKEN-ABSENT names refresh_token: it is about
+ * that one). A member such a rule does not name is what breaks it, not one beside what it names.
+ */
+export function ruleListsEveryMember(rule: string): boolean {
+  closedLists ??= findClosedLists();
+  return closedLists.has(rule);
+}
+
+function findClosedLists(): Set<string> {
+  const schemas = (openapi().components?.schemas ?? {}) as Record<string, Body & { anyOf?: { $ref?: string }[] }>;
+  const membersOf = (name: string) => Object.keys(schemas[name]?.properties ?? {});
+  // By schema: the members of the bodies beside it in an anyOf (the other grants' token responses).
+  const beside = new Map<string, Set<string>>();
+  for (const { anyOf } of Object.values(schemas)) {
+    const names = (anyOf ?? []).map((b) => b.$ref?.split('/').at(-1) ?? '');
+    for (const name of names)
+      beside.set(name, new Set([...(beside.get(name) ?? []), ...names.filter((n) => n !== name).flatMap(membersOf)]));
+  }
+  const out = new Set<string>();
+  for (const [name, body] of Object.entries(schemas)) {
+    if (body.additionalProperties !== false && body.maxProperties !== 0) continue;
+    const own = membersOf(name);
+    const others = [...(beside.get(name) ?? [])].filter((m) => !own.includes(m));
+    const listed = Array.isArray(body['x-rules']) ? (body['x-rules'] as string[]) : [];
+    for (const rule of listed)
+      if (own.every((m) => ruleNames(rule, `$.${m}`)) && !others.some((m) => ruleNames(rule, `$.${m}`))) out.add(rule);
+  }
+  return out;
 }

@@ -3,6 +3,7 @@
  * create projects) and the two wire forms of a path parameter.
  */
 import * as fc from 'fast-check';
+import { GENERATED } from '../shared/generated.js';
 
 /** Characters a path segment may hold: lowercase ASCII, the separators the source names, and non-ASCII letters. */
 const EDGE = ['a', 'b', 'z', '0', '7', 'é', 'ü', 'ж', '中'];
@@ -28,7 +29,7 @@ export const segmentArb: fc.Arbitrary<string> = fc
  */
 export const namespacedPathArb: fc.Arbitrary<string> = fc
   .tuple(segmentArb, fc.array(segmentArb, { maxLength: 2 }), segmentArb)
-  .map(([top, subgroups, project]) => [`conformance-${top}`, ...subgroups, project].join('/'));
+  .map(([top, subgroups, project]) => [`${GENERATED}${top}`, ...subgroups, project].join('/'));
 
 /** The form the source requires: the whole path parameter percent-encoded, `/` as `%2F`. */
 export function encodedParam(value: string): string {

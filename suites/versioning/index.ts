@@ -19,6 +19,7 @@ import { parseLinkHeader, resolveLink } from '../pagination/links.js';
 import { followLink } from '../pagination/traverse.js';
 import { GATEWAY_ERRORS, restStartupTrouble, restUnreachable } from '../shared/rest-tokens.js';
 import { expectJsonType, webPage } from '../shared/oauth.js';
+import { GENERATED } from '../shared/generated.js';
 
 /** Skip unless the rule is in force for this run (release window, offering, flag). */
 function requireInForce(t: CheckContext, rule: RuleId): void {
@@ -26,9 +27,9 @@ function requireInForce(t: CheckContext, rule: RuleId): void {
 }
 
 /** A path segment no service would route: a fixed marker plus arbitrary URL-safe characters. */
-const unknownSegment = fc
+export const unknownSegment = fc
   .string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789-_~'), minLength: 1, maxLength: 16 })
-  .map((s) => `conformance-unknown-${s}`);
+  .map((s) => `${GENERATED}unknown-${s}`);
 
 const apiPrefix: Check = {
   id: 'versioning.api-prefix',

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createRecording, diffRecordings } from '../../suites/diff/index.js';
 import { executeDiff } from '../../cli/diff.js';
 import type { CheckResult, Difference, Exchange, Report } from '../../suites/report/model.js';
+import { SETUP } from '../../suites/runner/run.js';
 
 const BASE = 'http://127.0.0.1:4000';
 
@@ -331,5 +332,52 @@ describe('an allowed row names the rules that judged that very difference', () =
       ],
       ['POST /oauth/token', 'header', 'cache-control', '', 'TOK-ERROR-NO-STORE'],
     ]);
+  });
+});
+
+describe('review 30: a closed list of members, and rows of answers judged apart', () => {
+  const vendor = { x_vendor_extra: 'hello' };
+
+  it('links a member added to a body a rule lists every member of to that rule, and no "alike in shape" row', () => {
+    // A front adds x_vendor_extra to the password grant's answer; TOK-PASSWORD-RESPONSE-FIELDS
+    // ("returns only access_token, token_type and expires_in") fails on it. The sentence names
+    // access_token, which the answer carries alike: the member it does not name is what breaks it.
+    const password = { access_token: 'a', token_type: 'bearer', expires_in: 7200 };
+    const target = createRecording();
+    const reference = createRecording();
+    target.add('p', exchange('POST', '/oauth/token', 200, json, { ...vendor, ...password }));
+    reference.add('p', exchange('POST', '/oauth/token', 200, json, password));
+    target.judge('p', ['TOK-PASSWORD-RESPONSE-FIELDS'], false);
+    const results = [
+      result('p', 'failed', ['TOK-PASSWORD-RESPONSE-FIELDS', 'TOK-EXPIRES-IN'], ['TOK-PASSWORD-RESPONSE-FIELDS']),
+    ];
+    const { differences } = diffRecordings({ target, reference, results, referenceName: 'ref' });
+    expect(differences.map(row)).toEqual([
+      ['POST /oauth/token', 'member', '$.x_vendor_extra', 'TOK-PASSWORD-RESPONSE-FIELDS', ''],
+    ]);
+  });
+
+  it('allows a row only where every answer in it matches its schema', () => {
+    // The set-up's revocations through the same front: a 400 error body may carry x_vendor_extra,
+    // the 200 `{x_vendor_extra}` breaks RevokeResponse (maxProperties 0), whichever comes first.
+    const refusal = { error: 'invalid_request', error_description: 'no token' };
+    for (const order of [
+      [400, 200],
+      [200, 400],
+    ]) {
+      const target = createRecording();
+      const reference = createRecording();
+      for (const status of order) {
+        const body = status === 200 ? {} : refusal;
+        target.add(SETUP, exchange('POST', '/oauth/revoke', status, json, { ...vendor, ...body }));
+        reference.add(SETUP, exchange('POST', '/oauth/revoke', status, json, body));
+      }
+      const results = [result('oidc.discovery', 'passed', ['OIDC-DISCOVERY'])];
+      const leftOut = ['REV-EMPTY-OBJECT', 'REV-PARAMS'];
+      const { differences } = diffRecordings({ target, reference, results, referenceName: 'ref', leftOut });
+      expect(differences.map((d) => [...row(d), d.unjudged?.join(','), d.count])).toEqual([
+        ['POST /oauth/revoke', 'member', '$.x_vendor_extra', '', '', 'REV-EMPTY-OBJECT', 2],
+      ]);
+    }
   });
 });

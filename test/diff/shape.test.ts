@@ -3,6 +3,7 @@
  * and never show, header names and order do not matter, JSON is compared by shape, redirects by
  * role and parameter names; and what differs is found per operation, by order.
  */
+import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   compareShapes,
@@ -13,6 +14,8 @@ import {
   shapeOf,
 } from '../../suites/diff/index.js';
 import type { CheckResult, Exchange } from '../../suites/report/model.js';
+import { unknownSegment } from '../../suites/versioning/index.js';
+import { namespacedPathArb, unencodedParam } from '../../suites/encoding/names.js';
 
 const BASE = 'http://127.0.0.1:4000';
 
@@ -52,6 +55,23 @@ describe('operationOf', () => {
 
   it('keeps an unknown path by its shape, ids out', () => {
     expect(operationOf('GET', `${BASE}/nowhere/123/x`)).toBe('GET /nowhere/{n}/x');
+  });
+
+  it('folds the names the harness makes up, whatever the seed (review 30)', () => {
+    // The unknown routes of versioning.unknown-route-404, and the project paths with bare slashes
+    // of encoding.namespaced-path-encoded (with and without the suffix it sends), for five seeds.
+    const operations = (seed: number) => [
+      ...fc.sample(unknownSegment, { seed, numRuns: 4 }).map((s) => operationOf('DELETE', `${BASE}/api/v4/${s}`)),
+      ...fc
+        .sample(namespacedPathArb, { seed, numRuns: 4 })
+        .flatMap((p) =>
+          ['', '/issues'].map((end) => operationOf('GET', `/api/v4/projects/${unencodedParam(p)}${end}`)),
+        ),
+    ];
+    const seen = new Set([1, 7, 8, 42, 1234].flatMap(operations));
+    expect([...seen].sort()).toEqual(['DELETE /api/v4/{generated}', 'GET /api/v4/projects/{generated}']);
+    // A name of the target's own is kept.
+    expect(operationOf('GET', `${BASE}/api/v4/conformance/x`)).toBe('GET /api/v4/conformance/x');
   });
 });
 
