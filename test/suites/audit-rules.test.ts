@@ -95,6 +95,12 @@ describe('OpenID Connect id_token (OIDC Core §2, §3.1.3.3, §3.1.3.7)', () => 
     expect(result.status).toBe('warned');
     expect(brokenBy(result)).toEqual(['OIDC-ID-TOKEN-RS256']);
   });
+
+  it('the same id_token passes oidc.userinfo, which reads it only for its sub (review 29)', async () => {
+    // Before, its verification warned OIDC-ID-TOKEN-RS256 in oidc.userinfo too: one cause, two blames.
+    const result = await runCheck('oidc.userinfo', await es256Mutant());
+    expect(result.status, result.message).toBe('passed');
+  });
 });
 
 /** The authorize request rewritten before the simulator sees it (query parameters only). */
