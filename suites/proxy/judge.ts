@@ -344,7 +344,6 @@ function noteRevocation(ex: Observed, params: URLSearchParams, flows: Flows): vo
 /** Where a 200 to a bearer token means the token worked: token info and the current user. */
 const ORACLES = new Set([TOKEN_INFO_PATH, CURRENT_USER_PATH]);
 
-/** A bearer token that should be dead (rotated, revoked) and was accepted all the same. */
 /** The access token a request presents: the bearer header, or token info's access_token parameter. */
 function bearerOf(ex: Observed, url: URL): string | undefined {
   const header = /^bearer\s+(\S+)$/i.exec(ex.requestHeaders.get('authorization') ?? '')?.[1];
