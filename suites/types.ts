@@ -415,6 +415,11 @@ export interface CheckContext {
   note(message: string): void;
   /** Is the rule in force for this run's release, offering and flags? */
   inForce(ruleId: RuleId): boolean;
+  /**
+   * "(X reports it on R)", for a skip whose premise another check reports: where this run leaves X
+   * out, it says so and how to run it (shared/reported-by.ts `reportedBy` reads it, with a default).
+   */
+  reportedBy?(check: string, rule?: string): string;
 }
 
 export interface Check {

@@ -41,6 +41,7 @@ import {
   judgeRs256Listed,
   listedIn,
 } from './discovery-lists.js';
+import { reportedBy } from '../runner/reported-by.js';
 
 /** The asymmetric JWS algorithms (RFC 7518 §3.1, RFC 8037 §3.1): a key that names one signs. */
 const SIGNING_ALG = /^(RS|PS|ES)(256|384|512)$|^ES256K$|^EdDSA$|^Ed(25519|448)$/;
@@ -136,7 +137,7 @@ const ownerOf = (rule: RuleId) => oidcChecks.find((c) => c.rules.includes(rule))
  * signature failed oidc.userinfo too, and OIDC-USERINFO with it).
  */
 async function idTokenSub(t: CheckContext, tokens: TokenResponse, audience: string): Promise<string> {
-  const untested = (why: string, rule: RuleId): never => t.skip(`${why} (${ownerOf(rule)} reports it on ${rule})`);
+  const untested = (why: string, rule: RuleId): never => t.skip(`${why} ${reportedBy(t, ownerOf(rule), rule)}`);
   if (typeof tokens.id_token !== 'string')
     return untested('a code grant with scope openid returned no id_token', 'OIDC-ID-TOKEN');
   let claims: JWTPayload;

@@ -10,6 +10,7 @@ import type { TrackedFlows } from './oauth.js';
 import type { Recorder } from './http.js';
 import type { Redactor } from './redact.js';
 import { cut, oneLine } from '../report/cut.js';
+import { reportsIt } from './reported-by.js';
 
 /** What every check of a session shares, as the session holds it (one field list: CheckContext's). */
 export type SessionGround = Pick<
@@ -19,7 +20,7 @@ export type SessionGround = Pick<
 
 /** The session's ground plus what each check gets of its own. */
 export interface ContextParts
-  extends SessionGround, Pick<CheckContext, 'numRuns' | 'slow' | 'waitingFor' | 'deadlineLeftMs'> {
+  extends SessionGround, Pick<CheckContext, 'numRuns' | 'slow' | 'waitingFor' | 'deadlineLeftMs' | 'reportedBy'> {
   oauth: TrackedFlows;
   recorder: Recorder;
   redactor: Redactor;
@@ -220,6 +221,7 @@ export function createCheckContext(parts: ContextParts): CheckContext {
     slow,
     ...(waitingFor ? { waitingFor } : {}),
     ...(parts.deadlineLeftMs ? { deadlineLeftMs: parts.deadlineLeftMs } : {}),
+    reportedBy: parts.reportedBy ?? reportsIt(),
     property: property,
     fail,
     expect(condition: unknown, message: string, details?: FailureDetails): asserts condition {

@@ -49,6 +49,7 @@ import {
   REFUSED_PREMISES,
 } from './capabilities.js';
 import { createCheckContext, createEvidence, MAX_UNSHOWN, type Evidence, type SessionGround } from './context.js';
+import { reportsIt, type ReportsIt } from './reported-by.js';
 import {
   BrokenExchange,
   DeadlineCut,
@@ -151,20 +152,6 @@ export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
 export const REAL_WAIT_GRANT_MS = 30 * 60_000;
 /** Why a check that ran past its time limit may send nothing more. */
 export const PAST_ITS_END = 'the check ran past its end; its later requests are refused';
-
-/**
- * Who says a missing premise, once: "(X reports it on R)". Where the run leaves X out (`--suite`,
- * `--check`), the skip says so and how to see it, rather than point at a check that never ran.
- */
-type ReportsIt = (check: string, rule?: string) => string;
-const reportsIt =
-  (planned?: ReadonlySet<string>): ReportsIt =>
-  (check, rule) => {
-    const on = rule ? ` on ${rule}` : '';
-    return planned && !planned.has(check)
-      ? `(${check} reports it${on}; this run leaves it out: run it with --check ${check})`
-      : `(${check} reports it${on})`;
-  };
 
 /** One message for a check's failures: each numbered when there are several, and how many more were not kept. */
 function failureMessage(each: readonly { message: string }[], unshown: number): string {
@@ -1246,6 +1233,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       };
       const t = createCheckContext({
         ...session,
+        // Read when said: the plan is known before any check runs.
+        reportedBy: (check, rule) => reportsIt(planned)(check, rule),
         oauth,
         recorder,
         numRuns: options.numRuns,

@@ -7,6 +7,7 @@ import { profiles, type RuleId } from '../../spec/index.js';
 import type { CheckContext, HttpResponse, OAuthFlows } from '../types.js';
 import { jsonObject, jsonValue } from './json.js';
 import { REST_TOKENS_REPORTER, restRefusesTokens } from './rest-tokens.js';
+import { reportedBy } from '../runner/reported-by.js';
 
 export { jsonObject };
 export { expectRows, integerId, jsonValue } from './json.js';
@@ -26,7 +27,7 @@ export async function apiHeaders(t: CheckContext): Promise<Record<string, string
   const closed = await restRefusesTokens(t);
   if (closed !== undefined)
     t.skip(
-      `${closed}: the REST API takes no OAuth access token and no personal access token is configured (${REST_TOKENS_REPORTER} reports it on TOK-VERIFY-USER)`,
+      `${closed}: the REST API takes no OAuth access token and no personal access token is configured ${reportedBy(t, REST_TOKENS_REPORTER, 'TOK-VERIFY-USER')}`,
     );
   let token = minted.get(t.oauth);
   if (!token) {

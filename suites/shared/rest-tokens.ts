@@ -8,6 +8,7 @@
  * pays for the question.
  */
 import type { Capabilities, CheckContext, HttpResponse } from '../types.js';
+import { reportedBy } from '../runner/reported-by.js';
 
 /** The REST API's current user: what a token from the flow must be able to read. */
 export const CURRENT_USER_PATH = '/api/v4/user';
@@ -82,5 +83,5 @@ export async function expectRestTakesTokens(t: CheckContext, res: HttpResponse, 
   if (why === undefined) return;
   if (reports)
     t.fail(`${why}: the REST API takes no OAuth access token`, { status: res.status, rules: ['TOK-VERIFY-USER'] });
-  t.skip(`${why}: the REST API takes no OAuth access token (${REST_TOKENS_REPORTER} reports it on TOK-VERIFY-USER)`);
+  t.skip(`${why}: the REST API takes no OAuth access token ${reportedBy(t, REST_TOKENS_REPORTER, 'TOK-VERIFY-USER')}`);
 }

@@ -11,6 +11,7 @@
 import type { Capabilities, CheckContext, HttpResponse } from '../types.js';
 import { NEEDED_ENDPOINTS } from '../runner/capabilities.js';
 import { tokenAccepted, USERINFO_PATH } from './oauth.js';
+import { reportedBy } from '../runner/reported-by.js';
 
 /** Per run (one caps object a run): why userinfo serves no valid openid token, or undefined. */
 const verdicts = new WeakMap<Capabilities, Promise<string | undefined>>();
@@ -48,7 +49,7 @@ export async function userinfoDown(t: CheckContext, res: HttpResponse): Promise<
   const why = await userinfoFails(t);
   if (why === undefined) return undefined;
   const { reporter, rule } = NEEDED_ENDPOINTS.find((e) => e.capability === 'userinfo')!;
-  return `${why}: its ${res.status} here says nothing of this token (${reporter} reports it on ${rule})`;
+  return `${why}: its ${res.status} here says nothing of this token ${reportedBy(t, reporter, rule)}`;
 }
 
 /** userinfoDown, the check skipped when it says why: what it would judge is untested. */

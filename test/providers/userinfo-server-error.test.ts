@@ -84,6 +84,18 @@ describe('GET and POST /oauth/userinfo answered 500 to every bearer token', () =
     expect(code, why).toBe(1);
   }, 120_000);
 
+  it('a run that leaves oidc.userinfo out says so in the skip, and how to run it', async () => {
+    failing = 'every token';
+    const { report, stderr } = await runChecks(front, ['oidc.userinfo-invalid-token']);
+    const why = explain(report, stderr);
+    const check = report.checks.find((c) => c.id === 'oidc.userinfo-invalid-token');
+    expect(check?.status, why).toBe('skipped');
+    // Before, "(oidc.userinfo reports it on OIDC-USERINFO)": a check this run never ran.
+    expect(check?.message, why).toMatch(
+      /\(oidc\.userinfo reports it on OIDC-USERINFO; this run leaves it out: run it with --check oidc\.userinfo\)$/,
+    );
+  }, 120_000);
+
   it('still fails OIDC-USERINFO-INVALID-TOKEN where a valid token is served and only an unknown one gets the 500', async () => {
     failing = 'unknown tokens';
     const { report, stderr } = await runChecks(front, ['oidc.userinfo', 'oidc.userinfo-invalid-token']);
