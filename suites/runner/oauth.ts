@@ -42,9 +42,14 @@ export interface TrackedFlows extends OAuthFlows {
   adopt(response: HttpResponse, role?: AppRole): void;
   /** The application a token request authenticated as (client_id in the body or HTTP Basic). */
   roleOf(request: RawRequest): AppRole | undefined;
-  /** Revoke every tracked token (the runner calls this after each check). */
-  /** Revokes each token the flows were handed; none is begun at or after `until` (a time). */
-  revokeAll(until?: number): Promise<void>;
+  /**
+   * Revokes each token the flows were handed, in the order they came (the runner calls this after
+   * each check); none is begun at or after `until` (a time, or a function asked before each: a
+   * signal may bring it closer).
+   */
+  revokeAll(until?: number | (() => number)): Promise<void>;
+  /** Tokens still held: not yet revoked nor tried (revokeAll stopped at its `until`, or is under way). */
+  unrevoked(): number;
 }
 
 /**
@@ -290,9 +295,10 @@ export function createOAuthFlows(
     track,
     conceal: (secret) => redactor.remember(secret),
     revoke,
-    async revokeAll(until = Infinity) {
+    async revokeAll(until: number | (() => number) = Infinity) {
+      const end = typeof until === 'number' ? () => until : until;
       for (const [value, role] of [...tracked]) {
-        if (Date.now() >= until) return;
+        if (Date.now() >= end()) return;
         try {
           await revoke(value, role);
         } catch {
@@ -301,5 +307,6 @@ export function createOAuthFlows(
         tracked.delete(value);
       }
     },
+    unrevoked: () => tracked.size,
   };
 }

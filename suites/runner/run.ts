@@ -18,6 +18,7 @@ import {
   openSession,
   silentEndpoint,
   slowTarget,
+  unrevokedTokens,
   type SessionOptions,
 } from './session.js';
 import { shardOf, type Shard } from './shard.js';
@@ -179,7 +180,10 @@ export async function runConformance(options: RunOptions): Promise<Report> {
       const notRun = stopSignal(options) || options.abandon?.aborted ? INTERRUPTED : stopped?.message;
       const result: CheckResult = notRun
         ? skipped(check, notRun)
-        : ((await Promise.race([session.runCheck(check), left.promise])) ?? skipped(check, INTERRUPTED));
+        : ((await Promise.race([session.runCheck(check), left.promise])) ??
+          // Left during its clean-up, a check keeps the verdict its run earned.
+          session.earned(check.id) ??
+          skipped(check, INTERRUPTED));
       results.push(result);
       checksLeft--;
       // Progress counts what the report will say: a known deviation shows as `expected`, not `failed`.
@@ -192,6 +196,9 @@ export async function runConformance(options: RunOptions): Promise<Report> {
           `[${i + 1}/${selected.length}] ${MARK[result.status]} ${check.id} (${result.durationMs} ms)${note.length > 160 ? note.slice(0, 160) + '…' : note}`,
         );
     }
+    // Said once, for the whole run: how many tokens the clean-ups' bounds left to expire.
+    const unrevoked = session.unrevoked();
+    if (unrevoked) options.progress?.(unrevokedTokens(unrevoked, options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS));
     // The last check may be the one that met the silence or the refusals, or was stopped by the deadline.
     const late = session.stopReason();
     if (late && (late.reason !== 'deadline' || results.some((r) => r.message === DEADLINE_REACHED))) stopped ??= late;

@@ -110,7 +110,9 @@ export const SLOW_LIMIT = 5;
  */
 export function slowTarget(timeoutMs: number, checkLimitMs: number, checksLeft: number, deadline?: number): string {
   const pace = `the target answers slowly: ${SLOW_LIMIT} requests in a row each took ${SLOW_SHARE * 100} % of --timeout (${timeoutMs} ms) or more, so none timed out and the run goes on`;
-  const all = `each check may take its ${Math.round(checkLimitMs / 1000)} s time limit, about ${Math.ceil((checksLeft * checkLimitMs) / 60_000)} min for the ${checksLeft} checks left`;
+  // Each check's clean-up (revoking its tokens) comes after its limit, with its own budget.
+  const revokeMs = revokeBudgetMs(checkLimitMs);
+  const all = `each check may take its ${Math.round(checkLimitMs / 1000)} s time limit and ${Math.round(revokeMs / 1000)} s more to revoke its tokens, about ${Math.ceil((checksLeft * (checkLimitMs + revokeMs)) / 60_000)} min for the ${checksLeft} checks left`;
   const bound = deadline === undefined ? 'bound the run with --deadline' : 'the run stops at its --deadline';
   return `${pace}; ${all}; ${bound}`;
 }
@@ -253,7 +255,7 @@ export interface SessionOptions {
   /**
    * Aborted with the first signal, as stopRequested says it: a check's request waiting out the
    * target's rate limit stops waiting at once and is not sent (RawRequest.stop). Housekeeping
-   * (revocation) still waits.
+   * (revocation) still waits, STOP_REVOKE_MS at most from the signal.
    */
   stop?: AbortSignal;
   /** When the whole run must end (epoch ms, `--deadline`): later checks are skipped, the running one stopped. */
@@ -284,6 +286,13 @@ export interface Session extends SessionGround {
   runCheck(check: Check): Promise<CheckResult>;
   /** The ids of the checks this run will run, in order: whose premise their reporter will not say is said by one of them. */
   plan(ids: readonly string[]): void;
+  /**
+   * The verdict of check `id` when its run is over and its clean-up (revoking its tokens) is under
+   * way: a run that must leave now keeps it rather than skip the check.
+   */
+  earned(id: string): CheckResult | undefined;
+  /** Tokens the clean-ups left unrevoked so far (their budget, the deadline's or a signal's grace ran out). */
+  unrevoked(): number;
   /** Requests the target refused to serve (rate-limited) after the retries, so far. */
   rateLimited(): number;
   /** Answers that took at least half of the per-request timeout, so far. */
@@ -351,6 +360,32 @@ function cutShort(kind: DriverKind): Driver {
 
 /** What revocation may take past --deadline: as after SIGINT (cli/signals.ts STOP_GRACE_MS), the tokens left expire. */
 export const REVOKE_GRACE_MS = 5000;
+
+/**
+ * What revocation may take after the first signal (SIGINT, SIGTERM, SIGHUP): a second less than
+ * the run's own grace (cli/signals.ts STOP_GRACE_MS, also 5 s), so a clean-up still under way ends
+ * by itself and the run writes its reports before that grace runs out and leaves without them.
+ */
+export const STOP_REVOKE_MS = REVOKE_GRACE_MS - 1000;
+
+/**
+ * The share of a check's time limit that revoking its tokens may take after it (and the start-up's
+ * tokens, after the start-up): 15 s at the default 60 s. Revocation asks one request per token, one
+ * after the other (a live provider is owed a polite client), so it was bounded only by tokens ×
+ * --timeout: a revocation endpoint answering in 1.9 s took 67 s after a check of 2.3 s, and one
+ * answering just within the default --timeout would take minutes per property check (review 29).
+ * A share of the limit, not the check's own duration, so that a run stays bounded by what its
+ * notice says (checks × (limit + this)); a quarter, because a provider that revokes at 100 ms
+ * still clears in it 150 tokens, several times what any check mints at the default --runs
+ * (grants.pkce-valid-verifier: 34), while one answering at a tarpit's pace is left after 15 s.
+ * The tokens left expire on their own; the run says how many, once (unrevokedTokens).
+ */
+export const REVOKE_SHARE = 0.25;
+/** How long revoking one check's tokens may take, for a check time limit of `checkLimitMs`. */
+export const revokeBudgetMs = (checkLimitMs: number) => checkLimitMs * REVOKE_SHARE;
+/** The line a run says once when its clean-ups left tokens unrevoked: how many, never which. */
+export const unrevokedTokens = (count: number, checkLimitMs: number) =>
+  `${plural(count, 'token')} the target issued to the harness ${count === 1 ? 'was' : 'were'} left unrevoked, to expire on their own (revoke them in the provider if they must not live on): revoking a check's tokens may take ${Math.round(revokeBudgetMs(checkLimitMs) / 1000)} s (a quarter of its time limit), and ${REVOKE_GRACE_MS / 1000} s past --deadline, ${STOP_REVOKE_MS / 1000} s after a signal`;
 
 /**
  * A check's time limit measures the target's time: what the harness's own work held the run's
@@ -477,17 +512,27 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       askingElsewhere = false;
     }
   };
-  // Revoking (revoke below): its requests may end past --deadline, within REVOKE_GRACE_MS.
+  // Revoking (revoke below): its requests are waited for until revokeUntil, which may be past
+  // --deadline (within REVOKE_GRACE_MS), never past the revocation's budget.
   let revoking = false;
-  const graceEnd = options.deadline === undefined ? undefined : options.deadline + REVOKE_GRACE_MS;
+  let revokeUntil = () => Infinity;
+  const graceEnd = options.deadline === undefined ? Infinity : options.deadline + REVOKE_GRACE_MS;
+  // When the first signal came: revocation then has STOP_REVOKE_MS from it, within the run's grace.
+  let stoppedAt: number | undefined;
+  const onStop = () => (stoppedAt ??= Date.now());
+  if (options.stop?.aborted) onStop();
+  else options.stop?.addEventListener('abort', onStop, { once: true });
+  // Tokens the clean-ups left unrevoked, all the run (Session.unrevoked).
+  let unrevoked = 0;
   const target: Target = {
     ...given,
     async send(raw) {
       try {
         const own = checkScope.getStore() === housekeeping;
+        const until = own && revoking ? revokeUntil() : Infinity;
         const sent = own
-          ? revoking
-            ? { ...raw, until: graceEnd }
+          ? Number.isFinite(until)
+            ? { ...raw, until }
             : raw
           : options.stop
             ? { ...raw, stop: options.stop }
@@ -559,26 +604,43 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     fromLiveCheck,
     tap && ((exchange) => tap(exchange, checkScope.getStore() === housekeeping, (text) => redactor.name(text))),
   );
+  /**
+   * A clean-up: revoke the tokens `flows` was handed, within its budget (REVOKE_SHARE), the
+   * deadline's grace and the first signal's (STOP_REVOKE_MS): none is begun after the earliest of
+   * them, and one that hangs is left (a slow revocation endpoint took a run 17 s past --deadline,
+   * four tokens late; a check's 34 tokens, 67 s after it). A signal during it brings its end closer.
+   */
   const revoke = async (flows: TrackedFlows) => {
-    // The deadline bounds revocation too, with a grace: none is begun after it, and one that hangs
-    // is left (a slow revocation endpoint took a run 17 s past --deadline, four tokens late).
-    const until = options.deadline === undefined ? Infinity : options.deadline + REVOKE_GRACE_MS;
+    const budgetEnd = Date.now() + revokeBudgetMs(options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
+    const until = () => Math.min(budgetEnd, graceEnd, stoppedAt === undefined ? Infinity : stoppedAt + STOP_REVOKE_MS);
     let timer: NodeJS.Timeout | undefined;
+    let arm = () => undefined as void;
+    revokeUntil = until;
     revoking = true;
     try {
       await Promise.race([
         checkScope.run(housekeeping, () => flows.revokeAll(until)),
-        ...(Number.isFinite(until)
-          ? [new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, until - Date.now()))))]
-          : []),
+        new Promise<void>((resolve) => {
+          arm = () => {
+            clearTimeout(timer);
+            if (Number.isFinite(until())) timer = setTimeout(resolve, Math.max(0, until() - Date.now()));
+          };
+          arm();
+          // After onStop (added first), so the end it sets is the signal's.
+          options.stop?.addEventListener('abort', arm, { once: true });
+        }),
       ]);
     } finally {
       revoking = false;
       clearTimeout(timer);
+      options.stop?.removeEventListener('abort', arm);
+      unrevoked += flows.unrevoked();
     }
   };
   // Any token response, whoever asked for it, is adopted by the running check for revocation.
   let current: TrackedFlows | undefined;
+  // The verdict of the check whose clean-up is under way (Session.earned).
+  let earned: { check: string; result: CheckResult } | undefined;
   // A check's own requests stop once the run is interrupted; housekeeping (revocation) never does.
   let checkRunning = false;
   let runningCheck: string | undefined;
@@ -1263,100 +1325,118 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       // Stryker disable next-line UpdateOperator: counting down tells the checks apart just as well
       const scope: CheckScope = { session: sessionMark, check: ++checkNumber };
       liveCheck = scope;
+      /** The result as the run reports it: what the check met beside its own verdict. */
+      const settle = (own: CheckResult): CheckResult => {
+        // Whatever the check made of its refused requests, an interrupted check proved nothing.
+        if (stoppedCheck)
+          return { ...base, status: 'skipped', durationMs: Date.now() - started, message: stoppedCheck };
+        let result = withStartUpAbsences(check, own, evidence.unshown, evidenceFields);
+        // A silence the check met and went on past (read as no answer) is still its to report: the
+        // later checks that need the endpoint are skipped on its word, so it is no pass (nor a skip
+        // or a warning, which a run may pass with); a failure stands, and says it beside.
+        const silences = silencesOf(check.id)
+          .filter((w) => !result.message?.includes(laterUntested(w)))
+          .map((w) => `${w}: ${silentAt.get(w)}; ${laterUntested(w)}`);
+        const unreported = silences.length > 0 && result.status !== 'failed' && result.status !== 'errored';
+        if (unreported) {
+          const said = `the target did not answer, so nothing was seen: ${silences.join('; ')}`;
+          const before = result.message ? `\n${result.message}` : '';
+          result = done('errored', { message: redactor.text(said) + before, ...evidenceFields() });
+        }
+        // What the check said beside its verdict (t.note) follows the verdict's own message.
+        const beside = [...(evidence.notes ?? []), ...(unreported ? [] : silences)];
+        if (!beside.length) return result;
+        const notes = redactor.text(beside.join('\n'));
+        return { ...result, message: result.message ? `${result.message}\n${notes}` : notes };
+      };
+      let verdict: CheckResult;
       try {
-        const limit = driver.kind === 'manual' ? Infinity : (options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
-        // The deadline bounds the running check too (at least 1 ms, so an already passed one still stops it).
-        const left = options.deadline === undefined ? Infinity : Math.max(1, options.deadline - Date.now());
-        const timeoutMs = Math.min(limit, left);
-        // The driver's real-time waits (a 429 page) count against the same limit, as the HTTP
-        // target's do (they never move it on), never past --deadline.
-        const dueAt = performance.now() + timeoutMs;
-        driver.timedBy?.({
-          leftMs: () =>
-            Math.min(
-              dueAt + askedMs - performance.now(),
-              options.deadline === undefined ? Infinity : options.deadline - Date.now(),
-            ),
-          stop: options.stop,
-        });
-        await withTimeout(
-          checkScope.run(scope, () => check.run(t)),
-          Number.isFinite(timeoutMs) ? timeoutMs : 0,
-          `check ${check.id}`,
-          () => given.rateLimitHold?.(),
-          granted,
-        );
-        if (evidence.failures.length)
-          result = failed(check, evidence.failures, evidence.unshown, done, evidenceFields, evidence);
-        else if (recorder.count === 0)
-          result = errored('the check made no request to the target: nothing was seen, so nothing is passed');
-        else if (evidence.assertions === 0)
-          result = errored('the check asserted nothing about the answers it got: nothing is passed');
-        else {
-          const proved = provedRules(check, evidence);
-          result = !proved.length
-            ? errored(`no assertion of the check named one of its rules (${check.rules.join(', ')}): nothing is passed`)
-            : done('passed', proved.length === check.rules.length ? {} : { proved });
+        try {
+          const limit = driver.kind === 'manual' ? Infinity : (options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS);
+          // The deadline bounds the running check too (at least 1 ms, so an already passed one still stops it).
+          const left = options.deadline === undefined ? Infinity : Math.max(1, options.deadline - Date.now());
+          const timeoutMs = Math.min(limit, left);
+          // The driver's real-time waits (a 429 page) count against the same limit, as the HTTP
+          // target's do (they never move it on), never past --deadline.
+          const dueAt = performance.now() + timeoutMs;
+          driver.timedBy?.({
+            leftMs: () =>
+              Math.min(
+                dueAt + askedMs - performance.now(),
+                options.deadline === undefined ? Infinity : options.deadline - Date.now(),
+              ),
+            stop: options.stop,
+          });
+          await withTimeout(
+            checkScope.run(scope, () => check.run(t)),
+            Number.isFinite(timeoutMs) ? timeoutMs : 0,
+            `check ${check.id}`,
+            () => given.rateLimitHold?.(),
+            granted,
+          );
+          if (evidence.failures.length)
+            result = failed(check, evidence.failures, evidence.unshown, done, evidenceFields, evidence);
+          else if (recorder.count === 0)
+            result = errored('the check made no request to the target: nothing was seen, so nothing is passed');
+          else if (evidence.assertions === 0)
+            result = errored('the check asserted nothing about the answers it got: nothing is passed');
+          else {
+            const proved = provedRules(check, evidence);
+            result = !proved.length
+              ? errored(
+                  `no assertion of the check named one of its rules (${check.rules.join(', ')}): nothing is passed`,
+                )
+              : done('passed', proved.length === check.rules.length ? {} : { proved });
+          }
+        } catch (error) {
+          if (error instanceof OversizedAnswer && evidence.failures.length) {
+            // The failures already recorded stand alone; the answer is still said once, for the later checks.
+            if (!premisesSaid.has(oversizedKey(error))) premisesSaid.set(oversizedKey(error), check.id);
+            result = failed(check, evidence.failures, evidence.unshown, done, evidenceFields, evidence);
+          } else if (error instanceof OversizedAnswer) {
+            result = oversized(check, error, done, errored, evidenceFields);
+          } else if (error instanceof CheckFailure || evidence.failures.length) {
+            // Failures already recorded by soft assertions stand, whatever stopped the check after them.
+            const all = error instanceof CheckFailure ? [...evidence.failures, error] : evidence.failures;
+            result = failed(check, all, evidence.unshown, done, evidenceFields, evidence);
+          } else if (error instanceof CheckSkipped) {
+            result = done('skipped', { message: redactor.text(oneLine(error.message)) });
+          } else if (pastDeadline() || error instanceof DeadlineCut) {
+            stoppedCheck = DEADLINE_REACHED;
+            result = done('skipped', { message: DEADLINE_REACHED });
+          } else if (error instanceof RateLimited) {
+            result = errored(error.message);
+          } else if (error instanceof NoAnswer) {
+            const met = silencesOf(check.id).find((w) => error.message.startsWith(`${w}:`));
+            const later = met === undefined ? '' : `; ${laterUntested(met)}`;
+            result = errored(`the target did not answer, so nothing was seen: ${error.message}${later}`);
+          } else if (error instanceof BrokenExchange) {
+            result = errored(`the exchange with the target broke off, so nothing was seen: ${error.message}`);
+          } else if (error instanceof HarnessError) {
+            result = errored(`the harness could not complete this check: ${error.message}`);
+          } else {
+            const stack = (error as Error)?.stack?.split('\n').slice(0, 2).join(' ') ?? String(error);
+            result = errored(`the check crashed (a defect of the harness, not a verdict on the target): ${stack}`);
+          }
+        } finally {
+          checkRunning = false;
+          liveCheck = undefined;
+          driver.timedBy?.(runTime);
         }
-      } catch (error) {
-        if (error instanceof OversizedAnswer && evidence.failures.length) {
-          // The failures already recorded stand alone; the answer is still said once, for the later checks.
-          if (!premisesSaid.has(oversizedKey(error))) premisesSaid.set(oversizedKey(error), check.id);
-          result = failed(check, evidence.failures, evidence.unshown, done, evidenceFields, evidence);
-        } else if (error instanceof OversizedAnswer) {
-          result = oversized(check, error, done, errored, evidenceFields);
-        } else if (error instanceof CheckFailure || evidence.failures.length) {
-          // Failures already recorded by soft assertions stand, whatever stopped the check after them.
-          const all = error instanceof CheckFailure ? [...evidence.failures, error] : evidence.failures;
-          result = failed(check, all, evidence.unshown, done, evidenceFields, evidence);
-        } else if (error instanceof CheckSkipped) {
-          result = done('skipped', { message: redactor.text(oneLine(error.message)) });
-        } else if (pastDeadline() || error instanceof DeadlineCut) {
-          stoppedCheck = DEADLINE_REACHED;
-          result = done('skipped', { message: DEADLINE_REACHED });
-        } else if (error instanceof RateLimited) {
-          result = errored(error.message);
-        } else if (error instanceof NoAnswer) {
-          const met = silencesOf(check.id).find((w) => error.message.startsWith(`${w}:`));
-          const later = met === undefined ? '' : `; ${laterUntested(met)}`;
-          result = errored(`the target did not answer, so nothing was seen: ${error.message}${later}`);
-        } else if (error instanceof BrokenExchange) {
-          result = errored(`the exchange with the target broke off, so nothing was seen: ${error.message}`);
-        } else if (error instanceof HarnessError) {
-          result = errored(`the harness could not complete this check: ${error.message}`);
-        } else {
-          const stack = (error as Error)?.stack?.split('\n').slice(0, 2).join(' ') ?? String(error);
-          result = errored(`the check crashed (a defect of the harness, not a verdict on the target): ${stack}`);
-        }
+        verdict = settle(result);
+        // Earned before the clean-up: a run that leaves during it (the grace after a signal ran out)
+        // keeps it (review 29: a pass became "skipped, interrupted" while its tokens were revoked).
+        earned = { check: check.id, result: verdict };
       } finally {
-        // The result already holds its exchanges: revocation's own are never shown.
-        checkRunning = false;
-        liveCheck = undefined;
-        driver.timedBy?.(runTime);
+        // The verdict already holds its exchanges: revocation's own are never shown.
         await revoke(oauth);
         current = undefined;
+        earned = undefined;
       }
-      // Whatever the check made of its refused requests, an interrupted check proved nothing.
-      if (stoppedCheck) return { ...base, status: 'skipped', durationMs: Date.now() - started, message: stoppedCheck };
-      result = withStartUpAbsences(check, result, evidence.unshown, evidenceFields);
-      // A silence the check met and went on past (read as no answer) is still its to report: the
-      // later checks that need the endpoint are skipped on its word, so it is no pass (nor a skip
-      // or a warning, which a run may pass with); a failure stands, and says it beside.
-      const silences = silencesOf(check.id)
-        .filter((w) => !result.message?.includes(laterUntested(w)))
-        .map((w) => `${w}: ${silentAt.get(w)}; ${laterUntested(w)}`);
-      const unreported = silences.length > 0 && result.status !== 'failed' && result.status !== 'errored';
-      if (unreported) {
-        const said = `the target did not answer, so nothing was seen: ${silences.join('; ')}`;
-        const before = result.message ? `\n${result.message}` : '';
-        result = done('errored', { message: redactor.text(said) + before, ...evidenceFields() });
-      }
-      // What the check said beside its verdict (t.note) follows the verdict's own message.
-      const beside = [...(evidence.notes ?? []), ...(unreported ? [] : silences)];
-      if (!beside.length) return result;
-      const notes = redactor.text(beside.join('\n'));
-      return { ...result, message: result.message ? `${result.message}\n${notes}` : notes };
+      return verdict;
     },
+    earned: (id) => (earned?.check === id ? earned.result : undefined),
+    unrevoked: () => unrevoked,
     rateLimited: () => rateLimited,
     slowAnswers: () => given.slowAnswers?.().total ?? 0,
     stopReason() {
@@ -1365,6 +1445,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       return undefined;
     },
     async close() {
+      options.stop?.removeEventListener('abort', onStop);
       try {
         await driver.close?.();
       } finally {

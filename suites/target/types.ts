@@ -8,8 +8,9 @@ export interface RawRequest {
   headers: Headers;
   body?: string;
   /**
-   * The latest instant (epoch ms) its answer is waited for, when later than the run's --deadline
-   * the target cuts every request at: revocation's grace (session.ts REVOKE_GRACE_MS).
+   * The latest instant (epoch ms) its answer is waited for, in place of the run's --deadline the
+   * target cuts every request at: revocation's (session.ts revoke), its budget or the grace past
+   * --deadline (REVOKE_GRACE_MS) or a signal (STOP_REVOKE_MS), whichever ends first.
    */
   until?: number;
   /**

@@ -54,7 +54,7 @@ describe('a target that answers every request just within --timeout', () => {
     expect(r.code, r.err).toBe(0);
     const said = r.err.match(slowLine) ?? [];
     expect(said).toEqual([
-      `the target answers slowly: ${SLOW_LIMIT} requests in a row each took 50 % of --timeout (${TIMEOUT_MS} ms) or more, so none timed out and the run goes on; each check may take its 60 s time limit, about 2 min for the 2 checks left; bound the run with --deadline`,
+      `the target answers slowly: ${SLOW_LIMIT} requests in a row each took 50 % of --timeout (${TIMEOUT_MS} ms) or more, so none timed out and the run goes on; each check may take its 60 s time limit and 15 s more to revoke its tokens, about 3 min for the 2 checks left; bound the run with --deadline`,
     ]);
     // Right after the run's first line (the start-up met the pace), before any check's result.
     expect(r.err.split('\n')[1]).toBe(said[0]);
@@ -64,8 +64,16 @@ describe('a target that answers every request just within --timeout', () => {
 
   it('with --deadline, says the deadline bounds the run', () => {
     expect(slowTarget(TIMEOUT_MS, 60_000, 250, Date.now() + 60_000)).toMatch(
-      /about 250 min for the 250 checks left; the run stops at its --deadline$/,
+      /and 15 s more to revoke its tokens, about 313 min for the 250 checks left; the run stops at its --deadline$/,
     );
+  });
+
+  it('counts each check’s clean-up in the estimate: revoking its tokens has its own budget after the limit (review 29)', () => {
+    // Before: "about 1 min for the 1 checks left", and the clean-up took 67 s more.
+    expect(slowTarget(2000, 60_000, 1)).toContain(
+      'each check may take its 60 s time limit and 15 s more to revoke its tokens, about 2 min for the 1 checks left',
+    );
+    expect(slowTarget(2000, 8_000, 30)).toContain('its 8 s time limit and 2 s more to revoke its tokens, about 5 min');
   });
 
   it('at its own pace: no line, no count', async () => {

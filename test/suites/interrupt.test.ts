@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { simulatorWith, type Loopback } from './loopback.js';
+import { toNodeListener } from '../../simulator/adapters/node.js';
+import { STOP_REVOKE_MS } from '../../suites/runner/session.js';
 import type { Sim } from '../../simulator/types.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -94,4 +96,70 @@ describe('an interrupted run', () => {
     },
     120_000,
   );
+
+  it('SIGINT while a finished check revokes its tokens: the check keeps its pass, the clean-up stops within the grace', async () => {
+    // Review 29: grants.pkce-valid-verifier had passed and was revoking its 34 tokens, 1.9 s each,
+    // when SIGINT came; the run left after its 5 s grace and reported the check "skipped, the run
+    // was interrupted". Each revocation here is held 1.5 s; the signal comes with the check's first.
+    const HELD_MS = 1500;
+    let header = false;
+    let onRevocation: () => void = () => undefined;
+    let afterSignal = 0;
+    let signalled = false;
+    const server = await simulatorWith((req, res) => {
+      const named = Number(req.headers['content-length']) > 0;
+      if (req.method !== 'POST' || req.url?.split('?')[0] !== '/oauth/revoke' || !named) return false;
+      if (signalled) afterSignal++;
+      if (header) onRevocation();
+      setTimeout(() => toNodeListener(server.sim)(req, res), HELD_MS);
+      return true;
+    });
+    servers.push(server);
+    const report = join(dir, 'clean-up.json');
+    const child = spawn(
+      process.execPath,
+      [
+        MAIN,
+        'run',
+        '--target',
+        server.url,
+        '--check',
+        'grants.pkce-valid-verifier',
+        '--seed',
+        '4',
+        '--timeout',
+        '5000',
+        '--report',
+        `json=${report}`,
+      ],
+      { env: { ...process.env, NO_COLOR: '1', CI: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => {
+      err += c;
+      // The start-up (and its own clean-up) is over once the run names its checks.
+      header ||= /seed 4, 1 check/.test(err);
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    await new Promise<void>((resolve, reject) => {
+      onRevocation = () => {
+        onRevocation = () => undefined;
+        signalled = true;
+        child.kill('SIGINT');
+        resolve();
+      };
+      child.on('exit', () => reject(new Error(`the run ended before the signal:\n${err}\n${out}`)));
+    });
+    expect(await exited, err + out).toBe(130);
+    const json = JSON.parse(readFileSync(report, 'utf8'));
+    expect(json.interrupted).toBe('SIGINT');
+    expect(json.checks.map((c: { id: string; status: string }) => [c.id, c.status])).toEqual([
+      ['grants.pkce-valid-verifier', 'passed'],
+    ]);
+    // None begun past STOP_REVOKE_MS from the signal, each held HELD_MS: at most that / HELD_MS more.
+    expect(afterSignal).toBeLessThanOrEqual(Math.ceil(STOP_REVOKE_MS / HELD_MS));
+    expect(err).toMatch(/^\d+ tokens the target issued to the harness were left unrevoked/m);
+  }, 120_000);
 });

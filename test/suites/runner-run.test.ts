@@ -207,6 +207,44 @@ describe('runConformance', () => {
     expect(report.coverage?.required).toBe(50);
   });
 
+  it('left during a check’s clean-up (revoking its tokens), the run keeps the verdict the check earned (review 29)', async () => {
+    const leave = new AbortController();
+    let answer: (r: Response) => void = () => undefined;
+    // The revocation is still unanswered when the run must leave (the grace after a signal ran out).
+    const target = fakeTarget(
+      (r) => {
+        const path = new URL(r.url).pathname;
+        const endpoint = path === '/oauth/token' || path === '/oauth/revoke';
+        // The start-up's empty POSTs (is the endpoint there?) are refused, as an endpoint would.
+        if (endpoint && !r.body) return Response.json({ error: 'invalid_request' }, { status: 400 });
+        if (path === '/oauth/token') return Response.json({ access_token: 'clean-up-token-1' });
+        if (path !== '/oauth/revoke') return new Response('{}', { status: 404 });
+        leave.abort();
+        return new Promise<Response>((resolve) => (answer = resolve));
+      },
+      { applications: { confidential: { clientId: 'c', clientSecret: 's', redirectUri: 'http://x/cb', scopes: [] } } },
+    );
+    const minting = check('minting', ['T-MUST'], async (t: CheckContext) => {
+      await t.http.post('/oauth/token', { form: { grant_type: 'client_credentials' } });
+      t.expect(true, 'x');
+    });
+    const report = await runConformance({
+      ...base,
+      target,
+      checks: [minting, A],
+      abandon: leave.signal,
+      stopRequested: () => (leave.signal.aborted ? 'SIGINT' : undefined),
+      checkTimeoutMs: 400,
+    });
+    answer(new Response('{}'));
+    // Before, the pass was dropped: "skipped, the run was interrupted".
+    expect(report.checks.map((c) => [c.id, c.status, c.message])).toEqual([
+      ['grants.minting', 'passed', undefined],
+      ['grants.a', 'skipped', INTERRUPTED],
+    ]);
+    expect(report.interrupted).toBe('SIGINT');
+  });
+
   it('interrupted before a check: every check skipped unrun, and the signal named (SIGINT when not told)', async () => {
     let ran = false;
     const never = check('never', ['T-MUST'], async () => void (ran = true));

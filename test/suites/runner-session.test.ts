@@ -13,6 +13,7 @@ import type { RuleInfo } from '../../suites/runner/rules.js';
 import {
   BLOCKED_MS,
   REVOKE_GRACE_MS,
+  revokeBudgetMs,
   DEADLINE_REACHED,
   DEFAULT_CHECK_TIMEOUT_MS,
   INTERRUPTED,
@@ -945,7 +946,8 @@ describe('runCheck: tokens the check got are revoked', () => {
   });
 
   it('revocation alone may wait past --deadline, to the end of its grace; a check’s requests are cut at it', async () => {
-    const deadline = Date.now() + 60_000;
+    // Near enough that the grace ends before the revocation's own budget (REVOKE_SHARE of the limit).
+    const deadline = Date.now() + 5_000;
     const until: Array<[string, number | undefined]> = [];
     const fake = recording(
       (r, path) => {
@@ -966,6 +968,42 @@ describe('runCheck: tokens the check got are revoked', () => {
       ['/oauth/token', undefined],
       ['/oauth/revoke', deadline + REVOKE_GRACE_MS],
     ]);
+  });
+
+  it('revocation has a budget, a share of the check’s limit: none begun past it, the tokens left counted (review 29)', async () => {
+    // Each revocation takes 300 ms of the (faked) clock; the budget is a quarter of 4 s: the fifth
+    // would start past it. Before, all six were revoked, however long each took.
+    const slowRevoke = (r: RawRequest, path: string) => {
+      if (path === '/oauth/revoke' && r.body) vi.setSystemTime(Date.now() + 300);
+      return tokenAnswer(r, path);
+    };
+    const until: Array<number | undefined> = [];
+    const fake = recording(
+      (r, path) => {
+        if (path === '/oauth/revoke' && r.body) until.push(r.until);
+        return slowRevoke(r, path);
+      },
+      { applications: { confidential: CONFIDENTIAL } },
+    );
+    const session = await openSession(options({ target: fake.target, checkTimeoutMs: 4000 }));
+    let ended = 0;
+    const r = await session.runCheck(
+      check('many', ['T-MUST'], async (t: CheckContext) => {
+        for (let i = 1; i <= 6; i++)
+          await t.http.post(`/oauth/token?a=${'1'.repeat(i)}`, {
+            form: { grant_type: 'client_credentials', client_id: 'app-c' },
+          });
+        t.expect(true, 'x');
+        ended = Date.now();
+      }),
+    );
+    expect(revokeBudgetMs(4000)).toBe(1000);
+    expect(r.status).toBe('passed');
+    expect(fake.sent.filter((s) => s.path === '/oauth/revoke' && s.body)).toHaveLength(4);
+    // Each waited for no longer than the budget's end.
+    expect(until).toEqual([1, 2, 3, 4].map(() => ended + 1000));
+    expect(session.unrevoked()).toBe(2);
+    await session.close();
   });
 
   it('a revocation the grace left in flight still reaches tap as housekeeping, never as a check’s request', async () => {
