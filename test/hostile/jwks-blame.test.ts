@@ -6,7 +6,7 @@
  * the set, or for the key its token names being too short; and a key no verifier may use (a
  * 1024-bit modulus, an EC point off its curve) that no token named passed OIDC-JWKS.
  */
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { blamed, explain, jsonOf, proxyForTests, setJson, type Rewrite } from '../independent/oauth-proxy.js';
 
@@ -29,6 +29,26 @@ const publicJwk = (type: 'rsa' | 'ec', bits = 2048): Key =>
   ).export({ format: 'jwk' });
 
 const short = { ...publicJwk('rsa', 1024), kid: 'beside', use: 'sig', alg: 'RS256' };
+
+/** A 1024-bit key published as `ui`, and userinfo answered as a JWT of its claims signed with it, by hand (jose refuses). */
+const userinfoKey = generateKeyPairSync('rsa', { modulusLength: 1024 });
+const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const signedWithShortKey: Rewrite['answer'] = (asked, answer) => {
+  const keys = asked.url.pathname === '/oauth/discovery/keys' ? jsonOf(answer)?.keys : undefined;
+  if (Array.isArray(keys)) {
+    const jwk = userinfoKey.publicKey.export({ format: 'jwk' });
+    setJson(answer, { keys: [...(keys as Key[]), { ...jwk, kid: 'ui', use: 'sig', alg: 'RS256' }] });
+    return true;
+  }
+  const claims = asked.url.pathname === '/oauth/userinfo' && answer.status === 200 ? jsonOf(answer) : undefined;
+  if (!claims) return false;
+  const input = `${part({ alg: 'RS256', kid: 'ui' })}.${part(claims)}`;
+  answer.body = Buffer.from(
+    `${input}.${sign('sha256', Buffer.from(input), userinfoKey.privateKey).toString('base64url')}`,
+  );
+  answer.head.set('content-type', ['application/jwt']);
+  return true;
+};
 const ec = publicJwk('ec');
 const offCurve = { ...ec, y: ec.x, kid: 'beside', use: 'sig', alg: 'ES256' };
 
@@ -87,6 +107,13 @@ describe('one bad key in the key set fails OIDC-JWKS once, by oidc.jwks', () => 
     },
     120_000,
   );
+
+  it('userinfo signed with a 1024-bit key of the set: oidc.userinfo is untested, naming oidc.jwks', async () => {
+    const { status, why } = await run(signedWithShortKey, ['oidc.jwks', 'oidc.id-token', 'oidc.userinfo']);
+    expect(status('oidc.id-token')?.status, why).toBe('passed');
+    expect(status('oidc.userinfo')?.status, why).toBe('skipped');
+    expect(status('oidc.userinfo')?.message, why).toMatch(/\(oidc\.jwks reports it on OIDC-JWKS\)$/);
+  }, 120_000);
 
   it('a key set answered 500: the /-/jwks checks are untested, naming oidc.jwks', async () => {
     const down: Rewrite['answer'] = (asked, answer) => {
