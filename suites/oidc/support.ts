@@ -14,7 +14,7 @@ import {
   sharingModuli,
   smallOrderKey,
 } from './forgeable.js';
-import { EC_COST, isEcPoint, shortModulus, unreadablePoint } from './unusable.js';
+import { EC_COST, isPoint, shortModulus, unreadablePoint } from './unusable.js';
 
 /**
  * What the keys of one key set may cost to judge, besides the one a token names, in units of a
@@ -107,7 +107,7 @@ export const SECRET_MEMBERS = [...PRIVATE_MEMBERS, 'k'];
 export const MAX_CANDIDATES = 4;
 
 /** What judging a key costs beyond the cheap tests (units of modulusCost), or undefined for nothing costly. */
-const costOf = (key: JWK): number | undefined => judgeCost(key) ?? (isEcPoint(key) ? EC_COST : undefined);
+const costOf = (key: JWK): number | undefined => judgeCost(key) ?? (isPoint(key) ? EC_COST : undefined);
 
 /**
  * The keys whose modulus or point is judged (a Miller-Rabin round, an X25519 derivation a key): the

@@ -1,6 +1,6 @@
 /**
  * Published keys no verifier may use, whatever signed with them: an RSA modulus under RFC 7518's
- * floor, an EC point Node cannot import (off its curve, or a curve it does not know). jose refuses
+ * floor, a point Node cannot import (off its curve, or a curve it does not know). jose refuses
  * them while verifying (unusableKey); judged here, they are the key set's failure (OIDC-JWKS),
  * said by oidc.jwks, which owns it, and not only when an id_token happens to name one.
  */
@@ -32,18 +32,26 @@ export function shortModulus(key: JWK): string | undefined {
  */
 export const EC_COST = 0.125;
 
-/** An EC key with its coordinates, whose import EC_COST prices. */
-export const isEcPoint = (key: JWK): boolean =>
-  key.kty === 'EC' && typeof key.crv === 'string' && typeof key.x === 'string' && typeof key.y === 'string';
+/** An EC key with its coordinates, or an OKP key with its point: what EC_COST prices importing. */
+export const isPoint = (key: JWK): boolean =>
+  typeof key.crv === 'string' &&
+  typeof key.x === 'string' &&
+  ((key.kty === 'EC' && typeof key.y === 'string') || key.kty === 'OKP');
 
-/** Why an EC key cannot be imported (its point off the curve, an unknown curve), or undefined. */
+/**
+ * Why a key's point cannot be imported (an EC point off its curve, a curve Node does not know, an
+ * OKP point of the wrong length), or undefined. Node verifies Ed448 and secp256k1 signatures itself
+ * (verify-jwt.ts) and refuses such a key there, as jose does the others.
+ */
 export function unreadablePoint(key: JWK): string | undefined {
-  if (!isEcPoint(key)) return undefined;
+  if (!isPoint(key)) return undefined;
   try {
     const { kty, crv, x, y } = key;
-    createPublicKey({ key: { kty, crv, x, y } as JsonWebKey, format: 'jwk' });
+    createPublicKey({ key: { kty, crv, x, ...(kty === 'EC' ? { y } : {}) } as JsonWebKey, format: 'jwk' });
     return undefined;
   } catch {
-    return 'an EC key whose x and y are no point of the curve it names, or of no curve known (RFC 7518 §6.2.1): nothing verifies with it';
+    return key.kty === 'EC'
+      ? 'an EC key whose x and y are no point of the curve it names, or of no curve known (RFC 7518 §6.2.1): nothing verifies with it'
+      : 'an OKP key whose x is no point of the curve it names, or of no curve known (RFC 8037 §2): nothing verifies with it';
   }
 }
