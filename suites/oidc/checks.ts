@@ -24,6 +24,7 @@ import {
   fetchJwks,
   KEYS_PATH,
   LEGACY_JWKS_PATH,
+  judgeKeySet,
   localKeys,
   unusableKey,
   openidApp,
@@ -93,7 +94,7 @@ async function verifyIdToken(
     `id_token is signed with ${header.alg ?? 'no alg'}, which no public key at ${KEYS_PATH} can verify (L113: the keys for token verification)`,
     broke(['OIDC-ID-TOKEN-SIGNATURE'], { alg: header.alg ?? null }),
   );
-  const jwks = await fetchJwks(t);
+  const jwks = await keySetPremise(t, () => fetchJwks(t));
   // kid is optional (RFC 7515 §4.1.4); without one, the key set must leave no choice (OIDC Core §10.1).
   t.expect(
     header.kid === undefined ? jwks.keys.length === 1 : jwks.keys.some((k) => k.kid === header.kid),
@@ -102,7 +103,7 @@ async function verifyIdToken(
       : `id_token names a kid that ${KEYS_PATH} does not publish`,
     broke(['OIDC-ID-TOKEN-SIGNATURE'], { kid: header.kid ?? null, keys: jwks.keys.length }),
   );
-  const keys = localKeys(t, jwks, mayHaveSigned(jwks, header));
+  const keys = await keySetPremise(t, () => localKeys(t, jwks, mayHaveSigned(jwks, header)));
   try {
     // Any asymmetric algorithm of the published keys proves the signature (must); RS256 is the default (should).
     const { payload } = await verifyJwt(idToken, jwks, keys, { issuer, audience, clockTolerance: CLOCK_SKEW });
@@ -111,9 +112,10 @@ async function verifyIdToken(
     // The harness's own trouble (keys its bound left untried) is no verdict on the signature.
     if (error instanceof CheckFailure || error instanceof HarnessError) throw error;
     if (unusableKey(error))
-      return t.fail(
-        `the key the id_token names cannot be used to verify it (${header.alg ?? 'no alg'})`,
-        broke(['OIDC-JWKS'], { kid: header.kid ?? null, reason: (error as Error).message }),
+      return untested(
+        t,
+        `the key the id_token names cannot be used to verify it (${header.alg ?? 'no alg'}: ${(error as Error).message})`,
+        'OIDC-JWKS',
       );
     const code = (error as { code?: string }).code;
     return t.fail(
@@ -129,6 +131,31 @@ async function verifyIdToken(
 /** The check of this suite whose own rule `rule` is: the one that reports its failure. */
 const ownerOf = (rule: RuleId) => oidcChecks.find((c) => c.rules.includes(rule))?.id ?? 'oidc.id-token';
 
+/** The running check untested: its premise failed on `rule`, which another check owns and reports once. */
+const untested = (t: CheckContext, why: string, rule: RuleId): never =>
+  t.skip(`${why} ${reportedBy(t, ownerOf(rule), rule)}`);
+
+/**
+ * `work`, the premise of the running check: its failure, on another check's rule (or `rule`),
+ * leaves this check untested, naming that check (untested). An answer past the harness's limits
+ * is the session's to say once (OversizedAnswer).
+ */
+async function asPremise<T>(t: CheckContext, rule: RuleId, work: () => T | Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof CheckFailure) || error instanceof OversizedAnswer) throw error;
+    return untested(t, error.message, error.rules?.[0] ?? rule);
+  }
+}
+
+/**
+ * The key set read, or the keys a token may be verified with judged, as the premise of a check
+ * that verifies a token: a set it cannot read, or a bad key among those the token names, is
+ * oidc.jwks's failure (OIDC-JWKS), said there once (review 29: it failed oidc.id-token too).
+ */
+const keySetPremise = <T>(t: CheckContext, work: () => T | Promise<T>) => asPremise(t, 'OIDC-JWKS', work);
+
 /**
  * The sub of an openid code response's id_token, verified as oidc.id-token verifies it: the premise
  * of a check that compares with it, not its subject. No id_token, one that does not verify, no sub,
@@ -137,19 +164,13 @@ const ownerOf = (rule: RuleId) => oidcChecks.find((c) => c.rules.includes(rule))
  * signature failed oidc.userinfo too, and OIDC-USERINFO with it).
  */
 async function idTokenSub(t: CheckContext, tokens: TokenResponse, audience: string): Promise<string> {
-  const untested = (why: string, rule: RuleId): never => t.skip(`${why} ${reportedBy(t, ownerOf(rule), rule)}`);
   if (typeof tokens.id_token !== 'string')
-    return untested('a code grant with scope openid returned no id_token', 'OIDC-ID-TOKEN');
-  let claims: JWTPayload;
-  try {
-    ({ claims } = await verifyIdToken(t, tokens.id_token, audience, await expectedIssuer(t)));
-  } catch (error) {
-    // An answer past the harness's limits is the session's to say once (OversizedAnswer).
-    if (!(error instanceof CheckFailure) || error instanceof OversizedAnswer) throw error;
-    return untested(error.message, error.rules?.[0] ?? 'OIDC-ID-TOKEN');
-  }
+    return untested(t, 'a code grant with scope openid returned no id_token', 'OIDC-ID-TOKEN');
+  const idToken = tokens.id_token;
+  const issuer = await expectedIssuer(t);
+  const { claims } = await asPremise(t, 'OIDC-ID-TOKEN', () => verifyIdToken(t, idToken, audience, issuer));
   if (typeof claims.sub !== 'string' || claims.sub.length === 0)
-    return untested('the id_token carries no sub', 'OIDC-ID-TOKEN-CLAIMS');
+    return untested(t, 'the id_token carries no sub', 'OIDC-ID-TOKEN-CLAIMS');
   return claims.sub;
 }
 
@@ -191,17 +212,18 @@ async function signedUserinfo(
   } catch {
     // not a JWS: verifyJwt below says so
   }
-  const jwks = await fetchJwks(t);
-  const keys = localKeys(t, jwks, mayHaveSigned(jwks, header));
+  const jwks = await keySetPremise(t, () => fetchJwks(t));
+  const keys = await keySetPremise(t, () => localKeys(t, jwks, mayHaveSigned(jwks, header)));
   let payload: JWTPayload;
   try {
     ({ payload } = await verifyJwt(res.text.trim(), jwks, keys, { clockTolerance: CLOCK_SKEW }));
   } catch (error) {
     if (error instanceof CheckFailure || error instanceof HarnessError) throw error;
     if (unusableKey(error))
-      return t.fail(
-        `${what}: the key the application/jwt answer names cannot be used to verify it`,
-        broke(['OIDC-JWKS'], { reason: (error as Error).message }),
+      return untested(
+        t,
+        `${what}: the key the application/jwt answer names cannot be used to verify it (${(error as Error).message})`,
+        'OIDC-JWKS',
       );
     return t.fail(`${what}: the application/jwt answer does not verify against the published keys`, {
       reason: (error as Error).message,
@@ -433,7 +455,7 @@ export const oidcChecks: Check[] = [
     title: '/oauth/discovery/keys is a JSON Web Key Set of public keys, signing keys among them, without private parts',
     rules: ['OIDC-JWKS'],
     async run(t: CheckContext) {
-      const jwks = await fetchJwks(t);
+      const jwks = await fetchJwks(t, { owner: true });
       t.expect(jwks.keys.length > 0, `${KEYS_PATH} must publish at least one key`);
       // The set MAY also hold encryption keys; then every key says its use (OIDC Discovery §3, jwks_uri).
       const mixed = jwks.keys.some((k) => k.use === 'enc');
@@ -481,7 +503,7 @@ export const oidcChecks: Check[] = [
           count: jwks.keys.length,
         },
       );
-      localKeys(t, jwks);
+      judgeKeySet(t, jwks);
     },
   },
   {
@@ -554,7 +576,10 @@ export const oidcChecks: Check[] = [
     rules: ['VER-JWKS-ALIAS'],
     async run(t: CheckContext) {
       if (!t.inForce('VER-JWKS-ALIAS')) t.skip(`/-/jwks exists only before 17.0 (this run: ${t.release})`);
-      const [current, legacy] = [await fetchJwks(t), await fetchJwks(t, LEGACY_JWKS_PATH)];
+      const [current, legacy] = [
+        await keySetPremise(t, () => fetchJwks(t)),
+        await fetchJwks(t, { path: LEGACY_JWKS_PATH, rule: 'VER-JWKS-ALIAS', owner: true }),
+      ];
       const same = JSON.stringify(legacy) === JSON.stringify(current);
       t.expect(
         same,
@@ -570,8 +595,8 @@ export const oidcChecks: Check[] = [
     rules: ['VER-JWKS-REMOVED'],
     async run(t: CheckContext) {
       if (!t.inForce('VER-JWKS-REMOVED')) t.skip(`/-/jwks is removed from 17.0 (this run: ${t.release})`);
-      // A 404 shows the alias removed only where the key set itself is served.
-      await fetchJwks(t);
+      // A 404 shows the alias removed only where the key set itself is served (oidc.jwks says if not).
+      await keySetPremise(t, () => fetchJwks(t));
       const res = await t.http.get(LEGACY_JWKS_PATH);
       t.expect(res.status === 404, `${LEGACY_JWKS_PATH} must answer 404 from 17.0`, { status: res.status });
     },

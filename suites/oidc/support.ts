@@ -1,6 +1,7 @@
 /** OpenID Connect helpers: the key set fetched through the run's Http, discovery, the openid application. */
 import { createLocalJWKSet, type JSONWebKeySet, type JWK } from 'jose';
 import { createHash } from 'node:crypto';
+import type { RuleId } from '../../spec/index.js';
 import type { AppRole, CheckContext, HttpResponse } from '../types.js';
 import { broke, expectJsonType, jsonObject, KEYS_PATH } from '../shared/oauth.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
@@ -13,10 +14,11 @@ import {
   sharingModuli,
   smallOrderKey,
 } from './forgeable.js';
+import { EC_COST, isPoint, shortModulus, unreadablePoint } from './unusable.js';
 
 /**
  * What the keys of one key set may cost to judge, besides the one a token names, in units of a
- * 2,048-bit modulus (judgeCost): sixteen such keys, two of 4,096 bits, or eighty Ed25519 points; a
+ * 2,048-bit modulus (costOf): sixteen such keys, two of 4,096 bits, or eighty Ed25519 points; a
  * larger modulus only when a token names it. A set of huge moduli stays cheap: the judging runs on
  * the run's one thread. The moduli judged are also the ones searched for a prime shared between two.
  */
@@ -33,20 +35,26 @@ export const LEGACY_JWKS_PATH = '/-/jwks';
  * keys, a key publishing its private exponent past the hundredth went unseen, and the same keys
  * reordered failed or passed OIDC-JWKS (review 10). The work that grows with a key is bounded
  * elsewhere: forgeability by keysToJudge's budget, verification by verifyJwt's candidates (90,000
- * Ed25519 keys each judged held the run's one thread for minutes: red team, round 7).
+ * Ed25519 keys each judged held the run's one thread for minutes: red team, round 7). A set
+ * served elsewhere (the /-/jwks alias) breaks the `rule` that asks for it there. Its media type is
+ * judged by the `owner` of that rule alone: a verifier can use a set served under another label,
+ * and judging it there blamed OIDC-JWKS twice (review 29).
  */
-export async function fetchJwks(t: CheckContext, path = KEYS_PATH): Promise<JSONWebKeySet> {
+export async function fetchJwks(
+  t: CheckContext,
+  { path = KEYS_PATH, rule = 'OIDC-JWKS', owner = false }: { path?: string; rule?: RuleId; owner?: boolean } = {},
+): Promise<JSONWebKeySet> {
   const res = await t.http.get(path);
   const body = parsedSet(t, res);
   t.expect(
     res.status === 200 && body && Array.isArray(body.keys),
     `GET ${path} must answer 200 with a JSON Web Key Set (keys array)`,
-    broke(['OIDC-JWKS'], { status: res.status }),
+    broke([rule], { status: res.status }),
   );
   const keys = body.keys as unknown[];
-  expectJsonType(t, res, `GET ${path}`, ['OIDC-JWKS']);
+  if (owner) expectJsonType(t, res, `GET ${path}`, [rule]);
   // Every reader takes each key for a record (its kid, use, alg): a null among them is said here.
-  expectRows(keys, `the keys of GET ${path}`, (ok, message) => t.expect(ok, message, broke(['OIDC-JWKS'])));
+  expectRows(keys, `the keys of GET ${path}`, (ok, message) => t.expect(ok, message, broke([rule])));
   return { ...body, keys } as unknown as JSONWebKeySet;
 }
 
@@ -98,22 +106,25 @@ export const SECRET_MEMBERS = [...PRIVATE_MEMBERS, 'k'];
  */
 export const MAX_CANDIDATES = 4;
 
+/** What judging a key costs beyond the cheap tests (units of modulusCost), or undefined for nothing costly. */
+const costOf = (key: JWK): number | undefined => judgeCost(key) ?? (isPoint(key) ? EC_COST : undefined);
+
 /**
  * The keys whose modulus or point is judged (a Miller-Rabin round, an X25519 derivation a key): the
  * one the token names, and, in the set's order, each key whose cost still fits within MODULI_BUDGET.
  */
 export function keysToJudge(keys: readonly JWK[], candidates: readonly JWK[] = []): Set<JWK> {
-  const costly = keys.filter((k) => judgeCost(k) !== undefined);
+  const costly = keys.filter((k) => costOf(k) !== undefined);
   // The keys a token may be verified with (mayHaveSigned: of its alg and kid, at most
   // MAX_CANDIDATES) are judged whatever the budget: the one that verifies must have been read for
   // forgeability (review 11: the second key under a kid, past the budget, verified unjudged;
   // review 12: judging the first four under the kid missed an RSA key behind four Ed25519 ones).
-  const judged = new Set(candidates.filter((k) => judgeCost(k) !== undefined));
+  const judged = new Set(candidates.filter((k) => costOf(k) !== undefined));
   let spent = 0;
   for (const key of costly) {
     // A key too costly for what is left is passed over, not the end: one huge key first in the set
     // must not leave the ordinary keys after it unjudged.
-    const cost = judgeCost(key)!;
+    const cost = costOf(key)!;
     if (spent + cost > MODULI_BUDGET) continue;
     spent += cost;
     judged.add(key);
@@ -132,42 +143,24 @@ export const publicKeys = (jwks: JSONWebKeySet): JSONWebKeySet => ({
 });
 
 /**
- * Every published key judged for forgeability, and jose's key set of the keys verification may
- * try (`candidates`: mayHaveSigned's), as public keys only: jose would read a key with private
- * members as a private key and refuse to verify with it, failing a good signature for a leak that
- * is OIDC-JWKS's to judge. A key that verifies what no one signed fails OIDC-JWKS here, before any
- * signature is read as proof against it.
+ * Every published key judged, as oidc.jwks, which owns OIDC-JWKS, judges it: a key that verifies
+ * what no one signed, or that no verifier may use, fails it here.
  */
-export function localKeys(t: CheckContext, jwks: JSONWebKeySet, candidates: readonly JWK[] = []) {
-  const judged = keysToJudge(jwks.keys, candidates);
-  const sharing = sharingModuli([...judged].filter((k) => k.kty === 'RSA').map((k) => k.n!));
-  let unjudged = 0;
-  // A held key's details are made once: made for each key (broke copies them), they were most of
-  // the time and heap a set of millions of keys cost (review 12).
-  const held = broke(['OIDC-JWKS']);
-  for (const key of jwks.keys) {
-    const cheap = forgeableKey(key);
-    // A key the budget leaves out is not judged: counted as held, it passed OIDC-JWKS unread.
-    if (cheap === undefined && !judged.has(key) && judgeCost(key) !== undefined) {
-      unjudged++;
-      continue;
-    }
-    const forgeable =
-      cheap ??
-      (judged.has(key)
-        ? (smallOrderKey(key) ?? factorableModulus(key) ?? (sharing.has(key.n!) ? SHARED_FACTOR : undefined))
-        : undefined);
-    t.expect(
-      forgeable === undefined,
-      `the key set publishes ${forgeable}`,
-      forgeable === undefined ? held : broke(['OIDC-JWKS'], { kid: key.kid ?? null }),
-    );
-  }
-  if (unjudged)
-    t.note(
-      `${unjudged} keys of the set were not judged for a factorable modulus or a small-order point ` +
-        `(beyond what the harness judges of one set)`,
-    );
+export function judgeKeySet(t: CheckContext, jwks: JSONWebKeySet): void {
+  judgeKeys(t, jwks, jwks.keys);
+}
+
+/**
+ * jose's key set of the keys verification may try (`candidates`: mayHaveSigned's), each judged
+ * first, as public keys only: jose would read a key with private members as a private key and
+ * refuse to verify with it, failing a good signature for a leak that is OIDC-JWKS's to judge. Only
+ * the candidates are judged: a bad key among the others is oidc.jwks's to say, and the token is
+ * verified as well without it (review 29: one such key failed OIDC-JWKS in oidc.id-token too). A
+ * candidate that verifies what no one signed fails OIDC-JWKS here, before any signature is read as
+ * proof against it: the verifier takes that failure as its premise (keySetPremise).
+ */
+export function localKeys(t: CheckContext, jwks: JSONWebKeySet, candidates: readonly JWK[]) {
+  judgeKeys(t, jwks, candidates);
   try {
     // Only the candidates: jose copies the set it is given twice over (structuredClone, then each
     // key), and of a set of 2.7 million keys that was most of a gigabyte (review 12).
@@ -178,6 +171,46 @@ export function localKeys(t: CheckContext, jwks: JSONWebKeySet, candidates: read
       broke(['OIDC-JWKS'], { reason: (error as Error).message }),
     );
   }
+}
+
+/**
+ * `keys` of the set judged for forgeability and use: what is cheap for every one of them, the
+ * modulus or point of those within the budget (keysToJudge: always those of `keys` that are
+ * candidates), a prime shared with any judged key of the set.
+ */
+function judgeKeys(t: CheckContext, jwks: JSONWebKeySet, keys: readonly JWK[]): void {
+  const judged = keysToJudge(jwks.keys, keys === jwks.keys ? [] : keys);
+  const sharing = sharingModuli([...judged].filter((k) => k.kty === 'RSA').map((k) => k.n!));
+  let unjudged = 0;
+  // A held key's details are made once: made for each key (broke copies them), they were most of
+  // the time and heap a set of millions of keys cost (review 12).
+  const held = broke(['OIDC-JWKS']);
+  for (const key of keys) {
+    const cheap = forgeableKey(key) ?? shortModulus(key);
+    // A key the budget leaves out is not judged: counted as held, it passed OIDC-JWKS unread.
+    if (cheap === undefined && !judged.has(key) && costOf(key) !== undefined) {
+      unjudged++;
+      continue;
+    }
+    const wrong =
+      cheap ??
+      (judged.has(key)
+        ? (smallOrderKey(key) ??
+          factorableModulus(key) ??
+          (sharing.has(key.n!) ? SHARED_FACTOR : undefined) ??
+          unreadablePoint(key))
+        : undefined);
+    t.expect(
+      wrong === undefined,
+      `the key set publishes ${wrong}`,
+      wrong === undefined ? held : broke(['OIDC-JWKS'], { kid: key.kid ?? null }),
+    );
+  }
+  if (unjudged)
+    t.note(
+      `${unjudged} keys of the set were not judged for a factorable modulus or a point off its curve or of small order ` +
+        `(beyond what the harness judges of one set)`,
+    );
 }
 
 /**

@@ -65,14 +65,23 @@ const KTY_OF: ReadonlyArray<[string, string]> = [
   ['ML-DSA', 'AKP'],
 ];
 
-/** The published keys jose may verify `alg` with: its key type, the kid named, no other alg or use. */
+/**
+ * The curve of each ECDSA alg jose verifies (RFC 7518 §3.4): a key of another curve cannot verify
+ * it, which jose says with a TypeError, read as the key set's fault (unusableKey), where the key
+ * is sound and the token names the wrong one (OIDC-ID-TOKEN-SIGNATURE's).
+ */
+const CRV_OF: Readonly<Record<string, string>> = { ES256: 'P-256', ES384: 'P-384', ES512: 'P-521' };
+
+/** The published keys jose may verify `alg` with: its key type and curve, the kid named, no other alg or use. */
 function joseKeys(jwks: JSONWebKeySet, alg: string, kid: string | undefined): JWK[] {
   const kty = KTY_OF.find(([prefix]) => alg.startsWith(prefix))?.[1];
   // No key type: an alg no public key verifies (jose refuses it), not the keys that name no kty.
   if (kty === undefined) return [];
+  const crv = Object.hasOwn(CRV_OF, alg) ? CRV_OF[alg] : undefined;
   return jwks.keys.filter(
     (key) =>
       key.kty === kty &&
+      (crv === undefined || key.crv === crv) &&
       (kid === undefined || key.kid === kid) &&
       (key.alg === undefined || key.alg === alg) &&
       (key.use === undefined || key.use === 'sig'),

@@ -150,6 +150,19 @@ function withSigningKey(make: () => Promise<OwnKey>): NonNullable<Rewrite['answe
   };
 }
 
+/**
+ * The key the id_token names is one no verifier may use: oidc.jwks fails OIDC-JWKS, and
+ * oidc.id-token is untested, naming it (review 29: it failed OIDC-JWKS too, and oidc.jwks passed).
+ */
+function keySetOwned(report: Report): void {
+  const idToken = report.checks.find((c) => c.id === 'oidc.id-token');
+  expect([idToken?.status, idToken?.message]).toEqual([
+    'skipped',
+    expect.stringMatching(/\(oidc\.jwks reports it on OIDC-JWKS\)$/),
+  ]);
+  expect(report.checks.find((c) => c.id === 'oidc.jwks')?.status).toBe('failed');
+}
+
 /** An RSA key of `bits` bits signing RS256 by hand: jose neither makes nor signs with one under 2048. */
 async function rsaKeyOf(bits: number): Promise<OwnKey> {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: bits });
@@ -1442,8 +1455,9 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
     // key is not one an RS256 verifier may use, so the key set is at fault, not the id_token.
     name: 'id_tokens signed with a 1024-bit RSA key, published as the signing key',
     cite: 'RFC 7518 §3.3: a key of 2048 bits or larger MUST be used with RS256',
-    checks: ['oidc.id-token'],
+    checks: ['oidc.jwks', 'oidc.id-token'],
     breaks: ['OIDC-JWKS'],
+    after: keySetOwned,
     rewrite: { answer: withSigningKey(() => rsaKeyOf(1024)) },
   },
   {
@@ -1451,8 +1465,9 @@ export const OAUTH_DEVIATIONS: Deviation[] = [
     // nothing can verify with it, whatever signed the id_token.
     name: 'the EC signing key published with a point off its curve',
     cite: 'RFC 7518 §6.2.1: x and y are the coordinates of a point on the curve crv names',
-    checks: ['oidc.id-token'],
+    checks: ['oidc.jwks', 'oidc.id-token'],
     breaks: ['OIDC-JWKS'],
+    after: keySetOwned,
     rewrite: {
       answer: withSigningKey(async () => {
         const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
