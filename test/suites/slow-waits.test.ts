@@ -105,6 +105,8 @@ function slowedContext(over: Record<string, unknown>, named?: number) {
   };
   const t = fakeCheckContext({
     oauth: {
+      // The poll names the device app's client_id (device/flow.ts poll).
+      app: () => ({ clientId: 'device-app', scopes: ['api'] }),
       tokenRequest: (form: Record<string, string>) => {
         polls.push(form.device_code);
         return Promise.resolve(answer);
