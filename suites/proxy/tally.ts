@@ -91,6 +91,12 @@ export interface ProxyReportInput {
   traffic?: string;
 }
 
+/** The id of a proxy report's check of one rule, `proxy.RULE-ID`; ruleOfProxyCheck reads it back. */
+const PROXY_CHECK = 'proxy.';
+const proxyCheckId = (ruleId: string): string => `${PROXY_CHECK}${ruleId}`;
+export const ruleOfProxyCheck = (id: string): string | undefined =>
+  id.startsWith(PROXY_CHECK) ? id.slice(PROXY_CHECK.length) : undefined;
+
 /** One check per rule judged (`proxy.RULE-ID`), so the report names exactly the broken sentence. */
 export function proxyReport(tally: Tally, input: ProxyReportInput): Report {
   const rules = rulesInForce(input.release, input.offering);
@@ -100,7 +106,7 @@ export function proxyReport(tally: Tally, input: ProxyReportInput): Report {
     if (!c) continue;
     const failed = c.failed > 0;
     checks.push({
-      id: `proxy.${rule.id}`,
+      id: proxyCheckId(rule.id),
       suite: 'proxy',
       title: `${rule.title} (seen in traffic)`,
       rules: [rule.id],

@@ -7,6 +7,7 @@
  * `proxy` report merges alone, its section kept: one report merged is that report again.
  */
 import { quoted } from '../report/words.js';
+import { ruleOfProxyCheck } from '../proxy/tally.js';
 import { ReportError } from '../errors.js';
 import type { Report } from '../report/model.js';
 import type { Expectation } from './expect.js';
@@ -120,8 +121,10 @@ export interface KnownIds {
  * the catalogue showed as a failed must). A proxy's checks are `proxy.RULE-ID`, one per rule judged.
  */
 export function refuseUnknownIds(reports: readonly NamedReport[], known: KnownIds): void {
-  const knownCheck = (id: string) =>
-    known.checks.has(id) || (id.startsWith('proxy.') && known.rules.has(id.slice('proxy.'.length)));
+  const knownCheck = (id: string) => {
+    const rule = ruleOfProxyCheck(id);
+    return known.checks.has(id) || (rule !== undefined && known.rules.has(rule));
+  };
   for (const { name, report } of reports) {
     const rule = [
       ...report.rules.map((r) => r.id),
