@@ -8,6 +8,7 @@
  * pays for the question.
  */
 import type { Capabilities, CheckContext, HttpResponse } from '../types.js';
+import { oncePerRun } from './once-per-run.js';
 import { reportedBy } from '../runner/reported-by.js';
 
 /** The REST API's current user: what a token from the flow must be able to read. */
@@ -37,8 +38,7 @@ export function restStartupTrouble(caps: Capabilities): string | undefined {
   return undefined;
 }
 
-/** Per run (one caps object a run): why the REST API refuses the flows' tokens, or undefined. */
-const verdicts = new WeakMap<Capabilities, Promise<string | undefined>>();
+/** Per run (one caps object a run): why the REST API refuses the flows' tokens, once answered. */
 const settled = new WeakMap<Capabilities, string | undefined>();
 
 const refusal = (res: HttpResponse) => res.status === 401 || res.status === 403;
@@ -53,19 +53,11 @@ async function ask(t: CheckContext): Promise<string | undefined> {
 }
 
 /** Why the REST API refuses the flows' access tokens; undefined when it accepts them. */
-export function restRefusesTokens(t: CheckContext): Promise<string | undefined> {
-  let verdict = verdicts.get(t.caps);
-  if (!verdict) {
-    verdict = ask(t).then((why) => {
-      settled.set(t.caps, why);
-      return why;
-    });
-    verdicts.set(t.caps, verdict);
-    // A question that could not be asked (no code flow) is asked again by the next check.
-    verdict.catch(() => verdicts.delete(t.caps));
-  }
-  return verdict;
-}
+export const restRefusesTokens = oncePerRun(async (t) => {
+  const why = await ask(t);
+  settled.set(t.caps, why);
+  return why;
+});
 
 /** What the run already knows, without asking: true once the refusal was seen. */
 export function restKnownToRefuseTokens(t: CheckContext): boolean {

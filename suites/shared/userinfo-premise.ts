@@ -8,13 +8,11 @@
  * and ENC-JSON-CONTENT-TYPE failed beside it). Asked at most once per run, and only after a server
  * error there: a provider that serves userinfo never pays for the question.
  */
-import type { Capabilities, CheckContext, HttpResponse } from '../types.js';
+import type { CheckContext, HttpResponse } from '../types.js';
+import { oncePerRun } from './once-per-run.js';
 import { NEEDED_ENDPOINTS } from '../runner/capabilities.js';
 import { tokenAccepted, USERINFO_PATH } from './oauth.js';
 import { reportedBy } from '../runner/reported-by.js';
-
-/** Per run (one caps object a run): why userinfo serves no valid openid token, or undefined. */
-const verdicts = new WeakMap<Capabilities, Promise<string | undefined>>();
 
 async function ask(t: CheckContext): Promise<string | undefined> {
   const app = (['confidential', 'public'] as const).find((r) => t.config.applications?.[r]?.scopes.includes('openid'));
@@ -28,16 +26,7 @@ async function ask(t: CheckContext): Promise<string | undefined> {
 }
 
 /** Why userinfo serves no valid openid access token; undefined when it serves one, or nothing tells. */
-function userinfoFails(t: CheckContext): Promise<string | undefined> {
-  let verdict = verdicts.get(t.caps);
-  if (!verdict) {
-    verdict = ask(t);
-    verdicts.set(t.caps, verdict);
-    // A question that could not be asked (no code flow) is asked again by the next check.
-    verdict.catch(() => verdicts.delete(t.caps));
-  }
-  return verdict;
-}
+const userinfoFails = oncePerRun(ask);
 
 /**
  * Why userinfo's server error `res` says nothing of the token this check sent: the endpoint
