@@ -19,6 +19,7 @@ import {
   type Expect,
 } from '../shared/api.js';
 import type { Check, CheckContext } from '../types.js';
+import { GENERATED } from '../shared/generated.js';
 
 /** A `name=value` pair for a raw query or form, with literal brackets in the name as the source writes it. */
 function pair(name: string, value: string): string {
@@ -78,7 +79,7 @@ export const arrayQuery: Check = {
 };
 
 /** The harness's own project for the writes of these checks. */
-const SCRATCH = 'conformance-encoding/parameters';
+const SCRATCH = `${GENERATED}encoding/parameters`;
 
 type Encoding = 'query' | 'form' | 'json';
 

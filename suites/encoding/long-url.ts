@@ -5,6 +5,7 @@
 import * as fc from 'fast-check';
 import { apiHeaders, instanceSetting, jsonObject, ownProject, reachProject } from '../shared/api.js';
 import type { Check, CheckContext } from '../types.js';
+import { GENERATED } from '../shared/generated.js';
 
 /** Filler of words, not one long run: long runs of word characters are slow for log redaction. */
 function words(length: number, space: string): string {
@@ -66,7 +67,7 @@ export const longParamsInBody: Check = {
   async run(t: CheckContext) {
     const headers = await apiHeaders(t);
     const limit = await instanceSetting(t, 'max_url_length', 'maxUrlLength');
-    const path = await reachProject(t, await ownProject(t, 'conformance-encoding/long-parameters'));
+    const path = await reachProject(t, await ownProject(t, `${GENERATED}encoding/long-parameters`));
     const issues = `/api/v4/projects/${encodeURIComponent(path)}/issues`;
     await t.property(excess, fc.constantFrom<'form' | 'json'>('form', 'json'), async (over, how) => {
       const description = words(limit + over, ' ');

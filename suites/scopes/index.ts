@@ -10,6 +10,7 @@ import { acceptingOracle, heldScopes } from '../shared/oauth.js';
 import { CURRENT_USER_PATH, REST_TOKENS_REPORTER, expectRestTakesTokens } from '../shared/rest-tokens.js';
 import { hasBearerChallenge, namesError } from '../shared/challenge.js';
 import { gitChecks } from './git.js';
+import { GENERATED } from '../shared/generated.js';
 
 /** A read-only endpoint that needs the `api` scope (a `read_user` token must not list projects). */
 const NEEDS_API = '/api/v4/projects';
@@ -302,7 +303,7 @@ const namedScopesKnown: Check = {
 };
 
 /** A project of the harness's own on the simulator, for the write half of the api scope. */
-const SCRATCH = 'conformance-scopes/api-write';
+const SCRATCH = `${GENERATED}scopes/api-write`;
 
 const apiFullAccess: Check = {
   id: 'scopes.api-full-access',

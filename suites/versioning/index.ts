@@ -110,10 +110,10 @@ const restErrorsJson: Check = {
     const headers = await apiHeaders(t);
     const project = fixtureProject(t);
     const probes: Array<{ what: string; res: HttpResponse }> = [
-      { what: 'an unknown route', res: await t.http.get('/api/v4/conformance-unknown-route', { headers }) },
+      { what: 'an unknown route', res: await t.http.get(`/api/v4/${GENERATED}unknown-route`, { headers }) },
       {
         what: 'an unknown project',
-        res: await t.http.get(projectPath('conformance-missing/no-such-project'), { headers }),
+        res: await t.http.get(projectPath(`${GENERATED}missing/no-such-project`), { headers }),
       },
       {
         what: 'an invalid filter',
@@ -335,7 +335,7 @@ const memberRolesLifecycle: Check = {
   async run(t: CheckContext) {
     requireInForce(t, 'VER-MEMBER-ROLES');
     const headers = await apiHeaders(t);
-    const name = `conformance-${t.seed >>> 0}-${Date.now().toString(36)}`;
+    const name = `${GENERATED}${t.seed >>> 0}-${Date.now().toString(36)}`;
     const created = await t.http.post(MEMBER_ROLES, { headers, json: { name, base_access_level: 10 } });
     if (created.status === 403) t.skip(`POST ${MEMBER_ROLES} needs an administrator's token`);
     const role = jsonValue(created) as { id?: unknown } | undefined;
