@@ -8,7 +8,7 @@
  */
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { blamed, explain, jsonOf, proxyForTests, setJson, type Rewrite } from '../independent/oauth-proxy.js';
+import { blamed, jsonOf, proxyForTests, runRewritten, setJson, type Rewrite } from '../independent/oauth-proxy.js';
 
 type Key = Record<string, unknown>;
 
@@ -64,12 +64,7 @@ describe('one bad key in the key set fails OIDC-JWKS once, by oidc.jwks', () => 
   const proxy = proxyForTests();
 
   async function run(answer: Rewrite['answer'], checks: string[]) {
-    proxy().use({ answer });
-    const { code, report, stderr } = await proxy().run('jwks-blame', checks);
-    const applied = proxy().applied();
-    proxy().use(undefined);
-    const why = explain(report, stderr);
-    expect(applied, why).toBeGreaterThan(0);
+    const { code, report, why } = await runRewritten(proxy(), { answer }, 'jwks-blame', checks);
     expect(
       blamed(report).map((v) => `${v.check} ${v.rule}`),
       why,

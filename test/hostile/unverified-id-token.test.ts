@@ -8,10 +8,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   blamed,
-  explain,
   idTokenClaims,
   jsonOf,
   proxyForTests,
+  runRewritten,
   setJson,
   type Rewrite,
 } from '../independent/oauth-proxy.js';
@@ -50,12 +50,10 @@ describe('oidc.userinfo when the id_token it compares with cannot be read', () =
   ] as const)(
     '%s: fails once, by the check that owns the rule; oidc.userinfo is untested, naming it',
     async (_what, answer, owner, rule) => {
-      proxy().use({ answer });
-      const { code, report, stderr } = await proxy().run('unverified-id-token', [owner, 'oidc.userinfo']);
-      const applied = proxy().applied();
-      proxy().use(undefined);
-      const why = explain(report, stderr);
-      expect(applied, why).toBeGreaterThan(0);
+      const { code, report, why } = await runRewritten(proxy(), { answer }, 'unverified-id-token', [
+        owner,
+        'oidc.userinfo',
+      ]);
       expect(
         blamed(report).map((v) => `${v.check} ${v.rule}`),
         why,

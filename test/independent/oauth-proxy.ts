@@ -5,7 +5,7 @@
  * the simulator writes its URLs with the proxy's address and lets that address use its control API.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -259,6 +259,28 @@ export function blamed(report: Report): Array<{ check: string; rule: string; lev
 }
 
 /** What a failed expectation shows: the end of the run's stderr and every check's verdict. */
+/**
+ * One run with `rewrite` in force, put back afterwards: its exit code, report and stderr, and what
+ * to say beside a failed assertion (`why`). The rewrite must have changed something, else the run
+ * proved nothing of it.
+ */
+export async function runRewritten(
+  proxy: OAuthProxy,
+  rewrite: Rewrite,
+  name: string,
+  checks: readonly string[],
+): Promise<{ code: number; report: Report; stderr: string; why: string }> {
+  proxy.use(rewrite);
+  try {
+    const result = await proxy.run(name, checks);
+    const why = explain(result.report, result.stderr);
+    expect(proxy.applied(), why).toBeGreaterThan(0);
+    return { ...result, why };
+  } finally {
+    proxy.use(undefined);
+  }
+}
+
 export function explain(report: Report, stderr: string): string {
   return `${stderr.slice(-1500)}\n${report.checks.map((c) => `${c.status} ${c.id}: ${c.message ?? ''}`).join('\n')}`;
 }
