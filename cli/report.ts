@@ -13,6 +13,7 @@ import { exitCodeOf } from '../suites/runner/report.js';
 import { mergeReports, refuseUnknownIds } from '../suites/runner/merge.js';
 import { ruleCatalogue } from '../suites/runner/rules.js';
 import { usageExit } from './errors.js';
+import { mergedRerun } from './merged-rerun.js';
 
 export interface MergeIo {
   out(text: string): void;
@@ -37,7 +38,9 @@ export async function executeMerge(
     const written = targets.length ? await writeReports(merged, targets, { catalogue }) : [];
     // A diff report's table first, as `diff` prints it; bounded as every rendering of a saved report is.
     if (merged.diff) io.out(formatDiff(boundReport(merged).diff!));
-    io.out(formatConsole(merged, { allRules: flags.verbose === true, written, catalogue }));
+    const json = written.find((w) => w.kind === 'json')?.path;
+    const rerun = mergedRerun(reports, merged, json);
+    io.out(formatConsole(merged, { allRules: flags.verbose === true, written, catalogue, ...rerun }));
     return exitCodeOf(merged);
   } catch (error) {
     return usageExit(error, (text) => io.err(text));

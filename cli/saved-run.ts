@@ -15,6 +15,7 @@ import { durationsOf } from '../suites/runner/shard.js';
 import { INTERRUPTED } from '../suites/runner/session.js';
 import { UsageError } from './errors.js';
 import { quoted } from '../suites/report/words.js';
+import { quotableUrl } from '../suites/target/url-text.js';
 
 export const RERUN_STATUSES = ['failed', 'warned', 'errored'] as const;
 
@@ -31,6 +32,43 @@ function rerun(report: Report, check: Report['checks'][number]): boolean {
     (report.interrupted !== undefined && check.message === INTERRUPTED) ||
     (report.stopped !== undefined && check.message === report.stopped.message)
   );
+}
+
+/** A check a `--rerun-failed` of the report runs again (none: nothing to rerun). */
+export const checksToRerun = (report: Report): string[] =>
+  report.checks.filter((c) => rerun(report, c)).map((c) => c.id);
+
+/** The flags a run saves in its invocation (cli/run.ts reproduceArgs; test/reports/merge-rerun.test.ts keeps them in step), each with a value; and `--slow`. */
+const SAVED_FLAGS = new Set([
+  '--target',
+  '--config',
+  '--release',
+  '--offering',
+  '--runs',
+  '--max-body',
+  '--fault',
+  '--expect',
+]);
+/** A saved value longer than this is no path or URL a run wrote: cut, so a hand-made report prints no megabyte line. */
+const MAX_SAVED_VALUE = 2048;
+
+/**
+ * A saved invocation's flags, to print in a command for a person to run (`report merge`'s rerun
+ * line): only the flags a run saves, each with its value, any other dropped however it is spelled.
+ * A `--target` shows no user, password, query or fragment (a run refuses such a URL; a hand-made
+ * report may still hold one); credentials live in the `--config` file, which is named, not read.
+ */
+export function savedInvocationArgs(args: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const flag = args[i];
+    if (flag === '--slow') kept.push(flag);
+    if (!SAVED_FLAGS.has(flag) || i + 1 >= args.length) continue;
+    const value = args[++i];
+    const shown = flag === '--target' ? quotableUrl(value) : value;
+    kept.push(flag, shown.length > MAX_SAVED_VALUE ? `${shown.slice(0, MAX_SAVED_VALUE)}…` : shown);
+  }
+  return kept;
 }
 
 /** The run flags this module reads (cli/run.ts's RunFlags has them all; importing it would close a cycle). */
@@ -158,7 +196,7 @@ export async function resolveSavedRun<F extends SavedRunFlags>(flags: F): Promis
     );
   const merged = fromReport(report, flags, source);
   if (flags.rerunFailed === undefined) return { flags: merged, durations };
-  const checks = report.checks.filter((c) => rerun(report, c)).map((c) => c.id);
+  const checks = checksToRerun(report);
   const bad = checks.find((id) => !CHECK_ID.test(id));
   if (bad !== undefined) throw new UsageError(`${source}: ${quoted(bad)} is not a check id`);
   return { flags: merged, checks, durations };

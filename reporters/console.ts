@@ -36,6 +36,8 @@ export interface ConsoleOptions {
   catalogue?: readonly CatalogueEntry[];
   /** The command and arguments that redo this run, but its seed (`run --suite tokens --runs 3`): the footer's rerun. */
   rerun?: readonly string[];
+  /** A merge of reports run with different flags: each one's files and rerun (none saved: undefined), one line each. */
+  reruns?: readonly { from: readonly string[]; rerun?: readonly string[] }[];
 }
 
 /** "PKCE-X, source L42: “…”" (or the rule's statement and origin where the source is silent). */
@@ -199,10 +201,17 @@ export function formatConsole(input: Report, options: ConsoleOptions = {}): stri
   }
   // A proxy's report (its client section) judged traffic: no seed, nothing to rerun.
   // "A failure prints the command that reproduces it": the run's own arguments, with its seed.
-  const rerun = options.rerun
-    ? `rerun: ${terminalSafe(commandLine([...options.rerun, '--seed', String(report.seed)]))}`
-    : `rerun with --seed ${report.seed}`;
-  out.push('', ...(seeded(report) ? [`seed: ${report.seed} (${rerun})`] : []));
+  const command = (args: readonly string[]) => terminalSafe(commandLine([...args, '--seed', String(report.seed)]));
+  const rerun = options.reruns
+    ? 'its reports ran with different flags, rerun each as its own:'
+    : options.rerun
+      ? `rerun: ${command(options.rerun)}`
+      : `rerun with --seed ${report.seed}`;
+  const each = (options.reruns ?? []).map(
+    ({ from, rerun: args }) =>
+      `  ${terminalSafe(from.join(', '))}: ${args ? command(args) : `no flags saved, rerun with --seed ${report.seed}`}`,
+  );
+  out.push('', ...(seeded(report) ? [`seed: ${report.seed} (${rerun})`, ...each] : []));
   out.push(verdictPainted(report, paint), ...written);
   return `${out.join('\n')}\n`;
 }

@@ -108,7 +108,11 @@ export interface Report {
    * every request holds each check to its time limit. Present when there were any.
    */
   slowAnswers?: number;
-  /** The flags that pointed the run at its target (reproduce commands; `--rerun-failed` takes only the selection). */
+  /**
+   * The flags that pointed the run at its target (reproduce commands; `--rerun-failed` takes only the
+   * selection). A merged report (`report merge`) has the one its reports share, and none when they
+   * differ (nor when none had one): no single command redoes runs made with different flags.
+   */
   invocation?: { args: string[] };
   /** This report covers one slice of the checks (`run --shard index/total`). */
   shard?: { index: number; total: number };

@@ -85,10 +85,22 @@ export function mergeReports(reports: readonly NamedReport[], order: readonly st
     ...(stopped && !interrupted ? { stopped } : {}),
     rateLimited: reports.reduce((n, { report }) => n + (report.rateLimited ?? 0), 0),
     slowAnswers: reports.reduce((n, { report }) => n + (report.slowAnswers ?? 0), 0),
-    ...(first.report.invocation ? { invocation: first.report.invocation } : {}),
+    ...sharedInvocation(reports),
     ...(shards ? { shards } : {}),
   });
   return { ...merged, ...sections };
+}
+
+/**
+ * The merged report's `invocation`: the one its reports share (shards of one run all save the same,
+ * their selection is no part of it), else none: reports that ran with different flags (another
+ * `--runs`, `--config`, `--expect`) have no one command that redoes them, and the first's would
+ * send a rerun off with the others' flags lost. `report merge` prints each one's then.
+ */
+function sharedInvocation(reports: readonly NamedReport[]): Pick<Report, 'invocation'> {
+  const [first, ...others] = reports.map(({ report }) => report.invocation);
+  const same = (i: Report['invocation']) => JSON.stringify(i?.args) === JSON.stringify(first?.args);
+  return first && others.every(same) ? { invocation: first } : {};
 }
 
 /**

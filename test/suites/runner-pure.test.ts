@@ -353,7 +353,7 @@ describe('mergeReports', () => {
     expect(merged.coverage).toEqual({ must: 1, mustTested: 1, required: 40 });
   });
 
-  it('carries the first invocation, a required coverage, an interruption and the expect readings', () => {
+  it('carries the invocation its shards share, a required coverage, an interruption and the expect readings', () => {
     const listed = [{ rule: 'R-A', reason: 'known' }];
     const one = {
       ...buildReport({
@@ -370,7 +370,10 @@ describe('mergeReports', () => {
         invocation: { args: ['--seed', '3'] },
       }),
     };
-    const two = shard([check({ id: 'a.two', rules: ['R-B'], status: 'passed' })], { interrupted: 'SIGTERM' });
+    const two = shard([check({ id: 'a.two', rules: ['R-B'], status: 'passed' })], {
+      interrupted: 'SIGTERM',
+      invocation: { args: ['--seed', '3'] },
+    });
     const merged = mergeReports([
       { name: 'one', report: one },
       { name: 'two', report: two },
