@@ -108,6 +108,12 @@ export interface Report {
    * every request holds each check to its time limit. Present when there were any.
    */
   slowAnswers?: number;
+  /**
+   * Tokens the target issued to the harness that the clean-ups left unrevoked, to expire on their
+   * own: a clean-up's budget (a quarter of the check's time limit), --deadline's grace or a signal's
+   * ran out first. A count, never a token. Present when there were any.
+   */
+  unrevokedTokens?: number;
   /** The flags that pointed the run at its target (reproduce commands; `--rerun-failed` takes only the selection). */
   invocation?: { args: string[] };
   /** This report covers one slice of the checks (`run --shard index/total`). */

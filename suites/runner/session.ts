@@ -2,7 +2,7 @@
  * A session: one target, its detected capabilities and driver, ready to run checks one by one.
  * The CLI runner and the vitest glue both run checks through here, so they agree on every verdict.
  */
-import { plural } from '../report/words.js';
+import { leftUnrevoked, plural } from '../report/words.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import { profiles } from '../../spec/index.js';
@@ -385,7 +385,7 @@ export const REVOKE_SHARE = 0.25;
 export const revokeBudgetMs = (checkLimitMs: number) => checkLimitMs * REVOKE_SHARE;
 /** The line a run says once when its clean-ups left tokens unrevoked: how many, never which. */
 export const unrevokedTokens = (count: number, checkLimitMs: number) =>
-  `${plural(count, 'token')} the target issued to the harness ${count === 1 ? 'was' : 'were'} left unrevoked, to expire on their own (revoke them in the provider if they must not live on): revoking a check's tokens may take ${Math.round(revokeBudgetMs(checkLimitMs) / 1000)} s (a quarter of its time limit), and ${REVOKE_GRACE_MS / 1000} s past --deadline, ${STOP_REVOKE_MS / 1000} s after a signal`;
+  `${leftUnrevoked(count)}: revoking a check's tokens may take ${Math.round(revokeBudgetMs(checkLimitMs) / 1000)} s (a quarter of its time limit), and ${REVOKE_GRACE_MS / 1000} s past --deadline, ${STOP_REVOKE_MS / 1000} s after a signal`;
 
 /**
  * A check's time limit measures the target's time: what the harness's own work held the run's
