@@ -291,7 +291,10 @@ export interface Session extends SessionGround {
    * way: a run that must leave now keeps it rather than skip the check.
    */
   earned(id: string): CheckResult | undefined;
-  /** Tokens the clean-ups left unrevoked so far (their budget, the deadline's or a signal's grace ran out). */
+  /**
+   * Tokens the clean-ups left unrevoked so far (their budget, the deadline's or a signal's grace ran
+   * out), and those the clean-up under way still holds.
+   */
   unrevoked(): number;
   /** Requests the target refused to serve (rate-limited) after the retries, so far. */
   rateLimited(): number;
@@ -512,9 +515,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       askingElsewhere = false;
     }
   };
-  // Revoking (revoke below): its requests are waited for until revokeUntil, which may be past
-  // --deadline (within REVOKE_GRACE_MS), never past the revocation's budget.
-  let revoking = false;
+  // The tokens being revoked (revoke below): its requests are waited for until revokeUntil, which
+  // may be past --deadline (within REVOKE_GRACE_MS), never past the revocation's budget.
+  let revoking: TrackedFlows | undefined;
   let revokeUntil = () => Infinity;
   const graceEnd = options.deadline === undefined ? Infinity : options.deadline + REVOKE_GRACE_MS;
   // When the first signal came: revocation then has STOP_REVOKE_MS from it, within the run's grace.
@@ -616,7 +619,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     let timer: NodeJS.Timeout | undefined;
     let arm = () => undefined as void;
     revokeUntil = until;
-    revoking = true;
+    revoking = flows;
     try {
       await Promise.race([
         checkScope.run(housekeeping, () => flows.revokeAll(until)),
@@ -631,7 +634,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         }),
       ]);
     } finally {
-      revoking = false;
+      revoking = undefined;
       clearTimeout(timer);
       options.stop?.removeEventListener('abort', arm);
       unrevoked += flows.unrevoked();
@@ -1436,7 +1439,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       return verdict;
     },
     earned: (id) => (earned?.check === id ? earned.result : undefined),
-    unrevoked: () => unrevoked,
+    // With those of a clean-up still under way: a run that leaves during it (abandon) counts them too.
+    unrevoked: () => unrevoked + (revoking?.unrevoked() ?? 0),
     rateLimited: () => rateLimited,
     slowAnswers: () => given.slowAnswers?.().total ?? 0,
     stopReason() {
