@@ -24,6 +24,11 @@ export interface CheckResult {
   title: string;
   rules: string[];
   status: CheckStatus;
+  /**
+   * The check's own time, up to its verdict: not its clean-up (revoking its tokens), which is the
+   * harness's housekeeping, bounded apart (a quarter of the check's time limit). `--durations`
+   * balances shards by it; the run's durationMs counts the clean-ups.
+   */
   durationMs: number;
   message?: string;
   /** For a failed or warned check: the rules the failure broke (all its rules unless it named some; a named one may lie outside `rules`). */
@@ -77,6 +82,11 @@ export interface Report {
   offering: string;
   seed: number;
   startedAt: string;
+  /**
+   * Wall-clock time of the whole run, from before the start-up to the report: the start-up's and
+   * every check's clean-up included (so at least its checks' durationMs added up). A merge's is
+   * the span from its first shard's start to its last shard's end.
+   */
   durationMs: number;
   summary: {
     passed: number;
