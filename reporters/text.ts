@@ -5,7 +5,7 @@
  */
 import type { CheckResult, CheckStatus, Exchange, Report, RuleResult, RuleStatus } from '../suites/report/model.js';
 import { coverageOf, coverageShort, noCheckRan, nothingTested, verdict } from '../suites/report/verdict.js';
-import { plural } from '../suites/report/words.js';
+import { leftUnrevoked, plural } from '../suites/report/words.js';
 import { SLOW_SHARE } from '../suites/target/types.js';
 
 export type Counts = Record<CheckStatus, number>;
@@ -103,6 +103,14 @@ export function coverageText(report: Report): string {
 }
 
 export function verdictLine(report: Report): string {
+  // Whatever the verdict, even when no check ran (the start-up mints tokens too): live tokens of
+  // the user's account left behind are worth a word in the saved report, not only on the console.
+  const unrevoked = report.unrevokedTokens ? `; ${leftUnrevoked(report.unrevokedTokens)}` : '';
+  return verdictWords(report) + unrevoked;
+}
+
+/** The verdict line up to what the run left behind: head, coverage, counts, time, what the target refused or slowed. */
+function verdictWords(report: Report): string {
   const { passed, failed, warned, skipped, errored = 0 } = report.summary;
   const by = report.interrupted ? `by ${report.interrupted}; ` : report.stopped ? `${report.stopped.message}; ` : '';
   const erroredText = errored ? `${errored} errored, ` : '';

@@ -24,6 +24,11 @@ export interface CheckResult {
   title: string;
   rules: string[];
   status: CheckStatus;
+  /**
+   * The check's own time, up to its verdict: not its clean-up (revoking its tokens), which is the
+   * harness's housekeeping, bounded apart (a quarter of the check's time limit). `--durations`
+   * balances shards by it; the run's durationMs counts the clean-ups.
+   */
   durationMs: number;
   message?: string;
   /** For a failed or warned check: the rules the failure broke (all its rules unless it named some; a named one may lie outside `rules`). */
@@ -77,6 +82,11 @@ export interface Report {
   offering: string;
   seed: number;
   startedAt: string;
+  /**
+   * Wall-clock time of the whole run, from before the start-up to the report: the start-up's and
+   * every check's clean-up included (so at least its checks' durationMs added up). A merge's is
+   * the span from its first shard's start to its last shard's end.
+   */
   durationMs: number;
   summary: {
     passed: number;
@@ -108,6 +118,12 @@ export interface Report {
    * every request holds each check to its time limit. Present when there were any.
    */
   slowAnswers?: number;
+  /**
+   * Tokens the target issued to the harness that the clean-ups left unrevoked, to expire on their
+   * own: a clean-up's budget (a quarter of the check's time limit), --deadline's grace or a signal's
+   * ran out first. A count, never a token. Present when there were any.
+   */
+  unrevokedTokens?: number;
   /**
    * The flags that pointed the run at its target (reproduce commands; `--rerun-failed` takes only the
    * selection). A merged report (`report merge`) has the one its reports share, and none when they

@@ -85,6 +85,7 @@ export function mergeReports(reports: readonly NamedReport[], order: readonly st
     ...(stopped && !interrupted ? { stopped } : {}),
     rateLimited: reports.reduce((n, { report }) => n + (report.rateLimited ?? 0), 0),
     slowAnswers: reports.reduce((n, { report }) => n + (report.slowAnswers ?? 0), 0),
+    unrevokedTokens: reports.reduce((n, { report }) => n + (report.unrevokedTokens ?? 0), 0),
     ...sharedInvocation(reports),
     ...(shards ? { shards } : {}),
   });

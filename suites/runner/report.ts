@@ -55,6 +55,7 @@ export interface ReportInput {
   stopped?: Report['stopped'];
   rateLimited?: number;
   slowAnswers?: number;
+  unrevokedTokens?: number;
   invocation?: Report['invocation'];
   shard?: Report['shard'];
   shards?: Report['shards'];
@@ -128,6 +129,7 @@ export function buildReport(input: ReportInput): Report {
     ...(input.stopped ? { stopped: input.stopped } : {}),
     ...(input.rateLimited ? { rateLimited: input.rateLimited } : {}),
     ...(input.slowAnswers ? { slowAnswers: input.slowAnswers } : {}),
+    ...(input.unrevokedTokens ? { unrevokedTokens: input.unrevokedTokens } : {}),
     ...(input.invocation ? { invocation: input.invocation } : {}),
     ...(input.shard ? { shard: input.shard } : {}),
     ...(input.shards ? { shards: input.shards } : {}),

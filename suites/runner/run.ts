@@ -227,6 +227,7 @@ export async function runConformance(options: RunOptions): Promise<Report> {
       ...(stopped && !stopSignal(options) ? { stopped } : {}),
       rateLimited: session.rateLimited(),
       slowAnswers: session.slowAnswers(),
+      unrevokedTokens: unrevoked,
     });
   } finally {
     left.dispose();

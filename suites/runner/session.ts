@@ -2,7 +2,7 @@
  * A session: one target, its detected capabilities and driver, ready to run checks one by one.
  * The CLI runner and the vitest glue both run checks through here, so they agree on every verdict.
  */
-import { plural } from '../report/words.js';
+import { leftUnrevoked, plural } from '../report/words.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import { profiles } from '../../spec/index.js';
@@ -291,7 +291,10 @@ export interface Session extends SessionGround {
    * way: a run that must leave now keeps it rather than skip the check.
    */
   earned(id: string): CheckResult | undefined;
-  /** Tokens the clean-ups left unrevoked so far (their budget, the deadline's or a signal's grace ran out). */
+  /**
+   * Tokens the clean-ups left unrevoked so far (their budget, the deadline's or a signal's grace ran
+   * out), and those the clean-up under way still holds.
+   */
   unrevoked(): number;
   /** Requests the target refused to serve (rate-limited) after the retries, so far. */
   rateLimited(): number;
@@ -385,7 +388,7 @@ export const REVOKE_SHARE = 0.25;
 export const revokeBudgetMs = (checkLimitMs: number) => checkLimitMs * REVOKE_SHARE;
 /** The line a run says once when its clean-ups left tokens unrevoked: how many, never which. */
 export const unrevokedTokens = (count: number, checkLimitMs: number) =>
-  `${plural(count, 'token')} the target issued to the harness ${count === 1 ? 'was' : 'were'} left unrevoked, to expire on their own (revoke them in the provider if they must not live on): revoking a check's tokens may take ${Math.round(revokeBudgetMs(checkLimitMs) / 1000)} s (a quarter of its time limit), and ${REVOKE_GRACE_MS / 1000} s past --deadline, ${STOP_REVOKE_MS / 1000} s after a signal`;
+  `${leftUnrevoked(count)}: revoking a check's tokens may take ${Math.round(revokeBudgetMs(checkLimitMs) / 1000)} s (a quarter of its time limit), and ${REVOKE_GRACE_MS / 1000} s past --deadline, ${STOP_REVOKE_MS / 1000} s after a signal`;
 
 /**
  * A check's time limit measures the target's time: what the harness's own work held the run's
@@ -512,9 +515,9 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       askingElsewhere = false;
     }
   };
-  // Revoking (revoke below): its requests are waited for until revokeUntil, which may be past
-  // --deadline (within REVOKE_GRACE_MS), never past the revocation's budget.
-  let revoking = false;
+  // The tokens being revoked (revoke below): its requests are waited for until revokeUntil, which
+  // may be past --deadline (within REVOKE_GRACE_MS), never past the revocation's budget.
+  let revoking: TrackedFlows | undefined;
   let revokeUntil = () => Infinity;
   const graceEnd = options.deadline === undefined ? Infinity : options.deadline + REVOKE_GRACE_MS;
   // When the first signal came: revocation then has STOP_REVOKE_MS from it, within the run's grace.
@@ -616,7 +619,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
     let timer: NodeJS.Timeout | undefined;
     let arm = () => undefined as void;
     revokeUntil = until;
-    revoking = true;
+    revoking = flows;
     try {
       await Promise.race([
         checkScope.run(housekeeping, () => flows.revokeAll(until)),
@@ -631,7 +634,7 @@ export async function openSession(options: SessionOptions): Promise<Session> {
         }),
       ]);
     } finally {
-      revoking = false;
+      revoking = undefined;
       clearTimeout(timer);
       options.stop?.removeEventListener('abort', arm);
       unrevoked += flows.unrevoked();
@@ -1436,7 +1439,8 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       return verdict;
     },
     earned: (id) => (earned?.check === id ? earned.result : undefined),
-    unrevoked: () => unrevoked,
+    // With those of a clean-up still under way: a run that leaves during it (abandon) counts them too.
+    unrevoked: () => unrevoked + (revoking?.unrevoked() ?? 0),
     rateLimited: () => rateLimited,
     slowAnswers: () => given.slowAnswers?.().total ?? 0,
     stopReason() {

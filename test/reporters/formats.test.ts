@@ -346,6 +346,20 @@ describe('console', () => {
     expect(last({ ...report, rateLimited: 1 })).toMatch(/ passed in .+; 1 request rate-limited by the target$/);
     expect(last({ ...report, rateLimited: 4 })).toMatch(/; 4 requests rate-limited by the target$/);
   });
+  it('ends the verdict line with the tokens left unrevoked, whatever the verdict, as the run says it', () => {
+    const last = (r: typeof report) => formatConsole(r).trimEnd().split('\n').at(-1)!;
+    expect(last(report)).not.toMatch(/unrevoked/);
+    expect(last({ ...report, rateLimited: 4, unrevokedTokens: 1 })).toMatch(
+      /; 4 requests rate-limited by the target; 1 token the target issued to the harness was left unrevoked, to expire on their own \(revoke them in the provider if they must not live on\)$/,
+    );
+    // Every check skipped (nothing tested): the start-up's tokens may still be left.
+    const skipped = report.checks.map((c) => ({ ...c, status: 'skipped' as const }));
+    const summary = { passed: 0, failed: 0, warned: 0, skipped: skipped.length, errored: 0 };
+    const none = { ...report, checks: skipped, summary, unrevokedTokens: 3 };
+    expect(last(none)).toMatch(/nothing was tested, .+; 3 tokens the target issued to the harness were left unrevoked/);
+    expect(validateReport(none)).toEqual([]);
+    expect(validateReport({ ...report, unrevokedTokens: 0 })).not.toEqual([]);
+  });
   it('decides colour from the stream and NO_COLOR / FORCE_COLOR', () => {
     expect(shouldColor({ isTTY: true }, {})).toBe(true);
     expect(shouldColor({ isTTY: false }, {})).toBe(false);

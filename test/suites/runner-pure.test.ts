@@ -324,6 +324,15 @@ describe('mergeReports', () => {
     expect('rateLimited' in mergeReports(names(three))).toBe(false);
   });
 
+  it('adds up the tokens each shard left unrevoked, and says none when none was', () => {
+    const one = shard([check({ id: 'a.one', rules: ['R-A'], status: 'passed' })], { unrevokedTokens: 2 });
+    const two = shard([check({ id: 'a.two', rules: ['R-A'], status: 'passed' })]);
+    const three = shard([check({ id: 'a.three', rules: ['R-A'], status: 'passed' })], { unrevokedTokens: 5 });
+    const names = (...reports: (typeof one)[]) => reports.map((report, i) => ({ name: String(i), report }));
+    expect(mergeReports(names(one, two, three)).unrevokedTokens).toBe(7);
+    expect('unrevokedTokens' in mergeReports(names(two))).toBe(false);
+  });
+
   it('orders the named checks as named, the others after them in the order of the shards', () => {
     const ids = ['k1', 'k2', 'u1', 'k3', 'u2', 'u3'].map((id) => `a.${id}`);
     const one = shard(ids.map((id) => check({ id, rules: ['R-A'], status: 'passed' })));
