@@ -25,6 +25,7 @@ import {
   KEYS_PATH,
   LEGACY_JWKS_PATH,
   judgeKeySet,
+  judgeUnjudged,
   localKeys,
   unusableKey,
   openidApp,
@@ -103,7 +104,7 @@ async function verifyIdToken(
       : `id_token names a kid that ${KEYS_PATH} does not publish`,
     broke(['OIDC-ID-TOKEN-SIGNATURE'], { kid: header.kid ?? null, keys: jwks.keys.length }),
   );
-  const keys = await keySetPremise(t, () => localKeys(t, jwks, mayHaveSigned(jwks, header)));
+  const { keys, candidates } = await verifyingKeys(t, jwks, header);
   try {
     // Any asymmetric algorithm of the published keys proves the signature (must); RS256 is the default (should).
     const { payload } = await verifyJwt(idToken, jwks, keys, { issuer, audience, clockTolerance: CLOCK_SKEW });
@@ -112,10 +113,11 @@ async function verifyIdToken(
     // The harness's own trouble (keys its bound left untried) is no verdict on the signature.
     if (error instanceof CheckFailure || error instanceof HarnessError) throw error;
     if (unusableKey(error))
-      return untested(
+      return unusable(
         t,
-        `the key the id_token names cannot be used to verify it (${header.alg ?? 'no alg'}: ${(error as Error).message})`,
-        'OIDC-JWKS',
+        `the key the id_token names cannot be used to verify it (${header.alg ?? 'no alg'})`,
+        error,
+        candidates,
       );
     const code = (error as { code?: string }).code;
     return t.fail(
@@ -131,21 +133,23 @@ async function verifyIdToken(
 /** The check of this suite whose own rule `rule` is: the one that reports its failure. */
 const ownerOf = (rule: RuleId) => oidcChecks.find((c) => c.rules.includes(rule))?.id ?? 'oidc.id-token';
 
-/** The running check untested: its premise failed on `rule`, which another check owns and reports once. */
-const untested = (t: CheckContext, why: string, rule: RuleId): never =>
-  t.skip(`${why} ${reportedBy(t, ownerOf(rule), rule)}`);
+/** The running check untested: its premise failed on `rule`, which `owner` (else the rule's owner) reports once. */
+const untested = (t: CheckContext, why: string, rule: RuleId, owner = ownerOf(rule)): never =>
+  t.skip(`${why} ${reportedBy(t, owner, rule)}`);
 
 /**
  * `work`, the premise of the running check: its failure, on another check's rule (or `rule`),
- * leaves this check untested, naming that check (untested). An answer past the harness's limits
- * is the session's to say once (OversizedAnswer).
+ * leaves this check untested, naming that check (untested), or `owner` where the check that
+ * fails it is not the rule's (oidc.id-token, whose verification finds what oidc.jwks does not
+ * judge). An answer past the harness's limits is the session's to say once (OversizedAnswer).
  */
-async function asPremise<T>(t: CheckContext, rule: RuleId, work: () => T | Promise<T>): Promise<T> {
+async function asPremise<T>(t: CheckContext, rule: RuleId, work: () => T | Promise<T>, owner?: string): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (!(error instanceof CheckFailure) || error instanceof OversizedAnswer) throw error;
-    return untested(t, error.message, error.rules?.[0] ?? rule);
+    const broken = error.rules?.[0] ?? rule;
+    return untested(t, error.message, broken, owner ?? ownerOf(broken));
   }
 }
 
@@ -155,6 +159,32 @@ async function asPremise<T>(t: CheckContext, rule: RuleId, work: () => T | Promi
  * oidc.jwks's failure (OIDC-JWKS), said there once (review 29: it failed oidc.id-token too).
  */
 const keySetPremise = <T>(t: CheckContext, work: () => T | Promise<T>) => asPremise(t, 'OIDC-JWKS', work);
+
+/**
+ * jose's keys for a token with this protected header: those that may have signed it, judged. What
+ * oidc.jwks judges of them is the premise (keySetPremise); what it leaves unjudged (past its
+ * budget) fails OIDC-JWKS here, in the check whose token names it: skipped "reported by
+ * oidc.jwks", which had passed, it was reported by nobody.
+ */
+async function verifyingKeys(t: CheckContext, jwks: JSONWebKeySet, header: { alg?: unknown; kid?: unknown }) {
+  const candidates = mayHaveSigned(jwks, header);
+  const keys = await keySetPremise(t, () => localKeys(t, jwks, candidates));
+  judgeUnjudged(t, jwks, candidates);
+  return { keys, candidates };
+}
+
+/**
+ * The keys a token may be verified with refused by jose or Node (unusableKey). A key that is no
+ * public key (an RSA key without n, an EC key without y) fails oidc.jwks, which says it: this
+ * check is untested. Any other refusal oidc.jwks, which passed the keys, does not say (what it
+ * judges unsound never reaches verification: the premise fails first): the check whose token
+ * names the key fails OIDC-JWKS, rather than be skipped naming a check that passed.
+ */
+function unusable(t: CheckContext, why: string, error: unknown, candidates: readonly JWK[]): never {
+  const reason = (error as Error).message;
+  if (candidates.some((key) => !isPublicKey(key))) return untested(t, `${why} (${reason})`, 'OIDC-JWKS');
+  return t.fail(why, broke(['OIDC-JWKS'], { reason }));
+}
 
 /**
  * The sub of an openid code response's id_token, verified as oidc.id-token verifies it: the premise
@@ -168,7 +198,13 @@ async function idTokenSub(t: CheckContext, tokens: TokenResponse, audience: stri
     return untested(t, 'a code grant with scope openid returned no id_token', 'OIDC-ID-TOKEN');
   const idToken = tokens.id_token;
   const issuer = await expectedIssuer(t);
-  const { claims } = await asPremise(t, 'OIDC-ID-TOKEN', () => verifyIdToken(t, idToken, audience, issuer));
+  // Whatever it fails, oidc.id-token fails too, verifying the same application's id_token.
+  const { claims } = await asPremise(
+    t,
+    'OIDC-ID-TOKEN',
+    () => verifyIdToken(t, idToken, audience, issuer),
+    'oidc.id-token',
+  );
   if (typeof claims.sub !== 'string' || claims.sub.length === 0)
     return untested(t, 'the id_token carries no sub', 'OIDC-ID-TOKEN-CLAIMS');
   return claims.sub;
@@ -213,17 +249,18 @@ async function signedUserinfo(
     // not a JWS: verifyJwt below says so
   }
   const jwks = await keySetPremise(t, () => fetchJwks(t));
-  const keys = await keySetPremise(t, () => localKeys(t, jwks, mayHaveSigned(jwks, header)));
+  const { keys, candidates } = await verifyingKeys(t, jwks, header);
   let payload: JWTPayload;
   try {
     ({ payload } = await verifyJwt(res.text.trim(), jwks, keys, { clockTolerance: CLOCK_SKEW }));
   } catch (error) {
     if (error instanceof CheckFailure || error instanceof HarnessError) throw error;
     if (unusableKey(error))
-      return untested(
+      return unusable(
         t,
-        `${what}: the key the application/jwt answer names cannot be used to verify it (${(error as Error).message})`,
-        'OIDC-JWKS',
+        `${what}: the key the application/jwt answer names cannot be used to verify it`,
+        error,
+        candidates,
       );
     return t.fail(`${what}: the application/jwt answer does not verify against the published keys`, {
       reason: (error as Error).message,

@@ -2,7 +2,7 @@
 import { createLocalJWKSet, type JSONWebKeySet, type JWK } from 'jose';
 import { createHash } from 'node:crypto';
 import type { RuleId } from '../../spec/index.js';
-import type { AppRole, CheckContext, HttpResponse } from '../types.js';
+import type { AppRole, CheckContext, FailureDetails, HttpResponse } from '../types.js';
 import { broke, expectJsonType, jsonObject, KEYS_PATH } from '../shared/oauth.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../target/http.js';
 import { expectRows } from '../shared/json.js';
@@ -147,20 +147,40 @@ export const publicKeys = (jwks: JSONWebKeySet): JSONWebKeySet => ({
  * what no one signed, or that no verifier may use, fails it here.
  */
 export function judgeKeySet(t: CheckContext, jwks: JSONWebKeySet): void {
-  judgeKeys(t, jwks, jwks.keys);
+  const view = ownersView(jwks);
+  let unjudged = 0;
+  // A held key's details are made once: made for each key (broke copies them), they were most of
+  // the time and heap a set of millions of keys cost (review 12).
+  const held = broke(['OIDC-JWKS']);
+  for (const key of jwks.keys) {
+    const wrong = wrongWith(key, view);
+    // A key the budget leaves out is not judged: counted as held, it passed OIDC-JWKS unread.
+    if (wrong === undefined && !view.judged.has(key) && costOf(key) !== undefined) {
+      unjudged++;
+      continue;
+    }
+    expectSound(t, key, wrong, held);
+  }
+  if (unjudged)
+    t.note(
+      `${unjudged} keys of the set were not judged for a factorable modulus or a point off its curve or of small order ` +
+        `(beyond what the harness judges of one set)`,
+    );
 }
 
 /**
  * jose's key set of the keys verification may try (`candidates`: mayHaveSigned's), each judged
- * first, as public keys only: jose would read a key with private members as a private key and
- * refuse to verify with it, failing a good signature for a leak that is OIDC-JWKS's to judge. Only
- * the candidates are judged: a bad key among the others is oidc.jwks's to say, and the token is
- * verified as well without it (review 29: one such key failed OIDC-JWKS in oidc.id-token too). A
- * candidate that verifies what no one signed fails OIDC-JWKS here, before any signature is read as
- * proof against it: the verifier takes that failure as its premise (keySetPremise).
+ * first as oidc.jwks judges it, as public keys only: jose would read a key with private members as
+ * a private key and refuse to verify with it, failing a good signature for a leak that is
+ * OIDC-JWKS's to judge. Only the candidates are judged: a bad key among the others is oidc.jwks's
+ * to say, and the token is verified as well without it (review 29: one such key failed OIDC-JWKS
+ * in oidc.id-token too). A failure here is one oidc.jwks says too: the verifier takes it as its
+ * premise (keySetPremise). What oidc.jwks leaves unjudged is judgeUnjudged's.
  */
 export function localKeys(t: CheckContext, jwks: JSONWebKeySet, candidates: readonly JWK[]) {
-  judgeKeys(t, jwks, candidates);
+  const view = ownersView(jwks);
+  const held = broke(['OIDC-JWKS']);
+  for (const key of candidates) expectSound(t, key, wrongWith(key, view), held);
   try {
     // Only the candidates: jose copies the set it is given twice over (structuredClone, then each
     // key), and of a set of 2.7 million keys that was most of a gigabyte (review 12).
@@ -174,43 +194,68 @@ export function localKeys(t: CheckContext, jwks: JSONWebKeySet, candidates: read
 }
 
 /**
- * `keys` of the set judged for forgeability and use: what is cheap for every one of them, the
- * modulus or point of those within the budget (keysToJudge: always those of `keys` that are
- * candidates), a prime shared with any judged key of the set.
+ * The candidates' moduli and points that oidc.jwks leaves unjudged (past its budget), judged
+ * before any signature is read as proof against them (review 11): a bad one fails OIDC-JWKS in the
+ * verifier that found it, not as a premise. Before, it was skipped "reported by oidc.jwks", which
+ * had passed with a note: nobody failed, and the verifier's own rules went untested in silence.
  */
-function judgeKeys(t: CheckContext, jwks: JSONWebKeySet, keys: readonly JWK[]): void {
-  const judged = keysToJudge(jwks.keys, keys === jwks.keys ? [] : keys);
-  const sharing = sharingModuli([...judged].filter((k) => k.kty === 'RSA').map((k) => k.n!));
-  let unjudged = 0;
-  // A held key's details are made once: made for each key (broke copies them), they were most of
-  // the time and heap a set of millions of keys cost (review 12).
+export function judgeUnjudged(t: CheckContext, jwks: JSONWebKeySet, candidates: readonly JWK[]): void {
+  const owners = ownersView(jwks);
+  const unjudged = candidates.filter((k) => !owners.judged.has(k) && costOf(k) !== undefined);
+  if (unjudged.length === 0) return;
+  // The candidates judged beside the keys of the budget, so a prime shared with one of those is found.
+  const view = judgedView(new Set([...owners.judged, ...unjudged]));
   const held = broke(['OIDC-JWKS']);
-  for (const key of keys) {
-    const cheap = forgeableKey(key) ?? shortModulus(key);
-    // A key the budget leaves out is not judged: counted as held, it passed OIDC-JWKS unread.
-    if (cheap === undefined && !judged.has(key) && costOf(key) !== undefined) {
-      unjudged++;
-      continue;
-    }
-    const wrong =
-      cheap ??
-      (judged.has(key)
-        ? (smallOrderKey(key) ??
-          factorableModulus(key) ??
-          (sharing.has(key.n!) ? SHARED_FACTOR : undefined) ??
-          unreadablePoint(key))
-        : undefined);
-    t.expect(
-      wrong === undefined,
-      `the key set publishes ${wrong}`,
-      wrong === undefined ? held : broke(['OIDC-JWKS'], { kid: key.kid ?? null }),
-    );
-  }
-  if (unjudged)
-    t.note(
-      `${unjudged} keys of the set were not judged for a factorable modulus or a point off its curve or of small order ` +
-        `(beyond what the harness judges of one set)`,
-    );
+  for (const key of unjudged) expectSound(t, key, wrongWith(key, view), held, ' (a key oidc.jwks does not judge)');
+}
+
+/** Which keys are judged beyond the cheap tests, and the moduli among them sharing a prime. */
+interface JudgedView {
+  judged: ReadonlySet<JWK>;
+  sharing: ReadonlySet<string>;
+}
+
+const judgedView = (judged: Set<JWK>): JudgedView => ({
+  judged,
+  sharing: sharingModuli([...judged].filter((k) => k.kty === 'RSA').map((k) => k.n!)),
+});
+
+/** ownersView of each parsed set's keys (frozen, shared by the checks that read it: parsedSet). */
+const ownersViews = new WeakMap<readonly JWK[], JudgedView>();
+
+/**
+ * What oidc.jwks judges of a set: the keys within the budget (keysToJudge, no token's). Made once
+ * a parsed set: oidc.jwks and each verifier ask, and for a flood of millions of keys it is a pass
+ * over all of them.
+ */
+function ownersView(jwks: JSONWebKeySet): JudgedView {
+  const known = ownersViews.get(jwks.keys);
+  if (known) return known;
+  const view = judgedView(keysToJudge(jwks.keys));
+  // Only a frozen array cannot change under the memo.
+  if (Object.isFrozen(jwks.keys)) ownersViews.set(jwks.keys, view);
+  return view;
+}
+
+/** Why `key` may not be published, as far as `view` judges it, or undefined. */
+function wrongWith(key: JWK, view: JudgedView): string | undefined {
+  const cheap = forgeableKey(key) ?? shortModulus(key);
+  if (cheap !== undefined || !view.judged.has(key)) return cheap;
+  return (
+    smallOrderKey(key) ??
+    factorableModulus(key) ??
+    (view.sharing.has(key.n!) ? SHARED_FACTOR : undefined) ??
+    unreadablePoint(key)
+  );
+}
+
+/** `key` sound (`wrong` undefined), else OIDC-JWKS failed naming it by kid alone (its members are public, but long). */
+function expectSound(t: CheckContext, key: JWK, wrong: string | undefined, held: FailureDetails, why = ''): void {
+  t.expect(
+    wrong === undefined,
+    `the key set publishes ${wrong}${why}`,
+    wrong === undefined ? held : broke(['OIDC-JWKS'], { kid: key.kid ?? null }),
+  );
 }
 
 /**

@@ -63,14 +63,17 @@ const cut = (key: Key): Key => ({
 describe('one bad key in the key set fails OIDC-JWKS once, by oidc.jwks', () => {
   const proxy = proxyForTests();
 
-  async function run(answer: Rewrite['answer'], checks: string[]) {
+  async function run(answer: Rewrite['answer'], checks: string[], blames = 'oidc.jwks') {
     const { code, report, why } = await runRewritten(proxy(), { answer }, 'jwks-blame', checks);
     expect(
       blamed(report).map((v) => `${v.check} ${v.rule}`),
       why,
-    ).toEqual(['oidc.jwks OIDC-JWKS']);
+    ).toEqual([`${blames} OIDC-JWKS`]);
     expect(code, why).toBe(1);
     const status = (id: string) => report.checks.find((c) => c.id === id);
+    // A check untested for oidc.jwks's failure names one that happened: never one that passed.
+    for (const check of report.checks)
+      if (/\(oidc\.jwks reports it/.test(check.message ?? '')) expect(status('oidc.jwks')?.status, why).toBe('failed');
     return { status, why };
   }
 
@@ -91,6 +94,8 @@ describe('one bad key in the key set fails OIDC-JWKS once, by oidc.jwks', () => 
   it.each([
     ['published with e = 1: anyone could have signed', (keys: Key[]) => [{ ...keys[0], e: 'AQ' }, ...keys.slice(1)]],
     ['cut to 1024 bits: no verifier may use it', (keys: Key[]) => [cut(keys[0]), ...keys.slice(1)]],
+    // No public key at all: jose refuses it while verifying, and oidc.jwks fails it for its shape.
+    ['published without its modulus', ([{ n: _n, ...rest }, ...keys]: Key[]) => [rest, ...keys]],
   ])(
     'the key the id_token names %s: oidc.id-token and oidc.userinfo are untested, naming oidc.jwks',
     async (_what, change) => {
@@ -108,6 +113,54 @@ describe('one bad key in the key set fails OIDC-JWKS once, by oidc.jwks', () => 
     expect(status('oidc.id-token')?.status, why).toBe('passed');
     expect(status('oidc.userinfo')?.status, why).toBe('skipped');
     expect(status('oidc.userinfo')?.message, why).toMatch(/\(oidc\.jwks reports it on OIDC-JWKS\)$/);
+  }, 120_000);
+
+  /**
+   * oidc.jwks judges the moduli of a set within a budget (sixteen of 2,048 bits); a verifier
+   * judges the key its token names whatever the budget. Past the budget, oidc.jwks passed with a
+   * note while the verifier was untested "reported by oidc.jwks": nobody failed, and the rule the
+   * verifier checks went untested in silence. The verifier that finds it says it.
+   */
+  const honest = publicJwk('rsa');
+  const budget = Array.from({ length: 16 }, (_, i) => ({ ...honest, kid: `h${i}`, use: 'sig', alg: 'RS256' }));
+  // 2^2048 - 1, which 3 divides: a modulus anyone factors, of the size jose takes.
+  const threes = Buffer.alloc(256, 0xff).toString('base64url');
+
+  it('the key the id_token names, past the keys oidc.jwks judges, has a small factor: oidc.id-token fails OIDC-JWKS', async () => {
+    const { status, why } = await run(
+      keySet((keys) => [...budget, { ...keys[0], n: threes }, ...keys.slice(1)]),
+      ['oidc.jwks', 'oidc.id-token', 'oidc.userinfo'],
+      'oidc.id-token',
+    );
+    expect(status('oidc.jwks')?.status, why).toBe('passed');
+    expect(status('oidc.id-token')?.message, why).toMatch(
+      /^the key set publishes an RSA key whose modulus .*\(a key oidc\.jwks does not judge\)/,
+    );
+    expect(status('oidc.userinfo')?.status, why).toBe('skipped');
+    expect(status('oidc.userinfo')?.message, why).toMatch(/\(oidc\.id-token reports it on OIDC-JWKS\)$/);
+  }, 120_000);
+
+  it('userinfo signed under such a key: oidc.userinfo fails OIDC-JWKS, oidc.id-token passes', async () => {
+    const signedPastBudget: Rewrite['answer'] = (asked, answer) => {
+      const keys = asked.url.pathname === '/oauth/discovery/keys' ? jsonOf(answer)?.keys : undefined;
+      if (Array.isArray(keys)) {
+        setJson(answer, { keys: [...budget, ...(keys as Key[]), { ...honest, n: threes, kid: 'ui', alg: 'RS256' }] });
+        return true;
+      }
+      const claims = asked.url.pathname === '/oauth/userinfo' && answer.status === 200 ? jsonOf(answer) : undefined;
+      if (!claims) return false;
+      // No signature is read: the key is judged first.
+      answer.body = Buffer.from(`${part({ alg: 'RS256', kid: 'ui' })}.${part(claims)}.${part('unsigned')}`);
+      answer.head.set('content-type', ['application/jwt']);
+      return true;
+    };
+    const { status, why } = await run(
+      signedPastBudget,
+      ['oidc.jwks', 'oidc.id-token', 'oidc.userinfo'],
+      'oidc.userinfo',
+    );
+    expect(status('oidc.jwks')?.status, why).toBe('passed');
+    expect(status('oidc.id-token')?.status, why).toBe('passed');
   }, 120_000);
 
   it('a key set answered 500: the /-/jwks checks are untested, naming oidc.jwks', async () => {
