@@ -163,7 +163,7 @@ export function judgeKeySet(t: CheckContext, jwks: JSONWebKeySet): void {
   }
   if (unjudged)
     t.note(
-      `${unjudged} keys of the set were not judged for a factorable modulus or a point off its curve or of small order ` +
+      `${unjudged} ${unjudged === 1 ? 'key of the set was' : 'keys of the set were'} not judged for a factorable modulus or a point off its curve or of small order ` +
         `(beyond what the harness judges of one set)`,
     );
 }
