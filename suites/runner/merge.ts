@@ -35,7 +35,9 @@ export function mergeReports(reports: readonly NamedReport[], order: readonly st
     for (const field of SAME)
       if (report[field] !== first.report[field])
         throw new ReportError(
-          `${name} is not a shard of the run of ${first.name}: ${field} ${String(report[field])} is not ${String(first.report[field])}`,
+          `${name} is not a shard of the run of ${first.name}: ${field} ${String(report[field])} is not ${String(first.report[field])}` +
+            // Runs made apart draw their own seeds (outside CI): say how to make them mergeable.
+            (field === 'seed' ? ' (runs made apart merge when each was run with the same --seed)' : ''),
         );
   }
   const seen = new Map<string, string>();

@@ -96,7 +96,7 @@ describe('report merge', () => {
     const err: string[] = [];
     const io = { out: () => undefined, err: (t: string) => void err.push(t) };
     expect(await executeMerge([`${dir}/s1.json`, `${dir}/other-seed.json`], {}, io)).toBe(2);
-    expect(err.pop()).toMatch(/^idp-conformance: .*other-seed\.json is not a shard of the run of .*: seed 12 is not 11\n$/);
+    expect(err.pop()).toMatch(/^idp-conformance: .*other-seed\.json is not a shard of the run of .*: seed 12 is not 11 \(runs made apart merge when each was run with the same --seed\)\n$/);
     expect(await executeMerge([`${dir}/s1.json`, `${dir}/s1.json`], {}, io)).toBe(2);
     expect(err.pop()).toMatch(/check \S+ is in both/);
     writeFileSync(`${dir}/junk.json`, '{"tool":"x"}');
