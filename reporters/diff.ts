@@ -29,6 +29,9 @@ export function judgementOf(d: Difference): { kind: 'linked' | 'allowed' | 'unju
   return { kind: 'uncovered', text: NOT_COVERED };
 }
 
+/** ` (answers 200)` where the row holds one status of a difference judged otherwise at another (its own row). */
+export const atStatus = (d: Difference) => (d.status === undefined ? '' : ` (answers ${d.status})`);
+
 /** The checks that saw it, and how often when more than once. */
 export const seenIn = (d: Difference) => `${d.checks.join(', ')}${d.count > 1 ? ` (${d.count}×)` : ''}`;
 
@@ -79,7 +82,7 @@ export const checksCell = (d: Difference) => clip(seenIn(d), 80);
 
 function row(d: Difference): string[] {
   return [
-    `${d.kind} ${clip(d.subject, 48)}`,
+    `${d.kind} ${clip(d.subject, 48)}${atStatus(d)}`,
     clip(d.target, 64),
     clip(d.reference, 64),
     judgementOf(d).text,

@@ -35,7 +35,7 @@ import {
   verdictLine,
 } from './text.js';
 import { HTML_SCRIPT } from './html-script.js';
-import { diffHead, diffTally, judgementOf, noDifference, notComparedLines, seenIn } from './diff.js';
+import { atStatus, diffHead, diffTally, judgementOf, noDifference, notComparedLines, seenIn } from './diff.js';
 import type { CheckResult, Report, RuleResult } from '../suites/report/model.js';
 
 const h = (value: unknown): string => escapeHtml(String(value));
@@ -360,7 +360,7 @@ function diffSection(report: Report): string {
               .map((id) => `<a href="${h(ruleHref(id, CATALOGUE_FILES.html))}"><code>${h(id)}</code></a>`)
               .join(', ')
           : h(judged.text);
-      return `<tr data-judged="${judged.kind}"><td>${h(d.kind)} <code>${h(d.subject)}</code></td><td><code>${h(d.target)}</code></td><td><code>${h(d.reference)}</code></td><td>${cell}</td><td>${h(seenIn(d))}</td></tr>`;
+      return `<tr data-judged="${judged.kind}"><td>${h(d.kind)} <code>${h(d.subject)}</code>${h(atStatus(d))}</td><td><code>${h(d.target)}</code></td><td><code>${h(d.reference)}</code></td><td>${cell}</td><td>${h(seenIn(d))}</td></tr>`;
     });
     return `<h3><code>${h(area)}</code></h3>
 <div class="wide"><table><thead><tr><th>Difference</th><th>Target</th><th>Reference</th><th>Rules</th><th>Checks</th></tr></thead>

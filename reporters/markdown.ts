@@ -26,7 +26,7 @@ import {
   verdictLine,
 } from './text.js';
 import type { CheckResult, DiffSection, Report } from '../suites/report/model.js';
-import { checksCell, diffHead, diffTally, judgementOf, noDifference, notComparedLines } from './diff.js';
+import { atStatus, checksCell, diffHead, diffTally, judgementOf, noDifference, notComparedLines } from './diff.js';
 import { cut } from '../suites/report/cut.js';
 
 /** Text in Markdown prose or a table cell: no HTML, no table breaks, one line. */
@@ -287,7 +287,7 @@ function diffMarkdown(section: DiffSection): string {
     return [
       code(d.operation),
       // The target's text as escaped prose, never raw HTML (a code span would keep a `<script>` whole).
-      `${md(d.kind)} ${md(d.subject)}`,
+      `${md(d.kind)} ${md(d.subject)}${md(atStatus(d))}`,
       md(d.target),
       md(d.reference),
       judged.kind === 'linked' ? d.rules.map(ruleLink).join(', ') : md(judged.text),

@@ -7,7 +7,7 @@
 import type { CheckResult, Difference, DiffSection, Exchange, NotCompared, Report } from '../report/model.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
 import { SETUP } from '../runner/run.js';
-import { ruleConcerns, ruleListedFor, ruleListsEveryMember, ruleNames } from './operation.js';
+import { ruleConcerns, ruleListedFor, ruleListedForAnswer, ruleListsEveryMember, ruleNames } from './operation.js';
 import { shapeOf, type ExchangeShape, type Mask } from './shape.js';
 
 /** Bounds of one side's recording, and of the report: memory stays flat whatever the target sends. */
@@ -451,14 +451,26 @@ export interface DiffInput {
 
 /**
  * The rules left out of the run that would have judged a difference no check run covered: those
- * spec/openapi.yaml lists for its operation whose sentence names its member or header. None: no
- * rule covers it, as far as the spec says (a rule of the operation that names none of it would
- * judge the answer, not this difference; one that lists every member judges a member added).
+ * spec/openapi.yaml lists for its operation, and for the status of the answers that showed it
+ * (ruleListedForAnswer: TOK-NO-STORE judges a token response, not a refusal), whose sentence names
+ * its member or header. None: no rule covers it, as far as the spec says (a rule of the operation
+ * that names none of it would judge the answer, not this difference; one that lists every member
+ * judges a member added).
  */
-function unjudgedBy(d: Difference, leftOut: readonly string[]): string[] {
+function unjudgedBy(d: Difference, status: string | undefined, leftOut: readonly string[]): string[] {
+  const listed = (r: string) =>
+    status === undefined ? ruleListedFor(r, d.operation) : ruleListedForAnswer(r, d.operation, status);
   return leftOut
-    .filter((r) => ruleListedFor(r, d.operation) && (ruleNames(r, d.subject) || (added(d) && ruleListsEveryMember(r))))
+    .filter((r) => listed(r) && (ruleNames(r, d.subject) || (added(d) && ruleListsEveryMember(r))))
     .slice(0, RULES_NAMED);
+}
+
+/** A row of one difference at one status (none: the statuses differ), before statuses judged alike are merged. */
+interface AtStatus {
+  row: Difference;
+  status?: string;
+  /** An answer in it breaks its documented schema: allowed by none. */
+  undocumented?: boolean;
 }
 
 /** A check run to no verdict: its premise was missing (skipped), or the harness could not finish it (errored). */
@@ -484,7 +496,9 @@ export function diffRecordings({
 }: DiffInput): DiffSection {
   const resultOf = new Map(results.map((r) => [r.id, r]));
   const referenceOf = new Map(referenceResults.map((r) => [r.id, r]));
-  const grouped = new Map<string, Difference>();
+  // By difference and the status of the answers that showed it (where both sides answered it
+  // alike): each status is judged by its own documented answer, then rows judged alike are merged.
+  const grouped = new Map<string, AtStatus>();
   const notCompared = new Map<string, NotCompared>();
   const uncompared = new Set<string>();
   // Judged differences in the order seen; noted once the whole run is known (set-up ones depend on it).
@@ -492,6 +506,8 @@ export function diffRecordings({
     checkId: string;
     operation: string;
     found: Found;
+    /** Of the answers that showed it, where the target's and the reference's were alike. */
+    status?: string;
     rules: string[];
     allowed?: string;
     undocumented?: boolean;
@@ -504,13 +520,21 @@ export function diffRecordings({
   // Rows one answer of which breaks its documented schema: allowed by none (review 30: a revocation's
   // 200 `{x}` beside a 400 error body that may carry `x` read "allowed (spec/openapi.yaml) (2×)").
   const undocumentedIn = new Set<string>();
-  const note = (checkId: string, operation: string, found: Found, rules: string[], judged: Omit<Judged, 'rules'>) => {
-    const id = [operation, found.kind, found.subject, found.target, found.reference].join('\u0000');
+  const note = (
+    checkId: string,
+    operation: string,
+    found: Found,
+    status: string | undefined,
+    rules: string[],
+    judged: Omit<Judged, 'rules'>,
+  ) => {
+    const id = [operation, found.kind, found.subject, found.target, found.reference, status ?? ''].join('\u0000');
     if (judged.undocumented) undocumentedIn.add(id);
     const allowed = undocumentedIn.has(id) ? undefined : judged.allowed;
-    const seen = grouped.get(id);
+    const seen = grouped.get(id)?.row;
     if (!seen) {
-      grouped.set(id, { operation, ...found, rules, ...(allowed ? { allowed } : {}), checks: [checkId], count: 1 });
+      const row = { operation, ...found, rules, ...(allowed ? { allowed } : {}), checks: [checkId], count: 1 };
+      grouped.set(id, { row, ...(status !== undefined ? { status } : {}) });
       return;
     }
     seen.count++;
@@ -552,9 +576,10 @@ export function diffRecordings({
     const broken = brokenBy(resultOf.get(checkId));
     const { pairs, onlyTarget, onlyReference } = pairShapes(list, reference.byCheck.get(checkId) ?? []);
     paired += pairs.length;
-    const seen: { operation: string; found: Found; t?: ExchangeShape }[] = [];
+    const seen: { operation: string; found: Found; t?: ExchangeShape; status?: string }[] = [];
     for (const [t, r] of pairs)
-      for (const found of compareShapes(t, r)) seen.push({ operation: t.operation, found, t });
+      for (const found of compareShapes(t, r))
+        seen.push({ operation: t.operation, found, t, ...(t.status === r.status ? { status: t.status } : {}) });
     // How many tokens the harness revokes after a check follows from what the target handed out.
     for (const t of onlyTarget.filter((shape) => !shape.housekeeping))
       seen.push({
@@ -603,6 +628,7 @@ export function diffRecordings({
         checkId,
         operation: j.operation,
         found: j.found,
+        ...(j.status !== undefined ? { status: j.status } : {}),
         rules,
         allowed: j.allowed,
         undocumented: j.undocumented,
@@ -651,21 +677,25 @@ export function diffRecordings({
     // A check judged by other means where the premise is missing (another oracle than an API out
     // of reach) did not send what rested on it: listed as not compared, no difference.
     if (p.found.kind === 'exchange' && p.found.target === 'not sent' && uncompared.has(p.operation)) continue;
-    note(p.checkId, p.operation, p.found, p.rules, p.rules.length ? {} : p);
+    note(p.checkId, p.operation, p.found, p.status, p.rules, p.rules.length ? {} : p);
   }
-  const differences = [...grouped.values()].sort(
-    (a, b) => a.operation.localeCompare(b.operation) || a.subject.localeCompare(b.subject),
-  );
   // Not covered by the checks run is not "not covered by any rule" where the selection left its rules
   // out; nor "allowed" where the rules that held never named it and a rule left out does (a token
   // answer without Cache-Control is TOK-NO-STORE's to judge, not allowed by TOK-RESPONSE-JSON).
-  for (const d of differences) {
+  for (const { row: d, status } of grouped.values()) {
     if (d.rules.length || (d.allowed && (d.allowed === ALLOWED_BY_SCHEMA || allowedByName(d)))) continue;
-    const rules = unjudgedBy(d, leftOut);
+    const rules = unjudgedBy(d, status, leftOut);
     if (!rules.length) continue;
     d.unjudged = rules;
     delete d.allowed;
   }
+  for (const [id, at] of grouped) if (undocumentedIn.has(id)) at.undocumented = true;
+  const differences = mergeStatuses([...grouped.values()]).sort(
+    (a, b) =>
+      a.operation.localeCompare(b.operation) ||
+      a.subject.localeCompare(b.subject) ||
+      (a.status ?? '').localeCompare(b.status ?? ''),
+  );
   const dropped = target.dropped + reference.dropped;
   return {
     reference: referenceName,
@@ -676,6 +706,64 @@ export function diffRecordings({
     ...(dropped ? { unrecorded: dropped } : {}),
     ...(notCompared.size ? { notCompared: [...notCompared.values()] } : {}),
   };
+}
+
+/**
+ * One row per difference where its answers of every status are judged alike, the status said by
+ * none; else a row per judgement, each saying its statuses (review 30: a revocation's 200 `{x}`
+ * that breaks its schema beside a 400 error body that may carry `x`; a rule left out that judges
+ * the 200 alone). As within a status: a difference linked anywhere is that row; a status nothing
+ * judged, whose answers break no schema, is allowed with the statuses allowed (a set-up answer).
+ */
+function mergeStatuses(rows: readonly AtStatus[]): Difference[] {
+  const byDifference = new Map<string, AtStatus[]>();
+  for (const r of rows) {
+    const { operation, kind, subject, target, reference } = r.row;
+    const id = [operation, kind, subject, target, reference].join('\u0000');
+    byDifference.set(id, [...(byDifference.get(id) ?? []), r]);
+  }
+  const out: Difference[] = [];
+  for (const same of byDifference.values()) {
+    const linked = same.some((r) => r.row.rules.length);
+    const allowed = same.some((r) => r.row.allowed);
+    const judgedAs = ({ row, undocumented }: AtStatus) =>
+      linked
+        ? 'linked'
+        : row.allowed || (allowed && !row.unjudged && !undocumented)
+          ? 'allowed'
+          : row.unjudged
+            ? 'unjudged'
+            : 'uncovered';
+    const byJudgement = new Map<string, AtStatus[]>();
+    for (const r of same) byJudgement.set(judgedAs(r), [...(byJudgement.get(judgedAs(r)) ?? []), r]);
+    for (const [judged, alike] of byJudgement) {
+      const rows = alike.map((r) => r.row);
+      const { operation, kind, subject, target, reference } = rows[0];
+      const rules = rows.reduce<string[]>((all, row) => addTo(all, row.rules), []);
+      const allowedAs = judged === 'allowed' ? rows.find((r) => r.allowed)?.allowed : undefined;
+      const unjudged =
+        judged === 'unjudged' ? rows.reduce<string[]>((all, row) => addTo(all, row.unjudged ?? []), []) : [];
+      const checks: string[] = [];
+      for (const checkId of rows.flatMap((row) => row.checks))
+        if (checks.length < CHECKS_NAMED && !checks.includes(checkId)) checks.push(checkId);
+      const statuses = [...new Set(alike.flatMap((r) => (r.status === undefined ? [] : [r.status])))].sort();
+      const merged: Difference = {
+        operation,
+        kind,
+        subject,
+        target,
+        reference,
+        rules,
+        ...(allowedAs ? { allowed: allowedAs } : {}),
+        ...(unjudged.length ? { unjudged: unjudged.slice(0, RULES_NAMED) } : {}),
+        ...(byJudgement.size > 1 && statuses.length ? { status: statuses.join(', ') } : {}),
+        checks,
+        count: rows.reduce((n, row) => n + row.count, 0),
+      };
+      out.push(merged);
+    }
+  }
+  return out;
 }
 
 /** Whether a difference breaks a rule the target run failed: otherwise it is allowed, or no rule covers it yet. */

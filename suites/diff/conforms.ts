@@ -20,10 +20,10 @@ const pathOf = (instancePath: string) =>
 /** By `METHOD /template STATUS`: the compiled schema, or null where none is documented. */
 const compiled = new Map<string, ValidateFunction | null>();
 
-type Node = Record<string, unknown> | undefined;
+export type Node = Record<string, unknown> | undefined;
 
 /** `$ref: "#/components/…"` followed inside the document (responses may be shared ones). */
-function resolve(node: Node): Node {
+export function resolve(node: Node): Node {
   const ref = node?.$ref;
   if (typeof ref !== 'string' || !ref.startsWith('#/')) return node;
   let at: unknown = openapi();
@@ -31,11 +31,21 @@ function resolve(node: Node): Node {
   return at as Node;
 }
 
-function documented(operation: string, status: string): ValidateFunction | null {
+/** The operation's documented responses (`METHOD /template`), by status as written. */
+export function responsesOf(operation: string): Record<string, Node> {
   const [method, path] = operation.split(' ');
   const op = (openapi().paths?.[path] as Node)?.[method.toLowerCase()] as Node;
-  const responses = op?.responses as Record<string, Node> | undefined;
-  const response = resolve(responses?.[status] ?? responses?.[`${status[0]}XX`] ?? responses?.default);
+  return (op?.responses as Record<string, Node> | undefined) ?? {};
+}
+
+/** The response spec/openapi.yaml documents for an answer of `status`: that status, its class (`4XX`), or the default. */
+export function responseOf(operation: string, status: string): Node {
+  const responses = responsesOf(operation);
+  return resolve(responses[status] ?? responses[`${status[0]}XX`] ?? responses.default);
+}
+
+function documented(operation: string, status: string): ValidateFunction | null {
+  const response = responseOf(operation, status);
   const schema = (response?.content as Record<string, Node> | undefined)?.['application/json']?.schema;
   if (!schema || typeof schema !== 'object') return null;
   // The document's components ride along, so the schema's `#/components/…` references resolve.

@@ -4,6 +4,7 @@
  */
 import { corsPreflights, openapi, operations, rules } from '../../spec/index.js';
 import { isGenerated } from '../shared/generated.js';
+import { resolve, responseOf, responsesOf, type Node } from './conforms.js';
 
 interface Template {
   method: string;
@@ -82,6 +83,49 @@ export function ruleConcerns(rule: string, operation: string): boolean {
 /** Whether spec/openapi.yaml lists the rule for this operation (a rule it lists nowhere is listed for none). */
 export function ruleListedFor(rule: string, operation: string): boolean {
   return ruleScopesOf().byOperation.get(operation)?.has(rule) ?? false;
+}
+
+/** The rules a response names: its own `x-rules`, its headers', its body schema's (through `$ref`, `anyOf`, `oneOf`, `allOf`). */
+function rulesOfResponse(response: Node): Set<string> {
+  const out = new Set<string>();
+  const seen = new Set<unknown>();
+  const take = (node: Node) => {
+    const at = resolve(node);
+    if (!at || typeof at !== 'object' || seen.has(at)) return;
+    seen.add(at);
+    if (Array.isArray(at['x-rules'])) for (const rule of at['x-rules'] as unknown[]) out.add(String(rule));
+    for (const branch of ['anyOf', 'oneOf', 'allOf'])
+      if (Array.isArray(at[branch])) for (const b of at[branch] as Node[]) take(b);
+  };
+  take(response);
+  const r = resolve(response);
+  for (const header of Object.values((r?.headers ?? {}) as Record<string, Node>)) take(header);
+  for (const media of Object.values((r?.content ?? {}) as Record<string, Node>)) take(media?.schema as Node);
+  return out;
+}
+
+/** By `METHOD /template STATUS`: the rules spec/openapi.yaml lists for that operation's answers of that status. */
+const answerRules = new Map<string, Set<string>>();
+/** Operations and statuses are the target's to vary: the memo stays bounded. */
+const MAX_ANSWER_RULES = 1_000;
+
+/**
+ * Whether spec/openapi.yaml lists the rule for an answer of `status` to this operation: a rule of
+ * the operation that one of its responses names (its `x-rules`, a header's, its body schema's) is
+ * listed for the answers of those responses alone (TOK-NO-STORE for a token response, not a
+ * refusal, by its Cache-Control header); the operation's others for every answer.
+ */
+export function ruleListedForAnswer(rule: string, operation: string, status: string): boolean {
+  const key = `${operation} ${status}`;
+  let listed = answerRules.get(key);
+  if (!listed) {
+    const own = ruleScopesOf().byOperation.get(operation) ?? new Set<string>();
+    const named = new Set(Object.values(responsesOf(operation)).flatMap((r) => [...rulesOfResponse(r)]));
+    const here = rulesOfResponse(responseOf(operation, status));
+    listed = new Set([...own].filter((r) => !named.has(r) || here.has(r)));
+    if (answerRules.size < MAX_ANSWER_RULES) answerRules.set(key, listed);
+  }
+  return listed.has(rule);
 }
 
 function ruleScopesOf() {

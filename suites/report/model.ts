@@ -199,6 +199,11 @@ export interface Difference {
    * first few). Not judged by the checks run, which is not "not covered by any rule".
    */
   unjudged?: string[];
+  /**
+   * The status of the answers that showed it, where that difference at another status is judged
+   * otherwise (each status by its own documented answer): a row per status then. Absent: one row.
+   */
+  status?: string;
   /** Checks that saw it (the first few) and how many pairs showed it. */
   checks: string[];
   count: number;

@@ -70,6 +70,9 @@ const apiPrefix: Check = {
   },
 };
 
+/** The methods an unknown route is asked with: a read, a write and a removal. */
+const UNKNOWN_ROUTE_METHODS = ['GET', 'POST', 'DELETE'] as const;
+
 const unknownRoute: Check = {
   id: 'versioning.unknown-route-404',
   suite: 'versioning',
@@ -88,14 +91,19 @@ const unknownRoute: Check = {
         rules: ['ENC-API-PREFIX'],
       },
     );
-    await t.property(unknownSegment, fc.constantFrom('GET', 'POST', 'DELETE'), async (segment, method) => {
+    // Each method every case, not one drawn with the seed: the same requests whatever the seed, so
+    // `diff`'s rows are too (after review 30: `GET` in one seed, `DELETE` in another), and a route that
+    // fails one method alone fails in every run.
+    await t.property(unknownSegment, async (segment) => {
       const path = `/api/v4/${segment}`;
-      const res = await t.http.send({ method, path, headers });
-      t.expect(res.status === 404, `${method} ${path} names no endpoint and must answer 404, got ${res.status}`, {
-        method,
-        path,
-        status: res.status,
-      });
+      for (const method of UNKNOWN_ROUTE_METHODS) {
+        const res = await t.http.send({ method, path, headers });
+        t.expect(res.status === 404, `${method} ${path} names no endpoint and must answer 404, got ${res.status}`, {
+          method,
+          path,
+          status: res.status,
+        });
+      }
     });
   },
 };

@@ -375,9 +375,51 @@ describe('review 30: a closed list of members, and rows of answers judged apart'
       const results = [result('oidc.discovery', 'passed', ['OIDC-DISCOVERY'])];
       const leftOut = ['REV-EMPTY-OBJECT', 'REV-PARAMS'];
       const { differences } = diffRecordings({ target, reference, results, referenceName: 'ref', leftOut });
-      expect(differences.map((d) => [...row(d), d.unjudged?.join(','), d.count])).toEqual([
-        ['POST /oauth/revoke', 'member', '$.x_vendor_extra', '', '', 'REV-EMPTY-OBJECT', 2],
+      // Judged per status (review 30, a leftover): the 200 is REV-EMPTY-OBJECT's, whose check was left out; the
+      // 400's member is one the error body may carry. Before, one row "not judged" hid the 400's.
+      expect(differences.map((d) => [...row(d), d.unjudged?.join(','), d.status, d.count])).toEqual([
+        ['POST /oauth/revoke', 'member', '$.x_vendor_extra', '', '', 'REV-EMPTY-OBJECT', '200', 1],
+        ['POST /oauth/revoke', 'member', '$.x_vendor_extra', '', 'spec/openapi.yaml', undefined, '400', 1],
       ]);
     }
+  });
+});
+
+describe('"not judged" by the rules spec/openapi.yaml lists for the answer\'s status', () => {
+  it('leaves a refusal out of a rule left out that judges the token responses alone, and shows its row', () => {
+    // A token response and a refusal both without the Pragma the reference sends; no check run judged
+    // either. TOK-NO-STORE names Pragma, and spec/openapi.yaml ties it to the 200 (its Cache-Control
+    // and Pragma headers): left out, it did not judge the 200; the 400 is no answer of its.
+    const target = createRecording();
+    const reference = createRecording();
+    const refusal = { error: 'invalid_grant', error_description: 'no' };
+    for (const [status, body] of [
+      [200, tokens],
+      [400, refusal],
+    ] as const) {
+      target.add('c', exchange('POST', '/oauth/token', status, { ...json, 'cache-control': 'no-store' }, body));
+      reference.add(
+        'c',
+        exchange('POST', '/oauth/token', status, { ...json, 'cache-control': 'no-store', pragma: 'no-cache' }, body),
+      );
+    }
+    const results = [result('c', 'passed', ['GRANT-CODE-PARAMS'])];
+    const leftOut = ['TOK-NO-STORE', 'TOK-ERROR-NO-STORE', 'TOK-CREATED-AT'];
+    const { differences } = diffRecordings({ target, reference, results, referenceName: 'ref', leftOut });
+    expect(differences.map((d) => [d.operation, d.subject, d.unjudged?.join(','), d.status, d.count])).toEqual([
+      ['POST /oauth/token', 'pragma', 'TOK-NO-STORE', '200', 1],
+      ['POST /oauth/token', 'pragma', undefined, '400', 1],
+    ]);
+    // Every answer of one status judged alike: one row, as before, no status said.
+    const only200 = createRecording();
+    const ref200 = createRecording();
+    for (let i = 0; i < 2; i++) {
+      only200.add('c', exchange('POST', '/oauth/token', 200, json, tokens));
+      ref200.add('c', exchange('POST', '/oauth/token', 200, { ...json, pragma: 'no-cache' }, tokens));
+    }
+    const one = diffRecordings({ target: only200, reference: ref200, results, referenceName: 'ref', leftOut });
+    expect(one.differences.map((d) => [d.subject, d.unjudged?.join(','), d.status, d.count])).toEqual([
+      ['pragma', 'TOK-NO-STORE', undefined, 2],
+    ]);
   });
 });

@@ -137,6 +137,24 @@ describe('the diff in the reports', () => {
     expect(validateReport(JSON.parse(JSON.stringify(unjudged)))).toEqual([]);
   });
 
+  it('says the status of a row where the same difference at another status is judged otherwise', () => {
+    const section = withDiff().diff!;
+    const [first, ...rest] = section.differences;
+    const split: Report = {
+      ...withDiff(),
+      diff: {
+        ...section,
+        differences: [{ ...first, status: '400' }, { ...first, status: '200', allowed: undefined }, ...rest],
+      },
+    };
+    for (const text of [formatDiff(split.diff!), renderMarkdown(split), renderHtml(split)]) {
+      expect(text).toContain('(answers 400)');
+      expect(text).toContain('(answers 200)');
+    }
+    expect(formatDiff(withDiff().diff!)).not.toContain('(answers');
+    expect(validateReport(JSON.parse(JSON.stringify(split)))).toEqual([]);
+  });
+
   it('and in the console, the same judgement words', () => {
     const text = formatDiff(withDiff().diff!);
     expect(text).toMatch(/GET \/oauth\/token\/info\n {2}member .*allowed \(spec\/openapi\.yaml\)/);
