@@ -493,4 +493,28 @@ describe('linked per (operation, status): one cause, one blame (diffrows2 leftov
       ['POST /oauth/token', 'header', 'cache-control', 'TOK-ERROR-NO-STORE', '', undefined, '400', 1],
     ]);
   });
+  it(
+    'a real run: the token responses and the refusals without Cache-Control, each its own rule',
+    { timeout: 120_000 },
+    async () => {
+      // grants.token-response-headers judges a token response (TOK-NO-STORE) and a refusal
+      // (TOK-ERROR-NO-STORE); the two faults drop Cache-Control and Pragma from both. Before, one
+      // row per header named both rules, the refusal's Pragma blamed on TOK-NO-STORE.
+      const { differences, out } = await diffOf('grants.token-response-headers', [
+        'token-cacheable',
+        'token-error-cacheable',
+      ]);
+      const token = differences.filter((d) => d.operation === 'POST /oauth/token');
+      expect(
+        token.map((d) => [d.subject, d.status, d.rules.join(',')]),
+        out,
+      ).toEqual([
+        ['cache-control', '200', 'TOK-NO-STORE'],
+        ['cache-control', '400', 'TOK-ERROR-NO-STORE'],
+        ['pragma', '200', 'TOK-NO-STORE'],
+        ['pragma', '400', ''],
+      ]);
+      expect(token.find((d) => d.subject === 'pragma' && d.status === '400')?.unjudged, out).toBeUndefined();
+    },
+  );
 });
