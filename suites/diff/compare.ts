@@ -7,7 +7,14 @@
 import type { CheckResult, Difference, DiffSection, Exchange, NotCompared, Report } from '../report/model.js';
 import { CONTROL_PREFIX } from '../drivers/simulator.js';
 import { SETUP } from '../runner/run.js';
-import { ruleConcerns, ruleListedFor, ruleListedForAnswer, ruleListsEveryMember, ruleNames } from './operation.js';
+import {
+  ruleConcerns,
+  ruleConcernsAnswer,
+  ruleListedAt,
+  ruleListedFor,
+  ruleListsEveryMember,
+  ruleNames,
+} from './operation.js';
 import { shapeOf, type ExchangeShape, type Mask } from './shape.js';
 
 /** Bounds of one side's recording, and of the report: memory stays flat whatever the target sends. */
@@ -138,13 +145,15 @@ const sameAs = (a: Found) => [a.kind, a.subject, a.target].join('\u0000');
 
 /**
  * The rules each difference is linked to among `entries` (by sameAs); the returned function gives,
- * for the same difference at `operation`, those of its rules that concern that operation.
+ * for the same difference at `operation` in answers of `status` (where both sides answered alike),
+ * those of its rules that concern such an answer: a token response's missing Cache-Control broke
+ * TOK-NO-STORE, the same header missing from a refusal is not that rule's (ruleConcernsAnswer).
  */
 function linkedCauses(entries: ReadonlyArray<{ found: Found; rules: readonly string[] }>) {
   const causes = new Map<string, string[]>();
   for (const e of entries) if (e.rules.length) causes.set(sameAs(e.found), addTo(causes.get(sameAs(e.found)), e.rules));
-  return (found: Found, operation: string) =>
-    (causes.get(sameAs(found)) ?? []).filter((r) => ruleConcerns(r, operation));
+  return (found: Found, operation: string, status: string | undefined) =>
+    (causes.get(sameAs(found)) ?? []).filter((r) => ruleConcernsAnswer(r, operation, status));
 }
 
 /** The spec's document, where the answer matches it (suites/diff/conforms.ts). */
@@ -363,10 +372,20 @@ const pathsTo = (subject: string) =>
 const span = (from: number, to: number) => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
 
 /**
- * The answer a failed assertion of `rules` judged, the one it quoted: the last in its reach of an
- * operation spec/openapi.yaml lists its rules for (a check may send more before it judges), unless
- * that one is alike and a later one differs (a revoked token still accepted by the oracle asked
- * after the revocation); else the last it reached, the answer nearest the failure.
+ * The status of target answer `i` where the reference answered it alike (the rules of that status
+ * judge it: ruleListedAt); none where the statuses differ or the reference sent nothing to pair.
+ */
+function statusOf(list: readonly ExchangeShape[], answers: ReadonlyMap<number, readonly Found[]>, i: number) {
+  const whole = answers.get(i)?.some((f) => f.kind === 'status' || f.kind === 'exchange');
+  return whole ? undefined : list[i].status;
+}
+
+/**
+ * The answer a failed assertion of `rules` judged, the one it quoted: the last in its reach that
+ * spec/openapi.yaml lists its rules for, at its status (a check may send more before it judges: a
+ * refusal after the token response TOK-NO-STORE judged), else at its operation, unless that one is
+ * alike and a later one differs (a revoked token still accepted by the oracle asked after the
+ * revocation); else the last it reached, the answer nearest the failure.
  */
 function quotedBy(
   list: readonly ExchangeShape[],
@@ -375,7 +394,9 @@ function quotedBy(
   answers: ReadonlyMap<number, readonly Found[]>,
 ): number | undefined {
   const sent = span(failure.from, Math.min(failure.to, list.length));
-  const listed = sent.filter((i) => rules.some((r) => ruleListedFor(r, list[i].operation))).at(-1);
+  const listed =
+    sent.filter((i) => rules.some((r) => ruleListedAt(r, list[i].operation, statusOf(list, answers, i)))).at(-1) ??
+    sent.filter((i) => rules.some((r) => ruleListedFor(r, list[i].operation))).at(-1);
   const last = sent.at(-1);
   return listed !== undefined && (answers.has(listed) || !answers.has(last!)) ? listed : last;
 }
@@ -410,7 +431,9 @@ function linkFailures(
     const answer = (quoted !== undefined && answers.get(quoted)) || [];
     const blamed = quoted === undefined ? [] : blamedIn(answer, rules, list[quoted]);
     for (const found of blamed) link(quoted!, found, rules);
-    const concerned = (i: number) => rules.some((r) => ruleConcerns(r, list[i].operation));
+    // Per answer and status: an earlier refusal in reach is no answer of TOK-NO-STORE's.
+    const concerned = (i: number) =>
+      rules.some((r) => ruleConcernsAnswer(r, list[i].operation, statusOf(list, answers, i)));
     const reach = sent.filter((i) => answers.has(i));
     for (const i of reach.filter((i) => i !== quoted && concerned(i)))
       for (const found of answers.get(i)!) {
@@ -422,10 +445,14 @@ function linkFailures(
     // the spot and held; any other of an operation its rules concern, or that it judged last, may be.
     if (!answer.length)
       for (const i of reach) {
-        if (list[i].accepted?.length || !(concerned(i) || list[i].operation === list[quoted!].operation)) continue;
+        const likeQuoted =
+          list[i].operation === list[quoted!].operation &&
+          statusOf(list, answers, i) === statusOf(list, answers, quoted!);
+        if (list[i].accepted?.length || !(concerned(i) || likeQuoted)) continue;
         for (const found of blamedIn(answers.get(i)!, rules, list[i])) link(i, found, rules);
       }
-    if (reach.some(concerned)) continue;
+    // Where its rules concern an operation in reach (at any status), the failure is about that one.
+    if (reach.some((i) => rules.some((r) => ruleConcerns(r, list[i].operation)))) continue;
     const same = new Set(blamed.map(sameAs));
     for (const i of reach)
       if (i !== quoted) for (const found of answers.get(i)!) if (same.has(sameAs(found))) link(i, found, rules);
@@ -458,10 +485,10 @@ export interface DiffInput {
  * judges a member added).
  */
 function unjudgedBy(d: Difference, status: string | undefined, leftOut: readonly string[]): string[] {
-  const listed = (r: string) =>
-    status === undefined ? ruleListedFor(r, d.operation) : ruleListedForAnswer(r, d.operation, status);
   return leftOut
-    .filter((r) => listed(r) && (ruleNames(r, d.subject) || (added(d) && ruleListsEveryMember(r))))
+    .filter(
+      (r) => ruleListedAt(r, d.operation, status) && (ruleNames(r, d.subject) || (added(d) && ruleListsEveryMember(r))),
+    )
     .slice(0, RULES_NAMED);
 }
 
@@ -621,7 +648,7 @@ export function diffRecordings({
     // failed assertion did not look, say on another collection, has the cause it judged elsewhere.
     const causeOf = linkedCauses(judged);
     for (const j of judged) {
-      const rules = j.rules.length ? j.rules : causeOf(j.found, j.operation);
+      const rules = j.rules.length ? j.rules : causeOf(j.found, j.operation, j.status);
       // After a failure, what the check did differently follows from it: one cause, one blame.
       if (j.t?.afterFailure && !rules.length) continue;
       pending.push({
@@ -636,10 +663,10 @@ export function diffRecordings({
       });
     }
   }
-  // The same difference linked in another check, where its rule concerns the operation (one
-  // answer of the target's read by several checks): the same cause, not a second finding.
+  // The same difference linked in another check, where its rule concerns the operation at that
+  // status (one answer of the target's read by several checks): the same cause, not a second finding.
   const linkedAnywhere = linkedCauses(pending);
-  for (const p of pending) if (!p.rules.length) p.rules = linkedAnywhere(p.found, p.operation);
+  for (const p of pending) if (!p.rules.length) p.rules = linkedAnywhere(p.found, p.operation, p.status);
   // A failed assertion whose rules no difference of its check shows broke a value diff does not
   // compare (a URL's host, a JWT's claims, a number): one row at the answer it judged, so the
   // deviation shows once, at its operation, with its rule.
@@ -712,8 +739,9 @@ export function diffRecordings({
  * One row per difference where its answers of every status are judged alike, the status said by
  * none; else a row per judgement, each saying its statuses (review 30: a revocation's 200 `{x}`
  * that breaks its schema beside a 400 error body that may carry `x`; a rule left out that judges
- * the 200 alone). As within a status: a difference linked anywhere is that row; a status nothing
- * judged, whose answers break no schema, is allowed with the statuses allowed (a set-up answer).
+ * the 200 alone). Linked is judged alike where linked to the same rules: a token response's
+ * missing Cache-Control (TOK-NO-STORE) is not a refusal's (TOK-ERROR-NO-STORE, or none). A status
+ * nothing judged, whose answers break no schema, is allowed with the statuses allowed (a set-up answer).
  */
 function mergeStatuses(rows: readonly AtStatus[]): Difference[] {
   const byDifference = new Map<string, AtStatus[]>();
@@ -724,11 +752,10 @@ function mergeStatuses(rows: readonly AtStatus[]): Difference[] {
   }
   const out: Difference[] = [];
   for (const same of byDifference.values()) {
-    const linked = same.some((r) => r.row.rules.length);
-    const allowed = same.some((r) => r.row.allowed);
+    const allowed = same.some((r) => r.row.allowed && !r.row.rules.length);
     const judgedAs = ({ row, undocumented }: AtStatus) =>
-      linked
-        ? 'linked'
+      row.rules.length
+        ? `linked ${[...row.rules].sort().join()}`
         : row.allowed || (allowed && !row.unjudged && !undocumented)
           ? 'allowed'
           : row.unjudged

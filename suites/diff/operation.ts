@@ -85,6 +85,20 @@ export function ruleListedFor(rule: string, operation: string): boolean {
   return ruleScopesOf().byOperation.get(operation)?.has(rule) ?? false;
 }
 
+/**
+ * Whether spec/openapi.yaml lists the rule for an answer to this operation: of `status` where both
+ * sides answered alike (ruleListedForAnswer), else for any answer of the operation (statuses that
+ * differ are the operation's as a whole).
+ */
+export function ruleListedAt(rule: string, operation: string, status: string | undefined): boolean {
+  return status === undefined ? ruleListedFor(rule, operation) : ruleListedForAnswer(rule, operation, status);
+}
+
+/** ruleConcerns for an answer of `status` (ruleListedAt): TOK-NO-STORE concerns a token response, not a refusal. */
+export function ruleConcernsAnswer(rule: string, operation: string, status: string | undefined): boolean {
+  return !ruleScopesOf().listed.has(rule) || ruleListedAt(rule, operation, status);
+}
+
 /** The rules a response names: its own `x-rules`, its headers', its body schema's (through `$ref`, `anyOf`, `oneOf`, `allOf`). */
 function rulesOfResponse(response: Node): Set<string> {
   const out = new Set<string>();

@@ -423,3 +423,98 @@ describe('"not judged" by the rules spec/openapi.yaml lists for the answer\'s st
     ]);
   });
 });
+
+describe('linked per (operation, status): one cause, one blame (diffrows2 leftover)', () => {
+  // A token response without Cache-Control breaks TOK-NO-STORE; a refusal without it breaks
+  // TOK-ERROR-NO-STORE (spec/openapi.yaml ties each to its response's headers). The same missing
+  // header on a refusal is not TOK-NO-STORE's, whichever check saw it.
+  const refusal = { error: 'invalid_grant', error_description: 'no' };
+  const cached = { ...json, 'cache-control': 'no-store' };
+  const leftOut = ['TOK-ERROR-NO-STORE'];
+  const columns = (d: Difference) => [...row(d), d.unjudged?.join(','), d.status, d.count];
+
+  it('a failure at the 200 does not link the same difference of a 400 in its reach, sent before or after', () => {
+    for (const order of [
+      [400, 200],
+      [200, 400],
+    ]) {
+      const target = createRecording();
+      const reference = createRecording();
+      for (const status of order) {
+        const body = status === 200 ? tokens : refusal;
+        target.add('c', exchange('POST', '/oauth/token', status, json, body));
+        reference.add('c', exchange('POST', '/oauth/token', status, cached, body));
+      }
+      target.judge('c', ['TOK-NO-STORE'], false);
+      const results = [result('c', 'failed', ['TOK-NO-STORE'], ['TOK-NO-STORE'])];
+      const { differences } = diffRecordings({ target, reference, results, referenceName: 'ref', leftOut });
+      expect(differences.map(columns), order.join()).toEqual([
+        ['POST /oauth/token', 'header', 'cache-control', 'TOK-NO-STORE', '', undefined, '200', 1],
+        ['POST /oauth/token', 'header', 'cache-control', '', '', 'TOK-ERROR-NO-STORE', '400', 1],
+      ]);
+    }
+  });
+
+  it('nor the same difference of a 400 another check saw', () => {
+    const target = createRecording();
+    const reference = createRecording();
+    target.add('a', exchange('POST', '/oauth/token', 200, json, tokens));
+    reference.add('a', exchange('POST', '/oauth/token', 200, cached, tokens));
+    target.judge('a', ['TOK-NO-STORE'], false);
+    target.add('b', exchange('POST', '/oauth/token', 400, json, refusal));
+    reference.add('b', exchange('POST', '/oauth/token', 400, cached, refusal));
+    const results = [
+      result('a', 'failed', ['TOK-NO-STORE'], ['TOK-NO-STORE']),
+      result('b', 'passed', ['GRANT-CODE-UNKNOWN']),
+    ];
+    const { differences } = diffRecordings({ target, reference, results, referenceName: 'ref', leftOut });
+    expect(differences.map(columns)).toEqual([
+      ['POST /oauth/token', 'header', 'cache-control', 'TOK-NO-STORE', '', undefined, '200', 1],
+      ['POST /oauth/token', 'header', 'cache-control', '', '', 'TOK-ERROR-NO-STORE', '400', 1],
+    ]);
+  });
+
+  it('each status to its own rule where both failed, a row each', () => {
+    const target = createRecording();
+    const reference = createRecording();
+    target.add('a', exchange('POST', '/oauth/token', 200, json, tokens));
+    reference.add('a', exchange('POST', '/oauth/token', 200, cached, tokens));
+    target.judge('a', ['TOK-NO-STORE'], false);
+    target.add('b', exchange('POST', '/oauth/token', 400, json, refusal));
+    reference.add('b', exchange('POST', '/oauth/token', 400, cached, refusal));
+    target.judge('b', ['TOK-ERROR-NO-STORE'], false);
+    const results = [
+      result('a', 'failed', ['TOK-NO-STORE'], ['TOK-NO-STORE']),
+      result('b', 'failed', ['TOK-ERROR-NO-STORE'], ['TOK-ERROR-NO-STORE']),
+    ];
+    const { differences } = diffRecordings({ target, reference, results, referenceName: 'ref' });
+    expect(differences.map(columns)).toEqual([
+      ['POST /oauth/token', 'header', 'cache-control', 'TOK-NO-STORE', '', undefined, '200', 1],
+      ['POST /oauth/token', 'header', 'cache-control', 'TOK-ERROR-NO-STORE', '', undefined, '400', 1],
+    ]);
+  });
+  it(
+    'a real run: the token responses and the refusals without Cache-Control, each its own rule',
+    { timeout: 120_000 },
+    async () => {
+      // grants.token-response-headers judges a token response (TOK-NO-STORE) and a refusal
+      // (TOK-ERROR-NO-STORE); the two faults drop Cache-Control and Pragma from both. Before, one
+      // row per header named both rules, the refusal's Pragma blamed on TOK-NO-STORE.
+      const { differences, out } = await diffOf('grants.token-response-headers', [
+        'token-cacheable',
+        'token-error-cacheable',
+      ]);
+      const token = differences.filter((d) => d.operation === 'POST /oauth/token');
+      expect(
+        token.map((d) => [d.subject, d.status, d.rules.join(',')]),
+        out,
+      ).toEqual([
+        ['cache-control', '200', 'TOK-NO-STORE'],
+        ['cache-control', '400', 'TOK-ERROR-NO-STORE'],
+        ['pragma', '200', 'TOK-NO-STORE'],
+        ['pragma', '400', ''],
+      ]);
+      expect(token.find((d) => d.subject === 'pragma' && d.status === '400')?.unjudged, out).toBeUndefined();
+    },
+  );
+});
