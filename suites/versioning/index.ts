@@ -91,19 +91,21 @@ const unknownRoute: Check = {
         rules: ['ENC-API-PREFIX'],
       },
     );
-    // Each method every case, not one drawn with the seed: the same requests whatever the seed, so
-    // `diff`'s rows are too (after review 30: `GET` in one seed, `DELETE` in another), and a route that
-    // fails one method alone fails in every run.
+    // The methods in turn, case by case, not drawn with the seed: the same requests whatever the
+    // seed, so `diff`'s rows are too (after review 30: `GET` in one seed, `DELETE` in another), each
+    // method asked in every run, and one request a case (all three a case tripled the check's
+    // requests: a rate-capped or slow target then ran it past its time limit, review 31). A shrink
+    // goes on turning: only the method that fails fails again, so the counterexample keeps it.
+    let turn = 0;
     await t.property(unknownSegment, async (segment) => {
+      const method = UNKNOWN_ROUTE_METHODS[turn++ % UNKNOWN_ROUTE_METHODS.length];
       const path = `/api/v4/${segment}`;
-      for (const method of UNKNOWN_ROUTE_METHODS) {
-        const res = await t.http.send({ method, path, headers });
-        t.expect(res.status === 404, `${method} ${path} names no endpoint and must answer 404, got ${res.status}`, {
-          method,
-          path,
-          status: res.status,
-        });
-      }
+      const res = await t.http.send({ method, path, headers });
+      t.expect(res.status === 404, `${method} ${path} names no endpoint and must answer 404, got ${res.status}`, {
+        method,
+        path,
+        status: res.status,
+      });
     });
   },
 };
