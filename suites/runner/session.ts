@@ -1439,8 +1439,10 @@ export async function openSession(options: SessionOptions): Promise<Session> {
       return verdict;
     },
     earned: (id) => (earned?.check === id ? earned.result : undefined),
-    // With those of a clean-up still under way: a run that leaves during it (abandon) counts them too.
-    unrevoked: () => unrevoked + (revoking?.unrevoked() ?? 0),
+    // With those of a clean-up still under way, and of the check (or start-up) still running, whose
+    // clean-up never began: a run that leaves then (abandon, a second signal) counts them too (review 31).
+    unrevoked: () =>
+      unrevoked + (revoking?.unrevoked() ?? 0) + (current && current !== revoking ? current.unrevoked() : 0),
     rateLimited: () => rateLimited,
     slowAnswers: () => given.slowAnswers?.().total ?? 0,
     stopReason() {

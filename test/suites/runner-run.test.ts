@@ -247,6 +247,41 @@ describe('runConformance', () => {
     expect(report.unrevokedTokens).toBe(1);
   });
 
+  it('left while a check runs, its tokens are counted unrevoked (review 31: a second signal before the clean-up)', async () => {
+    const leave = new AbortController();
+    const target = fakeTarget(
+      (r) => {
+        const path = new URL(r.url).pathname;
+        const endpoint = path === '/oauth/token' || path === '/oauth/revoke';
+        if (endpoint && !r.body) return Response.json({ error: 'invalid_request' }, { status: 400 });
+        if (path === '/oauth/token') return Response.json({ access_token: 'running-check-token-1' });
+        if (path === '/hang-here') {
+          // The check hangs here when the run must leave: its clean-up never begins.
+          leave.abort();
+          return new Promise<Response>(() => undefined);
+        }
+        return new Response('{}', { status: 404 });
+      },
+      { applications: { confidential: { clientId: 'c', clientSecret: 's', redirectUri: 'http://x/cb', scopes: [] } } },
+    );
+    const hanging = check('hanging', ['T-MUST'], async (t: CheckContext) => {
+      await t.http.post('/oauth/token', { form: { grant_type: 'client_credentials' } });
+      await t.http.get('/hang-here');
+      t.expect(true, 'x');
+    });
+    const report = await runConformance({
+      ...base,
+      target,
+      checks: [hanging],
+      abandon: leave.signal,
+      stopRequested: () => (leave.signal.aborted ? 'SIGINT' : undefined),
+      checkTimeoutMs: 400,
+    });
+    expect(report.interrupted).toBe('SIGINT');
+    // Before, 0: only finished clean-ups and the one under way were counted.
+    expect(report.unrevokedTokens).toBe(1);
+  });
+
   it('interrupted before a check: every check skipped unrun, and the signal named (SIGINT when not told)', async () => {
     let ran = false;
     const never = check('never', ['T-MUST'], async () => void (ran = true));
