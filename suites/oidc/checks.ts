@@ -25,6 +25,7 @@ import {
   KEYS_PATH,
   LEGACY_JWKS_PATH,
   judgeKeySet,
+  isOwnKeyFailure,
   judgeUnjudged,
   localKeys,
   unusableKey,
@@ -81,6 +82,7 @@ async function verifyIdToken(
   idToken: string,
   audience: string,
   issuer: string,
+  self: string,
 ): Promise<{ claims: JWTPayload; alg: unknown }> {
   let header;
   try {
@@ -104,7 +106,7 @@ async function verifyIdToken(
       : `id_token names a kid that ${KEYS_PATH} does not publish`,
     broke(['OIDC-ID-TOKEN-SIGNATURE'], { kid: header.kid ?? null, keys: jwks.keys.length }),
   );
-  const { keys, candidates } = await verifyingKeys(t, jwks, header);
+  const { keys, candidates } = await verifyingKeys(t, jwks, header, self);
   try {
     // Any asymmetric algorithm of the published keys proves the signature (must); RS256 is the default (should).
     const { payload } = await verifyJwt(idToken, jwks, keys, { issuer, audience, clockTolerance: CLOCK_SKEW });
@@ -147,7 +149,7 @@ async function asPremise<T>(t: CheckContext, rule: RuleId, work: () => T | Promi
   try {
     return await work();
   } catch (error) {
-    if (!(error instanceof CheckFailure) || error instanceof OversizedAnswer) throw error;
+    if (!(error instanceof CheckFailure) || error instanceof OversizedAnswer || isOwnKeyFailure(error)) throw error;
     const broken = error.rules?.[0] ?? rule;
     return untested(t, error.message, broken, owner ?? ownerOf(broken));
   }
@@ -163,13 +165,19 @@ const keySetPremise = <T>(t: CheckContext, work: () => T | Promise<T>) => asPrem
 /**
  * jose's keys for a token with this protected header: those that may have signed it, judged. What
  * oidc.jwks judges of them is the premise (keySetPremise); what it leaves unjudged (past its
- * budget) fails OIDC-JWKS here, in the check whose token names it: skipped "reported by
- * oidc.jwks", which had passed, it was reported by nobody.
+ * budget) fails OIDC-JWKS here, in the check whose token names it (`self`), unless another check
+ * of the run failed it first: skipped "reported by oidc.jwks", which had passed, it was reported by
+ * nobody.
  */
-async function verifyingKeys(t: CheckContext, jwks: JSONWebKeySet, header: { alg?: unknown; kid?: unknown }) {
+async function verifyingKeys(
+  t: CheckContext,
+  jwks: JSONWebKeySet,
+  header: { alg?: unknown; kid?: unknown },
+  self: string,
+) {
   const candidates = mayHaveSigned(jwks, header);
   const keys = await keySetPremise(t, () => localKeys(t, jwks, candidates));
-  judgeUnjudged(t, jwks, candidates);
+  judgeUnjudged(t, jwks, candidates, self);
   return { keys, candidates };
 }
 
@@ -198,11 +206,13 @@ async function idTokenSub(t: CheckContext, tokens: TokenResponse, audience: stri
     return untested(t, 'a code grant with scope openid returned no id_token', 'OIDC-ID-TOKEN');
   const idToken = tokens.id_token;
   const issuer = await expectedIssuer(t);
-  // Whatever it fails, oidc.id-token fails too, verifying the same application's id_token.
+  // What it fails, oidc.id-token fails too, verifying the same application's id_token; not a key
+  // oidc.jwks leaves unjudged, which this token may name and oidc.id-token's not (a provider may
+  // sign each token with another key): judgeUnjudged fails it here unless a check failed it first.
   const { claims } = await asPremise(
     t,
     'OIDC-ID-TOKEN',
-    () => verifyIdToken(t, idToken, audience, issuer),
+    () => verifyIdToken(t, idToken, audience, issuer, 'oidc.userinfo'),
     'oidc.id-token',
   );
   if (typeof claims.sub !== 'string' || claims.sub.length === 0)
@@ -249,7 +259,7 @@ async function signedUserinfo(
     // not a JWS: verifyJwt below says so
   }
   const jwks = await keySetPremise(t, () => fetchJwks(t));
-  const { keys, candidates } = await verifyingKeys(t, jwks, header);
+  const { keys, candidates } = await verifyingKeys(t, jwks, header, 'oidc.userinfo');
   let payload: JWTPayload;
   try {
     ({ payload } = await verifyJwt(res.text.trim(), jwks, keys, { clockTolerance: CLOCK_SKEW }));
@@ -327,7 +337,7 @@ export const oidcChecks: Check[] = [
           'a code grant with scope openid must return an id_token',
           broke(['OIDC-ID-TOKEN'], { fields: Object.keys(tokens) }),
         );
-        const { claims, alg } = await verifyIdToken(t, tokens.id_token, audience, issuer);
+        const { claims, alg } = await verifyIdToken(t, tokens.id_token, audience, issuer, 'oidc.id-token');
         t.soft(
           alg === 'RS256',
           'id_token should be signed with RS256, the default algorithm (OIDC Core §3.1.3.7)',
