@@ -34,7 +34,9 @@ export function mergedRerun(reports: readonly NamedReport[], merged: Report, jso
   if (merged.invocation) {
     const failed = json !== undefined && !merged.diff && checksToRerun(merged).length > 0;
     const selection = failed ? ['--rerun-failed', json] : suiteSelection(merged.checks);
-    return { rerun: [command, ...selection, ...savedInvocationArgs(merged.invocation.args)] };
+    const saved = savedInvocationArgs(merged.invocation.args);
+    // Flags no run saves (a hand-made report): the seed alone, as a report without flags.
+    return saved ? { rerun: [command, ...selection, ...saved] } : {};
   }
   const groups = new Map<string, { from: string[]; checks: Report['checks']; args?: string[] }>();
   for (const { name, report } of reports) {
@@ -47,9 +49,9 @@ export function mergedRerun(reports: readonly NamedReport[], merged: Report, jso
   // None saved its flags (older reports): the seed alone, as before.
   if (groups.size < 2) return {};
   return {
-    reruns: [...groups.values()].map(({ from, checks, args }) => ({
-      from,
-      ...(args ? { rerun: [command, ...suiteSelection(checks), ...savedInvocationArgs(args)] } : {}),
-    })),
+    reruns: [...groups.values()].map(({ from, checks, args }) => {
+      const saved = args && savedInvocationArgs(args);
+      return { from, ...(saved ? { rerun: [command, ...suiteSelection(checks), ...saved] } : {}) };
+    }),
   };
 }

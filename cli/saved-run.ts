@@ -15,7 +15,6 @@ import { durationsOf } from '../suites/runner/shard.js';
 import { INTERRUPTED } from '../suites/runner/session.js';
 import { UsageError } from './errors.js';
 import { quoted } from '../suites/report/words.js';
-import { quotableUrl } from '../suites/target/url-text.js';
 
 export const RERUN_STATUSES = ['failed', 'warned', 'errored'] as const;
 
@@ -49,24 +48,35 @@ const SAVED_FLAGS = new Set([
   '--fault',
   '--expect',
 ]);
-/** A saved value longer than this is no path or URL a run wrote: cut, so a hand-made report prints no megabyte line. */
+/** More saved arguments than this are no run's (its flags, a fault each): a hand-made report. */
+const MAX_SAVED_ARGS = 256;
+/** A saved value longer than this is no path or URL a run wrote: a hand-made report. */
 const MAX_SAVED_VALUE = 2048;
+/** A target a run saves: scheme and authority without user or password, then a path; no query or fragment (run refuses them). */
+const PLAIN_TARGET = /^https?:\/\/[\w.~:[\]-]+(?:\/[^\s\\@?#]*)?$/i;
+// Control characters (a newline would print a line of its own, review 31) and spaces around a value.
+const ODD_VALUE = /[\u0000-\u001f\u007f-\u009f]|^\s|\s$/;
 
 /**
  * A saved invocation's flags, to print in a command for a person to run (`report merge`'s rerun
  * line): only the flags a run saves, each with its value, any other dropped however it is spelled.
- * A `--target` shows no user, password, query or fragment (a run refuses such a URL; a hand-made
- * report may still hold one); credentials live in the `--config` file, which is named, not read.
+ * Undefined, and no command printed, where the report holds what no run writes: more than
+ * MAX_SAVED_ARGS arguments, a value past MAX_SAVED_VALUE characters or with a control character, a
+ * `--target` that is not a plain http(s) URL (userinfo, query, fragment, a backslash: refused, not
+ * stripped, as a URL parser's other spellings would still carry a password through, review 31).
+ * Credentials live in the `--config` file, which is named, not read.
  */
-export function savedInvocationArgs(args: readonly string[]): string[] {
+export function savedInvocationArgs(args: readonly string[]): string[] | undefined {
+  if (args.length > MAX_SAVED_ARGS) return undefined;
   const kept: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const flag = args[i];
     if (flag === '--slow') kept.push(flag);
     if (!SAVED_FLAGS.has(flag) || i + 1 >= args.length) continue;
     const value = args[++i];
-    const shown = flag === '--target' ? quotableUrl(value) : value;
-    kept.push(flag, shown.length > MAX_SAVED_VALUE ? `${shown.slice(0, MAX_SAVED_VALUE)}…` : shown);
+    if (value.length > MAX_SAVED_VALUE || ODD_VALUE.test(value)) return undefined;
+    if (flag === '--target' && !PLAIN_TARGET.test(value)) return undefined;
+    kept.push(flag, value);
   }
   return kept;
 }

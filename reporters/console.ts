@@ -36,7 +36,7 @@ export interface ConsoleOptions {
   catalogue?: readonly CatalogueEntry[];
   /** The command and arguments that redo this run, but its seed (`run --suite tokens --runs 3`): the footer's rerun. */
   rerun?: readonly string[];
-  /** A merge of reports run with different flags: each one's files and rerun (none saved: undefined), one line each. */
+  /** A merge of reports run with different flags: each one's files and rerun (none saved, or none a run writes: undefined), one line each. */
   reruns?: readonly { from: readonly string[]; rerun?: readonly string[] }[];
 }
 
@@ -209,7 +209,7 @@ export function formatConsole(input: Report, options: ConsoleOptions = {}): stri
       : `rerun with --seed ${report.seed}`;
   const each = (options.reruns ?? []).map(
     ({ from, rerun: args }) =>
-      `  ${terminalSafe(from.join(', '))}: ${args ? command(args) : `no flags saved, rerun with --seed ${report.seed}`}`,
+      `  ${terminalSafe(from.join(', '))}: ${args ? command(args) : `no flags to show, rerun with --seed ${report.seed}`}`,
   );
   out.push('', ...(seeded(report) ? [`seed: ${report.seed} (${rerun})`, ...each] : []));
   out.push(verdictPainted(report, paint), ...written);
