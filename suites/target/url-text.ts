@@ -13,11 +13,19 @@ export const withoutUserinfo = (url: string): string => url.replace(/^([a-z][\w+
 /** `?…` or `#…` after the authority: a base URL gets paths appended, so a query there is a mistake, and often a token. */
 export const hasQueryOrFragment = (url: string): boolean => /^[a-z][\w+.-]*:\/\/[^?#]*[?#]/i.test(url);
 
-/** The URL as a message may quote it: no user or password, no query or fragment (where tokens ride). */
+/**
+ * The URL as a message may quote it: no user or password, no query or fragment (where tokens ride).
+ * Read as loosely as a URL parser reads it: everything before the last `@` ahead of the query goes,
+ * whatever the spelling (`http:\\u:pw@h/`, `HTTP:/u:pw@h/`, a space or tab in front: review 31 saw
+ * each print its password), so a path with an `@` loses its host too, never a password.
+ */
 export function quotableUrl(url: string): string {
-  const shown = withoutUserinfo(url);
-  const cut = shown.search(/[?#]/);
-  return cut < 0 ? shown : `${shown.slice(0, cut + 1)}…`;
+  const cut = url.search(/[?#]/);
+  const before = cut < 0 ? url : url.slice(0, cut);
+  const at = before.lastIndexOf('@');
+  const scheme = /^[a-z][\w+.-]*:[\\/]*/i.exec(before)?.[0] ?? '';
+  const shown = at < 0 ? before : `${scheme}…@${before.slice(at + 1)}`;
+  return cut < 0 ? shown : `${shown}${url[cut]}…`;
 }
 
 export const NO_QUERY =

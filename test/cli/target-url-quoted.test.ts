@@ -31,6 +31,19 @@ describe('a secret in a target URL is never quoted', () => {
     expect(quotableUrl('http://127.0.0.1:3000/api')).toBe('http://127.0.0.1:3000/api');
   });
 
+  // Review 31: spellings a URL parser reads a user and password from, which the strict pattern missed.
+  it.each([
+    `http:\\\\qa:${PASSWORD}@127.0.0.1:9/`,
+    `HTTP:/qa:${PASSWORD}@127.0.0.1:9/`,
+    ` http://qa:${PASSWORD}@127.0.0.1:9/`,
+    `h\tttp://qa:${PASSWORD}@127.0.0.1:9/`,
+  ])('quotableUrl drops the password of %j too, and run says so without it', async (url) => {
+    expect(quotableUrl(url)).not.toContain(PASSWORD);
+    expect(quotableUrl(url)).toMatch(/…@127\.0\.0\.1:9\/$/);
+    const message = await refusal(() => openTarget({ url }));
+    expect(message).not.toContain(PASSWORD);
+  });
+
   it.each([`http://127.0.0.1:1/?private_token=${TOKEN}`, `http://127.0.0.1:1/gitlab#private_token=${TOKEN}`])(
     'run and diff refuse --target %s in one line, without the token',
     async (url) => {
