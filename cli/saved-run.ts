@@ -109,7 +109,7 @@ export interface SavedRun<F extends SavedRunFlags> {
 /** What a saved report may choose of a run: nothing that names a place. */
 export interface SavedSelection {
   seed: number;
-  /** The report's release and offering, when its run chose them (a report without invocation did, as older ones). */
+  /** The report's release and offering, when its run chose them. */
   release?: string;
   offering?: string;
   runs?: number;
@@ -132,7 +132,14 @@ const CHECK_ID = /^[a-z0-9][a-z0-9.-]{0,127}$/;
  * `--fault NAME` and `--slow`, each checked. Every other flag there is ignored, however it is spelled.
  */
 export function savedSelection(report: Report, source: string): SavedSelection {
-  const args = report.invocation?.args ?? [];
+  // Every run saves its invocation (run.ts); a report without one is a merge of reports run with
+  // different flags (suites/runner/merge.ts), which no one run redoes: running it with the defaults
+  // silently dropped them (review 31, 5).
+  if (!report.invocation)
+    throw new UsageError(
+      `${source} does not say how its checks ran (a merge of reports run with different flags): use one of the reports it merged`,
+    );
+  const args = report.invocation.args;
   const bad = (what: string) => new UsageError(`${source}: its invocation has ${what}; rerun without the report`);
   let runs: number | undefined;
   const faults: string[] = [];
@@ -149,7 +156,7 @@ export function savedSelection(report: Report, source: string): SavedSelection {
   }
   const embedded = report.target.startsWith('embedded simulator');
   // The values are the report's typed fields; the args only say whether the run chose them.
-  const chose = (flag: string) => !report.invocation || args.includes(flag);
+  const chose = (flag: string) => args.includes(flag);
   return {
     seed: report.seed,
     ...(chose('--release') ? { release: report.release } : {}),

@@ -80,6 +80,13 @@ describe('report merge: the rerun line', () => {
       `  ${join(dir, 'o2.json')}: npx idp-conformance run --suite grants --config other.yaml --runs 7 --seed 11`,
     ]);
     expect(read('differ.json').invocation).toBeUndefined();
+    // Review 31: run --from (or --rerun-failed) on it ran with the defaults, the shards' flags dropped.
+    for (const flags of [{ from: json, check: 'grants.code-reuse' }, { rerunFailed: json }]) {
+      const err: string[] = [];
+      const code = await executeRun(flags, { out: () => undefined, err: (t) => void err.push(t) }, {});
+      expect(code).toBe(2);
+      expect(err.join('')).toContain('does not say how its checks ran (a merge of reports run with different flags)');
+    }
   });
 
   it('of two different targets: refused in one line, no rerun line at all', async () => {
