@@ -432,19 +432,24 @@ describe('linked per (operation, status): one cause, one blame (diffrows2 leftov
   const cached = { ...json, 'cache-control': 'no-store' };
   const leftOut = ['TOK-ERROR-NO-STORE'];
   const columns = (d: Difference) => [...row(d), d.unjudged?.join(','), d.status, d.count];
+  /** Token answers by check and status, recorded twice: the target's without Cache-Control, the reference's with it. */
+  const recorded = (...answers: [check: string, status: number][]) => {
+    const target = createRecording();
+    const reference = createRecording();
+    for (const [check, status] of answers) {
+      const body = status === 200 ? tokens : refusal;
+      target.add(check, exchange('POST', '/oauth/token', status, json, body));
+      reference.add(check, exchange('POST', '/oauth/token', status, cached, body));
+    }
+    return { target, reference };
+  };
 
   it('a failure at the 200 does not link the same difference of a 400 in its reach, sent before or after', () => {
     for (const order of [
       [400, 200],
       [200, 400],
     ]) {
-      const target = createRecording();
-      const reference = createRecording();
-      for (const status of order) {
-        const body = status === 200 ? tokens : refusal;
-        target.add('c', exchange('POST', '/oauth/token', status, json, body));
-        reference.add('c', exchange('POST', '/oauth/token', status, cached, body));
-      }
+      const { target, reference } = recorded(...order.map((status): [string, number] => ['c', status]));
       target.judge('c', ['TOK-NO-STORE'], false);
       const results = [result('c', 'failed', ['TOK-NO-STORE'], ['TOK-NO-STORE'])];
       const { differences } = diffRecordings({ target, reference, results, referenceName: 'ref', leftOut });
@@ -456,13 +461,8 @@ describe('linked per (operation, status): one cause, one blame (diffrows2 leftov
   });
 
   it('nor the same difference of a 400 another check saw', () => {
-    const target = createRecording();
-    const reference = createRecording();
-    target.add('a', exchange('POST', '/oauth/token', 200, json, tokens));
-    reference.add('a', exchange('POST', '/oauth/token', 200, cached, tokens));
+    const { target, reference } = recorded(['a', 200], ['b', 400]);
     target.judge('a', ['TOK-NO-STORE'], false);
-    target.add('b', exchange('POST', '/oauth/token', 400, json, refusal));
-    reference.add('b', exchange('POST', '/oauth/token', 400, cached, refusal));
     const results = [
       result('a', 'failed', ['TOK-NO-STORE'], ['TOK-NO-STORE']),
       result('b', 'passed', ['GRANT-CODE-UNKNOWN']),
@@ -475,13 +475,8 @@ describe('linked per (operation, status): one cause, one blame (diffrows2 leftov
   });
 
   it('each status to its own rule where both failed, a row each', () => {
-    const target = createRecording();
-    const reference = createRecording();
-    target.add('a', exchange('POST', '/oauth/token', 200, json, tokens));
-    reference.add('a', exchange('POST', '/oauth/token', 200, cached, tokens));
+    const { target, reference } = recorded(['a', 200], ['b', 400]);
     target.judge('a', ['TOK-NO-STORE'], false);
-    target.add('b', exchange('POST', '/oauth/token', 400, json, refusal));
-    reference.add('b', exchange('POST', '/oauth/token', 400, cached, refusal));
     target.judge('b', ['TOK-ERROR-NO-STORE'], false);
     const results = [
       result('a', 'failed', ['TOK-NO-STORE'], ['TOK-NO-STORE']),
