@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executeMerge } from '../../cli/report.js';
+import { mergeIn } from './merge-in.js';
 import { executeRun, reproduceArgs, parseRunFlags } from '../../cli/run.js';
 import { savedInvocationArgs } from '../../cli/saved-run.js';
 import type { Report } from '../../suites/report/model.js';
@@ -22,16 +22,7 @@ function variant(from: string, to: string, change: Partial<Report>): string {
   return to;
 }
 
-async function merge(files: string[], report?: string) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await executeMerge(
-    files.map((f) => join(dir, f)),
-    report === undefined ? {} : { report },
-    { out: (t) => void out.push(t), err: (t) => void err.push(t) },
-  );
-  return { code, out: out.join(''), err: err.join('') };
-}
+const merge = mergeIn(dir);
 
 const seedLines = (out: string) => out.split('\n').filter((line) => line.startsWith('seed: '));
 

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executeMerge } from '../../cli/report.js';
+import { mergeIn } from './merge-in.js';
 import { executeRun } from '../../cli/run.js';
 import { createTally, proxyReport } from '../../suites/proxy/tally.js';
 import type { Report } from '../../suites/report/model.js';
@@ -19,16 +19,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Report;
 const text = (file: string) => readFileSync(join(dir, file), 'utf8');
 
-async function merge(files: string[], report?: string) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await executeMerge(
-    files.map((f) => join(dir, f)),
-    report === undefined ? {} : { report },
-    { out: (t) => void out.push(t), err: (t) => void err.push(t) },
-  );
-  return { code, out: out.join(''), err: err.join('') };
-}
+const merge = mergeIn(dir);
 
 /** A proxy's report as `proxy --report json=…` saves it: a rule broken, one held, a habit, the traffic line. */
 function proxyJson(name: string): string {
